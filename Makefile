@@ -1,0 +1,104 @@
+# provision: build, test and lab targets. `make help` lists them.
+PREFIX ?= /usr/local
+CC ?= cc
+PKGS := ldap lber krb5 krb5-gssapi smbclient libssh yaml-0.1
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+
+WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers
+CPPFLAGS += -I. -D_GNU_SOURCE -DPV_VERSION='"$(VERSION)"'
+CFLAGS ?= -O2 -g
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+MODULES := util playbooks hosts fileset ldap remote smb
+LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+CLI_SRC := $(wildcard provision/*.c)
+LIB_OBJ := $(patsubst %.c,build/obj/%.o,$(LIB_SRC))
+CLI_OBJ := $(patsubst %.c,build/obj/%.o,$(CLI_SRC))
+ASAN_LIB_OBJ := $(patsubst %.c,build/asan/%.o,$(LIB_SRC))
+ASAN_CLI_OBJ := $(patsubst %.c,build/asan/%.o,$(filter-out provision/main.c,$(CLI_SRC)))
+UNIT_SRC := $(wildcard tests/unit/check_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,build/unit/%,$(UNIT_SRC))
+
+.PHONY: all deps install uninstall unit integration check demo lab-up lab-down lab-status \
+	format clean help bench
+
+all: bin/provision
+
+help:
+	@echo "make            build bin/provision"
+	@echo "make deps       install the Debian packages the build, tests and lab need"
+	@echo "make check      deps, build, unit tests (ASan+UBSan), lab up, integration tests, lab down"
+	@echo "make demo       deps, build, lab up, run the main job on the lab and show what happened"
+	@echo "make unit       unit tests only"
+	@echo "make integration  integration tests against a running lab"
+	@echo "make lab-up | lab-down | lab-status   the embedded lab (tests/lab)"
+	@echo "make install PREFIX=DIR    install bin/provision"
+	@echo "make format     clang-format every C file"
+
+deps:
+	@tests/lab/deps.sh
+
+bin/provision: $(LIB_OBJ) $(CLI_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
+
+build/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+build/asan/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(WARN) -O1 -g $(SAN) -MMD -MP -c -o $@ $<
+
+build/unit/%: build/asan/tests/unit/%.o $(ASAN_LIB_OBJ) $(ASAN_CLI_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lpthread
+
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do \
+		CK_FORK=yes ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || fail=1; \
+	done; exit $$fail
+
+integration: bin/provision
+	@tests/integration/run.sh
+
+lab-up:
+	@tests/lab/lab.sh up
+
+lab-down:
+	@tests/lab/lab.sh down
+
+lab-status:
+	@tests/lab/lab.sh status
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit
+	@tests/integration/run.sh --with-lab
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@tests/lab/demo.sh
+
+bench: bin/provision
+	@for b in bench/*.sh; do $$b || exit 1; done
+
+install: bin/provision
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 bin/provision $(DESTDIR)$(PREFIX)/bin/provision
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/provision
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,48 @@
+/* ldap/dir.h: connections to the domain's directory (libldap) and Kerberos credentials
+ * (krb5), the only place either library is used.
+ *
+ * A connection is always authenticated and, by default, encrypted: LDAPS or StartTLS with the
+ * CA file checked against the DC's name, or SASL GSSAPI with a sealing layer (SSF >= 56).
+ * Errors are recorded with pv_error() and mapped once, here:
+ *   PV_EUNREACH  name does not resolve, TCP connect refused or timed out
+ *   PV_ETRUST    TLS handshake failed: the DC's certificate does not verify against ca_file
+ *   PV_ECRED     bind or kinit refused the credentials
+ *   PV_EDIR      the server refused an operation (with its diagnostic message)
+ *   PV_ECONFIG   the connection would not be encrypted, or the CA file is unreadable */
+#ifndef PV_LDAP_DIR_H
+#define PV_LDAP_DIR_H
+
+#include <stdbool.h>
+
+#include "playbooks/playbook.h"
+#include "util/secret.h"
+
+struct pv_dir; /* a bound LDAP connection */
+
+/* Resolve the DC name (falls back to dc_address when given and the name does not resolve)
+ * and try a TCP connection to port within the domain timeout. */
+int pv_dir_probe(const struct pv_domain *d, int port);
+
+/* Anonymous read of the rootDSE over plain ldap:// (no credentials are sent). On success
+ * *naming_context (caller frees) is the defaultNamingContext. */
+int pv_dir_rootdse(const struct pv_domain *d, char **naming_context);
+
+/* Connect and bind as the domain admin with the playbook's transport.
+ * admin_password: used for the simple bind (LDAPS/StartTLS) or for the kinit (GSSAPI).
+ * transport overrides d->transport when >= 0. */
+int pv_dir_connect(const struct pv_domain *d, int transport, const struct pv_secret *admin_password,
+		   struct pv_dir **out);
+void pv_dir_free(struct pv_dir *dir);
+/* Description of the connection's protection, e.g. "LDAPS (TLS1.3)" or "GSSAPI sealed (SSF 256)". */
+const char *pv_dir_security(const struct pv_dir *dir);
+/* Whether a password may be written over this connection (encrypted, verified). */
+bool pv_dir_encrypted(const struct pv_dir *dir);
+
+/* Kerberos: get a TGT for principal (realm appended when absent) with password into a fresh
+ * MEMORY ccache. *ccache_name (caller frees) names it, e.g. "MEMORY:provision-1234-1". */
+int pv_krb_kinit(const struct pv_domain *d, const char *principal, const struct pv_secret *password,
+		 char **ccache_name);
+/* Destroy a MEMORY ccache made by pv_krb_kinit (NULL is fine). */
+void pv_krb_destroy(const char *ccache_name);
+
+#endif

@@ -1,0 +1,123 @@
+/* ldap/krb.c: Kerberos initial credentials into a process-private MEMORY ccache (krb5 API),
+ * so no password is handed to a kinit process and no ticket lands on disk. */
+#include "ldap/dir.h"
+
+#include "util/err.h"
+#include "util/log.h"
+
+#include <krb5.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static atomic_uint ccache_seq;
+
+/* Translate a krb5 failure: the one place krb5 codes become our outcomes. */
+static int fail(krb5_context ctx, krb5_error_code kr, const char *what, const char *principal)
+{
+	const char *msg = krb5_get_error_message(ctx, kr);
+	int code;
+
+	switch (kr) {
+	case KRB5KDC_ERR_PREAUTH_FAILED:
+	case KRB5KRB_AP_ERR_BAD_INTEGRITY:
+	case KRB5KDC_ERR_C_PRINCIPAL_UNKNOWN:
+	case KRB5KDC_ERR_CLIENT_REVOKED:
+	case KRB5KDC_ERR_KEY_EXP:
+		code = pv_error(PV_ECRED, "%s for '%s' refused: %s; check domain.admin and its password",
+				what, principal, msg);
+		break;
+	case KRB5_KDC_UNREACH:
+	case KRB5_REALM_CANT_RESOLVE:
+		code = pv_error(PV_EUNREACH, "%s for '%s': %s; is the KDC up and listed for the realm "
+					     "in krb5.conf (or in DNS)?",
+				what, principal, msg);
+		break;
+	case KRB5_REALM_UNKNOWN:
+	case KRB5_CONFIG_NODEFREALM:
+		code = pv_error(PV_ECONFIG, "%s for '%s': %s; add the realm to krb5.conf", what,
+				principal, msg);
+		break;
+	case KRB5KRB_AP_ERR_SKEW:
+		code = pv_error(PV_EDIR, "%s for '%s': %s; the clocks of this host and the DC differ "
+					 "by more than Kerberos allows (5 minutes)",
+				what, principal, msg);
+		break;
+	default:
+		code = pv_error(PV_EDIR, "%s for '%s': %s", what, principal, msg);
+	}
+	krb5_free_error_message(ctx, msg);
+	return code;
+}
+
+int pv_krb_kinit(const struct pv_domain *d, const char *principal, const struct pv_secret *password,
+		 char **ccache_name)
+{
+	krb5_context ctx = NULL;
+	krb5_principal princ = NULL;
+	krb5_get_init_creds_opt *opt = NULL;
+	krb5_ccache cc = NULL;
+	krb5_creds creds;
+	bool have_creds = false;
+	char name[512], ccname[128];
+	krb5_error_code kr;
+	int r;
+
+	memset(&creds, 0, sizeof(creds));
+	kr = krb5_init_context(&ctx);
+	if (kr)
+		return pv_error(PV_ECONFIG, "cannot initialise Kerberos (krb5.conf): error %d", (int)kr);
+	if (strchr(principal, '@'))
+		snprintf(name, sizeof(name), "%s", principal);
+	else
+		snprintf(name, sizeof(name), "%s@%s", principal, d->realm);
+	if ((kr = krb5_parse_name(ctx, name, &princ))) {
+		r = fail(ctx, kr, "parsing principal", name);
+		goto out;
+	}
+	if ((kr = krb5_get_init_creds_opt_alloc(ctx, &opt))) {
+		r = fail(ctx, kr, "kinit", name);
+		goto out;
+	}
+	kr = krb5_get_init_creds_password(ctx, &creds, princ, password->data, NULL, NULL, 0, NULL,
+					  opt);
+	if (kr) {
+		r = fail(ctx, kr, "kinit", name);
+		goto out;
+	}
+	have_creds = true;
+	snprintf(ccname, sizeof(ccname), "MEMORY:provision-%ld-%u", (long)getpid(),
+		 atomic_fetch_add(&ccache_seq, 1));
+	if ((kr = krb5_cc_resolve(ctx, ccname, &cc)) || (kr = krb5_cc_initialize(ctx, cc, princ)) ||
+	    (kr = krb5_cc_store_cred(ctx, cc, &creds))) {
+		r = fail(ctx, kr, "storing the ticket", name);
+		goto out;
+	}
+	*ccache_name = strdup(ccname);
+	r = *ccache_name ? PV_OK : pv_error(PV_EIO, "out of memory");
+	pv_log(PV_LOG_DEBUG, "kinit %s into %s", name, ccname);
+out:
+	if (cc)
+		krb5_cc_close(ctx, cc); /* a MEMORY ccache lives on until destroyed */
+	if (have_creds)
+		krb5_free_cred_contents(ctx, &creds);
+	if (opt)
+		krb5_get_init_creds_opt_free(ctx, opt);
+	krb5_free_principal(ctx, princ);
+	krb5_free_context(ctx);
+	return r;
+}
+
+void pv_krb_destroy(const char *ccache_name)
+{
+	krb5_context ctx = NULL;
+	krb5_ccache cc = NULL;
+
+	if (!ccache_name || krb5_init_context(&ctx))
+		return;
+	if (krb5_cc_resolve(ctx, ccache_name, &cc) == 0)
+		krb5_cc_destroy(ctx, cc);
+	krb5_free_context(ctx);
+}

@@ -1,0 +1,214 @@
+/* playbooks/names.c: name template expansion and the AD / NetBIOS name checks. */
+#include "playbooks/names.h"
+
+#include "util/err.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *name; /* without braces */
+	unsigned bit;
+} placeholders[] = {
+	{ "client", PV_NAMES_CLIENT },
+	{ "server", PV_NAMES_SERVER },
+	{ "n", PV_NAMES_N },
+	{ "k", PV_NAMES_K },
+};
+
+#define NPLACEHOLDERS (sizeof(placeholders) / sizeof(placeholders[0]))
+
+/* Characters sAMAccountName may not hold (MS-ADTS 3.1.1.5.2.3 and the ADUC rules). */
+static const char sam_forbidden[] = "\"/\\[]:;|=,+*?<>@";
+
+/* The placeholder starting at p (which points at '{'): its bit, and *len its length with the
+ * braces. 0 with a recorded error when unknown or unterminated. */
+static unsigned placeholder_at(const char *tmpl, const char *p, size_t *len)
+{
+	const char *end = strchr(p, '}');
+
+	if (!end) {
+		pv_error(PV_ECONFIG, "unterminated placeholder in template '%s'; expected {client}, "
+			 "{server}, {n} or {k}", tmpl);
+		return 0;
+	}
+	for (size_t i = 0; i < NPLACEHOLDERS; i++) {
+		size_t nl = strlen(placeholders[i].name);
+
+		if ((size_t)(end - p - 1) == nl && !strncmp(p + 1, placeholders[i].name, nl)) {
+			*len = nl + 2;
+			return placeholders[i].bit;
+		}
+	}
+	pv_error(PV_ECONFIG, "unknown placeholder '%.*s' in template '%s'; expected {client}, "
+		 "{server}, {n} or {k}", (int)(end - p + 1), p, tmpl);
+	return 0;
+}
+
+int pv_names_placeholders(const char *tmpl, unsigned *mask)
+{
+	unsigned m = 0, bit;
+	size_t len;
+
+	for (const char *p = tmpl; *p; p++) {
+		if (*p != '{')
+			continue;
+		bit = placeholder_at(tmpl, p, &len);
+		if (!bit)
+			return PV_ECONFIG;
+		m |= bit;
+		p += len - 1;
+	}
+	*mask = m;
+	return 0;
+}
+
+static void list_bits(unsigned bits, char *out, size_t outsz)
+{
+	size_t used = 0;
+	int first = 1;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < NPLACEHOLDERS; i++) {
+		if (!(bits & placeholders[i].bit))
+			continue;
+		int w = snprintf(out + used, outsz - used, "%s{%s}", first ? "" : ", ",
+				 placeholders[i].name);
+		if (w < 0 || (size_t)w >= outsz - used)
+			return;
+		used += (size_t)w;
+		first = 0;
+	}
+}
+
+int pv_names_check_template(const char *tmpl, unsigned allowed, unsigned required)
+{
+	char list[64];
+	unsigned mask;
+
+	list_bits(allowed, list, sizeof(list));
+	if (!*tmpl)
+		return pv_error(PV_ECONFIG, "template is empty; expected text using %s", list);
+	if (pv_names_placeholders(tmpl, &mask))
+		return PV_ECONFIG;
+	for (size_t i = 0; i < NPLACEHOLDERS; i++) {
+		unsigned bit = placeholders[i].bit;
+
+		if ((mask & bit) && !(allowed & bit))
+			return pv_error(PV_ECONFIG, "placeholder {%s} cannot be used in template '%s'; "
+					"expected only %s", placeholders[i].name, tmpl, list);
+		if ((required & bit) && !(mask & bit))
+			return pv_error(PV_ECONFIG, "template '%s' has no {%s}; expected a template "
+					"containing {%s} so that every name differs", tmpl,
+					placeholders[i].name, placeholders[i].name);
+	}
+	return 0;
+}
+
+int pv_names_expand(const char *tmpl, const char *client, const char *server, unsigned long n,
+		    unsigned long k, char *out, size_t outsz)
+{
+	char num[24];
+	const char *val;
+	size_t used = 0, vl, len;
+	unsigned bit;
+
+	if (!outsz)
+		return pv_error(PV_ECONFIG, "no room to expand template '%s'", tmpl);
+	for (const char *p = tmpl; *p; p++) {
+		if (*p != '{') {
+			val = p;
+			vl = 1;
+		} else {
+			bit = placeholder_at(tmpl, p, &len);
+			if (!bit)
+				return PV_ECONFIG;
+			p += len - 1;
+			if (bit == PV_NAMES_CLIENT)
+				val = client;
+			else if (bit == PV_NAMES_SERVER)
+				val = server;
+			else {
+				snprintf(num, sizeof(num), "%lu", bit == PV_NAMES_N ? n : k);
+				val = num;
+			}
+			if (!val)
+				return pv_error(PV_ECONFIG, "template '%s' uses {%s} but no %s name "
+						"is known", tmpl,
+						bit == PV_NAMES_CLIENT ? "client" : "server",
+						bit == PV_NAMES_CLIENT ? "client" : "server");
+			vl = strlen(val);
+		}
+		if (vl >= outsz - used)
+			return pv_error(PV_ECONFIG, "name from template '%s' is longer than %zu "
+					"bytes", tmpl, outsz - 1);
+		memcpy(out + used, val, vl);
+		used += vl;
+	}
+	out[used] = '\0';
+	return 0;
+}
+
+size_t pv_names_length(const char *name)
+{
+	size_t n = 0;
+
+	/* Count every byte that is not a UTF-8 continuation byte (10xxxxxx). */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if ((*p & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+int pv_names_check_sam(const char *what, const char *name)
+{
+	size_t len = pv_names_length(name);
+
+	if (!len)
+		return pv_error(PV_ECONFIG, "%s is empty; expected 1 to %d characters", what,
+				PV_NAMES_SAM_MAX);
+	if (len > PV_NAMES_SAM_MAX)
+		return pv_error(PV_ECONFIG, "%s '%s' is %zu characters; sAMAccountName allows at "
+				"most %d", what, name, len, PV_NAMES_SAM_MAX);
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return pv_error(PV_ECONFIG, "%s contains the control character 0x%02x; "
+					"sAMAccountName forbids control characters", what, *p);
+		if (strchr(sam_forbidden, *p))
+			return pv_error(PV_ECONFIG, "%s '%s' contains '%c'; sAMAccountName "
+					"forbids any of %s", what, name, *p, sam_forbidden);
+	}
+	if (name[strlen(name) - 1] == '.')
+		return pv_error(PV_ECONFIG, "%s '%s' ends with '.'; sAMAccountName cannot end "
+				"with a period", what, name);
+	return 0;
+}
+
+int pv_names_check_host(const char *what, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len)
+		return pv_error(PV_ECONFIG, "%s is empty; expected 1 to %d letters, digits or '-'",
+				what, PV_NAMES_HOST_MAX);
+	for (const char *p = name; *p; p++) {
+		char ch = *p;
+
+		if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+		      (ch >= '0' && ch <= '9') || ch == '-')) {
+			if ((unsigned char)ch < 0x20 || ch == 0x7f || (ch & 0x80))
+				return pv_error(PV_ECONFIG, "%s contains the byte 0x%02x; "
+						"expected only letters, digits and '-'", what,
+						(unsigned char)ch);
+			return pv_error(PV_ECONFIG, "%s '%s' contains '%c'; expected only "
+					"letters, digits and '-'", what, name, ch);
+		}
+	}
+	if (len > PV_NAMES_HOST_MAX)
+		return pv_error(PV_ECONFIG, "%s '%s' is %zu characters; NetBIOS names allow at "
+				"most %d", what, name, len, PV_NAMES_HOST_MAX);
+	if (name[0] == '-' || name[len - 1] == '-')
+		return pv_error(PV_ECONFIG, "%s '%s' %s with '-'; expected a letter or digit "
+				"there", what, name, name[0] == '-' ? "starts" : "ends");
+	return 0;
+}

@@ -1,0 +1,53 @@
+/* playbooks/names.h: name templates and the Active Directory / NetBIOS rules names must obey.
+ *
+ * Pure functions, no I/O. A template is text with placeholders, each replaced by a value:
+ *   {client}  a client's name        {server}  the file server's name
+ *   {n}       user / alias number, from 1     {k}  share number, from 1
+ * Every '{' must open one of these (there is no {lab}: the lab id tags objects, it is not part
+ * of their names). A '}' outside a placeholder is plain text.
+ * Failing functions record one message with pv_error() (no file location: callers add it with
+ * pv_error_prefix()) and return PV_ECONFIG. */
+#ifndef PV_PLAYBOOKS_NAMES_H
+#define PV_PLAYBOOKS_NAMES_H
+
+#include <stddef.h>
+
+/* sAMAccountName: at most 20 characters (MS-ADTS 3.1.1.5.2.3, "pre-Windows 2000" logon name). */
+#define PV_NAMES_SAM_MAX 20
+/* NetBIOS computer name: at most 15 characters (the 16th byte is the NetBIOS suffix). */
+#define PV_NAMES_HOST_MAX 15
+
+/* Placeholder bits for pv_names_placeholders() and pv_names_check_template(). */
+enum pv_names_placeholder {
+	PV_NAMES_CLIENT = 1u << 0,
+	PV_NAMES_SERVER = 1u << 1,
+	PV_NAMES_N = 1u << 2,
+	PV_NAMES_K = 1u << 3,
+};
+
+/* Expand tmpl into out (outsz bytes, always NUL-terminated on success). client or server may
+ * be NULL when tmpl does not use them. Returns 0, or PV_ECONFIG (recorded) for an unknown or
+ * unterminated placeholder, a placeholder whose value is NULL, or a result that does not fit. */
+int pv_names_expand(const char *tmpl, const char *client, const char *server, unsigned long n,
+		    unsigned long k, char *out, size_t outsz);
+
+/* Set *mask to the placeholders tmpl uses. PV_ECONFIG (recorded) for an unknown or unterminated
+ * placeholder; *mask is set only on success. */
+int pv_names_placeholders(const char *tmpl, unsigned *mask);
+
+/* tmpl is non-empty, uses only placeholders in allowed and every one in required.
+ * Returns 0 or PV_ECONFIG (recorded, naming the template and the placeholder). */
+int pv_names_check_template(const char *tmpl, unsigned allowed, unsigned required);
+
+/* Length of a UTF-8 name in characters (code points), as AD counts them. */
+size_t pv_names_length(const char *name);
+
+/* name is a valid sAMAccountName: 1..20 characters, none of "/\[]:;|=,+*?<>@ or a control
+ * character, not ending with '.'. what names it in the message ("user name"). 0 or PV_ECONFIG. */
+int pv_names_check_sam(const char *what, const char *name);
+
+/* name is a valid NetBIOS / alias host name: 1..15 characters of [A-Za-z0-9-], not starting or
+ * ending with '-'. what names it in the message ("alias"). 0 or PV_ECONFIG. */
+int pv_names_check_host(const char *what, const char *name);
+
+#endif

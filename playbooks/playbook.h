@@ -1,0 +1,137 @@
+/* playbooks/playbook.h: the playbook, a YAML file describing one lab, as plain C structs.
+ *
+ * pv_playbook_load() parses with libyaml into a node tree (every node keeps its line and
+ * column), applies command-line overrides ("key.path=value"), validates the tree against the
+ * schema (docs/playbook.md) and fills these structs. Every error names file:line:column and
+ * the expected form. Nothing here touches the network; secrets are only referenced, never
+ * stored in the playbook (see struct pv_secret_ref). */
+#ifndef PV_PLAYBOOKS_PLAYBOOK_H
+#define PV_PLAYBOOKS_PLAYBOOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Where a secret comes from. A playbook holding a plain secret string is an error. */
+enum pv_secret_source {
+	PV_SECRET_UNSET = 0,
+	PV_SECRET_FILE,   /* {file: PATH}: whole file, one trailing newline dropped */
+	PV_SECRET_ENV,    /* {env: NAME} */
+	PV_SECRET_STDIN,  /* {stdin: true}: first line of standard input */
+	PV_SECRET_PROMPT, /* {prompt: true}: asked on the terminal, no echo */
+};
+
+struct pv_secret_ref {
+	enum pv_secret_source source;
+	char *value; /* PATH (resolved against the playbook's folder) or NAME; NULL otherwise */
+	int line, col; /* where it was given, 0 when defaulted */
+};
+
+enum pv_ldap_transport {
+	PV_LDAP_LDAPS = 0, /* ldaps://, CA checked against the DC name (default) */
+	PV_LDAP_STARTTLS,  /* ldap:// + StartTLS, CA checked */
+	PV_LDAP_GSSAPI,    /* ldap:// + SASL GSSAPI, sealed (SSF >= 56) */
+};
+
+enum pv_os { PV_OS_LINUX = 0, PV_OS_WINDOWS };
+
+struct pv_ssh {
+	char *user;        /* default "root" */
+	int port;          /* default 22 */
+	char *identity;    /* private key file; NULL = ssh-agent / default keys */
+	char *known_hosts; /* default ~/.ssh/known_hosts */
+	bool accept_new;   /* accept (and record) unknown host keys; default false */
+	int timeout;       /* seconds, default 10 */
+};
+
+struct pv_host {
+	char *name;    /* host name as used for SSH and in templates ({client}, {server}) */
+	char *address; /* IPv4/IPv6 literal; required for server and clients */
+	enum pv_os os; /* clients: linux (default) or windows */
+	struct pv_ssh ssh; /* the playbook's top-level ssh: merged with the host's own ssh: */
+	int line, col;
+};
+
+struct pv_domain {
+	char *realm;      /* required, upper-cased: LAB.TEST */
+	char *netbios;    /* required, at most 15 chars: LAB */
+	char *dns_domain; /* default: realm lower-cased */
+	char *base_dn;    /* default: DC=<label>,... from dns_domain */
+	char *dc_name;    /* required: DC host name as in its certificate (dc.lab.test) */
+	char *dc_address; /* optional: IP of the DC (used when the name does not resolve) */
+	enum pv_ldap_transport transport; /* default ldaps */
+	char *ca_file;    /* CA bundle for LDAPS/StartTLS; required unless transport gssapi */
+	int timeout;      /* seconds for connect and each operation, default 10 */
+	char *admin;      /* admin principal, default "Administrator" (realm appended if absent) */
+	struct pv_secret_ref admin_password; /* required */
+};
+
+struct pv_users {
+	unsigned per_client;   /* default 1 */
+	char *name_template;   /* default "{client}-u{n}" */
+	char *ou;              /* default "OU=<lab>,<base_dn>" */
+	struct pv_secret_ref password; /* required for dc */
+};
+
+struct pv_server {
+	struct pv_host host;      /* required */
+	char *alias_template;     /* default "{server}u{n}" */
+	unsigned shares;          /* number of fsrootN shares, default 1 */
+	char *share_template;     /* default "fsroot{k}" */
+	char *share_path;         /* folder holding the share directories, default /srv/provision */
+	char *fileset;            /* fileset description file, resolved; NULL = none */
+	char *service;            /* service-control command template, "{action}" and "{service}"
+				   * replaced, default "systemctl {action} {service}" */
+};
+
+struct pv_controller {
+	char *results;       /* results folder, required for controller */
+	struct pv_host host; /* host.name NULL = local */
+};
+
+struct pv_driver {
+	char *name;          /* e.g. "fsct" or "command"; default "command" */
+	char *client_command;     /* run on each client; NULL when unset */
+	char *controller_command; /* run on the controller; NULL when unset */
+	int timeout;         /* seconds, default 0 = none */
+};
+
+struct pv_drain {
+	char *command;    /* run on the server; prints the queue depth as an integer */
+	char *metric;     /* name shown in progress, default "req_queue" */
+	long threshold;   /* drained when depth <= threshold, default 0 */
+	int interval;     /* seconds between polls, default 2 */
+	int timeout;      /* seconds, default 600 */
+};
+
+struct pv_playbook {
+	char *path;   /* as given; "" for none */
+	char *dir;    /* folder relative paths are resolved against */
+	char *lab;    /* lab id tagging every object, default "provision"; [A-Za-z0-9_-]{1,32} */
+	struct pv_domain domain;
+	struct pv_users users;
+	bool has_server;
+	struct pv_server server;
+	struct pv_host *clients; /* nclients entries, names unique */
+	size_t nclients;
+	bool has_controller;
+	struct pv_controller controller;
+	struct pv_driver driver;
+	bool has_drain;
+	struct pv_drain drain;
+};
+
+/* Parse and validate. overrides: NULL or a NULL-terminated array of "dotted.key=value"
+ * strings applied on top of the file (e.g. "users.per_client=20", "domain.ca_file=x.pem");
+ * a value is a YAML scalar. On success *out is set (free with pv_playbook_free).
+ * Errors (recorded, "FILE:LINE:COL: message; expected ..."): PV_EIO file unreadable,
+ * PV_ECONFIG syntax, unknown key, duplicate key, wrong type, missing key, bad value. */
+int pv_playbook_load(const char *path, const char *const *overrides, struct pv_playbook **out);
+/* Same from a string (for tests); name is used in messages. */
+int pv_playbook_parse(const char *name, const char *text, size_t len,
+		      const char *const *overrides, struct pv_playbook **out);
+void pv_playbook_free(struct pv_playbook *pb);
+
+/* Look up a client by name; NULL when absent. */
+const struct pv_host *pv_playbook_client(const struct pv_playbook *pb, const char *name);
+
+#endif

@@ -1,0 +1,313 @@
+/* provision/cli.c: the command table, the option table and the argv parser. Pure logic:
+ * no I/O, so every rule here is unit-tested (tests/unit/check_cli.c). */
+#include "provision/cli.h"
+
+#include "util/err.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define B(c) (1u << (c))
+
+const struct pv_command pv_commands[CMD_COUNT] = {
+	{ CMD_CHECK, "check", NULL, false, true, "check [--ca-file FILE] [--admin-password-file FILE]",
+	  "validate the playbook and reach every host",
+	  "Validates the playbook, then reaches every host the way later phases will and says exactly\n"
+	  "what is wrong and where: DNS names, LDAP (rootDSE) and LDAPS with the CA checked against\n"
+	  "the DC's name, a bind and a Kerberos ticket with the admin secret, SSH to the server and\n"
+	  "every client with the host key checked, and SMB on the server. Nothing is changed.\n"
+	  "Exit status: 0 when every check passes, else the code of the first failure." },
+	{ CMD_DC, "dc", NULL, false, false,
+	  "dc [--users N] [--clients A,B] [--ou DN] [--name-template T] [--password-file F | "
+	  "--stdin-password] [--reset-passwords] [--verify] [--force]",
+	  "create N domain users per client in the lab's OU",
+	  "Creates users.per_client users for every client, named from users.name_template,\n"
+	  "enabled, with the shared password, in the lab's OU, over an encrypted LDAP connection.\n"
+	  "Re-runnable: users already there are left alone." },
+	{ CMD_JOIN, "join", NULL, false, false, "join", "join the file server to the domain over SSH",
+	  "Joins the server to the domain over SSH (kinit with the secret on stdin, net ads join)\n"
+	  "and starts smbd and winbindd with the playbook's service command." },
+	{ CMD_SERVER, "server", NULL, false, false, "server [--via smb|ssh]",
+	  "create the fsrootN shares, alias SPNs and per-user home trees",
+	  "Creates the shares, adds the cifs/ SPNs of every alias to the server's account and\n"
+	  "builds a home tree per user from the fileset." },
+	{ CMD_CLIENT, "client", NULL, false, false, "client [--clients A,B] [--users N]",
+	  "write the per-user hosts aliases on every client",
+	  "Writes a managed block of <server>u<n> aliases into every client's hosts file." },
+	{ CMD_CONTROLLER, "controller", NULL, false, false, "controller",
+	  "reset the controller's results folder, keeping a backup",
+	  "Moves the results folder to a timestamped backup and makes it anew, empty." },
+	{ CMD_RUN, "run", NULL, false, false, "run [--timeout SECONDS]",
+	  "run the load driver's phases across all hosts",
+	  "Starts the load driver on the clients and the controller, waits, collects results." },
+	{ CMD_WAIT, "wait", NULL, false, false, "wait [--timeout SECONDS]",
+	  "wait until the server's request queue has drained",
+	  "Polls the playbook's drain command on the server until the depth is at or below the\n"
+	  "threshold." },
+	{ CMD_CLEANUP, "cleanup", "dc|join|server|client|controller", true, false,
+	  "cleanup <dc|join|server|client|controller> [--leave] [--backup DIR]",
+	  "remove what a phase made, and nothing else",
+	  "Removes exactly the objects the named phase made for this lab." },
+	{ CMD_LAB, "lab", "up|down|status", true, false, "lab <up|down|status>",
+	  "all phases in order (up), all cleanups in reverse (down), or what exists (status)",
+	  "lab up runs dc, join, server, client and controller in order; lab down runs their\n"
+	  "cleanups in reverse." },
+	{ CMD_HELP, "help", NULL, false, true, "help [command]", "show help for a command",
+	  "Shows the usage and options of a command." },
+};
+
+const struct pv_option pv_options[] = {
+	{ OPT_PLAYBOOK, "playbook", 'p', "FILE", 0, "the playbook (default: ./provision.yaml)" },
+	{ OPT_VERBOSE, "verbose", 'v', NULL, 0, "more detail on stderr (repeat for debug)" },
+	{ OPT_QUIET, "quiet", 'q', NULL, 0, "only errors on stderr" },
+	{ OPT_JSON, "json", 0, NULL, 0, "results as JSON on stdout" },
+	{ OPT_DRY_RUN, "dry-run", 'n', NULL, 0, "say what would change, change nothing" },
+	{ OPT_NO_PROGRESS, "no-progress", 0, NULL, 0, "no live progress bar" },
+	{ OPT_VERSION, "version", 'V', NULL, 0, "print the version and exit" },
+	{ OPT_HELP, "help", 'h', NULL, 0, "show help (for the command, when one is given)" },
+	{ OPT_SET, "set", 0, "KEY=VALUE", 0,
+	  "override a playbook value, e.g. --set users.per_client=20 (repeatable)" },
+	{ OPT_CA_FILE, "ca-file", 0, "FILE", B(CMD_CHECK) | B(CMD_DC),
+	  "CA file for LDAPS/StartTLS (overrides domain.ca_file)" },
+	{ OPT_ADMIN_PASSWORD_FILE, "admin-password-file", 0, "FILE",
+	  B(CMD_CHECK) | B(CMD_DC) | B(CMD_JOIN) | B(CMD_SERVER) | B(CMD_CLEANUP) | B(CMD_LAB),
+	  "read the admin password from FILE (overrides domain.admin_password)" },
+	{ OPT_USERS, "users", 'u', "N", B(CMD_DC) | B(CMD_CLIENT) | B(CMD_SERVER) | B(CMD_LAB),
+	  "users per client (overrides users.per_client)" },
+	{ OPT_CLIENTS, "clients", 'c', "A,B", B(CMD_DC) | B(CMD_CLIENT) | B(CMD_CLEANUP),
+	  "only these clients (names from the playbook)" },
+	{ OPT_OU, "ou", 0, "DN", B(CMD_DC) | B(CMD_CLEANUP), "the lab's OU (overrides users.ou)" },
+	{ OPT_NAME_TEMPLATE, "name-template", 0, "T", B(CMD_DC),
+	  "user name template (overrides users.name_template)" },
+	{ OPT_PASSWORD_FILE, "password-file", 0, "FILE", B(CMD_DC) | B(CMD_SERVER),
+	  "read the users' shared password from FILE" },
+	{ OPT_STDIN_PASSWORD, "stdin-password", 0, NULL, B(CMD_DC) | B(CMD_SERVER),
+	  "read the users' shared password from the first line of stdin" },
+	{ OPT_FORCE, "force", 'f', NULL, B(CMD_DC), "allow more than 1,000,000 users" },
+	{ OPT_VERIFY, "verify", 0, NULL, B(CMD_DC), "kinit as the first, last and a random user" },
+	{ OPT_RESET_PASSWORDS, "reset-passwords", 0, NULL, B(CMD_DC),
+	  "also set the password of users already present" },
+	{ OPT_VIA, "via", 0, "smb|ssh", B(CMD_SERVER), "build home trees over SMB or on the server's disk" },
+	{ OPT_LEAVE, "leave", 0, NULL, B(CMD_CLEANUP) | B(CMD_LAB),
+	  "cleanup join: leave the domain and delete the computer account" },
+	{ OPT_BACKUP, "backup", 0, "DIR", B(CMD_CLEANUP) | B(CMD_CONTROLLER),
+	  "where the results folder's backup goes" },
+	{ OPT_TIMEOUT, "timeout", 't', "SECONDS", B(CMD_RUN) | B(CMD_WAIT), "give up after SECONDS" },
+};
+
+const size_t pv_noptions = sizeof(pv_options) / sizeof(pv_options[0]);
+
+const struct pv_command *pv_cli_command(const char *name)
+{
+	for (size_t i = 0; i < CMD_COUNT; i++)
+		if (strcmp(pv_commands[i].name, name) == 0)
+			return &pv_commands[i];
+	return NULL;
+}
+
+static const struct pv_option *find_long(const char *name, size_t len)
+{
+	for (size_t i = 0; i < pv_noptions; i++)
+		if (strlen(pv_options[i].lng) == len && strncmp(pv_options[i].lng, name, len) == 0)
+			return &pv_options[i];
+	return NULL;
+}
+
+static const struct pv_option *find_short(char c)
+{
+	for (size_t i = 0; i < pv_noptions; i++)
+		if (pv_options[i].shrt == c)
+			return &pv_options[i];
+	return NULL;
+}
+
+static bool sub_allowed(const struct pv_command *cmd, const char *sub)
+{
+	size_t len = strlen(sub);
+	const char *p = cmd->subs;
+
+	while (p && *p) {
+		const char *bar = strchr(p, '|');
+		size_t n = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (n == len && strncmp(p, sub, n) == 0)
+			return true;
+		p = bar ? bar + 1 : NULL;
+	}
+	return false;
+}
+
+static int add_set(struct pv_cli *cli, const char *v)
+{
+	const char **n;
+
+	if (!strchr(v, '=') || v[0] == '=')
+		return pv_error(PV_EUSAGE, "option '--set' needs KEY=VALUE, e.g. --set users.per_client=20; "
+					   "got '%s'",
+				v);
+	n = realloc(cli->sets, (cli->nsets + 2) * sizeof(*n));
+	if (!n)
+		return pv_error(PV_EIO, "out of memory");
+	n[cli->nsets++] = v;
+	n[cli->nsets] = NULL;
+	cli->sets = n;
+	return PV_OK;
+}
+
+/* Store one option's value after checking the command accepts it. */
+static int take(struct pv_cli *cli, const struct pv_option *o, const char *val, const char *spelled)
+{
+	if (o->commands && (!cli->cmd || !(o->commands & B(cli->cmd->id)))) {
+		if (!cli->cmd)
+			return pv_error(PV_EUSAGE, "option '%s' belongs after a command; see "
+						   "'provision --help'",
+					spelled);
+		return pv_error(PV_EUSAGE, "option '%s' is not an option of '%s'; see 'provision help %s'",
+				spelled, cli->cmd->name, cli->cmd->name);
+	}
+	switch (o->id) {
+	case OPT_VERBOSE:
+		cli->verbosity = cli->verbosity < 0 ? 1 : cli->verbosity + 1;
+		break;
+	case OPT_QUIET:
+		cli->verbosity = -1;
+		break;
+	case OPT_SET:
+		return add_set(cli, val);
+	default:
+		break;
+	}
+	cli->opt[o->id] = val ? val : "1";
+	return PV_OK;
+}
+
+static int positional(struct pv_cli *cli, const char *arg)
+{
+	if (!cli->cmd) {
+		cli->cmd = pv_cli_command(arg);
+		if (!cli->cmd)
+			return pv_error(PV_EUSAGE, "unknown command '%s'; see 'provision --help' for the "
+						   "list",
+					arg);
+		return PV_OK;
+	}
+	if (!cli->sub && cli->cmd->id == CMD_HELP) {
+		if (!pv_cli_command(arg))
+			return pv_error(PV_EUSAGE, "no help for '%s': not a command; see 'provision --help'",
+					arg);
+		cli->sub = arg;
+		return PV_OK;
+	}
+	if (!cli->sub && cli->cmd->subs) {
+		if (!sub_allowed(cli->cmd, arg))
+			return pv_error(PV_EUSAGE, "'%s %s': expected one of %s", cli->cmd->name, arg,
+					cli->cmd->subs);
+		cli->sub = arg;
+		return PV_OK;
+	}
+	return pv_error(PV_EUSAGE, "unexpected argument '%s' to '%s'; usage: provision %s", arg,
+			cli->cmd->name, cli->cmd->usage);
+}
+
+int pv_cli_parse(int argc, char **argv, struct pv_cli *cli)
+{
+	bool only_positional = false;
+	int r;
+
+	memset(cli, 0, sizeof(*cli));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct pv_option *o;
+
+		if (only_positional || a[0] != '-' || a[1] == '\0') {
+			if ((r = positional(cli, a)) != PV_OK)
+				return r;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			only_positional = true;
+			continue;
+		}
+		if (a[1] == '-') {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			const char *val = eq ? eq + 1 : NULL;
+
+			o = find_long(name, len);
+			if (!o)
+				return pv_error(PV_EUSAGE, "unknown option '--%.*s'; see 'provision --help'",
+						(int)len, name);
+			if (o->arg && !val) {
+				if (i + 1 >= argc)
+					return pv_error(PV_EUSAGE, "option '--%s' needs a value (%s)",
+							o->lng, o->arg);
+				val = argv[++i];
+			} else if (!o->arg && val) {
+				return pv_error(PV_EUSAGE, "option '--%s' takes no value", o->lng);
+			}
+			if ((r = take(cli, o, val, a)) != PV_OK)
+				return r;
+			continue;
+		}
+		/* bundled short options: -vq, -p FILE, -pFILE */
+		for (const char *c = a + 1; *c; c++) {
+			char spelled[3] = { '-', *c, '\0' };
+			const char *val = NULL;
+
+			o = find_short(*c);
+			if (!o)
+				return pv_error(PV_EUSAGE, "unknown option '-%c'; see 'provision --help'", *c);
+			if (o->arg) {
+				if (c[1])
+					val = c + 1;
+				else if (i + 1 < argc)
+					val = argv[++i];
+				else
+					return pv_error(PV_EUSAGE, "option '-%c' needs a value (%s)", *c,
+							o->arg);
+			}
+			if ((r = take(cli, o, val, spelled)) != PV_OK)
+				return r;
+			if (val)
+				break;
+		}
+	}
+	if (!cli->sets) {
+		cli->sets = calloc(1, sizeof(*cli->sets));
+		if (!cli->sets)
+			return pv_error(PV_EIO, "out of memory");
+	}
+	if (cli->cmd && cli->cmd->sub_required && !cli->sub && !cli->opt[OPT_HELP])
+		return pv_error(PV_EUSAGE, "'%s' needs one of %s; usage: provision %s", cli->cmd->name,
+				cli->cmd->subs, cli->cmd->usage);
+	return PV_OK;
+}
+
+void pv_cli_release(struct pv_cli *cli)
+{
+	free(cli->sets);
+	cli->sets = NULL;
+	cli->nsets = 0;
+}
+
+int pv_cli_count(const char *option, const char *text, unsigned long max, unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!text || !*text || text[0] == '-' || text[0] == '+' || text[0] == ' ')
+		return pv_error(PV_EUSAGE, "%s '%s' is not a number; expected a whole number from 1 to %lu",
+				option, text ? text : "", max);
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (*end)
+		return pv_error(PV_EUSAGE, "%s '%s' is not a number; expected a whole number from 1 to %lu",
+				option, text, max);
+	if (v == 0)
+		return pv_error(PV_EUSAGE, "%s must be at least 1", option);
+	if (errno == ERANGE || v > max)
+		return pv_error(PV_EUSAGE, "%s '%s' is larger than %lu", option, text, max);
+	*out = v;
+	return PV_OK;
+}

@@ -1,0 +1,99 @@
+/* provision/cli.h: the command table and command-line parsing (pure logic, unit-tested).
+ *
+ * provision [global options] <command> [subcommand] [options]
+ * Global options are accepted anywhere; a command's own options only after the command. */
+#ifndef PV_PROVISION_CLI_H
+#define PV_PROVISION_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum pv_cmd_id {
+	CMD_CHECK,
+	CMD_DC,
+	CMD_JOIN,
+	CMD_SERVER,
+	CMD_CLIENT,
+	CMD_CONTROLLER,
+	CMD_RUN,
+	CMD_WAIT,
+	CMD_CLEANUP,
+	CMD_LAB,
+	CMD_HELP,
+	CMD_COUNT
+};
+
+/* Option ids: index into struct pv_cli.opt. */
+enum pv_opt_id {
+	/* global */
+	OPT_PLAYBOOK,
+	OPT_VERBOSE,
+	OPT_QUIET,
+	OPT_JSON,
+	OPT_DRY_RUN,
+	OPT_NO_PROGRESS,
+	OPT_VERSION,
+	OPT_HELP,
+	OPT_SET,
+	/* command options */
+	OPT_CA_FILE,
+	OPT_ADMIN_PASSWORD_FILE,
+	OPT_USERS,
+	OPT_CLIENTS,
+	OPT_OU,
+	OPT_NAME_TEMPLATE,
+	OPT_PASSWORD_FILE,
+	OPT_STDIN_PASSWORD,
+	OPT_FORCE,
+	OPT_VERIFY,
+	OPT_RESET_PASSWORDS,
+	OPT_VIA,
+	OPT_LEAVE,
+	OPT_BACKUP,
+	OPT_TIMEOUT,
+	OPT_COUNT
+};
+
+struct pv_command {
+	enum pv_cmd_id id;
+	const char *name;
+	const char *subs;    /* allowed subcommands separated by '|', NULL when none */
+	bool sub_required;
+	bool built;          /* false: parses, then exits PV_ENOTIMPL */
+	const char *usage;   /* after "provision [global options] " */
+	const char *summary; /* one line */
+	const char *details; /* paragraph(s) for `provision help <command>` */
+};
+
+struct pv_option {
+	enum pv_opt_id id;
+	const char *lng;
+	char shrt;
+	const char *arg;   /* argument name, NULL for a flag */
+	unsigned commands; /* bit (1u << pv_cmd_id) for each command accepting it; 0 = global */
+	const char *help;
+};
+
+struct pv_cli {
+	const struct pv_command *cmd; /* NULL when none given */
+	const char *sub;              /* subcommand or help topic, NULL when none */
+	const char *opt[OPT_COUNT];   /* option values; flags hold "1"; last one wins */
+	int verbosity;                /* -q: -1, default 0, each -v adds 1 */
+	const char **sets;            /* --set KEY=VALUE values, NULL-terminated (never NULL) */
+	size_t nsets;
+};
+
+extern const struct pv_command pv_commands[CMD_COUNT];
+extern const struct pv_option pv_options[];
+extern const size_t pv_noptions;
+
+const struct pv_command *pv_cli_command(const char *name);
+/* Parse argv (argv[0] is the program). On PV_EUSAGE a message is recorded naming the
+ * problem and what to do. cli is always safe to release. */
+int pv_cli_parse(int argc, char **argv, struct pv_cli *cli);
+void pv_cli_release(struct pv_cli *cli);
+/* Parse a non-negative decimal count with an upper bound; PV_EUSAGE with a message naming
+ * option on failure. */
+int pv_cli_count(const char *option, const char *text, unsigned long max, unsigned long *out);
+
+#endif

@@ -1,0 +1,829 @@
+/* remote/remote.c: SSH sessions to lab hosts through libssh: connect, host key check against
+ * one known_hosts file, public key authentication, commands with input on stdin, whole-file
+ * SFTP, and the threaded fan-out over hosts.
+ *
+ * libssh's errors are translated once, here, into a pv_error code and a message that names
+ * the host. libssh is used in blocking mode; every wait is bounded by ssh.timeout (libssh's
+ * SSH_OPTIONS_TIMEOUT) or by the command timeout. */
+#include "remote/remote.h"
+
+#include "util/err.h"
+#include "util/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <libssh/callbacks.h>
+#include <libssh/libssh.h>
+#include <libssh/sftp.h>
+
+#define IO_CHUNK      32768 /* per SFTP read/write request and per stdin write */
+#define FANOUT_MAX    16    /* default concurrency */
+#define CMD_WORD_MAX  64    /* how much of a command's first word goes into messages */
+
+struct pv_remote {
+	ssh_session session;
+	sftp_session sftp;    /* opened on first file operation */
+	char *name;           /* for messages */
+	char *address;        /* what we connect to (address, else name) */
+	int port;
+	int timeout;          /* ssh.timeout, seconds */
+};
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_rc;
+
+/* libssh 0.10 runs ssh_init() from a library constructor, but calling it ourselves, once,
+ * before any thread connects keeps us correct with static builds too. libssh's default
+ * threading is pthreads, and OpenSSL >= 1.1 locks itself, so nothing else is needed. */
+static void init(void)
+{
+	init_rc = ssh_init();
+}
+
+static int lib_ready(void)
+{
+	pthread_once(&init_once, init);
+	if (init_rc != SSH_OK)
+		return pv_error(PV_EBUG, "libssh initialisation failed");
+	return PV_OK;
+}
+
+static int timeout_of(const struct pv_host *host)
+{
+	return host->ssh.timeout > 0 ? host->ssh.timeout : 10;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* "'cli1' (198.18.0.31)", or "'cli1'" when we connect by name. */
+static const char *who(const struct pv_remote *rem, char *buf, size_t len)
+{
+	if (strcmp(rem->name, rem->address) == 0)
+		snprintf(buf, len, "'%s'", rem->name);
+	else
+		snprintf(buf, len, "'%s' (%s)", rem->name, rem->address);
+	return buf;
+}
+
+/* "198.18.0.31:22", "[fd00::1]:22" */
+static const char *endpoint(const struct pv_remote *rem, char *buf, size_t len)
+{
+	if (strchr(rem->address, ':'))
+		snprintf(buf, len, "[%s]:%d", rem->address, rem->port);
+	else
+		snprintf(buf, len, "%s:%d", rem->address, rem->port);
+	return buf;
+}
+
+/* The first word of a command line, for messages (the rest may be long). */
+static const char *cmd_word(const char *cmd, char *buf, size_t len)
+{
+	size_t n;
+
+	cmd += strspn(cmd, " \t\n");
+	n = strcspn(cmd, " \t\n;|&");
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, cmd, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+void pv_remote_free(struct pv_remote *rem)
+{
+	if (rem == NULL)
+		return;
+	if (rem->sftp != NULL)
+		sftp_free(rem->sftp);
+	if (rem->session != NULL) {
+		if (ssh_is_connected(rem->session))
+			ssh_disconnect(rem->session);
+		ssh_free(rem->session);
+	}
+	free(rem->name);
+	free(rem->address);
+	free(rem);
+}
+
+const char *pv_remote_name(const struct pv_remote *rem)
+{
+	return rem->name;
+}
+
+/* Translate a failed ssh_connect(). libssh reports a refused or failed TCP connect with the
+ * bare strerror() text, a slow host as "Timeout connecting to", and getaddrinfo failures as
+ * "Failed to resolve hostname"; anything else (key exchange, banner) is passed on. */
+static int connect_failed(const struct pv_remote *rem)
+{
+	const char *e = ssh_get_error(rem->session);
+	char w[600], ep[300];
+
+	who(rem, w, sizeof(w));
+	endpoint(rem, ep, sizeof(ep));
+	if (strstr(e, "Failed to resolve hostname"))
+		return pv_error(PV_EUNREACH, "cannot connect to '%s': %s", rem->name, e);
+	if (strstr(e, "Timeout connecting"))
+		return pv_error(PV_EUNREACH,
+				"cannot connect to '%s' (%s): no answer within %d s — is the host up "
+				"and port %d open?",
+				rem->name, ep, rem->timeout, rem->port);
+	if (strstr(e, "Connection refused"))
+		return pv_error(PV_EUNREACH,
+				"cannot connect to '%s' (%s): Connection refused — is sshd running "
+				"there?",
+				rem->name, ep);
+	return pv_error(PV_EUNREACH, "cannot connect to '%s' (%s): %s", rem->name, ep, e);
+}
+
+/* A known_hosts lookup for the name we would have used had we not connected by address:
+ * OpenSSH >= 8.5 records hosts by name only (CheckHostIP no). libssh looks hosts up by the
+ * HOST option, so switch it for the lookup and back. */
+static enum ssh_known_hosts_e known_by_name(struct pv_remote *rem)
+{
+	enum ssh_known_hosts_e st = SSH_KNOWN_HOSTS_UNKNOWN;
+
+	if (strcmp(rem->name, rem->address) == 0)
+		return st;
+	if (ssh_options_set(rem->session, SSH_OPTIONS_HOST, rem->name) != SSH_OK)
+		return st; /* not a valid host name: nothing to look up */
+	st = ssh_session_is_known_server(rem->session);
+	if (ssh_options_set(rem->session, SSH_OPTIONS_HOST, rem->address) != SSH_OK)
+		st = SSH_KNOWN_HOSTS_ERROR;
+	return st;
+}
+
+static int check_host_key(struct pv_remote *rem, const struct pv_host *host)
+{
+	ssh_key key = NULL;
+	unsigned char *hash = NULL;
+	size_t hlen = 0;
+	char *fp = NULL, *kh = NULL;
+	const char *type = "?";
+	char w[600], ep[300];
+	enum ssh_known_hosts_e st;
+	FILE *f = NULL;
+	int r = PV_EBUG;
+
+	who(rem, w, sizeof(w));
+	endpoint(rem, ep, sizeof(ep));
+	if (ssh_get_server_publickey(rem->session, &key) != SSH_OK) {
+		r = pv_error(PV_ETRUST, "no host key from %s: %s", w, ssh_get_error(rem->session));
+		goto out;
+	}
+	type = ssh_key_type_to_char(ssh_key_type(key));
+	if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0)
+		fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
+	/* ssh_options_apply() ran in ssh_connect(): this is the expanded path */
+	if (ssh_options_get(rem->session, SSH_OPTIONS_KNOWNHOSTS, &kh) != SSH_OK || kh == NULL) {
+		r = pv_error(PV_ETRUST, "no known_hosts file for %s", w);
+		goto out;
+	}
+	/* libssh treats an unreadable file like a missing one: tell them apart here */
+	if ((f = fopen(kh, "r")) == NULL && errno != ENOENT) {
+		r = pv_error(PV_ETRUST, "cannot read known_hosts '%s': %s", kh, strerror(errno));
+		goto out;
+	}
+
+	st = ssh_session_is_known_server(rem->session);
+	if (st == SSH_KNOWN_HOSTS_UNKNOWN || st == SSH_KNOWN_HOSTS_NOT_FOUND) {
+		enum ssh_known_hosts_e by_name = known_by_name(rem);
+
+		if (by_name != SSH_KNOWN_HOSTS_UNKNOWN && by_name != SSH_KNOWN_HOSTS_NOT_FOUND)
+			st = by_name;
+	}
+	switch (st) {
+	case SSH_KNOWN_HOSTS_OK:
+		r = PV_OK;
+		break;
+	case SSH_KNOWN_HOSTS_CHANGED:
+		r = pv_error(PV_ETRUST,
+			     "host key for %s has CHANGED (now %s %s): remove the old key from "
+			     "'%s' if the change is expected (ssh-keygen -R '%s' -f '%s')",
+			     w, type, fp ? fp : "?", kh, rem->port == 22 ? rem->address : ep, kh);
+		break;
+	case SSH_KNOWN_HOSTS_OTHER:
+		r = pv_error(PV_ETRUST,
+			     "host key for %s is %s but '%s' lists a key of another type for it: "
+			     "possible attack; check and update '%s'",
+			     w, type, kh, kh);
+		break;
+	case SSH_KNOWN_HOSTS_UNKNOWN:
+	case SSH_KNOWN_HOSTS_NOT_FOUND:
+		if (!host->ssh.accept_new) {
+			r = pv_error(PV_ETRUST,
+				     "host key of %s is not in '%s'; add it (ssh-keyscan -p %d %s "
+				     ">> '%s') or set ssh.accept_new: true",
+				     w, kh, rem->port, rem->address, kh);
+			break;
+		}
+		if (ssh_session_update_known_hosts(rem->session) != SSH_OK) {
+			r = pv_error(PV_ETRUST, "cannot record host key of %s in '%s': %s", w, kh,
+				     ssh_get_error(rem->session));
+			break;
+		}
+		pv_log(PV_LOG_INFO, "%s: recorded new host key %s %s in %s", rem->name, type,
+		       fp ? fp : "?", kh);
+		r = PV_OK;
+		break;
+	case SSH_KNOWN_HOSTS_ERROR:
+	default:
+		r = pv_error(PV_ETRUST, "cannot check host key of %s against '%s': %s", w, kh,
+			     ssh_get_error(rem->session));
+		break;
+	}
+out:
+	if (f != NULL)
+		fclose(f);
+	ssh_string_free_char(fp);
+	ssh_clean_pubkey_hash(&hash);
+	ssh_string_free_char(kh);
+	ssh_key_free(key);
+	return r;
+}
+
+static int authenticate(struct pv_remote *rem, const struct pv_host *host)
+{
+	const char *user = host->ssh.user ? host->ssh.user : "root";
+	const char *id = host->ssh.identity;
+	ssh_key key = NULL;
+	FILE *f = NULL;
+	char w[600];
+	int r = PV_EBUG, a;
+
+	who(rem, w, sizeof(w));
+	if (id != NULL) {
+		/* libssh says only "failed" for a missing file: check it ourselves first */
+		if ((f = fopen(id, "r")) == NULL) {
+			r = pv_error(PV_ECONFIG, "cannot read ssh.identity '%s': %s", id,
+				     strerror(errno));
+			goto out;
+		}
+		if (ssh_pki_import_privkey_file(id, NULL, NULL, NULL, &key) != SSH_OK) {
+			r = pv_error(PV_ECRED,
+				     "cannot load private key '%s' (passphrase-protected or not "
+				     "a key?); load it into ssh-agent and unset ssh.identity instead",
+				     id);
+			goto out;
+		}
+		a = ssh_userauth_publickey(rem->session, NULL, key);
+	} else {
+		a = ssh_userauth_publickey_auto(rem->session, NULL, NULL);
+	}
+	switch (a) {
+	case SSH_AUTH_SUCCESS:
+		r = PV_OK;
+		break;
+	case SSH_AUTH_DENIED:
+	case SSH_AUTH_PARTIAL:
+		if (id != NULL)
+			r = pv_error(PV_ECRED,
+				     "%s@%s refused key '%s'%s; check %s's authorized_keys on %s",
+				     user, rem->name, id,
+				     a == SSH_AUTH_PARTIAL ? " (more authentication required)"
+							   : "",
+				     user, w);
+		else
+			r = pv_error(PV_ECRED,
+				     "%s@%s refused the ssh-agent and default keys (~/.ssh/id_*)%s; "
+				     "set ssh.identity or load the key into ssh-agent",
+				     user, rem->name,
+				     a == SSH_AUTH_PARTIAL ? " (more authentication required)"
+							   : "");
+		break;
+	default:
+		r = pv_error(PV_EUNREACH, "authentication to %s as %s failed: %s", w, user,
+			     ssh_get_error(rem->session));
+		break;
+	}
+out:
+	if (f != NULL)
+		fclose(f);
+	ssh_key_free(key);
+	return r;
+}
+
+int pv_remote_connect(const struct pv_host *host, struct pv_remote **out)
+{
+	struct pv_remote *rem = NULL;
+	const char *user = host->ssh.user ? host->ssh.user : "root";
+	const char *addr = host->address ? host->address : host->name;
+	char *bracketed = NULL;
+	long tmo;
+	int port, strict = 1, r = PV_EBUG;
+	bool no_config = false;
+	long long t0 = now_ms();
+
+	if ((r = lib_ready()) != PV_OK)
+		return r;
+	if (addr == NULL || *addr == '\0')
+		return pv_error(PV_ECONFIG, "host has neither a name nor an address");
+	if ((rem = calloc(1, sizeof(*rem))) == NULL ||
+	    (rem->name = strdup(host->name ? host->name : addr)) == NULL ||
+	    (rem->address = strdup(addr)) == NULL) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	rem->port = port = host->ssh.port > 0 ? host->ssh.port : 22;
+	rem->timeout = timeout_of(host);
+	tmo = rem->timeout;
+	/* libssh's HOST option takes "user@host:port"; an IPv6 literal needs brackets */
+	if (strchr(addr, ':') && addr[0] != '[') {
+		if (asprintf(&bracketed, "[%s]", addr) < 0) {
+			bracketed = NULL;
+			r = pv_error(PV_EIO, "out of memory");
+			goto out;
+		}
+	}
+	if ((rem->session = ssh_new()) == NULL) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	/* No ~/.ssh/config: the playbook alone decides. StrictHostKeyChecking stays on because
+	 * with it off, libssh reports an unknown host as OK; accept_new is handled here. */
+	if (ssh_options_set(rem->session, SSH_OPTIONS_PROCESS_CONFIG, &no_config) != SSH_OK ||
+	    ssh_options_set(rem->session, SSH_OPTIONS_HOST, bracketed ? bracketed : addr) !=
+		    SSH_OK ||
+	    ssh_options_set(rem->session, SSH_OPTIONS_PORT, &port) != SSH_OK ||
+	    ssh_options_set(rem->session, SSH_OPTIONS_USER, user) != SSH_OK ||
+	    ssh_options_set(rem->session, SSH_OPTIONS_TIMEOUT, &tmo) != SSH_OK ||
+	    ssh_options_set(rem->session, SSH_OPTIONS_STRICTHOSTKEYCHECK, &strict) != SSH_OK ||
+	    ssh_options_set(rem->session, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null") != SSH_OK ||
+	    (host->ssh.known_hosts != NULL &&
+	     ssh_options_set(rem->session, SSH_OPTIONS_KNOWNHOSTS, host->ssh.known_hosts) !=
+		     SSH_OK)) {
+		r = pv_error(PV_ECONFIG, "bad SSH settings for '%s' (address '%s', user '%s'): %s",
+			     rem->name, addr, user, ssh_get_error(rem->session));
+		goto out;
+	}
+	/* After ssh_options_set(HOST) so that lookups by address work: libssh stores the host
+	 * without brackets and looks up "[addr]:port" or "addr" like OpenSSH. */
+	if (ssh_connect(rem->session) != SSH_OK) {
+		r = connect_failed(rem);
+		goto out;
+	}
+	if ((r = check_host_key(rem, host)) != PV_OK)
+		goto out;
+	if ((r = authenticate(rem, host)) != PV_OK)
+		goto out;
+	pv_log(PV_LOG_DEBUG, "%s: connected to %s as %s in %lld ms", rem->name, addr, user,
+	       now_ms() - t0);
+	*out = rem;
+	rem = NULL;
+	r = PV_OK;
+out:
+	free(bracketed);
+	pv_remote_free(rem);
+	return r;
+}
+
+/* exec ------------------------------------------------------------------------------------ */
+
+/* Output is taken through channel callbacks rather than ssh_channel_read(): the callback sees
+ * both streams as packets arrive, even while ssh_channel_write() waits for window space, so a
+ * command writing a lot to stdout and stderr while we feed its stdin cannot deadlock, and
+ * libssh re-opens our receive window as soon as the data is consumed. */
+struct run {
+	struct pv_buf *out, *err;
+	bool oom;
+	bool got_status, got_signal;
+	int status;
+	char signame[32];
+};
+
+static int on_data(ssh_session s, ssh_channel ch, void *data, uint32_t len, int is_stderr,
+		   void *ud)
+{
+	struct run *x = ud;
+	struct pv_buf *b = is_stderr ? x->err : x->out;
+
+	(void)s;
+	(void)ch;
+	if (b != NULL && !x->oom && pv_buf_add(b, data, len) < 0)
+		x->oom = true;
+	return (int)len; /* always consumed, so the window keeps opening */
+}
+
+static void on_status(ssh_session s, ssh_channel ch, int status, void *ud)
+{
+	struct run *x = ud;
+
+	(void)s;
+	(void)ch;
+	x->got_status = true;
+	x->status = status;
+}
+
+static void on_signal(ssh_session s, ssh_channel ch, const char *sig, int core, const char *msg,
+		      const char *lang, void *ud)
+{
+	struct run *x = ud;
+
+	(void)s;
+	(void)ch;
+	(void)core;
+	(void)msg;
+	(void)lang;
+	x->got_signal = true;
+	snprintf(x->signame, sizeof(x->signame), "%s", sig ? sig : "?");
+}
+
+/* A channel call failed: a dead session means the host went away. */
+static int channel_failed(struct pv_remote *rem, const char *what, const char *word)
+{
+	char w[600];
+
+	who(rem, w, sizeof(w));
+	if (!ssh_is_connected(rem->session))
+		return pv_error(PV_EUNREACH, "connection to %s lost while %s '%s': %s", w, what,
+				word, ssh_get_error(rem->session));
+	return pv_error(PV_EREMOTE, "%s '%s' on %s failed: %s", what, word, w,
+			ssh_get_error(rem->session));
+}
+
+int pv_remote_exec(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
+		   struct pv_buf *out, struct pv_buf *err, int *status, int timeout)
+{
+	ssh_channel ch = NULL;
+	struct ssh_channel_callbacks_struct cb;
+	struct run x;
+	const unsigned char *p = in;
+	char word[CMD_WORD_MAX], w[600];
+	long long deadline;
+	size_t done = 0;
+	int r = PV_EBUG, n;
+
+	memset(&x, 0, sizeof(x));
+	x.out = out;
+	x.err = err;
+	memset(&cb, 0, sizeof(cb));
+	cb.userdata = &x;
+	cb.channel_data_function = on_data;
+	cb.channel_exit_status_function = on_status;
+	cb.channel_exit_signal_function = on_signal;
+	ssh_callbacks_init(&cb);
+
+	cmd_word(cmd, word, sizeof(word));
+	who(rem, w, sizeof(w));
+	if (timeout <= 0)
+		timeout = rem->timeout * 6;
+	deadline = now_ms() + (long long)timeout * 1000;
+
+	if ((ch = ssh_channel_new(rem->session)) == NULL) {
+		r = channel_failed(rem, "opening a channel for", word);
+		goto out;
+	}
+	if (ssh_channel_open_session(ch) != SSH_OK) {
+		r = channel_failed(rem, "opening a channel for", word);
+		goto out;
+	}
+	if (ssh_set_channel_callbacks(ch, &cb) != SSH_OK) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	pv_log(PV_LOG_DEBUG, "%s: running %s", rem->name, word);
+	if (ssh_channel_request_exec(ch, cmd) != SSH_OK) {
+		r = channel_failed(rem, "starting", word);
+		goto out;
+	}
+	while (in != NULL && done < inlen) {
+		size_t chunk = inlen - done < IO_CHUNK ? inlen - done : IO_CHUNK;
+
+		n = ssh_channel_write(ch, p + done, (uint32_t)chunk);
+		if (n == SSH_ERROR) {
+			/* a command that exits without reading its input is its own business */
+			if (ssh_is_connected(rem->session) &&
+			    (!ssh_channel_is_open(ch) || ssh_channel_is_eof(ch)))
+				break;
+			r = channel_failed(rem, "sending input to", word);
+			goto out;
+		}
+		done += (size_t)n;
+		if (now_ms() >= deadline)
+			goto timed_out;
+	}
+	if (ssh_channel_is_open(ch) && ssh_channel_send_eof(ch) != SSH_OK &&
+	    !ssh_is_connected(rem->session)) {
+		r = channel_failed(rem, "closing the input of", word);
+		goto out;
+	}
+	/* The callbacks take the data; we only wait for the end of output. */
+	while (!ssh_channel_is_eof(ch) && !ssh_channel_is_closed(ch)) {
+		long long left = deadline - now_ms();
+
+		if (left <= 0)
+			goto timed_out;
+		if (ssh_channel_poll_timeout(ch, left > INT32_MAX ? INT32_MAX : (int)left, 0) ==
+		    SSH_ERROR) {
+			r = channel_failed(rem, "reading the output of", word);
+			goto out;
+		}
+	}
+	/* exit-status usually precedes or follows EOF closely; this waits at most ssh.timeout */
+	if (!x.got_status && !x.got_signal && !ssh_channel_is_closed(ch))
+		ssh_channel_get_exit_status(ch);
+	if (!x.got_status && !x.got_signal && !ssh_is_connected(rem->session)) {
+		r = channel_failed(rem, "waiting for the exit status of", word);
+		goto out;
+	}
+	if (x.oom) {
+		r = pv_error(PV_EIO, "out of memory storing the output of '%s' on %s", word, w);
+		goto out;
+	}
+	if (x.got_signal)
+		pv_log(PV_LOG_DEBUG, "%s: %s killed by SIG%s", rem->name, word, x.signame);
+	else if (!x.got_status)
+		pv_log(PV_LOG_DEBUG, "%s: %s ended without an exit status", rem->name, word);
+	*status = x.got_status ? x.status : -1;
+	r = PV_OK;
+	goto out;
+
+timed_out:
+	/* OpenSSH >= 7.9 honours "signal" requests; closing the channel covers the rest */
+	ssh_channel_request_send_signal(ch, "TERM");
+	r = pv_error(PV_EREMOTE, "'%s' on %s did not finish within %d s", word, w, timeout);
+out:
+	if (ch != NULL) {
+		if (ssh_channel_is_open(ch))
+			ssh_channel_close(ch);
+		ssh_remove_channel_callbacks(ch, &cb);
+		ssh_channel_free(ch);
+	}
+	return r;
+}
+
+/* SFTP ------------------------------------------------------------------------------------ */
+
+static const char *sftp_text(int code)
+{
+	switch (code) {
+	case SSH_FX_EOF:
+		return "unexpected end of file";
+	case SSH_FX_NO_SUCH_FILE:
+		return "no such file";
+	case SSH_FX_PERMISSION_DENIED:
+		return "permission denied";
+	case SSH_FX_BAD_MESSAGE:
+		return "bad SFTP message";
+	case SSH_FX_NO_CONNECTION:
+	case SSH_FX_CONNECTION_LOST:
+		return "connection lost";
+	case SSH_FX_OP_UNSUPPORTED:
+		return "operation not supported by the server";
+	case SSH_FX_NO_SUCH_PATH:
+		return "no such directory";
+	case SSH_FX_FILE_ALREADY_EXISTS:
+		return "file exists";
+	case SSH_FX_WRITE_PROTECT:
+		return "read-only file system";
+	case SSH_FX_NO_MEDIA:
+		return "no media";
+	default:
+		return NULL;
+	}
+}
+
+/* Record an SFTP failure: the SFTP status when there is one, else libssh's session error. */
+static int sftp_failed(struct pv_remote *rem, const char *what, const char *path)
+{
+	const char *t = rem->sftp ? sftp_text(sftp_get_error(rem->sftp)) : NULL;
+	char w[600];
+
+	who(rem, w, sizeof(w));
+	if (!ssh_is_connected(rem->session))
+		return pv_error(PV_EUNREACH, "connection to %s lost while %s '%s': %s", w, what,
+				path, ssh_get_error(rem->session));
+	return pv_error(PV_EREMOTE, "%s '%s' on %s: %s", what, path, w,
+			t ? t : ssh_get_error(rem->session));
+}
+
+static int sftp_ready(struct pv_remote *rem)
+{
+	char w[600];
+	int r = PV_EBUG;
+
+	if (rem->sftp != NULL)
+		return PV_OK;
+	who(rem, w, sizeof(w));
+	if ((rem->sftp = sftp_new(rem->session)) == NULL) {
+		r = pv_error(ssh_is_connected(rem->session) ? PV_EREMOTE : PV_EUNREACH,
+			     "cannot start SFTP on %s: %s", w, ssh_get_error(rem->session));
+		goto out;
+	}
+	if (sftp_init(rem->sftp) != SSH_OK) {
+		r = pv_error(ssh_is_connected(rem->session) ? PV_EREMOTE : PV_EUNREACH,
+			     "SFTP not available on %s (is the sftp subsystem enabled in "
+			     "sshd_config?): %s",
+			     w, ssh_get_error(rem->session));
+		sftp_free(rem->sftp);
+		rem->sftp = NULL;
+		goto out;
+	}
+	r = PV_OK;
+out:
+	return r;
+}
+
+int pv_remote_read_file(struct pv_remote *rem, const char *path, struct pv_buf *buf)
+{
+	sftp_file f = NULL;
+	char *chunk = NULL;
+	ssize_t n;
+	size_t start = buf->len;
+	int r = PV_EBUG;
+
+	if ((r = sftp_ready(rem)) != PV_OK)
+		goto out;
+	if ((chunk = malloc(IO_CHUNK)) == NULL) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	if ((f = sftp_open(rem->sftp, path, O_RDONLY, 0)) == NULL) {
+		r = sftp_failed(rem, "cannot open", path);
+		goto out;
+	}
+	while ((n = sftp_read(f, chunk, IO_CHUNK)) > 0) {
+		if (pv_buf_add(buf, chunk, (size_t)n) < 0) {
+			r = pv_error(PV_EIO, "out of memory");
+			goto out;
+		}
+	}
+	if (n < 0) {
+		r = sftp_failed(rem, "cannot read", path);
+		goto out;
+	}
+	r = PV_OK;
+out:
+	if (r != PV_OK && buf->data != NULL) {
+		/* leave the buffer as it was */
+		buf->len = start;
+		buf->data[start] = '\0';
+	}
+	if (f != NULL)
+		sftp_close(f);
+	free(chunk);
+	return r;
+}
+
+int pv_remote_write_file(struct pv_remote *rem, const char *path, const void *data, size_t len,
+			 int mode)
+{
+	sftp_file f = NULL;
+	sftp_attributes st = NULL;
+	const char *p = data;
+	size_t done = 0;
+	ssize_t n;
+	int r = PV_EBUG;
+
+	if ((r = sftp_ready(rem)) != PV_OK)
+		goto out;
+	if ((f = sftp_open(rem->sftp, path, O_WRONLY | O_CREAT | O_TRUNC, (mode_t)mode)) ==
+	    NULL) {
+		r = sftp_failed(rem, "cannot create", path);
+		goto out;
+	}
+	/* The mode given to open applies only to a new file (and passes through the server's
+	 * umask): set it before any data goes in, so a secret never sits in a wider file. */
+	if ((st = sftp_fstat(f)) == NULL) {
+		r = sftp_failed(rem, "cannot stat", path);
+		goto out;
+	}
+	if ((st->permissions & 07777) != ((unsigned)mode & 07777) &&
+	    sftp_chmod(rem->sftp, path, (mode_t)mode) < 0) {
+		r = sftp_failed(rem, "cannot set the mode of", path);
+		goto out;
+	}
+	while (done < len) {
+		size_t chunk = len - done < IO_CHUNK ? len - done : IO_CHUNK;
+
+		if ((n = sftp_write(f, p + done, chunk)) < 0) {
+			r = sftp_failed(rem, "cannot write", path);
+			goto out;
+		}
+		done += (size_t)n;
+	}
+	if (sftp_extension_supported(rem->sftp, "fsync@openssh.com", "1") &&
+	    sftp_fsync(f) < 0) {
+		r = sftp_failed(rem, "cannot fsync", path);
+		goto out;
+	}
+	n = sftp_close(f);
+	f = NULL;
+	if (n != SSH_OK) {
+		r = sftp_failed(rem, "cannot close", path);
+		goto out;
+	}
+	r = PV_OK;
+out:
+	sftp_attributes_free(st);
+	if (f != NULL)
+		sftp_close(f);
+	return r;
+}
+
+/* fan-out --------------------------------------------------------------------------------- */
+
+struct fanout {
+	const struct pv_host *hosts;
+	size_t n;
+	size_t next; /* next host to take, under lock */
+	pthread_mutex_t lock;
+	pv_fanout_fn fn;
+	void *ctx;
+	struct pv_fanout_result *results;
+};
+
+/* A worker takes hosts one at a time until none are left. The error message is
+ * thread-local, so it is cleared before and copied right after each call. */
+static void *worker(void *arg)
+{
+	struct fanout *fo = arg;
+	size_t i;
+
+	for (;;) {
+		pthread_mutex_lock(&fo->lock);
+		i = fo->next < fo->n ? fo->next++ : fo->n;
+		pthread_mutex_unlock(&fo->lock);
+		if (i == fo->n)
+			break;
+		pv_error_clear();
+		fo->results[i].code = fo->fn(&fo->hosts[i], i, fo->ctx);
+		snprintf(fo->results[i].msg, sizeof(fo->results[i].msg), "%s",
+			 fo->results[i].code == PV_OK ? "" : pv_errmsg());
+	}
+	return NULL;
+}
+
+int pv_remote_fanout(const struct pv_host *hosts, size_t n, int max_parallel, pv_fanout_fn fn,
+		     void *ctx, struct pv_fanout_result *results)
+{
+	struct fanout fo;
+	pthread_t *tids = NULL;
+	size_t nthreads, started = 0, failed = 0, first = n;
+	int r = PV_EBUG;
+
+	if (n == 0)
+		return PV_OK;
+	if ((r = lib_ready()) != PV_OK)
+		return r;
+	memset(&fo, 0, sizeof(fo));
+	fo.hosts = hosts;
+	fo.n = n;
+	fo.fn = fn;
+	fo.ctx = ctx;
+	fo.results = results;
+	pthread_mutex_init(&fo.lock, NULL);
+	for (size_t i = 0; i < n; i++) {
+		results[i].code = PV_EBUG;
+		results[i].msg[0] = '\0';
+	}
+	nthreads = max_parallel > 0 ? (size_t)max_parallel : FANOUT_MAX;
+	if (nthreads > n)
+		nthreads = n;
+	if ((tids = calloc(nthreads, sizeof(*tids))) == NULL) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	for (; started < nthreads; started++)
+		if (pthread_create(&tids[started], NULL, worker, &fo) != 0)
+			break;
+	if (started == 0)
+		worker(&fo); /* no threads to be had: do the work here, one host at a time */
+	for (size_t i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+
+	for (size_t i = 0; i < n; i++) {
+		if (results[i].code == PV_OK)
+			continue;
+		failed++;
+		if (first == n)
+			first = i;
+	}
+	if (failed == 0) {
+		r = PV_OK;
+	} else if (failed < n) {
+		r = pv_error(PV_EPARTIAL, "%zu of %zu hosts failed, first '%s': %s", failed, n,
+			     hosts[first].name ? hosts[first].name : "?", results[first].msg);
+	} else {
+		/* every host failed: pass on the first failure as it is */
+		r = pv_error(results[first].code, "%s", results[first].msg);
+	}
+out:
+	free(tids);
+	pthread_mutex_destroy(&fo.lock);
+	return r;
+}

@@ -1,0 +1,57 @@
+/* remote/remote.h: SSH to lab hosts through libssh: one session per host, host keys checked
+ * against a known_hosts file, commands run with input on stdin (so secrets never reach a
+ * command line), SFTP read/write, and a fan-out over many hosts with a concurrency limit.
+ *
+ * Errors are recorded with pv_error() and name the host and the cause:
+ *   PV_EUNREACH  name does not resolve, connection refused, timeout
+ *   PV_ETRUST    host key unknown (and accept_new off) or changed, or known_hosts unreadable
+ *   PV_ECRED     authentication refused (key or agent)
+ *   PV_EREMOTE   remote command could not run / SFTP failure
+ * Sessions are not shared between threads. */
+#ifndef PV_REMOTE_REMOTE_H
+#define PV_REMOTE_REMOTE_H
+
+#include <stddef.h>
+
+#include "playbooks/playbook.h"
+#include "util/buf.h"
+
+struct pv_remote; /* one connected, authenticated session */
+
+/* Connect to host->address (or host->name when address is NULL) with host->ssh settings,
+ * verify the host key, authenticate (identity file, else agent/default keys).
+ * On success *out is set; free with pv_remote_free(). */
+int pv_remote_connect(const struct pv_host *host, struct pv_remote **out);
+void pv_remote_free(struct pv_remote *r);
+/* Host name for messages. */
+const char *pv_remote_name(const struct pv_remote *r);
+
+/* Run cmd (a shell command line, no secrets in it) on the host. in/inlen, when non-NULL,
+ * is written to the command's stdin, then stdin is closed. stdout and stderr, when non-NULL,
+ * receive the output (appended). *status receives the exit status (-1 if killed by a signal).
+ * timeout in seconds (0: the host's ssh.timeout * 6). Returns PV_OK when the command ran,
+ * whatever its status. */
+int pv_remote_exec(struct pv_remote *r, const char *cmd, const void *in, size_t inlen,
+		   struct pv_buf *out, struct pv_buf *err, int *status, int timeout);
+
+/* SFTP: read a whole remote file into buf (PV_EREMOTE if absent, message says so);
+ * write data to path with mode (created or truncated, then fsync'd when the server
+ * supports it). */
+int pv_remote_read_file(struct pv_remote *r, const char *path, struct pv_buf *buf);
+int pv_remote_write_file(struct pv_remote *r, const char *path, const void *data, size_t len,
+			 int mode);
+
+/* Fan-out: call fn(host, ctx, &result) for each of n hosts, at most max_parallel at a time
+ * (threads). Each call gets its own thread; fn records errors with pv_error (thread-local)
+ * and returns a code; the fan-out stores code and a copy of the message per host in
+ * results[i] (caller allocates n entries). Returns PV_OK if all succeeded, PV_EPARTIAL if
+ * some failed and some succeeded, else the first failure's code. */
+struct pv_fanout_result {
+	int code;
+	char msg[1024];
+};
+typedef int (*pv_fanout_fn)(const struct pv_host *host, size_t index, void *ctx);
+int pv_remote_fanout(const struct pv_host *hosts, size_t n, int max_parallel, pv_fanout_fn fn,
+		     void *ctx, struct pv_fanout_result *results);
+
+#endif

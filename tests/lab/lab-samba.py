@@ -1,0 +1,56 @@
+#!/usr/bin/python3
+"""Run samba-tool commands in-process for tests/lab/lab.sh.
+
+Running samba-tool inside this interpreter keeps the Administrator password
+off every command line: it is read from $PROVISION_LAB_DIR/admin.pass.
+
+  lab-samba.py provision ARGS...         samba-tool domain provision ARGS --adminpass=<admin.pass>
+  lab-samba.py dns-add SERVER ZONE NAME=IP...
+                                         samba-tool dns add SERVER ZONE NAME A IP, Kerberos (ccache)
+"""
+import os
+import signal
+import sys
+
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+from samba.netcmd.main import cmd_sambatool  # noqa: E402
+
+
+def samba_tool(*args):
+    cmd = cmd_sambatool()
+    try:
+        rc = cmd._run("samba-tool", *args)
+    except SystemExit as e:
+        rc = e.code
+    except Exception as e:  # same as /usr/bin/samba-tool
+        cmd.show_command_error(e)
+        rc = 1
+    return rc or 0
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    lab = os.environ["PROVISION_LAB_DIR"]
+    what = argv[1]
+    if what == "provision":
+        with open(os.path.join(lab, "admin.pass"), encoding="utf-8") as f:
+            password = f.read()
+        return samba_tool("domain", "provision", *argv[2:], "--adminpass=" + password)
+    if what == "dns-add" and len(argv) >= 5:
+        server, zone = argv[2], argv[3]
+        rc = 0
+        for spec in argv[4:]:
+            name, ip = spec.split("=", 1)
+            r = samba_tool("dns", "add", server, zone, name, "A", ip,
+                           "--use-kerberos=required")
+            rc = rc or r
+        return rc
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

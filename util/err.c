@@ -1,0 +1,82 @@
+/* util/err.c: the per-thread error message and the table of outcome codes. */
+#include "util/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static _Thread_local char msg[1024];
+
+int pv_error(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int pv_error_prefix(int code, const char *fmt, ...)
+{
+	char old[sizeof(msg)];
+	char pre[sizeof(msg)];
+	va_list ap;
+
+	memcpy(old, msg, sizeof(msg));
+	va_start(ap, fmt);
+	vsnprintf(pre, sizeof(pre), fmt, ap);
+	va_end(ap);
+	if (old[0])
+		snprintf(msg, sizeof(msg), "%s: %s", pre, old);
+	else
+		snprintf(msg, sizeof(msg), "%s", pre);
+	return code;
+}
+
+const char *pv_errmsg(void)
+{
+	return msg;
+}
+
+void pv_error_clear(void)
+{
+	msg[0] = '\0';
+}
+
+static const struct {
+	int code;
+	const char *name;
+	const char *help;
+} codes[] = {
+	{ PV_OK, "ok", "success" },
+	{ PV_EFAIL, "failed", "an operation or check failed" },
+	{ PV_EUSAGE, "usage", "bad command line" },
+	{ PV_ECONFIG, "config", "playbook or input invalid" },
+	{ PV_ECRED, "credentials", "credentials refused (password, key or ticket)" },
+	{ PV_ETRUST, "trust", "TLS certificate or SSH host key not verified" },
+	{ PV_EUNREACH, "unreachable", "host unreachable (name, refused, timeout)" },
+	{ PV_EDIR, "directory", "the directory server refused an operation" },
+	{ PV_EREMOTE, "remote", "a remote command or file operation failed" },
+	{ PV_EIO, "io", "local file or resource error" },
+	{ PV_EPARTIAL, "partial", "some hosts or objects done, others failed" },
+	{ PV_ECONFLICT, "conflict", "an object exists that this lab does not own" },
+	{ PV_ENOTIMPL, "not-implemented", "command not built yet" },
+	{ PV_EBUG, "bug", "internal error, please report" },
+};
+
+const char *pv_status_name(int code)
+{
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (codes[i].code == code)
+			return codes[i].name;
+	return "unknown";
+}
+
+const char *pv_status_help(int code)
+{
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (codes[i].code == code)
+			return codes[i].help;
+	return "unknown";
+}

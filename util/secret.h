@@ -1,0 +1,28 @@
+/* util/secret.h: a secret (password) whose memory is wiped when it is freed.
+ *
+ * Secrets are read from a file, an environment variable or a file descriptor; they are never
+ * taken from argv, never logged and never copied into error messages. */
+#ifndef PV_UTIL_SECRET_H
+#define PV_UTIL_SECRET_H
+
+#include <stddef.h>
+
+struct pv_secret {
+	char *data; /* NUL-terminated; may not contain NUL */
+	size_t len;
+};
+
+/* New secret holding a copy of len bytes of s. Returns NULL on allocation failure. */
+struct pv_secret *pv_secret_new(const char *s, size_t len);
+/* Wipe and free; NULL is fine. */
+void pv_secret_free(struct pv_secret *s);
+
+/* Read a whole file; one trailing "\n" (or "\r\n") is not part of the secret.
+ * Errors (recorded): PV_EIO unreadable, PV_ECONFIG empty or holding a NUL byte. */
+int pv_secret_from_file(const char *path, struct pv_secret **out);
+/* Read an environment variable (not removed from the environment). PV_ECONFIG if unset/empty. */
+int pv_secret_from_env(const char *name, struct pv_secret **out);
+/* Read fd up to EOF or the first newline (which is dropped). PV_EIO / PV_ECONFIG as above. */
+int pv_secret_from_fd(int fd, const char *what, struct pv_secret **out);
+
+#endif
