@@ -34,6 +34,7 @@ struct pv_remote {
 	sftp_session sftp;    /* opened on first file operation */
 	char *name;           /* for messages */
 	char *address;        /* what we connect to (address, else name) */
+	char *hostopt;        /* address as libssh's HOST option takes it ([v6]) */
 	int port;
 	int timeout;          /* ssh.timeout, seconds */
 };
@@ -117,6 +118,7 @@ void pv_remote_free(struct pv_remote *rem)
 	}
 	free(rem->name);
 	free(rem->address);
+	free(rem->hostopt);
 	free(rem);
 }
 
@@ -162,7 +164,7 @@ static enum ssh_known_hosts_e known_by_name(struct pv_remote *rem)
 	if (ssh_options_set(rem->session, SSH_OPTIONS_HOST, rem->name) != SSH_OK)
 		return st; /* not a valid host name: nothing to look up */
 	st = ssh_session_is_known_server(rem->session);
-	if (ssh_options_set(rem->session, SSH_OPTIONS_HOST, rem->address) != SSH_OK)
+	if (ssh_options_set(rem->session, SSH_OPTIONS_HOST, rem->hostopt) != SSH_OK)
 		st = SSH_KNOWN_HOSTS_ERROR;
 	return st;
 }
@@ -322,7 +324,6 @@ int pv_remote_connect(const struct pv_host *host, struct pv_remote **out)
 	struct pv_remote *rem = NULL;
 	const char *user = host->ssh.user ? host->ssh.user : "root";
 	const char *addr = host->address ? host->address : host->name;
-	char *bracketed = NULL;
 	long tmo;
 	int port, strict = 1, r = PV_EBUG;
 	bool no_config = false;
@@ -342,12 +343,10 @@ int pv_remote_connect(const struct pv_host *host, struct pv_remote **out)
 	rem->timeout = timeout_of(host);
 	tmo = rem->timeout;
 	/* libssh's HOST option takes "user@host:port"; an IPv6 literal needs brackets */
-	if (strchr(addr, ':') && addr[0] != '[') {
-		if (asprintf(&bracketed, "[%s]", addr) < 0) {
-			bracketed = NULL;
-			r = pv_error(PV_EIO, "out of memory");
-			goto out;
-		}
+	if (asprintf(&rem->hostopt, strchr(addr, ':') ? "[%s]" : "%s", addr) < 0) {
+		rem->hostopt = NULL;
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
 	}
 	if ((rem->session = ssh_new()) == NULL) {
 		r = pv_error(PV_EIO, "out of memory");
@@ -356,8 +355,7 @@ int pv_remote_connect(const struct pv_host *host, struct pv_remote **out)
 	/* No ~/.ssh/config: the playbook alone decides. StrictHostKeyChecking stays on because
 	 * with it off, libssh reports an unknown host as OK; accept_new is handled here. */
 	if (ssh_options_set(rem->session, SSH_OPTIONS_PROCESS_CONFIG, &no_config) != SSH_OK ||
-	    ssh_options_set(rem->session, SSH_OPTIONS_HOST, bracketed ? bracketed : addr) !=
-		    SSH_OK ||
+	    ssh_options_set(rem->session, SSH_OPTIONS_HOST, rem->hostopt) != SSH_OK ||
 	    ssh_options_set(rem->session, SSH_OPTIONS_PORT, &port) != SSH_OK ||
 	    ssh_options_set(rem->session, SSH_OPTIONS_USER, user) != SSH_OK ||
 	    ssh_options_set(rem->session, SSH_OPTIONS_TIMEOUT, &tmo) != SSH_OK ||
@@ -386,7 +384,6 @@ int pv_remote_connect(const struct pv_host *host, struct pv_remote **out)
 	rem = NULL;
 	r = PV_OK;
 out:
-	free(bracketed);
 	pv_remote_free(rem);
 	return r;
 }
@@ -762,8 +759,7 @@ static void *worker(void *arg)
 			break;
 		pv_error_clear();
 		fo->results[i].code = fo->fn(&fo->hosts[i], i, fo->ctx);
-		snprintf(fo->results[i].msg, sizeof(fo->results[i].msg), "%s",
-			 fo->results[i].code == PV_OK ? "" : pv_errmsg());
+		snprintf(fo->results[i].msg, sizeof(fo->results[i].msg), "%s", pv_errmsg());
 	}
 	return NULL;
 }
@@ -819,8 +815,13 @@ int pv_remote_fanout(const struct pv_host *hosts, size_t n, int max_parallel, pv
 		r = pv_error(PV_EPARTIAL, "%zu of %zu hosts failed, first '%s': %s", failed, n,
 			     hosts[first].name ? hosts[first].name : "?", results[first].msg);
 	} else {
-		/* every host failed: pass on the first failure as it is */
-		r = pv_error(results[first].code, "%s", results[first].msg);
+		/* every host failed: pass on the first failure's code */
+		if (n == 1)
+			r = pv_error(results[first].code, "%s", results[first].msg);
+		else
+			r = pv_error(results[first].code, "all %zu hosts failed, first '%s': %s", n,
+				     hosts[first].name ? hosts[first].name : "?",
+				     results[first].msg);
 	}
 out:
 	free(tids);

@@ -1,0 +1,73 @@
+# tests/integration/lib.sh: helpers shared by the integration tests (sourced, not run).
+# Each test runs the built binary inside the lab's controller namespace (ctl) and checks what
+# it did with independent tools. Assertions record failures; the test exits non-zero if any.
+set -uo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+LAB_SH="$TOP/tests/lab/lab.sh"
+LAB=${PROVISION_LAB_DIR:-/var/lib/provision-lab}
+PV="$TOP/bin/provision"
+PLAYBOOK="$TOP/playbooks/lab.yaml"
+T_FAILS=0
+T_TMP=$(mktemp -d /tmp/pv-it.XXXXXX)
+trap 'rm -rf "$T_TMP"' EXIT
+
+# on HOST CMD...: run a command on a lab host.
+on() {
+	local host=$1
+	shift
+	"$LAB_SH" exec "$host" -- "$@"
+}
+
+# pv ARGS...: run provision in ctl; sets OUT, ERR, RC.
+pv() {
+	on ctl "$PV" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
+	RC=$?
+	OUT=$(cat "$T_TMP/out")
+	ERR=$(cat "$T_TMP/err")
+}
+
+fail() {
+	echo "    FAIL: $*" >&2
+	T_FAILS=$((T_FAILS + 1))
+}
+
+show() {
+	echo "    --- stdout:" >&2
+	printf '%s\n' "$OUT" | sed 's/^/    /' >&2
+	echo "    --- stderr:" >&2
+	printf '%s\n' "$ERR" | sed 's/^/    /' >&2
+}
+
+expect_rc() {
+	if [[ $RC -ne $1 ]]; then
+		fail "${2:-command}: exit status $RC, expected $1"
+		show
+	fi
+}
+
+# expect_out REGEX [what]: stdout matches (grep -E).
+expect_out() {
+	if ! grep -Eq -- "$1" <<<"$OUT"; then
+		fail "${2:-stdout} does not match /$1/"
+		show
+	fi
+}
+
+expect_err() {
+	if ! grep -Eq -- "$1" <<<"$ERR"; then
+		fail "${2:-stderr} does not match /$1/"
+		show
+	fi
+}
+
+expect_no_out() {
+	if grep -Eq -- "$1" <<<"$OUT$ERR"; then
+		fail "${2:-output} matches /$1/ but should not"
+		show
+	fi
+}
+
+finish() {
+	[[ $T_FAILS -eq 0 ]]
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The command line: help, version, usage errors, playbook errors, commands not built yet.
+. "$(dirname "$0")/lib.sh"
+
+pv --version
+expect_rc 0 "--version"
+expect_out "^provision [0-9]+\.[0-9]+\.[0-9]+$"
+
+pv --help
+expect_rc 0 "--help"
+for c in check dc join server client controller run wait cleanup lab; do
+	expect_out "^  $c " "--help lists '$c'"
+done
+expect_out "^  6 +unreachable"
+
+pv help check
+expect_rc 0 "help check"
+expect_out "usage: provision \[global options\] check"
+
+pv frobnicate
+expect_rc 2 "unknown command"
+expect_err "unknown command 'frobnicate'"
+
+pv check --users 3
+expect_rc 2 "option of another command"
+expect_err "'--users' is not an option of 'check'"
+
+pv -p "$PLAYBOOK" dc --users 5
+expect_rc 12 "a command not built yet"
+expect_err "'dc' is not built yet"
+
+pv lab
+expect_rc 2 "lab without up/down/status"
+expect_err "needs one of up\|down\|status"
+
+# playbook errors carry file:line:column and exit 3
+cat >"$T_TMP/bad.yaml" <<'YAML'
+domain:
+  realm: LAB.TEST
+  netbios: LAB
+  dc: dc.lab.test
+  ca_file: /nonexistent.pem
+  admin_password: {file: /nonexistent}
+  relam: x
+YAML
+pv -p "$T_TMP/bad.yaml" check
+expect_rc 3 "playbook with an unknown key"
+expect_out "bad\.yaml:7:3: unknown key 'relam'"
+
+pv -p "$T_TMP/missing.yaml" check
+expect_rc 9 "playbook that does not exist"
+
+# a secret written in the playbook is refused
+sed 's|admin_password: {file: /nonexistent}|admin_password: hunter2|' "$T_TMP/bad.yaml" |
+	grep -v relam >"$T_TMP/secret.yaml"
+pv -p "$T_TMP/secret.yaml" check
+expect_rc 3 "plain secret in a playbook"
+expect_out "secret.yaml:6:19: .*not allowed"
+expect_no_out "hunter2" "output leaking the secret"
+
+finish

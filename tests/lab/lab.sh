@@ -1,0 +1,809 @@
+#!/usr/bin/env bash
+# tests/lab/lab.sh: the embedded test lab of provision (see tests/lab/README.md and
+# docs/lab-notes.md). A Samba AD DC, an unjoined Samba member file server with sshd and two
+# sshd clients, each in its own network namespace on the bridge pvlab0 (198.18.0.0/24).
+#
+#   lab.sh up | down | status | selfcheck
+#   lab.sh exec HOST [--] CMD [ARGS...]      HOST = ctl dc srv cli1 cli2
+#   lab.sh sshd HOST stop|start              HOST = srv cli1 cli2
+#
+# Environment: PROVISION_LAB_DIR (state, default /var/lib/provision-lab), LAB_ADMIN_PASS,
+# LAB_USER_PASS, KEEP=1 (down keeps the provisioned DC and keys for a faster next up).
+set -euo pipefail
+export LC_ALL=C
+
+LAB=${PROVISION_LAB_DIR:-/var/lib/provision-lab}
+LAB=${LAB%/}
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+SELF=$HERE/$(basename -- "${BASH_SOURCE[0]}")
+BR=pvlab0
+BR_IP=198.18.0.1
+NET=198.18.0
+HOSTS=(ctl dc srv cli1 cli2)
+SSH_HOSTS=(srv cli1 cli2)
+declare -A IP=([ctl]=$NET.5 [dc]=$NET.10 [srv]=$NET.20 [cli1]=$NET.31 [cli2]=$NET.32)
+REALM=LAB.TEST
+DNSDOM=lab.test
+WG=LAB
+BASEDN=DC=lab,DC=test
+DCNAME=dc.$DNSDOM
+T0=${EPOCHREALTIME/[.,]/}
+
+# ---------------------------------------------------------------- helpers
+say() {
+  local now=${EPOCHREALTIME/[.,]/} ms
+  ms=$(((now - T0) / 1000))
+  printf '[lab %3d.%01ds] %s\n' $((ms / 1000)) $((ms % 1000 / 100)) "$*" >&2
+}
+
+# fail MSG [LOGFILE...]: print MSG and the tail of each log, exit 1
+fail() {
+  local msg=$1 f
+  shift
+  say "FAILED: $msg"
+  for f in "$@"; do
+    if [ -s "$f" ]; then
+      printf -- '---- tail of %s\n' "$f" >&2
+      tail -n 25 "$f" >&2
+    fi
+  done
+  exit 1
+}
+
+die() {
+  echo "lab.sh: $*" >&2
+  exit 2
+}
+
+usage() {
+  sed -n '6,8p' "$SELF" | sed 's/^#   //' >&2
+  exit 2
+}
+
+valid_host() {
+  local h
+  for h in "${HOSTS[@]}"; do [ "$h" = "$1" ] && return 0; done
+  return 1
+}
+
+ns() { printf 'pvlab-%s' "$1"; }
+
+ns_exists() { [ -e "/run/netns/pvlab-$1" ] && ip netns exec "pvlab-$1" true 2>/dev/null; }
+
+# run in the namespace only (no hostname, no private /run/samba, no lab env); cheap checks
+ns_exec() {
+  local h=$1
+  shift
+  ip netns exec "pvlab-$h" "$@" 9<&-
+}
+
+# run in the namespace with the lab environment: hostname = HOST (own UTS namespace), private
+# /run/samba ($LAB/HOST/run, bound inside the mount namespace that `ip netns exec` creates, so
+# it never leaks into the root namespace), per-namespace /etc files, KRB5_CONFIG, KRB5CCNAME,
+# LDAPCONF. fd 9 (the lab lock) is not inherited.
+lab_exec() {
+  local h=$1
+  shift
+  KRB5_CONFIG=$LAB/krb5.conf KRB5CCNAME=FILE:$LAB/cc/$h LDAPCONF=$LAB/ldap.conf \
+    PROVISION_LAB_DIR=$LAB LAB_HOST=$h \
+    ip netns exec "pvlab-$h" unshare --uts -- /bin/sh -c '
+      printf "%s\n" "$1" >/proc/sys/kernel/hostname && mount --bind "$2" /run/samba || exit 125
+      shift 2
+      exec "$@"' lab-exec "$h" "$LAB/$h/run" "$@" 9<&-
+}
+
+# put FILE MODE <content: write only when the content differs, in place (same inode: files
+# under /etc/netns are bind-mounted into running namespaces, pitfall 5)
+put() {
+  local f=$1 mode=$2 tmp
+  tmp=$(mktemp "$LAB/.put.XXXXXX")
+  cat >"$tmp"
+  if [ -f "$f" ] && cmp -s "$tmp" "$f"; then
+    rm -f "$tmp"
+  else
+    [ -e "$f" ] || install -m "$mode" /dev/null "$f"
+    chmod "$mode" "$f"
+    cat "$tmp" >"$f"
+    rm -f "$tmp"
+  fi
+  chmod "$mode" "$f"
+}
+
+# pid from a pid file if that process is alive (not a zombie) and in namespace pvlab-HOST
+daemon_pid() { # HOST PIDFILE
+  local p="" st
+  [ -r "$2" ] && read -r p _ <"$2" 2>/dev/null || true
+  [[ $p =~ ^[0-9]+$ ]] || return 0
+  st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$p/status" 2>/dev/null) || return 0
+  [ -n "$st" ] && [ "$st" != Z ] || return 0
+  [ "$(ip netns identify "$p" 2>/dev/null)" = "pvlab-$1" ] || return 0
+  echo "$p"
+}
+
+dc_pid() { daemon_pid dc "$LAB/dc/pid/samba.pid"; }
+sshd_pid() { daemon_pid "$1" "$LAB/$1/sshd.pid"; }
+
+alive() { [ -d "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+
+# wait_for SECONDS CMD...: retry CMD (quietly) every 0.1 s
+wait_for() {
+  local end=$((SECONDS + $1))
+  shift
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < end)) || return 1
+    sleep 0.1
+  done
+}
+
+tcp_ok() { # FROMHOST IP PORT
+  ns_exec "$1" timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$2" "$3" 2>/dev/null
+}
+
+# all pids in the given lab namespaces (except ourselves)
+ns_pids() {
+  local h p
+  for h in "$@"; do
+    [ -e "/run/netns/pvlab-$h" ] || continue
+    for p in $(ip netns pids "pvlab-$h" 2>/dev/null); do
+      [ "$p" = "$$" ] || echo "$p"
+    done
+  done
+  return 0
+}
+
+# kill everything in the given namespaces by PID: TERM (repeated, daemons fork helpers
+# while shutting down), then KILL after 10 s (pitfall 7)
+kill_ns() {
+  local pids i
+  mapfile -t pids < <(ns_pids "$@")
+  [ ${#pids[@]} -gt 0 ] || return 0
+  kill -TERM "${pids[@]}" 2>/dev/null || true
+  for ((i = 1; i <= 150; i++)); do
+    sleep 0.1
+    mapfile -t pids < <(ns_pids "$@")
+    [ ${#pids[@]} -gt 0 ] || return 0
+    if ((i == 100)); then
+      kill -KILL "${pids[@]}" 2>/dev/null || true
+    elif ((i % 10 == 0)); then
+      kill -TERM "${pids[@]}" 2>/dev/null || true
+    fi
+  done
+  say "warning: still in the namespaces: ${pids[*]}"
+  return 1
+}
+
+kill_wait() { # PIDS...: TERM, wait up to 15 s, KILL
+  local p i left=("$@") still
+  [ ${#left[@]} -gt 0 ] || return 0
+  kill -TERM "${left[@]}" 2>/dev/null || true
+  for ((i = 1; i <= 200; i++)); do
+    still=()
+    for p in "${left[@]}"; do if alive "$p"; then still+=("$p"); fi; done
+    left=("${still[@]}")
+    [ ${#left[@]} -gt 0 ] || return 0
+    ((i != 150)) || kill -KILL "${left[@]}" 2>/dev/null || true
+    sleep 0.1
+  done
+  return 1
+}
+
+lock() {
+  exec 9<"$SELF"
+  flock -w 300 9 || die "another lab.sh up/down is running"
+}
+
+need_root() { [ "$(id -u)" = 0 ] || die "must run as root"; }
+
+check_tools() {
+  local t missing=()
+  for t in ip unshare flock samba samba-tool smbd winbindd net wbinfo testparm smbclient \
+    kinit klist ldapsearch dig ssh ssh-keygen python3 timeout; do
+    command -v "$t" >/dev/null 2>&1 || missing+=("$t")
+  done
+  [ -x /usr/sbin/sshd ] || missing+=(sshd)
+  [ ${#missing[@]} -eq 0 ] || die "missing tools: ${missing[*]} (run make deps)"
+}
+
+check_labdir() {
+  [[ $LAB =~ ^/[A-Za-z0-9._/-]+$ && $LAB != / && $LAB != *..* ]] ||
+    die "PROVISION_LAB_DIR must be an absolute path of [A-Za-z0-9._/-]: $LAB"
+}
+
+# ---------------------------------------------------------------- configuration content
+hosts_lines() {
+  local h
+  printf '127.0.0.1\tlocalhost\n'
+  for h in "${HOSTS[@]}"; do printf '%s\t%s.%s %s\n' "${IP[$h]}" "$h" "$DNSDOM" "$h"; done
+}
+
+hosts_ok() { # FILE has every lab line
+  local l
+  [ -f "$1" ] || return 1
+  while IFS= read -r l; do grep -qxF "$l" "$1" || return 1; done < <(hosts_lines)
+}
+
+krb5_conf() {
+  cat <<EOF
+# provision lab: realm $REALM, KDC on the lab DC only
+[libdefaults]
+	default_realm = $REALM
+	dns_lookup_kdc = false
+	dns_lookup_realm = false
+	rdns = false
+	dns_canonicalize_hostname = false
+	forwardable = true
+
+[realms]
+	$REALM = {
+		kdc = $DCNAME
+		admin_server = $DCNAME
+		kpasswd_server = $DCNAME
+		default_domain = $DNSDOM
+	}
+
+[domain_realm]
+	.$DNSDOM = $REALM
+	$DNSDOM = $REALM
+EOF
+}
+
+ldap_conf() {
+  cat <<EOF
+# provision lab
+BASE	$BASEDN
+TLS_CACERT	$LAB/ca.pem
+TLS_REQCERT	demand
+SASL_NOCANON	on
+EOF
+}
+
+# runtime dirs of a non-DC host, all under $LAB/HOST
+samba_dirs() {
+  local d=$LAB/$1
+  cat <<EOF
+	private dir = $d/private
+	lock directory = $d/lock
+	state directory = $d/state
+	cache directory = $d/cache
+	pid directory = $d/pid
+	ncalrpc dir = $d/ncalrpc
+	binddns dir = $d/bind-dns
+	usershare path = $d/usershares
+	log file = $LAB/log/$1.%m.log
+	max log size = 10000
+	logging = file
+EOF
+}
+
+member_smb_conf() {
+  cat <<EOF
+# provision lab: base config of the member file server srv (security = ads), NOT joined.
+[global]
+	netbios name = SRV
+	workgroup = $WG
+	realm = $REALM
+	security = ads
+	server role = member server
+	kerberos method = dedicated keytab
+	dedicated keytab file = FILE:$LAB/srv/krb5.keytab
+	idmap config * : backend = tdb
+	idmap config * : range = 3000-7999
+	idmap config $WG : backend = rid
+	idmap config $WG : range = 10000-999999
+	winbind use default domain = no
+	winbind refresh tickets = no
+	template shell = /bin/false
+	registry shares = yes
+	disable netbios = yes
+	smb ports = 445
+	interfaces = ${IP[srv]} 127.0.0.1
+	bind interfaces only = yes
+	dns proxy = no
+	load printers = no
+	printing = bsd
+	printcap name = /dev/null
+	disable spoolss = yes
+$(samba_dirs srv)
+EOF
+}
+
+client_smb_conf() { # HOST
+  local up
+  up=$(printf '%s' "$1" | tr '[:lower:]' '[:upper:]')
+  cat <<EOF
+# provision lab: client config of $1 (own cache/lock/state dirs, pitfall 4)
+[global]
+	netbios name = $up
+	workgroup = $WG
+	realm = $REALM
+	security = ads
+	disable netbios = yes
+	interfaces = ${IP[$1]} 127.0.0.1
+	bind interfaces only = yes
+	load printers = no
+	printcap name = /dev/null
+$(samba_dirs "$1")
+EOF
+}
+
+nsswitch_srv() {
+  cat <<'EOF'
+# provision lab: srv resolves domain users through the member's winbindd
+passwd:         files winbind
+group:          files winbind
+shadow:         files
+hosts:          files dns
+networks:       files
+protocols:      files
+services:       files
+ethers:         files
+rpc:            files
+netgroup:       files
+EOF
+}
+
+sshd_conf() { # HOST
+  cat <<EOF
+# provision lab: sshd of $1 (started by tests/lab/lab.sh inside pvlab-$1)
+ListenAddress ${IP[$1]}:22
+HostKey $LAB/ssh/host_${1}_ed25519
+PidFile $LAB/$1/sshd.pid
+AuthorizedKeysFile $LAB/ssh/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+GSSAPIAuthentication no
+UsePAM no
+UseDNS no
+StrictModes yes
+X11Forwarding no
+PrintMotd no
+PrintLastLog no
+MaxStartups 64:30:128
+MaxSessions 64
+LogLevel INFO
+Subsystem sftp internal-sftp
+SetEnv KRB5_CONFIG=$LAB/krb5.conf KRB5CCNAME=FILE:$LAB/cc/$1 LDAPCONF=$LAB/ldap.conf PROVISION_LAB_DIR=$LAB LAB_HOST=$1 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$LAB/bin
+EOF
+}
+
+ssh_config() {
+  cat <<EOF
+# provision lab: ssh -F $LAB/ssh/ssh_config srv|cli1|cli2 (from a lab namespace, e.g. ctl)
+Host *
+	User root
+	IdentityFile $LAB/ssh/id_ed25519
+	IdentitiesOnly yes
+	UserKnownHostsFile $LAB/ssh/known_hosts
+	GlobalKnownHostsFile /dev/null
+	StrictHostKeyChecking yes
+	UpdateHostKeys no
+	HashKnownHosts no
+	BatchMode yes
+	PasswordAuthentication no
+	KbdInteractiveAuthentication no
+	GSSAPIAuthentication no
+	ConnectTimeout 5
+	ServerAliveInterval 15
+	LogLevel ERROR
+EOF
+}
+
+# ---------------------------------------------------------------- up: steps
+# marks what the lab created outside its own dirs, so down removes exactly that
+mark_created() { # PATH MARKER
+  [ -e "$1" ] || {
+    mkdir -p "$1"
+    : >"$LAB/.made-$2"
+  }
+}
+
+setup_state() {
+  install -d -m 0755 "$LAB"
+  install -d -m 0755 "$LAB/bin" "$LAB/log" "$LAB/ctl" "$LAB/srv" "$LAB/cli1" "$LAB/cli2"
+  install -d -m 0700 "$LAB/cc" "$LAB/ssh"
+  local h
+  for h in "${HOSTS[@]}"; do install -d -m 0755 "$LAB/$h/run"; done
+  install -d -m 0755 "$LAB/srv/pid"
+  # the DC's admin password is fixed when it is provisioned; a kept DC keeps its file
+  if [ ! -f "$LAB/dc/.provisioned" ] || [ ! -s "$LAB/admin.pass" ]; then
+    printf '%s' "${LAB_ADMIN_PASS:-Lab-Adm1n-Passw0rd!}" | put "$LAB/admin.pass" 600
+  fi
+  printf '%s' "${LAB_USER_PASS:-Us3r-Passw0rd!x}" | put "$LAB/user.pass" 600
+  { printf 'username = Administrator\npassword = ' && cat "$LAB/admin.pass" &&
+    printf '\ndomain = %s\n' "$WG"; } | put "$LAB/admin.auth" 600
+  krb5_conf | put "$LAB/krb5.conf" 644
+  ldap_conf | put "$LAB/ldap.conf" 644
+  sed "s|@LAB@|$LAB|" "$HERE/lab-service" | put "$LAB/bin/lab-service" 755
+  # ssh: one client key, one host key per sshd host
+  [ -s "$LAB/ssh/id_ed25519" ] ||
+    ssh-keygen -q -t ed25519 -N '' -C provision-lab-client -f "$LAB/ssh/id_ed25519" </dev/null
+  for h in "${SSH_HOSTS[@]}"; do
+    [ -s "$LAB/ssh/host_${h}_ed25519" ] ||
+      ssh-keygen -q -t ed25519 -N '' -C "$h.$DNSDOM" -f "$LAB/ssh/host_${h}_ed25519" </dev/null
+    sshd_conf "$h" | put "$LAB/ssh/sshd_$h.conf" 600
+  done
+  printf 'from="%s.0/24" %s\n' "$NET" "$(cat "$LAB/ssh/id_ed25519.pub")" | put "$LAB/ssh/authorized_keys" 600
+  for h in "${SSH_HOSTS[@]}"; do
+    printf '%s,%s.%s,%s %s\n' "$h" "$h" "$DNSDOM" "${IP[$h]}" \
+      "$(cut -d' ' -f1,2 "$LAB/ssh/host_${h}_ed25519.pub")"
+  done | put "$LAB/ssh/known_hosts" 644
+  ssh_config | put "$LAB/ssh/ssh_config" 644
+  # sshd's privilege separation dir (shared by all namespaces, pitfall 13)
+  mark_created /run/sshd run-sshd
+  chmod 0755 /run/sshd
+  [ -d /run/samba ] || mark_created /run/samba run-samba
+}
+
+v6off() { # INTERFACE in the root namespace
+  [ ! -w "/proc/sys/net/ipv6/conf/$1/disable_ipv6" ] || echo 1 >"/proc/sys/net/ipv6/conf/$1/disable_ipv6"
+}
+
+setup_net() {
+  local h n v
+  if ! ip link show "$BR" >/dev/null 2>&1; then
+    ip link add "$BR" type bridge
+  fi
+  v6off "$BR"
+  ip addr replace "$BR_IP/24" dev "$BR"
+  ip link set "$BR" up
+  mountpoint -q /run/netns || : >"$LAB/.made-run-netns"
+  for h in "${HOSTS[@]}"; do
+    n=$(ns "$h")
+    v=pvlab-v$h
+    if ! ns_exists "$h"; then
+      ip netns del "$n" 2>/dev/null || true
+      ip netns add "$n"
+    fi
+    if ! ip -n "$n" link show eth0 >/dev/null 2>&1; then
+      ip link del "$v" 2>/dev/null || true
+      ip link add "$v" type veth peer name eth0 netns "$n"
+    fi
+    v6off "$v"
+    ip link set "$v" master "$BR" up
+    ns_exec "$h" sh -c 'for f in /proc/sys/net/ipv6/conf/*/disable_ipv6; do echo 1 >"$f"; done'
+    ip -n "$n" link set lo up
+    ip -n "$n" addr replace "${IP[$h]}/24" dev eth0
+    ip -n "$n" link set eth0 up
+  done
+}
+
+setup_netns_files() {
+  local h d
+  [ -d /etc/netns ] || mark_created /etc/netns etc-netns
+  for h in "${HOSTS[@]}"; do
+    d=/etc/netns/$(ns "$h")
+    install -d -m 0755 "$d" "$d/samba"
+    # hosts: repaired when a lab entry is missing; extra lines (aliases added by tests) stay
+    if ! hosts_ok "$d/hosts"; then
+      hosts_lines | put "$d/hosts" 644
+    fi
+    printf 'nameserver %s\nsearch %s\noptions timeout:2 attempts:2\n' "${IP[dc]}" "$DNSDOM" |
+      put "$d/resolv.conf" 644
+    put "$d/krb5.conf" 644 <"$LAB/krb5.conf"
+    # smb.conf is written once: the toolkit owns it afterwards (join, shares, ...)
+    case $h in
+      dc) [ ! -f "$LAB/dc/.provisioned" ] || put "$d/samba/smb.conf" 644 <"$LAB/dc/etc/smb.conf" ;;
+      srv)
+        [ -f "$d/samba/smb.conf" ] || member_smb_conf | put "$d/samba/smb.conf" 644
+        nsswitch_srv | put "$d/nsswitch.conf" 644
+        ;;
+      *) [ -f "$d/samba/smb.conf" ] || client_smb_conf "$h" | put "$d/samba/smb.conf" 644 ;;
+    esac
+  done
+}
+
+# provision the DC from nothing (runs in the background of `up`), pitfalls 2 and 3
+dc_provision() {
+  local d=$LAB/dc
+  rm -rf "$d"
+  install -d -m 0755 "$d" "$d/run" "$d/pid"
+  : >"$d/empty.conf"
+  lab_exec dc python3 "$HERE/lab-samba.py" provision -s "$d/empty.conf" \
+    --realm="$REALM" --domain="$WG" --server-role=dc --dns-backend=SAMBA_INTERNAL \
+    --use-rfc2307 --host-name=dc --host-ip="${IP[dc]}" --targetdir="$d" \
+    --option="interfaces = 127.0.0.1 ${IP[dc]}" --option="bind interfaces only = yes" \
+    --option="pid directory = $d/pid" --option="ncalrpc dir = $d/ncalrpc" \
+    --option="ntp signd socket directory = $d/ntp_signd" \
+    --option="usershare path = $d/usershares" \
+    --option="disable netbios = yes" --option="smb ports = 445" \
+    --option="log file = $LAB/log/dc.log" --option="max log size = 10000" \
+    --option="logging = file" </dev/null
+  sed -i '/dns forwarder/d' "$d/etc/smb.conf" # never forward: nothing leaves the lab
+  : >"$d/.provisioned"
+}
+
+dc_start() {
+  local pid
+  pid=$(dc_pid)
+  [ -z "$pid" ] || return 0
+  # a dead DC master may leave workers holding the ports: clear the namespace
+  kill_ns dc || true
+  rm -f "$LAB/dc/pid/"*.pid
+  say "starting samba (AD DC) in dc"
+  echo "=== $(date '+%F %T') samba -D" >>"$LAB/log/dc.out"
+  lab_exec dc /usr/sbin/samba -D -s "$LAB/dc/etc/smb.conf" </dev/null >>"$LAB/log/dc.out" 2>&1 ||
+    fail "samba did not start" "$LAB/log/dc.out" "$LAB/log/dc.log"
+}
+
+ldaps_ok() {
+  lab_exec ctl ldapsearch -x -o nettimeout=3 -H "ldaps://$DCNAME" -b '' -s base -LLL dnsHostName
+}
+
+kinit_admin() { # HOST [CCACHE]
+  local cc=${2:-FILE:$LAB/cc/$1}
+  lab_exec "$1" env KRB5CCNAME="$cc" kinit "Administrator@$REALM" <"$LAB/admin.pass"
+}
+
+dc_wait_ready() {
+  wait_for 60 test -s "$LAB/dc/private/tls/ca.pem" ||
+    fail "the DC made no TLS certificate" "$LAB/log/dc.out" "$LAB/log/dc.log"
+  put "$LAB/ca.pem" 644 <"$LAB/dc/private/tls/ca.pem"
+  wait_for 60 tcp_ok ctl "${IP[dc]}" 636 || fail "LDAPS (636) does not answer" "$LAB/log/dc.log"
+  wait_for 30 tcp_ok ctl "${IP[dc]}" 88 || fail "Kerberos (88) does not answer" "$LAB/log/dc.log"
+  wait_for 30 ldaps_ok || fail "LDAPS search with the CA verified fails" "$LAB/log/dc.log"
+  wait_for 30 kinit_admin dc || fail "kinit Administrator in dc fails" "$LAB/log/dc.log"
+}
+
+dns_missing() {
+  local h ans
+  for h in srv cli1 cli2 ctl; do
+    ans=$(ns_exec ctl dig +short +time=2 +tries=2 "@${IP[dc]}" "$h.$DNSDOM" A 2>/dev/null) || ans=""
+    [ "$ans" = "${IP[$h]}" ] || echo "$h=${IP[$h]}"
+  done
+}
+
+dc_dns_records() {
+  local missing
+  mapfile -t missing < <(dns_missing)
+  [ ${#missing[@]} -gt 0 ] || return 0
+  say "adding DNS A records: ${missing[*]}"
+  lab_exec dc python3 "$HERE/lab-samba.py" dns-add "$DCNAME" "$DNSDOM" "${missing[@]}" \
+    </dev/null >>"$LAB/log/dc-dns.log" 2>&1 || fail "samba-tool dns add failed" "$LAB/log/dc-dns.log"
+  mapfile -t missing < <(dns_missing)
+  [ ${#missing[@]} -eq 0 ] || fail "DNS records still missing: ${missing[*]}" "$LAB/log/dc-dns.log"
+}
+
+sshd_start() { # HOST
+  local h=$1 log=$LAB/log/sshd-$1.log
+  [ -z "$(sshd_pid "$h")" ] || return 0
+  rm -f "$LAB/$h/sshd.pid"
+  lab_exec "$h" /usr/sbin/sshd -f "$LAB/ssh/sshd_$h.conf" -E "$log" </dev/null >>"$log" 2>&1 ||
+    fail "sshd did not start in $h" "$log"
+}
+
+sshd_wait() { # HOST
+  wait_for 15 tcp_ok ctl "${IP[$1]}" 22 || fail "sshd of $1 does not answer" "$LAB/log/sshd-$1.log"
+}
+
+sshd_stop() { # HOST
+  local pid
+  pid=$(sshd_pid "$1")
+  [ -z "$pid" ] || kill_wait "$pid" || fail "sshd of $1 did not stop"
+  rm -f "$LAB/$1/sshd.pid"
+}
+
+# ---------------------------------------------------------------- commands
+cmd_up() {
+  need_root
+  check_labdir
+  check_tools
+  lock
+  local prov_pid="" h
+  rm -f "$LAB/.up"
+  setup_state
+  setup_net
+  setup_netns_files
+  if [ ! -f "$LAB/dc/.provisioned" ]; then
+    kill_ns dc || true
+    say "provisioning the DC (log: $LAB/log/dc-provision.log)"
+    dc_provision >"$LAB/log/dc-provision.log" 2>&1 &
+    prov_pid=$!
+    trap '[ -z "${prov_pid:-}" ] || kill "$prov_pid" 2>/dev/null || true' EXIT
+  fi
+  for h in "${SSH_HOSTS[@]}"; do sshd_start "$h"; done
+  if [ -n "$prov_pid" ]; then
+    wait "$prov_pid" || fail "DC provision failed" "$LAB/log/dc-provision.log"
+    prov_pid=""
+    trap - EXIT
+    say "DC provisioned"
+    setup_netns_files
+  fi
+  dc_start
+  dc_wait_ready
+  dc_dns_records
+  for h in "${SSH_HOSTS[@]}"; do sshd_wait "$h"; done
+  : >"$LAB/.up"
+  say "lab up (state $LAB)"
+}
+
+cmd_down() {
+  need_root
+  check_labdir
+  lock
+  local h present=()
+  for h in "${HOSTS[@]}"; do [ ! -e "/run/netns/pvlab-$h" ] || present+=("$h"); done
+  if [ ${#present[@]} -gt 0 ]; then
+    kill_ns "${present[@]}" || say "warning: some processes did not exit"
+  fi
+  for h in "${HOSTS[@]}"; do
+    [ ! -e "/run/netns/pvlab-$h" ] || ip netns del "pvlab-$h" 2>/dev/null || true
+    ! ip link show "pvlab-v$h" >/dev/null 2>&1 || ip link del "pvlab-v$h" 2>/dev/null || true
+  done
+  ! ip link show "$BR" >/dev/null 2>&1 || ip link del "$BR"
+  for h in "${HOSTS[@]}"; do rm -rf "/etc/netns/pvlab-$h"; done
+  # what the lab created outside its dirs (markers written by up)
+  if [ -e "$LAB/.made-etc-netns" ]; then rmdir /etc/netns 2>/dev/null || true; fi
+  if [ -e "$LAB/.made-run-netns" ] && [ -d /run/netns ] && [ -z "$(ls -A /run/netns)" ]; then
+    umount /run/netns 2>/dev/null || true
+    rmdir /run/netns 2>/dev/null || true
+  fi
+  if [ -e "$LAB/.made-run-sshd" ]; then rmdir /run/sshd 2>/dev/null || true; fi
+  if [ -e "$LAB/.made-run-samba" ]; then rmdir /run/samba 2>/dev/null || true; fi
+  if [ "${KEEP:-0}" = 1 ] && [ -f "$LAB/dc/.provisioned" ]; then
+    # keep the provisioned DC, keys and passwords; srv and the clients start afresh (unjoined)
+    rm -rf "$LAB/srv" "$LAB/ctl" "$LAB/cli1" "$LAB/cli2" "$LAB/cc" "$LAB/.up" "$LAB"/.made-* \
+      "$LAB"/.put.* "$LAB/dc/pid" "$LAB/dc/run"
+  else
+    rm -rf "$LAB"
+  fi
+  say "lab down"
+}
+
+cmd_status() {
+  local h rc=0 line pid
+  if ip link show "$BR" >/dev/null 2>&1; then echo "bridge $BR: present"; else
+    echo "bridge $BR: missing"
+    rc=1
+  fi
+  for h in "${HOSTS[@]}"; do
+    line=$(printf '%-5s %-12s' "$h" "${IP[$h]}")
+    if ns_exists "$h"; then line+=" ns=yes"; else
+      line+=" ns=NO"
+      rc=1
+    fi
+    case $h in
+      dc)
+        pid=$(dc_pid)
+        line+=" samba=${pid:--}"
+        [ -n "$pid" ] || rc=1
+        ;;
+      srv | cli1 | cli2)
+        pid=$(sshd_pid "$h")
+        line+=" sshd=${pid:--}"
+        [ -n "$pid" ] || rc=1
+        if [ "$h" = srv ]; then
+          line+=" winbindd=$(daemon_pid srv "$LAB/srv/pid/winbindd.pid" | grep . || echo -)"
+          line+=" smbd=$(daemon_pid srv "$LAB/srv/pid/smbd.pid" | grep . || echo -)"
+        fi
+        ;;
+    esac
+    echo "$line"
+  done
+  if [ ! -f "$LAB/.up" ]; then
+    echo "state $LAB: up not completed"
+    rc=1
+  fi
+  if [ "$rc" = 0 ]; then echo "lab: UP"; else echo "lab: DOWN or incomplete"; fi
+  return "$rc"
+}
+
+cmd_exec() {
+  need_root
+  [ $# -ge 1 ] || usage
+  local h=$1
+  shift
+  valid_host "$h" || die "unknown host '$h' (ctl dc srv cli1 cli2)"
+  [ "${1:-}" != -- ] || shift
+  [ $# -ge 1 ] || die "exec: no command"
+  [ -d "$LAB/$h/run" ] && ns_exists "$h" || die "lab host $h is not up (lab.sh up)"
+  lab_exec "$h" "$@"
+}
+
+cmd_sshd() {
+  need_root
+  [ $# -eq 2 ] || usage
+  local h=$1
+  case $h in srv | cli1 | cli2) ;; *) die "sshd: host must be srv, cli1 or cli2" ;; esac
+  ns_exists "$h" || die "lab host $h is not up"
+  lock
+  case $2 in
+    stop) sshd_stop "$h" ;;
+    start)
+      sshd_start "$h"
+      sshd_wait "$h"
+      ;;
+    *) usage ;;
+  esac
+}
+
+# ---------------------------------------------------------------- selfcheck
+SC_BAD=0
+check() { # NAME CMD...
+  local name=$1 out
+  shift
+  if out=$("$@" 2>&1); then
+    printf 'ok   %s\n' "$name"
+  else
+    printf 'FAIL %s\n' "$name"
+    printf '%s\n' "$out" | tail -n 5 | sed 's/^/       /'
+    SC_BAD=$((SC_BAD + 1))
+  fi
+}
+
+sc_dig() { # TYPE NAME EXPECT-REGEX
+  local ans
+  ans=$(ns_exec ctl dig +short +time=2 +tries=1 "@${IP[dc]}" "$2" "$1")
+  printf '%s\n' "$ans"
+  grep -Eq "$3" <<<"$ans"
+}
+sc_no_route() {
+  local h
+  for h in "${HOSTS[@]}"; do [ -z "$(ip -n "pvlab-$h" route show default)" ] || return 1; done
+}
+sc_no_forwarder() { ! grep -qi 'dns forwarder' "$LAB/dc/etc/smb.conf"; }
+sc_hostname() { [ "$(lab_exec "$1" hostname)" = "$1" ]; }
+sc_ldaps() {
+  lab_exec ctl ldapsearch -x -o nettimeout=5 -H "ldaps://$DCNAME" -D "Administrator@$DNSDOM" \
+    -y "$LAB/admin.pass" -b "$BASEDN" -s base -LLL dn | grep -qi "^dn: $BASEDN"
+}
+sc_ldaps_ip_refused() { ! lab_exec ctl ldapsearch -x -o nettimeout=5 -H "ldaps://${IP[dc]}" -b '' -s base -LLL; }
+sc_gssapi() {
+  lab_exec ctl env KRB5CCNAME="FILE:$LAB/cc/ctl.selfcheck" ldapsearch -Q -Y GSSAPI \
+    -o nettimeout=5 -H "ldap://$DCNAME" -b "$BASEDN" -s base -LLL dn | grep -qi "^dn: $BASEDN"
+}
+sc_ssh() { # HOST
+  [ "$(lab_exec ctl ssh -F "$LAB/ssh/ssh_config" "$1" hostname </dev/null)" = "$1" ]
+}
+sc_ssh_srv_env() {
+  local out
+  out=$(lab_exec ctl ssh -F "$LAB/ssh/ssh_config" srv \
+    'testparm -s 2>/dev/null | grep -E "^\s*(realm|security|workgroup) ="; klist -V >/dev/null;
+     [ "$(stat -c %d:%i /run/samba)" = "$(stat -c %d:%i "$PROVISION_LAB_DIR/srv/run")" ] && echo private-run-samba' </dev/null)
+  printf '%s\n' "$out"
+  grep -q 'realm = LAB.TEST' <<<"$out" && grep -q 'security = ADS' <<<"$out" &&
+    grep -q private-run-samba <<<"$out"
+}
+sc_ssh_srv_kinit() {
+  lab_exec ctl ssh -F "$LAB/ssh/ssh_config" srv \
+    'KRB5CCNAME=FILE:$PROVISION_LAB_DIR/cc/srv.selfcheck; export KRB5CCNAME; kinit Administrator && klist | grep -q "krbtgt/LAB.TEST@LAB.TEST"; rc=$?; kdestroy -q; exit $rc' \
+    <"$LAB/admin.pass"
+}
+
+cmd_selfcheck() {
+  need_root
+  local port h
+  for port in 389 636 88 445 53; do check "tcp $port dc from cli1" tcp_ok cli1 "${IP[dc]}" "$port"; done
+  check "DNS A srv.$DNSDOM = ${IP[srv]}" sc_dig A "srv.$DNSDOM" "^${IP[srv]//./\\.}\$"
+  check "DNS A ctl.$DNSDOM = ${IP[ctl]}" sc_dig A "ctl.$DNSDOM" "^${IP[ctl]//./\\.}\$"
+  check "DNS SRV _ldap._tcp.$DNSDOM" sc_dig SRV "_ldap._tcp.$DNSDOM" "389 dc\\.$DNSDOM\\.?$"
+  check "DC has no dns forwarder" sc_no_forwarder
+  check "no default route in the namespaces" sc_no_route
+  check "hostname = host (exec cli1)" sc_hostname cli1
+  check "LDAPS simple bind, CA verified (ctl)" sc_ldaps
+  check "LDAPS by IP refused (no SAN)" sc_ldaps_ip_refused
+  check "kinit Administrator, password on stdin (ctl)" kinit_admin ctl "FILE:$LAB/cc/ctl.selfcheck"
+  check "SASL/GSSAPI ldapsearch (ctl)" sc_gssapi
+  rm -f "$LAB/cc/ctl.selfcheck"
+  for h in "${SSH_HOSTS[@]}"; do check "ssh ctl -> $h" sc_ssh "$h"; done
+  check "ssh srv: member smb.conf, private /run/samba" sc_ssh_srv_env
+  check "ssh srv: kinit finds the lab realm" sc_ssh_srv_kinit
+  if [ "$SC_BAD" = 0 ]; then echo "selfcheck: all ok"; else echo "selfcheck: $SC_BAD FAILED"; fi
+  [ "$SC_BAD" = 0 ]
+}
+
+# ---------------------------------------------------------------- main
+[ $# -ge 1 ] || usage
+cmd=$1
+shift
+case $cmd in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  status) cmd_status ;;
+  selfcheck) cmd_selfcheck ;;
+  exec) cmd_exec "$@" ;;
+  sshd) cmd_sshd "$@" ;;
+  -h | --help | help) usage ;;
+  *) usage ;;
+esac
