@@ -101,4 +101,6 @@ format:
 clean:
 	rm -rf build bin
 
+.SECONDARY:
+
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,5 +1,4 @@
 /* util/buf.c: growable byte buffer. */
-#define _GNU_SOURCE
 #include "util/buf.h"
 
 #include <stdio.h>

@@ -27,10 +27,14 @@ int pv_error_prefix(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(pre, sizeof(pre), fmt, ap);
 	va_end(ap);
-	if (old[0])
-		snprintf(msg, sizeof(msg), "%s: %s", pre, old);
-	else
-		snprintf(msg, sizeof(msg), "%s", pre);
+	if (old[0]) {
+		char both[2 * sizeof(msg) + 2];
+
+		snprintf(both, sizeof(both), "%s: %s", pre, old);
+		snprintf(msg, sizeof(msg), "%.*s", (int)sizeof(msg) - 1, both);
+	} else {
+		memcpy(msg, pre, sizeof(msg));
+	}
 	return code;
 }
 

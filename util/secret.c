@@ -1,11 +1,11 @@
 /* util/secret.c: reading and wiping secrets. */
-#define _GNU_SOURCE
 #include "util/secret.h"
 
 #include "util/err.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

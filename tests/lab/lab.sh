@@ -9,6 +9,7 @@
 #
 # Environment: PROVISION_LAB_DIR (state, default /var/lib/provision-lab), LAB_ADMIN_PASS,
 # LAB_USER_PASS, KEEP=1 (down keeps the provisioned DC and keys for a faster next up).
+# shellcheck disable=SC2016 # single-quoted scripts run in the namespaces, expanded there
 set -euo pipefail
 export LC_ALL=C
 
@@ -112,7 +113,7 @@ put() {
 # pid from a pid file if that process is alive (not a zombie) and in namespace pvlab-HOST
 daemon_pid() { # HOST PIDFILE
   local p="" st
-  [ -r "$2" ] && read -r p _ <"$2" 2>/dev/null || true
+  if [ -r "$2" ]; then read -r p _ <"$2" 2>/dev/null || true; fi
   [[ $p =~ ^[0-9]+$ ]] || return 0
   st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$p/status" 2>/dev/null) || return 0
   [ -n "$st" ] && [ "$st" != Z ] || return 0
@@ -197,10 +198,11 @@ need_root() { [ "$(id -u)" = 0 ] || die "must run as root"; }
 check_tools() {
   local t missing=()
   for t in ip unshare flock samba samba-tool smbd winbindd net wbinfo testparm smbclient \
-    kinit klist ldapsearch dig ssh ssh-keygen python3 timeout; do
+    kinit klist ldapsearch dig ssh ssh-keygen timeout; do
     command -v "$t" >/dev/null 2>&1 || missing+=("$t")
   done
   [ -x /usr/sbin/sshd ] || missing+=(sshd)
+  [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import samba" 2>/dev/null || missing+=(python3-samba)
   [ ${#missing[@]} -eq 0 ] || die "missing tools: ${missing[*]} (run make deps)"
 }
 
@@ -500,7 +502,7 @@ dc_provision() {
   rm -rf "$d"
   install -d -m 0755 "$d" "$d/run" "$d/pid"
   : >"$d/empty.conf"
-  lab_exec dc python3 "$HERE/lab-samba.py" provision -s "$d/empty.conf" \
+  lab_exec dc /usr/bin/python3 "$HERE/lab-samba.py" provision -s "$d/empty.conf" \
     --realm="$REALM" --domain="$WG" --server-role=dc --dns-backend=SAMBA_INTERNAL \
     --use-rfc2307 --host-name=dc --host-ip="${IP[dc]}" --targetdir="$d" \
     --option="interfaces = 127.0.0.1 ${IP[dc]}" --option="bind interfaces only = yes" \
@@ -559,7 +561,7 @@ dc_dns_records() {
   mapfile -t missing < <(dns_missing)
   [ ${#missing[@]} -gt 0 ] || return 0
   say "adding DNS A records: ${missing[*]}"
-  lab_exec dc python3 "$HERE/lab-samba.py" dns-add "$DCNAME" "$DNSDOM" "${missing[@]}" \
+  lab_exec dc /usr/bin/python3 "$HERE/lab-samba.py" dns-add "$DCNAME" "$DNSDOM" "${missing[@]}" \
     </dev/null >>"$LAB/log/dc-dns.log" 2>&1 || fail "samba-tool dns add failed" "$LAB/log/dc-dns.log"
   mapfile -t missing < <(dns_missing)
   [ ${#missing[@]} -eq 0 ] || fail "DNS records still missing: ${missing[*]}" "$LAB/log/dc-dns.log"
@@ -569,8 +571,8 @@ sshd_start() { # HOST
   local h=$1 log=$LAB/log/sshd-$1.log
   [ -z "$(sshd_pid "$h")" ] || return 0
   rm -f "$LAB/$h/sshd.pid"
-  lab_exec "$h" /usr/sbin/sshd -f "$LAB/ssh/sshd_$h.conf" -E "$log" </dev/null >>"$log" 2>&1 ||
-    fail "sshd did not start in $h" "$log"
+  lab_exec "$h" /usr/sbin/sshd -f "$LAB/ssh/sshd_$h.conf" -E "$log" </dev/null \
+    >>"$LAB/log/sshd-$h.out" 2>&1 || fail "sshd did not start in $h" "$LAB/log/sshd-$h.out" "$log"
 }
 
 sshd_wait() { # HOST
@@ -697,7 +699,7 @@ cmd_exec() {
   valid_host "$h" || die "unknown host '$h' (ctl dc srv cli1 cli2)"
   [ "${1:-}" != -- ] || shift
   [ $# -ge 1 ] || die "exec: no command"
-  [ -d "$LAB/$h/run" ] && ns_exists "$h" || die "lab host $h is not up (lab.sh up)"
+  if ! [ -d "$LAB/$h/run" ] || ! ns_exists "$h"; then die "lab host $h is not up (lab.sh up)"; fi
   lab_exec "$h" "$@"
 }
 

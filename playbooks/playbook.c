@@ -1,0 +1,1246 @@
+/* playbooks/playbook.c: the playbook schema: node tree -> validated struct pv_playbook.
+ *
+ * Each section is read by one function that first checks the mapping's keys (unknown,
+ * duplicate), then reads each key with a typed getter that names the exact node on failure.
+ * Processing stops at the first error; everything already filled in is freed by
+ * pv_playbook_free(), so no error path frees by hand. */
+#include "playbooks/playbook.h"
+
+#include "playbooks/names.h"
+#include "playbooks/tree.h"
+#include "util/buf.h"
+#include "util/err.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PLAYBOOK_MAX (16u << 20) /* a playbook larger than this is surely not one */
+
+#define DEFAULT_LAB "provision"
+#define DEFAULT_SSH_USER "root"
+#define DEFAULT_ADMIN "Administrator"
+#define DEFAULT_USER_TEMPLATE "{client}-u{n}"
+#define DEFAULT_ALIAS_TEMPLATE "{server}u{n}"
+#define DEFAULT_SHARE_TEMPLATE "fsroot{k}"
+#define DEFAULT_SHARE_PATH "/srv/provision"
+#define DEFAULT_SERVICE "systemctl {action} {service}"
+#define DEFAULT_DRIVER "command"
+#define DEFAULT_METRIC "req_queue"
+
+static const char *const top_keys[] = { "lab",     "ssh",        "domain", "users", "server",
+					"clients", "controller", "driver", "drain", NULL };
+static const char *const ssh_keys[] = { "user",       "port",    "identity", "known_hosts",
+					"accept_new", "timeout", NULL };
+static const char *const domain_keys[] = { "realm",     "netbios", "dns_domain", "base_dn",
+					   "dc",        "dc_address", "transport", "ca_file",
+					   "timeout",   "admin",   "admin_password", NULL };
+static const char *const users_keys[] = { "per_client", "name_template", "ou", "password",
+					  NULL };
+static const char *const server_keys[] = { "name",           "address", "ssh",
+					   "alias_template", "shares",  "share_template",
+					   "share_path",     "fileset", "service", NULL };
+static const char *const client_keys[] = { "name", "address", "os", "ssh", NULL };
+static const char *const controller_keys[] = { "results", "host", NULL };
+static const char *const chost_keys[] = { "name", "address", "ssh", NULL };
+static const char *const driver_keys[] = { "name", "client_command", "controller_command",
+					   "timeout", NULL };
+static const char *const drain_keys[] = { "command",  "metric",  "threshold",
+					  "interval", "timeout", NULL };
+static const char *const secret_keys[] = { "file", "env", "stdin", "prompt", NULL };
+static const char *const transports[] = { "ldaps", "starttls", "gssapi", NULL };
+static const char *const oses[] = { "linux", "windows", NULL };
+
+#define SECRET_FORMS "{file: PATH}, {env: NAME}, {stdin: true} or {prompt: true}"
+
+struct ctx {
+	const char *name;        /* file name in messages */
+	const char *const *ovr;  /* overrides, for messages about nodes they made */
+	bool redact;             /* hide the override's value in the next message */
+	struct pv_playbook *pb;
+	struct pv_ssh ssh;       /* top-level ssh: the defaults every host starts from */
+	const struct pv_node *name_template, *alias_template, *server_name, *clients;
+};
+
+/* ---- messages ---------------------------------------------------------------------------- */
+
+static int oom(void)
+{
+	return pv_error(PV_EIO, "out of memory");
+}
+
+/* "command line: option 'K=V'", the value hidden when it may be a password. */
+static void option_name(const char *o, bool redact, char *buf, size_t sz)
+{
+	const char *eq = strchr(o, '=');
+	size_t kl = eq ? (size_t)(eq - o) : strlen(o);
+
+	if (eq && (redact || memmem(o, kl, "pass", 4) || memmem(o, kl, "secret", 6)))
+		snprintf(buf, sz, "command line: option '%.*s=<hidden>'", (int)kl, o);
+	else
+		snprintf(buf, sz, "command line: option '%s'", o);
+}
+
+/* Where a node came from: "FILE:LINE:COL" or the override that made it. */
+static void where(const struct ctx *c, const struct pv_node *at, char *buf, size_t sz)
+{
+	if (!at)
+		snprintf(buf, sz, "%s", c->name);
+	else if (at->origin < 0)
+		snprintf(buf, sz, "%s:%d:%d", c->name, at->line, at->col);
+	else
+		option_name(c->ovr[at->origin], c->redact, buf, sz);
+}
+
+static int fail(struct ctx *c, const struct pv_node *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct ctx *c, const struct pv_node *at, const char *fmt, ...)
+{
+	char loc[512], msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	where(c, at, loc, sizeof(loc));
+	return pv_error(PV_ECONFIG, "%s: %s", loc, msg);
+}
+
+/* Put the location in front of the message a helper (names.c) just recorded. */
+static int fail_recorded(struct ctx *c, const struct pv_node *at, const char *hint)
+{
+	char loc[512], msg[1024];
+
+	where(c, at, loc, sizeof(loc));
+	snprintf(msg, sizeof(msg), "%s", pv_errmsg());
+	return pv_error(PV_ECONFIG, "%s: %s%s", loc, msg, hint ? hint : "");
+}
+
+static const char *kind_name(const struct pv_node *n)
+{
+	if (n->kind == PV_NODE_MAPPING)
+		return "a mapping";
+	if (n->kind == PV_NODE_SEQUENCE)
+		return "a sequence";
+	return pv_tree_is_null(n) ? "empty" : "a string";
+}
+
+/* Optimal string alignment distance (edits and adjacent swaps), capped for short keys. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[33][33];
+
+	if (la > 32 || lb > 32)
+		return 99;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+/* " (did you mean 'x'?)" for the closest word within 2 edits, else "". */
+static void suggest(const char *word, const char *const *words, char *buf, size_t sz)
+{
+	size_t best = 3, d;
+	const char *pick = NULL;
+
+	for (size_t i = 0; words[i]; i++) {
+		d = distance(word, words[i]);
+		if (d < best) {
+			best = d;
+			pick = words[i];
+		}
+	}
+	if (pick)
+		snprintf(buf, sz, " (did you mean '%s'?)", pick);
+	else
+		buf[0] = '\0';
+}
+
+static void join_words(const char *const *words, char *buf, size_t sz)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; words[i] && used < sz; i++) {
+		int w = snprintf(buf + used, sz - used, "%s%s", i ? ", " : "", words[i]);
+
+		if (w < 0)
+			return;
+		used += (size_t)w;
+	}
+}
+
+static void key_path(char *buf, size_t sz, const char *parent, const char *key)
+{
+	if (parent && *parent)
+		snprintf(buf, sz, "%s.%s", parent, key);
+	else
+		snprintf(buf, sz, "%s", key);
+}
+
+/* ---- typed getters ------------------------------------------------------------------------ */
+
+/* map is a mapping whose keys are all in keys[], each once. path "" is the top level. */
+static int check_map(struct ctx *c, const struct pv_node *map, const char *path,
+		     const char *const *keys, const char *expect)
+{
+	char list[256], hint[64], in[160];
+
+	if (map->kind != PV_NODE_MAPPING) {
+		if (!*path)
+			return fail(c, map, "the playbook is %s; expected a mapping of settings",
+				    kind_name(map));
+		return fail(c, map, "'%s' is %s; expected %s", path, kind_name(map), expect);
+	}
+	if (*path)
+		snprintf(in, sizeof(in), "in '%s'", path);
+	else
+		snprintf(in, sizeof(in), "at top level");
+	for (size_t i = 0; i < map->n; i++) {
+		const struct pv_node *k = map->keys[i];
+		bool known = false;
+
+		for (size_t j = 0; keys[j] && !known; j++)
+			known = !strcmp(keys[j], k->text);
+		if (!known) {
+			suggest(k->text, keys, hint, sizeof(hint));
+			join_words(keys, list, sizeof(list));
+			return fail(c, k, "unknown key '%s' %s%s; expected one of: %s", k->text, in,
+				    hint, list);
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(map->keys[j]->text, k->text))
+				continue;
+			if (map->keys[j]->origin < 0)
+				return fail(c, k, "duplicate key '%s' %s (first at line %d); "
+					    "expected each key once", k->text, in,
+					    map->keys[j]->line);
+			return fail(c, k, "duplicate key '%s' %s; expected each key once",
+				    k->text, in);
+		}
+	}
+	return 0;
+}
+
+/* The text of a scalar with a value; anything else is an error naming path and expect. */
+static int text_of(struct ctx *c, const struct pv_node *v, const char *path, const char *expect,
+		   const char **out)
+{
+	if (v->kind != PV_NODE_SCALAR)
+		return fail(c, v, "'%s' is %s; expected %s", path, kind_name(v), expect);
+	if (pv_tree_is_null(v))
+		return fail(c, v, "'%s' has no value; expected %s", path, expect);
+	if (!v->text[0])
+		return fail(c, v, "'%s' is empty; expected %s", path, expect);
+	*out = v->text;
+	return 0;
+}
+
+/* A present key as text: *out NULL when absent. */
+static int get_text(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		    const char *expect, const char **out, const struct pv_node **at)
+{
+	const struct pv_node *v = pv_tree_get(map, key);
+	char path[256];
+
+	*out = NULL;
+	if (at)
+		*at = v;
+	if (!v)
+		return 0;
+	key_path(path, sizeof(path), parent, key);
+	return text_of(c, v, path, expect, out);
+}
+
+static int set_str(char **dst, const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		return oom();
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+/* A string key: *dst replaced when present, kept (a default or NULL) when absent. */
+static int get_str(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		   const char *expect, char **dst, const struct pv_node **at)
+{
+	const char *s;
+	int r;
+
+	if ((r = get_text(c, map, parent, key, expect, &s, at)) || !s)
+		return r;
+	return set_str(dst, s);
+}
+
+static int get_long(struct ctx *c, const struct pv_node *map, const char *parent,
+		    const char *key, long lo, long hi, long *dst, const struct pv_node **at)
+{
+	const struct pv_node *v;
+	char expect[64], path[256], *end;
+	const char *s;
+	long val;
+	int r;
+
+	snprintf(expect, sizeof(expect), "an integer from %ld to %ld", lo, hi);
+	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+		return r;
+	if (at)
+		*at = v;
+	key_path(path, sizeof(path), parent, key);
+	errno = 0;
+	val = strtol(s, &end, 10);
+	if (*end || end == s || isspace((unsigned char)*s))
+		return fail(c, v, "'%s' is '%.64s', not an integer; expected %s", path, s, expect);
+	if (errno == ERANGE || val < lo || val > hi)
+		return fail(c, v, "'%s' is %.64s, out of range; expected %s", path, s, expect);
+	*dst = val;
+	return 0;
+}
+
+static int get_int(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		   int lo, int hi, int *dst)
+{
+	long v = *dst;
+	int r = get_long(c, map, parent, key, lo, hi, &v, NULL);
+
+	if (!r)
+		*dst = (int)v;
+	return r;
+}
+
+static int get_uint(struct ctx *c, const struct pv_node *map, const char *parent,
+		    const char *key, unsigned lo, unsigned hi, unsigned *dst,
+		    const struct pv_node **at)
+{
+	long v = *dst;
+	int r = get_long(c, map, parent, key, lo, hi, &v, at);
+
+	if (!r)
+		*dst = (unsigned)v;
+	return r;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	if (!strcasecmp(s, "true") || !strcasecmp(s, "yes"))
+		*out = true;
+	else if (!strcasecmp(s, "false") || !strcasecmp(s, "no"))
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+static int get_bool(struct ctx *c, const struct pv_node *map, const char *parent,
+		    const char *key, bool *dst)
+{
+	const struct pv_node *v;
+	const char *expect = "true or false (yes or no)", *s;
+	char path[256];
+	int r;
+
+	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+		return r;
+	key_path(path, sizeof(path), parent, key);
+	if (parse_bool(s, dst))
+		return fail(c, v, "'%s' is '%.64s'; expected %s", path, s, expect);
+	return 0;
+}
+
+static int get_enum(struct ctx *c, const struct pv_node *map, const char *parent,
+		    const char *key, const char *const *names, int *dst)
+{
+	const struct pv_node *v;
+	char expect[128], path[256], hint[64];
+	const char *s;
+	int r;
+
+	snprintf(expect, sizeof(expect), "one of: ");
+	join_words(names, expect + strlen(expect), sizeof(expect) - strlen(expect));
+	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+		return r;
+	for (int i = 0; names[i]; i++) {
+		if (!strcmp(names[i], s)) {
+			*dst = i;
+			return 0;
+		}
+	}
+	key_path(path, sizeof(path), parent, key);
+	suggest(s, names, hint, sizeof(hint));
+	return fail(c, v, "'%s' is '%.64s'%s; expected %s", path, s, hint, expect);
+}
+
+static int require(struct ctx *c, const struct pv_node *map, const char *parent,
+		   const char *key, const char *form)
+{
+	if (pv_tree_get(map, key))
+		return 0;
+	if (*parent)
+		return fail(c, map, "missing required key '%s' in '%s'; expected %s: %s", key,
+			    parent, key, form);
+	return fail(c, map, "missing required key '%s' at top level; expected %s: %s", key, key,
+		    form);
+}
+
+/* ---- paths -------------------------------------------------------------------------------- */
+
+static const char *home(void)
+{
+	const char *h = getenv("HOME");
+	const struct passwd *pw;
+
+	if (h && *h)
+		return h;
+	pw = getpwuid(getuid());
+	return pw && pw->pw_dir ? pw->pw_dir : "/";
+}
+
+/* p made absolute: "~/x" under $HOME, a relative path under the playbook's folder. */
+static char *resolve(const char *dir, const char *p)
+{
+	char *out;
+
+	if (p[0] == '/')
+		return strdup(p);
+	if (p[0] == '~' && (p[1] == '/' || !p[1]))
+		return asprintf(&out, "%s%s", home(), p + 1) < 0 ? NULL : out;
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	return asprintf(&out, "%s/%s", dir, p) < 0 ? NULL : out;
+}
+
+static int get_path(struct ctx *c, const struct pv_node *map, const char *parent,
+		    const char *key, char **dst)
+{
+	const char *s;
+	char *abs;
+	int r;
+
+	if ((r = get_text(c, map, parent, key, "a file path", &s, NULL)) || !s)
+		return r;
+	if (!(abs = resolve(c->pb->dir, s)))
+		return oom();
+	free(*dst);
+	*dst = abs;
+	return 0;
+}
+
+/* ---- value checks ------------------------------------------------------------------------- */
+
+static bool is_ip(const char *s)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+
+	return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1;
+}
+
+static int get_ip(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		  char **dst)
+{
+	const char *expect = "an IPv4 or IPv6 address such as 198.18.0.20", *s;
+	const struct pv_node *v;
+	char path[256];
+	int r;
+
+	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+		return r;
+	key_path(path, sizeof(path), parent, key);
+	if (!is_ip(s))
+		return fail(c, v, "'%s' is '%.64s', not an IP address; expected %s", path, s,
+			    expect);
+	return set_str(dst, s);
+}
+
+/* DNS-style name: dot-separated labels of letters, digits, '-' and (for hosts) '_'.
+ * Returns NULL when fine, else what is wrong. */
+static const char *bad_dns(const char *s, bool underscore)
+{
+	size_t label = 0;
+
+	if (strlen(s) > 253)
+		return "is longer than 253 characters";
+	for (const char *p = s;; p++) {
+		if (*p == '.' || !*p) {
+			if (!label)
+				return "has an empty label";
+			if (p[-1] == '-')
+				return "has a label ending with '-'";
+			if (label > 63)
+				return "has a label longer than 63 characters";
+			if (!*p)
+				return NULL;
+			label = 0;
+			continue;
+		}
+		if (!isalnum((unsigned char)*p) && *p != '-' && !(underscore && *p == '_'))
+			return "contains a character other than letters, digits, '-' and '.'";
+		if (!label && *p == '-')
+			return "has a label starting with '-'";
+		label++;
+	}
+}
+
+static int get_dns(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		   bool underscore, const char *expect, char **dst, const struct pv_node **at)
+{
+	const struct pv_node *v;
+	const char *s, *why;
+	char path[256];
+	int r;
+
+	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+		return r;
+	if (at)
+		*at = v;
+	key_path(path, sizeof(path), parent, key);
+	if ((why = bad_dns(s, underscore)))
+		return fail(c, v, "'%s' value '%.64s' %s; expected %s", path, s, why, expect);
+	return set_str(dst, s);
+}
+
+static void upcase(char *s)
+{
+	for (; *s; s++)
+		*s = (char)toupper((unsigned char)*s);
+}
+
+static void downcase(char *s)
+{
+	for (; *s; s++)
+		*s = (char)tolower((unsigned char)*s);
+}
+
+/* A distinguished name, checked loosely: every comma-separated part is ATTR=VALUE. */
+static int get_dn(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		  char **dst)
+{
+	const char *expect = "a DN such as OU=provision,DC=lab,DC=test", *s;
+	const struct pv_node *v;
+	char path[256];
+	int r;
+
+	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+		return r;
+	key_path(path, sizeof(path), parent, key);
+	for (const char *p = s; *p;) {
+		size_t len = strcspn(p, ",");
+		const char *eq = memchr(p, '=', len);
+
+		if (!eq || eq == p || eq == p + len - 1)
+			return fail(c, v, "'%s' is '%.64s', not a DN; expected %s", path, s,
+				    expect);
+		p += len;
+		if (*p == ',' && !*++p)
+			return fail(c, v, "'%s' ends with ','; expected %s", path, expect);
+	}
+	return set_str(dst, s);
+}
+
+/* A template key: placeholders checked against allowed and required. */
+static int get_template(struct ctx *c, const struct pv_node *map, const char *parent,
+			const char *key, unsigned allowed, unsigned required, char **dst,
+			const struct pv_node **at)
+{
+	const struct pv_node *v;
+	const char *s;
+	int r;
+
+	if ((r = get_text(c, map, parent, key, "a name template", &s, &v)) || !s)
+		return r;
+	if (at)
+		*at = v;
+	if (pv_names_check_template(s, allowed, required))
+		return fail_recorded(c, v, NULL);
+	return set_str(dst, s);
+}
+
+/* ---- sections ----------------------------------------------------------------------------- */
+
+static void ssh_release(struct pv_ssh *s)
+{
+	free(s->user);
+	free(s->identity);
+	free(s->known_hosts);
+	memset(s, 0, sizeof(*s));
+}
+
+static int ssh_copy(struct pv_ssh *dst, const struct pv_ssh *src)
+{
+	*dst = *src;
+	dst->user = dst->identity = dst->known_hosts = NULL;
+	if ((src->user && !(dst->user = strdup(src->user))) ||
+	    (src->identity && !(dst->identity = strdup(src->identity))) ||
+	    (src->known_hosts && !(dst->known_hosts = strdup(src->known_hosts)))) {
+		ssh_release(dst);
+		return oom();
+	}
+	return 0;
+}
+
+static int ssh_defaults(struct pv_ssh *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->port = 22;
+	s->timeout = 10;
+	s->user = strdup(DEFAULT_SSH_USER);
+	if (asprintf(&s->known_hosts, "%s/.ssh/known_hosts", home()) < 0)
+		s->known_hosts = NULL;
+	if (!s->user || !s->known_hosts) {
+		ssh_release(s);
+		return oom();
+	}
+	return 0;
+}
+
+/* Apply an ssh: mapping (at map[key]) over *s. */
+static int parse_ssh(struct ctx *c, const struct pv_node *parent_map, const char *parent,
+		     struct pv_ssh *s)
+{
+	const struct pv_node *m = pv_tree_get(parent_map, "ssh");
+	char path[128];
+	int r;
+
+	if (!m)
+		return 0;
+	key_path(path, sizeof(path), parent, "ssh");
+	if ((r = check_map(c, m, path, ssh_keys, "a mapping of ssh settings (user, port, ...)")) ||
+	    (r = get_str(c, m, path, "user", "a login name", &s->user, NULL)) ||
+	    (r = get_int(c, m, path, "port", 1, 65535, &s->port)) ||
+	    (r = get_path(c, m, path, "identity", &s->identity)) ||
+	    (r = get_path(c, m, path, "known_hosts", &s->known_hosts)) ||
+	    (r = get_bool(c, m, path, "accept_new", &s->accept_new)) ||
+	    (r = get_int(c, m, path, "timeout", 1, 3600, &s->timeout)))
+		return r;
+	return 0;
+}
+
+/* name, address, os and ssh of a host mapping already key-checked. */
+static int parse_host(struct ctx *c, const struct pv_node *m, const char *path, bool need_address,
+		      bool has_os, struct pv_host *h, const struct pv_node **name_at)
+{
+	const char *expect = "a host name such as srv or srv.lab.test";
+	int os = PV_OS_LINUX, r;
+
+	h->line = m->line;
+	h->col = m->col;
+	if ((r = require(c, m, path, "name", "HOST")) ||
+	    (need_address && (r = require(c, m, path, "address", "IP-ADDRESS"))) ||
+	    (r = get_dns(c, m, path, "name", true, expect, &h->name, name_at)) ||
+	    (r = get_ip(c, m, path, "address", &h->address)) ||
+	    (has_os && (r = get_enum(c, m, path, "os", oses, &os))) ||
+	    (r = ssh_copy(&h->ssh, &c->ssh)) || (r = parse_ssh(c, m, path, &h->ssh)))
+		return r;
+	h->os = (enum pv_os)os;
+	return 0;
+}
+
+static void host_release(struct pv_host *h)
+{
+	free(h->name);
+	free(h->address);
+	ssh_release(&h->ssh);
+	memset(h, 0, sizeof(*h));
+}
+
+static int parse_secret(struct ctx *c, const struct pv_node *map, const char *parent,
+			const char *key, struct pv_secret_ref *ref)
+{
+	const struct pv_node *m = pv_tree_get(map, key), *v;
+	char path[256], sub[320];
+	const char *s;
+	bool yes;
+	int r;
+
+	if (!m)
+		return 0;
+	key_path(path, sizeof(path), parent, key);
+	if (m->kind == PV_NODE_SCALAR && !pv_tree_is_null(m)) {
+		c->redact = true; /* the value may be the password itself */
+		r = fail(c, m, "plain string for '%s': secrets are not allowed in a playbook; use "
+			 SECRET_FORMS, path);
+		c->redact = false;
+		return r;
+	}
+	if ((r = check_map(c, m, path, secret_keys, "a secret reference: " SECRET_FORMS)))
+		return r;
+	if (m->n != 1)
+		return fail(c, m, "'%s' %s; expected exactly one of " SECRET_FORMS, path,
+			    m->n ? "names more than one source" : "is empty");
+	ref->line = m->line;
+	ref->col = m->col;
+	v = m->items[0];
+	key_path(sub, sizeof(sub), path, m->keys[0]->text);
+	if (!strcmp(m->keys[0]->text, "file")) {
+		ref->source = PV_SECRET_FILE;
+		return get_path(c, m, path, "file", &ref->value);
+	}
+	if (!strcmp(m->keys[0]->text, "env")) {
+		ref->source = PV_SECRET_ENV;
+		if ((r = text_of(c, v, sub, "an environment variable name", &s)))
+			return r;
+		for (const char *p = s; *p; p++)
+			if (!(isalnum((unsigned char)*p) || *p == '_') || isdigit((unsigned char)*s))
+				return fail(c, v, "'%s' is '%.64s', not a variable name; expected "
+					    "letters, digits and '_', not starting with a digit",
+					    sub, s);
+		return set_str(&ref->value, s);
+	}
+	ref->source = !strcmp(m->keys[0]->text, "stdin") ? PV_SECRET_STDIN : PV_SECRET_PROMPT;
+	if ((r = text_of(c, v, sub, "true", &s)))
+		return r;
+	if (parse_bool(s, &yes) || !yes)
+		return fail(c, v, "'%s' is '%.64s'; expected true (leave the key out otherwise)",
+			    sub, s);
+	return 0;
+}
+
+static int parse_domain(struct ctx *c, const struct pv_node *root)
+{
+	struct pv_domain *d = &c->pb->domain;
+	const struct pv_node *m = pv_tree_get(root, "domain"), *v;
+	int transport = PV_LDAP_LDAPS, r;
+	const char *s;
+
+	if ((r = require(c, root, "", "domain", "{realm: ..., netbios: ..., dc: ..., ...}")) ||
+	    (r = check_map(c, m, "domain", domain_keys, "a mapping of domain settings (realm, ...)")) ||
+	    (r = require(c, m, "domain", "realm", "REALM such as LAB.TEST")) ||
+	    (r = require(c, m, "domain", "netbios", "NETBIOS-NAME such as LAB")) ||
+	    (r = require(c, m, "domain", "dc", "DC-HOST-NAME such as dc.lab.test")) ||
+	    (r = require(c, m, "domain", "admin_password", SECRET_FORMS)))
+		return r;
+
+	if ((r = get_dns(c, m, "domain", "realm", false, "a realm of letters, digits, '.' and '-' "
+			 "such as LAB.TEST", &d->realm, NULL)))
+		return r;
+	upcase(d->realm);
+	if ((r = get_text(c, m, "domain", "netbios", "a NetBIOS domain name such as LAB", &s, &v)))
+		return r;
+	if (pv_names_check_host("NetBIOS domain name", s))
+		return fail_recorded(c, v, NULL);
+	if ((r = set_str(&d->netbios, s)))
+		return r;
+	upcase(d->netbios);
+
+	if ((r = set_str(&d->dns_domain, d->realm)))
+		return r;
+	if ((r = get_dns(c, m, "domain", "dns_domain", false, "a DNS domain such as lab.test",
+			 &d->dns_domain, NULL)))
+		return r;
+	downcase(d->dns_domain);
+	if ((r = get_dn(c, m, "domain", "base_dn", &d->base_dn)))
+		return r;
+	if (!d->base_dn) {
+		/* DC=<label> for each DNS label (RFC 2247) */
+		struct pv_buf b = PV_BUF_INIT;
+
+		for (const char *p = d->dns_domain; *p;) {
+			size_t len = strcspn(p, ".");
+
+			if (pv_buf_addf(&b, "%sDC=%.*s", b.len ? "," : "", (int)len, p) < 0) {
+				pv_buf_release(&b, 0);
+				return oom();
+			}
+			p += len;
+			if (*p)
+				p++;
+		}
+		if (!(d->base_dn = pv_buf_detach(&b)))
+			return oom();
+	}
+	if ((r = get_dns(c, m, "domain", "dc", true, "the DC's host name as in its certificate, "
+			 "such as dc.lab.test", &d->dc_name, NULL)) ||
+	    (r = get_ip(c, m, "domain", "dc_address", &d->dc_address)) ||
+	    (r = get_enum(c, m, "domain", "transport", transports, &transport)))
+		return r;
+	d->transport = (enum pv_ldap_transport)transport;
+	if (d->transport != PV_LDAP_GSSAPI &&
+	    (r = require(c, m, "domain", "ca_file",
+			 "PATH (the CA that signed the DC's certificate; needed unless transport "
+			 "is gssapi)")))
+		return r;
+	d->timeout = 10;
+	if ((r = get_path(c, m, "domain", "ca_file", &d->ca_file)) ||
+	    (r = get_int(c, m, "domain", "timeout", 1, 3600, &d->timeout)) ||
+	    (r = set_str(&d->admin, DEFAULT_ADMIN)) ||
+	    (r = get_str(c, m, "domain", "admin", "an account name such as Administrator",
+			 &d->admin, NULL)) ||
+	    (r = parse_secret(c, m, "domain", "admin_password", &d->admin_password)))
+		return r;
+	return 0;
+}
+
+static int parse_users(struct ctx *c, const struct pv_node *root)
+{
+	struct pv_users *u = &c->pb->users;
+	const struct pv_node *m = pv_tree_get(root, "users");
+	int r;
+
+	u->per_client = 1;
+	if ((r = set_str(&u->name_template, DEFAULT_USER_TEMPLATE)))
+		return r;
+	if (m) {
+		if ((r = check_map(c, m, "users", users_keys,
+				   "a mapping of user settings (per_client, ...)")) ||
+		    (r = get_uint(c, m, "users", "per_client", 1, 1000000, &u->per_client, NULL)) ||
+		    (r = get_template(c, m, "users", "name_template",
+				      PV_NAMES_CLIENT | PV_NAMES_SERVER | PV_NAMES_N, PV_NAMES_N,
+				      &u->name_template, &c->name_template)) ||
+		    (r = get_dn(c, m, "users", "ou", &u->ou)) ||
+		    (r = parse_secret(c, m, "users", "password", &u->password)))
+			return r;
+	}
+	if (!u->ou && asprintf(&u->ou, "OU=%s,%s", c->pb->lab, c->pb->domain.base_dn) < 0) {
+		u->ou = NULL;
+		return oom();
+	}
+	return 0;
+}
+
+static int parse_server(struct ctx *c, const struct pv_node *root)
+{
+	struct pv_server *s = &c->pb->server;
+	const struct pv_node *m = pv_tree_get(root, "server"), *v;
+	int r;
+
+	if (!m)
+		return 0;
+	c->pb->has_server = true;
+	s->shares = 1;
+	if ((r = check_map(c, m, "server", server_keys,
+			   "a mapping of file server settings (name, address, ...)")) ||
+	    (r = parse_host(c, m, "server", true, false, &s->host, &c->server_name)) ||
+	    (r = set_str(&s->alias_template, DEFAULT_ALIAS_TEMPLATE)) ||
+	    (r = get_template(c, m, "server", "alias_template", PV_NAMES_SERVER | PV_NAMES_N,
+			      PV_NAMES_N, &s->alias_template, &c->alias_template)) ||
+	    (r = get_uint(c, m, "server", "shares", 1, 64, &s->shares, NULL)) ||
+	    (r = set_str(&s->share_template, DEFAULT_SHARE_TEMPLATE)) ||
+	    (r = get_template(c, m, "server", "share_template", PV_NAMES_SERVER | PV_NAMES_K,
+			      PV_NAMES_K, &s->share_template, NULL)) ||
+	    (r = set_str(&s->share_path, DEFAULT_SHARE_PATH)) ||
+	    (r = get_str(c, m, "server", "share_path", "an absolute path on the server",
+			 &s->share_path, &v)))
+		return r;
+	if (v && s->share_path[0] != '/')
+		return fail(c, v, "'server.share_path' is '%.64s', a relative path; expected an "
+			    "absolute path on the server such as /srv/provision", s->share_path);
+	if ((r = get_path(c, m, "server", "fileset", &s->fileset)) ||
+	    (r = set_str(&s->service, DEFAULT_SERVICE)) ||
+	    (r = get_str(c, m, "server", "service", "a command containing {action}", &s->service,
+			 &v)))
+		return r;
+	if (v && !strstr(s->service, "{action}"))
+		return fail(c, v, "'server.service' has no {action}; expected a command such as "
+			    "'systemctl {action} {service}'");
+	return 0;
+}
+
+static int parse_clients(struct ctx *c, const struct pv_node *root)
+{
+	struct pv_playbook *pb = c->pb;
+	const struct pv_node *seq = pv_tree_get(root, "clients"), *name_at;
+	char path[32];
+	int r;
+
+	if (!seq)
+		return 0;
+	c->clients = seq;
+	if (seq->kind != PV_NODE_SEQUENCE)
+		return fail(c, seq, "'clients' is %s; expected a sequence of hosts ('- name: ...')",
+			    kind_name(seq));
+	if (!seq->n)
+		return fail(c, seq, "'clients' is an empty sequence; expected at least one client "
+			    "(or no 'clients' key)");
+	pb->clients = calloc(seq->n, sizeof(*pb->clients));
+	if (!pb->clients)
+		return oom();
+	for (size_t i = 0; i < seq->n; i++) {
+		const struct pv_node *m = seq->items[i];
+
+		snprintf(path, sizeof(path), "clients.%zu", i);
+		pb->nclients = i + 1; /* so pv_playbook_free releases this one too */
+		if ((r = check_map(c, m, path, client_keys,
+				   "a mapping of client settings (name, address, os, ssh)")) ||
+		    (r = parse_host(c, m, path, true, true, &pb->clients[i], &name_at)))
+			return r;
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(pb->clients[j].name, pb->clients[i].name))
+				continue;
+			if (pb->clients[j].line)
+				return fail(c, name_at, "duplicate client name '%s' (first at "
+					    "line %d); expected unique names", pb->clients[i].name,
+					    pb->clients[j].line);
+			return fail(c, name_at, "duplicate client name '%s'; expected unique "
+				    "names", pb->clients[i].name);
+		}
+	}
+	return 0;
+}
+
+static int parse_controller(struct ctx *c, const struct pv_node *root)
+{
+	struct pv_controller *ct = &c->pb->controller;
+	const struct pv_node *m = pv_tree_get(root, "controller"), *h;
+	int r;
+
+	if (!m)
+		return 0;
+	c->pb->has_controller = true;
+	if ((r = check_map(c, m, "controller", controller_keys,
+			   "a mapping of controller settings (results, host)")) ||
+	    (r = require(c, m, "controller", "results", "PATH (the results folder)")))
+		return r;
+	if ((h = pv_tree_get(m, "host"))) {
+		if ((r = check_map(c, h, "controller.host", chost_keys,
+				   "a mapping of host settings (name, address, ssh)")) ||
+		    (r = parse_host(c, h, "controller.host", false, false, &ct->host, NULL)))
+			return r;
+	}
+	/* a local folder is resolved like any file; a remote one is the remote host's business */
+	if (!h)
+		return get_path(c, m, "controller", "results", &ct->results);
+	return get_str(c, m, "controller", "results", "a folder path", &ct->results, NULL);
+}
+
+static int parse_driver(struct ctx *c, const struct pv_node *root)
+{
+	struct pv_driver *d = &c->pb->driver;
+	const struct pv_node *m = pv_tree_get(root, "driver");
+	int r;
+
+	if ((r = set_str(&d->name, DEFAULT_DRIVER)))
+		return r;
+	if (!m)
+		return 0;
+	if ((r = check_map(c, m, "driver", driver_keys,
+			   "a mapping of load driver settings (name, client_command, ...)")) ||
+	    (r = get_str(c, m, "driver", "name", "a driver name such as command", &d->name,
+			 NULL)) ||
+	    (r = get_str(c, m, "driver", "client_command", "a command", &d->client_command,
+			 NULL)) ||
+	    (r = get_str(c, m, "driver", "controller_command", "a command",
+			 &d->controller_command, NULL)) ||
+	    (r = get_int(c, m, "driver", "timeout", 0, 604800, &d->timeout)))
+		return r;
+	return 0;
+}
+
+static int parse_drain(struct ctx *c, const struct pv_node *root)
+{
+	struct pv_drain *d = &c->pb->drain;
+	const struct pv_node *m = pv_tree_get(root, "drain");
+	int r;
+
+	if (!m)
+		return 0;
+	c->pb->has_drain = true;
+	d->interval = 2;
+	d->timeout = 600;
+	if ((r = check_map(c, m, "drain", drain_keys,
+			   "a mapping of drain settings (command, metric, ...)")) ||
+	    (r = require(c, m, "drain", "command", "a command printing the queue depth")) ||
+	    (r = get_str(c, m, "drain", "command", "a command printing the queue depth",
+			 &d->command, NULL)) ||
+	    (r = set_str(&d->metric, DEFAULT_METRIC)) ||
+	    (r = get_str(c, m, "drain", "metric", "a metric name such as req_queue", &d->metric,
+			 NULL)) ||
+	    (r = get_long(c, m, "drain", "threshold", 0, LONG_MAX, &d->threshold, NULL)) ||
+	    (r = get_int(c, m, "drain", "interval", 1, 3600, &d->interval)) ||
+	    (r = get_int(c, m, "drain", "timeout", 1, 604800, &d->timeout)))
+		return r;
+	return 0;
+}
+
+/* Names made from templates must fit AD's limits before anything is created: the longest user
+ * name per client (n = per_client has the most digits) and the longest alias. */
+static int check_names(struct ctx *c)
+{
+	struct pv_playbook *pb = c->pb;
+	char name[512];
+	unsigned mask = 0;
+
+	pv_names_placeholders(pb->users.name_template, &mask); /* checked already */
+	if (pb->nclients > 1 && !(mask & PV_NAMES_CLIENT))
+		return fail(c, c->name_template, "'users.name_template' is '%s', which has no "
+			    "{client} but there are %zu clients; expected a template with {client} "
+			    "so that user names differ between clients", pb->users.name_template,
+			    pb->nclients);
+	for (size_t i = 0; i < pb->nclients; i++) {
+		const struct pv_node *at = c->name_template;
+
+		if (!at)
+			at = pv_tree_get(c->clients->items[i], "name");
+		if (pv_names_expand(pb->users.name_template, pb->clients[i].name,
+				    pb->has_server ? pb->server.host.name : NULL,
+				    pb->users.per_client, 1, name, sizeof(name)))
+			return fail_recorded(c, at, NULL);
+		if (pv_names_check_sam("user name", name))
+			return fail_recorded(c, at, ": shorten the client name or name_template");
+	}
+	if (pb->has_server) {
+		const struct pv_node *at = c->alias_template ? c->alias_template : c->server_name;
+
+		if (pv_names_expand(pb->server.alias_template, NULL, pb->server.host.name,
+				    pb->users.per_client, 1, name, sizeof(name)))
+			return fail_recorded(c, at, NULL);
+		if (pv_names_check_host("alias", name))
+			return fail_recorded(c, at,
+					     ": shorten the server name or alias_template");
+	}
+	return 0;
+}
+
+static int parse_lab(struct ctx *c, const struct pv_node *root)
+{
+	const char *expect = "1 to 32 letters, digits, '_' or '-'", *s;
+	const struct pv_node *v;
+	size_t len;
+	int r;
+
+	if ((r = set_str(&c->pb->lab, DEFAULT_LAB)) ||
+	    (r = get_text(c, root, "", "lab", expect, &s, &v)) || !s)
+		return r;
+	len = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+	if (s[len])
+		return fail(c, v, "'lab' is '%.64s', which contains '%c'; expected %s", s, s[len],
+			    expect);
+	if (len > 32)
+		return fail(c, v, "'lab' is %zu characters long; expected %s", len, expect);
+	return set_str(&c->pb->lab, s);
+}
+
+static int validate(struct ctx *c, const struct pv_node *root)
+{
+	int r;
+
+	if ((r = check_map(c, root, "", top_keys, NULL)) || (r = parse_lab(c, root)) ||
+	    (r = ssh_defaults(&c->ssh)) || (r = parse_ssh(c, root, "", &c->ssh)) ||
+	    (r = parse_domain(c, root)) || (r = parse_users(c, root)) ||
+	    (r = parse_server(c, root)) || (r = parse_clients(c, root)) ||
+	    (r = parse_controller(c, root)) || (r = parse_driver(c, root)) ||
+	    (r = parse_drain(c, root)) || (r = check_names(c)))
+		return r;
+	return 0;
+}
+
+/* ---- overrides ---------------------------------------------------------------------------- */
+
+static bool secret_path(const char *path, size_t len)
+{
+	static const char *const parents[] = { "domain.admin_password.", "users.password.", NULL };
+
+	for (size_t i = 0; parents[i]; i++) {
+		size_t pl = strlen(parents[i]);
+
+		if (len > pl && !strncmp(path, parents[i], pl))
+			for (size_t j = 0; secret_keys[j]; j++)
+				if (len - pl == strlen(secret_keys[j]) &&
+				    !strncmp(path + pl, secret_keys[j], len - pl))
+					return true;
+	}
+	return false;
+}
+
+static int apply_overrides(struct pv_node *root, const char *const *ovr)
+{
+	char *path;
+	const char *eq;
+	int r;
+
+	for (int i = 0; ovr && ovr[i]; i++) {
+		eq = strchr(ovr[i], '=');
+		if (!eq || eq == ovr[i])
+			return pv_error(PV_ECONFIG, "command line: option '%s': no %s; expected "
+					"KEY.PATH=VALUE such as users.per_client=20", ovr[i],
+					eq ? "key" : "'='");
+		if (!(path = strndup(ovr[i], (size_t)(eq - ovr[i]))))
+			return oom();
+		/* switching a secret's source replaces the whole reference */
+		r = pv_tree_set(root, path, eq + 1, i, secret_path(path, strlen(path)));
+		free(path);
+		if (r) {
+			char loc[512];
+
+			option_name(ovr[i], false, loc, sizeof(loc));
+			return pv_error_prefix(r, "%s", loc);
+		}
+	}
+	return 0;
+}
+
+/* ---- public ------------------------------------------------------------------------------- */
+
+static char *dir_of(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char cwd[PATH_MAX], *out;
+
+	if (slash && path[0] == '/')
+		return slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (!slash)
+		return strdup(cwd);
+	if (asprintf(&out, "%s/%.*s", cwd, (int)(slash - path), path) < 0)
+		return NULL;
+	return out;
+}
+
+static int parse(const char *name, const char *path, const char *text, size_t len,
+		 const char *const *overrides, struct pv_playbook **out)
+{
+	struct ctx c = { .name = name, .ovr = overrides };
+	struct pv_node *root = NULL;
+	int r;
+
+	if (!(c.pb = calloc(1, sizeof(*c.pb))) || !(c.pb->path = strdup(path)))
+		r = oom();
+	else if (!(c.pb->dir = dir_of(*path ? path : NULL)))
+		r = pv_error(PV_EIO, "cannot find the current folder: %s", strerror(errno));
+	else if (!(r = pv_tree_parse(name, text, len, &root)) &&
+		 !(r = check_map(&c, root, "", top_keys, NULL)) &&
+		 !(r = apply_overrides(root, overrides)))
+		r = validate(&c, root);
+	pv_tree_free(root);
+	ssh_release(&c.ssh);
+	if (r) {
+		pv_playbook_free(c.pb);
+		return r;
+	}
+	*out = c.pb;
+	return 0;
+}
+
+int pv_playbook_parse(const char *name, const char *text, size_t len,
+		      const char *const *overrides, struct pv_playbook **out)
+{
+	return parse(name ? name : "playbook", "", text, len, overrides, out);
+}
+
+int pv_playbook_load(const char *path, const char *const *overrides, struct pv_playbook **out)
+{
+	struct stat st;
+	char *text = NULL;
+	size_t got = 0;
+	ssize_t n;
+	int fd, r;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return pv_error(PV_EIO, "cannot open playbook '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		r = pv_error(PV_EIO, "cannot read playbook '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = pv_error(PV_EIO, "cannot read playbook '%s': %s", path,
+			     S_ISDIR(st.st_mode) ? "it is a folder" : "not a regular file");
+		goto out;
+	}
+	if ((size_t)st.st_size > PLAYBOOK_MAX) {
+		r = pv_error(PV_ECONFIG, "playbook '%s' is %lld bytes; expected at most %u",
+			     path, (long long)st.st_size, PLAYBOOK_MAX);
+		goto out;
+	}
+	if (!(text = malloc((size_t)st.st_size + 1))) {
+		r = oom();
+		goto out;
+	}
+	while (got < (size_t)st.st_size &&
+	       (n = read(fd, text + got, (size_t)st.st_size - got)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = pv_error(PV_EIO, "cannot read playbook '%s': %s", path,
+				     strerror(errno));
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	r = parse(path, path, text, got, overrides, out);
+out:
+	free(text);
+	close(fd);
+	return r;
+}
+
+static void secret_release(struct pv_secret_ref *s)
+{
+	free(s->value);
+}
+
+void pv_playbook_free(struct pv_playbook *pb)
+{
+	if (!pb)
+		return;
+	free(pb->path);
+	free(pb->dir);
+	free(pb->lab);
+	free(pb->domain.realm);
+	free(pb->domain.netbios);
+	free(pb->domain.dns_domain);
+	free(pb->domain.base_dn);
+	free(pb->domain.dc_name);
+	free(pb->domain.dc_address);
+	free(pb->domain.ca_file);
+	free(pb->domain.admin);
+	secret_release(&pb->domain.admin_password);
+	free(pb->users.name_template);
+	free(pb->users.ou);
+	secret_release(&pb->users.password);
+	host_release(&pb->server.host);
+	free(pb->server.alias_template);
+	free(pb->server.share_template);
+	free(pb->server.share_path);
+	free(pb->server.fileset);
+	free(pb->server.service);
+	for (size_t i = 0; i < pb->nclients; i++)
+		host_release(&pb->clients[i]);
+	free(pb->clients);
+	free(pb->controller.results);
+	host_release(&pb->controller.host);
+	free(pb->driver.name);
+	free(pb->driver.client_command);
+	free(pb->driver.controller_command);
+	free(pb->drain.command);
+	free(pb->drain.metric);
+	free(pb);
+}
+
+const struct pv_host *pv_playbook_client(const struct pv_playbook *pb, const char *name)
+{
+	if (!pb || !name)
+		return NULL;
+	for (size_t i = 0; i < pb->nclients; i++)
+		if (!strcmp(pb->clients[i].name, name))
+			return &pb->clients[i];
+	return NULL;
+}

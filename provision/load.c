@@ -1,0 +1,77 @@
+/* provision/load.c: loading the playbook a command runs on, with the command line's
+ * overrides (--set, then the command options that stand for playbook values). */
+#include "provision/provision.h"
+
+#include "util/err.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Command options that stand for playbook values: applied as overrides after --set. */
+static const struct {
+	enum pv_opt_id opt;
+	const char *key;
+} option_keys[] = {
+	{ OPT_CA_FILE, "domain.ca_file" },
+	{ OPT_OU, "users.ou" },
+	{ OPT_NAME_TEMPLATE, "users.name_template" },
+	{ OPT_USERS, "users.per_client" },
+};
+#define NKEYS (sizeof(option_keys) / sizeof(option_keys[0]))
+
+int pv_ctx_load(struct pv_ctx *ctx)
+{
+	const char *path = ctx->cli.opt[OPT_PLAYBOOK];
+	char *owned[NKEYS] = { NULL };
+	const char **sets = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!path)
+		path = getenv("PROVISION_PLAYBOOK");
+	if (!path) {
+		if (access("provision.yaml", F_OK) != 0)
+			return pv_error(PV_EUSAGE, "no playbook: pass -p FILE (the embedded lab's is "
+						   "playbooks/lab.yaml) or create ./provision.yaml");
+		path = "provision.yaml";
+	}
+	sets = calloc(ctx->cli.nsets + NKEYS + 1, sizeof(*sets));
+	if (!sets)
+		return pv_error(PV_EIO, "out of memory");
+	for (size_t i = 0; i < ctx->cli.nsets; i++)
+		sets[n++] = ctx->cli.sets[i];
+	for (size_t i = 0; i < NKEYS; i++) {
+		const char *v = ctx->cli.opt[option_keys[i].opt];
+
+		if (!v)
+			continue;
+		if (asprintf(&owned[i], "%s=%s", option_keys[i].key, v) < 0) {
+			owned[i] = NULL;
+			r = pv_error(PV_EIO, "out of memory");
+			goto out;
+		}
+		sets[n++] = owned[i];
+	}
+	r = pv_playbook_load(path, sets, &ctx->pb);
+	if (r == PV_OK && ctx->cli.opt[OPT_ADMIN_PASSWORD_FILE]) {
+		/* A secret reference is replaced whole, not merged key by key. */
+		struct pv_secret_ref *ref = &ctx->pb->domain.admin_password;
+		char *v = strdup(ctx->cli.opt[OPT_ADMIN_PASSWORD_FILE]);
+
+		if (!v) {
+			r = pv_error(PV_EIO, "out of memory");
+			goto out;
+		}
+		free(ref->value);
+		ref->value = v;
+		ref->source = PV_SECRET_FILE;
+		ref->line = ref->col = 0;
+	}
+out:
+	for (size_t i = 0; i < NKEYS; i++)
+		free(owned[i]);
+	free(sets);
+	return r;
+}
