@@ -117,14 +117,17 @@ static int fail(struct ctx *c, const struct pv_node *at, const char *fmt, ...)
 	return pv_error(PV_ECONFIG, "%s: %s", loc, msg);
 }
 
-/* Put the location in front of the message a helper (names.c) just recorded. */
-static int fail_recorded(struct ctx *c, const struct pv_node *at, const char *hint)
+/* Put the location (and the key path, when given) in front of the message a helper
+ * (names.c) just recorded, and a hint after it. */
+static int fail_recorded(struct ctx *c, const struct pv_node *at, const char *path,
+			 const char *hint)
 {
 	char loc[512], msg[1024];
 
 	where(c, at, loc, sizeof(loc));
 	snprintf(msg, sizeof(msg), "%s", pv_errmsg());
-	return pv_error(PV_ECONFIG, "%s: %s%s", loc, msg, hint ? hint : "");
+	return pv_error(PV_ECONFIG, "%s: %s%s%s%s", loc, path ? "'" : "", path ? path : "",
+			path ? "': " : "", msg, hint ? hint : "");
 }
 
 static const char *kind_name(const struct pv_node *n)
@@ -579,8 +582,12 @@ static int get_template(struct ctx *c, const struct pv_node *map, const char *pa
 		return r;
 	if (at)
 		*at = v;
-	if (pv_names_check_template(s, allowed, required))
-		return fail_recorded(c, v, NULL);
+	if (pv_names_check_template(s, allowed, required)) {
+		char path[256];
+
+		key_path(path, sizeof(path), parent, key);
+		return fail_recorded(c, v, path, NULL);
+	}
 	return set_str(dst, s);
 }
 
@@ -746,7 +753,7 @@ static int parse_domain(struct ctx *c, const struct pv_node *root)
 	if ((r = get_text(c, m, "domain", "netbios", "a NetBIOS domain name such as LAB", &s, &v)))
 		return r;
 	if (pv_names_check_host("NetBIOS domain name", s))
-		return fail_recorded(c, v, NULL);
+		return fail_recorded(c, v, NULL, NULL);
 	if ((r = set_str(&d->netbios, s)))
 		return r;
 	upcase(d->netbios);
@@ -1002,18 +1009,18 @@ static int check_names(struct ctx *c)
 		if (pv_names_expand(pb->users.name_template, pb->clients[i].name,
 				    pb->has_server ? pb->server.host.name : NULL,
 				    pb->users.per_client, 1, name, sizeof(name)))
-			return fail_recorded(c, at, NULL);
+			return fail_recorded(c, at, NULL, NULL);
 		if (pv_names_check_sam("user name", name))
-			return fail_recorded(c, at, ": shorten the client name or name_template");
+			return fail_recorded(c, at, NULL, ": shorten the client name or name_template");
 	}
 	if (pb->has_server) {
 		const struct pv_node *at = c->alias_template ? c->alias_template : c->server_name;
 
 		if (pv_names_expand(pb->server.alias_template, NULL, pb->server.host.name,
 				    pb->users.per_client, 1, name, sizeof(name)))
-			return fail_recorded(c, at, NULL);
+			return fail_recorded(c, at, NULL, NULL);
 		if (pv_names_check_host("alias", name))
-			return fail_recorded(c, at,
+			return fail_recorded(c, at, NULL,
 					     ": shorten the server name or alias_template");
 	}
 	return 0;
