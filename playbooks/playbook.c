@@ -126,7 +126,7 @@ static int fail_recorded(struct ctx *c, const struct pv_node *at, const char *pa
 
 	where(c, at, loc, sizeof(loc));
 	snprintf(msg, sizeof(msg), "%s", pv_errmsg());
-	return pv_error(PV_ECONFIG, "%s: %s%s%s%s", loc, path ? "'" : "", path ? path : "",
+	return pv_error(PV_ECONFIG, "%s: %s%s%s%s%s", loc, path ? "'" : "", path ? path : "",
 			path ? "': " : "", msg, hint ? hint : "");
 }
 

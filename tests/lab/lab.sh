@@ -12,6 +12,7 @@
 # shellcheck disable=SC2016 # single-quoted scripts run in the namespaces, expanded there
 set -euo pipefail
 export LC_ALL=C
+umask 022
 
 LAB=${PROVISION_LAB_DIR:-/var/lib/provision-lab}
 LAB=${LAB%/}
@@ -94,20 +95,20 @@ lab_exec() {
 }
 
 # put FILE MODE <content: write only when the content differs, in place (same inode: files
-# under /etc/netns are bind-mounted into running namespaces, pitfall 5)
+# under /etc/netns are bind-mounted into running namespaces, pitfall 5). Builtins only.
 put() {
-  local f=$1 mode=$2 tmp
-  tmp=$(mktemp "$LAB/.put.XXXXXX")
-  cat >"$tmp"
-  if [ -f "$f" ] && cmp -s "$tmp" "$f"; then
-    rm -f "$tmp"
-  else
-    [ -e "$f" ] || install -m "$mode" /dev/null "$f"
+  local f=$1 mode=$2 new="" cur=""
+  IFS= read -r -d '' new || true
+  if [ -f "$f" ]; then IFS= read -r -d '' cur <"$f" || true; fi
+  if [ ! -f "$f" ] || [ "$new" != "$cur" ]; then
+    if [ ! -e "$f" ]; then
+      umask 077
+      : >"$f"
+      umask 022
+    fi
+    printf '%s' "$new" >"$f"
     chmod "$mode" "$f"
-    cat "$tmp" >"$f"
-    rm -f "$tmp"
   fi
-  chmod "$mode" "$f"
 }
 
 # pid from a pid file if that process is alive (not a zombie) and in namespace pvlab-HOST
@@ -202,7 +203,7 @@ check_tools() {
     command -v "$t" >/dev/null 2>&1 || missing+=("$t")
   done
   [ -x /usr/sbin/sshd ] || missing+=(sshd)
-  [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import samba" 2>/dev/null || missing+=(python3-samba)
+  [ -x /usr/bin/python3 ] || missing+=(python3)
   [ ${#missing[@]} -eq 0 ] || die "missing tools: ${missing[*]} (run make deps)"
 }
 
@@ -451,9 +452,19 @@ setup_net() {
   ip addr replace "$BR_IP/24" dev "$BR"
   ip link set "$BR" up
   mountpoint -q /run/netns || : >"$LAB/.made-run-netns"
+  local line
+  local -A upv=()
+  while IFS= read -r line; do
+    if [[ $line =~ ^[0-9]+:\ ([^@:]+)@[^\ ]*\ .*\ state\ UP\  ]]; then upv[${BASH_REMATCH[1]}]=1; fi
+  done < <(ip -o link show master "$BR" 2>/dev/null)
   for h in "${HOSTS[@]}"; do
     n=$(ns "$h")
     v=pvlab-v$h
+    # fast path: root end on the bridge and up, namespace end up with its address
+    if [ -n "${upv[$v]:-}" ] &&
+      [[ $(ip -n "$n" -4 -o addr show dev eth0 up 2>/dev/null) == *" ${IP[$h]}/24 "* ]]; then
+      continue
+    fi
     if ! ns_exists "$h"; then
       ip netns del "$n" 2>/dev/null || true
       ip netns add "$n"
@@ -550,9 +561,11 @@ dc_wait_ready() {
 
 dns_missing() {
   local h ans
+  ans=$(ns_exec ctl dig +noall +answer +time=2 +tries=2 "@${IP[dc]}" \
+    srv.$DNSDOM A cli1.$DNSDOM A cli2.$DNSDOM A ctl.$DNSDOM A 2>/dev/null) || ans=""
+  ans=$(printf '%s\n' "$ans" | awk '$4 == "A" {print $1, $5}')
   for h in srv cli1 cli2 ctl; do
-    ans=$(ns_exec ctl dig +short +time=2 +tries=2 "@${IP[dc]}" "$h.$DNSDOM" A 2>/dev/null) || ans=""
-    [ "$ans" = "${IP[$h]}" ] || echo "$h=${IP[$h]}"
+    grep -qxF "$h.$DNSDOM. ${IP[$h]}" <<<"$ans" || echo "$h=${IP[$h]}"
   done
 }
 
@@ -598,6 +611,7 @@ cmd_up() {
   setup_net
   setup_netns_files
   if [ ! -f "$LAB/dc/.provisioned" ]; then
+    /usr/bin/python3 -c 'import samba.netcmd.main' 2>/dev/null || die "python3-samba is missing"
     kill_ns dc || true
     say "provisioning the DC (log: $LAB/log/dc-provision.log)"
     dc_provision >"$LAB/log/dc-provision.log" 2>&1 &

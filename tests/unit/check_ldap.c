@@ -1,0 +1,116 @@
+/* tests/unit/check_ldap.c: the pure encodings of ldap/ (DN, filter, unicodePwd). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ldap/encode.h"
+
+static char *dn(const char *v)
+{
+	struct pv_buf b = PV_BUF_INIT;
+
+	ck_assert_int_eq(pv_dn_escape(&b, v), 0);
+	return pv_buf_detach(&b);
+}
+
+static char *filt(const char *v)
+{
+	struct pv_buf b = PV_BUF_INIT;
+
+	ck_assert_int_eq(pv_filter_escape(&b, v), 0);
+	return pv_buf_detach(&b);
+}
+
+#define ASSERT_ESC(fn, in, want)                                                                   \
+	do {                                                                                       \
+		char *got = fn(in);                                                                \
+		ck_assert_str_eq(got, want);                                                       \
+		free(got);                                                                         \
+	} while (0)
+
+START_TEST(test_dn_escape)
+{
+	ASSERT_ESC(dn, "cli1-u7", "cli1-u7");
+	ASSERT_ESC(dn, "a,b", "a\\,b");
+	ASSERT_ESC(dn, "a+b=c", "a\\+b\\=c");
+	ASSERT_ESC(dn, "q\"<x>;\\", "q\\\"\\<x\\>\\;\\\\");
+	ASSERT_ESC(dn, "#lead", "\\#lead");
+	ASSERT_ESC(dn, "mid#dle", "mid#dle");
+	ASSERT_ESC(dn, " both ", "\\ both\\ ");
+	ASSERT_ESC(dn, "in side", "in side");
+	ASSERT_ESC(dn, "tab\there", "tab\\09here");
+	ASSERT_ESC(dn, "", "");
+	ASSERT_ESC(dn, "Jürgen", "Jürgen"); /* UTF-8 passes through (RFC 4514 allows it) */
+}
+END_TEST
+
+START_TEST(test_filter_escape)
+{
+	ASSERT_ESC(filt, "plain", "plain");
+	ASSERT_ESC(filt, "a*b", "a\\2ab");
+	ASSERT_ESC(filt, "(x)", "\\28x\\29");
+	ASSERT_ESC(filt, "back\\slash", "back\\5cslash");
+	ASSERT_ESC(filt, "", "");
+}
+END_TEST
+
+START_TEST(test_unicodepwd_ascii)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	const unsigned char want[] = { '"', 0, 'p', 0, 'w', 0, '"', 0 };
+
+	ck_assert_int_eq(pv_unicodepwd(&b, "pw", 2), 0);
+	ck_assert_uint_eq(b.len, sizeof(want));
+	ck_assert_int_eq(memcmp(b.data, want, sizeof(want)), 0);
+	pv_buf_release(&b, 1);
+}
+END_TEST
+
+START_TEST(test_unicodepwd_non_ascii)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	/* é (U+00E9), € (U+20AC), 😀 (U+1F600 -> D83D DE00) */
+	const char *pw = "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+	const unsigned char want[] = { '"', 0, 0xe9, 0x00, 0xac, 0x20, 0x3d, 0xd8, 0x00, 0xde, '"', 0 };
+
+	ck_assert_int_eq(pv_unicodepwd(&b, pw, strlen(pw)), 0);
+	ck_assert_uint_eq(b.len, sizeof(want));
+	ck_assert_int_eq(memcmp(b.data, want, sizeof(want)), 0);
+	pv_buf_release(&b, 1);
+}
+END_TEST
+
+START_TEST(test_unicodepwd_invalid)
+{
+	struct pv_buf b = PV_BUF_INIT;
+
+	ck_assert_int_eq(pv_unicodepwd(&b, "\xc3", 1), -2);         /* truncated */
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_unicodepwd(&b, "\xc0\xaf", 2), -2);     /* overlong '/' */
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_unicodepwd(&b, "\xed\xa0\x80", 3), -2); /* surrogate */
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_unicodepwd(&b, "\xff", 1), -2);
+	pv_buf_release(&b, 1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ldap");
+	TCase *tc = tcase_create("encode");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_dn_escape);
+	tcase_add_test(tc, test_filter_escape);
+	tcase_add_test(tc, test_unicodepwd_ascii);
+	tcase_add_test(tc, test_unicodepwd_non_ascii);
+	tcase_add_test(tc, test_unicodepwd_invalid);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
