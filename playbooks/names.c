@@ -10,10 +10,10 @@ static const struct {
 	const char *name; /* without braces */
 	unsigned bit;
 } placeholders[] = {
-	{ "client", PV_NAMES_CLIENT },
-	{ "server", PV_NAMES_SERVER },
-	{ "n", PV_NAMES_N },
-	{ "k", PV_NAMES_K },
+	{"client", PV_NAMES_CLIENT},
+	{"server", PV_NAMES_SERVER},
+	{"n", PV_NAMES_N},
+	{"k", PV_NAMES_K},
 };
 
 #define NPLACEHOLDERS (sizeof(placeholders) / sizeof(placeholders[0]))
@@ -28,8 +28,10 @@ static unsigned placeholder_at(const char *tmpl, const char *p, size_t *len)
 	const char *end = strchr(p, '}');
 
 	if (!end) {
-		pv_error(PV_ECONFIG, "unterminated placeholder in template '%s'; expected {client}, "
-			 "{server}, {n} or {k}", tmpl);
+		pv_error(PV_ECONFIG,
+			 "unterminated placeholder in template '%s'; expected {client}, "
+			 "{server}, {n} or {k}",
+			 tmpl);
 		return 0;
 	}
 	for (size_t i = 0; i < NPLACEHOLDERS; i++) {
@@ -40,8 +42,10 @@ static unsigned placeholder_at(const char *tmpl, const char *p, size_t *len)
 			return placeholders[i].bit;
 		}
 	}
-	pv_error(PV_ECONFIG, "unknown placeholder '%.*s' in template '%s'; expected {client}, "
-		 "{server}, {n} or {k}", (int)(end - p + 1), p, tmpl);
+	pv_error(PV_ECONFIG,
+		 "unknown placeholder '%.*s' in template '%s'; expected {client}, "
+		 "{server}, {n} or {k}",
+		 (int)(end - p + 1), p, tmpl);
 	return 0;
 }
 
@@ -95,12 +99,15 @@ int pv_names_check_template(const char *tmpl, unsigned allowed, unsigned require
 		unsigned bit = placeholders[i].bit;
 
 		if ((mask & bit) && !(allowed & bit))
-			return pv_error(PV_ECONFIG, "placeholder {%s} cannot be used in template '%s'; "
-					"expected only %s", placeholders[i].name, tmpl, list);
+			return pv_error(PV_ECONFIG,
+					"placeholder {%s} cannot be used in template '%s'; "
+					"expected only %s",
+					placeholders[i].name, tmpl, list);
 		if ((required & bit) && !(mask & bit))
-			return pv_error(PV_ECONFIG, "template '%s' has no {%s}; expected a template "
-					"containing {%s} so that every name differs", tmpl,
-					placeholders[i].name, placeholders[i].name);
+			return pv_error(PV_ECONFIG,
+					"template '%s' has no {%s}; expected a template "
+					"containing {%s} so that every name differs",
+					tmpl, placeholders[i].name, placeholders[i].name);
 	}
 	return 0;
 }
@@ -133,15 +140,18 @@ int pv_names_expand(const char *tmpl, const char *client, const char *server, un
 				val = num;
 			}
 			if (!val)
-				return pv_error(PV_ECONFIG, "template '%s' uses {%s} but no %s name "
-						"is known", tmpl,
-						bit == PV_NAMES_CLIENT ? "client" : "server",
+				return pv_error(PV_ECONFIG,
+						"template '%s' uses {%s} but no %s name "
+						"is known",
+						tmpl, bit == PV_NAMES_CLIENT ? "client" : "server",
 						bit == PV_NAMES_CLIENT ? "client" : "server");
 			vl = strlen(val);
 		}
 		if (vl >= outsz - used)
-			return pv_error(PV_ECONFIG, "name from template '%s' is longer than %zu "
-					"bytes", tmpl, outsz - 1);
+			return pv_error(PV_ECONFIG,
+					"name from template '%s' is longer than %zu "
+					"bytes",
+					tmpl, outsz - 1);
 		memcpy(out + used, val, vl);
 		used += vl;
 	}
@@ -168,19 +178,27 @@ int pv_names_check_sam(const char *what, const char *name)
 		return pv_error(PV_ECONFIG, "%s is empty; expected 1 to %d characters", what,
 				PV_NAMES_SAM_MAX);
 	if (len > PV_NAMES_SAM_MAX)
-		return pv_error(PV_ECONFIG, "%s '%s' is %zu characters; sAMAccountName allows at "
-				"most %d", what, name, len, PV_NAMES_SAM_MAX);
+		return pv_error(PV_ECONFIG,
+				"%s '%s' is %zu characters; sAMAccountName allows at "
+				"most %d",
+				what, name, len, PV_NAMES_SAM_MAX);
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
 		if (*p < 0x20 || *p == 0x7f)
-			return pv_error(PV_ECONFIG, "%s contains the control character 0x%02x; "
-					"sAMAccountName forbids control characters", what, *p);
+			return pv_error(PV_ECONFIG,
+					"%s contains the control character 0x%02x; "
+					"sAMAccountName forbids control characters",
+					what, *p);
 		if (strchr(sam_forbidden, *p))
-			return pv_error(PV_ECONFIG, "%s '%s' contains '%c'; sAMAccountName "
-					"forbids any of %s", what, name, *p, sam_forbidden);
+			return pv_error(PV_ECONFIG,
+					"%s '%s' contains '%c'; sAMAccountName "
+					"forbids any of %s",
+					what, name, *p, sam_forbidden);
 	}
 	if (name[strlen(name) - 1] == '.')
-		return pv_error(PV_ECONFIG, "%s '%s' ends with '.'; sAMAccountName cannot end "
-				"with a period", what, name);
+		return pv_error(PV_ECONFIG,
+				"%s '%s' ends with '.'; sAMAccountName cannot end "
+				"with a period",
+				what, name);
 	return 0;
 }
 
@@ -197,18 +215,25 @@ int pv_names_check_host(const char *what, const char *name)
 		if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
 		      (ch >= '0' && ch <= '9') || ch == '-')) {
 			if ((unsigned char)ch < 0x20 || ch == 0x7f || (ch & 0x80))
-				return pv_error(PV_ECONFIG, "%s contains the byte 0x%02x; "
-						"expected only letters, digits and '-'", what,
-						(unsigned char)ch);
-			return pv_error(PV_ECONFIG, "%s '%s' contains '%c'; expected only "
-					"letters, digits and '-'", what, name, ch);
+				return pv_error(PV_ECONFIG,
+						"%s contains the byte 0x%02x; "
+						"expected only letters, digits and '-'",
+						what, (unsigned char)ch);
+			return pv_error(PV_ECONFIG,
+					"%s '%s' contains '%c'; expected only "
+					"letters, digits and '-'",
+					what, name, ch);
 		}
 	}
 	if (len > PV_NAMES_HOST_MAX)
-		return pv_error(PV_ECONFIG, "%s '%s' is %zu characters; NetBIOS names allow at "
-				"most %d", what, name, len, PV_NAMES_HOST_MAX);
+		return pv_error(PV_ECONFIG,
+				"%s '%s' is %zu characters; NetBIOS names allow at "
+				"most %d",
+				what, name, len, PV_NAMES_HOST_MAX);
 	if (name[0] == '-' || name[len - 1] == '-')
-		return pv_error(PV_ECONFIG, "%s '%s' %s with '-'; expected a letter or digit "
-				"there", what, name, name[0] == '-' ? "starts" : "ends");
+		return pv_error(PV_ECONFIG,
+				"%s '%s' %s with '-'; expected a letter or digit "
+				"there",
+				what, name, name[0] == '-' ? "starts" : "ends");
 	return 0;
 }

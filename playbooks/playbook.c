@@ -27,48 +27,47 @@
 
 #define PLAYBOOK_MAX (16u << 20) /* a playbook larger than this is surely not one */
 
-#define DEFAULT_LAB "provision"
-#define DEFAULT_SSH_USER "root"
-#define DEFAULT_ADMIN "Administrator"
-#define DEFAULT_USER_TEMPLATE "{client}-u{n}"
+#define DEFAULT_LAB	       "provision"
+#define DEFAULT_SSH_USER       "root"
+#define DEFAULT_ADMIN	       "Administrator"
+#define DEFAULT_USER_TEMPLATE  "{client}-u{n}"
 #define DEFAULT_ALIAS_TEMPLATE "{server}u{n}"
 #define DEFAULT_SHARE_TEMPLATE "fsroot{k}"
-#define DEFAULT_SHARE_PATH "/srv/provision"
-#define DEFAULT_SERVICE "systemctl {action} {service}"
-#define DEFAULT_DRIVER "command"
-#define DEFAULT_METRIC "req_queue"
+#define DEFAULT_SHARE_PATH     "/srv/provision"
+#define DEFAULT_SERVICE	       "systemctl {action} {service}"
+#define DEFAULT_DRIVER	       "command"
+#define DEFAULT_METRIC	       "req_queue"
 
-static const char *const top_keys[] = { "lab",     "ssh",        "domain", "users", "server",
-					"clients", "controller", "driver", "drain", NULL };
-static const char *const ssh_keys[] = { "user",       "port",    "identity", "known_hosts",
-					"accept_new", "timeout", NULL };
-static const char *const domain_keys[] = { "realm",     "netbios", "dns_domain", "base_dn",
-					   "dc",        "dc_address", "transport", "ca_file",
-					   "timeout",   "admin",   "admin_password", NULL };
-static const char *const users_keys[] = { "per_client", "name_template", "ou", "password",
-					  NULL };
-static const char *const server_keys[] = { "name",           "address", "ssh",
-					   "alias_template", "shares",  "share_template",
-					   "share_path",     "fileset", "service", NULL };
-static const char *const client_keys[] = { "name", "address", "os", "ssh", NULL };
-static const char *const controller_keys[] = { "results", "host", NULL };
-static const char *const chost_keys[] = { "name", "address", "ssh", NULL };
-static const char *const driver_keys[] = { "name", "client_command", "controller_command",
-					   "timeout", NULL };
-static const char *const drain_keys[] = { "command",  "metric",  "threshold",
-					  "interval", "timeout", NULL };
-static const char *const secret_keys[] = { "file", "env", "stdin", "prompt", NULL };
-static const char *const transports[] = { "ldaps", "starttls", "gssapi", NULL };
-static const char *const oses[] = { "linux", "windows", NULL };
+static const char *const top_keys[] = {"lab",	  "ssh",	"domain", "users", "server",
+				       "clients", "controller", "driver", "drain", NULL};
+static const char *const ssh_keys[] = {"user",	     "port",	"identity", "known_hosts",
+				       "accept_new", "timeout", NULL};
+static const char *const domain_keys[] = {"realm",   "netbios",	   "dns_domain",     "base_dn",
+					  "dc",	     "dc_address", "transport",	     "ca_file",
+					  "timeout", "admin",	   "admin_password", NULL};
+static const char *const users_keys[] = {"per_client", "name_template", "ou", "password", NULL};
+static const char *const server_keys[] = {
+	"name",		  "address",	"ssh",	   "alias_template", "shares",
+	"share_template", "share_path", "fileset", "service",	     NULL};
+static const char *const client_keys[] = {"name", "address", "os", "ssh", NULL};
+static const char *const controller_keys[] = {"results", "host", NULL};
+static const char *const chost_keys[] = {"name", "address", "ssh", NULL};
+static const char *const driver_keys[] = {"name", "client_command", "controller_command", "timeout",
+					  NULL};
+static const char *const drain_keys[] = {"command",  "metric",	"threshold",
+					 "interval", "timeout", NULL};
+static const char *const secret_keys[] = {"file", "env", "stdin", "prompt", NULL};
+static const char *const transports[] = {"ldaps", "starttls", "gssapi", NULL};
+static const char *const oses[] = {"linux", "windows", NULL};
 
 #define SECRET_FORMS "{file: PATH}, {env: NAME}, {stdin: true} or {prompt: true}"
 
 struct ctx {
-	const char *name;        /* file name in messages */
-	const char *const *ovr;  /* overrides, for messages about nodes they made */
-	bool redact;             /* hide the override's value in the next message */
+	const char *name;	/* file name in messages */
+	const char *const *ovr; /* overrides, for messages about nodes they made */
+	bool redact;		/* hide the override's value in the next message */
 	struct pv_playbook *pb;
-	struct pv_ssh ssh;       /* top-level ssh: the defaults every host starts from */
+	struct pv_ssh ssh; /* top-level ssh: the defaults every host starts from */
 	const struct pv_node *name_template, *alias_template, *server_name, *clients;
 };
 
@@ -242,11 +241,12 @@ static int check_map(struct ctx *c, const struct pv_node *map, const char *path,
 			if (strcmp(map->keys[j]->text, k->text))
 				continue;
 			if (map->keys[j]->origin < 0)
-				return fail(c, k, "duplicate key '%s' %s (first at line %d); "
-					    "expected each key once", k->text, in,
-					    map->keys[j]->line);
-			return fail(c, k, "duplicate key '%s' %s; expected each key once",
-				    k->text, in);
+				return fail(c, k,
+					    "duplicate key '%s' %s (first at line %d); "
+					    "expected each key once",
+					    k->text, in, map->keys[j]->line);
+			return fail(c, k, "duplicate key '%s' %s; expected each key once", k->text,
+				    in);
 		}
 	}
 	return 0;
@@ -305,8 +305,8 @@ static int get_str(struct ctx *c, const struct pv_node *map, const char *parent,
 	return set_str(dst, s);
 }
 
-static int get_long(struct ctx *c, const struct pv_node *map, const char *parent,
-		    const char *key, long lo, long hi, long *dst, const struct pv_node **at)
+static int get_long(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		    long lo, long hi, long *dst, const struct pv_node **at)
 {
 	const struct pv_node *v;
 	char expect[64], path[256], *end;
@@ -341,9 +341,8 @@ static int get_int(struct ctx *c, const struct pv_node *map, const char *parent,
 	return r;
 }
 
-static int get_uint(struct ctx *c, const struct pv_node *map, const char *parent,
-		    const char *key, unsigned lo, unsigned hi, unsigned *dst,
-		    const struct pv_node **at)
+static int get_uint(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		    unsigned lo, unsigned hi, unsigned *dst, const struct pv_node **at)
 {
 	long v = *dst;
 	int r = get_long(c, map, parent, key, lo, hi, &v, at);
@@ -364,8 +363,8 @@ static int parse_bool(const char *s, bool *out)
 	return 0;
 }
 
-static int get_bool(struct ctx *c, const struct pv_node *map, const char *parent,
-		    const char *key, bool *dst)
+static int get_bool(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		    bool *dst)
 {
 	const struct pv_node *v;
 	const char *expect = "true or false (yes or no)", *s;
@@ -380,8 +379,8 @@ static int get_bool(struct ctx *c, const struct pv_node *map, const char *parent
 	return 0;
 }
 
-static int get_enum(struct ctx *c, const struct pv_node *map, const char *parent,
-		    const char *key, const char *const *names, int *dst)
+static int get_enum(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		    const char *const *names, int *dst)
 {
 	const struct pv_node *v;
 	char expect[128], path[256], hint[64];
@@ -403,8 +402,8 @@ static int get_enum(struct ctx *c, const struct pv_node *map, const char *parent
 	return fail(c, v, "'%s' is '%.64s'%s; expected %s", path, s, hint, expect);
 }
 
-static int require(struct ctx *c, const struct pv_node *map, const char *parent,
-		   const char *key, const char *form)
+static int require(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		   const char *form)
 {
 	if (pv_tree_get(map, key))
 		return 0;
@@ -442,16 +441,20 @@ static char *resolve(const char *dir, const char *p)
 	return asprintf(&out, "%s/%s", dir, p) < 0 ? NULL : out;
 }
 
-static int get_path(struct ctx *c, const struct pv_node *map, const char *parent,
-		    const char *key, char **dst)
+static int get_path(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		    char **dst)
 {
+	const struct pv_node *v;
 	const char *s;
-	char *abs;
+	char *abs, cwd[PATH_MAX] = "";
 	int r;
 
-	if ((r = get_text(c, map, parent, key, "a file path", &s, NULL)) || !s)
+	if ((r = get_text(c, map, parent, key, "a file path", &s, &v)) || !s)
 		return r;
-	if (!(abs = resolve(c->pb->dir, s)))
+	/* a path typed on the command line means what it means in the shell it was typed in */
+	if (v->origin >= 0 && s[0] != '/' && s[0] != '~' && !getcwd(cwd, sizeof(cwd)))
+		return pv_error(PV_EIO, "cannot find the current folder: %s", strerror(errno));
+	if (!(abs = resolve(v->origin >= 0 ? cwd : c->pb->dir, s)))
 		return oom();
 	free(*dst);
 	*dst = abs;
@@ -693,8 +696,10 @@ static int parse_secret(struct ctx *c, const struct pv_node *map, const char *pa
 	key_path(path, sizeof(path), parent, key);
 	if (m->kind == PV_NODE_SCALAR && !pv_tree_is_null(m)) {
 		c->redact = true; /* the value may be the password itself */
-		r = fail(c, m, "plain string for '%s': secrets are not allowed in a playbook; use "
-			 SECRET_FORMS, path);
+		r = fail(c, m,
+			 "plain string for '%s': secrets are not allowed in a playbook; "
+			 "use " SECRET_FORMS,
+			 path);
 		c->redact = false;
 		return r;
 	}
@@ -716,8 +721,10 @@ static int parse_secret(struct ctx *c, const struct pv_node *map, const char *pa
 		if ((r = text_of(c, v, sub, "an environment variable name", &s)))
 			return r;
 		for (const char *p = s; *p; p++)
-			if (!(isalnum((unsigned char)*p) || *p == '_') || isdigit((unsigned char)*s))
-				return fail(c, v, "'%s' is '%.64s', not a variable name; expected "
+			if (!(isalnum((unsigned char)*p) || *p == '_') ||
+			    isdigit((unsigned char)*s))
+				return fail(c, v,
+					    "'%s' is '%.64s', not a variable name; expected "
 					    "letters, digits and '_', not starting with a digit",
 					    sub, s);
 		return set_str(&ref->value, s);
@@ -739,15 +746,18 @@ static int parse_domain(struct ctx *c, const struct pv_node *root)
 	const char *s;
 
 	if ((r = require(c, root, "", "domain", "{realm: ..., netbios: ..., dc: ..., ...}")) ||
-	    (r = check_map(c, m, "domain", domain_keys, "a mapping of domain settings (realm, ...)")) ||
+	    (r = check_map(c, m, "domain", domain_keys,
+			   "a mapping of domain settings (realm, ...)")) ||
 	    (r = require(c, m, "domain", "realm", "REALM such as LAB.TEST")) ||
 	    (r = require(c, m, "domain", "netbios", "NETBIOS-NAME such as LAB")) ||
 	    (r = require(c, m, "domain", "dc", "DC-HOST-NAME such as dc.lab.test")) ||
 	    (r = require(c, m, "domain", "admin_password", SECRET_FORMS)))
 		return r;
 
-	if ((r = get_dns(c, m, "domain", "realm", false, "a realm of letters, digits, '.' and '-' "
-			 "such as LAB.TEST", &d->realm, NULL)))
+	if ((r = get_dns(c, m, "domain", "realm", false,
+			 "a realm of letters, digits, '.' and '-' "
+			 "such as LAB.TEST",
+			 &d->realm, NULL)))
 		return r;
 	upcase(d->realm);
 	if ((r = get_text(c, m, "domain", "netbios", "a NetBIOS domain name such as LAB", &s, &v)))
@@ -784,8 +794,10 @@ static int parse_domain(struct ctx *c, const struct pv_node *root)
 		if (!(d->base_dn = pv_buf_detach(&b)))
 			return oom();
 	}
-	if ((r = get_dns(c, m, "domain", "dc", true, "the DC's host name as in its certificate, "
-			 "such as dc.lab.test", &d->dc_name, NULL)) ||
+	if ((r = get_dns(c, m, "domain", "dc", true,
+			 "the DC's host name as in its certificate, "
+			 "such as dc.lab.test",
+			 &d->dc_name, NULL)) ||
 	    (r = get_ip(c, m, "domain", "dc_address", &d->dc_address)) ||
 	    (r = get_enum(c, m, "domain", "transport", transports, &transport)))
 		return r;
@@ -858,15 +870,18 @@ static int parse_server(struct ctx *c, const struct pv_node *root)
 			 &s->share_path, &v)))
 		return r;
 	if (v && s->share_path[0] != '/')
-		return fail(c, v, "'server.share_path' is '%.64s', a relative path; expected an "
-			    "absolute path on the server such as /srv/provision", s->share_path);
+		return fail(c, v,
+			    "'server.share_path' is '%.64s', a relative path; expected an "
+			    "absolute path on the server such as /srv/provision",
+			    s->share_path);
 	if ((r = get_path(c, m, "server", "fileset", &s->fileset)) ||
 	    (r = set_str(&s->service, DEFAULT_SERVICE)) ||
 	    (r = get_str(c, m, "server", "service", "a command containing {action}", &s->service,
 			 &v)))
 		return r;
 	if (v && !strstr(s->service, "{action}"))
-		return fail(c, v, "'server.service' has no {action}; expected a command such as "
+		return fail(c, v,
+			    "'server.service' has no {action}; expected a command such as "
 			    "'systemctl {action} {service}'");
 	return 0;
 }
@@ -885,7 +900,8 @@ static int parse_clients(struct ctx *c, const struct pv_node *root)
 		return fail(c, seq, "'clients' is %s; expected a sequence of hosts ('- name: ...')",
 			    kind_name(seq));
 	if (!seq->n)
-		return fail(c, seq, "'clients' is an empty sequence; expected at least one client "
+		return fail(c, seq,
+			    "'clients' is an empty sequence; expected at least one client "
 			    "(or no 'clients' key)");
 	pb->clients = calloc(seq->n, sizeof(*pb->clients));
 	if (!pb->clients)
@@ -903,11 +919,14 @@ static int parse_clients(struct ctx *c, const struct pv_node *root)
 			if (strcmp(pb->clients[j].name, pb->clients[i].name))
 				continue;
 			if (pb->clients[j].line)
-				return fail(c, name_at, "duplicate client name '%s' (first at "
-					    "line %d); expected unique names", pb->clients[i].name,
-					    pb->clients[j].line);
-			return fail(c, name_at, "duplicate client name '%s'; expected unique "
-				    "names", pb->clients[i].name);
+				return fail(c, name_at,
+					    "duplicate client name '%s' (first at "
+					    "line %d); expected unique names",
+					    pb->clients[i].name, pb->clients[j].line);
+			return fail(c, name_at,
+				    "duplicate client name '%s'; expected unique "
+				    "names",
+				    pb->clients[i].name);
 		}
 	}
 	return 0;
@@ -954,8 +973,8 @@ static int parse_driver(struct ctx *c, const struct pv_node *root)
 			 NULL)) ||
 	    (r = get_str(c, m, "driver", "client_command", "a command", &d->client_command,
 			 NULL)) ||
-	    (r = get_str(c, m, "driver", "controller_command", "a command",
-			 &d->controller_command, NULL)) ||
+	    (r = get_str(c, m, "driver", "controller_command", "a command", &d->controller_command,
+			 NULL)) ||
 	    (r = get_int(c, m, "driver", "timeout", 0, 604800, &d->timeout)))
 		return r;
 	return 0;
@@ -997,10 +1016,11 @@ static int check_names(struct ctx *c)
 
 	pv_names_placeholders(pb->users.name_template, &mask); /* checked already */
 	if (pb->nclients > 1 && !(mask & PV_NAMES_CLIENT))
-		return fail(c, c->name_template, "'users.name_template' is '%s', which has no "
+		return fail(c, c->name_template,
+			    "'users.name_template' is '%s', which has no "
 			    "{client} but there are %zu clients; expected a template with {client} "
-			    "so that user names differ between clients", pb->users.name_template,
-			    pb->nclients);
+			    "so that user names differ between clients",
+			    pb->users.name_template, pb->nclients);
 	for (size_t i = 0; i < pb->nclients; i++) {
 		const struct pv_node *at = c->name_template;
 
@@ -1011,7 +1031,8 @@ static int check_names(struct ctx *c)
 				    pb->users.per_client, 1, name, sizeof(name)))
 			return fail_recorded(c, at, NULL, NULL);
 		if (pv_names_check_sam("user name", name))
-			return fail_recorded(c, at, NULL, ": shorten the client name or name_template");
+			return fail_recorded(c, at, NULL,
+					     ": shorten the client name or name_template");
 	}
 	if (pb->has_server) {
 		const struct pv_node *at = c->alias_template ? c->alias_template : c->server_name;
@@ -1063,7 +1084,7 @@ static int validate(struct ctx *c, const struct pv_node *root)
 
 static bool secret_path(const char *path, size_t len)
 {
-	static const char *const parents[] = { "domain.admin_password.", "users.password.", NULL };
+	static const char *const parents[] = {"domain.admin_password.", "users.password.", NULL};
 
 	for (size_t i = 0; parents[i]; i++) {
 		size_t pl = strlen(parents[i]);
@@ -1086,9 +1107,10 @@ static int apply_overrides(struct pv_node *root, const char *const *ovr)
 	for (int i = 0; ovr && ovr[i]; i++) {
 		eq = strchr(ovr[i], '=');
 		if (!eq || eq == ovr[i])
-			return pv_error(PV_ECONFIG, "command line: option '%s': no %s; expected "
-					"KEY.PATH=VALUE such as users.per_client=20", ovr[i],
-					eq ? "key" : "'='");
+			return pv_error(PV_ECONFIG,
+					"command line: option '%s': no %s; expected "
+					"KEY.PATH=VALUE such as users.per_client=20",
+					ovr[i], eq ? "key" : "'='");
 		if (!(path = strndup(ovr[i], (size_t)(eq - ovr[i]))))
 			return oom();
 		/* switching a secret's source replaces the whole reference */
@@ -1125,7 +1147,7 @@ static char *dir_of(const char *path)
 static int parse(const char *name, const char *path, const char *text, size_t len,
 		 const char *const *overrides, struct pv_playbook **out)
 {
-	struct ctx c = { .name = name, .ovr = overrides };
+	struct ctx c = {.name = name, .ovr = overrides};
 	struct pv_node *root = NULL;
 	int r;
 
@@ -1147,8 +1169,8 @@ static int parse(const char *name, const char *path, const char *text, size_t le
 	return 0;
 }
 
-int pv_playbook_parse(const char *name, const char *text, size_t len,
-		      const char *const *overrides, struct pv_playbook **out)
+int pv_playbook_parse(const char *name, const char *text, size_t len, const char *const *overrides,
+		      struct pv_playbook **out)
 {
 	return parse(name ? name : "playbook", "", text, len, overrides, out);
 }
@@ -1173,8 +1195,8 @@ int pv_playbook_load(const char *path, const char *const *overrides, struct pv_p
 		goto out;
 	}
 	if ((size_t)st.st_size > PLAYBOOK_MAX) {
-		r = pv_error(PV_ECONFIG, "playbook '%s' is %lld bytes; expected at most %u",
-			     path, (long long)st.st_size, PLAYBOOK_MAX);
+		r = pv_error(PV_ECONFIG, "playbook '%s' is %lld bytes; expected at most %u", path,
+			     (long long)st.st_size, PLAYBOOK_MAX);
 		goto out;
 	}
 	if (!(text = malloc((size_t)st.st_size + 1))) {

@@ -32,8 +32,7 @@ static int at(struct builder *b, yaml_mark_t mark, const char *fmt, const char *
 
 	/* fmt holds one %s for arg (an anchor or a tag as written) */
 	snprintf(msg, sizeof(msg), fmt, arg);
-	return pv_error(PV_ECONFIG, "%s:%zu:%zu: %s", b->name, mark.line + 1, mark.column + 1,
-			msg);
+	return pv_error(PV_ECONFIG, "%s:%zu:%zu: %s", b->name, mark.line + 1, mark.column + 1, msg);
 }
 
 /* Line and column (1-based) of a byte offset, for reader errors that carry no mark. */
@@ -63,19 +62,23 @@ static int syntax(struct builder *b)
 		return oom();
 	if (p->error == YAML_READER_ERROR) {
 		offset_mark(b, p->problem_offset, &line, &col);
-		return pv_error(PV_ECONFIG, "%s:%zu:%zu: YAML syntax error: %s; expected UTF-8 text",
-				b->name, line, col, problem);
+		return pv_error(PV_ECONFIG,
+				"%s:%zu:%zu: YAML syntax error: %s; expected UTF-8 text", b->name,
+				line, col, problem);
 	}
 	line = p->problem_mark.line + 1;
 	col = p->problem_mark.column + 1;
 	if (p->context)
-		return pv_error(PV_ECONFIG, "%s:%zu:%zu: YAML syntax error: %s (%s at %zu:%zu); "
-				"expected well-formed YAML: 'key: value' lines indented with spaces",
-				b->name, line, col, problem, p->context, p->context_mark.line + 1,
-				p->context_mark.column + 1);
-	return pv_error(PV_ECONFIG, "%s:%zu:%zu: YAML syntax error: %s; expected well-formed "
-			"YAML: 'key: value' lines indented with spaces", b->name, line, col,
-			problem);
+		return pv_error(
+			PV_ECONFIG,
+			"%s:%zu:%zu: YAML syntax error: %s (%s at %zu:%zu); "
+			"expected well-formed YAML: 'key: value' lines indented with spaces",
+			b->name, line, col, problem, p->context, p->context_mark.line + 1,
+			p->context_mark.column + 1);
+	return pv_error(PV_ECONFIG,
+			"%s:%zu:%zu: YAML syntax error: %s; expected well-formed "
+			"YAML: 'key: value' lines indented with spaces",
+			b->name, line, col, problem);
 }
 
 static int next(struct builder *b, yaml_event_t *ev)
@@ -174,8 +177,10 @@ static int build_children(struct builder *b, struct pv_node *parent, yaml_event_
 		}
 		r = build(b, &ev, parent->kind == PV_NODE_MAPPING ? &key : &value);
 		if (!r && parent->kind == PV_NODE_MAPPING && key->kind != PV_NODE_SCALAR)
-			r = pv_error(PV_ECONFIG, "%s:%d:%d: a %s is used as a mapping key; expected a "
-				     "plain key name", b->name, key->line, key->col,
+			r = pv_error(PV_ECONFIG,
+				     "%s:%d:%d: a %s is used as a mapping key; expected a "
+				     "plain key name",
+				     b->name, key->line, key->col,
 				     key->kind == PV_NODE_MAPPING ? "mapping" : "sequence");
 		yaml_event_delete(&ev);
 		if (!r && parent->kind == PV_NODE_MAPPING) {
@@ -204,8 +209,10 @@ static int build(struct builder *b, yaml_event_t *ev, struct pv_node **out)
 
 	switch (ev->type) {
 	case YAML_ALIAS_EVENT:
-		return at(b, ev->start_mark, "alias '*%s': YAML aliases are not supported; expected "
-			  "the value written out in full", (const char *)ev->data.alias.anchor);
+		return at(b, ev->start_mark,
+			  "alias '*%s': YAML aliases are not supported; expected "
+			  "the value written out in full",
+			  (const char *)ev->data.alias.anchor);
 	case YAML_SCALAR_EVENT:
 		anchor = ev->data.scalar.anchor;
 		tag = ev->data.scalar.tag;
@@ -223,19 +230,25 @@ static int build(struct builder *b, yaml_event_t *ev, struct pv_node **out)
 				(int)ev->type);
 	}
 	if (anchor)
-		return at(b, ev->start_mark, "anchor '&%s': YAML aliases are not supported; "
-			  "expected the value written out in full", (const char *)anchor);
+		return at(b, ev->start_mark,
+			  "anchor '&%s': YAML aliases are not supported; "
+			  "expected the value written out in full",
+			  (const char *)anchor);
 	if (tag)
-		return at(b, ev->start_mark, "tag '%s': YAML tags are not supported; expected a "
-			  "plain value", (const char *)tag);
+		return at(b, ev->start_mark,
+			  "tag '%s': YAML tags are not supported; expected a "
+			  "plain value",
+			  (const char *)tag);
 
 	if (ev->type == YAML_SCALAR_EVENT) {
 		const char *v = (const char *)ev->data.scalar.value;
 		size_t len = ev->data.scalar.length;
 
 		if (memchr(v, '\0', len))
-			return pv_error(PV_ECONFIG, "%s:%d:%d: value holds a NUL character; expected "
-					"text", b->name, line, col);
+			return pv_error(PV_ECONFIG,
+					"%s:%d:%d: value holds a NUL character; expected "
+					"text",
+					b->name, line, col);
 		n = scalar_new(v, len, ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE, line, col,
 			       -1);
 		if (!n)
@@ -244,15 +257,18 @@ static int build(struct builder *b, yaml_event_t *ev, struct pv_node **out)
 		return 0;
 	}
 	if (b->depth >= MAX_DEPTH)
-		return pv_error(PV_ECONFIG, "%s:%d:%d: nesting deeper than %d levels; expected a "
-				"shallower document", b->name, line, col, MAX_DEPTH);
+		return pv_error(PV_ECONFIG,
+				"%s:%d:%d: nesting deeper than %d levels; expected a "
+				"shallower document",
+				b->name, line, col, MAX_DEPTH);
 	n = node_new(ev->type == YAML_MAPPING_START_EVENT ? PV_NODE_MAPPING : PV_NODE_SEQUENCE,
 		     line, col, -1);
 	if (!n)
 		return oom();
 	b->depth++;
-	r = build_children(b, n, ev->type == YAML_MAPPING_START_EVENT ? YAML_MAPPING_END_EVENT
-								      : YAML_SEQUENCE_END_EVENT);
+	r = build_children(b, n,
+			   ev->type == YAML_MAPPING_START_EVENT ? YAML_MAPPING_END_EVENT
+								: YAML_SEQUENCE_END_EVENT);
 	b->depth--;
 	if (r) {
 		pv_tree_free(n);
@@ -264,14 +280,15 @@ static int build(struct builder *b, yaml_event_t *ev, struct pv_node **out)
 
 static int empty(struct builder *b, yaml_mark_t mark)
 {
-	return pv_error(PV_ECONFIG, "%s:%zu:%zu: the document is empty; expected a mapping of "
-			"settings (see docs/playbook.md)", b->name, mark.line + 1,
-			mark.column + 1);
+	return pv_error(PV_ECONFIG,
+			"%s:%zu:%zu: the document is empty; expected a mapping of "
+			"settings (see docs/playbook.md)",
+			b->name, mark.line + 1, mark.column + 1);
 }
 
 int pv_tree_parse(const char *name, const char *text, size_t len, struct pv_node **out)
 {
-	struct builder b = { .name = name, .text = text, .len = len };
+	struct builder b = {.name = name, .text = text, .len = len};
 	struct pv_node *root = NULL;
 	yaml_event_t ev;
 	int r;
@@ -305,9 +322,10 @@ int pv_tree_parse(const char *name, const char *text, size_t len, struct pv_node
 	if ((r = next(&b, &ev)))
 		goto out;
 	if (ev.type == YAML_DOCUMENT_START_EVENT)
-		r = pv_error(PV_ECONFIG, "%s:%zu:%zu: a second YAML document starts here; expected "
-			     "one document per playbook", name, ev.start_mark.line + 1,
-			     ev.start_mark.column + 1);
+		r = pv_error(PV_ECONFIG,
+			     "%s:%zu:%zu: a second YAML document starts here; expected "
+			     "one document per playbook",
+			     name, ev.start_mark.line + 1, ev.start_mark.column + 1);
 	yaml_event_delete(&ev);
 out:
 	yaml_parser_delete(&b.parser);
@@ -321,7 +339,7 @@ out:
 
 bool pv_tree_is_null(const struct pv_node *node)
 {
-	static const char *const nulls[] = { "", "~", "null", "Null", "NULL" };
+	static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
 
 	if (!node || node->kind != PV_NODE_SCALAR || !node->plain)
 		return false;
@@ -365,7 +383,7 @@ static struct pv_node *fresh(const char *after, const char *value, int origin)
 	if (!after)
 		return scalar_new(value, strlen(value), true, 0, 0, origin);
 	return node_new(index_of(after, strcspn(after, "."), &idx) ? PV_NODE_SEQUENCE
-								    : PV_NODE_MAPPING,
+								   : PV_NODE_MAPPING,
 			0, 0, origin);
 }
 
@@ -414,13 +432,15 @@ int pv_tree_set(struct pv_node *root, const char *path, const char *value, int o
 			}
 		} else if (cur->kind == PV_NODE_SEQUENCE) {
 			if (!index_of(seg, len, &idx))
-				return pv_error(PV_ECONFIG, "'%.*s' in '%s' is not a list index; "
-						"expected a number from 0 to %zu", (int)len, seg,
-						path, cur->n);
+				return pv_error(PV_ECONFIG,
+						"'%.*s' in '%s' is not a list index; "
+						"expected a number from 0 to %zu",
+						(int)len, seg, path, cur->n);
 			if (idx > cur->n)
-				return pv_error(PV_ECONFIG, "index %zu in '%s' is out of range; "
-						"expected a number from 0 to %zu", idx, path,
-						cur->n);
+				return pv_error(PV_ECONFIG,
+						"index %zu in '%s' is out of range; "
+						"expected a number from 0 to %zu",
+						idx, path, cur->n);
 			if (idx == cur->n) {
 				made = fresh(after, value, origin);
 				if (!made || append(cur, NULL, made)) {
@@ -443,7 +463,8 @@ int pv_tree_set(struct pv_node *root, const char *path, const char *value, int o
 		}
 		if ((*slot)->kind == PV_NODE_SCALAR) {
 			if (!pv_tree_is_null(*slot))
-				return pv_error(PV_ECONFIG, "'%.*s' is a value, not a section; "
+				return pv_error(PV_ECONFIG,
+						"'%.*s' is a value, not a section; "
 						"expected a path to a setting",
 						(int)(seg + len - path), path);
 			/* an empty "key:" becomes the container the path needs */

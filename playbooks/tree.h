@@ -19,7 +19,7 @@ struct pv_node {
 	char *text;    /* scalar: its value (never NULL) */
 	bool plain;    /* scalar written without quotes: "", "~" and "null" then mean no value */
 	size_t n, cap; /* mapping: pairs; sequence: items */
-	struct pv_node **keys;  /* mapping: n scalar keys, in document order, duplicates kept */
+	struct pv_node **keys;	/* mapping: n scalar keys, in document order, duplicates kept */
 	struct pv_node **items; /* mapping: n values; sequence: n items */
 };
 

@@ -4,7 +4,8 @@
 Running samba-tool inside this interpreter keeps the Administrator password
 off every command line: it is read from $PROVISION_LAB_DIR/admin.pass.
 
-  lab-samba.py provision ARGS...         samba-tool domain provision ARGS --adminpass=<admin.pass>
+  lab-samba.py provision ARGS...         samba-tool domain provision ARGS --adminpass=<admin.pass>,
+                                         then passwordsettings --max-pwd-age=0 --min-pwd-age=0
   lab-samba.py dns-add SERVER ZONE NAME=IP...
                                          samba-tool dns add SERVER ZONE NAME A IP, Kerberos (ccache)
 """
@@ -38,7 +39,15 @@ def main(argv):
     if what == "provision":
         with open(os.path.join(lab, "admin.pass"), encoding="utf-8") as f:
             password = f.read()
-        return samba_tool("domain", "provision", *argv[2:], "--adminpass=" + password)
+        rc = samba_tool("domain", "provision", *argv[2:], "--adminpass=" + password)
+        if rc:
+            return rc
+        # lab passwords never expire and can be changed at once (tests reuse a kept DC)
+        target = [a.split("=", 1)[1] for a in argv if a.startswith("--targetdir=")][0]
+        return samba_tool("domain", "passwordsettings", "set",
+                          "-s", os.path.join(target, "etc", "smb.conf"),
+                          "-H", os.path.join(target, "private", "sam.ldb"),
+                          "--max-pwd-age=0", "--min-pwd-age=0")
     if what == "dns-add" and len(argv) >= 5:
         server, zone = argv[2], argv[3]
         rc = 0

@@ -114,7 +114,7 @@ put() {
 # pid from a pid file if that process is alive (not a zombie) and in namespace pvlab-HOST
 daemon_pid() { # HOST PIDFILE
   local p="" st
-  if [ -r "$2" ]; then read -r p _ <"$2" 2>/dev/null || true; fi
+  if [ -r "$2" ]; then read -r p _ 2>/dev/null <"$2" || true; fi
   [[ $p =~ ^[0-9]+$ ]] || return 0
   st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$p/status" 2>/dev/null) || return 0
   [ -n "$st" ] && [ "$st" != Z ] || return 0
@@ -367,7 +367,7 @@ MaxStartups 64:30:128
 MaxSessions 64
 LogLevel INFO
 Subsystem sftp internal-sftp
-SetEnv KRB5_CONFIG=$LAB/krb5.conf KRB5CCNAME=FILE:$LAB/cc/$1 LDAPCONF=$LAB/ldap.conf PROVISION_LAB_DIR=$LAB LAB_HOST=$1 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$LAB/bin
+SetEnv HOME=$LAB/$1/home KRB5_CONFIG=$LAB/krb5.conf KRB5CCNAME=FILE:$LAB/cc/$1 LDAPCONF=$LAB/ldap.conf PROVISION_LAB_DIR=$LAB LAB_HOST=$1 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$LAB/bin
 EOF
 }
 
@@ -408,7 +408,13 @@ setup_state() {
   install -d -m 0700 "$LAB/cc" "$LAB/ssh"
   local h
   for h in "${HOSTS[@]}"; do install -d -m 0755 "$LAB/$h/run"; done
-  install -d -m 0755 "$LAB/srv/pid"
+  # HOME of ssh sessions (SetEnv): keeps the machine's ~root/.bashrc and ~/.ssh out of the lab
+  for h in "${SSH_HOSTS[@]}"; do install -d -m 0700 "$LAB/$h/home"; done
+  # Samba runtime dirs of srv and the clients (private must exist, 0700)
+  for h in ctl srv cli1 cli2; do
+    install -d -m 0755 "$LAB/$h/lock" "$LAB/$h/state" "$LAB/$h/cache" "$LAB/$h/pid" "$LAB/$h/ncalrpc"
+    install -d -m 0700 "$LAB/$h/private"
+  done
   # the DC's admin password is fixed when it is provisioned; a kept DC keeps its file
   if [ ! -f "$LAB/dc/.provisioned" ] || [ ! -s "$LAB/admin.pass" ]; then
     printf '%s' "${LAB_ADMIN_PASS:-Lab-Adm1n-Passw0rd!}" | put "$LAB/admin.pass" 600
@@ -582,7 +588,11 @@ dc_dns_records() {
 
 sshd_start() { # HOST
   local h=$1 log=$LAB/log/sshd-$1.log
-  [ -z "$(sshd_pid "$h")" ] || return 0
+  if [ -n "$(sshd_pid "$h")" ]; then
+    [ "$LAB/ssh/sshd_$h.conf" -nt "$LAB/$h/sshd.pid" ] || return 0
+    say "restarting sshd in $h (config changed)"
+    sshd_stop "$h"
+  fi
   rm -f "$LAB/$h/sshd.pid"
   lab_exec "$h" /usr/sbin/sshd -f "$LAB/ssh/sshd_$h.conf" -E "$log" </dev/null \
     >>"$LAB/log/sshd-$h.out" 2>&1 || fail "sshd did not start in $h" "$LAB/log/sshd-$h.out" "$log"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ck_assert_msg_has(s) \
+#define ck_assert_msg_has(s)                                                                       \
 	ck_assert_msg(strstr(pv_errmsg(), (s)), "message '%s' lacks '%s'", pv_errmsg(), (s))
 
 START_TEST(expand_defaults)
@@ -33,8 +33,7 @@ START_TEST(expand_all_and_repeated)
 	ck_assert_str_eq(out, "s-c-12-3-12}");
 	ck_assert_int_eq(pv_names_expand("plain", NULL, NULL, 1, 1, out, sizeof(out)), 0);
 	ck_assert_str_eq(out, "plain");
-	ck_assert_int_eq(pv_names_expand("{n}", NULL, NULL, 4294967295ul, 0, out, sizeof(out)),
-			 0);
+	ck_assert_int_eq(pv_names_expand("{n}", NULL, NULL, 4294967295ul, 0, out, sizeof(out)), 0);
 	ck_assert_str_eq(out, "4294967295");
 }
 END_TEST
@@ -117,8 +116,8 @@ START_TEST(sam_forbidden_characters)
 
 	for (const char *p = bad; *p; p++) {
 		snprintf(name, sizeof(name), "a%cb", *p);
-		ck_assert_msg(pv_names_check_sam("user name", name) == PV_ECONFIG,
-			      "'%s' accepted", name);
+		ck_assert_msg(pv_names_check_sam("user name", name) == PV_ECONFIG, "'%s' accepted",
+			      name);
 		ck_assert_msg_has("sAMAccountName forbids");
 	}
 	ck_assert_int_eq(pv_names_check_sam("user name", "a\tb"), PV_ECONFIG);

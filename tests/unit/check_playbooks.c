@@ -1,0 +1,899 @@
+/* tests/unit/check_playbooks.c: playbook parsing, defaults, overrides and every error class.
+ *
+ * Error tests assert the exact "NAME:LINE:COL:" (or "command line: option '...'") prefix and
+ * the gist of the message. Run from the repository root (playbooks/lab.yaml is loaded). */
+#include "playbooks/playbook.h"
+#include "util/err.h"
+
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The smallest valid playbook: lines 1..6. */
+#define BASE                                                                                       \
+	"domain:\n"                                                                                \
+	"  realm: LAB.TEST\n"                                                                      \
+	"  netbios: LAB\n"                                                                         \
+	"  dc: dc.lab.test\n"                                                                      \
+	"  ca_file: /etc/ca.pem\n"                                                                 \
+	"  admin_password: {file: /etc/admin.pass}\n"
+
+static struct pv_playbook *ok(const char *text, const char *const *ovr)
+{
+	struct pv_playbook *pb = NULL;
+	int r = pv_playbook_parse("t.yaml", text, strlen(text), ovr, &pb);
+
+	ck_assert_msg(r == 0, "parse failed: %s", pv_errmsg());
+	ck_assert_ptr_nonnull(pb);
+	return pb;
+}
+
+/* Parsing fails with PV_ECONFIG, *out untouched, and the message holds every want[]. */
+static void bad_ovr(const char *text, const char *const *ovr, const char *want1, const char *want2)
+{
+	struct pv_playbook *pb = NULL;
+	int r = pv_playbook_parse("t.yaml", text, strlen(text), ovr, &pb);
+
+	ck_assert_msg(r == PV_ECONFIG, "expected a config error (%s), got %d: %s", want1, r,
+		      pv_errmsg());
+	ck_assert_ptr_null(pb);
+	ck_assert_msg(!strncmp(pv_errmsg(), want1, strlen(want1)),
+		      "message '%s' does not start with '%s'", pv_errmsg(), want1);
+	if (want2)
+		ck_assert_msg(strstr(pv_errmsg(), want2), "message '%s' lacks '%s'", pv_errmsg(),
+			      want2);
+}
+
+static void bad(const char *text, const char *want1, const char *want2)
+{
+	bad_ovr(text, NULL, want1, want2);
+}
+
+static char *cwd_path(const char *rel)
+{
+	char cwd[PATH_MAX], *out;
+
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	ck_assert_int_ge(asprintf(&out, "%s/%s", cwd, rel), 0);
+	return out;
+}
+
+/* ---- valid playbooks ---------------------------------------------------------------------- */
+
+static const char full[] = "lab: bench_1\n"
+			   "ssh:\n"
+			   "  user: admin\n"
+			   "  port: 2200\n"
+			   "  identity: keys/id\n"
+			   "  known_hosts: /etc/kh\n"
+			   "  accept_new: yes\n"
+			   "  timeout: 30\n"
+			   "domain:\n"
+			   "  realm: corp.example.com\n"
+			   "  netbios: corp\n"
+			   "  dns_domain: Corp.Example.COM\n"
+			   "  base_dn: DC=corp,DC=example,DC=com\n"
+			   "  dc: dc1.corp.example.com\n"
+			   "  dc_address: \"2001:db8::10\"\n"
+			   "  transport: starttls\n"
+			   "  ca_file: ./certs/ca.pem\n"
+			   "  timeout: 20\n"
+			   "  admin: root-admin\n"
+			   "  admin_password: {env: ADMIN_PW}\n" /* line 20 */
+			   "users:\n"
+			   "  per_client: 25\n"
+			   "  name_template: \"{client}x{n}\"\n"
+			   "  ou: OU=load,DC=corp,DC=example,DC=com\n"
+			   "  password: {stdin: true}\n"
+			   "server:\n"
+			   "  name: fs1\n"
+			   "  address: 10.0.0.20\n"
+			   "  ssh: {user: svc}\n"
+			   "  alias_template: \"a{server}{n}\"\n"
+			   "  shares: 4\n"
+			   "  share_template: \"share{k}\"\n"
+			   "  share_path: /data/shares\n"
+			   "  fileset: sets/big.yaml\n"
+			   "  service: \"sudo systemctl {action} {service}\"\n"
+			   "clients:\n"
+			   "  - name: c1\n" /* line 37 */
+			   "    address: 10.0.0.31\n"
+			   "    os: windows\n"
+			   "    ssh: {user: Administrator, port: 2222, accept_new: false}\n"
+			   "  - name: c2\n"
+			   "    address: 10.0.0.32\n"
+			   "controller:\n"
+			   "  results: /srv/results\n"
+			   "  host: {name: ctl, address: 10.0.0.5, ssh: {timeout: 5}}\n"
+			   "driver:\n"
+			   "  name: fsct\n"
+			   "  client_command: \"run-client\"\n"
+			   "  controller_command: \"run-controller\"\n"
+			   "  timeout: 7200\n"
+			   "drain:\n"
+			   "  command: \"queue-depth\"\n"
+			   "  metric: queue\n"
+			   "  threshold: 5\n"
+			   "  interval: 3\n"
+			   "  timeout: 900\n";
+
+START_TEST(full_playbook)
+{
+	struct pv_playbook *pb = ok(full, NULL);
+	char *identity = cwd_path("keys/id"), *ca = cwd_path("certs/ca.pem");
+	char *fileset = cwd_path("sets/big.yaml");
+	const struct pv_host *c1, *c2;
+
+	ck_assert_str_eq(pb->path, "");
+	ck_assert_str_eq(pb->lab, "bench_1");
+	ck_assert_str_eq(pb->domain.realm, "CORP.EXAMPLE.COM");
+	ck_assert_str_eq(pb->domain.netbios, "CORP");
+	ck_assert_str_eq(pb->domain.dns_domain, "corp.example.com");
+	ck_assert_str_eq(pb->domain.base_dn, "DC=corp,DC=example,DC=com");
+	ck_assert_str_eq(pb->domain.dc_name, "dc1.corp.example.com");
+	ck_assert_str_eq(pb->domain.dc_address, "2001:db8::10");
+	ck_assert_int_eq(pb->domain.transport, PV_LDAP_STARTTLS);
+	ck_assert_str_eq(pb->domain.ca_file, ca);
+	ck_assert_int_eq(pb->domain.timeout, 20);
+	ck_assert_str_eq(pb->domain.admin, "root-admin");
+	ck_assert_int_eq(pb->domain.admin_password.source, PV_SECRET_ENV);
+	ck_assert_str_eq(pb->domain.admin_password.value, "ADMIN_PW");
+	ck_assert_int_eq(pb->domain.admin_password.line, 20);
+	ck_assert_int_eq(pb->domain.admin_password.col, 19);
+
+	ck_assert_uint_eq(pb->users.per_client, 25);
+	ck_assert_str_eq(pb->users.name_template, "{client}x{n}");
+	ck_assert_str_eq(pb->users.ou, "OU=load,DC=corp,DC=example,DC=com");
+	ck_assert_int_eq(pb->users.password.source, PV_SECRET_STDIN);
+	ck_assert_ptr_null(pb->users.password.value);
+
+	ck_assert(pb->has_server);
+	ck_assert_str_eq(pb->server.host.name, "fs1");
+	ck_assert_str_eq(pb->server.host.address, "10.0.0.20");
+	ck_assert_str_eq(pb->server.host.ssh.user, "svc");
+	ck_assert_int_eq(pb->server.host.ssh.port, 2200); /* from the top-level ssh */
+	ck_assert_str_eq(pb->server.host.ssh.identity, identity);
+	ck_assert_str_eq(pb->server.host.ssh.known_hosts, "/etc/kh");
+	ck_assert(pb->server.host.ssh.accept_new);
+	ck_assert_int_eq(pb->server.host.ssh.timeout, 30);
+	ck_assert_str_eq(pb->server.alias_template, "a{server}{n}");
+	ck_assert_uint_eq(pb->server.shares, 4);
+	ck_assert_str_eq(pb->server.share_template, "share{k}");
+	ck_assert_str_eq(pb->server.share_path, "/data/shares");
+	ck_assert_str_eq(pb->server.fileset, fileset);
+	ck_assert_str_eq(pb->server.service, "sudo systemctl {action} {service}");
+
+	ck_assert_uint_eq(pb->nclients, 2);
+	c1 = pv_playbook_client(pb, "c1");
+	c2 = pv_playbook_client(pb, "c2");
+	ck_assert_ptr_eq(c1, &pb->clients[0]);
+	ck_assert_ptr_eq(c2, &pb->clients[1]);
+	ck_assert_ptr_null(pv_playbook_client(pb, "c3"));
+	ck_assert_str_eq(c1->address, "10.0.0.31");
+	ck_assert_int_eq(c1->os, PV_OS_WINDOWS);
+	ck_assert_int_eq(c1->line, 37);
+	ck_assert_int_eq(c1->col, 5);
+	ck_assert_str_eq(c1->ssh.user, "Administrator");
+	ck_assert_int_eq(c1->ssh.port, 2222);
+	ck_assert(!c1->ssh.accept_new);
+	ck_assert_int_eq(c2->os, PV_OS_LINUX);
+	ck_assert_str_eq(c2->ssh.user, "admin");
+	ck_assert_int_eq(c2->ssh.port, 2200);
+
+	ck_assert(pb->has_controller);
+	ck_assert_str_eq(pb->controller.results, "/srv/results");
+	ck_assert_str_eq(pb->controller.host.name, "ctl");
+	ck_assert_str_eq(pb->controller.host.address, "10.0.0.5");
+	ck_assert_int_eq(pb->controller.host.ssh.timeout, 5);
+	ck_assert_str_eq(pb->controller.host.ssh.user, "admin");
+
+	ck_assert_str_eq(pb->driver.name, "fsct");
+	ck_assert_str_eq(pb->driver.client_command, "run-client");
+	ck_assert_str_eq(pb->driver.controller_command, "run-controller");
+	ck_assert_int_eq(pb->driver.timeout, 7200);
+
+	ck_assert(pb->has_drain);
+	ck_assert_str_eq(pb->drain.command, "queue-depth");
+	ck_assert_str_eq(pb->drain.metric, "queue");
+	ck_assert_int_eq(pb->drain.threshold, 5);
+	ck_assert_int_eq(pb->drain.interval, 3);
+	ck_assert_int_eq(pb->drain.timeout, 900);
+
+	free(identity);
+	free(ca);
+	free(fileset);
+	pv_playbook_free(pb);
+}
+END_TEST
+
+START_TEST(defaults)
+{
+	struct pv_playbook *pb;
+	char *cwd = cwd_path("");
+
+	setenv("HOME", "/home/tester", 1);
+	pb = ok(BASE, NULL);
+	cwd[strlen(cwd) - 1] = '\0'; /* drop the trailing '/' */
+	ck_assert_str_eq(pb->dir, cwd);
+	ck_assert_str_eq(pb->lab, "provision");
+	ck_assert_str_eq(pb->domain.dns_domain, "lab.test");
+	ck_assert_str_eq(pb->domain.base_dn, "DC=lab,DC=test");
+	ck_assert_ptr_null(pb->domain.dc_address);
+	ck_assert_int_eq(pb->domain.transport, PV_LDAP_LDAPS);
+	ck_assert_int_eq(pb->domain.timeout, 10);
+	ck_assert_str_eq(pb->domain.admin, "Administrator");
+	ck_assert_int_eq(pb->domain.admin_password.source, PV_SECRET_FILE);
+	ck_assert_str_eq(pb->domain.admin_password.value, "/etc/admin.pass");
+	ck_assert_uint_eq(pb->users.per_client, 1);
+	ck_assert_str_eq(pb->users.name_template, "{client}-u{n}");
+	ck_assert_str_eq(pb->users.ou, "OU=provision,DC=lab,DC=test");
+	ck_assert_int_eq(pb->users.password.source, PV_SECRET_UNSET);
+	ck_assert_int_eq(pb->users.password.line, 0);
+	ck_assert(!pb->has_server);
+	ck_assert_uint_eq(pb->nclients, 0);
+	ck_assert_ptr_null(pb->clients);
+	ck_assert(!pb->has_controller);
+	ck_assert_str_eq(pb->driver.name, "command");
+	ck_assert_ptr_null(pb->driver.client_command);
+	ck_assert_ptr_null(pb->driver.controller_command);
+	ck_assert_int_eq(pb->driver.timeout, 0);
+	ck_assert(!pb->has_drain);
+	pv_playbook_free(pb);
+
+	pb = ok(BASE "server: {name: srv, address: 198.18.0.20}\n"
+		     "clients: [{name: cli1, address: 198.18.0.31}]\n"
+		     "controller: {results: out}\n"
+		     "drain: {command: q}\n",
+		NULL);
+	ck_assert_str_eq(pb->server.alias_template, "{server}u{n}");
+	ck_assert_uint_eq(pb->server.shares, 1);
+	ck_assert_str_eq(pb->server.share_template, "fsroot{k}");
+	ck_assert_str_eq(pb->server.share_path, "/srv/provision");
+	ck_assert_ptr_null(pb->server.fileset);
+	ck_assert_str_eq(pb->server.service, "systemctl {action} {service}");
+	ck_assert_str_eq(pb->server.host.ssh.user, "root");
+	ck_assert_int_eq(pb->server.host.ssh.port, 22);
+	ck_assert_ptr_null(pb->server.host.ssh.identity);
+	ck_assert_str_eq(pb->server.host.ssh.known_hosts, "/home/tester/.ssh/known_hosts");
+	ck_assert(!pb->server.host.ssh.accept_new);
+	ck_assert_int_eq(pb->server.host.ssh.timeout, 10);
+	ck_assert_int_eq(pb->clients[0].os, PV_OS_LINUX);
+	ck_assert_ptr_null(pb->controller.host.name);
+	ck_assert_str_eq(pb->drain.metric, "req_queue");
+	ck_assert_int_eq(pb->drain.threshold, 0);
+	ck_assert_int_eq(pb->drain.interval, 2);
+	ck_assert_int_eq(pb->drain.timeout, 600);
+	free(cwd);
+	pv_playbook_free(pb);
+}
+END_TEST
+
+START_TEST(gssapi_needs_no_ca)
+{
+	struct pv_playbook *pb = ok("domain:\n"
+				    "  realm: LAB.TEST\n"
+				    "  netbios: LAB\n"
+				    "  dc: dc.lab.test\n"
+				    "  transport: gssapi\n"
+				    "  admin_password: {prompt: true}\n",
+				    NULL);
+
+	ck_assert_int_eq(pb->domain.transport, PV_LDAP_GSSAPI);
+	ck_assert_ptr_null(pb->domain.ca_file);
+	ck_assert_int_eq(pb->domain.admin_password.source, PV_SECRET_PROMPT);
+	pv_playbook_free(pb);
+}
+END_TEST
+
+START_TEST(lab_yaml)
+{
+	struct pv_playbook *pb = NULL;
+	char *fileset = cwd_path("playbooks/filesets/small.yaml"), *dir = cwd_path("playbooks");
+
+	ck_assert_msg(pv_playbook_load("playbooks/lab.yaml", NULL, &pb) == 0, "%s", pv_errmsg());
+	ck_assert_str_eq(pb->path, "playbooks/lab.yaml");
+	ck_assert_str_eq(pb->dir, dir);
+	ck_assert_str_eq(pb->lab, "provision");
+	ck_assert_str_eq(pb->domain.realm, "LAB.TEST");
+	ck_assert_str_eq(pb->domain.netbios, "LAB");
+	ck_assert_str_eq(pb->domain.dc_name, "dc.lab.test");
+	ck_assert_str_eq(pb->domain.dc_address, "198.18.0.10");
+	ck_assert_int_eq(pb->domain.transport, PV_LDAP_LDAPS);
+	ck_assert_str_eq(pb->domain.ca_file, "/var/lib/provision-lab/ca.pem");
+	ck_assert_str_eq(pb->domain.admin, "Administrator");
+	ck_assert_int_eq(pb->domain.admin_password.source, PV_SECRET_FILE);
+	ck_assert_str_eq(pb->domain.admin_password.value, "/var/lib/provision-lab/admin.pass");
+	ck_assert_uint_eq(pb->users.per_client, 10);
+	ck_assert_str_eq(pb->users.password.value, "/var/lib/provision-lab/user.pass");
+	ck_assert_str_eq(pb->server.host.name, "srv");
+	ck_assert_str_eq(pb->server.host.address, "198.18.0.20");
+	ck_assert_str_eq(pb->server.host.ssh.identity, "/var/lib/provision-lab/ssh/id_ed25519");
+	ck_assert_str_eq(pb->server.host.ssh.known_hosts, "/var/lib/provision-lab/ssh/known_hosts");
+	ck_assert_uint_eq(pb->server.shares, 2);
+	ck_assert_str_eq(pb->server.share_path, "/srv/provision");
+	ck_assert_str_eq(pb->server.service,
+			 "/var/lib/provision-lab/bin/lab-service {action} {service}");
+	ck_assert_str_eq(pb->server.fileset, fileset);
+	ck_assert_uint_eq(pb->nclients, 2);
+	ck_assert_str_eq(pb->clients[0].name, "cli1");
+	ck_assert_str_eq(pb->clients[0].address, "198.18.0.31");
+	ck_assert_str_eq(pb->clients[1].name, "cli2");
+	ck_assert_str_eq(pb->clients[1].address, "198.18.0.32");
+	ck_assert_str_eq(pb->clients[1].ssh.user, "root");
+	ck_assert(pb->has_controller);
+	ck_assert_ptr_null(pb->controller.host.name);
+	ck_assert_str_eq(pb->controller.results, "/var/lib/provision-lab/results");
+	ck_assert(!pb->has_drain);
+	free(fileset);
+	free(dir);
+	pv_playbook_free(pb);
+}
+END_TEST
+
+START_TEST(load_errors)
+{
+	struct pv_playbook *pb = NULL;
+
+	ck_assert_int_eq(pv_playbook_load("tests/unit/no-such-playbook.yaml", NULL, &pb), PV_EIO);
+	ck_assert_ptr_null(pb);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "no-such-playbook.yaml"));
+	ck_assert_int_eq(pv_playbook_load("playbooks", NULL, &pb), PV_EIO);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "folder"));
+	ck_assert_ptr_null(pb);
+	pv_playbook_free(NULL);
+}
+END_TEST
+
+/* Relative paths follow the playbook's folder; "~/" follows $HOME; absolute ones stay. */
+START_TEST(path_resolution)
+{
+	char dir[] = "/tmp/check_playbooks.XXXXXX", file[64], *p;
+	struct pv_playbook *pb = NULL;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/pb.yaml", dir);
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("ssh: {identity: ~/.ssh/id, known_hosts: kh}\n"
+	      "domain:\n"
+	      "  realm: LAB.TEST\n"
+	      "  netbios: LAB\n"
+	      "  dc: dc.lab.test\n"
+	      "  ca_file: ./ca.pem\n"
+	      "  admin_password: {file: secrets/admin.pass}\n"
+	      "users: {password: {file: /abs/user.pass}}\n"
+	      "server: {name: srv, address: 198.18.0.20, fileset: ../sets/f.yaml}\n"
+	      "controller: {results: res}\n",
+	      f);
+	ck_assert_int_eq(fclose(f), 0);
+	setenv("HOME", "/home/tester", 1);
+	ck_assert_msg(pv_playbook_load(file, NULL, &pb) == 0, "%s", pv_errmsg());
+	/* a relative path given on the command line follows the current folder instead */
+	{
+		const char *ovr[] = {"domain.ca_file=certs/ca.pem", "server.fileset=/f.yaml", NULL};
+		struct pv_playbook *pb2 = NULL;
+		char *ca = cwd_path("certs/ca.pem");
+
+		ck_assert_msg(pv_playbook_load(file, ovr, &pb2) == 0, "%s", pv_errmsg());
+		ck_assert_str_eq(pb2->domain.ca_file, ca);
+		ck_assert_str_eq(pb2->server.fileset, "/f.yaml");
+		free(ca);
+		pv_playbook_free(pb2);
+	}
+	unlink(file);
+	rmdir(dir);
+
+	ck_assert_str_eq(pb->dir, dir);
+	ck_assert_str_eq(pb->server.host.ssh.identity, "/home/tester/.ssh/id");
+	ck_assert_int_ge(asprintf(&p, "%s/kh", dir), 0);
+	ck_assert_str_eq(pb->server.host.ssh.known_hosts, p);
+	free(p);
+	ck_assert_int_ge(asprintf(&p, "%s/ca.pem", dir), 0);
+	ck_assert_str_eq(pb->domain.ca_file, p);
+	free(p);
+	ck_assert_int_ge(asprintf(&p, "%s/secrets/admin.pass", dir), 0);
+	ck_assert_str_eq(pb->domain.admin_password.value, p);
+	free(p);
+	ck_assert_str_eq(pb->users.password.value, "/abs/user.pass");
+	ck_assert_int_ge(asprintf(&p, "%s/../sets/f.yaml", dir), 0);
+	ck_assert_str_eq(pb->server.fileset, p);
+	free(p);
+	ck_assert_int_ge(asprintf(&p, "%s/res", dir), 0);
+	ck_assert_str_eq(pb->controller.results, p);
+	free(p);
+	pv_playbook_free(pb);
+}
+END_TEST
+
+/* A remote controller's results folder belongs to that host: not resolved locally. */
+START_TEST(remote_results_kept)
+{
+	struct pv_playbook *pb = ok(BASE "controller:\n"
+					 "  results: results\n"
+					 "  host: {name: ctl.lab.test}\n",
+				    NULL);
+
+	ck_assert_str_eq(pb->controller.results, "results");
+	ck_assert_str_eq(pb->controller.host.name, "ctl.lab.test");
+	ck_assert_ptr_null(pb->controller.host.address);
+	pv_playbook_free(pb);
+}
+END_TEST
+
+/* ---- YAML-level errors -------------------------------------------------------------------- */
+
+START_TEST(syntax_error)
+{
+	bad("domain:\n  realm: LAB.TEST\n netbios: LAB\n",
+	    "t.yaml:3:2: YAML syntax error: ", "did not find expected key");
+	bad("domain:\n\trealm: LAB.TEST\n",
+	    "t.yaml:2:1: YAML syntax error: ", "found character that cannot start any token");
+	bad("lab: a: b\n", "t.yaml:1:7: YAML syntax error: ", "mapping values are not allowed");
+	bad("domain: {realm: LAB\n", "t.yaml:2:1: YAML syntax error: ", "flow mapping at 1:9");
+	bad("lab: x\nlab2: \xff\n", "t.yaml:2:7: YAML syntax error: ", "expected UTF-8 text");
+}
+END_TEST
+
+START_TEST(empty_document)
+{
+	bad("", "t.yaml:1:1: the document is empty", "expected a mapping");
+	bad("# only a comment\n", "t.yaml:2:1: the document is empty", NULL);
+	bad("---\n", "t.yaml:2:1: the document is empty", NULL);
+	bad("- a\n- b\n", "t.yaml:1:1: the playbook is a sequence; expected a mapping", NULL);
+	bad("hello\n", "t.yaml:1:1: the playbook is a string; expected a mapping", NULL);
+}
+END_TEST
+
+START_TEST(multiple_documents)
+{
+	bad(BASE "---\nlab: x\n", "t.yaml:7:1: a second YAML document starts here",
+	    "expected one document");
+	bad("---\n" BASE "...\n---\n", "t.yaml:9:1: a second YAML document", NULL);
+}
+END_TEST
+
+START_TEST(anchors_and_aliases)
+{
+	bad(BASE "ssh: &s {port: 22}\nserver: {name: srv, address: 1.2.3.4, ssh: *s}\n",
+	    "t.yaml:7:6: anchor '&s': YAML aliases are not supported", NULL);
+	bad(BASE "lab: *x\n", "t.yaml:7:6: alias '*x': YAML aliases are not supported", NULL);
+	bad(BASE "lab: !!str x\n", "t.yaml:7:6: tag ", "YAML tags are not supported");
+}
+END_TEST
+
+START_TEST(structure_errors)
+{
+	bad(BASE "? [a, b]\n: c\n", "t.yaml:7:3: a sequence is used as a mapping key", NULL);
+	bad(BASE "lab: \"a\\0b\"\n", "t.yaml:7:6: value holds a NUL character", NULL);
+	{
+		char deep[400] = "lab: ";
+
+		for (int i = 0; i < 70; i++)
+			strcat(deep, "[");
+		bad(deep, "t.yaml:1:69: nesting deeper than 64 levels", NULL);
+	}
+}
+END_TEST
+
+/* ---- schema errors ------------------------------------------------------------------------ */
+
+START_TEST(unknown_key)
+{
+	bad(BASE "  relam: X\n",
+	    "t.yaml:7:3: unknown key 'relam' in 'domain' (did you mean 'realm'?); expected one of: "
+	    "realm, netbios, dns_domain, ",
+	    NULL);
+	bad(BASE "colour: red\n",
+	    "t.yaml:7:1: unknown key 'colour' at top level; expected one of: "
+	    "lab, ssh, domain,",
+	    NULL);
+	/* no suggestion when nothing is close */
+	bad(BASE "ssh: {zzzzzz: 1}\n",
+	    "t.yaml:7:7: unknown key 'zzzzzz' in 'ssh'; expected one "
+	    "of: user, port,",
+	    NULL);
+	bad(BASE "clients:\n  - {name: a, address: 1.2.3.4, addres: 1.2.3.5}\n",
+	    "t.yaml:8:33: unknown key 'addres' in 'clients.0' (did you mean 'address'?)", NULL);
+	bad(BASE "server: {name: s, address: 1.2.3.4, ssh: {prot: 1}}\n",
+	    "t.yaml:7:43: unknown key 'prot' in 'server.ssh' (did you mean 'port'?)", NULL);
+}
+END_TEST
+
+START_TEST(duplicate_key)
+{
+	bad(BASE "  realm: OTHER.TEST\n",
+	    "t.yaml:7:3: duplicate key 'realm' in 'domain' (first at line 2)", NULL);
+	bad("lab: a\n" BASE "lab: b\n",
+	    "t.yaml:8:1: duplicate key 'lab' at top level (first at "
+	    "line 1)",
+	    NULL);
+}
+END_TEST
+
+START_TEST(wrong_type)
+{
+	bad(BASE "users:\n  per_client: {a: 1}\n",
+	    "t.yaml:8:15: 'users.per_client' is a mapping; expected an integer", NULL);
+	bad(BASE "ssh: 22\n", "t.yaml:7:6: 'ssh' is a string; expected a mapping", NULL);
+	bad(BASE "clients: {name: a}\n", "t.yaml:7:10: 'clients' is a mapping; expected a sequence",
+	    NULL);
+	bad(BASE "lab: [a]\n", "t.yaml:7:6: 'lab' is a sequence; expected 1 to 32", NULL);
+	bad(BASE "clients:\n  - cli1\n", "t.yaml:8:5: 'clients.0' is a string; expected a mapping",
+	    NULL);
+	/* an empty value sits right after its key's colon */
+	bad(BASE "server:\n", "t.yaml:7:8: 'server' is empty; expected a mapping", NULL);
+	bad(BASE "lab:\n", "t.yaml:7:5: 'lab' has no value", NULL);
+	bad(BASE "lab: \"\"\n", "t.yaml:7:6: 'lab' is empty", NULL);
+}
+END_TEST
+
+START_TEST(missing_key)
+{
+	bad("lab: x\n", "t.yaml:1:1: missing required key 'domain' at top level", NULL);
+	bad("domain:\n  netbios: LAB\n", "t.yaml:2:3: missing required key 'realm' in 'domain'",
+	    "expected realm: ");
+	bad("domain: {realm: A, netbios: B, dc: c, admin_password: {env: X}}\n",
+	    "t.yaml:1:9: missing required key 'ca_file' in 'domain'", "unless transport is gssapi");
+	bad("domain: {realm: A, netbios: B, dc: c, ca_file: x}\n",
+	    "t.yaml:1:9: missing required key 'admin_password' in 'domain'", NULL);
+	bad(BASE "server:\n  name: srv\n", "t.yaml:8:3: missing required key 'address' in 'server'",
+	    NULL);
+	bad(BASE "clients:\n  - address: 1.2.3.4\n",
+	    "t.yaml:8:5: missing required key 'name' in 'clients.0'", NULL);
+	bad(BASE "controller: {host: {name: c}}\n",
+	    "t.yaml:7:13: missing required key 'results' in 'controller'", NULL);
+	bad(BASE "drain:\n  metric: q\n", "t.yaml:8:3: missing required key 'command' in 'drain'",
+	    NULL);
+}
+END_TEST
+
+START_TEST(bad_numbers)
+{
+	bad(BASE "ssh:\n  port: abc\n",
+	    "t.yaml:8:9: 'ssh.port' is 'abc', not an integer; expected an integer from 1 to 65535",
+	    NULL);
+	bad(BASE "ssh:\n  port: 65536\n",
+	    "t.yaml:8:9: 'ssh.port' is 65536, out of range; expected an integer from 1 to 65535",
+	    NULL);
+	bad(BASE "ssh: {port: 0x16}\n", "t.yaml:7:13: 'ssh.port' is '0x16', not an integer", NULL);
+	bad(BASE "ssh: {timeout: 3601}\n", "t.yaml:7:16: 'ssh.timeout' is 3601, out of range",
+	    NULL);
+	bad(BASE "users: {per_client: 0}\n", "t.yaml:7:21: 'users.per_client' is 0, out of range",
+	    "1 to 1000000");
+	bad(BASE "users: {per_client: 99999999999999999999}\n",
+	    "t.yaml:7:21: 'users.per_client' is 99999999999999999999, out of range", NULL);
+	bad(BASE "server: {name: s, address: 1.2.3.4, shares: 65}\n",
+	    "t.yaml:7:45: 'server.shares' is 65, out of range", NULL);
+	bad(BASE "driver: {timeout: -1}\n", "t.yaml:7:19: 'driver.timeout' is -1, out of range",
+	    NULL);
+	bad(BASE "drain: {command: q, interval: 0}\n",
+	    "t.yaml:7:31: 'drain.interval' is 0, out of range", NULL);
+	bad(BASE "ssh: {accept_new: maybe}\n",
+	    "t.yaml:7:19: 'ssh.accept_new' is 'maybe'; expected true or false", NULL);
+}
+END_TEST
+
+START_TEST(bad_enums)
+{
+	bad(BASE "  transport: ldap\n",
+	    "t.yaml:7:14: 'domain.transport' is 'ldap' (did you mean 'ldaps'?); expected one of: "
+	    "ldaps, starttls, gssapi",
+	    NULL);
+	bad(BASE "clients: [{name: a, address: 1.2.3.4, os: macos}]\n",
+	    "t.yaml:7:43: 'clients.0.os' is 'macos'; expected one of: linux, windows", NULL);
+}
+END_TEST
+
+START_TEST(bad_addresses_and_names)
+{
+	bad(BASE "  dc_address: 198.18.0.300\n",
+	    "t.yaml:7:15: 'domain.dc_address' is '198.18.0.300', not an IP address", NULL);
+	bad(BASE "server: {name: srv, address: srv.lab.test}\n",
+	    "t.yaml:7:30: 'server.address' is 'srv.lab.test', not an IP address", NULL);
+	bad(BASE "clients: [{name: 'cli 1', address: 1.2.3.4}]\n",
+	    "t.yaml:7:18: 'clients.0.name' value 'cli 1' contains a character", NULL);
+	bad("domain:\n  realm: LAB.TEST\n  netbios: LAB\n  dc: -dc.lab.test\n  ca_file: x\n"
+	    "  admin_password: {env: PW}\n",
+	    "t.yaml:4:7: 'domain.dc' value '-dc.lab.test' has a label starting with '-'", NULL);
+}
+END_TEST
+
+START_TEST(bad_domain_values)
+{
+#define DOMAIN(realm, netbios)                                                                     \
+	"domain:\n  realm: " realm "\n  netbios: " netbios "\n  dc: dc.lab.test\n  ca_file: x\n"   \
+	"  admin_password: {env: PW}\n"
+
+	bad(DOMAIN("LAB..TEST", "LAB"),
+	    "t.yaml:2:10: 'domain.realm' value 'LAB..TEST' has an "
+	    "empty label",
+	    NULL);
+	bad(DOMAIN("LAB_TEST", "LAB"), "t.yaml:2:10: 'domain.realm' value 'LAB_TEST' contains",
+	    NULL);
+	bad(DOMAIN(".LAB", "LAB"), "t.yaml:2:10: 'domain.realm' value '.LAB' has an empty label",
+	    NULL);
+	bad(DOMAIN("LAB.TEST", "ABCDEFGHIJKLMNOP"),
+	    "t.yaml:3:12: NetBIOS domain name 'ABCDEFGHIJKLMNOP' is 16 characters", NULL);
+	bad(DOMAIN("LAB.TEST", "LAB.X"), "t.yaml:3:12: NetBIOS domain name 'LAB.X' contains '.'",
+	    NULL);
+#undef DOMAIN
+	bad(BASE "  base_dn: lab.test\n", "t.yaml:7:12: 'domain.base_dn' is 'lab.test', not a DN",
+	    NULL);
+	bad(BASE "users: {ou: 'OU=x,'}\n", "t.yaml:7:13: 'users.ou' ends with ','", NULL);
+	bad(BASE "server: {name: s, address: 1.2.3.4, share_path: srv}\n",
+	    "t.yaml:7:49: 'server.share_path' is 'srv', a relative path", NULL);
+	bad(BASE "server: {name: s, address: 1.2.3.4, service: 'systemctl restart smbd'}\n",
+	    "t.yaml:7:46: 'server.service' has no {action}", NULL);
+}
+END_TEST
+
+START_TEST(bad_templates)
+{
+	bad(BASE "users: {name_template: 'u{client}'}\n",
+	    "t.yaml:7:24: 'users.name_template': template 'u{client}' has no {n}", NULL);
+	bad(BASE "users: {name_template: '{client}-{x}{n}'}\n",
+	    "t.yaml:7:24: 'users.name_template': unknown placeholder '{x}'", NULL);
+	bad(BASE "users: {name_template: '{client}-{k}{n}'}\n",
+	    "t.yaml:7:24: 'users.name_template': placeholder {k} cannot be used", NULL);
+	bad(BASE "server: {name: s, address: 1.2.3.4, share_template: share}\n",
+	    "t.yaml:7:53: 'server.share_template': template 'share' has no {k}", NULL);
+	bad(BASE "server: {name: s, address: 1.2.3.4, alias_template: '{server}'}\n",
+	    "t.yaml:7:53: 'server.alias_template': template '{server}' has no {n}", NULL);
+	bad(BASE "users: {name_template: 'u{n}'}\n"
+		 "clients:\n"
+		 "  - {name: a, address: 1.2.3.4}\n"
+		 "  - {name: b, address: 1.2.3.5}\n",
+	    "t.yaml:7:24: 'users.name_template' is 'u{n}', which has no {client} but there are 2 "
+	    "clients",
+	    NULL);
+}
+END_TEST
+
+START_TEST(one_client_needs_no_client_placeholder)
+{
+	struct pv_playbook *pb = ok(BASE "users: {name_template: 'load{n}'}\n"
+					 "clients: [{name: a, address: 1.2.3.4}]\n",
+				    NULL);
+
+	ck_assert_str_eq(pb->users.name_template, "load{n}");
+	pv_playbook_free(pb);
+}
+END_TEST
+
+START_TEST(bad_clients)
+{
+	bad(BASE "clients:\n"
+		 "  - name: cli1\n"
+		 "    address: 1.2.3.4\n"
+		 "  - name: cli1\n"
+		 "    address: 1.2.3.5\n",
+	    "t.yaml:10:11: duplicate client name 'cli1' (first at line 8)", NULL);
+	bad(BASE "clients: []\n", "t.yaml:7:10: 'clients' is an empty sequence", NULL);
+}
+END_TEST
+
+START_TEST(bad_lab_id)
+{
+	bad("lab: my.lab\n" BASE, "t.yaml:1:6: 'lab' is 'my.lab', which contains '.'",
+	    "expected 1 to 32 letters");
+	bad("lab: abcdefghijklmnopqrstuvwxyz0123456\n" BASE,
+	    "t.yaml:1:6: 'lab' is 33 characters long", NULL);
+	struct pv_playbook *pb = ok("lab: abcdefghijklmnopqrstuvwxyz-_12\n" BASE, NULL);
+	ck_assert_str_eq(pb->users.ou, "OU=abcdefghijklmnopqrstuvwxyz-_12,DC=lab,DC=test");
+	pv_playbook_free(pb);
+}
+END_TEST
+
+START_TEST(secrets)
+{
+	bad("domain:\n  realm: LAB.TEST\n  netbios: LAB\n  dc: dc.lab.test\n  ca_file: x\n"
+	    "  admin_password: hunter2\n",
+	    "t.yaml:6:19: plain string for 'domain.admin_password': secrets are not allowed in a "
+	    "playbook; use {file: PATH}, {env: NAME}, {stdin: true} or {prompt: true}",
+	    NULL);
+	ck_assert_ptr_null(strstr(pv_errmsg(), "hunter2"));
+	bad(BASE "users: {password: {file: a, env: B}}\n",
+	    "t.yaml:7:19: 'users.password' names more than one source", "exactly one of");
+	bad(BASE "users: {password: {}}\n", "t.yaml:7:19: 'users.password' is empty", NULL);
+	bad(BASE "users: {password: {stdin: false}}\n",
+	    "t.yaml:7:27: 'users.password.stdin' is 'false'; expected true", NULL);
+	bad(BASE "users: {password: {env: 1PW}}\n",
+	    "t.yaml:7:25: 'users.password.env' is '1PW', not a variable name", NULL);
+	bad(BASE "users: {password: {value: x}}\n",
+	    "t.yaml:7:20: unknown key 'value' in 'users.password'", NULL);
+	bad(BASE "users: {password: [x]}\n",
+	    "t.yaml:7:19: 'users.password' is a sequence; expected a secret reference", NULL);
+}
+END_TEST
+
+START_TEST(name_overflow)
+{
+	bad(BASE "users: {per_client: 200}\n"
+		 "clients:\n"
+		 "  - {name: cli1, address: 1.2.3.4}\n"
+		 "  - name: verylongclientname\n"
+		 "    address: 1.2.3.5\n",
+	    "t.yaml:10:11: user name 'verylongclientname-u200' is 23 characters; sAMAccountName "
+	    "allows at most 20: shorten the client name or name_template",
+	    NULL);
+	/* the template is named when it was given */
+	bad(BASE "users: {per_client: 1000, name_template: '{client}-loaduser{n}'}\n"
+		 "clients: [{name: client12, address: 1.2.3.4}]\n",
+	    "t.yaml:7:42: user name 'client12-loaduser1000' is 21 characters", NULL);
+	bad(BASE "users: {per_client: 100}\n"
+		 "server: {name: fileserver01, address: 1.2.3.4}\n",
+	    "t.yaml:8:16: alias 'fileserver01u100' is 16 characters; NetBIOS names allow at most "
+	    "15: shorten the server name or alias_template",
+	    NULL);
+	bad(BASE "server: {name: srv.lab.test, address: 1.2.3.4}\n",
+	    "t.yaml:7:16: alias 'srv.lab.testu1' contains '.'", NULL);
+	/* exactly at the limits */
+	struct pv_playbook *pb = ok(BASE "users: {per_client: 100}\n"
+					 "server: {name: fileserver1, address: 1.2.3.4}\n"
+					 "clients: [{name: abcdefghijklmn, address: 1.2.3.4}]\n",
+				    NULL);
+	pv_playbook_free(pb);
+}
+END_TEST
+
+/* ---- overrides ---------------------------------------------------------------------------- */
+
+START_TEST(overrides_valid)
+{
+	const char *ovr[] = {"users.per_client=20",
+			     "domain.ca_file=/x.pem",
+			     "clients.1.address=1.2.3.4",
+			     "clients.2.name=c3",
+			     "clients.2.address=1.2.3.5",
+			     "server.ssh.port=2222",
+			     "domain.admin_password.env=ADMIN_PW",
+			     "drain.command=depth",
+			     "lab=other",
+			     NULL};
+	struct pv_playbook *pb = ok(BASE "server: {name: srv, address: 1.1.1.1}\n"
+					 "clients:\n"
+					 "  - {name: c1, address: 1.1.1.2}\n"
+					 "  - {name: c2, address: 1.1.1.3}\n",
+				    ovr);
+
+	ck_assert_uint_eq(pb->users.per_client, 20);
+	ck_assert_str_eq(pb->domain.ca_file, "/x.pem");
+	ck_assert_str_eq(pb->clients[0].address, "1.1.1.2");
+	ck_assert_str_eq(pb->clients[1].address, "1.2.3.4");
+	ck_assert_uint_eq(pb->nclients, 3);
+	ck_assert_str_eq(pb->clients[2].name, "c3");
+	ck_assert_str_eq(pb->clients[2].address, "1.2.3.5");
+	ck_assert_int_eq(pb->clients[2].line, 0);
+	ck_assert_int_eq(pb->server.host.ssh.port, 2222);
+	/* switching a secret's source replaces the whole reference */
+	ck_assert_int_eq(pb->domain.admin_password.source, PV_SECRET_ENV);
+	ck_assert_str_eq(pb->domain.admin_password.value, "ADMIN_PW");
+	ck_assert(pb->has_drain);
+	ck_assert_str_eq(pb->drain.command, "depth");
+	ck_assert_str_eq(pb->lab, "other");
+	ck_assert_str_eq(pb->users.ou, "OU=other,DC=lab,DC=test");
+	pv_playbook_free(pb);
+}
+END_TEST
+
+START_TEST(overrides_later_wins)
+{
+	const char *ovr[] = {"ssh.port=1", "ssh.port=2", NULL};
+	struct pv_playbook *pb = ok(BASE "ssh:\n"
+					 "server: {name: s, address: 1.1.1.1}\n",
+				    ovr);
+
+	ck_assert_int_eq(pb->server.host.ssh.port, 2);
+	pv_playbook_free(pb);
+}
+END_TEST
+
+START_TEST(overrides_invalid)
+{
+	const char *unknown[] = {"users.per_clinet=3", NULL};
+	const char *badint[] = {"users.per_client=x", NULL};
+	const char *noeq[] = {"users.per_client", NULL};
+	const char *nokey[] = {"=3", NULL};
+	const char *range[] = {"clients.5.name=x", NULL};
+	const char *notidx[] = {"clients.first.name=x", NULL};
+	const char *through[] = {"lab.x=1", NULL};
+	const char *empty[] = {"domain..realm=X", NULL};
+	const char *secret[] = {"domain.admin_password=hunter2", NULL};
+	const char *second[] = {"ssh.port=22", "ssh.prot=22", NULL};
+	const char *clients = BASE "clients: [{name: a, address: 1.2.3.4}]\n";
+
+	bad_ovr(BASE, unknown,
+		"command line: option 'users.per_clinet=3': unknown key 'per_clinet' in 'users' "
+		"(did you mean 'per_client'?); expected one of: per_client,",
+		NULL);
+	bad_ovr(BASE, badint,
+		"command line: option 'users.per_client=x': 'users.per_client' is 'x', not an "
+		"integer",
+		NULL);
+	bad_ovr(BASE, noeq, "command line: option 'users.per_client': no '='",
+		"expected KEY.PATH=VALUE");
+	bad_ovr(BASE, nokey, "command line: option '=3': no key", NULL);
+	bad_ovr(clients, range,
+		"command line: option 'clients.5.name=x': index 5 in 'clients.5.name' is out of "
+		"range; expected a number from 0 to 1",
+		NULL);
+	bad_ovr(clients, notidx,
+		"command line: option 'clients.first.name=x': 'first' in 'clients.first.name' is "
+		"not a list index",
+		NULL);
+	bad_ovr("lab: a\n" BASE, through,
+		"command line: option 'lab.x=1': 'lab' is a value, not a section", NULL);
+	bad_ovr(BASE, empty, "command line: option 'domain..realm=X': empty key", NULL);
+	bad_ovr(BASE, secret,
+		"command line: option 'domain.admin_password=<hidden>': plain string for "
+		"'domain.admin_password': secrets are not allowed",
+		NULL);
+	ck_assert_ptr_null(strstr(pv_errmsg(), "hunter2"));
+	bad_ovr(BASE, second, "command line: option 'ssh.prot=22': unknown key 'prot' in 'ssh'",
+		NULL);
+}
+END_TEST
+
+/* File errors come before override errors: the file is checked as written first. */
+START_TEST(overrides_after_file_errors)
+{
+	const char *ovr[] = {"nope=1", NULL};
+
+	bad_ovr(BASE "colour: red\n", ovr, "t.yaml:7:1: unknown key 'colour'", NULL);
+}
+END_TEST
+
+static Suite *playbooks_suite(void)
+{
+	Suite *s = suite_create("playbooks");
+	TCase *tc = tcase_create("playbooks");
+
+	tcase_add_test(tc, full_playbook);
+	tcase_add_test(tc, defaults);
+	tcase_add_test(tc, gssapi_needs_no_ca);
+	tcase_add_test(tc, lab_yaml);
+	tcase_add_test(tc, load_errors);
+	tcase_add_test(tc, path_resolution);
+	tcase_add_test(tc, remote_results_kept);
+	tcase_add_test(tc, syntax_error);
+	tcase_add_test(tc, empty_document);
+	tcase_add_test(tc, multiple_documents);
+	tcase_add_test(tc, anchors_and_aliases);
+	tcase_add_test(tc, structure_errors);
+	tcase_add_test(tc, unknown_key);
+	tcase_add_test(tc, duplicate_key);
+	tcase_add_test(tc, wrong_type);
+	tcase_add_test(tc, missing_key);
+	tcase_add_test(tc, bad_numbers);
+	tcase_add_test(tc, bad_enums);
+	tcase_add_test(tc, bad_addresses_and_names);
+	tcase_add_test(tc, bad_domain_values);
+	tcase_add_test(tc, bad_templates);
+	tcase_add_test(tc, one_client_needs_no_client_placeholder);
+	tcase_add_test(tc, bad_clients);
+	tcase_add_test(tc, bad_lab_id);
+	tcase_add_test(tc, secrets);
+	tcase_add_test(tc, name_overflow);
+	tcase_add_test(tc, overrides_valid);
+	tcase_add_test(tc, overrides_later_wins);
+	tcase_add_test(tc, overrides_invalid);
+	tcase_add_test(tc, overrides_after_file_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(playbooks_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
