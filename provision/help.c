@@ -17,9 +17,13 @@ static void options(FILE *f, unsigned mask)
 
 		if (mask ? !(o->commands & mask) : o->commands != 0)
 			continue;
-		snprintf(spec, sizeof(spec), "%s%c%s--%s%s%s", o->shrt ? "-" : "", o->shrt ? o->shrt : ' ',
-			 o->shrt ? ", " : " ", o->lng, o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-28s %s\n", o->shrt ? spec : spec + 1, o->help);
+		if (o->shrt)
+			snprintf(spec, sizeof(spec), "-%c, --%s%s%s", o->shrt, o->lng, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		else
+			snprintf(spec, sizeof(spec), "    --%s%s%s", o->lng, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		fprintf(f, "  %-30s %s\n", spec, o->help);
 	}
 }
 
@@ -52,8 +56,9 @@ void pv_help_main(FILE *f)
 
 void pv_help_command(FILE *f, const struct pv_command *cmd)
 {
-	fprintf(f, "usage: provision [global options] %s\n\n%s.\n%s\n", cmd->usage, cmd->summary,
-		cmd->built ? "" : "\nThis command is not built yet: it exits with status 12.\n");
+	fprintf(f, "usage: provision [global options] %s\n\n%s.\n", cmd->usage, cmd->summary);
+	if (!cmd->built)
+		fputs("This command is not built yet: it exits with status 12.\n", f);
 	fprintf(f, "\n%s\n", cmd->details);
 	if (cmd->id != CMD_HELP) {
 		bool any = false;
