@@ -1,9 +1,11 @@
 /* ldap/dir.c: LDAP connections to the DC: TCP probe, rootDSE, encrypted authenticated bind.
  *
- * libldap's own errors are translated once, in fail(): a TLS verification failure and an
+ * libldap's own errors are translated once, in pv_dir_fail(): a TLS verification failure and an
  * unreachable server both surface as LDAP_SERVER_DOWN/LDAP_CONNECT_ERROR, so we probe TCP
  * first and treat a failure after a successful TCP connect as a trust failure. */
 #include "ldap/dir.h"
+
+#include "ldap/internal.h"
 
 #include "util/err.h"
 #include "util/log.h"
@@ -22,13 +24,6 @@
 #include <unistd.h>
 
 #define SSF_SEALED 56 /* minimum SASL security strength that means "encrypted" */
-
-struct pv_dir {
-	LDAP *ld;
-	bool encrypted;
-	char security[96];
-	char *ccache; /* MEMORY ccache made for GSSAPI, destroyed with the connection */
-};
 
 static int timeout_of(const struct pv_domain *d)
 {
@@ -103,7 +98,7 @@ int pv_dir_probe(const struct pv_domain *d, int port)
 }
 
 /* Translate a libldap failure: the one place LDAP result codes become our outcomes. */
-static int fail(LDAP *ld, int rc, const char *what, const struct pv_domain *d)
+int pv_dir_fail(LDAP *ld, int rc, const char *what, const struct pv_domain *d)
 {
 	char *diag = NULL;
 	int code;
@@ -211,7 +206,7 @@ int pv_dir_rootdse(const struct pv_domain *d, char **naming_context)
 	rc = ldap_search_ext_s(ld, "", LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL, NULL, &tv,
 			       1, &res);
 	if (rc != LDAP_SUCCESS) {
-		r = fail(ld, rc, "rootDSE search", d);
+		r = pv_dir_fail(ld, rc, "rootDSE search", d);
 		if (r == PV_ETRUST) /* no TLS here: the server dropped us */
 			r = pv_error(PV_EDIR, "rootDSE search on '%s': %s", d->dc_name, ldap_err2string(rc));
 		goto out;
@@ -260,7 +255,7 @@ static int bind_simple(struct pv_dir *dir, const struct pv_domain *d, const stru
 		snprintf(who, sizeof(who), "%s@%s", d->admin, d->realm);
 	rc = ldap_sasl_bind_s(dir->ld, who, LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL);
 	if (rc != LDAP_SUCCESS)
-		return fail(dir->ld, rc, "LDAP bind", d);
+		return pv_dir_fail(dir->ld, rc, "LDAP bind", d);
 	return PV_OK;
 }
 
@@ -279,7 +274,7 @@ static int bind_gssapi(struct pv_dir *dir, const struct pv_domain *d, const stru
 	rc = ldap_sasl_interactive_bind_s(dir->ld, NULL, "GSSAPI", NULL, NULL, LDAP_SASL_QUIET,
 					  sasl_interact, NULL);
 	if (rc != LDAP_SUCCESS) {
-		r = fail(dir->ld, rc, "LDAP SASL/GSSAPI bind", d);
+		r = pv_dir_fail(dir->ld, rc, "LDAP SASL/GSSAPI bind", d);
 		return r == PV_ETRUST ? PV_EDIR : r;
 	}
 	ldap_get_option(dir->ld, LDAP_OPT_X_SASL_SSF, &ssf);
@@ -306,6 +301,7 @@ int pv_dir_connect(const struct pv_domain *d, int transport, const struct pv_sec
 	dir = calloc(1, sizeof(*dir));
 	if (!dir)
 		return pv_error(PV_EIO, "out of memory");
+	dir->domain = d;
 	snprintf(uri, sizeof(uri), "%s://%s:%d", t == PV_LDAP_LDAPS ? "ldaps" : "ldap", d->dc_name,
 		 port);
 	if ((r = handle_new(d, uri, t != PV_LDAP_GSSAPI, &dir->ld)) != PV_OK)
@@ -320,7 +316,7 @@ int pv_dir_connect(const struct pv_domain *d, int transport, const struct pv_sec
 	case PV_LDAP_STARTTLS:
 		rc = ldap_start_tls_s(dir->ld, NULL, NULL);
 		if (rc != LDAP_SUCCESS) {
-			r = fail(dir->ld, rc, "StartTLS", d);
+			r = pv_dir_fail(dir->ld, rc, "StartTLS", d);
 			goto out;
 		}
 		if ((r = bind_simple(dir, d, admin_password)) != PV_OK)

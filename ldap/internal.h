@@ -1,0 +1,21 @@
+/* ldap/internal.h: what the files of ldap/ share; not for use outside the module. */
+#ifndef PV_LDAP_INTERNAL_H
+#define PV_LDAP_INTERNAL_H
+
+#include <ldap.h>
+#include <stdbool.h>
+
+#include "playbooks/playbook.h"
+
+struct pv_dir {
+	LDAP *ld;
+	const struct pv_domain *domain; /* the caller's; outlives the connection */
+	bool encrypted;
+	char security[96];
+	char *ccache; /* MEMORY ccache made for GSSAPI, destroyed with the connection */
+};
+
+/* Translate a libldap failure into our outcome and record the message (dir.c). */
+int pv_dir_fail(LDAP *ld, int rc, const char *what, const struct pv_domain *d);
+
+#endif

@@ -1,0 +1,477 @@
+/* ldap/ops.c: reads, paged searches, adds and deletes, and the pipeline of asynchronous
+ * operations on one connection.
+ *
+ * Why a pipeline: the DC applies writes one at a time (one sam.ldb transaction each), so
+ * parallel connections do not help, but a synchronous client leaves the DC idle for a round
+ * trip per entry. Keeping `window` requests outstanding on one connection hides that. */
+#include "ldap/ops.h"
+
+#include "ldap/internal.h"
+#include "util/err.h"
+#include "util/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int wait_seconds(const struct pv_dir *dir)
+{
+	int t = dir->domain->timeout > 0 ? dir->domain->timeout : 10;
+
+	return t * 6 > 60 ? t * 6 : 60;
+}
+
+static void mods_free(LDAPMod **mods)
+{
+	if (!mods)
+		return;
+	for (size_t i = 0; mods[i]; i++) {
+		free(mods[i]->mod_bvalues[0]); /* the berval array */
+		free(mods[i]->mod_bvalues);
+		free(mods[i]);
+	}
+	free(mods);
+}
+
+/* LDAPMod array for an add, pointing into attrs (values are not copied). Attributes with
+ * no value are left out. Each mod's berval array is one allocation, owned by
+ * mod_bvalues[0]. */
+static LDAPMod **mods_new(const struct pv_attr *attrs, size_t n)
+{
+	LDAPMod **mods = calloc(n + 1, sizeof(*mods));
+	size_t k = 0;
+
+	if (!mods)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		LDAPMod *m;
+		struct berval **bv;
+		struct berval *vals;
+
+		if (attrs[i].n == 0)
+			continue;
+		m = calloc(1, sizeof(*m));
+		bv = calloc(attrs[i].n + 1, sizeof(*bv));
+		vals = calloc(attrs[i].n, sizeof(*vals));
+		if (!m || !bv || !vals) {
+			free(m);
+			free(bv);
+			free(vals);
+			mods_free(mods);
+			return NULL;
+		}
+		for (size_t j = 0; j < attrs[i].n; j++) {
+			vals[j].bv_val = (char *)attrs[i].vals[j];
+			vals[j].bv_len = attrs[i].lens ? attrs[i].lens[j] : strlen(attrs[i].vals[j]);
+			bv[j] = &vals[j];
+		}
+		m->mod_op = LDAP_MOD_ADD | LDAP_MOD_BVALUES;
+		m->mod_type = (char *)attrs[i].name;
+		m->mod_bvalues = bv;
+		mods[k++] = m;
+	}
+	return mods;
+}
+
+/* Classify a per-operation result code. */
+static enum pv_dir_result classify(int rc, bool del)
+{
+	switch (rc) {
+	case LDAP_SUCCESS:
+		return PV_DIR_DONE;
+	case LDAP_ALREADY_EXISTS:
+		return del ? PV_DIR_REJECTED : PV_DIR_EXISTS;
+	case LDAP_NO_SUCH_OBJECT:
+		return del ? PV_DIR_NOSUCH : PV_DIR_REJECTED;
+	case LDAP_CONSTRAINT_VIOLATION:
+	case LDAP_OBJECT_CLASS_VIOLATION:
+	case LDAP_NAMING_VIOLATION:
+	case LDAP_INVALID_SYNTAX:
+	case LDAP_UNDEFINED_TYPE:
+	case LDAP_NOT_ALLOWED_ON_NONLEAF:
+	case LDAP_TYPE_OR_VALUE_EXISTS:
+	case LDAP_INVALID_DN_SYNTAX:
+		return PV_DIR_REJECTED;
+	default: /* connection lost, access denied, unwilling to perform, busy...: stop */
+		return PV_DIR_FATAL;
+	}
+}
+
+static void result_message(char *buf, size_t len, const char *what, const char *dn, int rc,
+			   const char *diag)
+{
+	snprintf(buf, len, "%s '%s': %s%s%s", what, dn, ldap_err2string(rc), diag && *diag ? ": " : "",
+		 diag ? diag : "");
+}
+
+int pv_dir_read(struct pv_dir *dir, const char *dn, const char *attr, int *found, char **value)
+{
+	char *attrs[] = { (char *)attr, NULL };
+	struct timeval tv = { .tv_sec = wait_seconds(dir) };
+	struct berval **vals = NULL;
+	LDAPMessage *res = NULL, *e;
+	int rc, r = PV_OK;
+
+	*found = 0;
+	*value = NULL;
+	rc = ldap_search_ext_s(dir->ld, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL, NULL,
+			       &tv, 1, &res);
+	if (rc == LDAP_NO_SUCH_OBJECT)
+		goto out;
+	if (rc != LDAP_SUCCESS) {
+		r = pv_dir_fail(dir->ld, rc, "reading", dir->domain);
+		r = pv_error_prefix(r, "'%s'", dn);
+		goto out;
+	}
+	e = ldap_first_entry(dir->ld, res);
+	if (!e)
+		goto out;
+	*found = 1;
+	vals = ldap_get_values_len(dir->ld, e, attr);
+	if (vals && vals[0]) {
+		*value = strndup(vals[0]->bv_val, vals[0]->bv_len);
+		if (!*value)
+			r = pv_error(PV_EIO, "out of memory");
+	}
+out:
+	ldap_value_free_len(vals);
+	ldap_msgfree(res);
+	return r;
+}
+
+int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
+		  const char *const *attrs, int page_size, pv_dir_entry_fn fn, void *ctx)
+{
+	struct timeval tv = { .tv_sec = wait_seconds(dir) };
+	struct berval *cookie = NULL;
+	size_t nattrs = 0;
+	const char **vals = NULL;
+	int r = PV_OK;
+
+	while (attrs[nattrs])
+		nattrs++;
+	vals = calloc(nattrs + 1, sizeof(*vals));
+	if (!vals)
+		return pv_error(PV_EIO, "out of memory");
+	for (;;) {
+		LDAPControl *page = NULL, *ctrls[2] = { NULL, NULL }, **rctrls = NULL;
+		LDAPMessage *res = NULL;
+		int rc, err = LDAP_SUCCESS;
+		ber_int_t estimate = 0;
+
+		rc = ldap_create_page_control(dir->ld, page_size, cookie, 1, &page);
+		if (rc != LDAP_SUCCESS) {
+			r = pv_dir_fail(dir->ld, rc, "paged search control", dir->domain);
+			break;
+		}
+		ctrls[0] = page;
+		rc = ldap_search_ext_s(dir->ld, base, LDAP_SCOPE_SUBTREE, filter, (char **)attrs, 0,
+				       ctrls, NULL, &tv, 0, &res);
+		ldap_control_free(page);
+		if (rc == LDAP_NO_SUCH_OBJECT) { /* the base is not there: nothing below it */
+			ldap_msgfree(res);
+			break;
+		}
+		if (rc != LDAP_SUCCESS) {
+			r = pv_dir_fail(dir->ld, rc, "search", dir->domain);
+			r = pv_error_prefix(r, "under '%s'", base);
+			ldap_msgfree(res);
+			break;
+		}
+		for (LDAPMessage *e = ldap_first_entry(dir->ld, res); e && r == PV_OK;
+		     e = ldap_next_entry(dir->ld, e)) {
+			char *dn = ldap_get_dn(dir->ld, e);
+			struct berval **v[64] = { NULL };
+
+			/* berval values are not NUL-terminated by contract: hand fn copies */
+			for (size_t i = 0; i < nattrs && i < 64; i++) {
+				v[i] = ldap_get_values_len(dir->ld, e, attrs[i]);
+				vals[i] = v[i] && v[i][0] ? strndup(v[i][0]->bv_val, v[i][0]->bv_len)
+							  : NULL;
+			}
+			r = fn(dn ? dn : "", vals, ctx);
+			for (size_t i = 0; i < nattrs && i < 64; i++) {
+				ldap_value_free_len(v[i]);
+				free((char *)vals[i]);
+				vals[i] = NULL;
+			}
+			ldap_memfree(dn);
+		}
+		rc = ldap_parse_result(dir->ld, res, &err, NULL, NULL, NULL, &rctrls, 1);
+		if (r != PV_OK) {
+			ldap_controls_free(rctrls);
+			break;
+		}
+		if (rc != LDAP_SUCCESS || err != LDAP_SUCCESS) {
+			r = pv_dir_fail(dir->ld, rc != LDAP_SUCCESS ? rc : err, "search", dir->domain);
+			ldap_controls_free(rctrls);
+			break;
+		}
+		ber_bvfree(cookie);
+		cookie = NULL;
+		LDAPControl *pr = rctrls ? ldap_control_find(LDAP_CONTROL_PAGEDRESULTS, rctrls, NULL)
+					 : NULL;
+		if (pr) {
+			struct berval c = { 0, NULL };
+
+			if (ldap_parse_pageresponse_control(dir->ld, pr, &estimate, &c) == LDAP_SUCCESS &&
+			    c.bv_len > 0)
+				cookie = ber_bvdup(&c);
+			ber_memfree(c.bv_val);
+		}
+		ldap_controls_free(rctrls);
+		if (!cookie)
+			break;
+	}
+	ber_bvfree(cookie);
+	free(vals);
+	return r;
+}
+
+/* Wait for the result of msgid; returns the LDAP result code and the diagnostic (caller
+ * frees with ldap_memfree), or -1 with a message recorded when the wait itself failed. */
+static int wait_result(struct pv_dir *dir, int msgid, char **diag)
+{
+	struct timeval tv = { .tv_sec = wait_seconds(dir) };
+	LDAPMessage *res = NULL;
+	int rc, err = LDAP_OTHER;
+
+	rc = ldap_result(dir->ld, msgid, LDAP_MSG_ALL, &tv, &res);
+	if (rc <= 0) {
+		int e = LDAP_TIMEOUT;
+
+		if (rc < 0)
+			ldap_get_option(dir->ld, LDAP_OPT_RESULT_CODE, &e);
+		pv_dir_fail(dir->ld, e, "waiting for the DC", dir->domain);
+		ldap_msgfree(res);
+		return -1;
+	}
+	rc = ldap_parse_result(dir->ld, res, &err, NULL, diag, NULL, NULL, 1);
+	if (rc != LDAP_SUCCESS) {
+		pv_dir_fail(dir->ld, rc, "reading the DC's answer", dir->domain);
+		return -1;
+	}
+	return err;
+}
+
+static int finish_one(struct pv_dir *dir, int rc, char *diag, const char *what, const char *dn,
+		      bool del, enum pv_dir_result *result)
+{
+	char msg[1024];
+
+	*result = classify(rc, del);
+	if (*result != PV_DIR_DONE) {
+		result_message(msg, sizeof(msg), what, dn, rc, diag);
+		pv_error(*result == PV_DIR_FATAL ? PV_EDIR : PV_OK, "%s", msg);
+	}
+	ldap_memfree(diag);
+	(void)dir;
+	return *result == PV_DIR_FATAL ? PV_EDIR : PV_OK;
+}
+
+int pv_dir_add(struct pv_dir *dir, const char *dn, const struct pv_attr *attrs, size_t nattrs,
+	       enum pv_dir_result *result)
+{
+	LDAPMod **mods = mods_new(attrs, nattrs);
+	char *diag = NULL;
+	int msgid, rc;
+
+	if (!mods)
+		return pv_error(PV_EIO, "out of memory");
+	rc = ldap_add_ext(dir->ld, dn, mods, NULL, NULL, &msgid);
+	mods_free(mods);
+	if (rc != LDAP_SUCCESS) {
+		*result = PV_DIR_FATAL;
+		return pv_error_prefix(pv_dir_fail(dir->ld, rc, "sending add", dir->domain), "'%s'", dn);
+	}
+	rc = wait_result(dir, msgid, &diag);
+	if (rc < 0) {
+		*result = PV_DIR_FATAL;
+		return PV_EDIR;
+	}
+	return finish_one(dir, rc, diag, "adding", dn, false, result);
+}
+
+int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result)
+{
+	char *diag = NULL;
+	int msgid, rc;
+
+	rc = ldap_delete_ext(dir->ld, dn, NULL, NULL, &msgid);
+	if (rc != LDAP_SUCCESS) {
+		*result = PV_DIR_FATAL;
+		return pv_error_prefix(pv_dir_fail(dir->ld, rc, "sending delete", dir->domain), "'%s'",
+				       dn);
+	}
+	rc = wait_result(dir, msgid, &diag);
+	if (rc < 0) {
+		*result = PV_DIR_FATAL;
+		return PV_EDIR;
+	}
+	return finish_one(dir, rc, diag, "deleting", dn, true, result);
+}
+
+/* ---- pipeline ---- */
+
+struct slot {
+	int msgid; /* 0: free */
+	bool del;
+	void *tag;
+	char *dn; /* for messages */
+};
+
+struct pv_dir_pipe {
+	struct pv_dir *dir;
+	struct slot *slots;
+	int window, outstanding;
+	pv_dir_done_fn done;
+	void *ctx;
+	int stopped; /* code that stopped the pipeline, PV_OK while running */
+};
+
+int pv_dir_pipe_new(struct pv_dir *dir, int window, pv_dir_done_fn done, void *ctx,
+		    struct pv_dir_pipe **out)
+{
+	struct pv_dir_pipe *p = calloc(1, sizeof(*p));
+
+	if (window < 1)
+		window = 1;
+	if (!p || !(p->slots = calloc((size_t)window, sizeof(*p->slots)))) {
+		free(p);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	p->dir = dir;
+	p->window = window;
+	p->done = done;
+	p->ctx = ctx;
+	*out = p;
+	return PV_OK;
+}
+
+/* Collect one result (waiting up to the DC timeout) and report it. */
+static int collect_one(struct pv_dir_pipe *p)
+{
+	struct timeval tv = { .tv_sec = wait_seconds(p->dir) };
+	LDAPMessage *res = NULL;
+	enum pv_dir_result result;
+	char *diag = NULL, msg[1024];
+	struct slot *s = NULL;
+	int rc, err = LDAP_OTHER, msgid;
+
+	rc = ldap_result(p->dir->ld, LDAP_RES_ANY, LDAP_MSG_ONE, &tv, &res);
+	if (rc <= 0) {
+		int e = LDAP_TIMEOUT;
+
+		if (rc < 0)
+			ldap_get_option(p->dir->ld, LDAP_OPT_RESULT_CODE, &e);
+		ldap_msgfree(res);
+		p->stopped = pv_dir_fail(p->dir->ld, e, "waiting for the DC", p->dir->domain);
+		if (p->stopped == PV_ETRUST) /* not TLS here: the connection went away */
+			p->stopped = pv_error(PV_EUNREACH, "the connection to the DC was lost: %s",
+					      ldap_err2string(e));
+		return p->stopped;
+	}
+	msgid = ldap_msgid(res);
+	for (int i = 0; i < p->window; i++)
+		if (p->slots[i].msgid == msgid)
+			s = &p->slots[i];
+	rc = ldap_parse_result(p->dir->ld, res, &err, NULL, &diag, NULL, NULL, 1);
+	if (!s) { /* not ours (e.g. an unsolicited notice): ignore */
+		ldap_memfree(diag);
+		return PV_OK;
+	}
+	if (rc != LDAP_SUCCESS)
+		err = rc;
+	result = classify(err, s->del);
+	msg[0] = '\0';
+	if (result != PV_DIR_DONE)
+		result_message(msg, sizeof(msg), s->del ? "deleting" : "adding", s->dn, err, diag);
+	ldap_memfree(diag);
+	p->outstanding--;
+	s->msgid = 0;
+	free(s->dn);
+	s->dn = NULL;
+	if (p->done(s->tag, result, msg, p->ctx) != 0 && p->stopped == PV_OK)
+		p->stopped = result == PV_DIR_FATAL ? PV_EDIR : PV_EFAIL;
+	if (result == PV_DIR_FATAL && p->stopped == PV_OK)
+		p->stopped = pv_error(PV_EDIR, "%s", msg);
+	return p->stopped;
+}
+
+static int submit(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs,
+		  size_t nattrs, bool del, void *tag)
+{
+	struct slot *s = NULL;
+	LDAPMod **mods = NULL;
+	int rc, msgid, r;
+
+	if (p->stopped != PV_OK)
+		return p->stopped;
+	while (p->outstanding >= p->window)
+		if ((r = collect_one(p)) != PV_OK)
+			return r;
+	for (int i = 0; i < p->window && !s; i++)
+		if (p->slots[i].msgid == 0)
+			s = &p->slots[i];
+	if (!s)
+		return pv_error(PV_EBUG, "LDAP pipeline has no free slot");
+	if (!(s->dn = strdup(dn)))
+		return pv_error(PV_EIO, "out of memory");
+	if (del) {
+		rc = ldap_delete_ext(p->dir->ld, dn, NULL, NULL, &msgid);
+	} else {
+		if (!(mods = mods_new(attrs, nattrs))) {
+			free(s->dn);
+			s->dn = NULL;
+			return pv_error(PV_EIO, "out of memory");
+		}
+		rc = ldap_add_ext(p->dir->ld, dn, mods, NULL, NULL, &msgid);
+		mods_free(mods);
+	}
+	if (rc != LDAP_SUCCESS) {
+		free(s->dn);
+		s->dn = NULL;
+		p->stopped = pv_dir_fail(p->dir->ld, rc, del ? "sending delete" : "sending add",
+					 p->dir->domain);
+		return p->stopped;
+	}
+	s->msgid = msgid;
+	s->del = del;
+	s->tag = tag;
+	p->outstanding++;
+	return PV_OK;
+}
+
+int pv_dir_pipe_add(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs,
+		    size_t nattrs, void *tag)
+{
+	return submit(p, dn, attrs, nattrs, false, tag);
+}
+
+int pv_dir_pipe_delete(struct pv_dir_pipe *p, const char *dn, void *tag)
+{
+	return submit(p, dn, NULL, 0, true, tag);
+}
+
+int pv_dir_pipe_drain(struct pv_dir_pipe *p)
+{
+	int r;
+
+	while (p->outstanding > 0 && p->stopped == PV_OK)
+		if ((r = collect_one(p)) != PV_OK)
+			return r;
+	return p->stopped;
+}
+
+void pv_dir_pipe_free(struct pv_dir_pipe *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->window; i++) {
+		if (p->slots[i].msgid)
+			ldap_abandon_ext(p->dir->ld, p->slots[i].msgid, NULL, NULL);
+		free(p->slots[i].dn);
+	}
+	free(p->slots);
+	free(p);
+}
