@@ -36,7 +36,7 @@ static void mods_free(LDAPMod **mods)
 /* LDAPMod array for an add, pointing into attrs (values are not copied). Attributes with
  * no value are left out. Each mod's berval array is one allocation, owned by
  * mod_bvalues[0]. */
-static LDAPMod **mods_new(const struct pv_attr *attrs, size_t n)
+static LDAPMod **mods_new(const struct pv_attr *attrs, size_t n, int op)
 {
 	LDAPMod **mods = calloc(n + 1, sizeof(*mods));
 	size_t k = 0;
@@ -65,7 +65,7 @@ static LDAPMod **mods_new(const struct pv_attr *attrs, size_t n)
 			vals[j].bv_len = attrs[i].lens ? attrs[i].lens[j] : strlen(attrs[i].vals[j]);
 			bv[j] = &vals[j];
 		}
-		m->mod_op = LDAP_MOD_ADD | LDAP_MOD_BVALUES;
+		m->mod_op = op | LDAP_MOD_BVALUES;
 		m->mod_type = (char *)attrs[i].name;
 		m->mod_bvalues = bv;
 		mods[k++] = m;
@@ -272,7 +272,7 @@ static int finish_one(struct pv_dir *dir, int rc, char *diag, const char *what, 
 int pv_dir_add(struct pv_dir *dir, const char *dn, const struct pv_attr *attrs, size_t nattrs,
 	       enum pv_dir_result *result)
 {
-	LDAPMod **mods = mods_new(attrs, nattrs);
+	LDAPMod **mods = mods_new(attrs, nattrs, LDAP_MOD_ADD);
 	char *diag = NULL;
 	int msgid, rc;
 
@@ -313,9 +313,13 @@ int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result
 
 /* ---- pipeline ---- */
 
+enum op { OP_ADD, OP_DELETE, OP_REPLACE };
+
+static const char *const op_verb[] = { "adding", "deleting", "modifying" };
+
 struct slot {
 	int msgid; /* 0: free */
-	bool del;
+	enum op op;
 	void *tag;
 	char *dn; /* for messages */
 };
@@ -382,10 +386,10 @@ static int collect_one(struct pv_dir_pipe *p)
 	}
 	if (rc != LDAP_SUCCESS)
 		err = rc;
-	result = classify(err, s->del);
+	result = classify(err, s->op == OP_DELETE);
 	msg[0] = '\0';
 	if (result != PV_DIR_DONE)
-		result_message(msg, sizeof(msg), s->del ? "deleting" : "adding", s->dn, err, diag);
+		result_message(msg, sizeof(msg), op_verb[s->op], s->dn, err, diag);
 	ldap_memfree(diag);
 	p->outstanding--;
 	s->msgid = 0;
@@ -399,7 +403,7 @@ static int collect_one(struct pv_dir_pipe *p)
 }
 
 static int submit(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs,
-		  size_t nattrs, bool del, void *tag)
+		  size_t nattrs, enum op op, void *tag)
 {
 	struct slot *s = NULL;
 	LDAPMod **mods = NULL;
@@ -417,26 +421,29 @@ static int submit(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *a
 		return pv_error(PV_EBUG, "LDAP pipeline has no free slot");
 	if (!(s->dn = strdup(dn)))
 		return pv_error(PV_EIO, "out of memory");
-	if (del) {
+	if (op == OP_DELETE) {
 		rc = ldap_delete_ext(p->dir->ld, dn, NULL, NULL, &msgid);
 	} else {
-		if (!(mods = mods_new(attrs, nattrs))) {
+		mods = mods_new(attrs, nattrs, op == OP_ADD ? LDAP_MOD_ADD : LDAP_MOD_REPLACE);
+		if (!mods) {
 			free(s->dn);
 			s->dn = NULL;
 			return pv_error(PV_EIO, "out of memory");
 		}
-		rc = ldap_add_ext(p->dir->ld, dn, mods, NULL, NULL, &msgid);
+		if (op == OP_ADD)
+			rc = ldap_add_ext(p->dir->ld, dn, mods, NULL, NULL, &msgid);
+		else
+			rc = ldap_modify_ext(p->dir->ld, dn, mods, NULL, NULL, &msgid);
 		mods_free(mods);
 	}
 	if (rc != LDAP_SUCCESS) {
 		free(s->dn);
 		s->dn = NULL;
-		p->stopped = pv_dir_fail(p->dir->ld, rc, del ? "sending delete" : "sending add",
-					 p->dir->domain);
+		p->stopped = pv_dir_fail(p->dir->ld, rc, "sending a request", p->dir->domain);
 		return p->stopped;
 	}
 	s->msgid = msgid;
-	s->del = del;
+	s->op = op;
 	s->tag = tag;
 	p->outstanding++;
 	return PV_OK;
@@ -445,12 +452,18 @@ static int submit(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *a
 int pv_dir_pipe_add(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs,
 		    size_t nattrs, void *tag)
 {
-	return submit(p, dn, attrs, nattrs, false, tag);
+	return submit(p, dn, attrs, nattrs, OP_ADD, tag);
+}
+
+int pv_dir_pipe_replace(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs,
+			size_t nattrs, void *tag)
+{
+	return submit(p, dn, attrs, nattrs, OP_REPLACE, tag);
 }
 
 int pv_dir_pipe_delete(struct pv_dir_pipe *p, const char *dn, void *tag)
 {
-	return submit(p, dn, NULL, 0, true, tag);
+	return submit(p, dn, NULL, 0, OP_DELETE, tag);
 }
 
 int pv_dir_pipe_drain(struct pv_dir_pipe *p)

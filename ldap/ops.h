@@ -57,6 +57,9 @@ int pv_dir_pipe_new(struct pv_dir *dir, int window, pv_dir_done_fn done, void *c
 int pv_dir_pipe_add(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs,
 		    size_t nattrs, void *tag);
 int pv_dir_pipe_delete(struct pv_dir_pipe *p, const char *dn, void *tag);
+/* Modify: replace each attribute's values with the given ones. */
+int pv_dir_pipe_replace(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs,
+			size_t nattrs, void *tag);
 /* Wait for everything outstanding. */
 int pv_dir_pipe_drain(struct pv_dir_pipe *p);
 /* Abandons anything still outstanding; NULL is fine. */

@@ -830,7 +830,7 @@ static int parse_users(struct ctx *c, const struct pv_node *root)
 	if (m) {
 		if ((r = check_map(c, m, "users", users_keys,
 				   "a mapping of user settings (per_client, ...)")) ||
-		    (r = get_uint(c, m, "users", "per_client", 1, 1000000, &u->per_client, NULL)) ||
+		    (r = get_uint(c, m, "users", "per_client", 1, 100000000, &u->per_client, NULL)) ||
 		    (r = get_template(c, m, "users", "name_template",
 				      PV_NAMES_CLIENT | PV_NAMES_SERVER | PV_NAMES_N, PV_NAMES_N,
 				      &u->name_template, &c->name_template)) ||

@@ -18,13 +18,21 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "the DC's name, a bind and a Kerberos ticket with the admin secret, SSH to the server and\n"
 	  "every client with the host key checked, and SMB on the server. Nothing is changed.\n"
 	  "Exit status: 0 when every check passes, else the code of the first failure." },
-	{ CMD_DC, "dc", NULL, false, false,
+	{ CMD_DC, "dc", NULL, false, true,
 	  "dc [--users N] [--clients A,B] [--ou DN] [--name-template T] [--password-file F | "
 	  "--stdin-password] [--reset-passwords] [--verify] [--force]",
 	  "create N domain users per client in the lab's OU",
-	  "Creates users.per_client users for every client, named from users.name_template,\n"
-	  "enabled, with the shared password, in the lab's OU, over an encrypted LDAP connection.\n"
-	  "Re-runnable: users already there are left alone." },
+	  "Creates users.per_client users for every client (FSCT semantics: --users 200 with two\n"
+	  "clients makes 400), named from users.name_template ({client}-u{n}), each with\n"
+	  "sAMAccountName, userPrincipalName (name@REALM), cn and displayName, enabled, the\n"
+	  "password never expiring, tagged 'provision:<lab>' in its description, in the lab's OU\n"
+	  "(made when missing). The password travels in the same LDAP add, only over LDAPS,\n"
+	  "StartTLS (CA checked) or sealed SASL/GSSAPI; anything else is refused before sending.\n"
+	  "Many adds are kept in flight on one connection. Re-runnable: one paged search finds\n"
+	  "the users already there, and only the missing ones are made; a killed run is finished\n"
+	  "by the next. The first add goes alone, so a password the domain refuses stops the run\n"
+	  "after one try. --dry-run says what would be made. --verify then gets a Kerberos ticket\n"
+	  "as the first, the last and a random user. Undo: provision cleanup dc." },
 	{ CMD_JOIN, "join", NULL, false, false, "join", "join the file server to the domain over SSH",
 	  "Joins the server to the domain over SSH (kinit with the secret on stdin, net ads join)\n"
 	  "and starts smbd and winbindd with the playbook's service command." },
@@ -45,10 +53,13 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "wait until the server's request queue has drained",
 	  "Polls the playbook's drain command on the server until the depth is at or below the\n"
 	  "threshold." },
-	{ CMD_CLEANUP, "cleanup", "dc|join|server|client|controller", true, false,
+	{ CMD_CLEANUP, "cleanup", "dc|join|server|client|controller", true, true,
 	  "cleanup <dc|join|server|client|controller> [--leave] [--backup DIR]",
 	  "remove what a phase made, and nothing else",
-	  "Removes exactly the objects the named phase made for this lab." },
+	  "Removes exactly the objects the named phase made for this lab.\n"
+	  "cleanup dc: deletes every user tagged with this lab (many deletes in flight), then the\n"
+	  "lab's OU when this lab made it and it is empty; a second run says there is nothing to do.\n"
+	  "Only 'cleanup dc' is built so far; the others exit with status 12." },
 	{ CMD_LAB, "lab", "up|down|status", true, false, "lab <up|down|status>",
 	  "all phases in order (up), all cleanups in reverse (down), or what exists (status)",
 	  "lab up runs dc, join, server, client and controller in order; lab down runs their\n"

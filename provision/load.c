@@ -37,6 +37,22 @@ int pv_ctx_load(struct pv_ctx *ctx)
 						   "playbooks/lab.yaml) or create ./provision.yaml");
 		path = "provision.yaml";
 	}
+	if (ctx->cli.opt[OPT_USERS]) {
+		bool force = ctx->cli.opt[OPT_FORCE] != NULL;
+		unsigned long count;
+
+		/* A clear usage error naming --users, before the playbook's own range check. */
+		r = pv_cli_count("--users", ctx->cli.opt[OPT_USERS], force ? 100000000UL : 1000000UL,
+				 &count);
+		if (r != PV_OK) {
+			char msg[1024];
+
+			snprintf(msg, sizeof(msg), "%s", pv_errmsg());
+			if (!force && strstr(msg, "larger than"))
+				return pv_error(r, "%s; pass --force if you mean it", msg);
+			return r;
+		}
+	}
 	sets = calloc(ctx->cli.nsets + NKEYS + 1, sizeof(*sets));
 	if (!sets)
 		return pv_error(PV_EIO, "out of memory");

@@ -58,6 +58,18 @@ int main(int argc, char **argv)
 	case CMD_CHECK:
 		r = pv_cmd_check(&ctx);
 		break;
+	case CMD_DC:
+		r = pv_cmd_dc(&ctx);
+		break;
+	case CMD_CLEANUP:
+		if (strcmp(ctx.cli.sub, "dc") == 0) {
+			r = pv_cmd_cleanup_dc(&ctx);
+			break;
+		}
+		r = pv_error(PV_ENOTIMPL, "'cleanup %s' is not built yet in provision %s",
+			     ctx.cli.sub, PV_VERSION);
+		pv_out_fail(r);
+		break;
 	default:
 		r = pv_error(PV_EBUG, "no handler for '%s'", ctx.cli.cmd->name);
 		pv_out_fail(r);

@@ -40,6 +40,19 @@ struct pv_report {
 void pv_report_print(const struct pv_ctx *ctx, const struct pv_report *r);
 void pv_report_json(FILE *f, const struct pv_report *rs, size_t n, int exit_code);
 
+/* progress.c: a live line on a terminal, a plain line every 10 s otherwise. */
+struct pv_progress {
+	bool live, quiet, drawn;
+	const char *what, *unit;
+	unsigned long total, done;
+	double start, last;
+};
+double pv_now(void); /* monotonic seconds */
+void pv_progress_start(struct pv_progress *p, const struct pv_ctx *ctx, const char *what,
+		       const char *unit, unsigned long total);
+void pv_progress_update(struct pv_progress *p, unsigned long done);
+void pv_progress_end(struct pv_progress *p);
+
 /* secrets.c: resolve a playbook secret reference; what names the secret in messages. */
 int pv_resolve_secret(struct pv_ctx *ctx, const struct pv_secret_ref *ref, const char *what,
 		      struct pv_secret **out);
@@ -50,5 +63,7 @@ void pv_help_command(FILE *f, const struct pv_command *cmd);
 
 /* commands */
 int pv_cmd_check(struct pv_ctx *ctx);
+int pv_cmd_dc(struct pv_ctx *ctx);
+int pv_cmd_cleanup_dc(struct pv_ctx *ctx);
 
 #endif

@@ -122,6 +122,30 @@ daemon_pid() { # HOST PIDFILE
   echo "$p"
 }
 
+# a live process named COMM from our PIDFILE that is outside the root network namespace but
+# not in its lab namespace any more (that namespace was deleted under it): ours, to be killed
+stray_pid() { # PIDFILE COMM
+  local p="" c
+  if [ -r "$1" ]; then read -r p _ 2>/dev/null <"$1" || true; fi
+  [[ $p =~ ^[0-9]+$ ]] && alive "$p" || return 0
+  read -r c 2>/dev/null <"/proc/$p/comm" || return 0
+  [ "$c" = "$2" ] || return 0
+  [ "$(readlink "/proc/$p/ns/net")" != "$(readlink /proc/$$/ns/net)" ] || return 0
+  [ -n "$(ip netns identify "$p" 2>/dev/null)" ] || echo "$p"
+}
+
+kill_strays() {
+  local h p
+  for h in "${SSH_HOSTS[@]}"; do
+    p=$(stray_pid "$LAB/$h/sshd.pid" sshd)
+    [ -z "$p" ] || kill_wait "$p" || true
+  done
+  for p in "dc/pid/samba.pid samba" "srv/pid/smbd.pid smbd" "srv/pid/winbindd.pid winbindd"; do
+    p=$(stray_pid "$LAB/${p% *}" "${p#* }")
+    [ -z "$p" ] || kill_wait "$p" || true
+  done
+}
+
 dc_pid() { daemon_pid dc "$LAB/dc/pid/samba.pid"; }
 sshd_pid() { daemon_pid "$1" "$LAB/$1/sshd.pid"; }
 
@@ -538,6 +562,8 @@ dc_start() {
   pid=$(dc_pid)
   [ -z "$pid" ] || return 0
   # a dead DC master may leave workers holding the ports: clear the namespace
+  pid=$(stray_pid "$LAB/dc/pid/samba.pid" samba)
+  [ -z "$pid" ] || kill_wait "$pid" || true
   kill_ns dc || true
   rm -f "$LAB/dc/pid/"*.pid
   say "starting samba (AD DC) in dc"
@@ -587,12 +613,14 @@ dc_dns_records() {
 }
 
 sshd_start() { # HOST
-  local h=$1 log=$LAB/log/sshd-$1.log
+  local h=$1 log=$LAB/log/sshd-$1.log p
   if [ -n "$(sshd_pid "$h")" ]; then
     [ "$LAB/ssh/sshd_$h.conf" -nt "$LAB/$h/sshd.pid" ] || return 0
     say "restarting sshd in $h (config changed)"
     sshd_stop "$h"
   fi
+  p=$(stray_pid "$LAB/$h/sshd.pid" sshd)
+  [ -z "$p" ] || kill_wait "$p" || true
   rm -f "$LAB/$h/sshd.pid"
   lab_exec "$h" /usr/sbin/sshd -f "$LAB/ssh/sshd_$h.conf" -E "$log" </dev/null \
     >>"$LAB/log/sshd-$h.out" 2>&1 || fail "sshd did not start in $h" "$LAB/log/sshd-$h.out" "$log"
@@ -653,6 +681,7 @@ cmd_down() {
   if [ ${#present[@]} -gt 0 ]; then
     kill_ns "${present[@]}" || say "warning: some processes did not exit"
   fi
+  kill_strays
   for h in "${HOSTS[@]}"; do
     [ ! -e "/run/netns/pvlab-$h" ] || ip netns del "pvlab-$h" 2>/dev/null || true
     ! ip link show "pvlab-v$h" >/dev/null 2>&1 || ip link del "pvlab-v$h" 2>/dev/null || true

@@ -564,7 +564,7 @@ START_TEST(bad_numbers)
 	bad(BASE "ssh: {timeout: 3601}\n", "t.yaml:7:16: 'ssh.timeout' is 3601, out of range",
 	    NULL);
 	bad(BASE "users: {per_client: 0}\n", "t.yaml:7:21: 'users.per_client' is 0, out of range",
-	    "1 to 1000000");
+	    "1 to 100000000");
 	bad(BASE "users: {per_client: 99999999999999999999}\n",
 	    "t.yaml:7:21: 'users.per_client' is 99999999999999999999, out of range", NULL);
 	bad(BASE "server: {name: s, address: 1.2.3.4, shares: 65}\n",

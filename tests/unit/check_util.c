@@ -9,6 +9,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/secret.h"
+#include "util/strset.h"
 
 static char tmpdir[] = "/tmp/pv-unit-XXXXXX";
 
@@ -169,6 +170,31 @@ START_TEST(test_secret_fd_first_line)
 }
 END_TEST
 
+START_TEST(test_strset)
+{
+	struct pv_strset *s = pv_strset_new();
+	char name[32];
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(pv_strset_add(s, "cli1-u1"), 1);
+	ck_assert_int_eq(pv_strset_add(s, "CLI1-U1"), 0); /* AD compares names case-insensitively */
+	ck_assert(pv_strset_has(s, "Cli1-u1"));
+	ck_assert(!pv_strset_has(s, "cli1-u2"));
+	for (int i = 0; i < 5000; i++) { /* forces several grows */
+		snprintf(name, sizeof(name), "u%d", i);
+		ck_assert_int_eq(pv_strset_add(s, name), 1);
+	}
+	ck_assert_uint_eq(pv_strset_count(s), 5001);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "U%d", i);
+		ck_assert(pv_strset_has(s, name));
+	}
+	ck_assert(!pv_strset_has(s, "u5000"));
+	pv_strset_free(s);
+	pv_strset_free(NULL);
+}
+END_TEST
+
 static void setup(void)
 {
 	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
@@ -199,6 +225,7 @@ int main(void)
 	tcase_add_test(tc, test_secret_file_errors);
 	tcase_add_test(tc, test_secret_env);
 	tcase_add_test(tc, test_secret_fd_first_line);
+	tcase_add_test(tc, test_strset);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
