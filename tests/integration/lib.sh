@@ -71,3 +71,38 @@ expect_no_out() {
 finish() {
 	[[ $T_FAILS -eq 0 ]]
 }
+
+# ---- directory helpers (independent of provision: ldapsearch/ldapadd/kinit in ctl) ----
+BASE_DN="DC=lab,DC=test"
+LAB_OU="OU=provision,$BASE_DN"
+TAG="provision:provision"
+
+# lds ARGS...: ldapsearch over LDAPS as the admin (CA from the lab's ldap.conf), no wrapping
+lds() {
+	on ctl ldapsearch -LLL -o ldif-wrap=no -H ldaps://dc.lab.test -D "Administrator@LAB.TEST" \
+		-y "$LAB/admin.pass" "$@"
+}
+
+# ldm: ldapmodify/ldapadd over LDAPS as the admin, LDIF on stdin
+ldm() {
+	on ctl ldapmodify -H ldaps://dc.lab.test -D "Administrator@LAB.TEST" -y "$LAB/admin.pass" "$@"
+}
+
+# count_tagged: number of users carrying the lab's tag anywhere in the domain
+count_tagged() {
+	lds -b "$BASE_DN" "(&(objectClass=user)(description=$TAG))" dn | grep -c '^dn:' || true
+}
+
+# user_kinit NAME [PASSFILE]: a ticket for NAME with the shared password, in a fresh ccache
+user_kinit() {
+	local pass=${2:-$LAB/user.pass} cc="$T_TMP/cc.$1"
+	on ctl env KRB5CCNAME="FILE:$cc" kinit "$1@LAB.TEST" <"$pass" >/dev/null 2>&1
+	local rc=$?
+	rm -f "$cc"
+	return $rc
+}
+
+# ou_exists DN
+ou_exists() {
+	lds -b "$1" -s base '(objectClass=*)' dn 2>/dev/null | grep -q '^dn:'
+}

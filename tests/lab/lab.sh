@@ -509,6 +509,12 @@ setup_net() {
     ip -n "$n" link set lo up
     ip -n "$n" addr replace "${IP[$h]}/24" dev eth0
     ip -n "$n" link set eth0 up
+    # a recreated host has a new MAC: drop stale ARP entries for it everywhere
+    local o
+    ip neigh flush to "${IP[$h]}" dev "$BR" 2>/dev/null || true
+    for o in "${HOSTS[@]}"; do
+      [ "$o" = "$h" ] || ip -n "pvlab-$o" neigh flush to "${IP[$h]}" 2>/dev/null || true
+    done
   done
 }
 

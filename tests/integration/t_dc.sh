@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# provision dc / cleanup dc against the lab's DC, checked with ldapsearch and kinit.
+. "$(dirname "$0")/lib.sh"
+
+cleanup_all() { pv -p "$PLAYBOOK" cleanup dc; }
+cleanup_all # a clean start, whatever an earlier run left
+[[ $(count_tagged) -eq 0 ]] || fail "lab users left before the test"
+
+# 1. 3 users per client over LDAPS, verified with kinit
+pv -p "$PLAYBOOK" dc --users 3 --verify
+expect_rc 0 "dc --users 3"
+expect_out "created 6, already present 0, failed 0 \(of 6\)"
+expect_err "verified: kinit cli1-u1@LAB.TEST"
+expect_err "verified: kinit cli2-u3@LAB.TEST"
+[[ $(count_tagged) -eq 6 ]] || fail "expected 6 tagged users, found $(count_tagged)"
+ent=$(lds -b "CN=cli2-u3,$LAB_OU" -s base '(objectClass=user)' sAMAccountName userPrincipalName \
+	displayName userAccountControl description)
+for want in "sAMAccountName: cli2-u3" "userPrincipalName: cli2-u3@LAB.TEST" "displayName: cli2-u3" \
+	"userAccountControl: 66048" "description: $TAG"; do
+	grep -qx "$want" <<<"$ent" || fail "cli2-u3 lacks '$want': $ent"
+done
+user_kinit cli1-u2 || fail "kinit cli1-u2 with the shared password"
+printf 'wrong-password' >"$T_TMP/wrong"
+user_kinit cli1-u2 "$T_TMP/wrong" && fail "kinit cli1-u2 with a wrong password succeeded"
+
+# 2. a re-run changes nothing; a larger N adds only the missing ones
+pv -p "$PLAYBOOK" dc --users 3
+expect_rc 0 "re-run"
+expect_out "created 0, already present 6"
+pv -p "$PLAYBOOK" --json dc --users 4
+expect_rc 0 "dc --users 4"
+python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["created"]==2 and d["present"]==6, d' \
+	<<<"$OUT" || fail "JSON summary of the --users 4 run: $OUT"
+[[ $(count_tagged) -eq 8 ]] || fail "expected 8 users after --users 4"
+
+# 3. --clients limits the run; --dry-run writes nothing
+pv -p "$PLAYBOOK" dc --users 6 --clients cli2 --dry-run
+expect_rc 0 "dry run"
+expect_out "6 users planned .* 4 already present, 2 would be created"
+[[ $(count_tagged) -eq 8 ]] || fail "--dry-run wrote something"
+pv -p "$PLAYBOOK" dc --users 5 --clients cli2
+expect_rc 0 "--clients cli2"
+expect_out "created 1, already present 4"
+lds -b "$LAB_OU" '(sAMAccountName=cli1-u5)' dn | grep -q '^dn:' && fail "cli1-u5 made though only cli2 was asked"
+
+# 4. the other transports: StartTLS and sealed SASL/GSSAPI also work
+pv -p "$PLAYBOOK" --set domain.transport=starttls dc --users 6 --clients cli1 -v
+expect_rc 0 "dc over StartTLS"
+expect_out "created 2, already present 4"
+pv -p "$PLAYBOOK" --set domain.transport=gssapi dc --users 7 --clients cli1 -vv
+expect_rc 0 "dc over GSSAPI"
+expect_out "created 1, already present 6"
+expect_err "SASL/GSSAPI sealed"
+user_kinit cli1-u7 || fail "kinit of the user made over GSSAPI"
+
+# 5. bad input: a clear error, its exit code, and nothing written
+before=$(count_tagged)
+pv -p "$PLAYBOOK" dc --users 0;          expect_rc 2 "--users 0";   expect_err "at least 1"
+pv -p "$PLAYBOOK" dc --users -4;         expect_rc 2 "--users -4";  expect_err "not a number"
+pv -p "$PLAYBOOK" dc --users many;       expect_rc 2 "--users many"; expect_err "not a number"
+pv -p "$PLAYBOOK" dc --users 1000001;    expect_rc 2 "--users 1000001"; expect_err "pass --force"
+pv -p "$PLAYBOOK" dc --users 3 --name-template 'averylongprefix-{client}-{n}'
+expect_rc 3 "template over 20 characters"; expect_err "'averylongprefix-cli1-3' is 22 characters"
+pv -p "$PLAYBOOK" dc --users 3 --name-template '{client}*{n}'
+expect_rc 3 "template with a forbidden character"; expect_err "contains '\*'"
+pv -p "$PLAYBOOK" dc --users 3 --clients cli1,nosuch
+expect_rc 3 "unknown client"; expect_err "unknown client 'nosuch'"
+printf 'a' >"$T_TMP/weak"
+pv -p "$PLAYBOOK" dc --users 50 --password-file "$T_TMP/weak"
+expect_rc 3 "password the policy rejects"
+expect_err "refused the first user, so no other was tried"
+pv -p "$PLAYBOOK" --set domain.dc=ctl.lab.test dc --users 50
+expect_rc 6 "DC that does not answer"; expect_err "ctl.lab.test"
+pv -p "$PLAYBOOK" dc --users 50 --admin-password-file "$T_TMP/wrong"
+expect_rc 4 "wrong admin password"; expect_err "refused the credentials"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T_TMP/o.key" -out "$T_TMP/o.pem" -days 1 \
+	-subj "/CN=Other" >/dev/null 2>&1
+pv -p "$PLAYBOOK" dc --users 50 --ca-file "$T_TMP/o.pem"
+expect_rc 5 "CA that does not match"; expect_err "TLS"
+[[ $(count_tagged) -eq $before ]] || fail "bad input wrote users: $before before, $(count_tagged) after"
+
+# 6. killed with SIGKILL mid-run: the next run completes it, no duplicates
+on ctl timeout -s KILL 2 "$PV" -p "$PLAYBOOK" -q dc --users 120 >/dev/null 2>&1
+mid=$(count_tagged)
+pv -p "$PLAYBOOK" dc --users 120
+expect_rc 0 "run after a kill -9"
+[[ $(count_tagged) -eq 240 ]] || fail "after kill and re-run: $(count_tagged) users, expected 240 (mid: $mid)"
+user_kinit cli2-u120 || fail "kinit of the last user after the re-run"
+dups=$(lds -b "$BASE_DN" "(description=$TAG)" sAMAccountName | grep '^sAMAccountName:' | sort | uniq -d)
+[[ -z $dups ]] || fail "duplicate names: $dups"
+
+# 7. a name held by someone else's object is a conflict, reported by name; the rest is made
+ldm -a >/dev/null <<LDIF
+dn: CN=foreign,$LAB_OU
+objectClass: user
+sAMAccountName: cli1-u121
+LDIF
+pv -p "$PLAYBOOK" dc --users 121
+expect_rc 10 "conflict with a foreign object"
+expect_err "cli1-u121"
+expect_out "created 1, already present 240, failed 1"
+
+# 8. cleanup removes exactly this lab's users and keeps the foreign one (so the OU stays)
+pv -p "$PLAYBOOK" cleanup dc
+expect_rc 0 "cleanup dc"
+expect_out "deleted 241 users"
+expect_err "left in place"
+[[ $(count_tagged) -eq 0 ]] || fail "cleanup left $(count_tagged) lab users"
+lds -b "$LAB_OU" '(cn=foreign)' dn | grep -q '^dn:' || fail "cleanup removed a foreign object"
+on ctl ldapdelete -H ldaps://dc.lab.test -D Administrator@LAB.TEST -y "$LAB/admin.pass" \
+	"CN=foreign,$LAB_OU" || fail "removing the foreign test object"
+pv -p "$PLAYBOOK" cleanup dc
+expect_rc 0 "cleanup dc of the now empty OU"
+expect_out "deleted 0 users and the lab's OU"
+ou_exists "$LAB_OU" && fail "the lab's OU is still there"
+pv -p "$PLAYBOOK" cleanup dc
+expect_rc 0 "second cleanup"
+expect_out "nothing to do"
+
+# 9. an OU the lab did not make is used but never deleted
+ldm -a >/dev/null <<LDIF
+dn: $LAB_OU
+objectClass: organizationalUnit
+LDIF
+pv -p "$PLAYBOOK" dc --users 1
+expect_rc 0 "dc in an existing OU"
+pv -p "$PLAYBOOK" cleanup dc
+expect_rc 0 "cleanup in an existing OU"
+expect_out "deleted 2 users, failed 0"
+ou_exists "$LAB_OU" || fail "cleanup deleted an OU the lab did not make"
+on ctl ldapdelete -H ldaps://dc.lab.test -D Administrator@LAB.TEST -y "$LAB/admin.pass" "$LAB_OU"
+
+finish
