@@ -89,7 +89,7 @@ lab_exec() {
   KRB5_CONFIG=$LAB/krb5.conf KRB5CCNAME=FILE:$LAB/cc/$h LDAPCONF=$LAB/ldap.conf \
     PROVISION_LAB_DIR=$LAB LAB_HOST=$h \
     ip netns exec "pvlab-$h" unshare --uts -- /bin/sh -c '
-      printf "%s\n" "$1" >/proc/sys/kernel/hostname && mount --bind "$2" /run/samba || exit 125
+      printf "%s\n" "$1" >/proc/sys/kernel/hostname && mount -n --bind "$2" /run/samba || exit 125
       shift 2
       exec "$@"' lab-exec "$h" "$LAB/$h/run" "$@" 9<&-
 }
