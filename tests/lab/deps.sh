@@ -10,7 +10,7 @@ pkgs=(
 	# runtime of the tool
 	libsasl2-modules-gssapi-mit krb5-user
 	# the lab and the integration tests' independent checks
-	samba smbclient winbind libnss-winbind python3-samba samba-dsdb-modules
+	samba samba-ad-provision smbclient winbind libnss-winbind python3-samba samba-dsdb-modules
 	samba-vfs-modules ldap-utils openssh-server openssh-client iproute2 bind9-dnsutils
 	openssl attr acl time procps util-linux
 )

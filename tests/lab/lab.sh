@@ -228,6 +228,7 @@ check_tools() {
   done
   [ -x /usr/sbin/sshd ] || missing+=(sshd)
   [ -x /usr/bin/python3 ] || missing+=(python3)
+  [ -d /usr/share/samba/setup ] || missing+=(samba-ad-provision)
   [ ${#missing[@]} -eq 0 ] || die "missing tools: ${missing[*]} (run make deps)"
 }
 
@@ -697,7 +698,7 @@ cmd_down() {
   # what the lab created outside its dirs (markers written by up)
   if [ -e "$LAB/.made-etc-netns" ]; then rmdir /etc/netns 2>/dev/null || true; fi
   if [ -e "$LAB/.made-run-netns" ] && [ -d /run/netns ] && [ -z "$(ls -A /run/netns)" ]; then
-    umount /run/netns 2>/dev/null || true
+    umount -n /run/netns 2>/dev/null || true
     rmdir /run/netns 2>/dev/null || true
   fi
   if [ -e "$LAB/.made-run-sshd" ]; then rmdir /run/sshd 2>/dev/null || true; fi
