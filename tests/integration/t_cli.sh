@@ -25,9 +25,12 @@ pv check --users 3
 expect_rc 2 "option of another command"
 expect_err "'--users' is not an option of 'check'"
 
-pv -p "$PLAYBOOK" dc --users 5
+pv -p "$PLAYBOOK" join
 expect_rc 12 "a command not built yet"
-expect_err "'dc' is not built yet"
+expect_err "'join' is not built yet"
+pv -p "$PLAYBOOK" cleanup client
+expect_rc 12 "a cleanup not built yet"
+expect_err "'cleanup client' is not built yet"
 
 pv lab
 expect_rc 2 "lab without up/down/status"

@@ -38,4 +38,4 @@ if [[ ! -e /usr/sbin/policy-rc.d ]]; then
 	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
 fi
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+apt-get install -y -qq "${missing[@]}" >/dev/null
