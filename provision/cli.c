@@ -11,14 +11,14 @@
 #define B(c) (1u << (c))
 
 const struct pv_command pv_commands[CMD_COUNT] = {
-	{ CMD_CHECK, "check", NULL, false, true, "check [--ca-file FILE] [--admin-password-file FILE]",
+	{ CMD_CHECK, "check", NULL, false, "check [--ca-file FILE] [--admin-password-file FILE]",
 	  "validate the playbook and reach every host",
 	  "Validates the playbook, then reaches every host the way later phases will and says exactly\n"
 	  "what is wrong and where: DNS names, LDAP (rootDSE) and LDAPS with the CA checked against\n"
 	  "the DC's name, a bind and a Kerberos ticket with the admin secret, SSH to the server and\n"
 	  "every client with the host key checked, and SMB on the server. Nothing is changed.\n"
 	  "Exit status: 0 when every check passes, else the code of the first failure." },
-	{ CMD_DC, "dc", NULL, false, true,
+	{ CMD_DC, "dc", NULL, false,
 	  "dc [--users N] [--clients A,B] [--ou DN] [--name-template T] [--password-file F | "
 	  "--stdin-password] [--reset-passwords] [--verify] [--force]",
 	  "create N domain users per client in the lab's OU",
@@ -33,38 +33,38 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "by the next. The first add goes alone, so a password the domain refuses stops the run\n"
 	  "after one try. --dry-run says what would be made. --verify then gets a Kerberos ticket\n"
 	  "as the first, the last and a random user. Undo: provision cleanup dc." },
-	{ CMD_JOIN, "join", NULL, false, false, "join", "join the file server to the domain over SSH",
+	{ CMD_JOIN, "join", NULL, false, "join", "join the file server to the domain over SSH",
 	  "Joins the server to the domain over SSH (kinit with the secret on stdin, net ads join)\n"
 	  "and starts smbd and winbindd with the playbook's service command." },
-	{ CMD_SERVER, "server", NULL, false, false, "server [--via smb|ssh]",
+	{ CMD_SERVER, "server", NULL, false, "server [--via smb|ssh]",
 	  "create the fsrootN shares, alias SPNs and per-user home trees",
 	  "Creates the shares, adds the cifs/ SPNs of every alias to the server's account and\n"
 	  "builds a home tree per user from the fileset." },
-	{ CMD_CLIENT, "client", NULL, false, false, "client [--clients A,B] [--users N]",
+	{ CMD_CLIENT, "client", NULL, false, "client [--clients A,B] [--users N]",
 	  "write the per-user hosts aliases on every client",
 	  "Writes a managed block of <server>u<n> aliases into every client's hosts file." },
-	{ CMD_CONTROLLER, "controller", NULL, false, false, "controller",
+	{ CMD_CONTROLLER, "controller", NULL, false, "controller",
 	  "reset the controller's results folder, keeping a backup",
 	  "Moves the results folder to a timestamped backup and makes it anew, empty." },
-	{ CMD_RUN, "run", NULL, false, false, "run [--timeout SECONDS]",
+	{ CMD_RUN, "run", NULL, false, "run [--timeout SECONDS]",
 	  "run the load driver's phases across all hosts",
 	  "Starts the load driver on the clients and the controller, waits, collects results." },
-	{ CMD_WAIT, "wait", NULL, false, false, "wait [--timeout SECONDS]",
+	{ CMD_WAIT, "wait", NULL, false, "wait [--timeout SECONDS]",
 	  "wait until the server's request queue has drained",
 	  "Polls the playbook's drain command on the server until the depth is at or below the\n"
 	  "threshold." },
-	{ CMD_CLEANUP, "cleanup", "dc|join|server|client|controller", true, true,
+	{ CMD_CLEANUP, "cleanup", "dc|join|server|client|controller", true,
 	  "cleanup <dc|join|server|client|controller> [--leave] [--backup DIR]",
 	  "remove what a phase made, and nothing else",
 	  "Removes exactly the objects the named phase made for this lab.\n"
 	  "cleanup dc: deletes every user tagged with this lab (many deletes in flight), then the\n"
 	  "lab's OU when this lab made it and it is empty; a second run says there is nothing to do.\n"
 	  "Only 'cleanup dc' is built so far; the others exit with status 12." },
-	{ CMD_LAB, "lab", "up|down|status", true, false, "lab <up|down|status>",
+	{ CMD_LAB, "lab", "up|down|status", true, "lab <up|down|status>",
 	  "all phases in order (up), all cleanups in reverse (down), or what exists (status)",
 	  "lab up runs dc, join, server, client and controller in order; lab down runs their\n"
 	  "cleanups in reverse." },
-	{ CMD_HELP, "help", NULL, false, true, "help [command]", "show help for a command",
+	{ CMD_HELP, "help", NULL, false, "help [command]", "show help for a command",
 	  "Shows the usage and options of a command." },
 };
 

@@ -59,7 +59,6 @@ struct pv_command {
 	const char *name;
 	const char *subs;    /* allowed subcommands separated by '|', NULL when none */
 	bool sub_required;
-	bool built;          /* false: parses, then exits PV_ENOTIMPL */
 	const char *usage;   /* after "provision [global options] " */
 	const char *summary; /* one line */
 	const char *details; /* paragraph(s) for `provision help <command>` */

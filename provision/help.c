@@ -43,7 +43,7 @@ void pv_help_main(FILE *f)
 	      f);
 	for (size_t i = 0; i < CMD_COUNT; i++)
 		fprintf(f, "  %-11s %s%s\n", pv_commands[i].name, pv_commands[i].summary,
-			pv_commands[i].built ? "" : " (not built yet)");
+			pv_cmd_built(pv_commands[i].id, NULL) ? "" : " (not built yet)");
 	fputs("\nGlobal options:\n", f);
 	options(f, 0);
 	fputs("\nSecrets never go on the command line: the playbook names a file, an environment\n"
@@ -57,7 +57,7 @@ void pv_help_main(FILE *f)
 void pv_help_command(FILE *f, const struct pv_command *cmd)
 {
 	fprintf(f, "usage: provision [global options] %s\n\n%s.\n", cmd->usage, cmd->summary);
-	if (!cmd->built)
+	if (!pv_cmd_built(cmd->id, NULL))
 		fputs("This command is not built yet: it exits with status 12.\n", f);
 	fprintf(f, "\n%s\n", cmd->details);
 	if (cmd->id != CMD_HELP) {

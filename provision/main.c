@@ -46,34 +46,7 @@ int main(int argc, char **argv)
 			pv_help_main(stdout);
 		goto out;
 	}
-	if (!ctx.cli.cmd->built) {
-		r = pv_error(PV_ENOTIMPL, "'%s%s%s' is not built yet in provision %s; see 'provision "
-					  "help %s' for what it will do",
-			     ctx.cli.cmd->name, ctx.cli.sub ? " " : "", ctx.cli.sub ? ctx.cli.sub : "",
-			     PV_VERSION, ctx.cli.cmd->name);
-		pv_out_fail(r);
-		goto out;
-	}
-	switch (ctx.cli.cmd->id) {
-	case CMD_CHECK:
-		r = pv_cmd_check(&ctx);
-		break;
-	case CMD_DC:
-		r = pv_cmd_dc(&ctx);
-		break;
-	case CMD_CLEANUP:
-		if (strcmp(ctx.cli.sub, "dc") == 0) {
-			r = pv_cmd_cleanup_dc(&ctx);
-			break;
-		}
-		r = pv_error(PV_ENOTIMPL, "'cleanup %s' is not built yet in provision %s",
-			     ctx.cli.sub, PV_VERSION);
-		pv_out_fail(r);
-		break;
-	default:
-		r = pv_error(PV_EBUG, "no handler for '%s'", ctx.cli.cmd->name);
-		pv_out_fail(r);
-	}
+	r = pv_dispatch(&ctx);
 out:
 	pv_playbook_free(ctx.pb);
 	pv_cli_release(&ctx.cli);

@@ -61,7 +61,12 @@ int pv_resolve_secret(struct pv_ctx *ctx, const struct pv_secret_ref *ref, const
 void pv_help_main(FILE *f);
 void pv_help_command(FILE *f, const struct pv_command *cmd);
 
-/* commands */
+/* commands.c: the handler table. pv_cmd_built: whether the command (and, when sub is given,
+ * that subcommand) has a handler. pv_dispatch runs the handler, or fails PV_ENOTIMPL. */
+bool pv_cmd_built(enum pv_cmd_id id, const char *sub);
+int pv_dispatch(struct pv_ctx *ctx);
+
+/* commands, one file each */
 int pv_cmd_check(struct pv_ctx *ctx);
 int pv_cmd_dc(struct pv_ctx *ctx);
 int pv_cmd_cleanup_dc(struct pv_ctx *ctx);
