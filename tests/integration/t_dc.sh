@@ -33,6 +33,17 @@ python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["created"]==2 and 
 	<<<"$OUT" || fail "JSON summary of the --users 4 run: $OUT"
 [[ $(count_tagged) -eq 8 ]] || fail "expected 8 users after --users 4"
 
+# 2b. --reset-passwords sets the shared password again on users already there
+printf 'An0ther-Passw0rd!' >"$T_TMP/new.pass"
+pv -p "$PLAYBOOK" dc --users 4 --reset-passwords --password-file "$T_TMP/new.pass"
+expect_rc 0 "--reset-passwords"
+expect_out "created 0, already present 8 \(passwords reset\)"
+user_kinit cli2-u4 "$T_TMP/new.pass" || fail "kinit with the reset password"
+user_kinit cli2-u4 && fail "the old password still works after --reset-passwords"
+pv -p "$PLAYBOOK" dc --users 4 --reset-passwords
+expect_rc 0 "--reset-passwords back to the lab password"
+user_kinit cli1-u1 || fail "kinit after resetting back"
+
 # 3. --clients limits the run; --dry-run writes nothing
 pv -p "$PLAYBOOK" dc --users 6 --clients cli2 --dry-run
 expect_rc 0 "dry run"
