@@ -83,6 +83,6 @@ users.sh: $USERS users, $ROUNDS rounds, medians (lab DC, 2 cores)
   delete   ldapdelete  $(rate "$USERS" "$mda") users/s ($mda s)
   delete   provision   $(rate "$USERS" "$mdp") users/s ($mdp s)   ratio $(ratio "$mda" "$mdp")x
   delete   samba-tool  $(rate "$ST_USERS" "$(val stdel wall)") users/s
-  CPU      provision $mc s vs DC $mdc s = $(awk -v a="$mc" -v b="$mdc" 'BEGIN { printf "%.1f", b > 0 ? 100 * a / b : 0 }')% of the DC's
+  CPU      provision $mc s vs DC $mdc s = $(awk -v a="$mc" -v b="$mdc" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }')% of the DC's
   memory   peak RSS, dry run: $(val dry2k rss) KiB at 2000 planned users, $(val dry20k rss) KiB at 20000
 TXT

@@ -18,7 +18,7 @@
 #include <strings.h>
 #include <time.h>
 
-#define WINDOW 32
+#define WINDOW 32 /* LDAP operations in flight; PROVISION_LDAP_WINDOW overrides (bench/) */
 #define PAGE 1000
 #define USERS_MAX 1000000UL /* more needs --force */
 /* UF_NORMAL_ACCOUNT (0x200) | UF_DONT_EXPIRE_PASSWD (0x10000), MS-ADTS 2.2.16: enabled, and
@@ -40,6 +40,14 @@ struct dc_run {
 	char first_msg[1024];
 	struct pv_progress prog;
 };
+
+static int window(void)
+{
+	const char *v = getenv("PROVISION_LDAP_WINDOW");
+	int w = v ? atoi(v) : 0;
+
+	return w >= 1 && w <= 1024 ? w : WINDOW;
+}
 
 static void record_failure(struct dc_run *run, int code, const char *msg)
 {
@@ -272,7 +280,7 @@ static int create_users(struct dc_run *run, unsigned long *missing)
 	int r = PV_OK;
 
 	*missing = 0;
-	if (!dry && (r = pv_dir_pipe_new(run->dir, WINDOW, user_done, run, &pipe)) != PV_OK)
+	if (!dry && (r = pv_dir_pipe_new(run->dir, window(), user_done, run, &pipe)) != PV_OK)
 		return r;
 	for (size_t c = 0; c < run->nclients && r == PV_OK; c++) {
 		for (unsigned long n = 1; n <= run->per_client && r == PV_OK; n++) {
@@ -563,7 +571,7 @@ int pv_cmd_cleanup_dc(struct pv_ctx *ctx)
 		goto out;
 	}
 	pv_progress_start(&d.prog, ctx, "cleanup dc", "users", l.n);
-	if ((r = pv_dir_pipe_new(dir, WINDOW, del_done, &d, &pipe)) != PV_OK)
+	if ((r = pv_dir_pipe_new(dir, window(), del_done, &d, &pipe)) != PV_OK)
 		goto out;
 	for (size_t i = 0; i < l.n && r == PV_OK; i++)
 		r = pv_dir_pipe_delete(pipe, l.dns[i], NULL);
