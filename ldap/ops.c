@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int wait_seconds(const struct pv_dir *dir)
 {
@@ -309,6 +310,180 @@ int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result
 		return PV_EDIR;
 	}
 	return finish_one(dir, rc, diag, "deleting", dn, true, result);
+}
+
+/* ---- multi-valued attributes ---- */
+
+void pv_dir_values_free(char **values, size_t n)
+{
+	if (!values)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(values[i]);
+	free(values);
+}
+
+struct vlist {
+	char **v;
+	size_t n, cap;
+};
+
+static int vlist_add(struct vlist *l, const struct berval *bv)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		char **p = realloc(l->v, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		l->v = p;
+		l->cap = cap;
+	}
+	if (!(l->v[l->n] = strndup(bv->bv_val, bv->bv_len)))
+		return -1;
+	l->n++;
+	return 0;
+}
+
+/* "attr;range=LO-HI" names a slice of attr's values: *more is set when HI is a number (the
+ * next slice starts at HI + 1), cleared when it is '*' (the last slice). */
+static bool range_of(const char *name, const char *attr, bool *more, unsigned long *next)
+{
+	size_t len = strlen(attr);
+	const char *p, *dash;
+
+	if (strncasecmp(name, attr, len) != 0)
+		return false;
+	if (name[len] == '\0') {
+		*more = false;
+		return true;
+	}
+	if (strncasecmp(name + len, ";range=", 7) != 0)
+		return false;
+	p = name + len + 7;
+	if (!(dash = strchr(p, '-')))
+		return false;
+	if (strcmp(dash + 1, "*") == 0) {
+		*more = false;
+		return true;
+	}
+	*more = true;
+	*next = strtoul(dash + 1, NULL, 10) + 1;
+	return true;
+}
+
+int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int *found,
+		       char ***values, size_t *n)
+{
+	struct timeval tv = { .tv_sec = wait_seconds(dir) };
+	struct vlist l = { NULL, 0, 0 };
+	char want[256];
+	bool more = true;
+	int r = PV_OK;
+
+	*found = 0;
+	snprintf(want, sizeof(want), "%s", attr);
+	while (more && r == PV_OK) {
+		char *attrs[] = { want, NULL };
+		LDAPMessage *res = NULL, *e;
+		BerElement *ber = NULL;
+		unsigned long next = 0;
+		int rc;
+
+		more = false;
+		rc = ldap_search_ext_s(dir->ld, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL,
+				       NULL, &tv, 1, &res);
+		if (rc == LDAP_NO_SUCH_OBJECT) {
+			ldap_msgfree(res);
+			break;
+		}
+		if (rc != LDAP_SUCCESS) {
+			r = pv_error_prefix(pv_dir_fail(dir->ld, rc, "reading", dir->domain), "'%s'", dn);
+			ldap_msgfree(res);
+			break;
+		}
+		if (!(e = ldap_first_entry(dir->ld, res))) {
+			ldap_msgfree(res);
+			break;
+		}
+		*found = 1;
+		for (char *a = ldap_first_attribute(dir->ld, e, &ber); a && r == PV_OK;
+		     a = ldap_next_attribute(dir->ld, e, ber)) {
+			bool slice_more = false;
+
+			if (range_of(a, attr, &slice_more, &next)) {
+				struct berval **bv = ldap_get_values_len(dir->ld, e, a);
+
+				for (size_t i = 0; bv && bv[i] && r == PV_OK; i++)
+					if (vlist_add(&l, bv[i]) < 0)
+						r = pv_error(PV_EIO, "out of memory");
+				ldap_value_free_len(bv);
+				more = slice_more;
+			}
+			ldap_memfree(a);
+		}
+		ber_free(ber, 0);
+		ldap_msgfree(res);
+		if (more)
+			snprintf(want, sizeof(want), "%s;range=%lu-*", attr, next);
+	}
+	if (r != PV_OK) {
+		pv_dir_values_free(l.v, l.n);
+		*found = 0;
+		return r;
+	}
+	*values = l.v;
+	*n = l.n;
+	return PV_OK;
+}
+
+int pv_dir_modify_values(struct pv_dir *dir, const char *dn, const char *attr, enum pv_dir_mod op,
+			 const char *const *values, size_t n, enum pv_dir_result *result)
+{
+	static const int ops[] = { LDAP_MOD_ADD, LDAP_MOD_DELETE, LDAP_MOD_REPLACE };
+	struct pv_attr a = { attr, values, NULL, n };
+	LDAPMod *empty[2] = { NULL, NULL }, blank, **mods = NULL;
+	char *diag = NULL;
+	int msgid, rc;
+
+	if (n == 0 && op != PV_DIR_MOD_REPLACE) {
+		*result = PV_DIR_DONE;
+		return PV_OK;
+	}
+	if (n == 0) { /* replace with nothing: an LDAPMod with no values removes the attribute */
+		memset(&blank, 0, sizeof(blank));
+		blank.mod_op = LDAP_MOD_REPLACE | LDAP_MOD_BVALUES;
+		blank.mod_type = (char *)attr;
+		empty[0] = &blank;
+		rc = ldap_modify_ext(dir->ld, dn, empty, NULL, NULL, &msgid);
+	} else {
+		if (!(mods = mods_new(&a, 1, ops[op])))
+			return pv_error(PV_EIO, "out of memory");
+		rc = ldap_modify_ext(dir->ld, dn, mods, NULL, NULL, &msgid);
+		mods_free(mods);
+	}
+	if (rc != LDAP_SUCCESS) {
+		*result = PV_DIR_FATAL;
+		return pv_error_prefix(pv_dir_fail(dir->ld, rc, "sending modify", dir->domain), "'%s'",
+				       dn);
+	}
+	rc = wait_result(dir, msgid, &diag);
+	if (rc < 0) {
+		*result = PV_DIR_FATAL;
+		return PV_EDIR;
+	}
+	/* a value already present (add) or absent (delete) concerns this request only */
+	if (rc == LDAP_NO_SUCH_ATTRIBUTE || rc == LDAP_TYPE_OR_VALUE_EXISTS ||
+	    rc == LDAP_UNWILLING_TO_PERFORM) {
+		char msg[1024];
+
+		result_message(msg, sizeof(msg), "modifying", dn, rc, diag);
+		ldap_memfree(diag);
+		*result = PV_DIR_REJECTED;
+		pv_error(PV_OK, "%s", msg);
+		return PV_OK;
+	}
+	return finish_one(dir, rc, diag, "modifying", dn, true, result);
 }
 
 /* ---- pipeline ---- */

@@ -44,6 +44,24 @@ int pv_dir_add(struct pv_dir *dir, const char *dn, const struct pv_attr *attrs, 
 /* Delete one entry and wait. */
 int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result);
 
+/* Every value of attr in the entry dn (C strings; a value holding NUL is cut there). Follows
+ * AD's ranged retrieval ("attr;range=0-1499", MS-ADTS 3.1.1.3.1.3.3) when the DC answers so.
+ * *found is 0 when the entry does not exist (*values NULL, *n 0, PV_OK). On success the
+ * caller frees *values with pv_dir_values_free. */
+int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int *found,
+		       char ***values, size_t *n);
+void pv_dir_values_free(char **values, size_t n);
+
+/* Change the values of one attribute of one entry and wait (RFC 4511 4.6). ADD adds values
+ * (one already present fails the whole modify with "type or value exists": pass only missing
+ * ones), DELETE removes the given values (one absent fails it: "no such attribute"), REPLACE
+ * sets exactly these values (n == 0 removes the attribute). The values go in one request.
+ * *result: DONE, REJECTED (message recorded: a constraint such as a duplicate SPN, or a value
+ * present / absent), NOSUCH (the entry is gone), or FATAL with PV_EDIR returned. */
+enum pv_dir_mod { PV_DIR_MOD_ADD, PV_DIR_MOD_DELETE, PV_DIR_MOD_REPLACE };
+int pv_dir_modify_values(struct pv_dir *dir, const char *dn, const char *attr, enum pv_dir_mod op,
+			 const char *const *values, size_t n, enum pv_dir_result *result);
+
 /* The pipeline: at most window operations outstanding; done() is called once per operation,
  * in completion order, with the tag given at submission and, for anything but DONE, a
  * message. A done() returning non-zero stops the pipeline (later submissions fail). */

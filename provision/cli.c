@@ -42,10 +42,34 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "builds a home tree per user from the fileset." },
 	{ CMD_CLIENT, "client", NULL, false, "client [--clients A,B] [--users N]",
 	  "write the per-user hosts aliases on every client",
-	  "Writes a managed block of <server>u<n> aliases into every client's hosts file." },
-	{ CMD_CONTROLLER, "controller", NULL, false, "controller",
+	  "On every client (or those of --clients), over SSH, clients in parallel, writes this\n"
+	  "lab's block into the hosts file, between '# BEGIN provision <lab>' and\n"
+	  "'# END provision <lab>': '<server address> <server>' and the aliases <server>u1 ..\n"
+	  "<server>u<N> (server.alias_template; N = users.per_client or --users) on lines of at\n"
+	  "most 255 bytes. Linux: /etc/hosts, LF. Windows (OpenSSH for Windows, over SFTP, not\n"
+	  "tested here): C:\\Windows\\System32\\drivers\\etc\\hosts, CRLF, at most 9 names a line.\n"
+	  "Everything outside the block stays byte for byte; blocks of other labs are left alone;\n"
+	  "another N replaces the block; the same N writes nothing. The first change keeps the\n"
+	  "original as <hosts>.provision-<lab>-<client>.orig. The write holds a lock (flock),\n"
+	  "refuses if the file changed since it was read, is atomic (rename) where it can be and\n"
+	  "in place (fsync) where the file is a mount point (containers, network namespaces);\n"
+	  "on failure the previous content stays. Then 'getent hosts' must resolve the first and\n"
+	  "last alias to the server. Refused before anything is written: an alias over 15\n"
+	  "characters, a server address that is not an IP, an unknown --clients name, a name of\n"
+	  "ours that the file gives another address, a damaged block of this lab (status 11).\n"
+	  "Exit status 10 when some clients failed and the others were done; each failed client\n"
+	  "is named with its cause. --dry-run reads and says what would change. Undo: provision\n"
+	  "cleanup client." },
+	{ CMD_CONTROLLER, "controller", NULL, false, "controller [--backup DIR]",
 	  "reset the controller's results folder, keeping a backup",
-	  "Moves the results folder to a timestamped backup and makes it anew, empty." },
+	  "Moves the results folder (controller.results; on controller.host over SSH when the\n"
+	  "playbook names one, else here) to <results>.<YYYYmmdd-HHMMSS>, or to\n"
+	  "DIR/<name>.<YYYYmmdd-HHMMSS> with --backup DIR, and makes it anew, empty, with the old\n"
+	  "mode and owner. Results are never deleted. A missing folder is created; an empty one is\n"
+	  "left as it is (nothing to do). The move is one rename: a --backup folder on another file\n"
+	  "system, or a results folder that is a mount point or a symbolic link, is refused before\n"
+	  "anything moves (status 3); if the new folder cannot be made the old one is moved back.\n"
+	  "'cleanup controller [--backup DIR]' does the same but never creates a missing folder." },
 	{ CMD_RUN, "run", NULL, false, "run [--timeout SECONDS]",
 	  "run the load driver's phases across all hosts",
 	  "Starts the load driver on the clients and the controller, waits, collects results." },
@@ -59,7 +83,16 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "Removes exactly the objects the named phase made for this lab.\n"
 	  "cleanup dc: deletes every user tagged with this lab (many deletes in flight), then the\n"
 	  "lab's OU when this lab made it and it is empty; a second run says there is nothing to do.\n"
-	  "Only 'cleanup dc' is built so far; the others exit with status 12." },
+	  "cleanup client: removes this lab's hosts block from every client (or --clients), and\n"
+	  "nothing else, safely as 'client' writes (lock, change check, rename or in place); the\n"
+	  "original bytes come back (a line break provision added is taken away too). The backup\n"
+	  "made by the first 'client' run is removed when it equals the result; if the file was\n"
+	  "edited outside the block meanwhile it is kept, and a warning names it.\n"
+	  "cleanup controller [--backup DIR]: the results folder moved to a timestamped backup and\n"
+	  "left empty, as 'provision controller' does (see 'provision help controller'); a missing\n"
+	  "folder is not created.\n"
+	  "Only 'cleanup dc', 'cleanup client' and 'cleanup controller' are built so far; the others\n"
+	  "exit with status 12." },
 	{ CMD_LAB, "lab", "up|down|status", true, "lab <up|down|status>",
 	  "all phases in order (up), all cleanups in reverse (down), or what exists (status)",
 	  "lab up runs dc, join, server, client and controller in order; lab down runs their\n"

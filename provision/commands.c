@@ -18,6 +18,14 @@ static const struct {
 	{ CMD_CHECK, NULL, pv_cmd_check },
 	{ CMD_DC, NULL, pv_cmd_dc },
 	{ CMD_CLEANUP, "dc", pv_cmd_cleanup_dc },
+	{ CMD_CLIENT, NULL, pv_cmd_client },
+	{ CMD_CLEANUP, "client", pv_cmd_cleanup_client },
+	{ CMD_CONTROLLER, NULL, pv_cmd_controller },
+	{ CMD_CLEANUP, "controller", pv_cmd_cleanup_controller },
+	{ CMD_JOIN, NULL, pv_cmd_join },
+	{ CMD_CLEANUP, "join", pv_cmd_cleanup_join },
+	{ CMD_SERVER, NULL, pv_cmd_server },
+	{ CMD_CLEANUP, "server", pv_cmd_cleanup_server },
 };
 
 static int (*find(enum pv_cmd_id id, const char *sub))(struct pv_ctx *)

@@ -66,9 +66,65 @@ void pv_help_command(FILE *f, const struct pv_command *cmd);
 bool pv_cmd_built(enum pv_cmd_id id, const char *sub);
 int pv_dispatch(struct pv_ctx *ctx);
 
+/* join.c: what join.c and server.c share about the file server. */
+struct pv_remote;
+struct pv_dir;
+struct pv_buf;
+/* Append s to b single-quoted for a POSIX shell; -1 on allocation failure. */
+int pv_sh_quote(struct pv_buf *b, const char *s);
+/* Run script with `sh -c` on the server; in (a secret or NULL) goes to its stdin. With status
+ * non-NULL the exit status is returned there (and the last line of stderr recorded as the
+ * message); with status NULL a non-zero status fails PV_EREMOTE naming what. */
+int pv_srv_run(struct pv_remote *rem, const char *what, const char *script,
+	       const struct pv_secret *in, struct pv_buf *out, int *status, int timeout);
+/* The playbook's service command with {action} and {service} filled in, run on the server. */
+int pv_srv_service(struct pv_remote *rem, const struct pv_server *s, const char *action,
+		   const char *service);
+struct pv_srv_facts {
+	char netbios[64];   /* upper-case, from smb.conf */
+	char realm[128], security[32];
+	char info[256];     /* last line of 'net ads info' (its error when the DC is unreachable) */
+	bool has_offset;    /* the DC answered 'net ads info' */
+	long offset;        /* the DC's clock minus the server's, seconds */
+	bool joined;        /* 'net ads testjoin' succeeds */
+	bool needs_keytab;  /* smb.conf's kerberos method uses a keytab */
+	long keytab_entries;
+	bool smbd_running, winbindd_running; /* by their pid files */
+};
+/* One round trip: Samba's view of the server (PV_EREMOTE when Samba is missing). */
+int pv_srv_probe(struct pv_remote *rem, struct pv_srv_facts *f);
+/* The computer account <netbios>$: *dn (NULL when absent) and *desc (NULL when none); the
+ * caller frees both. */
+int pv_srv_account(struct pv_dir *dir, const struct pv_playbook *pb, const char *netbios,
+		   char **dn, char **desc);
+
+/* trees.c: the per-user home trees of `provision server`, built from the playbook's fileset
+ * over SMB as each user (default) or on the server's disk over SSH (--via ssh). */
+struct pv_tree_stats {
+	bool skipped;            /* no fileset in the playbook */
+	const char *via;         /* "smb" or "ssh" */
+	char fileset[64];
+	unsigned long users, files_per_user;
+	unsigned long long bytes_per_user;
+	unsigned long files_made, files_fixed, files_ok, dirs_made, failed_users;
+	unsigned long long bytes_written;
+	double seconds;
+};
+int pv_tree_build(struct pv_ctx *ctx, struct pv_remote *rem, struct pv_tree_stats *st);
+void pv_tree_stats_print(FILE *f, const struct pv_tree_stats *st);
+void pv_tree_stats_json(FILE *f, const struct pv_tree_stats *st); /* "trees":{...} */
+
 /* commands, one file each */
 int pv_cmd_check(struct pv_ctx *ctx);
 int pv_cmd_dc(struct pv_ctx *ctx);
 int pv_cmd_cleanup_dc(struct pv_ctx *ctx);
+int pv_cmd_client(struct pv_ctx *ctx);
+int pv_cmd_cleanup_client(struct pv_ctx *ctx);
+int pv_cmd_controller(struct pv_ctx *ctx);
+int pv_cmd_cleanup_controller(struct pv_ctx *ctx);
+int pv_cmd_join(struct pv_ctx *ctx);
+int pv_cmd_cleanup_join(struct pv_ctx *ctx);
+int pv_cmd_server(struct pv_ctx *ctx);
+int pv_cmd_cleanup_server(struct pv_ctx *ctx);
 
 #endif

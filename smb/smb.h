@@ -1,8 +1,17 @@
 /* smb/smb.h: SMB to the file server through libsmbclient, the only place it is used.
  * Errors are recorded with pv_error(): PV_EUNREACH (refused, timeout, no route),
- * PV_ECRED (logon refused), PV_EREMOTE (any other SMB failure). */
+ * PV_ECRED (logon refused), PV_EREMOTE (any other SMB failure: the message names the path and
+ * says "disk full" for ENOSPC), PV_EIO (out of memory, libsmbclient would not start).
+ *
+ * A session (struct pv_smb) is one libsmbclient context holding one SMB connection of one
+ * user. libsmbclient keeps process-wide state, so use sessions of one process from one thread;
+ * for many users at once use many processes (provision/trees.c forks workers). */
 #ifndef PV_SMB_SMB_H
 #define PV_SMB_SMB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "util/secret.h"
 
@@ -10,5 +19,51 @@
  * On success *nshares is the number of disk shares seen. */
 int pv_smb_list_shares(const char *server, const char *workgroup, const char *user,
 		       const struct pv_secret *password, int timeout, unsigned *nshares);
+
+struct pv_smb;
+
+/* A session to server as user. With password: NTLM as workgroup\user. With password NULL:
+ * Kerberos with the ticket cache named by KRB5CCNAME (libsmbclient wants the user name and an
+ * empty password then; an empty user would go anonymous). No network traffic happens until
+ * the first operation. *out is freed with pv_smb_free (NULL is fine). */
+int pv_smb_session(const char *server, const char *workgroup, const char *user,
+		   const struct pv_secret *password, int timeout, struct pv_smb **out);
+void pv_smb_free(struct pv_smb *s);
+
+/* What a tree holds: folders and files (paths relative to the tree's base, '/'-separated, a
+ * folder before anything in it). */
+struct pv_smb_item {
+	const char *path;
+	bool dir;
+	uint64_t size;
+};
+
+/* Fill buf with len bytes of item's content from offset. */
+typedef void (*pv_smb_fill_fn)(void *ctx, size_t item, uint64_t offset, void *buf, size_t len);
+/* Called after each file written (files and bytes since the last call); non-zero stops. */
+typedef int (*pv_smb_tick_fn)(void *ctx, unsigned long files, uint64_t bytes);
+
+struct pv_smb_tree_result {
+	unsigned long dirs_made, files_made, files_fixed, files_ok;
+	uint64_t bytes;
+};
+
+/* Make //server/share/base hold items: base must exist; what is missing is made, a file of
+ * another size is rewritten, what matches is left alone. When fresh is true the tree is taken
+ * to be empty (no listing first). Extra entries are left in place. */
+int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
+		      const struct pv_smb_item *items, size_t n, bool fresh, pv_smb_fill_fn fill,
+		      void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
+		      struct pv_smb_tree_result *res);
+
+/* Compare //server/share/base with items: *ok (right size), *missing, *wrong (a file of
+ * another size, or a folder where a file belongs and the reverse). */
+int pv_smb_tree_verify(struct pv_smb *s, const char *share, const char *base,
+		       const struct pv_smb_item *items, size_t n, unsigned long *ok,
+		       unsigned long *missing, unsigned long *wrong);
+
+/* Remove //server/share/base and everything below it; *removed counts files and folders. */
+int pv_smb_tree_remove(struct pv_smb *s, const char *share, const char *base,
+		       unsigned long *removed);
 
 #endif
