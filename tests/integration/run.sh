@@ -41,5 +41,28 @@ for t in "${tests[@]}"; do
 		failed=$((failed + 1))
 	fi
 done
+# With --with-lab the lab goes down here, and nothing it made may be left behind.
+if [[ $with_lab -eq 1 ]]; then
+	trap - EXIT
+	t0=$(date +%s%N)
+	if tests/lab/lab.sh down; then
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		echo "integration: lab down in $((ms / 1000)).$(printf %03d $((ms % 1000))) s" >&2
+	fi
+	left=$(
+		ip netns list 2>/dev/null | grep -o '^pvlab-[a-z0-9]*' || true
+		ip link show pvlab0 >/dev/null 2>&1 && echo "bridge pvlab0"
+		ls -d /etc/netns/pvlab-* 2>/dev/null || true
+		grep -o '[^ ]*provision-lab[^ ]*' /proc/self/mountinfo 2>/dev/null || true
+		[[ -e ${PROVISION_LAB_DIR:-/var/lib/provision-lab} ]] && echo "${PROVISION_LAB_DIR:-/var/lib/provision-lab}"
+	)
+	if [[ -n $left ]]; then
+		echo "FAIL lab_down_leaves_nothing: left behind: $(echo $left)"
+		failed=$((failed + 1))
+	else
+		echo "PASS lab_down_leaves_nothing"
+		pass=$((pass + 1))
+	fi
+fi
 echo "integration: $pass passed, $failed failed"
 [[ $failed -eq 0 ]]
