@@ -121,11 +121,12 @@ int pv_hosts_parse(const char *text, size_t len, const char *lab, struct pv_host
 				lay.end = pos;
 				lay.end_line = lineno;
 			} else if (m != M_NONE) {
-				return pv_error(PV_ECONFLICT,
-						"line %zu: '%.*s' lies inside the block of lab '%s' "
-						"(line %zu) before its END marker; fix the file by "
-						"hand so that every BEGIN has its END",
-						lineno, (int)trimmed(&l), l.s, lab, lay.begin_line);
+				return pv_error(
+					PV_ECONFLICT,
+					"line %zu: '%.*s' lies inside the block of lab '%s' "
+					"(line %zu) before its END marker; fix the file by "
+					"hand so that every BEGIN has its END",
+					lineno, (int)trimmed(&l), l.s, lab, lay.begin_line);
 			} else if (is_line(&l, NOTE_BREAK)) {
 				lay.added_break = true;
 			}
@@ -135,16 +136,18 @@ int pv_hosts_parse(const char *text, size_t len, const char *lab, struct pv_host
 			continue;
 		if (is_lab(id, idlen, lab)) {
 			if (m == M_END)
-				return pv_error(PV_ECONFLICT,
-						"line %zu: '# END provision %s' without a BEGIN before "
-						"it; fix the file by hand (remove the stray marker)",
-						lineno, lab);
+				return pv_error(
+					PV_ECONFLICT,
+					"line %zu: '# END provision %s' without a BEGIN before "
+					"it; fix the file by hand (remove the stray marker)",
+					lineno, lab);
 			if (lay.found)
-				return pv_error(PV_ECONFLICT,
-						"line %zu: a second block of lab '%s' (the first starts "
-						"at line %zu); fix the file by hand so that there is "
-						"one",
-						lineno, lab, lay.begin_line);
+				return pv_error(
+					PV_ECONFLICT,
+					"line %zu: a second block of lab '%s' (the first starts "
+					"at line %zu); fix the file by hand so that there is "
+					"one",
+					lineno, lab, lay.begin_line);
 			lay.found = true;
 			in_ours = true;
 			lay.begin = start;
@@ -162,11 +165,12 @@ int pv_hosts_parse(const char *text, size_t len, const char *lab, struct pv_host
 		}
 	}
 	if (in_ours)
-		return pv_error(PV_ECONFLICT,
-				"line %zu: '# BEGIN provision %s' has no '# END provision %s' after "
-				"it; fix the file by hand (add the END line after the block's last "
-				"line, or remove the block)",
-				lay.begin_line, lab, lab);
+		return pv_error(
+			PV_ECONFLICT,
+			"line %zu: '# BEGIN provision %s' has no '# END provision %s' after "
+			"it; fix the file by hand (add the END line after the block's last "
+			"line, or remove the block)",
+			lay.begin_line, lab, lab);
 	lay.lines = lineno;
 	*out = lay;
 	return PV_OK;
@@ -226,9 +230,9 @@ oom:
 	return pv_error(PV_EIO, "out of memory");
 }
 
-int pv_hosts_merge(const char *text, size_t len, const struct pv_hosts_layout *lay,
-		   const char *lab, const struct pv_hosts_style *st, const struct pv_hosts_group *g,
-		   size_t ng, struct pv_buf *out)
+int pv_hosts_merge(const char *text, size_t len, const struct pv_hosts_layout *lay, const char *lab,
+		   const struct pv_hosts_style *st, const struct pv_hosts_group *g, size_t ng,
+		   struct pv_buf *out)
 {
 	bool add_break;
 	int r;
@@ -413,7 +417,7 @@ static int check_one(const char *addr, size_t alen, const char *name, size_t nle
 int pv_hosts_check_names(const char *text, size_t len, const struct pv_hosts_layout *lay,
 			 const char *address, const struct pv_strset *names)
 {
-	struct check_names c = { text, len, address, names };
+	struct check_names c = {text, len, address, names};
 
 	return pv_hosts_foreach(text, len, lay, check_one, &c);
 }

@@ -44,11 +44,11 @@ void pv_hosts_style_for(bool windows, struct pv_hosts_style *st);
 
 /* Where this lab's block is, as pv_hosts_parse() found it. */
 struct pv_hosts_layout {
-	bool found;		     /* this lab's block is present */
-	size_t begin, end;	     /* its bytes [begin, end): BEGIN line to after END line's break */
-	size_t begin_line, end_line; /* 1-based line numbers of the markers */
-	bool added_break;	     /* the block says provision ended the line above it */
-	size_t others;		     /* well-formed blocks of other labs (left alone) */
+	bool found;	   /* this lab's block is present */
+	size_t begin, end; /* its bytes [begin, end): BEGIN line to after END line's break */
+	size_t begin_line, end_line;	  /* 1-based line numbers of the markers */
+	bool added_break;		  /* the block says provision ended the line above it */
+	size_t others;			  /* well-formed blocks of other labs (left alone) */
 	char other[PV_HOSTS_LAB_MAX + 1]; /* the first other lab's id, "" when none */
 	size_t lines;			  /* lines in the text */
 };
@@ -73,9 +73,9 @@ int pv_hosts_render(struct pv_buf *out, const char *lab, const struct pv_hosts_s
  * the end when there is none. When the text's last line has no line break, one (st->eol) is
  * added before the block and the block notes it, so pv_hosts_remove() gives the bytes back.
  * lay must come from pv_hosts_parse() of the same text and lab. */
-int pv_hosts_merge(const char *text, size_t len, const struct pv_hosts_layout *lay,
-		   const char *lab, const struct pv_hosts_style *st, const struct pv_hosts_group *g,
-		   size_t ng, struct pv_buf *out);
+int pv_hosts_merge(const char *text, size_t len, const struct pv_hosts_layout *lay, const char *lab,
+		   const struct pv_hosts_style *st, const struct pv_hosts_group *g, size_t ng,
+		   struct pv_buf *out);
 
 /* out = text without lab's block (a copy when there is none); the line break the block notes it
  * added goes too, when the block is still at the end of the text. */

@@ -84,7 +84,7 @@ static const char body[] =
 	"    fi\n"
 	"  fi\n"
 	"  if [ \"$how\" = in-place ]; then\n"
-	"    prev=$(mktemp \"$f.provision-old.XXXXXX\") && cat -- \"$f\" >\"$prev\" || die 27 "
+	"    prev=$tmp.old; cat -- \"$f\" >\"$prev\" || die 27 "
 	"\"cannot save a copy of $f before rewriting it in place; nothing was written\"\n"
 	"    if cat -- \"$tmp\" >\"$f\" && fsync \"$f\" && [ \"$(cksum <\"$f\")\" = \"$new\" ]; "
 	"then :\n"

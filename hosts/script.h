@@ -31,15 +31,15 @@
 #include "util/buf.h"
 
 enum {
-	PV_HOSTS_SCRIPT_OPEN = 20,     /* the file cannot be opened */
-	PV_HOSTS_SCRIPT_LOCKED = 21,   /* another writer held the lock too long */
-	PV_HOSTS_SCRIPT_CHANGED = 22,  /* the file changed after it was read */
-	PV_HOSTS_SCRIPT_TEMP = 23,     /* no temporary file next to it */
-	PV_HOSTS_SCRIPT_INPUT = 24,    /* the new content could not be stored */
-	PV_HOSTS_SCRIPT_SHORT = 25,    /* the new content arrived incomplete */
-	PV_HOSTS_SCRIPT_BACKUP = 26,   /* the backup could not be made */
-	PV_HOSTS_SCRIPT_REPLACE = 27,  /* rename failed (not EBUSY) */
-	PV_HOSTS_SCRIPT_INPLACE = 28,  /* in-place rewrite failed; previous content put back */
+	PV_HOSTS_SCRIPT_OPEN = 20,    /* the file cannot be opened */
+	PV_HOSTS_SCRIPT_LOCKED = 21,  /* another writer held the lock too long */
+	PV_HOSTS_SCRIPT_CHANGED = 22, /* the file changed after it was read */
+	PV_HOSTS_SCRIPT_TEMP = 23,    /* no temporary file next to it */
+	PV_HOSTS_SCRIPT_INPUT = 24,   /* the new content could not be stored */
+	PV_HOSTS_SCRIPT_SHORT = 25,   /* the new content arrived incomplete */
+	PV_HOSTS_SCRIPT_BACKUP = 26,  /* the backup could not be made */
+	PV_HOSTS_SCRIPT_REPLACE = 27, /* rename failed (not EBUSY) */
+	PV_HOSTS_SCRIPT_INPLACE = 28, /* in-place rewrite failed; previous content put back */
 };
 
 struct pv_hosts_write {

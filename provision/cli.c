@@ -33,13 +33,32 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "by the next. The first add goes alone, so a password the domain refuses stops the run\n"
 	  "after one try. --dry-run says what would be made. --verify then gets a Kerberos ticket\n"
 	  "as the first, the last and a random user. Undo: provision cleanup dc." },
-	{ CMD_JOIN, "join", NULL, false, "join", "join the file server to the domain over SSH",
-	  "Joins the server to the domain over SSH (kinit with the secret on stdin, net ads join)\n"
-	  "and starts smbd and winbindd with the playbook's service command." },
-	{ CMD_SERVER, "server", NULL, false, "server [--via smb|ssh]",
+	{ CMD_JOIN, "join", NULL, false, "join [--admin-password-file FILE]",
+	  "join the file server to the domain over SSH",
+	  "Over SSH to the server: checks its smb.conf (security = ads, the playbook's realm) and\n"
+	  "its clock against the DC's ('net ads info'; more than 5 minutes apart is refused, as\n"
+	  "Kerberos would), then kinit as the admin with the password on kinit's stdin into a\n"
+	  "private ccache, 'net ads join' (no password on any command line), 'net ads keytab\n"
+	  "create' when smb.conf's kerberos method uses a keytab, tags the computer account\n"
+	  "'provision:<lab>' (its description), starts winbindd and smbd with server.service and\n"
+	  "checks 'wbinfo -t' and 'net ads testjoin'. On a joined server a re-run changes nothing\n"
+	  "(it starts smbd and winbindd if they are stopped). Undo: provision cleanup join\n"
+	  "[--leave]." },
+	{ CMD_SERVER, "server", NULL, false,
+	  "server [--via smb|ssh] [--users N] [--parallel N] [--password-file F | --stdin-password]",
 	  "create the fsrootN shares, alias SPNs and per-user home trees",
-	  "Creates the shares, adds the cifs/ SPNs of every alias to the server's account and\n"
-	  "builds a home tree per user from the fileset." },
+	  "Needs a joined server (provision join). Makes the shares fsroot1..K (server.shares,\n"
+	  "server.share_template) as Samba registry shares ('net conf addshare') on folders under\n"
+	  "server.share_path, tagged 'provision:<lab>' in their comment; adds cifs/<alias> and\n"
+	  "cifs/<alias>.<domain> for every alias ({server}u1..u<N>) to the server's computer\n"
+	  "account in a few LDAP modifies, and to its keytab when it uses one; then builds every\n"
+	  "user's home tree <share>/<user> (user i in share i mod K + 1) from server.fileset\n"
+	  "(docs/fileset.md). The users' folders are made over SSH owned by the user (a user\n"
+	  "missing from the domain stops the run there); the files go over SMB as each user\n"
+	  "(NTLM, the users' password; --parallel worker processes, default 8, each one SMB\n"
+	  "session at a time), or with --via ssh as a tar stream into the server's disk with the\n"
+	  "user's uid and gid. A re-run writes only missing files and files of the wrong size.\n"
+	  "--dry-run says what would be made. Undo: provision cleanup server." },
 	{ CMD_CLIENT, "client", NULL, false, "client [--clients A,B] [--users N]",
 	  "write the per-user hosts aliases on every client",
 	  "On every client (or those of --clients), over SSH, clients in parallel, writes this\n"
@@ -91,8 +110,16 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "cleanup controller [--backup DIR]: the results folder moved to a timestamped backup and\n"
 	  "left empty, as 'provision controller' does (see 'provision help controller'); a missing\n"
 	  "folder is not created.\n"
-	  "Only 'cleanup dc', 'cleanup client' and 'cleanup controller' are built so far; the others\n"
-	  "exit with status 12." },
+	  "cleanup join: stops smbd and winbindd when this lab joined the server (its computer\n"
+	  "account carries the tag); with --leave also 'net ads leave' (the keytab flushed, the\n"
+	  "computer account deleted, by LDAP if the server cannot). A server this lab did not\n"
+	  "join is left alone (--leave then fails with status 11).\n"
+	  "cleanup server: deletes the shares whose comment is this lab's tag and their folders\n"
+	  "with the trees in them, the folder server.share_path when left empty, and every\n"
+	  "cifs/ SPN of an alias of server.alias_template from the computer account (and the\n"
+	  "keytab, made anew without them).\n"
+	  "Only 'cleanup dc', 'cleanup client', 'cleanup controller', 'cleanup join' and 'cleanup\n"
+	  "server' are built so far." },
 	{ CMD_LAB, "lab", "up|down|status", true, "lab <up|down|status>",
 	  "all phases in order (up), all cleanups in reverse (down), or what exists (status)",
 	  "lab up runs dc, join, server, client and controller in order; lab down runs their\n"
@@ -138,6 +165,8 @@ const struct pv_option pv_options[] = {
 	{ OPT_BACKUP, "backup", 0, "DIR", B(CMD_CLEANUP) | B(CMD_CONTROLLER),
 	  "where the results folder's backup goes" },
 	{ OPT_TIMEOUT, "timeout", 't', "SECONDS", B(CMD_RUN) | B(CMD_WAIT), "give up after SECONDS" },
+	{ OPT_PARALLEL, "parallel", 0, "N", B(CMD_SERVER),
+	  "server: SMB sessions (worker processes) building trees at once, default 8" },
 };
 
 const size_t pv_noptions = sizeof(pv_options) / sizeof(pv_options[0]);

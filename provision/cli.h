@@ -51,6 +51,7 @@ enum pv_opt_id {
 	OPT_LEAVE,
 	OPT_BACKUP,
 	OPT_TIMEOUT,
+	OPT_PARALLEL,
 	OPT_COUNT
 };
 

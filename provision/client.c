@@ -79,8 +79,9 @@ static int select_clients(struct client_run *run)
 
 			for (size_t i = 0; i < pb->nclients; i++)
 				pv_buf_addf(&names, "%s%s", i ? ", " : "", pb->clients[i].name);
-			r = pv_error(PV_ECONFIG, "unknown client '%s' in --clients; the playbook's "
-						 "clients are: %s",
+			r = pv_error(PV_ECONFIG,
+				     "unknown client '%s' in --clients; the playbook's "
+				     "clients are: %s",
 				     t, names.data ? names.data : "");
 			pv_buf_release(&names, 0);
 			goto out;
@@ -122,8 +123,9 @@ static int make_names(struct client_run *run)
 		run->nnames++;
 		switch (pv_strset_add(run->set, name)) {
 		case 0:
-			return pv_error(PV_ECONFIG, "server.alias_template '%s' gives '%s' twice; "
-						    "expected a template whose names differ by {n}",
+			return pv_error(PV_ECONFIG,
+					"server.alias_template '%s' gives '%s' twice; "
+					"expected a template whose names differ by {n}",
 					s->alias_template, name);
 		case -1:
 			return pv_error(PV_EIO, "out of memory");
@@ -171,6 +173,14 @@ static bool has_line(const char *out, const char *line)
 	return p && l == 0;
 }
 
+/* The names getent checks: the first and the last alias. */
+static size_t verify_names(const struct client_run *run, const char *v[2])
+{
+	v[0] = run->names[run->nnames > 1 ? 1 : 0];
+	v[1] = run->names[run->nnames - 1];
+	return run->nnames > 2 ? 2 : 1;
+}
+
 /* The getent lines (between "pv-getent-output" and "pv-getent <status>"): status 0 and every
  * address the server's. */
 static int check_getent(const struct client_run *run, const struct pv_host *h, const char *out,
@@ -182,9 +192,9 @@ static int check_getent(const struct client_run *run, const struct pv_host *h, c
 	status = next_with(out, "pv-getent ", &len);
 	if (!status || len != 1 || status[0] != '0')
 		return pv_error(PV_EREMOTE,
-				"'%s': the hosts file was written, but 'getent hosts %s%s%s' finds "
-				"no address (status %.*s): check that the 'hosts:' line of "
-				"/etc/nsswitch.conf lists 'files'",
+				"'%s': 'getent hosts %s%s%s' finds no address there (status %.*s): "
+				"check that the 'hosts:' line of its /etc/nsswitch.conf lists "
+				"'files'",
 				h->name, verify[0], nv > 1 ? " " : "", nv > 1 ? verify[1] : "",
 				status ? (int)len : 1, status ? status : "?");
 	p = next_with(out, "pv-getent-output", &len);
@@ -197,9 +207,9 @@ static int check_getent(const struct client_run *run, const struct pv_host *h, c
 		lines++;
 		if (!pv_hosts_same_address(p, alen, addr, strlen(addr)))
 			return pv_error(PV_EREMOTE,
-					"'%s': the hosts file was written, but getent resolves an "
-					"alias to %.*s, not to the server's %s (%.*s): another "
-					"source in /etc/nsswitch.conf answers first",
+					"'%s': getent resolves an alias to %.*s, not to the "
+					"server's %s (%.*s): another source in its "
+					"/etc/nsswitch.conf answers first",
 					h->name, (int)alen, p, addr, (int)llen, p);
 	}
 	if (lines == 0)
@@ -223,8 +233,7 @@ static int apply_posix(struct client_run *run, const struct pv_host *h, struct p
 	char olds[32], news[32];
 	const char *verify[2];
 	struct pv_hosts_write w;
-	struct pv_buf script = PV_BUF_INIT, cmd = PV_BUF_INIT, out = PV_BUF_INIT,
-		      err = PV_BUF_INIT;
+	struct pv_buf script = PV_BUF_INIT, cmd = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
 	int status = 0, r;
 
 	pv_hosts_cksum_str(old->data, old->len, olds);
@@ -238,10 +247,8 @@ static int apply_posix(struct client_run *run, const struct pv_host *h, struct p
 	w.drop_backup = run->cleanup;
 	w.lock_wait = LOCK_WAIT;
 	if (!run->cleanup) {
-		verify[0] = run->names[run->nnames > 1 ? 1 : 0];
-		verify[1] = run->names[run->nnames - 1];
+		w.nverify = verify_names(run, verify);
 		w.verify = verify;
-		w.nverify = run->nnames > 2 ? 2 : 1;
 	}
 	if ((r = pv_hosts_script(&script, &w)) != PV_OK)
 		goto out;
@@ -272,8 +279,9 @@ static int apply_posix(struct client_run *run, const struct pv_host *h, struct p
 	else if (has_line(out.data, "pv-write in-place"))
 		j->method = "in-place";
 	if (changed && !j->method) {
-		r = pv_error(PV_EREMOTE, "'%s': the edit command ended without saying how it wrote "
-					 "%s: %s",
+		r = pv_error(PV_EREMOTE,
+			     "'%s': the edit command ended without saying how it wrote "
+			     "%s: %s",
 			     h->name, LINUX_HOSTS, out.data ? out.data : "(no output)");
 		goto out;
 	}
@@ -286,7 +294,8 @@ static int apply_posix(struct client_run *run, const struct pv_host *h, struct p
 	else if (has_line(out.data, "pv-backup kept"))
 		j->backup = "kept";
 	if (!run->cleanup) {
-		if ((r = check_getent(run, h, out.data ? out.data : "", verify, w.nverify)) != PV_OK)
+		if ((r = check_getent(run, h, out.data ? out.data : "", verify, w.nverify)) !=
+		    PV_OK)
 			goto out;
 		j->verified = true;
 	}
@@ -308,8 +317,8 @@ static bool same(const struct pv_buf *a, const struct pv_buf *b)
  * file, so: re-read and compare just before writing, write in place, read back; on a
  * mismatch the previous content is written back. Not tested here (no Windows host). */
 static int apply_windows(struct client_run *run, const struct pv_host *h, struct pv_remote *rem,
-			 const struct pv_buf *old, const struct pv_buf *new, bool changed, bool ours,
-			 struct job *j)
+			 const struct pv_buf *old, const struct pv_buf *new, bool changed,
+			 bool ours, struct job *j)
 {
 	struct pv_buf cur = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
 	struct pv_buf cmd = PV_BUF_INIT;
@@ -330,8 +339,9 @@ static int apply_windows(struct client_run *run, const struct pv_host *h, struct
 		if ((r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur)) != PV_OK)
 			goto out;
 		if (!same(&cur, old)) {
-			r = pv_error(PV_EREMOTE, "'%s': %s changed after provision read it; nothing "
-						 "was written: run the command again",
+			r = pv_error(PV_EREMOTE,
+				     "'%s': %s changed after provision read it; nothing "
+				     "was written: run the command again",
 				     h->name, WINDOWS_HOSTS);
 			goto out;
 		}
@@ -342,8 +352,9 @@ static int apply_windows(struct client_run *run, const struct pv_host *h, struct
 		r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur);
 		if (r != PV_OK || !same(&cur, new)) {
 			pv_remote_write_file(rem, WINDOWS_HOSTS, old->data, old->len, 0644);
-			r = pv_error(PV_EREMOTE, "'%s': %s did not read back as written; its previous "
-						 "content was written back",
+			r = pv_error(PV_EREMOTE,
+				     "'%s': %s did not read back as written; its previous "
+				     "content was written back",
 				     h->name, WINDOWS_HOSTS);
 			goto out;
 		}
@@ -376,17 +387,20 @@ static int apply_windows(struct client_run *run, const struct pv_host *h, struct
 		const char *p;
 
 		pv_buf_reset(&cmd);
-		pv_buf_addf(&cmd,
-			    "powershell -NoProfile -NonInteractive -Command \"foreach ($n in '%s','%s') "
-			    "{ [System.Net.Dns]::GetHostAddresses($n) | ForEach-Object { 'pv-host ' + "
-			    "$_.IPAddressToString } }\"",
-			    first, last);
+		pv_buf_addf(
+			&cmd,
+			"powershell -NoProfile -NonInteractive -Command \"foreach ($n in "
+			"'%s','%s') "
+			"{ [System.Net.Dns]::GetHostAddresses($n) | ForEach-Object { 'pv-host ' + "
+			"$_.IPAddressToString } }\"",
+			first, last);
 		if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status, 0)) != PV_OK)
 			goto out;
 		p = out.data;
 		if (status != 0 || !p || !next_with(p, "pv-host ", &len)) {
-			r = pv_error(PV_EREMOTE, "'%s': the hosts file was written, but %s does not "
-						 "resolve there: %s",
+			r = pv_error(PV_EREMOTE,
+				     "'%s': the hosts file was written, but %s does not "
+				     "resolve there: %s",
 				     h->name, first, one_line(&err));
 			goto out;
 		}
@@ -394,8 +408,9 @@ static int apply_windows(struct client_run *run, const struct pv_host *h, struct
 			size_t alen = strcspn(p, " \t\r\n");
 
 			if (!pv_hosts_same_address(p, alen, addr, strlen(addr))) {
-				r = pv_error(PV_EREMOTE, "'%s': the hosts file was written, but an "
-							 "alias resolves to %.*s, not to %s",
+				r = pv_error(PV_EREMOTE,
+					     "'%s': the hosts file was written, but an "
+					     "alias resolves to %.*s, not to %s",
 					     h->name, (int)alen, p, addr);
 				goto out;
 			}
@@ -411,19 +426,39 @@ out:
 	return r;
 }
 
-static int read_posix(const struct pv_host *h, struct pv_remote *rem, struct pv_buf *content)
+/* cat the file; for `client`, getent's view of the aliases rides along on stderr, so a run that
+ * has nothing to write is checked without a second round trip. */
+static int read_posix(const struct client_run *run, const struct pv_host *h, struct pv_remote *rem,
+		      struct pv_buf *content, struct pv_buf *err)
 {
-	struct pv_buf err = PV_BUF_INIT;
+	struct pv_buf cmd = PV_BUF_INIT;
+	const char *v[2];
 	int status = 0, r;
 
-	r = pv_remote_exec(rem, "cat -- " LINUX_HOSTS, NULL, 0, content, &err, &status, 0);
+	if (pv_buf_addstr(&cmd, "cat -- " LINUX_HOSTS) < 0)
+		goto oom;
+	if (!run->cleanup) {
+		size_t nv = verify_names(run, v);
+
+		if (pv_buf_addstr(&cmd, " && { echo pv-getent-output; getent hosts") < 0)
+			goto oom;
+		for (size_t i = 0; i < nv; i++)
+			if (pv_buf_addstr(&cmd, " ") < 0 || pv_hosts_sh_quote(&cmd, v[i]) < 0)
+				goto oom;
+		if (pv_buf_addstr(&cmd, "; echo \"pv-getent $?\"; } >&2") < 0)
+			goto oom;
+	}
+	r = pv_remote_exec(rem, cmd.data, NULL, 0, content, err, &status, 0);
 	if (r == PV_OK && status != 0)
 		r = pv_error(PV_EREMOTE, "'%s': cannot read %s: %s", h->name, LINUX_HOSTS,
-			     one_line(&err));
-	pv_buf_release(&err, 0);
+			     one_line(err));
 	if (r == PV_OK && !content->data && pv_buf_add(content, "", 0) < 0)
 		r = pv_error(PV_EIO, "out of memory");
+	pv_buf_release(&cmd, 0);
 	return r;
+oom:
+	pv_buf_release(&cmd, 0);
+	return pv_error(PV_EIO, "out of memory");
 }
 
 static int one_client(const struct pv_host *h, size_t i, void *arg)
@@ -433,7 +468,7 @@ static int one_client(const struct pv_host *h, size_t i, void *arg)
 	bool win = h->os == PV_OS_WINDOWS, changed;
 	const char *file = win ? WINDOWS_HOSTS : LINUX_HOSTS;
 	struct pv_remote *rem = NULL;
-	struct pv_buf old = PV_BUF_INIT, new = PV_BUF_INIT;
+	struct pv_buf old = PV_BUF_INIT, new = PV_BUF_INIT, early = PV_BUF_INIT;
 	struct pv_hosts_layout lay;
 	struct pv_hosts_style st;
 	double t0 = pv_now();
@@ -444,7 +479,7 @@ static int one_client(const struct pv_host *h, size_t i, void *arg)
 	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
 		goto out;
 	pv_log(PV_LOG_DEBUG, "%s: connected in %.0f ms", h->name, (pv_now() - t0) * 1000);
-	r = win ? pv_remote_read_file(rem, file, &old) : read_posix(h, rem, &old);
+	r = win ? pv_remote_read_file(rem, file, &old) : read_posix(run, h, rem, &old, &early);
 	if (r != PV_OK)
 		goto out;
 	pv_log(PV_LOG_DEBUG, "%s: read %s (%zu bytes) at %.0f ms", h->name, file, old.len,
@@ -460,20 +495,21 @@ static int one_client(const struct pv_host *h, size_t i, void *arg)
 	j->others = lay.others;
 	snprintf(j->other, sizeof(j->other), "%s", lay.other);
 	if (lay.others)
-		pv_log(PV_LOG_INFO, "%s: %s holds %zu block%s of other labs (first: '%s'), left as "
-				    "they are",
+		pv_log(PV_LOG_INFO,
+		       "%s: %s holds %zu block%s of other labs (first: '%s'), left as "
+		       "they are",
 		       h->name, file, lay.others, lay.others == 1 ? "" : "s", lay.other);
 	if (run->cleanup) {
 		r = pv_hosts_remove(old.data, old.len, &lay, &st, &new);
 	} else {
 		struct pv_hosts_group g[2] = {
-			{ run->pb->server.host.address, (const char *const *)run->names, 1 },
-			{ run->pb->server.host.address, (const char *const *)run->names + 1,
-			  run->nnames - 1 },
+			{run->pb->server.host.address, (const char *const *)run->names, 1},
+			{run->pb->server.host.address, (const char *const *)run->names + 1,
+			 run->nnames - 1},
 		};
 
-		if ((r = pv_hosts_check_names(old.data, old.len, &lay,
-					      run->pb->server.host.address, run->set)) != PV_OK) {
+		if ((r = pv_hosts_check_names(old.data, old.len, &lay, run->pb->server.host.address,
+					      run->set)) != PV_OK) {
 			r = pv_error_prefix(r, "'%s': %s: nothing was written", h->name, file);
 			goto out;
 		}
@@ -491,8 +527,17 @@ static int one_client(const struct pv_host *h, size_t i, void *arg)
 			j->backup = "would be made";
 		goto out;
 	}
-	r = win ? apply_windows(run, h, rem, &old, &new, changed, lay.found, j)
-		: apply_posix(run, h, rem, &old, &new, changed, lay.found, j);
+	if (!win && !changed && !run->cleanup) {
+		const char *v[2];
+		size_t nv = verify_names(run, v);
+
+		/* nothing to write: the getent output read along with the file is the check */
+		r = check_getent(run, h, early.data ? early.data : "", v, nv);
+		j->verified = r == PV_OK;
+	} else {
+		r = win ? apply_windows(run, h, rem, &old, &new, changed, lay.found, j)
+			: apply_posix(run, h, rem, &old, &new, changed, lay.found, j);
+	}
 	pv_log(PV_LOG_DEBUG, "%s: %s (%zu bytes) and checked at %.0f ms", h->name,
 	       changed ? "written" : "nothing written", new.len, (pv_now() - t0) * 1000);
 	if (r == PV_OK && changed)
@@ -501,14 +546,16 @@ static int one_client(const struct pv_host *h, size_t i, void *arg)
 		       j->backup && strcmp(j->backup, "made") == 0 ? ", original kept as " : "",
 		       j->backup && strcmp(j->backup, "made") == 0 ? j->backup_path : "");
 	if (r == PV_OK && j->backup && strcmp(j->backup, "kept") == 0)
-		pv_log(PV_LOG_WARN, "%s: backup %s kept: it differs from %s now (the file changed "
-				    "outside the block since the first run); compare them and "
-				    "remove it yourself",
+		pv_log(PV_LOG_WARN,
+		       "%s: backup %s kept: it differs from %s now (the file changed "
+		       "outside the block since the first run); compare them and "
+		       "remove it yourself",
 		       h->name, j->backup_path, file);
 out:
 	j->secs = pv_now() - t0;
 	pv_buf_release(&old, 0);
 	pv_buf_release(&new, 0);
+	pv_buf_release(&early, 0);
 	pv_remote_free(rem);
 	return r;
 }
@@ -585,8 +632,8 @@ static void print_json(const struct client_run *run, const struct pv_fanout_resu
 {
 	printf("{\"ok\":%s,\"exit\":%d,\"outcome\":", code == PV_OK ? "true" : "false", code);
 	pv_out_json_str(stdout, pv_status_name(code));
-	printf(",\"command\":\"%s\",\"dry_run\":%s,\"lab\":", run->cleanup ? "cleanup client" : "client",
-	       run->dry ? "true" : "false");
+	printf(",\"command\":\"%s\",\"dry_run\":%s,\"lab\":",
+	       run->cleanup ? "cleanup client" : "client", run->dry ? "true" : "false");
 	pv_out_json_str(stdout, run->pb->lab);
 	if (!run->cleanup)
 		printf(",\"names\":%zu", run->nnames);
@@ -607,8 +654,8 @@ static void print_json(const struct client_run *run, const struct pv_fanout_resu
 			json_opt("method", j->method);
 			json_opt("backup", j->backup);
 			json_opt("backup_path", j->backup_path);
-			printf(",\"verified\":%s,\"other_labs\":%zu", j->verified ? "true" : "false",
-			       j->others);
+			printf(",\"verified\":%s,\"other_labs\":%zu",
+			       j->verified ? "true" : "false", j->others);
 		}
 		printf("}");
 	}
@@ -646,7 +693,7 @@ static int outcome(const struct client_run *run, const struct pv_fanout_result *
 
 static int run_clients(struct pv_ctx *ctx, bool cleanup)
 {
-	struct client_run run = { .ctx = ctx, .cleanup = cleanup };
+	struct client_run run = {.ctx = ctx, .cleanup = cleanup};
 	struct pv_fanout_result *res = NULL;
 	double t0;
 	int r;
@@ -656,8 +703,9 @@ static int run_clients(struct pv_ctx *ctx, bool cleanup)
 	run.pb = ctx->pb;
 	run.dry = ctx->cli.opt[OPT_DRY_RUN] != NULL;
 	if (cleanup && ctx->cli.opt[OPT_BACKUP]) {
-		r = pv_error(PV_EUSAGE, "--backup belongs to 'cleanup controller'; 'cleanup client' "
-					"removes the block and keeps no other copy");
+		r = pv_error(PV_EUSAGE,
+			     "--backup belongs to 'cleanup controller'; 'cleanup client' "
+			     "removes the block and keeps no other copy");
 		goto out;
 	}
 	if (!cleanup && !ctx->pb->has_server) {

@@ -50,8 +50,9 @@ static int split(struct ctl *c, const char *path)
 	while (n > 1 && path[n - 1] == '/')
 		n--;
 	if (n == 0 || n >= sizeof(c->results) || (n == 1 && path[0] == '/'))
-		return pv_error(PV_ECONFIG, "controller.results '%s' is not a folder that can be "
-					    "moved; expected a path such as /var/lib/fsct/results",
+		return pv_error(PV_ECONFIG,
+				"controller.results '%s' is not a folder that can be "
+				"moved; expected a path such as /var/lib/fsct/results",
 				path);
 	memcpy(c->results, path, n);
 	c->results[n] = '\0';
@@ -81,7 +82,8 @@ static int count_entries(const char *path, unsigned long *n)
 	struct dirent *e;
 
 	if (!d)
-		return pv_error(PV_EIO, "cannot list results folder '%s': %s", path, strerror(errno));
+		return pv_error(PV_EIO, "cannot list results folder '%s': %s", path,
+				strerror(errno));
 	*n = 0;
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
@@ -133,8 +135,9 @@ static int local_base(struct ctl *c, char *base, size_t len, const struct stat *
 	if (stat(c->parent, &pst) != 0)
 		return pv_error(PV_EIO, "cannot look at '%s': %s", c->parent, strerror(errno));
 	if (pst.st_dev != rst->st_dev)
-		return pv_error(PV_ECONFIG, "results folder '%s' is a mount point, so it cannot be "
-					    "moved; point controller.results at a folder inside it",
+		return pv_error(PV_ECONFIG,
+				"results folder '%s' is a mount point, so it cannot be "
+				"moved; point controller.results at a folder inside it",
 				c->results);
 	if (!c->bdir) {
 		snprintf(base, len, "%s", c->results);
@@ -149,13 +152,15 @@ static int local_base(struct ctl *c, char *base, size_t len, const struct stat *
 				strerror(errno));
 	if (strcmp(breal, rreal) == 0 ||
 	    (strncmp(breal, rreal, strlen(rreal)) == 0 && breal[strlen(rreal)] == '/'))
-		return pv_error(PV_ECONFIG, "--backup '%s' lies inside the results folder '%s'; "
-					    "pick a folder outside it",
+		return pv_error(PV_ECONFIG,
+				"--backup '%s' lies inside the results folder '%s'; "
+				"pick a folder outside it",
 				c->bdir, c->results);
 	if (st.st_dev != pst.st_dev)
-		return pv_error(PV_ECONFIG, "--backup '%s' is on another file system than '%s': "
-					    "the move would be a copy; pick a folder on the same "
-					    "file system",
+		return pv_error(PV_ECONFIG,
+				"--backup '%s' is on another file system than '%s': "
+				"the move would be a copy; pick a folder on the same "
+				"file system",
 				c->bdir, c->results);
 	if ((size_t)snprintf(base, len, "%s/%s", breal, base_name(c->results)) >= len)
 		return pv_error(PV_ECONFIG, "--backup '%s': the backup's path would be too long",
@@ -176,8 +181,8 @@ static int local_reset(struct ctl *c)
 				errno == ENOENT ? "" : strerror(errno));
 	if (lstat(c->results, &st) != 0) {
 		if (errno != ENOENT)
-			return pv_error(PV_EIO, "cannot look at results folder '%s': %s", c->results,
-					strerror(errno));
+			return pv_error(PV_EIO, "cannot look at results folder '%s': %s",
+					c->results, strerror(errno));
 		if (c->cleanup) {
 			c->state = "absent";
 			return PV_OK;
@@ -193,12 +198,14 @@ static int local_reset(struct ctl *c)
 		return PV_OK;
 	}
 	if (S_ISLNK(st.st_mode))
-		return pv_error(PV_ECONFIG, "results folder '%s' is a symbolic link; set "
-					    "controller.results to the folder it points at",
+		return pv_error(PV_ECONFIG,
+				"results folder '%s' is a symbolic link; set "
+				"controller.results to the folder it points at",
 				c->results);
 	if (!S_ISDIR(st.st_mode))
-		return pv_error(PV_ECONFLICT, "'%s' exists and is not a folder; move it away or fix "
-					      "controller.results",
+		return pv_error(PV_ECONFLICT,
+				"'%s' exists and is not a folder; move it away or fix "
+				"controller.results",
 				c->results);
 	if ((r = count_entries(c->results, &c->entries)) != PV_OK)
 		return r;
@@ -227,8 +234,8 @@ static int local_reset(struct ctl *c)
 		if (rename_new(c->results, c->backup) == 0)
 			break;
 		if (errno != EEXIST && errno != ENOTEMPTY)
-			return pv_error(PV_EIO, "cannot move '%s' to '%s': %s", c->results, c->backup,
-					strerror(errno));
+			return pv_error(PV_EIO, "cannot move '%s' to '%s': %s", c->results,
+					c->backup, strerror(errno));
 		if (i == 999)
 			return pv_error(PV_EIO, "cannot find a free backup name for '%s'", base);
 	}
@@ -236,8 +243,9 @@ static int local_reset(struct ctl *c)
 		int e = errno;
 
 		if (rename_new(c->backup, c->results) != 0)
-			return pv_error(PV_EIO, "cannot make '%s' anew (%s), and moving the results "
-						"back failed too (%s): they are in '%s'",
+			return pv_error(PV_EIO,
+					"cannot make '%s' anew (%s), and moving the results "
+					"back failed too (%s): they are in '%s'",
 					c->results, strerror(e), strerror(errno), c->backup);
 		return pv_error(PV_EIO, "cannot make '%s' anew: %s; the results were moved back",
 				c->results, strerror(e));
@@ -245,8 +253,9 @@ static int local_reset(struct ctl *c)
 	/* mkdir applies the umask; the old folder's mode and owner are what the driver expects */
 	if (chmod(c->results, st.st_mode & 07777) != 0 ||
 	    (chown(c->results, st.st_uid, st.st_gid) != 0 && errno != EPERM))
-		pv_log(PV_LOG_WARN, "'%s' made anew, but its mode or owner differs from the old "
-				    "folder's: %s",
+		pv_log(PV_LOG_WARN,
+		       "'%s' made anew, but its mode or owner differs from the old "
+		       "folder's: %s",
 		       c->results, strerror(errno));
 	c->state = "moved";
 	return PV_OK;
@@ -314,9 +323,9 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 	if (pv_buf_addstr(&s, "set -u\nLC_ALL=C; export LC_ALL\n") < 0 ||
 	    var(&s, "r", c->results) < 0 || var(&s, "p", c->parent) < 0 ||
 	    var(&s, "bdir", c->bdir ? c->bdir : "") < 0 || var(&s, "stamp", c->stamp) < 0 ||
-	    var(&s, "create", c->cleanup ? "0" : "1") < 0 || var(&s, "dry", c->dry ? "1" : "0") < 0 ||
-	    pv_buf_addstr(&s, remote_body) < 0 || pv_buf_addstr(&cmd, "sh -c ") < 0 ||
-	    pv_hosts_sh_quote(&cmd, s.data) < 0) {
+	    var(&s, "create", c->cleanup ? "0" : "1") < 0 ||
+	    var(&s, "dry", c->dry ? "1" : "0") < 0 || pv_buf_addstr(&s, remote_body) < 0 ||
+	    pv_buf_addstr(&cmd, "sh -c ") < 0 || pv_hosts_sh_quote(&cmd, s.data) < 0) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
@@ -327,9 +336,9 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 	if (err.data)
 		err.data[strcspn(err.data, "\n")] = '\0';
 	if (status != 0) {
-		r = pv_error(status == 31 ? PV_ECONFLICT
+		r = pv_error(status == 31				      ? PV_ECONFLICT
 			     : (status == 32 || status == 33 || status == 37) ? PV_ECONFIG
-									       : PV_EREMOTE,
+									      : PV_EREMOTE,
 			     "on '%s': %s", h->name,
 			     err.data && *err.data ? err.data : "the reset command failed");
 		goto out;

@@ -51,8 +51,8 @@ static void last_line(const char *text, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(end - start), start);
 }
 
-int pv_srv_run(struct pv_remote *rem, const char *what, const char *script,
-	       const struct pv_secret *in, struct pv_buf *out, int *status, int timeout)
+int pv_srv_run(struct pv_remote *rem, const char *what, const char *script, const void *in,
+	       size_t inlen, struct pv_buf *out, int *status, int timeout)
 {
 	struct pv_buf cmd = PV_BUF_INIT, err = PV_BUF_INIT;
 	char tail[512];
@@ -62,8 +62,7 @@ int pv_srv_run(struct pv_remote *rem, const char *what, const char *script,
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	r = pv_remote_exec(rem, cmd.data, in ? in->data : NULL, in ? in->len : 0, out, &err, &st,
-			   timeout);
+	r = pv_remote_exec(rem, cmd.data, in, inlen, out, &err, &st, timeout);
 	if (r != PV_OK)
 		goto out;
 	if (err.data && err.len)
@@ -107,7 +106,7 @@ int pv_srv_service(struct pv_remote *rem, const struct pv_server *s, const char 
 	if (!cmd.data)
 		return pv_error(PV_EIO, "out of memory");
 	snprintf(what, sizeof(what), "'%s %s' (server.service)", action, service);
-	r = pv_srv_run(rem, what, cmd.data, NULL, &out, NULL, 120);
+	r = pv_srv_run(rem, what, cmd.data, NULL, 0, &out, NULL, 120);
 	if (r == PV_OK) {
 		last_line(out.data, what, sizeof(what));
 		pv_log(PV_LOG_DEBUG, "%s: %s %s: %s", pv_remote_name(rem), action, service, what);
@@ -118,20 +117,24 @@ int pv_srv_service(struct pv_remote *rem, const struct pv_server *s, const char 
 }
 
 /* What one round trip learns about the server: its NetBIOS name, whether it is a member, the
- * clock offset to the DC, and whether Kerberos needs (and has) a keytab. */
+ * clock offset to the DC (only when $full is 1: 'net ads info' asks the DC), and whether
+ * Kerberos needs (and has) a keytab. One 'testparm -sv' gives every parameter. */
 static const char probe_script[] =
-	"tp() { testparm -s --parameter-name=\"$1\" 2>/dev/null; }\n"
 	"command -v net >/dev/null || { echo 'net (Samba) is not installed' >&2; exit 3; }\n"
+	"conf=$(testparm -sv 2>/dev/null)\n"
+	"tp() { printf '%s\\n' \"$conf\" | sed -n \"s/^[[:space:]]*$1 = //p\" | head -n 1; }\n"
 	"echo \"netbios=$(tp 'netbios name')\"\n"
 	"echo \"realm=$(tp realm)\"\n"
 	"echo \"security=$(tp security)\"\n"
 	"echo \"kmethod=$(tp 'kerberos method')\"\n"
-	"info=$(net ads info 2>&1 </dev/null)\n"
-	"echo \"offset=$(printf '%s\\n' \"$info\" | sed -n 's/^Server time offset: *//p')\"\n"
-	"echo \"info=$(printf '%s\\n' \"$info\" | tail -n 1)\"\n"
+	"if [ \"$full\" = 1 ]; then\n"
+	"  info=$(net ads info 2>&1 </dev/null)\n"
+	"  echo \"offset=$(printf '%s\\n' \"$info\" | sed -n 's/^Server time offset: *//p')\"\n"
+	"  echo \"info=$(printf '%s\\n' \"$info\" | tail -n 1)\"\n"
+	"fi\n"
 	"if net ads testjoin </dev/null >/dev/null 2>&1; then echo joined=1; else echo joined=0; fi\n"
 	"echo \"keytab=$(net ads keytab list </dev/null 2>/dev/null | grep -c '/')\"\n"
-	/* by its pid file: on a host shared with other Samba instances pidof would lie */
+	/* by their pid files: on a host shared with other Samba instances pidof would lie */
 	"piddir=$(tp 'pid directory')\n"
 	"for d in smbd winbindd; do\n"
 	"  pid=$(cat \"$piddir/$d.pid\" 2>/dev/null)\n"
@@ -155,14 +158,17 @@ static void fact(const char *text, const char *key, char *out, size_t len)
 	}
 }
 
-int pv_srv_probe(struct pv_remote *rem, struct pv_srv_facts *f)
+int pv_srv_probe(struct pv_remote *rem, bool clock, struct pv_srv_facts *f)
 {
-	struct pv_buf out = PV_BUF_INIT;
+	struct pv_buf out = PV_BUF_INIT, sc = PV_BUF_INIT;
 	char v[512];
 	int r;
 
 	memset(f, 0, sizeof(*f));
-	r = pv_srv_run(rem, "probing Samba", probe_script, NULL, &out, NULL, 60);
+	if (pv_buf_addf(&sc, "full=%d\n%s", clock ? 1 : 0, probe_script) < 0)
+		return pv_error(PV_EIO, "out of memory");
+	r = pv_srv_run(rem, "probing Samba", sc.data, NULL, 0, &out, NULL, 60);
+	pv_buf_release(&sc, 0);
 	if (r != PV_OK)
 		goto out;
 	fact(out.data, "netbios", f->netbios, sizeof(f->netbios));
@@ -318,8 +324,8 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 				  ">&2\n");
 	if (!s.data)
 		return pv_error(PV_EIO, "out of memory");
-	r = pv_srv_run(rem, join ? "net ads join" : "net ads keytab create", s.data, admin, NULL,
-		       &st, 120);
+	r = pv_srv_run(rem, join ? "net ads join" : "net ads keytab create", s.data, admin->data,
+		       admin->len, NULL, &st, 120);
 	snprintf(tail, sizeof(tail), "%s", pv_errmsg());
 	pv_buf_release(&s, 0);
 	if (r != PV_OK)
@@ -434,7 +440,7 @@ int pv_cmd_join(struct pv_ctx *ctx)
 		goto out;
 	if ((r = pv_remote_connect(&ctx->pb->server.host, &rem)) != PV_OK)
 		goto out;
-	if ((r = pv_srv_probe(rem, &f)) != PV_OK)
+	if ((r = pv_srv_probe(rem, true, &f)) != PV_OK)
 		goto out;
 	if (strcasecmp(f.security, "ads") != 0 || strcasecmp(f.realm, ctx->pb->domain.realm) != 0) {
 		r = pv_error(PV_ECONFIG, "smb.conf on '%s' has security = %s, realm = %s; a member of %s "
@@ -474,7 +480,7 @@ int pv_cmd_join(struct pv_ctx *ctx)
 	if (!ctx->cli.opt[OPT_DRY_RUN]) {
 		int st = 0;
 
-		if ((r = pv_srv_run(rem, "wbinfo -t", verify_script, NULL, NULL, &st, 60)) != PV_OK)
+		if ((r = pv_srv_run(rem, "wbinfo -t", verify_script, NULL, 0, NULL, &st, 60)) != PV_OK)
 			goto out;
 		if (st != 0) {
 			r = pv_error(PV_EREMOTE, "'%s' is joined but %s fails: %s", host,
@@ -520,7 +526,7 @@ static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct 
 	pv_buf_addstr(&s, " --use-kerberos=required -N </dev/null >&2\n");
 	if (!s.data)
 		return pv_error(PV_EIO, "out of memory");
-	r = pv_srv_run(rem, "net ads leave", s.data, admin, NULL, &st, 120);
+	r = pv_srv_run(rem, "net ads leave", s.data, admin->data, admin->len, NULL, &st, 120);
 	snprintf(tail, sizeof(tail), "%s", pv_errmsg());
 	pv_buf_release(&s, 0);
 	if (r == PV_OK && st != 0)
@@ -553,7 +559,7 @@ int pv_cmd_cleanup_join(struct pv_ctx *ctx)
 		goto out;
 	if ((r = pv_remote_connect(&ctx->pb->server.host, &rem)) != PV_OK)
 		goto out;
-	if ((r = pv_srv_probe(rem, &f)) != PV_OK)
+	if ((r = pv_srv_probe(rem, false, &f)) != PV_OK)
 		goto out;
 	if ((r = pv_dir_connect(&ctx->pb->domain, -1, admin, &dir)) != PV_OK)
 		goto out;

@@ -72,11 +72,11 @@ struct pv_dir;
 struct pv_buf;
 /* Append s to b single-quoted for a POSIX shell; -1 on allocation failure. */
 int pv_sh_quote(struct pv_buf *b, const char *s);
-/* Run script with `sh -c` on the server; in (a secret or NULL) goes to its stdin. With status
- * non-NULL the exit status is returned there (and the last line of stderr recorded as the
- * message); with status NULL a non-zero status fails PV_EREMOTE naming what. */
-int pv_srv_run(struct pv_remote *rem, const char *what, const char *script,
-	       const struct pv_secret *in, struct pv_buf *out, int *status, int timeout);
+/* Run script with `sh -c` on the server; in/inlen (a secret, data, or NULL) go to its stdin.
+ * With status non-NULL the exit status is returned there (and the last line of stderr
+ * recorded as the message); with status NULL a non-zero status fails PV_EREMOTE naming what. */
+int pv_srv_run(struct pv_remote *rem, const char *what, const char *script, const void *in,
+	       size_t inlen, struct pv_buf *out, int *status, int timeout);
 /* The playbook's service command with {action} and {service} filled in, run on the server. */
 int pv_srv_service(struct pv_remote *rem, const struct pv_server *s, const char *action,
 		   const char *service);
@@ -91,8 +91,9 @@ struct pv_srv_facts {
 	long keytab_entries;
 	bool smbd_running, winbindd_running; /* by their pid files */
 };
-/* One round trip: Samba's view of the server (PV_EREMOTE when Samba is missing). */
-int pv_srv_probe(struct pv_remote *rem, struct pv_srv_facts *f);
+/* One round trip: Samba's view of the server (PV_EREMOTE when Samba is missing); with clock,
+ * also the clock offset to the DC ('net ads info'). */
+int pv_srv_probe(struct pv_remote *rem, bool clock, struct pv_srv_facts *f);
 /* The computer account <netbios>$: *dn (NULL when absent) and *desc (NULL when none); the
  * caller frees both. */
 int pv_srv_account(struct pv_dir *dir, const struct pv_playbook *pb, const char *netbios,
@@ -110,7 +111,15 @@ struct pv_tree_stats {
 	unsigned long long bytes_written;
 	double seconds;
 };
-int pv_tree_build(struct pv_ctx *ctx, struct pv_remote *rem, struct pv_tree_stats *st);
+struct pv_trees;
+/* Check what can be checked before anything is made: options, the fileset, the users' password
+ * and every user in the domain (through the server's winbind). *out is NULL-free-safe with
+ * pv_trees_free; st->skipped when the playbook has no fileset. */
+int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, struct pv_tree_stats *st,
+		     struct pv_trees **out);
+/* The users' folders and trees (the shares must exist); st is filled. */
+int pv_trees_build(struct pv_trees *t);
+void pv_trees_free(struct pv_trees *t);
 void pv_tree_stats_print(FILE *f, const struct pv_tree_stats *st);
 void pv_tree_stats_json(FILE *f, const struct pv_tree_stats *st); /* "trees":{...} */
 

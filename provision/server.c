@@ -34,8 +34,8 @@ struct srv_run {
 	struct pv_srv_facts f;
 	char tag[64];
 	bool dry;
-	unsigned shares_made, shares_there;
-	size_t spn_added, spn_there, kt_added, spn_removed;
+	unsigned shares_made, shares_there, shares_missing;
+	size_t spn_added, spn_there, spn_missing, kt_added, spn_removed;
 	bool kt_rebuilt;
 };
 
@@ -78,10 +78,12 @@ static int ensure_shares(struct srv_run *run)
 		"    echo \"present $1\"\n"
 		"  elif [ \"$dry\" = 1 ]; then echo \"missing $1\"\n"
 		"  else\n"
+		"    made=0; [ -d \"$2\" ] || made=1\n"
 		"    mkdir -p \"$2\" && chmod 0755 \"$2\" || { echo \"nodir $1\"; return; }\n"
 		"    if o=$(net conf addshare \"$1\" \"$2\" writeable=y guest_ok=n \"$tag\" 2>&1); then\n"
 		"      echo \"created $1\"\n"
 		"    else\n"
+		"      [ $made = 0 ] || rmdir -- \"$2\" 2>/dev/null\n"
 		"      echo \"refused $1 $(printf '%s' \"$o\" | tr '\\n' ' ')\"\n"
 		"    fi\n"
 		"  fi\n"
@@ -99,7 +101,7 @@ static int ensure_shares(struct srv_run *run)
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_srv_run(run->rem, "making the shares", sc.data, NULL, &out, NULL, 120)) != PV_OK)
+	if ((r = pv_srv_run(run->rem, "making the shares", sc.data, NULL, 0, &out, NULL, 120)) != PV_OK)
 		goto out;
 	for (char *line = out.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		char word[16] = "", sh[256] = "";
@@ -113,6 +115,7 @@ static int ensure_shares(struct srv_run *run)
 		} else if (strcmp(word, "present") == 0) {
 			run->shares_there++;
 		} else if (strcmp(word, "missing") == 0) {
+			run->shares_missing++;
 			pv_log(PV_LOG_INFO, "would create share '%s'", sh);
 		} else if (strcmp(word, "conflict") == 0) {
 			r = pv_error(PV_ECONFLICT, "share '%s' exists on '%s' but is not lab '%s''s (its "
@@ -233,7 +236,7 @@ static int keytab_principals(struct srv_run *run, struct pv_strset *set, struct 
 
 	r = pv_srv_run(run->rem, "listing the keytab",
 		       "net ads keytab list </dev/null 2>/dev/null | awk 'NR > 1 { print $3 }' | sort -u",
-		       NULL, &out, NULL, 60);
+		       NULL, 0, &out, NULL, 60);
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		char *at;
 
@@ -270,7 +273,7 @@ static int run_as_admin(struct srv_run *run, const char *what, const char *body)
 	pv_buf_addstr(&s, body);
 	if (!s.data)
 		return pv_error(PV_EIO, "out of memory");
-	r = pv_srv_run(run->rem, what, s.data, run->admin, NULL, &st, 300);
+	r = pv_srv_run(run->rem, what, s.data, run->admin->data, run->admin->len, NULL, &st, 300);
 	pv_buf_release(&s, 0);
 	if (r == PV_OK && st != 0) {
 		char tail[1024];
@@ -311,6 +314,7 @@ static int ensure_spns(struct srv_run *run)
 			goto out;
 	}
 	if (run->dry) {
+		run->spn_missing = add.n;
 		if (add.n)
 			pv_log(PV_LOG_INFO, "would add %zu SPNs to %s", add.n, dn);
 		goto out;
@@ -372,7 +376,7 @@ static int connect_all(struct srv_run *run, bool need_joined)
 		return r;
 	if ((r = pv_remote_connect(&run->pb->server.host, &run->rem)) != PV_OK)
 		return r;
-	if ((r = pv_srv_probe(run->rem, &run->f)) != PV_OK)
+	if ((r = pv_srv_probe(run->rem, false, &run->f)) != PV_OK)
 		return r;
 	if (need_joined && !run->f.joined)
 		return pv_error(PV_EFAIL, "'%s' is not joined to %s (net ads testjoin fails); run "
@@ -392,6 +396,7 @@ int pv_cmd_server(struct pv_ctx *ctx)
 {
 	struct srv_run run = { .ctx = ctx };
 	struct pv_tree_stats ts;
+	struct pv_trees *trees = NULL;
 	double t0 = pv_now();
 	int r;
 
@@ -403,11 +408,13 @@ int pv_cmd_server(struct pv_ctx *ctx)
 	snprintf(run.tag, sizeof(run.tag), "provision:%s", ctx->pb->lab);
 	if ((r = connect_all(&run, true)) != PV_OK)
 		goto out;
+	if ((r = pv_trees_prepare(ctx, run.rem, &ts, &trees)) != PV_OK)
+		goto out;
 	if ((r = ensure_shares(&run)) != PV_OK)
 		goto out;
 	if ((r = ensure_spns(&run)) != PV_OK)
 		goto out;
-	if ((r = pv_tree_build(ctx, run.rem, &ts)) != PV_OK)
+	if ((r = pv_trees_build(trees)) != PV_OK)
 		goto out;
 	if (ctx->json) {
 		printf("{\"ok\":true,\"exit\":0,\"dry_run\":%s,\"shares_created\":%u,"
@@ -417,6 +424,11 @@ int pv_cmd_server(struct pv_ctx *ctx)
 		       run.spn_there, run.kt_added);
 		pv_tree_stats_json(stdout, &ts);
 		printf(",\"seconds\":%.3f}\n", pv_now() - t0);
+	} else if (run.dry) {
+		printf("server: would create %u shares (%u present) and add %zu alias SPNs (%zu "
+		       "present)\n",
+		       run.shares_missing, run.shares_there, run.spn_missing, run.spn_there);
+		pv_tree_stats_print(stdout, &ts);
 	} else {
 		printf("server: shares %u created, %u present; alias SPNs %zu added, %zu present%s\n",
 		       run.shares_made, run.shares_there, run.spn_added, run.spn_there,
@@ -426,6 +438,7 @@ int pv_cmd_server(struct pv_ctx *ctx)
 out:
 	if (r != PV_OK)
 		pv_out_fail(r);
+	pv_trees_free(trees);
 	release(&run);
 	return r;
 }
@@ -555,7 +568,7 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 		"[ \"$dry\" = 1 ] || rmdir -- \"$base\" 2>/dev/null || true\n");
 	if (!sc.data)
 		return pv_error(PV_EIO, "out of memory");
-	r = pv_srv_run(run->rem, "removing the shares", sc.data, NULL, &out, NULL, 3600);
+	r = pv_srv_run(run->rem, "removing the shares", sc.data, NULL, 0, &out, NULL, 3600);
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		if ((nl = strchr(line, '\n')))
 			*nl = '\0';

@@ -1,23 +1,840 @@
-/* provision/trees.c: the per-user home trees (stub until the fileset lands). */
+/* provision/trees.c: the per-user home trees of `provision server`: every user's folder
+ * <share_path>/<share>/<user> (the user at position i, counting across clients, lives in share
+ * i mod K + 1) filled with the playbook's fileset.
+ *
+ *   --via smb (default): as each user, over SMB (NTLM with the users' shared password), so
+ *     ownership and ACLs are what smbd gives that user. libsmbclient keeps process-wide state,
+ *     so the users are spread over worker processes (one session each at a time) that report
+ *     progress through a pipe; the first failure stops them all.
+ *   --via ssh: on the server's disk, a tar stream with the user's mapped uid/gid in every
+ *     header piped into one `tar -x` per batch, for large filesets.
+ *
+ * Either way the users' folders are first made over SSH, owned by the user (uid/gid from
+ * getent through winbind: a user missing from the domain is found here, before any data
+ * moves), and a re-run lists what exists and writes only missing files and files of the
+ * wrong size. */
 #include "provision/provision.h"
 
+#include "fileset/fileset.h"
+#include "playbooks/names.h"
+#include "remote/remote.h"
+#include "smb/smb.h"
+#include "util/buf.h"
 #include "util/err.h"
+#include "util/log.h"
+#include "util/strset.h"
 
-int pv_tree_build(struct pv_ctx *ctx, struct pv_remote *rem, struct pv_tree_stats *st)
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WORKERS_DEFAULT 8
+#define WORKERS_MAX 64
+#define GETENT_BATCH 500        /* names per getent call */
+#define SSH_USERS_BATCH 64      /* users listed and sent per round */
+#define TAR_FLUSH (32u << 20)   /* send the tar stream in pieces of about this size */
+#define TICK_FILES 32
+
+struct tuser {
+	char name[256];
+	unsigned share; /* 1..K */
+	unsigned long uid, gid;
+	bool nonempty; /* its folder holds something already */
+};
+
+struct pv_trees {
+	struct pv_ctx *ctx;
+	const struct pv_playbook *pb;
+	struct pv_remote *rem;
+	struct pv_fileset *fs;
+	struct pv_smb_item *items;
+	struct tuser *users;
+	size_t nusers;
+	char (*shares)[256];
+	struct pv_tree_stats *st;
+	struct pv_secret *pw; /* the users' password, for SMB */
+	unsigned workers;
+	/* progress */
+	unsigned long done_files;
+	unsigned long long done_bytes;
+	unsigned long total_files;
+	double t0, last_draw;
+	bool drawn;
+};
+
+/* ---- progress: files/s and MB/s on a terminal, a line every 10 s otherwise ---- */
+
+static void progress(struct pv_trees *t, bool final)
 {
-	(void)ctx;
-	(void)rem;
-	st->skipped = true;
+	double now = pv_now(), el = now - t->t0;
+	double fps = el > 0 ? (double)t->done_files / el : 0;
+	double mbs = el > 0 ? (double)t->done_bytes / 1e6 / el : 0;
+	unsigned pct = t->total_files ? (unsigned)(100.0 * (double)t->done_files /
+						   (double)t->total_files)
+				      : 100;
+
+	if (t->ctx->cli.verbosity < 0)
+		return;
+	if (final) {
+		if (t->ctx->progress && t->drawn)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	if (now - t->last_draw < (t->ctx->progress ? 0.1 : 10.0))
+		return;
+	t->last_draw = now;
+	t->drawn = true;
+	if (t->ctx->progress)
+		fprintf(stderr, "\r\033[Ktrees (%s): %lu/%lu files %3u%% %.0f files/s %.1f MB/s",
+			t->st->via, t->done_files, t->total_files, pct, fps, mbs);
+	else
+		fprintf(stderr, "provision: trees (%s): %lu/%lu files (%u%%, %.0f files/s, %.1f MB/s)\n",
+			t->st->via, t->done_files, t->total_files, pct, fps, mbs);
+}
+
+/* ---- users ---- */
+
+static int list_users(struct pv_trees *t)
+{
+	const struct pv_playbook *pb = t->pb;
+	unsigned long per = pb->users.per_client;
+	size_t i = 0;
+	int r;
+
+	if (pb->nclients == 0)
+		return pv_error(PV_ECONFIG, "the playbook has no clients: users are made per client");
+	t->nusers = pb->nclients * per;
+	if (!(t->users = calloc(t->nusers, sizeof(*t->users))))
+		return pv_error(PV_EIO, "out of memory");
+	for (size_t c = 0; c < pb->nclients; c++)
+		for (unsigned long n = 1; n <= per; n++, i++) {
+			r = pv_names_expand(pb->users.name_template, pb->clients[c].name,
+					    pb->server.host.name, n, 0, t->users[i].name,
+					    sizeof(t->users[i].name));
+			if (r != PV_OK)
+				return r;
+			t->users[i].share = (unsigned)(i % pb->server.shares) + 1;
+		}
 	return PV_OK;
+}
+
+/* uid and gid of every user through the server's NSS (winbind), in batches. */
+static int map_users(struct pv_trees *t)
+{
+	struct pv_buf sc = PV_BUF_INIT, out = PV_BUF_INIT;
+	size_t missing = 0;
+	char first[256] = "";
+	size_t dlen = strlen(t->pb->domain.netbios);
+	int r = PV_OK;
+
+	for (size_t b = 0; b < t->nusers && r == PV_OK; b += GETENT_BATCH) {
+		size_t e = b + GETENT_BATCH < t->nusers ? b + GETENT_BATCH : t->nusers;
+
+		pv_buf_reset(&sc);
+		pv_buf_reset(&out);
+		/* Samba keeps name -> SID answers in its cache (gencache) for 'winbind cache
+		 * time': a user deleted and made again meanwhile would map to the old uid, and
+		 * its folder would not be its own. */
+		pv_buf_addstr(&sc, b == 0 ? "net cache flush >/dev/null 2>&1\n" : "");
+		pv_buf_addstr(&sc, "sep=$(wbinfo --separator 2>/dev/null) || sep='\\'\nd=");
+		pv_sh_quote(&sc, t->pb->domain.netbios);
+		pv_buf_addstr(&sc, "\ngetent passwd");
+		for (size_t i = b; i < e; i++) {
+			pv_buf_addstr(&sc, " \"$d$sep\"");
+			pv_sh_quote(&sc, t->users[i].name);
+		}
+		pv_buf_addstr(&sc, " | cut -d: -f1,3,4\nexit 0\n");
+		if (!sc.data) {
+			r = pv_error(PV_EIO, "out of memory");
+			break;
+		}
+		if ((r = pv_srv_run(t->rem, "looking up the users (getent)", sc.data, NULL, 0, &out,
+				    NULL, 120)) != PV_OK)
+			break;
+		/* lines "name:uid:gid"; winbind may return the name in another case */
+		for (size_t i = b; i < e; i++)
+			t->users[i].uid = (unsigned long)-1;
+		for (char *line = out.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+			char name[256];
+			unsigned long uid, gid;
+
+			if ((nl = strchr(line, '\n')))
+				*nl = '\0';
+			if (sscanf(line, "%255[^:]:%lu:%lu", name, &uid, &gid) != 3)
+				continue;
+			/* "LAB\\name" (any separator), or just "name" with winbind's default domain */
+			if (strlen(name) > dlen && strncasecmp(name, t->pb->domain.netbios, dlen) == 0)
+				memmove(name, name + dlen + 1, strlen(name + dlen + 1) + 1);
+			for (size_t i = b; i < e; i++)
+				if (t->users[i].uid == (unsigned long)-1 &&
+				    strcasecmp(t->users[i].name, name) == 0) {
+					t->users[i].uid = uid;
+					t->users[i].gid = gid;
+					break;
+				}
+		}
+		for (size_t i = b; i < e; i++)
+			if (t->users[i].uid == (unsigned long)-1 && !missing++)
+				snprintf(first, sizeof(first), "%s", t->users[i].name);
+	}
+	if (r == PV_OK && missing)
+		r = pv_error(PV_EFAIL, "%zu of %zu users are not in the domain as '%s' sees it (first: "
+				       "'%s\\%s'); run provision dc first (same lab, same --users)",
+			     missing, t->nusers, t->pb->server.host.name, t->pb->domain.netbios, first);
+	pv_buf_release(&sc, 0);
+	pv_buf_release(&out, 0);
+	return r;
+}
+
+/* ---- tar (POSIX ustar, IEEE Std 1003.1-2001 pax "ustar Interchange Format") ---- */
+
+static void octal(char *field, size_t len, unsigned long long v)
+{
+	snprintf(field, len, "%0*llo", (int)len - 1, v);
+}
+
+static int tar_header(struct pv_buf *b, const char *path, bool dir, unsigned long long size,
+		      unsigned long uid, unsigned long gid, unsigned mode, long long mtime)
+{
+	char h[512];
+	size_t len = strlen(path) + (dir ? 1 : 0), split = 0;
+	unsigned sum = 0;
+	char full[512];
+
+	snprintf(full, sizeof(full), "%s%s", path, dir ? "/" : "");
+	memset(h, 0, sizeof(h));
+	if (len > 100) {
+		/* prefix (<= 155) '/' name (<= 100) */
+		for (size_t i = 0; i < len && i <= 155; i++)
+			if (full[i] == '/' && len - i - 1 <= 100 && len - i - 1 > 0)
+				split = i;
+		if (!split)
+			return pv_error(PV_ECONFIG, "path '%s' is too long for the tar stream of --via "
+						    "ssh; use shorter share or user names",
+					full);
+		memcpy(h + 345, full, split);
+		memcpy(h, full + split + 1, len - split - 1);
+	} else {
+		memcpy(h, full, len);
+	}
+	octal(h + 100, 8, mode);
+	octal(h + 108, 8, uid);
+	octal(h + 116, 8, gid);
+	octal(h + 124, 12, dir ? 0 : size);
+	octal(h + 136, 12, (unsigned long long)mtime);
+	memset(h + 148, ' ', 8);
+	h[156] = dir ? '5' : '0';
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	for (size_t i = 0; i < sizeof(h); i++)
+		sum += (unsigned char)h[i];
+	snprintf(h + 148, 8, "%06o", sum);
+	h[155] = ' ';
+	return pv_buf_add(b, h, sizeof(h)) < 0 ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
+static int tar_data(struct pv_buf *b, uint64_t seed, uint64_t size)
+{
+	size_t pad = (size_t)((512 - size % 512) % 512);
+
+	if (b->len + size + pad + 1 > b->cap) {
+		size_t want = b->len + (size_t)size + pad + 1;
+		char *p = realloc(b->data, want);
+
+		if (!p)
+			return pv_error(PV_EIO, "out of memory");
+		b->data = p;
+		b->cap = want;
+	}
+	pv_fileset_fill(seed, 0, b->data + b->len, (size_t)size);
+	memset(b->data + b->len + size, 0, pad + 1);
+	b->len += (size_t)size + pad;
+	return PV_OK;
+}
+
+/* Extract what b holds (a tar stream, ended here) under share_path, as root keeping the
+ * numeric owners of the headers. */
+static int tar_send(struct pv_trees *t, struct pv_buf *b, const char *what)
+{
+	struct pv_buf cmd = PV_BUF_INIT;
+	char end[1024];
+	int r;
+
+	memset(end, 0, sizeof(end));
+	if (pv_buf_add(b, end, sizeof(end)) < 0)
+		return pv_error(PV_EIO, "out of memory");
+	pv_buf_addstr(&cmd, "cd ");
+	pv_sh_quote(&cmd, t->pb->server.share_path);
+	pv_buf_addstr(&cmd, " && tar -x -f - --numeric-owner --same-owner --same-permissions");
+	if (!cmd.data)
+		return pv_error(PV_EIO, "out of memory");
+	r = pv_srv_run(t->rem, what, cmd.data, b->data, b->len, NULL, NULL, 3600);
+	pv_buf_release(&cmd, 0);
+	if (r != PV_OK && strstr(pv_errmsg(), "No space left"))
+		r = pv_error(PV_EREMOTE, "the disk of '%s' is full under %s: %s",
+			     t->pb->server.host.name, t->pb->server.share_path, pv_errmsg());
+	pv_buf_reset(b);
+	return r;
+}
+
+static int user_path(const struct pv_trees *t, const struct tuser *u, const char *rel, char *out,
+		     size_t len)
+{
+	int n = snprintf(out, len, "%s/%s%s%s", t->shares[u->share - 1], u->name, rel ? "/" : "",
+			 rel ? rel : "");
+
+	return n < 0 || (size_t)n >= len ? pv_error(PV_ECONFIG, "path too long: %s", out) : PV_OK;
+}
+
+/* Every user's folder, owned by the user, mode 0700; and which hold something already. */
+static int make_user_dirs(struct pv_trees *t)
+{
+	struct pv_buf tar = PV_BUF_INIT, sc = PV_BUF_INIT, out = PV_BUF_INIT;
+	long long now = (long long)time(NULL);
+	char path[1024];
+	int r = PV_OK;
+
+	for (size_t i = 0; i < t->nusers && r == PV_OK; i++) {
+		struct tuser *u = &t->users[i];
+
+		if ((r = user_path(t, u, NULL, path, sizeof(path))) == PV_OK)
+			r = tar_header(&tar, path, true, 0, u->uid, u->gid, 0700, now);
+	}
+	if (r == PV_OK)
+		r = tar_send(t, &tar, "making the users' folders");
+	/* folders with something in them: one find for all */
+	pv_buf_addstr(&sc, "cd ");
+	pv_sh_quote(&sc, t->pb->server.share_path);
+	pv_buf_addstr(&sc, " || exit 1\nfind");
+	for (unsigned k = 0; k < t->pb->server.shares; k++) {
+		pv_buf_addstr(&sc, " ");
+		pv_sh_quote(&sc, t->shares[k]);
+	}
+	pv_buf_addstr(&sc, " -mindepth 1 -maxdepth 1 -type d ! -empty -print\n");
+	if (r == PV_OK && !sc.data)
+		r = pv_error(PV_EIO, "out of memory");
+	if (r == PV_OK)
+		r = pv_srv_run(t->rem, "looking at the users' folders", sc.data, NULL, 0, &out, NULL,
+				       300);
+	if (r == PV_OK) {
+		struct pv_strset *ne = pv_strset_new();
+
+		if (!ne)
+			r = pv_error(PV_EIO, "out of memory");
+		for (char *line = out.data, *nl; r == PV_OK && line && *line;
+		     line = nl ? nl + 1 : NULL) {
+			if ((nl = strchr(line, '\n')))
+				*nl = '\0';
+			if (pv_strset_add(ne, line) < 0)
+				r = pv_error(PV_EIO, "out of memory");
+		}
+		for (size_t i = 0; r == PV_OK && i < t->nusers; i++) {
+			user_path(t, &t->users[i], NULL, path, sizeof(path));
+			t->users[i].nonempty = pv_strset_has(ne, path);
+		}
+		pv_strset_free(ne);
+	}
+	pv_buf_release(&tar, 0);
+	pv_buf_release(&sc, 0);
+	pv_buf_release(&out, 0);
+	return r;
+}
+
+/* ---- --via ssh ---- */
+
+struct have {
+	char *path;
+	bool dir;
+	unsigned long long size;
+};
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const struct have *)a)->path, ((const struct have *)b)->path);
+}
+
+/* What the non-empty folders among users[b..e) hold: "type size path" lines from find. */
+static int ssh_listing(struct pv_trees *t, size_t b, size_t e, struct pv_buf *out, struct have **hv,
+		       size_t *nh)
+{
+	struct pv_buf sc = PV_BUF_INIT;
+	size_t n = 0, cap = 0;
+	char path[1024];
+	bool any = false;
+	int r;
+
+	*hv = NULL;
+	*nh = 0;
+	pv_buf_reset(out);
+	pv_buf_addstr(&sc, "cd ");
+	pv_sh_quote(&sc, t->pb->server.share_path);
+	pv_buf_addstr(&sc, " || exit 1\nfind");
+	for (size_t i = b; i < e; i++) {
+		if (!t->users[i].nonempty)
+			continue;
+		any = true;
+		user_path(t, &t->users[i], NULL, path, sizeof(path));
+		pv_buf_addstr(&sc, " ");
+		pv_sh_quote(&sc, path);
+	}
+	pv_buf_addstr(&sc, " -mindepth 1 -printf '%y %s %p\\n'\n");
+	if (!any) {
+		pv_buf_release(&sc, 0);
+		return PV_OK;
+	}
+	if (!sc.data)
+		return pv_error(PV_EIO, "out of memory");
+	r = pv_srv_run(t->rem, "listing the users' trees", sc.data, NULL, 0, out, NULL, 600);
+	pv_buf_release(&sc, 0);
+	for (char *line = out->data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
+		char type, *sp;
+		unsigned long long size;
+
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		if (sscanf(line, "%c %llu", &type, &size) != 2 || !(sp = strchr(line + 2, ' ')))
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 1024;
+			struct have *p = realloc(*hv, nc * sizeof(*p));
+
+			if (!p) {
+				r = pv_error(PV_EIO, "out of memory");
+				break;
+			}
+			*hv = p;
+			cap = nc;
+		}
+		(*hv)[n++] = (struct have){ sp + 1, type == 'd', size }; /* points into out */
+	}
+	if (n)
+		qsort(*hv, n, sizeof(**hv), by_path);
+	*nh = n;
+	return r;
+}
+
+static int build_ssh(struct pv_trees *t)
+{
+	struct pv_buf tar = PV_BUF_INIT, listing = PV_BUF_INIT;
+	long long now = (long long)time(NULL);
+	char path[1024];
+	int r = PV_OK;
+
+	for (size_t b = 0; b < t->nusers && r == PV_OK; b += SSH_USERS_BATCH) {
+		size_t e = b + SSH_USERS_BATCH < t->nusers ? b + SSH_USERS_BATCH : t->nusers;
+		struct have *hv = NULL;
+		size_t nh = 0;
+
+		if ((r = ssh_listing(t, b, e, &listing, &hv, &nh)) != PV_OK) {
+			free(hv);
+			break;
+		}
+		for (size_t i = b; i < e && r == PV_OK; i++) {
+			struct tuser *u = &t->users[i];
+
+			for (size_t j = 0; j < t->fs->n && r == PV_OK; j++) {
+				const struct pv_fileset_entry *en = &t->fs->entries[j];
+				struct have key, *h = NULL;
+
+				if ((r = user_path(t, u, en->path, path, sizeof(path))) != PV_OK)
+					break;
+				key.path = path;
+				if (nh)
+					h = bsearch(&key, hv, nh, sizeof(*hv), by_path);
+				if (h && h->dir != en->dir) {
+					r = pv_error(PV_EREMOTE, "%s/%s on '%s' is a %s where the fileset "
+								 "has a %s; remove it and run again",
+						     t->pb->server.share_path, path,
+						     t->pb->server.host.name, h->dir ? "folder" : "file",
+						     en->dir ? "folder" : "file");
+					break;
+				}
+				if (en->dir) {
+					if (!h) {
+						r = tar_header(&tar, path, true, 0, u->uid, u->gid, 0755,
+							       now);
+						t->st->dirs_made++;
+					}
+					continue;
+				}
+				if (h && h->size == en->size) {
+					t->st->files_ok++;
+					continue;
+				}
+				if ((r = tar_header(&tar, path, false, en->size, u->uid, u->gid, 0644,
+						    now)) != PV_OK ||
+				    (r = tar_data(&tar, pv_fileset_seed(t->fs, en, u->name), en->size)))
+					break;
+				if (h)
+					t->st->files_fixed++;
+				else
+					t->st->files_made++;
+				t->st->bytes_written += en->size;
+				if (tar.len >= TAR_FLUSH) {
+					r = tar_send(t, &tar, "writing the trees (tar)");
+					t->done_files = t->st->files_made + t->st->files_fixed +
+							t->st->files_ok;
+					t->done_bytes = t->st->bytes_written;
+					progress(t, false);
+				}
+			}
+		}
+		free(hv);
+		if (r == PV_OK && tar.len)
+			r = tar_send(t, &tar, "writing the trees (tar)");
+		t->done_files = t->st->files_made + t->st->files_fixed + t->st->files_ok;
+		t->done_bytes = t->st->bytes_written;
+		progress(t, false);
+	}
+	pv_buf_release(&tar, 0);
+	pv_buf_release(&listing, 0);
+	return r;
+}
+
+/* ---- --via smb: worker processes ---- */
+
+enum rec_kind { REC_TICK, REC_USER, REC_FAIL };
+
+struct rec { /* one pipe write, atomic: < PIPE_BUF */
+	int kind;
+	int code;
+	unsigned long files;
+	unsigned long long bytes;
+	struct pv_smb_tree_result res;
+	char msg[1024];
+};
+
+struct wctx {
+	int fd;
+	const struct pv_fileset *fs;
+	const char *user;
+	unsigned long files;
+	unsigned long long bytes;
+	double last;
+};
+
+static void send_rec(int fd, const struct rec *rc)
+{
+	const char *p = (const char *)rc;
+	size_t left = sizeof(*rc);
+
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			_exit(3); /* the parent is gone */
+		p += w;
+		left -= (size_t)w;
+	}
+}
+
+static void fill(void *arg, size_t item, uint64_t offset, void *buf, size_t len)
+{
+	const struct wctx *w = arg;
+
+	pv_fileset_fill(pv_fileset_seed(w->fs, &w->fs->entries[item], w->user), offset, buf, len);
+}
+
+static int tick(void *arg, unsigned long files, uint64_t bytes)
+{
+	struct wctx *w = arg;
+	double now;
+
+	w->files += files;
+	w->bytes += bytes;
+	now = pv_now();
+	if (w->files >= TICK_FILES || now - w->last >= 0.2) {
+		struct rec rc;
+
+		memset(&rc, 0, sizeof(rc));
+		rc.kind = REC_TICK;
+		rc.files = w->files;
+		rc.bytes = w->bytes;
+		send_rec(w->fd, &rc);
+		w->files = 0;
+		w->bytes = 0;
+		w->last = now;
+	}
+	return 0;
+}
+
+static void worker(struct pv_trees *t, int fd, size_t first, size_t step, const struct pv_secret *pw)
+{
+	const char *server = t->pb->server.host.address ? t->pb->server.host.address
+						       : t->pb->server.host.name;
+
+	for (size_t i = first; i < t->nusers; i += step) {
+		struct tuser *u = &t->users[i];
+		struct wctx w = { fd, t->fs, u->name, 0, 0, pv_now() };
+		struct pv_smb *s = NULL;
+		struct rec rc;
+		int r;
+
+		memset(&rc, 0, sizeof(rc));
+		r = pv_smb_session(server, t->pb->domain.netbios, u->name, pw, t->pb->domain.timeout,
+				   &s);
+		if (r == PV_OK)
+			r = pv_smb_tree_build(s, t->shares[u->share - 1], u->name, t->items, t->fs->n,
+					      !u->nonempty, fill, &w, tick, &w, &rc.res);
+		pv_smb_free(s);
+		rc.files = w.files;
+		rc.bytes = w.bytes;
+		rc.kind = r == PV_OK ? REC_USER : REC_FAIL;
+		rc.code = r;
+		if (r != PV_OK)
+			snprintf(rc.msg, sizeof(rc.msg), "user %s: %s", u->name, pv_errmsg());
+		send_rec(fd, &rc);
+		if (r != PV_OK)
+			break;
+	}
+}
+
+static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nworkers)
+{
+	pid_t pids[WORKERS_MAX];
+	unsigned started = 0;
+	int fds[2], r = PV_OK, first_code = PV_OK;
+	char first_msg[1024] = "";
+	unsigned long users_done = 0;
+
+	if (pipe(fds) != 0)
+		return pv_error(PV_EIO, "pipe: %s", strerror(errno));
+	fflush(stdout);
+	fflush(stderr);
+	for (unsigned w = 0; w < nworkers; w++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			r = pv_error(PV_EIO, "fork: %s", strerror(errno));
+			break;
+		}
+		if (pid == 0) {
+			close(fds[0]);
+			signal(SIGPIPE, SIG_DFL);
+			worker(t, fds[1], w, nworkers, pw);
+			_exit(0);
+		}
+		pids[started++] = pid;
+	}
+	close(fds[1]);
+	for (;;) {
+		struct rec rc;
+		size_t got = 0;
+		ssize_t n = 0;
+
+		while (got < sizeof(rc) && (n = read(fds[0], (char *)&rc + got, sizeof(rc) - got)) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			got += (size_t)n;
+		}
+		if (got < sizeof(rc))
+			break; /* every worker is gone */
+		t->done_files += rc.files;
+		t->done_bytes += rc.bytes;
+		if (rc.kind == REC_USER || rc.kind == REC_FAIL) {
+			t->st->files_made += rc.res.files_made;
+			t->st->files_fixed += rc.res.files_fixed;
+			t->st->files_ok += rc.res.files_ok;
+			t->done_files += rc.res.files_ok;
+			t->st->dirs_made += rc.res.dirs_made;
+			t->st->bytes_written += rc.res.bytes;
+			users_done++;
+		}
+		if (rc.kind == REC_FAIL) {
+			t->st->failed_users++;
+			if (first_code == PV_OK) {
+				first_code = rc.code;
+				snprintf(first_msg, sizeof(first_msg), "%s", rc.msg);
+				/* stop the others cleanly: what is written stays, a re-run goes on */
+				for (unsigned w = 0; w < started; w++)
+					kill(pids[w], SIGTERM);
+			}
+		}
+		progress(t, false);
+	}
+	close(fds[0]);
+	for (unsigned w = 0; w < started; w++) {
+		int status;
+
+		while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (first_code != PV_OK)
+		return pv_error(first_code, "%s (stopped after %lu of %zu users)", first_msg,
+				users_done - 1, t->nusers);
+	if (r == PV_OK && users_done < t->nusers)
+		r = pv_error(PV_EBUG, "SMB workers stopped after %lu of %zu users", users_done,
+			     t->nusers);
+	return r;
+}
+
+/* ---- the entry point ---- */
+
+static int users_password(struct pv_ctx *ctx, struct pv_secret **out)
+{
+	struct pv_secret_ref ref = ctx->pb->users.password;
+
+	if (ctx->cli.opt[OPT_PASSWORD_FILE] && ctx->cli.opt[OPT_STDIN_PASSWORD])
+		return pv_error(PV_EUSAGE, "give --password-file or --stdin-password, not both");
+	if (ctx->cli.opt[OPT_PASSWORD_FILE]) {
+		ref.source = PV_SECRET_FILE;
+		ref.value = (char *)ctx->cli.opt[OPT_PASSWORD_FILE];
+	} else if (ctx->cli.opt[OPT_STDIN_PASSWORD]) {
+		ref.source = PV_SECRET_STDIN;
+		ref.value = NULL;
+	}
+	if (ref.source == PV_SECRET_UNSET)
+		return pv_error(PV_ECONFIG, "building trees over SMB logs on as each user: set "
+					    "users.password, pass --password-file or --stdin-password, "
+					    "or build with --via ssh");
+	return pv_resolve_secret(ctx, &ref, "users' password", out);
+}
+
+void pv_trees_free(struct pv_trees *t)
+{
+	if (!t)
+		return;
+	pv_secret_free(t->pw);
+	free(t->items);
+	free(t->shares);
+	free(t->users);
+	pv_fileset_free(t->fs);
+	free(t);
+}
+
+int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, struct pv_tree_stats *st,
+		     struct pv_trees **out)
+{
+	struct pv_trees *t = calloc(1, sizeof(*t));
+	const char *via = ctx->cli.opt[OPT_VIA] ? ctx->cli.opt[OPT_VIA] : "smb";
+	unsigned long workers = WORKERS_DEFAULT;
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	if (!t)
+		return pv_error(PV_EIO, "out of memory");
+	*t = (struct pv_trees){ .ctx = ctx, .pb = ctx->pb, .rem = rem, .st = st };
+	st->via = strcmp(via, "ssh") == 0 ? "ssh" : "smb";
+	if (strcmp(via, "smb") != 0 && strcmp(via, "ssh") != 0) {
+		r = pv_error(PV_EUSAGE, "--via '%s': expected smb or ssh", via);
+		goto out;
+	}
+	if (ctx->cli.opt[OPT_PARALLEL] &&
+	    (r = pv_cli_count("--parallel", ctx->cli.opt[OPT_PARALLEL], WORKERS_MAX, &workers)))
+		goto out;
+	t->workers = (unsigned)workers;
+	if (!ctx->pb->server.fileset) {
+		st->skipped = true;
+		r = PV_OK;
+		goto out;
+	}
+	if ((r = pv_fileset_load(ctx->pb->server.fileset, &t->fs)) != PV_OK)
+		goto out;
+	snprintf(st->fileset, sizeof(st->fileset), "%s", t->fs->name);
+	st->files_per_user = t->fs->nfiles;
+	st->bytes_per_user = t->fs->bytes;
+	if ((r = list_users(t)) != PV_OK)
+		goto out;
+	st->users = t->nusers;
+	t->total_files = (unsigned long)(t->nusers * t->fs->nfiles);
+	if (st->via[1] == 'm' && !ctx->cli.opt[OPT_DRY_RUN] && (r = users_password(ctx, &t->pw)))
+		goto out;
+	if (!(t->shares = calloc(ctx->pb->server.shares, sizeof(*t->shares))) ||
+	    !(t->items = calloc(t->fs->n ? t->fs->n : 1, sizeof(*t->items)))) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	for (unsigned k = 1; k <= ctx->pb->server.shares; k++)
+		if ((r = pv_names_expand(ctx->pb->server.share_template, NULL,
+					 ctx->pb->server.host.name, 0, k, t->shares[k - 1],
+					 sizeof(t->shares[0]))) != PV_OK)
+			goto out;
+	for (size_t i = 0; i < t->fs->n; i++)
+		t->items[i] = (struct pv_smb_item){ t->fs->entries[i].path, t->fs->entries[i].dir,
+						    t->fs->entries[i].size };
+	/* every user must be in the domain before anything is made */
+	r = map_users(t);
+out:
+	if (r != PV_OK) {
+		pv_trees_free(t);
+		return r;
+	}
+	*out = t;
+	return PV_OK;
+}
+
+int pv_trees_build(struct pv_trees *t)
+{
+	struct pv_tree_stats *st = t->st;
+	int r;
+
+	if (st->skipped)
+		return PV_OK;
+	if (t->ctx->cli.opt[OPT_DRY_RUN]) {
+		pv_log(PV_LOG_INFO, "would build %zu trees of %zu files (%.1f MB each) from fileset "
+				    "'%s' over %s",
+		       t->nusers, t->fs->nfiles, (double)t->fs->bytes / 1e6, t->fs->name, st->via);
+		return PV_OK;
+	}
+	t->t0 = t->last_draw = pv_now();
+	if ((r = make_user_dirs(t)) != PV_OK)
+		return r;
+	if (st->via[1] == 's')
+		r = build_ssh(t);
+	else
+		r = build_smb(t, t->pw, t->workers < t->nusers ? t->workers : (unsigned)t->nusers);
+	progress(t, true);
+	st->seconds = pv_now() - t->t0;
+	return r;
 }
 
 void pv_tree_stats_print(FILE *f, const struct pv_tree_stats *st)
 {
-	if (st->skipped)
-		fputs("server: no fileset: no home trees built\n", f);
+	unsigned long written = st->files_made + st->files_fixed;
+
+	if (st->skipped) {
+		fputs("server: no fileset in the playbook: no home trees\n", f);
+		return;
+	}
+	if (st->seconds == 0 && written == 0 && st->files_ok == 0) {
+		fprintf(f, "server: would build %lu trees of %lu files (%.1f MB each) from fileset "
+			   "'%s' over %s\n",
+			st->users, st->files_per_user, (double)st->bytes_per_user / 1e6, st->fileset,
+			st->via);
+		return;
+	}
+	fprintf(f, "server: trees of %lu users (fileset '%s', %lu files, %.1f MB each) over %s: %lu "
+		   "files written (%lu fixed), %lu already right, %lu folders made, %.1f MB in %.1f "
+		   "s: %.0f files/s, %.1f MB/s\n",
+		st->users, st->fileset, st->files_per_user, (double)st->bytes_per_user / 1e6, st->via,
+		written, st->files_fixed, st->files_ok, st->dirs_made, (double)st->bytes_written / 1e6,
+		st->seconds, st->seconds > 0 ? (double)written / st->seconds : 0,
+		st->seconds > 0 ? (double)st->bytes_written / 1e6 / st->seconds : 0);
 }
 
 void pv_tree_stats_json(FILE *f, const struct pv_tree_stats *st)
 {
-	fprintf(f, "\"trees\":{\"skipped\":%s}", st->skipped ? "true" : "false");
+	if (st->skipped) {
+		fputs("\"trees\":{\"skipped\":true}", f);
+		return;
+	}
+	fprintf(f, "\"trees\":{\"skipped\":false,\"via\":\"%s\",\"fileset\":", st->via);
+	pv_out_json_str(f, st->fileset);
+	fprintf(f, ",\"users\":%lu,\"files_per_user\":%lu,\"bytes_per_user\":%llu,"
+		   "\"files_written\":%lu,\"files_fixed\":%lu,\"files_ok\":%lu,\"dirs_made\":%lu,"
+		   "\"bytes_written\":%llu,\"seconds\":%.3f,\"files_per_second\":%.1f}",
+		st->users, st->files_per_user, st->bytes_per_user, st->files_made + st->files_fixed,
+		st->files_fixed, st->files_ok, st->dirs_made, st->bytes_written, st->seconds,
+		st->seconds > 0 ? (double)(st->files_made + st->files_fixed) / st->seconds : 0);
 }

@@ -1,18 +1,16 @@
-/* smb/smb.c: libsmbclient contexts, one per logon; errno from libsmbclient is translated here. */
+/* smb/smb.c: libsmbclient contexts, one per logon; errno from libsmbclient is translated here.
+ * Sessions (struct pv_smb) are made here; tree.c works on them. */
 #include "smb/smb.h"
 
+#include "smb/internal.h"
 #include "util/err.h"
 
 #include <errno.h>
 #include <libsmbclient.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-struct logon {
-	const char *workgroup;
-	const char *user;
-	const struct pv_secret *password;
-};
 
 static void auth_fn(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, int wglen, char *un,
 		    int unlen, char *pw, int pwlen)
@@ -85,4 +83,68 @@ int pv_smb_list_shares(const char *server, const char *workgroup, const char *us
 out:
 	smbc_free_context(ctx, 1);
 	return r;
+}
+
+int pv_smb_session(const char *server, const char *workgroup, const char *user,
+		   const struct pv_secret *password, int timeout, struct pv_smb **out)
+{
+	struct pv_smb *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return pv_error(PV_EIO, "out of memory");
+	s->server = strdup(server);
+	s->workgroup = strdup(workgroup);
+	s->user = strdup(user);
+	if (password)
+		s->password = pv_secret_new(password->data, password->len);
+	if (!s->server || !s->workgroup || !s->user || (password && !s->password)) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto fail;
+	}
+	s->l.workgroup = s->workgroup;
+	s->l.user = s->user;
+	s->l.password = s->password;
+	if (!(s->ctx = smbc_new_context())) {
+		r = pv_error(PV_EIO, "cannot create an SMB context: %s", strerror(errno));
+		goto fail;
+	}
+	smbc_setOptionUserData(s->ctx, &s->l);
+	smbc_setFunctionAuthDataWithContext(s->ctx, auth_fn);
+	smbc_setOptionNoAutoAnonymousLogin(s->ctx, 1);
+	if (password) {
+		smbc_setOptionUseKerberos(s->ctx, 0);
+	} else {
+		/* Kerberos: the user's name, an empty password and the ccache (lab-notes pitfall 8) */
+		smbc_setOptionUseKerberos(s->ctx, 1);
+		smbc_setOptionFallbackAfterKerberos(s->ctx, 0);
+		smbc_setOptionUseCCache(s->ctx, 1);
+	}
+	smbc_setTimeout(s->ctx, (timeout > 0 ? timeout : 10) * 1000);
+	smbc_setDebug(s->ctx, 0);
+	if (!smbc_init_context(s->ctx)) {
+		r = pv_error(PV_EIO, "cannot initialise libsmbclient (smb.conf?): %s", strerror(errno));
+		smbc_free_context(s->ctx, 1);
+		s->ctx = NULL;
+		goto fail;
+	}
+	*out = s;
+	return PV_OK;
+fail:
+	pv_smb_free(s);
+	return r;
+}
+
+void pv_smb_free(struct pv_smb *s)
+{
+	if (!s)
+		return;
+	if (s->ctx)
+		smbc_free_context(s->ctx, 1);
+	free(s->buf);
+	free(s->server);
+	free(s->workgroup);
+	free(s->user);
+	pv_secret_free(s->password);
+	free(s);
 }

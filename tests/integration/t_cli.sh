@@ -25,12 +25,12 @@ pv check --users 3
 expect_rc 2 "option of another command"
 expect_err "'--users' is not an option of 'check'"
 
-pv -p "$PLAYBOOK" join
+pv -p "$PLAYBOOK" wait
 expect_rc 12 "a command not built yet"
-expect_err "'join' is not built yet"
-pv -p "$PLAYBOOK" cleanup client
-expect_rc 12 "a cleanup not built yet"
-expect_err "'cleanup client' is not built yet"
+expect_err "'wait' is not built yet"
+pv -p "$PLAYBOOK" lab status
+expect_rc 12 "a subcommand not built yet"
+expect_err "'lab status' is not built yet"
 
 pv lab
 expect_rc 2 "lab without up/down/status"

@@ -17,8 +17,8 @@
 #define ck_assert_msg_has(s)                                                                       \
 	ck_assert_msg(strstr(pv_errmsg(), (s)), "message '%s' lacks '%s'", pv_errmsg(), (s))
 
-static const char *const ALIASES3[] = { "srvu1", "srvu2", "srvu3" };
-static const char *const SERVER[] = { "srv" };
+static const char *const ALIASES3[] = {"srvu1", "srvu2", "srvu3"};
+static const char *const SERVER[] = {"srv"};
 
 static struct pv_hosts_style linux_style(void)
 {
@@ -41,7 +41,7 @@ static int merge(const char *text, const char *lab, bool windows, size_t n, stru
 {
 	struct pv_hosts_layout lay;
 	struct pv_hosts_style st = windows ? windows_style() : linux_style();
-	char (*store)[32] = calloc(n ? n : 1, sizeof(*store));
+	char(*store)[32] = calloc(n ? n : 1, sizeof(*store));
 	const char **names = calloc(n ? n : 1, sizeof(*names));
 	struct pv_hosts_group g[2];
 	int r;
@@ -50,8 +50,8 @@ static int merge(const char *text, const char *lab, bool windows, size_t n, stru
 		snprintf(store[i], sizeof(store[i]), "srvu%zu", i + 1);
 		names[i] = store[i];
 	}
-	g[0] = (struct pv_hosts_group){ "198.18.0.20", SERVER, 1 };
-	g[1] = (struct pv_hosts_group){ "198.18.0.20", names, n };
+	g[0] = (struct pv_hosts_group){"198.18.0.20", SERVER, 1};
+	g[1] = (struct pv_hosts_group){"198.18.0.20", names, n};
 	r = pv_hosts_parse(text, strlen(text), lab, &lay);
 	if (r == PV_OK)
 		r = pv_hosts_merge(text, strlen(text), &lay, lab, &st, g, 2, out);
@@ -182,10 +182,11 @@ START_TEST(render_windows_crlf_nine_names)
 
 	ck_assert_int_eq(merge("127.0.0.1 localhost\r\n", "lab1", true, 20, &b), PV_OK);
 	ck_assert(strstr(b.data, "127.0.0.1 localhost\r\n# BEGIN provision lab1\r\n"));
-	ck_assert(strstr(b.data, "\r\n198.18.0.20 srv\r\n"
-				 "198.18.0.20 srvu1 srvu2 srvu3 srvu4 srvu5 srvu6 srvu7 srvu8 srvu9\r\n"
-				 "198.18.0.20 srvu10 srvu11 srvu12 srvu13 srvu14 srvu15 srvu16 srvu17 "
-				 "srvu18\r\n198.18.0.20 srvu19 srvu20\r\n# END provision lab1\r\n"));
+	ck_assert(strstr(b.data,
+			 "\r\n198.18.0.20 srv\r\n"
+			 "198.18.0.20 srvu1 srvu2 srvu3 srvu4 srvu5 srvu6 srvu7 srvu8 srvu9\r\n"
+			 "198.18.0.20 srvu10 srvu11 srvu12 srvu13 srvu14 srvu15 srvu16 srvu17 "
+			 "srvu18\r\n198.18.0.20 srvu19 srvu20\r\n# END provision lab1\r\n"));
 	/* every line break is CRLF */
 	for (p = b.data; (p = strchr(p, '\n')); p++)
 		ck_assert(p > b.data && p[-1] == '\r');
@@ -428,17 +429,18 @@ static int entries(void)
 	char cmd[300];
 
 	/* files in the folder besides hosts, its backup and the run's own stdin/stdout/stderr */
-	snprintf(cmd, sizeof(cmd),
-		 "test $(ls -A '%s' | grep -v -x -e hosts -e hosts.bak -e stdin -e stdout -e stderr "
-		 "| wc -l) -eq 0",
-		 dir);
+	snprintf(
+		cmd, sizeof(cmd),
+		"test $(ls -A '%s' | grep -v -x -e hosts -e hosts.bak -e stdin -e stdout -e stderr "
+		"| wc -l) -eq 0",
+		dir);
 	return system(cmd) == 0 ? 0 : 1;
 }
 
 START_TEST(script_writes_backs_up_and_verifies)
 {
 	const char *old = "127.0.0.1\tlocalhost\n", *new = "127.0.0.1\tlocalhost\n10.0.0.1 x\n";
-	const char *verify[] = { "localhost" };
+	const char *verify[] = {"localhost"};
 	char path[300], bak[300], olds[32], news[32], out[4096], err[4096];
 	struct pv_hosts_write w;
 	struct stat st;
@@ -449,13 +451,14 @@ START_TEST(script_writes_backs_up_and_verifies)
 	chmod(path, 0644);
 	pv_hosts_cksum_str(old, strlen(old), olds);
 	pv_hosts_cksum_str(new, strlen(new), news);
-	w = (struct pv_hosts_write){ path, bak, olds, news, true, false, verify, 1, 5 };
+	w = (struct pv_hosts_write){path, bak, olds, news, true, false, verify, 1, 5};
 	ck_assert_int_eq(run(&w, new, out, err), 0);
 	ck_assert_str_eq(get(path), new);
 	ck_assert_str_eq(get(bak), old);
 	ck_assert(strstr(out, "pv-backup made\n"));
 	ck_assert(strstr(out, "pv-write rename\n"));
-	ck_assert(strstr(out, "pv-getent-output\n127.0.0.1") || strstr(out, "pv-getent-output\n::1"));
+	ck_assert(strstr(out, "pv-getent-output\n127.0.0.1") ||
+		  strstr(out, "pv-getent-output\n::1"));
 	ck_assert(strstr(out, "pv-getent 0\n"));
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0644); /* not mktemp's 0600 */
@@ -484,7 +487,7 @@ START_TEST(script_writes_backs_up_and_verifies)
 
 	/* drop_backup: kept while it differs from the file, removed when equal */
 	put(bak, "something else\n");
-	w = (struct pv_hosts_write){ path, bak, olds, NULL, false, true, NULL, 0, 5 };
+	w = (struct pv_hosts_write){path, bak, olds, NULL, false, true, NULL, 0, 5};
 	ck_assert_int_eq(run(&w, NULL, out, err), 0);
 	ck_assert(strstr(out, "pv-backup kept\n"));
 	ck_assert_ptr_nonnull(get(bak));
@@ -496,12 +499,33 @@ START_TEST(script_writes_backs_up_and_verifies)
 
 	/* a name that does not resolve: getent's status comes back */
 	{
-		const char *nosuch[] = { "localhost", "pv-no-such-name.invalid" };
+		const char *nosuch[] = {"localhost", "pv-no-such-name.invalid"};
 
-		w = (struct pv_hosts_write){ path, NULL, olds, NULL, false, false, nosuch, 2, 5 };
+		w = (struct pv_hosts_write){path, NULL, olds, NULL, false, false, nosuch, 2, 5};
 		ck_assert_int_eq(run(&w, NULL, out, err), 0);
 		ck_assert(strstr(out, "pv-getent 2\n"));
 	}
+}
+END_TEST
+
+START_TEST(script_follows_a_symlink)
+{
+	const char *old = "a\n", *new = "b\n";
+	char real[300], link[300], olds[32], news[32], out[4096], err[4096];
+	struct pv_hosts_write w;
+	struct stat st;
+
+	snprintf(real, sizeof(real), "%s/real", dir);
+	snprintf(link, sizeof(link), "%s/hosts", dir);
+	put(real, old);
+	ck_assert_int_eq(symlink(real, link), 0);
+	pv_hosts_cksum_str(old, strlen(old), olds);
+	pv_hosts_cksum_str(new, strlen(new), news);
+	w = (struct pv_hosts_write){link, NULL, olds, news, false, false, NULL, 0, 5};
+	ck_assert_int_eq(run(&w, new, out, err), 0);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_str_eq(get(real), new);
 }
 END_TEST
 
@@ -512,7 +536,7 @@ START_TEST(script_missing_file)
 
 	snprintf(path, sizeof(path), "%s/absent", dir);
 	pv_hosts_cksum_str("", 0, sum);
-	w = (struct pv_hosts_write){ path, NULL, sum, sum, false, false, NULL, 0, 5 };
+	w = (struct pv_hosts_write){path, NULL, sum, sum, false, false, NULL, 0, 5};
 	ck_assert_int_eq(run(&w, "", out, err), PV_HOSTS_SCRIPT_OPEN);
 	ck_assert(strstr(err, "cannot open"));
 }
@@ -538,6 +562,7 @@ static Suite *hosts_suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(sc, dir_setup, dir_teardown);
 	tcase_add_test(sc, script_writes_backs_up_and_verifies);
+	tcase_add_test(sc, script_follows_a_symlink);
 	tcase_add_test(sc, script_missing_file);
 	suite_add_tcase(s, sc);
 	return s;

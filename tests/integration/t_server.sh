@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# provision join / server / cleanup server / cleanup join --leave against the lab's srv, checked
+# with independent tools: wbinfo and net ads testjoin on srv, ldapsearch, smbclient with
+# Kerberos (fresh ccaches: lab-notes pitfall 12) and with NTLM, find/stat/md5sum on srv.
+#
+# State: expects srv as the lab brings it up (not joined, smbd/winbindd stopped) and leaves it
+# so (left, computer account deleted, services stopped, no share, no SPN), because `make check`
+# runs the tests in order and later ones may expect the lab's start state. Its users belong to
+# lab 'srvtest' with their own names (st-cli1-u1...), so the users of lab 'provision' (t_dc.sh,
+# benchmarks) are never touched.
+. "$(dirname "$0")/lib.sh"
+
+P=(-p "$PLAYBOOK" --set lab=srvtest --set "users.name_template=st-{client}-u{n}")
+ST_TAG="provision:srvtest"
+SRV_DN="CN=SRV,CN=Computers,$BASE_DN"
+SP=/srv/provision
+# the shipped small fileset, per user: 70 files, 953657 bytes (sizes are deterministic)
+SMALL_FILES=70
+SMALL_BYTES=953657
+
+# srv_tree SHARE USER: "files bytes" of the user's tree, from srv's own disk
+srv_tree() {
+	on srv sh -c "cd $SP/$1/$2 && echo \$(find . -type f | wc -l) \$(find . -type f -printf '%s\n' | awk '{ s += \$1 } END { print s + 0 }')"
+}
+joined() { on srv net ads testjoin >/dev/null 2>&1; }
+spns() { lds -b "$SRV_DN" -s base '(objectClass=computer)' servicePrincipalName 2>/dev/null | grep -ci '^servicePrincipalName: cifs/srvu' || true; }
+# smb_k USER TARGET SHARE CMD: smbclient as USER with Kerberos (a fresh ticket) to TARGET at srv's IP
+smb_k() {
+	local cc="$T_TMP/cc.$1.$RANDOM"
+	on ctl sh -c "KRB5CCNAME=FILE:$cc kinit '$1@LAB.TEST' <'$LAB/user.pass' >/dev/null &&
+		KRB5CCNAME=FILE:$cc smbclient -N --use-kerberos=required '//$2/$3' -I 198.18.0.20 -c '$4'; rc=\$?; rm -f '$cc'; exit \$rc" 2>&1
+}
+# smb_n USER TARGET SHARE CMD: the same with NTLM (user, password, domain LAB)
+smb_n() {
+	printf 'username = %s\npassword = %s\ndomain = LAB\n' "$1" "$(cat "$LAB/user.pass")" >"$T_TMP/auth"
+	on ctl smbclient -N -A "$T_TMP/auth" "//$2/$3" -I 198.18.0.20 -c "$4" 2>&1
+}
+
+clean_all() {
+	pv "${P[@]}" cleanup server
+	pv "${P[@]}" cleanup dc
+	pv "${P[@]}" cleanup join --leave
+}
+
+joined && echo "    note: srv was joined before the test; it is left unjoined" >&2
+clean_all
+
+# 1. server before join: a clear error
+pv "${P[@]}" server --users 2
+expect_rc 1 "server on an unjoined server"
+expect_err "not joined .*run provision join first"
+
+# 2. join: trust and membership checked with wbinfo and net ads testjoin; re-run changes nothing
+pv "${P[@]}" join
+expect_rc 0 "join"
+expect_out "joined LAB.TEST \(account SRV\\$\), smbd and winbindd started"
+on srv wbinfo -t >/dev/null 2>&1 || fail "wbinfo -t fails on srv after join"
+joined || fail "net ads testjoin fails after join"
+lds -b "$SRV_DN" -s base '(objectClass=computer)' description | grep -qx "description: $ST_TAG" ||
+	fail "computer account not tagged $ST_TAG"
+pv "${P[@]}" join
+expect_rc 0 "join re-run"
+expect_out "already a member .*nothing changed"
+
+# 3. the users (2 per client) and the server: shares, SPNs, trees of the small fileset over SMB
+pv "${P[@]}" dc --users 2
+expect_rc 0 "dc --users 2"
+pv "${P[@]}" server --users 2
+expect_rc 0 "server"
+expect_out "shares 2 created, 0 present; alias SPNs 4 added"
+expect_out "trees of 4 users \(fileset 'small'.* over smb: 280 files written \(0 fixed\)"
+out=$(on ctl sh -c "KRB5CCNAME=FILE:$T_TMP/cc.adm kinit Administrator@LAB.TEST <'$LAB/admin.pass' >/dev/null &&
+	KRB5CCNAME=FILE:$T_TMP/cc.adm smbclient -N --use-kerberos=required -L srv.lab.test; rm -f $T_TMP/cc.adm" 2>&1)
+for s in fsroot1 fsroot2; do
+	grep -Eq "^\s+$s\s+Disk\s+$ST_TAG" <<<"$out" || fail "smbclient -k -L does not list $s tagged: $out"
+done
+[[ $(spns) -eq 4 ]] || fail "expected 4 cifs/srvu SPNs, found $(spns)"
+for s in cifs/srvu1 cifs/srvu1.lab.test cifs/srvu2 cifs/srvu2.lab.test; do
+	lds -b "$SRV_DN" -s base '(objectClass=computer)' servicePrincipalName | grep -qix "servicePrincipalName: $s" ||
+		fail "SPN $s missing"
+done
+# user i lives in share i mod 2 + 1: st-cli1-u1 fsroot1, st-cli1-u2 fsroot2, st-cli2-u1 fsroot1...
+for t in fsroot1/st-cli1-u1 fsroot2/st-cli1-u2 fsroot1/st-cli2-u1 fsroot2/st-cli2-u2; do
+	got=$(srv_tree "${t%/*}" "${t#*/}")
+	[[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "$t holds '$got', expected '$SMALL_FILES $SMALL_BYTES'"
+done
+owner=$(on srv stat -c %U "$SP/fsroot2/st-cli1-u2/static/d01")
+[[ ${owner,,} == 'lab\st-cli1-u2' ]] || fail "tree of st-cli1-u2 owned by '$owner'"
+
+# 4. a user reaches its own tree through its alias, with Kerberos and with NTLM; without an SPN
+# (srvu3) Kerberos fails
+out=$(smb_k st-cli1-u1 srvu1.lab.test fsroot1 'ls st-cli1-u1/static/d01/*')
+grep -q 'f0001\.' <<<"$out" || fail "Kerberos via srvu1.lab.test: $out"
+out=$(smb_k st-cli1-u2 srvu2 fsroot2 'ls st-cli1-u2/volatile/*')
+grep -q 'f0001\.' <<<"$out" || fail "Kerberos via srvu2 (short name): $out"
+out=$(smb_n st-cli2-u1 srvu1 fsroot1 'ls st-cli2-u1/static/d03/*')
+grep -q 'f0001\.' <<<"$out" || fail "NTLM via srvu1: $out"
+out=$(smb_k st-cli1-u1 srvu3.lab.test fsroot1 'ls')
+grep -q 'f0001\.\|blocks available' <<<"$out" && fail "Kerberos via srvu3 (no SPN) worked: $out"
+# and the home folder is the user's: another user cannot list it
+out=$(smb_n st-cli2-u1 srvu1 fsroot1 'ls st-cli1-u1/*')
+grep -q 'NT_STATUS_ACCESS_DENIED' <<<"$out" || fail "st-cli2-u1 could list st-cli1-u1's tree: $out"
+
+# 5. a re-run changes nothing; damage is repaired and only that
+pv "${P[@]}" --json server --users 2
+expect_rc 0 "server re-run"
+python3 -c 'import json,sys; d=json.load(sys.stdin); t=d["trees"]; assert d["shares_created"]==0 and d["spns_added"]==0 and t["files_written"]==0 and t["files_ok"]==280, d' <<<"$OUT" ||
+	fail "re-run JSON: $OUT"
+on srv sh -c "cd $SP/fsroot1/st-cli1-u1 && rm static/d02/f0003.* && truncate -s 1 volatile/f0001.* && rm -r static/d03"
+pv "${P[@]}" server --users 2
+expect_rc 0 "server after damage"
+expect_out "22 files written \(1 fixed\), 258 already right, 1 folders made"
+got=$(srv_tree fsroot1 st-cli1-u1)
+[[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "repaired tree holds '$got'"
+
+# 6. --via ssh: the same bytes on the server's disk, owned by the user
+on srv sh -c "rm -rf $SP/fsroot1/st-cli2-u1/static $SP/fsroot1/st-cli2-u1/volatile"
+pv "${P[@]}" server --users 2 --via ssh
+expect_rc 0 "server --via ssh"
+expect_out "over ssh: 70 files written \(0 fixed\), 210 already right"
+got=$(srv_tree fsroot1 st-cli2-u1)
+[[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "tree written over ssh holds '$got'"
+owner=$(on srv stat -c %U "$SP/fsroot1/st-cli2-u1/static/d02/f0001.xlsx")
+[[ ${owner,,} == 'lab\st-cli2-u1' ]] || fail "file written over ssh owned by '$owner'"
+# content 'shared': a file written over ssh equals the same file written over SMB for another user
+sums=$(on srv sh -c "md5sum $SP/fsroot1/st-cli2-u1/static/d02/f0001.xlsx $SP/fsroot2/st-cli1-u2/static/d02/f0001.xlsx" | awk '{ print $1 }' | sort -u | wc -l)
+[[ $sums -eq 1 ]] || fail "the same fileset file differs between users (ssh vs smb)"
+
+# 7. bad input: each with its own code and message, nothing made
+printf 'name: bad\nparts:\n  static: {files: 3, sizes: [{size: 10 parsecs}]}\n' >"$T_TMP/bad.yaml"
+pv "${P[@]}" --set "server.fileset=$T_TMP/bad.yaml" server --users 2
+expect_rc 3 "fileset that does not parse"
+expect_err "bad.yaml:3:30: 'parts.static.sizes' is '10 parsecs', not a size"
+pv "${P[@]}" --set 'server.share_template=fs:root{k}' server --users 2
+expect_rc 3 "share name Samba refuses"
+expect_err "Samba on 'srv' refused the share 'fs:root1'"
+pv "${P[@]}" server --users 3
+expect_rc 1 "a user missing from the domain"
+expect_err "2 of 6 users are not in the domain .*st-cli1-u3"
+pv "${P[@]}" server --users 2 --via ftp
+expect_rc 2 "--via ftp"
+pv "${P[@]}" server --users 2 --password-file "$T_TMP/bad.yaml"
+expect_rc 4 "wrong users' password"
+expect_err "logon as LAB.st-cli[12]-u[12] on '198.18.0.20' refused"
+
+# 8. cleanup server: no share, tree or SPN left, nor alias keytab entries; a second run has nothing
+pv "${P[@]}" cleanup server
+expect_rc 0 "cleanup server"
+expect_out "removed 2 shares \(with their trees\) and 4 alias SPNs"
+on srv net conf listshares 2>/dev/null | grep -q fsroot && fail "shares left: $(on srv net conf listshares)"
+on srv test -e "$SP" && fail "$SP left on srv"
+[[ $(spns) -eq 0 ]] || fail "$(spns) alias SPNs left"
+on srv sh -c 'net ads keytab list 2>/dev/null' | grep -qi 'cifs/srvu' && fail "alias principals left in the keytab"
+joined || fail "cleanup server broke the membership"
+pv "${P[@]}" cleanup server
+expect_rc 0 "second cleanup server"
+expect_out "nothing to do"
+
+# 9. cleanup join --leave: not a member, no computer account, services stopped
+pv "${P[@]}" cleanup dc
+expect_rc 0 "cleanup dc (lab srvtest)"
+pv "${P[@]}" cleanup join --leave
+expect_rc 0 "cleanup join --leave"
+expect_out "left LAB.TEST; computer account SRV\\$ deleted"
+joined && fail "srv still joined after cleanup join --leave"
+lds -b "$BASE_DN" '(sAMAccountName=SRV$)' dn | grep -q '^dn:' && fail "computer account SRV$ left"
+on srv sh -c "$LAB/bin/lab-service status smbd" >/dev/null 2>&1 && fail "smbd still running"
+pv "${P[@]}" cleanup join --leave
+expect_rc 0 "second cleanup join"
+expect_out "nothing to do"
+
+finish
