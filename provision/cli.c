@@ -40,7 +40,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "Kerberos would), then kinit as the admin with the password on kinit's stdin into a\n"
 	  "private ccache, 'net ads join' (no password on any command line), 'net ads keytab\n"
 	  "create' when smb.conf's kerberos method uses a keytab, tags the computer account\n"
-	  "'provision:<lab>' (its description), starts winbindd and smbd with server.service and\n"
+	  "'provision:<lab>:join' (its description), starts winbindd and smbd with server.service and\n"
 	  "checks 'wbinfo -t' and 'net ads testjoin'. On a joined server a re-run changes nothing\n"
 	  "(it starts smbd and winbindd if they are stopped). Undo: provision cleanup join\n"
 	  "[--leave]." },

@@ -127,6 +127,7 @@ static const char probe_script[] =
 	"echo \"realm=$(tp realm)\"\n"
 	"echo \"security=$(tp security)\"\n"
 	"echo \"kmethod=$(tp 'kerberos method')\"\n"
+	"echo \"ktfile=$(tp 'dedicated keytab file' | sed 's/^FILE://')\"\n"
 	"if [ \"$full\" = 1 ]; then\n"
 	"  info=$(net ads info 2>&1 </dev/null)\n"
 	"  echo \"offset=$(printf '%s\\n' \"$info\" | sed -n 's/^Server time offset: *//p')\"\n"
@@ -177,6 +178,8 @@ int pv_srv_probe(struct pv_remote *rem, bool clock, struct pv_srv_facts *f)
 	fact(out.data, "info", f->info, sizeof(f->info));
 	fact(out.data, "kmethod", v, sizeof(v));
 	f->needs_keytab = strstr(v, "keytab") != NULL;
+	if (strcmp(v, "dedicated keytab") == 0)
+		fact(out.data, "ktfile", f->dedicated_keytab, sizeof(f->dedicated_keytab));
 	fact(out.data, "offset", v, sizeof(v));
 	f->has_offset = v[0] != '\0';
 	f->offset = strtol(v, NULL, 10);
@@ -243,6 +246,13 @@ out:
 	pv_buf_release(&filter, 0);
 	pv_buf_release(&sam, 0);
 	return r;
+}
+
+void pv_srv_tag(char *out, size_t len, const struct pv_playbook *pb)
+{
+	/* Not the users' 'provision:<lab>': a computer is objectClass=user too (MS-ADSC), so a
+	 * cleanup of the lab's users matching that tag would delete the server's account. */
+	snprintf(out, len, "provision:%s:join", pb->lab);
 }
 
 /* The principal as kinit takes it: the admin with the realm appended when absent. */
@@ -314,6 +324,13 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 	int st = 0, r;
 
 	kinit_prologue(&s, d);
+	/* A keytab left by an earlier membership holds keys of an account that is gone (same
+	 * kvno, other keys); 'keytab create' would keep them and Kerberos would fail. */
+	if (join && f->dedicated_keytab[0] == '/') {
+		pv_buf_addstr(&s, "rm -f -- ");
+		pv_sh_quote(&s, f->dedicated_keytab);
+		pv_buf_addstr(&s, "\n");
+	}
 	if (join)
 		pv_buf_addstr(&s, "net ads join --use-kerberos=required -N --no-dns-updates </dev/null "
 				  ">&2\n");
@@ -434,7 +451,7 @@ int pv_cmd_join(struct pv_ctx *ctx)
 		goto out;
 	}
 	host = ctx->pb->server.host.name;
-	snprintf(tag, sizeof(tag), "provision:%s", ctx->pb->lab);
+	pv_srv_tag(tag, sizeof(tag), ctx->pb);
 	if ((r = pv_resolve_secret(ctx, &ctx->pb->domain.admin_password, "admin password",
 				   &admin)) != PV_OK)
 		goto out;
@@ -553,7 +570,7 @@ int pv_cmd_cleanup_join(struct pv_ctx *ctx)
 		goto out;
 	}
 	host = ctx->pb->server.host.name;
-	snprintf(tag, sizeof(tag), "provision:%s", ctx->pb->lab);
+	pv_srv_tag(tag, sizeof(tag), ctx->pb);
 	if ((r = pv_resolve_secret(ctx, &ctx->pb->domain.admin_password, "admin password",
 				   &admin)) != PV_OK)
 		goto out;

@@ -88,9 +88,12 @@ struct pv_srv_facts {
 	long offset;        /* the DC's clock minus the server's, seconds */
 	bool joined;        /* 'net ads testjoin' succeeds */
 	bool needs_keytab;  /* smb.conf's kerberos method uses a keytab */
+	char dedicated_keytab[512]; /* its file with 'kerberos method = dedicated keytab' */
 	long keytab_entries;
 	bool smbd_running, winbindd_running; /* by their pid files */
 };
+/* The description join gives the computer account it joins: 'provision:<lab>:join'. */
+void pv_srv_tag(char *out, size_t len, const struct pv_playbook *pb);
 /* One round trip: Samba's view of the server (PV_EREMOTE when Samba is missing); with clock,
  * also the clock offset to the DC ('net ads info'). */
 int pv_srv_probe(struct pv_remote *rem, bool clock, struct pv_srv_facts *f);

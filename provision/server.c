@@ -73,18 +73,19 @@ static int ensure_shares(struct srv_run *run)
 		"share() {\n"
 		"  if net conf showshare \"$1\" >/dev/null 2>&1; then\n"
 		"    c=$(net conf getparm \"$1\" comment 2>/dev/null || true)\n"
-		"    if [ \"$c\" != \"$tag\" ]; then echo \"conflict $1\"; return; fi\n"
-		"    [ \"$dry\" = 1 ] || mkdir -p \"$2\" || { echo \"nodir $1\"; return; }\n"
+		"    if [ \"$c\" != \"$tag\" ]; then echo \"conflict $1\"; return 1; fi\n"
+		"    [ \"$dry\" = 1 ] || mkdir -p \"$2\" || { echo \"nodir $1\"; return 1; }\n"
 		"    echo \"present $1\"\n"
 		"  elif [ \"$dry\" = 1 ]; then echo \"missing $1\"\n"
 		"  else\n"
 		"    made=0; [ -d \"$2\" ] || made=1\n"
-		"    mkdir -p \"$2\" && chmod 0755 \"$2\" || { echo \"nodir $1\"; return; }\n"
+		"    mkdir -p \"$2\" && chmod 0755 \"$2\" || { echo \"nodir $1\"; return 1; }\n"
 		"    if o=$(net conf addshare \"$1\" \"$2\" writeable=y guest_ok=n \"$tag\" 2>&1); then\n"
 		"      echo \"created $1\"\n"
 		"    else\n"
 		"      [ $made = 0 ] || rmdir -- \"$2\" 2>/dev/null\n"
 		"      echo \"refused $1 $(printf '%s' \"$o\" | tr '\\n' ' ')\"\n"
+		"      return 1\n"
 		"    fi\n"
 		"  fi\n"
 		"}\n");
@@ -95,7 +96,7 @@ static int ensure_shares(struct srv_run *run)
 		pv_sh_quote(&sc, name);
 		pv_buf_addf(&sc, " \"$base\"/");
 		pv_sh_quote(&sc, name);
-		pv_buf_addstr(&sc, "\n");
+		pv_buf_addstr(&sc, " || { rmdir -- \"$base\" 2>/dev/null; exit 0; }\n");
 	}
 	if (!sc.data) {
 		r = pv_error(PV_EIO, "out of memory");
@@ -565,6 +566,8 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 		"  if [ \"$p\" = \"$base/$s\" ] && [ -d \"$p\" ]; then rm -rf -- \"$p\"; fi\n"
 		"  echo \"removed $s\"\n"
 		"done\n"
+		/* a template folder left by a killed --via ssh run */
+		"[ \"$dry\" = 1 ] || rm -rf -- \"$base\"/.provision-tpl.*\n"
 		"[ \"$dry\" = 1 ] || rmdir -- \"$base\" 2>/dev/null || true\n");
 	if (!sc.data)
 		return pv_error(PV_EIO, "out of memory");

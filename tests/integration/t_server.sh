@@ -12,6 +12,7 @@
 
 P=(-p "$PLAYBOOK" --set lab=srvtest --set "users.name_template=st-{client}-u{n}")
 ST_TAG="provision:srvtest"
+JOIN_TAG="provision:srvtest:join"
 SRV_DN="CN=SRV,CN=Computers,$BASE_DN"
 SP=/srv/provision
 # the shipped small fileset, per user: 70 files, 953657 bytes (sizes are deterministic)
@@ -56,8 +57,8 @@ expect_rc 0 "join"
 expect_out "joined LAB.TEST \(account SRV\\$\), smbd and winbindd started"
 on srv wbinfo -t >/dev/null 2>&1 || fail "wbinfo -t fails on srv after join"
 joined || fail "net ads testjoin fails after join"
-lds -b "$SRV_DN" -s base '(objectClass=computer)' description | grep -qx "description: $ST_TAG" ||
-	fail "computer account not tagged $ST_TAG"
+lds -b "$SRV_DN" -s base '(objectClass=computer)' description | grep -qx "description: $JOIN_TAG" ||
+	fail "computer account not tagged $JOIN_TAG"
 pv "${P[@]}" join
 expect_rc 0 "join re-run"
 expect_out "already a member .*nothing changed"
@@ -130,7 +131,7 @@ sums=$(on srv sh -c "md5sum $SP/fsroot1/st-cli2-u1/static/d02/f0001.xlsx $SP/fsr
 printf 'name: bad\nparts:\n  static: {files: 3, sizes: [{size: 10 parsecs}]}\n' >"$T_TMP/bad.yaml"
 pv "${P[@]}" --set "server.fileset=$T_TMP/bad.yaml" server --users 2
 expect_rc 3 "fileset that does not parse"
-expect_err "bad.yaml:3:30: 'parts.static.sizes' is '10 parsecs', not a size"
+expect_err "bad.yaml:3:37: 'parts.static.sizes' is '10 parsecs', not a size"
 pv "${P[@]}" --set 'server.share_template=fs:root{k}' server --users 2
 expect_rc 3 "share name Samba refuses"
 expect_err "Samba on 'srv' refused the share 'fs:root1'"
