@@ -18,12 +18,12 @@
 #include <string.h>
 #include <strings.h>
 
-#define GOLDEN 0x9E3779B97F4A7C15ULL
-#define MAX_BUCKETS 64
-#define MAX_EXTS 64
+#define GOLDEN	       0x9E3779B97F4A7C15ULL
+#define MAX_BUCKETS    64
+#define MAX_EXTS       64
 #define FILE_MAX_BYTES (1 << 20)
 
-static const char *const part_names[PV_PART_COUNT] = { "static", "new", "volatile" };
+static const char *const part_names[PV_PART_COUNT] = {"static", "new", "volatile"};
 
 const char *pv_fileset_part_name(enum pv_fileset_part part)
 {
@@ -45,10 +45,17 @@ int pv_fileset_size(const char *text, uint64_t *out)
 	static const struct {
 		const char *suffix;
 		double mult;
-	} units[] = { { "", 1 },	  { "B", 1 },	       { "KiB", 1024.0 },
-		      { "MiB", 1048576.0 }, { "GiB", 1073741824.0 }, { "KB", 1e3 },
-		      { "MB", 1e6 },	  { "GB", 1e9 },       { "K", 1024.0 },
-		      { "M", 1048576.0 },   { "G", 1073741824.0 } };
+	} units[] = {{"", 1},
+		     {"B", 1},
+		     {"KiB", 1024.0},
+		     {"MiB", 1048576.0},
+		     {"GiB", 1073741824.0},
+		     {"KB", 1e3},
+		     {"MB", 1e6},
+		     {"GB", 1e9},
+		     {"K", 1024.0},
+		     {"M", 1048576.0},
+		     {"G", 1073741824.0}};
 	const char *p = text;
 	char *end;
 	double v;
@@ -162,15 +169,15 @@ static int number(const struct parser *p, const struct pv_node *v, const char *w
 	errno = 0;
 	val = strtoul(v->text, &end, 10);
 	if (!isdigit((unsigned char)v->text[0]) || *end)
-		return bad(p, v, "'%s' is '%.64s', not a number; expected %s", what, v->text, expect);
+		return bad(p, v, "'%s' is '%.64s', not a number; expected %s", what, v->text,
+			   expect);
 	if (errno == ERANGE || val < lo || val > hi)
 		return bad(p, v, "'%s' is %.64s, out of range; expected %s", what, v->text, expect);
 	*out = val;
 	return PV_OK;
 }
 
-static int size_of(const struct parser *p, const struct pv_node *v, const char *what,
-		   uint64_t *out)
+static int size_of(const struct parser *p, const struct pv_node *v, const char *what, uint64_t *out)
 {
 	const char *expect = "a size such as 4096, 10KiB or 1.5MiB (at most 4GiB)";
 	int r;
@@ -185,7 +192,7 @@ static int size_of(const struct parser *p, const struct pv_node *v, const char *
 static int parse_bucket(struct parser *p, struct part_desc *d, const struct pv_node *b,
 			const char *part)
 {
-	static const char *const keys[] = { "size", "weight", NULL };
+	static const char *const keys[] = {"size", "weight", NULL};
 	const struct pv_node *sz = pv_tree_get(b, "size"), *w = pv_tree_get(b, "weight");
 	struct bucket *k = &d->buckets[d->nbuckets];
 	char what[64];
@@ -193,8 +200,9 @@ static int parse_bucket(struct parser *p, struct part_desc *d, const struct pv_n
 
 	snprintf(what, sizeof(what), "parts.%s.sizes", part);
 	if (b->kind != PV_NODE_MAPPING)
-		return bad(p, b, "an item of '%s' is not a mapping; expected {size: 4KiB, weight: 10}"
-				 " or {size: [8KiB, 64KiB], weight: 10}",
+		return bad(p, b,
+			   "an item of '%s' is not a mapping; expected {size: 4KiB, weight: 10}"
+			   " or {size: [8KiB, 64KiB], weight: 10}",
 			   what);
 	if ((r = keys_only(p, b, what, keys, "size and weight")) != PV_OK)
 		return r;
@@ -205,14 +213,16 @@ static int parse_bucket(struct parser *p, struct part_desc *d, const struct pv_n
 			   what);
 	if (sz->kind == PV_NODE_SEQUENCE) {
 		if (sz->n != 2)
-			return bad(p, sz, "a size range in '%s' has %zu values; expected two: [MIN, MAX]",
+			return bad(p, sz,
+				   "a size range in '%s' has %zu values; expected two: [MIN, MAX]",
 				   what, sz->n);
 		if ((r = size_of(p, sz->items[0], what, &k->min)) != PV_OK ||
 		    (r = size_of(p, sz->items[1], what, &k->max)) != PV_OK)
 			return r;
 		if (k->min > k->max)
-			return bad(p, sz, "the size range in '%s' runs from %s down to %s; expected "
-					  "[MIN, MAX] with MIN <= MAX",
+			return bad(p, sz,
+				   "the size range in '%s' runs from %s down to %s; expected "
+				   "[MIN, MAX] with MIN <= MAX",
 				   what, sz->items[0]->text, sz->items[1]->text);
 	} else {
 		if ((r = size_of(p, sz, what, &k->min)) != PV_OK)
@@ -229,7 +239,7 @@ static int parse_bucket(struct parser *p, struct part_desc *d, const struct pv_n
 
 static int parse_part(struct parser *p, enum pv_fileset_part part, const struct pv_node *m)
 {
-	static const char *const keys[] = { "folders", "files", "sizes", "extensions", NULL };
+	static const char *const keys[] = {"folders", "files", "sizes", "extensions", NULL};
 	struct part_desc *d = &p->parts[part];
 	const char *pn = part_names[part];
 	const struct pv_node *v;
@@ -240,15 +250,17 @@ static int parse_part(struct parser *p, enum pv_fileset_part part, const struct 
 	if (pv_tree_is_null(m))
 		return PV_OK; /* "new:" alone: just the part's folder */
 	if (m->kind != PV_NODE_MAPPING)
-		return bad(p, m, "'parts.%s' is not a mapping; expected folders, files, sizes and "
-				 "extensions",
+		return bad(p, m,
+			   "'parts.%s' is not a mapping; expected folders, files, sizes and "
+			   "extensions",
 			   pn);
 	if ((r = keys_only(p, m, pn, keys, "folders, files, sizes or extensions")) != PV_OK)
 		return r;
 	if ((v = pv_tree_get(m, "folders")) && !pv_tree_is_null(v)) {
 		if (v->kind != PV_NODE_SEQUENCE)
-			return bad(p, v, "'parts.%s.folders' is not a list; expected the number of "
-					 "folders at each level, e.g. [4, 3]",
+			return bad(p, v,
+				   "'parts.%s.folders' is not a list; expected the number of "
+				   "folders at each level, e.g. [4, 3]",
 				   pn);
 		if (v->n > PV_FILESET_LEVELS)
 			return bad(p, v, "'parts.%s.folders' has %zu levels; at most %d", pn, v->n,
@@ -269,21 +281,24 @@ static int parse_part(struct parser *p, enum pv_fileset_part part, const struct 
 	}
 	if ((v = pv_tree_get(m, "sizes")) && !pv_tree_is_null(v)) {
 		if (v->kind != PV_NODE_SEQUENCE || v->n == 0)
-			return bad(p, v, "'parts.%s.sizes' is not a list of sizes; expected e.g. "
-					 "[{size: 4KiB, weight: 60}, {size: [8KiB, 1MiB], weight: 40}]",
+			return bad(p, v,
+				   "'parts.%s.sizes' is not a list of sizes; expected e.g. "
+				   "[{size: 4KiB, weight: 60}, {size: [8KiB, 1MiB], weight: 40}]",
 				   pn);
 		for (size_t i = 0; i < v->n; i++)
 			if ((r = parse_bucket(p, d, v->items[i], pn)) != PV_OK)
 				return r;
 	}
 	if (d->files > 0 && d->nbuckets == 0)
-		return bad(p, m, "'parts.%s' has files but no 'sizes'; expected e.g. sizes: "
-				 "[{size: 4KiB, weight: 1}]",
+		return bad(p, m,
+			   "'parts.%s' has files but no 'sizes'; expected e.g. sizes: "
+			   "[{size: 4KiB, weight: 1}]",
 			   pn);
 	if ((v = pv_tree_get(m, "extensions")) && !pv_tree_is_null(v)) {
 		if (v->kind != PV_NODE_SEQUENCE || v->n == 0 || v->n > MAX_EXTS)
-			return bad(p, v, "'parts.%s.extensions' is not a list of 1 to %d extensions; "
-					 "expected e.g. [docx, xlsx, pdf]",
+			return bad(p, v,
+				   "'parts.%s.extensions' is not a list of 1 to %d extensions; "
+				   "expected e.g. [docx, xlsx, pdf]",
 				   pn, MAX_EXTS);
 		for (size_t i = 0; i < v->n; i++) {
 			const struct pv_node *e = v->items[i];
@@ -291,12 +306,13 @@ static int parse_part(struct parser *p, enum pv_fileset_part part, const struct 
 			snprintf(what, sizeof(what), "parts.%s.extensions", pn);
 			if ((r = scalar(p, e, what, "an extension such as docx")) != PV_OK)
 				return r;
-			if (strlen(e->text) > 16 || e->text[strspn(e->text,
-								     "abcdefghijklmnopqrstuvwxyz"
-								     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-								     "0123456789_-")])
-				return bad(p, e, "extension '%.64s' in '%s' is not 1 to 16 letters, "
-						 "digits, '_' or '-'",
+			if (strlen(e->text) > 16 ||
+			    e->text[strspn(e->text, "abcdefghijklmnopqrstuvwxyz"
+						    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						    "0123456789_-")])
+				return bad(p, e,
+					   "extension '%.64s' in '%s' is not 1 to 16 letters, "
+					   "digits, '_' or '-'",
 					   e->text, what);
 			if (!(d->exts[d->nexts++] = strdup(e->text)))
 				return pv_error(PV_EIO, "out of memory");
@@ -314,8 +330,9 @@ static int push(struct parser *p, size_t *cap, const char *path, bool dir,
 	struct pv_fileset_entry *e;
 
 	if (fs->n >= PV_FILESET_ENTRIES)
-		return bad(p, NULL, "the fileset makes more than %d folders and files per user; "
-				    "lower folders or files",
+		return bad(p, NULL,
+			   "the fileset makes more than %d folders and files per user; "
+			   "lower folders or files",
 			   PV_FILESET_ENTRIES);
 	if (fs->n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 64;
@@ -407,8 +424,9 @@ static int build(struct parser *p)
 		for (unsigned l = 0; l < d->levels; l++)
 			leaves *= d->fanout[l];
 		if (leaves * (d->files + 1) > PV_FILESET_ENTRIES)
-			return bad(p, NULL, "part '%s' makes %llu leaf folders of %lu files, more than "
-					    "%d entries per user; lower folders or files",
+			return bad(p, NULL,
+				   "part '%s' makes %llu leaf folders of %lu files, more than "
+				   "%d entries per user; lower folders or files",
 				   part_names[part], leaves, d->files, PV_FILESET_ENTRIES);
 		if ((r = add_tree(p, &cap, d, (enum pv_fileset_part)part, part_names[part], 0)))
 			return r;
@@ -418,9 +436,9 @@ static int build(struct parser *p)
 
 int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_fileset **out)
 {
-	static const char *const top_keys[] = { "name", "description", "seed", "content", "parts",
-						NULL };
-	static const char *const part_keys[] = { "static", "new", "volatile", NULL };
+	static const char *const top_keys[] = {"name",	  "description", "seed",
+					       "content", "parts",	 NULL};
+	static const char *const part_keys[] = {"static", "new", "volatile", NULL};
 	struct parser p;
 	struct pv_node *root = NULL;
 	const struct pv_node *v, *parts;
@@ -468,16 +486,18 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 		else if (strcmp(v->text, "unique") == 0)
 			p.fs->content = PV_CONTENT_UNIQUE;
 		else {
-			r = bad(&p, v, "'content' is '%.64s'; expected shared (the same bytes for every "
-				       "user) or unique (different bytes per user)",
+			r = bad(&p, v,
+				"'content' is '%.64s'; expected shared (the same bytes for every "
+				"user) or unique (different bytes per user)",
 				v->text);
 			goto out;
 		}
 	}
 	parts = pv_tree_get(root, "parts");
 	if (!parts || parts->kind != PV_NODE_MAPPING) {
-		r = bad(&p, parts ? parts : root, "%s; expected a mapping with static, new and/or "
-						  "volatile",
+		r = bad(&p, parts ? parts : root,
+			"%s; expected a mapping with static, new and/or "
+			"volatile",
 			parts ? "'parts' is not a mapping" : "no 'parts'");
 		goto out;
 	}

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PV_FILESET_LEVELS 8            /* folder levels under a part at most */
-#define PV_FILESET_ENTRIES 1000000     /* folders + files per user at most */
+#define PV_FILESET_LEVELS   8		 /* folder levels under a part at most */
+#define PV_FILESET_ENTRIES  1000000	 /* folders + files per user at most */
 #define PV_FILESET_FILE_MAX (1ULL << 32) /* bytes per file at most (4 GiB) */
 
 /* FSCT's three kinds of data: read by the load (static), created by it in folders made
@@ -26,10 +26,10 @@ enum pv_fileset_part { PV_PART_STATIC, PV_PART_NEW, PV_PART_VOLATILE, PV_PART_CO
 enum pv_fileset_content { PV_CONTENT_SHARED, PV_CONTENT_UNIQUE };
 
 struct pv_fileset_entry {
-	char *path;     /* relative to the user's folder, '/'-separated, e.g. "static/d01/f0003.doc" */
+	char *path; /* relative to the user's folder, '/'-separated, e.g. "static/d01/f0003.doc" */
 	bool dir;
-	uint64_t size;  /* files: bytes */
-	uint64_t seed;  /* files: content seed before the user is mixed in (see pv_fileset_seed) */
+	uint64_t size; /* files: bytes */
+	uint64_t seed; /* files: content seed before the user is mixed in (see pv_fileset_seed) */
 	enum pv_fileset_part part;
 };
 
@@ -41,7 +41,7 @@ struct pv_fileset {
 	struct pv_fileset_entry *entries;
 	size_t n;
 	size_t nfiles, ndirs; /* ndirs counts the part folders, not the user's own folder */
-	uint64_t bytes;       /* total file bytes per user */
+	uint64_t bytes;	      /* total file bytes per user */
 	uint64_t max_size;    /* largest file */
 };
 

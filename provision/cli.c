@@ -118,8 +118,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "with the trees in them, the folder server.share_path when left empty, and every\n"
 	  "cifs/ SPN of an alias of server.alias_template from the computer account (and the\n"
 	  "keytab, made anew without them).\n"
-	  "Only 'cleanup dc', 'cleanup client', 'cleanup controller', 'cleanup join' and 'cleanup\n"
-	  "server' are built so far." },
+	  "Every phase's cleanup is built." },
 	{ CMD_LAB, "lab", "up|down|status", true, "lab <up|down|status>",
 	  "all phases in order (up), all cleanups in reverse (down), or what exists (status)",
 	  "lab up runs dc, join, server, client and controller in order; lab down runs their\n"

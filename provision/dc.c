@@ -431,7 +431,7 @@ int pv_cmd_dc(struct pv_ctx *ctx)
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if (pv_buf_addstr(&filter, "(&(objectClass=user)(description=") < 0 ||
+	if (pv_buf_addstr(&filter, "(&(objectClass=user)(!(objectClass=computer))(description=") < 0 ||
 	    pv_filter_escape(&filter, run.tag) < 0 || pv_buf_addstr(&filter, "))") < 0) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
@@ -545,7 +545,7 @@ int pv_cmd_cleanup_dc(struct pv_ctx *ctx)
 	if ((r = pv_dir_connect(&ctx->pb->domain, -1, admin, &dir)) != PV_OK)
 		goto out;
 	t0 = pv_now();
-	if (pv_buf_addstr(&filter, "(&(objectClass=user)(description=") < 0 ||
+	if (pv_buf_addstr(&filter, "(&(objectClass=user)(!(objectClass=computer))(description=") < 0 ||
 	    pv_filter_escape(&filter, tag) < 0 || pv_buf_addstr(&filter, "))") < 0) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;

@@ -22,7 +22,7 @@
 #include <strings.h>
 
 #define SKEW_WARN 60  /* seconds */
-#define SKEW_MAX 300  /* Kerberos' default tolerance (krb5.conf clockskew, MS-KILE 3.1.1) */
+#define SKEW_MAX  300 /* Kerberos' default tolerance (krb5.conf clockskew, MS-KILE 3.1.1) */
 
 int pv_sh_quote(struct pv_buf *b, const char *s)
 {
@@ -76,8 +76,8 @@ int pv_srv_run(struct pv_remote *rem, const char *what, const char *script, cons
 		last_line(err.data, tail, sizeof(tail));
 		if (!tail[0] && out)
 			last_line(out->data, tail, sizeof(tail));
-		r = pv_error(PV_EREMOTE, "%s on '%s' failed (status %d)%s%s", what, pv_remote_name(rem),
-			     st, tail[0] ? ": " : "", tail);
+		r = pv_error(PV_EREMOTE, "%s on '%s' failed (status %d)%s%s", what,
+			     pv_remote_name(rem), st, tail[0] ? ": " : "", tail);
 	}
 out:
 	pv_buf_release(&cmd, 0);
@@ -133,7 +133,8 @@ static const char probe_script[] =
 	"  echo \"offset=$(printf '%s\\n' \"$info\" | sed -n 's/^Server time offset: *//p')\"\n"
 	"  echo \"info=$(printf '%s\\n' \"$info\" | tail -n 1)\"\n"
 	"fi\n"
-	"if net ads testjoin </dev/null >/dev/null 2>&1; then echo joined=1; else echo joined=0; fi\n"
+	"if net ads testjoin </dev/null >/dev/null 2>&1; then echo joined=1; else echo joined=0; "
+	"fi\n"
 	"echo \"keytab=$(net ads keytab list </dev/null 2>/dev/null | grep -c '/')\"\n"
 	/* by their pid files: on a host shared with other Samba instances pidof would lie */
 	"piddir=$(tp 'pid directory')\n"
@@ -194,8 +195,9 @@ int pv_srv_probe(struct pv_remote *rem, bool clock, struct pv_srv_facts *f)
 	for (char *p = f->netbios; *p; p++)
 		*p = (char)toupper((unsigned char)*p);
 	if (!f->netbios[0])
-		r = pv_error(PV_EREMOTE, "'%s' has no usable smb.conf ('testparm' found no netbios "
-					 "name)",
+		r = pv_error(PV_EREMOTE,
+			     "'%s' has no usable smb.conf ('testparm' found no netbios "
+			     "name)",
 			     pv_remote_name(rem));
 out:
 	pv_buf_release(&out, 0);
@@ -219,12 +221,12 @@ static int take_account(const char *dn, const char *const *vals, void *arg)
 	return PV_OK;
 }
 
-int pv_srv_account(struct pv_dir *dir, const struct pv_playbook *pb, const char *netbios,
-		   char **dn, char **desc)
+int pv_srv_account(struct pv_dir *dir, const struct pv_playbook *pb, const char *netbios, char **dn,
+		   char **desc)
 {
 	struct pv_buf filter = PV_BUF_INIT, sam = PV_BUF_INIT;
-	struct account_find a = { NULL, NULL };
-	const char *attrs[] = { "description", NULL };
+	struct account_find a = {NULL, NULL};
+	const char *attrs[] = {"description", NULL};
 	int r;
 
 	*dn = *desc = NULL;
@@ -284,12 +286,14 @@ static int kinit_prologue(struct pv_buf *s, const struct pv_domain *d)
 static int kinit_failed(const char *host, const char *what, const char *tail, int status)
 {
 	if (status == 4)
-		return pv_error(PV_ECRED, "kinit as the admin on '%s' failed; check domain.admin, its "
-					  "password and the server's krb5.conf",
+		return pv_error(PV_ECRED,
+				"kinit as the admin on '%s' failed; check domain.admin, its "
+				"password and the server's krb5.conf",
 				host);
 	if (strstr(tail, "skew") || strstr(tail, "Clock"))
-		return pv_error(PV_EREMOTE, "%s on '%s': %s; the server's clock differs from the "
-					    "DC's by more than Kerberos allows",
+		return pv_error(PV_EREMOTE,
+				"%s on '%s': %s; the server's clock differs from the "
+				"DC's by more than Kerberos allows",
 				what, host, tail);
 	return pv_error(PV_EREMOTE, "%s on '%s' failed (status %d)%s%s", what, host, status,
 			tail[0] ? ": " : "", tail);
@@ -300,16 +304,19 @@ static int check_skew(const struct pv_srv_facts *f, const char *host, const char
 	long off = f->offset < 0 ? -f->offset : f->offset;
 
 	if (!f->has_offset)
-		return pv_error(PV_EUNREACH, "'%s' cannot reach a DC of %s ('net ads info': %s); check "
-					     "its DNS, krb5.conf and smb.conf (realm, workgroup)",
+		return pv_error(PV_EUNREACH,
+				"'%s' cannot reach a DC of %s ('net ads info': %s); check "
+				"its DNS, krb5.conf and smb.conf (realm, workgroup)",
 				host, realm, f->info[0] ? f->info : "no answer");
 	if (off > SKEW_MAX)
-		return pv_error(PV_EREMOTE, "the clock of '%s' differs from the DC's by %ld s, more "
-					    "than Kerberos allows (%d s); fix the time on the server "
-					    "(NTP) and run join again",
+		return pv_error(PV_EREMOTE,
+				"the clock of '%s' differs from the DC's by %ld s, more "
+				"than Kerberos allows (%d s); fix the time on the server "
+				"(NTP) and run join again",
 				host, f->offset, SKEW_MAX);
 	if (off > SKEW_WARN)
-		pv_log(PV_LOG_WARN, "the clock of '%s' differs from the DC's by %ld s", host, f->offset);
+		pv_log(PV_LOG_WARN, "the clock of '%s' differs from the DC's by %ld s", host,
+		       f->offset);
 	else
 		pv_log(PV_LOG_DEBUG, "clock offset of '%s' to the DC: %ld s", host, f->offset);
 	return PV_OK;
@@ -332,8 +339,9 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 		pv_buf_addstr(&s, "\n");
 	}
 	if (join)
-		pv_buf_addstr(&s, "net ads join --use-kerberos=required -N --no-dns-updates </dev/null "
-				  ">&2\n");
+		pv_buf_addstr(&s,
+			      "net ads join --use-kerberos=required -N --no-dns-updates </dev/null "
+			      ">&2\n");
 	/* With 'kerberos method = dedicated keytab' the join writes no keytab, and Kerberos SMB
 	 * then fails with NT_STATUS_INVALID_PARAMETER: make it. */
 	if (f->needs_keytab)
@@ -348,8 +356,8 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 	if (r != PV_OK)
 		return r;
 	if (st != 0)
-		return kinit_failed(pv_remote_name(rem), join ? "net ads join" : "net ads keytab create",
-				    tail, st);
+		return kinit_failed(pv_remote_name(rem),
+				    join ? "net ads join" : "net ads keytab create", tail, st);
 	return PV_OK;
 }
 
@@ -373,7 +381,8 @@ static void join_summary(const struct pv_ctx *ctx, const char *state, const char
 			 const char *netbios, int code, double secs)
 {
 	if (ctx->json) {
-		printf("{\"ok\":%s,\"exit\":%d,\"server\":", code == PV_OK ? "true" : "false", code);
+		printf("{\"ok\":%s,\"exit\":%d,\"server\":", code == PV_OK ? "true" : "false",
+		       code);
 		pv_out_json_str(stdout, host);
 		printf(",\"account\":\"%s$\",\"realm\":", netbios);
 		pv_out_json_str(stdout, ctx->pb->domain.realm);
@@ -383,17 +392,20 @@ static void join_summary(const struct pv_ctx *ctx, const char *state, const char
 	if (code != PV_OK)
 		return;
 	if (strcmp(state, "present") == 0)
-		printf("join: '%s' is already a member of %s (account %s$), trust verified; nothing "
+		printf("join: '%s' is already a member of %s (account %s$), trust verified; "
+		       "nothing "
 		       "changed\n",
 		       host, ctx->pb->domain.realm, netbios);
 	else if (strcmp(state, "started") == 0)
-		printf("join: '%s' is already a member of %s (account %s$); smbd and winbindd started, "
+		printf("join: '%s' is already a member of %s (account %s$); smbd and winbindd "
+		       "started, "
 		       "trust verified\n",
 		       host, ctx->pb->domain.realm, netbios);
 	else if (strcmp(state, "dry-run") == 0)
 		printf("join: would join '%s' to %s\n", host, ctx->pb->domain.realm);
 	else
-		printf("join: '%s' %s %s (account %s$), smbd and winbindd started, trust verified, in "
+		printf("join: '%s' %s %s (account %s$), smbd and winbindd started, trust verified, "
+		       "in "
 		       "%.1f s\n",
 		       host, strcmp(state, "joined") == 0 ? "joined" : "repaired its membership of",
 		       ctx->pb->domain.realm, netbios, secs);
@@ -403,7 +415,7 @@ static void join_summary(const struct pv_ctx *ctx, const char *state, const char
 static int tag_account(struct pv_dir *dir, const struct pv_playbook *pb, const char *netbios,
 		       const char *tag)
 {
-	const char *vals[] = { tag };
+	const char *vals[] = {tag};
 	enum pv_dir_result res;
 	char *dn = NULL, *desc = NULL;
 	int r;
@@ -411,13 +423,15 @@ static int tag_account(struct pv_dir *dir, const struct pv_playbook *pb, const c
 	if ((r = pv_srv_account(dir, pb, netbios, &dn, &desc)) != PV_OK)
 		goto out;
 	if (!dn) {
-		r = pv_error(PV_EDIR, "the computer account %s$ is not in the directory after the join",
+		r = pv_error(PV_EDIR,
+			     "the computer account %s$ is not in the directory after the join",
 			     netbios);
 		goto out;
 	}
 	if (desc && strcmp(desc, tag) != 0) {
-		pv_log(PV_LOG_WARN, "computer account '%s' has the description '%s'; not tagging it as "
-				    "lab's, so cleanup join will not remove it",
+		pv_log(PV_LOG_WARN,
+		       "computer account '%s' has the description '%s'; not tagging it as "
+		       "lab's, so cleanup join will not remove it",
 		       dn, desc);
 		goto out;
 	}
@@ -460,8 +474,9 @@ int pv_cmd_join(struct pv_ctx *ctx)
 	if ((r = pv_srv_probe(rem, true, &f)) != PV_OK)
 		goto out;
 	if (strcasecmp(f.security, "ads") != 0 || strcasecmp(f.realm, ctx->pb->domain.realm) != 0) {
-		r = pv_error(PV_ECONFIG, "smb.conf on '%s' has security = %s, realm = %s; a member of %s "
-					 "needs 'security = ads' and 'realm = %s'",
+		r = pv_error(PV_ECONFIG,
+			     "smb.conf on '%s' has security = %s, realm = %s; a member of %s "
+			     "needs 'security = ads' and 'realm = %s'",
 			     host, f.security[0] ? f.security : "(unset)",
 			     f.realm[0] ? f.realm : "(unset)", ctx->pb->domain.realm,
 			     ctx->pb->domain.realm);
@@ -483,25 +498,28 @@ int pv_cmd_join(struct pv_ctx *ctx)
 		goto done;
 	} else {
 		state = f.joined ? "repaired" : "joined";
-		pv_log(PV_LOG_INFO, "%s '%s' to %s", f.joined ? "making the keytab of" : "joining", host,
-		       ctx->pb->domain.realm);
+		pv_log(PV_LOG_INFO, "%s '%s' to %s", f.joined ? "making the keytab of" : "joining",
+		       host, ctx->pb->domain.realm);
 		if ((r = do_join(rem, &ctx->pb->domain, &f, admin, !f.joined)) != PV_OK)
 			goto out;
 		if ((r = pv_dir_connect(&ctx->pb->domain, -1, admin, &dir)) != PV_OK ||
 		    (!f.joined && (r = tag_account(dir, ctx->pb, f.netbios, tag)) != PV_OK))
 			goto out;
 		/* restart: a daemon that ran before the join holds the old identity */
-		if ((r = start_services(rem, &ctx->pb->server, f.smbd_running ? "restart" : "start")))
+		if ((r = start_services(rem, &ctx->pb->server,
+					f.smbd_running ? "restart" : "start")))
 			goto out;
 	}
 	if (!ctx->cli.opt[OPT_DRY_RUN]) {
 		int st = 0;
 
-		if ((r = pv_srv_run(rem, "wbinfo -t", verify_script, NULL, 0, NULL, &st, 60)) != PV_OK)
+		if ((r = pv_srv_run(rem, "wbinfo -t", verify_script, NULL, 0, NULL, &st, 60)) !=
+		    PV_OK)
 			goto out;
 		if (st != 0) {
 			r = pv_error(PV_EREMOTE, "'%s' is joined but %s fails: %s", host,
-				     st == 1 ? "'wbinfo -t' (winbindd's trust)" : "'net ads testjoin'",
+				     st == 1 ? "'wbinfo -t' (winbindd's trust)"
+					     : "'net ads testjoin'",
 				     pv_errmsg());
 			goto out;
 		}
@@ -532,12 +550,13 @@ static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct 
 	kinit_prologue(&s, d);
 	if (f->needs_keytab)
 		/* flush the keytab, then remove the file when nothing is left in it */
-		pv_buf_addstr(&s, "net ads keytab flush --use-kerberos=required -N </dev/null "
-				  ">/dev/null || true\n"
-				  "kt=$(testparm -s --parameter-name='dedicated keytab file' 2>/dev/null "
-				  "| sed 's/^FILE://')\n"
-				  "if [ -n \"$kt\" ] && [ -f \"$kt\" ] && ! klist -k \"$kt\" 2>/dev/null "
-				  "| grep -q '@'; then rm -f \"$kt\"; fi\n");
+		pv_buf_addstr(
+			&s, "net ads keytab flush --use-kerberos=required -N </dev/null "
+			    ">/dev/null || true\n"
+			    "kt=$(testparm -s --parameter-name='dedicated keytab file' 2>/dev/null "
+			    "| sed 's/^FILE://')\n"
+			    "if [ -n \"$kt\" ] && [ -f \"$kt\" ] && ! klist -k \"$kt\" 2>/dev/null "
+			    "| grep -q '@'; then rm -f \"$kt\"; fi\n");
 	pv_buf_addstr(&s, "net ads leave -U ");
 	pv_sh_quote(&s, d->admin);
 	pv_buf_addstr(&s, " --use-kerberos=required -N </dev/null >&2\n");
@@ -585,9 +604,10 @@ int pv_cmd_cleanup_join(struct pv_ctx *ctx)
 	ours = dn && desc && strcmp(desc, tag) == 0;
 	if (!ours) {
 		if (f.joined && want_leave) {
-			r = pv_error(PV_ECONFLICT, "'%s' is a member of %s, but lab '%s' did not join it "
-						   "(its computer account %s$ is not tagged '%s'); "
-						   "leave it yourself with 'net ads leave'",
+			r = pv_error(PV_ECONFLICT,
+				     "'%s' is a member of %s, but lab '%s' did not join it "
+				     "(its computer account %s$ is not tagged '%s'); "
+				     "leave it yourself with 'net ads leave'",
 				     host, ctx->pb->domain.realm, ctx->pb->lab, f.netbios, tag);
 			goto out;
 		}
@@ -633,15 +653,18 @@ int pv_cmd_cleanup_join(struct pv_ctx *ctx)
 		deleted = true;
 	}
 	if (ctx->json)
-		printf("{\"ok\":true,\"exit\":0,\"stopped\":true,\"left\":%s,\"account_deleted\":%s,"
+		printf("{\"ok\":true,\"exit\":0,\"stopped\":true,\"left\":%s,\"account_deleted\":%"
+		       "s,"
 		       "\"seconds\":%.3f}\n",
 		       left ? "true" : "false", deleted ? "true" : "false", pv_now() - t0);
 	else if (want_leave)
-		printf("cleanup join: '%s' left %s; computer account %s$ deleted; smbd and winbindd "
+		printf("cleanup join: '%s' left %s; computer account %s$ deleted; smbd and "
+		       "winbindd "
 		       "stopped\n",
 		       host, ctx->pb->domain.realm, f.netbios);
 	else
-		printf("cleanup join: smbd and winbindd stopped on '%s'; still a member of %s (pass "
+		printf("cleanup join: smbd and winbindd stopped on '%s'; still a member of %s "
+		       "(pass "
 		       "--leave to leave the domain and delete the computer account)\n",
 		       host, ctx->pb->domain.realm);
 out:

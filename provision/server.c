@@ -23,7 +23,7 @@
 #include <strings.h>
 
 #define SPN_CHUNK 500 /* values per LDAP modify */
-#define KT_CHUNK 200  /* principals per 'net ads keytab add' */
+#define KT_CHUNK  200 /* principals per 'net ads keytab add' */
 
 struct srv_run {
 	struct pv_ctx *ctx;
@@ -70,9 +70,16 @@ static int ensure_shares(struct srv_run *run)
 	pv_buf_addstr(
 		&sc,
 		"\n[ \"$dry\" = 1 ] || mkdir -p \"$base\" || exit 9\n"
+		/* one 'net conf list' (each net run costs ~0.1 s): the comment of share $1 from it,
+		 * '-' when there is no such share (share names are case-insensitive) */
+		"conf=$(net conf list 2>/dev/null)\n"
+		"comment() { printf '%s\\n' \"$conf\" | awk -v s=\"$1\" 'BEGIN { s = \"[\" tolower(s) \"]\" }\n"
+		"  /^\\[/ { f = (tolower($0) == s); if (f) found = 1; next }\n"
+		"  f && $1 == \"comment\" { sub(/^[^=]*= ?/, \"\"); c = $0 }\n"
+		"  END { if (!found) print \"-\"; else print c }'; }\n"
 		"share() {\n"
-		"  if net conf showshare \"$1\" >/dev/null 2>&1; then\n"
-		"    c=$(net conf getparm \"$1\" comment 2>/dev/null || true)\n"
+		"  c=$(comment \"$1\")\n"
+		"  if [ \"$c\" != - ]; then\n"
 		"    if [ \"$c\" != \"$tag\" ]; then echo \"conflict $1\"; return 1; fi\n"
 		"    [ \"$dry\" = 1 ] || mkdir -p \"$2\" || { echo \"nodir $1\"; return 1; }\n"
 		"    echo \"present $1\"\n"
@@ -80,7 +87,8 @@ static int ensure_shares(struct srv_run *run)
 		"  else\n"
 		"    made=0; [ -d \"$2\" ] || made=1\n"
 		"    mkdir -p \"$2\" && chmod 0755 \"$2\" || { echo \"nodir $1\"; return 1; }\n"
-		"    if o=$(net conf addshare \"$1\" \"$2\" writeable=y guest_ok=n \"$tag\" 2>&1); then\n"
+		"    if o=$(net conf addshare \"$1\" \"$2\" writeable=y guest_ok=n \"$tag\" 2>&1); "
+		"then\n"
 		"      echo \"created $1\"\n"
 		"    else\n"
 		"      [ $made = 0 ] || rmdir -- \"$2\" 2>/dev/null\n"
@@ -102,7 +110,8 @@ static int ensure_shares(struct srv_run *run)
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_srv_run(run->rem, "making the shares", sc.data, NULL, 0, &out, NULL, 120)) != PV_OK)
+	if ((r = pv_srv_run(run->rem, "making the shares", sc.data, NULL, 0, &out, NULL, 120)) !=
+	    PV_OK)
 		goto out;
 	for (char *line = out.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		char word[16] = "", sh[256] = "";
@@ -119,19 +128,22 @@ static int ensure_shares(struct srv_run *run)
 			run->shares_missing++;
 			pv_log(PV_LOG_INFO, "would create share '%s'", sh);
 		} else if (strcmp(word, "conflict") == 0) {
-			r = pv_error(PV_ECONFLICT, "share '%s' exists on '%s' but is not lab '%s''s (its "
-						   "comment is not '%s'); pick another server.share_template "
-						   "or remove it",
+			r = pv_error(PV_ECONFLICT,
+				     "share '%s' exists on '%s' but is not lab '%s''s (its "
+				     "comment is not '%s'); pick another server.share_template "
+				     "or remove it",
 				     sh, s->host.name, run->pb->lab, run->tag);
 			goto out;
 		} else if (strcmp(word, "nodir") == 0) {
-			r = pv_error(PV_EREMOTE, "cannot make the folder '%s/%s' on '%s' (disk full or "
-						 "read-only?)",
+			r = pv_error(PV_EREMOTE,
+				     "cannot make the folder '%s/%s' on '%s' (disk full or "
+				     "read-only?)",
 				     s->share_path, sh, s->host.name);
 			goto out;
 		} else if (strcmp(word, "refused") == 0) {
-			r = pv_error(PV_ECONFIG, "Samba on '%s' refused the share '%s' (from "
-						 "server.share_template '%s'): %s",
+			r = pv_error(PV_ECONFIG,
+				     "Samba on '%s' refused the share '%s' (from "
+				     "server.share_template '%s'): %s",
 				     s->host.name, sh, s->share_template,
 				     line + strlen(word) + strlen(sh) + 2);
 			goto out;
@@ -203,8 +215,9 @@ static int account_dn(struct srv_run *run, char **dn)
 
 	free(desc);
 	if (r == PV_OK && !*dn)
-		r = pv_error(PV_EDIR, "the computer account %s$ of '%s' is not in the directory; run "
-				      "provision join first",
+		r = pv_error(PV_EDIR,
+			     "the computer account %s$ of '%s' is not in the directory; run "
+			     "provision join first",
 			     run->f.netbios, run->pb->server.host.name);
 	return r;
 }
@@ -235,9 +248,10 @@ static int keytab_principals(struct srv_run *run, struct pv_strset *set, struct 
 	struct pv_buf out = PV_BUF_INIT;
 	int r;
 
-	r = pv_srv_run(run->rem, "listing the keytab",
-		       "net ads keytab list </dev/null 2>/dev/null | awk 'NR > 1 { print $3 }' | sort -u",
-		       NULL, 0, &out, NULL, 60);
+	r = pv_srv_run(
+		run->rem, "listing the keytab",
+		"net ads keytab list </dev/null 2>/dev/null | awk 'NR > 1 { print $3 }' | sort -u",
+		NULL, 0, &out, NULL, 60);
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		char *at;
 
@@ -264,7 +278,8 @@ static int run_as_admin(struct srv_run *run, const char *what, const char *body)
 	if (strchr(run->pb->domain.admin, '@'))
 		snprintf(princ, sizeof(princ), "%s", run->pb->domain.admin);
 	else
-		snprintf(princ, sizeof(princ), "%s@%s", run->pb->domain.admin, run->pb->domain.realm);
+		snprintf(princ, sizeof(princ), "%s@%s", run->pb->domain.admin,
+			 run->pb->domain.realm);
 	pv_buf_addstr(&s, "set -e\numask 077\n"
 			  "cc=$(mktemp \"${TMPDIR:-/tmp}/provision-krb5cc.XXXXXX\")\n"
 			  "trap 'rm -f \"$cc\"' EXIT\nexport KRB5CCNAME=\"FILE:$cc\"\n"
@@ -280,15 +295,15 @@ static int run_as_admin(struct srv_run *run, const char *what, const char *body)
 		char tail[1024];
 
 		snprintf(tail, sizeof(tail), "%s", pv_errmsg());
-		r = pv_error(st == 4 ? PV_ECRED : PV_EREMOTE, "%s on '%s' failed (status %d)%s%s", what,
-			     run->pb->server.host.name, st, tail[0] ? ": " : "", tail);
+		r = pv_error(st == 4 ? PV_ECRED : PV_EREMOTE, "%s on '%s' failed (status %d)%s%s",
+			     what, run->pb->server.host.name, st, tail[0] ? ": " : "", tail);
 	}
 	return r;
 }
 
 static int ensure_spns(struct srv_run *run)
 {
-	struct spn_list want = { 0 }, add = { 0 };
+	struct spn_list want = {0}, add = {0};
 	struct pv_strset *have = NULL, *kt = NULL;
 	struct pv_buf body = PV_BUF_INIT;
 	char **vals = NULL, *dn = NULL;
@@ -335,7 +350,7 @@ static int ensure_spns(struct srv_run *run)
 			continue;
 		if (nkt % KT_CHUNK == 0)
 			pv_buf_addstr(&body, nkt ? " --use-kerberos=required -N </dev/null >&2\n"
-						 "net ads keytab add"
+						   "net ads keytab add"
 						 : "net ads keytab add");
 		pv_buf_addstr(&body, " ");
 		pv_sh_quote(&body, want.v[i]);
@@ -380,8 +395,9 @@ static int connect_all(struct srv_run *run, bool need_joined)
 	if ((r = pv_srv_probe(run->rem, false, &run->f)) != PV_OK)
 		return r;
 	if (need_joined && !run->f.joined)
-		return pv_error(PV_EFAIL, "'%s' is not joined to %s (net ads testjoin fails); run "
-					  "provision join first",
+		return pv_error(PV_EFAIL,
+				"'%s' is not joined to %s (net ads testjoin fails); run "
+				"provision join first",
 				run->pb->server.host.name, run->pb->domain.realm);
 	return pv_dir_connect(&run->pb->domain, -1, run->admin, &run->dir);
 }
@@ -395,7 +411,7 @@ static void release(struct srv_run *run)
 
 int pv_cmd_server(struct pv_ctx *ctx)
 {
-	struct srv_run run = { .ctx = ctx };
+	struct srv_run run = {.ctx = ctx};
 	struct pv_tree_stats ts;
 	struct pv_trees *trees = NULL;
 	double t0 = pv_now();
@@ -431,7 +447,8 @@ int pv_cmd_server(struct pv_ctx *ctx)
 		       run.shares_missing, run.shares_there, run.spn_missing, run.spn_there);
 		pv_tree_stats_print(stdout, &ts);
 	} else {
-		printf("server: shares %u created, %u present; alias SPNs %zu added, %zu present%s\n",
+		printf("server: shares %u created, %u present; alias SPNs %zu added, %zu "
+		       "present%s\n",
 		       run.shares_made, run.shares_there, run.spn_added, run.spn_there,
 		       run.kt_added ? " (keytab updated)" : "");
 		pv_tree_stats_print(stdout, &ts);
@@ -486,7 +503,7 @@ static bool alias_spn(const struct pv_playbook *pb, const char *spn)
 
 static int remove_spns(struct srv_run *run)
 {
-	struct spn_list del = { 0 }, ktl = { 0 };
+	struct spn_list del = {0}, ktl = {0};
 	struct pv_strset *kt = NULL;
 	char **vals = NULL, *dn = NULL, *desc = NULL;
 	size_t nvals = 0;
@@ -526,7 +543,8 @@ static int remove_spns(struct srv_run *run)
 			run, "rebuilding the keytab",
 			"kt=$(testparm -s --parameter-name='dedicated keytab file' 2>/dev/null | "
 			"sed 's/^FILE://')\n"
-			"[ -n \"$kt\" ] && [ -f \"$kt\" ] || { echo \"no dedicated keytab file\" >&2; exit 3; }\n"
+			"[ -n \"$kt\" ] && [ -f \"$kt\" ] || { echo \"no dedicated keytab file\" "
+			">&2; exit 3; }\n"
 			"mv -f -- \"$kt\" \"$kt.provision-old\"\n"
 			"if net ads keytab create --use-kerberos=required -N </dev/null >&2; then\n"
 			"  rm -f -- \"$kt.provision-old\"\n"
@@ -580,7 +598,8 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 			pv_log(PV_LOG_INFO, "removed share '%s' and its folder", line + 8);
 		} else if (strncmp(line, "would ", 6) == 0) {
 			(*removed)++;
-			printf("cleanup server: would remove share '%s' and its folder\n", line + 6);
+			printf("cleanup server: would remove share '%s' and its folder\n",
+			       line + 6);
 		} else if (strncmp(line, "failed ", 7) == 0) {
 			r = pv_error(PV_EREMOTE, "cannot delete share '%s' on '%s'", line + 7,
 				     run->pb->server.host.name);
@@ -593,7 +612,7 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 
 int pv_cmd_cleanup_server(struct pv_ctx *ctx)
 {
-	struct srv_run run = { .ctx = ctx };
+	struct srv_run run = {.ctx = ctx};
 	unsigned removed = 0;
 	double t0 = pv_now();
 	int r;
@@ -619,7 +638,8 @@ int pv_cmd_cleanup_server(struct pv_ctx *ctx)
 		printf("cleanup server: nothing to do: no share or alias SPN of lab '%s' on '%s'\n",
 		       ctx->pb->lab, ctx->pb->server.host.name);
 	else
-		printf("cleanup server: removed %u shares (with their trees) and %zu alias SPNs%s in "
+		printf("cleanup server: removed %u shares (with their trees) and %zu alias SPNs%s "
+		       "in "
 		       "%.1f s\n",
 		       removed, run.spn_removed, run.kt_rebuilt ? "; keytab rebuilt" : "",
 		       pv_now() - t0);

@@ -36,12 +36,12 @@
 #include <unistd.h>
 
 #define WORKERS_DEFAULT 8
-#define WORKERS_MAX 64
-#define GETENT_BATCH 500        /* names per getent call */
-#define SSH_USERS_BATCH 64      /* users listed and sent per round */
-#define TAR_FLUSH (32u << 20)   /* send the tar stream in pieces of about this size */
-#define COPY_BATCH 256          /* users per template-copy round trip */
-#define TICK_FILES 32
+#define WORKERS_MAX	64
+#define GETENT_BATCH	500	    /* names per getent call */
+#define SSH_USERS_BATCH 64	    /* users listed and sent per round */
+#define TAR_FLUSH	(32u << 20) /* send the tar stream in pieces of about this size */
+#define COPY_BATCH	256	    /* users per template-copy round trip */
+#define TICK_FILES	32
 
 struct tuser {
 	char name[256];
@@ -78,9 +78,9 @@ static void progress(struct pv_trees *t, bool final)
 	double now = pv_now(), el = now - t->t0;
 	double fps = el > 0 ? (double)t->done_files / el : 0;
 	double mbs = el > 0 ? (double)t->done_bytes / 1e6 / el : 0;
-	unsigned pct = t->total_files ? (unsigned)(100.0 * (double)t->done_files /
-						   (double)t->total_files)
-				      : 100;
+	unsigned pct = t->total_files
+			       ? (unsigned)(100.0 * (double)t->done_files / (double)t->total_files)
+			       : 100;
 
 	if (t->ctx->cli.verbosity < 0)
 		return;
@@ -97,7 +97,8 @@ static void progress(struct pv_trees *t, bool final)
 		fprintf(stderr, "\r\033[Ktrees (%s): %lu/%lu files %3u%% %.0f files/s %.1f MB/s",
 			t->st->via, t->done_files, t->total_files, pct, fps, mbs);
 	else
-		fprintf(stderr, "provision: trees (%s): %lu/%lu files (%u%%, %.0f files/s, %.1f MB/s)\n",
+		fprintf(stderr,
+			"provision: trees (%s): %lu/%lu files (%u%%, %.0f files/s, %.1f MB/s)\n",
 			t->st->via, t->done_files, t->total_files, pct, fps, mbs);
 }
 
@@ -111,7 +112,8 @@ static int list_users(struct pv_trees *t)
 	int r;
 
 	if (pb->nclients == 0)
-		return pv_error(PV_ECONFIG, "the playbook has no clients: users are made per client");
+		return pv_error(PV_ECONFIG,
+				"the playbook has no clients: users are made per client");
 	t->nusers = pb->nclients * per;
 	if (!(t->users = calloc(t->nusers, sizeof(*t->users))))
 		return pv_error(PV_EIO, "out of memory");
@@ -171,8 +173,10 @@ static int map_users(struct pv_trees *t)
 				*nl = '\0';
 			if (sscanf(line, "%255[^:]:%lu:%lu", name, &uid, &gid) != 3)
 				continue;
-			/* "LAB\\name" (any separator), or just "name" with winbind's default domain */
-			if (strlen(name) > dlen && strncasecmp(name, t->pb->domain.netbios, dlen) == 0)
+			/* "LAB\\name" (any separator), or just "name" with winbind's default domain
+			 */
+			if (strlen(name) > dlen &&
+			    strncasecmp(name, t->pb->domain.netbios, dlen) == 0)
 				memmove(name, name + dlen + 1, strlen(name + dlen + 1) + 1);
 			for (size_t i = b; i < e; i++)
 				if (t->users[i].uid == (unsigned long)-1 &&
@@ -187,9 +191,11 @@ static int map_users(struct pv_trees *t)
 				snprintf(first, sizeof(first), "%s", t->users[i].name);
 	}
 	if (r == PV_OK && missing)
-		r = pv_error(PV_EFAIL, "%zu of %zu users are not in the domain as '%s' sees it (first: "
-				       "'%s\\%s'); run provision dc first (same lab, same --users)",
-			     missing, t->nusers, t->pb->server.host.name, t->pb->domain.netbios, first);
+		r = pv_error(PV_EFAIL,
+			     "%zu of %zu users are not in the domain as '%s' sees it (first: "
+			     "'%s\\%s'); run provision dc first (same lab, same --users)",
+			     missing, t->nusers, t->pb->server.host.name, t->pb->domain.netbios,
+			     first);
 	pv_buf_release(&sc, 0);
 	pv_buf_release(&out, 0);
 	return r;
@@ -218,8 +224,9 @@ static int tar_header(struct pv_buf *b, const char *path, bool dir, unsigned lon
 			if (full[i] == '/' && len - i - 1 <= 100 && len - i - 1 > 0)
 				split = i;
 		if (!split)
-			return pv_error(PV_ECONFIG, "path '%s' is too long for the tar stream of --via "
-						    "ssh; use shorter share or user names",
+			return pv_error(PV_ECONFIG,
+					"path '%s' is too long for the tar stream of --via "
+					"ssh; use shorter share or user names",
 					full);
 		memcpy(h + 345, full, split);
 		memcpy(h, full + split + 1, len - split - 1);
@@ -326,8 +333,8 @@ static int make_user_dirs(struct pv_trees *t)
 	if (r == PV_OK && !sc.data)
 		r = pv_error(PV_EIO, "out of memory");
 	if (r == PV_OK)
-		r = pv_srv_run(t->rem, "looking at the users' folders", sc.data, NULL, 0, &out, NULL,
-				       300);
+		r = pv_srv_run(t->rem, "looking at the users' folders", sc.data, NULL, 0, &out,
+			       NULL, 300);
 	if (r == PV_OK) {
 		struct pv_strset *ne = pv_strset_new();
 
@@ -417,7 +424,7 @@ static int ssh_listing(struct pv_trees *t, size_t b, size_t e, struct pv_buf *ou
 			*hv = p;
 			cap = nc;
 		}
-		(*hv)[n++] = (struct have){ sp + 1, type == 'd', size }; /* points into out */
+		(*hv)[n++] = (struct have){sp + 1, type == 'd', size}; /* points into out */
 	}
 	if (n)
 		qsort(*hv, n, sizeof(**hv), by_path);
@@ -445,7 +452,8 @@ static const char copy_script[] =
 	"    open(my $o, \">\", \"$to/$p\") or die \"$to/$p: $!\\n\"; binmode $i; binmode $o;\n"
 	"    my $b; while (my $n = sysread($i, $b, 1048576)) {\n"
 	"      defined(syswrite($o, $b)) or die \"$to/$p: $!\\n\" }\n"
-	"    close($o) or die \"$to/$p: $!\\n\"; close($i); chown($u, $g, \"$to/$p\") or die \"$to/$p: $!\\n\" }\n"
+	"    close($o) or die \"$to/$p: $!\\n\"; close($i); chown($u, $g, \"$to/$p\") or die "
+	"\"$to/$p: $!\\n\" }\n"
 	"}' \"$tpl\"\n"
 	"fi\n"
 	"while read -r u g to; do cp -r \"$tpl\"/. \"$to\"/ && chown -R \"$u:$g\" \"$to\"; done\n";
@@ -480,15 +488,17 @@ static int ssh_template(struct pv_trees *t)
 	if (r == PV_OK && !sc.data)
 		r = pv_error(PV_EIO, "out of memory");
 	if (r == PV_OK)
-		r = pv_srv_run(t->rem, "sending the template tree", sc.data, tar.data, tar.len, &out,
-			       NULL, 3600);
+		r = pv_srv_run(t->rem, "sending the template tree", sc.data, tar.data, tar.len,
+			       &out, NULL, 3600);
 	if (r == PV_OK) {
 		snprintf(tpl, sizeof(tpl), "%s", out.data ? out.data : "");
 		tpl[strcspn(tpl, "\n")] = '\0';
 		if (strncmp(tpl, "./.provision-tpl.", 17) != 0)
-			r = pv_error(PV_EREMOTE, "no template folder made on '%s'", t->pb->server.host.name);
+			r = pv_error(PV_EREMOTE, "no template folder made on '%s'",
+				     t->pb->server.host.name);
 	}
-	pv_log(PV_LOG_DEBUG, "trees: template of %zu bytes sent at %.3f s", tar.len, pv_now() - t->t0);
+	pv_log(PV_LOG_DEBUG, "trees: template of %zu bytes sent at %.3f s", tar.len,
+	       pv_now() - t->t0);
 	for (size_t b = 0; b < t->nusers && r == PV_OK; b += COPY_BATCH) {
 		size_t e = b + COPY_BATCH < t->nusers ? b + COPY_BATCH : t->nusers, n = 0;
 
@@ -515,11 +525,12 @@ static int ssh_template(struct pv_trees *t)
 			r = pv_error(PV_EIO, "out of memory");
 			break;
 		}
-		r = pv_srv_run(t->rem, "copying the template into the users' folders", sc.data, out.data,
-			       out.len, NULL, NULL, 3600);
+		r = pv_srv_run(t->rem, "copying the template into the users' folders", sc.data,
+			       out.data, out.len, NULL, NULL, 3600);
 		if (r != PV_OK && strstr(pv_errmsg(), "No space left"))
 			r = pv_error(PV_EREMOTE, "the disk of '%s' is full under %s: %s",
-				     t->pb->server.host.name, t->pb->server.share_path, pv_errmsg());
+				     t->pb->server.host.name, t->pb->server.share_path,
+				     pv_errmsg());
 		for (size_t i = b; i < e && r == PV_OK; i++) {
 			if (t->users[i].nonempty)
 				continue;
@@ -540,8 +551,8 @@ static int ssh_template(struct pv_trees *t)
 		pv_sh_quote(&sc, t->pb->server.share_path);
 		pv_buf_addstr(&sc, " && rm -rf -- ");
 		pv_sh_quote(&sc, tpl);
-		r2 = sc.data ? pv_srv_run(t->rem, "removing the template", sc.data, NULL, 0, NULL, NULL,
-					  600)
+		r2 = sc.data ? pv_srv_run(t->rem, "removing the template", sc.data, NULL, 0, NULL,
+					  NULL, 600)
 			     : pv_error(PV_EIO, "out of memory");
 		if (r == PV_OK)
 			r = r2;
@@ -586,17 +597,19 @@ static int build_ssh(struct pv_trees *t)
 				if (nh)
 					h = bsearch(&key, hv, nh, sizeof(*hv), by_path);
 				if (h && h->dir != en->dir) {
-					r = pv_error(PV_EREMOTE, "%s/%s on '%s' is a %s where the fileset "
-								 "has a %s; remove it and run again",
+					r = pv_error(PV_EREMOTE,
+						     "%s/%s on '%s' is a %s where the fileset "
+						     "has a %s; remove it and run again",
 						     t->pb->server.share_path, path,
-						     t->pb->server.host.name, h->dir ? "folder" : "file",
+						     t->pb->server.host.name,
+						     h->dir ? "folder" : "file",
 						     en->dir ? "folder" : "file");
 					break;
 				}
 				if (en->dir) {
 					if (!h) {
-						r = tar_header(&tar, path, true, 0, u->uid, u->gid, 0755,
-							       now);
+						r = tar_header(&tar, path, true, 0, u->uid, u->gid,
+							       0755, now);
 						t->st->dirs_made++;
 					}
 					continue;
@@ -605,9 +618,10 @@ static int build_ssh(struct pv_trees *t)
 					t->st->files_ok++;
 					continue;
 				}
-				if ((r = tar_header(&tar, path, false, en->size, u->uid, u->gid, 0644,
-						    now)) != PV_OK ||
-				    (r = tar_data(&tar, pv_fileset_seed(t->fs, en, u->name), en->size)))
+				if ((r = tar_header(&tar, path, false, en->size, u->uid, u->gid,
+						    0644, now)) != PV_OK ||
+				    (r = tar_data(&tar, pv_fileset_seed(t->fs, en, u->name),
+						  en->size)))
 					break;
 				if (h)
 					t->st->files_fixed++;
@@ -704,24 +718,25 @@ static int tick(void *arg, unsigned long files, uint64_t bytes)
 	return 0;
 }
 
-static void worker(struct pv_trees *t, int fd, size_t first, size_t step, const struct pv_secret *pw)
+static void worker(struct pv_trees *t, int fd, size_t first, size_t step,
+		   const struct pv_secret *pw)
 {
-	const char *server = t->pb->server.host.address ? t->pb->server.host.address
-						       : t->pb->server.host.name;
+	const char *server =
+		t->pb->server.host.address ? t->pb->server.host.address : t->pb->server.host.name;
 
 	for (size_t i = first; i < t->nusers; i += step) {
 		struct tuser *u = &t->users[i];
-		struct wctx w = { fd, t->fs, u->name, 0, 0, pv_now() };
+		struct wctx w = {fd, t->fs, u->name, 0, 0, pv_now()};
 		struct pv_smb *s = NULL;
 		struct rec rc;
 		int r;
 
 		memset(&rc, 0, sizeof(rc));
-		r = pv_smb_session(server, t->pb->domain.netbios, u->name, pw, t->pb->domain.timeout,
-				   &s);
+		r = pv_smb_session(server, t->pb->domain.netbios, u->name, pw,
+				   t->pb->domain.timeout, &s);
 		if (r == PV_OK)
-			r = pv_smb_tree_build(s, t->shares[u->share - 1], u->name, t->items, t->fs->n,
-					      !u->nonempty, fill, &w, tick, &w, &rc.res);
+			r = pv_smb_tree_build(s, t->shares[u->share - 1], u->name, t->items,
+					      t->fs->n, !u->nonempty, fill, &w, tick, &w, &rc.res);
 		pv_smb_free(s);
 		rc.files = w.files;
 		rc.bytes = w.bytes;
@@ -768,7 +783,8 @@ static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nw
 		size_t got = 0;
 		ssize_t n = 0;
 
-		while (got < sizeof(rc) && (n = read(fds[0], (char *)&rc + got, sizeof(rc) - got)) != 0) {
+		while (got < sizeof(rc) &&
+		       (n = read(fds[0], (char *)&rc + got, sizeof(rc) - got)) != 0) {
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0)
@@ -793,7 +809,8 @@ static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nw
 			if (first_code == PV_OK) {
 				first_code = rc.code;
 				snprintf(first_msg, sizeof(first_msg), "%s", rc.msg);
-				/* stop the others cleanly: what is written stays, a re-run goes on */
+				/* stop the others cleanly: what is written stays, a re-run goes on
+				 */
 				for (unsigned w = 0; w < started; w++)
 					kill(pids[w], SIGTERM);
 			}
@@ -832,9 +849,10 @@ static int users_password(struct pv_ctx *ctx, struct pv_secret **out)
 		ref.value = NULL;
 	}
 	if (ref.source == PV_SECRET_UNSET)
-		return pv_error(PV_ECONFIG, "building trees over SMB logs on as each user: set "
-					    "users.password, pass --password-file or --stdin-password, "
-					    "or build with --via ssh");
+		return pv_error(PV_ECONFIG,
+				"building trees over SMB logs on as each user: set "
+				"users.password, pass --password-file or --stdin-password, "
+				"or build with --via ssh");
 	return pv_resolve_secret(ctx, &ref, "users' password", out);
 }
 
@@ -861,7 +879,7 @@ int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, struct pv_tree_s
 	memset(st, 0, sizeof(*st));
 	if (!t)
 		return pv_error(PV_EIO, "out of memory");
-	*t = (struct pv_trees){ .ctx = ctx, .pb = ctx->pb, .rem = rem, .st = st };
+	*t = (struct pv_trees){.ctx = ctx, .pb = ctx->pb, .rem = rem, .st = st};
 	st->via = strcmp(via, "ssh") == 0 ? "ssh" : "smb";
 	if (strcmp(via, "smb") != 0 && strcmp(via, "ssh") != 0) {
 		r = pv_error(PV_EUSAGE, "--via '%s': expected smb or ssh", via);
@@ -898,8 +916,8 @@ int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, struct pv_tree_s
 					 sizeof(t->shares[0]))) != PV_OK)
 			goto out;
 	for (size_t i = 0; i < t->fs->n; i++)
-		t->items[i] = (struct pv_smb_item){ t->fs->entries[i].path, t->fs->entries[i].dir,
-						    t->fs->entries[i].size };
+		t->items[i] = (struct pv_smb_item){t->fs->entries[i].path, t->fs->entries[i].dir,
+						   t->fs->entries[i].size};
 	/* every user must be in the domain before anything is made */
 	r = map_users(t);
 out:
@@ -918,12 +936,8 @@ int pv_trees_build(struct pv_trees *t)
 
 	if (st->skipped)
 		return PV_OK;
-	if (t->ctx->cli.opt[OPT_DRY_RUN]) {
-		pv_log(PV_LOG_INFO, "would build %zu trees of %zu files (%.1f MB each) from fileset "
-				    "'%s' over %s",
-		       t->nusers, t->fs->nfiles, (double)t->fs->bytes / 1e6, t->fs->name, st->via);
-		return PV_OK;
-	}
+	if (t->ctx->cli.opt[OPT_DRY_RUN])
+		return PV_OK; /* the summary says what would be built */
 	t->t0 = t->last_draw = pv_now();
 	if ((r = make_user_dirs(t)) != PV_OK)
 		return r;
@@ -946,18 +960,21 @@ void pv_tree_stats_print(FILE *f, const struct pv_tree_stats *st)
 		return;
 	}
 	if (st->seconds == 0 && written == 0 && st->files_ok == 0) {
-		fprintf(f, "server: would build %lu trees of %lu files (%.1f MB each) from fileset "
-			   "'%s' over %s\n",
-			st->users, st->files_per_user, (double)st->bytes_per_user / 1e6, st->fileset,
-			st->via);
+		fprintf(f,
+			"server: would build %lu trees of %lu files (%.1f MB each) from fileset "
+			"'%s' over %s\n",
+			st->users, st->files_per_user, (double)st->bytes_per_user / 1e6,
+			st->fileset, st->via);
 		return;
 	}
-	fprintf(f, "server: trees of %lu users (fileset '%s', %lu files, %.1f MB each) over %s: %lu "
-		   "files written (%lu fixed), %lu already right, %lu folders made, %.1f MB in %.1f "
-		   "s: %.0f files/s, %.1f MB/s\n",
-		st->users, st->fileset, st->files_per_user, (double)st->bytes_per_user / 1e6, st->via,
-		written, st->files_fixed, st->files_ok, st->dirs_made, (double)st->bytes_written / 1e6,
-		st->seconds, st->seconds > 0 ? (double)written / st->seconds : 0,
+	fprintf(f,
+		"server: trees of %lu users (fileset '%s', %lu files, %.1f MB each) over %s: %lu "
+		"files written (%lu fixed), %lu already right, %lu folders made, %.1f MB in %.1f "
+		"s: %.0f files/s, %.1f MB/s\n",
+		st->users, st->fileset, st->files_per_user, (double)st->bytes_per_user / 1e6,
+		st->via, written, st->files_fixed, st->files_ok, st->dirs_made,
+		(double)st->bytes_written / 1e6, st->seconds,
+		st->seconds > 0 ? (double)written / st->seconds : 0,
 		st->seconds > 0 ? (double)st->bytes_written / 1e6 / st->seconds : 0);
 }
 
@@ -969,9 +986,10 @@ void pv_tree_stats_json(FILE *f, const struct pv_tree_stats *st)
 	}
 	fprintf(f, "\"trees\":{\"skipped\":false,\"via\":\"%s\",\"fileset\":", st->via);
 	pv_out_json_str(f, st->fileset);
-	fprintf(f, ",\"users\":%lu,\"files_per_user\":%lu,\"bytes_per_user\":%llu,"
-		   "\"files_written\":%lu,\"files_fixed\":%lu,\"files_ok\":%lu,\"dirs_made\":%lu,"
-		   "\"bytes_written\":%llu,\"seconds\":%.3f,\"files_per_second\":%.1f}",
+	fprintf(f,
+		",\"users\":%lu,\"files_per_user\":%lu,\"bytes_per_user\":%llu,"
+		"\"files_written\":%lu,\"files_fixed\":%lu,\"files_ok\":%lu,\"dirs_made\":%lu,"
+		"\"bytes_written\":%llu,\"seconds\":%.3f,\"files_per_second\":%.1f}",
 		st->users, st->files_per_user, st->bytes_per_user, st->files_made + st->files_fixed,
 		st->files_fixed, st->files_ok, st->dirs_made, st->bytes_written, st->seconds,
 		st->seconds > 0 ? (double)(st->files_made + st->files_fixed) / st->seconds : 0);

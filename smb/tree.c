@@ -16,15 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK (1u << 20) /* bytes per write request at most */
-#define ATTR_DIR 0x10    /* FILE_ATTRIBUTE_DIRECTORY, MS-FSCC 2.6 */
+#define CHUNK	 (1u << 20) /* bytes per write request at most */
+#define ATTR_DIR 0x10	    /* FILE_ATTRIBUTE_DIRECTORY, MS-FSCC 2.6 */
 
 /* "smb://server/share/base[/path]", every component percent-encoded (RFC 3986 unreserved
  * characters and '/' kept) because libsmbclient decodes what it is given. */
 static int url(struct pv_buf *b, const struct pv_smb *s, const char *share, const char *base,
 	       const char *path)
 {
-	const char *parts[3] = { share, base, path };
+	const char *parts[3] = {share, base, path};
 	static const char hex[] = "0123456789ABCDEF";
 
 	pv_buf_reset(b);
@@ -36,7 +36,7 @@ static int url(struct pv_buf *b, const struct pv_smb *s, const char *share, cons
 		if (pv_buf_addstr(b, "/") < 0)
 			return -1;
 		for (const unsigned char *c = (const unsigned char *)parts[i]; *c; c++) {
-			char e[3] = { '%', hex[*c >> 4], hex[*c & 15] };
+			char e[3] = {'%', hex[*c >> 4], hex[*c & 15]};
 			bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
 				     (*c >= '0' && *c <= '9') || strchr("-._~/", *c);
 
@@ -60,19 +60,21 @@ static int fail(struct pv_smb *s, int err, const char *what, const char *share, 
 	case EACCES:
 	case EPERM:
 		if (!s->reached)
-			return pv_error(PV_ECRED, "SMB logon as %s\\%s on '%s' refused, or no access to "
-						  "//%s/%s/%s (%s)",
+			return pv_error(PV_ECRED,
+					"SMB logon as %s\\%s on '%s' refused, or no access to "
+					"//%s/%s/%s (%s)",
 					s->workgroup, s->user, s->server, s->server, share, path,
 					strerror(err));
-		return pv_error(PV_EREMOTE, "SMB %s //%s/%s/%s as %s: %s", what, s->server, share, path,
-				s->user, strerror(err));
+		return pv_error(PV_EREMOTE, "SMB %s //%s/%s/%s as %s: %s", what, s->server, share,
+				path, s->user, strerror(err));
 	case ENOSPC:
 	case EDQUOT:
-		return pv_error(PV_EREMOTE, "the disk of '%s' is full: SMB %s //%s/%s/%s failed (%s)",
+		return pv_error(PV_EREMOTE,
+				"the disk of '%s' is full: SMB %s //%s/%s/%s failed (%s)",
 				s->server, what, s->server, share, path, strerror(err));
 	default:
-		return pv_error(PV_EREMOTE, "SMB %s //%s/%s/%s as %s: %s", what, s->server, share, path,
-				s->user, strerror(err));
+		return pv_error(PV_EREMOTE, "SMB %s //%s/%s/%s as %s: %s", what, s->server, share,
+				path, s->user, strerror(err));
 	}
 }
 
@@ -160,7 +162,7 @@ static int by_path(const void *a, const void *b)
 
 static const struct found *lookup(const struct listing *l, const char *path)
 {
-	struct found key = { (char *)path, false, 0 };
+	struct found key = {(char *)path, false, 0};
 
 	return l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), by_path) : NULL;
 }
@@ -219,7 +221,7 @@ int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
 		      void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
 		      struct pv_smb_tree_result *res)
 {
-	struct listing l = { 0 };
+	struct listing l = {0};
 	struct pv_buf u = PV_BUF_INIT;
 	int r = PV_OK;
 
@@ -231,8 +233,9 @@ int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
 		const struct found *f = lookup(&l, it->path);
 
 		if (f && f->dir != it->dir) {
-			r = pv_error(PV_EREMOTE, "//%s/%s/%s/%s is a %s where the fileset has a %s; "
-						 "remove it and run again",
+			r = pv_error(PV_EREMOTE,
+				     "//%s/%s/%s/%s is a %s where the fileset has a %s; "
+				     "remove it and run again",
 				     s->server, share, base, it->path, f->dir ? "folder" : "file",
 				     it->dir ? "folder" : "file");
 			break;
@@ -244,7 +247,8 @@ int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
 				r = pv_error(PV_EIO, "out of memory");
 				break;
 			}
-			if (smbc_getFunctionMkdir(s->ctx)(s->ctx, u.data, 0755) < 0 && errno != EEXIST) {
+			if (smbc_getFunctionMkdir(s->ctx)(s->ctx, u.data, 0755) < 0 &&
+			    errno != EEXIST) {
 				r = fail(s, errno, "making folder", share, it->path);
 				break;
 			}
@@ -276,7 +280,7 @@ int pv_smb_tree_verify(struct pv_smb *s, const char *share, const char *base,
 		       const struct pv_smb_item *items, size_t n, unsigned long *ok,
 		       unsigned long *missing, unsigned long *wrong)
 {
-	struct listing l = { 0 };
+	struct listing l = {0};
 	int r;
 
 	*ok = *missing = *wrong = 0;
@@ -300,7 +304,7 @@ out:
 int pv_smb_tree_remove(struct pv_smb *s, const char *share, const char *base,
 		       unsigned long *removed)
 {
-	struct listing l = { 0 };
+	struct listing l = {0};
 	struct pv_buf u = PV_BUF_INIT;
 	int r;
 

@@ -76,8 +76,8 @@ START_TEST(plan_shape)
 			seen = fs->entries[j].dir && strcmp(fs->entries[j].path, parent) == 0;
 		ck_assert_msg(seen, "%s comes before its folder", e->path);
 		if (e->part == PV_PART_STATIC)
-			ck_assert_msg(e->size == 1024 || (e->size >= 10 && e->size <= 20), "%s: %llu",
-				      e->path, (unsigned long long)e->size);
+			ck_assert_msg(e->size == 1024 || (e->size >= 10 && e->size <= 20),
+				      "%s: %llu", e->path, (unsigned long long)e->size);
 		else
 			ck_assert_uint_eq(e->size, 0);
 	}
@@ -193,8 +193,9 @@ START_TEST(errors)
 	refused("parts: {}\n", "'parts' is empty");
 	refused("parts:\n  stale: {files: 1}\n", "t.yaml:2:3: unknown key 'stale' in parts");
 	refused("parts:\n  static: {files: 3}\n", "has files but no 'sizes'");
-	refused("parts:\n  static: {files: x, sizes: [{size: 1}]}\n", "t.yaml:2:19: 'parts.static.files' "
-									 "is 'x', not a number");
+	refused("parts:\n  static: {files: x, sizes: [{size: 1}]}\n",
+		"t.yaml:2:19: 'parts.static.files' "
+		"is 'x', not a number");
 	refused("parts:\n  static: {files: 1, sizes: [{size: 3 parsecs}]}\n", "not a size");
 	refused("parts:\n  static: {files: 1, sizes: [{size: [9, 3]}]}\n", "down to");
 	refused("parts:\n  static: {files: 1, sizes: [{size: [1, 2, 3]}]}\n", "has 3 values");
@@ -213,8 +214,7 @@ START_TEST(errors)
 }
 END_TEST
 
-static void shipped(const char *path, double mb_lo, double mb_hi, size_t files_lo,
-		    size_t files_hi)
+static void shipped(const char *path, double mb_lo, double mb_hi, size_t files_lo, size_t files_hi)
 {
 	struct pv_fileset *fs = NULL;
 	double mb;
