@@ -49,7 +49,8 @@ $LAB_SH exec cli1 -- getent hosts srvu1 "srvu$USERS" | sed 's/^/    /'
 cat <<TXT
 
 Explore:  tests/lab/lab.sh exec ctl -- $TOP/bin/provision -p $TOP/playbooks/lab.yaml check -v
-Undo:     tests/lab/lab.sh exec ctl -- $TOP/bin/provision -p $TOP/playbooks/lab.yaml cleanup dc
-          (and cleanup client, cleanup controller)
+Undo, phase by phase (each removes exactly what its phase made):
+          P="tests/lab/lab.sh exec ctl -- $TOP/bin/provision -p $TOP/playbooks/lab.yaml"
+          \$P cleanup client; \$P cleanup server; \$P cleanup join --leave; \$P cleanup dc
 Remove the lab:  make lab-down
 TXT
