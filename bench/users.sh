@@ -40,19 +40,29 @@ on ctl "$PV" -p "$PLAYBOOK" -q cleanup dc >/dev/null 2>&1 || true
 on ctl ldapdelete "${LDAP_ARGS[@]}" -c -f "$BT/users.dns" >/dev/null 2>&1 || true
 
 declare -a A_ADD P_ADD A_DEL P_DEL RERUN P_CPU A_DC P_DC
-for ((r = 1; r <= ROUNDS; r++)); do
+# Each round: ldapadd and ldapdelete; provision dc, its re-run and provision cleanup dc; so both
+# tools add to and delete from a directory of about the same size.
+# Deleted users stay as tombstones, so the directory grows a little each step: odd rounds run
+# ldapadd first, even rounds provision first.
+reference() {
 	timed ldapadd ctl ldapadd "${LDAP_ARGS[@]}" -f "$BT/users.ldif"
+	timed ldapdel ctl ldapdelete "${LDAP_ARGS[@]}" -f "$BT/users.dns"
+}
+ours() {
 	timed pvadd ctl "$PV" -p "$PLAYBOOK" --no-progress dc --users "$PER"
 	grep -q "created $USERS," "$BT/pvadd.out" || { echo "bench: provision did not create $USERS:" >&2; cat "$BT/pvadd.out" >&2; exit 1; }
 	timed rerun ctl "$PV" -p "$PLAYBOOK" --no-progress dc --users "$PER"
-	timed ldapdel ctl ldapdelete "${LDAP_ARGS[@]}" -f "$BT/users.dns"
 	timed pvdel ctl "$PV" -p "$PLAYBOOK" --no-progress cleanup dc
+}
+for ((r = 1; r <= ROUNDS; r++)); do
+	if ((r % 2)); then reference; ours; else ours; reference; fi
 	A_ADD+=("$(val ldapadd wall)") P_ADD+=("$(val pvadd wall)") RERUN+=("$(val rerun wall)")
 	A_DEL+=("$(val ldapdel wall)") P_DEL+=("$(val pvdel wall)") P_CPU+=("$(val pvadd cpu)")
 	A_DC+=("$(val ldapadd dccpu)") P_DC+=("$(val pvadd dccpu)")
-	printf 'round %d: add ldapadd %ss provision %ss (ratio %s) | re-run %ss | delete ldapdelete %ss provision %ss | CPU ours %ss DC %ss\n' \
+	printf 'round %d: add ldapadd %ss provision %ss (ratio %s) | re-run %ss | delete ldapdelete %ss provision %ss | CPU ours %ss DC %ss (ldapadd: DC %ss)\n' \
 		"$r" "$(val ldapadd wall)" "$(val pvadd wall)" "$(ratio "$(val ldapadd wall)" "$(val pvadd wall)")" \
-		"$(val rerun wall)" "$(val ldapdel wall)" "$(val pvdel wall)" "$(val pvadd cpu)" "$(val pvadd dccpu)"
+		"$(val rerun wall)" "$(val ldapdel wall)" "$(val pvdel wall)" "$(val pvadd cpu)" "$(val pvadd dccpu)" \
+		"$(val ldapadd dccpu)"
 done
 
 # samba-tool: one process per user over ldap:// with Kerberos (sealed), a random password so
