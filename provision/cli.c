@@ -28,7 +28,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "password never expiring, tagged 'provision:<lab>' in its description, in the lab's OU\n"
 	  "(made when missing). The password travels in the same LDAP add, only over LDAPS,\n"
 	  "StartTLS (CA checked) or sealed SASL/GSSAPI; anything else is refused before sending.\n"
-	  "Many adds are kept in flight on one connection. Re-runnable: one paged search finds\n"
+	  "Adds are pipelined on one connection. Re-runnable: one paged search finds\n"
 	  "the users already there, and only the missing ones are made; a killed run is finished\n"
 	  "by the next. The first add goes alone, so a password the domain refuses stops the run\n"
 	  "after one try. --dry-run says what would be made. --verify then gets a Kerberos ticket\n"
@@ -100,7 +100,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "cleanup <dc|join|server|client|controller> [--leave] [--backup DIR]",
 	  "remove what a phase made, and nothing else",
 	  "Removes exactly the objects the named phase made for this lab.\n"
-	  "cleanup dc: deletes every user tagged with this lab (many deletes in flight), then the\n"
+	  "cleanup dc: deletes every user tagged with this lab (pipelined), then the\n"
 	  "lab's OU when this lab made it and it is empty; a second run says there is nothing to do.\n"
 	  "cleanup client: removes this lab's hosts block from every client (or --clients), and\n"
 	  "nothing else, safely as 'client' writes (lock, change check, rename or in place); the\n"
