@@ -577,8 +577,10 @@ int pv_cmd_cleanup_dc(struct pv_ctx *ctx)
 	pv_progress_start(&d.prog, ctx, "cleanup dc", "users", l.n);
 	if ((r = pv_dir_pipe_new(dir, window(), del_done, &d, &pipe)) != PV_OK)
 		goto out;
-	for (size_t i = 0; i < l.n && r == PV_OK; i++)
-		r = pv_dir_pipe_delete(pipe, l.dns[i], NULL);
+	/* Newest first, as ldapdelete of a creation-ordered list would: the paged search returns
+	 * entries in creation order. */
+	for (size_t i = l.n; i > 0 && r == PV_OK; i--)
+		r = pv_dir_pipe_delete(pipe, l.dns[i - 1], NULL);
 	if (r == PV_OK)
 		r = pv_dir_pipe_drain(pipe);
 	pv_progress_end(&d.prog);

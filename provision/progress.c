@@ -1,6 +1,7 @@
 /* provision/progress.c: progress of long work. On a terminal (foreground, not -q, no
  * --no-progress) a live line with count, rate and ETA, redrawn at most 10 times a second;
- * otherwise a plain line every 10 seconds, so logs show that work goes on. */
+ * otherwise a plain line every 10 seconds, so logs show that work goes on. --no-progress
+ * (and -q) silence both. */
 #include "provision/provision.h"
 
 #include <stdio.h>
@@ -18,7 +19,7 @@ void pv_progress_start(struct pv_progress *p, const struct pv_ctx *ctx, const ch
 		       const char *unit, unsigned long total)
 {
 	p->live = ctx->progress;
-	p->quiet = ctx->cli.verbosity < 0;
+	p->quiet = ctx->cli.verbosity < 0 || ctx->cli.opt[OPT_NO_PROGRESS] != NULL;
 	p->what = what;
 	p->unit = unit;
 	p->total = total;
