@@ -51,51 +51,22 @@ struct client_run {
 	struct pv_strset *set;
 };
 
-/* The clients this run is for: --clients A,B (each must be in the playbook), else all. */
+/* The clients this run is for, as shallow copies (the fan-out takes an array of hosts). */
 static int select_clients(struct client_run *run)
 {
-	const struct pv_playbook *pb = run->pb;
-	const char *list = run->ctx->cli.opt[OPT_CLIENTS];
-	char *copy = NULL, *save = NULL;
-	int r = PV_OK;
+	const struct pv_host **sel = NULL;
+	int r;
 
-	if (pb->nclients == 0)
-		return pv_error(PV_ECONFIG, "the playbook has no clients (add a clients: list)");
-	if (!(run->hosts = calloc(pb->nclients, sizeof(*run->hosts))))
+	if ((r = pv_ctx_clients(run->ctx, &sel, &run->n)) != PV_OK)
+		return r;
+	if (!(run->hosts = calloc(run->n, sizeof(*run->hosts)))) {
+		free(sel);
 		return pv_error(PV_EIO, "out of memory");
-	if (!list) {
-		for (size_t i = 0; i < pb->nclients; i++)
-			run->hosts[run->n++] = pb->clients[i];
-		return PV_OK;
 	}
-	if (!(copy = strdup(list)))
-		return pv_error(PV_EIO, "out of memory");
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		const struct pv_host *h = pv_playbook_client(pb, t);
-		bool dup = false;
-
-		if (!h) {
-			struct pv_buf names = PV_BUF_INIT;
-
-			for (size_t i = 0; i < pb->nclients; i++)
-				pv_buf_addf(&names, "%s%s", i ? ", " : "", pb->clients[i].name);
-			r = pv_error(PV_ECONFIG,
-				     "unknown client '%s' in --clients; the playbook's "
-				     "clients are: %s",
-				     t, names.data ? names.data : "");
-			pv_buf_release(&names, 0);
-			goto out;
-		}
-		for (size_t i = 0; i < run->n; i++)
-			dup |= strcmp(run->hosts[i].name, h->name) == 0;
-		if (!dup)
-			run->hosts[run->n++] = *h;
-	}
-	if (run->n == 0)
-		r = pv_error(PV_EUSAGE, "--clients names no client");
-out:
-	free(copy);
-	return r;
+	for (size_t i = 0; i < run->n; i++)
+		run->hosts[i] = *sel[i];
+	free(sel);
+	return PV_OK;
 }
 
 /* The server's name and its N aliases, every alias checked against the NetBIOS rule. */

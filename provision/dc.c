@@ -63,54 +63,6 @@ static void record_failure(struct dc_run *run, int code, const char *msg)
 	pv_log(PV_LOG_WARN, "%s", msg);
 }
 
-/* The clients this run is for: --clients A,B (each must be in the playbook), else all. */
-static int select_clients(struct dc_run *run)
-{
-	const struct pv_playbook *pb = run->pb;
-	const char *list = run->ctx->cli.opt[OPT_CLIENTS];
-	char *copy = NULL, *save = NULL;
-	int r = PV_OK;
-
-	if (pb->nclients == 0)
-		return pv_error(PV_ECONFIG, "the playbook has no clients: users are made per client "
-					    "(add a clients: list)");
-	run->clients = calloc(pb->nclients, sizeof(*run->clients));
-	if (!run->clients)
-		return pv_error(PV_EIO, "out of memory");
-	if (!list) {
-		for (size_t i = 0; i < pb->nclients; i++)
-			run->clients[run->nclients++] = &pb->clients[i];
-		return PV_OK;
-	}
-	if (!(copy = strdup(list)))
-		return pv_error(PV_EIO, "out of memory");
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		const struct pv_host *h = pv_playbook_client(pb, t);
-		bool dup = false;
-
-		if (!h) {
-			struct pv_buf names = PV_BUF_INIT;
-
-			for (size_t i = 0; i < pb->nclients; i++)
-				pv_buf_addf(&names, "%s%s", i ? ", " : "", pb->clients[i].name);
-			r = pv_error(PV_ECONFIG, "unknown client '%s' in --clients; the playbook's "
-						 "clients are: %s",
-				     t, names.data ? names.data : "");
-			pv_buf_release(&names, 0);
-			goto out;
-		}
-		for (size_t i = 0; i < run->nclients; i++)
-			dup |= run->clients[i] == h;
-		if (!dup && run->nclients < pb->nclients)
-			run->clients[run->nclients++] = h;
-	}
-	if (run->nclients == 0)
-		r = pv_error(PV_EUSAGE, "--clients names no client");
-out:
-	free(copy);
-	return r;
-}
-
 static int user_name(const struct dc_run *run, size_t client, unsigned long n, char *out,
 		     size_t len)
 {
@@ -125,28 +77,6 @@ static int user_dn(const struct dc_run *run, const char *name, struct pv_buf *dn
 	    pv_buf_addf(dn, ",%s", run->pb->users.ou) < 0)
 		return pv_error(PV_EIO, "out of memory");
 	return PV_OK;
-}
-
-/* The users' shared password: --password-file, --stdin-password, or the playbook's. */
-static int users_password(struct dc_run *run, struct pv_secret **out)
-{
-	struct pv_ctx *ctx = run->ctx;
-	struct pv_secret_ref ref = run->pb->users.password;
-
-	if (ctx->cli.opt[OPT_PASSWORD_FILE] && ctx->cli.opt[OPT_STDIN_PASSWORD])
-		return pv_error(PV_EUSAGE, "give --password-file or --stdin-password, not both");
-	if (ctx->cli.opt[OPT_PASSWORD_FILE]) {
-		ref.source = PV_SECRET_FILE;
-		ref.value = (char *)ctx->cli.opt[OPT_PASSWORD_FILE];
-	} else if (ctx->cli.opt[OPT_STDIN_PASSWORD]) {
-		ref.source = PV_SECRET_STDIN;
-		ref.value = NULL;
-	}
-	if (ref.source == PV_SECRET_UNSET)
-		return pv_error(PV_ECONFIG, "no password for the users: set users.password in the "
-					    "playbook (e.g. {file: PATH}), or pass --password-file "
-					    "or --stdin-password");
-	return pv_resolve_secret(ctx, &ref, "users' password", out);
 }
 
 static int collect_ours(const char *dn, const char *const *vals, void *arg)
@@ -399,10 +329,10 @@ int pv_cmd_dc(struct pv_ctx *ctx)
 			     run.per_client, USERS_MAX);
 		goto out;
 	}
-	if ((r = select_clients(&run)) != PV_OK)
+	if ((r = pv_ctx_clients(ctx, &run.clients, &run.nclients)) != PV_OK)
 		goto out;
 	snprintf(run.tag, sizeof(run.tag), "provision:%s", ctx->pb->lab);
-	if ((r = users_password(&run, &pw)) != PV_OK)
+	if ((r = pv_ctx_users_password(ctx, NULL, &pw)) != PV_OK)
 		goto out;
 	switch (pv_unicodepwd(&run.unipwd, pw->data, pw->len)) {
 	case 0:

@@ -2,6 +2,7 @@
  * overrides (--set, then the command options that stand for playbook values). */
 #include "provision/provision.h"
 
+#include "util/buf.h"
 #include "util/err.h"
 
 #include <stdio.h>
@@ -90,4 +91,80 @@ out:
 		free(owned[i]);
 	free(sets);
 	return r;
+}
+
+int pv_ctx_clients(struct pv_ctx *ctx, const struct pv_host ***out, size_t *n)
+{
+	const struct pv_playbook *pb = ctx->pb;
+	const char *list = ctx->cli.opt[OPT_CLIENTS];
+	const struct pv_host **sel = NULL;
+	char *copy = NULL, *save = NULL;
+	size_t k = 0;
+	int r = PV_OK;
+
+	if (pb->nclients == 0)
+		return pv_error(PV_ECONFIG, "the playbook has no clients (add a clients: list)");
+	if (!(sel = calloc(pb->nclients, sizeof(*sel))))
+		return pv_error(PV_EIO, "out of memory");
+	if (!list) {
+		for (size_t i = 0; i < pb->nclients; i++)
+			sel[k++] = &pb->clients[i];
+		goto out;
+	}
+	if (!(copy = strdup(list))) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const struct pv_host *h = pv_playbook_client(pb, t);
+		bool dup = false;
+
+		if (!h) {
+			struct pv_buf names = PV_BUF_INIT;
+
+			for (size_t i = 0; i < pb->nclients; i++)
+				pv_buf_addf(&names, "%s%s", i ? ", " : "", pb->clients[i].name);
+			r = pv_error(PV_ECONFIG, "unknown client '%s' in --clients; the playbook's "
+						 "clients are: %s",
+				     t, names.data ? names.data : "");
+			pv_buf_release(&names, 0);
+			goto out;
+		}
+		for (size_t i = 0; i < k; i++)
+			dup |= sel[i] == h;
+		if (!dup)
+			sel[k++] = h;
+	}
+	if (k == 0)
+		r = pv_error(PV_EUSAGE, "--clients names no client");
+out:
+	free(copy);
+	if (r != PV_OK) {
+		free(sel);
+		return r;
+	}
+	*out = sel;
+	*n = k;
+	return PV_OK;
+}
+
+int pv_ctx_users_password(struct pv_ctx *ctx, const char *unset_hint, struct pv_secret **out)
+{
+	struct pv_secret_ref ref = ctx->pb->users.password;
+
+	if (ctx->cli.opt[OPT_PASSWORD_FILE] && ctx->cli.opt[OPT_STDIN_PASSWORD])
+		return pv_error(PV_EUSAGE, "give --password-file or --stdin-password, not both");
+	if (ctx->cli.opt[OPT_PASSWORD_FILE]) {
+		ref.source = PV_SECRET_FILE;
+		ref.value = (char *)ctx->cli.opt[OPT_PASSWORD_FILE];
+	} else if (ctx->cli.opt[OPT_STDIN_PASSWORD]) {
+		ref.source = PV_SECRET_STDIN;
+		ref.value = NULL;
+	}
+	if (ref.source == PV_SECRET_UNSET)
+		return pv_error(PV_ECONFIG, "no password for the users: set users.password in the "
+					    "playbook (e.g. {file: PATH}), or pass --password-file or "
+					    "--stdin-password%s%s",
+				unset_hint ? ", " : "", unset_hint ? unset_hint : "");
+	return pv_resolve_secret(ctx, &ref, "users' password", out);
 }

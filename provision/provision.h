@@ -21,6 +21,13 @@ struct pv_ctx {
 /* main.c: load the playbook named by -p (or $PROVISION_PLAYBOOK, or ./provision.yaml) with
  * --set and command-option overrides into ctx->pb. */
 int pv_ctx_load(struct pv_ctx *ctx);
+/* The clients a command runs on (after pv_ctx_load): those of --clients A,B in that order
+ * without repeats (PV_ECONFIG naming an unknown one), else all. *out points into ctx->pb;
+ * the caller frees the array only. */
+int pv_ctx_clients(struct pv_ctx *ctx, const struct pv_host ***out, size_t *n);
+/* The users' shared password: --password-file, --stdin-password, else users.password;
+ * unset_hint (may be NULL) is added to the message when none is given. */
+int pv_ctx_users_password(struct pv_ctx *ctx, const char *unset_hint, struct pv_secret **out);
 
 /* output.c */
 void pv_out_init(struct pv_ctx *ctx);

@@ -835,27 +835,6 @@ static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nw
 
 /* ---- the entry point ---- */
 
-static int users_password(struct pv_ctx *ctx, struct pv_secret **out)
-{
-	struct pv_secret_ref ref = ctx->pb->users.password;
-
-	if (ctx->cli.opt[OPT_PASSWORD_FILE] && ctx->cli.opt[OPT_STDIN_PASSWORD])
-		return pv_error(PV_EUSAGE, "give --password-file or --stdin-password, not both");
-	if (ctx->cli.opt[OPT_PASSWORD_FILE]) {
-		ref.source = PV_SECRET_FILE;
-		ref.value = (char *)ctx->cli.opt[OPT_PASSWORD_FILE];
-	} else if (ctx->cli.opt[OPT_STDIN_PASSWORD]) {
-		ref.source = PV_SECRET_STDIN;
-		ref.value = NULL;
-	}
-	if (ref.source == PV_SECRET_UNSET)
-		return pv_error(PV_ECONFIG,
-				"building trees over SMB logs on as each user: set "
-				"users.password, pass --password-file or --stdin-password, "
-				"or build with --via ssh");
-	return pv_resolve_secret(ctx, &ref, "users' password", out);
-}
-
 void pv_trees_free(struct pv_trees *t)
 {
 	if (!t)
@@ -903,7 +882,9 @@ int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, struct pv_tree_s
 		goto out;
 	st->users = t->nusers;
 	t->total_files = (unsigned long)(t->nusers * t->fs->nfiles);
-	if (st->via[1] == 'm' && !ctx->cli.opt[OPT_DRY_RUN] && (r = users_password(ctx, &t->pw)))
+	/* over SMB every user logs on as itself, so the shared password is needed */
+	if (st->via[1] == 'm' && !ctx->cli.opt[OPT_DRY_RUN] &&
+	    (r = pv_ctx_users_password(ctx, "or build with --via ssh", &t->pw)))
 		goto out;
 	if (!(t->shares = calloc(ctx->pb->server.shares, sizeof(*t->shares))) ||
 	    !(t->items = calloc(t->fs->n ? t->fs->n : 1, sizeof(*t->items)))) {
