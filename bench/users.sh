@@ -18,6 +18,7 @@ BASE=DC=lab,DC=test
 REF_OU="OU=bench-ldapadd,$BASE"
 
 echo "bench: users.sh rebuilds the lab (lab down + up) before each measured side" >&2
+"$LAB_SH" up >/dev/null || { echo "bench: lab up failed" >&2; exit 1; }
 [[ -x $PV ]] || { echo "bench: build first (make)" >&2; exit 1; }
 
 # The reference LDIF: the same attributes provision sends, password included.
