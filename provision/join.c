@@ -446,6 +446,26 @@ out:
 	return r;
 }
 
+/* What join and cleanup join start with: the playbook, the server's tag, the admin secret,
+ * one SSH session to the server and its facts (clock: also read its clock). */
+static int open_server(struct pv_ctx *ctx, bool clock, char *tag, size_t taglen,
+		       struct pv_secret **admin, struct pv_remote **rem, struct pv_srv_facts *f)
+{
+	int r;
+
+	if ((r = pv_ctx_load(ctx)) != PV_OK)
+		return r;
+	if (!ctx->pb->has_server)
+		return pv_error(PV_ECONFIG, "the playbook has no server: section");
+	pv_srv_tag(tag, taglen, ctx->pb);
+	if ((r = pv_resolve_secret(ctx, &ctx->pb->domain.admin_password, "admin password",
+				   admin)) != PV_OK)
+		return r;
+	if ((r = pv_remote_connect(&ctx->pb->server.host, rem)) != PV_OK)
+		return r;
+	return pv_srv_probe(*rem, clock, f);
+}
+
 int pv_cmd_join(struct pv_ctx *ctx)
 {
 	struct pv_secret *admin = NULL;
@@ -458,20 +478,10 @@ int pv_cmd_join(struct pv_ctx *ctx)
 	int r;
 
 	memset(&f, 0, sizeof(f));
-	if ((r = pv_ctx_load(ctx)) != PV_OK)
-		goto out;
-	if (!ctx->pb->has_server) {
-		r = pv_error(PV_ECONFIG, "the playbook has no server: section");
-		goto out;
-	}
-	host = ctx->pb->server.host.name;
-	pv_srv_tag(tag, sizeof(tag), ctx->pb);
-	if ((r = pv_resolve_secret(ctx, &ctx->pb->domain.admin_password, "admin password",
-				   &admin)) != PV_OK)
-		goto out;
-	if ((r = pv_remote_connect(&ctx->pb->server.host, &rem)) != PV_OK)
-		goto out;
-	if ((r = pv_srv_probe(rem, true, &f)) != PV_OK)
+	r = open_server(ctx, true, tag, sizeof(tag), &admin, &rem, &f);
+	if (ctx->pb && ctx->pb->has_server)
+		host = ctx->pb->server.host.name;
+	if (r != PV_OK)
 		goto out;
 	if (strcasecmp(f.security, "ads") != 0 || strcasecmp(f.realm, ctx->pb->domain.realm) != 0) {
 		r = pv_error(PV_ECONFIG,
@@ -582,20 +592,10 @@ int pv_cmd_cleanup_join(struct pv_ctx *ctx)
 	double t0 = pv_now();
 	int r;
 
-	if ((r = pv_ctx_load(ctx)) != PV_OK)
-		goto out;
-	if (!ctx->pb->has_server) {
-		r = pv_error(PV_ECONFIG, "the playbook has no server: section");
-		goto out;
-	}
-	host = ctx->pb->server.host.name;
-	pv_srv_tag(tag, sizeof(tag), ctx->pb);
-	if ((r = pv_resolve_secret(ctx, &ctx->pb->domain.admin_password, "admin password",
-				   &admin)) != PV_OK)
-		goto out;
-	if ((r = pv_remote_connect(&ctx->pb->server.host, &rem)) != PV_OK)
-		goto out;
-	if ((r = pv_srv_probe(rem, false, &f)) != PV_OK)
+	r = open_server(ctx, false, tag, sizeof(tag), &admin, &rem, &f);
+	if (ctx->pb && ctx->pb->has_server)
+		host = ctx->pb->server.host.name;
+	if (r != PV_OK)
 		goto out;
 	if ((r = pv_dir_connect(&ctx->pb->domain, -1, admin, &dir)) != PV_OK)
 		goto out;
