@@ -1,5 +1,7 @@
 /* tests/unit/check_cli.c: command-line parsing (provision/cli.c). */
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,8 +215,6 @@ int main(void)
 {
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("parse");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_globals_and_command);
 	tcase_add_test(tc, test_globals_after_command);
@@ -230,9 +230,5 @@ int main(void)
 	tcase_add_test(tc, test_count);
 	tcase_add_test(tc, test_tables_consistent);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pv_unit_run(s);
 }

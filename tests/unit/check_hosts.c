@@ -7,6 +7,8 @@
 #include "util/err.h"
 
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -570,11 +572,5 @@ static Suite *hosts_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(hosts_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pv_unit_run(hosts_suite());
 }

@@ -1,5 +1,7 @@
 /* tests/unit/check_ldap.c: the pure encodings of ldap/ (DN, filter, unicodePwd). */
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,8 +101,6 @@ int main(void)
 {
 	Suite *s = suite_create("ldap");
 	TCase *tc = tcase_create("encode");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_dn_escape);
 	tcase_add_test(tc, test_filter_escape);
@@ -108,9 +108,5 @@ int main(void)
 	tcase_add_test(tc, test_unicodepwd_non_ascii);
 	tcase_add_test(tc, test_unicodepwd_invalid);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pv_unit_run(s);
 }

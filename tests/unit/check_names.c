@@ -3,6 +3,8 @@
 #include "util/err.h"
 
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,11 +170,5 @@ static Suite *names_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(names_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pv_unit_run(names_suite());
 }

@@ -6,6 +6,8 @@
 #include "util/err.h"
 
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -889,11 +891,5 @@ static Suite *playbooks_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(playbooks_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pv_unit_run(playbooks_suite());
 }

@@ -1,5 +1,7 @@
 /* tests/unit/check_util.c: util/ (errors, buffers, secrets). */
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,8 +215,6 @@ int main(void)
 {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("util");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_error_record);
@@ -227,9 +227,5 @@ int main(void)
 	tcase_add_test(tc, test_secret_fd_first_line);
 	tcase_add_test(tc, test_strset);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pv_unit_run(s);
 }
