@@ -255,7 +255,7 @@ static int wait_result(struct pv_dir *dir, int msgid, char **diag)
 	return err;
 }
 
-static int finish_one(struct pv_dir *dir, int rc, char *diag, const char *what, const char *dn,
+static int finish_one(int rc, char *diag, const char *what, const char *dn,
 		      bool del, enum pv_dir_result *result)
 {
 	char msg[1024];
@@ -266,7 +266,6 @@ static int finish_one(struct pv_dir *dir, int rc, char *diag, const char *what, 
 		pv_error(*result == PV_DIR_FATAL ? PV_EDIR : PV_OK, "%s", msg);
 	}
 	ldap_memfree(diag);
-	(void)dir;
 	return *result == PV_DIR_FATAL ? PV_EDIR : PV_OK;
 }
 
@@ -290,7 +289,7 @@ int pv_dir_add(struct pv_dir *dir, const char *dn, const struct pv_attr *attrs, 
 		*result = PV_DIR_FATAL;
 		return PV_EDIR;
 	}
-	return finish_one(dir, rc, diag, "adding", dn, false, result);
+	return finish_one(rc, diag, "adding", dn, false, result);
 }
 
 int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result)
@@ -309,7 +308,7 @@ int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result
 		*result = PV_DIR_FATAL;
 		return PV_EDIR;
 	}
-	return finish_one(dir, rc, diag, "deleting", dn, true, result);
+	return finish_one(rc, diag, "deleting", dn, true, result);
 }
 
 /* ---- multi-valued attributes ---- */
@@ -483,7 +482,7 @@ int pv_dir_modify_values(struct pv_dir *dir, const char *dn, const char *attr, e
 		pv_error(PV_OK, "%s", msg);
 		return PV_OK;
 	}
-	return finish_one(dir, rc, diag, "modifying", dn, true, result);
+	return finish_one(rc, diag, "modifying", dn, true, result);
 }
 
 /* ---- pipeline ---- */
