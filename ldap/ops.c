@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 static int wait_seconds(const struct pv_dir *dir)
 {
@@ -309,6 +310,69 @@ int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result
 		return PV_EDIR;
 	}
 	return finish_one(rc, diag, "deleting", dn, true, result);
+}
+
+#define TREE_DELETE_OID "1.2.840.113556.1.4.805"
+
+int pv_dir_delete_tree(struct pv_dir *dir, const char *dn, int budget, void (*tick)(void *),
+		       void *arg, enum pv_dir_result *result)
+{
+	LDAPControl ctrl = { .ldctl_oid = (char *)TREE_DELETE_OID, .ldctl_iscritical = 1 };
+	LDAPControl *ctrls[] = { &ctrl, NULL };
+	time_t deadline = time(NULL) + budget;
+
+	for (;;) {
+		LDAPMessage *res = NULL;
+		char *diag = NULL;
+		int msgid, rc, err = LDAP_OTHER;
+
+		rc = ldap_delete_ext(dir->ld, dn, ctrls, NULL, &msgid);
+		if (rc != LDAP_SUCCESS) {
+			*result = PV_DIR_FATAL;
+			return pv_error_prefix(pv_dir_fail(dir->ld, rc, "sending tree delete",
+							   dir->domain),
+					       "'%s'", dn);
+		}
+		for (;;) {
+			struct timeval tv = { .tv_sec = 1 };
+
+			rc = ldap_result(dir->ld, msgid, LDAP_MSG_ALL, &tv, &res);
+			if (rc != 0 || time(NULL) > deadline)
+				break;
+			if (tick)
+				tick(arg);
+		}
+		if (rc <= 0) {
+			int e = LDAP_TIMEOUT;
+
+			if (rc < 0)
+				ldap_get_option(dir->ld, LDAP_OPT_RESULT_CODE, &e);
+			ldap_msgfree(res);
+			*result = PV_DIR_FATAL;
+			return pv_error_prefix(pv_dir_fail(dir->ld, e, "waiting for a tree delete",
+							   dir->domain),
+					       "'%s' (%d s)", dn, budget);
+		}
+		rc = ldap_parse_result(dir->ld, res, &err, NULL, &diag, NULL, NULL, 1);
+		if (rc != LDAP_SUCCESS) {
+			*result = PV_DIR_FATAL;
+			return pv_dir_fail(dir->ld, rc, "reading the DC's answer", dir->domain);
+		}
+		if (err == LDAP_ADMINLIMIT_EXCEEDED) { /* AD deletes a part per request */
+			ldap_memfree(diag);
+			continue;
+		}
+		if (err == LDAP_UNAVAILABLE_CRITICAL_EXTENSION || err == LDAP_UNWILLING_TO_PERFORM) {
+			char msg[1024];
+
+			result_message(msg, sizeof(msg), "tree delete of", dn, err, diag);
+			ldap_memfree(diag);
+			*result = PV_DIR_REJECTED;
+			pv_error(PV_OK, "%s", msg);
+			return PV_OK;
+		}
+		return finish_one(err, diag, "tree delete of", dn, true, result);
+	}
 }
 
 /* ---- multi-valued attributes ---- */

@@ -60,6 +60,27 @@ void pv_progress_update(struct pv_progress *p, unsigned long done)
 	draw(p, now);
 }
 
+/* Work done in one request, whose progress cannot be seen: the same line with the time spent
+ * instead of a count (the total is what the request covers). */
+void pv_progress_tick(struct pv_progress *p)
+{
+	double now;
+
+	if (p->quiet)
+		return;
+	now = pv_now();
+	if (now - p->last < (p->live ? 0.5 : 10.0))
+		return;
+	p->last = now;
+	if (p->live)
+		fprintf(stderr, "\r\033[K%s: %lu %s in one request, %.0f s", p->what, p->total, p->unit,
+			now - p->start);
+	else
+		fprintf(stderr, "provision: %s: %lu %s in one request, %.0f s\n", p->what, p->total,
+			p->unit, now - p->start);
+	p->drawn = true;
+}
+
 void pv_progress_end(struct pv_progress *p)
 {
 	if (p->live && p->drawn && !p->quiet)

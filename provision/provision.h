@@ -58,6 +58,7 @@ double pv_now(void); /* monotonic seconds */
 void pv_progress_start(struct pv_progress *p, const struct pv_ctx *ctx, const char *what,
 		       const char *unit, unsigned long total);
 void pv_progress_update(struct pv_progress *p, unsigned long done);
+void pv_progress_tick(struct pv_progress *p); /* one long request: time spent, no count */
 void pv_progress_end(struct pv_progress *p);
 
 /* secrets.c: resolve a playbook secret reference; what names the secret in messages. */

@@ -111,10 +111,12 @@ expect_rc 10 "conflict with a foreign object"
 expect_err "cli1-u121"
 expect_out "created 1, already present 240, failed 1"
 
-# 8. cleanup removes exactly this lab's users and keeps the foreign one (so the OU stays)
-pv -p "$PLAYBOOK" cleanup dc
+# 8. cleanup removes exactly this lab's users and keeps the foreign one (so the OU stays and
+# no tree delete is tried)
+pv -p "$PLAYBOOK" -v cleanup dc
 expect_rc 0 "cleanup dc"
 expect_out "deleted 241 users"
+expect_err "holds objects this lab did not make \(1, first: CN=foreign,$LAB_OU\)"
 expect_err "left in place"
 [[ $(count_tagged) -eq 0 ]] || fail "cleanup left $(count_tagged) lab users"
 lds -b "$LAB_OU" '(cn=foreign)' dn | grep -q '^dn:' || fail "cleanup removed a foreign object"
@@ -127,6 +129,18 @@ ou_exists "$LAB_OU" && fail "the lab's OU is still there"
 pv -p "$PLAYBOOK" cleanup dc
 expect_rc 0 "second cleanup"
 expect_out "nothing to do"
+
+# 8b. the lab's OU holding only the lab's users goes in one request (tree delete)
+pv -p "$PLAYBOOK" dc --users 5
+expect_rc 0 "dc --users 5 before a tree delete"
+pv -p "$PLAYBOOK" cleanup dc --dry-run
+expect_out "would delete 10 users and the lab's OU \(in one tree delete\)"
+pv -p "$PLAYBOOK" -v cleanup dc
+expect_rc 0 "cleanup dc by tree delete"
+expect_out "deleted 10 users and the lab's OU"
+expect_err "and its 10 users in one request \(tree delete\)"
+[[ $(count_tagged) -eq 0 ]] || fail "tree delete left $(count_tagged) lab users"
+ou_exists "$LAB_OU" && fail "the lab's OU is still there after the tree delete"
 
 # 9. an OU the lab did not make is used but never deleted
 ldm -a >/dev/null <<LDIF
