@@ -35,13 +35,23 @@ int pv_sh_quote(struct pv_buf *b, const char *s)
 }
 
 /* The last non-empty line of text, for messages (trailing whitespace dropped). */
+/* The line of text that says why a command failed: the last one, unless a line reports a
+ * full disk (tar, for one, names each file it could not write, then ends with a generic
+ * "Exiting with failure status"): then the first such line. */
 static void last_line(const char *text, char *out, size_t len)
 {
-	const char *end, *start;
+	const char *end, *start, *full;
 
 	out[0] = '\0';
 	if (!text)
 		return;
+	if ((full = strstr(text, "No space left on device"))) {
+		for (start = full; start > text && start[-1] != '\n'; start--)
+			;
+		end = strchr(full, '\n');
+		snprintf(out, len, "%.*s", (int)(end ? end - start : (long)strlen(start)), start);
+		return;
+	}
 	end = text + strlen(text);
 	while (end > text && isspace((unsigned char)end[-1]))
 		end--;

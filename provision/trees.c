@@ -268,9 +268,11 @@ static int tar_data(struct pv_buf *b, uint64_t seed, uint64_t size)
 	return PV_OK;
 }
 
-/* Extract what b holds (a tar stream, ended here) under share_path, as root keeping the
- * numeric owners of the headers. */
-static int tar_send(struct pv_trees *t, struct pv_buf *b, const char *what)
+static void prune(struct pv_trees *t, size_t b, size_t e);
+
+/* Extract what b holds (a tar stream, ended here, of users[ub..ue)) under share_path, as root
+ * keeping the numeric owners of the headers. */
+static int tar_send(struct pv_trees *t, struct pv_buf *b, const char *what, size_t ub, size_t ue)
 {
 	struct pv_buf cmd = PV_BUF_INIT;
 	char end[1024];
@@ -288,9 +290,14 @@ static int tar_send(struct pv_trees *t, struct pv_buf *b, const char *what)
 	r = pv_srv_run(t->rem, what, cmd.data, b->data, b->len, NULL, NULL, 3600);
 	pv_buf_release(&cmd, 0);
 	pv_log(PV_LOG_DEBUG, "trees: %zu bytes of tar extracted in %.3f s", b->len, pv_now() - t0);
-	if (r != PV_OK && strstr(pv_errmsg(), "No space left"))
+	if (r != PV_OK && strstr(pv_errmsg(), "No space left")) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", pv_errmsg());
+		prune(t, ub, ue);
 		r = pv_error(PV_EREMOTE, "the disk of '%s' is full under %s: %s",
-			     t->pb->server.host.name, t->pb->server.share_path, pv_errmsg());
+			     t->pb->server.host.name, t->pb->server.share_path, msg);
+	}
 	pv_buf_reset(b);
 	return r;
 }
@@ -319,7 +326,7 @@ static int make_user_dirs(struct pv_trees *t)
 			r = tar_header(&tar, path, true, 0, u->uid, u->gid, 0700, now);
 	}
 	if (r == PV_OK)
-		r = tar_send(t, &tar, "making the users' folders");
+		r = tar_send(t, &tar, "making the users' folders", 0, 0);
 	pv_log(PV_LOG_DEBUG, "trees: folders sent at %.3f s", pv_now() - t->t0);
 	/* folders with something in them: one find for all */
 	pv_buf_addstr(&sc, "cd ");
@@ -432,6 +439,51 @@ static int ssh_listing(struct pv_trees *t, size_t b, size_t e, struct pv_buf *ou
 	return r;
 }
 
+/* After a failed extraction (a full disk): tar leaves files cut short and goes on with the
+ * next ones, so every file of users[b..e) whose size is not the fileset's is removed, in one
+ * command; the tree then holds whole files only and a re-run writes the rest. Best effort:
+ * the caller reports the first failure. */
+static void prune(struct pv_trees *t, size_t b, size_t e)
+{
+	struct pv_buf listing = PV_BUF_INIT, rm = PV_BUF_INIT, sc = PV_BUF_INIT;
+	struct have *hv = NULL;
+	size_t nh = 0, n = 0;
+	char path[1024];
+
+	for (size_t i = b; i < e; i++)
+		t->users[i].nonempty = true; /* list them all */
+	if (ssh_listing(t, b, e, &listing, &hv, &nh) != PV_OK)
+		goto out;
+	for (size_t i = b; i < e; i++)
+		for (size_t j = 0; j < t->fs->n; j++) {
+			const struct pv_fileset_entry *en = &t->fs->entries[j];
+			struct have key, *h;
+
+			if (en->dir || user_path(t, &t->users[i], en->path, path, sizeof(path)))
+				continue;
+			key.path = path;
+			h = nh ? bsearch(&key, hv, nh, sizeof(*hv), by_path) : NULL;
+			if (h && !h->dir && h->size != en->size) {
+				pv_buf_add(&rm, path, strlen(path) + 1);
+				n++;
+			}
+		}
+	if (n == 0)
+		goto out;
+	pv_buf_addstr(&sc, "cd ");
+	pv_sh_quote(&sc, t->pb->server.share_path);
+	pv_buf_addstr(&sc, " && xargs -0 rm -f --");
+	if (sc.data && rm.data &&
+	    pv_srv_run(t->rem, "removing files cut short", sc.data, rm.data, rm.len, NULL, NULL,
+		       600) == PV_OK)
+		pv_log(PV_LOG_INFO, "removed %zu files cut short by the full disk", n);
+out:
+	free(hv);
+	pv_buf_release(&listing, 0);
+	pv_buf_release(&rm, 0);
+	pv_buf_release(&sc, 0);
+}
+
 /* The copier: users on stdin, "uid gid folder" lines. Starting a process costs ~20 ms on a
  * busy server, more than copying a hundred small files, so one perl (Essential on Debian and
  * present on most servers) copies the template into every folder and sets the owner as it
@@ -450,10 +502,12 @@ static const char copy_script[] =
 	"    chown($u, $g, \"$to/$p\") or die \"$to/$p: $!\\n\" }\n"
 	"  for my $p (@f) { open(my $i, \"<\", \"$tpl/$p\") or die \"$tpl/$p: $!\\n\";\n"
 	"    open(my $o, \">\", \"$to/$p\") or die \"$to/$p: $!\\n\"; binmode $i; binmode $o;\n"
-	"    my $b; while (my $n = sysread($i, $b, 1048576)) {\n"
-	"      defined(syswrite($o, $b)) or die \"$to/$p: $!\\n\" }\n"
-	"    close($o) or die \"$to/$p: $!\\n\"; close($i); chown($u, $g, \"$to/$p\") or die "
-	"\"$to/$p: $!\\n\" }\n"
+	"    my $b; while (my $n = sysread($i, $b, 1048576)) { my $d = 0;\n"
+	"      while ($d < $n) { my $w = syswrite($o, $b, $n - $d, $d);\n"
+	"        defined($w) or do { my $e = $!; unlink \"$to/$p\"; die \"$to/$p: $e\\n\" };\n"
+	"        $d += $w } }\n"
+	"    close($o) or do { my $e = $!; unlink \"$to/$p\"; die \"$to/$p: $e\\n\" };\n"
+	"    close($i); chown($u, $g, \"$to/$p\") or die \"$to/$p: $!\\n\" }\n"
 	"}' \"$tpl\"\n"
 	"fi\n"
 	"while read -r u g to; do cp -r \"$tpl\"/. \"$to\"/ && chown -R \"$u:$g\" \"$to\"; done\n";
@@ -484,12 +538,16 @@ static int ssh_template(struct pv_trees *t)
 	pv_sh_quote(&sc, t->pb->server.share_path);
 	pv_buf_addstr(&sc, "\nrm -rf ./.provision-tpl.*\n"
 			   "tpl=$(mktemp -d ./.provision-tpl.XXXXXX)\n"
-			   "tar -x -f - -C \"$tpl\" --no-same-owner\necho \"$tpl\"\n");
+			   "tar -x -f - -C \"$tpl\" --no-same-owner || { e=$?; rm -rf \"$tpl\"; exit $e; }\n"
+			   "echo \"$tpl\"\n");
 	if (r == PV_OK && !sc.data)
 		r = pv_error(PV_EIO, "out of memory");
 	if (r == PV_OK)
 		r = pv_srv_run(t->rem, "sending the template tree", sc.data, tar.data, tar.len,
 			       &out, NULL, 3600);
+	if (r != PV_OK && strstr(pv_errmsg(), "No space left"))
+		r = pv_error(PV_EREMOTE, "the disk of '%s' is full under %s: %s",
+			     t->pb->server.host.name, t->pb->server.share_path, pv_errmsg());
 	if (r == PV_OK) {
 		snprintf(tpl, sizeof(tpl), "%s", out.data ? out.data : "");
 		tpl[strcspn(tpl, "\n")] = '\0';
@@ -629,7 +687,7 @@ static int build_ssh(struct pv_trees *t)
 					t->st->files_made++;
 				t->st->bytes_written += en->size;
 				if (tar.len >= TAR_FLUSH) {
-					r = tar_send(t, &tar, "writing the trees (tar)");
+					r = tar_send(t, &tar, "writing the trees (tar)", b, e);
 					t->done_files = t->st->files_made + t->st->files_fixed +
 							t->st->files_ok;
 					t->done_bytes = t->st->bytes_written;
@@ -639,7 +697,7 @@ static int build_ssh(struct pv_trees *t)
 		}
 		free(hv);
 		if (r == PV_OK && tar.len)
-			r = tar_send(t, &tar, "writing the trees (tar)");
+			r = tar_send(t, &tar, "writing the trees (tar)", b, e);
 		t->done_files = t->st->files_made + t->st->files_fixed + t->st->files_ok;
 		t->done_bytes = t->st->bytes_written;
 		progress(t, false);
@@ -695,6 +753,16 @@ static void fill(void *arg, size_t item, uint64_t offset, void *buf, size_t len)
 	pv_fileset_fill(pv_fileset_seed(w->fs, &w->fs->entries[item], w->user), offset, buf, len);
 }
 
+/* Set in a worker by SIGTERM (the parent stopping everyone after a failure) or SIGINT: the
+ * worker finishes the file it is writing, then stops, so no file is left cut short. */
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
 static int tick(void *arg, unsigned long files, uint64_t bytes)
 {
 	struct wctx *w = arg;
@@ -715,7 +783,7 @@ static int tick(void *arg, unsigned long files, uint64_t bytes)
 		w->bytes = 0;
 		w->last = now;
 	}
-	return 0;
+	return stopping;
 }
 
 static void worker(struct pv_trees *t, int fd, size_t first, size_t step,
@@ -724,7 +792,14 @@ static void worker(struct pv_trees *t, int fd, size_t first, size_t step,
 	const char *server =
 		t->pb->server.host.address ? t->pb->server.host.address : t->pb->server.host.name;
 
-	for (size_t i = first; i < t->nusers; i += step) {
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	for (size_t i = first; i < t->nusers && !stopping; i += step) {
 		struct tuser *u = &t->users[i];
 		struct wctx w = {fd, t->fs, u->name, 0, 0, pv_now()};
 		struct pv_smb *s = NULL;

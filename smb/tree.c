@@ -47,9 +47,14 @@ static int url(struct pv_buf *b, const struct pv_smb *s, const char *share, cons
 	return 0;
 }
 
-/* Translate errno from libsmbclient for an operation on path. */
-static int fail(struct pv_smb *s, int err, const char *what, const char *share, const char *path)
+/* Translate errno from libsmbclient for an operation on base/path (path may be NULL). */
+static int fail(struct pv_smb *s, int err, const char *what, const char *share, const char *base,
+		const char *rel)
 {
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s%s%s", base, rel && *rel ? "/" : "", rel ? rel : "");
+
 	switch (err) {
 	case ECONNREFUSED:
 	case ETIMEDOUT:
@@ -130,7 +135,7 @@ static int scan(struct pv_smb *s, const char *share, const char *base, const cha
 	if (url(u, s, share, base, rel) < 0)
 		return pv_error(PV_EIO, "out of memory");
 	if (!(dir = smbc_getFunctionOpendir(s->ctx)(s->ctx, u->data)))
-		return fail(s, errno, "listing", share, *rel ? rel : base);
+		return fail(s, errno, "listing", share, base, rel);
 	s->reached = true;
 	while ((fi = smbc_getFunctionReaddirPlus(s->ctx)(s->ctx, dir)) != NULL && r == PV_OK) {
 		char path[1024];
@@ -197,7 +202,7 @@ static int write_file(struct pv_smb *s, const char *share, const char *base,
 		return pv_error(PV_EIO, "out of memory");
 	f = smbc_getFunctionOpen(s->ctx)(s->ctx, u->data, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (!f)
-		return fail(s, errno, "creating", share, it->path);
+		return fail(s, errno, "creating", share, base, it->path);
 	s->reached = true;
 	while (off < it->size && r == PV_OK) {
 		size_t n = it->size - off < s->bufsize ? (size_t)(it->size - off) : s->bufsize;
@@ -206,13 +211,17 @@ static int write_file(struct pv_smb *s, const char *share, const char *base,
 		fill(ctx, index, off, s->buf, n);
 		w = smbc_getFunctionWrite(s->ctx)(s->ctx, f, s->buf, n);
 		if (w <= 0)
-			r = fail(s, w < 0 ? errno : EIO, "writing", share, it->path);
+			r = fail(s, w < 0 ? errno : EIO, "writing", share, base, it->path);
 		else
 			off += (uint64_t)w;
 	}
 	/* close reports a failed delayed write (e.g. disk full) too */
 	if (smbc_getFunctionClose(s->ctx)(s->ctx, f) < 0 && r == PV_OK)
-		r = fail(s, errno, "closing", share, it->path);
+		r = fail(s, errno, "closing", share, base, it->path);
+	/* a file cut short (a full disk) goes: the tree holds whole files only, and a re-run
+	 * writes what is missing */
+	if (r != PV_OK)
+		smbc_getFunctionUnlink(s->ctx)(s->ctx, u->data);
 	return r;
 }
 
@@ -249,7 +258,7 @@ int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
 			}
 			if (smbc_getFunctionMkdir(s->ctx)(s->ctx, u.data, 0755) < 0 &&
 			    errno != EEXIST) {
-				r = fail(s, errno, "making folder", share, it->path);
+				r = fail(s, errno, "making folder", share, base, it->path);
 				break;
 			}
 			s->reached = true;
@@ -319,7 +328,7 @@ int pv_smb_tree_remove(struct pv_smb *s, const char *share, const char *base,
 		}
 		if ((l.v[i].dir ? smbc_getFunctionRmdir(s->ctx)(s->ctx, u.data)
 				: smbc_getFunctionUnlink(s->ctx)(s->ctx, u.data)) < 0)
-			r = fail(s, errno, "removing", share, l.v[i].path);
+			r = fail(s, errno, "removing", share, base, l.v[i].path);
 		else
 			(*removed)++;
 	}
@@ -327,7 +336,7 @@ int pv_smb_tree_remove(struct pv_smb *s, const char *share, const char *base,
 		if (url(&u, s, share, base, NULL) < 0)
 			r = pv_error(PV_EIO, "out of memory");
 		else if (smbc_getFunctionRmdir(s->ctx)(s->ctx, u.data) < 0)
-			r = fail(s, errno, "removing", share, base);
+			r = fail(s, errno, "removing", share, base, NULL);
 		else
 			(*removed)++;
 	}

@@ -9,11 +9,13 @@ static _Thread_local char msg[1024];
 
 int pv_error(int code, const char *fmt, ...)
 {
+	char tmp[sizeof(msg)]; /* an argument may be pv_errmsg() itself */
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
+	memcpy(msg, tmp, sizeof(msg));
 	return code;
 }
 

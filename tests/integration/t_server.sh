@@ -157,6 +157,52 @@ pv "${P[@]}" cleanup server
 expect_rc 0 "second cleanup server"
 expect_out "nothing to do"
 
+# 8b. a full disk: share_path on a 3 MiB tmpfs (mounted here, then sshd and smbd on srv are
+# restarted so that their mount namespaces hold it too). Over SMB and over ssh the build stops
+# with exit 8 naming the server and the file, leaves whole files only, and a re-run with room
+# (the tmpfs grown) finishes the trees.
+FULL=$LAB/full
+F=("${P[@]}" --set "server.share_path=$FULL" --set 'server.share_template=full{k}'
+	--set "server.fileset=$T_TMP/full.yaml")
+printf 'name: full\nparts:\n  static: {files: 12, sizes: [{size: 100KiB}]}\ncontent: unique\n' \
+	>"$T_TMP/full.yaml" # 4 users x 1.2 MB
+restart_srv() {
+	"$LAB_SH" sshd srv stop >/dev/null && "$LAB_SH" sshd srv start >/dev/null &&
+		on srv "$LAB/bin/lab-service" restart smbd >/dev/null
+}
+unmount_full() {
+	if mountpoint -q "$FULL"; then umount "$FULL" && rmdir "$FULL" && restart_srv; fi
+}
+trap 'unmount_full; rm -rf "$T_TMP"' EXIT
+full_files() { on srv sh -c "find $FULL -type f | wc -l"; }
+cut_short() { on srv sh -c "find $FULL -type f ! -size 102400c | wc -l"; }
+mkdir -p "$FULL" && mount -t tmpfs -o size=3m,mode=0755 pvlab-full "$FULL" || fail "mounting a tmpfs at $FULL"
+restart_srv || fail "restarting sshd and smbd on srv"
+pv "${F[@]}" server --users 2
+expect_rc 8 "server over SMB on a full disk"
+expect_err "the disk of '198.18.0.20' is full: SMB writing //198.18.0.20/full[12]/st-cli[12]-u[12]/static/f00[0-9]+\.dat"
+[[ $(cut_short) -eq 0 ]] || fail "files cut short left by SMB: $(cut_short)"
+n=$(full_files)
+((n > 0 && n < 48)) || fail "expected part of the 48 files before the disk filled, found $n"
+mount -o remount,size=8m "$FULL"
+pv "${F[@]}" server --users 2
+expect_rc 0 "server over SMB with room again"
+[[ $(full_files) -eq 48 && $(cut_short) -eq 0 ]] || fail "after the re-run: $(full_files) files, $(cut_short) cut short"
+pv "${F[@]}" cleanup server
+expect_rc 0 "cleanup server of the full-disk shares"
+mount -o remount,size=3m "$FULL"
+pv "${F[@]}" server --users 2 --via ssh
+expect_rc 8 "server --via ssh on a full disk"
+expect_err "the disk of 'srv' is full under $FULL: .*st-cli[12]-u[12]/static/f00[0-9]+\.dat: Cannot write: No space left on device"
+[[ $(cut_short) -eq 0 ]] || fail "files cut short left by ssh: $(cut_short)"
+mount -o remount,size=8m "$FULL"
+pv "${F[@]}" server --users 2 --via ssh
+expect_rc 0 "server --via ssh with room again"
+[[ $(full_files) -eq 48 && $(cut_short) -eq 0 ]] || fail "after the ssh re-run: $(full_files) files, $(cut_short) cut short"
+pv "${F[@]}" cleanup server
+expect_rc 0 "cleanup server of the full-disk shares (ssh)"
+unmount_full || fail "unmounting $FULL"
+
 # 9. cleanup join --leave: not a member, no computer account, services stopped
 pv "${P[@]}" cleanup dc
 expect_rc 0 "cleanup dc (lab srvtest)"

@@ -38,6 +38,10 @@ START_TEST(test_error_record)
 	ck_assert_str_eq(pv_errmsg(), "");
 	ck_assert_int_eq(pv_error_prefix(PV_EDIR, "alone"), PV_EDIR);
 	ck_assert_str_eq(pv_errmsg(), "alone");
+	/* the message itself as an argument (wrapping the last error) */
+	pv_error(PV_EREMOTE, "disk full");
+	ck_assert_int_eq(pv_error(PV_EREMOTE, "on 'srv': %s (%d)", pv_errmsg(), 28), PV_EREMOTE);
+	ck_assert_str_eq(pv_errmsg(), "on 'srv': disk full (28)");
 }
 END_TEST
 
