@@ -301,6 +301,64 @@ static int run_as_admin(struct srv_run *run, const char *what, const char *body)
 	return r;
 }
 
+/* Which alias SPNs this lab added is recorded on the server, in <share_path>/.provision-spns.
+ * <lab> (one per line, written before the LDAP modify), so that cleanup removes exactly those:
+ * not one that was there before, nor one another lab added (SPNs carry no tag of their own). */
+static int record_path(const struct srv_run *run, struct pv_buf *b)
+{
+	pv_buf_reset(b);
+	pv_sh_quote(b, run->pb->server.share_path);
+	pv_buf_addstr(b, "/");
+	pv_sh_quote(b, ".provision-spns.");
+	pv_sh_quote(b, run->pb->lab);
+	return b->data ? PV_OK : pv_error(PV_EIO, "out of memory");
+}
+
+static int record_spns(struct srv_run *run, const struct spn_list *add)
+{
+	struct pv_buf sc = PV_BUF_INIT, path = PV_BUF_INIT, in = PV_BUF_INIT;
+	int r;
+
+	if ((r = record_path(run, &path)) != PV_OK)
+		return r;
+	pv_buf_addstr(&sc, "mkdir -p ");
+	pv_sh_quote(&sc, run->pb->server.share_path);
+	pv_buf_addf(&sc, " && cat >> %s", path.data);
+	for (size_t i = 0; i < add->n; i++)
+		pv_buf_addf(&in, "%s\n", add->v[i]);
+	r = sc.data && in.data ? pv_srv_run(run->rem, "recording the alias SPNs", sc.data, in.data,
+					    in.len, NULL, NULL, 60)
+			       : pv_error(PV_EIO, "out of memory");
+	pv_buf_release(&sc, 0);
+	pv_buf_release(&path, 0);
+	pv_buf_release(&in, 0);
+	return r;
+}
+
+/* The record as a set (empty when there is none). */
+static int recorded_spns(struct srv_run *run, struct pv_strset *rec)
+{
+	struct pv_buf sc = PV_BUF_INIT, path = PV_BUF_INIT, out = PV_BUF_INIT;
+	int r;
+
+	if ((r = record_path(run, &path)) != PV_OK)
+		return r;
+	pv_buf_addf(&sc, "cat %s 2>/dev/null || true", path.data);
+	r = sc.data ? pv_srv_run(run->rem, "reading the alias SPN record", sc.data, NULL, 0, &out,
+				 NULL, 60)
+		    : pv_error(PV_EIO, "out of memory");
+	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		if (*line && pv_strset_add(rec, line) < 0)
+			r = pv_error(PV_EIO, "out of memory");
+	}
+	pv_buf_release(&sc, 0);
+	pv_buf_release(&path, 0);
+	pv_buf_release(&out, 0);
+	return r;
+}
+
 static int ensure_spns(struct srv_run *run)
 {
 	struct spn_list want = {0}, add = {0};
@@ -335,6 +393,8 @@ static int ensure_spns(struct srv_run *run)
 			pv_log(PV_LOG_INFO, "would add %zu SPNs to %s", add.n, dn);
 		goto out;
 	}
+	if (add.n && (r = record_spns(run, &add)) != PV_OK)
+		goto out;
 	if ((r = spn_modify(run, dn, PV_DIR_MOD_ADD, add.v, add.n)) != PV_OK)
 		goto out;
 	run->spn_added = add.n;
@@ -504,19 +564,28 @@ static bool alias_spn(const struct pv_playbook *pb, const char *spn)
 static int remove_spns(struct srv_run *run)
 {
 	struct spn_list del = {0}, ktl = {0};
-	struct pv_strset *kt = NULL;
+	struct pv_strset *kt = NULL, *rec = pv_strset_new();
+	struct pv_buf sc = PV_BUF_INIT;
 	char **vals = NULL, *dn = NULL, *desc = NULL;
 	size_t nvals = 0;
 	int found = 0, r;
 	bool kt_alias = false;
 
+	if (!rec)
+		return pv_error(PV_EIO, "out of memory");
+	if ((r = recorded_spns(run, rec)) != PV_OK)
+		goto out;
 	if ((r = pv_srv_account(run->dir, run->pb, run->f.netbios, &dn, &desc)) != PV_OK || !dn)
 		goto out;
 	if ((r = pv_dir_read_values(run->dir, dn, "servicePrincipalName", &found, &vals, &nvals)))
 		goto out;
 	for (size_t i = 0; i < nvals; i++)
-		if (alias_spn(run->pb, vals[i]) && (r = spn_push(&del, vals[i])) != PV_OK)
+		if (pv_strset_has(rec, vals[i]) && (r = spn_push(&del, vals[i])) != PV_OK)
 			goto out;
+	for (size_t i = 0; i < nvals && !run->dry; i++)
+		if (!pv_strset_has(rec, vals[i]) && alias_spn(run->pb, vals[i]))
+			pv_log(PV_LOG_INFO, "alias SPN '%s' left on %s: lab '%s' did not add it",
+			       vals[i], dn, run->pb->lab);
 	if (run->dry) {
 		if (del.n)
 			printf("cleanup server: would remove %zu alias SPNs from %s\n", del.n, dn);
@@ -537,7 +606,7 @@ static int remove_spns(struct srv_run *run)
 	if ((r = keytab_principals(run, kt, &ktl)) != PV_OK)
 		goto out;
 	for (size_t i = 0; i < ktl.n && !kt_alias; i++)
-		kt_alias = alias_spn(run->pb, ktl.v[i]);
+		kt_alias = pv_strset_has(rec, ktl.v[i]);
 	if (kt_alias) {
 		r = run_as_admin(
 			run, "rebuilding the keytab",
@@ -552,6 +621,18 @@ static int remove_spns(struct srv_run *run)
 		run->kt_rebuilt = r == PV_OK;
 	}
 out:
+	/* everything recorded is gone now (or was gone already) */
+	if (r == PV_OK && !run->dry && record_path(run, &sc) == PV_OK) {
+		struct pv_buf rm = PV_BUF_INIT;
+
+		pv_buf_addf(&rm, "rm -f %s", sc.data);
+		r = rm.data ? pv_srv_run(run->rem, "removing the alias SPN record", rm.data, NULL, 0,
+					 NULL, NULL, 60)
+			    : pv_error(PV_EIO, "out of memory");
+		pv_buf_release(&rm, 0);
+	}
+	pv_buf_release(&sc, 0);
+	pv_strset_free(rec);
 	pv_strset_free(kt);
 	pv_dir_values_free(vals, nvals);
 	spn_release(&del);
@@ -624,9 +705,10 @@ int pv_cmd_cleanup_server(struct pv_ctx *ctx)
 	snprintf(run.tag, sizeof(run.tag), "provision:%s", ctx->pb->lab);
 	if ((r = connect_all(&run, false)) != PV_OK)
 		goto out;
-	if ((r = remove_shares(&run, &removed)) != PV_OK)
-		goto out;
+	/* SPNs first: their record lives in share_path, which remove_shares removes */
 	if ((r = remove_spns(&run)) != PV_OK)
+		goto out;
+	if ((r = remove_shares(&run, &removed)) != PV_OK)
 		goto out;
 	if (run.dry)
 		goto out;

@@ -144,10 +144,26 @@ pv "${P[@]}" server --users 2 --password-file "$T_TMP/bad.yaml"
 expect_rc 4 "wrong users' password"
 expect_err "logon as LAB.st-cli[12]-u[12] on '198.18.0.20' refused"
 
-# 8. cleanup server: no share, tree or SPN left, nor alias keytab entries; a second run has nothing
-pv "${P[@]}" cleanup server
+# 8. cleanup server: no share, tree or SPN left, nor alias keytab entries; a second run has nothing.
+# An alias-like SPN the lab did not add (cifs/srvu9, added by hand) stays.
+ldm >/dev/null <<LDIF
+dn: $SRV_DN
+changetype: modify
+add: servicePrincipalName
+servicePrincipalName: cifs/srvu9
+LDIF
+pv "${P[@]}" -v cleanup server
 expect_rc 0 "cleanup server"
 expect_out "removed 2 shares \(with their trees\) and 4 alias SPNs"
+expect_err "alias SPN 'cifs/srvu9' left on .*: lab 'srvtest' did not add it"
+lds -b "$SRV_DN" -s base '(objectClass=computer)' servicePrincipalName | grep -qix "servicePrincipalName: cifs/srvu9" ||
+	fail "cleanup server removed an SPN the lab did not add"
+ldm >/dev/null <<LDIF
+dn: $SRV_DN
+changetype: modify
+delete: servicePrincipalName
+servicePrincipalName: cifs/srvu9
+LDIF
 on srv net conf listshares 2>/dev/null | grep -q fsroot && fail "shares left: $(on srv net conf listshares)"
 on srv test -e "$SP" && fail "$SP left on srv"
 [[ $(spns) -eq 0 ]] || fail "$(spns) alias SPNs left"
@@ -174,8 +190,8 @@ unmount_full() {
 	if mountpoint -q "$FULL"; then umount "$FULL" && rmdir "$FULL" && restart_srv; fi
 }
 trap 'unmount_full; rm -rf "$T_TMP"' EXIT
-full_files() { on srv sh -c "find $FULL -type f | wc -l"; }
-cut_short() { on srv sh -c "find $FULL -type f ! -size 102400c | wc -l"; }
+full_files() { on srv sh -c "find $FULL -mindepth 2 -type f | wc -l"; }
+cut_short() { on srv sh -c "find $FULL -mindepth 2 -type f ! -size 102400c | wc -l"; }
 mkdir -p "$FULL" && mount -t tmpfs -o size=3m,mode=0755 pvlab-full "$FULL" || fail "mounting a tmpfs at $FULL"
 restart_srv || fail "restarting sshd and smbd on srv"
 pv "${F[@]}" server --users 2
