@@ -486,11 +486,15 @@ out:
 
 /* The copier: users on stdin, "uid gid folder" lines. Starting a process costs ~20 ms on a
  * busy server, more than copying a hundred small files, so one perl (Essential on Debian and
- * present on most servers) copies the template into every folder and sets the owner as it
- * goes; without perl, cp -r and chown -R per user. */
+ * present on most servers) copies the template into many folders and sets the owner as it
+ * goes; without perl, cp -r and chown -R per user. One copier per server core (at most 8),
+ * each with a share of the users (GNU split round robin), since one copier keeps one core
+ * busy and the disk has more to give (on the lab: 2 cores, 2000 files copied in 0.55 s by
+ * one, the same as cp -r). */
 static const char copy_script[] =
-	"\nif command -v perl >/dev/null 2>&1; then\n"
-	"exec perl -e '\n"
+	"\ncopy() {\n"
+	"if command -v perl >/dev/null 2>&1; then\n"
+	"perl -e '\n"
 	"use strict; my $tpl = shift; my (@d, @f);\n"
 	"sub walk { my $r = shift; opendir(my $h, \"$tpl/$r\") or die \"$tpl/$r: $!\\n\";\n"
 	"  for my $e (sort grep { !/^\\.\\.?$/ } readdir $h) {\n"
@@ -509,8 +513,25 @@ static const char copy_script[] =
 	"    close($o) or do { my $e = $!; unlink \"$to/$p\"; die \"$to/$p: $e\\n\" };\n"
 	"    close($i); chown($u, $g, \"$to/$p\") or die \"$to/$p: $!\\n\" }\n"
 	"}' \"$tpl\"\n"
+	"else\n"
+	"while read -r u g to; do cp -r \"$tpl\"/. \"$to\"/ && chown -R \"$u:$g\" \"$to\" || return 1; done\n"
 	"fi\n"
-	"while read -r u g to; do cp -r \"$tpl\"/. \"$to\"/ && chown -R \"$u:$g\" \"$to\"; done\n";
+	"}\n"
+	"list=$(mktemp)\n"
+	"cat >\"$list\"\n"
+	"n=$(nproc 2>/dev/null || echo 1)\n"
+	"[ \"$n\" -le 8 ] || n=8\n"
+	"[ \"$n\" -le \"$(wc -l <\"$list\")\" ] || n=$(wc -l <\"$list\")\n"
+	"rc=0\n"
+	"if [ \"$n\" -gt 1 ] && split -n \"r/$n\" \"$list\" \"$list.\" 2>/dev/null; then\n"
+	"  pids=\n"
+	"  for f in \"$list\".*; do copy <\"$f\" & pids=\"$pids $!\"; done\n"
+	"  for p in $pids; do wait \"$p\" || rc=$?; done\n"
+	"else\n"
+	"  copy <\"$list\" || rc=$?\n"
+	"fi\n"
+	"rm -f \"$list\" \"$list\".*\n"
+	"exit $rc\n";
 
 /* Content 'shared' gives every user the same bytes, so for users whose folder is empty the
  * tree goes over the wire once, into a template folder beside the shares, and the server

@@ -217,6 +217,23 @@ expect_rc 0 "server --via ssh with room again"
 [[ $(full_files) -eq 48 && $(cut_short) -eq 0 ]] || fail "after the ssh re-run: $(full_files) files, $(cut_short) cut short"
 pv "${F[@]}" cleanup server
 expect_rc 0 "cleanup server of the full-disk shares (ssh)"
+# content shared over ssh: one template on the server, copied into the folders by a copier per
+# core; the disk fills during the copy
+sed -i 's/^content: unique/content: shared/' "$T_TMP/full.yaml"
+mount -o remount,size=3m "$FULL"
+pv "${F[@]}" server --users 2 --via ssh
+expect_rc 8 "server --via ssh (template copy) on a full disk"
+expect_err "the disk of 'srv' is full under $FULL: copying the template .*No space left on device"
+[[ $(cut_short) -eq 0 ]] || fail "files cut short left by the template copy: $(cut_short)"
+on srv sh -c "ls -a $FULL" | grep -q provision-tpl && fail "template folder left after a full disk"
+mount -o remount,size=8m "$FULL"
+pv "${F[@]}" server --users 2 --via ssh
+expect_rc 0 "server --via ssh (template copy) with room again"
+[[ $(full_files) -eq 48 && $(cut_short) -eq 0 ]] || fail "after the template re-run: $(full_files) files, $(cut_short) cut short"
+sums=$(on srv sh -c "md5sum $FULL/full*/st-*/static/f0012.dat" | awk '{ print $1 }' | sort -u | wc -l)
+[[ $sums -eq 1 ]] || fail "content shared differs between users after the template copy"
+pv "${F[@]}" cleanup server
+expect_rc 0 "cleanup server of the full-disk shares (template)"
 unmount_full || fail "unmounting $FULL"
 
 # 9. cleanup join --leave: not a member, no computer account, services stopped
