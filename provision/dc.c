@@ -518,6 +518,20 @@ static void tick(void *arg)
 	pv_progress_tick(arg);
 }
 
+/* Delete l's entries below ou (below == true) or all the others, pipelined, and wait. Newest
+ * first, as ldapdelete of a creation-ordered list would: the paged search returns entries in
+ * creation order. */
+static int delete_each(struct pv_dir_pipe *pipe, const struct dn_list *l, const char *ou,
+		       bool inside)
+{
+	int r = PV_OK;
+
+	for (size_t i = l->n; i > 0 && r == PV_OK; i--)
+		if (below(l->dns[i - 1], ou) == inside)
+			r = pv_dir_pipe_delete(pipe, l->dns[i - 1], NULL);
+	return r == PV_OK ? pv_dir_pipe_drain(pipe) : r;
+}
+
 int pv_cmd_cleanup_dc(struct pv_ctx *ctx)
 {
 	struct pv_secret *admin = NULL;
@@ -580,19 +594,9 @@ int pv_cmd_cleanup_dc(struct pv_ctx *ctx)
 	pv_progress_start(&d.prog, ctx, "cleanup dc", "users", l.n);
 	if ((r = pv_dir_pipe_new(dir, window(), del_done, &d, &pipe)) != PV_OK)
 		goto out;
-	/* Our users outside the OU one by one; those in it too unless the OU goes whole. Newest
-	 * first, as ldapdelete of a creation-ordered list would: the paged search returns entries
-	 * in creation order. */
-	for (size_t i = l.n; i > 0 && r == PV_OK; i--)
-		if (!tree || !below(l.dns[i - 1], ctx->pb->users.ou))
-			r = pv_dir_pipe_delete(pipe, l.dns[i - 1], NULL);
-	if (r == PV_OK)
-		r = pv_dir_pipe_drain(pipe);
-	if (r != PV_OK) {
-		pv_progress_end(&d.prog);
-		goto out;
-	}
-	if (tree) {
+	/* Our users outside the OU one by one; then the OU whole, or those in it one by one */
+	r = delete_each(pipe, &l, ctx->pb->users.ou, false);
+	if (r == PV_OK && tree) {
 		enum pv_dir_result res;
 		unsigned long inside = 0;
 
@@ -602,27 +606,19 @@ int pv_cmd_cleanup_dc(struct pv_ctx *ctx)
 		       ctx->pb->users.ou, inside);
 		r = pv_dir_delete_tree(dir, ctx->pb->users.ou, tree_budget(ctx, inside), tick, &d.prog,
 				       &res);
-		pv_progress_end(&d.prog);
-		if (r != PV_OK)
-			goto out;
-		if (res == PV_DIR_DONE || res == PV_DIR_NOSUCH) {
+		if (r == PV_OK && (res == PV_DIR_DONE || res == PV_DIR_NOSUCH)) {
 			d.deleted += inside;
 			ou_deleted = true;
-		} else { /* the DC cannot: one by one after all */
+		} else if (r == PV_OK) { /* the DC cannot: one by one after all */
 			pv_log(PV_LOG_INFO, "%s; deleting one by one", pv_errmsg());
 			tree = false;
-			pv_progress_start(&d.prog, ctx, "cleanup dc", "users", l.n);
-			for (size_t i = l.n; i > 0 && r == PV_OK; i--)
-				if (below(l.dns[i - 1], ctx->pb->users.ou))
-					r = pv_dir_pipe_delete(pipe, l.dns[i - 1], NULL);
-			if (r == PV_OK)
-				r = pv_dir_pipe_drain(pipe);
-			pv_progress_end(&d.prog);
-			if (r != PV_OK)
-				goto out;
 		}
-	} else
-		pv_progress_end(&d.prog);
+	}
+	if (r == PV_OK && !tree)
+		r = delete_each(pipe, &l, ctx->pb->users.ou, true);
+	pv_progress_end(&d.prog);
+	if (r != PV_OK)
+		goto out;
 	if (ou_ours && !ou_deleted) {
 		enum pv_dir_result res;
 

@@ -34,7 +34,6 @@ int pv_sh_quote(struct pv_buf *b, const char *s)
 	return pv_buf_addstr(b, "'");
 }
 
-/* The last non-empty line of text, for messages (trailing whitespace dropped). */
 /* The line of text that says why a command failed: the last one, unless a line reports a
  * full disk (tar, for one, names each file it could not write, then ends with a generic
  * "Exiting with failure status"): then the first such line. */

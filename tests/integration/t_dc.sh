@@ -142,6 +142,16 @@ expect_err "and its 10 users in one request \(tree delete\)"
 [[ $(count_tagged) -eq 0 ]] || fail "tree delete left $(count_tagged) lab users"
 ou_exists "$LAB_OU" && fail "the lab's OU is still there after the tree delete"
 
+# 8c. the same one by one (what a DC without the tree-delete control gets)
+pv -p "$PLAYBOOK" dc --users 5
+expect_rc 0 "dc --users 5 before a one-by-one cleanup"
+PROVISION_TREE_DELETE=0 pv -p "$PLAYBOOK" -v cleanup dc
+expect_rc 0 "cleanup dc one by one"
+expect_out "deleted 10 users and the lab's OU"
+grep -q "tree delete" <<<"$ERR" && fail "PROVISION_TREE_DELETE=0 still used the tree delete"
+[[ $(count_tagged) -eq 0 ]] || fail "one-by-one cleanup left $(count_tagged) lab users"
+ou_exists "$LAB_OU" && fail "the lab's OU is still there after the one-by-one cleanup"
+
 # 9. an OU the lab did not make is used but never deleted
 ldm -a >/dev/null <<LDIF
 dn: $LAB_OU
