@@ -145,6 +145,7 @@ static const char probe_script[] =
 	"if net ads testjoin </dev/null >/dev/null 2>&1; then echo joined=1; else echo joined=0; "
 	"fi\n"
 	"echo \"keytab=$(net ads keytab list </dev/null 2>/dev/null | grep -c '/')\"\n"
+	"echo \"cores=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null)\"\n"
 	/* by their pid files: on a host shared with other Samba instances pidof would lie */
 	"piddir=$(tp 'pid directory')\n"
 	"for d in smbd winbindd; do\n"
@@ -197,6 +198,8 @@ int pv_srv_probe(struct pv_remote *rem, bool clock, struct pv_srv_facts *f)
 	f->joined = strcmp(v, "1") == 0;
 	fact(out.data, "keytab", v, sizeof(v));
 	f->keytab_entries = strtol(v, NULL, 10);
+	fact(out.data, "cores", v, sizeof(v));
+	f->cores = (unsigned)strtoul(v, NULL, 10);
 	fact(out.data, "smbd", v, sizeof(v));
 	f->smbd_running = strcmp(v, "1") == 0;
 	fact(out.data, "winbindd", v, sizeof(v));

@@ -99,6 +99,7 @@ struct pv_srv_facts {
 	char dedicated_keytab[512]; /* its file with 'kerberos method = dedicated keytab' */
 	long keytab_entries;
 	bool smbd_running, winbindd_running; /* by their pid files */
+	unsigned cores;     /* online CPUs (nproc); 0 when unknown */
 };
 /* The description join gives the computer account it joins: 'provision:<lab>:join'. */
 void pv_srv_tag(char *out, size_t len, const struct pv_playbook *pb);
@@ -126,7 +127,8 @@ struct pv_trees;
 /* Check what can be checked before anything is made: options, the fileset, the users' password
  * and every user in the domain (through the server's winbind). *out is NULL-free-safe with
  * pv_trees_free; st->skipped when the playbook has no fileset. */
-int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, struct pv_tree_stats *st,
+int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, unsigned server_cores,
+		     struct pv_tree_stats *st,
 		     struct pv_trees **out);
 /* The users' folders and trees (the shares must exist); st is filled. */
 int pv_trees_build(struct pv_trees *t);

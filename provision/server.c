@@ -485,7 +485,7 @@ int pv_cmd_server(struct pv_ctx *ctx)
 	snprintf(run.tag, sizeof(run.tag), "provision:%s", ctx->pb->lab);
 	if ((r = connect_all(&run, true)) != PV_OK)
 		goto out;
-	if ((r = pv_trees_prepare(ctx, run.rem, &ts, &trees)) != PV_OK)
+	if ((r = pv_trees_prepare(ctx, run.rem, run.f.cores, &ts, &trees)) != PV_OK)
 		goto out;
 	if ((r = ensure_shares(&run)) != PV_OK)
 		goto out;
