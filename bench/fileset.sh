@@ -10,7 +10,8 @@
 # in (a) and (b) (the CPU of smbd processes in srv, reaped children included). For (b) and (c)
 # the wall time of the whole command (probe, shares, SPNs, users' folders) and of the tree
 # phase alone (from --json) are both given. Environment: USERS_PER_CLIENT (10: 20 users on the
-# lab's two clients), FILES (per user, 100), ROUNDS (3), PARALLEL (provision --parallel, 8).
+# lab's two clients), FILES (per user, 100), ROUNDS (3), PARALLEL (provision --parallel;
+# default: provision's own, one session per server core).
 # The bench joins srv when it is not joined and leaves it again at the end; its users belong to
 # lab 'fsbench' (names fb-cli1-u1...), removed at the end.
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +19,9 @@
 PERC=${USERS_PER_CLIENT:-10}
 FILES=${FILES:-100}
 ROUNDS=${ROUNDS:-3}
-PARALLEL=${PARALLEL:-8}
+PARALLEL=${PARALLEL:-}
+PAR_OPT=()
+[[ -z $PARALLEL ]] || PAR_OPT=(--parallel "$PARALLEL")
 USERS=$((PERC * 2))
 TOTAL=$((USERS * FILES))
 SP=/srv/provision
@@ -97,7 +100,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	# (b) provision server over SMB
 	clear_trees
 	c0=$(smbd_cpu)
-	timed pvsmb ctl "${P[@]}" --json server --users "$PERC" --parallel "$PARALLEL"
+	timed pvsmb ctl "${P[@]}" --json server --users "$PERC" "${PAR_OPT[@]}"
 	sleep 0.5
 	c1=$(smbd_cpu)
 	grep -q "\"files_written\":$TOTAL," "$BT/pvsmb.out" || { echo "bench: provision (smb) did not write $TOTAL files:" >&2; cat "$BT/pvsmb.out" "$BT/pvsmb.err" >&2; exit 1; }
@@ -126,7 +129,7 @@ echo
 echo "fileset bench: $TOTAL files of 10 KiB for $USERS users, median of $ROUNDS rounds (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 printf '  (a) smbclient mput, 1 session       %8s files/s  (%s s)  smbd %s ms CPU/file\n' "$(rate $TOTAL "$a")" "$a" "$(per_file_ms "$(median "${ACPU[@]}")" $TOTAL)"
 printf '  (b) provision server, SMB (x%s)      %8s files/s  (%s s; tree phase %s files/s)  smbd %s ms CPU/file, provision CPU %s s\n' \
-	"$PARALLEL" "$(rate $TOTAL "$b")" "$b" "$(rate $TOTAL "$bt")" "$(per_file_ms "$(median "${BCPU[@]}")" $TOTAL)" "$(median "${BW[@]}")"
+	"${PARALLEL:-d}" "$(rate $TOTAL "$b")" "$b" "$(rate $TOTAL "$bt")" "$(per_file_ms "$(median "${BCPU[@]}")" $TOTAL)" "$(median "${BW[@]}")"
 printf '  (c) provision server --via ssh      %8s files/s  (%s s; tree phase %s files/s)  provision CPU %s s\n' \
 	"$(rate $TOTAL "$c")" "$c" "$(rate $TOTAL "$ct")" "$(median "${CW[@]}")"
 printf '  (d) cp -r on the server'"'"'s disk       %8s files/s  (%s s)\n' "$(rate $TOTAL "$d")" "$d"
