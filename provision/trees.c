@@ -275,6 +275,15 @@ static int tar_data(struct pv_buf *b, uint64_t seed, uint64_t size)
 
 static void prune(struct pv_trees *t, size_t b, size_t e);
 
+/* r from a command on the server: when it failed for want of space, say so and where. */
+static int disk_full(const struct pv_trees *t, int r)
+{
+	if (r == PV_OK || !strstr(pv_errmsg(), "No space left"))
+		return r;
+	return pv_error(PV_EREMOTE, "the disk of '%s' is full under %s: %s",
+			t->pb->server.host.name, t->pb->server.share_path, pv_errmsg());
+}
+
 /* Extract what b holds (a tar stream, ended here, of users[ub..ue)) under share_path, as root
  * keeping the numeric owners of the headers. */
 static int tar_send(struct pv_trees *t, struct pv_buf *b, const char *what, size_t ub, size_t ue)
@@ -298,10 +307,10 @@ static int tar_send(struct pv_trees *t, struct pv_buf *b, const char *what, size
 	if (r != PV_OK && strstr(pv_errmsg(), "No space left")) {
 		char msg[1024];
 
-		snprintf(msg, sizeof(msg), "%s", pv_errmsg());
+		snprintf(msg, sizeof(msg), "%s", pv_errmsg()); /* prune's commands may overwrite it */
 		prune(t, ub, ue);
-		r = pv_error(PV_EREMOTE, "the disk of '%s' is full under %s: %s",
-			     t->pb->server.host.name, t->pb->server.share_path, msg);
+		pv_error(r, "%s", msg);
+		r = disk_full(t, r);
 	}
 	pv_buf_reset(b);
 	return r;
@@ -571,9 +580,7 @@ static int ssh_template(struct pv_trees *t)
 	if (r == PV_OK)
 		r = pv_srv_run(t->rem, "sending the template tree", sc.data, tar.data, tar.len,
 			       &out, NULL, 3600);
-	if (r != PV_OK && strstr(pv_errmsg(), "No space left"))
-		r = pv_error(PV_EREMOTE, "the disk of '%s' is full under %s: %s",
-			     t->pb->server.host.name, t->pb->server.share_path, pv_errmsg());
+	r = disk_full(t, r);
 	if (r == PV_OK) {
 		snprintf(tpl, sizeof(tpl), "%s", out.data ? out.data : "");
 		tpl[strcspn(tpl, "\n")] = '\0';
@@ -611,10 +618,7 @@ static int ssh_template(struct pv_trees *t)
 		}
 		r = pv_srv_run(t->rem, "copying the template into the users' folders", sc.data,
 			       out.data, out.len, NULL, NULL, 3600);
-		if (r != PV_OK && strstr(pv_errmsg(), "No space left"))
-			r = pv_error(PV_EREMOTE, "the disk of '%s' is full under %s: %s",
-				     t->pb->server.host.name, t->pb->server.share_path,
-				     pv_errmsg());
+		r = disk_full(t, r);
 		for (size_t i = b; i < e && r == PV_OK; i++) {
 			if (t->users[i].nonempty)
 				continue;
