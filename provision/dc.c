@@ -604,6 +604,8 @@ int pv_cmd_cleanup_dc(struct pv_ctx *ctx)
 			inside += below(l.dns[i], ctx->pb->users.ou);
 		pv_log(PV_LOG_INFO, "deleting OU '%s' and its %lu users in one request (tree delete)",
 		       ctx->pb->users.ou, inside);
+		pv_progress_end(&d.prog);
+		pv_progress_start(&d.prog, ctx, "cleanup dc", "users", inside);
 		r = pv_dir_delete_tree(dir, ctx->pb->users.ou, tree_budget(ctx, inside), tick, &d.prog,
 				       &res);
 		if (r == PV_OK && (res == PV_DIR_DONE || res == PV_DIR_NOSUCH)) {
