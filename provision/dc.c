@@ -18,11 +18,12 @@
 #include <strings.h>
 #include <time.h>
 
-/* LDAP operations in flight (PROVISION_LDAP_WINDOW overrides, for bench/ldap-window.sh).
- * Two keep the next request queued at the DC, so it never waits a round trip for us; more
- * buys nothing, since the DC applies writes one at a time, and measurably costs it CPU:
- * 45 ms per user at 1 or 2, 49-50 ms at 8 or 32 (Samba 4.17, bench/ldap-window.sh). */
-#define WINDOW 2
+/* LDAP operations in flight. One keeps a Samba 4.17 DC cheapest: with a second add queued it
+ * spends 13-15% more CPU per add (bench/ldap-window.sh, interleaved, two runs: 38.5 vs 33.5 and
+ * 59.2 vs 51.6 ms per user; at one, as ldapadd: 34.9 and 51.5), and more at 8 or 32. A second
+ * one only pays when the round trip is a real part of the DC's time per add (20-40 ms with a
+ * password), i.e. when the DC would otherwise wait for us: beyond RTT_FOR_TWO. */
+#define RTT_FOR_TWO 0.002 /* seconds */
 #define PAGE 1000
 #define USERS_MAX 1000000UL /* more needs --force */
 /* UF_NORMAL_ACCOUNT (0x200) | UF_DONT_EXPIRE_PASSWD (0x10000), MS-ADTS 2.2.16: enabled, and
@@ -45,12 +46,31 @@ struct dc_run {
 	struct pv_progress prog;
 };
 
-static int window(void)
+/* PROVISION_LDAP_WINDOW overrides (bench/ldap-window.sh); else 1, or 2 when a round trip to
+ * the DC (the best of three base reads of the naming context) exceeds RTT_FOR_TWO. */
+static int window(struct pv_dir *dir, const char *base)
 {
 	const char *v = getenv("PROVISION_LDAP_WINDOW");
+	double rtt = 1e9;
 	int w = v ? atoi(v) : 0;
 
-	return w >= 1 && w <= 1024 ? w : WINDOW;
+	if (w >= 1 && w <= 1024)
+		return w;
+	for (int i = 0; i < 3; i++) {
+		double t0 = pv_now();
+		char *val = NULL;
+		int found = 0;
+
+		if (pv_dir_read(dir, base, "objectClass", &found, &val) != PV_OK)
+			return 1;
+		free(val);
+		if (pv_now() - t0 < rtt)
+			rtt = pv_now() - t0;
+	}
+	w = rtt > RTT_FOR_TWO ? 2 : 1;
+	pv_log(PV_LOG_DEBUG, "LDAP round trip %.2f ms: %d operation%s in flight", rtt * 1000, w,
+	       w > 1 ? "s" : "");
+	return w;
 }
 
 static void record_failure(struct dc_run *run, int code, const char *msg)
@@ -214,7 +234,8 @@ static int create_users(struct dc_run *run, unsigned long *missing)
 	int r = PV_OK;
 
 	*missing = 0;
-	if (!dry && (r = pv_dir_pipe_new(run->dir, window(), user_done, run, &pipe)) != PV_OK)
+	if (!dry && (r = pv_dir_pipe_new(run->dir, window(run->dir, run->pb->domain.base_dn),
+					 user_done, run, &pipe)) != PV_OK)
 		return r;
 	for (size_t c = 0; c < run->nclients && r == PV_OK; c++) {
 		for (unsigned long n = 1; n <= run->per_client && r == PV_OK; n++) {
@@ -592,7 +613,8 @@ int pv_cmd_cleanup_dc(struct pv_ctx *ctx)
 		goto out;
 	}
 	pv_progress_start(&d.prog, ctx, "cleanup dc", "users", l.n);
-	if ((r = pv_dir_pipe_new(dir, window(), del_done, &d, &pipe)) != PV_OK)
+	if ((r = pv_dir_pipe_new(dir, window(dir, ctx->pb->domain.base_dn), del_done, &d,
+				 &pipe)) != PV_OK)
 		goto out;
 	/* Our users outside the OU one by one; then the OU whole, or those in it one by one */
 	r = delete_each(pipe, &l, ctx->pb->users.ou, false);
