@@ -230,15 +230,24 @@ int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
 	return r;
 }
 
-/* Wait for the result of msgid; returns the LDAP result code and the diagnostic (caller
- * frees with ldap_memfree), or -1 with a message recorded when the wait itself failed. */
-static int wait_result(struct pv_dir *dir, int msgid, char **diag)
+/* Wait up to seconds for the result of msgid, calling tick(arg) about once a second when tick
+ * is set; returns the LDAP result code and the diagnostic (caller frees with ldap_memfree), or
+ * -1 with a message recorded when the wait itself failed. */
+static int wait_result(struct pv_dir *dir, int msgid, int seconds, void (*tick)(void *),
+		       void *arg, char **diag)
 {
-	struct timeval tv = { .tv_sec = wait_seconds(dir) };
+	time_t deadline = time(NULL) + seconds;
 	LDAPMessage *res = NULL;
 	int rc, err = LDAP_OTHER;
 
-	rc = ldap_result(dir->ld, msgid, LDAP_MSG_ALL, &tv, &res);
+	for (;;) {
+		struct timeval tv = { .tv_sec = tick ? 1 : seconds };
+
+		rc = ldap_result(dir->ld, msgid, LDAP_MSG_ALL, &tv, &res);
+		if (rc != 0 || !tick || time(NULL) >= deadline)
+			break;
+		tick(arg);
+	}
 	if (rc <= 0) {
 		int e = LDAP_TIMEOUT;
 
@@ -254,6 +263,19 @@ static int wait_result(struct pv_dir *dir, int msgid, char **diag)
 		return -1;
 	}
 	return err;
+}
+
+/* The DC refused this one request (rc): REJECTED, the message recorded, PV_OK returned. */
+static int reject_one(int rc, char *diag, const char *what, const char *dn,
+		      enum pv_dir_result *result)
+{
+	char msg[1024];
+
+	result_message(msg, sizeof(msg), what, dn, rc, diag);
+	ldap_memfree(diag);
+	*result = PV_DIR_REJECTED;
+	pv_error(PV_OK, "%s", msg);
+	return PV_OK;
 }
 
 static int finish_one(int rc, char *diag, const char *what, const char *dn,
@@ -285,7 +307,7 @@ int pv_dir_add(struct pv_dir *dir, const char *dn, const struct pv_attr *attrs, 
 		*result = PV_DIR_FATAL;
 		return pv_error_prefix(pv_dir_fail(dir->ld, rc, "sending add", dir->domain), "'%s'", dn);
 	}
-	rc = wait_result(dir, msgid, &diag);
+	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
 	if (rc < 0) {
 		*result = PV_DIR_FATAL;
 		return PV_EDIR;
@@ -304,7 +326,7 @@ int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result
 		return pv_error_prefix(pv_dir_fail(dir->ld, rc, "sending delete", dir->domain), "'%s'",
 				       dn);
 	}
-	rc = wait_result(dir, msgid, &diag);
+	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
 	if (rc < 0) {
 		*result = PV_DIR_FATAL;
 		return PV_EDIR;
@@ -322,9 +344,8 @@ int pv_dir_delete_tree(struct pv_dir *dir, const char *dn, int budget, void (*ti
 	time_t deadline = time(NULL) + budget;
 
 	for (;;) {
-		LDAPMessage *res = NULL;
 		char *diag = NULL;
-		int msgid, rc, err = LDAP_OTHER;
+		int msgid, rc, left = (int)(deadline - time(NULL));
 
 		rc = ldap_delete_ext(dir->ld, dn, ctrls, NULL, &msgid);
 		if (rc != LDAP_SUCCESS) {
@@ -333,45 +354,18 @@ int pv_dir_delete_tree(struct pv_dir *dir, const char *dn, int budget, void (*ti
 							   dir->domain),
 					       "'%s'", dn);
 		}
-		for (;;) {
-			struct timeval tv = { .tv_sec = 1 };
-
-			rc = ldap_result(dir->ld, msgid, LDAP_MSG_ALL, &tv, &res);
-			if (rc != 0 || time(NULL) > deadline)
-				break;
-			if (tick)
-				tick(arg);
-		}
-		if (rc <= 0) {
-			int e = LDAP_TIMEOUT;
-
-			if (rc < 0)
-				ldap_get_option(dir->ld, LDAP_OPT_RESULT_CODE, &e);
-			ldap_msgfree(res);
+		rc = wait_result(dir, msgid, left > 1 ? left : 1, tick, arg, &diag);
+		if (rc < 0) {
 			*result = PV_DIR_FATAL;
-			return pv_error_prefix(pv_dir_fail(dir->ld, e, "waiting for a tree delete",
-							   dir->domain),
-					       "'%s' (%d s)", dn, budget);
+			return pv_error_prefix(PV_EDIR, "tree delete of '%s' (%d s)", dn, budget);
 		}
-		rc = ldap_parse_result(dir->ld, res, &err, NULL, &diag, NULL, NULL, 1);
-		if (rc != LDAP_SUCCESS) {
-			*result = PV_DIR_FATAL;
-			return pv_dir_fail(dir->ld, rc, "reading the DC's answer", dir->domain);
-		}
-		if (err == LDAP_ADMINLIMIT_EXCEEDED) { /* AD deletes a part per request */
+		if (rc == LDAP_ADMINLIMIT_EXCEEDED) { /* AD deletes a part per request */
 			ldap_memfree(diag);
 			continue;
 		}
-		if (err == LDAP_UNAVAILABLE_CRITICAL_EXTENSION || err == LDAP_UNWILLING_TO_PERFORM) {
-			char msg[1024];
-
-			result_message(msg, sizeof(msg), "tree delete of", dn, err, diag);
-			ldap_memfree(diag);
-			*result = PV_DIR_REJECTED;
-			pv_error(PV_OK, "%s", msg);
-			return PV_OK;
-		}
-		return finish_one(err, diag, "tree delete of", dn, true, result);
+		if (rc == LDAP_UNAVAILABLE_CRITICAL_EXTENSION || rc == LDAP_UNWILLING_TO_PERFORM)
+			return reject_one(rc, diag, "tree delete of", dn, result);
+		return finish_one(rc, diag, "tree delete of", dn, true, result);
 	}
 }
 
@@ -530,22 +524,15 @@ int pv_dir_modify_values(struct pv_dir *dir, const char *dn, const char *attr, e
 		return pv_error_prefix(pv_dir_fail(dir->ld, rc, "sending modify", dir->domain), "'%s'",
 				       dn);
 	}
-	rc = wait_result(dir, msgid, &diag);
+	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
 	if (rc < 0) {
 		*result = PV_DIR_FATAL;
 		return PV_EDIR;
 	}
 	/* a value already present (add) or absent (delete) concerns this request only */
 	if (rc == LDAP_NO_SUCH_ATTRIBUTE || rc == LDAP_TYPE_OR_VALUE_EXISTS ||
-	    rc == LDAP_UNWILLING_TO_PERFORM) {
-		char msg[1024];
-
-		result_message(msg, sizeof(msg), "modifying", dn, rc, diag);
-		ldap_memfree(diag);
-		*result = PV_DIR_REJECTED;
-		pv_error(PV_OK, "%s", msg);
-		return PV_OK;
-	}
+	    rc == LDAP_UNWILLING_TO_PERFORM)
+		return reject_one(rc, diag, "modifying", dn, result);
 	return finish_one(rc, diag, "modifying", dn, true, result);
 }
 
