@@ -1,0 +1,202 @@
+/* tests/unit/check_smb.c: the pure parts of smb/: MD4, MD5, HMAC-MD5 (RFC test suites), NTLMv2
+ * (MS-NLMP 4.2.4 test vectors), the NTLMSSP messages in their SPNEGO wrappers, and the SMB2
+ * request encodings. */
+#include <check.h>
+
+#include "tests/unit/unit.h"
+#include <stdio.h>
+#include <string.h>
+
+#include "smb/ntlm.h"
+
+static const char *hex(const uint8_t *p, size_t n)
+{
+	static char s[1024];
+
+	for (size_t i = 0; i < n && i < 500; i++)
+		sprintf(s + 2 * i, "%02x", p[i]);
+	s[2 * (n < 500 ? n : 500)] = 0;
+	return s;
+}
+
+START_TEST(test_md4_md5)
+{
+	uint8_t d[16];
+	const char *a80 = "12345678901234567890123456789012345678901234567890123456789012345678901234567890";
+
+	pv_md4("", 0, d);
+	ck_assert_str_eq(hex(d, 16), "31d6cfe0d16ae931b73c59d7e0c089c0");
+	pv_md4("abc", 3, d);
+	ck_assert_str_eq(hex(d, 16), "a448017aaf21d8525fc10ae87aa6729d");
+	pv_md4(a80, 80, d);
+	ck_assert_str_eq(hex(d, 16), "e33b4ddc9c38f2199c3e7b164fcc0536");
+	pv_md5("", 0, d);
+	ck_assert_str_eq(hex(d, 16), "d41d8cd98f00b204e9800998ecf8427e");
+	pv_md5("abc", 3, d);
+	ck_assert_str_eq(hex(d, 16), "900150983cd24fb0d6963f7d28e17f72");
+	pv_md5(a80, 80, d);
+	ck_assert_str_eq(hex(d, 16), "57edf4a22be3c955ac49da2e2107b67a");
+	/* 56 bytes: the length no longer fits the first block */
+	pv_md5("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56, d);
+	ck_assert_str_eq(hex(d, 16), "8215ef0796a20bcaaae116d3876c664a");
+}
+END_TEST
+
+START_TEST(test_hmac_md5)
+{
+	uint8_t k[16], d[16], big[80];
+
+	memset(k, 0x0b, 16);
+	pv_hmac_md5(k, 16, "Hi There", 8, d);
+	ck_assert_str_eq(hex(d, 16), "9294727a3638bb1c13f48ef8158bfc9d");
+	pv_hmac_md5("Jefe", 4, "what do ya want for nothing?", 28, d);
+	ck_assert_str_eq(hex(d, 16), "750c783e6ab0b503eaa86e310a5db738");
+	memset(big, 0xaa, sizeof(big)); /* RFC 2202 case 6: a key longer than a block */
+	pv_hmac_md5(big, 80, "Test Using Larger Than Block-Size Key - Hash Key First", 54, d);
+	ck_assert_str_eq(hex(d, 16), "6b1ab7fe4bd7bf8f0b62e6ce61b9d0cd");
+}
+END_TEST
+
+/* MS-NLMP 4.2.1 and 4.2.4: User, Domain, Password; server challenge 0123456789abcdef, client
+ * challenge aa x 8, time 0, target info NbDomainName "Domain", NbComputerName "Server". */
+static const uint8_t INFO[] = {2, 0, 12, 0, 'D', 0, 'o', 0, 'm', 0, 'a', 0, 'i', 0, 'n', 0,
+			       1, 0, 12, 0, 'S', 0, 'e', 0, 'r', 0, 'v', 0, 'e', 0, 'r', 0,
+			       0, 0, 0, 0};
+static const uint8_t SCHAL[8] = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
+static const uint8_t CCHAL[8] = {0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa};
+
+START_TEST(test_ntlmv2_vectors)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	uint8_t nt[16], key[16];
+
+	ck_assert_int_eq(pv_utf16le(&b, "Password", 8, 0), 0);
+	pv_md4(b.data, b.len, nt);
+	ck_assert_str_eq(hex(nt, 16), "a4f49c406510bdcab6824ee7c30fd852");
+	ck_assert_int_eq(pv_ntowfv2("Password", 8, "User", "Domain", key), 0);
+	ck_assert_str_eq(hex(key, 16), "0c868a403bfd7a93a3001ef22ef02e3f");
+	/* the user name is upper-cased, the domain is not */
+	ck_assert_int_eq(pv_ntowfv2("Password", 8, "user", "Domain", nt), 0);
+	ck_assert_mem_eq(nt, key, 16);
+	ck_assert_int_eq(pv_ntowfv2("Password", 8, "User", "DOMAIN", nt), 0);
+	ck_assert(memcmp(nt, key, 16) != 0);
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_ntlmv2_response(key, SCHAL, 0, CCHAL, INFO, sizeof(INFO), &b), 0);
+	ck_assert_str_eq(hex((uint8_t *)b.data, 16), "68cd0ab851e51c96aabc927bebef6a1c");
+	ck_assert_uint_eq(b.len, 16 + 28 + sizeof(INFO) + 4);
+	ck_assert_int_eq(pv_ntowfv2("Pass\xff", 5, "User", "Domain", nt), -1);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+START_TEST(test_utf16le)
+{
+	struct pv_buf b = PV_BUF_INIT;
+
+	ck_assert_int_eq(pv_utf16le(&b, "a\xc3\xa9\xf0\x9f\x98\x80", 7, 1), 0);
+	ck_assert_str_eq(hex((uint8_t *)b.data, b.len), "4100e9003dd800de");
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_utf16le(&b, "\xc3", 1, 0), -1);
+	ck_assert_int_eq(pv_utf16le(&b, "\xc3\x41", 2, 0), -1);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* A CHALLENGE as Samba sends it, in a NegTokenResp, with a timestamp. */
+static size_t challenge_token(uint8_t *out, int spnego)
+{
+	uint8_t m[48 + 64] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0, 2};
+	static const uint8_t ts[] = {7, 0, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+	size_t ilen = sizeof(INFO) - 4 + sizeof(ts) + 4, n = 48 + ilen, o = 0;
+
+	m[20] = 0x15, m[21] = 0x82, m[22] = 0x89, m[23] = 0xe2;
+	memcpy(m + 24, SCHAL, 8);
+	m[40] = m[42] = (uint8_t)ilen;
+	m[44] = 48;
+	memcpy(m + 48, INFO, sizeof(INFO) - 4);
+	memcpy(m + 48 + sizeof(INFO) - 4, ts, sizeof(ts));
+	memset(m + n - 4, 0, 4);
+	if (spnego) {
+		static const uint8_t head[] = {0xa1, 0, 0x30, 0, 0xa0, 3, 0x0a, 1, 1, 0xa2, 0, 0x04, 0};
+
+		memcpy(out, head, sizeof(head));
+		out[1] = (uint8_t)(sizeof(head) - 2 + n);
+		out[3] = (uint8_t)(sizeof(head) - 4 + n);
+		out[10] = (uint8_t)(n + 2);
+		out[12] = (uint8_t)n;
+		o = sizeof(head);
+	}
+	memcpy(out + o, m, n);
+	return o + n;
+}
+
+START_TEST(test_ntlm_messages)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	struct pv_ntlm_challenge c;
+	uint8_t tok[256];
+	size_t n;
+	const char *ntlm;
+
+	ck_assert_int_eq(pv_ntlm_negotiate(&b), 0);
+	ck_assert_uint_eq((uint8_t)b.data[0], 0x60);
+	ck_assert_uint_eq((uint8_t)b.data[1], b.len - 2);
+	ntlm = memmem(b.data, b.len, "NTLMSSP", 8);
+	ck_assert_ptr_nonnull(ntlm);
+	ck_assert_uint_eq((size_t)(b.data + b.len - ntlm), 32);
+	ck_assert_uint_eq((uint8_t)ntlm[8], 1);
+
+	for (int spnego = 0; spnego <= 1; spnego++) {
+		n = challenge_token(tok, spnego);
+		ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
+		ck_assert_mem_eq(c.challenge, SCHAL, 8);
+		ck_assert_int_eq(c.has_timestamp, 1);
+		ck_assert_uint_eq(c.timestamp, 0x0807060504030201ull);
+		ck_assert_uint_eq(c.flags, 0xe2898215u);
+		/* cut anywhere: refused, never read past the end */
+		for (size_t cut = 0; cut < n; cut++)
+			ck_assert_int_eq(pv_ntlm_parse_challenge(tok, cut, &c), -1);
+	}
+	n = challenge_token(tok, 1);
+	tok[n - 14] ^= 0xff; /* the timestamp pair's length now runs past the end */
+	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), -1);
+
+	n = challenge_token(tok, 1);
+	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
+	ck_assert_int_eq(pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b), 0);
+	ck_assert_uint_eq((uint8_t)b.data[0], 0xa1);
+	ntlm = memmem(b.data, b.len, "NTLMSSP", 8);
+	ck_assert_ptr_nonnull(ntlm);
+	ck_assert_uint_eq((uint8_t)ntlm[8], 3);
+	{
+		const uint8_t *m = (const uint8_t *)ntlm;
+		size_t lm_len = m[12], nt_len = m[20], nt_off = m[24] | m[25] << 8;
+		size_t user_len = m[36], user_off = m[40] | m[41] << 8;
+
+		ck_assert_uint_eq(lm_len, 24);
+		for (size_t i = 0; i < 24; i++) /* Z(24) with a timestamp */
+			ck_assert_uint_eq(m[m[16] + i], 0);
+		ck_assert_uint_eq(nt_len, 16 + 28 + c.target_info_len + 4);
+		/* the response's time is the server's */
+		ck_assert_mem_eq(m + nt_off + 16 + 8, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+		ck_assert_uint_eq(user_len, 8);
+		ck_assert_mem_eq(m + user_off, "U\0s\0e\0r\0", 8);
+		ck_assert_uint_eq((size_t)(b.data + b.len - ntlm), 64 + 24 + nt_len + 12 + 8);
+	}
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("smb");
+	TCase *tc = tcase_create("ntlm");
+
+	tcase_add_test(tc, test_md4_md5);
+	tcase_add_test(tc, test_hmac_md5);
+	tcase_add_test(tc, test_ntlmv2_vectors);
+	tcase_add_test(tc, test_utf16le);
+	tcase_add_test(tc, test_ntlm_messages);
+	suite_add_tcase(s, tc);
+	return pv_unit_run(s);
+}
