@@ -817,12 +817,53 @@ static int tick(void *arg, unsigned long files, uint64_t bytes)
 	return stopping;
 }
 
+/* Which SMB client builds the trees: our own (smb/wire.c: one connection per worker for all
+ * its users, a compound request per file) unless the server wants what it does not do, or
+ * PROVISION_SMB_CLIENT=libsmbclient asks for a libsmbclient session per user. */
+static bool want_libsmbclient(void)
+{
+	const char *e = getenv("PROVISION_SMB_CLIENT");
+
+	return e && strcmp(e, "libsmbclient") == 0;
+}
+
+static int build_one(struct pv_trees *t, struct pv_smb2 **conn, bool *lib, const char *server,
+		     struct tuser *u, const struct pv_secret *pw, struct wctx *w,
+		     struct pv_smb_tree_result *res)
+{
+	const char *share = t->shares[u->share - 1];
+	struct pv_smb *s = NULL;
+	int r;
+
+	if (!*lib) {
+		r = *conn ? PV_OK : pv_smb2_connect(server, t->pb->domain.timeout, conn);
+		if (r == PV_OK)
+			r = pv_smb2_tree_build(*conn, t->pb->domain.netbios, u->name, pw, share,
+					       u->name, t->items, t->fs->n, !u->nonempty, fill, w,
+					       tick, w, res);
+		if (r == PV_OK || !pv_smb2_unsupported(*conn))
+			return r;
+		pv_log(PV_LOG_INFO, "trees: %s; using libsmbclient, a connection per user",
+		       pv_errmsg());
+		pv_smb2_free(*conn);
+		*conn = NULL;
+		*lib = true;
+	}
+	r = pv_smb_session(server, t->pb->domain.netbios, u->name, pw, t->pb->domain.timeout, &s);
+	if (r == PV_OK)
+		r = pv_smb_tree_build(s, share, u->name, t->items, t->fs->n, !u->nonempty, fill, w,
+				      tick, w, res);
+	pv_smb_free(s);
+	return r;
+}
+
 static void worker(struct pv_trees *t, int fd, size_t first, size_t step,
 		   const struct pv_secret *pw)
 {
 	const char *server =
 		t->pb->server.host.address ? t->pb->server.host.address : t->pb->server.host.name;
-
+	struct pv_smb2 *conn = NULL;
+	bool lib = want_libsmbclient();
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -833,17 +874,11 @@ static void worker(struct pv_trees *t, int fd, size_t first, size_t step,
 	for (size_t i = first; i < t->nusers && !stopping; i += step) {
 		struct tuser *u = &t->users[i];
 		struct wctx w = {fd, t->fs, u->name, 0, 0, pv_now()};
-		struct pv_smb *s = NULL;
 		struct rec rc;
 		int r;
 
 		memset(&rc, 0, sizeof(rc));
-		r = pv_smb_session(server, t->pb->domain.netbios, u->name, pw,
-				   t->pb->domain.timeout, &s);
-		if (r == PV_OK)
-			r = pv_smb_tree_build(s, t->shares[u->share - 1], u->name, t->items,
-					      t->fs->n, !u->nonempty, fill, &w, tick, &w, &rc.res);
-		pv_smb_free(s);
+		r = build_one(t, &conn, &lib, server, u, pw, &w, &rc.res);
 		rc.files = w.files;
 		rc.bytes = w.bytes;
 		rc.kind = r == PV_OK ? REC_USER : REC_FAIL;
@@ -854,6 +889,7 @@ static void worker(struct pv_trees *t, int fd, size_t first, size_t step,
 		if (r != PV_OK)
 			break;
 	}
+	pv_smb2_free(conn);
 }
 
 static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nworkers)
@@ -1038,7 +1074,12 @@ int pv_trees_build(struct pv_trees *t)
 	else {
 		unsigned n = t->workers < t->nusers ? t->workers : (unsigned)t->nusers;
 
-		pv_log(PV_LOG_INFO, "trees: %u SMB sessions at once", n);
+		if (want_libsmbclient())
+			pv_log(PV_LOG_INFO, "trees: %u SMB sessions at once (libsmbclient: a connection "
+					    "per user)", n);
+		else
+			pv_log(PV_LOG_INFO, "trees: %u SMB connections at once, each logging its users "
+					    "on in turn", n);
 		r = build_smb(t, t->pw, n);
 	}
 	progress(t, true);

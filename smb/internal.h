@@ -22,4 +22,27 @@ struct pv_smb {
 	bool reached; /* an operation has succeeded: a later EACCES is not a logon failure */
 };
 
+/* listing.c: what a tree holds, paths relative to its base, sorted by listing_sort */
+struct found {
+	char *path;
+	bool dir;
+	uint64_t size;
+};
+
+struct listing {
+	struct found *v;
+	size_t n, cap;
+};
+
+int listing_add(struct listing *l, const char *path, bool dir, uint64_t size);
+void listing_sort(struct listing *l);
+const struct found *listing_lookup(const struct listing *l, const char *path);
+void listing_release(struct listing *l);
+
+/* What to do with a fileset item given the listing. PLAN_MISMATCH (a folder where a file
+ * belongs or the reverse) has recorded a PV_EREMOTE error naming the path. */
+enum plan { PLAN_KEEP, PLAN_MAKE, PLAN_FIX, PLAN_MISMATCH };
+enum plan listing_plan(const struct listing *l, const struct pv_smb_item *it, const char *server,
+		       const char *share, const char *base);
+
 #endif

@@ -66,4 +66,24 @@ int pv_smb_tree_verify(struct pv_smb *s, const char *share, const char *base,
 int pv_smb_tree_remove(struct pv_smb *s, const char *share, const char *base,
 		       unsigned long *removed);
 
+/* Our own SMB2 client (smb/wire.c) for building trees: one connection carries the sessions
+ * of many users, one after another (NTLMv2 logons), and each file is one compound request.
+ * A connection is used from one thread. */
+struct pv_smb2;
+
+/* Connect and negotiate. On failure *out may still be set (free it); pv_smb2_unsupported()
+ * then says whether the server wants what this client does not do (signing, encryption, a
+ * dialect beyond 3.0.2): use pv_smb_session instead. */
+int pv_smb2_connect(const char *server, int timeout, struct pv_smb2 **out);
+bool pv_smb2_unsupported(const struct pv_smb2 *c);
+void pv_smb2_free(struct pv_smb2 *c);
+
+/* pv_smb_tree_build over c as workgroup\user with password (NTLM), then log off. After a
+ * failure check pv_smb2_unsupported() too (a server that wants encryption says so at logon). */
+int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *user,
+		       const struct pv_secret *password, const char *share, const char *base,
+		       const struct pv_smb_item *items, size_t n, bool fresh, pv_smb_fill_fn fill,
+		       void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
+		       struct pv_smb_tree_result *res);
+
 #endif

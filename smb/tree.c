@@ -85,44 +85,6 @@ static int fail(struct pv_smb *s, int err, const char *what, const char *share, 
 
 /* ---- listing ---- */
 
-struct found {
-	char *path;
-	bool dir;
-	uint64_t size;
-};
-
-struct listing {
-	struct found *v;
-	size_t n, cap;
-};
-
-static void listing_release(struct listing *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].path);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-static int listing_add(struct listing *l, const char *path, bool dir, uint64_t size)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		struct found *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return pv_error(PV_EIO, "out of memory");
-		l->v = v;
-		l->cap = cap;
-	}
-	if (!(l->v[l->n].path = strdup(path)))
-		return pv_error(PV_EIO, "out of memory");
-	l->v[l->n].dir = dir;
-	l->v[l->n].size = size;
-	l->n++;
-	return PV_OK;
-}
-
 /* Everything below base/rel, depth first, into l (paths relative to base). */
 static int scan(struct pv_smb *s, const char *share, const char *base, const char *rel,
 		struct listing *l, struct pv_buf *u)
@@ -160,26 +122,14 @@ static int scan(struct pv_smb *s, const char *share, const char *base, const cha
 	return r;
 }
 
-static int by_path(const void *a, const void *b)
-{
-	return strcmp(((const struct found *)a)->path, ((const struct found *)b)->path);
-}
-
-static const struct found *lookup(const struct listing *l, const char *path)
-{
-	struct found key = {(char *)path, false, 0};
-
-	return l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), by_path) : NULL;
-}
-
 static int scan_sorted(struct pv_smb *s, const char *share, const char *base, struct listing *l)
 {
 	struct pv_buf u = PV_BUF_INIT;
 	int r = scan(s, share, base, "", l, &u);
 
 	pv_buf_release(&u, 0);
-	if (r == PV_OK && l->n)
-		qsort(l->v, l->n, sizeof(*l->v), by_path);
+	if (r == PV_OK)
+		listing_sort(l);
 	return r;
 }
 
@@ -239,19 +189,18 @@ int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
 		goto out;
 	for (size_t i = 0; i < n && r == PV_OK; i++) {
 		const struct pv_smb_item *it = &items[i];
-		const struct found *f = lookup(&l, it->path);
+		enum plan p = listing_plan(&l, it, s->server, share, base);
 
-		if (f && f->dir != it->dir) {
-			r = pv_error(PV_EREMOTE,
-				     "//%s/%s/%s/%s is a %s where the fileset has a %s; "
-				     "remove it and run again",
-				     s->server, share, base, it->path, f->dir ? "folder" : "file",
-				     it->dir ? "folder" : "file");
+		if (p == PLAN_MISMATCH) {
+			r = PV_EREMOTE;
 			break;
 		}
+		if (p == PLAN_KEEP) {
+			if (!it->dir)
+				res->files_ok++;
+			continue;
+		}
 		if (it->dir) {
-			if (f)
-				continue;
 			if (url(&u, s, share, base, it->path) < 0) {
 				r = pv_error(PV_EIO, "out of memory");
 				break;
@@ -265,13 +214,9 @@ int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
 			res->dirs_made++;
 			continue;
 		}
-		if (f && f->size == it->size) {
-			res->files_ok++;
-			continue;
-		}
 		if ((r = write_file(s, share, base, it, i, fill, fill_ctx, &u)) != PV_OK)
 			break;
-		if (f)
+		if (p == PLAN_FIX)
 			res->files_fixed++;
 		else
 			res->files_made++;
@@ -296,7 +241,7 @@ int pv_smb_tree_verify(struct pv_smb *s, const char *share, const char *base,
 	if ((r = scan_sorted(s, share, base, &l)) != PV_OK)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		const struct found *f = lookup(&l, items[i].path);
+		const struct found *f = listing_lookup(&l, items[i].path);
 
 		if (!f)
 			(*missing)++;

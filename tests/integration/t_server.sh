@@ -70,6 +70,13 @@ pv "${P[@]}" server --users 2
 expect_rc 0 "server"
 expect_out "shares 2 created, 0 present; alias SPNs 4 added"
 expect_out "trees of 4 users \(fileset 'small'.* over smb: 280 files written \(0 fixed\)"
+# our SMB2 client: 2 connections (one per server core) carry the 4 users' sessions in turn,
+# and every file is owned by the user whose session wrote it
+expect_err "trees: 2 SMB connections at once, each logging its users on in turn"
+for t in fsroot1/st-cli1-u1 fsroot2/st-cli1-u2 fsroot1/st-cli2-u1 fsroot2/st-cli2-u2; do
+	owners=$(on srv sh -c "find $SP/$t -type f -printf '%u\n' | sort | uniq -c")
+	[[ ${owners,,} =~ ^\ *70\ lab.${t#*/}$ ]] || fail "files of $t owned by: $owners"
+done
 out=$(on ctl sh -c "KRB5CCNAME=FILE:$T_TMP/cc.adm kinit Administrator@LAB.TEST <'$LAB/admin.pass' >/dev/null &&
 	KRB5CCNAME=FILE:$T_TMP/cc.adm smbclient -N --use-kerberos=required -L srv.lab.test; rm -f $T_TMP/cc.adm" 2>&1)
 for s in fsroot1 fsroot2; do
@@ -107,12 +114,21 @@ pv "${P[@]}" --json server --users 2
 expect_rc 0 "server re-run"
 python3 -c 'import json,sys; d=json.load(sys.stdin); t=d["trees"]; assert d["shares_created"]==0 and d["spns_added"]==0 and t["files_written"]==0 and t["files_ok"]==280, d' <<<"$OUT" ||
 	fail "re-run JSON: $OUT"
-on srv sh -c "cd $SP/fsroot1/st-cli1-u1 && rm static/d02/f0003.* && truncate -s 1 volatile/f0001.* && rm -r static/d03"
+damage() { on srv sh -c "cd $SP/fsroot1/st-cli1-u1 && rm static/d02/f0003.* && truncate -s 1 volatile/f0001.* && rm -r static/d03"; }
+damage
 pv "${P[@]}" server --users 2
 expect_rc 0 "server after damage"
 expect_out "22 files written \(1 fixed\), 258 already right, 1 folders made"
 got=$(srv_tree fsroot1 st-cli1-u1)
 [[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "repaired tree holds '$got'"
+# the same repaired by libsmbclient, a connection per user (the client used when ours cannot be)
+damage
+PROVISION_SMB_CLIENT=libsmbclient pv "${P[@]}" server --users 2
+expect_rc 0 "server after damage (libsmbclient)"
+expect_err "SMB sessions at once \(libsmbclient"
+expect_out "22 files written \(1 fixed\), 258 already right, 1 folders made"
+got=$(srv_tree fsroot1 st-cli1-u1)
+[[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "tree repaired by libsmbclient holds '$got'"
 
 # 6. --via ssh: the same bytes on the server's disk, owned by the user
 on srv sh -c "rm -rf $SP/fsroot1/st-cli2-u1/static $SP/fsroot1/st-cli2-u1/volatile"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "smb/ntlm.h"
+#include "smb/smb2.h"
 
 static const char *hex(const uint8_t *p, size_t n)
 {
@@ -187,6 +188,60 @@ START_TEST(test_ntlm_messages)
 }
 END_TEST
 
+START_TEST(test_smb2_header)
+{
+	struct smb2_hdr h = {1, SMB2_CREATE, 64, 0, SMB2_FLAGS_RELATED, 96, 7, 0x1122334455ull,
+			     0xabcdef0123456789ull},
+			g;
+	uint8_t p[SMB2_HDR];
+
+	smb2_hdr_put(p, &h);
+	ck_assert_mem_eq(p, "\xfeSMB\x40\x00", 6);
+	ck_assert_uint_eq(smb2_get16(p + 12), SMB2_CREATE);
+	ck_assert_uint_eq(smb2_get64(p + 24), 0x1122334455ull);
+	ck_assert_int_eq(smb2_hdr_get(p, sizeof(p), &g), 0);
+	ck_assert_uint_eq(g.command, h.command);
+	ck_assert_uint_eq(g.credits, 64);
+	ck_assert_uint_eq(g.next, 96);
+	ck_assert_uint_eq(g.tree, 7);
+	ck_assert_uint_eq(g.mid, h.mid);
+	ck_assert_uint_eq(g.session, h.session);
+	/* async: the tree id's place holds the AsyncId */
+	smb2_put32(p + 16, SMB2_FLAGS_ASYNC | SMB2_FLAGS_RESPONSE);
+	ck_assert_int_eq(smb2_hdr_get(p, sizeof(p), &g), 0);
+	ck_assert_uint_eq(g.tree, 0);
+	ck_assert_int_eq(smb2_hdr_get(p, SMB2_HDR - 1, &g), -1);
+	p[0] = 0xff; /* SMB1 */
+	ck_assert_int_eq(smb2_hdr_get(p, sizeof(p), &g), -1);
+}
+END_TEST
+
+START_TEST(test_smb2_names)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	char out[16];
+
+	ck_assert_int_eq(smb2_name("u1/static/d\xc3\xa9", &b), 0);
+	ck_assert_uint_eq(b.len, 2 * 12);
+	ck_assert_mem_eq(b.data, "u\0001\000\\\0s\0", 8);
+	ck_assert_mem_eq(b.data + 20, "d\0\xe9\0", 4);
+	ck_assert_int_eq(smb2_utf8((const uint8_t *)b.data, b.len, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "u1\\static\\d\xc3\xa9");
+	/* too long for the buffer, a lone surrogate, an odd length: refused */
+	ck_assert_int_eq(smb2_utf8((const uint8_t *)b.data, b.len, out, 13), -1);
+	ck_assert_int_eq(smb2_utf8((const uint8_t *)"\x00\xd8\x41\x00", 4, out, sizeof(out)), -1);
+	ck_assert_int_eq(smb2_utf8((const uint8_t *)"\x00\xdc", 2, out, sizeof(out)), -1);
+	ck_assert_int_eq(smb2_utf8((const uint8_t *)"a", 1, out, sizeof(out)), -1);
+	ck_assert_int_eq(smb2_utf8((const uint8_t *)"\x3d\xd8\x00\xde", 4, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "\xf0\x9f\x98\x80");
+	pv_buf_reset(&b);
+	ck_assert_int_eq(smb2_name("bad\xff", &b), -1);
+	ck_assert_str_eq(smb2_status_name(ST_DISK_FULL), "NT_STATUS_DISK_FULL");
+	ck_assert_ptr_null(smb2_status_name(0xC0FFEE00u));
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("smb");
@@ -197,6 +252,10 @@ int main(void)
 	tcase_add_test(tc, test_ntlmv2_vectors);
 	tcase_add_test(tc, test_utf16le);
 	tcase_add_test(tc, test_ntlm_messages);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("smb2");
+	tcase_add_test(tc, test_smb2_header);
+	tcase_add_test(tc, test_smb2_names);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }

@@ -1,0 +1,168 @@
+/* smb/smb2.c: SMB2 header and name encodings; see smb2.h. */
+#include "smb/smb2.h"
+
+#include "smb/ntlm.h"
+
+#include <string.h>
+
+void smb2_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+void smb2_put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+void smb2_put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+uint16_t smb2_get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+uint32_t smb2_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+uint64_t smb2_get64(const uint8_t *p)
+{
+	return (uint64_t)smb2_get32(p) | (uint64_t)smb2_get32(p + 4) << 32;
+}
+
+void smb2_hdr_put(uint8_t *p, const struct smb2_hdr *h)
+{
+	memset(p, 0, SMB2_HDR);
+	memcpy(p, "\xfeSMB", 4);
+	smb2_put16(p + 4, SMB2_HDR);
+	smb2_put16(p + 6, h->credit_charge);
+	smb2_put32(p + 8, h->status);
+	smb2_put16(p + 12, h->command);
+	smb2_put16(p + 14, h->credits);
+	smb2_put32(p + 16, h->flags);
+	smb2_put32(p + 20, h->next);
+	smb2_put64(p + 24, h->mid);
+	smb2_put32(p + 36, h->tree);
+	smb2_put64(p + 40, h->session);
+}
+
+int smb2_hdr_get(const uint8_t *p, size_t len, struct smb2_hdr *h)
+{
+	if (len < SMB2_HDR || memcmp(p, "\xfeSMB", 4) != 0 || smb2_get16(p + 4) != SMB2_HDR)
+		return -1;
+	h->credit_charge = smb2_get16(p + 6);
+	h->status = smb2_get32(p + 8);
+	h->command = smb2_get16(p + 12);
+	h->credits = smb2_get16(p + 14);
+	h->flags = smb2_get32(p + 16);
+	h->next = smb2_get32(p + 20);
+	h->mid = smb2_get64(p + 24);
+	/* an async response carries an AsyncId where a sync one has ProcessId and TreeId */
+	h->tree = (h->flags & SMB2_FLAGS_ASYNC) ? 0 : smb2_get32(p + 36);
+	h->session = smb2_get64(p + 40);
+	return 0;
+}
+
+const char *smb2_status_name(uint32_t status)
+{
+	static const struct {
+		uint32_t code;
+		const char *name;
+	} names[] = {
+		{ST_ACCESS_DENIED, "NT_STATUS_ACCESS_DENIED"},
+		{ST_OBJECT_NAME_COLLISION, "NT_STATUS_OBJECT_NAME_COLLISION"},
+		{ST_DISK_FULL, "NT_STATUS_DISK_FULL"},
+		{ST_QUOTA_EXCEEDED, "NT_STATUS_QUOTA_EXCEEDED"},
+		{ST_BAD_NETWORK_NAME, "NT_STATUS_BAD_NETWORK_NAME"},
+		{ST_LOGON_FAILURE, "NT_STATUS_LOGON_FAILURE"},
+		{0xC0000034u, "NT_STATUS_OBJECT_NAME_NOT_FOUND"},
+		{0xC000003Au, "NT_STATUS_OBJECT_PATH_NOT_FOUND"},
+		{0xC0000033u, "NT_STATUS_OBJECT_NAME_INVALID"},
+		{0xC00000BAu, "NT_STATUS_FILE_IS_A_DIRECTORY"},
+		{0xC0000103u, "NT_STATUS_NOT_A_DIRECTORY"},
+		{0xC0000043u, "NT_STATUS_SHARING_VIOLATION"},
+		{0xC0000072u, "NT_STATUS_ACCOUNT_DISABLED"},
+		{0xC0000071u, "NT_STATUS_PASSWORD_EXPIRED"},
+		{0xC0000234u, "NT_STATUS_ACCOUNT_LOCKED_OUT"},
+		{0xC000006Eu, "NT_STATUS_ACCOUNT_RESTRICTION"},
+		{0xC0000064u, "NT_STATUS_NO_SUCH_USER"},
+		{0xC000006Au, "NT_STATUS_WRONG_PASSWORD"},
+		{0xC00000BBu, "NT_STATUS_NOT_SUPPORTED"},
+		{0xC000000Du, "NT_STATUS_INVALID_PARAMETER"},
+		{0xC0000203u, "NT_STATUS_USER_SESSION_DELETED"},
+		{0xC0000017u, "NT_STATUS_NO_MEMORY"},
+		{0xC00000C9u, "NT_STATUS_NETWORK_NAME_DELETED"},
+		{0xC000009Au, "NT_STATUS_INSUFFICIENT_RESOURCES"},
+		{0xC0000185u, "NT_STATUS_IO_DEVICE_ERROR"},
+		{0xC00000A2u, "NT_STATUS_MEDIA_WRITE_PROTECTED"},
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].code == status)
+			return names[i].name;
+	return NULL;
+}
+
+int smb2_name(const char *path, struct pv_buf *out)
+{
+	size_t from = out->len;
+
+	if (pv_utf16le(out, path, strlen(path), 0) < 0)
+		return -1;
+	for (size_t i = from; i + 1 < out->len; i += 2)
+		if (out->data[i] == '/' && out->data[i + 1] == 0)
+			out->data[i] = '\\';
+	return 0;
+}
+
+int smb2_utf8(const uint8_t *in, size_t len, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	if (len % 2)
+		return -1;
+	for (size_t i = 0; i < len; i += 2) {
+		uint32_t cp = smb2_get16(in + i);
+		unsigned char b[4];
+		size_t k;
+
+		if (cp >= 0xd800 && cp < 0xdc00) {
+			uint32_t lo;
+
+			if (i + 4 > len || (lo = smb2_get16(in + i + 2)) < 0xdc00 || lo > 0xdfff)
+				return -1;
+			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			i += 2;
+		} else if (cp >= 0xdc00 && cp < 0xe000) {
+			return -1;
+		}
+		if (cp < 0x80)
+			b[0] = (unsigned char)cp, k = 1;
+		else if (cp < 0x800)
+			b[0] = (unsigned char)(0xc0 | cp >> 6), b[1] = (unsigned char)(0x80 | (cp & 0x3f)),
+			k = 2;
+		else if (cp < 0x10000)
+			b[0] = (unsigned char)(0xe0 | cp >> 12),
+			b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f)),
+			b[2] = (unsigned char)(0x80 | (cp & 0x3f)), k = 3;
+		else
+			b[0] = (unsigned char)(0xf0 | cp >> 18),
+			b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f)),
+			b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f)),
+			b[3] = (unsigned char)(0x80 | (cp & 0x3f)), k = 4;
+		if (cap - o <= k)
+			return -1;
+		memcpy(out + o, b, k);
+		o += k;
+	}
+	out[o] = 0;
+	return 0;
+}

@@ -1,0 +1,69 @@
+/* smb/smb2.h: the SMB2 messages smb/wire.c sends, encoded and decoded without I/O (MS-SMB2),
+ * so they are unit-tested. Module-internal: outside smb/ use smb/smb.h. */
+#ifndef PV_SMB_SMB2_H
+#define PV_SMB_SMB2_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+#define SMB2_HDR 64
+
+enum smb2_cmd {
+	SMB2_NEGOTIATE = 0,
+	SMB2_SESSION_SETUP = 1,
+	SMB2_LOGOFF = 2,
+	SMB2_TREE_CONNECT = 3,
+	SMB2_CREATE = 5,
+	SMB2_CLOSE = 6,
+	SMB2_WRITE = 9,
+	SMB2_QUERY_DIRECTORY = 14,
+};
+
+/* NTSTATUS values we act on */
+#define ST_OK			0x00000000u
+#define ST_PENDING		0x00000103u
+#define ST_NO_MORE_FILES	0x80000006u
+#define ST_MORE_PROCESSING	0xC0000016u
+#define ST_ACCESS_DENIED	0xC0000022u
+#define ST_OBJECT_NAME_COLLISION 0xC0000035u
+#define ST_DISK_FULL		0xC000007Fu
+#define ST_QUOTA_EXCEEDED	0xC0000044u
+#define ST_BAD_NETWORK_NAME	0xC00000CCu
+#define ST_LOGON_FAILURE	0xC000006Du
+
+#define SMB2_FLAGS_RESPONSE 0x1u
+#define SMB2_FLAGS_ASYNC    0x2u
+#define SMB2_FLAGS_RELATED  0x4u
+
+/* The fixed part of a request or response header. */
+struct smb2_hdr {
+	uint16_t credit_charge, command, credits;
+	uint32_t status, flags, next, tree;
+	uint64_t mid, session;
+};
+
+/* Little-endian stores and loads. */
+void smb2_put16(uint8_t *p, uint16_t v);
+void smb2_put32(uint8_t *p, uint32_t v);
+void smb2_put64(uint8_t *p, uint64_t v);
+uint16_t smb2_get16(const uint8_t *p);
+uint32_t smb2_get32(const uint8_t *p);
+uint64_t smb2_get64(const uint8_t *p);
+
+/* Write a request header into p (SMB2_HDR bytes). */
+void smb2_hdr_put(uint8_t *p, const struct smb2_hdr *h);
+/* Read a response header from p (at least SMB2_HDR bytes there); -1 if it is not SMB2. */
+int smb2_hdr_get(const uint8_t *p, size_t len, struct smb2_hdr *h);
+
+/* A name for an NTSTATUS ("NT_STATUS_DISK_FULL"), or NULL when we do not know it. */
+const char *smb2_status_name(uint32_t status);
+
+/* A '/'-separated UTF-8 path appended to out as the UTF-16LE '\\'-separated name a CREATE
+ * carries; -1 on invalid UTF-8 or out of memory. */
+int smb2_name(const char *path, struct pv_buf *out);
+/* UTF-16LE to UTF-8 (for names a listing returns); -1 if invalid or longer than cap - 1. */
+int smb2_utf8(const uint8_t *in, size_t len, char *out, size_t cap);
+
+#endif

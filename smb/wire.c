@@ -1,0 +1,1028 @@
+/* smb/wire.c: our own lean SMB2 client, for building trees as many users over few
+ * connections.
+ *
+ * Why not libsmbclient here: smbd forks a process per TCP connection, and that fork (page
+ * tables of a big parent, then dlopen and talloc in the child) costs it 45-85 ms of CPU on the
+ * lab, which libsmbclient pays once per user because it makes a connection per logon. SMB2
+ * lets one connection carry the sessions of many users one after another (MS-SMB2 3.3.5.5),
+ * so a worker here keeps one connection and logs each of its users on and off over it. And
+ * each file is ONE compound request (CREATE + WRITE + CLOSE, related, MS-SMB2 3.2.4.1.4),
+ * with several such compounds in flight: smbd reads one frame per file and serves the write
+ * synchronously (it keeps aio for writes that are not part of a compound).
+ *
+ * What it does not do, and then the caller uses libsmbclient (pv_smb2_unsupported): signing
+ * or encryption (a server that requires them), SMB 3.1.1 only servers, Kerberos. Logon is
+ * NTLMv2 in SPNEGO (smb/ntlm.c). */
+#include "smb/smb.h"
+
+#include "smb/internal.h"
+#include "smb/ntlm.h"
+#include "smb/smb2.h"
+#include "util/err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WINDOW	      16		/* compounds in flight on a connection */
+#define WRITE_MAX     65536u		/* bytes per WRITE (one credit) */
+#define COMPOUND_DATA (4 * WRITE_MAX) /* files up to this size are one compound */
+#define CREDITS_ASK   64
+#define FRAME_MAX     (16u << 20)
+#define LIST_BUF      65536u
+
+/* CREATE fields (MS-SMB2 2.2.13) */
+#define FILE_LIST_DIRECTORY	0x00000001u
+#define FILE_WRITE_DATA		0x00000002u
+#define FILE_READ_ATTRIBUTES	0x00000080u
+#define DELETE_ACCESS		0x00010000u
+#define SYNCHRONIZE		0x00100000u
+#define SHARE_ALL		0x00000007u
+#define FILE_OPEN		1u
+#define FILE_CREATE		2u
+#define FILE_OVERWRITE_IF	5u
+#define FILE_DIRECTORY_FILE	0x00000001u
+#define FILE_NON_DIRECTORY_FILE 0x00000040u
+#define FILE_DELETE_ON_CLOSE	0x00001000u
+#define ATTR_DIRECTORY		0x00000010u
+
+enum kind { P_FILE, P_DIR, P_CHUNK };
+
+struct pend {
+	uint64_t mid0;
+	unsigned n, got;
+	enum kind kind;
+	size_t item;
+	uint64_t bytes;
+	uint32_t status;   /* the first failure in the compound */
+	uint16_t fail_cmd; /* and the command that failed */
+	bool created, closed;
+	bool fix; /* the file was there with another size */
+	uint8_t fid[16];
+};
+
+/* A file a failure left behind (created, maybe open): removed before returning. */
+struct cut {
+	size_t item;
+	bool open;
+	uint8_t fid[16];
+};
+
+struct pv_smb2 {
+	int fd;
+	char *server;
+	int timeout;
+	uint16_t dialect;
+	bool multi_credit;
+	bool broken;	  /* the connection is unusable: no more requests */
+	bool unsupported; /* the server wants what this client does not do */
+	uint64_t mid;
+	int64_t credits;
+	uint64_t sid;
+	uint32_t tid;
+	uint8_t *out, *in;
+	size_t olen, ocap, ilen, icap, last; /* last: offset of the last message in out */
+	struct pend pend[WINDOW];
+	unsigned npend;
+	/* the tree being built */
+	const char *user, *share, *base;
+	const struct pv_smb_item *items;
+	struct pv_smb_tree_result *res;
+	pv_smb_tick_fn tick;
+	void *tick_ctx;
+	int err;		  /* the first failure (recorded with pv_error) */
+	struct cut cuts[WINDOW]; /* at most one per compound in flight */
+	unsigned ncuts;
+};
+
+bool pv_smb2_unsupported(const struct pv_smb2 *c)
+{
+	return c && c->unsupported;
+}
+
+/* ---- transport ---- */
+
+static int broken(struct pv_smb2 *c, int code, const char *fmt, const char *detail)
+{
+	c->broken = true;
+	return pv_error(code, fmt, c->server, detail);
+}
+
+static int ensure(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (need > *cap) {
+		size_t n = *cap ? *cap : 65536;
+		uint8_t *b;
+
+		while (n < need)
+			n *= 2;
+		if (!(b = realloc(*buf, n)))
+			return pv_error(PV_EIO, "out of memory");
+		*buf = b;
+		*cap = n;
+	}
+	return PV_OK;
+}
+
+static int send_all(struct pv_smb2 *c)
+{
+	size_t off = 0, len = c->olen - 4;
+
+	c->out[0] = 0;
+	c->out[1] = (uint8_t)(len >> 16);
+	c->out[2] = (uint8_t)(len >> 8);
+	c->out[3] = (uint8_t)len;
+	while (off < c->olen) {
+		ssize_t w = send(c->fd, c->out + off, c->olen - off, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return broken(c, PV_EUNREACH, "SMB to '%s': sending failed: %s",
+				      strerror(errno));
+		off += (size_t)w;
+	}
+	return PV_OK;
+}
+
+static int read_n(struct pv_smb2 *c, uint8_t *p, size_t n)
+{
+	while (n > 0) {
+		struct pollfd pfd = {c->fd, POLLIN, 0};
+		int pr = poll(&pfd, 1, (c->timeout > 0 ? c->timeout : 10) * 1000);
+		ssize_t got;
+
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr == 0)
+			return broken(c, PV_EUNREACH, "SMB to '%s': no answer in time%s", "");
+		got = recv(c->fd, p, n, 0);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			char why[128];
+
+			snprintf(why, sizeof(why), "%s%s", got == 0 ? "" : ": ", got == 0 ? "" : strerror(errno));
+			return broken(c, PV_EUNREACH, "SMB to '%s': the connection was closed%s", why);
+		}
+		p += got;
+		n -= (size_t)got;
+	}
+	return PV_OK;
+}
+
+/* One frame (NetBIOS session message) into c->in. */
+static int read_frame(struct pv_smb2 *c)
+{
+	uint8_t h[4];
+	size_t len;
+	int r;
+
+	do {
+		if ((r = read_n(c, h, 4)) != PV_OK)
+			return r;
+		len = (size_t)h[1] << 16 | (size_t)h[2] << 8 | h[3];
+	} while (h[0] == 0x85 && len == 0); /* keep-alive */
+	if (h[0] != 0 || len > FRAME_MAX)
+		return broken(c, PV_EREMOTE, "SMB to '%s': not an SMB2 answer%s", "");
+	if ((r = ensure(&c->in, &c->icap, len)) != PV_OK)
+		return r;
+	c->ilen = len;
+	return read_n(c, c->in, len);
+}
+
+/* ---- building requests ---- */
+
+static void begin(struct pv_smb2 *c)
+{
+	c->olen = 4;
+	c->last = 0;
+}
+
+/* Append a message with a body of blen bytes (zeroed) and return the body's offset in c->out,
+ * or 0 when out of memory. related: part of the compound begun by the previous message. */
+static size_t add(struct pv_smb2 *c, uint16_t cmd, size_t blen, bool related)
+{
+	struct smb2_hdr h = {0};
+	size_t at = c->olen;
+
+	if (c->last) { /* the previous message is padded to 8 bytes and points here */
+		at = c->last + ((c->olen - c->last + 7) & ~(size_t)7);
+		smb2_put32(c->out + c->last + 20, (uint32_t)(at - c->last));
+	}
+	if (ensure(&c->out, &c->ocap, at + SMB2_HDR + blen) != PV_OK)
+		return 0;
+	memset(c->out + c->olen, 0, at + SMB2_HDR + blen - c->olen);
+	h.credit_charge = c->multi_credit ? 1 : 0;
+	h.command = cmd;
+	h.credits = CREDITS_ASK;
+	h.flags = related ? SMB2_FLAGS_RELATED : 0;
+	h.mid = c->mid++;
+	h.tree = c->tid;
+	h.session = c->sid;
+	smb2_hdr_put(c->out + at, &h);
+	c->credits--;
+	c->last = at;
+	c->olen = at + SMB2_HDR + blen;
+	return at + SMB2_HDR;
+}
+
+/* A CREATE of name (UTF-16LE, made by smb2_name) as the next message. */
+static size_t add_create(struct pv_smb2 *c, const struct pv_buf *name, uint32_t access,
+			 uint32_t disposition, uint32_t options, bool related)
+{
+	size_t nl = name->len ? name->len : 1, b = add(c, SMB2_CREATE, 56 + nl, related);
+	uint8_t *p;
+
+	if (!b)
+		return 0;
+	p = c->out + b;
+	smb2_put16(p, 57);
+	smb2_put32(p + 4, 2); /* impersonation */
+	smb2_put32(p + 24, access | SYNCHRONIZE);
+	smb2_put32(p + 32, SHARE_ALL);
+	smb2_put32(p + 36, disposition);
+	smb2_put32(p + 40, options);
+	smb2_put16(p + 44, SMB2_HDR + 56);
+	smb2_put16(p + 46, (uint16_t)name->len);
+	if (name->len)
+		memcpy(p + 56, name->data, name->len);
+	return b;
+}
+
+static const uint8_t RELATED_FID[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+static size_t add_close(struct pv_smb2 *c, const uint8_t fid[16], bool related)
+{
+	size_t b = add(c, SMB2_CLOSE, 24, related);
+
+	if (b) {
+		smb2_put16(c->out + b, 24);
+		memcpy(c->out + b + 8, fid, 16);
+	}
+	return b;
+}
+
+/* A WRITE of len bytes at off; the data is left for the caller at the returned offset + 48. */
+static size_t add_write(struct pv_smb2 *c, const uint8_t fid[16], uint64_t off, size_t len,
+			bool related)
+{
+	size_t b = add(c, SMB2_WRITE, 48 + (len ? len : 1), related);
+
+	if (b) {
+		uint8_t *p = c->out + b;
+
+		smb2_put16(p, 49);
+		smb2_put16(p + 2, SMB2_HDR + 48);
+		smb2_put32(p + 4, (uint32_t)len);
+		smb2_put64(p + 8, off);
+		memcpy(p + 16, fid, 16);
+	}
+	return b;
+}
+
+/* ---- one request at a time (logon, tree connect, listing) ---- */
+
+/* Send what begin/add built (one message) and wait for its answer: *rsp points at its header
+ * in c->in, *rlen is its length to the end of the frame. */
+static int rpc(struct pv_smb2 *c, struct smb2_hdr *h, const uint8_t **rsp, size_t *rlen)
+{
+	uint64_t want = c->mid - 1;
+	int r;
+
+	if (c->broken)
+		return pv_error(PV_EREMOTE, "SMB to '%s': the connection is gone", c->server);
+	if ((r = send_all(c)) != PV_OK)
+		return r;
+	for (;;) {
+		size_t off = 0;
+
+		if ((r = read_frame(c)) != PV_OK)
+			return r;
+		for (;;) {
+			if (smb2_hdr_get(c->in + off, c->ilen - off, h) < 0)
+				return broken(c, PV_EREMOTE, "SMB to '%s': a malformed answer%s", "");
+			c->credits += h->credits;
+			if (h->mid == want && !(h->status == ST_PENDING && (h->flags & SMB2_FLAGS_ASYNC))) {
+				*rsp = c->in + off;
+				*rlen = c->ilen - off;
+				return PV_OK;
+			}
+			if (!h->next || h->next >= c->ilen - off)
+				break;
+			off += h->next;
+		}
+	}
+}
+
+/* The body of an answer, checked to hold at least min bytes. */
+static const uint8_t *body(const uint8_t *rsp, size_t rlen, size_t min)
+{
+	return rlen >= SMB2_HDR + min ? rsp + SMB2_HDR : NULL;
+}
+
+static const char *status_text(uint32_t st, char *buf, size_t len)
+{
+	const char *n = smb2_status_name(st);
+
+	if (st == ST_DISK_FULL || st == ST_QUOTA_EXCEEDED)
+		snprintf(buf, len, "No space left on device (%s)", n);
+	else if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "NT status 0x%08x", st);
+	return buf;
+}
+
+/* ---- connection ---- */
+
+static int dial(const char *server, int timeout, int *out)
+{
+	struct addrinfo hints = {0}, *ai = NULL, *a;
+	int gr, fd = -1, err = 0;
+
+	hints.ai_socktype = SOCK_STREAM;
+	if ((gr = getaddrinfo(server, "445", &hints, &ai)) != 0)
+		return pv_error(PV_EUNREACH, "SMB to '%s': %s", server, gai_strerror(gr));
+	for (a = ai; a; a = a->ai_next) {
+		struct pollfd pfd;
+		socklen_t sl = sizeof(err);
+		int one = 1;
+
+		if ((fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+				 a->ai_protocol)) < 0) {
+			err = errno;
+			continue;
+		}
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+			err = 0;
+		else if (errno != EINPROGRESS)
+			err = errno;
+		else {
+			pfd = (struct pollfd){fd, POLLOUT, 0};
+			if (poll(&pfd, 1, (timeout > 0 ? timeout : 10) * 1000) <= 0)
+				err = ETIMEDOUT;
+			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) != 0)
+				err = errno;
+		}
+		if (err == 0) {
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			break;
+		}
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	if (fd < 0)
+		return pv_error(PV_EUNREACH, "SMB to '%s': %s; is smbd running there?", server,
+				strerror(err ? err : EHOSTUNREACH));
+	*out = fd;
+	return PV_OK;
+}
+
+int pv_smb2_connect(const char *server, int timeout, struct pv_smb2 **out)
+{
+	static const uint16_t dialects[] = {0x0202, 0x0210, 0x0300, 0x0302};
+	struct pv_smb2 *c = calloc(1, sizeof(*c));
+	struct smb2_hdr h;
+	const uint8_t *rsp, *b;
+	size_t rlen, at;
+	int r;
+
+	*out = c;
+	if (!c || !(c->server = strdup(server)))
+		return pv_error(PV_EIO, "out of memory");
+	c->fd = -1;
+	c->timeout = timeout;
+	c->credits = 1;
+	if ((r = dial(server, timeout, &c->fd)) != PV_OK) {
+		c->broken = true;
+		return r;
+	}
+	begin(c);
+	if (!(at = add(c, SMB2_NEGOTIATE, 36 + 2 * sizeof(dialects), false)))
+		return pv_error(PV_EIO, "out of memory");
+	smb2_put16(c->out + at, 36);
+	smb2_put16(c->out + at + 2, sizeof(dialects) / sizeof(dialects[0]));
+	smb2_put16(c->out + at + 4, 1); /* signing enabled, not required */
+	if (getrandom(c->out + at + 12, 16, 0) != 16)
+		return pv_error(PV_EIO, "getrandom: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(dialects) / sizeof(dialects[0]); i++)
+		smb2_put16(c->out + at + 36 + 2 * i, dialects[i]);
+	if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
+		return r;
+	if (h.status != ST_OK || !(b = body(rsp, rlen, 64))) {
+		c->unsupported = true;
+		return pv_error(PV_EREMOTE, "SMB to '%s': no SMB 2.0.2-3.0.2 dialect in common (%s)",
+				server, smb2_status_name(h.status) ? smb2_status_name(h.status) : "?");
+	}
+	c->dialect = smb2_get16(b + 4);
+	c->multi_credit = c->dialect >= 0x0210 && (smb2_get32(b + 24) & 0x4);
+	if (smb2_get16(b + 2) & 0x2) {
+		c->unsupported = true;
+		return pv_error(PV_EREMOTE, "SMB to '%s': the server requires signing", server);
+	}
+	return PV_OK;
+}
+
+void pv_smb2_free(struct pv_smb2 *c)
+{
+	if (!c)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->server);
+	free(c->out);
+	free(c->in);
+	free(c);
+}
+
+/* ---- logon ---- */
+
+static int logon(struct pv_smb2 *c, const char *wg, const char *user,
+		 const struct pv_secret *pw)
+{
+	struct pv_buf tok = PV_BUF_INIT;
+	struct pv_ntlm_challenge ch;
+	struct smb2_hdr h;
+	const uint8_t *rsp, *b;
+	size_t rlen, at;
+	uint8_t cchal[8];
+	uint64_t now = ((uint64_t)time(NULL) + 11644473600ull) * 10000000ull;
+	char st[96];
+	int r;
+
+	c->sid = 0;
+	c->tid = 0;
+	for (int step = 0; step < 2; step++) {
+		if (step == 0 ? pv_ntlm_negotiate(&tok) < 0
+			      : (getrandom(cchal, 8, 0) != 8 ||
+				 pv_ntlm_authenticate(&ch, user, wg, pw->data, pw->len, now, cchal,
+						      &tok) < 0)) {
+			r = pv_error(PV_ECONFIG, "SMB logon as %s\\%s: the name or the password is not "
+						 "valid UTF-8",
+				     wg, user);
+			goto out;
+		}
+		begin(c);
+		if (!(at = add(c, SMB2_SESSION_SETUP, 24 + tok.len, false))) {
+			r = pv_error(PV_EIO, "out of memory");
+			goto out;
+		}
+		smb2_put16(c->out + at, 25);
+		c->out[at + 3] = 1; /* signing enabled */
+		smb2_put16(c->out + at + 12, SMB2_HDR + 24);
+		smb2_put16(c->out + at + 14, (uint16_t)tok.len);
+		memcpy(c->out + at + 24, tok.data, tok.len);
+		pv_buf_release(&tok, 1);
+		if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
+			goto out;
+		if (!(b = body(rsp, rlen, 8))) {
+			r = broken(c, PV_EREMOTE, "SMB to '%s': a malformed logon answer%s", "");
+			goto out;
+		}
+		if (step == 0) {
+			size_t off = smb2_get16(b + 4), len = smb2_get16(b + 6);
+
+			c->sid = h.session;
+			if (h.status != ST_MORE_PROCESSING || off < SMB2_HDR || off + len > rlen ||
+			    pv_ntlm_parse_challenge(rsp + off, len, &ch) < 0) {
+				r = pv_error(PV_EREMOTE, "SMB logon as %s\\%s on '%s': the server did not "
+							 "offer NTLM (%s)",
+					     wg, user, c->server, status_text(h.status, st, sizeof(st)));
+				c->unsupported = true;
+				goto out;
+			}
+			/* ch points into c->in, which the next request does not touch until its
+			 * answer: the AUTHENTICATE is made before that */
+			continue;
+		}
+		if (h.status != ST_OK) {
+			r = pv_error(PV_ECRED, "SMB logon as %s\\%s on '%s' refused (%s)", wg, user,
+				     c->server, status_text(h.status, st, sizeof(st)));
+			goto out;
+		}
+		if (smb2_get16(b + 2) & 0x3) {
+			r = pv_error(PV_ECRED, "SMB logon as %s\\%s on '%s': the server took it as a "
+					       "guest logon; check the user and its password",
+				     wg, user, c->server);
+			goto out;
+		}
+		if (smb2_get16(b + 2) & 0x4) {
+			c->unsupported = true;
+			r = pv_error(PV_EREMOTE, "SMB to '%s': the server requires encryption",
+				     c->server);
+			goto out;
+		}
+	}
+	r = PV_OK;
+out:
+	pv_buf_release(&tok, 1);
+	return r;
+}
+
+static void logoff(struct pv_smb2 *c)
+{
+	struct smb2_hdr h;
+	const uint8_t *rsp;
+	size_t rlen, at;
+
+	if (!c->sid || c->broken)
+		return;
+	begin(c);
+	if ((at = add(c, SMB2_LOGOFF, 4, false)) != 0) {
+		smb2_put16(c->out + at, 4);
+		rpc(c, &h, &rsp, &rlen);
+	}
+	c->sid = 0;
+	c->tid = 0;
+}
+
+static int tree_connect(struct pv_smb2 *c, const char *share)
+{
+	struct pv_buf path = PV_BUF_INIT;
+	struct smb2_hdr h;
+	const uint8_t *rsp;
+	size_t rlen, at;
+	char unc[600], st[96];
+	int r;
+
+	snprintf(unc, sizeof(unc), "\\\\%s\\%s", c->server, share);
+	if (smb2_name(unc, &path) < 0)
+		return pv_error(PV_ECONFIG, "share name '%s' is not valid UTF-8", share);
+	begin(c);
+	if (!(at = add(c, SMB2_TREE_CONNECT, 8 + path.len, false))) {
+		pv_buf_release(&path, 0);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	smb2_put16(c->out + at, 9);
+	smb2_put16(c->out + at + 4, SMB2_HDR + 8);
+	smb2_put16(c->out + at + 6, (uint16_t)path.len);
+	memcpy(c->out + at + 8, path.data, path.len);
+	pv_buf_release(&path, 0);
+	if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
+		return r;
+	if (h.status != ST_OK)
+		return pv_error(h.status == ST_ACCESS_DENIED ? PV_ECRED : PV_EREMOTE,
+				"SMB tree connect to //%s/%s as %s: %s", c->server, share, c->user,
+				status_text(h.status, st, sizeof(st)));
+	c->tid = h.tree;
+	return PV_OK;
+}
+
+/* ---- failures on a path ---- */
+
+static int path_fail(struct pv_smb2 *c, uint32_t status, const char *what, const char *rel)
+{
+	char st[96], path[1024];
+
+	snprintf(path, sizeof(path), "%s%s%s", c->base, rel && *rel ? "/" : "", rel ? rel : "");
+	status_text(status, st, sizeof(st));
+	if (status == ST_DISK_FULL || status == ST_QUOTA_EXCEEDED)
+		return pv_error(PV_EREMOTE, "the disk of '%s' is full: SMB %s //%s/%s/%s failed (%s)",
+				c->server, what, c->server, c->share, path, st);
+	return pv_error(PV_EREMOTE, "SMB %s //%s/%s/%s as %s: %s", what, c->server, c->share, path,
+			c->user, st);
+}
+
+/* ---- listing ---- */
+
+static int open_dir(struct pv_smb2 *c, const char *rel, uint8_t fid[16])
+{
+	struct pv_buf name = PV_BUF_INIT;
+	struct smb2_hdr h;
+	const uint8_t *rsp, *b;
+	size_t rlen;
+	char full[1024];
+	int r;
+
+	snprintf(full, sizeof(full), "%s%s%s", c->base, *rel ? "/" : "", rel);
+	if (smb2_name(full, &name) < 0) {
+		pv_buf_release(&name, 0);
+		return pv_error(PV_ECONFIG, "'%s' is not valid UTF-8", full);
+	}
+	begin(c);
+	r = add_create(c, &name, FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES, FILE_OPEN,
+		       FILE_DIRECTORY_FILE, false)
+		    ? rpc(c, &h, &rsp, &rlen)
+		    : pv_error(PV_EIO, "out of memory");
+	pv_buf_release(&name, 0);
+	if (r != PV_OK)
+		return r;
+	if (h.status != ST_OK)
+		return path_fail(c, h.status, "listing", rel);
+	if (!(b = body(rsp, rlen, 88)))
+		return broken(c, PV_EREMOTE, "SMB to '%s': a malformed answer%s", "");
+	memcpy(fid, b + 64, 16);
+	return PV_OK;
+}
+
+/* Everything below base/rel, depth first, into l. */
+static int scan(struct pv_smb2 *c, const char *rel, struct listing *l)
+{
+	uint8_t fid[16] = {0};
+	size_t first = l->n, last;
+	int r;
+
+	if ((r = open_dir(c, rel, fid)) != PV_OK)
+		return r;
+	for (bool restart = true; r == PV_OK; restart = false) {
+		struct smb2_hdr h;
+		const uint8_t *rsp, *b, *e, *end;
+		size_t rlen, at, off, len;
+
+		begin(c);
+		if (!(at = add(c, SMB2_QUERY_DIRECTORY, 32 + 2, false))) {
+			r = pv_error(PV_EIO, "out of memory");
+			break;
+		}
+		smb2_put16(c->out + at, 33);
+		c->out[at + 2] = 1; /* FileDirectoryInformation */
+		c->out[at + 3] = restart ? 1 : 0;
+		memcpy(c->out + at + 8, fid, 16);
+		smb2_put16(c->out + at + 24, SMB2_HDR + 32);
+		smb2_put16(c->out + at + 26, 2);
+		smb2_put32(c->out + at + 28, LIST_BUF);
+		c->out[at + 32] = '*';
+		if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
+			break;
+		if (h.status == ST_NO_MORE_FILES)
+			break;
+		if (h.status != ST_OK) {
+			r = path_fail(c, h.status, "listing", rel);
+			break;
+		}
+		if (!(b = body(rsp, rlen, 8)) || (off = smb2_get16(b + 2)) < SMB2_HDR ||
+		    (len = smb2_get32(b + 4)) > rlen - off) {
+			r = broken(c, PV_EREMOTE, "SMB to '%s': a malformed listing%s", "");
+			break;
+		}
+		for (e = rsp + off, end = e + len; r == PV_OK && end - e >= 64;) {
+			uint32_t next = smb2_get32(e), nl = smb2_get32(e + 60);
+			char name[768], path[1024];
+
+			if (nl > (size_t)(end - e) - 64 || smb2_utf8(e + 64, nl, name, sizeof(name)) < 0) {
+				r = broken(c, PV_EREMOTE, "SMB to '%s': a malformed listing entry%s", "");
+				break;
+			}
+			if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
+				snprintf(path, sizeof(path), "%s%s%s", rel, *rel ? "/" : "", name);
+				r = listing_add(l, path, (smb2_get32(e + 56) & ATTR_DIRECTORY) != 0,
+						smb2_get64(e + 40));
+			}
+			if (!next || next > (size_t)(end - e))
+				break;
+			e += next;
+		}
+	}
+	{
+		struct smb2_hdr h;
+		const uint8_t *rsp;
+		size_t rlen;
+
+		begin(c);
+		if (add_close(c, fid, false) && !c->broken)
+			rpc(c, &h, &rsp, &rlen);
+	}
+	last = l->n;
+	for (size_t i = first; i < last && r == PV_OK; i++) {
+		char *sub;
+
+		if (!l->v[i].dir)
+			continue;
+		if (!(sub = strdup(l->v[i].path)))
+			return pv_error(PV_EIO, "out of memory");
+		r = scan(c, sub, l); /* l->v may move: hence the copy */
+		free(sub);
+	}
+	return r;
+}
+
+/* ---- the pipeline: compounds in flight, answers matched by message id ---- */
+
+static void complete(struct pv_smb2 *c, struct pend *p)
+{
+	const struct pv_smb_item *it = &c->items[p->item];
+
+	if (p->kind == P_DIR) {
+		if (p->status == ST_OK)
+			c->res->dirs_made++;
+		else if (p->status != ST_OBJECT_NAME_COLLISION && c->err == PV_OK)
+			c->err = path_fail(c, p->status, "making folder", it->path);
+		return;
+	}
+	if (p->status != ST_OK) {
+		if (c->err == PV_OK)
+			c->err = path_fail(c, p->status,
+					   p->fail_cmd == SMB2_CREATE  ? "creating"
+					   : p->fail_cmd == SMB2_WRITE ? "writing"
+								       : "closing",
+					   it->path);
+		if (p->kind == P_FILE && p->created && c->ncuts < WINDOW)
+			c->cuts[c->ncuts++] = (struct cut){p->item, !p->closed, {0}},
+			memcpy(c->cuts[c->ncuts - 1].fid, p->fid, 16);
+		return;
+	}
+	if (p->kind == P_CHUNK)
+		return;
+	if (p->fix)
+		c->res->files_fixed++;
+	else
+		c->res->files_made++;
+	c->res->bytes += it->size;
+	if (c->tick && c->tick(c->tick_ctx, 1, it->size) != 0 && c->err == PV_OK)
+		c->err = pv_error(PV_EFAIL, "stopped");
+}
+
+/* Read one frame and account every answer in it. */
+static int pump(struct pv_smb2 *c)
+{
+	size_t off = 0;
+	int r;
+
+	if ((r = read_frame(c)) != PV_OK)
+		return r;
+	for (;;) {
+		struct smb2_hdr h;
+		const uint8_t *rsp = c->in + off;
+		size_t rlen = c->ilen - off;
+		unsigned i;
+
+		if (smb2_hdr_get(rsp, rlen, &h) < 0)
+			return broken(c, PV_EREMOTE, "SMB to '%s': a malformed answer%s", "");
+		c->credits += h.credits;
+		if (h.next && h.next < rlen)
+			rlen = h.next;
+		if (!(h.status == ST_PENDING && (h.flags & SMB2_FLAGS_ASYNC))) {
+			for (i = 0; i < c->npend; i++)
+				if (h.mid >= c->pend[i].mid0 && h.mid < c->pend[i].mid0 + c->pend[i].n)
+					break;
+			if (i == c->npend)
+				return broken(c, PV_EREMOTE, "SMB to '%s': an answer to no request%s",
+					      "");
+			struct pend *p = &c->pend[i];
+			const uint8_t *b = body(rsp, rlen, 80);
+
+			if (h.status != ST_OK && p->status == ST_OK) {
+				p->status = h.status;
+				p->fail_cmd = h.command;
+			}
+			if (h.command == SMB2_CREATE && h.status == ST_OK && b) {
+				p->created = true;
+				memcpy(p->fid, b + 64, 16);
+			}
+			if (h.command == SMB2_CLOSE && h.status == ST_OK)
+				p->closed = true;
+			if (++p->got == p->n) {
+				complete(c, p);
+				c->pend[i] = c->pend[--c->npend];
+			}
+		}
+		if (!h.next || h.next >= c->ilen - off)
+			break;
+		off += h.next;
+	}
+	return PV_OK;
+}
+
+/* Wait until a compound of n messages can go. */
+static int room(struct pv_smb2 *c, unsigned n)
+{
+	int r;
+
+	while (c->npend == WINDOW || (c->npend > 0 && c->credits < n))
+		if ((r = pump(c)) != PV_OK)
+			return r;
+	if (c->credits < n)
+		return broken(c, PV_EREMOTE, "SMB to '%s': the server grants no credits%s", "");
+	return PV_OK;
+}
+
+static int drain(struct pv_smb2 *c)
+{
+	int r = PV_OK;
+
+	while (c->npend > 0 && r == PV_OK)
+		r = pump(c);
+	return r;
+}
+
+/* Send the compound built since begin() as one entry of the pipeline. */
+static int submit(struct pv_smb2 *c, enum kind kind, size_t item, bool fix, uint64_t mid0)
+{
+	int r = send_all(c);
+
+	if (r == PV_OK)
+		c->pend[c->npend++] = (struct pend){.mid0 = mid0, .n = (unsigned)(c->mid - mid0),
+						    .kind = kind, .item = item, .fix = fix};
+	return r;
+}
+
+static int fill_writes(struct pv_smb2 *c, const uint8_t fid[16], uint64_t from, uint64_t to,
+		       bool related, size_t item, pv_smb_fill_fn fill, void *fill_ctx)
+{
+	for (uint64_t off = from; off < to;) {
+		size_t n = to - off < WRITE_MAX ? (size_t)(to - off) : WRITE_MAX;
+		size_t b = add_write(c, fid, off, n, related);
+
+		if (!b)
+			return pv_error(PV_EIO, "out of memory");
+		fill(fill_ctx, item, off, c->out + b + 48, n);
+		off += n;
+	}
+	return PV_OK;
+}
+
+/* A file larger than one compound: CREATE, then WRITEs in flight with its id, then CLOSE. */
+static int big_file(struct pv_smb2 *c, size_t item, bool fix, const struct pv_buf *name,
+		    pv_smb_fill_fn fill, void *fill_ctx)
+{
+	const struct pv_smb_item *it = &c->items[item];
+	struct smb2_hdr h;
+	const uint8_t *rsp, *b;
+	size_t rlen;
+	uint8_t fid[16];
+	int r;
+
+	if ((r = drain(c)) != PV_OK || c->err != PV_OK)
+		return r != PV_OK ? r : c->err;
+	begin(c);
+	if (!add_create(c, name, FILE_WRITE_DATA | FILE_READ_ATTRIBUTES, FILE_OVERWRITE_IF,
+			FILE_NON_DIRECTORY_FILE, false))
+		return pv_error(PV_EIO, "out of memory");
+	if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
+		return r;
+	if (h.status != ST_OK)
+		return c->err = path_fail(c, h.status, "creating", it->path);
+	if (!(b = body(rsp, rlen, 88)))
+		return broken(c, PV_EREMOTE, "SMB to '%s': a malformed answer%s", "");
+	memcpy(fid, b + 64, 16);
+	for (uint64_t off = 0; off < it->size && c->err == PV_OK;) {
+		uint64_t to = it->size - off < COMPOUND_DATA ? it->size : off + COMPOUND_DATA;
+		uint64_t mid0 = c->mid;
+
+		if ((r = room(c, (unsigned)((to - off + WRITE_MAX - 1) / WRITE_MAX))) != PV_OK)
+			return r;
+		begin(c);
+		if ((r = fill_writes(c, fid, off, to, false, item, fill, fill_ctx)) != PV_OK ||
+		    (r = submit(c, P_CHUNK, item, fix, mid0)) != PV_OK)
+			return r;
+		off = to;
+	}
+	if ((r = drain(c)) != PV_OK)
+		return r;
+	begin(c);
+	if (!add_close(c, fid, false))
+		return pv_error(PV_EIO, "out of memory");
+	if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
+		return r;
+	if (c->err == PV_OK && h.status != ST_OK)
+		c->err = path_fail(c, h.status, "closing", it->path);
+	if (c->err != PV_OK) {
+		if (c->ncuts < WINDOW)
+			c->cuts[c->ncuts++] = (struct cut){item, false, {0}};
+		return c->err;
+	}
+	if (fix)
+		c->res->files_fixed++;
+	else
+		c->res->files_made++;
+	c->res->bytes += it->size;
+	if (c->tick && c->tick(c->tick_ctx, 1, it->size) != 0)
+		c->err = pv_error(PV_EFAIL, "stopped");
+	return c->err;
+}
+
+/* Remove the files a failure cut short: close what is still open, delete on close. */
+static void remove_cuts(struct pv_smb2 *c)
+{
+	for (unsigned i = 0; i < c->ncuts && !c->broken; i++) {
+		struct pv_buf name = PV_BUF_INIT;
+		struct smb2_hdr h;
+		const uint8_t *rsp;
+		size_t rlen;
+		char full[1024];
+
+		if (c->cuts[i].open) {
+			begin(c);
+			if (add_close(c, c->cuts[i].fid, false))
+				rpc(c, &h, &rsp, &rlen);
+		}
+		snprintf(full, sizeof(full), "%s/%s", c->base, c->items[c->cuts[i].item].path);
+		begin(c);
+		if (smb2_name(full, &name) == 0 &&
+		    add_create(c, &name, DELETE_ACCESS | FILE_READ_ATTRIBUTES, FILE_OPEN,
+			       FILE_NON_DIRECTORY_FILE | FILE_DELETE_ON_CLOSE, false) &&
+		    add_close(c, RELATED_FID, true))
+			rpc(c, &h, &rsp, &rlen); /* waits for the CLOSE's answer */
+		pv_buf_release(&name, 0);
+	}
+	c->ncuts = 0;
+}
+
+int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *user,
+		       const struct pv_secret *password, const char *share, const char *base,
+		       const struct pv_smb_item *items, size_t n, bool fresh, pv_smb_fill_fn fill,
+		       void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
+		       struct pv_smb_tree_result *res)
+{
+	struct listing l = {0};
+	struct pv_buf name = PV_BUF_INIT;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if (c->broken)
+		return pv_error(PV_EREMOTE, "SMB to '%s': the connection is gone", c->server);
+	c->user = user;
+	c->share = share;
+	c->base = base;
+	c->items = items;
+	c->res = res;
+	c->tick = tick;
+	c->tick_ctx = tick_ctx;
+	c->err = PV_OK;
+	c->ncuts = 0;
+	if ((r = logon(c, workgroup, user, password)) != PV_OK ||
+	    (r = tree_connect(c, share)) != PV_OK)
+		goto out;
+	if (!fresh) {
+		if ((r = scan(c, "", &l)) != PV_OK)
+			goto out;
+		listing_sort(&l);
+	}
+	for (size_t i = 0; i < n && r == PV_OK && c->err == PV_OK; i++) {
+		const struct pv_smb_item *it = &items[i];
+		enum plan p = listing_plan(&l, it, c->server, share, base);
+		char full[1024];
+		unsigned writes;
+		uint64_t mid0;
+
+		if (p == PLAN_MISMATCH) {
+			c->err = PV_EREMOTE;
+			break;
+		}
+		if (p == PLAN_KEEP) {
+			if (!it->dir)
+				res->files_ok++;
+			continue;
+		}
+		snprintf(full, sizeof(full), "%s/%s", base, it->path);
+		pv_buf_reset(&name);
+		if (smb2_name(full, &name) < 0) {
+			r = pv_error(PV_ECONFIG, "'%s' is not valid UTF-8", full);
+			break;
+		}
+		if (!it->dir && it->size > COMPOUND_DATA) {
+			r = big_file(c, i, p == PLAN_FIX, &name, fill, fill_ctx);
+			continue;
+		}
+		writes = it->dir ? 0 : (unsigned)((it->size + WRITE_MAX - 1) / WRITE_MAX);
+		if ((r = room(c, writes + 2)) != PV_OK)
+			break;
+		mid0 = c->mid;
+		begin(c);
+		if (!(it->dir ? add_create(c, &name, FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES,
+					   FILE_CREATE, FILE_DIRECTORY_FILE, false)
+			      : add_create(c, &name, FILE_WRITE_DATA | FILE_READ_ATTRIBUTES,
+					   FILE_OVERWRITE_IF, FILE_NON_DIRECTORY_FILE, false)) ||
+		    (!it->dir && (r = fill_writes(c, RELATED_FID, 0, it->size, true, i, fill,
+						  fill_ctx)) != PV_OK) ||
+		    !add_close(c, RELATED_FID, true)) {
+			r = r != PV_OK ? r : pv_error(PV_EIO, "out of memory");
+			break;
+		}
+		r = submit(c, it->dir ? P_DIR : P_FILE, i, p == PLAN_FIX, mid0);
+	}
+	if (r == PV_OK)
+		r = drain(c);
+	else
+		drain(c);
+	if (r == PV_OK)
+		r = c->err;
+	remove_cuts(c);
+out:
+	if (r != PV_OK) { /* the logoff must not replace the message */
+		char keep[1024];
+
+		snprintf(keep, sizeof(keep), "%s", pv_errmsg());
+		logoff(c);
+		pv_error(r, "%s", keep);
+	} else {
+		logoff(c);
+	}
+	listing_release(&l);
+	pv_buf_release(&name, 0);
+	return r;
+}
