@@ -443,6 +443,7 @@ out:
 
 static int connect_all(struct srv_run *run, bool need_joined)
 {
+	double t0;
 	int r;
 
 	if (!run->pb->has_server)
@@ -452,14 +453,19 @@ static int connect_all(struct srv_run *run, bool need_joined)
 		return r;
 	if ((r = pv_remote_connect(&run->pb->server.host, &run->rem)) != PV_OK)
 		return r;
+	t0 = pv_now();
 	if ((r = pv_srv_probe(run->rem, false, &run->f)) != PV_OK)
 		return r;
+	pv_log(PV_LOG_DEBUG, "srv: probed in %.3f s", pv_now() - t0);
 	if (need_joined && !run->f.joined)
 		return pv_error(PV_EFAIL,
 				"'%s' is not joined to %s (net ads testjoin fails); run "
 				"provision join first",
 				run->pb->server.host.name, run->pb->domain.realm);
-	return pv_dir_connect(&run->pb->domain, -1, run->admin, &run->dir);
+	t0 = pv_now();
+	r = pv_dir_connect(&run->pb->domain, -1, run->admin, &run->dir);
+	pv_log(PV_LOG_DEBUG, "dc: connected in %.3f s", pv_now() - t0);
+	return r;
 }
 
 static void release(struct srv_run *run)

@@ -47,7 +47,6 @@ const struct found *listing_lookup(const struct listing *l, const char *path)
 	return l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), by_path) : NULL;
 }
 
-
 void listing_sort(struct listing *l)
 {
 	if (l->n)
@@ -60,10 +59,11 @@ enum plan listing_plan(const struct listing *l, const struct pv_smb_item *it, co
 	const struct found *f = listing_lookup(l, it->path);
 
 	if (f && f->dir != it->dir) {
-		pv_error(PV_EREMOTE,
-			 "//%s/%s/%s/%s is a %s where the fileset has a %s; remove it and run again",
-			 server, share, base, it->path, f->dir ? "folder" : "file",
-			 it->dir ? "folder" : "file");
+		pv_error(
+			PV_EREMOTE,
+			"//%s/%s/%s/%s is a %s where the fileset has a %s; remove it and run again",
+			server, share, base, it->path, f->dir ? "folder" : "file",
+			it->dir ? "folder" : "file");
 		return PLAN_MISMATCH;
 	}
 	if (!f)

@@ -2,6 +2,8 @@
  * MS-NLMP and RFC 4178. */
 #include "smb/ntlm.h"
 
+#include "util/utf16.h"
+
 #include <string.h>
 
 /* ---- MD4 and MD5: the same Merkle-Damgard frame, little-endian ---- */
@@ -51,17 +53,16 @@ static void md4_block(uint32_t h[4], const uint8_t *blk)
 static void md5_block(uint32_t h[4], const uint8_t *blk)
 {
 	static const uint32_t k[64] = {
-		0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a,
-		0xa8304613, 0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be,
-		0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340,
-		0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
-		0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8,
-		0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c,
-		0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
-		0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
-		0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92,
-		0xffeff47d, 0x85845dd1, 0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1,
-		0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391};
+		0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613,
+		0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193,
+		0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d,
+		0x02441453, 0xd8a1e681, 0xe7d3fbc8, 0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed,
+		0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122,
+		0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
+		0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665, 0xf4292244,
+		0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
+		0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb,
+		0xeb86d391};
 	static const unsigned s[4][4] = {
 		{7, 12, 17, 22}, {5, 9, 14, 20}, {4, 11, 16, 23}, {6, 10, 15, 21}};
 	uint32_t x[16], a = h[0], b = h[1], c = h[2], d = h[3];
@@ -73,10 +74,18 @@ static void md5_block(uint32_t h[4], const uint8_t *blk)
 		int g, r = i >> 4;
 
 		switch (r) {
-		case 0: f = (b & c) | (~b & d), g = i; break;
-		case 1: f = (d & b) | (~d & c), g = (5 * i + 1) & 15; break;
-		case 2: f = b ^ c ^ d, g = (3 * i + 5) & 15; break;
-		default: f = c ^ (b | ~d), g = (7 * i) & 15; break;
+		case 0:
+			f = (b & c) | (~b & d), g = i;
+			break;
+		case 1:
+			f = (d & b) | (~d & c), g = (5 * i + 1) & 15;
+			break;
+		case 2:
+			f = b ^ c ^ d, g = (3 * i + 5) & 15;
+			break;
+		default:
+			f = c ^ (b | ~d), g = (7 * i) & 15;
+			break;
 		}
 		t = d;
 		d = c;
@@ -144,58 +153,6 @@ void pv_hmac_md5(const void *key, size_t klen, const void *data, size_t len, uin
 	for (int i = 0; i < 64; i++)
 		pad[i] = k[i] ^ 0x5c;
 	md_digest(md5_block, pad, 64, inner, 16, out);
-}
-
-/* ---- strings ---- */
-
-int pv_utf16le(struct pv_buf *out, const char *s, size_t len, int upper)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
-
-	while (p < end) {
-		uint32_t cp;
-		int n;
-
-		if (*p < 0x80)
-			cp = *p, n = 1;
-		else if ((*p & 0xe0) == 0xc0)
-			cp = *p & 0x1f, n = 2;
-		else if ((*p & 0xf0) == 0xe0)
-			cp = *p & 0x0f, n = 3;
-		else if ((*p & 0xf8) == 0xf0)
-			cp = *p & 0x07, n = 4;
-		else
-			return -1;
-		if (end - p < n)
-			return -1;
-		for (int i = 1; i < n; i++) {
-			if ((p[i] & 0xc0) != 0x80)
-				return -1;
-			cp = cp << 6 | (p[i] & 0x3f);
-		}
-		p += n;
-		if (upper && cp >= 'a' && cp <= 'z')
-			cp -= 32;
-		if (cp >= 0x10000) {
-			uint8_t u[4];
-			uint32_t v = cp - 0x10000;
-
-			if (cp > 0x10ffff)
-				return -1;
-			u[0] = (uint8_t)((0xd800 | (v >> 10)) & 0xff);
-			u[1] = (uint8_t)((0xd800 | (v >> 10)) >> 8);
-			u[2] = (uint8_t)((0xdc00 | (v & 0x3ff)) & 0xff);
-			u[3] = (uint8_t)((0xdc00 | (v & 0x3ff)) >> 8);
-			if (pv_buf_add(out, u, 4) < 0)
-				return -1;
-		} else {
-			uint8_t u[2] = {(uint8_t)(cp & 0xff), (uint8_t)(cp >> 8)};
-
-			if (pv_buf_add(out, u, 2) < 0)
-				return -1;
-		}
-	}
-	return 0;
 }
 
 int pv_ntowfv2(const char *password, size_t plen, const char *user, const char *domain,
@@ -272,8 +229,8 @@ static int der_next(const uint8_t **p, const uint8_t *end, uint8_t *tag, const u
 }
 
 static const uint8_t OID_SPNEGO[] = {0x06, 0x06, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x02};
-static const uint8_t OID_NTLMSSP[] = {0x06, 0x0a, 0x2b, 0x06, 0x01, 0x04, 0x01,
-				      0x82, 0x37, 0x02, 0x02, 0x0a};
+static const uint8_t OID_NTLMSSP[] = {0x06, 0x0a, 0x2b, 0x06, 0x01, 0x04,
+				      0x01, 0x82, 0x37, 0x02, 0x02, 0x0a};
 
 /* ---- NTLMSSP ---- */
 
@@ -297,7 +254,8 @@ int pv_ntlm_negotiate(struct pv_buf *out)
 {
 	uint8_t msg[32] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0, 1};
 	size_t mech = sizeof(OID_NTLMSSP), tok = sizeof(msg);
-	/* NegTokenInit ::= SEQUENCE { mechTypes [0] SEQUENCE OF OID, mechToken [2] OCTET STRING } */
+	/* NegTokenInit ::= SEQUENCE { mechTypes [0] SEQUENCE OF OID, mechToken [2] OCTET STRING }
+	 */
 	size_t types = der_size(der_size(mech)), token = der_size(der_size(tok));
 	size_t seq = der_size(types + token), init = der_size(seq);
 
@@ -387,8 +345,7 @@ int pv_ntlm_parse_challenge(const uint8_t *tok, size_t len, struct pv_ntlm_chall
 }
 
 int pv_ntlmv2_response(const uint8_t key[16], const uint8_t schal[8], uint64_t time,
-		       const uint8_t cchal[8], const uint8_t *info, size_t ilen,
-		       struct pv_buf *out)
+		       const uint8_t cchal[8], const uint8_t *info, size_t ilen, struct pv_buf *out)
 {
 	struct pv_buf t = PV_BUF_INIT;
 	uint8_t head[28] = {1, 1}, proof[16];

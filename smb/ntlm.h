@@ -52,8 +52,4 @@ int pv_ntlmv2_response(const uint8_t key[16], const uint8_t schal[8], uint64_t t
 		       const uint8_t cchal[8], const uint8_t *info, size_t ilen,
 		       struct pv_buf *out);
 
-/* UTF-8 to UTF-16LE appended to out (upper: ASCII letters upper-cased, as NTOWFv2 needs for
- * user names). -1 on invalid UTF-8 or out of memory. */
-int pv_utf16le(struct pv_buf *out, const char *s, size_t len, int upper);
-
 #endif

@@ -1,7 +1,7 @@
 /* smb/smb2.c: SMB2 header and name encodings; see smb2.h. */
 #include "smb/smb2.h"
 
-#include "smb/ntlm.h"
+#include "util/utf16.h"
 
 #include <string.h>
 
@@ -120,49 +120,5 @@ int smb2_name(const char *path, struct pv_buf *out)
 	for (size_t i = from; i + 1 < out->len; i += 2)
 		if (out->data[i] == '/' && out->data[i + 1] == 0)
 			out->data[i] = '\\';
-	return 0;
-}
-
-int smb2_utf8(const uint8_t *in, size_t len, char *out, size_t cap)
-{
-	size_t o = 0;
-
-	if (len % 2)
-		return -1;
-	for (size_t i = 0; i < len; i += 2) {
-		uint32_t cp = smb2_get16(in + i);
-		unsigned char b[4];
-		size_t k;
-
-		if (cp >= 0xd800 && cp < 0xdc00) {
-			uint32_t lo;
-
-			if (i + 4 > len || (lo = smb2_get16(in + i + 2)) < 0xdc00 || lo > 0xdfff)
-				return -1;
-			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-			i += 2;
-		} else if (cp >= 0xdc00 && cp < 0xe000) {
-			return -1;
-		}
-		if (cp < 0x80)
-			b[0] = (unsigned char)cp, k = 1;
-		else if (cp < 0x800)
-			b[0] = (unsigned char)(0xc0 | cp >> 6), b[1] = (unsigned char)(0x80 | (cp & 0x3f)),
-			k = 2;
-		else if (cp < 0x10000)
-			b[0] = (unsigned char)(0xe0 | cp >> 12),
-			b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f)),
-			b[2] = (unsigned char)(0x80 | (cp & 0x3f)), k = 3;
-		else
-			b[0] = (unsigned char)(0xf0 | cp >> 18),
-			b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f)),
-			b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f)),
-			b[3] = (unsigned char)(0x80 | (cp & 0x3f)), k = 4;
-		if (cap - o <= k)
-			return -1;
-		memcpy(out + o, b, k);
-		o += k;
-	}
-	out[o] = 0;
 	return 0;
 }

@@ -22,16 +22,16 @@ enum smb2_cmd {
 };
 
 /* NTSTATUS values we act on */
-#define ST_OK			0x00000000u
-#define ST_PENDING		0x00000103u
-#define ST_NO_MORE_FILES	0x80000006u
-#define ST_MORE_PROCESSING	0xC0000016u
-#define ST_ACCESS_DENIED	0xC0000022u
+#define ST_OK			 0x00000000u
+#define ST_PENDING		 0x00000103u
+#define ST_NO_MORE_FILES	 0x80000006u
+#define ST_MORE_PROCESSING	 0xC0000016u
+#define ST_ACCESS_DENIED	 0xC0000022u
 #define ST_OBJECT_NAME_COLLISION 0xC0000035u
-#define ST_DISK_FULL		0xC000007Fu
-#define ST_QUOTA_EXCEEDED	0xC0000044u
-#define ST_BAD_NETWORK_NAME	0xC00000CCu
-#define ST_LOGON_FAILURE	0xC000006Du
+#define ST_DISK_FULL		 0xC000007Fu
+#define ST_QUOTA_EXCEEDED	 0xC0000044u
+#define ST_BAD_NETWORK_NAME	 0xC00000CCu
+#define ST_LOGON_FAILURE	 0xC000006Du
 
 #define SMB2_FLAGS_RESPONSE 0x1u
 #define SMB2_FLAGS_ASYNC    0x2u
@@ -63,7 +63,4 @@ const char *smb2_status_name(uint32_t status);
 /* A '/'-separated UTF-8 path appended to out as the UTF-16LE '\\'-separated name a CREATE
  * carries; -1 on invalid UTF-8 or out of memory. */
 int smb2_name(const char *path, struct pv_buf *out);
-/* UTF-16LE to UTF-8 (for names a listing returns); -1 if invalid or longer than cap - 1. */
-int smb2_utf8(const uint8_t *in, size_t len, char *out, size_t cap);
-
 #endif

@@ -19,6 +19,7 @@
 #include "smb/ntlm.h"
 #include "smb/smb2.h"
 #include "util/err.h"
+#include "util/utf16.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,8 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WINDOW	      16		/* compounds in flight on a connection */
-#define WRITE_MAX     65536u		/* bytes per WRITE (one credit) */
+#define WINDOW	      16	      /* compounds in flight on a connection */
+#define WRITE_MAX     65536u	      /* bytes per WRITE (one credit) */
 #define COMPOUND_DATA (4 * WRITE_MAX) /* files up to this size are one compound */
 #define CREDITS_ASK   64
 #define FRAME_MAX     (16u << 20)
@@ -100,7 +101,7 @@ struct pv_smb2 {
 	struct pv_smb_tree_result *res;
 	pv_smb_tick_fn tick;
 	void *tick_ctx;
-	int err;		  /* the first failure (recorded with pv_error) */
+	int err;		 /* the first failure (recorded with pv_error) */
 	struct cut cuts[WINDOW]; /* at most one per compound in flight */
 	unsigned ncuts;
 };
@@ -172,8 +173,10 @@ static int read_n(struct pv_smb2 *c, uint8_t *p, size_t n)
 		if (got <= 0) {
 			char why[128];
 
-			snprintf(why, sizeof(why), "%s%s", got == 0 ? "" : ": ", got == 0 ? "" : strerror(errno));
-			return broken(c, PV_EUNREACH, "SMB to '%s': the connection was closed%s", why);
+			snprintf(why, sizeof(why), "%s%s", got == 0 ? "" : ": ",
+				 got == 0 ? "" : strerror(errno));
+			return broken(c, PV_EUNREACH, "SMB to '%s': the connection was closed%s",
+				      why);
 		}
 		p += got;
 		n -= (size_t)got;
@@ -312,9 +315,11 @@ static int rpc(struct pv_smb2 *c, struct smb2_hdr *h, const uint8_t **rsp, size_
 			return r;
 		for (;;) {
 			if (smb2_hdr_get(c->in + off, c->ilen - off, h) < 0)
-				return broken(c, PV_EREMOTE, "SMB to '%s': a malformed answer%s", "");
+				return broken(c, PV_EREMOTE, "SMB to '%s': a malformed answer%s",
+					      "");
 			c->credits += h->credits;
-			if (h->mid == want && !(h->status == ST_PENDING && (h->flags & SMB2_FLAGS_ASYNC))) {
+			if (h->mid == want &&
+			    !(h->status == ST_PENDING && (h->flags & SMB2_FLAGS_ASYNC))) {
 				*rsp = c->in + off;
 				*rlen = c->ilen - off;
 				return PV_OK;
@@ -425,8 +430,9 @@ int pv_smb2_connect(const char *server, int timeout, struct pv_smb2 **out)
 		return r;
 	if (h.status != ST_OK || !(b = body(rsp, rlen, 64))) {
 		c->unsupported = true;
-		return pv_error(PV_EREMOTE, "SMB to '%s': no SMB 2.0.2-3.0.2 dialect in common (%s)",
-				server, smb2_status_name(h.status) ? smb2_status_name(h.status) : "?");
+		return pv_error(PV_EREMOTE,
+				"SMB to '%s': no SMB 2.0.2-3.0.2 dialect in common (%s)", server,
+				smb2_status_name(h.status) ? smb2_status_name(h.status) : "?");
 	}
 	c->dialect = smb2_get16(b + 4);
 	c->multi_credit = c->dialect >= 0x0210 && (smb2_get32(b + 24) & 0x4);
@@ -451,8 +457,7 @@ void pv_smb2_free(struct pv_smb2 *c)
 
 /* ---- logon ---- */
 
-static int logon(struct pv_smb2 *c, const char *wg, const char *user,
-		 const struct pv_secret *pw)
+static int logon(struct pv_smb2 *c, const char *wg, const char *user, const struct pv_secret *pw)
 {
 	struct pv_buf tok = PV_BUF_INIT;
 	struct pv_ntlm_challenge ch;
@@ -471,8 +476,9 @@ static int logon(struct pv_smb2 *c, const char *wg, const char *user,
 			      : (getrandom(cchal, 8, 0) != 8 ||
 				 pv_ntlm_authenticate(&ch, user, wg, pw->data, pw->len, now, cchal,
 						      &tok) < 0)) {
-			r = pv_error(PV_ECONFIG, "SMB logon as %s\\%s: the name or the password is not "
-						 "valid UTF-8",
+			r = pv_error(PV_ECONFIG,
+				     "SMB logon as %s\\%s: the name or the password is not "
+				     "valid UTF-8",
 				     wg, user);
 			goto out;
 		}
@@ -499,9 +505,11 @@ static int logon(struct pv_smb2 *c, const char *wg, const char *user,
 			c->sid = h.session;
 			if (h.status != ST_MORE_PROCESSING || off < SMB2_HDR || off + len > rlen ||
 			    pv_ntlm_parse_challenge(rsp + off, len, &ch) < 0) {
-				r = pv_error(PV_EREMOTE, "SMB logon as %s\\%s on '%s': the server did not "
-							 "offer NTLM (%s)",
-					     wg, user, c->server, status_text(h.status, st, sizeof(st)));
+				r = pv_error(PV_EREMOTE,
+					     "SMB logon as %s\\%s on '%s': the server did not "
+					     "offer NTLM (%s)",
+					     wg, user, c->server,
+					     status_text(h.status, st, sizeof(st)));
 				c->unsupported = true;
 				goto out;
 			}
@@ -515,8 +523,9 @@ static int logon(struct pv_smb2 *c, const char *wg, const char *user,
 			goto out;
 		}
 		if (smb2_get16(b + 2) & 0x3) {
-			r = pv_error(PV_ECRED, "SMB logon as %s\\%s on '%s': the server took it as a "
-					       "guest logon; check the user and its password",
+			r = pv_error(PV_ECRED,
+				     "SMB logon as %s\\%s on '%s': the server took it as a "
+				     "guest logon; check the user and its password",
 				     wg, user, c->server);
 			goto out;
 		}
@@ -591,7 +600,8 @@ static int path_fail(struct pv_smb2 *c, uint32_t status, const char *what, const
 	snprintf(path, sizeof(path), "%s%s%s", c->base, rel && *rel ? "/" : "", rel ? rel : "");
 	status_text(status, st, sizeof(st));
 	if (status == ST_DISK_FULL || status == ST_QUOTA_EXCEEDED)
-		return pv_error(PV_EREMOTE, "the disk of '%s' is full: SMB %s //%s/%s/%s failed (%s)",
+		return pv_error(PV_EREMOTE,
+				"the disk of '%s' is full: SMB %s //%s/%s/%s failed (%s)",
 				c->server, what, c->server, c->share, path, st);
 	return pv_error(PV_EREMOTE, "SMB %s //%s/%s/%s as %s: %s", what, c->server, c->share, path,
 			c->user, st);
@@ -673,8 +683,10 @@ static int scan(struct pv_smb2 *c, const char *rel, struct listing *l)
 			uint32_t next = smb2_get32(e), nl = smb2_get32(e + 60);
 			char name[768], path[1024];
 
-			if (nl > (size_t)(end - e) - 64 || smb2_utf8(e + 64, nl, name, sizeof(name)) < 0) {
-				r = broken(c, PV_EREMOTE, "SMB to '%s': a malformed listing entry%s", "");
+			if (nl > (size_t)(end - e) - 64 ||
+			    pv_utf16le_to_utf8(e + 64, nl, name, sizeof(name)) < 0) {
+				r = broken(c, PV_EREMOTE,
+					   "SMB to '%s': a malformed listing entry%s", "");
 				break;
 			}
 			if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
@@ -767,11 +779,12 @@ static int pump(struct pv_smb2 *c)
 			rlen = h.next;
 		if (!(h.status == ST_PENDING && (h.flags & SMB2_FLAGS_ASYNC))) {
 			for (i = 0; i < c->npend; i++)
-				if (h.mid >= c->pend[i].mid0 && h.mid < c->pend[i].mid0 + c->pend[i].n)
+				if (h.mid >= c->pend[i].mid0 &&
+				    h.mid < c->pend[i].mid0 + c->pend[i].n)
 					break;
 			if (i == c->npend)
-				return broken(c, PV_EREMOTE, "SMB to '%s': an answer to no request%s",
-					      "");
+				return broken(c, PV_EREMOTE,
+					      "SMB to '%s': an answer to no request%s", "");
 			struct pend *p = &c->pend[i];
 			const uint8_t *b = body(rsp, rlen, 80);
 
@@ -825,8 +838,11 @@ static int submit(struct pv_smb2 *c, enum kind kind, size_t item, bool fix, uint
 	int r = send_all(c);
 
 	if (r == PV_OK)
-		c->pend[c->npend++] = (struct pend){.mid0 = mid0, .n = (unsigned)(c->mid - mid0),
-						    .kind = kind, .item = item, .fix = fix};
+		c->pend[c->npend++] = (struct pend){.mid0 = mid0,
+						    .n = (unsigned)(c->mid - mid0),
+						    .kind = kind,
+						    .item = item,
+						    .fix = fix};
 	return r;
 }
 

@@ -12,6 +12,7 @@
 #include "util/err.h"
 #include "util/secret.h"
 #include "util/strset.h"
+#include "util/utf16.h"
 
 static char tmpdir[] = "/tmp/pv-unit-XXXXXX";
 
@@ -215,6 +216,37 @@ static void teardown(void)
 	memcpy(tmpdir + strlen(tmpdir) - 6, "XXXXXX", 6);
 }
 
+START_TEST(test_utf16le)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	char out[16];
+
+	/* ASCII (upper-cased on request), 2-byte, and a non-BMP character as a surrogate pair */
+	ck_assert_int_eq(pv_utf16le(&b, "a\xc3\xa9\xf0\x9f\x98\x80", 7, 1), 0);
+	ck_assert_uint_eq(b.len, 8);
+	ck_assert_mem_eq(b.data, "A\0\xe9\0\x3d\xd8\x00\xde", 8);
+	ck_assert_int_eq(pv_utf16le_to_utf8((const uint8_t *)b.data, b.len, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "A\xc3\xa9\xf0\x9f\x98\x80");
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_utf16le(&b, "", 0, 0), 0);
+	ck_assert_ptr_nonnull(b.data);
+	/* cut short, a bad continuation, overlong, a surrogate, beyond U+10FFFF */
+	ck_assert_int_eq(pv_utf16le(&b, "\xc3", 1, 0), -2);
+	ck_assert_int_eq(pv_utf16le(&b, "\xc3\x41", 2, 0), -2);
+	ck_assert_int_eq(pv_utf16le(&b, "\xc0\xaf", 2, 0), -2);
+	ck_assert_int_eq(pv_utf16le(&b, "\xed\xa0\x80", 3, 0), -2);
+	ck_assert_int_eq(pv_utf16le(&b, "\xf4\x90\x80\x80", 4, 0), -2);
+	/* back: odd length, lone surrogates, no room */
+	ck_assert_int_eq(pv_utf16le_to_utf8((const uint8_t *)"a", 1, out, sizeof(out)), -1);
+	ck_assert_int_eq(pv_utf16le_to_utf8((const uint8_t *)"\x00\xd8\x41\x00", 4, out, sizeof(out)), -1);
+	ck_assert_int_eq(pv_utf16le_to_utf8((const uint8_t *)"\x00\xdc", 2, out, sizeof(out)), -1);
+	ck_assert_int_eq(pv_utf16le_to_utf8((const uint8_t *)"a\0b\0", 4, out, 2), -1);
+	ck_assert_int_eq(pv_utf16le_to_utf8((const uint8_t *)"a\0b\0", 4, out, 3), 0);
+	ck_assert_str_eq(out, "ab");
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -230,6 +262,7 @@ int main(void)
 	tcase_add_test(tc, test_secret_env);
 	tcase_add_test(tc, test_secret_fd_first_line);
 	tcase_add_test(tc, test_strset);
+	tcase_add_test(tc, test_utf16le);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
