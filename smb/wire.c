@@ -517,6 +517,16 @@ static int logon(struct pv_smb2 *c, const char *wg, const char *user, const stru
 			 * answer: the AUTHENTICATE is made before that */
 			continue;
 		}
+		if (h.status == ST_ACCESS_DENIED) {
+			/* not a wrong password (that is NT_STATUS_LOGON_FAILURE): Samba answers so
+			 * when it requires encryption, which this client does not do */
+			c->unsupported = true;
+			r = pv_error(PV_EREMOTE,
+				     "SMB logon as %s\\%s on '%s' refused with %s (does "
+				     "it require encryption?)",
+				     wg, user, c->server, status_text(h.status, st, sizeof(st)));
+			goto out;
+		}
 		if (h.status != ST_OK) {
 			r = pv_error(PV_ECRED, "SMB logon as %s\\%s on '%s' refused (%s)", wg, user,
 				     c->server, status_text(h.status, st, sizeof(st)));
@@ -587,6 +597,11 @@ static int tree_connect(struct pv_smb2 *c, const char *share)
 		return pv_error(h.status == ST_ACCESS_DENIED ? PV_ECRED : PV_EREMOTE,
 				"SMB tree connect to //%s/%s as %s: %s", c->server, share, c->user,
 				status_text(h.status, st, sizeof(st)));
+	if (body(rsp, rlen, 16) && (smb2_get32(rsp + SMB2_HDR + 4) & 0x8000)) {
+		c->unsupported = true; /* SMB2_SHAREFLAG_ENCRYPT_DATA */
+		return pv_error(PV_EREMOTE, "SMB to '%s': the share %s requires encryption",
+				c->server, share);
+	}
 	c->tid = h.tree;
 	return PV_OK;
 }
@@ -777,7 +792,10 @@ static int pump(struct pv_smb2 *c)
 		c->credits += h.credits;
 		if (h.next && h.next < rlen)
 			rlen = h.next;
-		if (!(h.status == ST_PENDING && (h.flags & SMB2_FLAGS_ASYNC))) {
+		/* skipped: interim answers of requests gone async (the final one follows), and
+		 * break notifications (message id all ones; we ask for no oplock or lease) */
+		if (!(h.status == ST_PENDING && (h.flags & SMB2_FLAGS_ASYNC)) &&
+		    h.mid != UINT64_MAX) {
 			for (i = 0; i < c->npend; i++)
 				if (h.mid >= c->pend[i].mid0 &&
 				    h.mid < c->pend[i].mid0 + c->pend[i].n)

@@ -129,23 +129,25 @@ expect_err "SMB sessions at once \(libsmbclient"
 expect_out "22 files written \(1 fixed\), 258 already right, 1 folders made"
 got=$(srv_tree fsroot1 st-cli1-u1)
 [[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "tree repaired by libsmbclient holds '$got'"
-# a server that requires signing (Windows Server 2025 does by default): our client, which does
-# not sign, steps aside at the first connection and libsmbclient does the work
-signing() { # on|off
-	local edit="/^\tserver signing = mandatory\$/d"
-	[[ $1 == off ]] || edit="s/^\tregistry shares = yes\$/&\n\tserver signing = mandatory/"
+# a server that requires signing (Windows Server 2025 does by default) or encryption: our
+# client, which does neither, steps aside at the first connection and libsmbclient does the work
+smbd_param() { # add|del LINE: a [global] line of srv's smb.conf, then smbd restarted
+	local edit="/^\t$2\$/d"
+	[[ $1 == del ]] || edit="s/^\tregistry shares = yes\$/&\n\t$2/"
 	on srv sh -c "sed -i '$edit' /etc/samba/smb.conf && $LAB/bin/lab-service restart smbd" >/dev/null
 }
-signing on
-damage
-pv "${P[@]}" server --users 2
-expect_rc 0 "server when smbd requires signing"
-expect_err "requires signing; using libsmbclient"
-expect_out "22 files written \(1 fixed\), 258 already right, 1 folders made"
-got=$(srv_tree fsroot1 st-cli1-u1)
-[[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "tree repaired when signing is required holds '$got'"
-signing off
-on srv grep -q 'server signing' /etc/samba/smb.conf && fail "server signing left in srv's smb.conf"
+for want in "server signing = mandatory:requires signing" "server smb encrypt = required:require encryption\\?\\)"; do
+	smbd_param add "${want%%:*}"
+	damage
+	pv "${P[@]}" server --users 2
+	expect_rc 0 "server when smbd has '${want%%:*}'"
+	expect_err "${want#*:}; using libsmbclient"
+	expect_out "22 files written \(1 fixed\), 258 already right, 1 folders made"
+	got=$(srv_tree fsroot1 st-cli1-u1)
+	[[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "tree repaired with '${want%%:*}' holds '$got'"
+	smbd_param del "${want%%:*}"
+	on srv grep -q "${want%%:*}" /etc/samba/smb.conf && fail "'${want%%:*}' left in srv's smb.conf"
+done
 
 # 6. --via ssh: the same bytes on the server's disk, owned by the user
 on srv sh -c "rm -rf $SP/fsroot1/st-cli2-u1/static $SP/fsroot1/st-cli2-u1/volatile"
