@@ -56,9 +56,11 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "(docs/fileset.md). The users' folders are made over SSH owned by the user (a user\n"
 	  "missing from the domain stops the run there); the files go over SMB as each user\n"
 	  "(NTLM, the users' password; --parallel worker processes, default one per server\n"
-	  "core and at least 2, each one SMB session at a time), or with --via ssh as a tar\n"
-	  "stream into the server's disk with the user's uid and gid. A re-run writes only\n"
-	  "missing files and files of the wrong size.\n"
+	  "core and at least 2, each one SMB connection carrying its users' sessions in turn,\n"
+	  "a file in one request; libsmbclient, a connection per user, where the server\n"
+	  "requires signing or encryption, or with PROVISION_SMB_CLIENT=libsmbclient), or with\n"
+	  "--via ssh as a tar stream into the server's disk with the user's uid and gid. A\n"
+	  "re-run writes only missing files and files of the wrong size.\n"
 	  "--dry-run says what would be made. Undo: provision cleanup server." },
 	{ CMD_CLIENT, "client", NULL, false, "client [--clients A,B] [--users N]",
 	  "write the per-user hosts aliases on every client",
@@ -166,7 +168,7 @@ const struct pv_option pv_options[] = {
 	  "where the results folder's backup goes" },
 	{ OPT_TIMEOUT, "timeout", 't', "SECONDS", B(CMD_RUN) | B(CMD_WAIT), "give up after SECONDS" },
 	{ OPT_PARALLEL, "parallel", 0, "N", B(CMD_SERVER),
-	  "server: SMB sessions building trees at once (default: server cores, at least 2)" },
+	  "server: SMB connections building trees at once (default: server cores, at least 2)" },
 };
 
 const size_t pv_noptions = sizeof(pv_options) / sizeof(pv_options[0]);

@@ -94,18 +94,22 @@ struct pv_srv_facts {
 	char info[256];     /* last line of 'net ads info' (its error when the DC is unreachable) */
 	bool has_offset;    /* the DC answered 'net ads info' */
 	long offset;        /* the DC's clock minus the server's, seconds */
-	bool joined;        /* 'net ads testjoin' succeeds */
+	bool joined;        /* 'net ads testjoin' (or with PV_PROBE_QUICK 'wbinfo -P') succeeds */
 	bool needs_keytab;  /* smb.conf's kerberos method uses a keytab */
 	char dedicated_keytab[512]; /* its file with 'kerberos method = dedicated keytab' */
-	long keytab_entries;
+	long keytab_entries; /* not counted by PV_PROBE_QUICK */
+	char sep[8];         /* winbind separator */
 	bool smbd_running, winbindd_running; /* by their pid files */
 	unsigned cores;     /* online CPUs (nproc); 0 when unknown */
 };
 /* The description join gives the computer account it joins: 'provision:<lab>:join'. */
 void pv_srv_tag(char *out, size_t len, const struct pv_playbook *pb);
-/* One round trip: Samba's view of the server (PV_EREMOTE when Samba is missing); with clock,
- * also the clock offset to the DC ('net ads info'). */
-int pv_srv_probe(struct pv_remote *rem, bool clock, struct pv_srv_facts *f);
+/* How much pv_srv_probe asks: PV_PROBE_CLOCK also the clock offset to the DC ('net ads info');
+ * PV_PROBE_QUICK takes winbindd's link to the DC ('wbinfo -P') as proof of membership before
+ * 'net ads testjoin', and does not count keytab entries. */
+enum pv_probe { PV_PROBE_PLAIN, PV_PROBE_CLOCK, PV_PROBE_QUICK };
+/* One round trip: Samba's view of the server (PV_EREMOTE when Samba is missing). */
+int pv_srv_probe(struct pv_remote *rem, enum pv_probe how, struct pv_srv_facts *f);
 /* The computer account <netbios>$: *dn (NULL when absent) and *desc (NULL when none); the
  * caller frees both. */
 int pv_srv_account(struct pv_dir *dir, const struct pv_playbook *pb, const char *netbios,
@@ -127,7 +131,7 @@ struct pv_trees;
 /* Check what can be checked before anything is made: options, the fileset, the users' password
  * and every user in the domain (through the server's winbind). *out is NULL-free-safe with
  * pv_trees_free; st->skipped when the playbook has no fileset. */
-int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, unsigned server_cores,
+int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, const struct pv_srv_facts *f,
 		     struct pv_tree_stats *st,
 		     struct pv_trees **out);
 /* The users' folders and trees (the shares must exist); st is filled. */

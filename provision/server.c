@@ -454,7 +454,7 @@ static int connect_all(struct srv_run *run, bool need_joined)
 	if ((r = pv_remote_connect(&run->pb->server.host, &run->rem)) != PV_OK)
 		return r;
 	t0 = pv_now();
-	if ((r = pv_srv_probe(run->rem, false, &run->f)) != PV_OK)
+	if ((r = pv_srv_probe(run->rem, PV_PROBE_QUICK, &run->f)) != PV_OK)
 		return r;
 	pv_log(PV_LOG_DEBUG, "srv: probed in %.3f s", pv_now() - t0);
 	if (need_joined && !run->f.joined)
@@ -491,7 +491,7 @@ int pv_cmd_server(struct pv_ctx *ctx)
 	snprintf(run.tag, sizeof(run.tag), "provision:%s", ctx->pb->lab);
 	if ((r = connect_all(&run, true)) != PV_OK)
 		goto out;
-	if ((r = pv_trees_prepare(ctx, run.rem, run.f.cores, &ts, &trees)) != PV_OK)
+	if ((r = pv_trees_prepare(ctx, run.rem, &run.f, &ts, &trees)) != PV_OK)
 		goto out;
 	if ((r = ensure_shares(&run)) != PV_OK)
 		goto out;

@@ -67,6 +67,7 @@ struct pv_trees {
 	char (*shares)[256];
 	struct pv_tree_stats *st;
 	struct pv_secret *pw; /* the users' password, for SMB */
+	const char *sep;      /* winbind separator from the probe ("" when unknown) */
 	unsigned workers;
 	/* progress */
 	unsigned long done_files;
@@ -152,7 +153,13 @@ static int map_users(struct pv_trees *t)
 		 * time': a user deleted and made again meanwhile would map to the old uid, and
 		 * its folder would not be its own. */
 		pv_buf_addstr(&sc, b == 0 ? "net cache flush >/dev/null 2>&1\n" : "");
-		pv_buf_addstr(&sc, "sep=$(wbinfo --separator 2>/dev/null) || sep='\\'\nd=");
+		if (*t->sep) {
+			pv_buf_addstr(&sc, "sep=");
+			pv_sh_quote(&sc, t->sep);
+			pv_buf_addstr(&sc, "\nd=");
+		} else {
+			pv_buf_addstr(&sc, "sep=$(wbinfo --separator 2>/dev/null) || sep='\\'\nd=");
+		}
 		pv_sh_quote(&sc, t->pb->domain.netbios);
 		pv_buf_addstr(&sc, "\ngetent passwd");
 		for (size_t i = b; i < e; i++) {
@@ -989,7 +996,7 @@ void pv_trees_free(struct pv_trees *t)
 	free(t);
 }
 
-int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, unsigned server_cores,
+int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, const struct pv_srv_facts *f,
 		     struct pv_tree_stats *st,
 		     struct pv_trees **out)
 {
@@ -998,13 +1005,13 @@ int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, unsigned server_
 	/* one SMB session per server core (at least 2, so that a round trip is always hidden):
 	 * smbd is the limit, and more sessions than cores cost it CPU (lab, 2 cores, 20 users x 100
 	 * files, interleaved: 2 sessions 2.05 s and 2.9 s of smbd CPU, 8 sessions 2.36 s and 3.3 s) */
-	unsigned long workers = server_cores > WORKERS_MIN ? server_cores : WORKERS_MIN;
+	unsigned long workers = f->cores > WORKERS_MIN ? f->cores : WORKERS_MIN;
 	int r;
 
 	memset(st, 0, sizeof(*st));
 	if (!t)
 		return pv_error(PV_EIO, "out of memory");
-	*t = (struct pv_trees){.ctx = ctx, .pb = ctx->pb, .rem = rem, .st = st};
+	*t = (struct pv_trees){.ctx = ctx, .pb = ctx->pb, .rem = rem, .st = st, .sep = f->sep};
 	st->via = strcmp(via, "ssh") == 0 ? "ssh" : "smb";
 	if (strcmp(via, "smb") != 0 && strcmp(via, "ssh") != 0) {
 		r = pv_error(PV_EUSAGE, "--via '%s': expected smb or ssh", via);
