@@ -64,7 +64,6 @@ struct pend {
 	unsigned n, got;
 	enum kind kind;
 	size_t item;
-	uint64_t bytes;
 	uint32_t status;   /* the first failure in the compound */
 	uint16_t fail_cmd; /* and the command that failed */
 	bool created, closed;
@@ -690,7 +689,7 @@ static int scan(struct pv_smb2 *c, const char *rel, struct listing *l)
 			break;
 		}
 		if (!(b = body(rsp, rlen, 8)) || (off = smb2_get16(b + 2)) < SMB2_HDR ||
-		    (len = smb2_get32(b + 4)) > rlen - off) {
+		    off > rlen || (len = smb2_get32(b + 4)) > rlen - off) {
 			r = broken(c, PV_EREMOTE, "SMB to '%s': a malformed listing%s", "");
 			break;
 		}
@@ -757,9 +756,13 @@ static void complete(struct pv_smb2 *c, struct pend *p)
 					   : p->fail_cmd == SMB2_WRITE ? "writing"
 								       : "closing",
 					   it->path);
-		if (p->kind == P_FILE && p->created && c->ncuts < WINDOW)
-			c->cuts[c->ncuts++] = (struct cut){p->item, !p->closed, {0}},
-			memcpy(c->cuts[c->ncuts - 1].fid, p->fid, 16);
+		if (p->kind == P_FILE && p->created && c->ncuts < WINDOW) {
+			struct cut *cut = &c->cuts[c->ncuts++];
+
+			cut->item = p->item;
+			cut->open = !p->closed;
+			memcpy(cut->fid, p->fid, 16);
+		}
 		return;
 	}
 	if (p->kind == P_CHUNK)
