@@ -3,7 +3,8 @@
 # tools, side by side in one run on the lab: the same tree, FILES files of 10 KiB for USERS
 # users (2000 files for 20 users by default), built
 #   (a) by one smbclient session with mput (one user, NTLM, 20 folders: lab-notes figure e.)
-#   (b) by provision server over SMB (each user as itself, --parallel worker sessions)
+#   (b) by provision server over SMB (each user as itself; --parallel connections, each carrying
+#       its users' sessions in turn)
 #   (c) by provision server --via ssh (a tar stream into the server's disk, users' uid/gid)
 #   (d) by cp -r of such a tree on the server's disk (page cache warm)
 # Prints files/s per round and the medians, the ratios b/a and c/d, and smbd's CPU per file
