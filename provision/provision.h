@@ -99,6 +99,9 @@ struct pv_srv_facts {
 	char dedicated_keytab[512]; /* its file with 'kerberos method = dedicated keytab' */
 	long keytab_entries; /* not counted by PV_PROBE_QUICK */
 	char sep[8];         /* winbind separator */
+	char *lists;         /* PV_PROBE_QUICK: the probe's "share=NAME\037COMMENT\037DIR(0|1)"
+			      * lines, and "kt=PRINCIPAL" lines then "ktlisted=1" when the
+			      * kerberos method uses a keytab; freed by pv_srv_facts_release */
 	bool smbd_running, winbindd_running; /* by their pid files */
 	unsigned cores;     /* online CPUs (nproc); 0 when unknown */
 };
@@ -110,6 +113,7 @@ void pv_srv_tag(char *out, size_t len, const struct pv_playbook *pb);
 enum pv_probe { PV_PROBE_PLAIN, PV_PROBE_CLOCK, PV_PROBE_QUICK };
 /* One round trip: Samba's view of the server (PV_EREMOTE when Samba is missing). */
 int pv_srv_probe(struct pv_remote *rem, enum pv_probe how, struct pv_srv_facts *f);
+void pv_srv_facts_release(struct pv_srv_facts *f);
 /* The computer account <netbios>$: *dn (NULL when absent) and *desc (NULL when none); the
  * caller frees both. */
 int pv_srv_account(struct pv_dir *dir, const struct pv_playbook *pb, const char *netbios,

@@ -55,13 +55,58 @@ static int alias_name(const struct pv_playbook *pb, unsigned long n, char *out, 
 
 /* ---- shares ---- */
 
-/* One round trip: every share made when missing (directory first), or found ours. */
+/* The probe's "share=NAME\037COMMENT\037DIR" line for name (case-insensitive), or NULL. */
+static const char *probed_share(const char *lists, const char *name, size_t *len)
+{
+	size_t nl = strlen(name);
+
+	for (const char *p = lists; p && *p;) {
+		const char *end = strchr(p, '\n');
+
+		*len = end ? (size_t)(end - p) : strlen(p);
+		if (strncmp(p, "share=", 6) == 0 && *len > 6 + nl && p[6 + nl] == '\037' &&
+		    strncasecmp(p + 6, name, nl) == 0)
+			return p + 7 + nl;
+		p = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* Whether the probe saw every share made already: ours (the tag) and its folder there. */
+static bool shares_all_there(struct srv_run *run)
+{
+	char name[256];
+	size_t len, tl = strlen(run->tag);
+
+	if (!run->f.lists)
+		return false;
+	for (unsigned k = 1; k <= run->pb->server.shares; k++) {
+		const char *rest;
+
+		if (share_name(run->pb, k, name, sizeof(name)) != PV_OK ||
+		    !(rest = probed_share(run->f.lists, name, &len)))
+			return false;
+		len -= 7 + strlen(name); /* "COMMENT\037DIR" */
+		if (len != tl + 2 || strncmp(rest, run->tag, tl) != 0 || rest[tl] != '\037' ||
+		    rest[tl + 1] != '1')
+			return false;
+	}
+	return true;
+}
+
+/* One round trip: every share made when missing (directory first), or found ours. None when
+ * the probe saw them all. */
 static int ensure_shares(struct srv_run *run)
 {
 	const struct pv_server *s = &run->pb->server;
 	struct pv_buf sc = PV_BUF_INIT, out = PV_BUF_INIT;
 	char name[256];
 	int r = PV_OK;
+
+	if (shares_all_there(run)) {
+		run->shares_there = s->shares;
+		return PV_OK;
+	}
 
 	pv_buf_addstr(&sc, "tag=");
 	pv_sh_quote(&sc, run->tag);
@@ -242,21 +287,34 @@ static int spn_modify(struct srv_run *run, const char *dn, enum pv_dir_mod op, c
 	return PV_OK;
 }
 
-/* Principals (without the realm) in the server's keytab, into set and, when given, list. */
-static int keytab_principals(struct srv_run *run, struct pv_strset *set, struct spn_list *list)
+/* Principals (without the realm) in the server's keytab, into set and, when given, list.
+ * from_probe: as the probe listed them, when it did (no round trip). */
+static int keytab_principals(struct srv_run *run, bool from_probe, struct pv_strset *set,
+			     struct spn_list *list)
 {
 	struct pv_buf out = PV_BUF_INIT;
-	int r;
+	bool probed = from_probe && run->f.lists && strstr(run->f.lists, "\nktlisted=1\n");
+	int r = PV_OK;
 
-	r = pv_srv_run(
-		run->rem, "listing the keytab",
-		"net ads keytab list </dev/null 2>/dev/null | awk 'NR > 1 { print $3 }' | sort -u",
-		NULL, 0, &out, NULL, 60);
+	if (probed) {
+		if (pv_buf_addstr(&out, run->f.lists) < 0)
+			r = pv_error(PV_EIO, "out of memory");
+	} else {
+		r = pv_srv_run(run->rem, "listing the keytab",
+			       "net ads keytab list </dev/null 2>/dev/null | awk 'NR > 1 { print $3 "
+			       "}' | sort -u",
+			       NULL, 0, &out, NULL, 60);
+	}
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		char *at;
 
 		if ((nl = strchr(line, '\n')))
 			*nl = '\0';
+		if (probed) {
+			if (strncmp(line, "kt=", 3) != 0)
+				continue;
+			line += 3;
+		}
 		if ((at = strrchr(line, '@')))
 			*at = '\0';
 		if (*line && pv_strset_add(set, line) < 0)
@@ -403,7 +461,7 @@ static int ensure_spns(struct srv_run *run)
 	if (!run->f.needs_keytab)
 		goto out;
 	/* the keytab: one 'net ads keytab add' per chunk of missing principals */
-	if ((r = keytab_principals(run, kt, NULL)) != PV_OK)
+	if ((r = keytab_principals(run, true, kt, NULL)) != PV_OK)
 		goto out;
 	for (size_t i = 0; i < want.n; i++) {
 		if (pv_strset_has(kt, want.v[i]))
@@ -470,6 +528,7 @@ static int connect_all(struct srv_run *run, bool need_joined)
 
 static void release(struct srv_run *run)
 {
+	pv_srv_facts_release(&run->f);
 	pv_dir_free(run->dir);
 	pv_remote_free(run->rem);
 	pv_secret_free(run->admin);
@@ -609,7 +668,7 @@ static int remove_spns(struct srv_run *run)
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = keytab_principals(run, kt, &ktl)) != PV_OK)
+	if ((r = keytab_principals(run, false, kt, &ktl)) != PV_OK)
 		goto out;
 	for (size_t i = 0; i < ktl.n && !kt_alias; i++)
 		kt_alias = pv_strset_has(rec, ktl.v[i]);

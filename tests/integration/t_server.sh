@@ -149,6 +149,16 @@ for want in "server signing = mandatory:requires signing" "server smb encrypt = 
 	on srv grep -q "${want%%:*}" /etc/samba/smb.conf && fail "'${want%%:*}' left in srv's smb.conf"
 done
 
+# a share's folder removed by hand: seen by the probe, made again (root, 0755), and the two
+# trees that lived in it are built again
+on srv rm -rf "$SP/fsroot2"
+pv "${P[@]}" server --users 2
+expect_rc 0 "server after the folder of fsroot2 was removed"
+expect_out "shares 0 created, 2 present"
+expect_out "140 files written \(0 fixed\), 140 already right"
+got=$(on srv stat -c '%U %a' "$SP/fsroot2")
+[[ $got == "root 755" ]] || fail "the folder of fsroot2 made again as '$got'"
+
 # 6. --via ssh: the same bytes on the server's disk, owned by the user
 on srv sh -c "rm -rf $SP/fsroot1/st-cli2-u1/static $SP/fsroot1/st-cli2-u1/volatile"
 pv "${P[@]}" server --users 2 --via ssh
