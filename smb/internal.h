@@ -22,7 +22,7 @@ struct pv_smb {
 	bool reached; /* an operation has succeeded: a later EACCES is not a logon failure */
 };
 
-/* listing.c: what a tree holds, paths relative to its base, sorted by listing_sort */
+/* listing.c: what a tree holds, paths relative to its base, sorted (listing_walk) */
 struct found {
 	char *path;
 	bool dir;
@@ -35,7 +35,11 @@ struct listing {
 };
 
 int listing_add(struct listing *l, const char *path, bool dir, uint64_t size);
-void listing_sort(struct listing *l);
+/* Everything below a tree's base into l, sorted: list_dir adds what folder rel ("" for the
+ * base) holds, paths relative to the base; it is called for the base, then for every folder
+ * found. Stops at the first failure. */
+int listing_walk(struct listing *l, int (*list_dir)(void *ctx, const char *rel, struct listing *l),
+		 void *ctx);
 const struct found *listing_lookup(const struct listing *l, const char *path);
 void listing_release(struct listing *l);
 

@@ -47,10 +47,31 @@ const struct found *listing_lookup(const struct listing *l, const char *path)
 	return l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), by_path) : NULL;
 }
 
-void listing_sort(struct listing *l)
+static void listing_sort(struct listing *l)
 {
 	if (l->n)
 		qsort(l->v, l->n, sizeof(*l->v), by_path);
+}
+
+int listing_walk(struct listing *l, int (*list_dir)(void *ctx, const char *rel, struct listing *l),
+		 void *ctx)
+{
+	int r = list_dir(ctx, "", l);
+
+	/* l grows while it is walked: each folder found is listed in turn, breadth first */
+	for (size_t i = 0; i < l->n && r == PV_OK; i++) {
+		char *rel;
+
+		if (!l->v[i].dir)
+			continue;
+		if (!(rel = strdup(l->v[i].path))) /* list_dir may move l->v */
+			return pv_error(PV_EIO, "out of memory");
+		r = list_dir(ctx, rel, l);
+		free(rel);
+	}
+	if (r == PV_OK)
+		listing_sort(l);
+	return r;
 }
 
 enum plan listing_plan(const struct listing *l, const struct pv_smb_item *it, const char *server,

@@ -85,19 +85,25 @@ static int fail(struct pv_smb *s, int err, const char *what, const char *share, 
 
 /* ---- listing ---- */
 
-/* Everything below base/rel, depth first, into l (paths relative to base). */
-static int scan(struct pv_smb *s, const char *share, const char *base, const char *rel,
-		struct listing *l, struct pv_buf *u)
+struct walk {
+	struct pv_smb *s;
+	const char *share, *base;
+	struct pv_buf u;
+};
+
+/* What base/rel holds, into l (paths relative to base). */
+static int list_dir(void *arg, const char *rel, struct listing *l)
 {
+	struct walk *w = arg;
+	struct pv_smb *s = w->s;
 	const struct libsmb_file_info *fi;
 	SMBCFILE *dir;
-	size_t first = l->n, last;
 	int r = PV_OK;
 
-	if (url(u, s, share, base, rel) < 0)
+	if (url(&w->u, s, w->share, w->base, rel) < 0)
 		return pv_error(PV_EIO, "out of memory");
-	if (!(dir = smbc_getFunctionOpendir(s->ctx)(s->ctx, u->data)))
-		return fail(s, errno, "listing", share, base, rel);
+	if (!(dir = smbc_getFunctionOpendir(s->ctx)(s->ctx, w->u.data)))
+		return fail(s, errno, "listing", w->share, w->base, rel);
 	s->reached = true;
 	while ((fi = smbc_getFunctionReaddirPlus(s->ctx)(s->ctx, dir)) != NULL && r == PV_OK) {
 		char path[1024];
@@ -108,28 +114,15 @@ static int scan(struct pv_smb *s, const char *share, const char *base, const cha
 		r = listing_add(l, path, (fi->attrs & ATTR_DIR) != 0, fi->size);
 	}
 	smbc_getFunctionClosedir(s->ctx)(s->ctx, dir);
-	last = l->n;
-	for (size_t i = first; i < last && r == PV_OK; i++) {
-		char *sub;
-
-		if (!l->v[i].dir)
-			continue;
-		if (!(sub = strdup(l->v[i].path)))
-			return pv_error(PV_EIO, "out of memory");
-		r = scan(s, share, base, sub, l, u); /* l->v may move: hence the copy */
-		free(sub);
-	}
 	return r;
 }
 
 static int scan_sorted(struct pv_smb *s, const char *share, const char *base, struct listing *l)
 {
-	struct pv_buf u = PV_BUF_INIT;
-	int r = scan(s, share, base, "", l, &u);
+	struct walk w = {s, share, base, PV_BUF_INIT};
+	int r = listing_walk(l, list_dir, &w);
 
-	pv_buf_release(&u, 0);
-	if (r == PV_OK)
-		listing_sort(l);
+	pv_buf_release(&w.u, 0);
 	return r;
 }
 

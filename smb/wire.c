@@ -653,11 +653,11 @@ static int open_dir(struct pv_smb2 *c, const char *rel, uint8_t fid[16])
 	return PV_OK;
 }
 
-/* Everything below base/rel, depth first, into l. */
-static int scan(struct pv_smb2 *c, const char *rel, struct listing *l)
+/* What base/rel holds, into l (paths relative to base). */
+static int list_dir(void *arg, const char *rel, struct listing *l)
 {
+	struct pv_smb2 *c = arg;
 	uint8_t fid[16] = {0};
-	size_t first = l->n, last;
 	int r;
 
 	if ((r = open_dir(c, rel, fid)) != PV_OK)
@@ -721,17 +721,6 @@ static int scan(struct pv_smb2 *c, const char *rel, struct listing *l)
 		begin(c);
 		if (add_close(c, fid, false) && !c->broken)
 			rpc(c, &h, &rsp, &rlen);
-	}
-	last = l->n;
-	for (size_t i = first; i < last && r == PV_OK; i++) {
-		char *sub;
-
-		if (!l->v[i].dir)
-			continue;
-		if (!(sub = strdup(l->v[i].path)))
-			return pv_error(PV_EIO, "out of memory");
-		r = scan(c, sub, l); /* l->v may move: hence the copy */
-		free(sub);
 	}
 	return r;
 }
@@ -995,9 +984,8 @@ int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *use
 	    (r = tree_connect(c, share)) != PV_OK)
 		goto out;
 	if (!fresh) {
-		if ((r = scan(c, "", &l)) != PV_OK)
+		if ((r = listing_walk(&l, list_dir, c)) != PV_OK)
 			goto out;
-		listing_sort(&l);
 	}
 	for (size_t i = 0; i < n && r == PV_OK && c->err == PV_OK; i++) {
 		const struct pv_smb_item *it = &items[i];
