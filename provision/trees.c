@@ -899,6 +899,15 @@ static void worker(struct pv_trees *t, int fd, size_t first, size_t step,
 	pv_smb2_free(conn);
 }
 
+/* Set in the parent by SIGINT (Ctrl-C) or SIGTERM during an SMB build: the workers are told
+ * to stop (they finish what they are writing), and the command says how far it got. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	interrupted = sig;
+}
+
 static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nworkers)
 {
 	pid_t pids[WORKERS_MAX];
@@ -906,9 +915,17 @@ static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nw
 	int fds[2], r = PV_OK, first_code = PV_OK;
 	char first_msg[1024] = "";
 	unsigned long users_done = 0;
+	struct sigaction sa, old_int, old_term;
+	bool told = false;
 
 	if (pipe(fds) != 0)
 		return pv_error(PV_EIO, "pipe: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt; /* no SA_RESTART: the read below returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	fflush(stdout);
 	fflush(stderr);
 	for (unsigned w = 0; w < nworkers; w++) {
@@ -934,8 +951,14 @@ static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nw
 
 		while (got < sizeof(rc) &&
 		       (n = read(fds[0], (char *)&rc + got, sizeof(rc) - got)) != 0) {
-			if (n < 0 && errno == EINTR)
+			if (n < 0 && errno == EINTR) {
+				/* a terminal's Ctrl-C reaches the workers too; a kill of
+				 * this process alone is passed on */
+				for (unsigned w = 0; interrupted && !told && w < started; w++)
+					kill(pids[w], SIGTERM);
+				told = told || interrupted;
 				continue;
+			}
 			if (n < 0)
 				break;
 			got += (size_t)n;
@@ -973,6 +996,14 @@ static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nw
 		while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR)
 			;
 	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (interrupted)
+		return pv_error(PV_EPARTIAL,
+				"interrupted by %s after the trees of %lu of %zu users: every file "
+				"written is whole; run the same command again to finish",
+				interrupted == SIGINT ? "SIGINT" : "SIGTERM",
+				users_done - t->st->failed_users, t->nusers);
 	if (first_code != PV_OK)
 		return pv_error(first_code, "%s (stopped after %lu of %zu users)", first_msg,
 				users_done - 1, t->nusers);

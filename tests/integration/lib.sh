@@ -19,6 +19,16 @@ on() {
 	"$LAB_SH" exec "$host" -- "$@"
 }
 
+# child_named PID NAME: the PID of a process named NAME below PID (which this test started)
+child_named() {
+	local c
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		[[ $(cat /proc/"$c"/comm 2>/dev/null) == "$2" ]] && { echo "$c"; return 0; }
+		child_named "$c" "$2" && return 0
+	done
+	return 1
+}
+
 # pv ARGS...: run provision in ctl; sets OUT, ERR, RC.
 pv() {
 	on ctl "$PV" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
