@@ -843,12 +843,39 @@ static int build_one(struct pv_trees *t, struct pv_smb2 **conn, bool *lib, const
 	int r;
 
 	if (!*lib) {
-		r = *conn ? PV_OK : pv_smb2_connect(server, t->pb->domain.timeout, conn);
+		memset(res, 0, sizeof(*res));
+		for (int attempt = 0;; attempt++) {
+			struct pv_smb_tree_result part;
+
+			r = *conn ? PV_OK : pv_smb2_connect(server, t->pb->domain.timeout, conn);
+			if (r == PV_OK) {
+				/* a second attempt lists what the first one wrote */
+				r = pv_smb2_tree_build(*conn, t->pb->domain.netbios, u->name, pw,
+						       share, u->name, t->items, t->fs->n,
+						       !u->nonempty && attempt == 0, fill, w, tick,
+						       w, &part);
+				/* the second listing also finds what the first attempt wrote */
+				res->files_ok += attempt == 0 ? part.files_ok
+							      : part.files_ok - res->files_made -
+									res->files_fixed;
+				res->dirs_made += part.dirs_made;
+				res->files_made += part.files_made;
+				res->files_fixed += part.files_fixed;
+				res->bytes += part.bytes;
+			}
+			if (r == PV_OK || pv_smb2_unsupported(*conn))
+				break;
+			/* the connection was lost (smbd restarted, a network blip): once more on
+			 * a new one; every file written is whole, and the listing finds them */
+			if (attempt > 0 || !pv_smb2_lost(*conn) || stopping)
+				return r;
+			pv_log(PV_LOG_WARN, "trees: %s; connecting again for %s", pv_errmsg(),
+			       u->name);
+			pv_smb2_free(*conn);
+			*conn = NULL;
+			sleep(1);
+		}
 		if (r == PV_OK)
-			r = pv_smb2_tree_build(*conn, t->pb->domain.netbios, u->name, pw, share,
-					       u->name, t->items, t->fs->n, !u->nonempty, fill, w,
-					       tick, w, res);
-		if (r == PV_OK || !pv_smb2_unsupported(*conn))
 			return r;
 		pv_log(PV_LOG_INFO, "trees: %s; using libsmbclient, a connection per user",
 		       pv_errmsg());

@@ -76,6 +76,8 @@ struct pv_smb2;
  * dialect beyond 3.0.2): use pv_smb_session instead. */
 int pv_smb2_connect(const char *server, int timeout, struct pv_smb2 **out);
 bool pv_smb2_unsupported(const struct pv_smb2 *c);
+/* Whether c can carry no more requests (the connection failed or closed, or never opened). */
+bool pv_smb2_lost(const struct pv_smb2 *c);
 void pv_smb2_free(struct pv_smb2 *c);
 
 /* pv_smb_tree_build over c as workgroup\user with password (NTLM), then log off. After a

@@ -110,6 +110,11 @@ bool pv_smb2_unsupported(const struct pv_smb2 *c)
 	return c && c->unsupported;
 }
 
+bool pv_smb2_lost(const struct pv_smb2 *c)
+{
+	return !c || c->broken;
+}
+
 /* ---- transport ---- */
 
 static int broken(struct pv_smb2 *c, int code, const char *fmt, const char *detail)

@@ -308,7 +308,7 @@ printf 'name: int\nparts:\n  static: {files: 300, sizes: [{size: [8KiB, 200KiB]}
 on ctl "$PV" "${I[@]}" server --users 2 >"$T_TMP/out" 2>"$T_TMP/err" &
 bg=$!
 for _ in $(seq 400); do
-	[[ $(find "$SP"/int1 "$SP"/int2 -type f 2>/dev/null | wc -l) -ge 100 ]] && break
+	[[ $(find "$SP"/int1 "$SP"/int2 -type f 2>/dev/null | wc -l) -ge 50 ]] && break
 	sleep 0.02
 done
 kill -INT "$(child_named "$bg" provision)" 2>/dev/null || fail "no provision process to interrupt"
@@ -320,6 +320,23 @@ pv "${I[@]}" --json server --users 2
 expect_rc 0 "server after the interruption"
 python3 -c 'import json,sys; t=json.loads(sys.stdin.read().splitlines()[-1])["trees"]; assert t["files_fixed"]==0 and 0 < t["files_ok"] < 1200 and t["files_written"]+t["files_ok"]==1200, t' <<<"$OUT" ||
 	fail "re-run after the interruption: $OUT"
+# the SMB connections cut in the middle of the build (ss -K in ctl, as a network failure would):
+# each worker connects again, once, and goes on from what its listing finds
+on srv sh -c "rm -rf $SP/int1/st-* $SP/int2/st-*"
+on ctl "$PV" "${I[@]}" server --users 2 >"$T_TMP/out" 2>"$T_TMP/err" &
+bg=$!
+for _ in $(seq 400); do
+	[[ $(find "$SP"/int1 "$SP"/int2 -type f 2>/dev/null | wc -l) -ge 50 ]] && break
+	sleep 0.02
+done
+ip netns exec pvlab-ctl ss -K dst 198.18.0.20 dport = 445 >/dev/null 2>&1 # (on ctl: ~0.2 s later)
+wait "$bg"
+RC=$? OUT=$(cat "$T_TMP/out") ERR=$(cat "$T_TMP/err")
+expect_rc 0 "server with its SMB connections cut"
+expect_err "the connection was closed; connecting again for st-cli"
+pv "${I[@]}" --json server --users 2
+python3 -c 'import json,sys; t=json.loads(sys.stdin.read().splitlines()[-1])["trees"]; assert t["files_written"]==0 and t["files_ok"]==1200, t' <<<"$OUT" ||
+	fail "after the connections were cut: $OUT"
 pv "${I[@]}" cleanup server
 expect_rc 0 "cleanup server of the interrupted shares"
 
