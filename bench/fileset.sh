@@ -7,7 +7,8 @@
 #       its users' sessions in turn)
 #   (c) by provision server --via ssh (a tar stream into the server's disk, users' uid/gid)
 #   (d) by cp -r of such a tree on the server's disk (page cache warm)
-# Prints files/s per round and the medians, the ratios b/a and c/d, and smbd's CPU per file
+# Prints files/s per round and the medians, the ratios b/a and c/d (of the medians, and the
+# median of the ratios within each round), and smbd's CPU per file
 # in (a) and (b) (the CPU of smbd processes in srv, reaped children included). For (b) and (c)
 # the wall time of the whole command (probe, shares, SPNs, users' folders) and of the tree
 # phase alone (from --json) are both given. Environment: USERS_PER_CLIENT (10: 20 users on the
@@ -136,3 +137,13 @@ printf '  (c) provision server --via ssh      %8s files/s  (%s s; tree phase %s 
 printf '  (d) cp -r on the server'"'"'s disk       %8s files/s  (%s s)\n' "$(rate $TOTAL "$d")" "$d"
 printf '  ratios: b/a %s (tree phase %s; target >= 1.5), c/d %s (tree phase %s; target >= 0.5)\n' \
 	"$(ratio "$a" "$b")" "$(ratio "$a" "$bt")" "$(ratio "$d" "$c")" "$(ratio "$d" "$ct")"
+# the same ratios taken within each round (a and b, c and d run back to back), then their
+# median: drift between rounds (this machine's load, the filesystem's state) cancels out
+declare -a RB RBT RC RCT RCPU
+for ((i = 0; i < ROUNDS; i++)); do
+	RB+=("$(ratio "${A[i]}" "${B[i]}")") RBT+=("$(ratio "${A[i]}" "${BT_[i]}")")
+	RC+=("$(ratio "${D[i]}" "${C[i]}")") RCT+=("$(ratio "${D[i]}" "${CT[i]}")")
+	RCPU+=("$(ratio "${BCPU[i]}" "${ACPU[i]}")")
+done
+printf '  per-round ratios, median: b/a %s (tree phase %s), c/d %s (tree phase %s), smbd CPU/file b/a %s (target <= 1)\n' \
+	"$(median "${RB[@]}")" "$(median "${RBT[@]}")" "$(median "${RC[@]}")" "$(median "${RCT[@]}")" "$(median "${RCPU[@]}")"
