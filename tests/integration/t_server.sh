@@ -15,6 +15,7 @@ ST_TAG="provision:srvtest"
 JOIN_TAG="provision:srvtest:join"
 SRV_DN="CN=SRV,CN=Computers,$BASE_DN"
 SP=/srv/provision
+SP_HERE=$LAB/srv/srv/provision # the same folder seen from here (srv's /srv is $LAB/srv/srv)
 # the shipped small fileset, per user: 70 files, 953657 bytes (sizes are deterministic)
 SMALL_FILES=70
 SMALL_BYTES=953657
@@ -308,7 +309,7 @@ printf 'name: int\nparts:\n  static: {files: 300, sizes: [{size: [8KiB, 200KiB]}
 on ctl "$PV" "${I[@]}" server --users 2 >"$T_TMP/out" 2>"$T_TMP/err" &
 bg=$!
 for _ in $(seq 400); do
-	[[ $(find "$SP"/int1 "$SP"/int2 -type f 2>/dev/null | wc -l) -ge 50 ]] && break
+	[[ $(find "$SP_HERE"/int1 "$SP_HERE"/int2 -type f 2>/dev/null | wc -l) -ge 50 ]] && break
 	sleep 0.02
 done
 kill -INT "$(child_named "$bg" provision)" 2>/dev/null || fail "no provision process to interrupt"
@@ -326,7 +327,7 @@ on srv sh -c "rm -rf $SP/int1/st-* $SP/int2/st-*"
 on ctl "$PV" "${I[@]}" server --users 2 >"$T_TMP/out" 2>"$T_TMP/err" &
 bg=$!
 for _ in $(seq 400); do
-	[[ $(find "$SP"/int1 "$SP"/int2 -type f 2>/dev/null | wc -l) -ge 50 ]] && break
+	[[ $(find "$SP_HERE"/int1 "$SP_HERE"/int2 -type f 2>/dev/null | wc -l) -ge 50 ]] && break
 	sleep 0.02
 done
 ip netns exec pvlab-ctl ss -K dst 198.18.0.20 dport = 445 >/dev/null 2>&1 # (on ctl: ~0.2 s later)

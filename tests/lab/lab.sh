@@ -81,17 +81,20 @@ ns_exec() {
 
 # run in the namespace with the lab environment: hostname = HOST (own UTS namespace), private
 # /run/samba ($LAB/HOST/run, bound inside the mount namespace that `ip netns exec` creates, so
-# it never leaks into the root namespace), per-namespace /etc files, KRB5_CONFIG, KRB5CCNAME,
-# LDAPCONF. fd 9 (the lab lock) is not inherited.
+# it never leaks into the root namespace), on srv a private /srv ($LAB/srv/srv: the shares and
+# trees the toolkit makes there go with the lab's state at `down`), per-namespace /etc files,
+# KRB5_CONFIG, KRB5CCNAME, LDAPCONF. fd 9 (the lab lock) is not inherited.
 lab_exec() {
-  local h=$1
+  local h=$1 data=
   shift
+  [ "$h" != srv ] || data=$LAB/srv/srv
   KRB5_CONFIG=$LAB/krb5.conf KRB5CCNAME=FILE:$LAB/cc/$h LDAPCONF=$LAB/ldap.conf \
     PROVISION_LAB_DIR=$LAB LAB_HOST=$h \
     ip netns exec "pvlab-$h" unshare --uts -- /bin/sh -c '
       printf "%s\n" "$1" >/proc/sys/kernel/hostname && mount -n --bind "$2" /run/samba || exit 125
-      shift 2
-      exec "$@"' lab-exec "$h" "$LAB/$h/run" "$@" 9<&-
+      [ -z "$3" ] || mount -n --bind "$3" /srv || exit 125
+      shift 3
+      exec "$@"' lab-exec "$h" "$LAB/$h/run" "$data" "$@" 9<&-
 }
 
 # put FILE MODE <content: write only when the content differs, in place (same inode: files
@@ -433,6 +436,8 @@ setup_state() {
   install -d -m 0700 "$LAB/cc" "$LAB/ssh"
   local h
   for h in "${HOSTS[@]}"; do install -d -m 0755 "$LAB/$h/run"; done
+  install -d -m 0755 "$LAB/srv/srv"
+  [ -d /srv ] || install -d -m 0755 /srv # the mount point of srv's private /srv
   # HOME of ssh sessions (SetEnv): keeps the machine's ~root/.bashrc and ~/.ssh out of the lab
   for h in "${SSH_HOSTS[@]}"; do install -d -m 0700 "$LAB/$h/home"; done
   # Samba runtime dirs of srv and the clients (private must exist, 0700)
