@@ -306,15 +306,23 @@ expect_rc 0 "cleanup server of the big-file shares"
 # re-run fixes none) and the same command again finishes the trees
 I=("${P[@]}" --set 'server.share_template=int{k}' --set "server.fileset=$T_TMP/int.yaml")
 printf 'name: int\nparts:\n  static: {files: 300, sizes: [{size: [8KiB, 200KiB]}]}\n' >"$T_TMP/int.yaml"
-on ctl "$PV" "${I[@]}" server --users 2 >"$T_TMP/out" 2>"$T_TMP/err" &
-bg=$!
-for _ in $(seq 400); do
-	[[ $(find "$SP_HERE"/int1 "$SP_HERE"/int2 -type f 2>/dev/null | wc -l) -ge 50 ]] && break
-	sleep 0.02
-done
+# build_started: `server` of the int shares in the background (bg), back once 50 files are
+# written; build_ended: wait for it and set RC, OUT, ERR as pv does
+build_started() {
+	on ctl "$PV" "${I[@]}" server --users 2 >"$T_TMP/out" 2>"$T_TMP/err" &
+	bg=$!
+	for _ in $(seq 400); do
+		[[ $(find "$SP_HERE"/int1 "$SP_HERE"/int2 -type f 2>/dev/null | wc -l) -ge 50 ]] && return
+		sleep 0.02
+	done
+}
+build_ended() {
+	wait "$bg"
+	RC=$? OUT=$(cat "$T_TMP/out") ERR=$(cat "$T_TMP/err")
+}
+build_started
 kill -INT "$(child_named "$bg" provision)" 2>/dev/null || fail "no provision process to interrupt"
-wait "$bg"
-RC=$? OUT=$(cat "$T_TMP/out") ERR=$(cat "$T_TMP/err")
+build_ended
 expect_rc 10 "server interrupted by SIGINT"
 expect_err "interrupted by SIGINT after the trees of [0-3] of 4 users: every file written is whole; run the same command again"
 pv "${I[@]}" --json server --users 2
@@ -324,15 +332,9 @@ python3 -c 'import json,sys; t=json.loads(sys.stdin.read().splitlines()[-1])["tr
 # the SMB connections cut in the middle of the build (ss -K in ctl, as a network failure would):
 # each worker connects again, once, and goes on from what its listing finds
 on srv sh -c "rm -rf $SP/int1/st-* $SP/int2/st-*"
-on ctl "$PV" "${I[@]}" server --users 2 >"$T_TMP/out" 2>"$T_TMP/err" &
-bg=$!
-for _ in $(seq 400); do
-	[[ $(find "$SP_HERE"/int1 "$SP_HERE"/int2 -type f 2>/dev/null | wc -l) -ge 50 ]] && break
-	sleep 0.02
-done
+build_started
 ip netns exec pvlab-ctl ss -K dst 198.18.0.20 dport = 445 >/dev/null 2>&1 # (on ctl: ~0.2 s later)
-wait "$bg"
-RC=$? OUT=$(cat "$T_TMP/out") ERR=$(cat "$T_TMP/err")
+build_ended
 expect_rc 0 "server with its SMB connections cut"
 expect_err "the connection was closed; connecting again for st-cli"
 pv "${I[@]}" --json server --users 2
