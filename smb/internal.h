@@ -4,6 +4,44 @@
 
 #include <libsmbclient.h>
 
+/* lib.c: libsmbclient's functions, loaded at the first pv_smbc_load() (dlopen): call them as
+ * SMBC(smbc_new_context)(). */
+#define SMBC_FUNCS(X)                                                                              \
+	X(smbc_new_context)                                                                        \
+	X(smbc_free_context)                                                                       \
+	X(smbc_init_context)                                                                       \
+	X(smbc_set_context)                                                                        \
+	X(smbc_setDebug)                                                                           \
+	X(smbc_setTimeout)                                                                         \
+	X(smbc_setOptionUserData)                                                                  \
+	X(smbc_getOptionUserData)                                                                  \
+	X(smbc_setFunctionAuthDataWithContext)                                                     \
+	X(smbc_setOptionNoAutoAnonymousLogin)                                                      \
+	X(smbc_setOptionUseKerberos)                                                               \
+	X(smbc_setOptionFallbackAfterKerberos)                                                     \
+	X(smbc_setOptionUseCCache)                                                                 \
+	X(smbc_getFunctionOpen)                                                                    \
+	X(smbc_getFunctionWrite)                                                                   \
+	X(smbc_getFunctionClose)                                                                   \
+	X(smbc_getFunctionUnlink)                                                                  \
+	X(smbc_getFunctionMkdir)                                                                   \
+	X(smbc_getFunctionRmdir)                                                                   \
+	X(smbc_getFunctionOpendir)                                                                 \
+	X(smbc_getFunctionReaddir)                                                                 \
+	X(smbc_getFunctionReaddirPlus)                                                             \
+	X(smbc_getFunctionClosedir)
+
+struct smbc_api {
+#define SMBC_MEMBER(fn) __typeof__(fn) *fn;
+	SMBC_FUNCS(SMBC_MEMBER)
+#undef SMBC_MEMBER
+};
+
+extern const struct smbc_api *pv_smbc;
+/* Load libsmbclient once; PV_EIO (recorded) when it cannot be. */
+int pv_smbc_load(void);
+#define SMBC(fn) (pv_smbc->fn)
+
 #include "smb/smb.h"
 
 struct logon {

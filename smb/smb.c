@@ -6,16 +6,14 @@
 #include "util/err.h"
 
 #include <errno.h>
-#include <libsmbclient.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-
 static void auth_fn(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, int wglen, char *un,
 		    int unlen, char *pw, int pwlen)
 {
-	const struct logon *l = smbc_getOptionUserData(ctx);
+	const struct logon *l = SMBC(smbc_getOptionUserData)(ctx);
 
 	(void)srv;
 	(void)shr;
@@ -31,8 +29,8 @@ static int fail(int err, const char *server, const char *what)
 	case ETIMEDOUT:
 	case EHOSTUNREACH:
 	case ENETUNREACH:
-		return pv_error(PV_EUNREACH, "SMB %s on '%s': %s; is smbd running there?", what, server,
-				strerror(err));
+		return pv_error(PV_EUNREACH, "SMB %s on '%s': %s; is smbd running there?", what,
+				server, strerror(err));
 	case EACCES:
 	case EPERM:
 		return pv_error(PV_ECRED, "SMB %s on '%s': logon refused (%s)", what, server,
@@ -45,7 +43,7 @@ static int fail(int err, const char *server, const char *what)
 int pv_smb_list_shares(const char *server, const char *workgroup, const char *user,
 		       const struct pv_secret *password, int timeout, unsigned *nshares)
 {
-	struct logon l = { workgroup, user, password };
+	struct logon l = {workgroup, user, password};
 	struct smbc_dirent *de;
 	SMBCCTX *ctx = NULL;
 	SMBCFILE *dir = NULL;
@@ -53,45 +51,50 @@ int pv_smb_list_shares(const char *server, const char *workgroup, const char *us
 	unsigned n = 0;
 	int r;
 
-	ctx = smbc_new_context();
+	if ((r = pv_smbc_load()) != PV_OK)
+		return r;
+	ctx = SMBC(smbc_new_context)();
 	if (!ctx)
 		return pv_error(PV_EIO, "cannot create an SMB context: %s", strerror(errno));
-	smbc_setOptionUserData(ctx, &l);
-	smbc_setFunctionAuthDataWithContext(ctx, auth_fn);
-	smbc_setOptionNoAutoAnonymousLogin(ctx, 1);
-	smbc_setOptionUseKerberos(ctx, 0);
-	smbc_setTimeout(ctx, (timeout > 0 ? timeout : 10) * 1000);
-	smbc_setDebug(ctx, 0);
-	if (!smbc_init_context(ctx)) {
-		r = pv_error(PV_EIO, "cannot initialise libsmbclient (smb.conf?): %s", strerror(errno));
-		smbc_free_context(ctx, 1);
+	SMBC(smbc_setOptionUserData)(ctx, &l);
+	SMBC(smbc_setFunctionAuthDataWithContext)(ctx, auth_fn);
+	SMBC(smbc_setOptionNoAutoAnonymousLogin)(ctx, 1);
+	SMBC(smbc_setOptionUseKerberos)(ctx, 0);
+	SMBC(smbc_setTimeout)(ctx, (timeout > 0 ? timeout : 10) * 1000);
+	SMBC(smbc_setDebug)(ctx, 0);
+	if (!SMBC(smbc_init_context)(ctx)) {
+		r = pv_error(PV_EIO, "cannot initialise libsmbclient (smb.conf?): %s",
+			     strerror(errno));
+		SMBC(smbc_free_context)(ctx, 1);
 		return r;
 	}
-	smbc_set_context(ctx);
+	SMBC(smbc_set_context)(ctx);
 	snprintf(url, sizeof(url), "smb://%s/", server);
-	dir = smbc_getFunctionOpendir(ctx)(ctx, url);
+	dir = SMBC(smbc_getFunctionOpendir)(ctx)(ctx, url);
 	if (!dir) {
 		r = fail(errno, server, "share listing");
 		goto out;
 	}
-	while ((de = smbc_getFunctionReaddir(ctx)(ctx, dir)) != NULL)
+	while ((de = SMBC(smbc_getFunctionReaddir)(ctx)(ctx, dir)) != NULL)
 		if (de->smbc_type == SMBC_FILE_SHARE)
 			n++;
-	smbc_getFunctionClosedir(ctx)(ctx, dir);
+	SMBC(smbc_getFunctionClosedir)(ctx)(ctx, dir);
 	*nshares = n;
 	r = PV_OK;
 out:
-	smbc_free_context(ctx, 1);
+	SMBC(smbc_free_context)(ctx, 1);
 	return r;
 }
 
 int pv_smb_session(const char *server, const char *workgroup, const char *user,
 		   const struct pv_secret *password, int timeout, struct pv_smb **out)
 {
-	struct pv_smb *s = calloc(1, sizeof(*s));
+	struct pv_smb *s;
 	int r;
 
-	if (!s)
+	if ((r = pv_smbc_load()) != PV_OK)
+		return r;
+	if (!(s = calloc(1, sizeof(*s))))
 		return pv_error(PV_EIO, "out of memory");
 	s->server = strdup(server);
 	s->workgroup = strdup(workgroup);
@@ -105,26 +108,28 @@ int pv_smb_session(const char *server, const char *workgroup, const char *user,
 	s->l.workgroup = s->workgroup;
 	s->l.user = s->user;
 	s->l.password = s->password;
-	if (!(s->ctx = smbc_new_context())) {
+	if (!(s->ctx = SMBC(smbc_new_context)())) {
 		r = pv_error(PV_EIO, "cannot create an SMB context: %s", strerror(errno));
 		goto fail;
 	}
-	smbc_setOptionUserData(s->ctx, &s->l);
-	smbc_setFunctionAuthDataWithContext(s->ctx, auth_fn);
-	smbc_setOptionNoAutoAnonymousLogin(s->ctx, 1);
+	SMBC(smbc_setOptionUserData)(s->ctx, &s->l);
+	SMBC(smbc_setFunctionAuthDataWithContext)(s->ctx, auth_fn);
+	SMBC(smbc_setOptionNoAutoAnonymousLogin)(s->ctx, 1);
 	if (password) {
-		smbc_setOptionUseKerberos(s->ctx, 0);
+		SMBC(smbc_setOptionUseKerberos)(s->ctx, 0);
 	} else {
-		/* Kerberos: the user's name, an empty password and the ccache (lab-notes pitfall 8) */
-		smbc_setOptionUseKerberos(s->ctx, 1);
-		smbc_setOptionFallbackAfterKerberos(s->ctx, 0);
-		smbc_setOptionUseCCache(s->ctx, 1);
+		/* Kerberos: the user's name, an empty password and the ccache (lab-notes pitfall 8)
+		 */
+		SMBC(smbc_setOptionUseKerberos)(s->ctx, 1);
+		SMBC(smbc_setOptionFallbackAfterKerberos)(s->ctx, 0);
+		SMBC(smbc_setOptionUseCCache)(s->ctx, 1);
 	}
-	smbc_setTimeout(s->ctx, (timeout > 0 ? timeout : 10) * 1000);
-	smbc_setDebug(s->ctx, 0);
-	if (!smbc_init_context(s->ctx)) {
-		r = pv_error(PV_EIO, "cannot initialise libsmbclient (smb.conf?): %s", strerror(errno));
-		smbc_free_context(s->ctx, 1);
+	SMBC(smbc_setTimeout)(s->ctx, (timeout > 0 ? timeout : 10) * 1000);
+	SMBC(smbc_setDebug)(s->ctx, 0);
+	if (!SMBC(smbc_init_context)(s->ctx)) {
+		r = pv_error(PV_EIO, "cannot initialise libsmbclient (smb.conf?): %s",
+			     strerror(errno));
+		SMBC(smbc_free_context)(s->ctx, 1);
 		s->ctx = NULL;
 		goto fail;
 	}
@@ -140,7 +145,7 @@ void pv_smb_free(struct pv_smb *s)
 	if (!s)
 		return;
 	if (s->ctx)
-		smbc_free_context(s->ctx, 1);
+		SMBC(smbc_free_context)(s->ctx, 1);
 	free(s->buf);
 	free(s->server);
 	free(s->workgroup);

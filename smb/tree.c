@@ -102,10 +102,11 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 
 	if (url(&w->u, s, w->share, w->base, rel) < 0)
 		return pv_error(PV_EIO, "out of memory");
-	if (!(dir = smbc_getFunctionOpendir(s->ctx)(s->ctx, w->u.data)))
+	if (!(dir = SMBC(smbc_getFunctionOpendir)(s->ctx)(s->ctx, w->u.data)))
 		return fail(s, errno, "listing", w->share, w->base, rel);
 	s->reached = true;
-	while ((fi = smbc_getFunctionReaddirPlus(s->ctx)(s->ctx, dir)) != NULL && r == PV_OK) {
+	while ((fi = SMBC(smbc_getFunctionReaddirPlus)(s->ctx)(s->ctx, dir)) != NULL &&
+	       r == PV_OK) {
 		char path[1024];
 
 		if (strcmp(fi->name, ".") == 0 || strcmp(fi->name, "..") == 0)
@@ -113,7 +114,7 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 		snprintf(path, sizeof(path), "%s%s%s", rel, *rel ? "/" : "", fi->name);
 		r = listing_add(l, path, (fi->attrs & ATTR_DIR) != 0, fi->size);
 	}
-	smbc_getFunctionClosedir(s->ctx)(s->ctx, dir);
+	SMBC(smbc_getFunctionClosedir)(s->ctx)(s->ctx, dir);
 	return r;
 }
 
@@ -143,7 +144,7 @@ static int write_file(struct pv_smb *s, const char *share, const char *base,
 	}
 	if (url(u, s, share, base, it->path) < 0)
 		return pv_error(PV_EIO, "out of memory");
-	f = smbc_getFunctionOpen(s->ctx)(s->ctx, u->data, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	f = SMBC(smbc_getFunctionOpen)(s->ctx)(s->ctx, u->data, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (!f)
 		return fail(s, errno, "creating", share, base, it->path);
 	s->reached = true;
@@ -152,19 +153,19 @@ static int write_file(struct pv_smb *s, const char *share, const char *base,
 		ssize_t w;
 
 		fill(ctx, index, off, s->buf, n);
-		w = smbc_getFunctionWrite(s->ctx)(s->ctx, f, s->buf, n);
+		w = SMBC(smbc_getFunctionWrite)(s->ctx)(s->ctx, f, s->buf, n);
 		if (w <= 0)
 			r = fail(s, w < 0 ? errno : EIO, "writing", share, base, it->path);
 		else
 			off += (uint64_t)w;
 	}
 	/* close reports a failed delayed write (e.g. disk full) too */
-	if (smbc_getFunctionClose(s->ctx)(s->ctx, f) < 0 && r == PV_OK)
+	if (SMBC(smbc_getFunctionClose)(s->ctx)(s->ctx, f) < 0 && r == PV_OK)
 		r = fail(s, errno, "closing", share, base, it->path);
 	/* a file cut short (a full disk) goes: the tree holds whole files only, and a re-run
 	 * writes what is missing */
 	if (r != PV_OK)
-		smbc_getFunctionUnlink(s->ctx)(s->ctx, u->data);
+		SMBC(smbc_getFunctionUnlink)(s->ctx)(s->ctx, u->data);
 	return r;
 }
 
@@ -198,7 +199,7 @@ int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
 				r = pv_error(PV_EIO, "out of memory");
 				break;
 			}
-			if (smbc_getFunctionMkdir(s->ctx)(s->ctx, u.data, 0755) < 0 &&
+			if (SMBC(smbc_getFunctionMkdir)(s->ctx)(s->ctx, u.data, 0755) < 0 &&
 			    errno != EEXIST) {
 				r = fail(s, errno, "making folder", share, base, it->path);
 				break;
@@ -264,8 +265,8 @@ int pv_smb_tree_remove(struct pv_smb *s, const char *share, const char *base,
 			r = pv_error(PV_EIO, "out of memory");
 			break;
 		}
-		if ((l.v[i].dir ? smbc_getFunctionRmdir(s->ctx)(s->ctx, u.data)
-				: smbc_getFunctionUnlink(s->ctx)(s->ctx, u.data)) < 0)
+		if ((l.v[i].dir ? SMBC(smbc_getFunctionRmdir)(s->ctx)(s->ctx, u.data)
+				: SMBC(smbc_getFunctionUnlink)(s->ctx)(s->ctx, u.data)) < 0)
 			r = fail(s, errno, "removing", share, base, l.v[i].path);
 		else
 			(*removed)++;
@@ -273,7 +274,7 @@ int pv_smb_tree_remove(struct pv_smb *s, const char *share, const char *base,
 	if (r == PV_OK) {
 		if (url(&u, s, share, base, NULL) < 0)
 			r = pv_error(PV_EIO, "out of memory");
-		else if (smbc_getFunctionRmdir(s->ctx)(s->ctx, u.data) < 0)
+		else if (SMBC(smbc_getFunctionRmdir)(s->ctx)(s->ctx, u.data) < 0)
 			r = fail(s, errno, "removing", share, base, NULL);
 		else
 			(*removed)++;

@@ -5,6 +5,8 @@
 pv --version
 expect_rc 0 "--version"
 expect_out "^provision [0-9]+\.[0-9]+\.[0-9]+$"
+# libsmbclient (and the 66 Samba libraries behind it) is loaded only when a command needs it
+ldd "$PV" | grep -q libsmbclient && fail "bin/provision is linked with libsmbclient: every command pays ~40 ms to load it"
 
 pv --help
 expect_rc 0 "--help"
