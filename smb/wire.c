@@ -971,6 +971,7 @@ int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *use
 {
 	struct listing l = {0};
 	struct pv_buf name = PV_BUF_INIT;
+	char keep[1024] = "";
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -1035,23 +1036,16 @@ int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *use
 		}
 		r = submit(c, it->dir ? P_DIR : P_FILE, i, p == PLAN_FIX, mid0);
 	}
-	if (r == PV_OK)
-		r = drain(c);
-	else
-		drain(c);
-	if (r == PV_OK)
-		r = c->err;
+	if (r != PV_OK || (r = drain(c)) != PV_OK || (r = c->err) != PV_OK)
+		snprintf(keep, sizeof(keep), "%s", pv_errmsg()); /* the first failure's words */
+	drain(c);
 	remove_cuts(c);
 out:
-	if (r != PV_OK) { /* the logoff must not replace the message */
-		char keep[1024];
-
+	if (r != PV_OK && !*keep)
 		snprintf(keep, sizeof(keep), "%s", pv_errmsg());
-		logoff(c);
+	logoff(c);
+	if (r != PV_OK) /* what the clean-up above recorded must not replace the message */
 		pv_error(r, "%s", keep);
-	} else {
-		logoff(c);
-	}
 	listing_release(&l);
 	pv_buf_release(&name, 0);
 	return r;

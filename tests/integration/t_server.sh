@@ -336,7 +336,7 @@ build_started
 ip netns exec pvlab-ctl ss -K dst 198.18.0.20 dport = 445 >/dev/null 2>&1 # (on ctl: ~0.2 s later)
 build_ended
 expect_rc 0 "server with its SMB connections cut"
-expect_err "the connection was closed; connecting again for st-cli"
+expect_err "the connection was closed.*; connecting again for st-cli"
 pv "${I[@]}" --json server --users 2
 python3 -c 'import json,sys; t=json.loads(sys.stdin.read().splitlines()[-1])["trees"]; assert t["files_written"]==0 and t["files_ok"]==1200, t' <<<"$OUT" ||
 	fail "after the connections were cut: $OUT"
