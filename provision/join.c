@@ -159,7 +159,8 @@ static const char probe_script[] =
 	"if [ \"$quick\" = 1 ]; then\n"
 	"  us=$(printf '\\037')\n"
 	"  printf '%s\\n' \"$conf\" | awk -v us=\"$us\" '\n"
-	"    /^\\[/ { s = substr($0, 2, length($0) - 2); if (tolower(s) != \"global\") n[++k] = s; next }\n"
+	"    /^\\[/ { s = substr($0, 2, length($0) - 2); if (tolower(s) != \"global\") n[++k] = s; "
+	"next }\n"
 	"    k && $1 == \"comment\" { sub(/^[^=]*= ?/, \"\"); cm[k] = $0 }\n"
 	"    k && $1 == \"path\" { sub(/^[^=]*= ?/, \"\"); pa[k] = $0 }\n"
 	"    END { for (i = 1; i <= k; i++) print n[i] us cm[i] us pa[i] }' |\n"
@@ -208,8 +209,8 @@ int pv_srv_probe(struct pv_remote *rem, enum pv_probe how, struct pv_srv_facts *
 	int r;
 
 	memset(f, 0, sizeof(*f));
-	if (pv_buf_addf(&sc, "full=%d\nquick=%d\n%s", how == PV_PROBE_CLOCK,
-			how == PV_PROBE_QUICK, probe_script) < 0)
+	if (pv_buf_addf(&sc, "full=%d\nquick=%d\n%s", how == PV_PROBE_CLOCK, how == PV_PROBE_QUICK,
+			probe_script) < 0)
 		return pv_error(PV_EIO, "out of memory");
 	r = pv_srv_run(rem, "probing Samba", sc.data, NULL, 0, &out, NULL, 60);
 	pv_buf_release(&sc, 0);
@@ -231,18 +232,16 @@ int pv_srv_probe(struct pv_remote *rem, enum pv_probe how, struct pv_srv_facts *
 	fact(out.data, "sep", f->sep, sizeof(f->sep));
 	fact(out.data, "keytab", v, sizeof(v));
 	f->keytab_entries = strtol(v, NULL, 10);
-	if (how == PV_PROBE_QUICK) {
-		f->lists = out.data; /* the share= and kt= lines, for server.c */
-		out = (struct pv_buf)PV_BUF_INIT;
-		if (!f->lists && !(f->lists = strdup("")))
+	fact(out.data, "cores", v, sizeof(v));
+	f->cores = (unsigned)strtoul(v, NULL, 10);
+	fact(out.data, "smbd", v, sizeof(v));
+	f->smbd_running = strcmp(v, "1") == 0;
+	fact(out.data, "winbindd", v, sizeof(v));
+	f->winbindd_running = strcmp(v, "1") == 0;
+	if (how == PV_PROBE_QUICK) { /* the share= and kt= lines, for server.c */
+		if (!(f->lists = pv_buf_detach(&out)))
 			r = pv_error(PV_EIO, "out of memory");
 	}
-	fact(f->lists ? f->lists : out.data, "cores", v, sizeof(v));
-	f->cores = (unsigned)strtoul(v, NULL, 10);
-	fact(f->lists ? f->lists : out.data, "smbd", v, sizeof(v));
-	f->smbd_running = strcmp(v, "1") == 0;
-	fact(f->lists ? f->lists : out.data, "winbindd", v, sizeof(v));
-	f->winbindd_running = strcmp(v, "1") == 0;
 	for (char *p = f->netbios; *p; p++)
 		*p = (char)toupper((unsigned char)*p);
 	if (!f->netbios[0])

@@ -27,6 +27,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,10 +83,9 @@ struct pv_smb2 {
 	int fd;
 	char *server;
 	int timeout;
-	uint16_t dialect;
-	bool multi_credit;
-	bool broken;	  /* the connection is unusable: no more requests */
-	bool unsupported; /* the server wants what this client does not do */
+	bool multi_credit; /* 2.1 or later and the server does multi-credit: CreditCharge 1 */
+	bool broken;	   /* the connection is unusable: no more requests */
+	bool unsupported;  /* the server wants what this client does not do */
 	uint64_t mid;
 	int64_t credits;
 	uint64_t sid;
@@ -117,10 +117,20 @@ bool pv_smb2_lost(const struct pv_smb2 *c)
 
 /* ---- transport ---- */
 
-static int broken(struct pv_smb2 *c, int code, const char *fmt, const char *detail)
+/* The connection cannot carry more: record "SMB to 'server': <why>" and return code. */
+static int broken(struct pv_smb2 *c, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int broken(struct pv_smb2 *c, int code, const char *fmt, ...)
 {
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
 	c->broken = true;
-	return pv_error(code, fmt, c->server, detail);
+	return pv_error(code, "SMB to '%s': %s", c->server, why);
 }
 
 static int ensure(uint8_t **buf, size_t *cap, size_t need)
@@ -153,8 +163,7 @@ static int send_all(struct pv_smb2 *c)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return broken(c, PV_EUNREACH, "SMB to '%s': sending failed: %s",
-				      strerror(errno));
+			return broken(c, PV_EUNREACH, "sending failed: %s", strerror(errno));
 		off += (size_t)w;
 	}
 	return PV_OK;
@@ -170,18 +179,13 @@ static int read_n(struct pv_smb2 *c, uint8_t *p, size_t n)
 		if (pr < 0 && errno == EINTR)
 			continue;
 		if (pr == 0)
-			return broken(c, PV_EUNREACH, "SMB to '%s': no answer in time%s", "");
+			return broken(c, PV_EUNREACH, "no answer in time");
 		got = recv(c->fd, p, n, 0);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got <= 0) {
-			char why[128];
-
-			snprintf(why, sizeof(why), "%s%s", got == 0 ? "" : ": ",
-				 got == 0 ? "" : strerror(errno));
-			return broken(c, PV_EUNREACH, "SMB to '%s': the connection was closed%s",
-				      why);
-		}
+		if (got <= 0)
+			return broken(c, PV_EUNREACH, "the connection was closed%s%s",
+				      got == 0 ? "" : ": ", got == 0 ? "" : strerror(errno));
 		p += got;
 		n -= (size_t)got;
 	}
@@ -201,7 +205,7 @@ static int read_frame(struct pv_smb2 *c)
 		len = (size_t)h[1] << 16 | (size_t)h[2] << 8 | h[3];
 	} while (h[0] == 0x85 && len == 0); /* keep-alive */
 	if (h[0] != 0 || len > FRAME_MAX)
-		return broken(c, PV_EREMOTE, "SMB to '%s': not an SMB2 answer%s", "");
+		return broken(c, PV_EREMOTE, "not an SMB2 answer");
 	if ((r = ensure(&c->in, &c->icap, len)) != PV_OK)
 		return r;
 	c->ilen = len;
@@ -244,26 +248,39 @@ static size_t add(struct pv_smb2 *c, uint16_t cmd, size_t blen, bool related)
 	return at + SMB2_HDR;
 }
 
+/* A message whose body is a fixed part of `fixed` bytes (StructureSize fixed + 1) and then
+ * len bytes of data, whose offset and length go in the 16-bit fields at `at` of the body
+ * (SESSION_SETUP, TREE_CONNECT, CREATE, QUERY_DIRECTORY). Returns the body's offset. */
+static size_t add_buffer(struct pv_smb2 *c, uint16_t cmd, size_t fixed, size_t at, const void *data,
+			 size_t len, bool related)
+{
+	size_t b = add(c, cmd, fixed + (len ? len : 1), related);
+
+	if (b) {
+		smb2_put16(c->out + b, (uint16_t)(fixed + 1));
+		smb2_put16(c->out + b + at, (uint16_t)(SMB2_HDR + fixed));
+		smb2_put16(c->out + b + at + 2, (uint16_t)len);
+		if (len)
+			memcpy(c->out + b + fixed, data, len);
+	}
+	return b;
+}
+
 /* A CREATE of name (UTF-16LE, made by smb2_name) as the next message. */
 static size_t add_create(struct pv_smb2 *c, const struct pv_buf *name, uint32_t access,
 			 uint32_t disposition, uint32_t options, bool related)
 {
-	size_t nl = name->len ? name->len : 1, b = add(c, SMB2_CREATE, 56 + nl, related);
-	uint8_t *p;
+	size_t b = add_buffer(c, SMB2_CREATE, 56, 44, name->data, name->len, related);
 
-	if (!b)
-		return 0;
-	p = c->out + b;
-	smb2_put16(p, 57);
-	smb2_put32(p + 4, 2); /* impersonation */
-	smb2_put32(p + 24, access | SYNCHRONIZE);
-	smb2_put32(p + 32, SHARE_ALL);
-	smb2_put32(p + 36, disposition);
-	smb2_put32(p + 40, options);
-	smb2_put16(p + 44, SMB2_HDR + 56);
-	smb2_put16(p + 46, (uint16_t)name->len);
-	if (name->len)
-		memcpy(p + 56, name->data, name->len);
+	if (b) {
+		uint8_t *p = c->out + b;
+
+		smb2_put32(p + 4, 2); /* impersonation */
+		smb2_put32(p + 24, access | SYNCHRONIZE);
+		smb2_put32(p + 32, SHARE_ALL);
+		smb2_put32(p + 36, disposition);
+		smb2_put32(p + 40, options);
+	}
 	return b;
 }
 
@@ -301,13 +318,17 @@ static size_t add_write(struct pv_smb2 *c, const uint8_t fid[16], uint64_t off, 
 
 /* ---- one request at a time (logon, tree connect, listing) ---- */
 
-/* Send what begin/add built (one message) and wait for its answer: *rsp points at its header
- * in c->in, *rlen is its length to the end of the frame. */
+/* Send what begin/add built and wait for the answer to its last message: *rsp points at its
+ * header in c->in, *rlen is its length to the end of the frame. h, rsp and rlen may be NULL
+ * when the answer does not matter (closing, logging off). */
 static int rpc(struct pv_smb2 *c, struct smb2_hdr *h, const uint8_t **rsp, size_t *rlen)
 {
 	uint64_t want = c->mid - 1;
+	struct smb2_hdr ignored;
 	int r;
 
+	if (!h)
+		h = &ignored;
 	if (c->broken)
 		return pv_error(PV_EREMOTE, "SMB to '%s': the connection is gone", c->server);
 	if ((r = send_all(c)) != PV_OK)
@@ -319,13 +340,14 @@ static int rpc(struct pv_smb2 *c, struct smb2_hdr *h, const uint8_t **rsp, size_
 			return r;
 		for (;;) {
 			if (smb2_hdr_get(c->in + off, c->ilen - off, h) < 0)
-				return broken(c, PV_EREMOTE, "SMB to '%s': a malformed answer%s",
-					      "");
+				return broken(c, PV_EREMOTE, "a malformed answer");
 			c->credits += h->credits;
 			if (h->mid == want &&
 			    !(h->status == ST_PENDING && (h->flags & SMB2_FLAGS_ASYNC))) {
-				*rsp = c->in + off;
-				*rlen = c->ilen - off;
+				if (rsp)
+					*rsp = c->in + off;
+				if (rlen)
+					*rlen = c->ilen - off;
 				return PV_OK;
 			}
 			if (!h->next || h->next >= c->ilen - off)
@@ -433,13 +455,14 @@ int pv_smb2_connect(const char *server, int timeout, struct pv_smb2 **out)
 	if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
 		return r;
 	if (h.status != ST_OK || !(b = body(rsp, rlen, 64))) {
+		char st[96];
+
 		c->unsupported = true;
 		return pv_error(PV_EREMOTE,
 				"SMB to '%s': no SMB 2.0.2-3.0.2 dialect in common (%s)", server,
-				smb2_status_name(h.status) ? smb2_status_name(h.status) : "?");
+				status_text(h.status, st, sizeof(st)));
 	}
-	c->dialect = smb2_get16(b + 4);
-	c->multi_credit = c->dialect >= 0x0210 && (smb2_get32(b + 24) & 0x4);
+	c->multi_credit = smb2_get16(b + 4) >= 0x0210 && (smb2_get32(b + 24) & 0x4);
 	if (smb2_get16(b + 2) & 0x2) {
 		c->unsupported = true;
 		return pv_error(PV_EREMOTE, "SMB to '%s': the server requires signing", server);
@@ -487,20 +510,16 @@ static int logon(struct pv_smb2 *c, const char *wg, const char *user, const stru
 			goto out;
 		}
 		begin(c);
-		if (!(at = add(c, SMB2_SESSION_SETUP, 24 + tok.len, false))) {
+		if (!(at = add_buffer(c, SMB2_SESSION_SETUP, 24, 12, tok.data, tok.len, false))) {
 			r = pv_error(PV_EIO, "out of memory");
 			goto out;
 		}
-		smb2_put16(c->out + at, 25);
 		c->out[at + 3] = 1; /* signing enabled */
-		smb2_put16(c->out + at + 12, SMB2_HDR + 24);
-		smb2_put16(c->out + at + 14, (uint16_t)tok.len);
-		memcpy(c->out + at + 24, tok.data, tok.len);
 		pv_buf_release(&tok, 1);
 		if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
 			goto out;
 		if (!(b = body(rsp, rlen, 8))) {
-			r = broken(c, PV_EREMOTE, "SMB to '%s': a malformed logon answer%s", "");
+			r = broken(c, PV_EREMOTE, "a malformed logon answer");
 			goto out;
 		}
 		if (step == 0) {
@@ -558,16 +577,14 @@ out:
 
 static void logoff(struct pv_smb2 *c)
 {
-	struct smb2_hdr h;
-	const uint8_t *rsp;
-	size_t rlen, at;
+	size_t at;
 
 	if (!c->sid || c->broken)
 		return;
 	begin(c);
 	if ((at = add(c, SMB2_LOGOFF, 4, false)) != 0) {
 		smb2_put16(c->out + at, 4);
-		rpc(c, &h, &rsp, &rlen);
+		rpc(c, NULL, NULL, NULL);
 	}
 	c->sid = 0;
 	c->tid = 0;
@@ -578,7 +595,7 @@ static int tree_connect(struct pv_smb2 *c, const char *share)
 	struct pv_buf path = PV_BUF_INIT;
 	struct smb2_hdr h;
 	const uint8_t *rsp;
-	size_t rlen, at;
+	size_t rlen;
 	char unc[600], st[96];
 	int r;
 
@@ -586,16 +603,11 @@ static int tree_connect(struct pv_smb2 *c, const char *share)
 	if (smb2_name(unc, &path) < 0)
 		return pv_error(PV_ECONFIG, "share name '%s' is not valid UTF-8", share);
 	begin(c);
-	if (!(at = add(c, SMB2_TREE_CONNECT, 8 + path.len, false))) {
-		pv_buf_release(&path, 0);
-		return pv_error(PV_EIO, "out of memory");
-	}
-	smb2_put16(c->out + at, 9);
-	smb2_put16(c->out + at + 4, SMB2_HDR + 8);
-	smb2_put16(c->out + at + 6, (uint16_t)path.len);
-	memcpy(c->out + at + 8, path.data, path.len);
+	r = add_buffer(c, SMB2_TREE_CONNECT, 8, 4, path.data, path.len, false)
+		    ? rpc(c, &h, &rsp, &rlen)
+		    : pv_error(PV_EIO, "out of memory");
 	pv_buf_release(&path, 0);
-	if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
+	if (r != PV_OK)
 		return r;
 	if (h.status != ST_OK)
 		return pv_error(h.status == ST_ACCESS_DENIED ? PV_ECRED : PV_EREMOTE,
@@ -626,37 +638,46 @@ static int path_fail(struct pv_smb2 *c, uint32_t status, const char *what, const
 			c->user, st);
 }
 
-/* ---- listing ---- */
+/* The share-relative name of base/rel ("" rel: base itself), UTF-16LE, into name (reset). */
+static int name_of(const struct pv_smb2 *c, const char *rel, struct pv_buf *name)
+{
+	char full[1024];
 
-static int open_dir(struct pv_smb2 *c, const char *rel, uint8_t fid[16])
+	snprintf(full, sizeof(full), "%s%s%s", c->base, *rel ? "/" : "", rel);
+	pv_buf_reset(name);
+	if (smb2_name(full, name) < 0)
+		return pv_error(PV_ECONFIG, "'%s' is not valid UTF-8", full);
+	return PV_OK;
+}
+
+/* Open base/rel with one CREATE and wait for its id; a refusal is reported as `what` failed. */
+static int open_wait(struct pv_smb2 *c, const char *rel, uint32_t access, uint32_t disposition,
+		     uint32_t options, const char *what, uint8_t fid[16])
 {
 	struct pv_buf name = PV_BUF_INIT;
 	struct smb2_hdr h;
 	const uint8_t *rsp, *b;
 	size_t rlen;
-	char full[1024];
 	int r;
 
-	snprintf(full, sizeof(full), "%s%s%s", c->base, *rel ? "/" : "", rel);
-	if (smb2_name(full, &name) < 0) {
-		pv_buf_release(&name, 0);
-		return pv_error(PV_ECONFIG, "'%s' is not valid UTF-8", full);
+	if ((r = name_of(c, rel, &name)) == PV_OK) {
+		begin(c);
+		r = add_create(c, &name, access, disposition, options, false)
+			    ? rpc(c, &h, &rsp, &rlen)
+			    : pv_error(PV_EIO, "out of memory");
 	}
-	begin(c);
-	r = add_create(c, &name, FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES, FILE_OPEN,
-		       FILE_DIRECTORY_FILE, false)
-		    ? rpc(c, &h, &rsp, &rlen)
-		    : pv_error(PV_EIO, "out of memory");
 	pv_buf_release(&name, 0);
 	if (r != PV_OK)
 		return r;
 	if (h.status != ST_OK)
-		return path_fail(c, h.status, "listing", rel);
+		return path_fail(c, h.status, what, rel);
 	if (!(b = body(rsp, rlen, 88)))
-		return broken(c, PV_EREMOTE, "SMB to '%s': a malformed answer%s", "");
+		return broken(c, PV_EREMOTE, "a malformed answer");
 	memcpy(fid, b + 64, 16);
 	return PV_OK;
 }
+
+/* ---- listing ---- */
 
 /* What base/rel holds, into l (paths relative to base). */
 static int list_dir(void *arg, const char *rel, struct listing *l)
@@ -665,7 +686,8 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 	uint8_t fid[16] = {0};
 	int r;
 
-	if ((r = open_dir(c, rel, fid)) != PV_OK)
+	if ((r = open_wait(c, rel, FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES, FILE_OPEN,
+			   FILE_DIRECTORY_FILE, "listing", fid)) != PV_OK)
 		return r;
 	for (bool restart = true; r == PV_OK; restart = false) {
 		struct smb2_hdr h;
@@ -673,18 +695,14 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 		size_t rlen, at, off, len;
 
 		begin(c);
-		if (!(at = add(c, SMB2_QUERY_DIRECTORY, 32 + 2, false))) {
+		if (!(at = add_buffer(c, SMB2_QUERY_DIRECTORY, 32, 24, "*\0", 2, false))) {
 			r = pv_error(PV_EIO, "out of memory");
 			break;
 		}
-		smb2_put16(c->out + at, 33);
 		c->out[at + 2] = 1; /* FileDirectoryInformation */
 		c->out[at + 3] = restart ? 1 : 0;
 		memcpy(c->out + at + 8, fid, 16);
-		smb2_put16(c->out + at + 24, SMB2_HDR + 32);
-		smb2_put16(c->out + at + 26, 2);
 		smb2_put32(c->out + at + 28, LIST_BUF);
-		c->out[at + 32] = '*';
 		if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
 			break;
 		if (h.status == ST_NO_MORE_FILES)
@@ -695,7 +713,7 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 		}
 		if (!(b = body(rsp, rlen, 8)) || (off = smb2_get16(b + 2)) < SMB2_HDR ||
 		    off > rlen || (len = smb2_get32(b + 4)) > rlen - off) {
-			r = broken(c, PV_EREMOTE, "SMB to '%s': a malformed listing%s", "");
+			r = broken(c, PV_EREMOTE, "a malformed listing");
 			break;
 		}
 		for (e = rsp + off, end = e + len; r == PV_OK && end - e >= 64;) {
@@ -704,8 +722,7 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 
 			if (nl > (size_t)(end - e) - 64 ||
 			    pv_utf16le_to_utf8(e + 64, nl, name, sizeof(name)) < 0) {
-				r = broken(c, PV_EREMOTE,
-					   "SMB to '%s': a malformed listing entry%s", "");
+				r = broken(c, PV_EREMOTE, "a malformed listing entry");
 				break;
 			}
 			if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
@@ -718,19 +735,27 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 			e += next;
 		}
 	}
-	{
-		struct smb2_hdr h;
-		const uint8_t *rsp;
-		size_t rlen;
-
-		begin(c);
-		if (add_close(c, fid, false) && !c->broken)
-			rpc(c, &h, &rsp, &rlen);
-	}
+	begin(c);
+	if (add_close(c, fid, false) && !c->broken)
+		rpc(c, NULL, NULL, NULL);
 	return r;
 }
 
 /* ---- the pipeline: compounds in flight, answers matched by message id ---- */
+
+/* A whole file is on the server: count it and tell the caller (who may ask to stop). */
+static void written(struct pv_smb2 *c, size_t item, bool fix)
+{
+	uint64_t size = c->items[item].size;
+
+	if (fix)
+		c->res->files_fixed++;
+	else
+		c->res->files_made++;
+	c->res->bytes += size;
+	if (c->tick && c->tick(c->tick_ctx, 1, size) != 0 && c->err == PV_OK)
+		c->err = pv_error(PV_EFAIL, "stopped");
+}
 
 static void complete(struct pv_smb2 *c, struct pend *p)
 {
@@ -759,15 +784,8 @@ static void complete(struct pv_smb2 *c, struct pend *p)
 		}
 		return;
 	}
-	if (p->kind == P_CHUNK)
-		return;
-	if (p->fix)
-		c->res->files_fixed++;
-	else
-		c->res->files_made++;
-	c->res->bytes += it->size;
-	if (c->tick && c->tick(c->tick_ctx, 1, it->size) != 0 && c->err == PV_OK)
-		c->err = pv_error(PV_EFAIL, "stopped");
+	if (p->kind != P_CHUNK)
+		written(c, p->item, p->fix);
 }
 
 /* Read one frame and account every answer in it. */
@@ -785,7 +803,7 @@ static int pump(struct pv_smb2 *c)
 		unsigned i;
 
 		if (smb2_hdr_get(rsp, rlen, &h) < 0)
-			return broken(c, PV_EREMOTE, "SMB to '%s': a malformed answer%s", "");
+			return broken(c, PV_EREMOTE, "a malformed answer");
 		c->credits += h.credits;
 		if (h.next && h.next < rlen)
 			rlen = h.next;
@@ -798,8 +816,7 @@ static int pump(struct pv_smb2 *c)
 				    h.mid < c->pend[i].mid0 + c->pend[i].n)
 					break;
 			if (i == c->npend)
-				return broken(c, PV_EREMOTE,
-					      "SMB to '%s': an answer to no request%s", "");
+				return broken(c, PV_EREMOTE, "an answer to no request");
 			struct pend *p = &c->pend[i];
 			const uint8_t *b = body(rsp, rlen, 80);
 
@@ -834,7 +851,7 @@ static int room(struct pv_smb2 *c, unsigned n)
 		if ((r = pump(c)) != PV_OK)
 			return r;
 	if (c->credits < n)
-		return broken(c, PV_EREMOTE, "SMB to '%s': the server grants no credits%s", "");
+		return broken(c, PV_EREMOTE, "the server grants no credits");
 	return PV_OK;
 }
 
@@ -877,29 +894,18 @@ static int fill_writes(struct pv_smb2 *c, const uint8_t fid[16], uint64_t from, 
 }
 
 /* A file larger than one compound: CREATE, then WRITEs in flight with its id, then CLOSE. */
-static int big_file(struct pv_smb2 *c, size_t item, bool fix, const struct pv_buf *name,
-		    pv_smb_fill_fn fill, void *fill_ctx)
+static int big_file(struct pv_smb2 *c, size_t item, bool fix, pv_smb_fill_fn fill, void *fill_ctx)
 {
 	const struct pv_smb_item *it = &c->items[item];
 	struct smb2_hdr h;
-	const uint8_t *rsp, *b;
-	size_t rlen;
 	uint8_t fid[16];
 	int r;
 
 	if ((r = drain(c)) != PV_OK || c->err != PV_OK)
 		return r != PV_OK ? r : c->err;
-	begin(c);
-	if (!add_create(c, name, FILE_WRITE_DATA | FILE_READ_ATTRIBUTES, FILE_OVERWRITE_IF,
-			FILE_NON_DIRECTORY_FILE, false))
-		return pv_error(PV_EIO, "out of memory");
-	if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
-		return r;
-	if (h.status != ST_OK)
-		return c->err = path_fail(c, h.status, "creating", it->path);
-	if (!(b = body(rsp, rlen, 88)))
-		return broken(c, PV_EREMOTE, "SMB to '%s': a malformed answer%s", "");
-	memcpy(fid, b + 64, 16);
+	if ((r = open_wait(c, it->path, FILE_WRITE_DATA | FILE_READ_ATTRIBUTES, FILE_OVERWRITE_IF,
+			   FILE_NON_DIRECTORY_FILE, "creating", fid)) != PV_OK)
+		return c->err = r;
 	for (uint64_t off = 0; off < it->size && c->err == PV_OK;) {
 		uint64_t to = it->size - off < COMPOUND_DATA ? it->size : off + COMPOUND_DATA;
 		uint64_t mid0 = c->mid;
@@ -917,7 +923,7 @@ static int big_file(struct pv_smb2 *c, size_t item, bool fix, const struct pv_bu
 	begin(c);
 	if (!add_close(c, fid, false))
 		return pv_error(PV_EIO, "out of memory");
-	if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
+	if ((r = rpc(c, &h, NULL, NULL)) != PV_OK)
 		return r;
 	if (c->err == PV_OK && h.status != ST_OK)
 		c->err = path_fail(c, h.status, "closing", it->path);
@@ -926,40 +932,30 @@ static int big_file(struct pv_smb2 *c, size_t item, bool fix, const struct pv_bu
 			c->cuts[c->ncuts++] = (struct cut){item, false, {0}};
 		return c->err;
 	}
-	if (fix)
-		c->res->files_fixed++;
-	else
-		c->res->files_made++;
-	c->res->bytes += it->size;
-	if (c->tick && c->tick(c->tick_ctx, 1, it->size) != 0)
-		c->err = pv_error(PV_EFAIL, "stopped");
+	written(c, item, fix);
 	return c->err;
 }
 
 /* Remove the files a failure cut short: close what is still open, delete on close. */
 static void remove_cuts(struct pv_smb2 *c)
 {
-	for (unsigned i = 0; i < c->ncuts && !c->broken; i++) {
-		struct pv_buf name = PV_BUF_INIT;
-		struct smb2_hdr h;
-		const uint8_t *rsp;
-		size_t rlen;
-		char full[1024];
+	struct pv_buf name = PV_BUF_INIT;
 
+	for (unsigned i = 0; i < c->ncuts && !c->broken; i++) {
 		if (c->cuts[i].open) {
 			begin(c);
 			if (add_close(c, c->cuts[i].fid, false))
-				rpc(c, &h, &rsp, &rlen);
+				rpc(c, NULL, NULL, NULL);
 		}
-		snprintf(full, sizeof(full), "%s/%s", c->base, c->items[c->cuts[i].item].path);
+		if (name_of(c, c->items[c->cuts[i].item].path, &name) != PV_OK)
+			continue;
 		begin(c);
-		if (smb2_name(full, &name) == 0 &&
-		    add_create(c, &name, DELETE_ACCESS | FILE_READ_ATTRIBUTES, FILE_OPEN,
+		if (add_create(c, &name, DELETE_ACCESS | FILE_READ_ATTRIBUTES, FILE_OPEN,
 			       FILE_NON_DIRECTORY_FILE | FILE_DELETE_ON_CLOSE, false) &&
 		    add_close(c, RELATED_FID, true))
-			rpc(c, &h, &rsp, &rlen); /* waits for the CLOSE's answer */
-		pv_buf_release(&name, 0);
+			rpc(c, NULL, NULL, NULL); /* waits for the CLOSE's answer */
 	}
+	pv_buf_release(&name, 0);
 	c->ncuts = 0;
 }
 
@@ -996,7 +992,6 @@ int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *use
 	for (size_t i = 0; i < n && r == PV_OK && c->err == PV_OK; i++) {
 		const struct pv_smb_item *it = &items[i];
 		enum plan p = listing_plan(&l, it, c->server, share, base);
-		char full[1024];
 		unsigned writes;
 		uint64_t mid0;
 
@@ -1009,16 +1004,12 @@ int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *use
 				res->files_ok++;
 			continue;
 		}
-		snprintf(full, sizeof(full), "%s/%s", base, it->path);
-		pv_buf_reset(&name);
-		if (smb2_name(full, &name) < 0) {
-			r = pv_error(PV_ECONFIG, "'%s' is not valid UTF-8", full);
-			break;
-		}
 		if (!it->dir && it->size > COMPOUND_DATA) {
-			r = big_file(c, i, p == PLAN_FIX, &name, fill, fill_ctx);
+			r = big_file(c, i, p == PLAN_FIX, fill, fill_ctx);
 			continue;
 		}
+		if ((r = name_of(c, it->path, &name)) != PV_OK)
+			break;
 		writes = it->dir ? 0 : (unsigned)((it->size + WRITE_MAX - 1) / WRITE_MAX);
 		if ((r = room(c, writes + 2)) != PV_OK)
 			break;
