@@ -314,7 +314,8 @@ static int tar_send(struct pv_trees *t, struct pv_buf *b, const char *what, size
 	if (r != PV_OK && strstr(pv_errmsg(), "No space left")) {
 		char msg[1024];
 
-		snprintf(msg, sizeof(msg), "%s", pv_errmsg()); /* prune's commands may overwrite it */
+		snprintf(msg, sizeof(msg), "%s",
+			 pv_errmsg()); /* prune's commands may overwrite it */
 		prune(t, ub, ue);
 		pv_error(r, "%s", msg);
 		r = disk_full(t, r);
@@ -535,7 +536,8 @@ static const char copy_script[] =
 	"    close($i); chown($u, $g, \"$to/$p\") or die \"$to/$p: $!\\n\" }\n"
 	"}' \"$tpl\"\n"
 	"else\n"
-	"while read -r u g to; do cp -r \"$tpl\"/. \"$to\"/ && chown -R \"$u:$g\" \"$to\" || return 1; done\n"
+	"while read -r u g to; do cp -r \"$tpl\"/. \"$to\"/ && chown -R \"$u:$g\" \"$to\" || "
+	"return 1; done\n"
 	"fi\n"
 	"}\n"
 	"list=$(mktemp)\n"
@@ -578,10 +580,12 @@ static int ssh_template(struct pv_trees *t)
 		r = pv_error(PV_EIO, "out of memory");
 	pv_buf_addstr(&sc, "set -e\ncd ");
 	pv_sh_quote(&sc, t->pb->server.share_path);
-	pv_buf_addstr(&sc, "\nrm -rf ./.provision-tpl.*\n"
-			   "tpl=$(mktemp -d ./.provision-tpl.XXXXXX)\n"
-			   "tar -x -f - -C \"$tpl\" --no-same-owner || { e=$?; rm -rf \"$tpl\"; exit $e; }\n"
-			   "echo \"$tpl\"\n");
+	pv_buf_addstr(
+		&sc,
+		"\nrm -rf ./.provision-tpl.*\n"
+		"tpl=$(mktemp -d ./.provision-tpl.XXXXXX)\n"
+		"tar -x -f - -C \"$tpl\" --no-same-owner || { e=$?; rm -rf \"$tpl\"; exit $e; }\n"
+		"echo \"$tpl\"\n");
 	if (r == PV_OK && !sc.data)
 		r = pv_error(PV_EIO, "out of memory");
 	if (r == PV_OK)
@@ -935,6 +939,17 @@ static void on_interrupt(int sig)
 	interrupted = sig;
 }
 
+/* After SIGINT or SIGTERM, once: SIGTERM to every worker (a terminal's Ctrl-C reaches them
+ * too; a kill of this process alone must be passed on). */
+static void tell_workers(const pid_t *pids, unsigned n, bool *told)
+{
+	if (!interrupted || *told)
+		return;
+	for (unsigned w = 0; w < n; w++)
+		kill(pids[w], SIGTERM);
+	*told = true;
+}
+
 static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nworkers)
 {
 	pid_t pids[WORKERS_MAX];
@@ -979,11 +994,7 @@ static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nw
 		while (got < sizeof(rc) &&
 		       (n = read(fds[0], (char *)&rc + got, sizeof(rc) - got)) != 0) {
 			if (n < 0 && errno == EINTR) {
-				/* a terminal's Ctrl-C reaches the workers too; a kill of
-				 * this process alone is passed on */
-				for (unsigned w = 0; interrupted && !told && w < started; w++)
-					kill(pids[w], SIGTERM);
-				told = told || interrupted;
+				tell_workers(pids, started, &told);
 				continue;
 			}
 			if (n < 0)
@@ -1015,6 +1026,8 @@ static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nw
 			}
 		}
 		progress(t, false);
+		/* a signal that came while no read() was waiting interrupted nothing */
+		tell_workers(pids, started, &told);
 	}
 	close(fds[0]);
 	for (unsigned w = 0; w < started; w++) {
@@ -1025,7 +1038,7 @@ static int build_smb(struct pv_trees *t, const struct pv_secret *pw, unsigned nw
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	if (interrupted)
+	if (interrupted && users_done - t->st->failed_users < t->nusers)
 		return pv_error(PV_EPARTIAL,
 				"interrupted by %s after the trees of %lu of %zu users: every file "
 				"written is whole; run the same command again to finish",
@@ -1055,14 +1068,14 @@ void pv_trees_free(struct pv_trees *t)
 }
 
 int pv_trees_prepare(struct pv_ctx *ctx, struct pv_remote *rem, const struct pv_srv_facts *f,
-		     struct pv_tree_stats *st,
-		     struct pv_trees **out)
+		     struct pv_tree_stats *st, struct pv_trees **out)
 {
 	struct pv_trees *t = calloc(1, sizeof(*t));
 	const char *via = ctx->cli.opt[OPT_VIA] ? ctx->cli.opt[OPT_VIA] : "smb";
 	/* one SMB session per server core (at least 2, so that a round trip is always hidden):
 	 * smbd is the limit, and more sessions than cores cost it CPU (lab, 2 cores, 20 users x 100
-	 * files, interleaved: 2 sessions 2.05 s and 2.9 s of smbd CPU, 8 sessions 2.36 s and 3.3 s) */
+	 * files, interleaved: 2 sessions 2.05 s and 2.9 s of smbd CPU, 8 sessions 2.36 s and 3.3 s)
+	 */
 	unsigned long workers = f->cores > WORKERS_MIN ? f->cores : WORKERS_MIN;
 	int r;
 
@@ -1140,11 +1153,15 @@ int pv_trees_build(struct pv_trees *t)
 		unsigned n = t->workers < t->nusers ? t->workers : (unsigned)t->nusers;
 
 		if (want_libsmbclient())
-			pv_log(PV_LOG_INFO, "trees: %u SMB sessions at once (libsmbclient: a connection "
-					    "per user)", n);
+			pv_log(PV_LOG_INFO,
+			       "trees: %u SMB sessions at once (libsmbclient: a connection "
+			       "per user)",
+			       n);
 		else
-			pv_log(PV_LOG_INFO, "trees: %u SMB connections at once, each logging its users "
-					    "on in turn", n);
+			pv_log(PV_LOG_INFO,
+			       "trees: %u SMB connections at once, each logging its users "
+			       "on in turn",
+			       n);
 		r = build_smb(t, t->pw, n);
 	}
 	progress(t, true);
