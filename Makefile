@@ -1,7 +1,7 @@
 # provision: build, test and lab targets. `make help` lists them.
 PREFIX ?= /usr/local
 CC ?= cc
-PKGS := ldap lber krb5 krb5-gssapi smbclient libssh yaml-0.1
+PKGS := ldap lber krb5 krb5-gssapi smbclient libssh yaml-0.1 jansson
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -56,9 +56,10 @@ build/asan/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(WARN) -O1 -g $(SAN) -MMD -MP -c -o $@ $<
 
-build/unit/%: build/asan/tests/unit/%.o $(ASAN_LIB_OBJ) $(ASAN_CLI_OBJ)
+# Every unit binary may make realloc() fail on demand (tests/unit/alloc.h).
+build/unit/%: build/asan/tests/unit/%.o build/asan/tests/unit/alloc.o $(ASAN_LIB_OBJ) $(ASAN_CLI_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lpthread
+	$(CC) $(SAN) -Wl,--wrap=realloc -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lpthread
 
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do \

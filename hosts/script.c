@@ -4,25 +4,13 @@
  * mv in English, which is how EBUSY is told apart from other rename failures. */
 #include "hosts/script.h"
 
+#include "remote/quote.h"
+
 #include "util/err.h"
 
 #include <stdio.h>
 #include <string.h>
 
-int pv_hosts_sh_quote(struct pv_buf *out, const char *s)
-{
-	if (pv_buf_addstr(out, "'") < 0)
-		return -1;
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'') {
-			if (pv_buf_addstr(out, "'\\''") < 0)
-				return -1;
-		} else if (pv_buf_add(out, p, 1) < 0) {
-			return -1;
-		}
-	}
-	return pv_buf_addstr(out, "'");
-}
 
 /* The fixed part. Variables set before it: f b old new mkbak dropbak wait, and the positional
  * parameters are the names to verify. */
@@ -108,7 +96,7 @@ static const char body[] =
 
 static int var(struct pv_buf *out, const char *name, const char *value)
 {
-	if (pv_buf_addf(out, "%s=", name) < 0 || pv_hosts_sh_quote(out, value ? value : "") < 0 ||
+	if (pv_buf_addf(out, "%s=", name) < 0 || pv_remote_quote(out, value ? value : "") < 0 ||
 	    pv_buf_addstr(out, "\n") < 0)
 		return -1;
 	return 0;
@@ -127,7 +115,7 @@ int pv_hosts_script(struct pv_buf *out, const struct pv_hosts_write *w)
 	    var(out, "wait", num) < 0 || pv_buf_addstr(out, "set --") < 0)
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t i = 0; i < w->nverify; i++)
-		if (pv_buf_addstr(out, " ") < 0 || pv_hosts_sh_quote(out, w->verify[i]) < 0)
+		if (pv_buf_addstr(out, " ") < 0 || pv_remote_quote(out, w->verify[i]) < 0)
 			return pv_error(PV_EIO, "out of memory");
 	if (pv_buf_addstr(out, "\n") < 0 || pv_buf_add(out, body, sizeof(body) - 1) < 0)
 		return pv_error(PV_EIO, "out of memory");

@@ -57,8 +57,5 @@ struct pv_hosts_write {
 /* Append the script (to be run by sh -c) to out. PV_EIO on allocation failure. */
 int pv_hosts_script(struct pv_buf *out, const struct pv_hosts_write *w);
 
-/* Append s to out quoted for a POSIX shell ('...' with ' written as '\''). -1 on allocation
- * failure. */
-int pv_hosts_sh_quote(struct pv_buf *out, const char *s);
 
 #endif

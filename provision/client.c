@@ -15,6 +15,7 @@
 #include "hosts/script.h"
 #include "playbooks/names.h"
 #include "remote/remote.h"
+#include "remote/quote.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/strset.h"
@@ -223,7 +224,7 @@ static int apply_posix(struct client_run *run, const struct pv_host *h, struct p
 	}
 	if ((r = pv_hosts_script(&script, &w)) != PV_OK)
 		goto out;
-	if (pv_buf_addstr(&cmd, "sh -c ") < 0 || pv_hosts_sh_quote(&cmd, script.data) < 0) {
+	if (pv_buf_addstr(&cmd, "sh -c ") < 0 || pv_remote_quote(&cmd, script.data) < 0) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
@@ -414,7 +415,7 @@ static int read_posix(const struct client_run *run, const struct pv_host *h, str
 		if (pv_buf_addstr(&cmd, " && { echo pv-getent-output; getent hosts") < 0)
 			goto oom;
 		for (size_t i = 0; i < nv; i++)
-			if (pv_buf_addstr(&cmd, " ") < 0 || pv_hosts_sh_quote(&cmd, v[i]) < 0)
+			if (pv_buf_addstr(&cmd, " ") < 0 || pv_remote_quote(&cmd, v[i]) < 0)
 				goto oom;
 		if (pv_buf_addstr(&cmd, "; echo \"pv-getent $?\"; } >&2") < 0)
 			goto oom;

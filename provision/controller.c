@@ -14,6 +14,7 @@
 
 #include "hosts/script.h"
 #include "remote/remote.h"
+#include "remote/quote.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -307,7 +308,7 @@ static const char remote_body[] =
 
 static int var(struct pv_buf *b, const char *name, const char *value)
 {
-	if (pv_buf_addf(b, "%s=", name) < 0 || pv_hosts_sh_quote(b, value) < 0 ||
+	if (pv_buf_addf(b, "%s=", name) < 0 || pv_remote_quote(b, value) < 0 ||
 	    pv_buf_addstr(b, "\n") < 0)
 		return -1;
 	return 0;
@@ -325,7 +326,7 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 	    var(&s, "bdir", c->bdir ? c->bdir : "") < 0 || var(&s, "stamp", c->stamp) < 0 ||
 	    var(&s, "create", c->cleanup ? "0" : "1") < 0 ||
 	    var(&s, "dry", c->dry ? "1" : "0") < 0 || pv_buf_addstr(&s, remote_body) < 0 ||
-	    pv_buf_addstr(&cmd, "sh -c ") < 0 || pv_hosts_sh_quote(&cmd, s.data) < 0) {
+	    pv_buf_addstr(&cmd, "sh -c ") < 0 || pv_remote_quote(&cmd, s.data) < 0) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}

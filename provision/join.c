@@ -12,6 +12,7 @@
 #include "ldap/encode.h"
 #include "ldap/ops.h"
 #include "remote/remote.h"
+#include "remote/quote.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -23,16 +24,6 @@
 
 #define SKEW_WARN 60  /* seconds */
 #define SKEW_MAX  300 /* Kerberos' default tolerance (krb5.conf clockskew, MS-KILE 3.1.1) */
-
-int pv_sh_quote(struct pv_buf *b, const char *s)
-{
-	if (pv_buf_addstr(b, "'") < 0)
-		return -1;
-	for (const char *p = s; *p; p++)
-		if ((*p == '\'' ? pv_buf_addstr(b, "'\\''") : pv_buf_add(b, p, 1)) < 0)
-			return -1;
-	return pv_buf_addstr(b, "'");
-}
 
 /* The line of text that says why a command failed: the last one, unless a line reports a
  * full disk (tar, for one, names each file it could not write, then ends with a generic
@@ -67,7 +58,7 @@ int pv_srv_run(struct pv_remote *rem, const char *what, const char *script, cons
 	char tail[512];
 	int st = -1, r;
 
-	if (pv_buf_addstr(&cmd, "sh -c ") < 0 || pv_sh_quote(&cmd, script) < 0) {
+	if (pv_buf_addstr(&cmd, "sh -c ") < 0 || pv_remote_quote(&cmd, script) < 0) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
@@ -334,7 +325,7 @@ static int kinit_prologue(struct pv_buf *s, const struct pv_domain *d)
 			 "trap 'rm -f \"$cc\"' EXIT\n"
 			 "export KRB5CCNAME=\"FILE:$cc\"\n"
 			 "if ! kinit ");
-	pv_sh_quote(s, princ);
+	pv_remote_quote(s, princ);
 	return pv_buf_addstr(s, " >/dev/null; then echo 'kinit-failed' >&2; exit 4; fi\n");
 }
 
@@ -391,7 +382,7 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 	 * kvno, other keys); 'keytab create' would keep them and Kerberos would fail. */
 	if (join && f->dedicated_keytab[0] == '/') {
 		pv_buf_addstr(&s, "rm -f -- ");
-		pv_sh_quote(&s, f->dedicated_keytab);
+		pv_remote_quote(&s, f->dedicated_keytab);
 		pv_buf_addstr(&s, "\n");
 	}
 	if (join)
@@ -624,7 +615,7 @@ static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct 
 			    "if [ -n \"$kt\" ] && [ -f \"$kt\" ] && ! klist -k \"$kt\" 2>/dev/null "
 			    "| grep -q '@'; then rm -f \"$kt\"; fi\n");
 	pv_buf_addstr(&s, "net ads leave -U ");
-	pv_sh_quote(&s, d->admin);
+	pv_remote_quote(&s, d->admin);
 	pv_buf_addstr(&s, " --use-kerberos=required -N </dev/null >&2\n");
 	if (!s.data)
 		return pv_error(PV_EIO, "out of memory");

@@ -78,8 +78,6 @@ int pv_dispatch(struct pv_ctx *ctx);
 struct pv_remote;
 struct pv_dir;
 struct pv_buf;
-/* Append s to b single-quoted for a POSIX shell; -1 on allocation failure. */
-int pv_sh_quote(struct pv_buf *b, const char *s);
 /* Run script with `sh -c` on the server; in/inlen (a secret, data, or NULL) go to its stdin.
  * With status non-NULL the exit status is returned there (and the last line of stderr
  * recorded as the message); with status NULL a non-zero status fails PV_EREMOTE naming what. */

@@ -12,6 +12,7 @@
 #include "ldap/ops.h"
 #include "playbooks/names.h"
 #include "remote/remote.h"
+#include "remote/quote.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/strset.h"
@@ -109,9 +110,9 @@ static int ensure_shares(struct srv_run *run)
 	}
 
 	pv_buf_addstr(&sc, "tag=");
-	pv_sh_quote(&sc, run->tag);
+	pv_remote_quote(&sc, run->tag);
 	pv_buf_addf(&sc, "\ndry=%d\nbase=", run->dry);
-	pv_sh_quote(&sc, s->share_path);
+	pv_remote_quote(&sc, s->share_path);
 	pv_buf_addstr(
 		&sc,
 		"\n[ \"$dry\" = 1 ] || mkdir -p \"$base\" || exit 9\n"
@@ -146,9 +147,9 @@ static int ensure_shares(struct srv_run *run)
 		if ((r = share_name(run->pb, k, name, sizeof(name))) != PV_OK)
 			goto out;
 		pv_buf_addstr(&sc, "share ");
-		pv_sh_quote(&sc, name);
+		pv_remote_quote(&sc, name);
 		pv_buf_addf(&sc, " \"$base\"/");
-		pv_sh_quote(&sc, name);
+		pv_remote_quote(&sc, name);
 		pv_buf_addstr(&sc, " || { rmdir -- \"$base\" 2>/dev/null; exit 0; }\n");
 	}
 	if (!sc.data) {
@@ -342,7 +343,7 @@ static int run_as_admin(struct srv_run *run, const char *what, const char *body)
 			  "cc=$(mktemp \"${TMPDIR:-/tmp}/provision-krb5cc.XXXXXX\")\n"
 			  "trap 'rm -f \"$cc\"' EXIT\nexport KRB5CCNAME=\"FILE:$cc\"\n"
 			  "if ! kinit ");
-	pv_sh_quote(&s, princ);
+	pv_remote_quote(&s, princ);
 	pv_buf_addstr(&s, " >/dev/null; then echo 'kinit as the admin failed' >&2; exit 4; fi\n");
 	pv_buf_addstr(&s, body);
 	if (!s.data)
@@ -365,10 +366,10 @@ static int run_as_admin(struct srv_run *run, const char *what, const char *body)
 static int record_path(const struct srv_run *run, struct pv_buf *b)
 {
 	pv_buf_reset(b);
-	pv_sh_quote(b, run->pb->server.share_path);
+	pv_remote_quote(b, run->pb->server.share_path);
 	pv_buf_addstr(b, "/");
-	pv_sh_quote(b, ".provision-spns.");
-	pv_sh_quote(b, run->pb->lab);
+	pv_remote_quote(b, ".provision-spns.");
+	pv_remote_quote(b, run->pb->lab);
 	return b->data ? PV_OK : pv_error(PV_EIO, "out of memory");
 }
 
@@ -380,7 +381,7 @@ static int record_spns(struct srv_run *run, const struct spn_list *add)
 	if ((r = record_path(run, &path)) != PV_OK)
 		return r;
 	pv_buf_addstr(&sc, "mkdir -p ");
-	pv_sh_quote(&sc, run->pb->server.share_path);
+	pv_remote_quote(&sc, run->pb->server.share_path);
 	pv_buf_addf(&sc, " && cat >> %s", path.data);
 	for (size_t i = 0; i < add->n; i++)
 		pv_buf_addf(&in, "%s\n", add->v[i]);
@@ -471,7 +472,7 @@ static int ensure_spns(struct srv_run *run)
 						   "net ads keytab add"
 						 : "net ads keytab add");
 		pv_buf_addstr(&body, " ");
-		pv_sh_quote(&body, want.v[i]);
+		pv_remote_quote(&body, want.v[i]);
 		nkt++;
 	}
 	if (nkt) {
@@ -716,9 +717,9 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 
 	*removed = 0;
 	pv_buf_addstr(&sc, "tag=");
-	pv_sh_quote(&sc, run->tag);
+	pv_remote_quote(&sc, run->tag);
 	pv_buf_addf(&sc, "\ndry=%d\nbase=", run->dry);
-	pv_sh_quote(&sc, run->pb->server.share_path);
+	pv_remote_quote(&sc, run->pb->server.share_path);
 	pv_buf_addstr(
 		&sc,
 		"\nnet conf listshares 2>/dev/null | while IFS= read -r s; do\n"

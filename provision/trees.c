@@ -20,9 +20,11 @@
 #include "remote/remote.h"
 #include "smb/smb.h"
 #include "util/buf.h"
+#include "remote/quote.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/strset.h"
+#include "util/tar.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -155,16 +157,16 @@ static int map_users(struct pv_trees *t)
 		pv_buf_addstr(&sc, b == 0 ? "net cache flush >/dev/null 2>&1\n" : "");
 		if (*t->sep) {
 			pv_buf_addstr(&sc, "sep=");
-			pv_sh_quote(&sc, t->sep);
+			pv_remote_quote(&sc, t->sep);
 			pv_buf_addstr(&sc, "\nd=");
 		} else {
 			pv_buf_addstr(&sc, "sep=$(wbinfo --separator 2>/dev/null) || sep='\\'\nd=");
 		}
-		pv_sh_quote(&sc, t->pb->domain.netbios);
+		pv_remote_quote(&sc, t->pb->domain.netbios);
 		pv_buf_addstr(&sc, "\ngetent passwd");
 		for (size_t i = b; i < e; i++) {
 			pv_buf_addstr(&sc, " \"$d$sep\"");
-			pv_sh_quote(&sc, t->users[i].name);
+			pv_remote_quote(&sc, t->users[i].name);
 		}
 		pv_buf_addstr(&sc, " | cut -d: -f1,3,4\nexit 0\n");
 		if (!sc.data) {
@@ -213,71 +215,26 @@ static int map_users(struct pv_trees *t)
 	return r;
 }
 
-/* ---- tar (POSIX ustar, IEEE Std 1003.1-2001 pax "ustar Interchange Format") ---- */
-
-static void octal(char *field, size_t len, unsigned long long v)
-{
-	snprintf(field, len, "%0*llo", (int)len - 1, v);
-}
+/* ---- tar (util/tar.h) ---- */
 
 static int tar_header(struct pv_buf *b, const char *path, bool dir, unsigned long long size,
 		      unsigned long uid, unsigned long gid, unsigned mode, long long mtime)
 {
-	char h[512];
-	size_t len = strlen(path) + (dir ? 1 : 0), split = 0;
-	unsigned sum = 0;
-	char full[512];
+	struct pv_tar_entry e = {path, dir, size, uid, gid, mode, mtime};
 
-	snprintf(full, sizeof(full), "%s%s", path, dir ? "/" : "");
-	memset(h, 0, sizeof(h));
-	if (len > 100) {
-		/* prefix (<= 155) '/' name (<= 100) */
-		for (size_t i = 0; i < len && i <= 155; i++)
-			if (full[i] == '/' && len - i - 1 <= 100 && len - i - 1 > 0)
-				split = i;
-		if (!split)
-			return pv_error(PV_ECONFIG,
-					"path '%s' is too long for the tar stream of --via "
-					"ssh; use shorter share or user names",
-					full);
-		memcpy(h + 345, full, split);
-		memcpy(h, full + split + 1, len - split - 1);
-	} else {
-		memcpy(h, full, len);
-	}
-	octal(h + 100, 8, mode);
-	octal(h + 108, 8, uid);
-	octal(h + 116, 8, gid);
-	octal(h + 124, 12, dir ? 0 : size);
-	octal(h + 136, 12, (unsigned long long)mtime);
-	memset(h + 148, ' ', 8);
-	h[156] = dir ? '5' : '0';
-	memcpy(h + 257, "ustar", 6);
-	memcpy(h + 263, "00", 2);
-	for (size_t i = 0; i < sizeof(h); i++)
-		sum += (unsigned char)h[i];
-	snprintf(h + 148, 8, "%06o", sum);
-	h[155] = ' ';
-	return pv_buf_add(b, h, sizeof(h)) < 0 ? pv_error(PV_EIO, "out of memory") : PV_OK;
+	return pv_tar_add(b, &e, NULL);
 }
 
-static int tar_data(struct pv_buf *b, uint64_t seed, uint64_t size)
+static int tar_file(struct pv_buf *b, const char *path, uint64_t seed, uint64_t size,
+		    unsigned long uid, unsigned long gid, unsigned mode, long long mtime)
 {
-	size_t pad = (size_t)((512 - size % 512) % 512);
+	struct pv_tar_entry e = {path, false, size, uid, gid, mode, mtime};
+	char *data;
+	int r = pv_tar_add(b, &e, &data);
 
-	if (b->len + size + pad + 1 > b->cap) {
-		size_t want = b->len + (size_t)size + pad + 1;
-		char *p = realloc(b->data, want);
-
-		if (!p)
-			return pv_error(PV_EIO, "out of memory");
-		b->data = p;
-		b->cap = want;
-	}
-	pv_fileset_fill(seed, 0, b->data + b->len, (size_t)size);
-	memset(b->data + b->len + size, 0, pad + 1);
-	b->len += (size_t)size + pad;
-	return PV_OK;
+	if (r == PV_OK)
+		pv_fileset_fill(seed, 0, data, (size_t)size);
+	return r;
 }
 
 static void prune(struct pv_trees *t, size_t b, size_t e);
@@ -296,15 +253,13 @@ static int disk_full(const struct pv_trees *t, int r)
 static int tar_send(struct pv_trees *t, struct pv_buf *b, const char *what, size_t ub, size_t ue)
 {
 	struct pv_buf cmd = PV_BUF_INIT;
-	char end[1024];
 	double t0 = pv_now();
 	int r;
 
-	memset(end, 0, sizeof(end));
-	if (pv_buf_add(b, end, sizeof(end)) < 0)
-		return pv_error(PV_EIO, "out of memory");
+	if (pv_tar_end(b) != PV_OK)
+		return PV_EIO;
 	pv_buf_addstr(&cmd, "cd ");
-	pv_sh_quote(&cmd, t->pb->server.share_path);
+	pv_remote_quote(&cmd, t->pb->server.share_path);
 	pv_buf_addstr(&cmd, " && tar -x -f - --numeric-owner --same-owner --same-permissions");
 	if (!cmd.data)
 		return pv_error(PV_EIO, "out of memory");
@@ -352,11 +307,11 @@ static int make_user_dirs(struct pv_trees *t)
 	pv_log(PV_LOG_DEBUG, "trees: folders sent at %.3f s", pv_now() - t->t0);
 	/* folders with something in them: one find for all */
 	pv_buf_addstr(&sc, "cd ");
-	pv_sh_quote(&sc, t->pb->server.share_path);
+	pv_remote_quote(&sc, t->pb->server.share_path);
 	pv_buf_addstr(&sc, " || exit 1\nfind");
 	for (unsigned k = 0; k < t->pb->server.shares; k++) {
 		pv_buf_addstr(&sc, " ");
-		pv_sh_quote(&sc, t->shares[k]);
+		pv_remote_quote(&sc, t->shares[k]);
 	}
 	pv_buf_addstr(&sc, " -mindepth 1 -maxdepth 1 -type d ! -empty -print\n");
 	if (r == PV_OK && !sc.data)
@@ -415,7 +370,7 @@ static int ssh_listing(struct pv_trees *t, size_t b, size_t e, struct pv_buf *ou
 	*nh = 0;
 	pv_buf_reset(out);
 	pv_buf_addstr(&sc, "cd ");
-	pv_sh_quote(&sc, t->pb->server.share_path);
+	pv_remote_quote(&sc, t->pb->server.share_path);
 	pv_buf_addstr(&sc, " || exit 1\nfind");
 	for (size_t i = b; i < e; i++) {
 		if (!t->users[i].nonempty)
@@ -423,7 +378,7 @@ static int ssh_listing(struct pv_trees *t, size_t b, size_t e, struct pv_buf *ou
 		any = true;
 		user_path(t, &t->users[i], NULL, path, sizeof(path));
 		pv_buf_addstr(&sc, " ");
-		pv_sh_quote(&sc, path);
+		pv_remote_quote(&sc, path);
 	}
 	pv_buf_addstr(&sc, " -mindepth 1 -printf '%y %s %p\\n'\n");
 	if (!any) {
@@ -493,7 +448,7 @@ static void prune(struct pv_trees *t, size_t b, size_t e)
 	if (n == 0)
 		goto out;
 	pv_buf_addstr(&sc, "cd ");
-	pv_sh_quote(&sc, t->pb->server.share_path);
+	pv_remote_quote(&sc, t->pb->server.share_path);
 	pv_buf_addstr(&sc, " && xargs -0 rm -f --");
 	if (sc.data && rm.data &&
 	    pv_srv_run(t->rem, "removing files cut short", sc.data, rm.data, rm.len, NULL, NULL,
@@ -571,15 +526,14 @@ static int ssh_template(struct pv_trees *t)
 	for (size_t j = 0; j < t->fs->n && r == PV_OK; j++) {
 		const struct pv_fileset_entry *en = &t->fs->entries[j];
 
-		r = tar_header(&tar, en->path, en->dir, en->size, 0, 0, en->dir ? 0755 : 0644, now);
-		if (r == PV_OK && !en->dir)
-			r = tar_data(&tar, pv_fileset_seed(t->fs, en, NULL), en->size);
+		r = en->dir ? tar_header(&tar, en->path, true, 0, 0, 0, 0755, now)
+			    : tar_file(&tar, en->path, pv_fileset_seed(t->fs, en, NULL), en->size, 0,
+				       0, 0644, now);
 	}
-	memset(path, 0, 1024);
-	if (r == PV_OK && pv_buf_add(&tar, path, 1024) < 0)
-		r = pv_error(PV_EIO, "out of memory");
+	if (r == PV_OK)
+		r = pv_tar_end(&tar);
 	pv_buf_addstr(&sc, "set -e\ncd ");
-	pv_sh_quote(&sc, t->pb->server.share_path);
+	pv_remote_quote(&sc, t->pb->server.share_path);
 	pv_buf_addstr(
 		&sc,
 		"\nrm -rf ./.provision-tpl.*\n"
@@ -607,9 +561,9 @@ static int ssh_template(struct pv_trees *t)
 		pv_buf_reset(&sc);
 		pv_buf_reset(&out);
 		pv_buf_addstr(&sc, "set -e\ncd ");
-		pv_sh_quote(&sc, t->pb->server.share_path);
+		pv_remote_quote(&sc, t->pb->server.share_path);
 		pv_buf_addstr(&sc, "\ntpl=");
-		pv_sh_quote(&sc, tpl);
+		pv_remote_quote(&sc, tpl);
 		pv_buf_addstr(&sc, copy_script);
 		for (size_t i = b; i < e && r == PV_OK; i++) {
 			struct tuser *u = &t->users[i];
@@ -647,9 +601,9 @@ static int ssh_template(struct pv_trees *t)
 
 		pv_buf_reset(&sc);
 		pv_buf_addstr(&sc, "cd ");
-		pv_sh_quote(&sc, t->pb->server.share_path);
+		pv_remote_quote(&sc, t->pb->server.share_path);
 		pv_buf_addstr(&sc, " && rm -rf -- ");
-		pv_sh_quote(&sc, tpl);
+		pv_remote_quote(&sc, tpl);
 		r2 = sc.data ? pv_srv_run(t->rem, "removing the template", sc.data, NULL, 0, NULL,
 					  NULL, 600)
 			     : pv_error(PV_EIO, "out of memory");
@@ -718,10 +672,8 @@ static int build_ssh(struct pv_trees *t)
 					t->st->files_ok++;
 					continue;
 				}
-				if ((r = tar_header(&tar, path, false, en->size, u->uid, u->gid,
-						    0644, now)) != PV_OK ||
-				    (r = tar_data(&tar, pv_fileset_seed(t->fs, en, u->name),
-						  en->size)))
+				if ((r = tar_file(&tar, path, pv_fileset_seed(t->fs, en, u->name),
+						  en->size, u->uid, u->gid, 0644, now)) != PV_OK)
 					break;
 				if (h)
 					t->st->files_fixed++;

@@ -10,8 +10,12 @@ static int grow(struct pv_buf *b, size_t extra)
 	size_t need, cap;
 	char *p;
 
-	if (extra > (size_t)-1 / 2 - b->len)
+	if (b->failed)
 		return -1;
+	if (extra > (size_t)-1 / 2 - b->len) {
+		b->failed = true;
+		return -1;
+	}
 	need = b->len + extra + 1;
 	if (need <= b->cap)
 		return 0;
@@ -19,8 +23,10 @@ static int grow(struct pv_buf *b, size_t extra)
 	while (cap < need)
 		cap *= 2;
 	p = realloc(b->data, cap);
-	if (!p)
+	if (!p) {
+		b->failed = true;
 		return -1;
+	}
 	b->data = p;
 	b->cap = cap;
 	return 0;
@@ -37,6 +43,11 @@ int pv_buf_add(struct pv_buf *b, const void *data, size_t len)
 	return 0;
 }
 
+int pv_buf_reserve(struct pv_buf *b, size_t extra)
+{
+	return grow(b, extra);
+}
+
 int pv_buf_addstr(struct pv_buf *b, const char *s)
 {
 	return pv_buf_add(b, s, strlen(s));
@@ -50,6 +61,8 @@ int pv_buf_vaddf(struct pv_buf *b, const char *fmt, va_list ap)
 	va_copy(cp, ap);
 	n = vsnprintf(NULL, 0, fmt, cp);
 	va_end(cp);
+	if (n < 0)
+		b->failed = true;
 	if (n < 0 || grow(b, (size_t)n) < 0)
 		return -1;
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
@@ -71,6 +84,7 @@ int pv_buf_addf(struct pv_buf *b, const char *fmt, ...)
 void pv_buf_reset(struct pv_buf *b)
 {
 	b->len = 0;
+	b->failed = false;
 	if (b->data)
 		b->data[0] = '\0';
 }
@@ -82,12 +96,17 @@ void pv_buf_release(struct pv_buf *b, int wipe)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
+	b->failed = false;
 }
 
 char *pv_buf_detach(struct pv_buf *b)
 {
 	char *p = b->data;
 
+	if (b->failed) {
+		pv_buf_release(b, 0);
+		return NULL;
+	}
 	if (!p)
 		p = calloc(1, 1);
 	b->data = NULL;

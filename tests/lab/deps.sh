@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(
 	# build
 	gcc make pkg-config libldap-dev libkrb5-dev libsasl2-dev libsmbclient-dev libssh-dev
-	libyaml-dev check
+	libyaml-dev libjansson-dev check shellcheck
 	# runtime of the tool
 	libsasl2-modules-gssapi-mit krb5-user
 	# the lab and the integration tests' independent checks

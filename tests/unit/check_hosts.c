@@ -4,6 +4,8 @@
  * tests/integration/t_client.sh). */
 #include "hosts/hosts.h"
 #include "hosts/script.h"
+#include "tests/unit/alloc.h"
+#include "remote/quote.h"
 #include "util/err.h"
 
 #include <check.h>
@@ -356,7 +358,7 @@ START_TEST(sh_quote)
 {
 	struct pv_buf b = PV_BUF_INIT;
 
-	ck_assert_int_eq(pv_hosts_sh_quote(&b, "/etc/it's a $(file)"), 0);
+	ck_assert_int_eq(pv_remote_quote(&b, "/etc/it's a $(file)"), 0);
 	ck_assert_str_eq(b.data, "'/etc/it'\\''s a $(file)'");
 	pv_buf_release(&b, 0);
 }
@@ -416,7 +418,7 @@ static int run(const struct pv_hosts_write *w, const char *input, char *out, cha
 	put(in, input ? input : "");
 	ck_assert_int_eq(pv_hosts_script(&s, w), PV_OK);
 	pv_buf_addstr(&cmd, "/bin/sh -c ");
-	pv_hosts_sh_quote(&cmd, s.data);
+	pv_remote_quote(&cmd, s.data);
 	pv_buf_addf(&cmd, " <'%s' >'%s' 2>'%s'", in, o, e);
 	st = system(cmd.data);
 	strcpy(out, get(o));
@@ -544,6 +546,36 @@ START_TEST(script_missing_file)
 }
 END_TEST
 
+/* A builder whose buffer runs out of memory halfway says so, and the buffer is marked
+ * failed, whichever allocation fails: nothing cut short can be sent. */
+START_TEST(script_out_of_memory)
+{
+	const char *v[] = { "srvu1", "srvu2" };
+	struct pv_hosts_write w = { "/etc/hosts", "/etc/hosts.bak", "1 2", "3 4", true, false, v, 2,
+				    30 };
+	struct pv_buf ref = PV_BUF_INIT;
+	long allocs;
+
+	ck_assert_int_eq(pv_hosts_script(&ref, &w), PV_OK);
+	pv_buf_release(&ref, 0);
+	pv_test_alloc_fail_at(-1);
+	ck_assert_int_eq(pv_hosts_script(&ref, &w), PV_OK);
+	allocs = pv_test_alloc_count();
+	ck_assert_int_gt(allocs, 1);
+	for (long k = 1; k <= allocs; k++) {
+		struct pv_buf b = PV_BUF_INIT;
+
+		pv_test_alloc_fail_at(k);
+		ck_assert_int_eq(pv_hosts_script(&b, &w), PV_EIO);
+		pv_test_alloc_ok();
+		ck_assert(pv_buf_failed(&b));
+		ck_assert(!b.data || b.len < ref.len);
+		pv_buf_release(&b, 0);
+	}
+	pv_buf_release(&ref, 0);
+}
+END_TEST
+
 static Suite *hosts_suite(void)
 {
 	Suite *s = suite_create("hosts");
@@ -566,6 +598,7 @@ static Suite *hosts_suite(void)
 	tcase_add_test(sc, script_writes_backs_up_and_verifies);
 	tcase_add_test(sc, script_follows_a_symlink);
 	tcase_add_test(sc, script_missing_file);
+	tcase_add_test(sc, script_out_of_memory);
 	suite_add_tcase(s, sc);
 	return s;
 }

@@ -8,10 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/unit/alloc.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/secret.h"
 #include "util/strset.h"
+#include "util/tar.h"
 #include "util/utf16.h"
 
 static char tmpdir[] = "/tmp/pv-unit-XXXXXX";
@@ -100,6 +102,154 @@ START_TEST(test_buf)
 	pv_buf_addstr(&b, "secret");
 	pv_buf_release(&b, 1);
 	ck_assert_ptr_null(b.data);
+}
+END_TEST
+
+/* An append that runs out of memory marks the buffer failed; every later append fails too
+ * and the contents stay what they were, so a builder need only look once at the end. */
+START_TEST(test_buf_sticky_failure)
+{
+	struct pv_buf b = PV_BUF_INIT;
+
+	ck_assert_int_eq(pv_buf_addstr(&b, "head "), 0);
+	ck_assert(!pv_buf_failed(&b));
+	pv_test_alloc_fail_at(1);
+	ck_assert_int_eq(pv_buf_add(&b, "x", 100), -1); /* 64 bytes are not enough: grows */
+	pv_test_alloc_ok();
+	ck_assert(pv_buf_failed(&b));
+	/* memory is back, but the buffer stays failed: no append lands after a lost one */
+	ck_assert_int_eq(pv_buf_addstr(&b, "tail"), -1);
+	ck_assert_int_eq(pv_buf_addf(&b, "%d", 1), -1);
+	ck_assert_int_eq(pv_buf_reserve(&b, 1), -1);
+	ck_assert_str_eq(b.data, "head ");
+	ck_assert_ptr_null(pv_buf_detach(&b)); /* and it cannot be handed on */
+	ck_assert_ptr_null(b.data);
+	ck_assert(!pv_buf_failed(&b));
+	/* reset clears the mark */
+	pv_buf_addstr(&b, "a");
+	pv_test_alloc_fail_at(1);
+	pv_buf_add(&b, "y", 500);
+	pv_test_alloc_ok();
+	ck_assert(pv_buf_failed(&b));
+	pv_buf_reset(&b);
+	ck_assert(!pv_buf_failed(&b));
+	ck_assert_int_eq(pv_buf_addstr(&b, "ok"), 0);
+	ck_assert_str_eq(b.data, "ok");
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* The value of an octal field of a ustar header. */
+static unsigned long long field(const char *h, size_t off, size_t len)
+{
+	unsigned long long v = 0;
+
+	for (size_t i = 0; i < len && h[off + i] >= '0' && h[off + i] <= '7'; i++)
+		v = v * 8 + (unsigned long long)(h[off + i] - '0');
+	return v;
+}
+
+static unsigned header_sum(const char *h)
+{
+	unsigned sum = 0;
+
+	for (size_t i = 0; i < PV_TAR_BLOCK; i++)
+		sum += (i >= 148 && i < 156) ? ' ' : (unsigned char)h[i];
+	return sum;
+}
+
+START_TEST(test_tar_headers)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	struct pv_tar_entry e = { "home/u1/a.txt", false, 5, 13156, 10513, 0644, 1700000000 };
+	char *data = NULL, longp[300];
+	const char *h;
+
+	ck_assert_int_eq(pv_tar_add(&b, &e, &data), PV_OK);
+	ck_assert_uint_eq(b.len, 1024); /* header + one padded block */
+	ck_assert_ptr_eq(data, b.data + 512);
+	memcpy(data, "hello", 5);
+	h = b.data;
+	ck_assert_str_eq(h, "home/u1/a.txt");
+	ck_assert_uint_eq(field(h, 100, 8), 0644);
+	ck_assert_uint_eq(field(h, 108, 8), 13156);
+	ck_assert_uint_eq(field(h, 116, 8), 10513);
+	ck_assert_uint_eq(field(h, 124, 12), 5);
+	ck_assert_uint_eq(field(h, 136, 12), 1700000000);
+	ck_assert_int_eq(h[156], '0');
+	ck_assert_mem_eq(h + 257, "ustar\0" "00", 8);
+	ck_assert_uint_eq(field(h, 148, 8), header_sum(h));
+	ck_assert_int_eq(h[155], ' ');
+	for (size_t i = 517; i < 1024; i++) /* the rest of the block is zero */
+		ck_assert_int_eq(b.data[i], 0);
+	/* a folder: trailing '/', type '5', no data */
+	pv_buf_reset(&b);
+	e = (struct pv_tar_entry){ "home/u1", true, 99, 0, 0, 0700, 0 };
+	ck_assert_int_eq(pv_tar_add(&b, &e, &data), PV_OK);
+	ck_assert_uint_eq(b.len, 512);
+	ck_assert_str_eq(b.data, "home/u1/");
+	ck_assert_int_eq(b.data[156], '5');
+	ck_assert_uint_eq(field(b.data, 124, 12), 0);
+	/* a long path is split at a '/' into prefix (345) and name */
+	pv_buf_reset(&b);
+	memset(longp, 'p', 150);
+	longp[60] = '/';
+	snprintf(longp + 150, sizeof(longp) - 150, "/%s", "file.dat");
+	e = (struct pv_tar_entry){ longp, false, 0, 1, 1, 0644, 0 };
+	ck_assert_int_eq(pv_tar_add(&b, &e, NULL), PV_OK);
+	ck_assert_str_eq(b.data, "file.dat");
+	ck_assert_int_eq(strncmp(b.data + 345, longp, 150), 0);
+	ck_assert_uint_eq(field(b.data, 148, 8), header_sum(b.data));
+	/* refused: too long, a last part over 100 bytes, ids that do not fit */
+	memset(longp, 'q', 299);
+	longp[299] = '\0';
+	longp[100] = '/';
+	e.path = longp;
+	ck_assert_int_eq(pv_tar_add(&b, &e, NULL), PV_ECONFIG);
+	longp[120] = '\0'; /* "qqq.../" + 19: fits, but one with a 110-byte name does not */
+	memset(longp, 'r', 120);
+	longp[5] = '/';
+	ck_assert_int_eq(pv_tar_add(&b, &e, NULL), PV_ECONFIG);
+	ck_assert(strstr(pv_errmsg(), "cannot be stored"));
+	e = (struct pv_tar_entry){ "a", false, 0, 0x1000000UL, 0, 0644, 0 };
+	ck_assert_int_eq(pv_tar_add(&b, &e, NULL), PV_ECONFIG);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* What we write, GNU tar reads: names, types, sizes, numeric owners and the content. */
+START_TEST(test_tar_read_by_tar)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	struct pv_tar_entry d = { "t", true, 0, 1234, 567, 0755, 1700000000 };
+	struct pv_tar_entry f1 = { "t/one", false, 3, 1234, 567, 0640, 1700000000 };
+	struct pv_tar_entry f2 = { "t/empty", false, 0, 1234, 567, 0644, 1700000000 };
+	char *data, cmd[512], line[512], got[2048] = "";
+	const char *path;
+	FILE *p;
+
+	ck_assert_int_eq(pv_tar_add(&b, &d, NULL), PV_OK);
+	ck_assert_int_eq(pv_tar_add(&b, &f1, &data), PV_OK);
+	memcpy(data, "abc", 3);
+	ck_assert_int_eq(pv_tar_add(&b, &f2, NULL), PV_OK);
+	ck_assert_int_eq(pv_tar_end(&b), PV_OK);
+	ck_assert_uint_eq(b.len % 512, 0);
+	path = write_tmp("t.tar", b.data, b.len);
+	snprintf(cmd, sizeof(cmd), "tar --numeric-owner -tvf %s 2>&1 | awk '{print $1, $2, $3, $6}'",
+		 path);
+	ck_assert_ptr_nonnull(p = popen(cmd, "r"));
+	while (fgets(line, sizeof(line), p))
+		strncat(got, line, sizeof(got) - strlen(got) - 1);
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert_str_eq(got, "drwxr-xr-x 1234/567 0 t/\n"
+			      "-rw-r----- 1234/567 3 t/one\n"
+			      "-rw-r--r-- 1234/567 0 t/empty\n");
+	snprintf(cmd, sizeof(cmd), "tar -xOf %s t/one", path);
+	ck_assert_ptr_nonnull(p = popen(cmd, "r"));
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert_str_eq(line, "abc");
+	pv_buf_release(&b, 0);
 }
 END_TEST
 
@@ -257,6 +407,9 @@ int main(void)
 	tcase_add_test(tc, test_error_truncates);
 	tcase_add_test(tc, test_status_names);
 	tcase_add_test(tc, test_buf);
+	tcase_add_test(tc, test_buf_sticky_failure);
+	tcase_add_test(tc, test_tar_headers);
+	tcase_add_test(tc, test_tar_read_by_tar);
 	tcase_add_test(tc, test_secret_file_newline);
 	tcase_add_test(tc, test_secret_file_errors);
 	tcase_add_test(tc, test_secret_env);
