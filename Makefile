@@ -15,7 +15,7 @@ CPPFLAGS += -I. -D_GNU_SOURCE -DPV_VERSION='"$(VERSION)"'
 CFLAGS ?= -O2 -g
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-MODULES := util playbooks hosts fileset ldap remote smb
+MODULES := util playbooks hosts fileset ldap remote smb samba phases
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC := $(wildcard provision/*.c)
 LIB_OBJ := $(patsubst %.c,build/obj/%.o,$(LIB_SRC))
@@ -46,20 +46,22 @@ deps:
 
 bin/provision: $(LIB_OBJ) $(CLI_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
 build/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 build/asan/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(WARN) -O1 -g $(SAN) -MMD -MP -c -o $@ $<
+	@echo "  CC san  $<"
+	@$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(WARN) -O1 -g $(SAN) -MMD -MP -c -o $@ $<
 
 # Every unit binary may make realloc() fail on demand (tests/unit/alloc.h).
 build/unit/%: build/asan/tests/unit/%.o build/asan/tests/unit/alloc.o $(ASAN_LIB_OBJ) $(ASAN_CLI_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(SAN) -Wl,--wrap=realloc -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lpthread
+	$(CC) $(SAN) -Wl,--wrap=realloc -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lpthread -lm
 
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do \
@@ -102,6 +104,9 @@ format:
 
 clean:
 	rm -rf build bin
+
+# Scripts built into the binary (util/embed.h): <module>/scripts.o holds <module>/scripts/*.
+$(foreach m,$(MODULES),$(eval build/obj/$(m)/scripts.o build/asan/$(m)/scripts.o: $(wildcard $(m)/scripts/*)))
 
 .SECONDARY:
 

@@ -99,6 +99,17 @@ static enum pv_dir_result classify(int rc, bool del)
 	}
 }
 
+/* A failure on a connection that was up: the DC going away (killed, restarted, the network
+ * gone) is named as such, with what to do; anything else as libldap says (dir.c). */
+static int lost(const struct pv_dir *dir, int rc, const char *what, const struct pv_domain *d)
+{
+	if (rc == LDAP_SERVER_DOWN || rc == LDAP_CONNECT_ERROR)
+		return pv_error(PV_EUNREACH, "the DC '%s' went away while %s (%s); run the same "
+					     "command again once it is back",
+				d->dc_name, what, ldap_err2string(rc));
+	return pv_dir_fail(dir->ld, rc, what, d);
+}
+
 static void result_message(char *buf, size_t len, const char *what, const char *dn, int rc,
 			   const char *diag)
 {
@@ -121,7 +132,7 @@ int pv_dir_read(struct pv_dir *dir, const char *dn, const char *attr, int *found
 	if (rc == LDAP_NO_SUCH_OBJECT)
 		goto out;
 	if (rc != LDAP_SUCCESS) {
-		r = pv_dir_fail(dir->ld, rc, "reading", dir->domain);
+		r = lost(dir, rc, "reading", dir->domain);
 		r = pv_error_prefix(r, "'%s'", dn);
 		goto out;
 	}
@@ -163,7 +174,7 @@ int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
 
 		rc = ldap_create_page_control(dir->ld, page_size, cookie, 1, &page);
 		if (rc != LDAP_SUCCESS) {
-			r = pv_dir_fail(dir->ld, rc, "paged search control", dir->domain);
+			r = lost(dir, rc, "paged search control", dir->domain);
 			break;
 		}
 		ctrls[0] = page;
@@ -175,7 +186,7 @@ int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
 			break;
 		}
 		if (rc != LDAP_SUCCESS) {
-			r = pv_dir_fail(dir->ld, rc, "search", dir->domain);
+			r = lost(dir, rc, "search", dir->domain);
 			r = pv_error_prefix(r, "under '%s'", base);
 			ldap_msgfree(res);
 			break;
@@ -205,7 +216,7 @@ int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
 			break;
 		}
 		if (rc != LDAP_SUCCESS || err != LDAP_SUCCESS) {
-			r = pv_dir_fail(dir->ld, rc != LDAP_SUCCESS ? rc : err, "search", dir->domain);
+			r = lost(dir, rc != LDAP_SUCCESS ? rc : err, "search", dir->domain);
 			ldap_controls_free(rctrls);
 			break;
 		}
@@ -253,13 +264,13 @@ static int wait_result(struct pv_dir *dir, int msgid, int seconds, void (*tick)(
 
 		if (rc < 0)
 			ldap_get_option(dir->ld, LDAP_OPT_RESULT_CODE, &e);
-		pv_dir_fail(dir->ld, e, "waiting for the DC", dir->domain);
+		lost(dir, e, "waiting for the DC", dir->domain);
 		ldap_msgfree(res);
 		return -1;
 	}
 	rc = ldap_parse_result(dir->ld, res, &err, NULL, diag, NULL, NULL, 1);
 	if (rc != LDAP_SUCCESS) {
-		pv_dir_fail(dir->ld, rc, "reading the DC's answer", dir->domain);
+		lost(dir, rc, "reading the DC's answer", dir->domain);
 		return -1;
 	}
 	return err;
@@ -305,7 +316,7 @@ int pv_dir_add(struct pv_dir *dir, const char *dn, const struct pv_attr *attrs, 
 	mods_free(mods);
 	if (rc != LDAP_SUCCESS) {
 		*result = PV_DIR_FATAL;
-		return pv_error_prefix(pv_dir_fail(dir->ld, rc, "sending add", dir->domain), "'%s'", dn);
+		return pv_error_prefix(lost(dir, rc, "sending add", dir->domain), "'%s'", dn);
 	}
 	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
 	if (rc < 0) {
@@ -323,7 +334,7 @@ int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result
 	rc = ldap_delete_ext(dir->ld, dn, NULL, NULL, &msgid);
 	if (rc != LDAP_SUCCESS) {
 		*result = PV_DIR_FATAL;
-		return pv_error_prefix(pv_dir_fail(dir->ld, rc, "sending delete", dir->domain), "'%s'",
+		return pv_error_prefix(lost(dir, rc, "sending delete", dir->domain), "'%s'",
 				       dn);
 	}
 	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
@@ -350,7 +361,7 @@ int pv_dir_delete_tree(struct pv_dir *dir, const char *dn, int budget, void (*ti
 		rc = ldap_delete_ext(dir->ld, dn, ctrls, NULL, &msgid);
 		if (rc != LDAP_SUCCESS) {
 			*result = PV_DIR_FATAL;
-			return pv_error_prefix(pv_dir_fail(dir->ld, rc, "sending tree delete",
+			return pv_error_prefix(lost(dir, rc, "sending tree delete",
 							   dir->domain),
 					       "'%s'", dn);
 		}
@@ -455,7 +466,7 @@ int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int
 			break;
 		}
 		if (rc != LDAP_SUCCESS) {
-			r = pv_error_prefix(pv_dir_fail(dir->ld, rc, "reading", dir->domain), "'%s'", dn);
+			r = pv_error_prefix(lost(dir, rc, "reading", dir->domain), "'%s'", dn);
 			ldap_msgfree(res);
 			break;
 		}
@@ -521,7 +532,7 @@ int pv_dir_modify_values(struct pv_dir *dir, const char *dn, const char *attr, e
 	}
 	if (rc != LDAP_SUCCESS) {
 		*result = PV_DIR_FATAL;
-		return pv_error_prefix(pv_dir_fail(dir->ld, rc, "sending modify", dir->domain), "'%s'",
+		return pv_error_prefix(lost(dir, rc, "sending modify", dir->domain), "'%s'",
 				       dn);
 	}
 	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
@@ -594,10 +605,7 @@ static int collect_one(struct pv_dir_pipe *p)
 		if (rc < 0)
 			ldap_get_option(p->dir->ld, LDAP_OPT_RESULT_CODE, &e);
 		ldap_msgfree(res);
-		p->stopped = pv_dir_fail(p->dir->ld, e, "waiting for the DC", p->dir->domain);
-		if (p->stopped == PV_ETRUST) /* not TLS here: the connection went away */
-			p->stopped = pv_error(PV_EUNREACH, "the connection to the DC was lost: %s",
-					      ldap_err2string(e));
+		p->stopped = lost(p->dir, e, "waiting for its answers", p->dir->domain);
 		return p->stopped;
 	}
 	msgid = ldap_msgid(res);
@@ -664,7 +672,7 @@ static int submit(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *a
 	if (rc != LDAP_SUCCESS) {
 		free(s->dn);
 		s->dn = NULL;
-		p->stopped = pv_dir_fail(p->dir->ld, rc, "sending a request", p->dir->domain);
+		p->stopped = lost(p->dir, rc, "sending a request", p->dir->domain);
 		return p->stopped;
 	}
 	s->msgid = msgid;

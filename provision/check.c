@@ -1,310 +1,90 @@
-/* provision/check.c: `provision check`, the preflight. Validates the playbook, then reaches
- * every host the way later phases will and reports one line per check. Changes nothing. */
+/* provision/check.c: `provision check`: each check's line as it is done (text), or the list in
+ * the JSON document, and a closing verdict. */
 #include "provision/provision.h"
 
-#include "ldap/dir.h"
-#include "remote/remote.h"
-#include "smb/smb.h"
-#include "util/buf.h"
+#include "phases/check.h"
 #include "util/err.h"
 #include "util/log.h"
 
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <stdarg.h>
-#include <stdio.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/socket.h>
 
-struct checks {
-	struct pv_ctx *ctx;
-	struct pv_report *rs;
-	size_t n, cap;
-	int first_fail;
-};
-
-static struct pv_report *add(struct checks *c, const char *check, const char *target,
-			     const char *status, int code, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-
-static struct pv_report *add(struct checks *c, const char *check, const char *target,
-			     const char *status, int code, const char *fmt, ...)
+static void print_item(const struct pv_check_item *it, void *arg)
 {
-	static struct pv_report oom = { "check", "", "fail", PV_EIO, "out of memory" };
-	struct pv_report *r;
-	va_list ap;
+	const struct pv_ctx *ctx = arg;
+	const char *st = strcmp(it->status, "fail") == 0 ? "FAIL" : it->status;
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct pv_report *n = realloc(c->rs, cap * sizeof(*n));
-
-		if (!n)
-			return &oom;
-		c->rs = n;
-		c->cap = cap;
-	}
-	r = &c->rs[c->n++];
-	r->check = check;
-	r->target = target;
-	r->status = status;
-	r->code = code;
-	va_start(ap, fmt);
-	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
-	va_end(ap);
-	if (strcmp(status, "fail") == 0 && c->first_fail == PV_OK)
-		c->first_fail = code;
-	pv_report_print(c->ctx, r);
-	return r;
+	if (ctx->json || (ctx->cli.verbosity < 0 && strcmp(it->status, "ok") == 0))
+		return;
+	printf("%-4s  %-9s %-14s %s\n", st, it->check, it->target, it->msg);
+	fflush(stdout);
 }
 
-static void failed(struct checks *c, const char *check, const char *target, int code)
+static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	add(c, check, target, "fail", code, "%s", pv_errmsg());
-}
+	const struct pv_check_result *c = result;
 
-/* Resolve name; returns 0 and the first address as text, or the getaddrinfo error. */
-static int resolve(const char *name, char *addr, size_t len)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res = NULL;
-	int gai = getaddrinfo(name, NULL, &hints, &res);
-
-	if (gai != 0)
-		return gai;
-	if (getnameinfo(res->ai_addr, res->ai_addrlen, addr, (socklen_t)len, NULL, 0,
-			NI_NUMERICHOST) != 0)
-		snprintf(addr, len, "?");
-	freeaddrinfo(res);
-	return 0;
-}
-
-static void check_dns(struct checks *c, const struct pv_playbook *pb)
-{
-	char addr[64];
-	int gai;
-
-	gai = resolve(pb->domain.dc_name, addr, sizeof(addr));
-	if (gai != 0)
-		add(c, "dns", pb->domain.dc_name, "fail", PV_EUNREACH,
-		    "DC name '%s' does not resolve: %s; LDAPS and Kerberos need it (fix DNS or the "
-		    "hosts file)",
-		    pb->domain.dc_name, gai_strerror(gai));
-	else if (pb->domain.dc_address && strcmp(addr, pb->domain.dc_address) != 0)
-		add(c, "dns", pb->domain.dc_name, "warn", PV_OK,
-		    "resolves to %s, but domain.dc_address is %s", addr, pb->domain.dc_address);
-	else
-		add(c, "dns", pb->domain.dc_name, "ok", PV_OK, "%s", addr);
-
-	for (size_t i = 0; i < pb->nclients + 1; i++) {
-		const struct pv_host *h = i == 0 ? &pb->server.host : &pb->clients[i - 1];
-
-		if (i == 0 && !pb->has_server)
-			continue;
-		gai = resolve(h->name, addr, sizeof(addr));
-		if (gai != 0)
-			add(c, "dns", h->name, "warn", PV_OK,
-			    "name does not resolve here (%s); SSH uses the address %s", gai_strerror(gai),
-			    h->address);
-		else if (h->address && strcmp(addr, h->address) != 0)
-			add(c, "dns", h->name, "warn", PV_OK, "resolves to %s, but the playbook says %s",
-			    addr, h->address);
-		else
-			add(c, "dns", h->name, "ok", PV_OK, "%s", addr);
-	}
-}
-
-static void check_directory(struct checks *c, const struct pv_playbook *pb,
-			    const struct pv_secret *admin)
-{
-	const struct pv_domain *d = &pb->domain;
-	struct pv_dir *dir = NULL;
-	char *nc = NULL, *cc = NULL;
-	int r;
-
-	r = pv_dir_rootdse(d, &nc);
-	if (r != PV_OK)
-		failed(c, "ldap", d->dc_name, r);
-	else if (strcasecmp(nc, d->base_dn) != 0)
-		add(c, "ldap", d->dc_name, "fail", PV_ECONFIG,
-		    "the DC's naming context is '%s' but the playbook's base DN is '%s'; fix "
-		    "domain.base_dn or domain.realm",
-		    nc, d->base_dn);
-	else
-		add(c, "ldap", d->dc_name, "ok", PV_OK, "rootDSE over ldap://, naming context %s", nc);
-	free(nc);
-
-	/* LDAPS with the CA whenever a CA is given; the configured transport when it differs. */
-	if (d->ca_file) {
-		r = admin ? pv_dir_connect(d, PV_LDAP_LDAPS, admin, &dir) : PV_ECONFIG;
-		if (r == PV_OK)
-			add(c, "ldaps", d->dc_name, "ok", PV_OK, "bound as %s (%s)", d->admin,
-			    pv_dir_security(dir));
-		else if (admin)
-			failed(c, "ldaps", d->dc_name, r);
-		pv_dir_free(dir);
-		dir = NULL;
-	}
-	if (d->transport != PV_LDAP_LDAPS && admin) {
-		const char *name = d->transport == PV_LDAP_STARTTLS ? "starttls" : "gssapi";
-
-		r = pv_dir_connect(d, (int)d->transport, admin, &dir);
-		if (r == PV_OK)
-			add(c, name, d->dc_name, "ok", PV_OK, "bound as %s (%s)", d->admin,
-			    pv_dir_security(dir));
-		else
-			failed(c, name, d->dc_name, r);
-		pv_dir_free(dir);
-		dir = NULL;
-	}
-	if (admin) {
-		r = pv_krb_kinit(d, d->admin, admin, &cc);
-		if (r == PV_OK)
-			add(c, "kerberos", d->realm, "ok", PV_OK, "ticket for %s@%s", d->admin, d->realm);
-		else
-			failed(c, "kerberos", d->realm, r);
-		pv_krb_destroy(cc);
-		free(cc);
-	}
-}
-
-struct ssh_probe {
-	char (*info)[256];
-};
-
-static int probe_host(const struct pv_host *h, size_t i, void *arg)
-{
-	struct ssh_probe *p = arg;
-	struct pv_remote *rem = NULL;
-	struct pv_buf out = PV_BUF_INIT, err = PV_BUF_INIT;
-	const char *cmd = h->os == PV_OS_WINDOWS ? "cmd /c ver" : "uname -sn";
-	int status = 0, r;
-
-	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
-		goto out;
-	if ((r = pv_remote_exec(rem, cmd, NULL, 0, &out, &err, &status, 0)) != PV_OK)
-		goto out;
-	if (status != 0) {
-		r = pv_error(PV_EREMOTE, "'%s' on '%s' exited with status %d: %s", cmd, h->name, status,
-			     err.data ? err.data : "");
-		goto out;
-	}
-	if (out.data)
-		out.data[strcspn(out.data, "\r\n")] = '\0';
-	snprintf(p->info[i], sizeof(p->info[i]), "%s@%s:%d, host key verified: %s", h->ssh.user,
-		 h->address ? h->address : h->name, h->ssh.port, out.data ? out.data : "");
-out:
-	pv_buf_release(&out, 0);
-	pv_buf_release(&err, 0);
-	pv_remote_free(rem);
-	return r;
-}
-
-static void check_ssh(struct checks *c, const struct pv_playbook *pb)
-{
-	size_t n = pb->nclients + 2, k = 0;
-	struct pv_host *hosts = calloc(n, sizeof(*hosts));
-	struct pv_fanout_result *res = calloc(n, sizeof(*res));
-	struct ssh_probe p = { calloc(n, sizeof(*p.info)) };
-
-	if (!hosts || !res || !p.info) {
-		add(c, "ssh", "", "fail", PV_EIO, "out of memory");
-		goto out;
-	}
-	if (pb->has_server)
-		hosts[k++] = pb->server.host;
-	for (size_t i = 0; i < pb->nclients; i++)
-		hosts[k++] = pb->clients[i];
-	if (pb->has_controller && pb->controller.host.name)
-		hosts[k++] = pb->controller.host;
-	if (k == 0)
-		goto out;
-	pv_remote_fanout(hosts, k, 16, probe_host, &p, res);
-	for (size_t i = 0; i < k; i++) {
-		if (res[i].code == PV_OK)
-			add(c, "ssh", hosts[i].name, "ok", PV_OK, "%s", p.info[i]);
-		else
-			add(c, "ssh", hosts[i].name, "fail", res[i].code, "%s", res[i].msg);
-	}
-out:
-	free(p.info);
-	free(res);
-	free(hosts);
-}
-
-static void check_smb(struct checks *c, const struct pv_playbook *pb, const struct pv_secret *admin)
-{
-	const struct pv_host *h = &pb->server.host;
-	unsigned nshares = 0;
-	int r;
-
-	r = pv_smb_list_shares(h->address ? h->address : h->name, pb->domain.netbios,
-			       pb->domain.admin, admin, pb->domain.timeout, &nshares);
-	if (r == PV_OK)
-		add(c, "smb", h->name, "ok", PV_OK, "logged on as %s\\%s, %u shares", pb->domain.netbios,
-		    pb->domain.admin, nshares);
-	else if (r == PV_EUNREACH)
-		/* Before `provision join` starts smbd this is expected, so it is not a failure. */
-		add(c, "smb", h->name, "warn", PV_OK,
-		    "%s (expected before 'provision join' starts smbd)", pv_errmsg());
-	else
-		failed(c, "smb", h->name, r);
-}
-
-int pv_cmd_check(struct pv_ctx *ctx)
-{
-	struct checks c = { .ctx = ctx, .first_fail = PV_OK };
-	struct pv_secret *admin = NULL, *users = NULL;
-	const char *path;
-	size_t nfail = 0;
-	int r;
-
-	r = pv_ctx_load(ctx);
-	path = ctx->cli.opt[OPT_PLAYBOOK] ? ctx->cli.opt[OPT_PLAYBOOK] : "playbook";
-	if (r != PV_OK) {
-		failed(&c, "playbook", path, r);
-		goto out;
-	}
-	add(&c, "playbook", path, "ok", PV_OK, "lab '%s', realm %s, %s%s, %zu client%s", ctx->pb->lab,
-	    ctx->pb->domain.realm, ctx->pb->has_server ? "server " : "no server",
-	    ctx->pb->has_server ? ctx->pb->server.host.name : "", ctx->pb->nclients,
-	    ctx->pb->nclients == 1 ? "" : "s");
-
-	r = pv_resolve_secret(ctx, &ctx->pb->domain.admin_password, "admin password", &admin);
-	if (r != PV_OK)
-		failed(&c, "secret", "admin", r);
-	else
-		add(&c, "secret", "admin", "ok", PV_OK, "admin password read (%zu bytes)", admin->len);
-	if (ctx->pb->users.password.source != PV_SECRET_UNSET &&
-	    ctx->pb->users.password.source != PV_SECRET_PROMPT &&
-	    ctx->pb->users.password.source != PV_SECRET_STDIN) {
-		r = pv_resolve_secret(ctx, &ctx->pb->users.password, "users' password", &users);
-		if (r != PV_OK)
-			failed(&c, "secret", "users", r);
-		else
-			add(&c, "secret", "users", "ok", PV_OK, "users' password read (%zu bytes)",
-			    users->len);
-	}
-
-	check_dns(&c, ctx->pb);
-	check_directory(&c, ctx->pb, admin);
-	check_ssh(&c, ctx->pb);
-	if (ctx->pb->has_server && admin)
-		check_smb(&c, ctx->pb, admin);
-out:
-	for (size_t i = 0; i < c.n; i++)
-		nfail += strcmp(c.rs[i].status, "fail") == 0;
-	if (ctx->json)
-		pv_report_json(stdout, c.rs, c.n, c.first_fail);
-	else if (ctx->cli.verbosity >= 0 || nfail)
+	(void)code;
+	if (ctx->cli.verbosity >= 0 || c->failed)
 		printf("check: %s (%zu checks, %zu failed)\n",
-		       nfail ? "the lab is NOT usable" : "the lab is usable", c.n, nfail);
-	if (nfail)
-		pv_log(PV_LOG_ERROR, "check failed with status %d (%s): %s", c.first_fail,
-		       pv_status_name(c.first_fail), "see the FAIL lines above");
-	pv_secret_free(admin);
-	pv_secret_free(users);
-	free(c.rs);
-	return c.first_fail;
+		       c->failed ? "the lab is NOT usable" : "the lab is usable", c->n, c->failed);
+}
+
+static void json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+{
+	const struct pv_check_result *c = result;
+	json_t *a = json_array();
+
+	(void)ctx;
+	(void)code;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pv_check_item *it = &c->items[i];
+		json_t *e = json_object();
+
+		pv_json_str(e, "check", it->check);
+		pv_json_str(e, "target", it->target);
+		pv_json_str(e, "status", it->status);
+		if (strcmp(it->status, "fail") == 0) {
+			pv_json_int(e, "code", it->code);
+			pv_json_str(e, "outcome", pv_status_name(it->code));
+		}
+		pv_json_str(e, "message", it->msg);
+		json_array_append_new(a, e);
+	}
+	json_object_set_new(o, "checks", a);
+	pv_json_int(o, "failed", (long long)c->failed);
+}
+
+static void release(void *result)
+{
+	pv_check_result_release(result);
+	free(result);
+}
+
+int pv_cmd_check(struct pv_ctx *ctx, struct pv_out *out)
+{
+	struct pv_check_result *c = calloc(1, sizeof(*c));
+	const char *path = ctx->cli.opt[OPT_PLAYBOOK] ? ctx->cli.opt[OPT_PLAYBOOK] : "playbook";
+	int r;
+
+	if (!c)
+		return pv_error(PV_EIO, "out of memory");
+	out->command = "check";
+	out->result = c;
+	out->text = text;
+	out->json = json;
+	out->release = release;
+	c->on_item = print_item;
+	c->arg = ctx;
+	if (ctx->load_code != PV_OK) {
+		pv_check_add(c, "playbook", path, "fail", ctx->load_code, "%s", ctx->load_msg);
+		r = ctx->load_code;
+	} else {
+		r = pv_check_run(&ctx->env, path, c);
+	}
+	if (r != PV_OK)
+		return pv_error(r, "check failed with status %d (%s): see the FAIL lines above", r,
+				pv_status_name(r));
+	return PV_OK;
 }

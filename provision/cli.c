@@ -10,15 +10,31 @@
 
 #define B(c) (1u << (c))
 
+#define PB PV_CMD_PLAYBOOK
+#define PHASES "dc|join|server|client|controller"
+
 const struct pv_command pv_commands[CMD_COUNT] = {
-	{ CMD_CHECK, "check", NULL, false, "check [--ca-file FILE] [--admin-password-file FILE]",
+	{ CMD_CHECK, "check", NULL, false, PV_CMD_PLAYBOOK_SOFT,
+	  "check [--ca-file FILE] [--admin-password-file FILE]",
 	  "validate the playbook and reach every host",
 	  "Validates the playbook, then reaches every host the way later phases will and says exactly\n"
 	  "what is wrong and where: DNS names, LDAP (rootDSE) and LDAPS with the CA checked against\n"
 	  "the DC's name, a bind and a Kerberos ticket with the admin secret, SSH to the server and\n"
 	  "every client with the host key checked, and SMB on the server. Nothing is changed.\n"
 	  "Exit status: 0 when every check passes, else the code of the first failure." },
-	{ CMD_DC, "dc", NULL, false,
+	{ CMD_PREPARE, "prepare", PHASES, false, PB, "prepare [dc|join|server|client|controller] [options]",
+	  "prepare the whole lab, or one phase of it",
+	  "Without a phase: runs dc, join, server, client and controller from the playbook, as\n"
+	  "FSCT's prepare does, with independent work at once: the clients' hosts blocks and the\n"
+	  "controller's results folder are done while dc, join and the server's trees go on. Every\n"
+	  "phase looks first and makes only what is missing, so a lab that is already prepared is\n"
+	  "confirmed in seconds and nothing changes. A phase that needs another that failed (server\n"
+	  "after dc or join) is skipped. One line per phase: done, already, failed or skipped, with\n"
+	  "counts and time. Exit status: that of the first phase that failed, 10 (partial) when a\n"
+	  "phase was partly done, else 0.\n"
+	  "With a phase, 'prepare dc' is 'provision dc' (and so on): see 'provision help dc'.\n"
+	  "Undo: provision cleanup." },
+	{ CMD_DC, "dc", NULL, false, PB,
 	  "dc [--users N] [--clients A,B] [--ou DN] [--name-template T] [--password-file F | "
 	  "--stdin-password] [--reset-passwords] [--verify] [--force]",
 	  "create N domain users per client in the lab's OU",
@@ -32,8 +48,9 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "the users already there, and only the missing ones are made; a killed run is finished\n"
 	  "by the next. The first add goes alone, so a password the domain refuses stops the run\n"
 	  "after one try. --dry-run says what would be made. --verify then gets a Kerberos ticket\n"
-	  "as the first, the last and a random user. Undo: provision cleanup dc." },
-	{ CMD_JOIN, "join", NULL, false, "join [--admin-password-file FILE]",
+	  "as the first, the last and a random user. A DC that goes away part way is named (status\n"
+	  "6); run the command again once it is back. Undo: provision cleanup dc." },
+	{ CMD_JOIN, "join", NULL, false, PB, "join [--admin-password-file FILE]",
 	  "join the file server to the domain over SSH",
 	  "Over SSH to the server: checks its smb.conf (security = ads, the playbook's realm) and\n"
 	  "its clock against the DC's ('net ads info'; more than 5 minutes apart is refused, as\n"
@@ -44,7 +61,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "checks 'wbinfo -t' and 'net ads testjoin'. On a joined server a re-run changes nothing\n"
 	  "(it starts smbd and winbindd if they are stopped). Undo: provision cleanup join\n"
 	  "[--leave]." },
-	{ CMD_SERVER, "server", NULL, false,
+	{ CMD_SERVER, "server", NULL, false, PB,
 	  "server [--via smb|ssh] [--users N] [--parallel N] [--password-file F | --stdin-password]",
 	  "create the fsrootN shares, alias SPNs and per-user home trees",
 	  "Needs a joined server (provision join). Makes the shares fsroot1..K (server.shares,\n"
@@ -54,15 +71,16 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "account in a few LDAP modifies, and to its keytab when it uses one; then builds every\n"
 	  "user's home tree <share>/<user> (user i in share i mod K + 1) from server.fileset\n"
 	  "(docs/fileset.md). The users' folders are made over SSH owned by the user (a user\n"
-	  "missing from the domain stops the run there); the files go over SMB as each user\n"
-	  "(NTLM, the users' password; --parallel worker processes, default one per server\n"
+	  "missing from the domain stops the run there), and one listing over SSH finds the trees\n"
+	  "that are complete already: only the others are built. The files go over SMB as each\n"
+	  "user (NTLM, the users' password; --parallel worker processes, default one per server\n"
 	  "core and at least 2, each one SMB connection carrying its users' sessions in turn,\n"
 	  "a file in one request; libsmbclient, a connection per user, where the server\n"
 	  "requires signing or encryption, or with PROVISION_SMB_CLIENT=libsmbclient), or with\n"
 	  "--via ssh as a tar stream into the server's disk with the user's uid and gid. A\n"
 	  "re-run writes only missing files and files of the wrong size.\n"
 	  "--dry-run says what would be made. Undo: provision cleanup server." },
-	{ CMD_CLIENT, "client", NULL, false, "client [--clients A,B] [--users N]",
+	{ CMD_CLIENT, "client", NULL, false, PB, "client [--clients A,B] [--users N]",
 	  "write the per-user hosts aliases on every client",
 	  "On every client (or those of --clients), over SSH, clients in parallel, writes this\n"
 	  "lab's block into the hosts file, between '# BEGIN provision <lab>' and\n"
@@ -82,7 +100,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "Exit status 10 when some clients failed and the others were done; each failed client\n"
 	  "is named with its cause. --dry-run reads and says what would change. Undo: provision\n"
 	  "cleanup client." },
-	{ CMD_CONTROLLER, "controller", NULL, false, "controller [--backup DIR]",
+	{ CMD_CONTROLLER, "controller", NULL, false, PB, "controller [--backup DIR]",
 	  "reset the controller's results folder, keeping a backup",
 	  "Moves the results folder (controller.results; on controller.host over SSH when the\n"
 	  "playbook names one, else here) to <results>.<YYYYmmdd-HHMMSS>, or to\n"
@@ -92,19 +110,25 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "system, or a results folder that is a mount point or a symbolic link, is refused before\n"
 	  "anything moves (status 3); if the new folder cannot be made the old one is moved back.\n"
 	  "'cleanup controller [--backup DIR]' does the same but never creates a missing folder." },
-	{ CMD_RUN, "run", NULL, false, "run [--timeout SECONDS]",
+	{ CMD_RUN, "run", NULL, false, PB, "run [--timeout SECONDS]",
 	  "run the load driver's phases across all hosts",
 	  "Starts the load driver on the clients and the controller, waits, collects results." },
-	{ CMD_WAIT, "wait", NULL, false, "wait [--timeout SECONDS]",
+	{ CMD_WAIT, "wait", NULL, false, PB, "wait [--timeout SECONDS]",
 	  "wait until the server's request queue has drained",
 	  "Polls the playbook's drain command on the server until the depth is at or below the\n"
 	  "threshold." },
-	{ CMD_CLEANUP, "cleanup", "dc|join|server|client|controller", true,
-	  "cleanup <dc|join|server|client|controller> [--leave] [--backup DIR]",
-	  "remove what a phase made, and nothing else",
-	  "Removes exactly the objects the named phase made for this lab.\n"
-	  "cleanup dc: deletes every user tagged with this lab (pipelined), then the\n"
-	  "lab's OU when this lab made it and it is empty; a second run says there is nothing to do.\n"
+	{ CMD_CLEANUP, "cleanup", PHASES, false, PB,
+	  "cleanup [dc|join|server|client|controller] [--leave] [--backup DIR]",
+	  "remove what the lab (or one phase) made, and nothing else",
+	  "Without a phase: every phase's cleanup in reverse order (controller, client, server,\n"
+	  "join, dc), with the controller's and the clients' at once beside the others. A failing\n"
+	  "phase does not stop those that do not depend on it: the run then ends partial (status\n"
+	  "10), naming what is left and why, and a re-run finishes what it can. --leave is passed\n"
+	  "on to join; results backups are kept.\n"
+	  "With a phase, it removes exactly the objects that phase made for this lab:\n"
+	  "cleanup dc: deletes every user tagged with this lab (pipelined, or the whole OU in one\n"
+	  "tree delete when it holds only the lab's users), then the lab's OU when this lab made it\n"
+	  "and it is empty; a second run says there is nothing to do.\n"
 	  "cleanup client: removes this lab's hosts block from every client (or --clients), and\n"
 	  "nothing else, safely as 'client' writes (lock, change check, rename or in place); the\n"
 	  "original bytes come back (a line break provision added is taken away too). The backup\n"
@@ -120,13 +144,18 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	  "cleanup server: deletes the shares whose comment is this lab's tag and their folders\n"
 	  "with the trees in them, the folder server.share_path when left empty, and every\n"
 	  "cifs/ SPN of an alias of server.alias_template from the computer account (and the\n"
-	  "keytab, made anew without them).\n"
-	  "Every phase's cleanup is built." },
-	{ CMD_LAB, "lab", "up|down|status", true, "lab <up|down|status>",
-	  "all phases in order (up), all cleanups in reverse (down), or what exists (status)",
-	  "lab up runs dc, join, server, client and controller in order; lab down runs their\n"
-	  "cleanups in reverse." },
-	{ CMD_HELP, "help", NULL, false, "help [command]", "show help for a command",
+	  "keytab, made anew without them)." },
+	{ CMD_STATUS, "status", NULL, false, PB, "status",
+	  "what the lab holds now, read from the hosts",
+	  "A read-only inventory taken from the hosts themselves by the lab's tag (never from a\n"
+	  "local file): the users present against those planned and the OU (LDAP); the server's\n"
+	  "membership and trust, its shares, the alias SPNs on its account and how many users have\n"
+	  "a complete tree (one listing over SSH); the hosts block on each client; the controller's\n"
+	  "results folder. Hosts are asked at once. A table on stdout (--json: the same, typed).\n"
+	  "Exit status: 0 when everything the playbook asks for is in place; 13 (incomplete) when\n"
+	  "something is missing (after cleanup: the lab holds nothing); the code of the failure\n"
+	  "when a host could not be asked." },
+	{ CMD_HELP, "help", NULL, false, 0, "help [command]", "show help for a command",
 	  "Shows the usage and options of a command." },
 };
 
@@ -141,37 +170,53 @@ const struct pv_option pv_options[] = {
 	{ OPT_HELP, "help", 'h', NULL, 0, "show help (for the command, when one is given)" },
 	{ OPT_SET, "set", 0, "KEY=VALUE", 0,
 	  "override a playbook value, e.g. --set users.per_client=20 (repeatable)" },
-	{ OPT_CA_FILE, "ca-file", 0, "FILE", B(CMD_CHECK) | B(CMD_DC),
+	{ OPT_CA_FILE, "ca-file", 0, "FILE", B(CMD_CHECK) | B(CMD_DC) | B(CMD_PREPARE),
 	  "CA file for LDAPS/StartTLS (overrides domain.ca_file)" },
 	{ OPT_ADMIN_PASSWORD_FILE, "admin-password-file", 0, "FILE",
-	  B(CMD_CHECK) | B(CMD_DC) | B(CMD_JOIN) | B(CMD_SERVER) | B(CMD_CLEANUP) | B(CMD_LAB),
+	  B(CMD_CHECK) | B(CMD_DC) | B(CMD_JOIN) | B(CMD_SERVER) | B(CMD_CLEANUP) | B(CMD_PREPARE) |
+		  B(CMD_STATUS),
 	  "read the admin password from FILE (overrides domain.admin_password)" },
-	{ OPT_USERS, "users", 'u', "N", B(CMD_DC) | B(CMD_CLIENT) | B(CMD_SERVER) | B(CMD_LAB),
+	{ OPT_USERS, "users", 'u', "N",
+	  B(CMD_DC) | B(CMD_CLIENT) | B(CMD_SERVER) | B(CMD_PREPARE) | B(CMD_STATUS),
 	  "users per client (overrides users.per_client)" },
 	{ OPT_CLIENTS, "clients", 'c', "A,B", B(CMD_DC) | B(CMD_CLIENT) | B(CMD_CLEANUP),
 	  "only these clients (names from the playbook)" },
-	{ OPT_OU, "ou", 0, "DN", B(CMD_DC) | B(CMD_CLEANUP), "the lab's OU (overrides users.ou)" },
-	{ OPT_NAME_TEMPLATE, "name-template", 0, "T", B(CMD_DC),
+	{ OPT_OU, "ou", 0, "DN", B(CMD_DC) | B(CMD_CLEANUP) | B(CMD_PREPARE) | B(CMD_STATUS),
+	  "the lab's OU (overrides users.ou)" },
+	{ OPT_NAME_TEMPLATE, "name-template", 0, "T", B(CMD_DC) | B(CMD_PREPARE) | B(CMD_STATUS),
 	  "user name template (overrides users.name_template)" },
-	{ OPT_PASSWORD_FILE, "password-file", 0, "FILE", B(CMD_DC) | B(CMD_SERVER),
+	{ OPT_PASSWORD_FILE, "password-file", 0, "FILE", B(CMD_DC) | B(CMD_SERVER) | B(CMD_PREPARE),
 	  "read the users' shared password from FILE" },
-	{ OPT_STDIN_PASSWORD, "stdin-password", 0, NULL, B(CMD_DC) | B(CMD_SERVER),
+	{ OPT_STDIN_PASSWORD, "stdin-password", 0, NULL, B(CMD_DC) | B(CMD_SERVER) | B(CMD_PREPARE),
 	  "read the users' shared password from the first line of stdin" },
-	{ OPT_FORCE, "force", 'f', NULL, B(CMD_DC), "allow more than 1,000,000 users" },
-	{ OPT_VERIFY, "verify", 0, NULL, B(CMD_DC), "kinit as the first, last and a random user" },
+	{ OPT_FORCE, "force", 'f', NULL, B(CMD_DC) | B(CMD_PREPARE), "allow more than 1,000,000 users" },
+	{ OPT_VERIFY, "verify", 0, NULL, B(CMD_DC) | B(CMD_PREPARE),
+	  "kinit as the first, last and a random user" },
 	{ OPT_RESET_PASSWORDS, "reset-passwords", 0, NULL, B(CMD_DC),
 	  "also set the password of users already present" },
-	{ OPT_VIA, "via", 0, "smb|ssh", B(CMD_SERVER), "build home trees over SMB or on the server's disk" },
-	{ OPT_LEAVE, "leave", 0, NULL, B(CMD_CLEANUP) | B(CMD_LAB),
+	{ OPT_VIA, "via", 0, "smb|ssh", B(CMD_SERVER) | B(CMD_PREPARE),
+	  "build home trees over SMB or on the server's disk" },
+	{ OPT_LEAVE, "leave", 0, NULL, B(CMD_CLEANUP),
 	  "cleanup join: leave the domain and delete the computer account" },
-	{ OPT_BACKUP, "backup", 0, "DIR", B(CMD_CLEANUP) | B(CMD_CONTROLLER),
+	{ OPT_BACKUP, "backup", 0, "DIR", B(CMD_CLEANUP) | B(CMD_CONTROLLER) | B(CMD_PREPARE),
 	  "where the results folder's backup goes" },
 	{ OPT_TIMEOUT, "timeout", 't', "SECONDS", B(CMD_RUN) | B(CMD_WAIT), "give up after SECONDS" },
-	{ OPT_PARALLEL, "parallel", 0, "N", B(CMD_SERVER),
+	{ OPT_PARALLEL, "parallel", 0, "N", B(CMD_SERVER) | B(CMD_PREPARE),
 	  "server: SMB connections building trees at once (default: server cores, at least 2)" },
 };
 
 const size_t pv_noptions = sizeof(pv_options) / sizeof(pv_options[0]);
+
+enum pv_cmd_id pv_cli_phase(const char *sub)
+{
+	static const enum pv_cmd_id phases[] = { CMD_DC, CMD_JOIN, CMD_SERVER, CMD_CLIENT,
+						 CMD_CONTROLLER };
+
+	for (size_t i = 0; sub && i < sizeof(phases) / sizeof(phases[0]); i++)
+		if (strcmp(pv_commands[phases[i]].name, sub) == 0)
+			return phases[i];
+	return CMD_COUNT;
+}
 
 const struct pv_command *pv_cli_command(const char *name)
 {
@@ -230,10 +275,37 @@ static int add_set(struct pv_cli *cli, const char *v)
 	return PV_OK;
 }
 
+/* The commands an option may come with: prepare takes its phases' options too, checked once
+ * its phase is known (prepare_options). */
+static unsigned accepted(const struct pv_command *cmd)
+{
+	if (cmd->id == CMD_PREPARE)
+		return B(CMD_PREPARE) | B(CMD_DC) | B(CMD_JOIN) | B(CMD_SERVER) | B(CMD_CLIENT) |
+		       B(CMD_CONTROLLER);
+	return B(cmd->id);
+}
+
+/* 'prepare' alone takes the options marked for it; 'prepare <phase>' those of the phase. */
+static int prepare_options(const struct pv_cli *cli)
+{
+	unsigned need = cli->sub ? B(pv_cli_phase(cli->sub)) : B(CMD_PREPARE);
+
+	for (size_t i = 0; i < pv_noptions; i++) {
+		const struct pv_option *o = &pv_options[i];
+
+		if (o->commands && cli->opt[o->id] && !(o->commands & need))
+			return pv_error(PV_EUSAGE, "option '--%s' is not an option of 'prepare%s%s'; "
+						   "see 'provision help %s'",
+					o->lng, cli->sub ? " " : "", cli->sub ? cli->sub : "",
+					cli->sub ? cli->sub : "prepare");
+	}
+	return PV_OK;
+}
+
 /* Store one option's value after checking the command accepts it. */
 static int take(struct pv_cli *cli, const struct pv_option *o, const char *val, const char *spelled)
 {
-	if (o->commands && (!cli->cmd || !(o->commands & B(cli->cmd->id)))) {
+	if (o->commands && (!cli->cmd || !(o->commands & accepted(cli->cmd)))) {
 		if (!cli->cmd)
 			return pv_error(PV_EUSAGE, "option '%s' belongs after a command; see "
 						   "'provision --help'",
@@ -356,6 +428,8 @@ int pv_cli_parse(int argc, char **argv, struct pv_cli *cli)
 	if (cli->cmd && cli->cmd->sub_required && !cli->sub && !cli->opt[OPT_HELP])
 		return pv_error(PV_EUSAGE, "'%s' needs one of %s; usage: provision %s", cli->cmd->name,
 				cli->cmd->subs, cli->cmd->usage);
+	if (cli->cmd && cli->cmd->id == CMD_PREPARE)
+		return prepare_options(cli);
 	return PV_OK;
 }
 

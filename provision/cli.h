@@ -10,6 +10,7 @@
 
 enum pv_cmd_id {
 	CMD_CHECK,
+	CMD_PREPARE,
 	CMD_DC,
 	CMD_JOIN,
 	CMD_SERVER,
@@ -18,7 +19,7 @@ enum pv_cmd_id {
 	CMD_RUN,
 	CMD_WAIT,
 	CMD_CLEANUP,
-	CMD_LAB,
+	CMD_STATUS,
 	CMD_HELP,
 	CMD_COUNT
 };
@@ -55,11 +56,18 @@ enum pv_opt_id {
 	OPT_COUNT
 };
 
+/* What the dispatcher prepares before a command's handler runs (as git's RUN_SETUP). */
+enum pv_cmd_flags {
+	PV_CMD_PLAYBOOK = 1u << 0,      /* load the playbook; a failure ends the command */
+	PV_CMD_PLAYBOOK_SOFT = 1u << 1, /* load it, and let the handler report a failure (check) */
+};
+
 struct pv_command {
 	enum pv_cmd_id id;
 	const char *name;
 	const char *subs;    /* allowed subcommands separated by '|', NULL when none */
 	bool sub_required;
+	unsigned flags;      /* enum pv_cmd_flags */
 	const char *usage;   /* after "provision [global options] " */
 	const char *summary; /* one line */
 	const char *details; /* paragraph(s) for `provision help <command>` */
@@ -88,6 +96,8 @@ extern const struct pv_option pv_options[];
 extern const size_t pv_noptions;
 
 const struct pv_command *pv_cli_command(const char *name);
+/* The phase command a subcommand of prepare or cleanup names ("dc" -> CMD_DC), or CMD_COUNT. */
+enum pv_cmd_id pv_cli_phase(const char *sub);
 /* Parse argv (argv[0] is the program). On PV_EUSAGE a message is recorded naming the
  * problem and what to do. cli is always safe to release. */
 int pv_cli_parse(int argc, char **argv, struct pv_cli *cli);

@@ -1,536 +1,13 @@
-/* provision/client.c: `provision client` (this lab's block of server aliases in every client's
- * hosts file) and `provision cleanup client` (that block taken out, nothing else).
- *
- * One SSH session per client, clients in parallel (remote/ fan-out). Per client: read the
- * file, compute the new content locally (hosts/), then ONE command that gets the content on
- * stdin and, under a lock, checks the file did not change since it was read, keeps a backup
- * of the original on the first change, replaces the file atomically or, where it is a bind
- * mount (rename gives EBUSY), rewrites it in place, and runs getent on the first and last
- * alias (hosts/script.h). Content that would not change is not written at all.
- * Windows clients (OpenSSH for Windows) are edited over SFTP with CRLF lines of at most 9
- * names; that path is written to the documented behaviour and not tested here. */
+/* provision/client.c: `provision client` and `provision cleanup client`: options in, the phase
+ * (phases/client.h), one line per client and a summary out, or JSON. */
 #include "provision/provision.h"
 
-#include "hosts/hosts.h"
-#include "hosts/script.h"
-#include "playbooks/names.h"
-#include "remote/remote.h"
-#include "remote/quote.h"
+#include "phases/client.h"
 #include "util/err.h"
-#include "util/log.h"
-#include "util/strset.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define LINUX_HOSTS   "/etc/hosts"
-#define WINDOWS_HOSTS "C:/Windows/System32/drivers/etc/hosts"
-#define PARALLEL      16
-#define LOCK_WAIT     30 /* seconds another writer may hold the hosts file's lock */
-
-/* What happened on one client. */
-struct job {
-	double secs;
-	const char *state;  /* "written", "unchanged", "would write", "removed", "absent", ... */
-	const char *method; /* "rename", "in-place", "sftp" or NULL */
-	const char *backup; /* "made", "exists", "removed", "kept" or NULL */
-	char backup_path[320];
-	bool verified;
-	size_t others; /* other labs' blocks seen (and left alone) */
-	char other[PV_HOSTS_LAB_MAX + 1];
-};
-
-struct client_run {
-	struct pv_ctx *ctx;
-	const struct pv_playbook *pb;
-	bool cleanup, dry;
-	struct pv_host *hosts; /* the selected clients (shallow copies) */
-	size_t n;
-	struct job *jobs;
-	char **names; /* [0] the server's name, [1..nnames-1] its aliases */
-	size_t nnames;
-	struct pv_strset *set;
-};
-
-/* The clients this run is for, as shallow copies (the fan-out takes an array of hosts). */
-static int select_clients(struct client_run *run)
-{
-	const struct pv_host **sel = NULL;
-	int r;
-
-	if ((r = pv_ctx_clients(run->ctx, &sel, &run->n)) != PV_OK)
-		return r;
-	if (!(run->hosts = calloc(run->n, sizeof(*run->hosts)))) {
-		free(sel);
-		return pv_error(PV_EIO, "out of memory");
-	}
-	for (size_t i = 0; i < run->n; i++)
-		run->hosts[i] = *sel[i];
-	free(sel);
-	return PV_OK;
-}
-
-/* The server's name and its N aliases, every alias checked against the NetBIOS rule. */
-static int make_names(struct client_run *run)
-{
-	const struct pv_server *s = &run->pb->server;
-	unsigned long n = run->pb->users.per_client;
-	char name[256];
-	int r;
-
-	if (!(run->names = calloc(n + 1, sizeof(*run->names))) || !(run->set = pv_strset_new()) ||
-	    !(run->names[0] = strdup(s->host.name)))
-		return pv_error(PV_EIO, "out of memory");
-	run->nnames = 1;
-	if (pv_strset_add(run->set, s->host.name) < 0)
-		return pv_error(PV_EIO, "out of memory");
-	for (unsigned long i = 1; i <= n; i++) {
-		if ((r = pv_names_expand(s->alias_template, NULL, s->host.name, i, 0, name,
-					 sizeof(name))) != PV_OK)
-			return pv_error_prefix(r, "server.alias_template");
-		if ((r = pv_names_check_host("alias", name)) != PV_OK)
-			return pv_error_prefix(r, "server.alias_template '%s'", s->alias_template);
-		if (!(run->names[run->nnames] = strdup(name)))
-			return pv_error(PV_EIO, "out of memory");
-		run->nnames++;
-		switch (pv_strset_add(run->set, name)) {
-		case 0:
-			return pv_error(PV_ECONFIG,
-					"server.alias_template '%s' gives '%s' twice; "
-					"expected a template whose names differ by {n}",
-					s->alias_template, name);
-		case -1:
-			return pv_error(PV_EIO, "out of memory");
-		}
-	}
-	return PV_OK;
-}
-
-/* stderr of a remote command as one line, for messages. */
-static const char *one_line(struct pv_buf *b)
-{
-	if (!b->data)
-		return "";
-	while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == '\r'))
-		b->data[--b->len] = '\0';
-	for (char *p = b->data; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	return b->data;
-}
-
-/* Call fn on each line of text after prefix (lines that start with it). */
-static const char *next_with(const char *p, const char *prefix, size_t *len)
-{
-	size_t pl = strlen(prefix);
-
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		size_t l = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (l >= pl && memcmp(p, prefix, pl) == 0) {
-			*len = l - pl;
-			return p + pl;
-		}
-		p = nl ? nl + 1 : NULL;
-	}
-	return NULL;
-}
-
-static bool has_line(const char *out, const char *line)
-{
-	size_t l;
-	const char *p = next_with(out, line, &l);
-
-	return p && l == 0;
-}
-
-/* The names getent checks: the first and the last alias. */
-static size_t verify_names(const struct client_run *run, const char *v[2])
-{
-	v[0] = run->names[run->nnames > 1 ? 1 : 0];
-	v[1] = run->names[run->nnames - 1];
-	return run->nnames > 2 ? 2 : 1;
-}
-
-/* The getent lines (between "pv-getent-output" and "pv-getent <status>"): status 0 and every
- * address the server's. */
-static int check_getent(const struct client_run *run, const struct pv_host *h, const char *out,
-			const char *const *verify, size_t nv)
-{
-	const char *addr = run->pb->server.host.address, *p, *status;
-	size_t len, lines = 0;
-
-	status = next_with(out, "pv-getent ", &len);
-	if (!status || len != 1 || status[0] != '0')
-		return pv_error(PV_EREMOTE,
-				"'%s': 'getent hosts %s%s%s' finds no address there (status %.*s): "
-				"check that the 'hosts:' line of its /etc/nsswitch.conf lists "
-				"'files'",
-				h->name, verify[0], nv > 1 ? " " : "", nv > 1 ? verify[1] : "",
-				status ? (int)len : 1, status ? status : "?");
-	p = next_with(out, "pv-getent-output", &len);
-	for (p = p ? strchr(p, '\n') : NULL; p && (p++, *p) && strncmp(p, "pv-getent ", 10) != 0;
-	     p = strchr(p, '\n')) {
-		size_t alen = strcspn(p, " \t\n"), llen = strcspn(p, "\n");
-
-		if (llen == 0)
-			continue;
-		lines++;
-		if (!pv_hosts_same_address(p, alen, addr, strlen(addr)))
-			return pv_error(PV_EREMOTE,
-					"'%s': getent resolves an alias to %.*s, not to the "
-					"server's %s (%.*s): another source in its "
-					"/etc/nsswitch.conf answers first",
-					h->name, (int)alen, p, addr, (int)llen, p);
-	}
-	if (lines == 0)
-		return pv_error(PV_EREMOTE, "'%s': getent printed nothing for %s", h->name,
-				verify[0]);
-	return PV_OK;
-}
-
-static void backup_path(const struct client_run *run, const struct pv_host *h, const char *file,
-			struct job *j)
-{
-	snprintf(j->backup_path, sizeof(j->backup_path), "%s.provision-%s-%s.orig", file,
-		 run->pb->lab, h->name);
-}
-
-/* Linux and other POSIX clients: one command does the write, the backup and the check. */
-static int apply_posix(struct client_run *run, const struct pv_host *h, struct pv_remote *rem,
-		       const struct pv_buf *old, const struct pv_buf *new, bool changed, bool ours,
-		       struct job *j)
-{
-	char olds[32], news[32];
-	const char *verify[2];
-	struct pv_hosts_write w;
-	struct pv_buf script = PV_BUF_INIT, cmd = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
-	int status = 0, r;
-
-	pv_hosts_cksum_str(old->data, old->len, olds);
-	pv_hosts_cksum_str(new->data, new->len, news);
-	memset(&w, 0, sizeof(w));
-	w.path = LINUX_HOSTS;
-	w.backup = j->backup_path;
-	w.old_sum = olds;
-	w.new_sum = changed ? news : NULL;
-	w.make_backup = changed && !ours && !run->cleanup;
-	w.drop_backup = run->cleanup;
-	w.lock_wait = LOCK_WAIT;
-	if (!run->cleanup) {
-		w.nverify = verify_names(run, verify);
-		w.verify = verify;
-	}
-	if ((r = pv_hosts_script(&script, &w)) != PV_OK)
-		goto out;
-	if (pv_buf_addstr(&cmd, "sh -c ") < 0 || pv_remote_quote(&cmd, script.data) < 0) {
-		r = pv_error(PV_EIO, "out of memory");
-		goto out;
-	}
-	r = pv_remote_exec(rem, cmd.data, changed ? new->data : NULL, changed ? new->len : 0, &out,
-			   &err, &status, 0);
-	if (r != PV_OK)
-		goto out;
-	if (status != 0) {
-		r = pv_error(PV_EREMOTE, "'%s': %s: %s (status %d)", h->name, LINUX_HOSTS,
-			     err.len ? one_line(&err) : "the edit command failed", status);
-		goto out;
-	}
-	{
-		const char *p = out.data;
-		size_t len;
-
-		while ((p = next_with(p, "pv-warn ", &len))) {
-			pv_log(PV_LOG_WARN, "%s: %.*s", h->name, (int)len, p);
-			p += len;
-		}
-	}
-	if (has_line(out.data, "pv-write rename"))
-		j->method = "rename";
-	else if (has_line(out.data, "pv-write in-place"))
-		j->method = "in-place";
-	if (changed && !j->method) {
-		r = pv_error(PV_EREMOTE,
-			     "'%s': the edit command ended without saying how it wrote "
-			     "%s: %s",
-			     h->name, LINUX_HOSTS, out.data ? out.data : "(no output)");
-		goto out;
-	}
-	if (has_line(out.data, "pv-backup made"))
-		j->backup = "made";
-	else if (has_line(out.data, "pv-backup exists"))
-		j->backup = "exists";
-	else if (has_line(out.data, "pv-backup removed"))
-		j->backup = "removed";
-	else if (has_line(out.data, "pv-backup kept"))
-		j->backup = "kept";
-	if (!run->cleanup) {
-		if ((r = check_getent(run, h, out.data ? out.data : "", verify, w.nverify)) !=
-		    PV_OK)
-			goto out;
-		j->verified = true;
-	}
-	r = PV_OK;
-out:
-	pv_buf_release(&script, 0);
-	pv_buf_release(&cmd, 0);
-	pv_buf_release(&out, 0);
-	pv_buf_release(&err, 0);
-	return r;
-}
-
-static bool same(const struct pv_buf *a, const struct pv_buf *b)
-{
-	return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
-}
-
-/* Windows clients: SFTP has no lock and OpenSSH for Windows offers no rename onto an existing
- * file, so: re-read and compare just before writing, write in place, read back; on a
- * mismatch the previous content is written back. Not tested here (no Windows host). */
-static int apply_windows(struct client_run *run, const struct pv_host *h, struct pv_remote *rem,
-			 const struct pv_buf *old, const struct pv_buf *new, bool changed,
-			 bool ours, struct job *j)
-{
-	struct pv_buf cur = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
-	struct pv_buf cmd = PV_BUF_INIT;
-	int status = 0, r = PV_OK;
-
-	if (changed && !ours && !run->cleanup) {
-		if (pv_remote_read_file(rem, j->backup_path, &cur) == PV_OK) {
-			j->backup = "exists";
-		} else {
-			if ((r = pv_remote_write_file(rem, j->backup_path, old->data, old->len,
-						      0644)) != PV_OK)
-				goto out;
-			j->backup = "made";
-		}
-	}
-	if (changed) {
-		pv_buf_reset(&cur);
-		if ((r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur)) != PV_OK)
-			goto out;
-		if (!same(&cur, old)) {
-			r = pv_error(PV_EREMOTE,
-				     "'%s': %s changed after provision read it; nothing "
-				     "was written: run the command again",
-				     h->name, WINDOWS_HOSTS);
-			goto out;
-		}
-		if ((r = pv_remote_write_file(rem, WINDOWS_HOSTS, new->data, new->len, 0644)) !=
-		    PV_OK)
-			goto out;
-		pv_buf_reset(&cur);
-		r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur);
-		if (r != PV_OK || !same(&cur, new)) {
-			pv_remote_write_file(rem, WINDOWS_HOSTS, old->data, old->len, 0644);
-			r = pv_error(PV_EREMOTE,
-				     "'%s': %s did not read back as written; its previous "
-				     "content was written back",
-				     h->name, WINDOWS_HOSTS);
-			goto out;
-		}
-		j->method = "sftp";
-	}
-	if (run->cleanup) {
-		pv_buf_reset(&cur);
-		if (pv_remote_read_file(rem, j->backup_path, &cur) == PV_OK) {
-			if (same(&cur, new)) {
-				/* cmd.exe is OpenSSH for Windows' default shell */
-				pv_buf_addstr(&cmd, "del /q \"");
-				for (const char *p = j->backup_path; *p; p++)
-					pv_buf_add(&cmd, *p == '/' ? "\\" : p, 1);
-				pv_buf_addstr(&cmd, "\"");
-				if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status,
-							0)) != PV_OK)
-					goto out;
-				j->backup = status == 0 ? "removed" : "kept";
-			} else {
-				j->backup = "kept";
-			}
-		}
-		goto out;
-	}
-	{
-		const char *first = run->names[run->nnames > 1 ? 1 : 0];
-		const char *last = run->names[run->nnames - 1];
-		const char *addr = run->pb->server.host.address;
-		size_t len;
-		const char *p;
-
-		pv_buf_reset(&cmd);
-		pv_buf_addf(
-			&cmd,
-			"powershell -NoProfile -NonInteractive -Command \"foreach ($n in "
-			"'%s','%s') "
-			"{ [System.Net.Dns]::GetHostAddresses($n) | ForEach-Object { 'pv-host ' + "
-			"$_.IPAddressToString } }\"",
-			first, last);
-		if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status, 0)) != PV_OK)
-			goto out;
-		p = out.data;
-		if (status != 0 || !p || !next_with(p, "pv-host ", &len)) {
-			r = pv_error(PV_EREMOTE,
-				     "'%s': the hosts file was written, but %s does not "
-				     "resolve there: %s",
-				     h->name, first, one_line(&err));
-			goto out;
-		}
-		while ((p = next_with(p, "pv-host ", &len))) {
-			size_t alen = strcspn(p, " \t\r\n");
-
-			if (!pv_hosts_same_address(p, alen, addr, strlen(addr))) {
-				r = pv_error(PV_EREMOTE,
-					     "'%s': the hosts file was written, but an "
-					     "alias resolves to %.*s, not to %s",
-					     h->name, (int)alen, p, addr);
-				goto out;
-			}
-			p += len;
-		}
-		j->verified = true;
-	}
-out:
-	pv_buf_release(&cur, 0);
-	pv_buf_release(&out, 0);
-	pv_buf_release(&err, 0);
-	pv_buf_release(&cmd, 0);
-	return r;
-}
-
-/* cat the file; for `client`, getent's view of the aliases rides along on stderr, so a run that
- * has nothing to write is checked without a second round trip. */
-static int read_posix(const struct client_run *run, const struct pv_host *h, struct pv_remote *rem,
-		      struct pv_buf *content, struct pv_buf *err)
-{
-	struct pv_buf cmd = PV_BUF_INIT;
-	const char *v[2];
-	int status = 0, r;
-
-	if (pv_buf_addstr(&cmd, "cat -- " LINUX_HOSTS) < 0)
-		goto oom;
-	if (!run->cleanup) {
-		size_t nv = verify_names(run, v);
-
-		if (pv_buf_addstr(&cmd, " && { echo pv-getent-output; getent hosts") < 0)
-			goto oom;
-		for (size_t i = 0; i < nv; i++)
-			if (pv_buf_addstr(&cmd, " ") < 0 || pv_remote_quote(&cmd, v[i]) < 0)
-				goto oom;
-		if (pv_buf_addstr(&cmd, "; echo \"pv-getent $?\"; } >&2") < 0)
-			goto oom;
-	}
-	r = pv_remote_exec(rem, cmd.data, NULL, 0, content, err, &status, 0);
-	if (r == PV_OK && status != 0)
-		r = pv_error(PV_EREMOTE, "'%s': cannot read %s: %s", h->name, LINUX_HOSTS,
-			     one_line(err));
-	if (r == PV_OK && !content->data && pv_buf_add(content, "", 0) < 0)
-		r = pv_error(PV_EIO, "out of memory");
-	pv_buf_release(&cmd, 0);
-	return r;
-oom:
-	pv_buf_release(&cmd, 0);
-	return pv_error(PV_EIO, "out of memory");
-}
-
-static int one_client(const struct pv_host *h, size_t i, void *arg)
-{
-	struct client_run *run = arg;
-	struct job *j = &run->jobs[i];
-	bool win = h->os == PV_OS_WINDOWS, changed;
-	const char *file = win ? WINDOWS_HOSTS : LINUX_HOSTS;
-	struct pv_remote *rem = NULL;
-	struct pv_buf old = PV_BUF_INIT, new = PV_BUF_INIT, early = PV_BUF_INIT;
-	struct pv_hosts_layout lay;
-	struct pv_hosts_style st;
-	double t0 = pv_now();
-	int r;
-
-	pv_hosts_style_for(win, &st);
-	backup_path(run, h, file, j);
-	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
-		goto out;
-	pv_log(PV_LOG_DEBUG, "%s: connected in %.0f ms", h->name, (pv_now() - t0) * 1000);
-	r = win ? pv_remote_read_file(rem, file, &old) : read_posix(run, h, rem, &old, &early);
-	if (r != PV_OK)
-		goto out;
-	pv_log(PV_LOG_DEBUG, "%s: read %s (%zu bytes) at %.0f ms", h->name, file, old.len,
-	       (pv_now() - t0) * 1000);
-	if (!old.data && pv_buf_add(&old, "", 0) < 0) {
-		r = pv_error(PV_EIO, "out of memory");
-		goto out;
-	}
-	if ((r = pv_hosts_parse(old.data, old.len, run->pb->lab, &lay)) != PV_OK) {
-		r = pv_error_prefix(r, "'%s': %s", h->name, file);
-		goto out;
-	}
-	j->others = lay.others;
-	snprintf(j->other, sizeof(j->other), "%s", lay.other);
-	if (lay.others)
-		pv_log(PV_LOG_INFO,
-		       "%s: %s holds %zu block%s of other labs (first: '%s'), left as "
-		       "they are",
-		       h->name, file, lay.others, lay.others == 1 ? "" : "s", lay.other);
-	if (run->cleanup) {
-		r = pv_hosts_remove(old.data, old.len, &lay, &st, &new);
-	} else {
-		struct pv_hosts_group g[2] = {
-			{run->pb->server.host.address, (const char *const *)run->names, 1},
-			{run->pb->server.host.address, (const char *const *)run->names + 1,
-			 run->nnames - 1},
-		};
-
-		if ((r = pv_hosts_check_names(old.data, old.len, &lay, run->pb->server.host.address,
-					      run->set)) != PV_OK) {
-			r = pv_error_prefix(r, "'%s': %s: nothing was written", h->name, file);
-			goto out;
-		}
-		r = pv_hosts_merge(old.data, old.len, &lay, run->pb->lab, &st, g, 2, &new);
-	}
-	if (r != PV_OK)
-		goto out;
-	changed = !same(&old, &new);
-	if (run->cleanup)
-		j->state = !lay.found ? "absent" : run->dry ? "would remove" : "removed";
-	else
-		j->state = !changed ? "unchanged" : run->dry ? "would write" : "written";
-	if (run->dry) {
-		if (changed && !lay.found && !run->cleanup)
-			j->backup = "would be made";
-		goto out;
-	}
-	if (!win && !changed && !run->cleanup) {
-		const char *v[2];
-		size_t nv = verify_names(run, v);
-
-		/* nothing to write: the getent output read along with the file is the check */
-		r = check_getent(run, h, early.data ? early.data : "", v, nv);
-		j->verified = r == PV_OK;
-	} else {
-		r = win ? apply_windows(run, h, rem, &old, &new, changed, lay.found, j)
-			: apply_posix(run, h, rem, &old, &new, changed, lay.found, j);
-	}
-	pv_log(PV_LOG_DEBUG, "%s: %s (%zu bytes) and checked at %.0f ms", h->name,
-	       changed ? "written" : "nothing written", new.len, (pv_now() - t0) * 1000);
-	if (r == PV_OK && changed)
-		pv_log(PV_LOG_INFO, "%s: %s %s (%s)%s%s", h->name, file,
-		       run->cleanup ? "block removed" : "written", j->method ? j->method : "?",
-		       j->backup && strcmp(j->backup, "made") == 0 ? ", original kept as " : "",
-		       j->backup && strcmp(j->backup, "made") == 0 ? j->backup_path : "");
-	if (r == PV_OK && j->backup && strcmp(j->backup, "kept") == 0)
-		pv_log(PV_LOG_WARN,
-		       "%s: backup %s kept: it differs from %s now (the file changed "
-		       "outside the block since the first run); compare them and "
-		       "remove it yourself",
-		       h->name, j->backup_path, file);
-out:
-	j->secs = pv_now() - t0;
-	pv_buf_release(&old, 0);
-	pv_buf_release(&new, 0);
-	pv_buf_release(&early, 0);
-	pv_remote_free(rem);
-	return r;
-}
 
 static const char *method_text(const char *m)
 {
@@ -543,184 +20,125 @@ static const char *method_text(const char *m)
 	return " (sftp)";
 }
 
-static void print_text(const struct client_run *run, const struct pv_fanout_result *res,
-		       double secs)
+static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	size_t ok = 0, changed = 0, failed = 0;
+	const struct pv_client_result *res = result;
+	bool cleanup = ctx->cli.cmd->id == CMD_CLEANUP, dry = ctx->env.dry_run;
+	const char *lab = ctx->pb->lab;
 
-	for (size_t i = 0; i < run->n; i++) {
-		const struct job *j = &run->jobs[i];
-		const char *name = run->hosts[i].name;
+	(void)code;
+	if (!res->n)
+		return;
+	for (size_t i = 0; i < res->n; i++) {
+		const struct pv_client_host *j = &res->hosts[i];
 
-		if (res[i].code != PV_OK) {
-			failed++;
-			printf("%s: FAILED (%s, %d): %s\n", name, pv_status_name(res[i].code),
-			       res[i].code, res[i].msg);
+		if (j->code != PV_OK) {
+			printf("%s: FAILED (%s, %d): %s\n", j->name, pv_status_name(j->code), j->code,
+			       j->msg);
 			continue;
 		}
-		ok++;
-		if (run->cleanup) {
-			changed += strcmp(j->state, "removed") == 0 ||
-				   strcmp(j->state, "would remove") == 0;
+		if (cleanup) {
 			if (strcmp(j->state, "absent") == 0)
-				printf("%s: nothing to remove: no block of lab '%s'", name,
-				       run->pb->lab);
+				printf("%s: nothing to remove: no block of lab '%s'", j->name, lab);
 			else
-				printf("%s: %s the block of lab '%s'%s", name,
-				       run->dry ? "would remove" : "removed", run->pb->lab,
-				       method_text(j->method));
-			if (j->backup)
-				printf(", backup %s %s", j->backup_path, j->backup);
-			printf(", %.2f s\n", j->secs);
-			continue;
+				printf("%s: %s the block of lab '%s'%s", j->name,
+				       dry ? "would remove" : "removed", lab, method_text(j->method));
+		} else {
+			printf("%s: %s, %s + %zu aliases%s", j->name, j->state, ctx->pb->server.host.name,
+			       res->names - 1, method_text(j->method));
 		}
-		changed += strcmp(j->state, "written") == 0 || strcmp(j->state, "would write") == 0;
-		printf("%s: %s, %s + %zu aliases%s", name, j->state, run->names[0], run->nnames - 1,
-		       method_text(j->method));
 		if (j->backup)
 			printf(", backup %s %s", j->backup_path, j->backup);
 		if (j->verified)
 			printf(", getent ok");
-		printf(", %.2f s\n", j->secs);
+		printf(", %.2f s\n", j->seconds);
 	}
 	printf("%s: %zu client%s: %zu %s, %zu unchanged, %zu failed, in %.2f s\n",
-	       run->cleanup ? "cleanup client" : "client", run->n, run->n == 1 ? "" : "s", changed,
-	       run->dry ? (run->cleanup ? "to clean (dry run)" : "to write (dry run)")
-			: (run->cleanup ? "cleaned" : "written"),
-	       ok - changed, failed, secs);
+	       cleanup ? "cleanup client" : "client", res->n, res->n == 1 ? "" : "s", res->changed,
+	       dry ? (cleanup ? "to clean (dry run)" : "to write (dry run)")
+		   : (cleanup ? "cleaned" : "written"),
+	       res->unchanged, res->failed, res->seconds);
 }
 
-static void json_opt(const char *key, const char *v)
+static void json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
 {
-	printf(",\"%s\":", key);
-	if (v)
-		pv_out_json_str(stdout, v);
-	else
-		printf("null");
-}
+	const struct pv_client_result *res = result;
+	json_t *a = json_array();
 
-static void print_json(const struct client_run *run, const struct pv_fanout_result *res,
-		       double secs, int code)
-{
-	printf("{\"ok\":%s,\"exit\":%d,\"outcome\":", code == PV_OK ? "true" : "false", code);
-	pv_out_json_str(stdout, pv_status_name(code));
-	printf(",\"command\":\"%s\",\"dry_run\":%s,\"lab\":",
-	       run->cleanup ? "cleanup client" : "client", run->dry ? "true" : "false");
-	pv_out_json_str(stdout, run->pb->lab);
-	if (!run->cleanup)
-		printf(",\"names\":%zu", run->nnames);
-	printf(",\"seconds\":%.3f,\"clients\":[", secs);
-	for (size_t i = 0; i < run->n; i++) {
-		const struct job *j = &run->jobs[i];
+	(void)code;
+	pv_json_str(o, "lab", ctx->pb->lab);
+	if (ctx->cli.cmd->id != CMD_CLEANUP)
+		pv_json_int(o, "names", (long long)res->names);
+	pv_json_int(o, "changed", (long long)res->changed);
+	pv_json_int(o, "unchanged", (long long)res->unchanged);
+	pv_json_int(o, "failed", (long long)res->failed);
+	pv_json_secs(o, "seconds", res->seconds);
+	for (size_t i = 0; i < res->n; i++) {
+		const struct pv_client_host *j = &res->hosts[i];
+		json_t *h = json_object();
 
-		printf("%s{\"name\":", i ? "," : "");
-		pv_out_json_str(stdout, run->hosts[i].name);
-		printf(",\"ok\":%s,\"seconds\":%.3f", res[i].code == PV_OK ? "true" : "false",
-		       j->secs);
-		if (res[i].code != PV_OK) {
-			printf(",\"code\":%d", res[i].code);
-			json_opt("outcome", pv_status_name(res[i].code));
-			json_opt("error", res[i].msg);
+		pv_json_str(h, "name", j->name);
+		pv_json_bool(h, "ok", j->code == PV_OK);
+		pv_json_secs(h, "seconds", j->seconds);
+		if (j->code != PV_OK) {
+			pv_json_int(h, "code", j->code);
+			pv_json_str(h, "outcome", pv_status_name(j->code));
+			pv_json_str(h, "error", j->msg);
 		} else {
-			json_opt("state", j->state);
-			json_opt("method", j->method);
-			json_opt("backup", j->backup);
-			json_opt("backup_path", j->backup_path);
-			printf(",\"verified\":%s,\"other_labs\":%zu",
-			       j->verified ? "true" : "false", j->others);
+			pv_json_str(h, "state", j->state);
+			pv_json_str(h, "method", j->method);
+			pv_json_str(h, "backup", j->backup);
+			pv_json_str(h, "backup_path", j->backup_path);
+			pv_json_bool(h, "verified", j->verified);
+			pv_json_int(h, "other_labs", (long long)j->other_labs);
 		}
-		printf("}");
+		json_array_append_new(a, h);
 	}
-	printf("]}\n");
+	json_object_set_new(o, "clients", a);
+	pv_json_plan(o, &res->plan);
 }
 
-/* The overall outcome: every failed client named with its cause. */
-static int outcome(const struct client_run *run, const struct pv_fanout_result *res)
+static void release(void *result)
 {
-	struct pv_buf msg = PV_BUF_INIT;
-	size_t failed = 0, first = run->n;
+	pv_client_result_release(result);
+	free(result);
+}
+
+static int run(struct pv_ctx *ctx, struct pv_out *out, bool cleanup)
+{
+	struct pv_client_opts o = { cleanup, NULL, 0 };
+	struct pv_client_result *res = calloc(1, sizeof(*res));
+	const struct pv_host **sel = NULL;
 	int r;
 
-	for (size_t i = 0; i < run->n; i++) {
-		if (res[i].code == PV_OK)
-			continue;
-		if (failed++ == 0)
-			first = i;
-	}
-	if (failed == 0)
-		return PV_OK;
-	if (failed < run->n)
-		pv_buf_addf(&msg, "%zu of %zu clients failed, the others are done", failed, run->n);
-	else
-		pv_buf_addf(&msg, "%s", run->n == 1 ? "" : "every client failed");
-	for (size_t i = 0; i < run->n; i++)
-		if (res[i].code != PV_OK)
-			pv_buf_addf(&msg, "%s%s (%s): %s", msg.len ? "; " : "", run->hosts[i].name,
-				    pv_status_name(res[i].code), res[i].msg);
-	r = failed < run->n ? PV_EPARTIAL : res[first].code;
-	r = pv_error(r, "%s", msg.data ? msg.data : "");
-	pv_buf_release(&msg, 0);
+	if (!res)
+		return pv_error(PV_EIO, "out of memory");
+	out->command = cleanup ? "cleanup client" : "client";
+	out->result = res;
+	out->text = text;
+	out->json = json;
+	out->release = release;
+	if (cleanup && ctx->cli.opt[OPT_BACKUP])
+		return pv_error(PV_EUSAGE, "--backup belongs to 'cleanup controller'; 'cleanup client' "
+					   "removes the block and keeps no other copy");
+	if (cleanup && ctx->cli.opt[OPT_LEAVE])
+		return pv_error(PV_EUSAGE, "--leave belongs to 'cleanup join'");
+	if ((r = pv_ctx_clients(ctx, &sel, &o.nclients)) != PV_OK)
+		return r;
+	o.clients = sel;
+	r = pv_client_apply(&ctx->env, &o, res);
+	free(sel);
 	return r;
 }
 
-static int run_clients(struct pv_ctx *ctx, bool cleanup)
+int pv_cmd_client(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct client_run run = {.ctx = ctx, .cleanup = cleanup};
-	struct pv_fanout_result *res = NULL;
-	double t0;
-	int r;
-
-	if ((r = pv_ctx_load(ctx)) != PV_OK)
-		goto out;
-	run.pb = ctx->pb;
-	run.dry = ctx->cli.opt[OPT_DRY_RUN] != NULL;
-	if (cleanup && ctx->cli.opt[OPT_BACKUP]) {
-		r = pv_error(PV_EUSAGE,
-			     "--backup belongs to 'cleanup controller'; 'cleanup client' "
-			     "removes the block and keeps no other copy");
-		goto out;
-	}
-	if (!cleanup && !ctx->pb->has_server) {
-		r = pv_error(PV_ECONFIG, "the playbook has no server: the aliases point at its "
-					 "address (add a server: section with name and address)");
-		goto out;
-	}
-	if ((r = select_clients(&run)) != PV_OK)
-		goto out;
-	if (!cleanup && (r = make_names(&run)) != PV_OK)
-		goto out;
-	if (!(run.jobs = calloc(run.n, sizeof(*run.jobs))) ||
-	    !(res = calloc(run.n, sizeof(*res)))) {
-		r = pv_error(PV_EIO, "out of memory");
-		goto out;
-	}
-	t0 = pv_now();
-	pv_remote_fanout(run.hosts, run.n, PARALLEL, one_client, &run, res);
-	r = outcome(&run, res);
-	if (ctx->json) {
-		print_json(&run, res, pv_now() - t0, r);
-	} else {
-		print_text(&run, res, pv_now() - t0);
-	}
-out:
-	if (r != PV_OK)
-		pv_out_fail(r);
-	for (size_t i = 0; i < run.nnames; i++)
-		free(run.names[i]);
-	free(run.names);
-	pv_strset_free(run.set);
-	free(run.jobs);
-	free(run.hosts);
-	free(res);
-	return r;
+	return run(ctx, out, false);
 }
 
-int pv_cmd_client(struct pv_ctx *ctx)
+int pv_cmd_cleanup_client(struct pv_ctx *ctx, struct pv_out *out)
 {
-	return run_clients(ctx, false);
+	return run(ctx, out, true);
 }
 
-int pv_cmd_cleanup_client(struct pv_ctx *ctx)
-{
-	return run_clients(ctx, true);
-}
+const struct pv_render pv_render_client = { text, json };

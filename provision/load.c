@@ -147,24 +147,3 @@ out:
 	*n = k;
 	return PV_OK;
 }
-
-int pv_ctx_users_password(struct pv_ctx *ctx, const char *unset_hint, struct pv_secret **out)
-{
-	struct pv_secret_ref ref = ctx->pb->users.password;
-
-	if (ctx->cli.opt[OPT_PASSWORD_FILE] && ctx->cli.opt[OPT_STDIN_PASSWORD])
-		return pv_error(PV_EUSAGE, "give --password-file or --stdin-password, not both");
-	if (ctx->cli.opt[OPT_PASSWORD_FILE]) {
-		ref.source = PV_SECRET_FILE;
-		ref.value = (char *)ctx->cli.opt[OPT_PASSWORD_FILE];
-	} else if (ctx->cli.opt[OPT_STDIN_PASSWORD]) {
-		ref.source = PV_SECRET_STDIN;
-		ref.value = NULL;
-	}
-	if (ref.source == PV_SECRET_UNSET)
-		return pv_error(PV_ECONFIG, "no password for the users: set users.password in the "
-					    "playbook (e.g. {file: PATH}), or pass --password-file or "
-					    "--stdin-password%s%s",
-				unset_hint ? ", " : "", unset_hint ? unset_hint : "");
-	return pv_resolve_secret(ctx, &ref, "users' password", out);
-}

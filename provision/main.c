@@ -1,10 +1,13 @@
-/* provision/main.c: entry point: parse the command line, load the playbook, dispatch, and map
- * the outcome to the exit status. The only place that exits. */
+/* provision/main.c: entry point. Parse the command line, prepare what the command's table entry
+ * asks for (the playbook, the credentials), run its handler, report its result (text or one
+ * JSON document) and map the outcome to the exit status. The only place that exits. */
 #include "provision/provision.h"
 
 #include "util/err.h"
 #include "util/log.h"
 
+#include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,42 +17,124 @@
 #define PV_VERSION "0.0.0"
 #endif
 
+/* --json as given, even when parsing failed before reaching it (the error is still JSON). */
+static bool wants_json(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			return true;
+	return false;
+}
+
+static void help_text(const struct pv_ctx *ctx, const void *result, int code)
+{
+	(void)ctx;
+	(void)code;
+	fputs(result, stdout);
+}
+
+static void help_json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+{
+	(void)ctx;
+	(void)code;
+	pv_json_str(o, "text", result);
+}
+
+/* --help, 'help', --version and no command: the text, or in JSON {"text": ...}. */
+static int help(struct pv_ctx *ctx, struct pv_out *out)
+{
+	const struct pv_command *c = ctx->cli.cmd;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return pv_error(PV_EIO, "out of memory");
+	if (ctx->cli.opt[OPT_VERSION])
+		fprintf(f, "provision %s\n", PV_VERSION);
+	else if (c && c->id == CMD_HELP && ctx->cli.sub)
+		pv_help_command(f, pv_cli_command(ctx->cli.sub));
+	else if (c && c->id != CMD_HELP)
+		pv_help_command(f, c);
+	else
+		pv_help_main(f);
+	fclose(f);
+	out->command = ctx->cli.opt[OPT_VERSION] ? "version" : "help";
+	out->result = text;
+	out->text = help_text;
+	out->json = help_json;
+	out->release = free;
+	return PV_OK;
+}
+
+/* What the table entry asks for before the handler runs. */
+static int setup(struct pv_ctx *ctx)
+{
+	unsigned flags = ctx->cli.cmd->flags;
+	int r;
+
+	if (!(flags & (PV_CMD_PLAYBOOK | PV_CMD_PLAYBOOK_SOFT)))
+		return PV_OK;
+	r = pv_ctx_load(ctx);
+	if (r != PV_OK && (flags & PV_CMD_PLAYBOOK_SOFT)) {
+		ctx->load_code = r;
+		snprintf(ctx->load_msg, sizeof(ctx->load_msg), "%s", pv_errmsg());
+		r = PV_OK;
+	}
+	if (r == PV_OK)
+		r = pv_creds_init(ctx);
+	ctx->env.pb = ctx->pb;
+	ctx->env.dry_run = ctx->cli.opt[OPT_DRY_RUN] != NULL;
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct pv_ctx ctx;
+	struct pv_out out;
+	char msg[1024] = "";
 	int r;
 
+	/* A closed pipe (stdout, or a peer's socket) is an error to report, not a silent death */
+	signal(SIGPIPE, SIG_IGN);
 	memset(&ctx, 0, sizeof(ctx));
+	memset(&out, 0, sizeof(out));
 	r = pv_cli_parse(argc, argv, &ctx.cli);
 	pv_out_init(&ctx);
 	if (r != PV_OK) {
-		pv_out_fail(r);
-		goto out;
+		ctx.json = wants_json(argc, argv);
+		goto report;
 	}
-	if (ctx.cli.opt[OPT_VERSION]) {
-		printf("provision %s\n", PV_VERSION);
-		goto out;
+	if (!ctx.cli.cmd && !ctx.cli.opt[OPT_HELP] && !ctx.cli.opt[OPT_VERSION]) {
+		pv_help_main(stderr);
+		r = pv_error(PV_EUSAGE, "no command given");
+		goto report;
 	}
-	if (!ctx.cli.cmd) {
-		pv_help_main(ctx.cli.opt[OPT_HELP] ? stdout : stderr);
-		r = ctx.cli.opt[OPT_HELP] ? PV_OK : PV_EUSAGE;
-		goto out;
+	if (!ctx.cli.cmd || ctx.cli.opt[OPT_HELP] || ctx.cli.opt[OPT_VERSION] ||
+	    ctx.cli.cmd->id == CMD_HELP) {
+		r = help(&ctx, &out);
+		goto report;
 	}
-	if (ctx.cli.opt[OPT_HELP] || ctx.cli.cmd->id == CMD_HELP) {
-		const struct pv_command *c = ctx.cli.cmd;
+	out.command = ctx.cli.cmd->name;
+	if ((r = setup(&ctx)) == PV_OK) {
+		pv_handler fn = pv_handler_for(ctx.cli.cmd->id, ctx.cli.sub);
 
-		if (c->id == CMD_HELP)
-			c = ctx.cli.sub ? pv_cli_command(ctx.cli.sub) : NULL;
-		if (c)
-			pv_help_command(stdout, c);
+		if (fn)
+			r = fn(&ctx, &out);
 		else
-			pv_help_main(stdout);
-		goto out;
+			r = pv_error(PV_ENOTIMPL, "'%s%s%s' is not built yet in provision %s; see "
+						  "'provision help %s' for what it will do",
+				     ctx.cli.cmd->name, ctx.cli.sub ? " " : "",
+				     ctx.cli.sub ? ctx.cli.sub : "", PV_VERSION, ctx.cli.cmd->name);
 	}
-	r = pv_dispatch(&ctx);
-out:
+report:
+	if (r != PV_OK)
+		snprintf(msg, sizeof(msg), "%s", pv_errmsg());
+	r = pv_out_report(&ctx, &out, r, msg);
+	if (out.release && out.result)
+		out.release(out.result);
+	pv_creds_free(ctx.creds);
 	pv_playbook_free(ctx.pb);
 	pv_cli_release(&ctx.cli);
-	fflush(stdout);
 	return r;
 }

@@ -1,17 +1,36 @@
-/* provision/output.c: everything provision prints: the log sink (stderr, one line per
- * action), error lines, check reports, and JSON on stdout. */
+/* provision/output.c: everything provision prints. stderr: one line per action (the log
+ * sink), live progress on a terminal (the progress sink), the error line. stdout: the result,
+ * as text or as exactly one JSON document (docs/json.md), written with jansson. */
 #include "provision/provision.h"
 
 #include "util/err.h"
 #include "util/log.h"
+#include "util/progress.h"
 
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-static int verbosity;
+#define JSON_VERSION 1
 
-static void sink(enum pv_log_level level, const char *msg, void *unused)
+static int verbosity;
+static bool live, quiet_progress;
+static bool line_drawn; /* a live progress line is on the terminal */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void clear_line(void)
+{
+	if (line_drawn) {
+		fputs("\r\033[K", stderr);
+		line_drawn = false;
+	}
+}
+
+static void log_sink(enum pv_log_level level, const char *msg, void *unused)
 {
 	static const char *const prefix[] = { "error: ", "warning: ", "", "debug: " };
 
@@ -19,7 +38,54 @@ static void sink(enum pv_log_level level, const char *msg, void *unused)
 	if ((level == PV_LOG_INFO && verbosity < 0) || (level == PV_LOG_DEBUG && verbosity < 1) ||
 	    (level == PV_LOG_WARN && verbosity < 0))
 		return;
+	pthread_mutex_lock(&lock);
+	clear_line();
 	fprintf(stderr, "provision: %s%s\n", prefix[level], msg);
+	pthread_mutex_unlock(&lock);
+}
+
+/* A live line with count, rate and ETA on a terminal, redrawn at most 10 times a second;
+ * otherwise a plain line every 10 seconds, so that logs show that work goes on. */
+static void progress_sink(struct pv_progress *p, enum pv_progress_event ev, void *unused)
+{
+	double now = pv_now(), el = now - p->start;
+	double rate = el > 0 ? (double)p->done / el : 0;
+	unsigned pct = p->total ? (unsigned)(100.0 * (double)p->done / (double)p->total) : 100;
+	long eta = rate > 0 && p->total >= p->done ? (long)((double)(p->total - p->done) / rate)
+						   : -1;
+	char etas[32] = "--:--", mbs[48] = "";
+
+	(void)unused;
+	if (quiet_progress)
+		return;
+	pthread_mutex_lock(&lock);
+	if (ev == PV_PROGRESS_END) {
+		if (p->drawn)
+			clear_line();
+		goto out;
+	}
+	if (now - p->last < (live ? (p->one_request ? 0.5 : 0.1) : 10.0))
+		goto out;
+	p->last = now;
+	p->drawn = true;
+	if (eta >= 0)
+		snprintf(etas, sizeof(etas), "%ld:%02ld", eta / 60, eta % 60);
+	if (p->bytes && el > 0)
+		snprintf(mbs, sizeof(mbs), " %.1f MB/s", (double)p->bytes / 1e6 / el);
+	if (p->one_request) {
+		fprintf(stderr, live ? "\r\033[K%s: %lu %s in one request, %.0f s"
+				     : "provision: %s: %lu %s in one request, %.0f s\n",
+			p->what, p->total, p->unit, el);
+	} else if (live) {
+		fprintf(stderr, "\r\033[K%s: %lu/%lu %s %3u%% %.1f/s%s ETA %s", p->what, p->done,
+			p->total, p->unit, pct, rate, mbs, etas);
+	} else {
+		fprintf(stderr, "provision: %s: %lu/%lu %s (%u%%, %.1f/s%s, ETA %s)\n", p->what,
+			p->done, p->total, p->unit, pct, rate, mbs, etas);
+	}
+	line_drawn = live;
+out:
+	pthread_mutex_unlock(&lock);
 }
 
 void pv_out_init(struct pv_ctx *ctx)
@@ -29,74 +95,106 @@ void pv_out_init(struct pv_ctx *ctx)
 	/* A live meter only when stderr is a terminal and we are in the foreground (OpenSSH). */
 	ctx->progress = !ctx->cli.opt[OPT_NO_PROGRESS] && verbosity >= 0 && isatty(STDERR_FILENO) &&
 			tcgetpgrp(STDERR_FILENO) == getpgrp();
-	pv_log_set_sink(sink, NULL);
+	live = ctx->progress;
+	quiet_progress = verbosity < 0 || ctx->cli.opt[OPT_NO_PROGRESS] != NULL;
+	pv_log_set_sink(log_sink, NULL);
+	pv_progress_set_sink(progress_sink, NULL);
 }
 
-int pv_out_fail(int code)
+void pv_out_error(int code, const char *msg)
 {
-	fprintf(stderr, "provision: error: %s\n", pv_errmsg()[0] ? pv_errmsg() : pv_status_help(code));
+	pthread_mutex_lock(&lock);
+	clear_line();
+	fprintf(stderr, "provision: error: %s\n", msg && *msg ? msg : pv_status_help(code));
+	pthread_mutex_unlock(&lock);
+}
+
+/* ---- JSON ---- */
+
+void pv_json_str(json_t *o, const char *key, const char *v)
+{
+	json_object_set_new(o, key, v ? json_string(v) : json_null());
+}
+
+void pv_json_int(json_t *o, const char *key, long long v)
+{
+	json_object_set_new(o, key, json_integer(v));
+}
+
+void pv_json_bool(json_t *o, const char *key, bool v)
+{
+	json_object_set_new(o, key, json_boolean(v));
+}
+
+void pv_json_real(json_t *o, const char *key, double v)
+{
+	json_object_set_new(o, key, isfinite(v) ? json_real(v) : json_null());
+}
+
+/* seconds, to the millisecond */
+void pv_json_secs(json_t *o, const char *key, double v)
+{
+	pv_json_real(o, key, round(v * 1000) / 1000);
+}
+
+void pv_json_plan(json_t *o, const struct pv_plan *p)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < p->n; i++)
+		json_array_append_new(a, json_string(p->items[i]));
+	json_object_set_new(o, "plan", a);
+}
+
+void pv_text_plan(const char *cmd, const struct pv_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		printf("%s: would %s\n", cmd, p->items[i]);
+}
+
+/* The document: the envelope (version, command, ok, exit, outcome, message, dry_run), then
+ * the result's own fields. */
+static int write_json(struct pv_ctx *ctx, const struct pv_out *out, int code, const char *msg)
+{
+	json_t *o = json_object();
+	int r = 0;
+
+	if (!o)
+		return -1;
+	pv_json_int(o, "version", JSON_VERSION);
+	pv_json_str(o, "command", out ? out->command : NULL);
+	pv_json_bool(o, "ok", code == PV_OK);
+	pv_json_int(o, "exit", code);
+	pv_json_str(o, "outcome", pv_status_name(code));
+	pv_json_str(o, "message", code == PV_OK ? NULL : (msg && *msg ? msg : pv_status_help(code)));
+	pv_json_bool(o, "dry_run", ctx->cli.opt[OPT_DRY_RUN] != NULL);
+	if (out && out->result && out->json)
+		out->json(ctx, out->result, code, o);
+	r = json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
+	if (r == 0 && fputc('\n', stdout) == EOF)
+		r = -1;
+	json_decref(o);
+	return r;
+}
+
+int pv_out_report(struct pv_ctx *ctx, const struct pv_out *out, int code, const char *msg)
+{
+	int w = 0;
+
+	if (ctx->json) {
+		w = write_json(ctx, out, code, msg);
+	} else {
+		if (out && out->result && out->text)
+			out->text(ctx, out->result, code);
+		if (code != PV_OK)
+			pv_out_error(code, msg);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout) || w < 0) {
+		int e = errno;
+
+		fprintf(stderr, "provision: error: cannot write the results to stdout: %s\n",
+			strerror(e ? e : EIO));
+		return code != PV_OK ? code : PV_EIO;
+	}
 	return code;
-}
-
-void pv_out_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
-}
-
-void pv_report_print(const struct pv_ctx *ctx, const struct pv_report *r)
-{
-	const char *st = strcmp(r->status, "fail") == 0 ? "FAIL" : r->status;
-
-	if (ctx->json)
-		return;
-	if (ctx->cli.verbosity < 0 && strcmp(r->status, "ok") == 0)
-		return;
-	printf("%-4s  %-9s %-14s %s\n", st, r->check, r->target, r->msg);
-	fflush(stdout);
-}
-
-void pv_report_json(FILE *f, const struct pv_report *rs, size_t n, int exit_code)
-{
-	fprintf(f, "{\"ok\":%s,\"exit\":%d,\"outcome\":", exit_code == 0 ? "true" : "false",
-		exit_code);
-	pv_out_json_str(f, pv_status_name(exit_code));
-	fputs(",\"checks\":[", f);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%s{\"check\":", i ? "," : "");
-		pv_out_json_str(f, rs[i].check);
-		fputs(",\"target\":", f);
-		pv_out_json_str(f, rs[i].target);
-		fputs(",\"status\":", f);
-		pv_out_json_str(f, rs[i].status);
-		if (strcmp(rs[i].status, "fail") == 0) {
-			fprintf(f, ",\"code\":%d,\"outcome\":", rs[i].code);
-			pv_out_json_str(f, pv_status_name(rs[i].code));
-		}
-		fputs(",\"message\":", f);
-		pv_out_json_str(f, rs[i].msg);
-		fputc('}', f);
-	}
-	fputs("]}\n", f);
 }

@@ -68,6 +68,7 @@ static const struct {
 	{ PV_EPARTIAL, "partial", "some hosts or objects done, others failed" },
 	{ PV_ECONFLICT, "conflict", "an object exists that this lab does not own" },
 	{ PV_ENOTIMPL, "not-implemented", "command not built yet" },
+	{ PV_EINCOMPLETE, "incomplete", "status: the lab lacks something the playbook asks for" },
 	{ PV_EBUG, "bug", "internal error, please report" },
 };
 

@@ -22,6 +22,7 @@ enum pv_status {
 	PV_EPARTIAL = 10, /* some hosts or objects done, others failed */
 	PV_ECONFLICT = 11,/* an object exists that this lab does not own */
 	PV_ENOTIMPL = 12, /* command not built yet */
+	PV_EINCOMPLETE = 13, /* status: the lab lacks something the playbook asks for */
 	PV_EBUG = 70      /* internal error: please report */
 };
 

@@ -10,7 +10,7 @@ ldd "$PV" | grep -q libsmbclient && fail "bin/provision is linked with libsmbcli
 
 pv --help
 expect_rc 0 "--help"
-for c in check dc join server client controller run wait cleanup lab; do
+for c in check prepare dc join server client controller run wait cleanup status; do
 	expect_out "^  $c " "--help lists '$c'"
 done
 expect_out "^  6 +unreachable"
@@ -30,18 +30,25 @@ expect_err "'--users' is not an option of 'check'"
 # the first command --help marks as not built yet must say so and exit 12
 pv --help
 unbuilt=$(grep -m1 'not built yet' <<<"$OUT" | awk '{ print $1 }')
-if [[ -n $unbuilt && $unbuilt != lab ]]; then
+if [[ -n $unbuilt ]]; then
 	pv -p "$PLAYBOOK" "$unbuilt"
 	expect_rc 12 "a command not built yet ($unbuilt)"
 	expect_err "'$unbuilt' is not built yet"
 fi
-pv -p "$PLAYBOOK" lab status
-expect_rc 12 "a subcommand not built yet"
-expect_err "'lab status' is not built yet"
 
-pv lab
-expect_rc 2 "lab without up/down/status"
-expect_err "needs one of up\|down\|status"
+# 'lab' is gone: prepare, cleanup and status do its work; prepare takes FSCT's phase words
+pv lab up
+expect_rc 2 "the lab command is gone"
+expect_err "unknown command 'lab'"
+pv prepare sideways
+expect_rc 2 "prepare with an unknown phase"
+expect_err "expected one of dc\|join\|server\|client\|controller"
+pv prepare client --via ssh
+expect_rc 2 "an option of another phase"
+expect_err "'--via' is not an option of 'prepare client'"
+pv help prepare
+expect_rc 0 "help prepare"
+expect_out "usage: provision \[global options\] prepare \[dc\|join\|server\|client\|controller\]"
 
 # playbook errors carry file:line:column and exit 3
 cat >"$T_TMP/bad.yaml" <<'YAML'

@@ -114,20 +114,53 @@ START_TEST(test_subcommands)
 {
 	struct pv_cli cli;
 
-	ck_assert_int_eq(parse(&cli, "lab up"), PV_OK);
-	ck_assert_str_eq(cli.sub, "up");
+	ck_assert_int_eq(parse(&cli, "prepare server"), PV_OK);
+	ck_assert_int_eq(cli.cmd->id, CMD_PREPARE);
+	ck_assert_str_eq(cli.sub, "server");
+	ck_assert_int_eq(pv_cli_phase(cli.sub), CMD_SERVER);
 	pv_cli_release(&cli);
-	ck_assert_int_eq(parse(&cli, "lab sideways"), PV_EUSAGE);
-	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "expected one of up|down|status"));
+	ck_assert_int_eq(parse(&cli, "prepare"), PV_OK); /* the whole lab */
+	ck_assert_ptr_null(cli.sub);
 	pv_cli_release(&cli);
-	ck_assert_int_eq(parse(&cli, "lab"), PV_EUSAGE);
+	ck_assert_int_eq(parse(&cli, "cleanup"), PV_OK);
+	ck_assert_ptr_null(cli.sub);
 	pv_cli_release(&cli);
+	ck_assert_int_eq(parse(&cli, "prepare sideways"), PV_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "expected one of dc|join|server|client|controller"));
+	pv_cli_release(&cli);
+	ck_assert_ptr_null(pv_cli_command("lab")); /* gone: prepare, cleanup and status */
+	ck_assert_int_eq(pv_cli_phase("lab"), CMD_COUNT);
 	ck_assert_int_eq(parse(&cli, "cleanup client --clients a,b"), PV_OK);
 	ck_assert_str_eq(cli.sub, "client");
 	ck_assert_str_eq(cli.opt[OPT_CLIENTS], "a,b");
 	pv_cli_release(&cli);
 	ck_assert_int_eq(parse(&cli, "check extra"), PV_EUSAGE);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "unexpected argument 'extra'"));
+	pv_cli_release(&cli);
+}
+END_TEST
+
+/* prepare takes its phases' options: the whole lab those marked for it, a phase its own */
+START_TEST(test_prepare_options)
+{
+	struct pv_cli cli;
+
+	ck_assert_int_eq(parse(&cli, "prepare --users 20 --via ssh --backup /x"), PV_OK);
+	ck_assert_str_eq(cli.opt[OPT_VIA], "ssh");
+	pv_cli_release(&cli);
+	ck_assert_int_eq(parse(&cli, "prepare client --clients cli1"), PV_OK);
+	pv_cli_release(&cli);
+	ck_assert_int_eq(parse(&cli, "prepare --clients cli1 dc"), PV_OK); /* option first */
+	pv_cli_release(&cli);
+	ck_assert_int_eq(parse(&cli, "prepare --clients cli1"), PV_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'--clients' is not an option of 'prepare'"));
+	pv_cli_release(&cli);
+	ck_assert_int_eq(parse(&cli, "prepare client --via ssh"), PV_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "not an option of 'prepare client'"));
+	pv_cli_release(&cli);
+	ck_assert_int_eq(parse(&cli, "prepare --leave"), PV_EUSAGE);
+	pv_cli_release(&cli);
+	ck_assert_int_eq(parse(&cli, "status --via smb"), PV_EUSAGE);
 	pv_cli_release(&cli);
 }
 END_TEST
@@ -142,7 +175,7 @@ START_TEST(test_help_topic)
 	pv_cli_release(&cli);
 	ck_assert_int_eq(parse(&cli, "help nothing"), PV_EUSAGE);
 	pv_cli_release(&cli);
-	ck_assert_int_eq(parse(&cli, "lab --help"), PV_OK); /* help needs no subcommand */
+	ck_assert_int_eq(parse(&cli, "cleanup --help"), PV_OK);
 	pv_cli_release(&cli);
 }
 END_TEST
@@ -225,6 +258,7 @@ int main(void)
 	tcase_add_test(tc, test_missing_value);
 	tcase_add_test(tc, test_subcommands);
 	tcase_add_test(tc, test_help_topic);
+	tcase_add_test(tc, test_prepare_options);
 	tcase_add_test(tc, test_sets);
 	tcase_add_test(tc, test_double_dash);
 	tcase_add_test(tc, test_count);

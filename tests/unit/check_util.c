@@ -69,7 +69,7 @@ START_TEST(test_status_names)
 	ck_assert_str_eq(pv_status_name(PV_ETRUST), "trust");
 	ck_assert_str_eq(pv_status_name(12345), "unknown");
 	/* every code has a distinct name */
-	int codes[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 70 };
+	int codes[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 70 };
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
 		for (size_t j = i + 1; j < sizeof(codes) / sizeof(codes[0]); j++)
 			ck_assert_str_ne(pv_status_name(codes[i]), pv_status_name(codes[j]));

@@ -1,0 +1,292 @@
+/* phases/check.c: the preflight (see check.h). */
+#include "phases/check.h"
+
+#include "ldap/dir.h"
+#include "remote/remote.h"
+#include "smb/smb.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#define checks pv_check_result
+
+void pv_check_add(struct pv_check_result *c, const char *check, const char *target,
+		  const char *status, int code, const char *fmt, ...)
+{
+	static struct pv_check_item oom = { "check", "", "fail", PV_EIO, "out of memory" };
+	struct pv_check_item *r;
+	va_list ap;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		struct pv_check_item *n = realloc(c->items, cap * sizeof(*n));
+
+		if (!n) {
+			if (c->on_item)
+				c->on_item(&oom, c->arg);
+			c->first_fail = c->first_fail ? c->first_fail : PV_EIO;
+			return;
+		}
+		c->items = n;
+		c->cap = cap;
+	}
+	r = &c->items[c->n++];
+	r->check = check;
+	r->target = target;
+	r->status = status;
+	r->code = code;
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	if (strcmp(status, "fail") == 0) {
+		c->failed++;
+		if (c->first_fail == PV_OK)
+			c->first_fail = code;
+	}
+	if (c->on_item)
+		c->on_item(r, c->arg);
+}
+
+#define add pv_check_add
+
+static void failed(struct checks *c, const char *check, const char *target, int code)
+{
+	add(c, check, target, "fail", code, "%s", pv_errmsg());
+}
+
+/* Resolve name; returns 0 and the first address as text, or the getaddrinfo error. */
+static int resolve(const char *name, char *addr, size_t len)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res = NULL;
+	int gai = getaddrinfo(name, NULL, &hints, &res);
+
+	if (gai != 0)
+		return gai;
+	if (getnameinfo(res->ai_addr, res->ai_addrlen, addr, (socklen_t)len, NULL, 0,
+			NI_NUMERICHOST) != 0)
+		snprintf(addr, len, "?");
+	freeaddrinfo(res);
+	return 0;
+}
+
+static void check_dns(struct checks *c, const struct pv_playbook *pb)
+{
+	char addr[64];
+	int gai;
+
+	gai = resolve(pb->domain.dc_name, addr, sizeof(addr));
+	if (gai != 0)
+		add(c, "dns", pb->domain.dc_name, "fail", PV_EUNREACH,
+		    "DC name '%s' does not resolve: %s; LDAPS and Kerberos need it (fix DNS or the "
+		    "hosts file)",
+		    pb->domain.dc_name, gai_strerror(gai));
+	else if (pb->domain.dc_address && strcmp(addr, pb->domain.dc_address) != 0)
+		add(c, "dns", pb->domain.dc_name, "warn", PV_OK,
+		    "resolves to %s, but domain.dc_address is %s", addr, pb->domain.dc_address);
+	else
+		add(c, "dns", pb->domain.dc_name, "ok", PV_OK, "%s", addr);
+
+	for (size_t i = 0; i < pb->nclients + 1; i++) {
+		const struct pv_host *h = i == 0 ? &pb->server.host : &pb->clients[i - 1];
+
+		if (i == 0 && !pb->has_server)
+			continue;
+		gai = resolve(h->name, addr, sizeof(addr));
+		if (gai != 0)
+			add(c, "dns", h->name, "warn", PV_OK,
+			    "name does not resolve here (%s); SSH uses the address %s", gai_strerror(gai),
+			    h->address);
+		else if (h->address && strcmp(addr, h->address) != 0)
+			add(c, "dns", h->name, "warn", PV_OK, "resolves to %s, but the playbook says %s",
+			    addr, h->address);
+		else
+			add(c, "dns", h->name, "ok", PV_OK, "%s", addr);
+	}
+}
+
+static void check_directory(struct checks *c, const struct pv_playbook *pb,
+			    const struct pv_secret *admin)
+{
+	const struct pv_domain *d = &pb->domain;
+	struct pv_dir *dir = NULL;
+	char *nc = NULL, *cc = NULL;
+	int r;
+
+	r = pv_dir_rootdse(d, &nc);
+	if (r != PV_OK)
+		failed(c, "ldap", d->dc_name, r);
+	else if (strcasecmp(nc, d->base_dn) != 0)
+		add(c, "ldap", d->dc_name, "fail", PV_ECONFIG,
+		    "the DC's naming context is '%s' but the playbook's base DN is '%s'; fix "
+		    "domain.base_dn or domain.realm",
+		    nc, d->base_dn);
+	else
+		add(c, "ldap", d->dc_name, "ok", PV_OK, "rootDSE over ldap://, naming context %s", nc);
+	free(nc);
+
+	/* LDAPS with the CA whenever a CA is given; the configured transport when it differs. */
+	if (d->ca_file) {
+		r = admin ? pv_dir_connect(d, PV_LDAP_LDAPS, admin, &dir) : PV_ECONFIG;
+		if (r == PV_OK)
+			add(c, "ldaps", d->dc_name, "ok", PV_OK, "bound as %s (%s)", d->admin,
+			    pv_dir_security(dir));
+		else if (admin)
+			failed(c, "ldaps", d->dc_name, r);
+		pv_dir_free(dir);
+		dir = NULL;
+	}
+	if (d->transport != PV_LDAP_LDAPS && admin) {
+		const char *name = d->transport == PV_LDAP_STARTTLS ? "starttls" : "gssapi";
+
+		r = pv_dir_connect(d, (int)d->transport, admin, &dir);
+		if (r == PV_OK)
+			add(c, name, d->dc_name, "ok", PV_OK, "bound as %s (%s)", d->admin,
+			    pv_dir_security(dir));
+		else
+			failed(c, name, d->dc_name, r);
+		pv_dir_free(dir);
+		dir = NULL;
+	}
+	if (admin) {
+		r = pv_krb_kinit(d, d->admin, admin, &cc);
+		if (r == PV_OK)
+			add(c, "kerberos", d->realm, "ok", PV_OK, "ticket for %s@%s", d->admin, d->realm);
+		else
+			failed(c, "kerberos", d->realm, r);
+		pv_krb_destroy(cc);
+		free(cc);
+	}
+}
+
+struct ssh_probe {
+	char (*info)[256];
+};
+
+static int probe_host(const struct pv_host *h, size_t i, void *arg)
+{
+	struct ssh_probe *p = arg;
+	struct pv_remote *rem = NULL;
+	struct pv_buf out = PV_BUF_INIT, err = PV_BUF_INIT;
+	const char *cmd = h->os == PV_OS_WINDOWS ? "cmd /c ver" : "uname -sn";
+	int status = 0, r;
+
+	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
+		goto out;
+	if ((r = pv_remote_exec(rem, cmd, NULL, 0, &out, &err, &status, 0)) != PV_OK)
+		goto out;
+	if (status != 0) {
+		r = pv_error(PV_EREMOTE, "'%s' on '%s' exited with status %d: %s", cmd, h->name, status,
+			     err.data ? err.data : "");
+		goto out;
+	}
+	if (out.data)
+		out.data[strcspn(out.data, "\r\n")] = '\0';
+	snprintf(p->info[i], sizeof(p->info[i]), "%s@%s:%d, host key verified: %s", h->ssh.user,
+		 h->address ? h->address : h->name, h->ssh.port, out.data ? out.data : "");
+out:
+	pv_buf_release(&out, 0);
+	pv_buf_release(&err, 0);
+	pv_remote_free(rem);
+	return r;
+}
+
+static void check_ssh(struct checks *c, const struct pv_playbook *pb)
+{
+	size_t n = pb->nclients + 2, k = 0;
+	struct pv_host *hosts = calloc(n, sizeof(*hosts));
+	struct pv_fanout_result *res = calloc(n, sizeof(*res));
+	struct ssh_probe p = { calloc(n, sizeof(*p.info)) };
+
+	if (!hosts || !res || !p.info) {
+		add(c, "ssh", "", "fail", PV_EIO, "out of memory");
+		goto out;
+	}
+	if (pb->has_server)
+		hosts[k++] = pb->server.host;
+	for (size_t i = 0; i < pb->nclients; i++)
+		hosts[k++] = pb->clients[i];
+	if (pb->has_controller && pb->controller.host.name)
+		hosts[k++] = pb->controller.host;
+	if (k == 0)
+		goto out;
+	pv_remote_fanout(hosts, k, 16, probe_host, &p, res);
+	for (size_t i = 0; i < k; i++) {
+		if (res[i].code == PV_OK)
+			add(c, "ssh", hosts[i].name, "ok", PV_OK, "%s", p.info[i]);
+		else
+			add(c, "ssh", hosts[i].name, "fail", res[i].code, "%s", res[i].msg);
+	}
+out:
+	free(p.info);
+	free(res);
+	free(hosts);
+}
+
+static void check_smb(struct checks *c, const struct pv_playbook *pb, const struct pv_secret *admin)
+{
+	const struct pv_host *h = &pb->server.host;
+	unsigned nshares = 0;
+	int r;
+
+	r = pv_smb_list_shares(h->address ? h->address : h->name, pb->domain.netbios,
+			       pb->domain.admin, admin, pb->domain.timeout, &nshares);
+	if (r == PV_OK)
+		add(c, "smb", h->name, "ok", PV_OK, "logged on as %s\\%s, %u shares", pb->domain.netbios,
+		    pb->domain.admin, nshares);
+	else if (r == PV_EUNREACH)
+		/* Before `provision join` starts smbd this is expected, so it is not a failure. */
+		add(c, "smb", h->name, "warn", PV_OK,
+		    "%s (expected before 'provision join' starts smbd)", pv_errmsg());
+	else
+		failed(c, "smb", h->name, r);
+}
+
+int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_result *c)
+{
+	const struct pv_playbook *pb = env->pb;
+	const struct pv_secret *admin = NULL, *users = NULL;
+	int r;
+
+	add(c, "playbook", path, "ok", PV_OK, "lab '%s', realm %s, %s%s, %zu client%s", pb->lab,
+	    pb->domain.realm, pb->has_server ? "server " : "no server",
+	    pb->has_server ? pb->server.host.name : "", pb->nclients, pb->nclients == 1 ? "" : "s");
+	r = pv_env_secret(env, PV_CRED_ADMIN, &admin);
+	if (r != PV_OK) {
+		failed(c, "secret", "admin", r);
+		admin = NULL;
+	} else {
+		add(c, "secret", "admin", "ok", PV_OK, "admin password read (%zu bytes)", admin->len);
+	}
+	/* the users' password only when reading it asks nobody anything */
+	if (pb->users.password.source == PV_SECRET_FILE || pb->users.password.source == PV_SECRET_ENV) {
+		r = pv_env_secret(env, PV_CRED_USERS, &users);
+		if (r != PV_OK)
+			failed(c, "secret", "users", r);
+		else
+			add(c, "secret", "users", "ok", PV_OK, "users' password read (%zu bytes)",
+			    users->len);
+	}
+	check_dns(c, pb);
+	check_directory(c, pb, admin);
+	check_ssh(c, pb);
+	if (pb->has_server && admin)
+		check_smb(c, pb, admin);
+	return c->first_fail;
+}
+
+void pv_check_result_release(struct pv_check_result *c)
+{
+	free(c->items);
+	c->items = NULL;
+	c->n = c->cap = 0;
+}

@@ -1,0 +1,61 @@
+/* phases/phase.h: what every phase shares. A phase is a library call: it takes the run's
+ * environment (the loaded playbook, credentials on demand, dry run) and typed options, does its
+ * work on the hosts, fills a typed result and returns an outcome code (util/err.h) with one
+ * message recorded when it is not PV_OK. A phase never prints and never exits: it describes
+ * what it does through util/log.h and util/progress.h, and provision/ renders the result.
+ *
+ * The lab's names (users, aliases, shares) and tags are derived here, once, for every phase. */
+#ifndef PV_PHASES_PHASE_H
+#define PV_PHASES_PHASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "playbooks/playbook.h"
+#include "util/secret.h"
+
+/* Secrets a phase may need; asked for on first use only (a run that needs no password never
+ * reads one, and a prompt comes at most once). */
+enum pv_cred { PV_CRED_ADMIN, PV_CRED_USERS };
+/* Provide the secret (owned by the provider, valid for the whole run) or fail with a message
+ * recorded. Called from any thread. */
+typedef int (*pv_cred_fn)(void *ctx, enum pv_cred which, const struct pv_secret **out);
+
+struct pv_env {
+	const struct pv_playbook *pb;
+	bool dry_run;   /* look, plan, change nothing */
+	pv_cred_fn cred;
+	void *cred_ctx;
+};
+
+int pv_env_secret(const struct pv_env *env, enum pv_cred which, const struct pv_secret **out);
+
+/* A dry run's plan: what would be done, one item each ("create OU 'OU=...'"). */
+struct pv_plan {
+	char **items;
+	size_t n, cap;
+};
+/* Add an item (printf format); allocation failures are recorded in failed. */
+void pv_plan_add(struct pv_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pv_plan_release(struct pv_plan *p);
+
+/* The tags this lab puts on what it makes: 'provision:<lab>' (users, OU, shares) and
+ * 'provision:<lab>:join' (the computer account join tags: a computer is objectClass=user too,
+ * so it must not carry the users' tag). */
+#define PV_TAG_MAX 64
+void pv_tag_lab(const struct pv_playbook *pb, char out[PV_TAG_MAX]);
+void pv_tag_join(const struct pv_playbook *pb, char out[PV_TAG_MAX]);
+
+/* Names, from the playbook's templates. */
+#define PV_NAME_MAX 256
+/* User n (from 1) of client c. */
+int pv_user_name(const struct pv_playbook *pb, const struct pv_host *client, unsigned long n,
+		 char out[PV_NAME_MAX]);
+/* Alias n (from 1) of the server, checked against the NetBIOS rules. */
+int pv_alias_name(const struct pv_playbook *pb, unsigned long n, char out[PV_NAME_MAX]);
+/* Share k (from 1). */
+int pv_share_name(const struct pv_playbook *pb, unsigned k, char out[PV_NAME_MAX]);
+/* Every user the playbook plans, in order (client by client, n from 1): per_client * nclients. */
+unsigned long pv_users_planned(const struct pv_playbook *pb);
+
+#endif

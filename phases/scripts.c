@@ -1,0 +1,12 @@
+/* phases/scripts.c: the scripts of phases/scripts/, built in (util/embed.h). */
+#include "util/embed.h"
+
+PV_EMBED(pv_phases_ctl_reset_sh, "phases/scripts/ctl-reset.sh");
+PV_EMBED(pv_phases_ctl_status_sh, "phases/scripts/ctl-status.sh");
+PV_EMBED(pv_phases_getent_sh, "phases/scripts/getent.sh");
+PV_EMBED(pv_phases_list_trees_sh, "phases/scripts/list-trees.sh");
+PV_EMBED(pv_phases_copy_template_sh, "phases/scripts/copy-template.sh");
+PV_EMBED(pv_phases_copy_template_pl, "phases/scripts/copy-template.pl");
+PV_EMBED(pv_phases_send_template_sh, "phases/scripts/send-template.sh");
+PV_EMBED(pv_phases_shares_sh, "phases/scripts/shares.sh");
+PV_EMBED(pv_phases_unshare_sh, "phases/scripts/unshare.sh");

@@ -1,0 +1,15 @@
+# phases/scripts/ctl-status.sh: what the remote controller's results folder holds (status).
+# Set before it: r (results). Prints "pv-ctl-status <kind> <entries> <backups>", kind one of
+# absent, dir, other.
+: "${r:?}"
+backups=0
+for b in "$r".[0-9]*; do
+	[ -d "$b" ] && backups=$((backups + 1))
+done
+if [ -L "$r" ] || { [ -e "$r" ] && [ ! -d "$r" ]; }; then
+	echo "pv-ctl-status other 0 $backups"
+elif [ -d "$r" ]; then
+	echo "pv-ctl-status dir $(find "$r" -mindepth 1 -maxdepth 1 -printf x | wc -c) $backups"
+else
+	echo "pv-ctl-status absent 0 $backups"
+fi

@@ -1,0 +1,733 @@
+/* phases/server.c: the server phase (the fsrootN shares, the cifs/ SPNs of every alias, and
+ * the per-user home trees), its cleanup (exactly those, and nothing else), and the server's
+ * status.
+ *
+ * Shares are Samba registry shares (`net conf`), made in one SSH round trip and tagged with
+ * the comment 'provision:<lab>'. SPNs go to the server's computer account in a few LDAP
+ * modifies; with a keytab-based 'kerberos method' the alias principals also go into the
+ * keytab, so Kerberos through an alias does not depend on how the acceptor matches keys.
+ * Trees are built by trees.c. */
+#include "phases/server.h"
+
+#include "ldap/dir.h"
+#include "samba/samba.h"
+#include "util/progress.h"
+
+#include "ldap/ops.h"
+#include "playbooks/names.h"
+#include "remote/remote.h"
+#include "remote/quote.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/strset.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define SPN_CHUNK 500 /* values per LDAP modify */
+#define KT_CHUNK  200 /* principals per 'net ads keytab add' */
+
+extern const char pv_phases_shares_sh[];
+extern const char pv_phases_unshare_sh[];
+extern const char pv_samba_keytab_list_sh[];
+extern const char pv_samba_keytab_rebuild_sh[];
+
+struct srv_run {
+	const struct pv_env *env;
+	const struct pv_playbook *pb;
+	struct pv_remote *rem;
+	struct pv_dir *dir;
+	const struct pv_secret *admin;
+	struct pv_samba_facts f;
+	char tag[PV_TAG_MAX];
+	bool dry;
+	struct pv_plan *plan;
+	/* prepare */
+	unsigned shares_made, shares_there, shares_missing;
+	size_t spn_added, spn_there, spn_missing, kt_added;
+	/* cleanup */
+	size_t spn_removed, spn_left;
+	bool kt_rebuilt;
+};
+
+/* ---- shares ---- */
+
+/* Whether the probe saw every share made already: ours (the tag) and its folder there. */
+static bool shares_all_there(struct srv_run *run)
+{
+	char name[PV_NAME_MAX];
+
+	for (unsigned k = 1; k <= run->pb->server.shares; k++) {
+		const struct pv_samba_share *sh;
+
+		if (pv_share_name(run->pb, k, name) != PV_OK ||
+		    !(sh = pv_samba_share(&run->f, name)) || strcmp(sh->comment, run->tag) != 0 ||
+		    !sh->dir_exists)
+			return false;
+	}
+	return true;
+}
+
+/* One round trip: every share made when missing (directory first), or found ours. None when
+ * the probe saw them all. */
+static int ensure_shares(struct srv_run *run)
+{
+	const struct pv_server *s = &run->pb->server;
+	struct pv_buf sc = PV_BUF_INIT, out = PV_BUF_INIT;
+	char name[PV_NAME_MAX];
+	int r = PV_OK;
+
+	if (shares_all_there(run)) {
+		run->shares_there = s->shares;
+		return PV_OK;
+	}
+
+	pv_remote_var(&sc, "tag", run->tag);
+	pv_remote_var(&sc, "dry", run->dry ? "1" : "0");
+	pv_remote_var(&sc, "base", s->share_path);
+	pv_buf_addstr(&sc, "set --");
+	for (unsigned k = 1; k <= s->shares; k++) {
+		if ((r = pv_share_name(run->pb, k, name)) != PV_OK)
+			goto out;
+		pv_buf_addstr(&sc, " ");
+		pv_remote_quote(&sc, name);
+	}
+	pv_buf_addstr(&sc, "\n");
+	pv_buf_addstr(&sc, pv_phases_shares_sh);
+	if ((r = pv_samba_run(run->rem, "making the shares", &sc, NULL, 0, &out, NULL, 120)) !=
+	    PV_OK)
+		goto out;
+	for (char *line = out.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		char word[16] = "", sh[256] = "";
+
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		sscanf(line, "%15s %255s", word, sh);
+		if (strcmp(word, "created") == 0) {
+			run->shares_made++;
+			pv_log(PV_LOG_INFO, "created share '%s' (%s/%s)", sh, s->share_path, sh);
+		} else if (strcmp(word, "present") == 0) {
+			run->shares_there++;
+		} else if (strcmp(word, "missing") == 0) {
+			run->shares_missing++;
+			pv_plan_add(run->plan, "create share '%s' (%s/%s)", sh, s->share_path, sh);
+		} else if (strcmp(word, "conflict") == 0) {
+			r = pv_error(PV_ECONFLICT,
+				     "share '%s' exists on '%s' but is not lab '%s''s (its "
+				     "comment is not '%s'); pick another server.share_template "
+				     "or remove it",
+				     sh, s->host.name, run->pb->lab, run->tag);
+			goto out;
+		} else if (strcmp(word, "nodir") == 0) {
+			r = pv_error(PV_EREMOTE,
+				     "cannot make the folder '%s/%s' on '%s' (disk full or "
+				     "read-only?)",
+				     s->share_path, sh, s->host.name);
+			goto out;
+		} else if (strcmp(word, "refused") == 0) {
+			r = pv_error(PV_ECONFIG,
+				     "Samba on '%s' refused the share '%s' (from "
+				     "server.share_template '%s'): %s",
+				     s->host.name, sh, s->share_template,
+				     line + strlen(word) + strlen(sh) + 2);
+			goto out;
+		}
+	}
+out:
+	pv_buf_release(&sc, 0);
+	pv_buf_release(&out, 0);
+	return r;
+}
+
+/* ---- SPNs ---- */
+
+struct spn_list {
+	char **v;
+	size_t n, cap;
+};
+
+static int spn_push(struct spn_list *l, const char *s)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		char **p = realloc(l->v, cap * sizeof(*p));
+
+		if (!p)
+			return pv_error(PV_EIO, "out of memory");
+		l->v = p;
+		l->cap = cap;
+	}
+	if (!(l->v[l->n] = strdup(s)))
+		return pv_error(PV_EIO, "out of memory");
+	l->n++;
+	return PV_OK;
+}
+
+static void spn_release(struct spn_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+/* The SPNs this lab's aliases need: cifs/<alias> and cifs/<alias>.<dns domain>. A Kerberos
+ * client asks for the name as typed (MIT with dns_canonicalize_hostname = false), so both. */
+static int wanted_spns(const struct srv_run *run, struct spn_list *l)
+{
+	char alias[PV_NAME_MAX], spn[600];
+	int r;
+
+	for (unsigned long n = 1; n <= run->pb->users.per_client; n++) {
+		if ((r = pv_alias_name(run->pb, n, alias)) != PV_OK)
+			return r;
+		snprintf(spn, sizeof(spn), "cifs/%s", alias);
+		if ((r = spn_push(l, spn)) != PV_OK)
+			return r;
+		snprintf(spn, sizeof(spn), "cifs/%s.%s", alias, run->pb->domain.dns_domain);
+		if ((r = spn_push(l, spn)) != PV_OK)
+			return r;
+	}
+	return PV_OK;
+}
+
+static int account_dn(struct srv_run *run, char **dn)
+{
+	char *desc = NULL;
+	int r = pv_samba_account(run->dir, &run->pb->domain, run->f.netbios, dn, &desc);
+
+	free(desc);
+	if (r == PV_OK && !*dn)
+		r = pv_error(PV_EDIR,
+			     "the computer account %s$ of '%s' is not in the directory; run "
+			     "provision join first",
+			     run->f.netbios, run->pb->server.host.name);
+	return r;
+}
+
+/* Modify in chunks; a DC refusing one (e.g. an SPN another account holds: SPNs are unique in
+ * a forest, MS-ADTS 3.1.1.5.3.1.1.4) stops with its message. */
+static int spn_modify(struct srv_run *run, const char *dn, enum pv_dir_mod op, char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i += SPN_CHUNK) {
+		size_t m = n - i < SPN_CHUNK ? n - i : SPN_CHUNK;
+		enum pv_dir_result res;
+		int r = pv_dir_modify_values(run->dir, dn, "servicePrincipalName", op,
+					     (const char *const *)v + i, m, &res);
+
+		if (r != PV_OK)
+			return r;
+		if (res != PV_DIR_DONE)
+			return pv_error_prefix(op == PV_DIR_MOD_ADD ? PV_ECONFLICT : PV_EDIR,
+					       "%s the alias SPNs",
+					       op == PV_DIR_MOD_ADD ? "adding" : "removing");
+	}
+	return PV_OK;
+}
+
+/* Principals (without the realm) in the server's keytab, into set and, when given, list. */
+static int keytab_principals(struct srv_run *run, struct pv_strset *set, struct spn_list *list)
+{
+	struct pv_buf out = PV_BUF_INIT;
+	int r;
+
+	r = pv_samba_run_text(run->rem, "listing the keytab", pv_samba_keytab_list_sh, NULL, 0,
+			      &out, NULL, 60);
+	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
+		char *at;
+
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		if ((at = strrchr(line, '@')))
+			*at = '\0';
+		if (*line && pv_strset_add(set, line) < 0)
+			r = pv_error(PV_EIO, "out of memory");
+		else if (*line && list)
+			r = spn_push(list, line);
+	}
+	pv_buf_release(&out, 0);
+	return r;
+}
+
+/* body with the admin's ticket on the server (samba/samba.h). */
+static int run_as_admin(struct srv_run *run, const char *what, const struct pv_buf *body)
+{
+	int st = 0, r;
+
+	r = pv_samba_as_admin(run->rem, &run->pb->domain, run->admin, what, body, &st, 300);
+	if (r == PV_OK && st != 0) {
+		char tail[1024];
+
+		snprintf(tail, sizeof(tail), "%s", pv_errmsg());
+		r = pv_error(st == 4 ? PV_ECRED : PV_EREMOTE, "%s on '%s' failed (status %d)%s%s",
+			     what, run->pb->server.host.name, st, tail[0] ? ": " : "", tail);
+	}
+	return r;
+}
+
+/* Which alias SPNs this lab added is recorded on the server, in <share_path>/.provision-spns.
+ * <lab> (one per line, written before the LDAP modify), so that cleanup removes exactly those:
+ * not one that was there before, nor one another lab added (SPNs carry no tag of their own). */
+static int record_path(const struct srv_run *run, struct pv_buf *b)
+{
+	pv_buf_reset(b);
+	pv_remote_quote(b, run->pb->server.share_path);
+	pv_buf_addstr(b, "/");
+	pv_remote_quote(b, ".provision-spns.");
+	pv_remote_quote(b, run->pb->lab);
+	return b->data ? PV_OK : pv_error(PV_EIO, "out of memory");
+}
+
+static int record_spns(struct srv_run *run, const struct spn_list *add)
+{
+	struct pv_buf sc = PV_BUF_INIT, path = PV_BUF_INIT, in = PV_BUF_INIT;
+	int r;
+
+	if ((r = record_path(run, &path)) != PV_OK)
+		return r;
+	pv_buf_addstr(&sc, "mkdir -p ");
+	pv_remote_quote(&sc, run->pb->server.share_path);
+	pv_buf_addf(&sc, " && cat >> %s", path.data);
+	for (size_t i = 0; i < add->n; i++)
+		pv_buf_addf(&in, "%s\n", add->v[i]);
+	r = pv_buf_failed(&in) ? pv_error(PV_EIO, "out of memory")
+			       : pv_samba_run(run->rem, "recording the alias SPNs", &sc, in.data,
+					      in.len, NULL, NULL, 60);
+	pv_buf_release(&sc, 0);
+	pv_buf_release(&path, 0);
+	pv_buf_release(&in, 0);
+	return r;
+}
+
+/* The record as a set (empty when there is none). */
+static int recorded_spns(struct srv_run *run, struct pv_strset *rec)
+{
+	struct pv_buf sc = PV_BUF_INIT, path = PV_BUF_INIT, out = PV_BUF_INIT;
+	int r;
+
+	if ((r = record_path(run, &path)) != PV_OK)
+		return r;
+	pv_buf_addf(&sc, "cat %s 2>/dev/null || true", path.data);
+	r = pv_samba_run(run->rem, "reading the alias SPN record", &sc, NULL, 0, &out, NULL, 60);
+	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		if (*line && pv_strset_add(rec, line) < 0)
+			r = pv_error(PV_EIO, "out of memory");
+	}
+	pv_buf_release(&sc, 0);
+	pv_buf_release(&path, 0);
+	pv_buf_release(&out, 0);
+	return r;
+}
+
+static int ensure_spns(struct srv_run *run)
+{
+	struct spn_list want = {0}, add = {0};
+	struct pv_strset *have = NULL, *kt = NULL;
+	struct pv_buf body = PV_BUF_INIT;
+	char **vals = NULL, *dn = NULL;
+	size_t nvals = 0, nkt = 0;
+	int found = 0, r;
+
+	if ((r = wanted_spns(run, &want)) != PV_OK || (r = account_dn(run, &dn)) != PV_OK)
+		goto out;
+	if ((r = pv_dir_read_values(run->dir, dn, "servicePrincipalName", &found, &vals, &nvals)))
+		goto out;
+	if (!(have = pv_strset_new()) || !(kt = pv_strset_new())) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nvals; i++)
+		if (pv_strset_add(have, vals[i]) < 0) {
+			r = pv_error(PV_EIO, "out of memory");
+			goto out;
+		}
+	for (size_t i = 0; i < want.n; i++) {
+		if (pv_strset_has(have, want.v[i]))
+			run->spn_there++;
+		else if ((r = spn_push(&add, want.v[i])) != PV_OK)
+			goto out;
+	}
+	if (run->dry) {
+		run->spn_missing = add.n;
+		if (add.n)
+			pv_plan_add(run->plan, "add %zu alias SPNs to %s", add.n, dn);
+		goto out;
+	}
+	if (add.n && (r = record_spns(run, &add)) != PV_OK)
+		goto out;
+	if ((r = spn_modify(run, dn, PV_DIR_MOD_ADD, add.v, add.n)) != PV_OK)
+		goto out;
+	run->spn_added = add.n;
+	if (add.n)
+		pv_log(PV_LOG_INFO, "added %zu alias SPNs (%s, ...) to %s", add.n, add.v[0], dn);
+	if (!run->f.needs_keytab)
+		goto out;
+	/* the keytab: one 'net ads keytab add' per chunk of missing principals */
+	/* as the probe listed them, when it did (no round trip) */
+	if (!run->f.keytab_listed && (r = keytab_principals(run, kt, NULL)) != PV_OK)
+		goto out;
+	for (size_t i = 0; i < want.n; i++) {
+		if (pv_strset_has(run->f.keytab_listed ? run->f.principals : kt, want.v[i]))
+			continue;
+		if (nkt % KT_CHUNK == 0)
+			pv_buf_addstr(&body, nkt ? " --use-kerberos=required -N </dev/null >&2\n"
+						   "net ads keytab add"
+						 : "net ads keytab add");
+		pv_buf_addstr(&body, " ");
+		pv_remote_quote(&body, want.v[i]);
+		nkt++;
+	}
+	if (nkt) {
+		pv_buf_addstr(&body, " --use-kerberos=required -N </dev/null >&2\n");
+		if ((r = run_as_admin(run, "net ads keytab add", &body)) != PV_OK)
+			goto out;
+		run->kt_added = nkt;
+		pv_log(PV_LOG_INFO, "added %zu alias principals to the keytab of '%s'", nkt,
+		       run->pb->server.host.name);
+	}
+out:
+	pv_buf_release(&body, 0);
+	pv_strset_free(have);
+	pv_strset_free(kt);
+	pv_dir_values_free(vals, nvals);
+	spn_release(&want);
+	spn_release(&add);
+	free(dn);
+	return r;
+}
+
+/* ---- the phase ---- */
+
+/* The admin secret, one SSH session to the server and its facts, and LDAP. */
+static int connect_all(struct srv_run *run, bool need_joined)
+{
+	double t0;
+	int r;
+
+	if (!run->pb->has_server)
+		return pv_error(PV_ECONFIG, "the playbook has no server: section");
+	if ((r = pv_env_secret(run->env, PV_CRED_ADMIN, &run->admin)) != PV_OK)
+		return r;
+	if ((r = pv_remote_connect(&run->pb->server.host, &run->rem)) != PV_OK)
+		return r;
+	t0 = pv_now();
+	if ((r = pv_samba_probe(run->rem, PV_PROBE_QUICK, &run->f)) != PV_OK)
+		return r;
+	pv_log(PV_LOG_DEBUG, "srv: probed in %.3f s", pv_now() - t0);
+	if (need_joined && !run->f.joined)
+		return pv_error(PV_EFAIL, "'%s' is not joined to %s (net ads testjoin fails); run "
+					  "provision join first",
+				run->pb->server.host.name, run->pb->domain.realm);
+	t0 = pv_now();
+	r = pv_dir_connect(&run->pb->domain, -1, run->admin, &run->dir);
+	pv_log(PV_LOG_DEBUG, "dc: connected in %.3f s", pv_now() - t0);
+	return r;
+}
+
+static void release(struct srv_run *run)
+{
+	pv_samba_facts_release(&run->f);
+	pv_dir_free(run->dir);
+	pv_remote_free(run->rem);
+}
+
+int pv_server_prepare(const struct pv_env *env, const struct pv_trees_opts *o,
+		      struct pv_server_result *res)
+{
+	struct srv_run run = { .env = env, .pb = env->pb, .dry = env->dry_run, .plan = &res->plan };
+	struct pv_trees *trees = NULL;
+	double t0 = pv_now();
+	int r;
+
+	pv_tag_lab(env->pb, run.tag);
+	if ((r = connect_all(&run, true)) != PV_OK)
+		goto out;
+	if ((r = pv_trees_prepare(env, run.rem, &run.f, o, &res->trees, &trees)) != PV_OK)
+		goto out;
+	if ((r = ensure_shares(&run)) != PV_OK)
+		goto out;
+	if ((r = ensure_spns(&run)) != PV_OK)
+		goto out;
+	r = pv_trees_build(trees, &res->plan);
+out:
+	res->shares_made = run.shares_made;
+	res->shares_present = run.shares_there;
+	res->shares_missing = run.shares_missing;
+	res->spns_added = run.spn_added;
+	res->spns_present = run.spn_there;
+	res->spns_missing = run.spn_missing;
+	res->keytab_added = run.kt_added;
+	res->seconds = pv_now() - t0;
+	pv_trees_free(trees);
+	release(&run);
+	return r;
+}
+
+void pv_server_result_release(struct pv_server_result *res)
+{
+	pv_plan_release(&res->plan);
+}
+
+/* ---- cleanup server ---- */
+
+/* Whether spn is cifs/<alias> or cifs/<alias>.<dns domain> for an alias the template makes
+ * with any n: the template's text around {n} with digits in place of {n}. */
+static bool alias_spn(const struct pv_playbook *pb, const char *spn)
+{
+	char a1[256], a2[256], host[512];
+	size_t pre = 0, suf = 0, l1, l2, hl, dl = strlen(pb->domain.dns_domain);
+
+	if (strncasecmp(spn, "cifs/", 5) != 0)
+		return false;
+	snprintf(host, sizeof(host), "%s", spn + 5);
+	hl = strlen(host);
+	if (hl > dl + 1 && host[hl - dl - 1] == '.' &&
+	    strcasecmp(host + hl - dl, pb->domain.dns_domain) == 0)
+		host[hl -= dl + 1] = '\0';
+	if (pv_names_expand(pb->server.alias_template, NULL, pb->server.host.name, 1, 0, a1,
+			    sizeof(a1)) ||
+	    pv_names_expand(pb->server.alias_template, NULL, pb->server.host.name, 22, 0, a2,
+			    sizeof(a2)))
+		return false;
+	l1 = strlen(a1);
+	l2 = strlen(a2);
+	while (pre < l1 && a1[pre] == a2[pre])
+		pre++;
+	while (suf < l1 - pre && a1[l1 - 1 - suf] == a2[l2 - 1 - suf])
+		suf++;
+	if (strcmp(a1, a2) == 0) /* no {n}: the one alias */
+		return strcasecmp(host, a1) == 0;
+	if (hl < pre + suf + 1 || strncasecmp(host, a1, pre) != 0 ||
+	    strcasecmp(host + hl - suf, a1 + l1 - suf) != 0)
+		return false;
+	if (host[pre] == '0')
+		return false;
+	for (size_t i = pre; i < hl - suf; i++)
+		if (!isdigit((unsigned char)host[i]))
+			return false;
+	return true;
+}
+
+static int remove_spns(struct srv_run *run)
+{
+	struct spn_list del = {0}, ktl = {0};
+	struct pv_strset *kt = NULL, *rec = pv_strset_new();
+	struct pv_buf sc = PV_BUF_INIT;
+	char **vals = NULL, *dn = NULL, *desc = NULL;
+	size_t nvals = 0;
+	int found = 0, r;
+	bool kt_alias = false;
+
+	if (!rec)
+		return pv_error(PV_EIO, "out of memory");
+	if ((r = recorded_spns(run, rec)) != PV_OK)
+		goto out;
+	if ((r = pv_samba_account(run->dir, &run->pb->domain, run->f.netbios, &dn, &desc)) !=
+		    PV_OK ||
+	    !dn)
+		goto out;
+	if ((r = pv_dir_read_values(run->dir, dn, "servicePrincipalName", &found, &vals, &nvals)))
+		goto out;
+	for (size_t i = 0; i < nvals; i++)
+		if (pv_strset_has(rec, vals[i]) && (r = spn_push(&del, vals[i])) != PV_OK)
+			goto out;
+	for (size_t i = 0; i < nvals; i++)
+		if (!pv_strset_has(rec, vals[i]) && alias_spn(run->pb, vals[i])) {
+			run->spn_left++;
+			if (!run->dry)
+				pv_log(PV_LOG_INFO, "alias SPN '%s' left on %s: lab '%s' did not add it",
+				       vals[i], dn, run->pb->lab);
+		}
+	if (run->dry) {
+		if (del.n)
+			pv_plan_add(run->plan, "remove %zu alias SPNs from %s", del.n, dn);
+		goto out;
+	}
+	if ((r = spn_modify(run, dn, PV_DIR_MOD_DELETE, del.v, del.n)) != PV_OK)
+		goto out;
+	run->spn_removed = del.n;
+	if (!run->f.needs_keytab || !run->f.joined)
+		goto out;
+	/* Samba 4.17 has no 'net ads keytab delete', and 'flush' also clears every SPN of the
+	 * account (ads_keytab_flush), host/ ones included: so the keytab is made anew beside
+	 * the old one, which comes back if that fails. */
+	if (!(kt = pv_strset_new())) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	if ((r = keytab_principals(run, kt, &ktl)) != PV_OK)
+		goto out;
+	for (size_t i = 0; i < ktl.n && !kt_alias; i++)
+		kt_alias = pv_strset_has(rec, ktl.v[i]);
+	if (kt_alias) {
+		struct pv_buf body = PV_BUF_INIT;
+
+		pv_buf_addstr(&body, pv_samba_keytab_rebuild_sh);
+		r = run_as_admin(run, "rebuilding the keytab", &body);
+		pv_buf_release(&body, 0);
+		run->kt_rebuilt = r == PV_OK;
+	}
+out:
+	/* everything recorded is gone now (or was gone already) */
+	if (r == PV_OK && !run->dry && record_path(run, &sc) == PV_OK) {
+		struct pv_buf rm = PV_BUF_INIT;
+
+		pv_buf_addf(&rm, "rm -f %s", sc.data);
+		r = pv_samba_run(run->rem, "removing the alias SPN record", &rm, NULL, 0, NULL, NULL,
+				 60);
+		pv_buf_release(&rm, 0);
+	}
+	pv_buf_release(&sc, 0);
+	pv_strset_free(rec);
+	pv_strset_free(kt);
+	pv_dir_values_free(vals, nvals);
+	spn_release(&del);
+	spn_release(&ktl);
+	free(dn);
+	free(desc);
+	return r;
+}
+
+/* Delete the shares tagged ours and their folders (trees included), then share_path when it
+ * is left empty. Only a share whose comment is the tag is touched. */
+static int remove_shares(struct srv_run *run, unsigned *removed)
+{
+	struct pv_buf sc = PV_BUF_INIT, out = PV_BUF_INIT;
+	int r;
+
+	*removed = 0;
+	pv_remote_var(&sc, "tag", run->tag);
+	pv_remote_var(&sc, "dry", run->dry ? "1" : "0");
+	pv_remote_var(&sc, "base", run->pb->server.share_path);
+	pv_buf_addstr(&sc, pv_phases_unshare_sh);
+	r = pv_samba_run(run->rem, "removing the shares", &sc, NULL, 0, &out, NULL, 3600);
+	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		if (strncmp(line, "removed ", 8) == 0) {
+			(*removed)++;
+			pv_log(PV_LOG_INFO, "removed share '%s' and its folder", line + 8);
+		} else if (strncmp(line, "would ", 6) == 0) {
+			(*removed)++;
+			pv_plan_add(run->plan, "remove share '%s' and its folder (the trees in it)",
+				    line + 6);
+		} else if (strncmp(line, "failed ", 7) == 0) {
+			r = pv_error(PV_EREMOTE, "cannot delete share '%s' on '%s'", line + 7,
+				     run->pb->server.host.name);
+		}
+	}
+	pv_buf_release(&sc, 0);
+	pv_buf_release(&out, 0);
+	return r;
+}
+
+int pv_server_cleanup(const struct pv_env *env, struct pv_server_cleanup_result *res)
+{
+	struct srv_run run = { .env = env, .pb = env->pb, .dry = env->dry_run, .plan = &res->plan };
+	char first[1024] = "";
+	double t0 = pv_now();
+	int r, r2;
+
+	pv_tag_lab(env->pb, run.tag);
+	if ((r = connect_all(&run, false)) != PV_OK)
+		goto out;
+	/* SPNs first: their record lives in share_path, which remove_shares removes (unless the
+	 * record is left, when the SPNs could not go: a re-run finds both). A failure of one does
+	 * not stop the other. */
+	if ((r = remove_spns(&run)) != PV_OK)
+		snprintf(first, sizeof(first), "%s", pv_errmsg());
+	r2 = remove_shares(&run, &res->shares_removed);
+	if (r == PV_OK)
+		r = r2;
+	else if (r2 == PV_OK)
+		r = pv_error(res->shares_removed ? PV_EPARTIAL : r,
+			     "the shares are removed, but not the alias SPNs: %s", first);
+	else
+		r = pv_error(r, "%s; and the shares: %s", first, pv_errmsg());
+out:
+	res->spns_removed = run.spn_removed;
+	res->spns_left = run.spn_left;
+	res->keytab_rebuilt = run.kt_rebuilt;
+	res->seconds = pv_now() - t0;
+	release(&run);
+	return r;
+}
+
+void pv_server_cleanup_result_release(struct pv_server_cleanup_result *res)
+{
+	pv_plan_release(&res->plan);
+}
+
+/* ---- status ---- */
+
+int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
+{
+	struct srv_run run = { .env = env, .pb = env->pb, .dry = true };
+	struct spn_list want = { 0 };
+	struct pv_strset *have = NULL;
+	char **vals = NULL, *dn = NULL, *desc = NULL, name[PV_NAME_MAX], tag[PV_TAG_MAX];
+	size_t nvals = 0;
+	int found = 0, st_trust = 1, r;
+
+	memset(st, 0, sizeof(*st));
+	pv_tag_lab(env->pb, run.tag);
+	pv_tag_join(env->pb, tag);
+	if ((r = connect_all(&run, false)) != PV_OK)
+		goto out;
+	snprintf(st->account, sizeof(st->account), "%s$", run.f.netbios);
+	st->joined = run.f.joined;
+	st->smbd = run.f.smbd_running;
+	st->winbindd = run.f.winbindd_running;
+	if (st->joined && st->winbindd &&
+	    (r = pv_samba_run_text(run.rem, "wbinfo -t", "wbinfo -t >/dev/null 2>&1", NULL, 0, NULL,
+				   &st_trust, 60)) != PV_OK)
+		goto out;
+	st->trust = st_trust == 0;
+	st->shares_planned = env->pb->server.shares;
+	for (unsigned k = 1; k <= env->pb->server.shares; k++) {
+		const struct pv_samba_share *sh;
+
+		if ((r = pv_share_name(env->pb, k, name)) != PV_OK)
+			goto out;
+		sh = pv_samba_share(&run.f, name);
+		st->shares_present += sh && strcmp(sh->comment, run.tag) == 0 && sh->dir_exists;
+	}
+	if ((r = wanted_spns(&run, &want)) != PV_OK)
+		goto out;
+	st->spns_planned = want.n;
+	if ((r = pv_samba_account(run.dir, &env->pb->domain, run.f.netbios, &dn, &desc)) != PV_OK)
+		goto out;
+	st->ours = dn && desc && strcmp(desc, tag) == 0;
+	if (dn) {
+		if ((r = pv_dir_read_values(run.dir, dn, "servicePrincipalName", &found, &vals,
+					    &nvals)) != PV_OK)
+			goto out;
+		if (!(have = pv_strset_new())) {
+			r = pv_error(PV_EIO, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < nvals; i++)
+			if (pv_strset_add(have, vals[i]) < 0) {
+				r = pv_error(PV_EIO, "out of memory");
+				goto out;
+			}
+		for (size_t i = 0; i < want.n; i++)
+			st->spns_present += pv_strset_has(have, want.v[i]);
+	}
+	r = pv_trees_status(env, run.rem, &run.f, &st->trees_skipped, &st->trees_planned,
+			    &st->trees_complete);
+out:
+	pv_strset_free(have);
+	pv_dir_values_free(vals, nvals);
+	spn_release(&want);
+	free(dn);
+	free(desc);
+	release(&run);
+	return r;
+}

@@ -1,0 +1,65 @@
+/* phases/trees_internal.h: what the three files of the trees share: trees.c (users, folders,
+ * the survey, the entry points), trees_ssh.c (tar streams, the template copy), trees_smb.c (the
+ * SMB workers and the choice of SMB client). Not for other phases. */
+#ifndef PV_PHASES_TREES_INTERNAL_H
+#define PV_PHASES_TREES_INTERNAL_H
+
+#include "fileset/fileset.h"
+#include "phases/trees.h"
+#include "smb/smb.h"
+#include "util/buf.h"
+#include "util/progress.h"
+
+struct tuser {
+	char name[PV_NAME_MAX];
+	unsigned share; /* 1..K */
+	unsigned long uid, gid;
+	bool nonempty; /* its folder holds something already */
+	bool complete; /* and everything the fileset has, at the right sizes */
+	bool done;     /* built by the template copy */
+};
+
+/* One entry of a listing over SSH ("type size path" lines of find). */
+struct have {
+	char *path; /* into the listing's buffer */
+	bool dir;
+	unsigned long long size;
+};
+
+struct pv_trees {
+	const struct pv_env *env;
+	const struct pv_playbook *pb;
+	struct pv_remote *rem;
+	struct pv_fileset *fs;
+	struct pv_smb_item *items;
+	struct tuser *users;
+	size_t nusers;
+	char (*shares)[PV_NAME_MAX];
+	struct pv_tree_stats *st;
+	const struct pv_secret *pw; /* the users' password, for SMB */
+	const char *sep;	    /* winbind separator from the probe ("" when unknown) */
+	unsigned workers;
+	bool ssh;
+	struct pv_progress prog;
+};
+
+/* <share>/<user>[/<rel>] relative to share_path. */
+int pv_trees_user_path(const struct pv_trees *t, const struct tuser *u, const char *rel,
+		       char *out, size_t len);
+/* List what the folders of users[b..e) hold (only the non-empty ones unless all), sorted by
+ * path: *hv points into out; the caller frees *hv and releases out. */
+int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv_buf *out,
+		     struct have **hv, size_t *nh);
+/* The entry at path in a sorted listing, or NULL. */
+struct have *pv_trees_find(struct have *hv, size_t nh, const char *path);
+/* r from a command on the server: when it failed for want of space, say so and where. */
+int pv_trees_disk_full(const struct pv_trees *t, int r);
+/* Report progress from the stats. */
+void pv_trees_progress(struct pv_trees *t);
+
+int pv_trees_build_ssh(struct pv_trees *t);
+int pv_trees_build_smb(struct pv_trees *t);
+/* Whether PROVISION_SMB_CLIENT=libsmbclient asks for libsmbclient (a connection per user). */
+bool pv_trees_want_libsmbclient(void);
+
+#endif

@@ -1,0 +1,375 @@
+/* samba/samba.c: running scripts on the Samba server, its service command, the probe and its
+ * facts, the admin's ticket there, and the computer account (see samba.h). */
+#include "samba/samba.h"
+
+#include "ldap/encode.h"
+#include "ldap/ops.h"
+#include "remote/quote.h"
+#include "remote/remote.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/strset.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+extern const char pv_samba_probe_sh[];
+extern const char pv_samba_as_admin_sh[];
+
+/* The line that says why a command failed: the last one, unless a line reports a full disk
+ * (tar, for one, names each file it could not write, then ends with a generic "Exiting with
+ * failure status"): then the first such line. */
+void pv_samba_reason(const char *text, char *out, size_t len)
+{
+	const char *end, *start, *full;
+
+	out[0] = '\0';
+	if (!text)
+		return;
+	if ((full = strstr(text, "No space left on device"))) {
+		for (start = full; start > text && start[-1] != '\n'; start--)
+			;
+		end = strchr(full, '\n');
+		snprintf(out, len, "%.*s", (int)(end ? end - start : (long)strlen(start)), start);
+		return;
+	}
+	end = text + strlen(text);
+	while (end > text && isspace((unsigned char)end[-1]))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	snprintf(out, len, "%.*s", (int)(end - start), start);
+}
+
+int pv_samba_run(struct pv_remote *rem, const char *what, const struct pv_buf *script,
+		 const void *in, size_t inlen, struct pv_buf *out, int *status, int timeout)
+{
+	struct pv_buf cmd = PV_BUF_INIT, err = PV_BUF_INIT;
+	char tail[512];
+	int st = -1, r;
+
+	if (pv_buf_failed(script) || !script->data)
+		return pv_error(PV_EIO, "out of memory while building the script for %s; nothing "
+					"was sent",
+				what);
+	pv_buf_addstr(&cmd, "sh -c ");
+	if (pv_remote_quote(&cmd, script->data) < 0) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	r = pv_remote_exec(rem, cmd.data, in, inlen, out, &err, &st, timeout);
+	if (r != PV_OK)
+		goto out;
+	if (err.data && err.len)
+		pv_log(PV_LOG_DEBUG, "%s: %s: stderr: %s", pv_remote_name(rem), what, err.data);
+	if (status) {
+		*status = st;
+		/* callers that look at the status may want the reason too */
+		pv_samba_reason(err.data, tail, sizeof(tail));
+		pv_error(PV_OK, "%s", tail);
+	} else if (st != 0) {
+		pv_samba_reason(err.data, tail, sizeof(tail));
+		if (!tail[0] && out)
+			pv_samba_reason(out->data, tail, sizeof(tail));
+		r = pv_error(PV_EREMOTE, "%s on '%s' failed (status %d)%s%s", what,
+			     pv_remote_name(rem), st, tail[0] ? ": " : "", tail);
+	}
+out:
+	pv_buf_release(&cmd, 0);
+	pv_buf_release(&err, 0);
+	return r;
+}
+
+int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *script,
+		      const void *in, size_t inlen, struct pv_buf *out, int *status, int timeout)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	int r;
+
+	pv_buf_addstr(&b, script);
+	r = pv_samba_run(rem, what, &b, in, inlen, out, status, timeout);
+	pv_buf_release(&b, 0);
+	return r;
+}
+
+int pv_samba_as_admin(struct pv_remote *rem, const struct pv_domain *d,
+		      const struct pv_secret *admin, const char *what, const struct pv_buf *body,
+		      int *status, int timeout)
+{
+	struct pv_buf s = PV_BUF_INIT;
+	char princ[512];
+	int r;
+
+	/* the admin with the realm appended when absent, as kinit takes it */
+	if (strchr(d->admin, '@'))
+		snprintf(princ, sizeof(princ), "%s", d->admin);
+	else
+		snprintf(princ, sizeof(princ), "%s@%s", d->admin, d->realm);
+	pv_remote_var(&s, "princ", princ);
+	pv_buf_addstr(&s, pv_samba_as_admin_sh);
+	if (pv_buf_failed(body))
+		s.failed = true;
+	else
+		pv_buf_add(&s, body->data ? body->data : "", body->len);
+	r = pv_samba_run(rem, what, &s, admin->data, admin->len, NULL, status, timeout);
+	pv_buf_release(&s, 0);
+	return r;
+}
+
+int pv_samba_service(struct pv_remote *rem, const struct pv_server *s, const char *action,
+		     const char *service)
+{
+	struct pv_buf cmd = PV_BUF_INIT, out = PV_BUF_INIT;
+	char what[128];
+	int r;
+
+	for (const char *p = s->service; *p;) {
+		if (strncmp(p, "{action}", 8) == 0) {
+			pv_buf_addstr(&cmd, action);
+			p += 8;
+		} else if (strncmp(p, "{service}", 9) == 0) {
+			pv_buf_addstr(&cmd, service);
+			p += 9;
+		} else {
+			pv_buf_add(&cmd, p++, 1);
+		}
+	}
+	snprintf(what, sizeof(what), "'%s %s' (server.service)", action, service);
+	r = pv_samba_run(rem, what, &cmd, NULL, 0, &out, NULL, 120);
+	if (r == PV_OK) {
+		pv_samba_reason(out.data, what, sizeof(what));
+		pv_log(PV_LOG_DEBUG, "%s: %s %s: %s", pv_remote_name(rem), action, service, what);
+	}
+	pv_buf_release(&cmd, 0);
+	pv_buf_release(&out, 0);
+	return r;
+}
+
+/* ---- the probe ---- */
+
+static int add_share(struct pv_samba_facts *f, const char *line, size_t len)
+{
+	const char *p = line, *end = line + len;
+	char *field[4] = { NULL, NULL, NULL, NULL };
+	struct pv_samba_share *n;
+	int k = 0;
+
+	while (k < 4) {
+		const char *us = memchr(p, '\037', (size_t)(end - p));
+		size_t l = us ? (size_t)(us - p) : (size_t)(end - p);
+
+		if (!(field[k++] = strndup(p, l)))
+			goto oom;
+		if (!us)
+			break;
+		p = us + 1;
+	}
+	if (k != 4) { /* not a share line after all: ignore it */
+		for (int i = 0; i < k; i++)
+			free(field[i]);
+		return PV_OK;
+	}
+	if (!(n = realloc(f->shares, (f->nshares + 1) * sizeof(*n))))
+		goto oom;
+	f->shares = n;
+	f->shares[f->nshares++] = (struct pv_samba_share){ field[0], field[1], field[2],
+							   strcmp(field[3], "1") == 0 };
+	free(field[3]);
+	return PV_OK;
+oom:
+	for (int i = 0; i < 4; i++)
+		free(field[i]);
+	return pv_error(PV_EIO, "out of memory");
+}
+
+static void copy(char *out, size_t outlen, const char *v, size_t vlen)
+{
+	snprintf(out, outlen, "%.*s", (int)vlen, v);
+}
+
+static enum pv_kmethod kmethod(const char *v, size_t len)
+{
+	static const struct {
+		const char *name;
+		enum pv_kmethod m;
+	} names[] = {
+		{ "secrets only", PV_KMETHOD_SECRETS_ONLY },
+		{ "system keytab", PV_KMETHOD_SYSTEM_KEYTAB },
+		{ "dedicated keytab", PV_KMETHOD_DEDICATED_KEYTAB },
+		{ "secrets and keytab", PV_KMETHOD_SECRETS_AND_KEYTAB },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == len && strncasecmp(v, names[i].name, len) == 0)
+			return names[i].m;
+	return PV_KMETHOD_SECRETS_ONLY; /* Samba's default ('default' is secrets only) */
+}
+
+int pv_samba_parse_facts(const char *text, struct pv_samba_facts *f)
+{
+	char ktfile[512] = "";
+
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n'), *eq;
+		size_t n = nl ? (size_t)(nl - p) : strlen(p), klen, vlen;
+		const char *v;
+		char num[32];
+
+		eq = memchr(p, '=', n);
+		if (!eq)
+			goto next;
+		klen = (size_t)(eq - p);
+		v = eq + 1;
+		vlen = n - klen - 1;
+		copy(num, sizeof(num), v, vlen);
+#define KEY(k) (klen == strlen(k) && strncmp(p, k, klen) == 0)
+		if (KEY("netbios"))
+			copy(f->netbios, sizeof(f->netbios), v, vlen);
+		else if (KEY("realm"))
+			copy(f->realm, sizeof(f->realm), v, vlen);
+		else if (KEY("security"))
+			copy(f->security, sizeof(f->security), v, vlen);
+		else if (KEY("info"))
+			copy(f->info, sizeof(f->info), v, vlen);
+		else if (KEY("kmethod"))
+			f->kmethod = kmethod(v, vlen);
+		else if (KEY("ktfile"))
+			copy(ktfile, sizeof(ktfile), v, vlen);
+		else if (KEY("offset")) {
+			f->has_offset = vlen > 0;
+			f->offset = strtol(num, NULL, 10);
+		} else if (KEY("joined"))
+			f->joined = vlen == 1 && v[0] == '1';
+		else if (KEY("sep"))
+			copy(f->sep, sizeof(f->sep), v, vlen);
+		else if (KEY("keytab"))
+			f->keytab_entries = strtol(num, NULL, 10);
+		else if (KEY("cores"))
+			f->cores = (unsigned)strtoul(num, NULL, 10);
+		else if (KEY("smbd"))
+			f->smbd_running = vlen == 1 && v[0] == '1';
+		else if (KEY("winbindd"))
+			f->winbindd_running = vlen == 1 && v[0] == '1';
+		else if (KEY("share")) {
+			if (add_share(f, v, vlen) != PV_OK)
+				return PV_EIO;
+		} else if (KEY("kt")) {
+			char princ[512], *at;
+
+			copy(princ, sizeof(princ), v, vlen);
+			if ((at = strrchr(princ, '@')))
+				*at = '\0';
+			if (!f->principals && !(f->principals = pv_strset_new()))
+				return pv_error(PV_EIO, "out of memory");
+			if (*princ && pv_strset_add(f->principals, princ) < 0)
+				return pv_error(PV_EIO, "out of memory");
+		} else if (KEY("ktlisted"))
+			f->keytab_listed = true;
+#undef KEY
+next:
+		p = nl ? nl + 1 : NULL;
+	}
+	f->needs_keytab = f->kmethod != PV_KMETHOD_SECRETS_ONLY;
+	if (f->kmethod == PV_KMETHOD_DEDICATED_KEYTAB)
+		snprintf(f->keytab, sizeof(f->keytab), "%s", ktfile);
+	if (f->keytab_listed && !f->principals && !(f->principals = pv_strset_new()))
+		return pv_error(PV_EIO, "out of memory");
+	for (char *c = f->netbios; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	return PV_OK;
+}
+
+int pv_samba_probe(struct pv_remote *rem, enum pv_probe how, struct pv_samba_facts *f)
+{
+	struct pv_buf out = PV_BUF_INIT, sc = PV_BUF_INIT;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	pv_buf_addf(&sc, "full=%d\nquick=%d\n", how == PV_PROBE_CLOCK, how == PV_PROBE_QUICK);
+	pv_buf_addstr(&sc, pv_samba_probe_sh);
+	r = pv_samba_run(rem, "probing Samba", &sc, NULL, 0, &out, NULL, 60);
+	pv_buf_release(&sc, 0);
+	if (r == PV_OK)
+		r = pv_samba_parse_facts(out.data ? out.data : "", f);
+	if (r == PV_OK && !f->netbios[0])
+		r = pv_error(PV_EREMOTE, "'%s' has no usable smb.conf ('testparm' found no netbios "
+					 "name)",
+			     pv_remote_name(rem));
+	pv_buf_release(&out, 0);
+	return r;
+}
+
+void pv_samba_facts_release(struct pv_samba_facts *f)
+{
+	for (size_t i = 0; i < f->nshares; i++) {
+		free(f->shares[i].name);
+		free(f->shares[i].comment);
+		free(f->shares[i].path);
+	}
+	free(f->shares);
+	f->shares = NULL;
+	f->nshares = 0;
+	pv_strset_free(f->principals);
+	f->principals = NULL;
+}
+
+const struct pv_samba_share *pv_samba_share(const struct pv_samba_facts *f, const char *name)
+{
+	for (size_t i = 0; i < f->nshares; i++)
+		if (strcasecmp(f->shares[i].name, name) == 0)
+			return &f->shares[i];
+	return NULL;
+}
+
+/* ---- the computer account ---- */
+
+struct account_find {
+	char *dn, *desc;
+};
+
+static int take_account(const char *dn, const char *const *vals, void *arg)
+{
+	struct account_find *a = arg;
+
+	if (a->dn)
+		return PV_OK;
+	a->dn = strdup(dn);
+	a->desc = vals[0] ? strdup(vals[0]) : NULL;
+	if (!a->dn || (vals[0] && !a->desc))
+		return pv_error(PV_EIO, "out of memory");
+	return PV_OK;
+}
+
+int pv_samba_account(struct pv_dir *dir, const struct pv_domain *d, const char *netbios,
+		     char **dn, char **desc)
+{
+	struct pv_buf filter = PV_BUF_INIT, sam = PV_BUF_INIT;
+	struct account_find a = { NULL, NULL };
+	const char *attrs[] = { "description", NULL };
+	int r;
+
+	*dn = *desc = NULL;
+	pv_buf_addf(&sam, "%s$", netbios);
+	pv_buf_addstr(&filter, "(&(objectClass=computer)(sAMAccountName=");
+	if (pv_buf_failed(&sam) || pv_filter_escape(&filter, sam.data) < 0 ||
+	    pv_buf_addstr(&filter, "))") < 0) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	r = pv_dir_search(dir, d->base_dn, filter.data, attrs, 100, take_account, &a);
+	if (r == PV_OK) {
+		*dn = a.dn;
+		*desc = a.desc;
+		a.dn = a.desc = NULL;
+	}
+out:
+	free(a.dn);
+	free(a.desc);
+	pv_buf_release(&filter, 0);
+	pv_buf_release(&sam, 0);
+	return r;
+}

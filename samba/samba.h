@@ -1,0 +1,103 @@
+/* samba/samba.h: a Samba file server as provision drives it over SSH: scripts run through
+ * `sh -c`, the playbook's service command, the facts one probe gathers (typed here, once), and
+ * scripts that need the domain admin's ticket there. Shared by the join and server phases and
+ * by status; below them, above remote/ and ldap/.
+ *
+ * Errors are recorded with pv_error(); a script that cannot run is PV_EREMOTE naming the host
+ * and what was being done, with the last line of its stderr. */
+#ifndef PV_SAMBA_SAMBA_H
+#define PV_SAMBA_SAMBA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "playbooks/playbook.h"
+#include "util/buf.h"
+#include "util/secret.h"
+
+struct pv_remote;
+struct pv_dir;
+struct pv_strset;
+
+/* smb.conf's 'kerberos method' (Samba's smb.conf(5)). */
+enum pv_kmethod {
+	PV_KMETHOD_SECRETS_ONLY = 0,
+	PV_KMETHOD_SYSTEM_KEYTAB,
+	PV_KMETHOD_DEDICATED_KEYTAB,
+	PV_KMETHOD_SECRETS_AND_KEYTAB,
+};
+
+struct pv_samba_share {
+	char *name, *comment, *path;
+	bool dir_exists; /* the folder path names exists */
+};
+
+struct pv_samba_facts {
+	char netbios[64];  /* upper-case, from smb.conf */
+	char realm[128], security[32];
+	enum pv_kmethod kmethod;
+	bool needs_keytab; /* the kerberos method uses a keytab */
+	char keytab[512];  /* the dedicated keytab file ('dedicated keytab'), else "" */
+	char sep[8];       /* winbind separator */
+	bool joined;       /* 'net ads testjoin' (PV_PROBE_QUICK: or 'wbinfo -P') succeeds */
+	bool smbd_running, winbindd_running; /* by their pid files */
+	unsigned cores;    /* online CPUs; 0 when unknown */
+	/* PV_PROBE_CLOCK */
+	bool has_offset;   /* the DC answered 'net ads info' */
+	long offset;       /* the DC's clock minus the server's, seconds */
+	char info[256];    /* last line of 'net ads info' (its error when the DC is unreachable) */
+	/* not PV_PROBE_QUICK */
+	long keytab_entries;
+	/* PV_PROBE_QUICK: Samba's shares, and the keytab's principals (without the realm) when
+	 * the kerberos method uses a keytab (keytab_listed) */
+	struct pv_samba_share *shares;
+	size_t nshares;
+	bool keytab_listed;
+	struct pv_strset *principals;
+};
+
+/* How much pv_samba_probe asks: PV_PROBE_CLOCK also the clock offset to the DC ('net ads
+ * info'); PV_PROBE_QUICK takes winbindd's link to the DC ('wbinfo -P') as proof of membership
+ * before 'net ads testjoin', does not count keytab entries, and lists the shares and the
+ * keytab's principals. */
+enum pv_probe { PV_PROBE_PLAIN, PV_PROBE_CLOCK, PV_PROBE_QUICK };
+
+/* One round trip: Samba's view of the server (PV_EREMOTE when Samba is missing). f is safe
+ * to release after any outcome. */
+int pv_samba_probe(struct pv_remote *rem, enum pv_probe how, struct pv_samba_facts *f);
+void pv_samba_facts_release(struct pv_samba_facts *f);
+/* The share named name (case-insensitive, as Samba's names are), or NULL. */
+const struct pv_samba_share *pv_samba_share(const struct pv_samba_facts *f, const char *name);
+/* Parse the probe's output into f (pure; exposed for the unit tests). */
+int pv_samba_parse_facts(const char *text, struct pv_samba_facts *f);
+
+/* Run script with `sh -c` on the server; in/inlen (a secret, data, or NULL) go to its stdin.
+ * A script whose buffer failed (out of memory while it was built) is refused, PV_EIO, and
+ * never sent. With status non-NULL the exit status is returned there (and the last line of
+ * stderr recorded as the message); with status NULL a non-zero status fails PV_EREMOTE naming
+ * what. timeout in seconds. */
+int pv_samba_run(struct pv_remote *rem, const char *what, const struct pv_buf *script,
+		 const void *in, size_t inlen, struct pv_buf *out, int *status, int timeout);
+/* The same for a fixed script. */
+int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *script,
+		      const void *in, size_t inlen, struct pv_buf *out, int *status, int timeout);
+
+/* Run body with the admin's ticket (samba/scripts/as-admin.sh before it; the password goes on
+ * stdin to kinit alone). status as for pv_samba_run; a failed kinit is status 4. */
+int pv_samba_as_admin(struct pv_remote *rem, const struct pv_domain *d,
+		      const struct pv_secret *admin, const char *what, const struct pv_buf *body,
+		      int *status, int timeout);
+
+/* The playbook's service command with {action} and {service} filled in, run on the server. */
+int pv_samba_service(struct pv_remote *rem, const struct pv_server *s, const char *action,
+		     const char *service);
+
+/* The computer account <netbios>$ in the directory: *dn (NULL when absent) and *desc (NULL
+ * when none); the caller frees both. */
+int pv_samba_account(struct pv_dir *dir, const struct pv_domain *d, const char *netbios,
+		     char **dn, char **desc);
+
+/* The line of text that says why a command failed (see samba.c); for messages. */
+void pv_samba_reason(const char *text, char *out, size_t len);
+
+#endif

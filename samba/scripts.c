@@ -1,0 +1,10 @@
+/* samba/scripts.c: the scripts of samba/scripts/, built in (util/embed.h). */
+#include "util/embed.h"
+
+PV_EMBED(pv_samba_probe_sh, "samba/scripts/probe.sh");
+PV_EMBED(pv_samba_as_admin_sh, "samba/scripts/as-admin.sh");
+PV_EMBED(pv_samba_verify_join_sh, "samba/scripts/verify-join.sh");
+PV_EMBED(pv_samba_leave_sh, "samba/scripts/leave.sh");
+PV_EMBED(pv_samba_join_sh, "samba/scripts/join.sh");
+PV_EMBED(pv_samba_keytab_list_sh, "samba/scripts/keytab-list.sh");
+PV_EMBED(pv_samba_keytab_rebuild_sh, "samba/scripts/keytab-rebuild.sh");

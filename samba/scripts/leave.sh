@@ -1,0 +1,12 @@
+# samba/scripts/leave.sh: leave the domain (after as-admin.sh: KRB5CCNAME holds the admin's
+# ticket). Set before it: admin (the admin's name), flush (1: the kerberos method uses a keytab:
+# flush it first, and remove a dedicated keytab file that is left empty).
+: "${admin:?}" "${flush:?}"
+if [ "$flush" = 1 ]; then
+	net ads keytab flush --use-kerberos=required -N </dev/null >/dev/null || true
+	kt=$(testparm -s --parameter-name='dedicated keytab file' 2>/dev/null | sed 's/^FILE://')
+	if [ -n "$kt" ] && [ -f "$kt" ] && ! klist -k "$kt" 2>/dev/null | grep -q '@'; then
+		rm -f -- "$kt"
+	fi
+fi
+net ads leave -U "$admin" --use-kerberos=required -N </dev/null >&2
