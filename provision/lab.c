@@ -19,7 +19,7 @@ static void step_line(const char *cmd, const struct pv_lab_step *s, const char *
 {
 	if (!s->state)
 		return;
-	printf("%s: %-10s %-8s %s%s%s (%.1f s)\n", cmd, s->name, s->state,
+	printf("%s: %-11s%-8s %s%s%s (%.1f s)\n", cmd, s->name, s->state,
 	       s->code != PV_OK || strcmp(s->state, "skipped") == 0 ? s->msg : what,
 	       s->code != PV_OK && what[0] ? "; " : "", s->code != PV_OK ? what : "", s->seconds);
 }
@@ -228,9 +228,9 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 	if (st->dc.code != PV_OK)
 		printf("  %-11s FAILED    %s\n", "users", st->dc.msg);
 	else
-		printf("  %-11s %-9s %lu of %lu planned in %s (OU %s)%s\n", "users",
+		printf("  %-11s %-9s %lu of %lu planned in %s (the OU %s)%s\n", "users",
 		       mark(d->present == d->planned && d->ou_exists), d->present, d->planned,
-		       pb->users.ou, d->ou_ours ? "the lab's" : d->ou_exists ? "not the lab's" : "absent",
+		       pb->users.ou, d->ou_ours ? "made by this lab" : d->ou_exists ? "not made by this lab" : "absent",
 		       d->tagged > d->present ? ", and more of this lab's not planned" : "");
 	if (st->server.code != PV_OK) {
 		printf("  %-11s FAILED    %s\n", "server", st->server.msg);

@@ -170,7 +170,7 @@ static int write_json(struct pv_ctx *ctx, const struct pv_out *out, int code, co
 	pv_json_bool(o, "dry_run", ctx->cli.opt[OPT_DRY_RUN] != NULL);
 	if (out && out->result && out->json)
 		out->json(ctx, out->result, code, o);
-	r = json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
+	r = json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12));
 	if (r == 0 && fputc('\n', stdout) == EOF)
 		r = -1;
 	json_decref(o);

@@ -116,3 +116,23 @@ user_kinit() {
 ou_exists() {
 	lds -b "$1" -s base '(objectClass=*)' dn 2>/dev/null | grep -q '^dn:'
 }
+
+# ---- the file server (independent of provision: find on srv's disk, net, smbclient) ----
+SRV_DN="CN=SRV,CN=Computers,$BASE_DN"
+SP=/srv/provision
+# the shipped small fileset, per user: 70 files, 953657 bytes (sizes are deterministic)
+SMALL_FILES=70
+SMALL_BYTES=953657
+
+# srv_tree SHARE USER: "files bytes" of the user's tree, from srv's own disk
+srv_tree() {
+	on srv sh -c "cd $SP/$1/$2 && echo \$(find . -type f | wc -l) \$(find . -type f -printf '%s\n' | awk '{ s += \$1 } END { print s + 0 }')"
+}
+joined() { on srv net ads testjoin >/dev/null 2>&1; }
+# spns: how many cifs/srvu* SPNs the server's computer account holds
+spns() { lds -b "$SRV_DN" -s base '(objectClass=computer)' servicePrincipalName 2>/dev/null | grep -ci '^servicePrincipalName: cifs/srvu' || true; }
+# smb_n USER TARGET SHARE CMD: smbclient as USER with NTLM (the shared password, domain LAB)
+smb_n() {
+	printf 'username = %s\npassword = %s\ndomain = LAB\n' "$1" "$(cat "$LAB/user.pass")" >"$T_TMP/auth"
+	on ctl smbclient -N -A "$T_TMP/auth" "//$2/$3" -I 198.18.0.20 -c "$4" 2>&1
+}

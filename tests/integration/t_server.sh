@@ -13,29 +13,13 @@
 P=(-p "$PLAYBOOK" --set lab=srvtest --set "users.name_template=st-{client}-u{n}")
 ST_TAG="provision:srvtest"
 JOIN_TAG="provision:srvtest:join"
-SRV_DN="CN=SRV,CN=Computers,$BASE_DN"
-SP=/srv/provision
 SP_HERE=$LAB/srv/srv/provision # the same folder seen from here (srv's /srv is $LAB/srv/srv)
-# the shipped small fileset, per user: 70 files, 953657 bytes (sizes are deterministic)
-SMALL_FILES=70
-SMALL_BYTES=953657
 
-# srv_tree SHARE USER: "files bytes" of the user's tree, from srv's own disk
-srv_tree() {
-	on srv sh -c "cd $SP/$1/$2 && echo \$(find . -type f | wc -l) \$(find . -type f -printf '%s\n' | awk '{ s += \$1 } END { print s + 0 }')"
-}
-joined() { on srv net ads testjoin >/dev/null 2>&1; }
-spns() { lds -b "$SRV_DN" -s base '(objectClass=computer)' servicePrincipalName 2>/dev/null | grep -ci '^servicePrincipalName: cifs/srvu' || true; }
 # smb_k USER TARGET SHARE CMD: smbclient as USER with Kerberos (a fresh ticket) to TARGET at srv's IP
 smb_k() {
 	local cc="$T_TMP/cc.$1.$RANDOM"
 	on ctl sh -c "KRB5CCNAME=FILE:$cc kinit '$1@LAB.TEST' <'$LAB/user.pass' >/dev/null &&
 		KRB5CCNAME=FILE:$cc smbclient -N --use-kerberos=required '//$2/$3' -I 198.18.0.20 -c '$4'; rc=\$?; rm -f '$cc'; exit \$rc" 2>&1
-}
-# smb_n USER TARGET SHARE CMD: the same with NTLM (user, password, domain LAB)
-smb_n() {
-	printf 'username = %s\npassword = %s\ndomain = LAB\n' "$1" "$(cat "$LAB/user.pass")" >"$T_TMP/auth"
-	on ctl smbclient -N -A "$T_TMP/auth" "//$2/$3" -I 198.18.0.20 -c "$4" 2>&1
 }
 
 clean_all() {

@@ -6,6 +6,7 @@
 #   lab.sh up | down | status | selfcheck
 #   lab.sh exec HOST [--] CMD [ARGS...]      HOST = ctl dc srv cli1 cli2
 #   lab.sh sshd HOST stop|start              HOST = srv cli1 cli2
+#   lab.sh dc crash|start                    the DC's samba killed (-9, as a crash), started
 #
 # Environment: PROVISION_LAB_DIR (state, default /var/lib/provision-lab), LAB_ADMIN_PASS,
 # LAB_USER_PASS, KEEP=1 (down keeps the provisioned DC and keys for a faster next up).
@@ -58,7 +59,7 @@ die() {
 }
 
 usage() {
-  sed -n '6,8p' "$SELF" | sed 's/^#   //' >&2
+  sed -n '6,9p' "$SELF" | sed 's/^#   //' >&2
   exit 2
 }
 
@@ -785,6 +786,29 @@ cmd_sshd() {
   esac
 }
 
+# dc crash: the DC's samba and every process it forked killed at once (SIGKILL, as a crash
+# or a power cut would), for the tests of what provision does when the DC goes away; start: it
+# runs again and answers LDAPS and Kerberos.
+cmd_dc() {
+  need_root
+  [ $# -eq 1 ] || usage
+  ns_exists dc || die "lab host dc is not up"
+  lock
+  case $1 in
+    crash)
+      local pids
+      mapfile -t pids < <(ns_pids dc)
+      [ ${#pids[@]} -eq 0 ] || kill -KILL "${pids[@]}" 2>/dev/null || true
+      wait_for 15 test -z "$(ns_pids dc)" || die "processes left in dc: $(ns_pids dc)"
+      ;;
+    start)
+      dc_start
+      dc_wait_ready
+      ;;
+    *) usage ;;
+  esac
+}
+
 # ---------------------------------------------------------------- selfcheck
 SC_BAD=0
 check() { # NAME CMD...
@@ -871,6 +895,7 @@ case $cmd in
   selfcheck) cmd_selfcheck ;;
   exec) cmd_exec "$@" ;;
   sshd) cmd_sshd "$@" ;;
+  dc) cmd_dc "$@" ;;
   -h | --help | help) usage ;;
   *) usage ;;
 esac
