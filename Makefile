@@ -46,7 +46,8 @@ deps:
 
 bin/provision: $(LIB_OBJ) $(CLI_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
 build/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -61,7 +62,8 @@ build/asan/%.o: %.c
 # Every unit binary may make realloc() fail on demand (tests/unit/alloc.h).
 build/unit/%: build/asan/tests/unit/%.o build/asan/tests/unit/alloc.o $(ASAN_LIB_OBJ) $(ASAN_CLI_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(SAN) -Wl,--wrap=realloc -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lpthread -lm
+	@echo "  LD san  $@"
+	@$(CC) $(SAN) -Wl,--wrap=realloc -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lpthread -lm
 
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do \

@@ -25,11 +25,6 @@
 
 static const char *const part_names[PV_PART_COUNT] = {"static", "new", "volatile"};
 
-const char *pv_fileset_part_name(enum pv_fileset_part part)
-{
-	return part < PV_PART_COUNT ? part_names[part] : "?";
-}
-
 static uint64_t mix(uint64_t z)
 {
 	z += GOLDEN;

@@ -61,6 +61,5 @@ void pv_fileset_fill(uint64_t seed, uint64_t offset, void *buf, size_t len);
 
 /* Parse a size: "512", "10KiB", "1.5 MiB", "2GiB", "4KB" (decimal), "0". 0 or -1. */
 int pv_fileset_size(const char *text, uint64_t *out);
-const char *pv_fileset_part_name(enum pv_fileset_part part);
 
 #endif

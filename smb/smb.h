@@ -1,11 +1,14 @@
-/* smb/smb.h: SMB to the file server through libsmbclient, the only place it is used.
+/* smb/smb.h: SMB to the file server: our own SMB2 client (smb/wire.c: many users' sessions on
+ * one connection, a file in one compound request) for building trees, and libsmbclient (the
+ * only place it is used, loaded with dlopen when first needed) for what ours does not do:
+ * signing, encryption, and the share listing of `check`.
  * Errors are recorded with pv_error(): PV_EUNREACH (refused, timeout, no route),
  * PV_ECRED (logon refused), PV_EREMOTE (any other SMB failure: the message names the path and
  * says "disk full" for ENOSPC), PV_EIO (out of memory, libsmbclient would not start).
  *
- * A session (struct pv_smb) is one libsmbclient context holding one SMB connection of one
+ * A libsmbclient session (struct pv_smb) is one context holding one SMB connection of one
  * user. libsmbclient keeps process-wide state, so use sessions of one process from one thread;
- * for many users at once use many processes (provision/trees.c forks workers). */
+ * for many users at once use many processes (phases/trees_smb.c forks workers). */
 #ifndef PV_SMB_SMB_H
 #define PV_SMB_SMB_H
 
@@ -55,16 +58,6 @@ int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
 		      const struct pv_smb_item *items, size_t n, bool fresh, pv_smb_fill_fn fill,
 		      void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
 		      struct pv_smb_tree_result *res);
-
-/* Compare //server/share/base with items: *ok (right size), *missing, *wrong (a file of
- * another size, or a folder where a file belongs and the reverse). */
-int pv_smb_tree_verify(struct pv_smb *s, const char *share, const char *base,
-		       const struct pv_smb_item *items, size_t n, unsigned long *ok,
-		       unsigned long *missing, unsigned long *wrong);
-
-/* Remove //server/share/base and everything below it; *removed counts files and folders. */
-int pv_smb_tree_remove(struct pv_smb *s, const char *share, const char *base,
-		       unsigned long *removed);
 
 /* Our own SMB2 client (smb/wire.c) for building trees: one connection carries the sessions
  * of many users, one after another (NTLMv2 logons), and each file is one compound request.

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Faults during prepare, on the real lab: prepare killed with SIGKILL at several points and run
+# again (it converges, with no duplicates); the DC's samba killed in the middle of dc (named,
+# status 6 for unreachable, and a re-run after it is back converges); a client's sshd down
+# (that client named with its cause, the others done, status 10). Checked with ldapsearch,
+# net conf, getent and find on srv. Lab 'pvfault' (users pf-cli1-u1...), left as found.
+. "$(dirname "$0")/lib.sh"
+
+D=$(mktemp -d /tmp/pv-fault-it.XXXXXX)
+trap '"$LAB_SH" sshd cli2 start >/dev/null 2>&1; "$LAB_SH" dc start >/dev/null 2>&1; rm -rf "$D" "$T_TMP"' EXIT
+P=(-p "$PLAYBOOK" --set lab=pvfault --set "users.name_template=pf-{client}-u{n}"
+	--set users.per_client=40 --set "controller.results=$D/results")
+FTAG="provision:pvfault"
+tagged() { lds -b "$BASE_DN" "(&(objectClass=user)(description=$FTAG))" dn | grep -c '^dn:' || true; }
+samnames() { lds -b "$BASE_DN" "(&(objectClass=user)(description=$FTAG))" sAMAccountName | grep '^sAMAccountName:' | sort | uniq -d; }
+shares() { on srv net conf listshares 2>/dev/null | grep -c '^fsroot' || true; }
+block() { on "$1" grep -c '^# BEGIN provision pvfault$' /etc/hosts || true; }
+
+# start ARGS...: provision in ctl in the background, stderr to $D/err; PV_PID its process
+start() {
+	: >"$D/err"
+	on ctl "$PV" "$@" >"$D/out" 2>"$D/err" &
+	BG=$!
+	PV_PID=
+	for _ in $(seq 100); do
+		PV_PID=$(child_named "$BG" provision) && break
+		sleep 0.05
+	done
+	[[ -n $PV_PID ]] || fail "provision did not start"
+}
+# when PATTERN [SECONDS]: wait until provision's stderr shows PATTERN
+when() {
+	local end=$((SECONDS + ${2:-60}))
+	until grep -Eq -- "$1" "$D/err"; do
+		if ((SECONDS > end)) || ! kill -0 "$BG" 2>/dev/null; then
+			fail "provision never printed /$1/: $(tail -n 3 "$D/err")"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+finish_bg() {
+	wait "$BG"
+	RC=$?
+	OUT=$(cat "$D/out")
+	ERR=$(cat "$D/err")
+}
+
+pv "${P[@]}" cleanup --leave >/dev/null
+
+# 1. prepare killed with SIGKILL at several points, each time run again: during the users'
+#    adds, during the join, during the trees; then a last run to the end converges
+start "${P[@]}" -v prepare
+when "created OU" && sleep 0.7
+kill -9 "$PV_PID"
+finish_bg
+[[ $RC -eq 137 ]] || fail "kill -9 during dc: exit $RC"
+n=$(tagged)
+echo "    killed during dc after $n of 80 users" >&2
+start "${P[@]}" -v prepare
+when "joining 'srv'" && sleep 0.3
+kill -9 "$PV_PID"
+finish_bg
+start "${P[@]}" -v prepare
+when "trees: [0-9]+ SMB connections" && sleep 0.5
+kill -9 "$PV_PID"
+finish_bg
+pv "${P[@]}" --json prepare
+expect_rc 0 "prepare after three kills"
+python3 -c 'import json,sys; d=json.load(sys.stdin); s={p["phase"]: p["state"] for p in d["phases"]}; assert s["dc"]=="already" and s["server"] in ("done","already"), s' <<<"$OUT" ||
+	fail "prepare after three kills: $OUT"
+[[ $(tagged) -eq 80 ]] || fail "users after the kills: $(tagged), expected 80"
+[[ -z $(samnames) ]] || fail "duplicate users: $(samnames)"
+[[ $(shares) -eq 2 && $(spns) -eq 80 && $(block cli1) -eq 1 && $(block cli2) -eq 1 ]] ||
+	fail "after the kills: shares $(shares), SPNs $(spns), blocks $(block cli1) $(block cli2)"
+pv "${P[@]}" status
+expect_rc 0 "status after the kills"
+expect_out "trees +ok +80 of 80"
+
+# 2. the DC's samba killed in the middle of dc: named, status 6; once it is back, dc converges
+pv "${P[@]}" cleanup dc
+start "${P[@]}" -v dc
+when "created OU" && sleep 0.7
+"$LAB_SH" dc crash >/dev/null || fail "lab.sh dc crash"
+finish_bg
+expect_rc 6 "dc while the DC is killed"
+expect_err "the DC 'dc\.lab\.test' went away while .*run the same command again once it is back"
+"$LAB_SH" dc start >/dev/null || fail "lab.sh dc start"
+pv "${P[@]}" dc
+expect_rc 0 "dc once the DC is back"
+[[ $(tagged) -eq 80 ]] || fail "users after the DC came back: $(tagged), expected 80"
+[[ -z $(samnames) ]] || fail "duplicate users after the DC came back: $(samnames)"
+
+# 3. a client's sshd down: that client is named with its cause, the others are done, status 10
+pv "${P[@]}" cleanup client
+"$LAB_SH" sshd cli2 stop >/dev/null
+pv "${P[@]}" prepare
+"$LAB_SH" sshd cli2 start >/dev/null
+expect_rc 10 "prepare with cli2's sshd down"
+expect_out "^prepare: client +partial +1 of 2 clients failed, the others are done; cli2 \(unreachable\): "
+expect_out "^prepare: dc +already"
+expect_err "cli2 \(unreachable\)"
+[[ $(block cli1) -eq 1 ]] || fail "cli1 not done while cli2 was down"
+[[ $(block cli2) -eq 0 ]] || fail "cli2 has a block though its sshd was down"
+pv "${P[@]}" prepare
+expect_rc 0 "prepare once cli2 is back"
+[[ $(block cli2) -eq 1 ]] || fail "cli2 not done once it was back"
+
+pv "${P[@]}" cleanup --leave
+expect_rc 0 "cleanup"
+finish
