@@ -60,7 +60,8 @@ static int check_skew(const struct pv_samba_facts *f, const char *host, const ch
 
 /* kinit, net ads join, and the keytab when smb.conf's kerberos method uses one. */
 static int do_join(struct pv_remote *rem, const struct pv_domain *d,
-		   const struct pv_samba_facts *f, const struct pv_secret *admin, bool join)
+		   const struct pv_samba_facts *f, const struct pv_secret *admin, bool join,
+		   const char *mark)
 {
 	struct pv_buf s = PV_BUF_INIT;
 	const char *what = join ? "net ads join" : "net ads keytab create";
@@ -70,6 +71,7 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d,
 	pv_remote_var(&s, "join", join ? "1" : "0");
 	pv_remote_var(&s, "stale", f->keytab[0] == '/' ? f->keytab : "");
 	pv_remote_var(&s, "keytab", f->needs_keytab ? "1" : "0");
+	pv_remote_var(&s, "mark", mark);
 	pv_buf_addstr(&s, pv_samba_join_sh);
 	r = pv_samba_as_admin(rem, d, admin, what, &s, &st, 120);
 	snprintf(tail, sizeof(tail), "%s", pv_errmsg());
@@ -137,7 +139,7 @@ static int open_server(const struct pv_env *env, enum pv_probe how,
 		return r;
 	if ((r = pv_remote_connect(&env->pb->server.host, rem)) != PV_OK)
 		return r;
-	return pv_samba_probe(*rem, how, f);
+	return pv_samba_probe(*rem, how, env->pb->lab, f);
 }
 
 int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
@@ -148,7 +150,7 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 	struct pv_dir *dir = NULL;
 	struct pv_samba_facts f;
 	const char *host;
-	char tag[PV_TAG_MAX];
+	char tag[PV_TAG_MAX], mark[600];
 	double t0 = pv_now();
 	int r;
 
@@ -158,6 +160,7 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 	if ((r = open_server(env, PV_PROBE_CLOCK, &admin, &rem, &f)) != PV_OK)
 		goto out;
 	snprintf(res->account, sizeof(res->account), "%s$", f.netbios);
+	snprintf(mark, sizeof(mark), "%s/.provision-join.%s", f.state_dir, pb->lab);
 	if (strcasecmp(f.security, "ads") != 0 || strcasecmp(f.realm, pb->domain.realm) != 0) {
 		r = pv_error(PV_ECONFIG, "smb.conf on '%s' has security = %s, realm = %s; a member of "
 					 "%s needs 'security = ads' and 'realm = %s'",
@@ -171,6 +174,16 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 		/* a member already: make sure the services run ("start" on a running one is a
 		 * no-op) and that the trust works */
 		res->state = "present";
+		/* a join of ours that was stopped before its account was tagged (the mark is
+		 * still there): tag it now, or cleanup would not know the membership is ours */
+		if (f.join_mark && !env->dry_run) {
+			if ((r = pv_dir_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
+			    (r = tag_account(dir, &pb->domain, f.netbios, tag)) != PV_OK)
+				goto out;
+			pv_log(PV_LOG_INFO, "the computer account %s$ of a join this lab started is "
+					    "tagged now",
+			       f.netbios);
+		}
 		if (!f.smbd_running || !f.winbindd_running) {
 			res->state = "started";
 			if (env->dry_run) {
@@ -189,20 +202,25 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 		res->state = f.joined ? "repaired" : "joined";
 		pv_log(PV_LOG_INFO, "%s '%s' to %s", f.joined ? "making the keytab of" : "joining",
 		       host, pb->domain.realm);
-		if ((r = do_join(rem, &pb->domain, &f, admin, !f.joined)) != PV_OK)
+		if ((r = do_join(rem, &pb->domain, &f, admin, !f.joined, mark)) != PV_OK)
 			goto out;
 		if ((r = pv_dir_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
-		    (!f.joined && (r = tag_account(dir, &pb->domain, f.netbios, tag)) != PV_OK))
+		    ((!f.joined || f.join_mark) &&
+		     (r = tag_account(dir, &pb->domain, f.netbios, tag)) != PV_OK))
 			goto out;
 		/* restart: a daemon that ran before the join holds the old identity */
 		if ((r = start_services(rem, &pb->server, f.smbd_running ? "restart" : "start")))
 			goto out;
 	}
 	if (!env->dry_run) {
+		struct pv_buf v = PV_BUF_INIT;
 		int st = 0;
 
-		if ((r = pv_samba_run_text(rem, "wbinfo -t", pv_samba_verify_join_sh, NULL, 0, NULL,
-					   &st, 60)) != PV_OK)
+		pv_remote_var(&v, "mark", f.join_mark || strcmp(res->state, "joined") == 0 ? mark : "");
+		pv_buf_addstr(&v, pv_samba_verify_join_sh);
+		r = pv_samba_run(rem, "wbinfo -t", &v, NULL, 0, NULL, &st, 60);
+		pv_buf_release(&v, 0);
+		if (r != PV_OK)
 			goto out;
 		if (st != 0) {
 			r = pv_error(PV_EREMOTE, "'%s' is joined but %s fails: %s", host,
@@ -223,12 +241,15 @@ out:
 /* ---- cleanup join ---- */
 
 static int leave(struct pv_remote *rem, const struct pv_domain *d,
-		 const struct pv_samba_facts *f, const struct pv_secret *admin)
+		 const struct pv_samba_facts *f, const struct pv_secret *admin, const char *lab)
 {
-	struct pv_buf s = PV_BUF_INIT;
+	struct pv_buf s = PV_BUF_INIT, mark = PV_BUF_INIT;
 	char tail[1024];
 	int st = 0, r;
 
+	pv_buf_addf(&mark, "%s/.provision-join.%s", f->state_dir, lab);
+	pv_remote_var(&s, "mark", mark.data ? mark.data : "");
+	pv_buf_release(&mark, 0);
 	pv_remote_var(&s, "admin", d->admin);
 	pv_remote_var(&s, "flush", f->needs_keytab ? "1" : "0");
 	pv_buf_addstr(&s, pv_samba_leave_sh);
@@ -262,7 +283,9 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 	if ((r = pv_dir_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
 	    (r = pv_samba_account(dir, &pb->domain, f.netbios, &dn, &desc)) != PV_OK)
 		goto out;
-	res->ours = dn && desc && strcmp(desc, tag) == 0;
+	/* ours: tagged so, or untagged with the mark of a join of ours that stopped before
+	 * tagging it */
+	res->ours = dn && ((desc && strcmp(desc, tag) == 0) || (!desc && f.join_mark));
 	if (!res->ours) {
 		if (f.joined && want_leave) {
 			r = pv_error(PV_ECONFLICT, "'%s' is a member of %s, but lab '%s' did not join "
@@ -287,7 +310,7 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 	res->stopped = true;
 	if (want_leave) {
 		if (f.joined) {
-			if ((r = leave(rem, &pb->domain, &f, admin)) != PV_OK)
+			if ((r = leave(rem, &pb->domain, &f, admin, pb->lab)) != PV_OK)
 				goto out;
 			res->left = true;
 		}

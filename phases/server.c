@@ -417,7 +417,7 @@ static int connect_all(struct srv_run *run, bool need_joined)
 	if ((r = pv_remote_connect(&run->pb->server.host, &run->rem)) != PV_OK)
 		return r;
 	t0 = pv_now();
-	if ((r = pv_samba_probe(run->rem, PV_PROBE_QUICK, &run->f)) != PV_OK)
+	if ((r = pv_samba_probe(run->rem, PV_PROBE_QUICK, run->pb->lab, &run->f)) != PV_OK)
 		return r;
 	pv_log(PV_LOG_DEBUG, "srv: probed in %.3f s", pv_now() - t0);
 	if (need_joined && !run->f.joined)

@@ -269,6 +269,10 @@ int pv_samba_parse_facts(const char *text, struct pv_samba_facts *f)
 				return pv_error(PV_EIO, "out of memory");
 		} else if (KEY("ktlisted"))
 			f->keytab_listed = true;
+		else if (KEY("statedir"))
+			copy(f->state_dir, sizeof(f->state_dir), v, vlen);
+		else if (KEY("joinmark"))
+			f->join_mark = vlen == 1 && v[0] == '1';
 #undef KEY
 next:
 		p = nl ? nl + 1 : NULL;
@@ -283,13 +287,15 @@ next:
 	return PV_OK;
 }
 
-int pv_samba_probe(struct pv_remote *rem, enum pv_probe how, struct pv_samba_facts *f)
+int pv_samba_probe(struct pv_remote *rem, enum pv_probe how, const char *lab,
+		   struct pv_samba_facts *f)
 {
 	struct pv_buf out = PV_BUF_INIT, sc = PV_BUF_INIT;
 	int r;
 
 	memset(f, 0, sizeof(*f));
 	pv_buf_addf(&sc, "full=%d\nquick=%d\n", how == PV_PROBE_CLOCK, how == PV_PROBE_QUICK);
+	pv_remote_var(&sc, "lab", lab);
 	pv_buf_addstr(&sc, pv_samba_probe_sh);
 	r = pv_samba_run(rem, "probing Samba", &sc, NULL, 0, &out, NULL, 60);
 	pv_buf_release(&sc, 0);

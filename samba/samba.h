@@ -42,6 +42,10 @@ struct pv_samba_facts {
 	bool joined;       /* 'net ads testjoin' (PV_PROBE_QUICK: or 'wbinfo -P') succeeds */
 	bool smbd_running, winbindd_running; /* by their pid files */
 	unsigned cores;    /* online CPUs; 0 when unknown */
+	char state_dir[512]; /* Samba's state directory */
+	/* a join of this lab's was started there and its account may be untagged yet: the mark
+	 * <state_dir>/.provision-join.<lab> (samba/scripts/join.sh) is present */
+	bool join_mark;
 	/* PV_PROBE_CLOCK */
 	bool has_offset;   /* the DC answered 'net ads info' */
 	long offset;       /* the DC's clock minus the server's, seconds */
@@ -64,7 +68,8 @@ enum pv_probe { PV_PROBE_PLAIN, PV_PROBE_CLOCK, PV_PROBE_QUICK };
 
 /* One round trip: Samba's view of the server (PV_EREMOTE when Samba is missing). f is safe
  * to release after any outcome. */
-int pv_samba_probe(struct pv_remote *rem, enum pv_probe how, struct pv_samba_facts *f);
+int pv_samba_probe(struct pv_remote *rem, enum pv_probe how, const char *lab,
+		   struct pv_samba_facts *f);
 void pv_samba_facts_release(struct pv_samba_facts *f);
 /* The share named name (case-insensitive, as Samba's names are), or NULL. */
 const struct pv_samba_share *pv_samba_share(const struct pv_samba_facts *f, const char *name);

@@ -1,8 +1,9 @@
 # samba/scripts/probe.sh: what one round trip learns about a Samba file server (samba/samba.h).
 # Set before it: full=1 also asks the DC for the clock offset ('net ads info'); quick=1 takes
-# winbindd's link to the DC as proof of membership and lists the shares and the keytab.
+# winbindd's link to the DC as proof of membership and lists the shares and the keytab; lab
+# (the lab id: whether a join of this lab's was started and not finished).
 # Prints key=value lines; share lines are share=NAME<US>COMMENT<US>PATH<US>DIR (US = \037).
-: "${full:?}" "${quick:?}"
+: "${full:?}" "${quick:?}" "${lab:?}"
 command -v net >/dev/null || { echo 'net (Samba) is not installed' >&2; exit 3; }
 conf=$(testparm -sv 2>/dev/null)
 tp() { printf '%s\n' "$conf" | sed -n "s/^[[:space:]]*$1 = //p" | head -n 1; }
@@ -55,6 +56,10 @@ if [ "$quick" = 1 ]; then
 		;;
 	esac
 fi
+# a join this lab started leaves a mark in Samba's state folder until its account is tagged
+statedir=$(tp 'state directory')
+echo "statedir=$statedir"
+if [ -e "$statedir/.provision-join.$lab" ]; then echo joinmark=1; fi
 # by their pid files: on a host shared with other Samba instances pidof would lie
 piddir=$(tp 'pid directory')
 for d in smbd winbindd; do

@@ -151,6 +151,7 @@ kill_strays() {
 }
 
 dc_pid() { daemon_pid dc "$LAB/dc/pid/samba.pid"; }
+dc_empty() { [ -z "$(ns_pids dc)" ]; }
 sshd_pid() { daemon_pid "$1" "$LAB/$1/sshd.pid"; }
 
 alive() { [ -d "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
@@ -799,7 +800,7 @@ cmd_dc() {
       local pids
       mapfile -t pids < <(ns_pids dc)
       [ ${#pids[@]} -eq 0 ] || kill -KILL "${pids[@]}" 2>/dev/null || true
-      wait_for 15 test -z "$(ns_pids dc)" || die "processes left in dc: $(ns_pids dc)"
+      wait_for 15 dc_empty || die "processes left in dc: $(ns_pids dc)"
       ;;
     start)
       dc_start
