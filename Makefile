@@ -26,16 +26,17 @@ UNIT_SRC := $(wildcard tests/unit/check_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,build/unit/%,$(UNIT_SRC))
 
 .PHONY: all deps install uninstall unit integration check demo lab-up lab-down lab-status \
-	format clean help bench
+	format clean help bench lint
 
 all: bin/provision
 
 help:
 	@echo "make            build bin/provision"
 	@echo "make deps       install the Debian packages the build, tests and lab need"
-	@echo "make check      deps, build, unit tests (ASan+UBSan), lab up, integration tests, lab down"
+	@echo "make check      deps, build, lint, unit tests (ASan+UBSan), lab up, integration tests, lab down"
 	@echo "make demo       deps, build, lab up, run the main job on the lab and show what happened"
 	@echo "make unit       unit tests only"
+	@echo "make lint       shellcheck the scripts run on hosts (and the tests, lab), perl -c the Perl"
 	@echo "make integration  integration tests against a running lab"
 	@echo "make lab-up | lab-down | lab-status   the embedded lab (tests/lab)"
 	@echo "make install PREFIX=DIR    install bin/provision"
@@ -70,6 +71,17 @@ unit: $(UNIT_BIN)
 		CK_FORK=yes ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || fail=1; \
 	done; exit $$fail
 
+# The scripts provision sends to hosts are files (util/embed.h): POSIX sh, checked as such; the
+# tests and the lab are bash (SC2034: their variables are used by the files that source them).
+SCRIPTS_SH := $(wildcard $(foreach m,$(MODULES),$(m)/scripts/*.sh))
+SCRIPTS_PL := $(wildcard $(foreach m,$(MODULES),$(m)/scripts/*.pl))
+lint:
+	@shellcheck -s sh $(SCRIPTS_SH)
+	@for f in $(SCRIPTS_PL); do perl -c "$$f" 2>&1 | grep -v 'syntax OK$$' || true; \
+		perl -c "$$f" >/dev/null 2>&1 || exit 1; done
+	@shellcheck -s bash -S warning -e SC2034 tests/lab/*.sh tests/integration/*.sh bench/*.sh
+	@echo "lint: $(words $(SCRIPTS_SH)) shell and $(words $(SCRIPTS_PL)) Perl scripts, the tests and the lab: clean"
+
 integration: bin/provision
 	@tests/integration/run.sh
 
@@ -84,6 +96,7 @@ lab-status:
 
 check: deps
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory unit
 	@tests/integration/run.sh --with-lab
 

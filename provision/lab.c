@@ -228,9 +228,9 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 	if (st->dc.code != PV_OK)
 		printf("  %-11s FAILED    %s\n", "users", st->dc.msg);
 	else
-		printf("  %-11s %-9s %lu of %lu planned in %s (the OU %s)%s\n", "users",
+		printf("  %-11s %-9s %lu of %lu planned in %s (%s)%s\n", "users",
 		       mark(d->present == d->planned && d->ou_exists), d->present, d->planned,
-		       pb->users.ou, d->ou_ours ? "made by this lab" : d->ou_exists ? "not made by this lab" : "absent",
+		       pb->users.ou, d->ou_ours ? "made by this lab" : d->ou_exists ? "not made by this lab" : "the OU is absent",
 		       d->tagged > d->present ? ", and more of this lab's not planned" : "");
 	if (st->server.code != PV_OK) {
 		printf("  %-11s FAILED    %s\n", "server", st->server.msg);

@@ -4,7 +4,7 @@
 # Prints one line per test and a closing "N passed, N failed" line; exits non-zero on failure.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$TOP"
+cd "$TOP" || exit 1
 
 with_lab=0
 tests=()
