@@ -86,21 +86,36 @@ static bool server_changed(const struct pv_server_result *r)
 	       r->keytab_added || t->files_made || t->files_fixed || t->dirs_made || r->plan.n;
 }
 
-/* dc -> join -> server */
-static void *prepare_server_line(void *arg)
+static void *prepare_dc(void *arg)
+{
+	struct prep *p = arg;
+	double t0 = pv_now();
+	int r = pv_dc_prepare(p->env, &p->o->dc, &p->res->dc);
+
+	finish(&p->res->steps[PV_LAB_DC], r, dc_changed(&p->res->dc), p->env->dry_run, t0);
+	return NULL;
+}
+
+static void *prepare_join(void *arg)
 {
 	struct prep *p = arg;
 	struct pv_lab_prepare_result *res = p->res;
-	bool dry = p->env->dry_run;
 	double t0 = pv_now();
+	int r = pv_join_prepare(p->env, &res->join);
+
+	finish(&res->steps[PV_LAB_JOIN], r,
+	       res->join.state && strcmp(res->join.state, "present") != 0, p->env->dry_run, t0);
+	return NULL;
+}
+
+/* server, once dc and join are through: its trees need the users, and the membership */
+static void prepare_server(struct prep *p)
+{
+	struct pv_lab_prepare_result *res = p->res;
+	bool dry = p->env->dry_run;
+	double t0;
 	int r;
 
-	r = pv_dc_prepare(p->env, &p->o->dc, &res->dc);
-	finish(&res->steps[PV_LAB_DC], r, dc_changed(&res->dc), dry, t0);
-	t0 = pv_now();
-	r = pv_join_prepare(p->env, &res->join);
-	finish(&res->steps[PV_LAB_JOIN], r,
-	       res->join.state && strcmp(res->join.state, "present") != 0, dry, t0);
 	if (res->steps[PV_LAB_DC].code != PV_OK && res->steps[PV_LAB_DC].code != PV_EPARTIAL)
 		skip(&res->steps[PV_LAB_SERVER], "dc failed: its users are needed for the trees");
 	else if (res->steps[PV_LAB_JOIN].code != PV_OK)
@@ -112,7 +127,6 @@ static void *prepare_server_line(void *arg)
 		r = pv_server_prepare(p->env, &p->o->trees, &res->server);
 		finish(&res->steps[PV_LAB_SERVER], r, server_changed(&res->server), dry, t0);
 	}
-	return NULL;
 }
 
 /* client -> controller */
@@ -134,23 +148,34 @@ static void *prepare_host_line(void *arg)
 	return NULL;
 }
 
+/* Run fn in a thread (or here, when no thread can be made); *started says which. */
+static void spawn(pthread_t *th, bool *started, void *(*fn)(void *), void *arg)
+{
+	*started = pthread_create(th, NULL, fn, arg) == 0;
+	if (!*started)
+		fn(arg);
+}
+
 int pv_lab_prepare(const struct pv_env *env, const struct pv_lab_prepare_opts *o,
 		   struct pv_lab_prepare_result *res)
 {
 	struct prep p = { env, o, res };
 	double t0 = pv_now();
-	pthread_t th;
-	bool threaded;
+	pthread_t hosts, join;
+	bool hosts_on, join_on;
 
 	for (int i = 0; i < PV_LAB_PHASES; i++)
 		res->steps[i].name = names[i];
-	/* the clients' blocks and the controller's folder while dc, join and the trees go on */
-	threaded = pthread_create(&th, NULL, prepare_host_line, &p) == 0;
-	if (!threaded)
-		prepare_host_line(&p);
-	prepare_server_line(&p);
-	if (threaded)
-		pthread_join(th, NULL);
+	/* the clients' blocks and the controller's folder, and the join (the DC's part of it is
+	 * small), while dc makes the users; the server once both dc and join are through */
+	spawn(&hosts, &hosts_on, prepare_host_line, &p);
+	spawn(&join, &join_on, prepare_join, &p);
+	prepare_dc(&p);
+	if (join_on)
+		pthread_join(join, NULL);
+	prepare_server(&p);
+	if (hosts_on)
+		pthread_join(hosts, NULL);
 	res->seconds = pv_now() - t0;
 	return outcome(res->steps, "prepare");
 }
@@ -173,7 +198,7 @@ struct clean {
 	struct pv_lab_cleanup_result *res;
 };
 
-/* server -> join -> dc */
+/* server -> join */
 static void *cleanup_server_line(void *arg)
 {
 	struct clean *c = arg;
@@ -189,9 +214,16 @@ static void *cleanup_server_line(void *arg)
 	t0 = pv_now();
 	r = pv_join_cleanup(c->env, c->leave, &res->join);
 	finish(&res->steps[PV_LAB_JOIN], r, !res->join.nothing, dry, t0);
-	t0 = pv_now();
-	r = pv_dc_cleanup(c->env, &res->dc);
-	finish(&res->steps[PV_LAB_DC], r, !res->dc.nothing, dry, t0);
+	return NULL;
+}
+
+static void *cleanup_dc(void *arg)
+{
+	struct clean *c = arg;
+	double t0 = pv_now();
+	int r = pv_dc_cleanup(c->env, &c->res->dc);
+
+	finish(&c->res->steps[PV_LAB_DC], r, !c->res->dc.nothing, c->env->dry_run, t0);
 	return NULL;
 }
 
@@ -222,17 +254,20 @@ int pv_lab_cleanup(const struct pv_env *env, bool leave, const char *backup_dir,
 {
 	struct clean c = { env, leave, backup_dir, res };
 	double t0 = pv_now();
-	pthread_t th;
-	bool threaded;
+	pthread_t hosts, dc;
+	bool hosts_on, dc_on;
 
 	for (int i = 0; i < PV_LAB_PHASES; i++)
 		res->steps[i].name = names[i];
-	threaded = pthread_create(&th, NULL, cleanup_host_line, &c) == 0;
-	if (!threaded)
-		cleanup_host_line(&c);
+	/* nothing waits for another's success: the controller and the clients, the users, and
+	 * the server's shares then its membership, all at once */
+	spawn(&hosts, &hosts_on, cleanup_host_line, &c);
+	spawn(&dc, &dc_on, cleanup_dc, &c);
 	cleanup_server_line(&c);
-	if (threaded)
-		pthread_join(th, NULL);
+	if (dc_on)
+		pthread_join(dc, NULL);
+	if (hosts_on)
+		pthread_join(hosts, NULL);
 	res->seconds = pv_now() - t0;
 	return outcome(res->steps, "cleanup");
 }
@@ -299,9 +334,7 @@ int pv_lab_status(const struct pv_env *env, struct pv_lab_status *st)
 
 	for (int i = 0; i < 4; i++) {
 		jobs[i] = (struct stat_job){ env, st, i };
-		started[i] = pthread_create(&th[i], NULL, status_part, &jobs[i]) == 0;
-		if (!started[i])
-			status_part(&jobs[i]);
+		spawn(&th[i], &started[i], status_part, &jobs[i]);
 	}
 	for (int i = 0; i < 4; i++)
 		if (started[i])

@@ -46,8 +46,8 @@ struct pv_lab_prepare_result {
 	double seconds;
 };
 
-/* dc, join, server, client and controller: dc -> join -> server in one line of work, client
- * and controller beside it at the same time. server is skipped when dc or join failed. Returns
+/* dc, join, server, client and controller: dc, join, and client -> controller at the same time,
+ * then server once dc and join are through (it is skipped when either failed). Returns
  * the code of the first phase (in order) that failed, else PV_EPARTIAL when one was partly
  * done, else PV_OK; the message names every phase that did not succeed. */
 int pv_lab_prepare(const struct pv_env *env, const struct pv_lab_prepare_opts *o,
@@ -64,9 +64,8 @@ struct pv_lab_cleanup_result {
 	double seconds;
 };
 
-/* controller, client, server, join, dc: controller and client beside server -> join -> dc.
- * A failing cleanup stops none of the others (nothing depends on another's success); the
- * outcome is as for prepare. */
+/* controller -> client, dc, and server -> join, at the same time. A failing cleanup stops none
+ * of the others (nothing depends on another's success); the outcome is as for prepare. */
 int pv_lab_cleanup(const struct pv_env *env, bool leave, const char *backup_dir,
 		   struct pv_lab_cleanup_result *res);
 void pv_lab_cleanup_result_release(struct pv_lab_cleanup_result *res);
