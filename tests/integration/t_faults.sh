@@ -48,21 +48,22 @@ finish_bg() {
 
 pv "${P[@]}" cleanup --leave >/dev/null
 
-# 1. prepare killed with SIGKILL at several points, each time run again: during the users'
-#    adds, during the join, during the trees; then a last run to the end converges
-start "${P[@]}" -v prepare
-when "created OU" && sleep 0.7
+# 1. prepare killed with SIGKILL at several points, each time run again: during the users' adds
+#    (with the join beside them), during the trees, and early on (the probes); then a last run
+#    to the end converges
+start "${P[@]}" prepare
+when "created OU" && sleep 0.5
 kill -9 "$PV_PID"
 finish_bg
 [[ $RC -eq 137 ]] || fail "kill -9 during dc: exit $RC"
-n=$(tagged)
-echo "    killed during dc after $n of 80 users" >&2
-start "${P[@]}" -v prepare
-when "joining 'srv'" && sleep 0.3
+echo "    killed during dc after $(tagged) of 80 users" >&2
+start "${P[@]}" prepare
+when "trees: [0-9]+ SMB connections" && sleep 0.5
 kill -9 "$PV_PID"
 finish_bg
-start "${P[@]}" -v prepare
-when "trees: [0-9]+ SMB connections" && sleep 0.5
+echo "    killed during the trees" >&2
+start "${P[@]}" prepare
+sleep 0.3
 kill -9 "$PV_PID"
 finish_bg
 pv "${P[@]}" --json prepare
