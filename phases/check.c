@@ -22,7 +22,7 @@
 void pv_check_add(struct pv_check_result *c, const char *check, const char *target,
 		  const char *status, int code, const char *fmt, ...)
 {
-	static struct pv_check_item oom = { "check", "", "fail", PV_EIO, "out of memory" };
+	static struct pv_check_item oom = {"check", "", "fail", PV_EIO, "out of memory"};
 	struct pv_check_item *r;
 	va_list ap;
 
@@ -66,7 +66,7 @@ static void failed(struct checks *c, const char *check, const char *target, int 
 /* Resolve name; returns 0 and the first address as text, or the getaddrinfo error. */
 static int resolve(const char *name, char *addr, size_t len)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
 	struct addrinfo *res = NULL;
 	int gai = getaddrinfo(name, NULL, &hints, &res);
 
@@ -104,11 +104,11 @@ static void check_dns(struct checks *c, const struct pv_playbook *pb)
 		gai = resolve(h->name, addr, sizeof(addr));
 		if (gai != 0)
 			add(c, "dns", h->name, "warn", PV_OK,
-			    "name does not resolve here (%s); SSH uses the address %s", gai_strerror(gai),
-			    h->address);
+			    "name does not resolve here (%s); SSH uses the address %s",
+			    gai_strerror(gai), h->address);
 		else if (h->address && strcmp(addr, h->address) != 0)
-			add(c, "dns", h->name, "warn", PV_OK, "resolves to %s, but the playbook says %s",
-			    addr, h->address);
+			add(c, "dns", h->name, "warn", PV_OK,
+			    "resolves to %s, but the playbook says %s", addr, h->address);
 		else
 			add(c, "dns", h->name, "ok", PV_OK, "%s", addr);
 	}
@@ -131,7 +131,8 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 		    "domain.base_dn or domain.realm",
 		    nc, d->base_dn);
 	else
-		add(c, "ldap", d->dc_name, "ok", PV_OK, "rootDSE over ldap://, naming context %s", nc);
+		add(c, "ldap", d->dc_name, "ok", PV_OK, "rootDSE over ldap://, naming context %s",
+		    nc);
 	free(nc);
 
 	/* LDAPS with the CA whenever a CA is given; the configured transport when it differs. */
@@ -160,7 +161,8 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 	if (admin) {
 		r = pv_krb_kinit(d, d->admin, admin, &cc);
 		if (r == PV_OK)
-			add(c, "kerberos", d->realm, "ok", PV_OK, "ticket for %s@%s", d->admin, d->realm);
+			add(c, "kerberos", d->realm, "ok", PV_OK, "ticket for %s@%s", d->admin,
+			    d->realm);
 		else
 			failed(c, "kerberos", d->realm, r);
 		pv_krb_destroy(cc);
@@ -185,8 +187,8 @@ static int probe_host(const struct pv_host *h, size_t i, void *arg)
 	if ((r = pv_remote_exec(rem, cmd, NULL, 0, &out, &err, &status, 0)) != PV_OK)
 		goto out;
 	if (status != 0) {
-		r = pv_error(PV_EREMOTE, "'%s' on '%s' exited with status %d: %s", cmd, h->name, status,
-			     err.data ? err.data : "");
+		r = pv_error(PV_EREMOTE, "'%s' on '%s' exited with status %d: %s", cmd, h->name,
+			     status, err.data ? err.data : "");
 		goto out;
 	}
 	if (out.data)
@@ -205,7 +207,7 @@ static void check_ssh(struct checks *c, const struct pv_playbook *pb)
 	size_t n = pb->nclients + 2, k = 0;
 	struct pv_host *hosts = calloc(n, sizeof(*hosts));
 	struct pv_fanout_result *res = calloc(n, sizeof(*res));
-	struct ssh_probe p = { calloc(n, sizeof(*p.info)) };
+	struct ssh_probe p = {calloc(n, sizeof(*p.info))};
 
 	if (!hosts || !res || !p.info) {
 		add(c, "ssh", "", "fail", PV_EIO, "out of memory");
@@ -241,8 +243,8 @@ static void check_smb(struct checks *c, const struct pv_playbook *pb, const stru
 	r = pv_smb_list_shares(h->address ? h->address : h->name, pb->domain.netbios,
 			       pb->domain.admin, admin, pb->domain.timeout, &nshares);
 	if (r == PV_OK)
-		add(c, "smb", h->name, "ok", PV_OK, "logged on as %s\\%s, %u shares", pb->domain.netbios,
-		    pb->domain.admin, nshares);
+		add(c, "smb", h->name, "ok", PV_OK, "logged on as %s\\%s, %u shares",
+		    pb->domain.netbios, pb->domain.admin, nshares);
 	else if (r == PV_EUNREACH)
 		/* Before `provision join` starts smbd this is expected, so it is not a failure. */
 		add(c, "smb", h->name, "warn", PV_OK,
@@ -265,10 +267,12 @@ int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_res
 		failed(c, "secret", "admin", r);
 		admin = NULL;
 	} else {
-		add(c, "secret", "admin", "ok", PV_OK, "admin password read (%zu bytes)", admin->len);
+		add(c, "secret", "admin", "ok", PV_OK, "admin password read (%zu bytes)",
+		    admin->len);
 	}
 	/* the users' password only when reading it asks nobody anything */
-	if (pb->users.password.source == PV_SECRET_FILE || pb->users.password.source == PV_SECRET_ENV) {
+	if (pb->users.password.source == PV_SECRET_FILE ||
+	    pb->users.password.source == PV_SECRET_ENV) {
 		r = pv_env_secret(env, PV_CRED_USERS, &users);
 		if (r != PV_OK)
 			failed(c, "secret", "users", r);

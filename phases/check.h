@@ -6,17 +6,17 @@
 #include "phases/phase.h"
 
 struct pv_check_item {
-	const char *check;  /* "playbook", "secret", "dns", "ldap", "ldaps", "kerberos", "ssh" ... */
+	const char *check; /* "playbook", "secret", "dns", "ldap", "ldaps", "kerberos", "ssh" ... */
 	const char *target; /* e.g. "dc.lab.test" */
 	const char *status; /* "ok", "warn", "fail" */
-	int code;           /* the outcome of a failure */
+	int code;	    /* the outcome of a failure */
 	char msg[1024];
 };
 
 struct pv_check_result {
 	struct pv_check_item *items;
 	size_t n, cap;
-	int first_fail;     /* PV_OK when nothing failed */
+	int first_fail; /* PV_OK when nothing failed */
 	size_t failed;
 	/* called as each item is recorded (the CLI prints it then), may be NULL */
 	void (*on_item)(const struct pv_check_item *it, void *arg);
@@ -28,8 +28,7 @@ void pv_check_add(struct pv_check_result *res, const char *check, const char *ta
 		  const char *status, int code, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 /* Every check after the playbook's; returns res->first_fail. */
-int pv_check_run(const struct pv_env *env, const char *playbook_path,
-		 struct pv_check_result *res);
+int pv_check_run(const struct pv_env *env, const char *playbook_path, struct pv_check_result *res);
 void pv_check_result_release(struct pv_check_result *res);
 
 #endif

@@ -546,14 +546,15 @@ static int outcome(const struct client_run *run, const struct pv_fanout_result *
 int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
 		    struct pv_client_result *res)
 {
-	struct client_run run = { .pb = env->pb, .cleanup = o->cleanup, .dry = env->dry_run };
+	struct client_run run = {.pb = env->pb, .cleanup = o->cleanup, .dry = env->dry_run};
 	struct pv_fanout_result *fr = NULL;
 	double t0 = pv_now();
 	int r;
 
 	if (!o->cleanup && !run.pb->has_server)
-		return pv_error(PV_ECONFIG, "the playbook has no server: the aliases point at its "
-					    "address (add a server: section with name and address)");
+		return pv_error(PV_ECONFIG,
+				"the playbook has no server: the aliases point at its "
+				"address (add a server: section with name and address)");
 	if ((r = select_clients(&run, o->clients, o->nclients)) != PV_OK)
 		goto out;
 	if (!o->cleanup && (r = make_names(&run)) != PV_OK)
@@ -586,7 +587,8 @@ int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
 		else
 			res->unchanged++;
 		if (run.dry && strcmp(j->state, "would write") == 0)
-			pv_plan_add(&res->plan, "write the block of lab '%s' on '%s' (%s + %zu aliases)",
+			pv_plan_add(&res->plan,
+				    "write the block of lab '%s' on '%s' (%s + %zu aliases)",
 				    run.pb->lab, j->name, run.names[0], run.nnames - 1);
 		if (run.dry && strcmp(j->state, "would remove") == 0)
 			pv_plan_add(&res->plan, "remove the block of lab '%s' on '%s'", run.pb->lab,
@@ -656,9 +658,9 @@ static int status_one(const struct pv_host *h, size_t i, void *arg)
 	}
 	{
 		struct pv_hosts_group g[2] = {
-			{ run->pb->server.host.address, (const char *const *)run->names, 1 },
-			{ run->pb->server.host.address, (const char *const *)run->names + 1,
-			  run->nnames - 1 },
+			{run->pb->server.host.address, (const char *const *)run->names, 1},
+			{run->pb->server.host.address, (const char *const *)run->names + 1,
+			 run->nnames - 1},
 		};
 
 		if ((r = pv_hosts_merge(text.data, text.len, &lay, run->pb->lab, &st, g, 2,
@@ -676,7 +678,7 @@ out:
 
 int pv_client_status(const struct pv_env *env, struct pv_client_status *st)
 {
-	struct status_run sr = { .run = { .pb = env->pb }, .st = st };
+	struct status_run sr = {.run = {.pb = env->pb}, .st = st};
 	struct pv_fanout_result *fr = NULL;
 	int r;
 

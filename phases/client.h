@@ -16,7 +16,7 @@ struct pv_client_opts {
 /* What happened on one client. */
 struct pv_client_host {
 	const char *name;
-	int code;        /* PV_OK, or why this client failed (msg) */
+	int code; /* PV_OK, or why this client failed (msg) */
 	char msg[1024];
 	double seconds;
 	const char *state;  /* "written", "unchanged", "would write", "removed", "absent",
@@ -24,8 +24,8 @@ struct pv_client_host {
 	const char *method; /* "rename", "in-place", "sftp" or NULL */
 	const char *backup; /* "made", "exists", "removed", "kept", "would be made" or NULL */
 	char backup_path[320];
-	bool verified;      /* getent (PowerShell on Windows) resolved the aliases to the server */
-	size_t other_labs;  /* blocks of other labs seen, left alone */
+	bool verified;	   /* getent (PowerShell on Windows) resolved the aliases to the server */
+	size_t other_labs; /* blocks of other labs seen, left alone */
 	char other[33];
 };
 
@@ -33,7 +33,7 @@ struct pv_client_result {
 	struct pv_client_host *hosts;
 	size_t n;
 	size_t changed, unchanged, failed;
-	size_t names;       /* the server's name and its aliases in the block (not for cleanup) */
+	size_t names; /* the server's name and its aliases in the block (not for cleanup) */
 	struct pv_plan plan;
 	double seconds;
 };

@@ -38,8 +38,9 @@ static int split(const char *path, char *results, size_t rlen, char *parent, siz
 	while (n > 1 && path[n - 1] == '/')
 		n--;
 	if (n == 0 || n >= rlen || (n == 1 && path[0] == '/'))
-		return pv_error(PV_ECONFIG, "controller.results '%s' is not a folder that can be "
-					    "moved; expected a path such as /var/lib/fsct/results",
+		return pv_error(PV_ECONFIG,
+				"controller.results '%s' is not a folder that can be "
+				"moved; expected a path such as /var/lib/fsct/results",
 				path);
 	memcpy(results, path, n);
 	results[n] = '\0';
@@ -115,8 +116,9 @@ static int rename_new(const char *src, const char *dst)
 static int backup_dir_ok(const char *bdir, struct stat *st)
 {
 	if (stat(bdir, st) != 0 || !S_ISDIR(st->st_mode))
-		return pv_error(PV_ECONFIG, "--backup '%s' is not a folder%s%s; create it first", bdir,
-				errno == ENOENT ? "" : ": ", errno == ENOENT ? "" : strerror(errno));
+		return pv_error(PV_ECONFIG, "--backup '%s' is not a folder%s%s; create it first",
+				bdir, errno == ENOENT ? "" : ": ",
+				errno == ENOENT ? "" : strerror(errno));
 	return PV_OK;
 }
 
@@ -131,8 +133,9 @@ static int local_base(struct ctl *c, char *base, size_t len, const struct stat *
 	if (stat(c->parent, &pst) != 0)
 		return pv_error(PV_EIO, "cannot look at '%s': %s", c->parent, strerror(errno));
 	if (pst.st_dev != rst->st_dev)
-		return pv_error(PV_ECONFIG, "results folder '%s' is a mount point, so it cannot be "
-					    "moved; point controller.results at a folder inside it",
+		return pv_error(PV_ECONFIG,
+				"results folder '%s' is a mount point, so it cannot be "
+				"moved; point controller.results at a folder inside it",
 				results);
 	if (!c->bdir) {
 		snprintf(base, len, "%s", results);
@@ -145,13 +148,15 @@ static int local_base(struct ctl *c, char *base, size_t len, const struct stat *
 				strerror(errno));
 	if (strcmp(breal, rreal) == 0 ||
 	    (strncmp(breal, rreal, strlen(rreal)) == 0 && breal[strlen(rreal)] == '/'))
-		return pv_error(PV_ECONFIG, "--backup '%s' lies inside the results folder '%s'; pick "
-					    "a folder outside it",
+		return pv_error(PV_ECONFIG,
+				"--backup '%s' lies inside the results folder '%s'; pick "
+				"a folder outside it",
 				c->bdir, results);
 	if (st.st_dev != pst.st_dev)
-		return pv_error(PV_ECONFIG, "--backup '%s' is on another file system than '%s': the "
-					    "move would be a copy; pick a folder on the same file "
-					    "system",
+		return pv_error(PV_ECONFIG,
+				"--backup '%s' is on another file system than '%s': the "
+				"move would be a copy; pick a folder on the same file "
+				"system",
 				c->bdir, results);
 	if ((size_t)snprintf(base, len, "%s/%s", breal, base_name(results)) >= len)
 		return pv_error(PV_ECONFIG, "--backup '%s': the backup's path would be too long",
@@ -182,18 +187,20 @@ static int local_reset(struct ctl *c)
 			return PV_OK;
 		}
 		if (mkdir_p(res->results, 0755) != 0)
-			return pv_error(PV_EIO, "cannot create results folder '%s': %s", res->results,
-					strerror(errno));
+			return pv_error(PV_EIO, "cannot create results folder '%s': %s",
+					res->results, strerror(errno));
 		res->state = "created";
 		return PV_OK;
 	}
 	if (S_ISLNK(st.st_mode))
-		return pv_error(PV_ECONFIG, "results folder '%s' is a symbolic link; set "
-					    "controller.results to the folder it points at",
+		return pv_error(PV_ECONFIG,
+				"results folder '%s' is a symbolic link; set "
+				"controller.results to the folder it points at",
 				res->results);
 	if (!S_ISDIR(st.st_mode))
-		return pv_error(PV_ECONFLICT, "'%s' exists and is not a folder; move it away or fix "
-					      "controller.results",
+		return pv_error(PV_ECONFLICT,
+				"'%s' exists and is not a folder; move it away or fix "
+				"controller.results",
 				res->results);
 	if ((r = count_entries(res->results, &res->entries)) != PV_OK)
 		return r;
@@ -231,8 +238,9 @@ static int local_reset(struct ctl *c)
 		int e = errno;
 
 		if (rename_new(res->backup, res->results) != 0)
-			return pv_error(PV_EIO, "cannot make '%s' anew (%s), and moving the results "
-						"back failed too (%s): they are in '%s'",
+			return pv_error(PV_EIO,
+					"cannot make '%s' anew (%s), and moving the results "
+					"back failed too (%s): they are in '%s'",
 					res->results, strerror(e), strerror(errno), res->backup);
 		return pv_error(PV_EIO, "cannot make '%s' anew: %s; the results were moved back",
 				res->results, strerror(e));
@@ -240,8 +248,9 @@ static int local_reset(struct ctl *c)
 	/* mkdir applies the umask; the old folder's mode and owner are what the driver expects */
 	if (chmod(res->results, st.st_mode & 07777) != 0 ||
 	    (chown(res->results, st.st_uid, st.st_gid) != 0 && errno != EPERM))
-		pv_log(PV_LOG_WARN, "'%s' made anew, but its mode or owner differs from the old "
-				    "folder's: %s",
+		pv_log(PV_LOG_WARN,
+		       "'%s' made anew, but its mode or owner differs from the old "
+		       "folder's: %s",
 		       res->results, strerror(errno));
 	res->state = "moved";
 	return PV_OK;
@@ -414,8 +423,8 @@ int pv_controller_status(const struct pv_env *env, struct pv_controller_status *
 
 	memset(st, 0, sizeof(*st));
 	st->host = "local";
-	if ((r = setup(env, st->results, sizeof(st->results), parent, sizeof(parent),
-		       &st->host)) != PV_OK)
+	if ((r = setup(env, st->results, sizeof(st->results), parent, sizeof(parent), &st->host)) !=
+	    PV_OK)
 		return r;
 	if (!pb->controller.host.name)
 		return local_status(st, parent);
@@ -435,8 +444,9 @@ int pv_controller_status(const struct pv_env *env, struct pv_controller_status *
 		r = pv_error(PV_EREMOTE, "on '%s': cannot look at %s", st->host, st->results);
 		goto out;
 	}
-	st->kind = strcmp(kind, "dir") == 0 ? "folder" : strcmp(kind, "absent") == 0 ? "absent"
-										      : "other";
+	st->kind = strcmp(kind, "dir") == 0	 ? "folder"
+		   : strcmp(kind, "absent") == 0 ? "absent"
+						 : "other";
 out:
 	pv_buf_release(&s, 0);
 	pv_buf_release(&out, 0);

@@ -9,12 +9,12 @@
 #include "phases/phase.h"
 
 struct pv_controller_opts {
-	bool cleanup;           /* cleanup controller: never makes a missing folder */
+	bool cleanup;		/* cleanup controller: never makes a missing folder */
 	const char *backup_dir; /* --backup DIR, or NULL: beside the results folder */
 };
 
 struct pv_controller_result {
-	const char *host;  /* "local" or the controller host's name */
+	const char *host; /* "local" or the controller host's name */
 	char results[PATH_MAX];
 	/* "moved", "created", "empty", "absent", "would move", "would create"; NULL until known */
 	const char *state;

@@ -26,7 +26,7 @@
  * one only pays when the round trip is a real part of the DC's time per add (20-40 ms with a
  * password), i.e. when the DC would otherwise wait for us: beyond RTT_FOR_TWO. */
 #define RTT_FOR_TWO 0.002 /* seconds */
-#define PAGE 1000
+#define PAGE	    1000
 /* UF_NORMAL_ACCOUNT (0x200) | UF_DONT_EXPIRE_PASSWD (0x10000), MS-ADTS 2.2.16: enabled, and
  * the password never expires so long runs do not hit expiry. */
 #define UAC "66048"
@@ -112,8 +112,8 @@ static int collect_ours(const char *dn, const char *const *vals, void *arg)
 /* Make the lab's OU when it is missing, tagged so cleanup knows it is ours. */
 static int ensure_ou(struct dc_run *run)
 {
-	const char *oc[] = { "top", "organizationalUnit" }, *desc[] = { run->tag };
-	struct pv_attr attrs[] = { { "objectClass", oc, NULL, 2 }, { "description", desc, NULL, 1 } };
+	const char *oc[] = {"top", "organizationalUnit"}, *desc[] = {run->tag};
+	struct pv_attr attrs[] = {{"objectClass", oc, NULL, 2}, {"description", desc, NULL, 1}};
 	enum pv_dir_result res;
 	char *value = NULL;
 	int found = 0, r;
@@ -160,14 +160,14 @@ static void fill_attrs(struct user_attrs *u, const struct dc_run *run, const cha
 	u->uac[0] = UAC;
 	u->pwd[0] = run->unipwd.data;
 	u->pwdlen[0] = run->unipwd.len;
-	u->a[0] = (struct pv_attr){ "objectClass", u->oc, NULL, 4 };
-	u->a[1] = (struct pv_attr){ "cn", u->cn, NULL, 1 };
-	u->a[2] = (struct pv_attr){ "sAMAccountName", u->cn, NULL, 1 };
-	u->a[3] = (struct pv_attr){ "userPrincipalName", u->upn, NULL, 1 };
-	u->a[4] = (struct pv_attr){ "displayName", u->cn, NULL, 1 };
-	u->a[5] = (struct pv_attr){ "description", u->desc, NULL, 1 };
-	u->a[6] = (struct pv_attr){ "userAccountControl", u->uac, NULL, 1 };
-	u->a[7] = (struct pv_attr){ "unicodePwd", u->pwd, u->pwdlen, 1 };
+	u->a[0] = (struct pv_attr){"objectClass", u->oc, NULL, 4};
+	u->a[1] = (struct pv_attr){"cn", u->cn, NULL, 1};
+	u->a[2] = (struct pv_attr){"sAMAccountName", u->cn, NULL, 1};
+	u->a[3] = (struct pv_attr){"userPrincipalName", u->upn, NULL, 1};
+	u->a[4] = (struct pv_attr){"displayName", u->cn, NULL, 1};
+	u->a[5] = (struct pv_attr){"description", u->desc, NULL, 1};
+	u->a[6] = (struct pv_attr){"userAccountControl", u->uac, NULL, 1};
+	u->a[7] = (struct pv_attr){"unicodePwd", u->pwd, u->pwdlen, 1};
 }
 
 /* Pipeline callback; tag is the operation kind (0 add, 1 password reset). */
@@ -216,11 +216,12 @@ static int first_add(struct dc_run *run, const char *dn, struct user_attrs *u)
 		return PV_OK;
 	default:
 		if (strstr(pv_errmsg(), "onstraint") || strstr(pv_errmsg(), "assword"))
-			return pv_error_prefix(PV_ECONFIG,
-					       "the DC refused the first user, so no other was tried "
-					       "(if the password policy is the cause, pick a password "
-					       "that meets it)");
-		return pv_error_prefix(PV_EDIR, "the DC refused the first user, so no other was tried");
+			return pv_error_prefix(
+				PV_ECONFIG, "the DC refused the first user, so no other was tried "
+					    "(if the password policy is the cause, pick a password "
+					    "that meets it)");
+		return pv_error_prefix(PV_EDIR,
+				       "the DC refused the first user, so no other was tried");
 	}
 }
 
@@ -262,8 +263,8 @@ static int create_users(struct dc_run *run, unsigned long *missing)
 			else
 				r = pv_dir_pipe_add(pipe, dn.data, u.a, 8, NULL);
 			first = first && have;
-			pv_progress_update(&run->prog,
-					   run->res->created + run->res->present + run->res->failed);
+			pv_progress_update(&run->prog, run->res->created + run->res->present +
+							       run->res->failed);
 		}
 	}
 	if (pipe) {
@@ -330,8 +331,9 @@ static int connect_dc(const struct pv_env *env, bool pw, struct pv_dir **dir)
 	/* Refuse before anything is sent: Samba would accept a password over a plain
 	 * connection when so configured; we never count on the server to catch it. */
 	if (pw && !pv_dir_encrypted(*dir))
-		return pv_error(PV_ECONFIG, "the LDAP connection to '%s' is not encrypted; passwords "
-					    "are only sent over LDAPS, StartTLS or sealed GSSAPI",
+		return pv_error(PV_ECONFIG,
+				"the LDAP connection to '%s' is not encrypted; passwords "
+				"are only sent over LDAPS, StartTLS or sealed GSSAPI",
 				env->pb->domain.dc_name);
 	pv_log(PV_LOG_DEBUG, "LDAP: %s", pv_dir_security(*dir));
 	return PV_OK;
@@ -339,12 +341,11 @@ static int connect_dc(const struct pv_env *env, bool pw, struct pv_dir **dir)
 
 int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct pv_dc_result *res)
 {
-	struct dc_run run = { .env = env, .o = o, .pb = env->pb, .unipwd = PV_BUF_INIT,
-			      .res = res };
+	struct dc_run run = {.env = env, .o = o, .pb = env->pb, .unipwd = PV_BUF_INIT, .res = res};
 	const struct pv_secret *pw = NULL;
 	const struct pv_host **all = NULL;
 	struct pv_buf filter = PV_BUF_INIT;
-	const char *attrs[] = { "sAMAccountName", NULL };
+	const char *attrs[] = {"sAMAccountName", NULL};
 	double t0;
 	int r;
 
@@ -353,12 +354,14 @@ int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct p
 	run.nclients = o->clients ? o->nclients : env->pb->nclients;
 	res->planned = run.per_client * run.nclients;
 	if (run.per_client > PV_DC_USERS_MAX && !o->force)
-		return pv_error(PV_EUSAGE, "%lu users per client is more than %lu; pass --force if "
-					   "you mean it",
+		return pv_error(PV_EUSAGE,
+				"%lu users per client is more than %lu; pass --force if "
+				"you mean it",
 				run.per_client, PV_DC_USERS_MAX);
 	if (run.nclients == 0)
-		return pv_error(PV_ECONFIG, "the playbook has no clients (add a clients: list): users "
-					    "are made per client");
+		return pv_error(PV_ECONFIG,
+				"the playbook has no clients (add a clients: list): users "
+				"are made per client");
 	/* all clients: the playbook's, in its order */
 	if (!o->clients) {
 		if (!(all = calloc(run.nclients, sizeof(*all))))
@@ -395,7 +398,8 @@ int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct p
 			  &run);
 	if (r != PV_OK)
 		goto out;
-	pv_log(PV_LOG_DEBUG, "%zu users of lab '%s' found", pv_strset_count(run.ours), env->pb->lab);
+	pv_log(PV_LOG_DEBUG, "%zu users of lab '%s' found", pv_strset_count(run.ours),
+	       env->pb->lab);
 	pv_progress_start(&run.prog, "dc", "users", res->planned);
 	r = create_users(&run, &res->missing);
 	pv_progress_end(&run.prog);
@@ -507,8 +511,8 @@ static int count_foreign(const char *dn, const char *const *vals, void *arg)
  * the delete (milliseconds) would go with it. */
 static int only_ours(struct pv_dir *dir, const char *ou, const char *tag, bool *tree)
 {
-	const char *attrs[] = { "objectClass", NULL }, *env = getenv("PROVISION_TREE_DELETE");
-	struct foreign f = { .ou = ou };
+	const char *attrs[] = {"objectClass", NULL}, *env = getenv("PROVISION_TREE_DELETE");
+	struct foreign f = {.ou = ou};
 	struct pv_buf filter = PV_BUF_INIT;
 	int r;
 
@@ -525,8 +529,9 @@ static int only_ours(struct pv_dir *dir, const char *ou, const char *tag, bool *
 		return r;
 	*tree = f.n == 0;
 	if (f.n)
-		pv_log(PV_LOG_INFO, "OU '%s' holds objects this lab did not make (%lu, first: %s): "
-				    "deleting the lab's users one by one",
+		pv_log(PV_LOG_INFO,
+		       "OU '%s' holds objects this lab did not make (%lu, first: %s): "
+		       "deleting the lab's users one by one",
 		       ou, f.n, f.first);
 	return PV_OK;
 }
@@ -565,10 +570,10 @@ int pv_dc_cleanup(const struct pv_env *env, struct pv_dc_cleanup_result *res)
 	const char *ou = pb->users.ou;
 	struct pv_dir *dir = NULL;
 	struct pv_dir_pipe *pipe = NULL;
-	struct dn_list l = { NULL, 0, 0 };
+	struct dn_list l = {NULL, 0, 0};
 	struct del_run d;
 	struct pv_buf filter = PV_BUF_INIT;
-	const char *attrs[] = { "sAMAccountName", NULL };
+	const char *attrs[] = {"sAMAccountName", NULL};
 	char tag[PV_TAG_MAX], *ou_desc = NULL;
 	int ou_found = 0, r;
 	bool tree = false;
@@ -580,8 +585,8 @@ int pv_dc_cleanup(const struct pv_env *env, struct pv_dc_cleanup_result *res)
 		goto out;
 	t0 = pv_now();
 	if ((r = users_filter(&filter, tag)) != PV_OK ||
-	    (r = pv_dir_search(dir, pb->domain.base_dn, filter.data, attrs, PAGE, collect_dn, &l)) !=
-		    PV_OK ||
+	    (r = pv_dir_search(dir, pb->domain.base_dn, filter.data, attrs, PAGE, collect_dn,
+			       &l)) != PV_OK ||
 	    (r = pv_dir_read(dir, ou, "description", &ou_found, &ou_desc)) != PV_OK)
 		goto out;
 	res->found = l.n;
@@ -597,8 +602,9 @@ int pv_dc_cleanup(const struct pv_env *env, struct pv_dc_cleanup_result *res)
 		if (l.n)
 			pv_plan_add(&res->plan, "delete %zu users of lab '%s'", l.n, pb->lab);
 		if (res->ou_ours)
-			pv_plan_add(&res->plan, "%s", tree ? "delete the lab's OU and its users in one tree delete"
-							  : "delete the lab's OU if it is then empty");
+			pv_plan_add(&res->plan, "%s",
+				    tree ? "delete the lab's OU and its users in one tree delete"
+					 : "delete the lab's OU if it is then empty");
 		goto out;
 	}
 	pv_progress_start(&d.prog, "cleanup dc", "users", l.n);
@@ -613,8 +619,9 @@ int pv_dc_cleanup(const struct pv_env *env, struct pv_dc_cleanup_result *res)
 
 		for (size_t i = 0; i < l.n; i++)
 			inside += below(l.dns[i], ou);
-		pv_log(PV_LOG_INFO, "deleting OU '%s' and its %lu users in one request (tree delete)",
-		       ou, inside);
+		pv_log(PV_LOG_INFO,
+		       "deleting OU '%s' and its %lu users in one request (tree delete)", ou,
+		       inside);
 		pv_progress_end(&d.prog);
 		pv_progress_start(&d.prog, "cleanup dc", "users", inside);
 		r = pv_dir_delete_tree(dir, ou, tree_budget(pb, inside), tick, &d.prog, &dres);
@@ -638,16 +645,18 @@ int pv_dc_cleanup(const struct pv_env *env, struct pv_dc_cleanup_result *res)
 			goto out;
 		res->ou_deleted = dres == PV_DIR_DONE || dres == PV_DIR_NOSUCH;
 		if (!res->ou_deleted)
-			pv_log(PV_LOG_WARN, "OU '%s' left in place: it holds objects this lab did not "
-					    "make (%s)",
+			pv_log(PV_LOG_WARN,
+			       "OU '%s' left in place: it holds objects this lab did not "
+			       "make (%s)",
 			       ou, pv_errmsg());
 		else
 			pv_log(PV_LOG_INFO, "deleted OU '%s'", ou);
 	}
 	res->seconds = pv_now() - t0;
 	if (d.failed)
-		r = pv_error(d.deleted ? PV_EPARTIAL : PV_EDIR, "%lu users could not be deleted; "
-								"first: %s",
+		r = pv_error(d.deleted ? PV_EPARTIAL : PV_EDIR,
+			     "%lu users could not be deleted; "
+			     "first: %s",
 			     d.failed, d.first);
 out:
 	res->deleted = d.deleted;
@@ -689,10 +698,10 @@ static int count_one(const char *dn, const char *const *vals, void *arg)
 int pv_dc_status(const struct pv_env *env, struct pv_dc_status *st)
 {
 	const struct pv_playbook *pb = env->pb;
-	struct count_ours c = { NULL, 0, 0 };
+	struct count_ours c = {NULL, 0, 0};
 	struct pv_dir *dir = NULL;
 	struct pv_buf filter = PV_BUF_INIT;
-	const char *attrs[] = { "sAMAccountName", NULL };
+	const char *attrs[] = {"sAMAccountName", NULL};
 	char tag[PV_TAG_MAX], name[PV_NAME_MAX], *desc = NULL;
 	int found = 0, r;
 
@@ -710,7 +719,8 @@ int pv_dc_status(const struct pv_env *env, struct pv_dc_status *st)
 				goto out;
 			}
 		}
-	if ((r = connect_dc(env, false, &dir)) != PV_OK || (r = users_filter(&filter, tag)) != PV_OK ||
+	if ((r = connect_dc(env, false, &dir)) != PV_OK ||
+	    (r = users_filter(&filter, tag)) != PV_OK ||
 	    (r = pv_dir_search(dir, pb->domain.base_dn, filter.data, attrs, PAGE, count_one, &c)) !=
 		    PV_OK ||
 	    (r = pv_dir_read(dir, pb->users.ou, "description", &found, &desc)) != PV_OK)

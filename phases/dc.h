@@ -10,27 +10,27 @@ struct pv_dc_opts {
 	const struct pv_host *const *clients; /* whose users; all clients when NULL */
 	size_t nclients;
 	bool reset_passwords; /* also set the password of users already present */
-	bool verify;          /* kinit as the first, the last and a random user afterwards */
-	bool force;           /* allow more than PV_DC_USERS_MAX users per client */
+	bool verify;	      /* kinit as the first, the last and a random user afterwards */
+	bool force;	      /* allow more than PV_DC_USERS_MAX users per client */
 };
 
 #define PV_DC_USERS_MAX 1000000UL
 
 struct pv_dc_result {
 	unsigned long planned, present, missing, created, reset, failed;
-	bool ou_created;      /* or, in a dry run, would be */
-	bool verified;        /* --verify: the three kinits succeeded */
+	bool ou_created; /* or, in a dry run, would be */
+	bool verified;	 /* --verify: the three kinits succeeded */
 	char first_failure[1024];
 	struct pv_plan plan;
-	double seconds;       /* the users' part: from the first search to the last add */
+	double seconds; /* the users' part: from the first search to the last add */
 };
 
 int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct pv_dc_result *res);
 
 struct pv_dc_cleanup_result {
-	bool nothing;         /* no user and no OU of this lab */
+	bool nothing; /* no user and no OU of this lab */
 	unsigned long found, deleted, gone, failed;
-	bool tree_delete;     /* the OU and its users went in one request */
+	bool tree_delete; /* the OU and its users went in one request */
 	bool ou_ours, ou_deleted;
 	char first_failure[1024];
 	struct pv_plan plan;

@@ -26,12 +26,14 @@ extern const char pv_samba_join_sh[];
 static int admin_failed(const char *host, const char *what, const char *tail, int status)
 {
 	if (status == 4)
-		return pv_error(PV_ECRED, "kinit as the admin on '%s' failed; check domain.admin, its "
-					  "password and the server's krb5.conf",
+		return pv_error(PV_ECRED,
+				"kinit as the admin on '%s' failed; check domain.admin, its "
+				"password and the server's krb5.conf",
 				host);
 	if (strstr(tail, "skew") || strstr(tail, "Clock"))
-		return pv_error(PV_EREMOTE, "%s on '%s': %s; the server's clock differs from the "
-					    "DC's by more than Kerberos allows",
+		return pv_error(PV_EREMOTE,
+				"%s on '%s': %s; the server's clock differs from the "
+				"DC's by more than Kerberos allows",
 				what, host, tail);
 	return pv_error(PV_EREMOTE, "%s on '%s' failed (status %d)%s%s", what, host, status,
 			tail[0] ? ": " : "", tail);
@@ -42,13 +44,15 @@ static int check_skew(const struct pv_samba_facts *f, const char *host, const ch
 	long off = f->offset < 0 ? -f->offset : f->offset;
 
 	if (!f->has_offset)
-		return pv_error(PV_EUNREACH, "'%s' cannot reach a DC of %s ('net ads info': %s); check "
-					     "its DNS, krb5.conf and smb.conf (realm, workgroup)",
+		return pv_error(PV_EUNREACH,
+				"'%s' cannot reach a DC of %s ('net ads info': %s); check "
+				"its DNS, krb5.conf and smb.conf (realm, workgroup)",
 				host, realm, f->info[0] ? f->info : "no answer");
 	if (off > SKEW_MAX)
-		return pv_error(PV_EREMOTE, "the clock of '%s' differs from the DC's by %ld s, more "
-					    "than Kerberos allows (%d s); fix the time on the server "
-					    "(NTP) and run join again",
+		return pv_error(PV_EREMOTE,
+				"the clock of '%s' differs from the DC's by %ld s, more "
+				"than Kerberos allows (%d s); fix the time on the server "
+				"(NTP) and run join again",
 				host, f->offset, SKEW_MAX);
 	if (off > SKEW_WARN)
 		pv_log(PV_LOG_WARN, "the clock of '%s' differs from the DC's by %ld s", host,
@@ -59,9 +63,8 @@ static int check_skew(const struct pv_samba_facts *f, const char *host, const ch
 }
 
 /* kinit, net ads join, and the keytab when smb.conf's kerberos method uses one. */
-static int do_join(struct pv_remote *rem, const struct pv_domain *d,
-		   const struct pv_samba_facts *f, const struct pv_secret *admin, bool join,
-		   const char *mark)
+static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struct pv_samba_facts *f,
+		   const struct pv_secret *admin, bool join, const char *mark)
 {
 	struct pv_buf s = PV_BUF_INIT;
 	const char *what = join ? "net ads join" : "net ads keytab create";
@@ -96,7 +99,7 @@ static int start_services(struct pv_remote *rem, const struct pv_server *s, cons
 static int tag_account(struct pv_dir *dir, const struct pv_domain *d, const char *netbios,
 		       const char *tag)
 {
-	const char *vals[] = { tag };
+	const char *vals[] = {tag};
 	enum pv_dir_result res;
 	char *dn = NULL, *desc = NULL;
 	int r;
@@ -104,13 +107,15 @@ static int tag_account(struct pv_dir *dir, const struct pv_domain *d, const char
 	if ((r = pv_samba_account(dir, d, netbios, &dn, &desc)) != PV_OK)
 		goto out;
 	if (!dn) {
-		r = pv_error(PV_EDIR, "the computer account %s$ is not in the directory after the join",
+		r = pv_error(PV_EDIR,
+			     "the computer account %s$ is not in the directory after the join",
 			     netbios);
 		goto out;
 	}
 	if (desc && strcmp(desc, tag) != 0) {
-		pv_log(PV_LOG_WARN, "computer account '%s' has the description '%s'; not tagging it "
-				    "as this lab's, so cleanup join will not remove it",
+		pv_log(PV_LOG_WARN,
+		       "computer account '%s' has the description '%s'; not tagging it "
+		       "as this lab's, so cleanup join will not remove it",
 		       dn, desc);
 		goto out;
 	}
@@ -127,9 +132,8 @@ out:
 
 /* What join and cleanup join start with: the admin secret, one SSH session to the server and
  * its facts (PV_PROBE_CLOCK: also its clock). */
-static int open_server(const struct pv_env *env, enum pv_probe how,
-		       const struct pv_secret **admin, struct pv_remote **rem,
-		       struct pv_samba_facts *f)
+static int open_server(const struct pv_env *env, enum pv_probe how, const struct pv_secret **admin,
+		       struct pv_remote **rem, struct pv_samba_facts *f)
 {
 	int r;
 
@@ -162,8 +166,9 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 	snprintf(res->account, sizeof(res->account), "%s$", f.netbios);
 	snprintf(mark, sizeof(mark), "%s/.provision-join.%s", f.state_dir, pb->lab);
 	if (strcasecmp(f.security, "ads") != 0 || strcasecmp(f.realm, pb->domain.realm) != 0) {
-		r = pv_error(PV_ECONFIG, "smb.conf on '%s' has security = %s, realm = %s; a member of "
-					 "%s needs 'security = ads' and 'realm = %s'",
+		r = pv_error(PV_ECONFIG,
+			     "smb.conf on '%s' has security = %s, realm = %s; a member of "
+			     "%s needs 'security = ads' and 'realm = %s'",
 			     host, f.security[0] ? f.security : "(unset)",
 			     f.realm[0] ? f.realm : "(unset)", pb->domain.realm, pb->domain.realm);
 		goto out;
@@ -180,8 +185,9 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 			if ((r = pv_dir_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
 			    (r = tag_account(dir, &pb->domain, f.netbios, tag)) != PV_OK)
 				goto out;
-			pv_log(PV_LOG_INFO, "the computer account %s$ of a join this lab started is "
-					    "tagged now",
+			pv_log(PV_LOG_INFO,
+			       "the computer account %s$ of a join this lab started is "
+			       "tagged now",
 			       f.netbios);
 		}
 		if (!f.smbd_running || !f.winbindd_running) {
@@ -195,8 +201,8 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 		}
 	} else if (env->dry_run) {
 		res->state = "would join";
-		pv_plan_add(&res->plan, "%s '%s' to %s",
-			    f.joined ? "make the keytab of" : "join", host, pb->domain.realm);
+		pv_plan_add(&res->plan, "%s '%s' to %s", f.joined ? "make the keytab of" : "join",
+			    host, pb->domain.realm);
 		goto out;
 	} else {
 		res->state = f.joined ? "repaired" : "joined";
@@ -216,7 +222,8 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 		struct pv_buf v = PV_BUF_INIT;
 		int st = 0;
 
-		pv_remote_var(&v, "mark", f.join_mark || strcmp(res->state, "joined") == 0 ? mark : "");
+		pv_remote_var(&v, "mark",
+			      f.join_mark || strcmp(res->state, "joined") == 0 ? mark : "");
 		pv_buf_addstr(&v, pv_samba_verify_join_sh);
 		r = pv_samba_run(rem, "wbinfo -t", &v, NULL, 0, NULL, &st, 60);
 		pv_buf_release(&v, 0);
@@ -224,7 +231,8 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 			goto out;
 		if (st != 0) {
 			r = pv_error(PV_EREMOTE, "'%s' is joined but %s fails: %s", host,
-				     st == 1 ? "'wbinfo -t' (winbindd's trust)" : "'net ads testjoin'",
+				     st == 1 ? "'wbinfo -t' (winbindd's trust)"
+					     : "'net ads testjoin'",
 				     pv_errmsg());
 			goto out;
 		}
@@ -240,8 +248,8 @@ out:
 
 /* ---- cleanup join ---- */
 
-static int leave(struct pv_remote *rem, const struct pv_domain *d,
-		 const struct pv_samba_facts *f, const struct pv_secret *admin, const char *lab)
+static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct pv_samba_facts *f,
+		 const struct pv_secret *admin, const char *lab)
 {
 	struct pv_buf s = PV_BUF_INIT, mark = PV_BUF_INIT;
 	char tail[1024];
@@ -288,9 +296,10 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 	res->ours = dn && ((desc && strcmp(desc, tag) == 0) || (!desc && f.join_mark));
 	if (!res->ours) {
 		if (f.joined && want_leave) {
-			r = pv_error(PV_ECONFLICT, "'%s' is a member of %s, but lab '%s' did not join "
-						   "it (its computer account %s$ is not tagged '%s'); "
-						   "leave it yourself with 'net ads leave'",
+			r = pv_error(PV_ECONFLICT,
+				     "'%s' is a member of %s, but lab '%s' did not join "
+				     "it (its computer account %s$ is not tagged '%s'); "
+				     "leave it yourself with 'net ads leave'",
 				     host, pb->domain.realm, pb->lab, f.netbios, tag);
 			goto out;
 		}

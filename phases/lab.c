@@ -12,8 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[PV_LAB_PHASES] = { "dc", "join", "server", "client",
-						  "controller" };
+static const char *const names[PV_LAB_PHASES] = {"dc", "join", "server", "client", "controller"};
 
 /* Close a step: its code and message, and done / already / partial / failed. */
 static void finish(struct pv_lab_step *s, int code, bool changed, bool dry, double t0)
@@ -134,7 +133,7 @@ static void *prepare_host_line(void *arg)
 {
 	struct prep *p = arg;
 	struct pv_lab_prepare_result *res = p->res;
-	struct pv_client_opts co = { false, NULL, 0 };
+	struct pv_client_opts co = {false, NULL, 0};
 	bool dry = p->env->dry_run;
 	double t0 = pv_now();
 	int r;
@@ -159,7 +158,7 @@ static void spawn(pthread_t *th, bool *started, void *(*fn)(void *), void *arg)
 int pv_lab_prepare(const struct pv_env *env, const struct pv_lab_prepare_opts *o,
 		   struct pv_lab_prepare_result *res)
 {
-	struct prep p = { env, o, res };
+	struct prep p = {env, o, res};
 	double t0 = pv_now();
 	pthread_t hosts, join;
 	bool hosts_on, join_on;
@@ -232,8 +231,8 @@ static void *cleanup_host_line(void *arg)
 {
 	struct clean *c = arg;
 	struct pv_lab_cleanup_result *res = c->res;
-	struct pv_controller_opts ctl = { true, c->backup_dir };
-	struct pv_client_opts co = { true, NULL, 0 };
+	struct pv_controller_opts ctl = {true, c->backup_dir};
+	struct pv_client_opts co = {true, NULL, 0};
 	bool dry = c->env->dry_run;
 	double t0 = pv_now();
 	int r;
@@ -252,7 +251,7 @@ static void *cleanup_host_line(void *arg)
 int pv_lab_cleanup(const struct pv_env *env, bool leave, const char *backup_dir,
 		   struct pv_lab_cleanup_result *res)
 {
-	struct clean c = { env, leave, backup_dir, res };
+	struct clean c = {env, leave, backup_dir, res};
 	double t0 = pv_now();
 	pthread_t hosts, dc;
 	bool hosts_on, dc_on;
@@ -303,7 +302,8 @@ static void *status_part(void *arg)
 
 	switch (j->part) {
 	case 0:
-		keep(pv_dc_status(j->env, &st->dc.st), &st->dc.code, st->dc.msg, sizeof(st->dc.msg));
+		keep(pv_dc_status(j->env, &st->dc.st), &st->dc.code, st->dc.msg,
+		     sizeof(st->dc.msg));
 		break;
 	case 1:
 		keep(pv_server_status(j->env, &st->server.st), &st->server.code, st->server.msg,
@@ -324,7 +324,7 @@ int pv_lab_status(const struct pv_env *env, struct pv_lab_status *st)
 {
 	struct stat_job jobs[4];
 	pthread_t th[4];
-	bool started[4] = { false };
+	bool started[4] = {false};
 	double t0 = pv_now();
 	const struct pv_dc_status *d = &st->dc.st;
 	const struct pv_server_status *s = &st->server.st;
@@ -333,7 +333,7 @@ int pv_lab_status(const struct pv_env *env, struct pv_lab_status *st)
 	bool clients_in = true, clients_out = true;
 
 	for (int i = 0; i < 4; i++) {
-		jobs[i] = (struct stat_job){ env, st, i };
+		jobs[i] = (struct stat_job){env, st, i};
 		spawn(&th[i], &started[i], status_part, &jobs[i]);
 	}
 	for (int i = 0; i < 4; i++)
@@ -341,12 +341,15 @@ int pv_lab_status(const struct pv_env *env, struct pv_lab_status *st)
 			pthread_join(th[i], NULL);
 	st->seconds = pv_now() - t0;
 	for (size_t i = 0; i < c->n; i++) {
-		clients_in &= c->hosts[i].code == PV_OK && strcmp(c->hosts[i].block, "in place") == 0;
-		clients_out &= c->hosts[i].code == PV_OK && strcmp(c->hosts[i].block, "absent") == 0;
+		clients_in &=
+			c->hosts[i].code == PV_OK && strcmp(c->hosts[i].block, "in place") == 0;
+		clients_out &=
+			c->hosts[i].code == PV_OK && strcmp(c->hosts[i].block, "absent") == 0;
 	}
 	st->complete = st->dc.code == PV_OK && d->present == d->planned && d->ou_exists &&
-		       st->server.code == PV_OK && s->joined && s->trust && s->smbd && s->winbindd &&
-		       s->shares_present == s->shares_planned && s->spns_present == s->spns_planned &&
+		       st->server.code == PV_OK && s->joined && s->trust && s->smbd &&
+		       s->winbindd && s->shares_present == s->shares_planned &&
+		       s->spns_present == s->spns_planned &&
 		       (s->trees_skipped || s->trees_complete == s->trees_planned) &&
 		       st->clients.code == PV_OK && clients_in && st->controller.code == PV_OK &&
 		       strcmp(k->kind, "folder") == 0;

@@ -21,7 +21,7 @@ enum pv_lab_phase {
 
 /* How one phase of prepare or cleanup went. */
 struct pv_lab_step {
-	const char *name;  /* "dc", "join", "server", "client", "controller" */
+	const char *name; /* "dc", "join", "server", "client", "controller" */
 	/* "done" (something made or removed), "already" (nothing to do), "partial", "failed",
 	 * "skipped" (a phase it needs failed), "planned" (dry run) */
 	const char *state;

@@ -23,7 +23,7 @@ typedef int (*pv_cred_fn)(void *ctx, enum pv_cred which, const struct pv_secret 
 
 struct pv_env {
 	const struct pv_playbook *pb;
-	bool dry_run;   /* look, plan, change nothing */
+	bool dry_run; /* look, plan, change nothing */
 	pv_cred_fn cred;
 	void *cred_ctx;
 };

@@ -209,6 +209,24 @@ static int account_dn(struct srv_run *run, char **dn)
 	return r;
 }
 
+/* The SPNs on the computer account dn, as a set. */
+static int account_spns(struct srv_run *run, const char *dn, struct pv_strset **out)
+{
+	char **vals = NULL;
+	size_t n = 0;
+	int found = 0, r;
+
+	if ((r = pv_dir_read_values(run->dir, dn, "servicePrincipalName", &found, &vals, &n)))
+		return r;
+	if (!(*out = pv_strset_new()))
+		r = pv_error(PV_EIO, "out of memory");
+	for (size_t i = 0; r == PV_OK && i < n; i++)
+		if (pv_strset_add(*out, vals[i]) < 0)
+			r = pv_error(PV_EIO, "out of memory");
+	pv_dir_values_free(vals, n);
+	return r;
+}
+
 /* Modify in chunks; a DC refusing one (e.g. an SPN another account holds: SPNs are unique in
  * a forest, MS-ADTS 3.1.1.5.3.1.1.4) stops with its message. */
 static int spn_modify(struct srv_run *run, const char *dn, enum pv_dir_mod op, char **v, size_t n)
@@ -330,23 +348,18 @@ static int ensure_spns(struct srv_run *run)
 	struct spn_list want = {0}, add = {0};
 	struct pv_strset *have = NULL, *kt = NULL;
 	struct pv_buf body = PV_BUF_INIT;
-	char **vals = NULL, *dn = NULL;
-	size_t nvals = 0, nkt = 0;
-	int found = 0, r;
+	char *dn = NULL;
+	size_t nkt = 0;
+	int r;
 
 	if ((r = wanted_spns(run, &want)) != PV_OK || (r = account_dn(run, &dn)) != PV_OK)
 		goto out;
-	if ((r = pv_dir_read_values(run->dir, dn, "servicePrincipalName", &found, &vals, &nvals)))
+	if ((r = account_spns(run, dn, &have)) != PV_OK)
 		goto out;
-	if (!(have = pv_strset_new()) || !(kt = pv_strset_new())) {
+	if (!(kt = pv_strset_new())) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < nvals; i++)
-		if (pv_strset_add(have, vals[i]) < 0) {
-			r = pv_error(PV_EIO, "out of memory");
-			goto out;
-		}
 	for (size_t i = 0; i < want.n; i++) {
 		if (pv_strset_has(have, want.v[i]))
 			run->spn_there++;
@@ -395,7 +408,6 @@ out:
 	pv_buf_release(&body, 0);
 	pv_strset_free(have);
 	pv_strset_free(kt);
-	pv_dir_values_free(vals, nvals);
 	spn_release(&want);
 	spn_release(&add);
 	free(dn);
@@ -421,8 +433,9 @@ static int connect_all(struct srv_run *run, bool need_joined)
 		return r;
 	pv_log(PV_LOG_DEBUG, "srv: probed in %.3f s", pv_now() - t0);
 	if (need_joined && !run->f.joined)
-		return pv_error(PV_EFAIL, "'%s' is not joined to %s (net ads testjoin fails); run "
-					  "provision join first",
+		return pv_error(PV_EFAIL,
+				"'%s' is not joined to %s (net ads testjoin fails); run "
+				"provision join first",
 				run->pb->server.host.name, run->pb->domain.realm);
 	t0 = pv_now();
 	r = pv_dir_connect(&run->pb->domain, -1, run->admin, &run->dir);
@@ -440,7 +453,7 @@ static void release(struct srv_run *run)
 int pv_server_prepare(const struct pv_env *env, const struct pv_trees_opts *o,
 		      struct pv_server_result *res)
 {
-	struct srv_run run = { .env = env, .pb = env->pb, .dry = env->dry_run, .plan = &res->plan };
+	struct srv_run run = {.env = env, .pb = env->pb, .dry = env->dry_run, .plan = &res->plan};
 	struct pv_trees *trees = NULL;
 	double t0 = pv_now();
 	int r;
@@ -541,7 +554,8 @@ static int remove_spns(struct srv_run *run)
 		if (!pv_strset_has(rec, vals[i]) && alias_spn(run->pb, vals[i])) {
 			run->spn_left++;
 			if (!run->dry)
-				pv_log(PV_LOG_INFO, "alias SPN '%s' left on %s: lab '%s' did not add it",
+				pv_log(PV_LOG_INFO,
+				       "alias SPN '%s' left on %s: lab '%s' did not add it",
 				       vals[i], dn, run->pb->lab);
 		}
 	if (run->dry) {
@@ -579,8 +593,8 @@ out:
 		struct pv_buf rm = PV_BUF_INIT;
 
 		pv_buf_addf(&rm, "rm -f %s", sc.data);
-		r = pv_samba_run(run->rem, "removing the alias SPN record", &rm, NULL, 0, NULL, NULL,
-				 60);
+		r = pv_samba_run(run->rem, "removing the alias SPN record", &rm, NULL, 0, NULL,
+				 NULL, 60);
 		pv_buf_release(&rm, 0);
 	}
 	pv_buf_release(&sc, 0);
@@ -629,7 +643,7 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 
 int pv_server_cleanup(const struct pv_env *env, struct pv_server_cleanup_result *res)
 {
-	struct srv_run run = { .env = env, .pb = env->pb, .dry = env->dry_run, .plan = &res->plan };
+	struct srv_run run = {.env = env, .pb = env->pb, .dry = env->dry_run, .plan = &res->plan};
 	char first[1024] = "";
 	double t0 = pv_now();
 	int r, r2;
@@ -668,12 +682,11 @@ void pv_server_cleanup_result_release(struct pv_server_cleanup_result *res)
 
 int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 {
-	struct srv_run run = { .env = env, .pb = env->pb, .dry = true };
-	struct spn_list want = { 0 };
+	struct srv_run run = {.env = env, .pb = env->pb, .dry = true};
+	struct spn_list want = {0};
 	struct pv_strset *have = NULL;
-	char **vals = NULL, *dn = NULL, *desc = NULL, name[PV_NAME_MAX], tag[PV_TAG_MAX];
-	size_t nvals = 0;
-	int found = 0, st_trust = 1, r;
+	char *dn = NULL, *desc = NULL, name[PV_NAME_MAX], tag[PV_TAG_MAX];
+	int st_trust = 1, r;
 
 	memset(st, 0, sizeof(*st));
 	pv_tag_lab(env->pb, run.tag);
@@ -705,18 +718,8 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 		goto out;
 	st->ours = dn && desc && strcmp(desc, tag) == 0;
 	if (dn) {
-		if ((r = pv_dir_read_values(run.dir, dn, "servicePrincipalName", &found, &vals,
-					    &nvals)) != PV_OK)
+		if ((r = account_spns(&run, dn, &have)) != PV_OK)
 			goto out;
-		if (!(have = pv_strset_new())) {
-			r = pv_error(PV_EIO, "out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < nvals; i++)
-			if (pv_strset_add(have, vals[i]) < 0) {
-				r = pv_error(PV_EIO, "out of memory");
-				goto out;
-			}
 		for (size_t i = 0; i < want.n; i++)
 			st->spns_present += pv_strset_has(have, want.v[i]);
 	}
@@ -724,7 +727,6 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 			    &st->trees_complete);
 out:
 	pv_strset_free(have);
-	pv_dir_values_free(vals, nvals);
 	spn_release(&want);
 	free(dn);
 	free(desc);

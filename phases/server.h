@@ -30,14 +30,14 @@ int pv_server_cleanup(const struct pv_env *env, struct pv_server_cleanup_result 
 void pv_server_cleanup_result_release(struct pv_server_cleanup_result *res);
 
 struct pv_server_status {
-	char account[80];     /* <NETBIOS>$ */
-	bool joined;          /* net ads testjoin (or winbindd's link to the DC) */
-	bool trust;           /* wbinfo -t */
-	bool ours;            /* the computer account carries this lab's join tag */
-	bool smbd, winbindd;  /* running */
+	char account[80];    /* <NETBIOS>$ */
+	bool joined;	     /* net ads testjoin (or winbindd's link to the DC) */
+	bool trust;	     /* wbinfo -t */
+	bool ours;	     /* the computer account carries this lab's join tag */
+	bool smbd, winbindd; /* running */
 	unsigned shares_planned, shares_present; /* ours, with their folder */
-	size_t spns_planned, spns_present;       /* alias SPNs on the account */
-	bool trees_skipped;   /* no fileset */
+	size_t spns_planned, spns_present;	 /* alias SPNs on the account */
+	bool trees_skipped;			 /* no fileset */
 	unsigned long trees_planned, trees_complete;
 };
 int pv_server_status(const struct pv_env *env, struct pv_server_status *st);

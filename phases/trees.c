@@ -25,8 +25,8 @@
 extern const char pv_phases_getent_sh[];
 extern const char pv_phases_list_trees_sh[];
 
-int pv_trees_user_path(const struct pv_trees *t, const struct tuser *u, const char *rel,
-		       char *out, size_t len)
+int pv_trees_user_path(const struct pv_trees *t, const struct tuser *u, const char *rel, char *out,
+		       size_t len)
 {
 	int n = snprintf(out, len, "%s/%s%s%s", t->shares[u->share - 1], u->name, rel ? "/" : "",
 			 rel ? rel : "");
@@ -44,8 +44,8 @@ int pv_trees_disk_full(const struct pv_trees *t, int r)
 {
 	if (r == PV_OK || !strstr(pv_errmsg(), "No space left"))
 		return r;
-	return pv_error(PV_EREMOTE, "the disk of '%s' is full under %s: %s", t->pb->server.host.name,
-			t->pb->server.share_path, pv_errmsg());
+	return pv_error(PV_EREMOTE, "the disk of '%s' is full under %s: %s",
+			t->pb->server.host.name, t->pb->server.share_path, pv_errmsg());
 }
 
 /* ---- users ---- */
@@ -58,7 +58,8 @@ static int list_users(struct pv_trees *t)
 	int r;
 
 	if (pb->nclients == 0)
-		return pv_error(PV_ECONFIG, "the playbook has no clients: users are made per client");
+		return pv_error(PV_ECONFIG,
+				"the playbook has no clients: users are made per client");
 	t->nusers = pb->nclients * per;
 	if (!(t->users = calloc(t->nusers ? t->nusers : 1, sizeof(*t->users))))
 		return pv_error(PV_EIO, "out of memory");
@@ -94,8 +95,8 @@ static int map_users(struct pv_trees *t)
 		}
 		pv_buf_addstr(&sc, "\n");
 		pv_buf_addstr(&sc, pv_phases_getent_sh);
-		if ((r = pv_samba_run(t->rem, "looking up the users (getent)", &sc, NULL, 0, &out, NULL,
-				      120)) != PV_OK)
+		if ((r = pv_samba_run(t->rem, "looking up the users (getent)", &sc, NULL, 0, &out,
+				      NULL, 120)) != PV_OK)
 			break;
 		/* lines "name:uid:gid"; winbind may return the name in another case */
 		for (size_t i = b; i < e; i++)
@@ -108,8 +109,10 @@ static int map_users(struct pv_trees *t)
 				*nl = '\0';
 			if (sscanf(line, "%255[^:]:%lu:%lu", name, &uid, &gid) != 3)
 				continue;
-			/* "LAB\name" (any separator), or just "name" with winbind's default domain */
-			if (strlen(name) > dlen && strncasecmp(name, t->pb->domain.netbios, dlen) == 0)
+			/* "LAB\name" (any separator), or just "name" with winbind's default domain
+			 */
+			if (strlen(name) > dlen &&
+			    strncasecmp(name, t->pb->domain.netbios, dlen) == 0)
 				memmove(name, name + dlen + 1, strlen(name + dlen + 1) + 1);
 			for (size_t i = b; i < e; i++)
 				if (t->users[i].uid == (unsigned long)-1 &&
@@ -124,8 +127,9 @@ static int map_users(struct pv_trees *t)
 				snprintf(first, sizeof(first), "%s", t->users[i].name);
 	}
 	if (r == PV_OK && missing)
-		r = pv_error(PV_EFAIL, "%zu of %zu users are not in the domain as '%s' sees it (first: "
-				       "'%s\\%s'); run provision dc first (same lab, same --users)",
+		r = pv_error(PV_EFAIL,
+			     "%zu of %zu users are not in the domain as '%s' sees it (first: "
+			     "'%s\\%s'); run provision dc first (same lab, same --users)",
 			     missing, t->nusers, t->pb->server.host.name, t->pb->domain.netbios,
 			     first);
 	pv_buf_release(&sc, 0);
@@ -142,7 +146,7 @@ static int by_path(const void *a, const void *b)
 
 struct have *pv_trees_find(struct have *hv, size_t nh, const char *path)
 {
-	struct have key = { (char *)path, false, 0 };
+	struct have key = {(char *)path, false, 0};
 
 	return nh ? bsearch(&key, hv, nh, sizeof(*hv), by_path) : NULL;
 }
@@ -218,7 +222,7 @@ int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv
 			*hv = p;
 			cap = nc;
 		}
-		(*hv)[n++] = (struct have){ sp + 1, type == 'd', type == 'f' ? size : 0 };
+		(*hv)[n++] = (struct have){sp + 1, type == 'd', type == 'f' ? size : 0};
 		if (type != 'd' && type != 'f') /* a link or other: never what the fileset wants */
 			(*hv)[n - 1].size = (unsigned long long)-1;
 	}
@@ -275,7 +279,7 @@ static int make_user_dirs(struct pv_trees *t)
 
 	for (size_t i = 0; i < t->nusers && r == PV_OK; i++) {
 		struct tuser *u = &t->users[i];
-		struct pv_tar_entry e = { path, true, 0, u->uid, u->gid, 0700, now };
+		struct pv_tar_entry e = {path, true, 0, u->uid, u->gid, 0700, now};
 
 		if ((r = pv_trees_user_path(t, u, NULL, path, sizeof(path))) == PV_OK)
 			r = pv_tar_add(&tar, &e, NULL);
@@ -308,7 +312,8 @@ void pv_trees_free(struct pv_trees *t)
 
 /* The fileset, the users and the shares' names: what the build and the status share. */
 static int trees_new(const struct pv_env *env, struct pv_remote *rem,
-		     const struct pv_samba_facts *f, struct pv_tree_stats *st, struct pv_trees **out)
+		     const struct pv_samba_facts *f, struct pv_tree_stats *st,
+		     struct pv_trees **out)
 {
 	const struct pv_playbook *pb = env->pb;
 	struct pv_trees *t = calloc(1, sizeof(*t));
@@ -317,7 +322,7 @@ static int trees_new(const struct pv_env *env, struct pv_remote *rem,
 	*out = NULL;
 	if (!t)
 		return pv_error(PV_EIO, "out of memory");
-	*t = (struct pv_trees){ .env = env, .pb = pb, .rem = rem, .st = st, .sep = f->sep };
+	*t = (struct pv_trees){.env = env, .pb = pb, .rem = rem, .st = st, .sep = f->sep};
 	if (!pb->server.fileset) {
 		st->skipped = true;
 		*out = t;
@@ -340,8 +345,8 @@ static int trees_new(const struct pv_env *env, struct pv_remote *rem,
 		if ((r = pv_share_name(pb, k, t->shares[k - 1])) != PV_OK)
 			goto fail;
 	for (size_t i = 0; i < t->fs->n; i++)
-		t->items[i] = (struct pv_smb_item){ t->fs->entries[i].path, t->fs->entries[i].dir,
-						    t->fs->entries[i].size };
+		t->items[i] = (struct pv_smb_item){t->fs->entries[i].path, t->fs->entries[i].dir,
+						   t->fs->entries[i].size};
 	*out = t;
 	return PV_OK;
 fail:
@@ -421,8 +426,9 @@ int pv_trees_build(struct pv_trees *t, struct pv_plan *plan)
 	       st->complete, t->nusers);
 	if (t->env->dry_run) {
 		if (todo)
-			pv_plan_add(plan, "build the trees of %lu users (fileset '%s': %lu files, %.1f "
-					  "MB each) over %s; %lu complete already",
+			pv_plan_add(plan,
+				    "build the trees of %lu users (fileset '%s': %lu files, %.1f "
+				    "MB each) over %s; %lu complete already",
 				    todo, st->fileset, st->files_per_user,
 				    (double)st->bytes_per_user / 1e6, st->via, st->complete);
 		return PV_OK;
@@ -439,9 +445,8 @@ done:
 	return r;
 }
 
-int pv_trees_status(const struct pv_env *env, struct pv_remote *rem,
-		    const struct pv_samba_facts *f, bool *skipped, unsigned long *planned,
-		    unsigned long *complete)
+int pv_trees_status(const struct pv_env *env, struct pv_remote *rem, const struct pv_samba_facts *f,
+		    bool *skipped, unsigned long *planned, unsigned long *complete)
 {
 	struct pv_tree_stats st;
 	struct pv_trees *t = NULL;

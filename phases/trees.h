@@ -13,12 +13,12 @@ struct pv_remote;
 struct pv_samba_facts;
 
 struct pv_tree_stats {
-	bool skipped;      /* no fileset in the playbook */
-	const char *via;   /* "smb" or "ssh" */
+	bool skipped;	 /* no fileset in the playbook */
+	const char *via; /* "smb" or "ssh" */
 	char fileset[64];
 	unsigned long users, files_per_user;
 	unsigned long long bytes_per_user;
-	unsigned long complete;  /* users whose tree was complete already (not touched) */
+	unsigned long complete; /* users whose tree was complete already (not touched) */
 	unsigned long files_made, files_fixed, files_ok, dirs_made, failed_users;
 	unsigned long long bytes_written;
 	double seconds;
@@ -42,8 +42,7 @@ int pv_trees_build(struct pv_trees *t, struct pv_plan *plan);
 void pv_trees_free(struct pv_trees *t);
 
 /* status: of the users the playbook plans, how many have a complete tree (one listing). */
-int pv_trees_status(const struct pv_env *env, struct pv_remote *rem,
-		    const struct pv_samba_facts *f, bool *skipped, unsigned long *planned,
-		    unsigned long *complete);
+int pv_trees_status(const struct pv_env *env, struct pv_remote *rem, const struct pv_samba_facts *f,
+		    bool *skipped, unsigned long *planned, unsigned long *complete);
 
 #endif

@@ -44,8 +44,8 @@ struct pv_trees {
 };
 
 /* <share>/<user>[/<rel>] relative to share_path. */
-int pv_trees_user_path(const struct pv_trees *t, const struct tuser *u, const char *rel,
-		       char *out, size_t len);
+int pv_trees_user_path(const struct pv_trees *t, const struct tuser *u, const char *rel, char *out,
+		       size_t len);
 /* List what the folders of users[b..e) hold (only the non-empty ones unless all), sorted by
  * path: *hv points into out; the caller frees *hv and releases out. */
 int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv_buf *out,

@@ -340,15 +340,16 @@ int pv_trees_build_smb(struct pv_trees *t)
 			todo[n++] = i;
 	workers = t->workers < n ? t->workers : (unsigned)n;
 	if (pv_trees_want_libsmbclient())
-		pv_log(PV_LOG_INFO, "trees: %u SMB sessions at once (libsmbclient: a connection per "
-				    "user)",
+		pv_log(PV_LOG_INFO,
+		       "trees: %u SMB sessions at once (libsmbclient: a connection per "
+		       "user)",
 		       workers);
 	else
-		pv_log(PV_LOG_INFO, "trees: %u SMB connections at once, each logging its users on in "
-				    "turn",
+		pv_log(PV_LOG_INFO,
+		       "trees: %u SMB connections at once, each logging its users on in "
+		       "turn",
 		       workers);
 	r = build_smb(t, t->pw, todo, n, workers);
 	free(todo);
 	return r;
 }
-

@@ -32,7 +32,7 @@ extern const char pv_phases_send_template_sh[];
 static int add_dir(struct pv_buf *b, const char *path, unsigned long uid, unsigned long gid,
 		   unsigned mode, long long mtime)
 {
-	struct pv_tar_entry e = { path, true, 0, uid, gid, mode, mtime };
+	struct pv_tar_entry e = {path, true, 0, uid, gid, mode, mtime};
 
 	return pv_tar_add(b, &e, NULL);
 }
@@ -40,7 +40,7 @@ static int add_dir(struct pv_buf *b, const char *path, unsigned long uid, unsign
 static int add_file(struct pv_buf *b, const char *path, uint64_t seed, uint64_t size,
 		    unsigned long uid, unsigned long gid, long long mtime)
 {
-	struct pv_tar_entry e = { path, false, size, uid, gid, 0644, mtime };
+	struct pv_tar_entry e = {path, false, size, uid, gid, 0644, mtime};
 	char *data;
 	int r = pv_tar_add(b, &e, &data);
 
@@ -69,7 +69,8 @@ static void prune(struct pv_trees *t, size_t b, size_t e)
 			const struct pv_fileset_entry *en = &t->fs->entries[j];
 			struct have *h;
 
-			if (en->dir || pv_trees_user_path(t, &t->users[i], en->path, path, sizeof(path)))
+			if (en->dir ||
+			    pv_trees_user_path(t, &t->users[i], en->path, path, sizeof(path)))
 				continue;
 			h = pv_trees_find(hv, nh, path);
 			if (h && !h->dir && h->size != en->size) {
@@ -111,7 +112,8 @@ static int tar_send(struct pv_trees *t, struct pv_buf *b, const char *what, size
 	if (r != PV_OK && strstr(pv_errmsg(), "No space left")) {
 		char msg[1024];
 
-		snprintf(msg, sizeof(msg), "%s", pv_errmsg()); /* prune's commands may overwrite it */
+		snprintf(msg, sizeof(msg), "%s",
+			 pv_errmsg()); /* prune's commands may overwrite it */
 		prune(t, ub, ue);
 		pv_error(r, "%s", msg);
 		r = pv_trees_disk_full(t, r);
@@ -136,8 +138,8 @@ static int ssh_template(struct pv_trees *t)
 		const struct pv_fileset_entry *en = &t->fs->entries[j];
 
 		r = en->dir ? add_dir(&tar, en->path, 0, 0, 0755, now)
-			    : add_file(&tar, en->path, pv_fileset_seed(t->fs, en, NULL), en->size, 0,
-				       0, now);
+			    : add_file(&tar, en->path, pv_fileset_seed(t->fs, en, NULL), en->size,
+				       0, 0, now);
 	}
 	if (r == PV_OK)
 		r = pv_tar_end(&tar);
@@ -252,10 +254,12 @@ int pv_trees_build_ssh(struct pv_trees *t)
 					break;
 				h = pv_trees_find(hv, nh, path);
 				if (h && h->dir != en->dir) {
-					r = pv_error(PV_EREMOTE, "%s/%s on '%s' is a %s where the fileset "
-								 "has a %s; remove it and run again",
+					r = pv_error(PV_EREMOTE,
+						     "%s/%s on '%s' is a %s where the fileset "
+						     "has a %s; remove it and run again",
 						     t->pb->server.share_path, path,
-						     t->pb->server.host.name, h->dir ? "folder" : "file",
+						     t->pb->server.host.name,
+						     h->dir ? "folder" : "file",
 						     en->dir ? "folder" : "file");
 					break;
 				}

@@ -59,22 +59,16 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, json_t 
 static void release(void *result)
 {
 	pv_check_result_release(result);
-	free(result);
 }
 
 int pv_cmd_check(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_check_result *c = calloc(1, sizeof(*c));
+	struct pv_check_result *c = pv_out_result(out, "check", sizeof(*c), text, json, release);
 	const char *path = ctx->cli.opt[OPT_PLAYBOOK] ? ctx->cli.opt[OPT_PLAYBOOK] : "playbook";
 	int r;
 
 	if (!c)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = "check";
-	out->result = c;
-	out->text = text;
-	out->json = json;
-	out->release = release;
+		return PV_EIO;
 	c->on_item = print_item;
 	c->arg = ctx;
 	if (ctx->load_code != PV_OK) {

@@ -10,207 +10,218 @@
 
 #define B(c) (1u << (c))
 
-#define PB PV_CMD_PLAYBOOK
+#define PB     PV_CMD_PLAYBOOK
 #define PHASES "dc|join|server|client|controller"
 
 const struct pv_command pv_commands[CMD_COUNT] = {
-	{ CMD_CHECK, "check", NULL, false, PV_CMD_PLAYBOOK_SOFT,
-	  "check [--ca-file FILE] [--admin-password-file FILE]",
-	  "validate the playbook and reach every host",
-	  "Validates the playbook, then reaches every host the way later phases will and says exactly\n"
-	  "what is wrong and where: DNS names, LDAP (rootDSE) and LDAPS with the CA checked against\n"
-	  "the DC's name, a bind and a Kerberos ticket with the admin secret, SSH to the server and\n"
-	  "every client with the host key checked, and SMB on the server. Nothing is changed.\n"
-	  "Exit status: 0 when every check passes, else the code of the first failure." },
-	{ CMD_PREPARE, "prepare", PHASES, false, PB, "prepare [dc|join|server|client|controller] [options]",
-	  "prepare the whole lab, or one phase of it",
-	  "Without a phase: runs dc, join, server, client and controller from the playbook, as\n"
-	  "FSCT's prepare does, with independent work at once: the clients' hosts blocks and the\n"
-	  "controller's results folder are done while dc, join and the server's trees go on. Every\n"
-	  "phase looks first and makes only what is missing, so a lab that is already prepared is\n"
-	  "confirmed in seconds and nothing changes. A phase that needs another that failed (server\n"
-	  "after dc or join) is skipped. One line per phase: done, already, failed or skipped, with\n"
-	  "counts and time. Exit status: that of the first phase that failed, 10 (partial) when a\n"
-	  "phase was partly done, else 0.\n"
-	  "With a phase, 'prepare dc' is 'provision dc' (and so on): see 'provision help dc'.\n"
-	  "Undo: provision cleanup." },
-	{ CMD_DC, "dc", NULL, false, PB,
-	  "dc [--users N] [--clients A,B] [--ou DN] [--name-template T] [--password-file F | "
-	  "--stdin-password] [--reset-passwords] [--verify] [--force]",
-	  "create N domain users per client in the lab's OU",
-	  "Creates users.per_client users for every client (FSCT semantics: --users 200 with two\n"
-	  "clients makes 400), named from users.name_template ({client}-u{n}), each with\n"
-	  "sAMAccountName, userPrincipalName (name@REALM), cn and displayName, enabled, the\n"
-	  "password never expiring, tagged 'provision:<lab>' in its description, in the lab's OU\n"
-	  "(made when missing). The password travels in the same LDAP add, only over LDAPS,\n"
-	  "StartTLS (CA checked) or sealed SASL/GSSAPI; anything else is refused before sending.\n"
-	  "Adds are pipelined on one connection. Re-runnable: one paged search finds\n"
-	  "the users already there, and only the missing ones are made; a killed run is finished\n"
-	  "by the next. The first add goes alone, so a password the domain refuses stops the run\n"
-	  "after one try. --dry-run says what would be made. --verify then gets a Kerberos ticket\n"
-	  "as the first, the last and a random user. A DC that goes away part way is named (status\n"
-	  "6); run the command again once it is back. Undo: provision cleanup dc." },
-	{ CMD_JOIN, "join", NULL, false, PB, "join [--admin-password-file FILE]",
-	  "join the file server to the domain over SSH",
-	  "Over SSH to the server: checks its smb.conf (security = ads, the playbook's realm) and\n"
-	  "its clock against the DC's ('net ads info'; more than 5 minutes apart is refused, as\n"
-	  "Kerberos would), then kinit as the admin with the password on kinit's stdin into a\n"
-	  "private ccache, 'net ads join' (no password on any command line), 'net ads keytab\n"
-	  "create' when smb.conf's kerberos method uses a keytab, tags the computer account\n"
-	  "'provision:<lab>:join' (its description), starts winbindd and smbd with server.service and\n"
-	  "checks 'wbinfo -t' and 'net ads testjoin'. On a joined server a re-run changes nothing\n"
-	  "(it starts smbd and winbindd if they are stopped). Undo: provision cleanup join\n"
-	  "[--leave]." },
-	{ CMD_SERVER, "server", NULL, false, PB,
-	  "server [--via smb|ssh] [--users N] [--parallel N] [--password-file F | --stdin-password]",
-	  "create the fsrootN shares, alias SPNs and per-user home trees",
-	  "Needs a joined server (provision join). Makes the shares fsroot1..K (server.shares,\n"
-	  "server.share_template) as Samba registry shares ('net conf addshare') on folders under\n"
-	  "server.share_path, tagged 'provision:<lab>' in their comment; adds cifs/<alias> and\n"
-	  "cifs/<alias>.<domain> for every alias ({server}u1..u<N>) to the server's computer\n"
-	  "account in a few LDAP modifies, and to its keytab when it uses one; then builds every\n"
-	  "user's home tree <share>/<user> (user i in share i mod K + 1) from server.fileset\n"
-	  "(docs/fileset.md). The users' folders are made over SSH owned by the user (a user\n"
-	  "missing from the domain stops the run there), and one listing over SSH finds the trees\n"
-	  "that are complete already: only the others are built. The files go over SMB as each\n"
-	  "user (NTLM, the users' password; --parallel worker processes, default one per server\n"
-	  "core and at least 2, each one SMB connection carrying its users' sessions in turn,\n"
-	  "a file in one request; libsmbclient, a connection per user, where the server\n"
-	  "requires signing or encryption, or with PROVISION_SMB_CLIENT=libsmbclient), or with\n"
-	  "--via ssh as a tar stream into the server's disk with the user's uid and gid. A\n"
-	  "re-run writes only missing files and files of the wrong size.\n"
-	  "--dry-run says what would be made. Undo: provision cleanup server." },
-	{ CMD_CLIENT, "client", NULL, false, PB, "client [--clients A,B] [--users N]",
-	  "write the per-user hosts aliases on every client",
-	  "On every client (or those of --clients), over SSH, clients in parallel, writes this\n"
-	  "lab's block into the hosts file, between '# BEGIN provision <lab>' and\n"
-	  "'# END provision <lab>': '<server address> <server>' and the aliases <server>u1 ..\n"
-	  "<server>u<N> (server.alias_template; N = users.per_client or --users) on lines of at\n"
-	  "most 255 bytes. Linux: /etc/hosts, LF. Windows (OpenSSH for Windows, over SFTP, not\n"
-	  "tested here): C:\\Windows\\System32\\drivers\\etc\\hosts, CRLF, at most 9 names a line.\n"
-	  "Everything outside the block stays byte for byte; blocks of other labs are left alone;\n"
-	  "another N replaces the block; the same N writes nothing. The first change keeps the\n"
-	  "original as <hosts>.provision-<lab>-<client>.orig. The write holds a lock (flock),\n"
-	  "refuses if the file changed since it was read, is atomic (rename) where it can be and\n"
-	  "in place (fsync) where the file is a mount point (containers, network namespaces);\n"
-	  "on failure the previous content stays. Then 'getent hosts' must resolve the first and\n"
-	  "last alias to the server. Refused before anything is written: an alias over 15\n"
-	  "characters, a server address that is not an IP, an unknown --clients name, a name of\n"
-	  "ours that the file gives another address, a damaged block of this lab (status 11).\n"
-	  "Exit status 10 when some clients failed and the others were done; each failed client\n"
-	  "is named with its cause. --dry-run reads and says what would change. Undo: provision\n"
-	  "cleanup client." },
-	{ CMD_CONTROLLER, "controller", NULL, false, PB, "controller [--backup DIR]",
-	  "reset the controller's results folder, keeping a backup",
-	  "Moves the results folder (controller.results; on controller.host over SSH when the\n"
-	  "playbook names one, else here) to <results>.<YYYYmmdd-HHMMSS>, or to\n"
-	  "DIR/<name>.<YYYYmmdd-HHMMSS> with --backup DIR, and makes it anew, empty, with the old\n"
-	  "mode and owner. Results are never deleted. A missing folder is created; an empty one is\n"
-	  "left as it is (nothing to do). The move is one rename: a --backup folder on another file\n"
-	  "system, or a results folder that is a mount point or a symbolic link, is refused before\n"
-	  "anything moves (status 3); if the new folder cannot be made the old one is moved back.\n"
-	  "'cleanup controller [--backup DIR]' does the same but never creates a missing folder." },
-	{ CMD_RUN, "run", NULL, false, PB, "run [--timeout SECONDS]",
-	  "run the load driver's phases across all hosts",
-	  "Starts the load driver on the clients and the controller, waits, collects results." },
-	{ CMD_WAIT, "wait", NULL, false, PB, "wait [--timeout SECONDS]",
-	  "wait until the server's request queue has drained",
-	  "Polls the playbook's drain command on the server until the depth is at or below the\n"
-	  "threshold." },
-	{ CMD_CLEANUP, "cleanup", PHASES, false, PB,
-	  "cleanup [dc|join|server|client|controller] [--leave] [--backup DIR]",
-	  "remove what the lab (or one phase) made, and nothing else",
-	  "Without a phase: every phase's cleanup in reverse order (controller, client, server,\n"
-	  "join, dc), with the controller's and the clients' at once beside the others. A failing\n"
-	  "phase does not stop those that do not depend on it: the run then ends partial (status\n"
-	  "10), naming what is left and why, and a re-run finishes what it can. --leave is passed\n"
-	  "on to join; results backups are kept.\n"
-	  "With a phase, it removes exactly the objects that phase made for this lab:\n"
-	  "cleanup dc: deletes every user tagged with this lab (pipelined, or the whole OU in one\n"
-	  "tree delete when it holds only the lab's users), then the lab's OU when this lab made it\n"
-	  "and it is empty; a second run says there is nothing to do.\n"
-	  "cleanup client: removes this lab's hosts block from every client (or --clients), and\n"
-	  "nothing else, safely as 'client' writes (lock, change check, rename or in place); the\n"
-	  "original bytes come back (a line break provision added is taken away too). The backup\n"
-	  "made by the first 'client' run is removed when it equals the result; if the file was\n"
-	  "edited outside the block meanwhile it is kept, and a warning names it.\n"
-	  "cleanup controller [--backup DIR]: the results folder moved to a timestamped backup and\n"
-	  "left empty, as 'provision controller' does (see 'provision help controller'); a missing\n"
-	  "folder is not created.\n"
-	  "cleanup join: stops smbd and winbindd when this lab joined the server (its computer\n"
-	  "account carries the tag); with --leave also 'net ads leave' (the keytab flushed, the\n"
-	  "computer account deleted, by LDAP if the server cannot). A server this lab did not\n"
-	  "join is left alone (--leave then fails with status 11).\n"
-	  "cleanup server: deletes the shares whose comment is this lab's tag and their folders\n"
-	  "with the trees in them, the folder server.share_path when left empty, and every\n"
-	  "cifs/ SPN of an alias of server.alias_template from the computer account (and the\n"
-	  "keytab, made anew without them)." },
-	{ CMD_STATUS, "status", NULL, false, PB, "status",
-	  "what the lab holds now, read from the hosts",
-	  "A read-only inventory taken from the hosts themselves by the lab's tag (never from a\n"
-	  "local file): the users present against those planned and the OU (LDAP); the server's\n"
-	  "membership and trust, its shares, the alias SPNs on its account and how many users have\n"
-	  "a complete tree (one listing over SSH); the hosts block on each client; the controller's\n"
-	  "results folder. Hosts are asked at once. A table on stdout (--json: the same, typed).\n"
-	  "Exit status: 0 when everything the playbook asks for is in place; 13 (incomplete) when\n"
-	  "something is missing (after cleanup: the lab holds nothing); the code of the failure\n"
-	  "when a host could not be asked." },
-	{ CMD_HELP, "help", NULL, false, 0, "help [command]", "show help for a command",
-	  "Shows the usage and options of a command." },
+	{CMD_CHECK, "check", NULL, false, PV_CMD_PLAYBOOK_SOFT,
+	 "check [--ca-file FILE] [--admin-password-file FILE]",
+	 "validate the playbook and reach every host",
+	 "Validates the playbook, then reaches every host the way later phases will and says "
+	 "exactly\n"
+	 "what is wrong and where: DNS names, LDAP (rootDSE) and LDAPS with the CA checked "
+	 "against\n"
+	 "the DC's name, a bind and a Kerberos ticket with the admin secret, SSH to the server "
+	 "and\n"
+	 "every client with the host key checked, and SMB on the server. Nothing is changed.\n"
+	 "Exit status: 0 when every check passes, else the code of the first failure."},
+	{CMD_PREPARE, "prepare", PHASES, false, PB,
+	 "prepare [dc|join|server|client|controller] [options]",
+	 "prepare the whole lab, or one phase of it",
+	 "Without a phase: runs dc, join, server, client and controller from the playbook, as\n"
+	 "FSCT's prepare does, with independent work at once: the clients' hosts blocks and the\n"
+	 "controller's results folder are done while dc, join and the server's trees go on. Every\n"
+	 "phase looks first and makes only what is missing, so a lab that is already prepared is\n"
+	 "confirmed in seconds and nothing changes. A phase that needs another that failed "
+	 "(server\n"
+	 "after dc or join) is skipped. One line per phase: done, already, failed or skipped, "
+	 "with\n"
+	 "counts and time. Exit status: that of the first phase that failed, 10 (partial) when a\n"
+	 "phase was partly done, else 0.\n"
+	 "With a phase, 'prepare dc' is 'provision dc' (and so on): see 'provision help dc'.\n"
+	 "Undo: provision cleanup."},
+	{CMD_DC, "dc", NULL, false, PB,
+	 "dc [--users N] [--clients A,B] [--ou DN] [--name-template T] [--password-file F | "
+	 "--stdin-password] [--reset-passwords] [--verify] [--force]",
+	 "create N domain users per client in the lab's OU",
+	 "Creates users.per_client users for every client (FSCT semantics: --users 200 with two\n"
+	 "clients makes 400), named from users.name_template ({client}-u{n}), each with\n"
+	 "sAMAccountName, userPrincipalName (name@REALM), cn and displayName, enabled, the\n"
+	 "password never expiring, tagged 'provision:<lab>' in its description, in the lab's OU\n"
+	 "(made when missing). The password travels in the same LDAP add, only over LDAPS,\n"
+	 "StartTLS (CA checked) or sealed SASL/GSSAPI; anything else is refused before sending.\n"
+	 "Adds are pipelined on one connection. Re-runnable: one paged search finds\n"
+	 "the users already there, and only the missing ones are made; a killed run is finished\n"
+	 "by the next. The first add goes alone, so a password the domain refuses stops the run\n"
+	 "after one try. --dry-run says what would be made. --verify then gets a Kerberos ticket\n"
+	 "as the first, the last and a random user. A DC that goes away part way is named (status\n"
+	 "6); run the command again once it is back. Undo: provision cleanup dc."},
+	{CMD_JOIN, "join", NULL, false, PB, "join [--admin-password-file FILE]",
+	 "join the file server to the domain over SSH",
+	 "Over SSH to the server: checks its smb.conf (security = ads, the playbook's realm) and\n"
+	 "its clock against the DC's ('net ads info'; more than 5 minutes apart is refused, as\n"
+	 "Kerberos would), then kinit as the admin with the password on kinit's stdin into a\n"
+	 "private ccache, 'net ads join' (no password on any command line), 'net ads keytab\n"
+	 "create' when smb.conf's kerberos method uses a keytab, tags the computer account\n"
+	 "'provision:<lab>:join' (its description), starts winbindd and smbd with server.service "
+	 "and\n"
+	 "checks 'wbinfo -t' and 'net ads testjoin'. On a joined server a re-run changes nothing\n"
+	 "(it starts smbd and winbindd if they are stopped). Undo: provision cleanup join\n"
+	 "[--leave]."},
+	{CMD_SERVER, "server", NULL, false, PB,
+	 "server [--via smb|ssh] [--users N] [--parallel N] [--password-file F | --stdin-password]",
+	 "create the fsrootN shares, alias SPNs and per-user home trees",
+	 "Needs a joined server (provision join). Makes the shares fsroot1..K (server.shares,\n"
+	 "server.share_template) as Samba registry shares ('net conf addshare') on folders under\n"
+	 "server.share_path, tagged 'provision:<lab>' in their comment; adds cifs/<alias> and\n"
+	 "cifs/<alias>.<domain> for every alias ({server}u1..u<N>) to the server's computer\n"
+	 "account in a few LDAP modifies, and to its keytab when it uses one; then builds every\n"
+	 "user's home tree <share>/<user> (user i in share i mod K + 1) from server.fileset\n"
+	 "(docs/fileset.md). The users' folders are made over SSH owned by the user (a user\n"
+	 "missing from the domain stops the run there), and one listing over SSH finds the trees\n"
+	 "that are complete already: only the others are built. The files go over SMB as each\n"
+	 "user (NTLM, the users' password; --parallel worker processes, default one per server\n"
+	 "core and at least 2, each one SMB connection carrying its users' sessions in turn,\n"
+	 "a file in one request; libsmbclient, a connection per user, where the server\n"
+	 "requires signing or encryption, or with PROVISION_SMB_CLIENT=libsmbclient), or with\n"
+	 "--via ssh as a tar stream into the server's disk with the user's uid and gid. A\n"
+	 "re-run writes only missing files and files of the wrong size.\n"
+	 "--dry-run says what would be made. Undo: provision cleanup server."},
+	{CMD_CLIENT, "client", NULL, false, PB, "client [--clients A,B] [--users N]",
+	 "write the per-user hosts aliases on every client",
+	 "On every client (or those of --clients), over SSH, clients in parallel, writes this\n"
+	 "lab's block into the hosts file, between '# BEGIN provision <lab>' and\n"
+	 "'# END provision <lab>': '<server address> <server>' and the aliases <server>u1 ..\n"
+	 "<server>u<N> (server.alias_template; N = users.per_client or --users) on lines of at\n"
+	 "most 255 bytes. Linux: /etc/hosts, LF. Windows (OpenSSH for Windows, over SFTP, not\n"
+	 "tested here): C:\\Windows\\System32\\drivers\\etc\\hosts, CRLF, at most 9 names a line.\n"
+	 "Everything outside the block stays byte for byte; blocks of other labs are left alone;\n"
+	 "another N replaces the block; the same N writes nothing. The first change keeps the\n"
+	 "original as <hosts>.provision-<lab>-<client>.orig. The write holds a lock (flock),\n"
+	 "refuses if the file changed since it was read, is atomic (rename) where it can be and\n"
+	 "in place (fsync) where the file is a mount point (containers, network namespaces);\n"
+	 "on failure the previous content stays. Then 'getent hosts' must resolve the first and\n"
+	 "last alias to the server. Refused before anything is written: an alias over 15\n"
+	 "characters, a server address that is not an IP, an unknown --clients name, a name of\n"
+	 "ours that the file gives another address, a damaged block of this lab (status 11).\n"
+	 "Exit status 10 when some clients failed and the others were done; each failed client\n"
+	 "is named with its cause. --dry-run reads and says what would change. Undo: provision\n"
+	 "cleanup client."},
+	{CMD_CONTROLLER, "controller", NULL, false, PB, "controller [--backup DIR]",
+	 "reset the controller's results folder, keeping a backup",
+	 "Moves the results folder (controller.results; on controller.host over SSH when the\n"
+	 "playbook names one, else here) to <results>.<YYYYmmdd-HHMMSS>, or to\n"
+	 "DIR/<name>.<YYYYmmdd-HHMMSS> with --backup DIR, and makes it anew, empty, with the old\n"
+	 "mode and owner. Results are never deleted. A missing folder is created; an empty one is\n"
+	 "left as it is (nothing to do). The move is one rename: a --backup folder on another "
+	 "file\n"
+	 "system, or a results folder that is a mount point or a symbolic link, is refused before\n"
+	 "anything moves (status 3); if the new folder cannot be made the old one is moved back.\n"
+	 "'cleanup controller [--backup DIR]' does the same but never creates a missing folder."},
+	{CMD_RUN, "run", NULL, false, PB, "run [--timeout SECONDS]",
+	 "run the load driver's phases across all hosts",
+	 "Starts the load driver on the clients and the controller, waits, collects results."},
+	{CMD_WAIT, "wait", NULL, false, PB, "wait [--timeout SECONDS]",
+	 "wait until the server's request queue has drained",
+	 "Polls the playbook's drain command on the server until the depth is at or below the\n"
+	 "threshold."},
+	{CMD_CLEANUP, "cleanup", PHASES, false, PB,
+	 "cleanup [dc|join|server|client|controller] [--leave] [--backup DIR]",
+	 "remove what the lab (or one phase) made, and nothing else",
+	 "Without a phase: every phase's cleanup in reverse order (controller, client, server,\n"
+	 "join, dc), with the controller's and the clients' at once beside the others. A failing\n"
+	 "phase does not stop those that do not depend on it: the run then ends partial (status\n"
+	 "10), naming what is left and why, and a re-run finishes what it can. --leave is passed\n"
+	 "on to join; results backups are kept.\n"
+	 "With a phase, it removes exactly the objects that phase made for this lab:\n"
+	 "cleanup dc: deletes every user tagged with this lab (pipelined, or the whole OU in one\n"
+	 "tree delete when it holds only the lab's users), then the lab's OU when this lab made "
+	 "it\n"
+	 "and it is empty; a second run says there is nothing to do.\n"
+	 "cleanup client: removes this lab's hosts block from every client (or --clients), and\n"
+	 "nothing else, safely as 'client' writes (lock, change check, rename or in place); the\n"
+	 "original bytes come back (a line break provision added is taken away too). The backup\n"
+	 "made by the first 'client' run is removed when it equals the result; if the file was\n"
+	 "edited outside the block meanwhile it is kept, and a warning names it.\n"
+	 "cleanup controller [--backup DIR]: the results folder moved to a timestamped backup and\n"
+	 "left empty, as 'provision controller' does (see 'provision help controller'); a missing\n"
+	 "folder is not created.\n"
+	 "cleanup join: stops smbd and winbindd when this lab joined the server (its computer\n"
+	 "account carries the tag); with --leave also 'net ads leave' (the keytab flushed, the\n"
+	 "computer account deleted, by LDAP if the server cannot). A server this lab did not\n"
+	 "join is left alone (--leave then fails with status 11).\n"
+	 "cleanup server: deletes the shares whose comment is this lab's tag and their folders\n"
+	 "with the trees in them, the folder server.share_path when left empty, and every\n"
+	 "cifs/ SPN of an alias of server.alias_template from the computer account (and the\n"
+	 "keytab, made anew without them)."},
+	{CMD_STATUS, "status", NULL, false, PB, "status",
+	 "what the lab holds now, read from the hosts",
+	 "A read-only inventory taken from the hosts themselves by the lab's tag (never from a\n"
+	 "local file): the users present against those planned and the OU (LDAP); the server's\n"
+	 "membership and trust, its shares, the alias SPNs on its account and how many users have\n"
+	 "a complete tree (one listing over SSH); the hosts block on each client; the "
+	 "controller's\n"
+	 "results folder. Hosts are asked at once. A table on stdout (--json: the same, typed).\n"
+	 "Exit status: 0 when everything the playbook asks for is in place; 13 (incomplete) when\n"
+	 "something is missing (after cleanup: the lab holds nothing); the code of the failure\n"
+	 "when a host could not be asked."},
+	{CMD_HELP, "help", NULL, false, 0, "help [command]", "show help for a command",
+	 "Shows the usage and options of a command."},
 };
 
 const struct pv_option pv_options[] = {
-	{ OPT_PLAYBOOK, "playbook", 'p', "FILE", 0, "the playbook (default: ./provision.yaml)" },
-	{ OPT_VERBOSE, "verbose", 'v', NULL, 0, "more detail on stderr (repeat for debug)" },
-	{ OPT_QUIET, "quiet", 'q', NULL, 0, "only errors on stderr" },
-	{ OPT_JSON, "json", 0, NULL, 0, "results as JSON on stdout" },
-	{ OPT_DRY_RUN, "dry-run", 'n', NULL, 0, "say what would change, change nothing" },
-	{ OPT_NO_PROGRESS, "no-progress", 0, NULL, 0, "no live progress bar" },
-	{ OPT_VERSION, "version", 'V', NULL, 0, "print the version and exit" },
-	{ OPT_HELP, "help", 'h', NULL, 0, "show help (for the command, when one is given)" },
-	{ OPT_SET, "set", 0, "KEY=VALUE", 0,
-	  "override a playbook value, e.g. --set users.per_client=20 (repeatable)" },
-	{ OPT_CA_FILE, "ca-file", 0, "FILE", B(CMD_CHECK) | B(CMD_DC) | B(CMD_PREPARE),
-	  "CA file for LDAPS/StartTLS (overrides domain.ca_file)" },
-	{ OPT_ADMIN_PASSWORD_FILE, "admin-password-file", 0, "FILE",
-	  B(CMD_CHECK) | B(CMD_DC) | B(CMD_JOIN) | B(CMD_SERVER) | B(CMD_CLEANUP) | B(CMD_PREPARE) |
-		  B(CMD_STATUS),
-	  "read the admin password from FILE (overrides domain.admin_password)" },
-	{ OPT_USERS, "users", 'u', "N",
-	  B(CMD_DC) | B(CMD_CLIENT) | B(CMD_SERVER) | B(CMD_PREPARE) | B(CMD_STATUS),
-	  "users per client (overrides users.per_client)" },
-	{ OPT_CLIENTS, "clients", 'c', "A,B", B(CMD_DC) | B(CMD_CLIENT) | B(CMD_CLEANUP),
-	  "only these clients (names from the playbook)" },
-	{ OPT_OU, "ou", 0, "DN", B(CMD_DC) | B(CMD_CLEANUP) | B(CMD_PREPARE) | B(CMD_STATUS),
-	  "the lab's OU (overrides users.ou)" },
-	{ OPT_NAME_TEMPLATE, "name-template", 0, "T", B(CMD_DC) | B(CMD_PREPARE) | B(CMD_STATUS),
-	  "user name template (overrides users.name_template)" },
-	{ OPT_PASSWORD_FILE, "password-file", 0, "FILE", B(CMD_DC) | B(CMD_SERVER) | B(CMD_PREPARE),
-	  "read the users' shared password from FILE" },
-	{ OPT_STDIN_PASSWORD, "stdin-password", 0, NULL, B(CMD_DC) | B(CMD_SERVER) | B(CMD_PREPARE),
-	  "read the users' shared password from the first line of stdin" },
-	{ OPT_FORCE, "force", 'f', NULL, B(CMD_DC) | B(CMD_PREPARE), "allow more than 1,000,000 users" },
-	{ OPT_VERIFY, "verify", 0, NULL, B(CMD_DC) | B(CMD_PREPARE),
-	  "kinit as the first, last and a random user" },
-	{ OPT_RESET_PASSWORDS, "reset-passwords", 0, NULL, B(CMD_DC),
-	  "also set the password of users already present" },
-	{ OPT_VIA, "via", 0, "smb|ssh", B(CMD_SERVER) | B(CMD_PREPARE),
-	  "build home trees over SMB or on the server's disk" },
-	{ OPT_LEAVE, "leave", 0, NULL, B(CMD_CLEANUP),
-	  "cleanup join: leave the domain and delete the computer account" },
-	{ OPT_BACKUP, "backup", 0, "DIR", B(CMD_CLEANUP) | B(CMD_CONTROLLER) | B(CMD_PREPARE),
-	  "where the results folder's backup goes" },
-	{ OPT_TIMEOUT, "timeout", 't', "SECONDS", B(CMD_RUN) | B(CMD_WAIT), "give up after SECONDS" },
-	{ OPT_PARALLEL, "parallel", 0, "N", B(CMD_SERVER) | B(CMD_PREPARE),
-	  "server: SMB connections building trees at once (default: server cores, at least 2)" },
+	{OPT_PLAYBOOK, "playbook", 'p', "FILE", 0, "the playbook (default: ./provision.yaml)"},
+	{OPT_VERBOSE, "verbose", 'v', NULL, 0, "more detail on stderr (repeat for debug)"},
+	{OPT_QUIET, "quiet", 'q', NULL, 0, "only errors on stderr"},
+	{OPT_JSON, "json", 0, NULL, 0, "results as JSON on stdout"},
+	{OPT_DRY_RUN, "dry-run", 'n', NULL, 0, "say what would change, change nothing"},
+	{OPT_NO_PROGRESS, "no-progress", 0, NULL, 0, "no live progress bar"},
+	{OPT_VERSION, "version", 'V', NULL, 0, "print the version and exit"},
+	{OPT_HELP, "help", 'h', NULL, 0, "show help (for the command, when one is given)"},
+	{OPT_SET, "set", 0, "KEY=VALUE", 0,
+	 "override a playbook value, e.g. --set users.per_client=20 (repeatable)"},
+	{OPT_CA_FILE, "ca-file", 0, "FILE", B(CMD_CHECK) | B(CMD_DC) | B(CMD_PREPARE),
+	 "CA file for LDAPS/StartTLS (overrides domain.ca_file)"},
+	{OPT_ADMIN_PASSWORD_FILE, "admin-password-file", 0, "FILE",
+	 B(CMD_CHECK) | B(CMD_DC) | B(CMD_JOIN) | B(CMD_SERVER) | B(CMD_CLEANUP) | B(CMD_PREPARE) |
+		 B(CMD_STATUS),
+	 "read the admin password from FILE (overrides domain.admin_password)"},
+	{OPT_USERS, "users", 'u', "N",
+	 B(CMD_DC) | B(CMD_CLIENT) | B(CMD_SERVER) | B(CMD_PREPARE) | B(CMD_STATUS),
+	 "users per client (overrides users.per_client)"},
+	{OPT_CLIENTS, "clients", 'c', "A,B", B(CMD_DC) | B(CMD_CLIENT) | B(CMD_CLEANUP),
+	 "only these clients (names from the playbook)"},
+	{OPT_OU, "ou", 0, "DN", B(CMD_DC) | B(CMD_CLEANUP) | B(CMD_PREPARE) | B(CMD_STATUS),
+	 "the lab's OU (overrides users.ou)"},
+	{OPT_NAME_TEMPLATE, "name-template", 0, "T", B(CMD_DC) | B(CMD_PREPARE) | B(CMD_STATUS),
+	 "user name template (overrides users.name_template)"},
+	{OPT_PASSWORD_FILE, "password-file", 0, "FILE", B(CMD_DC) | B(CMD_SERVER) | B(CMD_PREPARE),
+	 "read the users' shared password from FILE"},
+	{OPT_STDIN_PASSWORD, "stdin-password", 0, NULL, B(CMD_DC) | B(CMD_SERVER) | B(CMD_PREPARE),
+	 "read the users' shared password from the first line of stdin"},
+	{OPT_FORCE, "force", 'f', NULL, B(CMD_DC) | B(CMD_PREPARE),
+	 "allow more than 1,000,000 users"},
+	{OPT_VERIFY, "verify", 0, NULL, B(CMD_DC) | B(CMD_PREPARE),
+	 "kinit as the first, last and a random user"},
+	{OPT_RESET_PASSWORDS, "reset-passwords", 0, NULL, B(CMD_DC),
+	 "also set the password of users already present"},
+	{OPT_VIA, "via", 0, "smb|ssh", B(CMD_SERVER) | B(CMD_PREPARE),
+	 "build home trees over SMB or on the server's disk"},
+	{OPT_LEAVE, "leave", 0, NULL, B(CMD_CLEANUP),
+	 "cleanup join: leave the domain and delete the computer account"},
+	{OPT_BACKUP, "backup", 0, "DIR", B(CMD_CLEANUP) | B(CMD_CONTROLLER) | B(CMD_PREPARE),
+	 "where the results folder's backup goes"},
+	{OPT_TIMEOUT, "timeout", 't', "SECONDS", B(CMD_RUN) | B(CMD_WAIT), "give up after SECONDS"},
+	{OPT_PARALLEL, "parallel", 0, "N", B(CMD_SERVER) | B(CMD_PREPARE),
+	 "server: SMB connections building trees at once (default: server cores, at least 2)"},
 };
 
 const size_t pv_noptions = sizeof(pv_options) / sizeof(pv_options[0]);
 
 enum pv_cmd_id pv_cli_phase(const char *sub)
 {
-	static const enum pv_cmd_id phases[] = { CMD_DC, CMD_JOIN, CMD_SERVER, CMD_CLIENT,
-						 CMD_CONTROLLER };
+	static const enum pv_cmd_id phases[] = {CMD_DC, CMD_JOIN, CMD_SERVER, CMD_CLIENT,
+						CMD_CONTROLLER};
 
 	for (size_t i = 0; sub && i < sizeof(phases) / sizeof(phases[0]); i++)
 		if (strcmp(pv_commands[phases[i]].name, sub) == 0)
@@ -263,8 +274,9 @@ static int add_set(struct pv_cli *cli, const char *v)
 	const char **n;
 
 	if (!strchr(v, '=') || v[0] == '=')
-		return pv_error(PV_EUSAGE, "option '--set' needs KEY=VALUE, e.g. --set users.per_client=20; "
-					   "got '%s'",
+		return pv_error(PV_EUSAGE,
+				"option '--set' needs KEY=VALUE, e.g. --set users.per_client=20; "
+				"got '%s'",
 				v);
 	n = realloc(cli->sets, (cli->nsets + 2) * sizeof(*n));
 	if (!n)
@@ -294,8 +306,9 @@ static int prepare_options(const struct pv_cli *cli)
 		const struct pv_option *o = &pv_options[i];
 
 		if (o->commands && cli->opt[o->id] && !(o->commands & need))
-			return pv_error(PV_EUSAGE, "option '--%s' is not an option of 'prepare%s%s'; "
-						   "see 'provision help %s'",
+			return pv_error(PV_EUSAGE,
+					"option '--%s' is not an option of 'prepare%s%s'; "
+					"see 'provision help %s'",
 					o->lng, cli->sub ? " " : "", cli->sub ? cli->sub : "",
 					cli->sub ? cli->sub : "prepare");
 	}
@@ -307,10 +320,12 @@ static int take(struct pv_cli *cli, const struct pv_option *o, const char *val, 
 {
 	if (o->commands && (!cli->cmd || !(o->commands & accepted(cli->cmd)))) {
 		if (!cli->cmd)
-			return pv_error(PV_EUSAGE, "option '%s' belongs after a command; see "
-						   "'provision --help'",
+			return pv_error(PV_EUSAGE,
+					"option '%s' belongs after a command; see "
+					"'provision --help'",
 					spelled);
-		return pv_error(PV_EUSAGE, "option '%s' is not an option of '%s'; see 'provision help %s'",
+		return pv_error(PV_EUSAGE,
+				"option '%s' is not an option of '%s'; see 'provision help %s'",
 				spelled, cli->cmd->name, cli->cmd->name);
 	}
 	switch (o->id) {
@@ -334,22 +349,24 @@ static int positional(struct pv_cli *cli, const char *arg)
 	if (!cli->cmd) {
 		cli->cmd = pv_cli_command(arg);
 		if (!cli->cmd)
-			return pv_error(PV_EUSAGE, "unknown command '%s'; see 'provision --help' for the "
-						   "list",
+			return pv_error(PV_EUSAGE,
+					"unknown command '%s'; see 'provision --help' for the "
+					"list",
 					arg);
 		return PV_OK;
 	}
 	if (!cli->sub && cli->cmd->id == CMD_HELP) {
 		if (!pv_cli_command(arg))
-			return pv_error(PV_EUSAGE, "no help for '%s': not a command; see 'provision --help'",
+			return pv_error(PV_EUSAGE,
+					"no help for '%s': not a command; see 'provision --help'",
 					arg);
 		cli->sub = arg;
 		return PV_OK;
 	}
 	if (!cli->sub && cli->cmd->subs) {
 		if (!sub_allowed(cli->cmd, arg))
-			return pv_error(PV_EUSAGE, "'%s %s': expected one of %s", cli->cmd->name, arg,
-					cli->cmd->subs);
+			return pv_error(PV_EUSAGE, "'%s %s': expected one of %s", cli->cmd->name,
+					arg, cli->cmd->subs);
 		cli->sub = arg;
 		return PV_OK;
 	}
@@ -383,12 +400,14 @@ int pv_cli_parse(int argc, char **argv, struct pv_cli *cli)
 
 			o = find_long(name, len);
 			if (!o)
-				return pv_error(PV_EUSAGE, "unknown option '--%.*s'; see 'provision --help'",
+				return pv_error(PV_EUSAGE,
+						"unknown option '--%.*s'; see 'provision --help'",
 						(int)len, name);
 			if (o->arg && !val) {
 				if (i + 1 >= argc)
-					return pv_error(PV_EUSAGE, "option '--%s' needs a value (%s)",
-							o->lng, o->arg);
+					return pv_error(PV_EUSAGE,
+							"option '--%s' needs a value (%s)", o->lng,
+							o->arg);
 				val = argv[++i];
 			} else if (!o->arg && val) {
 				return pv_error(PV_EUSAGE, "option '--%s' takes no value", o->lng);
@@ -399,19 +418,21 @@ int pv_cli_parse(int argc, char **argv, struct pv_cli *cli)
 		}
 		/* bundled short options: -vq, -p FILE, -pFILE */
 		for (const char *c = a + 1; *c; c++) {
-			char spelled[3] = { '-', *c, '\0' };
+			char spelled[3] = {'-', *c, '\0'};
 			const char *val = NULL;
 
 			o = find_short(*c);
 			if (!o)
-				return pv_error(PV_EUSAGE, "unknown option '-%c'; see 'provision --help'", *c);
+				return pv_error(PV_EUSAGE,
+						"unknown option '-%c'; see 'provision --help'", *c);
 			if (o->arg) {
 				if (c[1])
 					val = c + 1;
 				else if (i + 1 < argc)
 					val = argv[++i];
 				else
-					return pv_error(PV_EUSAGE, "option '-%c' needs a value (%s)", *c,
+					return pv_error(PV_EUSAGE,
+							"option '-%c' needs a value (%s)", *c,
 							o->arg);
 			}
 			if ((r = take(cli, o, val, spelled)) != PV_OK)
@@ -426,8 +447,8 @@ int pv_cli_parse(int argc, char **argv, struct pv_cli *cli)
 			return pv_error(PV_EIO, "out of memory");
 	}
 	if (cli->cmd && cli->cmd->sub_required && !cli->sub && !cli->opt[OPT_HELP])
-		return pv_error(PV_EUSAGE, "'%s' needs one of %s; usage: provision %s", cli->cmd->name,
-				cli->cmd->subs, cli->cmd->usage);
+		return pv_error(PV_EUSAGE, "'%s' needs one of %s; usage: provision %s",
+				cli->cmd->name, cli->cmd->subs, cli->cmd->usage);
 	if (cli->cmd && cli->cmd->id == CMD_PREPARE)
 		return prepare_options(cli);
 	return PV_OK;
@@ -446,12 +467,14 @@ int pv_cli_count(const char *option, const char *text, unsigned long max, unsign
 	char *end;
 
 	if (!text || !*text || text[0] == '-' || text[0] == '+' || text[0] == ' ')
-		return pv_error(PV_EUSAGE, "%s '%s' is not a number; expected a whole number from 1 to %lu",
+		return pv_error(PV_EUSAGE,
+				"%s '%s' is not a number; expected a whole number from 1 to %lu",
 				option, text ? text : "", max);
 	errno = 0;
 	v = strtoul(text, &end, 10);
 	if (*end)
-		return pv_error(PV_EUSAGE, "%s '%s' is not a number; expected a whole number from 1 to %lu",
+		return pv_error(PV_EUSAGE,
+				"%s '%s' is not a number; expected a whole number from 1 to %lu",
 				option, text, max);
 	if (v == 0)
 		return pv_error(PV_EUSAGE, "%s must be at least 1", option);

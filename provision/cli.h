@@ -58,16 +58,16 @@ enum pv_opt_id {
 
 /* What the dispatcher prepares before a command's handler runs (as git's RUN_SETUP). */
 enum pv_cmd_flags {
-	PV_CMD_PLAYBOOK = 1u << 0,      /* load the playbook; a failure ends the command */
+	PV_CMD_PLAYBOOK = 1u << 0,	/* load the playbook; a failure ends the command */
 	PV_CMD_PLAYBOOK_SOFT = 1u << 1, /* load it, and let the handler report a failure (check) */
 };
 
 struct pv_command {
 	enum pv_cmd_id id;
 	const char *name;
-	const char *subs;    /* allowed subcommands separated by '|', NULL when none */
+	const char *subs; /* allowed subcommands separated by '|', NULL when none */
 	bool sub_required;
-	unsigned flags;      /* enum pv_cmd_flags */
+	unsigned flags;	     /* enum pv_cmd_flags */
 	const char *usage;   /* after "provision [global options] " */
 	const char *summary; /* one line */
 	const char *details; /* paragraph(s) for `provision help <command>` */
@@ -84,10 +84,10 @@ struct pv_option {
 
 struct pv_cli {
 	const struct pv_command *cmd; /* NULL when none given */
-	const char *sub;              /* subcommand or help topic, NULL when none */
+	const char *sub;	      /* subcommand or help topic, NULL when none */
 	const char *opt[OPT_COUNT];   /* option values; flags hold "1"; last one wins */
-	int verbosity;                /* -q: -1, default 0, each -v adds 1 */
-	const char **sets;            /* --set KEY=VALUE values, NULL-terminated (never NULL) */
+	int verbosity;		      /* -q: -1, default 0, each -v adds 1 */
+	const char **sets;	      /* --set KEY=VALUE values, NULL-terminated (never NULL) */
 	size_t nsets;
 };
 

@@ -33,8 +33,8 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		const struct pv_client_host *j = &res->hosts[i];
 
 		if (j->code != PV_OK) {
-			printf("%s: FAILED (%s, %d): %s\n", j->name, pv_status_name(j->code), j->code,
-			       j->msg);
+			printf("%s: FAILED (%s, %d): %s\n", j->name, pv_status_name(j->code),
+			       j->code, j->msg);
 			continue;
 		}
 		if (cleanup) {
@@ -42,10 +42,11 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 				printf("%s: nothing to remove: no block of lab '%s'", j->name, lab);
 			else
 				printf("%s: %s the block of lab '%s'%s", j->name,
-				       dry ? "would remove" : "removed", lab, method_text(j->method));
+				       dry ? "would remove" : "removed", lab,
+				       method_text(j->method));
 		} else {
-			printf("%s: %s, %s + %zu aliases%s", j->name, j->state, ctx->pb->server.host.name,
-			       res->names - 1, method_text(j->method));
+			printf("%s: %s, %s + %zu aliases%s", j->name, j->state,
+			       ctx->pb->server.host.name, res->names - 1, method_text(j->method));
 		}
 		if (j->backup)
 			printf(", backup %s %s", j->backup_path, j->backup);
@@ -101,26 +102,22 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, json_t 
 static void release(void *result)
 {
 	pv_client_result_release(result);
-	free(result);
 }
 
 static int run(struct pv_ctx *ctx, struct pv_out *out, bool cleanup)
 {
-	struct pv_client_opts o = { cleanup, NULL, 0 };
-	struct pv_client_result *res = calloc(1, sizeof(*res));
+	struct pv_client_opts o = {cleanup, NULL, 0};
+	struct pv_client_result *res = pv_out_result(out, cleanup ? "cleanup client" : "client",
+						     sizeof(*res), text, json, release);
 	const struct pv_host **sel = NULL;
 	int r;
 
 	if (!res)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = cleanup ? "cleanup client" : "client";
-	out->result = res;
-	out->text = text;
-	out->json = json;
-	out->release = release;
+		return PV_EIO;
 	if (cleanup && ctx->cli.opt[OPT_BACKUP])
-		return pv_error(PV_EUSAGE, "--backup belongs to 'cleanup controller'; 'cleanup client' "
-					   "removes the block and keeps no other copy");
+		return pv_error(PV_EUSAGE,
+				"--backup belongs to 'cleanup controller'; 'cleanup client' "
+				"removes the block and keeps no other copy");
 	if (cleanup && ctx->cli.opt[OPT_LEAVE])
 		return pv_error(PV_EUSAGE, "--leave belongs to 'cleanup join'");
 	if ((r = pv_ctx_clients(ctx, &sel, &o.nclients)) != PV_OK)
@@ -141,4 +138,4 @@ int pv_cmd_cleanup_client(struct pv_ctx *ctx, struct pv_out *out)
 	return run(ctx, out, true);
 }
 
-const struct pv_render pv_render_client = { text, json };
+const struct pv_render pv_render_client = {text, json};

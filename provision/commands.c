@@ -9,20 +9,20 @@ static const struct {
 	const char *sub; /* NULL: the command without a phase */
 	pv_handler fn;
 } handlers[] = {
-	{ CMD_CHECK, NULL, pv_cmd_check },
-	{ CMD_PREPARE, NULL, pv_cmd_prepare },
-	{ CMD_DC, NULL, pv_cmd_dc },
-	{ CMD_JOIN, NULL, pv_cmd_join },
-	{ CMD_SERVER, NULL, pv_cmd_server },
-	{ CMD_CLIENT, NULL, pv_cmd_client },
-	{ CMD_CONTROLLER, NULL, pv_cmd_controller },
-	{ CMD_CLEANUP, NULL, pv_cmd_cleanup },
-	{ CMD_CLEANUP, "dc", pv_cmd_cleanup_dc },
-	{ CMD_CLEANUP, "join", pv_cmd_cleanup_join },
-	{ CMD_CLEANUP, "server", pv_cmd_cleanup_server },
-	{ CMD_CLEANUP, "client", pv_cmd_cleanup_client },
-	{ CMD_CLEANUP, "controller", pv_cmd_cleanup_controller },
-	{ CMD_STATUS, NULL, pv_cmd_status },
+	{CMD_CHECK, NULL, pv_cmd_check},
+	{CMD_PREPARE, NULL, pv_cmd_prepare},
+	{CMD_DC, NULL, pv_cmd_dc},
+	{CMD_JOIN, NULL, pv_cmd_join},
+	{CMD_SERVER, NULL, pv_cmd_server},
+	{CMD_CLIENT, NULL, pv_cmd_client},
+	{CMD_CONTROLLER, NULL, pv_cmd_controller},
+	{CMD_CLEANUP, NULL, pv_cmd_cleanup},
+	{CMD_CLEANUP, "dc", pv_cmd_cleanup_dc},
+	{CMD_CLEANUP, "join", pv_cmd_cleanup_join},
+	{CMD_CLEANUP, "server", pv_cmd_cleanup_server},
+	{CMD_CLEANUP, "client", pv_cmd_cleanup_client},
+	{CMD_CLEANUP, "controller", pv_cmd_cleanup_controller},
+	{CMD_STATUS, NULL, pv_cmd_status},
 };
 
 pv_handler pv_handler_for(enum pv_cmd_id id, const char *sub)

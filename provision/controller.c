@@ -51,21 +51,17 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, json_t 
 static void release(void *result)
 {
 	pv_controller_result_release(result);
-	free(result);
 }
 
 static int run(struct pv_ctx *ctx, struct pv_out *out, bool cleanup)
 {
-	struct pv_controller_opts o = { cleanup, ctx->cli.opt[OPT_BACKUP] };
-	struct pv_controller_result *res = calloc(1, sizeof(*res));
+	struct pv_controller_opts o = {cleanup, ctx->cli.opt[OPT_BACKUP]};
+	struct pv_controller_result *res =
+		pv_out_result(out, cleanup ? "cleanup controller" : "controller", sizeof(*res),
+			      text, json, release);
 
 	if (!res)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = cleanup ? "cleanup controller" : "controller";
-	out->result = res;
-	out->text = text;
-	out->json = json;
-	out->release = release;
+		return PV_EIO;
 	if (ctx->cli.opt[OPT_CLIENTS])
 		return pv_error(PV_EUSAGE, "--clients does not apply to '%s'", out->command);
 	if (cleanup && ctx->cli.opt[OPT_LEAVE])
@@ -83,4 +79,4 @@ int pv_cmd_cleanup_controller(struct pv_ctx *ctx, struct pv_out *out)
 	return run(ctx, out, true);
 }
 
-const struct pv_render pv_render_controller = { text, json };
+const struct pv_render pv_render_controller = {text, json};

@@ -20,7 +20,8 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		       r->planned, ctx->pb->users.ou, r->present, r->missing,
 		       r->ou_created ? " (and the OU)" : "");
 	else
-		printf("dc: created %lu, already present %lu%s, failed %lu (of %lu) in %.1f s, %.1f "
+		printf("dc: created %lu, already present %lu%s, failed %lu (of %lu) in %.1f s, "
+		       "%.1f "
 		       "users/s%s\n",
 		       r->created, r->present, r->reset ? " (passwords reset)" : "", r->failed,
 		       r->planned, r->seconds, rate, r->verified ? ", 3 verified by kinit" : "");
@@ -50,24 +51,18 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, json_t 
 static void release(void *result)
 {
 	pv_dc_result_release(result);
-	free(result);
 }
 
 int pv_cmd_dc(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_dc_opts o = { NULL, 0, ctx->cli.opt[OPT_RESET_PASSWORDS] != NULL,
-				ctx->cli.opt[OPT_VERIFY] != NULL, ctx->cli.opt[OPT_FORCE] != NULL };
-	struct pv_dc_result *res = calloc(1, sizeof(*res));
+	struct pv_dc_opts o = {NULL, 0, ctx->cli.opt[OPT_RESET_PASSWORDS] != NULL,
+			       ctx->cli.opt[OPT_VERIFY] != NULL, ctx->cli.opt[OPT_FORCE] != NULL};
+	struct pv_dc_result *res = pv_out_result(out, "dc", sizeof(*res), text, json, release);
 	const struct pv_host **sel = NULL;
 	int r;
 
 	if (!res)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = "dc";
-	out->result = res;
-	out->text = text;
-	out->json = json;
-	out->release = release;
+		return PV_EIO;
 	if ((r = pv_ctx_clients(ctx, &sel, &o.nclients)) != PV_OK)
 		return r;
 	o.clients = sel;
@@ -88,9 +83,10 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 	if (ctx->env.dry_run) {
 		if (code == PV_OK)
 			printf("cleanup dc: would delete %lu users%s\n", r->found,
-			       r->ou_ours ? (r->tree_delete ? " and the lab's OU (in one tree delete)"
-							    : " and the lab's OU if it is then empty")
-					  : "");
+			       r->ou_ours
+				       ? (r->tree_delete ? " and the lab's OU (in one tree delete)"
+							 : " and the lab's OU if it is then empty")
+				       : "");
 		return;
 	}
 	if (code == PV_OK || r->deleted)
@@ -121,23 +117,19 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 static void cleanup_release(void *result)
 {
 	pv_dc_cleanup_result_release(result);
-	free(result);
 }
 
 int pv_cmd_cleanup_dc(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_dc_cleanup_result *res = calloc(1, sizeof(*res));
+	struct pv_dc_cleanup_result *res = pv_out_result(
+		out, "cleanup dc", sizeof(*res), cleanup_text, cleanup_json, cleanup_release);
 
 	if (!res)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = "cleanup dc";
-	out->result = res;
-	out->text = cleanup_text;
-	out->json = cleanup_json;
-	out->release = cleanup_release;
+		return PV_EIO;
 	if (ctx->cli.opt[OPT_CLIENTS])
-		return pv_error(PV_EUSAGE, "cleanup dc removes every user of lab '%s'; --clients does "
-					   "not apply to it",
+		return pv_error(PV_EUSAGE,
+				"cleanup dc removes every user of lab '%s'; --clients does "
+				"not apply to it",
 				ctx->pb->lab);
 	if (ctx->cli.opt[OPT_BACKUP] || ctx->cli.opt[OPT_LEAVE])
 		return pv_error(PV_EUSAGE, "--%s belongs to 'cleanup %s'",
@@ -146,5 +138,5 @@ int pv_cmd_cleanup_dc(struct pv_ctx *ctx, struct pv_out *out)
 	return pv_dc_cleanup(&ctx->env, res);
 }
 
-const struct pv_render pv_render_dc = { text, json };
-const struct pv_render pv_render_cleanup_dc = { cleanup_text, cleanup_json };
+const struct pv_render pv_render_dc = {text, json};
+const struct pv_render pv_render_cleanup_dc = {cleanup_text, cleanup_json};

@@ -5,9 +5,9 @@
 
 #include <string.h>
 
-static const int exit_codes[] = { PV_OK,       PV_EFAIL,    PV_EUSAGE,   PV_ECONFIG, PV_ECRED,
-				  PV_ETRUST,   PV_EUNREACH, PV_EDIR,     PV_EREMOTE, PV_EIO,
-				  PV_EPARTIAL, PV_ECONFLICT, PV_ENOTIMPL, PV_EBUG };
+static const int exit_codes[] = {PV_OK,	      PV_EFAIL,	    PV_EUSAGE,	 PV_ECONFIG, PV_ECRED,
+				 PV_ETRUST,   PV_EUNREACH,  PV_EDIR,	 PV_EREMOTE, PV_EIO,
+				 PV_EPARTIAL, PV_ECONFLICT, PV_ENOTIMPL, PV_EBUG};
 
 static void options(FILE *f, unsigned mask)
 {
@@ -18,8 +18,8 @@ static void options(FILE *f, unsigned mask)
 		if (mask ? !(o->commands & mask) : o->commands != 0)
 			continue;
 		if (o->shrt)
-			snprintf(spec, sizeof(spec), "-%c, --%s%s%s", o->shrt, o->lng, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
+			snprintf(spec, sizeof(spec), "-%c, --%s%s%s", o->shrt, o->lng,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
 		else
 			snprintf(spec, sizeof(spec), "    --%s%s%s", o->lng, o->arg ? " " : "",
 				 o->arg ? o->arg : "");

@@ -27,14 +27,17 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		       "changed\n",
 		       j->server, realm, j->account);
 	else if (strcmp(st, "started") == 0)
-		printf("join: '%s' is already a member of %s (account %s); smbd and winbindd started, "
+		printf("join: '%s' is already a member of %s (account %s); smbd and winbindd "
+		       "started, "
 		       "trust verified\n",
 		       j->server, realm, j->account);
 	else
-		printf("join: '%s' %s %s (account %s), smbd and winbindd started, trust verified, in "
+		printf("join: '%s' %s %s (account %s), smbd and winbindd started, trust verified, "
+		       "in "
 		       "%.1f s\n",
-		       j->server, strcmp(st, "joined") == 0 ? "joined" : "repaired its membership of",
-		       realm, j->account, j->seconds);
+		       j->server,
+		       strcmp(st, "joined") == 0 ? "joined" : "repaired its membership of", realm,
+		       j->account, j->seconds);
 }
 
 static void json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
@@ -54,20 +57,14 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, json_t 
 static void release(void *result)
 {
 	pv_join_result_release(result);
-	free(result);
 }
 
 int pv_cmd_join(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_join_result *res = calloc(1, sizeof(*res));
+	struct pv_join_result *res = pv_out_result(out, "join", sizeof(*res), text, json, release);
 
 	if (!res)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = "join";
-	out->result = res;
-	out->text = text;
-	out->json = json;
-	out->release = release;
+		return PV_EIO;
 	return pv_join_prepare(&ctx->env, res);
 }
 
@@ -89,7 +86,8 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 		       "stopped\n",
 		       j->server, realm, j->account);
 	else
-		printf("cleanup join: smbd and winbindd stopped on '%s'; still a member of %s (pass "
+		printf("cleanup join: smbd and winbindd stopped on '%s'; still a member of %s "
+		       "(pass "
 		       "--leave to leave the domain and delete the computer account)\n",
 		       j->server, realm);
 }
@@ -115,25 +113,20 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 static void cleanup_release(void *result)
 {
 	pv_join_cleanup_result_release(result);
-	free(result);
 }
 
 int pv_cmd_cleanup_join(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_join_cleanup_result *res = calloc(1, sizeof(*res));
+	struct pv_join_cleanup_result *res = pv_out_result(
+		out, "cleanup join", sizeof(*res), cleanup_text, cleanup_json, cleanup_release);
 
 	if (!res)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = "cleanup join";
-	out->result = res;
-	out->text = cleanup_text;
-	out->json = cleanup_json;
-	out->release = cleanup_release;
+		return PV_EIO;
 	if (ctx->cli.opt[OPT_BACKUP] || ctx->cli.opt[OPT_CLIENTS])
 		return pv_error(PV_EUSAGE, "--%s does not apply to 'cleanup join'",
 				ctx->cli.opt[OPT_BACKUP] ? "backup" : "clients");
 	return pv_join_cleanup(&ctx->env, ctx->cli.opt[OPT_LEAVE] != NULL, res);
 }
 
-const struct pv_render pv_render_join = { text, json };
-const struct pv_render pv_render_cleanup_join = { cleanup_text, cleanup_json };
+const struct pv_render pv_render_join = {text, json};
+const struct pv_render pv_render_cleanup_join = {cleanup_text, cleanup_json};

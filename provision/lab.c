@@ -31,8 +31,8 @@ static void prepare_text(const struct pv_ctx *ctx, const void *result, int code)
 	char w[PV_LAB_PHASES][2 * PATH_MAX + 64];
 
 	(void)code;
-	snprintf(w[PV_LAB_DC], sizeof(w[0]), "%lu users: %lu created, %lu present%s%s", r->dc.planned,
-		 r->dc.created, r->dc.present, r->dc.failed ? ", failed " : "",
+	snprintf(w[PV_LAB_DC], sizeof(w[0]), "%lu users: %lu created, %lu present%s%s",
+		 r->dc.planned, r->dc.created, r->dc.present, r->dc.failed ? ", failed " : "",
 		 r->dc.failed ? "some" : "");
 	if (ctx->env.dry_run)
 		snprintf(w[PV_LAB_DC], sizeof(w[0]), "%lu users: %lu present, %lu would be created",
@@ -45,8 +45,9 @@ static void prepare_text(const struct pv_ctx *ctx, const void *result, int code)
 		 "complete before, %lu files written",
 		 r->server.shares_made, r->server.shares_present, r->server.spns_added,
 		 r->server.spns_present, t->complete, t->users, t->files_made + t->files_fixed);
-	snprintf(w[PV_LAB_CLIENT], sizeof(w[0]), "%zu clients: %zu written, %zu unchanged, %zu failed",
-		 r->client.n, r->client.changed, r->client.unchanged, r->client.failed);
+	snprintf(w[PV_LAB_CLIENT], sizeof(w[0]),
+		 "%zu clients: %zu written, %zu unchanged, %zu failed", r->client.n,
+		 r->client.changed, r->client.unchanged, r->client.failed);
 	snprintf(w[PV_LAB_CONTROLLER], sizeof(w[0]), "%s:%s %s", r->controller.host,
 		 r->controller.results, r->controller.state ? r->controller.state : "?");
 	for (int i = 0; i < PV_LAB_PHASES; i++)
@@ -66,22 +67,25 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 {
 	const struct pv_lab_cleanup_result *r = result;
 	char w[PV_LAB_PHASES][2 * PATH_MAX + 64];
-	static const int order[] = { PV_LAB_CONTROLLER, PV_LAB_CLIENT, PV_LAB_SERVER, PV_LAB_JOIN,
-				     PV_LAB_DC };
+	static const int order[] = {PV_LAB_CONTROLLER, PV_LAB_CLIENT, PV_LAB_SERVER, PV_LAB_JOIN,
+				    PV_LAB_DC};
 
 	(void)ctx;
 	snprintf(w[PV_LAB_DC], sizeof(w[0]), "%lu users deleted%s", r->dc.deleted,
 		 r->dc.ou_deleted ? " and the OU" : "");
-	snprintf(w[PV_LAB_JOIN], sizeof(w[0]), "%s%s%s", r->join.nothing ? "nothing of this lab's"
-				       : r->join.stopped	  ? "smbd and winbindd stopped"
-								  : "",
+	snprintf(w[PV_LAB_JOIN], sizeof(w[0]), "%s%s%s",
+		 r->join.nothing   ? "nothing of this lab's"
+		 : r->join.stopped ? "smbd and winbindd stopped"
+				   : "",
 		 r->join.left ? ", left the domain" : "",
 		 r->join.account_deleted ? ", account deleted" : "");
-	snprintf(w[PV_LAB_SERVER], sizeof(w[0]), "%u shares (with their trees) and %zu alias SPNs "
-						 "removed",
+	snprintf(w[PV_LAB_SERVER], sizeof(w[0]),
+		 "%u shares (with their trees) and %zu alias SPNs "
+		 "removed",
 		 r->server.shares_removed, r->server.spns_removed);
-	snprintf(w[PV_LAB_CLIENT], sizeof(w[0]), "%zu clients: %zu cleaned, %zu had none, %zu failed",
-		 r->client.n, r->client.changed, r->client.unchanged, r->client.failed);
+	snprintf(w[PV_LAB_CLIENT], sizeof(w[0]),
+		 "%zu clients: %zu cleaned, %zu had none, %zu failed", r->client.n,
+		 r->client.changed, r->client.unchanged, r->client.failed);
 	snprintf(w[PV_LAB_CONTROLLER], sizeof(w[0]), "%s:%s %s%s%s", r->controller.host,
 		 r->controller.results, r->controller.state ? r->controller.state : "?",
 		 r->controller.backup[0] ? ", kept in " : "", r->controller.backup);
@@ -121,11 +125,10 @@ static void prepare_json(const struct pv_ctx *ctx, const void *result, int code,
 {
 	const struct pv_lab_prepare_result *r = result;
 	json_t *a = json_array();
-	const void *res[PV_LAB_PHASES] = { &r->dc, &r->join, &r->server, &r->client,
-					   &r->controller };
-	const struct pv_render *rd[PV_LAB_PHASES] = { &pv_render_dc, &pv_render_join,
-						      &pv_render_server, &pv_render_client,
-						      &pv_render_controller };
+	const void *res[PV_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client, &r->controller};
+	const struct pv_render *rd[PV_LAB_PHASES] = {&pv_render_dc, &pv_render_join,
+						     &pv_render_server, &pv_render_client,
+						     &pv_render_controller};
 
 	(void)code;
 	for (int i = 0; i < PV_LAB_PHASES; i++)
@@ -138,11 +141,10 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 {
 	const struct pv_lab_cleanup_result *r = result;
 	json_t *a = json_array();
-	const void *res[PV_LAB_PHASES] = { &r->dc, &r->join, &r->server, &r->client,
-					   &r->controller };
-	const struct pv_render *rd[PV_LAB_PHASES] = { &pv_render_cleanup_dc, &pv_render_cleanup_join,
-						      &pv_render_cleanup_server, &pv_render_client,
-						      &pv_render_controller };
+	const void *res[PV_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client, &r->controller};
+	const struct pv_render *rd[PV_LAB_PHASES] = {&pv_render_cleanup_dc, &pv_render_cleanup_join,
+						     &pv_render_cleanup_server, &pv_render_client,
+						     &pv_render_controller};
 
 	(void)code;
 	for (int i = PV_LAB_PHASES - 1; i >= 0; i--)
@@ -154,29 +156,23 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 static void prepare_release(void *result)
 {
 	pv_lab_prepare_result_release(result);
-	free(result);
 }
 
 static void cleanup_release(void *result)
 {
 	pv_lab_cleanup_result_release(result);
-	free(result);
 }
 
 int pv_cmd_prepare(struct pv_ctx *ctx, struct pv_out *out)
 {
 	struct pv_lab_prepare_opts o;
-	struct pv_lab_prepare_result *res = calloc(1, sizeof(*res));
+	struct pv_lab_prepare_result *res = pv_out_result(
+		out, "prepare", sizeof(*res), prepare_text, prepare_json, prepare_release);
 	unsigned long n;
 	int r;
 
 	if (!res)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = "prepare";
-	out->result = res;
-	out->text = prepare_text;
-	out->json = prepare_json;
-	out->release = prepare_release;
+		return PV_EIO;
 	memset(&o, 0, sizeof(o));
 	o.dc.reset_passwords = ctx->cli.opt[OPT_RESET_PASSWORDS] != NULL;
 	o.dc.verify = ctx->cli.opt[OPT_VERIFY] != NULL;
@@ -193,15 +189,11 @@ int pv_cmd_prepare(struct pv_ctx *ctx, struct pv_out *out)
 
 int pv_cmd_cleanup(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_lab_cleanup_result *res = calloc(1, sizeof(*res));
+	struct pv_lab_cleanup_result *res = pv_out_result(
+		out, "cleanup", sizeof(*res), cleanup_text, cleanup_json, cleanup_release);
 
 	if (!res)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = "cleanup";
-	out->result = res;
-	out->text = cleanup_text;
-	out->json = cleanup_json;
-	out->release = cleanup_release;
+		return PV_EIO;
 	if (ctx->cli.opt[OPT_CLIENTS])
 		return pv_error(PV_EUSAGE, "cleanup of the whole lab takes every client; --clients "
 					   "belongs to 'cleanup client'");
@@ -230,7 +222,10 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 	else
 		printf("  %-11s %-9s %lu of %lu planned in %s (%s)%s\n", "users",
 		       mark(d->present == d->planned && d->ou_exists), d->present, d->planned,
-		       pb->users.ou, d->ou_ours ? "made by this lab" : d->ou_exists ? "not made by this lab" : "the OU is absent",
+		       pb->users.ou,
+		       d->ou_ours     ? "made by this lab"
+		       : d->ou_exists ? "not made by this lab"
+				      : "the OU is absent",
 		       d->tagged > d->present ? ", and more of this lab's not planned" : "");
 	if (st->server.code != PV_OK) {
 		printf("  %-11s FAILED    %s\n", "server", st->server.msg);
@@ -242,8 +237,9 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 				 : "",
 		       s->trust ? "ok" : "failing", s->smbd ? "running" : "stopped",
 		       s->winbindd ? "running" : "stopped");
-		printf("  %-11s %-9s %u of %u\n", "shares", mark(s->shares_present == s->shares_planned),
-		       s->shares_present, s->shares_planned);
+		printf("  %-11s %-9s %u of %u\n", "shares",
+		       mark(s->shares_present == s->shares_planned), s->shares_present,
+		       s->shares_planned);
 		printf("  %-11s %-9s %zu of %zu on %s\n", "alias SPNs",
 		       mark(s->spns_present == s->spns_planned), s->spns_present, s->spns_planned,
 		       s->account);
@@ -275,7 +271,8 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("status: the lab is complete (%.1f s)\n", st->seconds);
 	else if (st->empty)
 		printf("status: the lab holds nothing%s (%.1f s)\n",
-		       s->joined && s->ours ? " (the server is still a member: cleanup --leave)" : "",
+		       s->joined && s->ours ? " (the server is still a member: cleanup --leave)"
+					    : "",
 		       st->seconds);
 	else if (code == PV_EINCOMPLETE)
 		printf("status: the lab is incomplete: see MISSING above (%.1f s)\n", st->seconds);
@@ -344,25 +341,21 @@ static void status_json(const struct pv_ctx *ctx, const void *result, int code, 
 static void status_release(void *result)
 {
 	pv_lab_status_release(result);
-	free(result);
 }
 
 int pv_cmd_status(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_lab_status *st = calloc(1, sizeof(*st));
+	struct pv_lab_status *st =
+		pv_out_result(out, "status", sizeof(*st), status_text, status_json, status_release);
 	int r;
 
 	if (!st)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = "status";
-	out->result = st;
-	out->text = status_text;
-	out->json = status_json;
-	out->release = status_release;
+		return PV_EIO;
 	if ((r = pv_lab_status(&ctx->env, st)) != PV_OK)
 		return r;
 	if (st->complete)
 		return PV_OK;
-	return pv_error(PV_EINCOMPLETE, st->empty ? "the lab holds nothing"
-						  : "the lab lacks something the playbook asks for");
+	return pv_error(PV_EINCOMPLETE, st->empty
+						? "the lab holds nothing"
+						: "the lab lacks something the playbook asks for");
 }

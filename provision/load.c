@@ -15,17 +15,17 @@ static const struct {
 	enum pv_opt_id opt;
 	const char *key;
 } option_keys[] = {
-	{ OPT_CA_FILE, "domain.ca_file" },
-	{ OPT_OU, "users.ou" },
-	{ OPT_NAME_TEMPLATE, "users.name_template" },
-	{ OPT_USERS, "users.per_client" },
+	{OPT_CA_FILE, "domain.ca_file"},
+	{OPT_OU, "users.ou"},
+	{OPT_NAME_TEMPLATE, "users.name_template"},
+	{OPT_USERS, "users.per_client"},
 };
 #define NKEYS (sizeof(option_keys) / sizeof(option_keys[0]))
 
 int pv_ctx_load(struct pv_ctx *ctx)
 {
 	const char *path = ctx->cli.opt[OPT_PLAYBOOK];
-	char *owned[NKEYS] = { NULL };
+	char *owned[NKEYS] = {NULL};
 	const char **sets = NULL;
 	size_t n = 0;
 	int r;
@@ -34,8 +34,9 @@ int pv_ctx_load(struct pv_ctx *ctx)
 		path = getenv("PROVISION_PLAYBOOK");
 	if (!path) {
 		if (access("provision.yaml", F_OK) != 0)
-			return pv_error(PV_EUSAGE, "no playbook: pass -p FILE (the embedded lab's is "
-						   "playbooks/lab.yaml) or create ./provision.yaml");
+			return pv_error(PV_EUSAGE,
+					"no playbook: pass -p FILE (the embedded lab's is "
+					"playbooks/lab.yaml) or create ./provision.yaml");
 		path = "provision.yaml";
 	}
 	if (ctx->cli.opt[OPT_USERS]) {
@@ -43,8 +44,8 @@ int pv_ctx_load(struct pv_ctx *ctx)
 		unsigned long count;
 
 		/* A clear usage error naming --users, before the playbook's own range check. */
-		r = pv_cli_count("--users", ctx->cli.opt[OPT_USERS], force ? 100000000UL : 1000000UL,
-				 &count);
+		r = pv_cli_count("--users", ctx->cli.opt[OPT_USERS],
+				 force ? 100000000UL : 1000000UL, &count);
 		if (r != PV_OK) {
 			char msg[1024];
 
@@ -124,8 +125,9 @@ int pv_ctx_clients(struct pv_ctx *ctx, const struct pv_host ***out, size_t *n)
 
 			for (size_t i = 0; i < pb->nclients; i++)
 				pv_buf_addf(&names, "%s%s", i ? ", " : "", pb->clients[i].name);
-			r = pv_error(PV_ECONFIG, "unknown client '%s' in --clients; the playbook's "
-						 "clients are: %s",
+			r = pv_error(PV_ECONFIG,
+				     "unknown client '%s' in --clients; the playbook's "
+				     "clients are: %s",
 				     t, names.data ? names.data : "");
 			pv_buf_release(&names, 0);
 			goto out;

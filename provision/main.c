@@ -63,7 +63,6 @@ static int help(struct pv_ctx *ctx, struct pv_out *out)
 	out->result = text;
 	out->text = help_text;
 	out->json = help_json;
-	out->release = free;
 	return PV_OK;
 }
 
@@ -122,8 +121,9 @@ int main(int argc, char **argv)
 		if (fn)
 			r = fn(&ctx, &out);
 		else
-			r = pv_error(PV_ENOTIMPL, "'%s%s%s' is not built yet in provision %s; see "
-						  "'provision help %s' for what it will do",
+			r = pv_error(PV_ENOTIMPL,
+				     "'%s%s%s' is not built yet in provision %s; see "
+				     "'provision help %s' for what it will do",
 				     ctx.cli.cmd->name, ctx.cli.sub ? " " : "",
 				     ctx.cli.sub ? ctx.cli.sub : "", PV_VERSION, ctx.cli.cmd->name);
 	}
@@ -133,6 +133,7 @@ report:
 	r = pv_out_report(&ctx, &out, r, msg);
 	if (out.release && out.result)
 		out.release(out.result);
+	free(out.result);
 	pv_creds_free(ctx.creds);
 	pv_playbook_free(ctx.pb);
 	pv_cli_release(&ctx.cli);

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,7 +33,7 @@ static void clear_line(void)
 
 static void log_sink(enum pv_log_level level, const char *msg, void *unused)
 {
-	static const char *const prefix[] = { "error: ", "warning: ", "", "debug: " };
+	static const char *const prefix[] = {"error: ", "warning: ", "", "debug: "};
 
 	(void)unused;
 	if ((level == PV_LOG_INFO && verbosity < 0) || (level == PV_LOG_DEBUG && verbosity < 1) ||
@@ -51,8 +52,8 @@ static void progress_sink(struct pv_progress *p, enum pv_progress_event ev, void
 	double now = pv_now(), el = now - p->start;
 	double rate = el > 0 ? (double)p->done / el : 0;
 	unsigned pct = p->total ? (unsigned)(100.0 * (double)p->done / (double)p->total) : 100;
-	long eta = rate > 0 && p->total >= p->done ? (long)((double)(p->total - p->done) / rate)
-						   : -1;
+	long eta =
+		rate > 0 && p->total >= p->done ? (long)((double)(p->total - p->done) / rate) : -1;
 	char etas[32] = "--:--", mbs[48] = "";
 
 	(void)unused;
@@ -73,8 +74,9 @@ static void progress_sink(struct pv_progress *p, enum pv_progress_event ev, void
 	if (p->bytes && el > 0)
 		snprintf(mbs, sizeof(mbs), " %.1f MB/s", (double)p->bytes / 1e6 / el);
 	if (p->one_request) {
-		fprintf(stderr, live ? "\r\033[K%s: %lu %s in one request, %.0f s"
-				     : "provision: %s: %lu %s in one request, %.0f s\n",
+		fprintf(stderr,
+			live ? "\r\033[K%s: %lu %s in one request, %.0f s"
+			     : "provision: %s: %lu %s in one request, %.0f s\n",
 			p->what, p->total, p->unit, el);
 	} else if (live) {
 		fprintf(stderr, "\r\033[K%s: %lu/%lu %s %3u%% %.1f/s%s ETA %s", p->what, p->done,
@@ -99,6 +101,21 @@ void pv_out_init(struct pv_ctx *ctx)
 	quiet_progress = verbosity < 0 || ctx->cli.opt[OPT_NO_PROGRESS] != NULL;
 	pv_log_set_sink(log_sink, NULL);
 	pv_progress_set_sink(progress_sink, NULL);
+}
+
+void *pv_out_result(struct pv_out *out, const char *command, size_t size,
+		    void (*text)(const struct pv_ctx *, const void *, int),
+		    void (*json)(const struct pv_ctx *, const void *, int, json_t *),
+		    void (*release)(void *))
+{
+	void *r = calloc(1, size);
+
+	if (!r) {
+		pv_error(PV_EIO, "out of memory");
+		return NULL;
+	}
+	*out = (struct pv_out){command, r, text, json, release};
+	return r;
 }
 
 void pv_out_error(int code, const char *msg)
@@ -166,7 +183,8 @@ static int write_json(struct pv_ctx *ctx, const struct pv_out *out, int code, co
 	pv_json_bool(o, "ok", code == PV_OK);
 	pv_json_int(o, "exit", code);
 	pv_json_str(o, "outcome", pv_status_name(code));
-	pv_json_str(o, "message", code == PV_OK ? NULL : (msg && *msg ? msg : pv_status_help(code)));
+	pv_json_str(o, "message",
+		    code == PV_OK ? NULL : (msg && *msg ? msg : pv_status_help(code)));
 	pv_json_bool(o, "dry_run", ctx->cli.opt[OPT_DRY_RUN] != NULL);
 	if (out && out->result && out->json)
 		out->json(ctx, out->result, code, o);

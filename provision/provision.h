@@ -19,17 +19,18 @@ struct pv_creds;
 struct pv_ctx {
 	struct pv_cli cli;
 	struct pv_playbook *pb; /* loaded by the dispatcher for commands that need it */
-	int load_code;          /* PV_CMD_PLAYBOOK_SOFT: why the playbook did not load */
+	int load_code;		/* PV_CMD_PLAYBOOK_SOFT: why the playbook did not load */
 	char load_msg[1024];
-	struct pv_env env;      /* pb, --dry-run, the credentials provider */
+	struct pv_env env; /* pb, --dry-run, the credentials provider */
 	struct pv_creds *creds;
 	bool json;
-	bool progress;          /* live progress allowed: stderr is a terminal in the foreground */
+	bool progress; /* live progress allowed: stderr is a terminal in the foreground */
 };
 
 /* What a command hands the reporter: its typed result and how to render it. text prints the
  * result on stdout (also after a failure, for what was done); json adds the result's fields
- * to the document's object. Either may be NULL. */
+ * to the document's object; release frees what the result holds (main frees the result
+ * itself). Any may be NULL. */
 struct pv_out {
 	const char *command; /* as the JSON names it: "dc", "cleanup dc", "prepare" */
 	void *result;
@@ -37,6 +38,13 @@ struct pv_out {
 	void (*json)(const struct pv_ctx *ctx, const void *result, int code, struct json_t *obj);
 	void (*release)(void *result);
 };
+
+/* output.c: a zeroed result of size bytes, handed to out with how to render and release it;
+ * NULL (PV_EIO recorded) when out of memory. */
+void *pv_out_result(struct pv_out *out, const char *command, size_t size,
+		    void (*text)(const struct pv_ctx *, const void *, int),
+		    void (*json)(const struct pv_ctx *, const void *, int, struct json_t *),
+		    void (*release)(void *));
 
 /* How a phase's result is rendered: the same pair its command uses, for prepare, cleanup
  * and status to nest. */

@@ -21,8 +21,9 @@ static int prompt(const char *what, struct pv_secret **out)
 
 	fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return pv_error(PV_ECONFIG, "%s: {prompt: true} needs a terminal; use {file: PATH} or "
-					    "{env: NAME} when running unattended",
+		return pv_error(PV_ECONFIG,
+				"%s: {prompt: true} needs a terminal; use {file: PATH} or "
+				"{env: NAME} when running unattended",
 				what);
 	if (tcgetattr(fd, &old) != 0) {
 		close(fd);
@@ -65,8 +66,9 @@ static int resolve(struct pv_creds *c, const struct pv_secret_ref *ref, const ch
 		break;
 	case PV_SECRET_STDIN:
 		if (c->stdin_taken)
-			return pv_error(PV_ECONFIG, "%s: stdin already gave another secret; only one "
-						    "secret can come from stdin",
+			return pv_error(PV_ECONFIG,
+					"%s: stdin already gave another secret; only one "
+					"secret can come from stdin",
 					what);
 		c->stdin_taken = true;
 		r = pv_secret_from_fd(STDIN_FILENO, "stdin", out);
@@ -75,8 +77,9 @@ static int resolve(struct pv_creds *c, const struct pv_secret_ref *ref, const ch
 		r = prompt(what, out);
 		break;
 	default:
-		return pv_error(PV_ECONFIG, "%s is not set in the playbook; give a reference such as "
-					    "{file: PATH}",
+		return pv_error(PV_ECONFIG,
+				"%s is not set in the playbook; give a reference such as "
+				"{file: PATH}",
 				what);
 	}
 	if (r != PV_OK)
@@ -100,9 +103,10 @@ static int users_password(struct pv_creds *c, struct pv_secret **out)
 		ref.value = NULL;
 	}
 	if (ref.source == PV_SECRET_UNSET)
-		return pv_error(PV_ECONFIG, "no password for the users: set users.password in the "
-					    "playbook (e.g. {file: PATH}), or pass --password-file or "
-					    "--stdin-password");
+		return pv_error(PV_ECONFIG,
+				"no password for the users: set users.password in the "
+				"playbook (e.g. {file: PATH}), or pass --password-file or "
+				"--stdin-password");
 	return resolve(c, &ref, "users' password", out);
 }
 

@@ -23,9 +23,10 @@ static void trees_text(const struct pv_tree_stats *st)
 	printf("server: trees of %lu users (fileset '%s', %lu files, %.1f MB each) over %s: %lu "
 	       "files written (%lu fixed), %lu already right, %lu folders made, %.1f MB in %.1f s: "
 	       "%.0f files/s, %.1f MB/s; %lu trees complete already\n",
-	       st->users, st->fileset, st->files_per_user, (double)st->bytes_per_user / 1e6, st->via,
-	       written, st->files_fixed, st->files_ok, st->dirs_made, (double)st->bytes_written / 1e6,
-	       st->seconds, st->seconds > 0 ? (double)written / st->seconds : 0,
+	       st->users, st->fileset, st->files_per_user, (double)st->bytes_per_user / 1e6,
+	       st->via, written, st->files_fixed, st->files_ok, st->dirs_made,
+	       (double)st->bytes_written / 1e6, st->seconds,
+	       st->seconds > 0 ? (double)written / st->seconds : 0,
 	       st->seconds > 0 ? (double)st->bytes_written / 1e6 / st->seconds : 0, st->complete);
 }
 
@@ -82,7 +83,8 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, json_t 
 		pv_json_int(t, "bytes_written", (long long)st->bytes_written);
 		pv_json_secs(t, "seconds", st->seconds);
 		pv_json_real(t, "files_per_second",
-			     st->seconds > 0 ? (double)(long long)(10 * written / st->seconds) / 10 : 0);
+			     st->seconds > 0 ? (double)(long long)(10 * written / st->seconds) / 10
+					     : 0);
 	}
 	json_object_set_new(o, "trees", t);
 	pv_json_secs(o, "seconds", r->seconds);
@@ -92,23 +94,18 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, json_t 
 static void release(void *result)
 {
 	pv_server_result_release(result);
-	free(result);
 }
 
 int pv_cmd_server(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_trees_opts o = { ctx->cli.opt[OPT_VIA], 0 };
-	struct pv_server_result *res = calloc(1, sizeof(*res));
+	struct pv_trees_opts o = {ctx->cli.opt[OPT_VIA], 0};
+	struct pv_server_result *res =
+		pv_out_result(out, "server", sizeof(*res), text, json, release);
 	unsigned long n;
 	int r;
 
 	if (!res)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = "server";
-	out->result = res;
-	out->text = text;
-	out->json = json;
-	out->release = release;
+		return PV_EIO;
 	if (ctx->cli.opt[OPT_PARALLEL]) {
 		if ((r = pv_cli_count("--parallel", ctx->cli.opt[OPT_PARALLEL], PARALLEL_MAX, &n)))
 			return r;
@@ -123,7 +120,8 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 
 	if (ctx->env.dry_run) {
 		if (code == PV_OK && r->plan.n == 0)
-			printf("cleanup server: nothing to do: no share or alias SPN of lab '%s' on "
+			printf("cleanup server: nothing to do: no share or alias SPN of lab '%s' "
+			       "on "
 			       "'%s'\n",
 			       ctx->pb->lab, ctx->pb->server.host.name);
 		pv_text_plan("cleanup server", &r->plan);
@@ -133,10 +131,11 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("cleanup server: nothing to do: no share or alias SPN of lab '%s' on '%s'\n",
 		       ctx->pb->lab, ctx->pb->server.host.name);
 	else if (r->shares_removed || r->spns_removed)
-		printf("cleanup server: removed %u shares (with their trees) and %zu alias SPNs%s in "
+		printf("cleanup server: removed %u shares (with their trees) and %zu alias SPNs%s "
+		       "in "
 		       "%.1f s\n",
-		       r->shares_removed, r->spns_removed, r->keytab_rebuilt ? "; keytab rebuilt" : "",
-		       r->seconds);
+		       r->shares_removed, r->spns_removed,
+		       r->keytab_rebuilt ? "; keytab rebuilt" : "", r->seconds);
 }
 
 static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
@@ -156,20 +155,15 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 static void cleanup_release(void *result)
 {
 	pv_server_cleanup_result_release(result);
-	free(result);
 }
 
 int pv_cmd_cleanup_server(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_server_cleanup_result *res = calloc(1, sizeof(*res));
+	struct pv_server_cleanup_result *res = pv_out_result(
+		out, "cleanup server", sizeof(*res), cleanup_text, cleanup_json, cleanup_release);
 
 	if (!res)
-		return pv_error(PV_EIO, "out of memory");
-	out->command = "cleanup server";
-	out->result = res;
-	out->text = cleanup_text;
-	out->json = cleanup_json;
-	out->release = cleanup_release;
+		return PV_EIO;
 	if (ctx->cli.opt[OPT_BACKUP] || ctx->cli.opt[OPT_CLIENTS] || ctx->cli.opt[OPT_LEAVE])
 		return pv_error(PV_EUSAGE, "--%s does not apply to 'cleanup server'",
 				ctx->cli.opt[OPT_BACKUP]    ? "backup"
@@ -178,5 +172,5 @@ int pv_cmd_cleanup_server(struct pv_ctx *ctx, struct pv_out *out)
 	return pv_server_cleanup(&ctx->env, res);
 }
 
-const struct pv_render pv_render_server = { text, json };
-const struct pv_render pv_render_cleanup_server = { cleanup_text, cleanup_json };
+const struct pv_render pv_render_server = {text, json};
+const struct pv_render pv_render_cleanup_server = {cleanup_text, cleanup_json};

@@ -53,8 +53,9 @@ int pv_samba_run(struct pv_remote *rem, const char *what, const struct pv_buf *s
 	int st = -1, r;
 
 	if (pv_buf_failed(script) || !script->data)
-		return pv_error(PV_EIO, "out of memory while building the script for %s; nothing "
-					"was sent",
+		return pv_error(PV_EIO,
+				"out of memory while building the script for %s; nothing "
+				"was sent",
 				what);
 	pv_buf_addstr(&cmd, "sh -c ");
 	if (pv_remote_quote(&cmd, script->data) < 0) {
@@ -84,8 +85,8 @@ out:
 	return r;
 }
 
-int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *script,
-		      const void *in, size_t inlen, struct pv_buf *out, int *status, int timeout)
+int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *script, const void *in,
+		      size_t inlen, struct pv_buf *out, int *status, int timeout)
 {
 	struct pv_buf b = PV_BUF_INIT;
 	int r;
@@ -154,7 +155,7 @@ int pv_samba_service(struct pv_remote *rem, const struct pv_server *s, const cha
 static int add_share(struct pv_samba_facts *f, const char *line, size_t len)
 {
 	const char *p = line, *end = line + len;
-	char *field[4] = { NULL, NULL, NULL, NULL };
+	char *field[4] = {NULL, NULL, NULL, NULL};
 	struct pv_samba_share *n;
 	int k = 0;
 
@@ -176,8 +177,8 @@ static int add_share(struct pv_samba_facts *f, const char *line, size_t len)
 	if (!(n = realloc(f->shares, (f->nshares + 1) * sizeof(*n))))
 		goto oom;
 	f->shares = n;
-	f->shares[f->nshares++] = (struct pv_samba_share){ field[0], field[1], field[2],
-							   strcmp(field[3], "1") == 0 };
+	f->shares[f->nshares++] =
+		(struct pv_samba_share){field[0], field[1], field[2], strcmp(field[3], "1") == 0};
 	free(field[3]);
 	return PV_OK;
 oom:
@@ -197,10 +198,10 @@ static enum pv_kmethod kmethod(const char *v, size_t len)
 		const char *name;
 		enum pv_kmethod m;
 	} names[] = {
-		{ "secrets only", PV_KMETHOD_SECRETS_ONLY },
-		{ "system keytab", PV_KMETHOD_SYSTEM_KEYTAB },
-		{ "dedicated keytab", PV_KMETHOD_DEDICATED_KEYTAB },
-		{ "secrets and keytab", PV_KMETHOD_SECRETS_AND_KEYTAB },
+		{"secrets only", PV_KMETHOD_SECRETS_ONLY},
+		{"system keytab", PV_KMETHOD_SYSTEM_KEYTAB},
+		{"dedicated keytab", PV_KMETHOD_DEDICATED_KEYTAB},
+		{"secrets and keytab", PV_KMETHOD_SECRETS_AND_KEYTAB},
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -274,7 +275,7 @@ int pv_samba_parse_facts(const char *text, struct pv_samba_facts *f)
 		else if (KEY("joinmark"))
 			f->join_mark = vlen == 1 && v[0] == '1';
 #undef KEY
-next:
+	next:
 		p = nl ? nl + 1 : NULL;
 	}
 	f->needs_keytab = f->kmethod != PV_KMETHOD_SECRETS_ONLY;
@@ -302,8 +303,9 @@ int pv_samba_probe(struct pv_remote *rem, enum pv_probe how, const char *lab,
 	if (r == PV_OK)
 		r = pv_samba_parse_facts(out.data ? out.data : "", f);
 	if (r == PV_OK && !f->netbios[0])
-		r = pv_error(PV_EREMOTE, "'%s' has no usable smb.conf ('testparm' found no netbios "
-					 "name)",
+		r = pv_error(PV_EREMOTE,
+			     "'%s' has no usable smb.conf ('testparm' found no netbios "
+			     "name)",
 			     pv_remote_name(rem));
 	pv_buf_release(&out, 0);
 	return r;
@@ -350,12 +352,12 @@ static int take_account(const char *dn, const char *const *vals, void *arg)
 	return PV_OK;
 }
 
-int pv_samba_account(struct pv_dir *dir, const struct pv_domain *d, const char *netbios,
-		     char **dn, char **desc)
+int pv_samba_account(struct pv_dir *dir, const struct pv_domain *d, const char *netbios, char **dn,
+		     char **desc)
 {
 	struct pv_buf filter = PV_BUF_INIT, sam = PV_BUF_INIT;
-	struct account_find a = { NULL, NULL };
-	const char *attrs[] = { "description", NULL };
+	struct account_find a = {NULL, NULL};
+	const char *attrs[] = {"description", NULL};
 	int r;
 
 	*dn = *desc = NULL;

@@ -33,23 +33,23 @@ struct pv_samba_share {
 };
 
 struct pv_samba_facts {
-	char netbios[64];  /* upper-case, from smb.conf */
+	char netbios[64]; /* upper-case, from smb.conf */
 	char realm[128], security[32];
 	enum pv_kmethod kmethod;
 	bool needs_keytab; /* the kerberos method uses a keytab */
 	char keytab[512];  /* the dedicated keytab file ('dedicated keytab'), else "" */
-	char sep[8];       /* winbind separator */
-	bool joined;       /* 'net ads testjoin' (PV_PROBE_QUICK: or 'wbinfo -P') succeeds */
+	char sep[8];	   /* winbind separator */
+	bool joined;	   /* 'net ads testjoin' (PV_PROBE_QUICK: or 'wbinfo -P') succeeds */
 	bool smbd_running, winbindd_running; /* by their pid files */
-	unsigned cores;    /* online CPUs; 0 when unknown */
-	char state_dir[512]; /* Samba's state directory */
+	unsigned cores;			     /* online CPUs; 0 when unknown */
+	char state_dir[512];		     /* Samba's state directory */
 	/* a join of this lab's was started there and its account may be untagged yet: the mark
 	 * <state_dir>/.provision-join.<lab> (samba/scripts/join.sh) is present */
 	bool join_mark;
 	/* PV_PROBE_CLOCK */
-	bool has_offset;   /* the DC answered 'net ads info' */
-	long offset;       /* the DC's clock minus the server's, seconds */
-	char info[256];    /* last line of 'net ads info' (its error when the DC is unreachable) */
+	bool has_offset; /* the DC answered 'net ads info' */
+	long offset;	 /* the DC's clock minus the server's, seconds */
+	char info[256];	 /* last line of 'net ads info' (its error when the DC is unreachable) */
 	/* not PV_PROBE_QUICK */
 	long keytab_entries;
 	/* PV_PROBE_QUICK: Samba's shares, and the keytab's principals (without the realm) when
@@ -84,8 +84,8 @@ int pv_samba_parse_facts(const char *text, struct pv_samba_facts *f);
 int pv_samba_run(struct pv_remote *rem, const char *what, const struct pv_buf *script,
 		 const void *in, size_t inlen, struct pv_buf *out, int *status, int timeout);
 /* The same for a fixed script. */
-int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *script,
-		      const void *in, size_t inlen, struct pv_buf *out, int *status, int timeout);
+int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *script, const void *in,
+		      size_t inlen, struct pv_buf *out, int *status, int timeout);
 
 /* Run body with the admin's ticket (samba/scripts/as-admin.sh before it; the password goes on
  * stdin to kinit alone). status as for pv_samba_run; a failed kinit is status 4. */
@@ -99,8 +99,8 @@ int pv_samba_service(struct pv_remote *rem, const struct pv_server *s, const cha
 
 /* The computer account <netbios>$ in the directory: *dn (NULL when absent) and *desc (NULL
  * when none); the caller frees both. */
-int pv_samba_account(struct pv_dir *dir, const struct pv_domain *d, const char *netbios,
-		     char **dn, char **desc);
+int pv_samba_account(struct pv_dir *dir, const struct pv_domain *d, const char *netbios, char **dn,
+		     char **desc);
 
 /* The line of text that says why a command failed (see samba.c); for messages. */
 void pv_samba_reason(const char *text, char *out, size_t len);

@@ -10,14 +10,14 @@
 #ifndef PV_UTIL_EMBED_H
 #define PV_UTIL_EMBED_H
 
-#define PV_EMBED(sym, file)                                                                      \
-	__asm__(".pushsection .rodata\n"                                                        \
-		".globl " #sym "\n"                                                             \
-		".type " #sym ", @object\n" #sym ":\n"                                          \
-		".incbin \"" file "\"\n"                                                        \
-		".byte 0\n"                                                                     \
-		".size " #sym ", . - " #sym "\n"                                                \
-		".popsection\n");                                                               \
+#define PV_EMBED(sym, file)                                                                        \
+	__asm__(".pushsection .rodata\n"                                                           \
+		".globl " #sym "\n"                                                                \
+		".type " #sym ", @object\n" #sym ":\n"                                             \
+		".incbin \"" file "\"\n"                                                           \
+		".byte 0\n"                                                                        \
+		".size " #sym ", . - " #sym "\n"                                                   \
+		".popsection\n");                                                                  \
 	extern const char sym[]
 
 #endif

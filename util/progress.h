@@ -13,11 +13,11 @@
 double pv_now(void);
 
 struct pv_progress {
-	const char *what;   /* "dc", "trees (smb)", ... */
-	const char *unit;   /* "users", "files" */
+	const char *what; /* "dc", "trees (smb)", ... */
+	const char *unit; /* "users", "files" */
 	unsigned long total, done;
 	unsigned long long bytes; /* when the work also counts bytes (MB/s shown), else 0 */
-	bool one_request;   /* the work is one request whose progress cannot be seen: time only */
+	bool one_request; /* the work is one request whose progress cannot be seen: time only */
 	double start;
 	/* the sink's own state */
 	double last;

@@ -37,19 +37,22 @@ int pv_tar_add(struct pv_buf *b, const struct pv_tar_entry *e, char **data)
 		*data = NULL;
 	len = (size_t)snprintf(full, sizeof(full), "%s%s", e->path, e->dir ? "/" : "");
 	if (len >= sizeof(full) || len > 256)
-		return pv_error(PV_ECONFIG, "path '%s' is too long for a tar stream (at most 255 "
-					    "bytes); use shorter share or user names",
+		return pv_error(PV_ECONFIG,
+				"path '%s' is too long for a tar stream (at most 255 "
+				"bytes); use shorter share or user names",
 				e->path);
 	if (e->uid > 07777777 || e->gid > 07777777 || size > 077777777777ULL)
-		return pv_error(PV_ECONFIG, "'%s': an owner id or size too large for a ustar header "
-					    "(ids up to 2097151, files up to 8 GiB)",
+		return pv_error(PV_ECONFIG,
+				"'%s': an owner id or size too large for a ustar header "
+				"(ids up to 2097151, files up to 8 GiB)",
 				e->path);
 	memset(h, 0, sizeof(h));
 	if (len > 100) {
 		if (!(split = split_at(full, len)))
-			return pv_error(PV_ECONFIG, "path '%s' cannot be stored in a tar stream (no "
-						    "'/' leaves a name of at most 100 bytes); use "
-						    "shorter share or user names",
+			return pv_error(PV_ECONFIG,
+					"path '%s' cannot be stored in a tar stream (no "
+					"'/' leaves a name of at most 100 bytes); use "
+					"shorter share or user names",
 					e->path);
 		memcpy(h + 345, full, split);
 		memcpy(h, full + split + 1, len - split - 1);
@@ -69,7 +72,8 @@ int pv_tar_add(struct pv_buf *b, const struct pv_tar_entry *e, char **data)
 		sum += (unsigned char)h[i];
 	octal(h + 148, 7, sum); /* six digits, NUL, and the space left from above */
 	pad = (size_t)((PV_TAR_BLOCK - size % PV_TAR_BLOCK) % PV_TAR_BLOCK);
-	if (size > (uint64_t)(size_t)-1 / 4 || pv_buf_reserve(b, sizeof(h) + (size_t)size + pad) < 0)
+	if (size > (uint64_t)(size_t)-1 / 4 ||
+	    pv_buf_reserve(b, sizeof(h) + (size_t)size + pad) < 0)
 		return pv_error(PV_EIO, "out of memory");
 	memcpy(b->data + b->len, h, sizeof(h));
 	b->len += sizeof(h);

@@ -15,10 +15,10 @@
 struct pv_tar_entry {
 	const char *path; /* relative, '/'-separated, no trailing '/' */
 	bool dir;
-	uint64_t size;    /* files only */
+	uint64_t size; /* files only */
 	unsigned long uid, gid;
-	unsigned mode;    /* permission bits */
-	long long mtime;  /* seconds since the epoch */
+	unsigned mode;	 /* permission bits */
+	long long mtime; /* seconds since the epoch */
 };
 
 /* Append e's header; for a file also room for its content, padded to a block with zeros: *data

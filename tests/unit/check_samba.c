@@ -47,7 +47,8 @@ START_TEST(test_facts)
 	/* the other kerberos methods; 'secrets only' needs no keytab, and a dedicated keytab
 	 * file named while another method is in force is not the keytab in use */
 	memset(&f, 0, sizeof(f));
-	ck_assert_int_eq(pv_samba_parse_facts("kmethod=secrets and keytab\nktfile=/x\n", &f), PV_OK);
+	ck_assert_int_eq(pv_samba_parse_facts("kmethod=secrets and keytab\nktfile=/x\n", &f),
+			 PV_OK);
 	ck_assert_int_eq(f.kmethod, PV_KMETHOD_SECRETS_AND_KEYTAB);
 	ck_assert(f.needs_keytab);
 	ck_assert_str_eq(f.keytab, "");
@@ -82,9 +83,10 @@ START_TEST(test_reason)
 
 	pv_samba_reason("line one\nline two\n\n", out, sizeof(out));
 	ck_assert_str_eq(out, "line two");
-	pv_samba_reason("tar: a: Cannot write: No space left on device\ntar: b: x\ntar: Exiting with "
-			"failure status\n",
-			out, sizeof(out));
+	pv_samba_reason(
+		"tar: a: Cannot write: No space left on device\ntar: b: x\ntar: Exiting with "
+		"failure status\n",
+		out, sizeof(out));
 	ck_assert_str_eq(out, "tar: a: Cannot write: No space left on device");
 	pv_samba_reason(NULL, out, sizeof(out));
 	ck_assert_str_eq(out, "");
