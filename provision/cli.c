@@ -154,7 +154,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "with the trees in them, the folder server.share_path when left empty, and every\n"
 	 "cifs/ SPN of an alias of server.alias_template from the computer account (and the\n"
 	 "keytab, made anew without them)."},
-	{CMD_STATUS, "status", NULL, false, PB, "status",
+	{CMD_STATUS, "status", NULL, false, PB, "status [--users N] [--admin-password-file FILE]",
 	 "what the lab holds now, read from the hosts",
 	 "A read-only inventory taken from the hosts themselves by the lab's tag (never from a\n"
 	 "local file): the users present against those planned and the OU (LDAP); the server's\n"
