@@ -222,9 +222,8 @@ int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv
 			*hv = p;
 			cap = nc;
 		}
-		(*hv)[n++] = (struct have){sp + 1, type == 'd', type == 'f' ? size : 0};
-		if (type != 'd' && type != 'f') /* a link or other: never what the fileset wants */
-			(*hv)[n - 1].size = (unsigned long long)-1;
+		(*hv)[n++] = (struct have){sp + 1, type == 'd', type != 'd' && type != 'f',
+					   type == 'f' ? size : 0};
 	}
 	if (n)
 		qsort(*hv, n, sizeof(**hv), by_path);
@@ -260,7 +259,8 @@ static int survey(struct pv_trees *t)
 			if ((r = pv_trees_user_path(t, u, en->path, path, sizeof(path))) != PV_OK)
 				goto out;
 			h = pv_trees_find(hv, nh, path);
-			u->complete = h && h->dir == en->dir && (en->dir || h->size == en->size);
+			u->complete = h && !h->other && h->dir == en->dir &&
+				      (en->dir || h->size == en->size);
 		}
 	}
 out:
@@ -272,7 +272,7 @@ out:
 /* Every user's folder, owned by the user, mode 0700 (made where missing, as one tar). */
 static int make_user_dirs(struct pv_trees *t)
 {
-	struct pv_buf tar = PV_BUF_INIT, cmd = PV_BUF_INIT;
+	struct pv_buf tar = PV_BUF_INIT;
 	long long now = (long long)time(NULL);
 	char path[1024];
 	int r = PV_OK;
@@ -285,16 +285,9 @@ static int make_user_dirs(struct pv_trees *t)
 			r = pv_tar_add(&tar, &e, NULL);
 	}
 	if (r == PV_OK)
-		r = pv_tar_end(&tar);
-	pv_buf_addstr(&cmd, "cd ");
-	pv_remote_quote(&cmd, t->pb->server.share_path);
-	pv_buf_addstr(&cmd, " && tar -x -f - --numeric-owner --same-owner --same-permissions");
-	if (r == PV_OK)
-		r = pv_samba_run(t->rem, "making the users' folders", &cmd, tar.data, tar.len, NULL,
-				 NULL, 3600);
+		r = pv_trees_extract(t, &tar, "making the users' folders", true);
 	pv_buf_release(&tar, 0);
-	pv_buf_release(&cmd, 0);
-	return pv_trees_disk_full(t, r);
+	return r;
 }
 
 /* ---- entry points ---- */

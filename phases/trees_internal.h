@@ -23,6 +23,7 @@ struct tuser {
 struct have {
 	char *path; /* into the listing's buffer */
 	bool dir;
+	bool other; /* neither a folder nor a file: a link, say (never what the fileset has) */
 	unsigned long long size;
 };
 
@@ -57,6 +58,10 @@ int pv_trees_disk_full(const struct pv_trees *t, int r);
 /* Report progress from the stats. */
 void pv_trees_progress(struct pv_trees *t);
 
+/* Write what b holds (a tar stream of users' folders and trees, ended here) on the server:
+ * phases/scripts/trees.pl, as the users, never as root inside their folders. folders: the
+ * stream holds only the users' own folders (tar may make those where there is no perl). */
+int pv_trees_extract(struct pv_trees *t, struct pv_buf *b, const char *what, bool folders);
 int pv_trees_build_ssh(struct pv_trees *t);
 int pv_trees_build_smb(struct pv_trees *t);
 /* Whether PROVISION_SMB_CLIENT=libsmbclient asks for libsmbclient (a connection per user). */

@@ -1,7 +1,8 @@
 /* phases/trees_ssh.c: the trees of `server --via ssh`, on the server's disk: tar streams with
- * the user's uid and gid in every header piped into `tar -x`, and, for the users whose folder is
- * empty when the fileset's content is the same for everyone, one template sent once and copied
- * into each folder on the server (phases/scripts/copy-template.*). */
+ * the user's uid and gid in every header, written by phases/scripts/trees.pl as each user (never
+ * as root inside a user's folder: a link the user plants leads only where the user could write
+ * anyway), and, for the users whose folder is empty when the fileset's content is the same for
+ * everyone, one template sent once and copied into each folder on the server, as each user. */
 #include "phases/trees_internal.h"
 
 #include "remote/quote.h"
@@ -25,8 +26,8 @@
  * stream would carry the tree more than a few times. */
 #define TEMPLATE_MIN_USERS 4
 
-extern const char pv_phases_copy_template_sh[];
-extern const char pv_phases_copy_template_pl[];
+extern const char pv_phases_trees_sh[];
+extern const char pv_phases_trees_pl[];
 extern const char pv_phases_send_template_sh[];
 
 static int add_dir(struct pv_buf *b, const char *path, unsigned long uid, unsigned long gid,
@@ -49,77 +50,25 @@ static int add_file(struct pv_buf *b, const char *path, uint64_t seed, uint64_t 
 	return r;
 }
 
-/* After a failed extraction (a full disk): tar leaves files cut short and goes on with the
- * next ones, so every file of users[b..e) whose size is not the fileset's is removed, in one
- * command; the tree then holds whole files only and a re-run writes the rest. Best effort:
- * the caller reports the first failure. */
-static void prune(struct pv_trees *t, size_t b, size_t e)
+int pv_trees_extract(struct pv_trees *t, struct pv_buf *b, const char *what, bool folders)
 {
-	struct pv_buf listing = PV_BUF_INIT, rm = PV_BUF_INIT, sc = PV_BUF_INIT;
-	struct have *hv = NULL;
-	size_t nh = 0, n = 0;
-	char path[1024];
-
-	for (size_t i = b; i < e; i++)
-		t->users[i].nonempty = true; /* list them all */
-	if (pv_trees_listing(t, b, e, false, &listing, &hv, &nh) != PV_OK)
-		goto out;
-	for (size_t i = b; i < e; i++)
-		for (size_t j = 0; j < t->fs->n; j++) {
-			const struct pv_fileset_entry *en = &t->fs->entries[j];
-			struct have *h;
-
-			if (en->dir ||
-			    pv_trees_user_path(t, &t->users[i], en->path, path, sizeof(path)))
-				continue;
-			h = pv_trees_find(hv, nh, path);
-			if (h && !h->dir && h->size != en->size) {
-				pv_buf_add(&rm, path, strlen(path) + 1);
-				n++;
-			}
-		}
-	if (n == 0)
-		goto out;
-	pv_buf_addstr(&sc, "cd ");
-	pv_remote_quote(&sc, t->pb->server.share_path);
-	pv_buf_addstr(&sc, " && xargs -0 rm -f --");
-	if (!pv_buf_failed(&rm) && pv_samba_run(t->rem, "removing files cut short", &sc, rm.data,
-						rm.len, NULL, NULL, 600) == PV_OK)
-		pv_log(PV_LOG_INFO, "removed %zu files cut short by the full disk", n);
-out:
-	free(hv);
-	pv_buf_release(&listing, 0);
-	pv_buf_release(&rm, 0);
-	pv_buf_release(&sc, 0);
-}
-
-/* Extract what b holds (a tar stream, ended here, of users[ub..ue)) under share_path, as root
- * keeping the numeric owners of the headers. */
-static int tar_send(struct pv_trees *t, struct pv_buf *b, const char *what, size_t ub, size_t ue)
-{
-	struct pv_buf cmd = PV_BUF_INIT;
+	struct pv_buf sc = PV_BUF_INIT;
 	double t0 = pv_now();
 	int r;
 
 	if (pv_tar_end(b) != PV_OK)
 		return PV_EIO;
-	pv_buf_addstr(&cmd, "cd ");
-	pv_remote_quote(&cmd, t->pb->server.share_path);
-	pv_buf_addstr(&cmd, " && tar -x -f - --numeric-owner --same-owner --same-permissions");
-	r = pv_samba_run(t->rem, what, &cmd, b->data, b->len, NULL, NULL, 3600);
-	pv_buf_release(&cmd, 0);
-	pv_log(PV_LOG_DEBUG, "trees: %zu bytes of tar extracted in %.3f s", b->len, pv_now() - t0);
-	if (r != PV_OK && strstr(pv_errmsg(), "No space left")) {
-		char msg[1024];
-
-		snprintf(msg, sizeof(msg), "%s",
-			 pv_errmsg()); /* prune's commands may overwrite it */
-		prune(t, ub, ue);
-		pv_error(r, "%s", msg);
-		r = pv_trees_disk_full(t, r);
-	}
+	pv_remote_var(&sc, "base", t->pb->server.share_path);
+	pv_remote_var(&sc, "mode", "extract");
+	pv_remote_var(&sc, "folders", folders ? "1" : "0");
+	pv_remote_var(&sc, "prog", pv_phases_trees_pl);
+	pv_buf_addstr(&sc, pv_phases_trees_sh);
+	r = pv_samba_run(t->rem, what, &sc, b->data, b->len, NULL, NULL, 3600);
+	pv_buf_release(&sc, 0);
+	pv_log(PV_LOG_DEBUG, "trees: %zu bytes of tar written in %.3f s", b->len, pv_now() - t0);
 	pv_buf_reset(b);
-	return r;
+	/* a failed write removed its file (trees.pl): the trees hold whole files only */
+	return pv_trees_disk_full(t, r);
 }
 
 /* Content 'shared' gives every user the same bytes, so for users whose folder is empty the
@@ -163,9 +112,10 @@ static int ssh_template(struct pv_trees *t)
 		pv_buf_reset(&sc);
 		pv_buf_reset(&out);
 		pv_remote_var(&sc, "base", t->pb->server.share_path);
+		pv_remote_var(&sc, "mode", "copy");
 		pv_remote_var(&sc, "tpl", tpl);
-		pv_remote_var(&sc, "prog", pv_phases_copy_template_pl);
-		pv_buf_addstr(&sc, pv_phases_copy_template_sh);
+		pv_remote_var(&sc, "prog", pv_phases_trees_pl);
+		pv_buf_addstr(&sc, pv_phases_trees_sh);
 		for (size_t i = b; i < e && r == PV_OK; i++) {
 			struct tuser *u = &t->users[i];
 
@@ -253,6 +203,8 @@ int pv_trees_build_ssh(struct pv_trees *t)
 				    PV_OK)
 					break;
 				h = pv_trees_find(hv, nh, path);
+				if (h && h->other)
+					h = NULL; /* a link, say: trees.pl removes it (as the user) */
 				if (h && h->dir != en->dir) {
 					r = pv_error(PV_EREMOTE,
 						     "%s/%s on '%s' is a %s where the fileset "
@@ -283,14 +235,14 @@ int pv_trees_build_ssh(struct pv_trees *t)
 					t->st->files_made++;
 				t->st->bytes_written += en->size;
 				if (tar.len >= TAR_FLUSH) {
-					r = tar_send(t, &tar, "writing the trees (tar)", b, e);
+					r = pv_trees_extract(t, &tar, "writing the trees", false);
 					pv_trees_progress(t);
 				}
 			}
 		}
 		free(hv);
 		if (r == PV_OK && tar.len)
-			r = tar_send(t, &tar, "writing the trees (tar)", b, e);
+			r = pv_trees_extract(t, &tar, "writing the trees", false);
 		pv_trees_progress(t);
 	}
 	pv_buf_release(&tar, 0);

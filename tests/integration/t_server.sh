@@ -241,7 +241,7 @@ expect_rc 0 "cleanup server of the full-disk shares"
 mount -o remount,size=3m "$FULL"
 pv "${F[@]}" server --users 2 --via ssh
 expect_rc 8 "server --via ssh on a full disk"
-expect_err "the disk of 'srv' is full under $FULL: .*st-cli[12]-u[12]/static/f00[0-9]+\.dat: Cannot write: No space left on device"
+expect_err "the disk of 'srv' is full under $FULL: .*st-cli[12]-u[12]/static/f00[0-9]+\.dat: No space left on device"
 [[ $(cut_short) -eq 0 ]] || fail "files cut short left by ssh: $(cut_short)"
 mount -o remount,size=8m "$FULL"
 pv "${F[@]}" server --users 2 --via ssh
