@@ -149,6 +149,28 @@ int pv_dir_fail(LDAP *ld, int rc, const char *what, const struct pv_domain *d)
 	return code;
 }
 
+/* The playbook's CA is the only trust, and TLS 1.2 is the least: a handle starts from libldap's
+ * global options, which ldap.conf, ~/.ldaprc and LDAPTLS_* fill (TLS_CACERTDIR, a cipher
+ * suite, a protocol minimum), so each of them is set here for the handle and none can widen
+ * what is trusted or accepted. */
+static int tls_options(LDAP *ld, const char *ca_file)
+{
+	int min = LDAP_OPT_X_TLS_PROTOCOL_TLS1_2, rc;
+	char *pkg = NULL;
+	const char *suite = "HIGH:!aNULL:!MD5:!RC4"; /* OpenSSL's syntax */
+
+	if ((rc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTFILE, ca_file)) != LDAP_SUCCESS ||
+	    (rc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTDIR, NULL)) != LDAP_SUCCESS ||
+	    (rc = ldap_set_option(ld, LDAP_OPT_X_TLS_PROTOCOL_MIN, &min)) != LDAP_SUCCESS)
+		return rc;
+	/* GnuTLS (Debian's libldap) takes a priority string instead */
+	if (ldap_get_option(ld, LDAP_OPT_X_TLS_PACKAGE, &pkg) == LDAP_SUCCESS && pkg &&
+	    strcmp(pkg, "GnuTLS") == 0)
+		suite = "NORMAL:-VERS-SSL3.0:-VERS-TLS1.0:-VERS-TLS1.1:-ARCFOUR-128:-3DES-CBC";
+	ldap_memfree(pkg);
+	return ldap_set_option(ld, LDAP_OPT_X_TLS_CIPHER_SUITE, suite);
+}
+
 /* A new handle for uri with our timeouts and, when ca_file is set, a per-handle TLS context
  * that demands a certificate verified against it (and matching the host name). */
 static int handle_new(const struct pv_domain *d, const char *uri, bool tls, LDAP **out)
@@ -173,7 +195,7 @@ static int handle_new(const struct pv_domain *d, const char *uri, bool tls, LDAP
 						    "to the CA that signed the DC's certificate",
 					d->ca_file ? d->ca_file : "(unset)", strerror(errno));
 		}
-		rc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTFILE, d->ca_file);
+		rc = tls_options(ld, d->ca_file);
 		if (rc == LDAP_SUCCESS)
 			rc = ldap_set_option(ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &demand);
 		if (rc == LDAP_SUCCESS)

@@ -199,14 +199,12 @@ int pv_out_report(struct pv_ctx *ctx, const struct pv_out *out, int code, const 
 {
 	int w = 0;
 
-	if (ctx->json) {
+	if (ctx->json)
 		w = write_json(ctx, out, code, msg);
-	} else {
-		if (out && out->result && out->text)
-			out->text(ctx, out->result, code);
-		if (code != PV_OK)
-			pv_out_error(code, msg);
-	}
+	else if (out && out->result && out->text)
+		out->text(ctx, out->result, code);
+	if (code != PV_OK) /* stderr says it too, JSON or not */
+		pv_out_error(code, msg);
 	if (fflush(stdout) != 0 || ferror(stdout) || w < 0) {
 		int e = errno;
 
