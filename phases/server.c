@@ -33,7 +33,7 @@
 extern const char pv_phases_shares_sh[];
 extern const char pv_phases_unshare_sh[];
 extern const char pv_samba_keytab_list_sh[];
-extern const char pv_samba_keytab_rebuild_sh[];
+extern const char pv_samba_keytab_remove_sh[];
 
 struct srv_run {
 	const struct pv_env *env;
@@ -49,8 +49,7 @@ struct srv_run {
 	unsigned shares_made, shares_there, shares_missing;
 	size_t spn_added, spn_there, spn_missing, kt_added;
 	/* cleanup */
-	size_t spn_removed, spn_left;
-	bool kt_rebuilt;
+	size_t spn_removed, spn_left, kt_removed;
 };
 
 /* ---- shares ---- */
@@ -527,26 +526,71 @@ static bool alias_spn(const struct pv_playbook *pb, const char *spn)
 	return true;
 }
 
+/* The recorded principals out of the keytab Samba uses, whichever it is (the dedicated file,
+ * or the system keytab for 'system keytab' and 'secrets and keytab'); nothing with 'secrets
+ * only'. Local to the server: no ticket is needed (samba/scripts/keytab-remove.sh). */
+static int remove_keytab_entries(struct srv_run *run, const struct pv_strset *rec)
+{
+	struct spn_list ktl = {0}, gone = {0};
+	struct pv_strset *kt = pv_strset_new();
+	struct pv_buf sc = PV_BUF_INIT, in = PV_BUF_INIT, out = PV_BUF_INIT;
+	const char *line;
+	int r;
+
+	if (!kt)
+		return pv_error(PV_EIO, "out of memory");
+	if ((r = keytab_principals(run, kt, &ktl)) != PV_OK)
+		goto out;
+	for (size_t i = 0; i < ktl.n; i++)
+		if (pv_strset_has(rec, ktl.v[i]))
+			pv_buf_addf(&in, "%s\n", ktl.v[i]);
+	if (!in.len)
+		goto out;
+	if (run->dry) {
+		pv_plan_add(run->plan, "take the alias principals out of the keytab of '%s'",
+			    run->pb->server.host.name);
+		goto out;
+	}
+	pv_remote_var(&sc, "kt", run->f.keytab);
+	pv_buf_addstr(&sc, pv_samba_keytab_remove_sh);
+	r = pv_buf_failed(&in) ? pv_error(PV_EIO, "out of memory")
+			       : pv_samba_run(run->rem, "taking the alias principals out of the keytab",
+					      &sc, in.data, in.len, &out, NULL, 120);
+	if (r == PV_OK && (line = out.data ? strstr(out.data, "pv-kt removed ") : NULL))
+		run->kt_removed = strtoul(line + 14, NULL, 10);
+out:
+	pv_buf_release(&sc, 0);
+	pv_buf_release(&in, 0);
+	pv_buf_release(&out, 0);
+	pv_strset_free(kt);
+	spn_release(&ktl);
+	spn_release(&gone);
+	return r;
+}
+
+/* The alias SPNs this lab added (its record) off the computer account, and their principals
+ * out of the keytab: one failing does not stop the other; the record goes once both are done. */
 static int remove_spns(struct srv_run *run)
 {
-	struct spn_list del = {0}, ktl = {0};
-	struct pv_strset *kt = NULL, *rec = pv_strset_new();
+	struct spn_list del = {0};
+	struct pv_strset *rec = pv_strset_new();
 	struct pv_buf sc = PV_BUF_INIT;
-	char **vals = NULL, *dn = NULL, *desc = NULL;
+	char **vals = NULL, *dn = NULL, *desc = NULL, first[1024] = "";
 	size_t nvals = 0;
-	int found = 0, r;
-	bool kt_alias = false;
+	int found = 0, r, r2 = PV_OK;
 
 	if (!rec)
 		return pv_error(PV_EIO, "out of memory");
 	if ((r = recorded_spns(run, rec)) != PV_OK)
 		goto out;
+	if (pv_strset_count(rec) == 0)
+		goto out; /* nothing of this lab's */
 	if ((r = pv_samba_account(run->dir, &run->pb->domain, run->f.netbios, &dn, &desc)) !=
-		    PV_OK ||
-	    !dn)
-		goto out;
-	if ((r = pv_dir_read_values(run->dir, dn, "servicePrincipalName", &found, &vals, &nvals)))
-		goto out;
+	    PV_OK)
+		goto keytab;
+	if (dn && (r = pv_dir_read_values(run->dir, dn, "servicePrincipalName", &found, &vals,
+					  &nvals)) != PV_OK)
+		goto keytab;
 	for (size_t i = 0; i < nvals; i++)
 		if (pv_strset_has(rec, vals[i]) && (r = spn_push(&del, vals[i])) != PV_OK)
 			goto out;
@@ -561,35 +605,23 @@ static int remove_spns(struct srv_run *run)
 	if (run->dry) {
 		if (del.n)
 			pv_plan_add(run->plan, "remove %zu alias SPNs from %s", del.n, dn);
-		goto out;
+	} else if ((r = spn_modify(run, dn, PV_DIR_MOD_DELETE, del.v, del.n)) == PV_OK) {
+		run->spn_removed = del.n;
 	}
-	if ((r = spn_modify(run, dn, PV_DIR_MOD_DELETE, del.v, del.n)) != PV_OK)
-		goto out;
-	run->spn_removed = del.n;
-	if (!run->f.needs_keytab || !run->f.joined)
-		goto out;
-	/* Samba 4.17 has no 'net ads keytab delete', and 'flush' also clears every SPN of the
-	 * account (ads_keytab_flush), host/ ones included: so the keytab is made anew beside
-	 * the old one, which comes back if that fails. */
-	if (!(kt = pv_strset_new())) {
-		r = pv_error(PV_EIO, "out of memory");
-		goto out;
-	}
-	if ((r = keytab_principals(run, kt, &ktl)) != PV_OK)
-		goto out;
-	for (size_t i = 0; i < ktl.n && !kt_alias; i++)
-		kt_alias = pv_strset_has(rec, ktl.v[i]);
-	if (kt_alias) {
-		struct pv_buf body = PV_BUF_INIT;
-
-		pv_buf_addstr(&body, pv_samba_keytab_rebuild_sh);
-		r = run_as_admin(run, "rebuilding the keytab", &body);
-		pv_buf_release(&body, 0);
-		run->kt_rebuilt = r == PV_OK;
-	}
+keytab:
+	if (r != PV_OK)
+		snprintf(first, sizeof(first), "%s", pv_errmsg());
+	if (run->f.needs_keytab)
+		r2 = remove_keytab_entries(run, rec);
+	if (r != PV_OK && r2 != PV_OK)
+		r = pv_error(r, "%s; and the keytab: %s", first, pv_errmsg());
+	else if (r != PV_OK)
+		r = pv_error(r, "%s", first);
+	else
+		r = r2;
 out:
 	/* everything recorded is gone now (or was gone already) */
-	if (r == PV_OK && !run->dry && record_path(run, &sc) == PV_OK) {
+	if (r == PV_OK && !run->dry && pv_strset_count(rec) && record_path(run, &sc) == PV_OK) {
 		struct pv_buf rm = PV_BUF_INIT;
 
 		pv_buf_addf(&rm, "rm -f %s", sc.data);
@@ -599,10 +631,8 @@ out:
 	}
 	pv_buf_release(&sc, 0);
 	pv_strset_free(rec);
-	pv_strset_free(kt);
 	pv_dir_values_free(vals, nvals);
 	spn_release(&del);
-	spn_release(&ktl);
 	free(dn);
 	free(desc);
 	return r;
@@ -667,7 +697,7 @@ int pv_server_cleanup(const struct pv_env *env, struct pv_server_cleanup_result 
 out:
 	res->spns_removed = run.spn_removed;
 	res->spns_left = run.spn_left;
-	res->keytab_rebuilt = run.kt_rebuilt;
+	res->keytab_removed = run.kt_removed;
 	res->seconds = pv_now() - t0;
 	release(&run);
 	return r;

@@ -135,7 +135,7 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 		       "in "
 		       "%.1f s\n",
 		       r->shares_removed, r->spns_removed,
-		       r->keytab_rebuilt ? "; keytab rebuilt" : "", r->seconds);
+		       r->keytab_removed ? " (and from the keytab)" : "", r->seconds);
 }
 
 static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
@@ -147,7 +147,7 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 	pv_json_int(o, "shares_removed", r->shares_removed);
 	pv_json_int(o, "spns_removed", (long long)r->spns_removed);
 	pv_json_int(o, "spns_left", (long long)r->spns_left);
-	pv_json_bool(o, "keytab_rebuilt", r->keytab_rebuilt);
+	pv_json_int(o, "keytab_removed", (long long)r->keytab_removed);
 	pv_json_secs(o, "seconds", r->seconds);
 	pv_json_plan(o, &r->plan);
 }

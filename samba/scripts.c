@@ -7,4 +7,4 @@ PV_EMBED(pv_samba_verify_join_sh, "samba/scripts/verify-join.sh");
 PV_EMBED(pv_samba_leave_sh, "samba/scripts/leave.sh");
 PV_EMBED(pv_samba_join_sh, "samba/scripts/join.sh");
 PV_EMBED(pv_samba_keytab_list_sh, "samba/scripts/keytab-list.sh");
-PV_EMBED(pv_samba_keytab_rebuild_sh, "samba/scripts/keytab-rebuild.sh");
+PV_EMBED(pv_samba_keytab_remove_sh, "samba/scripts/keytab-remove.sh");

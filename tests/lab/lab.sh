@@ -265,6 +265,9 @@ krb5_conf() {
 	rdns = false
 	dns_canonicalize_hostname = false
 	forwardable = true
+	# the "system keytab" of the lab's hosts (srv's with 'kerberos method = system keytab' or
+	# 'secrets and keytab'): a lab file, never this machine's /etc/krb5.keytab
+	default_keytab_name = FILE:$LAB/srv/system.keytab
 
 [realms]
 	$REALM = {
