@@ -7,6 +7,8 @@
 #   lab.sh exec HOST [--] CMD [ARGS...]      HOST = ctl dc srv cli1 cli2
 #   lab.sh sshd HOST stop|start              HOST = srv cli1 cli2
 #   lab.sh dc crash|start                    the DC's samba killed (-9, as a crash), started
+#   lab.sh srv-conf [KEY=VALUE]...           srv's smb.conf: the base with these [global]
+#                                            settings (none: the base); running daemons restarted
 #
 # Environment: PROVISION_LAB_DIR (state, default /var/lib/provision-lab), LAB_ADMIN_PASS,
 # LAB_USER_PASS, KEEP=1 (down keeps the provisioned DC and keys for a faster next up).
@@ -59,7 +61,7 @@ die() {
 }
 
 usage() {
-  sed -n '6,9p' "$SELF" | sed 's/^#   //' >&2
+  sed -n '6,11p' "$SELF" | sed 's/^#   //' >&2
   exit 2
 }
 
@@ -813,6 +815,33 @@ cmd_dc() {
   esac
 }
 
+# srv-conf: the member's smb.conf made anew from the lab's base with the given [global]
+# settings in place of the base's (a configuration variant of the tests: kerberos method,
+# winbind use default domain, server signing...), then smbd and winbindd restarted if they run.
+# A variant costs a restart, not a new lab. Registry shares and the membership are kept.
+cmd_srv_conf() {
+  need_root
+  ns_exists srv || die "lab host srv is not up"
+  lock
+  local f=/etc/netns/pvlab-srv/samba/smb.conf kv conf unit
+  conf=$(member_smb_conf)
+  for kv in "$@"; do
+    [[ $kv == *=* && ${kv%%=*} != "" ]] || die "srv-conf: expected KEY=VALUE, got '$kv'"
+    conf=$(awk -v k="${kv%%=*}" -v v="${kv#*=}" '
+      { line = $0; sub(/^[ \t]+/, "", line) }
+      tolower(substr(line, 1, length(k) + 3)) == tolower(k " = ") { next }
+      { print }
+      $0 == "[global]" { print "\t" k " = " v }' <<<"$conf")
+  done
+  put "$f" 644 <<<"$conf"
+  for unit in winbindd smbd; do
+    if lab_exec srv "$LAB/bin/lab-service" status "$unit" >/dev/null 2>&1; then
+      lab_exec srv "$LAB/bin/lab-service" restart "$unit" >/dev/null || die "srv-conf: $unit did not restart"
+    fi
+  done
+  say "srv's smb.conf: the base${1:+ with $*}"
+}
+
 # ---------------------------------------------------------------- selfcheck
 SC_BAD=0
 check() { # NAME CMD...
@@ -900,6 +929,7 @@ case $cmd in
   exec) cmd_exec "$@" ;;
   sshd) cmd_sshd "$@" ;;
   dc) cmd_dc "$@" ;;
+  srv-conf) cmd_srv_conf "$@" ;;
   -h | --help | help) usage ;;
   *) usage ;;
 esac

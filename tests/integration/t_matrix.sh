@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The file-server configurations people have, each a variant of srv's smb.conf (lab.sh
+# srv-conf: a restart of smbd and winbindd, not a new lab): prepare, status, Kerberos through
+# an alias, cleanup --leave, and nothing left, shown by independent tools: net conf listshares
+# and klist -k on the keytab Samba uses (srv), ldapsearch for the lab's tag and the alias SPNs,
+# getent on the clients. Each variant's time is printed. Lab 'pvmx' (users mx-cli1-u1...);
+# srv goes back to the base configuration at the end.
+. "$(dirname "$0")/lib.sh"
+
+P=(-p "$PLAYBOOK" --set lab=pvmx --set "users.name_template=mx-{client}-u{n}" --set users.per_client=2)
+MTAG="provision:pvmx"
+trap '"$LAB_SH" srv-conf >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
+tagged() { lds -b "$BASE_DN" "(description=$MTAG*)" dn | grep -c '^dn:' || true; }
+all_spns() { lds -b "$BASE_DN" '(servicePrincipalName=cifs/srvu*)' servicePrincipalName | grep -ci '^servicePrincipalName: cifs/srvu' || true; }
+# alias principals in the keytab Samba uses now (the dedicated file, or the system keytab)
+kt_aliases() {
+	on srv sh -c 'm=$(testparm -s --parameter-name="kerberos method" 2>/dev/null)
+		case $m in "dedicated keytab") kt=$(testparm -s --parameter-name="dedicated keytab file" 2>/dev/null) ;; *) kt= ;; esac
+		klist -k ${kt:+"$kt"} 2>/dev/null | awk "{ print \$2 }" | grep -i "^cifs/srvu" | sort -u | wc -l' || true
+}
+# smb_k USER ALIAS SHARE CMD: smbclient as USER with Kerberos (a fresh ticket) to ALIAS
+smb_k() {
+	local cc="$T_TMP/cc.$1.$RANDOM"
+	on ctl sh -c "KRB5CCNAME=FILE:$cc kinit '$1@LAB.TEST' <'$LAB/user.pass' >/dev/null &&
+		KRB5CCNAME=FILE:$cc smbclient -N --use-kerberos=required '//$2/$3' -I 198.18.0.20 -c '$4'; rc=\$?; rm -f '$cc'; exit \$rc" 2>&1
+}
+
+# variant NAME SMB.CONF-SETTINGS...: one whole cycle under that configuration
+variant() {
+	local name=$1 t0 out
+	shift
+	t0=$(date +%s)
+	"$LAB_SH" srv-conf "$@" >/dev/null || { fail "$name: srv-conf $*"; return; }
+	pv "${P[@]}" prepare
+	expect_rc 0 "$name: prepare"
+	VAR_ERR=$ERR
+	pv "${P[@]}" status
+	expect_rc 0 "$name: status"
+	expect_out "trees +ok +4 of 4"
+	out=$(smb_k mx-cli1-u1 srvu1.lab.test fsroot1 'ls mx-cli1-u1/static/d01/*')
+	grep -q 'f0001\.' <<<"$out" || fail "$name: Kerberos through srvu1.lab.test: $out"
+	[[ $name != *"secrets only"* && $(kt_aliases) -eq 4 ]] || [[ $name == *"secrets only"* && $(kt_aliases) -eq 0 ]] ||
+		fail "$name: alias principals in the keytab in use after prepare: $(kt_aliases)"
+	pv "${P[@]}" cleanup --leave
+	expect_rc 0 "$name: cleanup --leave"
+	[[ -z $(on srv net conf listshares 2>/dev/null | grep '^fsroot') ]] || fail "$name: shares left: $(on srv net conf listshares)"
+	[[ $(kt_aliases) -eq 0 ]] || fail "$name: alias principals left in the keytab in use: $(kt_aliases)"
+	[[ $(tagged) -eq 0 ]] || fail "$name: objects tagged $MTAG left: $(tagged)"
+	[[ $(all_spns) -eq 0 ]] || fail "$name: alias SPNs left in the directory: $(all_spns)"
+	for c in cli1 cli2; do
+		on "$c" getent hosts srvu1 >/dev/null && fail "$name: srvu1 still resolves on $c"
+	done
+	pv "${P[@]}" status
+	expect_rc 13 "$name: status after cleanup"
+	expect_out "status: the lab holds nothing"
+	echo "    variant '$name': $(($(date +%s) - t0)) s" >&2
+}
+
+pv "${P[@]}" cleanup --leave >/dev/null
+variant "secrets and keytab, winbind use default domain" \
+	"kerberos method=secrets and keytab" "winbind use default domain=yes"
+variant "system keytab" "kerberos method=system keytab"
+variant "secrets only" "kerberos method=secrets only"
+variant "server signing mandatory" "server signing=mandatory"
+grep -q 'using libsmbclient' <<<"$VAR_ERR" || fail "signing mandatory: the trees were not built by libsmbclient: $VAR_ERR"
+finish
