@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <gssapi/gssapi_krb5.h>
 #include <ldap.h>
+#include <openldap.h> /* ldap_init_fd */
 #include <netdb.h>
 #include <poll.h>
 #include <sasl/sasl.h>
@@ -30,8 +31,9 @@ static int timeout_of(const struct pv_domain *d)
 	return d->timeout > 0 ? d->timeout : 10;
 }
 
-/* TCP connect with a timeout; returns 0 or an errno value. */
-static int tcp_try(const struct addrinfo *ai, int timeout)
+/* TCP connect with a timeout; returns 0 or an errno value. With keep, *keep is the connected
+ * socket (blocking again) for the caller; else it is closed (a probe). */
+static int tcp_try(const struct addrinfo *ai, int timeout, int *keep)
 {
 	struct pollfd pfd;
 	socklen_t len = sizeof(int);
@@ -56,45 +58,54 @@ static int tcp_try(const struct addrinfo *ai, int timeout)
 	else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 		err = errno;
 out:
+	if (err == 0 && keep && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0) {
+		*keep = fd;
+		return 0;
+	}
 	close(fd);
 	return err;
 }
 
-int pv_dir_probe(const struct pv_domain *d, int port)
+/* TCP to the DC's port: at domain.dc_address when the playbook gives one (a controller that
+ * cannot resolve the DC's name, or should not), else at its name. fd as for tcp_try. */
+static int dc_connect(const struct pv_domain *d, int port, int *fd)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL;
-	const char *host = d->dc_name;
+	const char *host = d->dc_address ? d->dc_address : d->dc_name;
 	char service[16];
 	int gai, err;
 
 	snprintf(service, sizeof(service), "%d", port);
-	gai = getaddrinfo(host, service, &hints, &res);
-	if (gai != 0 && d->dc_address) {
-		pv_log(PV_LOG_DEBUG, "'%s' does not resolve (%s); trying dc_address %s", host,
-		       gai_strerror(gai), d->dc_address);
-		host = d->dc_address;
+	if (d->dc_address)
 		hints.ai_flags = AI_NUMERICHOST;
-		gai = getaddrinfo(host, service, &hints, &res);
-	}
+	gai = getaddrinfo(host, service, &hints, &res);
+	if (gai != 0 && d->dc_address)
+		return pv_error(PV_ECONFIG, "domain.dc_address '%s' is not an IP address: %s",
+				d->dc_address, gai_strerror(gai));
 	if (gai != 0)
-		return pv_error(PV_EUNREACH,
-				"cannot resolve DC name '%s': %s; check DNS or the hosts file, or "
-				"set domain.dc_address",
+		return pv_error(PV_EUNREACH, "cannot resolve DC name '%s': %s; check DNS or the hosts "
+					     "file, or set domain.dc_address",
 				d->dc_name, gai_strerror(gai));
 	err = ETIMEDOUT;
 	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-		err = tcp_try(ai, timeout_of(d));
+		err = tcp_try(ai, timeout_of(d), fd);
 		if (err == 0)
 			break;
 	}
 	freeaddrinfo(res);
 	if (err == 0)
 		return PV_OK;
-	return pv_error(PV_EUNREACH, "cannot connect to DC '%s' port %d: %s%s", host, port,
-			strerror(err),
+	return pv_error(PV_EUNREACH, "cannot connect to DC '%s'%s%s%s port %d: %s%s", d->dc_name,
+			d->dc_address ? " at " : "", d->dc_address ? d->dc_address : "",
+			d->dc_address ? " (domain.dc_address)" : "", port, strerror(err),
 			err == ETIMEDOUT ? " (no answer within domain.timeout)"
 					 : "; is the DC running and the port open?");
+}
+
+int pv_dir_probe(const struct pv_domain *d, int port)
+{
+	return dc_connect(d, port, NULL);
 }
 
 /* Translate a libldap failure: the one place LDAP result codes become our outcomes. */
@@ -171,15 +182,29 @@ static int tls_options(LDAP *ld, const char *ca_file)
 	return ldap_set_option(ld, LDAP_OPT_X_TLS_CIPHER_SUITE, suite);
 }
 
-/* A new handle for uri with our timeouts and, when ca_file is set, a per-handle TLS context
- * that demands a certificate verified against it (and matching the host name). */
-static int handle_new(const struct pv_domain *d, const char *uri, bool tls, LDAP **out)
+/* A new handle for scheme://<DC name>:port with our timeouts and, when tls, a per-handle TLS
+ * context that demands a certificate verified against ca_file (and matching the DC's name).
+ * With domain.dc_address the TCP connection is ours, to that address, handed to libldap with
+ * the name's URL: TLS and SASL still check and name the DC by its name (ldaps then needs
+ * ldap_install_tls before the bind, see pv_dir_connect). */
+static int handle_new(const struct pv_domain *d, const char *scheme, int port, bool tls,
+		      LDAP **out)
 {
 	struct timeval tv = { .tv_sec = timeout_of(d) };
-	int version = LDAP_VERSION3, demand = LDAP_OPT_X_TLS_DEMAND, zero = 0, rc;
+	int version = LDAP_VERSION3, demand = LDAP_OPT_X_TLS_DEMAND, zero = 0, fd = -1, r, rc;
+	char uri[512];
 	LDAP *ld = NULL;
 
-	rc = ldap_initialize(&ld, uri);
+	snprintf(uri, sizeof(uri), "%s://%s:%d", scheme, d->dc_name, port);
+	if (d->dc_address) {
+		if ((r = dc_connect(d, port, &fd)) != PV_OK)
+			return r;
+		rc = ldap_init_fd(fd, LDAP_PROTO_TCP, uri, &ld);
+		if (rc != LDAP_SUCCESS)
+			close(fd);
+	} else {
+		rc = ldap_initialize(&ld, uri);
+	}
 	if (rc != LDAP_SUCCESS)
 		return pv_error(PV_ECONFIG, "bad LDAP URI '%s': %s", uri, ldap_err2string(rc));
 	ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &version);
@@ -217,13 +242,11 @@ int pv_dir_rootdse(const struct pv_domain *d, char **naming_context)
 	struct berval **vals = NULL;
 	LDAPMessage *res = NULL, *e;
 	LDAP *ld = NULL;
-	char uri[512];
 	int r, rc;
 
 	if ((r = pv_dir_probe(d, 389)) != PV_OK)
 		return r;
-	snprintf(uri, sizeof(uri), "ldap://%s:389", d->dc_name);
-	if ((r = handle_new(d, uri, false, &ld)) != PV_OK)
+	if ((r = handle_new(d, "ldap", 389, false, &ld)) != PV_OK)
 		return r;
 	rc = ldap_search_ext_s(ld, "", LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL, NULL, &tv,
 			       1, &res);
@@ -313,23 +336,28 @@ int pv_dir_connect(const struct pv_domain *d, int transport, const struct pv_sec
 		   struct pv_dir **out)
 {
 	struct pv_dir *dir = NULL;
-	char uri[512];
 	int t = transport >= 0 ? transport : (int)d->transport;
 	int port = t == PV_LDAP_LDAPS ? 636 : 389;
 	int r, rc;
 
-	if ((r = pv_dir_probe(d, port)) != PV_OK)
+	/* without dc_address libldap connects itself: a TCP probe first tells an unreachable DC
+	 * from a TLS failure (both are LDAP_SERVER_DOWN to libldap) */
+	if (!d->dc_address && (r = pv_dir_probe(d, port)) != PV_OK)
 		return r;
 	dir = calloc(1, sizeof(*dir));
 	if (!dir)
 		return pv_error(PV_EIO, "out of memory");
 	dir->domain = d;
-	snprintf(uri, sizeof(uri), "%s://%s:%d", t == PV_LDAP_LDAPS ? "ldaps" : "ldap", d->dc_name,
-		 port);
-	if ((r = handle_new(d, uri, t != PV_LDAP_GSSAPI, &dir->ld)) != PV_OK)
+	if ((r = handle_new(d, t == PV_LDAP_LDAPS ? "ldaps" : "ldap", port, t != PV_LDAP_GSSAPI,
+			    &dir->ld)) != PV_OK)
 		goto out;
 	switch (t) {
 	case PV_LDAP_LDAPS:
+		/* our own socket (dc_address): TLS on it now, checked against the DC's name */
+		if (d->dc_address && (rc = ldap_install_tls(dir->ld)) != LDAP_SUCCESS) {
+			r = pv_dir_fail(dir->ld, rc, "LDAPS", d);
+			goto out;
+		}
 		if ((r = bind_simple(dir, d, admin_password)) != PV_OK)
 			goto out;
 		snprintf(dir->security, sizeof(dir->security), "LDAPS, CA verified");
@@ -354,7 +382,13 @@ int pv_dir_connect(const struct pv_domain *d, int transport, const struct pv_sec
 		r = pv_error(PV_EBUG, "unknown LDAP transport %d", t);
 		goto out;
 	}
-	pv_log(PV_LOG_DEBUG, "bound to %s as %s (%s)", uri, d->admin, dir->security);
+	if (d->dc_address) {
+		size_t l = strlen(dir->security);
+
+		snprintf(dir->security + l, sizeof(dir->security) - l, ", by address %s",
+			 d->dc_address);
+	}
+	pv_log(PV_LOG_DEBUG, "bound to %s as %s (%s)", d->dc_name, d->admin, dir->security);
 	*out = dir;
 	dir = NULL;
 	r = PV_OK;

@@ -19,9 +19,19 @@
 
 struct pv_dir; /* a bound LDAP connection */
 
-/* Resolve the DC name (falls back to dc_address when given and the name does not resolve)
- * and try a TCP connection to port within the domain timeout. */
+/* Try a TCP connection to the DC's port within the domain timeout: at domain.dc_address when
+ * the playbook gives one, else at the DC's name. */
 int pv_dir_probe(const struct pv_domain *d, int port);
+
+/* Prepare the process for the domain; call before any thread starts. With domain.dc_address,
+ * Kerberos gets a private profile: a krb5.conf in a private temporary folder (0700) naming the
+ * realm's KDC at that address, and KRB5_CONFIG set to it, so a controller that knows nothing
+ * of the domain (no DNS for it, no krb5.conf for the realm) still gets tickets, and the
+ * system's krb5.conf is never read or changed. pv_dir_cleanup removes it. */
+int pv_dir_setup(const struct pv_domain *d);
+void pv_dir_cleanup(void);
+/* The private profile in use, or NULL. */
+const char *pv_krb_profile(void);
 
 /* Anonymous read of the rootDSE over plain ldap:// (no credentials are sent). On success
  * *naming_context (caller frees) is the defaultNamingContext. */

@@ -5,6 +5,8 @@
 #include "util/err.h"
 #include "util/log.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <krb5.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,6 +15,69 @@
 #include <unistd.h>
 
 static atomic_uint ccache_seq;
+static char profile_dir[64], profile[96];
+
+const char *pv_krb_profile(void)
+{
+	return profile[0] ? profile : NULL;
+}
+
+void pv_dir_cleanup(void)
+{
+	if (profile[0])
+		unlink(profile);
+	if (profile_dir[0])
+		rmdir(profile_dir);
+	profile[0] = profile_dir[0] = '\0';
+}
+
+int pv_dir_setup(const struct pv_domain *d)
+{
+	const char *tmp = getenv("TMPDIR");
+	FILE *f;
+	int fd;
+
+	if (!d->dc_address || profile[0])
+		return PV_OK;
+	snprintf(profile_dir, sizeof(profile_dir), "%s/provision-krb5.XXXXXX",
+		 tmp && *tmp && strlen(tmp) < 32 ? tmp : "/tmp");
+	if (!mkdtemp(profile_dir)) {
+		profile_dir[0] = '\0';
+		return pv_error(PV_EIO, "cannot make a private folder for the Kerberos profile: %s",
+				strerror(errno));
+	}
+	snprintf(profile, sizeof(profile), "%s/krb5.conf", profile_dir);
+	fd = open(profile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		pv_dir_cleanup();
+		return pv_error(PV_EIO, "cannot write the private Kerberos profile: %s", strerror(e));
+	}
+	/* an IPv6 address needs brackets where a port may follow */
+	fprintf(f,
+		"# provision: a private profile for realm %s, KDC at domain.dc_address\n"
+		"[libdefaults]\n\tdefault_realm = %s\n\tdns_lookup_kdc = false\n"
+		"\tdns_lookup_realm = false\n\trdns = false\n\tdns_canonicalize_hostname = false\n"
+		"[realms]\n\t%s = {\n\t\tkdc = %s%s%s\n\t}\n"
+		"[domain_realm]\n\t.%s = %s\n\t%s = %s\n",
+		d->realm, d->realm, d->realm, strchr(d->dc_address, ':') ? "[" : "", d->dc_address,
+		strchr(d->dc_address, ':') ? "]" : "", d->dns_domain, d->realm, d->dns_domain,
+		d->realm);
+	if (fclose(f) != 0) {
+		pv_dir_cleanup();
+		return pv_error(PV_EIO, "cannot write the private Kerberos profile: %s",
+				strerror(errno));
+	}
+	if (setenv("KRB5_CONFIG", profile, 1) != 0) {
+		pv_dir_cleanup();
+		return pv_error(PV_EIO, "cannot use the private Kerberos profile: %s", strerror(errno));
+	}
+	pv_log(PV_LOG_DEBUG, "Kerberos: private profile %s (KDC %s)", profile, d->dc_address);
+	return PV_OK;
+}
 
 /* Translate a krb5 failure: the one place krb5 codes become our outcomes. */
 static int fail(krb5_context ctx, krb5_error_code kr, const char *what, const char *principal)

@@ -85,7 +85,12 @@ static void check_dns(struct checks *c, const struct pv_playbook *pb)
 	int gai;
 
 	gai = resolve(pb->domain.dc_name, addr, sizeof(addr));
-	if (gai != 0)
+	if (gai != 0 && pb->domain.dc_address)
+		add(c, "dns", pb->domain.dc_name, "ok", PV_OK,
+		    "does not resolve here (%s): LDAP and Kerberos use domain.dc_address %s, and TLS "
+		    "is still checked against %s",
+		    gai_strerror(gai), pb->domain.dc_address, pb->domain.dc_name);
+	else if (gai != 0)
 		add(c, "dns", pb->domain.dc_name, "fail", PV_EUNREACH,
 		    "DC name '%s' does not resolve: %s; LDAPS and Kerberos need it (fix DNS or the "
 		    "hosts file)",
@@ -161,8 +166,10 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 	if (admin) {
 		r = pv_krb_kinit(d, d->admin, admin, &cc);
 		if (r == PV_OK)
-			add(c, "kerberos", d->realm, "ok", PV_OK, "ticket for %s@%s", d->admin,
-			    d->realm);
+			add(c, "kerberos", d->realm, "ok", PV_OK, "ticket for %s@%s%s%s%s", d->admin,
+			    d->realm, pv_krb_profile() ? " (KDC at " : "",
+			    pv_krb_profile() ? d->dc_address : "",
+			    pv_krb_profile() ? ": domain.dc_address, in a private profile)" : "");
 		else
 			failed(c, "kerberos", d->realm, r);
 		pv_krb_destroy(cc);

@@ -3,6 +3,7 @@
  * JSON document) and map the outcome to the exit status. The only place that exits. */
 #include "provision/provision.h"
 
+#include "ldap/dir.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -80,6 +81,8 @@ static int setup(struct pv_ctx *ctx)
 		snprintf(ctx->load_msg, sizeof(ctx->load_msg), "%s", pv_errmsg());
 		r = PV_OK;
 	}
+	if (r == PV_OK && ctx->pb)
+		r = pv_dir_setup(&ctx->pb->domain); /* before any thread: it may set KRB5_CONFIG */
 	if (r == PV_OK)
 		r = pv_creds_init(ctx);
 	ctx->env.pb = ctx->pb;
@@ -134,6 +137,7 @@ report:
 	if (out.release && out.result)
 		out.release(out.result);
 	free(out.result);
+	pv_dir_cleanup();
 	pv_creds_free(ctx.creds);
 	pv_playbook_free(ctx.pb);
 	pv_cli_release(&ctx.cli);

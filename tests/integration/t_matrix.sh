@@ -63,4 +63,43 @@ variant "system keytab" "kerberos method=system keytab"
 variant "secrets only" "kerberos method=secrets only"
 variant "server signing mandatory" "server signing=mandatory"
 grep -q 'using libsmbclient' <<<"$VAR_ERR" || fail "signing mandatory: the trees were not built by libsmbclient: $VAR_ERR"
+"$LAB_SH" srv-conf >/dev/null
+
+# A controller that knows nothing of the domain: no name for the DC (hosts and resolv.conf with
+# nothing of the lab), no krb5.conf for the realm, no ldap.conf; only domain.dc_address.
+C=$T_TMP/ctl-bare
+mkdir -p "$C"
+printf '127.0.0.1 localhost\n' >"$C/hosts"
+printf 'nameserver 127.0.0.1\n' >"$C/resolv.conf"
+: >"$C/krb5.conf"
+bare() { # provision ARGS... in ctl, knowing nothing of the domain; sets OUT, ERR, RC
+	on ctl unshare -m sh -c "mount --bind '$C/hosts' /etc/hosts && mount --bind '$C/resolv.conf' /etc/resolv.conf &&
+		mount --bind '$C/krb5.conf' /etc/krb5.conf && exec env -u KRB5_CONFIG -u LDAPCONF \"\$0\" \"\$@\"" \
+		"$PV" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
+	RC=$?
+	OUT=$(cat "$T_TMP/out")
+	ERR=$(cat "$T_TMP/err")
+}
+t0=$(date +%s)
+bare "${P[@]}" dc --dry-run
+expect_rc 6 "bare controller without dc_address"
+expect_err "cannot resolve DC name 'dc\.lab\.test'.*set domain\.dc_address"
+A=(--set domain.dc_address=198.18.0.10)
+bare "${P[@]}" "${A[@]}" check
+expect_rc 0 "bare controller: check with dc_address"
+expect_out "dns +dc\.lab\.test +does not resolve here .*domain\.dc_address 198\.18\.0\.10, and TLS is still checked against dc\.lab\.test"
+expect_out "ldaps +dc\.lab\.test +bound as Administrator \(LDAPS, CA verified, by address 198\.18\.0\.10\)"
+expect_out "kerberos +LAB\.TEST +ticket for Administrator@LAB\.TEST \(KDC at 198\.18\.0\.10: domain\.dc_address, in a private profile\)"
+bare "${P[@]}" "${A[@]}" --set domain.transport=gssapi check
+expect_rc 0 "bare controller: check over SASL/GSSAPI with dc_address"
+expect_out "gssapi +dc\.lab\.test +bound as Administrator \(SASL/GSSAPI sealed .*by address 198\.18\.0\.10\)"
+bare "${P[@]}" "${A[@]}" prepare --verify
+expect_rc 0 "bare controller: prepare"
+bare "${P[@]}" "${A[@]}" status
+expect_rc 0 "bare controller: status"
+bare "${P[@]}" "${A[@]}" cleanup --leave
+expect_rc 0 "bare controller: cleanup --leave"
+[[ $(tagged) -eq 0 && $(all_spns) -eq 0 ]] || fail "bare controller: left: tagged $(tagged), SPNs $(all_spns)"
+on ctl sh -c 'ls -d /tmp/provision-krb5.* 2>/dev/null' && fail "the private Kerberos profile was left in /tmp"
+echo "    variant 'controller without the domain': $(($(date +%s) - t0)) s" >&2
 finish
