@@ -434,7 +434,7 @@ static int read_posix(const struct client_run *run, const struct pv_host *h, str
 	if (!run->cleanup) {
 		size_t nv = verify_names(run, v);
 
-		if (pv_buf_addstr(&cmd, " && { echo pv-getent-output; getent hosts") < 0)
+		if (pv_buf_addstr(&cmd, " && { echo pv-getent-output; getent hosts --") < 0)
 			goto oom;
 		for (size_t i = 0; i < nv; i++)
 			if (pv_buf_addstr(&cmd, " ") < 0 || pv_remote_quote(&cmd, v[i]) < 0)

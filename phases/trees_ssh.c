@@ -80,7 +80,7 @@ static void prune(struct pv_trees *t, size_t b, size_t e)
 		}
 	if (n == 0)
 		goto out;
-	pv_buf_addstr(&sc, "cd ");
+	pv_buf_addstr(&sc, "cd -- ");
 	pv_remote_quote(&sc, t->pb->server.share_path);
 	pv_buf_addstr(&sc, " && xargs -0 rm -f --");
 	if (!pv_buf_failed(&rm) && pv_samba_run(t->rem, "removing files cut short", &sc, rm.data,
@@ -103,7 +103,7 @@ static int tar_send(struct pv_trees *t, struct pv_buf *b, const char *what, size
 
 	if (pv_tar_end(b) != PV_OK)
 		return PV_EIO;
-	pv_buf_addstr(&cmd, "cd ");
+	pv_buf_addstr(&cmd, "cd -- ");
 	pv_remote_quote(&cmd, t->pb->server.share_path);
 	pv_buf_addstr(&cmd, " && tar -x -f - --numeric-owner --same-owner --same-permissions");
 	r = pv_samba_run(t->rem, what, &cmd, b->data, b->len, NULL, NULL, 3600);
@@ -199,7 +199,7 @@ static int ssh_template(struct pv_trees *t)
 		int r2;
 
 		pv_buf_reset(&sc);
-		pv_buf_addstr(&sc, "cd ");
+		pv_buf_addstr(&sc, "cd -- ");
 		pv_remote_quote(&sc, t->pb->server.share_path);
 		pv_buf_addstr(&sc, " && rm -rf -- ");
 		pv_remote_quote(&sc, tpl);

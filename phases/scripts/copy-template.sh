@@ -10,10 +10,10 @@ set -e
 cd -- "$base"
 copy() {
 	if command -v perl >/dev/null 2>&1; then
-		perl -e "$prog" "$tpl"
+		perl -e "$prog" -- "$tpl"
 	else
 		while read -r u g to; do
-			cp -r "$tpl"/. "$to"/ && chown -R "$u:$g" "$to" || return 1
+			cp -r -- "$tpl"/. "$to"/ && chown -R -- "$u:$g" "$to" || return 1
 		done
 	fi
 }
@@ -23,7 +23,7 @@ n=$(nproc 2>/dev/null || echo 1)
 [ "$n" -le 8 ] || n=8
 [ "$n" -le "$(wc -l <"$list")" ] || n=$(wc -l <"$list")
 rc=0
-if [ "$n" -gt 1 ] && split -n "r/$n" "$list" "$list." 2>/dev/null; then
+if [ "$n" -gt 1 ] && split -n "r/$n" -- "$list" "$list." 2>/dev/null; then
 	pids=
 	for f in "$list".*; do
 		copy <"$f" &
@@ -35,5 +35,5 @@ if [ "$n" -gt 1 ] && split -n "r/$n" "$list" "$list." 2>/dev/null; then
 else
 	copy <"$list" || rc=$?
 fi
-rm -f "$list" "$list".*
+rm -f -- "$list" "$list".*
 exit $rc

@@ -8,7 +8,7 @@ rm -rf ./.provision-tpl.*
 tpl=$(mktemp -d ./.provision-tpl.XXXXXX)
 tar -x -f - -C "$tpl" --no-same-owner || {
 	e=$?
-	rm -rf "$tpl"
+	rm -rf -- "$tpl"
 	exit $e
 }
 echo "$tpl"
