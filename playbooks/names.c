@@ -244,8 +244,8 @@ int pv_names_check_share(const char *what, const char *name)
 				what, name, *p);
 	if ((p = strpbrk(name, share_forbidden)))
 		return pv_error(PV_ECONFIG,
-				"%s '%s' contains '%c'; share names cannot hold any of %s",
-				what, name, *p, share_forbidden);
+				"%s '%s' contains '%c'; share names cannot hold any of %s", what,
+				name, *p, share_forbidden);
 	if (len > PV_NAMES_SHARE_MAX)
 		return pv_error(PV_ECONFIG,
 				"%s '%.64s...' is %zu characters; share names allow at most %d",
@@ -262,8 +262,8 @@ int pv_names_check_share(const char *what, const char *name)
 				what, name, name[0] == ' ' ? "starts" : "ends");
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
 		return pv_error(PV_ECONFIG,
-				"%s is '%s', which names a folder of the path, not a new one",
-				what, name);
+				"%s is '%s', which names a folder of the path, not a new one", what,
+				name);
 	for (size_t i = 0; reserved[i]; i++)
 		if (!strcasecmp(name, reserved[i]))
 			return pv_error(PV_ECONFIG,
@@ -312,8 +312,7 @@ int pv_names_check_account(const char *what, const char *name)
 	if (!*name)
 		return pv_error(PV_ECONFIG, "%s is empty; expected an account name", what);
 	if ((ctl = control_in(name)))
-		return pv_error(PV_ECONFIG, "%s contains the control character 0x%02x", what,
-				ctl);
+		return pv_error(PV_ECONFIG, "%s contains the control character 0x%02x", what, ctl);
 	if (name[0] == '-')
 		return pv_error(PV_ECONFIG,
 				"%s is '%.64s', which starts with '-': kinit and net on the "

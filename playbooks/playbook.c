@@ -61,6 +61,9 @@ static const char *const transports[] = {"ldaps", "starttls", "gssapi", NULL};
 static const char *const oses[] = {"linux", "windows", NULL};
 
 #define SECRET_FORMS "{file: PATH}, {env: NAME}, {stdin: true} or {prompt: true}"
+#define NOT_A_NAME                                                                                 \
+	"'%s' is not a variable name (not repeated here: it may be a password); expected a "       \
+	"name of letters, digits and '_', not starting with a digit"
 
 struct ctx {
 	const char *name;	/* file name in messages */
@@ -597,8 +600,8 @@ static int check_folder(struct ctx *c, const struct pv_node *v, const char *key,
 	if (pv_names_check_path(what, p, absolute))
 		return fail_recorded(c, v, NULL, hint);
 	if (!strcmp(p, "/"))
-		return fail(c, v, "'%s' is '/', the root folder; expected a folder below it%s",
-			    key, hint + 1);
+		return fail(c, v, "'%s' is '/', the root folder; expected a folder below it%s", key,
+			    hint + 1);
 	return 0;
 }
 
@@ -774,15 +777,11 @@ static int parse_secret(struct ctx *c, const struct pv_node *map, const char *pa
 		ref->source = PV_SECRET_ENV;
 		if ((r = text_of(c, v, sub, "an environment variable name", &s)))
 			return r;
-		/* the value is never repeated: a password written as {env: <password>} lands here */
+		/* never repeated: a password written as {env: <password>} lands here */
 		for (const char *p = s; *p; p++)
 			if (!(isalnum((unsigned char)*p) || *p == '_') ||
 			    isdigit((unsigned char)*s))
-				return fail(c, v,
-					    "'%s' is not a variable name (not repeated here: it "
-					    "may be a password); expected a name of letters, digits "
-					    "and '_', not starting with a digit",
-					    sub);
+				return fail(c, v, NOT_A_NAME, sub);
 		return set_str(&ref->value, s);
 	}
 	ref->source = !strcmp(m->keys[0]->text, "stdin") ? PV_SECRET_STDIN : PV_SECRET_PROMPT;
@@ -873,7 +872,8 @@ static int parse_domain(struct ctx *c, const struct pv_node *root)
 			 &d->admin, &v)))
 		return r;
 	if (v && pv_names_check_account("'domain.admin'", d->admin))
-		return fail_recorded(c, v, NULL, "; expected an account name such as Administrator");
+		return fail_recorded(c, v, NULL,
+				     "; expected an account name such as Administrator");
 	return parse_secret(c, m, "domain", "admin_password", &d->admin_password);
 }
 
@@ -1146,8 +1146,10 @@ static int parse_lab(struct ctx *c, const struct pv_node *root)
 		return fail(c, v, "'lab' is %zu characters long; expected %s", len, expect);
 	/* it names the OU and tags what is made on the hosts */
 	if (s[0] == '-')
-		return fail(c, v, "'lab' is '%s', which starts with '-'; expected %s, starting "
-			    "with a letter, digit or '_'", s, expect);
+		return fail(c, v,
+			    "'lab' is '%s', which starts with '-'; expected %s, starting "
+			    "with a letter, digit or '_'",
+			    s, expect);
 	return set_str(&c->pb->lab, s);
 }
 

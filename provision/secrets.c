@@ -137,8 +137,10 @@ static int resolve(struct pv_creds *c, enum pv_cred which, const struct pv_secre
 		break;
 	case PV_SECRET_ENV:
 		if (!c->env[which].taken)
-			return pv_error(PV_EBUG, "%s: the environment variable was not taken at "
-						 "start", what);
+			return pv_error(PV_EBUG,
+					"%s: the environment variable was not taken at "
+					"start",
+					what);
 		r = c->env[which].o.code;
 		if (r == PV_OK) {
 			*out = c->env[which].o.secret; /* handed over */

@@ -262,8 +262,8 @@ END_TEST
 static void creds_ctx(struct pv_ctx *ctx, const char *text)
 {
 	memset(ctx, 0, sizeof(*ctx));
-	ck_assert_msg(pv_playbook_parse("t.yaml", text, strlen(text), NULL, &ctx->pb) == PV_OK, "%s",
-		      pv_errmsg());
+	ck_assert_msg(pv_playbook_parse("t.yaml", text, strlen(text), NULL, &ctx->pb) == PV_OK,
+		      "%s", pv_errmsg());
 	ck_assert_int_eq(pv_creds_init(ctx), PV_OK);
 	ctx->env.pb = ctx->pb;
 }
@@ -338,8 +338,9 @@ START_TEST(test_creds_messages_name_the_place)
 	creds_ctx(&ctx, PB_HEAD "  admin_password: {prompt: true}\n");
 	ctx.cli.opt[OPT_PASSWORD_FILE] = "/nonexistent/Sup3r-Secret!";
 	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_USERS, &sec), PV_EIO);
-	ck_assert_str_eq(pv_errmsg(), "users' password: cannot open the file given by --password-file: "
-				      "No such file or directory");
+	ck_assert_str_eq(pv_errmsg(),
+			 "users' password: cannot open the file given by --password-file: "
+			 "No such file or directory");
 	ctx.cli.opt[OPT_PASSWORD_FILE] = NULL;
 	creds_ctx_free(&ctx);
 }

@@ -753,8 +753,8 @@ START_TEST(secrets_not_echoed)
 	bad(BASE "users: {password: {Sup3r-Secret!}}\n", "t.yaml:7:20: unknown key in", NULL);
 	ck_assert_msg(!strstr(pv_errmsg(), pw), "'%s' echoes the secret", pv_errmsg());
 	/* the same from the command line */
-	bad_ovr(BASE, env_ovr, "command line: option 'users.password.env=<hidden>': ",
-		"is not a variable name");
+	bad_ovr(BASE, env_ovr,
+		"command line: option 'users.password.env=<hidden>': ", "is not a variable name");
 	ck_assert_msg(!strstr(pv_errmsg(), pw), "'%s' echoes the secret", pv_errmsg());
 }
 END_TEST
@@ -779,13 +779,14 @@ END_TEST
 /* Share names are Samba's and folders under share_path: checked for every k. */
 START_TEST(bad_share_names)
 {
-#define SRV(tmpl) BASE "server: {name: srv, address: 1.2.3.4, shares: 12, share_template: " tmpl "}\n"
+#define SRV(tmpl)                                                                                  \
+	BASE "server: {name: srv, address: 1.2.3.4, shares: 12, share_template: " tmpl "}\n"
 	bad(SRV("'../../etc/x{k}'"),
 	    "t.yaml:7:67: 'server.share_template': share name '../../etc/x1' contains '/', a path "
 	    "separator",
 	    NULL);
-	bad(SRV("'a\\b{k}'"), "t.yaml:7:67: 'server.share_template': share name 'a\\b1' contains '\\'",
-	    NULL);
+	bad(SRV("'a\\b{k}'"),
+	    "t.yaml:7:67: 'server.share_template': share name 'a\\b1' contains '\\'", NULL);
 	bad(SRV("'-x{k}'"),
 	    "t.yaml:7:67: 'server.share_template': share name '-x1' starts with '-'", NULL);
 	bad(SRV("'-{k}'"), "t.yaml:7:67: ", "starts with '-'");
@@ -798,7 +799,8 @@ START_TEST(bad_share_names)
 	bad(SRV("'[x]{k}'"), "t.yaml:7:67: ", "contains '['");
 	bad(SRV("'x{k} '"), "t.yaml:7:67: ", "ends with a space");
 	/* 80 characters with k = 1..9, 81 with k = 12: the longest is checked */
-	bad(SRV("'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz0{k}'"),
+	bad(SRV("'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz0{"
+		"k}'"),
 	    "t.yaml:7:67: ", "is 81 characters; share names allow at most 80");
 	/* {server} is expanded too */
 	struct pv_playbook *pb = ok(SRV("'{server}-data{k}'"), NULL);
@@ -815,14 +817,17 @@ START_TEST(bad_share_paths)
 	    "t.yaml:7:49: 'server.share_path' is '/srv//provision', which has an empty component "
 	    "('//'); expected an absolute, normalized path on the server",
 	    NULL);
-	bad(SP("/srv/provision/"), "t.yaml:7:49: 'server.share_path' is '/srv/provision/', which "
-				   "ends with '/'",
+	bad(SP("/srv/provision/"),
+	    "t.yaml:7:49: 'server.share_path' is '/srv/provision/', which "
+	    "ends with '/'",
 	    NULL);
-	bad(SP("/srv/../etc"), "t.yaml:7:49: 'server.share_path' is '/srv/../etc', which has a "
-			       "'..' component",
+	bad(SP("/srv/../etc"),
+	    "t.yaml:7:49: 'server.share_path' is '/srv/../etc', which has a "
+	    "'..' component",
 	    NULL);
-	bad(SP("/srv/./x"), "t.yaml:7:49: 'server.share_path' is '/srv/./x', which has a '.' "
-			    "component",
+	bad(SP("/srv/./x"),
+	    "t.yaml:7:49: 'server.share_path' is '/srv/./x', which has a '.' "
+	    "component",
 	    NULL);
 	bad(SP("/srv/.."), "t.yaml:7:49: ", "which has a '..' component");
 	bad(SP("\"/srv/a\\nb\""),
@@ -838,11 +843,12 @@ END_TEST
 
 START_TEST(bad_results_paths)
 {
-#define LOCAL(path) BASE "controller: {results: " path "}\n"
+#define LOCAL(path)  BASE "controller: {results: " path "}\n"
 #define REMOTE(path) BASE "controller: {results: " path ", host: {name: ctl}}\n"
 	bad(REMOTE("-rf"), "t.yaml:7:23: 'controller.results' is '-rf', a relative path", NULL);
-	bad(REMOTE("/var//r"), "t.yaml:7:23: 'controller.results' is '/var//r', which has an empty "
-			       "component",
+	bad(REMOTE("/var//r"),
+	    "t.yaml:7:23: 'controller.results' is '/var//r', which has an empty "
+	    "component",
 	    NULL);
 	bad(REMOTE("/var/r/"), "t.yaml:7:23: ", "which ends with '/'");
 	bad(REMOTE("/var/../r"), "t.yaml:7:23: ", "which has a '..' component");
@@ -872,8 +878,8 @@ START_TEST(bad_ad_names)
 	bad(BASE "  admin: -Administrator\n",
 	    "t.yaml:7:10: 'domain.admin' is '-Administrator', which starts with '-'", NULL);
 	bad(BASE "  admin: --help\n", "t.yaml:7:10: ", "starts with '-'");
-	bad(BASE "  admin: admin%pw\n", "t.yaml:7:10: 'domain.admin' is 'admin%pw', which contains '%'",
-	    NULL);
+	bad(BASE "  admin: admin%pw\n",
+	    "t.yaml:7:10: 'domain.admin' is 'admin%pw', which contains '%'", NULL);
 	bad(BASE "  admin: \"ad\\nmin\"\n",
 	    "t.yaml:7:10: 'domain.admin' contains the control character 0x0a", NULL);
 	bad(BASE "users: {name_template: '-{client}{n}'}\n"

@@ -143,8 +143,11 @@ START_TEST(ps_quotes)
 	ck_assert_str_eq(b.data, "''''");
 	pv_buf_reset(&b);
 	/* PowerShell also ends a single-quoted string at U+2018..U+201B: each is doubled */
-	ck_assert_int_eq(pv_remote_quote_ps(&b, "a\xe2\x80\x98" "b\xe2\x80\x99" "c\xe2\x80\x9a"
-						"d\xe2\x80\x9b" "e"),
+	ck_assert_int_eq(pv_remote_quote_ps(&b, "a\xe2\x80\x98"
+						"b\xe2\x80\x99"
+						"c\xe2\x80\x9a"
+						"d\xe2\x80\x9b"
+						"e"),
 			 0);
 	ck_assert_str_eq(b.data, "'a\xe2\x80\x98\xe2\x80\x98"
 				 "b\xe2\x80\x99\xe2\x80\x99"
@@ -182,7 +185,7 @@ START_TEST(ps_refuses)
 	ps_refused("a\xc2\x85", "control character U+0085"); /* NEL */
 	ps_refused("a\xff", "not valid UTF-8 (byte 0xff)");
 	ps_refused("a\xc3", "not valid UTF-8");
-	ps_refused("\xc0\xa7", "not valid UTF-8"); /* overlong ' */
+	ps_refused("\xc0\xa7", "not valid UTF-8");     /* overlong ' */
 	ps_refused("\xed\xa0\x80", "not valid UTF-8"); /* a surrogate */
 }
 END_TEST
@@ -204,9 +207,10 @@ START_TEST(windows_commands)
 	ck_assert_msg_has("holds '%'");
 
 	ck_assert_int_eq(pv_client_win_resolve("srvu1", "srvu10", &cmd), 0);
-	ck_assert_str_eq(cmd.data, "powershell -NoProfile -NonInteractive -Command \"foreach ($n in "
-				   "'srvu1','srvu10') { [System.Net.Dns]::GetHostAddresses($n) | "
-				   "ForEach-Object { 'pv-host ' + $_.IPAddressToString } }\"");
+	ck_assert_str_eq(cmd.data,
+			 "powershell -NoProfile -NonInteractive -Command \"foreach ($n in "
+			 "'srvu1','srvu10') { [System.Net.Dns]::GetHostAddresses($n) | "
+			 "ForEach-Object { 'pv-host ' + $_.IPAddressToString } }\"");
 	/* a quote in a name stays inside its PowerShell string */
 	ck_assert_int_eq(pv_client_win_resolve("a'); calc; ('", "b", &cmd), 0);
 	ck_assert_ptr_nonnull(strstr(cmd.data, "'a''); calc; (''','b'"));

@@ -271,7 +271,8 @@ START_TEST(test_secret_file_newline)
 	ck_assert_int_eq(pv_secret_from_file(write_tmp("d", "pw\n\n", 4), "the file", &s), PV_OK);
 	ck_assert_str_eq(s->data, "pw\n");
 	pv_secret_free(s);
-	ck_assert_int_eq(pv_secret_from_file(write_tmp("e", " sp ace \n", 9), "the file", &s), PV_OK);
+	ck_assert_int_eq(pv_secret_from_file(write_tmp("e", " sp ace \n", 9), "the file", &s),
+			 PV_OK);
 	ck_assert_str_eq(s->data, " sp ace ");
 	pv_secret_free(s);
 }
@@ -282,9 +283,11 @@ START_TEST(test_secret_file_errors)
 	struct pv_secret *s = NULL;
 	char path[300];
 
-	ck_assert_int_eq(pv_secret_from_file(write_tmp("empty", "\n", 1), "the file", &s), PV_ECONFIG);
+	ck_assert_int_eq(pv_secret_from_file(write_tmp("empty", "\n", 1), "the file", &s),
+			 PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "is empty"));
-	ck_assert_int_eq(pv_secret_from_file(write_tmp("nul", "a\0b", 3), "the file", &s), PV_ECONFIG);
+	ck_assert_int_eq(pv_secret_from_file(write_tmp("nul", "a\0b", 3), "the file", &s),
+			 PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "NUL"));
 	/* the path is never in the message (it may be a password typed as {file: ...}) */
 	snprintf(path, sizeof(path), "%s/Sup3r-Secret!", tmpdir);
@@ -318,9 +321,9 @@ START_TEST(test_secret_env)
 	ck_assert_int_eq(memcmp(was, "\0\0\0\0\0", 5), 0);
 	/* unset, then empty: the message names the source as the caller described it, never
 	 * the variable's name (a password may sit where the name goes) */
-	ck_assert_int_eq(pv_secret_from_env("PV_TEST_SECRET", "the variable given at t.yaml:6:25",
-					    &s),
-			 PV_ECONFIG);
+	ck_assert_int_eq(
+		pv_secret_from_env("PV_TEST_SECRET", "the variable given at t.yaml:6:25", &s),
+		PV_ECONFIG);
 	ck_assert_str_eq(pv_errmsg(), "the variable given at t.yaml:6:25 is unset");
 	setenv("PV_TEST_SECRET", "", 1);
 	ck_assert_int_eq(pv_secret_from_env("PV_TEST_SECRET", "the variable", &s), PV_ECONFIG);
