@@ -267,6 +267,50 @@ static bool same(const struct pv_buf *a, const struct pv_buf *b)
 	return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
 }
 
+/* cmd.exe is OpenSSH for Windows' default shell (client.h). */
+int pv_client_win_del(const char *path, struct pv_buf *cmd)
+{
+	struct pv_buf win = PV_BUF_INIT;
+	int r;
+
+	for (const char *p = path; *p; p++)
+		pv_buf_add(&win, *p == '/' ? "\\" : p, 1);
+	pv_buf_reset(cmd);
+	if (pv_buf_failed(&win) || !win.data)
+		r = pv_error(PV_EIO, "out of memory");
+	else if (pv_buf_addstr(cmd, "del /q ") < 0)
+		r = pv_error(PV_EIO, "out of memory");
+	else
+		r = pv_remote_quote_cmd(cmd, win.data);
+	pv_buf_release(&win, 0);
+	return r;
+}
+
+int pv_client_win_resolve(const char *first, const char *last, struct pv_buf *cmd)
+{
+	struct pv_buf ps = PV_BUF_INIT;
+	int r;
+
+	pv_buf_reset(cmd);
+	pv_buf_addstr(&ps, "foreach ($n in ");
+	if ((r = pv_remote_quote_ps(&ps, first)) != PV_OK)
+		goto out;
+	pv_buf_addstr(&ps, ","); /* a failure is sticky: the next quote reports it */
+	if ((r = pv_remote_quote_ps(&ps, last)) != PV_OK)
+		goto out;
+	pv_buf_addstr(&ps, ") { [System.Net.Dns]::GetHostAddresses($n) | ForEach-Object { "
+			   "'pv-host ' + $_.IPAddressToString } }");
+	if (pv_buf_failed(&ps) ||
+	    pv_buf_addstr(cmd, "powershell -NoProfile -NonInteractive -Command ") < 0) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	r = pv_remote_quote_cmd(cmd, ps.data);
+out:
+	pv_buf_release(&ps, 0);
+	return r;
+}
+
 /* Windows clients: SFTP has no lock and OpenSSH for Windows offers no rename onto an existing
  * file, so: re-read and compare just before writing, write in place, read back; on a
  * mismatch the previous content is written back. Not tested here (no Windows host). */
@@ -318,11 +362,11 @@ static int apply_windows(struct client_run *run, const struct pv_host *h, struct
 		pv_buf_reset(&cur);
 		if (pv_remote_read_file(rem, j->backup_path, &cur) == PV_OK) {
 			if (same(&cur, new)) {
-				/* cmd.exe is OpenSSH for Windows' default shell */
-				pv_buf_addstr(&cmd, "del /q \"");
-				for (const char *p = j->backup_path; *p; p++)
-					pv_buf_add(&cmd, *p == '/' ? "\\" : p, 1);
-				pv_buf_addstr(&cmd, "\"");
+				if ((r = pv_client_win_del(j->backup_path, &cmd)) != PV_OK) {
+					r = pv_error_prefix(r, "'%s': backup %s", h->name,
+							    j->backup_path);
+					goto out;
+				}
 				if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status,
 							0)) != PV_OK)
 					goto out;
@@ -340,14 +384,10 @@ static int apply_windows(struct client_run *run, const struct pv_host *h, struct
 		size_t len;
 		const char *p;
 
-		pv_buf_reset(&cmd);
-		pv_buf_addf(
-			&cmd,
-			"powershell -NoProfile -NonInteractive -Command \"foreach ($n in "
-			"'%s','%s') "
-			"{ [System.Net.Dns]::GetHostAddresses($n) | ForEach-Object { 'pv-host ' + "
-			"$_.IPAddressToString } }\"",
-			first, last);
+		if ((r = pv_client_win_resolve(first, last, &cmd)) != PV_OK) {
+			r = pv_error_prefix(r, "'%s': the check of the aliases", h->name);
+			goto out;
+		}
 		if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status, 0)) != PV_OK)
 			goto out;
 		p = out.data;
@@ -394,7 +434,7 @@ static int read_posix(const struct client_run *run, const struct pv_host *h, str
 	if (!run->cleanup) {
 		size_t nv = verify_names(run, v);
 
-		if (pv_buf_addstr(&cmd, " && { echo pv-getent-output; getent hosts") < 0)
+		if (pv_buf_addstr(&cmd, " && { echo pv-getent-output; getent hosts --") < 0)
 			goto oom;
 		for (size_t i = 0; i < nv; i++)
 			if (pv_buf_addstr(&cmd, " ") < 0 || pv_remote_quote(&cmd, v[i]) < 0)

@@ -6,6 +6,7 @@
 #define PV_PHASES_CLIENT_H
 
 #include "phases/phase.h"
+#include "util/buf.h"
 
 struct pv_client_opts {
 	bool cleanup;
@@ -56,5 +57,14 @@ struct pv_client_status {
 };
 int pv_client_status(const struct pv_env *env, struct pv_client_status *st);
 void pv_client_status_release(struct pv_client_status *st);
+
+/* The two commands sent to a Windows client, built without I/O (unit-tested): cmd is reset,
+ * then holds the command. PV_ECONFIG (recorded) when a value cannot be quoted safely
+ * (remote/quote.h), PV_EIO when out of memory.
+ * pv_client_win_del: 'del /q "<path, '/' made '\'>"' for cmd.exe.
+ * pv_client_win_resolve: powershell -Command "<script>" printing "pv-host <address>" for each
+ * address the two names resolve to; the names quoted for PowerShell, the script for cmd.exe. */
+int pv_client_win_del(const char *path, struct pv_buf *cmd);
+int pv_client_win_resolve(const char *first, const char *last, struct pv_buf *cmd);
 
 #endif

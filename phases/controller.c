@@ -2,6 +2,7 @@
  * (phases/scripts/ctl-reset.sh), and its status. */
 #include "phases/controller.h"
 
+#include "playbooks/names.h"
 #include "remote/quote.h"
 #include "remote/remote.h"
 #include "util/err.h"
@@ -358,6 +359,13 @@ int pv_controller_reset(const struct pv_env *env, const struct pv_controller_opt
 	res->host = "local";
 	if (c.bdir && !*c.bdir)
 		return pv_error(PV_EUSAGE, "--backup needs a folder");
+	/* on a controller host the folder reaches a shell script: absolute and normalized, as
+	 * controller.results is (playbooks/names.h); here only system calls see it */
+	if (c.bdir && pv_names_check_path("--backup", c.bdir, pb->controller.host.name != NULL))
+		return pv_error(PV_EUSAGE, "%s; expected %s", pv_errmsg(),
+				pb->controller.host.name
+					? "an absolute, normalized folder on the controller host"
+					: "a folder");
 	if ((r = setup(env, res->results, sizeof(res->results), c.parent, sizeof(c.parent),
 		       &res->host)) != PV_OK)
 		return r;

@@ -371,6 +371,7 @@ int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct p
 		run.clients = all;
 	}
 	pv_tag_lab(env->pb, run.tag);
+	pv_buf_secret(&run.unipwd); /* the password in UTF-16: no copy left behind as it grows */
 	if ((r = pv_env_secret(env, PV_CRED_USERS, &pw)) != PV_OK)
 		goto out;
 	switch (pv_unicodepwd(&run.unipwd, pw->data, pw->len)) {

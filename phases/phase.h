@@ -15,7 +15,8 @@
 #include "util/secret.h"
 
 /* Secrets a phase may need; asked for on first use only (a run that needs no password never
- * reads one, and a prompt comes at most once). */
+ * reads one, and a prompt comes at most once; only the variables of {env: NAME} are taken out
+ * of the environment at start, so that no child inherits them). */
 enum pv_cred { PV_CRED_ADMIN, PV_CRED_USERS };
 /* Provide the secret (owned by the provider, valid for the whole run) or fail with a message
  * recorded. Called from any thread. */

@@ -29,6 +29,7 @@
 
 #define SPN_CHUNK 500 /* values per LDAP modify */
 #define KT_CHUNK  200 /* principals per 'net ads keytab add' */
+#define KT_ADD	  "net ads keytab add --use-kerberos=required -N --"
 
 extern const char pv_phases_shares_sh[];
 extern const char pv_phases_unshare_sh[];
@@ -306,7 +307,7 @@ static int record_spns(struct srv_run *run, const struct spn_list *add)
 
 	if ((r = record_path(run, &path)) != PV_OK)
 		return r;
-	pv_buf_addstr(&sc, "mkdir -p ");
+	pv_buf_addstr(&sc, "mkdir -p -- ");
 	pv_remote_quote(&sc, run->pb->server.share_path);
 	pv_buf_addf(&sc, " && cat >> %s", path.data);
 	for (size_t i = 0; i < add->n; i++)
@@ -328,7 +329,7 @@ static int recorded_spns(struct srv_run *run, struct pv_strset *rec)
 
 	if ((r = record_path(run, &path)) != PV_OK)
 		return r;
-	pv_buf_addf(&sc, "cat %s 2>/dev/null || true", path.data);
+	pv_buf_addf(&sc, "cat -- %s 2>/dev/null || true", path.data);
 	r = pv_samba_run(run->rem, "reading the alias SPN record", &sc, NULL, 0, &out, NULL, 60);
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		if ((nl = strchr(line, '\n')))
@@ -387,16 +388,15 @@ static int ensure_spns(struct srv_run *run)
 	for (size_t i = 0; i < want.n; i++) {
 		if (pv_strset_has(run->f.keytab_listed ? run->f.principals : kt, want.v[i]))
 			continue;
+		/* the options first, then --: the principals are operands whatever they hold */
 		if (nkt % KT_CHUNK == 0)
-			pv_buf_addstr(&body, nkt ? " --use-kerberos=required -N </dev/null >&2\n"
-						   "net ads keytab add"
-						 : "net ads keytab add");
+			pv_buf_addstr(&body, nkt ? " </dev/null >&2\n" KT_ADD : KT_ADD);
 		pv_buf_addstr(&body, " ");
 		pv_remote_quote(&body, want.v[i]);
 		nkt++;
 	}
 	if (nkt) {
-		pv_buf_addstr(&body, " --use-kerberos=required -N </dev/null >&2\n");
+		pv_buf_addstr(&body, " </dev/null >&2\n");
 		if ((r = run_as_admin(run, "net ads keytab add", &body)) != PV_OK)
 			goto out;
 		run->kt_added = nkt;
@@ -624,7 +624,7 @@ out:
 	if (r == PV_OK && !run->dry && pv_strset_count(rec) && record_path(run, &sc) == PV_OK) {
 		struct pv_buf rm = PV_BUF_INIT;
 
-		pv_buf_addf(&rm, "rm -f %s", sc.data);
+		pv_buf_addf(&rm, "rm -f -- %s", sc.data);
 		r = pv_samba_run(run->rem, "removing the alias SPN record", &rm, NULL, 0, NULL,
 				 NULL, 60);
 		pv_buf_release(&rm, 0);

@@ -211,6 +211,8 @@ int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv
 		at += len + 1;
 		if (sscanf(rec, "%c %llu", &type, &size) != 2 || !(sp = strchr(rec + 2, ' ')))
 			continue;
+		if (sp[1] == '.' && sp[2] == '/') /* list-trees.sh gives find ./FOLDER */
+			sp += 2;
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 1024;
 			struct have *p = realloc(*hv, nc * sizeof(*p));

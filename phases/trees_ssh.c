@@ -149,7 +149,7 @@ static int ssh_template(struct pv_trees *t)
 		int r2;
 
 		pv_buf_reset(&sc);
-		pv_buf_addstr(&sc, "cd ");
+		pv_buf_addstr(&sc, "cd -- ");
 		pv_remote_quote(&sc, t->pb->server.share_path);
 		pv_buf_addstr(&sc, " && rm -rf -- ");
 		pv_remote_quote(&sc, tpl);

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static const struct {
 	const char *name; /* without braces */
@@ -198,6 +199,129 @@ int pv_names_check_sam(const char *what, const char *name)
 		return pv_error(PV_ECONFIG,
 				"%s '%s' ends with '.'; sAMAccountName cannot end "
 				"with a period",
+				what, name);
+	if (name[0] == '-')
+		return pv_error(PV_ECONFIG,
+				"%s '%s' starts with '-', which the tools on the hosts would "
+				"read as an option; expected a name starting with a letter or "
+				"digit",
+				what, name);
+	return 0;
+}
+
+/* The first control character of s (C0 or DEL), or 0. */
+static unsigned char control_in(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return *p;
+	return 0;
+}
+
+/* Samba's INVALID_SHARENAME_CHARS (source3/include/smb.h), '/' and '\' apart, and the
+ * brackets of an smb.conf section. */
+static const char share_forbidden[] = "%<>*?|+=;:\",[]";
+
+int pv_names_check_share(const char *what, const char *name)
+{
+	static const char *const reserved[] = {"global", "homes", "printers", "ipc$", NULL};
+	size_t len = pv_names_length(name), bytes = strlen(name);
+	unsigned char ctl;
+	const char *p;
+
+	if (!len)
+		return pv_error(PV_ECONFIG, "%s is empty; expected 1 to %d characters", what,
+				PV_NAMES_SHARE_MAX);
+	if ((ctl = control_in(name)))
+		return pv_error(PV_ECONFIG,
+				"%s contains the control character 0x%02x; share names cannot "
+				"hold control characters",
+				what, ctl);
+	if ((p = strpbrk(name, "/\\")))
+		return pv_error(PV_ECONFIG,
+				"%s '%s' contains '%c', a path separator; expected a single "
+				"name (it is also a folder under share_path)",
+				what, name, *p);
+	if ((p = strpbrk(name, share_forbidden)))
+		return pv_error(PV_ECONFIG,
+				"%s '%s' contains '%c'; share names cannot hold any of %s", what,
+				name, *p, share_forbidden);
+	if (len > PV_NAMES_SHARE_MAX)
+		return pv_error(PV_ECONFIG,
+				"%s '%.64s...' is %zu characters; share names allow at most %d",
+				what, name, len, PV_NAMES_SHARE_MAX);
+	if (name[0] == '-')
+		return pv_error(PV_ECONFIG,
+				"%s '%s' starts with '-', which net and the file tools would "
+				"read as an option; expected a letter or digit there",
+				what, name);
+	if (name[0] == ' ' || name[bytes - 1] == ' ')
+		return pv_error(PV_ECONFIG,
+				"%s '%s' %s with a space, which smb.conf drops; expected none "
+				"there",
+				what, name, name[0] == ' ' ? "starts" : "ends");
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return pv_error(PV_ECONFIG,
+				"%s is '%s', which names a folder of the path, not a new one", what,
+				name);
+	for (size_t i = 0; reserved[i]; i++)
+		if (!strcasecmp(name, reserved[i]))
+			return pv_error(PV_ECONFIG,
+					"%s '%s' is reserved ([%s] is special to Samba and "
+					"Windows); expected another name",
+					what, name, reserved[i]);
+	return 0;
+}
+
+int pv_names_check_path(const char *what, const char *path, int absolute)
+{
+	unsigned char ctl;
+	size_t len = strlen(path);
+
+	if (!len)
+		return pv_error(PV_ECONFIG, "%s is empty; expected a path", what);
+	if ((ctl = control_in(path)))
+		return pv_error(PV_ECONFIG,
+				"%s contains the control character 0x%02x; paths cannot hold "
+				"control characters",
+				what, ctl);
+	if (absolute && path[0] != '/')
+		return pv_error(PV_ECONFIG, "%s is '%.64s', a relative path", what, path);
+	if (strstr(path, "//"))
+		return pv_error(PV_ECONFIG, "%s is '%.64s', which has an empty component ('//')",
+				what, path);
+	if (len > 1 && path[len - 1] == '/')
+		return pv_error(PV_ECONFIG, "%s is '%.64s', which ends with '/'", what, path);
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
+
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return pv_error(PV_ECONFIG, "%s is '%.64s', which has a '%.*s' component",
+					what, path, (int)n, p);
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	return 0;
+}
+
+int pv_names_check_account(const char *what, const char *name)
+{
+	unsigned char ctl;
+
+	if (!*name)
+		return pv_error(PV_ECONFIG, "%s is empty; expected an account name", what);
+	if ((ctl = control_in(name)))
+		return pv_error(PV_ECONFIG, "%s contains the control character 0x%02x", what, ctl);
+	if (name[0] == '-')
+		return pv_error(PV_ECONFIG,
+				"%s is '%.64s', which starts with '-': kinit and net on the "
+				"server would read it as an option",
+				what, name);
+	if (strchr(name, '%'))
+		return pv_error(PV_ECONFIG,
+				"%s is '%.64s', which contains '%%': net -U takes what follows "
+				"it as a password",
 				what, name);
 	return 0;
 }

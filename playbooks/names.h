@@ -43,8 +43,34 @@ int pv_names_check_template(const char *tmpl, unsigned allowed, unsigned require
 size_t pv_names_length(const char *name);
 
 /* name is a valid sAMAccountName: 1..20 characters, none of "/\[]:;|=,+*?<>@ or a control
- * character, not ending with '.'. what names it in the message ("user name"). 0 or PV_ECONFIG. */
+ * character, not ending with '.'; and, our rule, not starting with '-' (such a name reaches
+ * tools on the hosts as an argument: getent, chown, the users' folders). what names it in the
+ * message ("user name"). 0 or PV_ECONFIG. */
 int pv_names_check_sam(const char *what, const char *name);
+
+/* An SMB share name: the longest Windows and Samba accept (NNLEN, lmcons.h). */
+#define PV_NAMES_SHARE_MAX 80
+
+/* name is a valid share name, safe as Samba's share name and as a folder under share_path:
+ * 1..80 characters; no control character, no path separator ('/', '\\'), none of Samba's
+ * forbidden share-name characters (%<>*?|+=;:", from INVALID_SHARENAME_CHARS) nor '[' and ']'
+ * (smb.conf section brackets, forbidden by Windows too); not starting with '-' (it would read
+ * as an option to net and the file tools) nor with or ending with a space (smb.conf trims
+ * them); not "." or ".."; not one of smb.conf's special sections global, homes, printers nor
+ * the IPC$ share (any case). what names it in the message ("share name"). 0 or PV_ECONFIG. */
+int pv_names_check_share(const char *what, const char *name);
+
+/* path is a normalized path: non-empty, no control character, no empty component ("//"), no
+ * trailing '/' (unless path is "/"), no "." or ".." component; and absolute (starting with
+ * '/') when absolute is non-zero. A path passing this means the same to every tool on the host
+ * whatever links lie on the way up, and never starts with '-'. what names it in the message
+ * ("'server.share_path'"). 0 or PV_ECONFIG. */
+int pv_names_check_path(const char *what, const char *path, int absolute);
+
+/* name is an account name given to tools on hosts (kinit, net -U): non-empty, no control
+ * character, not starting with '-' (an option to them), no '%' (net -U takes what follows it
+ * as the password). what names it ("'domain.admin'"). 0 or PV_ECONFIG. */
+int pv_names_check_account(const char *what, const char *name);
 
 /* name is a valid NetBIOS / alias host name: 1..15 characters of [A-Za-z0-9-], not starting or
  * ending with '-'. what names it in the message ("alias"). 0 or PV_ECONFIG. */

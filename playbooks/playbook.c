@@ -61,6 +61,9 @@ static const char *const transports[] = {"ldaps", "starttls", "gssapi", NULL};
 static const char *const oses[] = {"linux", "windows", NULL};
 
 #define SECRET_FORMS "{file: PATH}, {env: NAME}, {stdin: true} or {prompt: true}"
+#define NOT_A_NAME                                                                                 \
+	"'%s' is not a variable name (not repeated here: it may be a password); expected a "       \
+	"name of letters, digits and '_', not starting with a digit"
 
 struct ctx {
 	const char *name;	/* file name in messages */
@@ -68,7 +71,8 @@ struct ctx {
 	bool redact;		/* hide the override's value in the next message */
 	struct pv_playbook *pb;
 	struct pv_ssh ssh; /* top-level ssh: the defaults every host starts from */
-	const struct pv_node *name_template, *alias_template, *server_name, *clients;
+	const struct pv_node *name_template, *alias_template, *share_template, *server_name,
+		*clients;
 };
 
 /* ---- messages ---------------------------------------------------------------------------- */
@@ -558,6 +562,10 @@ static int get_dn(struct ctx *c, const struct pv_node *map, const char *parent, 
 	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
 		return r;
 	key_path(path, sizeof(path), parent, key);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return fail(c, v, "'%s' contains the control character 0x%02x; expected %s",
+				    path, *p, expect);
 	for (const char *p = s; *p;) {
 		size_t len = strcspn(p, ",");
 		const char *eq = memchr(p, '=', len);
@@ -565,11 +573,36 @@ static int get_dn(struct ctx *c, const struct pv_node *map, const char *parent, 
 		if (!eq || eq == p || eq == p + len - 1)
 			return fail(c, v, "'%s' is '%.64s', not a DN; expected %s", path, s,
 				    expect);
+		/* the OU's name reaches the hosts in the lab's tags and messages */
+		if (eq[1] == '-')
+			return fail(c, v,
+				    "'%s' is '%.64s', in which '%.*s' starts with '-'; expected "
+				    "names starting with a letter or digit",
+				    path, s, (int)(p + len - eq - 1), eq + 1);
 		p += len;
 		if (*p == ',' && !*++p)
 			return fail(c, v, "'%s' ends with ','; expected %s", path, expect);
 	}
 	return set_str(dst, s);
+}
+
+/* A folder path as given for key (at v): normalized (playbooks/names.h), absolute when
+ * absolute, and not the root folder. where ends the expected form ("on the server such as
+ * /srv/provision"). */
+static int check_folder(struct ctx *c, const struct pv_node *v, const char *key, const char *p,
+			bool absolute, const char *where)
+{
+	char what[128], hint[192];
+
+	snprintf(what, sizeof(what), "'%s'", key);
+	snprintf(hint, sizeof(hint), "; expected %s normalized path %s",
+		 absolute ? "an absolute," : "a", where);
+	if (pv_names_check_path(what, p, absolute))
+		return fail_recorded(c, v, NULL, hint);
+	if (!strcmp(p, "/"))
+		return fail(c, v, "'%s' is '/', the root folder; expected a folder below it%s", key,
+			    hint + 1);
+	return 0;
 }
 
 /* A template key: placeholders checked against allowed and required. */
@@ -703,6 +736,21 @@ static int parse_secret(struct ctx *c, const struct pv_node *map, const char *pa
 		c->redact = false;
 		return r;
 	}
+	/* an unknown key is not repeated: {Sup3r-Secret!} is a mapping whose key is a password */
+	for (size_t i = 0; m->kind == PV_NODE_MAPPING && i < m->n; i++) {
+		bool known = false;
+		char hint[64];
+
+		for (size_t j = 0; secret_keys[j] && !known; j++)
+			known = !strcmp(secret_keys[j], m->keys[i]->text);
+		if (known)
+			continue;
+		suggest(m->keys[i]->text, secret_keys, hint, sizeof(hint));
+		return fail(c, m->keys[i],
+			    "unknown key in '%s'%s; expected one of: file, env, stdin, prompt (the "
+			    "key is not repeated here: it may be a password)",
+			    path, hint);
+	}
 	if ((r = check_map(c, m, path, secret_keys, "a secret reference: " SECRET_FORMS)))
 		return r;
 	if (m->n != 1)
@@ -712,6 +760,15 @@ static int parse_secret(struct ctx *c, const struct pv_node *map, const char *pa
 	ref->col = m->col;
 	v = m->items[0];
 	key_path(sub, sizeof(sub), path, m->keys[0]->text);
+	{
+		char loc[512];
+
+		c->redact = true;
+		where(c, v, loc, sizeof(loc));
+		c->redact = false;
+		if ((r = set_str(&ref->where, loc)))
+			return r;
+	}
 	if (!strcmp(m->keys[0]->text, "file")) {
 		ref->source = PV_SECRET_FILE;
 		return get_path(c, m, path, "file", &ref->value);
@@ -720,21 +777,21 @@ static int parse_secret(struct ctx *c, const struct pv_node *map, const char *pa
 		ref->source = PV_SECRET_ENV;
 		if ((r = text_of(c, v, sub, "an environment variable name", &s)))
 			return r;
+		/* never repeated: a password written as {env: <password>} lands here */
 		for (const char *p = s; *p; p++)
 			if (!(isalnum((unsigned char)*p) || *p == '_') ||
 			    isdigit((unsigned char)*s))
-				return fail(c, v,
-					    "'%s' is '%.64s', not a variable name; expected "
-					    "letters, digits and '_', not starting with a digit",
-					    sub, s);
+				return fail(c, v, NOT_A_NAME, sub);
 		return set_str(&ref->value, s);
 	}
 	ref->source = !strcmp(m->keys[0]->text, "stdin") ? PV_SECRET_STDIN : PV_SECRET_PROMPT;
 	if ((r = text_of(c, v, sub, "true", &s)))
 		return r;
 	if (parse_bool(s, &yes) || !yes)
-		return fail(c, v, "'%s' is '%.64s'; expected true (leave the key out otherwise)",
-			    sub, s);
+		return fail(c, v,
+			    "'%s' is not true (the value is not repeated here: it may be a "
+			    "password); expected true (leave the key out otherwise)",
+			    sub);
 	return 0;
 }
 
@@ -812,10 +869,12 @@ static int parse_domain(struct ctx *c, const struct pv_node *root)
 	    (r = get_int(c, m, "domain", "timeout", 1, 3600, &d->timeout)) ||
 	    (r = set_str(&d->admin, DEFAULT_ADMIN)) ||
 	    (r = get_str(c, m, "domain", "admin", "an account name such as Administrator",
-			 &d->admin, NULL)) ||
-	    (r = parse_secret(c, m, "domain", "admin_password", &d->admin_password)))
+			 &d->admin, &v)))
 		return r;
-	return 0;
+	if (v && pv_names_check_account("'domain.admin'", d->admin))
+		return fail_recorded(c, v, NULL,
+				     "; expected an account name such as Administrator");
+	return parse_secret(c, m, "domain", "admin_password", &d->admin_password);
 }
 
 static int parse_users(struct ctx *c, const struct pv_node *root)
@@ -864,16 +923,14 @@ static int parse_server(struct ctx *c, const struct pv_node *root)
 	    (r = get_uint(c, m, "server", "shares", 1, 64, &s->shares, NULL)) ||
 	    (r = set_str(&s->share_template, DEFAULT_SHARE_TEMPLATE)) ||
 	    (r = get_template(c, m, "server", "share_template", PV_NAMES_SERVER | PV_NAMES_K,
-			      PV_NAMES_K, &s->share_template, NULL)) ||
+			      PV_NAMES_K, &s->share_template, &c->share_template)) ||
 	    (r = set_str(&s->share_path, DEFAULT_SHARE_PATH)) ||
 	    (r = get_str(c, m, "server", "share_path", "an absolute path on the server",
 			 &s->share_path, &v)))
 		return r;
-	if (v && s->share_path[0] != '/')
-		return fail(c, v,
-			    "'server.share_path' is '%.64s', a relative path; expected an "
-			    "absolute path on the server such as /srv/provision",
-			    s->share_path);
+	if (v && (r = check_folder(c, v, "server.share_path", s->share_path, true,
+				   "on the server such as /srv/provision")))
+		return r;
 	if ((r = get_path(c, m, "server", "fileset", &s->fileset)) ||
 	    (r = set_str(&s->service, DEFAULT_SERVICE)) ||
 	    (r = get_str(c, m, "server", "service", "a command containing {action}", &s->service,
@@ -935,7 +992,8 @@ static int parse_clients(struct ctx *c, const struct pv_node *root)
 static int parse_controller(struct ctx *c, const struct pv_node *root)
 {
 	struct pv_controller *ct = &c->pb->controller;
-	const struct pv_node *m = pv_tree_get(root, "controller"), *h;
+	const struct pv_node *m = pv_tree_get(root, "controller"), *h, *v;
+	const char *s;
 	int r;
 
 	if (!m)
@@ -951,10 +1009,24 @@ static int parse_controller(struct ctx *c, const struct pv_node *root)
 		    (r = parse_host(c, h, "controller.host", false, false, &ct->host, NULL)))
 			return r;
 	}
-	/* a local folder is resolved like any file; a remote one is the remote host's business */
-	if (!h)
+	/* a local folder is resolved like any file (a relative one under the playbook's folder);
+	 * a remote one is used as given, so it must be absolute */
+	if ((r = get_text(c, m, "controller", "results", "a folder path", &s, &v)))
+		return r;
+	if (!h) {
+		const char *rel = s;
+
+		if (rel[0] == '~' && (rel[1] == '/' || !rel[1]))
+			rel += rel[1] ? 2 : 1;
+		if (*rel && (r = check_folder(c, v, "controller.results", rel, false,
+					      "such as /var/lib/fsct/results")))
+			return r;
 		return get_path(c, m, "controller", "results", &ct->results);
-	return get_str(c, m, "controller", "results", "a folder path", &ct->results, NULL);
+	}
+	if ((r = check_folder(c, v, "controller.results", s, true,
+			      "on the controller host such as /var/lib/fsct/results")))
+		return r;
+	return set_str(&ct->results, s);
 }
 
 static int parse_driver(struct ctx *c, const struct pv_node *root)
@@ -1043,6 +1115,15 @@ static int check_names(struct ctx *c)
 		if (pv_names_check_host("alias", name))
 			return fail_recorded(c, at, NULL,
 					     ": shorten the server name or alias_template");
+		/* every share name: {k} and {server} can change what a name starts with */
+		at = c->share_template ? c->share_template : c->server_name;
+		for (unsigned k = 1; k <= pb->server.shares; k++) {
+			if (pv_names_expand(pb->server.share_template, NULL, pb->server.host.name,
+					    0, k, name, sizeof(name)))
+				return fail_recorded(c, at, NULL, NULL);
+			if (pv_names_check_share("share name", name))
+				return fail_recorded(c, at, "server.share_template", NULL);
+		}
 	}
 	return 0;
 }
@@ -1063,6 +1144,12 @@ static int parse_lab(struct ctx *c, const struct pv_node *root)
 			    expect);
 	if (len > 32)
 		return fail(c, v, "'lab' is %zu characters long; expected %s", len, expect);
+	/* it names the OU and tags what is made on the hosts */
+	if (s[0] == '-')
+		return fail(c, v,
+			    "'lab' is '%s', which starts with '-'; expected %s, starting "
+			    "with a letter, digit or '_'",
+			    s, expect);
 	return set_str(&c->pb->lab, s);
 }
 
@@ -1224,6 +1311,7 @@ out:
 static void secret_release(struct pv_secret_ref *s)
 {
 	free(s->value);
+	free(s->where);
 }
 
 void pv_playbook_free(struct pv_playbook *pb)

@@ -24,6 +24,9 @@ struct pv_secret_ref {
 	enum pv_secret_source source;
 	char *value; /* PATH (resolved against the playbook's folder) or NAME; NULL otherwise */
 	int line, col; /* where it was given, 0 when defaulted */
+	char *where;   /* "FILE:LINE:COL" of the value, or the option that set it: errors name
+			* this place, never the value (a NAME or PATH may be a password written
+			* in the wrong place); NULL when unset */
 };
 
 enum pv_ldap_transport {

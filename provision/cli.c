@@ -117,6 +117,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "file\n"
 	 "system, or a results folder that is a mount point or a symbolic link, is refused before\n"
 	 "anything moves (status 3); if the new folder cannot be made the old one is moved back.\n"
+	 "On controller.host, --backup DIR must be absolute and normalized (status 2 otherwise).\n"
 	 "'cleanup controller [--backup DIR]' does the same but never creates a missing folder."},
 	{CMD_RUN, "run", NULL, false, PB, "run [--timeout SECONDS]",
 	 "run the load driver's phases across all hosts",

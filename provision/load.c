@@ -77,13 +77,18 @@ int pv_ctx_load(struct pv_ctx *ctx)
 		/* A secret reference is replaced whole, not merged key by key. */
 		struct pv_secret_ref *ref = &ctx->pb->domain.admin_password;
 		char *v = strdup(ctx->cli.opt[OPT_ADMIN_PASSWORD_FILE]);
+		char *w = strdup("--admin-password-file"); /* what messages name, not the path */
 
-		if (!v) {
+		if (!v || !w) {
+			free(v);
+			free(w);
 			r = pv_error(PV_EIO, "out of memory");
 			goto out;
 		}
 		free(ref->value);
+		free(ref->where);
 		ref->value = v;
+		ref->where = w;
 		ref->source = PV_SECRET_FILE;
 		ref->line = ref->col = 0;
 	}

@@ -101,7 +101,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	memset(&ctx, 0, sizeof(ctx));
 	memset(&out, 0, sizeof(out));
-	r = pv_cli_parse(argc, argv, &ctx.cli);
+	/* before any secret is read: no core file, not dumpable */
+	r = pv_creds_harden();
+	if (r == PV_OK)
+		r = pv_cli_parse(argc, argv, &ctx.cli);
 	pv_out_init(&ctx);
 	if (r != PV_OK) {
 		ctx.json = wants_json(argc, argv);

@@ -69,8 +69,14 @@ int pv_ctx_load(struct pv_ctx *ctx);
 int pv_ctx_clients(struct pv_ctx *ctx, const struct pv_host ***out, size_t *n);
 
 /* secrets.c: the credentials provider behind ctx->env (file, environment, stdin once, or a
- * prompt on the terminal), resolved on first use and kept for the run. */
+ * prompt on the terminal), resolved on first use and kept for the run; the variables of the
+ * playbook's {env: NAME} references are taken out of the environment by pv_creds_init, before
+ * any thread or child exists. Messages name where a reference was given, never its value. */
 int pv_creds_init(struct pv_ctx *ctx);
+/* Before anything else: no core file (RLIMIT_CORE 0) and not dumpable (PR_SET_DUMPABLE 0,
+ * which also stops ptrace attach by processes of the same user that are not root, for the
+ * forked workers too). PV_EIO (recorded) when either cannot be set. */
+int pv_creds_harden(void);
 void pv_creds_free(struct pv_creds *c);
 
 /* output.c: the log and progress sinks (stderr), the error line, and the JSON document. */

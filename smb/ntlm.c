@@ -127,6 +127,9 @@ static void md_digest(void (*block)(uint32_t *, const uint8_t *), const void *p1
 	block(h, blk);
 	for (int i = 0; i < 4; i++)
 		put32(out + 4 * i, h[i]);
+	/* the block held the input (a password for MD4, a key pad for HMAC) */
+	explicit_bzero(blk, sizeof(blk));
+	explicit_bzero(h, sizeof(h));
 }
 
 void pv_md4(const void *data, size_t len, uint8_t out[16])
@@ -153,6 +156,10 @@ void pv_hmac_md5(const void *key, size_t klen, const void *data, size_t len, uin
 	for (int i = 0; i < 64; i++)
 		pad[i] = k[i] ^ 0x5c;
 	md_digest(md5_block, pad, 64, inner, 16, out);
+	/* the key is an NT hash or NTOWFv2 here */
+	explicit_bzero(k, sizeof(k));
+	explicit_bzero(pad, sizeof(pad));
+	explicit_bzero(inner, sizeof(inner));
 }
 
 int pv_ntowfv2(const char *password, size_t plen, const char *user, const char *domain,
@@ -162,12 +169,13 @@ int pv_ntowfv2(const char *password, size_t plen, const char *user, const char *
 	uint8_t nt[16];
 	int r = -1;
 
+	pv_buf_secret(&pw);
 	if (pv_utf16le(&pw, password, plen, 0) == 0 &&
 	    pv_utf16le(&ud, user, strlen(user), 1) == 0 &&
 	    pv_utf16le(&ud, domain, strlen(domain), 0) == 0) {
 		pv_md4(pw.data ? pw.data : "", pw.len, nt);
 		pv_hmac_md5(nt, 16, ud.data ? ud.data : "", ud.len, out);
-		memset(nt, 0, sizeof(nt));
+		explicit_bzero(nt, sizeof(nt));
 		r = 0;
 	}
 	pv_buf_release(&pw, 1);
@@ -429,7 +437,7 @@ int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const char *user, co
 		goto out;
 	r = 0;
 out:
-	memset(key, 0, sizeof(key));
+	explicit_bzero(key, sizeof(key));
 	pv_buf_release(&lm, 0);
 	pv_buf_release(&nt, 0);
 	pv_buf_release(&dom, 0);

@@ -22,10 +22,16 @@ static int grow(struct pv_buf *b, size_t extra)
 	cap = b->cap ? b->cap : 64;
 	while (cap < need)
 		cap *= 2;
-	p = realloc(b->data, cap);
+	/* a secret is moved by hand, so that the old block is wiped before it is freed */
+	p = realloc(b->secret ? NULL : b->data, cap);
 	if (!p) {
 		b->failed = true;
 		return -1;
+	}
+	if (b->secret && b->data) {
+		memcpy(p, b->data, b->len + 1);
+		explicit_bzero(b->data, b->cap);
+		free(b->data);
 	}
 	b->data = p;
 	b->cap = cap;
@@ -81,8 +87,15 @@ int pv_buf_addf(struct pv_buf *b, const char *fmt, ...)
 	return r;
 }
 
+void pv_buf_secret(struct pv_buf *b)
+{
+	b->secret = true;
+}
+
 void pv_buf_reset(struct pv_buf *b)
 {
+	if (b->data && b->secret)
+		explicit_bzero(b->data, b->cap);
 	b->len = 0;
 	b->failed = false;
 	if (b->data)
@@ -91,12 +104,13 @@ void pv_buf_reset(struct pv_buf *b)
 
 void pv_buf_release(struct pv_buf *b, int wipe)
 {
-	if (b->data && wipe)
+	if (b->data && (wipe || b->secret))
 		explicit_bzero(b->data, b->cap);
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
 	b->failed = false;
+	b->secret = false;
 }
 
 char *pv_buf_detach(struct pv_buf *b)

@@ -4,7 +4,12 @@
  * later append fails too, leaving the contents as they were before the first failure. A
  * builder can then append without checking each call and look once at the end
  * (pv_buf_failed); whoever sends a buffer somewhere checks it first, so a script cut short
- * halfway is never run. pv_buf_reset and pv_buf_release clear the mark. */
+ * halfway is never run. pv_buf_reset and pv_buf_release clear the mark.
+ *
+ * A buffer meant for key material (a password in UTF-16, an NT hash) is marked with
+ * pv_buf_secret() before the first append: growing it then moves the contents to new memory
+ * and wipes the old block (realloc would leave a copy behind in freed memory), and
+ * pv_buf_reset and pv_buf_release wipe it. */
 #ifndef PV_UTIL_BUF_H
 #define PV_UTIL_BUF_H
 
@@ -17,9 +22,10 @@ struct pv_buf {
 	size_t len;
 	size_t cap;
 	bool failed; /* an append ran out of memory (sticky) */
+	bool secret; /* wiped when it grows, is reset or released (pv_buf_secret) */
 };
 
-#define PV_BUF_INIT { NULL, 0, 0, false }
+#define PV_BUF_INIT { NULL, 0, 0, false, false }
 
 /* Append; return 0, or -1 on allocation failure or when the buffer failed earlier (the
  * contents are unchanged). */
@@ -36,9 +42,12 @@ static inline bool pv_buf_failed(const struct pv_buf *b)
 {
 	return b->failed;
 }
-/* Drop the contents and the failure mark, keep the memory. */
+/* Mark b as holding key material (see above); it stays so until pv_buf_release. */
+void pv_buf_secret(struct pv_buf *b);
+/* Drop the contents (wiped for a secret buffer) and the failure mark, keep the memory. */
 void pv_buf_reset(struct pv_buf *b);
-/* Free the memory (wiping it first when wipe is non-zero) and reset to PV_BUF_INIT. */
+/* Free the memory (wiping it first when wipe is non-zero or b is secret) and reset to
+ * PV_BUF_INIT. */
 void pv_buf_release(struct pv_buf *b, int wipe);
 /* Hand the data to the caller (who frees it); the buffer is reset. NULL when the buffer
  * failed or on OOM. */

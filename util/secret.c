@@ -88,29 +88,39 @@ out:
 	return r;
 }
 
-int pv_secret_from_file(const char *path, struct pv_secret **out)
+int pv_secret_from_file(const char *path, const char *what, struct pv_secret **out)
 {
-	char what[512];
 	int fd, r;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return pv_error(PV_EIO, "cannot open secret file '%s': %s", path, strerror(errno));
-	snprintf(what, sizeof(what), "file '%s'", path);
+		return pv_error(PV_EIO, "cannot open %s: %s", what, strerror(errno));
 	r = read_fd(fd, what, 0, out);
 	close(fd);
 	return r;
 }
 
-int pv_secret_from_env(const char *name, struct pv_secret **out)
+int pv_secret_from_env(const char *name, const char *what, struct pv_secret **out)
 {
-	const char *v = getenv(name);
+	char *v = getenv(name);
+	struct pv_secret *sec;
+	size_t len;
 
-	if (!v || !*v)
-		return pv_error(PV_ECONFIG, "environment variable '%s' holding a secret is unset or empty",
-				name);
-	*out = pv_secret_new(v, strlen(v));
-	return *out ? PV_OK : pv_error(PV_EIO, "out of memory");
+	if (!v)
+		return pv_error(PV_ECONFIG, "%s is unset", what);
+	len = strlen(v);
+	sec = len ? pv_secret_new(v, len) : NULL;
+	/* Out of the environment, and out of memory: unsetenv only drops the pointer, and the
+	 * initial environment block is what /proc/PID/environ shows. The string stays valid
+	 * after unsetenv (glibc never frees what setenv made; the initial block is the stack's). */
+	unsetenv(name);
+	explicit_bzero(v, len);
+	if (!len)
+		return pv_error(PV_ECONFIG, "%s is empty", what);
+	if (!sec)
+		return pv_error(PV_EIO, "out of memory");
+	*out = sec;
+	return PV_OK;
 }
 
 int pv_secret_from_fd(int fd, const char *what, struct pv_secret **out)

@@ -30,15 +30,15 @@ if [ -n "$new" ] || [ "$dropbak" = 1 ]; then
 fi
 if [ -n "$new" ]; then
 	how=rename
-	if [ -r /proc/self/mountinfo ] && grep -qF " $f " /proc/self/mountinfo; then how=in-place; fi
-	tmp=$(mktemp "$f.provision-new.XXXXXX") || die 23 "cannot create a temporary file next to $f"
-	if [ "$how" = rename ]; then cp -p -- "$f" "$tmp" 2>/dev/null || chmod 0644 "$tmp"; fi
+	if [ -r /proc/self/mountinfo ] && grep -qF -e " $f " /proc/self/mountinfo; then how=in-place; fi
+	tmp=$(mktemp -- "$f.provision-new.XXXXXX") || die 23 "cannot create a temporary file next to $f"
+	if [ "$how" = rename ]; then cp -p -- "$f" "$tmp" 2>/dev/null || chmod -- 0644 "$tmp"; fi
 	cat >"$tmp" || die 24 "cannot write the temporary file $tmp"
 	[ "$(cksum <"$tmp")" = "$new" ] || die 25 "the new content of $f arrived incomplete; nothing was written"
 	if [ "$mkbak" = 1 ]; then
 		if [ -e "$b" ]; then echo 'pv-backup exists'
 		else
-			{ bt=$(mktemp "$b.XXXXXX") && cp -p -- "$f" "$bt" && fsync "$bt" && mv -f -- "$bt" "$b"; } || die 26 "cannot keep a backup of $f as $b; nothing was written"
+			{ bt=$(mktemp -- "$b.XXXXXX") && cp -p -- "$f" "$bt" && fsync "$bt" && mv -f -- "$bt" "$b"; } || die 26 "cannot keep a backup of $f as $b; nothing was written"
 			bt=
 			echo 'pv-backup made'
 		fi
@@ -67,7 +67,7 @@ if [ "$dropbak" = 1 ] && [ -e "$b" ]; then
 	else echo 'pv-backup kept'; fi
 fi
 if [ $# -gt 0 ]; then
-	out=$(getent hosts "$@"); rc=$?
+	out=$(getent hosts -- "$@"); rc=$?
 	echo 'pv-getent-output'; printf '%s\n' "$out"; echo "pv-getent $rc"
 fi
 exit 0

@@ -6,6 +6,8 @@
 : "${r:?}" "${p:?}" "${stamp:?}" "${create:?}" "${dry:?}"
 bdir=${bdir-}
 die() { c=$1; shift; printf '%s\n' "$*" >&2; exit "$c"; }
+# r is absolute (the playbook checks it): find, which takes no --, never reads it as an option
+case $r in /*) ;; *) die 33 "results folder $r is not an absolute path" ;; esac
 [ -z "$bdir" ] || [ -d "$bdir" ] || die 32 "--backup $bdir is not a folder on this host; create it first"
 if [ -L "$r" ]; then die 33 "results folder $r is a symbolic link; set controller.results to the folder it points at"; fi
 if [ ! -e "$r" ]; then
@@ -38,5 +40,5 @@ if ! err=$(mkdir -m "$mode" -- "$r" 2>&1); then
 	mv -- "$d" "$r" || die 36 "cannot make $r anew ($err), and moving the results back failed too: they are in $d"
 	die 36 "cannot make $r anew: $err; the results were moved back"
 fi
-chown "$own" -- "$r" 2>/dev/null
+chown -- "$own" "$r" 2>/dev/null
 echo "pv-ctl moved $n $d"

@@ -2,6 +2,8 @@
 # Set before it: r (results). Prints "pv-ctl-status <kind> <entries> <backups>", kind one of
 # absent, dir, other.
 : "${r:?}"
+# r is absolute (the playbook checks it): find, which takes no --, never reads it as an option
+case $r in /*) ;; *) echo "results folder $r is not an absolute path" >&2; exit 33 ;; esac
 backups=0
 for b in "$r".[0-9]*; do
 	[ -d "$b" ] && backups=$((backups + 1))

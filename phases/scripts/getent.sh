@@ -15,5 +15,5 @@ for u; do
 	set -- "$@" "$d$sep$u"
 	shift
 done
-getent passwd "$@" | cut -d: -f1,3,4
+getent passwd -- "$@" | cut -d: -f1,3,4
 exit 0

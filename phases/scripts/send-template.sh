@@ -11,7 +11,7 @@ tpl=$(mktemp -d ./.provision-tpl.XXXXXX)
 chmod 0755 "$tpl"
 tar -x -f - -C "$tpl" --no-same-owner || {
 	e=$?
-	rm -rf "$tpl"
+	rm -rf -- "$tpl"
 	exit $e
 }
 echo "$tpl"

@@ -34,11 +34,11 @@ share() {
 	else
 		made=0
 		[ -d "$2" ] || made=1
-		if ! mkdir -p -- "$2" || ! chmod 0755 "$2"; then
+		if ! mkdir -p -- "$2" || ! chmod -- 0755 "$2"; then
 			echo "nodir $1"
 			return 1
 		fi
-		if o=$(net conf addshare "$1" "$2" writeable=y guest_ok=n "$tag" 2>&1); then
+		if o=$(net conf addshare -- "$1" "$2" writeable=y guest_ok=n "$tag" 2>&1); then
 			echo "created $1"
 		else
 			[ $made = 0 ] || rmdir -- "$2" 2>/dev/null

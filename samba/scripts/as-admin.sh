@@ -6,8 +6,8 @@
 : "${princ:?}"
 set -e
 umask 077
-cc=$(mktemp "${TMPDIR:-/tmp}/provision-krb5cc.XXXXXX")
-trap 'rm -f "$cc"' EXIT
+cc=$(mktemp -- "${TMPDIR:-/tmp}/provision-krb5cc.XXXXXX")
+trap 'rm -f -- "$cc"' EXIT
 export KRB5CCNAME="FILE:$cc"
 if ! kinit -- "$princ" >/dev/null; then
 	echo 'kinit as the admin failed' >&2

@@ -10,8 +10,9 @@ fi
 if [ "$flush" = 1 ]; then
 	net ads keytab flush --use-kerberos=required -N </dev/null >/dev/null || true
 	kt=$(testparm -s --parameter-name='dedicated keytab file' 2>/dev/null | sed 's/^FILE://')
-	if [ -n "$kt" ] && [ -f "$kt" ] && ! klist -k "$kt" 2>/dev/null | grep -q '@'; then
+	if [ -n "$kt" ] && [ -f "$kt" ] && ! klist -k -- "$kt" 2>/dev/null | grep -q '@'; then
 		rm -f -- "$kt"
 	fi
 fi
-net ads leave -U "$admin" --use-kerberos=required -N </dev/null >&2
+# --user=VALUE: the value is bound to the option whatever it starts with
+net ads leave --user="$admin" --use-kerberos=required -N </dev/null >&2

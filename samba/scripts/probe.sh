@@ -48,7 +48,7 @@ if [ "$quick" = 1 ]; then
 	case $(tp 'kerberos method') in *keytab*)
 		kf=$(tp 'dedicated keytab file')
 		if [ -n "$kf" ] && command -v klist >/dev/null 2>&1; then
-			klist -k "$kf" 2>/dev/null | awk 'NR > 3 { print "kt=" $2 }'
+			klist -k -- "$kf" 2>/dev/null | awk 'NR > 3 { print "kt=" $2 }'
 		else
 			net ads keytab list </dev/null 2>/dev/null | awk 'NR > 1 { print "kt=" $3 }'
 		fi | sort -u
@@ -63,6 +63,9 @@ if [ -e "$statedir/.provision-join.$lab" ]; then echo joinmark=1; fi
 # by their pid files: on a host shared with other Samba instances pidof would lie
 piddir=$(tp 'pid directory')
 for d in smbd winbindd; do
-	pid=$(cat "$piddir/$d.pid" 2>/dev/null)
+	pid=$(cat -- "$piddir/$d.pid" 2>/dev/null)
+	# a pid file holding anything but a number (kill -0 -1 would ask about every process) is
+	# no running daemon
+	case $pid in '' | *[!0-9]*) pid= ;; esac
 	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then echo "$d=1"; else echo "$d=0"; fi
 done

@@ -165,8 +165,8 @@ pv "${P[@]}" --set "server.fileset=$T_TMP/bad.yaml" server --users 2
 expect_rc 3 "fileset that does not parse"
 expect_err "bad.yaml:3:37: 'parts.static.sizes' is '10 parsecs', not a size"
 pv "${P[@]}" --set 'server.share_template=fs:root{k}' server --users 2
-expect_rc 3 "share name Samba refuses"
-expect_err "Samba on 'srv' refused the share 'fs:root1'"
+expect_rc 3 "share name Samba refuses (refused by the playbook check now, before Samba sees it)"
+expect_err "'server.share_template': share name 'fs:root1' contains ':'"
 pv "${P[@]}" server --users 3
 expect_rc 1 "a user missing from the domain"
 expect_err "2 of 6 users are not in the domain .*st-cli1-u3"

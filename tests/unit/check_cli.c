@@ -1,12 +1,17 @@
-/* tests/unit/check_cli.c: command-line parsing (provision/cli.c). */
+/* tests/unit/check_cli.c: provision/: command-line parsing (cli.c) and the credentials
+ * provider (secrets.c: {env: NAME} taken out of the environment at start, messages that name
+ * where a reference was given and never its value, the process made non-dumpable). */
 #include <check.h>
 
 #include "tests/unit/unit.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include "provision/cli.h"
+#include "provision/provision.h"
 #include "util/err.h"
 
 /* Split line on spaces into a static argv (valid until the next call) and parse it. */
@@ -244,10 +249,120 @@ START_TEST(test_tables_consistent)
 }
 END_TEST
 
+/* ---- the credentials provider ---- */
+
+#define PB_HEAD                                                                                    \
+	"domain:\n"                                                                                \
+	"  realm: LAB.TEST\n"                                                                      \
+	"  netbios: LAB\n"                                                                         \
+	"  dc: dc.lab.test\n"                                                                      \
+	"  ca_file: /etc/ca.pem\n"
+
+/* A context with the playbook text loaded and the provider made. */
+static void creds_ctx(struct pv_ctx *ctx, const char *text)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ck_assert_msg(pv_playbook_parse("t.yaml", text, strlen(text), NULL, &ctx->pb) == PV_OK,
+		      "%s", pv_errmsg());
+	ck_assert_int_eq(pv_creds_init(ctx), PV_OK);
+	ctx->env.pb = ctx->pb;
+}
+
+static void creds_ctx_free(struct pv_ctx *ctx)
+{
+	pv_creds_free(ctx->creds);
+	pv_playbook_free(ctx->pb);
+}
+
+/* What a child started now sees of the variable: "unset" or its value. */
+static void child_sees(const char *name, const char *want)
+{
+	char cmd[128], line[64] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "printf %%s \"${%s-unset}\"", name);
+	ck_assert_ptr_nonnull(p = popen(cmd, "r"));
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert_str_eq(line, want);
+}
+
+START_TEST(test_creds_env_taken_at_start)
+{
+	struct pv_ctx ctx;
+	const struct pv_secret *admin = NULL, *users = NULL;
+
+	setenv("PV_T_ADMIN", "adm1n-pw", 1);
+	setenv("PV_T_OTHER", "kept", 1);
+	child_sees("PV_T_ADMIN", "adm1n-pw");
+	/* the same variable for both: taken once, given to both */
+	creds_ctx(&ctx, PB_HEAD "  admin_password: {env: PV_T_ADMIN}\n"
+				"users: {password: {env: PV_T_ADMIN}}\n");
+	/* gone before any secret is asked for: no child, thread or worker inherits it */
+	ck_assert_ptr_null(getenv("PV_T_ADMIN"));
+	child_sees("PV_T_ADMIN", "unset");
+	child_sees("PV_T_OTHER", "kept");
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_ADMIN, &admin), PV_OK);
+	ck_assert_str_eq(admin->data, "adm1n-pw");
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_USERS, &users), PV_OK);
+	ck_assert_str_eq(users->data, "adm1n-pw");
+	ck_assert_ptr_ne(admin, users);
+	creds_ctx_free(&ctx);
+	unsetenv("PV_T_OTHER");
+}
+END_TEST
+
+/* A password written where the variable's name or the file's path goes is never repeated:
+ * the message names the place in the playbook instead. */
+START_TEST(test_creds_messages_name_the_place)
+{
+	struct pv_ctx ctx;
+	const struct pv_secret *sec = NULL;
+
+	unsetenv("Sup3rSecret");
+	creds_ctx(&ctx, PB_HEAD "  admin_password: {env: Sup3rSecret}\n"
+				"users: {password: {file: \"/nonexistent/Sup3r-Secret!\"}}\n");
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_ADMIN, &sec), PV_ECONFIG);
+	ck_assert_str_eq(pv_errmsg(),
+			 "admin password: the environment variable given at t.yaml:6:25 is unset");
+	/* asked again: the same failure, nothing read twice */
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_ADMIN, &sec), PV_ECONFIG);
+	ck_assert_ptr_null(strstr(pv_errmsg(), "Sup3r"));
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_USERS, &sec), PV_EIO);
+	ck_assert_str_eq(pv_errmsg(), "users' password: cannot open the file given at t.yaml:7:26: "
+				      "No such file or directory");
+	ck_assert_ptr_null(strstr(pv_errmsg(), "Sup3r"));
+	creds_ctx_free(&ctx);
+
+	/* the option's file when --password-file gives it */
+	creds_ctx(&ctx, PB_HEAD "  admin_password: {prompt: true}\n");
+	ctx.cli.opt[OPT_PASSWORD_FILE] = "/nonexistent/Sup3r-Secret!";
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_USERS, &sec), PV_EIO);
+	ck_assert_str_eq(pv_errmsg(),
+			 "users' password: cannot open the file given by --password-file: "
+			 "No such file or directory");
+	ctx.cli.opt[OPT_PASSWORD_FILE] = NULL;
+	creds_ctx_free(&ctx);
+}
+END_TEST
+
+START_TEST(test_creds_harden)
+{
+	struct rlimit rl;
+
+	ck_assert_int_eq(pv_creds_harden(), PV_OK);
+	ck_assert_int_eq(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(getrlimit(RLIMIT_CORE, &rl), 0);
+	ck_assert_uint_eq(rl.rlim_cur, 0);
+	ck_assert_uint_eq(rl.rlim_max, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("parse");
+	TCase *tc2 = tcase_create("creds");
 
 	tcase_add_test(tc, test_globals_and_command);
 	tcase_add_test(tc, test_globals_after_command);
@@ -263,6 +378,10 @@ int main(void)
 	tcase_add_test(tc, test_double_dash);
 	tcase_add_test(tc, test_count);
 	tcase_add_test(tc, test_tables_consistent);
+	tcase_add_test(tc2, test_creds_env_taken_at_start);
+	tcase_add_test(tc2, test_creds_messages_name_the_place);
+	tcase_add_test(tc2, test_creds_harden);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tc2);
 	return pv_unit_run(s);
 }

@@ -151,6 +151,124 @@ START_TEST(host_limits)
 }
 END_TEST
 
+/* sAMAccountName allows a leading '-'; we do not: user names reach getent, chown and the
+ * users' folders on the server. */
+START_TEST(sam_leading_dash)
+{
+	ck_assert_int_eq(pv_names_check_sam("user name", "-cli1-u1"), PV_ECONFIG);
+	ck_assert_msg_has("user name '-cli1-u1' starts with '-'");
+	ck_assert_int_eq(pv_names_check_sam("user name", "--help"), PV_ECONFIG);
+	ck_assert_int_eq(pv_names_check_sam("user name", "cli1-u1-"), 0);
+	ck_assert_int_eq(pv_names_check_sam("user name", "_x"), 0);
+}
+END_TEST
+
+START_TEST(share_names)
+{
+	char name[100];
+
+	ck_assert_int_eq(pv_names_check_share("share name", "fsroot1"), 0);
+	ck_assert_int_eq(pv_names_check_share("share name", "srv-data_1.x$"), 0);
+	ck_assert_int_eq(pv_names_check_share("share name", "caf\xc3\xa9 1"), 0);
+	/* path separators: the name is a folder under share_path too */
+	ck_assert_int_eq(pv_names_check_share("share name", "../../etc/x1"), PV_ECONFIG);
+	ck_assert_msg_has("share name '../../etc/x1' contains '/', a path separator");
+	ck_assert_int_eq(pv_names_check_share("share name", "a\\b"), PV_ECONFIG);
+	ck_assert_msg_has("contains '\\', a path separator");
+	ck_assert_int_eq(pv_names_check_share("share name", "."), PV_ECONFIG);
+	ck_assert_msg_has("share name is '.'");
+	ck_assert_int_eq(pv_names_check_share("share name", ".."), PV_ECONFIG);
+	ck_assert_msg_has("share name is '..'");
+	ck_assert_int_eq(pv_names_check_share("share name", "..1"), 0);
+	/* an option to net and the file tools */
+	ck_assert_int_eq(pv_names_check_share("share name", "-fsroot1"), PV_ECONFIG);
+	ck_assert_msg_has("share name '-fsroot1' starts with '-'");
+	ck_assert_int_eq(pv_names_check_share("share name", "fs-root1-"), 0);
+	/* control characters, newlines first */
+	ck_assert_int_eq(pv_names_check_share("share name", "fs\nroot1"), PV_ECONFIG);
+	ck_assert_msg_has("share name contains the control character 0x0a");
+	ck_assert_int_eq(pv_names_check_share("share name", "fs\x1froot1"), PV_ECONFIG);
+	ck_assert_int_eq(pv_names_check_share("share name", "fsroot1\x7f"), PV_ECONFIG);
+	ck_assert_msg_has("control character 0x7f");
+	/* Samba's INVALID_SHARENAME_CHARS and the smb.conf brackets */
+	for (const char *p = "%<>*?|+=;:\",[]"; *p; p++) {
+		snprintf(name, sizeof(name), "a%cb", *p);
+		ck_assert_msg(pv_names_check_share("share name", name) == PV_ECONFIG,
+			      "'%s' accepted", name);
+		ck_assert_msg_has("share names cannot hold any of");
+	}
+	/* spaces: inside yes, at either end no (smb.conf trims them) */
+	ck_assert_int_eq(pv_names_check_share("share name", "fs root"), 0);
+	ck_assert_int_eq(pv_names_check_share("share name", " fsroot"), PV_ECONFIG);
+	ck_assert_msg_has("starts with a space");
+	ck_assert_int_eq(pv_names_check_share("share name", "fsroot "), PV_ECONFIG);
+	ck_assert_msg_has("ends with a space");
+	/* smb.conf's special sections and IPC$, any case */
+	ck_assert_int_eq(pv_names_check_share("share name", "global"), PV_ECONFIG);
+	ck_assert_msg_has("'global' is reserved");
+	ck_assert_int_eq(pv_names_check_share("share name", "HOMES"), PV_ECONFIG);
+	ck_assert_int_eq(pv_names_check_share("share name", "Printers"), PV_ECONFIG);
+	ck_assert_int_eq(pv_names_check_share("share name", "IPC$"), PV_ECONFIG);
+	ck_assert_int_eq(pv_names_check_share("share name", "globals"), 0);
+	/* length in characters: 80 fit, 81 do not */
+	memset(name, 'x', 80);
+	name[80] = '\0';
+	ck_assert_int_eq(pv_names_check_share("share name", name), 0);
+	name[80] = 'y';
+	name[81] = '\0';
+	ck_assert_int_eq(pv_names_check_share("share name", name), PV_ECONFIG);
+	ck_assert_msg_has("is 81 characters; share names allow at most 80");
+	ck_assert_int_eq(pv_names_check_share("share name", ""), PV_ECONFIG);
+	ck_assert_msg_has("share name is empty");
+}
+END_TEST
+
+START_TEST(paths)
+{
+	ck_assert_int_eq(pv_names_check_path("'p'", "/srv/provision", 1), 0);
+	ck_assert_int_eq(pv_names_check_path("'p'", "/", 1), 0);
+	ck_assert_int_eq(pv_names_check_path("'p'", "/a/.b/..c/d../e.f", 1), 0);
+	ck_assert_int_eq(pv_names_check_path("'p'", "srv", 1), PV_ECONFIG);
+	ck_assert_msg_has("'p' is 'srv', a relative path");
+	ck_assert_int_eq(pv_names_check_path("'p'", "-rf", 1), PV_ECONFIG);
+	ck_assert_msg_has("a relative path");
+	ck_assert_int_eq(pv_names_check_path("'p'", "srv/x", 0), 0);
+	ck_assert_int_eq(pv_names_check_path("'p'", "//srv", 1), PV_ECONFIG);
+	ck_assert_msg_has("'p' is '//srv', which has an empty component ('//')");
+	ck_assert_int_eq(pv_names_check_path("'p'", "/srv//x", 1), PV_ECONFIG);
+	ck_assert_int_eq(pv_names_check_path("'p'", "/srv/", 1), PV_ECONFIG);
+	ck_assert_msg_has("'p' is '/srv/', which ends with '/'");
+	ck_assert_int_eq(pv_names_check_path("'p'", "/srv/..", 1), PV_ECONFIG);
+	ck_assert_msg_has("which has a '..' component");
+	ck_assert_int_eq(pv_names_check_path("'p'", "/../etc", 1), PV_ECONFIG);
+	ck_assert_int_eq(pv_names_check_path("'p'", "/srv/./x", 1), PV_ECONFIG);
+	ck_assert_msg_has("which has a '.' component");
+	ck_assert_int_eq(pv_names_check_path("'p'", "./x", 0), PV_ECONFIG);
+	ck_assert_int_eq(pv_names_check_path("'p'", "x/.", 0), PV_ECONFIG);
+	ck_assert_int_eq(pv_names_check_path("'p'", "..", 0), PV_ECONFIG);
+	ck_assert_int_eq(pv_names_check_path("'p'", "/srv/a\nb", 1), PV_ECONFIG);
+	ck_assert_msg_has("'p' contains the control character 0x0a");
+	ck_assert_int_eq(pv_names_check_path("'p'", "/srv/a\x7f", 1), PV_ECONFIG);
+	ck_assert_int_eq(pv_names_check_path("'p'", "", 0), PV_ECONFIG);
+	ck_assert_msg_has("'p' is empty");
+}
+END_TEST
+
+START_TEST(accounts)
+{
+	ck_assert_int_eq(pv_names_check_account("'a'", "Administrator"), 0);
+	ck_assert_int_eq(pv_names_check_account("'a'", "admin@LAB.TEST"), 0);
+	ck_assert_int_eq(pv_names_check_account("'a'", "lab-admin"), 0);
+	ck_assert_int_eq(pv_names_check_account("'a'", "-V"), PV_ECONFIG);
+	ck_assert_msg_has("'a' is '-V', which starts with '-'");
+	ck_assert_int_eq(pv_names_check_account("'a'", "admin%secret"), PV_ECONFIG);
+	ck_assert_msg_has("contains '%'");
+	ck_assert_int_eq(pv_names_check_account("'a'", "ad\tmin"), PV_ECONFIG);
+	ck_assert_msg_has("control character 0x09");
+	ck_assert_int_eq(pv_names_check_account("'a'", ""), PV_ECONFIG);
+}
+END_TEST
+
 static Suite *names_suite(void)
 {
 	Suite *s = suite_create("names");
@@ -164,6 +282,10 @@ static Suite *names_suite(void)
 	tcase_add_test(tc, sam_limits);
 	tcase_add_test(tc, sam_forbidden_characters);
 	tcase_add_test(tc, host_limits);
+	tcase_add_test(tc, sam_leading_dash);
+	tcase_add_test(tc, share_names);
+	tcase_add_test(tc, paths);
+	tcase_add_test(tc, accounts);
 	suite_add_tcase(s, tc);
 	return s;
 }

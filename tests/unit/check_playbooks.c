@@ -303,7 +303,7 @@ START_TEST(lab_yaml)
 	ck_assert_str_eq(pb->domain.realm, "LAB.TEST");
 	ck_assert_str_eq(pb->domain.netbios, "LAB");
 	ck_assert_str_eq(pb->domain.dc_name, "dc.lab.test");
-	ck_assert_str_eq(pb->domain.dc_address, "198.18.0.10");
+	ck_assert_ptr_null(pb->domain.dc_address); /* the lab's controller resolves the DC */
 	ck_assert_int_eq(pb->domain.transport, PV_LDAP_LDAPS);
 	ck_assert_str_eq(pb->domain.ca_file, "/var/lib/provision-lab/ca.pem");
 	ck_assert_str_eq(pb->domain.admin, "Administrator");
@@ -412,18 +412,25 @@ START_TEST(path_resolution)
 }
 END_TEST
 
-/* A remote controller's results folder belongs to that host: not resolved locally. */
+/* A remote controller's results folder belongs to that host: not resolved locally, and so
+ * absolute (a relative one used to be taken as given). */
 START_TEST(remote_results_kept)
 {
 	struct pv_playbook *pb = ok(BASE "controller:\n"
-					 "  results: results\n"
+					 "  results: /var/results\n"
 					 "  host: {name: ctl.lab.test}\n",
 				    NULL);
 
-	ck_assert_str_eq(pb->controller.results, "results");
+	ck_assert_str_eq(pb->controller.results, "/var/results");
 	ck_assert_str_eq(pb->controller.host.name, "ctl.lab.test");
 	ck_assert_ptr_null(pb->controller.host.address);
 	pv_playbook_free(pb);
+	bad(BASE "controller:\n"
+		 "  results: results\n"
+		 "  host: {name: ctl.lab.test}\n",
+	    "t.yaml:8:12: 'controller.results' is 'results', a relative path; expected an "
+	    "absolute, normalized path on the controller host",
+	    NULL);
 }
 END_TEST
 
@@ -703,13 +710,191 @@ START_TEST(secrets)
 	    "t.yaml:7:19: 'users.password' names more than one source", "exactly one of");
 	bad(BASE "users: {password: {}}\n", "t.yaml:7:19: 'users.password' is empty", NULL);
 	bad(BASE "users: {password: {stdin: false}}\n",
-	    "t.yaml:7:27: 'users.password.stdin' is 'false'; expected true", NULL);
+	    "t.yaml:7:27: 'users.password.stdin' is not true", "expected true");
 	bad(BASE "users: {password: {env: 1PW}}\n",
-	    "t.yaml:7:25: 'users.password.env' is '1PW', not a variable name", NULL);
+	    "t.yaml:7:25: 'users.password.env' is not a variable name", "letters, digits");
+	ck_assert_ptr_null(strstr(pv_errmsg(), "1PW"));
 	bad(BASE "users: {password: {value: x}}\n",
-	    "t.yaml:7:20: unknown key 'value' in 'users.password'", NULL);
+	    "t.yaml:7:20: unknown key in 'users.password'; expected one of: file, env", NULL);
+	ck_assert_ptr_null(strstr(pv_errmsg(), "value"));
+	bad(BASE "users: {password: {flie: x}}\n",
+	    "t.yaml:7:20: unknown key in 'users.password' (did you mean 'file'?)", NULL);
 	bad(BASE "users: {password: [x]}\n",
 	    "t.yaml:7:19: 'users.password' is a sequence; expected a secret reference", NULL);
+}
+END_TEST
+
+/* A password written where a reference's value goes is never repeated in the message: the
+ * place and the rule are enough to find it. */
+START_TEST(secrets_not_echoed)
+{
+	static const char *const pw = "Sup3r-Secret!";
+	const char *env_ovr[] = {"users.password.env=Sup3r-Secret!", NULL};
+
+	bad(BASE "users: {password: {env: \"Sup3r-Secret!\"}}\n",
+	    "t.yaml:7:25: 'users.password.env' is not a variable name", NULL);
+	ck_assert_msg(!strstr(pv_errmsg(), pw), "'%s' echoes the secret", pv_errmsg());
+	bad(BASE "  admin: x\n"
+		 "users: {password: {env: 'my pass word'}}\n",
+	    "t.yaml:8:25: 'users.password.env' is not a variable name", NULL);
+	ck_assert_ptr_null(strstr(pv_errmsg(), "pass word"));
+	bad("domain:\n  realm: LAB.TEST\n  netbios: LAB\n  dc: dc.lab.test\n  ca_file: x\n"
+	    "  admin_password: {env: Sup3r-Secret!}\n",
+	    "t.yaml:6:25: 'domain.admin_password.env' is not a variable name", NULL);
+	ck_assert_msg(!strstr(pv_errmsg(), pw), "'%s' echoes the secret", pv_errmsg());
+	/* {stdin: <password>}, {prompt: <password>} */
+	bad(BASE "users: {password: {stdin: Sup3r-Secret!}}\n",
+	    "t.yaml:7:27: 'users.password.stdin' is not true", NULL);
+	ck_assert_msg(!strstr(pv_errmsg(), pw), "'%s' echoes the secret", pv_errmsg());
+	bad(BASE "users: {password: {prompt: Sup3r-Secret!}}\n",
+	    "t.yaml:7:28: 'users.password.prompt' is not true", NULL);
+	ck_assert_msg(!strstr(pv_errmsg(), pw), "'%s' echoes the secret", pv_errmsg());
+	/* {<password>}: a mapping whose only key is the password */
+	bad(BASE "users: {password: {Sup3r-Secret!}}\n", "t.yaml:7:20: unknown key in", NULL);
+	ck_assert_msg(!strstr(pv_errmsg(), pw), "'%s' echoes the secret", pv_errmsg());
+	/* the same from the command line */
+	bad_ovr(BASE, env_ovr,
+		"command line: option 'users.password.env=<hidden>': ", "is not a variable name");
+	ck_assert_msg(!strstr(pv_errmsg(), pw), "'%s' echoes the secret", pv_errmsg());
+}
+END_TEST
+
+/* Where each reference was given, for the messages of reading it (provision/secrets.c). */
+START_TEST(secret_places)
+{
+	const char *ovr[] = {"users.password.env=USERS_PW", NULL};
+	struct pv_playbook *pb = ok(full, NULL);
+
+	ck_assert_str_eq(pb->domain.admin_password.where, "t.yaml:20:25");
+	ck_assert_str_eq(pb->users.password.where, "t.yaml:25:21");
+	pv_playbook_free(pb);
+	pb = ok(BASE, ovr);
+	ck_assert_str_eq(pb->domain.admin_password.where, "t.yaml:6:26");
+	ck_assert_str_eq(pb->users.password.where,
+			 "command line: option 'users.password.env=<hidden>'");
+	pv_playbook_free(pb);
+}
+END_TEST
+
+/* Share names are Samba's and folders under share_path: checked for every k. */
+START_TEST(bad_share_names)
+{
+#define SRV(tmpl)                                                                                  \
+	BASE "server: {name: srv, address: 1.2.3.4, shares: 12, share_template: " tmpl "}\n"
+	bad(SRV("'../../etc/x{k}'"),
+	    "t.yaml:7:67: 'server.share_template': share name '../../etc/x1' contains '/', a path "
+	    "separator",
+	    NULL);
+	bad(SRV("'a\\b{k}'"),
+	    "t.yaml:7:67: 'server.share_template': share name 'a\\b1' contains '\\'", NULL);
+	bad(SRV("'-x{k}'"),
+	    "t.yaml:7:67: 'server.share_template': share name '-x1' starts with '-'", NULL);
+	bad(SRV("'-{k}'"), "t.yaml:7:67: ", "starts with '-'");
+	bad(SRV("\"x\\ny{k}\""),
+	    "t.yaml:7:67: 'server.share_template': share name contains the control character 0x0a",
+	    NULL);
+	bad(SRV("\"x\\ty{k}\""), "t.yaml:7:67: ", "control character 0x09");
+	bad(SRV("'a%{k}'"), "t.yaml:7:67: ", "share name 'a%1' contains '%'");
+	bad(SRV("'a:{k}'"), "t.yaml:7:67: ", "contains ':'");
+	bad(SRV("'[x]{k}'"), "t.yaml:7:67: ", "contains '['");
+	bad(SRV("'x{k} '"), "t.yaml:7:67: ", "ends with a space");
+	/* 80 characters with k = 1..9, 81 with k = 12: the longest is checked */
+	bad(SRV("'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz0{"
+		"k}'"),
+	    "t.yaml:7:67: ", "is 81 characters; share names allow at most 80");
+	/* {server} is expanded too */
+	struct pv_playbook *pb = ok(SRV("'{server}-data{k}'"), NULL);
+	ck_assert_str_eq(pb->server.share_template, "{server}-data{k}");
+	pv_playbook_free(pb);
+#undef SRV
+}
+END_TEST
+
+START_TEST(bad_share_paths)
+{
+#define SP(path) BASE "server: {name: s, address: 1.2.3.4, share_path: " path "}\n"
+	bad(SP("/srv//provision"),
+	    "t.yaml:7:49: 'server.share_path' is '/srv//provision', which has an empty component "
+	    "('//'); expected an absolute, normalized path on the server",
+	    NULL);
+	bad(SP("/srv/provision/"),
+	    "t.yaml:7:49: 'server.share_path' is '/srv/provision/', which "
+	    "ends with '/'",
+	    NULL);
+	bad(SP("/srv/../etc"),
+	    "t.yaml:7:49: 'server.share_path' is '/srv/../etc', which has a "
+	    "'..' component",
+	    NULL);
+	bad(SP("/srv/./x"),
+	    "t.yaml:7:49: 'server.share_path' is '/srv/./x', which has a '.' "
+	    "component",
+	    NULL);
+	bad(SP("/srv/.."), "t.yaml:7:49: ", "which has a '..' component");
+	bad(SP("\"/srv/a\\nb\""),
+	    "t.yaml:7:49: 'server.share_path' contains the control character 0x0a", NULL);
+	bad(SP("/"), "t.yaml:7:49: 'server.share_path' is '/', the root folder", NULL);
+	bad(SP("-srv"), "t.yaml:7:49: 'server.share_path' is '-srv', a relative path", NULL);
+	struct pv_playbook *pb = ok(SP("/srv/prov.d/..x/a..b"), NULL);
+	ck_assert_str_eq(pb->server.share_path, "/srv/prov.d/..x/a..b");
+	pv_playbook_free(pb);
+#undef SP
+}
+END_TEST
+
+START_TEST(bad_results_paths)
+{
+#define LOCAL(path)  BASE "controller: {results: " path "}\n"
+#define REMOTE(path) BASE "controller: {results: " path ", host: {name: ctl}}\n"
+	bad(REMOTE("-rf"), "t.yaml:7:23: 'controller.results' is '-rf', a relative path", NULL);
+	bad(REMOTE("/var//r"),
+	    "t.yaml:7:23: 'controller.results' is '/var//r', which has an empty "
+	    "component",
+	    NULL);
+	bad(REMOTE("/var/r/"), "t.yaml:7:23: ", "which ends with '/'");
+	bad(REMOTE("/var/../r"), "t.yaml:7:23: ", "which has a '..' component");
+	bad(REMOTE("/"), "t.yaml:7:23: 'controller.results' is '/', the root folder", NULL);
+	bad(REMOTE("\"/var/r\\n\""), "t.yaml:7:23: ", "control character 0x0a");
+	/* a local one may be relative (to the playbook's folder) but is normalized too */
+	bad(LOCAL("../results"),
+	    "t.yaml:7:23: 'controller.results' is '../results', which has a '..' component; "
+	    "expected a normalized path",
+	    NULL);
+	bad(LOCAL("./results"), "t.yaml:7:23: ", "which has a '.' component");
+	bad(LOCAL("a//b"), "t.yaml:7:23: ", "empty component");
+	bad(LOCAL("~/r/../x"), "t.yaml:7:23: ", "'..' component");
+	bad(LOCAL("/"), "t.yaml:7:23: 'controller.results' is '/', the root folder", NULL);
+	bad(LOCAL("\"r\\tx\""), "t.yaml:7:23: ", "control character 0x09");
+	struct pv_playbook *pb = ok(LOCAL("/var/lib/fsct/results"), NULL);
+	ck_assert_str_eq(pb->controller.results, "/var/lib/fsct/results");
+	pv_playbook_free(pb);
+#undef LOCAL
+#undef REMOTE
+}
+END_TEST
+
+/* Names that reach kinit, net, getent or the file tools on the hosts never start with '-'. */
+START_TEST(bad_ad_names)
+{
+	bad(BASE "  admin: -Administrator\n",
+	    "t.yaml:7:10: 'domain.admin' is '-Administrator', which starts with '-'", NULL);
+	bad(BASE "  admin: --help\n", "t.yaml:7:10: ", "starts with '-'");
+	bad(BASE "  admin: admin%pw\n",
+	    "t.yaml:7:10: 'domain.admin' is 'admin%pw', which contains '%'", NULL);
+	bad(BASE "  admin: \"ad\\nmin\"\n",
+	    "t.yaml:7:10: 'domain.admin' contains the control character 0x0a", NULL);
+	bad(BASE "users: {name_template: '-{client}{n}'}\n"
+		 "clients: [{name: c1, address: 1.2.3.4}]\n",
+	    "t.yaml:7:24: user name '-c11' starts with '-'", NULL);
+	bad(BASE "users: {ou: 'OU=-lab,DC=lab,DC=test'}\n",
+	    "t.yaml:7:13: 'users.ou' is 'OU=-lab,DC=lab,DC=test', in which '-lab' starts with '-'",
+	    NULL);
+	bad(BASE "users: {ou: \"OU=l\\nab,DC=lab,DC=test\"}\n",
+	    "t.yaml:7:13: 'users.ou' contains the control character 0x0a", NULL);
+	/* the lab id names the default OU */
+	bad("lab: -rf\n" BASE, "t.yaml:1:6: 'lab' is '-rf', which starts with '-'", NULL);
+	struct pv_playbook *pb = ok("lab: _x-1\n" BASE "  admin: admin@LAB.TEST\n", NULL);
+	ck_assert_str_eq(pb->domain.admin, "admin@LAB.TEST");
+	pv_playbook_free(pb);
 }
 END_TEST
 
@@ -880,6 +1065,12 @@ static Suite *playbooks_suite(void)
 	tcase_add_test(tc, bad_clients);
 	tcase_add_test(tc, bad_lab_id);
 	tcase_add_test(tc, secrets);
+	tcase_add_test(tc, secrets_not_echoed);
+	tcase_add_test(tc, secret_places);
+	tcase_add_test(tc, bad_share_names);
+	tcase_add_test(tc, bad_share_paths);
+	tcase_add_test(tc, bad_results_paths);
+	tcase_add_test(tc, bad_ad_names);
 	tcase_add_test(tc, name_overflow);
 	tcase_add_test(tc, overrides_valid);
 	tcase_add_test(tc, overrides_later_wins);

@@ -257,21 +257,22 @@ START_TEST(test_secret_file_newline)
 {
 	struct pv_secret *s = NULL;
 
-	ck_assert_int_eq(pv_secret_from_file(write_tmp("a", "pw\n", 3), &s), PV_OK);
+	ck_assert_int_eq(pv_secret_from_file(write_tmp("a", "pw\n", 3), "the file", &s), PV_OK);
 	ck_assert_str_eq(s->data, "pw");
 	ck_assert_uint_eq(s->len, 2);
 	pv_secret_free(s);
-	ck_assert_int_eq(pv_secret_from_file(write_tmp("b", "pw", 2), &s), PV_OK);
+	ck_assert_int_eq(pv_secret_from_file(write_tmp("b", "pw", 2), "the file", &s), PV_OK);
 	ck_assert_str_eq(s->data, "pw");
 	pv_secret_free(s);
-	ck_assert_int_eq(pv_secret_from_file(write_tmp("c", "pw\r\n", 4), &s), PV_OK);
+	ck_assert_int_eq(pv_secret_from_file(write_tmp("c", "pw\r\n", 4), "the file", &s), PV_OK);
 	ck_assert_str_eq(s->data, "pw");
 	pv_secret_free(s);
 	/* only ONE trailing newline is dropped: the rest is part of the secret */
-	ck_assert_int_eq(pv_secret_from_file(write_tmp("d", "pw\n\n", 4), &s), PV_OK);
+	ck_assert_int_eq(pv_secret_from_file(write_tmp("d", "pw\n\n", 4), "the file", &s), PV_OK);
 	ck_assert_str_eq(s->data, "pw\n");
 	pv_secret_free(s);
-	ck_assert_int_eq(pv_secret_from_file(write_tmp("e", " sp ace \n", 9), &s), PV_OK);
+	ck_assert_int_eq(pv_secret_from_file(write_tmp("e", " sp ace \n", 9), "the file", &s),
+			 PV_OK);
 	ck_assert_str_eq(s->data, " sp ace ");
 	pv_secret_free(s);
 }
@@ -282,13 +283,17 @@ START_TEST(test_secret_file_errors)
 	struct pv_secret *s = NULL;
 	char path[300];
 
-	ck_assert_int_eq(pv_secret_from_file(write_tmp("empty", "\n", 1), &s), PV_ECONFIG);
+	ck_assert_int_eq(pv_secret_from_file(write_tmp("empty", "\n", 1), "the file", &s),
+			 PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "is empty"));
-	ck_assert_int_eq(pv_secret_from_file(write_tmp("nul", "a\0b", 3), &s), PV_ECONFIG);
+	ck_assert_int_eq(pv_secret_from_file(write_tmp("nul", "a\0b", 3), "the file", &s),
+			 PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "NUL"));
-	snprintf(path, sizeof(path), "%s/none", tmpdir);
-	ck_assert_int_eq(pv_secret_from_file(path, &s), PV_EIO);
-	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "cannot open secret file"));
+	/* the path is never in the message (it may be a password typed as {file: ...}) */
+	snprintf(path, sizeof(path), "%s/Sup3r-Secret!", tmpdir);
+	ck_assert_int_eq(pv_secret_from_file(path, "the file given at t.yaml:6:25", &s), PV_EIO);
+	ck_assert_str_eq(pv_errmsg(),
+			 "cannot open the file given at t.yaml:6:25: No such file or directory");
 	ck_assert_ptr_null(s);
 }
 END_TEST
@@ -296,15 +301,65 @@ END_TEST
 START_TEST(test_secret_env)
 {
 	struct pv_secret *s = NULL;
+	char *was;
+	FILE *p;
+	char line[64] = "";
 
 	setenv("PV_TEST_SECRET", "envpw", 1);
-	ck_assert_int_eq(pv_secret_from_env("PV_TEST_SECRET", &s), PV_OK);
+	was = getenv("PV_TEST_SECRET");
+	ck_assert_int_eq(pv_secret_from_env("PV_TEST_SECRET", "the variable", &s), PV_OK);
 	ck_assert_str_eq(s->data, "envpw");
 	pv_secret_free(s);
-	unsetenv("PV_TEST_SECRET");
-	ck_assert_int_eq(pv_secret_from_env("PV_TEST_SECRET", &s), PV_ECONFIG);
-	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "PV_TEST_SECRET"));
+	s = NULL;
+	/* taken out of the environment: gone for getenv and for every child */
+	ck_assert_ptr_null(getenv("PV_TEST_SECRET"));
+	ck_assert_ptr_nonnull(p = popen("echo \"${PV_TEST_SECRET-unset}\"", "r"));
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert_str_eq(line, "unset\n");
+	/* and wiped where it was (glibc keeps what setenv made) */
+	ck_assert_int_eq(memcmp(was, "\0\0\0\0\0", 5), 0);
+	/* unset, then empty: the message names the source as the caller described it, never
+	 * the variable's name (a password may sit where the name goes) */
+	ck_assert_int_eq(
+		pv_secret_from_env("PV_TEST_SECRET", "the variable given at t.yaml:6:25", &s),
+		PV_ECONFIG);
+	ck_assert_str_eq(pv_errmsg(), "the variable given at t.yaml:6:25 is unset");
+	setenv("PV_TEST_SECRET", "", 1);
+	ck_assert_int_eq(pv_secret_from_env("PV_TEST_SECRET", "the variable", &s), PV_ECONFIG);
+	ck_assert_str_eq(pv_errmsg(), "the variable is empty");
+	ck_assert_ptr_null(getenv("PV_TEST_SECRET"));
+	ck_assert_ptr_null(s);
 	pv_secret_free(NULL);
+}
+END_TEST
+
+/* A secret buffer leaves no copy behind when it grows (realloc would) and is wiped. */
+START_TEST(test_buf_secret)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	char chunk[40];
+
+	memset(chunk, 'k', sizeof(chunk));
+	pv_buf_secret(&b);
+	for (int i = 0; i < 100; i++)
+		ck_assert_int_eq(pv_buf_add(&b, chunk, sizeof(chunk)), 0);
+	ck_assert_uint_eq(b.len, 4000);
+	ck_assert(b.data[0] == 'k' && b.data[3999] == 'k' && b.data[4000] == '\0');
+	pv_buf_reset(&b);
+	ck_assert_uint_eq(b.len, 0);
+	for (size_t i = 0; i < b.cap; i++)
+		ck_assert_msg(b.data[i] == '\0', "byte %zu not wiped by reset", i);
+	ck_assert_int_eq(pv_buf_addstr(&b, "x"), 0);
+	/* a failure stays sticky and leaves the contents as they were */
+	pv_test_alloc_fail_at(1);
+	ck_assert_int_eq(pv_buf_add(&b, chunk, 8192), -1);
+	pv_test_alloc_ok();
+	ck_assert(pv_buf_failed(&b));
+	ck_assert_str_eq(b.data, "x");
+	pv_buf_release(&b, 0);
+	ck_assert(!b.secret);
+	ck_assert_ptr_null(b.data);
 }
 END_TEST
 
@@ -410,6 +465,7 @@ int main(void)
 	tcase_add_test(tc, test_buf_sticky_failure);
 	tcase_add_test(tc, test_tar_headers);
 	tcase_add_test(tc, test_tar_read_by_tar);
+	tcase_add_test(tc, test_buf_secret);
 	tcase_add_test(tc, test_secret_file_newline);
 	tcase_add_test(tc, test_secret_file_errors);
 	tcase_add_test(tc, test_secret_env);
