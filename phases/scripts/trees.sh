@@ -16,7 +16,7 @@ if ! command -v perl >/dev/null 2>&1; then
 	exit 3
 fi
 if [ "$mode" = extract ]; then
-	exec perl -e "$prog" extract "$base"
+	exec perl -e "$prog" -- extract "$base"
 fi
 set -e
 list=$(mktemp)
@@ -29,13 +29,13 @@ rc=0
 if [ "$n" -gt 1 ] && split -n "r/$n" -- "$list" "$list." 2>/dev/null; then
 	pids=
 	for f in "$list".*; do
-		perl -e "$prog" copy "$base" "$tpl" <"$f" &
+		perl -e "$prog" -- copy "$base" "$tpl" <"$f" &
 		pids="$pids $!"
 	done
 	for p in $pids; do
 		wait "$p" || rc=$?
 	done
 else
-	perl -e "$prog" copy "$base" "$tpl" <"$list" || rc=$?
+	perl -e "$prog" -- copy "$base" "$tpl" <"$list" || rc=$?
 fi
 exit $rc
