@@ -107,6 +107,20 @@ pv "${P[@]}" prepare
 expect_rc 0 "prepare once cli2 is back"
 [[ $(block cli2) -eq 1 ]] || fail "cli2 not done once it was back"
 
+# 4. a cleanup never gets stuck: with cli2's sshd down, every other cleanup is done, the run
+#    ends partial naming cli2, and a re-run once it is back finishes
+"$LAB_SH" sshd cli2 stop >/dev/null
 pv "${P[@]}" cleanup --leave
-expect_rc 0 "cleanup"
+"$LAB_SH" sshd cli2 start >/dev/null
+expect_rc 10 "cleanup with cli2's sshd down"
+expect_out "^cleanup: client +partial +1 of 2 clients failed, the others are done; cli2 \(unreachable\)"
+for p in controller server join dc; do
+	expect_out "^cleanup: $p +(done|already) " "cleanup: $p done though cli2 is down"
+done
+[[ $(tagged) -eq 0 && $(shares) -eq 0 && $(block cli1) -eq 0 ]] ||
+	fail "cleanup with cli2 down left: users $(tagged), shares $(shares), cli1's block $(block cli1)"
+[[ $(block cli2) -eq 1 ]] || fail "cli2's block went though its sshd was down"
+pv "${P[@]}" cleanup --leave
+expect_rc 0 "cleanup once cli2 is back"
+[[ $(block cli2) -eq 0 ]] || fail "cli2's block left after the re-run"
 finish
