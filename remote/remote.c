@@ -415,6 +415,9 @@ out:
 
 /* exec ------------------------------------------------------------------------------------ */
 
+#define STREAM_SLICE_MS 200   /* how often a stream looks at its stop condition */
+#define STREAM_GRACE_MS 10000 /* a stopped command's time to end after its input ends */
+
 /* Output is taken through channel callbacks rather than ssh_channel_read(): the callback sees
  * both streams as packets arrive, even while ssh_channel_write() waits for window space, so a
  * command writing a lot to stdout and stderr while we feed its stdin cannot deadlock, and
@@ -599,6 +602,125 @@ out:
 		ssh_remove_channel_callbacks(ch, &cb);
 		ssh_channel_free(ch);
 	}
+	return r;
+}
+
+/* stream ---------------------------------------------------------------------------------- */
+
+/* Complete lines of out to on_line; what follows the last newline stays for later. */
+static int deliver(struct pv_buf *out, const struct pv_remote_stream_ops *ops)
+{
+	size_t start = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < out->len && r == 0; i++) {
+		if (out->data[i] != '\n')
+			continue;
+		out->data[i] = '\0';
+		r = ops->on_line ? ops->on_line(ops->arg, out->data + start, i - start) : 0;
+		start = i + 1;
+	}
+	if (start) {
+		memmove(out->data, out->data + start, out->len - start);
+		out->len -= start;
+		out->data[out->len] = '\0';
+	}
+	return r;
+}
+
+int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
+		     const struct pv_remote_stream_ops *ops, struct pv_buf *err, int *status,
+		     int timeout)
+{
+	ssh_channel ch = NULL;
+	struct ssh_channel_callbacks_struct cb;
+	struct pv_buf out = PV_BUF_INIT;
+	struct run x;
+	char word[CMD_WORD_MAX], w[600];
+	long long deadline = 0, grace = 0;
+	bool stopping = false;
+	int r = PV_EBUG;
+
+	memset(&x, 0, sizeof(x));
+	x.out = &out;
+	x.err = err;
+	memset(&cb, 0, sizeof(cb));
+	cb.userdata = &x;
+	cb.channel_data_function = on_data;
+	cb.channel_exit_status_function = on_status;
+	cb.channel_exit_signal_function = on_signal;
+	ssh_callbacks_init(&cb);
+	cmd_word(cmd, word, sizeof(word));
+	who(rem, w, sizeof(w));
+	if (timeout > 0)
+		deadline = now_ms() + (long long)timeout * 1000;
+	if ((ch = ssh_channel_new(rem->session)) == NULL ||
+	    ssh_channel_open_session(ch) != SSH_OK) {
+		r = channel_failed(rem, "opening a channel for", word);
+		goto out;
+	}
+	if (ssh_set_channel_callbacks(ch, &cb) != SSH_OK) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	pv_log(PV_LOG_DEBUG, "%s: streaming %s", rem->name, word);
+	if (ssh_channel_request_exec(ch, cmd) != SSH_OK) {
+		r = channel_failed(rem, "starting", word);
+		goto out;
+	}
+	if (in && inlen && ssh_channel_write(ch, in, (uint32_t)inlen) == SSH_ERROR) {
+		r = channel_failed(rem, "sending input to", word);
+		goto out;
+	}
+	/* stdin stays open: its end is the command's signal to stop (see remote.h) */
+	while (!ssh_channel_is_eof(ch) && !ssh_channel_is_closed(ch)) {
+		long long t = now_ms();
+
+		if (!stopping && ((ops->stop && ops->stop(ops->arg)) || (deadline && t >= deadline))) {
+			stopping = true;
+			grace = t + STREAM_GRACE_MS;
+			ssh_channel_send_eof(ch);
+		}
+		if (stopping && t >= grace) {
+			ssh_channel_request_send_signal(ch, "KILL");
+			r = pv_error(PV_EREMOTE, "'%s' on %s did not stop within %d s of the end of its "
+						 "input",
+				     word, w, STREAM_GRACE_MS / 1000);
+			goto out;
+		}
+		if (ssh_channel_poll_timeout(ch, STREAM_SLICE_MS, 0) == SSH_ERROR) {
+			r = channel_failed(rem, "reading the output of", word);
+			goto out;
+		}
+		if (x.oom) {
+			r = pv_error(PV_EIO, "out of memory reading '%s' on %s", word, w);
+			goto out;
+		}
+		if (deliver(&out, ops) != 0 && !stopping) {
+			stopping = true;
+			grace = now_ms() + STREAM_GRACE_MS;
+			ssh_channel_send_eof(ch);
+		}
+	}
+	if (out.len && ops->on_line) /* a last line without its newline */
+		ops->on_line(ops->arg, out.data, out.len);
+	if (!x.got_status && !x.got_signal && !ssh_channel_is_closed(ch))
+		ssh_channel_get_exit_status(ch);
+	if (!x.got_status && !x.got_signal && !ssh_is_connected(rem->session)) {
+		r = lost(rem, "running", word);
+		goto out;
+	}
+	if (status)
+		*status = x.got_status ? x.status : -1;
+	r = PV_OK;
+out:
+	if (ch != NULL) {
+		if (ssh_channel_is_open(ch))
+			ssh_channel_close(ch);
+		ssh_remove_channel_callbacks(ch, &cb);
+		ssh_channel_free(ch);
+	}
+	pv_buf_release(&out, 0);
 	return r;
 }
 

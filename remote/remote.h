@@ -11,6 +11,7 @@
 #ifndef PV_REMOTE_REMOTE_H
 #define PV_REMOTE_REMOTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "playbooks/playbook.h"
@@ -33,6 +34,23 @@ const char *pv_remote_name(const struct pv_remote *r);
  * whatever its status. */
 int pv_remote_exec(struct pv_remote *r, const char *cmd, const void *in, size_t inlen,
 		   struct pv_buf *out, struct pv_buf *err, int *status, int timeout);
+
+/* A long-running command: cmd starts with in/inlen (may be NULL) on its stdin, which then stays
+ * open; each whole line of its stdout goes to on_line as it arrives (a non-zero return, or
+ * stop() returning true, which is asked every 200 ms, or the timeout, ends the stream). Ending
+ * it closes the command's stdin: a command that watches its stdin (the run's wrapper, the
+ * server's sampler) takes that as the order to stop, and gets 10 s to exit before SIGKILL is
+ * asked for. If the controller dies, the channel closes and the command sees the same. stderr
+ * is appended to err (may be NULL); *status is the exit status (-1 when killed). A host that
+ * goes away is PV_EUNREACH. timeout 0: none. */
+struct pv_remote_stream_ops {
+	int (*on_line)(void *arg, const char *line, size_t len);
+	bool (*stop)(void *arg);
+	void *arg;
+};
+int pv_remote_stream(struct pv_remote *r, const char *cmd, const void *in, size_t inlen,
+		     const struct pv_remote_stream_ops *ops, struct pv_buf *err, int *status,
+		     int timeout);
 
 /* SFTP: read a whole remote file into buf (PV_EREMOTE if absent, message says so);
  * write data to path with mode (created or truncated, then fsync'd when the server
