@@ -6,7 +6,7 @@
 #include "util/err.h"
 #include "util/log.h"
 
-#include <jansson.h>
+#include "json/json.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,16 +31,16 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		       c->failed ? "the lab is NOT usable" : "the lab is usable", c->n, c->failed);
 }
 
-static void json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_check_result *c = result;
-	json_t *a = json_array();
+	struct pv_json *a = pv_json_array();
 
 	(void)ctx;
 	(void)code;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct pv_check_item *it = &c->items[i];
-		json_t *e = json_object();
+		struct pv_json *e = pv_json_object();
 
 		pv_json_str(e, "check", it->check);
 		pv_json_str(e, "target", it->target);
@@ -50,9 +50,9 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, json_t 
 			pv_json_str(e, "outcome", pv_status_name(it->code));
 		}
 		pv_json_str(e, "message", it->msg);
-		json_array_append_new(a, e);
+		pv_json_append(a, e);
 	}
-	json_object_set_new(o, "checks", a);
+	pv_json_set(o, "checks", a);
 	pv_json_int(o, "failed", (long long)c->failed);
 }
 

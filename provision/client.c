@@ -5,7 +5,7 @@
 #include "phases/client.h"
 #include "util/err.h"
 
-#include <jansson.h>
+#include "json/json.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,10 +61,10 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 	       res->unchanged, res->failed, res->seconds);
 }
 
-static void json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_client_result *res = result;
-	json_t *a = json_array();
+	struct pv_json *a = pv_json_array();
 
 	(void)code;
 	pv_json_str(o, "lab", ctx->pb->lab);
@@ -76,7 +76,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, json_t 
 	pv_json_secs(o, "seconds", res->seconds);
 	for (size_t i = 0; i < res->n; i++) {
 		const struct pv_client_host *j = &res->hosts[i];
-		json_t *h = json_object();
+		struct pv_json *h = pv_json_object();
 
 		pv_json_str(h, "name", j->name);
 		pv_json_bool(h, "ok", j->code == PV_OK);
@@ -93,9 +93,9 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, json_t 
 			pv_json_bool(h, "verified", j->verified);
 			pv_json_int(h, "other_labs", (long long)j->other_labs);
 		}
-		json_array_append_new(a, h);
+		pv_json_append(a, h);
 	}
-	json_object_set_new(o, "clients", a);
+	pv_json_set(o, "clients", a);
 	pv_json_plan(o, &res->plan);
 }
 

@@ -5,7 +5,7 @@
 #include "phases/controller.h"
 #include "util/err.h"
 
-#include <jansson.h>
+#include "json/json.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +33,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("%s: nothing to do: %s:%s does not exist\n", cmd, where, c->results);
 }
 
-static void json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_controller_result *c = result;
 

@@ -5,7 +5,7 @@
 #include "phases/dc.h"
 #include "util/err.h"
 
-#include <jansson.h>
+#include "json/json.h"
 #include <stdlib.h>
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
@@ -27,7 +27,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		       r->planned, r->seconds, rate, r->verified ? ", 3 verified by kinit" : "");
 }
 
-static void json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_dc_result *r = result;
 
@@ -95,7 +95,7 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 		       r->seconds > 0 ? (double)r->deleted / r->seconds : 0);
 }
 
-static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_dc_cleanup_result *r = result;
 

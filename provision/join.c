@@ -5,7 +5,7 @@
 #include "phases/join.h"
 #include "util/err.h"
 
-#include <jansson.h>
+#include "json/json.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +40,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		       j->account, j->seconds);
 }
 
-static void json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_join_result *j = result;
 
@@ -92,7 +92,7 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 		       j->server, realm);
 }
 
-static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_join_cleanup_result *j = result;
 

@@ -6,7 +6,7 @@
 #include "phases/lab.h"
 #include "util/err.h"
 
-#include <jansson.h>
+#include "json/json.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,10 +103,10 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 
 /* {"phase": .., "state": .., "ok": .., "exit": .., "outcome": .., "message": .., "seconds": ..,
  *  "result": {the phase's own fields}} */
-static json_t *step_json(const struct pv_ctx *ctx, const struct pv_lab_step *s,
+static struct pv_json *step_json(const struct pv_ctx *ctx, const struct pv_lab_step *s,
 			 const struct pv_render *rd, const void *result)
 {
-	json_t *o = json_object(), *in = json_object();
+	struct pv_json *o = pv_json_object(), *in = pv_json_object();
 
 	pv_json_str(o, "phase", s->name);
 	pv_json_str(o, "state", s->state);
@@ -117,14 +117,14 @@ static json_t *step_json(const struct pv_ctx *ctx, const struct pv_lab_step *s,
 	pv_json_secs(o, "seconds", s->seconds);
 	if (s->state && strcmp(s->state, "skipped") != 0)
 		rd->json(ctx, result, s->code, in);
-	json_object_set_new(o, "result", in);
+	pv_json_set(o, "result", in);
 	return o;
 }
 
-static void prepare_json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void prepare_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_lab_prepare_result *r = result;
-	json_t *a = json_array();
+	struct pv_json *a = pv_json_array();
 	const void *res[PV_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client, &r->controller};
 	const struct pv_render *rd[PV_LAB_PHASES] = {&pv_render_dc, &pv_render_join,
 						     &pv_render_server, &pv_render_client,
@@ -132,15 +132,15 @@ static void prepare_json(const struct pv_ctx *ctx, const void *result, int code,
 
 	(void)code;
 	for (int i = 0; i < PV_LAB_PHASES; i++)
-		json_array_append_new(a, step_json(ctx, &r->steps[i], rd[i], res[i]));
-	json_object_set_new(o, "phases", a);
+		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i], res[i]));
+	pv_json_set(o, "phases", a);
 	pv_json_secs(o, "seconds", r->seconds);
 }
 
-static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_lab_cleanup_result *r = result;
-	json_t *a = json_array();
+	struct pv_json *a = pv_json_array();
 	const void *res[PV_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client, &r->controller};
 	const struct pv_render *rd[PV_LAB_PHASES] = {&pv_render_cleanup_dc, &pv_render_cleanup_join,
 						     &pv_render_cleanup_server, &pv_render_client,
@@ -148,8 +148,8 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 
 	(void)code;
 	for (int i = PV_LAB_PHASES - 1; i >= 0; i--)
-		json_array_append_new(a, step_json(ctx, &r->steps[i], rd[i], res[i]));
-	json_object_set_new(o, "phases", a);
+		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i], res[i]));
+	pv_json_set(o, "phases", a);
 	pv_json_secs(o, "seconds", r->seconds);
 }
 
@@ -278,13 +278,13 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("status: the lab is incomplete: see MISSING above (%.1f s)\n", st->seconds);
 }
 
-static void status_json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void status_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_lab_status *st = result;
 	const struct pv_dc_status *d = &st->dc.st;
 	const struct pv_server_status *s = &st->server.st;
 	const struct pv_controller_status *k = &st->controller.st;
-	json_t *dc = json_object(), *srv = json_object(), *cl = json_array(), *ctl = json_object();
+	struct pv_json *dc = pv_json_object(), *srv = pv_json_object(), *cl = pv_json_array(), *ctl = pv_json_object();
 
 	(void)code;
 	pv_json_bool(o, "complete", st->complete);
@@ -299,7 +299,7 @@ static void status_json(const struct pv_ctx *ctx, const void *result, int code, 
 	pv_json_int(dc, "users_planned", (long long)d->planned);
 	pv_json_int(dc, "users_present", (long long)d->present);
 	pv_json_int(dc, "users_tagged", (long long)d->tagged);
-	json_object_set_new(o, "dc", dc);
+	pv_json_set(o, "dc", dc);
 	pv_json_bool(srv, "ok", st->server.code == PV_OK);
 	pv_json_str(srv, "error", st->server.code == PV_OK ? NULL : st->server.msg);
 	pv_json_str(srv, "name", ctx->pb->has_server ? ctx->pb->server.host.name : NULL);
@@ -316,18 +316,18 @@ static void status_json(const struct pv_ctx *ctx, const void *result, int code, 
 	pv_json_bool(srv, "trees_skipped", s->trees_skipped);
 	pv_json_int(srv, "trees_planned", (long long)s->trees_planned);
 	pv_json_int(srv, "trees_complete", (long long)s->trees_complete);
-	json_object_set_new(o, "server", srv);
+	pv_json_set(o, "server", srv);
 	for (size_t i = 0; i < st->clients.st.n; i++) {
 		const struct pv_client_status_host *h = &st->clients.st.hosts[i];
-		json_t *e = json_object();
+		struct pv_json *e = pv_json_object();
 
 		pv_json_str(e, "name", h->name);
 		pv_json_bool(e, "ok", h->code == PV_OK);
 		pv_json_str(e, "error", h->code == PV_OK ? NULL : h->msg);
 		pv_json_str(e, "block", h->code == PV_OK ? h->block : NULL);
-		json_array_append_new(cl, e);
+		pv_json_append(cl, e);
 	}
-	json_object_set_new(o, "clients", cl);
+	pv_json_set(o, "clients", cl);
 	pv_json_bool(ctl, "ok", st->controller.code == PV_OK);
 	pv_json_str(ctl, "error", st->controller.code == PV_OK ? NULL : st->controller.msg);
 	pv_json_str(ctl, "host", k->host);
@@ -335,7 +335,7 @@ static void status_json(const struct pv_ctx *ctx, const void *result, int code, 
 	pv_json_str(ctl, "kind", k->kind);
 	pv_json_int(ctl, "entries", (long long)k->entries);
 	pv_json_int(ctl, "backups", (long long)k->backups);
-	json_object_set_new(o, "controller", ctl);
+	pv_json_set(o, "controller", ctl);
 }
 
 static void status_release(void *result)

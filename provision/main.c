@@ -7,7 +7,7 @@
 #include "util/err.h"
 #include "util/log.h"
 
-#include <jansson.h>
+#include "json/json.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@ static void help_text(const struct pv_ctx *ctx, const void *result, int code)
 	fputs(result, stdout);
 }
 
-static void help_json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void help_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	(void)ctx;
 	(void)code;

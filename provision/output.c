@@ -1,6 +1,6 @@
 /* provision/output.c: everything provision prints. stderr: one line per action (the log
  * sink), live progress on a terminal (the progress sink), the error line. stdout: the result,
- * as text or as exactly one JSON document (docs/json.md), written with jansson. */
+ * as text or as exactly one JSON document (docs/json.md, written with json/). */
 #include "provision/provision.h"
 
 #include "util/err.h"
@@ -8,8 +8,7 @@
 #include "util/progress.h"
 
 #include <errno.h>
-#include <jansson.h>
-#include <math.h>
+#include "json/json.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +104,7 @@ void pv_out_init(struct pv_ctx *ctx)
 
 void *pv_out_result(struct pv_out *out, const char *command, size_t size,
 		    void (*text)(const struct pv_ctx *, const void *, int),
-		    void (*json)(const struct pv_ctx *, const void *, int, json_t *),
+		    void (*json)(const struct pv_ctx *, const void *, int, struct pv_json *),
 		    void (*release)(void *))
 {
 	void *r = calloc(1, size);
@@ -128,39 +127,13 @@ void pv_out_error(int code, const char *msg)
 
 /* ---- JSON ---- */
 
-void pv_json_str(json_t *o, const char *key, const char *v)
+void pv_json_plan(struct pv_json *o, const struct pv_plan *p)
 {
-	json_object_set_new(o, key, v ? json_string(v) : json_null());
-}
-
-void pv_json_int(json_t *o, const char *key, long long v)
-{
-	json_object_set_new(o, key, json_integer(v));
-}
-
-void pv_json_bool(json_t *o, const char *key, bool v)
-{
-	json_object_set_new(o, key, json_boolean(v));
-}
-
-void pv_json_real(json_t *o, const char *key, double v)
-{
-	json_object_set_new(o, key, isfinite(v) ? json_real(v) : json_null());
-}
-
-/* seconds, to the millisecond */
-void pv_json_secs(json_t *o, const char *key, double v)
-{
-	pv_json_real(o, key, round(v * 1000) / 1000);
-}
-
-void pv_json_plan(json_t *o, const struct pv_plan *p)
-{
-	json_t *a = json_array();
+	struct pv_json *a = pv_json_array();
 
 	for (size_t i = 0; i < p->n; i++)
-		json_array_append_new(a, json_string(p->items[i]));
-	json_object_set_new(o, "plan", a);
+		pv_json_append_str(a, p->items[i]);
+	pv_json_set(o, "plan", a);
 }
 
 void pv_text_plan(const char *cmd, const struct pv_plan *p)
@@ -173,7 +146,7 @@ void pv_text_plan(const char *cmd, const struct pv_plan *p)
  * the result's own fields. */
 static int write_json(struct pv_ctx *ctx, const struct pv_out *out, int code, const char *msg)
 {
-	json_t *o = json_object();
+	struct pv_json *o = pv_json_object();
 	int r = 0;
 
 	if (!o)
@@ -188,10 +161,8 @@ static int write_json(struct pv_ctx *ctx, const struct pv_out *out, int code, co
 	pv_json_bool(o, "dry_run", ctx->cli.opt[OPT_DRY_RUN] != NULL);
 	if (out && out->result && out->json)
 		out->json(ctx, out->result, code, o);
-	r = json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12));
-	if (r == 0 && fputc('\n', stdout) == EOF)
-		r = -1;
-	json_decref(o);
+	r = pv_json_dump(o, stdout);
+	pv_json_free(o);
 	return r;
 }
 

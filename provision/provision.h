@@ -12,8 +12,9 @@
 #include "playbooks/playbook.h"
 #include "provision/cli.h"
 #include "util/secret.h"
+#include "json/json.h"
 
-struct json_t;
+struct pv_json;
 struct pv_creds;
 
 struct pv_ctx {
@@ -35,7 +36,7 @@ struct pv_out {
 	const char *command; /* as the JSON names it: "dc", "cleanup dc", "prepare" */
 	void *result;
 	void (*text)(const struct pv_ctx *ctx, const void *result, int code);
-	void (*json)(const struct pv_ctx *ctx, const void *result, int code, struct json_t *obj);
+	void (*json)(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *obj);
 	void (*release)(void *result);
 };
 
@@ -43,14 +44,14 @@ struct pv_out {
  * NULL (PV_EIO recorded) when out of memory. */
 void *pv_out_result(struct pv_out *out, const char *command, size_t size,
 		    void (*text)(const struct pv_ctx *, const void *, int),
-		    void (*json)(const struct pv_ctx *, const void *, int, struct json_t *),
+		    void (*json)(const struct pv_ctx *, const void *, int, struct pv_json *),
 		    void (*release)(void *));
 
 /* How a phase's result is rendered: the same pair its command uses, for prepare, cleanup
  * and status to nest. */
 struct pv_render {
 	void (*text)(const struct pv_ctx *ctx, const void *result, int code);
-	void (*json)(const struct pv_ctx *ctx, const void *result, int code, struct json_t *obj);
+	void (*json)(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *obj);
 };
 extern const struct pv_render pv_render_dc, pv_render_cleanup_dc, pv_render_join,
 	pv_render_cleanup_join, pv_render_server, pv_render_cleanup_server, pv_render_client,
@@ -86,13 +87,8 @@ void pv_out_error(int code, const char *msg);
 /* Write the result: text, or the one JSON document. Returns code, or PV_EIO when stdout
  * cannot be written (a full disk, a closed pipe). */
 int pv_out_report(struct pv_ctx *ctx, const struct pv_out *out, int code, const char *msg);
-/* JSON fields (values NULL -> null). */
-void pv_json_str(struct json_t *o, const char *key, const char *v);
-void pv_json_int(struct json_t *o, const char *key, long long v);
-void pv_json_bool(struct json_t *o, const char *key, bool v);
-void pv_json_secs(struct json_t *o, const char *key, double v);
-void pv_json_real(struct json_t *o, const char *key, double v);
-void pv_json_plan(struct json_t *o, const struct pv_plan *p);
+/* JSON: the plan as "plan": [...] (json/json.h builds the rest). */
+void pv_json_plan(struct pv_json *o, const struct pv_plan *p);
 /* Text: the dry run's plan as "<cmd>: would <item>" lines. */
 void pv_text_plan(const char *cmd, const struct pv_plan *p);
 

@@ -5,7 +5,7 @@
 #include "phases/server.h"
 #include "util/err.h"
 
-#include <jansson.h>
+#include "json/json.h"
 #include <stdlib.h>
 
 #define PARALLEL_MAX 64
@@ -51,11 +51,11 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 	trees_text(&r->trees);
 }
 
-static void json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_server_result *r = result;
 	const struct pv_tree_stats *st = &r->trees;
-	json_t *t = json_object();
+	struct pv_json *t = pv_json_object();
 	unsigned long written = st->files_made + st->files_fixed;
 
 	(void)ctx;
@@ -86,7 +86,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, json_t 
 			     st->seconds > 0 ? (double)(long long)(10 * written / st->seconds) / 10
 					     : 0);
 	}
-	json_object_set_new(o, "trees", t);
+	pv_json_set(o, "trees", t);
 	pv_json_secs(o, "seconds", r->seconds);
 	pv_json_plan(o, &r->plan);
 }
@@ -138,7 +138,7 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 		       r->keytab_removed ? " (and from the keytab)" : "", r->seconds);
 }
 
-static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, json_t *o)
+static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct pv_server_cleanup_result *r = result;
 
