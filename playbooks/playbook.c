@@ -52,10 +52,14 @@ static const char *const server_keys[] = {
 static const char *const client_keys[] = {"name", "address", "os", "ssh", NULL};
 static const char *const controller_keys[] = {"results", "host", NULL};
 static const char *const chost_keys[] = {"name", "address", "ssh", NULL};
-static const char *const driver_keys[] = {"name", "client_command", "controller_command", "timeout",
-					  NULL};
-static const char *const drain_keys[] = {"command",  "metric",	"threshold",
-					 "interval", "timeout", NULL};
+static const char *const driver_keys[] = {
+	"name",	     "client_command", "controller_command", "min_users", "max_users", "step",
+	"duration", "warmup",	       "timeout",	     "watch",	  "fsct",      NULL};
+static const char *const fsct_keys[] = {"path", "workload", NULL};
+static const char *const drivers[] = {"command", "fsct", "builtin", NULL};
+static const char *const drain_keys[] = {"probe",   "command", "metric",	     "threshold",
+					 "interval", "settle", "timeout", "between_steps", NULL};
+static const char *const probes[] = {"command", "writeback", "inflight", "smb", NULL};
 static const char *const secret_keys[] = {"file", "env", "stdin", "prompt", NULL};
 static const char *const transports[] = {"ldaps", "starttls", "gssapi", NULL};
 static const char *const oses[] = {"linux", "windows", NULL};
@@ -1032,23 +1036,50 @@ static int parse_controller(struct ctx *c, const struct pv_node *root)
 static int parse_driver(struct ctx *c, const struct pv_node *root)
 {
 	struct pv_driver *d = &c->pb->driver;
-	const struct pv_node *m = pv_tree_get(root, "driver");
-	int r;
+	const struct pv_node *m = pv_tree_get(root, "driver"), *f, *v;
+	int kind = 0, r;
 
-	if ((r = set_str(&d->name, DEFAULT_DRIVER)))
+	d->watch = 2;
+	if ((r = set_str(&d->name, DEFAULT_DRIVER)) || (r = set_str(&d->fsct_path, "fsct.exe")) ||
+	    (r = set_str(&d->fsct_workload, "HomeFolders")))
 		return r;
 	if (!m)
 		return 0;
+	d->line = m->line;
+	d->col = m->col;
 	if ((r = check_map(c, m, "driver", driver_keys,
 			   "a mapping of load driver settings (name, client_command, ...)")) ||
-	    (r = get_str(c, m, "driver", "name", "a driver name such as command", &d->name,
-			 NULL)) ||
+	    (r = get_enum(c, m, "driver", "name", drivers, &kind)) ||
 	    (r = get_str(c, m, "driver", "client_command", "a command", &d->client_command,
 			 NULL)) ||
 	    (r = get_str(c, m, "driver", "controller_command", "a command", &d->controller_command,
 			 NULL)) ||
-	    (r = get_int(c, m, "driver", "timeout", 0, 604800, &d->timeout)))
+	    (r = get_uint(c, m, "driver", "min_users", 1, 10000000, &d->min_users, NULL)) ||
+	    (r = get_uint(c, m, "driver", "max_users", 1, 10000000, &d->max_users, NULL)) ||
+	    (r = get_uint(c, m, "driver", "step", 1, 10000000, &d->step, NULL)) ||
+	    (r = get_int(c, m, "driver", "duration", 1, 604800, &d->duration)) ||
+	    (r = get_int(c, m, "driver", "warmup", 0, 86400, &d->warmup)) ||
+	    (r = get_int(c, m, "driver", "timeout", 0, 604800, &d->timeout)) ||
+	    (r = get_int(c, m, "driver", "watch", 0, 3600, &d->watch)))
 		return r;
+	d->kind = (enum pv_driver_kind)kind;
+	if ((r = set_str(&d->name, drivers[kind])))
+		return r;
+	if (d->min_users && d->max_users && d->min_users > d->max_users)
+		return fail(c, pv_tree_get(m, "min_users"),
+			    "'driver.min_users' (%u) is more than 'driver.max_users' (%u); expected "
+			    "a ramp from min_users up to max_users",
+			    d->min_users, d->max_users);
+	if ((f = pv_tree_get(m, "fsct"))) {
+		if ((r = check_map(c, f, "driver.fsct", fsct_keys,
+				   "a mapping of FSCT settings (path, workload)")) ||
+		    (r = get_str(c, f, "driver.fsct", "path", "the path of fsct.exe", &d->fsct_path,
+				 NULL)) ||
+		    (r = get_str(c, f, "driver.fsct", "workload", "an FSCT workload such as HomeFolders",
+				 &d->fsct_workload, NULL)))
+			return r;
+	}
+	(void)v;
 	return 0;
 }
 
@@ -1056,24 +1087,38 @@ static int parse_drain(struct ctx *c, const struct pv_node *root)
 {
 	struct pv_drain *d = &c->pb->drain;
 	const struct pv_node *m = pv_tree_get(root, "drain");
-	int r;
+	static const char *const metrics[] = {"req_queue", "dirty+writeback kB", "I/O in flight",
+					      "SMB opens and sessions"};
+	int probe = -1, r;
 
+	d->interval = 2;
+	d->settle = 4;
+	d->timeout = 600;
 	if (!m)
 		return 0;
 	c->pb->has_drain = true;
-	d->interval = 2;
-	d->timeout = 600;
 	if ((r = check_map(c, m, "drain", drain_keys,
-			   "a mapping of drain settings (command, metric, ...)")) ||
-	    (r = require(c, m, "drain", "command", "a command printing the queue depth")) ||
+			   "a mapping of drain settings (probe, command, threshold, ...)")) ||
+	    (r = get_enum(c, m, "drain", "probe", probes, &probe)) ||
 	    (r = get_str(c, m, "drain", "command", "a command printing the queue depth",
-			 &d->command, NULL)) ||
-	    (r = set_str(&d->metric, DEFAULT_METRIC)) ||
+			 &d->command, NULL)))
+		return r;
+	if (probe < 0)
+		probe = d->command ? PV_PROBE_COMMAND : -1;
+	if (probe < 0)
+		return fail(c, m, "'drain' names no probe; expected 'probe: writeback', 'inflight' or "
+				  "'smb', or a 'command' printing the queue depth (a NAS's req_queue)");
+	if (probe == PV_PROBE_COMMAND && !d->command)
+		return require(c, m, "drain", "command", "a command printing the queue depth");
+	d->probe = (enum pv_probe_kind)probe;
+	if ((r = set_str(&d->metric, metrics[probe])) ||
 	    (r = get_str(c, m, "drain", "metric", "a metric name such as req_queue", &d->metric,
 			 NULL)) ||
 	    (r = get_long(c, m, "drain", "threshold", 0, LONG_MAX, &d->threshold, NULL)) ||
 	    (r = get_int(c, m, "drain", "interval", 1, 3600, &d->interval)) ||
-	    (r = get_int(c, m, "drain", "timeout", 1, 604800, &d->timeout)))
+	    (r = get_int(c, m, "drain", "settle", 0, 86400, &d->settle)) ||
+	    (r = get_int(c, m, "drain", "timeout", 1, 604800, &d->timeout)) ||
+	    (r = get_bool(c, m, "drain", "between_steps", &d->between_steps)))
 		return r;
 	return 0;
 }
@@ -1345,6 +1390,8 @@ void pv_playbook_free(struct pv_playbook *pb)
 	free(pb->controller.results);
 	host_release(&pb->controller.host);
 	free(pb->driver.name);
+	free(pb->driver.fsct_path);
+	free(pb->driver.fsct_workload);
 	free(pb->driver.client_command);
 	free(pb->driver.controller_command);
 	free(pb->drain.command);

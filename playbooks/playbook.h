@@ -91,19 +91,35 @@ struct pv_controller {
 	struct pv_host host; /* host.name NULL = local */
 };
 
+enum pv_driver_kind { PV_DRIVER_COMMAND = 0, PV_DRIVER_FSCT, PV_DRIVER_BUILTIN };
+
 struct pv_driver {
-	char *name;          /* e.g. "fsct" or "command"; default "command" */
-	char *client_command;     /* run on each client; NULL when unset */
-	char *controller_command; /* run on the controller; NULL when unset */
-	int timeout;         /* seconds, default 0 = none */
+	char *name;          /* "command" (default), "fsct" or "builtin" */
+	enum pv_driver_kind kind;
+	char *client_command;     /* template run on each client; NULL when unset */
+	char *controller_command; /* template run on the controller; NULL when unset */
+	/* the ramp, FSCT's: user counts are totals across the clients; 0 when not given */
+	unsigned min_users, max_users, step;
+	int duration;        /* seconds each step is held, 0 when not given */
+	int warmup;          /* seconds of each step before its measurement, default 0 */
+	int timeout;         /* seconds for the whole run, default 0 = none */
+	int watch;           /* seconds between samples of the server, default 2; 0 = no watch */
+	char *fsct_path;     /* driver fsct: fsct.exe on the Windows hosts, default "fsct.exe" */
+	char *fsct_workload; /* default "HomeFolders" */
+	int line, col;       /* where the section is (0 when absent), for messages */
 };
 
+enum pv_probe_kind { PV_PROBE_COMMAND = 0, PV_PROBE_WRITEBACK, PV_PROBE_INFLIGHT, PV_PROBE_SMB };
+
 struct pv_drain {
-	char *command;    /* run on the server; prints the queue depth as an integer */
-	char *metric;     /* name shown in progress, default "req_queue" */
+	enum pv_probe_kind probe; /* default command when command is given */
+	char *command;    /* probe command: run on the server, prints the queue depth */
+	char *metric;     /* name shown in progress, default per probe ("req_queue" for command) */
 	long threshold;   /* drained when depth <= threshold, default 0 */
-	int interval;     /* seconds between polls, default 2 */
+	int interval;     /* seconds between polls, default 2 (backs off up to 8 times that) */
+	int settle;       /* seconds the depth must stay at or below the threshold, default 4 */
 	int timeout;      /* seconds, default 600 */
+	bool between_steps; /* run waits for it between the steps of a ramp */
 };
 
 struct pv_playbook {

@@ -541,6 +541,39 @@ START_TEST(wrong_type)
 }
 END_TEST
 
+/* The run's ramp and the drain's probes: parsed, defaulted, and an impossible ramp refused
+ * where it is written. */
+START_TEST(driver_and_drain)
+{
+	struct pv_playbook *pb = NULL;
+	const char *ok = BASE "driver: {name: command, client_command: 'x {users}', min_users: 10, "
+			      "max_users: 40, step: 10, duration: 30, warmup: 5, watch: 1}\n"
+			      "drain: {probe: writeback, threshold: 100, between_steps: yes}\n";
+
+	ck_assert_int_eq(pv_playbook_parse("t.yaml", ok, strlen(ok), NULL, &pb), PV_OK);
+	ck_assert_int_eq(pb->driver.kind, PV_DRIVER_COMMAND);
+	ck_assert_uint_eq(pb->driver.min_users, 10);
+	ck_assert_uint_eq(pb->driver.max_users, 40);
+	ck_assert_uint_eq(pb->driver.step, 10);
+	ck_assert_int_eq(pb->driver.duration, 30);
+	ck_assert_int_eq(pb->driver.warmup, 5);
+	ck_assert_int_eq(pb->driver.watch, 1);
+	ck_assert_str_eq(pb->driver.fsct_path, "fsct.exe");
+	ck_assert_int_eq(pb->drain.probe, PV_PROBE_WRITEBACK);
+	ck_assert_str_eq(pb->drain.metric, "dirty+writeback kB");
+	ck_assert(pb->drain.between_steps);
+	ck_assert_int_eq(pb->drain.settle, 4);
+	pv_playbook_free(pb);
+	pb = NULL;
+	bad(BASE "driver: {min_users: 50, max_users: 10}\n",
+	    "t.yaml:7:21: 'driver.min_users' (50) is more than 'driver.max_users' (10)", NULL);
+	bad(BASE "driver: {step: 0}\n", "t.yaml:7:16: ", "driver.step");
+	bad(BASE "driver: {duration: 0}\n", "t.yaml:7:20: ", "driver.duration");
+	bad(BASE "driver: {name: dbench}\n", "t.yaml:7:16: 'driver.name' is 'dbench'", NULL);
+	bad(BASE "drain: {probe: queue}\n", "t.yaml:7:16: 'drain.probe' is 'queue'", NULL);
+}
+END_TEST
+
 START_TEST(missing_key)
 {
 	bad("lab: x\n", "t.yaml:1:1: missing required key 'domain' at top level", NULL);
@@ -556,7 +589,9 @@ START_TEST(missing_key)
 	    "t.yaml:8:5: missing required key 'name' in 'clients.0'", NULL);
 	bad(BASE "controller: {host: {name: c}}\n",
 	    "t.yaml:7:13: missing required key 'results' in 'controller'", NULL);
-	bad(BASE "drain:\n  metric: q\n", "t.yaml:8:3: missing required key 'command' in 'drain'",
+	bad(BASE "drain:\n  probe: command\n", "t.yaml:8:3: missing required key 'command' in 'drain'",
+	    NULL);
+	bad(BASE "drain:\n  metric: q\n", "t.yaml:8:3: 'drain' names no probe",
 	    NULL);
 }
 END_TEST
@@ -1056,6 +1091,7 @@ static Suite *playbooks_suite(void)
 	tcase_add_test(tc, duplicate_key);
 	tcase_add_test(tc, wrong_type);
 	tcase_add_test(tc, missing_key);
+	tcase_add_test(tc, driver_and_drain);
 	tcase_add_test(tc, bad_numbers);
 	tcase_add_test(tc, bad_enums);
 	tcase_add_test(tc, bad_addresses_and_names);
