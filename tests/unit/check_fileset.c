@@ -1,4 +1,5 @@
-/* tests/unit/check_fileset.c: fileset descriptions, their plans, sizes and content.
+/* tests/unit/check_fileset.c: fileset descriptions, their plans, sizes and content, and the bound
+ * checked before a plan is built.
  * Run from the repository root (the shipped playbooks/filesets/ files are loaded). */
 #include "fileset/fileset.h"
 #include "util/err.h"
@@ -240,6 +241,35 @@ START_TEST(shipped_filesets)
 }
 END_TEST
 
+/* The up-front bound counts every entry, and stops before anything wraps. 8 levels of 256
+ * folders are 2^64 leaf folders: a product over the levels wrapped to 0 and passed the check,
+ * and the plan was built to a million entries before push() refused it. Intermediate levels
+ * and earlier parts count too, so every refusal comes from the bound, before building. */
+START_TEST(bound_before_building)
+{
+	const char *at_limit =
+		"parts: {static: {folders: [999], files: 1000, sizes: [{size: 0}]}}\n";
+	struct pv_fileset *fs = NULL;
+
+	refused("parts:\n  static: {folders: [256, 256, 256, 256, 256, 256, 256, 256]}\n",
+		"part 'static' brings the fileset to more than 1000000 entries");
+	refused("parts:\n  static: {folders: [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000],"
+		" files: 1000000, sizes: [{size: 1}]}\n",
+		"part 'static' brings the fileset to more than 1000000 entries");
+	/* 1 + 1000 + 1000000 folders: the leaves alone fit, the levels above them do not */
+	refused("parts:\n  new:\n    folders: [1000, 1000]\n",
+		"part 'new' brings the fileset to more than 1000000 entries");
+	/* each part fits, the three together do not */
+	refused("parts:\n  static: {folders: [1000], files: 500, sizes: [{size: 0}]}\n"
+		"  volatile: {folders: [1000], files: 499, sizes: [{size: 0}]}\n",
+		"part 'volatile' brings the fileset to more than 1000000 entries");
+	/* exactly the limit: 1 + 999 folders, 999 * 1000 files */
+	ck_assert_int_eq(pv_fileset_parse("t.yaml", at_limit, strlen(at_limit), &fs), PV_OK);
+	ck_assert_uint_eq(fs->n, PV_FILESET_ENTRIES);
+	pv_fileset_free(fs);
+}
+END_TEST
+
 static Suite *fileset_suite(void)
 {
 	Suite *s = suite_create("fileset");
@@ -252,6 +282,7 @@ static Suite *fileset_suite(void)
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, shipped_filesets);
+	tcase_add_test(tc, bound_before_building);
 	suite_add_tcase(s, tc);
 	return s;
 }
