@@ -82,6 +82,15 @@ static void add_group(struct setup *s, const char *line, size_t len)
 	s->ng++;
 }
 
+/* The line is not NUL-terminated (the last one ends the buffer): no str* function on it. */
+static bool all_of(const char *p, size_t len, const char *chars)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!p[i] || !strchr(chars, p[i]))
+			return false;
+	return true;
+}
+
 static size_t directives(struct setup *s, const char *text, size_t size)
 {
 	size_t pos = 0;
@@ -93,7 +102,7 @@ static size_t directives(struct setup *s, const char *text, size_t size)
 		size_t len = nl ? (size_t)(nl - line) : size - pos;
 
 		if (len > 5 && !memcmp(line, "@lab ", 5) && len - 5 <= PV_HOSTS_LAB_MAX &&
-		    strspn(line + 5, LAB_CHARS) >= len - 5) {
+		    all_of(line + 5, len - 5, LAB_CHARS)) {
 			memcpy(s->lab, line + 5, len - 5);
 			s->lab[len - 5] = '\0';
 		} else if (len > 7 && !memcmp(line, "@group ", 7)) {
