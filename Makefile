@@ -9,6 +9,8 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(filter-out smbclient,$(PKGS)) 2>/dev/null)
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+# nettle's SHA-256 for the unit tests' golden digests only; the tool itself does not link it
+UNIT_LIBS = $(CHECK_LIBS) $(shell pkg-config --libs nettle 2>/dev/null || echo -lnettle)
 
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers
 CPPFLAGS += -I. -D_GNU_SOURCE -DPV_VERSION='"$(VERSION)"'
@@ -26,16 +28,18 @@ UNIT_SRC := $(wildcard tests/unit/check_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,build/unit/%,$(UNIT_SRC))
 
 .PHONY: all deps install uninstall unit integration check demo lab-up lab-down lab-status \
-	format clean help bench lint
+	format clean help bench lint fuzz fuzz-replay fuzz-build
 
 all: bin/provision
 
 help:
 	@echo "make            build bin/provision"
 	@echo "make deps       install the Debian packages the build, tests and lab need"
-	@echo "make check      deps, build, lint, unit tests (ASan+UBSan), lab up, integration tests, lab down"
+	@echo "make check      deps, build, lint, unit tests (ASan+UBSan), fuzz replay, lab up, integration tests, lab down"
 	@echo "make demo       deps, build, lab up, run the main job on the lab and show what happened"
 	@echo "make unit       unit tests only"
+	@echo "make fuzz       run every libFuzzer target for FUZZ_SECONDS (default 60) each"
+	@echo "make fuzz-replay  run every fuzz target once over its corpus and crash reproducers"
 	@echo "make lint       shellcheck the scripts run on hosts (and the tests, lab), perl -c the Perl"
 	@echo "make integration  integration tests against a running lab"
 	@echo "make lab-up | lab-down | lab-status   the embedded lab (tests/lab)"
@@ -64,12 +68,46 @@ build/asan/%.o: %.c
 build/unit/%: build/asan/tests/unit/%.o build/asan/tests/unit/alloc.o $(ASAN_LIB_OBJ) $(ASAN_CLI_OBJ)
 	@mkdir -p $(@D)
 	@echo "  LD san  $@"
-	@$(CC) $(SAN) -Wl,--wrap=realloc -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lpthread -lm
+	@$(CC) $(SAN) -Wl,--wrap=realloc -o $@ $^ $(PKG_LIBS) $(UNIT_LIBS) -lpthread -lm
 
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do \
 		CK_FORK=yes ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || fail=1; \
 	done; exit $$fail
+
+# Fuzzing (tests/fuzz): every tests/fuzz/fuzz_<name>.c is a libFuzzer target, found by the
+# wildcard so a new file needs no edit here. clang builds the modules again into build/fuzz/
+# with coverage feedback (fuzzer-no-link) and the sanitizers; they go into an archive so each
+# target links only the objects it reaches. No realloc wrapper here: that is for the unit tests.
+FUZZ_CC ?= $(firstword $(shell command -v clang-14 clang 2>/dev/null) clang)
+FUZZ_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/bin/%,$(FUZZ_SRC))
+FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/%.o,$(LIB_SRC))
+
+build/fuzz/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC fuzz $<"
+	@$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) $(WARN) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+		-MMD -MP -c -o $@ $<
+
+build/fuzz/libpv.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	@ar rcs $@ $^
+
+build/fuzz/bin/%: build/fuzz/tests/fuzz/%.o build/fuzz/libpv.a
+	@mkdir -p $(@D)
+	@echo "  LD fuzz $@"
+	@$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) -lpthread -lm
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	@tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_BIN)
+
+fuzz-replay: fuzz-build
+	@tests/fuzz/run.sh replay $(FUZZ_BIN)
 
 # The scripts provision sends to hosts are files (util/embed.h): POSIX sh, checked as such; the
 # tests and the lab are bash (SC2034: their variables are used by the files that source them).
@@ -79,7 +117,8 @@ lint:
 	@shellcheck -s sh $(SCRIPTS_SH)
 	@for f in $(SCRIPTS_PL); do perl -c "$$f" 2>&1 | grep -v 'syntax OK$$' || true; \
 		perl -c "$$f" >/dev/null 2>&1 || exit 1; done
-	@shellcheck -s bash -S warning -e SC2034 tests/lab/*.sh tests/integration/*.sh bench/*.sh
+	@shellcheck -s bash -S warning -e SC2034 tests/lab/*.sh tests/integration/*.sh tests/fuzz/*.sh \
+		bench/*.sh
 	@echo "lint: $(words $(SCRIPTS_SH)) shell and $(words $(SCRIPTS_PL)) Perl scripts, the tests and the lab: clean"
 
 integration: bin/provision
@@ -98,6 +137,7 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory fuzz-replay
 	@tests/integration/run.sh --with-lab
 
 demo: deps
@@ -121,7 +161,8 @@ clean:
 	rm -rf build bin
 
 # Scripts built into the binary (util/embed.h): <module>/scripts.o holds <module>/scripts/*.
-$(foreach m,$(MODULES),$(eval build/obj/$(m)/scripts.o build/asan/$(m)/scripts.o: $(wildcard $(m)/scripts/*)))
+$(foreach m,$(MODULES),$(eval build/obj/$(m)/scripts.o build/asan/$(m)/scripts.o \
+	build/fuzz/$(m)/scripts.o: $(wildcard $(m)/scripts/*)))
 
 .SECONDARY:
 

@@ -324,11 +324,10 @@ static int push(struct parser *p, size_t *cap, const char *path, bool dir,
 	struct pv_fileset *fs = p->fs;
 	struct pv_fileset_entry *e;
 
+	/* bound() counted every entry before anything was built: never reached */
 	if (fs->n >= PV_FILESET_ENTRIES)
-		return bad(p, NULL,
-			   "the fileset makes more than %d folders and files per user; "
-			   "lower folders or files",
-			   PV_FILESET_ENTRIES);
+		return pv_error(PV_EBUG, "%s: the plan outgrew its bound of %d entries", p->name,
+				PV_FILESET_ENTRIES);
 	if (fs->n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 64;
 		struct pv_fileset_entry *ne = realloc(fs->entries, nc * sizeof(*ne));
@@ -404,25 +403,51 @@ static int add_tree(struct parser *p, size_t *cap, const struct part_desc *d,
 	return PV_OK;
 }
 
+/* Count the plan's entries exactly (each part's folder, the folders of each level, the files
+ * of the leaf folders) before anything is built, so that a description of a few bytes is
+ * refused without first costing up to a million allocations. The count stops as soon as it
+ * passes the limit, so nothing can wrap: the folders of a level are at most the limit before
+ * they are multiplied by a fan-out of at most 1000, and the leaf folders at most the limit
+ * when multiplied by files (at most the limit too). A product over every level taken first
+ * does wrap: 8 levels of 256 folders are 2^64 leaf folders, 0 in 64 bits. */
+static int bound(const struct parser *p)
+{
+	unsigned long long total = 0;
+
+	for (int part = 0; part < PV_PART_COUNT; part++) {
+		const struct part_desc *d = &p->parts[part];
+		unsigned long long folders = 1; /* at the level being counted */
+
+		if (!d->present)
+			continue;
+		total += 1;
+		for (unsigned l = 0; l < d->levels && total <= PV_FILESET_ENTRIES; l++) {
+			folders *= d->fanout[l];
+			total += folders;
+		}
+		if (total <= PV_FILESET_ENTRIES)
+			total += folders * d->files;
+		if (total > PV_FILESET_ENTRIES)
+			return bad(p, NULL,
+				   "part '%s' brings the fileset to more than %d entries (folders "
+				   "and files) per user; lower folders or files",
+				   part_names[part], PV_FILESET_ENTRIES);
+	}
+	return PV_OK;
+}
+
 static int build(struct parser *p)
 {
 	size_t cap = 0;
 	int r;
 
+	if ((r = bound(p)) != PV_OK)
+		return r;
 	for (int part = 0; part < PV_PART_COUNT; part++) {
 		const struct part_desc *d = &p->parts[part];
-		unsigned long long leaves = 1;
 
 		if (!d->present)
 			continue;
-		/* bound the size before building anything */
-		for (unsigned l = 0; l < d->levels; l++)
-			leaves *= d->fanout[l];
-		if (leaves * (d->files + 1) > PV_FILESET_ENTRIES)
-			return bad(p, NULL,
-				   "part '%s' makes %llu leaf folders of %lu files, more than "
-				   "%d entries per user; lower folders or files",
-				   part_names[part], leaves, d->files, PV_FILESET_ENTRIES);
 		if ((r = add_tree(p, &cap, d, (enum pv_fileset_part)part, part_names[part], 0)))
 			return r;
 	}

@@ -8,7 +8,8 @@
  *
  * The plan is the same for every user (names and sizes depend on the fileset's seed only);
  * with content 'unique' the bytes also depend on the user's name, with 'shared' they do not.
- * Errors are recorded with pv_error(): PV_EIO (file unreadable), PV_ECONFIG (invalid). */
+ * Errors are recorded with pv_error(): PV_EIO (file unreadable), PV_ECONFIG (invalid, or a plan
+ * of more than PV_FILESET_ENTRIES entries: refused before any of it is built). */
 #ifndef PV_FILESET_FILESET_H
 #define PV_FILESET_FILESET_H
 

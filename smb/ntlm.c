@@ -412,6 +412,11 @@ int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const char *user, co
 	if (pv_utf16le(&dom, domain, strlen(domain), 0) < 0 ||
 	    pv_utf16le(&usr, user, strlen(user), 0) < 0)
 		goto out;
+	/* MS-NLMP 2.2.2.10: a field's length is 16 bits. The NTLMv2 response holds the server's
+	 * target info (up to 65535 bytes) plus 48: one that does not fit would be sent with its
+	 * length cut to the low 16 bits, a malformed message, so refuse. */
+	if (lm.len > 0xffff || nt.len > 0xffff || dom.len > 0xffff || usr.len > 0xffff)
+		goto out;
 	{
 		size_t off = sizeof(head);
 

@@ -7,6 +7,10 @@ pkgs=(
 	# build
 	gcc make pkg-config libldap-dev libkrb5-dev libsasl2-dev libsmbclient-dev libssh-dev
 	libyaml-dev libjansson-dev check shellcheck
+	# the unit tests' golden digests (SHA-256)
+	nettle-dev
+	# fuzzing (make fuzz, make fuzz-replay): clang with libFuzzer and its sanitizer runtimes
+	clang-14 libclang-rt-14-dev
 	# runtime of the tool
 	libsasl2-modules-gssapi-mit krb5-user
 	# the lab and the integration tests' independent checks

@@ -1,9 +1,12 @@
-/* tests/unit/check_fileset.c: fileset descriptions, their plans, sizes and content.
+/* tests/unit/check_fileset.c: fileset descriptions, their plans, sizes and content, the bound
+ * checked before a plan is built, and golden values of the generator's output (a re-run decides
+ * what to rewrite by size, so any change to the plan or the bytes would rewrite every tree).
  * Run from the repository root (the shipped playbooks/filesets/ files are loaded). */
 #include "fileset/fileset.h"
 #include "util/err.h"
 
 #include <check.h>
+#include <nettle/sha2.h>
 
 #include "tests/unit/unit.h"
 #include <stdio.h>
@@ -240,6 +243,106 @@ START_TEST(shipped_filesets)
 }
 END_TEST
 
+/* The up-front bound counts every entry, and stops before anything wraps. 8 levels of 256
+ * folders are 2^64 leaf folders: a product over the levels wrapped to 0 and passed the check,
+ * and the plan was built to a million entries before push() refused it. Intermediate levels
+ * and earlier parts count too, so every refusal comes from the bound, before building. */
+START_TEST(bound_before_building)
+{
+	const char *at_limit =
+		"parts: {static: {folders: [999], files: 1000, sizes: [{size: 0}]}}\n";
+	struct pv_fileset *fs = NULL;
+
+	refused("parts:\n  static: {folders: [256, 256, 256, 256, 256, 256, 256, 256]}\n",
+		"part 'static' brings the fileset to more than 1000000 entries");
+	refused("parts:\n  static: {folders: [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000],"
+		" files: 1000000, sizes: [{size: 1}]}\n",
+		"part 'static' brings the fileset to more than 1000000 entries");
+	/* 1 + 1000 + 1000000 folders: the leaves alone fit, the levels above them do not */
+	refused("parts:\n  new:\n    folders: [1000, 1000]\n",
+		"part 'new' brings the fileset to more than 1000000 entries");
+	/* each part fits, the three together do not */
+	refused("parts:\n  static: {folders: [1000], files: 500, sizes: [{size: 0}]}\n"
+		"  volatile: {folders: [1000], files: 499, sizes: [{size: 0}]}\n",
+		"part 'volatile' brings the fileset to more than 1000000 entries");
+	/* exactly the limit: 1 + 999 folders, 999 * 1000 files */
+	ck_assert_int_eq(pv_fileset_parse("t.yaml", at_limit, strlen(at_limit), &fs), PV_OK);
+	ck_assert_uint_eq(fs->n, PV_FILESET_ENTRIES);
+	pv_fileset_free(fs);
+}
+END_TEST
+
+/* SHA-256 over every file of the plan, in build order: its path, a NUL, then its content as
+ * the tree builders write it (pv_fileset_fill from pv_fileset_seed for that user). */
+static void digest(const struct pv_fileset *fs, const char *user, char hex[65])
+{
+	static unsigned char chunk[1 << 16];
+	struct sha256_ctx ctx;
+	uint8_t d[SHA256_DIGEST_SIZE];
+
+	sha256_init(&ctx);
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct pv_fileset_entry *e = &fs->entries[i];
+		uint64_t seed = pv_fileset_seed(fs, e, user);
+
+		if (e->dir)
+			continue;
+		sha256_update(&ctx, strlen(e->path) + 1, (const uint8_t *)e->path);
+		for (uint64_t off = 0; off < e->size; off += sizeof(chunk)) {
+			size_t n = e->size - off < sizeof(chunk) ? (size_t)(e->size - off)
+								 : sizeof(chunk);
+
+			pv_fileset_fill(seed, off, chunk, n);
+			sha256_update(&ctx, n, chunk);
+		}
+	}
+	sha256_digest(&ctx, sizeof(d), d);
+	for (size_t i = 0; i < sizeof(d); i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+/* Golden values of playbooks/filesets/small.yaml, computed once from the generator as it was
+ * when they were written (and the same with content 'unique', where the user's name is mixed
+ * in). If this fails, the generator changed: every lab's trees would be rewritten by the next
+ * run. Change them only on purpose, and say so in the commit. */
+#define SMALL_ENTRIES	    78
+#define SMALL_FILES	    70
+#define SMALL_DIRS	    8
+#define SMALL_BYTES	    953657ULL
+#define SMALL_SHA256	    "1994ba31f0114c9046a3713dde54082592e72f2823807efdc5f20c516d981924"
+#define SMALL_UNIQUE_SHA256 "fdb83c2acfa9386024f608162d08c2b6cc8e3c66532a7d9cf5618318fe1f3ac4"
+
+START_TEST(golden_small)
+{
+	struct pv_fileset *fs = NULL, *u = NULL;
+	FILE *f = fopen("playbooks/filesets/small.yaml", "rb");
+	static char text[1 << 16];
+	char hex[65], *shared;
+	size_t len;
+
+	ck_assert_ptr_nonnull(f);
+	len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	ck_assert_int_eq(pv_fileset_parse("small.yaml", text, len, &fs), PV_OK);
+	ck_assert_uint_eq(fs->n, SMALL_ENTRIES);
+	ck_assert_uint_eq(fs->nfiles, SMALL_FILES);
+	ck_assert_uint_eq(fs->ndirs, SMALL_DIRS);
+	ck_assert_uint_eq(fs->bytes, SMALL_BYTES);
+	digest(fs, "cli1-u1", hex);
+	ck_assert_str_eq(hex, SMALL_SHA256);
+	/* the same tree with content 'unique' */
+	ck_assert_ptr_nonnull(shared = strstr(text, "content: shared"));
+	memcpy(shared, "content: unique", 15);
+	ck_assert_int_eq(pv_fileset_parse("small.yaml", text, len, &u), PV_OK);
+	ck_assert_uint_eq(u->bytes, SMALL_BYTES);
+	digest(u, "cli1-u1", hex);
+	ck_assert_str_eq(hex, SMALL_UNIQUE_SHA256);
+	pv_fileset_free(fs);
+	pv_fileset_free(u);
+}
+END_TEST
+
 static Suite *fileset_suite(void)
 {
 	Suite *s = suite_create("fileset");
@@ -252,6 +355,8 @@ static Suite *fileset_suite(void)
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, shipped_filesets);
+	tcase_add_test(tc, bound_before_building);
+	tcase_add_test(tc, golden_small);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,6 +5,7 @@
 
 #include "tests/unit/unit.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "smb/ntlm.h"
@@ -178,6 +179,54 @@ START_TEST(test_ntlm_messages)
 }
 END_TEST
 
+/* A bare CHALLENGE whose target info is one AV pair of ilen - 8 bytes and MsvAvEOL. */
+static uint8_t *long_challenge(size_t ilen, size_t *n)
+{
+	uint8_t *m = calloc(1, 48 + ilen);
+	size_t al = ilen - 8;
+
+	memcpy(m, "NTLMSSP\0\2", 9);
+	memcpy(m + 24, SCHAL, 8);
+	m[40] = m[42] = (uint8_t)ilen;
+	m[41] = m[43] = (uint8_t)(ilen >> 8);
+	m[44] = 48;
+	m[48] = 2; /* MsvAvNbDomainName */
+	m[50] = (uint8_t)al;
+	m[51] = (uint8_t)(al >> 8);
+	memset(m + 52, 'L', al); /* then MsvAvEOL, zeros from calloc */
+	*n = 48 + ilen;
+	return m;
+}
+
+/* The NTLMv2 response is the target info plus 48 bytes, in a field with a 16-bit length
+ * (MS-NLMP 2.2.2.10): a target info over 65487 bytes cannot be answered. It was answered with
+ * the length cut to its low 16 bits (found by tests/fuzz/fuzz_ntlm.c's invariants; the
+ * reproducer is tests/fuzz/crashes/ntlm/long-target-info). */
+START_TEST(test_ntlm_long_target_info)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	struct pv_ntlm_challenge c;
+	size_t n;
+	uint8_t *m = long_challenge(0xffff - 48, &n);
+	const uint8_t *a;
+
+	ck_assert_int_eq(pv_ntlm_parse_challenge(m, n, &c), 0);
+	ck_assert_uint_eq(c.target_info_len, 0xffff - 48);
+	ck_assert_int_eq(pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b),
+			 0);
+	a = memmem(b.data, b.len, "NTLMSSP", 8);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(a[20] | a[21] << 8, 0xffff); /* NtChallengeResponse: just fits */
+	free(m);
+	m = long_challenge(0xffff - 47, &n);
+	ck_assert_int_eq(pv_ntlm_parse_challenge(m, n, &c), 0);
+	ck_assert_int_eq(pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b),
+			 -1);
+	free(m);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 START_TEST(test_smb2_header)
 {
 	struct smb2_hdr h = {1, SMB2_CREATE,	    64,
@@ -244,6 +293,7 @@ int main(void)
 	tcase_add_test(tc, test_hmac_md5);
 	tcase_add_test(tc, test_ntlmv2_vectors);
 	tcase_add_test(tc, test_ntlm_messages);
+	tcase_add_test(tc, test_ntlm_long_target_info);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("smb2");
 	tcase_add_test(tc, test_smb2_header);

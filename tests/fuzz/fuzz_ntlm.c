@@ -1,0 +1,175 @@
+/* tests/fuzz/fuzz_ntlm.c: libFuzzer target for the NTLM CHALLENGE parser of smb/ntlm.c. The
+ * input is the server's token, as the SESSION_SETUP response carries it: a SPNEGO NegTokenResp
+ * holding the NTLMSSP CHALLENGE, or the bare CHALLENGE.
+ *
+ * pv_ntlm_parse_challenge() must refuse with -1 or describe a CHALLENGE that lies inside the
+ * token; what it accepts, pv_ntlm_authenticate() must turn into a well-formed AUTHENTICATE
+ * (MS-NLMP 2.2.1.3) in a well-formed NegTokenResp: every DER length and security buffer
+ * consistent, the NTLMv2 response the one MS-NLMP 3.3.2 defines for that challenge, target
+ * info and time. A bare CHALLENGE wrapped in SPNEGO here must read the same. A broken promise
+ * aborts, which libFuzzer reports as a crash with the input that did it. */
+#include "smb/ntlm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The flags our NEGOTIATE offers (smb/ntlm.c NEG_FLAGS); AUTHENTICATE may hold no others. */
+#define OFFERED 0xA0888215u
+#define UNICODE 0x00000001u
+
+static const uint8_t CCHAL[8] = {0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa};
+static const uint64_t NOW = 0x01d9000000000000ull;
+
+static void broken(const char *what)
+{
+	fprintf(stderr, "fuzz_ntlm: broken promise: %s\n", what);
+	abort();
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* One DER element that must fill [*p, end) exactly, with tag; its value's bounds out. */
+static void der_whole(const uint8_t *p, const uint8_t *end, uint8_t tag, const uint8_t **val,
+		      size_t *len)
+{
+	size_t l, n;
+
+	if (end - p < 2 || p[0] != tag)
+		broken("AUTHENTICATE token: wrong DER tag");
+	l = p[1];
+	p += 2;
+	if (l & 0x80) {
+		n = l & 0x7f;
+		if (n < 1 || n > 3 || (size_t)(end - p) < n)
+			broken("AUTHENTICATE token: bad DER length");
+		for (l = 0; n--;)
+			l = l << 8 | *p++;
+	}
+	if ((size_t)(end - p) != l)
+		broken("AUTHENTICATE token: a DER length that does not fill its parent");
+	*val = p;
+	*len = l;
+}
+
+/* A security buffer (MS-NLMP 2.2.2.10): length and maximum length equal, inside the message,
+ * at the offset expected (the buffers follow each other). */
+static const uint8_t *buffer(const uint8_t *m, size_t mlen, size_t at, size_t *off, size_t *len)
+{
+	size_t l = (size_t)(m[at] | m[at + 1] << 8), max = (size_t)(m[at + 2] | m[at + 3] << 8);
+	size_t o = le32(m + at + 4);
+
+	if (l != max || o != *off || o > mlen || l > mlen - o)
+		broken("AUTHENTICATE: a security buffer out of place");
+	*off += l;
+	*len = l;
+	return m + o;
+}
+
+static void check_authenticate(const struct pv_ntlm_challenge *c, const struct pv_buf *tok)
+{
+	const uint8_t *p = (const uint8_t *)tok->data, *end = p + tok->len, *m, *lm, *nt, *dom,
+		      *usr;
+	size_t l, mlen, lml, ntl, doml, usrl, wsl, keyl, off = 64;
+	uint8_t key[16];
+	struct pv_buf want = PV_BUF_INIT;
+	uint32_t flags;
+
+	/* NegTokenResp ::= [1] SEQUENCE { responseToken [2] OCTET STRING } */
+	der_whole(p, end, 0xa1, &p, &l);
+	der_whole(p, p + l, 0x30, &p, &l);
+	der_whole(p, p + l, 0xa2, &p, &l);
+	der_whole(p, p + l, 0x04, &m, &mlen);
+	if (mlen < 64 || memcmp(m, "NTLMSSP", 8) || le32(m + 8) != 3)
+		broken("AUTHENTICATE: not an NTLMSSP AUTHENTICATE message");
+	lm = buffer(m, mlen, 12, &off, &lml);
+	nt = buffer(m, mlen, 20, &off, &ntl);
+	dom = buffer(m, mlen, 28, &off, &doml);
+	usr = buffer(m, mlen, 36, &off, &usrl);
+	buffer(m, mlen, 44, &off, &wsl);
+	buffer(m, mlen, 52, &off, &keyl);
+	if (off != mlen || wsl || keyl)
+		broken("AUTHENTICATE: bytes outside its buffers, or a workstation or session key");
+	flags = le32(m + 60);
+	if ((flags & ~OFFERED) || !(flags & UNICODE) || (flags & ~c->flags & ~UNICODE))
+		broken("AUTHENTICATE: flags neither offered nor granted");
+	if (doml != 12 || memcmp(dom, "D\0o\0m\0a\0i\0n\0", 12) || usrl != 8 ||
+	    memcmp(usr, "U\0s\0e\0r\0", 8))
+		broken("AUTHENTICATE: domain or user not as given");
+	/* the NTLMv2 response recomputed from its definition, with the server's time if sent */
+	if (pv_ntowfv2("Password", 8, "User", "Domain", key) < 0 ||
+	    pv_ntlmv2_response(key, c->challenge, c->has_timestamp ? c->timestamp : NOW, CCHAL,
+			       c->target_info, c->target_info_len, &want) < 0)
+		abort();
+	if (ntl != 16 + 28 + c->target_info_len + 4 || ntl != want.len ||
+	    memcmp(nt, want.data, ntl))
+		broken("AUTHENTICATE: the NTLMv2 response is not MS-NLMP's for this challenge");
+	if (le64(nt + 24) != (c->has_timestamp ? c->timestamp : NOW) || memcmp(nt + 32, CCHAL, 8))
+		broken("AUTHENTICATE: the response's time or client challenge");
+	if (lml != 24 || (c->has_timestamp ? memcmp(lm, (uint8_t[24]){0}, 24) != 0
+					   : memcmp(lm + 16, CCHAL, 8) != 0))
+		broken("AUTHENTICATE: the LM response (Z(24) when the server sent a time)");
+	pv_buf_release(&want, 0);
+}
+
+/* The bare CHALLENGE in a NegTokenResp with long-form lengths, as a server may send it. */
+static size_t wrap(const uint8_t *m, size_t n, uint8_t *out)
+{
+	size_t o = 0, l4 = n, l3 = 4 + l4, l2 = 4 + l3, l1 = 4 + l2;
+	const uint8_t tags[4] = {0xa1, 0x30, 0xa2, 0x04};
+	const size_t lens[4] = {l1, l2, l3, l4};
+
+	for (int i = 0; i < 4; i++) {
+		out[o++] = tags[i];
+		out[o++] = 0x82;
+		out[o++] = (uint8_t)(lens[i] >> 8);
+		out[o++] = (uint8_t)lens[i];
+	}
+	memcpy(out + o, m, n);
+	return o + n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pv_ntlm_challenge c, w;
+	struct pv_buf out = PV_BUF_INIT;
+	int r = pv_ntlm_parse_challenge(data, size, &c);
+
+	if (r != 0) {
+		if (r != -1)
+			broken("parse: a result other than 0 or -1");
+		return 0;
+	}
+	if (c.target_info < data || c.target_info_len > 0xffff ||
+	    c.target_info_len > (size_t)(data + size - c.target_info))
+		broken("parse: target info outside the token");
+	if (pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, NOW, CCHAL, &out) == 0)
+		check_authenticate(&c, &out);
+	else if (c.target_info_len + 48 <= 0xffff)
+		broken("authenticate refused a challenge it can answer");
+	pv_buf_release(&out, 0);
+	if (size >= 8 && !memcmp(data, "NTLMSSP", 8) && size <= 0xffff - 16) {
+		uint8_t *t = malloc(size + 16);
+
+		if (!t)
+			abort();
+		if (pv_ntlm_parse_challenge(t, wrap(data, size, t), &w) != 0 ||
+		    w.flags != c.flags || memcmp(w.challenge, c.challenge, 8) ||
+		    w.target_info_len != c.target_info_len ||
+		    memcmp(w.target_info, c.target_info, c.target_info_len) ||
+		    w.has_timestamp != c.has_timestamp || w.timestamp != c.timestamp)
+			broken("a bare CHALLENGE reads differently in SPNEGO");
+		free(t);
+	}
+	return 0;
+}
