@@ -88,3 +88,8 @@ unsigned long pv_users_planned(const struct pv_playbook *pb)
 {
 	return (unsigned long)pb->users.per_client * pb->nclients;
 }
+
+bool pv_env_stopped(const struct pv_env *env)
+{
+	return env && env->stop && *env->stop;
+}

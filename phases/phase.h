@@ -8,6 +8,7 @@
 #ifndef PV_PHASES_PHASE_H
 #define PV_PHASES_PHASE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -27,7 +28,13 @@ struct pv_env {
 	bool dry_run; /* look, plan, change nothing */
 	pv_cred_fn cred;
 	void *cred_ctx;
+	/* set (non-zero) by provision/ on Ctrl-C or SIGTERM: long work (run, wait) stops what it
+	 * started and returns PV_ESTOPPED; NULL when the command cannot be interrupted so */
+	const volatile sig_atomic_t *stop;
 };
+
+/* Whether the run was asked to stop. */
+bool pv_env_stopped(const struct pv_env *env);
 
 int pv_env_secret(const struct pv_env *env, enum pv_cred which, const struct pv_secret **out);
 

@@ -119,10 +119,14 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "anything moves (status 3); if the new folder cannot be made the old one is moved back.\n"
 	 "On controller.host, --backup DIR must be absolute and normalized (status 2 otherwise).\n"
 	 "'cleanup controller [--backup DIR]' does the same but never creates a missing folder."},
-	{CMD_RUN, "run", NULL, false, PB, "run [--timeout SECONDS]",
+	{CMD_RUN, "run", NULL, false, PB | PV_CMD_STOPPABLE,
+	 "run [--min-users N] [--max-users N] [--step N] [--duration S] [--warmup S] "
+	 "[--watch S] [--timeout S]",
 	 "run the load driver's phases across all hosts",
 	 "Starts the load driver on the clients and the controller, waits, collects results."},
-	{CMD_WAIT, "wait", NULL, false, PB, "wait [--timeout SECONDS]",
+	{CMD_WAIT, "wait", NULL, false, PB | PV_CMD_STOPPABLE,
+	 "wait [--drain] [--probe KIND] [--probe-command CMD] [--threshold N] [--interval S] "
+	 "[--settle S] [--timeout S]",
 	 "wait until the server's request queue has drained",
 	 "Polls the playbook's drain command on the server until the depth is at or below the\n"
 	 "threshold."},
@@ -215,6 +219,29 @@ const struct pv_option pv_options[] = {
 	{OPT_TIMEOUT, "timeout", 't', "SECONDS", B(CMD_RUN) | B(CMD_WAIT), "give up after SECONDS"},
 	{OPT_PARALLEL, "parallel", 0, "N", B(CMD_SERVER) | B(CMD_PREPARE),
 	 "server: SMB connections building trees at once (default: server cores, at least 2)"},
+	{OPT_MIN_USERS, "min-users", 0, "N", B(CMD_RUN),
+	 "users in the first step, all clients together (driver.min_users)"},
+	{OPT_MAX_USERS, "max-users", 0, "N", B(CMD_RUN),
+	 "users in the last step, all clients together (driver.max_users)"},
+	{OPT_STEP, "step", 0, "N", B(CMD_RUN), "users added from one step to the next (driver.step)"},
+	{OPT_DURATION, "duration", 0, "SECONDS", B(CMD_RUN),
+	 "how long each step is held (driver.duration)"},
+	{OPT_WARMUP, "warmup", 0, "SECONDS", B(CMD_RUN),
+	 "the start of each step not measured (driver.warmup)"},
+	{OPT_WATCH, "watch", 0, "SECONDS", B(CMD_RUN),
+	 "seconds between samples of the server, 0 for none (driver.watch)"},
+	{OPT_DRAIN, "drain", 0, NULL, B(CMD_WAIT),
+	 "wait until the server's queue has drained (what wait does)"},
+	{OPT_PROBE, "probe", 0, "KIND", B(CMD_WAIT),
+	 "what to poll: command, writeback, inflight or smb (drain.probe)"},
+	{OPT_PROBE_COMMAND, "probe-command", 0, "CMD", B(CMD_WAIT),
+	 "command run on the server printing the queue depth (drain.command)"},
+	{OPT_THRESHOLD, "threshold", 0, "N", B(CMD_WAIT),
+	 "drained at or below this depth (drain.threshold)"},
+	{OPT_INTERVAL, "interval", 0, "SECONDS", B(CMD_WAIT),
+	 "first interval between polls, backing off (drain.interval)"},
+	{OPT_SETTLE, "settle", 0, "SECONDS", B(CMD_WAIT),
+	 "how long the depth must stay drained (drain.settle)"},
 };
 
 const size_t pv_noptions = sizeof(pv_options) / sizeof(pv_options[0]);

@@ -53,6 +53,18 @@ enum pv_opt_id {
 	OPT_BACKUP,
 	OPT_TIMEOUT,
 	OPT_PARALLEL,
+	OPT_MIN_USERS,
+	OPT_MAX_USERS,
+	OPT_STEP,
+	OPT_DURATION,
+	OPT_WARMUP,
+	OPT_WATCH,
+	OPT_DRAIN,
+	OPT_PROBE,
+	OPT_PROBE_COMMAND,
+	OPT_THRESHOLD,
+	OPT_INTERVAL,
+	OPT_SETTLE,
 	OPT_COUNT
 };
 
@@ -60,6 +72,7 @@ enum pv_opt_id {
 enum pv_cmd_flags {
 	PV_CMD_PLAYBOOK = 1u << 0,	/* load the playbook; a failure ends the command */
 	PV_CMD_PLAYBOOK_SOFT = 1u << 1, /* load it, and let the handler report a failure (check) */
+	PV_CMD_STOPPABLE = 1u << 2,	/* Ctrl-C and SIGTERM ask the work to stop (run, wait) */
 };
 
 struct pv_command {

@@ -14,11 +14,25 @@
 static const struct {
 	enum pv_opt_id opt;
 	const char *key;
+	int cmd; /* only for this command; CMD_COUNT: for every command taking the option */
 } option_keys[] = {
-	{OPT_CA_FILE, "domain.ca_file"},
-	{OPT_OU, "users.ou"},
-	{OPT_NAME_TEMPLATE, "users.name_template"},
-	{OPT_USERS, "users.per_client"},
+	{OPT_CA_FILE, "domain.ca_file", CMD_COUNT},
+	{OPT_OU, "users.ou", CMD_COUNT},
+	{OPT_NAME_TEMPLATE, "users.name_template", CMD_COUNT},
+	{OPT_USERS, "users.per_client", CMD_COUNT},
+	{OPT_MIN_USERS, "driver.min_users", CMD_COUNT},
+	{OPT_MAX_USERS, "driver.max_users", CMD_COUNT},
+	{OPT_STEP, "driver.step", CMD_COUNT},
+	{OPT_DURATION, "driver.duration", CMD_COUNT},
+	{OPT_WARMUP, "driver.warmup", CMD_COUNT},
+	{OPT_WATCH, "driver.watch", CMD_COUNT},
+	{OPT_TIMEOUT, "driver.timeout", CMD_RUN},
+	{OPT_PROBE, "drain.probe", CMD_COUNT},
+	{OPT_PROBE_COMMAND, "drain.command", CMD_COUNT},
+	{OPT_THRESHOLD, "drain.threshold", CMD_COUNT},
+	{OPT_INTERVAL, "drain.interval", CMD_COUNT},
+	{OPT_SETTLE, "drain.settle", CMD_COUNT},
+	{OPT_TIMEOUT, "drain.timeout", CMD_WAIT},
 };
 #define NKEYS (sizeof(option_keys) / sizeof(option_keys[0]))
 
@@ -63,7 +77,8 @@ int pv_ctx_load(struct pv_ctx *ctx)
 	for (size_t i = 0; i < NKEYS; i++) {
 		const char *v = ctx->cli.opt[option_keys[i].opt];
 
-		if (!v)
+		if (!v || (option_keys[i].cmd != CMD_COUNT &&
+			   (int)ctx->cli.cmd->id != option_keys[i].cmd))
 			continue;
 		if (asprintf(&owned[i], "%s=%s", option_keys[i].key, v) < 0) {
 			owned[i] = NULL;

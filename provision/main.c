@@ -90,6 +90,28 @@ static int setup(struct pv_ctx *ctx)
 	return r;
 }
 
+static volatile sig_atomic_t stop_asked;
+
+/* The first Ctrl-C or SIGTERM asks long work to stop what it started; a second one ends the
+ * process at once (the remote side then stops on its own: its SSH session ends). */
+static void on_stop(int sig)
+{
+	stop_asked = 1;
+	signal(sig, SIG_DFL);
+}
+
+static void stoppable(struct pv_ctx *ctx)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ctx->env.stop = &stop_asked;
+}
+
 int main(int argc, char **argv)
 {
 	struct pv_ctx ctx;
@@ -123,6 +145,9 @@ int main(int argc, char **argv)
 	out.command = ctx.cli.cmd->name;
 	if ((r = setup(&ctx)) == PV_OK) {
 		pv_handler fn = pv_handler_for(ctx.cli.cmd->id, ctx.cli.sub);
+
+		if (ctx.cli.cmd->flags & PV_CMD_STOPPABLE)
+			stoppable(&ctx);
 
 		if (fn)
 			r = fn(&ctx, &out);

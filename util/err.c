@@ -69,6 +69,8 @@ static const struct {
 	{ PV_ECONFLICT, "conflict", "an object exists that this lab does not own" },
 	{ PV_ENOTIMPL, "not-implemented", "command not built yet" },
 	{ PV_EINCOMPLETE, "incomplete", "status: the lab lacks something the playbook asks for" },
+	{ PV_ETIMEOUT, "timeout", "wait: the queue did not drain in time; run: its timeout passed" },
+	{ PV_ESTOPPED, "stopped", "interrupted (Ctrl-C or SIGTERM); what was started was stopped" },
 	{ PV_EBUG, "bug", "internal error, please report" },
 };
 

@@ -1,6 +1,8 @@
 /* util/progress.c: progress state, forwarded to the sink provision/ installed. */
 #include "util/progress.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -47,6 +49,17 @@ void pv_progress_bytes(struct pv_progress *p, unsigned long done, unsigned long 
 void pv_progress_tick(struct pv_progress *p)
 {
 	p->one_request = true;
+	if (sink)
+		sink(p, PV_PROGRESS_UPDATE, sink_ctx);
+}
+
+void pv_progress_detail(struct pv_progress *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->detail, sizeof(p->detail), fmt, ap);
+	va_end(ap);
 	if (sink)
 		sink(p, PV_PROGRESS_UPDATE, sink_ctx);
 }

@@ -18,6 +18,7 @@ struct pv_progress {
 	unsigned long total, done;
 	unsigned long long bytes; /* when the work also counts bytes (MB/s shown), else 0 */
 	bool one_request; /* the work is one request whose progress cannot be seen: time only */
+	char detail[160]; /* when set, shown instead of the count ("depth 120, -40/s, ETA 3 s") */
 	double start;
 	/* the sink's own state */
 	double last;
@@ -37,6 +38,9 @@ void pv_progress_update(struct pv_progress *p, unsigned long done);
 void pv_progress_bytes(struct pv_progress *p, unsigned long done, unsigned long long bytes);
 /* One long request (total is what it covers): time goes on, no count. */
 void pv_progress_tick(struct pv_progress *p);
+/* Work whose measure is not a count (a queue draining, a step of a run): its own text. */
+void pv_progress_detail(struct pv_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void pv_progress_end(struct pv_progress *p);
 
 #endif
