@@ -1,11 +1,14 @@
 /* tests/unit/check_phases.c: the pure parts of phases/: the run's ramp and each client's share,
- * the command driver's templates, FSCT's command lines. */
+ * the command driver's templates, FSCT's command lines, the server watch's lines, summary and
+ * CSV. */
 #include <check.h>
 
 #include "tests/unit/unit.h"
+#include <stdio.h>
 #include <string.h>
 
 #include "phases/driver.h"
+#include "phases/watch.h"
 #include "util/err.h"
 
 static const char PB[] = "domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, ca_file: /c,"
@@ -133,6 +136,78 @@ START_TEST(fsct)
 }
 END_TEST
 
+static const char LINE[] = "pv-watch cpu=12.5 usr=8.0 sys=4.5 iowait=0.0 smbd=20.1 winbindd=0.5 "
+			   "samba=0.0 self=0.31 mem_used=512.0 mem_avail=1024.5 dirty=3.0 "
+			   "rd=0.0 wr=120.5 inflight=2 net=eth0:10.5:20.0,veth1:1.5:2.0";
+
+START_TEST(watch_parse)
+{
+	struct pv_watch_sample s;
+	char bad[256];
+
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(pv_watch_parse(LINE, strlen(LINE), &s), PV_OK);
+	ck_assert(s.v[PV_W_CPU] == 12.5 && s.v[PV_W_SMBD] == 20.1 && s.v[PV_W_SELF] == 0.31);
+	ck_assert(s.v[PV_W_MEM_AVAIL] == 1024.5 && s.v[PV_W_INFLIGHT] == 2);
+	ck_assert(s.v[PV_W_NET_RX] == 12.0 && s.v[PV_W_NET_TX] == 22.0); /* summed over interfaces */
+	ck_assert_int_eq(pv_watch_parse("pv-watch-start interval=2 hz=100", 32, &s), 1);
+	/* no interface but lo */
+	snprintf(bad, sizeof(bad), "%.*snet=-", (int)(strstr(LINE, "net=") - LINE), LINE);
+	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_OK);
+	ck_assert(s.v[PV_W_NET_RX] == 0 && s.v[PV_W_NET_TX] == 0);
+	/* a field a newer sampler adds is let through */
+	snprintf(bad, sizeof(bad), "%s gpu=3", LINE);
+	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_OK);
+	/* malformed: quoted in the message */
+	ck_assert_int_eq(pv_watch_parse("perl: not found", 15, &s), PV_EREMOTE);
+	ck_assert(strstr(pv_errmsg(), "'perl: not found'"));
+	snprintf(bad, sizeof(bad), "%s", LINE);
+	memcpy(strstr(bad, "cpu=12.5"), "cpu=1x.5", 8);
+	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_EREMOTE);
+	ck_assert(strstr(pv_errmsg(), "not a number"));
+	snprintf(bad, sizeof(bad), "%.*s", (int)(strstr(LINE, " net=") - LINE), LINE);
+	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_EREMOTE);
+	ck_assert(strstr(pv_errmsg(), "no net_rx field"));
+	ck_assert_int_eq(pv_watch_parse("pv-watch cpu=nan", 16, &s), PV_EREMOTE);
+	ck_assert_int_eq(pv_watch_parse("pv-watch cpu=1 net=eth0:1", 25, &s), PV_EREMOTE);
+	ck_assert(strstr(pv_errmsg(), "net field"));
+	ck_assert_int_eq(pv_watch_parse("pv-watch cpu=1 net=eth0:1:2,", 28, &s), PV_EREMOTE);
+}
+END_TEST
+
+START_TEST(watch_summary)
+{
+	struct pv_watch_sample s[20];
+	struct pv_watch_stat st[PV_W_COUNT];
+	struct pv_buf b = PV_BUF_INIT;
+
+	memset(s, 0, sizeof(s));
+	for (int i = 0; i < 20; i++) {
+		s[i].t = 100 + 2 * i;
+		s[i].v[PV_W_CPU] = 20 - i; /* 20, 19, ... 1: unsorted on purpose */
+		s[i].v[PV_W_SMBD] = 5;
+	}
+	ck_assert_int_eq(pv_watch_summarize(s, 20, st), PV_OK);
+	ck_assert(st[PV_W_CPU].mean == 10.5);
+	ck_assert(st[PV_W_CPU].p95 == 19); /* rank ceil(0.95 * 20) = 19 of 1..20 */
+	ck_assert(st[PV_W_CPU].max == 20);
+	ck_assert(st[PV_W_SMBD].mean == 5 && st[PV_W_SMBD].p95 == 5);
+	ck_assert_int_eq(pv_watch_summarize(s, 1, st), PV_OK);
+	ck_assert(st[PV_W_CPU].p95 == 20 && st[PV_W_CPU].mean == 20);
+	ck_assert_int_eq(pv_watch_summarize(s, 0, st), PV_OK);
+	ck_assert(st[PV_W_CPU].max == 0);
+
+	ck_assert_int_eq(pv_watch_csv(s, 3, 99, 101.5, &b), PV_OK);
+	ck_assert_str_eq(b.data,
+			 "seconds,phase,cpu,usr,sys,iowait,smbd,winbindd,samba,self,mem_used,"
+			 "mem_avail,dirty,rd,wr,inflight,net_rx,net_tx\n"
+			 "1.0,warmup,20.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
+			 "3.0,measure,19.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
+			 "5.0,measure,18.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n");
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("phases");
@@ -142,6 +217,8 @@ int main(void)
 	tcase_add_test(tc, ramp_last_step);
 	tcase_add_test(tc, render);
 	tcase_add_test(tc, fsct);
+	tcase_add_test(tc, watch_parse);
+	tcase_add_test(tc, watch_summary);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }

@@ -1,0 +1,76 @@
+/* phases/watch.h: the server watch of `provision run`. One long-lived sampler on the server
+ * (phases/scripts/watch.pl over one SSH channel, no process started per sample) prints a line
+ * of rates every interval; a thread here keeps them with the time they arrived, and each step
+ * of the run takes its window of samples: a CSV, and a summary (mean, p95, max per metric).
+ *
+ * The parsing, the summary and the CSV are pure and unit-tested; the thread does the I/O. */
+#ifndef PV_PHASES_WATCH_H
+#define PV_PHASES_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "phases/phase.h"
+#include "util/buf.h"
+
+enum pv_watch_metric {
+	PV_W_CPU,	/* % of all cores busy */
+	PV_W_USR,	/* % user time (nice included) */
+	PV_W_SYS,	/* % system time (irq, softirq included) */
+	PV_W_IOWAIT,	/* % waiting for I/O */
+	PV_W_SMBD,	/* % of one core: every smbd process */
+	PV_W_WINBINDD,	/* % of one core: every winbindd */
+	PV_W_SAMBA,	/* % of one core: every samba (AD DC) process */
+	PV_W_SELF,	/* % of one core: the sampler itself */
+	PV_W_MEM_USED,	/* MiB: MemTotal - MemAvailable */
+	PV_W_MEM_AVAIL, /* MiB */
+	PV_W_DIRTY,	/* MiB: Dirty + Writeback */
+	PV_W_RD,	/* kB/s read from whole disks */
+	PV_W_WR,	/* kB/s written */
+	PV_W_INFLIGHT,	/* I/O requests in flight */
+	PV_W_NET_RX,	/* kB/s received, every interface but lo */
+	PV_W_NET_TX,	/* kB/s sent */
+	PV_W_COUNT
+};
+
+/* Column names, as in the CSV and the JSON ("cpu", "smbd", "mem_used", "net_rx", ...). */
+extern const char *const pv_watch_names[PV_W_COUNT];
+
+struct pv_watch_sample {
+	double t; /* when it arrived (pv_now()) */
+	double v[PV_W_COUNT];
+};
+
+/* One line of the sampler: PV_OK with *s filled (s->t left alone); 1 for a line that is not a
+ * sample (the start line); PV_EREMOTE, quoting the line, when it is malformed. */
+int pv_watch_parse(const char *line, size_t len, struct pv_watch_sample *s);
+
+struct pv_watch_stat {
+	double mean, p95, max;
+};
+/* Over n samples (n may be 0: all zero). p95 by nearest rank. PV_EIO when out of memory. */
+int pv_watch_summarize(const struct pv_watch_sample *s, size_t n,
+		       struct pv_watch_stat out[PV_W_COUNT]);
+
+/* The CSV of a step: a header, then one row per sample: seconds since t0, "warmup" or
+ * "measure" (before or after measure_from), the metrics. */
+int pv_watch_csv(const struct pv_watch_sample *s, size_t n, double t0, double measure_from,
+		 struct pv_buf *out);
+
+/* The running watch. */
+struct pv_watch;
+
+/* Connect to the playbook's server and start the sampler (every interval seconds) in a thread
+ * of its own. PV_OK once the sampler has said it started; else the code and message of what
+ * went wrong (no thread left behind). */
+int pv_watch_start(const struct pv_env *env, int interval, struct pv_watch **out);
+/* A copy of the samples that arrived in [from, to] (pv_now() times), in order; *s is NULL
+ * when none (free() it). When the watch has failed since it started, its code is returned and
+ * its message recorded, with the samples until then. */
+int pv_watch_window(struct pv_watch *w, double from, double to, struct pv_watch_sample **s,
+		    size_t *n);
+/* Stop the sampler (its stdin ends), join the thread, free. The code of a failure of the watch
+ * while it ran (PV_OK otherwise). NULL is allowed. */
+int pv_watch_stop(struct pv_watch *w);
+
+#endif
