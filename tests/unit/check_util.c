@@ -10,6 +10,7 @@
 
 #include "tests/unit/alloc.h"
 #include "util/buf.h"
+#include "util/digest.h"
 #include "util/err.h"
 #include "util/secret.h"
 #include "util/strset.h"
@@ -157,6 +158,114 @@ static unsigned header_sum(const char *h)
 		sum += (i >= 148 && i < 156) ? ' ' : (unsigned char)h[i];
 	return sum;
 }
+
+struct seen {
+	char paths[8][64];
+	size_t sizes[8];
+	char first[16];
+	int n, dirs;
+};
+
+static int collect(void *arg, const struct pv_tar_entry *e, const char *content)
+{
+	struct seen *s = arg;
+
+	if (s->n >= 8)
+		return 99;
+	snprintf(s->paths[s->n], sizeof(s->paths[0]), "%s", e->path);
+	s->sizes[s->n] = (size_t)e->size;
+	if (content && s->n == 0)
+		snprintf(s->first, sizeof(s->first), "%.*s", (int)e->size, content);
+	s->dirs += e->dir;
+	s->n++;
+	return 0;
+}
+
+static void add(struct pv_buf *b, const char *path, bool dir, const char *content)
+{
+	struct pv_tar_entry e = {path, dir, content ? strlen(content) : 0, 0, 0, 0644, 0};
+	char *data;
+
+	ck_assert_int_eq(pv_tar_add(b, &e, &data), PV_OK);
+	if (content)
+		memcpy(data, content, strlen(content));
+}
+
+START_TEST(test_tar_read)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	struct seen s;
+	unsigned long skipped = 9;
+	char tmpl[] = "/tmp/pv-tar.XXXXXX", cmd[256];
+	FILE *p;
+	static const char *const refused[] = {"../x", "/etc/passwd", "a/../../b", "a//b", "a/./b"};
+
+	/* ours, read back */
+	add(&b, "./step-1", true, NULL);
+	add(&b, "./step-1/out.txt", false, "hello");
+	pv_tar_end(&b);
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(pv_tar_each(b.data, b.len, collect, &s, &skipped), PV_OK);
+	ck_assert_int_eq(s.n, 2);
+	ck_assert_str_eq(s.paths[0], "step-1");
+	ck_assert_str_eq(s.paths[1], "step-1/out.txt");
+	ck_assert_uint_eq(s.sizes[1], 5);
+	ck_assert_uint_eq(skipped, 0);
+	/* cut short: in the content, and at an entry's end (no end of archive) */
+	ck_assert_int_eq(pv_tar_each(b.data, 512 + 512 + 100, collect, &s, NULL), PV_EREMOTE);
+	ck_assert_int_eq(pv_tar_each(b.data, 512 + 1024, collect, &s, NULL), PV_EREMOTE);
+	ck_assert(strstr(pv_errmsg(), "cut short"));
+	/* a header changed after its checksum */
+	b.data[600] ^= 1;
+	ck_assert_int_eq(pv_tar_each(b.data, b.len, collect, &s, NULL), PV_EREMOTE);
+	ck_assert(strstr(pv_errmsg(), "checksum"));
+	/* paths that would leave the folder they are written into */
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		pv_buf_reset(&b);
+		add(&b, refused[i], false, "x");
+		pv_tar_end(&b);
+		ck_assert_int_eq(pv_tar_each(b.data, b.len, collect, &s, NULL), PV_EREMOTE);
+		ck_assert(strstr(pv_errmsg(), refused[i]));
+	}
+	/* GNU tar's own ustar output: a file, a folder, a link (skipped, not followed) */
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && mkdir d && printf abc > d/f && ln -s /etc/passwd link && "
+		 "tar --format=ustar -cf - .",
+		 tmpl);
+	ck_assert_ptr_nonnull(p = popen(cmd, "r"));
+	pv_buf_reset(&b);
+	for (char chunk[4096];;) {
+		size_t n = fread(chunk, 1, sizeof(chunk), p);
+
+		if (n == 0)
+			break;
+		pv_buf_add(&b, chunk, n);
+	}
+	ck_assert_int_eq(pclose(p), 0);
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(pv_tar_each(b.data, b.len, collect, &s, &skipped), PV_OK);
+	ck_assert_int_eq(s.n, 2);
+	ck_assert_int_eq(s.dirs, 1);
+	ck_assert_uint_eq(skipped, 1);
+	ck_assert(strcmp(s.paths[0], "d/f") == 0 || strcmp(s.paths[1], "d/f") == 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
+	ck_assert_int_eq(system(cmd), 0);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+START_TEST(test_sha256)
+{
+	char hex[PV_SHA256_HEX];
+
+	/* FIPS 180-2, appendix B.1 and the empty message */
+	pv_sha256_hex("abc", 3, hex);
+	ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	pv_sha256_hex("", 0, hex);
+	ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+END_TEST
 
 START_TEST(test_tar_headers)
 {
@@ -464,6 +573,8 @@ int main(void)
 	tcase_add_test(tc, test_buf);
 	tcase_add_test(tc, test_buf_sticky_failure);
 	tcase_add_test(tc, test_tar_headers);
+	tcase_add_test(tc, test_sha256);
+	tcase_add_test(tc, test_tar_read);
 	tcase_add_test(tc, test_tar_read_by_tar);
 	tcase_add_test(tc, test_buf_secret);
 	tcase_add_test(tc, test_secret_file_newline);
