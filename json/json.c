@@ -4,6 +4,8 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define J(v) ((json_t *)(v))
 #define P(v) ((struct pv_json *)(v))
@@ -69,6 +71,23 @@ int pv_json_dump(const struct pv_json *v, FILE *f)
 	if (!v || json_dumpf(J(v), f, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) != 0)
 		return -1;
 	return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+char *pv_json_pretty(const struct pv_json *v)
+{
+	char *s = v ? json_dumps(J(v), JSON_INDENT(2) | JSON_ENSURE_ASCII |
+					      JSON_REAL_PRECISION(12))
+		    : NULL;
+	char *nl;
+
+	if (!s)
+		return NULL;
+	if ((nl = realloc(s, strlen(s) + 2)) == NULL) {
+		free(s);
+		return NULL;
+	}
+	strcat(nl, "\n");
+	return nl;
 }
 
 void pv_json_free(struct pv_json *v)

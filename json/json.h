@@ -25,6 +25,9 @@ void pv_json_secs(struct pv_json *o, const char *key, double v); /* to the milli
 void pv_json_append_str(struct pv_json *a, const char *v);
 /* v on one line and a newline to f (ASCII, compact); -1 when f cannot be written. */
 int pv_json_dump(const struct pv_json *v, FILE *f);
+/* v indented by two spaces, with a newline, for files a person reads too (a run's
+ * manifest.json); NULL when out of memory (free() it). */
+char *pv_json_pretty(const struct pv_json *v);
 void pv_json_free(struct pv_json *v);
 
 /* Reading. pv_json_parse: NULL with a message in err when text is not JSON. What the getters
