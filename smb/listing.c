@@ -56,8 +56,8 @@ int listing_entry(struct listing *l, const char *where, const char *base, const 
 	 * 2.1.5: a name component holds none) */
 	if (!*name || strpbrk(name, "/\\"))
 		return pv_error(PV_EREMOTE,
-				"SMB listing %s/%s: the server listed a bad name '%.200s'", where,
-				rel, name);
+				"SMB listing %s%s%s: the server listed a bad name '%.200s'", where,
+				*rel ? "/" : "", rel, name);
 	if (!(path = malloc(len + 1)))
 		return pv_error(PV_EIO, "out of memory");
 	sprintf(path, "%s%s%s", rel, rl ? "/" : "", name);

@@ -931,9 +931,9 @@ static int entries(struct pv_smb2 *c, const char *rel, const uint8_t *e, size_t 
 		if (end - e < 64)
 			return broken(
 				c, PV_EREMOTE,
-				"a malformed listing of %s/%s: an entry of %zu bytes, shorter "
+				"a malformed listing of %s%s%s: an entry of %zu bytes, shorter "
 				"than its 64 fixed ones",
-				where, rel, (size_t)(end - e));
+				where, *rel ? "/" : "", rel, (size_t)(end - e));
 		next = smb2_get32(e);
 		nl = smb2_get32(e + 60);
 		/* MS-FSCC 2.1.5.2: a name is at most 255 characters */
@@ -941,13 +941,13 @@ static int entries(struct pv_smb2 *c, const char *rel, const uint8_t *e, size_t 
 		    next > (size_t)(end - e))
 			return broken(
 				c, PV_EREMOTE,
-				"a malformed listing of %s/%s: an entry whose name (%u bytes) or "
+				"a malformed listing of %s%s%s: an entry whose name (%u bytes) or "
 				"NextEntryOffset (%u) does not fit the %zu bytes left",
-				where, rel, nl, next, (size_t)(end - e));
+				where, *rel ? "/" : "", rel, nl, next, (size_t)(end - e));
 		if (pv_utf16le_to_utf8(e + 64, nl, name, sizeof(name)) < 0)
 			return broken(c, PV_EREMOTE,
-				      "a malformed listing of %s/%s: a name that is not UTF-16",
-				      where, rel);
+				      "a malformed listing of %s%s%s: a name that is not UTF-16",
+				      where, *rel ? "/" : "", rel);
 		r = listing_entry(l, where, c->base, rel, name,
 				  (smb2_get32(e + 56) & ATTR_DIRECTORY) != 0, smb2_get64(e + 40));
 		if (!next)
