@@ -737,8 +737,7 @@ static int logon(struct pv_smb2 *c, const char *wg, const char *user, const stru
 			    (len == 0 || off < SMB2_HDR + 8 || off > rlen || len > rlen - off)) {
 				r = broken(c, PV_EREMOTE,
 					   "a malformed answer: SESSION_SETUP's security buffer "
-					   "(%zu bytes "
-					   "at %zu) is not inside its %zu bytes",
+					   "(%zu bytes at %zu) is not inside its %zu bytes",
 					   len, off, rlen);
 				goto out;
 			}

@@ -231,6 +231,9 @@ START_TEST(test_smb2_names)
 	ck_assert_int_eq(smb2_name("bad\xff", &b), -1);
 	ck_assert_str_eq(smb2_status_name(ST_DISK_FULL), "NT_STATUS_DISK_FULL");
 	ck_assert_ptr_null(smb2_status_name(0xC0FFEE00u));
+	ck_assert_str_eq(smb2_cmd_name(SMB2_QUERY_DIRECTORY), "QUERY_DIRECTORY");
+	ck_assert_str_eq(smb2_cmd_name(SMB2_NEGOTIATE), "NEGOTIATE");
+	ck_assert_str_eq(smb2_cmd_name(0xffff), "an unknown command");
 	pv_buf_release(&b, 0);
 }
 END_TEST

@@ -1374,7 +1374,7 @@ START_TEST(test_plan_and_corpus)
 		fake_stop(&f);
 		if (!SEEDS[i].hook && !SEEDS[i].target_info) {
 			ck_assert_msg(r == PV_OK, "%s", pv_errmsg());
-			ck_assert_uint_eq(res.files_made, 2);
+			ck_assert_uint_eq(res.files_made, 3);
 			ck_assert_uint_eq(res.files_fixed, 1);
 		} else if (SEEDS[i].hook == pending_once || SEEDS[i].hook == split) {
 			ck_assert_msg(r == PV_OK, "%s: %s", SEEDS[i].name, pv_errmsg());
