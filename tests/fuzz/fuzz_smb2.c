@@ -41,7 +41,7 @@ struct server {
 
 /* Send everything, then half-close; meanwhile, and after, read and drop what the client
  * sends, until it closes its end. */
-static void *serve(void *arg)
+static void *stream(void *arg)
 {
 	struct server *s = arg;
 	size_t sent = 0;
@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > INPUT_MAX || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return 0;
 	s.fd = sv[1];
-	if (pthread_create(&th, NULL, serve, &s) != 0) {
+	if (pthread_create(&th, NULL, stream, &s) != 0) {
 		close(sv[0]);
 		close(sv[1]);
 		return 0;

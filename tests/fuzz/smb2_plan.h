@@ -18,11 +18,8 @@
 /* A folder, a file in it, a file of two WRITEs, an empty one, and one over a compound
  * (CREATE, WRITE chunks in flight, CLOSE): every shape of request the build sends. */
 static const struct pv_smb_item smb2_plan_items[] = {
-	{"d", true, 0},
-	{"d/a", false, 100},
-	{"b", false, 70000},
-	{"e", false, 0},
-	{"big", false, 300000},
+	{"d", true, 0},	 {"d/a", false, 100},	 {"b", false, 70000},
+	{"e", false, 0}, {"big", false, 300000},
 };
 
 static void smb2_plan_fill(void *ctx, size_t item, uint64_t offset, void *buf, size_t len)
