@@ -216,6 +216,9 @@ static int send_all(struct pv_smb2 *c)
 {
 	size_t off = 0, len = c->olen - 4;
 
+	/* the 24-bit length of MS-SMB2 2.1: our largest request (a file's compound) is ~260 KiB */
+	if (len > 0xFFFFFF)
+		return broken(c, PV_EBUG, "a request of %zu bytes does not fit a frame", len);
 	c->out[0] = 0;
 	c->out[1] = (uint8_t)(len >> 16);
 	c->out[2] = (uint8_t)(len >> 8);
