@@ -60,6 +60,13 @@ struct pv_smb {
 	bool reached; /* an operation has succeeded: a later EACCES is not a logon failure */
 };
 
+/* wire.c: pv_smb2_connect over fd, a stream socket already connected to an SMB2 server
+ * (server only names it in messages), with a timeout in milliseconds that plays the part of
+ * pv_smb2_connect's seconds, deadlines included. The connection owns fd from the call on,
+ * success or not (pv_smb2_free closes it). For the tests and the fuzz target: a scripted
+ * server on the other end of a socketpair(2). */
+int smb2_connect_fd(int fd, const char *server, int timeout_ms, struct pv_smb2 **out);
+
 /* listing.c: what a tree holds, paths relative to its base, sorted (listing_walk) */
 struct found {
 	char *path;
@@ -70,9 +77,25 @@ struct found {
 struct listing {
 	struct found *v;
 	size_t n, cap;
+	size_t seen; /* entries the server listed, "." and ".." included (LIST_MAX) */
 };
 
+/* Bytes in a share-relative path (base/rel) that either client creates or lists. A longer
+ * path is an error naming it, never cut: a cut folder name would be listed again (the walk
+ * repeats) or the wrong file made. */
+#define PATH_LIMIT 1023
+/* Entries one tree's listing may show (dots included), so a server cannot make a walk grow
+ * without end; no fileset comes near it. */
+#define LIST_MAX (1u << 20)
+
 int listing_add(struct listing *l, const char *path, bool dir, uint64_t size);
+/* One entry the server listed in folder rel ("" for the base) of the tree at base: skipped
+ * when it is "." or "..", else added as rel/name. Records PV_EREMOTE, naming the folder and
+ * the name, when the name is empty or holds '/' or '\\', when base/rel/name would pass
+ * PATH_LIMIT, or when the tree shows more than LIST_MAX entries. where: how the message names
+ * the tree ("//server/share/base"). */
+int listing_entry(struct listing *l, const char *where, const char *base, const char *rel,
+		  const char *name, bool dir, uint64_t size);
 /* Everything below a tree's base into l, sorted: list_dir adds what folder rel ("" for the
  * base) holds, paths relative to the base; it is called for the base, then for every folder
  * found. Stops at the first failure. */

@@ -35,6 +35,45 @@ int listing_add(struct listing *l, const char *path, bool dir, uint64_t size)
 	return PV_OK;
 }
 
+int listing_entry(struct listing *l, const char *where, const char *base, const char *rel,
+		  const char *name, bool dir, uint64_t size)
+{
+	size_t rl = strlen(rel), nl = strlen(name);
+	size_t len = rl + (rl ? 1 : 0) + nl,
+	       full = strlen(base) + 1 + len; /* as name_of makes it */
+	char *path;
+	int r;
+
+	if (++l->seen > LIST_MAX)
+		return pv_error(
+			PV_EREMOTE,
+			"SMB listing %s: more than %u entries; is the server listing the same "
+			"folder again and again?",
+			where, LIST_MAX);
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return PV_OK;
+	/* a separator in a name would make one entry look like a path of several (MS-FSCC
+	 * 2.1.5: a name component holds none) */
+	if (!*name || strpbrk(name, "/\\"))
+		return pv_error(PV_EREMOTE,
+				"SMB listing %s%s%s: the server listed a bad name '%.200s'", where,
+				*rel ? "/" : "", rel, name);
+	if (!(path = malloc(len + 1)))
+		return pv_error(PV_EIO, "out of memory");
+	sprintf(path, "%s%s%s", rel, rl ? "/" : "", name);
+	if (full > PATH_LIMIT) /* the message has room for 1 KiB: the middle of a long path goes */
+		r = pv_error(
+			PV_EREMOTE,
+			"SMB listing %s: the path '%.*s%s%s' below it is %zu bytes with the base, "
+			"more than %d; refused rather than cut",
+			where, len > 600 ? 300 : (int)len, path, len > 600 ? "..." : "",
+			len > 600 ? path + len - 300 : "", full, PATH_LIMIT);
+	else
+		r = listing_add(l, path, dir, size);
+	free(path);
+	return r;
+}
+
 static int by_path(const void *a, const void *b)
 {
 	return strcmp(((const struct found *)a)->path, ((const struct found *)b)->path);

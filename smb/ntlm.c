@@ -185,12 +185,15 @@ int pv_ntowfv2(const char *password, size_t plen, const char *user, const char *
 
 /* ---- DER, just enough for SPNEGO ---- */
 
-/* Append tag and length of a value of len bytes. */
+/* Append tag and length of a value of len bytes; -1 beyond the 3 length bytes we write and
+ * read (16 MiB, far above any SMB2 security buffer): refused, never cut. */
 static int der_head(struct pv_buf *b, uint8_t tag, size_t len)
 {
 	uint8_t h[6];
 	size_t n = 0;
 
+	if (len > 0xFFFFFF)
+		return -1;
 	h[n++] = tag;
 	if (len < 0x80)
 		h[n++] = (uint8_t)len;
@@ -373,12 +376,17 @@ int pv_ntlmv2_response(const uint8_t key[16], const uint8_t schal[8], uint64_t t
 	return r;
 }
 
-/* Append a security buffer field (len, maxlen, offset) for data placed at off. */
-static void field(uint8_t *p, size_t len, size_t off)
+/* Write a security buffer field (len, maxlen, offset) for data placed at off. MS-NLMP 2.2.1.3
+ * gives Len and MaxLen 16 bits and BufferOffset 32: -1 when len or off does not fit, so a long
+ * field is refused rather than sent with its length cut (the server would read garbage). */
+static int field(uint8_t *p, size_t len, size_t off)
 {
+	if (len > 0xFFFF || off > 0xFFFFFFFFu)
+		return -1;
 	p[0] = p[2] = (uint8_t)len;
 	p[1] = p[3] = (uint8_t)(len >> 8);
 	put32(p + 4, (uint32_t)off);
+	return 0;
 }
 
 int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const char *user, const char *domain,
@@ -412,20 +420,19 @@ int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const char *user, co
 	if (pv_utf16le(&dom, domain, strlen(domain), 0) < 0 ||
 	    pv_utf16le(&usr, user, strlen(user), 0) < 0)
 		goto out;
-	/* MS-NLMP 2.2.2.10: a field's length is 16 bits. The NTLMv2 response holds the server's
-	 * target info (up to 65535 bytes) plus 48: one that does not fit would be sent with its
-	 * length cut to the low 16 bits, a malformed message, so refuse. */
-	if (lm.len > 0xffff || nt.len > 0xffff || dom.len > 0xffff || usr.len > 0xffff)
-		goto out;
 	{
+		/* LmChallengeResponse, NtChallengeResponse, DomainName, UserName, Workstation
+		 * (empty), EncryptedRandomSessionKey (empty): fields 8 bytes apart from offset 12.
+		 * NtChallengeResponse is 48 bytes longer than the server's target info, so a
+		 * target info of more than 65487 bytes cannot be answered. */
+		const size_t lens[6] = {lm.len, nt.len, dom.len, usr.len, 0, 0};
 		size_t off = sizeof(head);
 
-		field(head + 12, lm.len, off), off += lm.len;
-		field(head + 20, nt.len, off), off += nt.len;
-		field(head + 28, dom.len, off), off += dom.len;
-		field(head + 36, usr.len, off), off += usr.len;
-		field(head + 44, 0, off); /* workstation */
-		field(head + 52, 0, off); /* no session key exchange */
+		for (int i = 0; i < 6; off += lens[i], i++)
+			if (field(head + 12 + 8 * i, lens[i], off) < 0) {
+				r = -2;
+				goto out;
+			}
 		put32(head + 60, NEG_FLAGS & (c->flags | NTLMSSP_NEGOTIATE_UNICODE));
 	}
 	if (pv_buf_add(&msg, head, sizeof(head)) < 0 || pv_buf_add(&msg, lm.data, lm.len) < 0 ||

@@ -41,8 +41,9 @@ int pv_ntlm_parse_challenge(const uint8_t *tok, size_t len, struct pv_ntlm_chall
 
 /* The second token: SPNEGO NegTokenResp holding AUTHENTICATE with the NTLMv2 response for
  * user in domain. now: FILETIME used when the server sent no timestamp; cchal: 8 random
- * bytes. -1 on bad UTF-8, out of memory, or a field over MS-NLMP's 16-bit lengths (a target
- * info over 65487 bytes, a user or domain name over 32767 UTF-16 code units). */
+ * bytes. -1 on bad UTF-8 or out of memory; -2 when a field would not fit its 16-bit length
+ * (MS-NLMP 2.2.1.3): a server's target info of more than 65487 bytes (the NTLMv2 response
+ * is 48 bytes longer), or a user or domain of more than 32767 UTF-16 units. */
 int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const char *user, const char *domain,
 			 const char *password, size_t plen, uint64_t now, const uint8_t cchal[8],
 			 struct pv_buf *out);

@@ -66,7 +66,23 @@ struct pv_smb2;
 
 /* Connect and negotiate. On failure *out may still be set (free it); pv_smb2_unsupported()
  * then says whether the server wants what this client does not do (signing, encryption, a
- * dialect beyond 3.0.2): use pv_smb_session instead. */
+ * dialect beyond 3.0.2): use pv_smb_session instead.
+ *
+ * Time: with T the timeout given here (seconds; 10 when 0 or less):
+ *   - connecting takes at most T, and a read waits at most T for the next bytes;
+ *   - every request gets its final answer within 3T of being sent. Keep-alives and interim
+ *     STATUS_PENDING answers (MS-SMB2 3.3.4.2) reset the T wait, never this deadline. With
+ *     requests pipelined, 3T is the most between two final answers while any is in flight;
+ *   - a tree build (logon to logoff) ends within T x (8 + its items + each file's size in
+ *     MiB, rounded up): 10 s x (8 + 100 + 100) = 35 min for 100 files of under 1 MiB.
+ * A deadline passed fails with PV_EUNREACH and a message saying which, and the connection
+ * is lost (pv_smb2_lost): answers may still be on their way.
+ *
+ * What the server sends is checked before it is read: a frame shorter than an SMB2 header
+ * (64 bytes) or longer than 1 MiB, a NetBIOS message other than a session message or a
+ * keep-alive, or any length or offset pointing outside the frame or the answer fails with
+ * PV_EREMOTE ("a malformed answer: ...") and loses the connection. Paths stay within 1023
+ * bytes (share-relative) and listings within 2^20 entries: beyond, an error names the path. */
 int pv_smb2_connect(const char *server, int timeout, struct pv_smb2 **out);
 bool pv_smb2_unsupported(const struct pv_smb2 *c);
 /* Whether c can carry no more requests (the connection failed or closed, or never opened). */

@@ -71,6 +71,30 @@ int smb2_hdr_get(const uint8_t *p, size_t len, struct smb2_hdr *h)
 	return 0;
 }
 
+const char *smb2_cmd_name(uint16_t cmd)
+{
+	switch (cmd) {
+	case SMB2_NEGOTIATE:
+		return "NEGOTIATE";
+	case SMB2_SESSION_SETUP:
+		return "SESSION_SETUP";
+	case SMB2_LOGOFF:
+		return "LOGOFF";
+	case SMB2_TREE_CONNECT:
+		return "TREE_CONNECT";
+	case SMB2_CREATE:
+		return "CREATE";
+	case SMB2_CLOSE:
+		return "CLOSE";
+	case SMB2_WRITE:
+		return "WRITE";
+	case SMB2_QUERY_DIRECTORY:
+		return "QUERY_DIRECTORY";
+	default:
+		return "an unknown command";
+	}
+}
+
 const char *smb2_status_name(uint32_t status)
 {
 	static const struct {

@@ -57,6 +57,9 @@ void smb2_hdr_put(uint8_t *p, const struct smb2_hdr *h);
 /* Read a response header from p (at least SMB2_HDR bytes there); -1 if it is not SMB2. */
 int smb2_hdr_get(const uint8_t *p, size_t len, struct smb2_hdr *h);
 
+/* The name of a command ("CREATE"), "an unknown command" for one we never send. */
+const char *smb2_cmd_name(uint16_t cmd);
+
 /* A name for an NTSTATUS ("NT_STATUS_DISK_FULL"), or NULL when we do not know it. */
 const char *smb2_status_name(uint32_t status);
 

@@ -105,14 +105,13 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 	if (!(dir = SMBC(smbc_getFunctionOpendir)(s->ctx)(s->ctx, w->u.data)))
 		return fail(s, errno, "listing", w->share, w->base, rel);
 	s->reached = true;
-	while ((fi = SMBC(smbc_getFunctionReaddirPlus)(s->ctx)(s->ctx, dir)) != NULL &&
-	       r == PV_OK) {
-		char path[1024];
+	while (r == PV_OK &&
+	       (fi = SMBC(smbc_getFunctionReaddirPlus)(s->ctx)(s->ctx, dir)) != NULL) {
+		char where[512];
 
-		if (strcmp(fi->name, ".") == 0 || strcmp(fi->name, "..") == 0)
-			continue;
-		snprintf(path, sizeof(path), "%s%s%s", rel, *rel ? "/" : "", fi->name);
-		r = listing_add(l, path, (fi->attrs & ATTR_DIR) != 0, fi->size);
+		snprintf(where, sizeof(where), "//%s/%s/%s", s->server, w->share, w->base);
+		r = listing_entry(l, where, w->base, rel, fi->name, (fi->attrs & ATTR_DIR) != 0,
+				  fi->size);
 	}
 	SMBC(smbc_getFunctionClosedir)(s->ctx)(s->ctx, dir);
 	return r;

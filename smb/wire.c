@@ -12,7 +12,14 @@
  *
  * What it does not do, and then the caller uses libsmbclient (pv_smb2_unsupported): signing
  * or encryption (a server that requires them), SMB 3.1.1 only servers, Kerberos. Logon is
- * NTLMv2 in SPNEGO (smb/ntlm.c). */
+ * NTLMv2 in SPNEGO (smb/ntlm.c).
+ *
+ * What it does not take from a server (issue 13): every length and offset in an answer is
+ * checked against the frame it came in before anything is read through it; a frame shorter
+ * than an SMB2 header, a NetBIOS type other than a session message or a keep-alive, a
+ * NextCommand outside the frame, a body shorter than its command's, two answers to one
+ * request or an answer to none end the connection with "a malformed answer"-like words. And
+ * deadlines (smb.h) that keep-alives and interim answers do not move. */
 #include "smb/smb.h"
 
 #include "smb/internal.h"
@@ -40,8 +47,15 @@
 #define WRITE_MAX     65536u	      /* bytes per WRITE (one credit) */
 #define COMPOUND_DATA (4 * WRITE_MAX) /* files up to this size are one compound */
 #define CREDITS_ASK   64
-#define FRAME_MAX     (16u << 20)
 #define LIST_BUF      65536u
+/* The largest answer taken: none we ask for holds more than LIST_BUF (QUERY_DIRECTORY's
+ * OutputBufferLength) plus headers, or a 64 KiB security buffer (16-bit length). */
+#define FRAME_MAX (1u << 20)
+/* Deadlines, in units of the timeout T (smb.h says the rule): a final answer within ANSWER_T,
+ * a tree build within T times (BUILD_T + items + MiB written). */
+#define ANSWER_T 3
+#define BUILD_T	 8
+#define MIB	 (1u << 20)
 
 /* CREATE fields (MS-SMB2 2.2.13) */
 #define FILE_LIST_DIRECTORY	0x00000001u
@@ -63,6 +77,7 @@ enum kind { P_FILE, P_DIR, P_CHUNK };
 struct pend {
 	uint64_t mid0;
 	unsigned n, got;
+	uint32_t seen; /* messages answered (bit i: mid0 + i); n is at most 2 + 4 WRITEs */
 	enum kind kind;
 	size_t item;
 	uint32_t status;   /* the first failure in the compound */
@@ -82,7 +97,12 @@ struct cut {
 struct pv_smb2 {
 	int fd;
 	char *server;
-	int timeout;
+	int64_t tmo;	   /* T, the timeout: ms a read waits for the next bytes */
+	int64_t due;	   /* a final answer must come by then (CLOCK_MONOTONIC ms); 0: none */
+	int64_t build_due; /* the tree build must end by then; 0: no build */
+	int64_t build_ms;  /* how long that build was given */
+	uint16_t waiting;  /* the command rpc() waits on (messages) */
+	int add_err;	   /* the code add() recorded when it last returned 0 */
 	bool multi_credit; /* 2.1 or later and the server does multi-credit: CreditCharge 1 */
 	bool broken;	   /* the connection is unusable: no more requests */
 	bool unsupported;  /* the server wants what this client does not do */
@@ -117,13 +137,31 @@ bool pv_smb2_lost(const struct pv_smb2 *c)
 
 /* ---- transport ---- */
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A span for a message: "30 s", or "750 ms" when not whole seconds (tests use short ones). */
+static const char *span(int64_t ms, char *buf, size_t len)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, len, "%lld s", (long long)(ms / 1000));
+	else
+		snprintf(buf, len, "%lld ms", (long long)ms);
+	return buf;
+}
+
 /* The connection cannot carry more: record "SMB to 'server': <why>" and return code. */
 static int broken(struct pv_smb2 *c, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 static int broken(struct pv_smb2 *c, int code, const char *fmt, ...)
 {
-	char why[512];
+	char why[768];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -131,6 +169,31 @@ static int broken(struct pv_smb2 *c, int code, const char *fmt, ...)
 	va_end(ap);
 	c->broken = true;
 	return pv_error(code, "SMB to '%s': %s", c->server, why);
+}
+
+/* A deadline passed: the build's, or the one for the next final answer. The connection
+ * goes too: answers may still be on their way, and nothing could tell them from new ones. */
+static int late(struct pv_smb2 *c)
+{
+	char a[32], b[32];
+
+	if (c->build_due && now_ms() >= c->build_due)
+		return broken(
+			c, PV_EUNREACH,
+			"the tree build as %s passed its deadline of %s (the timeout %s times "
+			"%d + items + MiB written)",
+			c->user, span(c->build_ms, a, sizeof(a)), span(c->tmo, b, sizeof(b)),
+			BUILD_T);
+	if (c->npend)
+		return broken(c, PV_EUNREACH,
+			      "no final answer to any of the %u requests in flight for %s "
+			      "(keep-alives and interim answers do not extend a request)",
+			      c->npend, span(ANSWER_T * c->tmo, a, sizeof(a)));
+	return broken(
+		c, PV_EUNREACH,
+		"no final answer to %s in %s (keep-alives and interim answers do not extend a "
+		"request)",
+		smb2_cmd_name(c->waiting), span(ANSWER_T * c->tmo, a, sizeof(a)));
 }
 
 static int ensure(uint8_t **buf, size_t *cap, size_t need)
@@ -153,6 +216,9 @@ static int send_all(struct pv_smb2 *c)
 {
 	size_t off = 0, len = c->olen - 4;
 
+	/* the 24-bit length of MS-SMB2 2.1: our largest request (a file's compound) is ~260 KiB */
+	if (len > 0xFFFFFF)
+		return broken(c, PV_EBUG, "a request of %zu bytes does not fit a frame", len);
 	c->out[0] = 0;
 	c->out[1] = (uint8_t)(len >> 16);
 	c->out[2] = (uint8_t)(len >> 8);
@@ -169,17 +235,37 @@ static int send_all(struct pv_smb2 *c)
 	return PV_OK;
 }
 
+/* n bytes, each wait at most T and none past a deadline: what arrives (keep-alives, interim
+ * answers) resets the wait for the next bytes, never a deadline. */
 static int read_n(struct pv_smb2 *c, uint8_t *p, size_t n)
 {
 	while (n > 0) {
 		struct pollfd pfd = {c->fd, POLLIN, 0};
-		int pr = poll(&pfd, 1, (c->timeout > 0 ? c->timeout : 10) * 1000);
+		int64_t wait = c->tmo, now = now_ms();
+		int pr;
 		ssize_t got;
 
+		for (int k = 0; k < 2; k++) {
+			int64_t due = k ? c->build_due : c->due;
+
+			if (due && due - now <= 0)
+				return late(c);
+			if (due && due - now < wait)
+				wait = due - now;
+		}
+		pr = poll(&pfd, 1, (int)(wait < INT32_MAX ? wait : INT32_MAX));
 		if (pr < 0 && errno == EINTR)
 			continue;
-		if (pr == 0)
-			return broken(c, PV_EUNREACH, "no answer in time");
+		if (pr < 0)
+			return broken(c, PV_EUNREACH, "poll: %s", strerror(errno));
+		if (pr == 0) {
+			char a[32];
+
+			if (wait < c->tmo)
+				continue; /* a deadline is due: the check above says which */
+			return broken(c, PV_EUNREACH, "no answer in %s",
+				      span(c->tmo, a, sizeof(a)));
+		}
 		got = recv(c->fd, p, n, 0);
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -192,7 +278,9 @@ static int read_n(struct pv_smb2 *c, uint8_t *p, size_t n)
 	return PV_OK;
 }
 
-/* One frame (NetBIOS session message) into c->in. */
+/* One frame into c->in: MS-SMB2 2.1 Direct TCP, a zero byte then a 24-bit length (RFC 1002
+ * 4.3.1's session message); session keep-alives (type 0x85, RFC 1002 4.3.7) between frames
+ * are skipped. A frame holds at least one SMB2 header: nothing shorter is ever read. */
 static int read_frame(struct pv_smb2 *c)
 {
 	uint8_t h[4];
@@ -203,13 +291,69 @@ static int read_frame(struct pv_smb2 *c)
 		if ((r = read_n(c, h, 4)) != PV_OK)
 			return r;
 		len = (size_t)h[1] << 16 | (size_t)h[2] << 8 | h[3];
-	} while (h[0] == 0x85 && len == 0); /* keep-alive */
-	if (h[0] != 0 || len > FRAME_MAX)
-		return broken(c, PV_EREMOTE, "not an SMB2 answer");
+	} while (h[0] == 0x85 && len == 0);
+	if (h[0] != 0)
+		return broken(c, PV_EREMOTE,
+			      "not an SMB2 answer (a NetBIOS message of type 0x%02x, %zu bytes)",
+			      h[0], len);
+	if (len < SMB2_HDR)
+		return broken(
+			c, PV_EREMOTE,
+			"a malformed answer: a frame of %zu bytes, shorter than an SMB2 header "
+			"(%d bytes)",
+			len, SMB2_HDR);
+	if (len > FRAME_MAX)
+		return broken(
+			c, PV_EREMOTE,
+			"a malformed answer: a frame of %zu bytes, more than the %u this client "
+			"takes",
+			len, FRAME_MAX);
 	if ((r = ensure(&c->in, &c->icap, len)) != PV_OK)
 		return r;
 	c->ilen = len;
 	return read_n(c, c->in, len);
+}
+
+/* The message at off in the frame: its header into h, its length (to the next message of a
+ * compound, or the frame's end) into *mlen. MS-SMB2 2.2.1: NextCommand is the offset of the
+ * next header from this one, so it must leave a whole header inside the frame. off is 0 or
+ * came from a NextCommand checked here, so a header's worth of bytes is there. */
+static int message(struct pv_smb2 *c, size_t off, struct smb2_hdr *h, size_t *mlen)
+{
+	size_t left = c->ilen - off;
+
+	if (smb2_hdr_get(c->in + off, left, h) < 0)
+		return broken(c, PV_EREMOTE,
+			      "a malformed answer: no SMB2 header at byte %zu of its frame", off);
+	if (h->next && (h->next < SMB2_HDR || h->next > left - SMB2_HDR))
+		return broken(
+			c, PV_EREMOTE,
+			"a malformed compound answer: NextCommand %u at byte %zu points outside "
+			"its frame of %zu bytes",
+			h->next, off, c->ilen);
+	*mlen = h->next ? h->next : left;
+	c->credits += h->credits;
+	return PV_OK;
+}
+
+/* An interim answer: the request went async, its final answer follows (MS-SMB2 3.3.4.2,
+ * 3.2.5.1.5). It is no answer for a deadline. */
+static bool interim(const struct smb2_hdr *h)
+{
+	return h->status == ST_PENDING && (h->flags & SMB2_FLAGS_ASYNC);
+}
+
+/* The body of the answer rsp (rlen bytes from its header) into *b, when it holds min bytes;
+ * else the answer is malformed. */
+static int body(struct pv_smb2 *c, const struct smb2_hdr *h, const uint8_t *rsp, size_t rlen,
+		size_t min, const uint8_t **b)
+{
+	if (rlen < SMB2_HDR + min)
+		return broken(c, PV_EREMOTE,
+			      "a malformed answer: %s with a body of %zu bytes, %zu expected",
+			      smb2_cmd_name(h->command), rlen - SMB2_HDR, min);
+	*b = rsp + SMB2_HDR;
+	return PV_OK;
 }
 
 /* ---- building requests ---- */
@@ -221,7 +365,8 @@ static void begin(struct pv_smb2 *c)
 }
 
 /* Append a message with a body of blen bytes (zeroed) and return the body's offset in c->out,
- * or 0 when out of memory. related: part of the compound begun by the previous message. */
+ * or 0 when out of memory (recorded; c->add_err holds the code). related: part of the
+ * compound begun by the previous message. */
 static size_t add(struct pv_smb2 *c, uint16_t cmd, size_t blen, bool related)
 {
 	struct smb2_hdr h = {0};
@@ -231,7 +376,7 @@ static size_t add(struct pv_smb2 *c, uint16_t cmd, size_t blen, bool related)
 		at = c->last + ((c->olen - c->last + 7) & ~(size_t)7);
 		smb2_put32(c->out + c->last + 20, (uint32_t)(at - c->last));
 	}
-	if (ensure(&c->out, &c->ocap, at + SMB2_HDR + blen) != PV_OK)
+	if ((c->add_err = ensure(&c->out, &c->ocap, at + SMB2_HDR + blen)) != PV_OK)
 		return 0;
 	memset(c->out + c->olen, 0, at + SMB2_HDR + blen - c->olen);
 	h.credit_charge = c->multi_credit ? 1 : 0;
@@ -250,11 +395,22 @@ static size_t add(struct pv_smb2 *c, uint16_t cmd, size_t blen, bool related)
 
 /* A message whose body is a fixed part of `fixed` bytes (StructureSize fixed + 1) and then
  * len bytes of data, whose offset and length go in the 16-bit fields at `at` of the body
- * (SESSION_SETUP, TREE_CONNECT, CREATE, QUERY_DIRECTORY). Returns the body's offset. */
+ * (SESSION_SETUP, TREE_CONNECT, CREATE, QUERY_DIRECTORY). Returns the body's offset, or 0 as
+ * add() does, and when len does not fit those 16 bits: callers check their lengths first, so
+ * that is a bug, but a length is never cut. */
 static size_t add_buffer(struct pv_smb2 *c, uint16_t cmd, size_t fixed, size_t at, const void *data,
 			 size_t len, bool related)
 {
-	size_t b = add(c, cmd, fixed + (len ? len : 1), related);
+	size_t b;
+
+	if (len > UINT16_MAX) {
+		c->add_err = pv_error(PV_EBUG,
+				      "an SMB2 %s buffer of %zu bytes does not fit its "
+				      "16-bit length",
+				      smb2_cmd_name(cmd), len);
+		return 0;
+	}
+	b = add(c, cmd, fixed + (len ? len : 1), related);
 
 	if (b) {
 		smb2_put16(c->out + b, (uint16_t)(fixed + 1));
@@ -318,9 +474,11 @@ static size_t add_write(struct pv_smb2 *c, const uint8_t fid[16], uint64_t off, 
 
 /* ---- one request at a time (logon, tree connect, listing) ---- */
 
-/* Send what begin/add built and wait for the answer to its last message: *rsp points at its
- * header in c->in, *rlen is its length to the end of the frame. h, rsp and rlen may be NULL
- * when the answer does not matter (closing, logging off). */
+/* Send what begin/add built and wait for the final answer to its last message: *rsp points
+ * at its header in c->in, *rlen is its length. h, rsp and rlen may be NULL when the answer
+ * does not matter (closing, logging off). Answers to other messages (the CREATE before the
+ * CLOSE waited for, break notifications) are passed over; all of them count for nothing
+ * against the deadline of ANSWER_T timeouts. */
 static int rpc(struct pv_smb2 *c, struct smb2_hdr *h, const uint8_t **rsp, size_t *rlen)
 {
 	uint64_t want = c->mid - 1;
@@ -331,36 +489,33 @@ static int rpc(struct pv_smb2 *c, struct smb2_hdr *h, const uint8_t **rsp, size_
 		h = &ignored;
 	if (c->broken)
 		return pv_error(PV_EREMOTE, "SMB to '%s': the connection is gone", c->server);
+	c->waiting = smb2_get16(c->out + c->last + 12);
 	if ((r = send_all(c)) != PV_OK)
 		return r;
+	c->due = now_ms() + ANSWER_T * c->tmo;
 	for (;;) {
-		size_t off = 0;
-
 		if ((r = read_frame(c)) != PV_OK)
 			return r;
-		for (;;) {
-			if (smb2_hdr_get(c->in + off, c->ilen - off, h) < 0)
-				return broken(c, PV_EREMOTE, "a malformed answer");
-			c->credits += h->credits;
-			if (h->mid == want &&
-			    !(h->status == ST_PENDING && (h->flags & SMB2_FLAGS_ASYNC))) {
+		for (size_t off = 0, mlen;; off += h->next) {
+			if ((r = message(c, off, h, &mlen)) != PV_OK)
+				return r;
+			if (h->mid == want && !interim(h)) {
+				if (h->command != c->waiting)
+					return broken(c, PV_EREMOTE,
+						      "a malformed answer: %s answering %s",
+						      smb2_cmd_name(h->command),
+						      smb2_cmd_name(c->waiting));
+				c->due = 0;
 				if (rsp)
 					*rsp = c->in + off;
 				if (rlen)
-					*rlen = c->ilen - off;
+					*rlen = mlen;
 				return PV_OK;
 			}
-			if (!h->next || h->next >= c->ilen - off)
+			if (!h->next)
 				break;
-			off += h->next;
 		}
 	}
-}
-
-/* The body of an answer, checked to hold at least min bytes. */
-static const uint8_t *body(const uint8_t *rsp, size_t rlen, size_t min)
-{
-	return rlen >= SMB2_HDR + min ? rsp + SMB2_HDR : NULL;
 }
 
 static const char *status_text(uint32_t st, char *buf, size_t len)
@@ -423,51 +578,94 @@ static int dial(const char *server, int timeout, int *out)
 	return PV_OK;
 }
 
-int pv_smb2_connect(const char *server, int timeout, struct pv_smb2 **out)
+/* A connection, not yet open; *out is set even on failure (pv_smb2_connect's contract). */
+static int new_conn(const char *server, int64_t timeout_ms, struct pv_smb2 **out)
 {
-	static const uint16_t dialects[] = {0x0202, 0x0210, 0x0300, 0x0302};
 	struct pv_smb2 *c = calloc(1, sizeof(*c));
-	struct smb2_hdr h;
-	const uint8_t *rsp, *b;
-	size_t rlen, at;
-	int r;
 
 	*out = c;
-	if (!c || !(c->server = strdup(server)))
+	if (!c)
 		return pv_error(PV_EIO, "out of memory");
 	c->fd = -1;
-	c->timeout = timeout;
+	c->broken = true; /* until negotiated */
+	c->tmo = timeout_ms > 0 ? timeout_ms : 10000;
 	c->credits = 1;
-	if ((r = dial(server, timeout, &c->fd)) != PV_OK) {
-		c->broken = true;
-		return r;
-	}
-	begin(c);
-	if (!(at = add(c, SMB2_NEGOTIATE, 36 + 2 * sizeof(dialects), false)))
+	if (!(c->server = strdup(server)))
 		return pv_error(PV_EIO, "out of memory");
+	return PV_OK;
+}
+
+static int negotiate(struct pv_smb2 *c)
+{
+	static const uint16_t dialects[] = {0x0202, 0x0210, 0x0300, 0x0302};
+	size_t ndialects = sizeof(dialects) / sizeof(dialects[0]), rlen, at, i;
+	struct smb2_hdr h;
+	const uint8_t *rsp = NULL, *b = NULL;
+	uint16_t dialect;
+	int r;
+
+	c->broken = false;
+	begin(c);
+	if (!(at = add(c, SMB2_NEGOTIATE, 36 + 2 * ndialects, false)))
+		return c->add_err;
 	smb2_put16(c->out + at, 36);
-	smb2_put16(c->out + at + 2, sizeof(dialects) / sizeof(dialects[0]));
+	smb2_put16(c->out + at + 2, (uint16_t)ndialects);
 	smb2_put16(c->out + at + 4, 1); /* signing enabled, not required */
 	if (getrandom(c->out + at + 12, 16, 0) != 16)
 		return pv_error(PV_EIO, "getrandom: %s", strerror(errno));
-	for (size_t i = 0; i < sizeof(dialects) / sizeof(dialects[0]); i++)
+	for (i = 0; i < ndialects; i++)
 		smb2_put16(c->out + at + 36 + 2 * i, dialects[i]);
 	if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
 		return r;
-	if (h.status != ST_OK || !(b = body(rsp, rlen, 64))) {
+	if (h.status != ST_OK) {
 		char st[96];
 
 		c->unsupported = true;
 		return pv_error(PV_EREMOTE,
-				"SMB to '%s': no SMB 2.0.2-3.0.2 dialect in common (%s)", server,
+				"SMB to '%s': no SMB 2.0.2-3.0.2 dialect in common (%s)", c->server,
 				status_text(h.status, st, sizeof(st)));
 	}
-	c->multi_credit = smb2_get16(b + 4) >= 0x0210 && (smb2_get32(b + 24) & 0x4);
+	if ((r = body(c, &h, rsp, rlen, 64, &b)) != PV_OK)
+		return r;
+	/* MS-SMB2 3.2.5.2: the dialect must be one offered (a 3.1.1 server that answers so
+	 * would expect negotiate contexts and preauth integrity we do not do) */
+	dialect = smb2_get16(b + 4);
+	for (i = 0; i < ndialects && dialects[i] != dialect; i++)
+		;
+	if (i == ndialects) {
+		c->unsupported = true;
+		return pv_error(PV_EREMOTE,
+				"SMB to '%s': the server chose dialect 0x%04x, not one offered",
+				c->server, dialect);
+	}
+	c->multi_credit = dialect >= 0x0210 && (smb2_get32(b + 24) & 0x4);
 	if (smb2_get16(b + 2) & 0x2) {
 		c->unsupported = true;
-		return pv_error(PV_EREMOTE, "SMB to '%s': the server requires signing", server);
+		return pv_error(PV_EREMOTE, "SMB to '%s': the server requires signing", c->server);
 	}
 	return PV_OK;
+}
+
+int pv_smb2_connect(const char *server, int timeout, struct pv_smb2 **out)
+{
+	int r;
+
+	if ((r = new_conn(server, (int64_t)(timeout > 0 ? timeout : 10) * 1000, out)) != PV_OK ||
+	    (r = dial(server, timeout, &(*out)->fd)) != PV_OK)
+		return r;
+	return negotiate(*out);
+}
+
+int smb2_connect_fd(int fd, const char *server, int timeout_ms, struct pv_smb2 **out)
+{
+	int r;
+
+	if ((r = new_conn(server, timeout_ms, out)) != PV_OK) {
+		close(fd);
+		return r;
+	}
+	(*out)->fd = fd;
+	return negotiate(*out);
 }
 
 void pv_smb2_free(struct pv_smb2 *c)
@@ -487,9 +685,9 @@ void pv_smb2_free(struct pv_smb2 *c)
 static int logon(struct pv_smb2 *c, const char *wg, const char *user, const struct pv_secret *pw)
 {
 	struct pv_buf tok = PV_BUF_INIT;
-	struct pv_ntlm_challenge ch;
+	struct pv_ntlm_challenge ch = {0};
 	struct smb2_hdr h;
-	const uint8_t *rsp, *b;
+	const uint8_t *rsp = NULL, *b = NULL;
 	size_t rlen, at;
 	uint8_t cchal[8];
 	uint64_t now = ((uint64_t)time(NULL) + 11644473600ull) * 10000000ull;
@@ -499,10 +697,24 @@ static int logon(struct pv_smb2 *c, const char *wg, const char *user, const stru
 	c->sid = 0;
 	c->tid = 0;
 	for (int step = 0; step < 2; step++) {
-		if (step == 0 ? pv_ntlm_negotiate(&tok) < 0
-			      : (getrandom(cchal, 8, 0) != 8 ||
-				 pv_ntlm_authenticate(&ch, user, wg, pw->data, pw->len, now, cchal,
-						      &tok) < 0)) {
+		int nr = step == 0 ? pv_ntlm_negotiate(&tok)
+			 : getrandom(cchal, 8, 0) != 8
+				 ? -1
+				 : pv_ntlm_authenticate(&ch, user, wg, pw->data, pw->len, now,
+							cchal, &tok);
+
+		/* -2, or a token past SESSION_SETUP's 16-bit SecurityBufferLength (MS-SMB2
+		 * 2.2.5): the server's target info is too long to answer; refused, not cut */
+		if (nr == -2 || (nr == 0 && tok.len > UINT16_MAX)) {
+			r = pv_error(
+				PV_EREMOTE,
+				"SMB logon as %s\\%s on '%s': the server's NTLM target info of "
+				"%zu bytes would not fit the AUTHENTICATE message's 16-bit "
+				"lengths (MS-NLMP 2.2.1.3, MS-SMB2 2.2.5); refused rather than cut",
+				wg, user, c->server, ch.target_info_len);
+			goto out;
+		}
+		if (nr < 0) {
 			r = pv_error(PV_ECONFIG,
 				     "SMB logon as %s\\%s: the name or the password is not "
 				     "valid UTF-8",
@@ -511,22 +723,28 @@ static int logon(struct pv_smb2 *c, const char *wg, const char *user, const stru
 		}
 		begin(c);
 		if (!(at = add_buffer(c, SMB2_SESSION_SETUP, 24, 12, tok.data, tok.len, false))) {
-			r = pv_error(PV_EIO, "out of memory");
+			r = c->add_err;
 			goto out;
 		}
 		c->out[at + 3] = 1; /* signing enabled */
 		pv_buf_release(&tok, 1);
-		if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
+		if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK ||
+		    (r = body(c, &h, rsp, rlen, 8, &b)) != PV_OK)
 			goto out;
-		if (!(b = body(rsp, rlen, 8))) {
-			r = broken(c, PV_EREMOTE, "a malformed logon answer");
-			goto out;
-		}
 		if (step == 0) {
 			size_t off = smb2_get16(b + 4), len = smb2_get16(b + 6);
 
 			c->sid = h.session;
-			if (h.status != ST_MORE_PROCESSING || off < SMB2_HDR || off + len > rlen ||
+			/* the security buffer follows the 8 fixed bytes, inside this answer */
+			if (h.status == ST_MORE_PROCESSING &&
+			    (len == 0 || off < SMB2_HDR + 8 || off > rlen || len > rlen - off)) {
+				r = broken(c, PV_EREMOTE,
+					   "a malformed answer: SESSION_SETUP's security buffer "
+					   "(%zu bytes at %zu) is not inside its %zu bytes",
+					   len, off, rlen);
+				goto out;
+			}
+			if (h.status != ST_MORE_PROCESSING ||
 			    pv_ntlm_parse_challenge(rsp + off, len, &ch) < 0) {
 				r = pv_error(PV_EREMOTE,
 					     "SMB logon as %s\\%s on '%s': the server did not "
@@ -592,20 +810,28 @@ static void logoff(struct pv_smb2 *c)
 
 static int tree_connect(struct pv_smb2 *c, const char *share)
 {
-	struct pv_buf path = PV_BUF_INIT;
+	struct pv_buf unc = PV_BUF_INIT, path = PV_BUF_INIT;
 	struct smb2_hdr h;
-	const uint8_t *rsp;
+	const uint8_t *rsp = NULL, *b = NULL;
 	size_t rlen;
-	char unc[600], st[96];
+	char st[96];
 	int r;
 
-	snprintf(unc, sizeof(unc), "\\\\%s\\%s", c->server, share);
-	if (smb2_name(unc, &path) < 0)
+	/* the path's length is checked by add_buffer (16 bits): a share name is short */
+	if (pv_buf_addf(&unc, "\\\\%s\\%s", c->server, share) < 0) {
+		pv_buf_release(&unc, 0);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	r = smb2_name(unc.data, &path);
+	pv_buf_release(&unc, 0);
+	if (r < 0) {
+		pv_buf_release(&path, 0);
 		return pv_error(PV_ECONFIG, "share name '%s' is not valid UTF-8", share);
+	}
 	begin(c);
 	r = add_buffer(c, SMB2_TREE_CONNECT, 8, 4, path.data, path.len, false)
 		    ? rpc(c, &h, &rsp, &rlen)
-		    : pv_error(PV_EIO, "out of memory");
+		    : c->add_err;
 	pv_buf_release(&path, 0);
 	if (r != PV_OK)
 		return r;
@@ -613,7 +839,9 @@ static int tree_connect(struct pv_smb2 *c, const char *share)
 		return pv_error(h.status == ST_ACCESS_DENIED ? PV_ECRED : PV_EREMOTE,
 				"SMB tree connect to //%s/%s as %s: %s", c->server, share, c->user,
 				status_text(h.status, st, sizeof(st)));
-	if (body(rsp, rlen, 16) && (smb2_get32(rsp + SMB2_HDR + 4) & 0x8000)) {
+	if ((r = body(c, &h, rsp, rlen, 16, &b)) != PV_OK)
+		return r;
+	if (smb2_get32(b + 4) & 0x8000) {
 		c->unsupported = true; /* SMB2_SHAREFLAG_ENCRYPT_DATA */
 		return pv_error(PV_EREMOTE, "SMB to '%s': the share %s requires encryption",
 				c->server, share);
@@ -638,12 +866,21 @@ static int path_fail(struct pv_smb2 *c, uint32_t status, const char *what, const
 			c->user, st);
 }
 
-/* The share-relative name of base/rel ("" rel: base itself), UTF-16LE, into name (reset). */
+/* The share-relative name of base/rel ("" rel: base itself), UTF-16LE, into name (reset).
+ * rel comes from the fileset or from a listing, which keeps to PATH_LIMIT already. */
 static int name_of(const struct pv_smb2 *c, const char *rel, struct pv_buf *name)
 {
-	char full[1024];
+	size_t bl = strlen(c->base), rl = strlen(rel), len = bl + (rl ? 1 + rl : 0);
+	char full[PATH_LIMIT + 1];
 
-	snprintf(full, sizeof(full), "%s%s%s", c->base, *rel ? "/" : "", rel);
+	if (len > PATH_LIMIT)
+		return pv_error(PV_ECONFIG,
+				"SMB //%s/%s: the path '%s/%.*s%s%s' is %zu bytes, more than %d; "
+				"shorten the fileset's names",
+				c->server, c->share, c->base, rl > 600 ? 300 : (int)rl, rel,
+				rl > 600 ? "..." : "", rl > 600 ? rel + rl - 300 : "", len,
+				PATH_LIMIT);
+	snprintf(full, sizeof(full), "%s%s%s", c->base, rl ? "/" : "", rel); /* fits: checked */
 	pv_buf_reset(name);
 	if (smb2_name(full, name) < 0)
 		return pv_error(PV_ECONFIG, "'%s' is not valid UTF-8", full);
@@ -656,7 +893,7 @@ static int open_wait(struct pv_smb2 *c, const char *rel, uint32_t access, uint32
 {
 	struct pv_buf name = PV_BUF_INIT;
 	struct smb2_hdr h;
-	const uint8_t *rsp, *b;
+	const uint8_t *rsp = NULL, *b = NULL;
 	size_t rlen;
 	int r;
 
@@ -664,20 +901,63 @@ static int open_wait(struct pv_smb2 *c, const char *rel, uint32_t access, uint32
 		begin(c);
 		r = add_create(c, &name, access, disposition, options, false)
 			    ? rpc(c, &h, &rsp, &rlen)
-			    : pv_error(PV_EIO, "out of memory");
+			    : c->add_err;
 	}
 	pv_buf_release(&name, 0);
 	if (r != PV_OK)
 		return r;
 	if (h.status != ST_OK)
 		return path_fail(c, h.status, what, rel);
-	if (!(b = body(rsp, rlen, 88)))
-		return broken(c, PV_EREMOTE, "a malformed answer");
-	memcpy(fid, b + 64, 16);
+	if ((r = body(c, &h, rsp, rlen, 88, &b)) != PV_OK)
+		return r;
+	memcpy(fid, b + 64, 16); /* MS-SMB2 2.2.14: FileId */
 	return PV_OK;
 }
 
 /* ---- listing ---- */
+
+/* The entries of one QUERY_DIRECTORY answer (FileDirectoryInformation, MS-FSCC 2.4.10) at e,
+ * len bytes, listed in folder rel: every offset and length is checked against the answer. */
+static int entries(struct pv_smb2 *c, const char *rel, const uint8_t *e, size_t len,
+		   struct listing *l)
+{
+	const uint8_t *end = e + len;
+	char where[600];
+	int r = PV_OK;
+
+	snprintf(where, sizeof(where), "//%s/%s/%s", c->server, c->share, c->base);
+	while (r == PV_OK) {
+		uint32_t next, nl;
+		char name[768]; /* 255 UTF-16 units: at most 765 bytes of UTF-8 */
+
+		if (end - e < 64)
+			return broken(
+				c, PV_EREMOTE,
+				"a malformed listing of %s%s%s: an entry of %zu bytes, shorter "
+				"than its 64 fixed ones",
+				where, *rel ? "/" : "", rel, (size_t)(end - e));
+		next = smb2_get32(e);
+		nl = smb2_get32(e + 60);
+		/* MS-FSCC 2.1.5.2: a name is at most 255 characters */
+		if (nl > (size_t)(end - e) - 64 || nl > 510 || (next && next < 64 + nl) ||
+		    next > (size_t)(end - e))
+			return broken(
+				c, PV_EREMOTE,
+				"a malformed listing of %s%s%s: an entry whose name (%u bytes) or "
+				"NextEntryOffset (%u) does not fit the %zu bytes left",
+				where, *rel ? "/" : "", rel, nl, next, (size_t)(end - e));
+		if (pv_utf16le_to_utf8(e + 64, nl, name, sizeof(name)) < 0)
+			return broken(c, PV_EREMOTE,
+				      "a malformed listing of %s%s%s: a name that is not UTF-16",
+				      where, *rel ? "/" : "", rel);
+		r = listing_entry(l, where, c->base, rel, name,
+				  (smb2_get32(e + 56) & ATTR_DIRECTORY) != 0, smb2_get64(e + 40));
+		if (!next)
+			break;
+		e += next;
+	}
+	return r;
+}
 
 /* What base/rel holds, into l (paths relative to base). */
 static int list_dir(void *arg, const char *rel, struct listing *l)
@@ -691,12 +971,12 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 		return r;
 	for (bool restart = true; r == PV_OK; restart = false) {
 		struct smb2_hdr h;
-		const uint8_t *rsp, *b, *e, *end;
+		const uint8_t *rsp = NULL, *b = NULL;
 		size_t rlen, at, off, len;
 
 		begin(c);
 		if (!(at = add_buffer(c, SMB2_QUERY_DIRECTORY, 32, 24, "*\0", 2, false))) {
-			r = pv_error(PV_EIO, "out of memory");
+			r = c->add_err;
 			break;
 		}
 		c->out[at + 2] = 1; /* FileDirectoryInformation */
@@ -711,29 +991,21 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 			r = path_fail(c, h.status, "listing", rel);
 			break;
 		}
-		if (!(b = body(rsp, rlen, 8)) || (off = smb2_get16(b + 2)) < SMB2_HDR ||
-		    off > rlen || (len = smb2_get32(b + 4)) > rlen - off) {
-			r = broken(c, PV_EREMOTE, "a malformed listing");
+		if ((r = body(c, &h, rsp, rlen, 8, &b)) != PV_OK)
+			break;
+		/* MS-SMB2 2.2.34: the buffer follows the 8 fixed bytes, inside the answer, and
+		 * holds an entry at least (the end is STATUS_NO_MORE_FILES, 3.3.5.18) */
+		off = smb2_get16(b + 2);
+		len = smb2_get32(b + 4);
+		if (off < SMB2_HDR + 8 || off > rlen || len > rlen - off || len == 0) {
+			r = broken(c, PV_EREMOTE,
+				   "a malformed answer: QUERY_DIRECTORY's buffer (%zu bytes at "
+				   "%zu) is "
+				   "not inside its %zu bytes",
+				   len, off, rlen);
 			break;
 		}
-		for (e = rsp + off, end = e + len; r == PV_OK && end - e >= 64;) {
-			uint32_t next = smb2_get32(e), nl = smb2_get32(e + 60);
-			char name[768], path[1024];
-
-			if (nl > (size_t)(end - e) - 64 ||
-			    pv_utf16le_to_utf8(e + 64, nl, name, sizeof(name)) < 0) {
-				r = broken(c, PV_EREMOTE, "a malformed listing entry");
-				break;
-			}
-			if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
-				snprintf(path, sizeof(path), "%s%s%s", rel, *rel ? "/" : "", name);
-				r = listing_add(l, path, (smb2_get32(e + 56) & ATTR_DIRECTORY) != 0,
-						smb2_get64(e + 40));
-			}
-			if (!next || next > (size_t)(end - e))
-				break;
-			e += next;
-		}
+		r = entries(c, rel, rsp + off, len, l);
 	}
 	begin(c);
 	if (add_close(c, fid, false) && !c->broken)
@@ -788,57 +1060,78 @@ static void complete(struct pv_smb2 *c, struct pend *p)
 		written(c, p->item, p->fix);
 }
 
-/* Read one frame and account every answer in it. */
+/* The command answering message k of compound p: CREATE, WRITEs, CLOSE (a file or folder),
+ * or only WRITEs (a chunk of a big file). */
+static uint16_t expected(const struct pend *p, unsigned k)
+{
+	if (p->kind == P_CHUNK)
+		return SMB2_WRITE;
+	return k == 0 ? SMB2_CREATE : k == p->n - 1 ? SMB2_CLOSE : SMB2_WRITE;
+}
+
+/* Read one frame and account every answer in it. A final answer to any request in flight
+ * moves the deadline for the next one (ANSWER_T timeouts from now). */
 static int pump(struct pv_smb2 *c)
 {
-	size_t off = 0;
+	struct smb2_hdr h;
 	int r;
 
 	if ((r = read_frame(c)) != PV_OK)
 		return r;
-	for (;;) {
-		struct smb2_hdr h;
-		const uint8_t *rsp = c->in + off;
-		size_t rlen = c->ilen - off;
-		unsigned i;
+	for (size_t off = 0, mlen;; off += h.next) {
+		const uint8_t *rsp = c->in + off, *b = NULL;
+		struct pend *p;
+		unsigned i, k;
 
-		if (smb2_hdr_get(rsp, rlen, &h) < 0)
-			return broken(c, PV_EREMOTE, "a malformed answer");
-		c->credits += h.credits;
-		if (h.next && h.next < rlen)
-			rlen = h.next;
+		if ((r = message(c, off, &h, &mlen)) != PV_OK)
+			return r;
 		/* skipped: interim answers of requests gone async (the final one follows), and
 		 * break notifications (message id all ones; we ask for no oplock or lease) */
-		if (!(h.status == ST_PENDING && (h.flags & SMB2_FLAGS_ASYNC)) &&
-		    h.mid != UINT64_MAX) {
-			for (i = 0; i < c->npend; i++)
-				if (h.mid >= c->pend[i].mid0 &&
-				    h.mid < c->pend[i].mid0 + c->pend[i].n)
-					break;
-			if (i == c->npend)
-				return broken(c, PV_EREMOTE, "an answer to no request");
-			struct pend *p = &c->pend[i];
-			const uint8_t *b = body(rsp, rlen, 80);
-
-			if (h.status != ST_OK && p->status == ST_OK) {
-				p->status = h.status;
-				p->fail_cmd = h.command;
-			}
-			if (h.command == SMB2_CREATE && h.status == ST_OK && b) {
-				p->created = true;
-				memcpy(p->fid, b + 64, 16);
-			}
-			if (h.command == SMB2_CLOSE && h.status == ST_OK)
-				p->closed = true;
-			if (++p->got == p->n) {
-				complete(c, p);
-				c->pend[i] = c->pend[--c->npend];
-			}
+		if (interim(&h) || h.mid == UINT64_MAX) {
+			if (!h.next)
+				break;
+			continue;
 		}
-		if (!h.next || h.next >= c->ilen - off)
+		for (i = 0; i < c->npend; i++)
+			if (h.mid >= c->pend[i].mid0 && h.mid - c->pend[i].mid0 < c->pend[i].n)
+				break;
+		if (i == c->npend)
+			return broken(
+				c, PV_EREMOTE,
+				"a malformed answer: %s for message %llu, which is not in flight",
+				smb2_cmd_name(h.command), (unsigned long long)h.mid);
+		p = &c->pend[i];
+		k = (unsigned)(h.mid - p->mid0);
+		if (p->seen & (1u << k))
+			return broken(c, PV_EREMOTE,
+				      "a malformed answer: a second one to message %llu",
+				      (unsigned long long)h.mid);
+		if (h.command != expected(p, k))
+			return broken(c, PV_EREMOTE, "a malformed answer: %s answering %s",
+				      smb2_cmd_name(h.command), smb2_cmd_name(expected(p, k)));
+		p->seen |= 1u << k;
+		c->due = now_ms() + ANSWER_T * c->tmo;
+		if (h.status != ST_OK && p->status == ST_OK) {
+			p->status = h.status;
+			p->fail_cmd = h.command;
+		}
+		if (h.command == SMB2_CREATE && h.status == ST_OK) {
+			if ((r = body(c, &h, rsp, mlen, 80, &b)) != PV_OK)
+				return r;
+			p->created = true;
+			memcpy(p->fid, b + 64, 16);
+		}
+		if (h.command == SMB2_CLOSE && h.status == ST_OK)
+			p->closed = true;
+		if (++p->got == p->n) {
+			complete(c, p);
+			c->pend[i] = c->pend[--c->npend];
+		}
+		if (!h.next)
 			break;
-		off += h.next;
 	}
+	if (c->npend == 0)
+		c->due = 0;
 	return PV_OK;
 }
 
@@ -869,6 +1162,8 @@ static int submit(struct pv_smb2 *c, enum kind kind, size_t item, bool fix, uint
 {
 	int r = send_all(c);
 
+	if (r == PV_OK && c->npend == 0)
+		c->due = now_ms() + ANSWER_T * c->tmo;
 	if (r == PV_OK)
 		c->pend[c->npend++] = (struct pend){.mid0 = mid0,
 						    .n = (unsigned)(c->mid - mid0),
@@ -886,7 +1181,7 @@ static int fill_writes(struct pv_smb2 *c, const uint8_t fid[16], uint64_t from, 
 		size_t b = add_write(c, fid, off, n, related);
 
 		if (!b)
-			return pv_error(PV_EIO, "out of memory");
+			return c->add_err;
 		fill(fill_ctx, item, off, c->out + b + 48, n);
 		off += n;
 	}
@@ -922,7 +1217,7 @@ static int big_file(struct pv_smb2 *c, size_t item, bool fix, pv_smb_fill_fn fil
 		return r;
 	begin(c);
 	if (!add_close(c, fid, false))
-		return pv_error(PV_EIO, "out of memory");
+		return c->add_err;
 	if ((r = rpc(c, &h, NULL, NULL)) != PV_OK)
 		return r;
 	if (c->err == PV_OK && h.status != ST_OK)
@@ -959,6 +1254,18 @@ static void remove_cuts(struct pv_smb2 *c)
 	c->ncuts = 0;
 }
 
+/* How long a build of items may take (smb.h): T x (BUILD_T + items + MiB written), kept far
+ * from overflowing (a day's worth per item would not be reached by any fileset). */
+static int64_t build_budget(int64_t tmo, const struct pv_smb_item *items, size_t n)
+{
+	const int64_t cap = INT64_MAX / 4;
+	int64_t units = BUILD_T;
+
+	for (size_t i = 0; i < n && units < cap / tmo; i++)
+		units += 1 + (int64_t)(items[i].dir ? 0 : (items[i].size + MIB - 1) / MIB);
+	return units < cap / tmo ? units * tmo : cap;
+}
+
 int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *user,
 		       const struct pv_secret *password, const char *share, const char *base,
 		       const struct pv_smb_item *items, size_t n, bool fresh, pv_smb_fill_fn fill,
@@ -973,6 +1280,8 @@ int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *use
 	memset(res, 0, sizeof(*res));
 	if (c->broken)
 		return pv_error(PV_EREMOTE, "SMB to '%s': the connection is gone", c->server);
+	c->build_ms = build_budget(c->tmo, items, n);
+	c->build_due = now_ms() + c->build_ms;
 	c->user = user;
 	c->share = share;
 	c->base = base;
@@ -1022,7 +1331,7 @@ int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *use
 		    (!it->dir && (r = fill_writes(c, RELATED_FID, 0, it->size, true, i, fill,
 						  fill_ctx)) != PV_OK) ||
 		    !add_close(c, RELATED_FID, true)) {
-			r = r != PV_OK ? r : pv_error(PV_EIO, "out of memory");
+			r = r != PV_OK ? r : c->add_err;
 			break;
 		}
 		r = submit(c, it->dir ? P_DIR : P_FILE, i, p == PLAN_FIX, mid0);
@@ -1037,6 +1346,7 @@ out:
 	logoff(c);
 	if (r != PV_OK) /* what the clean-up above recorded must not replace the message */
 		pv_error(r, "%s", keep);
+	c->build_due = 0;
 	listing_release(&l);
 	pv_buf_release(&name, 0);
 	return r;

@@ -221,7 +221,7 @@ START_TEST(test_ntlm_long_target_info)
 	m = long_challenge(0xffff - 47, &n);
 	ck_assert_int_eq(pv_ntlm_parse_challenge(m, n, &c), 0);
 	ck_assert_int_eq(pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b),
-			 -1);
+			 -2); /* refused, not sent with its length cut */
 	free(m);
 	pv_buf_release(&b, 0);
 }
@@ -280,6 +280,9 @@ START_TEST(test_smb2_names)
 	ck_assert_int_eq(smb2_name("bad\xff", &b), -1);
 	ck_assert_str_eq(smb2_status_name(ST_DISK_FULL), "NT_STATUS_DISK_FULL");
 	ck_assert_ptr_null(smb2_status_name(0xC0FFEE00u));
+	ck_assert_str_eq(smb2_cmd_name(SMB2_QUERY_DIRECTORY), "QUERY_DIRECTORY");
+	ck_assert_str_eq(smb2_cmd_name(SMB2_NEGOTIATE), "NEGOTIATE");
+	ck_assert_str_eq(smb2_cmd_name(0xffff), "an unknown command");
 	pv_buf_release(&b, 0);
 }
 END_TEST
