@@ -261,6 +261,8 @@ struct hostrun {
 	const struct pv_host *host; /* NULL: the local controller */
 	struct pv_remote *rem;
 	struct pv_buf cmd; /* the command as rendered */
+	char base[256];	   /* the run's folder on the host: <run base>-<host> */
+	char dir[300];	   /* the step's folder there: <base>/step-01 */
 	bool password;
 	pthread_t thread;
 	bool thread_ok;
@@ -273,7 +275,6 @@ struct steprun {
 	struct run *run;
 	struct pv_run_step *step;
 	char rel[32];	    /* "step-01" below the run's folder */
-	char hostdir[320];  /* the step's folder on the hosts: <base>/step-01 */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool over;	    /* the step is over: every command stops */
@@ -292,7 +293,8 @@ struct run {
 	char (*system)[128];	   /* per client: uname -sr */
 	char server_system[256];
 	const struct pv_secret *password;
-	char base[200];		   /* on the hosts: /tmp/provision-run-<lab>-<id> */
+	char base[200];		   /* on the hosts: /tmp/provision-run-<lab>-<id>, then -<host>
+				    * (hosts may share a file system, as the lab's do) */
 	char local_pw[64];	   /* a private folder for the local controller's password file */
 	bool local_pw_written;
 	struct pv_watch *watch;
@@ -378,7 +380,7 @@ static void gather(struct hostrun *x)
 	int status = 0, r;
 
 	snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
-	pv_remote_var(&sc, "d", x->st->hostdir);
+	pv_remote_var(&sc, "d", x->dir);
 	pv_buf_addf(&sc, "cd -- \"$d\" && tar --format=ustar -cf - . | head -c %u\n", GATHER_MAX);
 	r = pv_buf_failed(&sc) ? pv_error(PV_EIO, "out of memory")
 			       : pv_remote_exec(x->rem, sc.data, NULL, 0, &out, &err, &status, 0);
@@ -386,7 +388,7 @@ static void gather(struct hostrun *x)
 		r = pv_error(PV_EREMOTE, "status %d: %s", status, err.len ? err.data : "no message");
 	if (r == PV_OK && out.len >= GATHER_MAX)
 		r = pv_error(PV_EREMOTE, "more than %u MiB of results in %s", GATHER_MAX >> 20,
-			     x->st->hostdir);
+			     x->dir);
 	if (r == PV_OK)
 		r = sink_tar(&R->sink, rel, &out, x->h);
 	if (r != PV_OK && x->h->code == PV_OK) {
@@ -411,7 +413,7 @@ static void *remote_host(void *arg)
 	pv_buf_secret(&in);
 	snprintf(label, sizeof(label), "%s %s %s", R->pb->lab, R->res->id, x->st->rel);
 	pv_remote_var(&sc, "prog", pv_phases_run_client_pl);
-	pv_remote_var(&sc, "base", R->base);
+	pv_remote_var(&sc, "base", x->base);
 	pv_remote_var(&sc, "step", x->st->rel);
 	pv_remote_var(&sc, "label", label);
 	pv_remote_var(&sc, "cmd", x->cmd.data);
@@ -566,11 +568,13 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x, unsigned
 
 	for (size_t i = 0; i < pb->nclients; i++)
 		pv_buf_addf(&clients, "%s%s", i ? "," : "", pb->clients[i].name);
+	snprintf(x->base, sizeof(x->base), "%s-%s", R->base, x->h->name);
+	snprintf(x->dir, sizeof(x->dir), "%s/%s", x->base, st->rel);
 	if (x->host)
-		snprintf(results, sizeof(results), "%s", st->hostdir);
+		snprintf(results, sizeof(results), "%s", x->dir);
 	else
 		snprintf(results, sizeof(results), "%s/%s/%s", R->sink.path, st->rel, x->h->name);
-	snprintf(pwfile, sizeof(pwfile), "%s/password", x->host ? R->base : R->local_pw);
+	snprintf(pwfile, sizeof(pwfile), "%s/password", x->host ? x->base : R->local_pw);
 	memset(&v, 0, sizeof(v));
 	v.client = x->h->controller ? "" : x->h->name;
 	v.users = x->h->users;
@@ -678,7 +682,6 @@ static int run_step(struct run *R, size_t si)
 	step->n = (unsigned)si + 1;
 	step->users = R->ramp.totals[si];
 	snprintf(st.rel, sizeof(st.rel), "step-%02u", step->n);
-	snprintf(st.hostdir, sizeof(st.hostdir), "%s/%s", R->base, st.rel);
 	step->hosts = calloc(nh, sizeof(*step->hosts));
 	st.hr = calloc(nh, sizeof(*st.hr));
 	if (!step->hosts || !st.hr) {
@@ -867,6 +870,56 @@ static void time_field(struct pv_json *o, const char *key, double t)
 	pv_json_str(o, key, s);
 }
 
+struct pv_json *pv_run_step_json(const struct pv_run_step *s)
+{
+	struct pv_json *st = pv_json_object(), *hs = pv_json_array(), *w = pv_json_object(), *o;
+
+	pv_json_int(st, "step", s->n);
+	pv_json_int(st, "users", s->users);
+	time_field(st, "start", s->start);
+	time_field(st, "end", s->end);
+	pv_json_real(st, "seconds", s->end - s->start);
+	pv_json_str(st, "ended", s->ended);
+	for (size_t j = 0; j < s->nhosts; j++) {
+		const struct pv_run_host *h = &s->hosts[j];
+
+		o = pv_json_object();
+		pv_json_str(o, "name", h->name);
+		pv_json_str(o, "role", h->controller ? "controller" : "client");
+		if (!h->controller)
+			pv_json_int(o, "users", h->users);
+		pv_json_str(o, "state", pv_run_state_name(h->state));
+		if (h->exit >= 0)
+			pv_json_int(o, "exit", h->exit);
+		else
+			pv_json_str(o, "exit", NULL);
+		pv_json_str(o, "error", h->code != PV_OK ? h->msg : NULL);
+		pv_json_int(o, "files", (long long)h->files);
+		pv_json_int(o, "bytes", (long long)h->bytes);
+		pv_json_append(hs, o);
+	}
+	pv_json_set(st, "hosts", hs);
+	pv_json_int(w, "samples", (long long)s->samples);
+	for (int k = 0; k < PV_W_COUNT && s->samples; k++) {
+		o = pv_json_object();
+		pv_json_real(o, "mean", s->watch[k].mean);
+		pv_json_real(o, "p95", s->watch[k].p95);
+		pv_json_real(o, "max", s->watch[k].max);
+		pv_json_set(w, pv_watch_names[k], o);
+	}
+	pv_json_set(st, "watch", w);
+	if (s->drained) {
+		o = pv_json_object();
+		pv_json_real(o, "seconds", s->drain_seconds);
+		pv_json_int(o, "first", s->drain_first);
+		pv_json_int(o, "peak", s->drain_peak);
+		pv_json_set(st, "drain", o);
+	} else {
+		pv_json_str(st, "drain", NULL);
+	}
+	return st;
+}
+
 static struct pv_json *manifest(struct run *R, const char *status, int code, const char *msg)
 {
 	const struct pv_playbook *pb = R->pb;
@@ -933,53 +986,8 @@ static struct pv_json *manifest(struct run *R, const char *status, int code, con
 	pv_json_str(o, "error", res->watch_error[0] ? res->watch_error : NULL);
 	pv_json_set(m, "watch", o);
 	a = pv_json_array();
-	for (size_t i = 0; i < res->nsteps; i++) {
-		const struct pv_run_step *s = &res->steps[i];
-		struct pv_json *st = pv_json_object(), *hs = pv_json_array(), *w = pv_json_object();
-
-		pv_json_int(st, "step", s->n);
-		pv_json_int(st, "users", s->users);
-		time_field(st, "start", s->start);
-		time_field(st, "end", s->end);
-		pv_json_real(st, "seconds", s->end - s->start);
-		pv_json_str(st, "ended", s->ended);
-		for (size_t j = 0; j < s->nhosts; j++) {
-			const struct pv_run_host *h = &s->hosts[j];
-
-			o = pv_json_object();
-			pv_json_str(o, "name", h->name);
-			pv_json_str(o, "role", h->controller ? "controller" : "client");
-			if (!h->controller)
-				pv_json_int(o, "users", h->users);
-			pv_json_str(o, "state", pv_run_state_name(h->state));
-			if (h->exit >= 0)
-				pv_json_int(o, "exit", h->exit);
-			else
-				pv_json_set(o, "exit", NULL);
-			pv_json_str(o, "error", h->code != PV_OK ? h->msg : NULL);
-			pv_json_int(o, "files", (long long)h->files);
-			pv_json_int(o, "bytes", (long long)h->bytes);
-			pv_json_append(hs, o);
-		}
-		pv_json_set(st, "hosts", hs);
-		pv_json_int(w, "samples", (long long)s->samples);
-		for (int k = 0; k < PV_W_COUNT && s->samples; k++) {
-			o = pv_json_object();
-			pv_json_real(o, "mean", s->watch[k].mean);
-			pv_json_real(o, "p95", s->watch[k].p95);
-			pv_json_real(o, "max", s->watch[k].max);
-			pv_json_set(w, pv_watch_names[k], o);
-		}
-		pv_json_set(st, "watch", w);
-		if (s->drained) {
-			o = pv_json_object();
-			pv_json_real(o, "seconds", s->drain_seconds);
-			pv_json_int(o, "first", s->drain_first);
-			pv_json_int(o, "peak", s->drain_peak);
-			pv_json_set(st, "drain", o);
-		}
-		pv_json_append(a, st);
-	}
+	for (size_t i = 0; i < res->nsteps; i++)
+		pv_json_append(a, pv_run_step_json(&res->steps[i]));
 	pv_json_set(m, "steps", a);
 	return m;
 }
@@ -1145,18 +1153,26 @@ static int connect_all(struct run *R)
 	return r;
 }
 
-static void cleanup_hosts(struct run *R)
+/* The run's folder on a host, gone (a folder of ours, not a link). */
+static void cleanup_host(struct run *R, struct pv_remote *rem, const char *name)
 {
 	struct pv_buf sc = PV_BUF_INIT;
+	char base[256];
 
-	pv_remote_var(&sc, "b", R->base);
+	snprintf(base, sizeof(base), "%s-%s", R->base, name);
+	pv_remote_var(&sc, "b", base);
 	pv_buf_addstr(&sc, "[ -d \"$b\" ] && [ ! -L \"$b\" ] && rm -rf -- \"$b\"; exit 0\n");
-	for (size_t i = 0; R->rems && i < R->pb->nclients; i++)
-		if (R->rems[i] && !pv_buf_failed(&sc))
-			pv_remote_exec(R->rems[i], sc.data, NULL, 0, NULL, NULL, NULL, 30);
-	if (R->ctl_rem && !pv_buf_failed(&sc))
-		pv_remote_exec(R->ctl_rem, sc.data, NULL, 0, NULL, NULL, NULL, 30);
+	if (rem && !pv_buf_failed(&sc))
+		pv_remote_exec(rem, sc.data, NULL, 0, NULL, NULL, NULL, 30);
 	pv_buf_release(&sc, 0);
+}
+
+static void cleanup_hosts(struct run *R)
+{
+	for (size_t i = 0; R->base[0] && R->rems && i < R->pb->nclients; i++)
+		cleanup_host(R, R->rems[i], R->pb->clients[i].name);
+	if (R->base[0] && R->ctl_rem)
+		cleanup_host(R, R->ctl_rem, "controller");
 	if (R->local_pw[0]) {
 		char path[128];
 
@@ -1187,10 +1203,10 @@ static void dry_run(struct run *R)
 		st.run = R;
 		st.step = &step;
 		snprintf(st.rel, sizeof(st.rel), "step-%02u", step.n);
-		snprintf(st.hostdir, sizeof(st.hostdir), "%s/%s", R->base, st.rel);
-		for (size_t i = 0; i <= pb->nclients; i++) {
+			for (size_t i = 0; i <= pb->nclients; i++) {
 			struct pv_run_host h;
 			struct hostrun x;
+			char who[PV_NAME_MAX + 32];
 
 			if (i == pb->nclients && !pb->driver.controller_command)
 				break;
@@ -1207,10 +1223,11 @@ static void dry_run(struct run *R)
 				h.controller = true;
 				x.host = pb->controller.host.name ? &pb->controller.host : NULL;
 			}
+			snprintf(who, sizeof(who), h.controller ? "%s" : "%s (%u users)", h.name,
+				 h.users);
 			if (render(R, &st, &x, step.users) == PV_OK)
-				pv_plan_add(&R->res->plan, "step %u (%u users) on %s%s%s: %s", step.n,
-					    step.users, h.name, h.controller ? "" : ", ",
-					    h.controller ? "" : "users", x.cmd.data);
+				pv_plan_add(&R->res->plan, "step %u/%zu, %u users: %s: %s", step.n,
+					    R->ramp.n, step.users, who, x.cmd.data);
 			else
 				pv_plan_add(&R->res->plan, "step %u on %s: cannot render: %s", step.n,
 					    h.name, pv_errmsg());

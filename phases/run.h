@@ -83,4 +83,8 @@ struct pv_run_opts {
 int pv_run(const struct pv_env *env, const struct pv_run_opts *o, struct pv_run_result *res);
 void pv_run_release(struct pv_run_result *res);
 
+/* A step as JSON, as in manifest.json and `run --json` (docs/json.md). */
+struct pv_json;
+struct pv_json *pv_run_step_json(const struct pv_run_step *s);
+
 #endif

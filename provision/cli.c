@@ -121,7 +121,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "'cleanup controller [--backup DIR]' does the same but never creates a missing folder."},
 	{CMD_RUN, "run", NULL, false, PB | PV_CMD_STOPPABLE,
 	 "run [--min-users N] [--max-users N] [--step N] [--duration S] [--warmup S] "
-	 "[--watch S] [--timeout S]",
+	 "[--watch S] [--timeout S] [--id ID]",
 	 "run the load driver's phases across all hosts",
 	 "Starts the load driver on the clients and the controller, waits, collects results."},
 	{CMD_WAIT, "wait", NULL, false, PB | PV_CMD_STOPPABLE,
@@ -230,6 +230,8 @@ const struct pv_option pv_options[] = {
 	 "the start of each step not measured (driver.warmup)"},
 	{OPT_WATCH, "watch", 0, "SECONDS", B(CMD_RUN),
 	 "seconds between samples of the server, 0 for none (driver.watch)"},
+	{OPT_ID, "id", 0, "ID", B(CMD_RUN),
+	 "the run's id, its results folder's name (default: the UTC time, 20261130-121500)"},
 	{OPT_DRAIN, "drain", 0, NULL, B(CMD_WAIT),
 	 "wait until the server's queue has drained (what wait does)"},
 	{OPT_PROBE, "probe", 0, "KIND", B(CMD_WAIT),

@@ -1,0 +1,112 @@
+/* provision/run.c: `provision run`: options in, the run (phases/run.h), a per-step table or
+ * JSON out. */
+#include "provision/provision.h"
+
+#include "json/json.h"
+#include "phases/run.h"
+#include "util/err.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "2 stopped, 1 lost" */
+static void states(const struct pv_run_step *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (int st = PV_RUN_NOT_STARTED; st <= PV_RUN_LOST; st++) {
+		unsigned n = 0;
+
+		for (size_t i = 0; i < s->nhosts; i++)
+			n += s->hosts[i].state == (enum pv_run_state)st;
+		if (n && o < len)
+			o += (size_t)snprintf(out + o, len - o, "%s%u %s", o ? ", " : "", n,
+					      pv_run_state_name((enum pv_run_state)st));
+	}
+}
+
+static void text(const struct pv_ctx *ctx, const void *result, int code)
+{
+	const struct pv_run_result *r = result;
+
+	(void)code;
+	if (ctx->env.dry_run) {
+		pv_text_plan("run", &r->plan);
+		return;
+	}
+	if (!r->folder[0])
+		return;
+	printf("run %s: driver %s, %zu of %zu steps, results in %s:%s\n", r->id, r->driver,
+	       r->nsteps, r->planned, r->controller, r->folder);
+	if (!r->nsteps)
+		return;
+	printf("%4s %6s %-22s %7s %-15s %-26s %s\n", "step", "users", "users per client",
+	       "seconds", "ended", "hosts", "server CPU % mean/p95/max, smbd %, MiB used");
+	for (size_t i = 0; i < r->nsteps; i++) {
+		const struct pv_run_step *s = &r->steps[i];
+		char per[128] = "", hosts[128], cpu[96] = "not watched";
+		size_t o = 0;
+
+		for (size_t j = 0; j < s->nhosts && o < sizeof(per); j++)
+			if (!s->hosts[j].controller)
+				o += (size_t)snprintf(per + o, sizeof(per) - o, "%s%s %u",
+						      o ? ", " : "", s->hosts[j].name,
+						      s->hosts[j].users);
+		states(s, hosts, sizeof(hosts));
+		if (s->samples)
+			snprintf(cpu, sizeof(cpu), "%.1f/%.1f/%.1f, %.1f, %.0f",
+				 s->watch[PV_W_CPU].mean, s->watch[PV_W_CPU].p95,
+				 s->watch[PV_W_CPU].max, s->watch[PV_W_SMBD].mean,
+				 s->watch[PV_W_MEM_USED].mean);
+		printf("%4u %6u %-22s %7.1f %-15s %-26s %s\n", s->n, s->users, per, s->end - s->start,
+		       s->ended ? s->ended : "-", hosts, cpu);
+		if (s->drained)
+			printf("%4s drained in %.1f s (depth %ld, peak %ld)\n", "", s->drain_seconds,
+			       s->drain_first, s->drain_peak);
+		for (size_t j = 0; j < s->nhosts; j++)
+			if (s->hosts[j].code != PV_OK)
+				printf("%4s %s: %s\n", "", s->hosts[j].name, s->hosts[j].msg);
+	}
+	if (r->watch_error[0])
+		printf("server watch: %s\n", r->watch_error);
+	printf("run: %zu step%s in %.1f s; manifest: %s/manifest.json\n", r->nsteps,
+	       r->nsteps == 1 ? "" : "s", r->seconds, r->folder);
+}
+
+static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
+{
+	const struct pv_run_result *r = result;
+	struct pv_json *a = pv_json_array();
+
+	(void)ctx;
+	(void)code;
+	pv_json_str(o, "id", r->id[0] ? r->id : NULL);
+	pv_json_str(o, "driver", r->driver);
+	pv_json_str(o, "controller", r->controller);
+	pv_json_str(o, "folder", r->folder[0] ? r->folder : NULL);
+	pv_json_str(o, "playbook_sha256", r->digest[0] ? r->digest : NULL);
+	pv_json_int(o, "planned", (long long)r->planned);
+	for (size_t i = 0; i < r->nsteps; i++)
+		pv_json_append(a, pv_run_step_json(&r->steps[i]));
+	pv_json_set(o, "steps", a);
+	pv_json_str(o, "watch_error", r->watch_error[0] ? r->watch_error : NULL);
+	pv_json_secs(o, "seconds", r->seconds);
+	pv_json_plan(o, &r->plan);
+}
+
+static void release(void *result)
+{
+	pv_run_release(result);
+}
+
+int pv_cmd_run(struct pv_ctx *ctx, struct pv_out *out)
+{
+	struct pv_run_opts o = {ctx->cli.opt[OPT_ID]};
+	struct pv_run_result *res = pv_out_result(out, "run", sizeof(*res), text, json, release);
+
+	if (!res)
+		return PV_EIO;
+	return pv_run(&ctx->env, &o, res);
+}
