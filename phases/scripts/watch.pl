@@ -35,13 +35,19 @@ sub snapshot {
 	$s{usr}    = ( $c[0] // 0 ) + ( $c[1] // 0 );
 	$s{sys}    = ( $c[2] // 0 ) + ( $c[5] // 0 ) + ( $c[6] // 0 );
 	$s{iowait} = $c[4] // 0;
-	# processes by name: pid -> [name, ticks]
+	# CPU ticks by process name: each process's own and those of its children it has reaped
+	# (cutime, cstime). A connection's smbd is reaped by the smbd that forked it, so its ticks
+	# stay in the sum when it ends between two samples; the difference of two sums is what the
+	# name used in between, short-lived processes included.
 	if ( opendir( my $d, '/proc' ) ) {
 		for my $pid ( grep { /^\d+$/ } readdir $d ) {
 			my $st = slurp("/proc/$pid/stat");
-			next unless $st =~ /^\d+ \((.*)\) \S+ (?:\S+ ){10}(\d+) (\d+)/s;
-			next unless $watched{$1} || $pid == $$;
-			$s{proc}{$pid} = [ $pid == $$ ? 'self' : $1, $2 + $3 ];
+			next unless $st =~ /^\d+ \((.*)\) \S+ (?:\S+ ){10}(\d+) (\d+) (\d+) (\d+)/s;
+			if ( $pid == $$ ) {
+				$s{ticks}{self} += $2 + $3;
+			} elsif ( $watched{$1} ) {
+				$s{ticks}{$1} += $2 + $3 + $4 + $5;
+			}
 		}
 		closedir $d;
 	}
@@ -72,10 +78,9 @@ sub line {
 	my $dt = $b->{t} - $a->{t} || 1;
 	my $dtot = $b->{total} - $a->{total} || 1;
 	my %p;
-	for my $pid ( keys %{ $b->{proc} } ) {
-		my ( $name, $ticks ) = @{ $b->{proc}{$pid} };
-		my $was = $a->{proc}{$pid} ? $a->{proc}{$pid}[1] : 0;
-		$p{$name} += ( $ticks - $was ) / $hz / $dt * 100;
+	for my $name ( keys %{ $b->{ticks} } ) {
+		my $d = $b->{ticks}{$name} - ( $a->{ticks}{$name} // 0 );
+		$p{$name} = $d > 0 ? $d / $hz / $dt * 100 : 0;
 	}
 	my @net = map {
 		my $o = $a->{net}{$_} // $b->{net}{$_};

@@ -5,7 +5,7 @@
 #
 #   lab.sh up | down | status | selfcheck
 #   lab.sh exec HOST [--] CMD [ARGS...]      HOST = ctl dc srv cli1 cli2
-#   lab.sh sshd HOST stop|start              HOST = srv cli1 cli2
+#   lab.sh sshd HOST stop|kill|start         HOST = srv cli1 cli2 (kill: sessions too)
 #   lab.sh dc crash|start                    the DC's samba killed (-9, as a crash), started
 #   lab.sh srv-conf [KEY=VALUE]...           srv's smb.conf: the base with these [global]
 #                                            settings (none: the base); running daemons restarted
@@ -656,6 +656,29 @@ sshd_stop() { # HOST
   rm -f "$LAB/$1/sshd.pid"
 }
 
+# sshd kill: the listener and every session's sshd below it killed at once (SIGKILL), as when
+# the host's SSH side dies: the sessions' commands lose their stdin and stdout, nothing else
+descendants() { # PID: every process below PID
+  local c
+  for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+    echo "$c"
+    descendants "$c"
+  done
+}
+
+sshd_kill() { # HOST
+  local pid p c pids=()
+  pid=$(sshd_pid "$1")
+  [ -n "$pid" ] || return 0
+  pids=("$pid")
+  for p in $(descendants "$pid"); do
+    read -r c 2>/dev/null <"/proc/$p/comm" || continue
+    [ "$c" != sshd ] || pids+=("$p")
+  done
+  kill -KILL "${pids[@]}" 2>/dev/null || true
+  rm -f "$LAB/$1/sshd.pid"
+}
+
 # ---------------------------------------------------------------- commands
 cmd_up() {
   need_root
@@ -784,6 +807,7 @@ cmd_sshd() {
   lock
   case $2 in
     stop) sshd_stop "$h" ;;
+    kill) sshd_kill "$h" ;;
     start)
       sshd_start "$h"
       sshd_wait "$h"
