@@ -1,17 +1,13 @@
-/* smb/ntlm.c: NTLMv2 logon messages in SPNEGO; see ntlm.h. Written from RFC 1320/1321/2104,
- * MS-NLMP and RFC 4178. */
+/* smb/ntlm.c: NTLMv2 logon messages in SPNEGO; see ntlm.h. Written from MS-NLMP and RFC 4178;
+ * MD4 and HMAC-MD5 come from util/digest.h. */
 #include "smb/ntlm.h"
 
+#include "util/digest.h"
 #include "util/utf16.h"
 
 #include <string.h>
 
-/* ---- MD4 and MD5: the same Merkle-Damgard frame, little-endian ---- */
-
-static uint32_t rol(uint32_t x, unsigned s)
-{
-	return (x << s) | (x >> (32 - s));
-}
+/* ---- little-endian fields ---- */
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -24,142 +20,6 @@ static void put32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
-}
-
-static void md4_block(uint32_t h[4], const uint8_t *blk)
-{
-	static const unsigned s1[4] = {3, 7, 11, 19}, s2[4] = {3, 5, 9, 13}, s3[4] = {3, 9, 11, 15};
-	static const unsigned k3[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
-	uint32_t x[16], a = h[0], b = h[1], c = h[2], d = h[3], t;
-
-	for (int i = 0; i < 16; i++)
-		x[i] = le32(blk + 4 * i);
-	for (int i = 0; i < 16; i++) {
-		t = rol(a + ((b & c) | (~b & d)) + x[i], s1[i & 3]);
-		a = d, d = c, c = b, b = t;
-	}
-	for (int i = 0; i < 16; i++) {
-		t = rol(a + ((b & c) | (b & d) | (c & d)) + x[(i & 3) * 4 + (i >> 2)] + 0x5A827999u,
-			s2[i & 3]);
-		a = d, d = c, c = b, b = t;
-	}
-	for (int i = 0; i < 16; i++) {
-		t = rol(a + (b ^ c ^ d) + x[k3[i]] + 0x6ED9EBA1u, s3[i & 3]);
-		a = d, d = c, c = b, b = t;
-	}
-	h[0] += a, h[1] += b, h[2] += c, h[3] += d;
-}
-
-static void md5_block(uint32_t h[4], const uint8_t *blk)
-{
-	static const uint32_t k[64] = {
-		0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613,
-		0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193,
-		0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d,
-		0x02441453, 0xd8a1e681, 0xe7d3fbc8, 0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed,
-		0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122,
-		0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
-		0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665, 0xf4292244,
-		0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
-		0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb,
-		0xeb86d391};
-	static const unsigned s[4][4] = {
-		{7, 12, 17, 22}, {5, 9, 14, 20}, {4, 11, 16, 23}, {6, 10, 15, 21}};
-	uint32_t x[16], a = h[0], b = h[1], c = h[2], d = h[3];
-
-	for (int i = 0; i < 16; i++)
-		x[i] = le32(blk + 4 * i);
-	for (int i = 0; i < 64; i++) {
-		uint32_t f, t;
-		int g, r = i >> 4;
-
-		switch (r) {
-		case 0:
-			f = (b & c) | (~b & d), g = i;
-			break;
-		case 1:
-			f = (d & b) | (~d & c), g = (5 * i + 1) & 15;
-			break;
-		case 2:
-			f = b ^ c ^ d, g = (3 * i + 5) & 15;
-			break;
-		default:
-			f = c ^ (b | ~d), g = (7 * i) & 15;
-			break;
-		}
-		t = d;
-		d = c;
-		c = b;
-		b = b + rol(a + f + k[i] + x[g], s[r][i & 3]);
-		a = t;
-	}
-	h[0] += a, h[1] += b, h[2] += c, h[3] += d;
-}
-
-/* Digest of the concatenation of two pieces (HMAC needs exactly that). */
-static void md_digest(void (*block)(uint32_t *, const uint8_t *), const void *p1, size_t l1,
-		      const void *p2, size_t l2, uint8_t out[16])
-{
-	uint32_t h[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
-	uint8_t blk[64];
-	size_t fill = 0;
-	uint64_t bits = (uint64_t)(l1 + l2) * 8;
-	const uint8_t *parts[2] = {p1, p2};
-	size_t lens[2] = {l1, l2};
-
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < lens[k]; i++) {
-			blk[fill++] = parts[k][i];
-			if (fill == 64) {
-				block(h, blk);
-				fill = 0;
-			}
-		}
-	blk[fill++] = 0x80;
-	if (fill > 56) {
-		memset(blk + fill, 0, 64 - fill);
-		block(h, blk);
-		fill = 0;
-	}
-	memset(blk + fill, 0, 56 - fill);
-	for (int i = 0; i < 8; i++)
-		blk[56 + i] = (uint8_t)(bits >> (8 * i));
-	block(h, blk);
-	for (int i = 0; i < 4; i++)
-		put32(out + 4 * i, h[i]);
-	/* the block held the input (a password for MD4, a key pad for HMAC) */
-	explicit_bzero(blk, sizeof(blk));
-	explicit_bzero(h, sizeof(h));
-}
-
-void pv_md4(const void *data, size_t len, uint8_t out[16])
-{
-	md_digest(md4_block, data, len, NULL, 0, out);
-}
-
-void pv_md5(const void *data, size_t len, uint8_t out[16])
-{
-	md_digest(md5_block, data, len, NULL, 0, out);
-}
-
-void pv_hmac_md5(const void *key, size_t klen, const void *data, size_t len, uint8_t out[16])
-{
-	uint8_t k[64] = {0}, pad[64], inner[16];
-
-	if (klen > 64)
-		pv_md5(key, klen, k);
-	else
-		memcpy(k, key, klen);
-	for (int i = 0; i < 64; i++)
-		pad[i] = k[i] ^ 0x36;
-	md_digest(md5_block, pad, 64, data, len, inner);
-	for (int i = 0; i < 64; i++)
-		pad[i] = k[i] ^ 0x5c;
-	md_digest(md5_block, pad, 64, inner, 16, out);
-	/* the key is an NT hash or NTOWFv2 here */
-	explicit_bzero(k, sizeof(k));
-	explicit_bzero(pad, sizeof(pad));
-	explicit_bzero(inner, sizeof(inner));
 }
 
 int pv_ntowfv2(const char *password, size_t plen, const char *user, const char *domain,

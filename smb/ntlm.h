@@ -12,11 +12,6 @@
 
 #include "util/buf.h"
 
-/* RFC 1320, RFC 1321, RFC 2104 */
-void pv_md4(const void *data, size_t len, uint8_t out[16]);
-void pv_md5(const void *data, size_t len, uint8_t out[16]);
-void pv_hmac_md5(const void *key, size_t klen, const void *data, size_t len, uint8_t out[16]);
-
 /* NTOWFv2 (MS-NLMP 3.3.2): HMAC_MD5(MD4(UTF-16LE(password)), UTF-16LE(UPPER(user) domain)).
  * Strings are UTF-8; -1 when one is not valid UTF-8 or out of memory. */
 int pv_ntowfv2(const char *password, size_t plen, const char *user, const char *domain,

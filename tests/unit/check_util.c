@@ -1,4 +1,4 @@
-/* tests/unit/check_util.c: util/ (errors, buffers, secrets). */
+/* tests/unit/check_util.c: util/ (errors, buffers, secrets, digests). */
 #include <check.h>
 
 #include "tests/unit/unit.h"
@@ -264,6 +264,91 @@ START_TEST(test_sha256)
 	ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	pv_sha256_hex("", 0, hex);
 	ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+END_TEST
+
+/* RFC 1320 and RFC 1321, appendix A.5 */
+START_TEST(test_md4_md5)
+{
+	uint8_t d[16];
+	const char *a80 =
+		"12345678901234567890123456789012345678901234567890123456789012345678901234567890";
+
+	pv_md4("", 0, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "31d6cfe0d16ae931b73c59d7e0c089c0");
+	pv_md4("abc", 3, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "a448017aaf21d8525fc10ae87aa6729d");
+	pv_md4(a80, 80, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "e33b4ddc9c38f2199c3e7b164fcc0536");
+	pv_md5("", 0, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "d41d8cd98f00b204e9800998ecf8427e");
+	pv_md5("abc", 3, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "900150983cd24fb0d6963f7d28e17f72");
+	pv_md5(a80, 80, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "57edf4a22be3c955ac49da2e2107b67a");
+	/* 56 bytes: the length no longer fits the first block */
+	pv_md5("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "8215ef0796a20bcaaae116d3876c664a");
+}
+END_TEST
+
+/* RFC 2104 (and RFC 2202 for a long key) */
+START_TEST(test_hmac_md5)
+{
+	uint8_t k[16], d[16], big[80];
+
+	memset(k, 0x0b, 16);
+	pv_hmac_md5(k, 16, "Hi There", 8, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "9294727a3638bb1c13f48ef8158bfc9d");
+	pv_hmac_md5("Jefe", 4, "what do ya want for nothing?", 28, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "750c783e6ab0b503eaa86e310a5db738");
+	memset(big, 0xaa, sizeof(big)); /* RFC 2202 case 6: a key longer than a block */
+	pv_hmac_md5(big, 80, "Test Using Larger Than Block-Size Key - Hash Key First", 54, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "6b1ab7fe4bd7bf8f0b62e6ce61b9d0cd");
+}
+END_TEST
+
+/* RFC 4231, test cases 1, 2 and 6 (a key longer than a block) */
+START_TEST(test_hmac_sha256)
+{
+	uint8_t k[131], d[32];
+
+	memset(k, 0x0b, 20);
+	pv_hmac_sha256(k, 20, "Hi There", 8, d);
+	ck_assert_str_eq(pv_unit_hex(d, 32),
+			 "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+	pv_hmac_sha256("Jefe", 4, "what do ya want for nothing?", 28, d);
+	ck_assert_str_eq(pv_unit_hex(d, 32),
+			 "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+	memset(k, 0xaa, sizeof(k));
+	pv_hmac_sha256(k, sizeof(k), "Test Using Larger Than Block-Size Key - Hash Key First", 54,
+		       d);
+	ck_assert_str_eq(pv_unit_hex(d, 32),
+			 "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+END_TEST
+
+/* RFC 4493, section 4: examples 1 to 4 (0, 16, 40 and 64 bytes of the same message) */
+START_TEST(test_aes_cmac128)
+{
+	static const uint8_t k[16] = {0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6,
+				      0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c};
+	static const uint8_t m[64] = {
+		0x6b, 0xc1, 0xbe, 0xe2, 0x2e, 0x40, 0x9f, 0x96, 0xe9, 0x3d, 0x7e, 0x11, 0x73,
+		0x93, 0x17, 0x2a, 0xae, 0x2d, 0x8a, 0x57, 0x1e, 0x03, 0xac, 0x9c, 0x9e, 0xb7,
+		0x6f, 0xac, 0x45, 0xaf, 0x8e, 0x51, 0x30, 0xc8, 0x1c, 0x46, 0xa3, 0x5c, 0xe4,
+		0x11, 0xe5, 0xfb, 0xc1, 0x19, 0x1a, 0x0a, 0x52, 0xef, 0xf6, 0x9f, 0x24, 0x45,
+		0xdf, 0x4f, 0x9b, 0x17, 0xad, 0x2b, 0x41, 0x7b, 0xe6, 0x6c, 0x37, 0x10};
+	uint8_t d[16];
+
+	pv_aes_cmac128(k, "", 0, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "bb1d6929e95937287fa37d129b756746");
+	pv_aes_cmac128(k, m, 16, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "070a16b46b4d4144f79bdd9dd04a287c");
+	pv_aes_cmac128(k, m, 40, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "dfa66747de9ae63030ca32611497c827");
+	pv_aes_cmac128(k, m, 64, d);
+	ck_assert_str_eq(pv_unit_hex(d, 16), "51f0bebf7e3b9d92fc49741779363cfe");
 }
 END_TEST
 
@@ -574,6 +659,10 @@ int main(void)
 	tcase_add_test(tc, test_buf_sticky_failure);
 	tcase_add_test(tc, test_tar_headers);
 	tcase_add_test(tc, test_sha256);
+	tcase_add_test(tc, test_md4_md5);
+	tcase_add_test(tc, test_hmac_md5);
+	tcase_add_test(tc, test_hmac_sha256);
+	tcase_add_test(tc, test_aes_cmac128);
 	tcase_add_test(tc, test_tar_read);
 	tcase_add_test(tc, test_tar_read_by_tar);
 	tcase_add_test(tc, test_buf_secret);

@@ -28,6 +28,7 @@
 #include "smb/smb2.h"
 #include "tests/fuzz/smb2_plan.h"
 #include "util/buf.h"
+#include "util/digest.h"
 #include "util/err.h"
 #include "util/secret.h"
 #include "util/utf16.h"
