@@ -437,7 +437,7 @@ static void *remote_host(void *arg)
 			r = pv_error(x->running ? PV_EUNREACH : PV_EREMOTE,
 				     "its session ended without the command's end (status %d)%s%.200s",
 				     status, err.len ? ": " : "", err.len ? err.data : "");
-		if (x->running)
+		if (x->running || r == PV_EUNREACH)
 			host_fail(x->h, PV_RUN_LOST, r == PV_EREMOTE ? PV_EUNREACH : r, "lost: %s",
 				  pv_errmsg());
 		else
