@@ -1192,6 +1192,32 @@ static void dry_run(struct run *R)
 	snprintf(R->res->folder, sizeof(R->res->folder), "%s", R->sink.path);
 	pv_plan_add(&R->res->plan, "make the run's folder %s on the controller (%s)", R->sink.path,
 		    R->res->controller);
+	if (pb->driver.kind == PV_DRIVER_FSCT) {
+		struct pv_buf ps = PV_BUF_INIT;
+		const char *ctl = pb->controller.host.name ? pb->controller.host.name : "localhost";
+
+		/* FSCT runs the whole ramp itself: its clients wait for its controller */
+		for (size_t i = 0; i < pb->nclients; i++) {
+			pv_buf_reset(&ps);
+			if (pv_fsct_client(pb, ctl, &ps) == PV_OK)
+				pv_plan_add(&R->res->plan,
+					    "run on %s (Windows, OpenSSH; the password on stdin): %s",
+					    pb->clients[i].name, ps.data);
+			else
+				pv_plan_add(&R->res->plan, "on %s: cannot render: %s",
+					    pb->clients[i].name, pv_errmsg());
+		}
+		pv_buf_reset(&ps);
+		if (pv_fsct_controller(pb, &ps) == PV_OK)
+			pv_plan_add(&R->res->plan,
+				    "then run on the controller %s (the password on stdin): %s", ctl,
+				    ps.data);
+		else
+			pv_plan_add(&R->res->plan, "on the controller: cannot render: %s",
+				    pv_errmsg());
+		pv_buf_release(&ps, 0);
+		return;
+	}
 	for (size_t si = 0; si < R->ramp.n; si++) {
 		struct pv_run_step step;
 		struct steprun st;
@@ -1226,8 +1252,8 @@ static void dry_run(struct run *R)
 			snprintf(who, sizeof(who), h.controller ? "%s" : "%s (%u users)", h.name,
 				 h.users);
 			if (render(R, &st, &x, step.users) == PV_OK)
-				pv_plan_add(&R->res->plan, "step %u/%zu, %u users: %s: %s", step.n,
-					    R->ramp.n, step.users, who, x.cmd.data);
+				pv_plan_add(&R->res->plan, "run on %s in step %u/%zu (%u users): %s",
+					    who, step.n, R->ramp.n, step.users, x.cmd.data);
 			else
 				pv_plan_add(&R->res->plan, "step %u on %s: cannot render: %s", step.n,
 					    h.name, pv_errmsg());

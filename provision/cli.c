@@ -123,7 +123,34 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "run [--min-users N] [--max-users N] [--step N] [--duration S] [--warmup S] "
 	 "[--watch S] [--timeout S] [--id ID]",
 	 "run the load driver's phases across all hosts",
-	 "Starts the load driver on the clients and the controller, waits, collects results."},
+	 "Runs the playbook's load driver (driver:) for a ramp of user counts, as FSCT's run does:\n"
+	 "from min_users to max_users by step (totals across the clients, shared out evenly; the\n"
+	 "last step is max_users), each step held warmup + duration seconds. For every step the\n"
+	 "client command starts on every client at once over SSH, each in a process group of its\n"
+	 "own under a small wrapper that stops the whole group (TERM, KILL 5 s later) when the\n"
+	 "step ends, on Ctrl-C or SIGTERM, on the run's --timeout, or when the SSH session goes\n"
+	 "away; then the controller's command runs. A step ends at its time, or earlier when every\n"
+	 "command has ended. Driver 'command' fills {client} {users} {users_total} {step} {steps}\n"
+	 "{duration} {warmup} {results} {password_file} {server} {alias_template} {share} {shares}\n"
+	 "{domain} and more into client_command and controller_command (docs/playbook.md); the\n"
+	 "users' password is only ever in {password_file} (0600, removed after the step). Driver\n"
+	 "'fsct' renders FSCT's commands for Windows hosts (see them with --dry-run); 'builtin' is\n"
+	 "not built yet.\n"
+	 "The server is watched all along (driver.watch, default every 2 s; --watch 0: not): one\n"
+	 "sampler on it over SSH reads /proc for CPU (total and smbd, winbindd, samba), memory,\n"
+	 "disk I/O and network. Each step's results are gathered into\n"
+	 "<controller.results>/<run-id>/step-NN/<host>/ (the command's stdout, stderr and the files\n"
+	 "it wrote in {results}), with watch.csv and watch.json (mean, p95, max), and manifest.json\n"
+	 "(the playbook's SHA-256, versions, every step's times and host states) is rewritten after\n"
+	 "every step. With drain: {between_steps: true} the server's queue is waited for between\n"
+	 "steps (see 'provision help wait'). --dry-run prints every command that would run.\n"
+	 "A plan that cannot run (min > max, step or duration 0, more users than prepare makes,\n"
+	 "fewer users than clients) is refused before anything starts (status 3).\n"
+	 "Exit status: 0 when every step ran and every command ended well or was stopped at its\n"
+	 "step's end; 10 when a host was lost (the others are stopped, results kept) or some\n"
+	 "commands failed; 8 when every command failed; 14 after --timeout; 15 after Ctrl-C or\n"
+	 "SIGTERM (a second one ends provision at once; the hosts still stop their commands as\n"
+	 "their sessions end)."},
 	{CMD_WAIT, "wait", NULL, false, PB | PV_CMD_STOPPABLE,
 	 "wait [--drain] [--probe KIND] [--probe-command CMD] [--threshold N] [--interval S] "
 	 "[--settle S] [--timeout S]",

@@ -200,8 +200,8 @@ expect_err "timeout" "the timeout named"
 # ---- 7. --dry-run shows every command and starts nothing ------------------------------------
 pv -p "$PLAYBOOK" --dry-run run --id it-dry --min-users 4 --max-users 8 --step 4 --duration 4
 expect_rc 0 "run --dry-run"
-[[ $(grep -c "users: cli[12] (" <<<"$OUT") -eq 4 ]] || { fail "dry run: not 2 steps x 2 clients"; show; }
-expect_out "step 2/2, 8 users: cli2 \\(4 users\\): end=" "dry run: step 2 on cli2"
+[[ $(grep -c "would run on cli[12] (" <<<"$OUT") -eq 4 ]] || { fail "dry run: not 2 steps x 2 clients"; show; }
+expect_out "would run on cli2 \\(4 users\\) in step 2/2 \\(8 users\\): end=" "dry run: step 2 on cli2"
 [[ -e $RES/it-dry ]] && fail "--dry-run made the run's folder"
 
 rm -rf "$RES"/it-*
