@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# tests/lab/demo.sh: `make demo`: bring up the embedded lab, run the main job on it (check, then
-# prepare: every phase at once), show what the lab holds (status) and the same with independent
-# tools. The lab is left up to explore; `provision cleanup --leave` undoes the job and
-# `make lab-down` removes the lab.
+# tests/lab/demo.sh: `make demo`: bring up the embedded lab and go through a test day on it:
+# check, prepare (every phase at once), what the lab holds (status, and the same with
+# independent tools), a short run of the lab's load (every user reading its tree through its
+# own alias with smbclient) with the server watched, a wait until the server's write queue has
+# drained, and cleanup (exactly what prepare made). The lab is left up, empty, to explore;
+# `make lab-down` removes it.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TOP"
@@ -39,11 +41,25 @@ echo "- shares on srv (net conf listshares):"
 $LAB_SH exec srv -- net conf listshares | sed 's/^/    /'
 echo "- aliases on cli1 (getent hosts):"
 $LAB_SH exec cli1 -- getent hosts srvu1 "srvu$USERS" | sed 's/^/    /'
+step "run: a short ramp of the lab's load (driver 'command' in playbooks/lab.yaml), the server watched"
+pv run --min-users 4 --max-users 12 --step 8 --duration 6 --warmup 1 --id demo
+echo "- what the run gathered on the controller:"
+(cd "$LAB/results/demo" && find . -maxdepth 2 | sort | sed 's/^/    /')
+
+step "wait until the server's write queue (Dirty + Writeback in /proc/meminfo) has drained"
+pv wait --drain --probe writeback --threshold 65536 --timeout 120
+
+step "cleanup: every phase's undo, in reverse; exactly what prepare made"
+pv cleanup --leave
+
+step "what the lab holds after cleanup (status 13: nothing of this lab is left)"
+pv status --users "$USERS" || [ $? -eq 13 ]
 cat <<TXT
 
-A second 'prepare' finds everything in place and changes nothing (seconds, not minutes).
-Explore:  tests/lab/lab.sh exec ctl -- $TOP/bin/provision -p $TOP/playbooks/lab.yaml status -v
-Undo the job (every phase's cleanup, in reverse; exactly what it made):
-          tests/lab/lab.sh exec ctl -- $TOP/bin/provision -p $TOP/playbooks/lab.yaml cleanup --leave
+The lab is up and empty. Do it again, step by step:
+  tests/lab/lab.sh exec ctl -- $TOP/bin/provision -p $TOP/playbooks/lab.yaml prepare
+  tests/lab/lab.sh exec ctl -- $TOP/bin/provision -p $TOP/playbooks/lab.yaml run
+  tests/lab/lab.sh exec ctl -- $TOP/bin/provision -p $TOP/playbooks/lab.yaml status -v
+Results of runs: $LAB/results/<run-id>/ (manifest.json, step-NN/<host>/, watch.csv)
 Remove the lab:  make lab-down
 TXT
