@@ -647,6 +647,41 @@ static void step_watch(struct run *R, struct steprun *st, double t0, double t1)
 		pv_json_real(m, "max", st->step->watch[i].max);
 		pv_json_set(o, pv_watch_names[i], m);
 	}
+	/* each interface: mean and max over the measured samples that have it */
+	m = pv_json_object();
+	for (size_t i = from; i < n; i++)
+		for (unsigned j = 0; j < s[i].nifs; j++) {
+			const char *name = s[i].ifs[j].name;
+			double rx = 0, tx = 0, rxm = 0, txm = 0;
+			size_t k = 0, seen = 0;
+
+			for (size_t i2 = from; i2 < i && !seen; i2++) /* done already */
+				for (unsigned j2 = 0; j2 < s[i2].nifs; j2++)
+					seen += strcmp(s[i2].ifs[j2].name, name) == 0;
+			if (seen)
+				continue;
+			for (size_t i2 = i; i2 < n; i2++)
+				for (unsigned j2 = 0; j2 < s[i2].nifs; j2++)
+					if (strcmp(s[i2].ifs[j2].name, name) == 0) {
+						const struct pv_watch_if *f = &s[i2].ifs[j2];
+
+						rx += f->rx;
+						tx += f->tx;
+						rxm = f->rx > rxm ? f->rx : rxm;
+						txm = f->tx > txm ? f->tx : txm;
+						k++;
+					}
+			{
+				struct pv_json *f = pv_json_object();
+
+				pv_json_real(f, "rx_mean", rx / (double)k);
+				pv_json_real(f, "rx_max", rxm);
+				pv_json_real(f, "tx_mean", tx / (double)k);
+				pv_json_real(f, "tx_max", txm);
+				pv_json_set(m, name, f);
+			}
+		}
+	pv_json_set(o, "interfaces", m);
 	if ((text = pv_json_pretty(o)) != NULL)
 		sink_write(&R->sink, st->rel, "watch.json", text, strlen(text), false);
 	free(text);

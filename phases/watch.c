@@ -51,10 +51,11 @@ static bool number(const char *s, size_t len, double *out)
 	return *end == '\0' && isfinite(*out);
 }
 
-/* "IF:RX:TX,IF:RX:TX" or "-": the sums */
-static bool net(const char *s, size_t len, double *rx, double *tx)
+/* "IF:RX:TX,IF:RX:TX" or "-": the sums, and each interface (the first PV_WATCH_IFS) */
+static bool net(const char *s, size_t len, struct pv_watch_sample *out)
 {
-	*rx = *tx = 0;
+	out->v[PV_W_NET_RX] = out->v[PV_W_NET_TX] = 0;
+	out->nifs = 0;
 	if (len == 1 && s[0] == '-')
 		return true;
 	while (len) {
@@ -68,8 +69,16 @@ static bool net(const char *s, size_t len, double *rx, double *tx)
 		if (!c1 || !c2 || c1 == s || !number(c1 + 1, (size_t)(c2 - c1 - 1), &a) ||
 		    !number(c2 + 1, n - (size_t)(c2 + 1 - s), &b))
 			return false;
-		*rx += a;
-		*tx += b;
+		out->v[PV_W_NET_RX] += a;
+		out->v[PV_W_NET_TX] += b;
+		if (out->nifs < PV_WATCH_IFS && (size_t)(c1 - s) < sizeof(out->ifs[0].name)) {
+			struct pv_watch_if *f = &out->ifs[out->nifs++];
+
+			memcpy(f->name, s, (size_t)(c1 - s));
+			f->name[c1 - s] = '\0';
+			f->rx = a;
+			f->tx = b;
+		}
 		if (!comma)
 			break;
 		len -= n + 1;
@@ -111,7 +120,7 @@ int pv_watch_parse(const char *line, size_t len, struct pv_watch_sample *s)
 		val++;
 		vlen = i - start - eq - 1;
 		if (klen == 3 && memcmp(key, "net", 3) == 0) {
-			if (!net(val, vlen, &s->v[PV_W_NET_RX], &s->v[PV_W_NET_TX]))
+			if (!net(val, vlen, s))
 				return malformed(line, len, "its net field");
 			seen[PV_W_NET_RX] = seen[PV_W_NET_TX] = true;
 			continue;
@@ -175,15 +184,40 @@ int pv_watch_summarize(const struct pv_watch_sample *s, size_t n,
 int pv_watch_csv(const struct pv_watch_sample *s, size_t n, double t0, double measure_from,
 		 struct pv_buf *out)
 {
+	char ifs[PV_WATCH_IFS][16];
+	unsigned nifs = 0;
+
+	/* the interfaces, in the order first seen */
+	for (size_t i = 0; i < n; i++)
+		for (unsigned j = 0; j < s[i].nifs; j++) {
+			unsigned k = 0;
+
+			while (k < nifs && strcmp(ifs[k], s[i].ifs[j].name) != 0)
+				k++;
+			if (k == nifs && nifs < PV_WATCH_IFS)
+				memcpy(ifs[nifs++], s[i].ifs[j].name, sizeof(ifs[0]));
+		}
 	pv_buf_addstr(out, "seconds,phase");
 	for (int m = 0; m < PV_W_COUNT; m++)
 		pv_buf_addf(out, ",%s", pv_watch_names[m]);
+	for (unsigned k = 0; k < nifs; k++)
+		pv_buf_addf(out, ",rx_%s,tx_%s", ifs[k], ifs[k]);
 	pv_buf_addstr(out, "\n");
 	for (size_t i = 0; i < n; i++) {
 		pv_buf_addf(out, "%.1f,%s", s[i].t - t0,
-			      s[i].t < measure_from ? "warmup" : "measure");
+			    s[i].t < measure_from ? "warmup" : "measure");
 		for (int m = 0; m < PV_W_COUNT; m++)
 			pv_buf_addf(out, m == PV_W_SELF ? ",%.2f" : ",%.1f", s[i].v[m]);
+		for (unsigned k = 0; k < nifs; k++) {
+			unsigned j = 0;
+
+			while (j < s[i].nifs && strcmp(s[i].ifs[j].name, ifs[k]) != 0)
+				j++;
+			if (j < s[i].nifs)
+				pv_buf_addf(out, ",%.1f,%.1f", s[i].ifs[j].rx, s[i].ifs[j].tx);
+			else
+				pv_buf_addstr(out, ",,");
+		}
 		pv_buf_addstr(out, "\n");
 	}
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;

@@ -36,9 +36,18 @@ enum pv_watch_metric {
 /* Column names, as in the CSV and the JSON ("cpu", "smbd", "mem_used", "net_rx", ...). */
 extern const char *const pv_watch_names[PV_W_COUNT];
 
+#define PV_WATCH_IFS 8 /* interfaces kept apart per sample (the rest count in the totals) */
+
+struct pv_watch_if {
+	char name[16];
+	double rx, tx; /* kB/s */
+};
+
 struct pv_watch_sample {
 	double t; /* when it arrived (pv_now()) */
 	double v[PV_W_COUNT];
+	struct pv_watch_if ifs[PV_WATCH_IFS];
+	unsigned nifs;
 };
 
 /* One line of the sampler: PV_OK with *s filled (s->t left alone); 1 for a line that is not a
@@ -53,7 +62,8 @@ int pv_watch_summarize(const struct pv_watch_sample *s, size_t n,
 		       struct pv_watch_stat out[PV_W_COUNT]);
 
 /* The CSV of a step: a header, then one row per sample: seconds since t0, "warmup" or
- * "measure" (before or after measure_from), the metrics. */
+ * "measure" (before or after measure_from), the metrics, then rx_<if> and tx_<if> for every
+ * interface seen in the window (in the order first seen). */
 int pv_watch_csv(const struct pv_watch_sample *s, size_t n, double t0, double measure_from,
 		 struct pv_buf *out);
 

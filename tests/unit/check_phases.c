@@ -150,6 +150,9 @@ START_TEST(watch_parse)
 	ck_assert(s.v[PV_W_CPU] == 12.5 && s.v[PV_W_SMBD] == 20.1 && s.v[PV_W_SELF] == 0.31);
 	ck_assert(s.v[PV_W_MEM_AVAIL] == 1024.5 && s.v[PV_W_INFLIGHT] == 2);
 	ck_assert(s.v[PV_W_NET_RX] == 12.0 && s.v[PV_W_NET_TX] == 22.0); /* summed over interfaces */
+	ck_assert_uint_eq(s.nifs, 2); /* and each kept */
+	ck_assert_str_eq(s.ifs[1].name, "veth1");
+	ck_assert(s.ifs[1].rx == 1.5 && s.ifs[1].tx == 2.0);
 	ck_assert_int_eq(pv_watch_parse("pv-watch-start interval=2 hz=100", 32, &s), 1);
 	/* no interface but lo */
 	snprintf(bad, sizeof(bad), "%.*snet=-", (int)(strstr(LINE, "net=") - LINE), LINE);
@@ -198,12 +201,36 @@ START_TEST(watch_summary)
 	ck_assert(st[PV_W_CPU].max == 0);
 
 	ck_assert_int_eq(pv_watch_csv(s, 3, 99, 101.5, &b), PV_OK);
+	ck_assert_uint_eq(s[0].nifs, 0);
 	ck_assert_str_eq(b.data,
 			 "seconds,phase,cpu,usr,sys,iowait,smbd,winbindd,samba,self,mem_used,"
 			 "mem_avail,dirty,rd,wr,inflight,net_rx,net_tx\n"
 			 "1.0,warmup,20.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
 			 "3.0,measure,19.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
 			 "5.0,measure,18.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n");
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+START_TEST(watch_csv_interfaces)
+{
+	struct pv_watch_sample s[2];
+	struct pv_buf b = PV_BUF_INIT;
+	static const char a[] = "pv-watch cpu=1 usr=0 sys=0 iowait=0 smbd=0 winbindd=0 samba=0 self=0 "
+				"mem_used=0 mem_avail=0 dirty=0 rd=0 wr=0 inflight=0 net=eth0:1:2";
+	static const char c[] = "pv-watch cpu=1 usr=0 sys=0 iowait=0 smbd=0 winbindd=0 samba=0 self=0 "
+				"mem_used=0 mem_avail=0 dirty=0 rd=0 wr=0 inflight=0 "
+				"net=eth1:5:6,eth0:3:4";
+
+	ck_assert_int_eq(pv_watch_parse(a, strlen(a), &s[0]), PV_OK);
+	ck_assert_int_eq(pv_watch_parse(c, strlen(c), &s[1]), PV_OK);
+	s[0].t = 10;
+	s[1].t = 12;
+	ck_assert_int_eq(pv_watch_csv(s, 2, 10, 0, &b), PV_OK);
+	/* one pair of columns per interface, in the order first seen; empty where absent */
+	ck_assert(strstr(b.data, ",net_rx,net_tx,rx_eth0,tx_eth0,rx_eth1,tx_eth1\n"));
+	ck_assert(strstr(b.data, ",1.0,2.0,1.0,2.0,,\n"));
+	ck_assert(strstr(b.data, ",8.0,10.0,3.0,4.0,5.0,6.0\n"));
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -219,6 +246,7 @@ int main(void)
 	tcase_add_test(tc, fsct);
 	tcase_add_test(tc, watch_parse);
 	tcase_add_test(tc, watch_summary);
+	tcase_add_test(tc, watch_csv_interfaces);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
