@@ -23,6 +23,7 @@ static const struct {
 	{CMD_CLEANUP, "client", pv_cmd_cleanup_client},
 	{CMD_CLEANUP, "controller", pv_cmd_cleanup_controller},
 	{CMD_STATUS, NULL, pv_cmd_status},
+	{CMD_WAIT, NULL, pv_cmd_wait},
 };
 
 pv_handler pv_handler_for(enum pv_cmd_id id, const char *sub)
