@@ -12,7 +12,6 @@
 
 #include "json/json.h"
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -95,7 +94,6 @@ static int bad_output(const char *text, size_t len, const char *what)
 /* digits ["." digits] at p (no sign): value rounded up into *v; the end in *end. */
 static bool number_at(const char *p, const char *lim, long *v, const char **end)
 {
-	const char *s = p;
 	unsigned long long n = 0;
 	bool frac = false;
 
@@ -119,7 +117,6 @@ static bool number_at(const char *p, const char *lim, long *v, const char **end)
 			return false;
 		n++;
 	}
-	(void)s;
 	*v = (long)n;
 	*end = p;
 	return true;
@@ -664,7 +661,10 @@ static int probe_failed(const struct waiter *w, int status, const struct pv_buf 
 		snprintf(st, sizeof(st), "was killed");
 	else
 		snprintf(st, sizeof(st), "failed (status %d)", status);
-	return pv_error(PV_EREMOTE, "%s on %s %s%s%s%s%s", w->probe, w->host, st, q[0] ? ": '" : "",
+	return pv_error(PV_EREMOTE, "%s on %s %s%s%s%s%s", w->probe, w->host, st,
+			!q[0]	   ? ""
+			: b == err ? ": '"
+				   : ", printing '",
 			q, q[0] ? "'" : "", hint);
 }
 

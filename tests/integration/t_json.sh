@@ -44,7 +44,11 @@ python3 -c 'import json,sys; assert "usage: provision" in json.load(sys.stdin)["
 pv --json frobnicate; jcheck "unknown command" 2
 pv --json dc --users; jcheck "option without a value" 2
 pv "${P[@]}" --json run; jcheck "run (not built)" 12
-pv "${P[@]}" --json wait; jcheck "wait (not built)" 12
+pv "${P[@]}" --json wait; jcheck "wait with no probe" 3
+pv "${P[@]}" --json wait --probe inflight --settle 0; jcheck "wait --probe inflight" 0
+pv "${P[@]}" --json --dry-run wait --probe writeback; jcheck "wait --dry-run" 0 1
+pv "${P[@]}" --json wait --probe-command 'echo 5' --timeout 1; jcheck "wait that times out" 14
+pv "${P[@]}" --json wait --probe-command 'echo x'; jcheck "wait with a probe printing garbage" 8
 pv -p "$T_TMP/missing.yaml" --json dc; jcheck "missing playbook" 9
 echo 'domain: [' >"$D/bad.yaml"
 pv -p "$D/bad.yaml" --json dc; jcheck "malformed playbook" 3
