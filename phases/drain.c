@@ -668,7 +668,16 @@ static int probe_failed(const struct waiter *w, int status, const struct pv_buf 
 			q, q[0] ? "'" : "", hint);
 }
 
-/* One reading: PV_OK with *depth, or why not. */
+static bool stop_asked(void *arg)
+{
+	const struct waiter *w = arg;
+
+	return pv_env_stopped(w->env);
+}
+
+/* One reading: PV_OK with *depth, or why not. A Ctrl-C does not wait for a slow probe: the
+ * poll is cut short (the probe itself is asked to end, and left to end on its own where sshd
+ * refuses signals, as for root logins). */
 static int poll_once(struct waiter *w, long *depth)
 {
 	struct pv_buf out = PV_BUF_INIT, err = PV_BUF_INIT;
@@ -680,7 +689,8 @@ static int poll_once(struct waiter *w, long *depth)
 		to = 60;
 	if (left < to)
 		to = left < 1 ? 1 : (int)ceil(left);
-	r = pv_remote_exec(w->rem, w->cmd.data, NULL, 0, &out, &err, &status, to);
+	r = pv_remote_exec_stoppable(w->rem, w->cmd.data, NULL, 0, &out, &err, &status, to,
+				     stop_asked, w);
 	if (r != PV_OK)
 		goto out;
 	if (err.len)

@@ -163,6 +163,23 @@ for sig in INT TERM; do
 	echo "    SIG$sig: stopped in $ms ms" >&2
 done
 
+# 7b. Ctrl-C while a slow probe runs: the poll is cut short, no waiting for the probe (which
+#     sshd, refusing signals for root logins, leaves to end on its own: ended here by its PID)
+SLOW='sleep 15.0417; echo 1'
+start "${P[@]}" wait --probe-command "$SLOW"
+when "waiting until req_queue" && sleep 1
+t0=$(date +%s%N)
+kill -INT "$PV_PID"
+finish_bg
+ms=$((($(date +%s%N) - t0) / 1000000))
+expect_rc 15 "wait interrupted during a slow probe"
+expect_err "stopped \(Ctrl-C or SIGTERM\) while waiting for req_queue on srv to drain, before the first reading"
+((ms < 5000)) || fail "a slow probe held the stop for $ms ms (it takes 15 s)"
+echo "    SIGINT during a 15 s probe: stopped in $ms ms" >&2
+for p in $(on srv pgrep -f '^(sleep 15\.0417|.*sh -c sleep 15\.0417; echo 1)$'); do
+	on srv kill "$p" 2>/dev/null
+done
+
 # 8. smb: this lab's users' sessions and open files, others not counted. Needs a prepared lab
 #    (srv joined, smbd running, the users made): without one, only the idle reading is checked.
 pv "${P[@]}" --json wait --probe smb --settle 0 --timeout 30
