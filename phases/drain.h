@@ -40,13 +40,15 @@ struct pv_drain_result {
  *
  * Returns PV_OK when drained; PV_ETIMEOUT when d->timeout seconds passed first (the message
  * names the last depth, the threshold and what to do); PV_ESTOPPED as soon as env says stop
- * (checked at least every 100 ms between polls); PV_EREMOTE when the probe fails or prints
- * anything but what it should (the message quotes the output, shortened and made printable);
- * PV_ECONFIG when no probe is configured (the message names drain.probe and --probe) or the
- * playbook has no server; the connection's own codes (PV_EUNREACH, PV_ETRUST, PV_ECRED).
- * With env->dry_run: the configuration is checked, nothing is polled, PV_OK.
- * One SSH session for the whole wait. res is filled on every outcome (what was seen so far).
- * Progress through util/progress.h ("req_queue 120, draining 40/s, ETA 3 s"); never prints. */
+ * (looked at every 100 ms between polls and every 200 ms while a probe runs: a slow probe is
+ * cut short, and left to end on its own where sshd refuses signals); PV_EREMOTE when the
+ * probe fails or prints anything but what it should (the message quotes the output,
+ * shortened and made printable); PV_ECONFIG when no probe is configured (the message names
+ * drain.probe and --probe) or the playbook has no server; the connection's own codes
+ * (PV_EUNREACH, PV_ETRUST, PV_ECRED). With env->dry_run: the configuration is checked,
+ * nothing is polled, PV_OK. One SSH session for the whole wait. res is filled on every
+ * outcome (what was seen so far). Progress through util/progress.h ("req_queue 120,
+ * draining 40/s, ETA 3 s"); never prints. */
 int pv_drain_wait(const struct pv_env *env, const struct pv_drain *d, struct pv_drain_result *res);
 
 /* ---- pure parts ---------------------------------------------------------------------------- */
