@@ -456,6 +456,12 @@ int pv_drain_check(const struct pv_playbook *pb, const struct pv_drain *d)
 			"no drain probe configured: pass --probe writeback, inflight or smb, "
 			"or --probe-command CMD (a command printing the queue depth), or set "
 			"drain.probe or drain.command in the playbook");
+	if (d->probe == PV_PROBE_SMB && pb->nclients == 0)
+		return pv_error(
+			PV_ECONFIG,
+			"the smb probe counts the sessions of this lab's users, named from "
+			"users.name_template and the clients, but the playbook has no clients; "
+			"add them, or use another probe");
 	if (d->interval < 1 || d->interval > 3600)
 		return pv_error(PV_ECONFIG,
 				"drain.interval (--interval) is %d; expected 1 to 3600 seconds",

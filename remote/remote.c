@@ -701,17 +701,15 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 	while (!ssh_channel_is_eof(ch) && !ssh_channel_is_closed(ch)) {
 		long long t = now_ms();
 
-		if (!stopping &&
-		    ((ops->stop && ops->stop(ops->arg)) || (deadline && t >= deadline))) {
+		if (!stopping && ((ops->stop && ops->stop(ops->arg)) || (deadline && t >= deadline))) {
 			stopping = true;
 			grace = t + STREAM_GRACE_MS;
 			ssh_channel_send_eof(ch);
 		}
 		if (stopping && t >= grace) {
 			ssh_channel_request_send_signal(ch, "KILL");
-			r = pv_error(PV_EREMOTE,
-				     "'%s' on %s did not stop within %d s of the end of its "
-				     "input",
+			r = pv_error(PV_EREMOTE, "'%s' on %s did not stop within %d s of the end of its "
+						 "input",
 				     word, w, STREAM_GRACE_MS / 1000);
 			goto out;
 		}

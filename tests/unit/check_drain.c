@@ -364,6 +364,19 @@ START_TEST(config)
 	ck_assert_int_eq(pv_drain_check(ns, &ns->drain), PV_ECONFIG);
 	HAS("no server");
 	pv_playbook_free(ns);
+	{
+		const char *wsmb[] = {"drain.probe=smb", NULL};
+		const char *noclients = "domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, "
+					"ca_file: /c, admin_password: {file: /a}}\n"
+					"server: {name: srv, address: 198.18.0.20}\n";
+
+		ck_assert_int_eq(
+			pv_playbook_parse("t.yaml", noclients, strlen(noclients), wsmb, &ns),
+			PV_OK);
+		ck_assert_int_eq(pv_drain_check(ns, &ns->drain), PV_ECONFIG);
+		HAS("has no clients");
+		pv_playbook_free(ns);
+	}
 	ck_assert_str_eq(pv_drain_probe_name(PV_PROBE_SMB), "smb");
 }
 END_TEST
