@@ -661,7 +661,7 @@ static int probe_failed(const struct waiter *w, int status, const struct pv_buf 
 	pv_drain_quote(b->data ? b->data + start : NULL, end - start, QUOTE_MAX, q, sizeof(q));
 	if (w->d->probe == PV_PROBE_SMB)
 		hint = status == 127 ? "; the smb probe needs Samba's smbstatus on the server"
-				     : "; the smb probe needs 'smbstatus --json' (Samba 4.16 or "
+				     : "; the smb probe needs 'smbstatus --json' (Samba 4.17 or "
 				       "later) and the right to read Samba's state (root)";
 	if (status < 0)
 		snprintf(st, sizeof(st), "was killed");
@@ -752,6 +752,7 @@ static int loop(struct waiter *w)
 		r = poll_once(w, &depth);
 		now = pv_now();
 		if (pv_env_stopped(w->env)) { /* the signal may have cut the poll short too */
+			res->seconds = now - w->t0;
 			r = stopped(w);
 			break;
 		}

@@ -7,7 +7,7 @@
  *              decimal number, surrounding white space allowed (a NAS's req_queue length)
  *   writeback  Dirty + Writeback of /proc/meminfo, in kB: the kernel's write queue
  *   inflight   the sum of both columns (reads, writes) of every /sys/block/<dev>/inflight
- *   smb        from `smbstatus --json --resolve-uids` (Samba 4.16 and later): the sessions and
+ *   smb        from `smbstatus --json --resolve-uids` (Samba 4.17 and later): the sessions and
  *              the open files of this lab's users (pv_drain_lab_user)
  *
  * The parsing of each probe's output, the back-off, the rate and ETA are pure functions below,

@@ -146,7 +146,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "  inflight   the sum of both columns (reads, writes) of every /sys/block/*/inflight:\n"
 	 "             the requests its block devices have in flight (Linux). A stacked device\n"
 	 "             (dm, md) and the disk under it each count theirs.\n"
-	 "  smb        'smbstatus --json --resolve-uids' (Samba 4.16 or later, read as root): the\n"
+	 "  smb        'smbstatus --json --resolve-uids' (Samba 4.17 or later, read as root): the\n"
 	 "             sessions plus the open files of this lab's users, the names\n"
 	 "             users.name_template gives the playbook's clients (any number, any domain\n"
 	 "             prefix, letters in any case); other users are not counted.\n"

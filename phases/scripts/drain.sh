@@ -2,7 +2,7 @@
 # phases/drain.c once per poll as `sh -c SCRIPT drain PROBE`; it prints what drain.c parses.
 #   writeback  the Dirty: and Writeback: lines of /proc/meminfo (kB): the kernel's write queue
 #   inflight   every /sys/block/*/inflight: the reads and writes in flight, a device a line
-#   smb        smbstatus --json --resolve-uids (Samba 4.16 and later): sessions and open
+#   smb        smbstatus --json --resolve-uids (Samba 4.17 and later): sessions and open
 #              files, each with its user's name
 set -u
 case ${1-} in
