@@ -1109,7 +1109,8 @@ static int parse_drain(struct ctx *c, const struct pv_node *root)
 		return fail(c, m, "'drain' names no probe; expected 'probe: writeback', 'inflight' or "
 				  "'smb', or a 'command' printing the queue depth (a NAS's req_queue)");
 	if (probe == PV_PROBE_COMMAND && !d->command)
-		return require(c, m, "drain", "command", "a command printing the queue depth");
+		return require(c, m, "drain", "command",
+			       "a command printing the queue depth (wait --probe-command CMD)");
 	d->probe = (enum pv_probe_kind)probe;
 	if ((r = set_str(&d->metric, metrics[probe])) ||
 	    (r = get_str(c, m, "drain", "metric", "a metric name such as req_queue", &d->metric,

@@ -152,11 +152,52 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "SIGTERM (a second one ends provision at once; the hosts still stop their commands as\n"
 	 "their sessions end)."},
 	{CMD_WAIT, "wait", NULL, false, PB | PV_CMD_STOPPABLE,
-	 "wait [--drain] [--probe KIND] [--probe-command CMD] [--threshold N] [--interval S] "
-	 "[--settle S] [--timeout S]",
-	 "wait until the server's request queue has drained",
-	 "Polls the playbook's drain command on the server until the depth is at or below the\n"
-	 "threshold."},
+	 "wait [--drain] [--probe command|writeback|inflight|smb] [--probe-command CMD] "
+	 "[--threshold N] [--interval S] [--settle S] [--timeout S]",
+	 "wait until the server's queues have drained",
+	 "Polls a probe on the file server (server.address, one SSH session for the whole wait)\n"
+	 "until the depth it reads is at or below the threshold at every poll for the settle\n"
+	 "time. Nothing is changed anywhere. --drain is what wait does; it may be left out.\n"
+	 "Every setting is the playbook's drain: section, and each option overrides one key, so\n"
+	 "a playbook without that section works with options alone:\n"
+	 "  provision -p lab.yaml wait --drain --probe writeback --threshold 65536\n"
+	 "Probes (--probe, drain.probe):\n"
+	 "  command    drain.command (--probe-command CMD, which alone selects this probe), run\n"
+	 "             on the server as given. It must exit 0 and print the depth and nothing\n"
+	 "             else: one integer or decimal number (a decimal is rounded up), white space\n"
+	 "             around it allowed; a NAS's req_queue length, say. Anything else is an\n"
+	 "             error that quotes what it printed. Messages show the command's first word\n"
+	 "             only (it may hold a token). Metric: req_queue (drain.metric names it).\n"
+	 "  writeback  Dirty + Writeback of the server's /proc/meminfo, in kB: the kernel's write\n"
+	 "             queue, data written but not on disk yet (Linux).\n"
+	 "  inflight   the sum of both columns (reads, writes) of every /sys/block/*/inflight:\n"
+	 "             the requests its block devices have in flight (Linux). A stacked device\n"
+	 "             (dm, md) and the disk under it each count theirs.\n"
+	 "  smb        'smbstatus --json --resolve-uids' (Samba 4.17 or later, read as root): the\n"
+	 "             sessions plus the open files of this lab's users, the names\n"
+	 "             users.name_template gives the playbook's clients (any number, any domain\n"
+	 "             prefix, letters in any case); other users are not counted.\n"
+	 "Timing: the first poll at once, then every --interval seconds (drain.interval,\n"
+	 "default 2) while the depth falls. While it does not fall (the same or higher than the\n"
+	 "poll before) the interval grows by half at each poll, up to 8 times --interval; it\n"
+	 "comes back to --interval at the first poll that sees the depth fall or at or below\n"
+	 "the threshold. Once at or below --threshold (drain.threshold, default 0) the depth must\n"
+	 "stay there at every poll for --settle seconds (drain.settle, default 4; 0: the first\n"
+	 "such poll ends the wait); a poll above it starts the settle again. --timeout\n"
+	 "(drain.timeout, default 600) bounds the whole wait, the probe included: a probe that\n"
+	 "does not answer is cut at the timeout (or after 6 times ssh.timeout).\n"
+	 "Progress on a terminal: the depth, the drain rate (a running mean over the polls) and\n"
+	 "the ETA ('req_queue 120, draining 40/s, ETA 3 s'), or 'settling 2/4 s'. The result, one\n"
+	 "line: 'wait: req_queue drained to 0 (threshold 0) in 12.3 s, 7 polls, peak 120' (--json:\n"
+	 "the same fields, see docs/json.md). --dry-run says what would be polled and polls\n"
+	 "nothing. 'provision run' waits the same way between its steps when the playbook says\n"
+	 "drain: {between_steps: true}.\n"
+	 "Exit status: 0 drained; 14 (timeout) not drained in time, the message naming the last\n"
+	 "depth and the threshold; 15 (stopped) on Ctrl-C or SIGTERM, within a fraction of a\n"
+	 "second (a second Ctrl-C ends provision at once); 8 (remote) when the probe fails or\n"
+	 "prints something that is not its reading (quoted); 3 (config) when no probe is set or\n"
+	 "the playbook has no server; 6, 5 or 4 when the server cannot be reached, its host key\n"
+	 "is not the known one, or the SSH key is refused."},
 	{CMD_CLEANUP, "cleanup", PHASES, false, PB,
 	 "cleanup [dc|join|server|client|controller] [--leave] [--backup DIR]",
 	 "remove what the lab (or one phase) made, and nothing else",
@@ -260,11 +301,12 @@ const struct pv_option pv_options[] = {
 	{OPT_ID, "id", 0, "ID", B(CMD_RUN),
 	 "the run's id, its results folder's name (default: the UTC time, 20261130-121500)"},
 	{OPT_DRAIN, "drain", 0, NULL, B(CMD_WAIT),
-	 "wait until the server's queue has drained (what wait does)"},
+	 "wait until the server's queue has drained (what wait does; may be left out)"},
 	{OPT_PROBE, "probe", 0, "KIND", B(CMD_WAIT),
 	 "what to poll: command, writeback, inflight or smb (drain.probe)"},
 	{OPT_PROBE_COMMAND, "probe-command", 0, "CMD", B(CMD_WAIT),
-	 "command run on the server printing the queue depth (drain.command)"},
+	 "command run on the server printing the queue depth (drain.command); alone, it "
+	 "selects the command probe"},
 	{OPT_THRESHOLD, "threshold", 0, "N", B(CMD_WAIT),
 	 "drained at or below this depth (drain.threshold)"},
 	{OPT_INTERVAL, "interval", 0, "SECONDS", B(CMD_WAIT),

@@ -24,6 +24,7 @@ static const struct {
 	{CMD_CLEANUP, "controller", pv_cmd_cleanup_controller},
 	{CMD_STATUS, NULL, pv_cmd_status},
 	{CMD_RUN, NULL, pv_cmd_run},
+	{CMD_WAIT, NULL, pv_cmd_wait},
 };
 
 pv_handler pv_handler_for(enum pv_cmd_id id, const char *sub)

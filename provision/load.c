@@ -69,7 +69,7 @@ int pv_ctx_load(struct pv_ctx *ctx)
 			return r;
 		}
 	}
-	sets = calloc(ctx->cli.nsets + NKEYS + 1, sizeof(*sets));
+	sets = calloc(ctx->cli.nsets + NKEYS + 2, sizeof(*sets));
 	if (!sets)
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t i = 0; i < ctx->cli.nsets; i++)
@@ -87,6 +87,10 @@ int pv_ctx_load(struct pv_ctx *ctx)
 		}
 		sets[n++] = owned[i];
 	}
+	/* wait --probe-command CMD alone means the command probe, whatever drain.probe says */
+	if (ctx->cli.cmd->id == CMD_WAIT && ctx->cli.opt[OPT_PROBE_COMMAND] &&
+	    !ctx->cli.opt[OPT_PROBE])
+		sets[n++] = "drain.probe=command";
 	r = pv_playbook_load(path, sets, &ctx->pb);
 	if (r == PV_OK && ctx->cli.opt[OPT_ADMIN_PASSWORD_FILE]) {
 		/* A secret reference is replaced whole, not merged key by key. */

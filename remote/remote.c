@@ -491,8 +491,10 @@ static int channel_failed(struct pv_remote *rem, const char *what, const char *w
 			ssh_get_error(rem->session));
 }
 
-int pv_remote_exec(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
-		   struct pv_buf *out, struct pv_buf *err, int *status, int timeout)
+/* pv_remote_exec, and pv_remote_exec_stoppable when stop is non-NULL. */
+static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
+		    struct pv_buf *out, struct pv_buf *err, int *status, int timeout,
+		    bool (*stop)(void *arg), void *arg)
 {
 	ssh_channel ch = NULL;
 	struct ssh_channel_callbacks_struct cb;
@@ -563,6 +565,12 @@ int pv_remote_exec(struct pv_remote *rem, const char *cmd, const void *in, size_
 
 		if (left <= 0)
 			goto timed_out;
+		if (stop != NULL) {
+			if (stop(arg))
+				goto stopped;
+			if (left > STREAM_SLICE_MS)
+				left = STREAM_SLICE_MS;
+		}
 		if (ssh_channel_poll_timeout(ch, left > INT32_MAX ? INT32_MAX : (int)left, 0) ==
 		    SSH_ERROR) {
 			r = channel_failed(rem, "reading the output of", word);
@@ -595,6 +603,10 @@ timed_out:
 	 * leaves the command to die of SIGPIPE when it next writes. */
 	ssh_channel_request_send_signal(ch, "TERM");
 	r = pv_error(PV_EREMOTE, "'%s' on %s did not finish within %d s", word, w, timeout);
+	goto out;
+stopped:
+	ssh_channel_request_send_signal(ch, "TERM"); /* as above */
+	r = pv_error(PV_ESTOPPED, "'%s' on %s was stopped before it finished", word, w);
 out:
 	if (ch != NULL) {
 		if (ssh_channel_is_open(ch))
@@ -603,6 +615,19 @@ out:
 		ssh_channel_free(ch);
 	}
 	return r;
+}
+
+int pv_remote_exec(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
+		   struct pv_buf *out, struct pv_buf *err, int *status, int timeout)
+{
+	return exec_cmd(rem, cmd, in, inlen, out, err, status, timeout, NULL, NULL);
+}
+
+int pv_remote_exec_stoppable(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
+			     struct pv_buf *out, struct pv_buf *err, int *status, int timeout,
+			     bool (*stop)(void *arg), void *arg)
+{
+	return exec_cmd(rem, cmd, in, inlen, out, err, status, timeout, stop, arg);
 }
 
 /* stream ---------------------------------------------------------------------------------- */

@@ -35,6 +35,15 @@ const char *pv_remote_name(const struct pv_remote *r);
 int pv_remote_exec(struct pv_remote *r, const char *cmd, const void *in, size_t inlen,
 		   struct pv_buf *out, struct pv_buf *err, int *status, int timeout);
 
+/* pv_remote_exec that can be cut short: stop(arg) is asked every 200 ms while the command
+ * runs; once it returns true the command is asked to end (SIGTERM; sshd refuses that for root
+ * logins, and the command then ends on its own, or of SIGPIPE when it next writes), its
+ * channel is closed and PV_ESTOPPED is returned (recorded). For short commands that a Ctrl-C
+ * must not wait for (wait's probes). */
+int pv_remote_exec_stoppable(struct pv_remote *r, const char *cmd, const void *in, size_t inlen,
+			     struct pv_buf *out, struct pv_buf *err, int *status, int timeout,
+			     bool (*stop)(void *arg), void *arg);
+
 /* A long-running command: cmd starts with in/inlen (may be NULL) on its stdin, which then stays
  * open; each whole line of its stdout goes to on_line as it arrives (a non-zero return, or
  * stop() returning true, which is asked every 200 ms, or the timeout, ends the stream). Ending

@@ -46,7 +46,11 @@ pv --json dc --users; jcheck "option without a value" 2
 pv "${P[@]}" --json --dry-run run; jcheck "run --dry-run" 0 1
 python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["planned"] == 3 and len(d["plan"]) == 7 and d["steps"] == []' <<<"$OUT" || fail "run --dry-run JSON: $OUT"
 pv "${P[@]}" --json run --min-users 9 --max-users 4; jcheck "run, impossible ramp" 3
-pv "${P[@]}" --json wait; jcheck "wait (not built)" 12
+pv "${P[@]}" --json wait; jcheck "wait with no probe" 3
+pv "${P[@]}" --json wait --probe inflight --settle 0; jcheck "wait --probe inflight" 0
+pv "${P[@]}" --json --dry-run wait --probe writeback; jcheck "wait --dry-run" 0 1
+pv "${P[@]}" --json wait --probe-command 'echo 5' --timeout 1; jcheck "wait that times out" 14
+pv "${P[@]}" --json wait --probe-command 'echo x'; jcheck "wait with a probe printing garbage" 8
 pv -p "$T_TMP/missing.yaml" --json dc; jcheck "missing playbook" 9
 echo 'domain: [' >"$D/bad.yaml"
 pv -p "$D/bad.yaml" --json dc; jcheck "malformed playbook" 3

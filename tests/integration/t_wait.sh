@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# provision wait --drain on the real lab, read-only: each built-in probe (writeback with dirty
+# data made on srv first, inflight, smb with a lab user's session and open file held from cli1
+# beside an admin session that must not count), command probes that drain, never drain (14),
+# print garbage or fail (8), Ctrl-C and SIGTERM (15, promptly, one SSH session throughout),
+# --json and --dry-run. Depths are checked against srv's own /proc/meminfo and smbstatus.
+# Everything it makes lives in a scratch folder on srv (and $T_TMP here) and is removed.
+. "$(dirname "$0")/lib.sh"
+
+P=(-p "$PLAYBOOK")
+SD=$(on srv mktemp -d /srv/pv-wait-it.XXXXXX) || { echo "no scratch folder on srv" >&2; exit 1; }
+FIFOS=()
+cleanup() {
+	local f
+	for f in "${FIFOS[@]}"; do
+		{ exec {f}>&-; } 2>/dev/null
+	done
+	[[ -n ${BG:-} ]] && kill "$BG" 2>/dev/null
+	on srv rm -rf "$SD"
+	rm -rf "$T_TMP"
+}
+trap cleanup EXIT
+
+# jq_ok PYTHON-EXPR [what]: the JSON document in OUT as d satisfies the expression
+jq_ok() {
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert eval(sys.argv[1]), d' "$1" <<<"$OUT" 2>"$T_TMP/py" ||
+		{ fail "${2:-JSON}: $1: $(tail -n 1 "$T_TMP/py")"; show; }
+}
+# jget KEY: a field of the JSON document in OUT
+jget() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1" <<<"$OUT"; }
+
+# start ARGS...: provision in ctl in the background; BG, PV_PID
+start() {
+	on ctl "$PV" "$@" >"$T_TMP/bgout" 2>"$T_TMP/bgerr" &
+	BG=$!
+	PV_PID=
+	for _ in $(seq 100); do
+		PV_PID=$(child_named "$BG" provision) && break
+		sleep 0.05
+	done
+	[[ -n $PV_PID ]] || fail "provision did not start"
+}
+finish_bg() {
+	wait "$BG"
+	RC=$?
+	BG=
+	OUT=$(cat "$T_TMP/bgout")
+	ERR=$(cat "$T_TMP/bgerr")
+}
+# when PATTERN: until provision's stderr shows PATTERN (at most 30 s)
+when() {
+	local end=$((SECONDS + 30))
+	until grep -Eq -- "$1" "$T_TMP/bgerr"; do
+		((SECONDS > end)) && { fail "provision never printed /$1/: $(tail -n 3 "$T_TMP/bgerr")"; return 1; }
+		sleep 0.05
+	done
+}
+
+# 1. help answers what the probes read, the back-off, the settle and the exit codes
+pv help wait
+expect_rc 0 "help wait"
+for w in "Dirty \+ Writeback" "/sys/block/\*/inflight" "smbstatus --json" "grows by half" \
+	"up to 8 times --interval" "--settle seconds" "0 drained; 14 \(timeout\)" "15 \(stopped\)" \
+	"8 \(remote\)"; do
+	expect_out "$w" "help wait ($w)"
+done
+
+# 2. no probe in the playbook or the options: config (3), naming the key and the option
+pv "${P[@]}" wait --drain
+expect_rc 3 "wait with no probe"
+expect_err "no drain probe configured: pass --probe writeback.*drain.probe"
+
+# 3. --dry-run: what would be polled, nothing polled
+pv "${P[@]}" --dry-run wait --drain --probe writeback --threshold 100
+expect_rc 0 "wait --dry-run"
+expect_out "^wait: would poll dirty\+writeback kB on srv: Dirty \+ Writeback of /proc/meminfo$"
+expect_out "until it is at most 100 for 4 s, giving up after 600 s$"
+pv "${P[@]}" --json --dry-run wait --probe-command 'nasq --token s3cret'
+expect_rc 0 "wait --dry-run --json"
+jq_ok 'd["dry_run"] and d["polls"] == 0 and d["probe"] == "command" and len(d["plan"]) == 2 and d["first"] is None' "dry run JSON"
+expect_no_out "s3cret" "the probe command's arguments"
+
+# 4. inflight: nothing in flight on the lab's disks most of the time; drained at the first
+#    zero with --settle 0
+pv "${P[@]}" --json wait --drain --probe inflight --settle 0 --timeout 60
+expect_rc 0 "wait --probe inflight"
+jq_ok 'd["ok"] and d["drained"] and d["probe"] == "inflight" and d["metric"] == "I/O in flight" and d["last"] == 0 and d["polls"] >= 1 and d["peak"] >= d["first"] >= 0 and d["peak"] >= d["last"]' "inflight JSON"
+pv "${P[@]}" wait --probe inflight --settle 1 --interval 1
+expect_rc 0 "wait --probe inflight (text)"
+expect_out "^wait: I/O in flight drained to 0 \(threshold 0\) in [0-9.]+ s, [0-9]+ polls, peak [0-9]+$"
+
+# 5. writeback: 400 MB written on srv's disk and not synced are Dirty in srv's /proc/meminfo
+#    until the kernel writes them back (dirty_expire, 30 s); the wait sees them, then sees
+#    them go
+meminfo_kb() { on srv awk '/^(Dirty|Writeback):/ { s += $2 } END { print s }' /proc/meminfo; }
+TH=131072 # kB
+on srv dd if=/dev/zero of="$SD/dirty" bs=1M count=400 status=none
+before=$(meminfo_kb)
+pv "${P[@]}" --json wait --drain --probe writeback --threshold $TH --settle 2 --timeout 150
+expect_rc 0 "wait --probe writeback"
+if ((before <= TH)); then
+	fail "the 400 MB written on srv were not dirty ($before kB): the test proves nothing"
+fi
+jq_ok "d['drained'] and d['metric'] == 'dirty+writeback kB' and d['first'] > $TH and d['peak'] >= d['first'] and d['last'] <= $TH and d['polls'] >= 2" "writeback JSON (before: $before kB)"
+echo "    writeback: $before kB dirty before; first $(jget first), last $(jget last) after $(jget seconds) s, $(jget polls) polls" >&2
+on srv rm -f "$SD/dirty"
+
+# 6. command probes
+# 6a. one that drains: a counter on srv the probe itself counts down (prints it, then one less)
+on srv sh -c "echo 5 >$SD/counter"
+DOWN="n=\$(cat $SD/counter); echo \"\$n\"; if [ \"\$n\" -gt 0 ]; then echo \$((n - 1)) >$SD/counter; fi"
+pv "${P[@]}" --json --set drain.metric=nas_queue wait --drain --probe-command "$DOWN" --interval 1 --settle 2
+expect_rc 0 "command probe counting down"
+jq_ok 'd["drained"] and d["metric"] == "nas_queue" and d["first"] == 5 and d["peak"] == 5 and d["last"] == 0 and d["polls"] >= 8' "counting down JSON"
+[[ $(on srv cat "$SD/counter") == 0 ]] || fail "the counter on srv is $(on srv cat "$SD/counter"), expected 0"
+# the same in text, and a decimal printed with spaces around it
+on srv sh -c "echo 2 >$SD/counter"
+pv "${P[@]}" --set drain.metric=nas_queue wait --probe-command "$DOWN" --interval 1 --settle 0
+expect_rc 0 "command probe counting down (text)"
+expect_out "^wait: nas_queue drained to 0 \(threshold 0\) in [0-9.]+ s, 3 polls, peak 2$"
+pv "${P[@]}" wait --probe-command "printf ' 0.00 \n'" --settle 0
+expect_rc 0 "a decimal with white space"
+
+# 6b. one that never drains: the timeout's own status (14), the last depth and the threshold
+pv "${P[@]}" wait --probe-command 'echo 5' --threshold 0 --timeout 3 --interval 1
+expect_rc 14 "a probe that never drains"
+expect_err "error: req_queue on srv did not drain within the timeout of 3 s: the last depth was 5 \(threshold 0; first 5, peak 5, [0-9]+ polls\); raise --timeout"
+expect_out "^wait: req_queue not drained: 5 \(threshold 0\) after [0-9.]+ s"
+pv "${P[@]}" --json wait --probe-command 'echo 5' --timeout 2
+expect_rc 14 "a probe that never drains (JSON)"
+jq_ok 'd["outcome"] == "timeout" and d["exit"] == 14 and not d["drained"] and d["last"] == 5 and "did not drain" in d["message"]' "timeout JSON"
+
+# 6c. garbage: an error quoting what it printed (8); a failing probe names its status and why
+pv "${P[@]}" wait --probe-command 'echo hello'
+expect_rc 8 "a probe printing a word"
+expect_err "drain.command 'echo ...' on srv printed 'hello', which is not a queue depth"
+pv "${P[@]}" --json wait --probe-command "printf '12\n13\n'"
+expect_rc 8 "a probe printing two numbers"
+jq_ok 'd["outcome"] == "remote" and "printed '"'"'12\\n13'"'"'" in d["message"] and d["polls"] == 0' "two numbers JSON"
+pv "${P[@]}" wait --probe-command 'echo queue is empty >&2; exit 3'
+expect_rc 8 "a failing probe"
+expect_err "drain.command 'echo ...' on srv failed \(status 3\): 'queue is empty'"
+
+# 7. Ctrl-C (SIGINT) and SIGTERM during a wait: stopped (15) within a fraction of a second, its
+#    readings so far reported; all along one SSH connection (the same local port)
+for sig in INT TERM; do
+	start "${P[@]}" wait --drain --probe-command 'echo 7' --interval 1 --timeout 600
+	when "waiting until req_queue" || continue
+	sleep 1.5
+	conns() { on ctl ss -tnpH state established dst 198.18.0.20 dport = 22 | grep "pid=$PV_PID," | awk '{ print $3 }'; }
+	c1=$(conns)
+	sleep 2
+	c2=$(conns)
+	[[ $(wc -l <<<"$c1") -eq 1 && -n $c1 && $c1 == "$c2" ]] || fail "SIG$sig: not one SSH connection all along: '$c1' then '$c2'"
+	t0=$(date +%s%N)
+	kill -"$sig" "$PV_PID"
+	finish_bg
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	expect_rc 15 "wait interrupted by SIG$sig"
+	expect_err "stopped \(Ctrl-C or SIGTERM\) while waiting for req_queue on srv to drain: the last depth was 7 \(threshold 0\)"
+	expect_out "^wait: stopped: req_queue not drained: 7"
+	((ms < 5000)) || fail "SIG$sig: provision took $ms ms to stop (expected well under 5 s)"
+	echo "    SIG$sig: stopped in $ms ms" >&2
+done
+
+# 7b. Ctrl-C while a slow probe runs: the poll is cut short, no waiting for the probe (which
+#     sshd, refusing signals for root logins, leaves to end on its own: ended here by its PID)
+SLOW='sleep 15.0417; echo 1'
+start "${P[@]}" wait --probe-command "$SLOW"
+when "waiting until req_queue" && sleep 1
+t0=$(date +%s%N)
+kill -INT "$PV_PID"
+finish_bg
+ms=$((($(date +%s%N) - t0) / 1000000))
+expect_rc 15 "wait interrupted during a slow probe"
+expect_err "stopped \(Ctrl-C or SIGTERM\) while waiting for req_queue on srv to drain, before the first reading"
+((ms < 5000)) || fail "a slow probe held the stop for $ms ms (it takes 15 s)"
+echo "    SIGINT during a 15 s probe: stopped in $ms ms" >&2
+for p in $(on srv pgrep -f '^(sleep 15\.0417|.*sh -c sleep 15\.0417; echo 1)$'); do
+	on srv kill "$p" 2>/dev/null
+done
+
+# 8. smb: this lab's users' sessions and open files, others not counted. Needs a prepared lab
+#    (srv joined, smbd running, the users made): without one, only the idle reading is checked.
+smb_count() { # REGEX: sessions + opens of the users it matches (whole name, any case, after
+	# the domain) in srv's smbstatus, counted here
+	on srv smbstatus --json --resolve-uids 2>/dev/null | python3 -c '
+import json, re, sys
+d = json.load(sys.stdin)
+mine = lambda n: re.fullmatch(sys.argv[1], (n or "").split("\\")[-1], re.I) is not None
+n = sum(mine(s.get("username")) for s in d["sessions"].values())
+n += sum(mine(o.get("username")) for f in d.get("open_files", {}).values() for o in f["opens"].values())
+print(n)' "$1"
+}
+LAB_USERS='(cli1|cli2)-u[1-9][0-9]*' # users.name_template of lab.yaml, its clients
+busy=$(smb_count "$LAB_USERS")
+pv "${P[@]}" --json wait --probe smb --settle 0 --timeout 10
+if [[ $busy -eq 0 ]]; then
+	expect_rc 0 "wait --probe smb"
+	jq_ok 'd["drained"] and d["probe"] == "smb" and d["metric"] == "SMB opens and sessions"' "smb JSON"
+else
+	jq_ok 'd["probe"] == "smb" and d["first"] is not None' "smb JSON with the lab in use ($busy)"
+fi
+# hold NAME AUTHFILE SHARE [CMD]: smbclient on cli1 kept connected, commands from a fifo
+hold() {
+	local fifo="$T_TMP/fifo.$1" fd
+	mkfifo "$fifo"
+	on cli1 smbclient -N -A "$2" "//srv/$3" -I 198.18.0.20 <"$fifo" >"$T_TMP/smbc.$1" 2>&1 &
+	exec {fd}>"$fifo"
+	FIFOS+=("$fd")
+	eval "FD_$1=$fd"
+	[[ -n ${4:-} ]] && echo "$4" >&"$fd"
+}
+release() {
+	local fd
+	eval "fd=\$FD_$1"
+	echo quit >&"$fd"
+	exec {fd}>&-
+}
+U=cli1-u1
+udir=$(on srv sh -c "ls -d /srv/provision/fsroot*/$U 2>/dev/null | head -n 1")
+if ! joined || ! grep -Eq '^srv .* smbd=[0-9]' <<<"$("$LAB_SH" status 2>/dev/null)" || [[ -z $udir ]]; then
+	echo "    SKIP smb sessions: the lab is not prepared (srv joined with smbd, user $U and its tree); run provision prepare first" >&2
+elif [[ $busy -ne 0 || $(smb_count "$LAB_USERS") -ne 0 ]]; then
+	echo "    SKIP smb sessions: lab users have SMB sessions open on srv already (the lab is in use)" >&2
+else
+	share=$(basename "$(dirname "$udir")")
+	printf 'username = %s\npassword = %s\ndomain = LAB\n' "$U" "$(cat "$LAB/user.pass")" >"$T_TMP/u.auth"
+	hold admin "$LAB/admin.auth" "$share"
+	hold user "$T_TMP/u.auth" "$share" "open $U/$(on srv sh -c "cd $udir && find . -type f | head -n 1 | cut -c3-")"
+	for _ in $(seq 100); do
+		[[ $(smb_count "$U") -ge 2 ]] && break
+		sleep 0.1
+	done
+	want=$(smb_count "$U")
+	[[ $want -ge 2 ]] || fail "smbstatus on srv shows $want sessions and opens of $U, expected 2: $(cat "$T_TMP/smbc.user")"
+	pv "${P[@]}" --json wait --probe smb --threshold 0 --timeout 4 --interval 1
+	expect_rc 14 "wait --probe smb with a session open"
+	jq_ok "d['last'] == $want and d['first'] == $want and 'SMB opens and sessions on srv did not drain' in d['message']" "smb JSON with $U connected ($want)"
+	echo "    smb: $U's session and open file are $want in srv's smbstatus; wait read $(jget last), exit $RC" >&2
+	release user
+	pv "${P[@]}" --json wait --probe smb --threshold 0 --timeout 30 --interval 1 --settle 1
+	expect_rc 0 "wait --probe smb once the session is closed"
+	jq_ok 'd["drained"] and d["last"] == 0' "smb JSON after the close"
+	echo "    smb: after the close (the admin's session still open) wait read $(jget last), exit $RC" >&2
+	[[ $(on srv smbstatus --json 2>/dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["sessions"]))') -ge 1 ]] ||
+		fail "the admin's session was gone: the test would not show it is not counted"
+	release admin
+fi
+
+finish
