@@ -2,6 +2,7 @@
 #include "phases/run.h"
 
 #include "json/json.h"
+#include "phases/drain.h"
 #include "phases/driver.h"
 #include "remote/quote.h"
 #include "remote/remote.h"
@@ -433,13 +434,14 @@ static void *remote_host(void *arg)
 			  "no word from '%s' for %.0f s during the step: lost", x->h->name,
 			  R->lost_after);
 	} else if (!x->final) {
+		/* no end reported: the session went away (a command that could not start says
+		 * so with pv-error), unless the stream itself could not start */
 		if (r == PV_OK)
-			r = pv_error(x->running ? PV_EUNREACH : PV_EREMOTE,
+			r = pv_error(PV_EUNREACH,
 				     "its session ended without the command's end (status %d)%s%.200s",
 				     status, err.len ? ": " : "", err.len ? err.data : "");
 		if (x->running || r == PV_EUNREACH)
-			host_fail(x->h, PV_RUN_LOST, r == PV_EREMOTE ? PV_EUNREACH : r, "lost: %s",
-				  pv_errmsg());
+			host_fail(x->h, PV_RUN_LOST, PV_EUNREACH, "lost: %s", pv_errmsg());
 		else
 			host_fail(x->h, PV_RUN_NOT_STARTED, r, "%s", pv_errmsg());
 	}
@@ -1042,6 +1044,38 @@ static int write_manifest(struct run *R, const char *status, int code, const cha
 
 /* ---- the run ---- */
 
+/* After step si: wait until the server's queue has drained (drain:, between_steps), within
+ * what is left of the run's timeout. */
+static int drain_between(struct run *R, size_t si)
+{
+	struct pv_run_step *step = &R->res->steps[si];
+	struct pv_drain d = R->pb->drain;
+	struct pv_drain_result dr;
+	int r;
+
+	if (R->deadline) {
+		double left = R->deadline - pv_now();
+
+		if (left < 1)
+			left = 1;
+		if (left < d.timeout)
+			d.timeout = (int)left;
+	}
+	pv_log(PV_LOG_INFO, "run: waiting for the server to drain after step %u (%s probe)",
+	       step->n, pv_drain_probe_name(d.probe));
+	memset(&dr, 0, sizeof(dr));
+	r = pv_drain_wait(R->env, &d, &dr);
+	step->drained = dr.polls > 0;
+	step->drain_seconds = dr.seconds;
+	step->drain_first = dr.first;
+	step->drain_peak = dr.peak;
+	if (r != PV_OK)
+		r = pv_error_prefix(r, "after step %u, waiting for the server to drain (the results "
+				       "so far are in %s)",
+				    step->n, R->sink.path);
+	return r;
+}
+
 static int check_id(const char *id)
 {
 	size_t n = strlen(id);
@@ -1253,6 +1287,15 @@ static void dry_run(struct run *R)
 		pv_buf_release(&ps, 0);
 		return;
 	}
+	if (pb->has_drain && pb->drain.between_steps) {
+		struct pv_plan d;
+
+		memset(&d, 0, sizeof(d));
+		pv_drain_plan(pb, &pb->drain, &d);
+		for (size_t i = 0; i < d.n; i++)
+			pv_plan_add(&R->res->plan, "%s (between steps)", d.items[i]);
+		pv_plan_release(&d);
+	}
 	for (size_t si = 0; si < R->ramp.n; si++) {
 		struct pv_run_step step;
 		struct steprun st;
@@ -1335,6 +1378,11 @@ int pv_run(const struct pv_env *env, const struct pv_run_opts *o, struct pv_run_
 					 "needs the command each client runs (see docs/playbook.md)");
 		goto out;
 	}
+	if (pb->has_drain && pb->drain.between_steps &&
+	    (r = pv_drain_check(pb, &pb->drain)) != PV_OK) {
+		r = pv_error_prefix(r, "drain.between_steps is set, but");
+		goto out;
+	}
 	if (!pb->has_controller || !pb->controller.results) {
 		r = pv_error(PV_ECONFIG, "a run gathers its results into controller.results: add a "
 					 "'controller:' section with results: FOLDER");
@@ -1413,6 +1461,8 @@ int pv_run(const struct pv_env *env, const struct pv_run_opts *o, struct pv_run_
 	for (size_t si = 0; si < R.ramp.n && r == PV_OK; si++) {
 		r = run_step(&R, si);
 		res->nsteps = si + 1;
+		if (r == PV_OK && si + 1 < R.ramp.n && pb->has_drain && pb->drain.between_steps)
+			r = drain_between(&R, si);
 		if (r != PV_OK)
 			snprintf(msg, sizeof(msg), "%s", pv_errmsg());
 		if (r == PV_OK && si + 1 < R.ramp.n && pv_env_stopped(env))

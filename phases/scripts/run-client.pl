@@ -1,7 +1,8 @@
 # phases/scripts/run-client.pl: one host's part of one step of `provision run`. Run as
 #   perl -e "$prog" -- BASE STEP PASSWORD LABEL COMMAND
 # It makes the run's folder BASE (mode 0700; on a later step it must be that folder: a folder,
-# not a link, owned by us) and the step's folder BASE/STEP (new), and when PASSWORD is 1 puts
+# not a link, owned by us) and the step's folder BASE/STEP (new; one of ours left by a lost
+# earlier run with the same id is made anew), and when PASSWORD is 1 puts
 # the first line of its stdin into BASE/password (0600, removed when the step ends). It starts
 # COMMAND with sh -c in a session and process group of its own, in BASE/STEP, with its stdout
 # and stderr in files there, and tells provision on its stdout:
@@ -16,6 +17,7 @@
 use strict;
 use warnings;
 use Fcntl qw(O_WRONLY O_CREAT O_EXCL O_NOFOLLOW);
+use File::Path qw(remove_tree);
 use IO::Select;
 use POSIX qw(setsid WNOHANG);
 use Time::HiRes qw(time sleep);
@@ -39,6 +41,11 @@ if ( lstat $base ) {
 	mkdir $base, 0700 or refuse("cannot make $base: $!");
 }
 my $dir = "$base/$step";
+if ( lstat $dir ) {
+	# left by an earlier run with this id whose session was lost: ours, so made anew
+	refuse("$dir exists and is not a folder of ours") unless -d _ && !-l _ && ( lstat _ )[4] == $>;
+	remove_tree( $dir, { safe => 1 } );
+}
 mkdir $dir, 0700 or refuse("cannot make $dir: $!");
 my $pwfile = "$base/password";
 unlink $pwfile;

@@ -7,7 +7,8 @@
 # CSVs are there and plausible. Then the faults: impossible plans refused before anything
 # starts, a failing command, a client whose sshd dies mid-step (reported, the rest stopped,
 # results kept, status 10), Ctrl-C (status 15) and the run's timeout (status 14), each leaving
-# no process of the run on any host. The lab's hosts share one PID namespace, so `ps` on each
+# no process of the run on any host; and the drain between steps (drain.between_steps), one
+# that drains and one that never does (status 14, the ramp stops). The lab's hosts share one PID namespace, so `ps` on each
 # host sees the same processes; it is asked on every host all the same, as on a real lab.
 . "$(dirname "$0")/lib.sh"
 
@@ -154,6 +155,7 @@ echo "  cli2's sshd killed mid-step" >&2
 bg_pv -p "$PLAYBOOK" --set 'driver.client_command=sleep 61; echo ran > {results}/ran' run \
 	--id it-lost --min-users 2 --max-users 4 --step 2 --duration 40
 wait_procs '^sleep 61' 2 || fail "the clients' commands did not start"
+sleep 1 # their pv-started lines on the way
 "$LAB_SH" sshd cli2 kill
 bg_wait 45
 "$LAB_SH" sshd cli2 start >/dev/null
@@ -170,6 +172,8 @@ assert st == {"cli1": "stopped", "cli2": "lost"}, st
 EOF
 sleep 1
 left=$(leftovers '^sleep 61|^provision-run')
+# a lost host keeps its run folder (nobody could remove it); the others' are gone
+[[ -d /tmp/provision-run-provision-it-lost-cli1 ]] && fail "cli1's run folder is left after the run" 
 [[ -z $left ]] || fail "processes of the run left after cli2 was lost: $left"
 
 # ---- 5. Ctrl-C in the middle of a step -----------------------------------------------------
@@ -204,5 +208,28 @@ expect_rc 0 "run --dry-run"
 expect_out "would run on cli2 \\(4 users\\) in step 2/2 \\(8 users\\): end=" "dry run: step 2 on cli2"
 [[ -e $RES/it-dry ]] && fail "--dry-run made the run's folder"
 
-rm -rf "$RES"/it-*
+# ---- 8. drain between steps --------------------------------------------------------------
+echo "  drain between steps" >&2
+D=(--set drain.probe=command --set drain.between_steps=true --set drain.settle=1
+	--set 'driver.client_command=sleep 1')
+pv -p "$PLAYBOOK" "${D[@]}" --set 'drain.command=echo 0' run --id it-drain --min-users 2 \
+	--max-users 4 --step 2 --duration 2 --warmup 0
+expect_rc 0 "run with a drain between steps"
+python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+d = [s['drain'] for s in m['steps']]
+assert d[0] is not None and d[0]['first'] == 0 and d[1] is None, d
+" "$RES/it-drain/manifest.json" || fail "the drain between steps is not in the manifest"
+pv -p "$PLAYBOOK" "${D[@]}" --set 'drain.command=echo 7' --set drain.timeout=2 run \
+	--id it-nodrain --min-users 2 --max-users 4 --step 2 --duration 2 --warmup 0
+expect_rc 14 "run whose server never drains"
+expect_err "after step 1, waiting for the server to drain" "the drain named"
+python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert len(m['steps']) == 1 and m['status'] == 'timeout', (len(m['steps']), m['status'])
+" "$RES/it-nodrain/manifest.json" || fail "a run that could not drain went on"
+
+rm -rf "$RES"/it-* /tmp/provision-run-provision-it-*
 finish
