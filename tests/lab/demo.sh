@@ -60,6 +60,7 @@ The lab is up and empty. Do it again, step by step:
   tests/lab/lab.sh exec ctl -- $TOP/bin/provision -p $TOP/playbooks/lab.yaml prepare
   tests/lab/lab.sh exec ctl -- $TOP/bin/provision -p $TOP/playbooks/lab.yaml run
   tests/lab/lab.sh exec ctl -- $TOP/bin/provision -p $TOP/playbooks/lab.yaml status -v
-Results of runs: $LAB/results/<run-id>/ (manifest.json, step-NN/<host>/, watch.csv)
+A run's results: $LAB/results/<run-id>/ (manifest.json, step-NN/<host>/, watch.csv); cleanup
+moved the demo's into the backup beside it: $LAB/results.<time>/demo/
 Remove the lab:  make lab-down
 TXT
