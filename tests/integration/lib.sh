@@ -29,6 +29,53 @@ child_named() {
 	return 1
 }
 
+# pv_bg ARGS...: provision in ctl in the background (stdout and stderr in $T_TMP/bgout,
+# bgerr); sets BG (the lab exec) and PV_PID (provision itself, for signals)
+pv_bg() {
+	: >"$T_TMP/bgerr"
+	on ctl "$PV" "$@" >"$T_TMP/bgout" 2>"$T_TMP/bgerr" &
+	BG=$!
+	PV_PID=
+	for _ in $(seq 100); do
+		PV_PID=$(child_named "$BG" provision) && break
+		sleep 0.05
+	done
+	[[ -n $PV_PID ]] || fail "provision did not start"
+}
+
+# pv_when PATTERN [SECONDS]: until the background provision's stderr shows PATTERN (60 s)
+pv_when() {
+	local end=$((SECONDS + ${2:-60}))
+	until grep -Eq -- "$1" "$T_TMP/bgerr"; do
+		if ((SECONDS > end)) || ! kill -0 "$BG" 2>/dev/null; then
+			fail "provision never printed /$1/: $(tail -n 3 "$T_TMP/bgerr")"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# pv_bg_wait [SECONDS]: wait for the background provision (killed after SECONDS when given:
+# RC 124 then); sets RC, OUT, ERR
+pv_bg_wait() {
+	local i
+	if [[ -n ${1:-} ]]; then
+		for ((i = 0; i < $1 * 10; i++)); do
+			kill -0 "$BG" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$BG" 2>/dev/null; then
+			[[ -n $PV_PID ]] && kill -KILL "$PV_PID" 2>/dev/null
+			fail "provision still ran after $1 s: killed"
+		fi
+	fi
+	wait "$BG"
+	RC=$?
+	BG=
+	OUT=$(cat "$T_TMP/bgout")
+	ERR=$(cat "$T_TMP/bgerr")
+}
+
 # pv ARGS...: run provision in ctl; sets OUT, ERR, RC.
 pv() {
 	on ctl "$PV" "$@" >"$T_TMP/out" 2>"$T_TMP/err"

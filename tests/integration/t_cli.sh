@@ -29,7 +29,7 @@ expect_err "'--users' is not an option of 'check'"
 
 # the first command --help marks as not built yet must say so and exit 12
 pv --help
-unbuilt=$(grep -m1 'not built yet' <<<"$OUT" | awk '{ print $1 }')
+unbuilt=$(grep -E -m1 '^  [a-z]+ .*not built yet' <<<"$OUT" | awk '{ print $1 }')
 if [[ -n $unbuilt ]]; then
 	pv -p "$PLAYBOOK" "$unbuilt"
 	expect_rc 12 "a command not built yet ($unbuilt)"

@@ -16,56 +16,26 @@ samnames() { lds -b "$BASE_DN" "(&(objectClass=user)(description=$FTAG))" sAMAcc
 shares() { on srv net conf listshares 2>/dev/null | grep -c '^fsroot' || true; }
 block() { on "$1" grep -c '^# BEGIN provision pvfault$' /etc/hosts || true; }
 
-# start ARGS...: provision in ctl in the background, stderr to $D/err; PV_PID its process
-start() {
-	: >"$D/err"
-	on ctl "$PV" "$@" >"$D/out" 2>"$D/err" &
-	BG=$!
-	PV_PID=
-	for _ in $(seq 100); do
-		PV_PID=$(child_named "$BG" provision) && break
-		sleep 0.05
-	done
-	[[ -n $PV_PID ]] || fail "provision did not start"
-}
-# when PATTERN [SECONDS]: wait until provision's stderr shows PATTERN
-when() {
-	local end=$((SECONDS + ${2:-60}))
-	until grep -Eq -- "$1" "$D/err"; do
-		if ((SECONDS > end)) || ! kill -0 "$BG" 2>/dev/null; then
-			fail "provision never printed /$1/: $(tail -n 3 "$D/err")"
-			return 1
-		fi
-		sleep 0.05
-	done
-}
-finish_bg() {
-	wait "$BG"
-	RC=$?
-	OUT=$(cat "$D/out")
-	ERR=$(cat "$D/err")
-}
-
 pv "${P[@]}" cleanup --leave >/dev/null
 
 # 1. prepare killed with SIGKILL at several points, each time run again: during the users' adds
 #    (with the join beside them), during the trees, and early on (the probes); then a last run
 #    to the end converges
-start "${P[@]}" prepare
-when "created OU" && sleep 0.5
+pv_bg "${P[@]}" prepare
+pv_when "created OU" && sleep 0.5
 kill -9 "$PV_PID"
-finish_bg
+pv_bg_wait
 [[ $RC -eq 137 ]] || fail "kill -9 during dc: exit $RC"
 echo "    killed during dc after $(tagged) of 80 users" >&2
-start "${P[@]}" prepare
-when "trees: [0-9]+ SMB connections" && sleep 0.5
+pv_bg "${P[@]}" prepare
+pv_when "trees: [0-9]+ SMB connections" && sleep 0.5
 kill -9 "$PV_PID"
-finish_bg
+pv_bg_wait
 echo "    killed during the trees" >&2
-start "${P[@]}" prepare
+pv_bg "${P[@]}" prepare
 sleep 0.3
 kill -9 "$PV_PID"
-finish_bg
+pv_bg_wait
 pv "${P[@]}" --json prepare
 expect_rc 0 "prepare after three kills"
 python3 -c 'import json,sys; d=json.load(sys.stdin); s={p["phase"]: p["state"] for p in d["phases"]}; assert s["dc"]=="already" and s["server"] in ("done","already"), s' <<<"$OUT" ||
@@ -80,10 +50,10 @@ expect_out "trees +ok +80 of 80"
 
 # 2. the DC's samba killed in the middle of dc: named, status 6; once it is back, dc converges
 pv "${P[@]}" cleanup dc
-start "${P[@]}" -v dc
-when "created OU" && sleep 0.7
+pv_bg "${P[@]}" -v dc
+pv_when "created OU" && sleep 0.7
 "$LAB_SH" dc crash >/dev/null || fail "lab.sh dc crash"
-finish_bg
+pv_bg_wait
 expect_rc 6 "dc while the DC is killed"
 expect_err "the DC 'dc\.lab\.test' went away while .*run the same command again once it is back"
 "$LAB_SH" dc start >/dev/null || fail "lab.sh dc start"

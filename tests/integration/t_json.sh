@@ -43,8 +43,8 @@ pv --json help dc; jcheck "help dc" 0
 python3 -c 'import json,sys; assert "usage: provision" in json.load(sys.stdin)["text"]' <<<"$OUT" || fail "help text missing from JSON"
 pv --json frobnicate; jcheck "unknown command" 2
 pv --json dc --users; jcheck "option without a value" 2
-pv "${P[@]}" --json --dry-run run; jcheck "run --dry-run" 0 1
-python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["planned"] == 3 and len(d["plan"]) == 7 and d["steps"] == []' <<<"$OUT" || fail "run --dry-run JSON: $OUT"
+pv "${P[@]}" --json --dry-run run --min-users 2 --max-users 4 --step 2; jcheck "run --dry-run" 0 1
+python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["planned"] == 2 and len(d["plan"]) == 5 and d["steps"] == []' <<<"$OUT" || fail "run --dry-run JSON: $OUT"
 pv "${P[@]}" --json run --min-users 9 --max-users 4; jcheck "run, impossible ramp" 3
 pv "${P[@]}" --json wait; jcheck "wait with no probe" 3
 pv "${P[@]}" --json wait --probe inflight --settle 0; jcheck "wait --probe inflight" 0

@@ -13,7 +13,8 @@
 . "$(dirname "$0")/lib.sh"
 
 RES=$LAB/results
-trap '"$LAB_SH" sshd cli2 start >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
+# on any exit, the lab as the next test expects it: cli2's sshd up, nothing of this lab's left
+trap '"$LAB_SH" sshd cli2 start >/dev/null 2>&1; on ctl "$PV" -p "$PLAYBOOK" cleanup --leave >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
 
 # leftovers PATTERN: processes of the run still alive on any host (printed)
 leftovers() {
@@ -21,36 +22,6 @@ leftovers() {
 	for h in srv cli1 cli2 ctl; do
 		on "$h" ps -eo args= | grep -E -- "$1" | grep -v grep
 	done
-}
-
-# bg_pv ARGS...: provision in the background in ctl; sets BG (the lab exec) and PVPID
-bg_pv() {
-	on ctl "$PV" "$@" >"$T_TMP/out" 2>"$T_TMP/err" &
-	BG=$!
-	PVPID=""
-	for _ in $(seq 50); do
-		PVPID=$(child_named "$BG" provision) && break
-		sleep 0.1
-	done
-}
-
-# bg_wait SECONDS: wait for the background provision; sets RC, OUT, ERR (RC 124 on timeout)
-bg_wait() {
-	local i
-	for ((i = 0; i < $1 * 10; i++)); do
-		kill -0 "$BG" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$BG" 2>/dev/null; then
-		[[ -n $PVPID ]] && kill -KILL "$PVPID" 2>/dev/null
-		wait "$BG"
-		RC=124
-	else
-		wait "$BG"
-		RC=$?
-	fi
-	OUT=$(cat "$T_TMP/out")
-	ERR=$(cat "$T_TMP/err")
 }
 
 # wait_procs PATTERN N: until N processes match on the hosts (10 s at most)
@@ -152,12 +123,12 @@ grep -q broken "$RES/it-fail/step-01/cli1/stderr" 2>/dev/null || fail "the faili
 
 # ---- 4. a client's sshd dies in the middle of a step ------------------------------------------
 echo "  cli2's sshd killed mid-step" >&2
-bg_pv -p "$PLAYBOOK" --set 'driver.client_command=sleep 61; echo ran > {results}/ran' run \
+pv_bg -p "$PLAYBOOK" --set 'driver.client_command=sleep 61; echo ran > {results}/ran' run \
 	--id it-lost --min-users 2 --max-users 4 --step 2 --duration 40
 wait_procs '^sleep 61' 2 || fail "the clients' commands did not start"
 sleep 1 # their pv-started lines on the way
 "$LAB_SH" sshd cli2 kill
-bg_wait 45
+pv_bg_wait 45
 "$LAB_SH" sshd cli2 start >/dev/null
 expect_rc 10 "run with cli2's sshd killed"
 expect_err "cli2.*lost" "cli2 reported lost"
@@ -178,11 +149,11 @@ left=$(leftovers '^sleep 61|^provision-run')
 
 # ---- 5. Ctrl-C in the middle of a step -----------------------------------------------------
 echo "  Ctrl-C" >&2
-bg_pv -p "$PLAYBOOK" --set 'driver.client_command=sleep 62 & sleep 62' run --id it-int \
+pv_bg -p "$PLAYBOOK" --set 'driver.client_command=sleep 62 & sleep 62' run --id it-int \
 	--min-users 2 --max-users 4 --step 2 --duration 40
 wait_procs '^sleep 62' 4 || fail "the clients' commands did not start"
-kill -INT "$PVPID"
-bg_wait 30
+kill -INT "$PV_PID"
+pv_bg_wait 30
 expect_rc 15 "run after Ctrl-C"
 expect_err "stopped" "Ctrl-C reported"
 left=$(leftovers '^sleep 62|^provision-run')
@@ -232,4 +203,7 @@ assert len(m['steps']) == 1 and m['status'] == 'timeout', (len(m['steps']), m['s
 " "$RES/it-nodrain/manifest.json" || fail "a run that could not drain went on"
 
 rm -rf "$RES"/it-* /tmp/provision-run-provision-it-*
+# the lab as the next test expects it: nothing of this lab's left
+pv -p "$PLAYBOOK" cleanup --leave
+expect_rc 0 "cleanup after the runs"
 finish

@@ -29,33 +29,6 @@ jq_ok() {
 # jget KEY: a field of the JSON document in OUT
 jget() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1" <<<"$OUT"; }
 
-# start ARGS...: provision in ctl in the background; BG, PV_PID
-start() {
-	on ctl "$PV" "$@" >"$T_TMP/bgout" 2>"$T_TMP/bgerr" &
-	BG=$!
-	PV_PID=
-	for _ in $(seq 100); do
-		PV_PID=$(child_named "$BG" provision) && break
-		sleep 0.05
-	done
-	[[ -n $PV_PID ]] || fail "provision did not start"
-}
-finish_bg() {
-	wait "$BG"
-	RC=$?
-	BG=
-	OUT=$(cat "$T_TMP/bgout")
-	ERR=$(cat "$T_TMP/bgerr")
-}
-# when PATTERN: until provision's stderr shows PATTERN (at most 30 s)
-when() {
-	local end=$((SECONDS + 30))
-	until grep -Eq -- "$1" "$T_TMP/bgerr"; do
-		((SECONDS > end)) && { fail "provision never printed /$1/: $(tail -n 3 "$T_TMP/bgerr")"; return 1; }
-		sleep 0.05
-	done
-}
-
 # 1. help answers what the probes read, the back-off, the settle and the exit codes
 pv help wait
 expect_rc 0 "help wait"
@@ -147,8 +120,8 @@ expect_err "drain.command 'echo ...' on srv failed \(status 3\): 'queue is empty
 # 7. Ctrl-C (SIGINT) and SIGTERM during a wait: stopped (15) within a fraction of a second, its
 #    readings so far reported; all along one SSH connection (the same local port)
 for sig in INT TERM; do
-	start "${P[@]}" wait --drain --probe-command 'echo 7' --interval 1 --timeout 600
-	when "waiting until req_queue" || continue
+	pv_bg "${P[@]}" wait --drain --probe-command 'echo 7' --interval 1 --timeout 600
+	pv_when "waiting until req_queue" || continue
 	sleep 1.5
 	conns() { on ctl ss -tnpH state established dst 198.18.0.20 dport = 22 | grep "pid=$PV_PID," | awk '{ print $3 }'; }
 	c1=$(conns)
@@ -157,7 +130,7 @@ for sig in INT TERM; do
 	[[ $(wc -l <<<"$c1") -eq 1 && -n $c1 && $c1 == "$c2" ]] || fail "SIG$sig: not one SSH connection all along: '$c1' then '$c2'"
 	t0=$(date +%s%N)
 	kill -"$sig" "$PV_PID"
-	finish_bg
+	pv_bg_wait
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	expect_rc 15 "wait interrupted by SIG$sig"
 	expect_err "stopped \(Ctrl-C or SIGTERM\) while waiting for req_queue on srv to drain: the last depth was 7 \(threshold 0\)"
@@ -169,11 +142,11 @@ done
 # 7b. Ctrl-C while a slow probe runs: the poll is cut short, no waiting for the probe (which
 #     sshd, refusing signals for root logins, leaves to end on its own: ended here by its PID)
 SLOW='sleep 15.0417; echo 1'
-start "${P[@]}" wait --probe-command "$SLOW"
-when "waiting until req_queue" && sleep 1
+pv_bg "${P[@]}" wait --probe-command "$SLOW"
+pv_when "waiting until req_queue" && sleep 1
 t0=$(date +%s%N)
 kill -INT "$PV_PID"
-finish_bg
+pv_bg_wait
 ms=$((($(date +%s%N) - t0) / 1000000))
 expect_rc 15 "wait interrupted during a slow probe"
 expect_err "stopped \(Ctrl-C or SIGTERM\) while waiting for req_queue on srv to drain, before the first reading"
