@@ -86,10 +86,16 @@ const char *smb2_cmd_name(uint16_t cmd)
 		return "CREATE";
 	case SMB2_CLOSE:
 		return "CLOSE";
+	case SMB2_READ:
+		return "READ";
 	case SMB2_WRITE:
 		return "WRITE";
 	case SMB2_QUERY_DIRECTORY:
 		return "QUERY_DIRECTORY";
+	case SMB2_QUERY_INFO:
+		return "QUERY_INFO";
+	case SMB2_SET_INFO:
+		return "SET_INFO";
 	default:
 		return "an unknown command";
 	}

@@ -17,8 +17,11 @@ enum smb2_cmd {
 	SMB2_TREE_CONNECT = 3,
 	SMB2_CREATE = 5,
 	SMB2_CLOSE = 6,
+	SMB2_READ = 8,
 	SMB2_WRITE = 9,
 	SMB2_QUERY_DIRECTORY = 14,
+	SMB2_QUERY_INFO = 16,
+	SMB2_SET_INFO = 17,
 };
 
 /* NTSTATUS values we act on */

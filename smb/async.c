@@ -1,0 +1,1080 @@
+/* smb/async.c: the event-driven SMB2 client (see async.h). One frame per request (no
+ * compounds), requests of at most 64 KiB (a credit charge of 1), NTLMv2 logon. */
+#include "smb/async.h"
+
+#include "smb/ntlm.h"
+#include "smb/smb2.h"
+#include "util/err.h"
+#include "util/progress.h"
+#include "util/utf16.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FRAME_MAX   (1u << 20) /* the largest answer taken (a READ of 64 KiB and its header) */
+#define IO_MAX	    65536u
+#define LIST_MAX    65536u
+#define CREDITS_ASK 32
+
+enum cstate { CS_CONNECTING, CS_NEGOTIATE, CS_SESSION, CS_TREE, CS_READY, CS_DEAD };
+
+struct req {
+	uint64_t mid;
+	uint16_t cmd;
+	pv_smba_cb cb;
+	void *arg;
+	double sent, due;
+	uint8_t *held; /* the body, while the request waits for credits */
+	size_t held_len;
+	struct req *next;
+};
+
+struct pv_smba {
+	struct pv_smba_loop *l;
+	struct pv_smba *prev, *next; /* in the loop's list */
+	int fd;
+	enum cstate st;
+	char *host, *server, *share, *wg, *user;
+	struct pv_secret *pw; /* until the logon is done */
+	double tmo;	      /* seconds */
+	double open_due;
+	pv_smba_cb ready;
+	void *ready_arg;
+	uint64_t mid, sid;
+	uint32_t tid;
+	int64_t credits;
+	bool epout; /* EPOLLOUT asked for */
+	uint8_t *out, *in;
+	size_t olen, ocap, osent, ilen, icap;
+	struct req *pend, *backlog, *backlog_tail; /* sent; waiting for credits */
+	int session_step;
+	char err[384];
+	int code;
+	bool freed; /* closed: freed at the end of the loop's turn */
+};
+
+struct pv_smba_loop {
+	int ep;
+	struct pv_smba *conns;
+	size_t n;
+	struct pv_smba *dead; /* closed during a turn: freed at its end */
+};
+
+static double now(void)
+{
+	return pv_now();
+}
+
+/* ---- buffers ---- */
+
+static int ensure(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (need > *cap) {
+		size_t n = *cap ? *cap : 4096;
+		uint8_t *b;
+
+		while (n < need)
+			n *= 2;
+		if (!(b = realloc(*buf, n)))
+			return -1;
+		*buf = b;
+		*cap = n;
+	}
+	return 0;
+}
+
+/* ---- failure ---- */
+
+static void complete(struct pv_smba *c, struct req *q, const struct pv_smba_done *d)
+{
+	if (q->cb)
+		q->cb(c, q->arg, d);
+	free(q->held);
+	free(q);
+}
+
+static void epoll_update(struct pv_smba *c);
+
+/* The connection is lost: every request completes with the failure, ready too if pending. */
+static void lose(struct pv_smba *c, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void lose(struct pv_smba *c, int code, const char *fmt, ...)
+{
+	struct pv_smba_done d;
+	va_list ap;
+
+	if (c->st == CS_DEAD)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+	c->code = code;
+	c->st = CS_DEAD;
+	if (c->fd >= 0) {
+		epoll_ctl(c->l->ep, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+		c->fd = -1;
+	}
+	if (c->pw) {
+		pv_secret_free(c->pw);
+		c->pw = NULL;
+	}
+	memset(&d, 0, sizeof(d));
+	d.code = code;
+	d.msg = c->err;
+	for (struct req *lists[2] = {c->pend, c->backlog}, **lp = lists; lp < lists + 2; lp++)
+		while (*lp) {
+			struct req *q = *lp;
+
+			*lp = q->next;
+			complete(c, q, &d);
+		}
+	c->pend = c->backlog = c->backlog_tail = NULL;
+	if (c->ready) {
+		pv_smba_cb ready = c->ready;
+
+		c->ready = NULL;
+		ready(c, c->ready_arg, &d);
+	}
+}
+
+/* ---- sending ---- */
+
+static void epoll_update(struct pv_smba *c)
+{
+	bool want = c->st == CS_CONNECTING || c->osent < c->olen;
+	struct epoll_event ev;
+
+	if (c->fd < 0 || want == c->epout)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN | (want ? EPOLLOUT : 0);
+	ev.data.ptr = c;
+	if (epoll_ctl(c->l->ep, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+		c->epout = want;
+}
+
+static void flush(struct pv_smba *c)
+{
+	while (c->osent < c->olen && c->st != CS_CONNECTING) {
+		ssize_t w = send(c->fd, c->out + c->osent, c->olen - c->osent, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (w <= 0) {
+			lose(c, PV_EUNREACH, "SMB to '%s': sending failed: %s", c->host,
+			     strerror(errno));
+			return;
+		}
+		c->osent += (size_t)w;
+	}
+	if (c->osent == c->olen)
+		c->osent = c->olen = 0;
+	epoll_update(c);
+}
+
+/* Frame the request q (header and body of blen bytes, already at out + olen + 4) and queue it
+ * to be sent. */
+static void emit(struct pv_smba *c, struct req *q, uint16_t cmd, size_t blen)
+{
+	uint8_t *f = c->out + c->olen;
+	struct smb2_hdr h;
+	size_t len = SMB2_HDR + blen;
+
+	memset(&h, 0, sizeof(h));
+	h.command = cmd;
+	h.credit_charge = 1;
+	h.credits = CREDITS_ASK;
+	h.mid = q->mid = c->mid++;
+	h.session = c->sid;
+	h.tree = cmd == SMB2_NEGOTIATE || cmd == SMB2_SESSION_SETUP ? 0 : c->tid;
+	f[0] = 0;
+	f[1] = (uint8_t)(len >> 16);
+	f[2] = (uint8_t)(len >> 8);
+	f[3] = (uint8_t)len;
+	smb2_hdr_put(f + 4, &h);
+	c->olen += 4 + len;
+	q->cmd = cmd;
+	q->sent = now();
+	q->due = q->sent + c->tmo;
+	q->next = c->pend;
+	c->pend = q;
+	c->credits--;
+}
+
+/* Room for a request with a body of blen bytes at the end of out; the body's address. */
+static uint8_t *room(struct pv_smba *c, size_t blen)
+{
+	if (ensure(&c->out, &c->ocap, c->olen + 4 + SMB2_HDR + blen) < 0)
+		return NULL;
+	memset(c->out + c->olen, 0, 4 + SMB2_HDR + blen);
+	return c->out + c->olen + 4 + SMB2_HDR;
+}
+
+static int send_req(struct pv_smba *c, uint16_t cmd, const uint8_t *body, size_t blen,
+		    pv_smba_cb cb, void *arg)
+{
+	struct req *q;
+	uint8_t *b;
+
+	if (c->st == CS_DEAD)
+		return pv_error(c->code ? c->code : PV_EUNREACH, "%s", c->err);
+	if (!(q = calloc(1, sizeof(*q))))
+		return pv_error(PV_EIO, "out of memory");
+	q->cb = cb;
+	q->arg = arg;
+	if (c->credits < 1) {
+		/* held until an answer grants credits, with its body */
+		if (!(q->held = malloc(blen ? blen : 1))) {
+			free(q);
+			return pv_error(PV_EIO, "out of memory");
+		}
+		memcpy(q->held, body, blen);
+		q->held_len = blen;
+		q->cmd = cmd;
+		if (c->backlog_tail)
+			c->backlog_tail->next = q;
+		else
+			c->backlog = q;
+		c->backlog_tail = q;
+		return PV_OK;
+	}
+	if (!(b = room(c, blen))) {
+		free(q);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	memcpy(b, body, blen);
+	emit(c, q, cmd, blen);
+	flush(c);
+	return PV_OK;
+}
+
+/* Send what waited for credits, in order, while credits allow. */
+static void unblock(struct pv_smba *c)
+{
+	while (c->backlog && c->credits >= 1 && c->st != CS_DEAD) {
+		struct req *q = c->backlog;
+		uint8_t *b;
+
+		c->backlog = q->next;
+		if (!c->backlog)
+			c->backlog_tail = NULL;
+		if (!(b = room(c, q->held_len))) {
+			struct pv_smba_done d = {PV_EIO, "out of memory"};
+
+			complete(c, q, &d);
+			continue;
+		}
+		memcpy(b, q->held, q->held_len);
+		free(q->held);
+		q->held = NULL;
+		emit(c, q, q->cmd, q->held_len);
+	}
+	flush(c);
+}
+
+/* ---- the opening ---- */
+
+static void opened(struct pv_smba *c)
+{
+	struct pv_smba_done d;
+	pv_smba_cb ready = c->ready;
+
+	memset(&d, 0, sizeof(d));
+	c->st = CS_READY;
+	c->ready = NULL;
+	if (c->pw) {
+		pv_secret_free(c->pw);
+		c->pw = NULL;
+	}
+	d.seconds = now() - (c->open_due - c->tmo);
+	if (ready)
+		ready(c, c->ready_arg, &d);
+}
+
+static void on_tree(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+{
+	(void)arg;
+	if (d->code != PV_OK)
+		return; /* lost: ready was told */
+	if (d->status != ST_OK) {
+		const char *n = smb2_status_name(d->status);
+
+		lose(c, d->status == ST_ACCESS_DENIED ? PV_ECRED : PV_EREMOTE,
+		     "SMB tree connect to //%s/%s as %s: %s", c->server, c->share, c->user,
+		     n ? n : "refused");
+		return;
+	}
+	if (d->blen < 16) {
+		lose(c, PV_EREMOTE, "SMB to '%s': a malformed TREE_CONNECT answer", c->host);
+		return;
+	}
+	if (smb2_get32(d->body + 4) & 0x8000) {
+		lose(c, PV_EREMOTE, "SMB to '%s': the share %s requires encryption", c->host,
+		     c->share);
+		return;
+	}
+	opened(c);
+}
+
+static void tree_connect(struct pv_smba *c)
+{
+	struct pv_buf unc = PV_BUF_INIT, path = PV_BUF_INIT, body = PV_BUF_INIT;
+	uint8_t fixed[8] = {0};
+
+	c->st = CS_TREE;
+	pv_buf_addf(&unc, "\\\\%s\\%s", c->server, c->share);
+	if (pv_buf_failed(&unc) || smb2_name(unc.data, &path) < 0 || path.len > 0xFFFF) {
+		lose(c, PV_ECONFIG, "SMB: the share name '%s' cannot be sent", c->share);
+		goto out;
+	}
+	smb2_put16(fixed, 9);
+	smb2_put16(fixed + 4, SMB2_HDR + 8);
+	smb2_put16(fixed + 6, (uint16_t)path.len);
+	pv_buf_add(&body, fixed, sizeof(fixed));
+	pv_buf_add(&body, path.data, path.len);
+	if (pv_buf_failed(&body) ||
+	    send_req(c, SMB2_TREE_CONNECT, (uint8_t *)body.data, body.len, on_tree, NULL) != PV_OK)
+		lose(c, PV_EIO, "out of memory");
+out:
+	pv_buf_release(&unc, 0);
+	pv_buf_release(&path, 0);
+	pv_buf_release(&body, 0);
+}
+
+static void session_send(struct pv_smba *c, const struct pv_buf *tok);
+
+static void on_session(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+{
+	struct pv_buf tok = PV_BUF_INIT;
+	const char *n = smb2_status_name(d->status);
+
+	(void)arg;
+	if (d->code != PV_OK)
+		return;
+	if (c->session_step == 1) {
+		struct pv_ntlm_challenge ch;
+		uint8_t cchal[8];
+		uint64_t t = ((uint64_t)time(NULL) + 11644473600ull) * 10000000ull;
+		int nr;
+
+		if (d->status != ST_MORE_PROCESSING || d->buflen == 0 ||
+		    pv_ntlm_parse_challenge(d->buf, d->buflen, &ch) < 0) {
+			lose(c, PV_EREMOTE, "SMB logon as %s\\%s on '%s': the server did not offer "
+					    "NTLM (%s)",
+			     c->wg, c->user, c->host, n ? n : "a malformed answer");
+			return;
+		}
+		pv_buf_secret(&tok);
+		nr = getrandom(cchal, 8, 0) != 8
+			     ? -1
+			     : pv_ntlm_authenticate(&ch, c->user, c->wg, c->pw->data, c->pw->len, t,
+						    cchal, &tok);
+		if (nr < 0 || tok.len > 0xFFFF) {
+			lose(c, nr == -1 ? PV_ECONFIG : PV_EREMOTE,
+			     "SMB logon as %s\\%s on '%s': %s", c->wg, c->user, c->host,
+			     nr == -1 ? "the name or the password is not valid UTF-8"
+				      : "the server's NTLM target info is too long to answer");
+			pv_buf_release(&tok, 1);
+			return;
+		}
+		c->session_step = 2;
+		session_send(c, &tok);
+		pv_buf_release(&tok, 1);
+		return;
+	}
+	if (d->status != ST_OK) {
+		lose(c, d->status == ST_ACCESS_DENIED ? PV_EREMOTE : PV_ECRED,
+		     "SMB logon as %s\\%s on '%s' refused (%s)", c->wg, c->user, c->host,
+		     n ? n : "an unknown status");
+		return;
+	}
+	if (d->blen < 8 || (smb2_get16(d->body + 2) & 0x3)) {
+		lose(c, PV_ECRED, "SMB logon as %s\\%s on '%s': taken as a guest or anonymous "
+				  "logon; check the user and its password",
+		     c->wg, c->user, c->host);
+		return;
+	}
+	if (smb2_get16(d->body + 2) & 0x4) {
+		lose(c, PV_EREMOTE, "SMB to '%s': the server requires encryption", c->host);
+		return;
+	}
+	pv_secret_free(c->pw);
+	c->pw = NULL;
+	tree_connect(c);
+}
+
+static void session_send(struct pv_smba *c, const struct pv_buf *tok)
+{
+	struct pv_buf body = PV_BUF_INIT;
+	uint8_t fixed[24] = {0};
+
+	smb2_put16(fixed, 25);
+	fixed[3] = 1; /* signing enabled */
+	smb2_put16(fixed + 12, SMB2_HDR + 24);
+	smb2_put16(fixed + 14, (uint16_t)tok->len);
+	pv_buf_secret(&body);
+	pv_buf_add(&body, fixed, sizeof(fixed));
+	pv_buf_add(&body, tok->data, tok->len);
+	if (pv_buf_failed(&body) ||
+	    send_req(c, SMB2_SESSION_SETUP, (uint8_t *)body.data, body.len, on_session, NULL) !=
+		    PV_OK)
+		lose(c, PV_EIO, "out of memory");
+	pv_buf_release(&body, 1);
+}
+
+static void on_negotiate(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+{
+	static const uint16_t offered[] = {0x0202, 0x0210, 0x0300, 0x0302};
+	struct pv_buf tok = PV_BUF_INIT;
+	uint16_t dialect;
+	size_t i;
+
+	(void)arg;
+	if (d->code != PV_OK)
+		return;
+	if (d->status != ST_OK || d->blen < 64) {
+		lose(c, PV_EREMOTE, "SMB to '%s': no SMB 2.0.2-3.0.2 dialect in common", c->host);
+		return;
+	}
+	dialect = smb2_get16(d->body + 4);
+	for (i = 0; i < sizeof(offered) / sizeof(offered[0]) && offered[i] != dialect; i++)
+		;
+	if (i == sizeof(offered) / sizeof(offered[0])) {
+		lose(c, PV_EREMOTE, "SMB to '%s': the server chose dialect 0x%04x, not one offered",
+		     c->host, dialect);
+		return;
+	}
+	if (smb2_get16(d->body + 2) & 0x2) {
+		lose(c, PV_EREMOTE, "SMB to '%s': the server requires signing, which the load "
+				    "driver does not do yet",
+		     c->host);
+		return;
+	}
+	c->st = CS_SESSION;
+	c->session_step = 1;
+	if (pv_ntlm_negotiate(&tok) < 0) {
+		lose(c, PV_EIO, "out of memory");
+		return;
+	}
+	session_send(c, &tok);
+	pv_buf_release(&tok, 0);
+}
+
+static void negotiate(struct pv_smba *c)
+{
+	static const uint16_t dialects[] = {0x0202, 0x0210, 0x0300, 0x0302};
+	uint8_t b[36 + 2 * 4] = {0};
+
+	c->st = CS_NEGOTIATE;
+	smb2_put16(b, 36);
+	smb2_put16(b + 2, 4);
+	smb2_put16(b + 4, 1); /* signing enabled */
+	if (getrandom(b + 12, 16, 0) != 16) {
+		lose(c, PV_EIO, "getrandom: %s", strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < 4; i++)
+		smb2_put16(b + 36 + 2 * i, dialects[i]);
+	if (send_req(c, SMB2_NEGOTIATE, b, sizeof(b), on_negotiate, NULL) != PV_OK)
+		lose(c, PV_EIO, "out of memory");
+}
+
+/* ---- receiving ---- */
+
+/* Where an answer's variable part is: an offset (from the header) and a length in its body. */
+static int span_of(struct pv_smba *c, struct pv_smba_done *d, const uint8_t *msg, size_t mlen,
+		   size_t off, size_t len)
+{
+	if (off < SMB2_HDR || off > mlen || len > mlen - off) {
+		lose(c, PV_EREMOTE,
+		     "SMB to '%s': a malformed answer: a buffer of %zu bytes at %zu outside the "
+		     "%zu-byte answer",
+		     c->host, len, off, mlen);
+		return -1;
+	}
+	d->buf = msg + off;
+	d->buflen = len;
+	return 0;
+}
+
+/* One answer (not interim): its request found by message id, checked, completed. */
+static void answer(struct pv_smba *c, const struct smb2_hdr *h, const uint8_t *msg, size_t mlen)
+{
+	struct req **pp = &c->pend, *q;
+	struct pv_smba_done d;
+	static const size_t min_body[] = {
+		[SMB2_NEGOTIATE] = 64, [SMB2_SESSION_SETUP] = 8, [SMB2_TREE_CONNECT] = 16,
+		[SMB2_CREATE] = 88,    [SMB2_CLOSE] = 60,	 [SMB2_READ] = 16,
+		[SMB2_WRITE] = 16,     [SMB2_QUERY_DIRECTORY] = 8, [SMB2_QUERY_INFO] = 8,
+		[SMB2_SET_INFO] = 2};
+
+	while (*pp && (*pp)->mid != h->mid)
+		pp = &(*pp)->next;
+	if (!(q = *pp)) {
+		lose(c, PV_EREMOTE, "SMB to '%s': a malformed answer: message id %llu was never "
+				    "asked or was answered already",
+		     c->host, (unsigned long long)h->mid);
+		return;
+	}
+	if (h->command != q->cmd) {
+		lose(c, PV_EREMOTE, "SMB to '%s': a malformed answer: %s answering %s", c->host,
+		     smb2_cmd_name(h->command), smb2_cmd_name(q->cmd));
+		return;
+	}
+	*pp = q->next;
+	memset(&d, 0, sizeof(d));
+	d.status = h->status;
+	d.body = msg + SMB2_HDR;
+	d.blen = mlen - SMB2_HDR;
+	d.seconds = now() - q->sent;
+	if (h->command == SMB2_SESSION_SETUP && !c->sid)
+		c->sid = h->session;
+	if (h->command == SMB2_TREE_CONNECT && h->status == ST_OK)
+		c->tid = h->tree;
+	/* a failure's body is an error response; a success's is the command's */
+	if (h->status == ST_OK || (h->command == SMB2_SESSION_SETUP &&
+				   h->status == ST_MORE_PROCESSING)) {
+		size_t need = h->command < sizeof(min_body) / sizeof(min_body[0])
+				      ? min_body[h->command]
+				      : 0;
+
+		if (d.blen < need) {
+			free(q);
+			lose(c, PV_EREMOTE,
+			     "SMB to '%s': a malformed answer: %s with a body of %zu bytes, %zu "
+			     "expected",
+			     c->host, smb2_cmd_name(h->command), d.blen, need);
+			return;
+		}
+		switch (h->command) {
+		case SMB2_SESSION_SETUP:
+			if (span_of(c, &d, msg, mlen, smb2_get16(d.body + 4),
+				    smb2_get16(d.body + 6)) < 0)
+				goto gone;
+			break;
+		case SMB2_CREATE:
+			memcpy(d.fid, d.body + 64, 16);
+			d.size = smb2_get64(d.body + 48);
+			break;
+		case SMB2_READ:
+			if (span_of(c, &d, msg, mlen, d.body[2], smb2_get32(d.body + 4)) < 0)
+				goto gone;
+			break;
+		case SMB2_QUERY_DIRECTORY:
+		case SMB2_QUERY_INFO:
+			if (span_of(c, &d, msg, mlen, smb2_get16(d.body + 2),
+				    smb2_get32(d.body + 4)) < 0)
+				goto gone;
+			break;
+		default:
+			break;
+		}
+	}
+	complete(c, q, &d);
+	return;
+gone:
+	free(q);
+}
+
+static void frame(struct pv_smba *c, const uint8_t *f, size_t len)
+{
+	for (size_t off = 0; c->st != CS_DEAD;) {
+		struct smb2_hdr h;
+		size_t left = len - off, mlen;
+
+		if (smb2_hdr_get(f + off, left, &h) < 0) {
+			lose(c, PV_EREMOTE, "SMB to '%s': a malformed answer: no SMB2 header at "
+					    "byte %zu of its frame",
+			     c->host, off);
+			return;
+		}
+		if (h.next && (h.next < SMB2_HDR || h.next > left - SMB2_HDR)) {
+			lose(c, PV_EREMOTE, "SMB to '%s': a malformed compound answer", c->host);
+			return;
+		}
+		mlen = h.next ? h.next : left;
+		c->credits += h.credits;
+		if (!(h.flags & SMB2_FLAGS_RESPONSE)) {
+			lose(c, PV_EREMOTE, "SMB to '%s': a request where an answer was due",
+			     c->host);
+			return;
+		}
+		/* interim answers (the request went async) and break notifications: no answer */
+		if (!(h.status == ST_PENDING && (h.flags & SMB2_FLAGS_ASYNC)) &&
+		    h.mid != UINT64_MAX)
+			answer(c, &h, f + off, mlen);
+		if (!h.next)
+			break;
+		off += h.next;
+	}
+}
+
+static void readable(struct pv_smba *c)
+{
+	for (;;) {
+		ssize_t got;
+
+		if (ensure(&c->in, &c->icap, c->ilen + 65536) < 0) {
+			lose(c, PV_EIO, "out of memory");
+			return;
+		}
+		got = recv(c->fd, c->in + c->ilen, c->icap - c->ilen, 0);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (got <= 0) {
+			lose(c, PV_EUNREACH, "SMB to '%s': the connection was closed%s%s", c->host,
+			     got == 0 ? "" : ": ", got == 0 ? "" : strerror(errno));
+			return;
+		}
+		c->ilen += (size_t)got;
+	}
+	/* whole frames: a zero byte and a 24-bit length (keep-alives: type 0x85, skipped) */
+	size_t at = 0;
+
+	while (c->st != CS_DEAD && c->ilen - at >= 4) {
+		const uint8_t *p = c->in + at;
+		size_t len = (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
+
+		if (p[0] == 0x85 && len == 0) {
+			at += 4;
+			continue;
+		}
+		if (p[0] != 0 || len < SMB2_HDR || len > FRAME_MAX) {
+			lose(c, PV_EREMOTE, "SMB to '%s': a malformed frame (type 0x%02x, %zu bytes)",
+			     c->host, p[0], len);
+			return;
+		}
+		if (c->ilen - at - 4 < len)
+			break;
+		frame(c, p + 4, len);
+		at += 4 + len;
+	}
+	if (c->st == CS_DEAD || c->freed)
+		return;
+	memmove(c->in, c->in + at, c->ilen - at);
+	c->ilen -= at;
+	unblock(c);
+}
+
+static void writable(struct pv_smba *c)
+{
+	if (c->st == CS_CONNECTING) {
+		int err = 0;
+		socklen_t len = sizeof(err);
+
+		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+			err = errno;
+		if (err) {
+			lose(c, PV_EUNREACH, "SMB to '%s': connect: %s", c->host, strerror(err));
+			return;
+		}
+		negotiate(c);
+		return;
+	}
+	flush(c);
+}
+
+/* ---- the loop ---- */
+
+int pv_smba_loop_new(struct pv_smba_loop **out)
+{
+	struct pv_smba_loop *l = calloc(1, sizeof(*l));
+
+	*out = NULL;
+	if (!l)
+		return pv_error(PV_EIO, "out of memory");
+	if ((l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+		free(l);
+		return pv_error(PV_EIO, "epoll_create1: %s", strerror(errno));
+	}
+	*out = l;
+	return PV_OK;
+}
+
+static void release(struct pv_smba *c)
+{
+	free(c->host);
+	free(c->server);
+	free(c->share);
+	free(c->wg);
+	free(c->user);
+	pv_secret_free(c->pw);
+	free(c->out);
+	free(c->in);
+	free(c);
+}
+
+static void reap(struct pv_smba_loop *l)
+{
+	while (l->dead) {
+		struct pv_smba *c = l->dead;
+
+		l->dead = c->next;
+		release(c);
+	}
+}
+
+void pv_smba_close_conn(struct pv_smba *c)
+{
+	struct pv_smba_loop *l;
+
+	if (!c || c->freed)
+		return;
+	l = c->l;
+	lose(c, PV_EUNREACH, "SMB to '%s': closed", c->host);
+	c->freed = true;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		l->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	l->n--;
+	c->next = l->dead;
+	l->dead = c;
+}
+
+void pv_smba_loop_free(struct pv_smba_loop *l)
+{
+	if (!l)
+		return;
+	while (l->conns)
+		pv_smba_close_conn(l->conns);
+	reap(l);
+	close(l->ep);
+	free(l);
+}
+
+size_t pv_smba_loop_count(const struct pv_smba_loop *l)
+{
+	return l->n;
+}
+
+int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
+{
+	struct epoll_event ev[64];
+	int n = epoll_wait(l->ep, ev, 64, timeout_ms);
+	double t;
+
+	if (n < 0 && errno != EINTR)
+		return pv_error(PV_EIO, "epoll_wait: %s", strerror(errno));
+	for (int i = 0; i < n; i++) {
+		struct pv_smba *c = ev[i].data.ptr;
+
+		if (c->freed || c->st == CS_DEAD)
+			continue;
+		if (ev[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+			writable(c);
+		if (!c->freed && c->st != CS_DEAD && (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+			readable(c);
+	}
+	/* deadlines: the opening, and every request's answer */
+	t = now();
+	for (struct pv_smba *c = l->conns; c; c = c->next) {
+		if (c->st == CS_DEAD)
+			continue;
+		if (c->st != CS_READY && t > c->open_due) {
+			lose(c, PV_EUNREACH, "SMB to '%s': not open within %.0f s", c->host, c->tmo);
+			continue;
+		}
+		for (struct req *q = c->pend; q; q = q->next)
+			if (t > q->due) {
+				lose(c, PV_EUNREACH, "SMB to '%s': no answer to %s within %.0f s",
+				     c->host, smb2_cmd_name(q->cmd), c->tmo);
+				break;
+			}
+	}
+	reap(l);
+	return PV_OK;
+}
+
+/* ---- opening ---- */
+
+int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_cb ready,
+		 void *arg, struct pv_smba **out)
+{
+	struct addrinfo hints, *ai = NULL;
+	struct epoll_event ev;
+	struct pv_smba *c;
+	int gr, one = 1;
+
+	*out = NULL;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if ((gr = getaddrinfo(o->host, "445", &hints, &ai)) != 0)
+		return pv_error(PV_EUNREACH, "SMB: cannot resolve '%s': %s", o->host,
+				gai_strerror(gr));
+	if (!(c = calloc(1, sizeof(*c)))) {
+		freeaddrinfo(ai);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	c->l = l;
+	c->fd = -1;
+	c->host = strdup(o->host);
+	c->server = strdup(o->server ? o->server : o->host);
+	c->share = strdup(o->share);
+	c->wg = strdup(o->workgroup);
+	c->user = strdup(o->user);
+	c->pw = pv_secret_new(o->password->data, o->password->len);
+	c->tmo = (o->timeout_ms > 0 ? o->timeout_ms : 10000) / 1000.0;
+	c->open_due = now() + c->tmo;
+	c->ready = ready;
+	c->ready_arg = arg;
+	c->credits = 1;
+	if (!c->host || !c->server || !c->share || !c->wg || !c->user || !c->pw) {
+		freeaddrinfo(ai);
+		release(c);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	c->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 ||
+	    (connect(c->fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS)) {
+		int e = errno;
+
+		freeaddrinfo(ai);
+		release(c);
+		return pv_error(PV_EUNREACH, "SMB to '%s': connect: %s", o->host, strerror(e));
+	}
+	freeaddrinfo(ai);
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN | EPOLLOUT;
+	ev.data.ptr = c;
+	if (epoll_ctl(l->ep, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
+		int e = errno;
+
+		close(c->fd);
+		c->fd = -1;
+		release(c);
+		return pv_error(PV_EIO, "epoll_ctl: %s", strerror(e));
+	}
+	c->epout = true;
+	c->next = l->conns;
+	if (l->conns)
+		l->conns->prev = c;
+	l->conns = c;
+	l->n++;
+	*out = c;
+	return PV_OK;
+}
+
+bool pv_smba_usable(const struct pv_smba *c)
+{
+	return c && c->st == CS_READY;
+}
+
+const char *pv_smba_error(const struct pv_smba *c)
+{
+	return c ? c->err : "";
+}
+
+/* ---- requests ---- */
+
+static int ready_for(struct pv_smba *c)
+{
+	if (c->st != CS_READY)
+		return pv_error(c->code ? c->code : PV_EUNREACH, "%s",
+				c->err[0] ? c->err : "SMB: the connection is not open");
+	return PV_OK;
+}
+
+static int with_name(struct pv_smba *c, const char *path, struct pv_buf *name)
+{
+	if (smb2_name(path, name) < 0 || name->len > 0xFFFF)
+		return pv_error(PV_ECONFIG, "SMB: the path '%s' cannot be sent", path);
+	(void)c;
+	return PV_OK;
+}
+
+int pv_smba_create(struct pv_smba *c, const char *path, uint32_t access, uint32_t disposition,
+		   uint32_t options, pv_smba_cb cb, void *arg)
+{
+	struct pv_buf name = PV_BUF_INIT, body = PV_BUF_INIT;
+	uint8_t f[56] = {0};
+	int r;
+
+	if ((r = ready_for(c)) != PV_OK || (r = with_name(c, path, &name)) != PV_OK)
+		goto out;
+	smb2_put16(f, 57);
+	smb2_put32(f + 4, 2); /* impersonation */
+	smb2_put32(f + 24, access);
+	smb2_put32(f + 32, 7); /* share read, write, delete */
+	smb2_put32(f + 36, disposition);
+	smb2_put32(f + 40, options);
+	smb2_put16(f + 44, SMB2_HDR + 56);
+	smb2_put16(f + 46, (uint16_t)name.len);
+	pv_buf_add(&body, f, sizeof(f));
+	if (name.len)
+		pv_buf_add(&body, name.data, name.len);
+	else
+		pv_buf_add(&body, "", 1); /* the Buffer's byte of StructureSize 57 */
+	r = pv_buf_failed(&body) ? pv_error(PV_EIO, "out of memory")
+				 : send_req(c, SMB2_CREATE, (uint8_t *)body.data, body.len, cb, arg);
+out:
+	pv_buf_release(&name, 0);
+	pv_buf_release(&body, 0);
+	return r;
+}
+
+int pv_smba_closefile(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *arg)
+{
+	uint8_t b[24] = {0};
+	int r;
+
+	if ((r = ready_for(c)) != PV_OK)
+		return r;
+	smb2_put16(b, 24);
+	memcpy(b + 8, fid, 16);
+	return send_req(c, SMB2_CLOSE, b, sizeof(b), cb, arg);
+}
+
+int pv_smba_read(struct pv_smba *c, const uint8_t fid[16], uint64_t off, uint32_t len,
+		 pv_smba_cb cb, void *arg)
+{
+	uint8_t b[49] = {0};
+	int r;
+
+	if ((r = ready_for(c)) != PV_OK)
+		return r;
+	if (len > IO_MAX)
+		return pv_error(PV_EBUG, "SMB: a READ of %u bytes (at most %u)", len, IO_MAX);
+	smb2_put16(b, 49);
+	b[2] = SMB2_HDR + 16; /* where the data should start in the answer */
+	smb2_put32(b + 4, len);
+	smb2_put64(b + 8, off);
+	memcpy(b + 16, fid, 16);
+	return send_req(c, SMB2_READ, b, sizeof(b), cb, arg);
+}
+
+int pv_smba_write(struct pv_smba *c, const uint8_t fid[16], uint64_t off, const void *data,
+		  uint32_t len, pv_smba_cb cb, void *arg)
+{
+	uint8_t *b;
+	int r;
+
+	if ((r = ready_for(c)) != PV_OK)
+		return r;
+	if (len > IO_MAX)
+		return pv_error(PV_EBUG, "SMB: a WRITE of %u bytes (at most %u)", len, IO_MAX);
+	if (!(b = calloc(1, 48 + (size_t)len)))
+		return pv_error(PV_EIO, "out of memory");
+	smb2_put16(b, 49);
+	smb2_put16(b + 2, SMB2_HDR + 48);
+	smb2_put32(b + 4, len);
+	smb2_put64(b + 8, off);
+	memcpy(b + 16, fid, 16);
+	memcpy(b + 48, data, len);
+	r = send_req(c, SMB2_WRITE, b, 48 + (size_t)len, cb, arg);
+	free(b);
+	return r;
+}
+
+int pv_smba_list(struct pv_smba *c, const uint8_t fid[16], bool restart, pv_smba_cb cb, void *arg)
+{
+	uint8_t b[32 + 2] = {0};
+	int r;
+
+	if ((r = ready_for(c)) != PV_OK)
+		return r;
+	smb2_put16(b, 33);
+	b[2] = 1; /* FileDirectoryInformation */
+	b[3] = restart ? 1 : 0;
+	memcpy(b + 8, fid, 16);
+	smb2_put16(b + 24, SMB2_HDR + 32);
+	smb2_put16(b + 26, 2);
+	smb2_put32(b + 28, LIST_MAX);
+	b[32] = '*'; /* "*" in UTF-16LE */
+	return send_req(c, SMB2_QUERY_DIRECTORY, b, sizeof(b), cb, arg);
+}
+
+int pv_smba_stat(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *arg)
+{
+	uint8_t b[41] = {0};
+	int r;
+
+	if ((r = ready_for(c)) != PV_OK)
+		return r;
+	smb2_put16(b, 41);
+	b[2] = 1;    /* SMB2_0_INFO_FILE */
+	b[3] = 0x22; /* FileNetworkOpenInformation */
+	smb2_put32(b + 4, 4096);
+	memcpy(b + 24, fid, 16);
+	return send_req(c, SMB2_QUERY_INFO, b, sizeof(b), cb, arg);
+}
+
+int pv_smba_rename(struct pv_smba *c, const uint8_t fid[16], const char *path, bool replace,
+		   pv_smba_cb cb, void *arg)
+{
+	struct pv_buf name = PV_BUF_INIT, body = PV_BUF_INIT;
+	uint8_t f[32] = {0}, info[20] = {0};
+	int r;
+
+	if ((r = ready_for(c)) != PV_OK || (r = with_name(c, path, &name)) != PV_OK)
+		goto out;
+	/* FILE_RENAME_INFORMATION_TYPE_2 (MS-FSCC 2.4.37.2) */
+	info[0] = replace ? 1 : 0;
+	smb2_put32(info + 16, (uint32_t)name.len);
+	smb2_put16(f, 33);
+	f[2] = 1;  /* SMB2_0_INFO_FILE */
+	f[3] = 10; /* FileRenameInformation */
+	smb2_put32(f + 4, (uint32_t)(sizeof(info) + name.len));
+	smb2_put16(f + 8, SMB2_HDR + 32);
+	memcpy(f + 16, fid, 16);
+	pv_buf_add(&body, f, sizeof(f));
+	pv_buf_add(&body, info, sizeof(info));
+	pv_buf_add(&body, name.data, name.len);
+	r = pv_buf_failed(&body) ? pv_error(PV_EIO, "out of memory")
+				 : send_req(c, SMB2_SET_INFO, (uint8_t *)body.data, body.len, cb, arg);
+out:
+	pv_buf_release(&name, 0);
+	pv_buf_release(&body, 0);
+	return r;
+}
+
+int pv_smba_entries(const uint8_t *buf, size_t len,
+		    int (*fn)(void *arg, const char *name, bool dir, uint64_t size), void *arg)
+{
+	const uint8_t *e = buf, *end = buf + len;
+
+	while (len && e < end) {
+		uint32_t next, nl;
+		char name[768];
+		int r;
+
+		if (end - e < 64)
+			return pv_error(PV_EREMOTE, "a malformed listing: an entry of %zu bytes",
+					(size_t)(end - e));
+		next = smb2_get32(e);
+		nl = smb2_get32(e + 60);
+		if (nl > (size_t)(end - e) - 64 || nl > 510 || (next && next < 64 + nl) ||
+		    next > (size_t)(end - e))
+			return pv_error(PV_EREMOTE, "a malformed listing: an entry does not fit");
+		if (pv_utf16le_to_utf8(e + 64, nl, name, sizeof(name)) < 0)
+			return pv_error(PV_EREMOTE, "a malformed listing: a name that is not UTF-16");
+		if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
+		    (r = fn(arg, name, (smb2_get32(e + 56) & 0x10) != 0, smb2_get64(e + 40))) != 0)
+			return r;
+		if (!next)
+			break;
+		e += next;
+	}
+	return PV_OK;
+}
