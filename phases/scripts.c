@@ -4,6 +4,7 @@
 PV_EMBED(pv_phases_ctl_reset_sh, "phases/scripts/ctl-reset.sh");
 PV_EMBED(pv_phases_ctl_status_sh, "phases/scripts/ctl-status.sh");
 PV_EMBED(pv_phases_getent_sh, "phases/scripts/getent.sh");
+PV_EMBED(pv_phases_install_sh, "phases/scripts/install.sh");
 PV_EMBED(pv_phases_list_trees_sh, "phases/scripts/list-trees.sh");
 PV_EMBED(pv_phases_trees_sh, "phases/scripts/trees.sh");
 PV_EMBED(pv_phases_trees_pl, "phases/scripts/trees.pl");

@@ -706,6 +706,23 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 			grace = t + STREAM_GRACE_MS;
 			ssh_channel_send_eof(ch);
 		}
+		if (!stopping && ops->input) {
+			struct pv_buf more = PV_BUF_INIT;
+			int ir = ops->input(ops->arg, &more);
+
+			if (ir == 0 && more.len &&
+			    ssh_channel_write(ch, more.data, (uint32_t)more.len) == SSH_ERROR) {
+				pv_buf_release(&more, 1);
+				r = channel_failed(rem, "sending input to", word);
+				goto out;
+			}
+			pv_buf_release(&more, 1);
+			if (ir != 0) {
+				stopping = true;
+				grace = t + STREAM_GRACE_MS;
+				ssh_channel_send_eof(ch);
+			}
+		}
 		if (stopping && t >= grace) {
 			ssh_channel_request_send_signal(ch, "KILL");
 			r = pv_error(PV_EREMOTE, "'%s' on %s did not stop within %d s of the end of its "

@@ -56,6 +56,9 @@ struct pv_remote_stream_ops {
 	int (*on_line)(void *arg, const char *line, size_t len);
 	bool (*stop)(void *arg);
 	void *arg;
+	/* more input for the command's stdin, asked with stop() (may be NULL): what it appends
+	 * to in is written; non-zero ends the stream as on_line's does */
+	int (*input)(void *arg, struct pv_buf *in);
 };
 int pv_remote_stream(struct pv_remote *r, const char *cmd, const void *in, size_t inlen,
 		     const struct pv_remote_stream_ops *ops, struct pv_buf *err, int *status,
