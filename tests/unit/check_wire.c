@@ -1236,19 +1236,20 @@ END_TEST
 START_TEST(test_ntlm_field_limits)
 {
 	static uint8_t info[65535];
+	uint8_t skey[16];
 	struct pv_ntlm_challenge c = {0};
 	struct pv_buf b = PV_BUF_INIT;
 
 	c.target_info = info;
 	c.target_info_len = 65487; /* NtChallengeResponse: 65535 */
 	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b), 0);
+		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey), 0);
 	c.target_info_len = 65488;
 	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b), -2);
+		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey), -2);
 	c.target_info_len = 65535;
 	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b), -2);
+		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey), -2);
 	pv_buf_release(&b, 0);
 }
 END_TEST
