@@ -2,8 +2,9 @@
  * SMB clients keep process-wide state), each with one connection of our own SMB2 client
  * (smb/wire.c, which signs when the server requires it) that carries its users' sessions in
  * turn, or libsmbclient, a connection per user, where the server wants what our client does
- * not do (encryption, only SMB 3.1.1) or PROVISION_SMB_CLIENT=libsmbclient asks. Workers report through a pipe; the first failure
- * stops them all; Ctrl-C or SIGTERM lets them finish the files they are writing. */
+ * not do (encryption, only SMB 3.1.1) or PROVISION_SMB_CLIENT=libsmbclient asks. Workers report
+ * through a pipe; the first failure stops them all; Ctrl-C or SIGTERM lets them finish the files
+ * they are writing. */
 #include "phases/trees_internal.h"
 
 #include "util/err.h"

@@ -112,15 +112,15 @@ struct cut {
 struct pv_smb2 {
 	int fd;
 	char *server;
-	int64_t tmo;	   /* T, the timeout: ms a read waits for the next bytes */
-	int64_t due;	   /* a final answer must come by then (CLOCK_MONOTONIC ms); 0: none */
-	int64_t build_due; /* the tree build must end by then; 0: no build */
-	int64_t build_ms;  /* how long that build was given */
-	uint16_t waiting;  /* the command rpc() waits on (messages) */
-	int add_err;	   /* the code add() recorded when it last returned 0 */
-	bool multi_credit; /* 2.1 or later and the server does multi-credit: CreditCharge 1 */
-	bool broken;	   /* the connection is unusable: no more requests */
-	bool unsupported;  /* the server wants what this client does not do */
+	int64_t tmo;	    /* T, the timeout: ms a read waits for the next bytes */
+	int64_t due;	    /* a final answer must come by then (CLOCK_MONOTONIC ms); 0: none */
+	int64_t build_due;  /* the tree build must end by then; 0: no build */
+	int64_t build_ms;   /* how long that build was given */
+	uint16_t waiting;   /* the command rpc() waits on (messages) */
+	int add_err;	    /* the code add() recorded when it last returned 0 */
+	bool multi_credit;  /* 2.1 or later and the server does multi-credit: CreditCharge 1 */
+	bool broken;	    /* the connection is unusable: no more requests */
+	bool unsupported;   /* the server wants what this client does not do */
 	bool sign_required; /* the NEGOTIATE answer's SecurityMode has SIGNING_REQUIRED */
 	bool keyed;	    /* key is the signing key of session sid (from the AUTHENTICATE on) */
 	bool forged;	    /* an answer failed its signature check (the connection is broken) */
@@ -410,7 +410,8 @@ static bool unkeyed_setup(const struct pv_smb2 *c, size_t off, const struct smb2
 }
 
 /* The signing rules for the answer h at off in the frame, mlen bytes (MS-SMB2 3.2.5.1.3, as
- * Samba's client applies them): interim answers and break notifications are passed over;
+ * Samba's client applies them): answers with STATUS_PENDING (interim ones) and break
+ * notifications (message id all ones) are passed over, signed or not;
  * one that comes signed is checked, required or not, against the key of our session; when
  * the server requires signing, every other answer from the logon's final SESSION_SETUP on
  * must come signed (a SESSION_SETUP that fails has no key to be signed with). A failure
@@ -419,13 +420,14 @@ static int check_signature(struct pv_smb2 *c, size_t off, const struct smb2_hdr 
 {
 	char why[128], st[96];
 
-	if (interim(h) || h->mid == UINT64_MAX)
+	if (h->status == ST_PENDING || h->mid == UINT64_MAX)
 		return PV_OK;
 	if (h->flags & SMB2_FLAGS_SIGNED) {
 		if (!c->keyed)
 			snprintf(why, sizeof(why), "came signed before there was a session key");
 		else if (h->session != c->sid)
-			snprintf(why, sizeof(why), "came signed for session 0x%llx, not ours (0x%llx)",
+			snprintf(why, sizeof(why),
+				 "came signed for session 0x%llx, not ours (0x%llx)",
 				 (unsigned long long)h->session, (unsigned long long)c->sid);
 		else if (smb2_verify(c->in + off, mlen, c->dialect, c->key) == 0)
 			return PV_OK;

@@ -6,8 +6,9 @@
  * token; what it accepts, pv_ntlm_authenticate() must turn into a well-formed AUTHENTICATE
  * (MS-NLMP 2.2.1.3) in a well-formed NegTokenResp: every DER length and security buffer
  * consistent, the NTLMv2 response the one MS-NLMP 3.3.2 defines for that challenge, target
- * info and time, no KEY_EXCH, and the session key SessionBaseKey. A bare CHALLENGE wrapped in SPNEGO here must read the same. A broken promise
- * aborts, which libFuzzer reports as a crash with the input that did it. */
+ * info and time, no KEY_EXCH, and the session key SessionBaseKey. A bare CHALLENGE wrapped in
+ * SPNEGO here must read the same. A broken promise aborts, which libFuzzer reports as a crash with
+ * the input that did it. */
 #include "smb/ntlm.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* tests/unit/check_smb.c: the pure parts of smb/: NTLMv2 (MS-NLMP 4.2.4 test vectors) and its
  * session key, the NTLMSSP messages in their SPNEGO wrappers, the SMB2 request encodings, and
- * SMB2 signing (Microsoft's published keys and signatures, and OpenSSL's where none is). The digests NTLM
- * uses are tested with util/digest (check_util.c). */
+ * SMB2 signing (Microsoft's published keys and signatures, and OpenSSL's where none is). The
+ * digests NTLM uses are tested with util/digest (check_util.c). */
 #include <check.h>
 
 #include "tests/unit/unit.h"
@@ -77,15 +77,14 @@ START_TEST(test_ntlm_session_key)
 	c.target_info = INFO;
 	c.target_info_len = sizeof(INFO);
 	memset(skey, 0, 16);
-	ck_assert_int_eq(pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b,
-					      skey),
-			 0);
+	ck_assert_int_eq(
+		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey), 0);
 	ck_assert_str_eq(pv_unit_hex(skey, 16), "8de40ccadbc14a82f15cb0ad0de95ca3");
 	m = memmem(b.data, b.len, "NTLMSSP", 8);
 	ck_assert_ptr_nonnull(m);
-	ck_assert_uint_eq(m[52] | m[53] << 8, 0);	      /* EncryptedRandomSessionKey */
+	ck_assert_uint_eq(m[52] | m[53] << 8, 0);		/* EncryptedRandomSessionKey */
 	ck_assert_uint_eq(smb2_get32(m + 60) & 0x40000000u, 0); /* no KEY_EXCH */
-	ck_assert_uint_eq(smb2_get32(m + 60) & 0x10u, 0x10u);	      /* SIGN */
+	ck_assert_uint_eq(smb2_get32(m + 60) & 0x10u, 0x10u);	/* SIGN */
 
 	/* the blog's Windows logon */
 	ck_assert_int_eq(pv_ntowfv2("Password01!", 11, "administrator", "SUT311", key), 0);
@@ -94,9 +93,8 @@ START_TEST(test_ntlm_session_key)
 	ck_assert_uint_eq(pv_unit_unhex("BC4AD05F223CC90F", cchal, 8), 8);
 	ck_assert_uint_ne(ilen = pv_unit_unhex(blog_info, info, sizeof(info)), 0);
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_ntlmv2_response(key, schal, 0x01d0aecbadf5a1a1ull, cchal, info, ilen,
-					    &b),
-			 0);
+	ck_assert_int_eq(
+		pv_ntlmv2_response(key, schal, 0x01d0aecbadf5a1a1ull, cchal, info, ilen, &b), 0);
 	ck_assert_uint_eq(b.len, 238); /* the NtChallengeResponse's length on the wire */
 	ck_assert_str_eq(pv_unit_hex((const uint8_t *)b.data, 16),
 			 "63078eb639fe03e20a231c3ae3bf2308");
@@ -169,8 +167,8 @@ START_TEST(test_ntlm_messages)
 
 	n = challenge_token(tok, 1);
 	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
-	ck_assert_int_eq(pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey),
-			 0);
+	ck_assert_int_eq(
+		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey), 0);
 	ck_assert_uint_eq((uint8_t)b.data[0], 0xa1);
 	ntlm = memmem(b.data, b.len, "NTLMSSP", 8);
 	ck_assert_ptr_nonnull(ntlm);
@@ -228,16 +226,17 @@ START_TEST(test_ntlm_long_target_info)
 
 	ck_assert_int_eq(pv_ntlm_parse_challenge(m, n, &c), 0);
 	ck_assert_uint_eq(c.target_info_len, 0xffff - 48);
-	ck_assert_int_eq(pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey),
-			 0);
+	ck_assert_int_eq(
+		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey), 0);
 	a = memmem(b.data, b.len, "NTLMSSP", 8);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_uint_eq(a[20] | a[21] << 8, 0xffff); /* NtChallengeResponse: just fits */
 	free(m);
 	m = long_challenge(0xffff - 47, &n);
 	ck_assert_int_eq(pv_ntlm_parse_challenge(m, n, &c), 0);
-	ck_assert_int_eq(pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey),
-			 -2); /* refused, not sent with its length cut */
+	ck_assert_int_eq(
+		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey),
+		-2); /* refused, not sent with its length cut */
 	free(m);
 	pv_buf_release(&b, 0);
 }

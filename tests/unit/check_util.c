@@ -398,7 +398,7 @@ START_TEST(test_kdf_hmac_sha256)
 	pv_unit_unhex(v[0].context, ctx, 8);
 	pv_kdf_hmac_sha256(key, 16, "SMB2AESCMAC", 12, ctx, 8, out, 40);
 	ck_assert_str_eq(pv_unit_hex(out, 40), "1c4418e11bb1e38dcb2dc57e30d29ea9922bd0cd3ffc9742"
-						 "28514e11762b2546692ae2ea79d5916d");
+					       "28514e11762b2546692ae2ea79d5916d");
 }
 END_TEST
 

@@ -146,9 +146,10 @@ static void keepalive(struct fake *f)
 static void interim_flagged(struct fake *f, uint16_t cmd, uint64_t mid, uint32_t flags)
 {
 	uint8_t m[SMB2_HDR + 9] = {0};
-	struct smb2_hdr h = {0,	  cmd, 1,     ST_PENDING, SMB2_FLAGS_RESPONSE | SMB2_FLAGS_ASYNC | flags,
-			     0,	  0,   mid, 0x1122};
+	struct smb2_hdr h = {0, cmd, 1,	  ST_PENDING, SMB2_FLAGS_RESPONSE | SMB2_FLAGS_ASYNC,
+			     0, 0,   mid, 0x1122};
 
+	h.flags |= flags;
 	smb2_hdr_put(m, &h);
 	smb2_put64(m + 32, 0x77); /* AsyncId */
 	if (flags & SMB2_FLAGS_SIGNED)
@@ -312,13 +313,16 @@ static uint16_t dialect_of(const struct fake *f)
  * HMAC-SHA256(key, [1]_32 "SMB2AESCMAC\0" 0x00 "SmbSign\0" [128]_32), its first 16 bytes). */
 static void fake_key(struct fake *f, const uint8_t session_key[16])
 {
-	static const uint8_t in[] = {0,	  0,   0,   1,	 'S', 'M', 'B', '2', 'A', 'E',
-				     'S', 'C', 'M', 'A', 'C', 0,   0,	'S', 'm', 'b',
-				     'S', 'i', 'g', 'n', 0,   0,   0,	0,   0x80};
+	/* [i]_32, "SMB2AESCMAC\0", the 0x00 separator, "SmbSign\0", [L]_32 */
+	static const uint8_t in[] = "\0\0\0\1"
+				    "SMB2AESCMAC\0"
+				    "\0"
+				    "SmbSign\0"
+				    "\0\0\0\x80";
 	uint8_t h[32];
 
 	if (dialect_of(f) >= 0x0300) {
-		pv_hmac_sha256(session_key, 16, in, sizeof(in), h);
+		pv_hmac_sha256(session_key, 16, in, sizeof(in) - 1, h); /* not the literal's NUL */
 		memcpy(f->key, h, 16);
 	} else {
 		memcpy(f->key, session_key, 16);
@@ -1041,28 +1045,27 @@ START_TEST(test_signed_builds)
 	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
 		struct fake f;
 		int fd = fake_start(&f, i % 2 ? pending_signed : NULL, 0);
-		struct pv_secret *pw = pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
+		struct pv_secret *pw =
+			pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
 		struct pv_smb2 *conn = NULL;
-		struct pv_smb_tree_result a, b, c;
+		struct pv_smb_tree_result res[3];
 
 		f.signing = SIGN_REQUIRED;
 		f.dialect = d[i].dialect;
 		fake_run(&f);
 		ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
 		ck_assert_str_eq(pv_smb2_signing(conn), d[i].how);
-		ck_assert_msg(pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS,
-						 NITEMS, true, fill, NULL, NULL, NULL, &a) == PV_OK,
-			      "%s: %s", d[i].how, pv_errmsg());
-		ck_assert_uint_eq(a.files_made, 4);
-		ck_assert_msg(pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS,
-						 NITEMS, false, fill, NULL, NULL, NULL, &b) == PV_OK,
-			      "%s: %s", d[i].how, pv_errmsg());
-		ck_assert_uint_eq(b.files_ok, 4);
-		lookup(&f, "u1/b")->size = 5;
-		ck_assert_msg(pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS,
-						 NITEMS, false, fill, NULL, NULL, NULL, &c) == PV_OK,
-			      "%s: %s", d[i].how, pv_errmsg());
-		ck_assert_uint_eq(c.files_fixed, 1);
+		for (int k = 0; k < 3; k++) { /* fresh, listed, listed with b of another size */
+			if (k == 2)
+				lookup(&f, "u1/b")->size = 5;
+			ck_assert_msg(pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1",
+							 ITEMS, NITEMS, k == 0, fill, NULL, NULL,
+							 NULL, &res[k]) == PV_OK,
+				      "%s, build %d: %s", d[i].how, k, pv_errmsg());
+		}
+		ck_assert_uint_eq(res[0].files_made, 4);
+		ck_assert_uint_eq(res[1].files_ok, 4);
+		ck_assert_uint_eq(res[2].files_fixed, 1);
 		ck_assert_uint_eq(lookup(&f, "u1/big")->size, 300000);
 		ck_assert_uint_eq(f.logons_ok, 3);
 		ck_assert_uint_eq(f.cmds[SMB2_LOGOFF], 3);
@@ -1104,8 +1107,9 @@ static enum act tamper(struct fake *f, const struct req *q, struct pv_buf *reply
 			if (kind == FLIP)
 				m[n - 1] ^= 1;
 			else if (kind == UNSIGN || kind == FLAG)
-				put32(m + 16, kind == FLAG ? smb2_get32(m + 16) | SMB2_FLAGS_SIGNED
-							   : smb2_get32(m + 16) & ~SMB2_FLAGS_SIGNED);
+				put32(m + 16, kind == FLAG
+						      ? smb2_get32(m + 16) | SMB2_FLAGS_SIGNED
+						      : smb2_get32(m + 16) & ~SMB2_FLAGS_SIGNED);
 			if (kind == UNSIGN || kind == FLAG)
 				memset(m + 48, kind == FLAG ? 0xaa : 0, 16);
 			if (kind == WRONG)
@@ -1168,8 +1172,7 @@ START_TEST(test_bad_signatures)
 		{TAMPER(SMB2_QUERY_DIRECTORY, UNSIGN), SIGN_REQUIRED, 0x0202, false,
 		 "QUERY_DIRECTORY (message 5, NT_STATUS_OK) came unsigned, and the server requires "
 		 "signing"},
-		{TAMPER(SMB2_LOGOFF, FLIP), SIGN_REQUIRED, 0, true,
-		 "LOGOFF (message "},
+		{TAMPER(SMB2_LOGOFF, FLIP), SIGN_REQUIRED, 0, true, "LOGOFF (message "},
 		{TAMPER(SMB2_NEGOTIATE, FLAG), SIGN_REQUIRED, 0, true,
 		 "NEGOTIATE (message 0, NT_STATUS_OK) came signed before there was a session key"},
 		{TAMPER(SMB2_TREE_CONNECT, OTHER_SID), SIGN_REQUIRED, 0, true,
@@ -1617,13 +1620,16 @@ START_TEST(test_ntlm_field_limits)
 	c.target_info = info;
 	c.target_info_len = 65487; /* NtChallengeResponse: 65535 */
 	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey), 0);
+		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey),
+		0);
 	c.target_info_len = 65488;
 	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey), -2);
+		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey),
+		-2);
 	c.target_info_len = 65535;
 	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey), -2);
+		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey),
+		-2);
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -1857,7 +1863,8 @@ START_TEST(test_signed_seeds_replay)
 			ck_assert_msg(r == PV_OK, "%s: %s", seeds[i].name, pv_errmsg());
 			ck_assert_uint_eq(res.files_made, 3);
 		} else {
-			ck_assert_msg(r == PV_EREMOTE && strstr(pv_errmsg(), "has a bad signature") &&
+			ck_assert_msg(r == PV_EREMOTE &&
+					      strstr(pv_errmsg(), "has a bad signature") &&
 					      strstr(pv_errmsg(), seeds[i].want),
 				      "%s: %d %s", seeds[i].name, r, pv_errmsg());
 		}
