@@ -929,7 +929,7 @@ out:
 	return r;
 }
 
-/* The LOGOFF's answer is signed with the session's key like any other: it goes after. */
+/* The LOGOFF's answer is signed with the session's key like any other: the key goes after it. */
 static void logoff(struct pv_smb2 *c)
 {
 	size_t at;
