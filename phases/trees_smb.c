@@ -1,9 +1,10 @@
 /* phases/trees_smb.c: the trees of `server` over SMB, as each user: worker processes (the
  * SMB clients keep process-wide state), each with one connection of our own SMB2 client
- * (smb/wire.c) that carries its users' sessions in turn, or libsmbclient, a connection per
- * user, where the server wants what our client does not do (signing, encryption) or
- * PROVISION_SMB_CLIENT=libsmbclient asks. Workers report through a pipe; the first failure
- * stops them all; Ctrl-C or SIGTERM lets them finish the files they are writing. */
+ * (smb/wire.c, which signs when the server requires it) that carries its users' sessions in
+ * turn, or libsmbclient, a connection per user, where the server wants what our client does
+ * not do (encryption, only SMB 3.1.1) or PROVISION_SMB_CLIENT=libsmbclient asks. Workers report
+ * through a pipe; the first failure stops them all; Ctrl-C or SIGTERM lets them finish the files
+ * they are writing. */
 #include "phases/trees_internal.h"
 
 #include "util/err.h"
@@ -100,8 +101,9 @@ static int tick(void *arg, unsigned long files, uint64_t bytes)
 }
 
 /* Which SMB client builds the trees: our own (smb/wire.c: one connection per worker for all
- * its users, a compound request per file) unless the server wants what it does not do, or
- * PROVISION_SMB_CLIENT=libsmbclient asks for a libsmbclient session per user. */
+ * its users, a compound request per file, signed when the server requires signing) unless
+ * the server wants what it does not do (encryption), or PROVISION_SMB_CLIENT=libsmbclient
+ * asks for a libsmbclient session per user. */
 bool pv_trees_want_libsmbclient(void)
 {
 	const char *e = getenv("PROVISION_SMB_CLIENT");
@@ -172,7 +174,7 @@ static void worker(struct pv_trees *t, int fd, const size_t *todo, size_t ntodo,
 	const char *server =
 		t->pb->server.host.address ? t->pb->server.host.address : t->pb->server.host.name;
 	struct pv_smb2 *conn = NULL;
-	bool lib = pv_trees_want_libsmbclient();
+	bool lib = pv_trees_want_libsmbclient(), said = first != 0;
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -188,6 +190,14 @@ static void worker(struct pv_trees *t, int fd, const size_t *todo, size_t ntodo,
 
 		memset(&rc, 0, sizeof(rc));
 		r = build_one(t, &conn, &lib, server, u, pw, &w, &rc.res);
+		if (!said && r == PV_OK && !lib && pv_smb2_signing(conn)) {
+			/* once, from the first worker: which client signs, and how */
+			pv_log(PV_LOG_INFO,
+			       "trees: '%s' requires signing; our SMB2 client signs every request "
+			       "and checks every answer (%s)",
+			       server, pv_smb2_signing(conn));
+			said = true;
+		}
 		rc.files = w.files;
 		rc.bytes = w.bytes;
 		rc.kind = r == PV_OK ? REC_USER : REC_FAIL;

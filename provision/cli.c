@@ -82,10 +82,11 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "that are complete already: only the others are built. The files go over SMB as each\n"
 	 "user (NTLM, the users' password; --parallel worker processes, default one per server\n"
 	 "core and at least 2, each one SMB connection carrying its users' sessions in turn,\n"
-	 "a file in one request; libsmbclient, a connection per user, where the server\n"
-	 "requires signing or encryption, or with PROVISION_SMB_CLIENT=libsmbclient), or with\n"
-	 "--via ssh as a tar stream into the server's disk with the user's uid and gid. A\n"
-	 "re-run writes only missing files and files of the wrong size.\n"
+	 "a file in one request, signed where the server requires signing; libsmbclient, a\n"
+	 "connection per user, where the server requires encryption, or with\n"
+	 "PROVISION_SMB_CLIENT=libsmbclient), or with --via ssh as a tar stream into the\n"
+	 "server's disk with the user's uid and gid. A re-run writes only missing files and\n"
+	 "files of the wrong size.\n"
 	 "--dry-run says what would be made. Undo: provision cleanup server."},
 	{CMD_CLIENT, "client", NULL, false, PB, "client [--clients A,B] [--users N]",
 	 "write the per-user hosts aliases on every client",

@@ -66,6 +66,10 @@ struct pv_smb {
  * success or not (pv_smb2_free closes it). For the tests and the fuzz target: a scripted
  * server on the other end of a socketpair(2). */
 int smb2_connect_fd(int fd, const char *server, int timeout_ms, struct pv_smb2 **out);
+/* wire.c: for the same tests and fuzz target: the NTLMv2 client challenge of c's logons,
+ * instead of random bytes, so that the session key, and with it every signature, of a
+ * recorded conversation holds when it is replayed. */
+void smb2_test_cchal(struct pv_smb2 *c, const uint8_t cchal[8]);
 
 /* listing.c: what a tree holds, paths relative to its base, sorted (listing_walk) */
 struct found {

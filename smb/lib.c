@@ -3,7 +3,7 @@
  * Linked in, it and the 66 Samba libraries it pulls cost every provision command ~40 ms and
  * ~12 MiB before main() (lab: `provision --version` 50 ms and 19.7 MiB linked, 10 ms and
  * 7.1 MiB without it), and most commands never use it: trees go over our own SMB2 client, and
- * libsmbclient is left for `check` (share listing) and servers that require signing. */
+ * libsmbclient is left for `check` (share listing) and servers that require encryption. */
 #include "smb/internal.h"
 
 #include "util/err.h"

@@ -114,6 +114,12 @@ static const uint8_t OID_NTLMSSP[] = {0x06, 0x0a, 0x2b, 0x06, 0x01, 0x04,
 #define NTLMSSP_NEGOTIATE_TARGET_INFO 0x00800000u
 #define NTLMSSP_NEGOTIATE_128	      0x20000000u
 #define NTLMSSP_NEGOTIATE_56	      0x80000000u
+/* Not NTLMSSP_NEGOTIATE_KEY_EXCH (0x40000000): with it the client would pick a random
+ * ExportedSessionKey and send it RC4-encrypted under the KeyExchangeKey (MS-NLMP 3.1.5.1.2).
+ * Without it the session key SMB2 signs with is SessionBaseKey, which NTLMv2 already makes
+ * from the password and both challenges; Samba takes a logon without it (its own client
+ * asks for it, and its server asks nothing when the client does not). A flag the client
+ * did not ask for is never sent back in AUTHENTICATE (NEG_FLAGS & the server's flags). */
 #define NEG_FLAGS                                                                                  \
 	(NTLMSSP_NEGOTIATE_UNICODE | NTLMSSP_REQUEST_TARGET | NTLMSSP_NEGOTIATE_SIGN |             \
 	 NTLMSSP_NEGOTIATE_NTLM | NTLMSSP_NEGOTIATE_ALWAYS_SIGN | NTLMSSP_NEGOTIATE_EXTENDED |     \
@@ -236,6 +242,11 @@ int pv_ntlmv2_response(const uint8_t key[16], const uint8_t schal[8], uint64_t t
 	return r;
 }
 
+void pv_ntlmv2_session_key(const uint8_t key[16], const uint8_t proof[16], uint8_t out[16])
+{
+	pv_hmac_md5(key, 16, proof, 16, out);
+}
+
 /* Write a security buffer field (len, maxlen, offset) for data placed at off. MS-NLMP 2.2.1.3
  * gives Len and MaxLen 16 bits and BufferOffset 32: -1 when len or off does not fit, so a long
  * field is refused rather than sent with its length cut (the server would read garbage). */
@@ -251,11 +262,11 @@ static int field(uint8_t *p, size_t len, size_t off)
 
 int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const char *user, const char *domain,
 			 const char *password, size_t plen, uint64_t now, const uint8_t cchal[8],
-			 struct pv_buf *out)
+			 struct pv_buf *out, uint8_t session_key[16])
 {
 	struct pv_buf lm = PV_BUF_INIT, nt = PV_BUF_INIT, dom = PV_BUF_INIT, usr = PV_BUF_INIT;
 	struct pv_buf msg = PV_BUF_INIT;
-	uint8_t key[16], head[64] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0, 3};
+	uint8_t key[16], skey[16], head[64] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0, 3};
 	int r = -1;
 
 	if (pv_ntowfv2(password, plen, user, domain, key) < 0)
@@ -263,6 +274,10 @@ int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const char *user, co
 	if (pv_ntlmv2_response(key, c->challenge, c->has_timestamp ? c->timestamp : now, cchal,
 			       c->target_info, c->target_info_len, &nt) < 0)
 		goto out;
+	/* nt starts with NTProofStr; without KEY_EXCH (NEG_FLAGS lacks it, and the flags sent
+	 * below are NEG_FLAGS and the server's) ExportedSessionKey = KeyExchangeKey =
+	 * SessionBaseKey for NTLMv2 (MS-NLMP 3.1.5.1.2, 3.4.5.1) */
+	pv_ntlmv2_session_key(key, (const uint8_t *)nt.data, skey);
 	if (c->has_timestamp) { /* MS-NLMP 3.1.5.1.2: then LmChallengeResponse is Z(24) */
 		static const uint8_t z[24];
 
@@ -307,9 +322,11 @@ int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const char *user, co
 	    der_head(out, 0xa2, der_size(msg.len)) < 0 || der_head(out, 0x04, msg.len) < 0 ||
 	    pv_buf_add(out, msg.data, msg.len) < 0)
 		goto out;
+	memcpy(session_key, skey, 16);
 	r = 0;
 out:
 	explicit_bzero(key, sizeof(key));
+	explicit_bzero(skey, sizeof(skey));
 	pv_buf_release(&lm, 0);
 	pv_buf_release(&nt, 0);
 	pv_buf_release(&dom, 0);

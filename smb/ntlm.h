@@ -2,8 +2,11 @@
  * client of smb/wire.c. Pure logic: no I/O, no clock (the caller passes the time and the
  * client challenge), so every function here is unit-tested with the protocol's test vectors.
  *
- * Only what a logon needs: no signing or sealing keys, no MIC (the server does not ask for
- * one when the AUTHENTICATE message carries none), NTLMv2 only. */
+ * Only what a logon needs: NTLMv2 only, no MIC (the server does not ask for one when the
+ * AUTHENTICATE message carries none), no NTLM signing or sealing keys (SMB2 signs with its
+ * own algorithms, from the session key alone). The session key comes out of the logon for
+ * SMB2 signing; NTLMSSP_NEGOTIATE_KEY_EXCH is never negotiated, so it is SessionBaseKey
+ * itself (see pv_ntlm_authenticate) and no RC4 is needed. */
 #ifndef PV_SMB_NTLM_H
 #define PV_SMB_NTLM_H
 
@@ -38,15 +41,25 @@ int pv_ntlm_parse_challenge(const uint8_t *tok, size_t len, struct pv_ntlm_chall
  * user in domain. now: FILETIME used when the server sent no timestamp; cchal: 8 random
  * bytes. -1 on bad UTF-8 or out of memory; -2 when a field would not fit its 16-bit length
  * (MS-NLMP 2.2.1.3): a server's target info of more than 65487 bytes (the NTLMv2 response
- * is 48 bytes longer), or a user or domain of more than 32767 UTF-16 units. */
+ * is 48 bytes longer), or a user or domain of more than 32767 UTF-16 units.
+ *
+ * On success session_key holds the logon's session key, the one SMB2 takes as
+ * Session.SessionKey (the caller wipes it after use). It is MS-NLMP's ExportedSessionKey:
+ * without NTLMSSP_NEGOTIATE_KEY_EXCH, which this client never asks for, that is the
+ * KeyExchangeKey (3.1.5.1.2), which for NTLMv2 is SessionBaseKey (3.4.5.1): see
+ * pv_ntlmv2_session_key. The AUTHENTICATE's EncryptedRandomSessionKey stays empty. */
 int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const char *user, const char *domain,
 			 const char *password, size_t plen, uint64_t now, const uint8_t cchal[8],
-			 struct pv_buf *out);
+			 struct pv_buf *out, uint8_t session_key[16]);
 
 /* The NTLMv2 response itself (MS-NLMP 3.3.2): NTProofStr || temp, appended to out;
  * exposed for the test vectors of MS-NLMP 4.2.4. */
 int pv_ntlmv2_response(const uint8_t key[16], const uint8_t schal[8], uint64_t time,
 		       const uint8_t cchal[8], const uint8_t *info, size_t ilen,
 		       struct pv_buf *out);
+
+/* SessionBaseKey (MS-NLMP 3.3.2): HMAC_MD5(ResponseKeyNT, NTProofStr), key being
+ * ResponseKeyNT (NTOWFv2) and proof NTProofStr, the first 16 bytes of the NTLMv2 response. */
+void pv_ntlmv2_session_key(const uint8_t key[16], const uint8_t proof[16], uint8_t out[16]);
 
 #endif

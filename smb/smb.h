@@ -1,7 +1,7 @@
 /* smb/smb.h: SMB to the file server: our own SMB2 client (smb/wire.c: many users' sessions on
- * one connection, a file in one compound request) for building trees, and libsmbclient (the
- * only place it is used, loaded with dlopen when first needed) for what ours does not do:
- * signing, encryption, and the share listing of `check`.
+ * one connection, a file in one compound request, signed when the server requires it) for
+ * building trees, and libsmbclient (the only place it is used, loaded with dlopen when first
+ * needed) for what ours does not do: encryption, and the share listing of `check`.
  * Errors are recorded with pv_error(): PV_EUNREACH (refused, timeout, no route),
  * PV_ECRED (logon refused), PV_EREMOTE (any other SMB failure: the message names the path and
  * says "disk full" for ENOSPC), PV_EIO (out of memory, libsmbclient would not start).
@@ -61,12 +61,22 @@ int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
 
 /* Our own SMB2 client (smb/wire.c) for building trees: one connection carries the sessions
  * of many users, one after another (NTLMv2 logons), and each file is one compound request.
- * A connection is used from one thread. */
+ * A connection is used from one thread.
+ *
+ * Signing (MS-SMB2 3.1.4): when the server requires it (its NEGOTIATE answer says
+ * SIGNING_REQUIRED: Samba's `server signing = mandatory`, Windows Server 2025 by default),
+ * every request after the logon is signed with the session's key (HMAC-SHA256 for SMB 2.0.2
+ * and 2.1, AES-128-CMAC with the SMB 3.0 key derivation for 3.0 and 3.0.2), and every answer
+ * but interim ones must come signed; otherwise nothing is signed, and any answer that comes
+ * signed anyway (Samba signs the end of every logon) is still checked. An answer whose
+ * signature is wrong, that comes unsigned where one is required, or that is signed for no
+ * session of ours fails with PV_EREMOTE ("SMB answer from 'server' has a bad signature:
+ * ...") and loses the connection; it never sends us to libsmbclient. */
 struct pv_smb2;
 
 /* Connect and negotiate. On failure *out may still be set (free it); pv_smb2_unsupported()
- * then says whether the server wants what this client does not do (signing, encryption, a
- * dialect beyond 3.0.2): use pv_smb_session instead.
+ * then says whether the server wants what this client does not do (encryption, a dialect
+ * beyond 3.0.2): use pv_smb_session instead.
  *
  * Time: with T the timeout given here (seconds; 10 when 0 or less):
  *   - connecting takes at most T, and a read waits at most T for the next bytes;
@@ -85,12 +95,16 @@ struct pv_smb2;
  * bytes (share-relative) and listings within 2^20 entries: beyond, an error names the path. */
 int pv_smb2_connect(const char *server, int timeout, struct pv_smb2 **out);
 bool pv_smb2_unsupported(const struct pv_smb2 *c);
+/* NULL when c does not sign (the server does not require it, or c never negotiated), else
+ * how it signs, as "SMB 3.0.2, AES-128-CMAC"; the string lives as long as c. */
+const char *pv_smb2_signing(const struct pv_smb2 *c);
 /* Whether c can carry no more requests (the connection failed or closed, or never opened). */
 bool pv_smb2_lost(const struct pv_smb2 *c);
 void pv_smb2_free(struct pv_smb2 *c);
 
-/* pv_smb_tree_build over c as workgroup\user with password (NTLM), then log off. After a
- * failure check pv_smb2_unsupported() too (a server that wants encryption says so at logon). */
+/* pv_smb_tree_build over c as workgroup\user with password (NTLM), then log off (a LOGOFF
+ * answer with a bad signature fails the build too). After a failure check
+ * pv_smb2_unsupported() too (a server that wants encryption says so at logon). */
 int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *user,
 		       const struct pv_secret *password, const char *share, const char *base,
 		       const struct pv_smb_item *items, size_t n, bool fresh, pv_smb_fill_fn fill,

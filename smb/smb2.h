@@ -39,6 +39,15 @@ enum smb2_cmd {
 #define SMB2_FLAGS_RESPONSE 0x1u
 #define SMB2_FLAGS_ASYNC    0x2u
 #define SMB2_FLAGS_RELATED  0x4u
+#define SMB2_FLAGS_SIGNED   0x8u
+
+/* SecurityMode of NEGOTIATE and SESSION_SETUP (MS-SMB2 2.2.3, 2.2.4, 2.2.5) */
+#define SMB2_SIGNING_ENABLED  0x1u
+#define SMB2_SIGNING_REQUIRED 0x2u
+
+/* The Signature field of the header: 16 bytes at 48 */
+#define SMB2_SIG_AT  48
+#define SMB2_SIG_LEN 16
 
 /* The fixed part of a request or response header. */
 struct smb2_hdr {
@@ -65,6 +74,28 @@ const char *smb2_cmd_name(uint16_t cmd);
 
 /* A name for an NTSTATUS ("NT_STATUS_DISK_FULL"), or NULL when we do not know it. */
 const char *smb2_status_name(uint32_t status);
+
+/* Signing (MS-SMB2 3.1.4). The algorithm follows the dialect: HMAC-SHA256, its first 16
+ * bytes, for 2.0.2 and 2.1; AES-128-CMAC for 3.x (3.1.1's AES-GMAC is never negotiated here:
+ * this client offers 2.0.2 to 3.0.2). */
+
+/* Session.SigningKey from Session.SessionKey (MS-SMB2 3.2.5.3.1): the session key itself for
+ * 2.0.2 and 2.1; for 3.0 and 3.0.2 the SP800-108 KDF of it with the label "SMB2AESCMAC\0"
+ * and the context "SmbSign\0" (MS-SMB2 3.1.4.2). out may be session_key. */
+void smb2_signing_key(uint16_t dialect, const uint8_t session_key[16], uint8_t out[16]);
+
+/* The name of the signing algorithm of a dialect ("AES-128-CMAC"). */
+const char *smb2_sign_alg(uint16_t dialect);
+
+/* Sign the message at msg, len bytes from its header: to the next message of a compound,
+ * its padding included, or to the end of the frame (MS-SMB2 3.1.4.1). Sets
+ * SMB2_FLAGS_SIGNED, zeroes the signature field, and writes the signature there. */
+void smb2_sign(uint8_t *msg, size_t len, uint16_t dialect, const uint8_t key[16]);
+
+/* 0 when the message at msg (len bytes, as for smb2_sign) carries the signature key gives
+ * it, -1 when not (compared in constant time). The signature field is zeroed for the
+ * computation and put back: msg is as it was on return. len is at least SMB2_HDR. */
+int smb2_verify(uint8_t *msg, size_t len, uint16_t dialect, const uint8_t key[16]);
 
 /* A '/'-separated UTF-8 path appended to out as the UTF-16LE '\\'-separated name a CREATE
  * carries; -1 on invalid UTF-8 or out of memory. */

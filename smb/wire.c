@@ -10,9 +10,24 @@
  * with several such compounds in flight: smbd reads one frame per file and serves the write
  * synchronously (it keeps aio for writes that are not part of a compound).
  *
- * What it does not do, and then the caller uses libsmbclient (pv_smb2_unsupported): signing
- * or encryption (a server that requires them), SMB 3.1.1 only servers, Kerberos. Logon is
- * NTLMv2 in SPNEGO (smb/ntlm.c).
+ * Signing (MS-SMB2 3.1.4, 3.2.4.1.1, 3.2.5.1.3): when the server's NEGOTIATE answer says
+ * SIGNING_REQUIRED, every request after the logon is signed (each message of a compound on
+ * its own, its padding included) with the session's signing key: the NTLMv2 session key
+ * itself for 2.0.2 and 2.1 (HMAC-SHA256), its SP800-108 derivation for 3.0 and 3.0.2
+ * (AES-128-CMAC); and every answer from the logon's final SESSION_SETUP on must come signed
+ * with it. Whether required or not, an answer that comes signed is checked (Samba signs the
+ * final SESSION_SETUP answer of every logon that is not a guest's). Interim answers and
+ * break notifications are never checked (MS-SMB2 3.2.5.1.3 skips them; Samba's client too,
+ * since servers set the flag on interim answers without a valid signature). A server that
+ * does not require signing gets unsigned requests: signing costs both sides CPU on every
+ * byte written, and the tree builder is meant to leave the server as the only limit.
+ *
+ * What it does not do, and then the caller uses libsmbclient (pv_smb2_unsupported):
+ * encryption (a server or share that requires it), SMB 3.1.1 only servers (3.1.1 would need
+ * preauth integrity), Kerberos. Nor FSCTL_VALIDATE_NEGOTIATE_INFO (MS-SMB2 3.2.5.5, a client
+ * option that no server requires): a NEGOTIATE answer changed on the way to drop
+ * SIGNING_REQUIRED gets our requests refused by the server, and one that lowers the dialect
+ * still gets them signed. Logon is NTLMv2 in SPNEGO (smb/ntlm.c).
  *
  * What it does not take from a server (issue 13): every length and offset in an answer is
  * checked against the frame it came in before anything is read through it; a frame shorter
@@ -97,15 +112,23 @@ struct cut {
 struct pv_smb2 {
 	int fd;
 	char *server;
-	int64_t tmo;	   /* T, the timeout: ms a read waits for the next bytes */
-	int64_t due;	   /* a final answer must come by then (CLOCK_MONOTONIC ms); 0: none */
-	int64_t build_due; /* the tree build must end by then; 0: no build */
-	int64_t build_ms;  /* how long that build was given */
-	uint16_t waiting;  /* the command rpc() waits on (messages) */
-	int add_err;	   /* the code add() recorded when it last returned 0 */
-	bool multi_credit; /* 2.1 or later and the server does multi-credit: CreditCharge 1 */
-	bool broken;	   /* the connection is unusable: no more requests */
-	bool unsupported;  /* the server wants what this client does not do */
+	int64_t tmo;	    /* T, the timeout: ms a read waits for the next bytes */
+	int64_t due;	    /* a final answer must come by then (CLOCK_MONOTONIC ms); 0: none */
+	int64_t build_due;  /* the tree build must end by then; 0: no build */
+	int64_t build_ms;   /* how long that build was given */
+	uint16_t waiting;   /* the command rpc() waits on (messages) */
+	int add_err;	    /* the code add() recorded when it last returned 0 */
+	bool multi_credit;  /* 2.1 or later and the server does multi-credit: CreditCharge 1 */
+	bool broken;	    /* the connection is unusable: no more requests */
+	bool unsupported;   /* the server wants what this client does not do */
+	bool sign_required; /* the NEGOTIATE answer's SecurityMode has SIGNING_REQUIRED */
+	bool keyed;	    /* key is the signing key of session sid (from the AUTHENTICATE on) */
+	bool forged;	    /* an answer failed its signature check (the connection is broken) */
+	bool fixed_cchal;   /* the tests' client challenge (smb2_test_cchal), not random bytes */
+	uint16_t dialect;
+	uint8_t key[16]; /* Session.SigningKey; wiped when the session ends (forget_key) */
+	uint8_t cchal[8];
+	char signing[48]; /* pv_smb2_signing's words */
 	uint64_t mid;
 	int64_t credits;
 	uint64_t sid;
@@ -133,6 +156,24 @@ bool pv_smb2_unsupported(const struct pv_smb2 *c)
 bool pv_smb2_lost(const struct pv_smb2 *c)
 {
 	return !c || c->broken;
+}
+
+const char *pv_smb2_signing(const struct pv_smb2 *c)
+{
+	return c && c->sign_required && c->dialect ? c->signing : NULL;
+}
+
+void smb2_test_cchal(struct pv_smb2 *c, const uint8_t cchal[8])
+{
+	memcpy(c->cchal, cchal, 8);
+	c->fixed_cchal = true;
+}
+
+/* The session ends, or never began: its key goes. */
+static void forget_key(struct pv_smb2 *c)
+{
+	explicit_bzero(c->key, sizeof(c->key));
+	c->keyed = false;
 }
 
 /* ---- transport ---- */
@@ -212,6 +253,27 @@ static int ensure(uint8_t **buf, size_t *cap, size_t need)
 	return PV_OK;
 }
 
+/* Sign every message of what begin/add built, when the server requires signing and a
+ * session key exists: each message of a compound over its own bytes, from its header to the
+ * next one (padding included) or to the end (MS-SMB2 3.1.4.1, 3.2.4.1.4). SESSION_SETUP is
+ * not signed (MS-SMB2 3.2.4.1.1 signs it only to bind a channel, which this client never
+ * does); NEGOTIATE comes before any key. */
+static void sign_requests(struct pv_smb2 *c)
+{
+	if (!c->keyed || !c->sign_required)
+		return;
+	for (size_t off = 4;;) {
+		uint8_t *m = c->out + off;
+		uint32_t next = smb2_get32(m + 20);
+
+		if (smb2_get16(m + 12) != SMB2_SESSION_SETUP)
+			smb2_sign(m, next ? next : c->olen - off, c->dialect, c->key);
+		if (!next)
+			break;
+		off += next;
+	}
+}
+
 static int send_all(struct pv_smb2 *c)
 {
 	size_t off = 0, len = c->olen - 4;
@@ -223,6 +285,7 @@ static int send_all(struct pv_smb2 *c)
 	c->out[1] = (uint8_t)(len >> 16);
 	c->out[2] = (uint8_t)(len >> 8);
 	c->out[3] = (uint8_t)len;
+	sign_requests(c);
 	while (off < c->olen) {
 		ssize_t w = send(c->fd, c->out + off, c->olen - off, MSG_NOSIGNAL);
 
@@ -314,6 +377,79 @@ static int read_frame(struct pv_smb2 *c)
 	return read_n(c, c->in, len);
 }
 
+/* An interim answer: the request went async, its final answer follows (MS-SMB2 3.3.4.2,
+ * 3.2.5.1.5). It is no answer for a deadline. */
+static bool interim(const struct smb2_hdr *h)
+{
+	return h->status == ST_PENDING && (h->flags & SMB2_FLAGS_ASYNC);
+}
+
+static const char *status_text(uint32_t st, char *buf, size_t len)
+{
+	const char *n = smb2_status_name(st);
+
+	if (st == ST_DISK_FULL || st == ST_QUOTA_EXCEEDED)
+		snprintf(buf, len, "No space left on device (%s)", n);
+	else if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "NT status 0x%08x", st);
+	return buf;
+}
+
+/* Whether the answer h at off (mlen bytes) ends a logon with no key to sign it with: a
+ * SESSION_SETUP that failed, or that made a guest or anonymous session (SessionFlags,
+ * MS-SMB2 2.2.6; signing cannot be required of those, and logon() refuses them itself). */
+static bool unkeyed_setup(const struct pv_smb2 *c, size_t off, const struct smb2_hdr *h,
+			  size_t mlen)
+{
+	if (h->command != SMB2_SESSION_SETUP)
+		return false;
+	return h->status != ST_OK ||
+	       (mlen >= SMB2_HDR + 4 && (smb2_get16(c->in + off + SMB2_HDR + 2) & 0x3));
+}
+
+/* The signing rules for the answer h at off in the frame, mlen bytes (MS-SMB2 3.2.5.1.3, as
+ * Samba's client applies them): answers with STATUS_PENDING (interim ones) and break
+ * notifications (message id all ones) are passed over, signed or not;
+ * one that comes signed is checked, required or not, against the key of our session; when
+ * the server requires signing, every other answer from the logon's final SESSION_SETUP on
+ * must come signed (a SESSION_SETUP that fails has no key to be signed with). A failure
+ * loses the connection: nothing after it could be trusted either. */
+static int check_signature(struct pv_smb2 *c, size_t off, const struct smb2_hdr *h, size_t mlen)
+{
+	char why[128], st[96];
+
+	if (h->status == ST_PENDING || h->mid == UINT64_MAX)
+		return PV_OK;
+	if (h->flags & SMB2_FLAGS_SIGNED) {
+		if (!c->keyed)
+			snprintf(why, sizeof(why), "came signed before there was a session key");
+		else if (h->session != c->sid)
+			snprintf(why, sizeof(why),
+				 "came signed for session 0x%llx, not ours (0x%llx)",
+				 (unsigned long long)h->session, (unsigned long long)c->sid);
+		else if (smb2_verify(c->in + off, mlen, c->dialect, c->key) == 0)
+			return PV_OK;
+		else
+			snprintf(why, sizeof(why), "does not match its %s signature",
+				 smb2_sign_alg(c->dialect));
+	} else if (c->keyed && c->sign_required && !unkeyed_setup(c, off, h, mlen)) {
+		snprintf(why, sizeof(why), "came unsigned, and the server requires signing");
+	} else {
+		return PV_OK;
+	}
+	c->broken = true;
+	c->forged = true;
+	return pv_error(PV_EREMOTE,
+			"SMB answer from '%s' has a bad signature: %s (message %llu, %s) %s; the "
+			"connection is dropped (it was changed on the way, or signed with another "
+			"key: look for anything rewriting SMB between here and the server, or "
+			"build with PROVISION_SMB_CLIENT=libsmbclient)",
+			c->server, smb2_cmd_name(h->command), (unsigned long long)h->mid,
+			status_text(h->status, st, sizeof(st)), why);
+}
+
 /* The message at off in the frame: its header into h, its length (to the next message of a
  * compound, or the frame's end) into *mlen. MS-SMB2 2.2.1: NextCommand is the offset of the
  * next header from this one, so it must leave a whole header inside the frame. off is 0 or
@@ -333,14 +469,7 @@ static int message(struct pv_smb2 *c, size_t off, struct smb2_hdr *h, size_t *ml
 			h->next, off, c->ilen);
 	*mlen = h->next ? h->next : left;
 	c->credits += h->credits;
-	return PV_OK;
-}
-
-/* An interim answer: the request went async, its final answer follows (MS-SMB2 3.3.4.2,
- * 3.2.5.1.5). It is no answer for a deadline. */
-static bool interim(const struct smb2_hdr *h)
-{
-	return h->status == ST_PENDING && (h->flags & SMB2_FLAGS_ASYNC);
+	return check_signature(c, off, h, *mlen);
 }
 
 /* The body of the answer rsp (rlen bytes from its header) into *b, when it holds min bytes;
@@ -518,19 +647,6 @@ static int rpc(struct pv_smb2 *c, struct smb2_hdr *h, const uint8_t **rsp, size_
 	}
 }
 
-static const char *status_text(uint32_t st, char *buf, size_t len)
-{
-	const char *n = smb2_status_name(st);
-
-	if (st == ST_DISK_FULL || st == ST_QUOTA_EXCEEDED)
-		snprintf(buf, len, "No space left on device (%s)", n);
-	else if (n)
-		snprintf(buf, len, "%s", n);
-	else
-		snprintf(buf, len, "NT status 0x%08x", st);
-	return buf;
-}
-
 /* ---- connection ---- */
 
 static int dial(const char *server, int timeout, int *out)
@@ -610,7 +726,7 @@ static int negotiate(struct pv_smb2 *c)
 		return c->add_err;
 	smb2_put16(c->out + at, 36);
 	smb2_put16(c->out + at + 2, (uint16_t)ndialects);
-	smb2_put16(c->out + at + 4, 1); /* signing enabled, not required */
+	smb2_put16(c->out + at + 4, SMB2_SIGNING_ENABLED); /* we sign when the server requires */
 	if (getrandom(c->out + at + 12, 16, 0) != 16)
 		return pv_error(PV_EIO, "getrandom: %s", strerror(errno));
 	for (i = 0; i < ndialects; i++)
@@ -639,10 +755,16 @@ static int negotiate(struct pv_smb2 *c)
 				c->server, dialect);
 	}
 	c->multi_credit = dialect >= 0x0210 && (smb2_get32(b + 24) & 0x4);
-	if (smb2_get16(b + 2) & 0x2) {
-		c->unsupported = true;
-		return pv_error(PV_EREMOTE, "SMB to '%s': the server requires signing", c->server);
-	}
+	c->dialect = dialect;
+	/* MS-SMB2 3.2.5.2 (Connection.RequireSigning) and 3.2.5.3.1: every session on this
+	 * connection then signs (a guest session could not, and is refused at logon anyway) */
+	c->sign_required = (smb2_get16(b + 2) & SMB2_SIGNING_REQUIRED) != 0;
+	snprintf(c->signing, sizeof(c->signing), "SMB %s, %s",
+		 dialect == 0x0202   ? "2.0.2"
+		 : dialect == 0x0210 ? "2.1"
+		 : dialect == 0x0300 ? "3.0"
+				     : "3.0.2",
+		 smb2_sign_alg(dialect));
 	return PV_OK;
 }
 
@@ -674,6 +796,7 @@ void pv_smb2_free(struct pv_smb2 *c)
 		return;
 	if (c->fd >= 0)
 		close(c->fd);
+	forget_key(c);
 	free(c->server);
 	free(c->out);
 	free(c->in);
@@ -689,19 +812,22 @@ static int logon(struct pv_smb2 *c, const char *wg, const char *user, const stru
 	struct smb2_hdr h;
 	const uint8_t *rsp = NULL, *b = NULL;
 	size_t rlen, at;
-	uint8_t cchal[8];
+	uint8_t cchal[8], skey[16] = {0};
 	uint64_t now = ((uint64_t)time(NULL) + 11644473600ull) * 10000000ull;
 	char st[96];
 	int r;
 
 	c->sid = 0;
 	c->tid = 0;
+	forget_key(c);
+	if (c->fixed_cchal)
+		memcpy(cchal, c->cchal, 8);
+	else if (getrandom(cchal, 8, 0) != 8)
+		return pv_error(PV_EIO, "getrandom: %s", strerror(errno));
 	for (int step = 0; step < 2; step++) {
 		int nr = step == 0 ? pv_ntlm_negotiate(&tok)
-			 : getrandom(cchal, 8, 0) != 8
-				 ? -1
-				 : pv_ntlm_authenticate(&ch, user, wg, pw->data, pw->len, now,
-							cchal, &tok);
+				   : pv_ntlm_authenticate(&ch, user, wg, pw->data, pw->len, now,
+							  cchal, &tok, skey);
 
 		/* -2, or a token past SESSION_SETUP's 16-bit SecurityBufferLength (MS-SMB2
 		 * 2.2.5): the server's target info is too long to answer; refused, not cut */
@@ -721,12 +847,19 @@ static int logon(struct pv_smb2 *c, const char *wg, const char *user, const stru
 				     wg, user);
 			goto out;
 		}
+		if (step == 1) {
+			/* the key is there before the answer: the final SESSION_SETUP answer is
+			 * the first one signed with it (MS-SMB2 3.3.5.5.3; checked in message()) */
+			smb2_signing_key(c->dialect, skey, c->key);
+			explicit_bzero(skey, sizeof(skey));
+			c->keyed = true;
+		}
 		begin(c);
 		if (!(at = add_buffer(c, SMB2_SESSION_SETUP, 24, 12, tok.data, tok.len, false))) {
 			r = c->add_err;
 			goto out;
 		}
-		c->out[at + 3] = 1; /* signing enabled */
+		c->out[at + 3] = SMB2_SIGNING_ENABLED;
 		pv_buf_release(&tok, 1);
 		if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK ||
 		    (r = body(c, &h, rsp, rlen, 8, &b)) != PV_OK)
@@ -789,23 +922,28 @@ static int logon(struct pv_smb2 *c, const char *wg, const char *user, const stru
 	}
 	r = PV_OK;
 out:
+	if (r != PV_OK)
+		forget_key(c);
+	explicit_bzero(skey, sizeof(skey));
 	pv_buf_release(&tok, 1);
 	return r;
 }
 
+/* The LOGOFF's answer is signed with the session's key like any other: the key goes after it. */
 static void logoff(struct pv_smb2 *c)
 {
 	size_t at;
 
-	if (!c->sid || c->broken)
-		return;
-	begin(c);
-	if ((at = add(c, SMB2_LOGOFF, 4, false)) != 0) {
-		smb2_put16(c->out + at, 4);
-		rpc(c, NULL, NULL, NULL);
+	if (c->sid && !c->broken) {
+		begin(c);
+		if ((at = add(c, SMB2_LOGOFF, 4, false)) != 0) {
+			smb2_put16(c->out + at, 4);
+			rpc(c, NULL, NULL, NULL);
+		}
 	}
 	c->sid = 0;
 	c->tid = 0;
+	forget_key(c);
 }
 
 static int tree_connect(struct pv_smb2 *c, const char *share)
@@ -1344,6 +1482,10 @@ out:
 	if (r != PV_OK && !*keep)
 		snprintf(keep, sizeof(keep), "%s", pv_errmsg());
 	logoff(c);
+	if (r == PV_OK && c->forged) { /* the LOGOFF's answer failed its signature check */
+		r = PV_EREMOTE;
+		snprintf(keep, sizeof(keep), "%s", pv_errmsg());
+	}
 	if (r != PV_OK) /* what the clean-up above recorded must not replace the message */
 		pv_error(r, "%s", keep);
 	c->build_due = 0;

@@ -8,6 +8,7 @@
 
 #include <nettle/cmac.h>
 #include <nettle/hmac.h>
+#include <nettle/macros.h>
 #include <nettle/md4.h>
 #include <nettle/md5.h>
 #include <nettle/nettle-meta.h>
@@ -78,4 +79,31 @@ void pv_aes_cmac128(const uint8_t key[16], const void *data, size_t len, uint8_t
 	cmac_aes128_update(&ctx, len, data);
 	cmac_aes128_digest(&ctx, CMAC128_DIGEST_SIZE, out);
 	explicit_bzero(&ctx, sizeof(ctx));
+}
+
+void pv_kdf_hmac_sha256(const void *key, size_t klen, const void *label, size_t llen,
+			const void *context, size_t clen, uint8_t *out, size_t olen)
+{
+	struct hmac_sha256_ctx ctx; /* state derived from the key */
+	uint8_t k[SHA256_DIGEST_SIZE], be[4];
+	uint32_t bits = (uint32_t)(olen * 8);
+
+	for (uint32_t i = 1; olen > 0; i++) {
+		size_t n = olen < sizeof(k) ? olen : sizeof(k);
+
+		hmac_sha256_set_key(&ctx, klen, key);
+		WRITE_UINT32(be, i);
+		hmac_sha256_update(&ctx, sizeof(be), be);
+		hmac_sha256_update(&ctx, llen, label);
+		hmac_sha256_update(&ctx, 1, (const uint8_t *)"");
+		hmac_sha256_update(&ctx, clen, context);
+		WRITE_UINT32(be, bits);
+		hmac_sha256_update(&ctx, sizeof(be), be);
+		hmac_sha256_digest(&ctx, sizeof(k), k);
+		memcpy(out, k, n);
+		out += n;
+		olen -= n;
+	}
+	explicit_bzero(&ctx, sizeof(ctx));
+	explicit_bzero(k, sizeof(k));
 }

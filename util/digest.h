@@ -25,4 +25,13 @@ void pv_hmac_sha256(const void *key, size_t klen, const void *data, size_t len, 
 /* AES-CMAC with a 128-bit key (RFC 4493), as SMB 3 signing uses it. */
 void pv_aes_cmac128(const uint8_t key[16], const void *data, size_t len, uint8_t out[16]);
 
+/* The KDF in counter mode of NIST SP800-108 (section 5.1) with HMAC-SHA256 as the PRF and a
+ * 32-bit counter and length (r = 32), as MS-SMB2 3.1.4.2 derives the SMB 3 keys:
+ *   K(i) = HMAC-SHA256(key, [i]_32 || label || 0x00 || context || [L]_32), i from 1,
+ * big-endian, L = 8 x olen bits; out gets the first olen bytes of K(1) || K(2) || ...
+ * The label and context are taken as given (MS-SMB2's carry their terminating NUL, counted
+ * in llen and clen: "SMB2AESCMAC" is 12 bytes); olen is at most 2^29 - 1. */
+void pv_kdf_hmac_sha256(const void *key, size_t klen, const void *label, size_t llen,
+			const void *context, size_t clen, uint8_t *out, size_t olen);
+
 #endif

@@ -6,8 +6,9 @@
  * token; what it accepts, pv_ntlm_authenticate() must turn into a well-formed AUTHENTICATE
  * (MS-NLMP 2.2.1.3) in a well-formed NegTokenResp: every DER length and security buffer
  * consistent, the NTLMv2 response the one MS-NLMP 3.3.2 defines for that challenge, target
- * info and time. A bare CHALLENGE wrapped in SPNEGO here must read the same. A broken promise
- * aborts, which libFuzzer reports as a crash with the input that did it. */
+ * info and time, no KEY_EXCH, and the session key SessionBaseKey. A bare CHALLENGE wrapped in
+ * SPNEGO here must read the same. A broken promise aborts, which libFuzzer reports as a crash with
+ * the input that did it. */
 #include "smb/ntlm.h"
 
 #include <stdio.h>
@@ -74,12 +75,13 @@ static const uint8_t *buffer(const uint8_t *m, size_t mlen, size_t at, size_t *o
 	return m + o;
 }
 
-static void check_authenticate(const struct pv_ntlm_challenge *c, const struct pv_buf *tok)
+static void check_authenticate(const struct pv_ntlm_challenge *c, const struct pv_buf *tok,
+			       const uint8_t skey[16])
 {
 	const uint8_t *p = (const uint8_t *)tok->data, *end = p + tok->len, *m, *lm, *nt, *dom,
 		      *usr;
 	size_t l, mlen, lml, ntl, doml, usrl, wsl, keyl, off = 64;
-	uint8_t key[16];
+	uint8_t key[16], base[16];
 	struct pv_buf want = PV_BUF_INIT;
 	uint32_t flags;
 
@@ -117,6 +119,10 @@ static void check_authenticate(const struct pv_ntlm_challenge *c, const struct p
 	if (lml != 24 || (c->has_timestamp ? memcmp(lm, (uint8_t[24]){0}, 24) != 0
 					   : memcmp(lm + 16, CCHAL, 8) != 0))
 		broken("AUTHENTICATE: the LM response (Z(24) when the server sent a time)");
+	/* no KEY_EXCH: the session key is SessionBaseKey (MS-NLMP 3.3.2, 3.1.5.1.2) */
+	pv_ntlmv2_session_key(key, (const uint8_t *)want.data, base);
+	if (memcmp(skey, base, 16) || (flags & 0x40000000u))
+		broken("AUTHENTICATE: the session key is not SessionBaseKey, or KEY_EXCH was sent");
 	pv_buf_release(&want, 0);
 }
 
@@ -143,6 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pv_ntlm_challenge c, w;
 	struct pv_buf out = PV_BUF_INIT;
+	uint8_t skey[16];
 	int r = pv_ntlm_parse_challenge(data, size, &c);
 
 	if (r != 0) {
@@ -153,8 +160,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c.target_info < data || c.target_info_len > 0xffff ||
 	    c.target_info_len > (size_t)(data + size - c.target_info))
 		broken("parse: target info outside the token");
-	if (pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, NOW, CCHAL, &out) == 0)
-		check_authenticate(&c, &out);
+	if (pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, NOW, CCHAL, &out, skey) == 0)
+		check_authenticate(&c, &out, skey);
 	else if (c.target_info_len + 48 <= 0xffff)
 		broken("authenticate refused a challenge it can answer");
 	pv_buf_release(&out, 0);

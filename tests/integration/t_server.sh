@@ -116,19 +116,23 @@ expect_err "SMB sessions at once \(libsmbclient"
 expect_out "22 files written \(1 fixed\), 258 already right, 1 folders made"
 got=$(srv_tree fsroot1 st-cli1-u1)
 [[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "tree repaired by libsmbclient holds '$got'"
-# a server that requires signing (Windows Server 2025 does by default) or encryption: our
-# client, which does neither, steps aside at the first connection and libsmbclient does the work
+# a server that requires signing (Windows Server 2025 does by default): our client signs every
+# request, checks every answer and builds the trees itself (SMB 3.0.2 with Samba 4.17); one that
+# requires encryption: our client, which does not encrypt, steps aside at the first logon and
+# libsmbclient does the work
 smbd_param() { # add|del LINE: a [global] line of srv's smb.conf, then smbd restarted
 	local edit="/^\t$2\$/d"
 	[[ $1 == del ]] || edit="s/^\tregistry shares = yes\$/&\n\t$2/"
 	on srv sh -c "sed -i '$edit' /etc/samba/smb.conf && $LAB/bin/lab-service restart smbd" >/dev/null
 }
-for want in "server signing = mandatory:requires signing" "server smb encrypt = required:require encryption\\?\\)"; do
+for want in "server signing = mandatory:requires signing; our SMB2 client signs every request and checks every answer \\(SMB 3\\.0\\.2, AES-128-CMAC\\)" \
+	"server smb encrypt = required:require encryption\\?\\); using libsmbclient"; do
 	smbd_param add "${want%%:*}"
 	damage
 	pv "${P[@]}" server --users 2
 	expect_rc 0 "server when smbd has '${want%%:*}'"
-	expect_err "${want#*:}; using libsmbclient"
+	expect_err "${want#*:}"
+	[[ ${want%%:*} == *signing* ]] && expect_no_out "using libsmbclient" "stderr with signing required"
 	expect_out "22 files written \(1 fixed\), 258 already right, 1 folders made"
 	got=$(srv_tree fsroot1 st-cli1-u1)
 	[[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "tree repaired with '${want%%:*}' holds '$got'"

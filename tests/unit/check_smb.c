@@ -1,6 +1,7 @@
-/* tests/unit/check_smb.c: the pure parts of smb/: NTLMv2 (MS-NLMP 4.2.4 test vectors), the
- * NTLMSSP messages in their SPNEGO wrappers, and the SMB2 request encodings. The digests NTLM
- * uses are tested with util/digest (check_util.c). */
+/* tests/unit/check_smb.c: the pure parts of smb/: NTLMv2 (MS-NLMP 4.2.4 test vectors) and its
+ * session key, the NTLMSSP messages in their SPNEGO wrappers, the SMB2 request encodings, and
+ * SMB2 signing (Microsoft's published keys and signatures, and OpenSSL's where none is). The
+ * digests NTLM uses are tested with util/digest (check_util.c). */
 #include <check.h>
 
 #include "tests/unit/unit.h"
@@ -43,6 +44,66 @@ START_TEST(test_ntlmv2_vectors)
 }
 END_TEST
 
+/* The session key SMB2 signs with: MS-NLMP 3.3.2's SessionBaseKey, HMAC_MD5(ResponseKeyNT,
+ * NTProofStr), which is the ExportedSessionKey when NTLMSSP_NEGOTIATE_KEY_EXCH is not
+ * negotiated (3.1.5.1.2, 3.4.5.1). Two published examples: MS-NLMP 4.2.4 (4.2.4.1.2 gives
+ * the SessionBaseKey), and the NTLMv2 example in the appendix of Microsoft's "SMB 2 and SMB
+ * 3 security in Windows 10: the anatomy of signing and cryptographic keys" (a Windows
+ * client's AUTHENTICATE as administrator of SUT311, password Password01!: its NTOWFv2,
+ * NTProofStr and KeyExchangeKey; the blog's AV pairs, time and challenges are the inputs). */
+START_TEST(test_ntlm_session_key)
+{
+	static const char blog_info[] =
+		"02000c0053005500540033003100310001000c0053005500540033003100310004000c00530055"
+		"00540033003100310003000c0053005500540033003100310007000800a1a1f5adcbaed0010600"
+		"0400020000000800300030000000000000000000000000300000b61fefcaa857ea57bf1edcebf8"
+		"974b8e0eba5a6dfd9d07a31d11b548f8c9d0cc0a00100000000000000000000000000000000000"
+		"0900160063006900660073002f005300550054003300310031000000000000000000";
+	struct pv_buf b = PV_BUF_INIT;
+	struct pv_ntlm_challenge c = {0};
+	uint8_t key[16], skey[16], info[256], schal[8], cchal[8];
+	size_t ilen;
+	const uint8_t *m;
+
+	/* MS-NLMP 4.2.4: ResponseKeyNT and NTProofStr as in test_ntlmv2_vectors */
+	ck_assert_int_eq(pv_ntowfv2("Password", 8, "User", "Domain", key), 0);
+	ck_assert_int_eq(pv_ntlmv2_response(key, SCHAL, 0, CCHAL, INFO, sizeof(INFO), &b), 0);
+	pv_ntlmv2_session_key(key, (const uint8_t *)b.data, skey);
+	ck_assert_str_eq(pv_unit_hex(skey, 16), "8de40ccadbc14a82f15cb0ad0de95ca3");
+	/* the same out of the AUTHENTICATE made for 4.2.4's challenge (no timestamp: time 0),
+	 * whose flags offer KEY_EXCH: not taken, EncryptedRandomSessionKey stays empty */
+	memcpy(c.challenge, SCHAL, 8);
+	c.flags = 0xe28a8233u; /* 4.2.4's CHALLENGE flags, KEY_EXCH (0x40000000) among them */
+	c.target_info = INFO;
+	c.target_info_len = sizeof(INFO);
+	memset(skey, 0, 16);
+	ck_assert_int_eq(
+		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey), 0);
+	ck_assert_str_eq(pv_unit_hex(skey, 16), "8de40ccadbc14a82f15cb0ad0de95ca3");
+	m = memmem(b.data, b.len, "NTLMSSP", 8);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m[52] | m[53] << 8, 0);		/* EncryptedRandomSessionKey */
+	ck_assert_uint_eq(smb2_get32(m + 60) & 0x40000000u, 0); /* no KEY_EXCH */
+	ck_assert_uint_eq(smb2_get32(m + 60) & 0x10u, 0x10u);	/* SIGN */
+
+	/* the blog's Windows logon */
+	ck_assert_int_eq(pv_ntowfv2("Password01!", 11, "administrator", "SUT311", key), 0);
+	ck_assert_str_eq(pv_unit_hex(key, 16), "aee3959b44a815f1eb28c9511b4f533b");
+	ck_assert_uint_eq(pv_unit_unhex("0D1D8BA31179D008", schal, 8), 8);
+	ck_assert_uint_eq(pv_unit_unhex("BC4AD05F223CC90F", cchal, 8), 8);
+	ck_assert_uint_ne(ilen = pv_unit_unhex(blog_info, info, sizeof(info)), 0);
+	pv_buf_reset(&b);
+	ck_assert_int_eq(
+		pv_ntlmv2_response(key, schal, 0x01d0aecbadf5a1a1ull, cchal, info, ilen, &b), 0);
+	ck_assert_uint_eq(b.len, 238); /* the NtChallengeResponse's length on the wire */
+	ck_assert_str_eq(pv_unit_hex((const uint8_t *)b.data, 16),
+			 "63078eb639fe03e20a231c3ae3bf2308");
+	pv_ntlmv2_session_key(key, (const uint8_t *)b.data, skey);
+	ck_assert_str_eq(pv_unit_hex(skey, 16), "b4cf22566926b1c069acd80e4d73c814");
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 /* A CHALLENGE as Samba sends it, in a NegTokenResp, with a timestamp. */
 static size_t challenge_token(uint8_t *out, int spnego)
 {
@@ -74,6 +135,7 @@ static size_t challenge_token(uint8_t *out, int spnego)
 
 START_TEST(test_ntlm_messages)
 {
+	uint8_t skey[16];
 	struct pv_buf b = PV_BUF_INIT;
 	struct pv_ntlm_challenge c;
 	uint8_t tok[256];
@@ -105,8 +167,8 @@ START_TEST(test_ntlm_messages)
 
 	n = challenge_token(tok, 1);
 	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
-	ck_assert_int_eq(pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b),
-			 0);
+	ck_assert_int_eq(
+		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey), 0);
 	ck_assert_uint_eq((uint8_t)b.data[0], 0xa1);
 	ntlm = memmem(b.data, b.len, "NTLMSSP", 8);
 	ck_assert_ptr_nonnull(ntlm);
@@ -155,6 +217,7 @@ static uint8_t *long_challenge(size_t ilen, size_t *n)
  * reproducer is tests/fuzz/crashes/ntlm/long-target-info). */
 START_TEST(test_ntlm_long_target_info)
 {
+	uint8_t skey[16];
 	struct pv_buf b = PV_BUF_INIT;
 	struct pv_ntlm_challenge c;
 	size_t n;
@@ -163,16 +226,17 @@ START_TEST(test_ntlm_long_target_info)
 
 	ck_assert_int_eq(pv_ntlm_parse_challenge(m, n, &c), 0);
 	ck_assert_uint_eq(c.target_info_len, 0xffff - 48);
-	ck_assert_int_eq(pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b),
-			 0);
+	ck_assert_int_eq(
+		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey), 0);
 	a = memmem(b.data, b.len, "NTLMSSP", 8);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_uint_eq(a[20] | a[21] << 8, 0xffff); /* NtChallengeResponse: just fits */
 	free(m);
 	m = long_challenge(0xffff - 47, &n);
 	ck_assert_int_eq(pv_ntlm_parse_challenge(m, n, &c), 0);
-	ck_assert_int_eq(pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b),
-			 -2); /* refused, not sent with its length cut */
+	ck_assert_int_eq(
+		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey),
+		-2); /* refused, not sent with its length cut */
 	free(m);
 	pv_buf_release(&b, 0);
 }
@@ -238,6 +302,90 @@ START_TEST(test_smb2_names)
 }
 END_TEST
 
+/* The blog's final SESSION_SETUP answer of its SMB 3.1.1 example ("the anatomy of signing
+ * and cryptographic keys", appendix: "SessionId 0x100000000019 COMPLETED"), as it went on the
+ * wire, signed with AES-128-CMAC under SigningKey 73FE7A9A77BEF0BDE49C650D8CCB5F76; and the
+ * second channel's, signed under C962BCA1A9DD1697B030644199705431. 3.1.1 signs with the same
+ * AES-128-CMAC as 3.0 when no signing algorithm is negotiated, so these are published
+ * signatures of the 3.x algorithm (smb2_sign_alg(0x0311) is AES-128-CMAC). */
+static const char SETUP_1[] =
+	"FE534D4240000100000000000100800009000000000000000300000000000000FFFE000000000000"
+	"1900000000100000EBE146DA120BA25FC3376A49DFE31BC10900000048001D00A11B3019A0030A01"
+	"00A3120410010000003B453CDC3524164200000000";
+static const char SETUP_2[] =
+	"FE534D4240000100000000000100800009000000000000000300000000000000FFFE000000000000"
+	"19000000001000008D604217FFBACF40635BF9D8729921500900000048001D00A11B3019A0030A01"
+	"00A312041001000000CFB046FC5D368E2200000000";
+
+START_TEST(test_smb2_signing)
+{
+	uint8_t m[128], k[16], saved[128], sk[16];
+	size_t n;
+
+	/* the published signatures verify; the message is left as it came */
+	ck_assert_uint_eq(n = pv_unit_unhex(SETUP_1, m, sizeof(m)), 101);
+	memcpy(saved, m, n);
+	pv_unit_unhex("73FE7A9A77BEF0BDE49C650D8CCB5F76", k, 16);
+	ck_assert_int_eq(smb2_verify(m, n, 0x0311, k), 0);
+	ck_assert_mem_eq(m, saved, n);
+	/* any byte changed, the signature's or the message's, or another key: refused */
+	for (size_t i = 0; i < n; i += 7) {
+		m[i] ^= 0x20;
+		ck_assert_msg(smb2_verify(m, n, 0x0311, k) == -1, "byte %zu flipped", i);
+		m[i] ^= 0x20;
+	}
+	ck_assert_int_eq(smb2_verify(m, n - 1, 0x0311, k), -1);
+	ck_assert_int_eq(smb2_verify(m, n, 0x0210, k), -1); /* HMAC-SHA256 is not it */
+	/* signed anew: the same bytes */
+	memset(m + SMB2_SIG_AT, 0, SMB2_SIG_LEN);
+	smb2_put32(m + 16, SMB2_FLAGS_RESPONSE);
+	smb2_sign(m, n, 0x0311, k);
+	ck_assert_mem_eq(m, saved, n);
+	ck_assert_uint_eq(pv_unit_unhex(SETUP_2, m, sizeof(m)), 101);
+	pv_unit_unhex("C962BCA1A9DD1697B030644199705431", k, 16);
+	ck_assert_int_eq(smb2_verify(m, n, 0x0302, k), 0);
+
+	/* the signing keys: SMB 3.0 and 3.0.2 derive (the blog's 3.0 example), 2.x take the
+	 * session key as it is */
+	pv_unit_unhex("7CD451825D0450D235424E44BA6E78CC", k, 16);
+	smb2_signing_key(0x0300, k, sk);
+	ck_assert_str_eq(pv_unit_hex(sk, 16), "0b7e9c5cac36c0f6ea9ab275298cedce");
+	smb2_signing_key(0x0302, k, sk);
+	ck_assert_str_eq(pv_unit_hex(sk, 16), "0b7e9c5cac36c0f6ea9ab275298cedce");
+	smb2_signing_key(0x0210, k, sk);
+	ck_assert_mem_eq(sk, k, 16);
+	smb2_signing_key(0x0202, k, k); /* in place */
+	ck_assert_str_eq(pv_unit_hex(k, 16), "7cd451825d0450d235424e44ba6e78cc");
+	ck_assert_str_eq(smb2_sign_alg(0x0210), "HMAC-SHA256");
+	ck_assert_str_eq(smb2_sign_alg(0x0300), "AES-128-CMAC");
+
+	/* no published HMAC-SHA256 signature exists for 2.x: the blog's message, signature
+	 * zeroed, under MS-NLMP 4.2.4's session key, was signed by OpenSSL 3.0.19 and Python's
+	 * hmac (the first 16 bytes of the HMAC):
+	 *   openssl mac -digest SHA256 -macopt hexkey:8de40ccadbc14a82f15cb0ad0de95ca3 \
+	 *     -in msg.bin HMAC
+	 * and for 3.0.2 under the key derived from it (openssl kdf ... KBKDF as in check_util's
+	 * test_kdf_hmac_sha256: da4ac0beee007ec22a4890178c927c14), by
+	 *   openssl mac -cipher AES-128-CBC -macopt hexkey:da4ac0beee007ec22a4890178c927c14 \
+	 *     -in msg.bin CMAC
+	 * and Python's cryptography (CMAC) */
+	pv_unit_unhex(SETUP_1, m, sizeof(m));
+	pv_unit_unhex("8de40ccadbc14a82f15cb0ad0de95ca3", k, 16);
+	smb2_sign(m, n, 0x0210, k);
+	ck_assert_str_eq(pv_unit_hex(m + SMB2_SIG_AT, 16), "60ac46c03d2d180886d30fc9e7be5daf");
+	ck_assert_int_eq(smb2_verify(m, n, 0x0202, k), 0);
+	smb2_signing_key(0x0302, k, sk);
+	ck_assert_str_eq(pv_unit_hex(sk, 16), "da4ac0beee007ec22a4890178c927c14");
+	smb2_sign(m, n, 0x0302, sk);
+	ck_assert_str_eq(pv_unit_hex(m + SMB2_SIG_AT, 16), "c09aadb80f4306e2efd969c1457f7284");
+	ck_assert_int_eq(smb2_verify(m, n, 0x0300, sk), 0);
+	/* a request gets the flag set by signing */
+	smb2_put32(m + 16, 0);
+	smb2_sign(m, n, 0x0302, sk);
+	ck_assert_uint_eq(smb2_get32(m + 16), SMB2_FLAGS_SIGNED);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("smb");
@@ -246,10 +394,12 @@ int main(void)
 	tcase_add_test(tc, test_ntlmv2_vectors);
 	tcase_add_test(tc, test_ntlm_messages);
 	tcase_add_test(tc, test_ntlm_long_target_info);
+	tcase_add_test(tc, test_ntlm_session_key);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("smb2");
 	tcase_add_test(tc, test_smb2_header);
 	tcase_add_test(tc, test_smb2_names);
+	tcase_add_test(tc, test_smb2_signing);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }

@@ -352,6 +352,56 @@ START_TEST(test_aes_cmac128)
 }
 END_TEST
 
+/* The SP800-108 counter-mode KDF with HMAC-SHA256 (r = 32) against the key derivation
+ * examples Microsoft published in "SMB 2 and SMB 3 security in Windows 10: the anatomy of
+ * signing and cryptographic keys" (Open Specifications blog, E. Olougouna, 2017, appendix):
+ * SMB 3.0's SigningKey of both channels (label "SMB2AESCMAC\0", context "SmbSign\0"), and
+ * SMB 3.1.1's (label "SMBSigningKey\0", the 64-byte preauth hash as context), which takes
+ * the same function with other inputs. The same values come out of an independent
+ * implementation: OpenSSL 3.0.19's KBKDF,
+ *   openssl kdf -keylen 16 -kdfopt mac:HMAC -kdfopt digest:SHA256 \
+ *     -kdfopt hexkey:7CD451825D0450D235424E44BA6E78CC \
+ *     -kdfopt hexsalt:534d4232414553434d414300 -kdfopt hexinfo:536d625369676e00 KBKDF
+ * (salt is the label, info the context), and Python's hmac module. Longer outputs (two
+ * blocks) were checked against the same openssl command with -keylen 40. */
+START_TEST(test_kdf_hmac_sha256)
+{
+	static const struct {
+		const char *key, *label, *context, *out;
+		size_t llen;
+	} v[] = {
+		{"7CD451825D0450D235424E44BA6E78CC", "SMB2AESCMAC", "536d625369676e00",
+		 "0b7e9c5cac36c0f6ea9ab275298cedce", 12},
+		{"4E01A2B313BCF660CC250BEF021AEDE6", "SMB2AESCMAC", "536d625369676e00",
+		 "ba1a17dbbfec349bca105563d598952f", 12},
+		{"270E1BA896585EEB7AF3472D3B4C75A7", "SMBSigningKey",
+		 "0DD13628CC3ED218EF9DF9772D436D0887AB9814BFAE63A80AA845F36909DB79"
+		 "28622DDDAD522D9751640A459762C5A9D6BB084CBB3CE6BDADEF5D5BCE3C6C01",
+		 "73fe7a9a77bef0bde49c650d8ccb5f76", 14},
+		{"84B9DBB730116A8FA6E9889555C265F9", "SMBSigningKey",
+		 "EA3BF912B11CBFEC5B1889E8209614218687F82FA5294521AD3063425E49E88A"
+		 "10BD022124CE25123BC9111F52D9566BA88BF46344E6063DC5E3FF0389026F6C",
+		 "c962bca1a9dd1697b030644199705431", 14},
+	};
+	uint8_t key[16], ctx[64], out[40];
+	size_t clen;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		ck_assert_uint_eq(pv_unit_unhex(v[i].key, key, sizeof(key)), 16);
+		ck_assert_uint_ne(clen = pv_unit_unhex(v[i].context, ctx, sizeof(ctx)), 0);
+		pv_kdf_hmac_sha256(key, 16, v[i].label, v[i].llen, ctx, clen, out, 16);
+		ck_assert_str_eq(pv_unit_hex(out, 16), v[i].out);
+	}
+	/* L is part of the input: 40 bytes are not the 16 above followed by more (OpenSSL,
+	 * -keylen 40, same key, salt and info as the first vector) */
+	pv_unit_unhex(v[0].key, key, 16);
+	pv_unit_unhex(v[0].context, ctx, 8);
+	pv_kdf_hmac_sha256(key, 16, "SMB2AESCMAC", 12, ctx, 8, out, 40);
+	ck_assert_str_eq(pv_unit_hex(out, 40), "1c4418e11bb1e38dcb2dc57e30d29ea9922bd0cd3ffc9742"
+					       "28514e11762b2546692ae2ea79d5916d");
+}
+END_TEST
+
 START_TEST(test_tar_headers)
 {
 	struct pv_buf b = PV_BUF_INIT;
@@ -663,6 +713,7 @@ int main(void)
 	tcase_add_test(tc, test_hmac_md5);
 	tcase_add_test(tc, test_hmac_sha256);
 	tcase_add_test(tc, test_aes_cmac128);
+	tcase_add_test(tc, test_kdf_hmac_sha256);
 	tcase_add_test(tc, test_tar_read);
 	tcase_add_test(tc, test_tar_read_by_tar);
 	tcase_add_test(tc, test_buf_secret);

@@ -6,6 +6,12 @@
  * cut compounds, endless keep-alives and STATUS_PENDING, a 64 KiB NTLM target info, paths
  * over the limit) must each end in a clear error, never a crash (ASan, UBSan).
  *
+ * The fake can require signing (as Samba's `server signing = mandatory`): it computes the
+ * session key from the AUTHENTICATE and the password it knows, checks the signature of every
+ * request after the logon with its own code (the KDF input spelled out, the MACs of
+ * util/digest, not smb/smb2.c's signing), refuses a request that is not signed right, and
+ * signs its answers; hooks then change what it signed.
+ *
  * With PV_SMB2_CORPUS=<folder> set, the plan of tests/fuzz/smb2_plan.h is run against the
  * fake server, as is and under each fault, and what the server sent is written there: the
  * seed corpus of tests/fuzz/fuzz_smb2.c. */
@@ -51,6 +57,13 @@ struct handle {
 	bool listed, delete_on_close;
 };
 
+/* What the fake does about signing: nothing (as before signing was written: these answers
+ * are the seed corpus's), sign the final SESSION_SETUP answer of a logon and nothing more
+ * (Samba when signing is not required: it signs that answer for every logon that is not a
+ * guest's), or require signing (SecurityMode SIGNING_REQUIRED; every request after the logon
+ * must be signed right, and every answer is signed). */
+enum { SIGN_NONE, SIGN_SETUP, SIGN_REQUIRED };
+
 /* The request a frame starts with, for hooks to choose on. */
 struct req {
 	uint16_t cmd;
@@ -73,6 +86,10 @@ struct fake {
 	unsigned done;	    /* for hooks that act once */
 	size_t target_info; /* bytes of NTLM target info in the challenge (0: a small one) */
 	uint16_t dialect;   /* chosen in NEGOTIATE (0: 3.0.2) */
+	int signing;	    /* SIGN_NONE, SIGN_SETUP or SIGN_REQUIRED (below) */
+	bool keyed;	    /* key is the signing key of the session logged on */
+	uint8_t key[16];
+	unsigned signed_ok, sig_bad, unsigned_reqs; /* requests after the logon, when required */
 	uint8_t schal[8];
 	struct node fs[NODES];
 	struct handle h[HANDLES];
@@ -123,17 +140,27 @@ static void keepalive(struct fake *f)
 	send_raw(f, "\x85\0\0\0", 4);
 }
 
-/* An interim answer to mid: async, STATUS_PENDING (MS-SMB2 3.3.4.2). */
-static void interim(struct fake *f, uint16_t cmd, uint64_t mid)
+/* An interim answer to mid: async, STATUS_PENDING (MS-SMB2 3.3.4.2); with flags
+ * SMB2_FLAGS_SIGNED too, a signature field of 0xaa bytes (a server may flag an interim
+ * answer to a signed request so; MS-SMB2 3.2.5.1.3 checks no interim answer). */
+static void interim_flagged(struct fake *f, uint16_t cmd, uint64_t mid, uint32_t flags)
 {
 	uint8_t m[SMB2_HDR + 9] = {0};
 	struct smb2_hdr h = {0, cmd, 1,	  ST_PENDING, SMB2_FLAGS_RESPONSE | SMB2_FLAGS_ASYNC,
 			     0, 0,   mid, 0x1122};
 
+	h.flags |= flags;
 	smb2_hdr_put(m, &h);
 	smb2_put64(m + 32, 0x77); /* AsyncId */
+	if (flags & SMB2_FLAGS_SIGNED)
+		memset(m + 48, 0xaa, 16);
 	put16(m + SMB2_HDR, 9);
 	send_frame(f, m, sizeof(m));
+}
+
+static void interim(struct fake *f, uint16_t cmd, uint64_t mid)
+{
+	interim_flagged(f, cmd, mid, 0);
 }
 
 /* Whether the client has closed its end, waiting up to ms for it; what it sends meanwhile
@@ -277,11 +304,57 @@ static void challenge(struct fake *f, struct pv_buf *out)
 	pv_buf_release(&ti, 0);
 }
 
+static uint16_t dialect_of(const struct fake *f)
+{
+	return f->dialect ? f->dialect : 0x0302;
+}
+
+/* The fake's signing key from the session key (MS-SMB2 3.1.4.2 as written: for 3.x,
+ * HMAC-SHA256(key, [1]_32 "SMB2AESCMAC\0" 0x00 "SmbSign\0" [128]_32), its first 16 bytes). */
+static void fake_key(struct fake *f, const uint8_t session_key[16])
+{
+	/* [i]_32, "SMB2AESCMAC\0", the 0x00 separator, "SmbSign\0", [L]_32 */
+	static const uint8_t in[] = "\0\0\0\1"
+				    "SMB2AESCMAC\0"
+				    "\0"
+				    "SmbSign\0"
+				    "\0\0\0\x80";
+	uint8_t h[32];
+
+	if (dialect_of(f) >= 0x0300) {
+		pv_hmac_sha256(session_key, 16, in, sizeof(in) - 1, h); /* not the literal's NUL */
+		memcpy(f->key, h, 16);
+	} else {
+		memcpy(f->key, session_key, 16);
+	}
+	f->keyed = true;
+}
+
+/* The signature of the message m (n bytes) under the fake's key, its signature field taken
+ * as zero (MS-SMB2 3.1.4.1). */
+static void fake_mac(const struct fake *f, const uint8_t *m, size_t n, uint8_t sig[16])
+{
+	uint8_t *z = malloc(n), h[32];
+
+	ck_assert_ptr_nonnull(z);
+	memcpy(z, m, n);
+	memset(z + 48, 0, 16);
+	if (dialect_of(f) >= 0x0300) {
+		pv_aes_cmac128(f->key, z, n, sig);
+	} else {
+		pv_hmac_sha256(f->key, 16, z, n, h);
+		memcpy(sig, h, 16);
+	}
+	free(z);
+}
+
 /* Check an AUTHENTICATE (MS-NLMP 2.2.1.3) as a server would: every field inside the
- * message, the NTLMv2 proof right for LAB\u1 and the plan's password (MS-NLMP 3.3.2). */
+ * message, the NTLMv2 proof right for LAB\u1 and the plan's password (MS-NLMP 3.3.2). A
+ * right one gives the session its key: SessionBaseKey = HMAC_MD5(ResponseKeyNT, NTProofStr),
+ * the key without KEY_EXCH. */
 static bool authenticate_ok(struct fake *f, const uint8_t *m, size_t n)
 {
-	uint8_t key[16], proof[16];
+	uint8_t key[16], proof[16], base[16];
 	size_t off[6], len[6];
 	struct pv_buf t = PV_BUF_INIT;
 	bool ok;
@@ -302,6 +375,10 @@ static bool authenticate_ok(struct fake *f, const uint8_t *m, size_t n)
 	pv_hmac_md5(key, 16, t.data, t.len, proof);
 	ok = memcmp(proof, m + off[1], 16) == 0;
 	pv_buf_release(&t, 0);
+	if (ok && len[5] == 0 && !(smb2_get32(m + 60) & 0x40000000u)) {
+		pv_hmac_md5(key, 16, proof, 16, base);
+		fake_key(f, base);
+	}
 	return ok;
 }
 
@@ -316,6 +393,8 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 
 	if (ntlm && ntlm[8] == 1) {
 		struct pv_buf c = PV_BUF_INIT;
+
+		f->keyed = false; /* a new logon */
 		uint8_t *b;
 
 		challenge(f, &c);
@@ -476,8 +555,8 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 		msg(out, SMB2_NEGOTIATE, h.mid, ST_OK, 0);
 		b = grow(out, 64 + 8);
 		put16(b, 65);
-		put16(b + 2, 1); /* signing enabled */
-		put16(b + 4, f->dialect ? f->dialect : 0x0302);
+		put16(b + 2, f->signing == SIGN_REQUIRED ? 3 : 1); /* signing enabled, required */
+		put16(b + 4, dialect_of(f));
 		put32(b + 24, 0x4); /* large MTU: multi-credit */
 		put32(b + 28, 1 << 23);
 		put32(b + 32, 1 << 23);
@@ -597,6 +676,50 @@ static bool read_all(int fd, uint8_t *p, size_t n)
 	return true;
 }
 
+/* When signing is required, a request after the logon (NEGOTIATE and SESSION_SETUP are not
+ * signed) is counted as signed right, signed wrong or unsigned, and refused unless signed
+ * right (true: answer STATUS_ACCESS_DENIED, as Samba does). *sign: sign its answer. */
+static bool refused(struct fake *f, const uint8_t *m, size_t n, bool *sign)
+{
+	uint16_t cmd = smb2_get16(m + 12);
+	uint8_t sig[16];
+
+	*sign = false;
+	if (f->signing != SIGN_REQUIRED || !f->keyed || cmd == SMB2_NEGOTIATE ||
+	    cmd == SMB2_SESSION_SETUP)
+		return false;
+	if (!(smb2_get32(m + 16) & SMB2_FLAGS_SIGNED)) {
+		f->unsigned_reqs++;
+		return true;
+	}
+	fake_mac(f, m, n, sig);
+	if (memcmp(sig, m + 48, 16) != 0) {
+		f->sig_bad++;
+		return true;
+	}
+	f->signed_ok++;
+	*sign = true;
+	return false;
+}
+
+/* Sign the messages of the answer frame out that sign[] (one per message, n of them) asks
+ * for: each over its own bytes, to the next message (padding included) or the end. */
+static void sign_answers(const struct fake *f, struct pv_buf *out, const bool *sign, unsigned n)
+{
+	for (size_t o = 0, i = 0;; i++) {
+		uint8_t *m = (uint8_t *)out->data + o;
+		uint32_t next = smb2_get32(m + 20);
+
+		if (i < n && sign[i]) {
+			put32(m + 16, smb2_get32(m + 16) | SMB2_FLAGS_SIGNED);
+			fake_mac(f, m, next ? next : out->len - o, m + 48);
+		}
+		if (!next)
+			break;
+		o += next;
+	}
+}
+
 static void *serve(void *arg)
 {
 	struct fake *f = arg;
@@ -611,6 +734,8 @@ static void *serve(void *arg)
 		uint32_t rstatus = ST_OK;
 		size_t last = SIZE_MAX;
 		enum act a = SEND;
+		bool sign[64];
+		unsigned nmsg = 0;
 
 		if (!in || !read_all(f->fd, nb, 4))
 			break;
@@ -628,11 +753,30 @@ static void *serve(void *arg)
 			if (last != SIZE_MAX)
 				put32((uint8_t *)out.data + last + 20, (uint32_t)(out.len - last));
 			last = out.len;
-			answer(f, in + off, mlen, &related, &rstatus, &out);
+			{
+				uint16_t cmd = smb2_get16(in + off + 12);
+				unsigned ok_before = f->logons_ok;
+				bool sign_it;
+
+				if (refused(f, in + off, mlen, &sign_it)) {
+					rstatus = ST_ACCESS_DENIED;
+					msg(&out, cmd, smb2_get64(in + off + 24), rstatus, 0);
+					error_body(&out);
+				} else {
+					answer(f, in + off, mlen, &related, &rstatus, &out);
+				}
+				/* the end of a logon: signed unless the fake signs nothing */
+				if (cmd == SMB2_SESSION_SETUP && f->logons_ok > ok_before &&
+				    f->keyed && f->signing != SIGN_NONE)
+					sign_it = true;
+				if (nmsg < 64)
+					sign[nmsg++] = sign_it;
+			}
 			if (!next || next > len - off - SMB2_HDR)
 				break;
 			off += next;
 		}
+		sign_answers(f, &out, sign, nmsg);
 		if (f->hook) {
 			a = f->hook(f, &q, &out);
 			f->hooked++;
@@ -854,6 +998,239 @@ START_TEST(test_logon_refused)
 	pv_smb2_free(c);
 	pv_secret_free(pw);
 	fake_stop(&f);
+}
+END_TEST
+
+/* ---- signing ---- */
+
+/* Interim answers before final ones: unsigned for SESSION_SETUP, flagged as signed with a
+ * signature that is none for the others (neither is checked). */
+static enum act pending_signed(struct fake *f, const struct req *q, struct pv_buf *reply)
+{
+	(void)reply;
+	if (q->cmd == SMB2_SESSION_SETUP)
+		interim(f, q->cmd, q->mid);
+	else if (q->cmd == SMB2_CREATE || q->cmd == SMB2_TREE_CONNECT ||
+		 q->cmd == SMB2_QUERY_DIRECTORY)
+		interim_flagged(f, q->cmd, q->mid, SMB2_FLAGS_SIGNED);
+	return SEND;
+}
+
+/* Requests the fake saw after logons: all but NEGOTIATE and SESSION_SETUP. */
+static unsigned after_logon(const struct fake *f)
+{
+	unsigned n = 0;
+
+	for (int i = 2; i < 16; i++)
+		n += f->cmds[i];
+	return n;
+}
+
+/* Over every dialect offered, with signing required: three builds on one connection (fresh,
+ * listed, one file fixed), each request signed right (the fake checks each one, each
+ * message of a compound on its own), every answer signed and checked, interim answers
+ * passed over (flagged or not). */
+START_TEST(test_signed_builds)
+{
+	static const struct {
+		uint16_t dialect;
+		const char *how;
+	} d[] = {
+		{0x0202, "SMB 2.0.2, HMAC-SHA256"},
+		{0x0210, "SMB 2.1, HMAC-SHA256"},
+		{0x0300, "SMB 3.0, AES-128-CMAC"},
+		{0x0302, "SMB 3.0.2, AES-128-CMAC"},
+	};
+
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		struct fake f;
+		int fd = fake_start(&f, i % 2 ? pending_signed : NULL, 0);
+		struct pv_secret *pw =
+			pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
+		struct pv_smb2 *conn = NULL;
+		struct pv_smb_tree_result res[3];
+
+		f.signing = SIGN_REQUIRED;
+		f.dialect = d[i].dialect;
+		fake_run(&f);
+		ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
+		ck_assert_str_eq(pv_smb2_signing(conn), d[i].how);
+		for (int k = 0; k < 3; k++) { /* fresh, listed, listed with b of another size */
+			if (k == 2)
+				lookup(&f, "u1/b")->size = 5;
+			ck_assert_msg(pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1",
+							 ITEMS, NITEMS, k == 0, fill, NULL, NULL,
+							 NULL, &res[k]) == PV_OK,
+				      "%s, build %d: %s", d[i].how, k, pv_errmsg());
+		}
+		ck_assert_uint_eq(res[0].files_made, 4);
+		ck_assert_uint_eq(res[1].files_ok, 4);
+		ck_assert_uint_eq(res[2].files_fixed, 1);
+		ck_assert_uint_eq(lookup(&f, "u1/big")->size, 300000);
+		ck_assert_uint_eq(f.logons_ok, 3);
+		ck_assert_uint_eq(f.cmds[SMB2_LOGOFF], 3);
+		ck_assert_uint_eq(f.sig_bad + f.unsigned_reqs, 0);
+		ck_assert_uint_eq(f.signed_ok, after_logon(&f));
+		ck_assert_uint_gt(f.signed_ok, 20);
+		ck_assert(!pv_smb2_lost(conn));
+		pv_smb2_free(conn);
+		pv_secret_free(pw);
+		fake_stop(&f);
+	}
+}
+END_TEST
+
+/* What tamper() does to the first answer to command (f->arg & 0xffff) (for SESSION_SETUP the
+ * final one: the first is not signed), after the fake signed it: */
+enum {
+	FLIP,	   /* flip the last bit of the message (padding of a compound's message) */
+	UNSIGN,	   /* clear SMB2_FLAGS_SIGNED and the signature */
+	WRONG,	   /* flip a bit of the signature */
+	FLAG,	   /* set SMB2_FLAGS_SIGNED with a signature of 0xaa bytes */
+	OTHER_SID, /* put another session's id in the header */
+};
+#define TAMPER(cmd, kind) ((long)(cmd) | (long)(kind) << 16)
+
+static enum act tamper(struct fake *f, const struct req *q, struct pv_buf *reply)
+{
+	uint16_t cmd = (uint16_t)(f->arg & 0xffff);
+	int kind = (int)(f->arg >> 16);
+
+	(void)q;
+	for (size_t o = 0; !f->done;) {
+		uint8_t *m = (uint8_t *)reply->data + o;
+		uint32_t next = smb2_get32(m + 20);
+		size_t n = next ? next : reply->len - o;
+
+		if (smb2_get16(m + 12) == cmd &&
+		    (cmd != SMB2_SESSION_SETUP || smb2_get32(m + 8) == ST_OK)) {
+			if (kind == FLIP)
+				m[n - 1] ^= 1;
+			else if (kind == UNSIGN || kind == FLAG)
+				put32(m + 16, kind == FLAG
+						      ? smb2_get32(m + 16) | SMB2_FLAGS_SIGNED
+						      : smb2_get32(m + 16) & ~SMB2_FLAGS_SIGNED);
+			if (kind == UNSIGN || kind == FLAG)
+				memset(m + 48, kind == FLAG ? 0xaa : 0, 16);
+			if (kind == WRONG)
+				m[48] ^= 0x80;
+			if (kind == OTHER_SID)
+				smb2_put64(m + 40, 0x9999);
+			f->done++;
+		}
+		if (!next)
+			break;
+		o += next;
+	}
+	return SEND;
+}
+
+/* The plan of ITEMS against a fake with this signing and dialect (0: 3.0.2) and hook. */
+static struct run with_signing(hook_fn hook, long arg, bool fresh, int signing, uint16_t dialect,
+			       struct fake *f)
+{
+	int fd = fake_start(f, hook, arg);
+	struct run out;
+
+	f->signing = signing;
+	f->dialect = dialect;
+	fake_run(f);
+	out = build(fd, ITEMS, NITEMS, fresh);
+	fake_stop(f);
+	return out;
+}
+
+/* Every way an answer can fail signing ends the build with the clear error and loses the
+ * connection: a changed byte (in a compound, the padding before the next message, which
+ * the signature covers too), a missing signature where signing is required, a wrong one, a
+ * signed answer before any key, one signed for another session; on the rpc path (logon,
+ * tree connect, listing, logoff) and in the pipeline (a file's compound). */
+START_TEST(test_bad_signatures)
+{
+	static const char BAD[] = "SMB answer from 'fake' has a bad signature: ";
+	static const struct {
+		long arg;
+		int signing;
+		uint16_t dialect;
+		bool fresh;
+		const char *want;
+	} cases[] = {
+		{TAMPER(SMB2_SESSION_SETUP, FLIP), SIGN_REQUIRED, 0, true,
+		 "SESSION_SETUP (message 2, NT_STATUS_OK) does not match its AES-128-CMAC "
+		 "signature; the connection is dropped"},
+		{TAMPER(SMB2_SESSION_SETUP, UNSIGN), SIGN_REQUIRED, 0x0210, true,
+		 "SESSION_SETUP (message 2, NT_STATUS_OK) came unsigned, and the server requires "
+		 "signing"},
+		{TAMPER(SMB2_TREE_CONNECT, WRONG), SIGN_REQUIRED, 0x0210, true,
+		 "TREE_CONNECT (message 3, NT_STATUS_OK) does not match its HMAC-SHA256 signature"},
+		{TAMPER(SMB2_CREATE, FLIP), SIGN_REQUIRED, 0, true,
+		 "CREATE (message 4, NT_STATUS_OK) does not match its AES-128-CMAC signature"},
+		{TAMPER(SMB2_CLOSE, UNSIGN), SIGN_REQUIRED, 0x0300, true,
+		 "CLOSE (message 5, NT_STATUS_OK) came unsigned, and the server requires signing"},
+		{TAMPER(SMB2_WRITE, WRONG), SIGN_REQUIRED, 0, true,
+		 "WRITE (message 7, NT_STATUS_OK) does not match its AES-128-CMAC signature"},
+		{TAMPER(SMB2_QUERY_DIRECTORY, UNSIGN), SIGN_REQUIRED, 0x0202, false,
+		 "QUERY_DIRECTORY (message 5, NT_STATUS_OK) came unsigned, and the server requires "
+		 "signing"},
+		{TAMPER(SMB2_LOGOFF, FLIP), SIGN_REQUIRED, 0, true, "LOGOFF (message "},
+		{TAMPER(SMB2_NEGOTIATE, FLAG), SIGN_REQUIRED, 0, true,
+		 "NEGOTIATE (message 0, NT_STATUS_OK) came signed before there was a session key"},
+		{TAMPER(SMB2_TREE_CONNECT, OTHER_SID), SIGN_REQUIRED, 0, true,
+		 "TREE_CONNECT (message 3, NT_STATUS_OK) came signed for session 0x9999, not ours "
+		 "(0x1122)"},
+		/* not required: a signed answer is still checked */
+		{TAMPER(SMB2_SESSION_SETUP, WRONG), SIGN_SETUP, 0, true,
+		 "SESSION_SETUP (message 2, NT_STATUS_OK) does not match its AES-128-CMAC "
+		 "signature"},
+		{TAMPER(SMB2_SESSION_SETUP, FLIP), SIGN_SETUP, 0x0210, true,
+		 "SESSION_SETUP (message 2, NT_STATUS_OK) does not match its HMAC-SHA256 "
+		 "signature"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake f;
+		struct run r = with_signing(tamper, cases[i].arg, cases[i].fresh, cases[i].signing,
+					    cases[i].dialect, &f);
+
+		ck_assert_msg(f.done == 1, "case %zu: the answer to tamper with never came", i);
+		ck_assert_msg(r.r == PV_EREMOTE && strncmp(r.msg, BAD, strlen(BAD)) == 0 &&
+				      strstr(r.msg, cases[i].want),
+			      "case %zu: %d '%s' lacks '%s'", i, r.r, r.msg, cases[i].want);
+		ck_assert_msg(strstr(r.msg, "PROVISION_SMB_CLIENT=libsmbclient") != NULL,
+			      "case %zu: no way out named: %s", i, r.msg);
+		ck_assert_msg(r.lost, "case %zu: the connection should be lost", i);
+		ck_assert_msg(!r.unsupported, "case %zu: not a reason for libsmbclient", i);
+		ck_assert_uint_eq(f.sig_bad + f.unsigned_reqs, 0); /* the client did it right */
+	}
+}
+END_TEST
+
+/* A server that does not require signing: nothing is signed (signing costs both sides CPU),
+ * and the end of each logon, which such a server may sign (Samba does), is checked when
+ * signed and taken when not. */
+START_TEST(test_signing_not_required)
+{
+	struct fake f;
+	struct run r;
+	int fd = fake_start(&f, NULL, 0);
+	struct pv_smb2 *conn = NULL;
+
+	f.signing = SIGN_SETUP;
+	fake_run(&f);
+	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
+	ck_assert_ptr_null(pv_smb2_signing(conn));
+	pv_smb2_free(conn);
+	fake_stop(&f);
+	for (uint16_t dialect = 0x0202; dialect; dialect = dialect == 0x0202 ? 0x0302 : 0) {
+		r = with_signing(NULL, 0, true, SIGN_SETUP, dialect, &f);
+		ck_assert_msg(r.r == PV_OK, "%s", r.msg);
+		ck_assert_uint_eq(r.res.files_made, 4);
+		ck_assert_uint_eq(f.signed_ok + f.sig_bad + f.unsigned_reqs, 0);
+	}
+	/* the final SESSION_SETUP answer unsigned: taken, as signing is not required */
+	r = with_signing(tamper, TAMPER(SMB2_SESSION_SETUP, UNSIGN), true, SIGN_SETUP, 0, &f);
+	ck_assert_msg(r.r == PV_OK, "%s", r.msg);
+	ck_assert_uint_eq(f.done, 1);
 }
 END_TEST
 
@@ -1236,19 +1613,23 @@ END_TEST
 START_TEST(test_ntlm_field_limits)
 {
 	static uint8_t info[65535];
+	uint8_t skey[16];
 	struct pv_ntlm_challenge c = {0};
 	struct pv_buf b = PV_BUF_INIT;
 
 	c.target_info = info;
 	c.target_info_len = 65487; /* NtChallengeResponse: 65535 */
 	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b), 0);
+		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey),
+		0);
 	c.target_info_len = 65488;
 	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b), -2);
+		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey),
+		-2);
 	c.target_info_len = 65535;
 	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b), -2);
+		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey),
+		-2);
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -1331,6 +1712,9 @@ static const struct {
 	hook_fn hook;
 	long arg;
 	size_t target_info;
+	int signing; /* with signing required, the plan's fixed client challenge makes the
+		      * signatures hold when the fuzz target replays the answers */
+	uint16_t dialect;
 } SEEDS[] = {
 	{"valid", NULL, 0, 0},
 	{"target-info-64k", NULL, 0, 65460},
@@ -1349,6 +1733,10 @@ static const struct {
 	{"compound-twice", compound_fault, 2},
 	{"keepalives", hold_keepalive, SMB2_TREE_CONNECT},
 	{"pending", hold_pending, SMB2_CREATE},
+	{"signed-302", NULL, 0, 0, SIGN_REQUIRED, 0x0302},
+	{"signed-210-interim", pending_signed, 0, 0, SIGN_REQUIRED, 0x0210},
+	{"signed-flipped", tamper, TAMPER(SMB2_WRITE, FLIP), 0, SIGN_REQUIRED, 0x0302},
+	{"signed-missing", tamper, TAMPER(SMB2_QUERY_DIRECTORY, UNSIGN), 0, SIGN_REQUIRED, 0x0202},
 };
 
 /* The plan against the fake server under each fault: never a crash, a clear error for each
@@ -1363,6 +1751,8 @@ START_TEST(test_plan_and_corpus)
 		int fd = fake_start(&f, SEEDS[i].hook, SEEDS[i].arg), r;
 
 		f.target_info = SEEDS[i].target_info;
+		f.signing = SEEDS[i].signing;
+		f.dialect = SEEDS[i].dialect;
 		mknode(&f, "u1/d", true, 0); /* the plan finds d, and b of another size */
 		mknode(&f, "u1/b", false, 5);
 		if (dir) {
@@ -1378,8 +1768,13 @@ START_TEST(test_plan_and_corpus)
 			ck_assert_msg(r == PV_OK, "%s", pv_errmsg());
 			ck_assert_uint_eq(res.files_made, 3);
 			ck_assert_uint_eq(res.files_fixed, 1);
-		} else if (SEEDS[i].hook == pending_once || SEEDS[i].hook == split) {
+			ck_assert_uint_eq(f.signed_ok, SEEDS[i].signing ? after_logon(&f) : 0);
+		} else if (SEEDS[i].hook == pending_once || SEEDS[i].hook == split ||
+			   SEEDS[i].hook == pending_signed) {
 			ck_assert_msg(r == PV_OK, "%s: %s", SEEDS[i].name, pv_errmsg());
+		} else if (SEEDS[i].hook == tamper) {
+			ck_assert_msg(r == PV_EREMOTE && strstr(pv_errmsg(), "has a bad signature"),
+				      "%s: %d %s", SEEDS[i].name, r, pv_errmsg());
 		} else {
 			ck_assert_msg(r != PV_OK && strncmp(pv_errmsg(), "SMB ", 4) == 0,
 				      "%s: %d %s", SEEDS[i].name, r, pv_errmsg());
@@ -1423,7 +1818,57 @@ START_TEST(test_fuzz_replay)
 		}
 		closedir(dir);
 	}
-	ck_assert_uint_ge(files, 18);
+	ck_assert_uint_ge(files, 23);
+}
+END_TEST
+
+/* The signed seeds, replayed as the fuzz target does (the recorded answers streamed at
+ * once, the plan run against them): the fixed client challenge gives the same session key
+ * as when they were recorded, so the valid ones build the tree, signatures and all, and the
+ * faulty ones fail on the signature, not on anything before it. */
+START_TEST(test_signed_seeds_replay)
+{
+	static const struct {
+		const char *name, *want;
+	} seeds[] = {
+		{"signed-302", NULL},
+		{"signed-210-interim", NULL},
+		{"signed-flipped", "WRITE (message "},
+		{"signed-missing", "QUERY_DIRECTORY (message "},
+	};
+
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		char path[256];
+		uint8_t *data = malloc(INPUT_MAX);
+		FILE *fp;
+		struct server srv = {-1, data, 0};
+		struct pv_smb_tree_result res;
+		pthread_t th;
+		int sv[2], r;
+
+		snprintf(path, sizeof(path), "tests/fuzz/corpus/smb2/%s", seeds[i].name);
+		ck_assert_ptr_nonnull(data);
+		ck_assert_msg((fp = fopen(path, "rb")) != NULL, "%s: %s", path, strerror(errno));
+		srv.len = fread(data, 1, INPUT_MAX, fp);
+		fclose(fp);
+		ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+		srv.fd = sv[1];
+		ck_assert_int_eq(pthread_create(&th, NULL, stream, &srv), 0);
+		pv_error_clear();
+		r = smb2_plan_run(sv[0], 60000, &res);
+		pthread_join(th, NULL);
+		close(sv[1]);
+		free(data);
+		if (!seeds[i].want) {
+			ck_assert_msg(r == PV_OK, "%s: %s", seeds[i].name, pv_errmsg());
+			ck_assert_uint_eq(res.files_made, 3);
+		} else {
+			ck_assert_msg(r == PV_EREMOTE &&
+					      strstr(pv_errmsg(), "has a bad signature") &&
+					      strstr(pv_errmsg(), seeds[i].want),
+				      "%s: %d %s", seeds[i].name, r, pv_errmsg());
+		}
+	}
 }
 END_TEST
 
@@ -1436,6 +1881,12 @@ int main(void)
 	tcase_add_test(tc, test_build_and_list);
 	tcase_add_test(tc, test_interim_and_split);
 	tcase_add_test(tc, test_logon_refused);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("signing");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_signed_builds);
+	tcase_add_test(tc, test_bad_signatures);
+	tcase_add_test(tc, test_signing_not_required);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("deadlines");
 	tcase_set_timeout(tc, 60);
@@ -1463,6 +1914,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_plan_and_corpus);
 	tcase_add_test(tc, test_fuzz_replay);
+	tcase_add_test(tc, test_signed_seeds_replay);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
