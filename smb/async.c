@@ -1,5 +1,7 @@
 /* smb/async.c: the event-driven SMB2 client (see async.h). One frame per request (no
- * compounds), requests of at most 64 KiB (a credit charge of 1), NTLMv2 logon. */
+ * compounds), requests of at most 64 KiB (a credit charge of 1), NTLMv2 logon; signing as
+ * smb/wire.c does it (smb2.h): every request signed when the server requires it, every signed
+ * answer checked, and every answer from the final SESSION_SETUP on required to be signed then. */
 #include "smb/async.h"
 
 #include "smb/ntlm.h"
@@ -60,6 +62,11 @@ struct pv_smba {
 	size_t olen, ocap, osent, ilen, icap;
 	struct req *pend, *backlog, *backlog_tail; /* sent; waiting for credits */
 	int session_step;
+	uint16_t dialect;
+	bool sign;	     /* the server requires signing */
+	bool have_key;	     /* the logon gave the signing key */
+	uint8_t skey[16];    /* the session key, until the logon is done */
+	uint8_t signkey[16]; /* Session.SigningKey */
 	char err[384];
 	int code;
 	bool freed; /* closed: freed at the end of the loop's turn */
@@ -208,6 +215,8 @@ static void emit(struct pv_smba *c, struct req *q, uint16_t cmd, size_t blen)
 	f[2] = (uint8_t)(len >> 8);
 	f[3] = (uint8_t)len;
 	smb2_hdr_put(f + 4, &h);
+	if (c->sign && c->have_key && cmd != SMB2_SESSION_SETUP)
+		smb2_sign(f + 4, len, c->dialect, c->signkey);
 	c->olen += 4 + len;
 	q->cmd = cmd;
 	q->sent = now();
@@ -384,7 +393,7 @@ static void on_session(struct pv_smba *c, void *arg, const struct pv_smba_done *
 		nr = getrandom(cchal, 8, 0) != 8
 			     ? -1
 			     : pv_ntlm_authenticate(&ch, c->user, c->wg, c->pw->data, c->pw->len, t,
-						    cchal, &tok);
+						    cchal, &tok, c->skey);
 		if (nr < 0 || tok.len > 0xFFFF) {
 			lose(c, nr == -1 ? PV_ECONFIG : PV_EREMOTE,
 			     "SMB logon as %s\\%s on '%s': %s", c->wg, c->user, c->host,
@@ -460,12 +469,8 @@ static void on_negotiate(struct pv_smba *c, void *arg, const struct pv_smba_done
 		     c->host, dialect);
 		return;
 	}
-	if (smb2_get16(d->body + 2) & 0x2) {
-		lose(c, PV_EREMOTE, "SMB to '%s': the server requires signing, which the load "
-				    "driver does not do yet",
-		     c->host);
-		return;
-	}
+	c->dialect = dialect;
+	c->sign = (smb2_get16(d->body + 2) & 0x2) != 0;
 	c->st = CS_SESSION;
 	c->session_step = 1;
 	if (pv_ntlm_negotiate(&tok) < 0) {
@@ -592,6 +597,37 @@ gone:
 	free(q);
 }
 
+/* The signing key once the final SESSION_SETUP answer is here (its signature is checked with
+ * it); then every signed answer is checked, and when the server requires signing every answer
+ * must be signed (a failed logon's excepted: there is no key for it). */
+static int check_signature(struct pv_smba *c, const struct smb2_hdr *h, uint8_t *msg,
+			   size_t mlen)
+{
+	bool final_logon = h->command == SMB2_SESSION_SETUP && h->status == ST_OK;
+
+	if (final_logon && !c->have_key) {
+		smb2_signing_key(c->dialect, c->skey, c->signkey);
+		explicit_bzero(c->skey, sizeof(c->skey));
+		c->have_key = true;
+	}
+	if (!(h->flags & SMB2_FLAGS_SIGNED)) {
+		if (c->sign && c->have_key && (h->status == ST_OK || c->st == CS_READY)) {
+			lose(c, PV_EREMOTE, "SMB answer from '%s' is not signed though signing is "
+					    "required: %s; the connection is dropped",
+			     c->host, smb2_cmd_name(h->command));
+			return -1;
+		}
+		return 0;
+	}
+	if (!c->have_key || smb2_verify(msg, mlen, c->dialect, c->signkey) < 0) {
+		lose(c, PV_EREMOTE, "SMB answer from '%s' has a bad signature: %s does not match "
+				    "its %s signature; the connection is dropped",
+		     c->host, smb2_cmd_name(h->command), smb2_sign_alg(c->dialect));
+		return -1;
+	}
+	return 0;
+}
+
 static void frame(struct pv_smba *c, const uint8_t *f, size_t len)
 {
 	for (size_t off = 0; c->st != CS_DEAD;) {
@@ -617,8 +653,11 @@ static void frame(struct pv_smba *c, const uint8_t *f, size_t len)
 		}
 		/* interim answers (the request went async) and break notifications: no answer */
 		if (!(h.status == ST_PENDING && (h.flags & SMB2_FLAGS_ASYNC)) &&
-		    h.mid != UINT64_MAX)
+		    h.mid != UINT64_MAX) {
+			if (check_signature(c, &h, (uint8_t *)f + off, mlen) < 0)
+				return;
 			answer(c, &h, f + off, mlen);
+		}
 		if (!h.next)
 			break;
 		off += h.next;
@@ -711,6 +750,8 @@ int pv_smba_loop_new(struct pv_smba_loop **out)
 
 static void release(struct pv_smba *c)
 {
+	explicit_bzero(c->skey, sizeof(c->skey));
+	explicit_bzero(c->signkey, sizeof(c->signkey));
 	free(c->host);
 	free(c->server);
 	free(c->share);
