@@ -465,31 +465,34 @@ static void legend(struct pv_buf *out, bool cpu, double threshold)
 int pv_load_report_svg(const struct pv_load_results *r, struct pv_buf *out)
 {
 	struct plot p;
-	double lmax = 0, umax = 0, *x = NULL, *ys = NULL, *ye = NULL, *yo = NULL, *yc = NULL;
+	double lmax = 0, umax = 0, *x = NULL, *ys = NULL, *yo = NULL, *yc = NULL, ex[2], ey[2];
 	bool cpu = false;
 	unsigned users;
 	long best = pv_load_answer(r->steps, r->n, r->cfg->overload, &users);
 	char tip[200];
 
-	if (r->n && !(x = calloc(5 * r->n, sizeof(*x))))
+	if (r->n && !(x = calloc(4 * r->n, sizeof(*x))))
 		return pv_error(PV_EIO, "out of memory");
 	ys = x + r->n;
-	ye = ys + r->n;
-	yo = ye + r->n;
+	yo = ys + r->n;
 	yc = yo + r->n;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct pv_load_summary *s = &r->steps[i];
 
 		umax = fmax(umax, s->users);
-		lmax = fmax(lmax, fmax(s->rate, s->expected));
+		lmax = fmax(lmax, s->rate);
 		cpu |= !isnan(s->cpu);
 	}
+	/* the expected throughput is a line through 0 across the whole plot */
 	scale(umax, &p.xtop, &p.xstep);
-	scale(lmax, &p.ltop, &p.lstep);
+	scale(fmax(lmax, p.xtop * r->cfg->rate / 3600), &p.ltop, &p.lstep);
+	ex[0] = px(&p, 0);
+	ey[0] = py_left(&p, 0);
+	ex[1] = px(&p, p.xtop);
+	ey[1] = py_left(&p, p.xtop * r->cfg->rate / 3600);
 	for (size_t i = 0; i < r->n; i++) {
 		x[i] = px(&p, r->steps[i].users);
 		ys[i] = py_left(&p, r->steps[i].rate);
-		ye[i] = py_left(&p, r->steps[i].expected);
 		yo[i] = py_right(r->steps[i].all.overload);
 		yc[i] = isnan(r->steps[i].cpu) ? NAN : py_right(r->steps[i].cpu);
 	}
@@ -528,11 +531,11 @@ int pv_load_report_svg(const struct pv_load_results *r, struct pv_buf *out)
 			    "stroke=\"#333\" stroke-dasharray=\"4,4\"/>\n"
 			    "<text x=\"%.1f\" y=\"%.1f\" fill=\"#333\">carried %u users</text>\n",
 			    px(&p, users), Y0, px(&p, users), Y1, px(&p, users) + 4, Y0 + 12, users);
-	polyline(out, "expected", C_EXPECTED, "6,4", x, ye, r->n);
 	polyline(out, "line scen", C_SCEN, NULL, x, ys, r->n);
 	polyline(out, "line overload", C_OVERLOAD, NULL, x, yo, r->n);
 	if (cpu)
 		polyline(out, "line cpu", C_CPU, NULL, x, yc, r->n);
+	polyline(out, "expected", C_EXPECTED, "6,4", ex, ey, 2); /* over the measured one */
 	pv_buf_addstr(out, "<g class=\"points\" fill=\"" C_SCEN "\">\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct pv_load_summary *s = &r->steps[i];
