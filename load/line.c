@@ -14,9 +14,8 @@
 #define SLACK	1e-9 /* relative: a maximum printed with 12 digits may cross its bucket's edge */
 
 static const char *const top_keys[] = {"load", "i", "secs", "users", "failed", "kinds", NULL};
-static const char *const kind_keys[] = {"started",    "completed",  "errors", "late",
-					"over_limit", "overloaded", "max",    "hist",
-					NULL};
+static const char *const kind_keys[] = {"started",    "completed", "errors", "late", "over_limit",
+					"overloaded", "max",	   "hist",   NULL};
 
 /* ---- writing ---- */
 
@@ -80,7 +79,8 @@ int pv_load_line_encode(const struct pv_load_figs *f, struct pv_buf *out)
 		}
 		free(text);
 		if (r != PV_OK && r != PV_EIO)
-			return pv_error(PV_EBUG, "a figures line does not read back: %s", pv_errmsg());
+			return pv_error(PV_EBUG, "a figures line does not read back: %s",
+					pv_errmsg());
 	}
 	return pv_error(PV_EIO, "out of memory");
 }
@@ -174,14 +174,15 @@ static bool hist(struct ctx *c, const struct pv_json *a, struct pv_load_hist *h)
 
 		if (pv_json_size(pair) != 2 || !pv_json_integer(pv_json_at(pair, 0), &v) ||
 		    v <= prev || v >= PV_LOAD_BUCKETS)
-			return nope(c, "\"hist\" item %zu is not [bucket, count] with buckets rising "
-				       "from 0 to %d",
+			return nope(c,
+				    "\"hist\" item %zu is not [bucket, count] with buckets rising "
+				    "from 0 to %d",
 				    i, PV_LOAD_BUCKETS - 1);
 		b = (uint64_t)v;
 		prev = v;
 		if (!pv_json_integer(pv_json_at(pair, 1), &v) || v < 1 || v > PV_LOAD_COUNT_MAX)
-			return nope(c, "\"hist\" item %zu has a count that is not from 1 to %lld", i,
-				    PV_LOAD_COUNT_MAX);
+			return nope(c, "\"hist\" item %zu has a count that is not from 1 to %lld",
+				    i, PV_LOAD_COUNT_MAX);
 		count = (uint64_t)v;
 		h->n[b] = count;
 		h->count += count;
@@ -217,8 +218,8 @@ static bool kind(struct ctx *c, const struct pv_json *o, struct pv_load_counts *
 	    !number(c, o, "max", 0, 1e9, &n->lat.max) || !hist(c, pv_json_get(o, "hist"), &n->lat))
 		return false;
 	if (n->late > n->started)
-		return nope(c, "more late (%llu) than started (%llu)",
-			    (unsigned long long)n->late, (unsigned long long)n->started);
+		return nope(c, "more late (%llu) than started (%llu)", (unsigned long long)n->late,
+			    (unsigned long long)n->started);
 	if (n->over_limit > n->completed)
 		return nope(c, "more over the limit (%llu) than completed (%llu)",
 			    (unsigned long long)n->over_limit, (unsigned long long)n->completed);
@@ -264,7 +265,8 @@ static bool figs(struct ctx *c, const struct pv_json *o, struct pv_load_figs *f)
 	if (version != VERSION)
 		return nope(c, "format %llu, not %d: the client runs another version of provision",
 			    (unsigned long long)version, VERSION);
-	if (!integer(c, o, "i", 1, 1LL << 53, &f->seq) || !number(c, o, "secs", 1e-9, 86400, &f->secs) ||
+	if (!integer(c, o, "i", 1, 1LL << 53, &f->seq) ||
+	    !number(c, o, "secs", 1e-9, 86400, &f->secs) ||
 	    !integer(c, o, "users", 0, PV_LOAD_USERS_MAX, &users) ||
 	    !integer(c, o, "failed", 0, PV_LOAD_USERS_MAX, &failed))
 		return false;
@@ -282,7 +284,7 @@ static int malformed(const char *line, size_t len, const char *why)
 
 	for (size_t i = 0; i < n; i++)
 		shown[i] = (unsigned char)line[i] < 0x20 || (unsigned char)line[i] > 0x7e ? '?'
-											: line[i];
+											  : line[i];
 	shown[n] = '\0';
 	return pv_error(PV_EREMOTE,
 			"a load client printed a line that is not a figures line (%s): '%s'%s; "

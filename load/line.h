@@ -22,9 +22,9 @@
 #include "load/stats.h"
 #include "util/buf.h"
 
-#define PV_LOAD_LINE_MAX   65536   /* bytes: a longer line is refused unread */
-#define PV_LOAD_COUNT_MAX  1000000000000LL /* a count in one line: more is surely wrong */
-#define PV_LOAD_USERS_MAX  100000000
+#define PV_LOAD_LINE_MAX  65536		  /* bytes: a longer line is refused unread */
+#define PV_LOAD_COUNT_MAX 1000000000000LL /* a count in one line: more is surely wrong */
+#define PV_LOAD_USERS_MAX 100000000
 
 /* f as one line, with its '\n', appended to out. PV_EIO when out of memory. */
 int pv_load_line_encode(const struct pv_load_figs *f, struct pv_buf *out);

@@ -8,21 +8,27 @@
 #include <string.h>
 
 const char *const pv_load_names[PV_LOAD_KINDS + 1] = {
-	[PV_LOAD_UPLOAD] = "upload",	       [PV_LOAD_BROWSE] = "browse",
-	[PV_LOAD_OPEN_READ] = "open_read",     [PV_LOAD_COPY_IN] = "copy_in",
-	[PV_LOAD_EDIT_SAVE] = "edit_save",     [PV_LOAD_OPEN_CLOSE] = "open_close",
-	[PV_LOAD_REWRITE] = "rewrite",	       [PV_LOAD_DELETE_NEW] = "delete_new",
-	[PV_LOAD_LIST_NEW] = "list_new",       [PV_LOAD_RENAME] = "rename",
-	[PV_LOAD_MKDIR] = "mkdir",	       [PV_LOAD_READ_FOLDER] = "read_folder",
+	[PV_LOAD_UPLOAD] = "upload",
+	[PV_LOAD_BROWSE] = "browse",
+	[PV_LOAD_OPEN_READ] = "open_read",
+	[PV_LOAD_COPY_IN] = "copy_in",
+	[PV_LOAD_EDIT_SAVE] = "edit_save",
+	[PV_LOAD_OPEN_CLOSE] = "open_close",
+	[PV_LOAD_REWRITE] = "rewrite",
+	[PV_LOAD_DELETE_NEW] = "delete_new",
+	[PV_LOAD_LIST_NEW] = "list_new",
+	[PV_LOAD_RENAME] = "rename",
+	[PV_LOAD_MKDIR] = "mkdir",
+	[PV_LOAD_READ_FOLDER] = "read_folder",
 	[PV_LOAD_KINDS] = NULL,
 };
 
 /* docs/load.md's table: FSCT's weights (they sum to 331) and our latency limits */
 static const struct pv_load_scenario defaults[PV_LOAD_KINDS] = {
-	[PV_LOAD_UPLOAD] = {15, 2},	 [PV_LOAD_BROWSE] = {150, 1},	[PV_LOAD_OPEN_READ] = {40, 2},
-	[PV_LOAD_COPY_IN] = {7, 3},	 [PV_LOAD_EDIT_SAVE] = {15, 3}, [PV_LOAD_OPEN_CLOSE] = {50, 1},
-	[PV_LOAD_REWRITE] = {15, 2},	 [PV_LOAD_DELETE_NEW] = {5, 1}, [PV_LOAD_LIST_NEW] = {15, 1},
-	[PV_LOAD_RENAME] = {7, 1},	 [PV_LOAD_MKDIR] = {7, 2},	[PV_LOAD_READ_FOLDER] = {5, 5},
+	[PV_LOAD_UPLOAD] = {15, 2},  [PV_LOAD_BROWSE] = {150, 1},   [PV_LOAD_OPEN_READ] = {40, 2},
+	[PV_LOAD_COPY_IN] = {7, 3},  [PV_LOAD_EDIT_SAVE] = {15, 3}, [PV_LOAD_OPEN_CLOSE] = {50, 1},
+	[PV_LOAD_REWRITE] = {15, 2}, [PV_LOAD_DELETE_NEW] = {5, 1}, [PV_LOAD_LIST_NEW] = {15, 1},
+	[PV_LOAD_RENAME] = {7, 1},   [PV_LOAD_MKDIR] = {7, 2},	    [PV_LOAD_READ_FOLDER] = {5, 5},
 };
 
 void pv_load_defaults(struct pv_load_config *c)
@@ -71,8 +77,8 @@ double pv_load_rng_unit(struct pv_load_rng *r)
 
 /* ---- schedules ---- */
 
-void pv_load_sched_init(struct pv_load_sched *s, const struct pv_load_config *c,
-			const char *client, unsigned user)
+void pv_load_sched_init(struct pv_load_sched *s, const struct pv_load_config *c, const char *client,
+			unsigned user)
 {
 	uint8_t key[8], mac[32];
 	char msg[320];

@@ -123,8 +123,8 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 			pv_buf_addf(out, "%s%u user%s not connected", out->len > mark ? ", " : "  ",
 				    unconnected(s), unconnected(s) == 1 ? "" : "s");
 		if (s->lost)
-			pv_buf_addf(out, "%s%u client%s lost", out->len > mark ? ", " : "  ", s->lost,
-				    s->lost == 1 ? "" : "s");
+			pv_buf_addf(out, "%s%u client%s lost", out->len > mark ? ", " : "  ",
+				    s->lost, s->lost == 1 ? "" : "s");
 		pv_buf_addstr(out, "\n");
 	}
 	pv_buf_addstr(out, "\n");
@@ -313,32 +313,24 @@ static void scale(double max, double *top, double *step)
 	*top = ceil(max / *step - 1e-9) * *step;
 }
 
+/* Text for XML: the five special characters as entities, a control character XML 1.0 does not
+ * allow (all but tab, LF and CR) as '?'. */
 static void esc(struct pv_buf *out, const char *s)
 {
 	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			pv_buf_addstr(out, "&amp;");
-			break;
-		case '<':
-			pv_buf_addstr(out, "&lt;");
-			break;
-		case '>':
-			pv_buf_addstr(out, "&gt;");
-			break;
-		case '"':
-			pv_buf_addstr(out, "&quot;");
-			break;
-		case '\'':
-			pv_buf_addstr(out, "&apos;");
-			break;
-		default:
-			/* XML 1.0 allows no control character but tab, LF and CR */
-			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r')
-				pv_buf_addstr(out, "?");
-			else
-				pv_buf_add(out, s, 1);
-		}
+		const char *e = *s == '&'    ? "&amp;"
+				: *s == '<'  ? "&lt;"
+				: *s == '>'  ? "&gt;"
+				: *s == '"'  ? "&quot;"
+				: *s == '\'' ? "&apos;"
+					     : NULL;
+
+		if (e)
+			pv_buf_addstr(out, e);
+		else if ((unsigned char)*s < 0x20 && !strchr("\t\n\r", *s))
+			pv_buf_addstr(out, "?");
+		else
+			pv_buf_add(out, s, 1);
 	}
 }
 
@@ -389,8 +381,9 @@ static void axes(struct pv_buf *out, const struct plot *p)
 		pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%d</text>\n", X1 + 8, py_right(v) + 4,
 			    v);
 	pv_buf_addstr(out, "</g>\n<g class=\"labels\" fill=\"#333\" font-size=\"13\">\n");
-	pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">users (all "
-			 "clients)</text>\n",
+	pv_buf_addf(out,
+		    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">users (all "
+		    "clients)</text>\n",
 		    (X0 + X1) / 2, Y1 + 42);
 	pv_buf_addf(out,
 		    "<text transform=\"translate(24,%.1f) rotate(-90)\" text-anchor=\"middle\" "
@@ -404,10 +397,13 @@ static void axes(struct pv_buf *out, const struct plot *p)
 
 /* A polyline through a series (steps where it has no value left out). */
 static void polyline(struct pv_buf *out, const char *cls, const char *color, const char *dash,
-		 const double *x, const double *y, size_t n)
+		     const double *x, const double *y, size_t n)
 {
-	pv_buf_addf(out, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s%s%s points=\"",
-		    cls, color, dash ? " stroke-dasharray=\"" : "", dash ? dash : "", dash ? "\"" : "");
+	pv_buf_addf(out,
+		    "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s%s%s "
+		    "points=\"",
+		    cls, color, dash ? " stroke-dasharray=\"" : "", dash ? dash : "",
+		    dash ? "\"" : "");
 	for (size_t i = 0, k = 0; i < n; i++)
 		if (!isnan(y[i]))
 			pv_buf_addf(out, "%s%.1f,%.1f", k++ ? " " : "", x[i], y[i]);
@@ -430,7 +426,7 @@ static void marker(struct pv_buf *out, const char *cls, char shape, double x, do
 			    y - 6);
 	pv_buf_addstr(out, "<title>");
 	esc(out, tip);
-	pv_buf_addstr(out, shape == 'o' ? "</title></circle>\n"
+	pv_buf_addstr(out, shape == 'o'	  ? "</title></circle>\n"
 			   : shape == 's' ? "</title></rect>\n"
 					  : "</title></path>\n");
 }
@@ -526,11 +522,12 @@ int pv_load_report_svg(const struct pv_load_results *r, struct pv_buf *out)
 		    "stroke=\"" C_OVERLOAD "\" stroke-dasharray=\"2,3\"/>\n",
 		    X0, py_right(r->cfg->overload), X1, py_right(r->cfg->overload));
 	if (best >= 0)
-		pv_buf_addf(out,
-			    "<line class=\"answer\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			    "stroke=\"#333\" stroke-dasharray=\"4,4\"/>\n"
-			    "<text x=\"%.1f\" y=\"%.1f\" fill=\"#333\">carried %u users</text>\n",
-			    px(&p, users), Y0, px(&p, users), Y1, px(&p, users) + 4, Y0 + 12, users);
+		pv_buf_addf(
+			out,
+			"<line class=\"answer\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			"stroke=\"#333\" stroke-dasharray=\"4,4\"/>\n"
+			"<text x=\"%.1f\" y=\"%.1f\" fill=\"#333\">carried %u users</text>\n",
+			px(&p, users), Y0, px(&p, users), Y1, px(&p, users) + 4, Y0 + 12, users);
 	polyline(out, "line scen", C_SCEN, NULL, x, ys, r->n);
 	polyline(out, "line overload", C_OVERLOAD, NULL, x, yo, r->n);
 	if (cpu)

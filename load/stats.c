@@ -90,8 +90,8 @@ bool pv_load_count_start(struct pv_load_figs *f, const struct pv_load_config *c,
 	return late;
 }
 
-void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c,
-		       enum pv_load_kind k, bool late, double secs, bool error)
+void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c, enum pv_load_kind k,
+		       bool late, double secs, bool error)
 {
 	struct pv_load_counts *n = &f->kind[k];
 

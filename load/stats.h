@@ -5,8 +5,9 @@
  * Histograms have fixed log-scale buckets so that those of many clients and intervals merge
  * exactly: 24 buckets per decade from 100 us to 1000 s (each 10.07% wide), one below 100 us and
  * one from 1000 s up. A quantile is read as the geometric middle of its bucket (never above the
- * maximum), so it is within 4.92% (10^(1/48) - 1) of the true value between 100 us and 1000 s; below 100 us it
- * reads 100 us at most, from 1000 s up it reads the maximum. The maximum is kept exactly.
+ * maximum), so it is within 4.92% (10^(1/48) - 1) of the true value between 100 us and 1000 s;
+ * below 100 us it reads 100 us at most, from 1000 s up it reads the maximum. The maximum is kept
+ * exactly.
  *
  * Pure: no I/O, no clock. */
 #ifndef PV_LOAD_STATS_H
@@ -69,8 +70,8 @@ struct pv_load_figs {
 bool pv_load_count_start(struct pv_load_figs *f, const struct pv_load_config *c,
 			 enum pv_load_kind k, double delay);
 /* It ended, secs after its start, in an error or not; late as pv_load_count_start said. */
-void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c,
-		       enum pv_load_kind k, bool late, double secs, bool error);
+void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c, enum pv_load_kind k,
+		       bool late, double secs, bool error);
 
 void pv_load_counts_merge(struct pv_load_counts *dst, const struct pv_load_counts *src);
 /* The same interval of another client into dst: counts and users add up, secs is the longer
@@ -109,9 +110,9 @@ struct pv_load_kind_sum {
 struct pv_load_summary {
 	unsigned users, connected, failed, lost; /* as in struct pv_load_step */
 	double secs;
-	double rate;	 /* scenarios completed per second */
-	double expected; /* users x config.rate / 3600 */
-	double cpu;	 /* the server's mean CPU %; NAN when not measured */
+	double rate;		     /* scenarios completed per second */
+	double expected;	     /* users x config.rate / 3600 */
+	double cpu;		     /* the server's mean CPU %; NAN when not measured */
 	struct pv_load_kind_sum all; /* every kind together */
 	struct pv_load_kind_sum kind[PV_LOAD_KINDS];
 };

@@ -27,7 +27,8 @@ START_TEST(compact_round_trip)
 	text = pv_json_compact(o);
 	ck_assert_ptr_nonnull(text);
 	/* one line, ASCII, no newline */
-	ck_assert_str_eq(text, "{\"n\":42,\"x\":0.0071,\"bad\":null,\"s\":\"caf\\u00E9\",\"a\":[7,-1]}");
+	ck_assert_str_eq(text,
+			 "{\"n\":42,\"x\":0.0071,\"bad\":null,\"s\":\"caf\\u00E9\",\"a\":[7,-1]}");
 	back = pv_json_parse(text, strlen(text), err, sizeof(err));
 	ck_assert_ptr_nonnull(back);
 	ck_assert(pv_json_integer(pv_json_get(back, "n"), &v) && v == 42);

@@ -54,8 +54,12 @@ END_TEST
 START_TEST(rng_vectors)
 {
 	struct pv_load_rng r = {{1, 2, 3, 4}};
-	static const uint64_t want[] = {11520u, 0u, 1509978240u, 1215971899390074240u,
-					1216172134540287360u, 607988272756665600u};
+	static const uint64_t want[] = {11520u,
+					0u,
+					1509978240u,
+					1215971899390074240u,
+					1216172134540287360u,
+					607988272756665600u};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		ck_assert_uint_eq(pv_load_rng_next(&r), want[i]);
@@ -105,8 +109,7 @@ START_TEST(sched_shares)
 		total += gap;
 		count[k]++;
 	}
-	ck_assert_msg(fabs(total / N / (3600.0 / 331) - 1) < 0.01, "mean gap %.4f s",
-		      total / N);
+	ck_assert_msg(fabs(total / N / (3600.0 / 331) - 1) < 0.01, "mean gap %.4f s", total / N);
 	for (int j = 0; j < PV_LOAD_KINDS; j++) {
 		double want = c.kind[j].weight / 331 * N;
 
@@ -168,7 +171,8 @@ START_TEST(sched_weights)
 	for (int j = 0; j < PV_LOAD_KINDS; j++)
 		c.kind[j].weight = 0;
 	c.kind[PV_LOAD_MKDIR].weight = 1;
-	c.kind[PV_LOAD_READ_FOLDER].weight = 3; /* the last kind: x * total rounding up lands here */
+	c.kind[PV_LOAD_READ_FOLDER].weight =
+		3; /* the last kind: x * total rounding up lands here */
 	c.rate = 3600;
 	pv_load_sched_init(&s, &c, "x", 0);
 	for (int i = 0; i < 40000; i++) {
@@ -388,7 +392,7 @@ START_TEST(summary)
 	ck_assert(sums[2].all.lat.max == 1.5);
 	ck_assert(pv_load_carried(&sums[0], 1) && pv_load_carried(&sums[1], 1));
 	ck_assert(!pv_load_carried(&sums[1], 0.25)); /* 0.27% */
-	ck_assert(!pv_load_carried(&sums[2], 100)); /* errors */
+	ck_assert(!pv_load_carried(&sums[2], 100));  /* errors */
 	ck_assert_int_eq(pv_load_answer(sums, 3, 1, &users), 1);
 	ck_assert_uint_eq(users, 40);
 	ck_assert_int_eq(pv_load_answer(sums, 3, 0, &users), 0);
@@ -448,12 +452,14 @@ START_TEST(line_round_trip)
 	ck_assert_int_eq(pv_load_line_encode(&f, &b), PV_OK);
 	ck_assert_uint_eq(b.data[b.len - 1], '\n');
 	ck_assert_ptr_null(memchr(b.data, '\n', b.len - 1));
-	ck_assert_msg(!strncmp(b.data, "{\"load\":1,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
-				       "\"kinds\":{\"upload\":{\"started\":2,\"completed\":0,\"errors\":2,",
+	ck_assert_msg(!strncmp(b.data,
+			       "{\"load\":1,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
+			       "\"kinds\":{\"upload\":{\"started\":2,\"completed\":0,\"errors\":2,",
 			       107),
 		      "%s", b.data);
-	ck_assert(strstr(b.data, "\"mkdir\":{\"started\":1,\"completed\":1,\"errors\":0,\"late\":0,"
-				 "\"over_limit\":0,\"overloaded\":0,\"max\":0.0,\"hist\":[[0,1]]}"));
+	ck_assert(strstr(b.data,
+			 "\"mkdir\":{\"started\":1,\"completed\":1,\"errors\":0,\"late\":0,"
+			 "\"over_limit\":0,\"overloaded\":0,\"max\":0.0,\"hist\":[[0,1]]}"));
 	ck_assert(strstr(b.data, "\"read_folder\":{\"started\":1,\"completed\":1,\"errors\":0,"
 				 "\"late\":0,\"over_limit\":1,\"overloaded\":1,\"max\":1500.0,"
 				 "\"hist\":[[169,1]]}"));
@@ -468,8 +474,9 @@ START_TEST(line_round_trip)
 }
 END_TEST
 
-#define KIND_OK "\"started\":1,\"completed\":1,\"errors\":0,\"late\":0,\"over_limit\":0,\"overloaded\":0"
-#define HEAD	"{\"load\":1,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":"
+#define KIND_OK                                                                                    \
+	"\"started\":1,\"completed\":1,\"errors\":0,\"late\":0,\"over_limit\":0,\"overloaded\":0"
+#define HEAD "{\"load\":1,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":"
 
 static void refused(const char *line, const char *want)
 {
@@ -477,8 +484,8 @@ static void refused(const char *line, const char *want)
 
 	memset(&f, 0x5a, sizeof(f));
 	ck_assert_int_eq(pv_load_line_decode(line, strlen(line), &f), PV_EREMOTE);
-	ck_assert_msg(strstr(pv_errmsg(), want), "'%s': message '%s' lacks '%s'", line,
-		      pv_errmsg(), want);
+	ck_assert_msg(strstr(pv_errmsg(), want), "'%s': message '%s' lacks '%s'", line, pv_errmsg(),
+		      want);
 	ck_assert_msg(strstr(pv_errmsg(), "a load client printed a line that is not a figures "
 					  "line"),
 		      "%s", pv_errmsg());
@@ -493,7 +500,7 @@ START_TEST(line_refused)
 
 	ck_assert_int_eq(pv_load_line_decode(HEAD "{}}", strlen(HEAD "{}}"), &f), PV_OK);
 	ck_assert_int_eq(pv_load_line_decode(HEAD "{\"browse\":{" KIND_OK
-						   ",\"max\":0.01,\"hist\":[[49,1]]}}}",
+						  ",\"max\":0.01,\"hist\":[[49,1]]}}}",
 					     strlen(HEAD "{\"browse\":{" KIND_OK
 							 ",\"max\":0.01,\"hist\":[[49,1]]}}}"),
 					     &f),
@@ -554,7 +561,8 @@ START_TEST(line_refused)
 	big[sizeof(big) - 2] = '}';
 	big[sizeof(big) - 1] = '\0';
 	refused(big, "longer than 65536 bytes");
-	ck_assert(strstr(pv_errmsg(), "'{" "                                        "));
+	ck_assert(strstr(pv_errmsg(), "'{"
+				      "                                        "));
 	ck_assert(strstr(pv_errmsg(), "   '...;"));
 }
 END_TEST
@@ -583,7 +591,8 @@ START_TEST(report_txt)
 		"    60    4.48      5.52        6.67       2      590.0     714.8             -  "
 		"1 user not connected\n"
 		"\n"
-		"the server carried 40 users without overload (overload 0.3% at 40; 6.7%, 2 errors, "
+		"the server carried 40 users without overload (overload 0.3% at 40; 6.7%, 2 "
+		"errors, "
 		"1 of 60 users not connected at 60)\n";
 
 	ck_assert_int_eq(pv_load_report_txt(&r, &b), PV_OK);
@@ -630,8 +639,10 @@ START_TEST(report_csv)
 		"users,seconds,connected,not_connected,clients_lost,scen_per_s,expected_per_s,"
 		"server_cpu_pct,carried,started,completed,errors,late,over_limit,overloaded,"
 		"overload_pct,median_ms,p95_ms,max_ms\n"
-		"20,100.004,20,0,0,1.8399,1.8389,14.2,1,184,184,0,0,0,0,0.000,11.548,30.000,30.000\n"
-		"40,100.004,40,0,0,3.6799,3.6778,26.7,1,368,368,0,1,0,1,0.272,20.535,44.242,45.000\n"
+		"20,100.004,20,0,0,1.8399,1.8389,14.2,1,184,184,0,0,0,0,0.000,11.548,30.000,30."
+		"000\n"
+		"40,100.004,40,0,0,3.6799,3.6778,26.7,1,368,368,0,1,0,1,0.272,20.535,44.242,45."
+		"000\n"
 		"60,100.004,59,1,0,4.4798,5.5167,,0,450,448,2,10,20,30,6.667,589.975,714.771,"
 		"1500.000\n";
 
@@ -674,8 +685,8 @@ START_TEST(report_json)
 	ck_assert_str_eq(pv_json_text(pv_json_get(o, "title")), "srv, run 20261130-121500");
 	ck_assert(pv_json_integer(pv_json_get(pv_json_get(o, "config"), "rate"), &v) && v == 331);
 	ck_assert(pv_json_number(pv_json_get(pv_json_get(pv_json_get(pv_json_get(o, "config"),
-									"scenarios"),
-							   "read_folder"),
+								     "scenarios"),
+							 "read_folder"),
 					     "limit"),
 				 &d) &&
 		  d == 5);
@@ -685,13 +696,13 @@ START_TEST(report_json)
 	ck_assert(pv_json_integer(pv_json_get(s, "users"), &v) && v == 60);
 	ck_assert(!pv_json_number(pv_json_get(s, "server_cpu_pct"), &d)); /* null */
 	ck_assert(pv_json_integer(pv_json_get(pv_json_get(s, "all"), "errors"), &v) && v == 2);
-	ck_assert(pv_json_number(pv_json_get(pv_json_get(pv_json_get(s, "all"), "latency"),
-					     "max_ms"),
-				 &d) &&
-		  d == 1500);
-	ck_assert(pv_json_integer(pv_json_get(pv_json_get(pv_json_get(s, "kinds"), "upload"),
-					      "errors"),
-				  &v) &&
+	ck_assert(
+		pv_json_number(pv_json_get(pv_json_get(pv_json_get(s, "all"), "latency"), "max_ms"),
+			       &d) &&
+		d == 1500);
+	ck_assert(pv_json_integer(
+			  pv_json_get(pv_json_get(pv_json_get(s, "kinds"), "upload"), "errors"),
+			  &v) &&
 		  v == 2);
 	a = pv_json_get(o, "answer");
 	ck_assert(pv_json_integer(pv_json_get(a, "users"), &v) && v == 40);
@@ -746,8 +757,9 @@ static const char *xml_check(const char *s, int *elements)
 			continue;
 		}
 		if (s[1] == '/') {
-			size_t n = strspn(s + 2, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-						 "0123456789-_:.");
+			size_t n =
+				strspn(s + 2, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					      "0123456789-_:.");
 
 			if (!depth || n != stack_len[depth - 1] ||
 			    strncmp(s + 2, stack[depth - 1], n) || s[2 + n] != '>') {
@@ -760,8 +772,9 @@ static const char *xml_check(const char *s, int *elements)
 		}
 		{
 			const char *name = s + 1;
-			size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-						"0123456789-_:.");
+			size_t n =
+				strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					     "0123456789-_:.");
 			const char *attrs[32];
 			size_t nattrs = 0;
 
@@ -787,8 +800,9 @@ static const char *xml_check(const char *s, int *elements)
 					s++;
 					break;
 				}
-				an = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					       "0123456789-_:.");
+				an = strspn(s,
+					    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					    "0123456789-_:.");
 				if (!an || s[an] != '=' || s[an + 1] != '"')
 					return "an attribute that is not name=\"value\"";
 				for (size_t i = 0; i < nattrs; i++)
@@ -801,7 +815,8 @@ static const char *xml_check(const char *s, int *elements)
 					if (*s == '<')
 						return "a '<' in an attribute value";
 					if (*s == '&' && !entity(s))
-						return "a '&' that is not an entity in an attribute";
+						return "a '&' that is not an entity in an "
+						       "attribute";
 				}
 				if (!*s)
 					return "an unclosed attribute value";
@@ -828,8 +843,8 @@ START_TEST(xml_checker)
 	int n;
 
 	/* the checker itself catches what it is for */
-	ck_assert_ptr_null(xml_check("<?xml version=\"1.0\"?>\n<a x=\"1\"><b/>&amp;<c>t</c></a>\n",
-				     &n));
+	ck_assert_ptr_null(
+		xml_check("<?xml version=\"1.0\"?>\n<a x=\"1\"><b/>&amp;<c>t</c></a>\n", &n));
 	ck_assert_int_eq(n, 3);
 	ck_assert_ptr_nonnull(xml_check("<a><b></a></b>", &n));
 	ck_assert_ptr_nonnull(xml_check("<a>", &n));
@@ -849,13 +864,14 @@ START_TEST(report_svg)
 	const char *why;
 	int elements;
 
-	r.title = "srv <&> \"run\" 'A'";
+	r.title = "srv <&> \"run\" 'A'\x01";
 	ck_assert_int_eq(pv_load_report_svg(&r, &b), PV_OK);
 	why = xml_check(b.data, &elements);
 	ck_assert_msg(why == NULL, "%s in:\n%s", why, b.data);
 	ck_assert_int_gt(elements, 50);
-	ck_assert(!strncmp(b.data, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://"
-				   "www.w3.org/2000/svg\" width=\"800\" height=\"500\"",
+	ck_assert(!strncmp(b.data,
+			   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://"
+			   "www.w3.org/2000/svg\" width=\"800\" height=\"500\"",
 			   94));
 	/* one marker per step per series; the server's CPU only where it was measured */
 	ck_assert_int_eq(count_of(b.data, "class=\"pt scen\""), 3);
@@ -865,7 +881,7 @@ START_TEST(report_svg)
 	ck_assert_int_eq(count_of(b.data, "class=\"threshold\""), 1);
 	ck_assert_int_eq(count_of(b.data, "class=\"answer\""), 1);
 	ck_assert(strstr(b.data, ">carried 40 users</text>"));
-	ck_assert(strstr(b.data, ">srv &lt;&amp;&gt; &quot;run&quot; &apos;A&apos;</text>"));
+	ck_assert(strstr(b.data, ">srv &lt;&amp;&gt; &quot;run&quot; &apos;A&apos;?</text>"));
 	ck_assert(strstr(b.data, "<title>60 users: overload 6.67%</title>"));
 	ck_assert(strstr(b.data, ">users (all clients)</text>"));
 	ck_assert(strstr(b.data, ">scenarios/s</text>"));
