@@ -99,7 +99,7 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 	pv_buf_addf(out,
 		    "provision load: %u scenarios per user-hour; a scenario is overloaded when it "
 		    "starts over %g s late or takes longer than its limit; a step counts when its "
-		    "overload is at most %g%% with no error\n",
+		    "overload is at most %g%% with no error and every user connected\n",
 		    c->rate, c->late, c->overload);
 	if (r->title)
 		pv_buf_addf(out, "%s\n", r->title);

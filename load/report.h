@@ -40,8 +40,9 @@ int pv_load_report_csv(const struct pv_load_results *r, struct pv_buf *out);
  * kind in the table's order (users, kind, weight, limit, counts, overload %, latency in ms). */
 int pv_load_report_kinds_csv(const struct pv_load_results *r, struct pv_buf *out);
 
-/* load.json: {"version": 1, "title", "config", "steps": [...], "answer": {"users", "step",
- * "line"}}, indented (docs/load.md). */
+/* load.json, indented: {"version": 1, "title", "config": the settings, "steps": [each step's
+ * figures, "all" kinds and per kind, "carried"], "answer": {"users", "step" (from 1), "line"}}
+ * (users and step null when no step counts). */
 int pv_load_report_json(const struct pv_load_results *r, struct pv_buf *out);
 
 /* load.svg: a standalone SVG, 800 x 500: users (x, from 0) against scenarios/s (left axis,

@@ -582,7 +582,7 @@ START_TEST(report_txt)
 	static const char want[] =
 		"provision load: 331 scenarios per user-hour; a scenario is overloaded when it "
 		"starts over 1 s late or takes longer than its limit; a step counts when its "
-		"overload is at most 1% with no error\n"
+		"overload is at most 1% with no error and every user connected\n"
 		"srv, run 20261130-121500\n"
 		"\n"
 		" users  scen/s  expected  overload %  errors  median ms    p95 ms  server CPU %\n"
