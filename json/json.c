@@ -9,6 +9,8 @@
 
 #define J(v) ((json_t *)(v))
 #define P(v) ((struct pv_json *)(v))
+/* one line, ASCII: what pv_json_dump and pv_json_compact write */
+#define LINE (JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12))
 
 struct pv_json *pv_json_object(void)
 {
@@ -66,9 +68,14 @@ void pv_json_append_str(struct pv_json *a, const char *v)
 	pv_json_append(a, P(v ? json_string(v) : json_null()));
 }
 
+void pv_json_append_int(struct pv_json *a, long long v)
+{
+	pv_json_append(a, P(json_integer(v)));
+}
+
 int pv_json_dump(const struct pv_json *v, FILE *f)
 {
-	if (!v || json_dumpf(J(v), f, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) != 0)
+	if (!v || json_dumpf(J(v), f, LINE) != 0)
 		return -1;
 	return fputc('\n', f) == EOF ? -1 : 0;
 }
@@ -88,6 +95,11 @@ char *pv_json_pretty(const struct pv_json *v)
 	}
 	strcat(nl, "\n");
 	return nl;
+}
+
+char *pv_json_compact(const struct pv_json *v)
+{
+	return v ? json_dumps(J(v), LINE) : NULL;
 }
 
 void pv_json_free(struct pv_json *v)
@@ -133,4 +145,35 @@ int pv_json_each(const struct pv_json *o,
 const char *pv_json_text(const struct pv_json *v)
 {
 	return json_is_string(J(v)) ? json_string_value(J(v)) : NULL;
+}
+
+bool pv_json_integer(const struct pv_json *v, long long *out)
+{
+	if (!json_is_integer(J(v)))
+		return false;
+	*out = json_integer_value(J(v));
+	return true;
+}
+
+bool pv_json_number(const struct pv_json *v, double *out)
+{
+	if (!json_is_number(J(v)))
+		return false;
+	*out = json_number_value(J(v));
+	return true;
+}
+
+bool pv_json_is_array(const struct pv_json *v)
+{
+	return json_is_array(J(v));
+}
+
+size_t pv_json_size(const struct pv_json *a)
+{
+	return json_is_array(J(a)) ? json_array_size(J(a)) : 0;
+}
+
+const struct pv_json *pv_json_at(const struct pv_json *a, size_t i)
+{
+	return json_is_array(J(a)) ? P(json_array_get(J(a), i)) : NULL;
 }

@@ -23,11 +23,15 @@ void pv_json_bool(struct pv_json *o, const char *key, bool v);
 void pv_json_real(struct pv_json *o, const char *key, double v); /* null when not finite */
 void pv_json_secs(struct pv_json *o, const char *key, double v); /* to the millisecond */
 void pv_json_append_str(struct pv_json *a, const char *v);
+void pv_json_append_int(struct pv_json *a, long long v);
 /* v on one line and a newline to f (ASCII, compact); -1 when f cannot be written. */
 int pv_json_dump(const struct pv_json *v, FILE *f);
 /* v indented by two spaces, with a newline, for files a person reads too (a run's
  * manifest.json); NULL when out of memory (free() it). */
 char *pv_json_pretty(const struct pv_json *v);
+/* v on one line (compact, ASCII), without a newline, for a line protocol (the load driver's
+ * figures); NULL when out of memory (free() it). */
+char *pv_json_compact(const struct pv_json *v);
 void pv_json_free(struct pv_json *v);
 
 /* Reading. pv_json_parse: NULL with a message in err when text is not JSON. What the getters
@@ -39,5 +43,13 @@ bool pv_json_is_object(const struct pv_json *v);
 int pv_json_each(const struct pv_json *o,
 		 int (*fn)(const char *key, const struct pv_json *v, void *arg), void *arg);
 const char *pv_json_text(const struct pv_json *v); /* a string's value, else NULL */
+/* An integer's value into *out (true); false, *out untouched, for anything else (a real
+ * such as 1.0 included). */
+bool pv_json_integer(const struct pv_json *v, long long *out);
+/* A number's value (an integer or a real) into *out (true); false for anything else. */
+bool pv_json_number(const struct pv_json *v, double *out);
+bool pv_json_is_array(const struct pv_json *v);
+size_t pv_json_size(const struct pv_json *a); /* an array's length; 0 for anything else */
+const struct pv_json *pv_json_at(const struct pv_json *a, size_t i); /* or NULL */
 
 #endif

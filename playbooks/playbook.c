@@ -39,7 +39,8 @@
 #define DEFAULT_METRIC	       "req_queue"
 
 static const char *const top_keys[] = {"lab",	  "ssh",	"domain", "users", "server",
-				       "clients", "controller", "driver", "drain", NULL};
+				       "clients", "controller", "driver", "drain", "load",
+				       NULL};
 static const char *const ssh_keys[] = {"user",	     "port",	"identity", "known_hosts",
 				       "accept_new", "timeout", NULL};
 static const char *const domain_keys[] = {"realm",   "netbios",	   "dns_domain",     "base_dn",
@@ -59,6 +60,9 @@ static const char *const fsct_keys[] = {"path", "workload", NULL};
 static const char *const drivers[] = {"command", "fsct", "builtin", NULL};
 static const char *const drain_keys[] = {"probe",   "command", "metric",	     "threshold",
 					 "interval", "settle", "timeout", "between_steps", NULL};
+static const char *const load_keys[] = {"rate",	    "scenarios", "late", "overload",
+					"interval", "seed",	 NULL};
+static const char *const scenario_keys[] = {"weight", "limit", NULL};
 static const char *const probes[] = {"command", "writeback", "inflight", "smb", NULL};
 static const char *const secret_keys[] = {"file", "env", "stdin", "prompt", NULL};
 static const char *const transports[] = {"ldaps", "starttls", "gssapi", NULL};
@@ -358,6 +362,34 @@ static int get_uint(struct ctx *c, const struct pv_node *map, const char *parent
 	if (!r)
 		*dst = (unsigned)v;
 	return r;
+}
+
+/* A number: decimal digits with at most one '.' (0.5, 2, 1.25; no sign, exponent or hex). */
+static int get_number(struct ctx *c, const struct pv_node *map, const char *parent,
+		      const char *key, double lo, double hi, double *dst)
+{
+	const struct pv_node *v;
+	char expect[96], path[256];
+	const char *s;
+	size_t digits, dots;
+	double val;
+	int r;
+
+	snprintf(expect, sizeof(expect), "a number from %g to %g such as 1.5", lo, hi);
+	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+		return r;
+	key_path(path, sizeof(path), parent, key);
+	digits = strspn(s, "0123456789.");
+	dots = 0;
+	for (const char *p = s; *p; p++)
+		dots += *p == '.';
+	if (s[digits] || dots > 1 || !strpbrk(s, "0123456789"))
+		return fail(c, v, "'%s' is '%.64s', not a number; expected %s", path, s, expect);
+	val = strtod(s, NULL);
+	if (!(val >= lo && val <= hi))
+		return fail(c, v, "'%s' is %.64s, out of range; expected %s", path, s, expect);
+	*dst = val;
+	return 0;
 }
 
 static int parse_bool(const char *s, bool *out)
@@ -1124,6 +1156,60 @@ static int parse_drain(struct ctx *c, const struct pv_node *root)
 	return 0;
 }
 
+static int parse_scenarios(struct ctx *c, const struct pv_node *m)
+{
+	struct pv_load_config *l = &c->pb->load;
+	double total = 0;
+	int r;
+
+	if ((r = check_map(c, m, "load.scenarios", pv_load_names,
+			   "a mapping of scenario names to {weight: N, limit: SECONDS}")))
+		return r;
+	for (size_t i = 0; i < m->n; i++) {
+		struct pv_load_scenario *k = &l->kind[pv_load_kind_of(m->keys[i]->text)];
+		char path[64];
+
+		snprintf(path, sizeof(path), "load.scenarios.%s", m->keys[i]->text);
+		if ((r = check_map(c, m->items[i], path, scenario_keys,
+				   "a mapping {weight: N, limit: SECONDS}")) ||
+		    (r = get_number(c, m->items[i], path, "weight", 0, 36000, &k->weight)) ||
+		    (r = get_number(c, m->items[i], path, "limit", 0.001, 3600, &k->limit)))
+			return r;
+	}
+	for (int k = 0; k < PV_LOAD_KINDS; k++)
+		total += l->kind[k].weight;
+	if (total <= 0)
+		return fail(c, m,
+			    "every scenario's weight in 'load.scenarios' is 0; expected at least one "
+			    "weight above 0 (the defaults are FSCT's: browse 150, open_close 50, ...)");
+	return 0;
+}
+
+static int parse_load(struct ctx *c, const struct pv_node *root)
+{
+	struct pv_load_config *l = &c->pb->load;
+	const struct pv_node *m = pv_tree_get(root, "load"), *sc;
+	long seed;
+	int r;
+
+	pv_load_defaults(l);
+	if (!m)
+		return 0;
+	c->pb->has_load = true;
+	seed = (long)l->seed;
+	if ((r = check_map(c, m, "load", load_keys,
+			   "a mapping of load settings (rate, scenarios, late, ...)")) ||
+	    (r = get_uint(c, m, "load", "rate", 1, 36000, &l->rate, NULL)) ||
+	    (r = get_number(c, m, "load", "late", 0, 3600, &l->late)) ||
+	    (r = get_number(c, m, "load", "overload", 0, 100, &l->overload)) ||
+	    (r = get_uint(c, m, "load", "interval", 1, 3600, &l->interval, NULL)) ||
+	    (r = get_long(c, m, "load", "seed", 0, LONG_MAX, &seed, NULL)))
+		return r;
+	l->seed = (uint64_t)seed;
+	sc = pv_tree_get(m, "scenarios");
+	return sc ? parse_scenarios(c, sc) : 0;
+}
+
 /* Names made from templates must fit AD's limits before anything is created: the longest user
  * name per client (n = per_client has the most digits) and the longest alias. */
 static int check_names(struct ctx *c)
@@ -1208,7 +1294,7 @@ static int validate(struct ctx *c, const struct pv_node *root)
 	    (r = parse_domain(c, root)) || (r = parse_users(c, root)) ||
 	    (r = parse_server(c, root)) || (r = parse_clients(c, root)) ||
 	    (r = parse_controller(c, root)) || (r = parse_driver(c, root)) ||
-	    (r = parse_drain(c, root)) || (r = check_names(c)))
+	    (r = parse_drain(c, root)) || (r = parse_load(c, root)) || (r = check_names(c)))
 		return r;
 	return 0;
 }

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "load/model.h"
+
 /* Where a secret comes from. A playbook holding a plain secret string is an error. */
 enum pv_secret_source {
 	PV_SECRET_UNSET = 0,
@@ -137,6 +139,8 @@ struct pv_playbook {
 	struct pv_driver driver;
 	bool has_drain;
 	struct pv_drain drain;
+	bool has_load;		    /* the section is there (load always holds the settings) */
+	struct pv_load_config load; /* the built-in driver's workload; defaults when absent */
 };
 
 /* Parse and validate. overrides: NULL or a NULL-terminated array of "dotted.key=value"

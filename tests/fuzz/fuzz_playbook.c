@@ -141,6 +141,21 @@ static void check_playbook(const struct pv_playbook *pb)
 	if (pb->has_drain && (!pb->drain.command || !pb->drain.metric || pb->drain.threshold < 0 ||
 			      pb->drain.interval < 1 || pb->drain.timeout < 1))
 		broken("drain settings", NULL);
+	{
+		const struct pv_load_config *l = &pb->load;
+		double total = 0;
+
+		for (int k = 0; k < PV_LOAD_KINDS; k++) {
+			if (!(l->kind[k].weight >= 0 && l->kind[k].weight <= 36000) ||
+			    !(l->kind[k].limit >= 0.001 && l->kind[k].limit <= 3600))
+				broken("a scenario's weight or limit out of range", pv_load_names[k]);
+			total += l->kind[k].weight;
+		}
+		if (!(total > 0) || l->rate < 1 || l->rate > 36000 || l->interval < 1 ||
+		    l->interval > 3600 || !(l->late >= 0 && l->late <= 3600) ||
+		    !(l->overload >= 0 && l->overload <= 100))
+			broken("load settings out of range", NULL);
+	}
 	check_names(pb);
 }
 

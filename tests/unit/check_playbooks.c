@@ -3,6 +3,7 @@
  * Error tests assert the exact "NAME:LINE:COL:" (or "command line: option '...'") prefix and
  * the gist of the message. Run from the repository root (playbooks/lab.yaml is loaded). */
 #include "playbooks/playbook.h"
+#include "util/buf.h"
 #include "util/err.h"
 
 #include <check.h>
@@ -336,6 +337,33 @@ START_TEST(lab_yaml)
 }
 END_TEST
 
+/* lab.yaml's commented load: example, uncommented, is a valid section holding the defaults. */
+START_TEST(lab_yaml_load_example)
+{
+	struct pv_playbook *pb = NULL;
+	struct pv_buf text = PV_BUF_INIT;
+	struct pv_load_config def;
+	char line[512];
+	bool in = false;
+	FILE *f = fopen("playbooks/lab.yaml", "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		in = in || !strcmp(line, "# load:\n");
+		pv_buf_addstr(&text, in && !strncmp(line, "# ", 2) ? line + 2 : line);
+	}
+	fclose(f);
+	ck_assert(in);
+	ck_assert_msg(pv_playbook_parse("lab.yaml", text.data, text.len, NULL, &pb) == 0, "%s",
+		      pv_errmsg());
+	ck_assert(pb->has_load);
+	pv_load_defaults(&def);
+	ck_assert(memcmp(&pb->load, &def, sizeof(def)) == 0);
+	pv_playbook_free(pb);
+	pv_buf_release(&text, 0);
+}
+END_TEST
+
 START_TEST(load_errors)
 {
 	struct pv_playbook *pb = NULL;
@@ -571,6 +599,107 @@ START_TEST(driver_and_drain)
 	bad(BASE "driver: {duration: 0}\n", "t.yaml:7:20: ", "driver.duration");
 	bad(BASE "driver: {name: dbench}\n", "t.yaml:7:16: 'driver.name' is 'dbench'", NULL);
 	bad(BASE "drain: {probe: queue}\n", "t.yaml:7:16: 'drain.probe' is 'queue'", NULL);
+}
+END_TEST
+
+/* The built-in driver's load: section: defaults, values, overrides, and refusals where they
+ * are written. */
+START_TEST(load_section)
+{
+	struct pv_playbook *pb;
+	const char *text = BASE "load:\n"
+				"  rate: 100\n"
+				"  late: 0.5\n"
+				"  overload: 2.5\n"
+				"  interval: 5\n"
+				"  seed: 42\n"
+				"  scenarios:\n"
+				"    browse: {weight: 75, limit: 0.75}\n"
+				"    read_folder: {weight: 0}\n";
+	const char *set_rate[] = {"load.rate=200", "load.scenarios.upload.limit=4", NULL};
+	const char *zero[] = {"load.scenarios.browse.weight=0", NULL};
+
+	/* absent: the defaults of docs/load.md */
+	pb = ok(BASE, NULL);
+	ck_assert(!pb->has_load);
+	ck_assert_uint_eq(pb->load.rate, 331);
+	ck_assert(pb->load.kind[PV_LOAD_BROWSE].weight == 150);
+	ck_assert(pb->load.kind[PV_LOAD_READ_FOLDER].limit == 5);
+	ck_assert(pb->load.late == 1 && pb->load.overload == 1);
+	ck_assert_uint_eq(pb->load.interval, 1);
+	ck_assert_uint_eq(pb->load.seed, 1);
+	pv_playbook_free(pb);
+
+	pb = ok(text, NULL);
+	ck_assert(pb->has_load);
+	ck_assert_uint_eq(pb->load.rate, 100);
+	ck_assert(pb->load.late == 0.5 && pb->load.overload == 2.5);
+	ck_assert_uint_eq(pb->load.interval, 5);
+	ck_assert_uint_eq(pb->load.seed, 42);
+	ck_assert(pb->load.kind[PV_LOAD_BROWSE].weight == 75);
+	ck_assert(pb->load.kind[PV_LOAD_BROWSE].limit == 0.75);
+	ck_assert(pb->load.kind[PV_LOAD_READ_FOLDER].weight == 0);
+	ck_assert(pb->load.kind[PV_LOAD_READ_FOLDER].limit == 5); /* a key left out: default */
+	ck_assert(pb->load.kind[PV_LOAD_UPLOAD].weight == 15);
+	pv_playbook_free(pb);
+
+	/* --set, with or without the section in the file */
+	pb = ok(text, set_rate);
+	ck_assert_uint_eq(pb->load.rate, 200);
+	ck_assert(pb->load.kind[PV_LOAD_UPLOAD].limit == 4);
+	pv_playbook_free(pb);
+	pb = ok(BASE, set_rate);
+	ck_assert(pb->has_load);
+	ck_assert_uint_eq(pb->load.rate, 200);
+	pv_playbook_free(pb);
+
+	bad(BASE "load:\n  scenarios:\n    brwose: {weight: 1}\n",
+	    "t.yaml:9:5: unknown key 'brwose' in 'load.scenarios' (did you mean 'browse'?); "
+	    "expected one of: upload, browse, open_read,",
+	    "read_folder");
+	bad(BASE "load:\n  scenarios:\n    browse: {weight: 1, limt: 2}\n",
+	    "t.yaml:9:25: unknown key 'limt' in 'load.scenarios.browse' (did you mean 'limit'?)",
+	    NULL);
+	bad(BASE "load:\n  scenarios:\n    browse: 3\n",
+	    "t.yaml:9:13: 'load.scenarios.browse' is a string; expected a mapping {weight: N, "
+	    "limit: SECONDS}",
+	    NULL);
+	bad(BASE "load: {rat: 3}\n", "t.yaml:7:8: unknown key 'rat' in 'load' (did you mean 'rate'?)",
+	    NULL);
+	bad(BASE "load: {rate: 0}\n",
+	    "t.yaml:7:14: 'load.rate' is 0, out of range; expected an integer from 1 to 36000", NULL);
+	bad(BASE "load: {rate: 36001}\n", "t.yaml:7:14: 'load.rate' is 36001, out of range", NULL);
+	bad(BASE "load: {late: -1}\n",
+	    "t.yaml:7:14: 'load.late' is '-1', not a number; expected a number from 0 to 3600", NULL);
+	bad(BASE "load: {late: 1e3}\n", "t.yaml:7:14: 'load.late' is '1e3', not a number", NULL);
+	bad(BASE "load: {late: 1.2.3}\n", "t.yaml:7:14: 'load.late' is '1.2.3', not a number",
+	    NULL);
+	bad(BASE "load: {late: .}\n", "t.yaml:7:14: 'load.late' is '.', not a number", NULL);
+	bad(BASE "load: {overload: 100.5}\n",
+	    "t.yaml:7:18: 'load.overload' is 100.5, out of range; expected a number from 0 to 100",
+	    NULL);
+	bad(BASE "load: {interval: 0}\n", "t.yaml:7:18: 'load.interval' is 0, out of range", NULL);
+	bad(BASE "load: {seed: -1}\n", "t.yaml:7:14: 'load.seed' is -1, out of range", NULL);
+	bad(BASE "load: {scenarios: {browse: {limit: 0}}}\n",
+	    "t.yaml:7:36: 'load.scenarios.browse.limit' is 0, out of range; expected a number from "
+	    "0.001 to 3600",
+	    NULL);
+	/* every weight 0: refused where the scenarios are */
+	{
+		struct pv_buf all = PV_BUF_INIT;
+
+		pv_buf_addstr(&all, BASE "load:\n  scenarios:\n");
+		for (int k = 0; k < PV_LOAD_KINDS; k++)
+			pv_buf_addf(&all, "    %s: {weight: 0}\n", pv_load_names[k]);
+		bad(all.data,
+		    "t.yaml:9:5: every scenario's weight in 'load.scenarios' is 0; expected at least "
+		    "one weight above 0",
+		    NULL);
+		pv_buf_release(&all, 0);
+	}
+	pb = ok(BASE, zero); /* the others still weigh */
+	ck_assert(pb->load.kind[PV_LOAD_BROWSE].weight == 0);
+	pv_playbook_free(pb);
 }
 END_TEST
 
@@ -1079,6 +1208,7 @@ static Suite *playbooks_suite(void)
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, gssapi_needs_no_ca);
 	tcase_add_test(tc, lab_yaml);
+	tcase_add_test(tc, lab_yaml_load_example);
 	tcase_add_test(tc, load_errors);
 	tcase_add_test(tc, path_resolution);
 	tcase_add_test(tc, remote_results_kept);
@@ -1108,6 +1238,7 @@ static Suite *playbooks_suite(void)
 	tcase_add_test(tc, bad_results_paths);
 	tcase_add_test(tc, bad_ad_names);
 	tcase_add_test(tc, name_overflow);
+	tcase_add_test(tc, load_section);
 	tcase_add_test(tc, overrides_valid);
 	tcase_add_test(tc, overrides_later_wins);
 	tcase_add_test(tc, overrides_invalid);
