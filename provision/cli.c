@@ -239,6 +239,19 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "Exit status: 0 when everything the playbook asks for is in place; 13 (incomplete) when\n"
 	 "something is missing (after cleanup: the lab holds nothing); the code of the failure\n"
 	 "when a host could not be asked."},
+	{CMD_LOAD, "load", NULL, false, PV_CMD_STOPPABLE,
+	 "load --client NAME --workgroup NAME --duration SECONDS [--timeout S] [--parallel N]",
+	 "the built-in load driver on this client (run starts it; docs/load.md)",
+	 "The part of the built-in load driver that runs on each Linux client: 'run' with\n"
+	 "driver 'builtin' copies provision there and starts it over SSH. Needs no playbook.\n"
+	 "stdin: the users' password on the first line, then setup lines (a 'config' line with\n"
+	 "the load settings, one 'user NAME ALIAS SHARE N' line per user, 'start'; see\n"
+	 "docs/load.md). Every user logs on over its own SMB connection to its own alias (at most\n"
+	 "--parallel opening at once, default 64; --timeout per request, default 10 s) and its\n"
+	 "home tree is listed; then 'ready {...}' is printed and, after a 'go' line on stdin,\n"
+	 "every user runs its schedule for --duration seconds. One process and one thread carry\n"
+	 "every user (epoll). stdout: one line of figures per interval (load/line.h). The end of\n"
+	 "stdin, a 'stop' line, Ctrl-C or SIGTERM stop it (status 15) after the figures so far."},
 	{CMD_HELP, "help", NULL, false, 0, "help [command]", "show help for a command",
 	 "Shows the usage and options of a command."},
 };
@@ -285,15 +298,16 @@ const struct pv_option pv_options[] = {
 	 "cleanup join: leave the domain and delete the computer account"},
 	{OPT_BACKUP, "backup", 0, "DIR", B(CMD_CLEANUP) | B(CMD_CONTROLLER) | B(CMD_PREPARE),
 	 "where the results folder's backup goes"},
-	{OPT_TIMEOUT, "timeout", 't', "SECONDS", B(CMD_RUN) | B(CMD_WAIT), "give up after SECONDS"},
-	{OPT_PARALLEL, "parallel", 0, "N", B(CMD_SERVER) | B(CMD_PREPARE),
+	{OPT_TIMEOUT, "timeout", 't', "SECONDS", B(CMD_RUN) | B(CMD_WAIT) | B(CMD_LOAD),
+	 "give up after SECONDS (load: per SMB request)"},
+	{OPT_PARALLEL, "parallel", 0, "N", B(CMD_SERVER) | B(CMD_PREPARE) | B(CMD_LOAD),
 	 "server: SMB connections building trees at once (default: server cores, at least 2)"},
 	{OPT_MIN_USERS, "min-users", 0, "N", B(CMD_RUN),
 	 "users in the first step, all clients together (driver.min_users)"},
 	{OPT_MAX_USERS, "max-users", 0, "N", B(CMD_RUN),
 	 "users in the last step, all clients together (driver.max_users)"},
 	{OPT_STEP, "step", 0, "N", B(CMD_RUN), "users added from one step to the next (driver.step)"},
-	{OPT_DURATION, "duration", 0, "SECONDS", B(CMD_RUN),
+	{OPT_DURATION, "duration", 0, "SECONDS", B(CMD_RUN) | B(CMD_LOAD),
 	 "how long each step is held (driver.duration)"},
 	{OPT_WARMUP, "warmup", 0, "SECONDS", B(CMD_RUN),
 	 "the start of each step not measured (driver.warmup)"},
@@ -301,6 +315,8 @@ const struct pv_option pv_options[] = {
 	 "seconds between samples of the server, 0 for none (driver.watch)"},
 	{OPT_ID, "id", 0, "ID", B(CMD_RUN),
 	 "the run's id, its results folder's name (default: the UTC time, 20261130-121500)"},
+	{OPT_CLIENT, "client", 0, "NAME", B(CMD_LOAD), "load: this client's name (schedules' seeds)"},
+	{OPT_WORKGROUP, "workgroup", 0, "NAME", B(CMD_LOAD), "load: the users' domain (NetBIOS)"},
 	{OPT_DRAIN, "drain", 0, NULL, B(CMD_WAIT),
 	 "wait until the server's queue has drained (what wait does; may be left out)"},
 	{OPT_PROBE, "probe", 0, "KIND", B(CMD_WAIT),

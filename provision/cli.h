@@ -20,6 +20,7 @@ enum pv_cmd_id {
 	CMD_WAIT,
 	CMD_CLEANUP,
 	CMD_STATUS,
+	CMD_LOAD,
 	CMD_HELP,
 	CMD_COUNT
 };
@@ -66,6 +67,8 @@ enum pv_opt_id {
 	OPT_THRESHOLD,
 	OPT_INTERVAL,
 	OPT_SETTLE,
+	OPT_CLIENT,
+	OPT_WORKGROUP,
 	OPT_COUNT
 };
 

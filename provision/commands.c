@@ -24,6 +24,7 @@ static const struct {
 	{CMD_CLEANUP, "controller", pv_cmd_cleanup_controller},
 	{CMD_STATUS, NULL, pv_cmd_status},
 	{CMD_RUN, NULL, pv_cmd_run},
+	{CMD_LOAD, NULL, pv_cmd_load},
 	{CMD_WAIT, NULL, pv_cmd_wait},
 };
 

@@ -112,6 +112,7 @@ int pv_cmd_prepare(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_cleanup(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_status(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_run(struct pv_ctx *ctx, struct pv_out *out);
+int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_wait(struct pv_ctx *ctx, struct pv_out *out);
 
 #endif

@@ -1,0 +1,227 @@
+/* phases/loadproto.c: the setup lines of `provision load` (see loadproto.h). */
+#include "phases/loadproto.h"
+
+#include "util/err.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void encode(struct pv_buf *out, const char *s)
+{
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (strchr(safe, *p))
+			pv_buf_add(out, p, 1);
+		else
+			pv_buf_addf(out, "%%%02X", *p);
+	}
+}
+
+int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out)
+{
+	pv_buf_addf(out, "config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu weights=",
+		    c->rate, c->late, c->overload, c->interval, (unsigned long long)c->seed);
+	for (int k = 0; k < PV_LOAD_KINDS; k++)
+		pv_buf_addf(out, "%s%.17g", k ? "," : "", c->kind[k].weight);
+	pv_buf_addstr(out, " limits=");
+	for (int k = 0; k < PV_LOAD_KINDS; k++)
+		pv_buf_addf(out, "%s%.17g", k ? "," : "", c->kind[k].limit);
+	pv_buf_addstr(out, "\n");
+	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
+int pv_loadproto_user(const char *name, const char *alias, const char *share, unsigned number,
+		      struct pv_buf *out)
+{
+	pv_buf_addstr(out, "user ");
+	encode(out, name);
+	pv_buf_addstr(out, " ");
+	encode(out, alias);
+	pv_buf_addstr(out, " ");
+	encode(out, share);
+	pv_buf_addf(out, " %u\n", number);
+	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
+/* The next space-separated word of s (at most len bytes) into w, decoded. */
+static int word(const char **s, const char *end, char *w, size_t wlen)
+{
+	size_t o = 0;
+
+	while (*s < end && **s == ' ')
+		(*s)++;
+	while (*s < end && **s != ' ') {
+		unsigned v;
+
+		if (**s == '%') {
+			char hex[3] = {0};
+
+			if (end - *s < 3)
+				return -1;
+			memcpy(hex, *s + 1, 2);
+			if (sscanf(hex, "%2x", &v) != 1 || !v)
+				return -1;
+			*s += 3;
+		} else {
+			v = (unsigned char)**s;
+			(*s)++;
+		}
+		if (o + 1 >= wlen)
+			return -1;
+		w[o++] = (char)v;
+	}
+	w[o] = '\0';
+	return o ? 0 : -1;
+}
+
+static int numbers(const char *v, double *out, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char *e;
+
+		errno = 0;
+		out[i] = strtod(v, &e);
+		if (e == v || errno || out[i] < 0 || (i < n - 1 ? *e != ',' : *e != '\0'))
+			return -1;
+		v = e + 1;
+	}
+	return 0;
+}
+
+static int config(struct pv_loadproto *p, const char *s, const char *end)
+{
+	struct pv_load_config *c = &p->cfg;
+	char w[512];
+	double v[PV_LOAD_KINDS];
+
+	pv_load_defaults(c);
+	while (s < end && word(&s, end, w, sizeof(w)) == 0) {
+		char *eq = strchr(w, '='), *e;
+
+		if (!eq)
+			return -1;
+		*eq++ = '\0';
+		errno = 0;
+		if (!strcmp(w, "rate")) {
+			unsigned long r = strtoul(eq, &e, 10);
+
+			if (*e || errno || r < 1 || r > 36000)
+				return -1;
+			c->rate = (unsigned)r;
+		} else if (!strcmp(w, "late")) {
+			c->late = strtod(eq, &e);
+		} else if (!strcmp(w, "overload")) {
+			c->overload = strtod(eq, &e);
+		} else if (!strcmp(w, "interval")) {
+			unsigned long r = strtoul(eq, &e, 10);
+
+			if (r < 1 || r > 3600)
+				return -1;
+			c->interval = (unsigned)r;
+		} else if (!strcmp(w, "seed")) {
+			c->seed = strtoull(eq, &e, 10);
+		} else if (!strcmp(w, "weights") || !strcmp(w, "limits")) {
+			if (numbers(eq, v, PV_LOAD_KINDS) < 0)
+				return -1;
+			for (int k = 0; k < PV_LOAD_KINDS; k++) {
+				if (w[0] == 'w')
+					c->kind[k].weight = v[k];
+				else
+					c->kind[k].limit = v[k];
+			}
+			continue;
+		} else {
+			return -1;
+		}
+		if (*e || errno)
+			return -1;
+	}
+	{
+		double sum = 0;
+
+		for (int k = 0; k < PV_LOAD_KINDS; k++)
+			sum += c->kind[k].weight;
+		if (sum <= 0)
+			return -1;
+	}
+	p->have_config = true;
+	return 0;
+}
+
+static int user(struct pv_loadproto *p, const char *s, const char *end)
+{
+	char name[256], alias[256], share[256], num[16], *e;
+	struct pv_load_user *u;
+	unsigned long n;
+
+	if (word(&s, end, name, sizeof(name)) || word(&s, end, alias, sizeof(alias)) ||
+	    word(&s, end, share, sizeof(share)) || word(&s, end, num, sizeof(num)))
+		return -1;
+	while (s < end && *s == ' ')
+		s++;
+	n = strtoul(num, &e, 10);
+	if (s != end || *e || n < 1 || n > 100000000)
+		return -1;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		struct pv_load_user *nu = realloc(p->users, cap * sizeof(*nu));
+
+		if (!nu)
+			return -2;
+		p->users = nu;
+		p->cap = cap;
+	}
+	u = &p->users[p->n];
+	u->name = strdup(name);
+	u->alias = strdup(alias);
+	u->share = strdup(share);
+	u->number = (unsigned)n;
+	if (!u->name || !u->alias || !u->share) {
+		free((char *)u->name);
+		free((char *)u->alias);
+		free((char *)u->share);
+		return -2;
+	}
+	p->n++;
+	return 0;
+}
+
+int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
+{
+	const char *end = line + len;
+	int r;
+
+	if (p->started)
+		return pv_error(PV_EUSAGE, "setup line after 'start'");
+	if (len >= 7 && !strncmp(line, "config ", 7))
+		r = config(p, line + 7, end);
+	else if (len >= 5 && !strncmp(line, "user ", 5))
+		r = user(p, line + 5, end);
+	else if (len == 5 && !strncmp(line, "start", 5)) {
+		if (!p->have_config || !p->n)
+			return pv_error(PV_EUSAGE, "'start' before a config line and a user");
+		p->started = true;
+		return PV_OK;
+	} else
+		r = -1;
+	if (r == -2)
+		return pv_error(PV_EIO, "out of memory");
+	if (r < 0)
+		return pv_error(PV_EUSAGE, "not a setup line of provision load: '%.*s'",
+				(int)(len < 80 ? len : 80), line);
+	return PV_OK;
+}
+
+void pv_loadproto_release(struct pv_loadproto *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free((char *)p->users[i].name);
+		free((char *)p->users[i].alias);
+		free((char *)p->users[i].share);
+	}
+	free(p->users);
+	memset(p, 0, sizeof(*p));
+}

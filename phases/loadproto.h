@@ -1,0 +1,37 @@
+/* phases/loadproto.h: what `run` (driver builtin) tells `provision load` on a client, over the
+ * SSH session's stdin, after the users' password (its first line): the load settings, the
+ * users, then "start"; later "go" when every client is ready. One line each:
+ *
+ *   config rate=331 late=1 overload=1 interval=1 seed=1 weights=15,150,... limits=2,1,...
+ *   user cli1-u1 srvu1 fsroot2 1
+ *   start
+ *
+ * Names are percent-encoded (every byte but A-Z a-z 0-9 . _ - as %XX), so no separator can
+ * hide in one. Pure: no I/O; both sides and the tests use it. */
+#ifndef PV_PHASES_LOADPROTO_H
+#define PV_PHASES_LOADPROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "load/model.h"
+#include "phases/load.h"
+#include "util/buf.h"
+
+int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out);
+int pv_loadproto_user(const char *name, const char *alias, const char *share, unsigned number,
+		      struct pv_buf *out);
+
+/* What the lines said so far. */
+struct pv_loadproto {
+	bool have_config, started;
+	struct pv_load_config cfg;
+	struct pv_load_user *users; /* strings owned here */
+	size_t n, cap;
+};
+
+/* One line (without its '\n'). PV_OK; PV_EUSAGE naming the line's fault. */
+int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len);
+void pv_loadproto_release(struct pv_loadproto *p);
+
+#endif

@@ -1,0 +1,240 @@
+/* provision/loadcmd.c: `provision load`, the built-in load driver's part on one client. `run`
+ * starts it over SSH (docs/load.md); by hand it reads the same lines from stdin:
+ *
+ *   <the users' password>
+ *   config rate=331 ...          (phases/loadproto.h)
+ *   user cli1-u1 srvu1 fsroot2 1
+ *   start
+ *   go                           (once "ready" is printed: the load starts)
+ *
+ * stdout: "ready {...}" once every user has logged on or failed, then one line of figures per
+ * interval (load/line.h). The end of stdin stops it. */
+#include "provision/provision.h"
+
+#include "load/line.h"
+#include "phases/load.h"
+#include "phases/loadproto.h"
+#include "util/err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct input {
+	char buf[4096];
+	size_t len;
+	bool eof, go, stop;
+	const volatile sig_atomic_t *signal;
+};
+
+/* Read what stdin has (wait at most ms): complete lines go to line(). */
+static int pump(struct input *in, int ms, int (*line)(struct input *, const char *, size_t),
+		bool once)
+{
+	struct pollfd p = {STDIN_FILENO, POLLIN, 0};
+
+	while (!in->eof) {
+		char *nl;
+		ssize_t n;
+
+		while ((nl = memchr(in->buf, '\n', in->len)) != NULL) {
+			size_t l = (size_t)(nl - in->buf);
+			int r = line(in, in->buf, l);
+
+			memmove(in->buf, nl + 1, in->len - l - 1);
+			in->len -= l + 1;
+			if (r != PV_OK)
+				return r;
+			if (once)
+				return PV_OK;
+		}
+		if (poll(&p, 1, ms) <= 0)
+			return PV_OK;
+		if (in->len == sizeof(in->buf))
+			return pv_error(PV_EUSAGE, "a line of more than %zu bytes on stdin",
+					sizeof(in->buf));
+		n = read(STDIN_FILENO, in->buf + in->len, sizeof(in->buf) - in->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			in->eof = true;
+			break;
+		}
+		in->len += (size_t)n;
+		ms = 0;
+	}
+	return PV_OK;
+}
+
+/* After the setup: "go" starts the load, "stop" (or the end of stdin) ends it. */
+static int control(struct input *in, const char *l, size_t len)
+{
+	if (len == 2 && !memcmp(l, "go", 2))
+		in->go = true;
+	else if (len == 4 && !memcmp(l, "stop", 4))
+		in->stop = true;
+	else
+		return pv_error(PV_EUSAGE, "expected 'go' or 'stop' on stdin, not '%.*s'",
+				(int)(len < 40 ? len : 40), l);
+	return PV_OK;
+}
+
+struct run {
+	struct input in; /* first: the line callbacks get it */
+	struct pv_loadproto proto;
+	struct pv_buf line;
+	int err;
+};
+
+static bool should_stop(void *arg)
+{
+	struct run *r = arg;
+
+	if (r->err == PV_OK)
+		r->err = pump(&r->in, 0, control, false);
+	return r->in.eof || r->in.stop || r->err != PV_OK || (r->in.signal && *r->in.signal);
+}
+
+static bool go(void *arg)
+{
+	struct run *r = arg;
+
+	should_stop(arg);
+	return r->in.go;
+}
+
+static int put(const char *s, size_t len)
+{
+	if (fwrite(s, 1, len, stdout) != len || fflush(stdout) != 0)
+		return pv_error(PV_EIO, "cannot write the figures to stdout: %s", strerror(errno));
+	return PV_OK;
+}
+
+static int ready(void *arg, unsigned connected, unsigned failed, const char *first)
+{
+	struct run *r = arg;
+	struct pv_json *o = pv_json_object();
+	char *text;
+	int rc;
+
+	pv_json_int(o, "users", connected + failed);
+	pv_json_int(o, "connected", connected);
+	pv_json_int(o, "failed", failed);
+	pv_json_str(o, "error", first && *first ? first : NULL);
+	text = pv_json_compact(o);
+	pv_buf_reset(&r->line);
+	pv_buf_addf(&r->line, "ready %s\n", text ? text : "{}");
+	free(text);
+	pv_json_free(o);
+	rc = pv_buf_failed(&r->line) ? pv_error(PV_EIO, "out of memory")
+				     : put(r->line.data, r->line.len);
+	return rc;
+}
+
+static int emit(void *arg, const struct pv_load_figs *f)
+{
+	struct run *r = arg;
+	int rc;
+
+	pv_buf_reset(&r->line);
+	if ((rc = pv_load_line_encode(f, &r->line)) != PV_OK)
+		return rc;
+	return put(r->line.data, r->line.len);
+}
+
+static int setup(struct input *in, const char *l, size_t len)
+{
+	return pv_loadproto_parse(&((struct run *)in)->proto, l, len);
+}
+
+/* The first line of stdin, byte by byte (what follows stays for the setup). */
+static int password(struct pv_secret **out)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	int r = PV_OK;
+
+	pv_buf_secret(&b);
+	for (;;) {
+		char c;
+		ssize_t n = read(STDIN_FILENO, &c, 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = pv_error(PV_EUSAGE, "provision load reads the users' password from the "
+						"first line of stdin, then its setup lines: stdin "
+						"ended first");
+			break;
+		}
+		if (c == '\n')
+			break;
+		if (pv_buf_add(&b, &c, 1) < 0) {
+			r = pv_error(PV_EIO, "out of memory");
+			break;
+		}
+	}
+	if (r == PV_OK && !(*out = pv_secret_new(b.data ? b.data : "", b.len)))
+		r = pv_error(PV_EIO, "out of memory");
+	pv_buf_release(&b, 1);
+	return r;
+}
+
+int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
+{
+	const char *client = ctx->cli.opt[OPT_CLIENT], *wg = ctx->cli.opt[OPT_WORKGROUP];
+	unsigned long duration = 0, timeout = 10, parallel = 64;
+	struct pv_secret *pw = NULL;
+	struct run r;
+	int rc;
+
+	(void)out;
+	memset(&r, 0, sizeof(r));
+	r.in.signal = ctx->env.stop;
+	if (!client || !wg || !ctx->cli.opt[OPT_DURATION])
+		return pv_error(PV_EUSAGE, "provision load needs --client NAME, --workgroup NAME "
+					   "and --duration SECONDS (see 'provision help load')");
+	if ((rc = pv_cli_count("--duration", ctx->cli.opt[OPT_DURATION], 604800, &duration)) ||
+	    (ctx->cli.opt[OPT_TIMEOUT] &&
+	     (rc = pv_cli_count("--timeout", ctx->cli.opt[OPT_TIMEOUT], 3600, &timeout))) ||
+	    (ctx->cli.opt[OPT_PARALLEL] &&
+	     (rc = pv_cli_count("--parallel", ctx->cli.opt[OPT_PARALLEL], 10000, &parallel))))
+		return rc;
+	if ((rc = password(&pw)) != PV_OK)
+		goto done;
+	while (!r.proto.started && rc == PV_OK) {
+		rc = pump(&r.in, -1, setup, true);
+		if (rc == PV_OK && r.in.eof && !r.proto.started)
+			rc = pv_error(PV_EUSAGE, "stdin ended before 'start' (see 'provision help "
+						 "load')");
+	}
+	if (rc == PV_OK) {
+		struct pv_load_opts o;
+
+		memset(&o, 0, sizeof(o));
+		o.cfg = &r.proto.cfg;
+		o.client = client;
+		o.workgroup = wg;
+		o.password = pw;
+		o.users = r.proto.users;
+		o.nusers = r.proto.n;
+		o.duration = (double)duration;
+		o.timeout_ms = (int)timeout * 1000;
+		o.parallel = (unsigned)parallel;
+		o.arg = &r;
+		o.stop = should_stop;
+		o.go = go;
+		o.ready = ready;
+		o.emit = emit;
+		rc = pv_load(&o);
+		if (rc == PV_OK && r.err != PV_OK)
+			rc = r.err;
+	}
+done:
+	pv_secret_free(pw);
+	pv_loadproto_release(&r.proto);
+	pv_buf_release(&r.line, 0);
+	return rc;
+}
