@@ -47,14 +47,15 @@ void pv_self_release(struct pv_self *self)
 }
 
 /* Run the install script in mode (check or finish) on the host; its stdout into out. */
-static int script(struct pv_remote *rem, const char *dir, const char *digest, const char *mode,
-		  struct pv_buf *out)
+static int script(struct pv_remote *rem, const char *dir, const char *digest, const char *tmp,
+		  const char *mode, struct pv_buf *out)
 {
 	struct pv_buf sc = PV_BUF_INIT, err = PV_BUF_INIT;
 	int status = 0, r;
 
 	pv_remote_var(&sc, "dir", dir);
 	pv_remote_var(&sc, "digest", digest);
+	pv_remote_var(&sc, "tmp", tmp);
 	pv_remote_var(&sc, "mode", mode);
 	pv_buf_addstr(&sc, pv_phases_install_sh);
 	r = pv_buf_failed(&sc) ? pv_error(PV_EIO, "out of memory")
@@ -73,25 +74,30 @@ int pv_install_self(struct pv_remote *rem, const struct pv_self *self, char *pat
 		    bool *copied)
 {
 	struct pv_buf out = PV_BUF_INIT;
-	char dir[64], tmp[96];
+	char dir[64], tmp[160], name[80];
 	int r;
 
 	*copied = false;
 	snprintf(dir, sizeof(dir), "/var/tmp/provision-%.16s", self->digest);
 	snprintf(path, len, "%s/provision", dir);
-	if ((r = script(rem, dir, self->digest, "check", &out)) != PV_OK)
+	/* the copy's name carries the host's: hosts may share a file system */
+	snprintf(name, sizeof(name), "provision.new.%.60s", pv_remote_name(rem));
+	for (char *c = name; *c; c++)
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", *c))
+			*c = '_';
+	snprintf(tmp, sizeof(tmp), "%s/%s", dir, name);
+	if ((r = script(rem, dir, self->digest, name, "check", &out)) != PV_OK)
 		goto out;
 	if (out.data && strncmp(out.data, "present", 7) == 0) {
 		pv_log(PV_LOG_DEBUG, "%s: %s is there already", pv_remote_name(rem), path);
 		goto out;
 	}
-	snprintf(tmp, sizeof(tmp), "%s/provision.new", dir);
 	pv_log(PV_LOG_INFO, "%s: copying provision (%zu bytes) to %s", pv_remote_name(rem),
 	       self->len, path);
 	if ((r = pv_remote_write_file(rem, tmp, self->data, self->len, 0700)) != PV_OK)
 		goto out;
 	pv_buf_reset(&out);
-	if ((r = script(rem, dir, self->digest, "finish", &out)) != PV_OK)
+	if ((r = script(rem, dir, self->digest, name, "finish", &out)) != PV_OK)
 		goto out;
 	*copied = true;
 out:

@@ -1,5 +1,6 @@
 /* phases/run.c: `provision run` (see run.h). */
 #include "phases/run.h"
+#include "phases/run_internal.h"
 
 #include "json/json.h"
 #include "phases/drain.h"
@@ -40,12 +41,6 @@ const char *pv_run_state_name(enum pv_run_state s)
 
 /* ---- where the results go: the controller, local or over SSH ---- */
 
-struct sink {
-	struct pv_remote *rem; /* a controller host; NULL: this machine */
-	int fd;		       /* local: the run's folder */
-	char path[1024];       /* the run's folder */
-	pthread_mutex_t lock;  /* one SSH session for every thread */
-};
 
 /* Local: open rel's folder (made when mk) below the run's folder, every part without
  * following a link. */
@@ -123,7 +118,7 @@ static int remote_cmd(struct sink *k, const char *what, const char *script, cons
 }
 
 /* Make rel (a folder below the run's, its parent existing). */
-static int sink_mkdir(struct sink *k, const char *rel)
+int pv_run_sink_mkdir(struct sink *k, const char *rel)
 {
 	struct pv_buf sc = PV_BUF_INIT;
 	int fd, r;
@@ -145,7 +140,7 @@ static int sink_mkdir(struct sink *k, const char *rel)
 }
 
 /* Write the file rel/name (replace: atomically over an older one). */
-static int sink_write(struct sink *k, const char *rel, const char *name, const void *data,
+int pv_run_sink_write(struct sink *k, const char *rel, const char *name, const void *data,
 		      size_t len, bool replace)
 {
 	char full[2048];
@@ -253,60 +248,7 @@ static int sink_tar(struct sink *k, const char *rel, const struct pv_buf *tar,
 
 /* ---- one step on one host ---- */
 
-struct run;
-struct steprun;
-
-struct hostrun {
-	struct steprun *st;
-	struct pv_run_host *h;
-	const struct pv_host *host; /* NULL: the local controller */
-	struct pv_remote *rem;
-	struct pv_buf cmd; /* the command as rendered */
-	char base[256];	   /* the run's folder on the host: <run base>-<host> */
-	char dir[300];	   /* the step's folder there: <base>/step-01 */
-	bool password;
-	pthread_t thread;
-	bool thread_ok;
-	/* under st->lock */
-	bool running, ended, silent, final;
-	double last_seen;
-};
-
-struct steprun {
-	struct run *run;
-	struct pv_run_step *step;
-	char rel[32];	    /* "step-01" below the run's folder */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool over;	    /* the step is over: every command stops */
-	struct hostrun *hr;
-	size_t n;
-};
-
-struct run {
-	const struct pv_env *env;
-	const struct pv_playbook *pb;
-	struct pv_run_result *res;
-	struct pv_ramp ramp;
-	struct sink sink;
-	struct pv_remote **rems;   /* one per client */
-	struct pv_remote *ctl_rem; /* the controller's host, when it has one and a command */
-	char (*system)[128];	   /* per client: uname -sr */
-	char server_system[256];
-	const struct pv_secret *password;
-	char base[200];		   /* on the hosts: /tmp/provision-run-<lab>-<id>, then -<host>
-				    * (hosts may share a file system, as the lab's do) */
-	char local_pw[64];	   /* a private folder for the local controller's password file */
-	bool local_pw_written;
-	struct pv_watch *watch;
-	double lost_after, deadline;
-	double wall0;
-};
-
-static void host_fail(struct pv_run_host *h, enum pv_run_state s, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void host_fail(struct pv_run_host *h, enum pv_run_state s, int code, const char *fmt, ...)
+void pv_run_host_fail(struct pv_run_host *h, enum pv_run_state s, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -336,7 +278,7 @@ static int host_line(void *arg, const char *line, size_t len)
 		if (h->exit == 0)
 			h->state = PV_RUN_DONE;
 		else
-			host_fail(h, PV_RUN_FAILED, PV_EREMOTE,
+			pv_run_host_fail(h, PV_RUN_FAILED, PV_EREMOTE,
 				  "the command ended with status %d before the step's end (see "
 				  "%s/%s/stderr)",
 				  h->exit, x->st->rel, h->name);
@@ -346,7 +288,7 @@ static int host_line(void *arg, const char *line, size_t len)
 		h->state = PV_RUN_STOPPED;
 	} else if (!strncmp(line, "pv-error ", 9) && !x->final) {
 		x->final = true;
-		host_fail(h, PV_RUN_NOT_STARTED, PV_EREMOTE, "%s", line + 9);
+		pv_run_host_fail(h, PV_RUN_NOT_STARTED, PV_EREMOTE, "%s", line + 9);
 		pthread_cond_broadcast(&x->st->cond);
 	} else if (strcmp(line, "pv-alive") != 0) {
 		pv_log(PV_LOG_DEBUG, "run: %s: %s", h->name, line);
@@ -430,7 +372,7 @@ static void *remote_host(void *arg)
 		r = pv_remote_stream(x->rem, sc.data, in.data, in.len, &ops, &err, &status, 0);
 	pthread_mutex_lock(&x->st->lock);
 	if (x->silent) {
-		host_fail(x->h, PV_RUN_LOST, PV_EUNREACH,
+		pv_run_host_fail(x->h, PV_RUN_LOST, PV_EUNREACH,
 			  "no word from '%s' for %.0f s during the step: lost", x->h->name,
 			  R->lost_after);
 	} else if (!x->final) {
@@ -441,9 +383,9 @@ static void *remote_host(void *arg)
 				     "its session ended without the command's end (status %d)%s%.200s",
 				     status, err.len ? ": " : "", err.len ? err.data : "");
 		if (x->running || r == PV_EUNREACH)
-			host_fail(x->h, PV_RUN_LOST, PV_EUNREACH, "lost: %s", pv_errmsg());
+			pv_run_host_fail(x->h, PV_RUN_LOST, PV_EUNREACH, "lost: %s", pv_errmsg());
 		else
-			host_fail(x->h, PV_RUN_NOT_STARTED, r, "%s", pv_errmsg());
+			pv_run_host_fail(x->h, PV_RUN_NOT_STARTED, r, "%s", pv_errmsg());
 	}
 	x->ended = true;
 	pthread_cond_broadcast(&x->st->cond);
@@ -522,7 +464,7 @@ static void *local_host(void *arg)
 	r = spawn_local(x, NULL, &pid);
 	pthread_mutex_lock(&st->lock);
 	if (r != PV_OK)
-		host_fail(x->h, PV_RUN_NOT_STARTED, r, "%s", pv_errmsg());
+		pv_run_host_fail(x->h, PV_RUN_NOT_STARTED, r, "%s", pv_errmsg());
 	else
 		x->running = true;
 	pthread_cond_broadcast(&st->cond);
@@ -546,7 +488,7 @@ static void *local_host(void *arg)
 		else if (x->h->exit == 0)
 			x->h->state = PV_RUN_DONE;
 		else
-			host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE,
+			pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE,
 				  "the command ended with status %d before the step's end (see "
 				  "%s/%s/stderr)",
 				  x->h->exit, st->rel, x->h->name);
@@ -638,7 +580,7 @@ static void step_watch(struct run *R, struct steprun *st, double t0, double t1)
 	st->step->samples = n - from;
 	pv_watch_summarize(s + from, n - from, st->step->watch);
 	if (pv_watch_csv(s, n, t0, t0 + d->warmup, &csv) == PV_OK)
-		r = sink_write(&R->sink, st->rel, "watch.csv", csv.data, csv.len, false);
+		r = pv_run_sink_write(&R->sink, st->rel, "watch.csv", csv.data, csv.len, false);
 	o = pv_json_object();
 	pv_json_int(o, "samples", (long long)(n - from));
 	pv_json_int(o, "interval", d->watch);
@@ -685,7 +627,7 @@ static void step_watch(struct run *R, struct steprun *st, double t0, double t1)
 		}
 	pv_json_set(o, "interfaces", m);
 	if ((text = pv_json_pretty(o)) != NULL)
-		sink_write(&R->sink, st->rel, "watch.json", text, strlen(text), false);
+		pv_run_sink_write(&R->sink, st->rel, "watch.json", text, strlen(text), false);
 	free(text);
 	pv_json_free(o);
 	pv_buf_release(&csv, 0);
@@ -744,12 +686,18 @@ static int run_step(struct run *R, size_t si)
 			x->host = pb->controller.host.name ? &pb->controller.host : NULL;
 			x->rem = R->ctl_rem;
 		}
-		if ((r = render(R, &st, x, step->users)) != PV_OK)
+		if (R->builtin && !h->controller) {
+			snprintf(x->base, sizeof(x->base), "%s-%s", R->base, h->name);
+			r = pv_run_builtin_render(R, x, &x->input);
+		} else {
+			r = render(R, &st, x, step->users);
+		}
+		if (r != PV_OK)
 			goto out;
 		if (x->password && !x->host && (r = local_password(R)) != PV_OK)
 			goto out;
 	}
-	if ((r = sink_mkdir(&R->sink, st.rel)) != PV_OK)
+	if ((r = pv_run_sink_mkdir(&R->sink, st.rel)) != PV_OK)
 		goto out;
 	pv_log(PV_LOG_INFO, "run: step %u/%zu: %u users on %zu clients", step->n, R->ramp.n,
 	       step->users, pb->nclients);
@@ -773,13 +721,51 @@ static int run_step(struct run *R, size_t si)
 			pthread_mutex_unlock(&st.lock);
 		}
 		x->last_seen = pv_now();
-		x->thread_ok = pthread_create(&x->thread, NULL, x->host ? remote_host : local_host,
-					      x) == 0;
+		x->thread_ok =
+			pthread_create(&x->thread, NULL,
+				       R->builtin && !x->h->controller ? pv_run_builtin_host
+				       : x->host			  ? remote_host
+									  : local_host,
+				       x) == 0;
 		if (!x->thread_ok)
-			host_fail(x->h, PV_RUN_NOT_STARTED, PV_EIO, "cannot start a thread");
+			pv_run_host_fail(x->h, PV_RUN_NOT_STARTED, PV_EIO, "cannot start a thread");
+	}
+	if (R->builtin) {
+		/* every client logs its users on and says ready; then all go at once */
+		pv_progress_start(&prog, "run", "users", step->users);
+		pthread_mutex_lock(&st.lock);
+		while (!pv_run_builtin_all_ready(&st) && !pv_env_stopped(R->env) &&
+		       !(R->deadline && pv_now() >= R->deadline)) {
+			struct timespec ts;
+			unsigned ready = 0;
+
+			for (size_t i = 0; i < nh; i++)
+				ready += st.hr[i].ready ? st.hr[i].connected + st.hr[i].failed : 0;
+			pthread_mutex_unlock(&st.lock);
+			pv_progress_detail(&prog, "step %u/%zu, %u users: %u logged on", step->n,
+					   R->ramp.n, step->users, ready);
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += SLICE_MS * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_mutex_lock(&st.lock);
+			pthread_cond_timedwait(&st.cond, &st.lock, &ts);
+		}
+		st.go = true;
+		st.go_at = pv_now();
+		for (size_t i = 0; i < nh; i++)
+			if (st.hr[i].ready && st.hr[i].failed)
+				pv_log(PV_LOG_WARN, "run: step %u: %s: %u of its users could not log on "
+						    "(%s)",
+				       step->n, st.hr[i].h->name, st.hr[i].failed, st.hr[i].ready_error);
+		pthread_mutex_unlock(&st.lock);
+		pv_progress_end(&prog);
+		step->start = wall();
 	}
 	t0 = pv_now();
-	end = t0 + pb->driver.warmup + pb->driver.duration;
+	end = t0 + pb->driver.warmup + pb->driver.duration + (R->builtin ? 10 : 0);
 	pv_progress_start(&prog, "run", "s", (unsigned long)(end - t0));
 	for (;;) {
 		double now = pv_now();
@@ -837,6 +823,8 @@ static int run_step(struct run *R, size_t si)
 	pv_progress_end(&prog);
 	step->end = wall();
 	step_watch(R, &st, t0, pv_now());
+	if (R->builtin)
+		pv_run_builtin_step_end(R, &st);
 	for (size_t i = 0; i < nh; i++) {
 		struct pv_run_host *h = &step->hosts[i];
 
@@ -874,8 +862,12 @@ static int run_step(struct run *R, size_t si)
 			}
 	}
 out:
-	for (size_t i = 0; i < nh; i++)
+	for (size_t i = 0; i < nh; i++) {
 		pv_buf_release(&st.hr[i].cmd, 0);
+		pv_buf_release(&st.hr[i].input, 1);
+		pv_buf_release(&st.hr[i].lines, 0);
+		free(st.hr[i].iv);
+	}
 	free(st.hr);
 	pthread_mutex_destroy(&st.lock);
 	pthread_cond_destroy(&st.cond);
@@ -945,6 +937,24 @@ struct pv_json *pv_run_step_json(const struct pv_run_step *s)
 		pv_json_set(w, pv_watch_names[k], o);
 	}
 	pv_json_set(st, "watch", w);
+	if (s->has_load) {
+		const struct pv_load_summary *l = &s->load;
+
+		o = pv_json_object();
+		pv_json_real(o, "scenarios_per_second", l->rate);
+		pv_json_real(o, "expected", l->expected);
+		pv_json_int(o, "started", (long long)l->all.started);
+		pv_json_int(o, "completed", (long long)l->all.completed);
+		pv_json_int(o, "errors", (long long)l->all.errors);
+		pv_json_real(o, "overload", l->all.overload);
+		pv_json_real(o, "median", l->all.lat.median);
+		pv_json_real(o, "p95", l->all.lat.p95);
+		pv_json_real(o, "max", l->all.lat.max);
+		pv_json_int(o, "connected", l->connected);
+		pv_json_int(o, "failed", l->failed);
+		pv_json_int(o, "clients_lost", l->lost);
+		pv_json_set(st, "load", o);
+	}
 	if (s->drained) {
 		o = pv_json_object();
 		pv_json_real(o, "seconds", s->drain_seconds);
@@ -1035,7 +1045,7 @@ static int write_manifest(struct run *R, const char *status, int code, const cha
 	char *text = pv_json_pretty(m);
 	int r;
 
-	r = text ? sink_write(&R->sink, "", "manifest.json", text, strlen(text), true)
+	r = text ? pv_run_sink_write(&R->sink, "", "manifest.json", text, strlen(text), true)
 		 : pv_error(PV_EIO, "out of memory");
 	free(text);
 	pv_json_free(m);
@@ -1261,6 +1271,27 @@ static void dry_run(struct run *R)
 	snprintf(R->res->folder, sizeof(R->res->folder), "%s", R->sink.path);
 	pv_plan_add(&R->res->plan, "make the run's folder %s on the controller (%s)", R->sink.path,
 		    R->res->controller);
+	if (pb->driver.kind == PV_DRIVER_BUILTIN) {
+		for (size_t i = 0; i < pb->nclients; i++)
+			pv_plan_add(&R->res->plan,
+				    "copy provision to %s:/var/tmp/provision-<its digest>/provision "
+				    "unless that build is there",
+				    pb->clients[i].name);
+		for (size_t si = 0; si < R->ramp.n; si++)
+			for (size_t i = 0; i < pb->nclients; i++) {
+				unsigned n = pv_ramp_share(R->ramp.totals[si], pb->nclients, i);
+				char first[PV_NAME_MAX] = "", last[PV_NAME_MAX] = "";
+
+				pv_user_name(pb, &pb->clients[i], 1, first);
+				pv_user_name(pb, &pb->clients[i], n, last);
+				pv_plan_add(&R->res->plan,
+					    "run provision load on %s in step %zu/%zu (%u users): %s..%s, "
+					    "each through its own alias, for %d + %d s",
+					    pb->clients[i].name, si + 1, R->ramp.n, n, first, last,
+					    pb->driver.warmup, pb->driver.duration);
+			}
+		return;
+	}
 	if (pb->driver.kind == PV_DRIVER_FSCT) {
 		struct pv_buf ps = PV_BUF_INIT;
 		const char *ctl = pb->controller.host.name ? pb->controller.host.name : "localhost";
@@ -1360,10 +1391,10 @@ int pv_run(const struct pv_env *env, const struct pv_run_opts *o, struct pv_run_
 	if ((r = pv_ramp_plan(pb, &R.ramp)) != PV_OK)
 		return r;
 	res->planned = R.ramp.n;
-	if (d->kind == PV_DRIVER_BUILTIN) {
-		r = pv_error(PV_ENOTIMPL, "driver 'builtin' is not built yet in provision %s: use "
-					  "driver.name: command with driver.client_command",
-			     PV_VERSION);
+	R.builtin = d->kind == PV_DRIVER_BUILTIN;
+	if (R.builtin && !pb->has_server) {
+		r = pv_error(PV_ECONFIG, "driver 'builtin' loads the playbook's server: add a "
+					 "'server:' section");
 		goto out;
 	}
 	if (d->kind == PV_DRIVER_FSCT && !env->dry_run) {
@@ -1424,12 +1455,14 @@ int pv_run(const struct pv_env *env, const struct pv_run_opts *o, struct pv_run_
 		}
 		pv_buf_release(&f, 0);
 	}
-	if ((d->client_command && strstr(d->client_command, "{password_file}")) ||
+	if (R.builtin || (d->client_command && strstr(d->client_command, "{password_file}")) ||
 	    (d->controller_command && strstr(d->controller_command, "{password_file}"))) {
 		if ((r = pv_env_secret(env, PV_CRED_USERS, &R.password)) != PV_OK)
 			goto out;
 	}
 	if ((r = connect_all(&R)) != PV_OK)
+		goto out;
+	if (R.builtin && (r = pv_run_builtin_prepare(&R)) != PV_OK)
 		goto out;
 	if (pb->controller.host.name &&
 	    (r = pv_remote_connect(&pb->controller.host, &R.ctl_rem)) != PV_OK)
@@ -1473,6 +1506,12 @@ int pv_run(const struct pv_env *env, const struct pv_run_opts *o, struct pv_run_
 		if (r == PV_OK)
 			r = wr;
 	}
+	if (R.builtin) {
+		int br = pv_run_builtin_report(&R);
+
+		if (r == PV_OK)
+			r = br;
+	}
 	if (r != PV_OK && !msg[0])
 		snprintf(msg, sizeof(msg), "%s", pv_errmsg());
 out:
@@ -1508,6 +1547,7 @@ out:
 	if (R.sink.fd >= 0)
 		close(R.sink.fd);
 	pv_ramp_release(&R.ramp);
+	pv_run_builtin_release(&R);
 	res->seconds = pv_now() - t0;
 	return r;
 }

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "load/stats.h"
 #include "phases/phase.h"
 #include "phases/watch.h"
 #include "util/digest.h"
@@ -56,6 +57,8 @@ struct pv_run_step {
 	size_t nhosts;
 	size_t samples;	  /* the server watch's samples measured (after the warm-up) */
 	struct pv_watch_stat watch[PV_W_COUNT];
+	bool has_load;	  /* driver builtin: the step's figures */
+	struct pv_load_summary load;
 	bool drained;	  /* the queue was waited for after this step */
 	double drain_seconds;
 	long drain_first, drain_peak;
@@ -71,6 +74,7 @@ struct pv_run_result {
 	size_t nsteps, planned;
 	double seconds;
 	char watch_error[384]; /* the watch failed (the run went on without it) */
+	char answer[512];      /* driver builtin: the most users carried, in one line */
 	struct pv_plan plan;   /* dry run: every command that would run */
 };
 

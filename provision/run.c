@@ -69,6 +69,24 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 			if (s->hosts[j].code != PV_OK)
 				printf("%4s %s: %s\n", "", s->hosts[j].name, s->hosts[j].msg);
 	}
+	if (r->steps[0].has_load) {
+		printf("\nbuilt-in load (details in %s/load.txt, load.csv, load.json, load.svg):\n",
+		       r->folder);
+		printf("%4s %6s %8s %9s %10s %7s %10s %8s %9s\n", "step", "users", "scen/s",
+		       "expected", "overload %", "errors", "median ms", "p95 ms", "logged on");
+		for (size_t i = 0; i < r->nsteps; i++) {
+			const struct pv_load_summary *l = &r->steps[i].load;
+
+			if (!r->steps[i].has_load)
+				continue;
+			printf("%4u %6u %8.2f %9.2f %10.2f %7llu %10.1f %8.1f %9u\n", r->steps[i].n,
+			       l->users, l->rate, l->expected, l->all.overload,
+			       (unsigned long long)l->all.errors, l->all.lat.median * 1000,
+			       l->all.lat.p95 * 1000, l->connected);
+		}
+		if (r->answer[0])
+			printf("%s\n", r->answer);
+	}
 	if (r->watch_error[0])
 		printf("server watch: %s\n", r->watch_error);
 	printf("run: %zu step%s in %.1f s; manifest: %s/manifest.json\n", r->nsteps,
@@ -92,6 +110,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 		pv_json_append(a, pv_run_step_json(&r->steps[i]));
 	pv_json_set(o, "steps", a);
 	pv_json_str(o, "watch_error", r->watch_error[0] ? r->watch_error : NULL);
+	pv_json_str(o, "answer", r->answer[0] ? r->answer : NULL);
 	pv_json_secs(o, "seconds", r->seconds);
 	pv_json_plan(o, &r->plan);
 }

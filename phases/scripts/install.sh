@@ -1,11 +1,12 @@
 # phases/scripts/install.sh: provision's binary on a client (phases/install.h). Set before:
-# dir (/var/tmp/provision-<digest prefix>), digest (the binary's SHA-256), mode:
+# dir (/var/tmp/provision-<digest prefix>), digest (the binary's SHA-256), tmp (the name the
+# copy is sent to, in dir: one per host, for hosts that share a file system), mode:
 #   check   prints "present" when $dir/provision is there with that digest and can run;
 #           otherwise makes $dir (0700) for the copy and prints "absent"
-#   finish  checks $dir/provision.new (digest, libraries), renames it to $dir/provision
+#   finish  checks $dir/$tmp (digest, libraries), renames it to $dir/provision
 # Exit 3: the folder is not one root can trust (the message says why); 4: the binary cannot
 # run here (the missing libraries named); 5: the copy is not what was sent.
-# shellcheck disable=SC2154 # dir, digest and mode are set by the preamble provision adds
+# shellcheck disable=SC2154 # dir, digest, tmp and mode are set by the preamble provision adds
 set -u
 umask 077
 
@@ -40,14 +41,15 @@ check)
 			exit 0
 		fi
 	else
-		mkdir -m 0700 -- "$dir" || exit 3
+		# another host on the same file system may make it at the same time
+		mkdir -m 0700 -- "$dir" 2>/dev/null || trusted
 	fi
-	rm -f -- "$dir/provision.new"
+	rm -f -- "${dir:?}/$tmp"
 	echo absent
 	;;
 finish)
 	trusted
-	f=$dir/provision.new
+	f=$dir/$tmp
 	if [ ! -f "$f" ] || [ -L "$f" ]; then
 		echo "$f is missing" >&2
 		exit 5
