@@ -281,7 +281,9 @@ void pv_run_builtin_step_end(struct run *R, struct steprun *st)
 			continue;
 		if (st->hr[i].niv > most)
 			most = st->hr[i].niv;
-		if (st->hr[i].h->state == PV_RUN_LOST)
+		/* a client gone in the step (its session, or its provision load killed) */
+		if (st->hr[i].h->state == PV_RUN_LOST ||
+		    (st->hr[i].h->state == PV_RUN_FAILED && st->hr[i].ready))
 			ls.lost++;
 	}
 	/* the warm-up's intervals are not measured */

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# tests/integration/t_load.sh: `run` with the built-in driver on cli1 and cli2 (lab 'pvload':
+# 100 users per client, users pl-cli1-u1...). A ramp from 10 to 100 users per client (20 to 200
+# in all, short steps) makes the table, load.txt, the CSVs, load.json and load.svg (well-formed,
+# one marker per step and series); the throughput follows users x rate / 3600 within what
+# chance allows; no error; every file the driver made is in its own user's tree and owned by
+# that user (find and stat on srv, getent for the uids). Then: the same with the server's
+# `server signing = mandatory` (our client signs); a client's provision load killed in the
+# middle of a step is reported in that step's row (the step ends there: the others are
+# stopped, as for any host that fails, and the run ends partial).
+. "$(dirname "$0")/lib.sh"
+
+P=(-p "$PLAYBOOK" --set lab=pvload --set "users.name_template=pl-{client}-u{n}"
+	--set users.per_client=100 --set driver.name=builtin)
+RES=$LAB/results
+trap '"$LAB_SH" srv-conf >/dev/null 2>&1; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$RES"/lt-* "$T_TMP"' EXIT
+
+pv "${P[@]}" cleanup --leave >/dev/null
+pv "${P[@]}" prepare
+expect_rc 0 "prepare 100 users per client"
+
+# ---- 1. the ramp: 20, 80, 140, 200 users; 10x FSCT's rate so that short steps count ------
+echo "  ramp 20..200 users" >&2
+pv "${P[@]}" --set load.rate=3310 --json run --id lt-ramp --min-users 20 --max-users 200 \
+	--step 60 --duration 6 --warmup 1
+expect_rc 0 "run, builtin ramp"
+R=$RES/lt-ramp
+for f in load.txt load.csv load-kinds.csv load.json load.svg manifest.json; do
+	[[ -s $R/$f ]] || fail "no $f in the run's folder"
+done
+python3 - "$OUT" "$R" <<'EOF' || fail "the ramp's figures are wrong"
+import json, math, sys, xml.etree.ElementTree as ET
+d = json.loads(sys.argv[1])
+steps = d["steps"]
+assert [s["users"] for s in steps] == [20, 80, 140, 200], [s["users"] for s in steps]
+for s in steps:
+    l = s["load"]
+    assert l["errors"] == 0 and l["connected"] == s["users"] and l["clients_lost"] == 0, (s["users"], l)
+    # Poisson: the count in the measured time is within 4 sd of the expected count, or the
+    # step is overloaded (then it may fall short, not exceed)
+    secs = l["completed"] / l["scenarios_per_second"] if l["scenarios_per_second"] else 0
+    exp_n = l["expected"] * secs
+    got_n = l["completed"]
+    assert got_n > 0, l
+    if l["overload"] <= 1:
+        assert abs(got_n - exp_n) <= 4 * math.sqrt(exp_n) + 3, (s["users"], got_n, exp_n)
+    assert got_n <= exp_n + 4 * math.sqrt(exp_n) + 3, (s["users"], got_n, exp_n)
+assert d["answer"] and "users" in d["answer"], d["answer"]
+j = json.load(open(sys.argv[2] + "/load.json"))
+assert len(j["steps"]) == 4, j.keys()
+svg = ET.parse(sys.argv[2] + "/load.svg").getroot()
+assert svg.tag.endswith("svg"), svg.tag
+pts = [e for e in svg.iter() if "pt scen" in (e.get("class") or "")]
+assert len(pts) == 4, len(pts)
+EOF
+head -1 "$R/load.csv" | grep -q users || fail "load.csv has no header"
+[[ $(($(wc -l <"$R/load.csv") - 1)) -eq 4 ]] || fail "load.csv has not one row per step"
+grep -q "the server carried" "$R/load.txt" || fail "load.txt has no answer line"
+
+# every file the driver made is in its own user's tree and owned by that user
+bad=$(on srv sh -c "find $SP -name 'pv-pl-*' -printf '%u %p\n'" | while read -r owner path; do
+	u=${path#"$SP"/fsroot*/}
+	u=${u%%/*}
+	name=${path##*/}
+	[[ $name == pv-$u-* || $name == pv-d-$u-* ]] || echo "$path: not $u's name"
+	[[ ${owner,,} == *"${u,,}" ]] || echo "$path: owned by $owner, not $u"
+done)
+[[ -z $bad ]] || fail "files outside their user's tree or not theirs: $(head -3 <<<"$bad")"
+made=$(on srv sh -c "find $SP -name 'pv-pl-*' | wc -l")
+[[ $made -gt 0 ]] || fail "the driver made no file (upload, copy_in): the check above proves nothing"
+echo "    $made files made by the driver, each in its user's tree and owned by the user" >&2
+
+# ---- 2. signing required by the server: our client signs ---------------------------------
+echo "  server signing = mandatory" >&2
+"$LAB_SH" srv-conf 'server signing=mandatory' >/dev/null || fail "srv-conf signing"
+pv "${P[@]}" --set load.rate=3310 --json run --id lt-sign --min-users 40 --max-users 40 \
+	--step 1 --duration 4 --warmup 1
+expect_rc 0 "run with signing required"
+python3 -c "
+import json, sys
+l = json.loads(sys.argv[1])['steps'][0]['load']
+assert l['completed'] > 0 and l['errors'] == 0 and l['connected'] == 40, l
+" "$OUT" || fail "signed run: $OUT"
+"$LAB_SH" srv-conf >/dev/null
+
+# ---- 3. a client's provision load killed in the middle of a step -------------------------
+echo "  cli2's provision load killed" >&2
+pv_bg "${P[@]}" run --id lt-kill --min-users 40 --max-users 40 --step 1 --duration 20 --warmup 0
+pid=
+for _ in $(seq 100); do
+	# the lab's hosts share one PID namespace: the process is seen from here (anchored, so
+	# that no command line quoting the pattern matches)
+	pid=$(pgrep -f -- '^/var/tmp/provision-[0-9a-f]+/provision load --client cli2 ' | head -1)
+	[[ -n $pid ]] && break
+	sleep 0.1
+done
+[[ -n $pid ]] || fail "provision load did not start on cli2"
+sleep 3
+kill -KILL "$pid" 2>/dev/null
+pv_bg_wait 60
+expect_rc 10 "run with cli2's load killed"
+expect_out "cli2: provision load ended with status|cli2: lost" "cli2 reported in the step"
+grep -q "1 client lost" "$RES/lt-kill/load.txt" || fail "load.txt's row does not say a client was lost"
+python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+st = {h['name']: h['state'] for h in m['steps'][0]['hosts']}
+assert st['cli1'] in ('done', 'stopped') and st['cli2'] in ('failed', 'lost'), st
+assert m['steps'][0]['load']['clients_lost'] == 1, m['steps'][0]['load']
+" "$RES/lt-kill/manifest.json" || fail "the killed client is not in the manifest's step"
+
+pv "${P[@]}" cleanup --leave
+expect_rc 0 "cleanup"
+finish
