@@ -13,8 +13,10 @@
 #define PV_LDAP_DIR_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "playbooks/playbook.h"
+#include "util/buf.h"
 #include "util/secret.h"
 
 struct pv_dir; /* a bound LDAP connection */
@@ -54,5 +56,21 @@ int pv_krb_kinit(const struct pv_domain *d, const char *principal, const struct 
 		 char **ccache_name);
 /* Destroy a MEMORY ccache made by pv_krb_kinit (NULL is fine). */
 void pv_krb_destroy(const char *ccache_name);
+
+/* A Kerberos logon to a service through SPNEGO (GSSAPI, ldap/gss.c), for SMB: the user's
+ * initial ticket got with its password (kept in memory), then tokens for service
+ * ("cifs@srvu1", a host-based name). pv_krb_sec_start asks the KDC for the initial ticket
+ * (PV_ECRED when refused); each pv_krb_sec_step takes the server's token (NULL for the first)
+ * and appends the next one to out (the first step asks the KDC for the service's ticket:
+ * PV_ECRED with the KDC's words when it has no such name); *done when the exchange is
+ * complete. pv_krb_sec_key: the session key, its first 16 bytes (MS-SMB2 3.2.5.3.1). These
+ * block on the KDC. */
+struct pv_krb_sec;
+int pv_krb_sec_start(const char *principal, const struct pv_secret *password, const char *service,
+		     struct pv_krb_sec **out);
+int pv_krb_sec_step(struct pv_krb_sec *s, const void *in, size_t inlen, struct pv_buf *out,
+		    bool *done);
+int pv_krb_sec_key(struct pv_krb_sec *s, uint8_t key[16]);
+void pv_krb_sec_free(struct pv_krb_sec *s);
 
 #endif

@@ -45,6 +45,7 @@ struct pv_load_config {
 	double overload;   /* percent: the most overload a step may have to count; default 1 */
 	unsigned interval; /* seconds between figure lines; default 1 */
 	uint64_t seed;	   /* default 1 */
+	enum pv_load_auth { PV_LOAD_NTLM = 0, PV_LOAD_KERBEROS } auth; /* how users log on */
 };
 
 void pv_load_defaults(struct pv_load_config *c);

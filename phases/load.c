@@ -1,6 +1,7 @@
 /* phases/load.c: the built-in load driver on one client (see load.h, docs/load.md). */
 #include "phases/load.h"
 
+#include "ldap/dir.h"
 #include "smb/async.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -59,6 +60,7 @@ struct user {
 	/* the tree, learned at the start */
 	struct list dirs, sfiles, vfiles, made;
 	size_t made_head;
+	struct pv_krb_sec *krb; /* auth kerberos: the logon under way */
 	unsigned seq;
 	size_t learn;
 };
@@ -888,6 +890,35 @@ static void start_failed(struct user *u, double t)
 	u->due += gap;
 }
 
+/* ---- Kerberos logons ---- */
+
+/* smb/async's SPNEGO callback: the user's initial ticket and a ticket for cifs@<alias> from
+ * the KDC (so the alias's SPN that `server` added is what makes this work), then the tokens. */
+static int kerberos(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *out, bool *done,
+		    uint8_t key[16])
+{
+	struct user *u = arg;
+	const struct pv_load_opts *o = u->e->o;
+	int r;
+
+	if (!u->krb) {
+		char principal[512], service[300];
+
+		snprintf(principal, sizeof(principal), "%s@%s", u->u->name, o->realm);
+		snprintf(service, sizeof(service), "cifs@%s", u->u->alias);
+		if ((r = pv_krb_sec_start(principal, o->password, service, &u->krb)) != PV_OK)
+			return r;
+	}
+	if ((r = pv_krb_sec_step(u->krb, in, inlen, out, done)) != PV_OK)
+		return r;
+	if (*done) {
+		r = pv_krb_sec_key(u->krb, key);
+		pv_krb_sec_free(u->krb);
+		u->krb = NULL;
+	}
+	return r;
+}
+
 /* ---- the loop ---- */
 
 static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
@@ -905,6 +936,7 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 
 static void user_free(struct user *u)
 {
+	pv_krb_sec_free(u->krb);
 	list_free(&u->names);
 	list_free(&u->dirs);
 	list_free(&u->sfiles);
@@ -998,7 +1030,12 @@ int pv_load(const struct pv_load_opts *o)
 			struct user *u = &e->users[next_open++];
 			struct pv_smba_opts so = {u->u->alias, u->u->alias, u->u->share,
 						  o->workgroup, u->u->name, o->password,
-						  o->timeout_ms};
+						  o->timeout_ms, NULL, NULL};
+
+			if (o->cfg->auth == PV_LOAD_KERBEROS) {
+				so.auth = kerberos;
+				so.auth_arg = u;
+			}
 
 			if (pv_smba_open(e->l, &so, on_ready, u, &u->c) != PV_OK) {
 				fail_user(u, pv_errmsg());

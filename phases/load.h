@@ -27,6 +27,7 @@ struct pv_load_opts {
 	const struct pv_load_config *cfg;
 	const char *client;    /* this client's name (schedules' seeds) */
 	const char *workgroup; /* the users' domain (NetBIOS) */
+	const char *realm;     /* cfg->auth kerberos: the users' realm (LAB.TEST) */
 	const struct pv_secret *password;
 	const struct pv_load_user *users;
 	size_t nusers;

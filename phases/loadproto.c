@@ -22,13 +22,28 @@ static void encode(struct pv_buf *out, const char *s)
 
 int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out)
 {
-	pv_buf_addf(out, "config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu weights=",
-		    c->rate, c->late, c->overload, c->interval, (unsigned long long)c->seed);
+	pv_buf_addf(out,
+		    "config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu auth=%s weights=",
+		    c->rate, c->late, c->overload, c->interval, (unsigned long long)c->seed,
+		    c->auth == PV_LOAD_KERBEROS ? "kerberos" : "ntlm");
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		pv_buf_addf(out, "%s%.17g", k ? "," : "", c->kind[k].weight);
 	pv_buf_addstr(out, " limits=");
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		pv_buf_addf(out, "%s%.17g", k ? "," : "", c->kind[k].limit);
+	pv_buf_addstr(out, "\n");
+	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
+int pv_loadproto_kerberos(const char *realm, const char *kdc, const char *dns_domain,
+			  struct pv_buf *out)
+{
+	pv_buf_addstr(out, "kerberos ");
+	encode(out, realm);
+	pv_buf_addstr(out, " ");
+	encode(out, kdc);
+	pv_buf_addstr(out, " ");
+	encode(out, dns_domain);
 	pv_buf_addstr(out, "\n");
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
@@ -123,6 +138,11 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 			c->interval = (unsigned)r;
 		} else if (!strcmp(w, "seed")) {
 			c->seed = strtoull(eq, &e, 10);
+		} else if (!strcmp(w, "auth")) {
+			if (strcmp(eq, "ntlm") && strcmp(eq, "kerberos"))
+				return -1;
+			c->auth = eq[0] == 'k' ? PV_LOAD_KERBEROS : PV_LOAD_NTLM;
+			continue;
 		} else if (!strcmp(w, "weights") || !strcmp(w, "limits")) {
 			if (numbers(eq, v, PV_LOAD_KINDS) < 0)
 				return -1;
@@ -200,9 +220,20 @@ int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
 		r = config(p, line + 7, end);
 	else if (len >= 5 && !strncmp(line, "user ", 5))
 		r = user(p, line + 5, end);
+	else if (len >= 9 && !strncmp(line, "kerberos ", 9)) {
+		const char *s = line + 9;
+
+		r = word(&s, end, p->realm, sizeof(p->realm)) ||
+				    word(&s, end, p->kdc, sizeof(p->kdc)) ||
+				    word(&s, end, p->dns_domain, sizeof(p->dns_domain)) || s != end
+			    ? -1
+			    : 0;
+	}
 	else if (len == 5 && !strncmp(line, "start", 5)) {
 		if (!p->have_config || !p->n)
 			return pv_error(PV_EUSAGE, "'start' before a config line and a user");
+		if (p->cfg.auth == PV_LOAD_KERBEROS && !p->realm[0])
+			return pv_error(PV_EUSAGE, "auth=kerberos without a 'kerberos' line");
 		p->started = true;
 		return PV_OK;
 	} else

@@ -2,7 +2,8 @@
  * SSH session's stdin, after the users' password (its first line): the load settings, the
  * users, then "start"; later "go" when every client is ready. One line each:
  *
- *   config rate=331 late=1 overload=1 interval=1 seed=1 weights=15,150,... limits=2,1,...
+ *   config rate=331 late=1 overload=1 interval=1 seed=1 auth=ntlm weights=15,... limits=2,...
+ *   kerberos LAB.TEST dc.lab.test lab.test      (auth=kerberos: realm, KDC, DNS domain)
  *   user cli1-u1 srvu1 fsroot2 1
  *   start
  *
@@ -19,6 +20,8 @@
 #include "util/buf.h"
 
 int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out);
+int pv_loadproto_kerberos(const char *realm, const char *kdc, const char *dns_domain,
+			  struct pv_buf *out);
 int pv_loadproto_user(const char *name, const char *alias, const char *share, unsigned number,
 		      struct pv_buf *out);
 
@@ -26,6 +29,7 @@ int pv_loadproto_user(const char *name, const char *alias, const char *share, un
 struct pv_loadproto {
 	bool have_config, started;
 	struct pv_load_config cfg;
+	char realm[256], kdc[256], dns_domain[256]; /* the kerberos line ("" when none) */
 	struct pv_load_user *users; /* strings owned here */
 	size_t n, cap;
 };

@@ -104,6 +104,11 @@ int pv_run_builtin_render(struct run *R, struct hostrun *x, struct pv_buf *in)
 	pv_buf_addstr(in, "\n");
 	if ((r = pv_loadproto_config(&R->cfg, in)) != PV_OK)
 		return r;
+	if (R->cfg.auth == PV_LOAD_KERBEROS &&
+	    (r = pv_loadproto_kerberos(pb->domain.realm,
+				       pb->domain.dc_address ? pb->domain.dc_address : pb->domain.dc_name,
+				       pb->domain.dns_domain, in)) != PV_OK)
+		return r;
 	for (unsigned n = 1; n <= x->h->users; n++) {
 		/* user n of client ci is user ci * per_client + n of the lab: its tree is in share
 		 * (that index mod shares) + 1, as `server` built it (phases/trees.c) */

@@ -60,8 +60,9 @@ static const char *const fsct_keys[] = {"path", "workload", NULL};
 static const char *const drivers[] = {"command", "fsct", "builtin", NULL};
 static const char *const drain_keys[] = {"probe",   "command", "metric",	     "threshold",
 					 "interval", "settle", "timeout", "between_steps", NULL};
-static const char *const load_keys[] = {"rate",	    "scenarios", "late", "overload",
-					"interval", "seed",	 NULL};
+static const char *const load_keys[] = {"rate",     "scenarios", "late", "overload",
+					"interval", "seed",	 "auth", NULL};
+static const char *const load_auths[] = {"ntlm", "kerberos", NULL};
 static const char *const scenario_keys[] = {"weight", "limit", NULL};
 static const char *const probes[] = {"command", "writeback", "inflight", "smb", NULL};
 static const char *const secret_keys[] = {"file", "env", "stdin", "prompt", NULL};
@@ -1205,6 +1206,13 @@ static int parse_load(struct ctx *c, const struct pv_node *root)
 	    (r = get_uint(c, m, "load", "interval", 1, 3600, &l->interval, NULL)) ||
 	    (r = get_long(c, m, "load", "seed", 0, LONG_MAX, &seed, NULL)))
 		return r;
+	{
+		int auth = (int)l->auth;
+
+		if ((r = get_enum(c, m, "load", "auth", load_auths, &auth)))
+			return r;
+		l->auth = (enum pv_load_auth)auth;
+	}
 	l->seed = (uint64_t)seed;
 	sc = pv_tree_get(m, "scenarios");
 	return sc ? parse_scenarios(c, sc) : 0;

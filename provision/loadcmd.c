@@ -11,6 +11,7 @@
  * interval (load/line.h). The end of stdin stops it. */
 #include "provision/provision.h"
 
+#include "ldap/dir.h"
 #include "load/line.h"
 #include "phases/load.h"
 #include "phases/loadproto.h"
@@ -210,6 +211,17 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 			rc = pv_error(PV_EUSAGE, "stdin ended before 'start' (see 'provision help "
 						 "load')");
 	}
+	if (rc == PV_OK && r.proto.cfg.auth == PV_LOAD_KERBEROS) {
+		/* a private Kerberos profile naming the realm's KDC: the client's own krb5.conf
+		 * (if any) is neither needed nor read */
+		struct pv_domain d;
+
+		memset(&d, 0, sizeof(d));
+		d.realm = r.proto.realm;
+		d.dc_address = r.proto.kdc;
+		d.dns_domain = r.proto.dns_domain;
+		rc = pv_dir_setup(&d);
+	}
 	if (rc == PV_OK) {
 		struct pv_load_opts o;
 
@@ -217,6 +229,7 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 		o.cfg = &r.proto.cfg;
 		o.client = client;
 		o.workgroup = wg;
+		o.realm = r.proto.realm;
 		o.password = pw;
 		o.users = r.proto.users;
 		o.nusers = r.proto.n;
@@ -233,6 +246,7 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 			rc = r.err;
 	}
 done:
+	pv_dir_cleanup();
 	pv_secret_free(pw);
 	pv_loadproto_release(&r.proto);
 	pv_buf_release(&r.line, 0);

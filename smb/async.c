@@ -62,6 +62,9 @@ struct pv_smba {
 	size_t olen, ocap, osent, ilen, icap;
 	struct req *pend, *backlog, *backlog_tail; /* sent; waiting for credits */
 	int session_step;
+	int (*auth)(void *, const uint8_t *, size_t, struct pv_buf *, bool *, uint8_t[16]);
+	void *auth_arg;
+	bool auth_done;
 	uint16_t dialect;
 	bool sign;	     /* the server requires signing */
 	bool have_key;	     /* the logon gave the signing key */
@@ -376,7 +379,20 @@ static void on_session(struct pv_smba *c, void *arg, const struct pv_smba_done *
 	(void)arg;
 	if (d->code != PV_OK)
 		return;
-	if (c->session_step == 1) {
+	if (c->auth && d->status == ST_MORE_PROCESSING) {
+		bool done = false;
+
+		if (c->auth(c->auth_arg, d->buf, d->buflen, &tok, &done, c->skey) != PV_OK) {
+			lose(c, PV_ECRED, "SMB logon as %s on '%s': %s", c->user, c->host,
+			     pv_errmsg());
+			pv_buf_release(&tok, 1);
+			return;
+		}
+		session_send(c, &tok);
+		pv_buf_release(&tok, 1);
+		return;
+	}
+	if (!c->auth && c->session_step == 1) {
 		struct pv_ntlm_challenge ch;
 		uint8_t cchal[8];
 		uint64_t t = ((uint64_t)time(NULL) + 11644473600ull) * 10000000ull;
@@ -473,12 +489,21 @@ static void on_negotiate(struct pv_smba *c, void *arg, const struct pv_smba_done
 	c->sign = (smb2_get16(d->body + 2) & 0x2) != 0;
 	c->st = CS_SESSION;
 	c->session_step = 1;
-	if (pv_ntlm_negotiate(&tok) < 0) {
+	if (c->auth) {
+		bool done = false;
+
+		if (c->auth(c->auth_arg, NULL, 0, &tok, &done, c->skey) != PV_OK) {
+			lose(c, PV_ECRED, "SMB logon as %s on '%s': %s", c->user, c->host,
+			     pv_errmsg());
+			pv_buf_release(&tok, 1);
+			return;
+		}
+	} else if (pv_ntlm_negotiate(&tok) < 0) {
 		lose(c, PV_EIO, "out of memory");
 		return;
 	}
 	session_send(c, &tok);
-	pv_buf_release(&tok, 0);
+	pv_buf_release(&tok, 1);
 }
 
 static void negotiate(struct pv_smba *c)
@@ -604,6 +629,31 @@ static int check_signature(struct pv_smba *c, const struct smb2_hdr *h, uint8_t 
 			   size_t mlen)
 {
 	bool final_logon = h->command == SMB2_SESSION_SETUP && h->status == ST_OK;
+
+	/* Kerberos: the server's last token (its AP-REP) completes the exchange and may change
+	 * the session key; taken here, before the answer's signature is checked with it */
+	if (final_logon && c->auth && !c->auth_done && mlen >= SMB2_HDR + 8) {
+		size_t off = smb2_get16(msg + SMB2_HDR + 4), len = smb2_get16(msg + SMB2_HDR + 6);
+		struct pv_buf none = PV_BUF_INIT;
+		bool done = false;
+		int r = PV_OK;
+
+		if (len && (off < SMB2_HDR || off > mlen || len > mlen - off)) {
+			lose(c, PV_EREMOTE, "SMB to '%s': a malformed answer: SESSION_SETUP's "
+					    "security buffer is outside it",
+			     c->host);
+			return -1;
+		}
+		if (len)
+			r = c->auth(c->auth_arg, msg + off, len, &none, &done, c->skey);
+		pv_buf_release(&none, 1);
+		if (r != PV_OK) {
+			lose(c, PV_EREMOTE, "SMB logon as %s on '%s': %s", c->user, c->host,
+			     pv_errmsg());
+			return -1;
+		}
+		c->auth_done = true;
+	}
 
 	if (final_logon && !c->have_key) {
 		smb2_signing_key(c->dialect, c->skey, c->signkey);
@@ -874,11 +924,14 @@ int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_c
 	c->share = strdup(o->share);
 	c->wg = strdup(o->workgroup);
 	c->user = strdup(o->user);
-	c->pw = pv_secret_new(o->password->data, o->password->len);
+	c->pw = o->auth ? pv_secret_new("", 0)
+			: pv_secret_new(o->password->data, o->password->len);
 	c->tmo = (o->timeout_ms > 0 ? o->timeout_ms : 10000) / 1000.0;
 	c->open_due = now() + c->tmo;
 	c->ready = ready;
 	c->ready_arg = arg;
+	c->auth = o->auth;
+	c->auth_arg = o->auth_arg;
 	c->credits = 1;
 	if (!c->host || !c->server || !c->share || !c->wg || !c->user || !c->pw) {
 		freeaddrinfo(ai);

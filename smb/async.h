@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/buf.h"
 #include "util/secret.h"
 
 struct pv_smba_loop;
@@ -58,6 +59,12 @@ struct pv_smba_opts {
 	const char *user;
 	const struct pv_secret *password;
 	int timeout_ms;	       /* per request and for the whole opening; 0: 10 s */
+	/* Kerberos (SPNEGO) instead of NTLMv2 when set: called with the server's token (NULL
+	 * for the first), it appends the next token to out; *done and the session key once the
+	 * exchange is complete. PV_OK or a failure (its message recorded). password unused. */
+	int (*auth)(void *auth_arg, const uint8_t *in, size_t inlen, struct pv_buf *out,
+		    bool *done, uint8_t session_key[16]);
+	void *auth_arg;
 };
 
 /* Start opening a connection; ready is called once when it is usable (d->code PV_OK) or has

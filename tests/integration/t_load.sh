@@ -5,7 +5,8 @@
 # one marker per step and series); the throughput follows users x rate / 3600 within what
 # chance allows; no error; every file the driver made is in its own user's tree and owned by
 # that user (find and stat on srv, getent for the uids). Then: the same with the server's
-# `server signing = mandatory` (our client signs); a client's provision load killed in the
+# `server signing = mandatory` (our client signs); Kerberos logons (tickets for cifs/<alias>;
+# with an alias's SPN removed its users cannot log on); a client's provision load killed in the
 # middle of a step is reported in that step's row (the step ends there: the others are
 # stopped, as for any host that fails, and the run ends partial).
 . "$(dirname "$0")/lib.sh"
@@ -83,7 +84,27 @@ assert l['completed'] > 0 and l['errors'] == 0 and l['connected'] == 40, l
 " "$OUT" || fail "signed run: $OUT"
 "$LAB_SH" srv-conf >/dev/null
 
-# ---- 3. a client's provision load killed in the middle of a step -------------------------
+# ---- 3. Kerberos: every user's ticket for cifs/<its alias> -------------------------------
+echo "  Kerberos logons" >&2
+pv "${P[@]}" --set load.rate=3310 --set load.auth=kerberos --json run --id lt-krb \
+	--min-users 40 --max-users 40 --step 1 --duration 4 --warmup 1
+expect_rc 0 "run with Kerberos logons"
+python3 -c "
+import json, sys
+l = json.loads(sys.argv[1])['steps'][0]['load']
+assert l['completed'] > 0 and l['errors'] == 0 and l['connected'] == 40, l
+" "$OUT" || fail "Kerberos run: $OUT"
+# without the alias's SPN there is no ticket: the SPNs `server` made are what make it work
+printf 'dn: %s\nchangetype: modify\ndelete: servicePrincipalName\nservicePrincipalName: cifs/srvu2\nservicePrincipalName: cifs/srvu2.lab.test\n' "$SRV_DN" |
+	ldm >/dev/null || fail "removing srvu2's SPNs"
+pv "${P[@]}" --set load.auth=kerberos run --id lt-nospn --min-users 4 --max-users 4 --step 1 \
+	--duration 2 --warmup 0
+expect_err "pl-cli1-u2.*cifs@srvu2.*(not found|unknown)" "the missing SPN named"
+expect_out "2 of 4 users not connected|not connected" "users without a ticket reported"
+pv "${P[@]}" server
+expect_rc 0 "server puts the SPNs back"
+
+# ---- 4. a client's provision load killed in the middle of a step -------------------------
 echo "  cli2's provision load killed" >&2
 pv_bg "${P[@]}" run --id lt-kill --min-users 40 --max-users 40 --step 1 --duration 20 --warmup 0
 pid=
