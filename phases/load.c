@@ -140,7 +140,9 @@ static void end(struct user *u, bool error)
 	if (u->open2)
 		pv_smba_closefile(u->c, u->fid2, NULL, NULL);
 	u->open1 = u->open2 = false;
-	pv_load_count_end(&e->figs, e->o->cfg, u->kind, u->late, pv_now() - u->start, error);
+	if (!e->o->ops_loop)
+		pv_load_count_end(&e->figs, e->o->cfg, u->kind, u->late, pv_now() - u->start,
+				  error);
 	if (u->st == U_BUSY)
 		u->st = pv_smba_usable(u->c) ? U_IDLE : U_FAILED;
 }
@@ -853,6 +855,62 @@ static void sc_read_folder(struct user *u)
 	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, rf_dir);
 }
 
+/* the ops loop (opts.ops_loop): open, write 4 KiB, close, again */
+static void ops_next(struct user *u, const struct pv_smba_done *d);
+
+static void ops_written(struct user *u, const struct pv_smba_done *d)
+{
+	(void)d;
+	close_fid(u, true, ops_next);
+}
+
+static void ops_opened(struct user *u, const struct pv_smba_done *d)
+{
+	if (!opened(u, d, true))
+		return;
+	(*u->e->o->ops)++;
+	write_all(u, 4096, 2, ops_written);
+}
+
+static void ops_dir(struct user *u, const struct pv_smba_done *d)
+{
+	if (!opened(u, d, true))
+		return;
+	(*u->e->o->ops)++;
+	close_fid(u, true, ops_next);
+}
+
+static void ops_next(struct user *u, const struct pv_smba_done *d)
+{
+	bool write = u->e->o->ops_loop == PV_LOAD_OPS_WRITE;
+
+	if (d) {
+		if (refused(u, d, 0))
+			return;
+		*u->e->o->ops += write ? 2 : 1; /* the WRITE and the CLOSE, or the CLOSE */
+	}
+	if (!u->e->running) {
+		end(u, false);
+		return;
+	}
+	if (write)
+		open_path(u, u->path2, PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
+			  ops_opened);
+	else
+		open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, ops_dir);
+}
+
+static void start_ops(struct user *u, double t)
+{
+	u->kind = PV_LOAD_REWRITE;
+	u->start = t;
+	u->late = false;
+	u->st = U_BUSY;
+	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-bench-%s.dat", u->u->name, u->u->name);
+	u->path[0] = '\0'; /* open-close: the share's root, one path for every user of the share */
+	ops_next(u, NULL);
+}
+
 static void (*const scenario[PV_LOAD_KINDS])(struct user *u) = {
 	[PV_LOAD_UPLOAD] = sc_upload,	      [PV_LOAD_BROWSE] = sc_browse,
 	[PV_LOAD_OPEN_READ] = sc_open_read,   [PV_LOAD_COPY_IN] = sc_copy_in,
@@ -1071,7 +1129,21 @@ int pv_load(const struct pv_load_opts *o)
 		e->users[i].due = t0 + gap;
 	}
 	e->running = true;
-	while (r == PV_OK) {
+	if (o->ops_loop)
+		for (size_t i = 0; i < e->n; i++)
+			if (e->users[i].st == U_IDLE)
+				start_ops(&e->users[i], t0);
+	while (r == PV_OK && o->ops_loop) {
+		if (pv_now() - t0 >= o->duration)
+			break;
+		if (o->stop && o->stop(o->arg)) {
+			r = PV_ESTOPPED;
+			break;
+		}
+		r = pv_smba_loop_run(e->l, 100);
+	}
+	e->running = !o->ops_loop;
+	while (r == PV_OK && e->running) {
 		double t = pv_now(), wake = last + interval;
 
 		if (t - t0 >= o->duration)

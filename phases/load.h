@@ -34,6 +34,13 @@ struct pv_load_opts {
 	double duration;   /* seconds of load once told to go */
 	int timeout_ms;	   /* per SMB request and per opening; 0: 10 s */
 	unsigned parallel; /* connections opening at once; 0: 64 */
+	/* not the schedules (a bench beside smbtorture's): every user, one request after the
+	 * other as fast as the server answers, for the duration, either opens, writes 4 KiB to
+	 * and closes its own file in new/ (pv-bench-<user>.dat), or opens and closes its share's
+	 * root folder (one path shared by every user of the share, as smbtorture's
+	 * path-contention-shared does); *ops counts the requests answered */
+	enum { PV_LOAD_SCHEDULES = 0, PV_LOAD_OPS_WRITE, PV_LOAD_OPS_OPEN } ops_loop;
+	uint64_t *ops;
 	/* the caller's side, asked from the loop */
 	void *arg;
 	bool (*stop)(void *arg);  /* stop now (stdin ended, a signal): the figures so far end it */

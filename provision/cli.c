@@ -317,6 +317,10 @@ const struct pv_option pv_options[] = {
 	 "the run's id, its results folder's name (default: the UTC time, 20261130-121500)"},
 	{OPT_CLIENT, "client", 0, "NAME", B(CMD_LOAD), "load: this client's name (schedules' seeds)"},
 	{OPT_WORKGROUP, "workgroup", 0, "NAME", B(CMD_LOAD), "load: the users' domain (NetBIOS)"},
+	{OPT_OPS, "ops", 0, "KIND", B(CMD_LOAD),
+	 "load: no schedules: each user opens, writes 4 KiB to and closes its own file "
+	 "(open-write-close), or opens and closes its share's root (open-close), as fast as it can "
+	 "(bench/load.sh); prints 'ops {...}' at the end"},
 	{OPT_DRAIN, "drain", 0, NULL, B(CMD_WAIT),
 	 "wait until the server's queue has drained (what wait does; may be left out)"},
 	{OPT_PROBE, "probe", 0, "KIND", B(CMD_WAIT),

@@ -69,6 +69,7 @@ enum pv_opt_id {
 	OPT_SETTLE,
 	OPT_CLIENT,
 	OPT_WORKGROUP,
+	OPT_OPS,
 	OPT_COUNT
 };
 

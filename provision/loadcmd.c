@@ -189,11 +189,16 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 	unsigned long duration = 0, timeout = 10, parallel = 64;
 	struct pv_secret *pw = NULL;
 	struct run r;
+	uint64_t ops = 0;
 	int rc;
 
 	(void)out;
 	memset(&r, 0, sizeof(r));
 	r.in.signal = ctx->env.stop;
+	if (ctx->cli.opt[OPT_OPS] && strcmp(ctx->cli.opt[OPT_OPS], "open-close") != 0 &&
+	    strcmp(ctx->cli.opt[OPT_OPS], "open-write-close") != 0)
+		return pv_error(PV_EUSAGE, "--ops takes open-write-close or open-close, not '%s'",
+				ctx->cli.opt[OPT_OPS]);
 	if (!client || !wg || !ctx->cli.opt[OPT_DURATION])
 		return pv_error(PV_EUSAGE, "provision load needs --client NAME, --workgroup NAME "
 					   "and --duration SECONDS (see 'provision help load')");
@@ -241,9 +246,20 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 		o.go = go;
 		o.ready = ready;
 		o.emit = emit;
+		if (ctx->cli.opt[OPT_OPS])
+			o.ops_loop = strcmp(ctx->cli.opt[OPT_OPS], "open-close") == 0
+					     ? PV_LOAD_OPS_OPEN
+					     : PV_LOAD_OPS_WRITE;
+		o.ops = &ops;
 		rc = pv_load(&o);
 		if (rc == PV_OK && r.err != PV_OK)
 			rc = r.err;
+		if (rc == PV_OK && o.ops_loop) {
+			pv_buf_reset(&r.line);
+			pv_buf_addf(&r.line, "ops {\"ops\":%llu,\"secs\":%.3f,\"users\":%zu}\n",
+				    (unsigned long long)ops, (double)duration, r.proto.n);
+			rc = put(r.line.data, r.line.len);
+		}
 	}
 done:
 	pv_dir_cleanup();
