@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# bench/signing.sh: `server` building the users' trees when the file server requires signing
+# (srv's smb.conf: server signing = mandatory), side by side, ROUNDS rounds alternating:
+#   (a) our SMB2 client, which signs every request (AES-128-CMAC at SMB 3.0.2);
+#   (b) libsmbclient, as before our client signed (PROVISION_SMB_CLIENT=libsmbclient);
+# from empty trees each time (cleanup server between). Prints files per second of the tree
+# phase (the command's own JSON figure), the medians and the ratio a/b. Lab 'pvbs', USERS per
+# client (default 20) with the small fileset (70 files each); srv's smb.conf and the lab are
+# put back at the end.
+. "$(dirname "$0")/lib.sh"
+
+USERS=${USERS:-20}
+ROUNDS=${ROUNDS:-3}
+"$LAB_SH" status >/dev/null || { echo "bench: the lab is not up (make lab-up)" >&2; exit 1; }
+P=(-p "$PLAYBOOK" --set lab=pvbs --set "users.name_template=bs-{client}-u{n}"
+	--set "users.per_client=$USERS" --set "controller.results=$BT/results")
+trap '"$LAB_SH" srv-conf >/dev/null 2>&1; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+"$LAB_SH" srv-conf 'server signing=mandatory' >/dev/null || { echo "bench: srv-conf failed" >&2; exit 1; }
+for phase in dc join; do
+	on ctl "$PV" "${P[@]}" "$phase" >"$BT/$phase.out" 2>&1 ||
+		{ echo "bench: $phase failed:" >&2; tail -3 "$BT/$phase.out" >&2; exit 1; }
+done
+
+# build LABEL [ENV]: server from empty trees; files/s of the tree phase into $BT/LABEL
+build() {
+	local label=$1
+	shift
+	on ctl "$PV" "${P[@]}" cleanup server >/dev/null 2>&1
+	on ctl env "$@" "$PV" "${P[@]}" --json server >"$BT/out.json" 2>"$BT/err" ||
+		{ echo "bench: server ($label) failed:" >&2; tail -3 "$BT/err" >&2; exit 1; }
+	python3 -c 'import json,sys; t=json.load(sys.stdin)["trees"]; print("%.1f %d" % (t["files_per_second"], t["files_written"]))' \
+		<"$BT/out.json" >"$BT/last"
+	cut -d' ' -f1 "$BT/last" >>"$BT/$label"
+	grep -q "requires signing; our SMB2 client signs" "$BT/err" && echo ours >"$BT/last.client" ||
+		echo libsmbclient >"$BT/last.client"
+}
+
+echo "bench: tree building with signing required, $((2 * USERS)) users x 70 files, $ROUNDS rounds"
+: >"$BT/a" && : >"$BT/b"
+for ((r = 1; r <= ROUNDS; r++)); do
+	for side in a b; do
+		if [[ $side == a ]]; then build a PROVISION_LAB_BENCH=1; else build b PROVISION_SMB_CLIENT=libsmbclient; fi
+		printf '  round %d %s: %8s files/s (%s files, %s)\n' "$r" \
+			"$([[ $side == a ]] && echo "(a) ours        " || echo "(b) libsmbclient")" \
+			"$(tail -1 "$BT/$side")" "$(cut -d' ' -f2 "$BT/last")" "$(cat "$BT/last.client")"
+	done
+done
+ma=$(median <"$BT/a") mb=$(median <"$BT/b")
+awk -v a="$ma" -v b="$mb" 'BEGIN { printf "medians: (a) ours %.0f files/s, (b) libsmbclient %.0f files/s: a/b %.2fx\n", a, b, a / b }'
