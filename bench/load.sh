@@ -42,7 +42,7 @@ load_input() {
 # run_load N RATE SECS [OPS]: provision load on cli1; "cpu_seconds lines" in $BT/load.res
 cat >"$BT/load.sh" <<'SH'
 in=$1; secs=$2; shift 2
-{ cat "$in"; sleep 2; echo go; sleep "$((secs + 15))"; } |
+{ cat "$in"; sleep 2; echo go; sleep "$((secs + 5))"; } |
 	/usr/bin/time -f '%U %S' -o "$in.time" "$@" >"$in.out"
 SH
 run_load() {
