@@ -4,6 +4,7 @@
  * answer checked, and every answer from the final SESSION_SETUP on required to be signed then. */
 #include "smb/async.h"
 
+#include "smb/internal.h"
 #include "smb/ntlm.h"
 #include "smb/smb2.h"
 #include "util/err.h"
@@ -27,7 +28,7 @@
 
 #define FRAME_MAX   (1u << 20) /* the largest answer taken (a READ of 64 KiB and its header) */
 #define IO_MAX	    65536u
-#define LIST_MAX    65536u
+#define LIST_BYTES  65536u /* a QUERY_DIRECTORY answer's buffer, at most */
 #define CREDITS_ASK 32
 
 enum cstate { CS_CONNECTING, CS_NEGOTIATE, CS_SESSION, CS_TREE, CS_READY, CS_DEAD };
@@ -70,6 +71,8 @@ struct pv_smba {
 	bool have_key;	     /* the logon gave the signing key */
 	uint8_t skey[16];    /* the session key, until the logon is done */
 	uint8_t signkey[16]; /* Session.SigningKey */
+	bool fixed_cchal; /* the tests' NTLM client challenge (smba_test_cchal) */
+	uint8_t cchal[8];
 	char err[384];
 	int code;
 	bool freed; /* closed: freed at the end of the loop's turn */
@@ -406,7 +409,9 @@ static void on_session(struct pv_smba *c, void *arg, const struct pv_smba_done *
 			return;
 		}
 		pv_buf_secret(&tok);
-		nr = getrandom(cchal, 8, 0) != 8
+		if (c->fixed_cchal)
+			memcpy(cchal, c->cchal, 8);
+		nr = !c->fixed_cchal && getrandom(cchal, 8, 0) != 8
 			     ? -1
 			     : pv_ntlm_authenticate(&ch, c->user, c->wg, c->pw->data, c->pw->len, t,
 						    cchal, &tok, c->skey);
@@ -899,24 +904,15 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 
 /* ---- opening ---- */
 
-int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_cb ready,
-		 void *arg, struct pv_smba **out)
+/* A connection for o, not yet in the loop: the strings copied, the deadline of its opening
+ * set. NULL when out of memory. */
+static struct pv_smba *conn_new(struct pv_smba_loop *l, const struct pv_smba_opts *o,
+				pv_smba_cb ready, void *arg)
 {
-	struct addrinfo hints, *ai = NULL;
-	struct epoll_event ev;
-	struct pv_smba *c;
-	int gr, one = 1;
+	struct pv_smba *c = calloc(1, sizeof(*c));
 
-	*out = NULL;
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_socktype = SOCK_STREAM;
-	if ((gr = getaddrinfo(o->host, "445", &hints, &ai)) != 0)
-		return pv_error(PV_EUNREACH, "SMB: cannot resolve '%s': %s", o->host,
-				gai_strerror(gr));
-	if (!(c = calloc(1, sizeof(*c)))) {
-		freeaddrinfo(ai);
-		return pv_error(PV_EIO, "out of memory");
-	}
+	if (!c)
+		return NULL;
 	c->l = l;
 	c->fd = -1;
 	c->host = strdup(o->host);
@@ -934,21 +930,20 @@ int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_c
 	c->auth_arg = o->auth_arg;
 	c->credits = 1;
 	if (!c->host || !c->server || !c->share || !c->wg || !c->user || !c->pw) {
-		freeaddrinfo(ai);
 		release(c);
-		return pv_error(PV_EIO, "out of memory");
+		return NULL;
 	}
-	c->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (c->fd < 0 ||
-	    (connect(c->fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS)) {
-		int e = errno;
+	return c;
+}
 
-		freeaddrinfo(ai);
-		release(c);
-		return pv_error(PV_EUNREACH, "SMB to '%s': connect: %s", o->host, strerror(e));
-	}
-	freeaddrinfo(ai);
-	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+/* Put c, with its socket fd (connecting or connected: the opening starts when it is
+ * writable), into the loop. On failure c is released, fd closed. */
+static int conn_add(struct pv_smba *c, int fd, struct pv_smba **out)
+{
+	struct pv_smba_loop *l = c->l;
+	struct epoll_event ev;
+
+	c->fd = fd;
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN | EPOLLOUT;
 	ev.data.ptr = c;
@@ -968,6 +963,65 @@ int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_c
 	l->n++;
 	*out = c;
 	return PV_OK;
+}
+
+int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_cb ready,
+		 void *arg, struct pv_smba **out)
+{
+	struct addrinfo hints, *ai = NULL;
+	struct pv_smba *c;
+	int gr, fd, one = 1;
+
+	*out = NULL;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if ((gr = getaddrinfo(o->host, "445", &hints, &ai)) != 0)
+		return pv_error(PV_EUNREACH, "SMB: cannot resolve '%s': %s", o->host,
+				gai_strerror(gr));
+	if (!(c = conn_new(l, o, ready, arg))) {
+		freeaddrinfo(ai);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS)) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		release(c);
+		return pv_error(PV_EUNREACH, "SMB to '%s': connect: %s", o->host, strerror(e));
+	}
+	freeaddrinfo(ai);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return conn_add(c, fd, out);
+}
+
+int smba_open_fd(struct pv_smba_loop *l, int fd, const struct pv_smba_opts *o, pv_smba_cb ready,
+		 void *arg, struct pv_smba **out)
+{
+	struct pv_smba *c;
+	int fl;
+
+	*out = NULL;
+	if (!(c = conn_new(l, o, ready, arg))) {
+		close(fd);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		int e = errno;
+
+		close(fd);
+		release(c);
+		return pv_error(PV_EIO, "fcntl: %s", strerror(e));
+	}
+	return conn_add(c, fd, out);
+}
+
+void smba_test_cchal(struct pv_smba *c, const uint8_t cchal[8])
+{
+	memcpy(c->cchal, cchal, 8);
+	c->fixed_cchal = true;
 }
 
 bool pv_smba_usable(const struct pv_smba *c)
@@ -1094,7 +1148,7 @@ int pv_smba_list(struct pv_smba *c, const uint8_t fid[16], bool restart, pv_smba
 	memcpy(b + 8, fid, 16);
 	smb2_put16(b + 24, SMB2_HDR + 32);
 	smb2_put16(b + 26, 2);
-	smb2_put32(b + 28, LIST_MAX);
+	smb2_put32(b + 28, LIST_BYTES);
 	b[32] = '*'; /* "*" in UTF-16LE */
 	return send_req(c, SMB2_QUERY_DIRECTORY, b, sizeof(b), cb, arg);
 }
