@@ -354,7 +354,7 @@ static int open_handle(struct fake *f, struct fake_node *n, bool doc)
 {
 	for (int i = 0; i < FAKE_HANDLES; i++)
 		if (f->h[i].node < 0) {
-			f->h[i] = (struct fake_handle){(int)(n - f->fs), false, doc};
+			f->h[i] = (struct fake_handle){(int)(n - f->fs), false, doc, -2};
 			return i;
 		}
 	return -1;
@@ -392,25 +392,32 @@ static uint32_t create(struct fake *f, const uint8_t *q, size_t qlen, int *hid)
 	if (n && n->dir && want_file)
 		return 0xC00000BAu; /* FILE_IS_A_DIRECTORY */
 	if (n && !n->dir && want_dir)
-		return 0xC0000103u;	    /* NOT_A_DIRECTORY */
+		return 0xC0000103u;		 /* NOT_A_DIRECTORY */
 	if (!*path && !(n = fake_lookup(f, ""))) /* the share's root */
 		n = fake_mknode(f, "", true, 0);
 	if (!n && !(n = fake_mknode(f, path, want_dir, 0)))
 		return 0xC000009Au; /* INSUFFICIENT_RESOURCES */
-	if (disp == 5)
+	if (disp == 5) {
 		n->size = 0;
+		free(n->data);
+		n->data = NULL;
+	}
 	if ((*hid = open_handle(f, n, opts & 0x1000)) < 0)
 		return 0xC000009Au;
 	return ST_OK;
 }
 
-/* FileDirectoryInformation entries (MS-FSCC 2.4.10) of what folder n holds. */
-static void entries(struct fake *f, const struct fake_node *n, struct pv_buf *out)
+/* FileDirectoryInformation entries (MS-FSCC 2.4.10) of what folder n holds, from the
+ * handle's cursor on, f->page of them at most (0: all); the cursor moves past them. How many. */
+static unsigned entries(struct fake *f, struct fake_handle *hd, struct pv_buf *out)
 {
+	const struct fake_node *n = &f->fs[hd->node];
 	size_t pl = strlen(n->path), last = SIZE_MAX;
 	const char *dots[2] = {".", ".."};
+	unsigned listed = 0;
+	int i;
 
-	for (int i = -2; i < FAKE_NODES; i++) {
+	for (i = hd->cursor; i < FAKE_NODES && (!f->page || listed < f->page); i++) {
 		const char *name;
 		struct pv_buf u = PV_BUF_INIT;
 		bool dir = true;
@@ -444,7 +451,155 @@ static void entries(struct fake *f, const struct fake_node *n, struct pv_buf *ou
 		put32(e + 60, (uint32_t)u.len);
 		pv_buf_add(out, u.data, u.len);
 		pv_buf_release(&u, 0);
+		listed++;
 	}
+	hd->cursor = i;
+	return listed;
+}
+
+uint8_t fake_byte(uint64_t off)
+{
+	return (uint8_t)('A' + off % 23);
+}
+
+/* A WRITE's bytes (len at off, from the request q of qlen bytes) into node n. */
+static void keep(struct fake *f, struct fake_node *n, const uint8_t *q, size_t qlen, uint64_t off,
+		 uint32_t len)
+{
+	size_t at = smb2_get16(q + SMB2_HDR + 2), end = (size_t)(off + len);
+	uint8_t *d;
+
+	(void)f;
+	ck_assert_msg(at <= qlen && len <= qlen - at, "a WRITE whose data is not in it");
+	ck_assert_uint_le(off + len, 1u << 24); /* the tests write little */
+	if (!n->data || end > n->size) {
+		ck_assert_ptr_nonnull(d = realloc(n->data, end > n->size ? end : n->size));
+		for (uint64_t i = n->data ? n->size : 0; i < (end > n->size ? end : n->size); i++)
+			d[i] = fake_byte(i);
+		n->data = d;
+	}
+	memcpy(n->data + off, q + at, len);
+	if (end > n->size)
+		n->size = end;
+}
+
+static void bad_handle(struct pv_buf *out, uint16_t cmd, uint64_t mid)
+{
+	msg(out, cmd, mid, 0xC0000008u, 7); /* INVALID_HANDLE */
+	error_body(out);
+}
+
+/* READ (MS-SMB2 2.2.19, 2.2.20): the bytes kept, fake_byte() where none were written. */
+static void read_file(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mid, int related,
+		      struct pv_buf *out)
+{
+	struct fake_handle *hd =
+		qlen >= SMB2_HDR + 48 ? handle_of(f, q + SMB2_HDR + 16, related) : NULL;
+	uint32_t len = hd ? smb2_get32(q + SMB2_HDR + 4) : 0;
+	uint64_t off = hd ? smb2_get64(q + SMB2_HDR + 8) : 0;
+	struct fake_node *n = hd ? &f->fs[hd->node] : NULL;
+	uint64_t got;
+	uint8_t *b;
+
+	if (!hd)
+		return bad_handle(out, SMB2_READ, mid);
+	if (n->dir || off >= n->size) {
+		msg(out, SMB2_READ, mid, n->dir ? 0xC0000010u : 0xC0000011u, 7); /* END_OF_FILE */
+		error_body(out);
+		return;
+	}
+	got = n->size - off < len ? n->size - off : len;
+	msg(out, SMB2_READ, mid, ST_OK, 7);
+	b = grow(out, 16 + got);
+	put16(b, 17);
+	b[2] = SMB2_HDR + 16;
+	put32(b + 4, (uint32_t)got);
+	for (uint64_t i = 0; i < got; i++)
+		b[16 + i] = n->data ? n->data[off + i] : fake_byte(off + i);
+}
+
+/* QUERY_INFO (MS-SMB2 2.2.37): FileNetworkOpenInformation (MS-FSCC 2.4.29) only. */
+static void query_info(struct fake *f, const uint8_t *q, uint64_t mid, int related,
+		       struct pv_buf *out)
+{
+	struct fake_handle *hd = handle_of(f, q + SMB2_HDR + 24, related);
+	const struct fake_node *n;
+	uint8_t *b;
+
+	if (!hd)
+		return bad_handle(out, SMB2_QUERY_INFO, mid);
+	if (q[SMB2_HDR + 2] != 1 || q[SMB2_HDR + 3] != 0x22) {
+		msg(out, SMB2_QUERY_INFO, mid, 0xC0000003u, 7); /* INVALID_INFO_CLASS */
+		error_body(out);
+		return;
+	}
+	n = &f->fs[hd->node];
+	msg(out, SMB2_QUERY_INFO, mid, ST_OK, 7);
+	b = grow(out, 8 + 56);
+	put16(b, 9);
+	put16(b + 2, SMB2_HDR + 8);
+	put32(b + 4, 56);
+	smb2_put64(b + 8 + 32, (n->size + 4095) / 4096 * 4096);
+	smb2_put64(b + 8 + 40, n->size);
+	put32(b + 8 + 48, n->dir ? 0x10 : 0x80);
+}
+
+/* SET_INFO (MS-SMB2 2.2.39): FileRenameInformation (MS-FSCC 2.4.37) only; a folder's
+ * contents move with it. */
+static void set_info(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mid, int related,
+		     struct pv_buf *out)
+{
+	struct fake_handle *hd = handle_of(f, q + SMB2_HDR + 16, related);
+	size_t at = smb2_get16(q + SMB2_HDR + 8), len = smb2_get32(q + SMB2_HDR + 4);
+	char to[2048], *from;
+	struct fake_node *n, *there = NULL;
+	uint32_t st = ST_OK;
+	size_t fl;
+
+	if (!hd)
+		return bad_handle(out, SMB2_SET_INFO, mid);
+	n = &f->fs[hd->node];
+	if (q[SMB2_HDR + 2] != 1 || q[SMB2_HDR + 3] != 10)
+		st = 0xC0000003u;
+	else if (at > qlen || len > qlen - at || len < 20 || smb2_get32(q + at + 16) > len - 20 ||
+		 pv_utf16le_to_utf8(q + at + 20, smb2_get32(q + at + 16), to, sizeof(to)) < 0)
+		st = 0xC000000Du; /* INVALID_PARAMETER */
+	if (st == ST_OK) {
+		for (char *p = to; *p; p++)
+			if (*p == '\\')
+				*p = '/';
+		there = fake_lookup(f, to);
+		if (there && there != n && !(q[at] & 1))
+			st = ST_OBJECT_NAME_COLLISION;
+		else if (there && there != n && there->dir)
+			st = ST_ACCESS_DENIED;
+	}
+	if (st != ST_OK) {
+		msg(out, SMB2_SET_INFO, mid, st, 7);
+		error_body(out);
+		return;
+	}
+	if (there && there != n) {
+		free(there->path);
+		free(there->data);
+		*there = (struct fake_node){0};
+	}
+	ck_assert_ptr_nonnull(from = strdup(n->path));
+	fl = strlen(from);
+	for (int i = 0; i < FAKE_NODES; i++) { /* the node and what is below it */
+		struct fake_node *c = &f->fs[i];
+		char *np;
+
+		if (!c->path || strncmp(c->path, from, fl) != 0 ||
+		    (c->path[fl] && c->path[fl] != '/'))
+			continue;
+		ck_assert_int_ge(asprintf(&np, "%s%s", to, c->path + fl), 0);
+		free(c->path);
+		c->path = np;
+	}
+	free(from);
+	msg(out, SMB2_SET_INFO, mid, ST_OK, 7);
+	put16(grow(out, 2), 2);
 }
 
 /* One request message: its answer appended to out. related: the handle a related request
@@ -461,7 +616,7 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 	smb2_hdr_get(q, qlen, &h); /* a request: the same layout */
 	h.mid = smb2_get64(q + 24);
 	rel = h.flags & SMB2_FLAGS_RELATED;
-	if (h.command < 16)
+	if (h.command < 32)
 		f->cmds[h.command]++;
 	if (rel && *rstatus != ST_OK) {
 		msg(out, h.command, h.mid, *rstatus, 7);
@@ -525,8 +680,9 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 			error_body(out);
 			return;
 		}
-		if (off + len > f->fs[hd->node].size)
-			f->fs[hd->node].size = off + len;
+		if (f->nwrites < sizeof(f->writes) / sizeof(f->writes[0]))
+			f->writes[f->nwrites++] = off;
+		keep(f, &f->fs[hd->node], q, qlen, off, len);
 		msg(out, SMB2_WRITE, h.mid, ST_OK, 7);
 		b = grow(out, 17);
 		put16(b, 17);
@@ -543,7 +699,8 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 		}
 		if (hd->delete_on_close) {
 			free(f->fs[hd->node].path);
-			f->fs[hd->node].path = NULL;
+			free(f->fs[hd->node].data);
+			f->fs[hd->node] = (struct fake_node){0};
 		}
 		hd->node = -1;
 		msg(out, SMB2_CLOSE, h.mid, ST_OK, 7);
@@ -554,7 +711,9 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 		struct fake_handle *hd = handle_of(f, q + SMB2_HDR + 8, *related);
 		size_t start;
 
-		if (!hd || (hd->listed && !(q[SMB2_HDR + 3] & 1))) {
+		if (hd && (q[SMB2_HDR + 3] & 1)) /* SMB2_RESTART_SCANS */
+			hd->cursor = -2;
+		if (!hd || (hd->listed && hd->cursor >= FAKE_NODES)) {
 			msg(out, SMB2_QUERY_DIRECTORY, h.mid, hd ? ST_NO_MORE_FILES : 0xC0000008u,
 			    7);
 			error_body(out);
@@ -564,13 +723,27 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 		at = msg(out, SMB2_QUERY_DIRECTORY, h.mid, ST_OK, 7);
 		grow(out, 8);
 		start = out->len;
-		entries(f, &f->fs[hd->node], out);
+		if (!entries(f, hd, out)) {
+			out->len = at;
+			msg(out, SMB2_QUERY_DIRECTORY, h.mid, ST_NO_MORE_FILES, 7);
+			error_body(out);
+			return;
+		}
 		b = (uint8_t *)out->data + at + SMB2_HDR;
 		put16(b, 9);
 		put16(b + 2, SMB2_HDR + 8);
 		put32(b + 4, (uint32_t)(out->len - start));
 		return;
 	}
+	case SMB2_READ:
+		read_file(f, q, qlen, h.mid, *related, out);
+		return;
+	case SMB2_QUERY_INFO:
+		query_info(f, q, h.mid, *related, out);
+		return;
+	case SMB2_SET_INFO:
+		set_info(f, q, qlen, h.mid, *related, out);
+		return;
 	default:
 		msg(out, h.command, h.mid, 0xC00000BBu, 0); /* NOT_SUPPORTED */
 		error_body(out);
@@ -638,6 +811,35 @@ static void sign_answers(const struct fake *f, struct pv_buf *out, const bool *s
 	}
 }
 
+/* The credits the answer a (to the request q) grants: 64 (f->credits 0), none (below 0), or
+ * as a stingy server grants them (f->credits k above 0): k in the first answer, then one
+ * when the client would otherwise be left with none, else none (MS-SMB2 3.3.1.2 asks no
+ * more than that). A request the client had no credit for is counted in f->overdrawn. */
+static void credit(struct fake *f, const uint8_t *q, uint8_t *a)
+{
+	uint16_t charge = smb2_get16(q + 6), g = 64;
+
+	if (!f->credits)
+		return;
+	if (!f->balance_set) {
+		f->balance = 1;
+		f->balance_set = true;
+	}
+	charge = charge ? charge : 1;
+	if (f->balance < charge)
+		f->overdrawn++;
+	f->balance -= charge;
+	if (f->credits < 0)
+		g = 0;
+	else if (!f->granted)
+		g = (uint16_t)f->credits;
+	else
+		g = f->balance < 1 ? 1 : 0;
+	f->granted += g;
+	f->balance += g;
+	put16(a + 14, g);
+}
+
 static void *serve(void *arg)
 {
 	struct fake *f = arg;
@@ -689,6 +891,7 @@ static void *serve(void *arg)
 					sign_it = true;
 				if (nmsg < 64)
 					sign[nmsg++] = sign_it;
+				credit(f, in + off, (uint8_t *)out.data + last);
 			}
 			if (!next || next > len - off - SMB2_HDR)
 				break;
@@ -732,13 +935,22 @@ void fake_run(struct fake *f)
 	ck_assert_int_eq(pthread_create(&f->thread, NULL, serve, f), 0);
 }
 
-/* After the client is freed (its end closed). */
-void fake_stop(struct fake *f)
+void fake_join(struct fake *f)
 {
+	if (f->joined)
+		return;
 	pthread_join(f->thread, NULL);
 	close(f->fd);
-	for (int i = 0; i < FAKE_NODES; i++)
+	f->joined = true;
+}
+
+void fake_stop(struct fake *f)
+{
+	fake_join(f);
+	for (int i = 0; i < FAKE_NODES; i++) {
 		free(f->fs[i].path);
+		free(f->fs[i].data);
+	}
 	if (f->capture)
 		fclose(f->capture);
 }
@@ -779,7 +991,6 @@ enum fake_act fake_tamper(struct fake *f, const struct fake_req *q, struct pv_bu
 	return FAKE_SEND;
 }
 
-
 /* The request named by arg (a command) is held: keep-alives (f->arg2 0) or interim answers. */
 enum fake_act fake_hold_keepalive(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
 {
@@ -799,7 +1010,6 @@ enum fake_act fake_hold_pending(struct fake *f, const struct fake_req *q, struct
 	return FAKE_HANGUP;
 }
 
-
 /* arg selects the fault, applied to the answer of the command f->... (see each test). */
 enum fake_act fake_short_frame(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
 {
@@ -808,7 +1018,6 @@ enum fake_act fake_short_frame(struct fake *f, const struct fake_req *q, struct 
 	fake_send_frame(f, "\xfeSMB@\0\0\0\0\0", (size_t)f->arg); /* 10 bytes at most */
 	return FAKE_DONE;
 }
-
 
 /* NetBIOS headers that are not a session message of a size we take (f->arg picks). */
 enum fake_act fake_bad_netbios(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
@@ -826,7 +1035,6 @@ enum fake_act fake_bad_netbios(struct fake *f, const struct fake_req *q, struct 
 	return FAKE_DONE;
 }
 
-
 /* The frame of the answer to command f->arg cut: its NetBIOS length says more than comes,
  * then the server closes (or, with the command negated, waits). */
 enum fake_act fake_cut_frame(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
@@ -842,7 +1050,6 @@ enum fake_act fake_cut_frame(struct fake *f, const struct fake_req *q, struct pv
 	return FAKE_HANGUP;
 }
 
-
 enum fake_act fake_poke(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
 {
 	size_t at = (size_t)(f->arg >> 16 & 0xffff);
@@ -853,7 +1060,6 @@ enum fake_act fake_poke(struct fake *f, const struct fake_req *q, struct pv_buf 
 	return FAKE_SEND;
 }
 
-
 /* The answer to command f->arg cut to its header and f->arg >> 16 bytes of body. */
 enum fake_act fake_cut_body(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
 {
@@ -863,4 +1069,3 @@ enum fake_act fake_cut_body(struct fake *f, const struct fake_req *q, struct pv_
 	reply->len = SMB2_HDR + (size_t)(f->arg >> 16);
 	return FAKE_SEND;
 }
-

@@ -63,8 +63,7 @@ struct fake;
  * header): change it and return FAKE_SEND, or send what you like with the helpers and
  * return FAKE_DONE, or FAKE_HANGUP to close the connection. */
 enum fake_act { FAKE_SEND, FAKE_DONE, FAKE_HANGUP };
-typedef enum fake_act (*fake_hook)(struct fake *f, const struct fake_req *q,
-				   struct pv_buf *reply);
+typedef enum fake_act (*fake_hook)(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
 
 struct fake {
 	int fd;
@@ -85,7 +84,19 @@ struct fake {
 	unsigned cmds[32]; /* requests seen, by command */
 	unsigned logons_ok, logons_bad;
 	FILE *capture; /* every byte sent, for the corpus */
+	unsigned page; /* entries per QUERY_DIRECTORY answer (0: all in one) */
+	int credits;   /* credits granted: 0, 64 an answer; k > 0, stingy (see fake_smb2.c) */
+	long balance;  /* ... the client's credits, as the fake counts them */
+	bool balance_set;
+	unsigned long granted;
+	unsigned overdrawn;  /* requests that came without a credit */
+	uint64_t writes[64]; /* the offsets of the WRITEs seen, in order */
+	unsigned nwrites;
+	bool joined;
 };
+
+/* The byte at off of a file that was not written there (READ answers it). */
+uint8_t fake_byte(uint64_t off);
 
 /* Bytes on the wire: as they are, or as a NetBIOS session message (type 0, 24-bit length)
  * holding p; a session keep-alive (type 0x85). The client gone: nothing is sent. */
@@ -109,10 +120,12 @@ struct fake_node *fake_lookup(struct fake *f, const char *path);
 struct fake_node *fake_mknode(struct fake *f, const char *path, bool dir, uint64_t size);
 
 /* A fake server holding the folder u1; returns the client's end of the socketpair. Then
- * set what the test needs (signing, dialect, nodes...), fake_run() starts the thread;
- * fake_stop() after the client closed its end joins it and frees the nodes. */
+ * set what the test needs (signing, dialect, nodes...), fake_run() starts the thread. Once
+ * the client closed its end, fake_join() waits for the thread to end (the nodes can be
+ * looked at then), fake_stop() does that if need be and frees the nodes. */
 int fake_start(struct fake *f, fake_hook hook, long arg);
 void fake_run(struct fake *f);
+void fake_join(struct fake *f);
 void fake_stop(struct fake *f);
 
 /* ---- hooks both suites use (f->arg says what to do) ---- */
