@@ -1,10 +1,10 @@
 /* tests/unit/check_wire.c: smb/wire.c, our blocking SMB2 client, against the fake server of
  * tests/unit/fake_smb2.h (a thread on the other end of a socketpair(2), hooks to change its
- * answers). The valid flows build and list trees; the malformed ones (short frames, bad NetBIOS lengths, offsets outside the frame,
- * cut compounds, endless keep-alives and STATUS_PENDING, a 64 KiB NTLM target info, paths
- * over the limit) must each end in a clear error, never a crash (ASan, UBSan).
- With signing required, every request is checked by
- * the fake's own signing code and every answer signed, and hooks change what it signed.
+ * answers). The valid flows build and list trees; the malformed ones (short frames, bad
+ * NetBIOS lengths, offsets outside the frame, cut compounds, endless keep-alives and
+ * STATUS_PENDING, a 64 KiB NTLM target info, paths over the limit) must each end in a clear
+ * error, never a crash (ASan, UBSan). With signing required, every request is checked by the
+ * fake's own signing code and every answer signed, and hooks change what it signed.
  *
  * With PV_SMB2_CORPUS=<folder> set, the plan of tests/fuzz/smb2_plan.h is run against the
  * fake server, as is and under each fault, and what the server sent is written there: the
@@ -355,10 +355,10 @@ START_TEST(test_bad_signatures)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct fake f;
-		struct run r = with_signing(fake_tamper, cases[i].arg, cases[i].fresh, cases[i].signing,
-					    cases[i].dialect, &f);
+		struct run r = with_signing(fake_tamper, cases[i].arg, cases[i].fresh,
+					    cases[i].signing, cases[i].dialect, &f);
 
-		ck_assert_msg(f.done == 1, "case %zu: the answer to fake_tamper with never came", i);
+		ck_assert_msg(f.done == 1, "case %zu: the answer to tamper with never came", i);
 		ck_assert_msg(r.r == PV_EREMOTE && strncmp(r.msg, BAD, strlen(BAD)) == 0 &&
 				      strstr(r.msg, cases[i].want),
 			      "case %zu: %d '%s' lacks '%s'", i, r.r, r.msg, cases[i].want);
@@ -818,7 +818,8 @@ static const struct {
 	{"signed-302", NULL, 0, 0, SIGN_REQUIRED, 0x0302},
 	{"signed-210-interim", pending_signed, 0, 0, SIGN_REQUIRED, 0x0210},
 	{"signed-flipped", fake_tamper, TAMPER(SMB2_WRITE, FLIP), 0, SIGN_REQUIRED, 0x0302},
-	{"signed-missing", fake_tamper, TAMPER(SMB2_QUERY_DIRECTORY, UNSIGN), 0, SIGN_REQUIRED, 0x0202},
+	{"signed-missing", fake_tamper, TAMPER(SMB2_QUERY_DIRECTORY, UNSIGN), 0, SIGN_REQUIRED,
+	 0x0202},
 };
 
 /* The plan against the fake server under each fault: never a crash, a clear error for each
