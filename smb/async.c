@@ -556,8 +556,10 @@ static void negotiate(struct pv_smba *c)
 static int span_of(struct pv_smba *c, struct pv_smba_done *d, const uint8_t *msg, size_t mlen,
 		   size_t off, size_t len, const char *what)
 {
-	if (len == 0)
+	if (len == 0) {
+		d->buf = msg + mlen; /* a pointer callers may do arithmetic on, never NULL */
 		return 0;
+	}
 	if (off < SMB2_HDR || off > mlen || len > mlen - off) {
 		lose(c, PV_EREMOTE,
 		     "SMB to '%s': a malformed answer: %s (%zu bytes at %zu) is not inside its %zu "
@@ -1293,10 +1295,11 @@ out:
 int pv_smba_entries(const uint8_t *buf, size_t len,
 		    int (*fn)(void *arg, const char *name, bool dir, uint64_t size), void *arg)
 {
-	const uint8_t *e = buf, *end = buf + len;
+	const uint8_t *e = buf, *end;
 
 	if (!len)
-		return PV_OK;
+		return PV_OK; /* buf may be NULL then */
+	end = buf + len;
 	for (;;) {
 		uint32_t next, nl;
 		char name[768];
