@@ -16,7 +16,6 @@
 #include <check.h>
 
 #include "tests/unit/unit.h"
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,13 +108,19 @@ static struct call *issue(struct flow *fl, const char *what,
 	return k;
 }
 
-/* What a request function returned: not queued, its callback must never come. */
-static void sent(struct call *k, int r)
+/* Make a request: a new call k for it (what it is, where its answer goes), then the
+ * pv_smba_* function fn with the arguments given and on_call, k. */
+#define REQ(fl, what, next, fn, ...)                                                               \
+	(k = issue((fl), (what), (next)), sent(k, fn(__VA_ARGS__, on_call, k)))
+
+/* What a request function returned: not queued, its callback must never come. k. */
+static struct call *sent(struct call *k, int r)
 {
 	if (r != PV_OK) {
 		k->refused = true;
 		snprintf(k->msg, sizeof(k->msg), "%s", pv_errmsg());
 	}
+	return k;
 }
 
 static void f_read(struct call *k, const struct pv_smba_done *d)
@@ -132,23 +137,28 @@ static void f_stat(struct call *k, const struct pv_smba_done *d)
 		k->fl->stat_size = smb2_get64(d->buf + 40);
 }
 
+/* The CREATE that k asked for answered d: its file id into fid (the flow's), the flow; NULL
+ * when it was refused. */
+static struct flow *opened(struct call *k, const struct pv_smba_done *d, uint8_t fid[16])
+{
+	if (d->status != ST_OK)
+		return NULL;
+	memcpy(fid, d->fid, 16);
+	return k->fl;
+}
+
 static void f_opened(struct call *k, const struct pv_smba_done *d)
 {
-	struct flow *fl = k->fl;
+	struct flow *fl = opened(k, d, k->fl->fid_f);
 
-	if (d->status != ST_OK)
+	if (!fl)
 		return;
-	memcpy(fl->fid_f, d->fid, 16);
 	fl->opened_size = d->size;
 	for (uint64_t off = 0; off < FSIZE; off += 65536) { /* 3 READs in flight */
-		k = issue(fl, "READ", f_read);
-		k->off = off;
-		sent(k, pv_smba_read(fl->c, fl->fid_f, off, 65536, on_call, k));
+		REQ(fl, "READ", f_read, pv_smba_read, fl->c, fl->fid_f, off, 65536)->off = off;
 	}
-	k = issue(fl, "QUERY_INFO", f_stat);
-	sent(k, pv_smba_stat(fl->c, fl->fid_f, on_call, k));
-	k = issue(fl, "CLOSE f", NULL);
-	sent(k, pv_smba_closefile(fl->c, fl->fid_f, on_call, k));
+	REQ(fl, "QUERY_INFO", f_stat, pv_smba_stat, fl->c, fl->fid_f);
+	REQ(fl, "CLOSE f", NULL, pv_smba_closefile, fl->c, fl->fid_f);
 }
 
 static int count_entry(void *arg, const char *name, bool dir, uint64_t size)
@@ -171,51 +181,40 @@ static void d_listed(struct call *k, const struct pv_smba_done *d)
 		fl->pages++;
 		if (pv_smba_entries(d->buf, d->buflen, count_entry, fl) != PV_OK)
 			fl->list_bad = true;
-		k = issue(fl, "QUERY_DIRECTORY", d_listed);
-		sent(k, pv_smba_list(fl->c, fl->fid_d, false, on_call, k));
+		REQ(fl, "QUERY_DIRECTORY", d_listed, pv_smba_list, fl->c, fl->fid_d, false);
 		return;
 	}
-	k = issue(fl, "CLOSE d", NULL);
-	sent(k, pv_smba_closefile(fl->c, fl->fid_d, on_call, k));
+	REQ(fl, "CLOSE d", NULL, pv_smba_closefile, fl->c, fl->fid_d);
 }
 
 static void d_opened(struct call *k, const struct pv_smba_done *d)
 {
-	struct flow *fl = k->fl;
+	struct flow *fl = opened(k, d, k->fl->fid_d);
 
-	if (d->status != ST_OK)
+	if (!fl)
 		return;
-	memcpy(fl->fid_d, d->fid, 16);
-	k = issue(fl, "QUERY_DIRECTORY", d_listed);
-	sent(k, pv_smba_list(fl->c, fl->fid_d, true, on_call, k));
+	REQ(fl, "QUERY_DIRECTORY", d_listed, pv_smba_list, fl->c, fl->fid_d, true);
 }
 
 static void w_opened(struct call *k, const struct pv_smba_done *d)
 {
-	struct flow *fl = k->fl;
+	struct flow *fl = opened(k, d, k->fl->fid_w);
 
-	if (d->status != ST_OK)
+	if (!fl)
 		return;
-	memcpy(fl->fid_w, d->fid, 16);
-	k = issue(fl, "WRITE", NULL);
-	sent(k, pv_smba_write(fl->c, fl->fid_w, 0, WDATA, WRITE1, on_call, k));
-	k = issue(fl, "WRITE", NULL);
-	sent(k, pv_smba_write(fl->c, fl->fid_w, WRITE1, WDATA + WRITE1, WRITE2, on_call, k));
-	k = issue(fl, "SET_INFO", NULL);
-	sent(k, pv_smba_rename(fl->c, fl->fid_w, "u1/w2", true, on_call, k));
-	k = issue(fl, "CLOSE w", NULL);
-	sent(k, pv_smba_closefile(fl->c, fl->fid_w, on_call, k));
+	REQ(fl, "WRITE", NULL, pv_smba_write, fl->c, fl->fid_w, 0, WDATA, WRITE1);
+	REQ(fl, "WRITE", NULL, pv_smba_write, fl->c, fl->fid_w, WRITE1, WDATA + WRITE1, WRITE2);
+	REQ(fl, "SET_INFO", NULL, pv_smba_rename, fl->c, fl->fid_w, "u1/w2", true);
+	REQ(fl, "CLOSE w", NULL, pv_smba_closefile, fl->c, fl->fid_w);
 }
 
 static void g_opened(struct call *k, const struct pv_smba_done *d)
 {
-	struct flow *fl = k->fl;
+	struct flow *fl = opened(k, d, k->fl->fid_g);
 
-	if (d->status != ST_OK)
+	if (!fl)
 		return;
-	memcpy(fl->fid_g, d->fid, 16);
-	k = issue(fl, "CLOSE g", NULL);
-	sent(k, pv_smba_closefile(fl->c, fl->fid_g, on_call, k));
+	REQ(fl, "CLOSE g", NULL, pv_smba_closefile, fl->c, fl->fid_g);
 }
 
 static void ready(struct call *k, const struct pv_smba_done *d)
@@ -225,17 +224,14 @@ static void ready(struct call *k, const struct pv_smba_done *d)
 	(void)d;
 	if (fl->open_only)
 		return;
-	k = issue(fl, "CREATE f", f_opened);
-	sent(k,
-	     pv_smba_create(fl->c, "u1/f", PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, on_call, k));
-	k = issue(fl, "CREATE d", d_opened);
-	sent(k, pv_smba_create(fl->c, "u1/d", PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, on_call, k));
-	k = issue(fl, "CREATE w", w_opened);
-	sent(k, pv_smba_create(fl->c, "u1/w", PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
-			       on_call, k));
-	k = issue(fl, "CREATE g", g_opened);
-	sent(k, pv_smba_create(fl->c, "u1/gone", PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN,
-			       PV_SMBA_NONDIR | PV_SMBA_DELCLOSE, on_call, k));
+	REQ(fl, "CREATE f", f_opened, pv_smba_create, fl->c, "u1/f", PV_SMBA_READ, PV_SMBA_OPEN,
+	    PV_SMBA_NONDIR);
+	REQ(fl, "CREATE d", d_opened, pv_smba_create, fl->c, "u1/d", PV_SMBA_READ, PV_SMBA_OPEN,
+	    PV_SMBA_DIR);
+	REQ(fl, "CREATE w", w_opened, pv_smba_create, fl->c, "u1/w", PV_SMBA_WRITE,
+	    PV_SMBA_OVERWRITE, PV_SMBA_NONDIR);
+	REQ(fl, "CREATE g", g_opened, pv_smba_create, fl->c, "u1/gone",
+	    PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR | PV_SMBA_DELCLOSE);
 }
 
 /* The fake's tree for a flow: u1/f, u1/d with NDIR files and a folder, u1/gone. */
@@ -751,18 +747,15 @@ START_TEST(test_refused_and_closed)
 	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
 	fl.open_only = true;
 	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
-	k = issue(&fl, "READ", NULL);
-	sent(k, pv_smba_read(fl.c, fl.fid_f, 0, 10, on_call, k));
+	REQ(&fl, "READ", NULL, pv_smba_read, fl.c, fl.fid_f, 0, 10);
 	ck_assert(k->refused);
 	ck_assert_str_eq(k->msg, "SMB: the connection is not open");
 	run_flows(l, &one, 1);
 	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
-	k = issue(&fl, "READ", NULL);
-	sent(k, pv_smba_read(fl.c, fl.fid_f, 0, 65537, on_call, k));
+	REQ(&fl, "READ", NULL, pv_smba_read, fl.c, fl.fid_f, 0, 65537);
 	ck_assert(k->refused);
 	/* a request in flight, then closed by the caller */
-	k = issue(&fl, "CREATE", NULL);
-	sent(k, pv_smba_create(fl.c, "u1/f", PV_SMBA_READ, PV_SMBA_OPEN, 0, on_call, k));
+	REQ(&fl, "CREATE", NULL, pv_smba_create, fl.c, "u1/f", PV_SMBA_READ, PV_SMBA_OPEN, 0);
 	ck_assert(!k->refused);
 	in_loop = true;
 	pv_smba_close_conn(fl.c);
@@ -771,8 +764,7 @@ START_TEST(test_refused_and_closed)
 	ck_assert_int_eq(k->code, PV_EUNREACH);
 	ck_assert_str_eq(k->msg, "SMB to 'fake': closed");
 	ck_assert_uint_eq(pv_smba_loop_count(l), 0);
-	k = issue(&fl, "CLOSE", NULL);
-	sent(k, pv_smba_closefile(fl.c, fl.fid_f, on_call, k));
+	REQ(&fl, "CLOSE", NULL, pv_smba_closefile, fl.c, fl.fid_f);
 	ck_assert(k->refused);
 	run_flows(l, &one, 1);
 	loop_free(l);
@@ -790,8 +782,7 @@ START_TEST(test_refused_and_closed)
 	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
 	shutdown(fl.f.fd, SHUT_RDWR);
 	fake_join(&fl.f);
-	k = issue(&fl, "READ", NULL);
-	sent(k, pv_smba_read(fl.c, fl.fid_f, 0, 10, on_call, k));
+	REQ(&fl, "READ", NULL, pv_smba_read, fl.c, fl.fid_f, 0, 10);
 	ck_assert(!k->refused);
 	ck_assert_int_eq(k->calls, 0);
 	run_flows(l, &one, 1);
@@ -821,13 +812,15 @@ static int seen_entry(void *arg, const char *name, bool dir, uint64_t size)
 	return 0;
 }
 
-/* An entry at b + at: next offset, name (UTF-16LE bytes n, len). */
-static size_t put_entry(uint8_t *b, size_t at, uint32_t next, const void *name, uint32_t len)
+/* An entry at b + at: its NextEntryOffset, a name of len bytes (UTF-16LE) copied from name,
+ * nl said in FileNameLength. The entry's end. */
+static size_t put_entry(uint8_t *b, size_t at, uint32_t next, const void *name, uint32_t len,
+			uint32_t nl)
 {
-	memset(b + at, 0, 64);
+	memset(b + at, 0, 64 + len);
 	smb2_put32(b + at, next);
 	smb2_put32(b + at + 56, 0x80);
-	smb2_put32(b + at + 60, len);
+	smb2_put32(b + at + 60, nl);
 	memcpy(b + at + 64, name, len);
 	return at + 64 + len;
 }
@@ -837,68 +830,55 @@ START_TEST(test_entries)
 	static const uint8_t ab[] = {'a', 0, 'b', 0}, dot[] = {'.', 0};
 	static const uint8_t lone[] = {'a', 0, 0x00, 0xd8}; /* a high surrogate alone */
 	static const uint8_t slash[] = {'a', 0, '/', 0, 'b', 0}, bslash[] = {'a', 0, '\\', 0};
-	static const uint8_t nul[] = {'a', 0, 0, 0};
+	static const uint8_t nul[] = {'a', 0, 0, 0}, none[512] = {0};
+	static const char FIT[] = "a malformed listing: an entry does not fit",
+			  UTF[] = "a malformed listing: a name that is not UTF-16";
+	/* one entry at 0, the buffer len bytes: what is refused */
+	static const struct {
+		const uint8_t *name;
+		uint32_t copied, nl, next;
+		size_t len;
+		const char *want;
+	} bad[] = {
+		{ab, 4, 4, 0, 66, FIT},		  /* the name past the end */
+		{ab, 4, 0xfffffff0u, 0, 68, FIT}, /* ... far past */
+		{ab, 4, 4, 66, 200, FIT},	  /* NextEntryOffset inside the entry */
+		{ab, 4, 4, 8, 200, FIT},	  /* ... inside its header */
+		{ab, 4, 4, 201, 200, FIT},	  /* ... past the end */
+		{ab, 4, 4, 68, 68, "a malformed listing: an entry of 0 bytes"}, /* at the end */
+		{lone, 4, 4, 0, 68, UTF},
+		{ab, 3, 3, 0, 67, UTF},		    /* an odd length */
+		{none, 512, 512, 0, 64 + 512, FIT}, /* longer than a name may be */
+		{slash, 6, 6, 0, 70, "a malformed listing: a bad name 'a/b'"},
+		{bslash, 4, 4, 0, 68, "a malformed listing: a bad name 'a\\'"},
+		{nul, 4, 4, 0, 68, "a malformed listing: a bad name 'a'"},
+		{ab, 0, 0, 0, 64, "a malformed listing: a bad name ''"},
+	};
 	uint8_t b[1024];
 	struct seen s = {0};
 	size_t end;
 
 	/* two entries and a dot: both names, the dot skipped */
-	end = put_entry(b, 0, 72, dot, 2);
-	end = put_entry(b, 72, 72, ab, 4);
-	end = put_entry(b, 144, 0, ab, 2);
+	end = put_entry(b, 0, 72, dot, 2, 2);
+	end = put_entry(b, 72, 72, ab, 4, 4);
+	end = put_entry(b, 144, 0, ab, 2, 2);
 	ck_assert_int_eq(pv_smba_entries(b, end, seen_entry, &s), PV_OK);
 	ck_assert_uint_eq(s.n, 2);
 	ck_assert_str_eq(s.last, "a");
 	ck_assert_int_eq(pv_smba_entries(b, 0, seen_entry, &s), PV_OK); /* nothing listed */
-
+	ck_assert_int_eq(pv_smba_entries(NULL, 0, seen_entry, &s), PV_OK);
 	pv_error_clear();
 	ck_assert_int_eq(pv_smba_entries(b, 63, seen_entry, &s), PV_EREMOTE);
 	ck_assert_str_eq(pv_errmsg(), "a malformed listing: an entry of 63 bytes");
-	/* the second entry cut short */
-	ck_assert_int_eq(pv_smba_entries(b, 72 + 40, seen_entry, &s), PV_EREMOTE);
+	ck_assert_int_eq(pv_smba_entries(b, 72 + 40, seen_entry, &s), PV_EREMOTE); /* cut */
 	ck_assert_str_eq(pv_errmsg(), "a malformed listing: an entry of 40 bytes");
-	/* a name past the end */
-	put_entry(b, 0, 0, ab, 4);
-	ck_assert_int_eq(pv_smba_entries(b, 66, seen_entry, &s), PV_EREMOTE);
-	ck_assert_str_eq(pv_errmsg(), "a malformed listing: an entry does not fit");
-	smb2_put32(b + 60, 0xfffffff0u);
-	ck_assert_int_eq(pv_smba_entries(b, 68, seen_entry, &s), PV_EREMOTE);
-	ck_assert_str_eq(pv_errmsg(), "a malformed listing: an entry does not fit");
-	/* NextEntryOffset inside the entry, past the end, and exactly at the end */
-	put_entry(b, 0, 66, ab, 4);
-	ck_assert_int_eq(pv_smba_entries(b, 200, seen_entry, &s), PV_EREMOTE);
-	put_entry(b, 0, 8, ab, 4);
-	ck_assert_int_eq(pv_smba_entries(b, 200, seen_entry, &s), PV_EREMOTE);
-	put_entry(b, 0, 201, ab, 4);
-	ck_assert_int_eq(pv_smba_entries(b, 200, seen_entry, &s), PV_EREMOTE);
-	ck_assert_str_eq(pv_errmsg(), "a malformed listing: an entry does not fit");
-	put_entry(b, 0, 68, ab, 4);
-	ck_assert_int_eq(pv_smba_entries(b, 68, seen_entry, &s), PV_EREMOTE);
-	ck_assert_str_eq(pv_errmsg(), "a malformed listing: an entry of 0 bytes");
-	/* names that are not UTF-16, of an odd length, too long, or not names */
-	put_entry(b, 0, 0, lone, 4);
-	ck_assert_int_eq(pv_smba_entries(b, 68, seen_entry, &s), PV_EREMOTE);
-	ck_assert_str_eq(pv_errmsg(), "a malformed listing: a name that is not UTF-16");
-	put_entry(b, 0, 0, ab, 3);
-	ck_assert_int_eq(pv_smba_entries(b, 67, seen_entry, &s), PV_EREMOTE);
-	ck_assert_str_eq(pv_errmsg(), "a malformed listing: a name that is not UTF-16");
-	memset(b, 0, sizeof(b));
-	smb2_put32(b + 60, 512);
-	ck_assert_int_eq(pv_smba_entries(b, 64 + 512, seen_entry, &s), PV_EREMOTE);
-	ck_assert_str_eq(pv_errmsg(), "a malformed listing: an entry does not fit");
-	s.n = 0;
-	put_entry(b, 0, 0, slash, 6);
-	ck_assert_int_eq(pv_smba_entries(b, 70, seen_entry, &s), PV_EREMOTE);
-	ck_assert_str_eq(pv_errmsg(), "a malformed listing: a bad name 'a/b'");
-	put_entry(b, 0, 0, bslash, 4);
-	ck_assert_int_eq(pv_smba_entries(b, 68, seen_entry, &s), PV_EREMOTE);
-	ck_assert_str_eq(pv_errmsg(), "a malformed listing: a bad name 'a\\'");
-	put_entry(b, 0, 0, nul, 4);
-	ck_assert_int_eq(pv_smba_entries(b, 68, seen_entry, &s), PV_EREMOTE);
-	put_entry(b, 0, 0, ab, 0);
-	ck_assert_int_eq(pv_smba_entries(b, 64, seen_entry, &s), PV_EREMOTE);
-	ck_assert_str_eq(pv_errmsg(), "a malformed listing: a bad name ''");
-	ck_assert_uint_eq(s.n, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		put_entry(b, 0, bad[i].next, bad[i].name, bad[i].copied, bad[i].nl);
+		ck_assert_msg(pv_smba_entries(b, bad[i].len, seen_entry, &s) == PV_EREMOTE,
+			      "case %zu taken", i);
+		ck_assert_msg(strcmp(pv_errmsg(), bad[i].want) == 0, "case %zu: '%s', not '%s'", i,
+			      pv_errmsg(), bad[i].want);
+	}
 }
 END_TEST
 
@@ -993,54 +973,42 @@ END_TEST
  * make the whole plan (signatures included: the plan's fixed client challenge). */
 #include "tests/fuzz/fuzz_async.c"
 
+struct replayed {
+	bool seeds; /* the corpus, not the crashes */
+	unsigned ok;
+};
+
+/* An input as the fuzz target runs it (async_replay is what LLVMFuzzerTestOneInput does):
+ * the valid seeds make the whole plan, the tampered ones fail on their signature. */
+static void replay(void *arg, const char *name, const uint8_t *data, size_t len)
+{
+	struct replayed *r = arg;
+	bool bad_sig = strstr(name, "flipped") || strstr(name, "missing");
+	struct async_plan p;
+
+	async_replay(&p, data, len);
+	if (r->seeds && !bad_sig &&
+	    (strncmp(name, "valid", 5) == 0 || strncmp(name, "signed-", 7) == 0 ||
+	     strcmp(name, "interim") == 0)) {
+		ck_assert_msg(p.ok, "%s: %s", name, p.msg);
+		r->ok++;
+	}
+	if (bad_sig)
+		ck_assert_msg(!p.ok && strstr(p.msg, "has a bad signature"), "%s: %s", name, p.msg);
+}
+
 START_TEST(test_fuzz_replay)
 {
-	static const char *dirs[] = {"tests/fuzz/corpus/async", "tests/fuzz/crashes/async"};
-	unsigned files = 0, ok = 0;
+	struct replayed r = {true, 0};
+	int seeds = pv_unit_inputs("tests/fuzz/corpus/async", ASYNC_INPUT_MAX, replay, &r);
 
-	for (int d = 0; d < 2; d++) {
-		DIR *dh = opendir(dirs[d]);
-		struct dirent *e;
-
-		if (!dh && d == 1)
-			break; /* no crash so far */
-		ck_assert_msg(dh != NULL, "%s: %s (run from the top of the tree)", dirs[d],
-			      strerror(errno));
-		while ((e = readdir(dh)) != NULL) {
-			char path[512];
-			uint8_t *data = malloc(ASYNC_INPUT_MAX);
-			struct async_plan p;
-			FILE *fp;
-			size_t n;
-
-			snprintf(path, sizeof(path), "%s/%s", dirs[d], e->d_name);
-			if (e->d_name[0] == '.' || !(fp = fopen(path, "rb"))) {
-				free(data);
-				continue;
-			}
-			ck_assert_ptr_nonnull(data);
-			n = fread(data, 1, ASYNC_INPUT_MAX, fp);
-			fclose(fp);
-			ck_assert_int_eq(LLVMFuzzerTestOneInput(data, n), 0);
-			async_replay(&p, data, n);
-			free(data);
-			if (d == 0 &&
-			    (strncmp(e->d_name, "valid", 5) == 0 ||
-			     strncmp(e->d_name, "signed-", 7) == 0 ||
-			     strcmp(e->d_name, "interim") == 0) &&
-			    !strstr(e->d_name, "flipped") && !strstr(e->d_name, "missing")) {
-				ck_assert_msg(p.ok, "%s: %s", e->d_name, p.msg);
-				ok++;
-			}
-			if (strstr(e->d_name, "flipped") || strstr(e->d_name, "missing"))
-				ck_assert_msg(!p.ok && strstr(p.msg, "has a bad signature"),
-					      "%s: %s", e->d_name, p.msg);
-			files++;
-		}
-		closedir(dh);
-	}
-	ck_assert_uint_ge(files, sizeof(SEEDS) / sizeof(SEEDS[0]));
-	ck_assert_uint_ge(ok, 6);
+	ck_assert_msg(seeds >= 0, "tests/fuzz/corpus/async: %s (run from the top of the tree)",
+		      strerror(errno));
+	ck_assert_uint_ge((unsigned)seeds, sizeof(SEEDS) / sizeof(SEEDS[0]));
+	ck_assert_uint_ge(r.ok, 6);
+	r.seeds = false;
+	ck_assert_int_ge(pv_unit_inputs("tests/fuzz/crashes/async", ASYNC_INPUT_MAX, replay, &r),
+			 1);
 }
 END_TEST
 

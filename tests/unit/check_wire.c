@@ -12,7 +12,6 @@
 #include <check.h>
 
 #include "tests/unit/unit.h"
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -870,38 +869,26 @@ END_TEST
  * found, under ASan and UBSan here too: those inputs stay harmless. */
 #include "tests/fuzz/fuzz_smb2.c"
 
+static void replay(void *arg, const char *name, const uint8_t *data, size_t len)
+{
+	(void)arg;
+	(void)name;
+	ck_assert_int_eq(LLVMFuzzerTestOneInput(data, len), 0);
+}
+
 START_TEST(test_fuzz_replay)
 {
 	static const char *dirs[] = {"tests/fuzz/corpus/smb2", "tests/fuzz/crashes/smb2"};
-	unsigned files = 0;
+	int files = 0;
 
 	for (int d = 0; d < 2; d++) {
-		DIR *dir = opendir(dirs[d]);
-		struct dirent *e;
+		int n = pv_unit_inputs(dirs[d], INPUT_MAX, replay, NULL);
 
-		ck_assert_msg(dir != NULL, "%s: %s (run from the top of the tree)", dirs[d],
+		ck_assert_msg(n >= 0, "%s: %s (run from the top of the tree)", dirs[d],
 			      strerror(errno));
-		while ((e = readdir(dir)) != NULL) {
-			char path[512];
-			uint8_t *data = malloc(INPUT_MAX);
-			FILE *fp;
-			size_t n;
-
-			snprintf(path, sizeof(path), "%s/%s", dirs[d], e->d_name);
-			if (e->d_name[0] == '.' || !(fp = fopen(path, "rb"))) {
-				free(data);
-				continue;
-			}
-			ck_assert_ptr_nonnull(data);
-			n = fread(data, 1, INPUT_MAX, fp);
-			fclose(fp);
-			ck_assert_int_eq(LLVMFuzzerTestOneInput(data, n), 0);
-			free(data);
-			files++;
-		}
-		closedir(dir);
+		files += n;
 	}
-	ck_assert_uint_ge(files, 23);
+	ck_assert_int_ge(files, 23);
 }
 END_TEST
 
