@@ -646,8 +646,6 @@ static void answer(struct pv_smba *c, const struct smb2_hdr *h, const uint8_t *m
 	}
 	*pp = q->next;
 	d.seconds = now() - q->sent;
-	if (h->command == SMB2_SESSION_SETUP && !c->sid)
-		c->sid = h->session;
 	if (h->command == SMB2_TREE_CONNECT && h->status == ST_OK)
 		c->tid = h->tree;
 	complete(c, q, &d);
@@ -690,6 +688,10 @@ static int check_signature(struct pv_smba *c, const struct smb2_hdr *h, uint8_t 
 		c->auth_done = true;
 	}
 
+	/* the session's id comes with its first SESSION_SETUP answer, which is also the final
+	 * (and signed) one when the logon takes one round trip, as Kerberos's does */
+	if (h->command == SMB2_SESSION_SETUP && !c->sid)
+		c->sid = h->session;
 	if (final_logon && !c->have_key) {
 		smb2_signing_key(c->dialect, c->skey, c->signkey);
 		explicit_bzero(c->skey, sizeof(c->skey));

@@ -255,6 +255,29 @@ static int flow_start(struct flow *fl, fake_hook hook, long arg)
 	return fd;
 }
 
+/* How flow_open logs on: NTLMv2, or the SPNEGO callback below (as phases/load.c's Kerberos
+ * one): the fake's one-leg stand-in, or a callback that fails. */
+static enum { LOGON_NTLM, LOGON_KRB, LOGON_KRB_FAILS } logon;
+static unsigned krb_steps;
+
+static int fake_krb(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *out, bool *done,
+		    uint8_t key[16])
+{
+	(void)arg;
+	krb_steps++;
+	if (logon == LOGON_KRB_FAILS)
+		return pv_error(PV_ECRED, "no ticket for cifs@fake (a test)");
+	if (!in) {
+		pv_buf_add(out, FAKE_KRB_TICKET, 8);
+		return PV_OK;
+	}
+	if (inlen != 8 || memcmp(in, FAKE_KRB_REPLY, 8) != 0)
+		return pv_error(PV_EREMOTE, "not the server's token");
+	*done = true;
+	memcpy(key, FAKE_KRB_KEY, 16);
+	return PV_OK;
+}
+
 /* Open the flow's connection over fd on l as LAB\u1 with password, the timeout tmo ms. */
 static void flow_open(struct flow *fl, struct pv_smba_loop *l, int fd, const char *password,
 		      int tmo)
@@ -263,6 +286,8 @@ static void flow_open(struct flow *fl, struct pv_smba_loop *l, int fd, const cha
 	struct pv_smba_opts o = {"fake", "fake", "fsroot1", "LAB", "u1", pw, tmo};
 
 	ck_assert_ptr_nonnull(pw);
+	if (logon != LOGON_NTLM)
+		o.auth = fake_krb;
 	fl->ready.fl = fl;
 	fl->ready.what = "ready";
 	fl->ready.next = ready;
@@ -433,6 +458,40 @@ START_TEST(test_flows)
 		ck_assert_uint_eq(fl.f.signed_ok, cases[i].signing == SIGN_REQUIRED ? after : 0);
 		fake_stop(&fl.f);
 	}
+}
+END_TEST
+
+/* Logons through the SPNEGO callback (Kerberos in phases/load.c), done in one round trip: the
+ * server's token taken before the final answer's signature is checked with the key it gives;
+ * and a callback that fails is a refused logon. */
+START_TEST(test_spnego_logon)
+{
+	static const struct {
+		uint16_t dialect;
+		int signing;
+	} cases[] = {{0x0302, SIGN_REQUIRED},
+		     {0x0210, SIGN_REQUIRED},
+		     {0x0302, SIGN_SETUP},
+		     {0x0302, SIGN_NONE}};
+	static struct flow fl;
+
+	logon = LOGON_KRB;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		krb_steps = 0;
+		flow_run(&fl, NULL, 0, cases[i].signing, cases[i].dialect, 0, NULL, T_OK);
+		ck_valid(&fl, "kerberos");
+		ck_assert_uint_eq(krb_steps, 2);
+		ck_assert_uint_eq(fl.f.sig_bad + fl.f.unsigned_reqs, 0);
+		ck_assert_uint_eq(fl.f.signed_ok > 0, cases[i].signing == SIGN_REQUIRED);
+		fake_stop(&fl.f);
+	}
+	logon = LOGON_KRB_FAILS;
+	flow_run(&fl, NULL, 0, SIGN_NONE, 0, 0, NULL, T_MS);
+	logon = LOGON_NTLM;
+	ck_failed(&fl, PV_ECRED, "SMB logon as u1 on 'fake': no ticket for cifs@fake (a test)",
+		  "kerberos refused");
+	ck_assert_uint_eq(fl.f.cmds[SMB2_SESSION_SETUP], 0);
+	fake_stop(&fl.f);
 }
 END_TEST
 
@@ -1021,6 +1080,7 @@ int main(void)
 		WDATA[i] = (uint8_t)(i * 7 + i / 251);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_flows);
+	tcase_add_test(tc, test_spnego_logon);
 	tcase_add_test(tc, test_many_connections);
 	tcase_add_test(tc, test_interim_answers);
 	tcase_add_test(tc, test_few_credits);

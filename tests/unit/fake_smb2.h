@@ -10,7 +10,8 @@
  * spelled out, the MACs of util/digest, not smb/smb2.c's signing), refuses a request that is
  * not signed right, and signs its answers; hooks then change what it signed.
  *
- * It holds the folder u1 of a share (any name); it answers NEGOTIATE, SESSION_SETUP,
+ * It holds the folder u1 of a share (any name); it answers NEGOTIATE, SESSION_SETUP (NTLMv2,
+ * or a one-leg stand-in for Kerberos: FAKE_KRB_TICKET),
  * TREE_CONNECT, CREATE (files and folders: FILE_OPEN, FILE_CREATE, FILE_OVERWRITE_IF,
  * delete-on-close), CLOSE, READ and WRITE (a file's bytes are kept), QUERY_DIRECTORY
  * (FileDirectoryInformation, page entries per answer, then STATUS_NO_MORE_FILES), QUERY_INFO
@@ -28,6 +29,11 @@
 
 /* The one account the fake knows, LAB\u1 (tests/fuzz/smb2_plan.h logs on with the same). */
 #define FAKE_PASSWORD "Secret-1"
+/* A Kerberos-like logon (a SPNEGO callback's): a token starting with FAKE_KRB_TICKET is taken
+ * at once, the final answer carries FAKE_KRB_REPLY, and the session key is FAKE_KRB_KEY. */
+#define FAKE_KRB_TICKET "FAKE-KRB"
+#define FAKE_KRB_REPLY	"FAKE-REP"
+#define FAKE_KRB_KEY	"0123456789abcdef"
 
 #define FAKE_NODES   256
 #define FAKE_HANDLES 64
