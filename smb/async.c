@@ -1309,19 +1309,29 @@ int pv_smba_entries(const uint8_t *buf, size_t len,
 
 		/* an entry (MS-FSCC 2.4.10) where the buffer or the last NextEntryOffset says */
 		if (end - e < 64)
-			return pv_error(PV_EREMOTE, "a malformed listing: an entry of %zu bytes",
-					(size_t)(end - e));
+			return pv_error(
+				PV_EREMOTE,
+				"a malformed listing: an entry of %zu bytes, shorter than its "
+				"64 fixed ones",
+				(size_t)(end - e));
 		next = smb2_get32(e);
 		nl = smb2_get32(e + 60);
+		/* MS-FSCC 2.1.5.2: a name is at most 255 characters */
 		if (nl > (size_t)(end - e) - 64 || nl > 510 || (next && next < 64 + nl) ||
 		    next > (size_t)(end - e))
-			return pv_error(PV_EREMOTE, "a malformed listing: an entry does not fit");
+			return pv_error(PV_EREMOTE,
+					"a malformed listing: an entry whose name (%u bytes) or "
+					"NextEntryOffset (%u) does not fit the %zu bytes left",
+					nl, next, (size_t)(end - e));
 		if (pv_utf16le_to_utf8(e + 64, nl, name, sizeof(name)) < 0)
 			return pv_error(PV_EREMOTE, "a malformed listing: a name that is not UTF-16");
 		/* as listing_entry (smb/listing.c) refuses them: a name that is empty, holds a
 		 * separator or a NUL (cut short) would name another file than the one listed */
 		if (!*name || strlen(name) * 2 < nl || strpbrk(name, "/\\"))
-			return pv_error(PV_EREMOTE, "a malformed listing: a bad name '%s'", name);
+			return pv_error(PV_EREMOTE,
+					"a malformed listing: the server listed a bad name "
+					"'%.200s'",
+					name);
 		if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
 		    (r = fn(arg, name, (smb2_get32(e + 56) & 0x10) != 0, smb2_get64(e + 40))) != 0)
 			return r;
