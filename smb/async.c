@@ -272,8 +272,10 @@ static int send_req(struct pv_smba *c, uint16_t cmd, const uint8_t *body, size_t
 		return pv_error(PV_EIO, "out of memory");
 	q->cb = cb;
 	q->arg = arg;
-	if (c->credits < 1) {
-		/* held until an answer grants credits, with its body */
+	if (c->credits < 1 || c->backlog) {
+		/* held until an answer grants credits, with its body; behind what waits already:
+		 * requests go in the order they were made, even when a credit comes in the middle
+		 * of a batch of answers whose callbacks make more */
 		if (!(q->held = malloc(blen ? blen : 1))) {
 			free(q);
 			return pv_error(PV_EIO, "out of memory");
@@ -823,6 +825,8 @@ static void readable(struct pv_smba *c)
 			break;
 		frame(c, p + 4, len);
 		at += 4 + len;
+		if (c->st != CS_DEAD && !c->freed)
+			unblock(c); /* the credits it granted, used before the next frame */
 	}
 	if (c->st == CS_DEAD || c->freed)
 		return;
@@ -834,7 +838,6 @@ static void readable(struct pv_smba *c)
 		     err ? strerror(err) : "");
 		return;
 	}
-	unblock(c);
 }
 
 static void writable(struct pv_smba *c)
