@@ -4,6 +4,7 @@
  * answer checked, and every answer from the final SESSION_SETUP on required to be signed then. */
 #include "smb/async.h"
 
+#include "smb/internal.h"
 #include "smb/ntlm.h"
 #include "smb/smb2.h"
 #include "util/err.h"
@@ -27,7 +28,7 @@
 
 #define FRAME_MAX   (1u << 20) /* the largest answer taken (a READ of 64 KiB and its header) */
 #define IO_MAX	    65536u
-#define LIST_MAX    65536u
+#define LIST_BYTES  65536u /* a QUERY_DIRECTORY answer's buffer, at most */
 #define CREDITS_ASK 32
 
 enum cstate { CS_CONNECTING, CS_NEGOTIATE, CS_SESSION, CS_TREE, CS_READY, CS_DEAD };
@@ -70,6 +71,8 @@ struct pv_smba {
 	bool have_key;	     /* the logon gave the signing key */
 	uint8_t skey[16];    /* the session key, until the logon is done */
 	uint8_t signkey[16]; /* Session.SigningKey */
+	bool fixed_cchal;    /* the tests' NTLM client challenge (smba_test_cchal) */
+	uint8_t cchal[8];
 	char err[384];
 	int code;
 	bool freed; /* closed: freed at the end of the loop's turn */
@@ -85,6 +88,18 @@ struct pv_smba_loop {
 static double now(void)
 {
 	return pv_now();
+}
+
+/* A timeout for a message: "200 ms", "10 s". */
+static const char *span(double secs, char *buf, size_t len)
+{
+	long long ms = (long long)(secs * 1000 + 0.5);
+
+	if (ms % 1000 == 0)
+		snprintf(buf, len, "%lld s", ms / 1000);
+	else
+		snprintf(buf, len, "%lld ms", ms);
+	return buf;
 }
 
 /* ---- buffers ---- */
@@ -177,7 +192,12 @@ static void epoll_update(struct pv_smba *c)
 		c->epout = want;
 }
 
-static void flush(struct pv_smba *c)
+/* Send what is queued. A failure loses the connection only when may_lose: when the loop
+ * found the socket writable (or broken), after it read what came. Not from a request
+ * function (pv_smba_read...), whose callers are told that callbacks come from the loop
+ * only, nor after a read (a server that answered and closed: its close is what to say):
+ * there the bytes stay queued, and the loop's next turn reads the close or fails the send. */
+static void flush(struct pv_smba *c, bool may_lose)
 {
 	while (c->osent < c->olen && c->st != CS_CONNECTING) {
 		ssize_t w = send(c->fd, c->out + c->osent, c->olen - c->osent, MSG_NOSIGNAL);
@@ -185,6 +205,8 @@ static void flush(struct pv_smba *c)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (w <= 0 && !may_lose)
 			break;
 		if (w <= 0) {
 			lose(c, PV_EUNREACH, "SMB to '%s': sending failed: %s", c->host,
@@ -250,8 +272,10 @@ static int send_req(struct pv_smba *c, uint16_t cmd, const uint8_t *body, size_t
 		return pv_error(PV_EIO, "out of memory");
 	q->cb = cb;
 	q->arg = arg;
-	if (c->credits < 1) {
-		/* held until an answer grants credits, with its body */
+	if (c->credits < 1 || c->backlog) {
+		/* held until an answer grants credits, with its body; behind what waits already:
+		 * requests go in the order they were made, even when a credit comes in the middle
+		 * of a batch of answers whose callbacks make more */
 		if (!(q->held = malloc(blen ? blen : 1))) {
 			free(q);
 			return pv_error(PV_EIO, "out of memory");
@@ -272,7 +296,7 @@ static int send_req(struct pv_smba *c, uint16_t cmd, const uint8_t *body, size_t
 	}
 	memcpy(b, body, blen);
 	emit(c, q, cmd, blen);
-	flush(c);
+	flush(c, false);
 	return PV_OK;
 }
 
@@ -297,7 +321,7 @@ static void unblock(struct pv_smba *c)
 		q->held = NULL;
 		emit(c, q, q->cmd, q->held_len);
 	}
-	flush(c);
+	flush(c, false); /* after a read: a close that caused a failure here is read next */
 }
 
 /* ---- the opening ---- */
@@ -406,7 +430,9 @@ static void on_session(struct pv_smba *c, void *arg, const struct pv_smba_done *
 			return;
 		}
 		pv_buf_secret(&tok);
-		nr = getrandom(cchal, 8, 0) != 8
+		if (c->fixed_cchal)
+			memcpy(cchal, c->cchal, 8);
+		nr = !c->fixed_cchal && getrandom(cchal, 8, 0) != 8
 			     ? -1
 			     : pv_ntlm_authenticate(&ch, c->user, c->wg, c->pw->data, c->pw->len, t,
 						    cchal, &tok, c->skey);
@@ -527,15 +553,20 @@ static void negotiate(struct pv_smba *c)
 
 /* ---- receiving ---- */
 
-/* Where an answer's variable part is: an offset (from the header) and a length in its body. */
+/* Where an answer's variable part is: an offset (from the header) and a length in its body;
+ * what names it in the message ("READ's data"). An empty one may say any offset. */
 static int span_of(struct pv_smba *c, struct pv_smba_done *d, const uint8_t *msg, size_t mlen,
-		   size_t off, size_t len)
+		   size_t off, size_t len, const char *what)
 {
+	if (len == 0) {
+		d->buf = msg + mlen; /* a pointer callers may do arithmetic on, never NULL */
+		return 0;
+	}
 	if (off < SMB2_HDR || off > mlen || len > mlen - off) {
 		lose(c, PV_EREMOTE,
-		     "SMB to '%s': a malformed answer: a buffer of %zu bytes at %zu outside the "
-		     "%zu-byte answer",
-		     c->host, len, off, mlen);
+		     "SMB to '%s': a malformed answer: %s (%zu bytes at %zu) is not inside its %zu "
+		     "bytes",
+		     c->host, what, len, off, mlen);
 		return -1;
 	}
 	d->buf = msg + off;
@@ -543,7 +574,9 @@ static int span_of(struct pv_smba *c, struct pv_smba_done *d, const uint8_t *msg
 	return 0;
 }
 
-/* One answer (not interim): its request found by message id, checked, completed. */
+/* One answer (not interim): its request found by message id, checked, completed. The
+ * request stays in flight until its answer is found sound: a malformed one loses the
+ * connection, and with it completes the request with the failure. */
 static void answer(struct pv_smba *c, const struct smb2_hdr *h, const uint8_t *msg, size_t mlen)
 {
 	struct req **pp = &c->pend, *q;
@@ -557,9 +590,10 @@ static void answer(struct pv_smba *c, const struct smb2_hdr *h, const uint8_t *m
 	while (*pp && (*pp)->mid != h->mid)
 		pp = &(*pp)->next;
 	if (!(q = *pp)) {
-		lose(c, PV_EREMOTE, "SMB to '%s': a malformed answer: message id %llu was never "
-				    "asked or was answered already",
-		     c->host, (unsigned long long)h->mid);
+		lose(c, PV_EREMOTE,
+		     "SMB to '%s': a malformed answer: %s for message %llu, which is not in flight "
+		     "(never sent, or answered already)",
+		     c->host, smb2_cmd_name(h->command), (unsigned long long)h->mid);
 		return;
 	}
 	if (h->command != q->cmd) {
@@ -567,16 +601,10 @@ static void answer(struct pv_smba *c, const struct smb2_hdr *h, const uint8_t *m
 		     smb2_cmd_name(h->command), smb2_cmd_name(q->cmd));
 		return;
 	}
-	*pp = q->next;
 	memset(&d, 0, sizeof(d));
 	d.status = h->status;
 	d.body = msg + SMB2_HDR;
 	d.blen = mlen - SMB2_HDR;
-	d.seconds = now() - q->sent;
-	if (h->command == SMB2_SESSION_SETUP && !c->sid)
-		c->sid = h->session;
-	if (h->command == SMB2_TREE_CONNECT && h->status == ST_OK)
-		c->tid = h->tree;
 	/* a failure's body is an error response; a success's is the command's */
 	if (h->status == ST_OK || (h->command == SMB2_SESSION_SETUP &&
 				   h->status == ST_MORE_PROCESSING)) {
@@ -585,7 +613,6 @@ static void answer(struct pv_smba *c, const struct smb2_hdr *h, const uint8_t *m
 				      : 0;
 
 		if (d.blen < need) {
-			free(q);
 			lose(c, PV_EREMOTE,
 			     "SMB to '%s': a malformed answer: %s with a body of %zu bytes, %zu "
 			     "expected",
@@ -595,40 +622,47 @@ static void answer(struct pv_smba *c, const struct smb2_hdr *h, const uint8_t *m
 		switch (h->command) {
 		case SMB2_SESSION_SETUP:
 			if (span_of(c, &d, msg, mlen, smb2_get16(d.body + 4),
-				    smb2_get16(d.body + 6)) < 0)
-				goto gone;
+				    smb2_get16(d.body + 6), "SESSION_SETUP's security buffer") < 0)
+				return;
 			break;
 		case SMB2_CREATE:
 			memcpy(d.fid, d.body + 64, 16);
 			d.size = smb2_get64(d.body + 48);
 			break;
 		case SMB2_READ:
-			if (span_of(c, &d, msg, mlen, d.body[2], smb2_get32(d.body + 4)) < 0)
-				goto gone;
+			if (span_of(c, &d, msg, mlen, d.body[2], smb2_get32(d.body + 4),
+				    "READ's data") < 0)
+				return;
 			break;
 		case SMB2_QUERY_DIRECTORY:
 		case SMB2_QUERY_INFO:
 			if (span_of(c, &d, msg, mlen, smb2_get16(d.body + 2),
-				    smb2_get32(d.body + 4)) < 0)
-				goto gone;
+				    smb2_get32(d.body + 4),
+				    h->command == SMB2_QUERY_INFO ? "QUERY_INFO's buffer"
+								  : "QUERY_DIRECTORY's buffer") < 0)
+				return;
 			break;
 		default:
 			break;
 		}
 	}
+	*pp = q->next;
+	d.seconds = now() - q->sent;
+	if (h->command == SMB2_TREE_CONNECT && h->status == ST_OK)
+		c->tid = h->tree;
 	complete(c, q, &d);
-	return;
-gone:
-	free(q);
 }
 
 /* The signing key once the final SESSION_SETUP answer is here (its signature is checked with
  * it); then every signed answer is checked, and when the server requires signing every answer
- * must be signed (a failed logon's excepted: there is no key for it). */
+ * must be signed (a failed logon's excepted, and a guest or anonymous one's, which logon
+ * refuses itself: there is no key for them). As smb/wire.c does it, with its words. */
 static int check_signature(struct pv_smba *c, const struct smb2_hdr *h, uint8_t *msg,
 			   size_t mlen)
 {
 	bool final_logon = h->command == SMB2_SESSION_SETUP && h->status == ST_OK;
+	const char *why, *st;
+	char other[96];
 
 	/* Kerberos: the server's last token (its AP-REP) completes the exchange and may change
 	 * the session key; taken here, before the answer's signature is checked with it */
@@ -639,9 +673,10 @@ static int check_signature(struct pv_smba *c, const struct smb2_hdr *h, uint8_t 
 		int r = PV_OK;
 
 		if (len && (off < SMB2_HDR || off > mlen || len > mlen - off)) {
-			lose(c, PV_EREMOTE, "SMB to '%s': a malformed answer: SESSION_SETUP's "
-					    "security buffer is outside it",
-			     c->host);
+			lose(c, PV_EREMOTE,
+			     "SMB to '%s': a malformed answer: SESSION_SETUP's security buffer "
+			     "(%zu bytes at %zu) is not inside its %zu bytes",
+			     c->host, len, off, mlen);
 			return -1;
 		}
 		if (len)
@@ -655,27 +690,42 @@ static int check_signature(struct pv_smba *c, const struct smb2_hdr *h, uint8_t 
 		c->auth_done = true;
 	}
 
+	/* the session's id comes with its first SESSION_SETUP answer, which is also the final
+	 * (and signed) one when the logon takes one round trip, as Kerberos's does */
+	if (h->command == SMB2_SESSION_SETUP && !c->sid)
+		c->sid = h->session;
 	if (final_logon && !c->have_key) {
 		smb2_signing_key(c->dialect, c->skey, c->signkey);
 		explicit_bzero(c->skey, sizeof(c->skey));
 		c->have_key = true;
 	}
-	if (!(h->flags & SMB2_FLAGS_SIGNED)) {
-		if (c->sign && c->have_key && (h->status == ST_OK || c->st == CS_READY)) {
-			lose(c, PV_EREMOTE, "SMB answer from '%s' is not signed though signing is "
-					    "required: %s; the connection is dropped",
-			     c->host, smb2_cmd_name(h->command));
-			return -1;
-		}
+	if (h->flags & SMB2_FLAGS_SIGNED) {
+		why = other;
+		if (!c->have_key)
+			why = "came signed before there was a session key";
+		else if (h->session != c->sid)
+			snprintf(other, sizeof(other),
+				 "came signed for session 0x%llx, not ours (0x%llx)",
+				 (unsigned long long)h->session, (unsigned long long)c->sid);
+		else if (smb2_verify(msg, mlen, c->dialect, c->signkey) == 0)
+			return 0;
+		else
+			snprintf(other, sizeof(other), "does not match its %s signature",
+				 smb2_sign_alg(c->dialect));
+	} else if (c->sign && c->have_key && (h->status == ST_OK || c->st == CS_READY) &&
+		   !(final_logon && mlen >= SMB2_HDR + 4 &&
+		     (smb2_get16(msg + SMB2_HDR + 2) & 0x3))) {
+		why = "came unsigned, and the server requires signing";
+	} else {
 		return 0;
 	}
-	if (!c->have_key || smb2_verify(msg, mlen, c->dialect, c->signkey) < 0) {
-		lose(c, PV_EREMOTE, "SMB answer from '%s' has a bad signature: %s does not match "
-				    "its %s signature; the connection is dropped",
-		     c->host, smb2_cmd_name(h->command), smb2_sign_alg(c->dialect));
-		return -1;
-	}
-	return 0;
+	st = smb2_status_name(h->status);
+	lose(c, PV_EREMOTE,
+	     "SMB answer from '%s' has a bad signature: %s (message %llu, %s) %s; the connection "
+	     "is dropped (it was changed on the way, or signed with another key)",
+	     c->host, smb2_cmd_name(h->command), (unsigned long long)h->mid,
+	     st ? st : "an unknown status", why);
+	return -1;
 }
 
 static void frame(struct pv_smba *c, const uint8_t *f, size_t len)
@@ -690,8 +740,12 @@ static void frame(struct pv_smba *c, const uint8_t *f, size_t len)
 			     c->host, off);
 			return;
 		}
+		/* MS-SMB2 2.2.1: NextCommand must leave a whole header inside the frame */
 		if (h.next && (h.next < SMB2_HDR || h.next > left - SMB2_HDR)) {
-			lose(c, PV_EREMOTE, "SMB to '%s': a malformed compound answer", c->host);
+			lose(c, PV_EREMOTE,
+			     "SMB to '%s': a malformed compound answer: NextCommand %u at byte %zu "
+			     "points outside its frame of %zu bytes",
+			     c->host, h.next, off, len);
 			return;
 		}
 		mlen = h.next ? h.next : left;
@@ -714,30 +768,30 @@ static void frame(struct pv_smba *c, const uint8_t *f, size_t len)
 	}
 }
 
+/* One read, then the whole frames it completed (MS-SMB2 2.1 Direct TCP: a zero byte and a
+ * 24-bit length; session keep-alives, type 0x85, skipped), then the close if the server
+ * closed: the answers that came before it are taken. One read a turn: epoll wakes the loop
+ * again for what is left, so a server that sends without pause neither holds the loop (and
+ * its deadlines) nor grows the buffer past a frame. */
 static void readable(struct pv_smba *c)
 {
-	for (;;) {
-		ssize_t got;
-
-		if (ensure(&c->in, &c->icap, c->ilen + 65536) < 0) {
-			lose(c, PV_EIO, "out of memory");
-			return;
-		}
-		got = recv(c->fd, c->in + c->ilen, c->icap - c->ilen, 0);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (got <= 0) {
-			lose(c, PV_EUNREACH, "SMB to '%s': the connection was closed%s%s", c->host,
-			     got == 0 ? "" : ": ", got == 0 ? "" : strerror(errno));
-			return;
-		}
-		c->ilen += (size_t)got;
-	}
-	/* whole frames: a zero byte and a 24-bit length (keep-alives: type 0x85, skipped) */
+	ssize_t got;
 	size_t at = 0;
+	int err = 0;
 
+	if (ensure(&c->in, &c->icap, c->ilen + 65536) < 0) {
+		lose(c, PV_EIO, "out of memory");
+		return;
+	}
+	do
+		got = recv(c->fd, c->in + c->ilen, c->icap - c->ilen, 0);
+	while (got < 0 && errno == EINTR);
+	if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	if (got < 0)
+		err = errno;
+	else
+		c->ilen += (size_t)got;
 	while (c->st != CS_DEAD && c->ilen - at >= 4) {
 		const uint8_t *p = c->in + at;
 		size_t len = (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
@@ -746,21 +800,44 @@ static void readable(struct pv_smba *c)
 			at += 4;
 			continue;
 		}
-		if (p[0] != 0 || len < SMB2_HDR || len > FRAME_MAX) {
-			lose(c, PV_EREMOTE, "SMB to '%s': a malformed frame (type 0x%02x, %zu bytes)",
+		if (p[0] != 0) {
+			lose(c, PV_EREMOTE,
+			     "SMB to '%s': not an SMB2 answer (a NetBIOS message of type 0x%02x, "
+			     "%zu bytes)",
 			     c->host, p[0], len);
+			return;
+		}
+		if (len < SMB2_HDR) {
+			lose(c, PV_EREMOTE,
+			     "SMB to '%s': a malformed answer: a frame of %zu bytes, shorter than "
+			     "an SMB2 header (%d bytes)",
+			     c->host, len, SMB2_HDR);
+			return;
+		}
+		if (len > FRAME_MAX) {
+			lose(c, PV_EREMOTE,
+			     "SMB to '%s': a malformed answer: a frame of %zu bytes, more than the "
+			     "%u this client takes",
+			     c->host, len, FRAME_MAX);
 			return;
 		}
 		if (c->ilen - at - 4 < len)
 			break;
 		frame(c, p + 4, len);
 		at += 4 + len;
+		if (c->st != CS_DEAD && !c->freed)
+			unblock(c); /* the credits it granted, used before the next frame */
 	}
 	if (c->st == CS_DEAD || c->freed)
 		return;
 	memmove(c->in, c->in + at, c->ilen - at);
 	c->ilen -= at;
-	unblock(c);
+	if (got <= 0) {
+		lose(c, PV_EUNREACH, "SMB to '%s': the connection was closed%s%s%s", c->host,
+		     c->ilen ? " in the middle of an answer" : "", err ? ": " : "",
+		     err ? strerror(err) : "");
+		return;
+	}
 }
 
 static void writable(struct pv_smba *c)
@@ -778,7 +855,7 @@ static void writable(struct pv_smba *c)
 		negotiate(c);
 		return;
 	}
-	flush(c);
+	flush(c, true);
 }
 
 /* ---- the loop ---- */
@@ -869,29 +946,57 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 		return pv_error(PV_EIO, "epoll_wait: %s", strerror(errno));
 	for (int i = 0; i < n; i++) {
 		struct pv_smba *c = ev[i].data.ptr;
+		bool rd = ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP),
+		     wr = ev[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP);
 
 		if (c->freed || c->st == CS_DEAD)
 			continue;
-		if (ev[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
-			writable(c);
-		if (!c->freed && c->st != CS_DEAD && (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+		if (c->st == CS_CONNECTING) {
+			if (wr)
+				writable(c); /* the connect's outcome */
+			continue;
+		}
+		/* reading first: the answers that came before a close are taken, and the close
+		 * is what is said, not the failed send it causes */
+		if (rd)
 			readable(c);
+		if (wr && !c->freed && c->st != CS_DEAD)
+			writable(c);
 	}
-	/* deadlines: the opening, and every request's answer */
+	/* deadlines: the opening, and every request's answer; and requests that wait for
+	 * credits with none in flight to bring any: MS-SMB2 3.3.1.2 has the server never leave
+	 * the client without a credit, and one that does would keep them waiting for ever */
 	t = now();
 	for (struct pv_smba *c = l->conns; c; c = c->next) {
+		char a[32];
+		unsigned waiting = 0;
+		struct req *late = NULL;
+
 		if (c->st == CS_DEAD)
 			continue;
 		if (c->st != CS_READY && t > c->open_due) {
-			lose(c, PV_EUNREACH, "SMB to '%s': not open within %.0f s", c->host, c->tmo);
+			lose(c, PV_EUNREACH, "SMB to '%s': not open within %s", c->host,
+			     span(c->tmo, a, sizeof(a)));
 			continue;
 		}
+		/* the request that waited longest is named (pend is newest first) */
 		for (struct req *q = c->pend; q; q = q->next)
-			if (t > q->due) {
-				lose(c, PV_EUNREACH, "SMB to '%s': no answer to %s within %.0f s",
-				     c->host, smb2_cmd_name(q->cmd), c->tmo);
-				break;
-			}
+			if (t > q->due && (!late || q->due <= late->due))
+				late = q;
+		if (late) {
+			lose(c, PV_EUNREACH,
+			     "SMB to '%s': no final answer to %s in %s (keep-alives and interim "
+			     "answers do not extend a request)",
+			     c->host, smb2_cmd_name(late->cmd), span(c->tmo, a, sizeof(a)));
+			continue;
+		}
+		if (c->pend || c->credits >= 1 || !c->backlog)
+			continue;
+		for (struct req *q = c->backlog; q; q = q->next)
+			waiting++;
+		lose(c, PV_EREMOTE,
+		     "SMB to '%s': the server granted no credits: %u request%s cannot be sent",
+		     c->host, waiting, waiting == 1 ? "" : "s");
 	}
 	reap(l);
 	return PV_OK;
@@ -899,24 +1004,15 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 
 /* ---- opening ---- */
 
-int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_cb ready,
-		 void *arg, struct pv_smba **out)
+/* A connection for o, not yet in the loop: the strings copied, the deadline of its opening
+ * set. NULL when out of memory. */
+static struct pv_smba *conn_new(struct pv_smba_loop *l, const struct pv_smba_opts *o,
+				pv_smba_cb ready, void *arg)
 {
-	struct addrinfo hints, *ai = NULL;
-	struct epoll_event ev;
-	struct pv_smba *c;
-	int gr, one = 1;
+	struct pv_smba *c = calloc(1, sizeof(*c));
 
-	*out = NULL;
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_socktype = SOCK_STREAM;
-	if ((gr = getaddrinfo(o->host, "445", &hints, &ai)) != 0)
-		return pv_error(PV_EUNREACH, "SMB: cannot resolve '%s': %s", o->host,
-				gai_strerror(gr));
-	if (!(c = calloc(1, sizeof(*c)))) {
-		freeaddrinfo(ai);
-		return pv_error(PV_EIO, "out of memory");
-	}
+	if (!c)
+		return NULL;
 	c->l = l;
 	c->fd = -1;
 	c->host = strdup(o->host);
@@ -934,21 +1030,20 @@ int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_c
 	c->auth_arg = o->auth_arg;
 	c->credits = 1;
 	if (!c->host || !c->server || !c->share || !c->wg || !c->user || !c->pw) {
-		freeaddrinfo(ai);
 		release(c);
-		return pv_error(PV_EIO, "out of memory");
+		return NULL;
 	}
-	c->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (c->fd < 0 ||
-	    (connect(c->fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS)) {
-		int e = errno;
+	return c;
+}
 
-		freeaddrinfo(ai);
-		release(c);
-		return pv_error(PV_EUNREACH, "SMB to '%s': connect: %s", o->host, strerror(e));
-	}
-	freeaddrinfo(ai);
-	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+/* Put c, with its socket fd (connecting or connected: the opening starts when it is
+ * writable), into the loop. On failure c is released, fd closed. */
+static int conn_add(struct pv_smba *c, int fd, struct pv_smba **out)
+{
+	struct pv_smba_loop *l = c->l;
+	struct epoll_event ev;
+
+	c->fd = fd;
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN | EPOLLOUT;
 	ev.data.ptr = c;
@@ -968,6 +1063,65 @@ int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_c
 	l->n++;
 	*out = c;
 	return PV_OK;
+}
+
+int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_cb ready, void *arg,
+		 struct pv_smba **out)
+{
+	struct addrinfo hints, *ai = NULL;
+	struct pv_smba *c;
+	int gr, fd, one = 1;
+
+	*out = NULL;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if ((gr = getaddrinfo(o->host, "445", &hints, &ai)) != 0)
+		return pv_error(PV_EUNREACH, "SMB: cannot resolve '%s': %s", o->host,
+				gai_strerror(gr));
+	if (!(c = conn_new(l, o, ready, arg))) {
+		freeaddrinfo(ai);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS)) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		release(c);
+		return pv_error(PV_EUNREACH, "SMB to '%s': connect: %s", o->host, strerror(e));
+	}
+	freeaddrinfo(ai);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return conn_add(c, fd, out);
+}
+
+int smba_open_fd(struct pv_smba_loop *l, int fd, const struct pv_smba_opts *o, pv_smba_cb ready,
+		 void *arg, struct pv_smba **out)
+{
+	struct pv_smba *c;
+	int fl;
+
+	*out = NULL;
+	if (!(c = conn_new(l, o, ready, arg))) {
+		close(fd);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		int e = errno;
+
+		close(fd);
+		release(c);
+		return pv_error(PV_EIO, "fcntl: %s", strerror(e));
+	}
+	return conn_add(c, fd, out);
+}
+
+void smba_test_cchal(struct pv_smba *c, const uint8_t cchal[8])
+{
+	memcpy(c->cchal, cchal, 8);
+	c->fixed_cchal = true;
 }
 
 bool pv_smba_usable(const struct pv_smba *c)
@@ -1094,7 +1248,7 @@ int pv_smba_list(struct pv_smba *c, const uint8_t fid[16], bool restart, pv_smba
 	memcpy(b + 8, fid, 16);
 	smb2_put16(b + 24, SMB2_HDR + 32);
 	smb2_put16(b + 26, 2);
-	smb2_put32(b + 28, LIST_MAX);
+	smb2_put32(b + 28, LIST_BYTES);
 	b[32] = '*'; /* "*" in UTF-16LE */
 	return send_req(c, SMB2_QUERY_DIRECTORY, b, sizeof(b), cb, arg);
 }
@@ -1146,23 +1300,41 @@ out:
 int pv_smba_entries(const uint8_t *buf, size_t len,
 		    int (*fn)(void *arg, const char *name, bool dir, uint64_t size), void *arg)
 {
-	const uint8_t *e = buf, *end = buf + len;
+	const uint8_t *e = buf, *end;
 
-	while (len && e < end) {
+	if (!len)
+		return PV_OK; /* buf may be NULL then */
+	end = buf + len;
+	for (;;) {
 		uint32_t next, nl;
 		char name[768];
 		int r;
 
+		/* an entry (MS-FSCC 2.4.10) where the buffer or the last NextEntryOffset says */
 		if (end - e < 64)
-			return pv_error(PV_EREMOTE, "a malformed listing: an entry of %zu bytes",
-					(size_t)(end - e));
+			return pv_error(
+				PV_EREMOTE,
+				"a malformed listing: an entry of %zu bytes, shorter than its "
+				"64 fixed ones",
+				(size_t)(end - e));
 		next = smb2_get32(e);
 		nl = smb2_get32(e + 60);
+		/* MS-FSCC 2.1.5.2: a name is at most 255 characters */
 		if (nl > (size_t)(end - e) - 64 || nl > 510 || (next && next < 64 + nl) ||
 		    next > (size_t)(end - e))
-			return pv_error(PV_EREMOTE, "a malformed listing: an entry does not fit");
+			return pv_error(PV_EREMOTE,
+					"a malformed listing: an entry whose name (%u bytes) or "
+					"NextEntryOffset (%u) does not fit the %zu bytes left",
+					nl, next, (size_t)(end - e));
 		if (pv_utf16le_to_utf8(e + 64, nl, name, sizeof(name)) < 0)
 			return pv_error(PV_EREMOTE, "a malformed listing: a name that is not UTF-16");
+		/* as listing_entry (smb/listing.c) refuses them: a name that is empty, holds a
+		 * separator or a NUL (cut short) would name another file than the one listed */
+		if (!*name || strlen(name) * 2 < nl || strpbrk(name, "/\\"))
+			return pv_error(PV_EREMOTE,
+					"a malformed listing: the server listed a bad name "
+					"'%.200s'",
+					name);
 		if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
 		    (r = fn(arg, name, (smb2_get32(e + 56) & 0x10) != 0, smb2_get64(e + 40))) != 0)
 			return r;

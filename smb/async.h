@@ -99,7 +99,7 @@ int pv_smba_write(struct pv_smba *c, const uint8_t fid[16], uint64_t off, const 
 		  uint32_t len, pv_smba_cb cb, void *arg);
 /* FileDirectoryInformation entries; restart for the first call. */
 int pv_smba_list(struct pv_smba *c, const uint8_t fid[16], bool restart, pv_smba_cb cb, void *arg);
-/* FileAllInformation. */
+/* FileNetworkOpenInformation (MS-FSCC 2.4.29: EndOfFile at 40 of the buffer). */
 int pv_smba_stat(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *arg);
 /* FileRenameInformation: the open file to path (replacing what is there when replace). */
 int pv_smba_rename(struct pv_smba *c, const uint8_t fid[16], const char *path, bool replace,
@@ -107,7 +107,7 @@ int pv_smba_rename(struct pv_smba *c, const uint8_t fid[16], const char *path, b
 
 /* Walk FileDirectoryInformation entries (the buffer of a list answer): fn gets each name
  * (UTF-8) and whether it is a folder; "." and ".." are skipped. PV_EREMOTE when an entry does
- * not fit. */
+ * not fit, or its name is not UTF-16 or not a name (empty, a separator or a NUL in it). */
 int pv_smba_entries(const uint8_t *buf, size_t len,
 		    int (*fn)(void *arg, const char *name, bool dir, uint64_t size), void *arg);
 

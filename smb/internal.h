@@ -42,6 +42,7 @@ extern const struct smbc_api *pv_smbc;
 int pv_smbc_load(void);
 #define SMBC(fn) (pv_smbc->fn)
 
+#include "smb/async.h"
 #include "smb/smb.h"
 
 struct logon {
@@ -70,6 +71,16 @@ int smb2_connect_fd(int fd, const char *server, int timeout_ms, struct pv_smb2 *
  * instead of random bytes, so that the session key, and with it every signature, of a
  * recorded conversation holds when it is replayed. */
 void smb2_test_cchal(struct pv_smb2 *c, const uint8_t cchal[8]);
+
+/* async.c: pv_smba_open over fd, a stream socket already connected to an SMB2 server (made
+ * non-blocking here), o->host only naming it in messages; from there on the same path as a
+ * connection pv_smba_open made: the opening starts when the loop finds fd writable. The
+ * connection owns fd from the call on, success or not. For the tests and the fuzz target: a
+ * scripted server on the other end of a socketpair(2). */
+int smba_open_fd(struct pv_smba_loop *l, int fd, const struct pv_smba_opts *o, pv_smba_cb ready,
+		 void *arg, struct pv_smba **out);
+/* async.c: as smb2_test_cchal, for c's NTLM logon (call it before the loop runs). */
+void smba_test_cchal(struct pv_smba *c, const uint8_t cchal[8]);
 
 /* listing.c: what a tree holds, paths relative to its base, sorted (listing_walk) */
 struct found {

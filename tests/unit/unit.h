@@ -1,10 +1,12 @@
 /* tests/unit/unit.h: what every Check suite's main does: run the suite, report, and turn the
- * failure count into the exit status; and bytes as hex, for comparing with published vectors. */
+ * failure count into the exit status; bytes as hex, for comparing with published vectors; and
+ * the files of a fuzz target's corpus, for the suites that replay one. */
 #ifndef PV_TESTS_UNIT_H
 #define PV_TESTS_UNIT_H
 
 #include <check.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,36 @@ static inline size_t pv_unit_unhex(const char *hex, uint8_t *out, size_t cap)
 		out[n++] = (uint8_t)v;
 	}
 	return *hex ? 0 : n;
+}
+
+/* Every file of dir (dot files apart), its first max bytes, to fn with its name: how many;
+ * -1 when dir cannot be opened. */
+static inline int
+pv_unit_inputs(const char *dir, size_t max,
+	       void (*fn)(void *arg, const char *name, const uint8_t *data, size_t len), void *arg)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int files = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		char path[512];
+		uint8_t *data;
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (e->d_name[0] == '.' || !(fp = fopen(path, "rb")))
+			continue;
+		ck_assert_ptr_nonnull(data = malloc(max ? max : 1));
+		fn(arg, e->d_name, data, fread(data, 1, max, fp));
+		fclose(fp);
+		free(data);
+		files++;
+	}
+	closedir(d);
+	return files;
 }
 
 #endif

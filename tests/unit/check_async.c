@@ -1,0 +1,1116 @@
+/* tests/unit/check_async.c: smb/async.c, the event-driven SMB2 client of the load driver,
+ * against the fake server of tests/unit/fake_smb2.h, over socketpairs (smba_open_fd), the
+ * loop driven by pv_smba_loop_run as phases/load.c drives it.
+ *
+ * A flow (below) is what a user of the driver does, with several requests in flight at once:
+ * open (negotiate, NTLMv2 logon checked by the fake, tree connect), then a file read in
+ * chunks with its attributes, a folder listed over several answers, a file written and
+ * renamed, one deleted on close. The valid runs check what came back and what the fake holds;
+ * the faulty ones (malformed frames and bodies, answers to nothing, deadlines, refused logons,
+ * bad signatures) check the code and message that the ready or request callbacks get, and
+ * that every callback ran exactly once (ASan and LeakSanitizer check the rest).
+ *
+ * With PV_ASYNC_CORPUS=<folder> set, the plan of tests/fuzz/async_plan.h is run against the
+ * fake, as is and under each fault, and what the fake sent is written there: the seed corpus
+ * of tests/fuzz/fuzz_async.c. */
+#include <check.h>
+
+#include "tests/unit/unit.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "smb/async.h"
+#include "smb/internal.h"
+#include "smb/smb2.h"
+#include "tests/fuzz/async_plan.h"
+#include "tests/unit/fake_smb2.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/progress.h"
+#include "util/secret.h"
+#include "util/utf16.h"
+
+#define T_MS   200   /* the connections' timeout in the faults: per request and the opening */
+#define T_OK   10000 /* ... in the valid flows: 50 connections under ASan take their time */
+#define FSIZE  150000u
+#define NDIR   20 /* files in u1/d, and a folder */
+#define WRITE1 65536u
+#define WRITE2 100u
+
+/* ---- a flow: one connection and its requests ---- */
+
+struct flow;
+
+/* One callback expected: the opening's (ready) or a request's. */
+struct call {
+	struct flow *fl;
+	const char *what;
+	void (*next)(struct call *k, const struct pv_smba_done *d);
+	int calls, code;
+	unsigned seq; /* when its callback came (of every callback in the process) */
+	bool refused; /* the request was not queued: no callback may come */
+	uint32_t status;
+	char msg[512];
+	uint64_t off;
+};
+
+struct flow {
+	struct fake f;
+	struct pv_smba *c;
+	struct call ready;
+	struct call k[64];
+	unsigned n;
+	uint8_t fid_f[16], fid_d[16], fid_w[16], fid_g[16];
+	unsigned names, dirs, pages;
+	bool read_bad, list_bad;
+	uint64_t read, stat_size, opened_size;
+	bool open_only; /* only the opening */
+	bool stop;	/* issue nothing more */
+};
+
+static uint8_t WDATA[WRITE1 + WRITE2];
+static unsigned callbacks; /* callbacks so far */
+/* Inside pv_smba_loop_run, pv_smba_close_conn or pv_smba_loop_free: the only places async.h
+ * lets a callback come from (never from inside a request function). */
+static bool in_loop;
+
+static void on_call(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+{
+	struct call *k = arg;
+
+	(void)c;
+	ck_assert_msg(in_loop, "%s: a callback from outside the loop", k->what);
+	if (++k->calls > 1)
+		return;
+	k->seq = ++callbacks;
+	k->code = d->code;
+	k->status = d->status;
+	snprintf(k->msg, sizeof(k->msg), "%s", d->msg ? d->msg : "");
+	if (d->code == PV_OK && k->next && !k->fl->stop)
+		k->next(k, d);
+}
+
+static struct call *issue(struct flow *fl, const char *what,
+			  void (*next)(struct call *k, const struct pv_smba_done *d))
+{
+	struct call *k;
+
+	ck_assert_uint_lt(fl->n, sizeof(fl->k) / sizeof(fl->k[0]));
+	k = &fl->k[fl->n++];
+	memset(k, 0, sizeof(*k));
+	k->fl = fl;
+	k->what = what;
+	k->next = next;
+	return k;
+}
+
+/* Make a request: a new call k for it (what it is, where its answer goes), then the
+ * pv_smba_* function fn with the arguments given and on_call, k. */
+#define REQ(fl, what, next, fn, ...)                                                               \
+	(k = issue((fl), (what), (next)), sent(k, fn(__VA_ARGS__, on_call, k)))
+
+/* What a request function returned: not queued, its callback must never come. k. */
+static struct call *sent(struct call *k, int r)
+{
+	if (r != PV_OK) {
+		k->refused = true;
+		snprintf(k->msg, sizeof(k->msg), "%s", pv_errmsg());
+	}
+	return k;
+}
+
+static void f_read(struct call *k, const struct pv_smba_done *d)
+{
+	for (size_t i = 0; i < d->buflen; i++)
+		if (d->buf[i] != fake_byte(k->off + i))
+			k->fl->read_bad = true;
+	k->fl->read += d->buflen;
+}
+
+static void f_stat(struct call *k, const struct pv_smba_done *d)
+{
+	if (d->status == ST_OK && d->buflen >= 56)
+		k->fl->stat_size = smb2_get64(d->buf + 40);
+}
+
+/* The CREATE that k asked for answered d: its file id into fid (the flow's), the flow; NULL
+ * when it was refused. */
+static struct flow *opened(struct call *k, const struct pv_smba_done *d, uint8_t fid[16])
+{
+	if (d->status != ST_OK)
+		return NULL;
+	memcpy(fid, d->fid, 16);
+	return k->fl;
+}
+
+static void f_opened(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = opened(k, d, k->fl->fid_f);
+
+	if (!fl)
+		return;
+	fl->opened_size = d->size;
+	for (uint64_t off = 0; off < FSIZE; off += 65536) { /* 3 READs in flight */
+		REQ(fl, "READ", f_read, pv_smba_read, fl->c, fl->fid_f, off, 65536)->off = off;
+	}
+	REQ(fl, "QUERY_INFO", f_stat, pv_smba_stat, fl->c, fl->fid_f);
+	REQ(fl, "CLOSE f", NULL, pv_smba_closefile, fl->c, fl->fid_f);
+}
+
+static int count_entry(void *arg, const char *name, bool dir, uint64_t size)
+{
+	struct flow *fl = arg;
+
+	(void)size;
+	if (strncmp(name, dir ? "sub" : "x", dir ? 3 : 1) != 0)
+		fl->list_bad = true;
+	fl->names++;
+	fl->dirs += dir;
+	return 0;
+}
+
+static void d_listed(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = k->fl;
+
+	if (d->status == ST_OK) {
+		fl->pages++;
+		if (pv_smba_entries(d->buf, d->buflen, count_entry, fl) != PV_OK)
+			fl->list_bad = true;
+		REQ(fl, "QUERY_DIRECTORY", d_listed, pv_smba_list, fl->c, fl->fid_d, false);
+		return;
+	}
+	REQ(fl, "CLOSE d", NULL, pv_smba_closefile, fl->c, fl->fid_d);
+}
+
+static void d_opened(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = opened(k, d, k->fl->fid_d);
+
+	if (!fl)
+		return;
+	REQ(fl, "QUERY_DIRECTORY", d_listed, pv_smba_list, fl->c, fl->fid_d, true);
+}
+
+static void w_opened(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = opened(k, d, k->fl->fid_w);
+
+	if (!fl)
+		return;
+	REQ(fl, "WRITE", NULL, pv_smba_write, fl->c, fl->fid_w, 0, WDATA, WRITE1);
+	REQ(fl, "WRITE", NULL, pv_smba_write, fl->c, fl->fid_w, WRITE1, WDATA + WRITE1, WRITE2);
+	REQ(fl, "SET_INFO", NULL, pv_smba_rename, fl->c, fl->fid_w, "u1/w2", true);
+	REQ(fl, "CLOSE w", NULL, pv_smba_closefile, fl->c, fl->fid_w);
+}
+
+static void g_opened(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = opened(k, d, k->fl->fid_g);
+
+	if (!fl)
+		return;
+	REQ(fl, "CLOSE g", NULL, pv_smba_closefile, fl->c, fl->fid_g);
+}
+
+static void ready(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = k->fl;
+
+	(void)d;
+	if (fl->open_only)
+		return;
+	REQ(fl, "CREATE f", f_opened, pv_smba_create, fl->c, "u1/f", PV_SMBA_READ, PV_SMBA_OPEN,
+	    PV_SMBA_NONDIR);
+	REQ(fl, "CREATE d", d_opened, pv_smba_create, fl->c, "u1/d", PV_SMBA_READ, PV_SMBA_OPEN,
+	    PV_SMBA_DIR);
+	REQ(fl, "CREATE w", w_opened, pv_smba_create, fl->c, "u1/w", PV_SMBA_WRITE,
+	    PV_SMBA_OVERWRITE, PV_SMBA_NONDIR);
+	REQ(fl, "CREATE g", g_opened, pv_smba_create, fl->c, "u1/gone",
+	    PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR | PV_SMBA_DELCLOSE);
+}
+
+/* The fake's tree for a flow: u1/f, u1/d with NDIR files and a folder, u1/gone. */
+static int flow_start(struct flow *fl, fake_hook hook, long arg)
+{
+	int fd;
+
+	memset(fl, 0, sizeof(*fl));
+	fd = fake_start(&fl->f, hook, arg);
+	fake_mknode(&fl->f, "u1/f", false, FSIZE);
+	fake_mknode(&fl->f, "u1/d", true, 0);
+	for (int i = 0; i < NDIR; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "u1/d/x%02d", i);
+		fake_mknode(&fl->f, p, false, (uint64_t)i);
+	}
+	fake_mknode(&fl->f, "u1/d/sub", true, 0);
+	fake_mknode(&fl->f, "u1/gone", false, 10);
+	fl->f.page = 6; /* 23 entries with the dots: 4 answers, then NO_MORE_FILES */
+	return fd;
+}
+
+/* How flow_open logs on: NTLMv2, or the SPNEGO callback below (as phases/load.c's Kerberos
+ * one): the fake's one-leg stand-in, or a callback that fails. */
+static enum { LOGON_NTLM, LOGON_KRB, LOGON_KRB_FAILS } logon;
+static unsigned krb_steps;
+
+static int fake_krb(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *out, bool *done,
+		    uint8_t key[16])
+{
+	(void)arg;
+	krb_steps++;
+	if (logon == LOGON_KRB_FAILS)
+		return pv_error(PV_ECRED, "no ticket for cifs@fake (a test)");
+	if (!in) {
+		pv_buf_add(out, FAKE_KRB_TICKET, 8);
+		return PV_OK;
+	}
+	if (inlen != 8 || memcmp(in, FAKE_KRB_REPLY, 8) != 0)
+		return pv_error(PV_EREMOTE, "not the server's token");
+	*done = true;
+	memcpy(key, FAKE_KRB_KEY, 16);
+	return PV_OK;
+}
+
+/* Open the flow's connection over fd on l as LAB\u1 with password, the timeout tmo ms. */
+static void flow_open(struct flow *fl, struct pv_smba_loop *l, int fd, const char *password,
+		      int tmo)
+{
+	struct pv_secret *pw = pv_secret_new(password, strlen(password));
+	struct pv_smba_opts o = {"fake", "fake", "fsroot1", "LAB", "u1", pw, tmo};
+
+	ck_assert_ptr_nonnull(pw);
+	if (logon != LOGON_NTLM)
+		o.auth = fake_krb;
+	fl->ready.fl = fl;
+	fl->ready.what = "ready";
+	fl->ready.next = ready;
+	fake_run(&fl->f);
+	pv_error_clear();
+	ck_assert_int_eq(smba_open_fd(l, fd, &o, on_call, &fl->ready, &fl->c), PV_OK);
+	ck_assert_ptr_nonnull(fl->c);
+	pv_secret_free(pw);
+}
+
+/* Every callback that is due has come (those of refused requests never do). */
+static bool settled(const struct flow *fl)
+{
+	if (!fl->ready.calls)
+		return false;
+	for (unsigned i = 0; i < fl->n; i++)
+		if (!fl->k[i].calls && !fl->k[i].refused)
+			return false;
+	return true;
+}
+
+/* Run l until every flow has settled, 10 s at most, then a few turns more (a second call
+ * would come then). */
+static void run_flows(struct pv_smba_loop *l, struct flow **fls, size_t n)
+{
+	double end = pv_now() + 10;
+	bool all;
+
+	in_loop = true;
+	do {
+		ck_assert_int_eq(pv_smba_loop_run(l, 10), PV_OK);
+		all = true;
+		for (size_t i = 0; i < n; i++)
+			all = all && settled(fls[i]);
+	} while (!all && pv_now() < end);
+	ck_assert_msg(all, "the flows did not settle in 10 s");
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(pv_smba_loop_run(l, 5), PV_OK);
+	in_loop = false;
+}
+
+static void loop_free(struct pv_smba_loop *l)
+{
+	in_loop = true;
+	pv_smba_loop_free(l);
+	in_loop = false;
+}
+
+/* Every callback ran exactly once, none for what was refused. */
+static void ck_once(const struct flow *fl)
+{
+	ck_assert_msg(fl->ready.calls == 1, "ready called %d times", fl->ready.calls);
+	for (unsigned i = 0; i < fl->n; i++)
+		ck_assert_msg(fl->k[i].calls == (fl->k[i].refused ? 0 : 1),
+			      "request %u (%s%s) called %d times", i, fl->k[i].what,
+			      fl->k[i].refused ? ", refused" : "", fl->k[i].calls);
+}
+
+/* One flow on a loop of its own against a fake with hook, to the end; then the loop is
+ * freed and the fake's thread joined (fake_stop(&fl->f) once it has been looked at). */
+static void flow_run(struct flow *fl, fake_hook hook, long arg, int signing, uint16_t dialect,
+		     int credits, const char *password, int tmo)
+{
+	struct pv_smba_loop *l = NULL;
+	struct flow *one = fl;
+	int fd = flow_start(fl, hook, arg);
+
+	fl->f.signing = signing;
+	fl->f.dialect = dialect;
+	fl->f.credits = credits;
+	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+	flow_open(fl, l, fd, password ? password : FAKE_PASSWORD, tmo);
+	run_flows(l, &one, 1);
+	loop_free(l);
+	fake_join(&fl->f);
+	ck_once(fl);
+}
+
+/* What a valid flow must have done, on the client's side and in the fake. */
+static void ck_valid(struct flow *fl, const char *how)
+{
+	const struct fake_node *w2;
+
+	ck_assert_msg(fl->ready.code == PV_OK, "%s: %s", how, fl->ready.msg);
+	for (unsigned i = 0; i < fl->n; i++) {
+		const struct call *k = &fl->k[i];
+		bool last_list = i + 1 < fl->n && strcmp(fl->k[i + 1].what, "CLOSE d") == 0;
+
+		ck_assert_msg(!k->refused && k->code == PV_OK, "%s: %s: %s", how, k->what, k->msg);
+		ck_assert_msg(k->status == (last_list ? ST_NO_MORE_FILES : ST_OK),
+			      "%s: %s: status 0x%08x", how, k->what, k->status);
+	}
+	/* 4 CREATEs, 3 READs, QUERY_INFO, CLOSE; 4 listings and the end, CLOSE; 2 WRITEs,
+	 * SET_INFO, CLOSE; CLOSE */
+	ck_assert_uint_eq(fl->n, 4 + 5 + 6 + 4 + 1);
+	ck_assert_uint_eq(fl->opened_size, FSIZE);
+	ck_assert_uint_eq(fl->read, FSIZE);
+	ck_assert(!fl->read_bad);
+	ck_assert_uint_eq(fl->stat_size, FSIZE);
+	ck_assert_uint_eq(fl->names, NDIR + 1);
+	ck_assert_uint_eq(fl->dirs, 1);
+	ck_assert_uint_eq(fl->pages, 4);
+	ck_assert(!fl->list_bad);
+	ck_assert_uint_eq(fl->f.logons_ok, 1);
+	ck_assert_uint_eq(fl->f.logons_bad, 0);
+	ck_assert_ptr_null(fake_lookup(&fl->f, "u1/w"));
+	ck_assert_ptr_null(fake_lookup(&fl->f, "u1/gone"));
+	ck_assert_ptr_nonnull(w2 = fake_lookup(&fl->f, "u1/w2"));
+	ck_assert_uint_eq(w2->size, WRITE1 + WRITE2);
+	ck_assert_ptr_nonnull(w2->data);
+	ck_assert_msg(memcmp(w2->data, WDATA, WRITE1 + WRITE2) == 0, "%s: what was written", how);
+	ck_assert_uint_eq(fl->f.nwrites, 2);
+	ck_assert_uint_eq(fl->f.writes[0], 0);
+	ck_assert_uint_eq(fl->f.writes[1], WRITE1);
+	ck_assert_uint_eq(fl->f.overdrawn, 0);
+}
+
+/* Where a fault must show: the first callback that failed (ready, or a request's) with the
+ * code, its message holding want; every callback after it failed too. */
+static void ck_failed(const struct flow *fl, int code, const char *want, const char *how)
+{
+	const struct call *first = fl->ready.code != PV_OK ? &fl->ready : NULL;
+
+	for (unsigned i = 0; i < fl->n; i++)
+		if (fl->k[i].calls && fl->k[i].code != PV_OK &&
+		    (!first || fl->k[i].seq < first->seq))
+			first = &fl->k[i];
+	ck_assert_msg(first != NULL, "%s: nothing failed", how);
+	ck_assert_msg(first->code == code && strstr(first->msg, want),
+		      "%s: %s got %d '%s', not %d '%s'", how, first->what, first->code, first->msg,
+		      code, want);
+	ck_assert_msg(strncmp(first->msg, "SMB ", 4) == 0, "%s: '%s'", how, first->msg);
+	for (unsigned i = 0; i < fl->n; i++)
+		ck_assert_msg(fl->k[i].seq < first->seq || fl->k[i].code != PV_OK ||
+				      fl->k[i].refused,
+			      "%s: %s after the failure: ok", how, fl->k[i].what);
+}
+
+/* ---- valid flows ---- */
+
+/* Over every dialect offered, without signing and with signing required (every request
+ * checked by the fake, every answer signed and checked), and with the logon's end signed
+ * though signing is not required. */
+START_TEST(test_flows)
+{
+	static const struct {
+		uint16_t dialect;
+		int signing;
+	} cases[] = {
+		{0x0210, SIGN_NONE},	 {0x0302, SIGN_NONE},	  {0x0202, SIGN_REQUIRED},
+		{0x0210, SIGN_REQUIRED}, {0x0300, SIGN_REQUIRED}, {0x0302, SIGN_REQUIRED},
+		{0x0302, SIGN_SETUP},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		static struct flow fl;
+		char how[64];
+		unsigned after = 0;
+
+		snprintf(how, sizeof(how), "dialect 0x%04x, signing %d", cases[i].dialect,
+			 cases[i].signing);
+		flow_run(&fl, NULL, 0, cases[i].signing, cases[i].dialect, 0, NULL, T_OK);
+		ck_valid(&fl, how);
+		for (int c = SMB2_TREE_CONNECT; c < 32; c++)
+			after += fl.f.cmds[c];
+		ck_assert_uint_eq(after, 1 + fl.n);
+		ck_assert_uint_eq(fl.f.sig_bad + fl.f.unsigned_reqs, 0);
+		ck_assert_uint_eq(fl.f.signed_ok, cases[i].signing == SIGN_REQUIRED ? after : 0);
+		fake_stop(&fl.f);
+	}
+}
+END_TEST
+
+/* Logons through the SPNEGO callback (Kerberos in phases/load.c), done in one round trip: the
+ * server's token taken before the final answer's signature is checked with the key it gives;
+ * and a callback that fails is a refused logon. */
+START_TEST(test_spnego_logon)
+{
+	static const struct {
+		uint16_t dialect;
+		int signing;
+	} cases[] = {{0x0302, SIGN_REQUIRED},
+		     {0x0210, SIGN_REQUIRED},
+		     {0x0302, SIGN_SETUP},
+		     {0x0302, SIGN_NONE}};
+	static struct flow fl;
+
+	logon = LOGON_KRB;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		krb_steps = 0;
+		flow_run(&fl, NULL, 0, cases[i].signing, cases[i].dialect, 0, NULL, T_OK);
+		ck_valid(&fl, "kerberos");
+		ck_assert_uint_eq(krb_steps, 2);
+		ck_assert_uint_eq(fl.f.sig_bad + fl.f.unsigned_reqs, 0);
+		ck_assert_uint_eq(fl.f.signed_ok > 0, cases[i].signing == SIGN_REQUIRED);
+		fake_stop(&fl.f);
+	}
+	logon = LOGON_KRB_FAILS;
+	flow_run(&fl, NULL, 0, SIGN_NONE, 0, 0, NULL, T_MS);
+	logon = LOGON_NTLM;
+	ck_failed(&fl, PV_ECRED, "SMB logon as u1 on 'fake': no ticket for cifs@fake (a test)",
+		  "kerberos refused");
+	ck_assert_uint_eq(fl.f.cmds[SMB2_SESSION_SETUP], 0);
+	fake_stop(&fl.f);
+}
+END_TEST
+
+/* 50 connections on one loop, each against its own fake over its own socketpair, their
+ * requests in flight together. */
+START_TEST(test_many_connections)
+{
+	enum { N = 50 };
+	static struct flow fls[N];
+	struct flow *p[N];
+	struct pv_smba_loop *l = NULL;
+
+	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+	for (int i = 0; i < N; i++) {
+		int fd = flow_start(&fls[i], NULL, 0);
+
+		fls[i].f.signing = i % 2 ? SIGN_REQUIRED : SIGN_NONE;
+		fls[i].f.dialect = i % 3 ? 0x0302 : 0x0210;
+		flow_open(&fls[i], l, fd, FAKE_PASSWORD, T_OK);
+		p[i] = &fls[i];
+	}
+	ck_assert_uint_eq(pv_smba_loop_count(l), N);
+	run_flows(l, p, N);
+	ck_assert_uint_eq(pv_smba_loop_count(l), N);
+	for (int i = 0; i < N; i++)
+		ck_assert(pv_smba_usable(fls[i].c));
+	loop_free(l);
+	for (int i = 0; i < N; i++) {
+		char how[32];
+
+		snprintf(how, sizeof(how), "connection %d", i);
+		fake_join(&fls[i].f);
+		ck_once(&fls[i]);
+		ck_valid(&fls[i], how);
+		fake_stop(&fls[i].f);
+	}
+}
+END_TEST
+
+/* Every answer but NEGOTIATE's goes async first: an interim STATUS_PENDING (flagged signed
+ * with a signature that is none, with signing on), keep-alives, then the final answer. */
+static enum fake_act pending_all(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	(void)reply;
+	if (q->cmd != SMB2_NEGOTIATE) {
+		fake_interim_flagged(f, q->cmd, q->mid,
+				     f->signing == SIGN_REQUIRED && q->cmd != SMB2_SESSION_SETUP
+					     ? SMB2_FLAGS_SIGNED
+					     : 0);
+		fake_keepalive(f);
+	}
+	return FAKE_SEND;
+}
+
+START_TEST(test_interim_answers)
+{
+	static struct flow fl;
+
+	flow_run(&fl, pending_all, 0, SIGN_NONE, 0, 0, NULL, T_OK);
+	ck_valid(&fl, "interim");
+	fake_stop(&fl.f);
+	flow_run(&fl, pending_all, 0, SIGN_REQUIRED, 0x0210, 0, NULL, T_OK);
+	ck_valid(&fl, "interim, signed");
+	ck_assert_uint_eq(fl.f.sig_bad + fl.f.unsigned_reqs, 0);
+	fake_stop(&fl.f);
+}
+END_TEST
+
+/* A stingy server: k credits at first, then one only when the client would have none. The
+ * requests wait in the client's backlog and go in the order they were made, never
+ * without a credit; with one credit, one at a time. */
+START_TEST(test_few_credits)
+{
+	for (int k = 1; k <= 3; k++) {
+		static struct flow fl;
+		char how[32];
+
+		snprintf(how, sizeof(how), "%d credits", k);
+		flow_run(&fl, NULL, 0, k == 2 ? SIGN_REQUIRED : SIGN_NONE, 0, k, NULL, T_OK);
+		ck_valid(&fl, how);
+		ck_assert_uint_le(fl.f.granted, (unsigned long)k + 4 + fl.n);
+		fake_stop(&fl.f);
+	}
+}
+END_TEST
+
+/* ---- faults ---- */
+
+/* Hooks of this suite (f->arg is a command unless said otherwise). */
+
+/* The answer to command f->arg sent twice. */
+static enum fake_act twice(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	if (q->cmd != f->arg || f->done++)
+		return FAKE_SEND;
+	fake_send_frame(f, reply->data, reply->len);
+	fake_send_frame(f, reply->data, reply->len);
+	return FAKE_DONE;
+}
+
+/* No answer to command f->arg: the fake hangs up at once (f->arg > 0), or says nothing until
+ * the client gives up (f->arg negated). */
+static enum fake_act no_answer(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	(void)reply;
+	if (q->cmd != labs(f->arg))
+		return FAKE_SEND;
+	if (f->arg < 0)
+		fake_client_gone(f, 5000);
+	return FAKE_HANGUP;
+}
+
+/* SessionFlags (f->arg) in the answer that ends the logon; a guest's or anonymous logon's
+ * unsigned, as a server sends it (there is no key for it). */
+static enum fake_act session_flags(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	uint8_t *m = (uint8_t *)reply->data;
+
+	if (q->cmd == SMB2_SESSION_SETUP && smb2_get32(m + 8) == ST_OK) {
+		smb2_put16(m + SMB2_HDR + 2, (uint16_t)f->arg);
+		if (f->arg & 3) {
+			smb2_put32(m + 16, smb2_get32(m + 16) & ~SMB2_FLAGS_SIGNED);
+			memset(m + SMB2_SIG_AT, 0, SMB2_SIG_LEN);
+		}
+	}
+	return FAKE_SEND;
+}
+
+/* The first READ answer's DataOffset set to f->arg. */
+static enum fake_act data_offset(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	if (q->cmd == SMB2_READ && !f->done++)
+		((uint8_t *)reply->data)[SMB2_HDR + 2] = (uint8_t)f->arg;
+	return FAKE_SEND;
+}
+
+/* The answer to command f->arg grants no credit: with a stingy fake (one credit at a time),
+ * the client is left with none and nothing in flight that could bring one. */
+static enum fake_act no_grant(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	if (q->cmd == f->arg && !f->done++)
+		smb2_put16((uint8_t *)reply->data + 14, 0);
+	return FAKE_SEND;
+}
+
+/* Keep-alives without end, as fast as they go, from the first READ on. */
+static enum fake_act flood(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	static uint8_t ka[65536];
+
+	(void)reply;
+	if (q->cmd != SMB2_READ)
+		return FAKE_SEND;
+	for (size_t i = 0; i < sizeof(ka); i += 4)
+		ka[i] = 0x85;
+	for (double end = pv_now() + 10; pv_now() < end && !fake_client_gone(f, 0);)
+		fake_send_raw(f, ka, sizeof(ka));
+	return FAKE_HANGUP;
+}
+
+static const struct fault {
+	const char *name;
+	fake_hook hook;
+	long arg;
+	int signing;
+	int credits;
+	const char *password;
+	int code;
+	const char *want;
+} FAULTS[] = {
+	/* frames */
+	{"short frame", fake_short_frame, 10, 0, 0, NULL, PV_EREMOTE,
+	 "SMB to 'fake': a malformed answer: a frame of 10 bytes, shorter than an SMB2 header "
+	 "(64 bytes)"},
+	{"empty frame", fake_short_frame, 0, 0, 0, NULL, PV_EREMOTE,
+	 "a frame of 0 bytes, shorter than an SMB2 header"},
+	{"netbios type", fake_bad_netbios, 0, 0, 0, NULL, PV_EREMOTE,
+	 "SMB to 'fake': not an SMB2 answer (a NetBIOS message of type 0x82, 0 bytes)"},
+	{"keep-alive with a length", fake_bad_netbios, 1, 0, 0, NULL, PV_EREMOTE,
+	 "not an SMB2 answer (a NetBIOS message of type 0x85, 4 bytes)"},
+	{"frame over the limit", fake_bad_netbios, 2, 0, 0, NULL, PV_EREMOTE,
+	 "a malformed answer: a frame of 1048577 bytes, more than the 1048576 this client "
+	 "takes"},
+	{"frame of 16 MiB", fake_bad_netbios, 3, 0, 0, NULL, PV_EREMOTE,
+	 "a frame of 16777215 bytes, more than the 1048576"},
+	{"frame cut, closed", fake_cut_frame, SMB2_SESSION_SETUP, 0, 0, NULL, PV_EUNREACH,
+	 "SMB to 'fake': the connection was closed in the middle of an answer"},
+	{"frame cut, silence", fake_cut_frame, -SMB2_READ, 0, 0, NULL, PV_EUNREACH,
+	 "SMB to 'fake': no final answer to READ in 200 ms"},
+	/* bodies */
+	{"CREATE short", fake_cut_body, SMB2_CREATE | 70 << 16, 0, 0, NULL, PV_EREMOTE,
+	 "SMB to 'fake': a malformed answer: CREATE with a body of 70 bytes, 88 expected"},
+	{"NEGOTIATE short", fake_cut_body, SMB2_NEGOTIATE | 40 << 16, 0, 0, NULL, PV_EREMOTE,
+	 "NEGOTIATE with a body of 40 bytes, 64 expected"},
+	{"READ short", fake_cut_body, SMB2_READ | 12 << 16, 0, 0, NULL, PV_EREMOTE,
+	 "READ with a body of 12 bytes, 16 expected"},
+	{"READ data length", fake_poke, POKE(SMB2_READ, SMB2_HDR + 4, 0x7fffffff), 0, 0, NULL,
+	 PV_EREMOTE,
+	 "SMB to 'fake': a malformed answer: READ's data (2147483647 bytes at 80) is not inside "
+	 "its 65616 bytes"},
+	{"READ data offset", data_offset, 16, 0, 0, NULL, PV_EREMOTE,
+	 "READ's data (65536 bytes at 16) is not inside"},
+	{"READ data offset past", data_offset, 250, 0, 0, NULL, PV_EREMOTE,
+	 "READ's data (65536 bytes at 250) is not inside"},
+	{"QUERY_DIRECTORY buffer", fake_poke, POKE(SMB2_QUERY_DIRECTORY, SMB2_HDR + 4, 0x7fffffff),
+	 0, 0, NULL, PV_EREMOTE,
+	 "a malformed answer: QUERY_DIRECTORY's buffer (2147483647 bytes at 72) is not inside"},
+	{"QUERY_DIRECTORY offset", fake_poke, POKE(SMB2_QUERY_DIRECTORY, SMB2_HDR + 2, 0x01000008),
+	 0, 0, NULL, PV_EREMOTE, "a malformed answer: QUERY_DIRECTORY's buffer (256 bytes at 8)"},
+	{"QUERY_INFO buffer", fake_poke, POKE(SMB2_QUERY_INFO, SMB2_HDR + 4, 57), 0, 0, NULL,
+	 PV_EREMOTE, "a malformed answer: QUERY_INFO's buffer (57 bytes at 72) is not inside"},
+	{"security buffer", fake_poke, POKE(SMB2_SESSION_SETUP, SMB2_HDR + 4, 0x0010fff0), 0, 0,
+	 NULL, PV_EREMOTE,
+	 "a malformed answer: SESSION_SETUP's security buffer (16 bytes at 65520) is not "
+	 "inside"},
+	{"security buffer length", fake_poke, POKE(SMB2_SESSION_SETUP, SMB2_HDR + 4, 0xfff00048), 0,
+	 0, NULL, PV_EREMOTE, "SESSION_SETUP's security buffer (65520 bytes at 72)"},
+	/* message ids, commands, compounds */
+	{"message never sent", fake_poke, POKE(SMB2_CREATE, 24, 999), 0, 0, NULL, PV_EREMOTE,
+	 "SMB to 'fake': a malformed answer: CREATE for message 999, which is not in flight"},
+	{"answered twice", twice, SMB2_READ, 0, 0, NULL, PV_EREMOTE,
+	 "a malformed answer: READ for message "},
+	{"wrong command", fake_poke, POKE(SMB2_TREE_CONNECT, 12, SMB2_CREATE), 0, 0, NULL,
+	 PV_EREMOTE, "a malformed answer: CREATE answering TREE_CONNECT"},
+	{"wrong command later", fake_poke, POKE(SMB2_QUERY_INFO, 12, SMB2_READ), 0, 0, NULL,
+	 PV_EREMOTE, "a malformed answer: READ answering QUERY_INFO"},
+	{"not SMB2", fake_poke, POKE(SMB2_CREATE, 0, 0x424d53ff), 0, 0, NULL, PV_EREMOTE,
+	 "a malformed answer: no SMB2 header at byte 0 of its frame"},
+	{"NextCommand outside", fake_poke, POKE(SMB2_CREATE, 20, 4096), 0, 0, NULL, PV_EREMOTE,
+	 "a malformed compound answer: NextCommand 4096 at byte 0 points outside its frame"},
+	{"NextCommand short", fake_poke, POKE(SMB2_CREATE, 20, 8), 0, 0, NULL, PV_EREMOTE,
+	 "a malformed compound answer: NextCommand 8 at byte 0 points outside"},
+	{"NextCommand cuts", fake_poke, POKE(SMB2_NEGOTIATE, 20, 64), 0, 0, NULL, PV_EREMOTE,
+	 "NEGOTIATE with a body of 0 bytes, 64 expected"},
+	{"a request", fake_poke, POKE(SMB2_CREATE, 16, 0), 0, 0, NULL, PV_EREMOTE,
+	 "a request where an answer was due"},
+	/* deadlines, the connection */
+	{"endless keep-alives", fake_hold_keepalive, SMB2_TREE_CONNECT, 0, 0, NULL, PV_EUNREACH,
+	 "SMB to 'fake': not open within 200 ms"},
+	{"endless keep-alives later", fake_hold_keepalive, SMB2_READ, 0, 0, NULL, PV_EUNREACH,
+	 "SMB to 'fake': no final answer to READ in 200 ms (keep-alives and interim answers do "
+	 "not extend a request)"},
+	{"endless pending", fake_hold_pending, SMB2_QUERY_DIRECTORY, 0, 0, NULL, PV_EUNREACH,
+	 "no final answer to QUERY_DIRECTORY in 200 ms"},
+	{"keep-alive flood", flood, 0, 0, 0, NULL, PV_EUNREACH,
+	 "no final answer to READ in 200 ms"},
+	{"closed mid-request", no_answer, SMB2_CREATE, 0, 0, NULL, PV_EUNREACH,
+	 "SMB to 'fake': the connection was closed"},
+	{"closed at logon", no_answer, SMB2_SESSION_SETUP, 0, 0, NULL, PV_EUNREACH,
+	 "SMB to 'fake': the connection was closed"},
+	{"silence", no_answer, -SMB2_QUERY_INFO, 0, 0, NULL, PV_EUNREACH,
+	 "no final answer to QUERY_INFO in 200 ms"},
+	{"silence at logon", no_answer, -SMB2_SESSION_SETUP, 0, 0, NULL, PV_EUNREACH,
+	 "SMB to 'fake': not open within 200 ms"},
+	{"no credits", NULL, 0, 0, -1, NULL, PV_EREMOTE,
+	 "SMB to 'fake': the server granted no credits: 1 request cannot be sent"},
+	{"credits run out", no_grant, SMB2_CREATE, 0, 1, NULL, PV_EREMOTE,
+	 "SMB to 'fake': the server granted no credits: 8 requests cannot be sent"},
+	/* logons and shares */
+	{"wrong password", NULL, 0, 0, 0, "wrong", PV_ECRED,
+	 "SMB logon as LAB\\u1 on 'fake' refused (NT_STATUS_LOGON_FAILURE)"},
+	{"guest", session_flags, 1, 0, 0, NULL, PV_ECRED,
+	 "SMB logon as LAB\\u1 on 'fake': taken as a guest or anonymous logon"},
+	{"guest, signing required", session_flags, 1, SIGN_REQUIRED, 0, NULL, PV_ECRED,
+	 "taken as a guest or anonymous logon"},
+	{"session encrypted", session_flags, 4, 0, 0, NULL, PV_EREMOTE,
+	 "SMB to 'fake': the server requires encryption"},
+	{"share encrypted", fake_poke, POKE(SMB2_TREE_CONNECT, SMB2_HDR + 4, 0x8000), 0, 0, NULL,
+	 PV_EREMOTE, "SMB to 'fake': the share fsroot1 requires encryption"},
+	/* signing required */
+	{"unsigned", fake_tamper, TAMPER(SMB2_READ, UNSIGN), SIGN_REQUIRED, 0, NULL, PV_EREMOTE,
+	 "SMB answer from 'fake' has a bad signature: READ (message "},
+	{"unsigned logon", fake_tamper, TAMPER(SMB2_SESSION_SETUP, UNSIGN), SIGN_REQUIRED, 0, NULL,
+	 PV_EREMOTE,
+	 "SESSION_SETUP (message 2, NT_STATUS_OK) came unsigned, and the server "
+	 "requires signing"},
+	{"flipped", fake_tamper, TAMPER(SMB2_CREATE, FLIP), SIGN_REQUIRED, 0, NULL, PV_EREMOTE,
+	 "CREATE (message 4, NT_STATUS_OK) does not match its AES-128-CMAC signature"},
+	{"wrong signature", fake_tamper, TAMPER(SMB2_QUERY_DIRECTORY, WRONG), SIGN_REQUIRED, 0,
+	 NULL, PV_EREMOTE, "QUERY_DIRECTORY (message "},
+	{"signed before the key", fake_tamper, TAMPER(SMB2_NEGOTIATE, FLAG), SIGN_REQUIRED, 0, NULL,
+	 PV_EREMOTE,
+	 "NEGOTIATE (message 0, NT_STATUS_OK) came signed before there was a session key"},
+	{"another session", fake_tamper, TAMPER(SMB2_TREE_CONNECT, OTHER_SID), SIGN_REQUIRED, 0,
+	 NULL, PV_EREMOTE, "came signed for session 0x9999, not ours (0x1122)"},
+	{"not required, flipped", fake_tamper, TAMPER(SMB2_SESSION_SETUP, FLIP), SIGN_SETUP, 0,
+	 NULL, PV_EREMOTE, "SESSION_SETUP (message 2, NT_STATUS_OK) does not match"},
+};
+
+START_TEST(test_faults)
+{
+	const struct fault *t = &FAULTS[_i];
+	static struct flow fl;
+
+	flow_run(&fl, t->hook, t->arg, t->signing, 0, t->credits, t->password, T_MS);
+	ck_failed(&fl, t->code, t->want, t->name);
+	ck_assert_msg(!t->hook || fl.f.hooked > 0, "%s: the hook never ran", t->name);
+	fake_stop(&fl.f);
+}
+END_TEST
+
+/* A request on a connection that is not usable is refused at once, its callback never
+ * called; closing a connection completes what is pending, with "closed". */
+START_TEST(test_refused_and_closed)
+{
+	static struct flow fl;
+	struct pv_smba_loop *l = NULL;
+	struct flow *one = &fl;
+	struct call *k;
+	int fd = flow_start(&fl, NULL, 0);
+
+	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+	fl.open_only = true;
+	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
+	REQ(&fl, "READ", NULL, pv_smba_read, fl.c, fl.fid_f, 0, 10);
+	ck_assert(k->refused);
+	ck_assert_str_eq(k->msg, "SMB: the connection is not open");
+	run_flows(l, &one, 1);
+	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
+	REQ(&fl, "READ", NULL, pv_smba_read, fl.c, fl.fid_f, 0, 65537);
+	ck_assert(k->refused);
+	/* a request in flight, then closed by the caller */
+	REQ(&fl, "CREATE", NULL, pv_smba_create, fl.c, "u1/f", PV_SMBA_READ, PV_SMBA_OPEN, 0);
+	ck_assert(!k->refused);
+	in_loop = true;
+	pv_smba_close_conn(fl.c);
+	in_loop = false;
+	ck_assert_int_eq(k->calls, 1);
+	ck_assert_int_eq(k->code, PV_EUNREACH);
+	ck_assert_str_eq(k->msg, "SMB to 'fake': closed");
+	ck_assert_uint_eq(pv_smba_loop_count(l), 0);
+	REQ(&fl, "CLOSE", NULL, pv_smba_closefile, fl.c, fl.fid_f);
+	ck_assert(k->refused);
+	run_flows(l, &one, 1);
+	loop_free(l);
+	fake_stop(&fl.f);
+	ck_once(&fl);
+	ck_assert_int_eq(fl.ready.code, PV_OK);
+
+	/* the server gone before a request is made: the send fails in pv_smba_read, and the
+	 * callback still comes from the loop (on_call checks), with the close */
+	fd = flow_start(&fl, NULL, 0);
+	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+	fl.open_only = true;
+	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
+	run_flows(l, &one, 1);
+	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
+	shutdown(fl.f.fd, SHUT_RDWR);
+	fake_join(&fl.f);
+	REQ(&fl, "READ", NULL, pv_smba_read, fl.c, fl.fid_f, 0, 10);
+	ck_assert(!k->refused);
+	ck_assert_int_eq(k->calls, 0);
+	run_flows(l, &one, 1);
+	ck_assert_int_eq(k->code, PV_EUNREACH);
+	ck_assert_str_eq(k->msg, "SMB to 'fake': the connection was closed");
+	loop_free(l);
+	fake_stop(&fl.f);
+	ck_once(&fl);
+}
+END_TEST
+
+/* ---- listings, given to pv_smba_entries directly ---- */
+
+struct seen {
+	unsigned n;
+	char last[800];
+};
+
+static int seen_entry(void *arg, const char *name, bool dir, uint64_t size)
+{
+	struct seen *s = arg;
+
+	(void)dir;
+	(void)size;
+	s->n++;
+	snprintf(s->last, sizeof(s->last), "%s", name);
+	return 0;
+}
+
+/* An entry at b + at: its NextEntryOffset, a name of len bytes (UTF-16LE) copied from name,
+ * nl said in FileNameLength. The entry's end. */
+static size_t put_entry(uint8_t *b, size_t at, uint32_t next, const void *name, uint32_t len,
+			uint32_t nl)
+{
+	memset(b + at, 0, 64 + len);
+	smb2_put32(b + at, next);
+	smb2_put32(b + at + 56, 0x80);
+	smb2_put32(b + at + 60, nl);
+	memcpy(b + at + 64, name, len);
+	return at + 64 + len;
+}
+
+START_TEST(test_entries)
+{
+	static const uint8_t ab[] = {'a', 0, 'b', 0}, dot[] = {'.', 0};
+	static const uint8_t lone[] = {'a', 0, 0x00, 0xd8}; /* a high surrogate alone */
+	static const uint8_t slash[] = {'a', 0, '/', 0, 'b', 0}, bslash[] = {'a', 0, '\\', 0};
+	static const uint8_t nul[] = {'a', 0, 0, 0}, none[512] = {0};
+	static const char UTF[] = "a malformed listing: a name that is not UTF-16";
+	/* one entry at 0, the buffer len bytes: what is refused */
+	static const struct {
+		const uint8_t *name;
+		uint32_t copied, nl, next;
+		size_t len;
+		const char *want;
+	} bad[] = {
+		{ab, 4, 4, 0, 66,
+		 "an entry whose name (4 bytes) or NextEntryOffset (0) does not fit the 66 bytes "
+		 "left"},						/* the name past the end */
+		{ab, 4, 0xfffffff0u, 0, 68, "name (4294967280 bytes)"}, /* ... far past */
+		{ab, 4, 4, 66, 200,
+		 "NextEntryOffset (66) does not fit"}, /* NextEntryOffset inside the entry */
+		{ab, 4, 4, 8, 200, "NextEntryOffset (8) does not fit"}, /* ... inside its header */
+		{ab, 4, 4, 201, 200,
+		 "NextEntryOffset (201) does not fit the 200 bytes left"}, /* ... past the end */
+		{ab, 4, 4, 68, 68,
+		 "a malformed listing: an entry of 0 bytes, shorter than its 64 fixed ones"}, /* at
+												 the
+												 end
+											       */
+		{lone, 4, 4, 0, 68, UTF},
+		{ab, 3, 3, 0, 67, UTF},				   /* an odd length */
+		{none, 512, 512, 0, 64 + 512, "name (512 bytes)"}, /* longer than a name may be */
+		{slash, 6, 6, 0, 70, "a malformed listing: the server listed a bad name 'a/b'"},
+		{bslash, 4, 4, 0, 68, "a malformed listing: the server listed a bad name 'a\\'"},
+		{nul, 4, 4, 0, 68, "a malformed listing: the server listed a bad name 'a'"},
+		{ab, 0, 0, 0, 64, "a malformed listing: the server listed a bad name ''"},
+	};
+	uint8_t b[1024];
+	struct seen s = {0};
+	size_t end;
+
+	/* two entries and a dot: both names, the dot skipped */
+	end = put_entry(b, 0, 72, dot, 2, 2);
+	end = put_entry(b, 72, 72, ab, 4, 4);
+	end = put_entry(b, 144, 0, ab, 2, 2);
+	ck_assert_int_eq(pv_smba_entries(b, end, seen_entry, &s), PV_OK);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_str_eq(s.last, "a");
+	ck_assert_int_eq(pv_smba_entries(b, 0, seen_entry, &s), PV_OK); /* nothing listed */
+	ck_assert_int_eq(pv_smba_entries(NULL, 0, seen_entry, &s), PV_OK);
+	pv_error_clear();
+	ck_assert_int_eq(pv_smba_entries(b, 63, seen_entry, &s), PV_EREMOTE);
+	ck_assert_str_eq(
+		pv_errmsg(),
+		"a malformed listing: an entry of 63 bytes, shorter than its 64 fixed ones");
+	ck_assert_int_eq(pv_smba_entries(b, 72 + 40, seen_entry, &s), PV_EREMOTE); /* cut */
+	ck_assert_str_eq(pv_errmsg(), "a malformed listing: an entry of 40 bytes, shorter than its "
+				      "64 fixed ones");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		put_entry(b, 0, bad[i].next, bad[i].name, bad[i].copied, bad[i].nl);
+		ck_assert_msg(pv_smba_entries(b, bad[i].len, seen_entry, &s) == PV_EREMOTE,
+			      "case %zu taken", i);
+		ck_assert_msg(strncmp(pv_errmsg(), "a malformed listing: ", 21) == 0 &&
+				      strstr(pv_errmsg(), bad[i].want),
+			      "case %zu: '%s' lacks '%s'", i, pv_errmsg(), bad[i].want);
+	}
+}
+END_TEST
+
+/* ---- the fuzz target's seed corpus ---- */
+
+/* The tree the plan of tests/fuzz/async_plan.h finds. */
+static void async_plan_tree(struct fake *f)
+{
+	fake_mknode(f, "u1/d", true, 0);
+	for (unsigned i = 0; i < ASYNC_PLAN_FILES; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "u1/d/f%u", i);
+		fake_mknode(f, p, false, i);
+	}
+	fake_mknode(f, "u1/f", false, ASYNC_PLAN_SIZE);
+	f->page = 3;
+}
+
+/* The faults the corpus holds besides the valid conversation. */
+static const struct {
+	const char *name;
+	fake_hook hook;
+	long arg;
+	int signing;
+	uint16_t dialect;
+	int credits; /* the fake's (0: 64 an answer) */
+} SEEDS[] = {
+	{"valid", NULL, 0, SIGN_NONE, 0x0210},
+	{"valid-302", NULL, 0, SIGN_NONE, 0x0302},
+	{"stingy", NULL, 0, SIGN_NONE, 0x0302, 1}, /* one credit at a time: the backlog */
+	{"no-credits", NULL, 0, SIGN_NONE, 0x0302, -1},
+	{"signed-302", NULL, 0, SIGN_REQUIRED, 0x0302},
+	{"signed-210", NULL, 0, SIGN_REQUIRED, 0x0210},
+	{"interim", pending_all, 0, SIGN_NONE, 0},
+	{"signed-interim", pending_all, 0, SIGN_REQUIRED, 0},
+	{"short-frame", fake_short_frame, 10},
+	{"netbios-type", fake_bad_netbios, 0},
+	{"netbios-huge", fake_bad_netbios, 2},
+	{"cut-frame", fake_cut_frame, SMB2_SESSION_SETUP},
+	{"create-short", fake_cut_body, SMB2_CREATE | 70 << 16},
+	{"read-outside", fake_poke, POKE(SMB2_READ, SMB2_HDR + 4, 0x7fffffff)},
+	{"listing-outside", fake_poke, POKE(SMB2_QUERY_DIRECTORY, SMB2_HDR + 4, 0x7fffffff)},
+	{"entry-name", fake_poke, POKE(SMB2_QUERY_DIRECTORY, 72 + 60, 0x10000)},
+	{"secbuf-outside", fake_poke, POKE(SMB2_SESSION_SETUP, SMB2_HDR + 4, 0x0010fff0)},
+	{"mid-unknown", fake_poke, POKE(SMB2_CREATE, 24, 999)},
+	{"twice", twice, SMB2_READ},
+	{"next-outside", fake_poke, POKE(SMB2_CREATE, 20, 4096)},
+	{"guest", session_flags, 1},
+	{"signed-flipped", fake_tamper, TAMPER(SMB2_READ, FLIP), SIGN_REQUIRED, 0x0302},
+	{"signed-missing", fake_tamper, TAMPER(SMB2_QUERY_DIRECTORY, UNSIGN), SIGN_REQUIRED,
+	 0x0202},
+};
+
+/* The plan against the fake under each seed's fault: every callback once (the plan checks),
+ * the valid ones all done; with PV_ASYNC_CORPUS set, what the fake sent goes to a file per
+ * seed there. */
+START_TEST(test_plan_and_corpus)
+{
+	const char *dir = getenv("PV_ASYNC_CORPUS");
+
+	for (size_t i = 0; i < sizeof(SEEDS) / sizeof(SEEDS[0]); i++) {
+		static struct fake f;
+		struct async_plan p;
+		int fd = fake_start(&f, SEEDS[i].hook, SEEDS[i].arg);
+
+		f.signing = SEEDS[i].signing;
+		f.dialect = SEEDS[i].dialect;
+		f.credits = SEEDS[i].credits;
+		async_plan_tree(&f);
+		if (dir) {
+			char path[512];
+
+			snprintf(path, sizeof(path), "%s/%s", dir, SEEDS[i].name);
+			ck_assert_ptr_nonnull(f.capture = fopen(path, "wb"));
+		}
+		fake_run(&f);
+		async_plan_run(&p, fd, T_OK);
+		fake_stop(&f);
+		ck_assert_msg(p.ok == ((SEEDS[i].hook == NULL || SEEDS[i].hook == pending_all) &&
+				       SEEDS[i].credits >= 0),
+			      "%s: %s", SEEDS[i].name, p.msg);
+		if (p.ok) {
+			ck_assert_uint_eq(p.names, ASYNC_PLAN_FILES);
+			ck_assert_uint_eq(p.read, ASYNC_PLAN_SIZE);
+		} else {
+			ck_assert_msg(strncmp(p.msg, "SMB ", 4) == 0 ||
+					      strncmp(p.msg, "a malformed listing", 19) == 0,
+				      "%s: %s", SEEDS[i].name, p.msg);
+		}
+	}
+}
+END_TEST
+
+/* The fuzz target (LLVMFuzzerTestOneInput) over every seed and every crash it found, under
+ * ASan and UBSan here too; the valid seeds, streamed at once as the fuzz target does, still
+ * make the whole plan (signatures included: the plan's fixed client challenge). */
+#include "tests/fuzz/fuzz_async.c"
+
+struct replayed {
+	bool seeds; /* the corpus, not the crashes */
+	unsigned ok;
+};
+
+/* An input as the fuzz target runs it (async_replay is what LLVMFuzzerTestOneInput does):
+ * the valid seeds make the whole plan, the tampered ones fail on their signature. */
+static void replay(void *arg, const char *name, const uint8_t *data, size_t len)
+{
+	struct replayed *r = arg;
+	bool bad_sig = strstr(name, "flipped") || strstr(name, "missing");
+	struct async_plan p;
+
+	async_replay(&p, data, len);
+	if (r->seeds && !bad_sig &&
+	    (strncmp(name, "valid", 5) == 0 || strncmp(name, "signed-", 7) == 0 ||
+	     strcmp(name, "interim") == 0 || strcmp(name, "stingy") == 0)) {
+		ck_assert_msg(p.ok, "%s: %s", name, p.msg);
+		r->ok++;
+	}
+	if (bad_sig)
+		ck_assert_msg(!p.ok && strstr(p.msg, "has a bad signature"), "%s: %s", name, p.msg);
+}
+
+START_TEST(test_fuzz_replay)
+{
+	struct replayed r = {true, 0};
+	int seeds = pv_unit_inputs("tests/fuzz/corpus/async", ASYNC_INPUT_MAX, replay, &r);
+
+	ck_assert_msg(seeds >= 0, "tests/fuzz/corpus/async: %s (run from the top of the tree)",
+		      strerror(errno));
+	ck_assert_uint_ge((unsigned)seeds, sizeof(SEEDS) / sizeof(SEEDS[0]));
+	ck_assert_uint_ge(r.ok, 7);
+	r.seeds = false;
+	ck_assert_int_ge(pv_unit_inputs("tests/fuzz/crashes/async", ASYNC_INPUT_MAX, replay, &r),
+			 1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("async");
+	TCase *tc = tcase_create("valid");
+
+	for (size_t i = 0; i < sizeof(WDATA); i++)
+		WDATA[i] = (uint8_t)(i * 7 + i / 251);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_flows);
+	tcase_add_test(tc, test_spnego_logon);
+	tcase_add_test(tc, test_many_connections);
+	tcase_add_test(tc, test_interim_answers);
+	tcase_add_test(tc, test_few_credits);
+	tcase_add_test(tc, test_refused_and_closed);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("faults");
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, test_faults, 0, (int)(sizeof(FAULTS) / sizeof(FAULTS[0])));
+	tcase_add_test(tc, test_entries);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fuzz-plan");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_plan_and_corpus);
+	tcase_add_test(tc, test_fuzz_replay);
+	suite_add_tcase(s, tc);
+	return pv_unit_run(s);
+}

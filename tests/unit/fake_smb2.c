@@ -1,0 +1,1086 @@
+/* tests/unit/fake_smb2.c: the fake SMB2 server of tests/unit/check_wire.c and
+ * tests/unit/check_async.c (see fake_smb2.h). */
+#include "tests/unit/fake_smb2.h"
+
+#include <check.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "smb/ntlm.h"
+#include "smb/smb2.h"
+#include "util/digest.h"
+#include "util/utf16.h"
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	smb2_put16(p, v);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	smb2_put32(p, v);
+}
+
+void fake_send_raw(struct fake *f, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	if (f->capture)
+		fwrite(p, 1, n, f->capture);
+	while (n > 0) {
+		ssize_t w = send(f->fd, b, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return; /* the client is gone */
+		b += w;
+		n -= (size_t)w;
+	}
+}
+
+/* A frame: NetBIOS session message header (type 0, 24-bit length) and the messages. */
+void fake_send_frame(struct fake *f, const void *p, size_t n)
+{
+	uint8_t h[4] = {0, (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n};
+
+	fake_send_raw(f, h, 4);
+	fake_send_raw(f, p, n);
+}
+
+void fake_keepalive(struct fake *f)
+{
+	fake_send_raw(f, "\x85\0\0\0", 4);
+}
+
+/* An interim answer to mid: async, STATUS_PENDING (MS-SMB2 3.3.4.2); with flags
+ * SMB2_FLAGS_SIGNED too, a signature field of 0xaa bytes (a server may flag an interim
+ * answer to a signed request so; MS-SMB2 3.2.5.1.3 checks no interim answer). */
+void fake_interim_flagged(struct fake *f, uint16_t cmd, uint64_t mid, uint32_t flags)
+{
+	uint8_t m[SMB2_HDR + 9] = {0};
+	struct smb2_hdr h = {0, cmd, 1,	  ST_PENDING, SMB2_FLAGS_RESPONSE | SMB2_FLAGS_ASYNC,
+			     0, 0,   mid, 0x1122};
+
+	h.flags |= flags;
+	smb2_hdr_put(m, &h);
+	smb2_put64(m + 32, 0x77); /* AsyncId */
+	if (flags & SMB2_FLAGS_SIGNED)
+		memset(m + 48, 0xaa, 16);
+	put16(m + SMB2_HDR, 9);
+	fake_send_frame(f, m, sizeof(m));
+}
+
+void fake_interim(struct fake *f, uint16_t cmd, uint64_t mid)
+{
+	fake_interim_flagged(f, cmd, mid, 0);
+}
+
+/* Whether the client has closed its end, waiting up to ms for it; what it sends meanwhile
+ * is read and dropped (it may still be sending compounds). */
+bool fake_client_gone(struct fake *f, int ms)
+{
+	for (int waited = 0; waited <= ms; waited += 10) {
+		struct pollfd p = {f->fd, POLLIN, 0};
+		uint8_t junk[4096];
+		ssize_t n;
+
+		if (poll(&p, 1, 10) < 0)
+			return true;
+		while ((n = recv(f->fd, junk, sizeof(junk), MSG_DONTWAIT)) > 0)
+			;
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+			return true;
+	}
+	return false;
+}
+
+/* Hold a request: keep-alives (or interim answers to mid when cmd is set) every 20 ms until
+ * the client gives up and closes, 10 s at most. */
+void fake_stall(struct fake *f, uint16_t cmd, uint64_t mid)
+{
+	for (int i = 0; i < 500 && !fake_client_gone(f, 20); i++) {
+		if (cmd)
+			fake_interim(f, cmd, mid);
+		else
+			fake_keepalive(f);
+	}
+}
+
+struct fake_node *fake_lookup(struct fake *f, const char *path)
+{
+	for (int i = 0; i < FAKE_NODES; i++)
+		if (f->fs[i].path && strcmp(f->fs[i].path, path) == 0)
+			return &f->fs[i];
+	return NULL;
+}
+
+struct fake_node *fake_mknode(struct fake *f, const char *path, bool dir, uint64_t size)
+{
+	for (int i = 0; i < FAKE_NODES; i++)
+		if (!f->fs[i].path) {
+			f->fs[i] = (struct fake_node){strdup(path), dir, size};
+			return &f->fs[i];
+		}
+	return NULL;
+}
+
+/* Start a message in out: a response header for (cmd, mid); returns its offset. */
+static size_t msg(struct pv_buf *out, uint16_t cmd, uint64_t mid, uint32_t status, uint32_t tree)
+{
+	struct smb2_hdr h = {0, cmd, 64, status, SMB2_FLAGS_RESPONSE, 0, tree, mid, 0x1122};
+	size_t at;
+
+	while (out->len % 8) /* a compound's messages start 8-byte aligned (MS-SMB2 3.3.4.1.3) */
+		pv_buf_add(out, "", 1);
+	at = out->len;
+	pv_buf_reserve(out, SMB2_HDR);
+	smb2_hdr_put((uint8_t *)out->data + at, &h);
+	out->len += SMB2_HDR;
+	return at;
+}
+
+static uint8_t *grow(struct pv_buf *out, size_t n)
+{
+	size_t at = out->len;
+
+	pv_buf_reserve(out, n);
+	memset(out->data + at, 0, n);
+	out->len += n;
+	return (uint8_t *)out->data + at;
+}
+
+/* The error response (MS-SMB2 2.2.2): StructureSize 9, no data. */
+static void error_body(struct pv_buf *out)
+{
+	put16(grow(out, 9), 9);
+}
+
+/* DER tag and length. */
+static void der(struct pv_buf *b, uint8_t tag, size_t len)
+{
+	uint8_t h[5] = {tag};
+	size_t n = 1;
+
+	if (len < 0x80)
+		h[n++] = (uint8_t)len;
+	else if (len < 0x100)
+		h[n++] = 0x81, h[n++] = (uint8_t)len;
+	else
+		h[n++] = 0x82, h[n++] = (uint8_t)(len >> 8), h[n++] = (uint8_t)len;
+	pv_buf_add(b, h, n);
+}
+
+static size_t dersz(size_t len)
+{
+	return 1 + (len < 0x80 ? 1 : len < 0x100 ? 2 : 3) + len;
+}
+
+/* The NTLM CHALLENGE (MS-NLMP 2.2.1.2) in a SPNEGO NegTokenResp, with a target info of
+ * NbDomainName LAB, a timestamp and, to reach f->target_info bytes, a pair of an id nobody
+ * knows. */
+static void challenge(struct fake *f, struct pv_buf *out)
+{
+	struct pv_buf m = PV_BUF_INIT, ti = PV_BUF_INIT;
+	uint8_t head[48] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0, 2};
+	static const uint8_t dom[] = {2, 0, 6, 0, 'L', 0, 'A', 0, 'B', 0};
+	static const uint8_t ts[] = {7, 0, 8, 0, 0, 0x80, 0x3e, 0xd5, 0xde, 0xb1, 0x9d, 0x01};
+	size_t inner;
+
+	pv_buf_add(&ti, dom, sizeof(dom));
+	pv_buf_add(&ti, ts, sizeof(ts));
+	if (f->target_info > ti.len + 8) {
+		size_t pad = f->target_info - ti.len - 8;
+		uint8_t h[4] = {0x55, 0, (uint8_t)pad, (uint8_t)(pad >> 8)};
+
+		pv_buf_add(&ti, h, 4);
+		memset(grow(&ti, pad), 'x', pad);
+	}
+	pv_buf_add(&ti, "\0\0\0\0", 4); /* MsvAvEOL */
+	put32(head + 12 + 4, 48);	/* TargetName: empty */
+	put32(head + 20, 0xe2898215u);
+	memcpy(head + 24, f->schal, 8);
+	put16(head + 40, (uint16_t)ti.len);
+	put16(head + 42, (uint16_t)ti.len);
+	put32(head + 44, 48);
+	pv_buf_add(&m, head, sizeof(head));
+	pv_buf_add(&m, ti.data, ti.len);
+	/* [1] SEQUENCE { negState [0] ENUMERATED accept-incomplete, responseToken [2] } */
+	inner = 5 + dersz(dersz(m.len));
+	der(out, 0xa1, dersz(inner));
+	der(out, 0x30, inner);
+	pv_buf_add(out, "\xa0\x03\x0a\x01\x01", 5);
+	der(out, 0xa2, dersz(m.len));
+	der(out, 0x04, m.len);
+	pv_buf_add(out, m.data, m.len);
+	pv_buf_release(&m, 0);
+	pv_buf_release(&ti, 0);
+}
+
+static uint16_t dialect_of(const struct fake *f)
+{
+	return f->dialect ? f->dialect : 0x0302;
+}
+
+/* The fake's signing key from the session key (MS-SMB2 3.1.4.2 as written: for 3.x,
+ * HMAC-SHA256(key, [1]_32 "SMB2AESCMAC\0" 0x00 "SmbSign\0" [128]_32), its first 16 bytes). */
+static void fake_key(struct fake *f, const uint8_t session_key[16])
+{
+	/* [i]_32, "SMB2AESCMAC\0", the 0x00 separator, "SmbSign\0", [L]_32 */
+	static const uint8_t in[] = "\0\0\0\1"
+				    "SMB2AESCMAC\0"
+				    "\0"
+				    "SmbSign\0"
+				    "\0\0\0\x80";
+	uint8_t h[32];
+
+	if (dialect_of(f) >= 0x0300) {
+		pv_hmac_sha256(session_key, 16, in, sizeof(in) - 1, h); /* not the literal's NUL */
+		memcpy(f->key, h, 16);
+	} else {
+		memcpy(f->key, session_key, 16);
+	}
+	f->keyed = true;
+}
+
+/* The signature of the message m (n bytes) under the fake's key, its signature field taken
+ * as zero (MS-SMB2 3.1.4.1). */
+static void fake_mac(const struct fake *f, const uint8_t *m, size_t n, uint8_t sig[16])
+{
+	uint8_t *z = malloc(n), h[32];
+
+	ck_assert_ptr_nonnull(z);
+	memcpy(z, m, n);
+	memset(z + 48, 0, 16);
+	if (dialect_of(f) >= 0x0300) {
+		pv_aes_cmac128(f->key, z, n, sig);
+	} else {
+		pv_hmac_sha256(f->key, 16, z, n, h);
+		memcpy(sig, h, 16);
+	}
+	free(z);
+}
+
+/* Check an AUTHENTICATE (MS-NLMP 2.2.1.3) as a server would: every field inside the
+ * message, the NTLMv2 proof right for LAB\u1 and the plan's password (MS-NLMP 3.3.2). A
+ * right one gives the session its key: SessionBaseKey = HMAC_MD5(ResponseKeyNT, NTProofStr),
+ * the key without KEY_EXCH. */
+static bool authenticate_ok(struct fake *f, const uint8_t *m, size_t n)
+{
+	uint8_t key[16], proof[16], base[16];
+	size_t off[6], len[6];
+	struct pv_buf t = PV_BUF_INIT;
+	bool ok;
+
+	if (n < 64 || smb2_get32(m + 8) != 3)
+		return false;
+	for (int i = 0; i < 6; i++) {
+		len[i] = smb2_get16(m + 12 + 8 * i);
+		off[i] = smb2_get32(m + 16 + 8 * i);
+		if (off[i] > n || len[i] > n - off[i])
+			return false;
+	}
+	if (len[1] < 16 + 28 ||
+	    pv_ntowfv2(FAKE_PASSWORD, strlen(FAKE_PASSWORD), "u1", "LAB", key) < 0)
+		return false;
+	pv_buf_add(&t, f->schal, 8);
+	pv_buf_add(&t, m + off[1] + 16, len[1] - 16);
+	pv_hmac_md5(key, 16, t.data, t.len, proof);
+	ok = memcmp(proof, m + off[1], 16) == 0;
+	pv_buf_release(&t, 0);
+	if (ok && len[5] == 0 && !(smb2_get32(m + 60) & 0x40000000u)) {
+		pv_hmac_md5(key, 16, proof, 16, base);
+		fake_key(f, base);
+	}
+	return ok;
+}
+
+static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mid,
+			  struct pv_buf *out)
+{
+	size_t off = qlen >= SMB2_HDR + 24 ? smb2_get16(q + SMB2_HDR + 12) : 0;
+	size_t len = qlen >= SMB2_HDR + 24 ? smb2_get16(q + SMB2_HDR + 14) : 0;
+	const uint8_t *tok = off <= qlen && len <= qlen - off ? q + off : NULL;
+	const uint8_t *ntlm = tok ? memmem(tok, len, "NTLMSSP", 8) : NULL;
+	size_t at;
+
+	if (tok && len >= 8 && memcmp(tok, FAKE_KRB_TICKET, 8) == 0) {
+		uint8_t *b;
+
+		/* a logon in one round trip, as Kerberos makes it: the ticket in, the server's
+		 * token (its AP-REP) out in the final answer, the session key known to both */
+		f->logons_ok++;
+		fake_key(f, (const uint8_t *)FAKE_KRB_KEY);
+		msg(out, SMB2_SESSION_SETUP, mid, ST_OK, 0);
+		b = grow(out, 8);
+		put16(b, 9);
+		put16(b + 4, SMB2_HDR + 8);
+		put16(b + 6, 8);
+		pv_buf_add(out, FAKE_KRB_REPLY, 8);
+		return;
+	}
+	if (ntlm && ntlm[8] == 1) {
+		struct pv_buf c = PV_BUF_INIT;
+
+		f->keyed = false; /* a new logon */
+		uint8_t *b;
+
+		challenge(f, &c);
+		at = msg(out, SMB2_SESSION_SETUP, mid, ST_MORE_PROCESSING, 0);
+		b = grow(out, 8);
+		put16(b, 9);
+		put16(b + 4, SMB2_HDR + 8);
+		put16(b + 6, (uint16_t)c.len);
+		pv_buf_add(out, c.data, c.len);
+		pv_buf_release(&c, 0);
+		(void)at;
+		return;
+	}
+	if (ntlm && authenticate_ok(f, ntlm, len - (size_t)(ntlm - tok))) {
+		f->logons_ok++;
+		msg(out, SMB2_SESSION_SETUP, mid, ST_OK, 0);
+		put16(grow(out, 9), 9);
+		return;
+	}
+	f->logons_bad++;
+	msg(out, SMB2_SESSION_SETUP, mid, ST_LOGON_FAILURE, 0);
+	error_body(out);
+}
+
+/* The UTF-8 path a CREATE names (backslashes to slashes). */
+static bool create_path(const uint8_t *q, size_t qlen, char *path, size_t cap)
+{
+	size_t off = smb2_get16(q + SMB2_HDR + 44), len = smb2_get16(q + SMB2_HDR + 46);
+
+	if (off > qlen || len > qlen - off || pv_utf16le_to_utf8(q + off, len, path, cap) < 0)
+		return false;
+	for (char *p = path; *p; p++)
+		if (*p == '\\')
+			*p = '/';
+	return true;
+}
+
+static int open_handle(struct fake *f, struct fake_node *n, bool doc)
+{
+	for (int i = 0; i < FAKE_HANDLES; i++)
+		if (f->h[i].node < 0) {
+			f->h[i] = (struct fake_handle){(int)(n - f->fs), false, doc, -2};
+			return i;
+		}
+	return -1;
+}
+
+static struct fake_handle *handle_of(struct fake *f, const uint8_t fid[16], int related)
+{
+	uint64_t id = smb2_get64(fid);
+	int i = id == UINT64_MAX ? related : (int)id - 1;
+
+	return i >= 0 && i < FAKE_HANDLES && f->h[i].node >= 0 ? &f->h[i] : NULL;
+}
+
+static uint32_t create(struct fake *f, const uint8_t *q, size_t qlen, int *hid)
+{
+	char path[2048], parent[2048], *slash;
+	uint32_t disp = smb2_get32(q + SMB2_HDR + 36), opts = smb2_get32(q + SMB2_HDR + 40);
+	bool want_dir = opts & 0x1, want_file = opts & 0x40;
+	struct fake_node *n, *p;
+
+	if (!create_path(q, qlen, path, sizeof(path)))
+		return 0xC0000033u; /* OBJECT_NAME_INVALID */
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (slash) {
+		*slash = 0;
+		if (!(p = fake_lookup(f, parent)) || !p->dir)
+			return 0xC000003Au; /* OBJECT_PATH_NOT_FOUND */
+	}
+	n = *path ? fake_lookup(f, path) : NULL;
+	if (n && disp == 2)
+		return ST_OBJECT_NAME_COLLISION;
+	if (!n && *path && disp == 1)
+		return 0xC0000034u; /* OBJECT_NAME_NOT_FOUND */
+	if (n && n->dir && want_file)
+		return 0xC00000BAu; /* FILE_IS_A_DIRECTORY */
+	if (n && !n->dir && want_dir)
+		return 0xC0000103u;		 /* NOT_A_DIRECTORY */
+	if (!*path && !(n = fake_lookup(f, ""))) /* the share's root */
+		n = fake_mknode(f, "", true, 0);
+	if (!n && !(n = fake_mknode(f, path, want_dir, 0)))
+		return 0xC000009Au; /* INSUFFICIENT_RESOURCES */
+	if (disp == 5) {
+		n->size = 0;
+		free(n->data);
+		n->data = NULL;
+	}
+	if ((*hid = open_handle(f, n, opts & 0x1000)) < 0)
+		return 0xC000009Au;
+	return ST_OK;
+}
+
+/* FileDirectoryInformation entries (MS-FSCC 2.4.10) of what folder n holds, from the
+ * handle's cursor on, f->page of them at most (0: all); the cursor moves past them. How many. */
+static unsigned entries(struct fake *f, struct fake_handle *hd, struct pv_buf *out)
+{
+	const struct fake_node *n = &f->fs[hd->node];
+	size_t pl = strlen(n->path), last = SIZE_MAX;
+	const char *dots[2] = {".", ".."};
+	unsigned listed = 0;
+	int i;
+
+	for (i = hd->cursor; i < FAKE_NODES && (!f->page || listed < f->page); i++) {
+		const char *name;
+		struct pv_buf u = PV_BUF_INIT;
+		bool dir = true;
+		uint64_t size = 0;
+		uint8_t *e;
+
+		if (i < 0) {
+			name = dots[i + 2];
+		} else {
+			const struct fake_node *c = &f->fs[i];
+
+			if (!c->path || !*c->path ||
+			    (pl && (strncmp(c->path, n->path, pl) != 0 || c->path[pl] != '/')))
+				continue;
+			name = c->path + (pl ? pl + 1 : 0);
+			if (strchr(name, '/'))
+				continue;
+			dir = c->dir;
+			size = c->size;
+		}
+		pv_utf16le(&u, name, strlen(name), 0);
+		while (out->len % 8)
+			pv_buf_add(out, "", 1);
+		if (last != SIZE_MAX)
+			put32((uint8_t *)out->data + last, (uint32_t)(out->len - last));
+		last = out->len;
+		e = grow(out, 64);
+		smb2_put64(e + 40, size);
+		smb2_put64(e + 48, size);
+		put32(e + 56, dir ? 0x10 : 0x80);
+		put32(e + 60, (uint32_t)u.len);
+		pv_buf_add(out, u.data, u.len);
+		pv_buf_release(&u, 0);
+		listed++;
+	}
+	hd->cursor = i;
+	return listed;
+}
+
+uint8_t fake_byte(uint64_t off)
+{
+	return (uint8_t)('A' + off % 23);
+}
+
+/* A WRITE's bytes (len at off, from the request q of qlen bytes) into node n. */
+static void keep(struct fake *f, struct fake_node *n, const uint8_t *q, size_t qlen, uint64_t off,
+		 uint32_t len)
+{
+	size_t at = smb2_get16(q + SMB2_HDR + 2), end = (size_t)(off + len);
+	uint8_t *d;
+
+	(void)f;
+	ck_assert_msg(at <= qlen && len <= qlen - at, "a WRITE whose data is not in it");
+	ck_assert_uint_le(off + len, 1u << 24); /* the tests write little */
+	if (!n->data || end > n->size) {
+		ck_assert_ptr_nonnull(d = realloc(n->data, end > n->size ? end : n->size));
+		for (uint64_t i = n->data ? n->size : 0; i < (end > n->size ? end : n->size); i++)
+			d[i] = fake_byte(i);
+		n->data = d;
+	}
+	memcpy(n->data + off, q + at, len);
+	if (end > n->size)
+		n->size = end;
+}
+
+static void bad_handle(struct pv_buf *out, uint16_t cmd, uint64_t mid)
+{
+	msg(out, cmd, mid, 0xC0000008u, 7); /* INVALID_HANDLE */
+	error_body(out);
+}
+
+/* READ (MS-SMB2 2.2.19, 2.2.20): the bytes kept, fake_byte() where none were written. */
+static void read_file(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mid, int related,
+		      struct pv_buf *out)
+{
+	struct fake_handle *hd =
+		qlen >= SMB2_HDR + 48 ? handle_of(f, q + SMB2_HDR + 16, related) : NULL;
+	uint32_t len = hd ? smb2_get32(q + SMB2_HDR + 4) : 0;
+	uint64_t off = hd ? smb2_get64(q + SMB2_HDR + 8) : 0;
+	struct fake_node *n = hd ? &f->fs[hd->node] : NULL;
+	uint64_t got;
+	uint8_t *b;
+
+	if (!hd)
+		return bad_handle(out, SMB2_READ, mid);
+	if (n->dir || off >= n->size) {
+		msg(out, SMB2_READ, mid, n->dir ? 0xC0000010u : 0xC0000011u, 7); /* END_OF_FILE */
+		error_body(out);
+		return;
+	}
+	got = n->size - off < len ? n->size - off : len;
+	msg(out, SMB2_READ, mid, ST_OK, 7);
+	b = grow(out, 16 + got);
+	put16(b, 17);
+	b[2] = SMB2_HDR + 16;
+	put32(b + 4, (uint32_t)got);
+	for (uint64_t i = 0; i < got; i++)
+		b[16 + i] = n->data ? n->data[off + i] : fake_byte(off + i);
+}
+
+/* QUERY_INFO (MS-SMB2 2.2.37): FileNetworkOpenInformation (MS-FSCC 2.4.29) only. */
+static void query_info(struct fake *f, const uint8_t *q, uint64_t mid, int related,
+		       struct pv_buf *out)
+{
+	struct fake_handle *hd = handle_of(f, q + SMB2_HDR + 24, related);
+	const struct fake_node *n;
+	uint8_t *b;
+
+	if (!hd)
+		return bad_handle(out, SMB2_QUERY_INFO, mid);
+	if (q[SMB2_HDR + 2] != 1 || q[SMB2_HDR + 3] != 0x22) {
+		msg(out, SMB2_QUERY_INFO, mid, 0xC0000003u, 7); /* INVALID_INFO_CLASS */
+		error_body(out);
+		return;
+	}
+	n = &f->fs[hd->node];
+	msg(out, SMB2_QUERY_INFO, mid, ST_OK, 7);
+	b = grow(out, 8 + 56);
+	put16(b, 9);
+	put16(b + 2, SMB2_HDR + 8);
+	put32(b + 4, 56);
+	smb2_put64(b + 8 + 32, (n->size + 4095) / 4096 * 4096);
+	smb2_put64(b + 8 + 40, n->size);
+	put32(b + 8 + 48, n->dir ? 0x10 : 0x80);
+}
+
+/* SET_INFO (MS-SMB2 2.2.39): FileRenameInformation (MS-FSCC 2.4.37) only; a folder's
+ * contents move with it. */
+static void set_info(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mid, int related,
+		     struct pv_buf *out)
+{
+	struct fake_handle *hd = handle_of(f, q + SMB2_HDR + 16, related);
+	size_t at = smb2_get16(q + SMB2_HDR + 8), len = smb2_get32(q + SMB2_HDR + 4);
+	char to[2048], *from;
+	struct fake_node *n, *there = NULL;
+	uint32_t st = ST_OK;
+	size_t fl;
+
+	if (!hd)
+		return bad_handle(out, SMB2_SET_INFO, mid);
+	n = &f->fs[hd->node];
+	if (q[SMB2_HDR + 2] != 1 || q[SMB2_HDR + 3] != 10)
+		st = 0xC0000003u;
+	else if (at > qlen || len > qlen - at || len < 20 || smb2_get32(q + at + 16) > len - 20 ||
+		 pv_utf16le_to_utf8(q + at + 20, smb2_get32(q + at + 16), to, sizeof(to)) < 0)
+		st = 0xC000000Du; /* INVALID_PARAMETER */
+	if (st == ST_OK) {
+		for (char *p = to; *p; p++)
+			if (*p == '\\')
+				*p = '/';
+		there = fake_lookup(f, to);
+		if (there && there != n && !(q[at] & 1))
+			st = ST_OBJECT_NAME_COLLISION;
+		else if (there && there != n && there->dir)
+			st = ST_ACCESS_DENIED;
+	}
+	if (st != ST_OK) {
+		msg(out, SMB2_SET_INFO, mid, st, 7);
+		error_body(out);
+		return;
+	}
+	if (there && there != n) {
+		free(there->path);
+		free(there->data);
+		*there = (struct fake_node){0};
+	}
+	ck_assert_ptr_nonnull(from = strdup(n->path));
+	fl = strlen(from);
+	for (int i = 0; i < FAKE_NODES; i++) { /* the node and what is below it */
+		struct fake_node *c = &f->fs[i];
+		char *np;
+
+		if (!c->path || strncmp(c->path, from, fl) != 0 ||
+		    (c->path[fl] && c->path[fl] != '/'))
+			continue;
+		ck_assert_int_ge(asprintf(&np, "%s%s", to, c->path + fl), 0);
+		free(c->path);
+		c->path = np;
+	}
+	free(from);
+	msg(out, SMB2_SET_INFO, mid, ST_OK, 7);
+	put16(grow(out, 2), 2);
+}
+
+/* One request message: its answer appended to out. related: the handle a related request
+ * means; rstatus: the status of the previous message of the compound, which a related one
+ * fails with (MS-SMB2 3.3.5.2.7.2). */
+static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, uint32_t *rstatus,
+		   struct pv_buf *out)
+{
+	struct smb2_hdr h;
+	bool rel;
+	uint8_t *b;
+	size_t at;
+
+	smb2_hdr_get(q, qlen, &h); /* a request: the same layout */
+	h.mid = smb2_get64(q + 24);
+	rel = h.flags & SMB2_FLAGS_RELATED;
+	if (h.command < 32)
+		f->cmds[h.command]++;
+	if (rel && *rstatus != ST_OK) {
+		msg(out, h.command, h.mid, *rstatus, 7);
+		error_body(out);
+		return;
+	}
+	switch (h.command) {
+	case SMB2_NEGOTIATE:
+		msg(out, SMB2_NEGOTIATE, h.mid, ST_OK, 0);
+		b = grow(out, 64 + 8);
+		put16(b, 65);
+		put16(b + 2, f->signing == SIGN_REQUIRED ? 3 : 1); /* signing enabled, required */
+		put16(b + 4, dialect_of(f));
+		put32(b + 24, 0x4); /* large MTU: multi-credit */
+		put32(b + 28, 1 << 23);
+		put32(b + 32, 1 << 23);
+		put32(b + 36, 1 << 23);
+		return;
+	case SMB2_SESSION_SETUP:
+		session_setup(f, q, qlen, h.mid, out);
+		return;
+	case SMB2_LOGOFF:
+		msg(out, SMB2_LOGOFF, h.mid, ST_OK, 0);
+		put16(grow(out, 4), 4);
+		return;
+	case SMB2_TREE_CONNECT:
+		msg(out, SMB2_TREE_CONNECT, h.mid, ST_OK, 7);
+		b = grow(out, 16);
+		put16(b, 16);
+		b[2] = 1; /* disk */
+		put32(b + 12, 0x1f01ff);
+		return;
+	case SMB2_CREATE: {
+		int hid = -1;
+		uint32_t st = create(f, q, qlen, &hid);
+
+		*rstatus = st;
+		at = msg(out, SMB2_CREATE, h.mid, st, 7);
+		if (st != ST_OK) {
+			error_body(out);
+			return;
+		}
+		*related = hid;
+		b = grow(out, 88 + 1);
+		put16(b, 89);
+		smb2_put64(b + 48, f->fs[f->h[hid].node].size);
+		put32(b + 56, f->fs[f->h[hid].node].dir ? 0x10 : 0x80);
+		smb2_put64(b + 64, (uint64_t)hid + 1);
+		smb2_put64(b + 72, 0xabcdef);
+		(void)at;
+		return;
+	}
+	case SMB2_WRITE: {
+		struct fake_handle *hd = handle_of(f, q + SMB2_HDR + 16, *related);
+		uint32_t len = smb2_get32(q + SMB2_HDR + 4);
+		uint64_t off = smb2_get64(q + SMB2_HDR + 8);
+
+		if (!hd) {
+			*rstatus = 0xC0000008u; /* INVALID_HANDLE */
+			msg(out, SMB2_WRITE, h.mid, *rstatus, 7);
+			error_body(out);
+			return;
+		}
+		if (f->nwrites < sizeof(f->writes) / sizeof(f->writes[0]))
+			f->writes[f->nwrites++] = off;
+		keep(f, &f->fs[hd->node], q, qlen, off, len);
+		msg(out, SMB2_WRITE, h.mid, ST_OK, 7);
+		b = grow(out, 17);
+		put16(b, 17);
+		put32(b + 4, len);
+		return;
+	}
+	case SMB2_CLOSE: {
+		struct fake_handle *hd = handle_of(f, q + SMB2_HDR + 8, *related);
+
+		if (!hd) {
+			msg(out, SMB2_CLOSE, h.mid, 0xC0000008u, 7);
+			error_body(out);
+			return;
+		}
+		if (hd->delete_on_close) {
+			free(f->fs[hd->node].path);
+			free(f->fs[hd->node].data);
+			f->fs[hd->node] = (struct fake_node){0};
+		}
+		hd->node = -1;
+		msg(out, SMB2_CLOSE, h.mid, ST_OK, 7);
+		put16(grow(out, 60), 60);
+		return;
+	}
+	case SMB2_QUERY_DIRECTORY: {
+		struct fake_handle *hd = handle_of(f, q + SMB2_HDR + 8, *related);
+		size_t start;
+
+		if (hd && (q[SMB2_HDR + 3] & 1)) /* SMB2_RESTART_SCANS */
+			hd->cursor = -2;
+		if (!hd || (hd->listed && hd->cursor >= FAKE_NODES)) {
+			msg(out, SMB2_QUERY_DIRECTORY, h.mid, hd ? ST_NO_MORE_FILES : 0xC0000008u,
+			    7);
+			error_body(out);
+			return;
+		}
+		hd->listed = true;
+		at = msg(out, SMB2_QUERY_DIRECTORY, h.mid, ST_OK, 7);
+		grow(out, 8);
+		start = out->len;
+		if (!entries(f, hd, out)) {
+			out->len = at;
+			msg(out, SMB2_QUERY_DIRECTORY, h.mid, ST_NO_MORE_FILES, 7);
+			error_body(out);
+			return;
+		}
+		b = (uint8_t *)out->data + at + SMB2_HDR;
+		put16(b, 9);
+		put16(b + 2, SMB2_HDR + 8);
+		put32(b + 4, (uint32_t)(out->len - start));
+		return;
+	}
+	case SMB2_READ:
+		read_file(f, q, qlen, h.mid, *related, out);
+		return;
+	case SMB2_QUERY_INFO:
+		query_info(f, q, h.mid, *related, out);
+		return;
+	case SMB2_SET_INFO:
+		set_info(f, q, qlen, h.mid, *related, out);
+		return;
+	default:
+		msg(out, h.command, h.mid, 0xC00000BBu, 0); /* NOT_SUPPORTED */
+		error_body(out);
+	}
+}
+
+static bool read_all(int fd, uint8_t *p, size_t n)
+{
+	while (n > 0) {
+		struct pollfd pfd = {fd, POLLIN, 0};
+		ssize_t got;
+
+		if (poll(&pfd, 1, 10000) <= 0) /* a test never waits longer */
+			return false;
+		got = recv(fd, p, n, 0);
+		if (got <= 0)
+			return false;
+		p += got;
+		n -= (size_t)got;
+	}
+	return true;
+}
+
+/* When signing is required, a request after the logon (NEGOTIATE and SESSION_SETUP are not
+ * signed) is counted as signed right, signed wrong or unsigned, and refused unless signed
+ * right (true: answer STATUS_ACCESS_DENIED, as Samba does). *sign: sign its answer. */
+static bool refused(struct fake *f, const uint8_t *m, size_t n, bool *sign)
+{
+	uint16_t cmd = smb2_get16(m + 12);
+	uint8_t sig[16];
+
+	*sign = false;
+	if (f->signing != SIGN_REQUIRED || !f->keyed || cmd == SMB2_NEGOTIATE ||
+	    cmd == SMB2_SESSION_SETUP)
+		return false;
+	if (!(smb2_get32(m + 16) & SMB2_FLAGS_SIGNED)) {
+		f->unsigned_reqs++;
+		return true;
+	}
+	fake_mac(f, m, n, sig);
+	if (memcmp(sig, m + 48, 16) != 0) {
+		f->sig_bad++;
+		return true;
+	}
+	f->signed_ok++;
+	*sign = true;
+	return false;
+}
+
+/* Sign the messages of the answer frame out that sign[] (one per message, n of them) asks
+ * for: each over its own bytes, to the next message (padding included) or the end. */
+static void sign_answers(const struct fake *f, struct pv_buf *out, const bool *sign, unsigned n)
+{
+	for (size_t o = 0, i = 0;; i++) {
+		uint8_t *m = (uint8_t *)out->data + o;
+		uint32_t next = smb2_get32(m + 20);
+
+		if (i < n && sign[i]) {
+			put32(m + 16, smb2_get32(m + 16) | SMB2_FLAGS_SIGNED);
+			fake_mac(f, m, next ? next : out->len - o, m + 48);
+		}
+		if (!next)
+			break;
+		o += next;
+	}
+}
+
+/* The credits the answer a (to the request q) grants: 64 (f->credits 0), none (below 0), or
+ * as a stingy server grants them (f->credits k above 0): k in the first answer, then one
+ * when the client would otherwise be left with none, else none (MS-SMB2 3.3.1.2 asks no
+ * more than that). A request the client had no credit for is counted in f->overdrawn. */
+static void credit(struct fake *f, const uint8_t *q, uint8_t *a)
+{
+	uint16_t charge = smb2_get16(q + 6), g = 64;
+
+	if (!f->credits)
+		return;
+	if (!f->balance_set) {
+		f->balance = 1;
+		f->balance_set = true;
+	}
+	charge = charge ? charge : 1;
+	if (f->balance < charge)
+		f->overdrawn++;
+	f->balance -= charge;
+	if (f->credits < 0)
+		g = 0;
+	else if (!f->granted)
+		g = (uint16_t)f->credits;
+	else
+		g = f->balance < 1 ? 1 : 0;
+	f->granted += g;
+	f->balance += g;
+	put16(a + 14, g);
+}
+
+static void *serve(void *arg)
+{
+	struct fake *f = arg;
+	uint8_t *in = malloc(1 << 21);
+
+	for (;;) {
+		uint8_t nb[4];
+		size_t len, off = 0;
+		struct pv_buf out = PV_BUF_INIT;
+		struct fake_req q = {0};
+		int related = -1;
+		uint32_t rstatus = ST_OK;
+		size_t last = SIZE_MAX;
+		enum fake_act a = FAKE_SEND;
+		bool sign[64];
+		unsigned nmsg = 0;
+
+		if (!in || !read_all(f->fd, nb, 4))
+			break;
+		len = (size_t)nb[1] << 16 | (size_t)nb[2] << 8 | nb[3];
+		if (len < SMB2_HDR || len > (1 << 21) || !read_all(f->fd, in, len))
+			break;
+		q.cmd = smb2_get16(in + 12);
+		q.mid = smb2_get64(in + 24);
+		for (;;) { /* each message of the compound */
+			uint32_t next = smb2_get32(in + off + 20);
+			size_t mlen = next ? next : len - off;
+
+			while (out.len % 8)
+				pv_buf_add(&out, "", 1);
+			if (last != SIZE_MAX)
+				put32((uint8_t *)out.data + last + 20, (uint32_t)(out.len - last));
+			last = out.len;
+			{
+				uint16_t cmd = smb2_get16(in + off + 12);
+				unsigned ok_before = f->logons_ok;
+				bool sign_it;
+
+				if (refused(f, in + off, mlen, &sign_it)) {
+					rstatus = ST_ACCESS_DENIED;
+					msg(&out, cmd, smb2_get64(in + off + 24), rstatus, 0);
+					error_body(&out);
+				} else {
+					answer(f, in + off, mlen, &related, &rstatus, &out);
+				}
+				/* the end of a logon: signed unless the fake signs nothing */
+				if (cmd == SMB2_SESSION_SETUP && f->logons_ok > ok_before &&
+				    f->keyed && f->signing != SIGN_NONE)
+					sign_it = true;
+				if (nmsg < 64)
+					sign[nmsg++] = sign_it;
+				credit(f, in + off, (uint8_t *)out.data + last);
+			}
+			if (!next || next > len - off - SMB2_HDR)
+				break;
+			off += next;
+		}
+		sign_answers(f, &out, sign, nmsg);
+		if (f->hook) {
+			a = f->hook(f, &q, &out);
+			f->hooked++;
+		}
+		if (a == FAKE_SEND)
+			fake_send_frame(f, out.data, out.len);
+		pv_buf_release(&out, 0);
+		if (a == FAKE_HANGUP)
+			break;
+	}
+	free(in);
+	shutdown(f->fd, SHUT_RDWR);
+	return NULL;
+}
+
+/* A fake server holding the folder u1 of share fsroot1; returns the client's fd. */
+int fake_start(struct fake *f, fake_hook hook, long arg)
+{
+	int sv[2];
+
+	memset(f, 0, sizeof(*f));
+	for (int i = 0; i < FAKE_HANDLES; i++)
+		f->h[i].node = -1;
+	f->hook = hook;
+	f->arg = arg;
+	memcpy(f->schal, "\x01\x23\x45\x67\x89\xab\xcd\xef", 8);
+	fake_mknode(f, "u1", true, 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	f->fd = sv[1];
+	return sv[0];
+}
+
+void fake_run(struct fake *f)
+{
+	ck_assert_int_eq(pthread_create(&f->thread, NULL, serve, f), 0);
+}
+
+void fake_join(struct fake *f)
+{
+	if (f->joined)
+		return;
+	pthread_join(f->thread, NULL);
+	close(f->fd);
+	f->joined = true;
+}
+
+void fake_stop(struct fake *f)
+{
+	fake_join(f);
+	for (int i = 0; i < FAKE_NODES; i++) {
+		free(f->fs[i].path);
+		free(f->fs[i].data);
+	}
+	if (f->capture)
+		fclose(f->capture);
+}
+
+/* ---- hooks both suites use ---- */
+
+enum fake_act fake_tamper(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	uint16_t cmd = (uint16_t)(f->arg & 0xffff);
+	int kind = (int)(f->arg >> 16);
+
+	(void)q;
+	for (size_t o = 0; !f->done;) {
+		uint8_t *m = (uint8_t *)reply->data + o;
+		uint32_t next = smb2_get32(m + 20);
+		size_t n = next ? next : reply->len - o;
+
+		if (smb2_get16(m + 12) == cmd &&
+		    (cmd != SMB2_SESSION_SETUP || smb2_get32(m + 8) == ST_OK)) {
+			if (kind == FLIP)
+				m[n - 1] ^= 1;
+			else if (kind == UNSIGN || kind == FLAG)
+				put32(m + 16, kind == FLAG
+						      ? smb2_get32(m + 16) | SMB2_FLAGS_SIGNED
+						      : smb2_get32(m + 16) & ~SMB2_FLAGS_SIGNED);
+			if (kind == UNSIGN || kind == FLAG)
+				memset(m + 48, kind == FLAG ? 0xaa : 0, 16);
+			if (kind == WRONG)
+				m[48] ^= 0x80;
+			if (kind == OTHER_SID)
+				smb2_put64(m + 40, 0x9999);
+			f->done++;
+		}
+		if (!next)
+			break;
+		o += next;
+	}
+	return FAKE_SEND;
+}
+
+/* The request named by arg (a command) is held: keep-alives (f->arg2 0) or interim answers. */
+enum fake_act fake_hold_keepalive(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	(void)reply;
+	if (q->cmd != f->arg)
+		return FAKE_SEND;
+	fake_stall(f, 0, 0);
+	return FAKE_HANGUP;
+}
+
+enum fake_act fake_hold_pending(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	(void)reply;
+	if (q->cmd != f->arg)
+		return FAKE_SEND;
+	fake_stall(f, q->cmd, q->mid);
+	return FAKE_HANGUP;
+}
+
+/* arg selects the fault, applied to the answer of the command f->... (see each test). */
+enum fake_act fake_short_frame(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	(void)q;
+	(void)reply;
+	fake_send_frame(f, "\xfeSMB@\0\0\0\0\0", (size_t)f->arg); /* 10 bytes at most */
+	return FAKE_DONE;
+}
+
+/* NetBIOS headers that are not a session message of a size we take (f->arg picks). */
+enum fake_act fake_bad_netbios(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	static const uint8_t heads[][4] = {
+		{0x82, 0, 0, 0},	  /* positive session response: not on a session */
+		{0x85, 0, 0, 4},	  /* a keep-alive with a length */
+		{0x00, 0x10, 0, 1},	  /* 1 MiB + 1 */
+		{0x00, 0xff, 0xff, 0xff}, /* 16 MiB - 1 */
+	};
+
+	(void)q;
+	fake_send_raw(f, heads[f->arg], 4);
+	fake_send_raw(f, reply->data, reply->len);
+	return FAKE_DONE;
+}
+
+/* The frame of the answer to command f->arg cut: its NetBIOS length says more than comes,
+ * then the server closes (or, with the command negated, waits). */
+enum fake_act fake_cut_frame(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	uint8_t h[4] = {0, 0, 0x10, 0}; /* 4 KiB announced */
+
+	if (q->cmd != labs(f->arg))
+		return FAKE_SEND;
+	fake_send_raw(f, h, 4);
+	fake_send_raw(f, reply->data, reply->len < 100 ? reply->len : 100);
+	if (f->arg < 0)
+		fake_client_gone(f, 5000);
+	return FAKE_HANGUP;
+}
+
+enum fake_act fake_poke(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	size_t at = (size_t)(f->arg >> 16 & 0xffff);
+
+	if (q->cmd != (f->arg & 0xffff) || at + 4 > reply->len)
+		return FAKE_SEND;
+	put32((uint8_t *)reply->data + at, (uint32_t)((unsigned long)f->arg >> 32));
+	return FAKE_SEND;
+}
+
+/* The answer to command f->arg cut to its header and f->arg >> 16 bytes of body. */
+enum fake_act fake_cut_body(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	if (q->cmd != (f->arg & 0xffff))
+		return FAKE_SEND;
+	put32((uint8_t *)reply->data + 20, 0); /* no next message */
+	reply->len = SMB2_HDR + (size_t)(f->arg >> 16);
+	return FAKE_SEND;
+}

@@ -1,0 +1,176 @@
+/* tests/unit/fake_smb2.h: a fake SMB2 server for the tests of our two SMB2 clients
+ * (tests/unit/check_wire.c for smb/wire.c, tests/unit/check_async.c for smb/async.c): a
+ * thread on the other end of a socketpair(2) that reads the client's requests and answers
+ * them from a small file system of its own (MS-SMB2 answers, an NTLMv2 check of the logon),
+ * unless a test's hook changes, cuts, delays or replaces the answer.
+ *
+ * The fake can require signing (as Samba's `server signing = mandatory`): it computes the
+ * session key from the AUTHENTICATE and the password it knows (FAKE_PASSWORD, for LAB\u1),
+ * checks the signature of every request after the logon with its own code (the KDF input
+ * spelled out, the MACs of util/digest, not smb/smb2.c's signing), refuses a request that is
+ * not signed right, and signs its answers; hooks then change what it signed.
+ *
+ * It holds the folder u1 of a share (any name); it answers NEGOTIATE, SESSION_SETUP (NTLMv2,
+ * or a one-leg stand-in for Kerberos: FAKE_KRB_TICKET),
+ * TREE_CONNECT, CREATE (files and folders: FILE_OPEN, FILE_CREATE, FILE_OVERWRITE_IF,
+ * delete-on-close), CLOSE, READ and WRITE (a file's bytes are kept), QUERY_DIRECTORY
+ * (FileDirectoryInformation, page entries per answer, then STATUS_NO_MORE_FILES), QUERY_INFO
+ * (FileNetworkOpenInformation), SET_INFO (FileRenameInformation) and LOGOFF, compounds
+ * included. Credits: 64 per answer, or as few as a stingy server's (see credits). */
+#ifndef PV_TESTS_UNIT_FAKE_SMB2_H
+#define PV_TESTS_UNIT_FAKE_SMB2_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/buf.h"
+
+/* The one account the fake knows, LAB\u1 (tests/fuzz/smb2_plan.h logs on with the same). */
+#define FAKE_PASSWORD "Secret-1"
+/* A Kerberos-like logon (a SPNEGO callback's): a token starting with FAKE_KRB_TICKET is taken
+ * at once, the final answer carries FAKE_KRB_REPLY, and the session key is FAKE_KRB_KEY. */
+#define FAKE_KRB_TICKET "FAKE-KRB"
+#define FAKE_KRB_REPLY	"FAKE-REP"
+#define FAKE_KRB_KEY	"0123456789abcdef"
+
+#define FAKE_NODES   256
+#define FAKE_HANDLES 64
+
+struct fake_node {
+	char *path; /* share-relative, '/'-separated; NULL: a free slot */
+	bool dir;
+	uint64_t size;
+	uint8_t *data; /* the file's bytes (size of them) once written; NULL: fake_byte() */
+};
+
+struct fake_handle {
+	int node; /* -1: free */
+	bool listed, delete_on_close;
+	int cursor; /* QUERY_DIRECTORY: the next entry to list (of -2 .. FAKE_NODES) */
+};
+
+/* What the fake does about signing: nothing (as before signing was written: these answers
+ * are the seed corpus's), sign the final SESSION_SETUP answer of a logon and nothing more
+ * (Samba when signing is not required: it signs that answer for every logon that is not a
+ * guest's), or require signing (SecurityMode SIGNING_REQUIRED; every request after the logon
+ * must be signed right, and every answer is signed). */
+enum { SIGN_NONE, SIGN_SETUP, SIGN_REQUIRED };
+
+/* The request a frame starts with, for hooks to choose on. */
+struct fake_req {
+	uint16_t cmd;
+	uint64_t mid;
+};
+
+struct fake;
+/* Called with each answer frame before it goes (reply: the SMB2 messages, no NetBIOS
+ * header): change it and return FAKE_SEND, or send what you like with the helpers and
+ * return FAKE_DONE, or FAKE_HANGUP to close the connection. */
+enum fake_act { FAKE_SEND, FAKE_DONE, FAKE_HANGUP };
+typedef enum fake_act (*fake_hook)(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+struct fake {
+	int fd;
+	pthread_t thread;
+	fake_hook hook;
+	long arg;	    /* for the hook */
+	unsigned hooked;    /* frames the hook has seen */
+	unsigned done;	    /* for hooks that act once */
+	size_t target_info; /* bytes of NTLM target info in the challenge (0: a small one) */
+	uint16_t dialect;   /* chosen in NEGOTIATE (0: 3.0.2) */
+	int signing;	    /* SIGN_NONE, SIGN_SETUP or SIGN_REQUIRED (below) */
+	bool keyed;	    /* key is the signing key of the session logged on */
+	uint8_t key[16];
+	unsigned signed_ok, sig_bad, unsigned_reqs; /* requests after the logon, when required */
+	uint8_t schal[8];
+	struct fake_node fs[FAKE_NODES];
+	struct fake_handle h[FAKE_HANDLES];
+	unsigned cmds[32]; /* requests seen, by command */
+	unsigned logons_ok, logons_bad;
+	FILE *capture; /* every byte sent, for the corpus */
+	unsigned page; /* entries per QUERY_DIRECTORY answer (0: all in one) */
+	int credits;   /* credits granted: 0, 64 an answer; k > 0, stingy (see fake_smb2.c) */
+	long balance;  /* ... the client's credits, as the fake counts them */
+	bool balance_set;
+	unsigned long granted;
+	unsigned overdrawn;  /* requests that came without a credit */
+	uint64_t writes[64]; /* the offsets of the WRITEs seen, in order */
+	unsigned nwrites;
+	bool joined;
+};
+
+/* The byte at off of a file that was not written there (READ answers it). */
+uint8_t fake_byte(uint64_t off);
+
+/* Bytes on the wire: as they are, or as a NetBIOS session message (type 0, 24-bit length)
+ * holding p; a session keep-alive (type 0x85). The client gone: nothing is sent. */
+void fake_send_raw(struct fake *f, const void *p, size_t n);
+void fake_send_frame(struct fake *f, const void *p, size_t n);
+void fake_keepalive(struct fake *f);
+/* An interim answer to mid: async, STATUS_PENDING (MS-SMB2 3.3.4.2); with flags
+ * SMB2_FLAGS_SIGNED too, a signature field of 0xaa bytes (a server may flag an interim
+ * answer to a signed request so; MS-SMB2 3.2.5.1.3 checks no interim answer). */
+void fake_interim_flagged(struct fake *f, uint16_t cmd, uint64_t mid, uint32_t flags);
+void fake_interim(struct fake *f, uint16_t cmd, uint64_t mid);
+/* Whether the client has closed its end, waiting up to ms for it; what it sends meanwhile
+ * is read and dropped (it may still be sending). */
+bool fake_client_gone(struct fake *f, int ms);
+/* Hold a request: keep-alives (or interim answers to mid when cmd is set) every 20 ms until
+ * the client gives up and closes, 10 s at most. */
+void fake_stall(struct fake *f, uint16_t cmd, uint64_t mid);
+
+/* The node of a share-relative path, or NULL; a new one (NULL when the table is full). */
+struct fake_node *fake_lookup(struct fake *f, const char *path);
+struct fake_node *fake_mknode(struct fake *f, const char *path, bool dir, uint64_t size);
+
+/* A fake server holding the folder u1; returns the client's end of the socketpair. Then
+ * set what the test needs (signing, dialect, nodes...), fake_run() starts the thread. Once
+ * the client closed its end, fake_join() waits for the thread to end (the nodes can be
+ * looked at then), fake_stop() does that if need be and frees the nodes. */
+int fake_start(struct fake *f, fake_hook hook, long arg);
+void fake_run(struct fake *f);
+void fake_join(struct fake *f);
+void fake_stop(struct fake *f);
+
+/* ---- hooks both suites use (f->arg says what to do) ---- */
+
+/* What fake_tamper() does to the first answer to command (f->arg & 0xffff) (for
+ * SESSION_SETUP the final one: the first is not signed), after the fake signed it: */
+enum {
+	FLIP,	   /* flip the last bit of the message (padding of a compound's message) */
+	UNSIGN,	   /* clear SMB2_FLAGS_SIGNED and the signature */
+	WRONG,	   /* flip a bit of the signature */
+	FLAG,	   /* set SMB2_FLAGS_SIGNED with a signature of 0xaa bytes */
+	OTHER_SID, /* put another session's id in the header */
+};
+#define TAMPER(cmd, kind) ((long)(cmd) | (long)(kind) << 16)
+enum fake_act fake_tamper(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+/* The request of command f->arg is held: keep-alives, or interim answers, until the client
+ * gives up; then the fake hangs up. */
+enum fake_act fake_hold_keepalive(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+enum fake_act fake_hold_pending(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+/* The first answer replaced by a frame of f->arg bytes (at most 10): shorter than a header. */
+enum fake_act fake_short_frame(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+/* The first answer under a NetBIOS header that is not a session message of a size a client
+ * takes: f->arg 0: type 0x82; 1: a keep-alive with a length; 2: 1 MiB + 1; 3: 16 MiB - 1. */
+enum fake_act fake_bad_netbios(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+/* The frame of the answer to command f->arg cut: its NetBIOS length says more than comes,
+ * then the server closes (or, with the command negated, waits). */
+enum fake_act fake_cut_frame(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+/* A field of the first message of the answer to command (f->arg & 0xffff) set: at byte
+ * (f->arg >> 16 & 0xffff) of the message, the 32-bit value f->arg >> 32. */
+#define POKE(cmd, at, v)                                                                           \
+	((long)((unsigned long)(cmd) | (unsigned long)(at) << 16 | (unsigned long)(v) << 32))
+enum fake_act fake_poke(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+/* The answer to command f->arg cut to its header and f->arg >> 16 bytes of body. */
+enum fake_act fake_cut_body(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+#endif
