@@ -21,6 +21,8 @@ SECS=${SECS:-60}
 CONNS=${CONNS:-"16 64"}
 ROUNDS=${ROUNDS:-3}
 "$LAB_SH" status >/dev/null || { echo "bench: the lab is not up (make lab-up)" >&2; exit 1; }
+command -v smbtorture >/dev/null ||
+	{ echo "bench: smbtorture is missing: make deps installs it (package samba-testsuite)" >&2; exit 1; }
 P=(-p "$PLAYBOOK" --set lab=pvbl --set "users.name_template=bl-{client}-u{n}"
 	--set users.per_client=100 --set "controller.results=$BT/results")
 trap 'on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT

@@ -432,51 +432,60 @@ static void sc_upload(struct user *u)
 	open_path(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, upload_opened);
 }
 
-/* browse: list a static/ folder, look at three of its files */
-static void browse_file(struct user *u, const struct pv_smba_done *d);
+/* browse and read_folder: open a static/ folder, list it, close it, then open each chosen file
+ * of it, look at it (browse: three files, their attributes) or read it whole (read_folder:
+ * every file), and close it */
+static void walk_file(struct user *u, const struct pv_smba_done *d);
 
-static void browse_stat(struct user *u, const struct pv_smba_done *d)
+static void walk_looked(struct user *u, const struct pv_smba_done *d)
 {
-	if (refused(u, d, 0))
+	if (u->kind == PV_LOAD_BROWSE && refused(u, d, 0))
 		return;
-	close_fid(u, false, browse_file);
+	close_fid(u, false, walk_file);
 }
 
-static void browse_opened(struct user *u, const struct pv_smba_done *d)
+static void walk_opened(struct user *u, const struct pv_smba_done *d)
 {
 	if (!opened(u, d, false))
 		return;
-	ISSUE(u, browse_stat, pv_smba_stat(u->c, u->fid, on_done, u));
+	if (u->kind == PV_LOAD_BROWSE)
+		ISSUE(u, walk_looked, pv_smba_stat(u->c, u->fid, on_done, u));
+	else
+		read_all(u, walk_looked);
 }
 
-static void browse_file(struct user *u, const struct pv_smba_done *d)
+static void walk_file(struct user *u, const struct pv_smba_done *d)
 {
+	bool browse = u->kind == PV_LOAD_BROWSE;
+	size_t n = u->names.n, k;
+
 	if (d && refused(u, d, 0))
 		return;
-	if (u->i >= 3 || u->i >= u->names.n) {
+	if (u->i >= (browse && n > 3 ? 3 : n)) {
 		end(u, false);
 		return;
 	}
-	snprintf(u->path, sizeof(u->path), "%s",
-		 u->names.f[(u->i++ * 7 + u->seq) % u->names.n].path);
-	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, browse_opened);
+	k = browse ? (u->i * 7 + u->seq) % n : u->i;
+	u->i++;
+	snprintf(u->path2, sizeof(u->path2), "%s", u->names.f[k].path);
+	open_path(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, walk_opened);
 }
 
-static void browse_listed(struct user *u, const struct pv_smba_done *d)
+static void walk_listed(struct user *u, const struct pv_smba_done *d)
 {
 	(void)d;
 	u->i = 0;
-	close_fid(u, false, browse_file);
+	close_fid(u, false, walk_file);
 }
 
-static void browse_dir(struct user *u, const struct pv_smba_done *d)
+static void walk_dir(struct user *u, const struct pv_smba_done *d)
 {
 	if (!opened(u, d, false))
 		return;
-	list_all(u, false, browse_listed);
+	list_all(u, false, walk_listed);
 }
 
-static void sc_browse(struct user *u)
+static void walk(struct user *u)
 {
 	const struct file *f = pick(u, &u->dirs);
 
@@ -485,8 +494,8 @@ static void sc_browse(struct user *u)
 		return;
 	}
 	snprintf(u->path, sizeof(u->path), "%s", f->path);
-	u->seq++;
-	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, browse_dir);
+	u->seq++; /* browse: which three files */
+	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, walk_dir);
 }
 
 /* open_read: a static/ document read whole */
@@ -801,60 +810,6 @@ static void sc_mkdir(struct user *u)
 	open_path(u, u->path, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_DIR, mk_step);
 }
 
-/* read_folder: every file of one static/ folder, read whole */
-static void rf_file(struct user *u, const struct pv_smba_done *d);
-
-static void rf_read(struct user *u, const struct pv_smba_done *d)
-{
-	(void)d;
-	close_fid(u, false, rf_file);
-}
-
-static void rf_opened(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, false))
-		return;
-	read_all(u, rf_read);
-}
-
-static void rf_file(struct user *u, const struct pv_smba_done *d)
-{
-	if (d && refused(u, d, 0))
-		return;
-	if (u->i >= u->names.n) {
-		end(u, false);
-		return;
-	}
-	snprintf(u->path2, sizeof(u->path2), "%s", u->names.f[u->i++].path);
-	open_path(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, rf_opened);
-}
-
-static void rf_listed(struct user *u, const struct pv_smba_done *d)
-{
-	(void)d;
-	u->i = 0;
-	close_fid(u, false, rf_file);
-}
-
-static void rf_dir(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, false))
-		return;
-	list_all(u, false, rf_listed);
-}
-
-static void sc_read_folder(struct user *u)
-{
-	const struct file *f = pick(u, &u->dirs);
-
-	if (!f) {
-		end(u, true);
-		return;
-	}
-	snprintf(u->path, sizeof(u->path), "%s", f->path);
-	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, rf_dir);
-}
-
 /* the ops loop (opts.ops_loop): open, write 4 KiB, close, again */
 static void ops_next(struct user *u, const struct pv_smba_done *d);
 
@@ -912,12 +867,12 @@ static void start_ops(struct user *u, double t)
 }
 
 static void (*const scenario[PV_LOAD_KINDS])(struct user *u) = {
-	[PV_LOAD_UPLOAD] = sc_upload,	      [PV_LOAD_BROWSE] = sc_browse,
+	[PV_LOAD_UPLOAD] = sc_upload,	      [PV_LOAD_BROWSE] = walk,
 	[PV_LOAD_OPEN_READ] = sc_open_read,   [PV_LOAD_COPY_IN] = sc_copy_in,
 	[PV_LOAD_EDIT_SAVE] = sc_edit_save,   [PV_LOAD_OPEN_CLOSE] = sc_open_close,
 	[PV_LOAD_REWRITE] = sc_rewrite,	      [PV_LOAD_DELETE_NEW] = sc_delete_new,
 	[PV_LOAD_LIST_NEW] = sc_list_new,     [PV_LOAD_RENAME] = sc_rename,
-	[PV_LOAD_MKDIR] = sc_mkdir,	      [PV_LOAD_READ_FOLDER] = sc_read_folder,
+	[PV_LOAD_MKDIR] = sc_mkdir,	      [PV_LOAD_READ_FOLDER] = walk,
 };
 
 static void start(struct user *u, double t)

@@ -491,6 +491,30 @@ static int channel_failed(struct pv_remote *rem, const char *what, const char *w
 			ssh_get_error(rem->session));
 }
 
+/* Opens a session channel on rem whose data, exit status and exit signal go to x through cb
+ * (the caller's: libssh keeps the pointer while the channel lives) and starts cmd on it; *chp
+ * is the channel, to free, even on failure. */
+static int channel_start(struct pv_remote *rem, const char *cmd, const char *word,
+			 const char *doing, struct ssh_channel_callbacks_struct *cb, struct run *x,
+			 ssh_channel *chp)
+{
+	memset(cb, 0, sizeof(*cb));
+	cb->userdata = x;
+	cb->channel_data_function = on_data;
+	cb->channel_exit_status_function = on_status;
+	cb->channel_exit_signal_function = on_signal;
+	ssh_callbacks_init(cb);
+	if ((*chp = ssh_channel_new(rem->session)) == NULL ||
+	    ssh_channel_open_session(*chp) != SSH_OK)
+		return channel_failed(rem, "opening a channel for", word);
+	if (ssh_set_channel_callbacks(*chp, cb) != SSH_OK)
+		return pv_error(PV_EIO, "out of memory");
+	pv_log(PV_LOG_DEBUG, "%s: %s %s", rem->name, doing, word);
+	if (ssh_channel_request_exec(*chp, cmd) != SSH_OK)
+		return channel_failed(rem, "starting", word);
+	return 0;
+}
+
 /* pv_remote_exec, and pv_remote_exec_stoppable when stop is non-NULL. */
 static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
 		    struct pv_buf *out, struct pv_buf *err, int *status, int timeout,
@@ -508,36 +532,14 @@ static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size
 	memset(&x, 0, sizeof(x));
 	x.out = out;
 	x.err = err;
-	memset(&cb, 0, sizeof(cb));
-	cb.userdata = &x;
-	cb.channel_data_function = on_data;
-	cb.channel_exit_status_function = on_status;
-	cb.channel_exit_signal_function = on_signal;
-	ssh_callbacks_init(&cb);
-
 	cmd_word(cmd, word, sizeof(word));
 	who(rem, w, sizeof(w));
 	if (timeout <= 0)
 		timeout = rem->timeout * 6;
 	deadline = now_ms() + (long long)timeout * 1000;
 
-	if ((ch = ssh_channel_new(rem->session)) == NULL) {
-		r = channel_failed(rem, "opening a channel for", word);
+	if ((r = channel_start(rem, cmd, word, "running", &cb, &x, &ch)) < 0)
 		goto out;
-	}
-	if (ssh_channel_open_session(ch) != SSH_OK) {
-		r = channel_failed(rem, "opening a channel for", word);
-		goto out;
-	}
-	if (ssh_set_channel_callbacks(ch, &cb) != SSH_OK) {
-		r = pv_error(PV_EIO, "out of memory");
-		goto out;
-	}
-	pv_log(PV_LOG_DEBUG, "%s: running %s", rem->name, word);
-	if (ssh_channel_request_exec(ch, cmd) != SSH_OK) {
-		r = channel_failed(rem, "starting", word);
-		goto out;
-	}
 	while (in != NULL && done < inlen) {
 		size_t chunk = inlen - done < IO_CHUNK ? inlen - done : IO_CHUNK;
 
@@ -669,30 +671,12 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 	memset(&x, 0, sizeof(x));
 	x.out = &out;
 	x.err = err;
-	memset(&cb, 0, sizeof(cb));
-	cb.userdata = &x;
-	cb.channel_data_function = on_data;
-	cb.channel_exit_status_function = on_status;
-	cb.channel_exit_signal_function = on_signal;
-	ssh_callbacks_init(&cb);
 	cmd_word(cmd, word, sizeof(word));
 	who(rem, w, sizeof(w));
 	if (timeout > 0)
 		deadline = now_ms() + (long long)timeout * 1000;
-	if ((ch = ssh_channel_new(rem->session)) == NULL ||
-	    ssh_channel_open_session(ch) != SSH_OK) {
-		r = channel_failed(rem, "opening a channel for", word);
+	if ((r = channel_start(rem, cmd, word, "streaming", &cb, &x, &ch)) < 0)
 		goto out;
-	}
-	if (ssh_set_channel_callbacks(ch, &cb) != SSH_OK) {
-		r = pv_error(PV_EIO, "out of memory");
-		goto out;
-	}
-	pv_log(PV_LOG_DEBUG, "%s: streaming %s", rem->name, word);
-	if (ssh_channel_request_exec(ch, cmd) != SSH_OK) {
-		r = channel_failed(rem, "starting", word);
-		goto out;
-	}
 	if (in && inlen && ssh_channel_write(ch, in, (uint32_t)inlen) == SSH_ERROR) {
 		r = channel_failed(rem, "sending input to", word);
 		goto out;

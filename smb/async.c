@@ -102,24 +102,6 @@ static const char *span(double secs, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- buffers ---- */
-
-static int ensure(uint8_t **buf, size_t *cap, size_t need)
-{
-	if (need > *cap) {
-		size_t n = *cap ? *cap : 4096;
-		uint8_t *b;
-
-		while (n < need)
-			n *= 2;
-		if (!(b = realloc(*buf, n)))
-			return -1;
-		*buf = b;
-		*cap = n;
-	}
-	return 0;
-}
-
 /* ---- failure ---- */
 
 static void complete(struct pv_smba *c, struct req *q, const struct pv_smba_done *d)
@@ -254,7 +236,7 @@ static void emit(struct pv_smba *c, struct req *q, uint16_t cmd, size_t blen)
 /* Room for a request with a body of blen bytes at the end of out; the body's address. */
 static uint8_t *room(struct pv_smba *c, size_t blen)
 {
-	if (ensure(&c->out, &c->ocap, c->olen + 4 + SMB2_HDR + blen) < 0)
+	if (smb2_ensure(&c->out, &c->ocap, c->olen + 4 + SMB2_HDR + blen, 4096) < 0)
 		return NULL;
 	memset(c->out + c->olen, 0, 4 + SMB2_HDR + blen);
 	return c->out + c->olen + 4 + SMB2_HDR;
@@ -779,7 +761,7 @@ static void readable(struct pv_smba *c)
 	size_t at = 0;
 	int err = 0;
 
-	if (ensure(&c->in, &c->icap, c->ilen + 65536) < 0) {
+	if (smb2_ensure(&c->in, &c->icap, c->ilen + 65536, 4096) < 0) {
 		lose(c, PV_EIO, "out of memory");
 		return;
 	}

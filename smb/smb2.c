@@ -5,6 +5,7 @@
 #include "util/utf16.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 void smb2_put16(uint8_t *p, uint16_t v)
@@ -213,5 +214,21 @@ int smb2_name(const char *path, struct pv_buf *out)
 	for (size_t i = from; i + 1 < out->len; i += 2)
 		if (out->data[i] == '/' && out->data[i + 1] == 0)
 			out->data[i] = '\\';
+	return 0;
+}
+
+int smb2_ensure(uint8_t **buf, size_t *cap, size_t need, size_t first)
+{
+	if (need > *cap) {
+		size_t n = *cap ? *cap : first;
+		uint8_t *b;
+
+		while (n < need)
+			n *= 2;
+		if (!(b = realloc(*buf, n)))
+			return -1;
+		*buf = b;
+		*cap = n;
+	}
 	return 0;
 }

@@ -100,4 +100,8 @@ int smb2_verify(uint8_t *msg, size_t len, uint16_t dialect, const uint8_t key[16
 /* A '/'-separated UTF-8 path appended to out as the UTF-16LE '\\'-separated name a CREATE
  * carries; -1 on invalid UTF-8 or out of memory. */
 int smb2_name(const char *path, struct pv_buf *out);
+
+/* A frame buffer *buf of *cap bytes grown (doubling from first) to hold at least need bytes:
+ * 0, or -1 when out of memory (*buf and *cap are then as they were). */
+int smb2_ensure(uint8_t **buf, size_t *cap, size_t need, size_t first);
 #endif

@@ -239,18 +239,7 @@ static int late(struct pv_smb2 *c)
 
 static int ensure(uint8_t **buf, size_t *cap, size_t need)
 {
-	if (need > *cap) {
-		size_t n = *cap ? *cap : 65536;
-		uint8_t *b;
-
-		while (n < need)
-			n *= 2;
-		if (!(b = realloc(*buf, n)))
-			return pv_error(PV_EIO, "out of memory");
-		*buf = b;
-		*cap = n;
-	}
-	return PV_OK;
+	return smb2_ensure(buf, cap, need, 65536) < 0 ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
 /* Sign every message of what begin/add built, when the server requires signing and a

@@ -17,6 +17,8 @@ pkgs=(
 	samba samba-ad-provision smbclient winbind libnss-winbind python3-samba samba-dsdb-modules
 	samba-vfs-modules ldap-utils openssh-server openssh-client iproute2 bind9-dnsutils
 	openssl attr acl time procps util-linux
+	# the benchmarks' reference tools (bench/load.sh: smbtorture)
+	samba-testsuite
 )
 
 declare -A have=()
