@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# provision wait --drain on the real lab, read-only: each built-in probe (writeback with dirty
+# provision wait --drain on the real lab: each built-in probe (writeback with dirty
 # data made on srv first, inflight, smb with a lab user's session and open file held from cli1
 # beside an admin session that must not count), command probes that drain, never drain (14),
 # print garbage or fail (8), Ctrl-C and SIGTERM (15, promptly, one SSH session throughout),
 # --json and --dry-run. Depths are checked against srv's own /proc/meminfo and smbstatus.
-# Everything it makes lives in a scratch folder on srv (and $T_TMP here) and is removed.
+# Everything it makes lives in a scratch folder on srv (and $T_TMP here) and is removed; on a
+# lab not prepared, the smb probe's test prepares lab 'pvwait' and cleans it up.
 . "$(dirname "$0")/lib.sh"
 
 P=(-p "$PLAYBOOK")
@@ -17,6 +18,7 @@ cleanup() {
 	done
 	[[ -n ${BG:-} ]] && kill "$BG" 2>/dev/null
 	on srv rm -rf "$SD"
+	[[ -n ${OURS:-} ]] && on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1
 	rm -rf "$T_TMP"
 }
 trap cleanup EXIT
@@ -157,7 +159,20 @@ for p in $(on srv pgrep -f '^(sleep 15\.0417|.*sh -c sleep 15\.0417; echo 1)$');
 done
 
 # 8. smb: this lab's users' sessions and open files, others not counted. Needs a prepared lab
-#    (srv joined, smbd running, the users made): without one, only the idle reading is checked.
+#    (srv joined, smbd running, the users made): when the lab is not prepared, the test
+#    prepares one of its own (lab 'pvwait', one user per client) and cleans it up at the end.
+U=cli1-u1
+udir=$(on srv sh -c "ls -d /srv/provision/fsroot*/$U 2>/dev/null | head -n 1")
+if ! joined || ! grep -Eq '^srv .* smbd=[0-9]' <<<"$("$LAB_SH" status 2>/dev/null)" || [[ -z $udir ]]; then
+	P=(-p "$PLAYBOOK" --set lab=pvwait --set "users.name_template=wt-{client}-u{n}"
+		--set users.per_client=1)
+	OURS=1
+	U=wt-cli1-u1
+	pv "${P[@]}" prepare
+	expect_rc 0 "prepare lab pvwait (one user per client) for the smb probe"
+	udir=$(on srv sh -c "ls -d /srv/provision/fsroot*/$U 2>/dev/null | head -n 1")
+	[[ -n $udir ]] || fail "prepare made no tree for $U on srv"
+fi
 smb_count() { # REGEX: sessions + opens of the users it matches (whole name, any case, after
 	# the domain) in srv's smbstatus, counted here
 	on srv smbstatus --json --resolve-uids 2>/dev/null | python3 -c '
@@ -168,7 +183,7 @@ n = sum(mine(s.get("username")) for s in d["sessions"].values())
 n += sum(mine(o.get("username")) for f in d.get("open_files", {}).values() for o in f["opens"].values())
 print(n)' "$1"
 }
-LAB_USERS='(cli1|cli2)-u[1-9][0-9]*' # users.name_template of lab.yaml, its clients
+LAB_USERS="${U%%cli1-u1}(cli1|cli2)-u[1-9][0-9]*" # users.name_template, the lab's clients
 busy=$(smb_count "$LAB_USERS")
 pv "${P[@]}" --json wait --probe smb --settle 0 --timeout 10
 if [[ $busy -eq 0 ]]; then
@@ -193,10 +208,8 @@ release() {
 	echo quit >&"$fd"
 	exec {fd}>&-
 }
-U=cli1-u1
-udir=$(on srv sh -c "ls -d /srv/provision/fsroot*/$U 2>/dev/null | head -n 1")
-if ! joined || ! grep -Eq '^srv .* smbd=[0-9]' <<<"$("$LAB_SH" status 2>/dev/null)" || [[ -z $udir ]]; then
-	echo "    SKIP smb sessions: the lab is not prepared (srv joined with smbd, user $U and its tree); run provision prepare first" >&2
+if [[ -z $udir ]]; then
+	: # said above
 elif [[ $busy -ne 0 || $(smb_count "$LAB_USERS") -ne 0 ]]; then
 	echo "    SKIP smb sessions: lab users have SMB sessions open on srv already (the lab is in use)" >&2
 else
