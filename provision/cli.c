@@ -252,8 +252,10 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "--parallel opening at once, default 64; --timeout per request, default 10 s) and its\n"
 	 "home tree is listed; then 'ready {...}' is printed and, after a 'go' line on stdin,\n"
 	 "every user runs its schedule for --duration seconds. One process and one thread carry\n"
-	 "every user (epoll). stdout: one line of figures per interval (load/line.h). The end of\n"
-	 "stdin, a 'stop' line, Ctrl-C or SIGTERM stop it (status 15) after the figures so far."},
+	 "every user (epoll), with a socket each: the open-files limit is raised to users + 64\n"
+	 "when the hard limit allows, else status 9 names both. stdout: one line of figures per\n"
+	 "interval (load/line.h). The end of stdin, a 'stop' line, Ctrl-C or SIGTERM stop it\n"
+	 "(status 15) after the figures so far."},
 	{CMD_HELP, "help", NULL, false, 0, "help [command]", "show help for a command",
 	 "Shows the usage and options of a command."},
 };

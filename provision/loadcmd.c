@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 struct input {
@@ -183,6 +184,32 @@ static int password(struct pv_secret **out)
 	return r;
 }
 
+/* Every user holds a socket: a process started with the usual soft limit of 1024 open files
+ * (an SSH session's) raises it, up to the hard limit, to what n users need. */
+#define FILES_SPARE 64 /* stdin/stdout/stderr, epoll, Kerberos' and the resolver's files */
+
+static int open_files(size_t n)
+{
+	struct rlimit l;
+	rlim_t need = (rlim_t)n + FILES_SPARE;
+
+	if (getrlimit(RLIMIT_NOFILE, &l) != 0)
+		return pv_error(PV_EIO, "cannot read the open-files limit: %s", strerror(errno));
+	if (l.rlim_cur == RLIM_INFINITY || l.rlim_cur >= need)
+		return PV_OK;
+	if (l.rlim_max != RLIM_INFINITY && l.rlim_max < need)
+		return pv_error(PV_EIO,
+				"%zu users need %llu open files and this host allows %llu (the hard "
+				"limit, ulimit -Hn): raise nofile for this user (limits.conf, or "
+				"LimitNOFILE= of sshd's unit) or give this client fewer users",
+				n, (unsigned long long)need, (unsigned long long)l.rlim_max);
+	l.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &l) != 0)
+		return pv_error(PV_EIO, "cannot raise the open-files limit to %llu for %zu users: %s",
+				(unsigned long long)need, n, strerror(errno));
+	return PV_OK;
+}
+
 int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 {
 	const char *client = ctx->cli.opt[OPT_CLIENT], *wg = ctx->cli.opt[OPT_WORKGROUP];
@@ -216,6 +243,8 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 			rc = pv_error(PV_EUSAGE, "stdin ended before 'start' (see 'provision help "
 						 "load')");
 	}
+	if (rc == PV_OK)
+		rc = open_files(r.proto.n);
 	if (rc == PV_OK && r.proto.cfg.auth == PV_LOAD_KERBEROS) {
 		/* a private Kerberos profile naming the realm's KDC: the client's own krb5.conf
 		 * (if any) is neither needed nor read */

@@ -130,6 +130,36 @@ assert st['cli1'] in ('done', 'stopped') and st['cli2'] in ('failed', 'lost'), s
 assert m['steps'][0]['load']['clients_lost'] == 1, m['steps'][0]['load']
 " "$RES/lt-kill/manifest.json" || fail "the killed client is not in the manifest's step"
 
+# ---- 5. provision load by hand, under open-file limits too low for its 100 users --------
+# stdin as run renders it (docs/load.md): the password, the config, a line per user, start;
+# then go once ready, and the end of stdin after the duration
+{
+	cat "$LAB/user.pass"
+	echo
+	echo "config rate=3310 late=1 overload=1 interval=1 seed=1 auth=ntlm weights=15,150,40,7,15,50,15,5,15,7,7,5 limits=2,1,2,3,3,1,2,1,1,1,2,5"
+	for n in $(seq 100); do echo "user pl-cli1-u$n srvu$n fsroot$(((n - 1) % 2 + 1)) $n"; done
+	echo start
+} >"$T_TMP/load.in"
+# load_by_hand SOFT HARD: provision load on cli1 with those open-file limits; RC, OUT, ERR
+load_by_hand() {
+	pv_shell "ulimit -Sn $1 && ulimit -Hn $2 && { cat '$T_TMP/load.in'; sleep 2; echo go; sleep 4; } |
+		'$PV' load --client cli1 --workgroup LAB --duration 2"
+}
+pv_shell() {
+	on cli1 bash -c "$1" >"$T_TMP/out" 2>"$T_TMP/err"
+	RC=$?
+	OUT=$(cat "$T_TMP/out")
+	ERR=$(cat "$T_TMP/err")
+}
+load_by_hand 40 4096
+expect_rc 0 "provision load with 100 users and a soft limit of 40 open files (raised)"
+expect_out '^ready \{"users":100,"connected":100,"failed":0' "every user connected under a raised limit"
+load_by_hand 40 100
+expect_rc 9 "provision load with 100 users and a hard limit of 100 open files"
+expect_err "100 users need 164 open files and this host allows 100 \(the hard limit, ulimit -Hn\)" \
+	"the limit named"
+expect_no_out "^ready" "nothing started under a hard limit too low"
+
 pv "${P[@]}" cleanup --leave
 expect_rc 0 "cleanup"
 finish
