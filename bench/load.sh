@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/load.sh: the built-in load driver (issue 12), on the lab, from cli1 (lab 'pvbl': 100
-# users per client, prepared here and cleaned up at the end):
+# bench/load.sh: the built-in load driver (issue 12), on the lab, from cli1 (lab 'pvbl': USERS
+# users per client, at least 100, prepared here and cleaned up at the end):
 #   (1) the client's CPU per simulated user: `provision load` with USERS users at FSCT's rate
 #       (331 scenarios per user-hour) for SECS seconds, and at 10x that rate (more scenarios to
 #       measure): users one client core carries before the driver is the limit;
@@ -13,19 +13,25 @@
 #           file (a heavier operation mix; shown, not compared);
 #       ops/s and client CPU per operation (user+sys of the client process, /usr/bin/time), the
 #       medians and the ratios a/b.
-# Environment: USERS (default 100), SECS (default 60), CONNS (default "16 64"), ROUNDS (3).
+# Environment: USERS (default 100), SECS (default 60), CONNS (default "16 64"; "" for (1)
+# alone), ROUNDS (3), KEEP (set: lab pvbl stays prepared, and a next run finds it so).
 . "$(dirname "$0")/lib.sh"
 
 USERS=${USERS:-100}
 SECS=${SECS:-60}
-CONNS=${CONNS:-"16 64"}
+CONNS=${CONNS-"16 64"} # "" for (1) alone
 ROUNDS=${ROUNDS:-3}
 "$LAB_SH" status >/dev/null || { echo "bench: the lab is not up (make lab-up)" >&2; exit 1; }
 command -v smbtorture >/dev/null ||
 	{ echo "bench: smbtorture is missing: make deps installs it (package samba-testsuite)" >&2; exit 1; }
+PER=$((USERS > 100 ? USERS : 100)) # users prepared per client
 P=(-p "$PLAYBOOK" --set lab=pvbl --set "users.name_template=bl-{client}-u{n}"
-	--set users.per_client=100 --set "controller.results=$BT/results")
-trap 'on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT
+	--set users.per_client=$PER --set "controller.results=$BT/results")
+if [[ -n ${KEEP:-} ]]; then # KEEP=1: the lab stays prepared for the next run (or by hand)
+	trap 'echo "bench: lab pvbl left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2; rm -rf "$BT"' EXIT
+else
+	trap 'on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT
+fi
 on ctl "$PV" "${P[@]}" prepare >"$BT/prepare.out" 2>&1 ||
 	{ echo "bench: prepare failed:" >&2; tail -5 "$BT/prepare.out" >&2; exit 1; }
 
@@ -42,10 +48,17 @@ load_input() {
 }
 
 # run_load N RATE SECS [OPS]: provision load on cli1; "cpu_seconds lines" in $BT/load.res
+# (go once every user has logged on: `ready` on stdout; the seconds that took in $in.ready)
 cat >"$BT/load.sh" <<'SH'
 in=$1; secs=$2; shift 2
-{ cat "$in"; sleep 2; echo go; sleep "$((secs + 5))"; } |
-	/usr/bin/time -f '%U %S' -o "$in.time" "$@" >"$in.out"
+t0=$(date +%s%N)
+{
+	cat "$in"
+	until grep -q '^ready' "$in.out" 2>/dev/null; do sleep 0.1; done
+	echo $((($(date +%s%N) - t0) / 1000000)) >"$in.ready"
+	echo go
+	sleep "$((secs + 5))"
+} | /usr/bin/time -f '%U %S' -o "$in.time" "$@" >"$in.out"
 SH
 run_load() {
 	load_input "$1" "$2" >"$BT/in"
@@ -58,16 +71,17 @@ echo "bench: (1) client CPU per simulated user, $USERS users on cli1, ${SECS} s"
 for rate in 331 3310; do
 	cpu=$(run_load "$USERS" "$rate" "$SECS")
 	scen=$(grep -o '"completed":[0-9]*' "$BT/in.out" | awk -F: '{ s += $2 } END { print s + 0 }')
-	awk -v c="$cpu" -v s="$scen" -v u="$USERS" -v t="$SECS" -v r="$rate" 'BEGIN {
+	awk -v c="$cpu" -v s="$scen" -v u="$USERS" -v t="$SECS" -v r="$rate" -v rd="$(cat "$BT/in.ready")" 'BEGIN {
 		per_user = c / t / u          # CPU seconds per second per user, at this rate
 		per_scen = s ? c / s : 0
 		printf "  rate %5d/h: %d scenarios, CPU %.2f s: %.3f ms per scenario, %.4f%% of a core per user", r, s, c, per_scen * 1000, per_user * 100
 		if (r == 331) printf " -> %.0f users per core at 331/h (measured)\n", 1 / per_user
 		else printf " -> %.0f users per core at 331/h (from the CPU per scenario)\n", 1 / (per_scen * 331 / 3600)
+		printf "      (%d users logged on and their trees listed in %.1f s; the CPU includes it)\n", u, rd / 1000
 	}'
 done
 
-printf '\nbench: (2) operations per second, %s connections, %s rounds\n' "$CONNS" "$ROUNDS"
+[[ -n $CONNS ]] && printf '\nbench: (2) operations per second, %s connections, %s rounds\n' "$CONNS" "$ROUNDS"
 printf 'username = bl-cli1-u1\npassword = %s\ndomain = LAB\n' "$(cat "$LAB/user.pass")" >"$BT/st.auth"
 chmod 600 "$BT/st.auth"
 for n in $CONNS; do

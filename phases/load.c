@@ -8,6 +8,7 @@
 #include "util/log.h"
 #include "util/progress.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,7 @@ struct engine {
 	struct pv_load_figs figs;
 	unsigned opening, pending; /* connections opening; users not yet ready or failed */
 	bool running;
+	double wake; /* the earliest due of an idle or failed user: none is due before */
 	char run[24]; /* in the names of what this run makes: another run's never collide */
 	char first_error[384];
 	uint8_t data[IO_CHUNK];
@@ -125,6 +127,8 @@ static void fail_user(struct user *u, const char *msg)
 	if (u->st == U_OPENING || u->st == U_LEARNING)
 		e->pending--;
 	u->st = U_FAILED;
+	if (u->due < e->wake)
+		e->wake = u->due;
 	pv_log(PV_LOG_DEBUG, "load: %s: %s", u->u->name, msg);
 }
 
@@ -145,6 +149,8 @@ static void end(struct user *u, bool error)
 				  error);
 	if (u->st == U_BUSY)
 		u->st = pv_smba_usable(u->c) ? U_IDLE : U_FAILED;
+	if (u->due < e->wake)
+		e->wake = u->due;
 }
 
 /* Every answer comes here first: a lost connection or a refusal ends the scenario. */
@@ -1098,8 +1104,9 @@ int pv_load(const struct pv_load_opts *o)
 		r = pv_smba_loop_run(e->l, 100);
 	}
 	e->running = !o->ops_loop;
+	e->wake = t0; /* the first turn looks at every user */
 	while (r == PV_OK && e->running) {
-		double t = pv_now(), wake = last + interval;
+		double t = pv_now(), wake;
 
 		if (t - t0 >= o->duration)
 			break;
@@ -1107,16 +1114,22 @@ int pv_load(const struct pv_load_opts *o)
 			r = PV_ESTOPPED;
 			break;
 		}
-		for (size_t i = 0; i < e->n; i++) {
-			struct user *u = &e->users[i];
+		/* the users are looked at only when one is due (end() and fail_user() bring
+		 * e->wake forward): with thousands of users, not at every answer */
+		if (t >= e->wake) {
+			e->wake = HUGE_VAL;
+			for (size_t i = 0; i < e->n; i++) {
+				struct user *u = &e->users[i];
 
-			if (u->due <= t && u->st == U_IDLE)
-				start(u, t);
-			else if (u->due <= t && u->st == U_FAILED)
-				start_failed(u, t);
-			if ((u->st == U_IDLE || u->st == U_FAILED) && u->due < wake)
-				wake = u->due;
+				if (u->due <= t && u->st == U_IDLE)
+					start(u, t);
+				else if (u->due <= t && u->st == U_FAILED)
+					start_failed(u, t);
+				if ((u->st == U_IDLE || u->st == U_FAILED) && u->due < e->wake)
+					e->wake = u->due;
+			}
 		}
+		wake = e->wake < last + interval ? e->wake : last + interval;
 		if (t >= last + interval && (r = emit(e, &last)) != PV_OK)
 			break;
 		t = pv_now();

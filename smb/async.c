@@ -30,6 +30,7 @@
 #define IO_MAX	    65536u
 #define LIST_BYTES  65536u /* a QUERY_DIRECTORY answer's buffer, at most */
 #define CREDITS_ASK 32
+#define SWEEP_SECS  0.05 /* deadlines are looked at every 50 ms at most */
 
 enum cstate { CS_CONNECTING, CS_NEGOTIATE, CS_SESSION, CS_TREE, CS_READY, CS_DEAD };
 
@@ -83,6 +84,7 @@ struct pv_smba_loop {
 	struct pv_smba *conns;
 	size_t n;
 	struct pv_smba *dead; /* closed during a turn: freed at its end */
+	double sweep_at;      /* the next look at every connection's deadlines */
 };
 
 static double now(void)
@@ -949,7 +951,9 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 	 * credits with none in flight to bring any: MS-SMB2 3.3.1.2 has the server never leave
 	 * the client without a credit, and one that does would keep them waiting for ever */
 	t = now();
-	for (struct pv_smba *c = l->conns; c; c = c->next) {
+	/* every connection and request is looked at, so not at every turn: with thousands of
+	 * connections the look cost more than the turn's work (a deadline is seconds) */
+	for (struct pv_smba *c = t >= l->sweep_at ? l->conns : NULL; c; c = c->next) {
 		char a[32];
 		unsigned waiting = 0;
 		struct req *late = NULL;
@@ -980,6 +984,8 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 		     "SMB to '%s': the server granted no credits: %u request%s cannot be sent",
 		     c->host, waiting, waiting == 1 ? "" : "s");
 	}
+	if (t >= l->sweep_at)
+		l->sweep_at = t + SWEEP_SECS;
 	reap(l);
 	return PV_OK;
 }

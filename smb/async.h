@@ -44,8 +44,9 @@ typedef void (*pv_smba_cb)(struct pv_smba *c, void *arg, const struct pv_smba_do
 int pv_smba_loop_new(struct pv_smba_loop **out);
 /* Close every connection (their pending requests complete with PV_EUNREACH first), free. */
 void pv_smba_loop_free(struct pv_smba_loop *l);
-/* Wait up to timeout_ms for I/O and handle it, run the callbacks due and the deadlines.
- * PV_OK, or PV_EIO when epoll fails. */
+/* Wait up to timeout_ms for I/O and handle it, run the callbacks due and the deadlines (those
+ * are looked at every 50 ms at most: a timeout is seen up to 50 ms late). PV_OK, or PV_EIO
+ * when epoll fails. */
 int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms);
 /* Connections open or opening. */
 size_t pv_smba_loop_count(const struct pv_smba_loop *l);
