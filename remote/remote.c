@@ -512,7 +512,7 @@ static int channel_start(struct pv_remote *rem, const char *cmd, const char *wor
 	pv_log(PV_LOG_DEBUG, "%s: %s %s", rem->name, doing, word);
 	if (ssh_channel_request_exec(*chp, cmd) != SSH_OK)
 		return channel_failed(rem, "starting", word);
-	return 0;
+	return PV_OK;
 }
 
 /* pv_remote_exec, and pv_remote_exec_stoppable when stop is non-NULL. */
@@ -538,7 +538,7 @@ static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size
 		timeout = rem->timeout * 6;
 	deadline = now_ms() + (long long)timeout * 1000;
 
-	if ((r = channel_start(rem, cmd, word, "running", &cb, &x, &ch)) < 0)
+	if ((r = channel_start(rem, cmd, word, "running", &cb, &x, &ch)) != PV_OK)
 		goto out;
 	while (in != NULL && done < inlen) {
 		size_t chunk = inlen - done < IO_CHUNK ? inlen - done : IO_CHUNK;
@@ -675,7 +675,7 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 	who(rem, w, sizeof(w));
 	if (timeout > 0)
 		deadline = now_ms() + (long long)timeout * 1000;
-	if ((r = channel_start(rem, cmd, word, "streaming", &cb, &x, &ch)) < 0)
+	if ((r = channel_start(rem, cmd, word, "streaming", &cb, &x, &ch)) != PV_OK)
 		goto out;
 	if (in && inlen && ssh_channel_write(ch, in, (uint32_t)inlen) == SSH_ERROR) {
 		r = channel_failed(rem, "sending input to", word);
