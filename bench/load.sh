@@ -26,7 +26,7 @@ command -v smbtorture >/dev/null ||
 	{ echo "bench: smbtorture is missing: make deps installs it (package samba-testsuite)" >&2; exit 1; }
 PER=$((USERS > 100 ? USERS : 100)) # users prepared per client
 P=(-p "$PLAYBOOK" --set lab=pvbl --set "users.name_template=bl-{client}-u{n}"
-	--set users.per_client=$PER --set "controller.results=$BT/results")
+	--set "users.per_client=$PER" --set "controller.results=$BT/results")
 if [[ -n ${KEEP:-} ]]; then # KEEP=1: the lab stays prepared for the next run (or by hand)
 	trap 'echo "bench: lab pvbl left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2; rm -rf "$BT"' EXIT
 else

@@ -35,6 +35,8 @@ extern const char pv_phases_shares_sh[];
 extern const char pv_phases_unshare_sh[];
 extern const char pv_samba_keytab_list_sh[];
 extern const char pv_samba_keytab_remove_sh[];
+extern const char pv_samba_keytab_add_sh[];
+extern const char pv_samba_keytab_clone_pl[];
 
 struct srv_run {
 	const struct pv_env *env;
@@ -343,11 +345,43 @@ static int recorded_spns(struct srv_run *run, struct pv_strset *rec)
 	return r;
 }
 
+/* The principals in names (lines) into the keytab Samba uses, with the keys of the account's
+ * host/ entries, on the server as root, no ticket needed (samba/scripts/keytab-clone.pl):
+ * PV_OK; PV_ENOTIMPL when that cannot be done there (the caller uses 'net ads keytab add');
+ * else the failure (the keytab is unchanged). */
+static int clone_keys(struct srv_run *run, const struct pv_buf *names)
+{
+	struct pv_buf sc = PV_BUF_INIT, out = PV_BUF_INIT;
+	int st = 0, r;
+
+	pv_remote_var(&sc, "kt", run->f.keytab);
+	pv_remote_var(&sc, "prog", pv_samba_keytab_clone_pl);
+	pv_buf_addstr(&sc, pv_samba_keytab_add_sh);
+	r = pv_buf_failed(names) ? pv_error(PV_EIO, "out of memory")
+				 : pv_samba_run(run->rem, "adding the alias principals to the keytab",
+						&sc, names->data, names->len, &out, &st, 300);
+	if (r == PV_OK && st == 3) {
+		pv_log(PV_LOG_DEBUG, "keytab: the host/ keys cannot be copied on '%s' (%s): using "
+				     "net ads keytab add", run->pb->server.host.name, pv_errmsg());
+		r = PV_ENOTIMPL;
+	} else if (r == PV_OK && (st != 0 || !out.data || !strstr(out.data, "pv-kt added "))) {
+		char tail[512];
+
+		snprintf(tail, sizeof(tail), "%s", pv_errmsg());
+		r = pv_error(PV_EREMOTE, "adding the alias principals to the keytab of '%s' failed "
+					 "(status %d)%s%s; the keytab is unchanged",
+			     run->pb->server.host.name, st, tail[0] ? ": " : "", tail);
+	}
+	pv_buf_release(&sc, 0);
+	pv_buf_release(&out, 0);
+	return r;
+}
+
 static int ensure_spns(struct srv_run *run)
 {
 	struct spn_list want = {0}, add = {0};
 	struct pv_strset *have = NULL, *kt = NULL;
-	struct pv_buf body = PV_BUF_INIT;
+	struct pv_buf body = PV_BUF_INIT, names = PV_BUF_INIT;
 	char *dn = NULL;
 	size_t nkt = 0;
 	int r;
@@ -381,13 +415,15 @@ static int ensure_spns(struct srv_run *run)
 		pv_log(PV_LOG_INFO, "added %zu alias SPNs (%s, ...) to %s", add.n, add.v[0], dn);
 	if (!run->f.needs_keytab)
 		goto out;
-	/* the keytab: one 'net ads keytab add' per chunk of missing principals */
-	/* as the probe listed them, when it did (no round trip) */
+	/* the keytab: the missing principals (as the probe listed them, when it did: no round
+	 * trip) get the keys of the account's host/ entries; else one 'net ads keytab add' per
+	 * chunk of them */
 	if (!run->f.keytab_listed && (r = keytab_principals(run, kt, NULL)) != PV_OK)
 		goto out;
 	for (size_t i = 0; i < want.n; i++) {
 		if (pv_strset_has(run->f.keytab_listed ? run->f.principals : kt, want.v[i]))
 			continue;
+		pv_buf_addf(&names, "%s\n", want.v[i]);
 		/* the options first, then --: the principals are operands whatever they hold */
 		if (nkt % KT_CHUNK == 0)
 			pv_buf_addstr(&body, nkt ? " </dev/null >&2\n" KT_ADD : KT_ADD);
@@ -396,15 +432,22 @@ static int ensure_spns(struct srv_run *run)
 		nkt++;
 	}
 	if (nkt) {
-		pv_buf_addstr(&body, " </dev/null >&2\n");
-		if ((r = run_as_admin(run, "net ads keytab add", &body)) != PV_OK)
+		const char *how = "copying the host/ keys";
+
+		if ((r = clone_keys(run, &names)) == PV_ENOTIMPL) {
+			how = "net ads keytab add";
+			pv_buf_addstr(&body, " </dev/null >&2\n");
+			r = run_as_admin(run, "net ads keytab add", &body);
+		}
+		if (r != PV_OK)
 			goto out;
 		run->kt_added = nkt;
-		pv_log(PV_LOG_INFO, "added %zu alias principals to the keytab of '%s'", nkt,
-		       run->pb->server.host.name);
+		pv_log(PV_LOG_INFO, "added %zu alias principals to the keytab of '%s' (%s)", nkt,
+		       run->pb->server.host.name, how);
 	}
 out:
 	pv_buf_release(&body, 0);
+	pv_buf_release(&names, 0);
 	pv_strset_free(have);
 	pv_strset_free(kt);
 	spn_release(&want);

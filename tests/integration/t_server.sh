@@ -60,6 +60,21 @@ expect_out "trees of 4 users \(fileset 'small'.* over smb: 280 files written \(0
 cores=$(on srv nproc)
 conns=$((cores < 2 ? 2 : cores > 4 ? 4 : cores))
 expect_err "trees: $conns SMB connections at once, each logging its users on in turn"
+# the alias principals went into srv's keytab with the host/ keys copied (not derived by net
+# ads keytab add): MIT's kvno -k checks that a ticket for each decrypts with its own entry
+expect_err "added 4 alias principals to the keytab of 'srv' \(copying the host/ keys\)"
+out=$(on srv sh -c 'kt=$(testparm -s --parameter-name="dedicated keytab file" 2>/dev/null)
+	d=$(mktemp -d) && KRB5CCNAME=FILE:$d/cc kinit st-cli1-u1@LAB.TEST <"$1" >/dev/null &&
+	KRB5CCNAME=FILE:$d/cc kvno -k "${kt#FILE:}" cifs/srvu1@LAB.TEST cifs/srvu1.lab.test@LAB.TEST \
+		cifs/srvu2@LAB.TEST cifs/srvu2.lab.test@LAB.TEST; rm -rf "$d"' sh "$LAB/user.pass" 2>&1)
+[[ $(grep -c ": kvno = [0-9]*, keytab entry valid" <<<"$out") -eq 4 ]] ||
+	fail "kvno -k on srv's keytab does not find the 4 alias principals valid: $out"
+# the copier refuses what it cannot read, and changes nothing then (exit 3: net is used)
+printf 'not a keytab' >"$T_TMP/bad.kt"
+printf 'cifs/x\n' | perl samba/scripts/keytab-clone.pl "$T_TMP/bad.kt" >/dev/null 2>&1
+rc=$?
+[[ $rc -eq 3 && $(cat "$T_TMP/bad.kt") == "not a keytab" ]] ||
+	fail "keytab-clone.pl on a file that is no keytab: exit $rc, file now '$(cat "$T_TMP/bad.kt")'"
 for t in fsroot1/st-cli1-u1 fsroot2/st-cli1-u2 fsroot1/st-cli2-u1 fsroot2/st-cli2-u2; do
 	owners=$(on srv sh -c "find $SP/$t -type f -printf '%u\n' | sort | uniq -c")
 	[[ ${owners,,} =~ ^\ *70\ lab.${t#*/}$ ]] || fail "files of $t owned by: $owners"
