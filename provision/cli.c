@@ -11,6 +11,7 @@
 #define B(c) (1u << (c))
 
 #define PB     PV_CMD_PLAYBOOK
+#define PBL    (PV_CMD_PLAYBOOK | PV_CMD_LOCKED)
 #define PHASES "dc|join|server|client|controller"
 
 const struct pv_command pv_commands[CMD_COUNT] = {
@@ -25,7 +26,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "and\n"
 	 "every client with the host key checked, and SMB on the server. Nothing is changed.\n"
 	 "Exit status: 0 when every check passes, else the code of the first failure."},
-	{CMD_PREPARE, "prepare", PHASES, false, PB,
+	{CMD_PREPARE, "prepare", PHASES, false, PBL,
 	 "prepare [dc|join|server|client|controller] [options]",
 	 "prepare the whole lab, or one phase of it",
 	 "Without a phase: runs dc, join, server, client and controller from the playbook, as\n"
@@ -40,7 +41,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "phase was partly done, else 0.\n"
 	 "With a phase, 'prepare dc' is 'provision dc' (and so on): see 'provision help dc'.\n"
 	 "Undo: provision cleanup."},
-	{CMD_DC, "dc", NULL, false, PB,
+	{CMD_DC, "dc", NULL, false, PBL,
 	 "dc [--users N] [--clients A,B] [--ou DN] [--name-template T] [--password-file F | "
 	 "--stdin-password] [--reset-passwords] [--verify] [--force]",
 	 "create N domain users per client in the lab's OU",
@@ -56,7 +57,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "after one try. --dry-run says what would be made. --verify then gets a Kerberos ticket\n"
 	 "as the first, the last and a random user. A DC that goes away part way is named (status\n"
 	 "6); run the command again once it is back. Undo: provision cleanup dc."},
-	{CMD_JOIN, "join", NULL, false, PB, "join [--admin-password-file FILE]",
+	{CMD_JOIN, "join", NULL, false, PBL, "join [--admin-password-file FILE]",
 	 "join the file server to the domain over SSH",
 	 "Over SSH to the server: checks its smb.conf (security = ads, the playbook's realm) and\n"
 	 "its clock against the DC's ('net ads info'; more than 5 minutes apart is refused, as\n"
@@ -68,7 +69,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "checks 'wbinfo -t' and 'net ads testjoin'. On a joined server a re-run changes nothing\n"
 	 "(it starts smbd and winbindd if they are stopped). Undo: provision cleanup join\n"
 	 "[--leave]."},
-	{CMD_SERVER, "server", NULL, false, PB,
+	{CMD_SERVER, "server", NULL, false, PBL,
 	 "server [--via smb|ssh] [--users N] [--parallel N] [--password-file F | --stdin-password]",
 	 "create the fsrootN shares, alias SPNs and per-user home trees",
 	 "Needs a joined server (provision join). Makes the shares fsroot1..K (server.shares,\n"
@@ -88,7 +89,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "server's disk with the user's uid and gid. A re-run writes only missing files and\n"
 	 "files of the wrong size.\n"
 	 "--dry-run says what would be made. Undo: provision cleanup server."},
-	{CMD_CLIENT, "client", NULL, false, PB, "client [--clients A,B] [--users N]",
+	{CMD_CLIENT, "client", NULL, false, PBL, "client [--clients A,B] [--users N]",
 	 "write the per-user hosts aliases on every client",
 	 "On every client (or those of --clients), over SSH, clients in parallel, writes this\n"
 	 "lab's block into the hosts file, between '# BEGIN provision <lab>' and\n"
@@ -108,7 +109,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "Exit status 10 when some clients failed and the others were done; each failed client\n"
 	 "is named with its cause. --dry-run reads and says what would change. Undo: provision\n"
 	 "cleanup client."},
-	{CMD_CONTROLLER, "controller", NULL, false, PB, "controller [--backup DIR]",
+	{CMD_CONTROLLER, "controller", NULL, false, PBL, "controller [--backup DIR]",
 	 "reset the controller's results folder, keeping a backup",
 	 "Moves the results folder (controller.results; on controller.host over SSH when the\n"
 	 "playbook names one, else here) to <results>.<YYYYmmdd-HHMMSS>, or to\n"
@@ -120,7 +121,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "anything moves (status 3); if the new folder cannot be made the old one is moved back.\n"
 	 "On controller.host, --backup DIR must be absolute and normalized (status 2 otherwise).\n"
 	 "'cleanup controller [--backup DIR]' does the same but never creates a missing folder."},
-	{CMD_RUN, "run", NULL, false, PB | PV_CMD_STOPPABLE,
+	{CMD_RUN, "run", NULL, false, PBL | PV_CMD_STOPPABLE,
 	 "run [--min-users N] [--max-users N] [--step N] [--duration S] [--warmup S] "
 	 "[--watch S] [--timeout S] [--id ID]",
 	 "run the load driver's phases across all hosts",
@@ -201,7 +202,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "prints something that is not its reading (quoted); 3 (config) when no probe is set or\n"
 	 "the playbook has no server; 6, 5 or 4 when the server cannot be reached, its host key\n"
 	 "is not the known one, or the SSH key is refused."},
-	{CMD_CLEANUP, "cleanup", PHASES, false, PB,
+	{CMD_CLEANUP, "cleanup", PHASES, false, PBL,
 	 "cleanup [dc|join|server|client|controller] [--leave] [--backup DIR]",
 	 "remove what the lab (or one phase) made, and nothing else",
 	 "Without a phase: every phase's cleanup in reverse order (controller, client, server,\n"

@@ -78,6 +78,7 @@ enum pv_cmd_flags {
 	PV_CMD_PLAYBOOK = 1u << 0,	/* load the playbook; a failure ends the command */
 	PV_CMD_PLAYBOOK_SOFT = 1u << 1, /* load it, and let the handler report a failure (check) */
 	PV_CMD_STOPPABLE = 1u << 2,	/* Ctrl-C and SIGTERM ask the work to stop (run, wait) */
+	PV_CMD_LOCKED = 1u << 3,	/* changes the lab: one such command at a time per lab */
 };
 
 struct pv_command {

@@ -81,6 +81,9 @@ static int setup(struct pv_ctx *ctx)
 		snprintf(ctx->load_msg, sizeof(ctx->load_msg), "%s", pv_errmsg());
 		r = PV_OK;
 	}
+	/* before a password is asked for or anything is touched */
+	if (r == PV_OK && ctx->pb && (flags & PV_CMD_LOCKED) && !ctx->cli.opt[OPT_DRY_RUN])
+		r = pv_lab_lock(ctx->pb->lab);
 	if (r == PV_OK && ctx->pb)
 		r = pv_dir_setup(&ctx->pb->domain); /* before any thread: it may set KRB5_CONFIG */
 	if (r == PV_OK)

@@ -69,6 +69,10 @@ int pv_ctx_load(struct pv_ctx *ctx);
  * else all. *out points into ctx->pb; the caller frees the array only. */
 int pv_ctx_clients(struct pv_ctx *ctx, const struct pv_host ***out, size_t *n);
 
+/* lock.c: lab (its id) locked for this process on this controller: PV_OK; PV_EBUSY naming the
+ * holder's pid when another provision holds it; PV_EIO when the lock file cannot be used. */
+int pv_lab_lock(const char *lab);
+
 /* secrets.c: the credentials provider behind ctx->env (file, environment, stdin once, or a
  * prompt on the terminal), resolved on first use and kept for the run; the variables of the
  * playbook's {env: NAME} references are taken out of the environment by pv_creds_init, before

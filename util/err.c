@@ -71,6 +71,7 @@ static const struct {
 	{ PV_EINCOMPLETE, "incomplete", "status: the lab lacks something the playbook asks for" },
 	{ PV_ETIMEOUT, "timeout", "wait: the queue did not drain in time; run: its timeout passed" },
 	{ PV_ESTOPPED, "stopped", "interrupted (Ctrl-C or SIGTERM); what was started was stopped" },
+	{ PV_EBUSY, "busy", "another provision is changing this lab; nothing was done" },
 	{ PV_EBUG, "bug", "internal error, please report" },
 };
 

@@ -25,6 +25,7 @@ enum pv_status {
 	PV_EINCOMPLETE = 13, /* status: the lab lacks something the playbook asks for */
 	PV_ETIMEOUT = 14, /* wait: the queue did not drain in time; run: its timeout passed */
 	PV_ESTOPPED = 15, /* interrupted (Ctrl-C, SIGTERM): what was started was stopped */
+	PV_EBUSY = 16,    /* another provision is changing this lab: nothing was done */
 	PV_EBUG = 70      /* internal error: please report */
 };
 

@@ -2,7 +2,8 @@
 # Faults during prepare, on the real lab: prepare killed with SIGKILL at several points and run
 # again (it converges, with no duplicates); the DC's samba killed in the middle of dc (named,
 # status 6 for unreachable, and a re-run after it is back converges); a client's sshd down
-# (that client named with its cause, the others done, status 10). Checked with ldapsearch,
+# (that client named with its cause, the others done, status 10); a second command on the lab
+# while prepare runs is refused (busy, 16). Checked with ldapsearch,
 # net conf, getent and find on srv. Lab 'pvfault' (users pf-cli1-u1...), left as found.
 . "$(dirname "$0")/lib.sh"
 
@@ -23,6 +24,16 @@ pv "${P[@]}" cleanup --leave >/dev/null
 #    to the end converges
 pv_bg "${P[@]}" prepare
 pv_when "created OU" && sleep 0.5
+# meanwhile a second command that changes this lab is refused at once (16, the holder's pid
+# named, nothing done); one that only reads it, and a dry run, go ahead
+pv "${P[@]}" cleanup
+expect_rc 16 "cleanup while prepare runs"
+expect_err "lab 'pvfault' is busy: another provision \(pid $PV_PID\) is changing it" "the holder named"
+pv "${P[@]}" --dry-run cleanup
+[[ $RC -eq 0 || $RC -eq 10 ]] || { fail "cleanup --dry-run while prepare runs: exit $RC"; show; }
+pv "${P[@]}" status
+[[ $RC -eq 0 || $RC -eq 13 ]] || { fail "status while prepare runs: exit $RC"; show; }
+kill -0 "$PV_PID" 2>/dev/null || fail "prepare ended before the kill: the lock test proved nothing"
 kill -9 "$PV_PID"
 pv_bg_wait
 [[ $RC -eq 137 ]] || fail "kill -9 during dc: exit $RC"
