@@ -17,6 +17,7 @@
 #define PATH_MAX_LOAD 512
 #define IO_CHUNK      65536u
 #define DRAIN_SECS    10.0 /* at the end, how long scenarios in flight may take to finish */
+#define LOGON_TRIES   3    /* a logon the server was too slow for (or reset) is tried again */
 
 struct file {
 	char *path;
@@ -62,6 +63,7 @@ struct user {
 	struct list dirs, sfiles, vfiles, made;
 	size_t made_head;
 	struct pv_krb_sec *krb; /* auth kerberos: the logon under way */
+	unsigned tries;		/* logons tried */
 	unsigned seq;
 	size_t learn;
 };
@@ -73,7 +75,10 @@ struct engine {
 	size_t n;
 	struct pv_load_figs figs;
 	unsigned opening, pending; /* connections opening; users not yet ready or failed */
+	struct user **again;	   /* users whose logon is to be tried again, nagain of them */
+	size_t nagain;
 	bool running;
+	bool logging_on; /* the users' logons are under way (and may be tried again) */
 	double wake; /* the earliest due of an idle or failed user: none is due before */
 	char run[24]; /* in the names of what this run makes: another run's never collide */
 	char first_error[384];
@@ -944,8 +949,19 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 {
 	struct user *u = arg;
 
-	(void)c;
 	u->e->opening--;
+	if (d->code == PV_EUNREACH && u->tries < LOGON_TRIES && u->e->logging_on) {
+		/* the server too slow to log everyone on at once (a logon storm on its DC) or a
+		 * reset: this user tries again once the others have had their turn */
+		pv_log(PV_LOG_DEBUG, "load: %s: %s; logging on again (try %u of %u)", u->u->name,
+		       d->msg ? d->msg : "the connection failed", u->tries + 1, LOGON_TRIES);
+		pv_smba_close_conn(c);
+		u->c = NULL;
+		pv_krb_sec_free(u->krb);
+		u->krb = NULL;
+		u->e->again[u->e->nagain++] = u;
+		return;
+	}
 	if (d->code != PV_OK) {
 		fail_user(u, d->msg ? d->msg : "the connection failed");
 		return;
@@ -1017,8 +1033,10 @@ int pv_load(const struct pv_load_opts *o)
 			 (long)(ts.tv_nsec / 100000) & 0xffff);
 	}
 	if (!(e->users = calloc(e->n ? e->n : 1, sizeof(*e->users))) ||
+	    !(e->again = calloc(e->n ? e->n : 1, sizeof(*e->again))) ||
 	    (r = pv_smba_loop_new(&e->l)) != PV_OK) {
 		free(e->users);
+		free(e->again);
 		free(e);
 		return r != PV_OK ? r : pv_error(PV_EIO, "out of memory");
 	}
@@ -1044,9 +1062,11 @@ int pv_load(const struct pv_load_opts *o)
 	}
 	e->pending = (unsigned)e->n;
 	/* open every user's connection, parallel at a time, and learn its tree */
+	e->logging_on = true;
 	while (e->pending && r == PV_OK) {
-		while (next_open < e->n && e->opening < parallel) {
-			struct user *u = &e->users[next_open++];
+		while ((next_open < e->n || e->nagain) && e->opening < parallel) {
+			struct user *u = next_open < e->n ? &e->users[next_open++]
+							  : e->again[--e->nagain];
 			struct pv_smba_opts so = {u->u->alias, u->u->alias, u->u->share,
 						  o->workgroup, u->u->name, o->password,
 						  o->timeout_ms, NULL, NULL};
@@ -1056,6 +1076,7 @@ int pv_load(const struct pv_load_opts *o)
 				so.auth_arg = u;
 			}
 
+			u->tries++;
 			if (pv_smba_open(e->l, &so, on_ready, u, &u->c) != PV_OK) {
 				fail_user(u, pv_errmsg());
 				continue;
@@ -1068,6 +1089,7 @@ int pv_load(const struct pv_load_opts *o)
 		}
 		r = pv_smba_loop_run(e->l, 50);
 	}
+	e->logging_on = false; /* from here a connection lost is the user's end */
 	if (r == PV_OK) {
 		unsigned ok, bad;
 
@@ -1161,6 +1183,7 @@ int pv_load(const struct pv_load_opts *o)
 	for (size_t i = 0; i < e->n; i++)
 		user_free(&e->users[i]);
 	free(e->users);
+	free(e->again);
 	free(e);
 	return r;
 }
