@@ -953,11 +953,14 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 	t = now();
 	/* every connection and request is looked at, so not at every turn: with thousands of
 	 * connections the look cost more than the turn's work (a deadline is seconds) */
-	for (struct pv_smba *c = t >= l->sweep_at ? l->conns : NULL; c; c = c->next) {
+	for (struct pv_smba *c = t >= l->sweep_at ? l->conns : NULL, *next; c; c = next) {
 		char a[32];
 		unsigned waiting = 0;
 		struct req *late = NULL;
 
+		/* taken first: a callback of lose() may close c (phases/load.c logs a user on
+		 * again so), which moves it to the dead list */
+		next = c->next;
 		if (c->st == CS_DEAD)
 			continue;
 		if (c->st != CS_READY && t > c->open_due) {
