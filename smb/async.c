@@ -475,10 +475,8 @@ static void session_send(struct pv_smba *c, const struct pv_buf *tok)
 
 static void on_negotiate(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 {
-	static const uint16_t offered[] = {0x0202, 0x0210, 0x0300, 0x0302};
 	struct pv_buf tok = PV_BUF_INIT;
 	uint16_t dialect;
-	size_t i;
 
 	(void)arg;
 	if (d->code != PV_OK)
@@ -488,9 +486,7 @@ static void on_negotiate(struct pv_smba *c, void *arg, const struct pv_smba_done
 		return;
 	}
 	dialect = smb2_get16(d->body + 4);
-	for (i = 0; i < sizeof(offered) / sizeof(offered[0]) && offered[i] != dialect; i++)
-		;
-	if (i == sizeof(offered) / sizeof(offered[0])) {
+	if (!smb2_dialect_offered(dialect)) {
 		lose(c, PV_EREMOTE, "SMB to '%s': the server chose dialect 0x%04x, not one offered",
 		     c->host, dialect);
 		return;
@@ -518,19 +514,13 @@ static void on_negotiate(struct pv_smba *c, void *arg, const struct pv_smba_done
 
 static void negotiate(struct pv_smba *c)
 {
-	static const uint16_t dialects[] = {0x0202, 0x0210, 0x0300, 0x0302};
-	uint8_t b[36 + 2 * 4] = {0};
+	uint8_t b[SMB2_NEGOTIATE_BODY];
 
 	c->st = CS_NEGOTIATE;
-	smb2_put16(b, 36);
-	smb2_put16(b + 2, 4);
-	smb2_put16(b + 4, 1); /* signing enabled */
-	if (getrandom(b + 12, 16, 0) != 16) {
+	if (smb2_negotiate_body(b) < 0) {
 		lose(c, PV_EIO, "getrandom: %s", strerror(errno));
 		return;
 	}
-	for (size_t i = 0; i < 4; i++)
-		smb2_put16(b + 36 + 2 * i, dialects[i]);
 	if (send_req(c, SMB2_NEGOTIATE, b, sizeof(b), on_negotiate, NULL) != PV_OK)
 		lose(c, PV_EIO, "out of memory");
 }

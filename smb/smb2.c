@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 void smb2_put16(uint8_t *p, uint16_t v)
 {
@@ -231,4 +232,27 @@ int smb2_ensure(uint8_t **buf, size_t *cap, size_t need, size_t first)
 		*cap = n;
 	}
 	return 0;
+}
+
+static const uint16_t dialects[] = {0x0202, 0x0210, 0x0300, 0x0302};
+
+int smb2_negotiate_body(uint8_t b[SMB2_NEGOTIATE_BODY])
+{
+	memset(b, 0, SMB2_NEGOTIATE_BODY);
+	smb2_put16(b, 36);
+	smb2_put16(b + 2, sizeof(dialects) / sizeof(dialects[0]));
+	smb2_put16(b + 4, SMB2_SIGNING_ENABLED);
+	if (getrandom(b + 12, 16, 0) != 16)
+		return -1;
+	for (size_t i = 0; i < sizeof(dialects) / sizeof(dialects[0]); i++)
+		smb2_put16(b + 36 + 2 * i, dialects[i]);
+	return 0;
+}
+
+bool smb2_dialect_offered(uint16_t dialect)
+{
+	for (size_t i = 0; i < sizeof(dialects) / sizeof(dialects[0]); i++)
+		if (dialects[i] == dialect)
+			return true;
+	return false;
 }

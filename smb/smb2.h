@@ -3,6 +3,7 @@
 #ifndef PV_SMB_SMB2_H
 #define PV_SMB_SMB2_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -104,4 +105,13 @@ int smb2_name(const char *path, struct pv_buf *out);
 /* A frame buffer *buf of *cap bytes grown (doubling from first) to hold at least need bytes:
  * 0, or -1 when out of memory (*buf and *cap are then as they were). */
 int smb2_ensure(uint8_t **buf, size_t *cap, size_t need, size_t first);
+
+/* The NEGOTIATE request both clients send (MS-SMB2 2.2.3): dialects 2.0.2, 2.1, 3.0 and 3.0.2,
+ * signing enabled (we sign when the server requires it), a random client GUID. b gets the
+ * SMB2_NEGOTIATE_BODY bytes of the body; 0, or -1 when getrandom fails (errno says why). */
+#define SMB2_NEGOTIATE_BODY (36 + 2 * 4)
+int smb2_negotiate_body(uint8_t b[SMB2_NEGOTIATE_BODY]);
+/* Whether the dialect a NEGOTIATE answer chose is one smb2_negotiate_body offered (MS-SMB2
+ * 3.2.5.2: a 3.1.1 server that answered so would expect negotiate contexts we do not send). */
+bool smb2_dialect_offered(uint16_t dialect);
 #endif

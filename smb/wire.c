@@ -702,8 +702,7 @@ static int new_conn(const char *server, int64_t timeout_ms, struct pv_smb2 **out
 
 static int negotiate(struct pv_smb2 *c)
 {
-	static const uint16_t dialects[] = {0x0202, 0x0210, 0x0300, 0x0302};
-	size_t ndialects = sizeof(dialects) / sizeof(dialects[0]), rlen, at, i;
+	size_t rlen, at;
 	struct smb2_hdr h;
 	const uint8_t *rsp = NULL, *b = NULL;
 	uint16_t dialect;
@@ -711,15 +710,10 @@ static int negotiate(struct pv_smb2 *c)
 
 	c->broken = false;
 	begin(c);
-	if (!(at = add(c, SMB2_NEGOTIATE, 36 + 2 * ndialects, false)))
+	if (!(at = add(c, SMB2_NEGOTIATE, SMB2_NEGOTIATE_BODY, false)))
 		return c->add_err;
-	smb2_put16(c->out + at, 36);
-	smb2_put16(c->out + at + 2, (uint16_t)ndialects);
-	smb2_put16(c->out + at + 4, SMB2_SIGNING_ENABLED); /* we sign when the server requires */
-	if (getrandom(c->out + at + 12, 16, 0) != 16)
+	if (smb2_negotiate_body(c->out + at) < 0)
 		return pv_error(PV_EIO, "getrandom: %s", strerror(errno));
-	for (i = 0; i < ndialects; i++)
-		smb2_put16(c->out + at + 36 + 2 * i, dialects[i]);
 	if ((r = rpc(c, &h, &rsp, &rlen)) != PV_OK)
 		return r;
 	if (h.status != ST_OK) {
@@ -732,12 +726,8 @@ static int negotiate(struct pv_smb2 *c)
 	}
 	if ((r = body(c, &h, rsp, rlen, 64, &b)) != PV_OK)
 		return r;
-	/* MS-SMB2 3.2.5.2: the dialect must be one offered (a 3.1.1 server that answers so
-	 * would expect negotiate contexts and preauth integrity we do not do) */
 	dialect = smb2_get16(b + 4);
-	for (i = 0; i < ndialects && dialects[i] != dialect; i++)
-		;
-	if (i == ndialects) {
+	if (!smb2_dialect_offered(dialect)) {
 		c->unsupported = true;
 		return pv_error(PV_EREMOTE,
 				"SMB to '%s': the server chose dialect 0x%04x, not one offered",
