@@ -2,7 +2,7 @@
 # bench/watch.sh: what the server watch of `provision run` costs the server, side by side with
 # two references, all three sampling at the same time on the lab's server (srv) every INTERVAL
 # seconds for SECS seconds:
-#   (a) ours: phases/scripts/watch.pl exactly as run starts it (perl -e "$prog" -- INTERVAL,
+#   (a) ours: run/scripts/watch.pl exactly as run starts it (perl -e "$prog" -- INTERVAL,
 #       one long-lived process reading /proc; CPU total and per process name, memory, disk,
 #       network);
 #   (b) vmstat INTERVAL: the standard long-lived sampler (CPU, memory, I/O totals; no per-process
@@ -19,7 +19,7 @@ SECS=${SECS:-30}
 ROUNDS=${ROUNDS:-3}
 INTERVAL=${INTERVAL:-2}
 "$LAB_SH" status >/dev/null || { echo "bench: the lab is not up (make lab-up)" >&2; exit 1; }
-prog=$(cat "$TOP/phases/scripts/watch.pl")
+prog=$(cat "$TOP/run/scripts/watch.pl")
 n=$((SECS / INTERVAL)) # samples per round for the references (they end on their own)
 
 # pct FILE: CPU % of one core from /usr/bin/time's "%e %U %S"

@@ -3,6 +3,7 @@
  * libldap's own errors are translated once, in pv_dir_fail(): a TLS verification failure and an
  * unreachable server both surface as LDAP_SERVER_DOWN/LDAP_CONNECT_ERROR, so we probe TCP
  * first and treat a failure after a successful TCP connect as a trust failure. */
+#include "krb/krb.h"
 #include "ldap/dir.h"
 
 #include "ldap/internal.h"

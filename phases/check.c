@@ -1,4 +1,5 @@
 /* phases/check.c: the preflight (see check.h). */
+#include "krb/krb.h"
 #include "phases/check.h"
 
 #include "ldap/dir.h"

@@ -4,6 +4,7 @@
  * One LDAP add per user carries the password (unicodePwd) and userAccountControl, so a user
  * is either fully made or not at all: a run killed at any point is finished by the next one.
  * A re-run costs one paged search. Adds are pipelined on one connection (ldap/ops.h). */
+#include "krb/krb.h"
 #include "phases/dc.h"
 
 #include "ldap/encode.h"

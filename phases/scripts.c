@@ -4,13 +4,10 @@
 PV_EMBED(pv_phases_ctl_reset_sh, "phases/scripts/ctl-reset.sh");
 PV_EMBED(pv_phases_ctl_status_sh, "phases/scripts/ctl-status.sh");
 PV_EMBED(pv_phases_getent_sh, "phases/scripts/getent.sh");
-PV_EMBED(pv_phases_install_sh, "phases/scripts/install.sh");
 PV_EMBED(pv_phases_list_trees_sh, "phases/scripts/list-trees.sh");
 PV_EMBED(pv_phases_trees_sh, "phases/scripts/trees.sh");
 PV_EMBED(pv_phases_trees_pl, "phases/scripts/trees.pl");
 PV_EMBED(pv_phases_send_template_sh, "phases/scripts/send-template.sh");
 PV_EMBED(pv_phases_shares_sh, "phases/scripts/shares.sh");
 PV_EMBED(pv_phases_unshare_sh, "phases/scripts/unshare.sh");
-PV_EMBED(pv_phases_drain_sh, "phases/scripts/drain.sh");
-PV_EMBED(pv_phases_run_client_pl, "phases/scripts/run-client.pl");
-PV_EMBED(pv_phases_watch_pl, "phases/scripts/watch.pl");
+

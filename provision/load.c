@@ -1,175 +1,300 @@
-/* provision/load.c: loading the playbook a command runs on, with the command line's
- * overrides (--set, then the command options that stand for playbook values). */
+/* provision/load.c: `provision load`, the built-in load driver's part on one client. `run`
+ * starts it over SSH (docs/load.md); by hand it reads the same lines from stdin:
+ *
+ *   <the users' password>
+ *   config rate=331 ...          (load/proto.h)
+ *   user cli1-u1 srvu1 fsroot2 1
+ *   start
+ *   go                           (once "ready" is printed: the load starts)
+ *
+ * stdout: "ready {...}" once every user has logged on or failed, then one line of figures per
+ * interval (load/line.h). The end of stdin stops it. */
+#include "krb/krb.h"
 #include "provision/provision.h"
 
-#include "util/buf.h"
+#include "ldap/dir.h"
+#include "load/line.h"
+#include "load/engine.h"
+#include "load/proto.h"
 #include "util/err.h"
 
-#include <stdio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
-/* Command options that stand for playbook values: applied as overrides after --set. */
-static const struct {
-	enum pv_opt_id opt;
-	const char *key;
-	int cmd; /* only for this command; CMD_COUNT: for every command taking the option */
-} option_keys[] = {
-	{OPT_CA_FILE, "domain.ca_file", CMD_COUNT},
-	{OPT_OU, "users.ou", CMD_COUNT},
-	{OPT_NAME_TEMPLATE, "users.name_template", CMD_COUNT},
-	{OPT_USERS, "users.per_client", CMD_COUNT},
-	{OPT_MIN_USERS, "driver.min_users", CMD_COUNT},
-	{OPT_MAX_USERS, "driver.max_users", CMD_COUNT},
-	{OPT_STEP, "driver.step", CMD_COUNT},
-	{OPT_DURATION, "driver.duration", CMD_COUNT},
-	{OPT_WARMUP, "driver.warmup", CMD_COUNT},
-	{OPT_WATCH, "driver.watch", CMD_COUNT},
-	{OPT_TIMEOUT, "driver.timeout", CMD_RUN},
-	{OPT_PROBE, "drain.probe", CMD_COUNT},
-	{OPT_PROBE_COMMAND, "drain.command", CMD_COUNT},
-	{OPT_THRESHOLD, "drain.threshold", CMD_COUNT},
-	{OPT_INTERVAL, "drain.interval", CMD_COUNT},
-	{OPT_SETTLE, "drain.settle", CMD_COUNT},
-	{OPT_TIMEOUT, "drain.timeout", CMD_WAIT},
+struct input {
+	char buf[4096];
+	size_t len;
+	bool eof, go, stop;
+	const volatile sig_atomic_t *signal;
 };
-#define NKEYS (sizeof(option_keys) / sizeof(option_keys[0]))
 
-int pv_ctx_load(struct pv_ctx *ctx)
+/* Read what stdin has (wait at most ms): complete lines go to line(). */
+static int pump(struct input *in, int ms, int (*line)(struct input *, const char *, size_t),
+		bool once)
 {
-	const char *path = ctx->cli.opt[OPT_PLAYBOOK];
-	char *owned[NKEYS] = {NULL};
-	const char **sets = NULL;
-	size_t n = 0;
-	int r;
+	struct pollfd p = {STDIN_FILENO, POLLIN, 0};
 
-	if (!path)
-		path = getenv("PROVISION_PLAYBOOK");
-	if (!path) {
-		if (access("provision.yaml", F_OK) != 0)
-			return pv_error(PV_EUSAGE,
-					"no playbook: pass -p FILE (the embedded lab's is "
-					"playbooks/lab.yaml) or create ./provision.yaml");
-		path = "provision.yaml";
-	}
-	if (ctx->cli.opt[OPT_USERS]) {
-		bool force = ctx->cli.opt[OPT_FORCE] != NULL;
-		unsigned long count;
+	while (!in->eof) {
+		char *nl;
+		ssize_t n;
 
-		/* A clear usage error naming --users, before the playbook's own range check. */
-		r = pv_cli_count("--users", ctx->cli.opt[OPT_USERS],
-				 force ? 100000000UL : 1000000UL, &count);
-		if (r != PV_OK) {
-			char msg[1024];
+		while ((nl = memchr(in->buf, '\n', in->len)) != NULL) {
+			size_t l = (size_t)(nl - in->buf);
+			int r = line(in, in->buf, l);
 
-			snprintf(msg, sizeof(msg), "%s", pv_errmsg());
-			if (!force && strstr(msg, "larger than"))
-				return pv_error(r, "%s; pass --force if you mean it", msg);
-			return r;
+			memmove(in->buf, nl + 1, in->len - l - 1);
+			in->len -= l + 1;
+			if (r != PV_OK)
+				return r;
+			if (once)
+				return PV_OK;
 		}
-	}
-	sets = calloc(ctx->cli.nsets + NKEYS + 2, sizeof(*sets));
-	if (!sets)
-		return pv_error(PV_EIO, "out of memory");
-	for (size_t i = 0; i < ctx->cli.nsets; i++)
-		sets[n++] = ctx->cli.sets[i];
-	for (size_t i = 0; i < NKEYS; i++) {
-		const char *v = ctx->cli.opt[option_keys[i].opt];
-
-		if (!v || (option_keys[i].cmd != CMD_COUNT &&
-			   (int)ctx->cli.cmd->id != option_keys[i].cmd))
+		if (poll(&p, 1, ms) <= 0)
+			return PV_OK;
+		if (in->len == sizeof(in->buf))
+			return pv_error(PV_EUSAGE, "a line of more than %zu bytes on stdin",
+					sizeof(in->buf));
+		n = read(STDIN_FILENO, in->buf + in->len, sizeof(in->buf) - in->len);
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (asprintf(&owned[i], "%s=%s", option_keys[i].key, v) < 0) {
-			owned[i] = NULL;
-			r = pv_error(PV_EIO, "out of memory");
-			goto out;
+		if (n <= 0) {
+			in->eof = true;
+			break;
 		}
-		sets[n++] = owned[i];
+		in->len += (size_t)n;
+		ms = 0;
 	}
-	/* wait --probe-command CMD alone means the command probe, whatever drain.probe says */
-	if (ctx->cli.cmd->id == CMD_WAIT && ctx->cli.opt[OPT_PROBE_COMMAND] &&
-	    !ctx->cli.opt[OPT_PROBE])
-		sets[n++] = "drain.probe=command";
-	r = pv_playbook_load(path, sets, &ctx->pb);
-	if (r == PV_OK && ctx->cli.opt[OPT_ADMIN_PASSWORD_FILE]) {
-		/* A secret reference is replaced whole, not merged key by key. */
-		struct pv_secret_ref *ref = &ctx->pb->domain.admin_password;
-		char *v = strdup(ctx->cli.opt[OPT_ADMIN_PASSWORD_FILE]);
-		char *w = strdup("--admin-password-file"); /* what messages name, not the path */
+	return PV_OK;
+}
 
-		if (!v || !w) {
-			free(v);
-			free(w);
-			r = pv_error(PV_EIO, "out of memory");
-			goto out;
+/* After the setup: "go" starts the load, "stop" (or the end of stdin) ends it. */
+static int control(struct input *in, const char *l, size_t len)
+{
+	if (len == 2 && !memcmp(l, "go", 2))
+		in->go = true;
+	else if (len == 4 && !memcmp(l, "stop", 4))
+		in->stop = true;
+	else
+		return pv_error(PV_EUSAGE, "expected 'go' or 'stop' on stdin, not '%.*s'",
+				(int)(len < 40 ? len : 40), l);
+	return PV_OK;
+}
+
+struct run {
+	struct input in; /* first: the line callbacks get it */
+	struct pv_loadproto proto;
+	struct pv_buf line;
+	int err;
+};
+
+static bool should_stop(void *arg)
+{
+	struct run *r = arg;
+
+	if (r->err == PV_OK)
+		r->err = pump(&r->in, 0, control, false);
+	return r->in.eof || r->in.stop || r->err != PV_OK || (r->in.signal && *r->in.signal);
+}
+
+static bool go(void *arg)
+{
+	struct run *r = arg;
+
+	should_stop(arg);
+	return r->in.go;
+}
+
+static int put(const char *s, size_t len)
+{
+	if (fwrite(s, 1, len, stdout) != len || fflush(stdout) != 0)
+		return pv_error(PV_EIO, "cannot write the figures to stdout: %s", strerror(errno));
+	return PV_OK;
+}
+
+static int ready(void *arg, unsigned connected, unsigned failed, const char *first)
+{
+	struct run *r = arg;
+	struct pv_json *o = pv_json_object();
+	char *text;
+	int rc;
+
+	pv_json_int(o, "users", connected + failed);
+	pv_json_int(o, "connected", connected);
+	pv_json_int(o, "failed", failed);
+	pv_json_str(o, "error", first && *first ? first : NULL);
+	text = pv_json_compact(o);
+	pv_buf_reset(&r->line);
+	pv_buf_addf(&r->line, "ready %s\n", text ? text : "{}");
+	free(text);
+	pv_json_free(o);
+	rc = pv_buf_failed(&r->line) ? pv_error(PV_EIO, "out of memory")
+				     : put(r->line.data, r->line.len);
+	return rc;
+}
+
+static int emit(void *arg, const struct pv_load_figs *f)
+{
+	struct run *r = arg;
+	int rc;
+
+	pv_buf_reset(&r->line);
+	if ((rc = pv_load_line_encode(f, &r->line)) != PV_OK)
+		return rc;
+	return put(r->line.data, r->line.len);
+}
+
+static int setup(struct input *in, const char *l, size_t len)
+{
+	return pv_loadproto_parse(&((struct run *)in)->proto, l, len);
+}
+
+/* The first line of stdin, byte by byte (what follows stays for the setup). */
+static int password(struct pv_secret **out)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	int r = PV_OK;
+
+	pv_buf_secret(&b);
+	for (;;) {
+		char c;
+		ssize_t n = read(STDIN_FILENO, &c, 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = pv_error(PV_EUSAGE, "provision load reads the users' password from the "
+						"first line of stdin, then its setup lines: stdin "
+						"ended first");
+			break;
 		}
-		free(ref->value);
-		free(ref->where);
-		ref->value = v;
-		ref->where = w;
-		ref->source = PV_SECRET_FILE;
-		ref->line = ref->col = 0;
+		if (c == '\n')
+			break;
+		if (pv_buf_add(&b, &c, 1) < 0) {
+			r = pv_error(PV_EIO, "out of memory");
+			break;
+		}
 	}
-out:
-	for (size_t i = 0; i < NKEYS; i++)
-		free(owned[i]);
-	free(sets);
+	if (r == PV_OK && !(*out = pv_secret_new(b.data ? b.data : "", b.len)))
+		r = pv_error(PV_EIO, "out of memory");
+	pv_buf_release(&b, 1);
 	return r;
 }
 
-int pv_ctx_clients(struct pv_ctx *ctx, const struct pv_host ***out, size_t *n)
+/* Every user holds a socket: a process started with the usual soft limit of 1024 open files
+ * (an SSH session's) raises it, up to the hard limit, to what n users need. */
+#define FILES_SPARE 64 /* stdin/stdout/stderr, epoll, Kerberos' and the resolver's files */
+
+static int open_files(size_t n)
 {
-	const struct pv_playbook *pb = ctx->pb;
-	const char *list = ctx->cli.opt[OPT_CLIENTS];
-	const struct pv_host **sel = NULL;
-	char *copy = NULL, *save = NULL;
-	size_t k = 0;
-	int r = PV_OK;
+	struct rlimit l;
+	rlim_t need = (rlim_t)n + FILES_SPARE;
 
-	if (pb->nclients == 0)
-		return pv_error(PV_ECONFIG, "the playbook has no clients (add a clients: list)");
-	if (!(sel = calloc(pb->nclients, sizeof(*sel))))
-		return pv_error(PV_EIO, "out of memory");
-	if (!list) {
-		for (size_t i = 0; i < pb->nclients; i++)
-			sel[k++] = &pb->clients[i];
-		goto out;
-	}
-	if (!(copy = strdup(list))) {
-		r = pv_error(PV_EIO, "out of memory");
-		goto out;
-	}
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		const struct pv_host *h = pv_playbook_client(pb, t);
-		bool dup = false;
-
-		if (!h) {
-			struct pv_buf names = PV_BUF_INIT;
-
-			for (size_t i = 0; i < pb->nclients; i++)
-				pv_buf_addf(&names, "%s%s", i ? ", " : "", pb->clients[i].name);
-			r = pv_error(PV_ECONFIG,
-				     "unknown client '%s' in --clients; the playbook's "
-				     "clients are: %s",
-				     t, names.data ? names.data : "");
-			pv_buf_release(&names, 0);
-			goto out;
-		}
-		for (size_t i = 0; i < k; i++)
-			dup |= sel[i] == h;
-		if (!dup)
-			sel[k++] = h;
-	}
-	if (k == 0)
-		r = pv_error(PV_EUSAGE, "--clients names no client");
-out:
-	free(copy);
-	if (r != PV_OK) {
-		free(sel);
-		return r;
-	}
-	*out = sel;
-	*n = k;
+	if (getrlimit(RLIMIT_NOFILE, &l) != 0)
+		return pv_error(PV_EIO, "cannot read the open-files limit: %s", strerror(errno));
+	if (l.rlim_cur == RLIM_INFINITY || l.rlim_cur >= need)
+		return PV_OK;
+	if (l.rlim_max != RLIM_INFINITY && l.rlim_max < need)
+		return pv_error(PV_EIO,
+				"%zu users need %llu open files and this host allows %llu (the hard "
+				"limit, ulimit -Hn): raise nofile for this user (limits.conf, or "
+				"LimitNOFILE= of sshd's unit) or give this client fewer users",
+				n, (unsigned long long)need, (unsigned long long)l.rlim_max);
+	l.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &l) != 0)
+		return pv_error(PV_EIO, "cannot raise the open-files limit to %llu for %zu users: %s",
+				(unsigned long long)need, n, strerror(errno));
 	return PV_OK;
+}
+
+int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
+{
+	const char *client = ctx->cli.opt[OPT_CLIENT], *wg = ctx->cli.opt[OPT_WORKGROUP];
+	unsigned long duration = 0, timeout = 10, parallel = 64;
+	struct pv_secret *pw = NULL;
+	struct run r;
+	uint64_t ops = 0;
+	int rc;
+
+	(void)out;
+	memset(&r, 0, sizeof(r));
+	r.in.signal = ctx->env.stop;
+	if (ctx->cli.opt[OPT_OPS] && strcmp(ctx->cli.opt[OPT_OPS], "open-close") != 0 &&
+	    strcmp(ctx->cli.opt[OPT_OPS], "open-write-close") != 0)
+		return pv_error(PV_EUSAGE, "--ops takes open-write-close or open-close, not '%s'",
+				ctx->cli.opt[OPT_OPS]);
+	if (!client || !wg || !ctx->cli.opt[OPT_DURATION])
+		return pv_error(PV_EUSAGE, "provision load needs --client NAME, --workgroup NAME "
+					   "and --duration SECONDS (see 'provision help load')");
+	if ((rc = pv_cli_count("--duration", ctx->cli.opt[OPT_DURATION], 604800, &duration)) ||
+	    (ctx->cli.opt[OPT_TIMEOUT] &&
+	     (rc = pv_cli_count("--timeout", ctx->cli.opt[OPT_TIMEOUT], 3600, &timeout))) ||
+	    (ctx->cli.opt[OPT_PARALLEL] &&
+	     (rc = pv_cli_count("--parallel", ctx->cli.opt[OPT_PARALLEL], 10000, &parallel))))
+		return rc;
+	if ((rc = password(&pw)) != PV_OK)
+		goto done;
+	while (!r.proto.started && rc == PV_OK) {
+		rc = pump(&r.in, -1, setup, true);
+		if (rc == PV_OK && r.in.eof && !r.proto.started)
+			rc = pv_error(PV_EUSAGE, "stdin ended before 'start' (see 'provision help "
+						 "load')");
+	}
+	if (rc == PV_OK)
+		rc = open_files(r.proto.n);
+	if (rc == PV_OK && r.proto.cfg.auth == PV_LOAD_KERBEROS) {
+		/* a private Kerberos profile naming the realm's KDC: the client's own krb5.conf
+		 * (if any) is neither needed nor read */
+		struct pv_domain d;
+
+		memset(&d, 0, sizeof(d));
+		d.realm = r.proto.realm;
+		d.dc_address = r.proto.kdc;
+		d.dns_domain = r.proto.dns_domain;
+		rc = pv_krb_setup(&d);
+	}
+	if (rc == PV_OK) {
+		struct pv_load_opts o;
+
+		memset(&o, 0, sizeof(o));
+		o.cfg = &r.proto.cfg;
+		o.client = client;
+		o.workgroup = wg;
+		o.realm = r.proto.realm;
+		o.password = pw;
+		o.users = r.proto.users;
+		o.nusers = r.proto.n;
+		o.duration = (double)duration;
+		o.timeout_ms = (int)timeout * 1000;
+		o.parallel = (unsigned)parallel;
+		o.arg = &r;
+		o.stop = should_stop;
+		o.go = go;
+		o.ready = ready;
+		o.emit = emit;
+		if (ctx->cli.opt[OPT_OPS])
+			o.ops_loop = strcmp(ctx->cli.opt[OPT_OPS], "open-close") == 0
+					     ? PV_LOAD_OPS_OPEN
+					     : PV_LOAD_OPS_WRITE;
+		o.ops = &ops;
+		rc = pv_load(&o);
+		if (rc == PV_OK && r.err != PV_OK)
+			rc = r.err;
+		if (rc == PV_OK && o.ops_loop) {
+			pv_buf_reset(&r.line);
+			pv_buf_addf(&r.line, "ops {\"ops\":%llu,\"secs\":%.3f,\"users\":%zu}\n",
+				    (unsigned long long)ops, (double)duration, r.proto.n);
+			rc = put(r.line.data, r.line.len);
+		}
+	}
+done:
+	pv_krb_cleanup();
+	pv_secret_free(pw);
+	pv_loadproto_release(&r.proto);
+	pv_buf_release(&r.line, 0);
+	return rc;
 }

@@ -1,9 +1,9 @@
-/* provision/run.c: `provision run`: options in, the run (phases/run.h), a per-step table or
+/* provision/run.c: `provision run`: options in, the run (run/run.h), a per-step table or
  * JSON out. */
 #include "provision/provision.h"
 
 #include "json/json.h"
-#include "phases/run.h"
+#include "run/run.h"
 #include "util/err.h"
 
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* provision/wait.c: `provision wait [--drain]`: the drain settings (the playbook's drain:
- * section with the command's options applied as overrides, provision/load.c), the wait
- * (phases/drain.h), its result out as one text line or JSON. */
+ * section with the command's options applied as overrides, provision/playbook.c), the wait
+ * (run/drain.h), its result out as one text line or JSON. */
 #include "provision/provision.h"
 
-#include "phases/drain.h"
+#include "run/drain.h"
 #include "util/err.h"
 
 #include "json/json.h"

@@ -948,7 +948,7 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 		unsigned waiting = 0;
 		struct req *late = NULL;
 
-		/* taken first: a callback of lose() may close c (phases/load.c logs a user on
+		/* taken first: a callback of lose() may close c (load/engine.c logs a user on
 		 * again so), which moves it to the dead list */
 		next = c->next;
 		if (c->st == CS_DEAD)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/integration/t_install.sh: how `run` (driver builtin) puts provision's binary on a
-# client (phases/scripts/install.sh, as built into provision), run here on scratch folders:
+# client (run/scripts/install.sh, as built into provision), run here on scratch folders:
 # a binary that cannot run for a missing library is refused with the library named (status
 # 4, nothing left in place); a folder root cannot trust is refused (a link, one another user
 # owns, one others may write: status 3); a copy that is not the binary sent is refused (5);
@@ -9,7 +9,7 @@
 
 S=$(mktemp -d /tmp/pv-install.XXXXXX)
 trap 'rm -rf "$S" "$T_TMP"' EXIT
-SCRIPT=$TOP/phases/scripts/install.sh
+SCRIPT=$TOP/run/scripts/install.sh
 
 # inst DIR DIGEST TMP MODE: the script as provision runs it (its preamble sets the variables)
 inst() {

@@ -1,6 +1,6 @@
 /* tests/unit/check_async.c: smb/async.c, the event-driven SMB2 client of the load driver,
  * against the fake server of tests/unit/fake_smb2.h, over socketpairs (smba_open_fd), the
- * loop driven by pv_smba_loop_run as phases/load.c drives it.
+ * loop driven by pv_smba_loop_run as load/engine.c drives it.
  *
  * A flow (below) is what a user of the driver does, with several requests in flight at once:
  * open (negotiate, NTLMv2 logon checked by the fake, tree connect), then a file read in
@@ -255,7 +255,7 @@ static int flow_start(struct flow *fl, fake_hook hook, long arg)
 	return fd;
 }
 
-/* How flow_open logs on: NTLMv2, or the SPNEGO callback below (as phases/load.c's Kerberos
+/* How flow_open logs on: NTLMv2, or the SPNEGO callback below (as load/engine.c's Kerberos
  * one): the fake's one-leg stand-in, or a callback that fails. */
 static enum { LOGON_NTLM, LOGON_KRB, LOGON_KRB_FAILS } logon;
 static unsigned krb_steps;
@@ -461,7 +461,7 @@ START_TEST(test_flows)
 }
 END_TEST
 
-/* Logons through the SPNEGO callback (Kerberos in phases/load.c), done in one round trip: the
+/* Logons through the SPNEGO callback (Kerberos in load/engine.c), done in one round trip: the
  * server's token taken before the final answer's signature is checked with the key it gives;
  * and a callback that fails is a refused logon. */
 START_TEST(test_spnego_logon)

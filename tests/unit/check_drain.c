@@ -1,4 +1,4 @@
-/* tests/unit/check_drain.c: the pure parts of phases/drain.c: each probe's output read into a
+/* tests/unit/check_drain.c: the pure parts of run/drain.c: each probe's output read into a
  * depth (and refused, quoted, when it is not what the probe prints), this lab's users among
  * smbstatus's, the back-off, the rate and ETA, the progress text, the configuration check and
  * a dry run that polls nothing. */
@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "phases/drain.h"
+#include "run/drain.h"
 #include "util/err.h"
 
 static const char PB[] = "domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, ca_file: /c,"

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "phases/driver.h"
-#include "phases/watch.h"
+#include "run/driver.h"
+#include "run/watch.h"
 #include "util/err.h"
 
 static const char PB[] = "domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, ca_file: /c,"

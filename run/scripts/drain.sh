@@ -1,5 +1,5 @@
-# phases/scripts/drain.sh: one reading of a built-in drain probe on the file server, run by
-# phases/drain.c once per poll as `sh -c SCRIPT drain PROBE`; it prints what drain.c parses.
+# run/scripts/drain.sh: one reading of a built-in drain probe on the file server, run by
+# run/drain.c once per poll as `sh -c SCRIPT drain PROBE`; it prints what drain.c parses.
 #   writeback  the Dirty: and Writeback: lines of /proc/meminfo (kB): the kernel's write queue
 #   inflight   every /sys/block/*/inflight: the reads and writes in flight, a device a line
 #   smb        smbstatus --json --resolve-uids (Samba 4.17 and later): sessions and open

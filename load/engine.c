@@ -1,5 +1,6 @@
-/* phases/load.c: the built-in load driver on one client (see load.h, docs/load.md). */
-#include "phases/load.h"
+/* load/engine.c: the built-in load driver on one client (see load.h, docs/load.md). */
+#include "krb/krb.h"
+#include "load/engine.h"
 
 #include "ldap/dir.h"
 #include "smb/async.h"

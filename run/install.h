@@ -1,4 +1,4 @@
-/* phases/install.h: provision's own binary on a Linux client, for the built-in load driver
+/* run/install.h: provision's own binary on a Linux client, for the built-in load driver
  * (`provision load` runs there). The binary goes to /var/tmp/provision-<first 16 hex digits of
  * its SHA-256>/provision: a client that has that file with that digest keeps it (another
  * version or build gets a folder of its own), one that lacks it gets it over SFTP (written
@@ -6,8 +6,8 @@
  * refused with the libraries named. The folder is made by root with mode 0700, and an existing
  * one must be root's, a folder and not a link, and writable by nobody else: a load user can
  * never put a binary where root runs it. */
-#ifndef PV_PHASES_INSTALL_H
-#define PV_PHASES_INSTALL_H
+#ifndef PV_RUN_INSTALL_H
+#define PV_RUN_INSTALL_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,11 +1,11 @@
-/* phases/watch.h: the server watch of `provision run`. One long-lived sampler on the server
- * (phases/scripts/watch.pl over one SSH channel, no process started per sample) prints a line
+/* run/watch.h: the server watch of `provision run`. One long-lived sampler on the server
+ * (run/scripts/watch.pl over one SSH channel, no process started per sample) prints a line
  * of rates every interval; a thread here keeps them with the time they arrived, and each step
  * of the run takes its window of samples: a CSV, and a summary (mean, p95, max per metric).
  *
  * The parsing, the summary and the CSV are pure and unit-tested; the thread does the I/O. */
-#ifndef PV_PHASES_WATCH_H
-#define PV_PHASES_WATCH_H
+#ifndef PV_RUN_WATCH_H
+#define PV_RUN_WATCH_H
 
 #include <stdbool.h>
 #include <stddef.h>

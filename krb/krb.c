@@ -1,6 +1,6 @@
-/* ldap/krb.c: Kerberos initial credentials into a process-private MEMORY ccache (krb5 API),
+/* krb/krb.c: Kerberos initial credentials into a process-private MEMORY ccache (krb5 API),
  * so no password is handed to a kinit process and no ticket lands on disk. */
-#include "ldap/dir.h"
+#include "krb/krb.h"
 
 #include "util/err.h"
 #include "util/log.h"
@@ -22,7 +22,7 @@ const char *pv_krb_profile(void)
 	return profile[0] ? profile : NULL;
 }
 
-void pv_dir_cleanup(void)
+void pv_krb_cleanup(void)
 {
 	if (profile[0])
 		unlink(profile);
@@ -31,7 +31,7 @@ void pv_dir_cleanup(void)
 	profile[0] = profile_dir[0] = '\0';
 }
 
-int pv_dir_setup(const struct pv_domain *d)
+int pv_krb_setup(const struct pv_domain *d)
 {
 	const char *tmp = getenv("TMPDIR");
 	FILE *f;
@@ -53,7 +53,7 @@ int pv_dir_setup(const struct pv_domain *d)
 
 		if (fd >= 0)
 			close(fd);
-		pv_dir_cleanup();
+		pv_krb_cleanup();
 		return pv_error(PV_EIO, "cannot write the private Kerberos profile: %s", strerror(e));
 	}
 	/* an IPv6 address needs brackets where a port may follow */
@@ -67,12 +67,12 @@ int pv_dir_setup(const struct pv_domain *d)
 		strchr(d->dc_address, ':') ? "]" : "", d->dns_domain, d->realm, d->dns_domain,
 		d->realm);
 	if (fclose(f) != 0) {
-		pv_dir_cleanup();
+		pv_krb_cleanup();
 		return pv_error(PV_EIO, "cannot write the private Kerberos profile: %s",
 				strerror(errno));
 	}
 	if (setenv("KRB5_CONFIG", profile, 1) != 0) {
-		pv_dir_cleanup();
+		pv_krb_cleanup();
 		return pv_error(PV_EIO, "cannot use the private Kerberos profile: %s", strerror(errno));
 	}
 	pv_log(PV_LOG_DEBUG, "Kerberos: private profile %s (KDC %s)", profile, d->dc_address);

@@ -1,7 +1,7 @@
-/* phases/run.h: `provision run`, the load driver's phases across the hosts.
+/* run/run.h: `provision run`, the load driver's phases across the hosts.
  *
- * For every step of the ramp (phases/driver.h): the client command starts on every client at
- * once, each in a process group of its own under a wrapper (phases/scripts/run-client.pl)
+ * For every step of the ramp (run/driver.h): the client command starts on every client at
+ * once, each in a process group of its own under a wrapper (run/scripts/run-client.pl)
  * that stops the whole group when its SSH session says so or goes away; then the controller's
  * command runs; the step lasts warmup + duration, or until every command has ended. Then every
  * host's output and files are gathered into <controller.results>/<run-id>/step-NN/<host>/,
@@ -14,15 +14,15 @@
  * than its ssh.timeout) is reported, the others are stopped cleanly, what was gathered is kept,
  * and the run ends PV_EPARTIAL. Ctrl-C or SIGTERM (env->stop): every command is stopped, the
  * step's results are gathered, PV_ESTOPPED. driver.timeout passed: the same, PV_ETIMEOUT. */
-#ifndef PV_PHASES_RUN_H
-#define PV_PHASES_RUN_H
+#ifndef PV_RUN_RUN_H
+#define PV_RUN_RUN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "load/stats.h"
 #include "phases/phase.h"
-#include "phases/watch.h"
+#include "run/watch.h"
 #include "util/digest.h"
 
 enum pv_run_state {

@@ -1,4 +1,4 @@
-/* phases/load.h: the built-in load driver on one client (`provision load`; docs/load.md).
+/* load/engine.h: the built-in load driver on one client (`provision load`; docs/load.md).
  *
  * Every user gets its own SMB connection to its own alias (smb/async.h: one thread, one epoll
  * set, no thread or process per user), logs on as itself, learns its home tree (one listing of
@@ -6,8 +6,8 @@
  * (load/model.h) for the duration: a scenario at a time, each a short sequence of SMB requests
  * in its own tree only. The figures of every interval (load/stats.h) go to a callback; the
  * caller prints them. Never prints, never exits. */
-#ifndef PV_PHASES_LOAD_H
-#define PV_PHASES_LOAD_H
+#ifndef PV_LOAD_ENGINE_H
+#define PV_LOAD_ENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,16 +1,16 @@
-/* phases/run_internal.h: what phases/run.c and phases/run_builtin.c (the built-in driver's
+/* run/internal.h: what run/run.c and run/builtin.c (the built-in driver's
  * part of a run) share. Not for use outside phases/run*.c. */
-#ifndef PV_PHASES_RUN_INTERNAL_H
-#define PV_PHASES_RUN_INTERNAL_H
+#ifndef PV_RUN_INTERNAL_H
+#define PV_RUN_INTERNAL_H
 
 #include <pthread.h>
 #include <stdbool.h>
 
 #include "load/model.h"
 #include "load/stats.h"
-#include "phases/driver.h"
-#include "phases/install.h"
-#include "phases/run.h"
+#include "run/driver.h"
+#include "run/install.h"
+#include "run/run.h"
 #include "remote/remote.h"
 #include "util/buf.h"
 

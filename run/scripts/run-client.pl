@@ -1,4 +1,4 @@
-# phases/scripts/run-client.pl: one host's part of one step of `provision run`. Run as
+# run/scripts/run-client.pl: one host's part of one step of `provision run`. Run as
 #   perl -e "$prog" -- BASE STEP PASSWORD LABEL COMMAND
 # It makes the run's folder BASE (mode 0700; on a later step it must be that folder: a folder,
 # not a link, owned by us) and the step's folder BASE/STEP (new; one of ours left by a lost

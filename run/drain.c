@@ -1,7 +1,7 @@
-/* phases/drain.c: wait until the file server has drained: one SSH session, one remote command
- * per poll (phases/scripts/drain.sh for the built-in probes, the playbook's command for the
+/* run/drain.c: wait until the file server has drained: one SSH session, one remote command
+ * per poll (run/scripts/drain.sh for the built-in probes, the playbook's command for the
  * command probe), its output parsed into a depth, polls spaced by the back-off rule. */
-#include "phases/drain.h"
+#include "run/drain.h"
 
 #include "remote/quote.h"
 #include "remote/remote.h"
@@ -20,7 +20,7 @@
 #include <strings.h>
 #include <time.h>
 
-extern const char pv_phases_drain_sh[];
+extern const char pv_run_drain_sh[];
 
 #define BACKOFF_FACTOR 1.5
 #define BACKOFF_MAX    8   /* times the interval */
@@ -632,7 +632,7 @@ static int build_command(struct waiter *w)
 		snprintf(w->probe, sizeof(w->probe), "drain.command '%s'", word);
 	} else {
 		pv_buf_addstr(&w->cmd, "sh -c ");
-		pv_remote_quote(&w->cmd, pv_phases_drain_sh);
+		pv_remote_quote(&w->cmd, pv_run_drain_sh);
 		pv_buf_addf(&w->cmd, " drain %s", pv_drain_probe_name(d->probe));
 		snprintf(w->probe, sizeof(w->probe), "the %s probe", pv_drain_probe_name(d->probe));
 	}

@@ -1,10 +1,10 @@
-/* phases/run.c: `provision run` (see run.h). */
-#include "phases/run.h"
-#include "phases/run_internal.h"
+/* run/run.c: `provision run` (see run.h). */
+#include "run/run.h"
+#include "run/internal.h"
 
 #include "json/json.h"
-#include "phases/drain.h"
-#include "phases/driver.h"
+#include "run/drain.h"
+#include "run/driver.h"
 #include "remote/quote.h"
 #include "remote/remote.h"
 #include "util/buf.h"
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-extern const char pv_phases_run_client_pl[];
+extern const char pv_run_client_pl[];
 
 #define GATHER_MAX  (256u << 20) /* bytes of results gathered from one host for one step */
 #define SLICE_MS    200
@@ -355,7 +355,7 @@ static void *remote_host(void *arg)
 
 	pv_buf_secret(&in);
 	snprintf(label, sizeof(label), "%s %s %s", R->pb->lab, R->res->id, x->st->rel);
-	pv_remote_var(&sc, "prog", pv_phases_run_client_pl);
+	pv_remote_var(&sc, "prog", pv_run_client_pl);
 	pv_remote_var(&sc, "base", x->base);
 	pv_remote_var(&sc, "step", x->st->rel);
 	pv_remote_var(&sc, "label", label);

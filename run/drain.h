@@ -1,4 +1,4 @@
-/* phases/drain.h: waiting for the file server to drain (provision wait --drain, and run between
+/* run/drain.h: waiting for the file server to drain (provision wait --drain, and run between
  * the steps of a ramp): a probe polled on the server over one SSH session until the depth it
  * reads is at or below a threshold and has stayed there for a settle time.
  *
@@ -12,8 +12,8 @@
  *
  * The parsing of each probe's output, the back-off, the rate and ETA are pure functions below,
  * unit-tested in tests/unit/check_drain.c; pv_drain_wait does the I/O. */
-#ifndef PV_PHASES_DRAIN_H
-#define PV_PHASES_DRAIN_H
+#ifndef PV_RUN_DRAIN_H
+#define PV_RUN_DRAIN_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
-/* phases/loadproto.c: the setup lines of `provision load` (see loadproto.h). */
-#include "phases/loadproto.h"
+/* load/proto.c: the setup lines of `provision load` (see loadproto.h). */
+#include "load/proto.h"
 
 #include "util/err.h"
 

@@ -1,5 +1,5 @@
-/* phases/watch.c: the server watch (see watch.h). */
-#include "phases/watch.h"
+/* run/watch.c: the server watch (see watch.h). */
+#include "run/watch.h"
 
 #include "remote/quote.h"
 #include "remote/remote.h"
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const char pv_phases_watch_pl[];
+extern const char pv_run_watch_pl[];
 
 const char *const pv_watch_names[PV_W_COUNT] = {
 	[PV_W_CPU] = "cpu",	      [PV_W_USR] = "usr",	  [PV_W_SYS] = "sys",
@@ -343,7 +343,7 @@ int pv_watch_start(const struct pv_env *env, int interval, struct pv_watch **out
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	w->interval = interval;
-	pv_remote_var(&cmd, "prog", pv_phases_watch_pl);
+	pv_remote_var(&cmd, "prog", pv_run_watch_pl);
 	pv_buf_addf(&cmd, "exec perl -e \"$prog\" -- %d\n", interval);
 	if (pv_buf_failed(&cmd)) {
 		pv_buf_release(&cmd, 0);

@@ -1,13 +1,13 @@
-/* phases/run_builtin.c: the built-in driver's part of a run (docs/load.md): provision's binary
+/* run/builtin.c: the built-in driver's part of a run (docs/load.md): provision's binary
  * on every client, `provision load` started there for each step with its users on stdin, every
  * client's "ready" awaited before all are told "go" at once, their lines of figures merged per
  * interval and per step, and the results (load.txt, .csv, .json, .svg) written at the end. */
-#include "phases/run_internal.h"
+#include "run/internal.h"
 
 #include "load/line.h"
 #include "load/report.h"
 #include "json/json.h"
-#include "phases/loadproto.h"
+#include "load/proto.h"
 #include "remote/quote.h"
 #include "util/err.h"
 #include "util/log.h"

@@ -1,7 +1,7 @@
-/* ldap/gss.c: a Kerberos SPNEGO initiator through GSSAPI, for the load driver's SMB logons
- * (see ldap/dir.h): the user's initial ticket from its password (gss_acquire_cred_with_password,
+/* krb/gss.c: a Kerberos SPNEGO initiator through GSSAPI, for the load driver's SMB logons
+ * (see krb/krb.h): the user's initial ticket from its password (gss_acquire_cred_with_password,
  * in memory), a ticket for the service asked of the KDC, the tokens, the session key. */
-#include "ldap/dir.h"
+#include "krb/krb.h"
 
 #include "util/err.h"
 

@@ -1,5 +1,5 @@
-/* phases/install.c: provision's binary on a client (see install.h). */
-#include "phases/install.h"
+/* run/install.c: provision's binary on a client (see install.h). */
+#include "run/install.h"
 
 #include "remote/quote.h"
 #include "util/buf.h"
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-extern const char pv_phases_install_sh[];
+extern const char pv_run_install_sh[];
 
 int pv_self_read(struct pv_self *self)
 {
@@ -57,7 +57,7 @@ static int script(struct pv_remote *rem, const char *dir, const char *digest, co
 	pv_remote_var(&sc, "digest", digest);
 	pv_remote_var(&sc, "tmp", tmp);
 	pv_remote_var(&sc, "mode", mode);
-	pv_buf_addstr(&sc, pv_phases_install_sh);
+	pv_buf_addstr(&sc, pv_run_install_sh);
 	r = pv_buf_failed(&sc) ? pv_error(PV_EIO, "out of memory")
 			       : pv_remote_exec(rem, sc.data, NULL, 0, out, &err, &status, 0);
 	if (r == PV_OK && status != 0) {

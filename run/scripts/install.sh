@@ -1,4 +1,4 @@
-# phases/scripts/install.sh: provision's binary on a client (phases/install.h). Set before:
+# run/scripts/install.sh: provision's binary on a client (run/install.h). Set before:
 # dir (/var/tmp/provision-<digest prefix>), digest (the binary's SHA-256), tmp (the name the
 # copy is sent to, in dir: one per host, for hosts that share a file system), mode:
 #   check   prints "present" when $dir/provision is there with that digest and can run;

@@ -1,4 +1,4 @@
-# phases/scripts/watch.pl: the server watch of `provision run`. One long-lived process on the
+# run/scripts/watch.pl: the server watch of `provision run`. One long-lived process on the
 # server: every INTERVAL seconds it reads /proc (no process started per sample) and prints one
 # line of rates since the last one:
 #   pv-watch cpu= usr= sys= iowait= (% of all cores) smbd= winbindd= samba= self= (% of one

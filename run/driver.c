@@ -1,6 +1,6 @@
-/* phases/driver.c: the ramp, the command driver's templates, FSCT's command lines (see
+/* run/driver.c: the ramp, the command driver's templates, FSCT's command lines (see
  * driver.h). */
-#include "phases/driver.h"
+#include "run/driver.h"
 
 #include "playbooks/names.h"
 #include "remote/quote.h"

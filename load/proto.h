@@ -1,4 +1,4 @@
-/* phases/loadproto.h: what `run` (driver builtin) tells `provision load` on a client, over the
+/* load/proto.h: what `run` (driver builtin) tells `provision load` on a client, over the
  * SSH session's stdin, after the users' password (its first line): the load settings, the
  * users, then "start"; later "go" when every client is ready. One line each:
  *
@@ -9,14 +9,14 @@
  *
  * Names are percent-encoded (every byte but A-Z a-z 0-9 . _ - as %XX), so no separator can
  * hide in one. Pure: no I/O; both sides and the tests use it. */
-#ifndef PV_PHASES_LOADPROTO_H
-#define PV_PHASES_LOADPROTO_H
+#ifndef PV_LOAD_PROTO_H
+#define PV_LOAD_PROTO_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "load/model.h"
-#include "phases/load.h"
+#include "load/engine.h"
 #include "util/buf.h"
 
 int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out);
