@@ -9,6 +9,7 @@
  * alias (hosts/script.h). Content that would not change is not written at all.
  * Windows clients (OpenSSH for Windows) are edited over SFTP with CRLF lines of at most 9
  * names; that path is written to the documented behaviour and not tested here. */
+#include "phases/target.h"
 #include "phases/client.h"
 
 #include "hosts/hosts.h"
@@ -455,9 +456,10 @@ oom:
 	return pv_error(PV_EIO, "out of memory");
 }
 
-static int one_client(const struct pv_host *h, size_t i, void *arg)
+static int one_client(size_t i, void *arg)
 {
 	struct client_run *run = arg;
+	const struct pv_host *h = &run->hosts[i];
 	struct pv_client_host *j = &run->jobs[i];
 	bool win = h->os == PV_OS_WINDOWS, changed;
 	const char *file = win ? WINDOWS_HOSTS : LINUX_HOSTS;
@@ -470,7 +472,7 @@ static int one_client(const struct pv_host *h, size_t i, void *arg)
 
 	pv_hosts_style_for(win, &st);
 	backup_path(run, h, file, j);
-	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
+	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	pv_log(PV_LOG_DEBUG, "%s: connected in %.0f ms", h->name, (pv_now() - t0) * 1000);
 	r = win ? pv_remote_read_file(rem, file, &old) : read_posix(run, h, rem, &old, &early);
@@ -609,7 +611,7 @@ int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
 	run.jobs = res->hosts;
 	for (size_t i = 0; i < run.n; i++)
 		res->hosts[i].name = pv_playbook_client(run.pb, run.hosts[i].name)->name;
-	pv_remote_fanout(run.hosts, run.n, PARALLEL, one_client, &run, fr);
+	pv_remote_fanout(run.n, PARALLEL, one_client, &run, fr);
 	for (size_t i = 0; i < run.n; i++) {
 		struct pv_client_host *j = &res->hosts[i];
 		bool ch;
@@ -660,10 +662,11 @@ struct status_run {
 	struct pv_client_status *st;
 };
 
-static int status_one(const struct pv_host *h, size_t i, void *arg)
+static int status_one(size_t i, void *arg)
 {
 	struct status_run *sr = arg;
 	struct client_run *run = &sr->run;
+	const struct pv_host *h = &run->hosts[i];
 	struct pv_client_status_host *sh = &sr->st->hosts[i];
 	bool win = h->os == PV_OS_WINDOWS;
 	const char *file = win ? WINDOWS_HOSTS : LINUX_HOSTS;
@@ -674,7 +677,7 @@ static int status_one(const struct pv_host *h, size_t i, void *arg)
 	int status = 0, r;
 
 	pv_hosts_style_for(win, &st);
-	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
+	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	if (win) {
 		r = pv_remote_read_file(rem, file, &text);
@@ -735,7 +738,7 @@ int pv_client_status(const struct pv_env *env, struct pv_client_status *st)
 	st->n = sr.run.n;
 	for (size_t i = 0; i < sr.run.n; i++)
 		st->hosts[i].name = env->pb->clients[i].name;
-	pv_remote_fanout(sr.run.hosts, sr.run.n, PARALLEL, status_one, &sr, fr);
+	pv_remote_fanout(sr.run.n, PARALLEL, status_one, &sr, fr);
 	for (size_t i = 0; i < sr.run.n; i++) {
 		st->hosts[i].code = fr[i].code;
 		if (fr[i].code != PV_OK)

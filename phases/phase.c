@@ -1,5 +1,6 @@
 /* phases/phase.c: the environment, plans, tags and names every phase shares. */
 #include "phases/phase.h"
+#include "phases/target.h"
 
 #include "playbooks/names.h"
 #include "util/err.h"
@@ -92,4 +93,17 @@ unsigned long pv_users_planned(const struct pv_playbook *pb)
 bool pv_env_stopped(const struct pv_env *env)
 {
 	return env && env->stop && *env->stop;
+}
+
+int pv_env_setup(const struct pv_playbook *pb)
+{
+	struct pv_krb_target t;
+
+	pv_target_krb(&pb->domain, &t);
+	return pv_krb_setup(&t);
+}
+
+void pv_env_cleanup(void)
+{
+	pv_krb_cleanup();
 }

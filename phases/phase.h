@@ -33,6 +33,12 @@ struct pv_env {
 	const volatile sig_atomic_t *stop;
 };
 
+/* The process made ready for the playbook's domain before any thread starts (a private
+ * Kerberos profile naming the KDC when domain.dc_address is given); undone by
+ * pv_env_cleanup. */
+int pv_env_setup(const struct pv_playbook *pb);
+void pv_env_cleanup(void);
+
 /* Whether the run was asked to stop. */
 bool pv_env_stopped(const struct pv_env *env);
 

@@ -10,4 +10,3 @@ PV_EMBED(pv_phases_trees_pl, "phases/scripts/trees.pl");
 PV_EMBED(pv_phases_send_template_sh, "phases/scripts/send-template.sh");
 PV_EMBED(pv_phases_shares_sh, "phases/scripts/shares.sh");
 PV_EMBED(pv_phases_unshare_sh, "phases/scripts/unshare.sh");
-

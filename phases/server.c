@@ -7,6 +7,7 @@
  * modifies; with a keytab-based 'kerberos method' the alias principals also go into the
  * keytab, so Kerberos through an alias does not depend on how the acceptor matches keys.
  * Trees are built by trees.c. */
+#include "phases/target.h"
 #include "phases/server.h"
 
 #include "ldap/dir.h"
@@ -200,7 +201,7 @@ static int wanted_spns(const struct srv_run *run, struct spn_list *l)
 static int account_dn(struct srv_run *run, char **dn)
 {
 	char *desc = NULL;
-	int r = pv_samba_account(run->dir, &run->pb->domain, run->f.netbios, dn, &desc);
+	int r = pv_samba_account(run->dir, run->pb->domain.base_dn, run->f.netbios, dn, &desc);
 
 	free(desc);
 	if (r == PV_OK && !*dn)
@@ -276,9 +277,11 @@ static int keytab_principals(struct srv_run *run, struct pv_strset *set, struct 
 /* body with the admin's ticket on the server (samba/samba.h). */
 static int run_as_admin(struct srv_run *run, const char *what, const struct pv_buf *body)
 {
+	char princ[512];
 	int st = 0, r;
 
-	r = pv_samba_as_admin(run->rem, &run->pb->domain, run->admin, what, body, &st, 300);
+	pv_admin_principal(&run->pb->domain, princ);
+	r = pv_samba_as_admin(run->rem, princ, run->admin, what, body, &st, 300);
 	if (r == PV_OK && st != 0) {
 		char tail[1024];
 
@@ -357,19 +360,23 @@ static int clone_keys(struct srv_run *run, const struct pv_buf *names)
 	pv_remote_var(&sc, "kt", run->f.keytab);
 	pv_remote_var(&sc, "prog", pv_samba_keytab_clone_pl);
 	pv_buf_addstr(&sc, pv_samba_keytab_add_sh);
-	r = pv_buf_failed(names) ? pv_error(PV_EIO, "out of memory")
-				 : pv_samba_run(run->rem, "adding the alias principals to the keytab",
-						&sc, names->data, names->len, &out, &st, 300);
+	r = pv_buf_failed(names)
+		    ? pv_error(PV_EIO, "out of memory")
+		    : pv_samba_run(run->rem, "adding the alias principals to the keytab", &sc,
+				   names->data, names->len, &out, &st, 300);
 	if (r == PV_OK && st == 3) {
-		pv_log(PV_LOG_DEBUG, "keytab: the host/ keys cannot be copied on '%s' (%s): using "
-				     "net ads keytab add", run->pb->server.host.name, pv_errmsg());
+		pv_log(PV_LOG_DEBUG,
+		       "keytab: the host/ keys cannot be copied on '%s' (%s): using "
+		       "net ads keytab add",
+		       run->pb->server.host.name, pv_errmsg());
 		r = PV_ENOTIMPL;
 	} else if (r == PV_OK && (st != 0 || !out.data || !strstr(out.data, "pv-kt added "))) {
 		char tail[512];
 
 		snprintf(tail, sizeof(tail), "%s", pv_errmsg());
-		r = pv_error(PV_EREMOTE, "adding the alias principals to the keytab of '%s' failed "
-					 "(status %d)%s%s; the keytab is unchanged",
+		r = pv_error(PV_EREMOTE,
+			     "adding the alias principals to the keytab of '%s' failed "
+			     "(status %d)%s%s; the keytab is unchanged",
 			     run->pb->server.host.name, st, tail[0] ? ": " : "", tail);
 	}
 	pv_buf_release(&sc, 0);
@@ -468,7 +475,7 @@ static int connect_all(struct srv_run *run, bool need_joined)
 		return pv_error(PV_ECONFIG, "the playbook has no server: section");
 	if ((r = pv_env_secret(run->env, PV_CRED_ADMIN, &run->admin)) != PV_OK)
 		return r;
-	if ((r = pv_remote_connect(&run->pb->server.host, &run->rem)) != PV_OK)
+	if ((r = pv_host_connect(&run->pb->server.host, &run->rem)) != PV_OK)
 		return r;
 	t0 = pv_now();
 	if ((r = pv_samba_probe(run->rem, PV_PROBE_QUICK, run->pb->lab, &run->f)) != PV_OK)
@@ -480,7 +487,7 @@ static int connect_all(struct srv_run *run, bool need_joined)
 				"provision join first",
 				run->pb->server.host.name, run->pb->domain.realm);
 	t0 = pv_now();
-	r = pv_dir_connect(&run->pb->domain, -1, run->admin, &run->dir);
+	r = pv_domain_connect(&run->pb->domain, -1, run->admin, &run->dir);
 	pv_log(PV_LOG_DEBUG, "dc: connected in %.3f s", pv_now() - t0);
 	return r;
 }
@@ -596,9 +603,10 @@ static int remove_keytab_entries(struct srv_run *run, const struct pv_strset *re
 	}
 	pv_remote_var(&sc, "kt", run->f.keytab);
 	pv_buf_addstr(&sc, pv_samba_keytab_remove_sh);
-	r = pv_buf_failed(&in) ? pv_error(PV_EIO, "out of memory")
-			       : pv_samba_run(run->rem, "taking the alias principals out of the keytab",
-					      &sc, in.data, in.len, &out, NULL, 120);
+	r = pv_buf_failed(&in)
+		    ? pv_error(PV_EIO, "out of memory")
+		    : pv_samba_run(run->rem, "taking the alias principals out of the keytab", &sc,
+				   in.data, in.len, &out, NULL, 120);
 	if (r == PV_OK && (line = out.data ? strstr(out.data, "pv-kt removed ") : NULL))
 		run->kt_removed = strtoul(line + 14, NULL, 10);
 out:
@@ -628,7 +636,7 @@ static int remove_spns(struct srv_run *run)
 		goto out;
 	if (pv_strset_count(rec) == 0)
 		goto out; /* nothing of this lab's */
-	if ((r = pv_samba_account(run->dir, &run->pb->domain, run->f.netbios, &dn, &desc)) !=
+	if ((r = pv_samba_account(run->dir, run->pb->domain.base_dn, run->f.netbios, &dn, &desc)) !=
 	    PV_OK)
 		goto keytab;
 	if (dn && (r = pv_dir_read_values(run->dir, dn, "servicePrincipalName", &found, &vals,
@@ -787,7 +795,8 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 	if ((r = wanted_spns(&run, &want)) != PV_OK)
 		goto out;
 	st->spns_planned = want.n;
-	if ((r = pv_samba_account(run.dir, &env->pb->domain, run.f.netbios, &dn, &desc)) != PV_OK)
+	if ((r = pv_samba_account(run.dir, env->pb->domain.base_dn, run.f.netbios, &dn, &desc)) !=
+	    PV_OK)
 		goto out;
 	st->ours = dn && desc && strcmp(desc, tag) == 0;
 	if (dn) {

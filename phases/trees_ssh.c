@@ -204,7 +204,8 @@ int pv_trees_build_ssh(struct pv_trees *t)
 					break;
 				h = pv_trees_find(hv, nh, path);
 				if (h && h->other)
-					h = NULL; /* a link, say: trees.pl removes it (as the user) */
+					h = NULL; /* a link, say: trees.pl removes it (as the user)
+						   */
 				if (h && h->dir != en->dir) {
 					r = pv_error(PV_EREMOTE,
 						     "%s/%s on '%s' is a %s where the fileset "

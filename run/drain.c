@@ -1,6 +1,7 @@
 /* run/drain.c: wait until the file server has drained: one SSH session, one remote command
  * per poll (run/scripts/drain.sh for the built-in probes, the playbook's command for the
  * command probe), its output parsed into a depth, polls spaced by the back-off rule. */
+#include "phases/target.h"
 #include "run/drain.h"
 
 #include "remote/quote.h"
@@ -831,7 +832,7 @@ int pv_drain_wait(const struct pv_env *env, const struct pv_drain *d, struct pv_
 	       w.host, res->metric, d->threshold, d->settle, w.probe, d->interval, d->timeout);
 	w.t0 = pv_now();
 	w.deadline = w.t0 + d->timeout;
-	r = pv_remote_connect(&pb->server.host, &w.rem);
+	r = pv_host_connect(&pb->server.host, &w.rem);
 	if (pv_env_stopped(env)) {
 		r = stopped(&w);
 		goto out;

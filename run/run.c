@@ -2,6 +2,7 @@
  * the watch, the steps one after the other with the drain between them, the manifest after
  * each, the driver's report at the end, and everything it started stopped and removed. The
  * steps themselves are run/step.c; what runs on the hosts is the driver's (internal.h). */
+#include "phases/target.h"
 #include "run/run.h"
 #include "run/internal.h"
 
@@ -83,13 +84,14 @@ struct connect_ctx {
 	struct run *R;
 };
 
-static int connect_client(const struct pv_host *host, size_t i, void *arg)
+static int connect_client(size_t i, void *arg)
 {
 	struct run *R = ((struct connect_ctx *)arg)->R;
+	const struct pv_host *host = &R->pb->clients[i];
 	struct pv_buf out = PV_BUF_INIT;
 	int status = 0, r;
 
-	if ((r = pv_remote_connect(host, &R->rems[i])) != PV_OK)
+	if ((r = pv_host_connect(host, &R->rems[i])) != PV_OK)
 		return r;
 	/* the client's system for the manifest, and perl for the run's wrapper */
 	r = pv_remote_exec(R->rems[i], "uname -sr; command -v perl >/dev/null || echo no-perl",
@@ -119,7 +121,7 @@ static int connect_all(struct run *R)
 		free(fr);
 		return pv_error(PV_EIO, "out of memory");
 	}
-	r = pv_remote_fanout(pb->clients, pb->nclients, 0, connect_client, &c, fr);
+	r = pv_remote_fanout(pb->nclients, 0, connect_client, &c, fr);
 	for (size_t i = 0; i < pb->nclients && r != PV_OK; i++)
 		if (fr[i].code != PV_OK) {
 			r = pv_error(fr[i].code, "%s; nothing was started", fr[i].msg);
@@ -132,7 +134,7 @@ static int connect_all(struct run *R)
 		int status = 0;
 
 		/* only for the manifest: a server that cannot say is not an error here */
-		if (pv_remote_connect(&pb->server.host, &srv) == PV_OK &&
+		if (pv_host_connect(&pb->server.host, &srv) == PV_OK &&
 		    pv_remote_exec(srv, "smbd --version 2>/dev/null; uname -sr", NULL, 0, &out,
 				   NULL, &status, 0) == PV_OK &&
 		    out.data) {
@@ -287,7 +289,7 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 	if (R->drv->prepare && (r = R->drv->prepare(R)) != PV_OK)
 		return r;
 	if (pb->controller.host.name &&
-	    (r = pv_remote_connect(&pb->controller.host, &R->ctl_rem)) != PV_OK)
+	    (r = pv_host_connect(&pb->controller.host, &R->ctl_rem)) != PV_OK)
 		return r;
 	if ((r = pv_sink_open(&R->sink, R->ctl_rem, pb->controller.results, id, o && o->id,
 			      name)) != PV_OK)

@@ -1,4 +1,5 @@
 /* run/watch.c: the server watch (see watch.h). */
+#include "phases/target.h"
 #include "run/watch.h"
 
 #include "json/json.h"
@@ -415,7 +416,7 @@ int pv_watch_start(const struct pv_env *env, int interval, struct pv_watch **out
 		return pv_error(PV_EIO, "out of memory");
 	}
 	w->cmd = cmd.data;
-	if ((r = pv_remote_connect(&pb->server.host, &w->rem)) != PV_OK) {
+	if ((r = pv_host_connect(&pb->server.host, &w->rem)) != PV_OK) {
 		release(w);
 		return pv_error_prefix(r, "server watch");
 	}
