@@ -1,8 +1,7 @@
-/* load/engine.c: the built-in load driver on one client (see load.h, docs/load.md). */
-#include "krb/krb.h"
+/* load/engine.c: the built-in load driver on one client (see engine.h, docs/load.md). */
 #include "load/engine.h"
 
-#include "ldap/dir.h"
+#include "krb/krb.h"
 #include "smb/async.h"
 #include "util/buf.h"
 #include "util/err.h"
