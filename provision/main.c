@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	}
 	out.command = ctx.cli.cmd->name;
 	if ((r = setup(&ctx)) == PV_OK) {
-		pv_handler fn = pv_handler_for(ctx.cli.cmd->id, ctx.cli.sub);
+		pv_handler fn = pv_cli_handler(&ctx.cli);
 
 		if (ctx.cli.cmd->flags & PV_CMD_STOPPABLE)
 			stoppable(&ctx);
