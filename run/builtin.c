@@ -131,7 +131,6 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 	struct pv_buf *in = &x->input;
 	const struct pv_host *client = x->host;
 	size_t ci = (size_t)(client - pb->clients);
-	char name[PV_NAME_MAX], alias[PV_NAME_MAX], share[PV_NAME_MAX];
 	double secs = R->pb->driver.warmup + R->pb->driver.duration;
 	int timeout = client->ssh.timeout > 0 ? client->ssh.timeout : 10, r;
 
@@ -156,15 +155,10 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 				       pb->domain.dns_domain, in)) != PV_OK)
 		return r;
 	for (unsigned n = 1; n <= x->h->users; n++) {
-		/* user n of client ci is user ci * per_client + n of the lab: its tree is in share
-		 * (that index mod shares) + 1, as `server` built it (phases/trees.c) */
-		unsigned long i = (unsigned long)ci * pb->users.per_client + (n - 1);
+		struct pv_roster_user u; /* where `server` built its tree */
 
-		if ((r = pv_user_name(pb, client, n, name)) != PV_OK ||
-		    (r = pv_alias_name(pb, n, alias)) != PV_OK ||
-		    (r = pv_share_name(pb, (unsigned)(i % pb->server.shares) + 1, share)) !=
-			    PV_OK ||
-		    (r = pv_loadproto_user(name, alias, share, n, in)) != PV_OK)
+		if ((r = pv_roster_user(pb, ci, n, &u)) != PV_OK ||
+		    (r = pv_loadproto_user(u.name, u.alias, u.share_name, n, in)) != PV_OK)
 			return r;
 	}
 	pv_buf_addstr(in, "start\n");
