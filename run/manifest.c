@@ -78,9 +78,9 @@ struct pv_json *pv_run_step_json(const struct pv_run_step *s)
 		o = pv_json_object();
 		pv_json_real(o, "scenarios_per_second", l->rate);
 		pv_json_real(o, "expected", l->expected);
-		pv_json_int(o, "started", (long long)l->all.started);
-		pv_json_int(o, "completed", (long long)l->all.completed);
-		pv_json_int(o, "errors", (long long)l->all.errors);
+		pv_json_int(o, "started", (long long)l->all.n.started);
+		pv_json_int(o, "completed", (long long)l->all.lat.n);
+		pv_json_int(o, "errors", (long long)l->all.n.errors);
 		pv_json_real(o, "overload", l->all.overload);
 		pv_json_real(o, "median", l->all.lat.median);
 		pv_json_real(o, "p95", l->all.lat.p95);
