@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+extern const char pv_phases_read_hosts_sh[], pv_phases_resolve_ps1[];
+
 #define LINUX_HOSTS   "/etc/hosts"
 #define WINDOWS_HOSTS "C:/Windows/System32/drivers/etc/hosts"
 #define PARALLEL      16
@@ -293,14 +295,15 @@ int pv_client_win_resolve(const char *first, const char *last, struct pv_buf *cm
 	int r;
 
 	pv_buf_reset(cmd);
-	pv_buf_addstr(&ps, "foreach ($n in ");
+	pv_buf_addstr(&ps, "$names = ");
 	if ((r = pv_remote_quote_ps(&ps, first)) != PV_OK)
 		goto out;
 	pv_buf_addstr(&ps, ","); /* a failure is sticky: the next quote reports it */
 	if ((r = pv_remote_quote_ps(&ps, last)) != PV_OK)
 		goto out;
-	pv_buf_addstr(&ps, ") { [System.Net.Dns]::GetHostAddresses($n) | ForEach-Object { "
-			   "'pv-host ' + $_.IPAddressToString } }");
+	pv_buf_addstr(&ps, "; ");
+	/* phases/scripts/resolve.ps1 is one line: cmd.exe passes no newline to -Command */
+	pv_buf_add(&ps, pv_phases_resolve_ps1, strcspn(pv_phases_resolve_ps1, "\n"));
 	if (pv_buf_failed(&ps) ||
 	    pv_buf_addstr(cmd, "powershell -NoProfile -NonInteractive -Command ") < 0) {
 		r = pv_error(PV_EIO, "out of memory");
@@ -430,19 +433,13 @@ static int read_posix(const struct client_run *run, const struct pv_host *h, str
 	const char *v[2];
 	int status = 0, r;
 
-	if (pv_buf_addstr(&cmd, "cat -- " LINUX_HOSTS) < 0)
+	if (pv_buf_addstr(&cmd, "set --") < 0)
 		goto oom;
-	if (!run->cleanup) {
-		size_t nv = verify_names(run, v);
-
-		if (pv_buf_addstr(&cmd, " && { echo pv-getent-output; getent hosts --") < 0)
+	for (size_t i = 0, nv = run->cleanup ? 0 : verify_names(run, v); i < nv; i++)
+		if (pv_buf_addstr(&cmd, " ") < 0 || pv_remote_quote(&cmd, v[i]) < 0)
 			goto oom;
-		for (size_t i = 0; i < nv; i++)
-			if (pv_buf_addstr(&cmd, " ") < 0 || pv_remote_quote(&cmd, v[i]) < 0)
-				goto oom;
-		if (pv_buf_addstr(&cmd, "; echo \"pv-getent $?\"; } >&2") < 0)
-			goto oom;
-	}
+	if (pv_buf_addstr(&cmd, "\n") < 0 || pv_buf_addstr(&cmd, pv_phases_read_hosts_sh) < 0)
+		goto oom;
 	r = pv_remote_exec(rem, cmd.data, NULL, 0, content, err, &status, 0);
 	if (r == PV_OK && status != 0)
 		r = pv_error(PV_EREMOTE, "'%s': cannot read %s: %s", h->name, LINUX_HOSTS,

@@ -268,7 +268,6 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 	int status = 0, r;
 	char *line = NULL;
 
-	pv_buf_addstr(&s, "set -u\nLC_ALL=C; export LC_ALL\n");
 	pv_remote_var(&s, "r", res->results);
 	pv_remote_var(&s, "p", c->parent);
 	pv_remote_var(&s, "bdir", c->bdir ? c->bdir : "");

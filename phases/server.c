@@ -30,14 +30,16 @@
 
 #define SPN_CHUNK 500 /* values per LDAP modify */
 #define KT_CHUNK  200 /* principals per 'net ads keytab add' */
-#define KT_ADD	  "net ads keytab add --use-kerberos=required -N --"
 
-extern const char pv_phases_shares_sh[];
-extern const char pv_phases_unshare_sh[];
+extern const char pv_samba_shares_sh[];
+extern const char pv_samba_unshare_sh[];
 extern const char pv_samba_keytab_list_sh[];
 extern const char pv_samba_keytab_remove_sh[];
 extern const char pv_samba_keytab_add_sh[];
 extern const char pv_samba_keytab_clone_pl[];
+extern const char pv_samba_trust_sh[];
+extern const char pv_samba_keytab_net_sh[];
+extern const char pv_phases_spn_record_sh[];
 
 struct srv_run {
 	const struct pv_env *env;
@@ -99,7 +101,7 @@ static int ensure_shares(struct srv_run *run)
 		pv_remote_quote(&sc, name);
 	}
 	pv_buf_addstr(&sc, "\n");
-	pv_buf_addstr(&sc, pv_phases_shares_sh);
+	pv_buf_addstr(&sc, pv_samba_shares_sh);
 	if ((r = pv_samba_run(run->rem, "making the shares", &sc, NULL, 0, &out, NULL, 120)) !=
 	    PV_OK)
 		goto out;
@@ -294,34 +296,38 @@ static int run_as_admin(struct srv_run *run, const char *what, const struct pv_b
 
 /* Which alias SPNs this lab added is recorded on the server, in <share_path>/.provision-spns.
  * <lab> (one per line, written before the LDAP modify), so that cleanup removes exactly those:
- * not one that was there before, nor one another lab added (SPNs carry no tag of their own). */
-static int record_path(const struct srv_run *run, struct pv_buf *b)
+ * not one that was there before, nor one another lab added (SPNs carry no tag of their own).
+ * phases/scripts/spn-record.sh: action add (in appended), read (into out) or remove. */
+static int spn_record(struct srv_run *run, const char *action, const struct pv_buf *in,
+		      struct pv_buf *out)
 {
-	pv_buf_reset(b);
-	pv_remote_quote(b, run->pb->server.share_path);
-	pv_buf_addstr(b, "/");
-	pv_remote_quote(b, ".provision-spns.");
-	pv_remote_quote(b, run->pb->lab);
-	return b->data ? PV_OK : pv_error(PV_EIO, "out of memory");
+	struct pv_buf sc = PV_BUF_INIT;
+	char what[64];
+	int r;
+
+	snprintf(what, sizeof(what), "%s the alias SPN record",
+		 !strcmp(action, "add")	   ? "writing"
+		 : !strcmp(action, "read") ? "reading"
+					   : "removing");
+	pv_remote_var(&sc, "base", run->pb->server.share_path);
+	pv_remote_var(&sc, "lab", run->pb->lab);
+	pv_remote_var(&sc, "action", action);
+	pv_buf_addstr(&sc, pv_phases_spn_record_sh);
+	r = in && pv_buf_failed(in) ? pv_error(PV_EIO, "out of memory")
+				    : pv_samba_run(run->rem, what, &sc, in ? in->data : NULL,
+						   in ? in->len : 0, out, NULL, 60);
+	pv_buf_release(&sc, 0);
+	return r;
 }
 
 static int record_spns(struct srv_run *run, const struct spn_list *add)
 {
-	struct pv_buf sc = PV_BUF_INIT, path = PV_BUF_INIT, in = PV_BUF_INIT;
+	struct pv_buf in = PV_BUF_INIT;
 	int r;
 
-	if ((r = record_path(run, &path)) != PV_OK)
-		return r;
-	pv_buf_addstr(&sc, "mkdir -p -- ");
-	pv_remote_quote(&sc, run->pb->server.share_path);
-	pv_buf_addf(&sc, " && cat >> %s", path.data);
 	for (size_t i = 0; i < add->n; i++)
 		pv_buf_addf(&in, "%s\n", add->v[i]);
-	r = pv_buf_failed(&in) ? pv_error(PV_EIO, "out of memory")
-			       : pv_samba_run(run->rem, "recording the alias SPNs", &sc, in.data,
-					      in.len, NULL, NULL, 60);
-	pv_buf_release(&sc, 0);
-	pv_buf_release(&path, 0);
+	r = spn_record(run, "add", &in, NULL);
 	pv_buf_release(&in, 0);
 	return r;
 }
@@ -329,21 +335,16 @@ static int record_spns(struct srv_run *run, const struct spn_list *add)
 /* The record as a set (empty when there is none). */
 static int recorded_spns(struct srv_run *run, struct pv_strset *rec)
 {
-	struct pv_buf sc = PV_BUF_INIT, path = PV_BUF_INIT, out = PV_BUF_INIT;
+	struct pv_buf out = PV_BUF_INIT;
 	int r;
 
-	if ((r = record_path(run, &path)) != PV_OK)
-		return r;
-	pv_buf_addf(&sc, "cat -- %s 2>/dev/null || true", path.data);
-	r = pv_samba_run(run->rem, "reading the alias SPN record", &sc, NULL, 0, &out, NULL, 60);
+	r = spn_record(run, "read", NULL, &out);
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		if ((nl = strchr(line, '\n')))
 			*nl = '\0';
 		if (*line && pv_strset_add(rec, line) < 0)
 			r = pv_error(PV_EIO, "out of memory");
 	}
-	pv_buf_release(&sc, 0);
-	pv_buf_release(&path, 0);
 	pv_buf_release(&out, 0);
 	return r;
 }
@@ -431,19 +432,20 @@ static int ensure_spns(struct srv_run *run)
 		if (pv_strset_has(run->f.keytab_listed ? run->f.principals : kt, want.v[i]))
 			continue;
 		pv_buf_addf(&names, "%s\n", want.v[i]);
-		/* the options first, then --: the principals are operands whatever they hold */
-		if (nkt % KT_CHUNK == 0)
-			pv_buf_addstr(&body, nkt ? " </dev/null >&2\n" KT_ADD : KT_ADD);
-		pv_buf_addstr(&body, " ");
+		pv_buf_addstr(&body, nkt ? " " : "set -- ");
 		pv_remote_quote(&body, want.v[i]);
 		nkt++;
 	}
 	if (nkt) {
 		const char *how = "copying the host/ keys";
+		char chunk[16];
 
 		if ((r = clone_keys(run, &names)) == PV_ENOTIMPL) {
 			how = "net ads keytab add";
-			pv_buf_addstr(&body, " </dev/null >&2\n");
+			snprintf(chunk, sizeof(chunk), "%d", KT_CHUNK);
+			pv_buf_addstr(&body, "\n");
+			pv_remote_var(&body, "chunk", chunk);
+			pv_buf_addstr(&body, pv_samba_keytab_net_sh);
 			r = run_as_admin(run, "net ads keytab add", &body);
 		}
 		if (r != PV_OK)
@@ -625,7 +627,6 @@ static int remove_spns(struct srv_run *run)
 {
 	struct spn_list del = {0};
 	struct pv_strset *rec = pv_strset_new();
-	struct pv_buf sc = PV_BUF_INIT;
 	char **vals = NULL, *dn = NULL, *desc = NULL, first[1024] = "";
 	size_t nvals = 0;
 	int found = 0, r, r2 = PV_OK;
@@ -672,15 +673,8 @@ keytab:
 		r = r2;
 out:
 	/* everything recorded is gone now (or was gone already) */
-	if (r == PV_OK && !run->dry && pv_strset_count(rec) && record_path(run, &sc) == PV_OK) {
-		struct pv_buf rm = PV_BUF_INIT;
-
-		pv_buf_addf(&rm, "rm -f -- %s", sc.data);
-		r = pv_samba_run(run->rem, "removing the alias SPN record", &rm, NULL, 0, NULL,
-				 NULL, 60);
-		pv_buf_release(&rm, 0);
-	}
-	pv_buf_release(&sc, 0);
+	if (r == PV_OK && !run->dry && pv_strset_count(rec))
+		r = spn_record(run, "remove", NULL, NULL);
 	pv_strset_free(rec);
 	pv_dir_values_free(vals, nvals);
 	spn_release(&del);
@@ -700,7 +694,7 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 	pv_remote_var(&sc, "tag", run->tag);
 	pv_remote_var(&sc, "dry", run->dry ? "1" : "0");
 	pv_remote_var(&sc, "base", run->pb->server.share_path);
-	pv_buf_addstr(&sc, pv_phases_unshare_sh);
+	pv_buf_addstr(&sc, pv_samba_unshare_sh);
 	r = pv_samba_run(run->rem, "removing the shares", &sc, NULL, 0, &out, NULL, 3600);
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		if ((nl = strchr(line, '\n')))
@@ -779,7 +773,7 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 	st->smbd = run.f.smbd_running;
 	st->winbindd = run.f.winbindd_running;
 	if (st->joined && st->winbindd &&
-	    (r = pv_samba_run_text(run.rem, "wbinfo -t", "wbinfo -t >/dev/null 2>&1", NULL, 0, NULL,
+	    (r = pv_samba_run_text(run.rem, "wbinfo -t", pv_samba_trust_sh, NULL, 0, NULL,
 				   &st_trust, 60)) != PV_OK)
 		goto out;
 	st->trust = st_trust == 0;

@@ -42,6 +42,8 @@ static struct builtin *state(struct run *R)
 	return R->drv_state;
 }
 
+extern const char pv_run_load_sh[];
+
 struct install {
 	struct run *R;
 	size_t i;
@@ -133,6 +135,7 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 	size_t ci = (size_t)(client - pb->clients);
 	double secs = R->pb->driver.warmup + R->pb->driver.duration;
 	int timeout = client->ssh.timeout > 0 ? client->ssh.timeout : 10, r;
+	char num[32];
 
 	(void)st;
 	if (!(x->drv = calloc(1, sizeof(struct bhost))))
@@ -140,10 +143,11 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 	pv_remote_var(&x->cmd, "bin", B->bin[ci]);
 	pv_remote_var(&x->cmd, "client", client->name);
 	pv_remote_var(&x->cmd, "wg", pb->domain.netbios);
-	pv_buf_addf(&x->cmd,
-		    "exec \"$bin\" load --client \"$client\" --workgroup \"$wg\" --duration %.0f "
-		    "--timeout %d\n",
-		    ceil(secs), timeout);
+	snprintf(num, sizeof(num), "%.0f", ceil(secs));
+	pv_remote_var(&x->cmd, "secs", num);
+	snprintf(num, sizeof(num), "%d", timeout);
+	pv_remote_var(&x->cmd, "timeout", num);
+	pv_buf_addstr(&x->cmd, pv_run_load_sh);
 	pv_buf_add(in, R->password->data, R->password->len);
 	pv_buf_addstr(in, "\n");
 	if ((r = pv_loadproto_config(&B->cfg, in)) != PV_OK)

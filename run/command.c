@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern const char pv_run_client_pl[];
+extern const char pv_run_client_pl[], pv_run_client_sh[], pv_run_gather_sh[];
 
 #define GATHER_MAX (256u << 20) /* bytes of results gathered from one host for one step */
 #define SLICE_MS   200
@@ -93,12 +93,14 @@ static void gather(struct hostrun *x)
 {
 	struct run *R = x->st->run;
 	struct pv_buf sc = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
-	char rel[128];
+	char rel[128], max[16];
 	int status = 0, r;
 
 	snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
+	snprintf(max, sizeof(max), "%u", GATHER_MAX);
 	pv_remote_var(&sc, "d", x->dir);
-	pv_buf_addf(&sc, "cd -- \"$d\" && tar --format=ustar -cf - . | head -c %u\n", GATHER_MAX);
+	pv_remote_var(&sc, "max", max);
+	pv_buf_addstr(&sc, pv_run_gather_sh);
 	r = pv_buf_failed(&sc) ? pv_error(PV_EIO, "out of memory")
 			       : pv_remote_exec(x->rem, sc.data, NULL, 0, &out, &err, &status, 0);
 	if (r == PV_OK && status != 0)
@@ -157,8 +159,8 @@ static void *remote_host(void *arg)
 	pv_remote_var(&sc, "step", x->st->rel);
 	pv_remote_var(&sc, "label", label);
 	pv_remote_var(&sc, "cmd", x->cmd.data);
-	pv_buf_addf(&sc, "exec perl -e \"$prog\" -- \"$base\" \"$step\" %d \"$label\" \"$cmd\"\n",
-		    x->password ? 1 : 0);
+	pv_remote_var(&sc, "pw", x->password ? "1" : "0");
+	pv_buf_addstr(&sc, pv_run_client_sh);
 	if (pv_buf_failed(&sc) || pv_buf_failed(&x->input))
 		r = pv_error(PV_EIO, "out of memory");
 	else

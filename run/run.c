@@ -8,6 +8,7 @@
 
 #include "remote/quote.h"
 #include "run/drain.h"
+#include "samba/samba.h"
 #include "util/digest.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -19,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+extern const char pv_run_client_facts_sh[], pv_run_cleanup_sh[];
 
 #define HEARTBEAT 2 /* run-client.pl's pv-alive period */
 
@@ -94,8 +97,7 @@ static int connect_client(size_t i, void *arg)
 	if ((r = pv_host_connect(host, &R->rems[i])) != PV_OK)
 		return r;
 	/* the client's system for the manifest, and perl for the run's wrapper */
-	r = pv_remote_exec(R->rems[i], "uname -sr; command -v perl >/dev/null || echo no-perl",
-			   NULL, 0, &out, NULL, &status, 0);
+	r = pv_remote_exec(R->rems[i], pv_run_client_facts_sh, NULL, 0, &out, NULL, &status, 0);
 	if (r == PV_OK && out.data && strstr(out.data, "no-perl"))
 		r = pv_error(PV_EREMOTE,
 			     "'%s' has no perl, which the run's wrapper needs: install "
@@ -130,22 +132,11 @@ static int connect_all(struct run *R)
 	free(fr);
 	if (r == PV_OK && pb->has_server) {
 		struct pv_remote *srv = NULL;
-		struct pv_buf out = PV_BUF_INIT;
-		int status = 0;
 
 		/* only for the manifest: a server that cannot say is not an error here */
-		if (pv_host_connect(&pb->server.host, &srv) == PV_OK &&
-		    pv_remote_exec(srv, "smbd --version 2>/dev/null; uname -sr", NULL, 0, &out,
-				   NULL, &status, 0) == PV_OK &&
-		    out.data) {
-			for (char *c2 = out.data; *c2; c2++)
-				if (*c2 == '\n' && c2[1])
-					*c2 = ';';
-			snprintf(R->server_system, sizeof(R->server_system), "%.*s",
-				 (int)strcspn(out.data, "\n"), out.data);
-		}
+		if (pv_host_connect(&pb->server.host, &srv) == PV_OK)
+			pv_samba_version(srv, R->server_system, sizeof(R->server_system));
 		pv_remote_free(srv);
-		pv_buf_release(&out, 0);
 	}
 	return r;
 }
@@ -158,7 +149,7 @@ static void cleanup_host(struct run *R, struct pv_remote *rem, const char *name)
 
 	snprintf(base, sizeof(base), "%s-%s", R->base, name);
 	pv_remote_var(&sc, "b", base);
-	pv_buf_addstr(&sc, "[ -d \"$b\" ] && [ ! -L \"$b\" ] && rm -rf -- \"$b\"; exit 0\n");
+	pv_buf_addstr(&sc, pv_run_cleanup_sh);
 	if (rem && !pv_buf_failed(&sc))
 		pv_remote_exec(rem, sc.data, NULL, 0, NULL, NULL, NULL, 30);
 	pv_buf_release(&sc, 0);

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+extern const char pv_run_sink_mkdir_sh[], pv_run_sink_open_sh[], pv_run_sink_untar_sh[];
+
 int pv_sink_dir(struct pv_sink *k, const char *rel, bool mk, int *out)
 {
 	char part[1024];
@@ -101,7 +103,7 @@ int pv_sink_mkdir(struct pv_sink *k, const char *rel)
 	}
 	pv_remote_var(&sc, "d", k->path);
 	pv_remote_var(&sc, "rel", rel);
-	pv_buf_addstr(&sc, "mkdir -m 0755 -- \"$d/$rel\"\n");
+	pv_buf_addstr(&sc, pv_run_sink_mkdir_sh);
 	pthread_mutex_lock(&k->lock);
 	r = pv_buf_failed(&sc) ? pv_error(PV_EIO, "out of memory")
 			       : remote_cmd(k, "making a results folder", sc.data, NULL, 0);
@@ -194,8 +196,7 @@ int pv_sink_tar(struct pv_sink *k, const char *rel, const struct pv_buf *tar, un
 			return r;
 		pv_remote_var(&sc, "d", k->path);
 		pv_remote_var(&sc, "rel", rel);
-		pv_buf_addstr(&sc, "mkdir -p -- \"$d/$rel\" && tar -x --no-same-owner "
-				   "--no-same-permissions -C \"$d/$rel\" -f -\n");
+		pv_buf_addstr(&sc, pv_run_sink_untar_sh);
 		pthread_mutex_lock(&k->lock);
 		r = pv_buf_failed(&sc)
 			    ? pv_error(PV_EIO, "out of memory")
@@ -239,8 +240,7 @@ static int open_remote(struct pv_sink *k, const char *results, const char *name)
 
 	pv_remote_var(&sc, "d", results);
 	pv_remote_var(&sc, "n", name);
-	pv_buf_addstr(&sc, "[ -d \"$d\" ] || { echo \"no folder $d\" >&2; exit 2; }\n"
-			   "mkdir -m 0755 -- \"$d/$n\" 2>/dev/null || exit 17\n");
+	pv_buf_addstr(&sc, pv_run_sink_open_sh);
 	r = pv_buf_failed(&sc) ? pv_error(PV_EIO, "out of memory")
 			       : pv_remote_exec(k->rem, sc.data, NULL, 0, NULL, &err, &status, 0);
 	if (r == PV_OK && status == 17)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const char pv_run_watch_pl[];
+extern const char pv_run_watch_pl[], pv_run_watch_sh[];
 
 const char *const pv_watch_names[PV_W_COUNT] = {
 	[PV_W_CPU] = "cpu",
@@ -408,8 +408,14 @@ int pv_watch_start(const struct pv_env *env, int interval, struct pv_watch **out
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	w->interval = interval;
-	pv_remote_var(&cmd, "prog", pv_run_watch_pl);
-	pv_buf_addf(&cmd, "exec perl -e \"$prog\" -- %d\n", interval);
+	{
+		char iv[16];
+
+		snprintf(iv, sizeof(iv), "%d", interval);
+		pv_remote_var(&cmd, "prog", pv_run_watch_pl);
+		pv_remote_var(&cmd, "interval", iv);
+		pv_buf_addstr(&cmd, pv_run_watch_sh);
+	}
 	if (pv_buf_failed(&cmd)) {
 		pv_buf_release(&cmd, 0);
 		release(w);

@@ -18,6 +18,7 @@
 
 extern const char pv_samba_probe_sh[];
 extern const char pv_samba_as_admin_sh[];
+extern const char pv_samba_version_sh[];
 
 /* The line that says why a command failed: the last one, unless a line reports a full disk
  * (tar, for one, names each file it could not write, then ends with a generic "Exiting with
@@ -343,6 +344,22 @@ static int take_account(const char *dn, const char *const *vals, void *arg)
 	if (!a->dn || (vals[0] && !a->desc))
 		return pv_error(PV_EIO, "out of memory");
 	return PV_OK;
+}
+
+void pv_samba_version(struct pv_remote *rem, char *out, size_t len)
+{
+	struct pv_buf text = PV_BUF_INIT;
+	int status = 0;
+
+	out[0] = '\0';
+	if (pv_remote_exec(rem, pv_samba_version_sh, NULL, 0, &text, NULL, &status, 0) == PV_OK &&
+	    text.data) {
+		for (char *c = text.data; *c; c++)
+			if (*c == '\n' && c[1])
+				*c = ';';
+		snprintf(out, len, "%.*s", (int)strcspn(text.data, "\n"), text.data);
+	}
+	pv_buf_release(&text, 0);
 }
 
 int pv_samba_account(struct pv_dir *dir, const char *base_dn, const char *netbios, char **dn,
