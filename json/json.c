@@ -82,8 +82,7 @@ int pv_json_dump(const struct pv_json *v, FILE *f)
 
 char *pv_json_pretty(const struct pv_json *v)
 {
-	char *s = v ? json_dumps(J(v), JSON_INDENT(2) | JSON_ENSURE_ASCII |
-					      JSON_REAL_PRECISION(12))
+	char *s = v ? json_dumps(J(v), JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12))
 		    : NULL;
 	char *nl;
 
@@ -136,9 +135,7 @@ int pv_json_each(const struct pv_json *o,
 
 	if (!json_is_object(J(o)))
 		return 0;
-	json_object_foreach (J(o), key, v)
-		if ((r = fn(key, P(v), arg)) != 0)
-			return r;
+	json_object_foreach(J(o), key, v) if ((r = fn(key, P(v), arg)) != 0) return r;
 	return 0;
 }
 
@@ -166,6 +163,11 @@ bool pv_json_number(const struct pv_json *v, double *out)
 bool pv_json_is_array(const struct pv_json *v)
 {
 	return json_is_array(J(v));
+}
+
+bool pv_json_is_null(const struct pv_json *v)
+{
+	return json_is_null(J(v));
 }
 
 size_t pv_json_size(const struct pv_json *a)

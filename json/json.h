@@ -49,7 +49,8 @@ bool pv_json_integer(const struct pv_json *v, long long *out);
 /* A number's value (an integer or a real) into *out (true); false for anything else. */
 bool pv_json_number(const struct pv_json *v, double *out);
 bool pv_json_is_array(const struct pv_json *v);
-size_t pv_json_size(const struct pv_json *a); /* an array's length; 0 for anything else */
+bool pv_json_is_null(const struct pv_json *v); /* false for NULL (no value) */
+size_t pv_json_size(const struct pv_json *a);  /* an array's length; 0 for anything else */
 const struct pv_json *pv_json_at(const struct pv_json *a, size_t i); /* or NULL */
 
 #endif

@@ -1,4 +1,10 @@
-/* load/engine.c: the built-in load driver on one client (see engine.h, docs/load.md). */
+/* load/engine.c: the built-in load driver on one client (see engine.h, docs/load.md).
+ *
+ * Threads: the caller's (the coordinator: steps, the caller's callbacks, the intervals' figures)
+ * and one per event loop (a worker: its share of the users, their connections and scenarios).
+ * A worker touches only its own users and loop; what the coordinator reads of it (its
+ * figures, its users' counts, its logons, the phase it finished) is under its lock. The
+ * coordinator says what to do by the engine's phase, under the engine's lock. */
 #include "load/engine.h"
 
 #include "krb/krb.h"
@@ -9,6 +15,8 @@
 #include "util/progress.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +26,8 @@
 #define IO_CHUNK      65536u
 #define DRAIN_SECS    10.0 /* at the end, how long scenarios in flight may take to finish */
 #define LOGON_TRIES   3	   /* a logon the server was too slow for (or reset) is tried again */
+#define TURN_MS	      50   /* a worker looks at its phase at least this often */
+#define THREADS_MAX   64
 
 struct file {
 	char *path;
@@ -29,21 +39,28 @@ struct list {
 	size_t n, cap;
 };
 
-enum ustate { U_OPENING, U_LEARNING, U_IDLE, U_BUSY, U_FAILED };
+/* U_OFF: no connection, none asked for (between steps, or not in this step); U_FAILED: the
+ * connection failed or was lost in this step */
+enum ustate { U_OFF, U_OPENING, U_LEARNING, U_IDLE, U_BUSY, U_FAILED };
 
 struct user;
 typedef void (*step_fn)(struct user *u, const struct pv_smba_done *d);
 
 struct engine;
+struct worker;
 
 struct user {
 	struct engine *e;
-	const struct pv_load_user *u;
+	struct worker *w;
+	struct pv_load_user info; /* its own copies of the strings */
+	size_t index;		  /* its place in the caller's users */
 	struct pv_smba *c;
 	enum ustate st;
+	bool active; /* in this step */
 	struct pv_load_sched sched;
 	struct pv_load_rng rng; /* picks files */
 	double due;
+	double idle_since; /* when its last scenario ended (or it logged on) */
 	enum pv_load_kind next;
 	/* the scenario (or the learning) under way */
 	enum pv_load_kind kind;
@@ -59,29 +76,59 @@ struct user {
 	char path[PATH_MAX_LOAD], path2[PATH_MAX_LOAD];
 	struct list names; /* what the listing under way found */
 	bool want_dirs;	   /* ... folders (else files) */
-	/* the tree, learned at the start */
+	/* the tree, learned at the logon */
 	struct list dirs, sfiles, vfiles, made;
 	size_t made_head;
 	struct pv_krb_sec *krb; /* auth kerberos: the logon under way */
-	unsigned tries;		/* logons tried */
+	unsigned tries;		/* this step's logon tries */
+	double logon_t0;	/* its first try */
 	unsigned seq;
 	size_t learn;
 };
 
+enum phase { PH_IDLE, PH_LOGON, PH_RUN, PH_DRAIN, PH_CLOSE, PH_QUIT };
+
+struct worker {
+	struct engine *e;
+	pthread_t t;
+	bool started;
+	clockid_t clock; /* its CPU time */
+	struct pv_smba_loop *l;
+	struct user **users; /* owned by the engine */
+	size_t n, cap;
+	/* the worker's own */
+	struct user **again; /* users whose logon is to be tried again, nagain of them */
+	size_t nagain, next_open;
+	unsigned opening, pending; /* connections opening; users not yet ready or failed */
+	double wake;		   /* the earliest due of an idle or failed user */
+	double t0;		   /* PH_RUN: when the schedules start */
+	uint64_t ops;		   /* the ops loop's answers */
+	enum phase phase;	   /* the engine's, as the worker saw it last */
+	/* under lock: what the coordinator reads */
+	pthread_mutex_t lock;
+	struct pv_load_figs figs;   /* counts since the coordinator last took them */
+	struct pv_load_logon logon; /* this step's logons */
+	unsigned connected, failed; /* active users with a connection (learning or more), and
+				     * without one (failed, or never opened) */
+	char first_error[384];
+	unsigned done_gen; /* the phase generation it finished */
+	int err;	   /* its loop failed (set once, by the worker), with errmsg */
+	char errmsg[256];
+};
+
 struct engine {
 	const struct pv_load_opts *o;
-	struct pv_smba_loop *l;
-	struct user *users;
-	size_t n;
-	struct pv_load_figs figs;
-	unsigned opening, pending; /* connections opening; users not yet ready or failed */
-	struct user **again;	   /* users whose logon is to be tried again, nagain of them */
-	size_t nagain;
-	bool running;
-	bool logging_on; /* the users' logons are under way (and may be tried again) */
-	double wake;	 /* the earliest due of an idle or failed user: none is due before */
-	char run[24];	 /* in the names of what this run makes: another run's never collide */
-	char first_error[384];
+	struct worker *w;
+	unsigned nw;
+	struct user **users; /* every user so far, in the caller's order */
+	size_t n, cap;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	enum phase phase; /* under lock, with gen: what the workers are to do */
+	unsigned gen;
+	double t0;     /* PH_RUN: when the schedules start */
+	size_t step_n; /* PH_LOGON: the step's users, the first of e->users */
+	char run[24];  /* in the names of what this run makes: another run's never collide */
 	uint8_t data[IO_CHUNK];
 };
 
@@ -123,39 +170,77 @@ static const struct file *pick(struct user *u, const struct list *l)
 	return l->n ? &l->f[(size_t)(pv_load_rng_unit(&u->rng) * (double)l->n)] : NULL;
 }
 
+/* Every change of a user's state goes here: the worker's counts of its active users follow. */
+static void set_state(struct user *u, enum ustate st)
+{
+	struct worker *w = u->w;
+	bool was_conn = u->st >= U_LEARNING && u->st <= U_BUSY,
+	     now_conn = st >= U_LEARNING && st <= U_BUSY;
+	bool was_fail = u->st == U_FAILED || u->st == U_OFF,
+	     now_fail = st == U_FAILED || st == U_OFF;
+
+	if (u->active && (was_conn != now_conn || was_fail != now_fail)) {
+		pthread_mutex_lock(&w->lock);
+		w->connected = w->connected - was_conn + now_conn;
+		w->failed = w->failed - was_fail + now_fail;
+		pthread_mutex_unlock(&w->lock);
+	}
+	u->st = st;
+}
+
+/* A request of u's scenario went out: counted as its kind's. */
+static void count_op(struct user *u, enum pv_load_op op)
+{
+	struct worker *w = u->w;
+
+	if (u->st != U_BUSY || u->e->o->ops_loop)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->figs.kind[u->kind].ops[op]++;
+	pthread_mutex_unlock(&w->lock);
+}
+
 static void fail_user(struct user *u, const char *msg)
 {
-	struct engine *e = u->e;
+	struct worker *w = u->w;
 
-	if (!e->first_error[0])
-		snprintf(e->first_error, sizeof(e->first_error), "%s: %s", u->u->name, msg);
+	pthread_mutex_lock(&w->lock);
+	if (!w->first_error[0])
+		snprintf(w->first_error, sizeof(w->first_error), "%s: %s", u->info.name, msg);
+	if (u->st == U_OPENING)
+		w->logon.failed++;
+	pthread_mutex_unlock(&w->lock);
 	if (u->st == U_OPENING || u->st == U_LEARNING)
-		e->pending--;
-	u->st = U_FAILED;
-	if (u->due < e->wake)
-		e->wake = u->due;
-	pv_log(PV_LOG_DEBUG, "load: %s: %s", u->u->name, msg);
+		w->pending--;
+	set_state(u, U_FAILED);
+	if (u->due < w->wake)
+		w->wake = u->due;
+	pv_log(PV_LOG_DEBUG, "load: %s: %s", u->info.name, msg);
 }
 
 /* ---- the scenario under way ends ---- */
 
 static void end(struct user *u, bool error)
 {
-	struct engine *e = u->e;
+	struct worker *w = u->w;
+	double t = pv_now();
 
 	/* files left open by a failure: closed, nobody waits for the answer */
-	if (u->open1)
-		pv_smba_closefile(u->c, u->fid, NULL, NULL);
-	if (u->open2)
-		pv_smba_closefile(u->c, u->fid2, NULL, NULL);
+	if (u->open1 && pv_smba_closefile(u->c, u->fid, NULL, NULL) == PV_OK)
+		count_op(u, PV_LOAD_OP_CLOSE);
+	if (u->open2 && pv_smba_closefile(u->c, u->fid2, NULL, NULL) == PV_OK)
+		count_op(u, PV_LOAD_OP_CLOSE);
 	u->open1 = u->open2 = false;
-	if (!e->o->ops_loop)
-		pv_load_count_end(&e->figs, e->o->cfg, u->kind, u->late, pv_now() - u->start,
-				  error);
+	if (!u->e->o->ops_loop) {
+		pthread_mutex_lock(&w->lock);
+		pv_load_count_end(&w->figs, u->e->o->cfg, u->kind, u->late, t - u->start, error);
+		pthread_mutex_unlock(&w->lock);
+	}
 	if (u->st == U_BUSY)
-		u->st = pv_smba_usable(u->c) ? U_IDLE : U_FAILED;
-	if (u->due < e->wake)
-		e->wake = u->due;
+		set_state(u, pv_smba_usable(u->c) ? U_IDLE : U_FAILED);
+	u->idle_since = t;
+	if (u->due < w->wake)
+		w->wake = u->due;
 }
 
 /* Every answer comes here first: a lost connection or a refusal ends the scenario. */
@@ -164,6 +249,8 @@ static void on_done(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 	struct user *u = arg;
 
 	(void)c;
+	if (u->st == U_OFF) /* closed by us between steps: nothing waits for it */
+		return;
 	if (d->code != PV_OK) {
 		if (u->st == U_BUSY)
 			end(u, true);
@@ -185,8 +272,8 @@ static bool refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2)
 	return true;
 }
 
-/* Issue a request; a refusal to queue it ends the scenario. */
-#define ISSUE(u, next, call)                                                                       \
+/* Issue a request (counted as op when it went out); a refusal to queue it ends the scenario. */
+#define ISSUE(u, next, op, call)                                                                   \
 	do {                                                                                       \
 		(u)->k = (next);                                                                   \
 		if ((call) != PV_OK) {                                                             \
@@ -194,6 +281,8 @@ static bool refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2)
 				end((u), true);                                                    \
 			else                                                                       \
 				fail_user((u), pv_errmsg());                                       \
+		} else {                                                                           \
+			count_op((u), (op));                                                       \
 		}                                                                                  \
 	} while (0)
 
@@ -209,7 +298,7 @@ static void read_more(struct user *u, const struct pv_smba_done *d)
 		u->after(u, NULL);
 		return;
 	}
-	ISSUE(u, read_more,
+	ISSUE(u, read_more, PV_LOAD_OP_READ,
 	      pv_smba_read(u->c, u->fid, u->off,
 			   (uint32_t)(u->size - u->off < IO_CHUNK ? u->size - u->off : IO_CHUNK),
 			   on_done, u));
@@ -234,7 +323,7 @@ static void write_more(struct user *u, const struct pv_smba_done *d)
 		return;
 	}
 	n = (uint32_t)(u->size - u->off < IO_CHUNK ? u->size - u->off : IO_CHUNK);
-	ISSUE(u, write_more,
+	ISSUE(u, write_more, PV_LOAD_OP_WRITE,
 	      pv_smba_write(u->c, u->i == 2 ? u->fid2 : u->fid, u->off, u->e->data, n, on_done, u));
 	u->off += n;
 }
@@ -275,7 +364,8 @@ static void list_more(struct user *u, const struct pv_smba_done *d)
 			fail_user(u, pv_errmsg());
 		return;
 	}
-	ISSUE(u, list_more, pv_smba_list(u->c, u->fid, false, on_done, u));
+	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
+	      pv_smba_list(u->c, u->fid, false, on_done, u));
 }
 
 /* List the open folder u->fid (u->path), folders or files into u->names. */
@@ -284,14 +374,16 @@ static void list_all(struct user *u, bool dirs, step_fn after)
 	u->after = after;
 	u->want_dirs = dirs;
 	list_clear(&u->names);
-	ISSUE(u, list_more, pv_smba_list(u->c, u->fid, true, on_done, u));
+	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
+	      pv_smba_list(u->c, u->fid, true, on_done, u));
 }
 
 /* Open u->path into fid (or fid2 when second). */
 static void open_path(struct user *u, const char *path, uint32_t access, uint32_t disp,
 		      uint32_t opts, step_fn next)
 {
-	ISSUE(u, next, pv_smba_create(u->c, path, access, disp, opts, on_done, u));
+	ISSUE(u, next, PV_LOAD_OP_CREATE,
+	      pv_smba_create(u->c, path, access, disp, opts, on_done, u));
 }
 
 static bool opened(struct user *u, const struct pv_smba_done *d, bool second)
@@ -315,7 +407,8 @@ static void close_fid(struct user *u, bool second, step_fn next)
 		u->open2 = false;
 	else
 		u->open1 = false;
-	ISSUE(u, next, pv_smba_closefile(u->c, second ? u->fid2 : u->fid, on_done, u));
+	ISSUE(u, next, PV_LOAD_OP_CLOSE,
+	      pv_smba_closefile(u->c, second ? u->fid2 : u->fid, on_done, u));
 }
 
 static void done_ok(struct user *u, const struct pv_smba_done *d)
@@ -331,11 +424,10 @@ static void learn_next(struct user *u, const struct pv_smba_done *d);
 
 static void learned(struct user *u)
 {
-	struct engine *e = u->e;
-
 	list_clear(&u->names);
-	u->st = U_IDLE;
-	e->pending--;
+	set_state(u, U_IDLE);
+	u->idle_since = pv_now();
+	u->w->pending--;
 }
 
 static void learn_listed(struct user *u, const struct pv_smba_done *d)
@@ -383,11 +475,11 @@ static void learn_next(struct user *u, const struct pv_smba_done *d)
 			break;
 		}
 		u->learn = 2;
-		snprintf(u->path, sizeof(u->path), "%s/volatile", u->u->name);
+		snprintf(u->path, sizeof(u->path), "%s/volatile", u->info.name);
 		break;
 	case 2:
 		u->learn = 3;
-		snprintf(u->path, sizeof(u->path), "%s/new", u->u->name);
+		snprintf(u->path, sizeof(u->path), "%s/new", u->info.name);
 		break;
 	default:
 		learned(u);
@@ -398,9 +490,15 @@ static void learn_next(struct user *u, const struct pv_smba_done *d)
 
 static void learn(struct user *u)
 {
-	u->st = U_LEARNING;
+	/* what an earlier logon learnt may have changed since */
+	list_clear(&u->dirs);
+	list_clear(&u->sfiles);
+	list_clear(&u->vfiles);
+	list_clear(&u->made);
+	u->made_head = 0;
+	set_state(u, U_LEARNING);
 	u->learn = 0;
-	snprintf(u->path, sizeof(u->path), "%s/static", u->u->name);
+	snprintf(u->path, sizeof(u->path), "%s/static", u->info.name);
 	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, learn_opened);
 }
 
@@ -409,7 +507,7 @@ static void learn(struct user *u)
 /* upload, copy_in: a new file in new/ */
 static void new_name(struct user *u)
 {
-	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-%s-%s-%u.dat", u->u->name, u->u->name,
+	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-%s-%s-%u.dat", u->info.name, u->info.name,
 		 u->e->run, ++u->seq);
 }
 
@@ -460,7 +558,8 @@ static void walk_opened(struct user *u, const struct pv_smba_done *d)
 	if (!opened(u, d, false))
 		return;
 	if (u->kind == PV_LOAD_BROWSE)
-		ISSUE(u, walk_looked, pv_smba_stat(u->c, u->fid, on_done, u));
+		ISSUE(u, walk_looked, PV_LOAD_OP_QUERY_INFO,
+		      pv_smba_stat(u->c, u->fid, on_done, u));
 	else
 		read_all(u, walk_looked);
 }
@@ -591,7 +690,8 @@ static void edit_renamed(struct user *u, const struct pv_smba_done *d)
 static void edit_written(struct user *u, const struct pv_smba_done *d)
 {
 	(void)d;
-	ISSUE(u, edit_renamed, pv_smba_rename(u->c, u->fid2, u->path, true, on_done, u));
+	ISSUE(u, edit_renamed, PV_LOAD_OP_SET_INFO,
+	      pv_smba_rename(u->c, u->fid2, u->path, true, on_done, u));
 }
 
 static void edit_tmp(struct user *u, const struct pv_smba_done *d)
@@ -650,7 +750,7 @@ static void oc_opened(struct user *u, const struct pv_smba_done *d)
 {
 	if (!opened(u, d, false))
 		return;
-	ISSUE(u, oc_stat, pv_smba_stat(u->c, u->fid, on_done, u));
+	ISSUE(u, oc_stat, PV_LOAD_OP_QUERY_INFO, pv_smba_stat(u->c, u->fid, on_done, u));
 }
 
 static void sc_open_close(struct user *u)
@@ -732,7 +832,7 @@ static void ln_opened(struct user *u, const struct pv_smba_done *d)
 
 static void sc_list_new(struct user *u)
 {
-	snprintf(u->path, sizeof(u->path), "%s/new", u->u->name);
+	snprintf(u->path, sizeof(u->path), "%s/new", u->info.name);
 	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, ln_opened);
 }
 
@@ -748,16 +848,18 @@ static void ren_away(struct user *u, const struct pv_smba_done *d)
 {
 	if (refused(u, d, 0))
 		return;
-	ISSUE(u, ren_back, pv_smba_rename(u->c, u->fid, u->path, false, on_done, u));
+	ISSUE(u, ren_back, PV_LOAD_OP_SET_INFO,
+	      pv_smba_rename(u->c, u->fid, u->path, false, on_done, u));
 }
 
 static void ren_opened(struct user *u, const struct pv_smba_done *d)
 {
 	if (!opened(u, d, false))
 		return;
-	snprintf(u->path2, sizeof(u->path2), "%s/volatile/pv-%s-%s-%u.ren", u->u->name, u->u->name,
-		 u->e->run, ++u->seq);
-	ISSUE(u, ren_away, pv_smba_rename(u->c, u->fid, u->path2, false, on_done, u));
+	snprintf(u->path2, sizeof(u->path2), "%s/volatile/pv-%s-%s-%u.ren", u->info.name,
+		 u->info.name, u->e->run, ++u->seq);
+	ISSUE(u, ren_away, PV_LOAD_OP_SET_INFO,
+	      pv_smba_rename(u->c, u->fid, u->path2, false, on_done, u));
 }
 
 static void sc_rename(struct user *u)
@@ -815,7 +917,7 @@ static void mk_step(struct user *u, const struct pv_smba_done *d)
 
 static void sc_mkdir(struct user *u)
 {
-	snprintf(u->path, sizeof(u->path), "%s/new/pv-d-%s-%s-%u", u->u->name, u->u->name,
+	snprintf(u->path, sizeof(u->path), "%s/new/pv-d-%s-%s-%u", u->info.name, u->info.name,
 		 u->e->run, ++u->seq);
 	u->step = 0;
 	open_path(u, u->path, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_DIR, mk_step);
@@ -834,7 +936,7 @@ static void ops_opened(struct user *u, const struct pv_smba_done *d)
 {
 	if (!opened(u, d, true))
 		return;
-	(*u->e->o->ops)++;
+	u->w->ops++;
 	write_all(u, 4096, 2, ops_written);
 }
 
@@ -842,9 +944,11 @@ static void ops_dir(struct user *u, const struct pv_smba_done *d)
 {
 	if (!opened(u, d, true))
 		return;
-	(*u->e->o->ops)++;
+	u->w->ops++;
 	close_fid(u, true, ops_next);
 }
+
+static bool running(const struct worker *w);
 
 static void ops_next(struct user *u, const struct pv_smba_done *d)
 {
@@ -853,9 +957,9 @@ static void ops_next(struct user *u, const struct pv_smba_done *d)
 	if (d) {
 		if (refused(u, d, 0))
 			return;
-		*u->e->o->ops += write ? 2 : 1; /* the WRITE and the CLOSE, or the CLOSE */
+		u->w->ops += write ? 2 : 1; /* the WRITE and the CLOSE, or the CLOSE */
 	}
-	if (!u->e->running) {
+	if (!running(u->w)) {
 		end(u, false);
 		return;
 	}
@@ -871,8 +975,8 @@ static void start_ops(struct user *u, double t)
 	u->kind = PV_LOAD_REWRITE;
 	u->start = t;
 	u->late = false;
-	u->st = U_BUSY;
-	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-bench-%s.dat", u->u->name, u->u->name);
+	set_state(u, U_BUSY);
+	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-bench-%s.dat", u->info.name, u->info.name);
 	u->path[0] = '\0'; /* open-close: the share's root, one path for every user of the share */
 	ops_next(u, NULL);
 }
@@ -888,28 +992,35 @@ static void (*const scenario[PV_LOAD_KINDS])(struct user *u) = {
 
 static void start(struct user *u, double t)
 {
-	struct engine *e = u->e;
+	struct worker *w = u->w;
 	double gap;
 
 	u->kind = u->next;
 	u->start = t;
-	u->late = pv_load_count_start(&e->figs, e->o->cfg, u->kind, t - u->due);
+	pthread_mutex_lock(&w->lock);
+	u->late = pv_load_count_start(&w->figs, u->e->o->cfg, u->kind, t - u->due);
+	/* the loop's lag: how late it started a scenario whose user was idle when it was due
+	 * (a user still busy then is late because of the server, not of the loop) */
+	if (u->idle_since <= u->due)
+		pv_load_hist_add(&w->figs.lag, t - u->due);
+	pthread_mutex_unlock(&w->lock);
 	pv_load_next(&u->sched, &gap, &u->next);
 	u->due += gap;
-	u->st = U_BUSY;
+	set_state(u, U_BUSY);
 	u->open1 = u->open2 = false;
 	scenario[u->kind](u);
 }
 
-/* A user whose connection failed still has scenarios due: each counts as started and failed,
- * so the figures show it. */
-static void start_failed(struct user *u, double t)
+/* A user without a connection still has scenarios due: each counts as started, unserved and
+ * overloaded, so the figures show it. */
+static void unserved(struct user *u)
 {
-	struct engine *e = u->e;
+	struct worker *w = u->w;
 	double gap;
-	bool late = pv_load_count_start(&e->figs, e->o->cfg, u->next, t - u->due);
 
-	pv_load_count_end(&e->figs, e->o->cfg, u->next, late, 0, true);
+	pthread_mutex_lock(&w->lock);
+	pv_load_count_unserved(&w->figs, u->next);
+	pthread_mutex_unlock(&w->lock);
 	pv_load_next(&u->sched, &gap, &u->next);
 	u->due += gap;
 }
@@ -928,8 +1039,8 @@ static int kerberos(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *o
 	if (!u->krb) {
 		char principal[512], service[300];
 
-		snprintf(principal, sizeof(principal), "%s@%s", u->u->name, o->realm);
-		snprintf(service, sizeof(service), "cifs@%s", u->u->alias);
+		snprintf(principal, sizeof(principal), "%s@%s", u->info.name, o->realm);
+		snprintf(service, sizeof(service), "cifs@%s", u->info.alias);
 		if ((r = pv_krb_sec_start(principal, o->password, service, &u->krb)) != PV_OK)
 			return r;
 	}
@@ -943,111 +1054,380 @@ static int kerberos(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *o
 	return r;
 }
 
-/* ---- the loop ---- */
+/* ---- logons ---- */
+
+/* The worker's loop for up to ms: whether it went well (else w->err, w->errmsg say why). */
+static bool turn(struct worker *w, int ms)
+{
+	int r = pv_smba_loop_run(w->l, ms);
+
+	if (r == PV_OK)
+		return true;
+	pthread_mutex_lock(&w->lock);
+	snprintf(w->errmsg, sizeof(w->errmsg), "%s", pv_errmsg());
+	w->err = r;
+	pthread_mutex_unlock(&w->lock);
+	return false;
+}
 
 static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 {
 	struct user *u = arg;
+	struct worker *w = u->w;
 
-	u->e->opening--;
-	if (d->code == PV_EUNREACH && u->tries < LOGON_TRIES && u->e->logging_on) {
+	w->opening--;
+	if (u->st != U_OPENING) /* closed by us meanwhile */
+		return;
+	if (d->code == PV_EUNREACH && u->tries < LOGON_TRIES) {
 		/* the server too slow to log everyone on at once (a logon storm on its DC) or a
 		 * reset: this user tries again once the others have had their turn */
-		pv_log(PV_LOG_DEBUG, "load: %s: %s; logging on again (try %u of %u)", u->u->name,
+		pv_log(PV_LOG_DEBUG, "load: %s: %s; logging on again (try %u of %u)", u->info.name,
 		       d->msg ? d->msg : "the connection failed", u->tries + 1, LOGON_TRIES);
 		pv_smba_close_conn(c);
 		u->c = NULL;
 		pv_krb_sec_free(u->krb);
 		u->krb = NULL;
-		u->e->again[u->e->nagain++] = u;
+		w->again[w->nagain++] = u;
 		return;
 	}
 	if (d->code != PV_OK) {
 		fail_user(u, d->msg ? d->msg : "the connection failed");
 		return;
 	}
+	pthread_mutex_lock(&w->lock);
+	pv_load_hist_add(&w->logon.lat, pv_now() - u->logon_t0);
+	pthread_mutex_unlock(&w->lock);
 	learn(u);
 }
 
+/* The user's connection, if any, closed: nothing of it is waited for. */
+static void disconnect(struct user *u)
+{
+	struct pv_smba *c = u->c;
+
+	set_state(u, U_OFF);
+	u->c = NULL;
+	u->open1 = u->open2 = false;
+	pv_smba_close_conn(c); /* its pending answers come to on_done, which drops them */
+	pv_krb_sec_free(u->krb);
+	u->krb = NULL;
+}
+
+/* Whether the user counts as connected, or as failed, among its worker's active users. */
+static void set_active(struct user *u, bool active)
+{
+	struct worker *w = u->w;
+	bool conn = u->st >= U_LEARNING && u->st <= U_BUSY,
+	     fail = u->st == U_FAILED || u->st == U_OFF;
+
+	if (u->active == active)
+		return;
+	pthread_mutex_lock(&w->lock);
+	if (active) {
+		w->connected += conn;
+		w->failed += fail;
+	} else {
+		w->connected -= conn;
+		w->failed -= fail;
+	}
+	pthread_mutex_unlock(&w->lock);
+	u->active = active;
+}
+
+/* PH_LOGON begins: the step's users are the first step_n of the caller's; those of the
+ * worker's without a connection are to log on, the others not in the step are logged off. */
+static void logon_begin(struct worker *w, size_t step_n)
+{
+	w->next_open = w->nagain = 0;
+	w->pending = 0;
+	pthread_mutex_lock(&w->lock);
+	memset(&w->logon, 0, sizeof(w->logon));
+	w->first_error[0] = '\0';
+	pthread_mutex_unlock(&w->lock);
+	for (size_t i = 0; i < w->n; i++) {
+		struct user *u = w->users[i];
+
+		set_active(u, u->index < step_n);
+		u->tries = 0;
+		if (!u->active) {
+			if (u->st != U_OFF)
+				disconnect(u);
+		} else if (u->st == U_FAILED || u->st == U_OFF) {
+			disconnect(u);
+			set_state(u, U_OPENING);
+			w->pending++;
+		}
+	}
+}
+
+/* One turn of PH_LOGON: connections opened, parallel at a time (again after the others' turn
+ * when the server was too slow). Whether every user is done (logged on and learnt, or failed). */
+static bool logon_turn(struct worker *w)
+{
+	const struct pv_load_opts *o = w->e->o;
+	unsigned parallel = (o->parallel ? o->parallel : 64) / w->e->nw;
+
+	if (parallel < 1)
+		parallel = 1;
+	while ((w->next_open < w->n || w->nagain) && w->opening < parallel) {
+		struct user *u;
+		struct pv_smba_opts so;
+
+		if (w->next_open < w->n) {
+			u = w->users[w->next_open++];
+			if (u->st != U_OPENING || u->tries)
+				continue;
+			u->logon_t0 = pv_now();
+		} else {
+			u = w->again[--w->nagain];
+			pthread_mutex_lock(&w->lock);
+			w->logon.retries++;
+			pthread_mutex_unlock(&w->lock);
+		}
+		so = (struct pv_smba_opts){u->info.alias, u->info.alias, u->info.share,
+					   o->workgroup,  u->info.name,	 o->password,
+					   o->timeout_ms, NULL,		 NULL};
+		if (o->cfg->auth == PV_LOAD_KERBEROS) {
+			so.auth = kerberos;
+			so.auth_arg = u;
+		}
+		u->tries++;
+		if (pv_smba_open(w->l, &so, on_ready, u, &u->c) != PV_OK) {
+			u->c = NULL;
+			fail_user(u, pv_errmsg());
+			continue;
+		}
+		w->opening++;
+	}
+	if (!w->pending)
+		return true;
+	return !turn(w, TURN_MS) || !w->pending;
+}
+
+/* ---- a worker's phases ---- */
+
+static bool running(const struct worker *w)
+{
+	return w->phase == PH_RUN; /* as the worker saw it at its turn's start */
+}
+
+/* PH_RUN begins: every active user's schedule from its start (a step is the same whatever
+ * steps came before it: a run can be repeated and steps compared), the first due after t0. */
+static void run_begin(struct worker *w, double t0)
+{
+	const struct pv_load_opts *o = w->e->o;
+
+	w->t0 = t0;
+	w->wake = t0;
+	for (size_t i = 0; i < w->n; i++) {
+		struct user *u = w->users[i];
+		double gap;
+
+		if (!u->active)
+			continue;
+		pv_load_sched_init(&u->sched, o->cfg, o->client, u->info.number);
+		u->rng = u->sched.rng;
+		u->rng.s[3] ^= 0x5bd1e995u; /* picks: another stream than the schedule's */
+		pv_load_next(&u->sched, &gap, &u->next);
+		u->due = t0 + gap;
+		if (o->ops_loop && u->st == U_IDLE)
+			start_ops(u, t0);
+	}
+}
+
+/* One turn of PH_RUN: the users due started (the users are looked at only when one is due:
+ * end() and fail_user() bring w->wake forward; with thousands of users, not at every answer),
+ * then the loop until the next is due. */
+static void run_turn(struct worker *w)
+{
+	double t = pv_now(), wait;
+
+	if (!w->e->o->ops_loop && t >= w->wake) {
+		w->wake = HUGE_VAL;
+		for (size_t i = 0; i < w->n; i++) {
+			struct user *u = w->users[i];
+
+			if (!u->active)
+				continue;
+			if (u->due <= t && u->st == U_IDLE)
+				start(u, t);
+			else
+				while (u->due <= t && (u->st == U_FAILED || u->st == U_OFF))
+					unserved(u);
+			if (u->st != U_BUSY && u->due < w->wake)
+				w->wake = u->due;
+		}
+	}
+	t = pv_now();
+	wait = w->wake - t;
+	turn(w, wait <= 0 ? 0 : wait * 1000 >= TURN_MS ? TURN_MS : (int)(wait * 1000) + 1);
+}
+
+/* One turn of PH_DRAIN: no new scenario; whether none is under way any more. */
+static bool drain_turn(struct worker *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->users[i]->st == U_BUSY) {
+			turn(w, TURN_MS);
+			return false;
+		}
+	return true;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct engine *e = w->e;
+	unsigned seen = 0;
+	bool done = true;
+
+	for (;;) {
+		enum phase ph;
+		unsigned gen;
+		double t0;
+		size_t step_n;
+
+		pthread_mutex_lock(&e->lock);
+		ph = e->phase;
+		gen = e->gen;
+		t0 = e->t0;
+		step_n = e->step_n;
+		pthread_mutex_unlock(&e->lock);
+		w->phase = ph;
+		if (ph == PH_QUIT)
+			break;
+		if (gen != seen) {
+			seen = gen;
+			done = false;
+			if (ph == PH_LOGON)
+				logon_begin(w, step_n);
+			else if (ph == PH_RUN)
+				run_begin(w, t0);
+		}
+		if (w->err == PV_OK && !done) {
+			switch (ph) {
+			case PH_LOGON:
+				done = logon_turn(w);
+				break;
+			case PH_RUN:
+				run_turn(w); /* the coordinator ends it */
+				break;
+			case PH_DRAIN:
+				done = drain_turn(w);
+				break;
+			case PH_CLOSE:
+				for (size_t i = 0; i < w->n; i++)
+					if (w->users[i]->st != U_OFF)
+						disconnect(w->users[i]);
+				done = true;
+				break;
+			default:
+				done = true;
+			}
+			if (done) {
+				pthread_mutex_lock(&w->lock);
+				w->done_gen = gen;
+				pthread_mutex_unlock(&w->lock);
+				pthread_mutex_lock(&e->lock);
+				pthread_cond_broadcast(&e->cond);
+				pthread_mutex_unlock(&e->lock);
+			}
+			continue;
+		}
+		/* done, or its loop failed: its connections still served, until the next phase */
+		if (w->err != PV_OK) {
+			pthread_mutex_lock(&w->lock);
+			w->done_gen = gen;
+			pthread_mutex_unlock(&w->lock);
+			pthread_mutex_lock(&e->lock);
+			pthread_cond_broadcast(&e->cond);
+			while (e->gen == gen && e->phase != PH_QUIT)
+				pthread_cond_wait(&e->cond, &e->lock);
+			pthread_mutex_unlock(&e->lock);
+			continue;
+		}
+		turn(w, TURN_MS);
+	}
+	return NULL;
+}
+
+/* ---- the coordinator ---- */
+
 static void user_free(struct user *u)
 {
+	if (!u)
+		return;
 	pv_krb_sec_free(u->krb);
 	list_free(&u->names);
 	list_free(&u->dirs);
 	list_free(&u->sfiles);
 	list_free(&u->vfiles);
 	list_free(&u->made);
+	free((char *)u->info.name);
+	free((char *)u->info.alias);
+	free((char *)u->info.share);
+	free(u);
 }
 
-static void counts(struct engine *e, unsigned *ok, unsigned *bad)
-{
-	*ok = *bad = 0;
-	for (size_t i = 0; i < e->n; i++) {
-		if (e->users[i].st == U_FAILED)
-			(*bad)++;
-		else
-			(*ok)++;
-	}
-}
-
-static int emit(struct engine *e, double *last)
-{
-	double t = pv_now();
-	unsigned ok, bad;
-	int r;
-
-	counts(e, &ok, &bad);
-	e->figs.seq++;
-	e->figs.secs = t - *last;
-	e->figs.connected = ok;
-	e->figs.failed = bad;
-	r = e->o->emit(e->o->arg, &e->figs);
-	*last = t;
-	{
-		uint64_t seq = e->figs.seq;
-
-		memset(&e->figs, 0, sizeof(e->figs));
-		e->figs.seq = seq;
-	}
-	return r;
-}
-
+/* The workers told to stop, joined; their loops (closing every connection) and users freed. */
 static void engine_free(struct engine *e)
 {
 	if (!e)
 		return;
-	pv_smba_loop_free(e->l);
-	for (size_t i = 0; e->users && i < e->n; i++)
-		user_free(&e->users[i]);
+	pthread_mutex_lock(&e->lock);
+	e->phase = PH_QUIT;
+	e->gen++;
+	pthread_cond_broadcast(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+	for (unsigned i = 0; e->w && i < e->nw; i++) {
+		struct worker *w = &e->w[i];
+
+		if (w->started)
+			pthread_join(w->t, NULL);
+		/* the users first: closing the loop answers their requests, to on_done */
+		for (size_t j = 0; j < w->n; j++)
+			w->users[j]->st = U_OFF;
+		pv_smba_loop_free(w->l);
+		free(w->users);
+		free(w->again);
+		pthread_mutex_destroy(&w->lock);
+	}
+	for (size_t i = 0; i < e->n; i++)
+		user_free(e->users[i]);
 	free(e->users);
-	free(e->again);
+	free(e->w);
+	pthread_mutex_destroy(&e->lock);
+	pthread_cond_destroy(&e->cond);
 	free(e);
 }
 
-/* The engine, its users (each with its schedule) and the bytes writes write. */
+/* How many loops: asked for, or one per core this process may run on. */
+static unsigned threads_of(const struct pv_load_opts *o)
+{
+	unsigned n = o->threads ? o->threads : o->cfg->threads;
+	cpu_set_t set;
+
+	if (!n)
+		n = sched_getaffinity(0, sizeof(set), &set) == 0 ? (unsigned)CPU_COUNT(&set) : 1;
+	return n < 1 ? 1 : n > THREADS_MAX ? THREADS_MAX : n;
+}
+
+/* The engine, its workers (their threads started, idle) and the bytes writes write. */
 static int engine_new(const struct pv_load_opts *o, struct engine **out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
 	struct pv_load_rng fill;
 	struct timespec ts;
-	int r;
+	int r = PV_OK;
 
 	if (!e)
 		return pv_error(PV_EIO, "out of memory");
 	e->o = o;
-	e->n = o->nusers;
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_cond_init(&e->cond, NULL);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(e->run, sizeof(e->run), "%lx%04lx", (long)ts.tv_sec,
 		 (long)(ts.tv_nsec / 100000) & 0xffff);
-	if (!(e->users = calloc(e->n ? e->n : 1, sizeof(*e->users))) ||
-	    !(e->again = calloc(e->n ? e->n : 1, sizeof(*e->again)))) {
-		engine_free(e);
-		return pv_error(PV_EIO, "out of memory");
-	}
-	if ((r = pv_smba_loop_new(&e->l)) != PV_OK) {
-		engine_free(e);
-		return r;
-	}
 	/* what writes write: bytes that do not compress, the same on every run */
 	fill.s[0] = 0x9e3779b97f4a7c15ull;
 	fill.s[1] = 0xbf58476d1ce4e5b9ull;
@@ -1058,158 +1438,354 @@ static int engine_new(const struct pv_load_opts *o, struct engine **out)
 
 		memcpy(e->data + i, &v, 8);
 	}
-	for (size_t i = 0; i < e->n; i++) {
-		struct user *u = &e->users[i];
+	e->nw = threads_of(o);
+	if (!(e->w = calloc(e->nw, sizeof(*e->w)))) {
+		free(e);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	for (unsigned i = 0; i < e->nw; i++) {
+		pthread_mutex_init(&e->w[i].lock, NULL);
+		e->w[i].e = e;
+	}
+	for (unsigned i = 0; i < e->nw && r == PV_OK; i++) {
+		struct worker *w = &e->w[i];
 
-		u->e = e;
-		u->u = &o->users[i];
-		u->st = U_OPENING;
-		pv_load_sched_init(&u->sched, o->cfg, o->client, u->u->number);
-		u->rng = u->sched.rng;
-		u->rng.s[3] ^= 0x5bd1e995u; /* picks: another stream than the schedule's */
+		if ((r = pv_smba_loop_new(&w->l)) != PV_OK)
+			break;
+		if (pthread_create(&w->t, NULL, worker_main, w) != 0) {
+			r = pv_error(PV_EIO, "cannot start a thread for the load");
+			break;
+		}
+		w->started = true;
+		if (pthread_getcpuclockid(w->t, &w->clock) != 0)
+			w->clock = (clockid_t)-1;
+	}
+	if (r != PV_OK) {
+		engine_free(e);
+		return r;
 	}
 	*out = e;
 	return PV_OK;
 }
 
-/* Every user's connection opened, parallel at a time (again after the others' turn when the
- * server was too slow), and its tree learnt; then ready() is told. */
-static int logon_all(struct engine *e)
+static int grow(void *arrp, size_t *cap, size_t need, size_t size)
 {
-	const struct pv_load_opts *o = e->o;
-	unsigned parallel = o->parallel ? o->parallel : 64, ok, bad;
-	size_t next_open = 0;
-	int r = PV_OK;
+	void **arr = arrp, *p;
+	size_t c = *cap ? *cap : 16;
 
-	e->pending = (unsigned)e->n;
-	e->logging_on = true;
-	while (e->pending && r == PV_OK) {
-		while ((next_open < e->n || e->nagain) && e->opening < parallel) {
-			struct user *u =
-				next_open < e->n ? &e->users[next_open++] : e->again[--e->nagain];
-			struct pv_smba_opts so = {u->u->alias,	 u->u->alias, u->u->share,
-						  o->workgroup,	 u->u->name,  o->password,
-						  o->timeout_ms, NULL,	      NULL};
-
-			if (o->cfg->auth == PV_LOAD_KERBEROS) {
-				so.auth = kerberos;
-				so.auth_arg = u;
-			}
-			u->tries++;
-			if (pv_smba_open(e->l, &so, on_ready, u, &u->c) != PV_OK) {
-				fail_user(u, pv_errmsg());
-				continue;
-			}
-			e->opening++;
-		}
-		if (o->stop && o->stop(o->arg))
-			return pv_error(PV_ESTOPPED, "stopped while the users logged on");
-		r = pv_smba_loop_run(e->l, 50);
-	}
-	e->logging_on = false; /* from here a connection lost is the user's end */
-	if (r != PV_OK)
-		return r;
-	counts(e, &ok, &bad);
-	return o->ready ? o->ready(o->arg, ok, bad, e->first_error) : PV_OK;
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	if (!(p = realloc(*arr, c * size)))
+		return -1;
+	*arr = p;
+	*cap = c;
+	return 0;
 }
 
-/* Until go() says so; then every schedule starts at *t0. */
-static int wait_go(struct engine *e, double *t0)
+/* The caller's users from e->n on: each a copy, given to the loops in turn. */
+static int add_users(struct engine *e, const struct pv_load_user *users, size_t total)
+{
+	for (size_t i = e->n; i < total; i++) {
+		struct worker *w = &e->w[i % e->nw];
+		struct user *u;
+		size_t wcap = w->cap;
+
+		if (grow(&e->users, &e->cap, e->n + 1, sizeof(*e->users)) ||
+		    !(u = calloc(1, sizeof(*u))))
+			return pv_error(PV_EIO, "out of memory");
+		e->users[e->n++] = u;
+		u->e = e;
+		u->w = w;
+		u->index = i;
+		u->st = U_OFF;
+		u->info.number = users[i].number;
+		if (!(u->info.name = strdup(users[i].name)) ||
+		    !(u->info.alias = strdup(users[i].alias)) ||
+		    !(u->info.share = strdup(users[i].share)))
+			return pv_error(PV_EIO, "out of memory");
+		pthread_mutex_lock(&w->lock);
+		if (grow(&w->users, &w->cap, w->n + 1, sizeof(*w->users)) ||
+		    grow(&w->again, &wcap, w->n + 1, sizeof(*w->again))) {
+			pthread_mutex_unlock(&w->lock);
+			return pv_error(PV_EIO, "out of memory");
+		}
+		w->users[w->n++] = u;
+		pthread_mutex_unlock(&w->lock);
+	}
+	return PV_OK;
+}
+
+/* Every worker told to do ph; with wait, until all are done with it. PV_OK then; PV_ESTOPPED
+ * when stop() says so first (when asked: stoppable), PV_ETIMEOUT at the deadline (0: none), a
+ * loop's failure with its message. */
+static int phase_all(struct engine *e, enum phase ph, bool wait, bool stoppable, double deadline)
 {
 	const struct pv_load_opts *o = e->o;
+	unsigned gen;
+
+	pthread_mutex_lock(&e->lock);
+	e->phase = ph;
+	gen = ++e->gen;
+	pthread_cond_broadcast(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+	while (wait) {
+		bool all = true;
+		struct timespec ts;
+
+		for (unsigned i = 0; i < e->nw; i++) {
+			struct worker *w = &e->w[i];
+
+			pthread_mutex_lock(&w->lock);
+			all &= w->done_gen == gen;
+			if (w->err != PV_OK) {
+				int err = w->err;
+
+				pthread_mutex_unlock(&w->lock);
+				return pv_error(err, "a load loop failed: %s", w->errmsg);
+			}
+			pthread_mutex_unlock(&w->lock);
+		}
+		if (all)
+			break;
+		if (stoppable && o->stop && o->stop(o->arg))
+			return PV_ESTOPPED;
+		if (deadline > 0 && pv_now() >= deadline)
+			return PV_ETIMEOUT;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += TURN_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&e->lock);
+		pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+		pthread_mutex_unlock(&e->lock);
+	}
+	return PV_OK;
+}
+
+bool pv_load_host_ticks(uint64_t *busy, uint64_t *total)
+{
+	unsigned long long v[10] = {0};
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return false;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 4)
+		return false;
+	*total = 0;
+	for (int i = 0; i < 8; i++)
+		*total += v[i];
+	*busy = *total - v[3] - v[4]; /* idle and iowait: not busy */
+	return true;
+}
+
+/* What the driver has cost so far: the process's CPU, each loop's, the host's. */
+struct meter {
+	double t, proc, loop[THREADS_MAX];
+	uint64_t busy, total;
+	bool host;
+};
+
+static double cpu_secs(clockid_t c)
+{
+	struct timespec ts;
+
+	if (c == (clockid_t)-1 || clock_gettime(c, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void meter_read(const struct engine *e, struct meter *m)
+{
+	m->t = pv_now();
+	m->proc = cpu_secs(CLOCK_PROCESS_CPUTIME_ID);
+	for (unsigned i = 0; i < e->nw; i++)
+		m->loop[i] = cpu_secs(e->w[i].clock);
+	m->host = pv_load_host_ticks(&m->busy, &m->total);
+}
+
+/* The loops' counts since the last take into f (interval seq), with the users' state now and
+ * what the driver cost since *m (which becomes now). */
+static void take(struct engine *e, struct meter *m, uint64_t seq, struct pv_load_figs *f)
+{
+	struct meter now;
+	double secs;
+
+	memset(f, 0, sizeof(*f));
+	for (unsigned i = 0; i < e->nw; i++) {
+		struct worker *w = &e->w[i];
+
+		pthread_mutex_lock(&w->lock);
+		pv_load_figs_merge(f, &w->figs);
+		f->connected += w->connected;
+		f->failed += w->failed;
+		memset(&w->figs, 0, sizeof(w->figs));
+		pthread_mutex_unlock(&w->lock);
+	}
+	meter_read(e, &now);
+	secs = now.t - m->t > 1e-6 ? now.t - m->t : 1e-6;
+	f->seq = seq;
+	f->secs = secs;
+	f->threads = e->nw;
+	f->cpu = (now.proc - m->proc) / secs * 100;
+	f->cpu_top = 0;
+	for (unsigned i = 0; i < e->nw; i++) {
+		double c = (now.loop[i] - m->loop[i]) / secs * 100;
+
+		if (c > f->cpu_top)
+			f->cpu_top = c;
+	}
+	f->host_cpu =
+		m->host && now.host && now.total > m->total
+			? 100.0 * (double)(now.busy - m->busy) / (double)(now.total - m->total)
+			: -1;
+	if (f->cpu < 0)
+		f->cpu = 0;
+	if (f->host_cpu > 100)
+		f->host_cpu = 100;
+	*m = now;
+}
+
+/* The step's users logged on (or failed): what the ready line says. */
+static int step_ready(struct engine *e)
+{
+	struct pv_load_ready *rd = calloc(1, sizeof(*rd));
+	int r;
+
+	if (!rd)
+		return pv_error(PV_EIO, "out of memory");
+	for (unsigned i = 0; i < e->nw; i++) {
+		struct worker *w = &e->w[i];
+
+		pthread_mutex_lock(&w->lock);
+		rd->connected += w->connected;
+		rd->failed += w->failed;
+		pv_load_logon_merge(&rd->logon, &w->logon);
+		if (!rd->error[0] && w->first_error[0])
+			snprintf(rd->error, sizeof(rd->error), "%.255s", w->first_error);
+		pthread_mutex_unlock(&w->lock);
+	}
+	r = e->o->ready ? e->o->ready(e->o->arg, rd) : PV_OK;
+	free(rd);
+	return r;
+}
+
+/* A loop's failure, or PV_OK. */
+static int loop_failed(struct engine *e)
+{
+	for (unsigned i = 0; i < e->nw; i++) {
+		struct worker *w = &e->w[i];
+		int r;
+
+		pthread_mutex_lock(&w->lock);
+		r = w->err != PV_OK ? pv_error(w->err, "a load loop failed: %s", w->errmsg) : PV_OK;
+		pthread_mutex_unlock(&w->lock);
+		if (r != PV_OK)
+			return r;
+	}
+	return PV_OK;
+}
+
+static void nap(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* The schedules for the duration, the figures every interval; then no new scenario, those
+ * under way finish (DRAIN_SECS at most), the last figures. Whether stop() cut it short in
+ * *stopped. */
+static int step_run(struct engine *e, struct pv_load_figs *f, bool *stopped)
+{
+	const struct pv_load_opts *o = e->o;
+	double interval = o->cfg->interval ? o->cfg->interval : 1, t0, next, t;
+	struct meter m;
+	uint64_t seq = 0;
 	int r = PV_OK;
 
-	while (r == PV_OK && o->go && !o->go(o->arg)) {
+	t0 = pv_now();
+	pthread_mutex_lock(&e->lock);
+	e->t0 = t0;
+	pthread_mutex_unlock(&e->lock);
+	meter_read(e, &m);
+	phase_all(e, PH_RUN, false, false, 0);
+	next = t0 + interval;
+	while ((t = pv_now()) - t0 < o->duration) {
+		double wait;
+
+		if (o->stop && o->stop(o->arg)) {
+			*stopped = true;
+			break;
+		}
+		if ((r = loop_failed(e)) != PV_OK)
+			return r;
+		if (t >= next) {
+			take(e, &m, ++seq, f);
+			if ((r = o->emit(o->arg, f)) != PV_OK)
+				return r;
+			while (next <= t) /* boundaries stay on t0's grid */
+				next += interval;
+		}
+		wait = fmin(next, t0 + o->duration) - pv_now();
+		nap(wait <= 0 ? 0 : wait * 1000 > TURN_MS ? TURN_MS : (int)(wait * 1000) + 1);
+	}
+	r = phase_all(e, PH_DRAIN, true, false, pv_now() + DRAIN_SECS);
+	if (r != PV_OK && r != PV_ETIMEOUT)
+		return r;
+	take(e, &m, ++seq, f);
+	if ((r = o->emit(o->arg, f)) != PV_OK)
+		return r;
+	if (*stopped)
+		return pv_error(PV_ESTOPPED, "the load was stopped after %.1f s", pv_now() - t0);
+	return PV_OK;
+}
+
+/* One step of n users: logons, ready, go, the load, done; then its users logged off unless
+ * they stay for the next. */
+static int step(struct engine *e, size_t n)
+{
+	const struct pv_load_opts *o = e->o;
+	struct pv_load_figs *f;
+	bool stopped = false;
+	int r;
+
+	pthread_mutex_lock(&e->lock);
+	e->step_n = n;
+	pthread_mutex_unlock(&e->lock);
+	r = phase_all(e, PH_LOGON, true, true, 0);
+	if (r == PV_ESTOPPED)
+		return pv_error(r, "stopped while the users logged on");
+	if (r != PV_OK || (r = step_ready(e)) != PV_OK)
+		return r;
+	while (o->go && !o->go(o->arg)) {
 		if (o->stop && o->stop(o->arg))
 			return pv_error(PV_ESTOPPED, "stopped before the load started");
-		r = pv_smba_loop_run(e->l, 50);
+		nap(TURN_MS);
 	}
-	*t0 = pv_now();
-	for (size_t i = 0; r == PV_OK && i < e->n; i++) {
-		double gap;
-
-		pv_load_next(&e->users[i].sched, &gap, &e->users[i].next);
-		e->users[i].due = *t0 + gap;
-	}
+	if (!(f = malloc(sizeof(*f))))
+		return pv_error(PV_EIO, "out of memory");
+	r = step_run(e, f, &stopped);
+	free(f);
+	if (r == PV_OK && o->done)
+		r = o->done(o->arg);
+	if (r == PV_OK && !o->cfg->keep_logged_on)
+		r = phase_all(e, PH_CLOSE, true, false, 0);
+	else if (r == PV_OK)
+		r = phase_all(e, PH_IDLE, false, false, 0);
 	return r;
-}
-
-/* The bench's loop (ops_loop): every user one request after the other for the duration. */
-static int run_ops(struct engine *e, double t0)
-{
-	const struct pv_load_opts *o = e->o;
-	int r = PV_OK;
-
-	for (size_t i = 0; i < e->n; i++)
-		if (e->users[i].st == U_IDLE)
-			start_ops(&e->users[i], t0);
-	while (r == PV_OK && pv_now() - t0 < o->duration) {
-		if (o->stop && o->stop(o->arg))
-			return PV_ESTOPPED;
-		r = pv_smba_loop_run(e->l, 100);
-	}
-	return r;
-}
-
-/* Every user's schedule for the duration, the figures every interval (*last: when the last
- * were emitted). */
-static int run_schedules(struct engine *e, double t0, double *last)
-{
-	const struct pv_load_opts *o = e->o;
-	double interval = o->cfg->interval ? o->cfg->interval : 1;
-	int r = PV_OK;
-
-	e->wake = t0; /* the first turn looks at every user */
-	while (r == PV_OK) {
-		double t = pv_now(), wake;
-
-		if (t - t0 >= o->duration)
-			break;
-		if (o->stop && o->stop(o->arg))
-			return PV_ESTOPPED;
-		/* the users are looked at only when one is due (end() and fail_user() bring
-		 * e->wake forward): with thousands of users, not at every answer */
-		if (t >= e->wake) {
-			e->wake = HUGE_VAL;
-			for (size_t i = 0; i < e->n; i++) {
-				struct user *u = &e->users[i];
-
-				if (u->due <= t && u->st == U_IDLE)
-					start(u, t);
-				else if (u->due <= t && u->st == U_FAILED)
-					start_failed(u, t);
-				if ((u->st == U_IDLE || u->st == U_FAILED) && u->due < e->wake)
-					e->wake = u->due;
-			}
-		}
-		wake = e->wake < *last + interval ? e->wake : *last + interval;
-		if (t >= *last + interval && (r = emit(e, last)) != PV_OK)
-			break;
-		t = pv_now();
-		r = pv_smba_loop_run(e->l, wake > t ? (int)((wake - t) * 1000) + 1 : 0);
-	}
-	return r;
-}
-
-/* The end: no new scenario; those under way may finish, for DRAIN_SECS at most. */
-static void drain(struct engine *e)
-{
-	double until = pv_now() + DRAIN_SECS;
-	bool busy = true;
-
-	while (busy && pv_now() < until) {
-		busy = false;
-		for (size_t i = 0; i < e->n; i++)
-			busy |= e->users[i].st == U_BUSY;
-		if (busy && pv_smba_loop_run(e->l, 50) != PV_OK)
-			break;
-	}
 }
 
 int pv_load(const struct pv_load_opts *o)
 {
 	struct engine *e = NULL;
-	double t0 = 0, last = 0;
 	int r;
 
 	if (o->cfg->auth == PV_LOAD_KERBEROS) {
@@ -1218,22 +1794,22 @@ int pv_load(const struct pv_load_opts *o)
 		if ((r = pv_krb_setup(&t)) != PV_OK)
 			return r;
 	}
-	if ((r = engine_new(o, &e)) == PV_OK && (r = logon_all(e)) == PV_OK &&
-	    (r = wait_go(e, &t0)) == PV_OK) {
-		last = t0;
-		e->running = true;
-		r = o->ops_loop ? run_ops(e, t0) : run_schedules(e, t0, &last);
-		e->running = false;
-		if (r == PV_OK || r == PV_ESTOPPED)
-			drain(e);
-		if (r == PV_OK || r == PV_ESTOPPED) {
-			int er = emit(e, &last);
+	if ((r = engine_new(o, &e)) == PV_OK) {
+		for (;;) {
+			const struct pv_load_user *users = NULL;
+			size_t total = 0, n = 0;
 
-			if (r == PV_OK)
-				r = er;
-			if (r == PV_ESTOPPED)
-				r = pv_error(PV_ESTOPPED, "the load was stopped after %.1f s",
-					     pv_now() - t0);
+			if ((r = o->next(o->arg, &users, &total, &n)) != PV_OK || !n)
+				break;
+			if (n > total)
+				n = total;
+			if ((r = add_users(e, users, total)) != PV_OK || (r = step(e, n)) != PV_OK)
+				break;
+		}
+		if (o->ops) {
+			*o->ops = 0;
+			for (unsigned i = 0; i < e->nw; i++)
+				*o->ops += e->w[i].ops;
 		}
 	}
 	engine_free(e);

@@ -10,19 +10,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VERSION 2
+#define VERSION 3
 #define SLACK	1e-9 /* relative: a maximum printed with 12 digits may cross its bucket's edge */
+#define CPU_MAX 1e6  /* % of one core: 10,000 cores */
 
-static const char *const top_keys[] = {"load", "i", "secs", "users", "failed", "kinds", NULL};
-static const char *const kind_keys[] = {"started",    "errors", "late", "over_limit",
-					"overloaded", "max",	"hist", NULL};
+static const char *const top_keys[] = {"load", "i",	  "secs",     "users", "failed", "threads",
+				       "cpu",  "cpu_top", "host_cpu", "lag",   "kinds",	 NULL};
+static const char *const kind_keys[] = {"started",    "errors", "late", "over_limit", "unserved",
+					"overloaded", "max",	"hist", "ops",	      NULL};
+static const char *const hist_keys[] = {"max", "hist", NULL};
+static const char *const ready_keys[] = {"users", "connected", "failed", "error", "logon", NULL};
+static const char *const logon_keys[] = {"failed", "retries", "max", "hist", NULL};
 
 /* ---- writing ---- */
 
 static bool empty(const struct pv_load_counts *n)
 {
-	return !(n->started | n->errors | n->late | n->over_limit | n->overloaded |
-		 pv_load_hist_count(&n->lat));
+	uint64_t ops = 0;
+
+	for (int o = 0; o < PV_LOAD_OPS; o++)
+		ops |= n->ops[o];
+	return !(n->started | n->errors | n->late | n->over_limit | n->unserved | n->overloaded |
+		 ops | pv_load_hist_count(&n->lat));
 }
 
 void pv_load_counts_json(const struct pv_load_counts *n, bool completed, struct pv_json *o)
@@ -33,62 +42,102 @@ void pv_load_counts_json(const struct pv_load_counts *n, bool completed, struct 
 	pv_json_int(o, "errors", (long long)n->errors);
 	pv_json_int(o, "late", (long long)n->late);
 	pv_json_int(o, "over_limit", (long long)n->over_limit);
+	pv_json_int(o, "unserved", (long long)n->unserved);
 	pv_json_int(o, "overloaded", (long long)n->overloaded);
+}
+
+struct pv_json *pv_load_ops_json(const uint64_t ops[PV_LOAD_OPS], bool all)
+{
+	struct pv_json *o = pv_json_object();
+
+	for (int k = 0; k < PV_LOAD_OPS; k++)
+		if (all || ops[k])
+			pv_json_int(o, pv_load_op_names[k], (long long)ops[k]);
+	return o;
+}
+
+/* "max" and "hist" of h into o: the exact maximum, the buckets that hold any */
+static void hist_json(const struct pv_load_hist *h, struct pv_json *o)
+{
+	struct pv_json *hist = pv_json_array();
+
+	pv_json_real(o, "max", h->max);
+	for (unsigned b = 0; b < PV_LOAD_BUCKETS; b++) {
+		struct pv_json *pair;
+
+		if (!h->n[b])
+			continue;
+		pair = pv_json_array();
+		pv_json_append_int(pair, b);
+		pv_json_append_int(pair, (long long)h->n[b]);
+		pv_json_append(hist, pair);
+	}
+	pv_json_set(o, "hist", hist);
 }
 
 static struct pv_json *kind_json(const struct pv_load_counts *n)
 {
-	struct pv_json *o = pv_json_object(), *hist = pv_json_array();
+	struct pv_json *o = pv_json_object();
 
 	pv_load_counts_json(n, false, o);
-	pv_json_real(o, "max", n->lat.max);
-	for (unsigned b = 0; b < PV_LOAD_BUCKETS; b++) {
-		struct pv_json *pair;
-
-		if (!n->lat.n[b])
-			continue;
-		pair = pv_json_array();
-		pv_json_append_int(pair, b);
-		pv_json_append_int(pair, (long long)n->lat.n[b]);
-		pv_json_append(hist, pair);
-	}
-	pv_json_set(o, "hist", hist);
+	hist_json(&n->lat, o);
+	pv_json_set(o, "ops", pv_load_ops_json(n->ops, false));
 	return o;
 }
 
+/* A line of ours as text (prefix, then o), appended to out with its '\n'. read (NULL: the
+ * caller does) reads it back: every allocation of the object is so checked once, since a value
+ * that could not be made would be missing. */
+static int finish(struct pv_json *o, const char *prefix, int (*read)(const char *, size_t),
+		  struct pv_buf *out)
+{
+	char *text = pv_json_compact(o);
+	int r;
+
+	pv_json_free(o);
+	if (!text)
+		return pv_error(PV_EIO, "out of memory");
+	r = read ? read(text, strlen(text)) : PV_OK;
+	if (r == PV_OK &&
+	    (pv_buf_addstr(out, prefix) || pv_buf_addstr(out, text) || pv_buf_addstr(out, "\n")))
+		r = PV_EIO;
+	free(text);
+	if (r == PV_OK || r == PV_EIO)
+		return r == PV_OK ? PV_OK : pv_error(PV_EIO, "out of memory");
+	return pv_error(PV_EBUG, "a line of provision load does not read back: %s", pv_errmsg());
+}
+
+static int read_figs(const char *text, size_t len);
+
 int pv_load_line_encode(const struct pv_load_figs *f, struct pv_buf *out)
 {
-	struct pv_json *o = pv_json_object(), *kinds = pv_json_object();
-	char *text;
+	struct pv_json *o = pv_json_object(), *kinds = pv_json_object(), *lag = pv_json_object();
 
 	pv_json_int(o, "load", VERSION);
 	pv_json_int(o, "i", (long long)f->seq);
 	pv_json_real(o, "secs", f->secs);
 	pv_json_int(o, "users", f->connected);
 	pv_json_int(o, "failed", f->failed);
+	pv_json_int(o, "threads", f->threads);
+	pv_json_real(o, "cpu", f->cpu);
+	pv_json_real(o, "cpu_top", f->cpu_top);
+	pv_json_real(o, "host_cpu", f->host_cpu >= 0 ? f->host_cpu : NAN);
+	hist_json(&f->lag, lag);
+	pv_json_set(o, "lag", lag);
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		if (!empty(&f->kind[k]))
 			pv_json_set(kinds, pv_load_names[k], kind_json(&f->kind[k]));
 	pv_json_set(o, "kinds", kinds);
-	/* a value that could not be made is missing: the compact text would lack it, so every
-	 * allocation is checked once here by reading the line back */
-	text = pv_json_compact(o);
-	pv_json_free(o);
-	if (text) {
-		struct pv_load_figs *back = malloc(sizeof(*back));
-		int r = back ? pv_load_line_decode(text, strlen(text), back) : PV_EIO;
+	return finish(o, "", read_figs, out);
+}
 
-		free(back);
-		if (r == PV_OK && pv_buf_addstr(out, text) == 0 && pv_buf_addstr(out, "\n") == 0) {
-			free(text);
-			return PV_OK;
-		}
-		free(text);
-		if (r != PV_OK && r != PV_EIO)
-			return pv_error(PV_EBUG, "a figures line does not read back: %s",
-					pv_errmsg());
-	}
-	return pv_error(PV_EIO, "out of memory");
+static int read_figs(const char *text, size_t len)
+{
+	struct pv_load_figs *back = malloc(sizeof(*back));
+	int r = back ? pv_load_line_decode(text, len, back) : PV_EIO;
+
+	free(back);
+	return r;
 }
 
 /* ---- reading ---- */
@@ -166,6 +215,21 @@ static bool number(struct ctx *c, const struct pv_json *o, const char *key, doub
 	return true;
 }
 
+/* A number from lo to hi, or null (*out NAN). */
+static bool number_or_null(struct ctx *c, const struct pv_json *o, const char *key, double lo,
+			   double hi, double *out)
+{
+	const struct pv_json *v = pv_json_get(o, key);
+
+	if (pv_json_is_null(v)) {
+		*out = NAN;
+		return true;
+	}
+	if (!pv_json_number(v, out) || !(*out >= lo && *out <= hi))
+		return nope(c, "\"%s\" is not a number from %g to %g, nor null", key, lo, hi);
+	return true;
+}
+
 static bool hist(struct ctx *c, const struct pv_json *a, struct pv_load_hist *h)
 {
 	size_t n = pv_json_size(a);
@@ -203,7 +267,8 @@ static bool max_fits(struct ctx *c, const struct pv_load_hist *h)
 	while (top > 0 && !h->n[top - 1])
 		top--;
 	if (!top)
-		return h->max == 0 ? true : nope(c, "\"max\" is %g with nothing completed", h->max);
+		return h->max == 0 ? true
+				   : nope(c, "\"max\" is %g with an empty histogram", h->max);
 	top--;
 	if (h->max < pv_load_bucket_low(top) * (1 - SLACK) ||
 	    h->max >= pv_load_bucket_high(top) * (1 + SLACK))
@@ -211,27 +276,70 @@ static bool max_fits(struct ctx *c, const struct pv_load_hist *h)
 	return true;
 }
 
+/* "max" and "hist" of o into h */
+static bool max_hist(struct ctx *c, const struct pv_json *o, struct pv_load_hist *h)
+{
+	return number(c, o, "max", 0, 1e9, &h->max) && hist(c, pv_json_get(o, "hist"), h) &&
+	       max_fits(c, h);
+}
+
+struct ops {
+	struct ctx *c;
+	uint64_t *ops;
+};
+
+static int one_op(const char *key, const struct pv_json *v, void *arg)
+{
+	struct ops *os = arg;
+	int k = pv_load_op_of(key);
+	long long n;
+
+	if (k < 0) {
+		nope(os->c, "\"ops\" names \"%.40s\", not an SMB2 command", key);
+		return 1;
+	}
+	if (!pv_json_integer(v, &n) || n < 0 || n > PV_LOAD_COUNT_MAX) {
+		nope(os->c, "\"ops\" has a count for %s that is not from 0 to %lld", key,
+		     PV_LOAD_COUNT_MAX);
+		return 1;
+	}
+	os->ops[k] = (uint64_t)n;
+	return 0;
+}
+
 static bool kind(struct ctx *c, const struct pv_json *o, struct pv_load_counts *n)
 {
 	const long long M = PV_LOAD_COUNT_MAX;
+	struct ops os = {c, n->ops};
 
 	if (!exactly(c, o, kind_keys) || !integer(c, o, "started", 0, M, &n->started) ||
 	    !integer(c, o, "errors", 0, M, &n->errors) || !integer(c, o, "late", 0, M, &n->late) ||
 	    !integer(c, o, "over_limit", 0, M, &n->over_limit) ||
-	    !integer(c, o, "overloaded", 0, M, &n->overloaded) ||
-	    !number(c, o, "max", 0, 1e9, &n->lat.max) || !hist(c, pv_json_get(o, "hist"), &n->lat))
+	    !integer(c, o, "unserved", 0, M, &n->unserved) ||
+	    !integer(c, o, "overloaded", 0, M, &n->overloaded) || !max_hist(c, o, &n->lat))
 		return false;
-	if (n->late > n->started)
-		return nope(c, "more late (%llu) than started (%llu)", (unsigned long long)n->late,
+	if (!pv_json_is_object(pv_json_get(o, "ops")))
+		return nope(c, "\"ops\" is not an object");
+	if (pv_json_each(pv_json_get(o, "ops"), one_op, &os))
+		return false;
+	if (n->late + n->unserved > n->started)
+		return nope(c, "more late (%llu) and unserved (%llu) than started (%llu)",
+			    (unsigned long long)n->late, (unsigned long long)n->unserved,
 			    (unsigned long long)n->started);
 	if (n->over_limit > pv_load_hist_count(&n->lat))
 		return nope(c, "more over the limit (%llu) than completed (%llu)",
 			    (unsigned long long)n->over_limit,
 			    (unsigned long long)pv_load_hist_count(&n->lat));
-	if (n->overloaded < n->late || n->overloaded > n->late + n->over_limit)
-		return nope(c, "overloaded (%llu) is not from late (%llu) to late + over_limit",
-			    (unsigned long long)n->overloaded, (unsigned long long)n->late);
-	return max_fits(c, &n->lat);
+	if (n->overloaded < n->late + n->unserved ||
+	    n->overloaded > n->late + n->over_limit + n->errors + n->unserved)
+		return nope(
+			c,
+			"overloaded (%llu) is not from late + unserved (%llu) to late + "
+			"over_limit + errors + unserved (%llu)",
+			(unsigned long long)n->overloaded,
+			(unsigned long long)(n->late + n->unserved),
+			(unsigned long long)(n->late + n->over_limit + n->errors + n->unserved));
+	return true;
 }
 
 struct kinds {
@@ -257,9 +365,24 @@ static int one_kind(const char *key, const struct pv_json *v, void *arg)
 	return 0;
 }
 
+/* an object holding exactly "max" and "hist", named key in o, into h */
+static bool hist_object(struct ctx *c, const struct pv_json *o, const char *key,
+			struct pv_load_hist *h)
+{
+	char where[64];
+	bool ok;
+
+	snprintf(where, sizeof(where), "\"%s\": ", key);
+	c->where = where;
+	ok = exactly(c, pv_json_get(o, key), hist_keys) && max_hist(c, pv_json_get(o, key), h);
+	if (ok)
+		c->where = "";
+	return ok;
+}
+
 static bool figs(struct ctx *c, const struct pv_json *o, struct pv_load_figs *f)
 {
-	uint64_t version, users, failed;
+	uint64_t version, users, failed, threads;
 	struct kinds ks = {c, f};
 
 	if (!exactly(c, o, top_keys) || !integer(c, o, "load", 0, 1LL << 53, &version))
@@ -270,16 +393,24 @@ static bool figs(struct ctx *c, const struct pv_json *o, struct pv_load_figs *f)
 	if (!integer(c, o, "i", 1, 1LL << 53, &f->seq) ||
 	    !number(c, o, "secs", 1e-9, 86400, &f->secs) ||
 	    !integer(c, o, "users", 0, PV_LOAD_USERS_MAX, &users) ||
-	    !integer(c, o, "failed", 0, PV_LOAD_USERS_MAX, &failed))
+	    !integer(c, o, "failed", 0, PV_LOAD_USERS_MAX, &failed) ||
+	    !integer(c, o, "threads", 1, 4096, &threads) ||
+	    !number(c, o, "cpu", 0, CPU_MAX, &f->cpu) ||
+	    !number(c, o, "cpu_top", 0, CPU_MAX, &f->cpu_top) ||
+	    !number_or_null(c, o, "host_cpu", 0, 100, &f->host_cpu) ||
+	    !hist_object(c, o, "lag", &f->lag))
 		return false;
 	f->connected = (unsigned)users;
 	f->failed = (unsigned)failed;
+	f->threads = (unsigned)threads;
+	if (isnan(f->host_cpu))
+		f->host_cpu = -1;
 	if (!pv_json_is_object(pv_json_get(o, "kinds")))
 		return nope(c, "\"kinds\" is not an object");
 	return pv_json_each(pv_json_get(o, "kinds"), one_kind, &ks) == 0;
 }
 
-static int malformed(const char *line, size_t len, const char *why)
+static int malformed(const char *what, const char *line, size_t len, const char *why)
 {
 	char shown[100];
 	size_t n = len < sizeof(shown) - 1 ? len : sizeof(shown) - 1;
@@ -289,85 +420,128 @@ static int malformed(const char *line, size_t len, const char *why)
 											  : line[i];
 	shown[n] = '\0';
 	return pv_error(PV_EREMOTE,
-			"a load client printed a line that is not a figures line (%s): '%s'%s; "
-			"expected one JSON object per line in provision load's format %d",
-			why, shown, len > n ? "..." : "", VERSION);
+			"a load client printed a line that is not %s (%s): '%s'%s; expected one "
+			"JSON object per line in provision load's format %d",
+			what, why, shown, len > n ? "..." : "", VERSION);
+}
+
+/* line (len bytes, its '\n' dropped) as JSON, read by fn into out (size bytes, set only when
+ * fn says yes) */
+static int decode(const char *what, const char *line, size_t len, size_t skip,
+		  bool (*fn)(struct ctx *, const struct pv_json *, void *), void *out, size_t size)
+{
+	struct ctx c = {.where = ""};
+	struct pv_json *o;
+	void *tmp;
+	char err[160];
+	bool ok;
+
+	if (len > PV_LOAD_LINE_MAX)
+		return malformed(what, line, len, "longer than 65536 bytes");
+	if (!(o = pv_json_parse(line + skip, len - skip, err, sizeof(err)))) {
+		/* jansson says "out of memory" in its own words; a line this short parses */
+		return malformed(what, line, len, err);
+	}
+	if (!(tmp = calloc(1, size))) {
+		pv_json_free(o);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	ok = fn(&c, o, tmp);
+	pv_json_free(o);
+	if (ok)
+		memcpy(out, tmp, size);
+	free(tmp);
+	return ok ? PV_OK : malformed(what, line, len, c.why);
+}
+
+static bool figs_fn(struct ctx *c, const struct pv_json *o, void *out)
+{
+	return figs(c, o, out);
 }
 
 int pv_load_line_decode(const char *line, size_t len, struct pv_load_figs *out)
 {
-	struct ctx c = {.where = ""};
-	struct pv_load_figs *f;
-	struct pv_json *o;
-	char err[160];
-	bool ok;
-
 	if (len && line[len - 1] == '\n')
 		len--;
-	if (len > PV_LOAD_LINE_MAX)
-		return malformed(line, len, "longer than 65536 bytes");
-	if (!(o = pv_json_parse(line, len, err, sizeof(err)))) {
-		/* jansson says "out of memory" in its own words; a line this short parses */
-		return malformed(line, len, err);
-	}
-	if (!(f = calloc(1, sizeof(*f)))) {
-		pv_json_free(o);
-		return pv_error(PV_EIO, "out of memory");
-	}
-	ok = figs(&c, o, f);
-	pv_json_free(o);
-	if (ok)
-		*out = *f;
-	free(f);
-	return ok ? PV_OK : malformed(line, len, c.why);
+	return decode("a figures line", line, len, 0, figs_fn, out, sizeof(*out));
 }
 
-/* ---- ready ---- */
+/* ---- ready, done ---- */
 
-int pv_load_ready_encode(unsigned connected, unsigned failed, const char *first, struct pv_buf *out)
+static int read_ready(const char *text, size_t len)
 {
-	struct pv_json *o = pv_json_object();
-	char *text;
+	struct pv_load_ready *back = malloc(sizeof(*back));
+	int r = back ? pv_load_ready_decode(text, len, back) : PV_EIO;
 
-	pv_json_int(o, "users", (long long)connected + failed);
-	pv_json_int(o, "connected", connected);
-	pv_json_int(o, "failed", failed);
-	pv_json_str(o, "error", first && *first ? first : NULL);
-	text = pv_json_compact(o);
-	pv_json_free(o);
-	if (!text)
-		return pv_error(PV_EIO, "out of memory");
-	pv_buf_addf(out, "ready %s\n", text);
-	free(text);
-	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+	free(back);
+	return r;
 }
 
-int pv_load_ready_decode(const char *line, size_t len, unsigned *connected, unsigned *failed,
-			 char *first, size_t firstlen)
+int pv_load_ready_encode(const struct pv_load_ready *r, struct pv_buf *out)
 {
-	struct pv_json *o;
-	const struct pv_json *c, *f, *e;
-	long long vc = 0, vf = 0;
-	int r = PV_OK;
+	struct pv_json *o = pv_json_object(), *l = pv_json_object();
+	struct pv_buf text = PV_BUF_INIT;
+	int rc;
 
+	pv_json_int(o, "users", (long long)r->connected + r->failed);
+	pv_json_int(o, "connected", r->connected);
+	pv_json_int(o, "failed", r->failed);
+	pv_json_str(o, "error", r->error[0] ? r->error : NULL);
+	pv_json_int(l, "failed", (long long)r->logon.failed);
+	pv_json_int(l, "retries", (long long)r->logon.retries);
+	hist_json(&r->logon.lat, l);
+	pv_json_set(o, "logon", l);
+	/* read back with its prefix: the reader wants the whole line */
+	rc = finish(o, "ready ", NULL, &text);
+	if (rc == PV_OK)
+		rc = read_ready(text.data, text.len);
+	if (rc == PV_OK && pv_buf_add(out, text.data, text.len))
+		rc = pv_error(PV_EIO, "out of memory");
+	pv_buf_release(&text, 0);
+	return rc;
+}
+
+static bool ready(struct ctx *c, const struct pv_json *o, void *out)
+{
+	struct pv_load_ready *r = out;
+	const struct pv_json *e = pv_json_get(o, "error"), *l = pv_json_get(o, "logon");
+	uint64_t users, connected, failed;
+
+	if (!exactly(c, o, ready_keys) ||
+	    !integer(c, o, "users", 0, 2LL * PV_LOAD_USERS_MAX, &users) ||
+	    !integer(c, o, "connected", 0, PV_LOAD_USERS_MAX, &connected) ||
+	    !integer(c, o, "failed", 0, PV_LOAD_USERS_MAX, &failed))
+		return false;
+	if (users != connected + failed)
+		return nope(c, "\"users\" %llu is not connected + failed",
+			    (unsigned long long)users);
+	if (!pv_json_is_null(e) && !pv_json_text(e))
+		return nope(c, "\"error\" is not a string nor null");
+	r->connected = (unsigned)connected;
+	r->failed = (unsigned)failed;
+	snprintf(r->error, sizeof(r->error), "%s", pv_json_text(e) ? pv_json_text(e) : "");
+	c->where = "\"logon\": ";
+	if (!exactly(c, l, logon_keys) ||
+	    !integer(c, l, "failed", 0, PV_LOAD_USERS_MAX, &r->logon.failed) ||
+	    !integer(c, l, "retries", 0, PV_LOAD_COUNT_MAX, &r->logon.retries) ||
+	    !max_hist(c, l, &r->logon.lat))
+		return false;
+	c->where = "";
+	return true;
+}
+
+int pv_load_ready_decode(const char *line, size_t len, struct pv_load_ready *out)
+{
 	if (len && line[len - 1] == '\n')
 		len--;
 	if (len < 6 || strncmp(line, "ready ", 6) != 0)
-		return pv_error(PV_EREMOTE, "provision load said '%.*s', not 'ready {...}'",
-				(int)(len < 80 ? len : 80), line);
-	o = pv_json_parse(line + 6, len - 6, NULL, 0);
-	c = o ? pv_json_get(o, "connected") : NULL;
-	f = o ? pv_json_get(o, "failed") : NULL;
-	e = o ? pv_json_get(o, "error") : NULL;
-	if (!c || !f || !pv_json_integer(c, &vc) || !pv_json_integer(f, &vf) || vc < 0 || vf < 0 ||
-	    vc > PV_LOAD_USERS_MAX || vf > PV_LOAD_USERS_MAX) {
-		r = pv_error(PV_EREMOTE, "provision load said '%.*s', not what it should",
-			     (int)(len < 80 ? len : 80), line);
-	} else {
-		*connected = (unsigned)vc;
-		*failed = (unsigned)vf;
-		snprintf(first, firstlen, "%s", e && pv_json_text(e) ? pv_json_text(e) : "");
-	}
-	pv_json_free(o);
-	return r;
+		return malformed("a ready line", line, len, "no 'ready ' at its start");
+	return decode("a ready line", line, len, 6, ready, out, sizeof(*out));
+}
+
+bool pv_load_is_done(const char *line, size_t len)
+{
+	if (len && line[len - 1] == '\n')
+		len--;
+	return len == 4 && !memcmp(line, "done", 4);
 }

@@ -25,9 +25,11 @@ int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out)
 {
 	pv_buf_addf(
 		out,
-		"config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu auth=%s weights=",
+		"config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu auth=%s keep=%d "
+		"threads=%u weights=",
 		c->rate, c->late, c->overload, c->interval, (unsigned long long)c->seed,
-		c->auth == PV_LOAD_KERBEROS ? "kerberos" : "ntlm");
+		c->auth == PV_LOAD_KERBEROS ? "kerberos" : "ntlm", c->keep_logged_on ? 1 : 0,
+		c->threads);
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		pv_buf_addf(out, "%s%.17g", k ? "," : "", c->kind[k].weight);
 	pv_buf_addstr(out, " limits=");
@@ -60,6 +62,12 @@ int pv_loadproto_user(const char *name, const char *alias, const char *share, un
 	pv_buf_addstr(out, " ");
 	encode(out, share);
 	pv_buf_addf(out, " %u\n", number);
+	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
+int pv_loadproto_start(size_t n, struct pv_buf *out)
+{
+	pv_buf_addf(out, "start %zu\n", n);
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
@@ -140,6 +148,17 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 			c->interval = (unsigned)r;
 		} else if (!strcmp(w, "seed")) {
 			c->seed = strtoull(eq, &e, 10);
+		} else if (!strcmp(w, "keep")) {
+			if (strcmp(eq, "0") && strcmp(eq, "1"))
+				return -1;
+			c->keep_logged_on = eq[0] == '1';
+			continue;
+		} else if (!strcmp(w, "threads")) {
+			unsigned long r = strtoul(eq, &e, 10);
+
+			if (r > 1024)
+				return -1;
+			c->threads = (unsigned)r;
 		} else if (!strcmp(w, "auth")) {
 			if (strcmp(eq, "ntlm") && strcmp(eq, "kerberos"))
 				return -1;
@@ -211,18 +230,45 @@ static int user(struct pv_loadproto *p, const char *s, const char *end)
 	return 0;
 }
 
+/* "start" or "start N" */
+static int start(struct pv_loadproto *p, const char *s, const char *end)
+{
+	char num[24], *e;
+	unsigned long long n;
+
+	if (!p->have_config || !p->n)
+		return pv_error(PV_EUSAGE, "'start' before a config line and a user");
+	if (p->cfg.auth == PV_LOAD_KERBEROS && !p->realm[0])
+		return pv_error(PV_EUSAGE, "auth=kerberos without a 'kerberos' line");
+	if (s == end) {
+		p->step = p->n;
+	} else {
+		if (*s != ' ' || word(&s, end, num, sizeof(num)) || s != end)
+			return -1;
+		errno = 0;
+		n = strtoull(num, &e, 10);
+		if (*e || errno || n < 1 || n > p->n)
+			return pv_error(PV_EUSAGE,
+					"'start %s': a step of 1 to %zu users (those sent)", num,
+					p->n);
+		p->step = (size_t)n;
+	}
+	p->steps++;
+	return PV_OK;
+}
+
 int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
 {
 	const char *end = line + len;
 	int r;
 
-	if (p->started)
-		return pv_error(PV_EUSAGE, "setup line after 'start'");
-	if (len >= 7 && !strncmp(line, "config ", 7))
+	if (p->step)
+		return pv_error(PV_EUSAGE, "setup line while a step is under way");
+	if (len >= 7 && !strncmp(line, "config ", 7) && !p->steps)
 		r = config(p, line + 7, end);
 	else if (len >= 5 && !strncmp(line, "user ", 5))
 		r = user(p, line + 5, end);
-	else if (len >= 9 && !strncmp(line, "kerberos ", 9)) {
+	else if (len >= 9 && !strncmp(line, "kerberos ", 9) && !p->steps) {
 		const char *s = line + 9;
 
 		r = word(&s, end, p->realm, sizeof(p->realm)) ||
@@ -230,13 +276,10 @@ int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
 				    word(&s, end, p->dns_domain, sizeof(p->dns_domain)) || s != end
 			    ? -1
 			    : 0;
-	} else if (len == 5 && !strncmp(line, "start", 5)) {
-		if (!p->have_config || !p->n)
-			return pv_error(PV_EUSAGE, "'start' before a config line and a user");
-		if (p->cfg.auth == PV_LOAD_KERBEROS && !p->realm[0])
-			return pv_error(PV_EUSAGE, "auth=kerberos without a 'kerberos' line");
-		p->started = true;
-		return PV_OK;
+	} else if (len >= 5 && !strncmp(line, "start", 5)) {
+		r = start(p, line + 5, end);
+		if (r != -1)
+			return r;
 	} else
 		r = -1;
 	if (r == -2)

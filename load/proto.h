@@ -2,10 +2,15 @@
  * SSH session's stdin, after the users' password (its first line): the load settings, the
  * users, then "start"; later "go" when every client is ready. One line each:
  *
- *   config rate=331 late=1 overload=1 interval=1 seed=1 auth=ntlm weights=15,... limits=2,...
+ *   config rate=331 late=1 overload=1 interval=1 seed=1 auth=ntlm keep=0 threads=0
+ *          weights=15,... limits=2,...
  *   kerberos LAB.TEST dc.lab.test lab.test      (auth=kerberos: realm, KDC, DNS domain)
  *   user cli1-u1 srvu1 fsroot2 1
- *   start
+ *   start 40
+ *
+ * "start N" begins a step with the first N users sent so far ("start" alone: all of them).
+ * Once the step is done (provision load prints "done"), more "user" lines and another "start"
+ * make the next step, in the same process: its users stay logged on into it with keep=1.
  *
  * Names are percent-encoded (every byte but A-Z a-z 0-9 . _ - as %XX), so no separator can
  * hide in one. Pure: no I/O; both sides and the tests use it. */
@@ -24,17 +29,21 @@ int pv_loadproto_kerberos(const char *realm, const char *kdc, const char *dns_do
 			  struct pv_buf *out);
 int pv_loadproto_user(const char *name, const char *alias, const char *share, unsigned number,
 		      struct pv_buf *out);
+int pv_loadproto_start(size_t n, struct pv_buf *out);
 
 /* What the lines said so far. */
 struct pv_loadproto {
-	bool have_config, started;
+	bool have_config;
+	unsigned steps; /* "start" lines read */
+	size_t step;	/* the last "start"'s users, until the caller takes it (sets 0) */
 	struct pv_load_config cfg;
 	char realm[256], kdc[256], dns_domain[256]; /* the kerberos line ("" when none) */
 	struct pv_load_user *users;		    /* strings owned here */
 	size_t n, cap;
 };
 
-/* One line (without its '\n'). PV_OK; PV_EUSAGE naming the line's fault. */
+/* One line (without its '\n'). PV_OK; PV_EUSAGE naming the line's fault (a line while a
+ * step is pending, config or kerberos after the first step, start before config and users). */
 int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len);
 void pv_loadproto_release(struct pv_loadproto *p);
 

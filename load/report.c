@@ -31,10 +31,21 @@ static unsigned unconnected(const struct pv_load_summary *s)
 	return s->failed > missing ? s->failed : missing;
 }
 
+/* The client that was most the limit: the busiest loop among those bound. */
+static const struct pv_load_client *bound_client(const struct pv_load_summary *s)
+{
+	const struct pv_load_client *b = NULL;
+
+	for (size_t i = 0; i < s->nclients; i++)
+		if (s->clients[i].bound && (!b || s->clients[i].cpu_top > b->cpu_top))
+			b = &s->clients[i];
+	return b;
+}
+
 /* "7.9%", then what else kept the step from counting: ", 3 errors", ... */
 static void verdict(const struct pv_load_summary *s, struct pv_buf *out)
 {
-	pv_buf_addf(out, "%.1f%%", s->all.overload);
+	pv_buf_addf(out, "overload %.1f%%", s->all.overload);
 	if (s->all.n.errors)
 		pv_buf_addf(out, ", %llu error%s", (unsigned long long)s->all.n.errors,
 			    s->all.n.errors == 1 ? "" : "s");
@@ -44,42 +55,75 @@ static void verdict(const struct pv_load_summary *s, struct pv_buf *out)
 		pv_buf_addf(out, ", %u client%s lost", s->lost, s->lost == 1 ? "" : "s");
 	if (!s->all.n.started)
 		pv_buf_addstr(out, ", no scenario started");
+	if (s->client_bound)
+		pv_buf_addstr(out, ", client-bound");
+}
+
+/* "step 3, 60 users" */
+static void step_name(const struct pv_load_results *r, long i, struct pv_buf *out)
+{
+	pv_buf_addf(out, "step %ld, %u users", i + 1, r->steps[i].users);
+}
+
+/* Why a client-bound step says nothing of the server, and what would carry it. */
+static void client_limit(const struct pv_load_results *r, long i, struct pv_buf *out)
+{
+	const struct pv_load_summary *s = &r->steps[i];
+	const struct pv_load_client *c = bound_client(s);
+	double cores = pv_load_cores_for(r->steps, r->n, s->users);
+
+	if (!c)
+		return;
+	pv_buf_addf(
+		out,
+		": the clients were the limit there, not the server (%s: busiest loop at %.0f%% "
+		"of a core, loop lag p95 %.0f ms",
+		c->name ? c->name : "a client", c->cpu_top, ms(c->lag_p95));
+	if (c->cpu_top < PV_LOAD_BOUND_CPU / 2)
+		pv_buf_addstr(out, ": its host did not give the driver the CPU it needed");
+	pv_buf_addstr(out, ")");
+	if (cores > 0)
+		pv_buf_addf(out,
+			    "; %u users need about %.0f client cores (one loop each; the "
+			    "drivers used %.1f)",
+			    s->users, ceil(cores), s->driver_cores);
 }
 
 int pv_load_answer_line(const struct pv_load_results *r, struct pv_buf *out)
 {
 	unsigned users;
 	long best = pv_load_answer(r->steps, r->n, r->cfg->overload, &users);
-	const struct pv_load_summary *next = NULL, *first = NULL;
+	long over = pv_load_first_over(r->steps, r->n, r->cfg->overload, best);
 
 	if (!r->n) {
 		pv_buf_addstr(out, "no step was measured");
 		return done(out);
 	}
-	for (size_t i = 0; i < r->n; i++) {
-		const struct pv_load_summary *s = &r->steps[i];
-
-		if (!first || s->users < first->users)
-			first = s;
-		if (best >= 0 && s->users > users && (!next || s->users < next->users))
-			next = s;
-	}
 	if (best < 0) {
-		pv_buf_addf(out, "the server carried no step without overload (overload ");
-		verdict(first, out);
-		pv_buf_addf(out, " at %u, the fewest users tried)", first->users);
+		pv_buf_addstr(out,
+			      "the server carried no step without overload (the fewest users, ");
+		step_name(r, over, out);
+		pv_buf_addstr(out, ": ");
+		verdict(&r->steps[over], out);
+		pv_buf_addstr(out, ")");
+		if (r->steps[over].client_bound)
+			client_limit(r, over, out);
 		return done(out);
 	}
-	pv_buf_addf(out, "the server carried %u users without overload", users);
-	pv_buf_addstr(out, next ? " (overload " : ", the most the ramp tried (overload ");
+	pv_buf_addf(out, "the server carried %s%u users without overload (",
+		    over >= 0 && r->steps[over].client_bound ? "at least " : "", users);
+	step_name(r, best, out);
+	pv_buf_addstr(out, ": ");
 	verdict(&r->steps[best], out);
-	pv_buf_addf(out, " at %u", users);
-	if (next) {
-		pv_buf_addstr(out, "; ");
-		verdict(next, out);
-		pv_buf_addf(out, " at %u", next->users);
+	pv_buf_addstr(out, over < 0 ? "; the most the ramp tried)" : "; the first step over it, ");
+	if (over >= 0) {
+		step_name(r, over, out);
+		pv_buf_addstr(out, ": ");
+		verdict(&r->steps[over], out);
+		pv_buf_addstr(out, ")");
+		if (r->steps[over].client_bound)
+			client_limit(r, over, out);
 	}
-	pv_buf_addstr(out, ")");
 	return done(out);
 }
 
@@ -93,41 +137,146 @@ static void cell_ms(struct pv_buf *out, int width, const struct pv_load_lat *l, 
 		pv_buf_addf(out, "%*s", width, "-");
 }
 
+static void cell_pct(struct pv_buf *out, int width, double v)
+{
+	if (isnan(v))
+		pv_buf_addf(out, "%*s", width, "-");
+	else
+		pv_buf_addf(out, "%*.1f", width, v);
+}
+
+/* "(1.58-2.12)" or "(107.6-118.5)" padded to width, left-aligned */
+static void cell_range(struct pv_buf *out, int width, double lo, double hi, int digits)
+{
+	char t[64];
+
+	snprintf(t, sizeof(t), "(%.*f-%.*f)", digits, lo, digits, hi);
+	pv_buf_addf(out, " %-*s", width, t);
+}
+
+/* The busiest driver loop of the step's clients, % of a core; NAN when none said. */
+static double top_loop(const struct pv_load_summary *s)
+{
+	double top = NAN;
+
+	for (size_t i = 0; i < s->nclients; i++)
+		if (isnan(top) || s->clients[i].cpu_top > top)
+			top = s->clients[i].cpu_top;
+	return top;
+}
+
+/* The commands the op-mix table shows apart (FSCT's published ones first), the rest as
+ * "other". */
+static const enum pv_load_op shown_ops[] = {
+	PV_LOAD_OP_CREATE,	    PV_LOAD_OP_CLOSE, PV_LOAD_OP_READ,	   PV_LOAD_OP_QUERY_INFO,
+	PV_LOAD_OP_QUERY_DIRECTORY, PV_LOAD_OP_WRITE, PV_LOAD_OP_SET_INFO, PV_LOAD_OP_IOCTL,
+	PV_LOAD_OP_CHANGE_NOTIFY,   PV_LOAD_OP_LOCK,  PV_LOAD_OP_FLUSH,
+};
+#define NSHOWN (sizeof(shown_ops) / sizeof(shown_ops[0]))
+
+static uint64_t ops_total(const uint64_t ops[PV_LOAD_OPS])
+{
+	uint64_t n = 0;
+
+	for (int o = 0; o < PV_LOAD_OPS; o++)
+		n += ops[o];
+	return n;
+}
+
+static void op_mix(const struct pv_load_results *r, struct pv_buf *out)
+{
+	pv_buf_addstr(out, "\nSMB2 requests the scenarios sent, % of all (FSCT HomeFolders as the "
+			   "server sees it, Nutanix TN-2117: create 22, close 19, read 14, "
+			   "query_info 13, query_directory 10, write 7, other 15)\n");
+	pv_buf_addstr(out, " step  users");
+	for (size_t o = 0; o < NSHOWN; o++)
+		pv_buf_addf(out, " %*s", (int)strlen(pv_load_op_names[shown_ops[o]]),
+			    pv_load_op_names[shown_ops[o]]);
+	pv_buf_addstr(out, "  other  requests/s\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const uint64_t *ops = r->steps[i].all.n.ops;
+		uint64_t total = ops_total(ops), rest = total;
+
+		pv_buf_addf(out, "%5zu %6u", i + 1, r->steps[i].users);
+		for (size_t o = 0; o < NSHOWN; o++) {
+			int w = (int)strlen(pv_load_op_names[shown_ops[o]]);
+
+			rest -= ops[shown_ops[o]];
+			if (total)
+				pv_buf_addf(out, " %*.1f", w,
+					    100.0 * (double)ops[shown_ops[o]] / (double)total);
+			else
+				pv_buf_addf(out, " %*s", w, "-");
+		}
+		if (total)
+			pv_buf_addf(out, " %6.1f", 100.0 * (double)rest / (double)total);
+		else
+			pv_buf_addf(out, " %6s", "-");
+		pv_buf_addf(out, " %11.1f\n",
+			    r->steps[i].secs > 0 ? (double)total / r->steps[i].secs : 0);
+	}
+}
+
 int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 {
 	const struct pv_load_config *c = r->cfg;
 
 	pv_buf_addf(out,
 		    "provision load: %u scenarios per user-hour; a scenario is overloaded when it "
-		    "starts over %g s late or takes longer than its limit; a step counts when its "
-		    "overload is at most %g%% with no error and every user connected\n",
-		    c->rate, c->late, c->overload);
+		    "starts over %g s late, takes longer than its limit, ends in an error or is "
+		    "due while its user has no connection; a step counts when its overload is at "
+		    "most %g%% with no error, every user connected and no client the limit "
+		    "(client-bound: a driver loop at %.0f%% of a core or a loop lag p95 of %.0f ms)"
+		    "\n",
+		    c->rate, c->late, c->overload, PV_LOAD_BOUND_CPU, ms(PV_LOAD_BOUND_LAG));
 	if (r->title)
 		pv_buf_addf(out, "%s\n", r->title);
-	pv_buf_addstr(out, "\n users  scen/s  expected  overload %  errors  median ms    p95 ms"
-			   "  server CPU %\n");
+	pv_buf_addstr(out,
+		      "scen/s with its 95% interval (Poisson), p95 with the bucket it lies in; "
+		      "logon p95 beside the DC's CPU; driver: the busiest client loop, % of a "
+		      "core\n");
+	pv_buf_addstr(out, "\n step  users  scen/s (95% interval)  expected  overload %  errors"
+			   "  median ms  p95 ms (bucket)       logon p95 ms  DC CPU %  server CPU %"
+			   "  driver %  lag p95 ms\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct pv_load_summary *s = &r->steps[i];
 		size_t mark;
 
-		pv_buf_addf(out, "%6u %7.2f %9.2f %11.2f %7llu", s->users, s->rate, s->expected,
-			    s->all.overload, (unsigned long long)s->all.n.errors);
+		pv_buf_addf(out, "%5zu %6u %7.2f", i + 1, s->users, s->rate);
+		cell_range(out, 14, s->rate_lo, s->rate_hi, 2);
+		pv_buf_addf(out, "%9.2f %11.2f %7llu", s->expected, s->all.overload,
+			    (unsigned long long)s->all.n.errors);
 		cell_ms(out, 11, &s->all.lat, s->all.lat.median);
-		cell_ms(out, 10, &s->all.lat, s->all.lat.p95);
-		if (isnan(s->cpu))
-			pv_buf_addf(out, "%14s", "-");
+		cell_ms(out, 8, &s->all.lat, s->all.lat.p95);
+		if (s->all.lat.n)
+			cell_range(out, 13, ms(s->all.lat.p95_lo), ms(s->all.lat.p95_hi), 1);
 		else
-			pv_buf_addf(out, "%14.1f", s->cpu);
+			pv_buf_addf(out, " %-13s", "");
+		cell_ms(out, 14, &s->logon, s->logon.p95);
+		cell_pct(out, 10, s->dc_cpu);
+		cell_pct(out, 14, s->cpu);
+		cell_pct(out, 10, top_loop(s));
+		if (s->nclients)
+			pv_buf_addf(out, "%12.1f", ms(s->lag.p95));
+		else
+			pv_buf_addf(out, "%12s", "-");
 		/* notes: what else kept the step from counting, when anything did */
 		mark = out->len;
+		if (s->client_bound)
+			pv_buf_addstr(out, "  client-bound");
 		if (unconnected(s))
 			pv_buf_addf(out, "%s%u user%s not connected", out->len > mark ? ", " : "  ",
 				    unconnected(s), unconnected(s) == 1 ? "" : "s");
+		if (s->logon_n.failed)
+			pv_buf_addf(out, "%s%llu logon%s failed", out->len > mark ? ", " : "  ",
+				    (unsigned long long)s->logon_n.failed,
+				    s->logon_n.failed == 1 ? "" : "s");
 		if (s->lost)
 			pv_buf_addf(out, "%s%u client%s lost", out->len > mark ? ", " : "  ",
 				    s->lost, s->lost == 1 ? "" : "s");
 		pv_buf_addstr(out, "\n");
 	}
+	op_mix(r, out);
 	pv_buf_addstr(out, "\n");
 	pv_load_answer_line(r, out);
 	pv_buf_addstr(out, "\n");
@@ -137,34 +286,78 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 /* ---- load.csv, load-kinds.csv ---- */
 
 #define SUM_HEADER                                                                                 \
-	"started,completed,errors,late,over_limit,overloaded,overload_pct,median_ms,p95_ms,max_ms"
+	"started,completed,errors,late,over_limit,unserved,overloaded,overload_pct,median_ms,"     \
+	"median_lo_ms,median_hi_ms,p95_ms,p95_lo_ms,p95_hi_ms,max_ms"
+
+static void csv_lat(struct pv_buf *out, const struct pv_load_lat *l, bool max)
+{
+	if (l->n) {
+		pv_buf_addf(out, ",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f", ms(l->median), ms(l->median_lo),
+			    ms(l->median_hi), ms(l->p95), ms(l->p95_lo), ms(l->p95_hi));
+		if (max)
+			pv_buf_addf(out, ",%.3f", ms(l->max));
+	} else {
+		pv_buf_addstr(out, max ? ",,,,,,," : ",,,,,,");
+	}
+}
 
 static void csv_sum(struct pv_buf *out, const struct pv_load_kind_sum *k)
 {
-	pv_buf_addf(out, "%llu,%llu,%llu,%llu,%llu,%llu,%.3f", (unsigned long long)k->n.started,
-		    (unsigned long long)k->lat.n, (unsigned long long)k->n.errors,
-		    (unsigned long long)k->n.late, (unsigned long long)k->n.over_limit,
+	pv_buf_addf(out, "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.3f",
+		    (unsigned long long)k->n.started, (unsigned long long)k->lat.n,
+		    (unsigned long long)k->n.errors, (unsigned long long)k->n.late,
+		    (unsigned long long)k->n.over_limit, (unsigned long long)k->n.unserved,
 		    (unsigned long long)k->n.overloaded, k->overload);
-	if (k->lat.n)
-		pv_buf_addf(out, ",%.3f,%.3f,%.3f", ms(k->lat.median), ms(k->lat.p95),
-			    ms(k->lat.max));
-	else
-		pv_buf_addstr(out, ",,,");
+	csv_lat(out, &k->lat, true);
+}
+
+static void csv_ops_header(struct pv_buf *out)
+{
+	for (int o = 0; o < PV_LOAD_OPS; o++)
+		pv_buf_addf(out, ",ops_%s", pv_load_op_names[o]);
+}
+
+static void csv_ops(struct pv_buf *out, const uint64_t ops[PV_LOAD_OPS])
+{
+	for (int o = 0; o < PV_LOAD_OPS; o++)
+		pv_buf_addf(out, ",%llu", (unsigned long long)ops[o]);
+}
+
+static void csv_pct(struct pv_buf *out, double v)
+{
+	if (!isnan(v))
+		pv_buf_addf(out, "%.1f", v);
 }
 
 int pv_load_report_csv(const struct pv_load_results *r, struct pv_buf *out)
 {
-	pv_buf_addstr(out, "users,seconds,connected,not_connected,clients_lost,scen_per_s,"
-			   "expected_per_s,server_cpu_pct,carried," SUM_HEADER "\n");
+	pv_buf_addstr(out, "step,users,seconds,connected,not_connected,clients_lost,scen_per_s,"
+			   "scen_per_s_lo,scen_per_s_hi,expected_per_s,server_cpu_pct,dc_cpu_pct,"
+			   "carried,client_bound,driver_cores,lag_p95_ms,logon_ok,logon_failed,"
+			   "logon_retries,logon_median_ms,logon_median_lo_ms,logon_median_hi_ms,"
+			   "logon_p95_ms,logon_p95_lo_ms,logon_p95_hi_ms," SUM_HEADER);
+	csv_ops_header(out);
+	pv_buf_addstr(out, "\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct pv_load_summary *s = &r->steps[i];
 
-		pv_buf_addf(out, "%u,%.3f,%u,%u,%u,%.4f,%.4f,", s->users, s->secs, s->connected,
-			    s->failed, s->lost, s->rate, s->expected);
-		if (!isnan(s->cpu))
-			pv_buf_addf(out, "%.1f", s->cpu);
-		pv_buf_addf(out, ",%d,", pv_load_carried(s, r->cfg->overload));
+		pv_buf_addf(out, "%zu,%u,%.3f,%u,%u,%u,%.4f,%.4f,%.4f,%.4f,", i + 1, s->users,
+			    s->secs, s->connected, s->failed, s->lost, s->rate, s->rate_lo,
+			    s->rate_hi, s->expected);
+		csv_pct(out, s->cpu);
+		pv_buf_addstr(out, ",");
+		csv_pct(out, s->dc_cpu);
+		pv_buf_addf(out, ",%d,%d,%.3f,", pv_load_carried(s, r->cfg->overload),
+			    s->client_bound, s->driver_cores);
+		if (s->nclients)
+			pv_buf_addf(out, "%.3f", ms(s->lag.p95));
+		pv_buf_addf(out, ",%llu,%llu,%llu", (unsigned long long)s->logon.n,
+			    (unsigned long long)s->logon_n.failed,
+			    (unsigned long long)s->logon_n.retries);
+		csv_lat(out, &s->logon, false);
+		pv_buf_addstr(out, ",");
 		csv_sum(out, &s->all);
+		csv_ops(out, s->all.n.ops);
 		pv_buf_addstr(out, "\n");
 	}
 	return done(out);
@@ -172,18 +365,32 @@ int pv_load_report_csv(const struct pv_load_results *r, struct pv_buf *out)
 
 int pv_load_report_kinds_csv(const struct pv_load_results *r, struct pv_buf *out)
 {
-	pv_buf_addstr(out, "users,kind,weight,limit_s," SUM_HEADER "\n");
+	pv_buf_addstr(out, "step,users,kind,weight,limit_s," SUM_HEADER);
+	csv_ops_header(out);
+	pv_buf_addstr(out, "\n");
 	for (size_t i = 0; i < r->n; i++)
 		for (int k = 0; k < PV_LOAD_KINDS; k++) {
-			pv_buf_addf(out, "%u,%s,%g,%g,", r->steps[i].users, pv_load_names[k],
-				    r->cfg->kind[k].weight, r->cfg->kind[k].limit);
+			pv_buf_addf(out, "%zu,%u,%s,%g,%g,", i + 1, r->steps[i].users,
+				    pv_load_names[k], r->cfg->kind[k].weight,
+				    r->cfg->kind[k].limit);
 			csv_sum(out, &r->steps[i].kind[k]);
+			csv_ops(out, r->steps[i].kind[k].n.ops);
 			pv_buf_addstr(out, "\n");
 		}
 	return done(out);
 }
 
 /* ---- load.json ---- */
+
+/* {"lo": lo, "hi": hi} (null where not finite) */
+static struct pv_json *pair_json(double lo, double hi)
+{
+	struct pv_json *o = pv_json_object();
+
+	pv_json_real(o, "lo", lo);
+	pv_json_real(o, "hi", hi);
+	return o;
+}
 
 static struct pv_json *lat_json(const struct pv_load_lat *l)
 {
@@ -193,6 +400,10 @@ static struct pv_json *lat_json(const struct pv_load_lat *l)
 	pv_json_real(o, "median_ms", l->n ? ms(l->median) : NAN);
 	pv_json_real(o, "p95_ms", l->n ? ms(l->p95) : NAN);
 	pv_json_real(o, "max_ms", l->n ? ms(l->max) : NAN);
+	pv_json_set(o, "median_ms_bucket",
+		    pair_json(l->n ? ms(l->median_lo) : NAN, l->n ? ms(l->median_hi) : NAN));
+	pv_json_set(o, "p95_ms_bucket",
+		    pair_json(l->n ? ms(l->p95_lo) : NAN, l->n ? ms(l->p95_hi) : NAN));
 	return o;
 }
 
@@ -203,6 +414,7 @@ static struct pv_json *sum_json(const struct pv_load_kind_sum *k)
 	pv_load_counts_json(&k->n, true, o);
 	pv_json_real(o, "overload_pct", k->overload);
 	pv_json_set(o, "latency", lat_json(&k->lat));
+	pv_json_set(o, "ops", pv_load_ops_json(k->n.ops, true));
 	return o;
 }
 
@@ -215,6 +427,8 @@ static struct pv_json *config_json(const struct pv_load_config *c)
 	pv_json_real(o, "overload", c->overload);
 	pv_json_int(o, "interval", c->interval);
 	pv_json_int(o, "seed", (long long)c->seed);
+	pv_json_bool(o, "keep_logged_on", c->keep_logged_on);
+	pv_json_int(o, "threads", c->threads);
 	for (int k = 0; k < PV_LOAD_KINDS; k++) {
 		struct pv_json *s = pv_json_object();
 
@@ -226,24 +440,71 @@ static struct pv_json *config_json(const struct pv_load_config *c)
 	return o;
 }
 
-static struct pv_json *step_json(const struct pv_load_summary *s, double threshold)
+static struct pv_json *client_json(const struct pv_load_client *c)
 {
-	struct pv_json *o = pv_json_object(), *kinds = pv_json_object();
+	struct pv_json *o = pv_json_object();
 
+	pv_json_str(o, "name", c->name);
+	pv_json_int(o, "threads", c->threads);
+	pv_json_real(o, "cpu_driver", c->cpu);
+	pv_json_real(o, "cpu_top_loop", c->cpu_top);
+	pv_json_real(o, "cpu_host", c->host_cpu);
+	pv_json_real(o, "lag_ms_p95", ms(c->lag_p95));
+	pv_json_real(o, "lag_ms_max", ms(c->lag_max));
+	pv_json_bool(o, "bound", c->bound);
+	return o;
+}
+
+static struct pv_json *step_json(const struct pv_load_summary *s, size_t i, double threshold)
+{
+	struct pv_json *o = pv_json_object(), *kinds = pv_json_object(), *cl = pv_json_array(),
+		       *lo = pv_json_object();
+
+	pv_json_int(o, "step", (long long)i + 1);
 	pv_json_int(o, "users", s->users);
 	pv_json_real(o, "seconds", s->secs);
 	pv_json_int(o, "connected", s->connected);
 	pv_json_int(o, "not_connected", s->failed);
 	pv_json_int(o, "clients_lost", s->lost);
 	pv_json_real(o, "scen_per_s", s->rate);
+	pv_json_set(o, "scen_per_s_interval", pair_json(s->rate_lo, s->rate_hi));
 	pv_json_real(o, "expected_per_s", s->expected);
 	pv_json_real(o, "server_cpu_pct", s->cpu); /* null when not measured */
+	pv_json_real(o, "dc_cpu_pct", s->dc_cpu);
 	pv_json_bool(o, "carried", pv_load_carried(s, threshold));
+	pv_json_bool(o, "client_bound", s->client_bound);
+	pv_json_real(o, "driver_cores", s->driver_cores);
+	pv_json_real(o, "lag_ms_p95", s->nclients ? ms(s->lag.p95) : NAN);
+	for (size_t c = 0; c < s->nclients; c++)
+		pv_json_append(cl, client_json(&s->clients[c]));
+	pv_json_set(o, "clients", cl);
+	pv_json_int(lo, "ok", (long long)s->logon.n);
+	pv_json_int(lo, "failed", (long long)s->logon_n.failed);
+	pv_json_int(lo, "retries", (long long)s->logon_n.retries);
+	pv_json_set(lo, "latency", lat_json(&s->logon));
+	pv_json_set(o, "logon", lo);
+	pv_json_set(o, "ops", pv_load_ops_json(s->all.n.ops, true));
 	pv_json_set(o, "all", sum_json(&s->all));
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		pv_json_set(kinds, pv_load_names[k], sum_json(&s->kind[k]));
 	pv_json_set(o, "kinds", kinds);
 	return o;
+}
+
+/* {"step": N, "users": U} of step i, or null */
+static void step_ref(struct pv_json *o, const char *key, const struct pv_load_results *r, long i)
+{
+	struct pv_json *s;
+
+	if (i < 0) {
+		pv_json_str(o, key, NULL);
+		return;
+	}
+	s = pv_json_object();
+	pv_json_int(s, "step", i + 1);
+	pv_json_int(s, "users", r->steps[i].users);
+	pv_json_bool(s, "client_bound", r->steps[i].client_bound);
+	pv_json_set(o, key, s);
 }
 
 int pv_load_report_json(const struct pv_load_results *r, struct pv_buf *out)
@@ -252,14 +513,15 @@ int pv_load_report_json(const struct pv_load_results *r, struct pv_buf *out)
 	struct pv_buf line = PV_BUF_INIT;
 	unsigned users;
 	long best = pv_load_answer(r->steps, r->n, r->cfg->overload, &users);
+	long over = pv_load_first_over(r->steps, r->n, r->cfg->overload, best);
 	char *text;
 	int rc;
 
-	pv_json_int(o, "version", 1);
+	pv_json_int(o, "version", 2);
 	pv_json_str(o, "title", r->title);
 	pv_json_set(o, "config", config_json(r->cfg));
 	for (size_t i = 0; i < r->n; i++)
-		pv_json_append(steps, step_json(&r->steps[i], r->cfg->overload));
+		pv_json_append(steps, step_json(&r->steps[i], i, r->cfg->overload));
 	pv_json_set(o, "steps", steps);
 	rc = pv_load_answer_line(r, &line);
 	if (best >= 0) {
@@ -269,6 +531,14 @@ int pv_load_report_json(const struct pv_load_results *r, struct pv_buf *out)
 		pv_json_str(ans, "users", NULL);
 		pv_json_str(ans, "step", NULL);
 	}
+	step_ref(ans, "last_carried", r, best);
+	step_ref(ans, "first_over", r, over);
+	pv_json_bool(ans, "client_bound", over >= 0 && r->steps[over].client_bound);
+	if (over >= 0 && r->steps[over].client_bound)
+		pv_json_real(ans, "client_cores_needed",
+			     ceil(pv_load_cores_for(r->steps, r->n, r->steps[over].users)));
+	else
+		pv_json_str(ans, "client_cores_needed", NULL);
 	pv_json_str(ans, "line", line.data);
 	pv_json_set(o, "answer", ans);
 	text = rc == PV_OK ? pv_json_pretty(o) : NULL;
@@ -472,7 +742,7 @@ int pv_load_report_svg(const struct pv_load_results *r, struct pv_buf *out)
 		const struct pv_load_summary *s = &r->steps[i];
 
 		umax = fmax(umax, s->users);
-		lmax = fmax(lmax, s->rate);
+		lmax = fmax(lmax, fmax(s->rate, s->rate_hi));
 		cpu |= !isnan(s->cpu);
 	}
 	/* the expected throughput is a line through 0 across the whole plot */
@@ -529,12 +799,29 @@ int pv_load_report_svg(const struct pv_load_results *r, struct pv_buf *out)
 	if (cpu)
 		polyline(out, "line cpu", C_CPU, NULL, x, yc, r->n);
 	polyline(out, "expected", C_EXPECTED, "6,4", ex, ey, 2); /* over the measured one */
-	pv_buf_addstr(out, "<g class=\"points\" fill=\"" C_SCEN "\">\n");
+	/* each throughput's 95% interval as a bar; a client-bound step marked on the plot */
+	pv_buf_addstr(out, "<g class=\"interval\" stroke=\"" C_SCEN "\" stroke-width=\"1.5\">\n");
+	for (size_t i = 0; i < r->n; i++)
+		pv_buf_addf(out, "<path d=\"M%.1f,%.1f V%.1f M%.1f,%.1f h6 M%.1f,%.1f h6\"/>\n",
+			    x[i], py_left(&p, r->steps[i].rate_lo),
+			    py_left(&p, r->steps[i].rate_hi), x[i] - 3,
+			    py_left(&p, r->steps[i].rate_lo), x[i] - 3,
+			    py_left(&p, r->steps[i].rate_hi));
+	pv_buf_addstr(out, "</g>\n<g class=\"bound\" fill=\"#333\" font-size=\"11\">\n");
+	for (size_t i = 0; i < r->n; i++)
+		if (r->steps[i].client_bound)
+			pv_buf_addf(out,
+				    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+				    "client-bound</text>\n",
+				    x[i], Y1 - 8);
+	pv_buf_addstr(out, "</g>\n<g class=\"points\" fill=\"" C_SCEN "\">\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct pv_load_summary *s = &r->steps[i];
 
-		snprintf(tip, sizeof(tip), "%u users: %.2f scenarios/s (expected %.2f)", s->users,
-			 s->rate, s->expected);
+		snprintf(tip, sizeof(tip),
+			 "%u users: %.2f scenarios/s (95%% interval %.2f-%.2f; expected %.2f)%s",
+			 s->users, s->rate, s->rate_lo, s->rate_hi, s->expected,
+			 s->client_bound ? "; client-bound" : "");
 		marker(out, "scen", 'o', x[i], ys[i], tip);
 	}
 	pv_buf_addstr(out, "</g>\n<g class=\"points\" fill=\"" C_OVERLOAD "\">\n");

@@ -1,8 +1,23 @@
-/* load/stats.c: histograms, counts, steps, summaries and the answer (see stats.h). */
+/* load/stats.c: histograms, counts, steps, clients, summaries and the answer (see stats.h). */
 #include "load/stats.h"
 
 #include <math.h>
 #include <string.h>
+
+const char *const pv_load_op_names[PV_LOAD_OPS + 1] = {
+	"negotiate",	 "session_setup", "logoff",   "tree_connect", "tree_disconnect",
+	"create",	 "close",	  "flush",    "read",	      "write",
+	"lock",		 "ioctl",	  "cancel",   "echo",	      "query_directory",
+	"change_notify", "query_info",	  "set_info", "oplock_break", NULL,
+};
+
+int pv_load_op_of(const char *name)
+{
+	for (int k = 0; k < PV_LOAD_OPS; k++)
+		if (!strcmp(pv_load_op_names[k], name))
+			return k;
+	return -1;
+}
 
 #define TOP (PV_LOAD_BUCKETS - 1) /* 1000 s and more */
 
@@ -81,6 +96,30 @@ double pv_load_hist_quantile(const struct pv_load_hist *h, double q)
 	return v < h->max ? v : h->max;
 }
 
+void pv_load_hist_bounds(const struct pv_load_hist *h, double q, double *lo, double *hi)
+{
+	uint64_t rank, seen = 0, count = pv_load_hist_count(h);
+	unsigned b;
+
+	*lo = *hi = 0;
+	if (!count)
+		return;
+	rank = (uint64_t)ceil(q * (double)count);
+	if (rank < 1)
+		rank = 1;
+	for (b = 0; b < TOP; b++) {
+		seen += h->n[b];
+		if (seen >= rank)
+			break;
+	}
+	*lo = pv_load_bucket_low(b);
+	*hi = pv_load_bucket_high(b);
+	if (*hi > h->max)
+		*hi = h->max;
+	if (*lo > *hi) /* the maximum printed short of its bucket's start: never here */
+		*lo = *hi;
+}
+
 /* ---- counting ---- */
 
 bool pv_load_count_start(struct pv_load_figs *f, const struct pv_load_config *c,
@@ -104,14 +143,25 @@ void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c, e
 
 	if (error) {
 		n->errors++;
+		if (!late) /* a late one counted at its start */
+			n->overloaded++;
 		return;
 	}
 	pv_load_hist_add(&n->lat, secs);
 	if (secs > c->kind[k].limit) {
 		n->over_limit++;
-		if (!late) /* a late one counted at its start */
+		if (!late)
 			n->overloaded++;
 	}
+}
+
+void pv_load_count_unserved(struct pv_load_figs *f, enum pv_load_kind k)
+{
+	struct pv_load_counts *n = &f->kind[k];
+
+	n->started++;
+	n->unserved++;
+	n->overloaded++;
 }
 
 void pv_load_counts_merge(struct pv_load_counts *dst, const struct pv_load_counts *src)
@@ -120,7 +170,10 @@ void pv_load_counts_merge(struct pv_load_counts *dst, const struct pv_load_count
 	dst->errors += src->errors;
 	dst->late += src->late;
 	dst->over_limit += src->over_limit;
+	dst->unserved += src->unserved;
 	dst->overloaded += src->overloaded;
+	for (int o = 0; o < PV_LOAD_OPS; o++)
+		dst->ops[o] += src->ops[o];
 	pv_load_hist_merge(&dst->lat, &src->lat);
 }
 
@@ -130,8 +183,22 @@ void pv_load_figs_merge(struct pv_load_figs *dst, const struct pv_load_figs *src
 		dst->secs = src->secs;
 	dst->connected += src->connected;
 	dst->failed += src->failed;
+	dst->threads += src->threads;
+	dst->cpu += src->cpu;
+	if (src->cpu_top > dst->cpu_top)
+		dst->cpu_top = src->cpu_top;
+	if (src->host_cpu > dst->host_cpu)
+		dst->host_cpu = src->host_cpu;
+	pv_load_hist_merge(&dst->lag, &src->lag);
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		pv_load_counts_merge(&dst->kind[k], &src->kind[k]);
+}
+
+void pv_load_logon_merge(struct pv_load_logon *dst, const struct pv_load_logon *src)
+{
+	dst->failed += src->failed;
+	dst->retries += src->retries;
+	pv_load_hist_merge(&dst->lat, &src->lat);
 }
 
 /* ---- steps ---- */
@@ -140,7 +207,7 @@ void pv_load_step_init(struct pv_load_step *s, unsigned users)
 {
 	memset(s, 0, sizeof(*s));
 	s->users = users;
-	s->cpu = NAN;
+	s->cpu = s->dc_cpu = NAN;
 }
 
 void pv_load_step_add(struct pv_load_step *s, const struct pv_load_figs *f)
@@ -151,9 +218,55 @@ void pv_load_step_add(struct pv_load_step *s, const struct pv_load_figs *f)
 		s->failed = f->failed;
 	s->intervals++;
 	s->secs += f->secs;
+	pv_load_hist_merge(&s->lag, &f->lag);
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		pv_load_counts_merge(&s->kind[k], &f->kind[k]);
 }
+
+/* ---- the clients ---- */
+
+void pv_load_client_add(struct pv_load_client_acc *a, const struct pv_load_figs *f)
+{
+	a->secs += f->secs;
+	a->cpu += f->cpu * f->secs;
+	a->cpu_top += f->cpu_top * f->secs;
+	if (f->host_cpu >= 0) {
+		a->host_cpu += f->host_cpu * f->secs;
+		a->host_secs += f->secs;
+	}
+	if (f->threads > a->threads)
+		a->threads = f->threads;
+	pv_load_hist_merge(&a->lag, &f->lag);
+}
+
+void pv_load_client_of(const struct pv_load_client_acc *a, const char *name,
+		       struct pv_load_client *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->name = name;
+	out->threads = a->threads;
+	out->cpu = a->secs > 0 ? a->cpu / a->secs : 0;
+	out->cpu_top = a->secs > 0 ? a->cpu_top / a->secs : 0;
+	out->host_cpu = a->host_secs > 0 ? a->host_cpu / a->host_secs : NAN;
+	out->lag_p95 = pv_load_hist_quantile(&a->lag, 0.95);
+	out->lag_max = a->lag.max;
+	out->bound = out->cpu_top >= PV_LOAD_BOUND_CPU || out->lag_p95 >= PV_LOAD_BOUND_LAG;
+}
+
+void pv_load_summary_clients(struct pv_load_summary *s, const struct pv_load_client *clients,
+			     size_t n)
+{
+	s->clients = clients;
+	s->nclients = n;
+	s->client_bound = false;
+	s->driver_cores = 0;
+	for (size_t i = 0; i < n; i++) {
+		s->client_bound |= clients[i].bound;
+		s->driver_cores += clients[i].cpu / 100;
+	}
+}
+
+/* ---- summaries ---- */
 
 static void lat_of(const struct pv_load_hist *h, struct pv_load_lat *out)
 {
@@ -161,6 +274,77 @@ static void lat_of(const struct pv_load_hist *h, struct pv_load_lat *out)
 	out->median = pv_load_hist_quantile(h, 0.5);
 	out->p95 = pv_load_hist_quantile(h, 0.95);
 	out->max = h->max;
+	pv_load_hist_bounds(h, 0.5, &out->median_lo, &out->median_hi);
+	pv_load_hist_bounds(h, 0.95, &out->p95_lo, &out->p95_hi);
+}
+
+/* ---- the Poisson interval ---- */
+
+/* The regularized lower incomplete gamma function P(a, x), a > 0 (Numerical Recipes' series
+ * below a + 1, Lentz's continued fraction for Q above), to about 1e-14. */
+static double gamma_p(double a, double x)
+{
+	double lg = lgamma(a);
+
+	if (x <= 0)
+		return 0;
+	if (x < a + 1) {
+		double sum = 1 / a, term = sum;
+
+		for (int i = 1; i < 100000; i++) {
+			term *= x / (a + i);
+			sum += term;
+			if (fabs(term) < fabs(sum) * 1e-16)
+				break;
+		}
+		return sum * exp(-x + a * log(x) - lg);
+	} else {
+		double b = x + 1 - a, c = 1 / 1e-300, d = 1 / b, h = d;
+
+		for (int i = 1; i < 100000; i++) {
+			double an = -i * (i - a), del;
+
+			b += 2;
+			d = an * d + b;
+			if (fabs(d) < 1e-300)
+				d = 1e-300;
+			c = b + an / c;
+			if (fabs(c) < 1e-300)
+				c = 1e-300;
+			d = 1 / d;
+			del = d * c;
+			h *= del;
+			if (fabs(del - 1) < 1e-16)
+				break;
+		}
+		return 1 - exp(-x + a * log(x) - lg) * h;
+	}
+}
+
+/* x with P(a, x) = p, by bisection (P rises in x). */
+static double gamma_p_inv(double a, double p)
+{
+	double lo = 0, hi = a + 10 * sqrt(a) + 10;
+
+	while (gamma_p(a, hi) < p)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (gamma_p(a, mid) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+void pv_load_poisson(uint64_t n, double *lo, double *hi)
+{
+	/* Garwood (1936): chi2(0.025; 2n) / 2 and chi2(0.975; 2n + 2) / 2, which are the
+	 * gamma quantiles below */
+	*lo = n ? gamma_p_inv((double)n, 0.025) : 0;
+	*hi = gamma_p_inv((double)n + 1, 0.975);
 }
 
 static void sum_of(const struct pv_load_counts *n, struct pv_load_kind_sum *out)
@@ -183,13 +367,22 @@ void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config
 	out->lost = s->lost;
 	out->secs = s->secs;
 	out->cpu = s->cpu;
+	out->dc_cpu = s->dc_cpu;
 	for (int k = 0; k < PV_LOAD_KINDS; k++) {
 		sum_of(&s->kind[k], &out->kind[k]);
 		pv_load_counts_merge(&all, &s->kind[k]);
 	}
 	sum_of(&all, &out->all);
 	out->rate = s->secs > 0 ? (double)out->all.lat.n / s->secs : 0;
+	if (s->secs > 0) {
+		pv_load_poisson(out->all.lat.n, &out->rate_lo, &out->rate_hi);
+		out->rate_lo /= s->secs;
+		out->rate_hi /= s->secs;
+	}
 	out->expected = (double)s->users * c->rate / 3600.0;
+	out->logon_n = s->logon;
+	lat_of(&s->logon.lat, &out->logon);
+	lat_of(&s->lag, &out->lag);
 }
 
 /* ---- the answer ---- */
@@ -199,7 +392,8 @@ bool pv_load_carried(const struct pv_load_summary *s, double threshold)
 	/* compared without a division: overloaded / started <= threshold / 100 */
 	return s->all.n.started > 0 &&
 	       100.0 * (double)s->all.n.overloaded <= threshold * (double)s->all.n.started &&
-	       !s->all.n.errors && !s->failed && !s->lost && s->connected >= s->users;
+	       !s->all.n.errors && !s->failed && !s->lost && s->connected >= s->users &&
+	       !s->client_bound;
 }
 
 long pv_load_answer(const struct pv_load_summary *steps, size_t n, double threshold,
@@ -213,4 +407,35 @@ long pv_load_answer(const struct pv_load_summary *steps, size_t n, double thresh
 			best = (long)i;
 	*users = best < 0 ? 0 : steps[best].users;
 	return best;
+}
+
+long pv_load_first_over(const struct pv_load_summary *steps, size_t n, double threshold, long best)
+{
+	long over = -1;
+
+	for (size_t i = 0; i < n; i++)
+		if ((best < 0 || steps[i].users > steps[best].users) &&
+		    !pv_load_carried(&steps[i], threshold) &&
+		    (over < 0 || steps[i].users < steps[over].users))
+			over = (long)i;
+	return over;
+}
+
+double pv_load_cores_for(const struct pv_load_summary *steps, size_t n, unsigned users)
+{
+	long at = -1, fewest = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!steps[i].nclients || !steps[i].users)
+			continue;
+		if (!steps[i].client_bound && (at < 0 || steps[i].users > steps[at].users))
+			at = (long)i;
+		if (fewest < 0 || steps[i].users < steps[fewest].users)
+			fewest = (long)i;
+	}
+	if (at < 0)
+		at = fewest;
+	if (at < 0 || !(steps[at].driver_cores > 0))
+		return 0;
+	return steps[at].driver_cores / steps[at].users * users / PV_LOAD_CORE_TARGET;
 }

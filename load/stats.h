@@ -1,13 +1,15 @@
 /* load/stats.h: the load driver's figures: latency histograms, the counts of one interval (what
  * a client prints each second, load/line.h), a step's figures merged over its intervals and
- * clients, the step's summary, and the answer of a ramp (docs/load.md).
+ * clients, the step's summary with the noise of each figure, the clients' own figures (were
+ * they the limit?), and the answer of a ramp (docs/load.md).
  *
  * Histograms have fixed log-scale buckets so that those of many clients and intervals merge
  * exactly: 24 buckets per decade from 100 us to 1000 s (each 10.07% wide), one below 100 us and
  * one from 1000 s up. A quantile is read as the geometric middle of its bucket (never above the
  * maximum), so it is within 4.92% (10^(1/48) - 1) of the true value between 100 us and 1000 s;
  * below 100 us it reads 100 us at most, from 1000 s up it reads the maximum. The maximum is kept
- * exactly.
+ * exactly. The bucket's own bounds travel with every quantile shown (the true value lies in
+ * them).
  *
  * Pure: no I/O, no clock. */
 #ifndef PV_LOAD_STATS_H
@@ -43,17 +45,57 @@ uint64_t pv_load_hist_count(const struct pv_load_hist *h);
 void pv_load_hist_merge(struct pv_load_hist *dst, const struct pv_load_hist *src);
 /* The q-quantile (0 < q <= 1) by nearest rank, read as said above; 0 for an empty one. */
 double pv_load_hist_quantile(const struct pv_load_hist *h, double q);
+/* Where the true q-quantile lies: its bucket's bounds, the upper one capped at the maximum
+ * (both 0 for an empty histogram). */
+void pv_load_hist_bounds(const struct pv_load_hist *h, double q, double *lo, double *hi);
+
+/* The SMB2 commands (MS-SMB2 2.2.1), indexed by their command code: what the driver counts as
+ * its scenarios send them. */
+enum pv_load_op {
+	PV_LOAD_OP_NEGOTIATE,
+	PV_LOAD_OP_SESSION_SETUP,
+	PV_LOAD_OP_LOGOFF,
+	PV_LOAD_OP_TREE_CONNECT,
+	PV_LOAD_OP_TREE_DISCONNECT,
+	PV_LOAD_OP_CREATE,
+	PV_LOAD_OP_CLOSE,
+	PV_LOAD_OP_FLUSH,
+	PV_LOAD_OP_READ,
+	PV_LOAD_OP_WRITE,
+	PV_LOAD_OP_LOCK,
+	PV_LOAD_OP_IOCTL,
+	PV_LOAD_OP_CANCEL,
+	PV_LOAD_OP_ECHO,
+	PV_LOAD_OP_QUERY_DIRECTORY,
+	PV_LOAD_OP_CHANGE_NOTIFY,
+	PV_LOAD_OP_QUERY_INFO,
+	PV_LOAD_OP_SET_INFO,
+	PV_LOAD_OP_OPLOCK_BREAK,
+	PV_LOAD_OPS
+};
+/* "negotiate", "session_setup", ..., "query_info", "set_info", "oplock_break", then NULL. */
+extern const char *const pv_load_op_names[PV_LOAD_OPS + 1];
+/* The command named name, or -1. */
+int pv_load_op_of(const char *name);
 
 /* One kind's counts over an interval (or many merged): primary counts only. How many ended
- * well (completed) is lat's count. */
+ * well (completed) is lat's count.
+ *
+ * A scenario is overloaded, and counted so once, when it starts late (counted at its start),
+ * when it takes longer than its kind's limit or ends in an error (at its end), or when its user
+ * has no connection when it is due (unserved: counted started, unserved and overloaded at
+ * once; no request goes out, so it is not an error). The overload % so says what the users
+ * lived through: a user who could not log on, or lost its connection, overloads every scenario
+ * it had due. */
 struct pv_load_counts {
-	uint64_t started;	 /* scenarios started */
-	uint64_t errors;	 /* ended in an error (not in lat) */
-	uint64_t late;		 /* started more than config.late seconds after their time */
-	uint64_t over_limit;	 /* completed, but took longer than the kind's limit */
-	uint64_t overloaded;	 /* late or over the limit, each scenario counted once: at its start
-				  * when late, else at its end when over the limit */
-	struct pv_load_hist lat; /* the latencies of those that ended well */
+	uint64_t started;	   /* scenarios started, unserved ones too */
+	uint64_t errors;	   /* ended in an error (not in lat) */
+	uint64_t late;		   /* started more than config.late seconds after their time */
+	uint64_t over_limit;	   /* completed, but took longer than the kind's limit */
+	uint64_t unserved;	   /* due while their user had no connection */
+	uint64_t overloaded;	   /* late, over the limit, in error or unserved: once each */
+	uint64_t ops[PV_LOAD_OPS]; /* SMB2 requests these scenarios sent, per command */
+	struct pv_load_hist lat;   /* the latencies of those that ended well */
 };
 
 /* What one client prints for one interval (load/line.h), or the same interval of many
@@ -63,6 +105,12 @@ struct pv_load_figs {
 	double secs;	    /* its length as measured by the client */
 	unsigned connected; /* users with a working connection at the interval's end */
 	unsigned failed;    /* users without one then: their connection failed or was lost */
+	/* the driver itself (load/engine.h): was it the limit? */
+	unsigned threads;	 /* its event loops, a thread each */
+	double cpu;		 /* the driver process's CPU over the interval, % of one core */
+	double cpu_top;		 /* its busiest loop's, % of one core */
+	double host_cpu;	 /* the host's, % of all its cores busy; < 0: not known */
+	struct pv_load_hist lag; /* loop lag: how late each scenario of an idle user started */
 	struct pv_load_counts kind[PV_LOAD_KINDS];
 };
 
@@ -73,31 +121,80 @@ bool pv_load_count_start(struct pv_load_figs *f, const struct pv_load_config *c,
 /* It ended, secs after its start, in an error or not; late as pv_load_count_start said. */
 void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c, enum pv_load_kind k,
 		       bool late, double secs, bool error);
+/* A scenario of kind k was due while its user had no connection. */
+void pv_load_count_unserved(struct pv_load_figs *f, enum pv_load_kind k);
 
 void pv_load_counts_merge(struct pv_load_counts *dst, const struct pv_load_counts *src);
-/* The same interval of another client into dst: counts and users add up, secs is the longer
- * one, seq stays dst's. */
+/* The same interval of another client into dst: counts, users, threads and CPU add up (the
+ * busiest loop is the busier one; the host's CPU is the higher known one: a host per client
+ * is not an average), lags merge, secs is the longer one, seq stays dst's. */
 void pv_load_figs_merge(struct pv_load_figs *dst, const struct pv_load_figs *src);
+
+/* The logons of a step on one client (the "ready" line, load/line.h), or of many merged. How
+ * many logged on is lat's count. */
+struct pv_load_logon {
+	uint64_t failed;	 /* users who could not log on (every try failed) */
+	uint64_t retries;	 /* tries after a first one that failed (load's LOGON_TRIES) */
+	struct pv_load_hist lat; /* each user's time to log on: from its first try to a session
+				  * and a tree */
+};
+
+void pv_load_logon_merge(struct pv_load_logon *dst, const struct pv_load_logon *src);
 
 /* A step: its measured intervals (each already merged across clients) added one by one. */
 struct pv_load_step {
 	unsigned users;	    /* the step's users, all clients together (the ramp's figure) */
 	unsigned lost;	    /* clients lost during the step (the caller counts them) */
 	double cpu;	    /* the server's mean CPU % over the step; NAN when not measured */
+	double dc_cpu;	    /* the DC's; NAN when not watched */
 	unsigned intervals; /* intervals added */
 	double secs;	    /* their lengths added */
 	unsigned connected; /* the fewest users connected at the end of any interval */
 	unsigned failed;    /* the most users without a connection at the end of any interval */
+	struct pv_load_logon logon; /* the step's logons (the caller merges them in) */
+	struct pv_load_hist lag;    /* every client's loop lag */
 	struct pv_load_counts kind[PV_LOAD_KINDS];
 };
 
 void pv_load_step_init(struct pv_load_step *s, unsigned users);
 void pv_load_step_add(struct pv_load_step *s, const struct pv_load_figs *f);
 
+/* A client is the limit (its step "client-bound") when its busiest event loop was busy for
+ * PV_LOAD_BOUND_CPU % of a core or more over the step (a loop cannot do more than one core's
+ * work), or when its loop lag p95 reached PV_LOAD_BOUND_LAG seconds: a due scenario of an idle
+ * user started that late because the driver (or its host) had no time for it, whatever the
+ * server did. docs/load.md gives the measurements these come from. */
+#define PV_LOAD_BOUND_CPU 90.0
+#define PV_LOAD_BOUND_LAG 0.1
+/* A driver kept at or under this share of its cores stays on time: what the estimate of the
+ * cores a client-bound step needs assumes. */
+#define PV_LOAD_CORE_TARGET 0.7
+
+/* A client's own figures over a step: its intervals (its own, after the warm-up) added. */
+struct pv_load_client_acc {
+	double secs, cpu, cpu_top, host_cpu, host_secs; /* sums of value x seconds */
+	unsigned threads;
+	struct pv_load_hist lag;
+};
+void pv_load_client_add(struct pv_load_client_acc *a, const struct pv_load_figs *f);
+
+struct pv_load_client {
+	const char *name;
+	unsigned threads;
+	double cpu;		 /* the driver process, mean % of one core (all its loops) */
+	double cpu_top;		 /* its busiest loop, mean % of one core */
+	double host_cpu;	 /* the host, mean % of all cores busy; NAN when not known */
+	double lag_p95, lag_max; /* seconds */
+	bool bound;		 /* this client was the limit (see above) */
+};
+void pv_load_client_of(const struct pv_load_client_acc *a, const char *name,
+		       struct pv_load_client *out);
+
 /* Latencies of one kind (or all) in a step, in seconds. */
 struct pv_load_lat {
 	uint64_t n; /* scenarios completed */
 	double median, p95, max;
+	double median_lo, median_hi, p95_lo, p95_hi; /* the quantiles' buckets */
 };
 
 /* One kind's figures in a step: its counts, and what is read from them. */
@@ -111,22 +208,48 @@ struct pv_load_kind_sum {
 struct pv_load_summary {
 	unsigned users, connected, failed, lost; /* as in struct pv_load_step */
 	double secs;
-	double rate;		     /* scenarios completed per second */
-	double expected;	     /* users x config.rate / 3600 */
-	double cpu;		     /* the server's mean CPU %; NAN when not measured */
+	double rate;		      /* scenarios completed per second */
+	double rate_lo, rate_hi;      /* its 95% interval: the count's (Poisson, exact) over secs */
+	double expected;	      /* users x config.rate / 3600 */
+	double cpu;		      /* the server's mean CPU %; NAN when not measured */
+	double dc_cpu;		      /* the DC's; NAN when not watched */
+	struct pv_load_logon logon_n; /* the step's logons as counted */
+	struct pv_load_lat logon;     /* their times (logon.n: users logged on) */
+	struct pv_load_lat lag;	      /* every client's loop lag */
+	/* the clients, one each (set by the caller, pv_load_summarize leaves them alone; owned
+	 * by whoever holds the summary, see run/run.h); client_bound: any of them was the
+	 * limit */
+	const struct pv_load_client *clients;
+	size_t nclients;
+	bool client_bound;
+	double driver_cores;	     /* the drivers' CPU, all clients, in cores */
 	struct pv_load_kind_sum all; /* every kind together */
 	struct pv_load_kind_sum kind[PV_LOAD_KINDS];
 };
 
 void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config *c,
 		       struct pv_load_summary *out);
+/* The clients' figures into s: clients, nclients (kept as given), client_bound,
+ * driver_cores. */
+void pv_load_summary_clients(struct pv_load_summary *s, const struct pv_load_client *clients,
+			     size_t n);
+
+/* The exact (Garwood) 95% interval of a Poisson mean from a count n: [*lo, *hi]. */
+void pv_load_poisson(uint64_t n, double *lo, double *hi);
 
 /* Whether a step counts for the answer: scenarios started, overload <= threshold (percent), no
- * error, every user connected throughout and no client lost. */
+ * error, every user connected throughout, no client lost and no client the limit. */
 bool pv_load_carried(const struct pv_load_summary *s, double threshold);
 /* The answer of a ramp: the index of the step with the most users that counts (its users in
  * *users), or -1 when none does (*users 0). */
 long pv_load_answer(const struct pv_load_summary *steps, size_t n, double threshold,
 		    unsigned *users);
+/* The step that bounds the answer from above: of the steps with more users than step best
+ * (every step when best is -1), the one with the fewest that does not count; -1 when none. */
+long pv_load_first_over(const struct pv_load_summary *steps, size_t n, double threshold, long best);
+/* Client cores a step of users would need: the drivers' CPU per user at the step with the most
+ * users that was not client-bound (else at the fewest users), times users, over
+ * PV_LOAD_CORE_TARGET; 0 when nothing was measured. */
+double pv_load_cores_for(const struct pv_load_summary *steps, size_t n, unsigned users);
 
 #endif

@@ -38,14 +38,14 @@
 #define DEFAULT_DRIVER	       "command"
 #define DEFAULT_METRIC	       "req_queue"
 
-static const char *const top_keys[] = {"lab",	  "ssh",	"domain", "users", "server",
-				       "clients", "controller", "driver", "drain", "load",
-				       NULL};
+static const char *const top_keys[] = {"lab",	 "ssh",	    "domain",	  "users",
+				       "server", "clients", "controller", "driver",
+				       "drain",	 "load",    NULL};
 static const char *const ssh_keys[] = {"user",	     "port",	"identity", "known_hosts",
 				       "accept_new", "timeout", NULL};
-static const char *const domain_keys[] = {"realm",   "netbios",	   "dns_domain",     "base_dn",
-					  "dc",	     "dc_address", "transport",	     "ca_file",
-					  "timeout", "admin",	   "admin_password", NULL};
+static const char *const domain_keys[] = {
+	"realm",   "netbios", "dns_domain", "base_dn",	      "dc",  "dc_address", "transport",
+	"ca_file", "timeout", "admin",	    "admin_password", "ssh", NULL};
 static const char *const users_keys[] = {"per_client", "name_template", "ou", "password", NULL};
 static const char *const server_keys[] = {
 	"name",		  "address",	"ssh",	   "alias_template", "shares",
@@ -53,15 +53,19 @@ static const char *const server_keys[] = {
 static const char *const client_keys[] = {"name", "address", "os", "ssh", NULL};
 static const char *const controller_keys[] = {"results", "host", NULL};
 static const char *const chost_keys[] = {"name", "address", "ssh", NULL};
-static const char *const driver_keys[] = {
-	"name",	     "client_command", "controller_command", "min_users", "max_users", "step",
-	"duration", "warmup",	       "timeout",	     "watch",	  "fsct",      NULL};
+static const char *const driver_keys[] = {"name",      "client_command", "controller_command",
+					  "min_users", "max_users",	 "step",
+					  "duration",  "warmup",	 "timeout",
+					  "watch",     "fsct",		 "refine",
+					  NULL};
 static const char *const fsct_keys[] = {"path", "workload", NULL};
 static const char *const drivers[] = {"command", "fsct", "builtin", NULL};
-static const char *const drain_keys[] = {"probe",   "command", "metric",	     "threshold",
-					 "interval", "settle", "timeout", "between_steps", NULL};
-static const char *const load_keys[] = {"rate",     "scenarios", "late", "overload",
-					"interval", "seed",	 "auth", NULL};
+static const char *const drain_keys[] = {"probe",     "command",       "metric",
+					 "threshold", "interval",      "settle",
+					 "timeout",   "between_steps", NULL};
+static const char *const load_keys[] = {"rate",	    "scenarios", "late", "overload",
+					"interval", "seed",	 "auth", "keep_logged_on",
+					"threads",  NULL};
 static const char *const load_auths[] = {"ntlm", "kerberos", NULL};
 static const char *const scenario_keys[] = {"weight", "limit", NULL};
 static const char *const probes[] = {"command", "writeback", "inflight", "smb", NULL};
@@ -366,8 +370,8 @@ static int get_uint(struct ctx *c, const struct pv_node *map, const char *parent
 }
 
 /* A number: decimal digits with at most one '.' (0.5, 2, 1.25; no sign, exponent or hex). */
-static int get_number(struct ctx *c, const struct pv_node *map, const char *parent,
-		      const char *key, double lo, double hi, double *dst)
+static int get_number(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
+		      double lo, double hi, double *dst)
 {
 	const struct pv_node *v;
 	char expect[96], path[256];
@@ -911,6 +915,15 @@ static int parse_domain(struct ctx *c, const struct pv_node *root)
 	if (v && pv_names_check_account("'domain.admin'", d->admin))
 		return fail_recorded(c, v, NULL,
 				     "; expected an account name such as Administrator");
+	/* ssh: the DC is a host run can reach (its watch): by its address, else its name */
+	if (pv_tree_get(m, "ssh")) {
+		d->has_host = true;
+		if ((r = set_str(&d->host.name, d->dc_name)) ||
+		    (d->dc_address && (r = set_str(&d->host.address, d->dc_address))) ||
+		    (r = ssh_copy(&d->host.ssh, &c->ssh)) ||
+		    (r = parse_ssh(c, m, "domain", &d->host.ssh)))
+			return r;
+	}
 	return parse_secret(c, m, "domain", "admin_password", &d->admin_password);
 }
 
@@ -926,7 +939,8 @@ static int parse_users(struct ctx *c, const struct pv_node *root)
 	if (m) {
 		if ((r = check_map(c, m, "users", users_keys,
 				   "a mapping of user settings (per_client, ...)")) ||
-		    (r = get_uint(c, m, "users", "per_client", 1, 100000000, &u->per_client, NULL)) ||
+		    (r = get_uint(c, m, "users", "per_client", 1, 100000000, &u->per_client,
+				  NULL)) ||
 		    (r = get_template(c, m, "users", "name_template",
 				      PV_NAMES_CLIENT | PV_NAMES_SERVER | PV_NAMES_N, PV_NAMES_N,
 				      &u->name_template, &c->name_template)) ||
@@ -1093,23 +1107,25 @@ static int parse_driver(struct ctx *c, const struct pv_node *root)
 	    (r = get_int(c, m, "driver", "duration", 1, 604800, &d->duration)) ||
 	    (r = get_int(c, m, "driver", "warmup", 0, 86400, &d->warmup)) ||
 	    (r = get_int(c, m, "driver", "timeout", 0, 604800, &d->timeout)) ||
-	    (r = get_int(c, m, "driver", "watch", 0, 3600, &d->watch)))
+	    (r = get_int(c, m, "driver", "watch", 0, 3600, &d->watch)) ||
+	    (r = get_uint(c, m, "driver", "refine", 0, 10000000, &d->refine, NULL)))
 		return r;
 	d->kind = (enum pv_driver_kind)kind;
 	if ((r = set_str(&d->name, drivers[kind])))
 		return r;
 	if (d->min_users && d->max_users && d->min_users > d->max_users)
-		return fail(c, pv_tree_get(m, "min_users"),
-			    "'driver.min_users' (%u) is more than 'driver.max_users' (%u); expected "
-			    "a ramp from min_users up to max_users",
-			    d->min_users, d->max_users);
+		return fail(
+			c, pv_tree_get(m, "min_users"),
+			"'driver.min_users' (%u) is more than 'driver.max_users' (%u); expected "
+			"a ramp from min_users up to max_users",
+			d->min_users, d->max_users);
 	if ((f = pv_tree_get(m, "fsct"))) {
 		if ((r = check_map(c, f, "driver.fsct", fsct_keys,
 				   "a mapping of FSCT settings (path, workload)")) ||
 		    (r = get_str(c, f, "driver.fsct", "path", "the path of fsct.exe", &d->fsct_path,
 				 NULL)) ||
-		    (r = get_str(c, f, "driver.fsct", "workload", "an FSCT workload such as HomeFolders",
-				 &d->fsct_workload, NULL)))
+		    (r = get_str(c, f, "driver.fsct", "workload",
+				 "an FSCT workload such as HomeFolders", &d->fsct_workload, NULL)))
 			return r;
 	}
 	(void)v;
@@ -1139,8 +1155,9 @@ static int parse_drain(struct ctx *c, const struct pv_node *root)
 	if (probe < 0)
 		probe = d->command ? PV_PROBE_COMMAND : -1;
 	if (probe < 0)
-		return fail(c, m, "'drain' names no probe; expected 'probe: writeback', 'inflight' or "
-				  "'smb', or a 'command' printing the queue depth (a NAS's req_queue)");
+		return fail(c, m,
+			    "'drain' names no probe; expected 'probe: writeback', 'inflight' or "
+			    "'smb', or a 'command' printing the queue depth (a NAS's req_queue)");
 	if (probe == PV_PROBE_COMMAND && !d->command)
 		return require(c, m, "drain", "command",
 			       "a command printing the queue depth (wait --probe-command CMD)");
@@ -1180,9 +1197,10 @@ static int parse_scenarios(struct ctx *c, const struct pv_node *m)
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		total += l->kind[k].weight;
 	if (total <= 0)
-		return fail(c, m,
-			    "every scenario's weight in 'load.scenarios' is 0; expected at least one "
-			    "weight above 0 (the defaults are FSCT's: browse 150, open_close 50, ...)");
+		return fail(
+			c, m,
+			"every scenario's weight in 'load.scenarios' is 0; expected at least one "
+			"weight above 0 (the defaults are FSCT's: browse 150, open_close 50, ...)");
 	return 0;
 }
 
@@ -1204,7 +1222,9 @@ static int parse_load(struct ctx *c, const struct pv_node *root)
 	    (r = get_number(c, m, "load", "late", 0, 3600, &l->late)) ||
 	    (r = get_number(c, m, "load", "overload", 0, 100, &l->overload)) ||
 	    (r = get_uint(c, m, "load", "interval", 1, 3600, &l->interval, NULL)) ||
-	    (r = get_long(c, m, "load", "seed", 0, LONG_MAX, &seed, NULL)))
+	    (r = get_long(c, m, "load", "seed", 0, LONG_MAX, &seed, NULL)) ||
+	    (r = get_bool(c, m, "load", "keep_logged_on", &l->keep_logged_on)) ||
+	    (r = get_uint(c, m, "load", "threads", 0, 1024, &l->threads, NULL)))
 		return r;
 	{
 		int auth = (int)l->auth;
@@ -1470,6 +1490,7 @@ void pv_playbook_free(struct pv_playbook *pb)
 	free(pb->domain.ca_file);
 	free(pb->domain.admin);
 	secret_release(&pb->domain.admin_password);
+	host_release(&pb->domain.host);
 	free(pb->users.name_template);
 	free(pb->users.ou);
 	secret_release(&pb->users.password);

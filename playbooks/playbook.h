@@ -16,15 +16,15 @@
 /* Where a secret comes from. A playbook holding a plain secret string is an error. */
 enum pv_secret_source {
 	PV_SECRET_UNSET = 0,
-	PV_SECRET_FILE,   /* {file: PATH}: whole file, one trailing newline dropped */
-	PV_SECRET_ENV,    /* {env: NAME} */
+	PV_SECRET_FILE,	  /* {file: PATH}: whole file, one trailing newline dropped */
+	PV_SECRET_ENV,	  /* {env: NAME} */
 	PV_SECRET_STDIN,  /* {stdin: true}: first line of standard input */
 	PV_SECRET_PROMPT, /* {prompt: true}: asked on the terminal, no echo */
 };
 
 struct pv_secret_ref {
 	enum pv_secret_source source;
-	char *value; /* PATH (resolved against the playbook's folder) or NAME; NULL otherwise */
+	char *value;   /* PATH (resolved against the playbook's folder) or NAME; NULL otherwise */
 	int line, col; /* where it was given, 0 when defaulted */
 	char *where;   /* "FILE:LINE:COL" of the value, or the option that set it: errors name
 			* this place, never the value (a NAME or PATH may be a password written
@@ -34,100 +34,105 @@ struct pv_secret_ref {
 enum pv_ldap_transport {
 	PV_LDAP_LDAPS = 0, /* ldaps://, CA checked against the DC name (default) */
 	PV_LDAP_STARTTLS,  /* ldap:// + StartTLS, CA checked */
-	PV_LDAP_GSSAPI,    /* ldap:// + SASL GSSAPI, sealed (SSF >= 56) */
+	PV_LDAP_GSSAPI,	   /* ldap:// + SASL GSSAPI, sealed (SSF >= 56) */
 };
 
 enum pv_os { PV_OS_LINUX = 0, PV_OS_WINDOWS };
 
 struct pv_ssh {
-	char *user;        /* default "root" */
-	int port;          /* default 22 */
-	char *identity;    /* private key file; NULL = ssh-agent / default keys */
+	char *user;	   /* default "root" */
+	int port;	   /* default 22 */
+	char *identity;	   /* private key file; NULL = ssh-agent / default keys */
 	char *known_hosts; /* default ~/.ssh/known_hosts */
 	bool accept_new;   /* accept (and record) unknown host keys; default false */
-	int timeout;       /* seconds, default 10 */
+	int timeout;	   /* seconds, default 10 */
 };
 
 struct pv_host {
-	char *name;    /* host name as used for SSH and in templates ({client}, {server}) */
-	char *address; /* IPv4/IPv6 literal; required for server and clients */
-	enum pv_os os; /* clients: linux (default) or windows */
+	char *name;	   /* host name as used for SSH and in templates ({client}, {server}) */
+	char *address;	   /* IPv4/IPv6 literal; required for server and clients */
+	enum pv_os os;	   /* clients: linux (default) or windows */
 	struct pv_ssh ssh; /* the playbook's top-level ssh: merged with the host's own ssh: */
 	int line, col;
 };
 
 struct pv_domain {
-	char *realm;      /* required, upper-cased: LAB.TEST */
-	char *netbios;    /* required, at most 15 chars: LAB */
+	char *realm;	  /* required, upper-cased: LAB.TEST */
+	char *netbios;	  /* required, at most 15 chars: LAB */
 	char *dns_domain; /* default: realm lower-cased */
-	char *base_dn;    /* default: DC=<label>,... from dns_domain */
-	char *dc_name;    /* required: DC host name as in its certificate (dc.lab.test) */
+	char *base_dn;	  /* default: DC=<label>,... from dns_domain */
+	char *dc_name;	  /* required: DC host name as in its certificate (dc.lab.test) */
 	char *dc_address; /* optional: IP of the DC (used when the name does not resolve) */
 	enum pv_ldap_transport transport; /* default ldaps */
-	char *ca_file;    /* CA bundle for LDAPS/StartTLS; required unless transport gssapi */
-	int timeout;      /* seconds for connect and each operation, default 10 */
-	char *admin;      /* admin principal, default "Administrator" (realm appended if absent) */
+	char *ca_file; /* CA bundle for LDAPS/StartTLS; required unless transport gssapi */
+	int timeout;   /* seconds for connect and each operation, default 10 */
+	char *admin;   /* admin principal, default "Administrator" (realm appended if absent) */
 	struct pv_secret_ref admin_password; /* required */
+	bool has_host;	     /* domain.ssh given: run reaches the DC over SSH (its watch) */
+	struct pv_host host; /* then: name dc, address dc_address (or none: the name), ssh */
 };
 
 struct pv_users {
-	unsigned per_client;   /* default 1 */
-	char *name_template;   /* default "{client}-u{n}" */
-	char *ou;              /* default "OU=<lab>,<base_dn>" */
+	unsigned per_client;	       /* default 1 */
+	char *name_template;	       /* default "{client}-u{n}" */
+	char *ou;		       /* default "OU=<lab>,<base_dn>" */
 	struct pv_secret_ref password; /* required for dc */
 };
 
 struct pv_server {
-	struct pv_host host;      /* required */
-	char *alias_template;     /* default "{server}u{n}" */
-	unsigned shares;          /* number of fsrootN shares, default 1 */
-	char *share_template;     /* default "fsroot{k}" */
-	char *share_path;         /* folder holding the share directories, default /srv/provision */
-	char *fileset;            /* fileset description file, resolved; NULL = none */
-	char *service;            /* service-control command template, "{action}" and "{service}"
-				   * replaced, default "systemctl {action} {service}" */
+	struct pv_host host;  /* required */
+	char *alias_template; /* default "{server}u{n}" */
+	unsigned shares;      /* number of fsrootN shares, default 1 */
+	char *share_template; /* default "fsroot{k}" */
+	char *share_path;     /* folder holding the share directories, default /srv/provision */
+	char *fileset;	      /* fileset description file, resolved; NULL = none */
+	char *service;	      /* service-control command template, "{action}" and "{service}"
+			       * replaced, default "systemctl {action} {service}" */
 };
 
 struct pv_controller {
-	char *results;       /* results folder, required for controller */
+	char *results;	     /* results folder, required for controller */
 	struct pv_host host; /* host.name NULL = local */
 };
 
 enum pv_driver_kind { PV_DRIVER_COMMAND = 0, PV_DRIVER_FSCT, PV_DRIVER_BUILTIN };
 
 struct pv_driver {
-	char *name;          /* "command" (default), "fsct" or "builtin" */
+	char *name; /* "command" (default), "fsct" or "builtin" */
 	enum pv_driver_kind kind;
-	char *client_command;     /* template run on each client; NULL when unset */
+	char *client_command;	  /* template run on each client; NULL when unset */
 	char *controller_command; /* template run on the controller; NULL when unset */
 	/* the ramp, FSCT's: user counts are totals across the clients; 0 when not given */
 	unsigned min_users, max_users, step;
-	int duration;        /* seconds each step is held, 0 when not given */
-	int warmup;          /* seconds of each step before its measurement, default 0 */
-	int timeout;         /* seconds for the whole run, default 0 = none */
-	int watch;           /* seconds between samples of the server, default 2; 0 = no watch */
+	int duration;	     /* seconds each step is held, 0 when not given */
+	int warmup;	     /* seconds of each step before its measurement, default 0 */
+	int timeout;	     /* seconds for the whole run, default 0 = none */
+	int watch;	     /* seconds between samples of the server, default 2; 0 = no watch */
+	unsigned refine;     /* builtin: after the ramp, bisect between the last step carried and
+			      * the first over it until they are at most this many users apart;
+			      * 0 (default): no */
 	char *fsct_path;     /* driver fsct: fsct.exe on the Windows hosts, default "fsct.exe" */
 	char *fsct_workload; /* default "HomeFolders" */
-	int line, col;       /* where the section is (0 when absent), for messages */
+	int line, col;	     /* where the section is (0 when absent), for messages */
 };
 
 enum pv_probe_kind { PV_PROBE_COMMAND = 0, PV_PROBE_WRITEBACK, PV_PROBE_INFLIGHT, PV_PROBE_SMB };
 
 struct pv_drain {
 	enum pv_probe_kind probe; /* default command when command is given */
-	char *command;    /* probe command: run on the server, prints the queue depth */
-	char *metric;     /* name shown in progress, default per probe ("req_queue" for command) */
-	long threshold;   /* drained when depth <= threshold, default 0 */
-	int interval;     /* seconds between polls, default 2 (backs off up to 8 times that) */
-	int settle;       /* seconds the depth must stay at or below the threshold, default 4 */
-	int timeout;      /* seconds, default 600 */
+	char *command;		  /* probe command: run on the server, prints the queue depth */
+	char *metric;	/* name shown in progress, default per probe ("req_queue" for command) */
+	long threshold; /* drained when depth <= threshold, default 0 */
+	int interval;	/* seconds between polls, default 2 (backs off up to 8 times that) */
+	int settle;	/* seconds the depth must stay at or below the threshold, default 4 */
+	int timeout;	/* seconds, default 600 */
 	bool between_steps; /* run waits for it between the steps of a ramp */
 };
 
 struct pv_playbook {
-	char *path;   /* as given; "" for none */
-	char *dir;    /* folder relative paths are resolved against */
-	char *lab;    /* lab id tagging every object, default "provision"; [A-Za-z0-9_-]{1,32} */
+	char *path; /* as given; "" for none */
+	char *dir;  /* folder relative paths are resolved against */
+	char *lab;  /* lab id tagging every object, default "provision"; [A-Za-z0-9_-]{1,32} */
 	struct pv_domain domain;
 	struct pv_users users;
 	bool has_server;
@@ -150,8 +155,8 @@ struct pv_playbook {
  * PV_ECONFIG syntax, unknown key, duplicate key, wrong type, missing key, bad value. */
 int pv_playbook_load(const char *path, const char *const *overrides, struct pv_playbook **out);
 /* Same from a string (for tests); name is used in messages. */
-int pv_playbook_parse(const char *name, const char *text, size_t len,
-		      const char *const *overrides, struct pv_playbook **out);
+int pv_playbook_parse(const char *name, const char *text, size_t len, const char *const *overrides,
+		      struct pv_playbook **out);
 void pv_playbook_free(struct pv_playbook *pb);
 
 /* Look up a client by name; NULL when absent. */

@@ -5,6 +5,7 @@
 #ifndef PV_PLAYBOOKS_WORKLOAD_H
 #define PV_PLAYBOOKS_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum pv_load_kind {
@@ -44,6 +45,11 @@ struct pv_load_config {
 	unsigned interval; /* seconds between figure lines; default 1 */
 	uint64_t seed;	   /* default 1 */
 	enum pv_load_auth { PV_LOAD_NTLM = 0, PV_LOAD_KERBEROS } auth; /* how users log on */
+	/* a step's users stay logged on into the next step, where only the new ones log on;
+	 * default false: every step logs all its users on anew, as FSCT's steps do */
+	bool keep_logged_on;
+	unsigned threads; /* event loops (threads) of each client's driver; 0 (default): one per
+			   * core the client has, at most one per user */
 };
 
 void pv_load_defaults(struct pv_load_config *c);

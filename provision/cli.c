@@ -154,10 +154,10 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "'cleanup controller [--backup DIR]' does the same but never creates a missing folder."},
 	{CMD_RUN, "run", pv_cmd_run, NULL, NULL, false,
 	 OPTS(OPT_TIMEOUT, OPT_MIN_USERS, OPT_MAX_USERS, OPT_STEP, OPT_DURATION, OPT_WARMUP,
-	      OPT_WATCH, OPT_ID),
+	      OPT_WATCH, OPT_ID, OPT_REFINE),
 	 PBL | PV_CMD_STOPPABLE,
 	 "run [--min-users N] [--max-users N] [--step N] [--duration S] [--warmup S] "
-	 "[--watch S] [--timeout S] [--id ID]",
+	 "[--watch S] [--timeout S] [--id ID] [--refine N]",
 	 "run the load driver's phases across all hosts",
 	 "Runs the playbook's load driver (driver:) for a ramp of user counts, as FSCT's run "
 	 "does:\n"
@@ -176,10 +176,13 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "'fsct' renders FSCT's commands for Windows hosts (see them with --dry-run). Driver\n"
 	 "'builtin' runs our own load from Linux clients: provision is copied there and\n"
 	 "'provision load' carries every user in one process (docs/load.md; the playbook's\n"
-	 "load: section), and load.txt, load.csv, load.json and load.svg give the answer.\n"
+	 "load: section), and load.txt, load.csv, load.json and load.svg give the answer; with\n"
+	 "--refine N it then runs steps between the last step carried and the first over it,\n"
+	 "halving the gap until it is at most N users (driver.refine).\n"
 	 "The server is watched all along (driver.watch, default every 2 s; --watch 0: not): one\n"
 	 "sampler on it over SSH reads /proc for CPU (total and smbd, winbindd, samba), memory,\n"
-	 "disk I/O and network. Each step's results are gathered into\n"
+	 "disk I/O and network; so is the DC when domain.ssh says how to reach it (watch-dc.csv,\n"
+	 "watch-dc.json). Each step's results are gathered into\n"
 	 "<controller.results>/<run-id>/step-NN/<host>/ (the command's stdout, stderr and the "
 	 "files\n"
 	 "it wrote in {results}), with watch.csv and watch.json (mean, p95, max), and "
@@ -351,6 +354,8 @@ const struct pv_option pv_options[] = {
 	{OPT_MAX_USERS, "max-users", 0, "N", false,
 	 "users in the last step, all clients together (driver.max_users)"},
 	{OPT_STEP, "step", 0, "N", false, "users added from one step to the next (driver.step)"},
+	{OPT_REFINE, "refine", 0, "N", false,
+	 "builtin: bisect after the ramp until the answer is known to N users (driver.refine)"},
 	{OPT_DURATION, "duration", 0, "SECONDS", false,
 	 "how long each step is held (driver.duration)"},
 	{OPT_WARMUP, "warmup", 0, "SECONDS", false,

@@ -5,10 +5,14 @@
  *   config rate=331 ...          (load/proto.h)
  *   user cli1-u1 srvu1 fsroot2 1
  *   start
- *   go                           (once "ready" is printed: the load starts)
+ *   go                           (once "ready" is printed: the step's load starts)
+ *   user ...                     (once "done" is printed: the next step, if any)
+ *   start
+ *   go
  *
- * stdout: "ready {...}" once every user has logged on or failed, then one line of figures per
- * interval (load/line.h). The end of stdin stops it. */
+ * stdout: per step "ready {...}" once its users have logged on or failed, one line of figures
+ * per interval (load/line.h), and "done". The end of stdin stops it: between steps it is the
+ * end, in a step the figures so far end it. */
 #include "provision/provision.h"
 
 #include "load/line.h"
@@ -70,7 +74,7 @@ static int pump(struct input *in, int ms, int (*line)(struct input *, const char
 	return PV_OK;
 }
 
-/* After the setup: "go" starts the load, "stop" (or the end of stdin) ends it. */
+/* In a step: "go" starts the load, "stop" (or the end of stdin) ends it. */
 static int control(struct input *in, const char *l, size_t len)
 {
 	if (len == 2 && !memcmp(l, "go", 2))
@@ -114,13 +118,13 @@ static int put(const char *s, size_t len)
 	return PV_OK;
 }
 
-static int ready(void *arg, unsigned connected, unsigned failed, const char *first)
+static int ready(void *arg, const struct pv_load_ready *rd)
 {
 	struct run *r = arg;
 	int rc;
 
 	pv_buf_reset(&r->line);
-	rc = pv_load_ready_encode(connected, failed, first, &r->line);
+	rc = pv_load_ready_encode(rd, &r->line);
 	return rc == PV_OK ? put(r->line.data, r->line.len) : rc;
 }
 
@@ -135,9 +139,50 @@ static int emit(void *arg, const struct pv_load_figs *f)
 	return put(r->line.data, r->line.len);
 }
 
+static int done(void *arg)
+{
+	(void)arg;
+	return put("done\n", 5);
+}
+
 static int setup(struct input *in, const char *l, size_t len)
 {
-	return pv_loadproto_parse(&((struct run *)in)->proto, l, len);
+	struct run *r = (struct run *)in;
+
+	if (r->proto.steps && len == 4 && !memcmp(l, "stop", 4)) { /* between steps: the end */
+		in->stop = true;
+		return PV_OK;
+	}
+	return pv_loadproto_parse(&r->proto, l, len);
+}
+
+static int open_files(size_t n);
+
+/* The next step: setup lines until a "start" (its users in *n), or the end of stdin (*n 0). */
+static int next(void *arg, const struct pv_load_user **users, size_t *total, size_t *n)
+{
+	struct run *r = arg;
+	int rc = r->err;
+
+	r->in.go = false;
+	*n = 0;
+	while (rc == PV_OK && !r->proto.step && !r->in.eof && !r->in.stop) {
+		if (r->in.signal && *r->in.signal)
+			return pv_error(PV_ESTOPPED, "stopped between steps");
+		rc = pump(&r->in, 200, setup, true);
+	}
+	if (rc != PV_OK)
+		return rc;
+	if (!r->proto.step && !r->proto.steps)
+		return pv_error(PV_EUSAGE,
+				"stdin ended before 'start' (see 'provision help load')");
+	if (r->proto.step && (rc = open_files(r->proto.n)) != PV_OK)
+		return rc;
+	*users = r->proto.users;
+	*total = r->proto.n;
+	*n = r->proto.step;
+	r->proto.step = 0;
+	return PV_OK;
 }
 
 /* The first line of stdin, byte by byte (what follows stays for the setup). */
@@ -226,14 +271,11 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 	     (rc = pv_cli_count("--parallel", ctx->cli.opt[OPT_PARALLEL], 10000, &parallel))))
 		return rc;
 	if ((rc = password(&pw)) != PV_OK)
-		goto done;
-	while (!r.proto.started && rc == PV_OK) {
+		goto out;
+	/* the first step's lines, so that a host with too few open files says so at once */
+	while (!r.proto.step && rc == PV_OK && !r.in.eof)
 		rc = pump(&r.in, -1, setup, true);
-		if (rc == PV_OK && r.in.eof && !r.proto.started)
-			rc = pv_error(PV_EUSAGE, "stdin ended before 'start' (see 'provision help "
-						 "load')");
-	}
-	if (rc == PV_OK)
+	if (rc == PV_OK && r.proto.step)
 		rc = open_files(r.proto.n);
 	if (rc == PV_OK) {
 		struct pv_load_opts o;
@@ -246,16 +288,16 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 		o.kdc = r.proto.kdc[0] ? r.proto.kdc : NULL;
 		o.dns_domain = r.proto.dns_domain;
 		o.password = pw;
-		o.users = r.proto.users;
-		o.nusers = r.proto.n;
 		o.duration = (double)duration;
 		o.timeout_ms = (int)timeout * 1000;
 		o.parallel = (unsigned)parallel;
 		o.arg = &r;
+		o.next = next;
 		o.stop = should_stop;
 		o.go = go;
 		o.ready = ready;
 		o.emit = emit;
+		o.done = done;
 		if (ctx->cli.opt[OPT_OPS])
 			o.ops_loop = strcmp(ctx->cli.opt[OPT_OPS], "open-close") == 0
 					     ? PV_LOAD_OPS_OPEN
@@ -271,7 +313,7 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 			rc = put(r.line.data, r.line.len);
 		}
 	}
-done:
+out:
 	pv_secret_free(pw);
 	pv_loadproto_release(&r.proto);
 	pv_buf_release(&r.line, 0);

@@ -6,6 +6,7 @@
 #include "run/run.h"
 #include "util/err.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,46 @@ static void states(const struct pv_run_step *s, char *out, size_t len)
 	}
 }
 
+/* "12.5" or "-" */
+static const char *pct(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		return "-";
+	snprintf(buf, len, "%.1f", v);
+	return buf;
+}
+
+/* The built-in driver's figures per step: throughput with its interval, overload, latency,
+ * logons beside the DC's CPU, and whether the clients were the limit. */
+static void load_table(const struct pv_run_result *r)
+{
+	printf("\nbuilt-in load (details in %s/load.txt, load.csv, load.json, load.svg):\n",
+	       r->folder);
+	printf("%4s %6s %8s %15s %9s %10s %7s %10s %8s %12s %8s %9s  %s\n", "step", "users",
+	       "scen/s", "(95% interval)", "expected", "overload %", "errors", "median ms",
+	       "p95 ms", "logon p95 ms", "DC CPU %", "logged on", "notes");
+	for (size_t i = 0; i < r->nsteps; i++) {
+		const struct pv_load_summary *l = &r->steps[i].load;
+		char ci[40], lp[24], dc[16];
+
+		if (!r->steps[i].has_load)
+			continue;
+		snprintf(ci, sizeof(ci), "(%.2f-%.2f)", l->rate_lo, l->rate_hi);
+		if (l->logon.n)
+			snprintf(lp, sizeof(lp), "%.1f", l->logon.p95 * 1000);
+		else
+			snprintf(lp, sizeof(lp), "-");
+		printf("%4u %6u %8.2f %15s %9.2f %10.2f %7llu %10.1f %8.1f %12s %8s %9u  %s%s%s\n",
+		       r->steps[i].n, l->users, l->rate, ci, l->expected, l->all.overload,
+		       (unsigned long long)l->all.n.errors, l->all.lat.median * 1000,
+		       l->all.lat.p95 * 1000, lp, pct(l->dc_cpu, dc, sizeof(dc)), l->connected,
+		       l->client_bound ? "client-bound " : "", r->steps[i].refine ? "refine " : "",
+		       l->logon_n.failed ? "logons failed" : "");
+	}
+	if (r->answer[0])
+		printf("%s\n", r->answer);
+}
+
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
 	const struct pv_run_result *r = result;
@@ -42,11 +83,12 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 	       r->nsteps, r->planned, r->controller, r->folder);
 	if (!r->nsteps)
 		return;
-	printf("%4s %6s %-22s %7s %-15s %-26s %s\n", "step", "users", "users per client", "seconds",
-	       "ended", "hosts", "server CPU % mean/p95/max, smbd %, MiB used");
+	printf("%4s %6s %-22s %7s %-15s %-26s %-40s %s\n", "step", "users", "users per client",
+	       "seconds", "ended", "hosts", "server CPU % mean/p95/max, smbd %, MiB used",
+	       "DC CPU % mean/max, samba %");
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct pv_run_step *s = &r->steps[i];
-		char per[128] = "", hosts[128], cpu[96] = "not watched";
+		char per[128] = "", hosts[128], cpu[96] = "not watched", dc[64] = "not watched";
 		size_t o = 0;
 
 		for (size_t j = 0; j < s->nhosts && o < sizeof(per); j++)
@@ -60,8 +102,11 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 				 s->watch[PV_W_CPU].mean, s->watch[PV_W_CPU].p95,
 				 s->watch[PV_W_CPU].max, s->watch[PV_W_SMBD].mean,
 				 s->watch[PV_W_MEM_USED].mean);
-		printf("%4u %6u %-22s %7.1f %-15s %-26s %s\n", s->n, s->users, per,
-		       s->end - s->start, s->ended ? s->ended : "-", hosts, cpu);
+		if (s->dc_samples)
+			snprintf(dc, sizeof(dc), "%.1f/%.1f, %.1f", s->dc_watch[PV_W_CPU].mean,
+				 s->dc_watch[PV_W_CPU].max, s->dc_watch[PV_W_SAMBA].mean);
+		printf("%4u %6u %-22s %7.1f %-15s %-26s %-40s %s\n", s->n, s->users, per,
+		       s->end - s->start, s->ended ? s->ended : "-", hosts, cpu, dc);
 		if (s->drained)
 			printf("%4s drained in %.1f s (depth %ld, peak %ld)\n", "",
 			       s->drain_seconds, s->drain_first, s->drain_peak);
@@ -69,26 +114,12 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 			if (s->hosts[j].code != PV_OK)
 				printf("%4s %s: %s\n", "", s->hosts[j].name, s->hosts[j].msg);
 	}
-	if (r->steps[0].has_load) {
-		printf("\nbuilt-in load (details in %s/load.txt, load.csv, load.json, load.svg):\n",
-		       r->folder);
-		printf("%4s %6s %8s %9s %10s %7s %10s %8s %9s\n", "step", "users", "scen/s",
-		       "expected", "overload %", "errors", "median ms", "p95 ms", "logged on");
-		for (size_t i = 0; i < r->nsteps; i++) {
-			const struct pv_load_summary *l = &r->steps[i].load;
-
-			if (!r->steps[i].has_load)
-				continue;
-			printf("%4u %6u %8.2f %9.2f %10.2f %7llu %10.1f %8.1f %9u\n", r->steps[i].n,
-			       l->users, l->rate, l->expected, l->all.overload,
-			       (unsigned long long)l->all.n.errors, l->all.lat.median * 1000,
-			       l->all.lat.p95 * 1000, l->connected);
-		}
-		if (r->answer[0])
-			printf("%s\n", r->answer);
-	}
+	if (r->steps[0].has_load)
+		load_table(r);
 	if (r->watch_error[0])
 		printf("server watch: %s\n", r->watch_error);
+	if (r->dc_watch_error[0])
+		printf("DC watch: %s\n", r->dc_watch_error);
 	printf("run: %zu step%s in %.1f s; manifest: %s/manifest.json\n", r->nsteps,
 	       r->nsteps == 1 ? "" : "s", r->seconds, r->folder);
 }
@@ -110,6 +141,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 		pv_json_append(a, pv_run_step_json(&r->steps[i]));
 	pv_json_set(o, "steps", a);
 	pv_json_str(o, "watch_error", r->watch_error[0] ? r->watch_error : NULL);
+	pv_json_str(o, "dc_watch_error", r->dc_watch_error[0] ? r->dc_watch_error : NULL);
 	pv_json_str(o, "answer", r->answer[0] ? r->answer : NULL);
 	pv_json_secs(o, "seconds", r->seconds);
 	pv_json_plan(o, &r->plan);

@@ -1,14 +1,19 @@
-/* run/builtin.c: the built-in driver's part of a run (docs/load.md): provision's binary
- * on every client, `provision load` started there for each step with its users on stdin, every
- * client's "ready" awaited before all are told "go" at once, their lines of figures merged per
- * interval and per step, and the results (load.txt, .csv, .json, .svg) written at the end. */
+/* run/builtin.c: the built-in driver's part of a run (docs/load.md): provision's binary on
+ * every client, one `provision load` per client for the whole run (a session: its SSH channel
+ * and process live from the first step to the last), told each step's users on its stdin,
+ * every client's "ready" awaited before all are told "go" at once, their lines of figures
+ * merged per interval and per step (each client's own figures kept: was it the limit?), the
+ * steps --refine adds, and the results (load.txt, .csv, .json, .svg) written at the end.
+ *
+ * Locks: a session's lock, then (never the other way) the step's lock of the host it reports
+ * to. */
 #include "run/internal.h"
 
 #include "load/line.h"
-#include "run/install.h"
-#include "load/report.h"
 #include "load/proto.h"
+#include "load/report.h"
 #include "remote/quote.h"
+#include "run/install.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/progress.h"
@@ -18,20 +23,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SESSION_END_SECS 15 /* a session told to end gets this long (provision load's drain) */
+
+/* A client's `provision load`, over the run. */
+struct session {
+	struct run *R;
+	size_t ci;
+	pthread_t t;
+	bool started; /* its thread runs (or ran: ended says so) */
+	pthread_mutex_t lock;
+	/* under lock */
+	bool ended, closing;
+	struct pv_buf input; /* stdin still to send (secret: the first carries the password) */
+	struct hostrun *cur; /* the step's host it reports to; NULL between steps */
+	unsigned sent;	     /* users sent so far */
+	int code, status;    /* how the stream ended */
+	struct pv_buf err;   /* its stderr so far */
+	size_t err_kept;     /* how much of it a step kept */
+	char cmd_msg[64];
+};
+
 /* The driver's state for the whole run (R->drv_state). */
 struct builtin {
 	struct pv_self self;
 	char (*bin)[128]; /* per client: provision's path there */
 	struct pv_load_config cfg;
-	struct pv_load_summary *sums; /* per step run */
+	struct session *sess;	      /* per client */
+	struct pv_load_summary *sums; /* per step run (their clients borrowed from the steps) */
+	size_t nsums;
 };
 
 /* A client's in a step (x->drv), under st->lock. */
 struct bhost {
-	struct pv_buf lines; /* every line it printed, kept as load.jsonl */
-	bool go_sent;
-	unsigned connected, failed;
-	char ready_error[256];
+	struct pv_buf lines; /* every line it printed in the step, kept as load.jsonl */
+	bool go_sent, done;
+	struct pv_load_ready ready;
 	struct pv_load_figs *iv; /* its intervals, [seq - 1] */
 	size_t niv;
 };
@@ -95,9 +121,14 @@ static int prepare(struct run *R)
 	R->drv_state = B;
 	B->cfg = pb->load;
 	if (!(B->bin = calloc(pb->nclients, sizeof(*B->bin))) ||
-	    !(B->sums = calloc(R->ramp.n, sizeof(*B->sums))) ||
+	    !(B->sess = calloc(pb->nclients, sizeof(*B->sess))) ||
 	    !(in = calloc(pb->nclients, sizeof(*in))))
 		return pv_error(PV_EIO, "out of memory");
+	for (size_t i = 0; i < pb->nclients; i++) {
+		B->sess[i].R = R;
+		B->sess[i].ci = i;
+		pthread_mutex_init(&B->sess[i].lock, NULL);
+	}
 	if ((r = pv_self_read(&B->self)) != PV_OK) {
 		free(in);
 		return r;
@@ -124,16 +155,15 @@ static int prepare(struct run *R)
 	return r;
 }
 
-/* The client's command and its stdin: the password, the settings, its users, "start". */
+/* The client's command (its session's, when one starts in this step). */
 static int render(struct run *R, struct steprun *st, struct hostrun *x)
 {
 	const struct pv_playbook *pb = R->pb;
 	struct builtin *B = state(R);
-	struct pv_buf *in = &x->input;
 	const struct pv_host *client = x->host;
 	size_t ci = (size_t)(client - pb->clients);
 	double secs = R->pb->driver.warmup + R->pb->driver.duration;
-	int timeout = client->ssh.timeout > 0 ? client->ssh.timeout : 10, r;
+	int timeout = client->ssh.timeout > 0 ? client->ssh.timeout : 10;
 	char num[32];
 
 	(void)st;
@@ -147,35 +177,50 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 	snprintf(num, sizeof(num), "%d", timeout);
 	pv_remote_var(&x->cmd, "timeout", num);
 	pv_buf_addstr(&x->cmd, pv_run_load_sh);
-	pv_buf_add(in, R->password->data, R->password->len);
-	pv_buf_addstr(in, "\n");
-	if ((r = pv_loadproto_config(&B->cfg, in)) != PV_OK)
-		return r;
-	if (B->cfg.auth == PV_LOAD_KERBEROS &&
-	    (r = pv_loadproto_kerberos(pb->domain.realm,
-				       pb->domain.dc_address ? pb->domain.dc_address
-							     : pb->domain.dc_name,
-				       pb->domain.dns_domain, in)) != PV_OK)
-		return r;
-	for (unsigned n = 1; n <= x->h->users; n++) {
+	return pv_buf_failed(&x->cmd) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
+/* What the session's stdin gets for this step: the password and the settings when it starts,
+ * the users it does not have yet, "start N". Under s->lock. */
+static int step_input(struct run *R, struct session *s, unsigned users, bool fresh)
+{
+	const struct pv_playbook *pb = R->pb;
+	struct builtin *B = state(R);
+	struct pv_buf *in = &s->input;
+	int r;
+
+	if (fresh) {
+		pv_buf_add(in, R->password->data, R->password->len);
+		pv_buf_addstr(in, "\n");
+		if ((r = pv_loadproto_config(&B->cfg, in)) != PV_OK)
+			return r;
+		if (B->cfg.auth == PV_LOAD_KERBEROS &&
+		    (r = pv_loadproto_kerberos(pb->domain.realm,
+					       pb->domain.dc_address ? pb->domain.dc_address
+								     : pb->domain.dc_name,
+					       pb->domain.dns_domain, in)) != PV_OK)
+			return r;
+	}
+	for (unsigned n = s->sent + 1; n <= users; n++) {
 		struct pv_roster_user u; /* where `server` built its tree */
 
-		if ((r = pv_roster_user(pb, ci, n, &u)) != PV_OK ||
+		if ((r = pv_roster_user(pb, s->ci, n, &u)) != PV_OK ||
 		    (r = pv_loadproto_user(u.name, u.alias, u.share_name, n, in)) != PV_OK)
 			return r;
 	}
-	pv_buf_addstr(in, "start\n");
-	return pv_buf_failed(&x->cmd) || pv_buf_failed(in) ? pv_error(PV_EIO, "out of memory")
-							   : PV_OK;
+	if (users > s->sent)
+		s->sent = users;
+	return pv_loadproto_start(users, in);
 }
 
-/* "ready {...}": every user has logged on or failed (load/line.h). */
+/* ---- what a client prints ---- */
+
+/* "ready {...}": every user of the step has logged on or failed (load/line.h). */
 static int on_ready(struct hostrun *x, struct bhost *b, const char *line, size_t len)
 {
 	int r = 0;
 
-	if (pv_load_ready_decode(line, len, &b->connected, &b->failed, b->ready_error,
-				 sizeof(b->ready_error)) != PV_OK) {
+	if (pv_load_ready_decode(line, len, &b->ready) != PV_OK) {
 		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE, "%s", pv_errmsg());
 		r = -1;
 	} else {
@@ -202,67 +247,115 @@ static void on_figures(struct bhost *b, const struct pv_load_figs *f)
 	b->iv[f->seq - 1] = *f;
 }
 
-static int on_line(void *arg, const char *line, size_t len)
+/* A line for the step's host x (under s->lock and st->lock). */
+static int host_line(struct hostrun *x, const char *line, size_t len)
 {
-	struct hostrun *x = arg;
 	struct bhost *b = x->drv;
-	struct steprun *st = x->st;
-	struct pv_load_figs f;
+	struct pv_load_figs *f;
 	int r = 0;
 
-	pthread_mutex_lock(&st->lock);
 	x->last_seen = pv_now();
 	pv_buf_add(&b->lines, line, len);
 	pv_buf_add(&b->lines, "\n", 1);
-	if (len > 6 && !strncmp(line, "ready ", 6)) {
-		r = on_ready(x, b, line, len);
-	} else if (pv_load_line_decode(line, len, &f) == PV_OK) {
-		on_figures(b, &f);
+	if (len > 6 && !strncmp(line, "ready ", 6))
+		return on_ready(x, b, line, len);
+	if (pv_load_is_done(line, len)) {
+		/* the step's part of this client is over: its process waits for the next */
+		b->done = true;
+		x->ended = true;
+		x->h->state = PV_RUN_DONE;
+		x->h->exit = 0;
+		pthread_cond_broadcast(&x->st->cond);
+		return 0;
+	}
+	if (!(f = malloc(sizeof(*f))))
+		return -1;
+	if (pv_load_line_decode(line, len, f) == PV_OK) {
+		on_figures(b, f);
 	} else {
 		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE,
 				 "provision load printed a line that is not figures: %s",
 				 pv_errmsg());
 		r = -1;
 	}
-	pthread_mutex_unlock(&st->lock);
+	free(f);
+	return r;
+}
+
+static int on_line(void *arg, const char *line, size_t len)
+{
+	struct session *s = arg;
+	struct hostrun *x;
+	int r = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if ((x = s->cur) != NULL) {
+		pthread_mutex_lock(&x->st->lock);
+		r = host_line(x, line, len);
+		pthread_mutex_unlock(&x->st->lock);
+	} else {
+		/* between steps it has nothing to say */
+		pv_log(PV_LOG_WARN, "run: %s printed '%.*s' between steps",
+		       s->R->pb->clients[s->ci].name, (int)(len < 80 ? len : 80), line);
+	}
+	pthread_mutex_unlock(&s->lock);
 	return r;
 }
 
 static bool should_stop(void *arg)
 {
-	struct hostrun *x = arg;
-	struct run *R = x->st->run;
+	struct session *s = arg;
+	struct run *R = s->R;
+	struct hostrun *x;
 	bool stop;
 
-	pthread_mutex_lock(&x->st->lock);
-	stop = x->st->over;
-	/* silence counts once the load runs: a line comes every interval */
-	if (!stop && x->st->go &&
-	    pv_now() - x->last_seen > R->lost_after + state(R)->cfg.interval) {
-		x->silent = true;
-		stop = true;
-		pthread_cond_broadcast(&x->st->cond);
+	pthread_mutex_lock(&s->lock);
+	stop = s->closing;
+	if (!stop && (x = s->cur) != NULL) {
+		struct bhost *b = x->drv;
+
+		pthread_mutex_lock(&x->st->lock);
+		/* a step over before this client said done: cut short */
+		stop = x->st->over && !b->done;
+		/* silence counts once the load runs: a line comes every interval */
+		if (!stop && x->st->go && !b->done &&
+		    pv_now() - x->last_seen > R->lost_after + state(R)->cfg.interval) {
+			x->silent = true;
+			stop = true;
+			pthread_cond_broadcast(&x->st->cond);
+		}
+		pthread_mutex_unlock(&x->st->lock);
 	}
-	pthread_mutex_unlock(&x->st->lock);
+	pthread_mutex_unlock(&s->lock);
 	return stop;
 }
 
 static int more_input(void *arg, struct pv_buf *in)
 {
-	struct hostrun *x = arg;
-	struct bhost *b = x->drv;
+	struct session *s = arg;
+	struct hostrun *x;
 
-	pthread_mutex_lock(&x->st->lock);
-	if (x->st->go && !b->go_sent) {
-		pv_buf_addstr(in, "go\n");
-		b->go_sent = true;
-		x->last_seen = pv_now();
+	pthread_mutex_lock(&s->lock);
+	if (s->input.len) {
+		pv_buf_add(in, s->input.data, s->input.len);
+		pv_buf_reset(&s->input);
 	}
-	pthread_mutex_unlock(&x->st->lock);
+	if ((x = s->cur) != NULL) {
+		struct bhost *b = x->drv;
+
+		pthread_mutex_lock(&x->st->lock);
+		if (x->st->go && !b->go_sent && x->ready) {
+			pv_buf_addstr(in, "go\n");
+			b->go_sent = true;
+			x->last_seen = pv_now();
+		}
+		pthread_mutex_unlock(&x->st->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 
-/* The session ended: what it means for the client. Under st->lock. */
+/* The session ended during host x's step: what it means for the client. Under st->lock. */
 static void ended(struct hostrun *x, int r, int status, const struct pv_buf *err)
 {
 	if (x->silent) {
@@ -288,42 +381,131 @@ static void ended(struct hostrun *x, int r, int status, const struct pv_buf *err
 	x->h->exit = status;
 }
 
+/* The thread of a client's session: its `provision load` from its start to its end. */
+static void *session_main(void *arg)
+{
+	struct session *s = arg;
+	struct run *R = s->R;
+	struct pv_remote_stream_ops ops = {on_line, should_stop, s, more_input};
+	struct pv_buf err = PV_BUF_INIT, cmd = PV_BUF_INIT;
+	struct hostrun *x;
+	int status = -1, r;
+
+	pthread_mutex_lock(&s->lock);
+	pv_buf_add(&cmd, s->cur->cmd.data, s->cur->cmd.len);
+	pthread_mutex_unlock(&s->lock);
+	r = pv_buf_failed(&cmd)
+		    ? pv_error(PV_EIO, "out of memory")
+		    : pv_remote_stream(R->rems[s->ci], cmd.data, NULL, 0, &ops, &err, &status, 0);
+	pthread_mutex_lock(&s->lock);
+	s->ended = true;
+	s->code = r;
+	s->status = status;
+	pv_buf_add(&s->err, err.data ? err.data : "", err.len);
+	if ((x = s->cur) != NULL) {
+		pthread_mutex_lock(&x->st->lock);
+		if (!x->ended) {
+			ended(x, r, status, &err);
+			x->ended = true;
+		}
+		pthread_cond_broadcast(&x->st->cond);
+		pthread_mutex_unlock(&x->st->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	pv_buf_release(&err, 0);
+	pv_buf_release(&cmd, 0);
+	return NULL;
+}
+
+/* The session told to end (its stdin closes: provision load ends), and joined. */
+static void session_end(struct session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->closing = true;
+	pthread_mutex_unlock(&s->lock);
+	if (s->started)
+		pthread_join(s->t, NULL);
+	pthread_mutex_lock(&s->lock);
+	s->started = s->ended = s->closing = false;
+	s->sent = 0;
+	pv_buf_release(&s->input, 1);
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* What it printed, kept beside the step's other results. */
-static void keep_lines(struct hostrun *x, const struct pv_buf *err)
+static void keep_lines(struct hostrun *x, struct session *s)
 {
 	struct run *R = x->st->run;
 	struct bhost *b = x->drv;
 	char rel[128];
+	size_t from;
 
-	if (!b->lines.len && !err->len)
-		return;
+	pthread_mutex_lock(&s->lock);
+	from = s->err_kept < s->err.len ? s->err_kept : s->err.len;
 	snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
-	if (pv_buf_failed(&b->lines) || pv_sink_mkdir(&R->sink, rel) != PV_OK)
-		return;
-	pv_sink_write(&R->sink, rel, "load.jsonl", b->lines.data ? b->lines.data : "", b->lines.len,
-		      false);
-	if (err->len)
-		pv_sink_write(&R->sink, rel, "stderr", err->data, err->len, false);
+	if ((b->lines.len || s->err.len > from) && !pv_buf_failed(&b->lines) &&
+	    pv_sink_mkdir(&R->sink, rel) == PV_OK) {
+		pv_sink_write(&R->sink, rel, "load.jsonl", b->lines.data ? b->lines.data : "",
+			      b->lines.len, false);
+		if (s->err.len > from)
+			pv_sink_write(&R->sink, rel, "stderr", s->err.data + from,
+				      s->err.len - from, false);
+	}
+	s->err_kept = s->err.len;
+	pthread_mutex_unlock(&s->lock);
 }
 
-/* The thread of a client's `provision load`. */
+/* The thread of a client in a step: its session given the step's users (started when it has
+ * none), followed until the client says the step is done, or the step is over, or the session
+ * ends. A step cut short ends the session: the next starts another. */
 static void *host(void *arg)
 {
 	struct hostrun *x = arg;
-	struct pv_remote_stream_ops ops = {on_line, should_stop, x, more_input};
-	struct pv_buf err = PV_BUF_INIT;
-	int status = -1, r;
+	struct run *R = x->st->run;
+	struct builtin *B = state(R);
+	size_t ci = (size_t)(x->host - R->pb->clients);
+	struct session *s = &B->sess[ci];
+	struct bhost *b = x->drv;
+	bool fresh, done;
+	int r;
 
-	r = pv_remote_stream(x->rem, x->cmd.data, x->input.data, x->input.len, &ops, &err, &status,
-			     0);
-	pv_buf_release(&x->input, 1);
+	pthread_mutex_lock(&s->lock);
+	fresh = !s->started || s->ended;
+	pthread_mutex_unlock(&s->lock);
+	if (fresh)
+		session_end(s); /* the one that ended, joined */
+	pthread_mutex_lock(&s->lock);
+	pv_buf_secret(&s->input);
+	r = step_input(R, s, x->h->users, fresh);
+	s->cur = x;
+	pthread_mutex_unlock(&s->lock);
+	if (r == PV_OK && fresh) {
+		s->started = pthread_create(&s->t, NULL, session_main, s) == 0;
+		if (!s->started)
+			r = pv_error(PV_EIO, "cannot start a thread");
+	}
 	pthread_mutex_lock(&x->st->lock);
-	ended(x, r, status, &err);
+	if (r != PV_OK) {
+		pv_run_host_fail(x->h, PV_RUN_NOT_STARTED, r, "%s", pv_errmsg());
+		x->ended = true;
+		pthread_cond_broadcast(&x->st->cond);
+	}
+	while (!x->ended && !x->st->over)
+		pthread_cond_wait(&x->st->cond, &x->st->lock);
+	done = b->done;
+	pthread_mutex_unlock(&x->st->lock);
+	if (!done && s->started) {
+		/* cut short (or it ended on its own): the session goes, its end marks the host */
+		session_end(s);
+	}
+	pthread_mutex_lock(&s->lock);
+	s->cur = NULL;
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_lock(&x->st->lock);
 	x->ended = true;
 	pthread_cond_broadcast(&x->st->cond);
 	pthread_mutex_unlock(&x->st->lock);
-	keep_lines(x, &err);
-	pv_buf_release(&err, 0);
+	keep_lines(x, s);
 	return NULL;
 }
 
@@ -336,10 +518,10 @@ static bool ready(struct steprun *st)
 	for (size_t i = 0; i < st->n; i++) {
 		struct bhost *b = st->hr[i].drv;
 
-		if (b && st->hr[i].ready && b->failed)
+		if (b && st->hr[i].ready && b->ready.failed)
 			pv_log(PV_LOG_WARN,
 			       "run: step %u: %s: %u of its users could not log on (%s)",
-			       st->step->n, st->hr[i].h->name, b->failed, b->ready_error);
+			       st->step->n, st->hr[i].h->name, b->ready.failed, b->ready.error);
 	}
 	return true;
 }
@@ -351,48 +533,64 @@ static unsigned logged_on(struct steprun *st)
 	for (size_t i = 0; i < st->n; i++) {
 		const struct bhost *b = st->hr[i].drv;
 
-		n += b && st->hr[i].ready ? b->connected + b->failed : 0;
+		n += b && st->hr[i].ready ? b->ready.connected + b->ready.failed : 0;
 	}
 	return n;
 }
 
-/* The clients' intervals after the warm-up, merged, into ls. */
-static void merge(struct run *R, struct steprun *st, struct pv_load_step *ls)
+/* The clients' intervals after the warm-up, merged, into ls; each client's own figures into
+ * clients[], its logons into ls. */
+static void merge(struct run *R, struct steprun *st, struct pv_load_step *ls,
+		  struct pv_load_client *clients)
 {
-	size_t most = 0, skip;
+	size_t most = 0, skip, c = 0;
 	unsigned interval = state(R)->cfg.interval;
+	struct pv_load_client_acc *acc = calloc(1, sizeof(*acc));
 
+	skip = (size_t)ceil((double)R->pb->driver.warmup / (interval ? interval : 1));
 	for (size_t i = 0; i < st->n; i++) {
 		const struct bhost *b = st->hr[i].drv;
 
-		if (!b)
+		if (st->hr[i].h->controller)
 			continue;
-		if (b->niv > most)
+		if (b && b->niv > most)
 			most = b->niv;
 		/* a client gone in the step (its session, or its provision load killed) */
 		if (st->hr[i].h->state == PV_RUN_LOST ||
 		    (st->hr[i].h->state == PV_RUN_FAILED && st->hr[i].ready))
 			ls->lost++;
+		if (b && st->hr[i].ready)
+			pv_load_logon_merge(&ls->logon, &b->ready.logon);
+		if (acc) {
+			memset(acc, 0, sizeof(*acc));
+			for (size_t seq = skip + 1; b && seq <= b->niv; seq++)
+				if (b->iv[seq - 1].seq == seq)
+					pv_load_client_add(acc, &b->iv[seq - 1]);
+			pv_load_client_of(acc, st->hr[i].h->name, &clients[c]);
+		}
+		c++;
 	}
-	skip = (size_t)ceil((double)R->pb->driver.warmup / (interval ? interval : 1));
+	free(acc);
 	for (size_t seq = skip + 1; seq <= most; seq++) {
-		struct pv_load_figs m;
+		struct pv_load_figs *m = calloc(1, sizeof(*m));
 		bool any = false;
 
-		memset(&m, 0, sizeof(m));
+		if (!m)
+			break;
 		for (size_t i = 0; i < st->n; i++) {
 			const struct bhost *b = st->hr[i].drv;
 
 			if (!b || seq > b->niv || b->iv[seq - 1].seq != seq)
 				continue;
 			if (!any)
-				m = b->iv[seq - 1];
+				*m = b->iv[seq - 1];
 			else
-				pv_load_figs_merge(&m, &b->iv[seq - 1]);
+				pv_load_figs_merge(m, &b->iv[seq - 1]);
 			any = true;
 		}
 		if (any)
-			pv_load_step_add(ls, &m);
+			pv_load_step_add(ls, m);
+		free(m);
 	}
 }
 
@@ -401,15 +599,30 @@ static void step_end(struct run *R, struct steprun *st)
 {
 	struct builtin *B = state(R);
 	struct pv_run_step *step = st->step;
-	struct pv_load_step ls;
 
 	if (step->start > 0) { /* it ran */
-		pv_load_step_init(&ls, step->users);
-		merge(R, st, &ls);
-		ls.cpu = step->samples ? step->watch[PV_W_CPU].mean : NAN;
-		pv_load_summarize(&ls, &B->cfg, &step->load);
-		step->has_load = true;
-		B->sums[step->n - 1] = step->load;
+		struct pv_load_step *ls = calloc(1, sizeof(*ls));
+		struct pv_load_summary *sums;
+
+		step->clients =
+			calloc(R->pb->nclients ? R->pb->nclients : 1, sizeof(*step->clients));
+		sums = realloc(B->sums, (step->n > B->nsums ? step->n : B->nsums) * sizeof(*sums));
+		if (ls && step->clients && sums) {
+			B->sums = sums;
+			if (step->n > B->nsums) {
+				memset(sums + B->nsums, 0, (step->n - B->nsums) * sizeof(*sums));
+				B->nsums = step->n;
+			}
+			pv_load_step_init(ls, step->users);
+			merge(R, st, ls, step->clients);
+			ls->cpu = step->samples ? step->watch[PV_W_CPU].mean : NAN;
+			ls->dc_cpu = step->dc_samples ? step->dc_watch[PV_W_CPU].mean : NAN;
+			pv_load_summarize(ls, &B->cfg, &step->load);
+			pv_load_summary_clients(&step->load, step->clients, R->pb->nclients);
+			step->has_load = true;
+			B->sums[step->n - 1] = step->load;
+		}
+		free(ls);
 	}
 	for (size_t i = 0; i < st->n; i++) {
 		struct bhost *b = st->hr[i].drv;
@@ -421,6 +634,18 @@ static void step_end(struct run *R, struct steprun *st)
 		free(b);
 		st->hr[i].drv = NULL;
 	}
+}
+
+/* --refine: the next step's users, bisecting between the last step carried and the first over
+ * it, until they are at most driver.refine users apart. */
+static unsigned next_users(struct run *R)
+{
+	struct builtin *B = state(R);
+
+	if (!B || !R->pb->driver.refine || R->res->nsteps != B->nsums)
+		return 0;
+	return pv_run_refine_next(B->sums, B->nsums, B->cfg.overload, R->pb->driver.refine,
+				  (unsigned)R->pb->nclients);
 }
 
 /* After the last step: load.txt, .csv, .json, .svg in the run's folder; the answer. */
@@ -440,8 +665,13 @@ static int report(struct run *R)
 		     {"load.svg", pv_load_report_svg}};
 	int r = PV_OK;
 
+	/* the sessions end first: nothing more comes from the clients */
+	for (size_t i = 0; B && B->sess && i < R->pb->nclients; i++)
+		session_end(&B->sess[i]);
 	if (!B || !B->sums || !R->res->nsteps)
 		return PV_OK;
+	if (res.n > B->nsums)
+		res.n = B->nsums;
 	snprintf(title, sizeof(title), "%s, run %s", R->pb->server.host.name, R->res->id);
 	res.title = title;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && r == PV_OK; i++) {
@@ -463,7 +693,13 @@ static void release(struct run *R)
 
 	if (!B)
 		return;
+	for (size_t i = 0; B->sess && i < R->pb->nclients; i++) {
+		session_end(&B->sess[i]);
+		pv_buf_release(&B->sess[i].err, 0);
+		pthread_mutex_destroy(&B->sess[i].lock);
+	}
 	pv_self_release(&B->self);
+	free(B->sess);
 	free(B->bin);
 	free(B->sums);
 	free(B);
@@ -480,6 +716,12 @@ static void plan(struct run *R)
 			    "copy provision to %s:/var/tmp/provision-<its digest>/provision unless "
 			    "that build is there",
 			    pb->clients[i].name);
+	for (size_t i = 0; i < pb->nclients; i++)
+		pv_plan_add(&R->res->plan,
+			    "run provision load on %s for the whole run (its users %s between "
+			    "steps)",
+			    pb->clients[i].name,
+			    pb->load.keep_logged_on ? "stay logged on" : "logged off");
 	for (size_t si = 0; si < R->ramp.n; si++)
 		for (size_t i = 0; i < pb->nclients; i++) {
 			unsigned n = pv_ramp_share(R->ramp.totals[si], pb->nclients, i);
@@ -487,13 +729,17 @@ static void plan(struct run *R)
 
 			pv_user_name(pb, &pb->clients[i], 1, first);
 			pv_user_name(pb, &pb->clients[i], n, last);
-			pv_plan_add(
-				&R->res->plan,
-				"run provision load on %s in step %zu/%zu (%u users): %s..%s, each "
-				"through its own alias, for %d + %d s",
-				pb->clients[i].name, si + 1, R->ramp.n, n, first, last,
-				pb->driver.warmup, pb->driver.duration);
+			pv_plan_add(&R->res->plan,
+				    "step %zu/%zu on %s (%u users): %s..%s, each through its own "
+				    "alias, for %d + %d s",
+				    si + 1, R->ramp.n, pb->clients[i].name, n, first, last,
+				    pb->driver.warmup, pb->driver.duration);
 		}
+	if (pb->driver.refine)
+		pv_plan_add(&R->res->plan,
+			    "then steps between the last carried and the first over it, halving "
+			    "the gap until it is at most %u users (driver.refine)",
+			    pb->driver.refine);
 }
 
 const struct pv_run_driver pv_run_driver_builtin = {
@@ -507,6 +753,7 @@ const struct pv_run_driver pv_run_driver_builtin = {
 	.ready = ready,
 	.logged_on = logged_on,
 	.step_end = step_end,
+	.next_users = next_users,
 	.report = report,
 	.release = release,
 };

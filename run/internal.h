@@ -41,6 +41,8 @@ struct pv_run_driver {
 	unsigned (*logged_on)(struct steprun *st);
 	/* after a step's hosts have ended and its watch is summed: the step's own figures */
 	void (*step_end)(struct run *R, struct steprun *st);
+	/* after the ramp: the users of another step (--refine), 0 for none */
+	unsigned (*next_users)(struct run *R);
 	/* after the last step: the driver's result files, R->res->answer */
 	int (*report)(struct run *R);
 	void (*release)(struct run *R);
@@ -95,7 +97,7 @@ struct run {
 	char base[200];	   /* on the hosts: /tmp/provision-run-<lab>-<id>, then -<host> (hosts may
 			    * share a file system, as the lab's do) */
 	char local_pw[64]; /* a private folder for the local controller's password file */
-	struct pv_watch *watch;
+	struct pv_watch *watch, *dc_watch;
 	double lost_after, deadline;
 	double wall0;
 };

@@ -6,6 +6,7 @@
 #include "json/json.h"
 #include "util/err.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +35,73 @@ static void time_field(struct pv_json *o, const char *key, double t)
 	pv_json_str(o, key, s);
 }
 
+/* A watch's summary of a step: {samples} and, with samples, {mean, p95, max} per metric. */
+static struct pv_json *watch_json(size_t samples, const struct pv_watch_stat stat[PV_W_COUNT])
+{
+	struct pv_json *w = pv_json_object();
+
+	pv_json_int(w, "samples", (long long)samples);
+	for (int k = 0; k < PV_W_COUNT && samples; k++) {
+		struct pv_json *o = pv_json_object();
+
+		pv_json_real(o, "mean", stat[k].mean);
+		pv_json_real(o, "p95", stat[k].p95);
+		pv_json_real(o, "max", stat[k].max);
+		pv_json_set(w, pv_watch_names[k], o);
+	}
+	return w;
+}
+
+static struct pv_json *load_json(const struct pv_load_summary *l)
+{
+	struct pv_json *o = pv_json_object(), *cl = pv_json_array();
+
+	pv_json_real(o, "scenarios_per_second", l->rate);
+	pv_json_real(o, "scenarios_per_second_lo", l->rate_lo);
+	pv_json_real(o, "scenarios_per_second_hi", l->rate_hi);
+	pv_json_real(o, "expected", l->expected);
+	pv_json_int(o, "started", (long long)l->all.n.started);
+	pv_json_int(o, "completed", (long long)l->all.lat.n);
+	pv_json_int(o, "errors", (long long)l->all.n.errors);
+	pv_json_int(o, "unserved", (long long)l->all.n.unserved);
+	pv_json_real(o, "overload", l->all.overload);
+	pv_json_real(o, "median", l->all.lat.median);
+	pv_json_real(o, "p95", l->all.lat.p95);
+	pv_json_real(o, "max", l->all.lat.max);
+	pv_json_int(o, "connected", l->connected);
+	pv_json_int(o, "failed", l->failed);
+	pv_json_int(o, "clients_lost", l->lost);
+	pv_json_int(o, "logon_ok", (long long)l->logon.n);
+	pv_json_int(o, "logon_failed", (long long)l->logon_n.failed);
+	pv_json_int(o, "logon_retries", (long long)l->logon_n.retries);
+	pv_json_real(o, "logon_median", l->logon.n ? l->logon.median : NAN);
+	pv_json_real(o, "logon_p95", l->logon.n ? l->logon.p95 : NAN);
+	pv_json_real(o, "dc_cpu", l->dc_cpu);
+	pv_json_bool(o, "client_bound", l->client_bound);
+	for (size_t i = 0; i < l->nclients; i++) {
+		const struct pv_load_client *c = &l->clients[i];
+		struct pv_json *x = pv_json_object();
+
+		pv_json_str(x, "name", c->name);
+		pv_json_int(x, "threads", c->threads);
+		pv_json_real(x, "cpu_driver", c->cpu);
+		pv_json_real(x, "cpu_top_loop", c->cpu_top);
+		pv_json_real(x, "cpu_host", c->host_cpu);
+		pv_json_real(x, "lag_ms_p95", c->lag_p95 * 1000);
+		pv_json_bool(x, "bound", c->bound);
+		pv_json_append(cl, x);
+	}
+	pv_json_set(o, "clients", cl);
+	return o;
+}
+
 struct pv_json *pv_run_step_json(const struct pv_run_step *s)
 {
-	struct pv_json *st = pv_json_object(), *hs = pv_json_array(), *w = pv_json_object(), *o;
+	struct pv_json *st = pv_json_object(), *hs = pv_json_array(), *o;
 
 	pv_json_int(st, "step", s->n);
 	pv_json_int(st, "users", s->users);
+	pv_json_bool(st, "refine", s->refine);
 	time_field(st, "start", s->start);
 	time_field(st, "end", s->end);
 	pv_json_real(st, "seconds", s->end - s->start);
@@ -63,33 +125,10 @@ struct pv_json *pv_run_step_json(const struct pv_run_step *s)
 		pv_json_append(hs, o);
 	}
 	pv_json_set(st, "hosts", hs);
-	pv_json_int(w, "samples", (long long)s->samples);
-	for (int k = 0; k < PV_W_COUNT && s->samples; k++) {
-		o = pv_json_object();
-		pv_json_real(o, "mean", s->watch[k].mean);
-		pv_json_real(o, "p95", s->watch[k].p95);
-		pv_json_real(o, "max", s->watch[k].max);
-		pv_json_set(w, pv_watch_names[k], o);
-	}
-	pv_json_set(st, "watch", w);
-	if (s->has_load) {
-		const struct pv_load_summary *l = &s->load;
-
-		o = pv_json_object();
-		pv_json_real(o, "scenarios_per_second", l->rate);
-		pv_json_real(o, "expected", l->expected);
-		pv_json_int(o, "started", (long long)l->all.n.started);
-		pv_json_int(o, "completed", (long long)l->all.lat.n);
-		pv_json_int(o, "errors", (long long)l->all.n.errors);
-		pv_json_real(o, "overload", l->all.overload);
-		pv_json_real(o, "median", l->all.lat.median);
-		pv_json_real(o, "p95", l->all.lat.p95);
-		pv_json_real(o, "max", l->all.lat.max);
-		pv_json_int(o, "connected", l->connected);
-		pv_json_int(o, "failed", l->failed);
-		pv_json_int(o, "clients_lost", l->lost);
-		pv_json_set(st, "load", o);
-	}
+	pv_json_set(st, "watch", watch_json(s->samples, s->watch));
+	pv_json_set(st, "watch_dc", watch_json(s->dc_samples, s->dc_watch));
+	if (s->has_load)
+		pv_json_set(st, "load", load_json(&s->load));
 	if (s->drained) {
 		o = pv_json_object();
 		pv_json_real(o, "seconds", s->drain_seconds);
@@ -136,6 +175,7 @@ static struct pv_json *manifest(struct run *R, const char *status, int code, con
 		struct pv_json *n = pv_json_object();
 
 		pv_json_int(n, "users", R->ramp.totals[i]);
+		pv_json_bool(n, "refine", i < res->nsteps && res->steps[i].refine);
 		pv_json_append(a, n);
 	}
 	pv_json_set(o, "steps", a);
@@ -167,6 +207,11 @@ static struct pv_json *manifest(struct run *R, const char *status, int code, con
 	pv_json_int(o, "interval", R->watch || res->watch_error[0] ? pb->driver.watch : 0);
 	pv_json_str(o, "error", res->watch_error[0] ? res->watch_error : NULL);
 	pv_json_set(m, "watch", o);
+	o = pv_json_object();
+	pv_json_str(o, "host", pb->domain.has_host ? pb->domain.host.name : NULL);
+	pv_json_int(o, "interval", R->dc_watch || res->dc_watch_error[0] ? pb->driver.watch : 0);
+	pv_json_str(o, "error", res->dc_watch_error[0] ? res->dc_watch_error : NULL);
+	pv_json_set(m, "watch_dc", o);
 	a = pv_json_array();
 	for (size_t i = 0; i < res->nsteps; i++)
 		pv_json_append(a, pv_run_step_json(&res->steps[i]));

@@ -266,3 +266,29 @@ out:
 	pv_buf_release(&vol, 0);
 	return r;
 }
+
+unsigned pv_run_refine_next(const struct pv_load_summary *steps, size_t n, double threshold,
+			    unsigned resolution, unsigned minimum)
+{
+	unsigned users, lo, hi, mid;
+	long best = pv_load_answer(steps, n, threshold, &users);
+	long over = pv_load_first_over(steps, n, threshold, best);
+
+	/* nothing over the answer, or a step over it the clients could not carry: the server's
+	 * limit is not known to lie between them */
+	if (!resolution || over < 0 || steps[over].client_bound)
+		return 0;
+	lo = best >= 0 ? steps[best].users : 0;
+	hi = steps[over].users;
+	if (hi - lo <= resolution)
+		return 0;
+	mid = lo + (hi - lo) / 2;
+	if (mid < minimum)
+		mid = minimum;
+	if (mid <= lo || mid >= hi)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (steps[i].users == mid) /* measured already: the answer will not move */
+			return 0;
+	return mid;
+}

@@ -1,9 +1,10 @@
 /* run/render.h: what a run's load driver runs where, computed from the playbook: the ramp of
- * steps and each client's share of users, the `command` driver's templates filled in, FSCT's
- * own command lines. Pure: no I/O, unit-tested. */
+ * steps (and the steps that refine its answer) and each client's share of users, the `command`
+ * driver's templates filled in, FSCT's own command lines. Pure: no I/O, unit-tested. */
 #ifndef PV_RUN_RENDER_H
 #define PV_RUN_RENDER_H
 
+#include "load/stats.h"
 #include "phases/phase.h"
 #include "util/buf.h"
 
@@ -17,6 +18,13 @@ struct pv_ramp {
  * playbook's users make (users.per_client on every client), or fewer users than clients. */
 int pv_ramp_plan(const struct pv_playbook *pb, struct pv_ramp *out);
 void pv_ramp_release(struct pv_ramp *r);
+/* The builtin driver's --refine (driver.refine): after a ramp whose steps are given, the users
+ * of the next step, bisecting between the last step carried and the first over it, or 0 when
+ * they are at most resolution users apart or there is nothing to refine (no step over the
+ * answer, or the step over it client-bound: the server's limit is not known to lie there). At
+ * least minimum users. */
+unsigned pv_run_refine_next(const struct pv_load_summary *steps, size_t n, double threshold,
+			    unsigned resolution, unsigned minimum);
 /* Client i's share of total users over n clients: as even as can be, the first ones one more. */
 unsigned pv_ramp_share(unsigned total, size_t n, size_t i);
 

@@ -298,9 +298,15 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 	}
 	R->wall0 = pv_run_wall();
 	if (d->watch > 0 && pb->has_server &&
-	    pv_watch_start(R->env, d->watch, &R->watch) != PV_OK) {
+	    pv_watch_start(&pb->server.host, "server", d->watch, &R->watch) != PV_OK) {
 		snprintf(R->res->watch_error, sizeof(R->res->watch_error), "%s", pv_errmsg());
 		pv_log(PV_LOG_WARN, "run: the server is not watched: %s", R->res->watch_error);
+	}
+	/* the DC too, when it can be reached: a slow DC must not look like a slow server */
+	if (d->watch > 0 && pb->domain.has_host &&
+	    pv_watch_start(&pb->domain.host, "DC", d->watch, &R->dc_watch) != PV_OK) {
+		snprintf(R->res->dc_watch_error, sizeof(R->res->dc_watch_error), "%s", pv_errmsg());
+		pv_log(PV_LOG_WARN, "run: the DC is not watched: %s", R->res->dc_watch_error);
 	}
 	R->lost_after = pb->clients[0].ssh.timeout > 0 ? pb->clients[0].ssh.timeout : 10;
 	if (R->lost_after < 3 * HEARTBEAT)
@@ -308,15 +314,41 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 	return pv_run_manifest_write(R, "running", PV_OK, NULL);
 }
 
-/* The steps, one after the other, the drain between them, the manifest after each. */
+/* One more step of users after the ramp (--refine): in the ramp and the steps. */
+static int add_step(struct run *R, unsigned users)
+{
+	unsigned *t = realloc(R->ramp.totals, (R->ramp.n + 1) * sizeof(*t));
+	struct pv_run_step *s;
+
+	if (!t)
+		return pv_error(PV_EIO, "out of memory");
+	R->ramp.totals = t;
+	if (!(s = realloc(R->res->steps, (R->ramp.n + 1) * sizeof(*s))))
+		return pv_error(PV_EIO, "out of memory");
+	R->res->steps = s;
+	memset(&s[R->ramp.n], 0, sizeof(*s));
+	s[R->ramp.n].refine = true;
+	t[R->ramp.n++] = users;
+	R->res->planned = R->ramp.n;
+	pv_log(PV_LOG_INFO, "run: refining the answer: a step of %u users", users);
+	return PV_OK;
+}
+
+/* The steps, one after the other (the ramp's, then those the driver adds to refine the
+ * answer), the drain between them, the manifest after each. */
 static int steps(struct run *R, char *msg, size_t msglen)
 {
 	const struct pv_playbook *pb = R->pb;
 	int r = PV_OK, wr;
 
 	for (size_t si = 0; si < R->ramp.n && r == PV_OK; si++) {
+		unsigned more;
+
 		r = pv_run_step_run(R, si);
 		R->res->nsteps = si + 1;
+		if (r == PV_OK && si + 1 == R->ramp.n && R->drv->next_users &&
+		    (more = R->drv->next_users(R)) > 0)
+			r = add_step(R, more);
 		if (r == PV_OK && si + 1 < R->ramp.n && pb->has_drain && pb->drain.between_steps)
 			r = drain_between(R, si);
 		if (r != PV_OK)
@@ -355,6 +387,14 @@ static int finish(struct run *R, int r, char *msg, size_t msglen)
 			snprintf(R->res->watch_error, sizeof(R->res->watch_error), "%s",
 				 pv_errmsg());
 		R->watch = NULL;
+	}
+	if (R->dc_watch) {
+		int w = pv_watch_stop(R->dc_watch);
+
+		if (w != PV_OK && !R->res->dc_watch_error[0])
+			snprintf(R->res->dc_watch_error, sizeof(R->res->dc_watch_error), "%s",
+				 pv_errmsg());
+		R->dc_watch = NULL;
 	}
 	if (R->env->dry_run)
 		return r;
@@ -417,8 +457,10 @@ int pv_run(const struct pv_env *env, const struct pv_run_opts *o, struct pv_run_
 
 void pv_run_release(struct pv_run_result *res)
 {
-	for (size_t i = 0; i < res->nsteps; i++)
+	for (size_t i = 0; i < res->nsteps; i++) {
 		free(res->steps[i].hosts);
+		free(res->steps[i].clients);
+	}
 	free(res->steps);
 	pv_plan_release(&res->plan);
 	memset(res, 0, sizeof(*res));

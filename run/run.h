@@ -5,7 +5,8 @@
  * that stops the whole group when its SSH session says so or goes away; then the controller's
  * command runs; the step lasts warmup + duration, or until every command has ended. Then every
  * host's output and files are gathered into <controller.results>/<run-id>/step-NN/<host>/,
- * with the server watch's samples of the step (watch.csv, watch.json), and manifest.json is
+ * with the server watch's samples of the step (watch.csv, watch.json; the DC's, when the
+ * playbook gives it SSH, in watch-dc.csv, watch-dc.json), and manifest.json is
  * written anew (the playbook's SHA-256, versions, every step's times and every host's status),
  * so that a run cut short still leaves a manifest of what it did. Between steps, when the
  * playbook says drain: {between_steps: true}, the server's queue is waited for.
@@ -57,9 +58,13 @@ struct pv_run_step {
 	size_t nhosts;
 	size_t samples; /* the server watch's samples measured (after the warm-up) */
 	struct pv_watch_stat watch[PV_W_COUNT];
-	bool has_load; /* driver builtin: the step's figures */
-	struct pv_load_summary load;
-	bool drained; /* the queue was waited for after this step */
+	size_t dc_samples; /* the DC watch's (domain.ssh), the same way */
+	struct pv_watch_stat dc_watch[PV_W_COUNT];
+	bool refine;			/* a step --refine added after the ramp */
+	bool has_load;			/* driver builtin: the step's figures */
+	struct pv_load_summary load;	/* load.clients points at clients below */
+	struct pv_load_client *clients; /* one per client, owned here */
+	bool drained;			/* the queue was waited for after this step */
 	double drain_seconds;
 	long drain_first, drain_peak;
 };
@@ -73,9 +78,10 @@ struct pv_run_result {
 	struct pv_run_step *steps;
 	size_t nsteps, planned;
 	double seconds;
-	char watch_error[384]; /* the watch failed (the run went on without it) */
-	char answer[512];      /* driver builtin: the most users carried, in one line */
-	struct pv_plan plan;   /* dry run: every command that would run */
+	char watch_error[384];	  /* the watch failed (the run went on without it) */
+	char dc_watch_error[384]; /* the DC's watch failed, the same way */
+	char answer[512];	  /* driver builtin: the most users carried, in one line */
+	struct pv_plan plan;	  /* dry run: every command that would run */
 };
 
 struct pv_run_opts {

@@ -1,8 +1,8 @@
 /* run/step.c: one step of a run (see run.h): every host's command rendered by the driver and
  * started at once (the controller's once the clients' run), every client's "ready" awaited when
  * the driver has one, the step held for warmup + duration while the hosts are watched for
- * ending, failing or falling silent, then every command stopped, the server watch's samples
- * of the step written, and the driver's figures taken. */
+ * ending, failing or falling silent, then every command stopped, the watches' samples of
+ * the step written (the server's, the DC's), and the driver's figures taken. */
 #include "run/internal.h"
 
 #include "util/err.h"
@@ -238,32 +238,49 @@ static int step_follow(struct run *R, struct steprun *st, double t0)
 	return code;
 }
 
-/* The server watch's samples of the step: its summary, watch.csv and watch.json. */
-static void step_watch(struct run *R, struct steprun *st, double t0, double t1)
+/* A watch's samples of the step: its summary (*samples, stat), <name>.csv and <name>.json;
+ * error keeps the first failure of the watch. */
+static void one_watch(struct run *R, struct steprun *st, struct pv_watch *w, const char *name,
+		      double t0, double t1, size_t *samples, struct pv_watch_stat stat[PV_W_COUNT],
+		      char *error, size_t errlen)
 {
 	const struct pv_driver *d = &R->pb->driver;
 	struct pv_watch_sample *s = NULL;
 	struct pv_buf csv = PV_BUF_INIT;
 	size_t n = 0, from = 0;
-	char *json = NULL;
+	char *json = NULL, file[32];
 	int r;
 
-	if (!R->watch)
+	if (!w)
 		return;
-	r = pv_watch_window(R->watch, t0, t1, &s, &n);
-	if (r != PV_OK && !R->res->watch_error[0])
-		snprintf(R->res->watch_error, sizeof(R->res->watch_error), "%s", pv_errmsg());
+	r = pv_watch_window(w, t0, t1, &s, &n);
+	if (r != PV_OK && !error[0])
+		snprintf(error, errlen, "%s", pv_errmsg());
 	while (from < n && s[from].t < t0 + d->warmup)
 		from++;
-	st->step->samples = n - from;
-	pv_watch_summarize(s + from, n - from, st->step->watch);
+	*samples = n - from;
+	pv_watch_summarize(s + from, n - from, stat);
+	snprintf(file, sizeof(file), "%s.csv", name);
 	if (pv_watch_csv(s, n, t0, t0 + d->warmup, &csv) == PV_OK)
-		pv_sink_write(&R->sink, st->rel, "watch.csv", csv.data, csv.len, false);
-	if (pv_watch_json(s + from, n - from, d->watch, st->step->watch, &json) == PV_OK)
-		pv_sink_write(&R->sink, st->rel, "watch.json", json, strlen(json), false);
+		pv_sink_write(&R->sink, st->rel, file, csv.data, csv.len, false);
+	snprintf(file, sizeof(file), "%s.json", name);
+	if (pv_watch_json(s + from, n - from, d->watch, stat, &json) == PV_OK)
+		pv_sink_write(&R->sink, st->rel, file, json, strlen(json), false);
 	free(json);
 	pv_buf_release(&csv, 0);
 	free(s);
+}
+
+/* The watches' samples of the step: the server's (watch.csv, watch.json) and the DC's
+ * (watch-dc.csv, watch-dc.json), with the same columns and keys. */
+static void step_watch(struct run *R, struct steprun *st, double t0, double t1)
+{
+	struct pv_run_step *step = st->step;
+
+	one_watch(R, st, R->watch, "watch", t0, t1, &step->samples, step->watch,
+		  R->res->watch_error, sizeof(R->res->watch_error));
+	one_watch(R, st, R->dc_watch, "watch-dc", t0, t1, &step->dc_samples, step->dc_watch,
+		  R->res->dc_watch_error, sizeof(R->res->dc_watch_error));
 }
 
 /* The step's outcome from its hosts' states: its code, its message recorded. */

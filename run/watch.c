@@ -1,4 +1,4 @@
-/* run/watch.c: the server watch (see watch.h). */
+/* run/watch.c: the watches of the server and the DC (see watch.h). */
 #include "phases/target.h"
 #include "run/watch.h"
 
@@ -47,7 +47,7 @@ static int malformed(const char *line, size_t len, const char *why)
 		shown[i] = line[i] >= 0x20 && line[i] < 0x7f ? line[i] : '?';
 	shown[n] = '\0';
 	return pv_error(PV_EREMOTE,
-			"the server's sampler printed a line that is not a sample (%s): "
+			"a host's sampler printed a line that is not a sample (%s): "
 			"'%s%s'",
 			why, shown, len > n ? "..." : "");
 }
@@ -301,6 +301,7 @@ struct pv_watch {
 	size_t n, cap;
 	int code; /* a failure while it ran */
 	char msg[512];
+	char what[16]; /* "server", "DC" */
 };
 
 static void failed(struct pv_watch *w, int code)
@@ -341,7 +342,7 @@ static int on_line(void *arg, const char *line, size_t len)
 	} else if (w->n < w->cap || grow(w) == 0) {
 		w->s[w->n++] = s;
 	} else {
-		failed(w, pv_error(PV_EIO, "out of memory keeping the server's samples"));
+		failed(w, pv_error(PV_EIO, "out of memory keeping the %s's samples", w->what));
 	}
 	pthread_mutex_unlock(&w->lock);
 	return r < 0 || r > 1 ? r : 0;
@@ -370,9 +371,8 @@ static void *run(void *arg)
 	if (r != PV_OK)
 		failed(w, r);
 	else if (!w->stopping)
-		failed(w,
-		       pv_error(PV_EREMOTE, "the server's sampler ended on its own (status %d)%s%s",
-				status, err.len ? ": " : "", err.len ? err.data : ""));
+		failed(w, pv_error(PV_EREMOTE, "the %s's sampler ended on its own (status %d)%s%s",
+				   w->what, status, err.len ? ": " : "", err.len ? err.data : ""));
 	w->ended = true;
 	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
@@ -390,24 +390,21 @@ static void release(struct pv_watch *w)
 	free(w);
 }
 
-int pv_watch_start(const struct pv_env *env, int interval, struct pv_watch **out)
+int pv_watch_start(const struct pv_host *host, const char *what, int interval,
+		   struct pv_watch **out)
 {
-	const struct pv_playbook *pb = env->pb;
 	struct pv_watch *w;
 	struct pv_buf cmd = PV_BUF_INIT;
 	struct timespec until;
-	int r, wait = pb->server.host.ssh.timeout > 0 ? 3 * pb->server.host.ssh.timeout : 30;
+	int r, wait = host->ssh.timeout > 0 ? 3 * host->ssh.timeout : 30;
 
 	*out = NULL;
-	if (!pb->has_server)
-		return pv_error(PV_ECONFIG,
-				"the server watch needs a server: add a 'server:' section, "
-				"or set driver.watch: 0");
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return pv_error(PV_EIO, "out of memory");
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	w->interval = interval;
+	snprintf(w->what, sizeof(w->what), "%s", what);
 	{
 		char iv[16];
 
@@ -422,13 +419,13 @@ int pv_watch_start(const struct pv_env *env, int interval, struct pv_watch **out
 		return pv_error(PV_EIO, "out of memory");
 	}
 	w->cmd = cmd.data;
-	if ((r = pv_host_connect(&pb->server.host, &w->rem)) != PV_OK) {
+	if ((r = pv_host_connect(host, &w->rem)) != PV_OK) {
 		release(w);
-		return pv_error_prefix(r, "server watch");
+		return pv_error_prefix(r, "%s watch", what);
 	}
 	if (pthread_create(&w->thread, NULL, run, w) != 0) {
 		release(w);
-		return pv_error(PV_EIO, "server watch: cannot start a thread");
+		return pv_error(PV_EIO, "%s watch: cannot start a thread", what);
 	}
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += wait;
@@ -439,19 +436,18 @@ int pv_watch_start(const struct pv_env *env, int interval, struct pv_watch **out
 		w->stopping = true;
 		if (w->code == PV_OK)
 			failed(w, pv_error(PV_EREMOTE,
-					   "the server's sampler did not start within %d s "
-					   "(it needs perl on the server)",
-					   wait));
+					   "the %s's sampler did not start within %d s (it needs "
+					   "perl on the %s)",
+					   what, wait, what));
 	}
 	pthread_mutex_unlock(&w->lock);
 	if (!w->started) {
 		pthread_join(w->thread, NULL);
-		r = pv_error(w->code, "server watch: %s", w->msg);
+		r = pv_error(w->code, "%s watch: %s", what, w->msg);
 		release(w);
 		return r;
 	}
-	pv_log(PV_LOG_INFO, "server watch: sampling '%s' every %d s", pb->server.host.name,
-	       interval);
+	pv_log(PV_LOG_INFO, "%s watch: sampling '%s' every %d s", what, host->name, interval);
 	*out = w;
 	return PV_OK;
 }
@@ -474,7 +470,7 @@ int pv_watch_window(struct pv_watch *w, double from, double to, struct pv_watch_
 		*n = b - a;
 	}
 	r = b > a && !*s       ? pv_error(PV_EIO, "out of memory")
-	    : w->code != PV_OK ? pv_error(w->code, "server watch: %s", w->msg)
+	    : w->code != PV_OK ? pv_error(w->code, "%s watch: %s", w->what, w->msg)
 			       : PV_OK;
 	pthread_mutex_unlock(&w->lock);
 	return r;
@@ -490,7 +486,7 @@ int pv_watch_stop(struct pv_watch *w)
 	w->stopping = true;
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
-	r = w->code != PV_OK ? pv_error(w->code, "server watch: %s", w->msg) : PV_OK;
+	r = w->code != PV_OK ? pv_error(w->code, "%s watch: %s", w->what, w->msg) : PV_OK;
 	release(w);
 	return r;
 }

@@ -1,7 +1,8 @@
-/* run/watch.h: the server watch of `provision run`. One long-lived sampler on the server
- * (run/scripts/watch.pl over one SSH channel, no process started per sample) prints a line
- * of rates every interval; a thread here keeps them with the time they arrived, and each step
- * of the run takes its window of samples: a CSV, and a summary (mean, p95, max per metric).
+/* run/watch.h: the watches of `provision run`: the file server's, and the DC's when the
+ * playbook gives it SSH (domain.ssh). One long-lived sampler on the host (run/scripts/watch.pl
+ * over one SSH channel, no process started per sample) prints a line of rates every interval;
+ * a thread here keeps them with the time they arrived, and each step of the run takes its
+ * window of samples: a CSV, and a summary (mean, p95, max per metric).
  *
  * The parsing, the summary and the CSV are pure and unit-tested; the thread does the I/O. */
 #ifndef PV_RUN_WATCH_H
@@ -76,10 +77,11 @@ int pv_watch_json(const struct pv_watch_sample *s, size_t n, int interval,
 /* The running watch. */
 struct pv_watch;
 
-/* Connect to the playbook's server and start the sampler (every interval seconds) in a thread
- * of its own. PV_OK once the sampler has said it started; else the code and message of what
- * went wrong (no thread left behind). */
-int pv_watch_start(const struct pv_env *env, int interval, struct pv_watch **out);
+/* Connect to host and start the sampler (every interval seconds) in a thread of its own; what
+ * names it in messages ("server", "DC"). PV_OK once the sampler has said it started; else the
+ * code and message of what went wrong (no thread left behind). */
+int pv_watch_start(const struct pv_host *host, const char *what, int interval,
+		   struct pv_watch **out);
 /* A copy of the samples that arrived in [from, to] (pv_now() times), in order; *s is NULL
  * when none (free() it). When the watch has failed since it started, its code is returned and
  * its message recorded, with the samples until then. */

@@ -5,7 +5,7 @@
 #
 #   lab.sh up | down | status | selfcheck
 #   lab.sh exec HOST [--] CMD [ARGS...]      HOST = ctl dc srv cli1 cli2
-#   lab.sh sshd HOST stop|kill|start         HOST = srv cli1 cli2 (kill: sessions too)
+#   lab.sh sshd HOST stop|kill|start         HOST = dc srv cli1 cli2 (kill: sessions too)
 #   lab.sh dc crash|start                    the DC's samba killed (-9, as a crash), started
 #   lab.sh srv-conf [KEY=VALUE]...           srv's smb.conf: the base with these [global]
 #                                            settings (none: the base); running daemons restarted
@@ -35,7 +35,7 @@ BR=pvlab0
 BR_IP=198.18.0.1
 NET=198.18.0
 HOSTS=(ctl dc srv cli1 cli2)
-SSH_HOSTS=(srv cli1 cli2)
+SSH_HOSTS=(dc srv cli1 cli2) # dc's starts once samba runs: dc_start may clear its namespace
 declare -A IP=([ctl]=$NET.5 [dc]=$NET.10 [srv]=$NET.20 [cli1]=$NET.31 [cli2]=$NET.32)
 REALM=LAB.TEST
 DNSDOM=lab.test
@@ -708,7 +708,7 @@ cmd_up() {
     prov_pid=$!
     trap '[ -z "${prov_pid:-}" ] || kill "$prov_pid" 2>/dev/null || true' EXIT
   fi
-  for h in "${SSH_HOSTS[@]}"; do sshd_start "$h"; done
+  for h in srv cli1 cli2; do sshd_start "$h"; done
   if [ -n "$prov_pid" ]; then
     wait "$prov_pid" || fail "DC provision failed" "$LAB/log/dc-provision.log"
     prov_pid=""
@@ -717,6 +717,7 @@ cmd_up() {
     setup_netns_files
   fi
   dc_start
+  sshd_start dc
   dc_wait_ready
   dc_dns_records
   for h in "${SSH_HOSTS[@]}"; do sshd_wait "$h"; done
@@ -775,6 +776,9 @@ cmd_status() {
         pid=$(dc_pid)
         line+=" samba=${pid:--}"
         [ -n "$pid" ] || rc=1
+        pid=$(sshd_pid "$h")
+        line+=" sshd=${pid:--}"
+        [ -n "$pid" ] || rc=1
         ;;
       srv | cli1 | cli2)
         pid=$(sshd_pid "$h")
@@ -812,7 +816,7 @@ cmd_sshd() {
   need_root
   [ $# -eq 2 ] || usage
   local h=$1
-  case $h in srv | cli1 | cli2) ;; *) die "sshd: host must be srv, cli1 or cli2" ;; esac
+  case $h in dc | srv | cli1 | cli2) ;; *) die "sshd: host must be dc, srv, cli1 or cli2" ;; esac
   ns_exists "$h" || die "lab host $h is not up"
   lock
   case $2 in
@@ -827,7 +831,7 @@ cmd_sshd() {
 }
 
 # dc crash: the DC's samba and every process it forked killed at once (SIGKILL, as a crash
-# or a power cut would), for the tests of what provision does when the DC goes away; start: it
+# or a power cut would; its sshd goes too), for the tests of what provision does when the DC goes away; start: it
 # runs again and answers LDAPS and Kerberos.
 cmd_dc() {
   need_root
@@ -843,7 +847,9 @@ cmd_dc() {
       ;;
     start)
       dc_start
+      sshd_start dc
       dc_wait_ready
+      sshd_wait dc
       ;;
     *) usage ;;
   esac

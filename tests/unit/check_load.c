@@ -18,6 +18,7 @@
 #include "json/json.h"
 #include "load/line.h"
 #include "load/model.h"
+#include "load/proto.h"
 #include "load/report.h"
 #include "load/stats.h"
 #include "util/err.h"
@@ -276,14 +277,20 @@ START_TEST(counting)
 	ck_assert(!pv_load_count_start(&f, &c, PV_LOAD_BROWSE, 0));
 	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, false, 1.2, false); /* over only */
 	ck_assert(!pv_load_count_start(&f, &c, PV_LOAD_BROWSE, 0));
-	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, false, 9, true); /* an error: no latency */
-	ck_assert_uint_eq(n->started, 4);
+	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, false, 9, true); /* an error: no latency, over */
+	/* late and in error: overloaded once, at its start */
+	late = pv_load_count_start(&f, &c, PV_LOAD_BROWSE, 3);
+	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, late, 9, true);
+	/* due while its user had no connection: started, unserved, overloaded */
+	pv_load_count_unserved(&f, PV_LOAD_BROWSE);
+	ck_assert_uint_eq(n->started, 6);
 	ck_assert_uint_eq(pv_load_hist_count(&n->lat), 3);
-	ck_assert_uint_eq(n->errors, 1);
-	ck_assert_uint_eq(n->late, 1);
+	ck_assert_uint_eq(n->errors, 2);
+	ck_assert_uint_eq(n->late, 2);
 	ck_assert_uint_eq(n->over_limit, 2);
-	ck_assert_uint_eq(n->overloaded, 2);
-	ck_assert_uint_eq(pv_load_hist_count(&n->lat), 3);
+	ck_assert_uint_eq(n->unserved, 1);
+	/* late+over, over, error, late+error, unserved */
+	ck_assert_uint_eq(n->overloaded, 5);
 	ck_assert(n->lat.max == 1.5);
 	/* the limit is the kind's */
 	pv_load_count_end(&f, &c, PV_LOAD_READ_FOLDER, false, 4.9, false);
@@ -297,8 +304,20 @@ static void run(struct pv_load_figs *f, const struct pv_load_config *c, enum pv_
 {
 	for (unsigned i = 0; i < n; i++) {
 		bool late = pv_load_count_start(f, c, k, i < nlate ? 2.0 : 0.1);
+		uint64_t *ops = f->kind[k].ops;
 
 		pv_load_count_end(f, c, k, late, secs, false);
+		/* what the engine's scenarios of these kinds send */
+		if (k == PV_LOAD_BROWSE) {
+			ops[PV_LOAD_OP_CREATE] += 4;
+			ops[PV_LOAD_OP_CLOSE] += 4;
+			ops[PV_LOAD_OP_QUERY_DIRECTORY] += 2;
+			ops[PV_LOAD_OP_QUERY_INFO] += 3;
+		} else if (k == PV_LOAD_OPEN_READ) {
+			ops[PV_LOAD_OP_CREATE]++;
+			ops[PV_LOAD_OP_CLOSE]++;
+			ops[PV_LOAD_OP_READ] += 2;
+		}
 	}
 }
 
@@ -308,24 +327,36 @@ static void errors(struct pv_load_figs *f, const struct pv_load_config *c, enum 
 	for (unsigned i = 0; i < n; i++) {
 		pv_load_count_start(f, c, k, 0);
 		pv_load_count_end(f, c, k, false, 0.2, true);
+		f->kind[k].ops[PV_LOAD_OP_CREATE]++;
 	}
 }
 
 /* The fixture: a ramp of 20, 40 and 60 users, each step two intervals of 50 s from two
- * clients; 40 users is the answer, 60 overloads (and has errors). */
+ * clients; 40 users is the answer, 60 overloads (and has errors). The clients' own figures:
+ * cli1 the busier (its loop at 10, 20, 30 % of a core), neither the limit; the logons: 20 then
+ * 20 new users at 50 and 80 ms, at 60 users one failed after 2 retries. */
 static struct pv_load_config cfg;
 static struct pv_load_summary sums[3];
+static struct pv_load_client clients[3][2];
 
 static void fixture(void)
 {
 	static struct pv_load_figs a, b;
-	struct pv_load_step st;
+	static struct pv_load_step st;
+	static struct pv_load_client_acc acc[2];
 
 	pv_load_defaults(&cfg);
 	for (int s = 0; s < 3; s++) {
 		unsigned users = 20 * (s + 1);
 
 		pv_load_step_init(&st, users);
+		memset(acc, 0, sizeof(acc));
+		for (unsigned u = 0; u < 20; u++)
+			pv_load_hist_add(&st.logon.lat, s == 0 ? 0.05 : 0.08);
+		if (s == 2) {
+			st.logon.failed = 1;
+			st.logon.retries = 2;
+		}
 		for (int i = 1; i <= 2; i++) {
 			memset(&a, 0, sizeof(a));
 			memset(&b, 0, sizeof(b));
@@ -333,6 +364,19 @@ static void fixture(void)
 			a.secs = 50;
 			b.secs = 50.002;
 			a.connected = b.connected = users / 2;
+			a.threads = b.threads = 2;
+			a.cpu = 15.0 * (s + 1);
+			a.cpu_top = 10.0 * (s + 1);
+			b.cpu = 6;
+			b.cpu_top = 4;
+			a.host_cpu = 40;
+			b.host_cpu = -1;
+			for (int l = 0; l < 19; l++) {
+				pv_load_hist_add(&a.lag, 0.001);
+				pv_load_hist_add(&b.lag, 0.0005);
+			}
+			pv_load_hist_add(&a.lag, 0.05);
+			pv_load_hist_add(&b.lag, 0.002);
 			if (s == 0) {
 				run(&a, &cfg, PV_LOAD_BROWSE, 38, 0, 0.010);
 				run(&b, &cfg, PV_LOAD_OPEN_READ, 8, 0, 0.030);
@@ -351,14 +395,24 @@ static void fixture(void)
 				if (i == 2) /* a user's connection was lost */
 					b.connected--, b.failed++;
 			}
+			pv_load_client_add(&acc[0], &a);
+			pv_load_client_add(&acc[1], &b);
 			pv_load_figs_merge(&a, &b);
 			ck_assert_uint_eq(a.seq, (uint64_t)i);
 			ck_assert(a.secs == 50.002);
+			ck_assert_uint_eq(a.threads, 4);
+			ck_assert(a.cpu == 15.0 * (s + 1) + 6 && a.cpu_top == 10.0 * (s + 1));
+			ck_assert(a.host_cpu == 40);
 			pv_load_step_add(&st, &a);
 		}
-		if (s < 2)
+		if (s < 2) {
 			st.cpu = 14.2 + 12.5 * s;
+			st.dc_cpu = 5.5 + 3.5 * s;
+		}
 		pv_load_summarize(&st, &cfg, &sums[s]);
+		pv_load_client_of(&acc[0], "cli1", &clients[s][0]);
+		pv_load_client_of(&acc[1], "cli2", &clients[s][1]);
+		pv_load_summary_clients(&sums[s], clients[s], 2);
 	}
 }
 
@@ -383,8 +437,37 @@ START_TEST(summary)
 	ck_assert_uint_eq(sums[2].failed, 1);
 	ck_assert_uint_eq(sums[2].all.n.errors, 2);
 	ck_assert_uint_eq(sums[2].all.n.over_limit, 20);
-	ck_assert_uint_eq(sums[2].all.n.overloaded, 30);
-	ck_assert(isnan(sums[2].cpu));
+	ck_assert_uint_eq(sums[2].all.n.overloaded, 32); /* 10 late, 20 over, 2 errors */
+	ck_assert(isnan(sums[2].cpu) && isnan(sums[2].dc_cpu));
+	ck_assert(sums[1].dc_cpu == 9);
+	/* the throughput's interval: the exact Poisson one of 184 over 100.004 s */
+	ck_assert(fabs(sums[0].rate_lo - 158.3732 / 100.004) < 1e-5);
+	ck_assert(fabs(sums[0].rate_hi - 212.5925 / 100.004) < 1e-5);
+	/* every quantile within its bucket's bounds */
+	ck_assert(sums[2].all.lat.p95_lo <= 0.7 && 0.7 < sums[2].all.lat.p95_hi);
+	ck_assert(sums[2].all.lat.p95_lo <= sums[2].all.lat.p95 &&
+		  sums[2].all.lat.p95 <= sums[2].all.lat.p95_hi);
+	ck_assert(fabs(sums[2].all.lat.p95_hi / sums[2].all.lat.p95_lo - pow(10, 1.0 / 24)) < 1e-9);
+	/* the ops, all kinds: 2 intervals x (90 + 10 + 100 browse x 13, 24 open_read x 4, 1
+	 * upload error x 1) */
+	ck_assert_uint_eq(sums[2].all.n.ops[PV_LOAD_OP_CREATE], 2 * (200 * 4 + 24 + 1));
+	ck_assert_uint_eq(sums[2].all.n.ops[PV_LOAD_OP_READ], 2 * 24 * 2);
+	ck_assert_uint_eq(sums[2].kind[PV_LOAD_UPLOAD].n.ops[PV_LOAD_OP_CREATE], 2);
+	/* the logons */
+	ck_assert_uint_eq(sums[0].logon.n, 20);
+	ck_assert(fabs(sums[0].logon.median / 0.05 - 1) < 0.0492);
+	ck_assert_uint_eq(sums[2].logon_n.failed, 1);
+	ck_assert_uint_eq(sums[2].logon_n.retries, 2);
+	/* the clients: cli1's figures are its own intervals' means, none the limit */
+	ck_assert_str_eq(clients[2][0].name, "cli1");
+	ck_assert(clients[2][0].cpu == 45 && clients[2][0].cpu_top == 30);
+	ck_assert(clients[2][0].host_cpu == 40 && isnan(clients[2][1].host_cpu));
+	ck_assert_uint_eq(clients[2][0].threads, 2);
+	ck_assert(fabs(clients[2][0].lag_p95 / 0.001 - 1) < 0.0492); /* 38 of 40 at 1 ms */
+	ck_assert(clients[2][0].lag_max == 0.05);
+	ck_assert(!clients[2][0].bound && !sums[2].client_bound);
+	ck_assert(fabs(sums[2].driver_cores - 0.51) < 1e-12);
+	ck_assert(fabs(sums[2].lag.p95 / 0.001 - 1) < 0.0492);
 	/* the latencies of all kinds (448: 48 at 500 ms, 180 at 600, 200 at 700, 20 at 1500):
 	 * median 600 ms, p95 700 ms, max 1.5 s */
 	ck_assert(fabs(sums[2].all.lat.median / 0.6 - 1) < 0.0492);
@@ -443,26 +526,37 @@ START_TEST(line_round_trip)
 	f.secs = 1.0625;
 	f.connected = 50;
 	f.failed = 2;
+	f.threads = 2;
+	f.cpu = 12.5;
+	f.cpu_top = 7.25;
+	f.host_cpu = -1; /* not known: null */
+	pv_load_hist_add(&f.lag, 0.0125);
 	run(&f, &c, PV_LOAD_BROWSE, 3, 1, 0.0071);
 	run(&f, &c, PV_LOAD_BROWSE, 2, 0, 1.25);
 	run(&f, &c, PV_LOAD_READ_FOLDER, 1, 0, 1500);
 	run(&f, &c, PV_LOAD_MKDIR, 1, 0, 0);
 	errors(&f, &c, PV_LOAD_UPLOAD, 2);
+	pv_load_count_unserved(&f, PV_LOAD_UPLOAD);
 	pv_load_count_end(&f, &c, PV_LOAD_RENAME, false, 0.5, false); /* started before */
 	ck_assert_int_eq(pv_load_line_encode(&f, &b), PV_OK);
 	ck_assert_uint_eq(b.data[b.len - 1], '\n');
 	ck_assert_ptr_null(memchr(b.data, '\n', b.len - 1));
-	ck_assert_msg(!strncmp(b.data,
-			       "{\"load\":2,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
-			       "\"kinds\":{\"upload\":{\"started\":2,\"errors\":2,",
-			       93),
+	ck_assert_msg(strstr(b.data,
+			     "{\"load\":3,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
+			     "\"threads\":2,\"cpu\":12.5,\"cpu_top\":7.25,\"host_cpu\":null,"
+			     "\"lag\":{\"max\":0.0125,\"hist\":[[51,1]]},\"kinds\":{\"upload\":"
+			     "{\"started\":3,\"errors\":2,\"late\":0,\"over_limit\":0,"
+			     "\"unserved\":1,\"overloaded\":3,\"max\":0.0,\"hist\":[],\"ops\":"
+			     "{\"create\":2}},") == b.data,
 		      "%s", b.data);
-	ck_assert(strstr(b.data,
-			 "\"mkdir\":{\"started\":1,\"errors\":0,\"late\":0,"
-			 "\"over_limit\":0,\"overloaded\":0,\"max\":0.0,\"hist\":[[0,1]]}"));
-	ck_assert(strstr(b.data, "\"read_folder\":{\"started\":1,\"errors\":0,"
-				 "\"late\":0,\"over_limit\":1,\"overloaded\":1,\"max\":1500.0,"
-				 "\"hist\":[[169,1]]}"));
+	ck_assert(strstr(b.data, "\"mkdir\":{\"started\":1,\"errors\":0,\"late\":0,"
+				 "\"over_limit\":0,\"unserved\":0,\"overloaded\":0,\"max\":0.0,"
+				 "\"hist\":[[0,1]],\"ops\":{}}"));
+	ck_assert(strstr(b.data, "\"read_folder\":{\"started\":1,\"errors\":0,\"late\":0,"
+				 "\"over_limit\":1,\"unserved\":0,\"overloaded\":1,\"max\":1500.0,"
+				 "\"hist\":[[169,1]],\"ops\":{}}"));
+	ck_assert(strstr(b.data, "\"ops\":{\"create\":20,\"close\":20,\"query_directory\":10,"
+				 "\"query_info\":15}"));
 	ck_assert_ptr_null(strstr(b.data, "\"open_read\"")); /* nothing happened: left out */
 	memset(&back, 0xa5, sizeof(back));
 	ck_assert_int_eq(pv_load_line_decode(b.data, b.len, &back), PV_OK);
@@ -474,8 +568,12 @@ START_TEST(line_round_trip)
 }
 END_TEST
 
-#define KIND_OK "\"started\":1,\"errors\":0,\"late\":0,\"over_limit\":0,\"overloaded\":0"
-#define HEAD	"{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":"
+#define KIND_OK                                                                                    \
+	"\"started\":1,\"errors\":0,\"late\":0,\"over_limit\":0,\"unserved\":0,\"overloaded\":0"
+#define OPS  ",\"ops\":{}"
+#define TOP  "{\"load\":3,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":1,"
+#define DRV  "\"cpu\":1,\"cpu_top\":1,\"host_cpu\":null,\"lag\":{\"max\":0,\"hist\":[]},"
+#define HEAD TOP DRV "\"kinds\":"
 
 static void refused(const char *line, const char *want)
 {
@@ -492,36 +590,66 @@ static void refused(const char *line, const char *want)
 		ck_assert_uint_eq(((unsigned char *)&f)[i], 0x5a);
 }
 
-#define R1 "ready {\"connected\":-1,\"failed\":0}"
-#define R2 "ready {\"connected\":1}"
-
 START_TEST(ready_line)
 {
 	struct pv_buf b = PV_BUF_INIT;
-	unsigned c = 7, f = 7;
-	char first[64] = "x";
+	static struct pv_load_ready rd, back;
 
-	ck_assert_int_eq(pv_load_ready_encode(98, 2, "cli1-u3: refused (LOGON_FAILURE)", &b),
-			 PV_OK);
-	ck_assert_str_eq(b.data, "ready {\"users\":100,\"connected\":98,\"failed\":2,\"error\":"
-				 "\"cli1-u3: refused (LOGON_FAILURE)\"}\n");
-	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &c, &f, first, sizeof(first)), PV_OK);
-	ck_assert_uint_eq(c, 98);
-	ck_assert_uint_eq(f, 2);
-	ck_assert_str_eq(first, "cli1-u3: refused (LOGON_FAILURE)");
+	memset(&rd, 0, sizeof(rd));
+	rd.connected = 98;
+	rd.failed = 2;
+	snprintf(rd.error, sizeof(rd.error), "cli1-u3: refused (LOGON_FAILURE)");
+	rd.logon.failed = 2;
+	rd.logon.retries = 5;
+	pv_load_hist_add(&rd.logon.lat, 0.0125);
+	pv_load_hist_add(&rd.logon.lat, 0.25);
+	ck_assert_int_eq(pv_load_ready_encode(&rd, &b), PV_OK);
+	ck_assert_msg(!strcmp(b.data,
+			      "ready {\"users\":100,\"connected\":98,\"failed\":2,\"error\":"
+			      "\"cli1-u3: refused (LOGON_FAILURE)\",\"logon\":{\"failed\":2,"
+			      "\"retries\":5,\"max\":0.25,\"hist\":[[51,1],[82,1]]}}\n"),
+		      "%s", b.data);
+	memset(&back, 0x5a, sizeof(back));
+	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &back), PV_OK);
+	ck_assert(back.connected == 98 && back.failed == 2);
+	ck_assert_str_eq(back.error, "cli1-u3: refused (LOGON_FAILURE)");
+	ck_assert(memcmp(&back.logon, &rd.logon, sizeof(rd.logon)) == 0);
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_load_ready_encode(3, 0, NULL, &b), PV_OK);
-	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &c, &f, first, sizeof(first)), PV_OK);
-	ck_assert(c == 3 && f == 0 && first[0] == '\0');
+	memset(&rd, 0, sizeof(rd));
+	rd.connected = 3;
+	ck_assert_int_eq(pv_load_ready_encode(&rd, &b), PV_OK);
+	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &back), PV_OK);
+	ck_assert(back.connected == 3 && back.failed == 0 && back.error[0] == '\0');
 	/* refused, and nothing set */
-	c = f = 7;
-	ck_assert_int_eq(pv_load_ready_decode(R1, strlen(R1), &c, &f, first, sizeof(first)),
-			 PV_EREMOTE);
-	ck_assert_int_eq(pv_load_ready_decode(R2, strlen(R2), &c, &f, first, sizeof(first)),
-			 PV_EREMOTE);
-	ck_assert_int_eq(pv_load_ready_decode("steady {}", 9, &c, &f, first, sizeof(first)),
-			 PV_EREMOTE);
-	ck_assert(c == 7 && f == 7);
+	memset(&back, 0x5a, sizeof(back));
+#define RD_OK "\"logon\":{\"failed\":0,\"retries\":0,\"max\":0,\"hist\":[]}"
+	static const char *const bad[][2] = {
+		{"ready {\"users\":0,\"connected\":-1,\"failed\":0,\"error\":null," RD_OK "}",
+		 "\"connected\" is not an integer"},
+		{"ready {\"connected\":1}", "unknown key \"connected\"" /* placeholder */},
+		{"steady {}", "no 'ready ' at its start"},
+		{"ready {\"users\":3,\"connected\":1,\"failed\":1,\"error\":null," RD_OK "}",
+		 "\"users\" 3 is not connected + failed"},
+		{"ready {\"users\":1,\"connected\":1,\"failed\":0,\"error\":7," RD_OK "}",
+		 "\"error\" is not a string nor null"},
+		{"ready "
+		 "{\"users\":1,\"connected\":1,\"failed\":0,\"error\":null,\"logon\":{\"failed\":0,"
+		 "\"retries\":0,\"max\":3,\"hist\":[]}}",
+		 "\"logon\": \"max\" is 3 with an empty histogram"},
+		{"ready {\"users\":1,\"connected\":1,\"failed\":0,\"error\":null}", "no \"logon\""},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(pv_load_ready_decode(bad[i][0], strlen(bad[i][0]), &back),
+				 PV_EREMOTE);
+		if (i != 1)
+			ck_assert_msg(strstr(pv_errmsg(), bad[i][1]), "%s: %s", bad[i][0],
+				      pv_errmsg());
+		ck_assert(strstr(pv_errmsg(), "not a ready line"));
+	}
+	for (size_t i = 0; i < sizeof(back); i++)
+		ck_assert_uint_eq(((unsigned char *)&back)[i], 0x5a);
+	ck_assert(pv_load_is_done("done\n", 5) && pv_load_is_done("done", 4));
+	ck_assert(!pv_load_is_done("done ", 5) && !pv_load_is_done("don", 3));
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -531,62 +659,99 @@ START_TEST(line_refused)
 	char big[PV_LOAD_LINE_MAX + 10];
 	static struct pv_load_figs f;
 
+#define OK1 HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,1]]" OPS "}}}"
 	ck_assert_int_eq(pv_load_line_decode(HEAD "{}}", strlen(HEAD "{}}"), &f), PV_OK);
-	ck_assert_int_eq(pv_load_line_decode(HEAD "{\"browse\":{" KIND_OK
-						  ",\"max\":0.01,\"hist\":[[49,1]]}}}",
-					     strlen(HEAD "{\"browse\":{" KIND_OK
-							 ",\"max\":0.01,\"hist\":[[49,1]]}}}"),
-					     &f),
-			 PV_OK);
+	ck_assert_int_eq(pv_load_line_decode(OK1, strlen(OK1), &f), PV_OK);
+	ck_assert(f.host_cpu == -1 && f.threads == 1);
 	refused("", "'[' or '{' expected");
 	refused("hello", "'[' or '{' expected near 'hello'");
 	refused("[1,2]", "not an object");
-	refused("{\"load\":2}", "no \"i\"");
+	refused("{\"load\":3}", "no \"i\"");
 	refused(HEAD "{}, \"x\":1}", "unknown key \"x\"");
-	refused(HEAD "{}, \"load\":2}", "duplicate object key");
-	refused("{\"load\":1,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}}",
-		"format 1, not 2: the client runs another version of provision");
-	refused("{\"load\":2,\"i\":0,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}}",
+	refused(HEAD "{}, \"load\":3}", "duplicate object key");
+	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}}",
+		"no \"threads\""); /* format 2 lacks 3's keys */
+	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":1," DRV
+		"\"kinds\":{}}",
+		"format 2, not 3: the client runs another version of provision");
+	refused("{\"load\":3,\"i\":0,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":1," DRV
+		"\"kinds\":{}}",
 		"\"i\" is not an integer from 1 to");
-	refused("{\"load\":2,\"i\":1,\"secs\":0,\"users\":2,\"failed\":0,\"kinds\":{}}",
+	refused("{\"load\":3,\"i\":1,\"secs\":0,\"users\":2,\"failed\":0,\"threads\":1," DRV
+		"\"kinds\":{}}",
 		"\"secs\" is not a number");
-	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":-2,\"failed\":0,\"kinds\":{}}",
+	refused("{\"load\":3,\"i\":1,\"secs\":1,\"users\":-2,\"failed\":0,\"threads\":1," DRV
+		"\"kinds\":{}}",
 		"\"users\" is not an integer from 0 to 100000000");
-	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2.0,\"failed\":0,\"kinds\":{}}",
+	refused("{\"load\":3,\"i\":1,\"secs\":1,\"users\":2.0,\"failed\":0,\"threads\":1," DRV
+		"\"kinds\":{}}",
 		"\"users\" is not an integer");
+	refused("{\"load\":3,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":0," DRV
+		"\"kinds\":{}}",
+		"\"threads\" is not an integer from 1 to 4096");
+	refused(TOP "\"cpu\":-1,\"cpu_top\":1,\"host_cpu\":null,\"lag\":{\"max\":0,\"hist\":[]},"
+		    "\"kinds\":{}}",
+		"\"cpu\" is not a number from 0");
+	refused(TOP "\"cpu\":1,\"cpu_top\":1,\"host_cpu\":101,\"lag\":{\"max\":0,\"hist\":[]},"
+		    "\"kinds\":{}}",
+		"\"host_cpu\" is not a number from 0 to 100, nor null");
+	refused(TOP "\"cpu\":1,\"cpu_top\":1,\"host_cpu\":\"x\",\"lag\":{\"max\":0,\"hist\":[]},"
+		    "\"kinds\":{}}",
+		"\"host_cpu\" is not a number");
+	refused(TOP
+		"\"cpu\":1,\"cpu_top\":1,\"host_cpu\":1,\"lag\":{\"max\":0.5,\"hist\":[[49,1]]},"
+		"\"kinds\":{}}",
+		"\"lag\": \"max\" 0.5 is not in the histogram's top bucket 49");
+	refused(TOP "\"cpu\":1,\"cpu_top\":1,\"host_cpu\":1,\"lag\":{\"hist\":[]},\"kinds\":{}}",
+		"\"lag\": no \"max\"");
 	refused(HEAD "[]}", "\"kinds\" is not an object");
 	refused(HEAD "{\"browze\":{}}}", "unknown scenario kind \"browze\"");
 	refused(HEAD "{\"browse\":{}}}", "kind 'browse': no \"started\"");
-	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,1]],\"x\":0}}}",
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,1]],\"x\":0" OPS "}}}",
 		"kind 'browse': unknown key \"x\"");
-	refused(HEAD "{\"browse\":{" KIND_OK ",\"completed\":1,\"max\":0.01,\"hist\":[[49,1]]}}}",
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"completed\":1,\"max\":0.01,\"hist\":[[49,1]]" OPS
+		     "}}}",
 		"kind 'browse': unknown key \"completed\""); /* the histogram's count says it */
-	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,1],[49,0]]}}}",
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,1]]}}}",
+		"kind 'browse': no \"ops\"");
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,1]],\"ops\":[]}}}",
+		"\"ops\" is not an object");
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,1]],\"ops\":"
+		     "{\"opne\":1}}}}",
+		"\"ops\" names \"opne\", not an SMB2 command");
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,1]],\"ops\":"
+		     "{\"create\":-1}}}}",
+		"\"ops\" has a count for create that is not from 0");
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,1],[49,0]]" OPS "}}}",
 		"\"hist\" item 1 is not [bucket, count] with buckets rising");
-	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[170,1]]}}}",
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[170,1]]" OPS "}}}",
 		"buckets rising from 0 to 169");
-	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,0]]}}}",
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,0]]" OPS "}}}",
 		"has a count that is not from 1");
-	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":{}}}}",
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":{}" OPS "}}}",
 		"\"hist\" is not a list");
-	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.5,\"hist\":[[49,1]]}}}",
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.5,\"hist\":[[49,1]]" OPS "}}}",
 		"\"max\" 0.5 is not in the histogram's top bucket 49");
-	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":-1,\"hist\":[[49,1]]}}}",
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":-1,\"hist\":[[49,1]]" OPS "}}}",
 		"\"max\" is not a number from 0");
-	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":2,"
-		     "\"over_limit\":0,\"overloaded\":2,\"max\":0,\"hist\":[]}}}",
-		"more late (2) than started (1)");
-	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":0,"
-		     "\"over_limit\":1,\"overloaded\":1,\"max\":0,\"hist\":[]}}}",
+	refused(HEAD "{\"browse\":{\"started\":2,\"errors\":0,\"late\":2,\"over_limit\":0,"
+		     "\"unserved\":1,\"overloaded\":3,\"max\":0,\"hist\":[]" OPS "}}}",
+		"more late (2) and unserved (1) than started (2)");
+	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":0,\"over_limit\":1,"
+		     "\"unserved\":0,\"overloaded\":1,\"max\":0,\"hist\":[]" OPS "}}}",
 		"more over the limit (1) than completed (0)");
-	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":1,"
-		     "\"over_limit\":0,\"overloaded\":0,\"max\":0,\"hist\":[]}}}",
-		"overloaded (0) is not from late (1) to late + over_limit");
-	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":0,"
-		     "\"over_limit\":0,\"overloaded\":0,\"max\":3,\"hist\":[]}}}",
-		"\"max\" is 3 with nothing completed");
-	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}} {}",
-		"end of file expected");
+	refused(HEAD "{\"browse\":{\"started\":2,\"errors\":0,\"late\":1,\"over_limit\":0,"
+		     "\"unserved\":1,\"overloaded\":1,\"max\":0,\"hist\":[]" OPS "}}}",
+		"overloaded (1) is not from late + unserved (2) to late + over_limit + errors + "
+		"unserved (2)");
+	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":1,\"late\":0,\"over_limit\":0,"
+		     "\"unserved\":0,\"overloaded\":2,\"max\":0,\"hist\":[]" OPS "}}}",
+		"overloaded (2) is not from late + unserved (0) to late + over_limit + errors + "
+		"unserved (1)");
+	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":0,\"over_limit\":0,"
+		     "\"unserved\":0,\"overloaded\":0,\"max\":3,\"hist\":[]" OPS "}}}",
+		"\"max\" is 3 with an empty histogram");
+	refused(HEAD "{}} {}", "end of file expected");
 	/* the line is quoted shortened, control characters as '?' */
 	refused("{\"load\":\x01\x7f\xff}", "'{\"load\":???}'");
 	memset(big, ' ', sizeof(big));
@@ -597,6 +762,162 @@ START_TEST(line_refused)
 	ck_assert(strstr(pv_errmsg(), "'{"
 				      "                                        "));
 	ck_assert(strstr(pv_errmsg(), "   '...;"));
+}
+END_TEST
+
+/* ---- the noise of figures ---- */
+
+/* Garwood's exact interval against values computed apart (the Poisson distribution summed,
+ * bisected: scripts in the commit), and a quantile's bucket. */
+START_TEST(poisson)
+{
+	static const double want[][3] = {{0, 0, 3.688879454},
+					 {1, 0.025317808, 5.571643391},
+					 {10, 4.795388696, 18.390356042},
+					 {184, 158.373200481, 212.592547288},
+					 {448, 407.470503355, 491.469781634}};
+	static struct pv_load_hist h;
+	double lo, hi;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		pv_load_poisson((uint64_t)want[i][0], &lo, &hi);
+		ck_assert_msg(fabs(lo - want[i][1]) < 1e-6 && fabs(hi - want[i][2]) < 1e-6,
+			      "%g: %.9f %.9f", want[i][0], lo, hi);
+	}
+	/* a large count: the interval is the normal one, +-1.96 sqrt(n), within 0.1% */
+	pv_load_poisson(1000000, &lo, &hi);
+	ck_assert(fabs((hi - lo) / (2 * 1.959964 * 1000) - 1) < 1e-3);
+	/* the bounds of a quantile: its bucket, the top capped at the maximum */
+	memset(&h, 0, sizeof(h));
+	pv_load_hist_bounds(&h, 0.5, &lo, &hi);
+	ck_assert(lo == 0 && hi == 0);
+	for (int i = 0; i < 99; i++)
+		pv_load_hist_add(&h, 0.010);
+	pv_load_hist_add(&h, 0.0105);
+	pv_load_hist_bounds(&h, 0.5, &lo, &hi);
+	ck_assert(lo <= 0.010 && 0.010 < hi && hi == 0.0105);
+	pv_load_hist_add(&h, 2.0);
+	pv_load_hist_bounds(&h, 0.5, &lo, &hi);
+	ck_assert(fabs(hi / lo - pow(10, 1.0 / 24)) < 1e-9);
+	pv_load_hist_bounds(&h, 1, &lo, &hi);
+	ck_assert(lo <= 2.0 && hi == 2.0);
+}
+END_TEST
+
+/* The step over the answer, and a client the limit. */
+START_TEST(first_over)
+{
+	static struct pv_load_summary st[4];
+	static struct pv_load_client c[2];
+	static struct pv_load_client_acc a;
+	static struct pv_load_figs f;
+	unsigned users;
+
+	memset(st, 0, sizeof(st));
+	for (int i = 0; i < 4; i++) {
+		st[i].users = st[i].connected = 10 * (i + 1);
+		st[i].all.n.started = 1000;
+		st[i].all.n.overloaded = i >= 2 ? 50 : 0;
+	}
+	/* steps given out of order (--refine appends): by users, not by place */
+	st[3].users = st[3].connected = 25; /* carried, between 20 and 30 */
+	st[3].all.n.overloaded = 0;
+	ck_assert_int_eq(pv_load_answer(st, 4, 1, &users), 3);
+	ck_assert_uint_eq(users, 25);
+	ck_assert_int_eq(pv_load_first_over(st, 4, 1, 3), 2);
+	ck_assert_int_eq(pv_load_first_over(st, 2, 1, 1), -1);
+	ck_assert_int_eq(pv_load_first_over(st, 4, 1, -1), 2); /* the fewest not carried */
+	/* a client whose busiest loop is at 90% of a core is the limit; 89% is not, nor a lag
+	 * p95 under 100 ms; 100 ms is */
+	memset(&f, 0, sizeof(f));
+	f.secs = 1;
+	f.cpu_top = 89.9;
+	f.cpu = 150;
+	f.host_cpu = -1;
+	for (int i = 0; i < 100; i++)
+		pv_load_hist_add(&f.lag, i < 95 ? 0.09 : 0.5);
+	memset(&a, 0, sizeof(a));
+	pv_load_client_add(&a, &f);
+	pv_load_client_of(&a, "cli1", &c[0]);
+	ck_assert(!c[0].bound && isnan(c[0].host_cpu));
+	f.cpu_top = 90;
+	memset(&a, 0, sizeof(a));
+	pv_load_client_add(&a, &f);
+	pv_load_client_of(&a, "cli1", &c[0]);
+	ck_assert(c[0].bound);
+	f.cpu_top = 10;
+	memset(&f.lag, 0, sizeof(f.lag));
+	for (int i = 0; i < 100; i++)
+		pv_load_hist_add(&f.lag, i < 94 ? 0.001 : 0.1);
+	memset(&a, 0, sizeof(a));
+	pv_load_client_add(&a, &f);
+	pv_load_client_of(&a, "cli2", &c[1]);
+	ck_assert(c[1].bound && c[1].lag_p95 >= PV_LOAD_BOUND_LAG);
+	/* a client-bound step is never carried, whatever its overload */
+	pv_load_summary_clients(&st[1], c, 2);
+	ck_assert(st[1].client_bound && !pv_load_carried(&st[1], 1));
+	ck_assert(fabs(st[1].driver_cores - 3) < 1e-12);
+	ck_assert_int_eq(pv_load_answer(st, 3, 1, &users), 0); /* 10, 20 (bound), 30 */
+	ck_assert_int_eq(pv_load_first_over(st, 3, 1, 0), 1);
+}
+END_TEST
+
+/* ---- the setup lines ---- */
+
+START_TEST(proto)
+{
+	struct pv_loadproto p;
+	struct pv_load_config c;
+	struct pv_buf b = PV_BUF_INIT;
+	char *line, *save = NULL;
+
+	pv_load_defaults(&c);
+	c.keep_logged_on = true;
+	c.threads = 4;
+	c.seed = 7;
+	ck_assert_int_eq(pv_loadproto_config(&c, &b), PV_OK);
+	ck_assert(strstr(b.data, " keep=1 threads=4 "));
+	ck_assert_int_eq(pv_loadproto_user("cli1-u1", "srvu1", "fsroot 1", 1, &b), PV_OK);
+	ck_assert_int_eq(pv_loadproto_user("cli1-u2", "srvu2", "fsroot2", 2, &b), PV_OK);
+	ck_assert_int_eq(pv_loadproto_start(1, &b), PV_OK);
+	ck_assert(strstr(b.data, "user cli1-u1 srvu1 fsroot%201 1\nuser cli1-u2"));
+	memset(&p, 0, sizeof(p));
+	for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		ck_assert_int_eq(pv_loadproto_parse(&p, line, strlen(line)), PV_OK);
+	ck_assert(p.cfg.keep_logged_on && p.cfg.threads == 4 && p.cfg.seed == 7);
+	ck_assert_uint_eq(p.n, 2);
+	ck_assert_str_eq(p.users[0].share, "fsroot 1");
+	ck_assert_uint_eq(p.step, 1);
+	ck_assert_uint_eq(p.steps, 1);
+	/* a step under way takes no setup line */
+	ck_assert_int_eq(pv_loadproto_parse(&p, "user a b c 3", 12), PV_EUSAGE);
+	ck_assert(strstr(pv_errmsg(), "while a step is under way"));
+	p.step = 0; /* taken: the next step's lines */
+	ck_assert_int_eq(pv_loadproto_parse(&p, "user cli1-u3 srvu3 fsroot1 3", 28), PV_OK);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "start", 5), PV_OK);
+	ck_assert_uint_eq(p.step, 3); /* all sent */
+	p.step = 0;
+	ck_assert_int_eq(pv_loadproto_parse(&p, "start 2", 7), PV_OK); /* fewer: users off */
+	ck_assert_uint_eq(p.step, 2);
+	p.step = 0;
+	ck_assert_int_eq(pv_loadproto_parse(&p, "start 4", 7), PV_EUSAGE);
+	ck_assert(strstr(pv_errmsg(), "'start 4': a step of 1 to 3 users"));
+	ck_assert_int_eq(pv_loadproto_parse(&p, "start 0", 7), PV_EUSAGE);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "start x", 7), PV_EUSAGE);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "starts", 6), PV_EUSAGE);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "start 1 2", 9), PV_EUSAGE);
+	/* the settings are the first step's: no config after it */
+	ck_assert_int_eq(pv_loadproto_parse(&p, "config rate=1", 13), PV_EUSAGE);
+	ck_assert_uint_eq(p.step, 0);
+	pv_loadproto_release(&p);
+	/* refused settings */
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(pv_loadproto_parse(&p, "config keep=2", 13), PV_EUSAGE);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "config threads=2000", 19), PV_EUSAGE);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "start", 5), PV_EUSAGE);
+	ck_assert(strstr(pv_errmsg(), "'start' before a config line and a user"));
+	pv_loadproto_release(&p);
+	pv_buf_release(&b, 1);
 }
 END_TEST
 
@@ -613,20 +934,40 @@ START_TEST(report_txt)
 	struct pv_load_results r = results();
 	struct pv_buf b = PV_BUF_INIT;
 	static const char want[] =
-		"provision load: 331 scenarios per user-hour; a scenario is overloaded when it "
-		"starts over 1 s late or takes longer than its limit; a step counts when its "
-		"overload is at most 1% with no error and every user connected\n"
+		"provision load: 331 scenarios per user-hour; a scenario is overloaded when it st"
+		"arts over 1 s late, takes longer than its limit, ends in an error or is due whil"
+		"e its user has no connection; a step counts when its overload is at most 1% with"
+		" no error, every user connected and no client the limit (client-bound: a driver "
+		"loop at 90% of a core or a loop lag p95 of 100 ms)\n"
 		"srv, run 20261130-121500\n"
+		"scen/s with its 95% interval (Poisson), p95 with the bucket it lies in; logon p9"
+		"5 beside the DC's CPU; driver: the busiest client loop, % of a core\n"
 		"\n"
-		" users  scen/s  expected  overload %  errors  median ms    p95 ms  server CPU %\n"
-		"    20    1.84      1.84        0.00       0       11.5      30.0          14.2\n"
-		"    40    3.68      3.68        0.27       0       20.5      44.2          26.7\n"
-		"    60    4.48      5.52        6.67       2      590.0     714.8             -  "
-		"1 user not connected\n"
+		" step  users  scen/s (95% interval)  expected  overload %  errors  median ms  p9"
+		"5 ms (bucket)       logon p95 ms  DC CPU %  server CPU %  driver %  lag p95 ms\n"
+		"    1     20    1.84 (1.58-2.13)        1.84        0.00       0       11.5    3"
+		"0.0 (28.7-30.0)            48.7       5.5          14.2      10.0         1.0\n"
+		"    2     40    3.68 (3.31-4.08)        3.68        0.27       0       20.5    4"
+		"4.2 (42.2-45.0)            78.7       9.0          26.7      20.0         1.0\n"
+		"    3     60    4.48 (4.07-4.91)        5.52        7.11       2      590.0   71"
+		"4.8 (681.3-749.9)          78.7         -             -      30.0         1.0  1"
+		" user not connected, 1 logon failed\n"
 		"\n"
-		"the server carried 40 users without overload (overload 0.3% at 40; 6.7%, 2 "
-		"errors, "
-		"1 of 60 users not connected at 60)\n";
+		"SMB2 requests the scenarios sent, % of all (FSCT HomeFolders as the server sees "
+		"it, Nutanix TN-2117: create 22, close 19, read 14, query_info 13, query_director"
+		"y 10, write 7, other 15)\n"
+		" step  users create close read query_info query_directory write set_info ioctl c"
+		"hange_notify lock flush  other  requests/s\n"
+		"    1     20   30.6  30.6  1.4       22.4            14.9   0.0      0.0   0.0  "
+		"         0.0  0.0   0.0    0.0        22.5\n"
+		"    2     40   30.4  30.4  3.3       21.6            14.4   0.0      0.0   0.0  "
+		"         0.0  0.0   0.0    0.0        41.7\n"
+		"    3     60   30.6  30.6  1.8       22.2            14.8   0.0      0.0   0.0  "
+		"         0.0  0.0   0.0    0.0        53.9\n"
+		"\n"
+		"the server carried 40 users without overload (step 2, 40 users: overload 0.3%; t"
+		"he first step over it, step 3, 60 users: overload 7.1%, 2 errors, 1 of 60 users "
+		"not connected)\n";
 
 	ck_assert_int_eq(pv_load_report_txt(&r, &b), PV_OK);
 	ck_assert_msg(!strcmp(b.data, want), "got:\n%s", b.data);
@@ -641,15 +982,15 @@ START_TEST(answer_lines)
 
 	r.n = 2; /* the ramp stopped short of overload */
 	ck_assert_int_eq(pv_load_answer_line(&r, &b), PV_OK);
-	ck_assert_str_eq(b.data, "the server carried 40 users without overload, the most the ramp "
-				 "tried (overload 0.3% at 40)");
+	ck_assert_str_eq(b.data, "the server carried 40 users without overload (step 2, 40 users: "
+				 "overload 0.3%; the most the ramp tried)");
 	pv_buf_reset(&b);
 	r.steps = sums + 2;
 	r.n = 1;
 	ck_assert_int_eq(pv_load_answer_line(&r, &b), PV_OK);
-	ck_assert_str_eq(b.data, "the server carried no step without overload (overload 6.7%, 2 "
-				 "errors, 1 of 60 users not connected at 60, the fewest users "
-				 "tried)");
+	ck_assert_str_eq(b.data, "the server carried no step without overload (the fewest users, "
+				 "step 1, 60 users: overload 7.1%, 2 errors, 1 of 60 users not "
+				 "connected)");
 	pv_buf_reset(&b);
 	r.n = 0;
 	ck_assert_int_eq(pv_load_answer_line(&r, &b), PV_OK);
@@ -658,8 +999,35 @@ START_TEST(answer_lines)
 	r = results();
 	sums[1].lost = 1;
 	ck_assert_int_eq(pv_load_answer_line(&r, &b), PV_OK);
-	ck_assert_str_eq(b.data, "the server carried 20 users without overload (overload 0.0% at "
-				 "20; 0.3%, 1 client lost at 40)");
+	ck_assert_str_eq(b.data, "the server carried 20 users without overload (step 1, 20 users: "
+				 "overload 0.0%; the first step over it, step 2, 40 users: "
+				 "overload 0.3%, 1 client lost)");
+	pv_buf_reset(&b);
+	/* the step over the answer was client-bound: never the server's, and the cores it
+	 * needs from the last step that was not (20 users, 0.21 cores: 0.0105 a user) */
+	r = results();
+	clients[2][1].cpu_top = 97;
+	clients[2][1].lag_p95 = 0.34;
+	clients[2][1].bound = true;
+	pv_load_summary_clients(&sums[2], clients[2], 2);
+	ck_assert(sums[2].client_bound && !pv_load_carried(&sums[2], 100));
+	ck_assert(fabs(pv_load_cores_for(sums, 3, 60) - 0.36 / 40 * 60 / 0.7) < 1e-12);
+	ck_assert_int_eq(pv_load_answer_line(&r, &b), PV_OK);
+	ck_assert_str_eq(b.data,
+			 "the server carried at least 40 users without overload (step 2, "
+			 "40 users: overload 0.3%; the first step over it, step 3, 60 users: "
+			 "overload 7.1%, 2 errors, 1 of 60 users not connected, "
+			 "client-bound): the clients were the limit there, not the server "
+			 "(cli2: busiest loop at 97% of a core, loop lag p95 340 ms); 60 "
+			 "users need about 1 client cores (one loop each; the drivers used "
+			 "0.5)");
+	pv_buf_reset(&b);
+	/* a loop late though it had little CPU: its host did not give it any */
+	clients[2][1].cpu_top = 8;
+	ck_assert_int_eq(pv_load_answer_line(&r, &b), PV_OK);
+	ck_assert(strstr(b.data,
+			 "(cli2: busiest loop at 8% of a core, loop lag p95 340 ms: its host "
+			 "did not give the driver the CPU it needed)"));
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -669,28 +1037,63 @@ START_TEST(report_csv)
 	struct pv_load_results r = results();
 	struct pv_buf b = PV_BUF_INIT;
 	static const char want[] =
-		"users,seconds,connected,not_connected,clients_lost,scen_per_s,expected_per_s,"
-		"server_cpu_pct,carried,started,completed,errors,late,over_limit,overloaded,"
-		"overload_pct,median_ms,p95_ms,max_ms\n"
-		"20,100.004,20,0,0,1.8399,1.8389,14.2,1,184,184,0,0,0,0,0.000,11.548,30.000,30."
-		"000\n"
-		"40,100.004,40,0,0,3.6799,3.6778,26.7,1,368,368,0,1,0,1,0.272,20.535,44.242,45."
-		"000\n"
-		"60,100.004,59,1,0,4.4798,5.5167,,0,450,448,2,10,20,30,6.667,589.975,714.771,"
-		"1500.000\n";
+		"step,users,seconds,connected,not_connected,clients_lost,scen_per_s,scen_per_s_lo,"
+		"sce"
+		"n_per_s_hi,expected_per_s,server_cpu_pct,dc_cpu_pct,carried,client_bound,driver_"
+		"core"
+		"s,lag_p95_ms,logon_ok,logon_failed,logon_retries,logon_median_ms,logon_median_lo_"
+		"ms,"
+		"logon_median_hi_ms,logon_p95_ms,logon_p95_lo_ms,logon_p95_hi_ms,started,completed,"
+		"er"
+		"rors,late,over_limit,unserved,overloaded,overload_pct,median_ms,median_lo_ms,"
+		"median_"
+		"hi_ms,p95_ms,p95_lo_ms,p95_hi_ms,max_ms,ops_negotiate,ops_session_setup,ops_"
+		"logoff,o"
+		"ps_tree_connect,ops_tree_disconnect,ops_create,ops_close,ops_flush,ops_read,ops_"
+		"writ"
+		"e,ops_lock,ops_ioctl,ops_cancel,ops_echo,ops_query_directory,ops_change_notify,"
+		"ops_q"
+		"uery_info,ops_set_info,ops_oplock_break\n"
+		"1,20,100.004,20,0,0,1.8399,1.5837,2.1258,1.8389,14.2,5.5,1,0,0.210,1.049,20,0,0,"
+		"48.6"
+		"97,46.416,50.000,48.697,46.416,50.000,184,184,0,0,0,0,0,0.000,11.548,11.007,12."
+		"115,3"
+		"0.000,28.730,30.000,30.000,0,0,0,0,0,688,688,0,32,0,0,0,0,0,336,0,504,0,0\n"
+		"2,40,100.004,40,0,0,3.6799,3.3134,4.0757,3.6778,26.7,9.0,1,0,0.360,1.049,20,0,0,"
+		"78.6"
+		"74,74.989,80.000,78.674,74.989,80.000,368,368,0,1,0,0,1,0.272,20.535,19.573,21."
+		"544,4"
+		"4.242,42.170,45.000,45.000,0,0,0,0,0,1268,1268,0,136,0,0,0,0,0,600,0,900,0,0\n"
+		"3,60,100.004,59,1,0,4.4798,4.0745,4.9145,5.5167,,,0,0,0.510,1.049,20,1,2,78.674,"
+		"74.9"
+		"89,80.000,78.674,74.989,80.000,450,448,2,10,20,0,32,7.111,589.975,562.341,618.966,"
+		"71"
+		"4.771,681.292,749.894,1500.000,0,0,0,0,0,1650,1648,0,96,0,0,0,0,0,800,0,1200,0,"
+		"0\n";
 
 	ck_assert_int_eq(pv_load_report_csv(&r, &b), PV_OK);
 	ck_assert_msg(!strcmp(b.data, want), "got:\n%s", b.data);
 	pv_buf_reset(&b);
 	ck_assert_int_eq(pv_load_report_kinds_csv(&r, &b), PV_OK);
-	ck_assert(!strncmp(b.data,
-			   "users,kind,weight,limit_s,started,completed,errors,late,over_limit,"
-			   "overloaded,overload_pct,median_ms,p95_ms,max_ms\n"
-			   "20,upload,15,2,0,0,0,0,0,0,0.000,,,\n"
-			   "20,browse,150,1,168,168,0,0,0,0,0.000,11.548,11.548,12.000\n",
-			   200));
-	ck_assert(strstr(b.data, "\n60,upload,15,2,2,0,2,0,0,0,0.000,,,\n"));
-	ck_assert(strstr(b.data, "\n60,read_folder,5,5,0,0,0,0,0,0,0.000,,,\n"));
+	ck_assert_msg(
+		!strncmp(b.data,
+			 "step,users,kind,weight,limit_s,started,completed,errors,late,"
+			 "over_limit,unserved,overloaded,overload_pct,median_ms,median_lo_ms,"
+			 "median_hi_ms,p95_ms,p95_lo_ms,p95_hi_ms,max_ms,ops_negotiate,"
+			 "ops_session_setup,ops_logoff,ops_tree_connect,ops_tree_disconnect,"
+			 "ops_create,ops_close,ops_flush,ops_read,ops_write,ops_lock,ops_ioctl,"
+			 "ops_cancel,ops_echo,ops_query_directory,ops_change_notify,"
+			 "ops_query_info,ops_set_info,ops_oplock_break\n"
+			 "1,20,upload,15,2,0,0,0,0,0,0,0,0.000,,,,,,,,0,0,0,0,0,0,0,0,0,0,0,0,"
+			 "0,0,0,0,0,0,0\n",
+			 449),
+		"got:\n%s", b.data);
+	/* the browse bucket's upper bound is the maximum (12 ms): the true median is below */
+	ck_assert(strstr(b.data, "\n1,20,browse,150,1,168,168,0,0,0,0,0,0.000,11.548,11.007,"
+				 "12.000,11.548,11.007,12.000,12.000,0,0,0,0,0,672,672,0,0,0,0,0,0,"
+				 "0,336,0,504,0,0\n"));
+	ck_assert(strstr(b.data, "\n3,60,upload,15,2,2,0,2,0,0,0,2,100.000,,,,,,,,0,0,0,0,0,2,0,"));
+	ck_assert(strstr(b.data, "\n3,60,read_folder,5,5,0,0,0,0,0,0,0,0.000,,,,,,,,0,"));
 	{
 		size_t lines = 0;
 
@@ -714,7 +1117,7 @@ START_TEST(report_json)
 
 	ck_assert_int_eq(pv_load_report_json(&r, &b), PV_OK);
 	ck_assert_msg((o = pv_json_parse(b.data, b.len, err, sizeof(err))) != NULL, "%s", err);
-	ck_assert(pv_json_integer(pv_json_get(o, "version"), &v) && v == 1);
+	ck_assert(pv_json_integer(pv_json_get(o, "version"), &v) && v == 2);
 	ck_assert_str_eq(pv_json_text(pv_json_get(o, "title")), "srv, run 20261130-121500");
 	ck_assert(pv_json_integer(pv_json_get(pv_json_get(o, "config"), "rate"), &v) && v == 331);
 	ck_assert(pv_json_number(pv_json_get(pv_json_get(pv_json_get(pv_json_get(o, "config"),
@@ -737,9 +1140,47 @@ START_TEST(report_json)
 			  pv_json_get(pv_json_get(pv_json_get(s, "kinds"), "upload"), "errors"),
 			  &v) &&
 		  v == 2);
+	/* what the report helper reads (docs/json.md): clients, ops, logons, intervals */
+	ck_assert(pv_json_integer(pv_json_get(s, "step"), &v) && v == 3);
+	ck_assert(pv_json_size(pv_json_get(s, "clients")) == 2);
+	{
+		const struct pv_json *c = pv_json_at(pv_json_get(s, "clients"), 0);
+
+		ck_assert_str_eq(pv_json_text(pv_json_get(c, "name")), "cli1");
+		ck_assert(pv_json_number(pv_json_get(c, "cpu_driver"), &d) && d == 45);
+		ck_assert(pv_json_number(pv_json_get(c, "cpu_host"), &d) && d == 40);
+		ck_assert(pv_json_number(pv_json_get(c, "lag_ms_p95"), &d) &&
+			  fabs(d - 1.0491) < 1e-3);
+		c = pv_json_at(pv_json_get(s, "clients"), 1);
+		ck_assert(!pv_json_number(pv_json_get(c, "cpu_host"), &d)); /* null: not known */
+	}
+	ck_assert(pv_json_integer(pv_json_get(pv_json_get(s, "ops"), "create"), &v) && v == 1650);
+	ck_assert(pv_json_integer(pv_json_get(pv_json_get(s, "ops"), "flush"), &v) && v == 0);
+	ck_assert(pv_json_is_object(pv_json_get(s, "ops")));
+	ck_assert(pv_json_integer(pv_json_get(pv_json_get(s, "logon"), "failed"), &v) && v == 1);
+	ck_assert(pv_json_integer(pv_json_get(pv_json_get(s, "logon"), "ok"), &v) && v == 20);
+	ck_assert(pv_json_number(pv_json_get(pv_json_get(s, "scen_per_s_interval"), "lo"), &d) &&
+		  fabs(d - 4.0745) < 1e-4);
+	ck_assert(pv_json_number(
+			  pv_json_get(pv_json_get(pv_json_get(pv_json_get(s, "all"), "latency"),
+						  "p95_ms_bucket"),
+				      "hi"),
+			  &d) &&
+		  fabs(d - 749.894) < 1e-3);
+	ck_assert(pv_json_integer(
+			  pv_json_get(pv_json_get(pv_json_get(pv_json_get(s, "kinds"), "open_read"),
+						  "ops"),
+				      "read"),
+			  &v) &&
+		  v == 96);
+	ck_assert(pv_json_get(s, "client_bound") && pv_json_get(s, "dc_cpu_pct"));
 	a = pv_json_get(o, "answer");
 	ck_assert(pv_json_integer(pv_json_get(a, "users"), &v) && v == 40);
 	ck_assert(pv_json_integer(pv_json_get(a, "step"), &v) && v == 2);
+	ck_assert(pv_json_integer(pv_json_get(pv_json_get(a, "last_carried"), "step"), &v) &&
+		  v == 2);
+	ck_assert(pv_json_integer(pv_json_get(pv_json_get(a, "first_over"), "users"), &v) &&
+		  v == 60);
 	ck_assert_ptr_nonnull(strstr(pv_json_text(pv_json_get(a, "line")), "carried 40 users"));
 	pv_json_free(o);
 	pv_buf_release(&b, 0);
@@ -915,7 +1356,11 @@ START_TEST(report_svg)
 	ck_assert_int_eq(count_of(b.data, "class=\"answer\""), 1);
 	ck_assert(strstr(b.data, ">carried 40 users</text>"));
 	ck_assert(strstr(b.data, ">srv &lt;&amp;&gt; &quot;run&quot; &apos;A&apos;?</text>"));
-	ck_assert(strstr(b.data, "<title>60 users: overload 6.67%</title>"));
+	ck_assert(strstr(b.data, "<title>60 users: overload 7.11%</title>"));
+	ck_assert(strstr(b.data, "<title>20 users: 1.84 scenarios/s (95% interval 1.58-2.13; "
+				 "expected 1.84)</title>"));
+	ck_assert_int_eq(count_of(b.data, "<g class=\"interval\""), 1);
+	ck_assert_int_eq(count_of(b.data, ">client-bound</text>"), 0);
 	ck_assert(strstr(b.data, ">users (all clients)</text>"));
 	ck_assert(strstr(b.data, ">scenarios/s</text>"));
 	/* x from 0 to 60 users in steps of 20 (ticks 0, 20, 40, 60); y to 6 scenarios/s */
@@ -1009,6 +1454,9 @@ int main(void)
 	tcase_add_test(tc, line_round_trip);
 	tcase_add_test(tc, line_refused);
 	tcase_add_test(tc, ready_line);
+	tcase_add_test(tc, poisson);
+	tcase_add_test(tc, first_over);
+	tcase_add_test(tc, proto);
 	tcase_add_test(tc, report_txt);
 	tcase_add_test(tc, answer_lines);
 	tcase_add_test(tc, report_csv);

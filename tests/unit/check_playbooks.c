@@ -664,13 +664,15 @@ START_TEST(load_section)
 	    "t.yaml:9:13: 'load.scenarios.browse' is a string; expected a mapping {weight: N, "
 	    "limit: SECONDS}",
 	    NULL);
-	bad(BASE "load: {rat: 3}\n", "t.yaml:7:8: unknown key 'rat' in 'load' (did you mean 'rate'?)",
-	    NULL);
+	bad(BASE "load: {rat: 3}\n",
+	    "t.yaml:7:8: unknown key 'rat' in 'load' (did you mean 'rate'?)", NULL);
 	bad(BASE "load: {rate: 0}\n",
-	    "t.yaml:7:14: 'load.rate' is 0, out of range; expected an integer from 1 to 36000", NULL);
+	    "t.yaml:7:14: 'load.rate' is 0, out of range; expected an integer from 1 to 36000",
+	    NULL);
 	bad(BASE "load: {rate: 36001}\n", "t.yaml:7:14: 'load.rate' is 36001, out of range", NULL);
 	bad(BASE "load: {late: -1}\n",
-	    "t.yaml:7:14: 'load.late' is '-1', not a number; expected a number from 0 to 3600", NULL);
+	    "t.yaml:7:14: 'load.late' is '-1', not a number; expected a number from 0 to 3600",
+	    NULL);
 	bad(BASE "load: {late: 1e3}\n", "t.yaml:7:14: 'load.late' is '1e3', not a number", NULL);
 	bad(BASE "load: {late: 1.2.3}\n", "t.yaml:7:14: 'load.late' is '1.2.3', not a number",
 	    NULL);
@@ -692,11 +694,44 @@ START_TEST(load_section)
 		for (int k = 0; k < PV_LOAD_KINDS; k++)
 			pv_buf_addf(&all, "    %s: {weight: 0}\n", pv_load_names[k]);
 		bad(all.data,
-		    "t.yaml:9:5: every scenario's weight in 'load.scenarios' is 0; expected at least "
+		    "t.yaml:9:5: every scenario's weight in 'load.scenarios' is 0; expected at "
+		    "least "
 		    "one weight above 0",
 		    NULL);
 		pv_buf_release(&all, 0);
 	}
+	/* the settings of issue 19: users kept logged on, the driver's loops, the DC's SSH,
+	 * --refine */
+	{
+		const char *more[] = {"load.keep_logged_on=true", "load.threads=3",
+				      "driver.refine=5", NULL};
+
+		pb = ok(BASE, NULL);
+		ck_assert(!pb->load.keep_logged_on && pb->load.threads == 0);
+		ck_assert(!pb->domain.has_host && pb->driver.refine == 0);
+		pv_playbook_free(pb);
+		pb = ok(BASE, more);
+		ck_assert(pb->load.keep_logged_on && pb->load.threads == 3);
+		ck_assert_uint_eq(pb->driver.refine, 5);
+		pv_playbook_free(pb);
+		/* domain.ssh: the DC as a host, by its name (or dc_address), the top ssh: under
+		 * its own */
+		pb = ok("ssh: {user: ops, timeout: 7}\n" BASE "  ssh: {port: 2222}\n", NULL);
+		ck_assert(pb->domain.has_host);
+		ck_assert_str_eq(pb->domain.host.name, "dc.lab.test");
+		ck_assert_ptr_null(pb->domain.host.address);
+		ck_assert(pb->domain.host.ssh.port == 2222 && pb->domain.host.ssh.timeout == 7);
+		ck_assert_str_eq(pb->domain.host.ssh.user, "ops");
+		pv_playbook_free(pb);
+		pb = ok(BASE "  dc_address: 198.18.0.10\n  ssh: {}\n", NULL);
+		ck_assert_str_eq(pb->domain.host.address, "198.18.0.10");
+		pv_playbook_free(pb);
+	}
+	bad(BASE "  ssh: {prot: 22}\n", "t.yaml:7:9: unknown key 'prot' in 'domain.ssh'", NULL);
+	bad(BASE "load: {threads: 1025}\n", "t.yaml:7:17: 'load.threads' is 1025, out of range",
+	    NULL);
+	bad(BASE "load: {keep_logged_on: 2}\n",
+	    "t.yaml:7:24: 'load.keep_logged_on' is '2'; expected true or false", NULL);
 	pb = ok(BASE, zero); /* the others still weigh */
 	ck_assert(pb->load.kind[PV_LOAD_BROWSE].weight == 0);
 	pv_playbook_free(pb);
@@ -718,10 +753,9 @@ START_TEST(missing_key)
 	    "t.yaml:8:5: missing required key 'name' in 'clients.0'", NULL);
 	bad(BASE "controller: {host: {name: c}}\n",
 	    "t.yaml:7:13: missing required key 'results' in 'controller'", NULL);
-	bad(BASE "drain:\n  probe: command\n", "t.yaml:8:3: missing required key 'command' in 'drain'",
-	    NULL);
-	bad(BASE "drain:\n  metric: q\n", "t.yaml:8:3: 'drain' names no probe",
-	    NULL);
+	bad(BASE "drain:\n  probe: command\n",
+	    "t.yaml:8:3: missing required key 'command' in 'drain'", NULL);
+	bad(BASE "drain:\n  metric: q\n", "t.yaml:8:3: 'drain' names no probe", NULL);
 }
 END_TEST
 
