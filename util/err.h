@@ -21,7 +21,7 @@ enum pv_status {
 	PV_EIO = 9,       /* local file or resource error */
 	PV_EPARTIAL = 10, /* some hosts or objects done, others failed */
 	PV_ECONFLICT = 11,/* an object exists that this lab does not own */
-	PV_ENOTIMPL = 12, /* command not built yet */
+	PV_ENOTIMPL = 12, /* not done by this version (run with driver fsct) */
 	PV_EINCOMPLETE = 13, /* status: the lab lacks something the playbook asks for */
 	PV_ETIMEOUT = 14, /* wait: the queue did not drain in time; run: its timeout passed */
 	PV_ESTOPPED = 15, /* interrupted (Ctrl-C, SIGTERM): what was started was stopped */
