@@ -8,7 +8,7 @@
 
 #include "load/model.h"
 #include "load/stats.h"
-#include "run/driver.h"
+#include "run/render.h"
 #include "run/install.h"
 #include "run/run.h"
 #include "remote/remote.h"

@@ -4,7 +4,7 @@
 
 #include "json/json.h"
 #include "run/drain.h"
-#include "run/driver.h"
+#include "run/render.h"
 #include "remote/quote.h"
 #include "remote/remote.h"
 #include "util/buf.h"

@@ -1,6 +1,6 @@
 /* run/run.h: `provision run`, the load driver's phases across the hosts.
  *
- * For every step of the ramp (run/driver.h): the client command starts on every client at
+ * For every step of the ramp (run/render.h): the client command starts on every client at
  * once, each in a process group of its own under a wrapper (run/scripts/run-client.pl)
  * that stops the whole group when its SSH session says so or goes away; then the controller's
  * command runs; the step lasts warmup + duration, or until every command has ended. Then every

@@ -1,6 +1,6 @@
-/* run/driver.c: the ramp, the command driver's templates, FSCT's command lines (see
- * driver.h). */
-#include "run/driver.h"
+/* run/render.c: the ramp, the command driver's templates, FSCT's command lines (see
+ * render.h). */
+#include "run/render.h"
 
 #include "playbooks/names.h"
 #include "remote/quote.h"

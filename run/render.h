@@ -1,8 +1,8 @@
-/* run/driver.h: what a run's load driver runs where, computed from the playbook: the ramp of
+/* run/render.h: what a run's load driver runs where, computed from the playbook: the ramp of
  * steps and each client's share of users, the `command` driver's templates filled in, FSCT's
  * own command lines. Pure: no I/O, unit-tested. */
-#ifndef PV_RUN_DRIVER_H
-#define PV_RUN_DRIVER_H
+#ifndef PV_RUN_RENDER_H
+#define PV_RUN_RENDER_H
 
 #include "phases/phase.h"
 #include "util/buf.h"
