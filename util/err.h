@@ -2,7 +2,8 @@
  *
  * A failing function records one message with pv_error() and returns the code; the caller
  * either handles it or passes the code up unchanged. Codes are grouped by what the user can
- * do about them and double as process exit statuses (documented in README and --help). */
+ * do about them and double as process exit statuses (documented in --help, provision(1) and
+ * docs/usage.md). */
 #ifndef PV_UTIL_ERR_H
 #define PV_UTIL_ERR_H
 
