@@ -37,7 +37,7 @@ all: bin/provision
 help:
 	@echo "make            build bin/provision"
 	@echo "make deps       install the Debian packages the build, tests and lab need"
-	@echo "make check      deps, build, lint, unit tests (ASan+UBSan), fuzz replay, docs check, lab up, integration tests, lab down"
+	@echo "make check      deps, build, lint, layers, unit tests (ASan+UBSan), fuzz replay, docs check, lab up, integration tests, lab down"
 	@echo "make demo       deps, build, lab up, run the main job on the lab and show what happened"
 	@echo "make unit       unit tests only"
 	@echo "make fuzz       run every libFuzzer target for FUZZ_SECONDS (default 60) each"
