@@ -1152,7 +1152,9 @@ static void logon_begin(struct worker *w, size_t step_n)
 		if (!u->active) {
 			if (u->st != U_OFF)
 				disconnect(u);
-		} else if (u->st == U_FAILED || u->st == U_OFF) {
+		} else if (u->st == U_FAILED || u->st == U_OFF ||
+			   (u->st == U_IDLE && !pv_smba_usable(u->c))) {
+			/* no connection, or one lost between the steps (kept logged on) */
 			disconnect(u);
 			set_state(u, U_OPENING);
 			w->pending++;

@@ -145,6 +145,20 @@ static void cell_pct(struct pv_buf *out, int width, double v)
 		pv_buf_addf(out, "%*.1f", width, v);
 }
 
+/* The DC's CPU and its samba processes': "12.5 (3.1)", or "-" */
+static void cell_dc(struct pv_buf *out, int width, const struct pv_load_summary *s)
+{
+	char t[48];
+
+	if (isnan(s->dc_cpu))
+		snprintf(t, sizeof(t), "-");
+	else if (isnan(s->dc_samba))
+		snprintf(t, sizeof(t), "%.1f", s->dc_cpu);
+	else
+		snprintf(t, sizeof(t), "%.1f (%.1f)", s->dc_cpu, s->dc_samba);
+	pv_buf_addf(out, "%*s", width, t);
+}
+
 /* "(1.58-2.12)" or "(107.6-118.5)" padded to width, left-aligned */
 static void cell_range(struct pv_buf *out, int width, double lo, double hi, int digits)
 {
@@ -233,11 +247,11 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 		pv_buf_addf(out, "%s\n", r->title);
 	pv_buf_addstr(out,
 		      "scen/s with its 95% interval (Poisson), p95 with the bucket it lies in; "
-		      "logon p95 beside the DC's CPU; driver: the busiest client loop, % of a "
-		      "core\n");
+		      "logon p95 beside the DC's CPU (all its cores) and its samba processes' "
+		      "(% of a core); driver: the busiest client loop, % of a core\n");
 	pv_buf_addstr(out, "\n step  users  scen/s (95% interval)  expected  overload %  errors"
-			   "  median ms  p95 ms (bucket)       logon p95 ms  DC CPU %  server CPU %"
-			   "  driver %  lag p95 ms\n");
+			   "  median ms  p95 ms (bucket)       logon p95 ms  DC CPU % (samba)"
+			   "  server CPU %  driver %  lag p95 ms\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct pv_load_summary *s = &r->steps[i];
 		size_t mark;
@@ -253,7 +267,7 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 		else
 			pv_buf_addf(out, " %-13s", "");
 		cell_ms(out, 14, &s->logon, s->logon.p95);
-		cell_pct(out, 10, s->dc_cpu);
+		cell_dc(out, 18, s);
 		cell_pct(out, 14, s->cpu);
 		cell_pct(out, 10, top_loop(s));
 		if (s->nclients)
@@ -331,11 +345,13 @@ static void csv_pct(struct pv_buf *out, double v)
 
 int pv_load_report_csv(const struct pv_load_results *r, struct pv_buf *out)
 {
-	pv_buf_addstr(out, "step,users,seconds,connected,not_connected,clients_lost,scen_per_s,"
-			   "scen_per_s_lo,scen_per_s_hi,expected_per_s,server_cpu_pct,dc_cpu_pct,"
-			   "carried,client_bound,driver_cores,lag_p95_ms,logon_ok,logon_failed,"
-			   "logon_retries,logon_median_ms,logon_median_lo_ms,logon_median_hi_ms,"
-			   "logon_p95_ms,logon_p95_lo_ms,logon_p95_hi_ms," SUM_HEADER);
+	pv_buf_addstr(
+		out,
+		"step,users,seconds,connected,not_connected,clients_lost,scen_per_s,"
+		"scen_per_s_lo,scen_per_s_hi,expected_per_s,server_cpu_pct,dc_cpu_pct,dc_samba_pct,"
+		"carried,client_bound,driver_cores,lag_p95_ms,logon_ok,logon_failed,"
+		"logon_retries,logon_median_ms,logon_median_lo_ms,logon_median_hi_ms,"
+		"logon_p95_ms,logon_p95_lo_ms,logon_p95_hi_ms," SUM_HEADER);
 	csv_ops_header(out);
 	pv_buf_addstr(out, "\n");
 	for (size_t i = 0; i < r->n; i++) {
@@ -347,6 +363,8 @@ int pv_load_report_csv(const struct pv_load_results *r, struct pv_buf *out)
 		csv_pct(out, s->cpu);
 		pv_buf_addstr(out, ",");
 		csv_pct(out, s->dc_cpu);
+		pv_buf_addstr(out, ",");
+		csv_pct(out, s->dc_samba);
 		pv_buf_addf(out, ",%d,%d,%.3f,", pv_load_carried(s, r->cfg->overload),
 			    s->client_bound, s->driver_cores);
 		if (s->nclients)
@@ -471,6 +489,7 @@ static struct pv_json *step_json(const struct pv_load_summary *s, size_t i, doub
 	pv_json_real(o, "expected_per_s", s->expected);
 	pv_json_real(o, "server_cpu_pct", s->cpu); /* null when not measured */
 	pv_json_real(o, "dc_cpu_pct", s->dc_cpu);
+	pv_json_real(o, "dc_samba_pct", s->dc_samba);
 	pv_json_bool(o, "carried", pv_load_carried(s, threshold));
 	pv_json_bool(o, "client_bound", s->client_bound);
 	pv_json_real(o, "driver_cores", s->driver_cores);

@@ -207,7 +207,7 @@ void pv_load_step_init(struct pv_load_step *s, unsigned users)
 {
 	memset(s, 0, sizeof(*s));
 	s->users = users;
-	s->cpu = s->dc_cpu = NAN;
+	s->cpu = s->dc_cpu = s->dc_samba = NAN;
 }
 
 void pv_load_step_add(struct pv_load_step *s, const struct pv_load_figs *f)
@@ -368,6 +368,7 @@ void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config
 	out->secs = s->secs;
 	out->cpu = s->cpu;
 	out->dc_cpu = s->dc_cpu;
+	out->dc_samba = s->dc_samba;
 	for (int k = 0; k < PV_LOAD_KINDS; k++) {
 		sum_of(&s->kind[k], &out->kind[k]);
 		pv_load_counts_merge(&all, &s->kind[k]);

@@ -147,6 +147,7 @@ struct pv_load_step {
 	unsigned lost;	    /* clients lost during the step (the caller counts them) */
 	double cpu;	    /* the server's mean CPU % over the step; NAN when not measured */
 	double dc_cpu;	    /* the DC's; NAN when not watched */
+	double dc_samba;    /* the DC's samba processes, mean % of one core; NAN: not watched */
 	unsigned intervals; /* intervals added */
 	double secs;	    /* their lengths added */
 	unsigned connected; /* the fewest users connected at the end of any interval */
@@ -208,11 +209,12 @@ struct pv_load_kind_sum {
 struct pv_load_summary {
 	unsigned users, connected, failed, lost; /* as in struct pv_load_step */
 	double secs;
-	double rate;		      /* scenarios completed per second */
-	double rate_lo, rate_hi;      /* its 95% interval: the count's (Poisson, exact) over secs */
-	double expected;	      /* users x config.rate / 3600 */
-	double cpu;		      /* the server's mean CPU %; NAN when not measured */
-	double dc_cpu;		      /* the DC's; NAN when not watched */
+	double rate;		 /* scenarios completed per second */
+	double rate_lo, rate_hi; /* its 95% interval: the count's (Poisson, exact) over secs */
+	double expected;	 /* users x config.rate / 3600 */
+	double cpu;		 /* the server's mean CPU %; NAN when not measured */
+	double dc_cpu;		 /* the DC's; NAN when not watched */
+	double dc_samba;	 /* the DC's samba processes, % of one core; NAN: not watched */
 	struct pv_load_logon logon_n; /* the step's logons as counted */
 	struct pv_load_lat logon;     /* their times (logon.n: users logged on) */
 	struct pv_load_lat lag;	      /* every client's loop lag */

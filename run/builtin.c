@@ -617,6 +617,7 @@ static void step_end(struct run *R, struct steprun *st)
 			merge(R, st, ls, step->clients);
 			ls->cpu = step->samples ? step->watch[PV_W_CPU].mean : NAN;
 			ls->dc_cpu = step->dc_samples ? step->dc_watch[PV_W_CPU].mean : NAN;
+			ls->dc_samba = step->dc_samples ? step->dc_watch[PV_W_SAMBA].mean : NAN;
 			pv_load_summarize(ls, &B->cfg, &step->load);
 			pv_load_summary_clients(&step->load, step->clients, R->pb->nclients);
 			step->has_load = true;

@@ -77,6 +77,7 @@ static struct pv_json *load_json(const struct pv_load_summary *l)
 	pv_json_real(o, "logon_median", l->logon.n ? l->logon.median : NAN);
 	pv_json_real(o, "logon_p95", l->logon.n ? l->logon.p95 : NAN);
 	pv_json_real(o, "dc_cpu", l->dc_cpu);
+	pv_json_real(o, "dc_samba", l->dc_samba);
 	pv_json_bool(o, "client_bound", l->client_bound);
 	for (size_t i = 0; i < l->nclients; i++) {
 		const struct pv_load_client *c = &l->clients[i];
