@@ -75,9 +75,10 @@ struct user {
 	size_t i;
 	char path[PATH_MAX_LOAD], path2[PATH_MAX_LOAD];
 	struct list names; /* what the listing under way found */
-	bool want_dirs;	   /* ... folders (else files) */
-	/* the tree, learned at the logon */
-	struct list dirs, sfiles, vfiles, made;
+	int want;	   /* ... files (0), folders (1) or both (2: folders' sizes DIR) */
+	/* the tree, learned at the logon: static/'s folders that hold files (dirs) and their
+	 * files, volatile/'s files, ours in new/; todo: the folders still to list */
+	struct list dirs, sfiles, vfiles, made, todo;
 	size_t made_head;
 	struct pv_krb_sec *krb; /* auth kerberos: the logon under way */
 	unsigned tries;		/* this step's logon tries */
@@ -337,13 +338,17 @@ static void write_all(struct user *u, uint64_t size, int which, step_fn after)
 	write_more(u, NULL);
 }
 
+#define DIR UINT64_MAX /* the size a listing of both gives a folder */
+
 static int entry(void *arg, const char *name, bool dir, uint64_t size)
 {
 	struct user *u = arg;
 	char path[PATH_MAX_LOAD];
 
-	if (dir != u->want_dirs)
+	if (u->want != 2 && dir != (u->want == 1))
 		return 0;
+	if (dir)
+		size = u->want == 2 ? DIR : size;
 	if (snprintf(path, sizeof(path), "%s/%s", u->path, name) >= (int)sizeof(path))
 		return pv_error(PV_EREMOTE, "a path in %s is too long", u->path);
 	return list_add(&u->names, path, size) < 0 ? pv_error(PV_EIO, "out of memory") : 0;
@@ -368,11 +373,12 @@ static void list_more(struct user *u, const struct pv_smba_done *d)
 	      pv_smba_list(u->c, u->fid, false, on_done, u));
 }
 
-/* List the open folder u->fid (u->path), folders or files into u->names. */
-static void list_all(struct user *u, bool dirs, step_fn after)
+/* List the open folder u->fid (u->path): files (want 0), folders (1) or both (2) into
+ * u->names. */
+static void list_all(struct user *u, int want, step_fn after)
 {
 	u->after = after;
-	u->want_dirs = dirs;
+	u->want = want;
 	list_clear(&u->names);
 	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
 	      pv_smba_list(u->c, u->fid, true, on_done, u));
@@ -418,35 +424,63 @@ static void done_ok(struct user *u, const struct pv_smba_done *d)
 	end(u, false);
 }
 
-/* ---- learning the tree: static/ and its folders, volatile/, new/ ---- */
+/* ---- learning the tree: static/, volatile/, new/ ---- */
+
+/* The folders of a part are listed down to LEARN_DEPTH below it, LEARN_FOLDERS at most in
+ * all: enough for the filesets' nesting (homefolders: static/<6>/<4>/18 files). */
+#define LEARN_DEPTH   4
+#define LEARN_FOLDERS 4096
+enum part { P_STATIC, P_VOLATILE, P_NEW };
 
 static void learn_next(struct user *u, const struct pv_smba_done *d);
 
 static void learned(struct user *u)
 {
 	list_clear(&u->names);
+	list_clear(&u->todo);
 	set_state(u, U_IDLE);
 	u->idle_since = pv_now();
 	u->w->pending--;
 }
 
+/* A folder to list: its part and depth in the size. */
+static int learn_add(struct user *u, const char *path, enum part part, unsigned depth)
+{
+	return list_add(&u->todo, path, (uint64_t)part | (uint64_t)depth << 8);
+}
+
 static void learn_listed(struct user *u, const struct pv_smba_done *d)
 {
+	uint64_t at = u->todo.f[u->i - 1].size;
+	enum part part = (enum part)(at & 0xff);
+	unsigned depth = (unsigned)(at >> 8);
+	bool files = false;
+
 	(void)d;
-	/* what the listing found goes where the stage says */
+	/* files go where their part says, folders to the list of those to list */
 	for (size_t i = 0; i < u->names.n; i++) {
 		const struct file *f = &u->names.f[i];
-		struct list *to = u->learn == 0	  ? &u->dirs
-				  : u->learn == 1 ? &u->sfiles
-				  : u->learn == 2 ? &u->vfiles
-						  : &u->made;
+		int r = 0;
 
-		if (u->learn == 3 && !strstr(f->path, "/new/pv-"))
-			continue;
-		if (list_add(to, f->path, f->size) < 0) {
+		if (f->size == DIR) {
+			if (part != P_NEW && depth < LEARN_DEPTH && u->todo.n < LEARN_FOLDERS)
+				r = learn_add(u, f->path, part, depth + 1);
+		} else if (part == P_STATIC) {
+			r = list_add(&u->sfiles, f->path, f->size);
+			files = true;
+		} else if (part == P_VOLATILE) {
+			r = list_add(&u->vfiles, f->path, f->size);
+		} else if (strstr(f->path, "/new/pv-")) {
+			r = list_add(&u->made, f->path, f->size);
+		}
+		if (r < 0) {
 			fail_user(u, "out of memory");
 			return;
 		}
+	}
+	if (files && list_add(&u->dirs, u->path, 0) < 0) { /* a folder browse can show */
+		fail_user(u, "out of memory");
+		return;
 	}
 	close_fid(u, false, learn_next);
 }
@@ -455,51 +489,45 @@ static void learn_opened(struct user *u, const struct pv_smba_done *d)
 {
 	if (!opened(u, d, false))
 		return;
-	list_all(u, u->learn == 0, learn_listed);
+	list_all(u, 2, learn_listed);
 }
 
-/* Stages: 0 static/ (its folders), 1 each of them (files), 2 volatile/, 3 new/ (files of ours);
- * learn_listed files what a stage's listing found by the stage. */
+/* The next folder to list, until none is left. */
 static void learn_next(struct user *u, const struct pv_smba_done *d)
 {
 	if (d && refused(u, d, 0))
 		return;
-	switch (u->learn) {
-	case 0:
-		u->learn = 1;
-		u->i = 0;
-		/* fall through */
-	case 1:
-		if (u->i < u->dirs.n) {
-			snprintf(u->path, sizeof(u->path), "%s", u->dirs.f[u->i++].path);
-			break;
-		}
-		u->learn = 2;
-		snprintf(u->path, sizeof(u->path), "%s/volatile", u->info.name);
-		break;
-	case 2:
-		u->learn = 3;
-		snprintf(u->path, sizeof(u->path), "%s/new", u->info.name);
-		break;
-	default:
+	if (u->i >= u->todo.n) {
 		learned(u);
 		return;
 	}
+	snprintf(u->path, sizeof(u->path), "%s", u->todo.f[u->i++].path);
 	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, learn_opened);
 }
 
 static void learn(struct user *u)
 {
+	char path[PATH_MAX_LOAD];
+
 	/* what an earlier logon learnt may have changed since */
 	list_clear(&u->dirs);
 	list_clear(&u->sfiles);
 	list_clear(&u->vfiles);
 	list_clear(&u->made);
+	list_clear(&u->todo);
 	u->made_head = 0;
+	u->i = 0;
 	set_state(u, U_LEARNING);
-	u->learn = 0;
-	snprintf(u->path, sizeof(u->path), "%s/static", u->info.name);
-	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, learn_opened);
+	snprintf(path, sizeof(path), "%s/static", u->info.name);
+	if (learn_add(u, path, P_STATIC, 0) < 0 ||
+	    (snprintf(path, sizeof(path), "%s/volatile", u->info.name),
+	     learn_add(u, path, P_VOLATILE, 0) < 0) ||
+	    (snprintf(path, sizeof(path), "%s/new", u->info.name),
+	     learn_add(u, path, P_NEW, 0) < 0)) {
+		fail_user(u, "out of memory");
+		return;
+	}
+	learn_next(u, NULL);
 }
 
 /* ---- the scenarios (docs/load.md) ---- */
@@ -592,7 +620,7 @@ static void walk_dir(struct user *u, const struct pv_smba_done *d)
 {
 	if (!opened(u, d, false))
 		return;
-	list_all(u, false, walk_listed);
+	list_all(u, 0, walk_listed);
 }
 
 static void walk(struct user *u)
@@ -827,7 +855,7 @@ static void ln_opened(struct user *u, const struct pv_smba_done *d)
 {
 	if (!opened(u, d, false))
 		return;
-	list_all(u, false, ln_listed);
+	list_all(u, 0, ln_listed);
 }
 
 static void sc_list_new(struct user *u)
@@ -1365,6 +1393,7 @@ static void user_free(struct user *u)
 	list_free(&u->sfiles);
 	list_free(&u->vfiles);
 	list_free(&u->made);
+	list_free(&u->todo);
 	free((char *)u->info.name);
 	free((char *)u->info.alias);
 	free((char *)u->info.share);

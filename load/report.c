@@ -59,10 +59,11 @@ static void verdict(const struct pv_load_summary *s, struct pv_buf *out)
 		pv_buf_addstr(out, ", client-bound");
 }
 
-/* "step 3, 60 users" */
-static void step_name(const struct pv_load_results *r, long i, struct pv_buf *out)
+/* "step 3, 60 users: overload 7.9%, ..." */
+static void step_verdict(const struct pv_load_results *r, long i, struct pv_buf *out)
 {
-	pv_buf_addf(out, "step %ld, %u users", i + 1, r->steps[i].users);
+	pv_buf_addf(out, "step %ld, %u users: ", i + 1, r->steps[i].users);
+	verdict(&r->steps[i], out);
 }
 
 /* Why a client-bound step says nothing of the server, and what would carry it. */
@@ -102,9 +103,7 @@ int pv_load_answer_line(const struct pv_load_results *r, struct pv_buf *out)
 	if (best < 0) {
 		pv_buf_addstr(out,
 			      "the server carried no step without overload (the fewest users, ");
-		step_name(r, over, out);
-		pv_buf_addstr(out, ": ");
-		verdict(&r->steps[over], out);
+		step_verdict(r, over, out);
 		pv_buf_addstr(out, ")");
 		if (r->steps[over].client_bound)
 			client_limit(r, over, out);
@@ -112,14 +111,10 @@ int pv_load_answer_line(const struct pv_load_results *r, struct pv_buf *out)
 	}
 	pv_buf_addf(out, "the server carried %s%u users without overload (",
 		    over >= 0 && r->steps[over].client_bound ? "at least " : "", users);
-	step_name(r, best, out);
-	pv_buf_addstr(out, ": ");
-	verdict(&r->steps[best], out);
+	step_verdict(r, best, out);
 	pv_buf_addstr(out, over < 0 ? "; the most the ramp tried)" : "; the first step over it, ");
 	if (over >= 0) {
-		step_name(r, over, out);
-		pv_buf_addstr(out, ": ");
-		verdict(&r->steps[over], out);
+		step_verdict(r, over, out);
 		pv_buf_addstr(out, ")");
 		if (r->steps[over].client_bound)
 			client_limit(r, over, out);
@@ -458,7 +453,7 @@ static struct pv_json *config_json(const struct pv_load_config *c)
 	return o;
 }
 
-static struct pv_json *client_json(const struct pv_load_client *c)
+struct pv_json *pv_load_client_json(const struct pv_load_client *c)
 {
 	struct pv_json *o = pv_json_object();
 
@@ -495,7 +490,7 @@ static struct pv_json *step_json(const struct pv_load_summary *s, size_t i, doub
 	pv_json_real(o, "driver_cores", s->driver_cores);
 	pv_json_real(o, "lag_ms_p95", s->nclients ? ms(s->lag.p95) : NAN);
 	for (size_t c = 0; c < s->nclients; c++)
-		pv_json_append(cl, client_json(&s->clients[c]));
+		pv_json_append(cl, pv_load_client_json(&s->clients[c]));
 	pv_json_set(o, "clients", cl);
 	pv_json_int(lo, "ok", (long long)s->logon.n);
 	pv_json_int(lo, "failed", (long long)s->logon_n.failed);

@@ -45,6 +45,11 @@ int pv_load_report_kinds_csv(const struct pv_load_results *r, struct pv_buf *out
  * (users and step null when no step counts). */
 int pv_load_report_json(const struct pv_load_results *r, struct pv_buf *out);
 
+/* A client's own figures as load.json and manifest.json have them: {name, threads, cpu_driver,
+ * cpu_top_loop, cpu_host, lag_ms_p95, lag_ms_max, bound} (docs/json.md). */
+struct pv_json;
+struct pv_json *pv_load_client_json(const struct pv_load_client *c);
+
 /* load.svg: a standalone SVG, 800 x 500: users (x, from 0) against scenarios/s (left axis,
  * with the expected throughput as a dashed line), overload % and the server's CPU % (right
  * axis, 0-100, the threshold as a dotted line), the answer as a vertical line, one marker per

@@ -73,15 +73,12 @@ uint64_t pv_load_hist_count(const struct pv_load_hist *h)
 	return n;
 }
 
-double pv_load_hist_quantile(const struct pv_load_hist *h, double q)
+/* The bucket of the q-quantile by nearest rank (h not empty): TOP when it is the top one. */
+static unsigned rank_bucket(const struct pv_load_hist *h, double q)
 {
-	uint64_t rank, seen = 0, count = pv_load_hist_count(h);
-	double v;
+	uint64_t rank = (uint64_t)ceil(q * (double)pv_load_hist_count(h)), seen = 0;
 	unsigned b;
 
-	if (!count)
-		return 0;
-	rank = (uint64_t)ceil(q * (double)count);
 	if (rank < 1)
 		rank = 1;
 	for (b = 0; b < TOP; b++) {
@@ -89,7 +86,17 @@ double pv_load_hist_quantile(const struct pv_load_hist *h, double q)
 		if (seen >= rank)
 			break;
 	}
-	if (b == TOP)
+	return b;
+}
+
+double pv_load_hist_quantile(const struct pv_load_hist *h, double q)
+{
+	double v;
+	unsigned b;
+
+	if (!pv_load_hist_count(h))
+		return 0;
+	if ((b = rank_bucket(h, q)) == TOP)
 		return h->max;
 	/* the geometric middle: at most half a bucket's ratio from any value in it */
 	v = b == 0 ? PV_LOAD_HIST_LOW : sqrt(pv_load_bucket_low(b) * pv_load_bucket_high(b));
@@ -98,25 +105,17 @@ double pv_load_hist_quantile(const struct pv_load_hist *h, double q)
 
 void pv_load_hist_bounds(const struct pv_load_hist *h, double q, double *lo, double *hi)
 {
-	uint64_t rank, seen = 0, count = pv_load_hist_count(h);
 	unsigned b;
 
 	*lo = *hi = 0;
-	if (!count)
+	if (!pv_load_hist_count(h))
 		return;
-	rank = (uint64_t)ceil(q * (double)count);
-	if (rank < 1)
-		rank = 1;
-	for (b = 0; b < TOP; b++) {
-		seen += h->n[b];
-		if (seen >= rank)
-			break;
-	}
+	b = rank_bucket(h, q);
 	*lo = pv_load_bucket_low(b);
 	*hi = pv_load_bucket_high(b);
 	if (*hi > h->max)
 		*hi = h->max;
-	if (*lo > *hi) /* the maximum printed short of its bucket's start: never here */
+	if (*lo > *hi) /* a maximum printed short of its bucket's start (line.h's slack) */
 		*lo = *hi;
 }
 

@@ -4,6 +4,7 @@
 #include "run/internal.h"
 
 #include "json/json.h"
+#include "load/report.h"
 #include "util/err.h"
 
 #include <math.h>
@@ -79,19 +80,8 @@ static struct pv_json *load_json(const struct pv_load_summary *l)
 	pv_json_real(o, "dc_cpu", l->dc_cpu);
 	pv_json_real(o, "dc_samba", l->dc_samba);
 	pv_json_bool(o, "client_bound", l->client_bound);
-	for (size_t i = 0; i < l->nclients; i++) {
-		const struct pv_load_client *c = &l->clients[i];
-		struct pv_json *x = pv_json_object();
-
-		pv_json_str(x, "name", c->name);
-		pv_json_int(x, "threads", c->threads);
-		pv_json_real(x, "cpu_driver", c->cpu);
-		pv_json_real(x, "cpu_top_loop", c->cpu_top);
-		pv_json_real(x, "cpu_host", c->host_cpu);
-		pv_json_real(x, "lag_ms_p95", c->lag_p95 * 1000);
-		pv_json_bool(x, "bound", c->bound);
-		pv_json_append(cl, x);
-	}
+	for (size_t i = 0; i < l->nclients; i++)
+		pv_json_append(cl, pv_load_client_json(&l->clients[i]));
 	pv_json_set(o, "clients", cl);
 	return o;
 }
