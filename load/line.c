@@ -322,23 +322,30 @@ static bool kind(struct ctx *c, const struct pv_json *o, struct pv_load_counts *
 		return nope(c, "\"ops\" is not an object");
 	if (pv_json_each(pv_json_get(o, "ops"), one_op, &os))
 		return false;
-	if (n->late + n->unserved > n->started)
-		return nope(c, "more late (%llu) and unserved (%llu) than started (%llu)",
-			    (unsigned long long)n->late, (unsigned long long)n->unserved,
-			    (unsigned long long)n->started);
+	if (n->unserved > n->started)
+		return nope(c, "more unserved (%llu) than started (%llu)",
+			    (unsigned long long)n->unserved, (unsigned long long)n->started);
 	if (n->over_limit > pv_load_hist_count(&n->lat))
 		return nope(c, "more over the limit (%llu) than completed (%llu)",
 			    (unsigned long long)n->over_limit,
 			    (unsigned long long)pv_load_hist_count(&n->lat));
+	if (n->late > pv_load_hist_count(&n->lat) + n->errors)
+		return nope(c, "more late (%llu) than ended, completed or in error (%llu)",
+			    (unsigned long long)n->late,
+			    (unsigned long long)(pv_load_hist_count(&n->lat) + n->errors));
+	if (n->overloaded > pv_load_hist_count(&n->lat) + n->errors + n->unserved)
+		return nope(c, "more overloaded (%llu) than ended (%llu)",
+			    (unsigned long long)n->overloaded,
+			    (unsigned long long)(pv_load_hist_count(&n->lat) + n->errors +
+						 n->unserved));
 	if (n->overloaded < n->late + n->unserved ||
 	    n->overloaded > n->late + n->over_limit + n->errors + n->unserved)
-		return nope(
-			c,
-			"overloaded (%llu) is not from late + unserved (%llu) to late + "
-			"over_limit + errors + unserved (%llu)",
-			(unsigned long long)n->overloaded,
-			(unsigned long long)(n->late + n->unserved),
-			(unsigned long long)(n->late + n->over_limit + n->errors + n->unserved));
+		return nope(c,
+			    "overloaded (%llu) is not from late + unserved (%llu) to late + "
+			    "over_limit + errors + unserved (%llu)",
+			    (unsigned long long)n->overloaded,
+			    (unsigned long long)(n->late + n->unserved),
+			    (unsigned long long)(n->late + n->over_limit + n->errors + n->unserved));
 	return true;
 }
 

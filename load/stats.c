@@ -124,34 +124,29 @@ void pv_load_hist_bounds(const struct pv_load_hist *h, double q, double *lo, dou
 bool pv_load_count_start(struct pv_load_figs *f, const struct pv_load_config *c,
 			 enum pv_load_kind k, double delay)
 {
-	struct pv_load_counts *n = &f->kind[k];
-	bool late = delay > c->late;
-
-	n->started++;
-	if (late) {
-		n->late++;
-		n->overloaded++;
-	}
-	return late;
+	f->kind[k].started++;
+	return delay > c->late;
 }
 
 void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c, enum pv_load_kind k,
 		       bool late, double secs, bool error)
 {
 	struct pv_load_counts *n = &f->kind[k];
+	bool over = false;
 
 	if (error) {
 		n->errors++;
-		if (!late) /* a late one counted at its start */
-			n->overloaded++;
-		return;
+	} else {
+		pv_load_hist_add(&n->lat, secs);
+		if (secs > c->kind[k].limit) {
+			n->over_limit++;
+			over = true;
+		}
 	}
-	pv_load_hist_add(&n->lat, secs);
-	if (secs > c->kind[k].limit) {
-		n->over_limit++;
-		if (!late)
-			n->overloaded++;
-	}
+	if (late)
+		n->late++;
+	if (late || over || error)
+		n->overloaded++;
 }
 
 void pv_load_count_unserved(struct pv_load_figs *f, enum pv_load_kind k)
@@ -348,8 +343,10 @@ void pv_load_poisson(uint64_t n, double *lo, double *hi)
 
 static void sum_of(const struct pv_load_counts *n, struct pv_load_kind_sum *out)
 {
+	uint64_t ended = pv_load_hist_count(&n->lat) + n->errors + n->unserved;
+
 	out->n = *n;
-	out->overload = n->started ? 100.0 * (double)n->overloaded / (double)n->started : 0;
+	out->overload = ended ? 100.0 * (double)n->overloaded / (double)ended : 0;
 	lat_of(&n->lat, &out->lat);
 }
 
@@ -389,9 +386,11 @@ void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config
 
 bool pv_load_carried(const struct pv_load_summary *s, double threshold)
 {
-	/* compared without a division: overloaded / started <= threshold / 100 */
-	return s->all.n.started > 0 &&
-	       100.0 * (double)s->all.n.overloaded <= threshold * (double)s->all.n.started &&
+	uint64_t ended = s->all.lat.n + s->all.n.errors + s->all.n.unserved;
+
+	/* compared without a division: overloaded / ended <= threshold / 100 */
+	return s->all.n.started > 0 && ended > 0 &&
+	       100.0 * (double)s->all.n.overloaded <= threshold * (double)ended &&
 	       !s->all.n.errors && !s->failed && !s->lost && s->connected >= s->users &&
 	       !s->client_bound;
 }

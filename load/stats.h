@@ -81,16 +81,18 @@ int pv_load_op_of(const char *name);
 /* One kind's counts over an interval (or many merged): primary counts only. How many ended
  * well (completed) is lat's count.
  *
- * A scenario is overloaded, and counted so once, when it starts late (counted at its start),
- * when it takes longer than its kind's limit or ends in an error (at its end), or when its user
- * has no connection when it is due (unserved: counted started, unserved and overloaded at
- * once; no request goes out, so it is not an error). The overload % so says what the users
- * lived through: a user who could not log on, or lost its connection, overloads every scenario
- * it had due. */
+ * A scenario is overloaded, and counted so once, when it started late, took longer than its
+ * kind's limit or ended in an error (all counted when it ends, in the interval it ends in), or
+ * when its user had no connection when it was due (unserved: counted started, unserved and
+ * overloaded at once; no request goes out, so it is not an error). The overload % is the
+ * overloaded share of the scenarios that ended (completed, in error or unserved): of one
+ * population, so it is never over 100% however long scenarios take across intervals. It says
+ * what the users lived through: a user who could not log on, or lost its connection, overloads
+ * every scenario it had due. */
 struct pv_load_counts {
-	uint64_t started;	   /* scenarios started, unserved ones too */
+	uint64_t started;	   /* scenarios started, unserved ones too (when they start) */
 	uint64_t errors;	   /* ended in an error (not in lat) */
-	uint64_t late;		   /* started more than config.late seconds after their time */
+	uint64_t late;		   /* ended, having started over config.late s after their time */
 	uint64_t over_limit;	   /* completed, but took longer than the kind's limit */
 	uint64_t unserved;	   /* due while their user had no connection */
 	uint64_t overloaded;	   /* late, over the limit, in error or unserved: once each */
@@ -114,8 +116,8 @@ struct pv_load_figs {
 	struct pv_load_counts kind[PV_LOAD_KINDS];
 };
 
-/* Counting, as the driver goes. A scenario of kind k started delay seconds after its time:
- * returns whether it is late (keep it for pv_load_count_end). */
+/* Counting, as the driver goes. A scenario of kind k started delay seconds after its time
+ * (counted started): returns whether it is late (keep it for pv_load_count_end). */
 bool pv_load_count_start(struct pv_load_figs *f, const struct pv_load_config *c,
 			 enum pv_load_kind k, double delay);
 /* It ended, secs after its start, in an error or not; late as pv_load_count_start said. */
@@ -201,7 +203,7 @@ struct pv_load_lat {
 /* One kind's figures in a step: its counts, and what is read from them. */
 struct pv_load_kind_sum {
 	struct pv_load_counts n; /* as counted */
-	double overload;	 /* percent: n.overloaded / n.started (0 when none started) */
+	double overload; /* percent: n.overloaded / ended (completed + errors + unserved); 0: none */
 	struct pv_load_lat lat;	 /* n.lat read: completed (lat.n), median, p95, max */
 };
 
@@ -239,8 +241,9 @@ void pv_load_summary_clients(struct pv_load_summary *s, const struct pv_load_cli
 /* The exact (Garwood) 95% interval of a Poisson mean from a count n: [*lo, *hi]. */
 void pv_load_poisson(uint64_t n, double *lo, double *hi);
 
-/* Whether a step counts for the answer: scenarios started, overload <= threshold (percent), no
- * error, every user connected throughout, no client lost and no client the limit. */
+/* Whether a step counts for the answer: scenarios started and ended, overload <= threshold
+ * (percent), no error, every user connected throughout, no client lost and no client the
+ * limit. */
 bool pv_load_carried(const struct pv_load_summary *s, double threshold);
 /* The answer of a ramp: the index of the step with the most users that counts (its users in
  * *users), or -1 when none does (*users 0). */

@@ -2,7 +2,7 @@
 # server: every INTERVAL seconds it reads /proc (no process started per sample) and prints one
 # line of rates since the last one:
 #   pv-watch cpu= usr= sys= iowait= (% of all cores) smbd= winbindd= samba= self= (% of one
-#   core: the processes of that name, this sampler) mem_used= mem_avail= dirty= (MiB) rd= wr=
+#   core: the processes of that program, this sampler) mem_used= mem_avail= dirty= (MiB) rd= wr=
 #   (kB/s, whole disks) inflight= (I/O in flight) net=IFACE:RX:TX,... (kB/s, lo left out)
 # It waits on its stdin between samples: the end of stdin (provision stopping the watch, or
 # gone) ends it. Run as: perl -e "$prog" -- INTERVAL
@@ -35,18 +35,23 @@ sub snapshot {
 	$s{usr}    = ( $c[0] // 0 ) + ( $c[1] // 0 );
 	$s{sys}    = ( $c[2] // 0 ) + ( $c[5] // 0 ) + ( $c[6] // 0 );
 	$s{iowait} = $c[4] // 0;
-	# CPU ticks by process name: each process's own and those of its children it has reaped
+	# CPU ticks by program: each process's own and those of its children it has reaped
 	# (cutime, cstime). A connection's smbd is reaped by the smbd that forked it, so its ticks
 	# stay in the sum when it ends between two samples; the difference of two sums is what the
-	# name used in between, short-lived processes included.
+	# program used in between, short-lived processes included. The program is the executable's
+	# name (the AD DC's workers rename themselves, "ldap[worker 0]", but run /usr/sbin/samba),
+	# else the process's.
 	if ( opendir( my $d, '/proc' ) ) {
 		for my $pid ( grep { /^\d+$/ } readdir $d ) {
 			my $st = slurp("/proc/$pid/stat");
 			next unless $st =~ /^\d+ \((.*)\) \S+ (?:\S+ ){10}(\d+) (\d+) (\d+) (\d+)/s;
+			my ( $comm, @t ) = ( $1, $2, $3, $4, $5 );
+			my $exe = readlink "/proc/$pid/exe";
+			my $name = defined $exe ? ( $exe =~ s{.*/}{}r =~ s/ \(deleted\)$//r ) : $comm;
 			if ( $pid == $$ ) {
-				$s{ticks}{self} += $2 + $3;
-			} elsif ( $watched{$1} ) {
-				$s{ticks}{$1} += $2 + $3 + $4 + $5;
+				$s{ticks}{self} += $t[0] + $t[1];
+			} elsif ( $watched{$name} ) {
+				$s{ticks}{$name} += $t[0] + $t[1] + $t[2] + $t[3];
 			}
 		}
 		closedir $d;

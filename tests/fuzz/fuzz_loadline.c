@@ -40,7 +40,8 @@ static void check_figs(const struct pv_load_figs *f)
 
 		for (unsigned b = 0; b < PV_LOAD_BUCKETS; b++)
 			sum += n->lat.n[b];
-		if (n->late + n->unserved > n->started || n->over_limit > sum ||
+		if (n->unserved > n->started || n->late > sum + n->errors || n->over_limit > sum ||
+		    n->overloaded > sum + n->errors + n->unserved ||
 		    n->overloaded < n->late + n->unserved ||
 		    n->overloaded > n->late + n->over_limit + n->errors + n->unserved ||
 		    sum != pv_load_hist_count(&n->lat) || !(n->lat.max >= 0))
@@ -126,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pv_load_step_add(&st, &f);
 	pv_load_summarize(&st, &c, &sum);
 	if (!isfinite(sum.rate) || sum.rate < 0 || !isfinite(sum.all.overload) ||
-	    sum.all.overload < 0)
+	    sum.all.overload < 0 || sum.all.overload > 100)
 		broken("a summary that is not finite");
 	check_lat(&sum.all.lat);
 	check_bounds(&sum.all.lat);

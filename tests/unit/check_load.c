@@ -496,6 +496,7 @@ START_TEST(answer_edges)
 	memset(&s, 0, sizeof(s));
 	s.users = s.connected = 10;
 	s.all.n.started = 300;
+	s.all.lat.n = 300; /* ended: the overload's population */
 	s.all.n.overloaded = 3;
 	ck_assert(pv_load_carried(&s, 1));
 	s.all.n.overloaded = 4;
@@ -735,20 +736,36 @@ START_TEST(line_refused)
 		"\"max\" 0.5 is not in the histogram's top bucket 49");
 	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":-1,\"hist\":[[49,1]]" OPS "}}}",
 		"\"max\" is not a number from 0");
-	refused(HEAD "{\"browse\":{\"started\":2,\"errors\":0,\"late\":2,\"over_limit\":0,"
-		     "\"unserved\":1,\"overloaded\":3,\"max\":0,\"hist\":[]" OPS "}}}",
-		"more late (2) and unserved (1) than started (2)");
+	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":0,\"over_limit\":0,"
+		     "\"unserved\":2,\"overloaded\":2,\"max\":0,\"hist\":[]" OPS "}}}",
+		"more unserved (2) than started (1)");
+	/* late counts where a scenario ends: at most those that ended, completed or not */
+	refused(HEAD "{\"browse\":{\"started\":0,\"errors\":1,\"late\":3,\"over_limit\":0,"
+		     "\"unserved\":0,\"overloaded\":3,\"max\":0.01,\"hist\":[[49,1]]" OPS "}}}",
+		"more late (3) than ended, completed or in error (2)");
+	ck_assert_int_eq(pv_load_line_decode(HEAD "{\"browse\":{\"started\":0,\"errors\":1,"
+						  "\"late\":2,\"over_limit\":0,\"unserved\":0,"
+						  "\"overloaded\":2,\"max\":0.01,\"hist\":[[49,1]]" OPS
+						  "}}}",
+					     strlen(HEAD "{\"browse\":{\"started\":0,\"errors\":1,"
+							 "\"late\":2,\"over_limit\":0,\"unserved\":0,"
+							 "\"overloaded\":2,\"max\":0.01,\"hist\":"
+							 "[[49,1]]" OPS "}}}"),
+					     &f),
+			 PV_OK); /* two started in an earlier interval, both late, ended here */
 	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":0,\"over_limit\":1,"
 		     "\"unserved\":0,\"overloaded\":1,\"max\":0,\"hist\":[]" OPS "}}}",
 		"more over the limit (1) than completed (0)");
-	refused(HEAD "{\"browse\":{\"started\":2,\"errors\":0,\"late\":1,\"over_limit\":0,"
+	refused(HEAD "{\"browse\":{\"started\":2,\"errors\":1,\"late\":1,\"over_limit\":0,"
 		     "\"unserved\":1,\"overloaded\":1,\"max\":0,\"hist\":[]" OPS "}}}",
 		"overloaded (1) is not from late + unserved (2) to late + over_limit + errors + "
-		"unserved (2)");
+		"unserved (3)");
 	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":1,\"late\":0,\"over_limit\":0,"
 		     "\"unserved\":0,\"overloaded\":2,\"max\":0,\"hist\":[]" OPS "}}}",
-		"overloaded (2) is not from late + unserved (0) to late + over_limit + errors + "
-		"unserved (1)");
+		"more overloaded (2) than ended (1)");
+	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":1,\"over_limit\":1,"
+		     "\"unserved\":0,\"overloaded\":2,\"max\":1.5,\"hist\":[[101,1]]" OPS "}}}",
+		"more overloaded (2) than ended (1)"); /* one scenario late and over: once */
 	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":0,\"over_limit\":0,"
 		     "\"unserved\":0,\"overloaded\":0,\"max\":3,\"hist\":[]" OPS "}}}",
 		"\"max\" is 3 with an empty histogram");
@@ -817,7 +834,7 @@ START_TEST(first_over)
 	memset(st, 0, sizeof(st));
 	for (int i = 0; i < 4; i++) {
 		st[i].users = st[i].connected = 10 * (i + 1);
-		st[i].all.n.started = 1000;
+		st[i].all.n.started = st[i].all.lat.n = 1000;
 		st[i].all.n.overloaded = i >= 2 ? 50 : 0;
 	}
 	/* steps given out of order (--refine appends): by users, not by place */
