@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# tests/integration/t_capacity.sh: the capacity answer of the built-in driver can be trusted
+# (issue 19), on the lab (lab 'pvcap': 120 users per client, users pc-cli1-u1...). srv's Samba
+# daemons are held to a share of one CPU (lab.sh srv-limit), so that a ramp reaches overload on
+# this one machine while the clients stay far from their limit; users stay logged on between
+# steps (load.keep_logged_on), so a step logs on only its new users and the ramps are short.
+#   1. the ramp finds overload at a cap (10% of a CPU, 20x FSCT's rate): an answer, a first step
+#      over it that is overloaded and not client-bound, and the answer line naming both; the
+#      DC's CPU in run's step table and in load.txt, watch-dc.csv with watch.csv's columns; a
+#      kept step logs on its new users only;
+#   2. the cap doubled and the rate doubled: the answer within one step of 1.'s;
+#   3. the cap doubled, the rate the same: the answer twice 1.'s within one step (the ramp's
+#      step, and --refine halving the gap down to it);
+#   4. 1. again, the same seed: the answer within one step;
+#   5. users who cannot log on (2 of 4 disabled in the directory): the step's overload shows
+#      them (their scenarios unserved), its logons say 2 failed, and it does not count;
+#   6. a client made the limit (cli1's sshd, so its provision load, held to 1% of a CPU): the
+#      step is client-bound, cli1 named, never carried, and the answer says the clients were
+#      the limit.
+. "$(dirname "$0")/lib.sh"
+
+P=(-p "$PLAYBOOK" --set lab=pvcap --set "users.name_template=pc-{client}-u{n}"
+	--set users.per_client=120 --set driver.name=builtin --set load.keep_logged_on=true)
+RES=$LAB/results
+trap '"$LAB_SH" srv-limit off >/dev/null 2>&1; "$LAB_SH" cli-limit cli1 off >/dev/null 2>&1;
+	enable_users 512 >/dev/null 2>&1; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1;
+	rm -rf "$RES"/cap-* "$T_TMP"' EXIT
+
+# enable_users UAC: userAccountControl of pc-cli1-u2 and pc-cli2-u2 (514 disabled, 512 not)
+enable_users() {
+	local u
+	for u in pc-cli1-u2 pc-cli2-u2; do
+		printf 'dn: CN=%s,OU=pvcap,%s\nchangetype: modify\nreplace: userAccountControl\nuserAccountControl: %s\n\n' \
+			"$u" "$BASE_DN" "$1"
+	done | ldm
+}
+
+# limit PERCENT: srv's daemons under it (one that exits while it is moved makes srv-limit
+# fail: it is tried again)
+limit() {
+	local _
+	for _ in 1 2 3 4 5; do
+		"$LAB_SH" srv-limit "$1" >/dev/null 2>&1 && return 0
+		sleep 2
+	done
+	fail "srv-limit $1"
+}
+
+# ramp ID CAP RATE MIN MAX STEP [ARGS...]: a run at that cap and rate; ANSWER the users it
+# carried (0: none), OVER the users of the first step over it (0: none), its overload % in
+# OVERLOAD and whether it was client-bound in BOUND
+ramp() {
+	local id=$1 cap=$2 rate=$3 min=$4 max=$5 step=$6
+	shift 6
+	limit "$cap"
+	echo "  $id: srv at $cap% of a CPU, $rate scenarios per user-hour, $min..$max by $step $*" >&2
+	pv "${P[@]}" --set "load.rate=$rate" run --id "$id" --min-users "$min" --max-users "$max" \
+		--step "$step" --duration 5 --warmup 1 "$@"
+	expect_rc 0 "run $id"
+	read -r ANSWER OVER OVERLOAD BOUND < <(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, o = d["answer"], d["answer"]["first_over"]
+over = d["steps"][o["step"] - 1] if o else None
+print(a["users"] or 0, o["users"] if o else 0, over["all"]["overload_pct"] if over else 0,
+      int(bool(o and o["client_bound"])))' "$RES/$id/load.json") || fail "$id: no load.json"
+	echo "    answer $ANSWER, first over it $OVER (overload $OVERLOAD%, client-bound $BOUND)" >&2
+}
+
+# within A B TOLERANCE WHAT: |A - B| <= TOLERANCE
+within() {
+	(($1 - $2 <= $3 && $2 - $1 <= $3)) || fail "$4: $1 and $2 are more than $3 apart"
+}
+
+pv "${P[@]}" cleanup --leave >/dev/null
+pv "${P[@]}" prepare
+expect_rc 0 "prepare 120 users per client"
+
+# ---- 1. overload at a cap; the DC in the table; only new users log on ---------------------
+ramp cap-a 10 6620 20 140 20
+A=$ANSWER
+[[ $A -ge 20 && $OVER -gt $A && $BOUND -eq 0 ]] ||
+	fail "at 10%: no overload found in the ramp (answer $A, first over $OVER, client-bound $BOUND)"
+python3 -c "import sys; assert float(sys.argv[1]) > 1" "$OVERLOAD" || fail "the step over the answer is not overloaded: $OVERLOAD%"
+grep -Eq "the server carried $A users without overload \(step [0-9]+, $A users: .*; the first step over it, step [0-9]+, $OVER users: overload" \
+	"$RES/cap-a/load.txt" || fail "load.txt's answer does not name both steps: $(tail -1 "$RES/cap-a/load.txt")"
+# the step table: the DC's CPU (mean/max, samba) on every step's row, as load.txt's column
+grep -Eq '^ +1 +20 .* [0-9]+\.[0-9]/[0-9]+\.[0-9], [0-9]+\.[0-9]$' <<<"$OUT" ||
+	fail "the step table has no DC CPU for step 1: $(grep -E '^ +1 ' <<<"$OUT" | head -1)"
+grep -q "DC CPU % (samba)" "$RES/cap-a/load.txt" || fail "load.txt has no DC CPU column"
+[[ $(head -1 "$RES/cap-a/step-01/watch-dc.csv") == "$(head -1 "$RES/cap-a/step-01/watch.csv")" ]] ||
+	fail "watch-dc.csv's columns are not watch.csv's"
+python3 - "$RES/cap-a" <<'EOF' || fail "the DC's watch or the kept logons are wrong"
+import json, sys
+m = json.load(open(sys.argv[1] + "/manifest.json"))
+d = json.load(open(sys.argv[1] + "/load.json"))
+for s in m["steps"]:
+    assert s["watch_dc"]["samples"] >= 1 and s["watch_dc"]["cpu"]["mean"] >= 0, s["watch_dc"]
+    assert s["load"]["dc_cpu"] is not None, s["load"]
+# users kept logged on: every step logs on only its 20 new users
+assert [s["logon"]["ok"] for s in d["steps"]] == [20] * len(d["steps"]), [s["logon"] for s in d["steps"]]
+for s in d["steps"]:
+    assert len(s["clients"]) == 2 and all(not c["bound"] for c in s["clients"]), s["clients"]
+    assert sum(s["ops"].values()) > 0 and s["ops"]["create"] > 0, s["ops"]
+EOF
+
+# ---- 2. cap and rate doubled: the same answer, within one step ---------------------------
+ramp cap-b 20 13240 20 140 20
+within "$ANSWER" "$A" 20 "cap and rate doubled"
+
+# ---- 3. cap doubled, rate the same: twice the answer, within one step ---------------------
+ramp cap-c 20 6620 40 280 80 --refine 40
+within "$ANSWER" $((2 * A)) 40 "cap doubled"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [s for s in d["steps"] if s["refine"]]
+assert r and all(s["users"] % 40 == 0 and s["users"] not in (40, 120, 200, 280) for s in r), r
+' "$RES/cap-c/manifest.json" || fail "--refine added no step between the ramp's"
+
+# ---- 4. the same run again: the same answer, within one step -----------------------------
+ramp cap-d 10 6620 20 140 20
+within "$ANSWER" "$A" 20 "the same seed again"
+"$LAB_SH" srv-limit off >/dev/null
+
+# ---- 5. users who cannot log on: their scenarios unserved, the overload shows it ----------
+enable_users 514 >/dev/null || fail "disabling pc-cli1-u2 and pc-cli2-u2"
+echo "  2 of 4 users disabled" >&2
+pv "${P[@]}" --set load.rate=6620 --set load.keep_logged_on=false run --id cap-e \
+	--min-users 4 --max-users 4 --step 1 --duration 5 --warmup 1
+expect_rc 0 "run with 2 of 4 users disabled"
+python3 - "$RES/cap-e/load.json" <<'EOF' || fail "users who could not log on are not in the overload"
+import json, sys
+s = json.load(open(sys.argv[1]))["steps"][0]
+a = s["all"]
+assert s["logon"]["failed"] == 2 and s["logon"]["ok"] == 2, s["logon"]
+assert a["unserved"] > 0 and a["errors"] == 0, a
+# half the users had no connection: about half the scenarios were unserved
+assert 25 <= a["overload_pct"] <= 75, a["overload_pct"]
+assert a["overloaded"] >= a["unserved"] and not s["carried"], s
+EOF
+grep -q "2 users not connected, 2 logons failed" "$RES/cap-e/load.txt" ||
+	fail "load.txt does not say 2 users could not log on"
+enable_users 512 >/dev/null || fail "enabling pc-cli1-u2 and pc-cli2-u2"
+
+# ---- 6. a client made the limit: never credited to the server ----------------------------
+"$LAB_SH" cli-limit cli1 1 >/dev/null || fail "cli-limit cli1 1"
+echo "  cli1 held to 1% of a CPU" >&2
+pv "${P[@]}" --set load.rate=6620 run --id cap-f --min-users 200 --max-users 200 --step 1 \
+	--duration 5 --warmup 1
+"$LAB_SH" cli-limit cli1 off >/dev/null
+expect_rc 0 "run with cli1 held to 1% of a CPU"
+python3 - "$RES/cap-f/load.json" <<'EOF' || fail "a client-bound step was credited to the server"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["steps"][0]
+c = {x["name"]: x for x in s["clients"]}
+assert s["client_bound"] and not s["carried"], s
+assert c["cli1"]["bound"], c
+assert d["answer"]["users"] is None and d["answer"]["client_bound"], d["answer"]
+EOF
+expect_out "the clients were the limit there, not the server \(cli1: busiest loop" \
+	"the answer says the clients were the limit"
+
+pv "${P[@]}" cleanup --leave
+expect_rc 0 "cleanup"
+finish
