@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# What another local user of the controller, and a playbook's values, can make provision do
+# (issue 22): the lab lock lives in a folder only root writes to, so a user holding a lock on
+# a file of the old world-writable /run/lock (or anywhere else) blocks nothing; values that
+# fill the command driver's placeholders never run as shell code; an unknown placeholder is
+# refused when the playbook is read; control characters reach no terminal. Lab 'pvlocal';
+# nothing on the lab hosts is changed.
+. "$(dirname "$0")/lib.sh"
+
+P=(-p "$PLAYBOOK" --set lab=pvlocal)
+
+# 1. the lock: a user holds an fcntl lock on /run/lock/provision-pvlocal.lock (the old name)
+old=/run/lock/provision-pvlocal.lock
+flag=$T_TMP/flag
+mkdir -m 0777 "$flag"
+runuser -u nobody -- python3 -c '
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.lockf(fd, fcntl.LOCK_EX)
+open(sys.argv[2] + "/held", "w").close()
+time.sleep(120)' "$old" "$flag" &
+holder=$!
+for _ in $(seq 100); do [[ -e $flag/held ]] && break; sleep 0.05; done
+[[ -e $flag/held ]] || fail "the local user's lock holder did not start"
+pv "${P[@]}" cleanup client
+expect_rc 0 "cleanup client while a local user holds a lock on $old"
+[[ $(stat -c '%F %a %U' /run/provision 2>&1) == "directory 700 root" ]] ||
+	fail "the lock folder is not root's alone: $(stat -c '%F %a %U' /run/provision 2>&1)"
+[[ $(stat -c '%F %a' /run/provision/pvlocal.lock 2>&1) == "regular empty file 600" ]] ||
+	fail "the lock file is not a 0600 plain file: $(stat -c '%F %a' /run/provision/pvlocal.lock 2>&1)"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+rm -f "$old"
+# PROVISION_LOCK_DIR is still honoured, and a folder others may write to is refused
+mkdir -m 0700 "$T_TMP/locks"
+on ctl env PROVISION_LOCK_DIR="$T_TMP/locks" "$PV" "${P[@]}" cleanup client >/dev/null 2>&1 ||
+	fail "cleanup client with PROVISION_LOCK_DIR=$T_TMP/locks failed"
+[[ -f $T_TMP/locks/pvlocal.lock ]] || fail "PROVISION_LOCK_DIR was not used"
+on ctl env PROVISION_LOCK_DIR=/tmp "$PV" "${P[@]}" cleanup client >"$T_TMP/out" 2>"$T_TMP/err"
+RC=$? OUT=$(cat "$T_TMP/out") ERR=$(cat "$T_TMP/err")
+[[ $RC -ne 0 ]] || fail "a lock folder anyone may write to (/tmp) was accepted"
+expect_err "the lock folder /tmp is writable by others"
+
+finish
