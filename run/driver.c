@@ -95,6 +95,138 @@ static int keep_n(const struct pv_playbook *pb, const char *tmpl, const char *cl
 	return 0;
 }
 
+/* ---- filling the command driver's templates in ---- */
+
+/* How sh reads the template at a point: the quoting there, inside any number of $( ), ` `
+ * and ( ) (each starts unquoted again). Enough of sh's grammar to know where a placeholder
+ * lands: quotes, backslashes, command substitution, subshells and comments. */
+enum quoting { Q_NONE, Q_SINGLE, Q_DOUBLE };
+enum frame_kind { F_TOP, F_DOLLAR, F_BACKTICK };
+#define FRAMES_MAX 32
+
+struct shell {
+	struct {
+		enum quoting q;
+		enum frame_kind kind;
+		unsigned parens; /* ( ) open inside this frame, unquoted */
+	} f[FRAMES_MAX];
+	int depth; /* f[depth] is the innermost frame */
+};
+
+static void frame_push(struct shell *sh, enum frame_kind kind)
+{
+	if (sh->depth + 1 < FRAMES_MAX) {
+		sh->depth++;
+		sh->f[sh->depth].q = Q_NONE;
+		sh->f[sh->depth].kind = kind;
+		sh->f[sh->depth].parens = 0;
+	}
+}
+
+/* Read the template from p (not a placeholder) up to the next character to look at. */
+static const char *shell_step(struct shell *sh, const char *p, const char *start)
+{
+	enum quoting *q = &sh->f[sh->depth].q;
+	char c = *p;
+
+	if (*q == Q_SINGLE) {
+		if (c == '\'')
+			*q = Q_NONE;
+		return p + 1;
+	}
+	/* a backslash takes the next character as it is (in double quotes, only $ ` " \ and a
+	 * line break): so \{word} stays text, as the shell would read it */
+	if (c == '\\' && p[1] && (*q == Q_NONE || strchr("$`\"\\\n", p[1])))
+		return p + 2;
+	if (c == '$' && p[1] == '(') {
+		frame_push(sh, F_DOLLAR);
+		return p + 2;
+	}
+	if (c == '`') {
+		if (sh->f[sh->depth].kind == F_BACKTICK && sh->depth > 0)
+			sh->depth--;
+		else
+			frame_push(sh, F_BACKTICK);
+		return p + 1;
+	}
+	if (*q == Q_DOUBLE) {
+		if (c == '"')
+			*q = Q_NONE;
+		return p + 1;
+	}
+	switch (c) {
+	case '\'':
+		*q = Q_SINGLE;
+		break;
+	case '"':
+		*q = Q_DOUBLE;
+		break;
+	case '(':
+		sh->f[sh->depth].parens++;
+		break;
+	case ')':
+		if (sh->f[sh->depth].parens)
+			sh->f[sh->depth].parens--;
+		else if (sh->f[sh->depth].kind == F_DOLLAR && sh->depth > 0)
+			sh->depth--;
+		break;
+	case '#': /* a comment, where a word starts: to the end of the line */
+		if (p == start || strchr(" \t\n;&|(", p[-1]))
+			return p + strcspn(p, "\n");
+		break;
+	}
+	return p + 1;
+}
+
+/* val quoted for q: unquoted, it is single-quoted ('\'' for a quote in it); in double quotes,
+ * $ ` " \ get a backslash; in single quotes, a quote in it closes them, is escaped and opens
+ * them again. */
+static void quote_for(struct pv_buf *out, enum quoting q, const char *val)
+{
+	if (q == Q_NONE) {
+		pv_remote_quote(out, val);
+		return;
+	}
+	for (const char *v = val; *v; v++) {
+		if (q == Q_DOUBLE && strchr("$`\"\\", *v))
+			pv_buf_add(out, "\\", 1);
+		if (q == Q_SINGLE && *v == '\'')
+			pv_buf_addstr(out, "'\\''");
+		else
+			pv_buf_add(out, v, 1);
+	}
+}
+
+/* val into out so that the shell reads it back as exactly val where the template put it:
+ * quoted for the innermost frame, then, for each ` ` around it (innermost first), with a
+ * backslash before every \ ` and $ (which is how sh reads the text between backquotes). */
+static void put_quoted(struct pv_buf *out, const struct shell *sh, const char *val)
+{
+	struct pv_buf a = PV_BUF_INIT, b = PV_BUF_INIT;
+
+	quote_for(&a, sh->f[sh->depth].q, val);
+	for (int d = sh->depth; d > 0 && a.data; d--) {
+		if (sh->f[d].kind != F_BACKTICK)
+			continue;
+		pv_buf_reset(&b);
+		for (size_t i = 0; i < a.len; i++) {
+			if (strchr("\\`$", a.data[i]))
+				pv_buf_add(&b, "\\", 1);
+			pv_buf_add(&b, a.data + i, 1);
+		}
+		pv_buf_reset(&a);
+		pv_buf_add(&a, b.data ? b.data : "", b.len);
+		if (pv_buf_failed(&b))
+			a.failed = true;
+	}
+	if (pv_buf_failed(&a))
+		out->failed = true;
+	else
+		pv_buf_add(out, a.data ? a.data : "", a.len);
+	pv_buf_release(&a, 0);
+	pv_buf_release(&b, 0);
+}
+
 int pv_driver_render(const struct pv_playbook *pb, const char *tmpl,
 		     const struct pv_driver_vars *v, struct pv_buf *out, bool *uses_password)
 {
@@ -103,6 +235,7 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl,
 	const struct pv_host *client = v->client && *v->client
 					       ? pv_playbook_client(pb, v->client)
 					       : NULL;
+	struct shell sh = {.depth = 0};
 
 	if (uses_password)
 		*uses_password = false;
@@ -118,80 +251,102 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl,
 	if (pb->has_server && pb->server.shares && pv_share_name(pb, 1, share) != PV_OK)
 		return PV_ECONFIG;
 	for (const char *p = tmpl; *p;) {
-		const char *close, *val = NULL;
-		size_t len;
+		size_t len = pv_placeholder_len(p);
+		const char *val = NULL, *next;
+		bool number = false;
 
-		/* {word} of [a-z_] is a placeholder; any other brace is the shell's: ${X}, { a; } */
-		len = *p == '{' ? strspn(p + 1, "abcdefghijklmnopqrstuvwxyz_") : 0;
-		close = len ? p + 1 + len : NULL;
-		if (!close || *close != '}') {
-			pv_buf_add(out, p, 1);
-			p++;
+		if (!len) {
+			next = shell_step(&sh, p, tmpl);
+			pv_buf_add(out, p, (size_t)(next - p));
+			p = next;
 			continue;
 		}
-#define IS(w) (len == strlen(w) && !strncmp(p + 1, w, len))
-#define NUM(x) (snprintf(num, sizeof(num), "%lld", (long long)(x)), num)
-		if (IS("client"))
+#define NUM(x) (number = true, snprintf(num, sizeof(num), "%lld", (long long)(x)), num)
+		switch (pv_placeholder_of(p, len)) {
+		case PV_PH_CLIENT:
 			val = v->client ? v->client : "";
-		else if (IS("users"))
+			break;
+		case PV_PH_USERS:
 			val = NUM(v->users);
-		else if (IS("users_total"))
+			break;
+		case PV_PH_USERS_TOTAL:
 			val = NUM(v->users_total);
-		else if (IS("step"))
+			break;
+		case PV_PH_STEP:
 			val = NUM(v->step);
-		else if (IS("steps"))
+			break;
+		case PV_PH_STEPS:
 			val = NUM(v->steps);
-		else if (IS("duration"))
+			break;
+		case PV_PH_DURATION:
 			val = NUM(v->duration);
-		else if (IS("warmup"))
+			break;
+		case PV_PH_WARMUP:
 			val = NUM(v->warmup);
-		else if (IS("results"))
+			break;
+		case PV_PH_RESULTS:
 			val = v->results ? v->results : "";
-		else if (IS("password_file")) {
+			break;
+		case PV_PH_PASSWORD_FILE:
 			val = v->password_file ? v->password_file : "";
 			if (uses_password)
 				*uses_password = true;
-		} else if (IS("clients"))
+			break;
+		case PV_PH_CLIENTS:
 			val = v->clients ? v->clients : "";
-		else if (IS("server"))
+			break;
+		case PV_PH_SERVER:
 			val = pb->has_server ? pb->server.host.name : "";
-		else if (IS("server_address"))
+			break;
+		case PV_PH_SERVER_ADDRESS:
 			val = pb->has_server && pb->server.host.address ? pb->server.host.address : "";
-		else if (IS("alias_template"))
+			break;
+		case PV_PH_ALIAS_TEMPLATE:
 			val = a;
-		else if (IS("user_template"))
+			break;
+		case PV_PH_USER_TEMPLATE:
 			val = u;
-		else if (IS("first_user"))
+			break;
+		case PV_PH_FIRST_USER:
 			val = first;
-		else if (IS("last_user"))
+			break;
+		case PV_PH_LAST_USER:
 			val = last;
-		else if (IS("share"))
+			break;
+		case PV_PH_SHARE:
 			val = share;
-		else if (IS("shares"))
+			break;
+		case PV_PH_SHARES:
 			val = NUM(pb->has_server ? pb->server.shares : 0);
-		else if (IS("domain"))
+			break;
+		case PV_PH_DOMAIN:
 			val = pb->domain.netbios;
-		else if (IS("realm"))
+			break;
+		case PV_PH_REALM:
 			val = pb->domain.realm;
-		else if (IS("dns_domain"))
+			break;
+		case PV_PH_DNS_DOMAIN:
 			val = pb->domain.dns_domain;
-		else if (IS("lab"))
+			break;
+		case PV_PH_LAB:
 			val = pb->lab;
-		else if (IS("n")) /* a user number for the command's own loop: left as it is */
+			break;
+		case PV_PH_N: /* a user number for the command's own loop: left as it is */
 			val = "{n}";
-#undef IS
+			number = true;
+			break;
+		}
 #undef NUM
-		if (!val)
-			return pv_error(PV_ECONFIG, "driver template '%s': '{%.*s}' is not a placeholder; "
-						    "known: {client} {users} {users_total} {step} "
-						    "{steps} {duration} {warmup} {results} "
-						    "{password_file} {clients} {server} "
-						    "{server_address} {alias_template} {user_template} "
-						    "{first_user} {last_user} {share} {shares} {domain} "
-						    "{realm} {dns_domain} {lab}",
-					tmpl, (int)len, p + 1);
-		pv_buf_addstr(out, val);
-		p = close + 1;
+		if (!val) /* the playbook check refuses these: a playbook made another way */
+			return pv_error(PV_ECONFIG,
+					"driver template '%s': '%.*s' is not a "
+					"placeholder; known: %s",
+					tmpl, (int)len, p, pv_placeholder_names());
+		if (number)
+			pv_buf_addstr(out, val);
+		else
+			put_quoted(out, &sh, val);
+		p += len;
 	}
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }

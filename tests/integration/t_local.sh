@@ -41,4 +41,28 @@ RC=$? OUT=$(cat "$T_TMP/out") ERR=$(cat "$T_TMP/err")
 [[ $RC -ne 0 ]] || fail "a lock folder anyone may write to (/tmp) was accepted"
 expect_err "the lock folder /tmp is writable by others"
 
+# 2. placeholders: a value that is shell code never reaches a command line; an unknown
+# placeholder is refused when the playbook is read (3, its place named), not by the run
+rm -f /tmp/pv-PWNED
+pv "${P[@]}" --set 'controller.results=/tmp/x$(touch /tmp/pv-PWNED)' run --dry-run
+expect_rc 3 "controller.results holding \$( )"
+expect_err "'controller.results' is '/tmp/x\\\$\(touch /tmp/pv-PWNED\)', which contains '\\\$'"
+pv "${P[@]}" --set 'server.share_template=f`touch /tmp/pv-PWNED`{k}' run --dry-run
+expect_rc 3 "server.share_template holding \` \`"
+[[ -e /tmp/pv-PWNED ]] && fail "a placeholder's value ran as shell code"
+sed 's/^  client_command: |$/  client_command: |\n    echo {nope}/' "$PLAYBOOK" >"$T_TMP/bad.yaml"
+line=$(grep -n '^  client_command: |$' "$T_TMP/bad.yaml" | cut -d: -f1)
+pv -p "$T_TMP/bad.yaml" --set lab=pvlocal run --dry-run
+expect_rc 3 "an unknown placeholder"
+expect_err "bad.yaml:$line:19: 'driver.client_command' uses '\{nope\}' \(character 6 of the command\)"
+pv -p "$T_TMP/bad.yaml" --set lab=pvlocal check
+expect_rc 3 "check on a playbook with an unknown placeholder"
+# a playbook in a folder with a space, its results folder relative to it: {results} is quoted
+# where it lands
+mkdir -p "$T_TMP/my lab"
+sed 's#^  results: .*#  results: results#' "$PLAYBOOK" >"$T_TMP/my lab/lab.yaml"
+pv -p "$T_TMP/my lab/lab.yaml" --set lab=pvlocal --set 'driver.controller_command=echo hi >{results}/x' run --dry-run
+expect_rc 0 "run --dry-run from a folder with a space"
+expect_out "echo hi >'$T_TMP/my lab/results/[^']*'/x"
+
 finish

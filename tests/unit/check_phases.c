@@ -6,6 +6,7 @@
 #include "tests/unit/unit.h"
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run/driver.h"
 #include "run/watch.h"
@@ -96,14 +97,16 @@ START_TEST(render)
 					      " in {realm} {dns_domain} {lab} {clients} {server_address}",
 					  &v, &b, &pw),
 			 PV_OK);
-	ck_assert_str_eq(b.data, "load --users 3/7 --step 2/4 --for 30s+2 -o /tmp/r/2 cli2-u1..cli2-u3"
-				 " via srvu{n} on //srv/fsroot1 (2) as LAB\\\\cli2-u{n} in LAB.TEST "
-				 "lab.test provision cli1,cli2 198.18.0.20");
+	/* names and paths single-quoted where they land unquoted; numbers as they are */
+	ck_assert_str_eq(b.data, "load --users 3/7 --step 2/4 --for 30s+2 -o '/tmp/r/2' "
+				 "'cli2-u1'..'cli2-u3' via 'srvu{n}' on //'srv'/'fsroot1' (2) as "
+				 "'LAB'\\\\'cli2-u{n}' in 'LAB.TEST' 'lab.test' 'provision' "
+				 "'cli1,cli2' '198.18.0.20'");
 	ck_assert(!pw);
 	pv_buf_reset(&b);
 	ck_assert_int_eq(pv_driver_render(pb, "x -A {password_file}", &v, &b, &pw), PV_OK);
 	ck_assert(pw);
-	ck_assert_str_eq(b.data, "x -A /tmp/r/2/.pw");
+	ck_assert_str_eq(b.data, "x -A '/tmp/r/2/.pw'");
 	pv_buf_reset(&b);
 	ck_assert_int_eq(pv_driver_render(pb, "x {userz}", &v, &b, &pw), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'{userz}' is not a placeholder"));
@@ -111,6 +114,65 @@ START_TEST(render)
 	/* braces that are not a placeholder stay: the shell's, a lone '{', a {N} or {a-b} */
 	ck_assert_int_eq(pv_driver_render(pb, "a { b; } ${X:-1} ${HOME} {N} {", &v, &b, &pw), PV_OK);
 	ck_assert_str_eq(b.data, "a { b; } ${X:-1} ${HOME} {N} {");
+	pv_buf_release(&b, 0);
+	pv_playbook_free(pb);
+}
+END_TEST
+
+/* What sh prints for cmd (its first line of output, at most len - 1 bytes). */
+static void sh_out(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(p);
+	n = fread(out, 1, len - 1, p);
+	out[n] = '\0';
+	ck_assert_int_eq(pclose(p), 0);
+}
+
+/* A value that is shell code, quotes, spaces and a '$' comes back from sh as exactly itself
+ * wherever the template puts it: unquoted, in double or single quotes, in $( ) and ` ` (also
+ * inside double quotes), after a comment with a quote in it; a \{word} stays text. Each case
+ * is run by /bin/sh, which is the judge. */
+START_TEST(render_quoted)
+{
+	static const char *const where[] = {
+		"printf '%s|' {results}",
+		"printf '%s|' \"{results}\"",
+		"printf '%s|' '{results}'",
+		"printf '%s|' x{results}y",
+		"printf '%s|' \"$(printf '%s' {results})\"",
+		"printf '%s|' \"$(printf '%s' \"{results}\")\"",
+		"printf '%s|' \"`printf '%s' {results}`\"",
+		"printf '%s|' \"$( (printf '%s' \"{results}\") )\"",
+		"# it's a comment\nprintf '%s|' {results}",
+	};
+	const char *val = "/tmp/a b/$(touch /tmp/pv-PWNED)/`id`/it's \"q\" \\ & ; |";
+	struct pv_playbook *pb = load(NULL);
+	struct pv_driver_vars v = {"cli2", 3, 7, 2, 4, 30, 2, val, "/p", "cli1,cli2"};
+	struct pv_buf b = PV_BUF_INIT;
+	char got[512], want[512];
+
+	unlink("/tmp/pv-PWNED");
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		pv_buf_reset(&b);
+		ck_assert_int_eq(pv_driver_render(pb, where[i], &v, &b, NULL), PV_OK);
+		sh_out(b.data, got, sizeof(got));
+		snprintf(want, sizeof(want), "%s|", i == 3 ? "" : val);
+		if (i == 3)
+			snprintf(want, sizeof(want), "x%sy|", val);
+		ck_assert_msg(!strcmp(got, want), "template %s rendered as %s printed %s", where[i],
+			      b.data, got);
+	}
+	ck_assert_int_ne(access("/tmp/pv-PWNED", F_OK), 0);
+	/* numbers stay bare (arithmetic takes them); a backslash keeps a brace as text */
+	pv_buf_reset(&b);
+	ck_assert_int_eq(
+		pv_driver_render(pb, "echo $(( {users} * {duration} )) \\{results}", &v, &b, NULL),
+		PV_OK);
+	sh_out(b.data, got, sizeof(got));
+	ck_assert_str_eq(got, "90 {results}\n");
 	pv_buf_release(&b, 0);
 	pv_playbook_free(pb);
 }
@@ -243,6 +305,7 @@ int main(void)
 	tcase_add_test(tc, ramp);
 	tcase_add_test(tc, ramp_last_step);
 	tcase_add_test(tc, render);
+	tcase_add_test(tc, render_quoted);
 	tcase_add_test(tc, fsct);
 	tcase_add_test(tc, watch_parse);
 	tcase_add_test(tc, watch_summary);
