@@ -65,4 +65,13 @@ pv -p "$T_TMP/my lab/lab.yaml" --set lab=pvlocal --set 'driver.controller_comman
 expect_rc 0 "run --dry-run from a folder with a space"
 expect_out "echo hi >'$T_TMP/my lab/results/[^']*'/x"
 
+# 3. control characters: a lab id with ESC and BEL is shown escaped, on stdout and stderr
+pv -p "$PLAYBOOK" --set $'lab=x\033]0;pwned\007' check
+expect_rc 3 "a lab id with control characters"
+grep -q $'[\033\007]' "$T_TMP/out" "$T_TMP/err" && fail "raw ESC or BEL reached the terminal: $(od -c "$T_TMP/err" | head -3)"
+expect_out "'lab' is 'x\\\\x1b\]0;pwned\\\\x07'"
+pv -p "$PLAYBOOK" --set $'lab=x\033]0;pwned\007' --json check
+grep -q $'[\033\007]' "$T_TMP/out" "$T_TMP/err" && fail "raw ESC or BEL with --json"
+expect_out 'x\\u001B\]0;pwned\\u0007'
+
 finish
