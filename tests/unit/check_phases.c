@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "phases/trees_internal.h"
 #include "run/driver.h"
 #include "run/watch.h"
 #include "util/err.h"
@@ -178,6 +179,70 @@ START_TEST(render_quoted)
 }
 END_TEST
 
+/* getent's lines: a user's uid and gid, the domain dropped; root, a system account or its
+ * group (below PV_TREES_ID_MIN) are refused: trees.pl would act as that account on the
+ * server; anything not plain digits is no line of getent.sh. */
+START_TEST(getent_lines)
+{
+	char name[PV_NAME_MAX];
+	unsigned long uid = 1, gid = 1;
+
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:13156:10513", "LAB", name, sizeof(name),
+					      &uid, &gid),
+			 1);
+	ck_assert_str_eq(name, "cli1-u1");
+	ck_assert_uint_eq(uid, 13156);
+	ck_assert_uint_eq(gid, 10513);
+	ck_assert_int_eq(
+		pv_trees_getent_line("cli1-u2:20000:20000", "LAB", name, sizeof(name), &uid, &gid),
+		1);
+	ck_assert_str_eq(name, "cli1-u2");
+	/* a name that starts like the domain is not cut; "LAB+" alone is no name */
+	ck_assert_int_eq(
+		pv_trees_getent_line("LABu1:20000:20000", "LAB", name, sizeof(name), &uid, &gid),
+		1);
+	ck_assert_str_eq(name, "LABu1");
+	ck_assert_int_eq(
+		pv_trees_getent_line("lab+u1:20000:20000", "LAB", name, sizeof(name), &uid, &gid),
+		1);
+	ck_assert_str_eq(name, "u1");
+	ck_assert_int_eq(
+		pv_trees_getent_line("LAB+:20000:20000", "LAB", name, sizeof(name), &uid, &gid), 0);
+	/* root, a system uid, root's group, a system group: refused */
+	ck_assert_int_eq(
+		pv_trees_getent_line("LAB\\cli1-u1:0:10513", "LAB", name, sizeof(name), &uid, &gid),
+		-1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'LAB\\cli1-u1' as uid 0"));
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:999:10513", "LAB", name, sizeof(name),
+					      &uid, &gid),
+			 -1);
+	ck_assert_int_eq(
+		pv_trees_getent_line("LAB\\cli1-u1:13156:0", "LAB", name, sizeof(name), &uid, &gid),
+		-1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "group 0"));
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:13156:27", "LAB", name, sizeof(name),
+					      &uid, &gid),
+			 -1);
+	/* not a line of getent.sh: skipped (the user is then missing, which is an error too):
+	 * (uid_t)-1, a sign, a space, a field too many, a number past 32 bits */
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:4294967295:10513", "LAB", name,
+					      sizeof(name), &uid, &gid),
+			 0);
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:-1:10513", "LAB", name, sizeof(name),
+					      &uid, &gid),
+			 0);
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1: 13156:10513", "LAB", name,
+					      sizeof(name), &uid, &gid),
+			 0);
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:13156:10513:x", "LAB", name,
+					      sizeof(name), &uid, &gid),
+			 0);
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:99999999999999999999999:10513", "LAB",
+					      name, sizeof(name), &uid, &gid),
+			 0);
+}
+END_TEST
+
 START_TEST(fsct)
 {
 	struct pv_playbook *pb = load(NULL);
@@ -306,6 +371,7 @@ int main(void)
 	tcase_add_test(tc, ramp_last_step);
 	tcase_add_test(tc, render);
 	tcase_add_test(tc, render_quoted);
+	tcase_add_test(tc, getent_lines);
 	tcase_add_test(tc, fsct);
 	tcase_add_test(tc, watch_parse);
 	tcase_add_test(tc, watch_summary);
