@@ -79,7 +79,8 @@ int pv_lab_lock(const char *lab)
 				strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return pv_error(PV_EIO, "the lock file %s for lab '%s' is not a plain file: remove it",
+		return pv_error(PV_EIO,
+				"the lock file %s for lab '%s' is not a plain file: remove it",
 				path, lab);
 	}
 	memset(&fl, 0, sizeof(fl));
@@ -100,10 +101,11 @@ int pv_lab_lock(const char *lab)
 		fl.l_pid = 0;
 	close(fd);
 	if (fl.l_pid > 0)
-		return pv_error(PV_EBUSY,
-				"lab '%s' is busy: another provision (pid %ld) is changing it (lock "
-				"%s); wait for it to end, or stop it, then run this again",
-				lab, (long)fl.l_pid, path);
+		return pv_error(
+			PV_EBUSY,
+			"lab '%s' is busy: another provision (pid %ld) is changing it (lock "
+			"%s); wait for it to end, or stop it, then run this again",
+			lab, (long)fl.l_pid, path);
 	return pv_error(PV_EBUSY,
 			"lab '%s' is busy: another provision is changing it (lock %s); wait for it "
 			"to end, or stop it, then run this again",

@@ -9,17 +9,18 @@
 #include <unistd.h>
 
 #include "phases/trees_internal.h"
-#include "run/driver.h"
+#include "run/render.h"
 #include "run/watch.h"
 #include "util/err.h"
 
-static const char PB[] = "domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, ca_file: /c,"
-			 " admin_password: {file: /a}}\n"
-			 "users: {per_client: 10}\n"
-			 "server: {name: srv, address: 198.18.0.20, shares: 2}\n"
-			 "clients: [{name: cli1, address: 198.18.0.31}, {name: cli2, address: "
-			 "198.18.0.32}]\n"
-			 "driver: {min_users: 4, max_users: 15, step: 5, duration: 30, warmup: 2}\n";
+static const char PB[] =
+	"domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, ca_file: /c,"
+	" admin_password: {file: /a}}\n"
+	"users: {per_client: 10}\n"
+	"server: {name: srv, address: 198.18.0.20, shares: 2}\n"
+	"clients: [{name: cli1, address: 198.18.0.31}, {name: cli2, address: "
+	"198.18.0.32}]\n"
+	"driver: {min_users: 4, max_users: 15, step: 5, duration: 30, warmup: 2}\n";
 
 static struct pv_playbook *load(const char *const *ovr)
 {
@@ -33,8 +34,8 @@ START_TEST(ramp)
 {
 	struct pv_playbook *pb = load(NULL);
 	struct pv_ramp r;
-	const char *too_many[] = { "driver.max_users=21", NULL };
-	const char *too_few[] = { "driver.min_users=1", NULL };
+	const char *too_many[] = {"driver.max_users=21", NULL};
+	const char *too_few[] = {"driver.min_users=1", NULL};
 
 	ck_assert_int_eq(pv_ramp_plan(pb, &r), PV_OK);
 	ck_assert_uint_eq(r.n, 4); /* 4, 9, 14, and max_users 15 last */
@@ -42,7 +43,7 @@ START_TEST(ramp)
 	pv_playbook_free(pb);
 	/* FSCT's iterations: min, min+step, ... and max_users last */
 	{
-		const char *o[] = { "driver.min_users=4", "driver.max_users=14", NULL };
+		const char *o[] = {"driver.min_users=4", "driver.max_users=14", NULL};
 
 		pb = load(o);
 		ck_assert_int_eq(pv_ramp_plan(pb, &r), PV_OK);
@@ -64,8 +65,8 @@ START_TEST(ramp)
 	/* shares over the clients: even, the first ones one more, summing to the total */
 	ck_assert_uint_eq(pv_ramp_share(9, 2, 0), 5);
 	ck_assert_uint_eq(pv_ramp_share(9, 2, 1), 4);
-	ck_assert_uint_eq(pv_ramp_share(10, 3, 0) + pv_ramp_share(10, 3, 1) + pv_ramp_share(10, 3, 2),
-			  10);
+	ck_assert_uint_eq(
+		pv_ramp_share(10, 3, 0) + pv_ramp_share(10, 3, 1) + pv_ramp_share(10, 3, 2), 10);
 }
 END_TEST
 
@@ -86,18 +87,20 @@ END_TEST
 START_TEST(render)
 {
 	struct pv_playbook *pb = load(NULL);
-	struct pv_driver_vars v = { "cli2", 3, 7, 2, 4, 30, 2, "/tmp/r/2", "/tmp/r/2/.pw",
-				    "cli1,cli2" };
+	struct pv_driver_vars v = {"cli2",	   3,	       7, 2, 4, 30, 2, "/tmp/r/2",
+				   "/tmp/r/2/.pw", "cli1,cli2"};
 	struct pv_buf b = PV_BUF_INIT;
 	bool pw = false;
 
-	ck_assert_int_eq(pv_driver_render(pb, "load --users {users}/{users_total} --step {step}/{steps}"
-					      " --for {duration}s+{warmup} -o {results} "
-					      "{first_user}..{last_user} via {alias_template} on "
-					      "//{server}/{share} ({shares}) as {domain}\\\\{user_template}"
-					      " in {realm} {dns_domain} {lab} {clients} {server_address}",
-					  &v, &b, &pw),
-			 PV_OK);
+	ck_assert_int_eq(
+		pv_driver_render(pb,
+				 "load --users {users}/{users_total} --step {step}/{steps}"
+				 " --for {duration}s+{warmup} -o {results} "
+				 "{first_user}..{last_user} via {alias_template} on "
+				 "//{server}/{share} ({shares}) as {domain}\\\\{user_template}"
+				 " in {realm} {dns_domain} {lab} {clients} {server_address}",
+				 &v, &b, &pw),
+		PV_OK);
 	/* names and paths single-quoted where they land unquoted; numbers as they are */
 	ck_assert_str_eq(b.data, "load --users 3/7 --step 2/4 --for 30s+2 -o '/tmp/r/2' "
 				 "'cli2-u1'..'cli2-u3' via 'srvu{n}' on //'srv'/'fsroot1' (2) as "
@@ -113,7 +116,8 @@ START_TEST(render)
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'{userz}' is not a placeholder"));
 	pv_buf_reset(&b);
 	/* braces that are not a placeholder stay: the shell's, a lone '{', a {N} or {a-b} */
-	ck_assert_int_eq(pv_driver_render(pb, "a { b; } ${X:-1} ${HOME} {N} {", &v, &b, &pw), PV_OK);
+	ck_assert_int_eq(pv_driver_render(pb, "a { b; } ${X:-1} ${HOME} {N} {", &v, &b, &pw),
+			 PV_OK);
 	ck_assert_str_eq(b.data, "a { b; } ${X:-1} ${HOME} {N} {");
 	pv_buf_release(&b, 0);
 	pv_playbook_free(pb);
@@ -249,14 +253,16 @@ START_TEST(fsct)
 	struct pv_buf b = PV_BUF_INIT;
 
 	ck_assert_int_eq(pv_fsct_client(pb, "CTL", &b), PV_OK);
-	ck_assert_str_eq(b.data, "$pw = [Console]::In.ReadLine(); & 'fsct.exe' run client /controller "
-				 "'CTL' /server 'srv' /password $pw /domain 'lab.test'");
+	ck_assert_str_eq(b.data,
+			 "$pw = [Console]::In.ReadLine(); & 'fsct.exe' run client /controller "
+			 "'CTL' /server 'srv' /password $pw /domain 'lab.test'");
 	pv_buf_reset(&b);
 	ck_assert_int_eq(pv_fsct_controller(pb, &b), PV_OK);
-	ck_assert_str_eq(b.data, "$pw = [Console]::In.ReadLine(); & 'fsct.exe' run controller /server "
-				 "'srv' /password $pw /volumes '\\\\srv\\fsroot1' /clients "
-				 "'cli1,cli2' /min_users 4 /max_users 15 /step 5 /duration 30 "
-				 "/workload 'HomeFolders'");
+	ck_assert_str_eq(b.data,
+			 "$pw = [Console]::In.ReadLine(); & 'fsct.exe' run controller /server "
+			 "'srv' /password $pw /volumes '\\\\srv\\fsroot1' /clients "
+			 "'cli1,cli2' /min_users 4 /max_users 15 /step 5 /duration 30 "
+			 "/workload 'HomeFolders'");
 	ck_assert(!strstr(b.data, "Us3r")); /* no password in what is rendered */
 	pv_buf_release(&b, 0);
 	pv_playbook_free(pb);
@@ -276,8 +282,9 @@ START_TEST(watch_parse)
 	ck_assert_int_eq(pv_watch_parse(LINE, strlen(LINE), &s), PV_OK);
 	ck_assert(s.v[PV_W_CPU] == 12.5 && s.v[PV_W_SMBD] == 20.1 && s.v[PV_W_SELF] == 0.31);
 	ck_assert(s.v[PV_W_MEM_AVAIL] == 1024.5 && s.v[PV_W_INFLIGHT] == 2);
-	ck_assert(s.v[PV_W_NET_RX] == 12.0 && s.v[PV_W_NET_TX] == 22.0); /* summed over interfaces */
-	ck_assert_uint_eq(s.nifs, 2); /* and each kept */
+	ck_assert(s.v[PV_W_NET_RX] == 12.0 &&
+		  s.v[PV_W_NET_TX] == 22.0); /* summed over interfaces */
+	ck_assert_uint_eq(s.nifs, 2);	     /* and each kept */
 	ck_assert_str_eq(s.ifs[1].name, "veth1");
 	ck_assert(s.ifs[1].rx == 1.5 && s.ifs[1].tx == 2.0);
 	ck_assert_int_eq(pv_watch_parse("pv-watch-start interval=2 hz=100", 32, &s), 1);
@@ -329,12 +336,13 @@ START_TEST(watch_summary)
 
 	ck_assert_int_eq(pv_watch_csv(s, 3, 99, 101.5, &b), PV_OK);
 	ck_assert_uint_eq(s[0].nifs, 0);
-	ck_assert_str_eq(b.data,
-			 "seconds,phase,cpu,usr,sys,iowait,smbd,winbindd,samba,self,mem_used,"
-			 "mem_avail,dirty,rd,wr,inflight,net_rx,net_tx\n"
-			 "1.0,warmup,20.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
-			 "3.0,measure,19.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
-			 "5.0,measure,18.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n");
+	ck_assert_str_eq(
+		b.data,
+		"seconds,phase,cpu,usr,sys,iowait,smbd,winbindd,samba,self,mem_used,"
+		"mem_avail,dirty,rd,wr,inflight,net_rx,net_tx\n"
+		"1.0,warmup,20.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
+		"3.0,measure,19.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
+		"5.0,measure,18.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n");
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -343,11 +351,13 @@ START_TEST(watch_csv_interfaces)
 {
 	struct pv_watch_sample s[2];
 	struct pv_buf b = PV_BUF_INIT;
-	static const char a[] = "pv-watch cpu=1 usr=0 sys=0 iowait=0 smbd=0 winbindd=0 samba=0 self=0 "
-				"mem_used=0 mem_avail=0 dirty=0 rd=0 wr=0 inflight=0 net=eth0:1:2";
-	static const char c[] = "pv-watch cpu=1 usr=0 sys=0 iowait=0 smbd=0 winbindd=0 samba=0 self=0 "
-				"mem_used=0 mem_avail=0 dirty=0 rd=0 wr=0 inflight=0 "
-				"net=eth1:5:6,eth0:3:4";
+	static const char a[] =
+		"pv-watch cpu=1 usr=0 sys=0 iowait=0 smbd=0 winbindd=0 samba=0 self=0 "
+		"mem_used=0 mem_avail=0 dirty=0 rd=0 wr=0 inflight=0 net=eth0:1:2";
+	static const char c[] =
+		"pv-watch cpu=1 usr=0 sys=0 iowait=0 smbd=0 winbindd=0 samba=0 self=0 "
+		"mem_used=0 mem_avail=0 dirty=0 rd=0 wr=0 inflight=0 "
+		"net=eth1:5:6,eth0:3:4";
 
 	ck_assert_int_eq(pv_watch_parse(a, strlen(a), &s[0]), PV_OK);
 	ck_assert_int_eq(pv_watch_parse(c, strlen(c), &s[1]), PV_OK);

@@ -1,6 +1,6 @@
-/* run/driver.c: the ramp, the command driver's templates, FSCT's command lines (see
- * driver.h). */
-#include "run/driver.h"
+/* run/render.c: the ramp, the command driver's templates, FSCT's command lines (see
+ * render.h). */
+#include "run/render.h"
 
 #include "playbooks/names.h"
 #include "remote/quote.h"
@@ -27,18 +27,21 @@ int pv_ramp_plan(const struct pv_playbook *pb, struct pv_ramp *out)
 					    "driver.max_users, driver.step and driver.duration (or "
 					    "--min-users, --max-users, --step, --duration)");
 	if (d->min_users > d->max_users)
-		return pv_error(PV_ECONFIG, "driver.min_users (%u) is more than driver.max_users (%u)",
+		return pv_error(PV_ECONFIG,
+				"driver.min_users (%u) is more than driver.max_users (%u)",
 				d->min_users, d->max_users);
 	if (pb->nclients == 0)
 		return pv_error(PV_ECONFIG, "the playbook has no clients to run the load on");
 	if (d->max_users > most)
-		return pv_error(PV_ECONFIG, "driver.max_users is %u, but prepare makes %lu users (%u per "
-					    "client on %zu clients); lower max_users or raise "
-					    "users.per_client and prepare again",
+		return pv_error(PV_ECONFIG,
+				"driver.max_users is %u, but prepare makes %lu users (%u per "
+				"client on %zu clients); lower max_users or raise "
+				"users.per_client and prepare again",
 				d->max_users, most, pb->users.per_client, pb->nclients);
 	if (d->min_users < pb->nclients)
-		return pv_error(PV_ECONFIG, "driver.min_users is %u, fewer than the %zu clients: every "
-					    "client carries at least one user",
+		return pv_error(PV_ECONFIG,
+				"driver.min_users is %u, fewer than the %zu clients: every "
+				"client carries at least one user",
 				d->min_users, pb->nclients);
 	for (unsigned long u = d->min_users; u < d->max_users; u += d->step)
 		n++;
@@ -227,14 +230,13 @@ static void put_quoted(struct pv_buf *out, const struct shell *sh, const char *v
 	pv_buf_release(&b, 0);
 }
 
-int pv_driver_render(const struct pv_playbook *pb, const char *tmpl,
-		     const struct pv_driver_vars *v, struct pv_buf *out, bool *uses_password)
+int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struct pv_driver_vars *v,
+		     struct pv_buf *out, bool *uses_password)
 {
-	char num[32], a[PV_NAME_MAX], u[PV_NAME_MAX], first[PV_NAME_MAX] = "",
-					     last[PV_NAME_MAX] = "", share[PV_NAME_MAX] = "";
-	const struct pv_host *client = v->client && *v->client
-					       ? pv_playbook_client(pb, v->client)
-					       : NULL;
+	char num[32], a[PV_NAME_MAX], u[PV_NAME_MAX],
+		first[PV_NAME_MAX] = "", last[PV_NAME_MAX] = "", share[PV_NAME_MAX] = "";
+	const struct pv_host *client =
+		v->client && *v->client ? pv_playbook_client(pb, v->client) : NULL;
 	struct shell sh = {.depth = 0};
 
 	if (uses_password)
@@ -299,7 +301,8 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl,
 			val = pb->has_server ? pb->server.host.name : "";
 			break;
 		case PV_PH_SERVER_ADDRESS:
-			val = pb->has_server && pb->server.host.address ? pb->server.host.address : "";
+			val = pb->has_server && pb->server.host.address ? pb->server.host.address
+									: "";
 			break;
 		case PV_PH_ALIAS_TEMPLATE:
 			val = a;
@@ -399,7 +402,8 @@ int pv_fsct_controller(const struct pv_playbook *pb, struct pv_buf *out)
 		goto out;
 	/* a third-party server's volume is its share, in UNC form (FSCT's /volumes) */
 	pv_buf_addf(&vol, "\\\\%s\\%s", pb->server.host.name, share);
-	if ((r = fsct_start(pb, out, "controller")) || (r = ps_arg(out, "server", pb->server.host.name)))
+	if ((r = fsct_start(pb, out, "controller")) ||
+	    (r = ps_arg(out, "server", pb->server.host.name)))
 		goto out;
 	pv_buf_addstr(out, " /password $pw");
 	if ((r = ps_arg(out, "volumes", vol.data ? vol.data : "")) ||
