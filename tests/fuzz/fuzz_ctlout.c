@@ -1,12 +1,15 @@
-/* tests/fuzz/fuzz_ctlout.c: libFuzzer target for what the remote controller's scripts answer
- * (phases/controller.h: pv_controller_parse_reset, pv_controller_parse_status), read from
- * the controller host's stdout. An input is the whole stdout, given to both. Invariants,
- * each aborting when broken:
+/* tests/fuzz/fuzz_ctlout.c: libFuzzer target for what the remote controller's scripts and the
+ * built-in driver's install script answer (phases/controller.h: pv_controller_parse_reset,
+ * pv_controller_parse_status; run/lines.h: pv_run_install_answer), read from a host's stdout.
+ * An input is the whole stdout, given to each. Invariants, each aborting when broken:
+ *   - the install answer is "present", "absent" or "installed", exactly, or refused with a
+ *     message;
  *   - a refusal is PV_EREMOTE with a message, and leaves the result as it was;
  *   - an answer read has a known state or kind; a move names an absolute backup folder that
  *     ends inside its field and holds no line break;
  *   - the same text read again gives the same answer. */
 #include "phases/controller.h"
+#include "run/lines.h"
 #include "util/err.h"
 
 #include <stdint.h>
@@ -71,6 +74,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   pv_controller_parse_status(text, &st2) != PV_OK || st2.kind != st.kind ||
 		   st2.entries != st.entries || st2.backups != st.backups) {
 		broken("an unknown kind, or two readings of the same status");
+	}
+	for (int fin = 0; fin < 2; fin++) {
+		size_t n = size && data[size - 1] == '\n' ? size - 1 : size;
+		int a;
+
+		pv_error_clear();
+		a = pv_run_install_answer((const char *)data, size, fin);
+		if (a < 0 ? !pv_errmsg()[0]
+			  : (a == 1 ? (n != (fin ? 9u : 7u) ||
+				       memcmp(data, fin ? "installed" : "present", n))
+				    : (fin || n != 6 || memcmp(data, "absent", 6))))
+			broken("an install answer taken that is not one the script gives");
 	}
 	pv_error_clear();
 	free(text);

@@ -4,11 +4,15 @@
 #include <check.h>
 
 #include "tests/unit/unit.h"
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "phases/trees_internal.h"
+#include "load/line.h"
+#include "run/lines.h"
 #include "run/render.h"
 #include "run/watch.h"
 #include "util/err.h"
@@ -247,6 +251,112 @@ START_TEST(getent_lines)
 }
 END_TEST
 
+/* The command driver's wrapper lines: only what run-client.pl prints is obeyed; a status that
+ * is no number of its range, or an error text past its cap, is not taken as it came. */
+START_TEST(wrap_lines)
+{
+	struct pv_run_wrap_line w;
+	char big[1000];
+
+#define WRAP(s) pv_run_wrap_line(s, strlen(s), &w)
+	WRAP("pv-started 4242");
+	ck_assert_int_eq(w.kind, PV_WRAP_STARTED);
+	WRAP("pv-alive");
+	ck_assert_int_eq(w.kind, PV_WRAP_ALIVE);
+	WRAP("pv-exit 143");
+	ck_assert_int_eq(w.kind, PV_WRAP_EXIT);
+	ck_assert_int_eq(w.status, 143);
+	WRAP("pv-stopped -1");
+	ck_assert_int_eq(w.kind, PV_WRAP_STOPPED);
+	ck_assert_int_eq(w.status, -1);
+	WRAP("pv-exit 99999999999999999999");
+	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	WRAP("pv-exit 1x");
+	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	WRAP("pv-stopped -2");
+	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	WRAP("pv-alive!");
+	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "pv-error ", 9);
+	pv_run_wrap_line(big, sizeof(big), &w);
+	ck_assert_int_eq(w.kind, PV_WRAP_ERROR);
+	ck_assert_uint_eq(w.textlen, PV_RUN_WRAP_TEXT_MAX);
+#undef WRAP
+}
+END_TEST
+
+/* A figures line for interval seq, as provision load writes it. */
+static void figures_line(uint64_t seq, struct pv_buf *b)
+{
+	struct pv_load_figs f;
+
+	memset(&f, 0, sizeof(f));
+	f.seq = seq;
+	f.secs = 1;
+	f.connected = 2;
+	pv_buf_reset(b);
+	ck_assert_int_eq(pv_load_line_encode(&f, b), PV_OK);
+	b->data[--b->len] = '\0'; /* without its '\n', as the stream hands it over */
+}
+
+/* A client is trusted with nothing: one short line naming interval 1,000,000 of a step of 12
+ * is refused (main's reader sized an array of 1,000,000 intervals, about 16 GiB, for it); so
+ * is a line too many, a second "ready", a line too long; the intervals merge by number. */
+#define READY	  "ready {\"connected\":2,\"failed\":0}"
+#define READY_NEG "ready {\"connected\":-1,\"failed\":0}"
+
+START_TEST(client_lines)
+{
+	struct pv_run_client c, d;
+	const struct pv_run_client *both[] = {&c, NULL, &d};
+	struct pv_load_step ls;
+	struct pv_buf b = PV_BUF_INIT;
+	char *big;
+
+	memset(&c, 0, sizeof(c));
+	memset(&d, 0, sizeof(d));
+	c.max_iv = d.max_iv = 12;
+	ck_assert_int_eq(pv_run_client_line(&c, READY, strlen(READY)), 1);
+	ck_assert(c.ready);
+	ck_assert_uint_eq(c.connected, 2);
+	figures_line(1000000, &b);
+	ck_assert_int_eq(pv_run_client_line(&c, b.data, b.len), -1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "interval 1000000; the step has at most 12"));
+	ck_assert_uint_le(c.niv, 12);
+	for (uint64_t i = 1; i <= 3; i++) {
+		figures_line(i, &b);
+		ck_assert_int_eq(pv_run_client_line(&c, b.data, b.len), 2);
+		if (i != 2)
+			ck_assert_int_eq(pv_run_client_line(&d, b.data, b.len), 2);
+	}
+	ck_assert_uint_eq(c.niv, 3);
+	ck_assert_int_eq(pv_run_client_line(&c, READY, strlen(READY)), -1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "ready twice"));
+	ck_assert_int_eq(pv_run_client_line(&d, READY_NEG, strlen(READY_NEG)), -1);
+	ck_assert_int_eq(pv_run_client_line(&d, "hello", 5), -1);
+	big = malloc(PV_LOAD_LINE_MAX + 1);
+	memset(big, '{', PV_LOAD_LINE_MAX + 1);
+	ck_assert_int_eq(pv_run_client_line(&d, big, PV_LOAD_LINE_MAX + 1), -1);
+	free(big);
+	/* the intervals merged by number, after the warm-up's one; d has no interval 2 */
+	pv_load_step_init(&ls, 4);
+	pv_run_clients_merge(both, 3, 1, &ls);
+	ck_assert_uint_eq(ls.intervals, 2);
+	/* lines past the step's: refused */
+	for (size_t i = c.nlines; i < pv_run_client_lines_max(&c); i++) {
+		figures_line(1, &b);
+		ck_assert_int_eq(pv_run_client_line(&c, b.data, b.len), 2);
+	}
+	figures_line(1, &b);
+	ck_assert_int_eq(pv_run_client_line(&c, b.data, b.len), -1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "more than"));
+	pv_run_client_release(&c);
+	pv_run_client_release(&d);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 START_TEST(fsct)
 {
 	struct pv_playbook *pb = load(NULL);
@@ -382,6 +492,8 @@ int main(void)
 	tcase_add_test(tc, render);
 	tcase_add_test(tc, render_quoted);
 	tcase_add_test(tc, getent_lines);
+	tcase_add_test(tc, wrap_lines);
+	tcase_add_test(tc, client_lines);
 	tcase_add_test(tc, fsct);
 	tcase_add_test(tc, watch_parse);
 	tcase_add_test(tc, watch_summary);
