@@ -29,8 +29,8 @@
 # Exit 3 when this keytab cannot be handled here (not a keytab this script reads, no host/
 # entries to copy, a platform whose fcntl lock layout it does not know): the caller falls
 # back ('net ads keytab add' to add, MIT's ktutil to remove). Exit 1 on a failure after those
-# checks: adding leaves the keytab unchanged; removing may have removed some entries, and the
-# caller keeps its record so that the next cleanup removes the rest.
+# checks: adding puts the old bytes back (the keytab is unchanged); removing may have removed
+# some entries, and the caller keeps its record so that the next cleanup removes the rest.
 #
 # tests/fuzz/fuzz_keytab.sh drives parse() with hostile keytabs (the script is a modulino: it
 # only runs main when not loaded by another program).
@@ -91,7 +91,7 @@ sub parse {
 		$pos += 4 + $size;
 		$end = $pos;
 	}
-	return { entries => \@e, end => $end };
+	return { entries => \@e, end => $end, img => $img };
 }
 
 sub entry {
@@ -119,14 +119,14 @@ sub slurp {
 	return $img;
 }
 
-# pwrite: data at offset, whole or fail.
+# pwrite: data at offset, whole or die.
 sub put {
 	my ($fh, $kt, $off, $data) = @_;
-	sysseek($fh, $off, 0) or fail("cannot seek in $kt: $!");
+	sysseek($fh, $off, 0) or die "cannot seek in $kt: $!\n";
 	my $done = 0;
 	while ($done < length $data) {
 		my $n = syswrite($fh, $data, length($data) - $done, $done);
-		fail("cannot write $kt: $!") unless $n;
+		die "cannot write $kt: $!\n" unless $n;
 		$done += $n;
 	}
 }
@@ -192,11 +192,24 @@ sub add {
 		$n++;
 	}
 	if ($n) {
-		put($fh, $kt, $k->{end}, $add);
-		truncate($fh, $k->{end} + length $add) or fail("cannot truncate $kt: $!");
-		$fh->sync or fail("cannot sync $kt: $!");
+		# a failure once writing began puts the old bytes back: the keytab is unchanged
+		my $undo = sub {
+			my ($why) = @_;
+			eval {
+				put($fh, $kt, $k->{end}, substr($k->{img}, $k->{end}));
+				truncate($fh, length $k->{img});
+				$fh->sync;
+			};
+			fail("$why; $kt is as it was" . ($@ ? " (except: $@)" : ''));
+		};
+		eval {
+			put($fh, $kt, $k->{end}, $add);
+			truncate($fh, $k->{end} + length $add) or die "cannot truncate $kt: $!\n";
+			$fh->sync or die "cannot sync $kt: $!\n";
+			1;
+		} or $undo->($@ =~ s/\n$//r);
 		my $back = parse(slurp($fh, $kt));
-		fail("$kt does not read back as written after adding the alias principals")
+		$undo->("$kt did not read back as written after adding the alias principals")
 			unless $back && @{$back->{entries}} == @$e + $n * keys %tkey;
 	}
 	print "pv-kt added $n\n";
@@ -211,9 +224,11 @@ sub remove {
 		return;
 	}
 	# highest offset first: a failure part way leaves holes and whole entries only
-	for my $x (sort { $b->[0] <=> $a->[0] } @gone) {
-		put($fh, $kt, $x->[0], pack('l>', -($x->[1] - 4)) . ("\0" x ($x->[1] - 4)));
-	}
+	eval {
+		put($fh, $kt, $_->[0], pack('l>', -($_->[1] - 4)) . ("\0" x ($_->[1] - 4)))
+			for sort { $b->[0] <=> $a->[0] } @gone;
+		1;
+	} or fail($@ =~ s/\n$//r);
 	$fh->sync or fail("cannot sync $kt: $!");
 	my $back = parse(slurp($fh, $kt));
 	fail("$kt does not read back as expected after taking the alias principals out")
