@@ -92,10 +92,11 @@ int pv_range_take(struct pv_range *r, const char *name, const char *attr, size_t
 		return 0;
 	if (name[len] && strncasecmp(name + len, ";range=", 7) != 0)
 		return 0; /* another option of the attribute */
-	if (nvals > PV_LDAP_VALUES_MAX - r->values)
-		return pv_error(PV_EDIR, "the DC answered more than %d values of '%s'; refused",
-				PV_LDAP_VALUES_MAX, attr),
-		       -1;
+	if (nvals > PV_LDAP_VALUES_MAX - r->values) {
+		pv_error(PV_EDIR, "the DC answered more than %d values of '%s'; refused",
+			 PV_LDAP_VALUES_MAX, attr);
+		return -1;
+	}
 	if (!name[len]) {
 		/* the whole attribute: only as the answer to the first request */
 		if (r->next || r->done)
@@ -115,12 +116,13 @@ int pv_range_take(struct pv_range *r, const char *name, const char *attr, size_t
 		if (p && (lo != r->next || r->done || (!last && (hi < lo || nvals == 0))))
 			p = NULL;
 	}
-	if (!p)
-		return pv_error(PV_EDIR,
-				"the DC answered '%.80s' where values from %lu were asked; refused "
-				"(a slice must start there and move on)",
-				name, r->next),
-		       -1;
+	if (!p) {
+		pv_error(PV_EDIR,
+			 "the DC answered '%.80s' where values from %lu were asked; refused (a "
+			 "slice must start there and move on)",
+			 name, r->next);
+		return -1;
+	}
 	r->took = true;
 	r->values += nvals;
 	if (last)
@@ -139,11 +141,11 @@ int pv_range_next(struct pv_range *r, const char *attr, char *want, size_t len)
 {
 	if (r->done)
 		return 0;
-	if (!r->took && r->next) /* a slice that was not the last, then nothing */
-		return pv_error(PV_EDIR,
-				"the DC answered no slice of '%s' from value %lu on; refused", attr,
-				r->next),
-		       -1;
+	if (!r->took && r->next) { /* a slice that was not the last, then nothing */
+		pv_error(PV_EDIR, "the DC answered no slice of '%s' from value %lu on; refused",
+			 attr, r->next);
+		return -1;
+	}
 	if (!r->took)
 		return 0; /* the entry has no such attribute */
 	snprintf(want, len, "%s;range=%lu-*", attr, r->next);

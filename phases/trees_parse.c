@@ -44,17 +44,18 @@ int pv_trees_getent_line(const char *line, const char *domain, char *name, size_
 	/* root, a system account or a system group: trees.pl works on the server as the uid and
 	 * gid given here, so a server (or a domain) that maps a load user to one of them would
 	 * have provision write as that account */
-	if (u < PV_TREES_ID_MIN || g < PV_TREES_ID_MIN)
-		return pv_error(PV_EREMOTE,
-				"getent gives '%.*s' as uid %lu, group %lu: provision never works "
-				"as "
-				"root or a system account or group (ids below %d); check the "
-				"server's "
-				"idmap ranges",
-				(int)nlen, line, u, g, PV_TREES_ID_MIN),
-		       -1;
-	if (prefixed)
-		line += dlen + 1, nlen -= dlen + 1;
+	if (u < PV_TREES_ID_MIN || g < PV_TREES_ID_MIN) {
+		pv_error(PV_EREMOTE,
+			 "getent gives '%.*s' as uid %lu, group %lu: provision never works as root "
+			 "or a system account or group (ids below %d); check the server's idmap "
+			 "ranges",
+			 (int)nlen, line, u, g, PV_TREES_ID_MIN);
+		return -1;
+	}
+	if (prefixed) {
+		line += dlen + 1;
+		nlen -= dlen + 1;
+	}
 	memcpy(name, line, nlen);
 	name[nlen] = '\0';
 	*uid = u;
