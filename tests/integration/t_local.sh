@@ -74,4 +74,20 @@ pv -p "$PLAYBOOK" --set $'lab=x\033]0;pwned\007' --json check
 grep -q $'[\033\007]' "$T_TMP/out" "$T_TMP/err" && fail "raw ESC or BEL with --json"
 expect_out 'x\\u001B\]0;pwned\\u0007'
 
+# 4. the local controller's password file lives for its step only: step 1's controller command
+# names it in its results, and the drain probe between the steps, on srv (the lab's hosts
+# share one file system), says the queue is 1 while that file is there: a file left after its
+# step makes the wait time out (14)
+id=pvpw-$$
+pv -p "$PLAYBOOK" --set lab=pvlocal --set driver.min_users=2 --set driver.max_users=4 \
+	--set driver.step=2 --set driver.duration=1 --set driver.warmup=0 --set driver.watch=0 \
+	--set 'driver.client_command=true' \
+	--set 'driver.controller_command=test -s {password_file} && echo {password_file} >{results}/pwpath' \
+	--set "drain.command=f=\$(cat $LAB/results/$id/step-01/controller/pwpath) && if [ -e \"\$f\" ]; then echo 1; else echo 0; fi" \
+	--set drain.between_steps=true --set drain.timeout=5 --set drain.settle=0 --set drain.interval=1 \
+	run --id "$id"
+expect_rc 0 "a 2-step run whose drain probe looks for step 1's password file"
+[[ -s $LAB/results/$id/step-01/controller/pwpath ]] || fail "step 1's controller command did not see its password file"
+rm -rf "${LAB:?}/results/$id"
+
 finish

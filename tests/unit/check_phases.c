@@ -12,6 +12,7 @@
 
 #include "phases/trees_internal.h"
 #include "load/line.h"
+#include "run/internal.h"
 #include "run/lines.h"
 #include "run/render.h"
 #include "run/watch.h"
@@ -357,6 +358,40 @@ START_TEST(client_lines)
 }
 END_TEST
 
+/* The buffer that carries the users' password (and the built-in driver's user list) to a
+ * host is a secret buffer before anything goes in: every growth moves it and wipes the old
+ * block (util/buf.h), so no copy is left in freed memory (issue 22, finding 10). */
+START_TEST(host_input_secret)
+{
+	struct pv_playbook *pb = load(NULL);
+	struct run R;
+	struct pv_run_step step;
+	struct steprun st;
+	struct hostrun x;
+	struct pv_run_host h;
+
+	memset(&R, 0, sizeof(R));
+	memset(&step, 0, sizeof(step));
+	memset(&st, 0, sizeof(st));
+	memset(&x, 0, sizeof(x));
+	R.pb = pb;
+	snprintf(R.base, sizeof(R.base), "/tmp/provision-run-t-1");
+	step.n = 1;
+	step.users = 4;
+	st.run = &R;
+	st.step = &step;
+	memset(&h, 0, sizeof(h));
+	x.st = &st;
+	x.h = &h;
+	for (size_t i = 0; i <= pb->nclients; i++) {
+		pv_run_host_init(&R, &st, &x, i);
+		ck_assert(x.input.secret);
+		pv_buf_release(&x.input, 1);
+	}
+	pv_playbook_free(pb);
+}
+END_TEST
+
 START_TEST(fsct)
 {
 	struct pv_playbook *pb = load(NULL);
@@ -494,6 +529,7 @@ int main(void)
 	tcase_add_test(tc, getent_lines);
 	tcase_add_test(tc, wrap_lines);
 	tcase_add_test(tc, client_lines);
+	tcase_add_test(tc, host_input_secret);
 	tcase_add_test(tc, fsct);
 	tcase_add_test(tc, watch_parse);
 	tcase_add_test(tc, watch_summary);
