@@ -132,8 +132,9 @@ int pv_sink_write(struct pv_sink *k, const char *rel, const char *name, const vo
  * a client's links, device nodes and FIFOs are not made anywhere. */
 struct untar {
 	struct pv_sink *k;
-	char top[1200]; /* the folder the stream goes into: rel (local) or its full path */
-	int fd;		/* local: that folder */
+	char top[1200];	 /* the folder the stream goes into: rel (local) or its full path */
+	char made[2048]; /* remote: the last folder made (its parents were made before it) */
+	int fd;		 /* local: that folder */
 	unsigned long files, entries;
 	unsigned long long bytes;
 };
@@ -167,18 +168,28 @@ static int untar_remote(struct untar *u, const struct pv_tar_entry *e, const cha
 	size_t tl = strlen(u->top);
 	int r = PV_OK;
 
+	char *slash;
+
 	if ((size_t)snprintf(full, sizeof(full), "%s/%s", u->top, e->path) >= sizeof(full))
 		return pv_error(PV_EREMOTE, "the results hold a path too long: '%.100s...'",
 				e->path);
-	for (char *p = full + tl + 1; r == PV_OK && (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		r = pv_remote_mkdir(u->k->rem, full, 0755);
-		*p = '/';
-	}
+	/* the folders on the way, unless they are the last one made (tar lists a folder before
+	 * what it holds) */
+	slash = strrchr(full, '/');
+	if (strlen(u->made) != (size_t)(slash - full) ||
+	    strncmp(u->made, full, (size_t)(slash - full)))
+		for (char *p = full + tl + 1; r == PV_OK && (p = strchr(p, '/')); p++) {
+			*p = '\0';
+			r = pv_remote_mkdir(u->k->rem, full, 0755);
+			*p = '/';
+		}
 	if (r != PV_OK)
 		return r;
-	if (e->dir)
-		return pv_remote_mkdir(u->k->rem, full, 0755);
+	if (e->dir) {
+		if ((r = pv_remote_mkdir(u->k->rem, full, 0755)) == PV_OK)
+			snprintf(u->made, sizeof(u->made), "%s", full);
+		return r;
+	}
 	return pv_remote_create_file(u->k->rem, full, content, (size_t)e->size, 0644);
 }
 
