@@ -39,6 +39,7 @@ odd=$(on srv find "$RES" \( -type l -o -type b -o -type c -o -type p \) -printf 
 	fail "the client's folder was not gathered"
 
 # ---- 2. a client whose sshd answers for it ----------------------------------------------------
+on ctl mkdir -p "$LAB/results" # the lab playbook's local results folder
 # figures for interval 30000, as provision load writes them (format 2)
 python3 - "$TOP/tests/fuzz/corpus/loadline/quiet" >"$W/figures" <<'EOF'
 import json, sys

@@ -11,8 +11,8 @@ P=(-p "$PLAYBOOK" --set lab=pvlocal)
 
 # 1. the lock: a user holds an fcntl lock on /run/lock/provision-pvlocal.lock (the old name)
 old=/run/lock/provision-pvlocal.lock
-flag=$T_TMP/flag
-mkdir -m 0777 "$flag"
+flag=$(mktemp -d /tmp/pv-lockflag.XXXXXX) # where user nobody says it holds the lock
+chmod 0777 "$flag"
 runuser -u nobody -- python3 -c '
 import fcntl, os, sys, time
 fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
@@ -30,7 +30,7 @@ expect_rc 0 "cleanup client while a local user holds a lock on $old"
 	fail "the lock file is not a 0600 plain file: $(stat -c '%F %a' /run/provision/pvlocal.lock 2>&1)"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
-rm -f "$old"
+rm -rf "$old" "$flag"
 # PROVISION_LOCK_DIR is still honoured, and a folder others may write to is refused
 mkdir -m 0700 "$T_TMP/locks"
 on ctl env PROVISION_LOCK_DIR="$T_TMP/locks" "$PV" "${P[@]}" cleanup client >/dev/null 2>&1 ||
@@ -79,6 +79,7 @@ expect_out 'x\\u001B\]0;pwned\\u0007'
 # share one file system), says the queue is 1 while that file is there: a file left after its
 # step makes the wait time out (14)
 id=pvpw-$$
+on ctl mkdir -p "$LAB/results"
 pv -p "$PLAYBOOK" --set lab=pvlocal --set driver.min_users=2 --set driver.max_users=4 \
 	--set driver.step=2 --set driver.duration=1 --set driver.warmup=0 --set driver.watch=0 \
 	--set 'driver.client_command=true' \
