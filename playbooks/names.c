@@ -428,12 +428,16 @@ int pv_placeholder_of(const char *p, size_t len)
 	return -1;
 }
 
-const char *pv_placeholder_names(void)
+void pv_placeholder_list(char *buf, size_t len)
 {
-	return "{client} {users} {users_total} {step} {steps} {duration} {warmup} {results} "
-	       "{password_file} {clients} {server} {server_address} {alias_template} "
-	       "{user_template} {first_user} {last_user} {share} {shares} {domain} {realm} "
-	       "{dns_domain} {lab}";
+	size_t used = 0;
+
+	buf[0] = '\0';
+	/* every one but {n}, which is left for the command's own loop */
+	for (size_t i = 0; i < NDRIVER && used < len; i++)
+		if (i != PV_PH_N)
+			used += (size_t)snprintf(buf + used, len - used, "%s{%s}", i ? " " : "",
+						 driver_placeholders[i]);
 }
 
 long pv_placeholder_unknown(const char *cmd, size_t *len)

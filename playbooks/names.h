@@ -77,7 +77,7 @@ int pv_names_check_account(const char *what, const char *name);
 int pv_names_check_host(const char *what, const char *name);
 
 /* Values that fill the command driver's placeholders reach a shell: besides being quoted for
- * the shell they land in (run/driver.c), the playbook's names and folders that become such
+ * the shell they land in (run/render.c), the playbook's names and folders that become such
  * values are held to these characters when it is read. */
 #define PV_NAMES_SAFE_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
 
@@ -86,7 +86,7 @@ int pv_names_check_host(const char *what, const char *name);
 int pv_names_check_safe(const char *what, const char *value, int path);
 
 /* The command driver's placeholders (docs/playbook.md): one table, which the playbook check
- * (an unknown one is refused when the playbook is read) and run/driver.c (which fills them
+ * (an unknown one is refused when the playbook is read) and run/render.c (which fills them
  * in) share. */
 enum pv_placeholder {
 	PV_PH_CLIENT,
@@ -119,8 +119,8 @@ enum pv_placeholder {
 size_t pv_placeholder_len(const char *p);
 /* The placeholder {word} at p (pv_placeholder_len() bytes), or -1 when it is none. */
 int pv_placeholder_of(const char *p, size_t len);
-/* The placeholders, for messages: "{client} {users} ... {lab}". */
-const char *pv_placeholder_names(void);
+/* The placeholders, for messages: "{client} {users} ... {lab}" into buf (len bytes). */
+void pv_placeholder_list(char *buf, size_t len);
 /* The offset in cmd of its first {word} that is no placeholder (*len: its length), or -1. */
 long pv_placeholder_unknown(const char *cmd, size_t *len);
 

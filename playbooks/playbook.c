@@ -1082,19 +1082,20 @@ static int get_command(struct ctx *c, const struct pv_node *m, const char *key, 
 		return r;
 	if ((at = pv_placeholder_unknown(*dst, &len)) >= 0) {
 		long line = 1, col = 1;
-		char place[64] = "";
+		char place[64] = "", known[512];
 
 		for (long i = 0; i < at; i++, col++)
 			if ((*dst)[i] == '\n')
 				line++, col = 0;
 		if (line > 1)
 			snprintf(place, sizeof(place), "line %ld, ", line);
+		pv_placeholder_list(known, sizeof(known));
 		return fail(
 			c, v,
 			"'driver.%s' uses '%.*s' (%scharacter %ld of the command), which is not "
 			"a placeholder; expected one of %s (other braces, such as the shell's "
 			"${X}, are left alone)",
-			key, (int)len, *dst + at, place, col, pv_placeholder_names());
+			key, (int)len, *dst + at, place, col, known);
 	}
 	return 0;
 }

@@ -340,11 +340,15 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struc
 			break;
 		}
 #undef NUM
-		if (!val) /* the playbook check refuses these: a playbook made another way */
-			return pv_error(PV_ECONFIG,
-					"driver template '%s': '%.*s' is not a "
-					"placeholder; known: %s",
-					tmpl, (int)len, p, pv_placeholder_names());
+		if (!val) { /* the playbook check refuses these: a playbook made another way */
+			char known[512];
+
+			pv_placeholder_list(known, sizeof(known));
+			return pv_error(
+				PV_ECONFIG,
+				"driver template '%s': '%.*s' is not a placeholder; known: %s",
+				tmpl, (int)len, p, known);
+		}
 		if (number)
 			pv_buf_addstr(out, val);
 		else
