@@ -1,4 +1,4 @@
-/* ldap/caps.h: how much ldap/ takes from a DC, whatever it answers (docs/security.md lists
+/* ldap/caps.h: how much ldap/ takes from a DC, whatever it answers (docs/security-model.md lists
  * every module's caps). A DC past a cap is an error naming it, never a loop or a heap
  * exhausted. */
 #ifndef PV_LDAP_CAPS_H

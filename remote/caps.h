@@ -1,7 +1,7 @@
-/* remote/caps.h: how much remote/ takes from a host, whatever the host sends (docs/security.md
- * lists every module's caps). Past a cap a command fails cleanly (PV_EREMOTE naming the host,
- * the command and the cap), and what came is dropped; stderr, which only ever explains, is cut
- * instead, and says so. */
+/* remote/caps.h: how much remote/ takes from a host, whatever the host sends
+ * (docs/security-model.md lists every module's caps). Past a cap a command fails cleanly
+ * (PV_EREMOTE naming the host, the command and the cap), and what came is dropped; stderr, which
+ * only ever explains, is cut instead, and says so. */
 #ifndef PV_REMOTE_CAPS_H
 #define PV_REMOTE_CAPS_H
 

@@ -10,7 +10,6 @@
 #include "load/line.h"
 #include "run/install.h"
 #include "load/report.h"
-#include "json/json.h"
 #include "load/proto.h"
 #include "remote/quote.h"
 #include "util/err.h"

@@ -1,6 +1,6 @@
 /* run/caps.h: how much a run takes from its clients and its controller host, whatever they
- * send (docs/security.md lists every module's caps; remote/caps.h bounds each command's output
- * and each line first). A host past a cap fails the step for that host, naming the cap;
+ * send (docs/security-model.md lists every module's caps; remote/caps.h bounds each command's
+ * output and each line first). A host past a cap fails the step for that host, naming the cap;
  * nothing it sent past it is kept. */
 #ifndef PV_RUN_CAPS_H
 #define PV_RUN_CAPS_H

@@ -1,7 +1,6 @@
 /* run/lines.c: the built-in driver's client lines, read and merged (see lines.h). */
 #include "run/lines.h"
 
-#include "json/json.h"
 #include "load/line.h"
 #include "run/caps.h"
 #include "util/err.h"
@@ -94,34 +93,18 @@ size_t pv_run_client_lines_max(const struct pv_run_client *c)
 	return c->max_iv + PV_RUN_OTHER_LINES_MAX;
 }
 
-/* "ready {...}": every user has logged on or failed. */
+/* "ready {...}": every user has logged on or failed (read by load/line.h); once only. */
 static int ready(struct pv_run_client *c, const char *line, size_t len)
 {
-	struct pv_json *o = pv_json_parse(line + 6, len - 6, NULL, 0);
-	const struct pv_json *n = o ? pv_json_get(o, "connected") : NULL,
-			     *f = o ? pv_json_get(o, "failed") : NULL,
-			     *e = o ? pv_json_get(o, "error") : NULL;
-	long long vc = 0, vf = 0;
-	int r = 1;
-
-	if (!n || !f || !pv_json_integer(n, &vc) || !pv_json_integer(f, &vf) || vc < 0 || vf < 0 ||
-	    vc > PV_LOAD_USERS_MAX || vf > PV_LOAD_USERS_MAX) {
-		pv_error(PV_EREMOTE, "provision load said '%.*s', not what it should",
-			 (int)(len < 80 ? len : 80), line);
-		r = -1;
-	} else if (c->ready) {
+	if (c->ready) {
 		pv_error(PV_EREMOTE, "provision load said it was ready twice");
-		r = -1;
+		return -1;
 	}
-	if (r == 1) {
-		c->ready = true;
-		c->connected = (unsigned)vc;
-		c->failed = (unsigned)vf;
-		if (e && pv_json_text(e))
-			snprintf(c->ready_error, sizeof(c->ready_error), "%s", pv_json_text(e));
-	}
-	pv_json_free(o);
-	return r;
+	if (pv_load_ready_decode(line, len, &c->connected, &c->failed, c->ready_error,
+				 sizeof(c->ready_error)) != PV_OK)
+		return -1;
+	c->ready = true;
+	return 1;
 }
 
 /* An interval's figures, kept at its number: the array grows to that number, which is at most
