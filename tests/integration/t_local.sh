@@ -13,6 +13,7 @@ P=(-p "$PLAYBOOK" --set lab=pvlocal)
 old=/run/lock/provision-pvlocal.lock
 flag=$(mktemp -d /tmp/pv-lockflag.XXXXXX) # where user nobody says it holds the lock
 chmod 0777 "$flag"
+rm -f "$old" # a file an older provision left there (as root): the user makes its own
 runuser -u nobody -- python3 -c '
 import fcntl, os, sys, time
 fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
