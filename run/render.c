@@ -230,32 +230,129 @@ static void put_quoted(struct pv_buf *out, const struct shell *sh, const char *v
 	pv_buf_release(&b, 0);
 }
 
+/* What the template's names stand for, worked out once per rendering. */
+struct names {
+	const struct pv_playbook *pb;
+	const struct pv_driver_vars *v;
+	char a[PV_NAME_MAX], u[PV_NAME_MAX], first[PV_NAME_MAX], last[PV_NAME_MAX],
+		share[PV_NAME_MAX];
+};
+
+static int names_init(struct names *nm, const struct pv_playbook *pb,
+		      const struct pv_driver_vars *v)
+{
+	const struct pv_host *client =
+		v->client && *v->client ? pv_playbook_client(pb, v->client) : NULL;
+
+	memset(nm, 0, sizeof(*nm));
+	nm->pb = pb;
+	nm->v = v;
+	if (keep_n(pb, pb->server.alias_template ? pb->server.alias_template : "", NULL, nm->a,
+		   sizeof(nm->a)) < 0 ||
+	    keep_n(pb, pb->users.name_template, v->client, nm->u, sizeof(nm->u)) < 0)
+		return pv_error(PV_ECONFIG, "a name template is too long");
+	if (client && v->users &&
+	    (pv_user_name(pb, client, 1, nm->first) != PV_OK ||
+	     pv_user_name(pb, client, v->users, nm->last) != PV_OK))
+		return PV_ECONFIG;
+	if (pb->has_server && pb->server.shares && pv_share_name(pb, 1, nm->share) != PV_OK)
+		return PV_ECONFIG;
+	return PV_OK;
+}
+
+/* A number, as text in num. */
+static const char *number_of(long long x, char num[32])
+{
+	snprintf(num, 32, "%lld", x);
+	return num;
+}
+
+/* The text placeholder ph stands for, or NULL when it is a number (num_of) or not one. */
+static const char *text_of(const struct names *nm, int ph)
+{
+	const struct pv_playbook *pb = nm->pb;
+	const struct pv_driver_vars *v = nm->v;
+
+	switch (ph) {
+	case PV_PH_CLIENT:
+		return v->client ? v->client : "";
+	case PV_PH_RESULTS:
+		return v->results ? v->results : "";
+	case PV_PH_PASSWORD_FILE:
+		return v->password_file ? v->password_file : "";
+	case PV_PH_CLIENTS:
+		return v->clients ? v->clients : "";
+	case PV_PH_SERVER:
+		return pb->has_server ? pb->server.host.name : "";
+	case PV_PH_SERVER_ADDRESS:
+		return pb->has_server && pb->server.host.address ? pb->server.host.address : "";
+	case PV_PH_ALIAS_TEMPLATE:
+		return nm->a;
+	case PV_PH_USER_TEMPLATE:
+		return nm->u;
+	case PV_PH_FIRST_USER:
+		return nm->first;
+	case PV_PH_LAST_USER:
+		return nm->last;
+	case PV_PH_SHARE:
+		return nm->share;
+	case PV_PH_DOMAIN:
+		return pb->domain.netbios;
+	case PV_PH_REALM:
+		return pb->domain.realm;
+	case PV_PH_DNS_DOMAIN:
+		return pb->domain.dns_domain;
+	case PV_PH_LAB:
+		return pb->lab;
+	default:
+		return NULL;
+	}
+}
+
+/* The number placeholder ph stands for, into num; NULL when it is no number. {n} is left as it
+ * is: a user number for the command's own loop. */
+static const char *num_of(const struct names *nm, int ph, char num[32])
+{
+	const struct pv_driver_vars *v = nm->v;
+
+	switch (ph) {
+	case PV_PH_USERS:
+		return number_of(v->users, num);
+	case PV_PH_USERS_TOTAL:
+		return number_of(v->users_total, num);
+	case PV_PH_STEP:
+		return number_of(v->step, num);
+	case PV_PH_STEPS:
+		return number_of(v->steps, num);
+	case PV_PH_DURATION:
+		return number_of(v->duration, num);
+	case PV_PH_WARMUP:
+		return number_of(v->warmup, num);
+	case PV_PH_SHARES:
+		return number_of(nm->pb->has_server ? nm->pb->server.shares : 0, num);
+	case PV_PH_N:
+		return "{n}";
+	default:
+		return NULL;
+	}
+}
+
 int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struct pv_driver_vars *v,
 		     struct pv_buf *out, bool *uses_password)
 {
-	char num[32], a[PV_NAME_MAX], u[PV_NAME_MAX],
-		first[PV_NAME_MAX] = "", last[PV_NAME_MAX] = "", share[PV_NAME_MAX] = "";
-	const struct pv_host *client =
-		v->client && *v->client ? pv_playbook_client(pb, v->client) : NULL;
 	struct shell sh = {.depth = 0};
+	struct names nm;
+	char num[32];
+	int r;
 
 	if (uses_password)
 		*uses_password = false;
-	if (keep_n(pb, pb->server.alias_template ? pb->server.alias_template : "", NULL, a,
-		   sizeof(a)) < 0 ||
-	    keep_n(pb, pb->users.name_template, v->client, u, sizeof(u)) < 0)
-		return pv_error(PV_ECONFIG, "a name template is too long");
-	if (client && v->users) {
-		if (pv_user_name(pb, client, 1, first) != PV_OK ||
-		    pv_user_name(pb, client, v->users, last) != PV_OK)
-			return PV_ECONFIG;
-	}
-	if (pb->has_server && pb->server.shares && pv_share_name(pb, 1, share) != PV_OK)
-		return PV_ECONFIG;
+	if ((r = names_init(&nm, pb, v)) != PV_OK)
+		return r;
 	for (const char *p = tmpl; *p;) {
 		size_t len = pv_placeholder_len(p);
-		const char *val = NULL, *next;
-		bool number = false;
+		const char *val, *next;
+		int ph;
 
 		if (!len) {
 			next = shell_step(&sh, p, tmpl);
@@ -263,84 +360,14 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struc
 			p = next;
 			continue;
 		}
-#define NUM(x) (number = true, snprintf(num, sizeof(num), "%lld", (long long)(x)), num)
-		switch (pv_placeholder_of(p, len)) {
-		case PV_PH_CLIENT:
-			val = v->client ? v->client : "";
-			break;
-		case PV_PH_USERS:
-			val = NUM(v->users);
-			break;
-		case PV_PH_USERS_TOTAL:
-			val = NUM(v->users_total);
-			break;
-		case PV_PH_STEP:
-			val = NUM(v->step);
-			break;
-		case PV_PH_STEPS:
-			val = NUM(v->steps);
-			break;
-		case PV_PH_DURATION:
-			val = NUM(v->duration);
-			break;
-		case PV_PH_WARMUP:
-			val = NUM(v->warmup);
-			break;
-		case PV_PH_RESULTS:
-			val = v->results ? v->results : "";
-			break;
-		case PV_PH_PASSWORD_FILE:
-			val = v->password_file ? v->password_file : "";
-			if (uses_password)
-				*uses_password = true;
-			break;
-		case PV_PH_CLIENTS:
-			val = v->clients ? v->clients : "";
-			break;
-		case PV_PH_SERVER:
-			val = pb->has_server ? pb->server.host.name : "";
-			break;
-		case PV_PH_SERVER_ADDRESS:
-			val = pb->has_server && pb->server.host.address ? pb->server.host.address
-									: "";
-			break;
-		case PV_PH_ALIAS_TEMPLATE:
-			val = a;
-			break;
-		case PV_PH_USER_TEMPLATE:
-			val = u;
-			break;
-		case PV_PH_FIRST_USER:
-			val = first;
-			break;
-		case PV_PH_LAST_USER:
-			val = last;
-			break;
-		case PV_PH_SHARE:
-			val = share;
-			break;
-		case PV_PH_SHARES:
-			val = NUM(pb->has_server ? pb->server.shares : 0);
-			break;
-		case PV_PH_DOMAIN:
-			val = pb->domain.netbios;
-			break;
-		case PV_PH_REALM:
-			val = pb->domain.realm;
-			break;
-		case PV_PH_DNS_DOMAIN:
-			val = pb->domain.dns_domain;
-			break;
-		case PV_PH_LAB:
-			val = pb->lab;
-			break;
-		case PV_PH_N: /* a user number for the command's own loop: left as it is */
-			val = "{n}";
-			number = true;
-			break;
-		}
-#undef NUM
-		if (!val) { /* the playbook check refuses these: a playbook made another way */
+		ph = pv_placeholder_of(p, len);
+		if (ph == PV_PH_PASSWORD_FILE && uses_password)
+			*uses_password = true;
+		if ((val = num_of(&nm, ph, num)) != NULL) {
+			pv_buf_addstr(out, val);
+		} else if ((val = text_of(&nm, ph)) != NULL) {
+			put_quoted(out, &sh, val);
+		} else { /* the playbook check refuses these: a playbook made another way */
 			char known[512];
 
 			pv_placeholder_list(known, sizeof(known));
@@ -349,10 +376,6 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struc
 				"driver template '%s': '%.*s' is not a placeholder; known: %s",
 				tmpl, (int)len, p, known);
 		}
-		if (number)
-			pv_buf_addstr(out, val);
-		else
-			put_quoted(out, &sh, val);
 		p += len;
 	}
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
