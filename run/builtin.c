@@ -9,6 +9,9 @@
  * to. */
 #include "run/internal.h"
 
+#include "run/caps.h"
+#include "run/lines.h"
+
 #include "load/line.h"
 #include "load/proto.h"
 #include "load/report.h"
@@ -53,13 +56,10 @@ struct builtin {
 	size_t nsums;
 };
 
-/* A client's in a step (x->drv), under st->lock. */
+/* A client's in a step (x->drv), under st->lock: what it sent (run/lines.h). */
 struct bhost {
-	struct pv_buf lines; /* every line it printed in the step, kept as load.jsonl */
-	bool go_sent, done;
-	struct pv_load_ready ready;
-	struct pv_load_figs *iv; /* its intervals, [seq - 1] */
-	size_t niv;
+	struct pv_run_client c;
+	bool go_sent;
 };
 
 static struct builtin *state(struct run *R)
@@ -166,9 +166,15 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 	int timeout = client->ssh.timeout > 0 ? client->ssh.timeout : 10;
 	char num[32];
 
+	struct bhost *b;
+
 	(void)st;
-	if (!(x->drv = calloc(1, sizeof(struct bhost))))
+	if (!(x->drv = b = calloc(1, sizeof(struct bhost))))
 		return pv_error(PV_EIO, "out of memory");
+	/* the intervals the step lasts (with the driver's grace), and a few more */
+	b->c.max_iv = (size_t)ceil((secs + pv_run_driver_builtin.grace) /
+				   (B->cfg.interval ? B->cfg.interval : 1)) +
+		      PV_RUN_INTERVALS_SLACK;
 	pv_remote_var(&x->cmd, "bin", B->bin[ci]);
 	pv_remote_var(&x->cmd, "client", client->name);
 	pv_remote_var(&x->cmd, "wg", pb->domain.netbios);
@@ -215,71 +221,24 @@ static int step_input(struct run *R, struct session *s, unsigned users, bool fre
 
 /* ---- what a client prints ---- */
 
-/* "ready {...}": every user of the step has logged on or failed (load/line.h). */
-static int on_ready(struct hostrun *x, struct bhost *b, const char *line, size_t len)
-{
-	int r = 0;
-
-	if (pv_load_ready_decode(line, len, &b->ready) != PV_OK) {
-		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE, "%s", pv_errmsg());
-		r = -1;
-	} else {
-		x->ready = x->running = true;
-	}
-	pthread_cond_broadcast(&x->st->cond);
-	return r;
-}
-
-/* An interval's figures, kept at its sequence number. */
-static void on_figures(struct bhost *b, const struct pv_load_figs *f)
-{
-	if (f->seq < 1 || f->seq > 1000000)
-		return;
-	if (f->seq > b->niv) {
-		struct pv_load_figs *iv = realloc(b->iv, f->seq * sizeof(*iv));
-
-		if (!iv)
-			return;
-		memset(iv + b->niv, 0, (f->seq - b->niv) * sizeof(*iv));
-		b->iv = iv;
-		b->niv = f->seq;
-	}
-	b->iv[f->seq - 1] = *f;
-}
-
-/* A line for the step's host x (under s->lock and st->lock). */
+/* A line for the step's host x (under s->lock and st->lock): read by run/lines.h. */
 static int host_line(struct hostrun *x, const char *line, size_t len)
 {
 	struct bhost *b = x->drv;
-	struct pv_load_figs *f;
-	int r = 0;
+	int r;
 
 	x->last_seen = pv_now();
-	pv_buf_add(&b->lines, line, len);
-	pv_buf_add(&b->lines, "\n", 1);
-	if (len > 6 && !strncmp(line, "ready ", 6))
-		return on_ready(x, b, line, len);
-	if (pv_load_is_done(line, len)) {
-		/* the step's part of this client is over: its process waits for the next */
-		b->done = true;
+	if ((r = pv_run_client_line(&b->c, line, len)) < 0) {
+		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE, "%s", pv_errmsg());
+	} else if (r == 1) { /* ready: every user of the step logged on or failed */
+		x->ready = x->running = true;
+	} else if (r == 3) { /* done: the step's part of it is over, it waits for the next */
 		x->ended = true;
 		x->h->state = PV_RUN_DONE;
 		x->h->exit = 0;
-		pthread_cond_broadcast(&x->st->cond);
-		return 0;
 	}
-	if (!(f = malloc(sizeof(*f))))
-		return -1;
-	if (pv_load_line_decode(line, len, f) == PV_OK) {
-		on_figures(b, f);
-	} else {
-		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE,
-				 "provision load printed a line that is not figures: %s",
-				 pv_errmsg());
-		r = -1;
-	}
-	free(f);
-	return r;
+	pthread_cond_broadcast(&x->st->cond);
+	return r < 0 ? -1 : 0;
 }
 
 static int on_line(void *arg, const char *line, size_t len)
@@ -316,9 +275,9 @@ static bool should_stop(void *arg)
 
 		pthread_mutex_lock(&x->st->lock);
 		/* a step over before this client said done: cut short */
-		stop = x->st->over && !b->done;
+		stop = x->st->over && !b->c.done;
 		/* silence counts once the load runs: a line comes every interval */
-		if (!stop && x->st->go && !b->done &&
+		if (!stop && x->st->go && !b->c.done &&
 		    pv_now() - x->last_seen > R->lost_after + state(R)->cfg.interval) {
 			x->silent = true;
 			stop = true;
@@ -443,10 +402,10 @@ static void keep_lines(struct hostrun *x, struct session *s)
 	pthread_mutex_lock(&s->lock);
 	from = s->err_kept < s->err.len ? s->err_kept : s->err.len;
 	snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
-	if ((b->lines.len || s->err.len > from) && !pv_buf_failed(&b->lines) &&
+	if ((b->c.lines.len || s->err.len > from) && !pv_buf_failed(&b->c.lines) &&
 	    pv_sink_mkdir(&R->sink, rel) == PV_OK) {
-		pv_sink_write(&R->sink, rel, "load.jsonl", b->lines.data ? b->lines.data : "",
-			      b->lines.len, false);
+		pv_sink_write(&R->sink, rel, "load.jsonl", b->c.lines.data ? b->c.lines.data : "",
+			      b->c.lines.len, false);
 		if (s->err.len > from)
 			pv_sink_write(&R->sink, rel, "stderr", s->err.data + from,
 				      s->err.len - from, false);
@@ -492,7 +451,7 @@ static void *host(void *arg)
 	}
 	while (!x->ended && !x->st->over)
 		pthread_cond_wait(&x->st->cond, &x->st->lock);
-	done = b->done;
+	done = b->c.done;
 	pthread_mutex_unlock(&x->st->lock);
 	if (!done && s->started) {
 		/* cut short (or it ended on its own): the session goes, its end marks the host */
@@ -518,10 +477,10 @@ static bool ready(struct steprun *st)
 	for (size_t i = 0; i < st->n; i++) {
 		struct bhost *b = st->hr[i].drv;
 
-		if (b && st->hr[i].ready && b->ready.failed)
+		if (b && st->hr[i].ready && b->c.failed)
 			pv_log(PV_LOG_WARN,
 			       "run: step %u: %s: %u of its users could not log on (%s)",
-			       st->step->n, st->hr[i].h->name, b->ready.failed, b->ready.error);
+			       st->step->n, st->hr[i].h->name, b->c.failed, b->c.ready_error);
 	}
 	return true;
 }
@@ -533,7 +492,7 @@ static unsigned logged_on(struct steprun *st)
 	for (size_t i = 0; i < st->n; i++) {
 		const struct bhost *b = st->hr[i].drv;
 
-		n += b && st->hr[i].ready ? b->ready.connected + b->ready.failed : 0;
+		n += b && st->hr[i].ready ? b->c.connected + b->c.failed : 0;
 	}
 	return n;
 }
@@ -543,55 +502,32 @@ static unsigned logged_on(struct steprun *st)
 static void merge(struct run *R, struct steprun *st, struct pv_load_step *ls,
 		  struct pv_load_client *clients)
 {
-	size_t most = 0, skip, c = 0;
+	const struct pv_run_client **c = calloc(st->n ? st->n : 1, sizeof(*c));
 	unsigned interval = state(R)->cfg.interval;
-	struct pv_load_client_acc *acc = calloc(1, sizeof(*acc));
+	size_t skip = (size_t)ceil((double)R->pb->driver.warmup / (interval ? interval : 1)), k = 0;
 
-	skip = (size_t)ceil((double)R->pb->driver.warmup / (interval ? interval : 1));
 	for (size_t i = 0; i < st->n; i++) {
 		const struct bhost *b = st->hr[i].drv;
 
 		if (st->hr[i].h->controller)
 			continue;
-		if (b && b->niv > most)
-			most = b->niv;
+		if (c && b)
+			c[i] = &b->c;
 		/* a client gone in the step (its session, or its provision load killed) */
-		if (st->hr[i].h->state == PV_RUN_LOST ||
-		    (st->hr[i].h->state == PV_RUN_FAILED && st->hr[i].ready))
+		if (b && (st->hr[i].h->state == PV_RUN_LOST ||
+			  (st->hr[i].h->state == PV_RUN_FAILED && st->hr[i].ready)))
 			ls->lost++;
-		if (b && st->hr[i].ready)
-			pv_load_logon_merge(&ls->logon, &b->ready.logon);
-		if (acc) {
-			memset(acc, 0, sizeof(*acc));
-			for (size_t seq = skip + 1; b && seq <= b->niv; seq++)
-				if (b->iv[seq - 1].seq == seq)
-					pv_load_client_add(acc, &b->iv[seq - 1]);
-			pv_load_client_of(acc, st->hr[i].h->name, &clients[c]);
-		}
-		c++;
+		if (b && b->c.ready)
+			pv_load_logon_merge(&ls->logon, &b->c.logon);
+		if (b)
+			pv_run_client_figures(&b->c, skip, st->hr[i].h->name, &clients[k]);
+		else
+			clients[k].name = st->hr[i].h->name;
+		k++;
 	}
-	free(acc);
-	for (size_t seq = skip + 1; seq <= most; seq++) {
-		struct pv_load_figs *m = calloc(1, sizeof(*m));
-		bool any = false;
-
-		if (!m)
-			break;
-		for (size_t i = 0; i < st->n; i++) {
-			const struct bhost *b = st->hr[i].drv;
-
-			if (!b || seq > b->niv || b->iv[seq - 1].seq != seq)
-				continue;
-			if (!any)
-				*m = b->iv[seq - 1];
-			else
-				pv_load_figs_merge(m, &b->iv[seq - 1]);
-			any = true;
-		}
-		if (any)
-			pv_load_step_add(ls, m);
-		free(m);
-	}
+	if (c)
+		pv_run_clients_merge(c, st->n, skip, ls);
+	free(c);
 }
 
 /* After a step: the clients' intervals merged, the step's summary. */
@@ -630,8 +566,7 @@ static void step_end(struct run *R, struct steprun *st)
 
 		if (!b)
 			continue;
-		free(b->iv);
-		pv_buf_release(&b->lines, 0);
+		pv_run_client_release(&b->c);
 		free(b);
 		st->hr[i].drv = NULL;
 	}
