@@ -920,7 +920,7 @@ static void start_failed(struct user *u, double t)
 /* smb/async's SPNEGO callback: the user's initial ticket and a ticket for cifs@<alias> from
  * the KDC (so the alias's SPN that `server` added is what makes this work), then the tokens. */
 static int kerberos(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *out, bool *done,
-		    uint8_t key[16])
+		    uint8_t key[32], size_t *keylen)
 {
 	struct user *u = arg;
 	const struct pv_load_opts *o = u->e->o;
@@ -937,7 +937,7 @@ static int kerberos(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *o
 	if ((r = pv_krb_sec_step(u->krb, in, inlen, out, done)) != PV_OK)
 		return r;
 	if (*done) {
-		r = pv_krb_sec_key(u->krb, key);
+		r = pv_krb_sec_key(u->krb, key, keylen);
 		pv_krb_sec_free(u->krb);
 		u->krb = NULL;
 	}
@@ -945,6 +945,25 @@ static int kerberos(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *o
 }
 
 /* ---- the loop ---- */
+
+/* The playbook's load.encryption as the SMB engine takes it (the same list, in order). */
+static enum pv_smba_encrypt encrypt(const struct pv_load_config *c)
+{
+	switch (c->encryption) {
+	case PV_LOAD_ENCRYPT_ON:
+		return PV_SMBA_ENCRYPT_ON;
+	case PV_LOAD_ENCRYPT_AES128_CCM:
+		return PV_SMBA_ENCRYPT_AES128_CCM;
+	case PV_LOAD_ENCRYPT_AES128_GCM:
+		return PV_SMBA_ENCRYPT_AES128_GCM;
+	case PV_LOAD_ENCRYPT_AES256_CCM:
+		return PV_SMBA_ENCRYPT_AES256_CCM;
+	case PV_LOAD_ENCRYPT_AES256_GCM:
+		return PV_SMBA_ENCRYPT_AES256_GCM;
+	default:
+		return PV_SMBA_ENCRYPT_AUTO;
+	}
+}
 
 static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 {
@@ -1070,7 +1089,7 @@ int pv_load(const struct pv_load_opts *o)
 							  : e->again[--e->nagain];
 			struct pv_smba_opts so = {u->u->alias, u->u->alias, u->u->share,
 						  o->workgroup, u->u->name, o->password,
-						  o->timeout_ms, NULL, NULL};
+						  o->timeout_ms, NULL, NULL, encrypt(o->cfg)};
 
 			if (o->cfg->auth == PV_LOAD_KERBEROS) {
 				so.auth = kerberos;

@@ -46,7 +46,22 @@ struct pv_load_config {
 	unsigned interval; /* seconds between figure lines; default 1 */
 	uint64_t seed;	   /* default 1 */
 	enum pv_load_auth { PV_LOAD_NTLM = 0, PV_LOAD_KERBEROS } auth; /* how users log on */
+	/* whether users' sessions encrypt: only where the server or the share requires it
+	 * (auto), always with the cipher the server picks (on), or always with this cipher, the
+	 * only one offered (what encryption costs the server, cipher by cipher) */
+	enum pv_load_encryption {
+		PV_LOAD_ENCRYPT_AUTO = 0,
+		PV_LOAD_ENCRYPT_ON,
+		PV_LOAD_ENCRYPT_AES128_CCM,
+		PV_LOAD_ENCRYPT_AES128_GCM,
+		PV_LOAD_ENCRYPT_AES256_CCM,
+		PV_LOAD_ENCRYPT_AES256_GCM,
+	} encryption;
 };
+
+/* "auto", "on", "aes-128-ccm", "aes-128-gcm", "aes-256-ccm", "aes-256-gcm", then NULL: the
+ * playbook's words for load.encryption, in the enum's order. */
+extern const char *const pv_load_encryptions[];
 
 void pv_load_defaults(struct pv_load_config *c);
 /* The kind named name, or -1. */

@@ -61,7 +61,7 @@ static const char *const drivers[] = {"command", "fsct", "builtin", NULL};
 static const char *const drain_keys[] = {"probe",   "command", "metric",	     "threshold",
 					 "interval", "settle", "timeout", "between_steps", NULL};
 static const char *const load_keys[] = {"rate",     "scenarios", "late", "overload",
-					"interval", "seed",	 "auth", NULL};
+					"interval", "seed",	 "auth", "encryption", NULL};
 static const char *const load_auths[] = {"ntlm", "kerberos", NULL};
 static const char *const scenario_keys[] = {"weight", "limit", NULL};
 static const char *const probes[] = {"command", "writeback", "inflight", "smb", NULL};
@@ -1209,9 +1209,13 @@ static int parse_load(struct ctx *c, const struct pv_node *root)
 	{
 		int auth = (int)l->auth;
 
-		if ((r = get_enum(c, m, "load", "auth", load_auths, &auth)))
+		int enc = (int)l->encryption;
+
+		if ((r = get_enum(c, m, "load", "auth", load_auths, &auth)) ||
+		    (r = get_enum(c, m, "load", "encryption", pv_load_encryptions, &enc)))
 			return r;
 		l->auth = (enum pv_load_auth)auth;
+		l->encryption = (enum pv_load_encryption)enc;
 	}
 	l->seed = (uint64_t)seed;
 	sc = pv_tree_get(m, "scenarios");
