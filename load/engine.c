@@ -1,8 +1,7 @@
-/* load/engine.c: the built-in load driver on one client (see load.h, docs/load.md). */
-#include "krb/krb.h"
+/* load/engine.c: the built-in load driver on one client (see engine.h, docs/load.md). */
 #include "load/engine.h"
 
-#include "ldap/dir.h"
+#include "krb/krb.h"
 #include "smb/async.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -18,7 +17,7 @@
 #define PATH_MAX_LOAD 512
 #define IO_CHUNK      65536u
 #define DRAIN_SECS    10.0 /* at the end, how long scenarios in flight may take to finish */
-#define LOGON_TRIES   3    /* a logon the server was too slow for (or reset) is tried again */
+#define LOGON_TRIES   3	   /* a logon the server was too slow for (or reset) is tried again */
 
 struct file {
 	char *path;
@@ -80,8 +79,8 @@ struct engine {
 	size_t nagain;
 	bool running;
 	bool logging_on; /* the users' logons are under way (and may be tried again) */
-	double wake; /* the earliest due of an idle or failed user: none is due before */
-	char run[24]; /* in the names of what this run makes: another run's never collide */
+	double wake;	 /* the earliest due of an idle or failed user: none is due before */
+	char run[24];	 /* in the names of what this run makes: another run's never collide */
 	char first_error[384];
 	uint8_t data[IO_CHUNK];
 };
@@ -345,7 +344,7 @@ static void learn_listed(struct user *u, const struct pv_smba_done *d)
 	/* what the listing found goes where the stage says */
 	for (size_t i = 0; i < u->names.n; i++) {
 		const struct file *f = &u->names.f[i];
-		struct list *to = u->learn == 0   ? &u->dirs
+		struct list *to = u->learn == 0	  ? &u->dirs
 				  : u->learn == 1 ? &u->sfiles
 				  : u->learn == 2 ? &u->vfiles
 						  : &u->made;
@@ -756,8 +755,8 @@ static void ren_opened(struct user *u, const struct pv_smba_done *d)
 {
 	if (!opened(u, d, false))
 		return;
-	snprintf(u->path2, sizeof(u->path2), "%s/volatile/pv-%s-%s-%u.ren", u->u->name,
-		 u->u->name, u->e->run, ++u->seq);
+	snprintf(u->path2, sizeof(u->path2), "%s/volatile/pv-%s-%s-%u.ren", u->u->name, u->u->name,
+		 u->e->run, ++u->seq);
 	ISSUE(u, ren_away, pv_smba_rename(u->c, u->fid, u->path2, false, on_done, u));
 }
 
@@ -879,12 +878,12 @@ static void start_ops(struct user *u, double t)
 }
 
 static void (*const scenario[PV_LOAD_KINDS])(struct user *u) = {
-	[PV_LOAD_UPLOAD] = sc_upload,	      [PV_LOAD_BROWSE] = walk,
-	[PV_LOAD_OPEN_READ] = sc_open_read,   [PV_LOAD_COPY_IN] = sc_copy_in,
-	[PV_LOAD_EDIT_SAVE] = sc_edit_save,   [PV_LOAD_OPEN_CLOSE] = sc_open_close,
-	[PV_LOAD_REWRITE] = sc_rewrite,	      [PV_LOAD_DELETE_NEW] = sc_delete_new,
-	[PV_LOAD_LIST_NEW] = sc_list_new,     [PV_LOAD_RENAME] = sc_rename,
-	[PV_LOAD_MKDIR] = sc_mkdir,	      [PV_LOAD_READ_FOLDER] = walk,
+	[PV_LOAD_UPLOAD] = sc_upload,	    [PV_LOAD_BROWSE] = walk,
+	[PV_LOAD_OPEN_READ] = sc_open_read, [PV_LOAD_COPY_IN] = sc_copy_in,
+	[PV_LOAD_EDIT_SAVE] = sc_edit_save, [PV_LOAD_OPEN_CLOSE] = sc_open_close,
+	[PV_LOAD_REWRITE] = sc_rewrite,	    [PV_LOAD_DELETE_NEW] = sc_delete_new,
+	[PV_LOAD_LIST_NEW] = sc_list_new,   [PV_LOAD_RENAME] = sc_rename,
+	[PV_LOAD_MKDIR] = sc_mkdir,	    [PV_LOAD_READ_FOLDER] = walk,
 };
 
 static void start(struct user *u, double t)
@@ -1043,6 +1042,14 @@ int pv_load(const struct pv_load_opts *o)
 
 	if (!e)
 		return pv_error(PV_EIO, "out of memory");
+	if (o->cfg->auth == PV_LOAD_KERBEROS) {
+		struct pv_krb_target t = {o->realm, o->kdc, o->dns_domain};
+
+		if ((r = pv_krb_setup(&t)) != PV_OK) {
+			free(e);
+			return r;
+		}
+	}
 	e->o = o;
 	e->n = o->nusers;
 	{
@@ -1085,11 +1092,12 @@ int pv_load(const struct pv_load_opts *o)
 	e->logging_on = true;
 	while (e->pending && r == PV_OK) {
 		while ((next_open < e->n || e->nagain) && e->opening < parallel) {
-			struct user *u = next_open < e->n ? &e->users[next_open++]
-							  : e->again[--e->nagain];
-			struct pv_smba_opts so = {u->u->alias, u->u->alias, u->u->share,
-						  o->workgroup, u->u->name, o->password,
-						  o->timeout_ms, NULL, NULL, encrypt(o->cfg)};
+			struct user *u =
+				next_open < e->n ? &e->users[next_open++] : e->again[--e->nagain];
+			struct pv_smba_opts so = {u->u->alias,	 u->u->alias, u->u->share,
+						  o->workgroup,	 u->u->name,  o->password,
+						  o->timeout_ms, NULL,	      NULL,
+						  encrypt(o->cfg)};
 
 			if (o->cfg->auth == PV_LOAD_KERBEROS) {
 				so.auth = kerberos;
@@ -1205,5 +1213,6 @@ int pv_load(const struct pv_load_opts *o)
 	free(e->users);
 	free(e->again);
 	free(e);
+	pv_krb_cleanup();
 	return r;
 }

@@ -9,6 +9,7 @@
  * alias (hosts/script.h). Content that would not change is not written at all.
  * Windows clients (OpenSSH for Windows) are edited over SFTP with CRLF lines of at most 9
  * names; that path is written to the documented behaviour and not tested here. */
+#include "phases/target.h"
 #include "phases/client.h"
 
 #include "hosts/hosts.h"
@@ -24,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+extern const char pv_phases_read_hosts_sh[], pv_phases_resolve_ps1[];
+
 #define LINUX_HOSTS   "/etc/hosts"
 #define WINDOWS_HOSTS "C:/Windows/System32/drivers/etc/hosts"
 #define PARALLEL      16
@@ -292,14 +295,15 @@ int pv_client_win_resolve(const char *first, const char *last, struct pv_buf *cm
 	int r;
 
 	pv_buf_reset(cmd);
-	pv_buf_addstr(&ps, "foreach ($n in ");
+	pv_buf_addstr(&ps, "$names = ");
 	if ((r = pv_remote_quote_ps(&ps, first)) != PV_OK)
 		goto out;
 	pv_buf_addstr(&ps, ","); /* a failure is sticky: the next quote reports it */
 	if ((r = pv_remote_quote_ps(&ps, last)) != PV_OK)
 		goto out;
-	pv_buf_addstr(&ps, ") { [System.Net.Dns]::GetHostAddresses($n) | ForEach-Object { "
-			   "'pv-host ' + $_.IPAddressToString } }");
+	pv_buf_addstr(&ps, "; ");
+	/* phases/scripts/resolve.ps1 is one line: cmd.exe passes no newline to -Command */
+	pv_buf_add(&ps, pv_phases_resolve_ps1, strcspn(pv_phases_resolve_ps1, "\n"));
 	if (pv_buf_failed(&ps) ||
 	    pv_buf_addstr(cmd, "powershell -NoProfile -NonInteractive -Command ") < 0) {
 		r = pv_error(PV_EIO, "out of memory");
@@ -429,19 +433,13 @@ static int read_posix(const struct client_run *run, const struct pv_host *h, str
 	const char *v[2];
 	int status = 0, r;
 
-	if (pv_buf_addstr(&cmd, "cat -- " LINUX_HOSTS) < 0)
+	if (pv_buf_addstr(&cmd, "set --") < 0)
 		goto oom;
-	if (!run->cleanup) {
-		size_t nv = verify_names(run, v);
-
-		if (pv_buf_addstr(&cmd, " && { echo pv-getent-output; getent hosts --") < 0)
+	for (size_t i = 0, nv = run->cleanup ? 0 : verify_names(run, v); i < nv; i++)
+		if (pv_buf_addstr(&cmd, " ") < 0 || pv_remote_quote(&cmd, v[i]) < 0)
 			goto oom;
-		for (size_t i = 0; i < nv; i++)
-			if (pv_buf_addstr(&cmd, " ") < 0 || pv_remote_quote(&cmd, v[i]) < 0)
-				goto oom;
-		if (pv_buf_addstr(&cmd, "; echo \"pv-getent $?\"; } >&2") < 0)
-			goto oom;
-	}
+	if (pv_buf_addstr(&cmd, "\n") < 0 || pv_buf_addstr(&cmd, pv_phases_read_hosts_sh) < 0)
+		goto oom;
 	r = pv_remote_exec(rem, cmd.data, NULL, 0, content, err, &status, 0);
 	if (r == PV_OK && status != 0)
 		r = pv_error(PV_EREMOTE, "'%s': cannot read %s: %s", h->name, LINUX_HOSTS,
@@ -455,9 +453,10 @@ oom:
 	return pv_error(PV_EIO, "out of memory");
 }
 
-static int one_client(const struct pv_host *h, size_t i, void *arg)
+static int one_client(size_t i, void *arg)
 {
 	struct client_run *run = arg;
+	const struct pv_host *h = &run->hosts[i];
 	struct pv_client_host *j = &run->jobs[i];
 	bool win = h->os == PV_OS_WINDOWS, changed;
 	const char *file = win ? WINDOWS_HOSTS : LINUX_HOSTS;
@@ -470,7 +469,7 @@ static int one_client(const struct pv_host *h, size_t i, void *arg)
 
 	pv_hosts_style_for(win, &st);
 	backup_path(run, h, file, j);
-	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
+	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	pv_log(PV_LOG_DEBUG, "%s: connected in %.0f ms", h->name, (pv_now() - t0) * 1000);
 	r = win ? pv_remote_read_file(rem, file, &old) : read_posix(run, h, rem, &old, &early);
@@ -609,7 +608,7 @@ int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
 	run.jobs = res->hosts;
 	for (size_t i = 0; i < run.n; i++)
 		res->hosts[i].name = pv_playbook_client(run.pb, run.hosts[i].name)->name;
-	pv_remote_fanout(run.hosts, run.n, PARALLEL, one_client, &run, fr);
+	pv_remote_fanout(run.n, PARALLEL, one_client, &run, fr);
 	for (size_t i = 0; i < run.n; i++) {
 		struct pv_client_host *j = &res->hosts[i];
 		bool ch;
@@ -660,10 +659,11 @@ struct status_run {
 	struct pv_client_status *st;
 };
 
-static int status_one(const struct pv_host *h, size_t i, void *arg)
+static int status_one(size_t i, void *arg)
 {
 	struct status_run *sr = arg;
 	struct client_run *run = &sr->run;
+	const struct pv_host *h = &run->hosts[i];
 	struct pv_client_status_host *sh = &sr->st->hosts[i];
 	bool win = h->os == PV_OS_WINDOWS;
 	const char *file = win ? WINDOWS_HOSTS : LINUX_HOSTS;
@@ -674,7 +674,7 @@ static int status_one(const struct pv_host *h, size_t i, void *arg)
 	int status = 0, r;
 
 	pv_hosts_style_for(win, &st);
-	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
+	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	if (win) {
 		r = pv_remote_read_file(rem, file, &text);
@@ -735,7 +735,7 @@ int pv_client_status(const struct pv_env *env, struct pv_client_status *st)
 	st->n = sr.run.n;
 	for (size_t i = 0; i < sr.run.n; i++)
 		st->hosts[i].name = env->pb->clients[i].name;
-	pv_remote_fanout(sr.run.hosts, sr.run.n, PARALLEL, status_one, &sr, fr);
+	pv_remote_fanout(sr.run.n, PARALLEL, status_one, &sr, fr);
 	for (size_t i = 0; i < sr.run.n; i++) {
 		st->hosts[i].code = fr[i].code;
 		if (fr[i].code != PV_OK)

@@ -1,5 +1,6 @@
 /* phases/controller.c: the results folder reset, here or on the controller host over SSH
  * (phases/scripts/ctl-reset.sh), and its status. */
+#include "phases/target.h"
 #include "phases/controller.h"
 
 #include "playbooks/names.h"
@@ -267,7 +268,6 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 	int status = 0, r;
 	char *line = NULL;
 
-	pv_buf_addstr(&s, "set -u\nLC_ALL=C; export LC_ALL\n");
 	pv_remote_var(&s, "r", res->results);
 	pv_remote_var(&s, "p", c->parent);
 	pv_remote_var(&s, "bdir", c->bdir ? c->bdir : "");
@@ -280,7 +280,7 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
+	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status, 0)) != PV_OK)
 		goto out;
@@ -443,7 +443,7 @@ int pv_controller_status(const struct pv_env *env, struct pv_controller_status *
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_remote_connect(&pb->controller.host, &rem)) != PV_OK ||
+	if ((r = pv_host_connect(&pb->controller.host, &rem)) != PV_OK ||
 	    (r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, NULL, &status, 0)) != PV_OK)
 		goto out;
 	line = out.data ? strstr(out.data, "pv-ctl-status ") : NULL;

@@ -1,4 +1,5 @@
 /* phases/join.c: the file server's membership of the domain (see join.h). */
+#include "phases/target.h"
 #include "phases/join.h"
 
 #include "ldap/dir.h"
@@ -68,7 +69,7 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 {
 	struct pv_buf s = PV_BUF_INIT;
 	const char *what = join ? "net ads join" : "net ads keytab create";
-	char tail[1024];
+	char tail[1024], princ[512];
 	int st = 0, r;
 
 	pv_remote_var(&s, "join", join ? "1" : "0");
@@ -76,7 +77,8 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 	pv_remote_var(&s, "keytab", f->needs_keytab ? "1" : "0");
 	pv_remote_var(&s, "mark", mark);
 	pv_buf_addstr(&s, pv_samba_join_sh);
-	r = pv_samba_as_admin(rem, d, admin, what, &s, &st, 120);
+	pv_admin_principal(d, princ);
+	r = pv_samba_as_admin(rem, princ, admin, what, &s, &st, 120);
 	snprintf(tail, sizeof(tail), "%s", pv_errmsg());
 	pv_buf_release(&s, 0);
 	if (r != PV_OK)
@@ -90,9 +92,9 @@ static int start_services(struct pv_remote *rem, const struct pv_server *s, cons
 {
 	int r;
 
-	if ((r = pv_samba_service(rem, s, action, "winbindd")) != PV_OK)
+	if ((r = pv_samba_service(rem, s->service, action, "winbindd")) != PV_OK)
 		return r;
-	return pv_samba_service(rem, s, action, "smbd");
+	return pv_samba_service(rem, s->service, action, "smbd");
 }
 
 /* Tag the computer account as this lab's (only when it carries no other description). */
@@ -104,7 +106,7 @@ static int tag_account(struct pv_dir *dir, const struct pv_domain *d, const char
 	char *dn = NULL, *desc = NULL;
 	int r;
 
-	if ((r = pv_samba_account(dir, d, netbios, &dn, &desc)) != PV_OK)
+	if ((r = pv_samba_account(dir, d->base_dn, netbios, &dn, &desc)) != PV_OK)
 		goto out;
 	if (!dn) {
 		r = pv_error(PV_EDIR,
@@ -141,7 +143,7 @@ static int open_server(const struct pv_env *env, enum pv_probe how, const struct
 		return pv_error(PV_ECONFIG, "the playbook has no server: section");
 	if ((r = pv_env_secret(env, PV_CRED_ADMIN, admin)) != PV_OK)
 		return r;
-	if ((r = pv_remote_connect(&env->pb->server.host, rem)) != PV_OK)
+	if ((r = pv_host_connect(&env->pb->server.host, rem)) != PV_OK)
 		return r;
 	return pv_samba_probe(*rem, how, env->pb->lab, f);
 }
@@ -182,7 +184,7 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 		/* a join of ours that was stopped before its account was tagged (the mark is
 		 * still there): tag it now, or cleanup would not know the membership is ours */
 		if (f.join_mark && !env->dry_run) {
-			if ((r = pv_dir_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
+			if ((r = pv_domain_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
 			    (r = tag_account(dir, &pb->domain, f.netbios, tag)) != PV_OK)
 				goto out;
 			pv_log(PV_LOG_INFO,
@@ -210,7 +212,7 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 		       host, pb->domain.realm);
 		if ((r = do_join(rem, &pb->domain, &f, admin, !f.joined, mark)) != PV_OK)
 			goto out;
-		if ((r = pv_dir_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
+		if ((r = pv_domain_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
 		    ((!f.joined || f.join_mark) &&
 		     (r = tag_account(dir, &pb->domain, f.netbios, tag)) != PV_OK))
 			goto out;
@@ -252,7 +254,7 @@ static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct 
 		 const struct pv_secret *admin, const char *lab)
 {
 	struct pv_buf s = PV_BUF_INIT, mark = PV_BUF_INIT;
-	char tail[1024];
+	char tail[1024], princ[512];
 	int st = 0, r;
 
 	pv_buf_addf(&mark, "%s/.provision-join.%s", f->state_dir, lab);
@@ -261,7 +263,8 @@ static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct 
 	pv_remote_var(&s, "admin", d->admin);
 	pv_remote_var(&s, "flush", f->needs_keytab ? "1" : "0");
 	pv_buf_addstr(&s, pv_samba_leave_sh);
-	r = pv_samba_as_admin(rem, d, admin, "net ads leave", &s, &st, 120);
+	pv_admin_principal(d, princ);
+	r = pv_samba_as_admin(rem, princ, admin, "net ads leave", &s, &st, 120);
 	snprintf(tail, sizeof(tail), "%s", pv_errmsg());
 	pv_buf_release(&s, 0);
 	if (r == PV_OK && st != 0)
@@ -288,8 +291,8 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 		goto out;
 	snprintf(res->account, sizeof(res->account), "%s$", f.netbios);
 	res->was_joined = f.joined;
-	if ((r = pv_dir_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
-	    (r = pv_samba_account(dir, &pb->domain, f.netbios, &dn, &desc)) != PV_OK)
+	if ((r = pv_domain_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
+	    (r = pv_samba_account(dir, pb->domain.base_dn, f.netbios, &dn, &desc)) != PV_OK)
 		goto out;
 	/* ours: tagged so, or untagged with the mark of a join of ours that stopped before
 	 * tagging it */
@@ -313,8 +316,8 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 				    pb->domain.realm, f.netbios);
 		goto out;
 	}
-	if ((r = pv_samba_service(rem, &pb->server, "stop", "smbd")) != PV_OK ||
-	    (r = pv_samba_service(rem, &pb->server, "stop", "winbindd")) != PV_OK)
+	if ((r = pv_samba_service(rem, pb->server.service, "stop", "smbd")) != PV_OK ||
+	    (r = pv_samba_service(rem, pb->server.service, "stop", "winbindd")) != PV_OK)
 		goto out;
 	res->stopped = true;
 	if (want_leave) {
@@ -327,7 +330,7 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 		 * what is left (tagged ours) goes by LDAP */
 		free(dn);
 		free(desc);
-		if ((r = pv_samba_account(dir, &pb->domain, f.netbios, &dn, &desc)) != PV_OK)
+		if ((r = pv_samba_account(dir, pb->domain.base_dn, f.netbios, &dn, &desc)) != PV_OK)
 			goto out;
 		if (dn && desc && strcmp(desc, tag) == 0) {
 			enum pv_dir_result dres;

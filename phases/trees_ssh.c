@@ -29,6 +29,7 @@
 extern const char pv_phases_trees_sh[];
 extern const char pv_phases_trees_pl[];
 extern const char pv_phases_send_template_sh[];
+extern const char pv_phases_rm_template_sh[];
 
 static int add_dir(struct pv_buf *b, const char *path, unsigned long uid, unsigned long gid,
 		   unsigned mode, long long mtime)
@@ -149,10 +150,9 @@ static int ssh_template(struct pv_trees *t)
 		int r2;
 
 		pv_buf_reset(&sc);
-		pv_buf_addstr(&sc, "cd -- ");
-		pv_remote_quote(&sc, t->pb->server.share_path);
-		pv_buf_addstr(&sc, " && rm -rf -- ");
-		pv_remote_quote(&sc, tpl);
+		pv_remote_var(&sc, "base", t->pb->server.share_path);
+		pv_remote_var(&sc, "tpl", tpl);
+		pv_buf_addstr(&sc, pv_phases_rm_template_sh);
 		r2 = pv_samba_run(t->rem, "removing the template", &sc, NULL, 0, NULL, NULL, 600);
 		if (r == PV_OK)
 			r = r2;
@@ -204,7 +204,8 @@ int pv_trees_build_ssh(struct pv_trees *t)
 					break;
 				h = pv_trees_find(hv, nh, path);
 				if (h && h->other)
-					h = NULL; /* a link, say: trees.pl removes it (as the user) */
+					h = NULL; /* a link, say: trees.pl removes it (as the user)
+						   */
 				if (h && h->dir != en->dir) {
 					r = pv_error(PV_EREMOTE,
 						     "%s/%s on '%s' is a %s where the fileset "

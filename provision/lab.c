@@ -104,7 +104,7 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 /* {"phase": .., "state": .., "ok": .., "exit": .., "outcome": .., "message": .., "seconds": ..,
  *  "result": {the phase's own fields}} */
 static struct pv_json *step_json(const struct pv_ctx *ctx, const struct pv_lab_step *s,
-			 const struct pv_render *rd, const void *result)
+				 const struct pv_render *rd, const void *result)
 {
 	struct pv_json *o = pv_json_object(), *in = pv_json_object();
 
@@ -126,13 +126,12 @@ static void prepare_json(const struct pv_ctx *ctx, const void *result, int code,
 	const struct pv_lab_prepare_result *r = result;
 	struct pv_json *a = pv_json_array();
 	const void *res[PV_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client, &r->controller};
-	const struct pv_render *rd[PV_LAB_PHASES] = {&pv_render_dc, &pv_render_join,
-						     &pv_render_server, &pv_render_client,
-						     &pv_render_controller};
+	/* prepare's subcommands are the phases in this order, with their renderers */
+	const struct pv_sub *rd = pv_commands[CMD_PREPARE].subs;
 
 	(void)code;
 	for (int i = 0; i < PV_LAB_PHASES; i++)
-		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i], res[i]));
+		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i].render, res[i]));
 	pv_json_set(o, "phases", a);
 	pv_json_secs(o, "seconds", r->seconds);
 }
@@ -142,13 +141,11 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 	const struct pv_lab_cleanup_result *r = result;
 	struct pv_json *a = pv_json_array();
 	const void *res[PV_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client, &r->controller};
-	const struct pv_render *rd[PV_LAB_PHASES] = {&pv_render_cleanup_dc, &pv_render_cleanup_join,
-						     &pv_render_cleanup_server, &pv_render_client,
-						     &pv_render_controller};
+	const struct pv_sub *rd = pv_commands[CMD_CLEANUP].subs;
 
 	(void)code;
 	for (int i = PV_LAB_PHASES - 1; i >= 0; i--)
-		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i], res[i]));
+		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i].render, res[i]));
 	pv_json_set(o, "phases", a);
 	pv_json_secs(o, "seconds", r->seconds);
 }
@@ -284,7 +281,8 @@ static void status_json(const struct pv_ctx *ctx, const void *result, int code, 
 	const struct pv_dc_status *d = &st->dc.st;
 	const struct pv_server_status *s = &st->server.st;
 	const struct pv_controller_status *k = &st->controller.st;
-	struct pv_json *dc = pv_json_object(), *srv = pv_json_object(), *cl = pv_json_array(), *ctl = pv_json_object();
+	struct pv_json *dc = pv_json_object(), *srv = pv_json_object(), *cl = pv_json_array(),
+		       *ctl = pv_json_object();
 
 	(void)code;
 	pv_json_bool(o, "complete", st->complete);

@@ -9,10 +9,8 @@
  *
  * stdout: "ready {...}" once every user has logged on or failed, then one line of figures per
  * interval (load/line.h). The end of stdin stops it. */
-#include "krb/krb.h"
 #include "provision/provision.h"
 
-#include "ldap/dir.h"
 #include "load/line.h"
 #include "load/engine.h"
 #include "load/proto.h"
@@ -199,14 +197,16 @@ static int open_files(size_t n)
 	if (l.rlim_cur == RLIM_INFINITY || l.rlim_cur >= need)
 		return PV_OK;
 	if (l.rlim_max != RLIM_INFINITY && l.rlim_max < need)
-		return pv_error(PV_EIO,
-				"%zu users need %llu open files and this host allows %llu (the hard "
-				"limit, ulimit -Hn): raise nofile for this user (limits.conf, or "
-				"LimitNOFILE= of sshd's unit) or give this client fewer users",
-				n, (unsigned long long)need, (unsigned long long)l.rlim_max);
+		return pv_error(
+			PV_EIO,
+			"%zu users need %llu open files and this host allows %llu (the hard "
+			"limit, ulimit -Hn): raise nofile for this user (limits.conf, or "
+			"LimitNOFILE= of sshd's unit) or give this client fewer users",
+			n, (unsigned long long)need, (unsigned long long)l.rlim_max);
 	l.rlim_cur = need;
 	if (setrlimit(RLIMIT_NOFILE, &l) != 0)
-		return pv_error(PV_EIO, "cannot raise the open-files limit to %llu for %zu users: %s",
+		return pv_error(PV_EIO,
+				"cannot raise the open-files limit to %llu for %zu users: %s",
 				(unsigned long long)need, n, strerror(errno));
 	return PV_OK;
 }
@@ -246,17 +246,6 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 	}
 	if (rc == PV_OK)
 		rc = open_files(r.proto.n);
-	if (rc == PV_OK && r.proto.cfg.auth == PV_LOAD_KERBEROS) {
-		/* a private Kerberos profile naming the realm's KDC: the client's own krb5.conf
-		 * (if any) is neither needed nor read */
-		struct pv_domain d;
-
-		memset(&d, 0, sizeof(d));
-		d.realm = r.proto.realm;
-		d.dc_address = r.proto.kdc;
-		d.dns_domain = r.proto.dns_domain;
-		rc = pv_krb_setup(&d);
-	}
 	if (rc == PV_OK) {
 		struct pv_load_opts o;
 
@@ -265,6 +254,8 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 		o.client = client;
 		o.workgroup = wg;
 		o.realm = r.proto.realm;
+		o.kdc = r.proto.kdc[0] ? r.proto.kdc : NULL;
+		o.dns_domain = r.proto.dns_domain;
 		o.password = pw;
 		o.users = r.proto.users;
 		o.nusers = r.proto.n;
@@ -292,7 +283,6 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 		}
 	}
 done:
-	pv_krb_cleanup();
 	pv_secret_free(pw);
 	pv_loadproto_release(&r.proto);
 	pv_buf_release(&r.line, 0);

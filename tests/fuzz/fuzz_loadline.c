@@ -39,9 +39,9 @@ static void check_figs(const struct pv_load_figs *f)
 
 		for (unsigned b = 0; b < PV_LOAD_BUCKETS; b++)
 			sum += n->lat.n[b];
-		if (n->late > n->started || n->over_limit > n->completed ||
-		    n->overloaded < n->late || n->overloaded > n->late + n->over_limit ||
-		    sum != n->lat.count || n->lat.count != n->completed || !(n->lat.max >= 0))
+		if (n->late > n->started || n->over_limit > sum || n->overloaded < n->late ||
+		    n->overloaded > n->late + n->over_limit || sum != pv_load_hist_count(&n->lat) ||
+		    !(n->lat.max >= 0))
 			broken("figures read that break the counts' promises");
 	}
 }
