@@ -81,7 +81,8 @@ struct engine {
 	bool logging_on; /* the users' logons are under way (and may be tried again) */
 	double wake;	 /* the earliest due of an idle or failed user: none is due before */
 	char run[24];	 /* in the names of what this run makes: another run's never collide */
-	char first_error[384];
+	char first_error[576];
+	char spoke[96]; /* what the first user's connection speaks (pv_smba_describe) */
 	uint8_t data[IO_CHUNK];
 };
 
@@ -985,6 +986,8 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 		fail_user(u, d->msg ? d->msg : "the connection failed");
 		return;
 	}
+	if (!u->e->spoke[0])
+		snprintf(u->e->spoke, sizeof(u->e->spoke), "%s", pv_smba_describe(c));
 	learn(u);
 }
 
@@ -1122,7 +1125,7 @@ int pv_load(const struct pv_load_opts *o)
 		unsigned ok, bad;
 
 		counts(e, &ok, &bad);
-		r = o->ready ? o->ready(o->arg, ok, bad, e->first_error) : PV_OK;
+		r = o->ready ? o->ready(o->arg, ok, bad, e->first_error, e->spoke) : PV_OK;
 	}
 	/* go: every schedule starts now */
 	while (r == PV_OK && o->go && !o->go(o->arg)) {

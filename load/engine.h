@@ -48,8 +48,10 @@ struct pv_load_opts {
 	void *arg;
 	bool (*stop)(void *arg); /* stop now (stdin ended, a signal): the figures so far end it */
 	bool (*go)(void *arg);	 /* start the schedules (asked once every user is ready) */
-	/* every user opened or failed: how many of each, the first failure's message */
-	int (*ready)(void *arg, unsigned connected, unsigned failed, const char *first_error);
+	/* every user opened or failed: how many of each, the first failure's message, and what
+	 * the first connected user's connection speaks ("SMB 3.1.1, encrypted (AES-128-GCM)") */
+	int (*ready)(void *arg, unsigned connected, unsigned failed, const char *first_error,
+		     const char *spoke);
 	int (*emit)(void *arg, const struct pv_load_figs *f); /* each interval, and the last */
 };
 

@@ -49,7 +49,11 @@ static const char *const domain_keys[] = {"realm",   "netbios",	   "dns_domain",
 static const char *const users_keys[] = {"per_client", "name_template", "ou", "password", NULL};
 static const char *const server_keys[] = {
 	"name",		  "address",	"ssh",	   "alias_template", "shares",
-	"share_template", "share_path", "fileset", "service",	     NULL};
+	"share_template", "share_path", "fileset", "service",	     "smb_encrypt",
+	NULL};
+/* Samba's words for a share's "smb encrypt" (smb.conf(5), 4.17: "if_required" is its
+ * default) */
+static const char *const smb_encrypts[] = {"off", "if_required", "desired", "required", NULL};
 static const char *const client_keys[] = {"name", "address", "os", "ssh", NULL};
 static const char *const controller_keys[] = {"results", "host", NULL};
 static const char *const chost_keys[] = {"name", "address", "ssh", NULL};
@@ -977,6 +981,14 @@ static int parse_server(struct ctx *c, const struct pv_node *root)
 		return fail(c, v,
 			    "'server.service' has no {action}; expected a command such as "
 			    "'systemctl {action} {service}'");
+	if (pv_tree_get(m, "smb_encrypt")) {
+		int e = -1;
+
+		if ((r = get_enum(c, m, "server", "smb_encrypt", smb_encrypts, &e)))
+			return r;
+		if ((r = set_str(&s->smb_encrypt, smb_encrypts[e])))
+			return r;
+	}
 	return 0;
 }
 
@@ -1481,6 +1493,7 @@ void pv_playbook_free(struct pv_playbook *pb)
 	free(pb->server.alias_template);
 	free(pb->server.share_template);
 	free(pb->server.share_path);
+	free(pb->server.smb_encrypt);
 	free(pb->server.fileset);
 	free(pb->server.service);
 	for (size_t i = 0; i < pb->nclients; i++)

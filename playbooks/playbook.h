@@ -86,6 +86,8 @@ struct pv_server {
 	char *fileset;            /* fileset description file, resolved; NULL = none */
 	char *service;            /* service-control command template, "{action}" and "{service}"
 				   * replaced, default "systemctl {action} {service}" */
+	char *smb_encrypt;        /* Samba's "smb encrypt" set on the lab's shares (off,
+				   * if_required, desired, required); NULL: left as it is */
 };
 
 struct pv_controller {

@@ -114,7 +114,8 @@ static int put(const char *s, size_t len)
 	return PV_OK;
 }
 
-static int ready(void *arg, unsigned connected, unsigned failed, const char *first)
+static int ready(void *arg, unsigned connected, unsigned failed, const char *first,
+		 const char *spoke)
 {
 	struct run *r = arg;
 	struct pv_json *o = pv_json_object();
@@ -125,6 +126,7 @@ static int ready(void *arg, unsigned connected, unsigned failed, const char *fir
 	pv_json_int(o, "connected", connected);
 	pv_json_int(o, "failed", failed);
 	pv_json_str(o, "error", first && *first ? first : NULL);
+	pv_json_str(o, "spoke", spoke && *spoke ? spoke : NULL);
 	text = pv_json_compact(o);
 	pv_buf_reset(&r->line);
 	pv_buf_addf(&r->line, "ready %s\n", text ? text : "{}");

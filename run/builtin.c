@@ -25,6 +25,11 @@ struct builtin {
 	char (*bin)[128]; /* per client: provision's path there */
 	struct pv_load_config cfg;
 	struct pv_load_summary *sums; /* per step run */
+	/* every step's users that logged on, and the first refusal: a run where nobody could
+	 * log on is a failed one, and says why */
+	unsigned long connected;
+	char first_refusal[704];
+	bool said; /* what the users' connections speak (under the step's lock) */
 };
 
 /* A client's in a step (x->drv), under st->lock. */
@@ -32,7 +37,7 @@ struct bhost {
 	struct pv_buf lines; /* every line it printed, kept as load.jsonl */
 	bool go_sent;
 	unsigned connected, failed;
-	char ready_error[256];
+	char ready_error[640];
 	struct pv_load_figs *iv; /* its intervals, [seq - 1] */
 	size_t niv;
 };
@@ -170,13 +175,16 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 							   : PV_OK;
 }
 
-/* "ready {"connected":N,"failed":N,"error":...}": every user has logged on or failed. */
+/* "ready {"connected":N,"failed":N,"error":...,"spoke":...}": every user has logged on or
+ * failed; what the users' connections speak is said once a run (the dialect, and whether the
+ * sessions encrypt or sign, and with what: a cost of the load). */
 static int on_ready(struct hostrun *x, struct bhost *b, const char *line, size_t len)
 {
 	struct pv_json *o = pv_json_parse(line + 6, len - 6, NULL, 0);
 	const struct pv_json *c = o ? pv_json_get(o, "connected") : NULL,
 			     *fl = o ? pv_json_get(o, "failed") : NULL,
-			     *e = o ? pv_json_get(o, "error") : NULL;
+			     *e = o ? pv_json_get(o, "error") : NULL,
+			     *sp = o ? pv_json_get(o, "spoke") : NULL;
 	long long vc = 0, vf = 0;
 	int r = 0;
 
@@ -190,6 +198,11 @@ static int on_ready(struct hostrun *x, struct bhost *b, const char *line, size_t
 		b->failed = (unsigned)vf;
 		if (e && pv_json_text(e))
 			snprintf(b->ready_error, sizeof(b->ready_error), "%s", pv_json_text(e));
+		if (sp && pv_json_text(sp) && !state(x->st->run)->said) {
+			pv_log(PV_LOG_INFO, "run: %s's users speak %s to the server", x->h->name,
+			       pv_json_text(sp));
+			state(x->st->run)->said = true;
+		}
 	}
 	pv_json_free(o);
 	pthread_cond_broadcast(&x->st->cond);
@@ -427,6 +440,10 @@ static void step_end(struct run *R, struct steprun *st)
 
 		if (!b)
 			continue;
+		B->connected += b->connected;
+		if (b->failed && b->ready_error[0] && !B->first_refusal[0])
+			snprintf(B->first_refusal, sizeof(B->first_refusal), "%s: %s",
+				 st->hr[i].h->name, b->ready_error);
 		free(b->iv);
 		pv_buf_release(&b->lines, 0);
 		free(b);
@@ -465,6 +482,11 @@ static int report(struct run *R)
 	if (pv_load_answer_line(&res, &b) == PV_OK && b.data)
 		snprintf(R->res->answer, sizeof(R->res->answer), "%s", b.data);
 	pv_buf_release(&b, 0);
+	/* no user of any step logged on: nothing was measured, whatever the answer line says */
+	if (r == PV_OK && !B->connected && B->first_refusal[0])
+		r = pv_error(PV_EREMOTE,
+			     "no user of any of the %zu step%s could log on; the first refusal: %s",
+			     R->res->nsteps, R->res->nsteps == 1 ? "" : "s", B->first_refusal);
 	return r;
 }
 

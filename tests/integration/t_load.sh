@@ -84,6 +84,28 @@ assert l['completed'] > 0 and l['errors'] == 0 and l['connected'] == 40, l
 " "$OUT" || fail "signed run: $OUT"
 "$LAB_SH" srv-conf >/dev/null
 
+# ---- 2b. encryption: asked for by the playbook (load.encryption), and refused ------------
+echo "  load.encryption" >&2
+pv "${P[@]}" --set load.rate=3310 --set load.encryption=aes-128-ccm --json run --id lt-enc \
+	--min-users 40 --max-users 40 --step 1 --duration 4 --warmup 1
+expect_rc 0 "run with every session encrypted (AES-128-CCM asked for)"
+python3 -c "
+import json, sys
+l = json.loads(sys.argv[1])['steps'][0]['load']
+assert l['completed'] > 0 and l['errors'] == 0 and l['connected'] == 40, l
+" "$OUT" || fail "encrypted run: $OUT"
+expect_err "run: cli[12]'s users speak SMB 3\.1\.1, encrypted \(AES-128-CCM\) to the server" \
+	"what the users' sessions spoke"
+# a server that requires encryption but speaks no dialect that can: every logon refused, the
+# run fails (no user of any step logged on) and names the setting
+"$LAB_SH" srv-conf 'server smb encrypt=required' 'server max protocol=SMB2_10' >/dev/null ||
+	fail "srv-conf encrypt without SMB 3"
+pv "${P[@]}" run --id lt-noenc --min-users 4 --max-users 4 --step 1 --duration 2 --warmup 0
+expect_rc 8 "run where nobody can log on"
+expect_err "no user of any of the 1 step could log on; the first refusal: cli[12]: pl-cli[12]-u[0-9]+: SMB logon as LAB.pl-cli[12]-u[0-9]+ on 'srvu[0-9]+' refused \(NT_STATUS_ACCESS_DENIED\): a server that requires encryption \(Samba: \`server smb encrypt = required\`" \
+	"the refusal's setting named"
+"$LAB_SH" srv-conf >/dev/null
+
 # ---- 3. Kerberos: every user's ticket for cifs/<its alias> -------------------------------
 echo "  Kerberos logons" >&2
 pv "${P[@]}" --set load.rate=3310 --set load.auth=kerberos --json run --id lt-krb \
