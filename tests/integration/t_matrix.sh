@@ -73,7 +73,13 @@ variant() {
 		on srv net conf showshare fsroot2 | grep -q 'smb encrypt = required' ||
 			fail "$name: fsroot2 has no 'smb encrypt = required': $(on srv net conf showshare fsroot2)"
 	fi
-	[[ -n $VAR_SPOKE ]] && run_builtin "$name"
+	if [[ -n $VAR_SPOKE ]]; then
+		# check's SMB line: our client, as the admin, to each share the playbook expects
+		pv "${P[@]}" "${VAR_SET[@]}" check
+		expect_out "smb +srv +logged on as LAB.Administrator with our SMB2 client \\(${VAR_SPOKE}\\); shares fsroot1, fsroot2\$" \
+			"$name: check's SMB line"
+		run_builtin "$name"
+	fi
 	[[ $name != *"secrets only"* && $(kt_aliases) -eq 4 ]] || [[ $name == *"secrets only"* && $(kt_aliases) -eq 0 ]] ||
 		fail "$name: alias principals in the keytab in use after prepare: $(kt_aliases)"
 	pv "${P[@]}" cleanup --leave
