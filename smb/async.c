@@ -241,7 +241,7 @@ static void lose(struct pv_smba *c, int code, const char *fmt, ...)
 static void vlose(struct pv_smba *c, int code, const char *fmt, va_list ap)
 {
 	struct pv_smba_done d;
-	struct req *lists[3];
+	struct req *lists[2];
 
 	if (c->st == CS_DEAD)
 		return;
@@ -259,9 +259,19 @@ static void vlose(struct pv_smba *c, int code, const char *fmt, va_list ap)
 	d.msg = c->err;
 	lists[0] = c->pend;
 	lists[1] = c->backlog;
-	lists[2] = c->chain;
-	c->pend = c->backlog = c->backlog_tail = c->chain = c->chain_tail = NULL;
-	for (int i = 0; i < 3; i++)
+	c->pend = c->backlog = c->backlog_tail = NULL;
+	/* a compound being made goes without its callbacks: pv_smba_send says it failed */
+	while (c->chain) {
+		struct req *q = c->chain;
+
+		c->chain = q->next;
+		req_free(q);
+	}
+	c->chain_tail = NULL;
+	c->nchain = 0;
+	if (c->chaining && c->chain_err == PV_OK)
+		c->chain_err = code;
+	for (int i = 0; i < 2; i++)
 		while (lists[i]) {
 			struct req *q = lists[i];
 
@@ -567,7 +577,7 @@ int pv_smba_send(struct pv_smba *c)
 	c->chaining = false;
 	c->chain = c->chain_tail = NULL;
 	c->nchain = 0;
-	if (r == PV_OK && c->st == CS_DEAD)
+	if (c->st == CS_DEAD) /* lost while it was being made: that is why */
 		r = pv_error(c->code ? c->code : PV_EUNREACH, "%s", c->err);
 	if (r != PV_OK || !q) {
 		while (q) {

@@ -23,6 +23,18 @@ static bool in(const uint16_t *v, size_t n, uint16_t x)
 	return false;
 }
 
+/* A 3.1.1 context's choice (MS-SMB2 3.2.5.2): exactly one, one of those offered (or none in
+ * common, 0, where none may be). 0, or -1 with why. */
+static int chosen(uint16_t count, uint16_t v, const uint16_t *offered, size_t n, bool none_ok,
+		  const char *what, char *why, size_t len)
+{
+	if (count == 1 && ((none_ok && v == 0) || in(offered, n, v)))
+		return 0;
+	snprintf(why, len, "its NEGOTIATE answer chose %u %s, the first 0x%04x, not one offered",
+		 count, what, v);
+	return -1;
+}
+
 int smb2_negotiated(const struct smb2_negotiate_req *q, const struct smb2_negotiate_rsp *a,
 		    struct smb2_conn *c, char *why, size_t len)
 {
@@ -60,27 +72,14 @@ int smb2_negotiated(const struct smb2_negotiate_req *q, const struct smb2_negoti
 			 a->hash_count, a->hash);
 		return -1;
 	}
-	if (a->has_cipher) {
-		if (a->cipher_count != 1 ||
-		    (a->cipher && !in(q->ciphers, q->nciphers, a->cipher))) {
-			snprintf(why, len,
-				 "its NEGOTIATE answer chose %u ciphers, the first 0x%04x, not one "
-				 "offered",
-				 a->cipher_count, a->cipher);
-			return -1;
-		}
-		c->cipher = a->cipher;
-	}
-	if (a->has_sign) {
-		if (a->sign_count != 1 || !in(q->signs, q->nsigns, a->sign)) {
-			snprintf(why, len,
-				 "its NEGOTIATE answer chose %u signing algorithms, the first "
-				 "0x%04x, not one offered",
-				 a->sign_count, a->sign);
-			return -1;
-		}
-		c->sign_alg = a->sign;
-	}
+	if (a->has_cipher && chosen(a->cipher_count, a->cipher, q->ciphers, q->nciphers, true,
+				    "ciphers", why, len) < 0)
+		return -1;
+	if (a->has_sign && chosen(a->sign_count, a->sign, q->signs, q->nsigns, false,
+				  "signing algorithms", why, len) < 0)
+		return -1;
+	c->cipher = a->has_cipher ? a->cipher : c->cipher;
+	c->sign_alg = a->has_sign ? a->sign : c->sign_alg;
 	return 0;
 }
 

@@ -616,7 +616,7 @@ static int compound(struct pv_smb2 *s, size_t item, bool fix)
 	char full[PATH_LIMIT + 1];
 	struct pend *p;
 	struct part *pt;
-	int r;
+	int r, sr;
 
 	if ((r = name_of(s, it->path, full)) != PV_OK)
 		return r;
@@ -638,7 +638,9 @@ static int compound(struct pv_smb2 *s, size_t item, bool fix)
 		if ((r = pv_smba_closefile(s->c, PV_SMBA_RELATED, on_part, pt)) == PV_OK)
 			p->n++;
 	}
-	r = pv_smba_send(s->c) != PV_OK && r == PV_OK ? PV_EUNREACH : r;
+	sr = pv_smba_send(s->c); /* frees the compound when it cannot go, with the reason */
+	if (r == PV_OK)
+		r = sr;
 	if (r != PV_OK)
 		p->n = 0; /* none of its callbacks comes */
 	return sent(s, p, r);
@@ -726,9 +728,9 @@ static int logoff(struct pv_smb2 *s)
 {
 	int r;
 
-	if (pv_smba_lost(s->c) || !pv_smba_usable(s->c))
+	if (pv_smba_lost(s->c))
 		return PV_OK;
-	r = pv_smb2_logoff(s);
+	r = pv_smb2_logoff(s); /* also after a refused TREE_CONNECT: the session goes */
 	return r == PV_EREMOTE ? r : PV_OK;
 }
 

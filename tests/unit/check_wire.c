@@ -210,6 +210,48 @@ START_TEST(test_logon_refused)
 }
 END_TEST
 
+/* The first TREE_CONNECT refused (no such share): the build fails saying so, its session is
+ * logged off, and the connection carries the next user's build. */
+static enum fake_act no_share_once(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	uint8_t *m = (uint8_t *)reply->data;
+
+	if (q->cmd != SMB2_TREE_CONNECT || f->done++)
+		return FAKE_SEND;
+	/* an error response (MS-SMB2 2.2.2) in place of the 16-byte body */
+	smb2_put32(m + 8, ST_BAD_NETWORK_NAME);
+	smb2_put16(m + SMB2_HDR, 9);
+	memset(m + SMB2_HDR + 2, 0, 7);
+	reply->len = SMB2_HDR + 9;
+	return FAKE_SEND;
+}
+
+START_TEST(test_share_refused)
+{
+	struct fake f;
+	int fd = fake_start(&f, no_share_once, 0);
+	struct pv_secret *pw = pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
+	struct pv_smb2 *c = NULL;
+	struct pv_smb_tree_result res;
+
+	fake_run(&f);
+	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &c), PV_OK);
+	ck_assert_int_eq(pv_smb2_tree_build(c, "LAB", "u1", pw, "nope", "u1", ITEMS, NITEMS, true,
+					    fill, NULL, NULL, NULL, &res),
+			 PV_ECONFIG);
+	ck_assert_str_eq(pv_errmsg(), "SMB tree connect to //fake/nope as u1: "
+				      "NT_STATUS_BAD_NETWORK_NAME (no such share)");
+	ck_assert_uint_eq(f.cmds[SMB2_LOGOFF], 1);
+	ck_assert_msg(pv_smb2_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, true,
+					 fill, NULL, NULL, NULL, &res) == PV_OK,
+		      "%s", pv_errmsg());
+	ck_assert_uint_eq(res.files_made, 4);
+	pv_smb2_free(c);
+	pv_secret_free(pw);
+	fake_stop(&f);
+}
+END_TEST
+
 /* ---- signing ---- */
 
 /* Interim answers before final ones: unsigned for SESSION_SETUP, flagged as signed with a
@@ -233,6 +275,29 @@ static unsigned after_logon(const struct fake *f)
 	for (int i = 2; i < 16; i++)
 		n += f->cmds[i];
 	return n;
+}
+
+/* Three builds over conn against f (fresh, listed, listed with b of another size): each must
+ * succeed (how names the case); their counts into res, the files checked. */
+static void three_builds(struct fake *f, struct pv_smb2 *conn, const struct pv_secret *pw,
+			 const char *how, struct pv_smb_tree_result res[3])
+{
+	for (int k = 0; k < 3; k++) {
+		if (k == 2)
+			fake_lookup(f, "u1/b")->size = 5;
+		ck_assert_msg(pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS,
+						 NITEMS, k == 0, fill, NULL, NULL, NULL,
+						 &res[k]) == PV_OK,
+			      "%s, build %d: %s", how, k, pv_errmsg());
+	}
+	ck_assert_uint_eq(res[0].files_made, 4);
+	ck_assert_uint_eq(res[1].files_ok, 4);
+	ck_assert_uint_eq(res[2].files_fixed, 1);
+	ck_assert_uint_eq(fake_lookup(f, "u1/big")->size, 300000);
+	ck_assert_uint_eq(fake_lookup(f, "u1/b")->size, 70000);
+	ck_assert_uint_eq(f->logons_ok, 3);
+	ck_assert_uint_eq(f->cmds[SMB2_LOGOFF], 3);
+	ck_assert(!pv_smb2_lost(conn));
 }
 
 /* Over every dialect offered, with signing required: three builds on one connection (fresh,
@@ -264,22 +329,9 @@ START_TEST(test_signed_builds)
 		fake_run(&f);
 		ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
 		ck_assert(!pv_smb2_signing(conn)); /* no session yet */
-		for (int k = 0; k < 3; k++) { /* fresh, listed, listed with b of another size */
-			if (k == 2)
-				fake_lookup(&f, "u1/b")->size = 5;
-			ck_assert_msg(pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1",
-							 ITEMS, NITEMS, k == 0, fill, NULL, NULL,
-							 NULL, &res[k]) == PV_OK,
-				      "%s, build %d: %s", d[i].how, k, pv_errmsg());
-		}
+		three_builds(&f, conn, pw, d[i].how, res);
 		ck_assert_str_eq(pv_smb2_describe(conn), d[i].how);
 		ck_assert(pv_smb2_signing(conn) && !pv_smb2_encrypting(conn));
-		ck_assert_uint_eq(res[0].files_made, 4);
-		ck_assert_uint_eq(res[1].files_ok, 4);
-		ck_assert_uint_eq(res[2].files_fixed, 1);
-		ck_assert_uint_eq(fake_lookup(&f, "u1/big")->size, 300000);
-		ck_assert_uint_eq(f.logons_ok, 3);
-		ck_assert_uint_eq(f.cmds[SMB2_LOGOFF], 3);
 		ck_assert_uint_eq(f.sig_bad + f.unsigned_reqs, 0);
 		ck_assert_uint_eq(f.signed_ok, after_logon(&f));
 		ck_assert_uint_gt(f.signed_ok, 20);
@@ -431,22 +483,9 @@ START_TEST(test_encrypted_builds)
 		f.encrypt_share = !d[i].session;
 		fake_run(&f);
 		ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
-		for (int k = 0; k < 3; k++) {
-			if (k == 2)
-				fake_lookup(&f, "u1/b")->size = 5;
-			ck_assert_msg(pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1",
-							 ITEMS, NITEMS, k == 0, fill, NULL, NULL,
-							 NULL, &res[k]) == PV_OK,
-				      "%s, build %d: %s", d[i].how, k, pv_errmsg());
-		}
+		three_builds(&f, conn, pw, d[i].how, res);
 		ck_assert_str_eq(pv_smb2_describe(conn), d[i].how);
 		ck_assert(pv_smb2_encrypting(conn));
-		ck_assert_uint_eq(res[0].files_made, 4);
-		ck_assert_uint_eq(res[1].files_ok, 4);
-		ck_assert_uint_eq(res[2].files_fixed, 1);
-		ck_assert_uint_eq(fake_lookup(&f, "u1/big")->size, 300000);
-		ck_assert_uint_eq(fake_lookup(&f, "u1/b")->size, 70000);
-		ck_assert_uint_eq(f.logons_ok, 3);
 		ck_assert_uint_eq(f.enc_bad + f.clear_refused, 0);
 		/* a frame per compound: fewer frames than requests after the logons */
 		ck_assert_uint_gt(f.enc_ok, 20);
@@ -1053,6 +1092,7 @@ int main(void)
 	tcase_add_test(tc, test_build_and_list);
 	tcase_add_test(tc, test_interim_and_split);
 	tcase_add_test(tc, test_logon_refused);
+	tcase_add_test(tc, test_share_refused);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("signing");
 	tcase_set_timeout(tc, 60);
