@@ -321,3 +321,57 @@ int pv_load_line_decode(const char *line, size_t len, struct pv_load_figs *out)
 	free(f);
 	return ok ? PV_OK : malformed(line, len, c.why);
 }
+
+/* ---- ready ---- */
+
+int pv_load_ready_encode(const struct pv_load_ready *r, struct pv_buf *out)
+{
+	struct pv_json *o = pv_json_object();
+	char *text;
+
+	pv_json_int(o, "users", (long long)r->connected + r->failed);
+	pv_json_int(o, "connected", r->connected);
+	pv_json_int(o, "failed", r->failed);
+	pv_json_str(o, "error", r->first[0] ? r->first : NULL);
+	pv_json_str(o, "spoke", r->spoke[0] ? r->spoke : NULL);
+	text = pv_json_compact(o);
+	pv_json_free(o);
+	if (!text)
+		return pv_error(PV_EIO, "out of memory");
+	pv_buf_addf(out, "ready %s\n", text);
+	free(text);
+	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
+int pv_load_ready_decode(const char *line, size_t len, struct pv_load_ready *out)
+{
+	struct pv_json *o;
+	const struct pv_json *c, *f, *e, *sp;
+	long long vc = 0, vf = 0;
+	int r = PV_OK;
+
+	if (len && line[len - 1] == '\n')
+		len--;
+	if (len < 6 || strncmp(line, "ready ", 6) != 0)
+		return pv_error(PV_EREMOTE, "provision load said '%.*s', not 'ready {...}'",
+				(int)(len < 80 ? len : 80), line);
+	o = pv_json_parse(line + 6, len - 6, NULL, 0);
+	c = o ? pv_json_get(o, "connected") : NULL;
+	f = o ? pv_json_get(o, "failed") : NULL;
+	e = o ? pv_json_get(o, "error") : NULL;
+	sp = o ? pv_json_get(o, "spoke") : NULL;
+	if (!c || !f || !pv_json_integer(c, &vc) || !pv_json_integer(f, &vf) || vc < 0 || vf < 0 ||
+	    vc > PV_LOAD_USERS_MAX || vf > PV_LOAD_USERS_MAX) {
+		r = pv_error(PV_EREMOTE, "provision load said '%.*s', not what it should",
+			     (int)(len < 80 ? len : 80), line);
+	} else {
+		out->connected = (unsigned)vc;
+		out->failed = (unsigned)vf;
+		snprintf(out->first, sizeof(out->first), "%s",
+			 e && pv_json_text(e) ? pv_json_text(e) : "");
+		snprintf(out->spoke, sizeof(out->spoke), "%s",
+			 sp && pv_json_text(sp) ? pv_json_text(sp) : "");
+	}
+	pv_json_free(o);
+	return r;
+}

@@ -34,6 +34,21 @@
 struct pv_json;
 void pv_load_counts_json(const struct pv_load_counts *n, bool completed, struct pv_json *o);
 
+/* The line `provision load` prints once every user has logged on or failed:
+ *   ready {"users":N,"connected":N,"failed":N,"error":"the first failure"|null,
+ *          "spoke":"what the first connected user's connection speaks"|null}
+ * (spoke: "SMB 3.1.1, encrypted (AES-128-GCM)", pv_smba_describe). */
+struct pv_load_ready {
+	unsigned connected, failed;
+	char first[640]; /* "" for none */
+	char spoke[128]; /* "" for none */
+};
+/* r as such a line, appended to out with its '\n'. PV_EIO when out of memory. */
+int pv_load_ready_encode(const struct pv_load_ready *r, struct pv_buf *out);
+/* Such a line (its '\n' may be there or not) into *out (text too long for it shortened), set
+ * only on success. PV_EREMOTE naming what is wrong when it is not one. */
+int pv_load_ready_decode(const char *line, size_t len, struct pv_load_ready *out);
+
 /* f as one line, with its '\n', appended to out. PV_EIO when out of memory. */
 int pv_load_line_encode(const struct pv_load_figs *f, struct pv_buf *out);
 /* One line (its final '\n' may be there or not) into *out, set only on success. PV_EREMOTE

@@ -118,23 +118,14 @@ static int ready(void *arg, unsigned connected, unsigned failed, const char *fir
 		 const char *spoke)
 {
 	struct run *r = arg;
-	struct pv_json *o = pv_json_object();
-	char *text;
+	struct pv_load_ready rd = {connected, failed, "", ""};
 	int rc;
 
-	pv_json_int(o, "users", connected + failed);
-	pv_json_int(o, "connected", connected);
-	pv_json_int(o, "failed", failed);
-	pv_json_str(o, "error", first && *first ? first : NULL);
-	pv_json_str(o, "spoke", spoke && *spoke ? spoke : NULL);
-	text = pv_json_compact(o);
+	snprintf(rd.first, sizeof(rd.first), "%s", first ? first : "");
+	snprintf(rd.spoke, sizeof(rd.spoke), "%s", spoke ? spoke : "");
 	pv_buf_reset(&r->line);
-	pv_buf_addf(&r->line, "ready %s\n", text ? text : "{}");
-	free(text);
-	pv_json_free(o);
-	rc = pv_buf_failed(&r->line) ? pv_error(PV_EIO, "out of memory")
-				     : put(r->line.data, r->line.len);
-	return rc;
+	rc = pv_load_ready_encode(&rd, &r->line);
+	return rc == PV_OK ? put(r->line.data, r->line.len) : rc;
 }
 
 static int emit(void *arg, const struct pv_load_figs *f)

@@ -7,7 +7,6 @@
 #include "load/line.h"
 #include "run/install.h"
 #include "load/report.h"
-#include "json/json.h"
 #include "load/proto.h"
 #include "remote/quote.h"
 #include "util/err.h"
@@ -175,36 +174,28 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 							   : PV_OK;
 }
 
-/* "ready {"connected":N,"failed":N,"error":...,"spoke":...}": every user has logged on or
- * failed; what the users' connections speak is said once a run (the dialect, and whether the
- * sessions encrypt or sign, and with what: a cost of the load). */
+/* "ready {...}": every user has logged on or failed (load/line.h); what the users' connections
+ * speak is said once a run (the dialect, and whether the sessions encrypt or sign, and with
+ * what: a cost of the load). */
 static int on_ready(struct hostrun *x, struct bhost *b, const char *line, size_t len)
 {
-	struct pv_json *o = pv_json_parse(line + 6, len - 6, NULL, 0);
-	const struct pv_json *c = o ? pv_json_get(o, "connected") : NULL,
-			     *fl = o ? pv_json_get(o, "failed") : NULL,
-			     *e = o ? pv_json_get(o, "error") : NULL,
-			     *sp = o ? pv_json_get(o, "spoke") : NULL;
-	long long vc = 0, vf = 0;
+	struct pv_load_ready rd;
 	int r = 0;
 
-	if (!c || !fl || !pv_json_integer(c, &vc) || !pv_json_integer(fl, &vf)) {
-		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE,
-				 "provision load said '%.80s', not what it should", line);
+	if (pv_load_ready_decode(line, len, &rd) != PV_OK) {
+		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE, "%s", pv_errmsg());
 		r = -1;
 	} else {
 		x->ready = x->running = true;
-		b->connected = (unsigned)vc;
-		b->failed = (unsigned)vf;
-		if (e && pv_json_text(e))
-			snprintf(b->ready_error, sizeof(b->ready_error), "%s", pv_json_text(e));
-		if (sp && pv_json_text(sp) && !state(x->st->run)->said) {
+		b->connected = rd.connected;
+		b->failed = rd.failed;
+		snprintf(b->ready_error, sizeof(b->ready_error), "%s", rd.first);
+		if (rd.spoke[0] && !state(x->st->run)->said) {
 			pv_log(PV_LOG_INFO, "run: %s's users speak %s to the server", x->h->name,
-			       pv_json_text(sp));
+			       rd.spoke);
 			state(x->st->run)->said = true;
 		}
 	}
-	pv_json_free(o);
 	pthread_cond_broadcast(&x->st->cond);
 	return r;
 }

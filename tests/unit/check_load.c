@@ -492,6 +492,44 @@ static void refused(const char *line, const char *want)
 		ck_assert_uint_eq(((unsigned char *)&f)[i], 0x5a);
 }
 
+#define R1 "ready {\"connected\":-1,\"failed\":0}"
+#define R2 "ready {\"connected\":1}"
+
+START_TEST(ready_line)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	struct pv_load_ready r = {98, 2, "cli1-u3: refused (LOGON_FAILURE)",
+				  "SMB 3.1.1, encrypted (AES-128-GCM)"},
+			     d;
+
+	ck_assert_int_eq(pv_load_ready_encode(&r, &b), PV_OK);
+	ck_assert_str_eq(b.data, "ready {\"users\":100,\"connected\":98,\"failed\":2,\"error\":"
+				 "\"cli1-u3: refused (LOGON_FAILURE)\",\"spoke\":"
+				 "\"SMB 3.1.1, encrypted (AES-128-GCM)\"}\n");
+	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &d), PV_OK);
+	ck_assert_uint_eq(d.connected, 98);
+	ck_assert_uint_eq(d.failed, 2);
+	ck_assert_str_eq(d.first, "cli1-u3: refused (LOGON_FAILURE)");
+	ck_assert_str_eq(d.spoke, "SMB 3.1.1, encrypted (AES-128-GCM)");
+	pv_buf_reset(&b);
+	r = (struct pv_load_ready){3, 0, "", ""};
+	ck_assert_int_eq(pv_load_ready_encode(&r, &b), PV_OK);
+	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &d), PV_OK);
+	ck_assert(d.connected == 3 && d.failed == 0 && d.first[0] == '\0' && d.spoke[0] == '\0');
+	/* a line from before "spoke" */
+#define R0 "ready {\"connected\":1,\"failed\":0}"
+	ck_assert_int_eq(pv_load_ready_decode(R0, strlen(R0), &d), PV_OK);
+	ck_assert(d.connected == 1 && d.spoke[0] == '\0');
+	/* refused, and nothing set */
+	d.connected = d.failed = 7;
+	ck_assert_int_eq(pv_load_ready_decode(R1, strlen(R1), &d), PV_EREMOTE);
+	ck_assert_int_eq(pv_load_ready_decode(R2, strlen(R2), &d), PV_EREMOTE);
+	ck_assert_int_eq(pv_load_ready_decode("steady {}", 9, &d), PV_EREMOTE);
+	ck_assert(d.connected == 7 && d.failed == 7);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 START_TEST(line_refused)
 {
 	char big[PV_LOAD_LINE_MAX + 10];
@@ -974,6 +1012,7 @@ int main(void)
 	tcase_add_test(tc, answer_edges);
 	tcase_add_test(tc, line_round_trip);
 	tcase_add_test(tc, line_refused);
+	tcase_add_test(tc, ready_line);
 	tcase_add_test(tc, report_txt);
 	tcase_add_test(tc, answer_lines);
 	tcase_add_test(tc, report_csv);
