@@ -40,7 +40,7 @@ help:
 	@echo "make check      deps, build, lint, layers, unit tests (ASan+UBSan), fuzz replay, docs check, lab up, integration tests, lab down"
 	@echo "make demo       deps, build, lab up, run the main job on the lab and show what happened"
 	@echo "make unit       unit tests only"
-	@echo "make fuzz       run every libFuzzer target for FUZZ_SECONDS (default 60) each"
+	@echo "make fuzz       run every fuzz target (libFuzzer, and the Perl keytab reader's) for FUZZ_SECONDS (default 60) each"
 	@echo "make fuzz-replay  run every fuzz target once over its corpus and crash reproducers"
 	@echo "make layers     check every include against the layers table of docs/architecture.md"
 	@echo "make lint       shellcheck the scripts run on hosts (and the tests, lab), perl -c the Perl"
@@ -92,6 +92,8 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/bin/%,$(FUZZ_SRC))
+# targets in Perl (the keytab reader runs in Perl on the server): no build, run.sh runs them
+FUZZ_PL := $(wildcard tests/fuzz/fuzz_*.pl)
 FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/%.o,$(LIB_SRC))
 
 build/fuzz/%.o: %.c
@@ -112,10 +114,10 @@ build/fuzz/bin/%: build/fuzz/tests/fuzz/%.o build/fuzz/libpv.a
 fuzz-build: $(FUZZ_BIN)
 
 fuzz: fuzz-build
-	@tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_BIN)
+	@tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_BIN) $(FUZZ_PL)
 
 fuzz-replay: fuzz-build
-	@tests/fuzz/run.sh replay $(FUZZ_BIN)
+	@tests/fuzz/run.sh replay $(FUZZ_BIN) $(FUZZ_PL)
 
 # The scripts provision sends to hosts are files (util/embed.h): POSIX sh, checked as such; the
 # tests and the lab are bash (SC2034: their variables are used by the files that source them).
