@@ -7,9 +7,9 @@
 #       no more CPU per operation, in every round);
 #   (2) tree building with `server smb encrypt = required`, our client against libsmbclient
 #       (bench/signing.sh with that setting; goal: a/b >= 1.5x the files per second).
-# Environment: CONNS (default "16 64"), ROUNDS (default 3), USERS (for (2), default 20).
+# Environment: CONNS (default "16 64"), ROUNDS (default 3), USERS (for (2), default 40).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-CONNS=${CONNS-"16 64"} ROUNDS=${ROUNDS:-3} SECS=0 ENCRYPT="auto on" USERS=100 "$HERE/load.sh"
+CONNS=${CONNS-"16 64"} ROUNDS=${ROUNDS:-3} SECS=0 ENCRYPT="auto on" USERS=100 bash "$HERE/load.sh"
 echo
-SETTING='server smb encrypt=required' ROUNDS=${ROUNDS:-3} USERS=${USERS:-20} "$HERE/signing.sh"
+SETTING='server smb encrypt=required' ROUNDS=${ROUNDS:-3} USERS=${USERS:-40} bash "$HERE/signing.sh"

@@ -100,7 +100,7 @@ expect_err "run: cli[12]'s users speak SMB 3\.1\.1, encrypted \(AES-128-CCM\) to
 # the AES-256 ciphers: their keys come from the whole session key (Kerberos's is 32 bytes)
 for enc in aes-256-gcm:kerberos aes-256-ccm:ntlm; do
 	pv "${P[@]}" --set load.rate=3310 --set "load.encryption=${enc%%:*}" --set "load.auth=${enc#*:}" \
-		--json run --id lt-enc256 --min-users 40 --max-users 40 --step 1 --duration 3 --warmup 1
+		--json run --id "lt-${enc%%:*}" --min-users 40 --max-users 40 --step 1 --duration 3 --warmup 1
 	expect_rc 0 "run encrypted with ${enc%%:*}, ${enc#*:} logons"
 	all_40 "$OUT" || fail "run encrypted with $enc: $OUT"
 	expect_err "users speak SMB 3\.1\.1, encrypted \($(tr a-z A-Z <<<"${enc%%:*}")\)" "$enc spoken"
