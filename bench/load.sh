@@ -12,15 +12,21 @@
 #       (c) `provision load --ops open-write-close`: open, write 4 KiB, close each user's own
 #           file (a heavier operation mix; shown, not compared);
 #       ops/s and client CPU per operation (user+sys of the client process, /usr/bin/time), the
-#       medians and the ratios a/b.
-# Environment: USERS (default 100), SECS (default 60), CONNS (default "16 64"; "" for (1)
-# alone), ROUNDS (3), KEEP (set: lab pvbl stays prepared, and a next run finds it so).
+#       ratios a/b of each round, the medians and their ratios;
+#   with ENCRYPT="auto on", (2) again with every session encrypted on both sides: a and c with
+#       load.encryption on (the cipher Samba picks: AES-128-GCM), b with smbtorture's
+#       --client-protection=encrypt: what encryption costs each client, side by side.
+# Environment: USERS (default 100), SECS (default 60; 0: no (1)), CONNS (default "16 64"; ""
+# for (1) alone), ROUNDS (3), ENCRYPT (default "auto": (2) as the server asks, unencrypted on
+# the lab's base srv; "on", or "auto on" for both), KEEP (set: lab pvbl stays prepared, and a
+# next run finds it so).
 . "$(dirname "$0")/lib.sh"
 
 USERS=${USERS:-100}
 SECS=${SECS:-60}
 CONNS=${CONNS-"16 64"} # "" for (1) alone
 ROUNDS=${ROUNDS:-3}
+ENCRYPT=${ENCRYPT:-auto}
 "$LAB_SH" status >/dev/null || { echo "bench: the lab is not up (make lab-up)" >&2; exit 1; }
 command -v smbtorture >/dev/null ||
 	{ echo "bench: smbtorture is missing: make deps installs it (package samba-testsuite)" >&2; exit 1; }
@@ -37,17 +43,17 @@ on ctl "$PV" "${P[@]}" prepare >"$BT/prepare.out" 2>&1 ||
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# load_input N RATE: provision load's stdin for users bl-cli1-u1..uN (their trees' shares as
-# `server` put them: user i of cli1 in fsroot((i - 1) mod 2 + 1))
+# load_input N RATE [ENCRYPTION]: provision load's stdin for users bl-cli1-u1..uN (their
+# trees' shares as `server` put them: user i of cli1 in fsroot((i - 1) mod 2 + 1))
 load_input() {
 	cat "$LAB/user.pass"
 	echo
-	echo "config rate=$2 late=1 overload=1 interval=1 seed=1 auth=ntlm weights=15,150,40,7,15,50,15,5,15,7,7,5 limits=2,1,2,3,3,1,2,1,1,1,2,5"
+	echo "config rate=$2 late=1 overload=1 interval=1 seed=1 auth=ntlm encryption=${3:-auto} weights=15,150,40,7,15,50,15,5,15,7,7,5 limits=2,1,2,3,3,1,2,1,1,1,2,5"
 	for n in $(seq 1 "$1"); do echo "user bl-cli1-u$n srvu$n fsroot$(((n - 1) % 2 + 1)) $n"; done
 	echo start
 }
 
-# run_load N RATE SECS [OPS]: provision load on cli1; "cpu_seconds lines" in $BT/load.res
+# run_load N RATE SECS [OPS [ENCRYPTION]]: provision load on cli1; its CPU seconds
 # (go once every user has logged on: `ready` on stdout; the seconds that took in $in.ready)
 cat >"$BT/load.sh" <<'SH'
 in=$1; secs=$2; shift 2
@@ -61,14 +67,14 @@ t0=$(date +%s%N)
 } | /usr/bin/time -f '%U %S' -o "$in.time" "$@" >"$in.out"
 SH
 run_load() {
-	load_input "$1" "$2" >"$BT/in"
+	load_input "$1" "$2" "${5:-auto}" >"$BT/in"
 	on cli1 bash "$BT/load.sh" "$BT/in" "$3" "$PV" load --client cli1 --workgroup LAB \
 		--duration "$3" ${4:+--ops "$4"} || { echo "bench: provision load failed" >&2; exit 1; }
 	awk '{ print $1 + $2 }' "$BT/in.time"
 }
 
-echo "bench: (1) client CPU per simulated user, $USERS users on cli1, ${SECS} s"
-for rate in 331 3310; do
+((SECS > 0)) && echo "bench: (1) client CPU per simulated user, $USERS users on cli1, ${SECS} s"
+for rate in $( ((SECS > 0)) && echo 331 3310); do
 	cpu=$(run_load "$USERS" "$rate" "$SECS")
 	scen=$(grep -o '"completed":[0-9]*' "$BT/in.out" | awk -F: '{ s += $2 } END { print s + 0 }')
 	awk -v c="$cpu" -v s="$scen" -v u="$USERS" -v t="$SECS" -v r="$rate" -v rd="$(cat "$BT/in.ready")" 'BEGIN {
@@ -81,42 +87,51 @@ for rate in 331 3310; do
 	}'
 done
 
-[[ -n $CONNS ]] && printf '\nbench: (2) operations per second, %s connections, %s rounds\n' "$CONNS" "$ROUNDS"
 printf 'username = bl-cli1-u1\npassword = %s\ndomain = LAB\n' "$(cat "$LAB/user.pass")" >"$BT/st.auth"
 chmod 600 "$BT/st.auth"
-for n in $CONNS; do
-	: >"$BT/a" && : >"$BT/b" && : >"$BT/c" && : >"$BT/acpu" && : >"$BT/bcpu"
-	for ((r = 1; r <= ROUNDS; r++)); do
-		for side in a b c; do
-			case $side in
-			a | c)
-				cpu=$(run_load "$n" 331 10 "$([[ $side == a ]] && echo open-close || echo open-write-close)")
-				ops=$(sed -n 's/^ops {"ops":\([0-9]*\).*/\1/p' "$BT/in.out")
-				secs=10
-				;;
-			b)
-				on cli1 /usr/bin/time -f '%U %S' -o "$BT/st.time" smbtorture //srvu1/fsroot1 \
-					-A "$BT/st.auth" smb2.bench.path-contention-shared \
-					--option=torture:nprocs="$n" --option=torture:timelimit=10 \
-					>"$BT/st.out" 2>&1 || { echo "bench: smbtorture failed" >&2; tail -5 "$BT/st.out" >&2; exit 1; }
-				cpu=$(awk '{ print $1 + $2 }' "$BT/st.time")
-				# its last line: open[num/s=...] close[num/s=...] over the whole run
-				ops=$(tr '\r' '\n' <"$BT/st.out" | grep -E '^[0-9.]+ second: open' | tail -1 |
-					sed -n 's/.*open\[num\/s=\([0-9]*\).*close\[num\/s=\([0-9]*\).*/\1 \2/p' |
-					awk '{ print ($1 + $2) * 10 }')
-				secs=10
-				;;
-			esac
-			awk -v o="$ops" -v s="$secs" 'BEGIN { printf "%.1f\n", o / s }' >>"$BT/$side"
-			[[ $side == c ]] || awk -v c="$cpu" -v o="$ops" 'BEGIN { printf "%.2f\n", c / o * 1e6 }' >>"$BT/${side}cpu"
+for enc in $ENCRYPT; do
+	[[ -n $CONNS ]] && printf '\nbench: (2) operations per second, %s connections, %s rounds, encryption %s\n' \
+		"$CONNS" "$ROUNDS" "$([[ $enc == on ]] && echo "on both sides (ours: load.encryption on; smbtorture: --client-protection=encrypt)" || echo "as the server asks (none on the lab's base srv)")"
+	for n in $CONNS; do
+		: >"$BT/a" && : >"$BT/b" && : >"$BT/c" && : >"$BT/acpu" && : >"$BT/bcpu"
+		for ((r = 1; r <= ROUNDS; r++)); do
+			for side in a b c; do
+				case $side in
+				a | c)
+					cpu=$(run_load "$n" 331 10 "$([[ $side == a ]] && echo open-close || echo open-write-close)" "$enc")
+					ops=$(sed -n 's/^ops {"ops":\([0-9]*\).*/\1/p' "$BT/in.out")
+					grep -q '"spoke":"SMB [0-9.]*, encrypted' "$BT/in.out" && spoke=encrypted || spoke=clear
+					[[ $side == a ]] && echo "$spoke" >"$BT/a.spoke"
+					secs=10
+					;;
+				b)
+					prot=()
+					[[ $enc == on ]] && prot=(--client-protection=encrypt)
+					on cli1 /usr/bin/time -f '%U %S' -o "$BT/st.time" smbtorture //srvu1/fsroot1 \
+						-A "$BT/st.auth" smb2.bench.path-contention-shared \
+						"${prot[@]}" \
+						--option=torture:nprocs="$n" --option=torture:timelimit=10 \
+						>"$BT/st.out" 2>&1 || { echo "bench: smbtorture failed" >&2; tail -5 "$BT/st.out" >&2; exit 1; }
+					cpu=$(awk '{ print $1 + $2 }' "$BT/st.time")
+					# its last line: open[num/s=...] close[num/s=...] over the whole run
+					ops=$(tr '\r' '\n' <"$BT/st.out" | grep -E '^[0-9.]+ second: open' | tail -1 |
+						sed -n 's/.*open\[num\/s=\([0-9]*\).*close\[num\/s=\([0-9]*\).*/\1 \2/p' |
+						awk '{ print ($1 + $2) * 10 }')
+					secs=10
+					;;
+				esac
+				awk -v o="$ops" -v s="$secs" 'BEGIN { printf "%.1f\n", o / s }' >>"$BT/$side"
+				[[ $side == c ]] || awk -v c="$cpu" -v o="$ops" 'BEGIN { printf "%.2f\n", c / o * 1e6 }' >>"$BT/${side}cpu"
+			done
+			printf '  %3d conns, round %d: a %8.0f ops/s (%.1f us CPU/op, %s)   b %8.0f ops/s (%.1f us/op)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
+				"$n" "$r" "$(tail -1 "$BT/a")" "$(tail -1 "$BT/acpu")" "$(cat "$BT/a.spoke")" "$(tail -1 "$BT/b")" \
+				"$(tail -1 "$BT/bcpu")" "$(awk -v a="$(tail -1 "$BT/a")" -v b="$(tail -1 "$BT/b")" 'BEGIN { print a / b }')" \
+				"$(awk -v a="$(tail -1 "$BT/acpu")" -v b="$(tail -1 "$BT/bcpu")" 'BEGIN { print a / b }')" "$(tail -1 "$BT/c")"
 		done
-		printf '  %3d conns, round %d: a %8.0f ops/s (%.1f us CPU/op)   b %8.0f ops/s (%.1f us/op)   c %8.0f ops/s\n' \
-			"$n" "$r" "$(tail -1 "$BT/a")" "$(tail -1 "$BT/acpu")" "$(tail -1 "$BT/b")" \
-			"$(tail -1 "$BT/bcpu")" "$(tail -1 "$BT/c")"
+		ma=$(median <"$BT/a") mb=$(median <"$BT/b") mc=$(median <"$BT/c")
+		mac=$(median <"$BT/acpu") mbc=$(median <"$BT/bcpu")
+		awk -v a="$ma" -v b="$mb" -v c="$mc" -v ac="$mac" -v bc="$mbc" -v n="$n" 'BEGIN {
+			printf "  %3d conns, medians: a %.0f ops/s, b %.0f ops/s: a/b %.2fx the operations; CPU per operation a %.1f us, b %.1f us: a/b %.2fx; c (open-write-close) %.0f ops/s\n", n, a, b, a / b, ac, bc, ac / bc, c
+		}'
 	done
-	ma=$(median <"$BT/a") mb=$(median <"$BT/b") mc=$(median <"$BT/c")
-	mac=$(median <"$BT/acpu") mbc=$(median <"$BT/bcpu")
-	awk -v a="$ma" -v b="$mb" -v c="$mc" -v ac="$mac" -v bc="$mbc" -v n="$n" 'BEGIN {
-		printf "  %3d conns, medians: a %.0f ops/s, b %.0f ops/s: a/b %.2fx the operations; CPU per operation a %.1f us, b %.1f us: a/b %.2fx; c (open-write-close) %.0f ops/s\n", n, a, b, a / b, ac, bc, ac / bc, c
-	}'
 done

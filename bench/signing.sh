@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # bench/signing.sh: `server` building the users' trees when the file server requires signing
-# (srv's smb.conf: server signing = mandatory), side by side, ROUNDS rounds alternating:
-#   (a) our SMB2 client, which signs every request (AES-128-CMAC at SMB 3.0.2);
-#   (b) libsmbclient, as before our client signed (PROVISION_SMB_CLIENT=libsmbclient);
+# (srv's smb.conf: server signing = mandatory), or with SETTING='server smb encrypt=required'
+# encryption, side by side, ROUNDS rounds alternating:
+#   (a) our SMB2 client, which signs every request (AES-128-GMAC at SMB 3.1.1 with Samba 4.17)
+#       or encrypts it (AES-128-GCM), a compound per file, one connection per worker;
+#   (b) libsmbclient, a connection per user (PROVISION_SMB_CLIENT=libsmbclient), which signs or
+#       encrypts as the server requires;
 # from empty trees each time (cleanup server between). Prints files per second of the tree
-# phase (the command's own JSON figure), the medians and the ratio a/b. Lab 'pvbs', USERS per
-# client (default 20) with the small fileset (70 files each); srv's smb.conf and the lab are
-# put back at the end.
+# phase (the command's own JSON figure) each round with its ratio, the medians and the ratio
+# a/b. Lab 'pvbs', USERS per client (default 20) with the small fileset (70 files each); srv's
+# smb.conf and the lab are put back at the end.
 . "$(dirname "$0")/lib.sh"
 
 USERS=${USERS:-20}
 ROUNDS=${ROUNDS:-3}
+SETTING=${SETTING:-server signing=mandatory}
 "$LAB_SH" status >/dev/null || { echo "bench: the lab is not up (make lab-up)" >&2; exit 1; }
 P=(-p "$PLAYBOOK" --set lab=pvbs --set "users.name_template=bs-{client}-u{n}"
 	--set "users.per_client=$USERS" --set "controller.results=$BT/results")
@@ -18,7 +22,7 @@ trap '"$LAB_SH" srv-conf >/dev/null 2>&1; on ctl "$PV" "${P[@]}" cleanup --leave
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-"$LAB_SH" srv-conf 'server signing=mandatory' >/dev/null || { echo "bench: srv-conf failed" >&2; exit 1; }
+"$LAB_SH" srv-conf "$SETTING" >/dev/null || { echo "bench: srv-conf failed" >&2; exit 1; }
 for phase in dc join; do
 	on ctl "$PV" "${P[@]}" "$phase" >"$BT/$phase.out" 2>&1 ||
 		{ echo "bench: $phase failed:" >&2; tail -3 "$BT/$phase.out" >&2; exit 1; }
@@ -34,11 +38,11 @@ build() {
 	python3 -c 'import json,sys; t=json.load(sys.stdin)["trees"]; print("%.1f %d" % (t["files_per_second"], t["files_written"]))' \
 		<"$BT/out.json" >"$BT/last"
 	cut -d' ' -f1 "$BT/last" >>"$BT/$label"
-	grep -q "requires signing; our SMB2 client signs" "$BT/err" && echo ours >"$BT/last.client" ||
-		echo libsmbclient >"$BT/last.client"
+	sed -n 's/.*trees: our SMB2 client speaks \(.*\) to .*/ours: \1/p' "$BT/err" >"$BT/last.client"
+	[[ -s $BT/last.client ]] || echo libsmbclient >"$BT/last.client"
 }
 
-echo "bench: tree building with signing required, $((2 * USERS)) users x 70 files, $ROUNDS rounds"
+echo "bench: tree building with '$SETTING', $((2 * USERS)) users x 70 files, $ROUNDS rounds"
 : >"$BT/a" && : >"$BT/b"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for side in a b; do
@@ -47,6 +51,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			"$([[ $side == a ]] && echo "(a) ours        " || echo "(b) libsmbclient")" \
 			"$(tail -1 "$BT/$side")" "$(cut -d' ' -f2 "$BT/last")" "$(cat "$BT/last.client")"
 	done
+	printf '  round %d: a/b %sx\n' "$r" "$(ratio "$(tail -1 "$BT/a")" "$(tail -1 "$BT/b")")"
 done
 ma=$(median <"$BT/a") mb=$(median <"$BT/b")
 awk -v a="$ma" -v b="$mb" 'BEGIN { printf "medians: (a) ours %.0f files/s, (b) libsmbclient %.0f files/s: a/b %.2fx\n", a, b, a / b }'

@@ -114,7 +114,7 @@ int pv_krb_sec_step(struct pv_krb_sec *s, const void *in, size_t inlen, struct p
 	return r;
 }
 
-int pv_krb_sec_key(struct pv_krb_sec *s, uint8_t key[16])
+int pv_krb_sec_key(struct pv_krb_sec *s, uint8_t key[32], size_t *len)
 {
 	gss_buffer_set_t set = GSS_C_NO_BUFFER_SET;
 	OM_uint32 maj, min;
@@ -123,10 +123,11 @@ int pv_krb_sec_key(struct pv_krb_sec *s, uint8_t key[16])
 	maj = gss_inquire_sec_context_by_oid(&min, s->ctx, GSS_C_INQ_SSPI_SESSION_KEY, &set);
 	if (GSS_ERROR(maj) || !set || set->count < 1)
 		return fail(PV_EREMOTE, maj, min, "session key", s->who);
-	/* MS-SMB2 3.2.5.3.1: Session.SessionKey is the first 16 bytes, zero-padded if shorter */
-	memset(key, 0, 16);
-	n = set->elements[0].length < 16 ? set->elements[0].length : 16;
+	/* an AES-256 key is 32 bytes, AES-128's 16: SMB pads a shorter one (MS-SMB2 3.2.5.3.1) */
+	memset(key, 0, 32);
+	n = set->elements[0].length < 32 ? set->elements[0].length : 32;
 	memcpy(key, set->elements[0].value, n);
+	*len = n;
 	explicit_bzero(set->elements[0].value, set->elements[0].length);
 	gss_release_buffer_set(&min, &set);
 	return PV_OK;

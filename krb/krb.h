@@ -43,14 +43,15 @@ void pv_krb_destroy(const char *ccache_name);
  * (PV_ECRED when refused); each pv_krb_sec_step takes the server's token (NULL for the first)
  * and appends the next one to out (the first step asks the KDC for the service's ticket:
  * PV_ECRED with the KDC's words when it has no such name); *done when the exchange is
- * complete. pv_krb_sec_key: the session key, its first 16 bytes (MS-SMB2 3.2.5.3.1). These
- * block on the KDC. */
+ * complete. pv_krb_sec_key: the session key, all of it (*len bytes, at most 32: SMB takes
+ * the first 16 as Session.SessionKey and all of them for its AES-256 ciphers, MS-SMB2
+ * 3.2.5.3.1). These block on the KDC. */
 struct pv_krb_sec;
 int pv_krb_sec_start(const char *principal, const struct pv_secret *password, const char *service,
 		     struct pv_krb_sec **out);
 int pv_krb_sec_step(struct pv_krb_sec *s, const void *in, size_t inlen, struct pv_buf *out,
 		    bool *done);
-int pv_krb_sec_key(struct pv_krb_sec *s, uint8_t key[16]);
+int pv_krb_sec_key(struct pv_krb_sec *s, uint8_t key[32], size_t *len);
 void pv_krb_sec_free(struct pv_krb_sec *s);
 
 #endif

@@ -111,7 +111,8 @@ struct worker {
 	struct pv_load_logon logon; /* this step's logons */
 	unsigned connected, failed; /* active users with a connection (learning or more), and
 				     * without one (failed, or never opened) */
-	char first_error[384];
+	char first_error[576];
+	char spoke[128]; /* what its first user's connection speaks (pv_smba_describe) */
 	unsigned done_gen; /* the phase generation it finished */
 	int err;	   /* its loop failed (set once, by the worker), with errmsg */
 	char errmsg[256];
@@ -1058,7 +1059,7 @@ static void unserved(struct user *u)
 /* smb/async's SPNEGO callback: the user's initial ticket and a ticket for cifs@<alias> from
  * the KDC (so the alias's SPN that `server` added is what makes this work), then the tokens. */
 static int kerberos(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *out, bool *done,
-		    uint8_t key[16])
+		    uint8_t key[32], size_t *keylen)
 {
 	struct user *u = arg;
 	const struct pv_load_opts *o = u->e->o;
@@ -1075,7 +1076,7 @@ static int kerberos(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *o
 	if ((r = pv_krb_sec_step(u->krb, in, inlen, out, done)) != PV_OK)
 		return r;
 	if (*done) {
-		r = pv_krb_sec_key(u->krb, key);
+		r = pv_krb_sec_key(u->krb, key, keylen);
 		pv_krb_sec_free(u->krb);
 		u->krb = NULL;
 	}
@@ -1096,6 +1097,25 @@ static bool turn(struct worker *w, int ms)
 	w->err = r;
 	pthread_mutex_unlock(&w->lock);
 	return false;
+}
+
+/* The playbook's load.encryption as the SMB engine takes it (the same list, in order). */
+static enum pv_smba_encrypt encrypt(const struct pv_load_config *c)
+{
+	switch (c->encryption) {
+	case PV_LOAD_ENCRYPT_ON:
+		return PV_SMBA_ENCRYPT_ON;
+	case PV_LOAD_ENCRYPT_AES128_CCM:
+		return PV_SMBA_ENCRYPT_AES128_CCM;
+	case PV_LOAD_ENCRYPT_AES128_GCM:
+		return PV_SMBA_ENCRYPT_AES128_GCM;
+	case PV_LOAD_ENCRYPT_AES256_CCM:
+		return PV_SMBA_ENCRYPT_AES256_CCM;
+	case PV_LOAD_ENCRYPT_AES256_GCM:
+		return PV_SMBA_ENCRYPT_AES256_GCM;
+	default:
+		return PV_SMBA_ENCRYPT_AUTO;
+	}
 }
 
 static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
@@ -1124,6 +1144,8 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 	}
 	pthread_mutex_lock(&w->lock);
 	pv_load_hist_add(&w->logon.lat, pv_now() - u->logon_t0);
+	if (!w->spoke[0])
+		snprintf(w->spoke, sizeof(w->spoke), "%s", pv_smba_describe(c));
 	pthread_mutex_unlock(&w->lock);
 	learn(u);
 }
@@ -1216,7 +1238,8 @@ static bool logon_turn(struct worker *w)
 		}
 		so = (struct pv_smba_opts){u->info.alias, u->info.alias, u->info.share,
 					   o->workgroup,  u->info.name,	 o->password,
-					   o->timeout_ms, NULL,		 NULL};
+					   o->timeout_ms, NULL,		 NULL,
+					   encrypt(o->cfg)};
 		if (o->cfg->auth == PV_LOAD_KERBEROS) {
 			so.auth = kerberos;
 			so.auth_arg = u;
@@ -1699,8 +1722,10 @@ static int step_ready(struct engine *e)
 		rd->connected += w->connected;
 		rd->failed += w->failed;
 		pv_load_logon_merge(&rd->logon, &w->logon);
-		if (!rd->error[0] && w->first_error[0])
-			snprintf(rd->error, sizeof(rd->error), "%.255s", w->first_error);
+		if (!rd->first[0] && w->first_error[0])
+			snprintf(rd->first, sizeof(rd->first), "%s", w->first_error);
+		if (!rd->spoke[0] && w->spoke[0])
+			snprintf(rd->spoke, sizeof(rd->spoke), "%s", w->spoke);
 		pthread_mutex_unlock(&w->lock);
 	}
 	r = e->o->ready ? e->o->ready(e->o->arg, rd) : PV_OK;

@@ -19,7 +19,8 @@ static const char *const top_keys[] = {"load", "i",	  "secs",     "users", "fail
 static const char *const kind_keys[] = {"started",    "errors", "late", "over_limit", "unserved",
 					"overloaded", "max",	"hist", "ops",	      NULL};
 static const char *const hist_keys[] = {"max", "hist", NULL};
-static const char *const ready_keys[] = {"users", "connected", "failed", "error", "logon", NULL};
+static const char *const ready_keys[] = {"users", "connected", "failed", "error",
+					 "spoke", "logon", NULL};
 static const char *const logon_keys[] = {"failed", "retries", "max", "hist", NULL};
 
 /* ---- writing ---- */
@@ -493,7 +494,8 @@ int pv_load_ready_encode(const struct pv_load_ready *r, struct pv_buf *out)
 	pv_json_int(o, "users", (long long)r->connected + r->failed);
 	pv_json_int(o, "connected", r->connected);
 	pv_json_int(o, "failed", r->failed);
-	pv_json_str(o, "error", r->error[0] ? r->error : NULL);
+	pv_json_str(o, "error", r->first[0] ? r->first : NULL);
+	pv_json_str(o, "spoke", r->spoke[0] ? r->spoke : NULL);
 	pv_json_int(l, "failed", (long long)r->logon.failed);
 	pv_json_int(l, "retries", (long long)r->logon.retries);
 	hist_json(&r->logon.lat, l);
@@ -511,7 +513,8 @@ int pv_load_ready_encode(const struct pv_load_ready *r, struct pv_buf *out)
 static bool ready(struct ctx *c, const struct pv_json *o, void *out)
 {
 	struct pv_load_ready *r = out;
-	const struct pv_json *e = pv_json_get(o, "error"), *l = pv_json_get(o, "logon");
+	const struct pv_json *e = pv_json_get(o, "error"), *sp = pv_json_get(o, "spoke"),
+			     *l = pv_json_get(o, "logon");
 	uint64_t users, connected, failed;
 
 	if (!exactly(c, o, ready_keys) ||
@@ -524,9 +527,12 @@ static bool ready(struct ctx *c, const struct pv_json *o, void *out)
 			    (unsigned long long)users);
 	if (!pv_json_is_null(e) && !pv_json_text(e))
 		return nope(c, "\"error\" is not a string nor null");
+	if (!pv_json_is_null(sp) && !pv_json_text(sp))
+		return nope(c, "\"spoke\" is not a string nor null");
 	r->connected = (unsigned)connected;
 	r->failed = (unsigned)failed;
-	snprintf(r->error, sizeof(r->error), "%s", pv_json_text(e) ? pv_json_text(e) : "");
+	snprintf(r->first, sizeof(r->first), "%s", pv_json_text(e) ? pv_json_text(e) : "");
+	snprintf(r->spoke, sizeof(r->spoke), "%s", pv_json_text(sp) ? pv_json_text(sp) : "");
 	c->where = "\"logon\": ";
 	if (!exactly(c, l, logon_keys) ||
 	    !integer(c, l, "failed", 0, PV_LOAD_USERS_MAX, &r->logon.failed) ||

@@ -1,11 +1,12 @@
 /* load/line.h: the lines `provision load` prints and `run` reads from every client, each one
  * JSON object on one line (docs/load.md):
  *
- *   ready {"users":50,"connected":50,"failed":0,"error":null,"logon":{"failed":0,
- *          "retries":0,"max":0.21,"hist":[[78,12],...]}}
+ *   ready {"users":50,"connected":50,"failed":0,"error":null,"spoke":"SMB 3.1.1",
+ *          "logon":{"failed":0,"retries":0,"max":0.21,"hist":[[78,12],...]}}
  *
- * once a step's users have logged on or failed ("logon": the logons of this step: how many
- * gave up, tries made again, each user's time to log on as a histogram); then every interval
+ * once a step's users have logged on or failed ("error": the first failure; "spoke": what the
+ * first user's connection speaks; "logon": the logons of this step: how many gave up, tries
+ * made again, each user's time to log on as a histogram); then every interval
  *
  *   {"load":3,"i":3,"secs":1.0002,"users":50,"failed":0,"threads":2,"cpu":4.1,"cpu_top":2.3,
  *    "host_cpu":11.5,"lag":{"max":0.0012,"hist":[[1,40],[5,2]]},"kinds":{"browse":{
@@ -51,14 +52,17 @@ struct pv_json *pv_load_ops_json(const uint64_t ops[PV_LOAD_OPS], bool all);
 /* What the ready line says. */
 struct pv_load_ready {
 	unsigned connected, failed; /* users with a connection, and without one, now */
-	char error[256];	    /* the first failure, "" when none */
+	char first[640];	    /* the first failure, "" when none */
+	char spoke[128];	    /* what the first user's connection speaks ("SMB 3.1.1,
+				     * encrypted (AES-128-GCM)", pv_smba_describe), "" when none */
 	struct pv_load_logon logon; /* the logons of this step */
 };
 
 /* The ready line, with its '\n', appended to out. PV_EIO when out of memory. */
 int pv_load_ready_encode(const struct pv_load_ready *r, struct pv_buf *out);
-/* Such a line (its '\n' may be there or not) into *out, set only on success. PV_EREMOTE
- * naming what is wrong, the line quoted shortened, when it is not one. */
+/* Such a line (its '\n' may be there or not) into *out (text too long for it shortened), set
+ * only on success. PV_EREMOTE naming what is wrong, the line quoted shortened, when it is not
+ * one. */
 int pv_load_ready_decode(const char *line, size_t len, struct pv_load_ready *out);
 /* Whether line (its '\n' may be there or not) is the step's "done". */
 bool pv_load_is_done(const char *line, size_t len);

@@ -25,11 +25,11 @@ int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out)
 {
 	pv_buf_addf(
 		out,
-		"config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu auth=%s keep=%d "
-		"threads=%u weights=",
+		"config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu auth=%s "
+		"encryption=%s keep=%d threads=%u weights=",
 		c->rate, c->late, c->overload, c->interval, (unsigned long long)c->seed,
-		c->auth == PV_LOAD_KERBEROS ? "kerberos" : "ntlm", c->keep_logged_on ? 1 : 0,
-		c->threads);
+		c->auth == PV_LOAD_KERBEROS ? "kerberos" : "ntlm", pv_load_encryptions[c->encryption],
+		c->keep_logged_on ? 1 : 0, c->threads);
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		pv_buf_addf(out, "%s%.17g", k ? "," : "", c->kind[k].weight);
 	pv_buf_addstr(out, " limits=");
@@ -163,6 +163,15 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 			if (strcmp(eq, "ntlm") && strcmp(eq, "kerberos"))
 				return -1;
 			c->auth = eq[0] == 'k' ? PV_LOAD_KERBEROS : PV_LOAD_NTLM;
+			continue;
+		} else if (!strcmp(w, "encryption")) {
+			int k = 0;
+
+			while (pv_load_encryptions[k] && strcmp(eq, pv_load_encryptions[k]))
+				k++;
+			if (!pv_load_encryptions[k])
+				return -1;
+			c->encryption = (enum pv_load_encryption)k;
 			continue;
 		} else if (!strcmp(w, "weights") || !strcmp(w, "limits")) {
 			if (numbers(eq, v, PV_LOAD_KINDS) < 0)

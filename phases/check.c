@@ -2,6 +2,7 @@
 #include "phases/target.h"
 #include "krb/krb.h"
 #include "phases/check.h"
+#include "phases/phase.h"
 
 #include "ldap/dir.h"
 #include "remote/remote.h"
@@ -248,23 +249,59 @@ out:
 	free(hosts);
 }
 
+/* The server through our own SMB2 client, as the tree builder will use it: connect, log on as
+ * the admin, and connect to each share the playbook expects (before `prepare` made them,
+ * NT_STATUS_BAD_NETWORK_NAME: said, not a failure), saying what the connection speaks (the
+ * dialect, and what signing or encryption the server or the share requires). */
 static void check_smb(struct checks *c, const struct pv_playbook *pb, const struct pv_secret *admin)
 {
 	const struct pv_host *h = &pb->server.host;
-	unsigned nshares = 0;
+	struct pv_smb2 *s = NULL;
+	struct pv_buf there = PV_BUF_INIT, missing = PV_BUF_INIT;
+	char spoke[128] = "";
 	int r;
 
-	r = pv_smb_list_shares(h->address ? h->address : h->name, pb->domain.netbios,
-			       pb->domain.admin, admin, pb->domain.timeout, &nshares);
+	r = pv_smb2_connect(h->address ? h->address : h->name, pb->domain.timeout, &s);
 	if (r == PV_OK)
-		add(c, "smb", h->name, "ok", PV_OK, "logged on as %s\\%s, %u shares",
-		    pb->domain.netbios, pb->domain.admin, nshares);
+		r = pv_smb2_logon(s, pb->domain.netbios, pb->domain.admin, admin);
+	for (unsigned k = 1; r == PV_OK && k <= pb->server.shares; k++) {
+		char share[PV_NAME_MAX];
+		int tr;
+
+		if ((r = pv_share_name(pb, k, share)) != PV_OK)
+			break;
+		tr = pv_smb2_tree(s, share);
+		if (tr == PV_OK) {
+			pv_buf_addf(&there, "%s%s", there.len ? ", " : "", share);
+			snprintf(spoke, sizeof(spoke), "%s", pv_smb2_describe(s));
+		} else if (tr == PV_ECONFIG) {
+			pv_buf_addf(&missing, "%s%s", missing.len ? ", " : "", share);
+		} else {
+			r = tr;
+		}
+	}
+	if (r == PV_OK && !spoke[0])
+		snprintf(spoke, sizeof(spoke), "%s", pv_smb2_describe(s));
+	if (r == PV_OK)
+		pv_smb2_logoff(s);
+	if (r == PV_OK && (pv_buf_failed(&there) || pv_buf_failed(&missing)))
+		r = pv_error(PV_EIO, "out of memory");
+	if (r == PV_OK)
+		add(c, "smb", h->name, "ok", PV_OK,
+		    "logged on as %s\\%s with our SMB2 client (%s); %s%s%s%s%s", pb->domain.netbios,
+		    pb->domain.admin, spoke, there.len ? "shares " : "",
+		    there.len ? there.data : "", there.len && missing.len ? "; " : "",
+		    missing.len ? "not there yet (prepare makes them): " : "",
+		    missing.len ? missing.data : "");
 	else if (r == PV_EUNREACH)
 		/* Before `provision join` starts smbd this is expected, so it is not a failure. */
 		add(c, "smb", h->name, "warn", PV_OK,
 		    "%s (expected before 'provision join' starts smbd)", pv_errmsg());
 	else
 		failed(c, "smb", h->name, r);
+	pv_smb2_free(s);
+	pv_buf_release(&there, 0);
+	pv_buf_release(&missing, 0);
 }
 
 int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_result *c)

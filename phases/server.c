@@ -85,12 +85,14 @@ static int ensure_shares(struct srv_run *run)
 	char name[PV_NAME_MAX];
 	int r = PV_OK;
 
-	if (shares_all_there(run)) {
+	/* server.smb_encrypt: each share's value is looked at by the script, every time */
+	if (shares_all_there(run) && !s->smb_encrypt) {
 		run->shares_there = s->shares;
 		return PV_OK;
 	}
 
 	pv_remote_var(&sc, "tag", run->tag);
+	pv_remote_var(&sc, "encrypt", s->smb_encrypt ? s->smb_encrypt : "");
 	pv_remote_var(&sc, "dry", run->dry ? "1" : "0");
 	pv_remote_var(&sc, "base", s->share_path);
 	pv_buf_addstr(&sc, "set --");
@@ -116,6 +118,12 @@ static int ensure_shares(struct srv_run *run)
 			pv_log(PV_LOG_INFO, "created share '%s' (%s/%s)", sh, s->share_path, sh);
 		} else if (strcmp(word, "present") == 0) {
 			run->shares_there++;
+		} else if (strcmp(word, "encrypt") == 0) {
+			pv_log(PV_LOG_INFO, "share '%s': smb encrypt = %s (server.smb_encrypt)", sh,
+			       s->smb_encrypt);
+		} else if (strcmp(word, "reencrypt") == 0) {
+			pv_plan_add(run->plan, "set 'smb encrypt = %s' on share '%s'",
+				    s->smb_encrypt, sh);
 		} else if (strcmp(word, "missing") == 0) {
 			run->shares_missing++;
 			pv_plan_add(run->plan, "create share '%s' (%s/%s)", sh, s->share_path, sh);

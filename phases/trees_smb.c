@@ -1,10 +1,10 @@
-/* phases/trees_smb.c: the trees of `server` over SMB, as each user: worker processes (the
- * SMB clients keep process-wide state), each with one connection of our own SMB2 client
- * (smb/wire.c, which signs when the server requires it) that carries its users' sessions in
- * turn, or libsmbclient, a connection per user, where the server wants what our client does
- * not do (encryption, only SMB 3.1.1) or PROVISION_SMB_CLIENT=libsmbclient asks. Workers report
- * through a pipe; the first failure stops them all; Ctrl-C or SIGTERM lets them finish the files
- * they are writing. */
+/* phases/trees_smb.c: the trees of `server` over SMB, as each user: worker processes, each
+ * with one connection of our own SMB2 client (smb/wire.c: SMB 2.0.2 to 3.1.1, signed and
+ * encrypted as the server or the share requires) that carries its users' sessions in turn; or,
+ * when PROVISION_SMB_CLIENT=libsmbclient asks for it and only then, libsmbclient, a connection
+ * per user (it keeps process-wide state: hence processes). Workers report through a pipe; the
+ * first failure stops them all; Ctrl-C or SIGTERM lets them finish the files they are
+ * writing. */
 #include "phases/trees_internal.h"
 
 #include "util/err.h"
@@ -101,9 +101,9 @@ static int tick(void *arg, unsigned long files, uint64_t bytes)
 }
 
 /* Which SMB client builds the trees: our own (smb/wire.c: one connection per worker for all
- * its users, a compound request per file, signed when the server requires signing) unless
- * the server wants what it does not do (encryption), or PROVISION_SMB_CLIENT=libsmbclient
- * asks for a libsmbclient session per user. */
+ * its users, a compound request per file), unless PROVISION_SMB_CLIENT=libsmbclient asks for a
+ * libsmbclient session per user. Nothing falls back to libsmbclient: a server our client
+ * cannot serve is an error that says why. */
 bool pv_trees_want_libsmbclient(void)
 {
 	const char *e = getenv("PROVISION_SMB_CLIENT");
@@ -111,7 +111,7 @@ bool pv_trees_want_libsmbclient(void)
 	return e && strcmp(e, "libsmbclient") == 0;
 }
 
-static int build_one(struct pv_trees *t, struct pv_smb2 **conn, bool *lib, const char *server,
+static int build_one(struct pv_trees *t, struct pv_smb2 **conn, bool lib, const char *server,
 		     struct tuser *u, const struct pv_secret *pw, struct wctx *w,
 		     struct pv_smb_tree_result *res)
 {
@@ -119,53 +119,45 @@ static int build_one(struct pv_trees *t, struct pv_smb2 **conn, bool *lib, const
 	struct pv_smb *s = NULL;
 	int r;
 
-	if (!*lib) {
-		memset(res, 0, sizeof(*res));
-		for (int attempt = 0;; attempt++) {
-			struct pv_smb_tree_result part;
+	if (lib) {
+		r = pv_smb_session(server, t->pb->domain.netbios, u->name, pw,
+				   t->pb->domain.timeout, &s);
+		if (r == PV_OK)
+			r = pv_smb_tree_build(s, share, u->name, t->items, t->fs->n, !u->nonempty,
+					      fill, w, tick, w, res);
+		pv_smb_free(s);
+		return r;
+	}
+	memset(res, 0, sizeof(*res));
+	for (int attempt = 0;; attempt++) {
+		struct pv_smb_tree_result part;
 
-			r = *conn ? PV_OK : pv_smb2_connect(server, t->pb->domain.timeout, conn);
-			if (r == PV_OK) {
-				/* a second attempt lists what the first one wrote */
-				r = pv_smb2_tree_build(*conn, t->pb->domain.netbios, u->name, pw,
-						       share, u->name, t->items, t->fs->n,
-						       !u->nonempty && attempt == 0, fill, w, tick,
-						       w, &part);
-				/* the second listing also finds what the first attempt wrote */
-				res->files_ok += attempt == 0 ? part.files_ok
-							      : part.files_ok - res->files_made -
-									res->files_fixed;
-				res->dirs_made += part.dirs_made;
-				res->files_made += part.files_made;
-				res->files_fixed += part.files_fixed;
-				res->bytes += part.bytes;
-			}
-			if (r == PV_OK || pv_smb2_unsupported(*conn))
-				break;
-			/* the connection was lost (smbd restarted, a network blip): once more on
-			 * a new one; every file written is whole, and the listing finds them */
-			if (attempt > 0 || !pv_smb2_lost(*conn) || stopping)
-				return r;
-			pv_log(PV_LOG_WARN, "trees: %s; connecting again for %s", pv_errmsg(),
-			       u->name);
-			pv_smb2_free(*conn);
-			*conn = NULL;
-			sleep(1);
+		r = *conn ? PV_OK : pv_smb2_connect(server, t->pb->domain.timeout, conn);
+		if (r == PV_OK) {
+			/* a second attempt lists what the first one wrote */
+			r = pv_smb2_tree_build(
+				*conn, t->pb->domain.netbios, u->name, pw, share, u->name, t->items,
+				t->fs->n, !u->nonempty && attempt == 0, fill, w, tick, w, &part);
+			/* the second listing also finds what the first attempt wrote */
+			res->files_ok +=
+				attempt == 0 ? part.files_ok
+					     : part.files_ok - res->files_made - res->files_fixed;
+			res->dirs_made += part.dirs_made;
+			res->files_made += part.files_made;
+			res->files_fixed += part.files_fixed;
+			res->bytes += part.bytes;
 		}
 		if (r == PV_OK)
 			return r;
-		pv_log(PV_LOG_INFO, "trees: %s; using libsmbclient, a connection per user",
-		       pv_errmsg());
+		/* the connection was lost (smbd restarted, a network blip): once more on a new
+		 * one; every file written is whole, and the listing finds them */
+		if (attempt > 0 || !pv_smb2_lost(*conn) || stopping || r == PV_EREMOTE)
+			return r;
+		pv_log(PV_LOG_WARN, "trees: %s; connecting again for %s", pv_errmsg(), u->name);
 		pv_smb2_free(*conn);
 		*conn = NULL;
-		*lib = true;
+		sleep(1);
 	}
-	r = pv_smb_session(server, t->pb->domain.netbios, u->name, pw, t->pb->domain.timeout, &s);
-	if (r == PV_OK)
-		r = pv_smb_tree_build(s, share, u->name, t->items, t->fs->n, !u->nonempty, fill, w,
-				      tick, w, res);
-	pv_smb_free(s);
-	return r;
 }
 
 static void worker(struct pv_trees *t, int fd, const size_t *todo, size_t ntodo, size_t first,
@@ -189,13 +181,21 @@ static void worker(struct pv_trees *t, int fd, const size_t *todo, size_t ntodo,
 		int r;
 
 		memset(&rc, 0, sizeof(rc));
-		r = build_one(t, &conn, &lib, server, u, pw, &w, &rc.res);
-		if (!said && r == PV_OK && !lib && pv_smb2_signing(conn)) {
-			/* once, from the first worker: which client signs, and how */
-			pv_log(PV_LOG_INFO,
-			       "trees: '%s' requires signing; our SMB2 client signs every request "
-			       "and checks every answer (%s)",
-			       server, pv_smb2_signing(conn));
+		/* what the first user's session spoke, once, from the first worker: which
+		 * dialect, and whether it signed or encrypted (and with what), is the server's
+		 * choice and the load's cost */
+		r = build_one(t, &conn, lib, server, u, pw, &w, &rc.res);
+		if (!said && r == PV_OK && !lib) {
+			pv_log(PV_LOG_INFO, "trees: our SMB2 client speaks %s to '%s'%s",
+			       pv_smb2_describe(conn), server,
+			       pv_smb2_encrypting(conn)
+				       ? " (the server or the share requires "
+					 "encryption: every request encrypted, every "
+					 "answer opened and checked)"
+			       : pv_smb2_signing(conn) ? " (the server requires signing: every "
+							 "request signed, every "
+							 "answer checked)"
+						       : "");
 			said = true;
 		}
 		rc.files = w.files;

@@ -49,7 +49,11 @@ static const char *const domain_keys[] = {
 static const char *const users_keys[] = {"per_client", "name_template", "ou", "password", NULL};
 static const char *const server_keys[] = {
 	"name",		  "address",	"ssh",	   "alias_template", "shares",
-	"share_template", "share_path", "fileset", "service",	     NULL};
+	"share_template", "share_path", "fileset", "service",	     "smb_encrypt",
+	NULL};
+/* Samba's words for a share's "smb encrypt" (smb.conf(5), 4.17: "if_required" is its
+ * default) */
+static const char *const smb_encrypts[] = {"off", "if_required", "desired", "required", NULL};
 static const char *const client_keys[] = {"name", "address", "os", "ssh", NULL};
 static const char *const controller_keys[] = {"results", "host", NULL};
 static const char *const chost_keys[] = {"name", "address", "ssh", NULL};
@@ -64,7 +68,7 @@ static const char *const drain_keys[] = {"probe",     "command",       "metric",
 					 "threshold", "interval",      "settle",
 					 "timeout",   "between_steps", NULL};
 static const char *const load_keys[] = {"rate",	    "scenarios", "late", "overload",
-					"interval", "seed",	 "auth", "keep_logged_on",
+					"interval", "seed",	 "auth", "encryption", "keep_logged_on",
 					"threads",  NULL};
 static const char *const load_auths[] = {"ntlm", "kerberos", NULL};
 static const char *const scenario_keys[] = {"weight", "limit", NULL};
@@ -993,6 +997,14 @@ static int parse_server(struct ctx *c, const struct pv_node *root)
 		return fail(c, v,
 			    "'server.service' has no {action}; expected a command such as "
 			    "'systemctl {action} {service}'");
+	if (pv_tree_get(m, "smb_encrypt")) {
+		int e = -1;
+
+		if ((r = get_enum(c, m, "server", "smb_encrypt", smb_encrypts, &e)))
+			return r;
+		if ((r = set_str(&s->smb_encrypt, smb_encrypts[e])))
+			return r;
+	}
 	return 0;
 }
 
@@ -1261,9 +1273,13 @@ static int parse_load(struct ctx *c, const struct pv_node *root)
 	{
 		int auth = (int)l->auth;
 
-		if ((r = get_enum(c, m, "load", "auth", load_auths, &auth)))
+		int enc = (int)l->encryption;
+
+		if ((r = get_enum(c, m, "load", "auth", load_auths, &auth)) ||
+		    (r = get_enum(c, m, "load", "encryption", pv_load_encryptions, &enc)))
 			return r;
 		l->auth = (enum pv_load_auth)auth;
+		l->encryption = (enum pv_load_encryption)enc;
 	}
 	l->seed = (uint64_t)seed;
 	sc = pv_tree_get(m, "scenarios");
@@ -1533,6 +1549,7 @@ void pv_playbook_free(struct pv_playbook *pb)
 	free(pb->server.alias_template);
 	free(pb->server.share_template);
 	free(pb->server.share_path);
+	free(pb->server.smb_encrypt);
 	free(pb->server.fileset);
 	free(pb->server.service);
 	for (size_t i = 0; i < pb->nclients; i++)

@@ -19,6 +19,13 @@ const char *const pv_load_names[PV_LOAD_KINDS + 1] = {
 	[PV_LOAD_KINDS] = NULL,
 };
 
+const char *const pv_load_encryptions[] = {
+	[PV_LOAD_ENCRYPT_AUTO] = "auto",	       [PV_LOAD_ENCRYPT_ON] = "on",
+	[PV_LOAD_ENCRYPT_AES128_CCM] = "aes-128-ccm", [PV_LOAD_ENCRYPT_AES128_GCM] = "aes-128-gcm",
+	[PV_LOAD_ENCRYPT_AES256_CCM] = "aes-256-ccm", [PV_LOAD_ENCRYPT_AES256_GCM] = "aes-256-gcm",
+	NULL,
+};
+
 /* docs/load.md's table: FSCT's weights (they sum to 331) and our latency limits */
 static const struct pv_load_scenario defaults[PV_LOAD_KINDS] = {
 	[PV_LOAD_UPLOAD] = {15, 2},  [PV_LOAD_BROWSE] = {150, 1},   [PV_LOAD_OPEN_READ] = {40, 2},

@@ -50,7 +50,22 @@ struct pv_load_config {
 	bool keep_logged_on;
 	unsigned threads; /* event loops (threads) of each client's driver; 0 (default): one per
 			   * core the client has, at most one per user */
+	/* whether users' sessions encrypt: only where the server or the share requires it
+	 * (auto), always with the cipher the server picks (on), or always with this cipher, the
+	 * only one offered (what encryption costs the server, cipher by cipher) */
+	enum pv_load_encryption {
+		PV_LOAD_ENCRYPT_AUTO = 0,
+		PV_LOAD_ENCRYPT_ON,
+		PV_LOAD_ENCRYPT_AES128_CCM,
+		PV_LOAD_ENCRYPT_AES128_GCM,
+		PV_LOAD_ENCRYPT_AES256_CCM,
+		PV_LOAD_ENCRYPT_AES256_GCM,
+	} encryption;
 };
+
+/* "auto", "on", "aes-128-ccm", "aes-128-gcm", "aes-256-ccm", "aes-256-gcm", then NULL: the
+ * playbook's words for load.encryption, in the enum's order. */
+extern const char *const pv_load_encryptions[];
 
 void pv_load_defaults(struct pv_load_config *c);
 /* The kind named name, or -1. */

@@ -54,6 +54,11 @@ struct builtin {
 	struct session *sess;	      /* per client */
 	struct pv_load_summary *sums; /* per step run (their clients borrowed from the steps) */
 	size_t nsums;
+	/* every step's users that logged on, and the first refusal: a run where nobody could
+	 * log on is a failed one, and says why */
+	unsigned long connected;
+	char first_refusal[704];
+	bool said; /* what the users' connections speak (under the step's lock) */
 };
 
 /* A client's in a step (x->drv), under st->lock: what it sent (run/lines.h). */
@@ -232,6 +237,13 @@ static int host_line(struct hostrun *x, const char *line, size_t len)
 		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE, "%s", pv_errmsg());
 	} else if (r == 1) { /* ready: every user of the step logged on or failed */
 		x->ready = x->running = true;
+		/* what the users' connections speak, said once a run (the dialect, and whether the
+		 * sessions encrypt or sign, and with what: a cost of the load) */
+		if (b->c.spoke[0] && !state(x->st->run)->said) {
+			pv_log(PV_LOG_INFO, "run: %s's users speak %s to the server", x->h->name,
+			       b->c.spoke);
+			state(x->st->run)->said = true;
+		}
 	} else if (r == 3) { /* done: the step's part of it is over, it waits for the next */
 		x->ended = true;
 		x->h->state = PV_RUN_DONE;
@@ -566,6 +578,10 @@ static void step_end(struct run *R, struct steprun *st)
 
 		if (!b)
 			continue;
+		B->connected += b->c.connected;
+		if (b->c.failed && b->c.ready_error[0] && !B->first_refusal[0])
+			snprintf(B->first_refusal, sizeof(B->first_refusal), "%s: %s",
+				 st->hr[i].h->name, b->c.ready_error);
 		pv_run_client_release(&b->c);
 		free(b);
 		st->hr[i].drv = NULL;
@@ -620,6 +636,11 @@ static int report(struct run *R)
 	if (pv_load_answer_line(&res, &b) == PV_OK && b.data)
 		snprintf(R->res->answer, sizeof(R->res->answer), "%s", b.data);
 	pv_buf_release(&b, 0);
+	/* no user of any step logged on: nothing was measured, whatever the answer line says */
+	if (r == PV_OK && !B->connected && B->first_refusal[0])
+		r = pv_error(PV_EREMOTE,
+			     "no user of any of the %zu step%s could log on; the first refusal: %s",
+			     R->res->nsteps, R->res->nsteps == 1 ? "" : "s", B->first_refusal);
 	return r;
 }
 

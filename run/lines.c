@@ -96,11 +96,13 @@ size_t pv_run_client_lines_max(const struct pv_run_client *c)
 /* "ready {...}": every user has logged on or failed (read by load/line.h); once only. */
 static int ready(struct pv_run_client *c, const char *line, size_t len)
 {
+	struct pv_load_ready *rd;
+
 	if (c->ready) {
 		pv_error(PV_EREMOTE, "provision load said it was ready twice");
 		return -1;
 	}
-	struct pv_load_ready *rd = malloc(sizeof(*rd));
+	rd = malloc(sizeof(*rd));
 
 	if (!rd) {
 		pv_error(PV_EIO, "out of memory");
@@ -112,7 +114,8 @@ static int ready(struct pv_run_client *c, const char *line, size_t len)
 	}
 	c->connected = rd->connected;
 	c->failed = rd->failed;
-	snprintf(c->ready_error, sizeof(c->ready_error), "%s", rd->error);
+	snprintf(c->ready_error, sizeof(c->ready_error), "%s", rd->first);
+	snprintf(c->spoke, sizeof(c->spoke), "%s", rd->spoke);
 	c->logon = rd->logon;
 	c->ready = true;
 	free(rd);

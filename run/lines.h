@@ -51,7 +51,8 @@ struct pv_run_client {
 	size_t nlines;
 	bool ready; /* its "ready" line came */
 	unsigned connected, failed;
-	char ready_error[256];
+	char ready_error[640];	    /* its first refusal (struct pv_load_ready) */
+	char spoke[128];	    /* what its first user's connection speaks */
 	struct pv_load_logon logon; /* the step's logons, from its ready line */
 	bool done;		    /* its "done" line came: its part of the step is over */
 	struct pv_load_figs *iv;    /* its intervals: iv[seq - 1], seq 0 where none came */
@@ -62,7 +63,7 @@ struct pv_run_client {
 size_t pv_run_client_lines_max(const struct pv_run_client *c);
 
 /* One line (without its '\n'): 1 its "ready" line (load/line.h: 'ready {"users":N,
- * "connected":N,"failed":N,"error":...,"logon":{...}}', the first only), 2 an interval's figures
+ * "connected":N,"failed":N,"error":...,"spoke":...,"logon":{...}}', the first only), 2 an interval's figures
  * (load/line.h), kept at its number, 3 its "done" (the step's part of it over: nothing may follow
  * in the step). -1 (recorded, PV_EREMOTE, saying why) for anything else: a line too long, not one
  * of those, a second "ready", a line after "done", an interval past max_iv, one line too many.

@@ -1,15 +1,32 @@
-/* smb/async.h: an event-driven SMB2 client for the built-in load driver: one thread carries
- * many connections (one per simulated user) over non-blocking sockets and one epoll set.
+/* smb/async.h: the SMB2 engine: every connection our SMB2 client makes, the load driver's
+ * (one per simulated user) and the tree builder's (smb/wire.c wraps this in synchronous
+ * calls), is carried by one event loop per thread over non-blocking sockets and one epoll set.
+ * The messages are smb/smb2.h's: one codec.
  *
- * A connection is opened in the background (TCP connect, NEGOTIATE, SESSION_SETUP with NTLMv2,
- * TREE_CONNECT) and then takes requests; each request completes through its callback, called
- * from pv_smba_loop_run(), with the answer's status and body. Requests on one connection may be
- * in flight at once (up to the credits the server granted). Every wait is bounded: a request
- * gets its final answer within its connection's timeout (interim STATUS_PENDING answers do not
- * extend it), or the connection is lost and every request on it completes with PV_EUNREACH.
+ * It speaks SMB 2.0.2 to 3.1.1 (the highest the server has; 3.1.1 with the preauth integrity
+ * hash and the signing capabilities context) and signs and encrypts as MS-SMB2 asks:
+ *   - signing: when the server requires it, every request after the logon is signed
+ *     (HMAC-SHA256 for 2.x, AES-128-CMAC for 3.0 and 3.0.2, AES-128-GMAC or -CMAC as 3.1.1
+ *     negotiated), each message of a compound on its own; every answer that comes signed is
+ *     checked, and when signing is required every final answer must come signed. 3.1.1 signs
+ *     TREE_CONNECT always, and the end of every logon must come signed;
+ *   - encryption (the transform header, AES-128/256-CCM/GCM): every request of a session is
+ *     encrypted when the server requires it for the session (SessionFlags ENCRYPT_DATA), when
+ *     the logon asks for it (pv_smba_logon's encrypt), and every request on a share that
+ *     requires it (ShareFlags ENCRYPT_DATA); the answer to an encrypted request must come
+ *     encrypted, for our session, and open under its key.
+ * An answer that breaks any of these rules, or that does not fit what it says about itself
+ * (lengths, offsets: the codec checks them), loses the connection with PV_EREMOTE and words
+ * saying which rule; never the process.
  *
- * Lengths and offsets in answers are checked as in smb/wire.c (the blocking client of the tree
- * builder): a malformed answer loses the connection (PV_EREMOTE), never the process. */
+ * A connection is opened in the background (TCP connect, NEGOTIATE, and with a user a
+ * SESSION_SETUP with NTLMv2 or a SPNEGO callback, and with a share a TREE_CONNECT) and then
+ * takes requests; each request completes through its callback, called from
+ * pv_smba_loop_run(), with the answer's status and what it carried. Requests on one
+ * connection may be in flight at once (up to the credits the server granted; the others wait,
+ * in order). Every wait is bounded: a request gets its final answer within its connection's
+ * timeout (interim STATUS_PENDING answers do not extend it), or the connection is lost and
+ * every request on it completes with PV_EUNREACH. */
 #ifndef PV_SMB_ASYNC_H
 #define PV_SMB_ASYNC_H
 
@@ -24,19 +41,18 @@ struct pv_smba_loop;
 struct pv_smba;
 
 /* A request's outcome: code is PV_OK when an answer came (whatever its NT status), else the
- * connection's failure (message in msg). The body points into the answer (valid during the
- * callback only): the command's fixed part and what follows, blen bytes. */
+ * connection's failure (message in msg). What it points at lives in the answer (valid during
+ * the callback only). */
 struct pv_smba_done {
 	int code;
 	const char *msg;
-	uint32_t status; /* NT status of the answer */
-	const uint8_t *body;
-	size_t blen;
-	const uint8_t *buf; /* the answer's variable part (OutputBuffer, Buffer) when present */
+	uint32_t status;    /* NT status of the answer */
+	const uint8_t *buf; /* the answer's variable part (READ's data, a listing, QUERY_INFO's
+			     * or IOCTL's output, a change notification) when present */
 	size_t buflen;
-	uint8_t fid[16];    /* CREATE: the file id */
-	uint64_t size;	    /* CREATE: EndOfFile */
-	double seconds;	    /* from sending to the answer */
+	uint8_t fid[16]; /* CREATE: the file id */
+	uint64_t size;	 /* CREATE, CLOSE: EndOfFile; WRITE: bytes written */
+	double seconds;	 /* from sending to the answer */
 };
 
 typedef void (*pv_smba_cb)(struct pv_smba *c, void *arg, const struct pv_smba_done *d);
@@ -51,42 +67,94 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms);
 /* Connections open or opening. */
 size_t pv_smba_loop_count(const struct pv_smba_loop *l);
 
+/* Kerberos (SPNEGO) instead of NTLMv2: called with the server's token (NULL for the first),
+ * it appends the next token to out; *done and the session key (all of it, *keylen bytes, at
+ * most 32: the AES-256 ciphers use the whole key) once the exchange is complete. PV_OK or a
+ * failure (its message recorded). */
+typedef int (*pv_smba_auth_fn)(void *auth_arg, const uint8_t *in, size_t inlen, struct pv_buf *out,
+			       bool *done, uint8_t key[32], size_t *keylen);
+
+/* Whether a session encrypts when the server does not require it (a playbook's
+ * load.encryption: what encryption costs a server). */
+enum pv_smba_encrypt {
+	PV_SMBA_ENCRYPT_AUTO = 0, /* only where the server or the share requires it */
+	PV_SMBA_ENCRYPT_ON,	  /* always, with the cipher the server picks */
+	PV_SMBA_ENCRYPT_AES128_CCM,
+	PV_SMBA_ENCRYPT_AES128_GCM,
+	PV_SMBA_ENCRYPT_AES256_CCM,
+	PV_SMBA_ENCRYPT_AES256_GCM, /* always, this cipher only (the only one offered) */
+};
+
 struct pv_smba_opts {
 	const char *host;      /* what to connect to: an alias (resolved by the system's
 				* resolver: the hosts block) or an address */
 	const char *server;    /* the name in \\server\share (the alias: Kerberos needs it) */
-	const char *share;
+	const char *share;     /* NULL: no TREE_CONNECT */
 	const char *workgroup; /* NTLM domain */
-	const char *user;
+	const char *user;      /* NULL: the opening ends with NEGOTIATE (pv_smba_logon next) */
 	const struct pv_secret *password;
-	int timeout_ms;	       /* per request and for the whole opening; 0: 10 s */
-	/* Kerberos (SPNEGO) instead of NTLMv2 when set: called with the server's token (NULL
-	 * for the first), it appends the next token to out; *done and the session key once the
-	 * exchange is complete. PV_OK or a failure (its message recorded). password unused. */
-	int (*auth)(void *auth_arg, const uint8_t *in, size_t inlen, struct pv_buf *out,
-		    bool *done, uint8_t session_key[16]);
+	int timeout_ms;	      /* per request and for the whole opening; 0: 10 s */
+	pv_smba_auth_fn auth; /* Kerberos instead of NTLM when set; password unused */
 	void *auth_arg;
+	enum pv_smba_encrypt encrypt;
+	/* Deadlines count from the later of a request's sending and the connection's last
+	 * final answer, not from its sending alone: for a pipeline whose requests queue at the
+	 * server (the tree builder's), the timeout bounds the time between answers. */
+	bool pipelined;
 };
 
 /* Start opening a connection; ready is called once when it is usable (d->code PV_OK) or has
  * failed (d->code and msg: PV_EUNREACH, PV_ECRED for a refused logon, PV_EREMOTE). The strings
  * are copied; the password is used during the opening only. */
-int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_cb ready,
-		 void *arg, struct pv_smba **out);
+int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_cb ready, void *arg,
+		 struct pv_smba **out);
+/* Log on (a connection opened without a user, or after pv_smba_logoff): the session and its
+ * keys replace the connection's (one at a time). cb gets PV_OK, or the failure; a refused
+ * logon (PV_ECRED, or PV_EREMOTE when a protocol setting of the server is why: the message
+ * names it) leaves the connection usable for another. */
+int pv_smba_logon(struct pv_smba *c, const char *workgroup, const char *user,
+		  const struct pv_secret *password, pv_smba_auth_fn auth, void *auth_arg,
+		  enum pv_smba_encrypt encrypt, pv_smba_cb cb, void *arg);
+/* TREE_CONNECT to share (the session's tree from then on); a refusal is d->status. */
+int pv_smba_tree(struct pv_smba *c, const char *share, pv_smba_cb cb, void *arg);
+/* LOGOFF; the session's keys go once its answer has been checked with them. */
+int pv_smba_logoff(struct pv_smba *c, pv_smba_cb cb, void *arg);
 /* Close the connection now: pending requests complete with PV_EUNREACH ("closed"). */
 void pv_smba_close_conn(struct pv_smba *c);
+/* Lose the connection with this failure (code, message as printf): what is pending completes
+ * with it. For deadlines kept by the caller (smb/wire.c's whole build). */
+void pv_smba_abort(struct pv_smba *c, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* From a callback: take no more answers of c in this turn of the loop; what came stays for
+ * the next (which then does not wait). For synchronous callers (smb/wire.c), whose next
+ * request goes after the loop returns: an answer to it must not be read before it is sent. */
+void pv_smba_yield(struct pv_smba *c);
+/* Open, with a session and a tree when asked: requests may be made. */
 bool pv_smba_usable(const struct pv_smba *c);
+/* No longer carries anything (failed, lost or closed). */
+bool pv_smba_lost(const struct pv_smba *c);
 const char *pv_smba_error(const struct pv_smba *c);
+/* What the connection speaks, for messages: "SMB 3.1.1, encrypted (AES-128-GCM)", "SMB 3.0.2,
+ * signed (AES-128-CMAC)", "SMB 3.1.1" (neither); "" before NEGOTIATE. Lives as long as c, and
+ * changes with the session and the tree. */
+const char *pv_smba_describe(const struct pv_smba *c);
+/* The negotiated dialect (0 before NEGOTIATE) and whether the session's requests go
+ * encrypted (on the current tree), or signed. */
+uint16_t pv_smba_dialect(const struct pv_smba *c);
+bool pv_smba_encrypting(const struct pv_smba *c);
+bool pv_smba_signing(const struct pv_smba *c);
 
-/* Requests (MS-SMB2 2.2.13-2.2.39). path: relative to the share, '/'-separated. Each returns
- * PV_OK when queued, else the failure (also when the connection is not usable), and the
- * callback is then not called. */
+/* Requests (MS-SMB2 2.2.13-2.2.39), on the session and tree. path: relative to the share,
+ * '/'-separated. Each returns PV_OK when queued, else the failure (also when the connection
+ * is not usable), and the callback is then not called. */
 #define PV_SMBA_READ	  0x00120089u /* FILE_GENERIC_READ */
 #define PV_SMBA_WRITE	  0x0012019fu /* FILE_GENERIC_READ | FILE_GENERIC_WRITE */
 #define PV_SMBA_DELETE	  0x00010000u
-#define PV_SMBA_OPEN	  1u /* FILE_OPEN */
-#define PV_SMBA_CREATE	  2u /* FILE_CREATE */
-#define PV_SMBA_OVERWRITE 5u /* FILE_OVERWRITE_IF */
+#define PV_SMBA_LIST	  0x00100081u /* FILE_LIST_DIRECTORY | READ_ATTRIBUTES | SYNCHRONIZE */
+#define PV_SMBA_PUT	  0x00100082u /* FILE_WRITE_DATA | READ_ATTRIBUTES | SYNCHRONIZE */
+#define PV_SMBA_OPEN	  1u	      /* FILE_OPEN */
+#define PV_SMBA_CREATE	  2u	      /* FILE_CREATE */
+#define PV_SMBA_OVERWRITE 5u	      /* FILE_OVERWRITE_IF */
 #define PV_SMBA_DIR	  0x00000001u /* FILE_DIRECTORY_FILE */
 #define PV_SMBA_NONDIR	  0x00000040u /* FILE_NON_DIRECTORY_FILE */
 #define PV_SMBA_DELCLOSE  0x00001000u /* FILE_DELETE_ON_CLOSE */
@@ -105,10 +173,32 @@ int pv_smba_stat(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *
 /* FileRenameInformation: the open file to path (replacing what is there when replace). */
 int pv_smba_rename(struct pv_smba *c, const uint8_t fid[16], const char *path, bool replace,
 		   pv_smba_cb cb, void *arg);
+int pv_smba_flush(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *arg);
+/* A byte-range lock (exclusive when excl), or its unlock; never waits for a conflicting one
+ * (FAIL_IMMEDIATELY: a conflict is a status). */
+int pv_smba_lock(struct pv_smba *c, const uint8_t fid[16], uint64_t off, uint64_t len, bool excl,
+		 bool unlock, pv_smba_cb cb, void *arg);
+/* An FSCTL (IOCTL, MS-SMB2 2.2.31) with its input; at most max_out bytes back in d->buf. */
+int pv_smba_fsctl(struct pv_smba *c, uint32_t ctl, const uint8_t fid[16], const void *in,
+		  uint32_t inlen, uint32_t max_out, pv_smba_cb cb, void *arg);
+/* CHANGE_NOTIFY on an open folder (filter: FILE_NOTIFY_CHANGE_*): the answer comes when
+ * something changes, or STATUS_CANCELLED/NOTIFY_ENUM_DIR; it goes async at once (an interim
+ * answer), so its deadline is the connection's like any other. */
+int pv_smba_notify(struct pv_smba *c, const uint8_t fid[16], uint32_t filter, pv_smba_cb cb,
+		   void *arg);
+
+/* A compound (MS-SMB2 3.2.4.1.4): the requests made between pv_smba_chain and pv_smba_send go
+ * in one frame, each after the first related to it (SMB2_FLAGS_RELATED): a file id of
+ * PV_SMBA_RELATED means the file the first one opened. Signed message by message, encrypted
+ * as a whole. pv_smba_send: PV_OK when the compound is queued; else the failure, and none of
+ * its requests' callbacks is called (nor when a request of it was refused). */
+extern const uint8_t PV_SMBA_RELATED[16];
+void pv_smba_chain(struct pv_smba *c);
+int pv_smba_send(struct pv_smba *c);
 
 /* Walk FileDirectoryInformation entries (the buffer of a list answer): fn gets each name
- * (UTF-8) and whether it is a folder; "." and ".." are skipped. PV_EREMOTE when an entry does
- * not fit, or its name is not UTF-16 or not a name (empty, a separator or a NUL in it). */
+ * (UTF-8) and whether it is a folder; "." and ".." are skipped. PV_EREMOTE ("a malformed
+ * listing: ...") when an entry does not fit (smb/smb2.h's iterator says why). */
 int pv_smba_entries(const uint8_t *buf, size_t len,
 		    int (*fn)(void *arg, const char *name, bool dir, uint64_t size), void *arg);
 

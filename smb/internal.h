@@ -67,10 +67,6 @@ struct pv_smb {
  * success or not (pv_smb2_free closes it). For the tests and the fuzz target: a scripted
  * server on the other end of a socketpair(2). */
 int smb2_connect_fd(int fd, const char *server, int timeout_ms, struct pv_smb2 **out);
-/* wire.c: for the same tests and fuzz target: the NTLMv2 client challenge of c's logons,
- * instead of random bytes, so that the session key, and with it every signature, of a
- * recorded conversation holds when it is replayed. */
-void smb2_test_cchal(struct pv_smb2 *c, const uint8_t cchal[8]);
 
 /* async.c: pv_smba_open over fd, a stream socket already connected to an SMB2 server (made
  * non-blocking here), o->host only naming it in messages; from there on the same path as a
@@ -79,8 +75,12 @@ void smb2_test_cchal(struct pv_smb2 *c, const uint8_t cchal[8]);
  * scripted server on the other end of a socketpair(2). */
 int smba_open_fd(struct pv_smba_loop *l, int fd, const struct pv_smba_opts *o, pv_smba_cb ready,
 		 void *arg, struct pv_smba **out);
-/* async.c: as smb2_test_cchal, for c's NTLM logon (call it before the loop runs). */
-void smba_test_cchal(struct pv_smba *c, const uint8_t cchal[8]);
+/* async.c: for the same tests and fuzz targets, every connection opened from here on (until
+ * turned off) uses fixed bytes where it would use random ones: its client GUID, its 3.1.1
+ * preauth salt, its NTLMv2 client challenge and its nonces. The session keys, and with them
+ * every signature and encryption of a recorded conversation, then hold when it is replayed.
+ * Never for real traffic. */
+void smba_test_fixed(bool on);
 
 /* listing.c: what a tree holds, paths relative to its base, sorted (listing_walk) */
 struct found {

@@ -2,8 +2,9 @@
  *
  * Linked in, it and the 66 Samba libraries it pulls cost every provision command ~40 ms and
  * ~12 MiB before main() (lab: `provision --version` 50 ms and 19.7 MiB linked, 10 ms and
- * 7.1 MiB without it), and most commands never use it: trees go over our own SMB2 client, and
- * libsmbclient is left for `check` (share listing) and servers that require encryption. */
+ * 7.1 MiB without it), and most commands never use it: trees and `check` go over our own SMB2
+ * client; libsmbclient builds trees only when PROVISION_SMB_CLIENT=libsmbclient asks for it
+ * (the benches' reference). */
 #include "smb/internal.h"
 
 #include "util/err.h"

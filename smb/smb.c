@@ -1,5 +1,6 @@
-/* smb/smb.c: libsmbclient contexts, one per logon; errno from libsmbclient is translated here.
- * Sessions (struct pv_smb) are made here; tree.c works on them. */
+/* smb/smb.c: libsmbclient contexts, one per logon (PROVISION_SMB_CLIENT=libsmbclient, and the
+ * benchmarks' reference). Sessions (struct pv_smb) are made here; tree.c works on them and
+ * translates libsmbclient's errno. */
 #include "smb/smb.h"
 
 #include "smb/internal.h"
@@ -20,70 +21,6 @@ static void auth_fn(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, in
 	snprintf(wg, (size_t)wglen, "%s", l->workgroup);
 	snprintf(un, (size_t)unlen, "%s", l->user);
 	snprintf(pw, (size_t)pwlen, "%s", l->password ? l->password->data : "");
-}
-
-static int fail(int err, const char *server, const char *what)
-{
-	switch (err) {
-	case ECONNREFUSED:
-	case ETIMEDOUT:
-	case EHOSTUNREACH:
-	case ENETUNREACH:
-		return pv_error(PV_EUNREACH, "SMB %s on '%s': %s; is smbd running there?", what,
-				server, strerror(err));
-	case EACCES:
-	case EPERM:
-		return pv_error(PV_ECRED, "SMB %s on '%s': logon refused (%s)", what, server,
-				strerror(err));
-	default:
-		return pv_error(PV_EREMOTE, "SMB %s on '%s': %s", what, server, strerror(err));
-	}
-}
-
-int pv_smb_list_shares(const char *server, const char *workgroup, const char *user,
-		       const struct pv_secret *password, int timeout, unsigned *nshares)
-{
-	struct logon l = {workgroup, user, password};
-	struct smbc_dirent *de;
-	SMBCCTX *ctx = NULL;
-	SMBCFILE *dir = NULL;
-	char url[512];
-	unsigned n = 0;
-	int r;
-
-	if ((r = pv_smbc_load()) != PV_OK)
-		return r;
-	ctx = SMBC(smbc_new_context)();
-	if (!ctx)
-		return pv_error(PV_EIO, "cannot create an SMB context: %s", strerror(errno));
-	SMBC(smbc_setOptionUserData)(ctx, &l);
-	SMBC(smbc_setFunctionAuthDataWithContext)(ctx, auth_fn);
-	SMBC(smbc_setOptionNoAutoAnonymousLogin)(ctx, 1);
-	SMBC(smbc_setOptionUseKerberos)(ctx, 0);
-	SMBC(smbc_setTimeout)(ctx, (timeout > 0 ? timeout : 10) * 1000);
-	SMBC(smbc_setDebug)(ctx, 0);
-	if (!SMBC(smbc_init_context)(ctx)) {
-		r = pv_error(PV_EIO, "cannot initialise libsmbclient (smb.conf?): %s",
-			     strerror(errno));
-		SMBC(smbc_free_context)(ctx, 1);
-		return r;
-	}
-	SMBC(smbc_set_context)(ctx);
-	snprintf(url, sizeof(url), "smb://%s/", server);
-	dir = SMBC(smbc_getFunctionOpendir)(ctx)(ctx, url);
-	if (!dir) {
-		r = fail(errno, server, "share listing");
-		goto out;
-	}
-	while ((de = SMBC(smbc_getFunctionReaddir)(ctx)(ctx, dir)) != NULL)
-		if (de->smbc_type == SMBC_FILE_SHARE)
-			n++;
-	SMBC(smbc_getFunctionClosedir)(ctx)(ctx, dir);
-	*nshares = n;
-	r = PV_OK;
-out:
-	SMBC(smbc_free_context)(ctx, 1);
-	return r;
 }
 
 int pv_smb_session(const char *server, const char *workgroup, const char *user,

@@ -1,10 +1,13 @@
-/* smb/smb.h: SMB to the file server: our own SMB2 client (smb/wire.c: many users' sessions on
- * one connection, a file in one compound request, signed when the server requires it) for
- * building trees, and libsmbclient (the only place it is used, loaded with dlopen when first
- * needed) for what ours does not do: encryption, and the share listing of `check`.
+/* smb/smb.h: SMB to the file server: our own SMB2 client (smb/async.h's engine, and the
+ * synchronous calls of smb/wire.c below: many users' sessions on one connection, a file in one
+ * compound request; SMB 2.0.2 to 3.1.1, signed or encrypted as the server or share requires)
+ * for building trees and for `check`, and libsmbclient (the only place it is used, loaded with
+ * dlopen when first needed) when PROVISION_SMB_CLIENT=libsmbclient asks for it, and as the
+ * reference of the benchmarks. Nothing falls back to it.
  * Errors are recorded with pv_error(): PV_EUNREACH (refused, timeout, no route),
  * PV_ECRED (logon refused), PV_EREMOTE (any other SMB failure: the message names the path and
- * says "disk full" for ENOSPC), PV_EIO (out of memory, libsmbclient would not start).
+ * says "disk full" for ENOSPC, or names the server's setting a logon was refused for), PV_EIO
+ * (out of memory, libsmbclient would not start).
  *
  * A libsmbclient session (struct pv_smb) is one context holding one SMB connection of one
  * user. libsmbclient keeps process-wide state, so use sessions of one process from one thread;
@@ -17,11 +20,6 @@
 #include <stdint.h>
 
 #include "util/secret.h"
-
-/* Log on to server as workgroup\user with password (NTLM) and list its shares.
- * On success *nshares is the number of disk shares seen. */
-int pv_smb_list_shares(const char *server, const char *workgroup, const char *user,
-		       const struct pv_secret *password, int timeout, unsigned *nshares);
 
 struct pv_smb;
 
@@ -59,52 +57,60 @@ int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
 		      void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
 		      struct pv_smb_tree_result *res);
 
-/* Our own SMB2 client (smb/wire.c) for building trees: one connection carries the sessions
- * of many users, one after another (NTLMv2 logons), and each file is one compound request.
- * A connection is used from one thread.
- *
- * Signing (MS-SMB2 3.1.4): when the server requires it (its NEGOTIATE answer says
- * SIGNING_REQUIRED: Samba's `server signing = mandatory`, Windows Server 2025 by default),
- * every request after the logon is signed with the session's key (HMAC-SHA256 for SMB 2.0.2
- * and 2.1, AES-128-CMAC with the SMB 3.0 key derivation for 3.0 and 3.0.2), and every answer
- * but interim ones must come signed; otherwise nothing is signed, and any answer that comes
- * signed anyway (Samba signs the end of every logon) is still checked. An answer whose
- * signature is wrong, that comes unsigned where one is required, or that is signed for no
- * session of ours fails with PV_EREMOTE ("SMB answer from 'server' has a bad signature:
- * ...") and loses the connection; it never sends us to libsmbclient. */
-struct pv_smb2;
-
-/* Connect and negotiate. On failure *out may still be set (free it); pv_smb2_unsupported()
- * then says whether the server wants what this client does not do (encryption, a dialect
- * beyond 3.0.2): use pv_smb_session instead.
+/* Our own SMB2 client, synchronous (smb/wire.c): each call runs an engine loop of its own
+ * (smb/async.h) until its answers come, as Samba's synchronous calls wrap its asynchronous
+ * ones. One connection carries the sessions of many users, one after another (MS-SMB2
+ * 3.3.5.5); a tree build sends each file as one compound request (CREATE + WRITE + CLOSE,
+ * related), many in flight. It signs and encrypts as smb/async.h says: what the server or the
+ * share requires, and an answer that breaks the rules loses the connection with PV_EREMOTE
+ * ("SMB answer from 'server' has a bad signature: ...", "... failed decryption: ..."). A
+ * connection is used from one thread.
  *
  * Time: with T the timeout given here (seconds; 10 when 0 or less):
- *   - connecting takes at most T, and a read waits at most T for the next bytes;
- *   - every request gets its final answer within 3T of being sent. Keep-alives and interim
- *     STATUS_PENDING answers (MS-SMB2 3.3.4.2) reset the T wait, never this deadline. With
- *     requests pipelined, 3T is the most between two final answers while any is in flight;
+ *   - connecting and negotiating take at most 3T;
+ *   - every request gets its final answer within 3T of being sent, or of the last final
+ *     answer when requests are pipelined (they queue at the server). Keep-alives and interim
+ *     STATUS_PENDING answers (MS-SMB2 3.3.4.2) never extend it;
  *   - a tree build (logon to logoff) ends within T x (8 + its items + each file's size in
  *     MiB, rounded up): 10 s x (8 + 100 + 100) = 35 min for 100 files of under 1 MiB.
  * A deadline passed fails with PV_EUNREACH and a message saying which, and the connection
  * is lost (pv_smb2_lost): answers may still be on their way.
  *
- * What the server sends is checked before it is read: a frame shorter than an SMB2 header
- * (64 bytes) or longer than 1 MiB, a NetBIOS message other than a session message or a
- * keep-alive, or any length or offset pointing outside the frame or the answer fails with
- * PV_EREMOTE ("a malformed answer: ...") and loses the connection. Paths stay within 1023
- * bytes (share-relative) and listings within 2^20 entries: beyond, an error names the path. */
+ * What the server sends is checked before it is read (smb/smb2.h's reader): a frame shorter
+ * than an SMB2 header (64 bytes) or longer than 1 MiB, a NetBIOS message other than a session
+ * message or a keep-alive, or any length or offset pointing outside the frame or the answer
+ * fails with PV_EREMOTE ("a malformed answer: ...") and loses the connection. Paths stay
+ * within 1023 bytes (share-relative) and listings within 2^20 entries: beyond, an error names
+ * the path. */
+struct pv_smb2;
+
+/* Connect and negotiate. On failure *out may still be set (free it). */
 int pv_smb2_connect(const char *server, int timeout, struct pv_smb2 **out);
-bool pv_smb2_unsupported(const struct pv_smb2 *c);
-/* NULL when c does not sign (the server does not require it, or c never negotiated), else
- * how it signs, as "SMB 3.0.2, AES-128-CMAC"; the string lives as long as c. */
-const char *pv_smb2_signing(const struct pv_smb2 *c);
+/* What c spoke on the share its last session connected to, for messages (until then, what it
+ * negotiated): "SMB 3.1.1, encrypted (AES-128-GCM)", "SMB 3.0.2, signed (AES-128-CMAC)",
+ * "SMB 3.1.1"; "" before it negotiated. Lives as long as c. */
+const char *pv_smb2_describe(const struct pv_smb2 *c);
+/* Whether that session signed or encrypted its requests. */
+bool pv_smb2_signing(const struct pv_smb2 *c);
+bool pv_smb2_encrypting(const struct pv_smb2 *c);
 /* Whether c can carry no more requests (the connection failed or closed, or never opened). */
 bool pv_smb2_lost(const struct pv_smb2 *c);
 void pv_smb2_free(struct pv_smb2 *c);
 
+/* Log on as workgroup\user with password (NTLMv2): PV_OK; PV_ECRED when refused for the
+ * credentials, PV_EREMOTE when for a protocol setting of the server (the message names it);
+ * the connection stays usable after a refusal. */
+int pv_smb2_logon(struct pv_smb2 *c, const char *workgroup, const char *user,
+		  const struct pv_secret *password);
+/* Connect to share (the session's share from then on): PV_OK; PV_ECONFIG when there is no
+ * such share (NT_STATUS_BAD_NETWORK_NAME), PV_ECRED when access is refused, PV_EREMOTE for
+ * the rest (a share that requires encryption this connection cannot do: the message says). */
+int pv_smb2_tree(struct pv_smb2 *c, const char *share);
+/* Log the session off (its answer checked with its keys before they go). */
+int pv_smb2_logoff(struct pv_smb2 *c);
+
 /* pv_smb_tree_build over c as workgroup\user with password (NTLM), then log off (a LOGOFF
- * answer with a bad signature fails the build too). After a failure check
- * pv_smb2_unsupported() too (a server that wants encryption says so at logon). */
+ * answer that fails its signature or decryption fails the build too). */
 int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *user,
 		       const struct pv_secret *password, const char *share, const char *base,
 		       const struct pv_smb_item *items, size_t n, bool fresh, pv_smb_fill_fn fill,

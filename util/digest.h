@@ -1,4 +1,5 @@
-/* util/digest.h: message digests and MACs, from nettle (the one module that uses it). */
+/* util/digest.h: message digests, MACs and the AEAD ciphers of SMB 3, from nettle (the one
+ * module that uses it: smb/ gets every hash, MAC and cipher it needs from here). */
 #ifndef PV_UTIL_DIGEST_H
 #define PV_UTIL_DIGEST_H
 
@@ -33,5 +34,27 @@ void pv_aes_cmac128(const uint8_t key[16], const void *data, size_t len, uint8_t
  * in llen and clen: "SMB2AESCMAC" is 12 bytes); olen is at most 2^29 - 1. */
 void pv_kdf_hmac_sha256(const void *key, size_t klen, const void *label, size_t llen,
 			const void *context, size_t clen, uint8_t *out, size_t olen);
+
+/* SHA-512 of a || b: one step of SMB 3.1.1's preauth integrity hash, H = SHA-512(H || message)
+ * (MS-SMB2 3.2.5.2, 3.2.5.3.1). out may be a. */
+void pv_sha512_2(const void *a, size_t alen, const void *b, size_t blen, uint8_t out[64]);
+
+/* The AEAD ciphers of SMB 3 encryption (MS-SMB2 3.1.4.3): AES-CCM and AES-GCM with 128- and
+ * 256-bit keys, a 16-byte tag, the nonce as given (SMB: 11 bytes for CCM, 12 for GCM). A
+ * context holds the expanded key (and GCM's hash key), made once per session key; its free
+ * wipes it. GMAC (SMB 3.1.1's AES-GMAC signing) is AES-128-GCM over no plaintext: seal with
+ * len 0 and the message as aad. */
+enum pv_aead_alg { PV_AES128_CCM, PV_AES128_GCM, PV_AES256_CCM, PV_AES256_GCM };
+struct pv_aead;
+/* key: 16 or 32 bytes as alg says. NULL when out of memory. */
+struct pv_aead *pv_aead_new(enum pv_aead_alg alg, const uint8_t *key);
+void pv_aead_free(struct pv_aead *a);
+/* Encrypt buf (len bytes) in place, authenticating aad too; the tag into tag. */
+void pv_aead_seal(struct pv_aead *a, const uint8_t *nonce, size_t nlen, const void *aad,
+		  size_t alen, uint8_t *buf, size_t len, uint8_t tag[16]);
+/* Decrypt buf in place and check tag (in constant time): 0, or -1 when the tag does not match
+ * (buf then holds what the wrong key or the changed bytes made: discard it). */
+int pv_aead_open(struct pv_aead *a, const uint8_t *nonce, size_t nlen, const void *aad, size_t alen,
+		 uint8_t *buf, size_t len, const uint8_t tag[16]);
 
 #endif

@@ -1,11 +1,14 @@
 # samba/scripts/shares.sh: the lab's shares, as Samba registry shares ('net conf'), each on
 # its folder under share_path, made when missing (folder first), or found ours. Set before it:
 # tag (the comment that marks the lab's shares), dry (1: only say what would be made), base
-# (share_path). The positional parameters are the shares' names. Prints one line per share:
+# (share_path), encrypt (the "smb encrypt" every share must have: set where it differs; empty:
+# left as it is). The positional parameters are the shares' names. Prints one line per share:
 # "created NAME", "present NAME", "missing NAME" (dry run), or stops at the first
 # "conflict NAME" (a share of that name that is not ours), "nodir NAME" (its folder cannot be
-# made) or "refused NAME <net's words>".
+# made) or "refused NAME <net's words>"; and "encrypt NAME" when its "smb encrypt" was set
+# ("reencrypt NAME" in a dry run: it would be).
 : "${tag:?}" "${dry:?}" "${base:?}"
+encrypt=${encrypt:-}
 if [ "$dry" != 1 ]; then
 	mkdir -p -- "$base" || exit 9
 fi
@@ -18,6 +21,26 @@ comment() {
 		f && $1 == "comment" { sub(/^[^=]*= ?/, ""); c = $0 }
 		END { if (!found) print "-"; else print c }'
 }
+# share $1's "smb encrypt" from the same list ('' when not set)
+encryption() {
+	printf '%s\n' "$conf" | awk -v s="$1" 'BEGIN { s = "[" tolower(s) "]" }
+		/^\[/ { f = (tolower($0) == s); next }
+		f { l = $0; sub(/^[ \t]+/, "", l) }
+		f && tolower(substr(l, 1, 14)) == "smb encrypt = " { print tolower(substr(l, 15)) }'
+}
+# $1's "smb encrypt" made $encrypt when asked and different
+encrypted() {
+	[ -n "$encrypt" ] || return 0
+	[ "$(encryption "$1")" != "$encrypt" ] || return 0
+	if [ "$dry" = 1 ]; then
+		echo "reencrypt $1"
+	elif o=$(net conf setparm -- "$1" "smb encrypt" "$encrypt" 2>&1); then
+		echo "encrypt $1"
+	else
+		echo "refused $1 $(printf '%s' "$o" | tr '\n' ' ')"
+		return 1
+	fi
+}
 share() {
 	c=$(comment "$1")
 	if [ "$c" != - ]; then
@@ -28,6 +51,7 @@ share() {
 		if [ "$dry" != 1 ]; then
 			mkdir -p -- "$2" || { echo "nodir $1"; return 1; }
 		fi
+		encrypted "$1" || return 1
 		echo "present $1"
 	elif [ "$dry" = 1 ]; then
 		echo "missing $1"
@@ -40,6 +64,7 @@ share() {
 		fi
 		if o=$(net conf addshare -- "$1" "$2" writeable=y guest_ok=n "$tag" 2>&1); then
 			echo "created $1"
+			encrypted "$1" || return 1
 		else
 			[ $made = 0 ] || rmdir -- "$2" 2>/dev/null
 			echo "refused $1 $(printf '%s' "$o" | tr '\n' ' ')"

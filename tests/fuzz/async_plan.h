@@ -4,8 +4,8 @@
  * connect), then at once list the folder u1/d (CREATE, QUERY_DIRECTORY until
  * STATUS_NO_MORE_FILES, CLOSE) and read the file u1/f (CREATE, its READs in flight together,
  * CLOSE). The same plan on both sides keeps the message ids of the recorded answers those the
- * client sends, and its fixed client challenge the session key that signed answers were
- * signed with.
+ * client sends, and its fixed randomness (smba_test_fixed: GUID, preauth salt, client
+ * challenge) the session keys that signed or encrypted answers were made with.
  *
  * Whatever the server sends, every callback must come exactly once and the loop must end:
  * the plan aborts otherwise (the fuzzer's crash). Header-only: a fuzz target is one .c file
@@ -26,7 +26,6 @@
 #include "util/secret.h"
 
 #define ASYNC_PLAN_PASSWORD "Secret-1"
-#define ASYNC_PLAN_CCHAL    "\x5e\xed\xc1\x1e\x47\xc4\xa1\x1e"
 #define ASYNC_PLAN_FILES    5u	  /* in u1/d, the dots apart */
 #define ASYNC_PLAN_SIZE	    1500u /* u1/f */
 #define ASYNC_PLAN_CHUNK    512u  /* a READ */
@@ -204,11 +203,10 @@ static inline void async_plan_run(struct async_plan *p, int fd, int timeout_ms)
 		snprintf(p->msg, sizeof(p->msg), "out of memory");
 		return;
 	}
+	smba_test_fixed(true); /* the recorded conversation's keys */
 	if (smba_open_fd(p->l, fd, &o, async_plan_cb, &p->ready, &p->c) != PV_OK) {
 		p->ready.calls = 1;
 		async_plan_fail(p, pv_errmsg());
-	} else {
-		smba_test_cchal(p->c, (const uint8_t *)ASYNC_PLAN_CCHAL);
 	}
 	pv_secret_free(pw);
 	while (!async_plan_settled(p) && pv_now() < end)

@@ -84,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    pv_load_ready_decode(a.data, a.len, &rd2) != PV_OK)
 			broken("a ready line read does not write and read back");
 		if (rd2.connected != rd.connected || rd2.failed != rd.failed ||
-		    strcmp(rd2.error, rd.error) || rd2.logon.failed != rd.logon.failed ||
+		    strcmp(rd2.first, rd.first) || strcmp(rd2.spoke, rd.spoke) ||
+		    rd2.logon.failed != rd.logon.failed ||
 		    memcmp(rd2.logon.lat.n, rd.logon.lat.n, sizeof(rd.logon.lat.n)))
 			broken("a ready line changed on the way");
 		pv_buf_release(&a, 0);

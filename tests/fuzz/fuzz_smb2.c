@@ -1,22 +1,21 @@
-/* tests/fuzz/fuzz_smb2.c: libFuzzer target for our SMB2 client (smb/wire.c, smb/ntlm.c,
- * smb/listing.c). The input is the server's side of a whole conversation, its replies one
- * after another exactly as they go on the wire (NetBIOS header, SMB2 messages); a scripted
- * server on the other end of a socketpair(2) sends them while the client runs the plan of
- * tests/fuzz/smb2_plan.h: negotiate, NTLMv2 logon, tree connect, listing, a small build,
- * logoff. Whatever the bytes, the client must end with an error or success, never a crash,
- * a hang or a leak.
+/* tests/fuzz/fuzz_smb2.c: libFuzzer target for our SMB2 client's synchronous side and tree
+ * builder (smb/wire.c over the engine of smb/async.c, the codec of smb/smb2.c, the security
+ * of smb/sec.c, smb/ntlm.c, smb/listing.c). The input is the server's side of a whole
+ * conversation, its replies one after another exactly as they go on the wire (NetBIOS header,
+ * SMB2 messages or transform headers); a scripted server on the other end of a socketpair(2)
+ * sends them while the client runs the plan of tests/fuzz/smb2_plan.h: negotiate (3.1.1 and
+ * its contexts in the seeds that have them), NTLMv2 logon, tree connect, listing, a small
+ * build, logoff. Whatever the bytes, the client must end with an error or success, never a
+ * crash, a hang or a leak.
  *
  * The server (tests/fuzz/stream.h) writes the whole input at once and then closes its
- * sending side (the client reads only when it waits for an answer). The seeds
- * (tests/fuzz/corpus/smb2) are what tests/unit/check_wire.c's fake server sent for the same
- * plan, valid and with faults; message ids line up.
+ * sending side (the client takes an answer only once it sent its request: smb/wire.c yields
+ * after each). The seeds (tests/fuzz/corpus/smb2) are what tests/unit/check_wire.c's fake
+ * server sent for the same plan, valid and with faults, signed and encrypted (with the
+ * plan's fixed randomness their keys hold); message ids line up.
  *
  * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined against the project's
- * modules); by hand:
- *   clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
- *     $(pkg-config --cflags smbclient) tests/fuzz/fuzz_smb2.c smb/wire.c smb/ntlm.c \
- *     smb/smb2.c smb/listing.c util/err.c util/buf.c util/utf16.c util/secret.c -lpthread
- *   ./a.out -max_len=131072 tests/fuzz/corpus/smb2 */
+ * modules); run by hand: build/fuzz/bin/fuzz_smb2 -max_len=131072 tests/fuzz/corpus/smb2 */
 #include "tests/fuzz/smb2_plan.h"
 #include "tests/fuzz/stream.h"
 

@@ -71,17 +71,48 @@ made=$(on srv sh -c "find $SP -name 'pv-pl-*' | wc -l")
 [[ $made -gt 0 ]] || fail "the driver made no file (upload, copy_in): the check above proves nothing"
 echo "    $made files made by the driver, each in its user's tree and owned by the user" >&2
 
+# all_40 JSON: the run's one step had its 40 users connected, scenarios done, no error
+all_40() {
+	python3 -c "
+import json, sys
+l = json.loads(sys.argv[1])['steps'][0]['load']
+assert l['completed'] > 0 and l['errors'] == 0 and l['connected'] == 40, l
+" "$1"
+}
+
 # ---- 2. signing required by the server: our client signs ---------------------------------
 echo "  server signing = mandatory" >&2
 "$LAB_SH" srv-conf 'server signing=mandatory' >/dev/null || fail "srv-conf signing"
 pv "${P[@]}" --set load.rate=3310 --json run --id lt-sign --min-users 40 --max-users 40 \
 	--step 1 --duration 4 --warmup 1
 expect_rc 0 "run with signing required"
-python3 -c "
-import json, sys
-l = json.loads(sys.argv[1])['steps'][0]['load']
-assert l['completed'] > 0 and l['errors'] == 0 and l['connected'] == 40, l
-" "$OUT" || fail "signed run: $OUT"
+all_40 "$OUT" || fail "signed run: $OUT"
+"$LAB_SH" srv-conf >/dev/null
+
+# ---- 2b. encryption: asked for by the playbook (load.encryption), and refused ------------
+echo "  load.encryption" >&2
+pv "${P[@]}" --set load.rate=3310 --set load.encryption=aes-128-ccm --json run --id lt-enc \
+	--min-users 40 --max-users 40 --step 1 --duration 4 --warmup 1
+expect_rc 0 "run with every session encrypted (AES-128-CCM asked for)"
+all_40 "$OUT" || fail "encrypted run: $OUT"
+expect_err "run: cli[12]'s users speak SMB 3\.1\.1, encrypted \(AES-128-CCM\) to the server" \
+	"what the users' sessions spoke"
+# the AES-256 ciphers: their keys come from the whole session key (Kerberos's is 32 bytes)
+for enc in aes-256-gcm:kerberos aes-256-ccm:ntlm; do
+	pv "${P[@]}" --set load.rate=3310 --set "load.encryption=${enc%%:*}" --set "load.auth=${enc#*:}" \
+		--json run --id "lt-${enc%%:*}" --min-users 40 --max-users 40 --step 1 --duration 3 --warmup 1
+	expect_rc 0 "run encrypted with ${enc%%:*}, ${enc#*:} logons"
+	all_40 "$OUT" || fail "run encrypted with $enc: $OUT"
+	expect_err "users speak SMB 3\.1\.1, encrypted \($(tr a-z A-Z <<<"${enc%%:*}")\)" "$enc spoken"
+done
+# a server that requires encryption but speaks no dialect that can: every logon refused, the
+# run fails (no user of any step logged on) and names the setting
+"$LAB_SH" srv-conf 'server smb encrypt=required' 'server max protocol=SMB2_10' >/dev/null ||
+	fail "srv-conf encrypt without SMB 3"
+pv "${P[@]}" run --id lt-noenc --min-users 4 --max-users 4 --step 1 --duration 2 --warmup 0
+expect_rc 8 "run where nobody can log on"
+expect_err "no user of any of the 1 step could log on; the first refusal: cli[12]: pl-cli[12]-u[0-9]+: SMB logon as LAB.pl-cli[12]-u[0-9]+ on 'srvu[0-9]+' refused \(NT_STATUS_ACCESS_DENIED\): a server that requires encryption \(Samba: \`server smb encrypt = required\`" \
+	"the refusal's setting named"
 "$LAB_SH" srv-conf >/dev/null
 
 # ---- 3. Kerberos: every user's ticket for cifs/<its alias> -------------------------------
@@ -89,11 +120,7 @@ echo "  Kerberos logons" >&2
 pv "${P[@]}" --set load.rate=3310 --set load.auth=kerberos --json run --id lt-krb \
 	--min-users 40 --max-users 40 --step 1 --duration 4 --warmup 1
 expect_rc 0 "run with Kerberos logons"
-python3 -c "
-import json, sys
-l = json.loads(sys.argv[1])['steps'][0]['load']
-assert l['completed'] > 0 and l['errors'] == 0 and l['connected'] == 40, l
-" "$OUT" || fail "Kerberos run: $OUT"
+all_40 "$OUT" || fail "Kerberos run: $OUT"
 # without the alias's SPN there is no ticket: the SPNs `server` made are what make it work
 printf 'dn: %s\nchangetype: modify\ndelete: servicePrincipalName\nservicePrincipalName: cifs/srvu2\nservicePrincipalName: cifs/srvu2.lab.test\n' "$SRV_DN" |
 	ldm >/dev/null || fail "removing srvu2's SPNs"

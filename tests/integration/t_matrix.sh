@@ -4,12 +4,16 @@
 # an alias, cleanup --leave, and nothing left, shown by independent tools: net conf listshares
 # and klist -k on the keytab Samba uses (srv), ldapsearch for the lab's tag and the alias SPNs,
 # getent on the clients. Each variant's time is printed. Lab 'pvmx' (users mx-cli1-u1...);
-# srv goes back to the base configuration at the end.
+# srv goes back to the base configuration at the end. The SMB variants (signing or encryption
+# required of every session, only SMB 3.1.1, a share that requires encryption) also check what
+# our SMB2 client said it spoke while it built the trees (nothing goes to libsmbclient), and
+# run the built-in driver with NTLM and with Kerberos logons: every user connected, no error.
 . "$(dirname "$0")/lib.sh"
 
 P=(-p "$PLAYBOOK" --set lab=pvmx --set "users.name_template=mx-{client}-u{n}" --set users.per_client=2)
 MTAG="provision:pvmx"
-trap '"$LAB_SH" srv-conf >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
+RES=$LAB/results
+trap '"$LAB_SH" srv-conf >/dev/null 2>&1; rm -rf "$RES"/mx-* "$T_TMP"' EXIT
 tagged() { lds -b "$BASE_DN" "(description=$MTAG*)" dn | grep -c '^dn:' || true; }
 all_spns() { lds -b "$BASE_DN" '(servicePrincipalName=cifs/srvu*)' servicePrincipalName | grep -ci '^servicePrincipalName: cifs/srvu' || true; }
 # alias principals in the keytab Samba uses now (the dedicated file, or the system keytab)
@@ -25,20 +29,57 @@ smb_k() {
 		KRB5CCNAME=FILE:$cc smbclient -N --use-kerberos=required '//$2/$3' -I 198.18.0.20 -c '$4'; rc=\$?; rm -f '$cc'; exit \$rc" 2>&1
 }
 
-# variant NAME SMB.CONF-SETTINGS...: one whole cycle under that configuration
+# run_builtin NAME: the built-in driver on both clients (4 users), with NTLM then Kerberos
+# logons: every user connected, scenarios done, no error
+run_builtin() {
+	local auth
+	for auth in ntlm kerberos; do
+		pv "${P[@]}" "${VAR_SET[@]}" --set driver.name=builtin --set load.rate=3310 \
+			--set load.auth=$auth --json run --id "mx-$auth" --min-users 4 --max-users 4 \
+			--step 1 --duration 3 --warmup 1
+		expect_rc 0 "$1: the built-in driver with $auth logons"
+		python3 -c "
+import json, sys
+l = json.loads(sys.argv[1])['steps'][0]['load']
+assert l['connected'] == 4 and l['errors'] == 0 and l['completed'] > 0, l
+" "$OUT" || fail "$1: the built-in driver with $auth logons: $OUT"
+	done
+}
+
+# variant NAME [SMB.CONF-SETTINGS...]: one whole cycle under that configuration (the playbook
+# with VAR_SET's settings); with VAR_SPOKE set, prepare must say that our SMB2 client spoke
+# that (a regex) while it built the trees, and the built-in driver runs
+VAR_SET=()
+VAR_SPOKE=
 variant() {
 	local name=$1 t0 out
 	shift
 	t0=$(date +%s)
 	"$LAB_SH" srv-conf "$@" >/dev/null || { fail "$name: srv-conf $*"; return; }
-	pv "${P[@]}" prepare
+	pv "${P[@]}" "${VAR_SET[@]}" prepare
 	expect_rc 0 "$name: prepare"
 	VAR_ERR=$ERR
-	pv "${P[@]}" status
+	if [[ -n $VAR_SPOKE ]]; then
+		grep -Eq "trees: our SMB2 client speaks $VAR_SPOKE to " <<<"$VAR_ERR" ||
+			fail "$name: our client did not say it spoke /$VAR_SPOKE/: $VAR_ERR"
+		grep -q libsmbclient <<<"$VAR_ERR" && fail "$name: libsmbclient named: $VAR_ERR"
+	fi
+	pv "${P[@]}" "${VAR_SET[@]}" status
 	expect_rc 0 "$name: status"
 	expect_out "trees +ok +4 of 4"
 	out=$(smb_k mx-cli1-u1 srvu1.lab.test fsroot1 'ls mx-cli1-u1/static/d01/*')
 	grep -q 'f0001\.' <<<"$out" || fail "$name: Kerberos through srvu1.lab.test: $out"
+	if [[ ${VAR_SET[*]} == *smb_encrypt=required* ]]; then
+		on srv net conf showshare fsroot2 | grep -q 'smb encrypt = required' ||
+			fail "$name: fsroot2 has no 'smb encrypt = required': $(on srv net conf showshare fsroot2)"
+	fi
+	if [[ -n $VAR_SPOKE ]]; then
+		# check's SMB line: our client, as the admin, to each share the playbook expects
+		pv "${P[@]}" "${VAR_SET[@]}" check
+		expect_out "smb +srv +logged on as LAB.Administrator with our SMB2 client \\(${VAR_SPOKE}\\); shares fsroot1, fsroot2\$" \
+			"$name: check's SMB line"
+		run_builtin "$name"
+	fi
 	[[ $name != *"secrets only"* && $(kt_aliases) -eq 4 ]] || [[ $name == *"secrets only"* && $(kt_aliases) -eq 0 ]] ||
 		fail "$name: alias principals in the keytab in use after prepare: $(kt_aliases)"
 	pv "${P[@]}" cleanup --leave
@@ -61,11 +102,20 @@ variant "secrets and keytab, winbind use default domain" \
 	"kerberos method=secrets and keytab" "winbind use default domain=yes"
 variant "system keytab" "kerberos method=system keytab"
 variant "secrets only" "kerberos method=secrets only"
+# SMB: our own client signs, encrypts, speaks 3.1.1; it says what it spoke, once
+VAR_SPOKE='SMB 3\.1\.1, signed \(AES-128-GMAC\)'
 variant "server signing mandatory" "server signing=mandatory"
-# our own client signs: it says so once, and nothing falls back to libsmbclient
-grep -q "requires signing; our SMB2 client signs every request and checks every answer" <<<"$VAR_ERR" ||
-	fail "signing mandatory: our client did not say it signs: $VAR_ERR"
-grep -q 'using libsmbclient' <<<"$VAR_ERR" && fail "signing mandatory: the trees went to libsmbclient: $VAR_ERR"
+VAR_SPOKE='SMB 3\.1\.1, encrypted \(AES-128-GCM\)'
+variant "server smb encrypt required" "server smb encrypt=required"
+VAR_SPOKE='SMB 3\.1\.1'
+variant "server min protocol SMB3_11" "server min protocol=SMB3_11"
+# a share that requires encryption (Samba's share-level `smb encrypt = required`, set by the
+# playbook's server.smb_encrypt when the shares are made, before any tree is built)
+VAR_SET=(--set server.smb_encrypt=required)
+VAR_SPOKE='SMB 3\.1\.1, encrypted \(AES-128-GCM\) on this share'
+variant "a share with smb encrypt required"
+VAR_SET=()
+VAR_SPOKE=
 "$LAB_SH" srv-conf >/dev/null
 
 # A controller that knows nothing of the domain: no name for the DC (hosts and resolv.conf with

@@ -69,6 +69,7 @@ struct flow {
 	bool read_bad, list_bad;
 	uint64_t read, stat_size, opened_size;
 	bool open_only; /* only the opening */
+	char desc[96];	/* what the connection spoke once open (pv_smba_describe) */
 	bool stop;	/* issue nothing more */
 };
 
@@ -222,6 +223,7 @@ static void ready(struct call *k, const struct pv_smba_done *d)
 	struct flow *fl = k->fl;
 
 	(void)d;
+	snprintf(fl->desc, sizeof(fl->desc), "%s", pv_smba_describe(fl->c));
 	if (fl->open_only)
 		return;
 	REQ(fl, "CREATE f", f_opened, pv_smba_create, fl->c, "u1/f", PV_SMBA_READ, PV_SMBA_OPEN,
@@ -255,13 +257,23 @@ static int flow_start(struct flow *fl, fake_hook hook, long arg)
 	return fd;
 }
 
+/* What the next flows' fake and client do about SMB 3 security (reset by each test that sets
+ * it): the fake's cipher and signing algorithm, what it requires encrypted, and what the
+ * client asks for. */
+static struct {
+	uint16_t cipher, sign_alg;
+	bool enc_session, enc_share, no_context;
+	uint16_t plain_cmd;
+	enum pv_smba_encrypt encrypt;
+} sec;
+
 /* How flow_open logs on: NTLMv2, or the SPNEGO callback below (as load/engine.c's Kerberos
  * one): the fake's one-leg stand-in, or a callback that fails. */
 static enum { LOGON_NTLM, LOGON_KRB, LOGON_KRB_FAILS } logon;
 static unsigned krb_steps;
 
 static int fake_krb(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *out, bool *done,
-		    uint8_t key[16])
+		    uint8_t key[32], size_t *keylen)
 {
 	(void)arg;
 	krb_steps++;
@@ -275,6 +287,7 @@ static int fake_krb(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *o
 		return pv_error(PV_EREMOTE, "not the server's token");
 	*done = true;
 	memcpy(key, FAKE_KRB_KEY, 16);
+	*keylen = 16;
 	return PV_OK;
 }
 
@@ -285,6 +298,13 @@ static void flow_open(struct flow *fl, struct pv_smba_loop *l, int fd, const cha
 	struct pv_secret *pw = pv_secret_new(password, strlen(password));
 	struct pv_smba_opts o = {"fake", "fake", "fsroot1", "LAB", "u1", pw, tmo};
 
+	o.encrypt = sec.encrypt;
+	fl->f.cipher = sec.cipher;
+	fl->f.sign_alg = sec.sign_alg;
+	fl->f.encrypt_session = sec.enc_session;
+	fl->f.encrypt_share = sec.enc_share;
+	fl->f.no_context = sec.no_context;
+	fl->f.plain_cmd = sec.plain_cmd;
 	ck_assert_ptr_nonnull(pw);
 	if (logon != LOGON_NTLM)
 		o.auth = fake_krb;
@@ -578,6 +598,190 @@ START_TEST(test_few_credits)
 }
 END_TEST
 
+/* SMB 3.1.1 (preauth integrity, the fake's own hash and key derivation; AES-CMAC or, offered
+ * and chosen, AES-GMAC signing) and encryption: every cipher, required of the session, of the
+ * share, or asked for by the client (a cipher of its choosing, offered alone); and 3.0.2's
+ * AES-128-CCM. Every request after the logon opened by the fake (none refused in clear, none
+ * that failed to open), the flow's answers all opened and taken. */
+START_TEST(test_smb3)
+{
+	static const struct {
+		uint16_t dialect, cipher, sign_alg;
+		int signing;
+		bool enc_session, enc_share;
+		enum pv_smba_encrypt encrypt;
+		const char *desc;
+	} cases[] = {
+		{0x0311, 0, 0, SIGN_NONE, false, false, 0, "SMB 3.1.1"},
+		{0x0311, 0, 0, SIGN_REQUIRED, false, false, 0, "SMB 3.1.1, signed (AES-128-CMAC)"},
+		{0x0311, 0, 2, SIGN_REQUIRED, false, false, 0, "SMB 3.1.1, signed (AES-128-GMAC)"},
+		{0x0311, 1, 0, SIGN_NONE, true, false, 0, "SMB 3.1.1, encrypted (AES-128-CCM)"},
+		{0x0311, 2, 2, SIGN_REQUIRED, true, false, 0, "SMB 3.1.1, encrypted (AES-128-GCM)"},
+		{0x0311, 3, 0, SIGN_NONE, true, false, 0, "SMB 3.1.1, encrypted (AES-256-CCM)"},
+		{0x0311, 4, 0, SIGN_NONE, true, false, 0, "SMB 3.1.1, encrypted (AES-256-GCM)"},
+		{0x0311, 2, 0, SIGN_NONE, false, true, 0,
+		 "SMB 3.1.1, encrypted (AES-128-GCM) on this share"},
+		{0x0311, 4, 0, SIGN_NONE, false, false, PV_SMBA_ENCRYPT_AES256_GCM,
+		 "SMB 3.1.1, encrypted (AES-256-GCM)"},
+		{0x0311, 2, 0, SIGN_REQUIRED, false, false, PV_SMBA_ENCRYPT_ON,
+		 "SMB 3.1.1, encrypted (AES-128-GCM)"},
+		{0x0302, 1, 0, SIGN_NONE, true, false, 0, "SMB 3.0.2, encrypted (AES-128-CCM)"},
+		{0x0300, 1, 0, SIGN_REQUIRED, false, true, 0,
+		 "SMB 3.0, encrypted (AES-128-CCM) on this share"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		static struct flow fl;
+		char how[96];
+		unsigned after = 0;
+		bool enc = cases[i].enc_session || cases[i].enc_share || cases[i].encrypt;
+
+		snprintf(how, sizeof(how), "case %zu (%s)", i, cases[i].desc);
+		memset(&sec, 0, sizeof(sec));
+		sec.cipher = cases[i].cipher;
+		sec.sign_alg = cases[i].sign_alg;
+		sec.enc_session = cases[i].enc_session;
+		sec.enc_share = cases[i].enc_share;
+		sec.encrypt = cases[i].encrypt;
+		flow_run(&fl, NULL, 0, cases[i].signing, cases[i].dialect, 0, NULL, T_OK);
+		ck_valid(&fl, how);
+		ck_assert_str_eq(fl.desc, cases[i].desc);
+		for (int c = SMB2_TREE_CONNECT; c < 32; c++)
+			after += fl.f.cmds[c];
+		ck_assert_uint_eq(fl.f.enc_bad + fl.f.clear_refused, 0);
+		ck_assert_uint_eq(fl.f.sig_bad + fl.f.unsigned_reqs, 0);
+		/* encrypted: everything after the logon, but a share's TREE_CONNECT */
+		ck_assert_msg(fl.f.enc_ok == (enc ? after - (cases[i].enc_share ? 1 : 0) : 0),
+			      "%s: %u encrypted of %u", how, fl.f.enc_ok, after);
+		if (cases[i].dialect == 0x0311) {
+			ck_assert_uint_eq(fl.f.client_hash, 1); /* SHA-512 */
+			ck_assert_uint_eq(fl.f.nclient_ciphers, cases[i].encrypt > 1 ? 1 : 4);
+			ck_assert_uint_eq(fl.f.nclient_signs, 2);
+		}
+		fake_stop(&fl.f);
+	}
+	memset(&sec, 0, sizeof(sec));
+}
+END_TEST
+
+/* A server that chose a cipher the client asked for alone, or none: the logon is refused
+ * before it starts, saying so. */
+START_TEST(test_smb3_no_cipher)
+{
+	static struct flow fl;
+
+	memset(&sec, 0, sizeof(sec));
+	sec.encrypt = PV_SMBA_ENCRYPT_ON;
+	flow_run(&fl, NULL, 0, SIGN_NONE, 0x0311, 0, NULL, T_MS);
+	ck_failed(&fl, PV_EREMOTE,
+		  "SMB logon as LAB\\u1 on 'fake': encryption was asked for (the playbook's "
+		  "load.encryption), but the server accepts none of the ciphers offered",
+		  "no cipher");
+	ck_assert_uint_eq(fl.f.cmds[SMB2_SESSION_SETUP], 0);
+	fake_stop(&fl.f);
+	sec.encrypt = PV_SMBA_ENCRYPT_AES256_CCM;
+	sec.cipher = 3;
+	flow_run(&fl, NULL, 0, SIGN_NONE, 0x0210, 0, NULL, T_MS);
+	ck_failed(&fl, PV_EREMOTE,
+		  "encryption with AES-256-CCM was asked for (the playbook's load.encryption), but "
+		  "SMB 2.1, the dialect negotiated, cannot encrypt",
+		  "2.1");
+	fake_stop(&fl.f);
+	memset(&sec, 0, sizeof(sec));
+}
+END_TEST
+
+/* The requests of the FSCT mix the flows above do not make, against the fake: FLUSH, byte-range
+ * LOCK (a second handle's overlapping lock refused, an unlock), an FSCTL with its output, and
+ * CHANGE_NOTIFY (interim, then the change), encrypted. */
+static uint32_t other_status, notify_len, fsctl_dialect;
+static uint8_t fid_a[16], fid_b[16];
+
+static void x_notified(struct call *k, const struct pv_smba_done *d)
+{
+	(void)k;
+	notify_len = (uint32_t)d->buflen;
+}
+
+static void x_fsctl(struct call *k, const struct pv_smba_done *d)
+{
+	(void)k;
+	if (d->buflen >= 24)
+		fsctl_dialect = smb2_get16(d->buf + 22);
+}
+
+static void x_locked2(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = k->fl;
+
+	other_status = d->status;
+	REQ(fl, "UNLOCK", NULL, pv_smba_lock, fl->c, fid_a, 0, 100, true, true);
+	REQ(fl, "FLUSH", NULL, pv_smba_flush, fl->c, fid_a);
+	REQ(fl, "FSCTL", x_fsctl, pv_smba_fsctl, fl->c, 0x00140204u, fid_a, "\0\0\0\0", 4, 1024);
+	REQ(fl, "NOTIFY", x_notified, pv_smba_notify, fl->c, fid_b, 1u);
+}
+
+static void x_locked(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = k->fl;
+
+	(void)d;
+	REQ(fl, "LOCK 2", x_locked2, pv_smba_lock, fl->c, fid_b, 50, 10, false, false);
+}
+
+static void x_opened_b(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = k->fl;
+
+	memcpy(fid_b, d->fid, 16);
+	REQ(fl, "LOCK", x_locked, pv_smba_lock, fl->c, fid_a, 0, 100, true, false);
+}
+
+static void x_opened_a(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = k->fl;
+
+	memcpy(fid_a, d->fid, 16);
+	REQ(fl, "CREATE d", x_opened_b, pv_smba_create, fl->c, "u1/d", PV_SMBA_READ, PV_SMBA_OPEN,
+	    PV_SMBA_DIR);
+}
+
+START_TEST(test_other_requests)
+{
+	static struct flow fl;
+	struct pv_smba_loop *l = NULL;
+	struct flow *one = &fl;
+	struct call *k;
+	int fd = flow_start(&fl, NULL, 0);
+
+	memset(&sec, 0, sizeof(sec));
+	sec.cipher = 2;
+	sec.enc_session = true;
+	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+	fl.open_only = true;
+	fl.f.dialect = 0x0311;
+	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
+	run_flows(l, &one, 1);
+	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
+	REQ(&fl, "CREATE f", x_opened_a, pv_smba_create, fl.c, "u1/f", PV_SMBA_WRITE, PV_SMBA_OPEN,
+	    PV_SMBA_NONDIR);
+	run_flows(l, &one, 1);
+	for (unsigned i = 0; i < fl.n; i++)
+		ck_assert_msg(fl.k[i].code == PV_OK, "%s: %s", fl.k[i].what, fl.k[i].msg);
+	ck_assert_uint_eq(fl.n, 8);
+	ck_assert_uint_eq(other_status, 0xC0000055u); /* LOCK_NOT_GRANTED */
+	ck_assert_uint_eq(fl.k[5].status, ST_OK);     /* the unlock */
+	ck_assert_uint_eq(fsctl_dialect, 0x0311);
+	ck_assert_uint_eq(notify_len, 12 + 2);
+	ck_assert_uint_eq(fl.f.nlocks, 0);
+	ck_assert_uint_eq(fl.f.enc_ok, 1 + fl.n);
+	loop_free(l);
+	fake_stop(&fl.f);
+	ck_once(&fl);
+	memset(&sec, 0, sizeof(sec));
+}
+END_TEST
+
 /* ---- faults ---- */
 
 /* Hooks of this suite (f->arg is a command unless said otherwise). */
@@ -652,6 +856,27 @@ static enum fake_act flood(struct fake *f, const struct fake_req *q, struct pv_b
 	return FAKE_HANGUP;
 }
 
+/* The first answer to command f->arg in a transform header that no key made (a session's
+ * logon answered as if encrypted). */
+static enum fake_act wrap_tf(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	uint8_t h[52] = {0xfd, 'S', 'M', 'B'};
+
+	if (q->cmd != f->arg || f->done++)
+		return FAKE_SEND;
+	smb2_put32(h + 36, (uint32_t)reply->len);
+	smb2_put16(h + 42, 1);
+	smb2_put64(h + 44, 0x1122);
+	fake_send_raw(f, "\0", 1);
+	fake_send_raw(f,
+		      (uint8_t[]){(uint8_t)((reply->len + 52) >> 16),
+				  (uint8_t)((reply->len + 52) >> 8), (uint8_t)(reply->len + 52)},
+		      3);
+	fake_send_raw(f, h, sizeof(h));
+	fake_send_raw(f, reply->data, reply->len);
+	return FAKE_DONE;
+}
+
 static const struct fault {
 	const char *name;
 	fake_hook hook;
@@ -661,6 +886,11 @@ static const struct fault {
 	const char *password;
 	int code;
 	const char *want;
+	/* SMB 3: the fake's dialect (0: 3.0.2), cipher, signing algorithm, what it requires
+	 * encrypted, and its own faults */
+	uint16_t dialect, cipher, sign_alg;
+	bool enc_session, enc_share, no_context;
+	uint16_t plain_cmd;
 } FAULTS[] = {
 	/* frames */
 	{"short frame", fake_short_frame, 10, 0, 0, NULL, PV_EREMOTE,
@@ -757,10 +987,16 @@ static const struct fault {
 	 "SMB logon as LAB\\u1 on 'fake': taken as a guest or anonymous logon"},
 	{"guest, signing required", session_flags, 1, SIGN_REQUIRED, 0, NULL, PV_ECRED,
 	 "taken as a guest or anonymous logon"},
+	/* encryption required where the connection has no cipher (the fake's 3.0.2 does not
+	 * offer SMB2_GLOBAL_CAP_ENCRYPTION): the setting named */
 	{"session encrypted", session_flags, 4, 0, 0, NULL, PV_EREMOTE,
-	 "SMB to 'fake': the server requires encryption"},
+	 "SMB logon as LAB\\u1 on 'fake': the server requires encryption of every session "
+	 "(Samba: `server smb encrypt = required`; Windows: EncryptData), but the server did not "
+	 "offer encryption with SMB 3.0.2"},
 	{"share encrypted", fake_poke, POKE(SMB2_TREE_CONNECT, SMB2_HDR + 4, 0x8000), 0, 0, NULL,
-	 PV_EREMOTE, "SMB to 'fake': the share fsroot1 requires encryption"},
+	 PV_EREMOTE,
+	 "SMB to 'fake': the share fsroot1 requires encryption (Samba: `smb encrypt = required` "
+	 "on it; Windows: the share's EncryptData), but the server did not offer encryption"},
 	/* signing required */
 	{"unsigned", fake_tamper, TAMPER(SMB2_READ, UNSIGN), SIGN_REQUIRED, 0, NULL, PV_EREMOTE,
 	 "SMB answer from 'fake' has a bad signature: READ (message "},
@@ -779,6 +1015,58 @@ static const struct fault {
 	 NULL, PV_EREMOTE, "came signed for session 0x9999, not ours (0x1122)"},
 	{"not required, flipped", fake_tamper, TAMPER(SMB2_SESSION_SETUP, FLIP), SIGN_SETUP, 0,
 	 NULL, PV_EREMOTE, "SESSION_SETUP (message 2, NT_STATUS_OK) does not match"},
+	/* SMB 3.1.1: the preauth integrity hash, the end of the logon signed, its contexts */
+	{"3.1.1 NEGOTIATE changed", fake_poke, POKE(SMB2_NEGOTIATE, SMB2_HDR + 8, 0x01020304), 0, 0,
+	 NULL, PV_EREMOTE,
+	 "SMB answer from 'fake' has a bad signature: SESSION_SETUP (message 2, NT_STATUS_OK) does "
+	 "not match its AES-128-CMAC signature",
+	 .dialect = 0x0311},
+	{"3.1.1 logon's end unsigned", fake_tamper, TAMPER(SMB2_SESSION_SETUP, UNSIGN), SIGN_NONE,
+	 0, NULL, PV_EREMOTE,
+	 "SESSION_SETUP (message 2, NT_STATUS_OK) came unsigned, and SMB 3.1.1 signs the end of "
+	 "every logon",
+	 .dialect = 0x0311},
+	{"3.1.1 GMAC flipped", fake_tamper, TAMPER(SMB2_CREATE, FLIP), SIGN_REQUIRED, 0, NULL,
+	 PV_EREMOTE, "CREATE (message 4, NT_STATUS_OK) does not match its AES-128-GMAC signature",
+	 .dialect = 0x0311, .sign_alg = 2},
+	{"3.1.1 without contexts", NULL, 0, 0, 0, NULL, PV_EREMOTE,
+	 "SMB to 'fake': its SMB 3.1.1 NEGOTIATE answer has no preauth integrity context",
+	 .dialect = 0x0311, .no_context = true},
+	{"3.1.1 a cipher not offered", fake_poke, POKE(SMB2_NEGOTIATE, 186, 0x0009), 0, 0, NULL,
+	 PV_EREMOTE,
+	 "SMB to 'fake': its NEGOTIATE answer chose 1 ciphers, the first 0x0009, not one offered",
+	 .dialect = 0x0311, .cipher = 2},
+	/* encryption: an answer tampered with, its nonce, its session, cut, its tag, its Flags,
+	 * or in clear */
+	{"ciphertext tampered", fake_tf_tamper, SMB2_READ | TF_FLIP << 16, 0, 0, NULL, PV_EREMOTE,
+	 "SMB answer from 'fake' failed decryption: it does not open under the session's "
+	 "AES-128-GCM key (its tag does not match",
+	 .dialect = 0x0311, .cipher = 2, .enc_session = true},
+	{"wrong nonce", fake_tf_tamper, SMB2_CREATE | TF_NONCE << 16, 0, 0, NULL, PV_EREMOTE,
+	 "failed decryption: it does not open under the session's AES-256-CCM key",
+	 .dialect = 0x0311, .cipher = 3, .enc_session = true},
+	{"wrong session id", fake_tf_tamper, SMB2_TREE_CONNECT | TF_SID << 16, 0, 0, NULL,
+	 PV_EREMOTE,
+	 "SMB answer from 'fake' failed decryption: its transform header names session 0x9999, "
+	 "not ours (0x1122)",
+	 .dialect = 0x0311, .cipher = 4, .enc_session = true},
+	{"truncated transform", fake_tf_tamper, SMB2_QUERY_INFO | TF_SHORT << 16, 0, 0, NULL,
+	 PV_EREMOTE,
+	 "SMB to 'fake': a malformed answer: a transform header whose OriginalMessageSize (",
+	 .dialect = 0x0302, .cipher = 1, .enc_session = true},
+	{"tag changed", fake_tf_tamper, SMB2_WRITE | TF_TAG << 16, 0, 0, NULL, PV_EREMOTE,
+	 "failed decryption: it does not open under the session's AES-128-CCM key",
+	 .dialect = 0x0311, .cipher = 1, .enc_share = true},
+	{"transform flags", fake_tf_tamper, SMB2_CLOSE | TF_FLAGS << 16, 0, 0, NULL, PV_EREMOTE,
+	 "a malformed answer: a transform header with Flags 0x0000, not 0x0001 (encrypted)",
+	 .dialect = 0x0311, .cipher = 2, .enc_session = true},
+	{"answered in clear", NULL, 0, 0, 0, NULL, PV_EREMOTE,
+	 "SMB answer from 'fake' came unencrypted: QUERY_DIRECTORY (message ", .dialect = 0x0311,
+	 .cipher = 2, .enc_session = true, .plain_cmd = SMB2_QUERY_DIRECTORY},
+	{"encrypted before the key", wrap_tf, SMB2_SESSION_SETUP, 0, 0, NULL, PV_EREMOTE,
+	 "SMB answer from 'fake' failed decryption: it came encrypted (for session 0x1122) before "
+	 "the session had a key to open it",
+	 .dialect = 0x0311, .cipher = 2, .enc_session = true},
 };
 
 START_TEST(test_faults)
@@ -786,7 +1074,15 @@ START_TEST(test_faults)
 	const struct fault *t = &FAULTS[_i];
 	static struct flow fl;
 
-	flow_run(&fl, t->hook, t->arg, t->signing, 0, t->credits, t->password, T_MS);
+	memset(&sec, 0, sizeof(sec));
+	sec.cipher = t->cipher;
+	sec.sign_alg = t->sign_alg;
+	sec.enc_session = t->enc_session;
+	sec.enc_share = t->enc_share;
+	sec.no_context = t->no_context;
+	sec.plain_cmd = t->plain_cmd;
+	flow_run(&fl, t->hook, t->arg, t->signing, t->dialect, t->credits, t->password, T_MS);
+	memset(&sec, 0, sizeof(sec));
 	ck_failed(&fl, t->code, t->want, t->name);
 	ck_assert_msg(!t->hook || fl.f.hooked > 0, "%s: the hook never ran", t->name);
 	fake_stop(&fl.f);
@@ -976,6 +1272,8 @@ static const struct {
 	int signing;
 	uint16_t dialect;
 	int credits; /* the fake's (0: 64 an answer) */
+	uint16_t cipher, sign_alg;
+	bool enc_session, enc_share;
 } SEEDS[] = {
 	{"valid", NULL, 0, SIGN_NONE, 0x0210},
 	{"valid-302", NULL, 0, SIGN_NONE, 0x0302},
@@ -1001,6 +1299,17 @@ static const struct {
 	{"signed-flipped", fake_tamper, TAMPER(SMB2_READ, FLIP), SIGN_REQUIRED, 0x0302},
 	{"signed-missing", fake_tamper, TAMPER(SMB2_QUERY_DIRECTORY, UNSIGN), SIGN_REQUIRED,
 	 0x0202},
+	{"smb311", NULL, 0, SIGN_NONE, 0x0311},
+	{"smb311-gmac", NULL, 0, SIGN_REQUIRED, 0x0311, 0, 0, 2},
+	{"enc-311-gcm", NULL, 0, SIGN_NONE, 0x0311, 0, 2, 0, true},
+	{"enc-311-ccm-share", NULL, 0, SIGN_NONE, 0x0311, 0, 1, 0, false, true},
+	{"enc-302-ccm", NULL, 0, SIGN_NONE, 0x0302, 0, 1, 0, true},
+	{"enc-tampered", fake_tf_tamper, SMB2_READ | TF_FLIP << 16, SIGN_NONE, 0x0311, 0, 2, 0,
+	 true},
+	{"enc-session-id", fake_tf_tamper, SMB2_CREATE | TF_SID << 16, SIGN_NONE, 0x0311, 0, 4, 0,
+	 true},
+	{"enc-truncated", fake_tf_tamper, SMB2_CLOSE | TF_SHORT << 16, SIGN_NONE, 0x0311, 0, 3, 0,
+	 true},
 };
 
 /* The plan against the fake under each seed's fault: every callback once (the plan checks),
@@ -1018,6 +1327,10 @@ START_TEST(test_plan_and_corpus)
 		f.signing = SEEDS[i].signing;
 		f.dialect = SEEDS[i].dialect;
 		f.credits = SEEDS[i].credits;
+		f.cipher = SEEDS[i].cipher;
+		f.sign_alg = SEEDS[i].sign_alg;
+		f.encrypt_session = SEEDS[i].enc_session;
+		f.encrypt_share = SEEDS[i].enc_share;
 		async_plan_tree(&f);
 		if (dir) {
 			char path[512];
@@ -1059,17 +1372,24 @@ static void replay(void *arg, const char *name, const uint8_t *data, size_t len)
 {
 	struct replayed *r = arg;
 	bool bad_sig = strstr(name, "flipped") || strstr(name, "missing");
+	bool bad_tf =
+		strstr(name, "tampered") || strstr(name, "session-id") || strstr(name, "truncated");
 	struct async_plan p;
 
 	async_replay(&p, data, len);
-	if (r->seeds && !bad_sig &&
+	if (r->seeds && !bad_sig && !bad_tf &&
 	    (strncmp(name, "valid", 5) == 0 || strncmp(name, "signed-", 7) == 0 ||
+	     strncmp(name, "smb311", 6) == 0 || strncmp(name, "enc-", 4) == 0 ||
 	     strcmp(name, "interim") == 0 || strcmp(name, "stingy") == 0)) {
 		ck_assert_msg(p.ok, "%s: %s", name, p.msg);
 		r->ok++;
 	}
 	if (bad_sig)
 		ck_assert_msg(!p.ok && strstr(p.msg, "has a bad signature"), "%s: %s", name, p.msg);
+	if (r->seeds && bad_tf)
+		ck_assert_msg(!p.ok && (strstr(p.msg, "failed decryption") ||
+					strstr(p.msg, "transform header")),
+			      "%s: %s", name, p.msg);
 }
 
 START_TEST(test_fuzz_replay)
@@ -1080,7 +1400,7 @@ START_TEST(test_fuzz_replay)
 	ck_assert_msg(seeds >= 0, "tests/fuzz/corpus/async: %s (run from the top of the tree)",
 		      strerror(errno));
 	ck_assert_uint_ge((unsigned)seeds, sizeof(SEEDS) / sizeof(SEEDS[0]));
-	ck_assert_uint_ge(r.ok, 7);
+	ck_assert_uint_ge(r.ok, 12);
 	r.seeds = false;
 	ck_assert_int_ge(pv_unit_inputs("tests/fuzz/crashes/async", ASYNC_INPUT_MAX, replay, &r),
 			 1);
@@ -1101,6 +1421,9 @@ int main(void)
 	tcase_add_test(tc, test_interim_answers);
 	tcase_add_test(tc, test_few_credits);
 	tcase_add_test(tc, test_refused_and_closed);
+	tcase_add_test(tc, test_smb3);
+	tcase_add_test(tc, test_smb3_no_cipher);
+	tcase_add_test(tc, test_other_requests);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("faults");
 	tcase_set_timeout(tc, 30);

@@ -278,7 +278,7 @@ START_TEST(counting)
 	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, false, 1.2, false); /* over only */
 	ck_assert(!pv_load_count_start(&f, &c, PV_LOAD_BROWSE, 0));
 	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, false, 9, true); /* an error: no latency, over */
-	/* late and in error: overloaded once, at its start */
+	/* late and in error: overloaded once, at its end */
 	late = pv_load_count_start(&f, &c, PV_LOAD_BROWSE, 3);
 	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, late, 9, true);
 	/* due while its user had no connection: started, unserved, overloaded */
@@ -600,7 +600,8 @@ START_TEST(ready_line)
 	memset(&rd, 0, sizeof(rd));
 	rd.connected = 98;
 	rd.failed = 2;
-	snprintf(rd.error, sizeof(rd.error), "cli1-u3: refused (LOGON_FAILURE)");
+	snprintf(rd.first, sizeof(rd.first), "cli1-u3: refused (LOGON_FAILURE)");
+	snprintf(rd.spoke, sizeof(rd.spoke), "SMB 3.1.1, encrypted (AES-128-GCM)");
 	rd.logon.failed = 2;
 	rd.logon.retries = 5;
 	pv_load_hist_add(&rd.logon.lat, 0.0125);
@@ -608,23 +609,27 @@ START_TEST(ready_line)
 	ck_assert_int_eq(pv_load_ready_encode(&rd, &b), PV_OK);
 	ck_assert_msg(!strcmp(b.data,
 			      "ready {\"users\":100,\"connected\":98,\"failed\":2,\"error\":"
-			      "\"cli1-u3: refused (LOGON_FAILURE)\",\"logon\":{\"failed\":2,"
+			      "\"cli1-u3: refused (LOGON_FAILURE)\",\"spoke\":\"SMB 3.1.1, "
+			      "encrypted (AES-128-GCM)\",\"logon\":{\"failed\":2,"
 			      "\"retries\":5,\"max\":0.25,\"hist\":[[51,1],[82,1]]}}\n"),
 		      "%s", b.data);
 	memset(&back, 0x5a, sizeof(back));
 	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &back), PV_OK);
 	ck_assert(back.connected == 98 && back.failed == 2);
-	ck_assert_str_eq(back.error, "cli1-u3: refused (LOGON_FAILURE)");
+	ck_assert_str_eq(back.first, "cli1-u3: refused (LOGON_FAILURE)");
+	ck_assert_str_eq(back.spoke, "SMB 3.1.1, encrypted (AES-128-GCM)");
 	ck_assert(memcmp(&back.logon, &rd.logon, sizeof(rd.logon)) == 0);
 	pv_buf_reset(&b);
 	memset(&rd, 0, sizeof(rd));
 	rd.connected = 3;
 	ck_assert_int_eq(pv_load_ready_encode(&rd, &b), PV_OK);
 	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &back), PV_OK);
-	ck_assert(back.connected == 3 && back.failed == 0 && back.error[0] == '\0');
+	ck_assert(back.connected == 3 && back.failed == 0 && back.first[0] == '\0' &&
+		  back.spoke[0] == '\0');
 	/* refused, and nothing set */
 	memset(&back, 0x5a, sizeof(back));
-#define RD_OK "\"logon\":{\"failed\":0,\"retries\":0,\"max\":0,\"hist\":[]}"
+#define LOGON0 "\"logon\":{\"failed\":0,\"retries\":0,\"max\":0,\"hist\":[]}"
+#define RD_OK  "\"spoke\":null," LOGON0
 	static const char *const bad[][2] = {
 		{"ready {\"users\":0,\"connected\":-1,\"failed\":0,\"error\":null," RD_OK "}",
 		 "\"connected\" is not an integer"},
@@ -635,10 +640,16 @@ START_TEST(ready_line)
 		{"ready {\"users\":1,\"connected\":1,\"failed\":0,\"error\":7," RD_OK "}",
 		 "\"error\" is not a string nor null"},
 		{"ready "
-		 "{\"users\":1,\"connected\":1,\"failed\":0,\"error\":null,\"logon\":{\"failed\":0,"
-		 "\"retries\":0,\"max\":3,\"hist\":[]}}",
+		 "{\"users\":1,\"connected\":1,\"failed\":0,\"error\":null,\"spoke\":[]," LOGON0
+		 "}",
+		 "\"spoke\" is not a string nor null"},
+		/* a line of another version (before "logon"): refused, as figures lines are */
+		{"ready {\"users\":1,\"connected\":1,\"failed\":0,\"error\":null,\"spoke\":null}",
+		 "no \"logon\""},
+		{"ready {\"users\":1,\"connected\":1,\"failed\":0,\"error\":null,\"spoke\":null,"
+		 "\"logon\":{\"failed\":0,\"retries\":0,\"max\":3,\"hist\":[]}}",
 		 "\"logon\": \"max\" is 3 with an empty histogram"},
-		{"ready {\"users\":1,\"connected\":1,\"failed\":0,\"error\":null}", "no \"logon\""},
+		{"ready {\"users\":1,\"connected\":1,\"failed\":0,\"error\":null}", "no \"spoke\""},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ck_assert_int_eq(pv_load_ready_decode(bad[i][0], strlen(bad[i][0]), &back),
@@ -743,15 +754,15 @@ START_TEST(line_refused)
 	refused(HEAD "{\"browse\":{\"started\":0,\"errors\":1,\"late\":3,\"over_limit\":0,"
 		     "\"unserved\":0,\"overloaded\":3,\"max\":0.01,\"hist\":[[49,1]]" OPS "}}}",
 		"more late (3) than ended, completed or in error (2)");
-	ck_assert_int_eq(pv_load_line_decode(HEAD "{\"browse\":{\"started\":0,\"errors\":1,"
-						  "\"late\":2,\"over_limit\":0,\"unserved\":0,"
-						  "\"overloaded\":2,\"max\":0.01,\"hist\":[[49,1]]" OPS
-						  "}}}",
-					     strlen(HEAD "{\"browse\":{\"started\":0,\"errors\":1,"
-							 "\"late\":2,\"over_limit\":0,\"unserved\":0,"
-							 "\"overloaded\":2,\"max\":0.01,\"hist\":"
-							 "[[49,1]]" OPS "}}}"),
-					     &f),
+	ck_assert_int_eq(pv_load_line_decode(
+				 HEAD "{\"browse\":{\"started\":0,\"errors\":1,"
+				      "\"late\":2,\"over_limit\":0,\"unserved\":0,"
+				      "\"overloaded\":2,\"max\":0.01,\"hist\":[[49,1]]" OPS "}}}",
+				 strlen(HEAD "{\"browse\":{\"started\":0,\"errors\":1,"
+					     "\"late\":2,\"over_limit\":0,\"unserved\":0,"
+					     "\"overloaded\":2,\"max\":0.01,\"hist\":"
+					     "[[49,1]]" OPS "}}}"),
+				 &f),
 			 PV_OK); /* two started in an earlier interval, both late, ended here */
 	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":0,\"over_limit\":1,"
 		     "\"unserved\":0,\"overloaded\":1,\"max\":0,\"hist\":[]" OPS "}}}",

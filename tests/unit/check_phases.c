@@ -347,9 +347,12 @@ static void figures_line(uint64_t seq, struct pv_buf *b)
 /* A client is trusted with nothing: one short line naming interval 1,000,000 of a step of 12
  * is refused (main's reader sized an array of 1,000,000 intervals, about 16 GiB, for it); so
  * is a line too many, a second "ready", a line too long; the intervals merge by number. */
-#define LOGON	  "\"logon\":{\"failed\":1,\"retries\":2,\"max\":0.01,\"hist\":[[49,1]]}"
-#define READY	  "ready {\"users\":3,\"connected\":2,\"failed\":1,\"error\":null," LOGON "}"
-#define READY_NEG "ready {\"users\":2,\"connected\":-1,\"failed\":0,\"error\":null," LOGON "}"
+#define LOGON "\"logon\":{\"failed\":1,\"retries\":2,\"max\":0.01,\"hist\":[[49,1]]}"
+#define READY                                                                                      \
+	"ready {\"users\":3,\"connected\":2,\"failed\":1,\"error\":null,\"spoke\":\"SMB "          \
+	"3.1.1\"," LOGON "}"
+#define READY_NEG                                                                                  \
+	"ready {\"users\":2,\"connected\":-1,\"failed\":0,\"error\":null,\"spoke\":null," LOGON "}"
 
 START_TEST(client_lines)
 {
@@ -366,6 +369,7 @@ START_TEST(client_lines)
 	ck_assert_int_eq(pv_run_client_line(&c, READY, strlen(READY)), 1);
 	ck_assert(c.ready);
 	ck_assert_uint_eq(c.connected, 2);
+	ck_assert_str_eq(c.spoke, "SMB 3.1.1");
 	ck_assert(c.logon.failed == 1 && c.logon.retries == 2 &&
 		  pv_load_hist_count(&c.logon.lat) == 1);
 	figures_line(1000000, &b);

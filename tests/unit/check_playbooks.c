@@ -735,6 +735,42 @@ START_TEST(load_section)
 	pb = ok(BASE, zero); /* the others still weigh */
 	ck_assert(pb->load.kind[PV_LOAD_BROWSE].weight == 0);
 	pv_playbook_free(pb);
+	/* encryption: auto unless asked, on, or one cipher */
+	pb = ok(BASE, NULL);
+	ck_assert_int_eq(pb->load.encryption, PV_LOAD_ENCRYPT_AUTO);
+	pv_playbook_free(pb);
+	pb = ok(BASE "load: {encryption: on}\n", NULL);
+	ck_assert_int_eq(pb->load.encryption, PV_LOAD_ENCRYPT_ON);
+	pv_playbook_free(pb);
+	{
+		const char *aes[] = {"load.encryption=aes-256-gcm", NULL};
+
+		pb = ok(BASE, aes);
+		ck_assert_int_eq(pb->load.encryption, PV_LOAD_ENCRYPT_AES256_GCM);
+		ck_assert_str_eq(pv_load_encryptions[pb->load.encryption], "aes-256-gcm");
+		pv_playbook_free(pb);
+	}
+	bad(BASE "load: {encryption: yes}\n",
+	    "t.yaml:7:20: 'load.encryption' is 'yes'; expected one of: auto, on, aes-128-ccm, "
+	    "aes-128-gcm, aes-256-ccm, aes-256-gcm",
+	    NULL);
+}
+END_TEST
+
+/* server.smb_encrypt: Samba's words for a share's "smb encrypt", or nothing. */
+START_TEST(server_smb_encrypt)
+{
+	struct pv_playbook *pb = ok(BASE "server: {name: srv, address: 198.18.0.20}\n", NULL);
+
+	ck_assert_ptr_null(pb->server.smb_encrypt);
+	pv_playbook_free(pb);
+	pb = ok(BASE "server: {name: srv, address: 198.18.0.20, smb_encrypt: required}\n", NULL);
+	ck_assert_str_eq(pb->server.smb_encrypt, "required");
+	pv_playbook_free(pb);
+	bad(BASE "server: {name: srv, address: 198.18.0.20, smb_encrypt: mandatory}\n",
+	    "t.yaml:7:56: 'server.smb_encrypt' is 'mandatory'; expected one of: off, "
+	    "if_required, desired, required",
+	    NULL);
 }
 END_TEST
 
@@ -1320,6 +1356,7 @@ static Suite *playbooks_suite(void)
 	tcase_add_test(tc, bad_ad_names);
 	tcase_add_test(tc, name_overflow);
 	tcase_add_test(tc, load_section);
+	tcase_add_test(tc, server_smb_encrypt);
 	tcase_add_test(tc, overrides_valid);
 	tcase_add_test(tc, shell_safe_values);
 	tcase_add_test(tc, overrides_later_wins);

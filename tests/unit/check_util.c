@@ -403,6 +403,110 @@ START_TEST(test_kdf_hmac_sha256)
 }
 END_TEST
 
+/* FIPS 180-2, appendix C.1 ("abc"), split across the two parts in every way, and the empty
+ * message; SMB 3.1.1's preauth hash chains it as H = SHA-512(H || message) (check_smb has the
+ * published chain). */
+START_TEST(test_sha512)
+{
+	uint8_t d[64];
+
+	for (size_t cut = 0; cut <= 3; cut++) {
+		pv_sha512_2("abc", cut, "abc" + cut, 3 - cut, d);
+		ck_assert_str_eq(
+			pv_unit_hex(d, 64),
+			"ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+			"2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f");
+	}
+	pv_sha512_2("", 0, "", 0, d);
+	ck_assert_str_eq(pv_unit_hex(d, 64),
+			 "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce"
+			 "47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e");
+}
+END_TEST
+
+/* The AEAD ciphers against published vectors (the SMB vectors, Microsoft's, are in
+ * check_smb: AES-128-CCM and AES-128-GCM through the transform header):
+ *   - AES-128-GCM and AES-256-GCM: "The Galois/Counter Mode of Operation" (McGrew, Viega,
+ *     2005), test cases 4 and 16 (60 bytes, 20 bytes of AAD);
+ *   - AES-256-CCM: IEEE P1619.1/D22, annex D.2.5 (CCM-128-AES-256 test vector 5);
+ *   - GMAC (AES-128-GCM over no plaintext): NIST CAVS gcmEncryptExtIV128, [PTlen = 0,
+ *     AADlen = 128, Taglen = 128] Count 0.
+ * Each also opened again, and refused with one bit of the text, the tag, the AAD or the nonce
+ * changed. */
+START_TEST(test_aead)
+{
+	static const struct {
+		enum pv_aead_alg alg;
+		const char *key, *nonce, *aad, *plain, *cipher, *tag;
+	} v[] = {
+		{PV_AES128_GCM, "feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888",
+		 "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+		 "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532"
+		 "f"
+		 "cf0e2449a6b525b16aedf5aa0de657ba637b39",
+		 "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7"
+		 "d"
+		 "8f6a5aac84aa051ba30b396a0aac973d58e091",
+		 "5bc94fbc3221a5db94fae95ae7121a47"},
+		{PV_AES256_GCM, "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
+		 "cafebabefacedbaddecaf888", "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+		 "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532"
+		 "f"
+		 "cf0e2449a6b525b16aedf5aa0de657ba637b39",
+		 "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da"
+		 "7"
+		 "b08b1056828838c5f61e6393ba7a0abcc9f662",
+		 "76fc6ece0f4e1768cddf8853bb2d551b"},
+		{PV_AES256_CCM, "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f",
+		 "101112131415161718191a1b", "000102030405060708090a0b0c0d0e0f10111213",
+		 "202122232425262728292a2b2c2d2e2f3031323334353637",
+		 "04f883aeb3bd0730eaf50bb6de4fa2212034e4e41b0e75e5",
+		 "9bba3f3a107f3239bd63902923f80371"},
+		{PV_AES128_GCM, "77be63708971c4e240d1cb79e8d77feb", "e0e00f19fed7ba0136a797f3",
+		 "7a43ec1d9c0a5a78a0b16533a6213cab", "", "", "209fcc8d3675ed938e9c7166709dd946"},
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		uint8_t key[32], nonce[16], aad[32], buf[64], tag[16], want[16];
+		size_t nl = pv_unit_unhex(v[i].nonce, nonce, sizeof(nonce)),
+		       al = pv_unit_unhex(v[i].aad, aad, sizeof(aad)),
+		       pl = pv_unit_unhex(v[i].plain, buf, sizeof(buf));
+		struct pv_aead *a;
+
+		ck_assert_uint_eq(pv_unit_unhex(v[i].key, key, sizeof(key)),
+				  v[i].alg == PV_AES256_GCM || v[i].alg == PV_AES256_CCM ? 32 : 16);
+		ck_assert_ptr_nonnull(a = pv_aead_new(v[i].alg, key));
+		pv_aead_seal(a, nonce, nl, aad, al, buf, pl, tag);
+		ck_assert_str_eq(pv_unit_hex(buf, pl), v[i].cipher);
+		ck_assert_str_eq(pv_unit_hex(tag, 16), v[i].tag);
+		memcpy(want, tag, 16);
+		ck_assert_int_eq(pv_aead_open(a, nonce, nl, aad, al, buf, pl, tag), 0);
+		ck_assert_str_eq(pv_unit_hex(buf, pl), v[i].plain);
+		pv_aead_seal(a, nonce, nl, aad, al, buf, pl, tag); /* the context is reused */
+		ck_assert_mem_eq(tag, want, 16);
+		if (pl) {
+			buf[pl - 1] ^= 1;
+			ck_assert_int_eq(pv_aead_open(a, nonce, nl, aad, al, buf, pl, tag), -1);
+			pv_unit_unhex(v[i].plain, buf, sizeof(buf));
+			pv_aead_seal(a, nonce, nl, aad, al, buf, pl, tag);
+		}
+		tag[15] ^= 1;
+		ck_assert_int_eq(pv_aead_open(a, nonce, nl, aad, al, buf, pl, tag), -1);
+		pv_unit_unhex(v[i].plain, buf, sizeof(buf));
+		pv_aead_seal(a, nonce, nl, aad, al, buf, pl, tag);
+		aad[0] ^= 1;
+		ck_assert_int_eq(pv_aead_open(a, nonce, nl, aad, al, buf, pl, tag), -1);
+		aad[0] ^= 1;
+		pv_unit_unhex(v[i].plain, buf, sizeof(buf));
+		pv_aead_seal(a, nonce, nl, aad, al, buf, pl, tag);
+		nonce[0] ^= 1;
+		ck_assert_int_eq(pv_aead_open(a, nonce, nl, aad, al, buf, pl, tag), -1);
+		pv_aead_free(a);
+	}
+	pv_aead_free(NULL);
+}
+END_TEST
+
 START_TEST(test_tar_headers)
 {
 	struct pv_buf b = PV_BUF_INIT;
@@ -743,6 +847,8 @@ int main(void)
 	tcase_add_test(tc, test_hmac_sha256);
 	tcase_add_test(tc, test_aes_cmac128);
 	tcase_add_test(tc, test_kdf_hmac_sha256);
+	tcase_add_test(tc, test_sha512);
+	tcase_add_test(tc, test_aead);
 	tcase_add_test(tc, test_tar_read);
 	tcase_add_test(tc, test_tar_read_by_tar);
 	tcase_add_test(tc, test_buf_secret);

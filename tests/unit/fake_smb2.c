@@ -227,37 +227,101 @@ static uint16_t dialect_of(const struct fake *f)
 	return f->dialect ? f->dialect : 0x0302;
 }
 
-/* The fake's signing key from the session key (MS-SMB2 3.1.4.2 as written: for 3.x,
- * HMAC-SHA256(key, [1]_32 "SMB2AESCMAC\0" 0x00 "SmbSign\0" [128]_32), its first 16 bytes). */
+/* SP800-108's KDF in counter mode as MS-SMB2 3.1.4.2 uses it, spelled out here:
+ * HMAC-SHA256(key, [i]_32 || label || 0x00 || context || [L]_32), i = 1 and 2 for 32 bytes;
+ * the label and the context carry their NUL (llen and clen count it). */
+static void kdf(const uint8_t *key, size_t klen, const char *label, size_t llen, const uint8_t *ctx,
+		size_t clen, uint8_t *out, size_t olen)
+{
+	uint8_t in[128], h[32];
+
+	for (uint32_t i = 1; olen > 0; i++) {
+		size_t n = 0, take = olen < 32 ? olen : 32;
+
+		in[n++] = 0, in[n++] = 0, in[n++] = 0, in[n++] = (uint8_t)i;
+		memcpy(in + n, label, llen), n += llen;
+		in[n++] = 0;
+		memcpy(in + n, ctx, clen), n += clen;
+		in[n++] = 0, in[n++] = 0;
+		in[n++] = (uint8_t)(olen * 8 >> 8), in[n++] = (uint8_t)(olen * 8);
+		pv_hmac_sha256(key, klen, in, n, h);
+		memcpy(out, h, take);
+		out += take;
+		olen -= take;
+	}
+}
+
+static bool aes256(uint16_t cipher)
+{
+	return cipher == 3 || cipher == 4;
+}
+
+static bool gcm(uint16_t cipher)
+{
+	return cipher == 2 || cipher == 4;
+}
+
+static enum pv_aead_alg alg_of(uint16_t cipher)
+{
+	return cipher == 1   ? PV_AES128_CCM
+	       : cipher == 2 ? PV_AES128_GCM
+	       : cipher == 3 ? PV_AES256_CCM
+			     : PV_AES256_GCM;
+}
+
+static void fake_unkey(struct fake *f)
+{
+	pv_aead_free(f->gmac);
+	pv_aead_free(f->c2s);
+	pv_aead_free(f->s2c);
+	f->gmac = f->c2s = f->s2c = NULL;
+	f->keyed = false;
+}
+
+/* The fake's keys from the session key (MS-SMB2 3.2.5.3.1 as written): 2.x signs with the key
+ * itself; 3.0 and 3.0.2 derive with fixed labels and contexts; 3.1.1 with its own labels and
+ * the session's preauth hash as context (and a 256-bit output for the AES-256 ciphers). */
 static void fake_key(struct fake *f, const uint8_t session_key[16])
 {
-	/* [i]_32, "SMB2AESCMAC\0", the 0x00 separator, "SmbSign\0", [L]_32 */
-	static const uint8_t in[] = "\0\0\0\1"
-				    "SMB2AESCMAC\0"
-				    "\0"
-				    "SmbSign\0"
-				    "\0\0\0\x80";
-	uint8_t h[32];
+	uint8_t c2s[32], s2c[32];
+	size_t kl = aes256(f->cipher) ? 32 : 16;
 
-	if (dialect_of(f) >= 0x0300) {
-		pv_hmac_sha256(session_key, 16, in, sizeof(in) - 1, h); /* not the literal's NUL */
-		memcpy(f->key, h, 16);
+	fake_unkey(f);
+	if (dialect_of(f) == 0x0311) {
+		kdf(session_key, 16, "SMBSigningKey", 14, f->preauth, 64, f->key, 16);
+		kdf(session_key, 16, "SMBC2SCipherKey", 16, f->preauth, 64, c2s, kl);
+		kdf(session_key, 16, "SMBS2CCipherKey", 16, f->preauth, 64, s2c, kl);
+	} else if (dialect_of(f) >= 0x0300) {
+		kdf(session_key, 16, "SMB2AESCMAC", 12, (const uint8_t *)"SmbSign", 8, f->key, 16);
+		kdf(session_key, 16, "SMB2AESCCM", 11, (const uint8_t *)"ServerIn ", 10, c2s, 16);
+		kdf(session_key, 16, "SMB2AESCCM", 11, (const uint8_t *)"ServerOut", 10, s2c, 16);
 	} else {
 		memcpy(f->key, session_key, 16);
+	}
+	if (dialect_of(f) == 0x0311 && f->sign_alg == 2)
+		ck_assert_ptr_nonnull(f->gmac = pv_aead_new(PV_AES128_GCM, f->key));
+	if (dialect_of(f) >= 0x0300 && f->cipher) {
+		ck_assert_ptr_nonnull(f->c2s = pv_aead_new(alg_of(f->cipher), c2s));
+		ck_assert_ptr_nonnull(f->s2c = pv_aead_new(alg_of(f->cipher), s2c));
 	}
 	f->keyed = true;
 }
 
 /* The signature of the message m (n bytes) under the fake's key, its signature field taken
- * as zero (MS-SMB2 3.1.4.1). */
+ * as zero (MS-SMB2 3.1.4.1; AES-GMAC's nonce: MessageId, then 4 bytes whose bit 0 says an
+ * answer). */
 static void fake_mac(const struct fake *f, const uint8_t *m, size_t n, uint8_t sig[16])
 {
-	uint8_t *z = malloc(n), h[32];
+	uint8_t *z = malloc(n), h[32], nonce[12];
 
 	ck_assert_ptr_nonnull(z);
 	memcpy(z, m, n);
 	memset(z + 48, 0, 16);
-	if (dialect_of(f) >= 0x0300) {
+	if (f->gmac) {
+		memcpy(nonce, m + 24, 8);
+		put32(nonce + 8, smb2_get32(m + 16) & 1);
+		pv_aead_seal(f->gmac, nonce, 12, z, n, NULL, 0, sig);
+	} else if (dialect_of(f) >= 0x0300) {
 		pv_aes_cmac128(f->key, z, n, sig);
 	} else {
 		pv_hmac_sha256(f->key, 16, z, n, h);
@@ -307,9 +371,17 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 	size_t len = qlen >= SMB2_HDR + 24 ? smb2_get16(q + SMB2_HDR + 14) : 0;
 	const uint8_t *tok = off <= qlen && len <= qlen - off ? q + off : NULL;
 	const uint8_t *ntlm = tok ? memmem(tok, len, "NTLMSSP", 8) : NULL;
+	bool krb = tok && len >= 8 && memcmp(tok, FAKE_KRB_TICKET, 8) == 0;
 	size_t at;
 
-	if (tok && len >= 8 && memcmp(tok, FAKE_KRB_TICKET, 8) == 0) {
+	/* 3.1.1's preauth hash: the session's starts from the connection's at a logon's first
+	 * request, and takes every request, and every answer but the last (MS-SMB2 3.3.5.5) */
+	if (dialect_of(f) == 0x0311) {
+		if (krb || (ntlm && ntlm[8] == 1))
+			memcpy(f->preauth, f->conn_preauth, 64);
+		pv_sha512_2(f->preauth, 64, q, qlen, f->preauth);
+	}
+	if (krb) {
 		uint8_t *b;
 
 		/* a logon in one round trip, as Kerberos makes it: the ticket in, the server's
@@ -319,6 +391,7 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 		msg(out, SMB2_SESSION_SETUP, mid, ST_OK, 0);
 		b = grow(out, 8);
 		put16(b, 9);
+		put16(b + 2, f->encrypt_session ? 4 : 0);
 		put16(b + 4, SMB2_HDR + 8);
 		put16(b + 6, 8);
 		pv_buf_add(out, FAKE_KRB_REPLY, 8);
@@ -332,6 +405,8 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 
 		challenge(f, &c);
 		at = msg(out, SMB2_SESSION_SETUP, mid, ST_MORE_PROCESSING, 0);
+		f->hash_at = at;
+		f->hash_pending = dialect_of(f) == 0x0311;
 		b = grow(out, 8);
 		put16(b, 9);
 		put16(b + 4, SMB2_HDR + 8);
@@ -342,9 +417,13 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 		return;
 	}
 	if (ntlm && authenticate_ok(f, ntlm, len - (size_t)(ntlm - tok))) {
+		uint8_t *b;
+
 		f->logons_ok++;
 		msg(out, SMB2_SESSION_SETUP, mid, ST_OK, 0);
-		put16(grow(out, 9), 9);
+		b = grow(out, 9);
+		put16(b, 9);
+		put16(b + 2, f->encrypt_session ? 4 : 0);
 		return;
 	}
 	f->logons_bad++;
@@ -617,6 +696,194 @@ static void set_info(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mid
 	put16(grow(out, 2), 2);
 }
 
+/* What the client's 3.1.1 NEGOTIATE offers (MS-SMB2 2.2.3.1), read by the fake on its own:
+ * the first hash algorithm, the ciphers, the signing algorithms. */
+static void offered(struct fake *f, const uint8_t *q, size_t qlen)
+{
+	size_t at = smb2_get32(q + SMB2_HDR + 28);
+	unsigned n = smb2_get16(q + SMB2_HDR + 32);
+
+	for (unsigned i = 0; i < n; i++) {
+		uint16_t type, len;
+		const uint8_t *d;
+
+		at = (at + 7) & ~(size_t)7;
+		ck_assert_msg(at + 8 <= qlen, "a negotiate context outside the request");
+		type = smb2_get16(q + at);
+		len = smb2_get16(q + at + 2);
+		d = q + at + 8;
+		ck_assert_msg(at + 8 + len <= qlen, "a negotiate context's data outside");
+		if (type == 1) {
+			ck_assert_uint_eq(smb2_get16(d), 1);	  /* one hash */
+			ck_assert_uint_eq(smb2_get16(d + 2), 32); /* 32 bytes of salt */
+			f->client_hash = smb2_get16(d + 4);
+		} else if (type == 2 || type == 8) {
+			uint16_t *v = type == 2 ? f->client_ciphers : f->client_signs;
+			unsigned *nv = type == 2 ? &f->nclient_ciphers : &f->nclient_signs;
+
+			*nv = smb2_get16(d);
+			ck_assert_uint_le(*nv, 8);
+			for (unsigned k = 0; k < *nv; k++)
+				v[k] = smb2_get16(d + 2 + 2 * k);
+		}
+		at += 8 + len;
+	}
+}
+
+static bool has(const uint16_t *v, unsigned n, uint16_t x)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/* A negotiate context of type with data (len bytes) appended to out, 8-byte aligned. */
+static void context(struct pv_buf *out, uint16_t type, const void *data, size_t len)
+{
+	uint8_t *c;
+
+	while (out->len % 8)
+		pv_buf_add(out, "", 1);
+	c = grow(out, 8 + len);
+	put16(c, type);
+	put16(c + 2, (uint16_t)len);
+	memcpy(c + 8, data, len);
+}
+
+/* NEGOTIATE (MS-SMB2 2.2.4): the fake's dialect; for 3.1.1 its contexts (the preauth hash
+ * SHA-512 with a salt, its cipher when it has one the client offered, else 0; its signing
+ * algorithm when the client sent the context), and the preauth hash of both messages. */
+static void negotiate(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mid,
+		      struct pv_buf *out)
+{
+	size_t at = msg(out, SMB2_NEGOTIATE, mid, ST_OK, 0), body;
+	bool v311 = dialect_of(f) == 0x0311;
+	uint8_t *b;
+
+	if (v311) {
+		memset(f->conn_preauth, 0, 64);
+		pv_sha512_2(f->conn_preauth, 64, q, qlen, f->conn_preauth);
+		offered(f, q, qlen);
+	}
+	body = out->len;
+	b = grow(out, 64);
+	put16(b, 65);
+	put16(b + 2, f->signing == SIGN_REQUIRED ? 3 : 1); /* signing enabled, required */
+	put16(b + 4, dialect_of(f));
+	/* large MTU (multi-credit); encryption for 3.0.x when it has a cipher */
+	put32(b + 24, 0x4 | (!v311 && dialect_of(f) >= 0x0300 && f->cipher ? 0x40 : 0));
+	put32(b + 28, 1 << 23);
+	put32(b + 32, 1 << 23);
+	put32(b + 36, 1 << 23);
+	if (v311 && !f->no_context) {
+		uint8_t pre[38] = {1, 0, 32, 0, 1, 0}, enc[4] = {1, 0}, sig[4] = {1, 0};
+		uint16_t n = 1;
+
+		memset(pre + 6, 0x5a, 32);
+		put32((uint8_t *)out->data + body + 60, (uint32_t)(out->len - at));
+		context(out, 1, pre, sizeof(pre));
+		if (f->nclient_ciphers) {
+			put16(enc + 2, has(f->client_ciphers, f->nclient_ciphers, f->cipher)
+					       ? f->cipher
+					       : 0);
+			context(out, 2, enc, sizeof(enc));
+			n++;
+		}
+		if (f->nclient_signs) {
+			put16(sig + 2, f->sign_alg == 2 && has(f->client_signs, f->nclient_signs, 2)
+					       ? 2
+					       : 1);
+			context(out, 8, sig, sizeof(sig));
+			n++;
+		}
+		put16((uint8_t *)out->data + body + 6, n);
+		if (!has(f->client_ciphers, f->nclient_ciphers, f->cipher))
+			f->cipher = 0; /* none in common */
+		if (!(f->sign_alg == 2 && has(f->client_signs, f->nclient_signs, 2)))
+			f->sign_alg = 0;
+	}
+	if (v311) { /* the answer into the hash once whole: credit() sets its credits */
+		f->hash_at = at;
+		f->hash_pending = true;
+	}
+}
+
+/* FLUSH (MS-SMB2 2.2.17), and LOCK (2.2.26) of one range: a lock overlapping another
+ * handle's is refused (LOCK_NOT_GRANTED, as FAIL_IMMEDIATELY asks), an unlock frees it. */
+static void lock_or_flush(struct fake *f, const struct smb2_hdr *h, const uint8_t *q, size_t qlen,
+			  int related, struct pv_buf *out)
+{
+	struct fake_handle *hd = handle_of(f, q + SMB2_HDR + 8, related);
+	uint32_t st = ST_OK;
+
+	if (!hd)
+		return bad_handle(out, h->command, h->mid);
+	if (h->command == SMB2_LOCK) {
+		uint64_t off, len;
+		uint32_t flags;
+		int me = (int)(hd - f->h);
+
+		ck_assert_uint_ge(qlen, SMB2_HDR + 48);
+		ck_assert_uint_eq(smb2_get16(q + SMB2_HDR + 2), 1); /* one range */
+		off = smb2_get64(q + SMB2_HDR + 24);
+		len = smb2_get64(q + SMB2_HDR + 32);
+		flags = smb2_get32(q + SMB2_HDR + 40);
+		if (flags & 4) {	  /* unlock */
+			st = 0xC000007Eu; /* RANGE_NOT_LOCKED */
+			for (unsigned i = 0; i < f->nlocks; i++)
+				if (f->locks[i].h == me && f->locks[i].off == off &&
+				    f->locks[i].len == len) {
+					f->locks[i] = f->locks[--f->nlocks];
+					st = ST_OK;
+					break;
+				}
+		} else {
+			for (unsigned i = 0; i < f->nlocks; i++)
+				if (f->locks[i].h != me &&
+				    off < f->locks[i].off + f->locks[i].len &&
+				    f->locks[i].off < off + len)
+					st = 0xC0000055u; /* LOCK_NOT_GRANTED */
+			if (st == ST_OK && f->nlocks < 16) {
+				f->locks[f->nlocks].h = me;
+				f->locks[f->nlocks].off = off;
+				f->locks[f->nlocks++].len = len;
+			}
+		}
+	}
+	msg(out, h->command, h->mid, st, 7);
+	if (st != ST_OK)
+		error_body(out);
+	else
+		put16(grow(out, 4), 4);
+}
+
+/* IOCTL (MS-SMB2 2.2.31): FSCTL_VALIDATE_NEGOTIATE_INFO answered with what the fake
+ * negotiated (2.2.32.6); anything else NOT_SUPPORTED. */
+static void ioctl(struct fake *f, const struct smb2_hdr *h, const uint8_t *q, size_t qlen,
+		  struct pv_buf *out)
+{
+	uint8_t *b;
+
+	ck_assert_uint_ge(qlen, SMB2_HDR + 56);
+	if (smb2_get32(q + SMB2_HDR + 4) != 0x00140204u) {
+		msg(out, SMB2_IOCTL, h->mid, ST_NOT_SUPPORTED, 7);
+		error_body(out);
+		return;
+	}
+	msg(out, SMB2_IOCTL, h->mid, ST_OK, 7);
+	b = grow(out, 48 + 24);
+	put16(b, 49);
+	put32(b + 4, 0x00140204u);
+	memset(b + 8, 0xff, 16);
+	put32(b + 32, SMB2_HDR + 48);
+	put32(b + 36, 24);
+	put32(b + 48, 0x4);				    /* Capabilities */
+	memset(b + 52, 0x77, 16);			    /* Guid */
+	put16(b + 68, f->signing == SIGN_REQUIRED ? 3 : 1); /* SecurityMode */
+	put16(b + 70, dialect_of(f));
+}
+
 /* One request message: its answer appended to out. related: the handle a related request
  * means; rstatus: the status of the previous message of the compound, which a related one
  * fails with (MS-SMB2 3.3.5.2.7.2). */
@@ -640,15 +907,7 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 	}
 	switch (h.command) {
 	case SMB2_NEGOTIATE:
-		msg(out, SMB2_NEGOTIATE, h.mid, ST_OK, 0);
-		b = grow(out, 64 + 8);
-		put16(b, 65);
-		put16(b + 2, f->signing == SIGN_REQUIRED ? 3 : 1); /* signing enabled, required */
-		put16(b + 4, dialect_of(f));
-		put32(b + 24, 0x4); /* large MTU: multi-credit */
-		put32(b + 28, 1 << 23);
-		put32(b + 32, 1 << 23);
-		put32(b + 36, 1 << 23);
+		negotiate(f, q, qlen, h.mid, out);
 		return;
 	case SMB2_SESSION_SETUP:
 		session_setup(f, q, qlen, h.mid, out);
@@ -662,6 +921,7 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 		b = grow(out, 16);
 		put16(b, 16);
 		b[2] = 1; /* disk */
+		put32(b + 4, f->encrypt_share ? 0x8000 : 0);
 		put32(b + 12, 0x1f01ff);
 		return;
 	case SMB2_CREATE: {
@@ -753,6 +1013,34 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 	case SMB2_READ:
 		read_file(f, q, qlen, h.mid, *related, out);
 		return;
+	case SMB2_FLUSH:
+	case SMB2_LOCK:
+		lock_or_flush(f, &h, q, qlen, *related, out);
+		return;
+	case SMB2_IOCTL:
+		ioctl(f, &h, q, qlen, out);
+		return;
+	case SMB2_CHANGE_NOTIFY: {
+		struct fake_handle *hd = handle_of(f, q + SMB2_HDR + 8, *related);
+		struct pv_buf u = PV_BUF_INIT;
+
+		if (!hd)
+			return bad_handle(out, SMB2_CHANGE_NOTIFY, h.mid);
+		/* it goes async at once, as a server's does, then something changed: "x" added
+		 * (FILE_NOTIFY_INFORMATION, MS-FSCC 2.7.1) */
+		fake_interim(f, SMB2_CHANGE_NOTIFY, h.mid);
+		msg(out, SMB2_CHANGE_NOTIFY, h.mid, ST_OK, 7);
+		pv_utf16le(&u, "x", 1, 0);
+		b = grow(out, 8 + 12 + u.len);
+		put16(b, 9);
+		put16(b + 2, SMB2_HDR + 8);
+		put32(b + 4, (uint32_t)(12 + u.len));
+		put32(b + 8 + 4, 1); /* FILE_ACTION_ADDED */
+		put32(b + 8 + 8, (uint32_t)u.len);
+		memcpy(b + 8 + 12, u.data, u.len);
+		pv_buf_release(&u, 0);
+		return;
+	}
 	case SMB2_QUERY_INFO:
 		query_info(f, q, h.mid, *related, out);
 		return;
@@ -782,17 +1070,25 @@ static bool read_all(int fd, uint8_t *p, size_t n)
 	return true;
 }
 
-/* When signing is required, a request after the logon (NEGOTIATE and SESSION_SETUP are not
- * signed) is counted as signed right, signed wrong or unsigned, and refused unless signed
- * right (true: answer STATUS_ACCESS_DENIED, as Samba does). *sign: sign its answer. */
-static bool refused(struct fake *f, const uint8_t *m, size_t n, bool *sign)
+/* A request after the logon (NEGOTIATE and SESSION_SETUP are never signed or encrypted) that
+ * came in clear where encryption is required (of the session, or on the share: not its
+ * TREE_CONNECT) is counted and refused (true: answer STATUS_ACCESS_DENIED, as Samba does).
+ * When signing is required, one that came in clear is counted as signed right, signed wrong
+ * or unsigned, and refused unless signed right. *sign: sign its answer. */
+static bool refused(struct fake *f, const uint8_t *m, size_t n, bool enc, bool *sign)
 {
 	uint16_t cmd = smb2_get16(m + 12);
 	uint8_t sig[16];
 
 	*sign = false;
-	if (f->signing != SIGN_REQUIRED || !f->keyed || cmd == SMB2_NEGOTIATE ||
-	    cmd == SMB2_SESSION_SETUP)
+	if (!f->keyed || cmd == SMB2_NEGOTIATE || cmd == SMB2_SESSION_SETUP || enc)
+		return false;
+	if (f->encrypt_session || (f->encrypt_share && cmd != SMB2_TREE_CONNECT &&
+				   cmd != SMB2_LOGOFF && smb2_get32(m + 36) == 7)) {
+		f->clear_refused++;
+		return true;
+	}
+	if (f->signing != SIGN_REQUIRED)
 		return false;
 	if (!(smb2_get32(m + 16) & SMB2_FLAGS_SIGNED)) {
 		f->unsigned_reqs++;
@@ -806,6 +1102,43 @@ static bool refused(struct fake *f, const uint8_t *m, size_t n, bool *sign)
 	f->signed_ok++;
 	*sign = true;
 	return false;
+}
+
+/* The transform header's nonce: 12 bytes for GCM, 11 for CCM (MS-SMB2 2.2.41). */
+static size_t nonce_len(const struct fake *f)
+{
+	return gcm(f->cipher) ? 12 : 11;
+}
+
+/* An encrypted request (len bytes from its transform header), opened in place: whether it
+ * opens (its Flags, its session, its size and its tag right). */
+static bool open_request(struct fake *f, uint8_t *p, size_t len)
+{
+	uint32_t size = smb2_get32(p + 36);
+
+	if (!f->c2s || smb2_get16(p + 42) != 1 || smb2_get64(p + 44) != 0x1122 || size != len - 52)
+		return false;
+	return pv_aead_open(f->c2s, p + 20, nonce_len(f), p + 20, 32, p + 52, size, p + 4) == 0;
+}
+
+/* The answer frame out encrypted into a transform (MS-SMB2 3.1.4.3): a nonce of the fake's
+ * counter, the AAD from the nonce on. */
+static void seal_answer(struct fake *f, struct pv_buf *out)
+{
+	struct pv_buf t = PV_BUF_INIT;
+	uint8_t *h;
+
+	h = grow(&t, 52);
+	memcpy(h, "\xfdSMB", 4);
+	smb2_put64(h + 20, ++f->nonce);
+	put32(h + 36, (uint32_t)out->len);
+	put16(h + 42, 1);
+	smb2_put64(h + 44, 0x1122);
+	pv_buf_add(&t, out->data, out->len);
+	h = (uint8_t *)t.data;
+	pv_aead_seal(f->s2c, h + 20, nonce_len(f), h + 20, 32, h + 52, out->len, h + 4);
+	pv_buf_release(out, 0);
+	*out = t;
 }
 
 /* Sign the messages of the answer frame out that sign[] (one per message, n of them) asks
@@ -858,10 +1191,10 @@ static void credit(struct fake *f, const uint8_t *q, uint8_t *a)
 static void *serve(void *arg)
 {
 	struct fake *f = arg;
-	uint8_t *in = malloc(1 << 21);
+	uint8_t *buf = malloc(1 << 21);
 
 	for (;;) {
-		uint8_t nb[4];
+		uint8_t nb[4], *in = buf;
 		size_t len, off = 0;
 		struct pv_buf out = PV_BUF_INIT;
 		struct fake_req q = {0};
@@ -869,14 +1202,25 @@ static void *serve(void *arg)
 		uint32_t rstatus = ST_OK;
 		size_t last = SIZE_MAX;
 		enum fake_act a = FAKE_SEND;
-		bool sign[64];
+		bool sign[64], enc = false;
 		unsigned nmsg = 0;
 
-		if (!in || !read_all(f->fd, nb, 4))
+		if (!buf || !read_all(f->fd, nb, 4))
 			break;
 		len = (size_t)nb[1] << 16 | (size_t)nb[2] << 8 | nb[3];
 		if (len < SMB2_HDR || len > (1 << 21) || !read_all(f->fd, in, len))
 			break;
+		if (memcmp(in, "\xfdSMB", 4) == 0) {
+			/* an encrypted request that does not open: Samba drops the connection */
+			if (len < 52 + SMB2_HDR || !open_request(f, in, len)) {
+				f->enc_bad++;
+				break;
+			}
+			f->enc_ok++;
+			enc = true;
+			in += 52;
+			len -= 52;
+		}
 		q.cmd = smb2_get16(in + 12);
 		q.mid = smb2_get64(in + 24);
 		for (;;) { /* each message of the compound */
@@ -893,26 +1237,43 @@ static void *serve(void *arg)
 				unsigned ok_before = f->logons_ok;
 				bool sign_it;
 
-				if (refused(f, in + off, mlen, &sign_it)) {
+				if (refused(f, in + off, mlen, enc, &sign_it)) {
 					rstatus = ST_ACCESS_DENIED;
 					msg(&out, cmd, smb2_get64(in + off + 24), rstatus, 0);
 					error_body(&out);
 				} else {
 					answer(f, in + off, mlen, &related, &rstatus, &out);
 				}
-				/* the end of a logon: signed unless the fake signs nothing */
+				/* the end of a logon: signed unless the fake signs nothing (3.1.1
+				 * always signs it) */
 				if (cmd == SMB2_SESSION_SETUP && f->logons_ok > ok_before &&
-				    f->keyed && f->signing != SIGN_NONE)
+				    f->keyed &&
+				    (f->signing != SIGN_NONE || dialect_of(f) == 0x0311))
 					sign_it = true;
 				if (nmsg < 64)
-					sign[nmsg++] = sign_it;
+					sign[nmsg++] = sign_it && !enc;
 				credit(f, in + off, (uint8_t *)out.data + last);
+				if (f->hash_pending) { /* 3.1.1: an answer into the preauth hash */
+					uint8_t *h = cmd == SMB2_NEGOTIATE ? f->conn_preauth
+									   : f->preauth;
+
+					pv_sha512_2(h, 64, out.data + f->hash_at,
+						    out.len - f->hash_at, h);
+					f->hash_pending = false;
+				}
 			}
 			if (!next || next > len - off - SMB2_HDR)
 				break;
 			off += next;
 		}
 		sign_answers(f, &out, sign, nmsg);
+		/* the answer to an encrypted request goes encrypted (MS-SMB2 3.3.4.1.4) */
+		if (enc && f->s2c) {
+			if (f->plain_cmd && f->plain_cmd == q.cmd)
+				f->plain_cmd = 0; /* the fault, once: this one in clear */
+			else
+				seal_answer(f, &out);
+		}
 		if (f->hook) {
 			a = f->hook(f, &q, &out);
 			f->hooked++;
@@ -923,7 +1284,7 @@ static void *serve(void *arg)
 		if (a == FAKE_HANGUP)
 			break;
 	}
-	free(in);
+	free(buf);
 	shutdown(f->fd, SHUT_RDWR);
 	return NULL;
 }
@@ -962,6 +1323,7 @@ void fake_join(struct fake *f)
 void fake_stop(struct fake *f)
 {
 	fake_join(f);
+	fake_unkey(f);
 	for (int i = 0; i < FAKE_NODES; i++) {
 		free(f->fs[i].path);
 		free(f->fs[i].data);
@@ -1082,5 +1444,37 @@ enum fake_act fake_cut_body(struct fake *f, const struct fake_req *q, struct pv_
 		return FAKE_SEND;
 	put32((uint8_t *)reply->data + 20, 0); /* no next message */
 	reply->len = SMB2_HDR + (size_t)(f->arg >> 16);
+	return FAKE_SEND;
+}
+
+enum fake_act fake_tf_tamper(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	uint8_t *p = (uint8_t *)reply->data;
+	int kind = (int)(f->arg >> 16);
+
+	if (f->done || q->cmd != (f->arg & 0xffff) || reply->len < 52 ||
+	    memcmp(p, "\xfdSMB", 4) != 0)
+		return FAKE_SEND;
+	f->done++;
+	switch (kind) {
+	case TF_FLIP:
+		p[reply->len - 1] ^= 0x40;
+		break;
+	case TF_NONCE:
+		p[20] ^= 0x01;
+		break;
+	case TF_SID:
+		smb2_put64(p + 44, 0x9999);
+		break;
+	case TF_SHORT:
+		put32(p + 36, smb2_get32(p + 36) + 10);
+		break;
+	case TF_TAG:
+		p[4] ^= 0x01;
+		break;
+	case TF_FLAGS:
+		put16(p + 42, 0);
+		break;
+	}
 	return FAKE_SEND;
 }

@@ -10,13 +10,23 @@
  * spelled out, the MACs of util/digest, not smb/smb2.c's signing), refuses a request that is
  * not signed right, and signs its answers; hooks then change what it signed.
  *
+ * It speaks the dialect it is given, 3.1.1 included (its negotiate contexts, a cipher and a
+ * signing algorithm of its choosing, the preauth integrity hash), and can encrypt: a cipher
+ * set, it requires encryption of every session (as `server smb encrypt = required`) or of
+ * its share (`smb encrypt = required` on it), opens every encrypted request (refusing, as
+ * Samba, one it cannot open or one that comes in clear where encryption is required) and
+ * encrypts the answers to them. All with its own code: the preauth hash, the KDF inputs and
+ * the GMAC nonce are spelled out here, over util/digest's primitives, not smb/sec.c's.
+ *
  * It holds the folder u1 of a share (any name); it answers NEGOTIATE, SESSION_SETUP (NTLMv2,
  * or a one-leg stand-in for Kerberos: FAKE_KRB_TICKET),
  * TREE_CONNECT, CREATE (files and folders: FILE_OPEN, FILE_CREATE, FILE_OVERWRITE_IF,
  * delete-on-close), CLOSE, READ and WRITE (a file's bytes are kept), QUERY_DIRECTORY
  * (FileDirectoryInformation, page entries per answer, then STATUS_NO_MORE_FILES), QUERY_INFO
- * (FileNetworkOpenInformation), SET_INFO (FileRenameInformation) and LOGOFF, compounds
- * included. Credits: 64 per answer, or as few as a stingy server's (see credits). */
+ * (FileNetworkOpenInformation), SET_INFO (FileRenameInformation), FLUSH, LOCK (byte ranges,
+ * conflicts refused), IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO), CHANGE_NOTIFY (an interim
+ * answer, then a change) and LOGOFF, compounds included. Credits: 64 per answer, or as few
+ * as a stingy server's (see credits). */
 #ifndef PV_TESTS_UNIT_FAKE_SMB2_H
 #define PV_TESTS_UNIT_FAKE_SMB2_H
 
@@ -83,6 +93,23 @@ struct fake {
 	int signing;	    /* SIGN_NONE, SIGN_SETUP or SIGN_REQUIRED (below) */
 	bool keyed;	    /* key is the signing key of the session logged on */
 	uint8_t key[16];
+	/* encryption and 3.1.1 (set before fake_run) */
+	uint16_t cipher;	  /* what it picks (3.1.1; 3.0.x: AES-128-CCM); 0: none */
+	uint16_t sign_alg;	  /* 3.1.1: AES-GMAC (2) to pick it when offered; 0: AES-CMAC */
+	bool encrypt_session;	  /* SessionFlags ENCRYPT_DATA: every request after the logon */
+	bool encrypt_share;	  /* ShareFlags ENCRYPT_DATA: every request on the tree */
+	bool no_context;	  /* 3.1.1 without its negotiate contexts (a broken server) */
+	uint8_t conn_preauth[64]; /* the connection's preauth hash (3.1.1) */
+	uint8_t preauth[64];	  /* the session's */
+	size_t hash_at;		  /* an answer to hash once it is whole (at this offset) */
+	bool hash_pending;
+	uint16_t client_ciphers[8], client_signs[8]; /* what the client offered (3.1.1) */
+	unsigned nclient_ciphers, nclient_signs;
+	uint16_t client_hash; /* the hash algorithm offered first */
+	struct pv_aead *gmac, *c2s, *s2c;
+	uint64_t nonce;
+	unsigned enc_ok, enc_bad, clear_refused; /* encrypted requests opened, not, refused */
+	uint16_t plain_cmd; /* the first answer to this command goes unencrypted (a fault) */
 	unsigned signed_ok, sig_bad, unsigned_reqs; /* requests after the logon, when required */
 	uint8_t schal[8];
 	struct fake_node fs[FAKE_NODES];
@@ -95,7 +122,12 @@ struct fake {
 	long balance;  /* ... the client's credits, as the fake counts them */
 	bool balance_set;
 	unsigned long granted;
-	unsigned overdrawn;  /* requests that came without a credit */
+	unsigned overdrawn; /* requests that came without a credit */
+	struct {
+		int h; /* the handle that holds it */
+		uint64_t off, len;
+	} locks[16];
+	unsigned nlocks;
 	uint64_t writes[64]; /* the offsets of the WRITEs seen, in order */
 	unsigned nwrites;
 	bool joined;
@@ -152,6 +184,17 @@ enum fake_act fake_tamper(struct fake *f, const struct fake_req *q, struct pv_bu
  * gives up; then the fake hangs up. */
 enum fake_act fake_hold_keepalive(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
 enum fake_act fake_hold_pending(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+/* What fake_tf_tamper does to the first encrypted answer to command (f->arg & 0xffff): */
+enum {
+	TF_FLIP,  /* flip a byte of the ciphertext */
+	TF_NONCE, /* change the nonce in the transform header */
+	TF_SID,	  /* another session's id in the transform header */
+	TF_SHORT, /* cut: OriginalMessageSize says 10 bytes more than follow */
+	TF_TAG,	  /* flip a byte of the signature (the AEAD tag) */
+	TF_FLAGS, /* Flags 0 instead of 1 (encrypted) */
+};
+enum fake_act fake_tf_tamper(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
 
 /* The first answer replaced by a frame of f->arg bytes (at most 10): shorter than a header. */
 enum fake_act fake_short_frame(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
