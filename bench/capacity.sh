@@ -6,25 +6,23 @@
 #   (1) ROUNDS rounds, alternating: a ramp at CAP % of a CPU, then at 2 x CAP, the same rate
 #       (RATE scenarios per user-hour) and seed, each refined to REFINE users: the answers, their
 #       median and spread (max - min) at each cap, and the ratio of the answers (2 x CAP over
-#       CAP: 2.0 when the instrument is linear in the server's capacity), per round and median;
-#   (2) the SMB2 operation mix: the server's own counts (smbstatus --profile, smbd built with
-#       profiling: 'smbd profiling level = on', counted from before the ramp's first round to
-#       after) against what the driver says it sent (load.json's ops) and FSCT HomeFolders'
-#       published mix (Nutanix TN-2117: create 22, close 19, read 14, query_info 13,
-#       query_directory 10, write 7, the rest 15).
-# Environment: CAP (default 5), RATE (3310: 10 x FSCT's), MIN, MAX, STEP (the ramp at CAP; at
-# 2 x CAP it is twice), REFINE (default STEP / 2), DURATION (8), ROUNDS (3), PER (users per
-# client, default MAX), FILESET (the playbook's, or a path: playbooks/filesets/homefolders.yaml
-# for office-sized documents), KEEP (lab pvcb stays prepared).
+#       CAP: 2.0 when the instrument is linear in the server's capacity), per round and median.
+#   The SMB2 operation mix the server counts is bench/mix.sh's.
+# Users stay logged on between steps (load.keep_logged_on), so each step logs on only its new
+# users. Environment: CAP (default 10: at 5% of a CPU the lab's server saturated at 40% of its
+# quota, and the answers were not linear), RATE (6620: 20 x FSCT's), MIN (20), MAX (140), STEP
+# (20: the ramp at CAP; at 2 x CAP every one of them is twice), REFINE (10), DURATION (6),
+# ROUNDS (3), PER (users per client, default MAX), FILESET (the playbook's, or a path), KEEP
+# (lab pvcb stays prepared).
 . "$(dirname "$0")/lib.sh"
 
-CAP=${CAP:-5}
-RATE=${RATE:-3310}
+CAP=${CAP:-10}
+RATE=${RATE:-6620}
 MIN=${MIN:-20}
-MAX=${MAX:-200}
-STEP=${STEP:-40}
-REFINE=${REFINE:-$((STEP / 2))}
-DURATION=${DURATION:-8}
+MAX=${MAX:-140}
+STEP=${STEP:-20}
+REFINE=${REFINE:-10}
+DURATION=${DURATION:-6}
 ROUNDS=${ROUNDS:-3}
 PER=${PER:-$MAX}
 "$LAB_SH" status >/dev/null || { echo "bench: the lab is not up (make lab-up)" >&2; exit 1; }
@@ -34,7 +32,6 @@ P=(-p "$PLAYBOOK" --set lab=pvcb --set "users.name_template=cb-{client}-u{n}"
 [[ -n ${FILESET:-} ]] && P+=(--set "server.fileset=$FILESET")
 cleanup() {
 	"$LAB_SH" srv-limit off >/dev/null 2>&1
-	"$LAB_SH" srv-conf >/dev/null 2>&1
 	if [[ -n ${KEEP:-} ]]; then
 		echo "bench: lab pvcb left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2
 	else
@@ -43,7 +40,6 @@ cleanup() {
 	rm -rf "$BT"
 }
 trap cleanup EXIT
-"$LAB_SH" srv-conf 'smbd profiling level=on' >/dev/null || { echo "bench: srv-conf failed" >&2; exit 1; }
 on ctl "$PV" "${P[@]}" prepare >"$BT/prepare.out" 2>&1 ||
 	{ echo "bench: prepare failed:" >&2; tail -5 "$BT/prepare.out" >&2; exit 1; }
 
@@ -57,9 +53,6 @@ limit() {
 	echo "bench: srv-limit $1 failed" >&2
 	exit 1
 }
-# the server's SMB2 counts now: "command count" lines
-profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }
-
 # ramp ID CAP MIN MAX STEP REFINE: the answer's users (0: none) on stdout
 ramp() {
 	local id=$1
@@ -77,7 +70,6 @@ print(a["users"] or 0)' "$BT/results/$id/load.json"
 
 printf 'bench: capacity answers, srv held to %s%% and %s%% of a CPU, %s scenarios per user-hour, %s rounds\n' \
 	"$CAP" "$((2 * CAP))" "$RATE" "$ROUNDS"
-profile >"$BT/prof0"
 : >"$BT/a1"
 : >"$BT/a2"
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -88,7 +80,6 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	printf '  round %d: %s%% -> %4d users, %s%% -> %4d users, ratio %s\n' "$r" "$CAP" "$a1" \
 		"$((2 * CAP))" "$a2" "$(ratio "$a2" "$a1")"
 done
-profile >"$BT/prof1"
 python3 - "$BT" "$ROUNDS" "$CAP" <<'EOF'
 import json, statistics, sys
 bt, rounds, cap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -101,39 +92,4 @@ print("  %d%%: median %g users, spread %d (%s); %d%%: median %g, spread %d (%s)"
 if ratios:
     print("  ratio 2x cap / cap: median %.2f (rounds %s); 2.00 is linear" % (
         statistics.median(ratios), " ".join("%.2f" % x for x in ratios)))
-# the mix: the server's counts over every round, the driver's, FSCT's
-def prof(f):
-    return {l.split()[0]: int(l.split()[1]) for l in open(f) if len(l.split()) == 2}
-p0, p1 = prof(bt + "/prof0"), prof(bt + "/prof1")
-server = {k: p1[k] - p0.get(k, 0) for k in p1}
-driver = {}
-for r in range(1, rounds + 1):
-    for c in (1, 2):
-        j = json.load(open("%s/results/c%d-%d/load.json" % (bt, c, r)))
-        for s in j["steps"]:
-            for k, v in s["ops"].items():
-                driver[k] = driver.get(k, 0) + v
-# Samba's profile names (smbd/smb2_server.c): find is QUERY_DIRECTORY, getinfo QUERY_INFO
-fsct = {"create": 22, "close": 19, "read": 14, "getinfo": 13, "find": 10, "write": 7}
-names = [("create", "create"), ("close", "close"), ("read", "read"), ("write", "write"),
-         ("getinfo", "query_info"), ("find", "query_directory"), ("setinfo", "set_info"),
-         ("ioctl", "ioctl"), ("notify", "change_notify"), ("lock", "lock"), ("flush", "flush")]
-# what the scenarios sent is what the server counts, but for the logons, tree listings and
-# logoffs the driver does not count: those commands are left out of both
-skip = {"negprot", "sesssetup", "logoff", "tcon", "tdis", "keepalive", "cancel", "break"}
-st = sum(v for k, v in server.items() if k not in skip)
-dt = sum(v for k, v in driver.items() if k not in ("negotiate", "session_setup", "logoff",
-                                                    "tree_connect", "tree_disconnect"))
-print("  SMB2 mix, %% of requests (server: smbstatus --profile; driver: load.json): %d server, %d driver" % (st, dt))
-print("  %-16s %8s %8s %6s %7s" % ("command", "server", "driver", "FSCT", "s-FSCT"))
-rest_s = rest_d = 100.0
-for sk, dk in names:
-    s = 100.0 * server.get(sk, 0) / st if st else 0
-    d = 100.0 * driver.get(dk, 0) / dt if dt else 0
-    f = fsct.get(sk)
-    if f is not None:
-        rest_s -= s
-        rest_d -= d
-    print("  %-16s %8.1f %8.1f %6s %7s" % (dk, s, d, f if f is not None else "", "%+.1f" % (s - f) if f is not None else ""))
-print("  %-16s %8.1f %8.1f %6d %+7.1f" % ("the rest", rest_s, rest_d, 15, rest_s - 15))
 EOF

@@ -69,6 +69,8 @@ struct user {
 	step_fn k;     /* what the answer to the request in flight goes to */
 	step_fn after; /* where a primitive (read_all, write_all, list_all) goes when done */
 	int step;
+	bool probing;  /* the request in flight looks for what should not be there */
+	uint64_t keep; /* a size kept across another's write */
 	uint8_t fid[16], fid2[16];
 	bool open1, open2;
 	uint64_t off, size;
@@ -112,7 +114,7 @@ struct worker {
 	unsigned connected, failed; /* active users with a connection (learning or more), and
 				     * without one (failed, or never opened) */
 	char first_error[576];
-	char spoke[128]; /* what its first user's connection speaks (pv_smba_describe) */
+	char spoke[128];   /* what its first user's connection speaks (pv_smba_describe) */
 	unsigned done_gen; /* the phase generation it finished */
 	int err;	   /* its loop failed (set once, by the worker), with errmsg */
 	char errmsg[256];
@@ -418,13 +420,6 @@ static void close_fid(struct user *u, bool second, step_fn next)
 	      pv_smba_closefile(u->c, second ? u->fid2 : u->fid, on_done, u));
 }
 
-static void done_ok(struct user *u, const struct pv_smba_done *d)
-{
-	if (d && refused(u, d, 0))
-		return;
-	end(u, false);
-}
-
 /* ---- learning the tree: static/, volatile/, new/ ---- */
 
 /* The folders of a part are listed down to LEARN_DEPTH below it, LEARN_FOLDERS at most in
@@ -531,97 +526,289 @@ static void learn(struct user *u)
 	learn_next(u, NULL);
 }
 
+/* ---- the requests of a Windows client around the scenarios ---- */
+
+#define ST_NOT_FOUND	  0xC0000034u /* STATUS_OBJECT_NAME_NOT_FOUND */
+#define ST_PATH_NOT_FOUND 0xC000003Au
+#define FSCTL_OBJECT_ID	  0x000900C0u /* FSCTL_CREATE_OR_GET_OBJECT_ID (MS-FSCC 2.3.7) */
+#define NOTIFY_FILTER	  0x0000017Fu /* FILE_NOTIFY_CHANGE_*: what Explorer watches */
+#define LOCK_AT		  0x7FFFFF00u /* an Office-style range lock, past the end of the file */
+#define INFO_BASIC	  4	      /* FileBasicInformation */
+#define INFO_DISPOSITION  13	      /* FileDispositionInformation */
+#define INFO_EOF	  20	      /* FileEndOfFileInformation */
+
+/* The lease key of a file for this user: the same for every open of the path (FNV-1a, twice:
+ * only which opens share a lease matters, not the key's value). */
+static void lease_key(const char *path, uint8_t key[16])
+{
+	uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+
+	for (int k = 0; k < 2; k++) {
+		for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+			h[k] = (h[k] ^ *p) * 0x100000001b3ull;
+		memcpy(key + 8 * k, &h[k], 8);
+	}
+}
+
+/* CREATE with a lease, as an SMB 3 client opens a document: read-handle caching to read it,
+ * read-write-handle to edit it. */
+static void open_lease(struct user *u, const char *path, uint32_t access, uint32_t disp,
+		       uint32_t opts, bool edit, step_fn next)
+{
+	uint8_t key[16];
+
+	lease_key(path, key);
+	ISSUE(u, next, PV_LOAD_OP_CREATE,
+	      pv_smba_create_lease(u->c, path, access, disp, opts, key, edit ? 7u : 3u, on_done,
+				   u));
+}
+
+/* A CREATE of what is not there (Explorer's desktop.ini, Office's owner file, a copy's
+ * target): the answer it expects is "not found"; next gets it through u->probing. */
+static void probe(struct user *u, const char *path, step_fn next)
+{
+	u->probing = true;
+	open_path(u, path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, next);
+}
+
+static void nothing(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+{
+	(void)c;
+	(void)arg;
+	(void)d;
+}
+
+/* The answer to the request before, as a scenario's step takes it: false when it ended the
+ * scenario (a refusal; a probe's "not found" is the answer it wanted, and what it found
+ * after all is closed). */
+static bool answered(struct user *u, const struct pv_smba_done *d)
+{
+	if (!d)
+		return true;
+	if (u->probing) {
+		u->probing = false;
+		if (d->status == ST_NOT_FOUND || d->status == ST_PATH_NOT_FOUND)
+			return true;
+		if (d->status == 0) {
+			if (pv_smba_closefile(u->c, d->fid, NULL, NULL) == PV_OK)
+				count_op(u, PV_LOAD_OP_CLOSE);
+			return true;
+		}
+	}
+	return !refused(u, d, 0);
+}
+
+static uint8_t *fid_of(struct user *u, bool second)
+{
+	return second ? u->fid2 : u->fid;
+}
+
+static void set_info(struct user *u, bool second, uint8_t cls, step_fn next)
+{
+	uint8_t info[40] = {0};
+	uint32_t len = 8;
+
+	if (cls == INFO_EOF) {
+		for (int b = 0; b < 8; b++)
+			info[b] = (uint8_t)(u->size >> (8 * b));
+	} else if (cls == INFO_DISPOSITION) {
+		info[0] = 1; /* DeletePending */
+		len = 1;
+	} else { /* basic: LastWriteTime now (NT time), every other field left as it is */
+		uint64_t nt = (uint64_t)(pv_now() * 1e7) + 116444736000000000ull;
+
+		for (int b = 0; b < 8; b++)
+			info[16 + b] = (uint8_t)(nt >> (8 * b));
+		len = 40;
+	}
+	ISSUE(u, next, PV_LOAD_OP_SET_INFO,
+	      pv_smba_setinfo(u->c, fid_of(u, second), cls, info, len, on_done, u));
+}
+
+static void flush_fid(struct user *u, bool second, step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_FLUSH, pv_smba_flush(u->c, fid_of(u, second), on_done, u));
+}
+
+static void lock_fid(struct user *u, bool unlock, step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_LOCK,
+	      pv_smba_lock(u->c, u->fid, LOCK_AT, 1, true, unlock, on_done, u));
+}
+
+static void object_id(struct user *u, step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_IOCTL,
+	      pv_smba_fsctl(u->c, FSCTL_OBJECT_ID, u->fid, NULL, 0, 64, on_done, u));
+}
+
+/* CHANGE_NOTIFY on the open folder, as Explorer watches the folder it shows: its answer comes
+ * when the folder is closed (or something in it changes), and nothing waits for it. */
+static void watch_dir(struct user *u)
+{
+	if (pv_smba_notify(u->c, u->fid, NOTIFY_FILTER, nothing, NULL) == PV_OK)
+		count_op(u, PV_LOAD_OP_CHANGE_NOTIFY);
+}
+
+static void stat_fid(struct user *u, bool second, step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_QUERY_INFO, pv_smba_stat(u->c, fid_of(u, second), on_done, u));
+}
+
 /* ---- the scenarios (docs/load.md) ---- */
 
-/* upload, copy_in: a new file in new/ */
+/* Each is a function of its steps: u->step says which request comes next; every answer comes
+ * back to it (d NULL at the start and after a read_all, write_all or list_all). */
+
+/* upload and copy_in: a name for a new file in new/ */
 static void new_name(struct user *u)
 {
 	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-%s-%s-%u.dat", u->info.name, u->info.name,
 		 u->e->run, ++u->seq);
 }
 
-static void made_closed(struct user *u, const struct pv_smba_done *d)
+/* The size of an uploaded document: 64 KiB to 2 MiB, log-uniform (office documents and
+ * presentations saved from a desktop). */
+static uint64_t upload_size(struct user *u)
 {
-	if (refused(u, d, 0))
-		return;
-	if (list_add(&u->made, u->path2, u->size) < 0) {
+	return (uint64_t)(65536.0 * exp(pv_load_rng_unit(&u->rng) * log(32.0)));
+}
+
+static void made(struct user *u)
+{
+	if (list_add(&u->made, u->path2, u->size) < 0)
 		end(u, true);
-		return;
-	}
-	end(u, false);
-}
-
-static void upload_written(struct user *u, const struct pv_smba_done *d)
-{
-	(void)d;
-	close_fid(u, true, made_closed);
-}
-
-static void upload_opened(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, true))
-		return;
-	write_all(u, 4096 + (uint64_t)(pv_load_rng_unit(&u->rng) * 61440.0), 2, upload_written);
-}
-
-static void sc_upload(struct user *u)
-{
-	new_name(u);
-	open_path(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, upload_opened);
-}
-
-/* browse and read_folder: open a static/ folder, list it, close it, then open each chosen file
- * of it, look at it (browse: three files, their attributes) or read it whole (read_folder:
- * every file), and close it */
-static void walk_file(struct user *u, const struct pv_smba_done *d);
-
-static void walk_looked(struct user *u, const struct pv_smba_done *d)
-{
-	if (u->kind == PV_LOAD_BROWSE && refused(u, d, 0))
-		return;
-	close_fid(u, false, walk_file);
-}
-
-static void walk_opened(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, false))
-		return;
-	if (u->kind == PV_LOAD_BROWSE)
-		ISSUE(u, walk_looked, PV_LOAD_OP_QUERY_INFO,
-		      pv_smba_stat(u->c, u->fid, on_done, u));
 	else
-		read_all(u, walk_looked);
-}
-
-static void walk_file(struct user *u, const struct pv_smba_done *d)
-{
-	bool browse = u->kind == PV_LOAD_BROWSE;
-	size_t n = u->names.n, k;
-
-	if (d && refused(u, d, 0))
-		return;
-	if (u->i >= (browse && n > 3 ? 3 : n)) {
 		end(u, false);
+}
+
+/* upload: "is it there?", then create it, size it, write it, flush, set its time, close */
+static void sc_upload_step(struct user *u, const struct pv_smba_done *d)
+{
+	if (!answered(u, d))
 		return;
+	switch (u->step++) {
+	case 0:
+		new_name(u);
+		probe(u, u->path2, sc_upload_step);
+		break;
+	case 1:
+		open_lease(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, true,
+			   sc_upload_step);
+		break;
+	case 2:
+		if (!opened(u, d, true))
+			return;
+		u->size = upload_size(u);
+		set_info(u, true, INFO_EOF, sc_upload_step);
+		break;
+	case 3:
+		write_all(u, u->size, 2, sc_upload_step);
+		break;
+	case 4:
+		flush_fid(u, true, sc_upload_step);
+		break;
+	case 5:
+		set_info(u, true, INFO_BASIC, sc_upload_step);
+		break;
+	case 6:
+		close_fid(u, true, sc_upload_step);
+		break;
+	default:
+		made(u);
 	}
-	k = browse ? (u->i * 7 + u->seq) % n : u->i;
-	u->i++;
-	snprintf(u->path2, sizeof(u->path2), "%s", u->names.f[k].path);
-	open_path(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, walk_opened);
 }
 
-static void walk_listed(struct user *u, const struct pv_smba_done *d)
+/* browse: open a folder, look at it, watch it, list it, look for its desktop.ini, look at one
+ * of its files (open, its attributes, close), close the folder */
+static void sc_browse_step(struct user *u, const struct pv_smba_done *d)
 {
-	(void)d;
-	u->i = 0;
-	close_fid(u, false, walk_file);
-}
-
-static void walk_dir(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, false))
+	if (!answered(u, d))
 		return;
-	list_all(u, 0, walk_listed);
+	switch (u->step++) {
+	case 0:
+		open_path(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, sc_browse_step);
+		break;
+	case 1:
+		if (!opened(u, d, false))
+			return;
+		stat_fid(u, false, sc_browse_step);
+		break;
+	case 2:
+		watch_dir(u);
+		list_all(u, 0, sc_browse_step);
+		break;
+	case 3:
+		if (snprintf(u->path2, sizeof(u->path2), "%s/desktop.ini", u->path) >=
+		    (int)sizeof(u->path2)) {
+			end(u, true);
+			return;
+		}
+		probe(u, u->path2, sc_browse_step);
+		break;
+	case 4:
+		if (!u->names.n) { /* nothing to look at: the folder closes */
+			u->step = 8;
+			close_fid(u, false, sc_browse_step);
+			return;
+		}
+		snprintf(u->path2, sizeof(u->path2), "%s",
+			 u->names.f[(size_t)(pv_load_rng_unit(&u->rng) * (double)u->names.n)].path);
+		open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+			   sc_browse_step);
+		break;
+	case 5:
+		if (!opened(u, d, true))
+			return;
+		stat_fid(u, true, sc_browse_step);
+		break;
+	case 6:
+		close_fid(u, true, sc_browse_step);
+		break;
+	case 7:
+		close_fid(u, false, sc_browse_step);
+		break;
+	default:
+		end(u, false);
+	}
+}
+
+/* read_folder: open a folder, list it, close it, then read every file of it whole */
+static void sc_read_folder_step(struct user *u, const struct pv_smba_done *d)
+{
+	if (!answered(u, d))
+		return;
+	switch (u->step++) {
+	case 0:
+		open_path(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, sc_read_folder_step);
+		break;
+	case 1:
+		if (!opened(u, d, false))
+			return;
+		list_all(u, 0, sc_read_folder_step);
+		break;
+	case 2:
+		u->i = 0;
+		close_fid(u, false, sc_read_folder_step);
+		break;
+	case 3: /* the next file */
+		if (u->i >= u->names.n) {
+			end(u, false);
+			return;
+		}
+		snprintf(u->path2, sizeof(u->path2), "%s", u->names.f[u->i++].path);
+		open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+			   sc_read_folder_step);
+		break;
+	case 4:
+		if (!opened(u, d, false))
+			return;
+		read_all(u, sc_read_folder_step);
+		break;
+	default:
+		u->step = 3;
+		close_fid(u, false, sc_read_folder_step);
+	}
 }
 
 static void walk(struct user *u)
@@ -633,200 +820,454 @@ static void walk(struct user *u)
 		return;
 	}
 	snprintf(u->path, sizeof(u->path), "%s", f->path);
-	u->seq++; /* browse: which three files */
-	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, walk_dir);
+	if (u->kind == PV_LOAD_BROWSE)
+		sc_browse_step(u, NULL);
+	else
+		sc_read_folder_step(u, NULL);
 }
 
-/* open_read: a static/ document read whole */
-static void read_done(struct user *u, const struct pv_smba_done *d)
+/* open_read: a static/ document opened to read (a lease, its attributes, its object id as the
+ * shell's link tracking asks), read whole, closed */
+static void sc_open_read_step(struct user *u, const struct pv_smba_done *d)
 {
-	(void)d;
-	close_fid(u, false, done_ok);
-}
-
-static void read_opened(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, false))
+	if (!answered(u, d))
 		return;
-	read_all(u, read_done);
+	switch (u->step++) {
+	case 0:
+		open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+			   sc_open_read_step);
+		break;
+	case 1:
+		if (!opened(u, d, false))
+			return;
+		stat_fid(u, false, sc_open_read_step);
+		break;
+	case 2:
+		object_id(u, sc_open_read_step);
+		break;
+	case 3:
+		read_all(u, sc_open_read_step);
+		break;
+	case 4:
+		close_fid(u, false, sc_open_read_step);
+		break;
+	default:
+		end(u, false);
+	}
+}
+
+/* open_close: a document opened, its attributes and object id read, closed */
+static void sc_open_close_step(struct user *u, const struct pv_smba_done *d)
+{
+	if (!answered(u, d))
+		return;
+	switch (u->step++) {
+	case 0:
+		open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+			   sc_open_close_step);
+		break;
+	case 1:
+		if (!opened(u, d, false))
+			return;
+		stat_fid(u, false, sc_open_close_step);
+		break;
+	case 2:
+		object_id(u, sc_open_close_step);
+		break;
+	case 3:
+		close_fid(u, false, sc_open_close_step);
+		break;
+	default:
+		end(u, false);
+	}
+}
+
+/* copy_in: a static/ file read whole and written as a new file in new/ (is the target there?
+ * create it, size it, write it, set its time) */
+static void sc_copy_in_step(struct user *u, const struct pv_smba_done *d)
+{
+	if (!answered(u, d))
+		return;
+	switch (u->step++) {
+	case 0:
+		open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+			   sc_copy_in_step);
+		break;
+	case 1:
+		if (!opened(u, d, false))
+			return;
+		stat_fid(u, false, sc_copy_in_step);
+		break;
+	case 2:
+		read_all(u, sc_copy_in_step);
+		break;
+	case 3:
+		new_name(u);
+		probe(u, u->path2, sc_copy_in_step);
+		break;
+	case 4:
+		open_path(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR,
+			  sc_copy_in_step);
+		break;
+	case 5:
+		if (!opened(u, d, true))
+			return;
+		set_info(u, true, INFO_EOF, sc_copy_in_step);
+		break;
+	case 6:
+		write_all(u, u->size, 2, sc_copy_in_step);
+		break;
+	case 7:
+		set_info(u, true, INFO_BASIC, sc_copy_in_step);
+		break;
+	case 8:
+		close_fid(u, true, sc_copy_in_step);
+		break;
+	case 9:
+		close_fid(u, false, sc_copy_in_step);
+		break;
+	default:
+		made(u);
+	}
+}
+
+/* The owner file Office makes beside a document it edits: ~$ and the document's name. */
+static void owner_name(struct user *u)
+{
+	const char *slash = strrchr(u->path, '/');
+	int dir = slash ? (int)(slash - u->path) : 0;
+
+	if (snprintf(u->path2, sizeof(u->path2), "%.*s/~$%.200s", dir, u->path,
+		     slash ? slash + 1 : u->path) < 0)
+		u->path2[0] = '\0';
+}
+
+/* edit_save: a volatile/ document opened to edit as an editor does (a read-write-handle lease,
+ * its attributes, its object id, a range lock, read whole), its owner file made (~$name: is it
+ * there? create, write, close), saved (a temporary file written, sized, flushed, closed; the
+ * lock released, the document closed, the temporary file renamed over it) and the owner file
+ * deleted */
+static void sc_edit_save_step(struct user *u, const struct pv_smba_done *d)
+{
+	const char *slash = strrchr(u->path, '/');
+	int dir = slash ? (int)(slash - u->path) : 0;
+
+	if (!answered(u, d))
+		return;
+	switch (u->step++) {
+	case 0:
+		open_lease(u, u->path, PV_SMBA_WRITE, PV_SMBA_OPEN, PV_SMBA_NONDIR, true,
+			   sc_edit_save_step);
+		break;
+	case 1:
+		if (!opened(u, d, false))
+			return;
+		stat_fid(u, false, sc_edit_save_step);
+		break;
+	case 2:
+		object_id(u, sc_edit_save_step);
+		break;
+	case 3:
+		lock_fid(u, false, sc_edit_save_step);
+		break;
+	case 4:
+		read_all(u, sc_edit_save_step);
+		break;
+	case 5: /* the owner file */
+		owner_name(u);
+		probe(u, u->path2, sc_edit_save_step);
+		break;
+	case 6:
+		open_path(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE,
+			  PV_SMBA_NONDIR, sc_edit_save_step);
+		break;
+	case 7:
+		if (!opened(u, d, true))
+			return;
+		u->keep = u->size; /* the document's size, kept across the owner's write */
+		write_all(u, 162, 2, sc_edit_save_step);
+		break;
+	case 8:
+		u->size = u->keep;
+		close_fid(u, true, sc_edit_save_step);
+		break;
+	case 9: /* the save: a temporary file beside the document */
+		snprintf(u->path2, sizeof(u->path2), "%.*s/~WRL%04u.tmp", dir, u->path,
+			 ++u->seq % 10000);
+		open_path(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE,
+			  PV_SMBA_NONDIR, sc_edit_save_step);
+		break;
+	case 10:
+		if (!opened(u, d, true))
+			return;
+		if (!u->size)
+			u->size = 4096;
+		set_info(u, true, INFO_EOF, sc_edit_save_step);
+		break;
+	case 11:
+		write_all(u, u->size, 2, sc_edit_save_step);
+		break;
+	case 12:
+		flush_fid(u, true, sc_edit_save_step);
+		break;
+	case 13:
+		close_fid(u, true, sc_edit_save_step);
+		break;
+	case 14:
+		lock_fid(u, true, sc_edit_save_step);
+		break;
+	case 15:
+		close_fid(u, false, sc_edit_save_step);
+		break;
+	case 16: /* the temporary file over the document */
+		open_path(u, u->path2, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR,
+			  sc_edit_save_step);
+		break;
+	case 17:
+		if (!opened(u, d, false))
+			return;
+		ISSUE(u, sc_edit_save_step, PV_LOAD_OP_SET_INFO,
+		      pv_smba_rename(u->c, u->fid, u->path, true, on_done, u));
+		break;
+	case 18:
+		close_fid(u, false, sc_edit_save_step);
+		break;
+	case 19: /* the owner file goes */
+		owner_name(u);
+		open_path(u, u->path2, PV_SMBA_DELETE | PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR,
+			  sc_edit_save_step);
+		break;
+	case 20:
+		if (!opened(u, d, true))
+			return;
+		set_info(u, true, INFO_DISPOSITION, sc_edit_save_step);
+		break;
+	case 21:
+		close_fid(u, true, sc_edit_save_step);
+		break;
+	default:
+		end(u, false);
+	}
+}
+
+/* rewrite: a volatile/ file rewritten in place (opened over, a range lock, sized, written,
+ * flushed, the lock released, closed) */
+static void sc_rewrite_step(struct user *u, const struct pv_smba_done *d)
+{
+	if (!answered(u, d))
+		return;
+	switch (u->step++) {
+	case 0:
+		open_lease(u, u->path, PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, true,
+			   sc_rewrite_step);
+		break;
+	case 1:
+		if (!opened(u, d, false))
+			return;
+		u->size = u->off; /* the size it had (opening over it emptied it) */
+		lock_fid(u, false, sc_rewrite_step);
+		break;
+	case 2:
+		set_info(u, false, INFO_EOF, sc_rewrite_step);
+		break;
+	case 3:
+		write_all(u, u->size, 1, sc_rewrite_step);
+		break;
+	case 4:
+		flush_fid(u, false, sc_rewrite_step);
+		break;
+	case 5:
+		lock_fid(u, true, sc_rewrite_step);
+		break;
+	case 6:
+		close_fid(u, false, sc_rewrite_step);
+		break;
+	default:
+		end(u, false);
+	}
+}
+
+/* delete_new: the oldest file this user made in new/ (opened to delete, marked, closed) */
+static void sc_delete_new_step(struct user *u, const struct pv_smba_done *d)
+{
+	if (!answered(u, d))
+		return;
+	switch (u->step++) {
+	case 0:
+		open_path(u, u->path, PV_SMBA_DELETE | PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR,
+			  sc_delete_new_step);
+		break;
+	case 1:
+		if (!opened(u, d, false))
+			return;
+		set_info(u, false, INFO_DISPOSITION, sc_delete_new_step);
+		break;
+	case 2:
+		close_fid(u, false, sc_delete_new_step);
+		break;
+	default:
+		end(u, false);
+	}
+}
+
+/* list_new: new/ opened, looked at, watched, listed, closed */
+static void sc_list_new_step(struct user *u, const struct pv_smba_done *d)
+{
+	if (!answered(u, d))
+		return;
+	switch (u->step++) {
+	case 0:
+		open_path(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, sc_list_new_step);
+		break;
+	case 1:
+		if (!opened(u, d, false))
+			return;
+		stat_fid(u, false, sc_list_new_step);
+		break;
+	case 2:
+		watch_dir(u);
+		list_all(u, 0, sc_list_new_step);
+		break;
+	case 3:
+		close_fid(u, false, sc_list_new_step);
+		break;
+	default:
+		end(u, false);
+	}
+}
+
+/* rename: a volatile/ file renamed and back (each: opened to delete, renamed, closed) */
+static void sc_rename_step(struct user *u, const struct pv_smba_done *d)
+{
+	if (!answered(u, d))
+		return;
+	switch (u->step++) {
+	case 0:
+	case 3:
+		open_path(u, u->step == 1 ? u->path : u->path2, PV_SMBA_READ | PV_SMBA_DELETE,
+			  PV_SMBA_OPEN, PV_SMBA_NONDIR, sc_rename_step);
+		break;
+	case 1:
+	case 4:
+		if (!opened(u, d, false))
+			return;
+		ISSUE(u, sc_rename_step, PV_LOAD_OP_SET_INFO,
+		      pv_smba_rename(u->c, u->fid, u->step == 2 ? u->path2 : u->path, false,
+				     on_done, u));
+		break;
+	case 2:
+	case 5:
+		close_fid(u, false, sc_rename_step);
+		break;
+	default:
+		end(u, false);
+	}
+}
+
+/* mkdir: a folder made in new/, a file in it, then both deleted (each opened to delete,
+ * marked, closed) */
+static void sc_mkdir_step(struct user *u, const struct pv_smba_done *d)
+{
+	if (!answered(u, d))
+		return;
+	switch (u->step++) {
+	case 0:
+		open_path(u, u->path, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_DIR,
+			  sc_mkdir_step);
+		break;
+	case 1:
+		if (!opened(u, d, false))
+			return;
+		close_fid(u, false, sc_mkdir_step);
+		break;
+	case 2:
+		if (snprintf(u->path2, sizeof(u->path2), "%s/f.dat", u->path) >=
+		    (int)sizeof(u->path2)) {
+			end(u, true);
+			return;
+		}
+		open_path(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE,
+			  PV_SMBA_NONDIR, sc_mkdir_step);
+		break;
+	case 3:
+		if (!opened(u, d, true))
+			return;
+		write_all(u, 4096, 2, sc_mkdir_step);
+		break;
+	case 4:
+		close_fid(u, true, sc_mkdir_step);
+		break;
+	case 5:
+	case 8:
+		open_path(u, u->step == 6 ? u->path2 : u->path, PV_SMBA_DELETE | PV_SMBA_READ,
+			  PV_SMBA_OPEN, u->step == 6 ? PV_SMBA_NONDIR : PV_SMBA_DIR, sc_mkdir_step);
+		break;
+	case 6:
+	case 9:
+		if (!opened(u, d, false))
+			return;
+		set_info(u, false, INFO_DISPOSITION, sc_mkdir_step);
+		break;
+	case 7:
+	case 10:
+		close_fid(u, false, sc_mkdir_step);
+		break;
+	default:
+		end(u, false);
+	}
+}
+
+/* The scenarios' starts: which file or folder, then the first step. */
+static void sc_upload(struct user *u)
+{
+	sc_upload_step(u, NULL);
+}
+
+/* A file of the list into u->path, or the scenario ends in an error (nothing to work on). */
+static bool pick_into(struct user *u, const struct list *l)
+{
+	const struct file *f = pick(u, l);
+
+	if (!f) {
+		end(u, true);
+		return false;
+	}
+	snprintf(u->path, sizeof(u->path), "%s", f->path);
+	u->off = f->size;
+	return true;
 }
 
 static void sc_open_read(struct user *u)
 {
-	const struct file *f = pick(u, &u->sfiles);
-
-	if (!f) {
-		end(u, true);
-		return;
-	}
-	open_path(u, f->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, read_opened);
-}
-
-/* copy_in: a static/ file read whole and written as a new file in new/ */
-static void copy_closed_src(struct user *u, const struct pv_smba_done *d)
-{
-	if (refused(u, d, 0))
-		return;
-	close_fid(u, true, made_closed);
-}
-
-static void copy_written(struct user *u, const struct pv_smba_done *d)
-{
-	(void)d;
-	close_fid(u, false, copy_closed_src);
-}
-
-static void copy_read(struct user *u, const struct pv_smba_done *d)
-{
-	(void)d;
-	write_all(u, u->size, 2, copy_written);
-}
-
-static void copy_dst(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, true))
-		return;
-	read_all(u, copy_read);
-}
-
-static void copy_src(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, false))
-		return;
-	new_name(u);
-	open_path(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, copy_dst);
+	if (pick_into(u, &u->sfiles))
+		sc_open_read_step(u, NULL);
 }
 
 static void sc_copy_in(struct user *u)
 {
-	const struct file *f = pick(u, &u->sfiles);
-
-	if (!f) {
-		end(u, true);
-		return;
-	}
-	open_path(u, f->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, copy_src);
-}
-
-/* edit_save: read a volatile/ document, write ~$<name>.tmp, rename it over the original */
-static void edit_renamed(struct user *u, const struct pv_smba_done *d)
-{
-	if (refused(u, d, 0))
-		return;
-	close_fid(u, true, done_ok);
-}
-
-static void edit_written(struct user *u, const struct pv_smba_done *d)
-{
-	(void)d;
-	ISSUE(u, edit_renamed, PV_LOAD_OP_SET_INFO,
-	      pv_smba_rename(u->c, u->fid2, u->path, true, on_done, u));
-}
-
-static void edit_tmp(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, true))
-		return;
-	write_all(u, u->size ? u->size : 4096, 2, edit_written);
-}
-
-static void edit_read_closed(struct user *u, const struct pv_smba_done *d)
-{
-	const char *slash = strrchr(u->path, '/');
-
-	if (refused(u, d, 0))
-		return;
-	snprintf(u->path2, sizeof(u->path2), "%.*s/~$%s.tmp", (int)(slash - u->path), u->path,
-		 slash + 1);
-	open_path(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
-		  edit_tmp);
-}
-
-static void edit_read(struct user *u, const struct pv_smba_done *d)
-{
-	(void)d;
-	close_fid(u, false, edit_read_closed);
-}
-
-static void edit_opened(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, false))
-		return;
-	read_all(u, edit_read);
+	if (pick_into(u, &u->sfiles))
+		sc_copy_in_step(u, NULL);
 }
 
 static void sc_edit_save(struct user *u)
 {
-	const struct file *f = pick(u, &u->vfiles);
-
-	if (!f) {
-		end(u, true);
-		return;
-	}
-	snprintf(u->path, sizeof(u->path), "%s", f->path);
-	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, edit_opened);
-}
-
-/* open_close: a document's attributes */
-static void oc_stat(struct user *u, const struct pv_smba_done *d)
-{
-	if (refused(u, d, 0))
-		return;
-	close_fid(u, false, done_ok);
-}
-
-static void oc_opened(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, false))
-		return;
-	ISSUE(u, oc_stat, PV_LOAD_OP_QUERY_INFO, pv_smba_stat(u->c, u->fid, on_done, u));
+	if (pick_into(u, &u->vfiles))
+		sc_edit_save_step(u, NULL);
 }
 
 static void sc_open_close(struct user *u)
 {
-	const struct file *f = pick(u, pv_load_rng_unit(&u->rng) < 0.5 ? &u->sfiles : &u->vfiles);
-
-	if (!f)
-		f = pick(u, &u->sfiles);
-	if (!f) {
-		end(u, true);
-		return;
-	}
-	open_path(u, f->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, oc_opened);
-}
-
-/* rewrite: a volatile/ file rewritten in place */
-static void rewrite_written(struct user *u, const struct pv_smba_done *d)
-{
-	(void)d;
-	close_fid(u, true, done_ok);
-}
-
-static void rewrite_opened(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, true))
-		return;
-	write_all(u, u->size, 2, rewrite_written);
+	if (pick_into(u, pv_load_rng_unit(&u->rng) < 0.5 && u->vfiles.n ? &u->vfiles : &u->sfiles))
+		sc_open_close_step(u, NULL);
 }
 
 static void sc_rewrite(struct user *u)
 {
-	const struct file *f = pick(u, &u->vfiles);
-
-	if (!f) {
-		end(u, true);
-		return;
+	if (pick_into(u, &u->vfiles)) {
+		if (!u->off)
+			u->off = 4096;
+		sc_rewrite_step(u, NULL);
 	}
-	u->size = f->size ? f->size : 4096;
-	open_path(u, f->path, PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, rewrite_opened);
-}
-
-/* delete_new: the oldest file this user made in new/ */
-static void del_opened(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, false))
-		return;
-	close_fid(u, false, done_ok);
 }
 
 static void sc_delete_new(struct user *u)
@@ -838,118 +1279,31 @@ static void sc_delete_new(struct user *u)
 	snprintf(u->path, sizeof(u->path), "%s", u->made.f[u->made_head].path);
 	free(u->made.f[u->made_head].path);
 	u->made.f[u->made_head++].path = NULL;
-	if (u->made_head == u->made.n) {
+	if (u->made_head == u->made.n)
 		u->made.n = u->made_head = 0;
-	}
-	open_path(u, u->path, PV_SMBA_DELETE | PV_SMBA_READ, PV_SMBA_OPEN,
-		  PV_SMBA_NONDIR | PV_SMBA_DELCLOSE, del_opened);
-}
-
-/* list_new */
-static void ln_listed(struct user *u, const struct pv_smba_done *d)
-{
-	(void)d;
-	close_fid(u, false, done_ok);
-}
-
-static void ln_opened(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, false))
-		return;
-	list_all(u, 0, ln_listed);
+	sc_delete_new_step(u, NULL);
 }
 
 static void sc_list_new(struct user *u)
 {
 	snprintf(u->path, sizeof(u->path), "%s/new", u->info.name);
-	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, ln_opened);
-}
-
-/* rename: a volatile/ file and back */
-static void ren_back(struct user *u, const struct pv_smba_done *d)
-{
-	if (refused(u, d, 0))
-		return;
-	close_fid(u, false, done_ok);
-}
-
-static void ren_away(struct user *u, const struct pv_smba_done *d)
-{
-	if (refused(u, d, 0))
-		return;
-	ISSUE(u, ren_back, PV_LOAD_OP_SET_INFO,
-	      pv_smba_rename(u->c, u->fid, u->path, false, on_done, u));
-}
-
-static void ren_opened(struct user *u, const struct pv_smba_done *d)
-{
-	if (!opened(u, d, false))
-		return;
-	snprintf(u->path2, sizeof(u->path2), "%s/volatile/pv-%s-%s-%u.ren", u->info.name,
-		 u->info.name, u->e->run, ++u->seq);
-	ISSUE(u, ren_away, PV_LOAD_OP_SET_INFO,
-	      pv_smba_rename(u->c, u->fid, u->path2, false, on_done, u));
+	sc_list_new_step(u, NULL);
 }
 
 static void sc_rename(struct user *u)
 {
-	const struct file *f = pick(u, &u->vfiles);
-
-	if (!f) {
-		end(u, true);
+	if (!pick_into(u, &u->vfiles))
 		return;
-	}
-	snprintf(u->path, sizeof(u->path), "%s", f->path);
-	open_path(u, u->path, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR,
-		  ren_opened);
-}
-
-/* mkdir: a folder in new/, a file in it, both deleted */
-static void mk_step(struct user *u, const struct pv_smba_done *d)
-{
-	if (d && refused(u, d, 0))
-		return;
-	switch (u->step++) {
-	case 0: /* the folder made */
-		if (!opened(u, d, false))
-			return;
-		if (snprintf(u->path2, sizeof(u->path2), "%s/f.dat", u->path) >=
-		    (int)sizeof(u->path2)) {
-			end(u, true);
-			return;
-		}
-		open_path(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE,
-			  PV_SMBA_NONDIR | PV_SMBA_DELCLOSE, mk_step);
-		break;
-	case 1: /* the file made, deleted on close */
-		if (!opened(u, d, true))
-			return;
-		write_all(u, 4096, 2, mk_step);
-		break;
-	case 2:
-		close_fid(u, true, mk_step);
-		break;
-	case 3: /* the folder: deleted on close */
-		close_fid(u, false, mk_step);
-		break;
-	case 4:
-		open_path(u, u->path, PV_SMBA_DELETE | PV_SMBA_READ, PV_SMBA_OPEN,
-			  PV_SMBA_DIR | PV_SMBA_DELCLOSE, mk_step);
-		break;
-	case 5:
-		if (!opened(u, d, false))
-			return;
-		close_fid(u, false, done_ok);
-		break;
-	}
+	snprintf(u->path2, sizeof(u->path2), "%s/volatile/pv-%s-%s-%u.ren", u->info.name,
+		 u->info.name, u->e->run, ++u->seq);
+	sc_rename_step(u, NULL);
 }
 
 static void sc_mkdir(struct user *u)
 {
 	snprintf(u->path, sizeof(u->path), "%s/new/pv-d-%s-%s-%u", u->info.name, u->info.name,
 		 u->e->run, ++u->seq);
-	u->step = 0;
-	open_path(u, u->path, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_DIR, mk_step);
+	sc_mkdir_step(u, NULL);
 }
 
 /* the ops loop (opts.ops_loop): open, write 4 KiB, close, again */
@@ -1036,7 +1390,9 @@ static void start(struct user *u, double t)
 	pv_load_next(&u->sched, &gap, &u->next);
 	u->due += gap;
 	set_state(u, U_BUSY);
-	u->open1 = u->open2 = false;
+	u->open1 = u->open2 = u->probing = false;
+	u->step = 0;
+	u->i = 0;
 	scenario[u->kind](u);
 }
 
@@ -1236,10 +1592,9 @@ static bool logon_turn(struct worker *w)
 			w->logon.retries++;
 			pthread_mutex_unlock(&w->lock);
 		}
-		so = (struct pv_smba_opts){u->info.alias, u->info.alias, u->info.share,
-					   o->workgroup,  u->info.name,	 o->password,
-					   o->timeout_ms, NULL,		 NULL,
-					   encrypt(o->cfg)};
+		so = (struct pv_smba_opts){
+			u->info.alias, u->info.alias, u->info.share, o->workgroup, u->info.name,
+			o->password,   o->timeout_ms, NULL,	     NULL,	   encrypt(o->cfg)};
 		if (o->cfg->auth == PV_LOAD_KERBEROS) {
 			so.auth = kerberos;
 			so.auth_arg = u;

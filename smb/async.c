@@ -1346,6 +1346,27 @@ static void answer(struct pv_smba *c, const struct smb2_hdr *h, uint8_t *msg, si
 	complete(c, q, &d);
 }
 
+static int ready_for(struct pv_smba *c, uint16_t cmd, pv_smba_cb cb, void *arg, struct req **q);
+static int send_req(struct pv_smba *c, struct req *q, int enc, const char *what);
+
+/* A lease break notification (MS-SMB2 3.2.5.19.2): when the server waits for it, the break is
+ * acknowledged at once with the state it breaks to (this client keeps no cached data a break
+ * would have it write back first), so no open of another waits for the lease's timeout. An
+ * oplock break (24 bytes: no oplock is ever asked) or a malformed one is left alone. */
+static void lease_break(struct pv_smba *c, uint8_t *msg, size_t mlen)
+{
+	struct smb2_lease_break lb;
+	struct smb2_rd m;
+	struct req *q;
+
+	smb2_rd_init(&m, msg, mlen);
+	if (mlen < SMB2_HDR + 44 || smb2_lease_break_dec(&m, &lb) < 0 || !lb.ack)
+		return;
+	if (ready_for(c, SMB2_OPLOCK_BREAK, NULL, NULL, &q) == PV_OK)
+		send_req(c, q, smb2_lease_break_ack_enc(&q->body, lb.key, lb.state),
+			 "LEASE_BREAK_ACK");
+}
+
 /* An encrypted frame (MS-SMB2 3.2.5.1.1): its transform header checked, for our session,
  * opened in place under the session's key. The messages inside, or NULL when the
  * connection was lost. */
@@ -1420,9 +1441,12 @@ static void frame(struct pv_smba *c, uint8_t *f, size_t len)
 			     c->host);
 			return;
 		}
-		/* interim answers (the request went async) and break notifications: no answer */
-		if (!(h.status == ST_PENDING && (h.flags & SMB2_FLAGS_ASYNC)) &&
-		    h.mid != UINT64_MAX) {
+		/* interim answers (the request went async) and break notifications: no answer; a
+		 * lease break the server waits for is acknowledged */
+		if (h.mid == UINT64_MAX && h.command == SMB2_OPLOCK_BREAK)
+			lease_break(c, f + off, mlen);
+		else if (!(h.status == ST_PENDING && (h.flags & SMB2_FLAGS_ASYNC)) &&
+			 h.mid != UINT64_MAX) {
 			c->last_final = now();
 			answer(c, &h, f + off, mlen, decrypted);
 		}
@@ -2003,6 +2027,46 @@ int pv_smba_rename(struct pv_smba *c, const uint8_t fid[16], const char *path, b
 			     what);
 	}
 	pv_buf_release(&info, 0);
+	return chained(c, r);
+}
+
+int pv_smba_setinfo(struct pv_smba *c, const uint8_t fid[16], uint8_t info_class, const void *data,
+		    uint32_t len, pv_smba_cb cb, void *arg)
+{
+	struct req *q;
+	int r = ready_for(c, SMB2_SET_INFO, cb, arg, &q);
+
+	if (r == PV_OK) /* SMB2_0_INFO_FILE */
+		r = send_req(c, q, smb2_set_info_enc(&q->body, 1, info_class, fid, data, len),
+			     "SET_INFO");
+	return chained(c, r);
+}
+
+int pv_smba_create_lease(struct pv_smba *c, const char *path, uint32_t access, uint32_t disposition,
+			 uint32_t options, const uint8_t key[16], uint32_t state, pv_smba_cb cb,
+			 void *arg)
+{
+	uint8_t lease[52];
+	struct smb2_cctx ctx = {"RqLs", lease, 0};
+	struct smb2_create_req cr = {
+		path, access, 0, 7 /* share read, write, delete */, disposition, options,
+		0,    &ctx,   1};
+	uint16_t dialect = pv_smba_dialect(c);
+	struct req *q;
+	int r, n;
+
+	/* leases from 2.1 on, the v2 context from 3.0 (MS-SMB2 3.2.4.3.8) */
+	if (dialect < SMB2_210)
+		return pv_smba_create(c, path, access, disposition, options, cb, arg);
+	n = smb2_lease_ctx(lease, sizeof(lease), key, state, dialect >= SMB2_300);
+	ctx.len = (size_t)n;
+	cr.oplock = SMB2_OPLOCK_LEASE;
+	if ((r = ready_for(c, SMB2_CREATE, cb, arg, &q)) == PV_OK) {
+		char what[600];
+
+		snprintf(what, sizeof(what), "the path '%.500s'", path);
+		r = send_req(c, q, smb2_create_enc(&q->body, &cr), what);
+	}
 	return chained(c, r);
 }
 

@@ -173,6 +173,17 @@ int pv_smba_stat(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *
 /* FileRenameInformation: the open file to path (replacing what is there when replace). */
 int pv_smba_rename(struct pv_smba *c, const uint8_t fid[16], const char *path, bool replace,
 		   pv_smba_cb cb, void *arg);
+/* SET_INFO of a file information class (MS-FSCC 2.4: 4 FileBasicInformation, 13
+ * FileDispositionInformation, 20 FileEndOfFileInformation, ...) with its data. */
+int pv_smba_setinfo(struct pv_smba *c, const uint8_t fid[16], uint8_t info_class, const void *data,
+		    uint32_t len, pv_smba_cb cb, void *arg);
+/* CREATE asking for a lease on the file (a create context "RqLs", v2 from 3.0; a plain CREATE
+ * below 2.1): key names the file's lease for this client (every open of the file the same
+ * key), state the caching asked (SMB2_LEASE_READ 1, HANDLE 2, WRITE 4). A lease break the
+ * server waits for is acknowledged by the connection itself. */
+int pv_smba_create_lease(struct pv_smba *c, const char *path, uint32_t access, uint32_t disposition,
+			 uint32_t options, const uint8_t key[16], uint32_t state, pv_smba_cb cb,
+			 void *arg);
 int pv_smba_flush(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *arg);
 /* A byte-range lock (exclusive when excl), or its unlock; never waits for a conflicting one
  * (FAIL_IMMEDIATELY: a conflict is a status). */

@@ -521,6 +521,30 @@ int smb2_close_enc(struct pv_buf *b, const uint8_t fid[16], uint16_t flags)
 	return 0;
 }
 
+int smb2_lease_ctx(uint8_t *out, size_t outlen, const uint8_t key[16], uint32_t state, bool v2)
+{
+	size_t n = v2 ? 52 : 32;
+
+	if (outlen < n)
+		return -1;
+	memset(out, 0, n);
+	memcpy(out, key, 16); /* LeaseKey */
+	smb2_put32(out + 16, state);
+	return (int)n; /* flags, duration, a v2's parent key and epoch: 0 */
+}
+
+int smb2_lease_break_ack_enc(struct pv_buf *b, const uint8_t key[16], uint32_t state)
+{
+	uint8_t *f = grow(b, 36);
+
+	if (!f)
+		return -1;
+	smb2_put16(f, 36);
+	memcpy(f + 8, key, 16);
+	smb2_put32(f + 24, state);
+	return 0;
+}
+
 int smb2_flush_enc(struct pv_buf *b, const uint8_t fid[16])
 {
 	return fixed_fid(b, 24, 24, fid, 8) ? 0 : -1;
@@ -808,6 +832,23 @@ int smb2_create_dec(struct smb2_rd *m, struct smb2_create_rsp *o)
 	coff = smb2_rd_u32(m);
 	clen = smb2_rd_u32(m);
 	return span(m, coff, clen, "CREATE's create contexts", &o->ctx);
+}
+
+int smb2_lease_break_dec(struct smb2_rd *m, struct smb2_lease_break *o)
+{
+	const uint8_t *key;
+	uint32_t flags;
+
+	if (body(m, SMB2_OPLOCK_BREAK, 44) < 0)
+		return -1;
+	smb2_rd_u16(m); /* NewEpoch */
+	flags = smb2_rd_u32(m);
+	if ((key = smb2_rd_bytes(m, 16)) != NULL)
+		memcpy(o->key, key, 16);
+	smb2_rd_u32(m); /* CurrentLeaseState */
+	o->state = smb2_rd_u32(m);
+	o->ack = flags & 0x1u; /* SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED */
+	return m->bad ? -1 : 0;
 }
 
 int smb2_close_dec(struct smb2_rd *m, uint64_t *eof)

@@ -233,6 +233,16 @@ int smb2_set_info_enc(struct pv_buf *b, uint8_t type, uint8_t info_class, const 
 /* FILE_RENAME_INFORMATION_TYPE_2 (MS-FSCC 2.4.37.2) naming path (share-relative), the data
  * of a SET_INFO of class 10. */
 int smb2_rename_info(struct pv_buf *b, const char *path, bool replace);
+/* A lease request (MS-SMB2 2.2.13.2.8 SMB2_CREATE_REQUEST_LEASE, 32 bytes, or 2.2.13.2.10
+ * SMB2_CREATE_REQUEST_LEASE_V2, 52 bytes, for 3.x), the data of a create context "RqLs":
+ * the key and the caching state asked (SMB2_LEASE_*). */
+#define SMB2_LEASE_READ	  0x1u
+#define SMB2_LEASE_HANDLE 0x2u
+#define SMB2_LEASE_WRITE  0x4u
+#define SMB2_OPLOCK_LEASE 0xffu /* CREATE's RequestedOplockLevel with a lease context */
+int smb2_lease_ctx(uint8_t *out, size_t outlen, const uint8_t key[16], uint32_t state, bool v2);
+/* LEASE_BREAK_ACK (2.2.24.2): the key, the state the break left. */
+int smb2_lease_break_ack_enc(struct pv_buf *b, const uint8_t key[16], uint32_t state);
 
 /* ---- answers: each decodes the body of the message m (header included, so offsets from
  * the header are checked against the message) after the caller read its header ----
@@ -268,6 +278,14 @@ struct smb2_create_rsp {
 };
 int smb2_create_dec(struct smb2_rd *m, struct smb2_create_rsp *o);
 int smb2_close_dec(struct smb2_rd *m, uint64_t *eof);
+/* A lease break notification (2.2.23.2, an OPLOCK_BREAK with MessageId 0xFFFFFFFFFFFFFFFF and
+ * a body of 44 bytes): its key, the state it breaks to, whether the server waits for an ack. */
+struct smb2_lease_break {
+	uint8_t key[16];
+	uint32_t state;
+	bool ack;
+};
+int smb2_lease_break_dec(struct smb2_rd *m, struct smb2_lease_break *o);
 int smb2_read_dec(struct smb2_rd *m, struct smb2_rd *data);
 int smb2_write_dec(struct smb2_rd *m, uint32_t *count);
 struct smb2_ioctl_rsp {
