@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/integration/t_capacity.sh: the capacity answer of the built-in driver can be trusted
-# (issue 19), on the lab (lab 'pvcap': 120 users per client, users pc-cli1-u1...). srv's Samba
+# (issue 19), on the lab (lab 'pvcap': 140 users per client, users pc-cli1-u1...). srv's Samba
 # daemons are held to a share of one CPU (lab.sh srv-limit), so that a ramp reaches overload on
 # this one machine while the clients stay far from their limit; users stay logged on between
 # steps (load.keep_logged_on), so a step logs on only its new users and the ramps are short.
@@ -9,9 +9,10 @@
 #      DC's CPU in run's step table and in load.txt, watch-dc.csv with watch.csv's columns; a
 #      kept step logs on its new users only;
 #   2. the cap doubled and the rate doubled: the answer within one step of 1.'s;
-#   3. the cap doubled, the rate the same: the answer twice 1.'s within one step (the ramp's
-#      step, and --refine halving the gap down to it);
+#   3. the cap doubled, the rate the same: the answer twice 1.'s within one step;
 #   4. 1. again, the same seed: the answer within one step;
+#   every ramp refined (--refine) to half its step, so that an answer is not a whole step off
+#   only because the steps are coarse;
 #   5. users who cannot log on (2 of 4 disabled in the directory): the step's overload shows
 #      them (their scenarios unserved), its logons say 2 failed, and it does not count;
 #   6. a client made the limit (cli1's sshd, so its provision load, held to 1% of a CPU): the
@@ -20,7 +21,7 @@
 . "$(dirname "$0")/lib.sh"
 
 P=(-p "$PLAYBOOK" --set lab=pvcap --set "users.name_template=pc-{client}-u{n}"
-	--set users.per_client=120 --set driver.name=builtin --set load.keep_logged_on=true)
+	--set users.per_client=140 --set driver.name=builtin --set load.keep_logged_on=true)
 RES=$LAB/results
 trap '"$LAB_SH" srv-limit off >/dev/null 2>&1; "$LAB_SH" cli-limit cli1 off >/dev/null 2>&1;
 	enable_users 512 >/dev/null 2>&1; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1;
@@ -74,10 +75,10 @@ within() {
 
 pv "${P[@]}" cleanup --leave >/dev/null
 pv "${P[@]}" prepare
-expect_rc 0 "prepare 120 users per client"
+expect_rc 0 "prepare 140 users per client"
 
 # ---- 1. overload at a cap; the DC in the table; only new users log on ---------------------
-ramp cap-a 10 6620 20 140 20
+ramp cap-a 10 6620 20 140 20 --refine 10
 A=$ANSWER
 [[ $A -ge 20 && $OVER -gt $A && $BOUND -eq 0 ]] ||
 	fail "at 10%: no overload found in the ramp (answer $A, first over $OVER, client-bound $BOUND)"
@@ -97,29 +98,33 @@ d = json.load(open(sys.argv[1] + "/load.json"))
 for s in m["steps"]:
     assert s["watch_dc"]["samples"] >= 1 and s["watch_dc"]["cpu"]["mean"] >= 0, s["watch_dc"]
     assert s["load"]["dc_cpu"] is not None, s["load"]
-# users kept logged on: every step logs on only its 20 new users
-assert [s["logon"]["ok"] for s in d["steps"]] == [20] * len(d["steps"]), [s["logon"] for s in d["steps"]]
+# users kept logged on: every step of the ramp logs on only its 20 new users (a refining step
+# after the ramp fewer: its users are logged on already, those over it logged off)
+ramp = [s for s in m["steps"] if not s["refine"]]
+assert [s["logon"]["ok"] for s in d["steps"][:len(ramp)]] == [20] * len(ramp), [s["logon"] for s in d["steps"]]
 for s in d["steps"]:
     assert len(s["clients"]) == 2 and all(not c["bound"] for c in s["clients"]), s["clients"]
     assert sum(s["ops"].values()) > 0 and s["ops"]["create"] > 0, s["ops"]
 EOF
 
 # ---- 2. cap and rate doubled: the same answer, within one step ---------------------------
-ramp cap-b 20 13240 20 140 20
+ramp cap-b 20 13240 20 140 20 --refine 10
 within "$ANSWER" "$A" 20 "cap and rate doubled"
 
 # ---- 3. cap doubled, rate the same: twice the answer, within one step ---------------------
-ramp cap-c 20 6620 40 280 80 --refine 40
+ramp cap-c 20 6620 40 280 40 --refine 20
 within "$ANSWER" $((2 * A)) 40 "cap doubled"
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = [s for s in d["steps"] if s["refine"]]
-assert r and all(s["users"] % 40 == 0 and s["users"] not in (40, 120, 200, 280) for s in r), r
-' "$RES/cap-c/manifest.json" || fail "--refine added no step between the ramp's"
+assert r and all(s["users"] % 20 == 0 and s["users"] % 40 for s in r), r
+a = json.load(open(sys.argv[2]))["answer"]
+assert a["first_over"]["users"] - a["users"] <= 20, a
+' "$RES/cap-c/manifest.json" "$RES/cap-c/load.json" || fail "--refine did not bisect to 20 users"
 
 # ---- 4. the same run again: the same answer, within one step -----------------------------
-ramp cap-d 10 6620 20 140 20
+ramp cap-d 10 6620 20 140 20 --refine 10
 within "$ANSWER" "$A" 20 "the same seed again"
 "$LAB_SH" srv-limit off >/dev/null
 
