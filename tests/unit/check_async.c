@@ -782,6 +782,92 @@ START_TEST(test_other_requests)
 }
 END_TEST
 
+/* A document as Office opens it (load/engine.c's scenarios): CREATE asking for a lease (the
+ * v2 context from 3.0, the v1 one in 2.1, none in 2.0.2, where a plain CREATE goes), the
+ * lease broken by the server and acknowledged by the connection on its own (the key, the
+ * state it broke to), the file's size set (FileEndOfFileInformation) and seen by QUERY_INFO,
+ * its times (FileBasicInformation), and its deletion by FileDispositionInformation at the
+ * close. */
+static const uint8_t lease_key[16] = "lease-key-0123!";
+static uint64_t lease_eof;
+
+static void l_set(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = k->fl;
+	static const uint8_t del = 1;
+
+	if (d->buflen >= 56)
+		fl->stat_size = smb2_get64(d->buf + 40);
+	REQ(fl, "SET_INFO delete", NULL, pv_smba_setinfo, fl->c, fl->fid_f, 13, &del, 1);
+	REQ(fl, "CLOSE", NULL, pv_smba_closefile, fl->c, fl->fid_f);
+}
+
+static void l_opened(struct call *k, const struct pv_smba_done *d)
+{
+	struct flow *fl = opened(k, d, k->fl->fid_f);
+	static uint8_t basic[40], eof[8];
+
+	if (!fl)
+		return;
+	smb2_put64(eof, lease_eof);
+	REQ(fl, "SET_INFO eof", NULL, pv_smba_setinfo, fl->c, fl->fid_f, 20, eof, 8);
+	REQ(fl, "SET_INFO basic", NULL, pv_smba_setinfo, fl->c, fl->fid_f, 4, basic, 40);
+	REQ(fl, "QUERY_INFO", l_set, pv_smba_stat, fl->c, fl->fid_f);
+}
+
+START_TEST(test_lease_setinfo)
+{
+	static const struct {
+		uint16_t dialect;
+		size_t ctx; /* the lease context's length; 0: none */
+	} cases[] = {{0x0311, 52}, {0x0302, 52}, {0x0210, 32}, {0x0202, 0}};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		static struct flow fl;
+		struct pv_smba_loop *l = NULL;
+		struct flow *one = &fl;
+		struct call *k;
+		int fd = flow_start(&fl, fake_lease_break, SMB2_LEASE_READ);
+
+		memset(&sec, 0, sizeof(sec));
+		lease_eof = 5000 + i;
+		fl.f.dialect = cases[i].dialect;
+		ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+		fl.open_only = true;
+		flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
+		run_flows(l, &one, 1);
+		ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
+		REQ(&fl, "CREATE lease", l_opened, pv_smba_create_lease, fl.c, "u1/f",
+		    PV_SMBA_READ | PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR,
+		    lease_key, SMB2_LEASE_READ | SMB2_LEASE_WRITE | SMB2_LEASE_HANDLE);
+		run_flows(l, &one, 1);
+		for (unsigned j = 0; j < fl.n; j++)
+			ck_assert_msg(fl.k[j].code == PV_OK && fl.k[j].status == ST_OK,
+				      "%04x: %s: %s (0x%08x)", cases[i].dialect, fl.k[j].what,
+				      fl.k[j].msg, fl.k[j].status);
+		ck_assert_uint_eq(fl.n, 6);
+		ck_assert_uint_eq(fl.stat_size, lease_eof);
+		loop_free(l);
+		fake_join(&fl.f);
+		ck_once(&fl);
+		ck_assert_uint_eq(fl.f.leases, cases[i].ctx ? 1 : 0);
+		ck_assert_uint_eq(fl.f.lease_acks, cases[i].ctx ? 1 : 0);
+		if (cases[i].ctx) {
+			ck_assert_uint_eq(fl.f.lease_len, cases[i].ctx);
+			ck_assert_mem_eq(fl.f.lease_key, lease_key, 16);
+			ck_assert_uint_eq(fl.f.lease_state, 7);
+			ck_assert_mem_eq(fl.f.ack_key, lease_key, 16);
+			ck_assert_uint_eq(fl.f.ack_state, SMB2_LEASE_READ);
+		}
+		ck_assert_uint_eq(fl.f.setinfo[4], 1);
+		ck_assert_uint_eq(fl.f.setinfo[13], 1);
+		ck_assert_uint_eq(fl.f.setinfo[20], 1);
+		ck_assert_ptr_null(fake_lookup(&fl.f, "u1/f")); /* deleted at the close */
+		fake_stop(&fl.f);
+	}
+}
+END_TEST
+
 /* ---- faults ---- */
 
 /* Hooks of this suite (f->arg is a command unless said otherwise). */
@@ -1424,6 +1510,7 @@ int main(void)
 	tcase_add_test(tc, test_smb3);
 	tcase_add_test(tc, test_smb3_no_cipher);
 	tcase_add_test(tc, test_other_requests);
+	tcase_add_test(tc, test_lease_setinfo);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("faults");
 	tcase_set_timeout(tc, 30);

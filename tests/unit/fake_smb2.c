@@ -462,6 +462,37 @@ static struct fake_handle *handle_of(struct fake *f, const uint8_t fid[16], int 
 	return i >= 0 && i < FAKE_HANDLES && f->h[i].node >= 0 ? &f->h[i] : NULL;
 }
 
+/* A lease asked for in a CREATE (MS-SMB2 2.2.13: RequestedOplockLevel 0xff, its create
+ * contexts at CreateContextsOffset; 2.2.13.2: Next, NameOffset, NameLength, DataOffset,
+ * DataLength): an "RqLs" context's key and state noted. */
+static void lease_asked(struct fake *f, const uint8_t *q, size_t qlen)
+{
+	size_t at = smb2_get32(q + SMB2_HDR + 48), len = smb2_get32(q + SMB2_HDR + 52);
+
+	if (q[SMB2_HDR + 3] != 0xff || !len)
+		return;
+	ck_assert_msg(at <= qlen && len <= qlen - at, "create contexts outside the CREATE");
+	for (size_t c = at;;) {
+		uint32_t next = smb2_get32(q + c);
+		size_t no = smb2_get16(q + c + 4), nl = smb2_get16(q + c + 6);
+		size_t dof = smb2_get16(q + c + 10), dl = smb2_get32(q + c + 12);
+
+		ck_assert_msg(c + 16 <= at + len && c + no + nl <= at + len &&
+				      c + dof + dl <= at + len,
+			      "a create context outside the contexts");
+		if (nl == 4 && memcmp(q + c + no, "RqLs", 4) == 0) {
+			ck_assert_msg(dl == 32 || dl == 52, "a lease context of %zu bytes", dl);
+			f->leases++;
+			f->lease_len = dl;
+			memcpy(f->lease_key, q + c + dof, 16);
+			f->lease_state = smb2_get32(q + c + dof + 16);
+		}
+		if (!next)
+			break;
+		c += next;
+	}
+}
+
 static uint32_t create(struct fake *f, const uint8_t *q, size_t qlen, int *hid)
 {
 	char path[2048], parent[2048], *slash;
@@ -498,6 +529,7 @@ static uint32_t create(struct fake *f, const uint8_t *q, size_t qlen, int *hid)
 	}
 	if ((*hid = open_handle(f, n, opts & 0x1000)) < 0)
 		return 0xC000009Au;
+	lease_asked(f, q, qlen);
 	return ST_OK;
 }
 
@@ -638,8 +670,44 @@ static void query_info(struct fake *f, const uint8_t *q, uint64_t mid, int relat
 	put32(b + 8 + 48, n->dir ? 0x10 : 0x80);
 }
 
-/* SET_INFO (MS-SMB2 2.2.39): FileRenameInformation (MS-FSCC 2.4.37) only; a folder's
- * contents move with it. */
+/* SET_INFO of FileBasicInformation (MS-FSCC 2.4.7, 40 bytes: taken, nothing kept),
+ * FileDispositionInformation (2.4.11: DeletePending, the file goes at its last close) or
+ * FileEndOfFileInformation (2.4.13: the file's size). */
+static void set_file(struct fake *f, struct fake_handle *hd, const uint8_t *q, size_t qlen,
+		     uint64_t mid, struct pv_buf *out)
+{
+	size_t at = smb2_get16(q + SMB2_HDR + 8), len = smb2_get32(q + SMB2_HDR + 4);
+	uint8_t cls = q[SMB2_HDR + 3];
+	struct fake_node *n = &f->fs[hd->node];
+
+	(void)f;
+	if (at > qlen || len > qlen - at || len < (cls == 4 ? 40u : cls == 20 ? 8u : 1u)) {
+		msg(out, SMB2_SET_INFO, mid, 0xC0000004u, 7); /* INFO_LENGTH_MISMATCH */
+		error_body(out);
+		return;
+	}
+	if (cls == 13) {
+		hd->delete_on_close = q[at] & 1;
+	} else if (cls == 20) {
+		uint64_t size = smb2_get64(q + at);
+
+		ck_assert_uint_le(size, 1u << 24);
+		if (n->data && size > n->size) {
+			uint8_t *d;
+
+			ck_assert_ptr_nonnull(d = realloc(n->data, size));
+			for (uint64_t i = n->size; i < size; i++)
+				d[i] = fake_byte(i);
+			n->data = d;
+		}
+		n->size = size;
+	}
+	msg(out, SMB2_SET_INFO, mid, ST_OK, 7);
+	put16(grow(out, 2), 2);
+}
+
+/* SET_INFO (MS-SMB2 2.2.39): FileRenameInformation (MS-FSCC 2.4.37), a folder's contents
+ * moving with it; the classes of set_file. */
 static void set_info(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mid, int related,
 		     struct pv_buf *out)
 {
@@ -653,6 +721,11 @@ static void set_info(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mid
 	if (!hd)
 		return bad_handle(out, SMB2_SET_INFO, mid);
 	n = &f->fs[hd->node];
+	if (q[SMB2_HDR + 2] == 1 && q[SMB2_HDR + 3] < 64)
+		f->setinfo[q[SMB2_HDR + 3]]++;
+	if (q[SMB2_HDR + 2] == 1 &&
+	    (q[SMB2_HDR + 3] == 4 || q[SMB2_HDR + 3] == 13 || q[SMB2_HDR + 3] == 20))
+		return set_file(f, hd, q, qlen, mid, out);
 	if (q[SMB2_HDR + 2] != 1 || q[SMB2_HDR + 3] != 10)
 		st = 0xC0000003u;
 	else if (at > qlen || len > qlen - at || len < 20 || smb2_get32(q + at + 16) > len - 20 ||
@@ -1047,6 +1120,18 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 	case SMB2_SET_INFO:
 		set_info(f, q, qlen, h.mid, *related, out);
 		return;
+	case SMB2_OPLOCK_BREAK: /* a LEASE_BREAK_ACK (2.2.24.2), answered (2.2.25.2) */
+		ck_assert_msg(qlen >= SMB2_HDR + 36 && smb2_get16(q + SMB2_HDR) == 36,
+			      "a LEASE_BREAK_ACK of %zu bytes", qlen - SMB2_HDR);
+		f->lease_acks++;
+		memcpy(f->ack_key, q + SMB2_HDR + 8, 16);
+		f->ack_state = smb2_get32(q + SMB2_HDR + 24);
+		msg(out, SMB2_OPLOCK_BREAK, h.mid, ST_OK, 7);
+		b = grow(out, 36);
+		put16(b, 36);
+		memcpy(b + 8, f->ack_key, 16);
+		put32(b + 24, f->ack_state);
+		return;
 	default:
 		msg(out, h.command, h.mid, 0xC00000BBu, 0); /* NOT_SUPPORTED */
 		error_body(out);
@@ -1435,6 +1520,27 @@ enum fake_act fake_poke(struct fake *f, const struct fake_req *q, struct pv_buf 
 		return FAKE_SEND;
 	put32((uint8_t *)reply->data + at, (uint32_t)((unsigned long)f->arg >> 32));
 	return FAKE_SEND;
+}
+
+enum fake_act fake_lease_break(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	struct smb2_hdr h = {0, SMB2_OPLOCK_BREAK, 0, ST_OK, SMB2_FLAGS_RESPONSE, 0,
+			     0, UINT64_MAX,	   0};
+	uint8_t m[SMB2_HDR + 44] = {0}, *b = m + SMB2_HDR;
+
+	if (q->cmd != SMB2_CREATE || !f->leases || f->done)
+		return FAKE_SEND;
+	f->done++;
+	fake_send_frame(f, reply->data, reply->len);
+	smb2_hdr_put(m, &h);
+	put16(b, 44);
+	put16(b + 2, 1); /* NewEpoch */
+	put32(b + 4, 1); /* ACK_REQUIRED */
+	memcpy(b + 8, f->lease_key, 16);
+	put32(b + 24, f->lease_state);
+	put32(b + 28, (uint32_t)f->arg); /* NewLeaseState */
+	fake_send_frame(f, m, sizeof(m));
+	return FAKE_DONE;
 }
 
 /* The answer to command f->arg cut to its header and f->arg >> 16 bytes of body. */

@@ -23,9 +23,11 @@
  * TREE_CONNECT, CREATE (files and folders: FILE_OPEN, FILE_CREATE, FILE_OVERWRITE_IF,
  * delete-on-close), CLOSE, READ and WRITE (a file's bytes are kept), QUERY_DIRECTORY
  * (FileDirectoryInformation, page entries per answer, then STATUS_NO_MORE_FILES), QUERY_INFO
- * (FileNetworkOpenInformation), SET_INFO (FileRenameInformation), FLUSH, LOCK (byte ranges,
- * conflicts refused), IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO), CHANGE_NOTIFY (an interim
- * answer, then a change) and LOGOFF, compounds included. Credits: 64 per answer, or as few
+ * (FileNetworkOpenInformation), SET_INFO (FileRenameInformation, FileBasicInformation,
+ * FileDispositionInformation, FileEndOfFileInformation), FLUSH, LOCK (byte ranges, conflicts
+ * refused), IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO), CHANGE_NOTIFY (an interim answer, then a
+ * change), leases asked in CREATE (noted, none granted) and their breaks acknowledged
+ * (fake_lease_break sends one), and LOGOFF, compounds included. Credits: 64 per answer, or as few
  * as a stingy server's (see credits). */
 #ifndef PV_TESTS_UNIT_FAKE_SMB2_H
 #define PV_TESTS_UNIT_FAKE_SMB2_H
@@ -130,6 +132,14 @@ struct fake {
 	unsigned nlocks;
 	uint64_t writes[64]; /* the offsets of the WRITEs seen, in order */
 	unsigned nwrites;
+	/* leases: CREATEs that asked for one (RequestedOplockLevel 0xff and an "RqLs" context:
+	 * its length, 32 or 52, key and state, the last one's), and their breaks acknowledged
+	 * (LEASE_BREAK_ACK: the key and state of the last) */
+	unsigned leases, lease_acks;
+	size_t lease_len;
+	uint8_t lease_key[16], ack_key[16];
+	uint32_t lease_state, ack_state;
+	unsigned setinfo[64]; /* SET_INFO requests, by information class */
 	bool joined;
 };
 
@@ -212,6 +222,11 @@ enum fake_act fake_cut_frame(struct fake *f, const struct fake_req *q, struct pv
 #define POKE(cmd, at, v)                                                                           \
 	((long)((unsigned long)(cmd) | (unsigned long)(at) << 16 | (unsigned long)(v) << 32))
 enum fake_act fake_poke(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+/* After the answer to the first CREATE that asked for a lease, a lease break notification
+ * (MS-SMB2 2.2.23.2: MessageId 0xFFFFFFFFFFFFFFFF, SMB2_NOTIFY_BREAK_LEASE_FLAG_ACK_REQUIRED)
+ * of that lease from read-write-handle caching to f->arg. */
+enum fake_act fake_lease_break(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
 
 /* The answer to command f->arg cut to its header and f->arg >> 16 bytes of body. */
 enum fake_act fake_cut_body(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
