@@ -6,6 +6,8 @@ off every command line: it is read from $PROVISION_LAB_DIR/admin.pass.
 
   lab-samba.py provision ARGS...         samba-tool domain provision ARGS --adminpass=<admin.pass>,
                                          then passwordsettings --max-pwd-age=0 --min-pwd-age=0
+  lab-samba.py join DNSDOMAIN DC ARGS...  samba-tool domain join DNSDOMAIN DC ARGS
+                                         --username=Administrator --password=<admin.pass>
   lab-samba.py dns-add SERVER ZONE NAME=IP...
                                          samba-tool dns add SERVER ZONE NAME A IP, Kerberos (ccache)
 """
@@ -48,6 +50,11 @@ def main(argv):
                           "-s", os.path.join(target, "etc", "smb.conf"),
                           "-H", os.path.join(target, "private", "sam.ldb"),
                           "--max-pwd-age=0", "--min-pwd-age=0")
+    if what == "join" and len(argv) >= 4:
+        with open(os.path.join(lab, "admin.pass"), encoding="utf-8") as f:
+            password = f.read()
+        return samba_tool("domain", "join", *argv[2:], "--username=Administrator",
+                          "--password=" + password)
     if what == "dns-add" and len(argv) >= 5:
         server, zone = argv[2], argv[3]
         rc = 0
