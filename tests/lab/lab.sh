@@ -756,10 +756,12 @@ lab_files() {
     for h in "${CLIENT_HOSTS[@]}"; do printf '%s ansible_host=%s\n' "$h" "${IP[$h]}"; done
     printf '\n[clients:vars]\nansible_user=root\n'
   } | put "$LAB/clients.ini" 644
-  awk -v inv="$LAB/clients.ini" -v dc2="$( ((NDCS > 1)) && echo "dc2.$DNSDOM ${IP[dc2]}")" '
+  awk -v inv="$LAB/clients.ini" -v dc2="$( ((NDCS > 1)) && echo "dc2.$DNSDOM ${IP[dc2]}")" \
+    -v sets="$(cd "$HERE/../../playbooks" && pwd)/filesets" '
     /^clients:/ { print "clients: {inventory: " inv ", group: clients}"; skip = 1; next }
     skip && /^# Where results/ { skip = 0; print "" }
     skip { next }
+    /^  fileset: filesets\// { sub(/filesets/, sets) }
     { print }
     /^  admin_password:/ && dc2 != "" {
       split(dc2, d, " ")
