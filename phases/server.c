@@ -414,9 +414,14 @@ static bool samba_dc(struct srv_run *run)
  * can take, nothing is written and the message says so, with the numbers and the ways out. */
 static int spn_room(struct srv_run *run, const char *dn, size_t have, size_t adding)
 {
-	bool samba = samba_dc(run);
-	size_t max = samba ? SPN_MAX_SAMBA : SPN_MAX_WINDOWS, total = have + adding;
+	size_t total = have + adding, max = SPN_MAX_WINDOWS;
+	bool samba;
 
+	/* what any DC takes needs no question; past it, which DC this is */
+	if (!adding || total <= max)
+		return PV_OK;
+	if ((samba = samba_dc(run)))
+		max = SPN_MAX_SAMBA;
 	if (total <= max)
 		return PV_OK;
 	return pv_error(PV_ECONFIG,
@@ -455,7 +460,7 @@ static int ensure_spns(struct srv_run *run)
 		else if ((r = spn_push(&add, want.v[i])) != PV_OK)
 			goto out;
 	}
-	if (add.n && (r = spn_room(run, dn, pv_strset_count(have), add.n)) != PV_OK)
+	if ((r = spn_room(run, dn, pv_strset_count(have), add.n)) != PV_OK)
 		goto out;
 	if (run->dry) {
 		run->spn_missing = add.n;

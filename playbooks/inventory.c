@@ -12,16 +12,14 @@
 
 #include "playbooks/tree.h"
 #include "util/err.h"
+#include "util/file.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define GROUPS_MAX   2000
 #define NAME_MAX_LEN 255
@@ -1188,61 +1186,24 @@ int pv_inventory_load(const char *path, const char *group, struct pv_inventory *
 {
 	struct stat st;
 	char *text = NULL;
-	size_t got = 0;
-	ssize_t n;
-	int fd, r;
+	size_t len = 0;
+	int r = pv_file_read(path, "inventory", PV_INVENTORY_BYTES_MAX, &text, &len, &st);
 
-	/* O_NONBLOCK: a FIFO named here must not hang us; it is refused below */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
-		return pv_error(PV_EIO, "cannot open inventory '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		r = pv_error(PV_EIO, "cannot read inventory '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		r = pv_error(PV_ECONFIG,
-			     "inventory '%s' is a folder: Ansible reads the files and scripts in "
-			     "it; provision reads one static inventory file: name the file",
-			     path);
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = pv_error(PV_ECONFIG, "inventory '%s' is not a regular file", path);
-		goto out;
-	}
-	if (st.st_mode & 0111) {
+	if (S_ISDIR(st.st_mode))
+		return pv_error(PV_ECONFIG,
+				"inventory '%s' is a folder: Ansible reads the files and scripts in "
+				"it; provision reads one static inventory file: name the file",
+				path);
+	if (r == PV_OK && (st.st_mode & 0111))
 		r = pv_error(PV_ECONFIG,
 			     "inventory '%s' is executable: Ansible runs such a file as a dynamic "
 			     "inventory script; provision reads static inventories only: save its "
 			     "output with 'ansible-inventory -i %s --list -y > clients.yml' and "
 			     "name that file (or chmod -x it if it is a static file)",
 			     path, path);
-		goto out;
-	}
-	if ((size_t)st.st_size > PV_INVENTORY_BYTES_MAX) {
-		r = pv_error(PV_ECONFIG, "inventory '%s' is %lld bytes; expected at most %u", path,
-			     (long long)st.st_size, PV_INVENTORY_BYTES_MAX);
-		goto out;
-	}
-	if (!(text = malloc((size_t)st.st_size + 1))) {
-		r = oom();
-		goto out;
-	}
-	while (got < (size_t)st.st_size &&
-	       (n = read(fd, text + got, (size_t)st.st_size - got)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = pv_error(PV_EIO, "cannot read inventory '%s': %s", path,
-				     strerror(errno));
-			goto out;
-		}
-		got += (size_t)n;
-	}
-	r = pv_inventory_parse(path, text, got, group, out);
-out:
+	if (r == PV_OK)
+		r = pv_inventory_parse(path, text, len, group, out);
 	free(text);
-	close(fd);
 	return r;
 }
 

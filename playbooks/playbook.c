@@ -11,6 +11,7 @@
 #include "playbooks/tree.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/file.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -849,7 +850,8 @@ static int parse_secret(struct ctx *c, const struct pv_node *map, const char *pa
 	return 0;
 }
 
-/* domain.other_dcs: [{name: DC2, address: IP}, ...], none of them the domain's dc. */
+/* domain.other_dcs: [{name: DC2, address: IP}, ...], none of them the domain's dc; and
+ * domain.replication_timeout. */
 static int parse_other_dcs(struct ctx *c, const struct pv_node *m)
 {
 	struct pv_domain *d = &c->pb->domain;
@@ -858,8 +860,11 @@ static int parse_other_dcs(struct ctx *c, const struct pv_node *m)
 	char path[48];
 	int r;
 
-	if (!seq)
-		return 0;
+	d->replication_timeout = 600;
+	if ((r = get_int(c, m, "domain", "replication_timeout", 0, 86400,
+			 &d->replication_timeout)) ||
+	    !seq)
+		return r;
 	if (seq->kind != PV_NODE_SEQUENCE || !seq->n)
 		return fail(c, seq,
 			    "'domain.other_dcs' is %s; expected a sequence of DCs ('- {name: "
@@ -969,10 +974,7 @@ static int parse_domain(struct ctx *c, const struct pv_node *root)
 	if (v && pv_names_check_account("'domain.admin'", d->admin))
 		return fail_recorded(c, v, NULL,
 				     "; expected an account name such as Administrator");
-	d->replication_timeout = 600;
-	if ((r = get_int(c, m, "domain", "replication_timeout", 0, 86400,
-			 &d->replication_timeout)) ||
-	    (r = parse_other_dcs(c, m)))
+	if ((r = parse_other_dcs(c, m)))
 		return r;
 	return parse_secret(c, m, "domain", "admin_password", &d->admin_password);
 }
@@ -1612,45 +1614,13 @@ int pv_playbook_load(const char *path, const char *const *overrides, struct pv_p
 {
 	struct stat st;
 	char *text = NULL;
-	size_t got = 0;
-	ssize_t n;
-	int fd, r;
+	size_t len = 0;
+	int r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return pv_error(PV_EIO, "cannot open playbook '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		r = pv_error(PV_EIO, "cannot read playbook '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = pv_error(PV_EIO, "cannot read playbook '%s': %s", path,
-			     S_ISDIR(st.st_mode) ? "it is a folder" : "not a regular file");
-		goto out;
-	}
-	if ((size_t)st.st_size > PLAYBOOK_MAX) {
-		r = pv_error(PV_ECONFIG, "playbook '%s' is %lld bytes; expected at most %u", path,
-			     (long long)st.st_size, PLAYBOOK_MAX);
-		goto out;
-	}
-	if (!(text = malloc((size_t)st.st_size + 1))) {
-		r = oom();
-		goto out;
-	}
-	while (got < (size_t)st.st_size &&
-	       (n = read(fd, text + got, (size_t)st.st_size - got)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = pv_error(PV_EIO, "cannot read playbook '%s': %s", path,
-				     strerror(errno));
-			goto out;
-		}
-		got += (size_t)n;
-	}
-	r = parse(path, path, text, got, overrides, out);
-out:
+	if ((r = pv_file_read(path, "playbook", PLAYBOOK_MAX, &text, &len, &st)) != PV_OK)
+		return r;
+	r = parse(path, path, text, len, overrides, out);
 	free(text);
-	close(fd);
 	return r;
 }
 
