@@ -141,9 +141,16 @@ static int wait_for(const struct pv_env *env, const char *name, const struct pv_
 			break;
 		if (!started) {
 			w->behind = true;
-			pv_log(PV_LOG_INFO, "%s: %s holds %lu %s of this lab's users: waiting for "
-					    "replication (up to %d s)",
-			       what, name, c.n, gone ? "" : "of the", limit);
+			if (gone)
+				pv_log(PV_LOG_INFO,
+				       "%s: %s still holds %lu of this lab's users: waiting for "
+				       "replication (up to %d s)",
+				       what, name, c.n, limit);
+			else
+				pv_log(PV_LOG_INFO,
+				       "%s: %s holds %lu of the %lu users made on %s: waiting for "
+				       "replication (up to %d s)",
+				       what, name, c.n, w->want, env->pb->domain.dc_name, limit);
 			pv_progress_start(&prog, what, "users", gone ? 0 : w->want);
 			started = true;
 		}
@@ -151,8 +158,12 @@ static int wait_for(const struct pv_env *env, const char *name, const struct pv_
 			r = pv_env_stopped(env) ? PV_ESTOPPED : PV_ETIMEOUT;
 			break;
 		}
-		pv_progress_detail(&prog, "%s: %lu %s users there, %.0f of %d s", name, c.n,
-				   gone ? "of this lab's" : "of the", pv_now() - t0, limit);
+		if (gone)
+			pv_progress_detail(&prog, "%s: %lu of this lab's users left, %.0f of %d s",
+					   name, c.n, pv_now() - t0, limit);
+		else
+			pv_progress_detail(&prog, "%s: %lu of %lu users there, %.0f of %d s", name,
+					   c.n, w->want, pv_now() - t0, limit);
 		sleep(PV_REPLICA_POLL);
 	}
 	if (started)

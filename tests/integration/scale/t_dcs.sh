@@ -37,7 +37,7 @@ pv "${PB[@]}" dc
 expect_rc 0 "dc on dc"
 [[ $(on_dc dc2) -eq 0 ]] || fail "dc2 got users while its replication was paused"
 pv_bg "${PB[@]}" -v server
-pv_when "dc2.lab.test holds 0 of the 40 of this lab's users: waiting for replication" 60
+pv_when "dc2.lab.test holds 0 of the 40 users made on dc.lab.test: waiting for replication" 60
 sleep 3
 "$LAB_SH" repl resume
 "$LAB_SH" repl now
