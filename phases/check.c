@@ -356,11 +356,12 @@ int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_res
 	const struct pv_secret *admin = NULL, *users = NULL;
 	int r;
 
-	add(c, "playbook", path, "ok", PV_OK, "lab '%s', realm %s, %s%s, %zu client%s%s%s%s%s",
+	add(c, "playbook", path, "ok", PV_OK, "lab '%s', realm %s, %s%s, %zu client%s%s%s%s%s%s",
 	    pb->lab, pb->domain.realm, pb->has_server ? "server " : "no server",
 	    pb->has_server ? pb->server.host.name : "", pb->nclients, pb->nclients == 1 ? "" : "s",
 	    pb->inventory ? " (group " : "", pb->inventory ? pb->inventory_group : "",
-	    pb->inventory ? " of the inventory " : "", pb->inventory ? pb->inventory : "");
+	    pb->inventory ? " of the inventory " : "", pb->inventory ? pb->inventory : "",
+	    pb->inventory ? ")" : "");
 	r = pv_env_secret(env, PV_CRED_ADMIN, &admin);
 	if (r != PV_OK) {
 		failed(c, "secret", "admin", r);

@@ -7,7 +7,7 @@
 #   lab.sh exec HOST [--] CMD [ARGS...]      HOST = ctl dc srv cli1 cli2 (cli3.. dc2)
 #   lab.sh sshd HOST stop|kill|start         HOST = srv cli1 cli2 ... (kill: sessions too)
 #   lab.sh dc crash|start                    the DC's samba killed (-9, as a crash), started
-#   lab.sh repl pause|resume|now             dc2's inbound replication (DCS=2)
+#   lab.sh repl pause|resume                 dc2's inbound replication off, on (DCS=2)
 #   lab.sh srv-conf [KEY=VALUE]...           srv's smb.conf: the base with these [global]
 #                                            settings (none: the base); running daemons restarted
 #
@@ -725,26 +725,21 @@ dc2_up() {
   wait_for 60 dc2_ldaps_ok || fail "LDAPS on dc2 fails" "$LAB/log/dc2.log"
 }
 
-# repl pause|resume|now: dc2's inbound replication off or on (samba-tool drs options), or
-# a pull from dc now (drs replicate); Kerberos with the admin's ticket in dc2
+# repl pause|resume: dc2's inbound replication off or on: the DISABLE_INBOUND_REPL option of
+# its NTDS Settings, set in its own database (samba-tool drs options would do it over DRS);
+# its replication service reads it at every pull, so resume takes effect at the next (5 s)
 cmd_repl() {
   need_root
   [ $# -eq 1 ] || usage
   ((NDCS > 1)) && ns_exists dc2 || die "repl: the lab has no second DC (lab.sh up with DCS=2)"
-  kinit_admin dc2 >/dev/null || die "repl: kinit in dc2 failed"
+  local sign
   case $1 in
-    pause | resume)
-      local sign=+
-      [ "$1" = pause ] || sign=-
-      lab_exec dc2 samba-tool drs options "dc2.$DNSDOM" --use-kerberos=required \
-        "--dsa-option=${sign}DISABLE_INBOUND_REPL" >/dev/null
-      ;;
-    now)
-      lab_exec dc2 samba-tool drs replicate "dc2.$DNSDOM" "$DCNAME" "$BASEDN" \
-        --use-kerberos=required >/dev/null
-      ;;
+    pause) sign=+ ;;
+    resume) sign=- ;;
     *) usage ;;
   esac
+  lab_exec dc2 /usr/bin/python3 "$HERE/lab-samba.py" dsa-option "$LAB/dc2/etc/smb.conf" \
+    "${sign}DISABLE_INBOUND_REPL" </dev/null >/dev/null || die "repl $1: the option was not set"
 }
 
 # $LAB/clients.ini (an Ansible inventory of the lab's clients) and $LAB/lab.yaml (the lab's

@@ -40,7 +40,7 @@ expect_out "FAILED +.*cli17"
 [[ $(grep -Ec '^  client +ok +cli' <<<"$OUT") -eq $((N - 1)) ]] || fail "status did not show the other $((N - 1)) clients"
 pv "${PB[@]}" run --id scale-lost --min-users $users --max-users $users --step $users --duration 2
 expect_rc 6 "run with cli17 unreachable"
-expect_err "1 of $N clients cannot be reached, so nothing was started; cli17 \(unreach\)"
+expect_err "1 of $N clients cannot be reached, so nothing was started; cli17 \(unreachable\): cannot connect to 'cli17'"
 pv "${PB[@]}" cleanup client
 expect_rc 10 "cleanup client with cli17 unreachable"
 expect_err "1 of $N clients failed, the others are done; cli17"
