@@ -48,6 +48,7 @@ sleep 3
 pv_bg_wait 300
 expect_rc 0 "server once dc2 has the users"
 expect_out "waited [0-9.]+ s for dc2.lab.test \(the DC srv uses\)"
+echo "  $(grep -o 'waited [0-9.]* s for dc2.lab.test' <<<"$OUT") (paused, resumed 3 s into the wait)" >&2
 [[ $(on_dc dc2) -eq $U ]] || fail "dc2 holds $(on_dc dc2) users, not $U"
 [[ $(srv_tree fsroot2 cli1-u2) == "$SMALL_FILES $SMALL_BYTES" ]] ||
 	fail "cli1-u2's tree is '$(srv_tree fsroot2 cli1-u2)', not $SMALL_FILES files"
@@ -63,6 +64,7 @@ expect_out "ok +dc +srv +winbindd talks to dc2.lab.test"
 pv "${PB[@]}" --set domain.replication_timeout=5 cleanup dc
 expect_rc 0 "cleanup dc with dc2's replication paused"
 expect_out "cleanup dc: dc2.lab.test: replication was behind: $U users deleted there"
+echo "  $(grep '^cleanup dc:' <<<"$OUT" | tr '\n' ' ')" >&2
 [[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users left: dc $(on_dc dc), dc2 $(on_dc dc2)"
 "$LAB_SH" repl resume
 sleep 12 # two pulls
