@@ -45,20 +45,10 @@ static const char *const top_keys[] = {"lab",	 "ssh",	    "domain",	  "users",
 				       "drain",	 "load",    "fanout",	  NULL};
 static const char *const ssh_keys[] = {"user",	     "port",	"identity", "known_hosts",
 				       "accept_new", "timeout", NULL};
-static const char *const domain_keys[] = {"realm",
-					  "netbios",
-					  "dns_domain",
-					  "base_dn",
-					  "dc",
-					  "dc_address",
-					  "transport",
-					  "ca_file",
-					  "timeout",
-					  "admin",
-					  "admin_password",
-					  "other_dcs",
-					  "replication_timeout",
-					  NULL};
+static const char *const domain_keys[] = {"realm",   "netbios",	   "dns_domain",     "base_dn",
+					  "dc",	     "dc_address", "transport",	     "ca_file",
+					  "timeout", "admin",	   "admin_password", "other_dcs",
+					  "replication_timeout", NULL};
 static const char *const dc_ref_keys[] = {"name", "address", NULL};
 static const char *const users_keys[] = {"per_client", "name_template", "ou", "password", NULL};
 static const char *const server_keys[] = {
