@@ -5,7 +5,8 @@
 #   ldapdelete -r   the OU, recursively: one synchronous delete request per entry (OpenLDAP)
 #   samba-tool      ou delete --force-subtree-delete: one request with the tree-delete control,
 #                   which Samba runs as one transaction (what provision did up to issue 23)
-#   provision       cleanup dc: pipelined deletes, one per user, then the OU
+#   provision       cleanup dc: pipelined deletes, one per user, then the OU (the tree delete
+#                   up to 2,000 users); provision-1by1 and provision-tree force either shape
 # The users are made by provision dc each time, so the same run also gives dc's rate (users/s)
 # and its peak memory at each size.
 #
@@ -36,7 +37,7 @@ report() {
 	for size in $(cut -f1 "$RESULTS" | sort -u | sort -n); do
 		ours=$(awk -v s="$size" '$1 == s && $2 == "provision" { print $6 }' "$RESULTS" | sort -g |
 			awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }')
-		for method in ldapdelete samba-tool provision; do
+		for method in ldapdelete samba-tool provision-tree provision-1by1 provision; do
 			n=$(awk -v s="$size" -v m="$method" '$1 == s && $2 == m' "$RESULTS" | wc -l)
 			((n)) || continue
 			mapfile -t v < <(awk -v s="$size" -v m="$method" '$1 == s && $2 == m { print $3 }' "$RESULTS")
@@ -90,6 +91,11 @@ unit() { # METHOD
 				-H ldap://dc.lab.test --use-kerberos=required
 			;;
 		provision) timed del ctl "$PV" -p "$PLAYBOOK" --no-progress cleanup dc ;;
+		# provision's two shapes forced at any size: one by one, and the tree delete
+		provision-1by1 | provision-tree)
+			timed del ctl env PROVISION_TREE_DELETE="$([[ $m == provision-tree ]] && echo 1 || echo 0)" \
+				"$PV" -p "$PLAYBOOK" --no-progress cleanup dc
+			;;
 	esac
 	# nothing of the lab's may be left, whichever tool deleted
 	if on ctl ldapsearch -LLL "${LDAP_ARGS[@]}" -b "$OU" -s base dn 2>/dev/null | grep -q '^dn:'; then
@@ -104,7 +110,10 @@ unit() { # METHOD
 }
 
 for m in "${METHODS[@]}"; do
-	case $m in ldapdelete | samba-tool | provision) unit "$m" ;; *) echo "bench: unknown method '$m'" >&2; exit 2 ;; esac
+	case $m in
+		ldapdelete | samba-tool | provision | provision-1by1 | provision-tree) unit "$m" ;;
+		*) echo "bench: unknown method '$m'" >&2; exit 2 ;;
+	esac
 done
 "$LAB_SH" down >/dev/null 2>&1
 report
