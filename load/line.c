@@ -321,3 +321,53 @@ int pv_load_line_decode(const char *line, size_t len, struct pv_load_figs *out)
 	free(f);
 	return ok ? PV_OK : malformed(line, len, c.why);
 }
+
+/* ---- ready ---- */
+
+int pv_load_ready_encode(unsigned connected, unsigned failed, const char *first, struct pv_buf *out)
+{
+	struct pv_json *o = pv_json_object();
+	char *text;
+
+	pv_json_int(o, "users", (long long)connected + failed);
+	pv_json_int(o, "connected", connected);
+	pv_json_int(o, "failed", failed);
+	pv_json_str(o, "error", first && *first ? first : NULL);
+	text = pv_json_compact(o);
+	pv_json_free(o);
+	if (!text)
+		return pv_error(PV_EIO, "out of memory");
+	pv_buf_addf(out, "ready %s\n", text);
+	free(text);
+	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
+int pv_load_ready_decode(const char *line, size_t len, unsigned *connected, unsigned *failed,
+			 char *first, size_t firstlen)
+{
+	struct pv_json *o;
+	const struct pv_json *c, *f, *e;
+	long long vc = 0, vf = 0;
+	int r = PV_OK;
+
+	if (len && line[len - 1] == '\n')
+		len--;
+	if (len < 6 || strncmp(line, "ready ", 6) != 0)
+		return pv_error(PV_EREMOTE, "provision load said '%.*s', not 'ready {...}'",
+				(int)(len < 80 ? len : 80), line);
+	o = pv_json_parse(line + 6, len - 6, NULL, 0);
+	c = o ? pv_json_get(o, "connected") : NULL;
+	f = o ? pv_json_get(o, "failed") : NULL;
+	e = o ? pv_json_get(o, "error") : NULL;
+	if (!c || !f || !pv_json_integer(c, &vc) || !pv_json_integer(f, &vf) || vc < 0 || vf < 0 ||
+	    vc > PV_LOAD_USERS_MAX || vf > PV_LOAD_USERS_MAX) {
+		r = pv_error(PV_EREMOTE, "provision load said '%.*s', not what it should",
+			     (int)(len < 80 ? len : 80), line);
+	} else {
+		*connected = (unsigned)vc;
+		*failed = (unsigned)vf;
+		snprintf(first, firstlen, "%s", e && pv_json_text(e) ? pv_json_text(e) : "");
+	}
+	pv_json_free(o);
+	return r;
+}

@@ -34,6 +34,17 @@
 struct pv_json;
 void pv_load_counts_json(const struct pv_load_counts *n, bool completed, struct pv_json *o);
 
+/* The line `provision load` prints once every user has logged on or failed:
+ *   ready {"users":N,"connected":N,"failed":N,"error":"the first failure"|null}
+ * appended to out with its '\n' (first: NULL or "" for none). PV_EIO when out of memory. */
+int pv_load_ready_encode(unsigned connected, unsigned failed, const char *first,
+			 struct pv_buf *out);
+/* Such a line (its '\n' may be there or not): *connected, *failed and the first failure into
+ * first (firstlen bytes; "" when none), set only on success. PV_EREMOTE naming what is wrong
+ * when it is not one. */
+int pv_load_ready_decode(const char *line, size_t len, unsigned *connected, unsigned *failed,
+			 char *first, size_t firstlen);
+
 /* f as one line, with its '\n', appended to out. PV_EIO when out of memory. */
 int pv_load_line_encode(const struct pv_load_figs *f, struct pv_buf *out);
 /* One line (its final '\n' may be there or not) into *out, set only on success. PV_EREMOTE

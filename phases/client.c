@@ -317,109 +317,130 @@ out:
 /* Windows clients: SFTP has no lock and OpenSSH for Windows offers no rename onto an existing
  * file, so: re-read and compare just before writing, write in place, read back; on a
  * mismatch the previous content is written back. Not tested here (no Windows host). */
+/* Windows: write new in place after checking the file is still old, and read it back; a
+ * mismatch writes old back. */
+static int win_write(const struct pv_host *h, struct pv_remote *rem, const struct pv_buf *old,
+		     const struct pv_buf *new)
+{
+	struct pv_buf cur = PV_BUF_INIT;
+	int r;
+
+	if ((r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur)) != PV_OK)
+		goto out;
+	if (!same(&cur, old)) {
+		r = pv_error(PV_EREMOTE,
+			     "'%s': %s changed after provision read it; nothing was written: run "
+			     "the command again",
+			     h->name, WINDOWS_HOSTS);
+		goto out;
+	}
+	if ((r = pv_remote_write_file(rem, WINDOWS_HOSTS, new->data, new->len, 0644)) != PV_OK)
+		goto out;
+	pv_buf_reset(&cur);
+	r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur);
+	if (r != PV_OK || !same(&cur, new)) {
+		pv_remote_write_file(rem, WINDOWS_HOSTS, old->data, old->len, 0644);
+		r = pv_error(PV_EREMOTE,
+			     "'%s': %s did not read back as written; its previous content was "
+			     "written back",
+			     h->name, WINDOWS_HOSTS);
+	}
+out:
+	pv_buf_release(&cur, 0);
+	return r;
+}
+
+/* Windows, cleanup: the backup removed when the file is as it was before the first run. */
+static int win_drop_backup(const struct pv_host *h, struct pv_remote *rem, const struct pv_buf *new,
+			   struct pv_client_host *j)
+{
+	struct pv_buf cur = PV_BUF_INIT, cmd = PV_BUF_INIT;
+	int status = 0, r = PV_OK;
+
+	if (pv_remote_read_file(rem, j->backup_path, &cur) != PV_OK)
+		goto out;
+	j->backup = "kept";
+	if (!same(&cur, new))
+		goto out;
+	if ((r = pv_client_win_del(j->backup_path, &cmd)) != PV_OK) {
+		r = pv_error_prefix(r, "'%s': backup %s", h->name, j->backup_path);
+		goto out;
+	}
+	if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, NULL, NULL, &status, 0)) == PV_OK)
+		j->backup = status == 0 ? "removed" : "kept";
+out:
+	pv_buf_release(&cur, 0);
+	pv_buf_release(&cmd, 0);
+	return r;
+}
+
+/* Windows: the first and last alias resolve to the server's address there. */
+static int win_verify(const struct client_run *run, const struct pv_host *h, struct pv_remote *rem)
+{
+	const char *first = run->names[run->nnames > 1 ? 1 : 0];
+	const char *last = run->names[run->nnames - 1];
+	const char *addr = run->pb->server.host.address, *p;
+	struct pv_buf cmd = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
+	int status = 0, r;
+	size_t len;
+
+	if ((r = pv_client_win_resolve(first, last, &cmd)) != PV_OK) {
+		r = pv_error_prefix(r, "'%s': the check of the aliases", h->name);
+		goto out;
+	}
+	if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status, 0)) != PV_OK)
+		goto out;
+	p = out.data;
+	if (status != 0 || !p || !next_with(p, "pv-host ", &len)) {
+		r = pv_error(PV_EREMOTE,
+			     "'%s': the hosts file was written, but %s does not resolve there: %s",
+			     h->name, first, one_line(&err));
+		goto out;
+	}
+	for (; (p = next_with(p, "pv-host ", &len)); p += len) {
+		size_t alen = strcspn(p, " \t\r\n");
+
+		if (!pv_hosts_same_address(p, alen, addr, strlen(addr))) {
+			r = pv_error(PV_EREMOTE,
+				     "'%s': the hosts file was written, but an alias resolves to "
+				     "%.*s, not to %s",
+				     h->name, (int)alen, p, addr);
+			goto out;
+		}
+	}
+out:
+	pv_buf_release(&cmd, 0);
+	pv_buf_release(&out, 0);
+	pv_buf_release(&err, 0);
+	return r;
+}
+
 static int apply_windows(struct client_run *run, const struct pv_host *h, struct pv_remote *rem,
 			 const struct pv_buf *old, const struct pv_buf *new, bool changed,
 			 bool ours, struct pv_client_host *j)
 {
-	struct pv_buf cur = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
-	struct pv_buf cmd = PV_BUF_INIT;
-	int status = 0, r = PV_OK;
+	struct pv_buf cur = PV_BUF_INIT;
+	int r = PV_OK;
 
 	if (changed && !ours && !run->cleanup) {
-		if (pv_remote_read_file(rem, j->backup_path, &cur) == PV_OK) {
+		if (pv_remote_read_file(rem, j->backup_path, &cur) == PV_OK)
 			j->backup = "exists";
-		} else {
-			if ((r = pv_remote_write_file(rem, j->backup_path, old->data, old->len,
-						      0644)) != PV_OK)
-				goto out;
+		else if ((r = pv_remote_write_file(rem, j->backup_path, old->data, old->len,
+						   0644)) == PV_OK)
 			j->backup = "made";
-		}
+		pv_buf_release(&cur, 0);
+		if (r != PV_OK)
+			return r;
 	}
 	if (changed) {
-		pv_buf_reset(&cur);
-		if ((r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur)) != PV_OK)
-			goto out;
-		if (!same(&cur, old)) {
-			r = pv_error(PV_EREMOTE,
-				     "'%s': %s changed after provision read it; nothing "
-				     "was written: run the command again",
-				     h->name, WINDOWS_HOSTS);
-			goto out;
-		}
-		if ((r = pv_remote_write_file(rem, WINDOWS_HOSTS, new->data, new->len, 0644)) !=
-		    PV_OK)
-			goto out;
-		pv_buf_reset(&cur);
-		r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur);
-		if (r != PV_OK || !same(&cur, new)) {
-			pv_remote_write_file(rem, WINDOWS_HOSTS, old->data, old->len, 0644);
-			r = pv_error(PV_EREMOTE,
-				     "'%s': %s did not read back as written; its previous "
-				     "content was written back",
-				     h->name, WINDOWS_HOSTS);
-			goto out;
-		}
+		if ((r = win_write(h, rem, old, new)) != PV_OK)
+			return r;
 		j->method = "sftp";
 	}
-	if (run->cleanup) {
-		pv_buf_reset(&cur);
-		if (pv_remote_read_file(rem, j->backup_path, &cur) == PV_OK) {
-			if (same(&cur, new)) {
-				if ((r = pv_client_win_del(j->backup_path, &cmd)) != PV_OK) {
-					r = pv_error_prefix(r, "'%s': backup %s", h->name,
-							    j->backup_path);
-					goto out;
-				}
-				if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status,
-							0)) != PV_OK)
-					goto out;
-				j->backup = status == 0 ? "removed" : "kept";
-			} else {
-				j->backup = "kept";
-			}
-		}
-		goto out;
-	}
-	{
-		const char *first = run->names[run->nnames > 1 ? 1 : 0];
-		const char *last = run->names[run->nnames - 1];
-		const char *addr = run->pb->server.host.address;
-		size_t len;
-		const char *p;
-
-		if ((r = pv_client_win_resolve(first, last, &cmd)) != PV_OK) {
-			r = pv_error_prefix(r, "'%s': the check of the aliases", h->name);
-			goto out;
-		}
-		if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status, 0)) != PV_OK)
-			goto out;
-		p = out.data;
-		if (status != 0 || !p || !next_with(p, "pv-host ", &len)) {
-			r = pv_error(PV_EREMOTE,
-				     "'%s': the hosts file was written, but %s does not "
-				     "resolve there: %s",
-				     h->name, first, one_line(&err));
-			goto out;
-		}
-		while ((p = next_with(p, "pv-host ", &len))) {
-			size_t alen = strcspn(p, " \t\r\n");
-
-			if (!pv_hosts_same_address(p, alen, addr, strlen(addr))) {
-				r = pv_error(PV_EREMOTE,
-					     "'%s': the hosts file was written, but an "
-					     "alias resolves to %.*s, not to %s",
-					     h->name, (int)alen, p, addr);
-				goto out;
-			}
-			p += len;
-		}
+	if (run->cleanup)
+		return win_drop_backup(h, rem, new, j);
+	if ((r = win_verify(run, h, rem)) == PV_OK)
 		j->verified = true;
-	}
-out:
-	pv_buf_release(&cur, 0);
-	pv_buf_release(&out, 0);
-	pv_buf_release(&err, 0);
-	pv_buf_release(&cmd, 0);
 	return r;
 }
 
@@ -452,6 +473,52 @@ oom:
 	return pv_error(PV_EIO, "out of memory");
 }
 
+/* The new content of the client's hosts file: old with the lab's block merged in (or taken
+ * out, for cleanup), after checking that no line outside it holds one of our names. */
+static int compose(struct client_run *run, const struct pv_host *h, const char *file,
+		   const struct pv_buf *old, struct pv_hosts_layout *lay,
+		   const struct pv_hosts_style *st, struct pv_buf *new, struct pv_client_host *j)
+{
+	struct pv_hosts_group g[2];
+	int r;
+
+	if ((r = pv_hosts_parse(old->data, old->len, run->pb->lab, lay)) != PV_OK)
+		return pv_error_prefix(r, "'%s': %s", h->name, file);
+	j->other_labs = lay->others;
+	snprintf(j->other, sizeof(j->other), "%s", lay->other);
+	if (lay->others)
+		pv_log(PV_LOG_INFO,
+		       "%s: %s holds %zu block%s of other labs (first: '%s'), left as they are",
+		       h->name, file, lay->others, lay->others == 1 ? "" : "s", lay->other);
+	if (run->cleanup)
+		return pv_hosts_remove(old->data, old->len, lay, st, new);
+	if ((r = pv_hosts_check_names(old->data, old->len, lay, run->pb->server.host.address,
+				      run->set)) != PV_OK)
+		return pv_error_prefix(r, "'%s': %s: nothing was written", h->name, file);
+	g[0] = (struct pv_hosts_group){run->pb->server.host.address,
+				       (const char *const *)run->names, 1};
+	g[1] = (struct pv_hosts_group){run->pb->server.host.address,
+				       (const char *const *)run->names + 1, run->nnames - 1};
+	return pv_hosts_merge(old->data, old->len, lay, run->pb->lab, st, g, 2, new);
+}
+
+/* What was done, on stderr; a backup left because the file changed outside the block. */
+static void say_done(const struct client_run *run, const struct pv_host *h, const char *file,
+		     bool changed, const struct pv_client_host *j)
+{
+	bool made = j->backup && strcmp(j->backup, "made") == 0;
+
+	if (changed)
+		pv_log(PV_LOG_INFO, "%s: %s %s (%s)%s%s", h->name, file,
+		       run->cleanup ? "block removed" : "written", j->method ? j->method : "?",
+		       made ? ", original kept as " : "", made ? j->backup_path : "");
+	if (j->backup && strcmp(j->backup, "kept") == 0)
+		pv_log(PV_LOG_WARN,
+		       "%s: backup %s kept: it differs from %s now (the file changed outside the "
+		       "block since the first run); compare them and remove it yourself",
+		       h->name, j->backup_path, file);
+}
+
 static int one_client(size_t i, void *arg)
 {
 	struct client_run *run = arg;
@@ -480,34 +547,7 @@ static int one_client(size_t i, void *arg)
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_hosts_parse(old.data, old.len, run->pb->lab, &lay)) != PV_OK) {
-		r = pv_error_prefix(r, "'%s': %s", h->name, file);
-		goto out;
-	}
-	j->other_labs = lay.others;
-	snprintf(j->other, sizeof(j->other), "%s", lay.other);
-	if (lay.others)
-		pv_log(PV_LOG_INFO,
-		       "%s: %s holds %zu block%s of other labs (first: '%s'), left as "
-		       "they are",
-		       h->name, file, lay.others, lay.others == 1 ? "" : "s", lay.other);
-	if (run->cleanup) {
-		r = pv_hosts_remove(old.data, old.len, &lay, &st, &new);
-	} else {
-		struct pv_hosts_group g[2] = {
-			{run->pb->server.host.address, (const char *const *)run->names, 1},
-			{run->pb->server.host.address, (const char *const *)run->names + 1,
-			 run->nnames - 1},
-		};
-
-		if ((r = pv_hosts_check_names(old.data, old.len, &lay, run->pb->server.host.address,
-					      run->set)) != PV_OK) {
-			r = pv_error_prefix(r, "'%s': %s: nothing was written", h->name, file);
-			goto out;
-		}
-		r = pv_hosts_merge(old.data, old.len, &lay, run->pb->lab, &st, g, 2, &new);
-	}
-	if (r != PV_OK)
+	if ((r = compose(run, h, file, &old, &lay, &st, &new, j)) != PV_OK)
 		goto out;
 	changed = !same(&old, &new);
 	if (run->cleanup)
@@ -532,17 +572,8 @@ static int one_client(size_t i, void *arg)
 	}
 	pv_log(PV_LOG_DEBUG, "%s: %s (%zu bytes) and checked at %.0f ms", h->name,
 	       changed ? "written" : "nothing written", new.len, (pv_now() - t0) * 1000);
-	if (r == PV_OK && changed)
-		pv_log(PV_LOG_INFO, "%s: %s %s (%s)%s%s", h->name, file,
-		       run->cleanup ? "block removed" : "written", j->method ? j->method : "?",
-		       j->backup && strcmp(j->backup, "made") == 0 ? ", original kept as " : "",
-		       j->backup && strcmp(j->backup, "made") == 0 ? j->backup_path : "");
-	if (r == PV_OK && j->backup && strcmp(j->backup, "kept") == 0)
-		pv_log(PV_LOG_WARN,
-		       "%s: backup %s kept: it differs from %s now (the file changed "
-		       "outside the block since the first run); compare them and "
-		       "remove it yourself",
-		       h->name, j->backup_path, file);
+	if (r == PV_OK)
+		say_done(run, h, file, changed, j);
 out:
 	j->seconds = pv_now() - t0;
 	pv_buf_release(&old, 0);

@@ -117,22 +117,11 @@ static int put(const char *s, size_t len)
 static int ready(void *arg, unsigned connected, unsigned failed, const char *first)
 {
 	struct run *r = arg;
-	struct pv_json *o = pv_json_object();
-	char *text;
 	int rc;
 
-	pv_json_int(o, "users", connected + failed);
-	pv_json_int(o, "connected", connected);
-	pv_json_int(o, "failed", failed);
-	pv_json_str(o, "error", first && *first ? first : NULL);
-	text = pv_json_compact(o);
 	pv_buf_reset(&r->line);
-	pv_buf_addf(&r->line, "ready %s\n", text ? text : "{}");
-	free(text);
-	pv_json_free(o);
-	rc = pv_buf_failed(&r->line) ? pv_error(PV_EIO, "out of memory")
-				     : put(r->line.data, r->line.len);
-	return rc;
+	rc = pv_load_ready_encode(connected, failed, first, &r->line);
+	return rc == PV_OK ? put(r->line.data, r->line.len) : rc;
 }
 
 static int emit(void *arg, const struct pv_load_figs *f)

@@ -492,6 +492,40 @@ static void refused(const char *line, const char *want)
 		ck_assert_uint_eq(((unsigned char *)&f)[i], 0x5a);
 }
 
+#define R1 "ready {\"connected\":-1,\"failed\":0}"
+#define R2 "ready {\"connected\":1}"
+
+START_TEST(ready_line)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	unsigned c = 7, f = 7;
+	char first[64] = "x";
+
+	ck_assert_int_eq(pv_load_ready_encode(98, 2, "cli1-u3: refused (LOGON_FAILURE)", &b),
+			 PV_OK);
+	ck_assert_str_eq(b.data, "ready {\"users\":100,\"connected\":98,\"failed\":2,\"error\":"
+				 "\"cli1-u3: refused (LOGON_FAILURE)\"}\n");
+	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &c, &f, first, sizeof(first)), PV_OK);
+	ck_assert_uint_eq(c, 98);
+	ck_assert_uint_eq(f, 2);
+	ck_assert_str_eq(first, "cli1-u3: refused (LOGON_FAILURE)");
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_load_ready_encode(3, 0, NULL, &b), PV_OK);
+	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &c, &f, first, sizeof(first)), PV_OK);
+	ck_assert(c == 3 && f == 0 && first[0] == '\0');
+	/* refused, and nothing set */
+	c = f = 7;
+	ck_assert_int_eq(pv_load_ready_decode(R1, strlen(R1), &c, &f, first, sizeof(first)),
+			 PV_EREMOTE);
+	ck_assert_int_eq(pv_load_ready_decode(R2, strlen(R2), &c, &f, first, sizeof(first)),
+			 PV_EREMOTE);
+	ck_assert_int_eq(pv_load_ready_decode("steady {}", 9, &c, &f, first, sizeof(first)),
+			 PV_EREMOTE);
+	ck_assert(c == 7 && f == 7);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 START_TEST(line_refused)
 {
 	char big[PV_LOAD_LINE_MAX + 10];
@@ -974,6 +1008,7 @@ int main(void)
 	tcase_add_test(tc, answer_edges);
 	tcase_add_test(tc, line_round_trip);
 	tcase_add_test(tc, line_refused);
+	tcase_add_test(tc, ready_line);
 	tcase_add_test(tc, report_txt);
 	tcase_add_test(tc, answer_lines);
 	tcase_add_test(tc, report_csv);
