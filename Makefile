@@ -158,7 +158,7 @@ check: deps
 	@tests/integration/run.sh --with-lab
 
 # The scale tests (docs/scale.md): a lab of 32 clients and a second DC, brought up and down by
-# run.sh (lab.sh reads CLIENTS and DCS at up); not part of check (about 6 minutes more).
+# run.sh (lab.sh reads CLIENTS and DCS at up); not part of check (about 90 s more).
 check-scale: all
 	@CLIENTS=32 DCS=2 tests/integration/run.sh --with-lab tests/integration/scale/t_*.sh
 
