@@ -877,7 +877,9 @@ cmd_down() {
   fi
   if [ -e "$LAB/.made-run-sshd" ]; then rmdir /run/sshd 2>/dev/null || true; fi
   if [ -e "$LAB/.made-run-samba" ]; then rmdir /run/samba 2>/dev/null || true; fi
-  if [ "${KEEP:-0}" = 1 ] && [ -f "$LAB/dc/.provisioned" ]; then
+  # (not with a second DC: dc keeps dc2's account and NTDS Settings, and a new dc2 could not
+  # join as the same DC again)
+  if [ "${KEEP:-0}" = 1 ] && [ -f "$LAB/dc/.provisioned" ] && [ ! -e "$LAB/dc2" ]; then
     # keep the provisioned DC, keys and passwords; srv and the clients start afresh (unjoined)
     rm -rf "$LAB/srv" "$LAB/ctl" "$LAB"/cli[0-9]* "$LAB/dc2" "$LAB/cc" "$LAB/.up" \
       "$LAB"/.made-* "$LAB"/.put.* "$LAB/dc/pid" "$LAB/dc/run" "$LAB/.size"
