@@ -750,6 +750,71 @@ static int deliver(struct pv_buf *out, const struct pv_remote_stream_ops *ops)
 	return r;
 }
 
+/* A stream being stopped: its stdin ended, the grace it has to end on its own. */
+struct stopping {
+	bool on;
+	long long grace;
+};
+
+static void stop_stream(ssh_channel ch, struct stopping *sp)
+{
+	if (sp->on)
+		return;
+	sp->on = true;
+	sp->grace = now_ms() + STREAM_GRACE_MS;
+	ssh_channel_send_eof(ch);
+}
+
+/* What ops->input has for the command's stdin, written; its non-zero answer stops it. */
+static int stream_input(struct pv_remote *rem, ssh_channel ch,
+			const struct pv_remote_stream_ops *ops, const char *word,
+			struct stopping *sp)
+{
+	struct pv_buf more = PV_BUF_INIT;
+	int ir = ops->input(ops->arg, &more), r = PV_OK;
+
+	if (ir == 0 && more.len &&
+	    ssh_channel_write(ch, more.data, (uint32_t)more.len) == SSH_ERROR)
+		r = channel_failed(rem, "sending input to", word);
+	pv_buf_release(&more, 1);
+	if (r == PV_OK && ir != 0)
+		stop_stream(ch, sp);
+	return r;
+}
+
+/* One turn of a stream: stop when asked (or past the deadline), more input, the output's
+ * lines to ops->on_line. PV_OK to go on. */
+static int stream_turn(struct pv_remote *rem, ssh_channel ch, struct run *x, struct pv_buf *out,
+		       const struct pv_remote_stream_ops *ops, long long deadline,
+		       struct stopping *sp, const char *word, const char *w)
+{
+	long long t = now_ms();
+	int r;
+
+	if (!sp->on && ((ops->stop && ops->stop(ops->arg)) || (deadline && t >= deadline)))
+		stop_stream(ch, sp);
+	if (!sp->on && ops->input && (r = stream_input(rem, ch, ops, word, sp)) != PV_OK)
+		return r;
+	if (sp->on && t >= sp->grace) {
+		ssh_channel_request_send_signal(ch, "KILL");
+		return pv_error(PV_EREMOTE,
+				"'%s' on %s did not stop within %d s of the end of its input", word,
+				w, STREAM_GRACE_MS / 1000);
+	}
+	if (ssh_channel_poll_timeout(ch, STREAM_SLICE_MS, 0) == SSH_ERROR)
+		return channel_failed(rem, "reading the output of", word);
+	if (x->oom)
+		return pv_error(PV_EIO, "out of memory reading '%s' on %s", word, w);
+	if (x->too_much)
+		return pv_error(PV_EREMOTE,
+				"'%s' on %s printed a line longer than %u KiB: refused, and the "
+				"command stopped",
+				word, w, PV_REMOTE_LINE_MAX >> 10);
+	if (deliver(out, ops) != 0)
+		stop_stream(ch, sp);
+	return PV_OK;
+}
+
 int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
 		     const struct pv_remote_stream_ops *ops, struct pv_buf *err, int *status,
 		     int timeout)
@@ -757,10 +822,10 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 	ssh_channel ch = NULL;
 	struct ssh_channel_callbacks_struct cb;
 	struct pv_buf out = PV_BUF_INIT;
+	struct stopping sp = {false, 0};
 	struct run x;
 	char word[CMD_WORD_MAX], w[600];
-	long long deadline = 0, grace = 0;
-	bool stopping = false;
+	long long deadline = 0;
 	int r = PV_EBUG;
 
 	memset(&x, 0, sizeof(x));
@@ -779,62 +844,9 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 		goto out;
 	}
 	/* stdin stays open: its end is the command's signal to stop (see remote.h) */
-	while (!ssh_channel_is_eof(ch) && !ssh_channel_is_closed(ch)) {
-		long long t = now_ms();
-
-		if (!stopping &&
-		    ((ops->stop && ops->stop(ops->arg)) || (deadline && t >= deadline))) {
-			stopping = true;
-			grace = t + STREAM_GRACE_MS;
-			ssh_channel_send_eof(ch);
-		}
-		if (!stopping && ops->input) {
-			struct pv_buf more = PV_BUF_INIT;
-			int ir = ops->input(ops->arg, &more);
-
-			if (ir == 0 && more.len &&
-			    ssh_channel_write(ch, more.data, (uint32_t)more.len) == SSH_ERROR) {
-				pv_buf_release(&more, 1);
-				r = channel_failed(rem, "sending input to", word);
-				goto out;
-			}
-			pv_buf_release(&more, 1);
-			if (ir != 0) {
-				stopping = true;
-				grace = t + STREAM_GRACE_MS;
-				ssh_channel_send_eof(ch);
-			}
-		}
-		if (stopping && t >= grace) {
-			ssh_channel_request_send_signal(ch, "KILL");
-			r = pv_error(PV_EREMOTE,
-				     "'%s' on %s did not stop within %d s of the end of its "
-				     "input",
-				     word, w, STREAM_GRACE_MS / 1000);
+	while (!ssh_channel_is_eof(ch) && !ssh_channel_is_closed(ch))
+		if ((r = stream_turn(rem, ch, &x, &out, ops, deadline, &sp, word, w)) != PV_OK)
 			goto out;
-		}
-		if (ssh_channel_poll_timeout(ch, STREAM_SLICE_MS, 0) == SSH_ERROR) {
-			r = channel_failed(rem, "reading the output of", word);
-			goto out;
-		}
-		if (x.oom) {
-			r = pv_error(PV_EIO, "out of memory reading '%s' on %s", word, w);
-			goto out;
-		}
-		if (x.too_much) {
-			r = pv_error(
-				PV_EREMOTE,
-				"'%s' on %s printed a line longer than %u KiB: refused, and the "
-				"command stopped",
-				word, w, PV_REMOTE_LINE_MAX >> 10);
-			goto out;
-		}
-		if (deliver(&out, ops) != 0 && !stopping) {
-			stopping = true;
-			grace = now_ms() + STREAM_GRACE_MS;
-			ssh_channel_send_eof(ch);
-		}
-	}
 	if (out.len && ops->on_line) /* a last line without its newline */
 		ops->on_line(ops->arg, out.data, out.len);
 	if (!x.got_status && !x.got_signal && !ssh_channel_is_closed(ch))
