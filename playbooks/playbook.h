@@ -56,6 +56,12 @@ struct pv_host {
 	int line, col;
 };
 
+/* A DC of the domain other than domain.dc (domain.other_dcs). */
+struct pv_dc_ref {
+	char *name;    /* as in its TLS certificate: dc2.lab.test */
+	char *address; /* IP; NULL: the name is resolved */
+};
+
 struct pv_domain {
 	char *realm;	  /* required, upper-cased: LAB.TEST */
 	char *netbios;	  /* required, at most 15 chars: LAB */
@@ -70,6 +76,11 @@ struct pv_domain {
 	struct pv_secret_ref admin_password; /* required */
 	bool has_host;	     /* domain.ssh given: run reaches the DC over SSH (its watch) */
 	struct pv_host host; /* then: name dc, address dc_address (or none: the name), ssh */
+	struct pv_dc_ref *other_dcs; /* the domain's other DCs: dc writes to dc_name only; server,
+				      * status and cleanup look at these too */
+	size_t nother_dcs;
+	int replication_timeout; /* seconds to wait for another DC to catch up, default 600;
+				  * 0: do not wait */
 };
 
 struct pv_users {
@@ -90,6 +101,8 @@ struct pv_server {
 				   * replaced, default "systemctl {action} {service}" */
 	char *smb_encrypt;        /* Samba's "smb encrypt" set on the lab's shares (off,
 				   * if_required, desired, required); NULL: left as it is */
+	bool alias_spns;      /* cifs/ SPNs for every alias (Kerberos through them), default
+			       * true; false: the aliases work with NTLM only */
 };
 
 struct pv_controller {
@@ -141,6 +154,10 @@ struct pv_playbook {
 	struct pv_server server;
 	struct pv_host *clients; /* nclients entries, names unique */
 	size_t nclients;
+	char *inventory;       /* clients: {inventory: FILE}: the file (resolved), else NULL */
+	char *inventory_group; /* its group, default "all" */
+	const char *inventory_format; /* "INI" or "YAML" */
+	int fanout;		      /* hosts worked on at once over SSH (1..256), default 16 */
 	bool has_controller;
 	struct pv_controller controller;
 	struct pv_driver driver;
