@@ -1924,22 +1924,30 @@ static int chained(struct pv_smba *c, int r)
 	return r;
 }
 
-int pv_smba_create(struct pv_smba *c, const char *path, uint32_t access, uint32_t disposition,
-		   uint32_t options, pv_smba_cb cb, void *arg)
+/* A CREATE of cr, named by its path in what goes wrong. */
+static int send_create(struct pv_smba *c, const struct smb2_create_req *cr, pv_smba_cb cb,
+		       void *arg)
 {
-	struct smb2_create_req cr = {
-		path, access, 0, 7 /* share read, write, delete */, disposition, options,
-		0,    NULL,   0};
 	struct req *q;
 	int r = ready_for(c, SMB2_CREATE, cb, arg, &q);
 
 	if (r == PV_OK) {
 		char what[600];
 
-		snprintf(what, sizeof(what), "the path '%.500s'", path);
-		r = send_req(c, q, smb2_create_enc(&q->body, &cr), what);
+		snprintf(what, sizeof(what), "the path '%.500s'", cr->path);
+		r = send_req(c, q, smb2_create_enc(&q->body, cr), what);
 	}
 	return chained(c, r);
+}
+
+int pv_smba_create(struct pv_smba *c, const char *path, uint32_t access, uint32_t disposition,
+		   uint32_t options, pv_smba_cb cb, void *arg)
+{
+	struct smb2_create_req cr = {
+		path, access, 0, 7 /* share read, write, delete */, disposition, options,
+		0,    NULL,   0};
+
+	return send_create(c, &cr, cb, arg);
 }
 
 int pv_smba_closefile(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *arg)
@@ -2052,22 +2060,13 @@ int pv_smba_create_lease(struct pv_smba *c, const char *path, uint32_t access, u
 		path, access, 0, 7 /* share read, write, delete */, disposition, options,
 		0,    &ctx,   1};
 	uint16_t dialect = pv_smba_dialect(c);
-	struct req *q;
-	int r, n;
 
 	/* leases from 2.1 on, the v2 context from 3.0 (MS-SMB2 3.2.4.3.8) */
 	if (dialect < SMB2_210)
 		return pv_smba_create(c, path, access, disposition, options, cb, arg);
-	n = smb2_lease_ctx(lease, sizeof(lease), key, state, dialect >= SMB2_300);
-	ctx.len = (size_t)n;
+	ctx.len = (size_t)smb2_lease_ctx(lease, sizeof(lease), key, state, dialect >= SMB2_300);
 	cr.oplock = SMB2_OPLOCK_LEASE;
-	if ((r = ready_for(c, SMB2_CREATE, cb, arg, &q)) == PV_OK) {
-		char what[600];
-
-		snprintf(what, sizeof(what), "the path '%.500s'", path);
-		r = send_req(c, q, smb2_create_enc(&q->body, &cr), what);
-	}
-	return chained(c, r);
+	return send_create(c, &cr, cb, arg);
 }
 
 int pv_smba_flush(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *arg)
