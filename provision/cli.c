@@ -125,15 +125,18 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "run [--min-users N] [--max-users N] [--step N] [--duration S] [--warmup S] "
 	 "[--watch S] [--timeout S] [--id ID]",
 	 "run the load driver's phases across all hosts",
-	 "Runs the playbook's load driver (driver:) for a ramp of user counts, as FSCT's run does:\n"
+	 "Runs the playbook's load driver (driver:) for a ramp of user counts, as FSCT's run "
+	 "does:\n"
 	 "from min_users to max_users by step (totals across the clients, shared out evenly; the\n"
 	 "last step is max_users), each step held warmup + duration seconds. For every step the\n"
 	 "client command starts on every client at once over SSH, each in a process group of its\n"
 	 "own under a small wrapper that stops the whole group (TERM, KILL 5 s later) when the\n"
 	 "step ends, on Ctrl-C or SIGTERM, on the run's --timeout, or when the SSH session goes\n"
-	 "away; then the controller's command runs. A step ends at its time, or earlier when every\n"
+	 "away; then the controller's command runs. A step ends at its time, or earlier when "
+	 "every\n"
 	 "command has ended. Driver 'command' fills {client} {users} {users_total} {step} {steps}\n"
-	 "{duration} {warmup} {results} {password_file} {server} {alias_template} {share} {shares}\n"
+	 "{duration} {warmup} {results} {password_file} {server} {alias_template} {share} "
+	 "{shares}\n"
 	 "{domain} and more into client_command and controller_command (docs/playbook.md); the\n"
 	 "users' password is only ever in {password_file} (0600, removed after the step). Driver\n"
 	 "'fsct' renders FSCT's commands for Windows hosts (see them with --dry-run). Driver\n"
@@ -143,9 +146,12 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "The server is watched all along (driver.watch, default every 2 s; --watch 0: not): one\n"
 	 "sampler on it over SSH reads /proc for CPU (total and smbd, winbindd, samba), memory,\n"
 	 "disk I/O and network. Each step's results are gathered into\n"
-	 "<controller.results>/<run-id>/step-NN/<host>/ (the command's stdout, stderr and the files\n"
-	 "it wrote in {results}), with watch.csv and watch.json (mean, p95, max), and manifest.json\n"
-	 "(the playbook's SHA-256, versions, every step's times and host states) is rewritten after\n"
+	 "<controller.results>/<run-id>/step-NN/<host>/ (the command's stdout, stderr and the "
+	 "files\n"
+	 "it wrote in {results}), with watch.csv and watch.json (mean, p95, max), and "
+	 "manifest.json\n"
+	 "(the playbook's SHA-256, versions, every step's times and host states) is rewritten "
+	 "after\n"
 	 "every step. With drain: {between_steps: true} the server's queue is waited for between\n"
 	 "steps (see 'provision help wait'). --dry-run prints every command that would run.\n"
 	 "A plan that cannot run (min > max, step or duration 0, more users than prepare makes,\n"
@@ -192,7 +198,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "does not answer is cut at the timeout (or after 6 times ssh.timeout).\n"
 	 "Progress on a terminal: the depth, the drain rate (a running mean over the polls) and\n"
 	 "the ETA ('req_queue 120, draining 40/s, ETA 3 s'), or 'settling 2/4 s'. The result, one\n"
-	 "line: 'wait: req_queue drained to 0 (threshold 0) in 12.3 s, 7 polls, peak 120' (--json:\n"
+	 "line: 'wait: req_queue drained to 0 (threshold 0) in 12.3 s, 7 polls, peak 120' "
+	 "(--json:\n"
 	 "the same fields, see docs/json.md). --dry-run says what would be polled and polls\n"
 	 "nothing. 'provision run' waits the same way between its steps when the playbook says\n"
 	 "drain: {between_steps: true}.\n"
@@ -257,6 +264,32 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "when the hard limit allows, else status 9 names both. stdout: one line of figures per\n"
 	 "interval (load/line.h). The end of stdin, a 'stop' line, Ctrl-C or SIGTERM stop it\n"
 	 "(status 15) after the figures so far."},
+	{CMD_REPORT, "report", NULL, false, PV_CMD_OPERANDS, "report RUN_DIR [--html FILE]",
+	 "write a run's report.html (docs/report.md)",
+	 "Reads the run's folder (<controller.results>/<run-id>: manifest.json, the steps'\n"
+	 "watch.csv, load.json and the clients' lines of figures) and writes report.html there\n"
+	 "(--html FILE: there instead): one page that stands alone, opens offline and fetches\n"
+	 "nothing: the answer with its step and margin, the ramp plot, the steps with their\n"
+	 "intervals, latency and mix per scenario kind, the server's (and the DC's, the\n"
+	 "clients') CPU, memory, disks and network over the run with the steps marked, a\n"
+	 "bottleneck hint, the settings and versions, the errors. Any driver (command, fsct,\n"
+	 "builtin); what a run did not record is said so. 'run' writes it at its end too.\n"
+	 "Needs no playbook. Exit status: 3 when RUN_DIR is not a run's folder, 9 when the\n"
+	 "page cannot be written."},
+	{CMD_COMPARE, "compare", NULL, false, PV_CMD_OPERANDS,
+	 "compare RUN_A RUN_B [RUN_C...] [--html FILE]",
+	 "runs side by side: which differences are beyond the noise (docs/report.md)",
+	 "Compares runs of the built-in driver, the first (A) against each other. A run may be\n"
+	 "a group of repeats of one setting, their folders joined by commas (A1,A2,A3): the\n"
+	 "spread across them is then the noise. Steps are matched by their users. Per step:\n"
+	 "throughput, overload, latency median and p95 of each, the difference from A with its\n"
+	 "interval, and whether it is beyond the noise (95% over all the steps compared: one\n"
+	 "run's noise from its counts and latency histograms). Then each run's answer and\n"
+	 "whether its difference from A's is real, and what differs between the runs (playbook\n"
+	 "values, the server's configuration at run time, versions). --html FILE writes the\n"
+	 "same with an overlay plot as a page that stands alone. Needs no playbook.\n"
+	 "Exit status: 0 when compared (whatever differs); 3 when the runs cannot be compared\n"
+	 "(another driver, no load figures, no step in common), naming why."},
 	{CMD_HELP, "help", NULL, false, 0, "help [command]", "show help for a command",
 	 "Shows the usage and options of a command."},
 };
@@ -311,7 +344,8 @@ const struct pv_option pv_options[] = {
 	 "users in the first step, all clients together (driver.min_users)"},
 	{OPT_MAX_USERS, "max-users", 0, "N", B(CMD_RUN),
 	 "users in the last step, all clients together (driver.max_users)"},
-	{OPT_STEP, "step", 0, "N", B(CMD_RUN), "users added from one step to the next (driver.step)"},
+	{OPT_STEP, "step", 0, "N", B(CMD_RUN),
+	 "users added from one step to the next (driver.step)"},
 	{OPT_DURATION, "duration", 0, "SECONDS", B(CMD_RUN) | B(CMD_LOAD),
 	 "how long each step is held (driver.duration)"},
 	{OPT_WARMUP, "warmup", 0, "SECONDS", B(CMD_RUN),
@@ -320,12 +354,16 @@ const struct pv_option pv_options[] = {
 	 "seconds between samples of the server, 0 for none (driver.watch)"},
 	{OPT_ID, "id", 0, "ID", B(CMD_RUN),
 	 "the run's id, its results folder's name (default: the UTC time, 20261130-121500)"},
-	{OPT_CLIENT, "client", 0, "NAME", B(CMD_LOAD), "load: this client's name (schedules' seeds)"},
+	{OPT_CLIENT, "client", 0, "NAME", B(CMD_LOAD),
+	 "load: this client's name (schedules' seeds)"},
 	{OPT_WORKGROUP, "workgroup", 0, "NAME", B(CMD_LOAD), "load: the users' domain (NetBIOS)"},
 	{OPT_OPS, "ops", 0, "KIND", B(CMD_LOAD),
 	 "load: no schedules: each user opens, writes 4 KiB to and closes its own file "
 	 "(open-write-close), or opens and closes its share's root (open-close), as fast as it can "
 	 "(bench/load.sh); prints 'ops {...}' at the end"},
+	{OPT_HTML, "html", 0, "FILE", B(CMD_REPORT) | B(CMD_COMPARE),
+	 "report: write the page here instead of RUN_DIR/report.html; compare: also write the "
+	 "comparison as a page here"},
 	{OPT_DRAIN, "drain", 0, NULL, B(CMD_WAIT),
 	 "wait until the server's queue has drained (what wait does; may be left out)"},
 	{OPT_PROBE, "probe", 0, "KIND", B(CMD_WAIT),
@@ -488,6 +526,15 @@ static int positional(struct pv_cli *cli, const char *arg)
 		cli->sub = arg;
 		return PV_OK;
 	}
+	if (cli->cmd->flags & PV_CMD_OPERANDS) {
+		const char **n = realloc(cli->args, (cli->nargs + 1) * sizeof(*n));
+
+		if (!n)
+			return pv_error(PV_EIO, "out of memory");
+		n[cli->nargs++] = arg;
+		cli->args = n;
+		return PV_OK;
+	}
 	if (!cli->sub && cli->cmd->subs) {
 		if (!sub_allowed(cli->cmd, arg))
 			return pv_error(PV_EUSAGE, "'%s %s': expected one of %s", cli->cmd->name,
@@ -584,6 +631,9 @@ void pv_cli_release(struct pv_cli *cli)
 	free(cli->sets);
 	cli->sets = NULL;
 	cli->nsets = 0;
+	free(cli->args);
+	cli->args = NULL;
+	cli->nargs = 0;
 }
 
 int pv_cli_count(const char *option, const char *text, unsigned long max, unsigned long *out)

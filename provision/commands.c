@@ -26,6 +26,8 @@ static const struct {
 	{CMD_RUN, NULL, pv_cmd_run},
 	{CMD_LOAD, NULL, pv_cmd_load},
 	{CMD_WAIT, NULL, pv_cmd_wait},
+	{CMD_REPORT, NULL, pv_cmd_report},
+	{CMD_COMPARE, NULL, pv_cmd_compare},
 };
 
 pv_handler pv_handler_for(enum pv_cmd_id id, const char *sub)
