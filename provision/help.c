@@ -5,10 +5,10 @@
 
 #include <string.h>
 
-static const int exit_codes[] = {PV_OK,	      PV_EFAIL,	    PV_EUSAGE,	 PV_ECONFIG, PV_ECRED,
-				 PV_ETRUST,   PV_EUNREACH,  PV_EDIR,	 PV_EREMOTE, PV_EIO,
-				 PV_EPARTIAL, PV_ECONFLICT, PV_ENOTIMPL, PV_EINCOMPLETE,
-				 PV_ETIMEOUT, PV_ESTOPPED, PV_EBUSY, PV_EBUG};
+static const int exit_codes[] = {
+	PV_OK,	     PV_EFAIL,	     PV_EUSAGE,	  PV_ECONFIG,  PV_ECRED,    PV_ETRUST,
+	PV_EUNREACH, PV_EDIR,	     PV_EREMOTE,  PV_EIO,      PV_EPARTIAL, PV_ECONFLICT,
+	PV_ENOTIMPL, PV_EINCOMPLETE, PV_ETIMEOUT, PV_ESTOPPED, PV_EBUSY,    PV_EBUG};
 
 static void options(FILE *f, unsigned mask)
 {

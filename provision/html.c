@@ -405,7 +405,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 	f.H += rows * row_h + 6;
 
 	pv_buf_addf(out,
-		    "<figure>\n<svg id=\"%s\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" "
+		    "<figure>\n<svg id=\"%s\" class=\"plot\" "
 		    "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
 		    "aria-labelledby=\"%s-t %s-d\">\n<title id=\"%s-t\">",
 		    p->id, f.W, f.H, f.W, f.H, p->id, p->id, p->id);

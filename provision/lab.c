@@ -104,7 +104,7 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 /* {"phase": .., "state": .., "ok": .., "exit": .., "outcome": .., "message": .., "seconds": ..,
  *  "result": {the phase's own fields}} */
 static struct pv_json *step_json(const struct pv_ctx *ctx, const struct pv_lab_step *s,
-			 const struct pv_render *rd, const void *result)
+				 const struct pv_render *rd, const void *result)
 {
 	struct pv_json *o = pv_json_object(), *in = pv_json_object();
 
@@ -284,7 +284,8 @@ static void status_json(const struct pv_ctx *ctx, const void *result, int code, 
 	const struct pv_dc_status *d = &st->dc.st;
 	const struct pv_server_status *s = &st->server.st;
 	const struct pv_controller_status *k = &st->controller.st;
-	struct pv_json *dc = pv_json_object(), *srv = pv_json_object(), *cl = pv_json_array(), *ctl = pv_json_object();
+	struct pv_json *dc = pv_json_object(), *srv = pv_json_object(), *cl = pv_json_array(),
+		       *ctl = pv_json_object();
 
 	(void)code;
 	pv_json_bool(o, "complete", st->complete);

@@ -199,14 +199,16 @@ static int open_files(size_t n)
 	if (l.rlim_cur == RLIM_INFINITY || l.rlim_cur >= need)
 		return PV_OK;
 	if (l.rlim_max != RLIM_INFINITY && l.rlim_max < need)
-		return pv_error(PV_EIO,
-				"%zu users need %llu open files and this host allows %llu (the hard "
-				"limit, ulimit -Hn): raise nofile for this user (limits.conf, or "
-				"LimitNOFILE= of sshd's unit) or give this client fewer users",
-				n, (unsigned long long)need, (unsigned long long)l.rlim_max);
+		return pv_error(
+			PV_EIO,
+			"%zu users need %llu open files and this host allows %llu (the hard "
+			"limit, ulimit -Hn): raise nofile for this user (limits.conf, or "
+			"LimitNOFILE= of sshd's unit) or give this client fewer users",
+			n, (unsigned long long)need, (unsigned long long)l.rlim_max);
 	l.rlim_cur = need;
 	if (setrlimit(RLIMIT_NOFILE, &l) != 0)
-		return pv_error(PV_EIO, "cannot raise the open-files limit to %llu for %zu users: %s",
+		return pv_error(PV_EIO,
+				"cannot raise the open-files limit to %llu for %zu users: %s",
 				(unsigned long long)need, n, strerror(errno));
 	return PV_OK;
 }

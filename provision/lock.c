@@ -38,13 +38,15 @@ int pv_lab_lock(const char *lab)
 		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	}
 	if (fd < 0)
-		return pv_error(PV_EIO, "cannot open the lock file %s for lab '%s': %s (another "
-					"provision's lock is kept there; set PROVISION_LOCK_DIR to a "
-					"folder of yours to use another)",
+		return pv_error(PV_EIO,
+				"cannot open the lock file %s for lab '%s': %s (another "
+				"provision's lock is kept there; set PROVISION_LOCK_DIR to a "
+				"folder of yours to use another)",
 				path, lab, strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return pv_error(PV_EIO, "the lock file %s for lab '%s' is not a plain file: remove it",
+		return pv_error(PV_EIO,
+				"the lock file %s for lab '%s' is not a plain file: remove it",
 				path, lab);
 	}
 	memset(&fl, 0, sizeof(fl));
@@ -65,10 +67,11 @@ int pv_lab_lock(const char *lab)
 		fl.l_pid = 0;
 	close(fd);
 	if (fl.l_pid > 0)
-		return pv_error(PV_EBUSY,
-				"lab '%s' is busy: another provision (pid %ld) is changing it (lock "
-				"%s); wait for it to end, or stop it, then run this again",
-				lab, (long)fl.l_pid, path);
+		return pv_error(
+			PV_EBUSY,
+			"lab '%s' is busy: another provision (pid %ld) is changing it (lock "
+			"%s); wait for it to end, or stop it, then run this again",
+			lab, (long)fl.l_pid, path);
 	return pv_error(PV_EBUSY,
 			"lab '%s' is busy: another provision is changing it (lock %s); wait for it "
 			"to end, or stop it, then run this again",

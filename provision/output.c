@@ -73,7 +73,8 @@ static void progress_sink(struct pv_progress *p, enum pv_progress_event ev, void
 	if (p->bytes && el > 0)
 		snprintf(mbs, sizeof(mbs), " %.1f MB/s", (double)p->bytes / 1e6 / el);
 	if (p->detail[0]) {
-		fprintf(stderr, live ? "\r\033[K%s: %s" : "provision: %s: %s\n", p->what, p->detail);
+		fprintf(stderr, live ? "\r\033[K%s: %s" : "provision: %s: %s\n", p->what,
+			p->detail);
 	} else if (p->one_request) {
 		fprintf(stderr,
 			live ? "\r\033[K%s: %lu %s in one request, %.0f s"

@@ -42,8 +42,8 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 	       r->nsteps, r->planned, r->controller, r->folder);
 	if (!r->nsteps)
 		return;
-	printf("%4s %6s %-22s %7s %-15s %-26s %s\n", "step", "users", "users per client",
-	       "seconds", "ended", "hosts", "server CPU % mean/p95/max, smbd %, MiB used");
+	printf("%4s %6s %-22s %7s %-15s %-26s %s\n", "step", "users", "users per client", "seconds",
+	       "ended", "hosts", "server CPU % mean/p95/max, smbd %, MiB used");
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct pv_run_step *s = &r->steps[i];
 		char per[128] = "", hosts[128], cpu[96] = "not watched";
@@ -60,11 +60,11 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 				 s->watch[PV_W_CPU].mean, s->watch[PV_W_CPU].p95,
 				 s->watch[PV_W_CPU].max, s->watch[PV_W_SMBD].mean,
 				 s->watch[PV_W_MEM_USED].mean);
-		printf("%4u %6u %-22s %7.1f %-15s %-26s %s\n", s->n, s->users, per, s->end - s->start,
-		       s->ended ? s->ended : "-", hosts, cpu);
+		printf("%4u %6u %-22s %7.1f %-15s %-26s %s\n", s->n, s->users, per,
+		       s->end - s->start, s->ended ? s->ended : "-", hosts, cpu);
 		if (s->drained)
-			printf("%4s drained in %.1f s (depth %ld, peak %ld)\n", "", s->drain_seconds,
-			       s->drain_first, s->drain_peak);
+			printf("%4s drained in %.1f s (depth %ld, peak %ld)\n", "",
+			       s->drain_seconds, s->drain_first, s->drain_peak);
 		for (size_t j = 0; j < s->nhosts; j++)
 			if (s->hosts[j].code != PV_OK)
 				printf("%4s %s: %s\n", "", s->hosts[j].name, s->hosts[j].msg);

@@ -719,7 +719,7 @@ void pv_cmp_free(struct pv_cmp *c)
 		free(c->steps[s].carried);
 	}
 	free(c->steps);
-	for (size_t g = 0; g < c->ngroups; g++)
+	for (size_t g = 0; c->groups && g < c->ngroups; g++)
 		free(c->groups[g].runs);
 	free(c->groups);
 	for (size_t i = 0; i < c->nsettings; i++) {
