@@ -481,13 +481,14 @@ static void host_states(struct pv_buf *b, const struct pv_res_step *st)
 
 static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
 {
-	pv_buf_addstr(b, "<h2 id=\"steps\">The steps</h2>\n<div "
-			 "class=\"tw\"><table>\n<caption>Every step: ");
-	pv_buf_addstr(b, run->has_load ? "the built-in driver's figures (95% intervals from the "
-					 "counts and the latency histograms), "
+	pv_buf_addstr(b, "<h2 id=\"steps\">The steps</h2>\n<p>");
+	pv_buf_addstr(b, run->has_load ? "The built-in driver's figures, each with its 95% "
+					 "interval below it (from the counts and the latency "
+					 "histograms), "
 				       : "");
-	pv_buf_addstr(b, "the server's CPU and the hosts. Underlined with ! : over the "
-			 "threshold.</caption>\n<thead><tr><th scope=\"col\">step</th>"
+	pv_buf_addstr(b, "the server's CPU and the hosts' states. Underlined and marked ! : over "
+			 "the threshold.</p>\n<div class=\"tw\"><table>\n<caption>Every "
+			 "step</caption>\n<thead><tr><th scope=\"col\">step</th>"
 			 "<th scope=\"col\">users</th>"
 			 "<th scope=\"col\" class=\"l\">ended</th>");
 	if (run->has_load)
@@ -559,11 +560,7 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
 		else
 			pv_buf_addf(b, "<td>%.1f / %.1f</td>", m, p);
 		num_cell(b, "%.1f", stat_mean(st->srv, "smbd", &p));
-		m = stat_mean(st->dc, "cpu", &p);
-		if (isnan(m))
-			pv_buf_addstr(b, "<td class=\"na\">" NOT_RECORDED "</td>");
-		else
-			pv_buf_addf(b, "<td>%.1f</td>", m);
+		num_cell(b, "%.1f", stat_mean(st->dc, "cpu", &p));
 		pv_buf_addstr(b, "<td class=\"l\">");
 		host_states(b, st);
 		pv_buf_addstr(b, "</td></tr>\n");
@@ -585,8 +582,9 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run)
 	}
 	pv_buf_addstr(
 		b,
-		"<div class=\"tw\"><table>\n<caption>Median / p95 latency in ms per kind and step "
-		"(underlined with !: p95 over the kind's limit)</caption>\n<thead><tr>"
+		"<p>Median and p95 latency in ms, per kind and step; a p95 over its kind's limit is "
+		"underlined and marked !.</p>\n<div class=\"tw\"><table>\n<caption>Latency per "
+		"scenario kind</caption>\n<thead><tr>"
 		"<th scope=\"col\" class=\"l\">kind</th><th scope=\"col\">limit s</th>");
 	for (size_t i = 0; i < run->nsteps; i++)
 		pv_buf_addf(b, "<th scope=\"col\" colspan=\"2\">%u users</th>",
@@ -610,9 +608,9 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
 	/* the scenario mix */
 	pv_buf_addstr(b,
-		      "<div class=\"tw\"><table>\n<caption>Scenario mix: each kind's share of the "
-		      "scenarios started, in % (its weight's share in the second column; the "
-		      "counts in the last row)</caption>\n"
+		      "<p>Each kind's share of the scenarios started, in % (its weight's share in "
+		      "the second column; the counts in the last row).</p>\n<div "
+		      "class=\"tw\"><table>\n<caption>Scenario mix</caption>\n"
 		      "<thead><tr><th scope=\"col\" class=\"l\">kind</th>"
 		      "<th scope=\"col\">weight %</th>");
 	for (size_t i = 0; i < run->nsteps; i++)
@@ -658,9 +656,9 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run)
 			return;
 		}
 		pv_buf_addstr(b,
-			      "<div class=\"tw\"><table>\n<caption>SMB requests per command: each "
-			      "one's share of the step's, in % (the counts in the last "
-			      "row)</caption>\n<thead><tr><th scope=\"col\" "
+			      "<p>Each SMB command's share of the step's requests, in % (the counts "
+			      "in the last row).</p>\n<div class=\"tw\"><table>\n<caption>SMB "
+			      "operation mix</caption>\n<thead><tr><th scope=\"col\" "
 			      "class=\"l\">command</th>");
 		for (size_t i = 0; i < run->nsteps; i++)
 			pv_buf_addf(b, "<th scope=\"col\">%u users</th>", run->steps[i].users);

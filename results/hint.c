@@ -1,8 +1,11 @@
 /* results/hint.c: the bottleneck hint (see results.h): which resource was nearest its limit at
  * the first overloaded step, and what moved first on the way there. Only limits that are
  * known are judged (a CPU's 100%, the memory there is, the driver's one thread); the disks
- * and the network have no limit the run knows, so their levels are signals, not limits. */
+ * and the network have no limit the run knows, so their levels are signals, not limits. A
+ * scenario kind's p95 moved only when, with the clients' histograms, its interval is apart
+ * from the first step's (a p95 of few scenarios jumps by chance). */
 #include "results/results.h"
+#include "results/stats.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -119,6 +122,16 @@ static void first_moves(const struct pv_res_run *run, size_t last, struct events
 
 			if (done[k] || !st->kind[k].completed || isnan(now))
 				continue;
+			/* with the histograms, a rise must be beyond the noise: the two p95s'
+			 * intervals apart */
+			if (i && st->kind[k].has_hist && s0->kind[k].has_hist) {
+				double lo, hi, blo, bhi;
+
+				pv_stat_hist_ci(&st->kind[k].hist, 0.95, 0.05, &lo, &hi);
+				pv_stat_hist_ci(&s0->kind[k].hist, 0.95, 0.05, &blo, &bhi);
+				if (!(lo > bhi))
+					continue;
+			}
 			if (now > limit) {
 				moved(ev, i, "%s's p95 went over its %g s limit (%.0f ms)",
 				      pv_load_names[k], limit, 1000 * now);
@@ -270,10 +283,21 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 			at = addf(out->first, sizeof(out->first), at, "%s%s", k++ ? "; " : "",
 				  ev.e[i].text);
 	at = addf(out->first, sizeof(out->first), at, ".");
-	for (size_t s = first + 1, k = 0; s < run->nsteps && k < 3; s++)
-		for (size_t i = 0; i < ev.n && k < 3; i++)
-			if (ev.e[i].step == s)
-				at = addf(out->first, sizeof(out->first), at,
-					  " %s at %u users: %s.", k++ ? "Then" : "Then",
+	/* then the next moves, a sentence per step */
+	for (size_t s = first + 1, k = 0; s < run->nsteps && k < 3; s++) {
+		size_t here = 0;
+
+		for (size_t i = 0; i < ev.n && k < 3; i++) {
+			if (ev.e[i].step != s)
+				continue;
+			if (!here++)
+				at = addf(out->first, sizeof(out->first), at, " Then at %u users: %s",
 					  run->steps[s].users, ev.e[i].text);
+			else
+				at = addf(out->first, sizeof(out->first), at, "; %s", ev.e[i].text);
+			k++;
+		}
+		if (here)
+			at = addf(out->first, sizeof(out->first), at, ".");
+	}
 }

@@ -19,6 +19,8 @@ pkgs=(
 	openssl attr acl time procps util-linux
 	# the benchmarks' reference tools (bench/load.sh: smbtorture)
 	samba-testsuite
+	# report.html and compare --html checked in a real browser (t_report: headless chromium)
+	chromium
 )
 
 declare -A have=()

@@ -9,6 +9,7 @@
 #   lab.sh dc crash|start                    the DC's samba killed (-9, as a crash), started
 #   lab.sh srv-conf [KEY=VALUE]...           srv's smb.conf: the base with these [global]
 #                                            settings (none: the base); running daemons restarted
+#   lab.sh srv-limit PERCENT|off|status      srv's Samba daemons held to PERCENT of one CPU
 #
 # Environment: PROVISION_LAB_DIR (state, default /var/lib/provision-lab), LAB_ADMIN_PASS,
 # LAB_USER_PASS, KEEP=1 (down keeps the provisioned DC and keys for a faster next up).
@@ -61,7 +62,7 @@ die() {
 }
 
 usage() {
-  sed -n '6,11p' "$SELF" | sed 's/^#   //' >&2
+  sed -n '6,12p' "$SELF" | sed 's/^#   //' >&2
   exit 2
 }
 
@@ -724,6 +725,7 @@ cmd_down() {
     kill_ns "${present[@]}" || say "warning: some processes did not exit"
   fi
   kill_strays
+  (cg_off) >/dev/null 2>&1 || say "warning: srv's CPU limit group could not be removed"
   for h in "${HOSTS[@]}"; do
     [ ! -e "/run/netns/pvlab-$h" ] || ip netns del "pvlab-$h" 2>/dev/null || true
     ! ip link show "pvlab-v$h" >/dev/null 2>&1 || ip link del "pvlab-v$h" 2>/dev/null || true
@@ -778,6 +780,7 @@ cmd_status() {
     esac
     echo "$line"
   done
+  [ ! -f "$LAB/srv/cpu-limit" ] || echo "srv cpu limit: $(cut -d' ' -f1 "$LAB/srv/cpu-limit")% of one CPU (lab.sh srv-limit)"
   if [ ! -f "$LAB/.up" ]; then
     echo "state $LAB: up not completed"
     rc=1
@@ -863,7 +866,164 @@ cmd_srv_conf() {
       lab_exec srv "$LAB/bin/lab-service" restart "$unit" >/dev/null || die "srv-conf: $unit did not restart"
     fi
   done
+  # restarted daemons are new processes: back under the CPU limit, when one is set
+  [ ! -f "$LAB/srv/cpu-limit" ] || cg_apply "$(cut -d' ' -f1 "$LAB/srv/cpu-limit")"
   say "srv's smb.conf: the base${1:+ with $*}"
+}
+
+# ---------------------------------------------------------------- srv-limit
+# srv's Samba daemons (smbd and everything it forks, winbindd, samba-dcerpcd and its rpcd_*)
+# held to a share of one CPU with the kernel's CPU controller: a cgroup of the lab's, its
+# quota PERCENT ms of CPU every 100 ms. cgroup v1 (cpu.cfs_quota_us) or, where the cpu
+# controller is on a cgroup2 hierarchy, v2 (cpu.max). The daemons' processes are moved into
+# it; what they fork later is born there. State: $LAB/srv/cpu-limit ("PERCENT KIND GROUP
+# ORIGIN"); srv-conf, which restarts the daemons, moves the new ones in; down removes it.
+CG_NAME=pvlab-srv
+
+# "v1 MOUNT" or "v2 MOUNT" of the cpu controller, or nothing
+cg_find() {
+  local kind mnt opts m
+  while read -r _ mnt kind opts _; do
+    if [ "$kind" = cgroup ] && [[ ,$opts, == *,cpu,* ]] && [ -f "$mnt/cpu.cfs_quota_us" ]; then
+      echo "v1 $mnt"
+      return 0
+    fi
+  done </proc/self/mounts
+  while read -r _ m kind _; do
+    if [ "$kind" = cgroup2 ] && grep -qw cpu "$m/cgroup.controllers" 2>/dev/null; then
+      echo "v2 $m"
+      return 0
+    fi
+  done </proc/self/mounts
+  return 1
+}
+
+# the Samba daemons of srv now: the masters, all they forked, and any by name in srv
+srv_daemons() {
+  local p c
+  {
+    for p in "$LAB/srv/pid/smbd.pid" "$LAB/srv/pid/winbindd.pid" "$LAB/srv/pid/samba-dcerpcd.pid"; do
+      p=$(daemon_pid srv "$p")
+      [ -z "$p" ] || { echo "$p" && descendants "$p"; }
+    done
+    for p in $(ns_pids srv); do
+      read -r c 2>/dev/null <"/proc/$p/comm" || continue
+      [[ $c =~ ^(smbd|winbindd|samba-dcerpcd|rpcd_.*|smbd-.*|samba-bgqd|cleanupd|notifyd|lpqd)$ ]] && echo "$p"
+    done
+  } | sort -un
+}
+
+# the cgroup (path within its hierarchy) of PID for the cpu controller
+cg_of() { # KIND PID
+  if [ "$1" = v1 ]; then
+    awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3; exit }' "/proc/$2/cgroup" 2>/dev/null
+  else
+    awk -F: '$1 == "0" { print $3; exit }' "/proc/$2/cgroup" 2>/dev/null
+  fi
+}
+
+# move every daemon into DIR until none is left outside (a daemon may fork while it moves)
+cg_move_all() { # KIND DIR
+  local kind=$1 dir=$2 pass p moved n=0 want
+  want=${dir#"$CG_MNT"}
+  for ((pass = 0; pass < 5; pass++)); do
+    moved=0
+    for p in $(srv_daemons); do
+      [ "$(cg_of "$kind" "$p")" != "${want:-/}" ] || continue
+      if echo "$p" >"$dir/cgroup.procs" 2>/dev/null; then moved=$((moved + 1)); fi
+    done
+    n=$((n + moved))
+    [ "$moved" -gt 0 ] || break
+  done
+  echo "$n"
+}
+
+cg_apply() { # PERCENT
+  local pct=$1 kind mnt origin dir n left=() p
+  read -r kind CG_MNT < <(cg_find) || die "srv-limit: no CPU controller (cgroup v1 cpu or v2 with cpu) is mounted"
+  mnt=$CG_MNT
+  [ -n "$(srv_daemons)" ] || die "srv-limit: no Samba daemon runs on srv (join it, or lab-service start samba there, first)"
+  if [ -f "$LAB/srv/cpu-limit" ]; then
+    read -r _ _ dir origin <"$LAB/srv/cpu-limit"
+  else
+    # v1: beside where smbd was; v2: at the root (a cgroup2 with processes cannot give its
+    # children a controller)
+    origin=/
+    [ "$kind" = v2 ] || origin=$(cg_of v1 "$(srv_daemons | head -1)")
+    dir=$mnt${origin%/}/$CG_NAME
+  fi
+  [ -d "$dir" ] || mkdir "$dir" || die "srv-limit: cannot make $dir"
+  if [ "$kind" = v1 ]; then
+    echo 100000 >"$dir/cpu.cfs_period_us"
+    echo $((pct * 1000)) >"$dir/cpu.cfs_quota_us" || die "srv-limit: $dir refused a quota of $((pct * 1000)) us"
+  else
+    grep -qw cpu "$mnt/cgroup.subtree_control" || echo +cpu >"$mnt/cgroup.subtree_control" ||
+      die "srv-limit: cannot enable the cpu controller under $mnt"
+    echo "$((pct * 1000)) 100000" >"$dir/cpu.max" || die "srv-limit: $dir refused cpu.max"
+  fi
+  printf '%s %s %s %s\n' "$pct" "$kind" "$dir" "$origin" >"$LAB/srv/cpu-limit"
+  n=$(cg_move_all "$kind" "$dir")
+  for p in $(srv_daemons); do
+    [ "$(cg_of "$kind" "$p")" = "${dir#"$mnt"}" ] || left+=("$p")
+  done
+  [ ${#left[@]} -eq 0 ] || die "srv-limit: pids not in $dir: ${left[*]}"
+  say "srv's Samba daemons held to $pct% of one CPU (cgroup $kind $dir; $(srv_daemons | wc -l) processes, $n moved)"
+}
+
+# back where they came from, the group removed
+cg_off() {
+  local pct kind dir origin p mnt i
+  [ -f "$LAB/srv/cpu-limit" ] || { cg_remove_default; return 0; }
+  read -r pct kind dir origin <"$LAB/srv/cpu-limit"
+  mnt=${dir%"${origin%/}/$CG_NAME"}
+  if [ -d "$dir" ]; then
+    for ((i = 0; i < 5; i++)); do
+      while read -r p; do
+        echo "$p" >"$mnt${origin%/}/cgroup.procs" 2>/dev/null || true
+      done <"$dir/cgroup.procs"
+      rmdir "$dir" 2>/dev/null && break
+      sleep 0.2
+    done
+    [ ! -d "$dir" ] || die "srv-limit: $dir still holds $(wc -l <"$dir/cgroup.procs") processes"
+  fi
+  rm -f "$LAB/srv/cpu-limit"
+  say "srv's Samba daemons: no CPU limit (was $pct%)"
+}
+
+# a group of ours left where a lost state file would have named it
+cg_remove_default() {
+  local kind mnt p
+  read -r kind mnt < <(cg_find) || return 0
+  [ -d "$mnt/$CG_NAME" ] || return 0
+  while read -r p; do echo "$p" >"$mnt/cgroup.procs" 2>/dev/null || true; done <"$mnt/$CG_NAME/cgroup.procs"
+  rmdir "$mnt/$CG_NAME" 2>/dev/null || say "warning: cannot remove $mnt/$CG_NAME"
+}
+
+cmd_srv_limit() {
+  need_root
+  [ $# -eq 1 ] || usage
+  case $1 in
+    off)
+      lock
+      cg_off
+      ;;
+    status)
+      if [ -f "$LAB/srv/cpu-limit" ]; then
+        local pct kind dir origin
+        read -r pct kind dir origin <"$LAB/srv/cpu-limit"
+        echo "srv cpu limit: $pct% of one CPU, cgroup $kind $dir, $(wc -l <"$dir/cgroup.procs" 2>/dev/null || echo 0) processes"
+      else
+        echo "srv cpu limit: none"
+      fi
+      ;;
+    *)
+      [[ $1 =~ ^[1-9][0-9]*$ ]] && (($1 <= 100 * $(nproc))) ||
+        die "srv-limit: PERCENT must be a whole number from 1 to $((100 * $(nproc))) (of one CPU), or off, or status"
+      ns_exists srv || die "lab host srv is not up"
+      lock
+      cg_apply "$1"
+      ;;
+  esac
 }
 
 # ---------------------------------------------------------------- selfcheck
@@ -954,6 +1114,7 @@ case $cmd in
   sshd) cmd_sshd "$@" ;;
   dc) cmd_dc "$@" ;;
   srv-conf) cmd_srv_conf "$@" ;;
+  srv-limit) cmd_srv_limit "$@" ;;
   -h | --help | help) usage ;;
   *) usage ;;
 esac
