@@ -481,10 +481,12 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 	if (!isnan(p->vline)) {
 		double vx = fx(&f, p->vline);
 
+		/* the label on the line's left when it is near the right edge */
 		pv_buf_addf(out,
 			    "<line class=\"vl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			    "<text x=\"%.1f\" y=\"%.1f\">",
-			    vx, vx, f.T, f.B, vx + 4, f.T + 12);
+			    "<text x=\"%.1f\" y=\"%.1f\"%s>",
+			    vx, vx, f.T, f.B, vx > f.R - 80 ? vx - 4 : vx + 4, f.T + 12,
+			    vx > f.R - 80 ? " text-anchor=\"end\"" : "");
 		pv_html_esc(out, p->vlabel);
 		pv_buf_addstr(out, "</text>\n");
 	}

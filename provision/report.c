@@ -348,6 +348,7 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run)
 	struct pv_plot p;
 	size_t ns = 0;
 	unsigned umax = 0;
+	bool any_cpu = false;
 
 	pv_buf_addstr(b, "<h2 id=\"ramp\">The ramp</h2>\n");
 	if (!x || !tips || !n) {
@@ -420,7 +421,9 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run)
 						  1,
 						  true};
 	}
-	if (yc)
+	for (size_t i = 0; yc && i < n && !any_cpu; i++)
+		any_cpu = !isnan(yc[i]);
+	if (any_cpu)
 		s[ns++] = (struct pv_plot_series){"server CPU % (mean)",
 						  x,
 						  yc,
@@ -455,6 +458,8 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run)
 	p.ns = ns;
 	if (ns)
 		pv_html_plot(b, &p);
+	else
+		na(b, "No scenarios and no server watch: nothing to plot against the users.");
 	for (size_t i = 0; i < 3 * n; i++)
 		free(tips[i]);
 	free(tips);
@@ -481,6 +486,10 @@ static void host_states(struct pv_buf *b, const struct pv_res_step *st)
 
 static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
 {
+	bool dc = false;
+
+	for (size_t i = 0; i < run->nsteps; i++)
+		dc |= run->steps[i].dc != NULL;
 	pv_buf_addstr(b, "<h2 id=\"steps\">The steps</h2>\n<p>");
 	pv_buf_addstr(b, run->has_load ? "The built-in driver's figures, each with its 95% "
 					 "interval below it (from the counts and the latency "
@@ -489,8 +498,7 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "the server's CPU and the hosts' states. Underlined and marked ! : over "
 			 "the threshold.</p>\n<div class=\"tw\"><table>\n<caption>Every "
 			 "step</caption>\n<thead><tr><th scope=\"col\">step</th>"
-			 "<th scope=\"col\">users</th>"
-			 "<th scope=\"col\" class=\"l\">ended</th>");
+			 "<th scope=\"col\">users</th>");
 	if (run->has_load)
 		pv_buf_addstr(b,
 			      "<th scope=\"col\">scen/s<br>(95%)</th><th scope=\"col\">expected"
@@ -499,16 +507,16 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
 			      "ms<br>(95%)</th><th scope=\"col\">logged on</th><th scope=\"col\">"
 			      "counts</th>");
 	pv_buf_addstr(b, "<th scope=\"col\">server CPU %<br>mean / p95</th>"
-			 "<th scope=\"col\">smbd %<br>of a core</th><th scope=\"col\">DC CPU %</th>"
-			 "<th scope=\"col\" class=\"l\">hosts</th></tr></thead>\n<tbody>\n");
+			 "<th scope=\"col\">smbd %<br>of a core</th>");
+	if (dc)
+		pv_buf_addstr(b, "<th scope=\"col\">DC CPU %</th>");
+	pv_buf_addstr(b, "<th scope=\"col\" class=\"l\">hosts (how the step "
+			 "ended)</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < run->nsteps; i++) {
 		const struct pv_res_step *st = &run->steps[i];
 		double m, p, lo, hi;
 
 		pv_buf_addf(b, "<tr><th scope=\"row\">%u</th><td>%u</td>", st->n, st->users);
-		pv_buf_addstr(b, "<td class=\"l\">");
-		pv_html_esc(b, st->ended);
-		pv_buf_addstr(b, "</td>");
 		if (run->has_load && st->has_load) {
 			bool over = st->all.overload > run->cfg.overload;
 
@@ -560,12 +568,17 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
 		else
 			pv_buf_addf(b, "<td>%.1f / %.1f</td>", m, p);
 		num_cell(b, "%.1f", stat_mean(st->srv, "smbd", &p));
-		num_cell(b, "%.1f", stat_mean(st->dc, "cpu", &p));
+		if (dc)
+			num_cell(b, "%.1f", stat_mean(st->dc, "cpu", &p));
 		pv_buf_addstr(b, "<td class=\"l\">");
 		host_states(b, st);
-		pv_buf_addstr(b, "</td></tr>\n");
+		pv_buf_addstr(b, " (");
+		pv_html_esc(b, st->ended[0] ? st->ended : "?");
+		pv_buf_addstr(b, ")</td></tr>\n");
 	}
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
+	if (!dc)
+		na(b, "The DC's CPU: " NOT_RECORDED ".");
 	if (run->has_load)
 		pv_buf_addstr(b,
 			      "<p>\"counts\": whether the step counts for the answer (overload at "

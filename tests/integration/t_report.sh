@@ -211,8 +211,8 @@ expect_out "no step's throughput differs beyond the noise" "compare A A2's text"
 
 # ---- 4. what compare refuses; a command run's report -----------------------------------------
 echo "  a command run; what compare refuses" >&2
-pv "${P[@]}" --set driver.name=command --set "driver.client_command=sleep 1" run --id rp-cmd \
-	--min-users 4 --max-users 4 --step 1 --duration 2 --warmup 0
+pv "${P[@]}" --set driver.name=command --set "driver.client_command=sleep 4" run --id rp-cmd \
+	--min-users 4 --max-users 4 --step 1 --duration 5 --warmup 0 --watch 1
 expect_rc 0 "run of driver command"
 C=$RES/rp-cmd
 [[ -s $C/report.html ]] || fail "the command run wrote no report.html"
@@ -222,7 +222,7 @@ python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])
 ids = [p["id"] for p in d["dom"]["plots"]]
-assert "plot-srv-cpu" in ids, ids
+assert "plot-srv-cpu" in ids and "plot-ramp" in ids, ids
 assert "measures no scenarios" in d["dom"]["answer"], d["dom"]["answer"]
 assert not any(s["name"].startswith("scenarios/s") for p in d["dom"]["plots"] for s in p["series"])
 ' "$BR" || fail "the command run's report: $BR"
