@@ -16,7 +16,7 @@ CPPFLAGS += -I. -D_GNU_SOURCE -DPV_VERSION='"$(VERSION)"'
 CFLAGS ?= -O2 -g
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-MODULES := util json playbooks hosts fileset krb ldap remote smb samba load results run phases
+MODULES := util json playbooks hosts fileset krb ldap remote smb samba load results phases run
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC := $(wildcard provision/*.c)
 LIB_OBJ := $(patsubst %.c,build/obj/%.o,$(LIB_SRC))
@@ -27,7 +27,7 @@ UNIT_SRC := $(wildcard tests/unit/check_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,build/unit/%,$(UNIT_SRC))
 
 .PHONY: all deps install uninstall unit integration check demo lab-up lab-down lab-status \
-	format clean help bench lint fuzz fuzz-replay fuzz-build
+	format clean help bench lint layers fuzz fuzz-replay fuzz-build
 
 all: bin/provision
 
@@ -39,6 +39,7 @@ help:
 	@echo "make unit       unit tests only"
 	@echo "make fuzz       run every libFuzzer target for FUZZ_SECONDS (default 60) each"
 	@echo "make fuzz-replay  run every fuzz target once over its corpus and crash reproducers"
+	@echo "make layers     check every include against the layers table of docs/architecture.md"
 	@echo "make lint       shellcheck the scripts run on hosts (and the tests, lab), perl -c the Perl"
 	@echo "make integration  integration tests against a running lab"
 	@echo "make lab-up | lab-down | lab-status   the embedded lab (tests/lab)"
@@ -119,9 +120,12 @@ lint:
 	@shellcheck -s sh $(SCRIPTS_SH)
 	@for f in $(SCRIPTS_PL); do perl -c "$$f" 2>&1 | grep -v 'syntax OK$$' || true; \
 		perl -c "$$f" >/dev/null 2>&1 || exit 1; done
-	@shellcheck -s bash -S warning -e SC2034 tests/lab/*.sh tests/integration/*.sh tests/fuzz/*.sh \
+	@shellcheck -s bash -S warning -e SC2034 tests/*.sh tests/lab/*.sh tests/integration/*.sh tests/fuzz/*.sh \
 		bench/*.sh
 	@echo "lint: $(words $(SCRIPTS_SH)) shell and $(words $(SCRIPTS_PL)) Perl scripts, the tests and the lab: clean"
+
+layers:
+	@tests/layers.sh
 
 integration: bin/provision
 	@tests/integration/run.sh
@@ -138,6 +142,7 @@ lab-status:
 check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory lint
+	@$(MAKE) --no-print-directory layers
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory fuzz-replay
 	@tests/integration/run.sh --with-lab

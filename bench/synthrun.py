@@ -89,7 +89,7 @@ def main():
                "query_directory": 0, "set_info": 0, "ioctl": 0}
         for c, name in enumerate(clients):
             os.makedirs(os.path.join(d, name), exist_ok=True)
-            lines = ['ready {"connected":%d,"failed":0}' % per[c]]
+            lines = ['ready {"users":%d,"connected":%d,"failed":0,"error":null}' % (per[c], per[c])]
             for i in range(1, nint + 1):
                 kinds = {}
                 for k, kn in enumerate(NAMES):
@@ -106,15 +106,15 @@ def main():
                         b = bucket(x)
                         h[b] = h.get(b, 0) + 1
                     mx = max(lat)
-                    kinds[kn] = {"started": started, "completed": started, "errors": 0,
+                    kinds[kn] = {"started": started, "errors": 0,
                                  "late": late, "over_limit": over,
                                  "overloaded": min(started, late + over), "max": mx,
                                  "hist": [[b, h[b]] for b in sorted(h)]}
                     if i > a.warmup:
                         m = merged[k]
-                        for key in ("started", "completed", "errors", "late", "over_limit",
-                                    "overloaded"):
+                        for key in ("started", "errors", "late", "over_limit", "overloaded"):
                             m[key] += kinds[kn][key]
+                        m["completed"] += started
                         for b, n in h.items():
                             m["hist"][b] = m["hist"].get(b, 0) + n
                         m["max"] = max(m["max"], mx)
@@ -122,7 +122,7 @@ def main():
                         ops["close"] += 2 * started
                         ops["read"] += started
                         ops["query_info"] += started
-                lines.append(json.dumps({"load": 1, "i": i, "secs": 1.0, "users": per[c],
+                lines.append(json.dumps({"load": 2, "i": i, "secs": 1.0, "users": per[c],
                                          "failed": 0, "kinds": kinds}, separators=(",", ":")))
             with open(os.path.join(d, name, "load.jsonl"), "w") as f:
                 f.write("\n".join(lines) + "\n")

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 extern const char pv_hosts_write_sh[];
 
 static int var(struct pv_buf *out, const char *name, const char *value)
@@ -22,8 +21,7 @@ int pv_hosts_script(struct pv_buf *out, const struct pv_hosts_write *w)
 	char num[16];
 
 	snprintf(num, sizeof(num), "%d", w->lock_wait > 0 ? w->lock_wait : 30);
-	if (pv_buf_addstr(out, "set -u\nLC_ALL=C; export LC_ALL\numask 022\n") < 0 ||
-	    var(out, "f", w->path) < 0 || var(out, "b", w->backup) < 0 ||
+	if (var(out, "f", w->path) < 0 || var(out, "b", w->backup) < 0 ||
 	    var(out, "old", w->old_sum) < 0 || var(out, "new", w->new_sum) < 0 ||
 	    var(out, "mkbak", w->make_backup && w->backup ? "1" : "0") < 0 ||
 	    var(out, "dropbak", w->drop_backup && w->backup ? "1" : "0") < 0 ||

@@ -37,8 +37,9 @@ static int fail(int code, OM_uint32 maj, OM_uint32 min, const char *what, const 
 					       GSS_C_NO_OID, &ctx, &b) != GSS_S_COMPLETE)
 				break;
 			if (b.length && o < sizeof(text) - 3)
-				o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%.*s", o ? ": " : "",
-						      (int)b.length, (const char *)b.value);
+				o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%.*s",
+						      o ? ": " : "", (int)b.length,
+						      (const char *)b.value);
 			gss_release_buffer(&m, &b);
 		} while (ctx);
 		if (kind == 0 && !min)
@@ -101,8 +102,8 @@ int pv_krb_sec_step(struct pv_krb_sec *s, const void *in, size_t inlen, struct p
 
 	maj = gss_init_sec_context(&min, s->cred, &s->ctx, s->target, &spnego_oid,
 				   GSS_C_MUTUAL_FLAG | GSS_C_INTEG_FLAG, 0,
-				   GSS_C_NO_CHANNEL_BINDINGS, in ? &ib : GSS_C_NO_BUFFER, NULL,
-				   &ob, &flags, NULL);
+				   GSS_C_NO_CHANNEL_BINDINGS, in ? &ib : GSS_C_NO_BUFFER, NULL, &ob,
+				   &flags, NULL);
 	if (GSS_ERROR(maj))
 		r = fail(in ? PV_EREMOTE : PV_ECRED, maj, min,
 			 in ? "the server's answer" : "service ticket", s->who);

@@ -31,13 +31,13 @@ void pv_krb_cleanup(void)
 	profile[0] = profile_dir[0] = '\0';
 }
 
-int pv_krb_setup(const struct pv_domain *d)
+int pv_krb_setup(const struct pv_krb_target *t)
 {
 	const char *tmp = getenv("TMPDIR");
 	FILE *f;
 	int fd;
 
-	if (!d->dc_address || profile[0])
+	if (!t->kdc || profile[0])
 		return PV_OK;
 	snprintf(profile_dir, sizeof(profile_dir), "%s/provision-krb5.XXXXXX",
 		 tmp && *tmp && strlen(tmp) < 32 ? tmp : "/tmp");
@@ -54,7 +54,8 @@ int pv_krb_setup(const struct pv_domain *d)
 		if (fd >= 0)
 			close(fd);
 		pv_krb_cleanup();
-		return pv_error(PV_EIO, "cannot write the private Kerberos profile: %s", strerror(e));
+		return pv_error(PV_EIO, "cannot write the private Kerberos profile: %s",
+				strerror(e));
 	}
 	/* an IPv6 address needs brackets where a port may follow */
 	fprintf(f,
@@ -63,9 +64,8 @@ int pv_krb_setup(const struct pv_domain *d)
 		"\tdns_lookup_realm = false\n\trdns = false\n\tdns_canonicalize_hostname = false\n"
 		"[realms]\n\t%s = {\n\t\tkdc = %s%s%s\n\t}\n"
 		"[domain_realm]\n\t.%s = %s\n\t%s = %s\n",
-		d->realm, d->realm, d->realm, strchr(d->dc_address, ':') ? "[" : "", d->dc_address,
-		strchr(d->dc_address, ':') ? "]" : "", d->dns_domain, d->realm, d->dns_domain,
-		d->realm);
+		t->realm, t->realm, t->realm, strchr(t->kdc, ':') ? "[" : "", t->kdc,
+		strchr(t->kdc, ':') ? "]" : "", t->dns_domain, t->realm, t->dns_domain, t->realm);
 	if (fclose(f) != 0) {
 		pv_krb_cleanup();
 		return pv_error(PV_EIO, "cannot write the private Kerberos profile: %s",
@@ -73,9 +73,10 @@ int pv_krb_setup(const struct pv_domain *d)
 	}
 	if (setenv("KRB5_CONFIG", profile, 1) != 0) {
 		pv_krb_cleanup();
-		return pv_error(PV_EIO, "cannot use the private Kerberos profile: %s", strerror(errno));
+		return pv_error(PV_EIO, "cannot use the private Kerberos profile: %s",
+				strerror(errno));
 	}
-	pv_log(PV_LOG_DEBUG, "Kerberos: private profile %s (KDC %s)", profile, d->dc_address);
+	pv_log(PV_LOG_DEBUG, "Kerberos: private profile %s (KDC %s)", profile, t->kdc);
 	return PV_OK;
 }
 
@@ -91,13 +92,15 @@ static int fail(krb5_context ctx, krb5_error_code kr, const char *what, const ch
 	case KRB5KDC_ERR_C_PRINCIPAL_UNKNOWN:
 	case KRB5KDC_ERR_CLIENT_REVOKED:
 	case KRB5KDC_ERR_KEY_EXP:
-		code = pv_error(PV_ECRED, "%s for '%s' refused: %s; check domain.admin and its password",
+		code = pv_error(PV_ECRED,
+				"%s for '%s' refused: %s; check domain.admin and its password",
 				what, principal, msg);
 		break;
 	case KRB5_KDC_UNREACH:
 	case KRB5_REALM_CANT_RESOLVE:
-		code = pv_error(PV_EUNREACH, "%s for '%s': %s; is the KDC up and listed for the realm "
-					     "in krb5.conf (or in DNS)?",
+		code = pv_error(PV_EUNREACH,
+				"%s for '%s': %s; is the KDC up and listed for the realm "
+				"in krb5.conf (or in DNS)?",
 				what, principal, msg);
 		break;
 	case KRB5_REALM_UNKNOWN:
@@ -106,8 +109,9 @@ static int fail(krb5_context ctx, krb5_error_code kr, const char *what, const ch
 				principal, msg);
 		break;
 	case KRB5KRB_AP_ERR_SKEW:
-		code = pv_error(PV_EDIR, "%s for '%s': %s; the clocks of this host and the DC differ "
-					 "by more than Kerberos allows (5 minutes)",
+		code = pv_error(PV_EDIR,
+				"%s for '%s': %s; the clocks of this host and the DC differ "
+				"by more than Kerberos allows (5 minutes)",
 				what, principal, msg);
 		break;
 	default:
@@ -117,8 +121,8 @@ static int fail(krb5_context ctx, krb5_error_code kr, const char *what, const ch
 	return code;
 }
 
-int pv_krb_kinit(const struct pv_domain *d, const char *principal, const struct pv_secret *password,
-		 char **ccache_name)
+int pv_krb_kinit(const struct pv_krb_target *t, const char *principal,
+		 const struct pv_secret *password, char **ccache_name)
 {
 	krb5_context ctx = NULL;
 	krb5_principal princ = NULL;
@@ -133,11 +137,12 @@ int pv_krb_kinit(const struct pv_domain *d, const char *principal, const struct 
 	memset(&creds, 0, sizeof(creds));
 	kr = krb5_init_context(&ctx);
 	if (kr)
-		return pv_error(PV_ECONFIG, "cannot initialise Kerberos (krb5.conf): error %d", (int)kr);
+		return pv_error(PV_ECONFIG, "cannot initialise Kerberos (krb5.conf): error %d",
+				(int)kr);
 	if (strchr(principal, '@'))
 		snprintf(name, sizeof(name), "%s", principal);
 	else
-		snprintf(name, sizeof(name), "%s@%s", principal, d->realm);
+		snprintf(name, sizeof(name), "%s@%s", principal, t->realm);
 	if ((kr = krb5_parse_name(ctx, name, &princ))) {
 		r = fail(ctx, kr, "parsing principal", name);
 		goto out;

@@ -9,24 +9,31 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "playbooks/playbook.h"
 #include "util/buf.h"
 #include "util/secret.h"
 
-/* Prepare the process for the domain; call before any thread starts. With domain.dc_address,
+/* The realm and its KDC: filled from the playbook in one place (phases/target.c). */
+struct pv_krb_target {
+	const char *realm;	/* LAB.TEST */
+	const char *kdc;	/* the KDC's address (domain.dc_address); NULL: the system's own
+				 * Kerberos configuration finds it */
+	const char *dns_domain; /* lab.test: its hosts are in the realm */
+};
+
+/* Prepare the process for the realm; call before any thread starts. With a kdc,
  * Kerberos gets a private profile: a krb5.conf in a private temporary folder (0700) naming the
  * realm's KDC at that address, and KRB5_CONFIG set to it, so a controller that knows nothing
  * of the domain (no DNS for it, no krb5.conf for the realm) still gets tickets, and the
  * system's krb5.conf is never read or changed. pv_krb_cleanup removes it. */
-int pv_krb_setup(const struct pv_domain *d);
+int pv_krb_setup(const struct pv_krb_target *t);
 void pv_krb_cleanup(void);
 /* The private profile in use, or NULL. */
 const char *pv_krb_profile(void);
 
 /* Kerberos: get a TGT for principal (realm appended when absent) with password into a fresh
  * MEMORY ccache. *ccache_name (caller frees) names it, e.g. "MEMORY:provision-1234-1". */
-int pv_krb_kinit(const struct pv_domain *d, const char *principal, const struct pv_secret *password,
-		 char **ccache_name);
+int pv_krb_kinit(const struct pv_krb_target *t, const char *principal,
+		 const struct pv_secret *password, char **ccache_name);
 /* Destroy a MEMORY ccache made by pv_krb_kinit (NULL is fine). */
 void pv_krb_destroy(const char *ccache_name);
 

@@ -27,7 +27,7 @@
 
 #define SSF_SEALED 56 /* minimum SASL security strength that means "encrypted" */
 
-static int timeout_of(const struct pv_domain *d)
+static int timeout_of(const struct pv_dir_target *d)
 {
 	return d->timeout > 0 ? d->timeout : 10;
 }
@@ -69,9 +69,9 @@ out:
 
 /* TCP to the DC's port: at domain.dc_address when the playbook gives one (a controller that
  * cannot resolve the DC's name, or should not), else at its name. fd as for tcp_try. */
-static int dc_connect(const struct pv_domain *d, int port, int *fd)
+static int dc_connect(const struct pv_dir_target *d, int port, int *fd)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
 	struct addrinfo *res = NULL;
 	const char *host = d->dc_address ? d->dc_address : d->dc_name;
 	char service[16];
@@ -85,8 +85,9 @@ static int dc_connect(const struct pv_domain *d, int port, int *fd)
 		return pv_error(PV_ECONFIG, "domain.dc_address '%s' is not an IP address: %s",
 				d->dc_address, gai_strerror(gai));
 	if (gai != 0)
-		return pv_error(PV_EUNREACH, "cannot resolve DC name '%s': %s; check DNS or the hosts "
-					     "file, or set domain.dc_address",
+		return pv_error(PV_EUNREACH,
+				"cannot resolve DC name '%s': %s; check DNS or the hosts "
+				"file, or set domain.dc_address",
 				d->dc_name, gai_strerror(gai));
 	err = ETIMEDOUT;
 	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
@@ -104,13 +105,13 @@ static int dc_connect(const struct pv_domain *d, int port, int *fd)
 					 : "; is the DC running and the port open?");
 }
 
-int pv_dir_probe(const struct pv_domain *d, int port)
+int pv_dir_probe(const struct pv_dir_target *d, int port)
 {
 	return dc_connect(d, port, NULL);
 }
 
 /* Translate a libldap failure: the one place LDAP result codes become our outcomes. */
-int pv_dir_fail(LDAP *ld, int rc, const char *what, const struct pv_domain *d)
+int pv_dir_fail(LDAP *ld, int rc, const char *what, const struct pv_dir_target *d)
 {
 	char *diag = NULL;
 	int code;
@@ -145,12 +146,14 @@ int pv_dir_fail(LDAP *ld, int rc, const char *what, const struct pv_domain *d)
 	}
 	if (code == PV_ETRUST)
 		pv_error(code,
-			 "%s: TLS with DC '%s' failed: %s%s%s; check that ca_file '%s' is the CA that "
+			 "%s: TLS with DC '%s' failed: %s%s%s; check that ca_file '%s' is the CA "
+			 "that "
 			 "signed the DC's certificate and that domain.dc matches its name",
 			 what, d->dc_name, ldap_err2string(rc), diag && *diag ? ": " : "",
 			 diag ? diag : "", d->ca_file ? d->ca_file : "(none)");
 	else if (code == PV_ECRED && rc == LDAP_INVALID_CREDENTIALS)
-		pv_error(code, "%s: the DC refused the credentials of '%s' (%s%s%s); check domain.admin "
+		pv_error(code,
+			 "%s: the DC refused the credentials of '%s' (%s%s%s); check domain.admin "
 			 "and its password",
 			 what, d->admin, ldap_err2string(rc), diag && *diag ? ": " : "",
 			 diag ? diag : "");
@@ -188,10 +191,10 @@ static int tls_options(LDAP *ld, const char *ca_file)
  * With domain.dc_address the TCP connection is ours, to that address, handed to libldap with
  * the name's URL: TLS and SASL still check and name the DC by its name (ldaps then needs
  * ldap_install_tls before the bind, see pv_dir_connect). */
-static int handle_new(const struct pv_domain *d, const char *scheme, int port, bool tls,
+static int handle_new(const struct pv_dir_target *d, const char *scheme, int port, bool tls,
 		      LDAP **out)
 {
-	struct timeval tv = { .tv_sec = timeout_of(d) };
+	struct timeval tv = {.tv_sec = timeout_of(d)};
 	int version = LDAP_VERSION3, demand = LDAP_OPT_X_TLS_DEMAND, zero = 0, fd = -1, r, rc;
 	char uri[512];
 	LDAP *ld = NULL;
@@ -217,8 +220,9 @@ static int handle_new(const struct pv_domain *d, const char *scheme, int port, b
 	if (tls) {
 		if (!d->ca_file || access(d->ca_file, R_OK) != 0) {
 			ldap_unbind_ext_s(ld, NULL, NULL);
-			return pv_error(PV_ECONFIG, "cannot read CA file '%s': %s; set domain.ca_file "
-						    "to the CA that signed the DC's certificate",
+			return pv_error(PV_ECONFIG,
+					"cannot read CA file '%s': %s; set domain.ca_file "
+					"to the CA that signed the DC's certificate",
 					d->ca_file ? d->ca_file : "(unset)", strerror(errno));
 		}
 		rc = tls_options(ld, d->ca_file);
@@ -228,7 +232,8 @@ static int handle_new(const struct pv_domain *d, const char *scheme, int port, b
 			rc = ldap_set_option(ld, LDAP_OPT_X_TLS_NEWCTX, &zero);
 		if (rc != LDAP_SUCCESS) {
 			ldap_unbind_ext_s(ld, NULL, NULL);
-			return pv_error(PV_ECONFIG, "cannot load CA file '%s' into a TLS context: %s",
+			return pv_error(PV_ECONFIG,
+					"cannot load CA file '%s' into a TLS context: %s",
 					d->ca_file, ldap_err2string(rc));
 		}
 	}
@@ -236,10 +241,10 @@ static int handle_new(const struct pv_domain *d, const char *scheme, int port, b
 	return PV_OK;
 }
 
-int pv_dir_rootdse(const struct pv_domain *d, char **naming_context)
+int pv_dir_rootdse(const struct pv_dir_target *d, char **naming_context)
 {
-	char *attrs[] = { "defaultNamingContext", NULL };
-	struct timeval tv = { .tv_sec = timeout_of(d) };
+	char *attrs[] = {"defaultNamingContext", NULL};
+	struct timeval tv = {.tv_sec = timeout_of(d)};
 	struct berval **vals = NULL;
 	LDAPMessage *res = NULL, *e;
 	LDAP *ld = NULL;
@@ -249,19 +254,21 @@ int pv_dir_rootdse(const struct pv_domain *d, char **naming_context)
 		return r;
 	if ((r = handle_new(d, "ldap", 389, false, &ld)) != PV_OK)
 		return r;
-	rc = ldap_search_ext_s(ld, "", LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL, NULL, &tv,
-			       1, &res);
+	rc = ldap_search_ext_s(ld, "", LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL, NULL,
+			       &tv, 1, &res);
 	if (rc != LDAP_SUCCESS) {
 		r = pv_dir_fail(ld, rc, "rootDSE search", d);
 		if (r == PV_ETRUST) /* no TLS here: the server dropped us */
-			r = pv_error(PV_EDIR, "rootDSE search on '%s': %s", d->dc_name, ldap_err2string(rc));
+			r = pv_error(PV_EDIR, "rootDSE search on '%s': %s", d->dc_name,
+				     ldap_err2string(rc));
 		goto out;
 	}
 	e = ldap_first_entry(ld, res);
 	vals = e ? ldap_get_values_len(ld, e, "defaultNamingContext") : NULL;
 	if (!vals || !vals[0]) {
-		r = pv_error(PV_EDIR, "'%s' answers LDAP but has no defaultNamingContext: is it an "
-				      "Active Directory DC?",
+		r = pv_error(PV_EDIR,
+			     "'%s' answers LDAP but has no defaultNamingContext: is it an "
+			     "Active Directory DC?",
 			     d->dc_name);
 		goto out;
 	}
@@ -288,9 +295,10 @@ static int sasl_interact(LDAP *ld, unsigned flags, void *defaults, void *in)
 	return LDAP_SUCCESS;
 }
 
-static int bind_simple(struct pv_dir *dir, const struct pv_domain *d, const struct pv_secret *pw)
+static int bind_simple(struct pv_dir *dir, const struct pv_dir_target *d,
+		       const struct pv_secret *pw)
 {
-	struct berval cred = { .bv_val = pw->data, .bv_len = pw->len };
+	struct berval cred = {.bv_val = pw->data, .bv_len = pw->len};
 	char who[512];
 	int rc;
 
@@ -298,20 +306,21 @@ static int bind_simple(struct pv_dir *dir, const struct pv_domain *d, const stru
 	if (strchr(d->admin, '@') || strchr(d->admin, '='))
 		snprintf(who, sizeof(who), "%s", d->admin);
 	else
-		snprintf(who, sizeof(who), "%s@%s", d->admin, d->realm);
+		snprintf(who, sizeof(who), "%s@%s", d->admin, d->krb.realm);
 	rc = ldap_sasl_bind_s(dir->ld, who, LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL);
 	if (rc != LDAP_SUCCESS)
 		return pv_dir_fail(dir->ld, rc, "LDAP bind", d);
 	return PV_OK;
 }
 
-static int bind_gssapi(struct pv_dir *dir, const struct pv_domain *d, const struct pv_secret *pw)
+static int bind_gssapi(struct pv_dir *dir, const struct pv_dir_target *d,
+		       const struct pv_secret *pw)
 {
 	OM_uint32 minor;
 	ber_len_t ssf = 0;
 	int r, rc;
 
-	if ((r = pv_krb_kinit(d, d->admin, pw, &dir->ccache)) != PV_OK)
+	if ((r = pv_krb_kinit(&d->krb, d->admin, pw, &dir->ccache)) != PV_OK)
 		return r;
 	/* Cyrus SASL's GSSAPI plugin runs in this thread: point it at our memory ccache. */
 	gss_krb5_ccache_name(&minor, dir->ccache, NULL);
@@ -325,7 +334,8 @@ static int bind_gssapi(struct pv_dir *dir, const struct pv_domain *d, const stru
 	}
 	ldap_get_option(dir->ld, LDAP_OPT_X_SASL_SSF, &ssf);
 	if (ssf < SSF_SEALED)
-		return pv_error(PV_ECONFIG, "SASL/GSSAPI to '%s' negotiated SSF %lu, below sealing (%d)",
+		return pv_error(PV_ECONFIG,
+				"SASL/GSSAPI to '%s' negotiated SSF %lu, below sealing (%d)",
 				d->dc_name, (unsigned long)ssf, SSF_SEALED);
 	snprintf(dir->security, sizeof(dir->security), "SASL/GSSAPI sealed (SSF %lu)",
 		 (unsigned long)ssf);
@@ -333,12 +343,12 @@ static int bind_gssapi(struct pv_dir *dir, const struct pv_domain *d, const stru
 	return PV_OK;
 }
 
-int pv_dir_connect(const struct pv_domain *d, int transport, const struct pv_secret *admin_password,
-		   struct pv_dir **out)
+int pv_dir_connect(const struct pv_dir_target *d, int transport,
+		   const struct pv_secret *admin_password, struct pv_dir **out)
 {
 	struct pv_dir *dir = NULL;
 	int t = transport >= 0 ? transport : (int)d->transport;
-	int port = t == PV_LDAP_LDAPS ? 636 : 389;
+	int port = t == PV_DIR_LDAPS ? 636 : 389;
 	int r, rc;
 
 	/* without dc_address libldap connects itself: a TCP probe first tells an unreachable DC
@@ -348,12 +358,12 @@ int pv_dir_connect(const struct pv_domain *d, int transport, const struct pv_sec
 	dir = calloc(1, sizeof(*dir));
 	if (!dir)
 		return pv_error(PV_EIO, "out of memory");
-	dir->domain = d;
-	if ((r = handle_new(d, t == PV_LDAP_LDAPS ? "ldaps" : "ldap", port, t != PV_LDAP_GSSAPI,
+	dir->target = *d;
+	if ((r = handle_new(d, t == PV_DIR_LDAPS ? "ldaps" : "ldap", port, t != PV_DIR_GSSAPI,
 			    &dir->ld)) != PV_OK)
 		goto out;
 	switch (t) {
-	case PV_LDAP_LDAPS:
+	case PV_DIR_LDAPS:
 		/* our own socket (dc_address): TLS on it now, checked against the DC's name */
 		if (d->dc_address && (rc = ldap_install_tls(dir->ld)) != LDAP_SUCCESS) {
 			r = pv_dir_fail(dir->ld, rc, "LDAPS", d);
@@ -364,7 +374,7 @@ int pv_dir_connect(const struct pv_domain *d, int transport, const struct pv_sec
 		snprintf(dir->security, sizeof(dir->security), "LDAPS, CA verified");
 		dir->encrypted = true;
 		break;
-	case PV_LDAP_STARTTLS:
+	case PV_DIR_STARTTLS:
 		rc = ldap_start_tls_s(dir->ld, NULL, NULL);
 		if (rc != LDAP_SUCCESS) {
 			r = pv_dir_fail(dir->ld, rc, "StartTLS", d);
@@ -375,7 +385,7 @@ int pv_dir_connect(const struct pv_domain *d, int transport, const struct pv_sec
 		snprintf(dir->security, sizeof(dir->security), "StartTLS, CA verified");
 		dir->encrypted = true;
 		break;
-	case PV_LDAP_GSSAPI:
+	case PV_DIR_GSSAPI:
 		if ((r = bind_gssapi(dir, d, admin_password)) != PV_OK)
 			goto out;
 		break;

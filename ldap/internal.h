@@ -5,17 +5,17 @@
 #include <ldap.h>
 #include <stdbool.h>
 
-#include "playbooks/playbook.h"
+#include "ldap/dir.h"
 
 struct pv_dir {
 	LDAP *ld;
-	const struct pv_domain *domain; /* the caller's; outlives the connection */
+	struct pv_dir_target target; /* a copy of the caller's (its strings outlive us) */
 	bool encrypted;
 	char security[96];
 	char *ccache; /* MEMORY ccache made for GSSAPI, destroyed with the connection */
 };
 
 /* Translate a libldap failure into our outcome and record the message (dir.c). */
-int pv_dir_fail(LDAP *ld, int rc, const char *what, const struct pv_domain *d);
+int pv_dir_fail(LDAP *ld, int rc, const char *what, const struct pv_dir_target *d);
 
 #endif

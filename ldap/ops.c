@@ -18,7 +18,7 @@
 
 static int wait_seconds(const struct pv_dir *dir)
 {
-	int t = dir->domain->timeout > 0 ? dir->domain->timeout : 10;
+	int t = dir->target.timeout > 0 ? dir->target.timeout : 10;
 
 	return t * 6 > 60 ? t * 6 : 60;
 }
@@ -64,7 +64,8 @@ static LDAPMod **mods_new(const struct pv_attr *attrs, size_t n, int op)
 		}
 		for (size_t j = 0; j < attrs[i].n; j++) {
 			vals[j].bv_val = (char *)attrs[i].vals[j];
-			vals[j].bv_len = attrs[i].lens ? attrs[i].lens[j] : strlen(attrs[i].vals[j]);
+			vals[j].bv_len =
+				attrs[i].lens ? attrs[i].lens[j] : strlen(attrs[i].vals[j]);
 			bv[j] = &vals[j];
 		}
 		m->mod_op = op | LDAP_MOD_BVALUES;
@@ -101,11 +102,12 @@ static enum pv_dir_result classify(int rc, bool del)
 
 /* A failure on a connection that was up: the DC going away (killed, restarted, the network
  * gone) is named as such, with what to do; anything else as libldap says (dir.c). */
-static int lost(const struct pv_dir *dir, int rc, const char *what, const struct pv_domain *d)
+static int lost(const struct pv_dir *dir, int rc, const char *what, const struct pv_dir_target *d)
 {
 	if (rc == LDAP_SERVER_DOWN || rc == LDAP_CONNECT_ERROR)
-		return pv_error(PV_EUNREACH, "the DC '%s' went away while %s (%s); run the same "
-					     "command again once it is back",
+		return pv_error(PV_EUNREACH,
+				"the DC '%s' went away while %s (%s); run the same "
+				"command again once it is back",
 				d->dc_name, what, ldap_err2string(rc));
 	return pv_dir_fail(dir->ld, rc, what, d);
 }
@@ -113,26 +115,26 @@ static int lost(const struct pv_dir *dir, int rc, const char *what, const struct
 static void result_message(char *buf, size_t len, const char *what, const char *dn, int rc,
 			   const char *diag)
 {
-	snprintf(buf, len, "%s '%s': %s%s%s", what, dn, ldap_err2string(rc), diag && *diag ? ": " : "",
-		 diag ? diag : "");
+	snprintf(buf, len, "%s '%s': %s%s%s", what, dn, ldap_err2string(rc),
+		 diag && *diag ? ": " : "", diag ? diag : "");
 }
 
 int pv_dir_read(struct pv_dir *dir, const char *dn, const char *attr, int *found, char **value)
 {
-	char *attrs[] = { (char *)attr, NULL };
-	struct timeval tv = { .tv_sec = wait_seconds(dir) };
+	char *attrs[] = {(char *)attr, NULL};
+	struct timeval tv = {.tv_sec = wait_seconds(dir)};
 	struct berval **vals = NULL;
 	LDAPMessage *res = NULL, *e;
 	int rc, r = PV_OK;
 
 	*found = 0;
 	*value = NULL;
-	rc = ldap_search_ext_s(dir->ld, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL, NULL,
-			       &tv, 1, &res);
+	rc = ldap_search_ext_s(dir->ld, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL,
+			       NULL, &tv, 1, &res);
 	if (rc == LDAP_NO_SUCH_OBJECT)
 		goto out;
 	if (rc != LDAP_SUCCESS) {
-		r = lost(dir, rc, "reading", dir->domain);
+		r = lost(dir, rc, "reading", &dir->target);
 		r = pv_error_prefix(r, "'%s'", dn);
 		goto out;
 	}
@@ -155,7 +157,7 @@ out:
 int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
 		  const char *const *attrs, int page_size, pv_dir_entry_fn fn, void *ctx)
 {
-	struct timeval tv = { .tv_sec = wait_seconds(dir) };
+	struct timeval tv = {.tv_sec = wait_seconds(dir)};
 	struct berval *cookie = NULL;
 	size_t nattrs = 0;
 	const char **vals = NULL;
@@ -167,14 +169,14 @@ int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
 	if (!vals)
 		return pv_error(PV_EIO, "out of memory");
 	for (;;) {
-		LDAPControl *page = NULL, *ctrls[2] = { NULL, NULL }, **rctrls = NULL;
+		LDAPControl *page = NULL, *ctrls[2] = {NULL, NULL}, **rctrls = NULL;
 		LDAPMessage *res = NULL;
 		int rc, err = LDAP_SUCCESS;
 		ber_int_t estimate = 0;
 
 		rc = ldap_create_page_control(dir->ld, page_size, cookie, 1, &page);
 		if (rc != LDAP_SUCCESS) {
-			r = lost(dir, rc, "paged search control", dir->domain);
+			r = lost(dir, rc, "paged search control", &dir->target);
 			break;
 		}
 		ctrls[0] = page;
@@ -186,7 +188,7 @@ int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
 			break;
 		}
 		if (rc != LDAP_SUCCESS) {
-			r = lost(dir, rc, "search", dir->domain);
+			r = lost(dir, rc, "search", &dir->target);
 			r = pv_error_prefix(r, "under '%s'", base);
 			ldap_msgfree(res);
 			break;
@@ -194,13 +196,14 @@ int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
 		for (LDAPMessage *e = ldap_first_entry(dir->ld, res); e && r == PV_OK;
 		     e = ldap_next_entry(dir->ld, e)) {
 			char *dn = ldap_get_dn(dir->ld, e);
-			struct berval **v[64] = { NULL };
+			struct berval **v[64] = {NULL};
 
 			/* berval values are not NUL-terminated by contract: hand fn copies */
 			for (size_t i = 0; i < nattrs && i < 64; i++) {
 				v[i] = ldap_get_values_len(dir->ld, e, attrs[i]);
-				vals[i] = v[i] && v[i][0] ? strndup(v[i][0]->bv_val, v[i][0]->bv_len)
-							  : NULL;
+				vals[i] = v[i] && v[i][0]
+						  ? strndup(v[i][0]->bv_val, v[i][0]->bv_len)
+						  : NULL;
 			}
 			r = fn(dn ? dn : "", vals, ctx);
 			for (size_t i = 0; i < nattrs && i < 64; i++) {
@@ -216,18 +219,19 @@ int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
 			break;
 		}
 		if (rc != LDAP_SUCCESS || err != LDAP_SUCCESS) {
-			r = lost(dir, rc != LDAP_SUCCESS ? rc : err, "search", dir->domain);
+			r = lost(dir, rc != LDAP_SUCCESS ? rc : err, "search", &dir->target);
 			ldap_controls_free(rctrls);
 			break;
 		}
 		ber_bvfree(cookie);
 		cookie = NULL;
-		LDAPControl *pr = rctrls ? ldap_control_find(LDAP_CONTROL_PAGEDRESULTS, rctrls, NULL)
-					 : NULL;
+		LDAPControl *pr =
+			rctrls ? ldap_control_find(LDAP_CONTROL_PAGEDRESULTS, rctrls, NULL) : NULL;
 		if (pr) {
-			struct berval c = { 0, NULL };
+			struct berval c = {0, NULL};
 
-			if (ldap_parse_pageresponse_control(dir->ld, pr, &estimate, &c) == LDAP_SUCCESS &&
+			if (ldap_parse_pageresponse_control(dir->ld, pr, &estimate, &c) ==
+				    LDAP_SUCCESS &&
 			    c.bv_len > 0)
 				cookie = ber_bvdup(&c);
 			ber_memfree(c.bv_val);
@@ -244,15 +248,15 @@ int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
 /* Wait up to seconds for the result of msgid, calling tick(arg) about once a second when tick
  * is set; returns the LDAP result code and the diagnostic (caller frees with ldap_memfree), or
  * -1 with a message recorded when the wait itself failed. */
-static int wait_result(struct pv_dir *dir, int msgid, int seconds, void (*tick)(void *),
-		       void *arg, char **diag)
+static int wait_result(struct pv_dir *dir, int msgid, int seconds, void (*tick)(void *), void *arg,
+		       char **diag)
 {
 	time_t deadline = time(NULL) + seconds;
 	LDAPMessage *res = NULL;
 	int rc, err = LDAP_OTHER;
 
 	for (;;) {
-		struct timeval tv = { .tv_sec = tick ? 1 : seconds };
+		struct timeval tv = {.tv_sec = tick ? 1 : seconds};
 
 		rc = ldap_result(dir->ld, msgid, LDAP_MSG_ALL, &tv, &res);
 		if (rc != 0 || !tick || time(NULL) >= deadline)
@@ -264,13 +268,13 @@ static int wait_result(struct pv_dir *dir, int msgid, int seconds, void (*tick)(
 
 		if (rc < 0)
 			ldap_get_option(dir->ld, LDAP_OPT_RESULT_CODE, &e);
-		lost(dir, e, "waiting for the DC", dir->domain);
+		lost(dir, e, "waiting for the DC", &dir->target);
 		ldap_msgfree(res);
 		return -1;
 	}
 	rc = ldap_parse_result(dir->ld, res, &err, NULL, diag, NULL, NULL, 1);
 	if (rc != LDAP_SUCCESS) {
-		lost(dir, rc, "reading the DC's answer", dir->domain);
+		lost(dir, rc, "reading the DC's answer", &dir->target);
 		return -1;
 	}
 	return err;
@@ -289,8 +293,8 @@ static int reject_one(int rc, char *diag, const char *what, const char *dn,
 	return PV_OK;
 }
 
-static int finish_one(int rc, char *diag, const char *what, const char *dn,
-		      bool del, enum pv_dir_result *result)
+static int finish_one(int rc, char *diag, const char *what, const char *dn, bool del,
+		      enum pv_dir_result *result)
 {
 	char msg[1024];
 
@@ -316,7 +320,7 @@ int pv_dir_add(struct pv_dir *dir, const char *dn, const struct pv_attr *attrs, 
 	mods_free(mods);
 	if (rc != LDAP_SUCCESS) {
 		*result = PV_DIR_FATAL;
-		return pv_error_prefix(lost(dir, rc, "sending add", dir->domain), "'%s'", dn);
+		return pv_error_prefix(lost(dir, rc, "sending add", &dir->target), "'%s'", dn);
 	}
 	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
 	if (rc < 0) {
@@ -334,8 +338,7 @@ int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result
 	rc = ldap_delete_ext(dir->ld, dn, NULL, NULL, &msgid);
 	if (rc != LDAP_SUCCESS) {
 		*result = PV_DIR_FATAL;
-		return pv_error_prefix(lost(dir, rc, "sending delete", dir->domain), "'%s'",
-				       dn);
+		return pv_error_prefix(lost(dir, rc, "sending delete", &dir->target), "'%s'", dn);
 	}
 	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
 	if (rc < 0) {
@@ -350,8 +353,8 @@ int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result
 int pv_dir_delete_tree(struct pv_dir *dir, const char *dn, int budget, void (*tick)(void *),
 		       void *arg, enum pv_dir_result *result)
 {
-	LDAPControl ctrl = { .ldctl_oid = (char *)TREE_DELETE_OID, .ldctl_iscritical = 1 };
-	LDAPControl *ctrls[] = { &ctrl, NULL };
+	LDAPControl ctrl = {.ldctl_oid = (char *)TREE_DELETE_OID, .ldctl_iscritical = 1};
+	LDAPControl *ctrls[] = {&ctrl, NULL};
 	time_t deadline = time(NULL) + budget;
 
 	for (;;) {
@@ -361,8 +364,7 @@ int pv_dir_delete_tree(struct pv_dir *dir, const char *dn, int budget, void (*ti
 		rc = ldap_delete_ext(dir->ld, dn, ctrls, NULL, &msgid);
 		if (rc != LDAP_SUCCESS) {
 			*result = PV_DIR_FATAL;
-			return pv_error_prefix(lost(dir, rc, "sending tree delete",
-							   dir->domain),
+			return pv_error_prefix(lost(dir, rc, "sending tree delete", &dir->target),
 					       "'%s'", dn);
 		}
 		rc = wait_result(dir, msgid, left > 1 ? left : 1, tick, arg, &diag);
@@ -443,8 +445,8 @@ static bool range_of(const char *name, const char *attr, bool *more, unsigned lo
 int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int *found,
 		       char ***values, size_t *n)
 {
-	struct timeval tv = { .tv_sec = wait_seconds(dir) };
-	struct vlist l = { NULL, 0, 0 };
+	struct timeval tv = {.tv_sec = wait_seconds(dir)};
+	struct vlist l = {NULL, 0, 0};
 	char want[256];
 	bool more = true;
 	int r = PV_OK;
@@ -452,21 +454,21 @@ int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int
 	*found = 0;
 	snprintf(want, sizeof(want), "%s", attr);
 	while (more && r == PV_OK) {
-		char *attrs[] = { want, NULL };
+		char *attrs[] = {want, NULL};
 		LDAPMessage *res = NULL, *e;
 		BerElement *ber = NULL;
 		unsigned long next = 0;
 		int rc;
 
 		more = false;
-		rc = ldap_search_ext_s(dir->ld, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL,
-				       NULL, &tv, 1, &res);
+		rc = ldap_search_ext_s(dir->ld, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0,
+				       NULL, NULL, &tv, 1, &res);
 		if (rc == LDAP_NO_SUCH_OBJECT) {
 			ldap_msgfree(res);
 			break;
 		}
 		if (rc != LDAP_SUCCESS) {
-			r = pv_error_prefix(lost(dir, rc, "reading", dir->domain), "'%s'", dn);
+			r = pv_error_prefix(lost(dir, rc, "reading", &dir->target), "'%s'", dn);
 			ldap_msgfree(res);
 			break;
 		}
@@ -508,9 +510,9 @@ int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int
 int pv_dir_modify_values(struct pv_dir *dir, const char *dn, const char *attr, enum pv_dir_mod op,
 			 const char *const *values, size_t n, enum pv_dir_result *result)
 {
-	static const int ops[] = { LDAP_MOD_ADD, LDAP_MOD_DELETE, LDAP_MOD_REPLACE };
-	struct pv_attr a = { attr, values, NULL, n };
-	LDAPMod *empty[2] = { NULL, NULL }, blank, **mods = NULL;
+	static const int ops[] = {LDAP_MOD_ADD, LDAP_MOD_DELETE, LDAP_MOD_REPLACE};
+	struct pv_attr a = {attr, values, NULL, n};
+	LDAPMod *empty[2] = {NULL, NULL}, blank, **mods = NULL;
 	char *diag = NULL;
 	int msgid, rc;
 
@@ -532,8 +534,7 @@ int pv_dir_modify_values(struct pv_dir *dir, const char *dn, const char *attr, e
 	}
 	if (rc != LDAP_SUCCESS) {
 		*result = PV_DIR_FATAL;
-		return pv_error_prefix(lost(dir, rc, "sending modify", dir->domain), "'%s'",
-				       dn);
+		return pv_error_prefix(lost(dir, rc, "sending modify", &dir->target), "'%s'", dn);
 	}
 	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
 	if (rc < 0) {
@@ -551,7 +552,7 @@ int pv_dir_modify_values(struct pv_dir *dir, const char *dn, const char *attr, e
 
 enum op { OP_ADD, OP_DELETE, OP_REPLACE };
 
-static const char *const op_verb[] = { "adding", "deleting", "modifying" };
+static const char *const op_verb[] = {"adding", "deleting", "modifying"};
 
 struct slot {
 	int msgid; /* 0: free */
@@ -591,7 +592,7 @@ int pv_dir_pipe_new(struct pv_dir *dir, int window, pv_dir_done_fn done, void *c
 /* Collect one result (waiting up to the DC timeout) and report it. */
 static int collect_one(struct pv_dir_pipe *p)
 {
-	struct timeval tv = { .tv_sec = wait_seconds(p->dir) };
+	struct timeval tv = {.tv_sec = wait_seconds(p->dir)};
 	LDAPMessage *res = NULL;
 	enum pv_dir_result result;
 	char *diag = NULL, msg[1024];
@@ -605,7 +606,7 @@ static int collect_one(struct pv_dir_pipe *p)
 		if (rc < 0)
 			ldap_get_option(p->dir->ld, LDAP_OPT_RESULT_CODE, &e);
 		ldap_msgfree(res);
-		p->stopped = lost(p->dir, e, "waiting for its answers", p->dir->domain);
+		p->stopped = lost(p->dir, e, "waiting for its answers", &p->dir->target);
 		return p->stopped;
 	}
 	msgid = ldap_msgid(res);
@@ -635,8 +636,8 @@ static int collect_one(struct pv_dir_pipe *p)
 	return p->stopped;
 }
 
-static int submit(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs,
-		  size_t nattrs, enum op op, void *tag)
+static int submit(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs, size_t nattrs,
+		  enum op op, void *tag)
 {
 	struct slot *s = NULL;
 	LDAPMod **mods = NULL;
@@ -672,7 +673,7 @@ static int submit(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *a
 	if (rc != LDAP_SUCCESS) {
 		free(s->dn);
 		s->dn = NULL;
-		p->stopped = lost(p->dir, rc, "sending a request", p->dir->domain);
+		p->stopped = lost(p->dir, rc, "sending a request", &p->dir->target);
 		return p->stopped;
 	}
 	s->msgid = msgid;

@@ -13,17 +13,17 @@
 struct pv_attr {
 	const char *name;
 	const char *const *vals; /* n values */
-	const size_t *lens;      /* lengths; NULL: every value is a C string */
+	const size_t *lens;	 /* lengths; NULL: every value is a C string */
 	size_t n;
 };
 
 /* Per-operation outcome reported by the pipeline and by pv_dir_add. */
 enum pv_dir_result {
 	PV_DIR_DONE = 0,
-	PV_DIR_EXISTS,   /* add: the entry exists already (LDAP 68) */
-	PV_DIR_NOSUCH,   /* delete: the entry is gone already (LDAP 32) */
+	PV_DIR_EXISTS,	 /* add: the entry exists already (LDAP 68) */
+	PV_DIR_NOSUCH,	 /* delete: the entry is gone already (LDAP 32) */
 	PV_DIR_REJECTED, /* the server refused this one entry (constraint, policy...) */
-	PV_DIR_FATAL,    /* the connection or the credentials failed: stop */
+	PV_DIR_FATAL,	 /* the connection or the credentials failed: stop */
 };
 
 /* Read one entry's attribute (first value) by DN. *value is NULL when the entry exists but

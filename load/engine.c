@@ -1,8 +1,7 @@
-/* load/engine.c: the built-in load driver on one client (see load.h, docs/load.md). */
-#include "krb/krb.h"
+/* load/engine.c: the built-in load driver on one client (see engine.h, docs/load.md). */
 #include "load/engine.h"
 
-#include "ldap/dir.h"
+#include "krb/krb.h"
 #include "smb/async.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -18,7 +17,7 @@
 #define PATH_MAX_LOAD 512
 #define IO_CHUNK      65536u
 #define DRAIN_SECS    10.0 /* at the end, how long scenarios in flight may take to finish */
-#define LOGON_TRIES   3    /* a logon the server was too slow for (or reset) is tried again */
+#define LOGON_TRIES   3	   /* a logon the server was too slow for (or reset) is tried again */
 
 struct file {
 	char *path;
@@ -80,8 +79,8 @@ struct engine {
 	size_t nagain;
 	bool running;
 	bool logging_on; /* the users' logons are under way (and may be tried again) */
-	double wake; /* the earliest due of an idle or failed user: none is due before */
-	char run[24]; /* in the names of what this run makes: another run's never collide */
+	double wake;	 /* the earliest due of an idle or failed user: none is due before */
+	char run[24];	 /* in the names of what this run makes: another run's never collide */
 	char first_error[384];
 	uint8_t data[IO_CHUNK];
 };
@@ -345,7 +344,7 @@ static void learn_listed(struct user *u, const struct pv_smba_done *d)
 	/* what the listing found goes where the stage says */
 	for (size_t i = 0; i < u->names.n; i++) {
 		const struct file *f = &u->names.f[i];
-		struct list *to = u->learn == 0   ? &u->dirs
+		struct list *to = u->learn == 0	  ? &u->dirs
 				  : u->learn == 1 ? &u->sfiles
 				  : u->learn == 2 ? &u->vfiles
 						  : &u->made;
@@ -756,8 +755,8 @@ static void ren_opened(struct user *u, const struct pv_smba_done *d)
 {
 	if (!opened(u, d, false))
 		return;
-	snprintf(u->path2, sizeof(u->path2), "%s/volatile/pv-%s-%s-%u.ren", u->u->name,
-		 u->u->name, u->e->run, ++u->seq);
+	snprintf(u->path2, sizeof(u->path2), "%s/volatile/pv-%s-%s-%u.ren", u->u->name, u->u->name,
+		 u->e->run, ++u->seq);
 	ISSUE(u, ren_away, pv_smba_rename(u->c, u->fid, u->path2, false, on_done, u));
 }
 
@@ -879,12 +878,12 @@ static void start_ops(struct user *u, double t)
 }
 
 static void (*const scenario[PV_LOAD_KINDS])(struct user *u) = {
-	[PV_LOAD_UPLOAD] = sc_upload,	      [PV_LOAD_BROWSE] = walk,
-	[PV_LOAD_OPEN_READ] = sc_open_read,   [PV_LOAD_COPY_IN] = sc_copy_in,
-	[PV_LOAD_EDIT_SAVE] = sc_edit_save,   [PV_LOAD_OPEN_CLOSE] = sc_open_close,
-	[PV_LOAD_REWRITE] = sc_rewrite,	      [PV_LOAD_DELETE_NEW] = sc_delete_new,
-	[PV_LOAD_LIST_NEW] = sc_list_new,     [PV_LOAD_RENAME] = sc_rename,
-	[PV_LOAD_MKDIR] = sc_mkdir,	      [PV_LOAD_READ_FOLDER] = walk,
+	[PV_LOAD_UPLOAD] = sc_upload,	    [PV_LOAD_BROWSE] = walk,
+	[PV_LOAD_OPEN_READ] = sc_open_read, [PV_LOAD_COPY_IN] = sc_copy_in,
+	[PV_LOAD_EDIT_SAVE] = sc_edit_save, [PV_LOAD_OPEN_CLOSE] = sc_open_close,
+	[PV_LOAD_REWRITE] = sc_rewrite,	    [PV_LOAD_DELETE_NEW] = sc_delete_new,
+	[PV_LOAD_LIST_NEW] = sc_list_new,   [PV_LOAD_RENAME] = sc_rename,
+	[PV_LOAD_MKDIR] = sc_mkdir,	    [PV_LOAD_READ_FOLDER] = walk,
 };
 
 static void start(struct user *u, double t)
@@ -1013,33 +1012,41 @@ static int emit(struct engine *e, double *last)
 	return r;
 }
 
-int pv_load(const struct pv_load_opts *o)
+static void engine_free(struct engine *e)
+{
+	if (!e)
+		return;
+	pv_smba_loop_free(e->l);
+	for (size_t i = 0; e->users && i < e->n; i++)
+		user_free(&e->users[i]);
+	free(e->users);
+	free(e->again);
+	free(e);
+}
+
+/* The engine, its users (each with its schedule) and the bytes writes write. */
+static int engine_new(const struct pv_load_opts *o, struct engine **out)
 {
 	struct engine *e = calloc(1, sizeof(*e));
 	struct pv_load_rng fill;
-	double t0, last, interval = o->cfg->interval ? o->cfg->interval : 1;
-	unsigned parallel = o->parallel ? o->parallel : 64;
-	size_t next_open = 0;
-	int r = PV_OK;
+	struct timespec ts;
+	int r;
 
 	if (!e)
 		return pv_error(PV_EIO, "out of memory");
 	e->o = o;
 	e->n = o->nusers;
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		snprintf(e->run, sizeof(e->run), "%lx%04lx", (long)ts.tv_sec,
-			 (long)(ts.tv_nsec / 100000) & 0xffff);
-	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(e->run, sizeof(e->run), "%lx%04lx", (long)ts.tv_sec,
+		 (long)(ts.tv_nsec / 100000) & 0xffff);
 	if (!(e->users = calloc(e->n ? e->n : 1, sizeof(*e->users))) ||
-	    !(e->again = calloc(e->n ? e->n : 1, sizeof(*e->again))) ||
-	    (r = pv_smba_loop_new(&e->l)) != PV_OK) {
-		free(e->users);
-		free(e->again);
-		free(e);
-		return r != PV_OK ? r : pv_error(PV_EIO, "out of memory");
+	    !(e->again = calloc(e->n ? e->n : 1, sizeof(*e->again)))) {
+		engine_free(e);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	if ((r = pv_smba_loop_new(&e->l)) != PV_OK) {
+		engine_free(e);
+		return r;
 	}
 	/* what writes write: bytes that do not compress, the same on every run */
 	fill.s[0] = 0x9e3779b97f4a7c15ull;
@@ -1061,22 +1068,33 @@ int pv_load(const struct pv_load_opts *o)
 		u->rng = u->sched.rng;
 		u->rng.s[3] ^= 0x5bd1e995u; /* picks: another stream than the schedule's */
 	}
+	*out = e;
+	return PV_OK;
+}
+
+/* Every user's connection opened, parallel at a time (again after the others' turn when the
+ * server was too slow), and its tree learnt; then ready() is told. */
+static int logon_all(struct engine *e)
+{
+	const struct pv_load_opts *o = e->o;
+	unsigned parallel = o->parallel ? o->parallel : 64, ok, bad;
+	size_t next_open = 0;
+	int r = PV_OK;
+
 	e->pending = (unsigned)e->n;
-	/* open every user's connection, parallel at a time, and learn its tree */
 	e->logging_on = true;
 	while (e->pending && r == PV_OK) {
 		while ((next_open < e->n || e->nagain) && e->opening < parallel) {
-			struct user *u = next_open < e->n ? &e->users[next_open++]
-							  : e->again[--e->nagain];
-			struct pv_smba_opts so = {u->u->alias, u->u->alias, u->u->share,
-						  o->workgroup, u->u->name, o->password,
-						  o->timeout_ms, NULL, NULL};
+			struct user *u =
+				next_open < e->n ? &e->users[next_open++] : e->again[--e->nagain];
+			struct pv_smba_opts so = {u->u->alias,	 u->u->alias, u->u->share,
+						  o->workgroup,	 u->u->name,  o->password,
+						  o->timeout_ms, NULL,	      NULL};
 
 			if (o->cfg->auth == PV_LOAD_KERBEROS) {
 				so.auth = kerberos;
 				so.auth_arg = u;
 			}
-
 			u->tries++;
 			if (pv_smba_open(e->l, &so, on_ready, u, &u->c) != PV_OK) {
 				fail_user(u, pv_errmsg());
@@ -1084,59 +1102,71 @@ int pv_load(const struct pv_load_opts *o)
 			}
 			e->opening++;
 		}
-		if (o->stop && o->stop(o->arg)) {
-			r = pv_error(PV_ESTOPPED, "stopped while the users logged on");
-			break;
-		}
+		if (o->stop && o->stop(o->arg))
+			return pv_error(PV_ESTOPPED, "stopped while the users logged on");
 		r = pv_smba_loop_run(e->l, 50);
 	}
 	e->logging_on = false; /* from here a connection lost is the user's end */
-	if (r == PV_OK) {
-		unsigned ok, bad;
+	if (r != PV_OK)
+		return r;
+	counts(e, &ok, &bad);
+	return o->ready ? o->ready(o->arg, ok, bad, e->first_error) : PV_OK;
+}
 
-		counts(e, &ok, &bad);
-		r = o->ready ? o->ready(o->arg, ok, bad, e->first_error) : PV_OK;
-	}
-	/* go: every schedule starts now */
+/* Until go() says so; then every schedule starts at *t0. */
+static int wait_go(struct engine *e, double *t0)
+{
+	const struct pv_load_opts *o = e->o;
+	int r = PV_OK;
+
 	while (r == PV_OK && o->go && !o->go(o->arg)) {
-		if (o->stop && o->stop(o->arg)) {
-			r = pv_error(PV_ESTOPPED, "stopped before the load started");
-			break;
-		}
+		if (o->stop && o->stop(o->arg))
+			return pv_error(PV_ESTOPPED, "stopped before the load started");
 		r = pv_smba_loop_run(e->l, 50);
 	}
-	t0 = last = pv_now();
+	*t0 = pv_now();
 	for (size_t i = 0; r == PV_OK && i < e->n; i++) {
 		double gap;
 
 		pv_load_next(&e->users[i].sched, &gap, &e->users[i].next);
-		e->users[i].due = t0 + gap;
+		e->users[i].due = *t0 + gap;
 	}
-	e->running = true;
-	if (o->ops_loop)
-		for (size_t i = 0; i < e->n; i++)
-			if (e->users[i].st == U_IDLE)
-				start_ops(&e->users[i], t0);
-	while (r == PV_OK && o->ops_loop) {
-		if (pv_now() - t0 >= o->duration)
-			break;
-		if (o->stop && o->stop(o->arg)) {
-			r = PV_ESTOPPED;
-			break;
-		}
+	return r;
+}
+
+/* The bench's loop (ops_loop): every user one request after the other for the duration. */
+static int run_ops(struct engine *e, double t0)
+{
+	const struct pv_load_opts *o = e->o;
+	int r = PV_OK;
+
+	for (size_t i = 0; i < e->n; i++)
+		if (e->users[i].st == U_IDLE)
+			start_ops(&e->users[i], t0);
+	while (r == PV_OK && pv_now() - t0 < o->duration) {
+		if (o->stop && o->stop(o->arg))
+			return PV_ESTOPPED;
 		r = pv_smba_loop_run(e->l, 100);
 	}
-	e->running = !o->ops_loop;
+	return r;
+}
+
+/* Every user's schedule for the duration, the figures every interval (*last: when the last
+ * were emitted). */
+static int run_schedules(struct engine *e, double t0, double *last)
+{
+	const struct pv_load_opts *o = e->o;
+	double interval = o->cfg->interval ? o->cfg->interval : 1;
+	int r = PV_OK;
+
 	e->wake = t0; /* the first turn looks at every user */
-	while (r == PV_OK && e->running) {
+	while (r == PV_OK) {
 		double t = pv_now(), wake;
 
 		if (t - t0 >= o->duration)
 			break;
-		if (o->stop && o->stop(o->arg)) {
-			r = PV_ESTOPPED;
-			break;
-		}
+		if (o->stop && o->stop(o->arg))
+			return PV_ESTOPPED;
 		/* the users are looked at only when one is due (end() and fail_user() bring
 		 * e->wake forward): with thousands of users, not at every answer */
 		if (t >= e->wake) {
@@ -1152,39 +1182,61 @@ int pv_load(const struct pv_load_opts *o)
 					e->wake = u->due;
 			}
 		}
-		wake = e->wake < last + interval ? e->wake : last + interval;
-		if (t >= last + interval && (r = emit(e, &last)) != PV_OK)
+		wake = e->wake < *last + interval ? e->wake : *last + interval;
+		if (t >= *last + interval && (r = emit(e, last)) != PV_OK)
 			break;
 		t = pv_now();
 		r = pv_smba_loop_run(e->l, wake > t ? (int)((wake - t) * 1000) + 1 : 0);
 	}
-	/* the end: no new scenario; those under way may finish */
-	{
-		double until = pv_now() + DRAIN_SECS;
-		bool busy = true;
+	return r;
+}
 
-		while (busy && pv_now() < until && (r == PV_OK || r == PV_ESTOPPED)) {
-			busy = false;
-			for (size_t i = 0; i < e->n; i++)
-				busy |= e->users[i].st == U_BUSY;
-			if (busy && pv_smba_loop_run(e->l, 50) != PV_OK)
-				break;
+/* The end: no new scenario; those under way may finish, for DRAIN_SECS at most. */
+static void drain(struct engine *e)
+{
+	double until = pv_now() + DRAIN_SECS;
+	bool busy = true;
+
+	while (busy && pv_now() < until) {
+		busy = false;
+		for (size_t i = 0; i < e->n; i++)
+			busy |= e->users[i].st == U_BUSY;
+		if (busy && pv_smba_loop_run(e->l, 50) != PV_OK)
+			break;
+	}
+}
+
+int pv_load(const struct pv_load_opts *o)
+{
+	struct engine *e = NULL;
+	double t0 = 0, last = 0;
+	int r;
+
+	if (o->cfg->auth == PV_LOAD_KERBEROS) {
+		struct pv_krb_target t = {o->realm, o->kdc, o->dns_domain};
+
+		if ((r = pv_krb_setup(&t)) != PV_OK)
+			return r;
+	}
+	if ((r = engine_new(o, &e)) == PV_OK && (r = logon_all(e)) == PV_OK &&
+	    (r = wait_go(e, &t0)) == PV_OK) {
+		last = t0;
+		e->running = true;
+		r = o->ops_loop ? run_ops(e, t0) : run_schedules(e, t0, &last);
+		e->running = false;
+		if (r == PV_OK || r == PV_ESTOPPED)
+			drain(e);
+		if (r == PV_OK || r == PV_ESTOPPED) {
+			int er = emit(e, &last);
+
+			if (r == PV_OK)
+				r = er;
+			if (r == PV_ESTOPPED)
+				r = pv_error(PV_ESTOPPED, "the load was stopped after %.1f s",
+					     pv_now() - t0);
 		}
 	}
-	if (r == PV_OK || r == PV_ESTOPPED) {
-		int er = emit(e, &last);
-
-		if (r == PV_OK)
-			r = er;
-		if (r == PV_ESTOPPED)
-			r = pv_error(PV_ESTOPPED, "the load was stopped after %.1f s",
-				     pv_now() - t0);
-	}
-	pv_smba_loop_free(e->l);
-	for (size_t i = 0; i < e->n; i++)
-		user_free(&e->users[i]);
-	free(e->users);
-	free(e->again);
-	free(e);
+	engine_free(e);
+	pv_krb_cleanup();
 	return r;
 }

@@ -25,9 +25,12 @@ struct pv_load_user {
 
 struct pv_load_opts {
 	const struct pv_load_config *cfg;
-	const char *client;    /* this client's name (schedules' seeds) */
-	const char *workgroup; /* the users' domain (NetBIOS) */
-	const char *realm;     /* cfg->auth kerberos: the users' realm (LAB.TEST) */
+	const char *client;	/* this client's name (schedules' seeds) */
+	const char *workgroup;	/* the users' domain (NetBIOS) */
+	const char *realm;	/* cfg->auth kerberos: the users' realm (LAB.TEST) */
+	const char *kdc;	/* and its KDC's address: a private Kerberos profile names it (the
+				 * client's own krb5.conf is neither needed nor read); NULL: none */
+	const char *dns_domain; /* the realm's DNS domain (lab.test) */
 	const struct pv_secret *password;
 	const struct pv_load_user *users;
 	size_t nusers;
@@ -43,8 +46,8 @@ struct pv_load_opts {
 	uint64_t *ops;
 	/* the caller's side, asked from the loop */
 	void *arg;
-	bool (*stop)(void *arg);  /* stop now (stdin ended, a signal): the figures so far end it */
-	bool (*go)(void *arg);	  /* start the schedules (asked once every user is ready) */
+	bool (*stop)(void *arg); /* stop now (stdin ended, a signal): the figures so far end it */
+	bool (*go)(void *arg);	 /* start the schedules (asked once every user is ready) */
 	/* every user opened or failed: how many of each, the first failure's message */
 	int (*ready)(void *arg, unsigned connected, unsigned failed, const char *first_error);
 	int (*emit)(void *arg, const struct pv_load_figs *f); /* each interval, and the last */

@@ -10,31 +10,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VERSION 1
+#define VERSION 2
 #define SLACK	1e-9 /* relative: a maximum printed with 12 digits may cross its bucket's edge */
 
 static const char *const top_keys[] = {"load", "i", "secs", "users", "failed", "kinds", NULL};
-static const char *const kind_keys[] = {"started",    "completed", "errors", "late", "over_limit",
-					"overloaded", "max",	   "hist",   NULL};
+static const char *const kind_keys[] = {"started",    "errors", "late", "over_limit",
+					"overloaded", "max",	"hist", NULL};
 
 /* ---- writing ---- */
 
 static bool empty(const struct pv_load_counts *n)
 {
-	return !(n->started | n->completed | n->errors | n->late | n->over_limit | n->overloaded |
-		 n->lat.count);
+	return !(n->started | n->errors | n->late | n->over_limit | n->overloaded |
+		 pv_load_hist_count(&n->lat));
+}
+
+void pv_load_counts_json(const struct pv_load_counts *n, bool completed, struct pv_json *o)
+{
+	pv_json_int(o, "started", (long long)n->started);
+	if (completed)
+		pv_json_int(o, "completed", (long long)pv_load_hist_count(&n->lat));
+	pv_json_int(o, "errors", (long long)n->errors);
+	pv_json_int(o, "late", (long long)n->late);
+	pv_json_int(o, "over_limit", (long long)n->over_limit);
+	pv_json_int(o, "overloaded", (long long)n->overloaded);
 }
 
 static struct pv_json *kind_json(const struct pv_load_counts *n)
 {
 	struct pv_json *o = pv_json_object(), *hist = pv_json_array();
 
-	pv_json_int(o, "started", (long long)n->started);
-	pv_json_int(o, "completed", (long long)n->completed);
-	pv_json_int(o, "errors", (long long)n->errors);
-	pv_json_int(o, "late", (long long)n->late);
-	pv_json_int(o, "over_limit", (long long)n->over_limit);
-	pv_json_int(o, "overloaded", (long long)n->overloaded);
+	pv_load_counts_json(n, false, o);
 	pv_json_real(o, "max", n->lat.max);
 	for (unsigned b = 0; b < PV_LOAD_BUCKETS; b++) {
 		struct pv_json *pair;
@@ -185,7 +191,6 @@ static bool hist(struct ctx *c, const struct pv_json *a, struct pv_load_hist *h)
 				    i, PV_LOAD_COUNT_MAX);
 		count = (uint64_t)v;
 		h->n[b] = count;
-		h->count += count;
 	}
 	return true;
 }
@@ -211,7 +216,6 @@ static bool kind(struct ctx *c, const struct pv_json *o, struct pv_load_counts *
 	const long long M = PV_LOAD_COUNT_MAX;
 
 	if (!exactly(c, o, kind_keys) || !integer(c, o, "started", 0, M, &n->started) ||
-	    !integer(c, o, "completed", 0, M, &n->completed) ||
 	    !integer(c, o, "errors", 0, M, &n->errors) || !integer(c, o, "late", 0, M, &n->late) ||
 	    !integer(c, o, "over_limit", 0, M, &n->over_limit) ||
 	    !integer(c, o, "overloaded", 0, M, &n->overloaded) ||
@@ -220,15 +224,13 @@ static bool kind(struct ctx *c, const struct pv_json *o, struct pv_load_counts *
 	if (n->late > n->started)
 		return nope(c, "more late (%llu) than started (%llu)", (unsigned long long)n->late,
 			    (unsigned long long)n->started);
-	if (n->over_limit > n->completed)
+	if (n->over_limit > pv_load_hist_count(&n->lat))
 		return nope(c, "more over the limit (%llu) than completed (%llu)",
-			    (unsigned long long)n->over_limit, (unsigned long long)n->completed);
+			    (unsigned long long)n->over_limit,
+			    (unsigned long long)pv_load_hist_count(&n->lat));
 	if (n->overloaded < n->late || n->overloaded > n->late + n->over_limit)
 		return nope(c, "overloaded (%llu) is not from late (%llu) to late + over_limit",
 			    (unsigned long long)n->overloaded, (unsigned long long)n->late);
-	if (n->lat.count != n->completed)
-		return nope(c, "the histogram holds %llu, not the %llu completed",
-			    (unsigned long long)n->lat.count, (unsigned long long)n->completed);
 	return max_fits(c, &n->lat);
 }
 
@@ -288,8 +290,8 @@ static int malformed(const char *line, size_t len, const char *why)
 	shown[n] = '\0';
 	return pv_error(PV_EREMOTE,
 			"a load client printed a line that is not a figures line (%s): '%s'%s; "
-			"expected one JSON object per line in provision load's format 1",
-			why, shown, len > n ? "..." : "");
+			"expected one JSON object per line in provision load's format %d",
+			why, shown, len > n ? "..." : "", VERSION);
 }
 
 int pv_load_line_decode(const char *line, size_t len, struct pv_load_figs *out)
@@ -318,4 +320,54 @@ int pv_load_line_decode(const char *line, size_t len, struct pv_load_figs *out)
 		*out = *f;
 	free(f);
 	return ok ? PV_OK : malformed(line, len, c.why);
+}
+
+/* ---- ready ---- */
+
+int pv_load_ready_encode(unsigned connected, unsigned failed, const char *first, struct pv_buf *out)
+{
+	struct pv_json *o = pv_json_object();
+	char *text;
+
+	pv_json_int(o, "users", (long long)connected + failed);
+	pv_json_int(o, "connected", connected);
+	pv_json_int(o, "failed", failed);
+	pv_json_str(o, "error", first && *first ? first : NULL);
+	text = pv_json_compact(o);
+	pv_json_free(o);
+	if (!text)
+		return pv_error(PV_EIO, "out of memory");
+	pv_buf_addf(out, "ready %s\n", text);
+	free(text);
+	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
+int pv_load_ready_decode(const char *line, size_t len, unsigned *connected, unsigned *failed,
+			 char *first, size_t firstlen)
+{
+	struct pv_json *o;
+	const struct pv_json *c, *f, *e;
+	long long vc = 0, vf = 0;
+	int r = PV_OK;
+
+	if (len && line[len - 1] == '\n')
+		len--;
+	if (len < 6 || strncmp(line, "ready ", 6) != 0)
+		return pv_error(PV_EREMOTE, "provision load said '%.*s', not 'ready {...}'",
+				(int)(len < 80 ? len : 80), line);
+	o = pv_json_parse(line + 6, len - 6, NULL, 0);
+	c = o ? pv_json_get(o, "connected") : NULL;
+	f = o ? pv_json_get(o, "failed") : NULL;
+	e = o ? pv_json_get(o, "error") : NULL;
+	if (!c || !f || !pv_json_integer(c, &vc) || !pv_json_integer(f, &vf) || vc < 0 || vf < 0 ||
+	    vc > PV_LOAD_USERS_MAX || vf > PV_LOAD_USERS_MAX) {
+		r = pv_error(PV_EREMOTE, "provision load said '%.*s', not what it should",
+			     (int)(len < 80 ? len : 80), line);
+	} else {
+		*connected = (unsigned)vc;
+		*failed = (unsigned)vf;
+		snprintf(first, firstlen, "%s", e && pv_json_text(e) ? pv_json_text(e) : "");
+	}
+	pv_json_free(o);
+	return r;
 }

@@ -7,49 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const pv_load_names[PV_LOAD_KINDS + 1] = {
-	[PV_LOAD_UPLOAD] = "upload",
-	[PV_LOAD_BROWSE] = "browse",
-	[PV_LOAD_OPEN_READ] = "open_read",
-	[PV_LOAD_COPY_IN] = "copy_in",
-	[PV_LOAD_EDIT_SAVE] = "edit_save",
-	[PV_LOAD_OPEN_CLOSE] = "open_close",
-	[PV_LOAD_REWRITE] = "rewrite",
-	[PV_LOAD_DELETE_NEW] = "delete_new",
-	[PV_LOAD_LIST_NEW] = "list_new",
-	[PV_LOAD_RENAME] = "rename",
-	[PV_LOAD_MKDIR] = "mkdir",
-	[PV_LOAD_READ_FOLDER] = "read_folder",
-	[PV_LOAD_KINDS] = NULL,
-};
-
-/* docs/load.md's table: FSCT's weights (they sum to 331) and our latency limits */
-static const struct pv_load_scenario defaults[PV_LOAD_KINDS] = {
-	[PV_LOAD_UPLOAD] = {15, 2},  [PV_LOAD_BROWSE] = {150, 1},   [PV_LOAD_OPEN_READ] = {40, 2},
-	[PV_LOAD_COPY_IN] = {7, 3},  [PV_LOAD_EDIT_SAVE] = {15, 3}, [PV_LOAD_OPEN_CLOSE] = {50, 1},
-	[PV_LOAD_REWRITE] = {15, 2}, [PV_LOAD_DELETE_NEW] = {5, 1}, [PV_LOAD_LIST_NEW] = {15, 1},
-	[PV_LOAD_RENAME] = {7, 1},   [PV_LOAD_MKDIR] = {7, 2},	    [PV_LOAD_READ_FOLDER] = {5, 5},
-};
-
-void pv_load_defaults(struct pv_load_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->rate = PV_LOAD_RATE;
-	memcpy(c->kind, defaults, sizeof(defaults));
-	c->late = 1;
-	c->overload = 1;
-	c->interval = 1;
-	c->seed = 1;
-}
-
-int pv_load_kind_of(const char *name)
-{
-	for (int k = 0; k < PV_LOAD_KINDS; k++)
-		if (!strcmp(pv_load_names[k], name))
-			return k;
-	return -1;
-}
-
 /* ---- xoshiro256** 1.0, as published at https://prng.di.unimi.it/xoshiro256starstar.c ---- */
 
 static inline uint64_t rotl(uint64_t x, int k)

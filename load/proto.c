@@ -10,7 +10,8 @@
 
 static void encode(struct pv_buf *out, const char *s)
 {
-	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
+	static const char safe[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
 
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (strchr(safe, *p))
@@ -22,10 +23,11 @@ static void encode(struct pv_buf *out, const char *s)
 
 int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out)
 {
-	pv_buf_addf(out,
-		    "config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu auth=%s weights=",
-		    c->rate, c->late, c->overload, c->interval, (unsigned long long)c->seed,
-		    c->auth == PV_LOAD_KERBEROS ? "kerberos" : "ntlm");
+	pv_buf_addf(
+		out,
+		"config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu auth=%s weights=",
+		c->rate, c->late, c->overload, c->interval, (unsigned long long)c->seed,
+		c->auth == PV_LOAD_KERBEROS ? "kerberos" : "ntlm");
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		pv_buf_addf(out, "%s%.17g", k ? "," : "", c->kind[k].weight);
 	pv_buf_addstr(out, " limits=");
@@ -228,8 +230,7 @@ int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
 				    word(&s, end, p->dns_domain, sizeof(p->dns_domain)) || s != end
 			    ? -1
 			    : 0;
-	}
-	else if (len == 5 && !strncmp(line, "start", 5)) {
+	} else if (len == 5 && !strncmp(line, "start", 5)) {
 		if (!p->have_config || !p->n)
 			return pv_error(PV_EUSAGE, "'start' before a config line and a user");
 		if (p->cfg.auth == PV_LOAD_KERBEROS && !p->realm[0])

@@ -30,7 +30,7 @@ struct pv_loadproto {
 	bool have_config, started;
 	struct pv_load_config cfg;
 	char realm[256], kdc[256], dns_domain[256]; /* the kerberos line ("" when none) */
-	struct pv_load_user *users; /* strings owned here */
+	struct pv_load_user *users;		    /* strings owned here */
 	size_t n, cap;
 };
 

@@ -2,6 +2,7 @@
 #include "load/report.h"
 
 #include "json/json.h"
+#include "load/line.h"
 #include "util/err.h"
 
 #include <math.h>
@@ -34,14 +35,14 @@ static unsigned unconnected(const struct pv_load_summary *s)
 static void verdict(const struct pv_load_summary *s, struct pv_buf *out)
 {
 	pv_buf_addf(out, "%.1f%%", s->all.overload);
-	if (s->all.errors)
-		pv_buf_addf(out, ", %llu error%s", (unsigned long long)s->all.errors,
-			    s->all.errors == 1 ? "" : "s");
+	if (s->all.n.errors)
+		pv_buf_addf(out, ", %llu error%s", (unsigned long long)s->all.n.errors,
+			    s->all.n.errors == 1 ? "" : "s");
 	if (unconnected(s))
 		pv_buf_addf(out, ", %u of %u users not connected", unconnected(s), s->users);
 	if (s->lost)
 		pv_buf_addf(out, ", %u client%s lost", s->lost, s->lost == 1 ? "" : "s");
-	if (!s->all.started)
+	if (!s->all.n.started)
 		pv_buf_addstr(out, ", no scenario started");
 }
 
@@ -110,7 +111,7 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 		size_t mark;
 
 		pv_buf_addf(out, "%6u %7.2f %9.2f %11.2f %7llu", s->users, s->rate, s->expected,
-			    s->all.overload, (unsigned long long)s->all.errors);
+			    s->all.overload, (unsigned long long)s->all.n.errors);
 		cell_ms(out, 11, &s->all.lat, s->all.lat.median);
 		cell_ms(out, 10, &s->all.lat, s->all.lat.p95);
 		if (isnan(s->cpu))
@@ -140,10 +141,10 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 
 static void csv_sum(struct pv_buf *out, const struct pv_load_kind_sum *k)
 {
-	pv_buf_addf(out, "%llu,%llu,%llu,%llu,%llu,%llu,%.3f", (unsigned long long)k->started,
-		    (unsigned long long)k->completed, (unsigned long long)k->errors,
-		    (unsigned long long)k->late, (unsigned long long)k->over_limit,
-		    (unsigned long long)k->overloaded, k->overload);
+	pv_buf_addf(out, "%llu,%llu,%llu,%llu,%llu,%llu,%.3f", (unsigned long long)k->n.started,
+		    (unsigned long long)k->lat.n, (unsigned long long)k->n.errors,
+		    (unsigned long long)k->n.late, (unsigned long long)k->n.over_limit,
+		    (unsigned long long)k->n.overloaded, k->overload);
 	if (k->lat.n)
 		pv_buf_addf(out, ",%.3f,%.3f,%.3f", ms(k->lat.median), ms(k->lat.p95),
 			    ms(k->lat.max));
@@ -199,12 +200,7 @@ static struct pv_json *sum_json(const struct pv_load_kind_sum *k)
 {
 	struct pv_json *o = pv_json_object();
 
-	pv_json_int(o, "started", (long long)k->started);
-	pv_json_int(o, "completed", (long long)k->completed);
-	pv_json_int(o, "errors", (long long)k->errors);
-	pv_json_int(o, "late", (long long)k->late);
-	pv_json_int(o, "over_limit", (long long)k->over_limit);
-	pv_json_int(o, "overloaded", (long long)k->overloaded);
+	pv_load_counts_json(&k->n, true, o);
 	pv_json_real(o, "overload_pct", k->overload);
 	pv_json_set(o, "latency", lat_json(&k->lat));
 	return o;

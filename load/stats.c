@@ -37,7 +37,6 @@ void pv_load_hist_add(struct pv_load_hist *h, double secs)
 	if (!(secs >= 0))
 		secs = 0;
 	h->n[pv_load_bucket(secs)]++;
-	h->count++;
 	if (secs > h->max)
 		h->max = secs;
 }
@@ -46,20 +45,28 @@ void pv_load_hist_merge(struct pv_load_hist *dst, const struct pv_load_hist *src
 {
 	for (unsigned b = 0; b < PV_LOAD_BUCKETS; b++)
 		dst->n[b] += src->n[b];
-	dst->count += src->count;
 	if (src->max > dst->max)
 		dst->max = src->max;
 }
 
+uint64_t pv_load_hist_count(const struct pv_load_hist *h)
+{
+	uint64_t n = 0;
+
+	for (unsigned b = 0; b < PV_LOAD_BUCKETS; b++)
+		n += h->n[b];
+	return n;
+}
+
 double pv_load_hist_quantile(const struct pv_load_hist *h, double q)
 {
-	uint64_t rank, seen = 0;
+	uint64_t rank, seen = 0, count = pv_load_hist_count(h);
 	double v;
 	unsigned b;
 
-	if (!h->count)
+	if (!count)
 		return 0;
-	rank = (uint64_t)ceil(q * (double)h->count);
+	rank = (uint64_t)ceil(q * (double)count);
 	if (rank < 1)
 		rank = 1;
 	for (b = 0; b < TOP; b++) {
@@ -99,7 +106,6 @@ void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c, e
 		n->errors++;
 		return;
 	}
-	n->completed++;
 	pv_load_hist_add(&n->lat, secs);
 	if (secs > c->kind[k].limit) {
 		n->over_limit++;
@@ -111,7 +117,6 @@ void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c, e
 void pv_load_counts_merge(struct pv_load_counts *dst, const struct pv_load_counts *src)
 {
 	dst->started += src->started;
-	dst->completed += src->completed;
 	dst->errors += src->errors;
 	dst->late += src->late;
 	dst->over_limit += src->over_limit;
@@ -152,7 +157,7 @@ void pv_load_step_add(struct pv_load_step *s, const struct pv_load_figs *f)
 
 static void lat_of(const struct pv_load_hist *h, struct pv_load_lat *out)
 {
-	out->n = h->count;
+	out->n = pv_load_hist_count(h);
 	out->median = pv_load_hist_quantile(h, 0.5);
 	out->p95 = pv_load_hist_quantile(h, 0.95);
 	out->max = h->max;
@@ -160,12 +165,7 @@ static void lat_of(const struct pv_load_hist *h, struct pv_load_lat *out)
 
 static void sum_of(const struct pv_load_counts *n, struct pv_load_kind_sum *out)
 {
-	out->started = n->started;
-	out->completed = n->completed;
-	out->errors = n->errors;
-	out->late = n->late;
-	out->over_limit = n->over_limit;
-	out->overloaded = n->overloaded;
+	out->n = *n;
 	out->overload = n->started ? 100.0 * (double)n->overloaded / (double)n->started : 0;
 	lat_of(&n->lat, &out->lat);
 }
@@ -188,7 +188,7 @@ void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config
 		pv_load_counts_merge(&all, &s->kind[k]);
 	}
 	sum_of(&all, &out->all);
-	out->rate = s->secs > 0 ? (double)all.completed / s->secs : 0;
+	out->rate = s->secs > 0 ? (double)out->all.lat.n / s->secs : 0;
 	out->expected = (double)s->users * c->rate / 3600.0;
 }
 
@@ -197,9 +197,9 @@ void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config
 bool pv_load_carried(const struct pv_load_summary *s, double threshold)
 {
 	/* compared without a division: overloaded / started <= threshold / 100 */
-	return s->all.started > 0 &&
-	       100.0 * (double)s->all.overloaded <= threshold * (double)s->all.started &&
-	       !s->all.errors && !s->failed && !s->lost && s->connected >= s->users;
+	return s->all.n.started > 0 &&
+	       100.0 * (double)s->all.n.overloaded <= threshold * (double)s->all.n.started &&
+	       !s->all.n.errors && !s->failed && !s->lost && s->connected >= s->users;
 }
 
 long pv_load_answer(const struct pv_load_summary *steps, size_t n, double threshold,

@@ -26,8 +26,7 @@
 #define PV_LOAD_BUCKETS (PV_LOAD_HIST_PER_DECADE * PV_LOAD_HIST_DECADES + 2)
 
 struct pv_load_hist {
-	uint64_t count; /* the sum of n[] */
-	double max;	/* seconds, exact; 0 when count is 0 */
+	double max; /* seconds, exact; 0 when empty */
 	uint64_t n[PV_LOAD_BUCKETS];
 };
 
@@ -39,20 +38,22 @@ double pv_load_bucket_low(unsigned b);
 double pv_load_bucket_high(unsigned b);
 
 void pv_load_hist_add(struct pv_load_hist *h, double secs);
+/* How many it holds: the sum of n[]. */
+uint64_t pv_load_hist_count(const struct pv_load_hist *h);
 void pv_load_hist_merge(struct pv_load_hist *dst, const struct pv_load_hist *src);
 /* The q-quantile (0 < q <= 1) by nearest rank, read as said above; 0 for an empty one. */
 double pv_load_hist_quantile(const struct pv_load_hist *h, double q);
 
-/* One kind's counts over an interval (or many merged). */
+/* One kind's counts over an interval (or many merged): primary counts only. How many ended
+ * well (completed) is lat's count. */
 struct pv_load_counts {
-	uint64_t started;    /* scenarios started */
-	uint64_t completed;  /* ended well: their latencies are in lat */
-	uint64_t errors;     /* ended in an error (not in lat) */
-	uint64_t late;	     /* started more than config.late seconds after their time */
-	uint64_t over_limit; /* completed, but took longer than the kind's limit */
-	uint64_t overloaded; /* late or over the limit, each scenario counted once: at its start
-			      * when late, else at its end when over the limit */
-	struct pv_load_hist lat;
+	uint64_t started;	 /* scenarios started */
+	uint64_t errors;	 /* ended in an error (not in lat) */
+	uint64_t late;		 /* started more than config.late seconds after their time */
+	uint64_t over_limit;	 /* completed, but took longer than the kind's limit */
+	uint64_t overloaded;	 /* late or over the limit, each scenario counted once: at its start
+				  * when late, else at its end when over the limit */
+	struct pv_load_hist lat; /* the latencies of those that ended well */
 };
 
 /* What one client prints for one interval (load/line.h), or the same interval of many
@@ -99,11 +100,11 @@ struct pv_load_lat {
 	double median, p95, max;
 };
 
-/* One kind's figures in a step. */
+/* One kind's figures in a step: its counts, and what is read from them. */
 struct pv_load_kind_sum {
-	uint64_t started, completed, errors, late, over_limit, overloaded;
-	double overload; /* percent: overloaded / started (0 when none started) */
-	struct pv_load_lat lat;
+	struct pv_load_counts n; /* as counted */
+	double overload;	 /* percent: n.overloaded / n.started (0 when none started) */
+	struct pv_load_lat lat;	 /* n.lat read: completed (lat.n), median, p95, max */
 };
 
 /* A step's figures, as the results show them. */

@@ -1,4 +1,5 @@
 /* phases/check.c: the preflight (see check.h). */
+#include "phases/target.h"
 #include "krb/krb.h"
 #include "phases/check.h"
 
@@ -88,7 +89,8 @@ static void check_dns(struct checks *c, const struct pv_playbook *pb)
 	gai = resolve(pb->domain.dc_name, addr, sizeof(addr));
 	if (gai != 0 && pb->domain.dc_address)
 		add(c, "dns", pb->domain.dc_name, "ok", PV_OK,
-		    "does not resolve here (%s): LDAP and Kerberos use domain.dc_address %s, and TLS "
+		    "does not resolve here (%s): LDAP and Kerberos use domain.dc_address %s, and "
+		    "TLS "
 		    "is still checked against %s",
 		    gai_strerror(gai), pb->domain.dc_address, pb->domain.dc_name);
 	else if (gai != 0)
@@ -124,11 +126,13 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 			    const struct pv_secret *admin)
 {
 	const struct pv_domain *d = &pb->domain;
+	struct pv_dir_target t;
 	struct pv_dir *dir = NULL;
 	char *nc = NULL, *cc = NULL;
 	int r;
 
-	r = pv_dir_rootdse(d, &nc);
+	pv_target_dir(d, &t);
+	r = pv_dir_rootdse(&t, &nc);
 	if (r != PV_OK)
 		failed(c, "ldap", d->dc_name, r);
 	else if (strcasecmp(nc, d->base_dn) != 0)
@@ -143,7 +147,7 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 
 	/* LDAPS with the CA whenever a CA is given; the configured transport when it differs. */
 	if (d->ca_file) {
-		r = admin ? pv_dir_connect(d, PV_LDAP_LDAPS, admin, &dir) : PV_ECONFIG;
+		r = admin ? pv_dir_connect(&t, PV_DIR_LDAPS, admin, &dir) : PV_ECONFIG;
 		if (r == PV_OK)
 			add(c, "ldaps", d->dc_name, "ok", PV_OK, "bound as %s (%s)", d->admin,
 			    pv_dir_security(dir));
@@ -155,7 +159,7 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 	if (d->transport != PV_LDAP_LDAPS && admin) {
 		const char *name = d->transport == PV_LDAP_STARTTLS ? "starttls" : "gssapi";
 
-		r = pv_dir_connect(d, (int)d->transport, admin, &dir);
+		r = pv_dir_connect(&t, -1, admin, &dir);
 		if (r == PV_OK)
 			add(c, name, d->dc_name, "ok", PV_OK, "bound as %s (%s)", d->admin,
 			    pv_dir_security(dir));
@@ -165,10 +169,10 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 		dir = NULL;
 	}
 	if (admin) {
-		r = pv_krb_kinit(d, d->admin, admin, &cc);
+		r = pv_krb_kinit(&t.krb, d->admin, admin, &cc);
 		if (r == PV_OK)
-			add(c, "kerberos", d->realm, "ok", PV_OK, "ticket for %s@%s%s%s%s", d->admin,
-			    d->realm, pv_krb_profile() ? " (KDC at " : "",
+			add(c, "kerberos", d->realm, "ok", PV_OK, "ticket for %s@%s%s%s%s",
+			    d->admin, d->realm, pv_krb_profile() ? " (KDC at " : "",
 			    pv_krb_profile() ? d->dc_address : "",
 			    pv_krb_profile() ? ": domain.dc_address, in a private profile)" : "");
 		else
@@ -179,18 +183,20 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 }
 
 struct ssh_probe {
+	const struct pv_host *hosts;
 	char (*info)[256];
 };
 
-static int probe_host(const struct pv_host *h, size_t i, void *arg)
+static int probe_host(size_t i, void *arg)
 {
 	struct ssh_probe *p = arg;
+	const struct pv_host *h = &p->hosts[i];
 	struct pv_remote *rem = NULL;
 	struct pv_buf out = PV_BUF_INIT, err = PV_BUF_INIT;
 	const char *cmd = h->os == PV_OS_WINDOWS ? "cmd /c ver" : "uname -sn";
 	int status = 0, r;
 
-	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
+	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	if ((r = pv_remote_exec(rem, cmd, NULL, 0, &out, &err, &status, 0)) != PV_OK)
 		goto out;
@@ -215,7 +221,7 @@ static void check_ssh(struct checks *c, const struct pv_playbook *pb)
 	size_t n = pb->nclients + 2, k = 0;
 	struct pv_host *hosts = calloc(n, sizeof(*hosts));
 	struct pv_fanout_result *res = calloc(n, sizeof(*res));
-	struct ssh_probe p = {calloc(n, sizeof(*p.info))};
+	struct ssh_probe p = {hosts, calloc(n, sizeof(*p.info))};
 
 	if (!hosts || !res || !p.info) {
 		add(c, "ssh", "", "fail", PV_EIO, "out of memory");
@@ -229,7 +235,7 @@ static void check_ssh(struct checks *c, const struct pv_playbook *pb)
 		hosts[k++] = pb->controller.host;
 	if (k == 0)
 		goto out;
-	pv_remote_fanout(hosts, k, 16, probe_host, &p, res);
+	pv_remote_fanout(k, 16, probe_host, &p, res);
 	for (size_t i = 0; i < k; i++) {
 		if (res[i].code == PV_OK)
 			add(c, "ssh", hosts[i].name, "ok", PV_OK, "%s", p.info[i]);

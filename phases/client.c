@@ -9,6 +9,7 @@
  * alias (hosts/script.h). Content that would not change is not written at all.
  * Windows clients (OpenSSH for Windows) are edited over SFTP with CRLF lines of at most 9
  * names; that path is written to the documented behaviour and not tested here. */
+#include "phases/target.h"
 #include "phases/client.h"
 
 #include "hosts/hosts.h"
@@ -24,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+extern const char pv_phases_read_hosts_sh[], pv_phases_resolve_ps1[];
+
 #define LINUX_HOSTS   "/etc/hosts"
 #define WINDOWS_HOSTS "C:/Windows/System32/drivers/etc/hosts"
 #define PARALLEL      16
@@ -292,14 +295,15 @@ int pv_client_win_resolve(const char *first, const char *last, struct pv_buf *cm
 	int r;
 
 	pv_buf_reset(cmd);
-	pv_buf_addstr(&ps, "foreach ($n in ");
+	pv_buf_addstr(&ps, "$names = ");
 	if ((r = pv_remote_quote_ps(&ps, first)) != PV_OK)
 		goto out;
 	pv_buf_addstr(&ps, ","); /* a failure is sticky: the next quote reports it */
 	if ((r = pv_remote_quote_ps(&ps, last)) != PV_OK)
 		goto out;
-	pv_buf_addstr(&ps, ") { [System.Net.Dns]::GetHostAddresses($n) | ForEach-Object { "
-			   "'pv-host ' + $_.IPAddressToString } }");
+	pv_buf_addstr(&ps, "; ");
+	/* phases/scripts/resolve.ps1 is one line: cmd.exe passes no newline to -Command */
+	pv_buf_add(&ps, pv_phases_resolve_ps1, strcspn(pv_phases_resolve_ps1, "\n"));
 	if (pv_buf_failed(&ps) ||
 	    pv_buf_addstr(cmd, "powershell -NoProfile -NonInteractive -Command ") < 0) {
 		r = pv_error(PV_EIO, "out of memory");
@@ -314,109 +318,130 @@ out:
 /* Windows clients: SFTP has no lock and OpenSSH for Windows offers no rename onto an existing
  * file, so: re-read and compare just before writing, write in place, read back; on a
  * mismatch the previous content is written back. Not tested here (no Windows host). */
+/* Windows: write new in place after checking the file is still old, and read it back; a
+ * mismatch writes old back. */
+static int win_write(const struct pv_host *h, struct pv_remote *rem, const struct pv_buf *old,
+		     const struct pv_buf *new)
+{
+	struct pv_buf cur = PV_BUF_INIT;
+	int r;
+
+	if ((r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur)) != PV_OK)
+		goto out;
+	if (!same(&cur, old)) {
+		r = pv_error(PV_EREMOTE,
+			     "'%s': %s changed after provision read it; nothing was written: run "
+			     "the command again",
+			     h->name, WINDOWS_HOSTS);
+		goto out;
+	}
+	if ((r = pv_remote_write_file(rem, WINDOWS_HOSTS, new->data, new->len, 0644)) != PV_OK)
+		goto out;
+	pv_buf_reset(&cur);
+	r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur);
+	if (r != PV_OK || !same(&cur, new)) {
+		pv_remote_write_file(rem, WINDOWS_HOSTS, old->data, old->len, 0644);
+		r = pv_error(PV_EREMOTE,
+			     "'%s': %s did not read back as written; its previous content was "
+			     "written back",
+			     h->name, WINDOWS_HOSTS);
+	}
+out:
+	pv_buf_release(&cur, 0);
+	return r;
+}
+
+/* Windows, cleanup: the backup removed when the file is as it was before the first run. */
+static int win_drop_backup(const struct pv_host *h, struct pv_remote *rem, const struct pv_buf *new,
+			   struct pv_client_host *j)
+{
+	struct pv_buf cur = PV_BUF_INIT, cmd = PV_BUF_INIT;
+	int status = 0, r = PV_OK;
+
+	if (pv_remote_read_file(rem, j->backup_path, &cur) != PV_OK)
+		goto out;
+	j->backup = "kept";
+	if (!same(&cur, new))
+		goto out;
+	if ((r = pv_client_win_del(j->backup_path, &cmd)) != PV_OK) {
+		r = pv_error_prefix(r, "'%s': backup %s", h->name, j->backup_path);
+		goto out;
+	}
+	if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, NULL, NULL, &status, 0)) == PV_OK)
+		j->backup = status == 0 ? "removed" : "kept";
+out:
+	pv_buf_release(&cur, 0);
+	pv_buf_release(&cmd, 0);
+	return r;
+}
+
+/* Windows: the first and last alias resolve to the server's address there. */
+static int win_verify(const struct client_run *run, const struct pv_host *h, struct pv_remote *rem)
+{
+	const char *first = run->names[run->nnames > 1 ? 1 : 0];
+	const char *last = run->names[run->nnames - 1];
+	const char *addr = run->pb->server.host.address, *p;
+	struct pv_buf cmd = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
+	int status = 0, r;
+	size_t len;
+
+	if ((r = pv_client_win_resolve(first, last, &cmd)) != PV_OK) {
+		r = pv_error_prefix(r, "'%s': the check of the aliases", h->name);
+		goto out;
+	}
+	if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status, 0)) != PV_OK)
+		goto out;
+	p = out.data;
+	if (status != 0 || !p || !next_with(p, "pv-host ", &len)) {
+		r = pv_error(PV_EREMOTE,
+			     "'%s': the hosts file was written, but %s does not resolve there: %s",
+			     h->name, first, one_line(&err));
+		goto out;
+	}
+	for (; (p = next_with(p, "pv-host ", &len)); p += len) {
+		size_t alen = strcspn(p, " \t\r\n");
+
+		if (!pv_hosts_same_address(p, alen, addr, strlen(addr))) {
+			r = pv_error(PV_EREMOTE,
+				     "'%s': the hosts file was written, but an alias resolves to "
+				     "%.*s, not to %s",
+				     h->name, (int)alen, p, addr);
+			goto out;
+		}
+	}
+out:
+	pv_buf_release(&cmd, 0);
+	pv_buf_release(&out, 0);
+	pv_buf_release(&err, 0);
+	return r;
+}
+
 static int apply_windows(struct client_run *run, const struct pv_host *h, struct pv_remote *rem,
 			 const struct pv_buf *old, const struct pv_buf *new, bool changed,
 			 bool ours, struct pv_client_host *j)
 {
-	struct pv_buf cur = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
-	struct pv_buf cmd = PV_BUF_INIT;
-	int status = 0, r = PV_OK;
+	struct pv_buf cur = PV_BUF_INIT;
+	int r = PV_OK;
 
 	if (changed && !ours && !run->cleanup) {
-		if (pv_remote_read_file(rem, j->backup_path, &cur) == PV_OK) {
+		if (pv_remote_read_file(rem, j->backup_path, &cur) == PV_OK)
 			j->backup = "exists";
-		} else {
-			if ((r = pv_remote_write_file(rem, j->backup_path, old->data, old->len,
-						      0644)) != PV_OK)
-				goto out;
+		else if ((r = pv_remote_write_file(rem, j->backup_path, old->data, old->len,
+						   0644)) == PV_OK)
 			j->backup = "made";
-		}
+		pv_buf_release(&cur, 0);
+		if (r != PV_OK)
+			return r;
 	}
 	if (changed) {
-		pv_buf_reset(&cur);
-		if ((r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur)) != PV_OK)
-			goto out;
-		if (!same(&cur, old)) {
-			r = pv_error(PV_EREMOTE,
-				     "'%s': %s changed after provision read it; nothing "
-				     "was written: run the command again",
-				     h->name, WINDOWS_HOSTS);
-			goto out;
-		}
-		if ((r = pv_remote_write_file(rem, WINDOWS_HOSTS, new->data, new->len, 0644)) !=
-		    PV_OK)
-			goto out;
-		pv_buf_reset(&cur);
-		r = pv_remote_read_file(rem, WINDOWS_HOSTS, &cur);
-		if (r != PV_OK || !same(&cur, new)) {
-			pv_remote_write_file(rem, WINDOWS_HOSTS, old->data, old->len, 0644);
-			r = pv_error(PV_EREMOTE,
-				     "'%s': %s did not read back as written; its previous "
-				     "content was written back",
-				     h->name, WINDOWS_HOSTS);
-			goto out;
-		}
+		if ((r = win_write(h, rem, old, new)) != PV_OK)
+			return r;
 		j->method = "sftp";
 	}
-	if (run->cleanup) {
-		pv_buf_reset(&cur);
-		if (pv_remote_read_file(rem, j->backup_path, &cur) == PV_OK) {
-			if (same(&cur, new)) {
-				if ((r = pv_client_win_del(j->backup_path, &cmd)) != PV_OK) {
-					r = pv_error_prefix(r, "'%s': backup %s", h->name,
-							    j->backup_path);
-					goto out;
-				}
-				if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status,
-							0)) != PV_OK)
-					goto out;
-				j->backup = status == 0 ? "removed" : "kept";
-			} else {
-				j->backup = "kept";
-			}
-		}
-		goto out;
-	}
-	{
-		const char *first = run->names[run->nnames > 1 ? 1 : 0];
-		const char *last = run->names[run->nnames - 1];
-		const char *addr = run->pb->server.host.address;
-		size_t len;
-		const char *p;
-
-		if ((r = pv_client_win_resolve(first, last, &cmd)) != PV_OK) {
-			r = pv_error_prefix(r, "'%s': the check of the aliases", h->name);
-			goto out;
-		}
-		if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status, 0)) != PV_OK)
-			goto out;
-		p = out.data;
-		if (status != 0 || !p || !next_with(p, "pv-host ", &len)) {
-			r = pv_error(PV_EREMOTE,
-				     "'%s': the hosts file was written, but %s does not "
-				     "resolve there: %s",
-				     h->name, first, one_line(&err));
-			goto out;
-		}
-		while ((p = next_with(p, "pv-host ", &len))) {
-			size_t alen = strcspn(p, " \t\r\n");
-
-			if (!pv_hosts_same_address(p, alen, addr, strlen(addr))) {
-				r = pv_error(PV_EREMOTE,
-					     "'%s': the hosts file was written, but an "
-					     "alias resolves to %.*s, not to %s",
-					     h->name, (int)alen, p, addr);
-				goto out;
-			}
-			p += len;
-		}
+	if (run->cleanup)
+		return win_drop_backup(h, rem, new, j);
+	if ((r = win_verify(run, h, rem)) == PV_OK)
 		j->verified = true;
-	}
-out:
-	pv_buf_release(&cur, 0);
-	pv_buf_release(&out, 0);
-	pv_buf_release(&err, 0);
-	pv_buf_release(&cmd, 0);
 	return r;
 }
 
@@ -429,19 +454,13 @@ static int read_posix(const struct client_run *run, const struct pv_host *h, str
 	const char *v[2];
 	int status = 0, r;
 
-	if (pv_buf_addstr(&cmd, "cat -- " LINUX_HOSTS) < 0)
+	if (pv_buf_addstr(&cmd, "set --") < 0)
 		goto oom;
-	if (!run->cleanup) {
-		size_t nv = verify_names(run, v);
-
-		if (pv_buf_addstr(&cmd, " && { echo pv-getent-output; getent hosts --") < 0)
+	for (size_t i = 0, nv = run->cleanup ? 0 : verify_names(run, v); i < nv; i++)
+		if (pv_buf_addstr(&cmd, " ") < 0 || pv_remote_quote(&cmd, v[i]) < 0)
 			goto oom;
-		for (size_t i = 0; i < nv; i++)
-			if (pv_buf_addstr(&cmd, " ") < 0 || pv_remote_quote(&cmd, v[i]) < 0)
-				goto oom;
-		if (pv_buf_addstr(&cmd, "; echo \"pv-getent $?\"; } >&2") < 0)
-			goto oom;
-	}
+	if (pv_buf_addstr(&cmd, "\n") < 0 || pv_buf_addstr(&cmd, pv_phases_read_hosts_sh) < 0)
+		goto oom;
 	r = pv_remote_exec(rem, cmd.data, NULL, 0, content, err, &status, 0);
 	if (r == PV_OK && status != 0)
 		r = pv_error(PV_EREMOTE, "'%s': cannot read %s: %s", h->name, LINUX_HOSTS,
@@ -455,9 +474,56 @@ oom:
 	return pv_error(PV_EIO, "out of memory");
 }
 
-static int one_client(const struct pv_host *h, size_t i, void *arg)
+/* The new content of the client's hosts file: old with the lab's block merged in (or taken
+ * out, for cleanup), after checking that no line outside it holds one of our names. */
+static int compose(struct client_run *run, const struct pv_host *h, const char *file,
+		   const struct pv_buf *old, struct pv_hosts_layout *lay,
+		   const struct pv_hosts_style *st, struct pv_buf *new, struct pv_client_host *j)
+{
+	struct pv_hosts_group g[2];
+	int r;
+
+	if ((r = pv_hosts_parse(old->data, old->len, run->pb->lab, lay)) != PV_OK)
+		return pv_error_prefix(r, "'%s': %s", h->name, file);
+	j->other_labs = lay->others;
+	snprintf(j->other, sizeof(j->other), "%s", lay->other);
+	if (lay->others)
+		pv_log(PV_LOG_INFO,
+		       "%s: %s holds %zu block%s of other labs (first: '%s'), left as they are",
+		       h->name, file, lay->others, lay->others == 1 ? "" : "s", lay->other);
+	if (run->cleanup)
+		return pv_hosts_remove(old->data, old->len, lay, st, new);
+	if ((r = pv_hosts_check_names(old->data, old->len, lay, run->pb->server.host.address,
+				      run->set)) != PV_OK)
+		return pv_error_prefix(r, "'%s': %s: nothing was written", h->name, file);
+	g[0] = (struct pv_hosts_group){run->pb->server.host.address,
+				       (const char *const *)run->names, 1};
+	g[1] = (struct pv_hosts_group){run->pb->server.host.address,
+				       (const char *const *)run->names + 1, run->nnames - 1};
+	return pv_hosts_merge(old->data, old->len, lay, run->pb->lab, st, g, 2, new);
+}
+
+/* What was done, on stderr; a backup left because the file changed outside the block. */
+static void say_done(const struct client_run *run, const struct pv_host *h, const char *file,
+		     bool changed, const struct pv_client_host *j)
+{
+	bool made = j->backup && strcmp(j->backup, "made") == 0;
+
+	if (changed)
+		pv_log(PV_LOG_INFO, "%s: %s %s (%s)%s%s", h->name, file,
+		       run->cleanup ? "block removed" : "written", j->method ? j->method : "?",
+		       made ? ", original kept as " : "", made ? j->backup_path : "");
+	if (j->backup && strcmp(j->backup, "kept") == 0)
+		pv_log(PV_LOG_WARN,
+		       "%s: backup %s kept: it differs from %s now (the file changed outside the "
+		       "block since the first run); compare them and remove it yourself",
+		       h->name, j->backup_path, file);
+}
+
+static int one_client(size_t i, void *arg)
 {
 	struct client_run *run = arg;
+	const struct pv_host *h = &run->hosts[i];
 	struct pv_client_host *j = &run->jobs[i];
 	bool win = h->os == PV_OS_WINDOWS, changed;
 	const char *file = win ? WINDOWS_HOSTS : LINUX_HOSTS;
@@ -470,7 +536,7 @@ static int one_client(const struct pv_host *h, size_t i, void *arg)
 
 	pv_hosts_style_for(win, &st);
 	backup_path(run, h, file, j);
-	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
+	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	pv_log(PV_LOG_DEBUG, "%s: connected in %.0f ms", h->name, (pv_now() - t0) * 1000);
 	r = win ? pv_remote_read_file(rem, file, &old) : read_posix(run, h, rem, &old, &early);
@@ -482,34 +548,7 @@ static int one_client(const struct pv_host *h, size_t i, void *arg)
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_hosts_parse(old.data, old.len, run->pb->lab, &lay)) != PV_OK) {
-		r = pv_error_prefix(r, "'%s': %s", h->name, file);
-		goto out;
-	}
-	j->other_labs = lay.others;
-	snprintf(j->other, sizeof(j->other), "%s", lay.other);
-	if (lay.others)
-		pv_log(PV_LOG_INFO,
-		       "%s: %s holds %zu block%s of other labs (first: '%s'), left as "
-		       "they are",
-		       h->name, file, lay.others, lay.others == 1 ? "" : "s", lay.other);
-	if (run->cleanup) {
-		r = pv_hosts_remove(old.data, old.len, &lay, &st, &new);
-	} else {
-		struct pv_hosts_group g[2] = {
-			{run->pb->server.host.address, (const char *const *)run->names, 1},
-			{run->pb->server.host.address, (const char *const *)run->names + 1,
-			 run->nnames - 1},
-		};
-
-		if ((r = pv_hosts_check_names(old.data, old.len, &lay, run->pb->server.host.address,
-					      run->set)) != PV_OK) {
-			r = pv_error_prefix(r, "'%s': %s: nothing was written", h->name, file);
-			goto out;
-		}
-		r = pv_hosts_merge(old.data, old.len, &lay, run->pb->lab, &st, g, 2, &new);
-	}
-	if (r != PV_OK)
+	if ((r = compose(run, h, file, &old, &lay, &st, &new, j)) != PV_OK)
 		goto out;
 	changed = !same(&old, &new);
 	if (run->cleanup)
@@ -534,17 +573,8 @@ static int one_client(const struct pv_host *h, size_t i, void *arg)
 	}
 	pv_log(PV_LOG_DEBUG, "%s: %s (%zu bytes) and checked at %.0f ms", h->name,
 	       changed ? "written" : "nothing written", new.len, (pv_now() - t0) * 1000);
-	if (r == PV_OK && changed)
-		pv_log(PV_LOG_INFO, "%s: %s %s (%s)%s%s", h->name, file,
-		       run->cleanup ? "block removed" : "written", j->method ? j->method : "?",
-		       j->backup && strcmp(j->backup, "made") == 0 ? ", original kept as " : "",
-		       j->backup && strcmp(j->backup, "made") == 0 ? j->backup_path : "");
-	if (r == PV_OK && j->backup && strcmp(j->backup, "kept") == 0)
-		pv_log(PV_LOG_WARN,
-		       "%s: backup %s kept: it differs from %s now (the file changed "
-		       "outside the block since the first run); compare them and "
-		       "remove it yourself",
-		       h->name, j->backup_path, file);
+	if (r == PV_OK)
+		say_done(run, h, file, changed, j);
 out:
 	j->seconds = pv_now() - t0;
 	pv_buf_release(&old, 0);
@@ -609,7 +639,7 @@ int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
 	run.jobs = res->hosts;
 	for (size_t i = 0; i < run.n; i++)
 		res->hosts[i].name = pv_playbook_client(run.pb, run.hosts[i].name)->name;
-	pv_remote_fanout(run.hosts, run.n, PARALLEL, one_client, &run, fr);
+	pv_remote_fanout(run.n, PARALLEL, one_client, &run, fr);
 	for (size_t i = 0; i < run.n; i++) {
 		struct pv_client_host *j = &res->hosts[i];
 		bool ch;
@@ -660,10 +690,11 @@ struct status_run {
 	struct pv_client_status *st;
 };
 
-static int status_one(const struct pv_host *h, size_t i, void *arg)
+static int status_one(size_t i, void *arg)
 {
 	struct status_run *sr = arg;
 	struct client_run *run = &sr->run;
+	const struct pv_host *h = &run->hosts[i];
 	struct pv_client_status_host *sh = &sr->st->hosts[i];
 	bool win = h->os == PV_OS_WINDOWS;
 	const char *file = win ? WINDOWS_HOSTS : LINUX_HOSTS;
@@ -674,7 +705,7 @@ static int status_one(const struct pv_host *h, size_t i, void *arg)
 	int status = 0, r;
 
 	pv_hosts_style_for(win, &st);
-	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
+	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	if (win) {
 		r = pv_remote_read_file(rem, file, &text);
@@ -735,7 +766,7 @@ int pv_client_status(const struct pv_env *env, struct pv_client_status *st)
 	st->n = sr.run.n;
 	for (size_t i = 0; i < sr.run.n; i++)
 		st->hosts[i].name = env->pb->clients[i].name;
-	pv_remote_fanout(sr.run.hosts, sr.run.n, PARALLEL, status_one, &sr, fr);
+	pv_remote_fanout(sr.run.n, PARALLEL, status_one, &sr, fr);
 	for (size_t i = 0; i < sr.run.n; i++) {
 		st->hosts[i].code = fr[i].code;
 		if (fr[i].code != PV_OK)

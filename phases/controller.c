@@ -1,5 +1,6 @@
 /* phases/controller.c: the results folder reset, here or on the controller host over SSH
  * (phases/scripts/ctl-reset.sh), and its status. */
+#include "phases/target.h"
 #include "phases/controller.h"
 
 #include "playbooks/names.h"
@@ -165,6 +166,64 @@ static int local_base(struct ctl *c, char *base, size_t len, const struct stat *
 	return PV_OK;
 }
 
+/* The results folder moved to <base>.<stamp>[-N] (the first free name), for real or not. */
+static int local_move(struct ctl *c, const char *base)
+{
+	struct pv_controller_result *res = c->res;
+
+	for (int i = 1; i < 1000; i++) {
+		int n = i == 1 ? snprintf(res->backup, sizeof(res->backup), "%s.%s", base, c->stamp)
+			       : snprintf(res->backup, sizeof(res->backup), "%s.%s-%d", base,
+					  c->stamp, i);
+
+		if ((size_t)n >= sizeof(res->backup))
+			return pv_error(PV_ECONFIG, "the backup's path for '%s' would be too long",
+					res->results);
+		if (c->dry) {
+			struct stat x;
+
+			if (lstat(res->backup, &x) == 0)
+				continue;
+			res->state = "would move";
+			return PV_OK;
+		}
+		if (rename_new(res->results, res->backup) == 0)
+			return PV_OK;
+		if (errno != EEXIST && errno != ENOTEMPTY)
+			return pv_error(PV_EIO, "cannot move '%s' to '%s': %s", res->results,
+					res->backup, strerror(errno));
+	}
+	return pv_error(PV_EIO, "cannot find a free backup name for '%s'", base);
+}
+
+/* The results folder made anew with the old one's mode and owner (st); the results moved back
+ * when it cannot be made. */
+static int local_anew(struct ctl *c, const struct stat *st)
+{
+	struct pv_controller_result *res = c->res;
+
+	if (mkdir(res->results, st->st_mode & 07777) != 0) {
+		int e = errno;
+
+		if (rename_new(res->backup, res->results) != 0)
+			return pv_error(PV_EIO,
+					"cannot make '%s' anew (%s), and moving the results "
+					"back failed too (%s): they are in '%s'",
+					res->results, strerror(e), strerror(errno), res->backup);
+		return pv_error(PV_EIO, "cannot make '%s' anew: %s; the results were moved back",
+				res->results, strerror(e));
+	}
+	/* mkdir applies the umask; the old folder's mode and owner are what the driver expects */
+	if (chmod(res->results, st->st_mode & 07777) != 0 ||
+	    (chown(res->results, st->st_uid, st->st_gid) != 0 && errno != EPERM))
+		pv_log(PV_LOG_WARN,
+		       "'%s' made anew, but its mode or owner differs from the old "
+		       "folder's: %s",
+		       res->results, strerror(errno));
+	res->state = "moved";
+	return PV_OK;
+}
+
 static int local_reset(struct ctl *c)
 {
 	struct pv_controller_result *res = c->res;
@@ -211,50 +270,9 @@ static int local_reset(struct ctl *c)
 	}
 	if ((r = local_base(c, base, sizeof(base), &st)) != PV_OK)
 		return r;
-	for (int i = 1; i < 1000; i++) {
-		int n = i == 1 ? snprintf(res->backup, sizeof(res->backup), "%s.%s", base, c->stamp)
-			       : snprintf(res->backup, sizeof(res->backup), "%s.%s-%d", base,
-					  c->stamp, i);
-
-		if ((size_t)n >= sizeof(res->backup))
-			return pv_error(PV_ECONFIG, "the backup's path for '%s' would be too long",
-					res->results);
-		if (c->dry) {
-			struct stat x;
-
-			if (lstat(res->backup, &x) == 0)
-				continue;
-			res->state = "would move";
-			return PV_OK;
-		}
-		if (rename_new(res->results, res->backup) == 0)
-			break;
-		if (errno != EEXIST && errno != ENOTEMPTY)
-			return pv_error(PV_EIO, "cannot move '%s' to '%s': %s", res->results,
-					res->backup, strerror(errno));
-		if (i == 999)
-			return pv_error(PV_EIO, "cannot find a free backup name for '%s'", base);
-	}
-	if (mkdir(res->results, st.st_mode & 07777) != 0) {
-		int e = errno;
-
-		if (rename_new(res->backup, res->results) != 0)
-			return pv_error(PV_EIO,
-					"cannot make '%s' anew (%s), and moving the results "
-					"back failed too (%s): they are in '%s'",
-					res->results, strerror(e), strerror(errno), res->backup);
-		return pv_error(PV_EIO, "cannot make '%s' anew: %s; the results were moved back",
-				res->results, strerror(e));
-	}
-	/* mkdir applies the umask; the old folder's mode and owner are what the driver expects */
-	if (chmod(res->results, st.st_mode & 07777) != 0 ||
-	    (chown(res->results, st.st_uid, st.st_gid) != 0 && errno != EPERM))
-		pv_log(PV_LOG_WARN,
-		       "'%s' made anew, but its mode or owner differs from the old "
-		       "folder's: %s",
-		       res->results, strerror(errno));
-	res->state = "moved";
-	return PV_OK;
+	if ((r = local_move(c, base)) != PV_OK || c->dry)
+		return r;
+	return local_anew(c, &st);
 }
 
 /* ---- over SSH ---- */
@@ -267,7 +285,6 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 	int status = 0, r;
 	char *line = NULL;
 
-	pv_buf_addstr(&s, "set -u\nLC_ALL=C; export LC_ALL\n");
 	pv_remote_var(&s, "r", res->results);
 	pv_remote_var(&s, "p", c->parent);
 	pv_remote_var(&s, "bdir", c->bdir ? c->bdir : "");
@@ -280,7 +297,7 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_remote_connect(h, &rem)) != PV_OK)
+	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status, 0)) != PV_OK)
 		goto out;
@@ -443,7 +460,7 @@ int pv_controller_status(const struct pv_env *env, struct pv_controller_status *
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_remote_connect(&pb->controller.host, &rem)) != PV_OK ||
+	if ((r = pv_host_connect(&pb->controller.host, &rem)) != PV_OK ||
 	    (r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, NULL, &status, 0)) != PV_OK)
 		goto out;
 	line = out.data ? strstr(out.data, "pv-ctl-status ") : NULL;

@@ -4,6 +4,7 @@
  * One LDAP add per user carries the password (unicodePwd) and userAccountControl, so a user
  * is either fully made or not at all: a run killed at any point is finished by the next one.
  * A re-run costs one paged search. Adds are pipelined on one connection (ldap/ops.h). */
+#include "phases/target.h"
 #include "krb/krb.h"
 #include "phases/dc.h"
 
@@ -299,7 +300,7 @@ static int verify(struct dc_run *run, const struct pv_secret *pw)
 		if ((r = user_name(run, pick[i] / run->per_client, pick[i] % run->per_client + 1,
 				   name)) != PV_OK)
 			return r;
-		r = pv_krb_kinit(&run->pb->domain, name, pw, &cc);
+		r = pv_domain_kinit(&run->pb->domain, name, pw, &cc);
 		pv_krb_destroy(cc);
 		free(cc);
 		if (r != PV_OK)
@@ -327,7 +328,7 @@ static int connect_dc(const struct pv_env *env, bool pw, struct pv_dir **dir)
 	int r;
 
 	if ((r = pv_env_secret(env, PV_CRED_ADMIN, &admin)) != PV_OK ||
-	    (r = pv_dir_connect(&env->pb->domain, -1, admin, dir)) != PV_OK)
+	    (r = pv_domain_connect(&env->pb->domain, -1, admin, dir)) != PV_OK)
 		return r;
 	/* Refuse before anything is sent: Samba would accept a password over a plain
 	 * connection when so configured; we never count on the server to catch it. */

@@ -1,4 +1,5 @@
 /* phases/join.c: the file server's membership of the domain (see join.h). */
+#include "phases/target.h"
 #include "phases/join.h"
 
 #include "ldap/dir.h"
@@ -68,7 +69,7 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 {
 	struct pv_buf s = PV_BUF_INIT;
 	const char *what = join ? "net ads join" : "net ads keytab create";
-	char tail[1024];
+	char tail[1024], princ[512];
 	int st = 0, r;
 
 	pv_remote_var(&s, "join", join ? "1" : "0");
@@ -76,7 +77,8 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 	pv_remote_var(&s, "keytab", f->needs_keytab ? "1" : "0");
 	pv_remote_var(&s, "mark", mark);
 	pv_buf_addstr(&s, pv_samba_join_sh);
-	r = pv_samba_as_admin(rem, d, admin, what, &s, &st, 120);
+	pv_admin_principal(d, princ);
+	r = pv_samba_as_admin(rem, princ, admin, what, &s, &st, 120);
 	snprintf(tail, sizeof(tail), "%s", pv_errmsg());
 	pv_buf_release(&s, 0);
 	if (r != PV_OK)
@@ -90,9 +92,9 @@ static int start_services(struct pv_remote *rem, const struct pv_server *s, cons
 {
 	int r;
 
-	if ((r = pv_samba_service(rem, s, action, "winbindd")) != PV_OK)
+	if ((r = pv_samba_service(rem, s->service, action, "winbindd")) != PV_OK)
 		return r;
-	return pv_samba_service(rem, s, action, "smbd");
+	return pv_samba_service(rem, s->service, action, "smbd");
 }
 
 /* Tag the computer account as this lab's (only when it carries no other description). */
@@ -104,7 +106,7 @@ static int tag_account(struct pv_dir *dir, const struct pv_domain *d, const char
 	char *dn = NULL, *desc = NULL;
 	int r;
 
-	if ((r = pv_samba_account(dir, d, netbios, &dn, &desc)) != PV_OK)
+	if ((r = pv_samba_account(dir, d->base_dn, netbios, &dn, &desc)) != PV_OK)
 		goto out;
 	if (!dn) {
 		r = pv_error(PV_EDIR,
@@ -141,108 +143,134 @@ static int open_server(const struct pv_env *env, enum pv_probe how, const struct
 		return pv_error(PV_ECONFIG, "the playbook has no server: section");
 	if ((r = pv_env_secret(env, PV_CRED_ADMIN, admin)) != PV_OK)
 		return r;
-	if ((r = pv_remote_connect(&env->pb->server.host, rem)) != PV_OK)
+	if ((r = pv_host_connect(&env->pb->server.host, rem)) != PV_OK)
 		return r;
 	return pv_samba_probe(*rem, how, env->pb->lab, f);
+}
+
+/* What joining one server needs as it goes. */
+struct joining {
+	const struct pv_env *env;
+	const struct pv_playbook *pb;
+	struct pv_join_result *res;
+	const struct pv_secret *admin;
+	struct pv_remote *rem;
+	struct pv_dir *dir;
+	struct pv_samba_facts f;
+	const char *host;
+	char tag[PV_TAG_MAX], mark[600];
+};
+
+/* A member already: make sure the services run ("start" on a running one is a no-op). */
+static int keep_member(struct joining *j)
+{
+	const struct pv_playbook *pb = j->pb;
+	int r;
+
+	j->res->state = "present";
+	/* a join of ours that was stopped before its account was tagged (the mark is still
+	 * there): tag it now, or cleanup would not know the membership is ours */
+	if (j->f.join_mark && !j->env->dry_run) {
+		if ((r = pv_domain_connect(&pb->domain, -1, j->admin, &j->dir)) != PV_OK ||
+		    (r = tag_account(j->dir, &pb->domain, j->f.netbios, j->tag)) != PV_OK)
+			return r;
+		pv_log(PV_LOG_INFO,
+		       "the computer account %s$ of a join this lab started is tagged now",
+		       j->f.netbios);
+	}
+	if (j->f.smbd_running && j->f.winbindd_running)
+		return PV_OK;
+	j->res->state = "started";
+	if (j->env->dry_run) {
+		pv_plan_add(&j->res->plan, "start smbd and winbindd on '%s'", j->host);
+		return PV_OK;
+	}
+	return start_services(j->rem, &pb->server, "start");
+}
+
+/* Join (or make the missing keytab of a member), tag the account, (re)start the services. */
+static int join_now(struct joining *j)
+{
+	const struct pv_playbook *pb = j->pb;
+	const struct pv_samba_facts *f = &j->f;
+	int r;
+
+	j->res->state = f->joined ? "repaired" : "joined";
+	pv_log(PV_LOG_INFO, "%s '%s' to %s", f->joined ? "making the keytab of" : "joining",
+	       j->host, pb->domain.realm);
+	if ((r = do_join(j->rem, &pb->domain, f, j->admin, !f->joined, j->mark)) != PV_OK)
+		return r;
+	if ((r = pv_domain_connect(&pb->domain, -1, j->admin, &j->dir)) != PV_OK ||
+	    ((!f->joined || f->join_mark) &&
+	     (r = tag_account(j->dir, &pb->domain, f->netbios, j->tag)) != PV_OK))
+		return r;
+	/* restart: a daemon that ran before the join holds the old identity */
+	return start_services(j->rem, &pb->server, f->smbd_running ? "restart" : "start");
+}
+
+/* The trust works: 'wbinfo -t' and 'net ads testjoin' (samba/scripts/verify-join.sh, which
+ * also removes the join's mark once it is done). */
+static int verify(struct joining *j)
+{
+	struct pv_buf v = PV_BUF_INIT;
+	int st = 0, r;
+
+	pv_remote_var(&v, "mark",
+		      j->f.join_mark || strcmp(j->res->state, "joined") == 0 ? j->mark : "");
+	pv_buf_addstr(&v, pv_samba_verify_join_sh);
+	r = pv_samba_run(j->rem, "wbinfo -t", &v, NULL, 0, NULL, &st, 60);
+	pv_buf_release(&v, 0);
+	if (r != PV_OK)
+		return r;
+	if (st != 0)
+		return pv_error(PV_EREMOTE, "'%s' is joined but %s fails: %s", j->host,
+				st == 1 ? "'wbinfo -t' (winbindd's trust)" : "'net ads testjoin'",
+				pv_errmsg());
+	j->res->trust_verified = true;
+	return PV_OK;
 }
 
 int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 {
 	const struct pv_playbook *pb = env->pb;
-	const struct pv_secret *admin = NULL;
-	struct pv_remote *rem = NULL;
-	struct pv_dir *dir = NULL;
-	struct pv_samba_facts f;
-	const char *host;
-	char tag[PV_TAG_MAX], mark[600];
+	struct joining j = {.env = env, .pb = pb, .res = res};
+	struct pv_samba_facts *f = &j.f;
 	double t0 = pv_now();
 	int r;
 
-	memset(&f, 0, sizeof(f));
-	res->server = host = pb->has_server ? pb->server.host.name : "";
-	pv_tag_join(pb, tag);
-	if ((r = open_server(env, PV_PROBE_CLOCK, &admin, &rem, &f)) != PV_OK)
+	res->server = j.host = pb->has_server ? pb->server.host.name : "";
+	pv_tag_join(pb, j.tag);
+	if ((r = open_server(env, PV_PROBE_CLOCK, &j.admin, &j.rem, f)) != PV_OK)
 		goto out;
-	snprintf(res->account, sizeof(res->account), "%s$", f.netbios);
-	snprintf(mark, sizeof(mark), "%s/.provision-join.%s", f.state_dir, pb->lab);
-	if (strcasecmp(f.security, "ads") != 0 || strcasecmp(f.realm, pb->domain.realm) != 0) {
+	snprintf(res->account, sizeof(res->account), "%s$", f->netbios);
+	snprintf(j.mark, sizeof(j.mark), "%s/.provision-join.%s", f->state_dir, pb->lab);
+	if (strcasecmp(f->security, "ads") != 0 || strcasecmp(f->realm, pb->domain.realm) != 0) {
 		r = pv_error(PV_ECONFIG,
 			     "smb.conf on '%s' has security = %s, realm = %s; a member of "
 			     "%s needs 'security = ads' and 'realm = %s'",
-			     host, f.security[0] ? f.security : "(unset)",
-			     f.realm[0] ? f.realm : "(unset)", pb->domain.realm, pb->domain.realm);
+			     j.host, f->security[0] ? f->security : "(unset)",
+			     f->realm[0] ? f->realm : "(unset)", pb->domain.realm,
+			     pb->domain.realm);
 		goto out;
 	}
-	if ((r = check_skew(&f, host, pb->domain.realm)) != PV_OK)
+	if ((r = check_skew(f, j.host, pb->domain.realm)) != PV_OK)
 		goto out;
-	if (f.joined && (!f.needs_keytab || f.keytab_entries > 0)) {
-		/* a member already: make sure the services run ("start" on a running one is a
-		 * no-op) and that the trust works */
-		res->state = "present";
-		/* a join of ours that was stopped before its account was tagged (the mark is
-		 * still there): tag it now, or cleanup would not know the membership is ours */
-		if (f.join_mark && !env->dry_run) {
-			if ((r = pv_dir_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
-			    (r = tag_account(dir, &pb->domain, f.netbios, tag)) != PV_OK)
-				goto out;
-			pv_log(PV_LOG_INFO,
-			       "the computer account %s$ of a join this lab started is "
-			       "tagged now",
-			       f.netbios);
-		}
-		if (!f.smbd_running || !f.winbindd_running) {
-			res->state = "started";
-			if (env->dry_run) {
-				pv_plan_add(&res->plan, "start smbd and winbindd on '%s'", host);
-				goto out;
-			}
-			if ((r = start_services(rem, &pb->server, "start")) != PV_OK)
-				goto out;
-		}
+	if (f->joined && (!f->needs_keytab || f->keytab_entries > 0)) {
+		r = keep_member(&j);
 	} else if (env->dry_run) {
 		res->state = "would join";
-		pv_plan_add(&res->plan, "%s '%s' to %s", f.joined ? "make the keytab of" : "join",
-			    host, pb->domain.realm);
-		goto out;
+		pv_plan_add(&res->plan, "%s '%s' to %s", f->joined ? "make the keytab of" : "join",
+			    j.host, pb->domain.realm);
 	} else {
-		res->state = f.joined ? "repaired" : "joined";
-		pv_log(PV_LOG_INFO, "%s '%s' to %s", f.joined ? "making the keytab of" : "joining",
-		       host, pb->domain.realm);
-		if ((r = do_join(rem, &pb->domain, &f, admin, !f.joined, mark)) != PV_OK)
-			goto out;
-		if ((r = pv_dir_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
-		    ((!f.joined || f.join_mark) &&
-		     (r = tag_account(dir, &pb->domain, f.netbios, tag)) != PV_OK))
-			goto out;
-		/* restart: a daemon that ran before the join holds the old identity */
-		if ((r = start_services(rem, &pb->server, f.smbd_running ? "restart" : "start")))
-			goto out;
+		r = join_now(&j);
 	}
-	if (!env->dry_run) {
-		struct pv_buf v = PV_BUF_INIT;
-		int st = 0;
-
-		pv_remote_var(&v, "mark",
-			      f.join_mark || strcmp(res->state, "joined") == 0 ? mark : "");
-		pv_buf_addstr(&v, pv_samba_verify_join_sh);
-		r = pv_samba_run(rem, "wbinfo -t", &v, NULL, 0, NULL, &st, 60);
-		pv_buf_release(&v, 0);
-		if (r != PV_OK)
-			goto out;
-		if (st != 0) {
-			r = pv_error(PV_EREMOTE, "'%s' is joined but %s fails: %s", host,
-				     st == 1 ? "'wbinfo -t' (winbindd's trust)"
-					     : "'net ads testjoin'",
-				     pv_errmsg());
-			goto out;
-		}
-		res->trust_verified = true;
-	}
+	if (r == PV_OK && !env->dry_run)
+		r = verify(&j);
 out:
 	res->seconds = pv_now() - t0;
-	pv_samba_facts_release(&f);
-	pv_dir_free(dir);
-	pv_remote_free(rem);
+	pv_samba_facts_release(f);
+	pv_dir_free(j.dir);
+	pv_remote_free(j.rem);
 	return r;
 }
 
@@ -252,7 +280,7 @@ static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct 
 		 const struct pv_secret *admin, const char *lab)
 {
 	struct pv_buf s = PV_BUF_INIT, mark = PV_BUF_INIT;
-	char tail[1024];
+	char tail[1024], princ[512];
 	int st = 0, r;
 
 	pv_buf_addf(&mark, "%s/.provision-join.%s", f->state_dir, lab);
@@ -261,7 +289,8 @@ static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct 
 	pv_remote_var(&s, "admin", d->admin);
 	pv_remote_var(&s, "flush", f->needs_keytab ? "1" : "0");
 	pv_buf_addstr(&s, pv_samba_leave_sh);
-	r = pv_samba_as_admin(rem, d, admin, "net ads leave", &s, &st, 120);
+	pv_admin_principal(d, princ);
+	r = pv_samba_as_admin(rem, princ, admin, "net ads leave", &s, &st, 120);
 	snprintf(tail, sizeof(tail), "%s", pv_errmsg());
 	pv_buf_release(&s, 0);
 	if (r == PV_OK && st != 0)
@@ -288,8 +317,8 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 		goto out;
 	snprintf(res->account, sizeof(res->account), "%s$", f.netbios);
 	res->was_joined = f.joined;
-	if ((r = pv_dir_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
-	    (r = pv_samba_account(dir, &pb->domain, f.netbios, &dn, &desc)) != PV_OK)
+	if ((r = pv_domain_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
+	    (r = pv_samba_account(dir, pb->domain.base_dn, f.netbios, &dn, &desc)) != PV_OK)
 		goto out;
 	/* ours: tagged so, or untagged with the mark of a join of ours that stopped before
 	 * tagging it */
@@ -313,8 +342,8 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 				    pb->domain.realm, f.netbios);
 		goto out;
 	}
-	if ((r = pv_samba_service(rem, &pb->server, "stop", "smbd")) != PV_OK ||
-	    (r = pv_samba_service(rem, &pb->server, "stop", "winbindd")) != PV_OK)
+	if ((r = pv_samba_service(rem, pb->server.service, "stop", "smbd")) != PV_OK ||
+	    (r = pv_samba_service(rem, pb->server.service, "stop", "winbindd")) != PV_OK)
 		goto out;
 	res->stopped = true;
 	if (want_leave) {
@@ -327,7 +356,7 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 		 * what is left (tagged ours) goes by LDAP */
 		free(dn);
 		free(desc);
-		if ((r = pv_samba_account(dir, &pb->domain, f.netbios, &dn, &desc)) != PV_OK)
+		if ((r = pv_samba_account(dir, pb->domain.base_dn, f.netbios, &dn, &desc)) != PV_OK)
 			goto out;
 		if (dn && desc && strcmp(desc, tag) == 0) {
 			enum pv_dir_result dres;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "playbooks/playbook.h"
+#include "playbooks/roster.h"
 #include "util/secret.h"
 
 /* Secrets a phase may need; asked for on first use only (a run that needs no password never
@@ -32,6 +33,12 @@ struct pv_env {
 	 * started and returns PV_ESTOPPED; NULL when the command cannot be interrupted so */
 	const volatile sig_atomic_t *stop;
 };
+
+/* The process made ready for the playbook's domain before any thread starts (a private
+ * Kerberos profile naming the KDC when domain.dc_address is given); undone by
+ * pv_env_cleanup. */
+int pv_env_setup(const struct pv_playbook *pb);
+void pv_env_cleanup(void);
 
 /* Whether the run was asked to stop. */
 bool pv_env_stopped(const struct pv_env *env);
@@ -53,17 +60,5 @@ void pv_plan_release(struct pv_plan *p);
 #define PV_TAG_MAX 64
 void pv_tag_lab(const struct pv_playbook *pb, char out[PV_TAG_MAX]);
 void pv_tag_join(const struct pv_playbook *pb, char out[PV_TAG_MAX]);
-
-/* Names, from the playbook's templates. */
-#define PV_NAME_MAX 256
-/* User n (from 1) of client c. */
-int pv_user_name(const struct pv_playbook *pb, const struct pv_host *client, unsigned long n,
-		 char out[PV_NAME_MAX]);
-/* Alias n (from 1) of the server, checked against the NetBIOS rules. */
-int pv_alias_name(const struct pv_playbook *pb, unsigned long n, char out[PV_NAME_MAX]);
-/* Share k (from 1). */
-int pv_share_name(const struct pv_playbook *pb, unsigned k, char out[PV_NAME_MAX]);
-/* Every user the playbook plans, in order (client by client, n from 1): per_client * nclients. */
-unsigned long pv_users_planned(const struct pv_playbook *pb);
 
 #endif

@@ -8,6 +8,7 @@ PV_EMBED(pv_phases_list_trees_sh, "phases/scripts/list-trees.sh");
 PV_EMBED(pv_phases_trees_sh, "phases/scripts/trees.sh");
 PV_EMBED(pv_phases_trees_pl, "phases/scripts/trees.pl");
 PV_EMBED(pv_phases_send_template_sh, "phases/scripts/send-template.sh");
-PV_EMBED(pv_phases_shares_sh, "phases/scripts/shares.sh");
-PV_EMBED(pv_phases_unshare_sh, "phases/scripts/unshare.sh");
-
+PV_EMBED(pv_phases_read_hosts_sh, "phases/scripts/read-hosts.sh");
+PV_EMBED(pv_phases_resolve_ps1, "phases/scripts/resolve.ps1");
+PV_EMBED(pv_phases_spn_record_sh, "phases/scripts/spn-record.sh");
+PV_EMBED(pv_phases_rm_template_sh, "phases/scripts/rm-template.sh");

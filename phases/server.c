@@ -7,6 +7,7 @@
  * modifies; with a keytab-based 'kerberos method' the alias principals also go into the
  * keytab, so Kerberos through an alias does not depend on how the acceptor matches keys.
  * Trees are built by trees.c. */
+#include "phases/target.h"
 #include "phases/server.h"
 
 #include "ldap/dir.h"
@@ -29,14 +30,16 @@
 
 #define SPN_CHUNK 500 /* values per LDAP modify */
 #define KT_CHUNK  200 /* principals per 'net ads keytab add' */
-#define KT_ADD	  "net ads keytab add --use-kerberos=required -N --"
 
-extern const char pv_phases_shares_sh[];
-extern const char pv_phases_unshare_sh[];
+extern const char pv_samba_shares_sh[];
+extern const char pv_samba_unshare_sh[];
 extern const char pv_samba_keytab_list_sh[];
 extern const char pv_samba_keytab_remove_sh[];
 extern const char pv_samba_keytab_add_sh[];
 extern const char pv_samba_keytab_clone_pl[];
+extern const char pv_samba_trust_sh[];
+extern const char pv_samba_keytab_net_sh[];
+extern const char pv_phases_spn_record_sh[];
 
 struct srv_run {
 	const struct pv_env *env;
@@ -98,7 +101,7 @@ static int ensure_shares(struct srv_run *run)
 		pv_remote_quote(&sc, name);
 	}
 	pv_buf_addstr(&sc, "\n");
-	pv_buf_addstr(&sc, pv_phases_shares_sh);
+	pv_buf_addstr(&sc, pv_samba_shares_sh);
 	if ((r = pv_samba_run(run->rem, "making the shares", &sc, NULL, 0, &out, NULL, 120)) !=
 	    PV_OK)
 		goto out;
@@ -200,7 +203,7 @@ static int wanted_spns(const struct srv_run *run, struct spn_list *l)
 static int account_dn(struct srv_run *run, char **dn)
 {
 	char *desc = NULL;
-	int r = pv_samba_account(run->dir, &run->pb->domain, run->f.netbios, dn, &desc);
+	int r = pv_samba_account(run->dir, run->pb->domain.base_dn, run->f.netbios, dn, &desc);
 
 	free(desc);
 	if (r == PV_OK && !*dn)
@@ -276,9 +279,11 @@ static int keytab_principals(struct srv_run *run, struct pv_strset *set, struct 
 /* body with the admin's ticket on the server (samba/samba.h). */
 static int run_as_admin(struct srv_run *run, const char *what, const struct pv_buf *body)
 {
+	char princ[512];
 	int st = 0, r;
 
-	r = pv_samba_as_admin(run->rem, &run->pb->domain, run->admin, what, body, &st, 300);
+	pv_admin_principal(&run->pb->domain, princ);
+	r = pv_samba_as_admin(run->rem, princ, run->admin, what, body, &st, 300);
 	if (r == PV_OK && st != 0) {
 		char tail[1024];
 
@@ -291,34 +296,38 @@ static int run_as_admin(struct srv_run *run, const char *what, const struct pv_b
 
 /* Which alias SPNs this lab added is recorded on the server, in <share_path>/.provision-spns.
  * <lab> (one per line, written before the LDAP modify), so that cleanup removes exactly those:
- * not one that was there before, nor one another lab added (SPNs carry no tag of their own). */
-static int record_path(const struct srv_run *run, struct pv_buf *b)
+ * not one that was there before, nor one another lab added (SPNs carry no tag of their own).
+ * phases/scripts/spn-record.sh: action add (in appended), read (into out) or remove. */
+static int spn_record(struct srv_run *run, const char *action, const struct pv_buf *in,
+		      struct pv_buf *out)
 {
-	pv_buf_reset(b);
-	pv_remote_quote(b, run->pb->server.share_path);
-	pv_buf_addstr(b, "/");
-	pv_remote_quote(b, ".provision-spns.");
-	pv_remote_quote(b, run->pb->lab);
-	return b->data ? PV_OK : pv_error(PV_EIO, "out of memory");
+	struct pv_buf sc = PV_BUF_INIT;
+	char what[64];
+	int r;
+
+	snprintf(what, sizeof(what), "%s the alias SPN record",
+		 !strcmp(action, "add")	   ? "writing"
+		 : !strcmp(action, "read") ? "reading"
+					   : "removing");
+	pv_remote_var(&sc, "base", run->pb->server.share_path);
+	pv_remote_var(&sc, "lab", run->pb->lab);
+	pv_remote_var(&sc, "action", action);
+	pv_buf_addstr(&sc, pv_phases_spn_record_sh);
+	r = in && pv_buf_failed(in) ? pv_error(PV_EIO, "out of memory")
+				    : pv_samba_run(run->rem, what, &sc, in ? in->data : NULL,
+						   in ? in->len : 0, out, NULL, 60);
+	pv_buf_release(&sc, 0);
+	return r;
 }
 
 static int record_spns(struct srv_run *run, const struct spn_list *add)
 {
-	struct pv_buf sc = PV_BUF_INIT, path = PV_BUF_INIT, in = PV_BUF_INIT;
+	struct pv_buf in = PV_BUF_INIT;
 	int r;
 
-	if ((r = record_path(run, &path)) != PV_OK)
-		return r;
-	pv_buf_addstr(&sc, "mkdir -p -- ");
-	pv_remote_quote(&sc, run->pb->server.share_path);
-	pv_buf_addf(&sc, " && cat >> %s", path.data);
 	for (size_t i = 0; i < add->n; i++)
 		pv_buf_addf(&in, "%s\n", add->v[i]);
-	r = pv_buf_failed(&in) ? pv_error(PV_EIO, "out of memory")
-			       : pv_samba_run(run->rem, "recording the alias SPNs", &sc, in.data,
-					      in.len, NULL, NULL, 60);
-	pv_buf_release(&sc, 0);
-	pv_buf_release(&path, 0);
+	r = spn_record(run, "add", &in, NULL);
 	pv_buf_release(&in, 0);
 	return r;
 }
@@ -326,21 +335,16 @@ static int record_spns(struct srv_run *run, const struct spn_list *add)
 /* The record as a set (empty when there is none). */
 static int recorded_spns(struct srv_run *run, struct pv_strset *rec)
 {
-	struct pv_buf sc = PV_BUF_INIT, path = PV_BUF_INIT, out = PV_BUF_INIT;
+	struct pv_buf out = PV_BUF_INIT;
 	int r;
 
-	if ((r = record_path(run, &path)) != PV_OK)
-		return r;
-	pv_buf_addf(&sc, "cat -- %s 2>/dev/null || true", path.data);
-	r = pv_samba_run(run->rem, "reading the alias SPN record", &sc, NULL, 0, &out, NULL, 60);
+	r = spn_record(run, "read", NULL, &out);
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		if ((nl = strchr(line, '\n')))
 			*nl = '\0';
 		if (*line && pv_strset_add(rec, line) < 0)
 			r = pv_error(PV_EIO, "out of memory");
 	}
-	pv_buf_release(&sc, 0);
-	pv_buf_release(&path, 0);
 	pv_buf_release(&out, 0);
 	return r;
 }
@@ -357,19 +361,23 @@ static int clone_keys(struct srv_run *run, const struct pv_buf *names)
 	pv_remote_var(&sc, "kt", run->f.keytab);
 	pv_remote_var(&sc, "prog", pv_samba_keytab_clone_pl);
 	pv_buf_addstr(&sc, pv_samba_keytab_add_sh);
-	r = pv_buf_failed(names) ? pv_error(PV_EIO, "out of memory")
-				 : pv_samba_run(run->rem, "adding the alias principals to the keytab",
-						&sc, names->data, names->len, &out, &st, 300);
+	r = pv_buf_failed(names)
+		    ? pv_error(PV_EIO, "out of memory")
+		    : pv_samba_run(run->rem, "adding the alias principals to the keytab", &sc,
+				   names->data, names->len, &out, &st, 300);
 	if (r == PV_OK && st == 3) {
-		pv_log(PV_LOG_DEBUG, "keytab: the host/ keys cannot be copied on '%s' (%s): using "
-				     "net ads keytab add", run->pb->server.host.name, pv_errmsg());
+		pv_log(PV_LOG_DEBUG,
+		       "keytab: the host/ keys cannot be copied on '%s' (%s): using "
+		       "net ads keytab add",
+		       run->pb->server.host.name, pv_errmsg());
 		r = PV_ENOTIMPL;
 	} else if (r == PV_OK && (st != 0 || !out.data || !strstr(out.data, "pv-kt added "))) {
 		char tail[512];
 
 		snprintf(tail, sizeof(tail), "%s", pv_errmsg());
-		r = pv_error(PV_EREMOTE, "adding the alias principals to the keytab of '%s' failed "
-					 "(status %d)%s%s; the keytab is unchanged",
+		r = pv_error(PV_EREMOTE,
+			     "adding the alias principals to the keytab of '%s' failed "
+			     "(status %d)%s%s; the keytab is unchanged",
 			     run->pb->server.host.name, st, tail[0] ? ": " : "", tail);
 	}
 	pv_buf_release(&sc, 0);
@@ -424,19 +432,20 @@ static int ensure_spns(struct srv_run *run)
 		if (pv_strset_has(run->f.keytab_listed ? run->f.principals : kt, want.v[i]))
 			continue;
 		pv_buf_addf(&names, "%s\n", want.v[i]);
-		/* the options first, then --: the principals are operands whatever they hold */
-		if (nkt % KT_CHUNK == 0)
-			pv_buf_addstr(&body, nkt ? " </dev/null >&2\n" KT_ADD : KT_ADD);
-		pv_buf_addstr(&body, " ");
+		pv_buf_addstr(&body, nkt ? " " : "set -- ");
 		pv_remote_quote(&body, want.v[i]);
 		nkt++;
 	}
 	if (nkt) {
 		const char *how = "copying the host/ keys";
+		char chunk[16];
 
 		if ((r = clone_keys(run, &names)) == PV_ENOTIMPL) {
 			how = "net ads keytab add";
-			pv_buf_addstr(&body, " </dev/null >&2\n");
+			snprintf(chunk, sizeof(chunk), "%d", KT_CHUNK);
+			pv_buf_addstr(&body, "\n");
+			pv_remote_var(&body, "chunk", chunk);
+			pv_buf_addstr(&body, pv_samba_keytab_net_sh);
 			r = run_as_admin(run, "net ads keytab add", &body);
 		}
 		if (r != PV_OK)
@@ -468,7 +477,7 @@ static int connect_all(struct srv_run *run, bool need_joined)
 		return pv_error(PV_ECONFIG, "the playbook has no server: section");
 	if ((r = pv_env_secret(run->env, PV_CRED_ADMIN, &run->admin)) != PV_OK)
 		return r;
-	if ((r = pv_remote_connect(&run->pb->server.host, &run->rem)) != PV_OK)
+	if ((r = pv_host_connect(&run->pb->server.host, &run->rem)) != PV_OK)
 		return r;
 	t0 = pv_now();
 	if ((r = pv_samba_probe(run->rem, PV_PROBE_QUICK, run->pb->lab, &run->f)) != PV_OK)
@@ -480,7 +489,7 @@ static int connect_all(struct srv_run *run, bool need_joined)
 				"provision join first",
 				run->pb->server.host.name, run->pb->domain.realm);
 	t0 = pv_now();
-	r = pv_dir_connect(&run->pb->domain, -1, run->admin, &run->dir);
+	r = pv_domain_connect(&run->pb->domain, -1, run->admin, &run->dir);
 	pv_log(PV_LOG_DEBUG, "dc: connected in %.3f s", pv_now() - t0);
 	return r;
 }
@@ -596,9 +605,10 @@ static int remove_keytab_entries(struct srv_run *run, const struct pv_strset *re
 	}
 	pv_remote_var(&sc, "kt", run->f.keytab);
 	pv_buf_addstr(&sc, pv_samba_keytab_remove_sh);
-	r = pv_buf_failed(&in) ? pv_error(PV_EIO, "out of memory")
-			       : pv_samba_run(run->rem, "taking the alias principals out of the keytab",
-					      &sc, in.data, in.len, &out, NULL, 120);
+	r = pv_buf_failed(&in)
+		    ? pv_error(PV_EIO, "out of memory")
+		    : pv_samba_run(run->rem, "taking the alias principals out of the keytab", &sc,
+				   in.data, in.len, &out, NULL, 120);
 	if (r == PV_OK && (line = out.data ? strstr(out.data, "pv-kt removed ") : NULL))
 		run->kt_removed = strtoul(line + 14, NULL, 10);
 out:
@@ -617,7 +627,6 @@ static int remove_spns(struct srv_run *run)
 {
 	struct spn_list del = {0};
 	struct pv_strset *rec = pv_strset_new();
-	struct pv_buf sc = PV_BUF_INIT;
 	char **vals = NULL, *dn = NULL, *desc = NULL, first[1024] = "";
 	size_t nvals = 0;
 	int found = 0, r, r2 = PV_OK;
@@ -628,7 +637,7 @@ static int remove_spns(struct srv_run *run)
 		goto out;
 	if (pv_strset_count(rec) == 0)
 		goto out; /* nothing of this lab's */
-	if ((r = pv_samba_account(run->dir, &run->pb->domain, run->f.netbios, &dn, &desc)) !=
+	if ((r = pv_samba_account(run->dir, run->pb->domain.base_dn, run->f.netbios, &dn, &desc)) !=
 	    PV_OK)
 		goto keytab;
 	if (dn && (r = pv_dir_read_values(run->dir, dn, "servicePrincipalName", &found, &vals,
@@ -664,15 +673,8 @@ keytab:
 		r = r2;
 out:
 	/* everything recorded is gone now (or was gone already) */
-	if (r == PV_OK && !run->dry && pv_strset_count(rec) && record_path(run, &sc) == PV_OK) {
-		struct pv_buf rm = PV_BUF_INIT;
-
-		pv_buf_addf(&rm, "rm -f -- %s", sc.data);
-		r = pv_samba_run(run->rem, "removing the alias SPN record", &rm, NULL, 0, NULL,
-				 NULL, 60);
-		pv_buf_release(&rm, 0);
-	}
-	pv_buf_release(&sc, 0);
+	if (r == PV_OK && !run->dry && pv_strset_count(rec))
+		r = spn_record(run, "remove", NULL, NULL);
 	pv_strset_free(rec);
 	pv_dir_values_free(vals, nvals);
 	spn_release(&del);
@@ -692,7 +694,7 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 	pv_remote_var(&sc, "tag", run->tag);
 	pv_remote_var(&sc, "dry", run->dry ? "1" : "0");
 	pv_remote_var(&sc, "base", run->pb->server.share_path);
-	pv_buf_addstr(&sc, pv_phases_unshare_sh);
+	pv_buf_addstr(&sc, pv_samba_unshare_sh);
 	r = pv_samba_run(run->rem, "removing the shares", &sc, NULL, 0, &out, NULL, 3600);
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		if ((nl = strchr(line, '\n')))
@@ -771,7 +773,7 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 	st->smbd = run.f.smbd_running;
 	st->winbindd = run.f.winbindd_running;
 	if (st->joined && st->winbindd &&
-	    (r = pv_samba_run_text(run.rem, "wbinfo -t", "wbinfo -t >/dev/null 2>&1", NULL, 0, NULL,
+	    (r = pv_samba_run_text(run.rem, "wbinfo -t", pv_samba_trust_sh, NULL, 0, NULL,
 				   &st_trust, 60)) != PV_OK)
 		goto out;
 	st->trust = st_trust == 0;
@@ -787,7 +789,8 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 	if ((r = wanted_spns(&run, &want)) != PV_OK)
 		goto out;
 	st->spns_planned = want.n;
-	if ((r = pv_samba_account(run.dir, &env->pb->domain, run.f.netbios, &dn, &desc)) != PV_OK)
+	if ((r = pv_samba_account(run.dir, env->pb->domain.base_dn, run.f.netbios, &dn, &desc)) !=
+	    PV_OK)
 		goto out;
 	st->ours = dn && desc && strcmp(desc, tag) == 0;
 	if (dn) {

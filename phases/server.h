@@ -22,7 +22,7 @@ void pv_server_result_release(struct pv_server_result *res);
 struct pv_server_cleanup_result {
 	unsigned shares_removed;
 	size_t spns_removed, spns_left; /* left: alias SPNs this lab did not add */
-	size_t keytab_removed;          /* keytab entries (principal, kvno, enctype) taken out */
+	size_t keytab_removed;		/* keytab entries (principal, kvno, enctype) taken out */
 	struct pv_plan plan;
 	double seconds;
 };

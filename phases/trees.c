@@ -65,9 +65,12 @@ static int list_users(struct pv_trees *t)
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t c = 0; c < pb->nclients; c++)
 		for (unsigned long n = 1; n <= per; n++, i++) {
-			if ((r = pv_user_name(pb, &pb->clients[c], n, t->users[i].name)) != PV_OK)
+			struct pv_roster_user u;
+
+			if ((r = pv_roster_user(pb, c, n, &u)) != PV_OK)
 				return r;
-			t->users[i].share = (unsigned)(i % pb->server.shares) + 1;
+			memcpy(t->users[i].name, u.name, sizeof(u.name));
+			t->users[i].share = u.share;
 		}
 	return PV_OK;
 }

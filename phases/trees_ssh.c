@@ -29,6 +29,7 @@
 extern const char pv_phases_trees_sh[];
 extern const char pv_phases_trees_pl[];
 extern const char pv_phases_send_template_sh[];
+extern const char pv_phases_rm_template_sh[];
 
 static int add_dir(struct pv_buf *b, const char *path, unsigned long uid, unsigned long gid,
 		   unsigned mode, long long mtime)
@@ -75,11 +76,56 @@ int pv_trees_extract(struct pv_trees *t, struct pv_buf *b, const char *what, boo
  * tree goes over the wire once, into a template folder beside the shares, and the server
  * copies it into each folder: SSH carries one tree, not one per user, and the disk does the
  * rest at its own speed. */
+/* The template tpl copied into the empty folders of users b..e-1, as each user (trees.pl). */
+static int copy_template(struct pv_trees *t, const char *tpl, size_t b, size_t e)
+{
+	struct pv_buf sc = PV_BUF_INIT, in = PV_BUF_INIT;
+	char path[1024];
+	size_t n = 0;
+	int r = PV_OK;
+
+	pv_remote_var(&sc, "base", t->pb->server.share_path);
+	pv_remote_var(&sc, "mode", "copy");
+	pv_remote_var(&sc, "tpl", tpl);
+	pv_remote_var(&sc, "prog", pv_phases_trees_pl);
+	pv_buf_addstr(&sc, pv_phases_trees_sh);
+	for (size_t i = b; i < e && r == PV_OK; i++) {
+		struct tuser *u = &t->users[i];
+
+		if (u->nonempty)
+			continue;
+		if ((r = pv_trees_user_path(t, u, NULL, path, sizeof(path))) != PV_OK)
+			break;
+		pv_buf_addf(&in, "%lu %lu %s\n", u->uid, u->gid, path);
+		n++;
+	}
+	if (r == PV_OK && n && pv_buf_failed(&in))
+		r = pv_error(PV_EIO, "out of memory");
+	else if (r == PV_OK && n)
+		r = pv_trees_disk_full(t, pv_samba_run(t->rem,
+						       "copying the template into the "
+						       "users' folders",
+						       &sc, in.data, in.len, NULL, NULL, 3600));
+	for (size_t i = b; i < e && r == PV_OK && n; i++) {
+		if (t->users[i].nonempty)
+			continue;
+		t->users[i].done = true;
+		t->st->files_made += t->fs->nfiles;
+		t->st->dirs_made += t->fs->ndirs;
+		t->st->bytes_written += t->fs->bytes;
+	}
+	if (n)
+		pv_trees_progress(t);
+	pv_buf_release(&sc, 0);
+	pv_buf_release(&in, 0);
+	return r;
+}
+
 static int ssh_template(struct pv_trees *t)
 {
 	struct pv_buf tar = PV_BUF_INIT, sc = PV_BUF_INIT, out = PV_BUF_INIT;
 	long long now = (long long)time(NULL);
-	char tpl[256] = "", path[1024];
+	char tpl[256] = "";
 	int r = PV_OK;
 
 	/* the template: every entry of the fileset, owned by root */
@@ -106,53 +152,16 @@ static int ssh_template(struct pv_trees *t)
 				     t->pb->server.host.name);
 	}
 	pv_log(PV_LOG_DEBUG, "trees: template of %zu bytes sent", tar.len);
-	for (size_t b = 0; b < t->nusers && r == PV_OK; b += COPY_BATCH) {
-		size_t e = b + COPY_BATCH < t->nusers ? b + COPY_BATCH : t->nusers, n = 0;
-
-		pv_buf_reset(&sc);
-		pv_buf_reset(&out);
-		pv_remote_var(&sc, "base", t->pb->server.share_path);
-		pv_remote_var(&sc, "mode", "copy");
-		pv_remote_var(&sc, "tpl", tpl);
-		pv_remote_var(&sc, "prog", pv_phases_trees_pl);
-		pv_buf_addstr(&sc, pv_phases_trees_sh);
-		for (size_t i = b; i < e && r == PV_OK; i++) {
-			struct tuser *u = &t->users[i];
-
-			if (u->nonempty)
-				continue;
-			if ((r = pv_trees_user_path(t, u, NULL, path, sizeof(path))) != PV_OK)
-				break;
-			pv_buf_addf(&out, "%lu %lu %s\n", u->uid, u->gid, path);
-			n++;
-		}
-		if (r != PV_OK || n == 0)
-			continue;
-		if (pv_buf_failed(&out)) {
-			r = pv_error(PV_EIO, "out of memory");
-			break;
-		}
-		r = pv_samba_run(t->rem, "copying the template into the users' folders", &sc,
-				 out.data, out.len, NULL, NULL, 3600);
-		r = pv_trees_disk_full(t, r);
-		for (size_t i = b; i < e && r == PV_OK; i++) {
-			if (t->users[i].nonempty)
-				continue;
-			t->users[i].done = true;
-			t->st->files_made += t->fs->nfiles;
-			t->st->dirs_made += t->fs->ndirs;
-			t->st->bytes_written += t->fs->bytes;
-		}
-		pv_trees_progress(t);
-	}
+	for (size_t b = 0; b < t->nusers && r == PV_OK; b += COPY_BATCH)
+		r = copy_template(t, tpl, b,
+				  b + COPY_BATCH < t->nusers ? b + COPY_BATCH : t->nusers);
 	if (tpl[0]) {
 		int r2;
 
 		pv_buf_reset(&sc);
-		pv_buf_addstr(&sc, "cd -- ");
-		pv_remote_quote(&sc, t->pb->server.share_path);
-		pv_buf_addstr(&sc, " && rm -rf -- ");
-		pv_remote_quote(&sc, tpl);
+		pv_remote_var(&sc, "base", t->pb->server.share_path);
+		pv_remote_var(&sc, "tpl", tpl);
+		pv_buf_addstr(&sc, pv_phases_rm_template_sh);
 		r2 = pv_samba_run(t->rem, "removing the template", &sc, NULL, 0, NULL, NULL, 600);
 		if (r == PV_OK)
 			r = r2;
@@ -163,11 +172,60 @@ static int ssh_template(struct pv_trees *t)
 	return r;
 }
 
+/* What user u's tree lacks (against hv, the listing of what it holds) into the tar stream, as
+ * its own (its uid and gid), flushed to the server when large. */
+static int user_entries(struct pv_trees *t, struct tuser *u, struct have *hv, size_t nh,
+			struct pv_buf *tar, long long now)
+{
+	char path[1024];
+	int r = PV_OK;
+
+	for (size_t j = 0; j < t->fs->n && r == PV_OK && !u->done && !u->complete; j++) {
+		const struct pv_fileset_entry *en = &t->fs->entries[j];
+		struct have *h;
+
+		if ((r = pv_trees_user_path(t, u, en->path, path, sizeof(path))) != PV_OK)
+			break;
+		h = pv_trees_find(hv, nh, path);
+		if (h && h->other)
+			h = NULL; /* a link, say: trees.pl removes it (as the user) */
+		if (h && h->dir != en->dir)
+			return pv_error(PV_EREMOTE,
+					"%s/%s on '%s' is a %s where the fileset has a %s; remove "
+					"it and run again",
+					t->pb->server.share_path, path, t->pb->server.host.name,
+					h->dir ? "folder" : "file", en->dir ? "folder" : "file");
+		if (en->dir) {
+			if (!h) {
+				r = add_dir(tar, path, u->uid, u->gid, 0755, now);
+				t->st->dirs_made++;
+			}
+			continue;
+		}
+		if (h && h->size == en->size) {
+			t->st->files_ok++;
+			continue;
+		}
+		if ((r = add_file(tar, path, pv_fileset_seed(t->fs, en, u->name), en->size, u->uid,
+				  u->gid, now)) != PV_OK)
+			break;
+		if (h)
+			t->st->files_fixed++;
+		else
+			t->st->files_made++;
+		t->st->bytes_written += en->size;
+		if (tar->len >= TAR_FLUSH) {
+			r = pv_trees_extract(t, tar, "writing the trees", false);
+			pv_trees_progress(t);
+		}
+	}
+	return r;
+}
+
 int pv_trees_build_ssh(struct pv_trees *t)
 {
 	struct pv_buf tar = PV_BUF_INIT, listing = PV_BUF_INIT;
 	long long now = (long long)time(NULL);
-	char path[1024];
 	size_t fresh = 0;
 	int r = PV_OK;
 
@@ -191,55 +249,8 @@ int pv_trees_build_ssh(struct pv_trees *t)
 			if (t->users[i].complete)
 				t->users[i].nonempty = false; /* not listed again */
 		r = pv_trees_listing(t, b, e, false, &listing, &hv, &nh);
-		for (size_t i = b; i < e && r == PV_OK; i++) {
-			struct tuser *u = &t->users[i];
-
-			for (size_t j = 0; j < t->fs->n && r == PV_OK && !u->done && !u->complete;
-			     j++) {
-				const struct pv_fileset_entry *en = &t->fs->entries[j];
-				struct have *h;
-
-				if ((r = pv_trees_user_path(t, u, en->path, path, sizeof(path))) !=
-				    PV_OK)
-					break;
-				h = pv_trees_find(hv, nh, path);
-				if (h && h->other)
-					h = NULL; /* a link, say: trees.pl removes it (as the user) */
-				if (h && h->dir != en->dir) {
-					r = pv_error(PV_EREMOTE,
-						     "%s/%s on '%s' is a %s where the fileset "
-						     "has a %s; remove it and run again",
-						     t->pb->server.share_path, path,
-						     t->pb->server.host.name,
-						     h->dir ? "folder" : "file",
-						     en->dir ? "folder" : "file");
-					break;
-				}
-				if (en->dir) {
-					if (!h) {
-						r = add_dir(&tar, path, u->uid, u->gid, 0755, now);
-						t->st->dirs_made++;
-					}
-					continue;
-				}
-				if (h && h->size == en->size) {
-					t->st->files_ok++;
-					continue;
-				}
-				if ((r = add_file(&tar, path, pv_fileset_seed(t->fs, en, u->name),
-						  en->size, u->uid, u->gid, now)) != PV_OK)
-					break;
-				if (h)
-					t->st->files_fixed++;
-				else
-					t->st->files_made++;
-				t->st->bytes_written += en->size;
-				if (tar.len >= TAR_FLUSH) {
-					r = pv_trees_extract(t, &tar, "writing the trees", false);
-					pv_trees_progress(t);
-				}
-			}
-		}
+		for (size_t i = b; i < e && r == PV_OK; i++)
+			r = user_entries(t, &t->users[i], hv, nh, &tar, now);
 		free(hv);
 		if (r == PV_OK && tar.len)
 			r = pv_trees_extract(t, &tar, "writing the trees", false);

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "load/model.h"
+#include "playbooks/workload.h"
 
 /* Where a secret comes from. A playbook holding a plain secret string is an error. */
 enum pv_secret_source {

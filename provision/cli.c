@@ -1,6 +1,7 @@
 /* provision/cli.c: the command table, the option table and the argv parser. Pure logic:
  * no I/O, so every rule here is unit-tested (tests/unit/check_cli.c). */
 #include "provision/cli.h"
+#include "provision/provision.h"
 
 #include "util/err.h"
 
@@ -8,14 +9,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define B(c) (1u << (c))
+#define PB  PV_CMD_PLAYBOOK
+#define PBL (PV_CMD_PLAYBOOK | PV_CMD_LOCKED)
+/* a command's own options, in the order help lists them */
+#define OPTS(...) ((const enum pv_opt_id[]){__VA_ARGS__, OPT_COUNT})
 
-#define PB     PV_CMD_PLAYBOOK
-#define PBL    (PV_CMD_PLAYBOOK | PV_CMD_LOCKED)
-#define PHASES "dc|join|server|client|controller"
+/* 'prepare dc' is 'dc' (its handler and options); 'cleanup dc' has its own */
+static const struct pv_sub prepare_subs[] = {
+	{"dc", pv_cmd_dc, &pv_render_dc},
+	{"join", pv_cmd_join, &pv_render_join},
+	{"server", pv_cmd_server, &pv_render_server},
+	{"client", pv_cmd_client, &pv_render_client},
+	{"controller", pv_cmd_controller, &pv_render_controller},
+	{NULL, NULL, NULL},
+};
+static const struct pv_sub cleanup_subs[] = {
+	{"dc", pv_cmd_cleanup_dc, &pv_render_cleanup_dc},
+	{"join", pv_cmd_cleanup_join, &pv_render_cleanup_join},
+	{"server", pv_cmd_cleanup_server, &pv_render_cleanup_server},
+	{"client", pv_cmd_cleanup_client, &pv_render_client},
+	{"controller", pv_cmd_cleanup_controller, &pv_render_controller},
+	{NULL, NULL, NULL},
+};
 
 const struct pv_command pv_commands[CMD_COUNT] = {
-	{CMD_CHECK, "check", NULL, false, PV_CMD_PLAYBOOK_SOFT,
+	{CMD_CHECK, "check", pv_cmd_check, NULL, NULL, false,
+	 OPTS(OPT_CA_FILE, OPT_ADMIN_PASSWORD_FILE), PV_CMD_PLAYBOOK_SOFT,
 	 "check [--ca-file FILE] [--admin-password-file FILE]",
 	 "validate the playbook and reach every host",
 	 "Validates the playbook, then reaches every host the way later phases will and says "
@@ -26,8 +45,11 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "and\n"
 	 "every client with the host key checked, and SMB on the server. Nothing is changed.\n"
 	 "Exit status: 0 when every check passes, else the code of the first failure."},
-	{CMD_PREPARE, "prepare", PHASES, false, PBL,
-	 "prepare [dc|join|server|client|controller] [options]",
+	{CMD_PREPARE, "prepare", pv_cmd_prepare, NULL, prepare_subs, false,
+	 OPTS(OPT_CA_FILE, OPT_ADMIN_PASSWORD_FILE, OPT_USERS, OPT_OU, OPT_NAME_TEMPLATE,
+	      OPT_PASSWORD_FILE, OPT_STDIN_PASSWORD, OPT_FORCE, OPT_VERIFY, OPT_VIA, OPT_BACKUP,
+	      OPT_PARALLEL),
+	 PBL, "prepare [dc|join|server|client|controller] [options]",
 	 "prepare the whole lab, or one phase of it",
 	 "Without a phase: runs dc, join, server, client and controller from the playbook, as\n"
 	 "FSCT's prepare does, with independent work at once: the clients' hosts blocks and the\n"
@@ -41,7 +63,11 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "phase was partly done, else 0.\n"
 	 "With a phase, 'prepare dc' is 'provision dc' (and so on): see 'provision help dc'.\n"
 	 "Undo: provision cleanup."},
-	{CMD_DC, "dc", NULL, false, PBL,
+	{CMD_DC, "dc", pv_cmd_dc, &pv_render_dc, NULL, false,
+	 OPTS(OPT_CA_FILE, OPT_ADMIN_PASSWORD_FILE, OPT_USERS, OPT_CLIENTS, OPT_OU,
+	      OPT_NAME_TEMPLATE, OPT_PASSWORD_FILE, OPT_STDIN_PASSWORD, OPT_FORCE, OPT_VERIFY,
+	      OPT_RESET_PASSWORDS),
+	 PBL,
 	 "dc [--users N] [--clients A,B] [--ou DN] [--name-template T] [--password-file F | "
 	 "--stdin-password] [--reset-passwords] [--verify] [--force]",
 	 "create N domain users per client in the lab's OU",
@@ -57,8 +83,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "after one try. --dry-run says what would be made. --verify then gets a Kerberos ticket\n"
 	 "as the first, the last and a random user. A DC that goes away part way is named (status\n"
 	 "6); run the command again once it is back. Undo: provision cleanup dc."},
-	{CMD_JOIN, "join", NULL, false, PBL, "join [--admin-password-file FILE]",
-	 "join the file server to the domain over SSH",
+	{CMD_JOIN, "join", pv_cmd_join, &pv_render_join, NULL, false, OPTS(OPT_ADMIN_PASSWORD_FILE),
+	 PBL, "join [--admin-password-file FILE]", "join the file server to the domain over SSH",
 	 "Over SSH to the server: checks its smb.conf (security = ads, the playbook's realm) and\n"
 	 "its clock against the DC's ('net ads info'; more than 5 minutes apart is refused, as\n"
 	 "Kerberos would), then kinit as the admin with the password on kinit's stdin into a\n"
@@ -69,7 +95,10 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "checks 'wbinfo -t' and 'net ads testjoin'. On a joined server a re-run changes nothing\n"
 	 "(it starts smbd and winbindd if they are stopped). Undo: provision cleanup join\n"
 	 "[--leave]."},
-	{CMD_SERVER, "server", NULL, false, PBL,
+	{CMD_SERVER, "server", pv_cmd_server, &pv_render_server, NULL, false,
+	 OPTS(OPT_ADMIN_PASSWORD_FILE, OPT_USERS, OPT_PASSWORD_FILE, OPT_STDIN_PASSWORD, OPT_VIA,
+	      OPT_PARALLEL),
+	 PBL,
 	 "server [--via smb|ssh] [--users N] [--parallel N] [--password-file F | --stdin-password]",
 	 "create the fsrootN shares, alias SPNs and per-user home trees",
 	 "Needs a joined server (provision join). Makes the shares fsroot1..K (server.shares,\n"
@@ -89,7 +118,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "server's disk with the user's uid and gid. A re-run writes only missing files and\n"
 	 "files of the wrong size.\n"
 	 "--dry-run says what would be made. Undo: provision cleanup server."},
-	{CMD_CLIENT, "client", NULL, false, PBL, "client [--clients A,B] [--users N]",
+	{CMD_CLIENT, "client", pv_cmd_client, &pv_render_client, NULL, false,
+	 OPTS(OPT_USERS, OPT_CLIENTS), PBL, "client [--clients A,B] [--users N]",
 	 "write the per-user hosts aliases on every client",
 	 "On every client (or those of --clients), over SSH, clients in parallel, writes this\n"
 	 "lab's block into the hosts file, between '# BEGIN provision <lab>' and\n"
@@ -109,7 +139,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "Exit status 10 when some clients failed and the others were done; each failed client\n"
 	 "is named with its cause. --dry-run reads and says what would change. Undo: provision\n"
 	 "cleanup client."},
-	{CMD_CONTROLLER, "controller", NULL, false, PBL, "controller [--backup DIR]",
+	{CMD_CONTROLLER, "controller", pv_cmd_controller, &pv_render_controller, NULL, false,
+	 OPTS(OPT_BACKUP), PBL, "controller [--backup DIR]",
 	 "reset the controller's results folder, keeping a backup",
 	 "Moves the results folder (controller.results; on controller.host over SSH when the\n"
 	 "playbook names one, else here) to <results>.<YYYYmmdd-HHMMSS>, or to\n"
@@ -121,7 +152,10 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "anything moves (status 3); if the new folder cannot be made the old one is moved back.\n"
 	 "On controller.host, --backup DIR must be absolute and normalized (status 2 otherwise).\n"
 	 "'cleanup controller [--backup DIR]' does the same but never creates a missing folder."},
-	{CMD_RUN, "run", NULL, false, PBL | PV_CMD_STOPPABLE,
+	{CMD_RUN, "run", pv_cmd_run, NULL, NULL, false,
+	 OPTS(OPT_TIMEOUT, OPT_MIN_USERS, OPT_MAX_USERS, OPT_STEP, OPT_DURATION, OPT_WARMUP,
+	      OPT_WATCH, OPT_ID),
+	 PBL | PV_CMD_STOPPABLE,
 	 "run [--min-users N] [--max-users N] [--step N] [--duration S] [--warmup S] "
 	 "[--watch S] [--timeout S] [--id ID]",
 	 "run the load driver's phases across all hosts",
@@ -161,7 +195,10 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "commands failed; 8 when every command failed; 14 after --timeout; 15 after Ctrl-C or\n"
 	 "SIGTERM (a second one ends provision at once; the hosts still stop their commands as\n"
 	 "their sessions end)."},
-	{CMD_WAIT, "wait", NULL, false, PB | PV_CMD_STOPPABLE,
+	{CMD_WAIT, "wait", pv_cmd_wait, NULL, NULL, false,
+	 OPTS(OPT_TIMEOUT, OPT_DRAIN, OPT_PROBE, OPT_PROBE_COMMAND, OPT_THRESHOLD, OPT_INTERVAL,
+	      OPT_SETTLE),
+	 PB | PV_CMD_STOPPABLE,
 	 "wait [--drain] [--probe command|writeback|inflight|smb] [--probe-command CMD] "
 	 "[--threshold N] [--interval S] [--settle S] [--timeout S]",
 	 "wait until the server's queues have drained",
@@ -209,7 +246,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "prints something that is not its reading (quoted); 3 (config) when no probe is set or\n"
 	 "the playbook has no server; 6, 5 or 4 when the server cannot be reached, its host key\n"
 	 "is not the known one, or the SSH key is refused."},
-	{CMD_CLEANUP, "cleanup", PHASES, false, PBL,
+	{CMD_CLEANUP, "cleanup", pv_cmd_cleanup, NULL, cleanup_subs, false,
+	 OPTS(OPT_ADMIN_PASSWORD_FILE, OPT_CLIENTS, OPT_OU, OPT_LEAVE, OPT_BACKUP), PBL,
 	 "cleanup [dc|join|server|client|controller] [--leave] [--backup DIR]",
 	 "remove what the lab (or one phase) made, and nothing else",
 	 "Without a phase: every phase's cleanup in reverse order (controller, client, server,\n"
@@ -238,7 +276,9 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "with the trees in them, the folder server.share_path when left empty, and every\n"
 	 "cifs/ SPN of an alias of server.alias_template from the computer account (and the\n"
 	 "keytab, made anew without them)."},
-	{CMD_STATUS, "status", NULL, false, PB, "status [--users N] [--admin-password-file FILE]",
+	{CMD_STATUS, "status", pv_cmd_status, NULL, NULL, false,
+	 OPTS(OPT_ADMIN_PASSWORD_FILE, OPT_USERS, OPT_OU, OPT_NAME_TEMPLATE), PB,
+	 "status [--users N] [--admin-password-file FILE]",
 	 "what the lab holds now, read from the hosts",
 	 "A read-only inventory taken from the hosts themselves by the lab's tag (never from a\n"
 	 "local file): the users present against those planned and the OU (LDAP); the server's\n"
@@ -249,7 +289,9 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "Exit status: 0 when everything the playbook asks for is in place; 13 (incomplete) when\n"
 	 "something is missing (after cleanup: the lab holds nothing); the code of the failure\n"
 	 "when a host could not be asked."},
-	{CMD_LOAD, "load", NULL, false, PV_CMD_STOPPABLE,
+	{CMD_LOAD, "load", pv_cmd_load, NULL, NULL, false,
+	 OPTS(OPT_TIMEOUT, OPT_PARALLEL, OPT_DURATION, OPT_CLIENT, OPT_WORKGROUP, OPT_OPS),
+	 PV_CMD_STOPPABLE,
 	 "load --client NAME --workgroup NAME --duration SECONDS [--timeout S] [--parallel N]",
 	 "the built-in load driver on this client (run starts it; docs/load.md)",
 	 "The part of the built-in load driver that runs on each Linux client: 'run' with\n"
@@ -264,8 +306,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "when the hard limit allows, else status 9 names both. stdout: one line of figures per\n"
 	 "interval (load/line.h). The end of stdin, a 'stop' line, Ctrl-C or SIGTERM stop it\n"
 	 "(status 15) after the figures so far."},
-	{CMD_REPORT, "report", NULL, false, PV_CMD_OPERANDS, "report RUN_DIR [--html FILE]",
-	 "write a run's report.html (docs/report.md)",
+	{CMD_REPORT, "report", pv_cmd_report, NULL, NULL, false, OPTS(OPT_HTML), PV_CMD_OPERANDS,
+	 "report RUN_DIR [--html FILE]", "write a run's report.html (docs/report.md)",
 	 "Reads the run's folder (<controller.results>/<run-id>: manifest.json, the steps'\n"
 	 "watch.csv, load.json and the clients' lines of figures) and writes report.html there\n"
 	 "(--html FILE: there instead): one page that stands alone, opens offline and fetches\n"
@@ -276,8 +318,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "builtin); what a run did not record is said so. 'run' writes it at its end too.\n"
 	 "Needs no playbook. Exit status: 3 when RUN_DIR is not a run's folder, 9 when the\n"
 	 "page cannot be written."},
-	{CMD_COMPARE, "compare", NULL, false, PV_CMD_OPERANDS,
-	 "compare RUN_A RUN_B [RUN_C...] [--html FILE]",
+	{CMD_COMPARE, "compare", pv_cmd_compare, NULL, NULL, false, OPTS(OPT_HTML),
+	 PV_CMD_OPERANDS, "compare RUN_A RUN_B [RUN_C...] [--html FILE]",
 	 "runs side by side: which differences are beyond the noise (docs/report.md)",
 	 "Compares runs of the built-in driver, the first (A) against each other. A run may be\n"
 	 "a group of repeats of one setting, their folders joined by commas (A1,A2,A3): the\n"
@@ -290,92 +332,80 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "same with an overlay plot as a page that stands alone. Needs no playbook.\n"
 	 "Exit status: 0 when compared (whatever differs); 3 when the runs cannot be compared\n"
 	 "(another driver, no load figures, no step in common), naming why."},
-	{CMD_HELP, "help", NULL, false, 0, "help [command]", "show help for a command",
-	 "Shows the usage and options of a command."},
+	{CMD_HELP, "help", NULL, NULL, NULL, false, NULL, 0, "help [command]",
+	 "show help for a command", "Shows the usage and options of a command."},
 };
 
 const struct pv_option pv_options[] = {
-	{OPT_PLAYBOOK, "playbook", 'p', "FILE", 0, "the playbook (default: ./provision.yaml)"},
-	{OPT_VERBOSE, "verbose", 'v', NULL, 0, "more detail on stderr (repeat for debug)"},
-	{OPT_QUIET, "quiet", 'q', NULL, 0, "only errors on stderr"},
-	{OPT_JSON, "json", 0, NULL, 0, "results as JSON on stdout"},
-	{OPT_DRY_RUN, "dry-run", 'n', NULL, 0, "say what would change, change nothing"},
-	{OPT_NO_PROGRESS, "no-progress", 0, NULL, 0, "no live progress bar"},
-	{OPT_VERSION, "version", 'V', NULL, 0, "print the version and exit"},
-	{OPT_HELP, "help", 'h', NULL, 0, "show help (for the command, when one is given)"},
-	{OPT_SET, "set", 0, "KEY=VALUE", 0,
+	{OPT_PLAYBOOK, "playbook", 'p', "FILE", true, "the playbook (default: ./provision.yaml)"},
+	{OPT_VERBOSE, "verbose", 'v', NULL, true, "more detail on stderr (repeat for debug)"},
+	{OPT_QUIET, "quiet", 'q', NULL, true, "only errors on stderr"},
+	{OPT_JSON, "json", 0, NULL, true, "results as JSON on stdout"},
+	{OPT_DRY_RUN, "dry-run", 'n', NULL, true, "say what would change, change nothing"},
+	{OPT_NO_PROGRESS, "no-progress", 0, NULL, true, "no live progress bar"},
+	{OPT_VERSION, "version", 'V', NULL, true, "print the version and exit"},
+	{OPT_HELP, "help", 'h', NULL, true, "show help (for the command, when one is given)"},
+	{OPT_SET, "set", 0, "KEY=VALUE", true,
 	 "override a playbook value, e.g. --set users.per_client=20 (repeatable)"},
-	{OPT_CA_FILE, "ca-file", 0, "FILE", B(CMD_CHECK) | B(CMD_DC) | B(CMD_PREPARE),
+	{OPT_CA_FILE, "ca-file", 0, "FILE", false,
 	 "CA file for LDAPS/StartTLS (overrides domain.ca_file)"},
-	{OPT_ADMIN_PASSWORD_FILE, "admin-password-file", 0, "FILE",
-	 B(CMD_CHECK) | B(CMD_DC) | B(CMD_JOIN) | B(CMD_SERVER) | B(CMD_CLEANUP) | B(CMD_PREPARE) |
-		 B(CMD_STATUS),
+	{OPT_ADMIN_PASSWORD_FILE, "admin-password-file", 0, "FILE", false,
 	 "read the admin password from FILE (overrides domain.admin_password)"},
-	{OPT_USERS, "users", 'u', "N",
-	 B(CMD_DC) | B(CMD_CLIENT) | B(CMD_SERVER) | B(CMD_PREPARE) | B(CMD_STATUS),
-	 "users per client (overrides users.per_client)"},
-	{OPT_CLIENTS, "clients", 'c', "A,B", B(CMD_DC) | B(CMD_CLIENT) | B(CMD_CLEANUP),
-	 "only these clients (names from the playbook)"},
-	{OPT_OU, "ou", 0, "DN", B(CMD_DC) | B(CMD_CLEANUP) | B(CMD_PREPARE) | B(CMD_STATUS),
-	 "the lab's OU (overrides users.ou)"},
-	{OPT_NAME_TEMPLATE, "name-template", 0, "T", B(CMD_DC) | B(CMD_PREPARE) | B(CMD_STATUS),
+	{OPT_USERS, "users", 'u', "N", false, "users per client (overrides users.per_client)"},
+	{OPT_CLIENTS, "clients", 'c', "A,B", false, "only these clients (names from the playbook)"},
+	{OPT_OU, "ou", 0, "DN", false, "the lab's OU (overrides users.ou)"},
+	{OPT_NAME_TEMPLATE, "name-template", 0, "T", false,
 	 "user name template (overrides users.name_template)"},
-	{OPT_PASSWORD_FILE, "password-file", 0, "FILE", B(CMD_DC) | B(CMD_SERVER) | B(CMD_PREPARE),
+	{OPT_PASSWORD_FILE, "password-file", 0, "FILE", false,
 	 "read the users' shared password from FILE"},
-	{OPT_STDIN_PASSWORD, "stdin-password", 0, NULL, B(CMD_DC) | B(CMD_SERVER) | B(CMD_PREPARE),
+	{OPT_STDIN_PASSWORD, "stdin-password", 0, NULL, false,
 	 "read the users' shared password from the first line of stdin"},
-	{OPT_FORCE, "force", 'f', NULL, B(CMD_DC) | B(CMD_PREPARE),
-	 "allow more than 1,000,000 users"},
-	{OPT_VERIFY, "verify", 0, NULL, B(CMD_DC) | B(CMD_PREPARE),
-	 "kinit as the first, last and a random user"},
-	{OPT_RESET_PASSWORDS, "reset-passwords", 0, NULL, B(CMD_DC),
+	{OPT_FORCE, "force", 'f', NULL, false, "allow more than 1,000,000 users"},
+	{OPT_VERIFY, "verify", 0, NULL, false, "kinit as the first, last and a random user"},
+	{OPT_RESET_PASSWORDS, "reset-passwords", 0, NULL, false,
 	 "also set the password of users already present"},
-	{OPT_VIA, "via", 0, "smb|ssh", B(CMD_SERVER) | B(CMD_PREPARE),
-	 "build home trees over SMB or on the server's disk"},
-	{OPT_LEAVE, "leave", 0, NULL, B(CMD_CLEANUP),
+	{OPT_VIA, "via", 0, "smb|ssh", false, "build home trees over SMB or on the server's disk"},
+	{OPT_LEAVE, "leave", 0, NULL, false,
 	 "cleanup join: leave the domain and delete the computer account"},
-	{OPT_BACKUP, "backup", 0, "DIR", B(CMD_CLEANUP) | B(CMD_CONTROLLER) | B(CMD_PREPARE),
-	 "where the results folder's backup goes"},
-	{OPT_TIMEOUT, "timeout", 't', "SECONDS", B(CMD_RUN) | B(CMD_WAIT) | B(CMD_LOAD),
+	{OPT_BACKUP, "backup", 0, "DIR", false, "where the results folder's backup goes"},
+	{OPT_TIMEOUT, "timeout", 't', "SECONDS", false,
 	 "give up after SECONDS (load: per SMB request)"},
-	{OPT_PARALLEL, "parallel", 0, "N", B(CMD_SERVER) | B(CMD_PREPARE) | B(CMD_LOAD),
+	{OPT_PARALLEL, "parallel", 0, "N", false,
 	 "server: SMB connections building trees at once (default: server cores, at least 2)"},
-	{OPT_MIN_USERS, "min-users", 0, "N", B(CMD_RUN),
+	{OPT_MIN_USERS, "min-users", 0, "N", false,
 	 "users in the first step, all clients together (driver.min_users)"},
-	{OPT_MAX_USERS, "max-users", 0, "N", B(CMD_RUN),
+	{OPT_MAX_USERS, "max-users", 0, "N", false,
 	 "users in the last step, all clients together (driver.max_users)"},
-	{OPT_STEP, "step", 0, "N", B(CMD_RUN),
-	 "users added from one step to the next (driver.step)"},
-	{OPT_DURATION, "duration", 0, "SECONDS", B(CMD_RUN) | B(CMD_LOAD),
+	{OPT_STEP, "step", 0, "N", false, "users added from one step to the next (driver.step)"},
+	{OPT_DURATION, "duration", 0, "SECONDS", false,
 	 "how long each step is held (driver.duration)"},
-	{OPT_WARMUP, "warmup", 0, "SECONDS", B(CMD_RUN),
+	{OPT_WARMUP, "warmup", 0, "SECONDS", false,
 	 "the start of each step not measured (driver.warmup)"},
-	{OPT_WATCH, "watch", 0, "SECONDS", B(CMD_RUN),
+	{OPT_WATCH, "watch", 0, "SECONDS", false,
 	 "seconds between samples of the server, 0 for none (driver.watch)"},
-	{OPT_ID, "id", 0, "ID", B(CMD_RUN),
+	{OPT_ID, "id", 0, "ID", false,
 	 "the run's id, its results folder's name (default: the UTC time, 20261130-121500)"},
-	{OPT_CLIENT, "client", 0, "NAME", B(CMD_LOAD),
-	 "load: this client's name (schedules' seeds)"},
-	{OPT_WORKGROUP, "workgroup", 0, "NAME", B(CMD_LOAD), "load: the users' domain (NetBIOS)"},
-	{OPT_OPS, "ops", 0, "KIND", B(CMD_LOAD),
+	{OPT_CLIENT, "client", 0, "NAME", false, "load: this client's name (schedules' seeds)"},
+	{OPT_WORKGROUP, "workgroup", 0, "NAME", false, "load: the users' domain (NetBIOS)"},
+	{OPT_OPS, "ops", 0, "KIND", false,
 	 "load: no schedules: each user opens, writes 4 KiB to and closes its own file "
 	 "(open-write-close), or opens and closes its share's root (open-close), as fast as it can "
 	 "(bench/load.sh); prints 'ops {...}' at the end"},
-	{OPT_HTML, "html", 0, "FILE", B(CMD_REPORT) | B(CMD_COMPARE),
+	{OPT_HTML, "html", 0, "FILE", false,
 	 "report: write the page here instead of RUN_DIR/report.html; compare: also write the "
 	 "comparison as a page here"},
-	{OPT_DRAIN, "drain", 0, NULL, B(CMD_WAIT),
+	{OPT_DRAIN, "drain", 0, NULL, false,
 	 "wait until the server's queue has drained (what wait does; may be left out)"},
-	{OPT_PROBE, "probe", 0, "KIND", B(CMD_WAIT),
+	{OPT_PROBE, "probe", 0, "KIND", false,
 	 "what to poll: command, writeback, inflight or smb (drain.probe)"},
-	{OPT_PROBE_COMMAND, "probe-command", 0, "CMD", B(CMD_WAIT),
+	{OPT_PROBE_COMMAND, "probe-command", 0, "CMD", false,
 	 "command run on the server printing the queue depth (drain.command); alone, it "
 	 "selects the command probe"},
-	{OPT_THRESHOLD, "threshold", 0, "N", B(CMD_WAIT),
+	{OPT_THRESHOLD, "threshold", 0, "N", false,
 	 "drained at or below this depth (drain.threshold)"},
-	{OPT_INTERVAL, "interval", 0, "SECONDS", B(CMD_WAIT),
+	{OPT_INTERVAL, "interval", 0, "SECONDS", false,
 	 "first interval between polls, backing off (drain.interval)"},
-	{OPT_SETTLE, "settle", 0, "SECONDS", B(CMD_WAIT),
+	{OPT_SETTLE, "settle", 0, "SECONDS", false,
 	 "how long the depth must stay drained (drain.settle)"},
 };
 
@@ -416,20 +446,40 @@ static const struct pv_option *find_short(char c)
 	return NULL;
 }
 
-static bool sub_allowed(const struct pv_command *cmd, const char *sub)
+const struct pv_sub *pv_cli_sub(const struct pv_command *cmd, const char *name)
 {
-	size_t len = strlen(sub);
-	const char *p = cmd->subs;
+	for (const struct pv_sub *x = cmd->subs; x && x->name; x++)
+		if (strcmp(x->name, name) == 0)
+			return x;
+	return NULL;
+}
 
-	while (p && *p) {
-		const char *bar = strchr(p, '|');
-		size_t n = bar ? (size_t)(bar - p) : strlen(p);
-
-		if (n == len && strncmp(p, sub, n) == 0)
+bool pv_cli_takes(const struct pv_command *cmd, enum pv_opt_id id)
+{
+	for (const enum pv_opt_id *o = cmd->options; o && *o != OPT_COUNT; o++)
+		if (*o == id)
 			return true;
-		p = bar ? bar + 1 : NULL;
-	}
 	return false;
+}
+
+pv_handler pv_cli_handler(const struct pv_cli *cli)
+{
+	const struct pv_sub *x = cli->sub && cli->cmd ? pv_cli_sub(cli->cmd, cli->sub) : NULL;
+
+	if (!cli->cmd)
+		return NULL;
+	return x ? x->run : cli->cmd->run;
+}
+
+/* "dc|join|..." */
+static const char *sub_names(const struct pv_command *cmd, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (const struct pv_sub *x = cmd->subs; x && x->name && n < len; x++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "|" : "", x->name);
+	return buf;
 }
 
 static int add_set(struct pv_cli *cli, const char *v)
@@ -450,25 +500,27 @@ static int add_set(struct pv_cli *cli, const char *v)
 	return PV_OK;
 }
 
-/* The commands an option may come with: prepare takes its phases' options too, checked once
- * its phase is known (prepare_options). */
-static unsigned accepted(const struct pv_command *cmd)
+/* Whether cmd accepts option o: prepare takes its phases' options too, checked once its phase
+ * is known (prepare_options). */
+static bool accepted(const struct pv_command *cmd, const struct pv_option *o)
 {
-	if (cmd->id == CMD_PREPARE)
-		return B(CMD_PREPARE) | B(CMD_DC) | B(CMD_JOIN) | B(CMD_SERVER) | B(CMD_CLIENT) |
-		       B(CMD_CONTROLLER);
-	return B(cmd->id);
+	if (pv_cli_takes(cmd, o->id))
+		return true;
+	for (const struct pv_sub *x = cmd->id == CMD_PREPARE ? cmd->subs : NULL; x && x->name; x++)
+		if (pv_cli_takes(&pv_commands[pv_cli_phase(x->name)], o->id))
+			return true;
+	return false;
 }
 
-/* 'prepare' alone takes the options marked for it; 'prepare <phase>' those of the phase. */
+/* 'prepare' alone takes its own options; 'prepare <phase>' those of the phase. */
 static int prepare_options(const struct pv_cli *cli)
 {
-	unsigned need = cli->sub ? B(pv_cli_phase(cli->sub)) : B(CMD_PREPARE);
+	const struct pv_command *need = cli->sub ? &pv_commands[pv_cli_phase(cli->sub)] : cli->cmd;
 
 	for (size_t i = 0; i < pv_noptions; i++) {
 		const struct pv_option *o = &pv_options[i];
 
-		if (o->commands && cli->opt[o->id] && !(o->commands & need))
+		if (!o->global && cli->opt[o->id] && !pv_cli_takes(need, o->id))
 			return pv_error(PV_EUSAGE,
 					"option '--%s' is not an option of 'prepare%s%s'; "
 					"see 'provision help %s'",
@@ -481,7 +533,7 @@ static int prepare_options(const struct pv_cli *cli)
 /* Store one option's value after checking the command accepts it. */
 static int take(struct pv_cli *cli, const struct pv_option *o, const char *val, const char *spelled)
 {
-	if (o->commands && (!cli->cmd || !(o->commands & accepted(cli->cmd)))) {
+	if (!o->global && (!cli->cmd || !accepted(cli->cmd, o))) {
 		if (!cli->cmd)
 			return pv_error(PV_EUSAGE,
 					"option '%s' belongs after a command; see "
@@ -536,9 +588,11 @@ static int positional(struct pv_cli *cli, const char *arg)
 		return PV_OK;
 	}
 	if (!cli->sub && cli->cmd->subs) {
-		if (!sub_allowed(cli->cmd, arg))
+		char names[128];
+
+		if (!pv_cli_sub(cli->cmd, arg))
 			return pv_error(PV_EUSAGE, "'%s %s': expected one of %s", cli->cmd->name,
-					arg, cli->cmd->subs);
+					arg, sub_names(cli->cmd, names, sizeof(names)));
 		cli->sub = arg;
 		return PV_OK;
 	}
@@ -618,9 +672,13 @@ int pv_cli_parse(int argc, char **argv, struct pv_cli *cli)
 		if (!cli->sets)
 			return pv_error(PV_EIO, "out of memory");
 	}
-	if (cli->cmd && cli->cmd->sub_required && !cli->sub && !cli->opt[OPT_HELP])
+	if (cli->cmd && cli->cmd->sub_required && !cli->sub && !cli->opt[OPT_HELP]) {
+		char names[128];
+
 		return pv_error(PV_EUSAGE, "'%s' needs one of %s; usage: provision %s",
-				cli->cmd->name, cli->cmd->subs, cli->cmd->usage);
+				cli->cmd->name, sub_names(cli->cmd, names, sizeof(names)),
+				cli->cmd->usage);
+	}
 	if (cli->cmd && cli->cmd->id == CMD_PREPARE)
 		return prepare_options(cli);
 	return PV_OK;

@@ -85,23 +85,41 @@ enum pv_cmd_flags {
 	PV_CMD_OPERANDS = 1u << 4,	/* takes operands (report RUN_DIR): in pv_cli.args */
 };
 
+struct pv_ctx;
+struct pv_out;
+struct pv_render;
+/* A command's handler: it fills out with its typed result and how to render it. */
+typedef int (*pv_handler)(struct pv_ctx *ctx, struct pv_out *out);
+
+/* A subcommand: prepare's and cleanup's phases. */
+struct pv_sub {
+	const char *name;
+	pv_handler run;
+	const struct pv_render *render; /* how its result nests in prepare, cleanup, status */
+};
+
+/* One command, whole: what the dispatcher prepares, its handler, how its result renders, its
+ * subcommands, its options and its help (as git's git.c keeps its commands). */
 struct pv_command {
 	enum pv_cmd_id id;
 	const char *name;
-	const char *subs; /* allowed subcommands separated by '|', NULL when none */
+	pv_handler run;			/* NULL: help, answered by the dispatcher */
+	const struct pv_render *render; /* phases: how the result nests in prepare and status */
+	const struct pv_sub *subs;	/* NULL-named end; NULL when none */
 	bool sub_required;
-	unsigned flags;	     /* enum pv_cmd_flags */
-	const char *usage;   /* after "provision [global options] " */
-	const char *summary; /* one line */
-	const char *details; /* paragraph(s) for `provision help <command>` */
+	const enum pv_opt_id *options; /* its own, OPT_COUNT at the end; NULL when none */
+	unsigned flags;		       /* enum pv_cmd_flags */
+	const char *usage;	       /* after "provision [global options] " */
+	const char *summary;	       /* one line */
+	const char *details;	       /* paragraph(s) for `provision help <command>` */
 };
 
 struct pv_option {
 	enum pv_opt_id id;
 	const char *lng;
 	char shrt;
-	const char *arg;   /* argument name, NULL for a flag */
-	unsigned commands; /* bit (1u << pv_cmd_id) for each command accepting it; 0 = global */
+	const char *arg; /* argument name, NULL for a flag */
+	bool global;	 /* accepted anywhere; else by the commands listing it */
 	const char *help;
 };
 
@@ -123,6 +141,12 @@ extern const size_t pv_noptions;
 const struct pv_command *pv_cli_command(const char *name);
 /* The phase command a subcommand of prepare or cleanup names ("dc" -> CMD_DC), or CMD_COUNT. */
 enum pv_cmd_id pv_cli_phase(const char *sub);
+/* cmd's subcommand named name, or NULL. */
+const struct pv_sub *pv_cli_sub(const struct pv_command *cmd, const char *name);
+/* Whether cmd lists option id among its own. */
+bool pv_cli_takes(const struct pv_command *cmd, enum pv_opt_id id);
+/* The handler the parsed command line names (a subcommand's when one is given); NULL: help. */
+pv_handler pv_cli_handler(const struct pv_cli *cli);
 /* Parse argv (argv[0] is the program). On PV_EUSAGE a message is recorded naming the
  * problem and what to do. cli is always safe to release. */
 int pv_cli_parse(int argc, char **argv, struct pv_cli *cli);

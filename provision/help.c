@@ -10,13 +10,14 @@ static const int exit_codes[] = {
 	PV_EUNREACH, PV_EDIR,	     PV_EREMOTE,  PV_EIO,      PV_EPARTIAL, PV_ECONFLICT,
 	PV_ENOTIMPL, PV_EINCOMPLETE, PV_ETIMEOUT, PV_ESTOPPED, PV_EBUSY,    PV_EBUG};
 
-static void options(FILE *f, unsigned mask)
+/* The options of cmd, or the global ones (cmd NULL), in the option table's order. */
+static void options(FILE *f, const struct pv_command *cmd)
 {
 	for (size_t i = 0; i < pv_noptions; i++) {
 		const struct pv_option *o = &pv_options[i];
 		char spec[64];
 
-		if (mask ? !(o->commands & mask) : o->commands != 0)
+		if (cmd ? !pv_cli_takes(cmd, o->id) : !o->global)
 			continue;
 		if (o->shrt)
 			snprintf(spec, sizeof(spec), "-%c, --%s%s%s", o->shrt, o->lng,
@@ -43,10 +44,9 @@ void pv_help_main(FILE *f)
 	      "test (FSCT-style) from a YAML playbook.\n\nCommands:\n",
 	      f);
 	for (size_t i = 0; i < CMD_COUNT; i++)
-		fprintf(f, "  %-11s %s%s\n", pv_commands[i].name, pv_commands[i].summary,
-			pv_cmd_built(pv_commands[i].id, NULL) ? "" : " (not built yet)");
+		fprintf(f, "  %-11s %s\n", pv_commands[i].name, pv_commands[i].summary);
 	fputs("\nGlobal options:\n", f);
-	options(f, 0);
+	options(f, NULL);
 	fputs("\nSecrets never go on the command line: the playbook names a file, an environment\n"
 	      "variable, stdin or a terminal prompt. See docs/playbook.md.\n"
 	      "Example: provision -p playbooks/lab.yaml check\n"
@@ -58,20 +58,12 @@ void pv_help_main(FILE *f)
 void pv_help_command(FILE *f, const struct pv_command *cmd)
 {
 	fprintf(f, "usage: provision [global options] %s\n\n%s.\n", cmd->usage, cmd->summary);
-	if (!pv_cmd_built(cmd->id, NULL))
-		fputs("This command is not built yet: it exits with status 12.\n", f);
 	fprintf(f, "\n%s\n", cmd->details);
-	if (cmd->id != CMD_HELP) {
-		bool any = false;
-
-		for (size_t i = 0; i < pv_noptions; i++)
-			any |= (pv_options[i].commands & (1u << cmd->id)) != 0;
-		if (any) {
-			fputs("\nOptions:\n", f);
-			options(f, 1u << cmd->id);
-		}
+	if (cmd->options) {
+		fputs("\nOptions:\n", f);
+		options(f, cmd);
 	}
 	fputs("\nGlobal options:\n", f);
-	options(f, 0);
+	options(f, NULL);
 	exit_table(f);
 }

@@ -126,13 +126,12 @@ static void prepare_json(const struct pv_ctx *ctx, const void *result, int code,
 	const struct pv_lab_prepare_result *r = result;
 	struct pv_json *a = pv_json_array();
 	const void *res[PV_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client, &r->controller};
-	const struct pv_render *rd[PV_LAB_PHASES] = {&pv_render_dc, &pv_render_join,
-						     &pv_render_server, &pv_render_client,
-						     &pv_render_controller};
+	/* prepare's subcommands are the phases in this order, with their renderers */
+	const struct pv_sub *rd = pv_commands[CMD_PREPARE].subs;
 
 	(void)code;
 	for (int i = 0; i < PV_LAB_PHASES; i++)
-		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i], res[i]));
+		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i].render, res[i]));
 	pv_json_set(o, "phases", a);
 	pv_json_secs(o, "seconds", r->seconds);
 }
@@ -142,13 +141,11 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 	const struct pv_lab_cleanup_result *r = result;
 	struct pv_json *a = pv_json_array();
 	const void *res[PV_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client, &r->controller};
-	const struct pv_render *rd[PV_LAB_PHASES] = {&pv_render_cleanup_dc, &pv_render_cleanup_join,
-						     &pv_render_cleanup_server, &pv_render_client,
-						     &pv_render_controller};
+	const struct pv_sub *rd = pv_commands[CMD_CLEANUP].subs;
 
 	(void)code;
 	for (int i = PV_LAB_PHASES - 1; i >= 0; i--)
-		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i], res[i]));
+		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i].render, res[i]));
 	pv_json_set(o, "phases", a);
 	pv_json_secs(o, "seconds", r->seconds);
 }

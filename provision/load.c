@@ -9,10 +9,8 @@
  *
  * stdout: "ready {...}" once every user has logged on or failed, then one line of figures per
  * interval (load/line.h). The end of stdin stops it. */
-#include "krb/krb.h"
 #include "provision/provision.h"
 
-#include "ldap/dir.h"
 #include "load/line.h"
 #include "load/engine.h"
 #include "load/proto.h"
@@ -119,22 +117,11 @@ static int put(const char *s, size_t len)
 static int ready(void *arg, unsigned connected, unsigned failed, const char *first)
 {
 	struct run *r = arg;
-	struct pv_json *o = pv_json_object();
-	char *text;
 	int rc;
 
-	pv_json_int(o, "users", connected + failed);
-	pv_json_int(o, "connected", connected);
-	pv_json_int(o, "failed", failed);
-	pv_json_str(o, "error", first && *first ? first : NULL);
-	text = pv_json_compact(o);
 	pv_buf_reset(&r->line);
-	pv_buf_addf(&r->line, "ready %s\n", text ? text : "{}");
-	free(text);
-	pv_json_free(o);
-	rc = pv_buf_failed(&r->line) ? pv_error(PV_EIO, "out of memory")
-				     : put(r->line.data, r->line.len);
-	return rc;
+	rc = pv_load_ready_encode(connected, failed, first, &r->line);
+	return rc == PV_OK ? put(r->line.data, r->line.len) : rc;
 }
 
 static int emit(void *arg, const struct pv_load_figs *f)
@@ -248,17 +235,6 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 	}
 	if (rc == PV_OK)
 		rc = open_files(r.proto.n);
-	if (rc == PV_OK && r.proto.cfg.auth == PV_LOAD_KERBEROS) {
-		/* a private Kerberos profile naming the realm's KDC: the client's own krb5.conf
-		 * (if any) is neither needed nor read */
-		struct pv_domain d;
-
-		memset(&d, 0, sizeof(d));
-		d.realm = r.proto.realm;
-		d.dc_address = r.proto.kdc;
-		d.dns_domain = r.proto.dns_domain;
-		rc = pv_krb_setup(&d);
-	}
 	if (rc == PV_OK) {
 		struct pv_load_opts o;
 
@@ -267,6 +243,8 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 		o.client = client;
 		o.workgroup = wg;
 		o.realm = r.proto.realm;
+		o.kdc = r.proto.kdc[0] ? r.proto.kdc : NULL;
+		o.dns_domain = r.proto.dns_domain;
 		o.password = pw;
 		o.users = r.proto.users;
 		o.nusers = r.proto.n;
@@ -294,7 +272,6 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 		}
 	}
 done:
-	pv_krb_cleanup();
 	pv_secret_free(pw);
 	pv_loadproto_release(&r.proto);
 	pv_buf_release(&r.line, 0);

@@ -1,10 +1,8 @@
 /* provision/main.c: entry point. Parse the command line, prepare what the command's table entry
  * asks for (the playbook, the credentials), run its handler, report its result (text or one
  * JSON document) and map the outcome to the exit status. The only place that exits. */
-#include "krb/krb.h"
 #include "provision/provision.h"
 
-#include "ldap/dir.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -86,7 +84,7 @@ static int setup(struct pv_ctx *ctx)
 	if (r == PV_OK && ctx->pb && (flags & PV_CMD_LOCKED) && !ctx->cli.opt[OPT_DRY_RUN])
 		r = pv_lab_lock(ctx->pb->lab);
 	if (r == PV_OK && ctx->pb)
-		r = pv_krb_setup(&ctx->pb->domain); /* before any thread: it may set KRB5_CONFIG */
+		r = pv_env_setup(ctx->pb); /* before any thread: it may set KRB5_CONFIG */
 	if (r == PV_OK)
 		r = pv_creds_init(ctx);
 	ctx->env.pb = ctx->pb;
@@ -148,7 +146,7 @@ int main(int argc, char **argv)
 	}
 	out.command = ctx.cli.cmd->name;
 	if ((r = setup(&ctx)) == PV_OK) {
-		pv_handler fn = pv_handler_for(ctx.cli.cmd->id, ctx.cli.sub);
+		pv_handler fn = pv_cli_handler(&ctx.cli);
 
 		if (ctx.cli.cmd->flags & PV_CMD_STOPPABLE)
 			stoppable(&ctx);
@@ -169,7 +167,7 @@ report:
 	if (out.release && out.result)
 		out.release(out.result);
 	free(out.result);
-	pv_krb_cleanup();
+	pv_env_cleanup();
 	pv_creds_free(ctx.creds);
 	pv_playbook_free(ctx.pb);
 	pv_cli_release(&ctx.cli);

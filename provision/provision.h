@@ -57,11 +57,6 @@ extern const struct pv_render pv_render_dc, pv_render_cleanup_dc, pv_render_join
 	pv_render_cleanup_join, pv_render_server, pv_render_cleanup_server, pv_render_client,
 	pv_render_controller;
 
-/* commands.c: the handler of each command (and of each phase of prepare and cleanup). */
-typedef int (*pv_handler)(struct pv_ctx *ctx, struct pv_out *out);
-pv_handler pv_handler_for(enum pv_cmd_id id, const char *sub);
-bool pv_cmd_built(enum pv_cmd_id id, const char *sub);
-
 /* load.c: the playbook named by -p (or $PROVISION_PLAYBOOK, or ./provision.yaml) with --set and
  * the command options that stand for playbook values; and the clients of --clients. */
 int pv_ctx_load(struct pv_ctx *ctx);

@@ -91,7 +91,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 				continue;
 			printf("%4u %6u %8.2f %9.2f %10.2f %7llu %10.1f %8.1f %9u\n", r->steps[i].n,
 			       l->users, l->rate, l->expected, l->all.overload,
-			       (unsigned long long)l->all.errors, l->all.lat.median * 1000,
+			       (unsigned long long)l->all.n.errors, l->all.lat.median * 1000,
 			       l->all.lat.p95 * 1000, l->connected);
 		}
 		if (r->answer[0])

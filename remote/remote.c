@@ -58,9 +58,9 @@ static int lib_ready(void)
 	return PV_OK;
 }
 
-static int timeout_of(const struct pv_host *host)
+static int timeout_of(const struct pv_remote_target *t)
 {
-	return host->ssh.timeout > 0 ? host->ssh.timeout : 10;
+	return t->timeout > 0 ? t->timeout : 10;
 }
 
 static long long now_ms(void)
@@ -192,7 +192,7 @@ static enum ssh_known_hosts_e known_by_name(struct pv_remote *rem)
 	return st;
 }
 
-static int check_host_key(struct pv_remote *rem, const struct pv_host *host)
+static int check_host_key(struct pv_remote *rem, const struct pv_remote_target *host)
 {
 	ssh_key key = NULL;
 	unsigned char *hash = NULL;
@@ -249,7 +249,7 @@ static int check_host_key(struct pv_remote *rem, const struct pv_host *host)
 		break;
 	case SSH_KNOWN_HOSTS_UNKNOWN:
 	case SSH_KNOWN_HOSTS_NOT_FOUND:
-		if (!host->ssh.accept_new) {
+		if (!host->accept_new) {
 			r = pv_error(PV_ETRUST,
 				     "host key of %s is not in '%s'; add it (ssh-keyscan -p %d %s "
 				     ">> '%s') or set ssh.accept_new: true",
@@ -281,10 +281,10 @@ out:
 	return r;
 }
 
-static int authenticate(struct pv_remote *rem, const struct pv_host *host)
+static int authenticate(struct pv_remote *rem, const struct pv_remote_target *host)
 {
-	const char *user = host->ssh.user ? host->ssh.user : "root";
-	const char *id = host->ssh.identity;
+	const char *user = host->user ? host->user : "root";
+	const char *id = host->identity;
 	ssh_key key = NULL;
 	FILE *f = NULL;
 	char w[600];
@@ -342,10 +342,10 @@ out:
 	return r;
 }
 
-int pv_remote_connect(const struct pv_host *host, struct pv_remote **out)
+int pv_remote_connect(const struct pv_remote_target *host, struct pv_remote **out)
 {
 	struct pv_remote *rem = NULL;
-	const char *user = host->ssh.user ? host->ssh.user : "root";
+	const char *user = host->user ? host->user : "root";
 	const char *addr = host->address ? host->address : host->name;
 	long tmo;
 	int port, strict = 1, nodelay = 1, r = PV_EBUG;
@@ -362,7 +362,7 @@ int pv_remote_connect(const struct pv_host *host, struct pv_remote **out)
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	rem->port = port = host->ssh.port > 0 ? host->ssh.port : 22;
+	rem->port = port = host->port > 0 ? host->port : 22;
 	rem->timeout = timeout_of(host);
 	tmo = rem->timeout;
 	/* libssh's HOST option takes "user@host:port", so an IPv6 literal needs brackets; it
@@ -389,8 +389,8 @@ int pv_remote_connect(const struct pv_host *host, struct pv_remote **out)
 	    ssh_options_set(rem->session, SSH_OPTIONS_NODELAY, &nodelay) != SSH_OK ||
 	    ssh_options_set(rem->session, SSH_OPTIONS_STRICTHOSTKEYCHECK, &strict) != SSH_OK ||
 	    ssh_options_set(rem->session, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null") != SSH_OK ||
-	    (host->ssh.known_hosts != NULL && ssh_options_set(rem->session, SSH_OPTIONS_KNOWNHOSTS,
-							      host->ssh.known_hosts) != SSH_OK)) {
+	    (host->known_hosts != NULL &&
+	     ssh_options_set(rem->session, SSH_OPTIONS_KNOWNHOSTS, host->known_hosts) != SSH_OK)) {
 		r = pv_error(PV_ECONFIG, "bad SSH settings for '%s' (address '%s', user '%s'): %s",
 			     rem->name, addr, user, ssh_get_error(rem->session));
 		goto out;
@@ -685,7 +685,8 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 	while (!ssh_channel_is_eof(ch) && !ssh_channel_is_closed(ch)) {
 		long long t = now_ms();
 
-		if (!stopping && ((ops->stop && ops->stop(ops->arg)) || (deadline && t >= deadline))) {
+		if (!stopping &&
+		    ((ops->stop && ops->stop(ops->arg)) || (deadline && t >= deadline))) {
 			stopping = true;
 			grace = t + STREAM_GRACE_MS;
 			ssh_channel_send_eof(ch);
@@ -709,8 +710,9 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 		}
 		if (stopping && t >= grace) {
 			ssh_channel_request_send_signal(ch, "KILL");
-			r = pv_error(PV_EREMOTE, "'%s' on %s did not stop within %d s of the end of its "
-						 "input",
+			r = pv_error(PV_EREMOTE,
+				     "'%s' on %s did not stop within %d s of the end of its "
+				     "input",
 				     word, w, STREAM_GRACE_MS / 1000);
 			goto out;
 		}
@@ -918,7 +920,6 @@ out:
 /* fan-out --------------------------------------------------------------------------------- */
 
 struct fanout {
-	const struct pv_host *hosts;
 	size_t n;
 	size_t next; /* next host to take, under lock */
 	pthread_mutex_t lock;
@@ -941,14 +942,14 @@ static void *worker(void *arg)
 		if (i == fo->n)
 			break;
 		pv_error_clear();
-		fo->results[i].code = fo->fn(&fo->hosts[i], i, fo->ctx);
+		fo->results[i].code = fo->fn(i, fo->ctx);
 		snprintf(fo->results[i].msg, sizeof(fo->results[i].msg), "%s", pv_errmsg());
 	}
 	return NULL;
 }
 
-int pv_remote_fanout(const struct pv_host *hosts, size_t n, int max_parallel, pv_fanout_fn fn,
-		     void *ctx, struct pv_fanout_result *results)
+int pv_remote_fanout(size_t n, int max_parallel, pv_fanout_fn fn, void *ctx,
+		     struct pv_fanout_result *results)
 {
 	struct fanout fo;
 	pthread_t *tids = NULL;
@@ -960,7 +961,6 @@ int pv_remote_fanout(const struct pv_host *hosts, size_t n, int max_parallel, pv
 	if ((r = lib_ready()) != PV_OK)
 		return r;
 	memset(&fo, 0, sizeof(fo));
-	fo.hosts = hosts;
 	fo.n = n;
 	fo.fn = fn;
 	fo.ctx = ctx;
@@ -995,15 +995,14 @@ int pv_remote_fanout(const struct pv_host *hosts, size_t n, int max_parallel, pv
 	if (failed == 0) {
 		r = PV_OK;
 	} else if (failed < n) {
-		r = pv_error(PV_EPARTIAL, "%zu of %zu hosts failed, first '%s': %s", failed, n,
-			     hosts[first].name ? hosts[first].name : "?", results[first].msg);
+		r = pv_error(PV_EPARTIAL, "%zu of %zu hosts failed, first: %s", failed, n,
+			     results[first].msg);
 	} else {
 		/* every host failed: pass on the first failure's code */
 		if (n == 1)
 			r = pv_error(results[first].code, "%s", results[first].msg);
 		else
-			r = pv_error(results[first].code, "all %zu hosts failed, first '%s': %s", n,
-				     hosts[first].name ? hosts[first].name : "?",
+			r = pv_error(results[first].code, "all %zu hosts failed, first: %s", n,
 				     results[first].msg);
 	}
 out:

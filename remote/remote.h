@@ -14,15 +14,25 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "playbooks/playbook.h"
 #include "util/buf.h"
 
 struct pv_remote; /* one connected, authenticated session */
 
-/* Connect to host->address (or host->name when address is NULL) with host->ssh settings,
- * verify the host key, authenticate (identity file, else agent/default keys).
- * On success *out is set; free with pv_remote_free(). */
-int pv_remote_connect(const struct pv_host *host, struct pv_remote **out);
+/* Where and how to connect: filled from the playbook in one place (phases/target.c). */
+struct pv_remote_target {
+	const char *name;	 /* the host's name: messages, known_hosts when no address */
+	const char *address;	 /* IPv4/IPv6 literal or name; NULL: name */
+	int port;		 /* 0: 22 */
+	const char *user;	 /* NULL: root */
+	const char *identity;	 /* private key file; NULL: ssh-agent, then the default keys */
+	const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
+	bool accept_new;	 /* accept (and record) an unknown host key */
+	int timeout;		 /* seconds for each wait; 0: 10 */
+};
+
+/* Connect to t->address (or t->name), verify the host key, authenticate (identity file, else
+ * agent/default keys). On success *out is set; free with pv_remote_free(). */
+int pv_remote_connect(const struct pv_remote_target *t, struct pv_remote **out);
 void pv_remote_free(struct pv_remote *r);
 /* Host name for messages. */
 const char *pv_remote_name(const struct pv_remote *r);
@@ -71,17 +81,17 @@ int pv_remote_read_file(struct pv_remote *r, const char *path, struct pv_buf *bu
 int pv_remote_write_file(struct pv_remote *r, const char *path, const void *data, size_t len,
 			 int mode);
 
-/* Fan-out: call fn(host, ctx, &result) for each of n hosts, at most max_parallel at a time
- * (threads). Each call gets its own thread; fn records errors with pv_error (thread-local)
- * and returns a code; the fan-out stores code and a copy of the message per host in
+/* Fan-out: call fn(i, ctx) for each i < n (a host each), at most max_parallel at a time
+ * (threads; 0: 16). fn records errors with pv_error (thread-local; the message names the
+ * host) and returns a code; the fan-out stores code and a copy of the message per host in
  * results[i] (caller allocates n entries). Returns PV_OK if all succeeded, PV_EPARTIAL if
  * some failed and some succeeded, else the first failure's code. */
 struct pv_fanout_result {
 	int code;
 	char msg[1024];
 };
-typedef int (*pv_fanout_fn)(const struct pv_host *host, size_t index, void *ctx);
-int pv_remote_fanout(const struct pv_host *hosts, size_t n, int max_parallel, pv_fanout_fn fn,
-		     void *ctx, struct pv_fanout_result *results);
+typedef int (*pv_fanout_fn)(size_t index, void *ctx);
+int pv_remote_fanout(size_t n, int max_parallel, pv_fanout_fn fn, void *ctx,
+		     struct pv_fanout_result *results);
 
 #endif

@@ -575,11 +575,12 @@ int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, uns
 	while (r == PV_OK && next_line(text, len, &pos, &line, &n)) {
 		lineno++;
 		if (n > 6 && !memcmp(line, "ready ", 6)) {
-			struct pv_json *o = pv_json_parse(line + 6, n - 6, NULL, 0);
+			unsigned connected, failed;
+			char first[PV_RES_TEXT];
 
-			if (!ready[0])
-				str_of(o, "error", ready, sizeof(ready));
-			pv_json_free(o);
+			if (!ready[0] && pv_load_ready_decode(line, n, &connected, &failed, first,
+							      sizeof(first)) == PV_OK)
+				snprintf(ready, sizeof(ready), "%s", first);
 			continue;
 		}
 		if (!n || line[0] != '{')

@@ -164,7 +164,7 @@ static void read_step(struct pv_res_run *run, int dir, struct pv_res_step *st)
 		return;
 	/* the histograms must hold exactly the scenarios load.json counts completed */
 	for (int k = 0; k < PV_LOAD_KINDS && every && any; k++)
-		if (st->kind[k].hist.count != st->kind[k].completed)
+		if (pv_load_hist_count(&st->kind[k].hist) != st->kind[k].completed)
 			every = false;
 	if (!every || !any) {
 		pv_res_note(

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "load/model.h"
 #include "load/stats.h"
+#include "playbooks/workload.h"
 
 /* The most bytes read of one file: the run gathers at most 256 MiB per host and step. */
 #define PV_RES_FILE_MAX	 (256u << 20)

@@ -296,7 +296,7 @@ static unsigned bucket_of_rank(const struct pv_load_hist *h, uint64_t r)
 
 void pv_stat_hist_ci(const struct pv_load_hist *h, double q, double alpha, double *lo, double *hi)
 {
-	uint64_t n = h->count, a, b, l, u;
+	uint64_t n = pv_load_hist_count(h), a, b, l, u;
 
 	*lo = 0;
 	*hi = INFINITY;

@@ -5,8 +5,8 @@
 #include "run/internal.h"
 
 #include "load/line.h"
+#include "run/install.h"
 #include "load/report.h"
-#include "json/json.h"
 #include "load/proto.h"
 #include "remote/quote.h"
 #include "util/err.h"
@@ -17,6 +17,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The driver's state for the whole run (R->drv_state). */
+struct builtin {
+	struct pv_self self;
+	char (*bin)[128]; /* per client: provision's path there */
+	struct pv_load_config cfg;
+	struct pv_load_summary *sums; /* per step run */
+};
+
+/* A client's in a step (x->drv), under st->lock. */
+struct bhost {
+	struct pv_buf lines; /* every line it printed, kept as load.jsonl */
+	bool go_sent;
+	unsigned connected, failed;
+	char ready_error[256];
+	struct pv_load_figs *iv; /* its intervals, [seq - 1] */
+	size_t niv;
+};
+
+static struct builtin *state(struct run *R)
+{
+	return R->drv_state;
+}
+
+extern const char pv_run_load_sh[];
 
 struct install {
 	struct run *R;
@@ -32,33 +57,48 @@ static void *install_one(void *arg)
 	struct install *in = arg;
 	struct run *R = in->R;
 
-	in->code = pv_install_self(R->rems[in->i], &R->self, R->bin[in->i], sizeof(R->bin[0]),
+	struct builtin *B = state(R);
+
+	in->code = pv_install_self(R->rems[in->i], &B->self, B->bin[in->i], sizeof(B->bin[0]),
 				   &in->copied);
 	if (in->code != PV_OK)
 		snprintf(in->msg, sizeof(in->msg), "%s", pv_errmsg());
 	return NULL;
 }
 
-int pv_run_builtin_prepare(struct run *R)
+static int check(struct run *R)
 {
 	const struct pv_playbook *pb = R->pb;
+
+	if (!pb->has_server)
+		return pv_error(PV_ECONFIG, "driver 'builtin' loads the playbook's server: add a "
+					    "'server:' section");
+	for (size_t i = 0; i < pb->nclients; i++)
+		if (pb->clients[i].os != PV_OS_LINUX)
+			return pv_error(PV_ECONFIG,
+					"driver 'builtin' runs on Linux clients; '%s' is "
+					"os: windows (use driver 'fsct' there)",
+					pb->clients[i].name);
+	return PV_OK;
+}
+
+/* Before the first step: provision's binary on every client, the load settings. */
+static int prepare(struct run *R)
+{
+	const struct pv_playbook *pb = R->pb;
+	struct builtin *B;
 	struct install *in;
 	int r = PV_OK;
 
-	for (size_t i = 0; i < pb->nclients; i++)
-		if (pb->clients[i].os != PV_OS_LINUX)
-			return pv_error(PV_ECONFIG, "driver 'builtin' runs on Linux clients; '%s' is "
-						    "os: windows (use driver 'fsct' there)",
-					pb->clients[i].name);
-	if (pb->has_load)
-		R->cfg = pb->load;
-	else
-		pv_load_defaults(&R->cfg);
-	if (!(R->bin = calloc(pb->nclients, sizeof(*R->bin))) ||
-	    !(R->sums = calloc(R->ramp.n, sizeof(*R->sums))) ||
+	if (!(B = calloc(1, sizeof(*B))))
+		return pv_error(PV_EIO, "out of memory");
+	R->drv_state = B;
+	B->cfg = pb->load;
+	if (!(B->bin = calloc(pb->nclients, sizeof(*B->bin))) ||
+	    !(B->sums = calloc(R->ramp.n, sizeof(*B->sums))) ||
 	    !(in = calloc(pb->nclients, sizeof(*in))))
 		return pv_error(PV_EIO, "out of memory");
-	if ((r = pv_self_read(&R->self)) != PV_OK) {
+	if ((r = pv_self_read(&B->self)) != PV_OK) {
 		free(in);
 		return r;
 	}
@@ -78,102 +118,109 @@ int pv_run_builtin_prepare(struct run *R)
 			r = pv_error(in[i].code, "%s; nothing was started", in[i].msg);
 		else if (in[i].copied)
 			pv_log(PV_LOG_INFO, "run: provision copied to %s:%s", pb->clients[i].name,
-			       R->bin[i]);
+			       B->bin[i]);
 	}
 	free(in);
 	return r;
 }
 
-int pv_run_builtin_render(struct run *R, struct hostrun *x, struct pv_buf *in)
+/* The client's command and its stdin: the password, the settings, its users, "start". */
+static int render(struct run *R, struct steprun *st, struct hostrun *x)
 {
 	const struct pv_playbook *pb = R->pb;
+	struct builtin *B = state(R);
+	struct pv_buf *in = &x->input;
 	const struct pv_host *client = x->host;
 	size_t ci = (size_t)(client - pb->clients);
-	char name[PV_NAME_MAX], alias[PV_NAME_MAX], share[PV_NAME_MAX];
 	double secs = R->pb->driver.warmup + R->pb->driver.duration;
 	int timeout = client->ssh.timeout > 0 ? client->ssh.timeout : 10, r;
+	char num[32];
 
-	pv_remote_var(&x->cmd, "bin", R->bin[ci]);
+	(void)st;
+	if (!(x->drv = calloc(1, sizeof(struct bhost))))
+		return pv_error(PV_EIO, "out of memory");
+	pv_remote_var(&x->cmd, "bin", B->bin[ci]);
 	pv_remote_var(&x->cmd, "client", client->name);
 	pv_remote_var(&x->cmd, "wg", pb->domain.netbios);
-	pv_buf_addf(&x->cmd,
-		    "exec \"$bin\" load --client \"$client\" --workgroup \"$wg\" --duration %.0f "
-		    "--timeout %d\n",
-		    ceil(secs), timeout);
+	snprintf(num, sizeof(num), "%.0f", ceil(secs));
+	pv_remote_var(&x->cmd, "secs", num);
+	snprintf(num, sizeof(num), "%d", timeout);
+	pv_remote_var(&x->cmd, "timeout", num);
+	pv_buf_addstr(&x->cmd, pv_run_load_sh);
 	pv_buf_add(in, R->password->data, R->password->len);
 	pv_buf_addstr(in, "\n");
-	if ((r = pv_loadproto_config(&R->cfg, in)) != PV_OK)
+	if ((r = pv_loadproto_config(&B->cfg, in)) != PV_OK)
 		return r;
-	if (R->cfg.auth == PV_LOAD_KERBEROS &&
+	if (B->cfg.auth == PV_LOAD_KERBEROS &&
 	    (r = pv_loadproto_kerberos(pb->domain.realm,
-				       pb->domain.dc_address ? pb->domain.dc_address : pb->domain.dc_name,
+				       pb->domain.dc_address ? pb->domain.dc_address
+							     : pb->domain.dc_name,
 				       pb->domain.dns_domain, in)) != PV_OK)
 		return r;
 	for (unsigned n = 1; n <= x->h->users; n++) {
-		/* user n of client ci is user ci * per_client + n of the lab: its tree is in share
-		 * (that index mod shares) + 1, as `server` built it (phases/trees.c) */
-		unsigned long i = (unsigned long)ci * pb->users.per_client + (n - 1);
+		struct pv_roster_user u; /* where `server` built its tree */
 
-		if ((r = pv_user_name(pb, client, n, name)) != PV_OK ||
-		    (r = pv_alias_name(pb, n, alias)) != PV_OK ||
-		    (r = pv_share_name(pb, (unsigned)(i % pb->server.shares) + 1, share)) != PV_OK ||
-		    (r = pv_loadproto_user(name, alias, share, n, in)) != PV_OK)
+		if ((r = pv_roster_user(pb, ci, n, &u)) != PV_OK ||
+		    (r = pv_loadproto_user(u.name, u.alias, u.share_name, n, in)) != PV_OK)
 			return r;
 	}
 	pv_buf_addstr(in, "start\n");
 	return pv_buf_failed(&x->cmd) || pv_buf_failed(in) ? pv_error(PV_EIO, "out of memory")
-							    : PV_OK;
+							   : PV_OK;
+}
+
+/* "ready {...}": every user has logged on or failed (load/line.h). */
+static int on_ready(struct hostrun *x, struct bhost *b, const char *line, size_t len)
+{
+	int r = 0;
+
+	if (pv_load_ready_decode(line, len, &b->connected, &b->failed, b->ready_error,
+				 sizeof(b->ready_error)) != PV_OK) {
+		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE, "%s", pv_errmsg());
+		r = -1;
+	} else {
+		x->ready = x->running = true;
+	}
+	pthread_cond_broadcast(&x->st->cond);
+	return r;
+}
+
+/* An interval's figures, kept at its sequence number. */
+static void on_figures(struct bhost *b, const struct pv_load_figs *f)
+{
+	if (f->seq < 1 || f->seq > 1000000)
+		return;
+	if (f->seq > b->niv) {
+		struct pv_load_figs *iv = realloc(b->iv, f->seq * sizeof(*iv));
+
+		if (!iv)
+			return;
+		memset(iv + b->niv, 0, (f->seq - b->niv) * sizeof(*iv));
+		b->iv = iv;
+		b->niv = f->seq;
+	}
+	b->iv[f->seq - 1] = *f;
 }
 
 static int on_line(void *arg, const char *line, size_t len)
 {
 	struct hostrun *x = arg;
+	struct bhost *b = x->drv;
 	struct steprun *st = x->st;
 	struct pv_load_figs f;
 	int r = 0;
 
 	pthread_mutex_lock(&st->lock);
 	x->last_seen = pv_now();
-	pv_buf_add(&x->lines, line, len);
-	pv_buf_add(&x->lines, "\n", 1);
+	pv_buf_add(&b->lines, line, len);
+	pv_buf_add(&b->lines, "\n", 1);
 	if (len > 6 && !strncmp(line, "ready ", 6)) {
-		struct pv_json *o = pv_json_parse(line + 6, len - 6, NULL, 0);
-		const struct pv_json *c = o ? pv_json_get(o, "connected") : NULL,
-				     *fl = o ? pv_json_get(o, "failed") : NULL,
-				     *e = o ? pv_json_get(o, "error") : NULL;
-		long long vc = 0, vf = 0;
-
-		if (!c || !fl || !pv_json_integer(c, &vc) || !pv_json_integer(fl, &vf)) {
-			pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE,
-					 "provision load said '%.80s', not what it should", line);
-			r = -1;
-		} else {
-			x->ready = x->running = true;
-			x->connected = (unsigned)vc;
-			x->failed = (unsigned)vf;
-			if (e && pv_json_text(e))
-				snprintf(x->ready_error, sizeof(x->ready_error), "%s",
-					 pv_json_text(e));
-		}
-		pv_json_free(o);
-		pthread_cond_broadcast(&st->cond);
+		r = on_ready(x, b, line, len);
 	} else if (pv_load_line_decode(line, len, &f) == PV_OK) {
-		if (f.seq >= 1 && f.seq <= 1000000) {
-			if (f.seq > x->niv) {
-				struct pv_load_figs *iv = realloc(x->iv, f.seq * sizeof(*iv));
-
-				if (iv) {
-					memset(iv + x->niv, 0, (f.seq - x->niv) * sizeof(*iv));
-					x->iv = iv;
-					x->niv = f.seq;
-				}
-			}
-			if (f.seq <= x->niv)
-				x->iv[f.seq - 1] = f;
-		}
+		on_figures(b, &f);
 	} else {
-		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE, "provision load printed a line "
-								  "that is not figures: %s",
+		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE,
+				 "provision load printed a line that is not figures: %s",
 				 pv_errmsg());
 		r = -1;
 	}
@@ -184,13 +231,14 @@ static int on_line(void *arg, const char *line, size_t len)
 static bool should_stop(void *arg)
 {
 	struct hostrun *x = arg;
+	struct run *R = x->st->run;
 	bool stop;
 
 	pthread_mutex_lock(&x->st->lock);
 	stop = x->st->over;
 	/* silence counts once the load runs: a line comes every interval */
-	if (!stop && x->st->go && pv_now() - x->last_seen > x->st->run->lost_after +
-								   x->st->run->cfg.interval) {
+	if (!stop && x->st->go &&
+	    pv_now() - x->last_seen > R->lost_after + state(R)->cfg.interval) {
 		x->silent = true;
 		stop = true;
 		pthread_cond_broadcast(&x->st->cond);
@@ -202,131 +250,184 @@ static bool should_stop(void *arg)
 static int more_input(void *arg, struct pv_buf *in)
 {
 	struct hostrun *x = arg;
+	struct bhost *b = x->drv;
 
 	pthread_mutex_lock(&x->st->lock);
-	if (x->st->go && !x->go_sent) {
+	if (x->st->go && !b->go_sent) {
 		pv_buf_addstr(in, "go\n");
-		x->go_sent = true;
+		b->go_sent = true;
 		x->last_seen = pv_now();
 	}
 	pthread_mutex_unlock(&x->st->lock);
 	return 0;
 }
 
-void *pv_run_builtin_host(void *arg)
+/* The session ended: what it means for the client. Under st->lock. */
+static void ended(struct hostrun *x, int r, int status, const struct pv_buf *err)
+{
+	if (x->silent) {
+		pv_run_host_fail(x->h, PV_RUN_LOST, PV_EUNREACH,
+				 "no figures from '%s' for %.0f s during the step: lost",
+				 x->h->name, x->st->run->lost_after);
+		return;
+	}
+	if (x->h->code != PV_OK)
+		return;
+	if (r != PV_OK)
+		pv_run_host_fail(x->h, x->running ? PV_RUN_LOST : PV_RUN_NOT_STARTED,
+				 r == PV_EREMOTE ? PV_EUNREACH : r, "%s%s",
+				 x->running ? "lost: " : "", pv_errmsg());
+	else if (status == 0)
+		x->h->state = x->st->over && !x->ready ? PV_RUN_STOPPED : PV_RUN_DONE;
+	else if (status == 15 || (x->st->over && status == -1))
+		x->h->state = PV_RUN_STOPPED;
+	else
+		pv_run_host_fail(x->h, x->ready ? PV_RUN_FAILED : PV_RUN_NOT_STARTED, PV_EREMOTE,
+				 "provision load ended with status %d: %.300s", status,
+				 err->len ? err->data : "no message");
+	x->h->exit = status;
+}
+
+/* What it printed, kept beside the step's other results. */
+static void keep_lines(struct hostrun *x, const struct pv_buf *err)
+{
+	struct run *R = x->st->run;
+	struct bhost *b = x->drv;
+	char rel[128];
+
+	if (!b->lines.len && !err->len)
+		return;
+	snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
+	if (pv_buf_failed(&b->lines) || pv_sink_mkdir(&R->sink, rel) != PV_OK)
+		return;
+	pv_sink_write(&R->sink, rel, "load.jsonl", b->lines.data ? b->lines.data : "", b->lines.len,
+		      false);
+	if (err->len)
+		pv_sink_write(&R->sink, rel, "stderr", err->data, err->len, false);
+}
+
+/* The thread of a client's `provision load`. */
+static void *host(void *arg)
 {
 	struct hostrun *x = arg;
-	struct run *R = x->st->run;
 	struct pv_remote_stream_ops ops = {on_line, should_stop, x, more_input};
 	struct pv_buf err = PV_BUF_INIT;
-	char rel[128];
 	int status = -1, r;
 
 	r = pv_remote_stream(x->rem, x->cmd.data, x->input.data, x->input.len, &ops, &err, &status,
 			     0);
 	pv_buf_release(&x->input, 1);
 	pthread_mutex_lock(&x->st->lock);
-	if (x->silent) {
-		pv_run_host_fail(x->h, PV_RUN_LOST, PV_EUNREACH,
-				 "no figures from '%s' for %.0f s during the step: lost",
-				 x->h->name, R->lost_after);
-	} else if (x->h->code == PV_OK) {
-		if (r != PV_OK)
-			pv_run_host_fail(x->h, x->running ? PV_RUN_LOST : PV_RUN_NOT_STARTED,
-					 r == PV_EREMOTE ? PV_EUNREACH : r, "%s%s",
-					 x->running ? "lost: " : "", pv_errmsg());
-		else if (status == 0)
-			x->h->state = x->st->over && !x->ready ? PV_RUN_STOPPED : PV_RUN_DONE;
-		else if (status == 15 || (x->st->over && status == -1))
-			x->h->state = PV_RUN_STOPPED;
-		else
-			pv_run_host_fail(x->h, x->ready ? PV_RUN_FAILED : PV_RUN_NOT_STARTED,
-					 PV_EREMOTE, "provision load ended with status %d: %.300s",
-					 status, err.len ? err.data : "no message");
-		x->h->exit = status;
-	}
+	ended(x, r, status, &err);
 	x->ended = true;
 	pthread_cond_broadcast(&x->st->cond);
 	pthread_mutex_unlock(&x->st->lock);
-	/* what it printed, kept beside the step's other results */
-	snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
-	if (x->lines.len || err.len) {
-		struct pv_buf both = PV_BUF_INIT;
-
-		pv_buf_add(&both, x->lines.data ? x->lines.data : "", x->lines.len);
-		if (!pv_buf_failed(&both) && pv_run_sink_mkdir(&R->sink, rel) == PV_OK) {
-			pv_run_sink_write(&R->sink, rel, "load.jsonl", both.data ? both.data : "",
-					  both.len, false);
-			if (err.len)
-				pv_run_sink_write(&R->sink, rel, "stderr", err.data, err.len, false);
-		}
-		pv_buf_release(&both, 0);
-	}
+	keep_lines(x, &err);
 	pv_buf_release(&err, 0);
 	return NULL;
 }
 
-bool pv_run_builtin_all_ready(struct steprun *st)
+/* Every client ready (or gone): they go at once. Under st->lock. */
+static bool ready(struct steprun *st)
 {
 	for (size_t i = 0; i < st->n; i++)
 		if (!st->hr[i].h->controller && !st->hr[i].ready && !st->hr[i].ended)
 			return false;
+	for (size_t i = 0; i < st->n; i++) {
+		struct bhost *b = st->hr[i].drv;
+
+		if (b && st->hr[i].ready && b->failed)
+			pv_log(PV_LOG_WARN,
+			       "run: step %u: %s: %u of its users could not log on (%s)",
+			       st->step->n, st->hr[i].h->name, b->failed, b->ready_error);
+	}
 	return true;
 }
 
-void pv_run_builtin_step_end(struct run *R, struct steprun *st)
+static unsigned logged_on(struct steprun *st)
 {
-	struct pv_run_step *step = st->step;
-	struct pv_load_step ls;
-	size_t most = 0, skip;
+	unsigned n = 0;
 
-	pv_load_step_init(&ls, step->users);
 	for (size_t i = 0; i < st->n; i++) {
-		if (st->hr[i].h->controller)
+		const struct bhost *b = st->hr[i].drv;
+
+		n += b && st->hr[i].ready ? b->connected + b->failed : 0;
+	}
+	return n;
+}
+
+/* The clients' intervals after the warm-up, merged, into ls. */
+static void merge(struct run *R, struct steprun *st, struct pv_load_step *ls)
+{
+	size_t most = 0, skip;
+	unsigned interval = state(R)->cfg.interval;
+
+	for (size_t i = 0; i < st->n; i++) {
+		const struct bhost *b = st->hr[i].drv;
+
+		if (!b)
 			continue;
-		if (st->hr[i].niv > most)
-			most = st->hr[i].niv;
+		if (b->niv > most)
+			most = b->niv;
 		/* a client gone in the step (its session, or its provision load killed) */
 		if (st->hr[i].h->state == PV_RUN_LOST ||
 		    (st->hr[i].h->state == PV_RUN_FAILED && st->hr[i].ready))
-			ls.lost++;
+			ls->lost++;
 	}
-	/* the warm-up's intervals are not measured */
-	skip = (size_t)ceil((double)R->pb->driver.warmup / (R->cfg.interval ? R->cfg.interval : 1));
+	skip = (size_t)ceil((double)R->pb->driver.warmup / (interval ? interval : 1));
 	for (size_t seq = skip + 1; seq <= most; seq++) {
 		struct pv_load_figs m;
 		bool any = false;
 
 		memset(&m, 0, sizeof(m));
 		for (size_t i = 0; i < st->n; i++) {
-			const struct hostrun *x = &st->hr[i];
+			const struct bhost *b = st->hr[i].drv;
 
-			if (x->h->controller || seq > x->niv || x->iv[seq - 1].seq != seq)
+			if (!b || seq > b->niv || b->iv[seq - 1].seq != seq)
 				continue;
-			if (!any) {
-				m = x->iv[seq - 1];
-				any = true;
-			} else {
-				pv_load_figs_merge(&m, &x->iv[seq - 1]);
-			}
+			if (!any)
+				m = b->iv[seq - 1];
+			else
+				pv_load_figs_merge(&m, &b->iv[seq - 1]);
+			any = true;
 		}
 		if (any)
-			pv_load_step_add(&ls, &m);
-	}
-	ls.cpu = step->samples ? step->watch[PV_W_CPU].mean : NAN;
-	pv_load_summarize(&ls, &R->cfg, &step->load);
-	step->has_load = true;
-	R->sums[step->n - 1] = step->load;
-	for (size_t i = 0; i < st->n; i++) {
-		free(st->hr[i].iv);
-		st->hr[i].iv = NULL;
-		pv_buf_release(&st->hr[i].lines, 0);
+			pv_load_step_add(ls, &m);
 	}
 }
 
-int pv_run_builtin_report(struct run *R)
+/* After a step: the clients' intervals merged, the step's summary. */
+static void step_end(struct run *R, struct steprun *st)
 {
-	struct pv_load_results res = {&R->cfg, R->sums, R->res->nsteps, NULL};
+	struct builtin *B = state(R);
+	struct pv_run_step *step = st->step;
+	struct pv_load_step ls;
+
+	if (step->start > 0) { /* it ran */
+		pv_load_step_init(&ls, step->users);
+		merge(R, st, &ls);
+		ls.cpu = step->samples ? step->watch[PV_W_CPU].mean : NAN;
+		pv_load_summarize(&ls, &B->cfg, &step->load);
+		step->has_load = true;
+		B->sums[step->n - 1] = step->load;
+	}
+	for (size_t i = 0; i < st->n; i++) {
+		struct bhost *b = st->hr[i].drv;
+
+		if (!b)
+			continue;
+		free(b->iv);
+		pv_buf_release(&b->lines, 0);
+		free(b);
+		st->hr[i].drv = NULL;
+	}
+}
+
+/* After the last step: load.txt, .csv, .json, .svg in the run's folder; the answer. */
+static int report(struct run *R)
+{
+	struct builtin *B = state(R);
+	struct pv_load_results res = {&B->cfg, B->sums, R->res->nsteps, NULL};
 	struct pv_buf b = PV_BUF_INIT;
 	char title[256];
 	static const struct {
@@ -339,15 +440,15 @@ int pv_run_builtin_report(struct run *R)
 		     {"load.svg", pv_load_report_svg}};
 	int r = PV_OK;
 
-	if (!R->sums || !R->res->nsteps)
+	if (!B || !B->sums || !R->res->nsteps)
 		return PV_OK;
 	snprintf(title, sizeof(title), "%s, run %s", R->pb->server.host.name, R->res->id);
 	res.title = title;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && r == PV_OK; i++) {
 		pv_buf_reset(&b);
 		if ((r = files[i].fn(&res, &b)) == PV_OK)
-			r = pv_run_sink_write(&R->sink, "", files[i].name, b.data ? b.data : "",
-					      b.len, true);
+			r = pv_sink_write(&R->sink, "", files[i].name, b.data ? b.data : "", b.len,
+					  true);
 	}
 	pv_buf_reset(&b);
 	if (pv_load_answer_line(&res, &b) == PV_OK && b.data)
@@ -356,11 +457,56 @@ int pv_run_builtin_report(struct run *R)
 	return r;
 }
 
-void pv_run_builtin_release(struct run *R)
+static void release(struct run *R)
 {
-	pv_self_release(&R->self);
-	free(R->bin);
-	free(R->sums);
-	R->bin = NULL;
-	R->sums = NULL;
+	struct builtin *B = state(R);
+
+	if (!B)
+		return;
+	pv_self_release(&B->self);
+	free(B->bin);
+	free(B->sums);
+	free(B);
+	R->drv_state = NULL;
 }
+
+/* The dry run: the copies, then every client's users in every step. */
+static void plan(struct run *R)
+{
+	const struct pv_playbook *pb = R->pb;
+
+	for (size_t i = 0; i < pb->nclients; i++)
+		pv_plan_add(&R->res->plan,
+			    "copy provision to %s:/var/tmp/provision-<its digest>/provision unless "
+			    "that build is there",
+			    pb->clients[i].name);
+	for (size_t si = 0; si < R->ramp.n; si++)
+		for (size_t i = 0; i < pb->nclients; i++) {
+			unsigned n = pv_ramp_share(R->ramp.totals[si], pb->nclients, i);
+			char first[PV_NAME_MAX] = "", last[PV_NAME_MAX] = "";
+
+			pv_user_name(pb, &pb->clients[i], 1, first);
+			pv_user_name(pb, &pb->clients[i], n, last);
+			pv_plan_add(
+				&R->res->plan,
+				"run provision load on %s in step %zu/%zu (%u users): %s..%s, each "
+				"through its own alias, for %d + %d s",
+				pb->clients[i].name, si + 1, R->ramp.n, n, first, last,
+				pb->driver.warmup, pb->driver.duration);
+		}
+}
+
+const struct pv_run_driver pv_run_driver_builtin = {
+	.name = "builtin",
+	.grace = 10, /* provision load's own start and end */
+	.check = check,
+	.plan = plan,
+	.prepare = prepare,
+	.render = render,
+	.host = host,
+	.ready = ready,
+	.logged_on = logged_on,
+	.step_end = step_end,
+	.report = report,
+	.release = release,
+};

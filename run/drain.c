@@ -1,6 +1,7 @@
 /* run/drain.c: wait until the file server has drained: one SSH session, one remote command
  * per poll (run/scripts/drain.sh for the built-in probes, the playbook's command for the
  * command probe), its output parsed into a depth, polls spaced by the back-off rule. */
+#include "phases/target.h"
 #include "run/drain.h"
 
 #include "remote/quote.h"
@@ -10,7 +11,7 @@
 #include "util/log.h"
 #include "util/progress.h"
 
-#include "json/json.h"
+#include "samba/samba.h"
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
@@ -291,52 +292,23 @@ bool pv_drain_lab_user(const struct pv_playbook *pb, const char *username)
 	return false;
 }
 
-struct smb_count {
-	const struct pv_playbook *pb;
-	long n;
-};
-
-static int count_session(const char *key, const struct pv_json *v, void *arg)
+static bool lab_user(void *arg, const char *user)
 {
-	struct smb_count *c = arg;
-
-	(void)key;
-	if (pv_drain_lab_user(c->pb, pv_json_text(pv_json_get(v, "username"))))
-		c->n++;
-	return 0;
-}
-
-static int count_file(const char *key, const struct pv_json *v, void *arg)
-{
-	(void)key;
-	return pv_json_each(pv_json_get(v, "opens"), count_session, arg);
+	return pv_drain_lab_user(arg, user);
 }
 
 int pv_drain_parse_smb(const struct pv_playbook *pb, const char *text, size_t len, long *n)
 {
-	struct smb_count c = {pb, 0};
-	struct pv_json *doc;
-	const struct pv_json *sessions, *files;
-	char err[256];
-	int r = PV_OK;
-
-	if (!(doc = pv_json_parse(text, len, err, sizeof(err))))
+	switch (pv_samba_status_count(text, len, lab_user, (void *)pb, n)) {
+	case PV_SAMBA_STATUS_OK:
+		return PV_OK;
+	case PV_SAMBA_STATUS_NOT_JSON:
 		return bad_output(text, len, "the JSON of 'smbstatus --json'");
-	sessions = pv_json_get(doc, "sessions");
-	files = pv_json_get(doc, "open_files");
-	if (!pv_json_is_object(sessions) || (files && !pv_json_is_object(files))) {
-		r = bad_output(text, len,
-			       "what 'smbstatus --json' prints (an object with 'sessions' and "
-			       "'open_files')");
-		goto out;
+	default:
+		return bad_output(text, len,
+				  "what 'smbstatus --json' prints (an object with 'sessions' and "
+				  "'open_files')");
 	}
-	pv_json_each(sessions, count_session, &c);
-	if (files)
-		pv_json_each(files, count_file, &c);
-	*n = c.n;
-out:
-	pv_json_free(doc);
-	return r;
 }
 
 int pv_drain_parse(const struct pv_playbook *pb, enum pv_probe_kind k, const char *text, size_t len,
@@ -831,7 +803,7 @@ int pv_drain_wait(const struct pv_env *env, const struct pv_drain *d, struct pv_
 	       w.host, res->metric, d->threshold, d->settle, w.probe, d->interval, d->timeout);
 	w.t0 = pv_now();
 	w.deadline = w.t0 + d->timeout;
-	r = pv_remote_connect(&pb->server.host, &w.rem);
+	r = pv_host_connect(&pb->server.host, &w.rem);
 	if (pv_env_stopped(env)) {
 		r = stopped(&w);
 		goto out;

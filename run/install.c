@@ -62,8 +62,8 @@ static int script(struct pv_remote *rem, const char *dir, const char *digest, co
 			       : pv_remote_exec(rem, sc.data, NULL, 0, out, &err, &status, 0);
 	if (r == PV_OK && status != 0) {
 		/* the script's last line says what is wrong; status 3: the folder, 4: libraries */
-		r = pv_error(status == 3 ? PV_ECONFIG : PV_EREMOTE, "'%s': %s",
-			     pv_remote_name(rem), err.len ? err.data : "the install check failed");
+		r = pv_error(status == 3 ? PV_ECONFIG : PV_EREMOTE, "'%s': %s", pv_remote_name(rem),
+			     err.len ? err.data : "the install check failed");
 	}
 	pv_buf_release(&sc, 0);
 	pv_buf_release(&err, 0);
@@ -83,7 +83,8 @@ int pv_install_self(struct pv_remote *rem, const struct pv_self *self, char *pat
 	/* the copy's name carries the host's: hosts may share a file system */
 	snprintf(name, sizeof(name), "provision.new.%.60s", pv_remote_name(rem));
 	for (char *c = name; *c; c++)
-		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", *c))
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-",
+			    *c))
 			*c = '_';
 	snprintf(tmp, sizeof(tmp), "%s/%s", dir, name);
 	if ((r = script(rem, dir, self->digest, name, "check", &out)) != PV_OK)

@@ -1,63 +1,79 @@
-/* run/internal.h: what run/run.c and run/builtin.c (the built-in driver's
- * part of a run) share. Not for use outside phases/run*.c. */
+/* run/internal.h: what the files of run/ share: a run, its steps and hosts, and the interface
+ * every driver (command, fsct, builtin) implements. Not for use outside run/. */
 #ifndef PV_RUN_INTERNAL_H
 #define PV_RUN_INTERNAL_H
 
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "load/model.h"
-#include "load/stats.h"
-#include "run/driver.h"
-#include "run/install.h"
-#include "run/run.h"
 #include "remote/remote.h"
+#include "run/render.h"
+#include "run/run.h"
+#include "run/sink.h"
 #include "util/buf.h"
-
-/* ---- where the results go: the controller, local or over SSH ---- */
-
-struct sink {
-	struct pv_remote *rem; /* a controller host; NULL: this machine */
-	int fd;		       /* local: the run's folder */
-	char path[1024];       /* the run's folder */
-	pthread_mutex_t lock;  /* one SSH session for every thread */
-};
 
 struct run;
 struct steprun;
+struct hostrun;
+
+/* A driver: what runs on the hosts in each step, and what its results are. run.c and step.c
+ * know steps, hosts, the sink, the watch, the drain and the manifest, and reach a driver only
+ * through this. Every member may be NULL but plan. */
+struct pv_run_driver {
+	const char *name;
+	/* more seconds a step may take than warmup + duration (the driver's own start-up) */
+	double grace;
+	/* the run's settings checked before anything starts (PV_ECONFIG naming the setting) */
+	int (*check)(struct run *R);
+	/* the dry run: every command it would run, into R->res->plan */
+	void (*plan)(struct run *R);
+	/* after the hosts are connected, before the first step (e.g. a binary on the clients);
+	 * sets R->drv_state. NULL host below: the driver cannot run here (PV_ENOTIMPL) */
+	int (*prepare)(struct run *R);
+	/* a host's command for the step: x->cmd, x->input (its stdin), x->password */
+	int (*render)(struct run *R, struct steprun *st, struct hostrun *x);
+	/* the thread of a host in a step: start its command, follow it until st->over, mark its
+	 * state, gather its results, set x->ended (all under st->lock where shared) */
+	void *(*host)(void *hostrun);
+	/* under st->lock: every client is ready for the load to start at once (NULL: at once) */
+	bool (*ready)(struct steprun *st);
+	/* under st->lock: how many users the clients have logged on, for the progress line */
+	unsigned (*logged_on)(struct steprun *st);
+	/* after a step's hosts have ended and its watch is summed: the step's own figures */
+	void (*step_end)(struct run *R, struct steprun *st);
+	/* after the last step: the driver's result files, R->res->answer */
+	int (*report)(struct run *R);
+	void (*release)(struct run *R);
+};
+
+extern const struct pv_run_driver pv_run_driver_command, pv_run_driver_fsct, pv_run_driver_builtin;
 
 struct hostrun {
 	struct steprun *st;
 	struct pv_run_host *h;
 	const struct pv_host *host; /* NULL: the local controller */
 	struct pv_remote *rem;
-	struct pv_buf cmd; /* the command as rendered */
-	char base[256];	   /* the run's folder on the host: <run base>-<host> */
-	char dir[300];	   /* the step's folder there: <base>/step-01 */
-	bool password;
+	struct pv_buf cmd;   /* the command as rendered */
+	struct pv_buf input; /* its stdin (secret: it may carry the password) */
+	char base[256];	     /* the run's folder on the host: <run base>-<host> */
+	char dir[300];	     /* the step's folder there: <base>/step-01 */
+	bool password;	     /* the command reads the users' password */
 	pthread_t thread;
 	bool thread_ok;
 	/* under st->lock */
-	bool running, ended, silent, final;
+	bool running, ended, silent, final, ready;
 	double last_seen;
-	/* driver builtin: what `provision load` said */
-	struct pv_buf input; /* its stdin: the password, the setup lines */
-	struct pv_buf lines; /* every line it printed, kept as load.jsonl */
-	bool ready, go_sent;
-	unsigned connected, failed;
-	char ready_error[256];
-	struct pv_load_figs *iv; /* its intervals, [seq - 1] */
-	size_t niv;
+	void *drv; /* the driver's state of this host in this step, freed by its step_end */
 };
 
 struct steprun {
 	struct run *run;
 	struct pv_run_step *step;
-	char rel[32];	    /* "step-01" below the run's folder */
+	char rel[32]; /* "step-01" below the run's folder */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	bool over;	    /* the step is over: every command stops */
-	bool go;	    /* builtin: every client is ready, the load starts */
+	bool over; /* the step is over: every command stops */
+	bool go;   /* every client is ready, the load starts */
 	double go_at;
 	struct hostrun *hr;
 	size_t n;
@@ -66,53 +82,38 @@ struct steprun {
 struct run {
 	const struct pv_env *env;
 	const struct pv_playbook *pb;
+	const struct pv_run_driver *drv;
+	void *drv_state; /* the driver's, for the whole run */
 	struct pv_run_result *res;
 	struct pv_ramp ramp;
-	struct sink sink;
+	struct pv_sink sink;
 	struct pv_remote **rems;   /* one per client */
-	struct pv_remote *ctl_rem; /* the controller's host, when it has one and a command */
+	struct pv_remote *ctl_rem; /* the controller's host, when it has one */
 	char (*system)[128];	   /* per client: uname -sr */
 	char server_system[256];
 	const struct pv_secret *password;
-	char base[200];		   /* on the hosts: /tmp/provision-run-<lab>-<id>, then -<host>
-				    * (hosts may share a file system, as the lab's do) */
-	char local_pw[64];	   /* a private folder for the local controller's password file */
-	bool local_pw_written;
+	char base[200];	   /* on the hosts: /tmp/provision-run-<lab>-<id>, then -<host> (hosts may
+			    * share a file system, as the lab's do) */
+	char local_pw[64]; /* a private folder for the local controller's password file */
 	struct pv_watch *watch;
 	double lost_after, deadline;
 	double wall0;
-	/* driver builtin */
-	bool builtin;
-	struct pv_self self;
-	char (*bin)[128]; /* per client: provision's path there */
-	struct pv_load_config cfg;
-	struct pv_load_summary *sums; /* per step run */
 };
 
+/* run/step.c */
 /* Mark a host's outcome: the state, and the first failure's code and message. */
 void pv_run_host_fail(struct pv_run_host *h, enum pv_run_state s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Make the folder rel below the run's folder (its parent there). */
-int pv_run_sink_mkdir(struct sink *k, const char *rel);
-/* Write the file rel/name below the run's folder (replace: atomically over an older one). */
-int pv_run_sink_write(struct sink *k, const char *rel, const char *name, const void *data,
-		      size_t len, bool replace);
+/* Host i of a step (i < nclients: client i, else the controller): x->h's name, users, x's
+ * host, session, base and dir. */
+void pv_run_host_init(struct run *R, struct steprun *st, struct hostrun *x, size_t i);
+/* Step si of the ramp, whole: its hosts' commands, the wait for ready, the load, the stop,
+ * the watch's files, the driver's figures. */
+int pv_run_step_run(struct run *R, size_t si);
+/* Wall clock, seconds since the epoch. */
+double pv_run_wall(void);
 
-/* ---- run_builtin.c: the built-in driver ---- */
-
-/* Before the first step: provision's binary on every client, the load settings. */
-int pv_run_builtin_prepare(struct run *R);
-/* The client's command and its stdin for a step: into x->cmd and in. */
-int pv_run_builtin_render(struct run *R, struct hostrun *x, struct pv_buf *in);
-/* The thread of a client's `provision load`. */
-void *pv_run_builtin_host(void *arg);
-/* Once every client is ready (or gone): go. Called with st->lock held; true when the step may
- * start. */
-bool pv_run_builtin_all_ready(struct steprun *st);
-/* After a step: the clients' intervals merged, the step's summary. */
-void pv_run_builtin_step_end(struct run *R, struct steprun *st);
-/* After the last step: load.txt, .csv, .json, .svg in the run's folder; the answer. */
-int pv_run_builtin_report(struct run *R);
-void pv_run_builtin_release(struct run *R);
+/* run/manifest.c */
+int pv_run_manifest_write(struct run *R, const char *status, int code, const char *msg);
 
 #endif

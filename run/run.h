@@ -1,6 +1,6 @@
 /* run/run.h: `provision run`, the load driver's phases across the hosts.
  *
- * For every step of the ramp (run/driver.h): the client command starts on every client at
+ * For every step of the ramp (run/render.h): the client command starts on every client at
  * once, each in a process group of its own under a wrapper (run/scripts/run-client.pl)
  * that stops the whole group when its SSH session says so or goes away; then the controller's
  * command runs; the step lasts warmup + duration, or until every command has ended. Then every
@@ -38,35 +38,35 @@ const char *pv_run_state_name(enum pv_run_state s);
 struct pv_run_host {
 	const char *name; /* the client's name, or "controller" */
 	bool controller;
-	unsigned users;	  /* clients: their users in this step */
+	unsigned users; /* clients: their users in this step */
 	enum pv_run_state state;
-	int exit;	  /* the command's exit status (128+N: signal N), -1 when none */
-	int code;	  /* a failure's code, PV_OK otherwise */
-	char msg[384];	  /* and its message */
+	int exit;      /* the command's exit status (128+N: signal N), -1 when none */
+	int code;      /* a failure's code, PV_OK otherwise */
+	char msg[384]; /* and its message */
 	unsigned long files, skipped; /* gathered: files, entries not gathered (links...) */
 	unsigned long long bytes;
 };
 
 struct pv_run_step {
-	unsigned n;	  /* from 1 */
-	unsigned users;	  /* all clients together */
+	unsigned n;	   /* from 1 */
+	unsigned users;	   /* all clients together */
 	double start, end; /* wall clock, seconds since the epoch */
 	const char *ended; /* why it ended: "duration", "commands ended", "command failed",
 			    * "host lost", "stopped", "timeout" */
 	struct pv_run_host *hosts;
 	size_t nhosts;
-	size_t samples;	  /* the server watch's samples measured (after the warm-up) */
+	size_t samples; /* the server watch's samples measured (after the warm-up) */
 	struct pv_watch_stat watch[PV_W_COUNT];
-	bool has_load;	  /* driver builtin: the step's figures */
+	bool has_load; /* driver builtin: the step's figures */
 	struct pv_load_summary load;
-	bool drained;	  /* the queue was waited for after this step */
+	bool drained; /* the queue was waited for after this step */
 	double drain_seconds;
 	long drain_first, drain_peak;
 };
 
 struct pv_run_result {
 	char id[64];
-	char folder[1024];  /* <controller.results>/<id> on the controller */
+	char folder[1024];	/* <controller.results>/<id> on the controller */
 	const char *controller; /* "local" or the controller's host */
 	const char *driver;
 	char digest[PV_SHA256_HEX]; /* the playbook file's SHA-256 */

@@ -1,6 +1,8 @@
 /* run/watch.c: the server watch (see watch.h). */
+#include "phases/target.h"
 #include "run/watch.h"
 
+#include "json/json.h"
 #include "remote/quote.h"
 #include "remote/remote.h"
 #include "util/err.h"
@@ -13,14 +15,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const char pv_run_watch_pl[];
+extern const char pv_run_watch_pl[], pv_run_watch_sh[];
 
 const char *const pv_watch_names[PV_W_COUNT] = {
-	[PV_W_CPU] = "cpu",	      [PV_W_USR] = "usr",	  [PV_W_SYS] = "sys",
-	[PV_W_IOWAIT] = "iowait",     [PV_W_SMBD] = "smbd",	  [PV_W_WINBINDD] = "winbindd",
-	[PV_W_SAMBA] = "samba",	      [PV_W_SELF] = "self",	  [PV_W_MEM_USED] = "mem_used",
-	[PV_W_MEM_AVAIL] = "mem_avail", [PV_W_DIRTY] = "dirty", [PV_W_RD] = "rd",
-	[PV_W_WR] = "wr",	      [PV_W_INFLIGHT] = "inflight", [PV_W_NET_RX] = "net_rx",
+	[PV_W_CPU] = "cpu",
+	[PV_W_USR] = "usr",
+	[PV_W_SYS] = "sys",
+	[PV_W_IOWAIT] = "iowait",
+	[PV_W_SMBD] = "smbd",
+	[PV_W_WINBINDD] = "winbindd",
+	[PV_W_SAMBA] = "samba",
+	[PV_W_SELF] = "self",
+	[PV_W_MEM_USED] = "mem_used",
+	[PV_W_MEM_AVAIL] = "mem_avail",
+	[PV_W_DIRTY] = "dirty",
+	[PV_W_RD] = "rd",
+	[PV_W_WR] = "wr",
+	[PV_W_INFLIGHT] = "inflight",
+	[PV_W_NET_RX] = "net_rx",
 	[PV_W_NET_TX] = "net_tx",
 };
 
@@ -34,8 +46,9 @@ static int malformed(const char *line, size_t len, const char *why)
 	for (size_t i = 0; i < n; i++)
 		shown[i] = line[i] >= 0x20 && line[i] < 0x7f ? line[i] : '?';
 	shown[n] = '\0';
-	return pv_error(PV_EREMOTE, "the server's sampler printed a line that is not a sample (%s): "
-				    "'%s%s'",
+	return pv_error(PV_EREMOTE,
+			"the server's sampler printed a line that is not a sample (%s): "
+			"'%s%s'",
 			why, shown, len > n ? "..." : "");
 }
 
@@ -223,6 +236,57 @@ int pv_watch_csv(const struct pv_watch_sample *s, size_t n, double t0, double me
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
+/* One interface's mean and max rates over the samples that have it. */
+static struct pv_json *if_json(const struct pv_watch_sample *s, size_t n, const char *name)
+{
+	struct pv_json *f = pv_json_object();
+	double rx = 0, tx = 0, rxm = 0, txm = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (unsigned j = 0; j < s[i].nifs; j++)
+			if (strcmp(s[i].ifs[j].name, name) == 0) {
+				const struct pv_watch_if *w = &s[i].ifs[j];
+
+				rx += w->rx;
+				tx += w->tx;
+				rxm = w->rx > rxm ? w->rx : rxm;
+				txm = w->tx > txm ? w->tx : txm;
+				k++;
+			}
+	pv_json_real(f, "rx_mean", k ? rx / (double)k : 0);
+	pv_json_real(f, "rx_max", rxm);
+	pv_json_real(f, "tx_mean", k ? tx / (double)k : 0);
+	pv_json_real(f, "tx_max", txm);
+	return f;
+}
+
+int pv_watch_json(const struct pv_watch_sample *s, size_t n, int interval,
+		  const struct pv_watch_stat stat[PV_W_COUNT], char **out)
+{
+	struct pv_json *o = pv_json_object(), *m;
+
+	pv_json_int(o, "samples", (long long)n);
+	pv_json_int(o, "interval", interval);
+	for (int i = 0; i < PV_W_COUNT; i++) {
+		m = pv_json_object();
+		pv_json_real(m, "mean", stat[i].mean);
+		pv_json_real(m, "p95", stat[i].p95);
+		pv_json_real(m, "max", stat[i].max);
+		pv_json_set(o, pv_watch_names[i], m);
+	}
+	m = pv_json_object();
+	for (size_t i = 0; i < n; i++)
+		for (unsigned j = 0; j < s[i].nifs; j++)
+			if (!pv_json_get(m, s[i].ifs[j].name))
+				pv_json_set(m, s[i].ifs[j].name,
+					    if_json(s + i, n - i, s[i].ifs[j].name));
+	pv_json_set(o, "interfaces", m);
+	*out = pv_json_pretty(o);
+	pv_json_free(o);
+	return *out ? PV_OK : pv_error(PV_EIO, "out of memory");
+}
+
 /* ---- the running watch ---- */
 
 struct pv_watch {
@@ -306,9 +370,9 @@ static void *run(void *arg)
 	if (r != PV_OK)
 		failed(w, r);
 	else if (!w->stopping)
-		failed(w, pv_error(PV_EREMOTE, "the server's sampler ended on its own (status %d)%s%s",
-				   status, err.len ? ": " : "",
-				   err.len ? err.data : ""));
+		failed(w,
+		       pv_error(PV_EREMOTE, "the server's sampler ended on its own (status %d)%s%s",
+				status, err.len ? ": " : "", err.len ? err.data : ""));
 	w->ended = true;
 	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
@@ -336,22 +400,29 @@ int pv_watch_start(const struct pv_env *env, int interval, struct pv_watch **out
 
 	*out = NULL;
 	if (!pb->has_server)
-		return pv_error(PV_ECONFIG, "the server watch needs a server: add a 'server:' section, "
-					    "or set driver.watch: 0");
+		return pv_error(PV_ECONFIG,
+				"the server watch needs a server: add a 'server:' section, "
+				"or set driver.watch: 0");
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return pv_error(PV_EIO, "out of memory");
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	w->interval = interval;
-	pv_remote_var(&cmd, "prog", pv_run_watch_pl);
-	pv_buf_addf(&cmd, "exec perl -e \"$prog\" -- %d\n", interval);
+	{
+		char iv[16];
+
+		snprintf(iv, sizeof(iv), "%d", interval);
+		pv_remote_var(&cmd, "prog", pv_run_watch_pl);
+		pv_remote_var(&cmd, "interval", iv);
+		pv_buf_addstr(&cmd, pv_run_watch_sh);
+	}
 	if (pv_buf_failed(&cmd)) {
 		pv_buf_release(&cmd, 0);
 		release(w);
 		return pv_error(PV_EIO, "out of memory");
 	}
 	w->cmd = cmd.data;
-	if ((r = pv_remote_connect(&pb->server.host, &w->rem)) != PV_OK) {
+	if ((r = pv_host_connect(&pb->server.host, &w->rem)) != PV_OK) {
 		release(w);
 		return pv_error_prefix(r, "server watch");
 	}
@@ -362,14 +433,14 @@ int pv_watch_start(const struct pv_env *env, int interval, struct pv_watch **out
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += wait;
 	pthread_mutex_lock(&w->lock);
-	while (!w->started && !w->ended &&
-	       pthread_cond_timedwait(&w->cond, &w->lock, &until) == 0)
+	while (!w->started && !w->ended && pthread_cond_timedwait(&w->cond, &w->lock, &until) == 0)
 		;
 	if (!w->started) {
 		w->stopping = true;
 		if (w->code == PV_OK)
-			failed(w, pv_error(PV_EREMOTE, "the server's sampler did not start within %d s "
-						       "(it needs perl on the server)",
+			failed(w, pv_error(PV_EREMOTE,
+					   "the server's sampler did not start within %d s "
+					   "(it needs perl on the server)",
 					   wait));
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -379,7 +450,8 @@ int pv_watch_start(const struct pv_env *env, int interval, struct pv_watch **out
 		release(w);
 		return r;
 	}
-	pv_log(PV_LOG_INFO, "server watch: sampling '%s' every %d s", pb->server.host.name, interval);
+	pv_log(PV_LOG_INFO, "server watch: sampling '%s' every %d s", pb->server.host.name,
+	       interval);
 	*out = w;
 	return PV_OK;
 }
@@ -401,7 +473,7 @@ int pv_watch_window(struct pv_watch *w, double from, double to, struct pv_watch_
 		memcpy(*s, w->s + a, (b - a) * sizeof(**s));
 		*n = b - a;
 	}
-	r = b > a && !*s ? pv_error(PV_EIO, "out of memory")
+	r = b > a && !*s       ? pv_error(PV_EIO, "out of memory")
 	    : w->code != PV_OK ? pv_error(w->code, "server watch: %s", w->msg)
 			       : PV_OK;
 	pthread_mutex_unlock(&w->lock);

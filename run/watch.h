@@ -67,6 +67,12 @@ int pv_watch_summarize(const struct pv_watch_sample *s, size_t n,
 int pv_watch_csv(const struct pv_watch_sample *s, size_t n, double t0, double measure_from,
 		 struct pv_buf *out);
 
+/* A step's watch.json: the samples measured, the interval, each metric's mean, p95 and max
+ * (stat, over s), and each interface's mean and max rates over the samples that have it.
+ * *out is the text (free() it). */
+int pv_watch_json(const struct pv_watch_sample *s, size_t n, int interval,
+		  const struct pv_watch_stat stat[PV_W_COUNT], char **out);
+
 /* The running watch. */
 struct pv_watch;
 

@@ -18,6 +18,7 @@
 
 extern const char pv_samba_probe_sh[];
 extern const char pv_samba_as_admin_sh[];
+extern const char pv_samba_version_sh[];
 
 /* The line that says why a command failed: the last one, unless a line reports a full disk
  * (tar, for one, names each file it could not write, then ends with a generic "Exiting with
@@ -97,19 +98,12 @@ int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *scrip
 	return r;
 }
 
-int pv_samba_as_admin(struct pv_remote *rem, const struct pv_domain *d,
-		      const struct pv_secret *admin, const char *what, const struct pv_buf *body,
-		      int *status, int timeout)
+int pv_samba_as_admin(struct pv_remote *rem, const char *princ, const struct pv_secret *admin,
+		      const char *what, const struct pv_buf *body, int *status, int timeout)
 {
 	struct pv_buf s = PV_BUF_INIT;
-	char princ[512];
 	int r;
 
-	/* the admin with the realm appended when absent, as kinit takes it */
-	if (strchr(d->admin, '@'))
-		snprintf(princ, sizeof(princ), "%s", d->admin);
-	else
-		snprintf(princ, sizeof(princ), "%s@%s", d->admin, d->realm);
 	pv_remote_var(&s, "princ", princ);
 	pv_buf_addstr(&s, pv_samba_as_admin_sh);
 	if (pv_buf_failed(body))
@@ -121,14 +115,14 @@ int pv_samba_as_admin(struct pv_remote *rem, const struct pv_domain *d,
 	return r;
 }
 
-int pv_samba_service(struct pv_remote *rem, const struct pv_server *s, const char *action,
+int pv_samba_service(struct pv_remote *rem, const char *tmpl, const char *action,
 		     const char *service)
 {
 	struct pv_buf cmd = PV_BUF_INIT, out = PV_BUF_INIT;
 	char what[128];
 	int r;
 
-	for (const char *p = s->service; *p;) {
+	for (const char *p = tmpl; *p;) {
 		if (strncmp(p, "{action}", 8) == 0) {
 			pv_buf_addstr(&cmd, action);
 			p += 8;
@@ -352,7 +346,23 @@ static int take_account(const char *dn, const char *const *vals, void *arg)
 	return PV_OK;
 }
 
-int pv_samba_account(struct pv_dir *dir, const struct pv_domain *d, const char *netbios, char **dn,
+void pv_samba_version(struct pv_remote *rem, char *out, size_t len)
+{
+	struct pv_buf text = PV_BUF_INIT;
+	int status = 0;
+
+	out[0] = '\0';
+	if (pv_remote_exec(rem, pv_samba_version_sh, NULL, 0, &text, NULL, &status, 0) == PV_OK &&
+	    text.data) {
+		for (char *c = text.data; *c; c++)
+			if (*c == '\n' && c[1])
+				*c = ';';
+		snprintf(out, len, "%.*s", (int)strcspn(text.data, "\n"), text.data);
+	}
+	pv_buf_release(&text, 0);
+}
+
+int pv_samba_account(struct pv_dir *dir, const char *base_dn, const char *netbios, char **dn,
 		     char **desc)
 {
 	struct pv_buf filter = PV_BUF_INIT, sam = PV_BUF_INIT;
@@ -368,7 +378,7 @@ int pv_samba_account(struct pv_dir *dir, const struct pv_domain *d, const char *
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	r = pv_dir_search(dir, d->base_dn, filter.data, attrs, 100, take_account, &a);
+	r = pv_dir_search(dir, base_dn, filter.data, attrs, 100, take_account, &a);
 	if (r == PV_OK) {
 		*dn = a.dn;
 		*desc = a.desc;

@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "playbooks/playbook.h"
 #include "util/buf.h"
 #include "util/secret.h"
 
@@ -87,19 +86,32 @@ int pv_samba_run(struct pv_remote *rem, const char *what, const struct pv_buf *s
 int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *script, const void *in,
 		      size_t inlen, struct pv_buf *out, int *status, int timeout);
 
-/* Run body with the admin's ticket (samba/scripts/as-admin.sh before it; the password goes on
- * stdin to kinit alone). status as for pv_samba_run; a failed kinit is status 4. */
-int pv_samba_as_admin(struct pv_remote *rem, const struct pv_domain *d,
-		      const struct pv_secret *admin, const char *what, const struct pv_buf *body,
-		      int *status, int timeout);
+/* Run body with a ticket of admin (a principal: Administrator@LAB.TEST; samba/scripts/as-admin.sh
+ * before it; the password goes on stdin to kinit alone). status as for pv_samba_run; a failed
+ * kinit is status 4. */
+int pv_samba_as_admin(struct pv_remote *rem, const char *principal, const struct pv_secret *admin,
+		      const char *what, const struct pv_buf *body, int *status, int timeout);
 
-/* The playbook's service command with {action} and {service} filled in, run on the server. */
-int pv_samba_service(struct pv_remote *rem, const struct pv_server *s, const char *action,
+/* The service-control command template (server.service: "systemctl {action} {service}") with
+ * {action} and {service} filled in, run on the server. */
+int pv_samba_service(struct pv_remote *rem, const char *tmpl, const char *action,
 		     const char *service);
+
+/* The server's Samba version and system, "Version 4.17.12-Debian;Linux 6.1.0", into out
+ * ("" when it cannot say: for the manifest only). */
+void pv_samba_version(struct pv_remote *rem, char *out, size_t len);
+
+/* What `smbstatus --json` printed (text, len): *n the sessions and open files (each open
+ * counts) of the users for whom mine(arg, user) says yes. PV_SAMBA_STATUS_OK; NOT_JSON when
+ * it is no JSON; NOT_STATUS when it lacks 'sessions' (an object) or has 'open_files' that is
+ * not one. Records no error: the caller quotes the text. */
+enum { PV_SAMBA_STATUS_OK = 0, PV_SAMBA_STATUS_NOT_JSON, PV_SAMBA_STATUS_NOT_STATUS };
+int pv_samba_status_count(const char *text, size_t len, bool (*mine)(void *arg, const char *user),
+			  void *arg, long *n);
 
 /* The computer account <netbios>$ in the directory: *dn (NULL when absent) and *desc (NULL
  * when none); the caller frees both. */
-int pv_samba_account(struct pv_dir *dir, const struct pv_domain *d, const char *netbios, char **dn,
+int pv_samba_account(struct pv_dir *dir, const char *base_dn, const char *netbios, char **dn,
 		     char **desc);
 
 /* The line of text that says why a command failed (see samba.c); for messages. */

@@ -4,6 +4,10 @@
 # which is how EBUSY is told apart from other rename failures.
 # Set before it: f b old new mkbak dropbak wait; the positional parameters are the names to
 # verify with getent.
+set -u
+LC_ALL=C
+export LC_ALL
+umask 022
 : "${f:?}" "${old:?}" "${mkbak:?}" "${dropbak:?}" "${wait:?}"
 b=${b-} new=${new-}
 tmp='' prev='' bt=''

@@ -3,6 +3,9 @@
 # Set before it: r (results), p (its parent), bdir (--backup folder or ""), stamp
 # (YYYYmmdd-HHMMSS), create (1: make a missing folder), dry (1: say what would be done).
 # Prints one line "pv-ctl <state> [entries backup]"; exit 31-37 with a line on stderr.
+set -u
+LC_ALL=C
+export LC_ALL
 : "${r:?}" "${p:?}" "${stamp:?}" "${create:?}" "${dry:?}"
 bdir=${bdir-}
 die() { c=$1; shift; printf '%s\n' "$*" >&2; exit "$c"; }

@@ -39,9 +39,9 @@ static void check_figs(const struct pv_load_figs *f)
 
 		for (unsigned b = 0; b < PV_LOAD_BUCKETS; b++)
 			sum += n->lat.n[b];
-		if (n->late > n->started || n->over_limit > n->completed ||
-		    n->overloaded < n->late || n->overloaded > n->late + n->over_limit ||
-		    sum != n->lat.count || n->lat.count != n->completed || !(n->lat.max >= 0))
+		if (n->late > n->started || n->over_limit > sum || n->overloaded < n->late ||
+		    n->overloaded > n->late + n->over_limit || sum != pv_load_hist_count(&n->lat) ||
+		    !(n->lat.max >= 0))
 			broken("figures read that break the counts' promises");
 	}
 }
@@ -56,7 +56,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct pv_load_summary sum;
 	struct pv_load_config c;
 	struct pv_buf a = PV_BUF_INIT, b = PV_BUF_INIT;
-	int r = pv_load_line_decode((const char *)data, size, &f);
+	unsigned connected = 0, failed = 0;
+	char first[256];
+	int r;
+
+	/* the other line the controller reads: "ready {...}" */
+	r = pv_load_ready_decode((const char *)data, size, &connected, &failed, first,
+				 sizeof(first));
+	if (r != PV_OK && (r != PV_EREMOTE || !pv_errmsg()[0]))
+		broken("a ready line refused without PV_EREMOTE and a message");
+	if (r == PV_OK) {
+		if (pv_load_ready_encode(connected, failed, first, &a) != PV_OK ||
+		    pv_load_ready_decode(a.data, a.len, &connected, &failed, first,
+					 sizeof(first)) != PV_OK)
+			broken("a ready line read does not write and read back");
+		pv_buf_release(&a, 0);
+	}
+	r = pv_load_line_decode((const char *)data, size, &f);
 
 	if (r != PV_OK) {
 		if (r != PV_EREMOTE || !pv_errmsg()[0])

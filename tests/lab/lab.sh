@@ -17,6 +17,16 @@
 set -euo pipefail
 export LC_ALL=C
 umask 022
+# The lab's daemons must not inherit the caller's descriptors: a lock held around this script
+# (flock) would otherwise be held by samba, smbd and sshd for as long as the lab runs. Bash
+# reads this script on fd 255.
+for _fd in /proc/$$/fd/*; do
+  _fd=${_fd##*/}
+  if [[ $_fd =~ ^[0-9]+$ ]] && ((_fd > 2 && _fd != 255)); then
+    eval "exec $_fd>&-" 2>/dev/null || true
+  fi
+done
+unset _fd
 
 LAB=${PROVISION_LAB_DIR:-/var/lib/provision-lab}
 LAB=${LAB%/}

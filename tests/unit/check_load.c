@@ -225,7 +225,7 @@ START_TEST(hist_quantiles)
 		pv_load_hist_add(&h, i / 1000.0);
 		pv_load_hist_add(i % 2 ? &a : &b, i / 1000.0);
 	}
-	ck_assert_uint_eq(h.count, 1000);
+	ck_assert_uint_eq(pv_load_hist_count(&h), 1000);
 	ck_assert(h.max == 1.0);
 	q = pv_load_hist_quantile(&h, 0.5);
 	ck_assert_msg(fabs(q / 0.5 - 1) < 0.0492, "median %g", q);
@@ -278,12 +278,12 @@ START_TEST(counting)
 	ck_assert(!pv_load_count_start(&f, &c, PV_LOAD_BROWSE, 0));
 	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, false, 9, true); /* an error: no latency */
 	ck_assert_uint_eq(n->started, 4);
-	ck_assert_uint_eq(n->completed, 3);
+	ck_assert_uint_eq(pv_load_hist_count(&n->lat), 3);
 	ck_assert_uint_eq(n->errors, 1);
 	ck_assert_uint_eq(n->late, 1);
 	ck_assert_uint_eq(n->over_limit, 2);
 	ck_assert_uint_eq(n->overloaded, 2);
-	ck_assert_uint_eq(n->lat.count, 3);
+	ck_assert_uint_eq(pv_load_hist_count(&n->lat), 3);
 	ck_assert(n->lat.max == 1.5);
 	/* the limit is the kind's */
 	pv_load_count_end(&f, &c, PV_LOAD_READ_FOLDER, false, 4.9, false);
@@ -370,20 +370,20 @@ START_TEST(summary)
 	ck_assert_uint_eq(sums[0].users, 20);
 	ck_assert_uint_eq(sums[0].connected, 20);
 	ck_assert(fabs(sums[0].secs - 100.004) < 1e-9);
-	ck_assert_uint_eq(sums[0].all.started, 184);
-	ck_assert_uint_eq(sums[0].all.completed, 184);
+	ck_assert_uint_eq(sums[0].all.n.started, 184);
+	ck_assert_uint_eq(sums[0].all.lat.n, 184);
 	ck_assert(fabs(sums[0].rate - 184 / 100.004) < 1e-9);
 	ck_assert(fabs(sums[0].expected - 20 * 331 / 3600.0) < 1e-12);
 	ck_assert(sums[0].all.overload == 0);
-	ck_assert_uint_eq(sums[0].kind[PV_LOAD_BROWSE].started, 168);
-	ck_assert_uint_eq(sums[1].all.overloaded, 1);
+	ck_assert_uint_eq(sums[0].kind[PV_LOAD_BROWSE].n.started, 168);
+	ck_assert_uint_eq(sums[1].all.n.overloaded, 1);
 	ck_assert(fabs(sums[1].all.overload - 100.0 / 368) < 1e-12);
 	ck_assert(fabs(sums[1].kind[PV_LOAD_BROWSE].overload - 100.0 / 300) < 1e-12);
 	ck_assert_uint_eq(sums[2].connected, 59); /* the fewest at any interval's end */
 	ck_assert_uint_eq(sums[2].failed, 1);
-	ck_assert_uint_eq(sums[2].all.errors, 2);
-	ck_assert_uint_eq(sums[2].all.over_limit, 20);
-	ck_assert_uint_eq(sums[2].all.overloaded, 30);
+	ck_assert_uint_eq(sums[2].all.n.errors, 2);
+	ck_assert_uint_eq(sums[2].all.n.over_limit, 20);
+	ck_assert_uint_eq(sums[2].all.n.overloaded, 30);
 	ck_assert(isnan(sums[2].cpu));
 	/* the latencies of all kinds (448: 48 at 500 ms, 180 at 600, 200 at 700, 20 at 1500):
 	 * median 600 ms, p95 700 ms, max 1.5 s */
@@ -411,19 +411,19 @@ START_TEST(answer_edges)
 
 	memset(&s, 0, sizeof(s));
 	s.users = s.connected = 10;
-	s.all.started = 300;
-	s.all.overloaded = 3;
+	s.all.n.started = 300;
+	s.all.n.overloaded = 3;
 	ck_assert(pv_load_carried(&s, 1));
-	s.all.overloaded = 4;
+	s.all.n.overloaded = 4;
 	ck_assert(!pv_load_carried(&s, 1));
-	s.all.overloaded = 0;
+	s.all.n.overloaded = 0;
 	s.connected = 9; /* a user never connected */
 	ck_assert(!pv_load_carried(&s, 1));
 	s.connected = 10;
 	s.lost = 1;
 	ck_assert(!pv_load_carried(&s, 1));
 	s.lost = 0;
-	s.all.started = 0;
+	s.all.n.started = 0;
 	ck_assert(!pv_load_carried(&s, 1));
 	ck_assert_int_eq(pv_load_answer(&s, 1, 1, &users), -1);
 }
@@ -453,14 +453,14 @@ START_TEST(line_round_trip)
 	ck_assert_uint_eq(b.data[b.len - 1], '\n');
 	ck_assert_ptr_null(memchr(b.data, '\n', b.len - 1));
 	ck_assert_msg(!strncmp(b.data,
-			       "{\"load\":1,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
-			       "\"kinds\":{\"upload\":{\"started\":2,\"completed\":0,\"errors\":2,",
-			       107),
+			       "{\"load\":2,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
+			       "\"kinds\":{\"upload\":{\"started\":2,\"errors\":2,",
+			       93),
 		      "%s", b.data);
 	ck_assert(strstr(b.data,
-			 "\"mkdir\":{\"started\":1,\"completed\":1,\"errors\":0,\"late\":0,"
+			 "\"mkdir\":{\"started\":1,\"errors\":0,\"late\":0,"
 			 "\"over_limit\":0,\"overloaded\":0,\"max\":0.0,\"hist\":[[0,1]]}"));
-	ck_assert(strstr(b.data, "\"read_folder\":{\"started\":1,\"completed\":1,\"errors\":0,"
+	ck_assert(strstr(b.data, "\"read_folder\":{\"started\":1,\"errors\":0,"
 				 "\"late\":0,\"over_limit\":1,\"overloaded\":1,\"max\":1500.0,"
 				 "\"hist\":[[169,1]]}"));
 	ck_assert_ptr_null(strstr(b.data, "\"open_read\"")); /* nothing happened: left out */
@@ -474,9 +474,8 @@ START_TEST(line_round_trip)
 }
 END_TEST
 
-#define KIND_OK                                                                                    \
-	"\"started\":1,\"completed\":1,\"errors\":0,\"late\":0,\"over_limit\":0,\"overloaded\":0"
-#define HEAD "{\"load\":1,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":"
+#define KIND_OK "\"started\":1,\"errors\":0,\"late\":0,\"over_limit\":0,\"overloaded\":0"
+#define HEAD	"{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":"
 
 static void refused(const char *line, const char *want)
 {
@@ -493,6 +492,40 @@ static void refused(const char *line, const char *want)
 		ck_assert_uint_eq(((unsigned char *)&f)[i], 0x5a);
 }
 
+#define R1 "ready {\"connected\":-1,\"failed\":0}"
+#define R2 "ready {\"connected\":1}"
+
+START_TEST(ready_line)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	unsigned c = 7, f = 7;
+	char first[64] = "x";
+
+	ck_assert_int_eq(pv_load_ready_encode(98, 2, "cli1-u3: refused (LOGON_FAILURE)", &b),
+			 PV_OK);
+	ck_assert_str_eq(b.data, "ready {\"users\":100,\"connected\":98,\"failed\":2,\"error\":"
+				 "\"cli1-u3: refused (LOGON_FAILURE)\"}\n");
+	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &c, &f, first, sizeof(first)), PV_OK);
+	ck_assert_uint_eq(c, 98);
+	ck_assert_uint_eq(f, 2);
+	ck_assert_str_eq(first, "cli1-u3: refused (LOGON_FAILURE)");
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_load_ready_encode(3, 0, NULL, &b), PV_OK);
+	ck_assert_int_eq(pv_load_ready_decode(b.data, b.len, &c, &f, first, sizeof(first)), PV_OK);
+	ck_assert(c == 3 && f == 0 && first[0] == '\0');
+	/* refused, and nothing set */
+	c = f = 7;
+	ck_assert_int_eq(pv_load_ready_decode(R1, strlen(R1), &c, &f, first, sizeof(first)),
+			 PV_EREMOTE);
+	ck_assert_int_eq(pv_load_ready_decode(R2, strlen(R2), &c, &f, first, sizeof(first)),
+			 PV_EREMOTE);
+	ck_assert_int_eq(pv_load_ready_decode("steady {}", 9, &c, &f, first, sizeof(first)),
+			 PV_EREMOTE);
+	ck_assert(c == 7 && f == 7);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 START_TEST(line_refused)
 {
 	char big[PV_LOAD_LINE_MAX + 10];
@@ -508,26 +541,26 @@ START_TEST(line_refused)
 	refused("", "'[' or '{' expected");
 	refused("hello", "'[' or '{' expected near 'hello'");
 	refused("[1,2]", "not an object");
-	refused("{\"load\":1}", "no \"i\"");
+	refused("{\"load\":2}", "no \"i\"");
 	refused(HEAD "{}, \"x\":1}", "unknown key \"x\"");
-	refused(HEAD "{}, \"load\":1}", "duplicate object key");
-	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}}",
-		"format 2, not 1: the client runs another version of provision");
-	refused("{\"load\":1,\"i\":0,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}}",
+	refused(HEAD "{}, \"load\":2}", "duplicate object key");
+	refused("{\"load\":1,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}}",
+		"format 1, not 2: the client runs another version of provision");
+	refused("{\"load\":2,\"i\":0,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}}",
 		"\"i\" is not an integer from 1 to");
-	refused("{\"load\":1,\"i\":1,\"secs\":0,\"users\":2,\"failed\":0,\"kinds\":{}}",
+	refused("{\"load\":2,\"i\":1,\"secs\":0,\"users\":2,\"failed\":0,\"kinds\":{}}",
 		"\"secs\" is not a number");
-	refused("{\"load\":1,\"i\":1,\"secs\":1,\"users\":-2,\"failed\":0,\"kinds\":{}}",
+	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":-2,\"failed\":0,\"kinds\":{}}",
 		"\"users\" is not an integer from 0 to 100000000");
-	refused("{\"load\":1,\"i\":1,\"secs\":1,\"users\":2.0,\"failed\":0,\"kinds\":{}}",
+	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2.0,\"failed\":0,\"kinds\":{}}",
 		"\"users\" is not an integer");
 	refused(HEAD "[]}", "\"kinds\" is not an object");
 	refused(HEAD "{\"browze\":{}}}", "unknown scenario kind \"browze\"");
 	refused(HEAD "{\"browse\":{}}}", "kind 'browse': no \"started\"");
 	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,1]],\"x\":0}}}",
 		"kind 'browse': unknown key \"x\"");
-	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,2]]}}}",
-		"the histogram holds 2, not the 1 completed");
+	refused(HEAD "{\"browse\":{" KIND_OK ",\"completed\":1,\"max\":0.01,\"hist\":[[49,1]]}}}",
+		"kind 'browse': unknown key \"completed\""); /* the histogram's count says it */
 	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[49,1],[49,0]]}}}",
 		"\"hist\" item 1 is not [bucket, count] with buckets rising");
 	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":0.01,\"hist\":[[170,1]]}}}",
@@ -540,19 +573,19 @@ START_TEST(line_refused)
 		"\"max\" 0.5 is not in the histogram's top bucket 49");
 	refused(HEAD "{\"browse\":{" KIND_OK ",\"max\":-1,\"hist\":[[49,1]]}}}",
 		"\"max\" is not a number from 0");
-	refused(HEAD "{\"browse\":{\"started\":1,\"completed\":0,\"errors\":0,\"late\":2,"
+	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":2,"
 		     "\"over_limit\":0,\"overloaded\":2,\"max\":0,\"hist\":[]}}}",
 		"more late (2) than started (1)");
-	refused(HEAD "{\"browse\":{\"started\":1,\"completed\":0,\"errors\":0,\"late\":0,"
+	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":0,"
 		     "\"over_limit\":1,\"overloaded\":1,\"max\":0,\"hist\":[]}}}",
 		"more over the limit (1) than completed (0)");
-	refused(HEAD "{\"browse\":{\"started\":1,\"completed\":0,\"errors\":0,\"late\":1,"
+	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":1,"
 		     "\"over_limit\":0,\"overloaded\":0,\"max\":0,\"hist\":[]}}}",
 		"overloaded (0) is not from late (1) to late + over_limit");
-	refused(HEAD "{\"browse\":{\"started\":1,\"completed\":0,\"errors\":0,\"late\":0,"
+	refused(HEAD "{\"browse\":{\"started\":1,\"errors\":0,\"late\":0,"
 		     "\"over_limit\":0,\"overloaded\":0,\"max\":3,\"hist\":[]}}}",
 		"\"max\" is 3 with nothing completed");
-	refused("{\"load\":1,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}} {}",
+	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}} {}",
 		"end of file expected");
 	/* the line is quoted shortened, control characters as '?' */
 	refused("{\"load\":\x01\x7f\xff}", "'{\"load\":???}'");
@@ -975,6 +1008,7 @@ int main(void)
 	tcase_add_test(tc, answer_edges);
 	tcase_add_test(tc, line_round_trip);
 	tcase_add_test(tc, line_refused);
+	tcase_add_test(tc, ready_line);
 	tcase_add_test(tc, report_txt);
 	tcase_add_test(tc, answer_lines);
 	tcase_add_test(tc, report_csv);

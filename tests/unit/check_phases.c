@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "run/driver.h"
+#include "run/render.h"
 #include "run/watch.h"
 #include "util/err.h"
 

@@ -208,9 +208,10 @@ START_TEST(windows_commands)
 
 	ck_assert_int_eq(pv_client_win_resolve("srvu1", "srvu10", &cmd), 0);
 	ck_assert_str_eq(cmd.data,
-			 "powershell -NoProfile -NonInteractive -Command \"foreach ($n in "
-			 "'srvu1','srvu10') { [System.Net.Dns]::GetHostAddresses($n) | "
-			 "ForEach-Object { 'pv-host ' + $_.IPAddressToString } }\"");
+			 "powershell -NoProfile -NonInteractive -Command \"$names = "
+			 "'srvu1','srvu10'; foreach ($n in $names) { "
+			 "[System.Net.Dns]::GetHostAddresses($n) | ForEach-Object { 'pv-host ' + "
+			 "$_.IPAddressToString } }\"");
 	/* a quote in a name stays inside its PowerShell string */
 	ck_assert_int_eq(pv_client_win_resolve("a'); calc; ('", "b", &cmd), 0);
 	ck_assert_ptr_nonnull(strstr(cmd.data, "'a''); calc; (''','b'"));

@@ -273,7 +273,7 @@ static void line(struct pv_buf *b, unsigned i)
 	f.seq = i;
 	f.secs = 1;
 	f.connected = 10;
-	f.kind[PV_LOAD_BROWSE].started = f.kind[PV_LOAD_BROWSE].completed = 3;
+	f.kind[PV_LOAD_BROWSE].started = 3; /* completed: the histogram's 3 */
 	f.kind[PV_LOAD_BROWSE].over_limit = f.kind[PV_LOAD_BROWSE].overloaded = 1;
 	pv_load_hist_add(&f.kind[PV_LOAD_BROWSE].lat, 0.002);
 	pv_load_hist_add(&f.kind[PV_LOAD_BROWSE].lat, 0.004);
@@ -300,7 +300,7 @@ static void make_run(void)
 	ck_assert_int_eq(mkdir(path, 0755), 0);
 	put(tmpdir, "step-01/watch.csv", watch_csv);
 	/* the warm-up's interval (1) is not counted; a line of another kind is skipped */
-	pv_buf_addstr(&b, "ready {\"connected\":10,\"failed\":1,\"error\":\"cli1-u3: refused\"}\n");
+	ck_assert_int_eq(pv_load_ready_encode(9, 1, "cli1-u3: refused", &b), PV_OK);
 	for (unsigned i = 1; i <= 5; i++)
 		line(&b, i);
 	pv_buf_addstr(&b, "ops {\"n\":1}\n");
@@ -364,8 +364,8 @@ START_TEST(read_run)
 	/* the clients' lines: 4 measured intervals of 3, matching load.json's 12 */
 	ck_assert(s1->has_hist && s1->kind[PV_LOAD_BROWSE].has_hist);
 	ck_assert_uint_eq(s1->intervals, 4);
-	ck_assert_uint_eq(s1->kind[PV_LOAD_BROWSE].hist.count, 12);
-	ck_assert_uint_eq(s1->all.hist.count, 12);
+	ck_assert_uint_eq(pv_load_hist_count(&s1->kind[PV_LOAD_BROWSE].hist), 12);
+	ck_assert_uint_eq(pv_load_hist_count(&s1->all.hist), 12);
 	near(s1->all.hist.max, 1, 0);
 	ck_assert_str_eq(s1->ready_error, "cli1-u3: refused");
 	ck_assert(!s2->has_hist);

@@ -1,4 +1,4 @@
-# phases/scripts/unshare.sh: delete the shares whose comment is the lab's tag, and their folders
+# samba/scripts/unshare.sh: delete the shares whose comment is the lab's tag, and their folders
 # with the trees in them (only a folder provision would have made: <share_path>/<name>), a
 # template folder left by a killed 'server --via ssh', and share_path when left empty. Set
 # before it: tag, dry (1: only say what would go), base (share_path). Prints one line per

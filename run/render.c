@@ -1,6 +1,6 @@
-/* run/driver.c: the ramp, the command driver's templates, FSCT's command lines (see
- * driver.h). */
-#include "run/driver.h"
+/* run/render.c: the ramp, the command driver's templates, FSCT's command lines (see
+ * render.h). */
+#include "run/render.h"
 
 #include "playbooks/names.h"
 #include "remote/quote.h"
@@ -27,18 +27,21 @@ int pv_ramp_plan(const struct pv_playbook *pb, struct pv_ramp *out)
 					    "driver.max_users, driver.step and driver.duration (or "
 					    "--min-users, --max-users, --step, --duration)");
 	if (d->min_users > d->max_users)
-		return pv_error(PV_ECONFIG, "driver.min_users (%u) is more than driver.max_users (%u)",
+		return pv_error(PV_ECONFIG,
+				"driver.min_users (%u) is more than driver.max_users (%u)",
 				d->min_users, d->max_users);
 	if (pb->nclients == 0)
 		return pv_error(PV_ECONFIG, "the playbook has no clients to run the load on");
 	if (d->max_users > most)
-		return pv_error(PV_ECONFIG, "driver.max_users is %u, but prepare makes %lu users (%u per "
-					    "client on %zu clients); lower max_users or raise "
-					    "users.per_client and prepare again",
+		return pv_error(PV_ECONFIG,
+				"driver.max_users is %u, but prepare makes %lu users (%u per "
+				"client on %zu clients); lower max_users or raise "
+				"users.per_client and prepare again",
 				d->max_users, most, pb->users.per_client, pb->nclients);
 	if (d->min_users < pb->nclients)
-		return pv_error(PV_ECONFIG, "driver.min_users is %u, fewer than the %zu clients: every "
-					    "client carries at least one user",
+		return pv_error(PV_ECONFIG,
+				"driver.min_users is %u, fewer than the %zu clients: every "
+				"client carries at least one user",
 				d->min_users, pb->nclients);
 	for (unsigned long u = d->min_users; u < d->max_users; u += d->step)
 		n++;
@@ -95,14 +98,13 @@ static int keep_n(const struct pv_playbook *pb, const char *tmpl, const char *cl
 	return 0;
 }
 
-int pv_driver_render(const struct pv_playbook *pb, const char *tmpl,
-		     const struct pv_driver_vars *v, struct pv_buf *out, bool *uses_password)
+int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struct pv_driver_vars *v,
+		     struct pv_buf *out, bool *uses_password)
 {
-	char num[32], a[PV_NAME_MAX], u[PV_NAME_MAX], first[PV_NAME_MAX] = "",
-					     last[PV_NAME_MAX] = "", share[PV_NAME_MAX] = "";
-	const struct pv_host *client = v->client && *v->client
-					       ? pv_playbook_client(pb, v->client)
-					       : NULL;
+	char num[32], a[PV_NAME_MAX], u[PV_NAME_MAX],
+		first[PV_NAME_MAX] = "", last[PV_NAME_MAX] = "", share[PV_NAME_MAX] = "";
+	const struct pv_host *client =
+		v->client && *v->client ? pv_playbook_client(pb, v->client) : NULL;
 
 	if (uses_password)
 		*uses_password = false;
@@ -121,7 +123,8 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl,
 		const char *close, *val = NULL;
 		size_t len;
 
-		/* {word} of [a-z_] is a placeholder; any other brace is the shell's: ${X}, { a; } */
+		/* {word} of [a-z_] is a placeholder; any other brace is the shell's: ${X}, { a; }
+		 */
 		len = *p == '{' ? strspn(p + 1, "abcdefghijklmnopqrstuvwxyz_") : 0;
 		close = len ? p + 1 + len : NULL;
 		if (!close || *close != '}') {
@@ -129,7 +132,7 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl,
 			p++;
 			continue;
 		}
-#define IS(w) (len == strlen(w) && !strncmp(p + 1, w, len))
+#define IS(w)  (len == strlen(w) && !strncmp(p + 1, w, len))
 #define NUM(x) (snprintf(num, sizeof(num), "%lld", (long long)(x)), num)
 		if (IS("client"))
 			val = v->client ? v->client : "";
@@ -156,7 +159,8 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl,
 		else if (IS("server"))
 			val = pb->has_server ? pb->server.host.name : "";
 		else if (IS("server_address"))
-			val = pb->has_server && pb->server.host.address ? pb->server.host.address : "";
+			val = pb->has_server && pb->server.host.address ? pb->server.host.address
+									: "";
 		else if (IS("alias_template"))
 			val = a;
 		else if (IS("user_template"))
@@ -182,13 +186,14 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl,
 #undef IS
 #undef NUM
 		if (!val)
-			return pv_error(PV_ECONFIG, "driver template '%s': '{%.*s}' is not a placeholder; "
-						    "known: {client} {users} {users_total} {step} "
-						    "{steps} {duration} {warmup} {results} "
-						    "{password_file} {clients} {server} "
-						    "{server_address} {alias_template} {user_template} "
-						    "{first_user} {last_user} {share} {shares} {domain} "
-						    "{realm} {dns_domain} {lab}",
+			return pv_error(PV_ECONFIG,
+					"driver template '%s': '{%.*s}' is not a placeholder; "
+					"known: {client} {users} {users_total} {step} "
+					"{steps} {duration} {warmup} {results} "
+					"{password_file} {clients} {server} "
+					"{server_address} {alias_template} {user_template} "
+					"{first_user} {last_user} {share} {shares} {domain} "
+					"{realm} {dns_domain} {lab}",
 					tmpl, (int)len, p + 1);
 		pv_buf_addstr(out, val);
 		p = close + 1;
@@ -244,7 +249,8 @@ int pv_fsct_controller(const struct pv_playbook *pb, struct pv_buf *out)
 		goto out;
 	/* a third-party server's volume is its share, in UNC form (FSCT's /volumes) */
 	pv_buf_addf(&vol, "\\\\%s\\%s", pb->server.host.name, share);
-	if ((r = fsct_start(pb, out, "controller")) || (r = ps_arg(out, "server", pb->server.host.name)))
+	if ((r = fsct_start(pb, out, "controller")) ||
+	    (r = ps_arg(out, "server", pb->server.host.name)))
 		goto out;
 	pv_buf_addstr(out, " /password $pw");
 	if ((r = ps_arg(out, "volumes", vol.data ? vol.data : "")) ||

@@ -1,4 +1,4 @@
-# phases/scripts/shares.sh: the lab's shares, as Samba registry shares ('net conf'), each on
+# samba/scripts/shares.sh: the lab's shares, as Samba registry shares ('net conf'), each on
 # its folder under share_path, made when missing (folder first), or found ours. Set before it:
 # tag (the comment that marks the lab's shares), dry (1: only say what would be made), base
 # (share_path). The positional parameters are the shares' names. Prints one line per share:

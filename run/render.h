@@ -1,8 +1,8 @@
-/* run/driver.h: what a run's load driver runs where, computed from the playbook: the ramp of
+/* run/render.h: what a run's load driver runs where, computed from the playbook: the ramp of
  * steps and each client's share of users, the `command` driver's templates filled in, FSCT's
  * own command lines. Pure: no I/O, unit-tested. */
-#ifndef PV_RUN_DRIVER_H
-#define PV_RUN_DRIVER_H
+#ifndef PV_RUN_RENDER_H
+#define PV_RUN_RENDER_H
 
 #include "phases/phase.h"
 #include "util/buf.h"
@@ -22,14 +22,14 @@ unsigned pv_ramp_share(unsigned total, size_t n, size_t i);
 
 /* What the command driver's templates may use, {name} in the text. */
 struct pv_driver_vars {
-	const char *client;         /* {client}: this client's name ("" on the controller) */
-	unsigned users;             /* {users}: this client's users in the step */
-	unsigned users_total;       /* {users_total} */
-	unsigned step, steps;       /* {step} (from 1), {steps} */
-	int duration, warmup;       /* {duration}, {warmup}: seconds */
-	const char *results;        /* {results}: this step's folder on the host */
-	const char *password_file;  /* {password_file}: the users' password there, 0600 */
-	const char *clients;        /* {clients}: the clients, comma-separated */
+	const char *client;	   /* {client}: this client's name ("" on the controller) */
+	unsigned users;		   /* {users}: this client's users in the step */
+	unsigned users_total;	   /* {users_total} */
+	unsigned step, steps;	   /* {step} (from 1), {steps} */
+	int duration, warmup;	   /* {duration}, {warmup}: seconds */
+	const char *results;	   /* {results}: this step's folder on the host */
+	const char *password_file; /* {password_file}: the users' password there, 0600 */
+	const char *clients;	   /* {clients}: the clients, comma-separated */
 };
 
 /* Fill tmpl in: {client} {users} {users_total} {step} {steps} {duration} {warmup} {results}
@@ -40,8 +40,8 @@ struct pv_driver_vars {
  * of lower-case letters and '_' that is none of these is PV_ECONFIG naming it; other braces
  * (the shell's ${X}, { a; }) are left as they are. *uses_password tells whether
  * {password_file} occurs. */
-int pv_driver_render(const struct pv_playbook *pb, const char *tmpl,
-		     const struct pv_driver_vars *v, struct pv_buf *out, bool *uses_password);
+int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struct pv_driver_vars *v,
+		     struct pv_buf *out, bool *uses_password);
 
 /* FSCT's command lines for Windows hosts over OpenSSH for Windows, as PowerShell: the users'
  * password is read from the session's stdin (never on the SSH command line; FSCT itself takes

@@ -1,0 +1,53 @@
+/* playbooks/workload.h: the playbook's load: section, the built-in driver's workload settings
+ * (docs/load.md, docs/playbook.md): the 12 scenario kinds by name, their weights and latency
+ * limits, the rate and the overload rule. The defaults are decided here and nowhere else.
+ * Pure data; load/model.h builds each user's schedule from it. */
+#ifndef PV_PLAYBOOKS_WORKLOAD_H
+#define PV_PLAYBOOKS_WORKLOAD_H
+
+#include <stdint.h>
+
+enum pv_load_kind {
+	PV_LOAD_UPLOAD,	     /* create a file in new/ and write 4-64 KiB to it */
+	PV_LOAD_BROWSE,	     /* list a static/ folder, look at three of its files */
+	PV_LOAD_OPEN_READ,   /* open a static/ document and read it whole */
+	PV_LOAD_COPY_IN,     /* copy a static/ file into new/ */
+	PV_LOAD_EDIT_SAVE,   /* read a volatile/ document, save it as an editor does */
+	PV_LOAD_OPEN_CLOSE,  /* open a document, read its attributes, close it */
+	PV_LOAD_REWRITE,     /* rewrite a volatile/ file in place */
+	PV_LOAD_DELETE_NEW,  /* delete the oldest file this user made in new/ */
+	PV_LOAD_LIST_NEW,    /* list new/ */
+	PV_LOAD_RENAME,	     /* rename a volatile/ file and back */
+	PV_LOAD_MKDIR,	     /* make a folder in new/, a file in it, delete both */
+	PV_LOAD_READ_FOLDER, /* read every file of one static/ folder */
+	PV_LOAD_KINDS
+};
+
+/* "upload", "browse", ... as in docs/load.md and the playbook, then NULL. */
+extern const char *const pv_load_names[PV_LOAD_KINDS + 1];
+
+/* FSCT's published weights: 15, 150, 40, 7, 15, 50, 15, 5, 15, 7, 7, 5 per user-hour, 331 in
+ * all. */
+#define PV_LOAD_RATE 331
+
+struct pv_load_scenario {
+	double weight; /* relative: the kind is drawn with probability weight / sum of weights */
+	double limit;  /* seconds: a scenario that takes longer is overloaded */
+};
+
+/* The playbook's load: section (docs/playbook.md), defaults from pv_load_defaults. */
+struct pv_load_config {
+	unsigned rate; /* scenarios per user-hour, 1..36000; default 331 */
+	struct pv_load_scenario kind[PV_LOAD_KINDS];
+	double late;	   /* seconds after its time a start is late; default 1 */
+	double overload;   /* percent: the most overload a step may have to count; default 1 */
+	unsigned interval; /* seconds between figure lines; default 1 */
+	uint64_t seed;	   /* default 1 */
+	enum pv_load_auth { PV_LOAD_NTLM = 0, PV_LOAD_KERBEROS } auth; /* how users log on */
+};
+
+void pv_load_defaults(struct pv_load_config *c);
+/* The kind named name, or -1. */
+int pv_load_kind_of(const char *name);
+
+#endif

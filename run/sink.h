@@ -1,0 +1,42 @@
+/* run/sink.h: where a run's results go: a folder of its own below controller.results, on this
+ * machine or on the controller's host over SSH. On this machine every part of a path is opened
+ * without following a link and every file is made anew (O_EXCL, or beside and renamed over),
+ * so that a link planted in the results folder is never followed as root. */
+#ifndef PV_RUN_SINK_H
+#define PV_RUN_SINK_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "remote/remote.h"
+#include "util/buf.h"
+
+struct pv_sink {
+	struct pv_remote *rem; /* the controller's host; NULL: this machine */
+	int fd;		       /* local: the run's folder, -1 when not open */
+	char path[1024];       /* the run's folder */
+	pthread_mutex_t lock;  /* one SSH session for every thread */
+	bool locked;	       /* lock was initialised */
+};
+
+/* Make the run's folder <results>/<id> (given: exactly that name; else the first of id, id-2..
+ * id-9 that is free) on the controller: rem, or this machine when rem is NULL. *name gets the
+ * folder's name. PV_EIO (local), PV_EREMOTE naming the folder. */
+int pv_sink_open(struct pv_sink *k, struct pv_remote *rem, const char *results, const char *id,
+		 bool given, char name[64]);
+void pv_sink_close(struct pv_sink *k);
+
+/* Make the folder rel below the run's folder (its parent there). */
+int pv_sink_mkdir(struct pv_sink *k, const char *rel);
+/* Write the file rel/name below the run's folder (replace: atomically over an older one). */
+int pv_sink_write(struct pv_sink *k, const char *rel, const char *name, const void *data,
+		  size_t len, bool replace);
+/* This machine only: rel's folder below the run's, opened (made when mk) into *fd. */
+int pv_sink_dir(struct pv_sink *k, const char *rel, bool mk, int *fd);
+/* The files of a ustar stream into rel (made), which must not hold them yet; *files, *bytes:
+ * what was written, *skipped: entries that are neither files nor folders. */
+int pv_sink_tar(struct pv_sink *k, const char *rel, const struct pv_buf *tar, unsigned long *files,
+		unsigned long long *bytes, unsigned long *skipped);
+
+#endif
