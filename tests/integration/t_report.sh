@@ -12,13 +12,16 @@
 #   cells, the plots are drawn with the run's data (the ramp: one point and interval per step;
 #   the server's time series: every sample), the answer is load.json's, the DC's watch is said
 #   to be not recorded; the screenshots are kept in build/test-output/t_report/.
-# - Run B, the same with srv's Samba daemons held to 5% of one CPU (lab.sh srv-limit): every
-#   smbd and winbindd of srv, those forked for the run's connections included, is in the
-#   limit's cgroup (/proc/PID/cgroup, read while the run goes), the server watch saw smbd under
-#   the cap, and `off` removes the group.
+# - The manifest's server_config is srv's `testparm -s`, asked on srv apart.
+# - Run B, the same with srv's Samba daemons held to 5% of one CPU (lab.sh srv-limit) and
+#   `server signing = mandatory` (lab.sh srv-conf, which restarts the daemons): every smbd and
+#   winbindd of srv, the restarted ones and those forked for the run's connections included,
+#   is in the limit's cgroup (/proc/PID/cgroup, read while the run goes), the server watch saw
+#   smbd under the cap, report B shows the signing, and `off` removes the group.
 # - Run A2, A again. compare A B: a real difference in the answer (B carried fewer users, and
-#   the overload or errors say it is beyond the noise), throughput lower at some step; the
-#   --html page passes the same browser checks with its overlay plot. compare A A2: no step
+#   the overload or errors say it is beyond the noise), throughput lower at some step, and
+#   under what differs the server signing (not set in A, mandatory in B); the --html page
+#   passes the same browser checks with its overlay plot. compare A A2: no step
 #   whose throughput differs beyond the noise, the same answer.
 # - compare refuses (exit 3, naming why) a run of driver command, a folder that is no run, and
 #   (exit 2) a single run. A run of driver command gets its report: no load sections, said so,
@@ -34,7 +37,7 @@ CAP=5
 OUTDIR=$TOP/build/test-output/t_report
 rm -rf "$OUTDIR"
 mkdir -p "$OUTDIR"
-trap '"$LAB_SH" srv-limit off >/dev/null 2>&1; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$RES"/rp-* "$T_TMP"' EXIT
+trap '"$LAB_SH" srv-limit off >/dev/null 2>&1; "$LAB_SH" srv-conf >/dev/null 2>&1; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$RES"/rp-* "$T_TMP"' EXIT
 
 # browse PAGE NAME: PAGE in headless Chromium; what it saw in $OUTDIR/NAME/, BR (its JSON), BRC
 browse() {
@@ -84,6 +87,14 @@ d = json.loads(sys.argv[1])
 assert d["command"] == "report" and d["report"] == sys.argv[2] + "/report.html", d
 assert d["driver"] == "builtin" and d["steps"] == 3 and d["answer"], d
 ' "$OUT" "$A" || fail "report --json: $OUT"
+# the server's configuration as the run saw it: testparm -s on srv, asked here
+on srv testparm -s 2>/dev/null >"$T_TMP/testparm"
+python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1] + "/manifest.json"))
+assert m["server_config"] == open(sys.argv[2]).read(), m["server_config"]
+assert "[global]" in m["server_config"], m["server_config"]
+' "$A" "$T_TMP/testparm" || fail "manifest.json's server_config is not the server's testparm -s"
 browse "$A/report.html" report-a
 [[ $BRC -eq 0 ]] || fail "report A in chromium: $(head -c 2000 <<<"$BR")"
 python3 - "$BR" "$A" "$OUTDIR/report-a" <<'EOF' || fail "report A's page is not what the run says"
@@ -126,6 +137,8 @@ EOF
 # ---- 2. run B: srv's Samba daemons held to $CAP% of one CPU -----------------------------------
 echo "  run B, srv held to $CAP% of one CPU" >&2
 "$LAB_SH" srv-limit "$CAP" >/dev/null || fail "srv-limit $CAP"
+# srv-conf restarts the daemons: the new ones go under the limit too
+"$LAB_SH" srv-conf 'server signing=mandatory' >/dev/null || fail "srv-conf signing"
 on_cap() { # the srv processes named $1 outside the limit's group (printed)
 	local p
 	for p in $(ip netns pids pvlab-srv); do
@@ -150,6 +163,7 @@ left=$(on_cap '^smbd$')
 pv_bg_wait 400
 B=$RES/rp-b
 [[ -s $B/report.html ]] || fail "run B wrote no report.html (status $RC)"
+"$LAB_SH" srv-conf >/dev/null || fail "srv-conf back to the base"
 "$LAB_SH" srv-limit off >/dev/null || fail "srv-limit off"
 [[ ! -d /sys/fs/cgroup/cpu/pvlab-srv && ! -d /sys/fs/cgroup/unified/pvlab-srv ]] ||
 	fail "srv-limit off left its group"
@@ -163,6 +177,8 @@ for s in m["steps"]:
 ' "$B" "$CAP" || fail "the server watch saw smbd over the $CAP% cap"
 browse "$B/report.html" report-b
 [[ $BRC -eq 0 ]] || fail "report B in chromium: $(head -c 2000 <<<"$BR")"
+grep -q 'signing: server signing</th><td class="l">mandatory' "$B/report.html" ||
+	fail "report B does not show the server's signing as its configuration had it"
 
 # ---- 3. run A2, and the comparisons ----------------------------------------------------------
 echo "  run A2; compare A B, compare A A2" >&2
@@ -183,6 +199,9 @@ assert d["differ_throughput"] >= 1, d["differ_throughput"]
 lower = [s["users"] for s in d["steps"] if s["groups"][1]["throughput"]["verdict"] == "lower"]
 assert lower and max(lower) == 120, lower
 assert d["html"] == sys.argv[2], d["html"]
+# what differs: the server signing B ran with, as the two manifests recorded it
+st = {x["key"]: x["values"] for x in d["settings"]}
+assert st.get("server [global] server signing") == ["(not set: the default)", "mandatory"], st
 ' "$OUT" "$RES/rp-cmp.html" || fail "compare A B: no real difference found: $OUT"
 pv compare "$A" "$B"
 expect_out "B carried [0-9]+ users; -[0-9]+ against A: real: " "compare A B's text: the answer's difference real"
