@@ -20,7 +20,7 @@
 #   smbd under the cap, report B shows the signing, and `off` removes the group.
 # - Run A2, A again. compare A B: a real difference in the answer (B carried fewer users, and
 #   the overload or errors say it is beyond the noise), throughput lower at some step, and
-#   under what differs the server signing (not set in A, mandatory in B); the --html page
+#   under what differs the server signing (not set in A, required in B); the --html page
 #   passes the same browser checks with its overlay plot. compare A A2: no step
 #   whose throughput differs beyond the noise, the same answer.
 # - compare refuses (exit 3, naming why) a run of driver command, a folder that is no run, and
@@ -177,7 +177,7 @@ for s in m["steps"]:
 ' "$B" "$CAP" || fail "the server watch saw smbd over the $CAP% cap"
 browse "$B/report.html" report-b
 [[ $BRC -eq 0 ]] || fail "report B in chromium: $(head -c 2000 <<<"$BR")"
-grep -q 'signing: server signing</th><td class="l">mandatory' "$B/report.html" ||
+grep -q 'signing: server signing</th><td class="l">required' "$B/report.html" ||
 	fail "report B does not show the server's signing as its configuration had it"
 
 # ---- 3. run A2, and the comparisons ----------------------------------------------------------
@@ -200,8 +200,9 @@ lower = [s["users"] for s in d["steps"] if s["groups"][1]["throughput"]["verdict
 assert lower and max(lower) == 120, lower
 assert d["html"] == sys.argv[2], d["html"]
 # what differs: the server signing B ran with, as the two manifests recorded it
+# (testparm says mandatory as required)
 st = {x["key"]: x["values"] for x in d["settings"]}
-assert st.get("server [global] server signing") == ["(not set: the default)", "mandatory"], st
+assert st.get("server [global] server signing") == ["(not set: the default)", "required"], st
 ' "$OUT" "$RES/rp-cmp.html" || fail "compare A B: no real difference found: $OUT"
 pv compare "$A" "$B"
 expect_out "B carried [0-9]+ users; -[0-9]+ against A: real: " "compare A B's text: the answer's difference real"
