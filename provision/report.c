@@ -594,11 +594,11 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run)
 		return;
 	}
 	pv_buf_addstr(
-		b,
-		"<p>Median and p95 latency in ms, per kind and step; a p95 over its kind's limit is "
-		"underlined and marked !.</p>\n<div class=\"tw\"><table>\n<caption>Latency per "
-		"scenario kind</caption>\n<thead><tr>"
-		"<th scope=\"col\" class=\"l\">kind</th><th scope=\"col\">limit s</th>");
+		b, "<p>Median and p95 latency in ms, per kind and step; a p95 over its kind's "
+		   "limit is "
+		   "underlined and marked !.</p>\n<div class=\"tw\"><table>\n<caption>Latency per "
+		   "scenario kind</caption>\n<thead><tr>"
+		   "<th scope=\"col\" class=\"l\">kind</th><th scope=\"col\">limit s</th>");
 	for (size_t i = 0; i < run->nsteps; i++)
 		pv_buf_addf(b, "<th scope=\"col\" colspan=\"2\">%u users</th>",
 			    run->steps[i].users);
@@ -668,11 +668,11 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run)
 			na(b, "SMB operations per command: " NOT_RECORDED ".");
 			return;
 		}
-		pv_buf_addstr(b,
-			      "<p>Each SMB command's share of the step's requests, in % (the counts "
-			      "in the last row).</p>\n<div class=\"tw\"><table>\n<caption>SMB "
-			      "operation mix</caption>\n<thead><tr><th scope=\"col\" "
-			      "class=\"l\">command</th>");
+		pv_buf_addstr(
+			b, "<p>Each SMB command's share of the step's requests, in % (the counts "
+			   "in the last row).</p>\n<div class=\"tw\"><table>\n<caption>SMB "
+			   "operation mix</caption>\n<thead><tr><th scope=\"col\" "
+			   "class=\"l\">command</th>");
 		for (size_t i = 0; i < run->nsteps; i++)
 			pv_buf_addf(b, "<th scope=\"col\">%u users</th>", run->steps[i].users);
 		pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");

@@ -31,7 +31,7 @@ static void states(const struct pv_run_step *s, char *out, size_t len)
 /* The run's result, and its report.html written after it (docs/report.md). */
 struct run_out {
 	struct pv_run_result r;
-	char report[1100];	/* the page written, or empty */
+	char report[1100];	 /* the page written, or empty */
 	char report_error[1500]; /* why it was not */
 	size_t report_bytes;
 };

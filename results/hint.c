@@ -291,8 +291,9 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 			if (ev.e[i].step != s)
 				continue;
 			if (!here++)
-				at = addf(out->first, sizeof(out->first), at, " Then at %u users: %s",
-					  run->steps[s].users, ev.e[i].text);
+				at = addf(out->first, sizeof(out->first), at,
+					  " Then at %u users: %s", run->steps[s].users,
+					  ev.e[i].text);
 			else
 				at = addf(out->first, sizeof(out->first), at, "; %s", ev.e[i].text);
 			k++;

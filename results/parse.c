@@ -479,7 +479,8 @@ int pv_res_parse_watch(const char *text, size_t len, struct pv_res_watch **out)
 
 	if (!w)
 		return pv_error(PV_EIO, "out of memory");
-	if (!next_line(text, len, &pos, &line, &n) || n < 14 || memcmp(line, "seconds,phase", 13)) {
+	if (!next_line(text, len, &pos, &line, &n) || n < 15 ||
+	    memcmp(line, "seconds,phase,", 14)) {
 		free(w);
 		return pv_error(PV_ECONFIG,
 				"not a watch CSV (its header is not seconds,phase,...)");
@@ -505,6 +506,16 @@ int pv_res_parse_watch(const char *text, size_t len, struct pv_res_watch **out)
 
 			snprintf(w->cols[c], sizeof(w->cols[c]), "%.*s", (int)l, p);
 			p += l + 1;
+			/* a column is found by its name: one name, one column */
+			if (!l || l >= sizeof(w->cols[c]) ||
+			    pv_res_watch_col(w, w->cols[c]) != (long)c) {
+				r = pv_error(
+					PV_ECONFIG,
+					"the header names a column '%s' twice, or none, or too "
+					"long a one",
+					w->cols[c]);
+				break;
+			}
 		}
 	}
 	while (r == PV_OK && next_line(text, len, &pos, &line, &n)) {

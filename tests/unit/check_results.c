@@ -444,6 +444,33 @@ START_TEST(read_refused)
 }
 END_TEST
 
+/* A watch CSV's header: a column is found by its name, so a name twice is refused */
+START_TEST(watch_header)
+{
+	struct pv_res_watch *w = NULL;
+
+	ck_assert_int_eq(pv_res_parse_watch("seconds,phase,cpu,cpu\n1,measure,1,2\n",
+					    strlen("seconds,phase,cpu,cpu\n1,measure,1,2\n"), &w),
+			 PV_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'cpu' twice"));
+	ck_assert_int_eq(
+		pv_res_parse_watch("seconds,phasep,cpu\n", strlen("seconds,phasep,cpu\n"), &w),
+		PV_ECONFIG);
+	ck_assert_int_eq(
+		pv_res_parse_watch("seconds,phase,,cpu\n", strlen("seconds,phase,,cpu\n"), &w),
+		PV_ECONFIG);
+	ck_assert_int_eq(pv_res_parse_watch("seconds,phase,cpu\n1,measure\n",
+					    strlen("seconds,phase,cpu\n1,measure\n"), &w),
+			 PV_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "line 2 has 2 cells, the header 3"));
+	ck_assert_int_eq(pv_res_parse_watch("seconds,phase,cpu\n1,measure,5\n\n",
+					    strlen("seconds,phase,cpu\n1,measure,5\n\n"), &w),
+			 PV_OK);
+	ck_assert_uint_eq(w->n, 1);
+	pv_res_watch_free(w);
+}
+END_TEST
+
 START_TEST(times)
 {
 	near(pv_res_time("1970-01-01T00:00:01.250Z"), 1.25, 1e-9);
@@ -864,6 +891,7 @@ int main(void)
 	tcase_add_test(tc, spreads);
 	tcase_add_test(tc, read_run);
 	tcase_add_test(tc, read_refused);
+	tcase_add_test(tc, watch_header);
 	tcase_add_test(tc, times);
 	tcase_add_test(tc, compare_same);
 	tcase_add_test(tc, compare_capped);
