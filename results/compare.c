@@ -204,6 +204,83 @@ static void why(struct pv_cmp_group *g, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A group's runs at a step: their errors, measured seconds, users not logged on and clients
+ * lost. */
+struct tally {
+	uint64_t errors, unconnected;
+	double secs;
+};
+
+static struct tally tally_of(const struct pv_res_step *const *s, size_t k)
+{
+	struct tally t = {0, 0, 0};
+
+	for (size_t i = 0; i < k; i++) {
+		t.errors += s[i]->all.errors;
+		t.secs += s[i]->secs;
+		t.unconnected += s[i]->not_connected + s[i]->clients_lost;
+	}
+	return t;
+}
+
+/* Whether group g's answer is really not the first's: at a step between the two that one
+ * carried and the other (the failing one, f; o the other) did not, the failing one's overload
+ * or errors are beyond the noise, or it alone had users not logged on. */
+static void weigh(struct pv_cmp *c, size_t g, const struct pv_res_step ***sts, const size_t *kk)
+{
+	struct pv_cmp_group *G = &c->groups[g], *A = &c->groups[0];
+	unsigned lo = A->answer_lo < G->answer_lo ? A->answer_lo : G->answer_lo,
+		 hi = A->answer_hi > G->answer_hi ? A->answer_hi : G->answer_hi;
+	bool judged = false;
+
+	for (size_t s = 0; s < c->nsteps && !G->answer_real; s++) {
+		const struct pv_cmp_step *S = &c->steps[s];
+		bool fail_g = !S->carried[g];
+		size_t f = fail_g ? g : 0, o = fail_g ? 0 : g;
+		const char *fl = c->groups[f].label, *ol = c->groups[o].label;
+		struct tally tf, to;
+		double ovf, ovo, r, elo, ehi;
+
+		if (S->users <= lo || S->users > hi || S->carried[0] == S->carried[g])
+			continue;
+		judged = true;
+		ovf = S->fig[f * PV_CMP_FIGS + PV_CMP_OVERLOAD].v;
+		ovo = S->fig[o * PV_CMP_FIGS + PV_CMP_OVERLOAD].v;
+		tf = tally_of(sts[s * c->ngroups + f], kk[s * c->ngroups + f]);
+		to = tally_of(sts[s * c->ngroups + o], kk[s * c->ngroups + o]);
+		pv_stat_rate_ratio(tf.errors, tf.secs, to.errors, to.secs, c->alpha, &r, &elo,
+				   &ehi);
+		G->answer_real = true;
+		/* group g against the first: higher when g is the failing one */
+		if (S->fig[g * PV_CMP_FIGS + PV_CMP_OVERLOAD].verdict ==
+		    (fail_g ? PV_CMP_HIGHER : PV_CMP_LOWER))
+			why(G,
+			    "at %u users the overload is %.2f%% in %s against %.2f%% in %s, "
+			    "beyond the noise",
+			    S->users, ovf, fl, ovo, ol);
+		else if (tf.errors && elo > 1)
+			why(G,
+			    "at %u users %s had %llu errors against %llu in %s, beyond the noise",
+			    S->users, fl, (unsigned long long)tf.errors,
+			    (unsigned long long)to.errors, ol);
+		else if (tf.unconnected && !to.unconnected)
+			why(G,
+			    "at %u users %s had users that did not log on or clients lost, %s none",
+			    S->users, fl, ol);
+		else {
+			G->answer_real = false;
+			why(G,
+			    "within the noise: at %u users the overload is %.2f%% in %s against "
+			    "%.2f%% in %s, and the errors %llu against %llu: neither beyond the "
+			    "noise",
+			    S->users, ovf, fl, ovo, ol, (unsigned long long)tf.errors,
+			    (unsigned long long)to.errors);
+		}
+	}
+	if (!judged)
+		why(G, "cannot be weighed: no step between the two answers was run by both");
+}
+
 static void answers(struct pv_cmp *c, const struct pv_res_step ***sts, const size_t *kk)
 {
 	for (size_t g = 0; g < c->ngroups; g++) {
@@ -220,91 +297,12 @@ static void answers(struct pv_cmp *c, const struct pv_res_step ***sts, const siz
 	}
 	for (size_t g = 1; g < c->ngroups; g++) {
 		struct pv_cmp_group *G = &c->groups[g], *A = &c->groups[0];
-		unsigned lo, hi;
-		bool judged = false;
 
 		G->answer_diff = (long)G->answer_lo - (long)A->answer_lo;
-		if (G->answer_lo == A->answer_lo && G->answer_hi == A->answer_hi) {
+		if (G->answer_lo == A->answer_lo && G->answer_hi == A->answer_hi)
 			why(G, "the same answer");
-			continue;
-		}
-		lo = A->answer_lo < G->answer_lo ? A->answer_lo : G->answer_lo;
-		hi = A->answer_hi > G->answer_hi ? A->answer_hi : G->answer_hi;
-		for (size_t s = 0; s < c->nsteps && !G->answer_real; s++) {
-			const struct pv_cmp_step *S = &c->steps[s];
-			const struct pv_res_step *const *sa = sts[s * c->ngroups],
-							*const *sg = sts[s * c->ngroups + g];
-			size_t ka = kk[s * c->ngroups], kg = kk[s * c->ngroups + g];
-			bool fail_g;
-			const struct pv_cmp_fig *ov = &S->fig[g * PV_CMP_FIGS + PV_CMP_OVERLOAD];
-			const struct pv_res_step *const *sf, *const *so;
-			size_t kf, ko;
-			uint64_t ef = 0, eo = 0, ncf = 0, nco = 0;
-			double tf = 0, to = 0, r, elo, ehi;
-
-			if (S->users <= lo || S->users > hi || S->carried[0] == S->carried[g])
-				continue;
-			judged = true;
-			fail_g = !S->carried[g];
-			sf = fail_g ? sg : sa;
-			kf = fail_g ? kg : ka;
-			so = fail_g ? sa : sg;
-			ko = fail_g ? ka : kg;
-			if (ov->verdict == (fail_g ? PV_CMP_HIGHER : PV_CMP_LOWER)) {
-				G->answer_real = true;
-				why(G,
-				    "at %u users the overload is %.2f%% in %s against %.2f%% in "
-				    "%s, "
-				    "beyond the noise",
-				    S->users,
-				    S->fig[(fail_g ? g : 0) * PV_CMP_FIGS + PV_CMP_OVERLOAD].v,
-				    fail_g ? G->label : A->label,
-				    S->fig[(fail_g ? 0 : g) * PV_CMP_FIGS + PV_CMP_OVERLOAD].v,
-				    fail_g ? A->label : G->label);
-				break;
-			}
-			for (size_t i = 0; i < kf; i++) {
-				ef += sf[i]->all.errors;
-				tf += sf[i]->secs;
-				ncf += sf[i]->not_connected + sf[i]->clients_lost;
-			}
-			for (size_t i = 0; i < ko; i++) {
-				eo += so[i]->all.errors;
-				to += so[i]->secs;
-				nco += so[i]->not_connected + so[i]->clients_lost;
-			}
-			pv_stat_rate_ratio(ef, tf, eo, to, c->alpha, &r, &elo, &ehi);
-			if (ef && elo > 1) {
-				G->answer_real = true;
-				why(G,
-				    "at %u users %s had %llu errors against %llu in %s, beyond the "
-				    "noise",
-				    S->users, fail_g ? G->label : A->label, (unsigned long long)ef,
-				    (unsigned long long)eo, fail_g ? A->label : G->label);
-			} else if (ncf && !nco) {
-				G->answer_real = true;
-				why(G,
-				    "at %u users %s had users that did not log on or clients lost, "
-				    "%s none",
-				    S->users, fail_g ? G->label : A->label,
-				    fail_g ? A->label : G->label);
-			} else {
-				why(G,
-				    "within the noise: at %u users the overload is %.2f%% in %s "
-				    "against %.2f%% in %s, and the errors %llu against %llu: "
-				    "neither "
-				    "beyond the noise",
-				    S->users,
-				    S->fig[(fail_g ? g : 0) * PV_CMP_FIGS + PV_CMP_OVERLOAD].v,
-				    fail_g ? G->label : A->label,
-				    S->fig[(fail_g ? 0 : g) * PV_CMP_FIGS + PV_CMP_OVERLOAD].v,
-				    fail_g ? A->label : G->label, (unsigned long long)ef,
-				    (unsigned long long)eo);
-			}
-		}
-		if (!judged)
-			why(G,
-			    "cannot be weighed: no step between the two answers was run by both");
+		else
+			weigh(c, g, sts, kk);
 	}
 }
 

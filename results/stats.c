@@ -14,6 +14,12 @@
 
 /* ---- distributions ---- */
 
+/* Lentz's method keeps its terms away from 0 */
+static double nonzero(double v)
+{
+	return fabs(v) < TINY ? TINY : v;
+}
+
 static double gamma_series(double a, double x)
 {
 	double ap = a, sum = 1.0 / a, del = sum;
@@ -37,13 +43,8 @@ static double gamma_cf(double a, double x)
 		double an = -i * (i - a), del;
 
 		b += 2;
-		d = an * d + b;
-		if (fabs(d) < TINY)
-			d = TINY;
-		c = b + an / c;
-		if (fabs(c) < TINY)
-			c = TINY;
-		d = 1 / d;
+		d = 1 / nonzero(an * d + b);
+		c = nonzero(b + an / c);
 		del = d * c;
 		h *= del;
 		if (fabs(del - 1) < EPS)
@@ -63,32 +64,20 @@ double pv_stat_gamma_p(double a, double x)
 
 static double beta_cf(double a, double b, double x)
 {
-	double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap, h;
+	double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 / nonzero(1 - qab * x / qap),
+	       h = d;
 
-	if (fabs(d) < TINY)
-		d = TINY;
-	d = 1 / d;
-	h = d;
 	for (int m = 1; m < ITMAX; m++) {
 		int m2 = 2 * m;
 		double aa = m * (b - m) * x / ((qam + m2) * (a + m2)), del;
 
-		d = 1 + aa * d;
-		if (fabs(d) < TINY)
-			d = TINY;
-		c = 1 + aa / c;
-		if (fabs(c) < TINY)
-			c = TINY;
-		d = 1 / d;
+		/* the even step, then the odd one */
+		d = 1 / nonzero(1 + aa * d);
+		c = nonzero(1 + aa / c);
 		h *= d * c;
 		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < TINY)
-			d = TINY;
-		c = 1 + aa / c;
-		if (fabs(c) < TINY)
-			c = TINY;
-		d = 1 / d;
+		d = 1 / nonzero(1 + aa * d);
+		c = nonzero(1 + aa / c);
 		del = d * c;
 		h *= del;
 		if (fabs(del - 1) < EPS)
