@@ -137,6 +137,10 @@ static int connect_all(struct run *R)
 		if (pv_host_connect(&pb->server.host, &srv) == PV_OK) {
 			pv_samba_version(srv, R->server_system, sizeof(R->server_system));
 			R->server_config = pv_samba_config(srv);
+		} else {
+			pv_log(PV_LOG_INFO, "run: the server's version and configuration are not "
+					    "recorded: %s",
+			       pv_errmsg());
 		}
 		pv_remote_free(srv);
 	}

@@ -178,7 +178,7 @@ for s in m["steps"]:
 browse "$B/report.html" report-b
 [[ $BRC -eq 0 ]] || fail "report B in chromium: $(head -c 2000 <<<"$BR")"
 grep -q 'signing: server signing</th><td class="l">required' "$B/report.html" ||
-	fail "report B does not show the server's signing as its configuration had it"
+	fail "report B does not show the server's signing as its configuration had it: $(grep -i 'not recorded\|server' <<<"$ERR" | head -3)"
 
 # ---- 3. run A2, and the comparisons ----------------------------------------------------------
 echo "  run A2; compare A B, compare A A2" >&2
