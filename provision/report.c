@@ -328,8 +328,21 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 			pv_buf_addstr(
 				b, " That is the most users the ramp tried: the limit is higher.");
 	} else {
-		pv_buf_addstr(b, "<b>The server carried no step</b> without overload. ");
-		pv_html_esc(b, run->answer);
+		const struct pv_res_step *first = NULL;
+
+		for (size_t i = 0; i < run->nsteps; i++)
+			if (run->steps[i].has_load && (!first || run->steps[i].users < first->users))
+				first = &run->steps[i];
+		pv_buf_addstr(b, "<b>The server carried no step</b> without overload.");
+		if (first)
+			pv_buf_addf(b,
+				    " Even the fewest users tried, %u (step %u), had overload %.2f%% "
+				    "against the %g%% threshold, %llu errors and %u of them not "
+				    "logged on.",
+				    first->users, first->n, first->all.overload, run->cfg.overload,
+				    (unsigned long long)first->all.errors,
+				    first->users > first->connected ? first->users - first->connected
+								    : 0);
 	}
 	if (run->error[0]) {
 		pv_buf_addstr(b, "<br>The run ended early: ");

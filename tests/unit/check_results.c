@@ -830,6 +830,14 @@ START_TEST(report_page)
 		snprintf(path, sizeof(path), "%s/report.html", dir);
 		ck_assert_int_eq(pv_file_replace(path, b.data, b.len), PV_OK);
 	}
+	/* no step carried: the fewest users' figures say why */
+	pv_buf_reset(&b);
+	run->answer_step = -1;
+	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
+	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried no step</b> without overload. "
+					     "Even the fewest users tried, 10 (step 1), had overload "
+					     "33.30% against the 1% threshold, 0 errors and 0 of them "
+					     "not logged on."));
 	/* a run of driver command: no load sections, said so */
 	pv_buf_reset(&b);
 	snprintf(run->driver, sizeof(run->driver), "command");
