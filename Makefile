@@ -1,5 +1,8 @@
 # provision: build, test and lab targets. `make help` lists them.
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 CC ?= cc
 PKGS := ldap lber krb5 krb5-gssapi smbclient libssh yaml-0.1 jansson nettle
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
@@ -27,23 +30,25 @@ UNIT_SRC := $(wildcard tests/unit/check_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,build/unit/%,$(UNIT_SRC))
 
 .PHONY: all deps install uninstall unit integration check demo lab-up lab-down lab-status \
-	format clean help bench lint layers fuzz fuzz-replay fuzz-build
+	format clean help bench lint layers fuzz fuzz-replay fuzz-build docs-check
 
 all: bin/provision
 
 help:
 	@echo "make            build bin/provision"
 	@echo "make deps       install the Debian packages the build, tests and lab need"
-	@echo "make check      deps, build, lint, unit tests (ASan+UBSan), fuzz replay, lab up, integration tests, lab down"
+	@echo "make check      deps, build, lint, layers, unit tests (ASan+UBSan), fuzz replay, docs check, lab up, integration tests, lab down"
 	@echo "make demo       deps, build, lab up, run the main job on the lab and show what happened"
 	@echo "make unit       unit tests only"
-	@echo "make fuzz       run every libFuzzer target for FUZZ_SECONDS (default 60) each"
+	@echo "make fuzz       run every fuzz target (libFuzzer, and the Perl keytab reader's) for FUZZ_SECONDS (default 60) each"
 	@echo "make fuzz-replay  run every fuzz target once over its corpus and crash reproducers"
 	@echo "make layers     check every include against the layers table of docs/architecture.md"
 	@echo "make lint       shellcheck the scripts run on hosts (and the tests, lab), perl -c the Perl"
 	@echo "make integration  integration tests against a running lab"
 	@echo "make lab-up | lab-down | lab-status   the embedded lab (tests/lab)"
-	@echo "make install PREFIX=DIR    install bin/provision"
+	@echo "make docs-check  the man page against --help, make install into a staging folder, the bash completion"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   bin/provision, the man page, the bash completion"
+	@echo "make uninstall [PREFIX=...] [DESTDIR=]        remove what install put there"
 	@echo "make format     clang-format every C file"
 
 deps:
@@ -87,6 +92,8 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/bin/%,$(FUZZ_SRC))
+# targets in Perl (the keytab reader runs in Perl on the server): no build, run.sh runs them
+FUZZ_PL := $(wildcard tests/fuzz/fuzz_*.pl)
 FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/%.o,$(LIB_SRC))
 
 build/fuzz/%.o: %.c
@@ -107,10 +114,10 @@ build/fuzz/bin/%: build/fuzz/tests/fuzz/%.o build/fuzz/libpv.a
 fuzz-build: $(FUZZ_BIN)
 
 fuzz: fuzz-build
-	@tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_BIN)
+	@tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_BIN) $(FUZZ_PL)
 
 fuzz-replay: fuzz-build
-	@tests/fuzz/run.sh replay $(FUZZ_BIN)
+	@tests/fuzz/run.sh replay $(FUZZ_BIN) $(FUZZ_PL)
 
 # The scripts provision sends to hosts are files (util/embed.h): POSIX sh, checked as such; the
 # tests and the lab are bash (SC2034: their variables are used by the files that source them).
@@ -121,7 +128,7 @@ lint:
 	@for f in $(SCRIPTS_PL); do perl -c "$$f" 2>&1 | grep -v 'syntax OK$$' || true; \
 		perl -c "$$f" >/dev/null 2>&1 || exit 1; done
 	@shellcheck -s bash -S warning -e SC2034 tests/*.sh tests/lab/*.sh tests/integration/*.sh tests/fuzz/*.sh \
-		bench/*.sh
+		tests/docs/*.sh bench/*.sh docs/provision.bash-completion
 	@echo "lint: $(words $(SCRIPTS_SH)) shell and $(words $(SCRIPTS_PL)) Perl scripts, the tests and the lab: clean"
 
 layers:
@@ -145,6 +152,7 @@ check: deps
 	@$(MAKE) --no-print-directory layers
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory fuzz-replay
+	@$(MAKE) --no-print-directory docs-check
 	@tests/integration/run.sh --with-lab
 
 demo: deps
@@ -154,12 +162,22 @@ demo: deps
 bench: bin/provision
 	@for b in bench/*.sh; do $$b || exit 1; done
 
+# The man page and the completion are checked against the binary's help (tests/docs), and the
+# install into a staging folder (DESTDIR) is tested there too. No lab.
+docs-check: bin/provision
+	@fail=0; for t in tests/docs/t_*.sh; do \
+		if bash $$t; then echo "PASS $$(basename $$t .sh)"; else echo "FAIL $$(basename $$t .sh)"; fail=1; fi; \
+	done; exit $$fail
+
 install: bin/provision
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 bin/provision $(DESTDIR)$(PREFIX)/bin/provision
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0755 bin/provision $(DESTDIR)$(BINDIR)/provision
+	install -m 0644 docs/provision.1 $(DESTDIR)$(MANDIR)/man1/provision.1
+	install -m 0644 docs/provision.bash-completion $(DESTDIR)$(BASHCOMPDIR)/provision
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/provision
+	rm -f $(DESTDIR)$(BINDIR)/provision $(DESTDIR)$(MANDIR)/man1/provision.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/provision
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

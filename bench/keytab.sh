@@ -2,7 +2,7 @@
 # bench/keytab.sh: alias principals into the keytab Samba uses, side by side on srv, ROUNDS
 # rounds, each side into its own scratch copy of srv's real keytab (the real one is not
 # touched):
-#   (a) what `server` does now: samba/scripts/keytab-clone.pl copies the host/ keys;
+#   (a) what `server` does now: samba/scripts/keytab.pl copies the host/ keys;
 #   (b) what it did before, and still does where (a) cannot run: `net ads keytab add` in
 #       chunks of 200 principals (it derives every principal's keys from the machine password),
 #       pointed at the copy with --option, as the domain admin (kinit, password on stdin);
@@ -40,8 +40,8 @@ for r in $(seq "$ROUNDS"); do
 	cp -p "$kt" "$BT/a.kt"
 	cp -p "$kt" "$BT/b.kt"
 	t0=$(now)
-	on srv perl "$TOP/samba/scripts/keytab-clone.pl" "$BT/a.kt" <"$BT/names" >"$BT/a.out" ||
-		{ echo "bench: keytab-clone.pl failed" >&2; exit 1; }
+	on srv perl "$TOP/samba/scripts/keytab.pl" add "$BT/a.kt" <"$BT/names" >"$BT/a.out" ||
+		{ echo "bench: keytab.pl add failed" >&2; exit 1; }
 	t1=$(now)
 	on srv sh "$BT/net.sh" "$BT/b.kt" "$BT/names" <"$LAB/admin.pass" ||
 		{ echo "bench: net ads keytab add failed" >&2; exit 1; }

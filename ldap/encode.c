@@ -1,10 +1,16 @@
 /* ldap/encode.c: DN/filter escaping and the unicodePwd encoding. */
 #include "ldap/encode.h"
 
+#include "ldap/caps.h"
+#include "util/err.h"
+
 #include "util/utf16.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int pv_dn_escape(struct pv_buf *b, const char *v)
 {
@@ -58,4 +64,90 @@ int pv_unicodepwd(struct pv_buf *out, const char *utf8, size_t len)
 	if ((r = pv_utf16le(out, utf8, len, 0)) != 0)
 		return r;
 	return pv_buf_add(out, quote, 2);
+}
+
+/* A number of a range (digits only, at most PV_LDAP_RANGE_MAX) at p: its end, else NULL. */
+static const char *range_number(const char *p, unsigned long *v)
+{
+	unsigned long n = 0;
+	const char *s = p;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (unsigned long)(*p - '0');
+		if (n > PV_LDAP_RANGE_MAX)
+			return NULL;
+	}
+	*v = n;
+	return p > s ? p : NULL;
+}
+
+int pv_range_take(struct pv_range *r, const char *name, const char *attr, size_t nvals)
+{
+	size_t len = strlen(attr);
+	unsigned long lo = 0, hi = 0;
+	bool last = false;
+	const char *p = "";
+
+	if (strncasecmp(name, attr, len) != 0 || (name[len] && name[len] != ';'))
+		return 0;
+	if (name[len] && strncasecmp(name + len, ";range=", 7) != 0)
+		return 0; /* another option of the attribute */
+	if (nvals > PV_LDAP_VALUES_MAX - r->values) {
+		pv_error(PV_EDIR, "the DC answered more than %d values of '%s'; refused",
+			 PV_LDAP_VALUES_MAX, attr);
+		return -1;
+	}
+	if (!name[len]) {
+		/* the whole attribute: only as the answer to the first request */
+		if (r->next || r->done)
+			p = NULL;
+		last = true;
+	} else {
+		/* LO is where this request asked to start; HI is '*' (the last slice) or a
+		 * number at least LO, and a slice that is not the last holds values: each request
+		 * moves on */
+		p = range_number(name + len + 7, &lo);
+		if (!p || *p != '-')
+			p = NULL;
+		else if (!strcmp(p + 1, "*"))
+			last = true;
+		else if ((p = range_number(p + 1, &hi)) && *p)
+			p = NULL;
+		if (p && (lo != r->next || r->done || (!last && (hi < lo || nvals == 0))))
+			p = NULL;
+	}
+	if (!p) {
+		pv_error(PV_EDIR,
+			 "the DC answered '%.80s' where values from %lu were asked; refused (a "
+			 "slice must start there and move on)",
+			 name, r->next);
+		return -1;
+	}
+	r->took = true;
+	r->values += nvals;
+	if (last)
+		r->done = true;
+	else
+		r->next = hi + 1;
+	return 1;
+}
+
+void pv_range_answer(struct pv_range *r)
+{
+	r->took = false;
+}
+
+int pv_range_next(struct pv_range *r, const char *attr, char *want, size_t len)
+{
+	if (r->done)
+		return 0;
+	if (!r->took && r->next) { /* a slice that was not the last, then nothing */
+		pv_error(PV_EDIR, "the DC answered no slice of '%s' from value %lu on; refused",
+			 attr, r->next);
+		return -1;
+	}
+	if (!r->took)
+		return 0; /* the entry has no such attribute */
+	snprintf(want, len, "%s;range=%lu-*", attr, r->next);
+	return 1;
 }

@@ -5,6 +5,7 @@
  * parallel connections do not help, but a synchronous client leaves the DC idle for a round
  * trip per entry. Keeping `window` requests outstanding on one connection hides that. */
 #include "ldap/ops.h"
+#include "ldap/encode.h"
 
 #include "ldap/internal.h"
 #include "util/err.h"
@@ -415,40 +416,14 @@ static int vlist_add(struct vlist *l, const struct berval *bv)
 	return 0;
 }
 
-/* "attr;range=LO-HI" names a slice of attr's values: *more is set when HI is a number (the
- * next slice starts at HI + 1), cleared when it is '*' (the last slice). */
-static bool range_of(const char *name, const char *attr, bool *more, unsigned long *next)
-{
-	size_t len = strlen(attr);
-	const char *p, *dash;
-
-	if (strncasecmp(name, attr, len) != 0)
-		return false;
-	if (name[len] == '\0') {
-		*more = false;
-		return true;
-	}
-	if (strncasecmp(name + len, ";range=", 7) != 0)
-		return false;
-	p = name + len + 7;
-	if (!(dash = strchr(p, '-')))
-		return false;
-	if (strcmp(dash + 1, "*") == 0) {
-		*more = false;
-		return true;
-	}
-	*more = true;
-	*next = strtoul(dash + 1, NULL, 10) + 1;
-	return true;
-}
-
 int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int *found,
 		       char ***values, size_t *n)
 {
 	struct timeval tv = {.tv_sec = wait_seconds(dir)};
 	struct vlist l = {NULL, 0, 0};
+	struct pv_range rg = {0, 0, false, false};
 	char want[256];
-	bool more = true;
+	int more = 1;
 	int r = PV_OK;
 
 	*found = 0;
@@ -457,10 +432,10 @@ int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int
 		char *attrs[] = {want, NULL};
 		LDAPMessage *res = NULL, *e;
 		BerElement *ber = NULL;
-		unsigned long next = 0;
 		int rc;
 
-		more = false;
+		more = 0;
+		pv_range_answer(&rg);
 		rc = ldap_search_ext_s(dir->ld, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0,
 				       NULL, NULL, &tv, 1, &res);
 		if (rc == LDAP_NO_SUCH_OBJECT) {
@@ -479,23 +454,24 @@ int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int
 		*found = 1;
 		for (char *a = ldap_first_attribute(dir->ld, e, &ber); a && r == PV_OK;
 		     a = ldap_next_attribute(dir->ld, e, ber)) {
-			bool slice_more = false;
+			struct berval **bv = ldap_get_values_len(dir->ld, e, a);
+			size_t nv = 0;
+			int t;
 
-			if (range_of(a, attr, &slice_more, &next)) {
-				struct berval **bv = ldap_get_values_len(dir->ld, e, a);
-
-				for (size_t i = 0; bv && bv[i] && r == PV_OK; i++)
-					if (vlist_add(&l, bv[i]) < 0)
-						r = pv_error(PV_EIO, "out of memory");
-				ldap_value_free_len(bv);
-				more = slice_more;
-			}
+			while (bv && bv[nv])
+				nv++;
+			if ((t = pv_range_take(&rg, a, attr, nv)) < 0)
+				r = pv_error_prefix(PV_EDIR, "reading '%s' of '%s'", attr, dn);
+			for (size_t i = 0; t == 1 && i < nv && r == PV_OK; i++)
+				if (vlist_add(&l, bv[i]) < 0)
+					r = pv_error(PV_EIO, "out of memory");
+			ldap_value_free_len(bv);
 			ldap_memfree(a);
 		}
 		ber_free(ber, 0);
 		ldap_msgfree(res);
-		if (more)
-			snprintf(want, sizeof(want), "%s;range=%lu-*", attr, next);
+		if (r == PV_OK && (more = pv_range_next(&rg, attr, want, sizeof(want))) < 0)
+			r = pv_error_prefix(PV_EDIR, "reading '%s' of '%s'", attr, dn);
 	}
 	if (r != PV_OK) {
 		pv_dir_values_free(l.v, l.n);

@@ -283,7 +283,6 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 	struct pv_remote *rem = NULL;
 	struct pv_buf s = PV_BUF_INIT, cmd = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
 	int status = 0, r;
-	char *line = NULL;
 
 	pv_remote_var(&s, "r", res->results);
 	pv_remote_var(&s, "p", c->parent);
@@ -311,29 +310,9 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 			     err.data && *err.data ? err.data : "the reset command failed");
 		goto out;
 	}
-	line = out.data ? strstr(out.data, "pv-ctl ") : NULL;
-	if (!line) {
-		r = pv_error(PV_EREMOTE, "on '%s': the reset command said nothing: %s", h->name,
-			     err.data ? err.data : "");
+	if ((r = pv_controller_parse_reset(out.data, res)) != PV_OK) {
+		r = pv_error_prefix(r, "on '%s'", h->name);
 		goto out;
-	}
-	line += strlen("pv-ctl ");
-	line[strcspn(line, "\n")] = '\0';
-	if (strncmp(line, "moved ", 6) == 0 || strncmp(line, "would-move ", 11) == 0) {
-		char *sp;
-
-		res->state = line[0] == 'm' ? "moved" : "would move";
-		line = strchr(line, ' ') + 1;
-		res->entries = strtoul(line, &sp, 10);
-		snprintf(res->backup, sizeof(res->backup), "%s", *sp ? sp + 1 : "");
-	} else if (strcmp(line, "created") == 0) {
-		res->state = "created";
-	} else if (strcmp(line, "would-create") == 0) {
-		res->state = "would create";
-	} else if (strcmp(line, "empty") == 0) {
-		res->state = "empty";
-	} else {
-		res->state = "absent";
 	}
 	r = PV_OK;
 out:
@@ -442,9 +421,8 @@ int pv_controller_status(const struct pv_env *env, struct pv_controller_status *
 	const struct pv_playbook *pb = env->pb;
 	struct pv_remote *rem = NULL;
 	struct pv_buf s = PV_BUF_INIT, out = PV_BUF_INIT, cmd = PV_BUF_INIT;
-	char parent[PATH_MAX], kind[16];
+	char parent[PATH_MAX];
 	int status = 0, r;
-	const char *line;
 
 	memset(st, 0, sizeof(*st));
 	st->host = "local";
@@ -463,15 +441,10 @@ int pv_controller_status(const struct pv_env *env, struct pv_controller_status *
 	if ((r = pv_host_connect(&pb->controller.host, &rem)) != PV_OK ||
 	    (r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, NULL, &status, 0)) != PV_OK)
 		goto out;
-	line = out.data ? strstr(out.data, "pv-ctl-status ") : NULL;
-	if (status != 0 || !line ||
-	    sscanf(line, "pv-ctl-status %15s %lu %lu", kind, &st->entries, &st->backups) != 3) {
+	if (status != 0 || pv_controller_parse_status(out.data, st) != PV_OK) {
 		r = pv_error(PV_EREMOTE, "on '%s': cannot look at %s", st->host, st->results);
 		goto out;
 	}
-	st->kind = strcmp(kind, "dir") == 0	 ? "folder"
-		   : strcmp(kind, "absent") == 0 ? "absent"
-						 : "other";
 out:
 	pv_buf_release(&s, 0);
 	pv_buf_release(&out, 0);

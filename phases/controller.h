@@ -37,4 +37,12 @@ struct pv_controller_status {
 };
 int pv_controller_status(const struct pv_env *env, struct pv_controller_status *st);
 
+/* controller_parse.c, pure: the remote scripts' stdout. The reset script's one
+ * "pv-ctl STATE [N BACKUP]" line into res (state, entries, backup); the status script's
+ * "pv-ctl-status KIND N N" into st (kind, entries, backups). Either line must start a line
+ * of out and be one the script prints (counts in digits, BACKUP an absolute path that fits):
+ * PV_EREMOTE otherwise, and res or st is left as it was. */
+int pv_controller_parse_reset(const char *out, struct pv_controller_result *res);
+int pv_controller_parse_status(const char *out, struct pv_controller_status *st);
+
 #endif

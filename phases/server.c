@@ -36,7 +36,7 @@ extern const char pv_samba_unshare_sh[];
 extern const char pv_samba_keytab_list_sh[];
 extern const char pv_samba_keytab_remove_sh[];
 extern const char pv_samba_keytab_add_sh[];
-extern const char pv_samba_keytab_clone_pl[];
+extern const char pv_samba_keytab_pl[];
 extern const char pv_samba_trust_sh[];
 extern const char pv_samba_keytab_net_sh[];
 extern const char pv_phases_spn_record_sh[];
@@ -350,7 +350,7 @@ static int recorded_spns(struct srv_run *run, struct pv_strset *rec)
 }
 
 /* The principals in names (lines) into the keytab Samba uses, with the keys of the account's
- * host/ entries, on the server as root, no ticket needed (samba/scripts/keytab-clone.pl):
+ * host/ entries, on the server as root, no ticket needed (samba/scripts/keytab.pl):
  * PV_OK; PV_ENOTIMPL when that cannot be done there (the caller uses 'net ads keytab add');
  * else the failure (the keytab is unchanged). */
 static int clone_keys(struct srv_run *run, const struct pv_buf *names)
@@ -359,7 +359,7 @@ static int clone_keys(struct srv_run *run, const struct pv_buf *names)
 	int st = 0, r;
 
 	pv_remote_var(&sc, "kt", run->f.keytab);
-	pv_remote_var(&sc, "prog", pv_samba_keytab_clone_pl);
+	pv_remote_var(&sc, "prog", pv_samba_keytab_pl);
 	pv_buf_addstr(&sc, pv_samba_keytab_add_sh);
 	r = pv_buf_failed(names)
 		    ? pv_error(PV_EIO, "out of memory")
@@ -604,13 +604,20 @@ static int remove_keytab_entries(struct srv_run *run, const struct pv_strset *re
 		goto out;
 	}
 	pv_remote_var(&sc, "kt", run->f.keytab);
+	pv_remote_var(&sc, "prog", pv_samba_keytab_pl);
 	pv_buf_addstr(&sc, pv_samba_keytab_remove_sh);
 	r = pv_buf_failed(&in)
 		    ? pv_error(PV_EIO, "out of memory")
 		    : pv_samba_run(run->rem, "taking the alias principals out of the keytab", &sc,
 				   in.data, in.len, &out, NULL, 120);
+	/* only the script's own word that it is done counts: without it the record stays */
 	if (r == PV_OK && (line = out.data ? strstr(out.data, "pv-kt removed ") : NULL))
 		run->kt_removed = strtoul(line + 14, NULL, 10);
+	else if (r == PV_OK && !(out.data && strstr(out.data, "pv-kt none")))
+		r = pv_error(PV_EREMOTE,
+			     "taking the alias principals out of the keytab of '%s' "
+			     "did not say it was done; their record is kept",
+			     run->pb->server.host.name);
 out:
 	pv_buf_release(&sc, 0);
 	pv_buf_release(&in, 0);

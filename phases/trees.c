@@ -79,7 +79,7 @@ static int list_users(struct pv_trees *t)
 static int map_users(struct pv_trees *t)
 {
 	struct pv_buf sc = PV_BUF_INIT, out = PV_BUF_INIT;
-	size_t missing = 0, dlen = strlen(t->pb->domain.netbios);
+	size_t missing = 0;
 	char first[PV_NAME_MAX] = "";
 	int r = PV_OK;
 
@@ -107,16 +107,18 @@ static int map_users(struct pv_trees *t)
 		for (char *line = out.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 			char name[PV_NAME_MAX];
 			unsigned long uid, gid;
+			int got;
 
 			if ((nl = strchr(line, '\n')))
 				*nl = '\0';
-			if (sscanf(line, "%255[^:]:%lu:%lu", name, &uid, &gid) != 3)
+			got = pv_trees_getent_line(line, t->pb->domain.netbios, name, sizeof(name),
+						   &uid, &gid);
+			if (got < 0) {
+				r = pv_error_prefix(PV_EREMOTE, "'%s'", t->pb->server.host.name);
+				break;
+			}
+			if (got == 0)
 				continue;
-			/* "LAB\name" (any separator), or just "name" with winbind's default domain
-			 */
-			if (strlen(name) > dlen &&
-			    strncasecmp(name, t->pb->domain.netbios, dlen) == 0)
-				memmove(name, name + dlen + 1, strlen(name + dlen + 1) + 1);
 			for (size_t i = b; i < e; i++)
 				if (t->users[i].uid == (unsigned long)-1 &&
 				    strcasecmp(t->users[i].name, name) == 0) {
@@ -142,18 +144,6 @@ static int map_users(struct pv_trees *t)
 
 /* ---- listings ---- */
 
-static int by_path(const void *a, const void *b)
-{
-	return strcmp(((const struct have *)a)->path, ((const struct have *)b)->path);
-}
-
-struct have *pv_trees_find(struct have *hv, size_t nh, const char *path)
-{
-	struct have key = {(char *)path, false, 0};
-
-	return nh ? bsearch(&key, hv, nh, sizeof(*hv), by_path) : NULL;
-}
-
 /* The first entry at or after path in a sorted listing (nh when none). */
 static size_t lower_bound(const struct have *hv, size_t nh, const char *path)
 {
@@ -174,7 +164,7 @@ int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv
 		     struct have **hv, size_t *nh)
 {
 	struct pv_buf sc = PV_BUF_INIT;
-	size_t n = 0, cap = 0, dirs = 0;
+	size_t dirs = 0;
 	char path[1024];
 	int r;
 
@@ -206,34 +196,7 @@ int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv
 	}
 	r = pv_samba_run(t->rem, "listing the users' trees", &sc, NULL, 0, out, NULL, 600);
 	pv_buf_release(&sc, 0);
-	for (size_t at = 0; r == PV_OK && out->data && at < out->len;) {
-		char *rec = out->data + at, type, *sp;
-		size_t len = strnlen(rec, out->len - at);
-		unsigned long long size;
-
-		at += len + 1;
-		if (sscanf(rec, "%c %llu", &type, &size) != 2 || !(sp = strchr(rec + 2, ' ')))
-			continue;
-		if (sp[1] == '.' && sp[2] == '/') /* list-trees.sh gives find ./FOLDER */
-			sp += 2;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 1024;
-			struct have *p = realloc(*hv, nc * sizeof(*p));
-
-			if (!p) {
-				r = pv_error(PV_EIO, "out of memory");
-				break;
-			}
-			*hv = p;
-			cap = nc;
-		}
-		(*hv)[n++] = (struct have){sp + 1, type == 'd', type != 'd' && type != 'f',
-					   type == 'f' ? size : 0};
-	}
-	if (n)
-		qsort(*hv, n, sizeof(**hv), by_path);
-	*nh = n;
-	return r;
+	return r == PV_OK ? pv_trees_parse_listing(out, hv, nh) : r;
 }
 
 /* Which users' folders hold something, and which hold the whole fileset at the right sizes

@@ -51,6 +51,19 @@ int pv_trees_user_path(const struct pv_trees *t, const struct tuser *u, const ch
  * path: *hv points into out; the caller frees *hv and releases out. */
 int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv_buf *out,
 		     struct have **hv, size_t *nh);
+/* The lowest uid and gid a load user may have on the server: below are root and the system
+ * accounts and groups (Debian's SYS_UID_MAX is 999; winbind's idmap ranges start far above). */
+#define PV_TREES_ID_MIN 1000
+
+/* trees_parse.c: one line of getent.sh ("name:uid:gid"): 1 with the name (without any
+ * "DOMAIN<sep>" before it; len bytes at name), uid and gid set; 0 when the line is no such
+ * line (not plain digits, a field too many); -1 (recorded, PV_EREMOTE) when the uid or the
+ * gid is below PV_TREES_ID_MIN. */
+int pv_trees_getent_line(const char *line, const char *domain, char *name, size_t len,
+			 unsigned long *uid, unsigned long *gid);
+/* trees_parse.c: the records of list-trees.sh in out (NUL-ended "TYPE SIZE ./PATH"), sorted
+ * by path: *hv points into out; the caller frees *hv. */
+int pv_trees_parse_listing(struct pv_buf *out, struct have **hv, size_t *nh);
 /* The entry at path in a sorted listing, or NULL. */
 struct have *pv_trees_find(struct have *hv, size_t nh, const char *path);
 /* r from a command on the server: when it failed for want of space, say so and where. */

@@ -361,3 +361,96 @@ int pv_names_check_host(const char *what, const char *name)
 				what, name, name[0] == '-' ? "starts" : "ends");
 	return 0;
 }
+
+int pv_names_check_safe(const char *what, const char *value, int path)
+{
+	const char *p = value + strspn(value, path ? PV_NAMES_SAFE_CHARS "/" : PV_NAMES_SAFE_CHARS);
+
+	if (!*p)
+		return 0;
+	if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+		return pv_error(PV_ECONFIG,
+				"%s holds the byte 0x%02x; it reaches a shell on the hosts, so "
+				"expected only letters, digits, '.', '_', '-'%s",
+				what, (unsigned char)*p, path ? " and '/'" : "");
+	return pv_error(PV_ECONFIG,
+			"%s is '%.64s', which contains '%c'; it reaches a shell on the hosts, so "
+			"expected only letters, digits, '.', '_', '-'%s",
+			what, value, *p, path ? " and '/'" : "");
+}
+
+/* ---- the command driver's placeholders ---- */
+
+static const char *const driver_placeholders[] = {
+	[PV_PH_CLIENT] = "client",
+	[PV_PH_USERS] = "users",
+	[PV_PH_USERS_TOTAL] = "users_total",
+	[PV_PH_STEP] = "step",
+	[PV_PH_STEPS] = "steps",
+	[PV_PH_DURATION] = "duration",
+	[PV_PH_WARMUP] = "warmup",
+	[PV_PH_RESULTS] = "results",
+	[PV_PH_PASSWORD_FILE] = "password_file",
+	[PV_PH_CLIENTS] = "clients",
+	[PV_PH_SERVER] = "server",
+	[PV_PH_SERVER_ADDRESS] = "server_address",
+	[PV_PH_ALIAS_TEMPLATE] = "alias_template",
+	[PV_PH_USER_TEMPLATE] = "user_template",
+	[PV_PH_FIRST_USER] = "first_user",
+	[PV_PH_LAST_USER] = "last_user",
+	[PV_PH_SHARE] = "share",
+	[PV_PH_SHARES] = "shares",
+	[PV_PH_DOMAIN] = "domain",
+	[PV_PH_REALM] = "realm",
+	[PV_PH_DNS_DOMAIN] = "dns_domain",
+	[PV_PH_LAB] = "lab",
+	[PV_PH_N] = "n",
+};
+
+#define NDRIVER (sizeof(driver_placeholders) / sizeof(driver_placeholders[0]))
+
+size_t pv_placeholder_len(const char *p)
+{
+	size_t n;
+
+	if (*p != '{')
+		return 0;
+	n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz_");
+	return n && p[1 + n] == '}' ? n + 2 : 0;
+}
+
+int pv_placeholder_of(const char *p, size_t len)
+{
+	for (size_t i = 0; len > 2 && i < NDRIVER; i++)
+		if (strlen(driver_placeholders[i]) == len - 2 &&
+		    !strncmp(p + 1, driver_placeholders[i], len - 2))
+			return (int)i;
+	return -1;
+}
+
+void pv_placeholder_list(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	/* every one but {n}, which is left for the command's own loop */
+	for (size_t i = 0; i < NDRIVER && used < len; i++)
+		if (i != PV_PH_N)
+			used += (size_t)snprintf(buf + used, len - used, "%s{%s}", i ? " " : "",
+						 driver_placeholders[i]);
+}
+
+long pv_placeholder_unknown(const char *cmd, size_t *len)
+{
+	for (const char *p = cmd; *p; p++) {
+		size_t n = pv_placeholder_len(p);
+
+		if (n && pv_placeholder_of(p, n) < 0) {
+			*len = n;
+			return (long)(p - cmd);
+		}
+		if (n)
+			p += n - 1;
+	}
+	return -1;
+}

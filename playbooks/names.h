@@ -76,4 +76,52 @@ int pv_names_check_account(const char *what, const char *name);
  * ending with '-'. what names it in the message ("alias"). 0 or PV_ECONFIG. */
 int pv_names_check_host(const char *what, const char *name);
 
+/* Values that fill the command driver's placeholders reach a shell: besides being quoted for
+ * the shell they land in (run/render.c), the playbook's names and folders that become such
+ * values are held to these characters when it is read. */
+#define PV_NAMES_SAFE_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+
+/* value holds only PV_NAMES_SAFE_CHARS (and '/' when path is non-zero). what names it in the
+ * message ("'server.share_path'"). 0 or PV_ECONFIG. */
+int pv_names_check_safe(const char *what, const char *value, int path);
+
+/* The command driver's placeholders (docs/playbook.md): one table, which the playbook check
+ * (an unknown one is refused when the playbook is read) and run/render.c (which fills them
+ * in) share. */
+enum pv_placeholder {
+	PV_PH_CLIENT,
+	PV_PH_USERS,
+	PV_PH_USERS_TOTAL,
+	PV_PH_STEP,
+	PV_PH_STEPS,
+	PV_PH_DURATION,
+	PV_PH_WARMUP,
+	PV_PH_RESULTS,
+	PV_PH_PASSWORD_FILE,
+	PV_PH_CLIENTS,
+	PV_PH_SERVER,
+	PV_PH_SERVER_ADDRESS,
+	PV_PH_ALIAS_TEMPLATE,
+	PV_PH_USER_TEMPLATE,
+	PV_PH_FIRST_USER,
+	PV_PH_LAST_USER,
+	PV_PH_SHARE,
+	PV_PH_SHARES,
+	PV_PH_DOMAIN,
+	PV_PH_REALM,
+	PV_PH_DNS_DOMAIN,
+	PV_PH_LAB,
+	PV_PH_N, /* left as it is, for the command's own loop */
+};
+
+/* At p, a {word} of lower-case letters and '_': its length with the braces, else 0 (any other
+ * brace is the shell's: ${X}, { a; }). */
+size_t pv_placeholder_len(const char *p);
+/* The placeholder {word} at p (pv_placeholder_len() bytes), or -1 when it is none. */
+int pv_placeholder_of(const char *p, size_t len);
+/* The placeholders, for messages: "{client} {users} ... {lab}" into buf (len bytes). */
+void pv_placeholder_list(char *buf, size_t len);
+/* The offset in cmd of its first {word} that is no placeholder (*len: its length), or -1. */
+long pv_placeholder_unknown(const char *cmd, size_t *len);
+
 #endif

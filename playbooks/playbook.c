@@ -639,6 +639,8 @@ static int check_folder(struct ctx *c, const struct pv_node *v, const char *key,
 	if (!strcmp(p, "/"))
 		return fail(c, v, "'%s' is '/', the root folder; expected a folder below it%s", key,
 			    hint + 1);
+	if (pv_names_check_safe(what, p, 1))
+		return fail_recorded(c, v, NULL, NULL);
 	return 0;
 }
 
@@ -1066,6 +1068,38 @@ static int parse_controller(struct ctx *c, const struct pv_node *root)
 	return set_str(&ct->results, s);
 }
 
+/* A command driver's command: every {word} of lower-case letters and '_' in it must be one of
+ * the placeholders (names.h), caught here rather than at the run, after every host was
+ * reached. The place given is the command's own. */
+static int get_command(struct ctx *c, const struct pv_node *m, const char *key, char **dst)
+{
+	const struct pv_node *v;
+	size_t len;
+	long at;
+	int r;
+
+	if ((r = get_str(c, m, "driver", key, "a command", dst, &v)) || !v)
+		return r;
+	if ((at = pv_placeholder_unknown(*dst, &len)) >= 0) {
+		long line = 1, col = 1;
+		char place[64] = "", known[512];
+
+		for (long i = 0; i < at; i++, col++)
+			if ((*dst)[i] == '\n')
+				line++, col = 0;
+		if (line > 1)
+			snprintf(place, sizeof(place), "line %ld, ", line);
+		pv_placeholder_list(known, sizeof(known));
+		return fail(
+			c, v,
+			"'driver.%s' uses '%.*s' (%scharacter %ld of the command), which is not "
+			"a placeholder; expected one of %s (other braces, such as the shell's "
+			"${X}, are left alone)",
+			key, (int)len, *dst + at, place, col, known);
+	}
+	return 0;
+}
+
 static int parse_driver(struct ctx *c, const struct pv_node *root)
 {
 	struct pv_driver *d = &c->pb->driver;
@@ -1083,10 +1117,8 @@ static int parse_driver(struct ctx *c, const struct pv_node *root)
 	if ((r = check_map(c, m, "driver", driver_keys,
 			   "a mapping of load driver settings (name, client_command, ...)")) ||
 	    (r = get_enum(c, m, "driver", "name", drivers, &kind)) ||
-	    (r = get_str(c, m, "driver", "client_command", "a command", &d->client_command,
-			 NULL)) ||
-	    (r = get_str(c, m, "driver", "controller_command", "a command", &d->controller_command,
-			 NULL)) ||
+	    (r = get_command(c, m, "client_command", &d->client_command)) ||
+	    (r = get_command(c, m, "controller_command", &d->controller_command)) ||
 	    (r = get_uint(c, m, "driver", "min_users", 1, 10000000, &d->min_users, NULL)) ||
 	    (r = get_uint(c, m, "driver", "max_users", 1, 10000000, &d->max_users, NULL)) ||
 	    (r = get_uint(c, m, "driver", "step", 1, 10000000, &d->step, NULL)) ||
@@ -1245,6 +1277,8 @@ static int check_names(struct ctx *c)
 		if (pv_names_check_sam("user name", name))
 			return fail_recorded(c, at, NULL,
 					     ": shorten the client name or name_template");
+		if (pv_names_check_safe("user name", name, 0))
+			return fail_recorded(c, at, "users.name_template", NULL);
 	}
 	if (pb->has_server) {
 		const struct pv_node *at = c->alias_template ? c->alias_template : c->server_name;
@@ -1261,7 +1295,8 @@ static int check_names(struct ctx *c)
 			if (pv_names_expand(pb->server.share_template, NULL, pb->server.host.name,
 					    0, k, name, sizeof(name)))
 				return fail_recorded(c, at, NULL, NULL);
-			if (pv_names_check_share("share name", name))
+			if (pv_names_check_share("share name", name) ||
+			    pv_names_check_safe("share name", name, 0))
 				return fail_recorded(c, at, "server.share_template", NULL);
 		}
 	}

@@ -1,8 +1,15 @@
 /* provision/lock.c: one command that changes a lab at a time, on this controller. prepare, a
- * phase, run and cleanup hold a lock on /run/lock/provision-<lab>.lock (fcntl, released by the
- * kernel when the process ends, however it ends) for their whole run; a second one on the same
- * lab is refused at once with the holder's pid (PV_EBUSY), before it asks for a password or
- * touches anything. Read-only commands (status, check, wait) and dry runs take no lock. */
+ * phase, run and cleanup hold a lock on <folder>/<lab>.lock (fcntl, released by the kernel when
+ * the process ends, however it ends) for their whole run; a second one on the same lab is
+ * refused at once with the holder's pid (PV_EBUSY), before it asks for a password or touches
+ * anything. Read-only commands (status, check, wait) and dry runs take no lock.
+ *
+ * The folder is one only we can write to, so that no other local user can take a lab's lock
+ * first (a world-writable /run/lock let anyone block every run, or, with
+ * fs.protected_regular, make root's open of the file fail): LOCK_DIR (/run/provision), made
+ * 0700 when missing, for root; $XDG_RUNTIME_DIR/provision for another user; or the folder
+ * $PROVISION_LOCK_DIR names. Whichever it is, it must be a real folder (not a link) owned by
+ * us and writable by nobody else, or provision refuses to run. */
 #include "provision/provision.h"
 
 #include "util/err.h"
@@ -15,34 +22,61 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char LOCK_DIR[] = "/run/lock"; /* sticky; $PROVISION_LOCK_DIR overrides it */
+#define LOCK_DIR "/run/provision"
+
+/* The folder at dir, made (mode 0700) when made is set and it is missing, then checked as
+ * the header says. */
+static int lock_folder(const char *dir, bool make, const char *fix)
+{
+	struct stat st;
+
+	if (make && mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return pv_error(PV_EIO, "cannot make the lock folder %s: %s; %s", dir,
+				strerror(errno), fix);
+	if (lstat(dir, &st) != 0)
+		return pv_error(PV_EIO, "cannot use the lock folder %s: %s; %s", dir,
+				strerror(errno), fix);
+	if (!S_ISDIR(st.st_mode))
+		return pv_error(PV_EIO, "the lock folder %s is not a folder (a link, say); %s", dir,
+				fix);
+	if (st.st_uid != geteuid() || (st.st_mode & 022))
+		return pv_error(PV_EIO,
+				"the lock folder %s is %s: another user could take a lab's lock "
+				"there first; %s",
+				dir, st.st_uid != geteuid() ? "not ours" : "writable by others",
+				fix);
+	return PV_OK;
+}
 
 int pv_lab_lock(const char *lab)
 {
-	const char *dir = getenv("PROVISION_LOCK_DIR");
+	const char *env = getenv("PROVISION_LOCK_DIR"), *run = getenv("XDG_RUNTIME_DIR");
+	const char *fix = "set PROVISION_LOCK_DIR to a folder only you can write to";
+	char dir[256], path[512];
 	struct flock fl;
 	struct stat st;
-	char path[512];
-	int fd;
+	int fd, r;
 
-	if (!dir || !*dir)
-		dir = LOCK_DIR;
-	if ((size_t)snprintf(path, sizeof(path), "%s/provision-%s.lock", dir, lab) >= sizeof(path))
-		return pv_error(PV_EIO, "the lock file's path for lab '%s' is too long", lab);
-	/* a name in a folder others may write to: never through a link, only a plain file, and
-	 * nothing is ever written to it (the lock is on the open file) */
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == ENOENT && dir == LOCK_DIR) {
-		/* a system without /run/lock (a bare container): /tmp, sticky too */
-		snprintf(path, sizeof(path), "/tmp/provision-%s.lock", lab);
-		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (env && *env) {
+		snprintf(dir, sizeof(dir), "%s", env);
+		r = lock_folder(dir, false, "fix it, or set PROVISION_LOCK_DIR to another folder");
+	} else if (geteuid() == 0 || !run || !*run) {
+		snprintf(dir, sizeof(dir), "%s", LOCK_DIR);
+		r = lock_folder(dir, true, fix);
+	} else {
+		snprintf(dir, sizeof(dir), "%s/provision", run);
+		r = lock_folder(dir, true, fix);
 	}
+	if (r != PV_OK)
+		return r;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.lock", dir, lab) >= sizeof(path))
+		return pv_error(PV_EIO, "the lock file's path for lab '%s' is too long", lab);
+	/* the folder is ours alone; still never through a link, and only a plain file, and
+	 * nothing is ever written to it (the lock is on the open file) */
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return pv_error(PV_EIO,
-				"cannot open the lock file %s for lab '%s': %s (another "
-				"provision's lock is kept there; set PROVISION_LOCK_DIR to a "
-				"folder of yours to use another)",
-				path, lab, strerror(errno));
+		return pv_error(PV_EIO, "cannot open the lock file %s for lab '%s': %s", path, lab,
+				strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return pv_error(PV_EIO,

@@ -7,6 +7,8 @@
  * SSH_OPTIONS_TIMEOUT) or by the command timeout. */
 #include "remote/remote.h"
 
+#include "remote/caps.h"
+
 #include "util/err.h"
 #include "util/log.h"
 
@@ -424,6 +426,13 @@ out:
  * libssh re-opens our receive window as soon as the data is consumed. */
 struct run {
 	struct pv_buf *out, *err;
+	size_t out_max;	    /* stdout kept at most (remote/caps.h) */
+	size_t out_base;    /* out->len before this command */
+	size_t err_base;    /* err->len before this command */
+	size_t err_dropped; /* stderr past PV_REMOTE_ERR_MAX */
+	bool too_much;	    /* stdout passed out_max: the command is ended */
+	bool lines;	    /* a stream: stdout is lines, each at most PV_REMOTE_LINE_MAX */
+	size_t since_nl;    /* a stream: bytes since the last line break */
 	bool oom;
 	bool got_status, got_signal;
 	int status;
@@ -434,12 +443,42 @@ static int on_data(ssh_session s, ssh_channel ch, void *data, uint32_t len, int 
 {
 	struct run *x = ud;
 	struct pv_buf *b = is_stderr ? x->err : x->out;
+	size_t keep = len;
 
 	(void)s;
 	(void)ch;
-	if (b != NULL && !x->oom && pv_buf_add(b, data, len) < 0)
+	if (b == NULL || x->oom)
+		return (int)len;
+	/* a host cannot fill our memory: stdout past its cap ends the command (exec_cmd sees
+	 * too_much), stderr past its cap is dropped and counted */
+	if (is_stderr && b->len - x->err_base + len > PV_REMOTE_ERR_MAX) {
+		keep = b->len - x->err_base < PV_REMOTE_ERR_MAX
+			       ? PV_REMOTE_ERR_MAX - (b->len - x->err_base)
+			       : 0;
+		x->err_dropped += len - keep;
+	} else if (!is_stderr && x->out_max && b->len - x->out_base + len > x->out_max) {
+		x->too_much = true;
+		return (int)len;
+	} else if (!is_stderr && x->lines) {
+		const char *d = data, *nl = memrchr(d, '\n', len);
+
+		x->since_nl = nl ? (size_t)(d + len - nl - 1) : x->since_nl + len;
+		if (x->since_nl > PV_REMOTE_LINE_MAX) {
+			x->too_much = true;
+			return (int)len;
+		}
+	}
+	if (keep && pv_buf_add(b, data, keep) < 0)
 		x->oom = true;
 	return (int)len; /* always consumed, so the window keeps opening */
+}
+
+/* The note that stderr was cut, at its end. */
+static void err_note(struct run *x)
+{
+	if (x->err && x->err_dropped)
+		pv_buf_addf(x->err, "\n[%zu more bytes of stderr dropped: past %u KiB]\n",
+			    x->err_dropped, PV_REMOTE_ERR_MAX >> 10);
 }
 
 static void on_status(ssh_session s, ssh_channel ch, int status, void *ud)
@@ -517,8 +556,8 @@ static int channel_start(struct pv_remote *rem, const char *cmd, const char *wor
 
 /* pv_remote_exec, and pv_remote_exec_stoppable when stop is non-NULL. */
 static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
-		    struct pv_buf *out, struct pv_buf *err, int *status, int timeout,
-		    bool (*stop)(void *arg), void *arg)
+		    struct pv_buf *out, size_t out_max, struct pv_buf *err, int *status,
+		    int timeout, bool (*stop)(void *arg), void *arg)
 {
 	ssh_channel ch = NULL;
 	struct ssh_channel_callbacks_struct cb;
@@ -532,6 +571,9 @@ static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size
 	memset(&x, 0, sizeof(x));
 	x.out = out;
 	x.err = err;
+	x.out_max = out_max;
+	x.out_base = out ? out->len : 0;
+	x.err_base = err ? err->len : 0;
 	cmd_word(cmd, word, sizeof(word));
 	who(rem, w, sizeof(w));
 	if (timeout <= 0)
@@ -553,6 +595,8 @@ static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size
 			goto out;
 		}
 		done += (size_t)n;
+		if (x.too_much)
+			goto too_much;
 		if (now_ms() >= deadline)
 			goto timed_out;
 	}
@@ -578,7 +622,11 @@ static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size
 			r = channel_failed(rem, "reading the output of", word);
 			goto out;
 		}
+		if (x.too_much)
+			goto too_much;
 	}
+	if (x.too_much) /* the last data came with the end */
+		goto too_much;
 	/* exit-status usually precedes or follows EOF closely; this waits at most ssh.timeout */
 	if (!x.got_status && !x.got_signal && !ssh_channel_is_closed(ch))
 		ssh_channel_get_exit_status(ch);
@@ -596,9 +644,21 @@ static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size
 		pv_log(PV_LOG_DEBUG, "%s: %s ended without an exit status", rem->name, word);
 	if (status != NULL)
 		*status = x.got_status ? x.status : -1;
+	err_note(&x);
 	r = PV_OK;
 	goto out;
 
+too_much:
+	/* what came is dropped: the caller gets its buffer as it was */
+	ssh_channel_request_send_signal(ch, "TERM"); /* as below */
+	if (out) {
+		out->len = x.out_base;
+		if (out->data)
+			out->data[out->len] = '\0';
+	}
+	r = pv_error(PV_EREMOTE, "'%s' on %s printed more than %zu MiB: refused", word, w,
+		     x.out_max >> 20);
+	goto out;
 timed_out:
 	/* OpenSSH >= 7.9 honours "signal" requests, except for root logins, where sshd refuses
 	 * them ("session signalling requires privilege separation"); closing the channel then
@@ -622,14 +682,22 @@ out:
 int pv_remote_exec(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
 		   struct pv_buf *out, struct pv_buf *err, int *status, int timeout)
 {
-	return exec_cmd(rem, cmd, in, inlen, out, err, status, timeout, NULL, NULL);
+	return exec_cmd(rem, cmd, in, inlen, out, PV_REMOTE_OUT_MAX, err, status, timeout, NULL,
+			NULL);
+}
+
+int pv_remote_exec_max(struct pv_remote *rem, const char *cmd, struct pv_buf *out, size_t out_max,
+		       struct pv_buf *err, int *status, int timeout)
+{
+	return exec_cmd(rem, cmd, NULL, 0, out, out_max, err, status, timeout, NULL, NULL);
 }
 
 int pv_remote_exec_stoppable(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
 			     struct pv_buf *out, struct pv_buf *err, int *status, int timeout,
 			     bool (*stop)(void *arg), void *arg)
 {
-	return exec_cmd(rem, cmd, in, inlen, out, err, status, timeout, stop, arg);
+	return exec_cmd(rem, cmd, in, inlen, out, PV_REMOTE_OUT_MAX, err, status, timeout, stop,
+			arg);
 }
 
 /* stream ---------------------------------------------------------------------------------- */
@@ -671,6 +739,8 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 	memset(&x, 0, sizeof(x));
 	x.out = &out;
 	x.err = err;
+	x.err_base = err ? err->len : 0;
+	x.lines = true;
 	cmd_word(cmd, word, sizeof(word));
 	who(rem, w, sizeof(w));
 	if (timeout > 0)
@@ -724,6 +794,14 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 			r = pv_error(PV_EIO, "out of memory reading '%s' on %s", word, w);
 			goto out;
 		}
+		if (x.too_much) {
+			r = pv_error(
+				PV_EREMOTE,
+				"'%s' on %s printed a line longer than %u KiB: refused, and the "
+				"command stopped",
+				word, w, PV_REMOTE_LINE_MAX >> 10);
+			goto out;
+		}
 		if (deliver(&out, ops) != 0 && !stopping) {
 			stopping = true;
 			grace = now_ms() + STREAM_GRACE_MS;
@@ -740,6 +818,7 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 	}
 	if (status)
 		*status = x.got_status ? x.status : -1;
+	err_note(&x);
 	r = PV_OK;
 out:
 	if (ch != NULL) {
@@ -841,6 +920,11 @@ int pv_remote_read_file(struct pv_remote *rem, const char *path, struct pv_buf *
 		goto out;
 	}
 	while ((n = sftp_read(f, chunk, IO_CHUNK)) > 0) {
+		if (buf->len - start + (size_t)n > PV_REMOTE_FILE_MAX) {
+			r = pv_error(PV_EREMOTE, "'%s' on '%s' is larger than %u MiB: refused",
+				     path, rem->name, PV_REMOTE_FILE_MAX >> 20);
+			goto out;
+		}
 		if (pv_buf_add(buf, chunk, (size_t)n) < 0) {
 			r = pv_error(PV_EIO, "out of memory");
 			goto out;
@@ -863,8 +947,10 @@ out:
 	return r;
 }
 
-int pv_remote_write_file(struct pv_remote *rem, const char *path, const void *data, size_t len,
-			 int mode)
+/* path written whole: flags O_TRUNC (made or truncated) or O_EXCL (made new, never through a
+ * name that is there, a link included: SFTP's SSH_FXF_EXCL is open's O_EXCL on the server). */
+static int write_file(struct pv_remote *rem, const char *path, int flags, const void *data,
+		      size_t len, int mode)
 {
 	sftp_file f = NULL;
 	sftp_attributes st = NULL;
@@ -875,7 +961,7 @@ int pv_remote_write_file(struct pv_remote *rem, const char *path, const void *da
 
 	if ((r = sftp_ready(rem)) != PV_OK)
 		goto out;
-	if ((f = sftp_open(rem->sftp, path, O_WRONLY | O_CREAT | O_TRUNC, (mode_t)mode)) == NULL) {
+	if ((f = sftp_open(rem->sftp, path, O_WRONLY | O_CREAT | flags, (mode_t)mode)) == NULL) {
 		r = sftp_failed(rem, "cannot create", path);
 		goto out;
 	}
@@ -914,6 +1000,42 @@ out:
 	sftp_attributes_free(st);
 	if (f != NULL)
 		sftp_close(f);
+	return r;
+}
+
+int pv_remote_write_file(struct pv_remote *rem, const char *path, const void *data, size_t len,
+			 int mode)
+{
+	return write_file(rem, path, O_TRUNC, data, len, mode);
+}
+
+int pv_remote_create_file(struct pv_remote *rem, const char *path, const void *data, size_t len,
+			  int mode)
+{
+	return write_file(rem, path, O_EXCL, data, len, mode);
+}
+
+int pv_remote_mkdir(struct pv_remote *rem, const char *path, int mode)
+{
+	sftp_attributes st = NULL;
+	int r;
+
+	if ((r = sftp_ready(rem)) != PV_OK)
+		return r;
+	if (sftp_mkdir(rem->sftp, path, (mode_t)mode) == 0)
+		return PV_OK;
+	/* there already: fine when it is a folder itself (lstat: not a link to one) */
+	if (sftp_get_error(rem->sftp) != SSH_FX_FILE_ALREADY_EXISTS &&
+	    sftp_get_error(rem->sftp) != SSH_FX_FAILURE)
+		return sftp_failed(rem, "cannot make the folder", path);
+	if ((st = sftp_lstat(rem->sftp, path)) == NULL)
+		return sftp_failed(rem, "cannot make the folder", path);
+	r = st->type == SSH_FILEXFER_TYPE_DIRECTORY
+		    ? PV_OK
+		    : pv_error(PV_EREMOTE,
+			       "cannot make the folder '%s' on '%s': something else is there", path,
+			       rem->name);
+	sftp_attributes_free(st);
 	return r;
 }
 

@@ -44,6 +44,13 @@ const char *pv_remote_name(const struct pv_remote *r);
  * whatever its status. */
 int pv_remote_exec(struct pv_remote *r, const char *cmd, const void *in, size_t inlen,
 		   struct pv_buf *out, struct pv_buf *err, int *status, int timeout);
+/* Whatever a host sends, pv_remote_exec keeps at most PV_REMOTE_OUT_MAX bytes of stdout and
+ * PV_REMOTE_ERR_MAX of stderr (remote/caps.h): more stdout ends the command and fails
+ * (PV_EREMOTE, out as it was); more stderr is dropped, and a last line of err says how much.
+ * pv_remote_exec_max is the same without stdin, keeping at most out_max bytes of stdout (a
+ * caller that takes more, as run's results). */
+int pv_remote_exec_max(struct pv_remote *r, const char *cmd, struct pv_buf *out, size_t out_max,
+		       struct pv_buf *err, int *status, int timeout);
 
 /* pv_remote_exec that can be cut short: stop(arg) is asked every 200 ms while the command
  * runs; once it returns true the command is asked to end (SIGTERM; sshd refuses that for root
@@ -73,13 +80,23 @@ struct pv_remote_stream_ops {
 int pv_remote_stream(struct pv_remote *r, const char *cmd, const void *in, size_t inlen,
 		     const struct pv_remote_stream_ops *ops, struct pv_buf *err, int *status,
 		     int timeout);
+/* A line longer than PV_REMOTE_LINE_MAX ends the stream (PV_EREMOTE); its stderr is kept as
+ * pv_remote_exec keeps it. */
 
-/* SFTP: read a whole remote file into buf (PV_EREMOTE if absent, message says so);
+/* SFTP: read a whole remote file into buf (PV_EREMOTE if absent, message says so, or larger
+ * than PV_REMOTE_FILE_MAX);
  * write data to path with mode (created or truncated, then fsync'd when the server
  * supports it). */
 int pv_remote_read_file(struct pv_remote *r, const char *path, struct pv_buf *buf);
 int pv_remote_write_file(struct pv_remote *r, const char *path, const void *data, size_t len,
 			 int mode);
+/* SFTP: the same for a file that must be new (O_EXCL on the server: never through a name that
+ * is there, a symbolic link included; PV_EREMOTE then). */
+int pv_remote_create_file(struct pv_remote *r, const char *path, const void *data, size_t len,
+			  int mode);
+/* SFTP: the folder path made with mode; one that is there already is fine when it is a folder
+ * (not a link to one), else PV_EREMOTE. */
+int pv_remote_mkdir(struct pv_remote *r, const char *path, int mode);
 
 /* Fan-out: call fn(i, ctx) for each i < n (a host each), at most max_parallel at a time
  * (threads; 0: 16). fn records errors with pv_error (thread-local; the message names the

@@ -4,6 +4,9 @@
  * interval and per step, and the results (load.txt, .csv, .json, .svg) written at the end. */
 #include "run/internal.h"
 
+#include "run/caps.h"
+#include "run/lines.h"
+
 #include "load/line.h"
 #include "run/install.h"
 #include "load/report.h"
@@ -26,14 +29,10 @@ struct builtin {
 	struct pv_load_summary *sums; /* per step run */
 };
 
-/* A client's in a step (x->drv), under st->lock. */
+/* A client's in a step (x->drv), under st->lock: what it sent (run/lines.h). */
 struct bhost {
-	struct pv_buf lines; /* every line it printed, kept as load.jsonl */
+	struct pv_run_client c;
 	bool go_sent;
-	unsigned connected, failed;
-	char ready_error[256];
-	struct pv_load_figs *iv; /* its intervals, [seq - 1] */
-	size_t niv;
 };
 
 static struct builtin *state(struct run *R)
@@ -136,9 +135,15 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 	int timeout = client->ssh.timeout > 0 ? client->ssh.timeout : 10, r;
 	char num[32];
 
+	struct bhost *b;
+
 	(void)st;
-	if (!(x->drv = calloc(1, sizeof(struct bhost))))
+	if (!(x->drv = b = calloc(1, sizeof(struct bhost))))
 		return pv_error(PV_EIO, "out of memory");
+	/* the intervals the step lasts (with the driver's grace), and a few more */
+	b->c.max_iv = (size_t)ceil((secs + pv_run_driver_builtin.grace) /
+				   (B->cfg.interval ? B->cfg.interval : 1)) +
+		      PV_RUN_INTERVALS_SLACK;
 	pv_remote_var(&x->cmd, "bin", B->bin[ci]);
 	pv_remote_var(&x->cmd, "client", client->name);
 	pv_remote_var(&x->cmd, "wg", pb->domain.netbios);
@@ -169,63 +174,23 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 							   : PV_OK;
 }
 
-/* "ready {...}": every user has logged on or failed (load/line.h). */
-static int on_ready(struct hostrun *x, struct bhost *b, const char *line, size_t len)
-{
-	int r = 0;
-
-	if (pv_load_ready_decode(line, len, &b->connected, &b->failed, b->ready_error,
-				 sizeof(b->ready_error)) != PV_OK) {
-		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE, "%s", pv_errmsg());
-		r = -1;
-	} else {
-		x->ready = x->running = true;
-	}
-	pthread_cond_broadcast(&x->st->cond);
-	return r;
-}
-
-/* An interval's figures, kept at its sequence number. */
-static void on_figures(struct bhost *b, const struct pv_load_figs *f)
-{
-	if (f->seq < 1 || f->seq > 1000000)
-		return;
-	if (f->seq > b->niv) {
-		struct pv_load_figs *iv = realloc(b->iv, f->seq * sizeof(*iv));
-
-		if (!iv)
-			return;
-		memset(iv + b->niv, 0, (f->seq - b->niv) * sizeof(*iv));
-		b->iv = iv;
-		b->niv = f->seq;
-	}
-	b->iv[f->seq - 1] = *f;
-}
-
 static int on_line(void *arg, const char *line, size_t len)
 {
 	struct hostrun *x = arg;
 	struct bhost *b = x->drv;
 	struct steprun *st = x->st;
-	struct pv_load_figs f;
-	int r = 0;
+	int r;
 
 	pthread_mutex_lock(&st->lock);
 	x->last_seen = pv_now();
-	pv_buf_add(&b->lines, line, len);
-	pv_buf_add(&b->lines, "\n", 1);
-	if (len > 6 && !strncmp(line, "ready ", 6)) {
-		r = on_ready(x, b, line, len);
-	} else if (pv_load_line_decode(line, len, &f) == PV_OK) {
-		on_figures(b, &f);
-	} else {
-		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE,
-				 "provision load printed a line that is not figures: %s",
-				 pv_errmsg());
-		r = -1;
+	if ((r = pv_run_client_line(&b->c, line, len)) < 0) {
+		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE, "%s", pv_errmsg());
+	} else if (r == 1) {
+		x->ready = x->running = true;
+		pthread_cond_broadcast(&st->cond);
 	}
 	pthread_mutex_unlock(&st->lock);
-	return r;
+	return r < 0 ? -1 : 0;
 }
 
 static bool should_stop(void *arg)
@@ -295,13 +260,13 @@ static void keep_lines(struct hostrun *x, const struct pv_buf *err)
 	struct bhost *b = x->drv;
 	char rel[128];
 
-	if (!b->lines.len && !err->len)
+	if (!b->c.lines.len && !err->len)
 		return;
 	snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
-	if (pv_buf_failed(&b->lines) || pv_sink_mkdir(&R->sink, rel) != PV_OK)
+	if (pv_buf_failed(&b->c.lines) || pv_sink_mkdir(&R->sink, rel) != PV_OK)
 		return;
-	pv_sink_write(&R->sink, rel, "load.jsonl", b->lines.data ? b->lines.data : "", b->lines.len,
-		      false);
+	pv_sink_write(&R->sink, rel, "load.jsonl", b->c.lines.data ? b->c.lines.data : "",
+		      b->c.lines.len, false);
 	if (err->len)
 		pv_sink_write(&R->sink, rel, "stderr", err->data, err->len, false);
 }
@@ -336,10 +301,10 @@ static bool ready(struct steprun *st)
 	for (size_t i = 0; i < st->n; i++) {
 		struct bhost *b = st->hr[i].drv;
 
-		if (b && st->hr[i].ready && b->failed)
+		if (b && st->hr[i].ready && b->c.failed)
 			pv_log(PV_LOG_WARN,
 			       "run: step %u: %s: %u of its users could not log on (%s)",
-			       st->step->n, st->hr[i].h->name, b->failed, b->ready_error);
+			       st->step->n, st->hr[i].h->name, b->c.failed, b->c.ready_error);
 	}
 	return true;
 }
@@ -351,7 +316,7 @@ static unsigned logged_on(struct steprun *st)
 	for (size_t i = 0; i < st->n; i++) {
 		const struct bhost *b = st->hr[i].drv;
 
-		n += b && st->hr[i].ready ? b->connected + b->failed : 0;
+		n += b && st->hr[i].ready ? b->c.connected + b->c.failed : 0;
 	}
 	return n;
 }
@@ -359,41 +324,24 @@ static unsigned logged_on(struct steprun *st)
 /* The clients' intervals after the warm-up, merged, into ls. */
 static void merge(struct run *R, struct steprun *st, struct pv_load_step *ls)
 {
-	size_t most = 0, skip;
+	const struct pv_run_client **c = calloc(st->n ? st->n : 1, sizeof(*c));
 	unsigned interval = state(R)->cfg.interval;
 
 	for (size_t i = 0; i < st->n; i++) {
 		const struct bhost *b = st->hr[i].drv;
 
-		if (!b)
-			continue;
-		if (b->niv > most)
-			most = b->niv;
+		if (c && b)
+			c[i] = &b->c;
 		/* a client gone in the step (its session, or its provision load killed) */
-		if (st->hr[i].h->state == PV_RUN_LOST ||
-		    (st->hr[i].h->state == PV_RUN_FAILED && st->hr[i].ready))
+		if (b && (st->hr[i].h->state == PV_RUN_LOST ||
+			  (st->hr[i].h->state == PV_RUN_FAILED && st->hr[i].ready)))
 			ls->lost++;
 	}
-	skip = (size_t)ceil((double)R->pb->driver.warmup / (interval ? interval : 1));
-	for (size_t seq = skip + 1; seq <= most; seq++) {
-		struct pv_load_figs m;
-		bool any = false;
-
-		memset(&m, 0, sizeof(m));
-		for (size_t i = 0; i < st->n; i++) {
-			const struct bhost *b = st->hr[i].drv;
-
-			if (!b || seq > b->niv || b->iv[seq - 1].seq != seq)
-				continue;
-			if (!any)
-				m = b->iv[seq - 1];
-			else
-				pv_load_figs_merge(&m, &b->iv[seq - 1]);
-			any = true;
-		}
-		if (any)
-			pv_load_step_add(ls, &m);
-	}
+	if (c)
+		pv_run_clients_merge(
+			c, st->n,
+			(size_t)ceil((double)R->pb->driver.warmup / (interval ? interval : 1)), ls);
+	free(c);
 }
 
 /* After a step: the clients' intervals merged, the step's summary. */
@@ -416,8 +364,7 @@ static void step_end(struct run *R, struct steprun *st)
 
 		if (!b)
 			continue;
-		free(b->iv);
-		pv_buf_release(&b->lines, 0);
+		pv_run_client_release(&b->c);
 		free(b);
 		st->hr[i].drv = NULL;
 	}

@@ -5,6 +5,9 @@
  * gathered into the results afterwards. Also the `fsct` driver, which is only rendered. */
 #include "run/internal.h"
 
+#include "run/caps.h"
+#include "run/lines.h"
+
 #include "remote/quote.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -21,7 +24,6 @@
 
 extern const char pv_run_client_pl[], pv_run_client_sh[], pv_run_gather_sh[];
 
-#define GATHER_MAX (256u << 20) /* bytes of results gathered from one host for one step */
 #define SLICE_MS   200
 #define STOP_GRACE 5 /* seconds between SIGTERM and SIGKILL (as run-client.pl) */
 
@@ -40,16 +42,17 @@ static int host_line(void *arg, const char *line, size_t len)
 {
 	struct hostrun *x = arg;
 	struct pv_run_host *h = x->h;
+	struct pv_run_wrap_line w;
 
-	(void)len;
+	pv_run_wrap_line(line, len, &w);
 	pthread_mutex_lock(&x->st->lock);
 	x->last_seen = pv_now();
-	if (!strncmp(line, "pv-started ", 11)) {
+	if (w.kind == PV_WRAP_STARTED) {
 		x->running = true;
 		pthread_cond_broadcast(&x->st->cond);
-	} else if (!strncmp(line, "pv-exit ", 8) && !x->final) {
+	} else if (w.kind == PV_WRAP_EXIT && !x->final) {
 		x->final = true;
-		h->exit = atoi(line + 8);
+		h->exit = w.status;
 		if (h->exit == 0)
 			h->state = PV_RUN_DONE;
 		else
@@ -57,16 +60,16 @@ static int host_line(void *arg, const char *line, size_t len)
 					 "the command ended with status %d before the step's end "
 					 "(see %s/%s/stderr)",
 					 h->exit, x->st->rel, h->name);
-	} else if (!strncmp(line, "pv-stopped ", 11) && !x->final) {
+	} else if (w.kind == PV_WRAP_STOPPED && !x->final) {
 		x->final = true;
-		h->exit = atoi(line + 11);
+		h->exit = w.status;
 		h->state = PV_RUN_STOPPED;
-	} else if (!strncmp(line, "pv-error ", 9) && !x->final) {
+	} else if (w.kind == PV_WRAP_ERROR && !x->final) {
 		x->final = true;
-		pv_run_host_fail(h, PV_RUN_NOT_STARTED, PV_EREMOTE, "%s", line + 9);
+		pv_run_host_fail(h, PV_RUN_NOT_STARTED, PV_EREMOTE, "%.*s", (int)w.textlen, w.text);
 		pthread_cond_broadcast(&x->st->cond);
-	} else if (strcmp(line, "pv-alive") != 0) {
-		pv_log(PV_LOG_DEBUG, "run: %s: %s", h->name, line);
+	} else if (w.kind == PV_WRAP_OTHER) {
+		pv_log(PV_LOG_DEBUG, "run: %s: %.200s", h->name, line);
 	}
 	pthread_mutex_unlock(&x->st->lock);
 	return 0;
@@ -97,18 +100,21 @@ static void gather(struct hostrun *x)
 	int status = 0, r;
 
 	snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
-	snprintf(max, sizeof(max), "%u", GATHER_MAX);
+	/* the host cuts its stream at the cap, and the controller stops reading one byte past it
+	 * (a host that does not cut is refused, not read on) */
+	snprintf(max, sizeof(max), "%u", PV_RUN_GATHER_MAX + 1);
 	pv_remote_var(&sc, "d", x->dir);
 	pv_remote_var(&sc, "max", max);
 	pv_buf_addstr(&sc, pv_run_gather_sh);
 	r = pv_buf_failed(&sc) ? pv_error(PV_EIO, "out of memory")
-			       : pv_remote_exec(x->rem, sc.data, NULL, 0, &out, &err, &status, 0);
+			       : pv_remote_exec_max(x->rem, sc.data, &out, PV_RUN_GATHER_MAX + 1,
+						    &err, &status, 0);
 	if (r == PV_OK && status != 0)
 		r = pv_error(PV_EREMOTE, "status %d: %s", status,
 			     err.len ? err.data : "no message");
-	if (r == PV_OK && out.len >= GATHER_MAX)
-		r = pv_error(PV_EREMOTE, "more than %u MiB of results in %s", GATHER_MAX >> 20,
-			     x->dir);
+	if (r == PV_OK && out.len > PV_RUN_GATHER_MAX)
+		r = pv_error(PV_EREMOTE, "more than %u MiB of results in %s",
+			     PV_RUN_GATHER_MAX >> 20, x->dir);
 	if (r == PV_OK)
 		r = pv_sink_tar(&R->sink, rel, &out, &x->h->files, &x->h->bytes, &x->h->skipped);
 	if (r != PV_OK && x->h->code == PV_OK) {

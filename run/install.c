@@ -1,6 +1,8 @@
 /* run/install.c: provision's binary on a client (see install.h). */
 #include "run/install.h"
 
+#include "run/lines.h"
+
 #include "remote/quote.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -89,8 +91,13 @@ int pv_install_self(struct pv_remote *rem, const struct pv_self *self, char *pat
 	snprintf(tmp, sizeof(tmp), "%s/%s", dir, name);
 	if ((r = script(rem, dir, self->digest, name, "check", &out)) != PV_OK)
 		goto out;
-	if (out.data && strncmp(out.data, "present", 7) == 0) {
+	if ((r = pv_run_install_answer(out.data ? out.data : "", out.len, false)) < 0) {
+		r = pv_error_prefix(PV_EREMOTE, "'%s'", pv_remote_name(rem));
+		goto out;
+	}
+	if (r == 1) {
 		pv_log(PV_LOG_DEBUG, "%s: %s is there already", pv_remote_name(rem), path);
+		r = PV_OK;
 		goto out;
 	}
 	pv_log(PV_LOG_INFO, "%s: copying provision (%zu bytes) to %s", pv_remote_name(rem),
@@ -100,6 +107,11 @@ int pv_install_self(struct pv_remote *rem, const struct pv_self *self, char *pat
 	pv_buf_reset(&out);
 	if ((r = script(rem, dir, self->digest, name, "finish", &out)) != PV_OK)
 		goto out;
+	if (pv_run_install_answer(out.data ? out.data : "", out.len, true) < 0) {
+		r = pv_error_prefix(PV_EREMOTE, "'%s'", pv_remote_name(rem));
+		goto out;
+	}
+	r = PV_OK;
 	*copied = true;
 out:
 	pv_buf_release(&out, 0);

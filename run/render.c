@@ -98,105 +98,285 @@ static int keep_n(const struct pv_playbook *pb, const char *tmpl, const char *cl
 	return 0;
 }
 
-int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struct pv_driver_vars *v,
-		     struct pv_buf *out, bool *uses_password)
+/* ---- filling the command driver's templates in ---- */
+
+/* How sh reads the template at a point: the quoting there, inside any number of $( ), ` `
+ * and ( ) (each starts unquoted again). Enough of sh's grammar to know where a placeholder
+ * lands: quotes, backslashes, command substitution, subshells and comments. */
+enum quoting { Q_NONE, Q_SINGLE, Q_DOUBLE };
+enum frame_kind { F_TOP, F_DOLLAR, F_BACKTICK };
+#define FRAMES_MAX 32
+
+struct shell {
+	struct {
+		enum quoting q;
+		enum frame_kind kind;
+		unsigned parens; /* ( ) open inside this frame, unquoted */
+	} f[FRAMES_MAX];
+	int depth; /* f[depth] is the innermost frame */
+};
+
+static void frame_push(struct shell *sh, enum frame_kind kind)
 {
-	char num[32], a[PV_NAME_MAX], u[PV_NAME_MAX],
-		first[PV_NAME_MAX] = "", last[PV_NAME_MAX] = "", share[PV_NAME_MAX] = "";
+	if (sh->depth + 1 < FRAMES_MAX) {
+		sh->depth++;
+		sh->f[sh->depth].q = Q_NONE;
+		sh->f[sh->depth].kind = kind;
+		sh->f[sh->depth].parens = 0;
+	}
+}
+
+/* Read the template from p (not a placeholder) up to the next character to look at. */
+static const char *shell_step(struct shell *sh, const char *p, const char *start)
+{
+	enum quoting *q = &sh->f[sh->depth].q;
+	char c = *p;
+
+	if (*q == Q_SINGLE) {
+		if (c == '\'')
+			*q = Q_NONE;
+		return p + 1;
+	}
+	/* a backslash takes the next character as it is (in double quotes, only $ ` " \ and a
+	 * line break): so \{word} stays text, as the shell would read it */
+	if (c == '\\' && p[1] && (*q == Q_NONE || strchr("$`\"\\\n", p[1])))
+		return p + 2;
+	if (c == '$' && p[1] == '(') {
+		frame_push(sh, F_DOLLAR);
+		return p + 2;
+	}
+	if (c == '`') {
+		if (sh->f[sh->depth].kind == F_BACKTICK && sh->depth > 0)
+			sh->depth--;
+		else
+			frame_push(sh, F_BACKTICK);
+		return p + 1;
+	}
+	if (*q == Q_DOUBLE) {
+		if (c == '"')
+			*q = Q_NONE;
+		return p + 1;
+	}
+	switch (c) {
+	case '\'':
+		*q = Q_SINGLE;
+		break;
+	case '"':
+		*q = Q_DOUBLE;
+		break;
+	case '(':
+		sh->f[sh->depth].parens++;
+		break;
+	case ')':
+		if (sh->f[sh->depth].parens)
+			sh->f[sh->depth].parens--;
+		else if (sh->f[sh->depth].kind == F_DOLLAR && sh->depth > 0)
+			sh->depth--;
+		break;
+	case '#': /* a comment, where a word starts: to the end of the line */
+		if (p == start || strchr(" \t\n;&|(", p[-1]))
+			return p + strcspn(p, "\n");
+		break;
+	}
+	return p + 1;
+}
+
+/* val quoted for q: unquoted, it is single-quoted ('\'' for a quote in it); in double quotes,
+ * $ ` " \ get a backslash; in single quotes, a quote in it closes them, is escaped and opens
+ * them again. */
+static void quote_for(struct pv_buf *out, enum quoting q, const char *val)
+{
+	if (q == Q_NONE) {
+		pv_remote_quote(out, val);
+		return;
+	}
+	for (const char *v = val; *v; v++) {
+		if (q == Q_DOUBLE && strchr("$`\"\\", *v))
+			pv_buf_add(out, "\\", 1);
+		if (q == Q_SINGLE && *v == '\'')
+			pv_buf_addstr(out, "'\\''");
+		else
+			pv_buf_add(out, v, 1);
+	}
+}
+
+/* val into out so that the shell reads it back as exactly val where the template put it:
+ * quoted for the innermost frame, then, for each ` ` around it (innermost first), with a
+ * backslash before every \ ` and $ (which is how sh reads the text between backquotes). */
+static void put_quoted(struct pv_buf *out, const struct shell *sh, const char *val)
+{
+	struct pv_buf a = PV_BUF_INIT, b = PV_BUF_INIT;
+
+	quote_for(&a, sh->f[sh->depth].q, val);
+	for (int d = sh->depth; d > 0 && a.data; d--) {
+		if (sh->f[d].kind != F_BACKTICK)
+			continue;
+		pv_buf_reset(&b);
+		for (size_t i = 0; i < a.len; i++) {
+			if (strchr("\\`$", a.data[i]))
+				pv_buf_add(&b, "\\", 1);
+			pv_buf_add(&b, a.data + i, 1);
+		}
+		pv_buf_reset(&a);
+		pv_buf_add(&a, b.data ? b.data : "", b.len);
+		if (pv_buf_failed(&b))
+			a.failed = true;
+	}
+	if (pv_buf_failed(&a))
+		out->failed = true;
+	else
+		pv_buf_add(out, a.data ? a.data : "", a.len);
+	pv_buf_release(&a, 0);
+	pv_buf_release(&b, 0);
+}
+
+/* What the template's names stand for, worked out once per rendering. */
+struct names {
+	const struct pv_playbook *pb;
+	const struct pv_driver_vars *v;
+	char a[PV_NAME_MAX], u[PV_NAME_MAX], first[PV_NAME_MAX], last[PV_NAME_MAX],
+		share[PV_NAME_MAX];
+};
+
+static int names_init(struct names *nm, const struct pv_playbook *pb,
+		      const struct pv_driver_vars *v)
+{
 	const struct pv_host *client =
 		v->client && *v->client ? pv_playbook_client(pb, v->client) : NULL;
 
+	memset(nm, 0, sizeof(*nm));
+	nm->pb = pb;
+	nm->v = v;
+	if (keep_n(pb, pb->server.alias_template ? pb->server.alias_template : "", NULL, nm->a,
+		   sizeof(nm->a)) < 0 ||
+	    keep_n(pb, pb->users.name_template, v->client, nm->u, sizeof(nm->u)) < 0)
+		return pv_error(PV_ECONFIG, "a name template is too long");
+	if (client && v->users &&
+	    (pv_user_name(pb, client, 1, nm->first) != PV_OK ||
+	     pv_user_name(pb, client, v->users, nm->last) != PV_OK))
+		return PV_ECONFIG;
+	if (pb->has_server && pb->server.shares && pv_share_name(pb, 1, nm->share) != PV_OK)
+		return PV_ECONFIG;
+	return PV_OK;
+}
+
+/* A number, as text in num. */
+static const char *number_of(long long x, char num[32])
+{
+	snprintf(num, 32, "%lld", x);
+	return num;
+}
+
+/* The text placeholder ph stands for, or NULL when it is a number (num_of) or not one. */
+static const char *text_of(const struct names *nm, int ph)
+{
+	const struct pv_playbook *pb = nm->pb;
+	const struct pv_driver_vars *v = nm->v;
+
+	switch (ph) {
+	case PV_PH_CLIENT:
+		return v->client ? v->client : "";
+	case PV_PH_RESULTS:
+		return v->results ? v->results : "";
+	case PV_PH_PASSWORD_FILE:
+		return v->password_file ? v->password_file : "";
+	case PV_PH_CLIENTS:
+		return v->clients ? v->clients : "";
+	case PV_PH_SERVER:
+		return pb->has_server ? pb->server.host.name : "";
+	case PV_PH_SERVER_ADDRESS:
+		return pb->has_server && pb->server.host.address ? pb->server.host.address : "";
+	case PV_PH_ALIAS_TEMPLATE:
+		return nm->a;
+	case PV_PH_USER_TEMPLATE:
+		return nm->u;
+	case PV_PH_FIRST_USER:
+		return nm->first;
+	case PV_PH_LAST_USER:
+		return nm->last;
+	case PV_PH_SHARE:
+		return nm->share;
+	case PV_PH_DOMAIN:
+		return pb->domain.netbios;
+	case PV_PH_REALM:
+		return pb->domain.realm;
+	case PV_PH_DNS_DOMAIN:
+		return pb->domain.dns_domain;
+	case PV_PH_LAB:
+		return pb->lab;
+	default:
+		return NULL;
+	}
+}
+
+/* The number placeholder ph stands for, into num; NULL when it is no number. {n} is left as it
+ * is: a user number for the command's own loop. */
+static const char *num_of(const struct names *nm, int ph, char num[32])
+{
+	const struct pv_driver_vars *v = nm->v;
+
+	switch (ph) {
+	case PV_PH_USERS:
+		return number_of(v->users, num);
+	case PV_PH_USERS_TOTAL:
+		return number_of(v->users_total, num);
+	case PV_PH_STEP:
+		return number_of(v->step, num);
+	case PV_PH_STEPS:
+		return number_of(v->steps, num);
+	case PV_PH_DURATION:
+		return number_of(v->duration, num);
+	case PV_PH_WARMUP:
+		return number_of(v->warmup, num);
+	case PV_PH_SHARES:
+		return number_of(nm->pb->has_server ? nm->pb->server.shares : 0, num);
+	case PV_PH_N:
+		return "{n}";
+	default:
+		return NULL;
+	}
+}
+
+int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struct pv_driver_vars *v,
+		     struct pv_buf *out, bool *uses_password)
+{
+	struct shell sh = {.depth = 0};
+	struct names nm;
+	char num[32];
+	int r;
+
 	if (uses_password)
 		*uses_password = false;
-	if (keep_n(pb, pb->server.alias_template ? pb->server.alias_template : "", NULL, a,
-		   sizeof(a)) < 0 ||
-	    keep_n(pb, pb->users.name_template, v->client, u, sizeof(u)) < 0)
-		return pv_error(PV_ECONFIG, "a name template is too long");
-	if (client && v->users) {
-		if (pv_user_name(pb, client, 1, first) != PV_OK ||
-		    pv_user_name(pb, client, v->users, last) != PV_OK)
-			return PV_ECONFIG;
-	}
-	if (pb->has_server && pb->server.shares && pv_share_name(pb, 1, share) != PV_OK)
-		return PV_ECONFIG;
+	if ((r = names_init(&nm, pb, v)) != PV_OK)
+		return r;
 	for (const char *p = tmpl; *p;) {
-		const char *close, *val = NULL;
-		size_t len;
+		size_t len = pv_placeholder_len(p);
+		const char *val, *next;
+		int ph;
 
-		/* {word} of [a-z_] is a placeholder; any other brace is the shell's: ${X}, { a; }
-		 */
-		len = *p == '{' ? strspn(p + 1, "abcdefghijklmnopqrstuvwxyz_") : 0;
-		close = len ? p + 1 + len : NULL;
-		if (!close || *close != '}') {
-			pv_buf_add(out, p, 1);
-			p++;
+		if (!len) {
+			next = shell_step(&sh, p, tmpl);
+			pv_buf_add(out, p, (size_t)(next - p));
+			p = next;
 			continue;
 		}
-#define IS(w)  (len == strlen(w) && !strncmp(p + 1, w, len))
-#define NUM(x) (snprintf(num, sizeof(num), "%lld", (long long)(x)), num)
-		if (IS("client"))
-			val = v->client ? v->client : "";
-		else if (IS("users"))
-			val = NUM(v->users);
-		else if (IS("users_total"))
-			val = NUM(v->users_total);
-		else if (IS("step"))
-			val = NUM(v->step);
-		else if (IS("steps"))
-			val = NUM(v->steps);
-		else if (IS("duration"))
-			val = NUM(v->duration);
-		else if (IS("warmup"))
-			val = NUM(v->warmup);
-		else if (IS("results"))
-			val = v->results ? v->results : "";
-		else if (IS("password_file")) {
-			val = v->password_file ? v->password_file : "";
-			if (uses_password)
-				*uses_password = true;
-		} else if (IS("clients"))
-			val = v->clients ? v->clients : "";
-		else if (IS("server"))
-			val = pb->has_server ? pb->server.host.name : "";
-		else if (IS("server_address"))
-			val = pb->has_server && pb->server.host.address ? pb->server.host.address
-									: "";
-		else if (IS("alias_template"))
-			val = a;
-		else if (IS("user_template"))
-			val = u;
-		else if (IS("first_user"))
-			val = first;
-		else if (IS("last_user"))
-			val = last;
-		else if (IS("share"))
-			val = share;
-		else if (IS("shares"))
-			val = NUM(pb->has_server ? pb->server.shares : 0);
-		else if (IS("domain"))
-			val = pb->domain.netbios;
-		else if (IS("realm"))
-			val = pb->domain.realm;
-		else if (IS("dns_domain"))
-			val = pb->domain.dns_domain;
-		else if (IS("lab"))
-			val = pb->lab;
-		else if (IS("n")) /* a user number for the command's own loop: left as it is */
-			val = "{n}";
-#undef IS
-#undef NUM
-		if (!val)
-			return pv_error(PV_ECONFIG,
-					"driver template '%s': '{%.*s}' is not a placeholder; "
-					"known: {client} {users} {users_total} {step} "
-					"{steps} {duration} {warmup} {results} "
-					"{password_file} {clients} {server} "
-					"{server_address} {alias_template} {user_template} "
-					"{first_user} {last_user} {share} {shares} {domain} "
-					"{realm} {dns_domain} {lab}",
-					tmpl, (int)len, p + 1);
-		pv_buf_addstr(out, val);
-		p = close + 1;
+		ph = pv_placeholder_of(p, len);
+		if (ph == PV_PH_PASSWORD_FILE && uses_password)
+			*uses_password = true;
+		if ((val = num_of(&nm, ph, num)) != NULL) {
+			pv_buf_addstr(out, val);
+		} else if ((val = text_of(&nm, ph)) != NULL) {
+			put_quoted(out, &sh, val);
+		} else { /* the playbook check refuses these: a playbook made another way */
+			char known[512];
+
+			pv_placeholder_list(known, sizeof(known));
+			return pv_error(
+				PV_ECONFIG,
+				"driver template '%s': '%.*s' is not a placeholder; known: %s",
+				tmpl, (int)len, p, known);
+		}
+		p += len;
 	}
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }

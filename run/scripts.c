@@ -11,6 +11,4 @@ PV_EMBED(pv_run_load_sh, "run/scripts/load.sh");
 PV_EMBED(pv_run_gather_sh, "run/scripts/gather.sh");
 PV_EMBED(pv_run_cleanup_sh, "run/scripts/cleanup.sh");
 PV_EMBED(pv_run_client_facts_sh, "run/scripts/client-facts.sh");
-PV_EMBED(pv_run_sink_mkdir_sh, "run/scripts/sink-mkdir.sh");
 PV_EMBED(pv_run_sink_open_sh, "run/scripts/sink-open.sh");
-PV_EMBED(pv_run_sink_untar_sh, "run/scripts/sink-untar.sh");

@@ -2,6 +2,8 @@
  * sink.h). */
 #include "run/sink.h"
 
+#include "run/caps.h"
+
 #include "remote/quote.h"
 #include "util/err.h"
 #include "util/tar.h"
@@ -14,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern const char pv_run_sink_mkdir_sh[], pv_run_sink_open_sh[], pv_run_sink_untar_sh[];
+extern const char pv_run_sink_open_sh[];
 
 int pv_sink_dir(struct pv_sink *k, const char *rel, bool mk, int *out)
 {
@@ -77,38 +79,29 @@ static int local_write(int dir, const char *where, const char *name, const void 
 	return r;
 }
 
-static int remote_cmd(struct pv_sink *k, const char *what, const char *script, const void *in,
-		      size_t inlen)
-{
-	struct pv_buf err = PV_BUF_INIT;
-	int status = 0, r;
-
-	r = pv_remote_exec(k->rem, script, in, inlen, NULL, &err, &status, 0);
-	if (r == PV_OK && status != 0)
-		r = pv_error(PV_EREMOTE, "%s on the controller '%s' failed (status %d): %s", what,
-			     pv_remote_name(k->rem), status, err.len ? err.data : "no message");
-	pv_buf_release(&err, 0);
-	return r;
-}
-
 int pv_sink_mkdir(struct pv_sink *k, const char *rel)
 {
-	struct pv_buf sc = PV_BUF_INIT;
-	int fd, r;
+	char full[2048];
+	size_t pl = strlen(k->path);
+	int fd, r = PV_OK;
 
 	if (!k->rem) {
 		if ((r = pv_sink_dir(k, rel, true, &fd)) == PV_OK)
 			close(fd);
 		return r;
 	}
-	pv_remote_var(&sc, "d", k->path);
-	pv_remote_var(&sc, "rel", rel);
-	pv_buf_addstr(&sc, pv_run_sink_mkdir_sh);
+	/* over SFTP, each folder of rel in turn (one that is there must be a folder) */
+	if ((size_t)snprintf(full, sizeof(full), "%s/%s", k->path, rel) >= sizeof(full))
+		return pv_error(PV_EIO, "the results path %s/%s is too long", k->path, rel);
 	pthread_mutex_lock(&k->lock);
-	r = pv_buf_failed(&sc) ? pv_error(PV_EIO, "out of memory")
-			       : remote_cmd(k, "making a results folder", sc.data, NULL, 0);
+	for (char *p = full + pl + 1; r == PV_OK && (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		r = pv_remote_mkdir(k->rem, full, 0755);
+		*p = '/';
+	}
+	if (r == PV_OK)
+		r = pv_remote_mkdir(k->rem, full, 0755);
 	pthread_mutex_unlock(&k->lock);
-	pv_buf_release(&sc, 0);
 	return r;
 }
 
@@ -132,78 +125,125 @@ int pv_sink_write(struct pv_sink *k, const char *rel, const char *name, const vo
 	return r;
 }
 
+/* Writing a ustar stream out (pv_sink_tar): provision's own reader (util/tar.h) takes it apart,
+ * so only folders and regular files with clean paths ever reach the results; each is written
+ * by provision, here with openat(O_NOFOLLOW) and O_EXCL, on the controller's host over SFTP
+ * (mkdir, and open with O_EXCL, which never goes through a name that is there). Never by tar:
+ * a client's links, device nodes and FIFOs are not made anywhere. */
 struct untar {
 	struct pv_sink *k;
-	const char *rel;
-	int top;
-	unsigned long files;
+	char top[1200];	 /* the folder the stream goes into: rel (local) or its full path */
+	char made[2048]; /* remote: the last folder made (its parents were made before it) */
+	int fd;		 /* local: that folder */
+	unsigned long files, entries;
 	unsigned long long bytes;
 };
 
-static int untar_entry(void *arg, const struct pv_tar_entry *e, const char *content)
+static int untar_local(struct untar *u, const struct pv_tar_entry *e, const char *content)
 {
-	struct untar *u = arg;
 	const char *slash = strrchr(e->path, '/');
 	struct pv_sink sub = *u->k;
 	char dir[1024];
 	int fd = -1, r;
 
-	sub.fd = u->top;
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - e->path) : 0, e->path);
+	sub.fd = u->fd;
 	if (e->dir) {
 		if ((r = pv_sink_dir(&sub, e->path, true, &fd)) == PV_OK)
 			close(fd);
 		return r;
 	}
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - e->path) : 0, e->path);
 	if ((r = pv_sink_dir(&sub, dir, true, &fd)) != PV_OK)
 		return r;
 	r = local_write(fd, u->k->path, slash ? slash + 1 : e->path, content, (size_t)e->size,
 			false);
 	close(fd);
-	u->files++;
-	u->bytes += e->size;
 	return r;
 }
 
-static int untar_entry_count(void *arg, const struct pv_tar_entry *e, const char *content)
+/* Each folder of path (below top) made over SFTP, then the file itself when it is one. */
+static int untar_remote(struct untar *u, const struct pv_tar_entry *e, const char *content)
+{
+	char full[2048];
+	size_t tl = strlen(u->top);
+	int r = PV_OK;
+
+	char *slash;
+
+	if ((size_t)snprintf(full, sizeof(full), "%s/%s", u->top, e->path) >= sizeof(full))
+		return pv_error(PV_EREMOTE, "the results hold a path too long: '%.100s...'",
+				e->path);
+	/* the folders on the way, unless they are the last one made (tar lists a folder before
+	 * what it holds) */
+	slash = strrchr(full, '/');
+	if (strlen(u->made) != (size_t)(slash - full) ||
+	    strncmp(u->made, full, (size_t)(slash - full)))
+		for (char *p = full + tl + 1; r == PV_OK && (p = strchr(p, '/')); p++) {
+			*p = '\0';
+			r = pv_remote_mkdir(u->k->rem, full, 0755);
+			*p = '/';
+		}
+	if (r != PV_OK)
+		return r;
+	if (e->dir) {
+		if ((r = pv_remote_mkdir(u->k->rem, full, 0755)) == PV_OK)
+			snprintf(u->made, sizeof(u->made), "%s", full);
+		return r;
+	}
+	return pv_remote_create_file(u->k->rem, full, content, (size_t)e->size, 0644);
+}
+
+static int untar_entry(void *arg, const struct pv_tar_entry *e, const char *content)
 {
 	struct untar *u = arg;
 
-	(void)content;
 	if (!e->dir) {
 		u->files++;
 		u->bytes += e->size;
 	}
+	return u->k->rem ? untar_remote(u, e, content) : untar_local(u, e, content);
+}
+
+/* The first pass: how many entries, refused past the cap before anything is written. */
+static int untar_count(void *arg, const struct pv_tar_entry *e, const char *content)
+{
+	struct untar *u = arg;
+
+	(void)e;
+	(void)content;
+	if (++u->entries > PV_RUN_GATHER_ENTRIES_MAX)
+		return pv_error(PV_EREMOTE,
+				"the results hold more than %d files and folders: refused, none "
+				"written",
+				PV_RUN_GATHER_ENTRIES_MAX);
 	return 0;
 }
 
 int pv_sink_tar(struct pv_sink *k, const char *rel, const struct pv_buf *tar, unsigned long *files,
 		unsigned long long *bytes, unsigned long *skipped)
 {
-	struct untar u = {k, rel, -1, 0, 0};
+	struct untar u = {.k = k, .fd = -1};
 	int r;
 
-	if (!k->rem) {
-		if ((r = pv_sink_dir(k, rel, true, &u.top)) != PV_OK)
-			return r;
-		r = pv_tar_each(tar->data, tar->len, untar_entry, &u, skipped);
-		close(u.top);
-	} else {
-		struct pv_buf sc = PV_BUF_INIT;
-
-		/* checked first: only files and folders, clean paths, into a folder of ours */
-		if ((r = pv_tar_each(tar->data, tar->len, untar_entry_count, &u, skipped)) != PV_OK)
-			return r;
-		pv_remote_var(&sc, "d", k->path);
-		pv_remote_var(&sc, "rel", rel);
-		pv_buf_addstr(&sc, pv_run_sink_untar_sh);
-		pthread_mutex_lock(&k->lock);
-		r = pv_buf_failed(&sc)
-			    ? pv_error(PV_EIO, "out of memory")
-			    : remote_cmd(k, "writing results", sc.data, tar->data, tar->len);
-		pthread_mutex_unlock(&k->lock);
-		pv_buf_release(&sc, 0);
-	}
+	*files = 0;
+	*bytes = 0;
+	if (tar->len > PV_RUN_GATHER_MAX)
+		return pv_error(PV_EREMOTE, "the results are more than %u MiB: refused",
+				PV_RUN_GATHER_MAX >> 20);
+	/* the whole stream checked first: clean, and within the cap */
+	if ((r = pv_tar_each(tar->data, tar->len, untar_count, &u, skipped)) != PV_OK)
+		return r;
+	if ((r = pv_sink_mkdir(k, rel)) != PV_OK)
+		return r;
+	if (k->rem)
+		snprintf(u.top, sizeof(u.top), "%s/%s", k->path, rel);
+	else if ((r = pv_sink_dir(k, rel, false, &u.fd)) != PV_OK)
+		return r;
+	pthread_mutex_lock(&k->lock);
+	r = pv_tar_each(tar->data, tar->len, untar_entry, &u, skipped);
+	pthread_mutex_unlock(&k->lock);
+	if (u.fd >= 0)
+		close(u.fd);
 	*files = u.files;
 	*bytes = u.bytes;
 	return r;

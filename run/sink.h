@@ -1,7 +1,10 @@
 /* run/sink.h: where a run's results go: a folder of its own below controller.results, on this
  * machine or on the controller's host over SSH. On this machine every part of a path is opened
  * without following a link and every file is made anew (O_EXCL, or beside and renamed over),
- * so that a link planted in the results folder is never followed as root. */
+ * so that a link planted in the results folder is never followed as root; on the controller's
+ * host folders and files are made over SFTP (a folder there must be one, a file must be new).
+ * What a host sends is taken apart by provision's own ustar reader, on either side: only
+ * folders and regular files ever reach the results, never a link, device node or FIFO. */
 #ifndef PV_RUN_SINK_H
 #define PV_RUN_SINK_H
 
@@ -35,7 +38,9 @@ int pv_sink_write(struct pv_sink *k, const char *rel, const char *name, const vo
 /* This machine only: rel's folder below the run's, opened (made when mk) into *fd. */
 int pv_sink_dir(struct pv_sink *k, const char *rel, bool mk, int *fd);
 /* The files of a ustar stream into rel (made), which must not hold them yet; *files, *bytes:
- * what was written, *skipped: entries that are neither files nor folders. */
+ * what was written, *skipped: entries that are neither files nor folders (not written). A
+ * stream past PV_RUN_GATHER_MAX bytes or PV_RUN_GATHER_ENTRIES_MAX entries (run/caps.h), or
+ * not clean (util/tar.h), is refused before anything is written: PV_EREMOTE. */
 int pv_sink_tar(struct pv_sink *k, const char *rel, const struct pv_buf *tar, unsigned long *files,
 		unsigned long long *bytes, unsigned long *skipped);
 

@@ -9,7 +9,7 @@ PV_EMBED(pv_samba_join_sh, "samba/scripts/join.sh");
 PV_EMBED(pv_samba_keytab_list_sh, "samba/scripts/keytab-list.sh");
 PV_EMBED(pv_samba_keytab_remove_sh, "samba/scripts/keytab-remove.sh");
 PV_EMBED(pv_samba_keytab_add_sh, "samba/scripts/keytab-add.sh");
-PV_EMBED(pv_samba_keytab_clone_pl, "samba/scripts/keytab-clone.pl");
+PV_EMBED(pv_samba_keytab_pl, "samba/scripts/keytab.pl");
 PV_EMBED(pv_samba_shares_sh, "samba/scripts/shares.sh");
 PV_EMBED(pv_samba_unshare_sh, "samba/scripts/unshare.sh");
 PV_EMBED(pv_samba_version_sh, "samba/scripts/version.sh");

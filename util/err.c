@@ -67,7 +67,7 @@ static const struct {
 	{ PV_EIO, "io", "local file or resource error" },
 	{ PV_EPARTIAL, "partial", "some hosts or objects done, others failed" },
 	{ PV_ECONFLICT, "conflict", "an object exists that this lab does not own" },
-	{ PV_ENOTIMPL, "not-implemented", "command not built yet" },
+	{ PV_ENOTIMPL, "not-implemented", "not done by this version (run: driver fsct)" },
 	{ PV_EINCOMPLETE, "incomplete", "status: the lab lacks something the playbook asks for" },
 	{ PV_ETIMEOUT, "timeout", "wait: the queue did not drain in time; run: its timeout passed" },
 	{ PV_ESTOPPED, "stopped", "interrupted (Ctrl-C or SIGTERM); what was started was stopped" },

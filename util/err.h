@@ -2,7 +2,8 @@
  *
  * A failing function records one message with pv_error() and returns the code; the caller
  * either handles it or passes the code up unchanged. Codes are grouped by what the user can
- * do about them and double as process exit statuses (documented in README and --help). */
+ * do about them and double as process exit statuses (documented in --help, provision(1) and
+ * docs/usage.md). */
 #ifndef PV_UTIL_ERR_H
 #define PV_UTIL_ERR_H
 
@@ -21,7 +22,7 @@ enum pv_status {
 	PV_EIO = 9,       /* local file or resource error */
 	PV_EPARTIAL = 10, /* some hosts or objects done, others failed */
 	PV_ECONFLICT = 11,/* an object exists that this lab does not own */
-	PV_ENOTIMPL = 12, /* command not built yet */
+	PV_ENOTIMPL = 12, /* not done by this version (run with driver fsct) */
 	PV_EINCOMPLETE = 13, /* status: the lab lacks something the playbook asks for */
 	PV_ETIMEOUT = 14, /* wait: the queue did not drain in time; run: its timeout passed */
 	PV_ESTOPPED = 15, /* interrupted (Ctrl-C, SIGTERM): what was started was stopped */

@@ -58,11 +58,21 @@ if [ -n "$new" ]; then
 	fi
 	if [ "$how" = in-place ]; then
 		prev=$tmp.old; cat -- "$f" >"$prev" || die 27 "cannot save a copy of $f before rewriting it in place; nothing was written"
+		# From the truncation until $f holds the new content (or the old one again), a signal
+		# would end the script with $f cut short and the EXIT trap would remove $prev, the
+		# only copy: HUP, INT and TERM are ignored meanwhile, by cat too (an ignored signal
+		# stays ignored in a child), so the rewrite always ends. It takes milliseconds.
+		trap '' HUP INT TERM
 		if cat -- "$tmp" >"$f" && fsync "$f" && [ "$(cksum <"$f")" = "$new" ]; then :
-		else
-			cat -- "$prev" >"$f"; fsync "$f"
+		elif cat -- "$prev" >"$f" && fsync "$f"; then
 			die 28 "rewriting $f in place failed; its previous content was written back"
+		else
+			keep=$prev; prev=
+			die 28 "rewriting $f in place failed, and so did writing its previous content back: it is in $keep"
 		fi
+		trap 'exit 129' HUP
+		trap 'exit 130' INT
+		trap 'exit 143' TERM
 	fi
 	echo "pv-write $how"
 fi

@@ -1,5 +1,5 @@
 # samba/scripts/keytab-add.sh: put the principals on stdin (one a line, without the realm) into
-# the keytab Samba uses, with the keys of its own host/ entries (samba/scripts/keytab-clone.pl,
+# the keytab Samba uses, with the keys of its own host/ entries (samba/scripts/keytab.pl,
 # given in prog, says why and how). Set before it: kt (the dedicated keytab file, or "" for the
 # system keytab, which klist -k names), prog. Prints "pv-kt added N". Exit 3 when it cannot be
 # done here (no perl, no keytab file yet, one the script does not read): the caller then uses
@@ -18,4 +18,4 @@ if ! command -v perl >/dev/null 2>&1; then
 	echo "no perl on this host" >&2
 	exit 3
 fi
-exec perl -e "$prog" -- "$kt"
+exec perl -e "$prog" -- add "$kt"

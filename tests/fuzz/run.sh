@@ -8,6 +8,9 @@
 #                                 there, not into the tree), then print per target what it did
 #
 # Targets run one at a time: the machine has two cores and ASan's shadow memory is large.
+# A target may also be a Perl script tests/fuzz/fuzz_<name>.pl (the keytab reader runs in
+# Perl on the server): it takes "replay DIR..." and "fuzz SECONDS WORK ART DIR..." and reports
+# as libFuzzer does.
 # A crash is written to build/fuzz/artifacts/<name>/; once fixed, it moves to
 # tests/fuzz/crashes/<name>/ and is replayed forever (make fuzz-replay, in make check).
 set -uo pipefail
@@ -19,7 +22,11 @@ shift || true
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 
-name_of() { local b=${1##*/}; echo "${b#fuzz_}"; }
+name_of() {
+	local b=${1##*/}
+	b=${b%.pl}
+	echo "${b#fuzz_}"
+}
 
 # The last "cov: N ft: N corp: N/..." libFuzzer printed, as "cov ft corp".
 coverage() {
@@ -46,7 +53,7 @@ options() {
 }
 
 replay() {
-	local fail=0 bin name log dirs opts n cov ft
+	local fail=0 bin name log dirs opts n cov ft run
 	mkdir -p build/fuzz/log
 	for bin in "$@"; do
 		name=$(name_of "$bin")
@@ -56,7 +63,12 @@ replay() {
 		n=0
 		((${#dirs[@]})) && n=$(find "${dirs[@]}" -type f | wc -l)
 		# -runs=0 with directories: each input is executed once, nothing is mutated
-		if "$bin" -runs=0 "${opts[@]}" "${dirs[@]}" >"$log" 2>&1; then
+		if [[ $bin == *.pl ]]; then
+			run=(perl "$bin" replay "${dirs[@]}")
+		else
+			run=("$bin" -runs=0 "${opts[@]}" "${dirs[@]}")
+		fi
+		if "${run[@]}" >"$log" 2>&1; then
 			read -r cov ft _ < <(coverage "$log")
 			printf 'fuzz-replay: %-10s %4d inputs  cov %-5s ft %-6s ok\n' "$name" "$n" \
 				"${cov:-?}" "${ft:-?}"
@@ -71,7 +83,7 @@ replay() {
 }
 
 fuzz() {
-	local seconds=$1 fail=0 bin name log work art opts extra cov ft corp
+	local seconds=$1 fail=0 bin name log work art opts extra cov ft corp run
 	shift
 	mkdir -p build/fuzz/log
 	for bin in "$@"; do
@@ -89,8 +101,13 @@ fuzz() {
 		[[ -d tests/fuzz/crashes/$name ]] && extra=("tests/fuzz/crashes/$name")
 		echo "fuzz: $name for ${seconds} s (log: $log)" >&2
 		# new inputs are written to the first directory only: the copy in build/
-		if ! "$bin" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$art" \
-			"${opts[@]}" "$work" "${extra[@]}" >"$log" 2>&1; then
+		if [[ $bin == *.pl ]]; then
+			run=(perl "$bin" fuzz "$seconds" "$work" "$art" "${extra[@]}")
+		else
+			run=("$bin" -max_total_time="$seconds" -print_final_stats=1
+				-artifact_prefix="$art" "${opts[@]}" "$work" "${extra[@]}")
+		fi
+		if ! "${run[@]}" >"$log" 2>&1; then
 			echo "fuzz: $name: CRASH (see $log; the input is in $art)" >&2
 			grep -E 'ERROR|runtime error|Test unit written|SUMMARY' "$log" | head -n 20 >&2
 			fail=1

@@ -215,4 +215,35 @@ same_as cli2 "$T_TMP/expect" "cleanup after an outside edit"
 expect_err "backup $(bak cli2) kept"
 on cli2 cat "$(bak cli2)" | cmp -s - "$T_TMP/orig.cli2" || fail "the kept backup is not the original"
 
+# 13. a TERM to the whole process group during the in-place rewrite (the window between the
+# truncation and the new content, held open by a cat that waits for the test): the file ends
+# with its new content, never empty, and the script still says it wrote. The writer runs by
+# hand on cli1, as provision sends it, on a scratch file made a mount point (in-place there).
+W=$T_TMP/w13
+mkdir -p "$W/bin"
+printf '127.0.0.1 localhost\n' >"$W/hosts"
+printf '127.0.0.1 localhost\n198.18.0.20 srvu1\n' >"$W/new"
+# a cat that, writing the new content over the file, lets the test know and waits for it
+cat >"$W/bin/cat" <<EOS
+#!/bin/sh
+case "\$*" in *provision-new.*) case "\$*" in *.old) ;; *) : >"$W/window"; while [ ! -e "$W/go" ]; do sleep 0.05; done ;; esac ;; esac
+exec /bin/cat "\$@"
+EOS
+chmod +x "$W/bin/cat"
+on cli1 env PATH="$W/bin:/usr/sbin:/usr/bin:/sbin:/bin" f="$W/hosts" b= old="$(cksum <"$W/hosts")" \
+	new="$(cksum <"$W/new")" mkbak=0 dropbak=0 wait=5 W="$W" script="$TOP/hosts/scripts/write.sh" \
+	unshare -m sh -c 'mount --bind "$W/hosts" "$W/hosts" && exec setsid sh "$script" <"$W/new"' \
+	>"$W/out" 2>&1 &
+writer=$!
+for _ in $(seq 200); do [[ -e $W/window ]] && break; sleep 0.05; done
+[[ -e $W/window ]] || fail "the writer never reached the in-place rewrite: $(cat "$W/out")"
+[[ -s $W/hosts ]] && fail "the file was not truncated at the window: the test proves nothing"
+pgid=$(ps -o pgid= -p "$(pgrep -f "sh $TOP/hosts/scripts/write.sh" | head -n 1)" | tr -d ' ')
+[[ -n $pgid ]] && kill -TERM -- "-$pgid"
+touch "$W/go"
+wait "$writer"
+cmp -s "$W/hosts" "$W/new" || fail "a TERM during the in-place rewrite left the file as: '$(cat "$W/hosts")' (out: $(cat "$W/out"))"
+grep -q '^pv-write in-place$' "$W/out" || fail "the writer did not finish the in-place rewrite: $(cat "$W/out")"
+ls "$W"/hosts.provision-new.* >/dev/null 2>&1 && fail "the writer left its temporary files"
+
 finish

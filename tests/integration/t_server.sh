@@ -71,10 +71,10 @@ out=$(on srv sh -c 'kt=$(testparm -s --parameter-name="dedicated keytab file" 2>
 	fail "kvno -k on srv's keytab does not find the 4 alias principals valid: $out"
 # the copier refuses what it cannot read, and changes nothing then (exit 3: net is used)
 printf 'not a keytab' >"$T_TMP/bad.kt"
-printf 'cifs/x\n' | perl samba/scripts/keytab-clone.pl "$T_TMP/bad.kt" >/dev/null 2>&1
+printf 'cifs/x\n' | perl samba/scripts/keytab.pl add "$T_TMP/bad.kt" >/dev/null 2>&1
 rc=$?
 [[ $rc -eq 3 && $(cat "$T_TMP/bad.kt") == "not a keytab" ]] ||
-	fail "keytab-clone.pl on a file that is no keytab: exit $rc, file now '$(cat "$T_TMP/bad.kt")'"
+	fail "keytab.pl add on a file that is no keytab: exit $rc, file now '$(cat "$T_TMP/bad.kt")'"
 for t in fsroot1/st-cli1-u1 fsroot2/st-cli1-u2 fsroot1/st-cli2-u1 fsroot2/st-cli2-u2; do
 	owners=$(on srv sh -c "find $SP/$t -type f -printf '%u\n' | sort | uniq -c")
 	[[ ${owners,,} =~ ^\ *70\ lab.${t#*/}$ ]] || fail "files of $t owned by: $owners"

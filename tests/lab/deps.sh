@@ -19,6 +19,8 @@ pkgs=(
 	openssl attr acl time procps util-linux
 	# the benchmarks' reference tools (bench/load.sh: smbtorture)
 	samba-testsuite
+	# make docs-check: the man page rendered (man -l, groff), plain text for the checks (col)
+	man-db groff-base bsdextrautils
 	# report.html and compare --html checked in a real browser (t_report: headless chromium)
 	chromium
 )

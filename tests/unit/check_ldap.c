@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ldap/caps.h"
 #include "ldap/encode.h"
+#include "util/err.h"
 
 static char *dn(const char *v)
 {
@@ -29,6 +31,74 @@ static char *filt(const char *v)
 		ck_assert_str_eq(got, want);                                                       \
 		free(got);                                                                         \
 	} while (0)
+
+/* A DC answering slices, as the reader in ldap/ops.c asks: the names it answers, one per
+ * request (values each), for as long as the reader asks; how many requests the reader made
+ * (at most max) and how it ended (pv_range_next's last answer). */
+static int ranged(const char *const *answers, size_t n, size_t values, size_t max, size_t *requests,
+		  struct pv_range *rg)
+{
+	char want[64];
+	int r = 0;
+
+	*rg = (struct pv_range){0, 0, false, false};
+	for (*requests = 1; *requests <= max; (*requests)++) {
+		const char *name = answers[*requests - 1 < n ? *requests - 1 : n - 1];
+
+		pv_range_answer(rg);
+		if ((r = pv_range_take(rg, name, "member", values)) < 0)
+			return r;
+		if ((r = pv_range_next(rg, "member", want, sizeof(want))) <= 0)
+			return r;
+	}
+	return 1;
+}
+
+START_TEST(test_range)
+{
+	const char *const good[] = {"member;range=0-1499", "member;range=1500-2999",
+				    "member;range=3000-*"};
+	const char *const stuck[] = {"member;range=0-0"};
+	const char *const back[] = {"member;range=0-9", "member;range=5-14"};
+	const char *const other[] = {"member;range=0-9", "description"};
+	struct pv_range rg;
+	size_t req;
+
+	/* the whole attribute at once; slices to the last one */
+	ck_assert_int_eq(ranged((const char *const[]){"Member"}, 1, 7, 10, &req, &rg), 0);
+	ck_assert_uint_eq(req, 1);
+	ck_assert_uint_eq(rg.values, 7);
+	ck_assert_int_eq(ranged(good, 3, 1500, 10, &req, &rg), 0);
+	ck_assert_uint_eq(req, 3);
+	ck_assert_uint_eq(rg.values, 4500);
+	/* a DC that answers ";range=0-0" whatever is asked: refused, not asked forever */
+	ck_assert_int_eq(ranged(stuck, 1, 1, 100000, &req, &rg), -1);
+	ck_assert_uint_eq(req, 2);
+	ck_assert_ptr_nonnull(
+		strstr(pv_errmsg(), "'member;range=0-0' where values from 1 were asked"));
+	/* a slice that starts before the one asked for */
+	ck_assert_int_eq(ranged(back, 2, 10, 100, &req, &rg), -1);
+	ck_assert_uint_eq(req, 2);
+	/* an answer with no slice after a slice that was not the last */
+	ck_assert_int_eq(ranged(other, 2, 10, 100, &req, &rg), -1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "no slice of 'member'"));
+	/* a slice with no value, HI before LO, no number, a number past the cap */
+	ck_assert_int_eq(ranged((const char *const[]){"member;range=0-9"}, 1, 0, 10, &req, &rg),
+			 -1);
+	ck_assert_int_eq(ranged((const char *const[]){"member;range=0-x"}, 1, 1, 10, &req, &rg),
+			 -1);
+	ck_assert_int_eq(ranged((const char *const[]){"member;range=x-*"}, 1, 1, 10, &req, &rg),
+			 -1);
+	ck_assert_int_eq(ranged((const char *const[]){"member;range=0-18446744073709551615"}, 1, 1,
+				10, &req, &rg),
+			 -1);
+	/* more values than a reader keeps of one attribute */
+	ck_assert_int_eq(
+		ranged((const char *const[]){"member"}, 1, PV_LDAP_VALUES_MAX + 1, 10, &req, &rg),
+		-1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "more than"));
+}
+END_TEST
 
 START_TEST(test_dn_escape)
 {
@@ -103,6 +173,7 @@ int main(void)
 	TCase *tc = tcase_create("encode");
 
 	tcase_add_test(tc, test_dn_escape);
+	tcase_add_test(tc, test_range);
 	tcase_add_test(tc, test_filter_escape);
 	tcase_add_test(tc, test_unicodepwd_ascii);
 	tcase_add_test(tc, test_unicodepwd_non_ascii);

@@ -4,20 +4,28 @@
 #include <check.h>
 
 #include "tests/unit/unit.h"
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "phases/trees_internal.h"
+#include "load/line.h"
+#include "run/internal.h"
+#include "run/lines.h"
 #include "run/render.h"
 #include "run/watch.h"
 #include "util/err.h"
 
-static const char PB[] = "domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, ca_file: /c,"
-			 " admin_password: {file: /a}}\n"
-			 "users: {per_client: 10}\n"
-			 "server: {name: srv, address: 198.18.0.20, shares: 2}\n"
-			 "clients: [{name: cli1, address: 198.18.0.31}, {name: cli2, address: "
-			 "198.18.0.32}]\n"
-			 "driver: {min_users: 4, max_users: 15, step: 5, duration: 30, warmup: 2}\n";
+static const char PB[] =
+	"domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, ca_file: /c,"
+	" admin_password: {file: /a}}\n"
+	"users: {per_client: 10}\n"
+	"server: {name: srv, address: 198.18.0.20, shares: 2}\n"
+	"clients: [{name: cli1, address: 198.18.0.31}, {name: cli2, address: "
+	"198.18.0.32}]\n"
+	"driver: {min_users: 4, max_users: 15, step: 5, duration: 30, warmup: 2}\n";
 
 static struct pv_playbook *load(const char *const *ovr)
 {
@@ -31,8 +39,8 @@ START_TEST(ramp)
 {
 	struct pv_playbook *pb = load(NULL);
 	struct pv_ramp r;
-	const char *too_many[] = { "driver.max_users=21", NULL };
-	const char *too_few[] = { "driver.min_users=1", NULL };
+	const char *too_many[] = {"driver.max_users=21", NULL};
+	const char *too_few[] = {"driver.min_users=1", NULL};
 
 	ck_assert_int_eq(pv_ramp_plan(pb, &r), PV_OK);
 	ck_assert_uint_eq(r.n, 4); /* 4, 9, 14, and max_users 15 last */
@@ -40,7 +48,7 @@ START_TEST(ramp)
 	pv_playbook_free(pb);
 	/* FSCT's iterations: min, min+step, ... and max_users last */
 	{
-		const char *o[] = { "driver.min_users=4", "driver.max_users=14", NULL };
+		const char *o[] = {"driver.min_users=4", "driver.max_users=14", NULL};
 
 		pb = load(o);
 		ck_assert_int_eq(pv_ramp_plan(pb, &r), PV_OK);
@@ -62,8 +70,8 @@ START_TEST(ramp)
 	/* shares over the clients: even, the first ones one more, summing to the total */
 	ck_assert_uint_eq(pv_ramp_share(9, 2, 0), 5);
 	ck_assert_uint_eq(pv_ramp_share(9, 2, 1), 4);
-	ck_assert_uint_eq(pv_ramp_share(10, 3, 0) + pv_ramp_share(10, 3, 1) + pv_ramp_share(10, 3, 2),
-			  10);
+	ck_assert_uint_eq(
+		pv_ramp_share(10, 3, 0) + pv_ramp_share(10, 3, 1) + pv_ramp_share(10, 3, 2), 10);
 }
 END_TEST
 
@@ -84,34 +92,302 @@ END_TEST
 START_TEST(render)
 {
 	struct pv_playbook *pb = load(NULL);
-	struct pv_driver_vars v = { "cli2", 3, 7, 2, 4, 30, 2, "/tmp/r/2", "/tmp/r/2/.pw",
-				    "cli1,cli2" };
+	struct pv_driver_vars v = {"cli2",	   3,	       7, 2, 4, 30, 2, "/tmp/r/2",
+				   "/tmp/r/2/.pw", "cli1,cli2"};
 	struct pv_buf b = PV_BUF_INIT;
 	bool pw = false;
 
-	ck_assert_int_eq(pv_driver_render(pb, "load --users {users}/{users_total} --step {step}/{steps}"
-					      " --for {duration}s+{warmup} -o {results} "
-					      "{first_user}..{last_user} via {alias_template} on "
-					      "//{server}/{share} ({shares}) as {domain}\\\\{user_template}"
-					      " in {realm} {dns_domain} {lab} {clients} {server_address}",
-					  &v, &b, &pw),
-			 PV_OK);
-	ck_assert_str_eq(b.data, "load --users 3/7 --step 2/4 --for 30s+2 -o /tmp/r/2 cli2-u1..cli2-u3"
-				 " via srvu{n} on //srv/fsroot1 (2) as LAB\\\\cli2-u{n} in LAB.TEST "
-				 "lab.test provision cli1,cli2 198.18.0.20");
+	ck_assert_int_eq(
+		pv_driver_render(pb,
+				 "load --users {users}/{users_total} --step {step}/{steps}"
+				 " --for {duration}s+{warmup} -o {results} "
+				 "{first_user}..{last_user} via {alias_template} on "
+				 "//{server}/{share} ({shares}) as {domain}\\\\{user_template}"
+				 " in {realm} {dns_domain} {lab} {clients} {server_address}",
+				 &v, &b, &pw),
+		PV_OK);
+	/* names and paths single-quoted where they land unquoted; numbers as they are */
+	ck_assert_str_eq(b.data, "load --users 3/7 --step 2/4 --for 30s+2 -o '/tmp/r/2' "
+				 "'cli2-u1'..'cli2-u3' via 'srvu{n}' on //'srv'/'fsroot1' (2) as "
+				 "'LAB'\\\\'cli2-u{n}' in 'LAB.TEST' 'lab.test' 'provision' "
+				 "'cli1,cli2' '198.18.0.20'");
 	ck_assert(!pw);
 	pv_buf_reset(&b);
 	ck_assert_int_eq(pv_driver_render(pb, "x -A {password_file}", &v, &b, &pw), PV_OK);
 	ck_assert(pw);
-	ck_assert_str_eq(b.data, "x -A /tmp/r/2/.pw");
+	ck_assert_str_eq(b.data, "x -A '/tmp/r/2/.pw'");
 	pv_buf_reset(&b);
 	ck_assert_int_eq(pv_driver_render(pb, "x {userz}", &v, &b, &pw), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'{userz}' is not a placeholder"));
 	pv_buf_reset(&b);
 	/* braces that are not a placeholder stay: the shell's, a lone '{', a {N} or {a-b} */
-	ck_assert_int_eq(pv_driver_render(pb, "a { b; } ${X:-1} ${HOME} {N} {", &v, &b, &pw), PV_OK);
+	ck_assert_int_eq(pv_driver_render(pb, "a { b; } ${X:-1} ${HOME} {N} {", &v, &b, &pw),
+			 PV_OK);
 	ck_assert_str_eq(b.data, "a { b; } ${X:-1} ${HOME} {N} {");
 	pv_buf_release(&b, 0);
+	pv_playbook_free(pb);
+}
+END_TEST
+
+/* What sh prints for cmd (its first line of output, at most len - 1 bytes). */
+static void sh_out(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(p);
+	n = fread(out, 1, len - 1, p);
+	out[n] = '\0';
+	ck_assert_int_eq(pclose(p), 0);
+}
+
+/* A value that is shell code, quotes, spaces and a '$' comes back from sh as exactly itself
+ * wherever the template puts it: unquoted, in double or single quotes, in $( ) and ` ` (also
+ * inside double quotes), after a comment with a quote in it; a \{word} stays text. Each case
+ * is run by /bin/sh, which is the judge. */
+START_TEST(render_quoted)
+{
+	static const char *const where[] = {
+		"printf '%s|' {results}",
+		"printf '%s|' \"{results}\"",
+		"printf '%s|' '{results}'",
+		"printf '%s|' x{results}y",
+		"printf '%s|' \"$(printf '%s' {results})\"",
+		"printf '%s|' \"$(printf '%s' \"{results}\")\"",
+		"printf '%s|' \"`printf '%s' {results}`\"",
+		"printf '%s|' \"$( (printf '%s' \"{results}\") )\"",
+		"# it's a comment\nprintf '%s|' {results}",
+	};
+	const char *val = "/tmp/a b/$(touch /tmp/pv-PWNED)/`id`/it's \"q\" \\ & ; |";
+	struct pv_playbook *pb = load(NULL);
+	struct pv_driver_vars v = {"cli2", 3, 7, 2, 4, 30, 2, val, "/p", "cli1,cli2"};
+	struct pv_buf b = PV_BUF_INIT;
+	char got[512], want[512];
+
+	unlink("/tmp/pv-PWNED");
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		pv_buf_reset(&b);
+		ck_assert_int_eq(pv_driver_render(pb, where[i], &v, &b, NULL), PV_OK);
+		sh_out(b.data, got, sizeof(got));
+		snprintf(want, sizeof(want), "%s|", i == 3 ? "" : val);
+		if (i == 3)
+			snprintf(want, sizeof(want), "x%sy|", val);
+		ck_assert_msg(!strcmp(got, want), "template %s rendered as %s printed %s", where[i],
+			      b.data, got);
+	}
+	ck_assert_int_ne(access("/tmp/pv-PWNED", F_OK), 0);
+	/* numbers stay bare (arithmetic takes them); a backslash keeps a brace as text */
+	pv_buf_reset(&b);
+	ck_assert_int_eq(
+		pv_driver_render(pb, "echo $(( {users} * {duration} )) \\{results}", &v, &b, NULL),
+		PV_OK);
+	sh_out(b.data, got, sizeof(got));
+	ck_assert_str_eq(got, "90 {results}\n");
+	pv_buf_release(&b, 0);
+	pv_playbook_free(pb);
+}
+END_TEST
+
+/* getent's lines: a user's uid and gid, the domain dropped; root, a system account or its
+ * group (below PV_TREES_ID_MIN) are refused: trees.pl would act as that account on the
+ * server; anything not plain digits is no line of getent.sh. */
+START_TEST(getent_lines)
+{
+	char name[PV_NAME_MAX];
+	unsigned long uid = 1, gid = 1;
+
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:13156:10513", "LAB", name, sizeof(name),
+					      &uid, &gid),
+			 1);
+	ck_assert_str_eq(name, "cli1-u1");
+	ck_assert_uint_eq(uid, 13156);
+	ck_assert_uint_eq(gid, 10513);
+	ck_assert_int_eq(
+		pv_trees_getent_line("cli1-u2:20000:20000", "LAB", name, sizeof(name), &uid, &gid),
+		1);
+	ck_assert_str_eq(name, "cli1-u2");
+	/* a name that starts like the domain is not cut; "LAB+" alone is no name */
+	ck_assert_int_eq(
+		pv_trees_getent_line("LABu1:20000:20000", "LAB", name, sizeof(name), &uid, &gid),
+		1);
+	ck_assert_str_eq(name, "LABu1");
+	ck_assert_int_eq(
+		pv_trees_getent_line("lab+u1:20000:20000", "LAB", name, sizeof(name), &uid, &gid),
+		1);
+	ck_assert_str_eq(name, "u1");
+	ck_assert_int_eq(
+		pv_trees_getent_line("LAB+:20000:20000", "LAB", name, sizeof(name), &uid, &gid), 0);
+	/* root, a system uid, root's group, a system group: refused */
+	ck_assert_int_eq(
+		pv_trees_getent_line("LAB\\cli1-u1:0:10513", "LAB", name, sizeof(name), &uid, &gid),
+		-1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'LAB\\cli1-u1' as uid 0"));
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:999:10513", "LAB", name, sizeof(name),
+					      &uid, &gid),
+			 -1);
+	ck_assert_int_eq(
+		pv_trees_getent_line("LAB\\cli1-u1:13156:0", "LAB", name, sizeof(name), &uid, &gid),
+		-1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "group 0"));
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:13156:27", "LAB", name, sizeof(name),
+					      &uid, &gid),
+			 -1);
+	/* not a line of getent.sh: skipped (the user is then missing, which is an error too):
+	 * (uid_t)-1, a sign, a space, a field too many, a number past 32 bits */
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:4294967295:10513", "LAB", name,
+					      sizeof(name), &uid, &gid),
+			 0);
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:-1:10513", "LAB", name, sizeof(name),
+					      &uid, &gid),
+			 0);
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1: 13156:10513", "LAB", name,
+					      sizeof(name), &uid, &gid),
+			 0);
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:13156:10513:x", "LAB", name,
+					      sizeof(name), &uid, &gid),
+			 0);
+	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:99999999999999999999999:10513", "LAB",
+					      name, sizeof(name), &uid, &gid),
+			 0);
+}
+END_TEST
+
+/* The command driver's wrapper lines: only what run-client.pl prints is obeyed; a status that
+ * is no number of its range, or an error text past its cap, is not taken as it came. */
+START_TEST(wrap_lines)
+{
+	struct pv_run_wrap_line w;
+	char big[1000];
+
+#define WRAP(s) pv_run_wrap_line(s, strlen(s), &w)
+	WRAP("pv-started 4242");
+	ck_assert_int_eq(w.kind, PV_WRAP_STARTED);
+	WRAP("pv-alive");
+	ck_assert_int_eq(w.kind, PV_WRAP_ALIVE);
+	WRAP("pv-exit 143");
+	ck_assert_int_eq(w.kind, PV_WRAP_EXIT);
+	ck_assert_int_eq(w.status, 143);
+	WRAP("pv-stopped -1");
+	ck_assert_int_eq(w.kind, PV_WRAP_STOPPED);
+	ck_assert_int_eq(w.status, -1);
+	WRAP("pv-exit 99999999999999999999");
+	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	WRAP("pv-exit 1x");
+	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	WRAP("pv-stopped -2");
+	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	WRAP("pv-alive!");
+	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "pv-error ", 9);
+	pv_run_wrap_line(big, sizeof(big), &w);
+	ck_assert_int_eq(w.kind, PV_WRAP_ERROR);
+	ck_assert_uint_eq(w.textlen, PV_RUN_WRAP_TEXT_MAX);
+#undef WRAP
+}
+END_TEST
+
+/* A figures line for interval seq, as provision load writes it. */
+static void figures_line(uint64_t seq, struct pv_buf *b)
+{
+	struct pv_load_figs f;
+
+	memset(&f, 0, sizeof(f));
+	f.seq = seq;
+	f.secs = 1;
+	f.connected = 2;
+	pv_buf_reset(b);
+	ck_assert_int_eq(pv_load_line_encode(&f, b), PV_OK);
+	b->data[--b->len] = '\0'; /* without its '\n', as the stream hands it over */
+}
+
+/* A client is trusted with nothing: one short line naming interval 1,000,000 of a step of 12
+ * is refused (main's reader sized an array of 1,000,000 intervals, about 16 GiB, for it); so
+ * is a line too many, a second "ready", a line too long; the intervals merge by number. */
+#define READY	  "ready {\"connected\":2,\"failed\":0}"
+#define READY_NEG "ready {\"connected\":-1,\"failed\":0}"
+
+START_TEST(client_lines)
+{
+	struct pv_run_client c, d;
+	const struct pv_run_client *both[] = {&c, NULL, &d};
+	struct pv_load_step ls;
+	struct pv_buf b = PV_BUF_INIT;
+	char *big;
+
+	memset(&c, 0, sizeof(c));
+	memset(&d, 0, sizeof(d));
+	c.max_iv = d.max_iv = 12;
+	ck_assert_int_eq(pv_run_client_line(&c, READY, strlen(READY)), 1);
+	ck_assert(c.ready);
+	ck_assert_uint_eq(c.connected, 2);
+	figures_line(1000000, &b);
+	ck_assert_int_eq(pv_run_client_line(&c, b.data, b.len), -1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "interval 1000000; the step has at most 12"));
+	ck_assert_uint_le(c.niv, 12);
+	for (uint64_t i = 1; i <= 3; i++) {
+		figures_line(i, &b);
+		ck_assert_int_eq(pv_run_client_line(&c, b.data, b.len), 2);
+		if (i != 2)
+			ck_assert_int_eq(pv_run_client_line(&d, b.data, b.len), 2);
+	}
+	ck_assert_uint_eq(c.niv, 3);
+	ck_assert_int_eq(pv_run_client_line(&c, READY, strlen(READY)), -1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "ready twice"));
+	ck_assert_int_eq(pv_run_client_line(&d, READY_NEG, strlen(READY_NEG)), -1);
+	ck_assert_int_eq(pv_run_client_line(&d, "hello", 5), -1);
+	big = malloc(PV_LOAD_LINE_MAX + 1);
+	memset(big, '{', PV_LOAD_LINE_MAX + 1);
+	ck_assert_int_eq(pv_run_client_line(&d, big, PV_LOAD_LINE_MAX + 1), -1);
+	free(big);
+	/* the intervals merged by number, after the warm-up's one; d has no interval 2 */
+	pv_load_step_init(&ls, 4);
+	pv_run_clients_merge(both, 3, 1, &ls);
+	ck_assert_uint_eq(ls.intervals, 2);
+	/* lines past the step's: refused */
+	for (size_t i = c.nlines; i < pv_run_client_lines_max(&c); i++) {
+		figures_line(1, &b);
+		ck_assert_int_eq(pv_run_client_line(&c, b.data, b.len), 2);
+	}
+	figures_line(1, &b);
+	ck_assert_int_eq(pv_run_client_line(&c, b.data, b.len), -1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "more than"));
+	pv_run_client_release(&c);
+	pv_run_client_release(&d);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* The buffer that carries the users' password (and the built-in driver's user list) to a
+ * host is a secret buffer before anything goes in: every growth moves it and wipes the old
+ * block (util/buf.h), so no copy is left in freed memory (issue 22, finding 10). */
+START_TEST(host_input_secret)
+{
+	struct pv_playbook *pb = load(NULL);
+	struct run R;
+	struct pv_run_step step;
+	struct steprun st;
+	struct hostrun x;
+	struct pv_run_host h;
+
+	memset(&R, 0, sizeof(R));
+	memset(&step, 0, sizeof(step));
+	memset(&st, 0, sizeof(st));
+	memset(&x, 0, sizeof(x));
+	R.pb = pb;
+	snprintf(R.base, sizeof(R.base), "/tmp/provision-run-t-1");
+	step.n = 1;
+	step.users = 4;
+	st.run = &R;
+	st.step = &step;
+	memset(&h, 0, sizeof(h));
+	x.st = &st;
+	x.h = &h;
+	for (size_t i = 0; i <= pb->nclients; i++) {
+		pv_run_host_init(&R, &st, &x, i);
+		ck_assert(x.input.secret);
+		pv_buf_release(&x.input, 1);
+	}
 	pv_playbook_free(pb);
 }
 END_TEST
@@ -122,14 +398,16 @@ START_TEST(fsct)
 	struct pv_buf b = PV_BUF_INIT;
 
 	ck_assert_int_eq(pv_fsct_client(pb, "CTL", &b), PV_OK);
-	ck_assert_str_eq(b.data, "$pw = [Console]::In.ReadLine(); & 'fsct.exe' run client /controller "
-				 "'CTL' /server 'srv' /password $pw /domain 'lab.test'");
+	ck_assert_str_eq(b.data,
+			 "$pw = [Console]::In.ReadLine(); & 'fsct.exe' run client /controller "
+			 "'CTL' /server 'srv' /password $pw /domain 'lab.test'");
 	pv_buf_reset(&b);
 	ck_assert_int_eq(pv_fsct_controller(pb, &b), PV_OK);
-	ck_assert_str_eq(b.data, "$pw = [Console]::In.ReadLine(); & 'fsct.exe' run controller /server "
-				 "'srv' /password $pw /volumes '\\\\srv\\fsroot1' /clients "
-				 "'cli1,cli2' /min_users 4 /max_users 15 /step 5 /duration 30 "
-				 "/workload 'HomeFolders'");
+	ck_assert_str_eq(b.data,
+			 "$pw = [Console]::In.ReadLine(); & 'fsct.exe' run controller /server "
+			 "'srv' /password $pw /volumes '\\\\srv\\fsroot1' /clients "
+			 "'cli1,cli2' /min_users 4 /max_users 15 /step 5 /duration 30 "
+			 "/workload 'HomeFolders'");
 	ck_assert(!strstr(b.data, "Us3r")); /* no password in what is rendered */
 	pv_buf_release(&b, 0);
 	pv_playbook_free(pb);
@@ -149,8 +427,9 @@ START_TEST(watch_parse)
 	ck_assert_int_eq(pv_watch_parse(LINE, strlen(LINE), &s), PV_OK);
 	ck_assert(s.v[PV_W_CPU] == 12.5 && s.v[PV_W_SMBD] == 20.1 && s.v[PV_W_SELF] == 0.31);
 	ck_assert(s.v[PV_W_MEM_AVAIL] == 1024.5 && s.v[PV_W_INFLIGHT] == 2);
-	ck_assert(s.v[PV_W_NET_RX] == 12.0 && s.v[PV_W_NET_TX] == 22.0); /* summed over interfaces */
-	ck_assert_uint_eq(s.nifs, 2); /* and each kept */
+	ck_assert(s.v[PV_W_NET_RX] == 12.0 &&
+		  s.v[PV_W_NET_TX] == 22.0); /* summed over interfaces */
+	ck_assert_uint_eq(s.nifs, 2);	     /* and each kept */
 	ck_assert_str_eq(s.ifs[1].name, "veth1");
 	ck_assert(s.ifs[1].rx == 1.5 && s.ifs[1].tx == 2.0);
 	ck_assert_int_eq(pv_watch_parse("pv-watch-start interval=2 hz=100", 32, &s), 1);
@@ -202,12 +481,13 @@ START_TEST(watch_summary)
 
 	ck_assert_int_eq(pv_watch_csv(s, 3, 99, 101.5, &b), PV_OK);
 	ck_assert_uint_eq(s[0].nifs, 0);
-	ck_assert_str_eq(b.data,
-			 "seconds,phase,cpu,usr,sys,iowait,smbd,winbindd,samba,self,mem_used,"
-			 "mem_avail,dirty,rd,wr,inflight,net_rx,net_tx\n"
-			 "1.0,warmup,20.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
-			 "3.0,measure,19.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
-			 "5.0,measure,18.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n");
+	ck_assert_str_eq(
+		b.data,
+		"seconds,phase,cpu,usr,sys,iowait,smbd,winbindd,samba,self,mem_used,"
+		"mem_avail,dirty,rd,wr,inflight,net_rx,net_tx\n"
+		"1.0,warmup,20.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
+		"3.0,measure,19.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n"
+		"5.0,measure,18.0,0.0,0.0,0.0,5.0,0.0,0.0,0.00,0.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0\n");
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -216,11 +496,13 @@ START_TEST(watch_csv_interfaces)
 {
 	struct pv_watch_sample s[2];
 	struct pv_buf b = PV_BUF_INIT;
-	static const char a[] = "pv-watch cpu=1 usr=0 sys=0 iowait=0 smbd=0 winbindd=0 samba=0 self=0 "
-				"mem_used=0 mem_avail=0 dirty=0 rd=0 wr=0 inflight=0 net=eth0:1:2";
-	static const char c[] = "pv-watch cpu=1 usr=0 sys=0 iowait=0 smbd=0 winbindd=0 samba=0 self=0 "
-				"mem_used=0 mem_avail=0 dirty=0 rd=0 wr=0 inflight=0 "
-				"net=eth1:5:6,eth0:3:4";
+	static const char a[] =
+		"pv-watch cpu=1 usr=0 sys=0 iowait=0 smbd=0 winbindd=0 samba=0 self=0 "
+		"mem_used=0 mem_avail=0 dirty=0 rd=0 wr=0 inflight=0 net=eth0:1:2";
+	static const char c[] =
+		"pv-watch cpu=1 usr=0 sys=0 iowait=0 smbd=0 winbindd=0 samba=0 self=0 "
+		"mem_used=0 mem_avail=0 dirty=0 rd=0 wr=0 inflight=0 "
+		"net=eth1:5:6,eth0:3:4";
 
 	ck_assert_int_eq(pv_watch_parse(a, strlen(a), &s[0]), PV_OK);
 	ck_assert_int_eq(pv_watch_parse(c, strlen(c), &s[1]), PV_OK);
@@ -243,6 +525,11 @@ int main(void)
 	tcase_add_test(tc, ramp);
 	tcase_add_test(tc, ramp_last_step);
 	tcase_add_test(tc, render);
+	tcase_add_test(tc, render_quoted);
+	tcase_add_test(tc, getent_lines);
+	tcase_add_test(tc, wrap_lines);
+	tcase_add_test(tc, client_lines);
+	tcase_add_test(tc, host_input_secret);
 	tcase_add_test(tc, fsct);
 	tcase_add_test(tc, watch_parse);
 	tcase_add_test(tc, watch_summary);

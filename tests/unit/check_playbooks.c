@@ -827,6 +827,53 @@ START_TEST(bad_templates)
 }
 END_TEST
 
+/* Values that fill the command driver's placeholders reach a shell: the names and folders
+ * they come from hold only letters, digits, '.', '_', '-' (and '/' in folders), whatever AD
+ * or Samba would accept; an unknown placeholder in a command is refused here, with its place,
+ * not when the run reaches it. */
+START_TEST(shell_safe_values)
+{
+	bad(BASE "users: {name_template: '{client}$(id){n}'}\n"
+		 "clients: [{name: c, address: 1.2.3.4}]\n",
+	    "t.yaml:7:24: 'users.name_template': user name is 'c$(id)1', which contains '$'; it "
+	    "reaches a "
+	    "shell on the hosts",
+	    NULL);
+	bad(BASE "users: {name_template: 'u`id`{n}'}\n"
+		 "clients: [{name: c, address: 1.2.3.4}]\n",
+	    "t.yaml:7:24: ", "user name is 'u`id`1', which contains '`'");
+	bad(BASE "users: {name_template: 'u&{n}'}\nclients: [{name: c, address: 1.2.3.4}]\n",
+	    "t.yaml:7:24: ", "contains '&'");
+	bad(BASE "server: {name: s, address: 1.2.3.4, share_template: 'a b{k}'}\n",
+	    "t.yaml:7:53: 'server.share_template': share name is 'a b1', which contains ' '; it "
+	    "reaches a "
+	    "shell",
+	    NULL);
+	bad(BASE "server: {name: s, address: 1.2.3.4, share_template: \"a'{k}\"}\n",
+	    "t.yaml:7:53: ", "share name is 'a'1', which contains '''");
+	bad(BASE "server: {name: s, address: 1.2.3.4, share_path: '/srv/$(touch x)'}\n",
+	    "t.yaml:7:49: 'server.share_path' is '/srv/$(touch x)', which contains '$'", NULL);
+	bad(BASE "controller: {results: '/r/`id`', host: {name: c}}\n",
+	    "t.yaml:7:23: 'controller.results' is '/r/`id`', which contains '`'", NULL);
+	bad(BASE "controller: {results: 'my results'}\n",
+	    "t.yaml:7:23: 'controller.results' is 'my results', which contains ' '", NULL);
+	bad(BASE "controller: {results: \"~/it's\"}\n", "t.yaml:7:23: ", "contains '''");
+	bad(BASE "server: {name: s, address: 1.2.3.4, share_path: \"/srv/\\xc3\\xa9\"}\n",
+	    "t.yaml:7:49: 'server.share_path' holds the byte 0xc3", NULL);
+	bad(BASE "driver: {client_command: 'echo {nope} {users}'}\n",
+	    "t.yaml:7:26: 'driver.client_command' uses '{nope}' (character 6 of the command), "
+	    "which "
+	    "is not a placeholder; expected one of {client} {users}",
+	    NULL);
+	bad(BASE "driver:\n  controller_command: |\n    a ${X} { b; }\n    c {users} {userz}\n",
+	    "t.yaml:8:23: 'driver.controller_command' uses '{userz}' (line 2, character 11 of the "
+	    "command)",
+	    NULL);
+	pv_playbook_free(
+		ok(BASE "driver: {client_command: 'a ${X} { b; } {N} {users} \\\\{n}'}\n", NULL));
+}
+END_TEST
+
 START_TEST(one_client_needs_no_client_placeholder)
 {
 	struct pv_playbook *pb = ok(BASE "users: {name_template: 'load{n}'}\n"
@@ -1240,6 +1287,7 @@ static Suite *playbooks_suite(void)
 	tcase_add_test(tc, name_overflow);
 	tcase_add_test(tc, load_section);
 	tcase_add_test(tc, overrides_valid);
+	tcase_add_test(tc, shell_safe_values);
 	tcase_add_test(tc, overrides_later_wins);
 	tcase_add_test(tc, overrides_invalid);
 	tcase_add_test(tc, overrides_after_file_errors);

@@ -12,6 +12,7 @@
 #include "util/buf.h"
 #include "util/digest.h"
 #include "util/err.h"
+#include "util/escape.h"
 #include "util/secret.h"
 #include "util/strset.h"
 #include "util/tar.h"
@@ -626,6 +627,33 @@ START_TEST(test_secret_fd_first_line)
 }
 END_TEST
 
+/* Bytes a terminal would act on are shown as \xNN; text, tabs, line breaks and valid UTF-8
+ * (but C1 controls) pass; a sequence cut by the end of a piece waits for the next piece. */
+START_TEST(test_escape_text)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	const char in[] =
+		"lab x\033]0;pwn\007 \r\b\x7f\tok\n"
+		"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 csi\xc2\x9b lone\x9b bad\xc0\xaf "
+		"sur\xed\xa0\x80 big\xf4\x90\x80\x80";
+
+	ck_assert_int_eq(pv_escape_text(&b, in, strlen(in), true), (long)strlen(in));
+	ck_assert_str_eq(b.data,
+			 "lab x\\x1b]0;pwn\\x07 \\x0d\\x08\\x7f\tok\n"
+			 "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 csi\\xc2\\x9b lone\\x9b "
+			 "bad\\xc0\\xaf sur\\xed\\xa0\\x80 big\\xf4\\x90\\x80\\x80");
+	/* in pieces: "\xe2\x82" is held back until "\xac" comes, unless it is the last piece */
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_escape_text(&b, "a\xe2\x82", 3, false), 1);
+	ck_assert_int_eq(pv_escape_text(&b, "\xe2\x82\xac", 3, false), 3);
+	ck_assert_str_eq(b.data, "a\xe2\x82\xac");
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_escape_text(&b, "a\xe2\x82", 3, true), 3);
+	ck_assert_str_eq(b.data, "a\\xe2\\x82");
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 START_TEST(test_strset)
 {
 	struct pv_strset *s = pv_strset_new();
@@ -706,6 +734,7 @@ int main(void)
 	tcase_add_test(tc, test_error_truncates);
 	tcase_add_test(tc, test_status_names);
 	tcase_add_test(tc, test_buf);
+	tcase_add_test(tc, test_escape_text);
 	tcase_add_test(tc, test_buf_sticky_failure);
 	tcase_add_test(tc, test_tar_headers);
 	tcase_add_test(tc, test_sha256);
