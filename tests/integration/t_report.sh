@@ -86,6 +86,7 @@ import json, sys
 d = json.loads(sys.argv[1])
 assert d["command"] == "report" and d["report"] == sys.argv[2] + "/report.html", d
 assert d["driver"] == "builtin" and d["steps"] == 3 and d["answer"], d
+assert d["notes"] is None, d["notes"]  # every file read whole, the histograms adding up
 ' "$OUT" "$A" || fail "report --json: $OUT"
 # the server's configuration as the run saw it: testparm -s on srv, asked here
 on srv testparm -s 2>/dev/null >"$T_TMP/testparm"
