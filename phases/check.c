@@ -4,6 +4,7 @@
 #include "phases/check.h"
 
 #include "ldap/dir.h"
+#include "remote/quote.h"
 #include "remote/remote.h"
 #include "smb/smb.h"
 #include "util/buf.h"
@@ -114,7 +115,8 @@ static void check_dns(struct checks *c, const struct pv_playbook *pb)
 			add(c, "dns", h->name, "warn", PV_OK,
 			    "name does not resolve here (%s); SSH uses the address %s",
 			    gai_strerror(gai), h->address);
-		else if (h->address && strcmp(addr, h->address) != 0)
+		else if (h->address && strcmp(addr, h->address) != 0 &&
+			 strspn(h->address, "0123456789.:abcdefABCDEF") == strlen(h->address))
 			add(c, "dns", h->name, "warn", PV_OK,
 			    "resolves to %s, but the playbook says %s", addr, h->address);
 		else
@@ -182,10 +184,44 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 	}
 }
 
+/* The domain's other DCs: reachable, and bound to as the admin (their CA must be in the
+ * CA file too); and which DC the controller itself uses. */
+static void check_other_dcs(struct checks *c, const struct pv_playbook *pb,
+			    const struct pv_secret *admin)
+{
+	const struct pv_domain *d = &pb->domain;
+
+	add(c, "dc", "controller", "ok", PV_OK,
+	    "writes to %s%s%s%s (domain.dc); %zu other DC%s named (domain.other_dcs)", d->dc_name,
+	    d->dc_address ? " at " : "", d->dc_address ? d->dc_address : "", "", d->nother_dcs,
+	    d->nother_dcs == 1 ? "" : "s");
+	for (size_t i = 0; i < d->nother_dcs; i++) {
+		struct pv_domain o = *d;
+		struct pv_dir_target t;
+		struct pv_dir *dir = NULL;
+		int r;
+
+		o.dc_name = d->other_dcs[i].name;
+		o.dc_address = d->other_dcs[i].address;
+		pv_target_dir(&o, &t);
+		r = admin ? pv_dir_connect(&t, -1, admin, &dir) : PV_ECONFIG;
+		if (r == PV_OK)
+			add(c, "ldap", o.dc_name, "ok", PV_OK, "another DC: bound as %s (%s)",
+			    d->admin, pv_dir_security(dir));
+		else if (admin)
+			failed(c, "ldap", o.dc_name, r);
+		pv_dir_free(dir);
+	}
+}
+
 struct ssh_probe {
 	const struct pv_host *hosts;
+	const char *realm;
 	char (*info)[256];
+	char (*dc)[256]; /* which DC the host uses (Linux hosts): "kdc=...\nwinbind=..." */
 };
+
+extern const char pv_phases_which_dc_sh[];
 
 static int probe_host(size_t i, void *arg)
 {
@@ -193,27 +229,69 @@ static int probe_host(size_t i, void *arg)
 	const struct pv_host *h = &p->hosts[i];
 	struct pv_remote *rem = NULL;
 	struct pv_buf out = PV_BUF_INIT, err = PV_BUF_INIT;
-	const char *cmd = h->os == PV_OS_WINDOWS ? "cmd /c ver" : "uname -sn";
+	struct pv_buf script = PV_BUF_INIT;
+	const char *cmd = "cmd /c ver";
 	int status = 0, r;
 
+	if (h->os != PV_OS_WINDOWS) {
+		pv_remote_var(&script, "realm", p->realm);
+		pv_buf_addstr(&script, pv_phases_which_dc_sh);
+		if (pv_buf_failed(&script)) {
+			r = pv_error(PV_EIO, "out of memory");
+			goto out;
+		}
+		cmd = script.data;
+	}
 	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	if ((r = pv_remote_exec(rem, cmd, NULL, 0, &out, &err, &status, 0)) != PV_OK)
 		goto out;
 	if (status != 0) {
-		r = pv_error(PV_EREMOTE, "'%s' on '%s' exited with status %d: %s", cmd, h->name,
-			     status, err.data ? err.data : "");
+		r = pv_error(PV_EREMOTE, "'%s' on '%s' exited with status %d: %s",
+			     h->os == PV_OS_WINDOWS ? cmd : "uname -sn", h->name, status,
+			     err.data ? err.data : "");
 		goto out;
 	}
-	if (out.data)
-		out.data[strcspn(out.data, "\r\n")] = '\0';
+	if (out.data) {
+		size_t first = strcspn(out.data, "\r\n");
+
+		if (out.data[first])
+			snprintf(p->dc[i], sizeof(p->dc[i]), "%s", out.data + first + 1);
+		out.data[first] = '\0';
+	}
 	snprintf(p->info[i], sizeof(p->info[i]), "%s@%s:%d, host key verified: %s", h->ssh.user,
 		 h->address ? h->address : h->name, h->ssh.port, out.data ? out.data : "");
 out:
+	pv_buf_release(&script, 0);
 	pv_buf_release(&out, 0);
 	pv_buf_release(&err, 0);
 	pv_remote_free(rem);
 	return r;
+}
+
+/* The value of "key=" in what which-dc.sh printed ("" when absent). */
+static void fact(const char *text, const char *key, char *out, size_t len)
+{
+	size_t kl = strlen(key);
+
+	out[0] = '\0';
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == '=')
+			snprintf(out, len, "%.*s", (int)strcspn(p + kl + 1, "\n"), p + kl + 1);
+}
+
+/* Which DC a host uses: its winbindd's (a member server), and the KDCs its krb5.conf names. */
+static void check_uses(struct checks *c, const struct pv_playbook *pb, const struct pv_host *h,
+		       const char *text)
+{
+	char kdc[256], wb[256];
+
+	fact(text, "kdc", kdc, sizeof(kdc));
+	fact(text, "winbind", wb, sizeof(wb));
+	add(c, "dc", h->name, "ok", PV_OK, "%s%s%s%s%s", wb[0] ? "winbindd talks to " : "", wb,
+	    wb[0] ? "; " : "", kdc[0] ? "Kerberos KDC (krb5.conf): " : "no KDC named in krb5.conf "
+								       "for ",
+	    kdc[0] ? kdc : pb->domain.realm);
 }
 
 static void check_ssh(struct checks *c, const struct pv_playbook *pb)
@@ -221,9 +299,10 @@ static void check_ssh(struct checks *c, const struct pv_playbook *pb)
 	size_t n = pb->nclients + 2, k = 0;
 	struct pv_host *hosts = calloc(n, sizeof(*hosts));
 	struct pv_fanout_result *res = calloc(n, sizeof(*res));
-	struct ssh_probe p = {hosts, calloc(n, sizeof(*p.info))};
+	struct ssh_probe p = {hosts, pb->domain.realm, calloc(n, sizeof(*p.info)),
+			      calloc(n, sizeof(*p.dc))};
 
-	if (!hosts || !res || !p.info) {
+	if (!hosts || !res || !p.info || !p.dc) {
 		add(c, "ssh", "", "fail", PV_EIO, "out of memory");
 		goto out;
 	}
@@ -235,14 +314,18 @@ static void check_ssh(struct checks *c, const struct pv_playbook *pb)
 		hosts[k++] = pb->controller.host;
 	if (k == 0)
 		goto out;
-	pv_remote_fanout(k, 16, probe_host, &p, res);
+	pv_remote_fanout(k, pb->fanout, probe_host, &p, res);
 	for (size_t i = 0; i < k; i++) {
 		if (res[i].code == PV_OK)
 			add(c, "ssh", hosts[i].name, "ok", PV_OK, "%s", p.info[i]);
 		else
 			add(c, "ssh", hosts[i].name, "fail", res[i].code, "%s", res[i].msg);
 	}
+	for (size_t i = 0; i < k; i++)
+		if (res[i].code == PV_OK && hosts[i].os != PV_OS_WINDOWS)
+			check_uses(c, pb, &hosts[i], p.dc[i]);
 out:
+	free(p.dc);
 	free(p.info);
 	free(res);
 	free(hosts);
@@ -273,9 +356,12 @@ int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_res
 	const struct pv_secret *admin = NULL, *users = NULL;
 	int r;
 
-	add(c, "playbook", path, "ok", PV_OK, "lab '%s', realm %s, %s%s, %zu client%s", pb->lab,
-	    pb->domain.realm, pb->has_server ? "server " : "no server",
-	    pb->has_server ? pb->server.host.name : "", pb->nclients, pb->nclients == 1 ? "" : "s");
+	add(c, "playbook", path, "ok", PV_OK, "lab '%s', realm %s, %s%s, %zu client%s%s%s%s%s%s",
+	    pb->lab, pb->domain.realm, pb->has_server ? "server " : "no server",
+	    pb->has_server ? pb->server.host.name : "", pb->nclients, pb->nclients == 1 ? "" : "s",
+	    pb->inventory ? " (group " : "", pb->inventory ? pb->inventory_group : "",
+	    pb->inventory ? " of the inventory " : "", pb->inventory ? pb->inventory : "",
+	    pb->inventory ? ")" : "");
 	r = pv_env_secret(env, PV_CRED_ADMIN, &admin);
 	if (r != PV_OK) {
 		failed(c, "secret", "admin", r);
@@ -296,6 +382,7 @@ int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_res
 	}
 	check_dns(c, pb);
 	check_directory(c, pb, admin);
+	check_other_dcs(c, pb, admin);
 	check_ssh(c, pb);
 	if (pb->has_server && admin)
 		check_smb(c, pb, admin);

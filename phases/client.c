@@ -29,7 +29,6 @@ extern const char pv_phases_read_hosts_sh[], pv_phases_resolve_ps1[];
 
 #define LINUX_HOSTS   "/etc/hosts"
 #define WINDOWS_HOSTS "C:/Windows/System32/drivers/etc/hosts"
-#define PARALLEL      16
 #define LOCK_WAIT     30 /* seconds another writer may hold the hosts file's lock */
 
 struct client_run {
@@ -639,7 +638,7 @@ int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
 	run.jobs = res->hosts;
 	for (size_t i = 0; i < run.n; i++)
 		res->hosts[i].name = pv_playbook_client(run.pb, run.hosts[i].name)->name;
-	pv_remote_fanout(run.n, PARALLEL, one_client, &run, fr);
+	pv_remote_fanout(run.n, run.pb->fanout, one_client, &run, fr);
 	for (size_t i = 0; i < run.n; i++) {
 		struct pv_client_host *j = &res->hosts[i];
 		bool ch;
@@ -766,7 +765,7 @@ int pv_client_status(const struct pv_env *env, struct pv_client_status *st)
 	st->n = sr.run.n;
 	for (size_t i = 0; i < sr.run.n; i++)
 		st->hosts[i].name = env->pb->clients[i].name;
-	pv_remote_fanout(sr.run.n, PARALLEL, status_one, &sr, fr);
+	pv_remote_fanout(sr.run.n, env->pb->fanout, status_one, &sr, fr);
 	for (size_t i = 0; i < sr.run.n; i++) {
 		st->hosts[i].code = fr[i].code;
 		if (fr[i].code != PV_OK)

@@ -7,6 +7,7 @@
 #include "phases/target.h"
 #include "krb/krb.h"
 #include "phases/dc.h"
+#include "phases/replica.h"
 
 #include "ldap/encode.h"
 #include "ldap/ops.h"
@@ -311,16 +312,6 @@ static int verify(struct dc_run *run, const struct pv_secret *pw)
 	return PV_OK;
 }
 
-/* The users' filter: this lab's tag on a user that is not a computer (a computer is a user
- * too, MS-ADSC; join tags the server's account with another tag). */
-static int users_filter(struct pv_buf *f, const char *tag)
-{
-	pv_buf_addstr(f, "(&(objectClass=user)(!(objectClass=computer))(description=");
-	if (pv_buf_failed(f) || pv_filter_escape(f, tag) < 0 || pv_buf_addstr(f, "))") < 0)
-		return pv_error(PV_EIO, "out of memory");
-	return PV_OK;
-}
-
 /* Connect as the admin, over a connection a password may be written on when pw is true. */
 static int connect_dc(const struct pv_env *env, bool pw, struct pv_dir **dir)
 {
@@ -395,7 +386,7 @@ int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct p
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = users_filter(&filter, run.tag)) != PV_OK)
+	if ((r = pv_users_filter(&filter, run.tag)) != PV_OK)
 		goto out;
 	r = pv_dir_search(run.dir, env->pb->domain.base_dn, filter.data, attrs, PAGE, collect_ours,
 			  &run);
@@ -508,11 +499,20 @@ static int count_foreign(const char *dn, const char *const *vals, void *arg)
 	return PV_OK;
 }
 
+/* Users below the OU at most this many go in one tree delete; more, one by one. Samba runs a
+ * tree delete as one ldb transaction over the whole subtree (subtree_delete.c deletes every
+ * child inside the request's transaction), and its cost grows with the square of the users in
+ * it; one delete per request, pipelined like dc's adds, grows too but three times more slowly.
+ * Measured on the lab (bench/cleanup-dc.sh, docs/scale.md): 2,000 users 4.9 s by tree delete
+ * against 10.2 s one by one; 10,000 users 165.6 s against 99.3 s; they cross near 4,300. */
+#define TREE_MAX 4000
+
 /* May the lab's OU (ours) go in one tree delete? Only when everything below it is a user this
- * lab made: one subtree search for anything else. PROVISION_TREE_DELETE=0 turns it off (to
- * compare both ways in bench/users.sh). What someone adds to our OU between this search and
- * the delete (milliseconds) would go with it. */
-static int only_ours(struct pv_dir *dir, const char *ou, const char *tag, bool *tree)
+ * lab made (one subtree search for anything else) and there are at most TREE_MAX of them.
+ * PROVISION_TREE_DELETE=0 never, =1 at any size (for bench/cleanup-dc.sh). What someone adds
+ * to our OU between this search and the delete (milliseconds) would go with it. */
+static int only_ours(struct pv_dir *dir, const char *ou, const char *tag, unsigned long inside,
+		     bool *tree)
 {
 	const char *attrs[] = {"objectClass", NULL}, *env = getenv("PROVISION_TREE_DELETE");
 	struct foreign f = {.ou = ou};
@@ -520,7 +520,7 @@ static int only_ours(struct pv_dir *dir, const char *ou, const char *tag, bool *
 	int r;
 
 	*tree = false;
-	if (env && strcmp(env, "0") == 0)
+	if ((env && !strcmp(env, "0")) || (inside > TREE_MAX && !(env && !strcmp(env, "1"))))
 		return PV_OK;
 	if (pv_buf_addstr(&filter, "(!(&(objectClass=user)(!(objectClass=computer))(description=") <
 		    0 ||
@@ -567,117 +567,212 @@ static int delete_each(struct pv_dir_pipe *pipe, const struct dn_list *l, const 
 	return r == PV_OK ? pv_dir_pipe_drain(pipe) : r;
 }
 
+/* One cleanup of this lab's users on one DC. */
+struct cleanup {
+	const struct pv_env *env;
+	struct pv_dir *dir;
+	struct dn_list l;
+	struct del_run d;
+	char tag[PV_TAG_MAX];
+	bool ou_ours, ou_deleted, tree;
+};
+
+static void cleanup_release(struct cleanup *c)
+{
+	for (size_t i = 0; i < c->l.n; i++)
+		free(c->l.dns[i]);
+	free(c->l.dns);
+	pv_dir_free(c->dir);
+}
+
+/* The lab's users on c->dir, and whether the OU is ours. */
+static int cleanup_find(struct cleanup *c)
+{
+	const struct pv_playbook *pb = c->env->pb;
+	const char *attrs[] = {"sAMAccountName", NULL};
+	struct pv_buf filter = PV_BUF_INIT;
+	char *desc = NULL;
+	int found = 0, r;
+
+	pv_tag_lab(pb, c->tag);
+	if ((r = pv_users_filter(&filter, c->tag)) == PV_OK &&
+	    (r = pv_dir_search(c->dir, pb->domain.base_dn, filter.data, attrs, PAGE, collect_dn,
+			       &c->l)) == PV_OK)
+		r = pv_dir_read(c->dir, pb->users.ou, "description", &found, &desc);
+	c->ou_ours = r == PV_OK && found && desc && strcmp(desc, c->tag) == 0;
+	free(desc);
+	pv_buf_release(&filter, 0);
+	return r;
+}
+
+/* The OU and its users in one tree delete; false in *done when the DC cannot (one by one). */
+static int tree_delete(struct cleanup *c, unsigned long inside, bool *done)
+{
+	const char *ou = c->env->pb->users.ou;
+	enum pv_dir_result dres;
+	int r;
+
+	pv_log(PV_LOG_INFO, "deleting OU '%s' and its %lu users in one request (tree delete)", ou,
+	       inside);
+	pv_progress_end(&c->d.prog);
+	pv_progress_start(&c->d.prog, "cleanup dc", "users", inside);
+	r = pv_dir_delete_tree(c->dir, ou, tree_budget(c->env->pb, inside), tick, &c->d.prog,
+			       &dres);
+	*done = r == PV_OK && (dres == PV_DIR_DONE || dres == PV_DIR_NOSUCH);
+	if (*done) {
+		c->d.deleted += inside;
+		c->ou_deleted = true;
+	} else if (r == PV_OK) {
+		pv_log(PV_LOG_INFO, "%s; deleting one by one", pv_errmsg());
+	}
+	return r;
+}
+
+/* Every user found: those outside the OU one by one; those in it by tree delete when c->tree
+ * and the DC can, else one by one too. */
+static int cleanup_users(struct cleanup *c)
+{
+	const char *ou = c->env->pb->users.ou;
+	struct pv_dir_pipe *pipe = NULL;
+	unsigned long inside = 0;
+	bool done = false;
+	int r;
+
+	for (size_t i = 0; i < c->l.n; i++)
+		inside += below(c->l.dns[i], ou);
+	pv_progress_start(&c->d.prog, "cleanup dc", "users", c->l.n);
+	r = pv_dir_pipe_new(c->dir, window(c->dir, c->env->pb->domain.base_dn), del_done, &c->d,
+			    &pipe);
+	if (r == PV_OK)
+		r = delete_each(pipe, &c->l, ou, false);
+	if (r == PV_OK && c->tree)
+		r = tree_delete(c, inside, &done);
+	if (r == PV_OK && !done)
+		r = delete_each(pipe, &c->l, ou, true);
+	pv_progress_end(&c->d.prog);
+	pv_dir_pipe_free(pipe);
+	return r;
+}
+
+/* The OU, when it is ours and not gone yet: left (and said) when it holds another's objects. */
+static int cleanup_ou(struct cleanup *c)
+{
+	const char *ou = c->env->pb->users.ou;
+	enum pv_dir_result dres;
+	int r;
+
+	if (!c->ou_ours || c->ou_deleted)
+		return PV_OK;
+	if ((r = pv_dir_delete(c->dir, ou, &dres)) != PV_OK)
+		return r;
+	c->ou_deleted = dres == PV_DIR_DONE || dres == PV_DIR_NOSUCH;
+	if (!c->ou_deleted)
+		pv_log(PV_LOG_WARN, "OU '%s' left in place: it holds objects this lab did not make (%s)",
+		       ou, pv_errmsg());
+	else
+		pv_log(PV_LOG_INFO, "deleted OU '%s'", ou);
+	return PV_OK;
+}
+
+/* Another DC: nothing of the lab's once replication has brought it the deletes; what is left
+ * when it does not catch up in time is deleted there, so the cleanup is exact on every DC. */
+static int cleanup_other(const struct pv_env *env, const char *name, struct pv_dc_other *o)
+{
+	struct cleanup c = {.env = env};
+	struct pv_replica_wait w;
+	int r;
+
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	r = pv_replica_wait_gone(env, name, "cleanup dc", &w);
+	o->waited = w.behind ? w.seconds : 0;
+	if (r != PV_ETIMEOUT)
+		return r;
+	pv_log(PV_LOG_INFO, "%s: deleting there the %lu users replication has not (yet)", name,
+	       w.there);
+	if ((r = pv_replica_connect(env, name, &c.dir)) == PV_OK &&
+	    (r = cleanup_find(&c)) == PV_OK && (r = cleanup_users(&c)) == PV_OK)
+		r = cleanup_ou(&c);
+	o->deleted_there = c.d.deleted;
+	if (r == PV_OK && c.d.failed)
+		r = pv_error(PV_EPARTIAL, "%s: %lu users could not be deleted there; first: %s",
+			     name, c.d.failed, c.d.first);
+	cleanup_release(&c);
+	return r;
+}
+
+static int cleanup_others(const struct pv_env *env, struct pv_dc_cleanup_result *res)
+{
+	const struct pv_domain *d = &env->pb->domain;
+	int r = PV_OK;
+
+	if (!d->nother_dcs || env->dry_run)
+		return PV_OK;
+	if (!(res->others = calloc(d->nother_dcs, sizeof(*res->others))))
+		return pv_error(PV_EIO, "out of memory");
+	for (size_t i = 0; i < d->nother_dcs && r == PV_OK; i++, res->nothers++)
+		r = cleanup_other(env, d->other_dcs[i].name, &res->others[i]);
+	return r;
+}
+
+static void cleanup_plan(const struct cleanup *c, struct pv_dc_cleanup_result *res)
+{
+	const struct pv_playbook *pb = c->env->pb;
+
+	res->tree_delete = c->tree;
+	if (c->l.n)
+		pv_plan_add(&res->plan, "delete %zu users of lab '%s'", c->l.n, pb->lab);
+	if (c->ou_ours)
+		pv_plan_add(&res->plan, "%s",
+			    c->tree ? "delete the lab's OU and its users in one tree delete"
+				    : "delete the lab's OU if it is then empty");
+	for (size_t i = 0; i < pb->domain.nother_dcs; i++)
+		pv_plan_add(&res->plan, "wait until %s holds none of them (replication)",
+			    pb->domain.other_dcs[i].name);
+}
+
 int pv_dc_cleanup(const struct pv_env *env, struct pv_dc_cleanup_result *res)
 {
-	const struct pv_playbook *pb = env->pb;
-	const char *ou = pb->users.ou;
-	struct pv_dir *dir = NULL;
-	struct pv_dir_pipe *pipe = NULL;
-	struct dn_list l = {NULL, 0, 0};
-	struct del_run d;
-	struct pv_buf filter = PV_BUF_INIT;
-	const char *attrs[] = {"sAMAccountName", NULL};
-	char tag[PV_TAG_MAX], *ou_desc = NULL;
-	int ou_found = 0, r;
-	bool tree = false;
+	struct cleanup c = {.env = env};
 	double t0;
+	int r;
 
-	memset(&d, 0, sizeof(d));
-	pv_tag_lab(pb, tag);
-	if ((r = connect_dc(env, false, &dir)) != PV_OK)
+	if ((r = connect_dc(env, false, &c.dir)) != PV_OK)
 		goto out;
 	t0 = pv_now();
-	if ((r = users_filter(&filter, tag)) != PV_OK ||
-	    (r = pv_dir_search(dir, pb->domain.base_dn, filter.data, attrs, PAGE, collect_dn,
-			       &l)) != PV_OK ||
-	    (r = pv_dir_read(dir, ou, "description", &ou_found, &ou_desc)) != PV_OK)
+	if ((r = cleanup_find(&c)) != PV_OK)
 		goto out;
-	res->found = l.n;
-	res->ou_ours = ou_found && ou_desc && strcmp(ou_desc, tag) == 0;
-	if (l.n == 0 && !res->ou_ours) {
-		res->nothing = true;
+	res->found = c.l.n;
+	res->ou_ours = c.ou_ours;
+	res->nothing = c.l.n == 0 && !c.ou_ours;
+	if (c.ou_ours && (r = only_ours(c.dir, env->pb->users.ou, c.tag, c.l.n, &c.tree)))
 		goto out;
-	}
-	if (res->ou_ours && (r = only_ours(dir, ou, tag, &tree)) != PV_OK)
+	if (env->dry_run && !res->nothing)
+		cleanup_plan(&c, res);
+	if (env->dry_run || (res->nothing && !env->pb->domain.nother_dcs))
 		goto out;
-	if (env->dry_run) {
-		res->tree_delete = tree;
-		if (l.n)
-			pv_plan_add(&res->plan, "delete %zu users of lab '%s'", l.n, pb->lab);
-		if (res->ou_ours)
-			pv_plan_add(&res->plan, "%s",
-				    tree ? "delete the lab's OU and its users in one tree delete"
-					 : "delete the lab's OU if it is then empty");
+	if ((r = cleanup_users(&c)) != PV_OK || (r = cleanup_ou(&c)) != PV_OK)
 		goto out;
-	}
-	pv_progress_start(&d.prog, "cleanup dc", "users", l.n);
-	if ((r = pv_dir_pipe_new(dir, window(dir, pb->domain.base_dn), del_done, &d, &pipe)) !=
-	    PV_OK)
-		goto out;
-	/* Our users outside the OU one by one; then the OU whole, or those in it one by one */
-	r = delete_each(pipe, &l, ou, false);
-	if (r == PV_OK && tree) {
-		enum pv_dir_result dres;
-		unsigned long inside = 0;
-
-		for (size_t i = 0; i < l.n; i++)
-			inside += below(l.dns[i], ou);
-		pv_log(PV_LOG_INFO,
-		       "deleting OU '%s' and its %lu users in one request (tree delete)", ou,
-		       inside);
-		pv_progress_end(&d.prog);
-		pv_progress_start(&d.prog, "cleanup dc", "users", inside);
-		r = pv_dir_delete_tree(dir, ou, tree_budget(pb, inside), tick, &d.prog, &dres);
-		if (r == PV_OK && (dres == PV_DIR_DONE || dres == PV_DIR_NOSUCH)) {
-			d.deleted += inside;
-			res->ou_deleted = res->tree_delete = true;
-		} else if (r == PV_OK) { /* the DC cannot: one by one after all */
-			pv_log(PV_LOG_INFO, "%s; deleting one by one", pv_errmsg());
-			tree = false;
-		}
-	}
-	if (r == PV_OK && !tree)
-		r = delete_each(pipe, &l, ou, true);
-	pv_progress_end(&d.prog);
-	if (r != PV_OK)
-		goto out;
-	if (res->ou_ours && !res->ou_deleted) {
-		enum pv_dir_result dres;
-
-		if ((r = pv_dir_delete(dir, ou, &dres)) != PV_OK)
-			goto out;
-		res->ou_deleted = dres == PV_DIR_DONE || dres == PV_DIR_NOSUCH;
-		if (!res->ou_deleted)
-			pv_log(PV_LOG_WARN,
-			       "OU '%s' left in place: it holds objects this lab did not "
-			       "make (%s)",
-			       ou, pv_errmsg());
-		else
-			pv_log(PV_LOG_INFO, "deleted OU '%s'", ou);
-	}
 	res->seconds = pv_now() - t0;
-	if (d.failed)
-		r = pv_error(d.deleted ? PV_EPARTIAL : PV_EDIR,
-			     "%lu users could not be deleted; "
-			     "first: %s",
-			     d.failed, d.first);
+	if (c.d.failed)
+		r = pv_error(c.d.deleted ? PV_EPARTIAL : PV_EDIR,
+			     "%lu users could not be deleted; first: %s", c.d.failed, c.d.first);
+	else
+		r = cleanup_others(env, res);
 out:
-	res->deleted = d.deleted;
-	res->gone = d.gone;
-	res->failed = d.failed;
-	snprintf(res->first_failure, sizeof(res->first_failure), "%s", d.first);
-	pv_dir_pipe_free(pipe);
-	for (size_t i = 0; i < l.n; i++)
-		free(l.dns[i]);
-	free(l.dns);
-	free(ou_desc);
-	pv_buf_release(&filter, 0);
-	pv_dir_free(dir);
+	res->deleted = c.d.deleted;
+	res->gone = c.d.gone;
+	res->failed = c.d.failed;
+	res->ou_deleted = c.ou_deleted;
+	res->tree_delete = res->tree_delete || (c.tree && c.ou_deleted);
+	snprintf(res->first_failure, sizeof(res->first_failure), "%s", c.d.first);
+	cleanup_release(&c);
 	return r;
 }
 
 void pv_dc_cleanup_result_release(struct pv_dc_cleanup_result *res)
 {
+	free(res->others);
+	res->others = NULL;
 	pv_plan_release(&res->plan);
 }
 
@@ -723,7 +818,7 @@ int pv_dc_status(const struct pv_env *env, struct pv_dc_status *st)
 			}
 		}
 	if ((r = connect_dc(env, false, &dir)) != PV_OK ||
-	    (r = users_filter(&filter, tag)) != PV_OK ||
+	    (r = pv_users_filter(&filter, tag)) != PV_OK ||
 	    (r = pv_dir_search(dir, pb->domain.base_dn, filter.data, attrs, PAGE, count_one, &c)) !=
 		    PV_OK ||
 	    (r = pv_dir_read(dir, pb->users.ou, "description", &found, &desc)) != PV_OK)

@@ -27,6 +27,13 @@ struct pv_dc_result {
 
 int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct pv_dc_result *res);
 
+/* Another DC after the cleanup on domain.dc. */
+struct pv_dc_other {
+	char name[256];
+	double waited;		     /* seconds replication took to bring it the deletes */
+	unsigned long deleted_there; /* users it still held when the wait ran out, deleted there */
+};
+
 struct pv_dc_cleanup_result {
 	bool nothing; /* no user and no OU of this lab */
 	unsigned long found, deleted, gone, failed;
@@ -34,7 +41,9 @@ struct pv_dc_cleanup_result {
 	bool ou_ours, ou_deleted;
 	char first_failure[1024];
 	struct pv_plan plan;
-	double seconds;
+	double seconds;		   /* on domain.dc */
+	struct pv_dc_other *others; /* domain.other_dcs, in order, as far as they were done */
+	size_t nothers;
 };
 
 int pv_dc_cleanup(const struct pv_env *env, struct pv_dc_cleanup_result *res);

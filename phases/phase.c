@@ -2,7 +2,9 @@
 #include "phases/phase.h"
 #include "phases/target.h"
 
+#include "ldap/encode.h"
 #include "playbooks/names.h"
+#include "util/buf.h"
 #include "util/err.h"
 
 #include <stdarg.h>
@@ -53,6 +55,14 @@ void pv_tag_lab(const struct pv_playbook *pb, char out[PV_TAG_MAX])
 void pv_tag_join(const struct pv_playbook *pb, char out[PV_TAG_MAX])
 {
 	snprintf(out, PV_TAG_MAX, "provision:%s:join", pb->lab);
+}
+
+int pv_users_filter(struct pv_buf *f, const char *tag)
+{
+	pv_buf_addstr(f, "(&(objectClass=user)(!(objectClass=computer))(description=");
+	if (pv_buf_failed(f) || pv_filter_escape(f, tag) < 0 || pv_buf_addstr(f, "))") < 0)
+		return pv_error(PV_EIO, "out of memory");
+	return PV_OK;
 }
 
 bool pv_env_stopped(const struct pv_env *env)

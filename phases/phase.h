@@ -61,4 +61,9 @@ void pv_plan_release(struct pv_plan *p);
 void pv_tag_lab(const struct pv_playbook *pb, char out[PV_TAG_MAX]);
 void pv_tag_join(const struct pv_playbook *pb, char out[PV_TAG_MAX]);
 
+/* The LDAP filter of this lab's users into f: its tag on a user that is not a computer (a
+ * computer is a user too, MS-ADSC; join tags the server's account with another tag). */
+struct pv_buf;
+int pv_users_filter(struct pv_buf *f, const char *tag);
+
 #endif

@@ -8,6 +8,7 @@
  * keytab, so Kerberos through an alias does not depend on how the acceptor matches keys.
  * Trees are built by trees.c. */
 #include "phases/target.h"
+#include "phases/replica.h"
 #include "phases/server.h"
 
 #include "ldap/dir.h"
@@ -29,6 +30,14 @@
 #include <strings.h>
 
 #define SPN_CHUNK 500 /* values per LDAP modify */
+/* Values of non-linked multi-valued attributes one object can hold on Windows AD: about 1,200
+ * in practice (an ESE record is at most 8,110 bytes; Microsoft's "How the Data Store Works"
+ * and the TechNet article "Active Directory: Non-Linked Multi-Valued Attribute Size Limits":
+ * past it, "The administrative limit for this request was exceeded"). */
+#define SPN_MAX_WINDOWS 1200
+/* On Samba (no record limit in ldb): what the lab verified one account takes, with no refusal
+ * and a service ticket costing 53 ms against 26 at 2,000 (bench/spn-limit.sh, docs/scale.md) */
+#define SPN_MAX_SAMBA 100000
 #define KT_CHUNK  200 /* principals per 'net ads keytab add' */
 
 extern const char pv_samba_shares_sh[];
@@ -56,6 +65,8 @@ struct srv_run {
 	size_t spn_added, spn_there, spn_missing, kt_added;
 	/* cleanup */
 	size_t spn_removed, spn_left, kt_removed;
+	/* the server's own DC, when it is not domain.dc */
+	struct pv_replica_wait repl;
 };
 
 /* ---- shares ---- */
@@ -385,6 +396,51 @@ static int clone_keys(struct srv_run *run, const struct pv_buf *names)
 	return r;
 }
 
+/* Whether the DC is Samba (its rootDSE names the vendor; Windows AD's does not). */
+static bool samba_dc(struct srv_run *run)
+{
+	char *vendor = NULL;
+	int found = 0;
+	bool samba;
+
+	if (pv_dir_read(run->dir, "", "vendorName", &found, &vendor) != PV_OK)
+		return false;
+	samba = vendor && strstr(vendor, "Samba");
+	free(vendor);
+	return samba;
+}
+
+/* Before any SPN is written: the account would hold have + adding values; above what the DC
+ * can take, nothing is written and the message says so, with the numbers and the ways out. */
+static int spn_room(struct srv_run *run, const char *dn, size_t have, size_t adding)
+{
+	size_t total = have + adding, max = SPN_MAX_WINDOWS;
+	const char *env = getenv("PROVISION_SPN_MAX");
+	bool samba = false;
+
+	/* what any DC takes needs no question; past it, which DC this is. PROVISION_SPN_MAX
+	 * sets the limit instead (a DC known to take more or less; the tests) */
+	if (env && *env)
+		max = strtoul(env, NULL, 10);
+	else if (total > max && (samba = samba_dc(run)))
+		max = SPN_MAX_SAMBA;
+	if (!adding || total <= max)
+		return PV_OK;
+	return pv_error(PV_ECONFIG,
+			"the alias SPNs would not fit: %s would hold %zu SPNs (%zu now, %zu to add: "
+			"2 per alias, %lu aliases), more than the %zu %s; nothing was written. Use "
+			"NTLM-only aliases (server.alias_spns: false: no SPN, the load logs on with "
+			"NTLM), fewer aliases (at most %zu with users.per_client), or several "
+			"servers (computer accounts), each with its share of the aliases",
+			dn, total, have, adding, (unsigned long)run->pb->users.per_client, max,
+			env && *env ? "PROVISION_SPN_MAX allows"
+			: samba	    ? "this lab measured a Samba DC carrying (docs/scale.md)"
+				    : "values Windows AD keeps on one object (its 8,110-byte record: "
+				      "Microsoft's practical limit for non-linked multi-valued "
+				      "attributes)",
+			(max > have ? max - have : 0) / 2);
+}
+
 static int ensure_spns(struct srv_run *run)
 {
 	struct spn_list want = {0}, add = {0};
@@ -408,6 +464,8 @@ static int ensure_spns(struct srv_run *run)
 		else if ((r = spn_push(&add, want.v[i])) != PV_OK)
 			goto out;
 	}
+	if ((r = spn_room(run, dn, pv_strset_count(have), add.n)) != PV_OK)
+		goto out;
 	if (run->dry) {
 		run->spn_missing = add.n;
 		if (add.n)
@@ -465,6 +523,55 @@ out:
 	return r;
 }
 
+/* ---- the server's own DC ---- */
+
+/* The users of the plan that domain.dc holds, by name: one search there, then the plan's
+ * names kept when found. */
+static int made_users(struct srv_run *run, struct pv_strset *made, unsigned long *n)
+{
+	struct pv_strset *there = pv_strset_new();
+	const struct pv_playbook *pb = run->pb;
+	char name[PV_NAME_MAX];
+	unsigned long found = 0;
+	int r = there ? pv_replica_users(run->dir, pb, there, &found)
+		      : pv_error(PV_EIO, "out of memory");
+
+	*n = 0;
+	for (size_t c = 0; r == PV_OK && c < pb->nclients; c++)
+		for (unsigned long u = 1; r == PV_OK && u <= pb->users.per_client; u++) {
+			if ((r = pv_user_name(pb, &pb->clients[c], u, name)) != PV_OK ||
+			    !pv_strset_has(there, name))
+				continue;
+			if (pv_strset_add(made, name) < 0)
+				r = pv_error(PV_EIO, "out of memory");
+			(*n)++;
+		}
+	pv_strset_free(there);
+	return r;
+}
+
+/* When the server's winbindd talks to another DC than domain.dc, the users dc made there
+ * may not have reached it yet: its trees would meet "no such user". Wait for them. */
+static int wait_own_dc(struct srv_run *run, const char *what)
+{
+	struct pv_strset *made;
+	unsigned long n = 0;
+	int r;
+
+	if (!run->f.dc[0] || pv_replica_is_main(&run->pb->domain, run->f.dc) || run->env->dry_run)
+		return PV_OK;
+	if (!(made = pv_strset_new()))
+		return pv_error(PV_EIO, "out of memory");
+	if ((r = made_users(run, made, &n)) == PV_OK && n)
+		r = pv_replica_wait_users(run->env, pv_replica_name(&run->pb->domain, run->f.dc),
+					  made, n, what, &run->repl);
+	pv_strset_free(made);
+	if (r != PV_OK)
+		return pv_error_prefix(r, "'%s' uses the DC %s", run->pb->server.host.name,
+				       run->f.dc);
+	return PV_OK;
+}
+
 /* ---- the phase ---- */
 
 /* The admin secret, one SSH session to the server and its facts, and LDAP. */
@@ -512,11 +619,13 @@ int pv_server_prepare(const struct pv_env *env, const struct pv_trees_opts *o,
 	pv_tag_lab(env->pb, run.tag);
 	if ((r = connect_all(&run, true)) != PV_OK)
 		goto out;
+	if ((r = wait_own_dc(&run, "server")) != PV_OK)
+		goto out;
 	if ((r = pv_trees_prepare(env, run.rem, &run.f, o, &res->trees, &trees)) != PV_OK)
 		goto out;
 	if ((r = ensure_shares(&run)) != PV_OK)
 		goto out;
-	if ((r = ensure_spns(&run)) != PV_OK)
+	if (env->pb->server.alias_spns && (r = ensure_spns(&run)) != PV_OK)
 		goto out;
 	r = pv_trees_build(trees, &res->plan);
 out:
@@ -527,6 +636,9 @@ out:
 	res->spns_present = run.spn_there;
 	res->spns_missing = run.spn_missing;
 	res->keytab_added = run.kt_added;
+	snprintf(res->dc, sizeof(res->dc), "%s", run.f.dc);
+	res->dc_users = run.repl.there;
+	res->dc_wait = run.repl.behind ? run.repl.seconds : 0;
 	res->seconds = pv_now() - t0;
 	pv_trees_free(trees);
 	release(&run);
@@ -776,6 +888,14 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 	if ((r = connect_all(&run, false)) != PV_OK)
 		goto out;
 	snprintf(st->account, sizeof(st->account), "%s$", run.f.netbios);
+	snprintf(st->dc, sizeof(st->dc), "%s", run.f.dc);
+	/* what the server's own DC holds, once it has caught up (or the wait ran out) */
+	if (run.f.joined && (r = wait_own_dc(&run, "status")) != PV_OK) {
+		st->dc_behind = true;
+		snprintf(st->dc_msg, sizeof(st->dc_msg), "%s", pv_errmsg());
+	}
+	st->dc_users = run.repl.there;
+	st->dc_wanted = run.repl.want;
 	st->joined = run.f.joined;
 	st->smbd = run.f.smbd_running;
 	st->winbindd = run.f.winbindd_running;
@@ -793,7 +913,7 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 		sh = pv_samba_share(&run.f, name);
 		st->shares_present += sh && strcmp(sh->comment, run.tag) == 0 && sh->dir_exists;
 	}
-	if ((r = wanted_spns(&run, &want)) != PV_OK)
+	if (env->pb->server.alias_spns && (r = wanted_spns(&run, &want)) != PV_OK)
 		goto out;
 	st->spns_planned = want.n;
 	if ((r = pv_samba_account(run.dir, env->pb->domain.base_dn, run.f.netbios, &dn, &desc)) !=

@@ -6,10 +6,12 @@
  * pv_playbook_free(), so no error path frees by hand. */
 #include "playbooks/playbook.h"
 
+#include "playbooks/inventory.h"
 #include "playbooks/names.h"
 #include "playbooks/tree.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/file.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -38,19 +40,23 @@
 #define DEFAULT_DRIVER	       "command"
 #define DEFAULT_METRIC	       "req_queue"
 
-static const char *const top_keys[] = {"lab",	  "ssh",	"domain", "users", "server",
-				       "clients", "controller", "driver", "drain", "load",
-				       NULL};
+static const char *const top_keys[] = {"lab",	 "ssh",	    "domain",	  "users",
+				       "server", "clients", "controller", "driver",
+				       "drain",	 "load",    "fanout",	  NULL};
 static const char *const ssh_keys[] = {"user",	     "port",	"identity", "known_hosts",
 				       "accept_new", "timeout", NULL};
 static const char *const domain_keys[] = {"realm",   "netbios",	   "dns_domain",     "base_dn",
 					  "dc",	     "dc_address", "transport",	     "ca_file",
-					  "timeout", "admin",	   "admin_password", NULL};
+					  "timeout", "admin",	   "admin_password", "other_dcs",
+					  "replication_timeout", NULL};
+static const char *const dc_ref_keys[] = {"name", "address", NULL};
 static const char *const users_keys[] = {"per_client", "name_template", "ou", "password", NULL};
 static const char *const server_keys[] = {
-	"name",		  "address",	"ssh",	   "alias_template", "shares",
-	"share_template", "share_path", "fileset", "service",	     NULL};
+	"name",	      "address", "ssh",	    "alias_template", "shares", "share_template",
+	"share_path", "fileset", "service", "alias_spns",     NULL};
 static const char *const client_keys[] = {"name", "address", "os", "ssh", NULL};
+static const char *const inventory_keys[] = {"inventory", "group", "hosts", NULL};
+static const char *const override_keys[] = {"address", "os", "ssh", NULL};
 static const char *const controller_keys[] = {"results", "host", NULL};
 static const char *const chost_keys[] = {"name", "address", "ssh", NULL};
 static const char *const driver_keys[] = {
@@ -80,8 +86,8 @@ struct ctx {
 	bool redact;		/* hide the override's value in the next message */
 	struct pv_playbook *pb;
 	struct pv_ssh ssh; /* top-level ssh: the defaults every host starts from */
-	const struct pv_node *name_template, *alias_template, *share_template, *server_name,
-		*clients;
+	const struct pv_node *name_template, *alias_template, *share_template, *server_name;
+	const struct pv_node **client_at; /* where each client is named (nclients) */
 };
 
 /* ---- messages ---------------------------------------------------------------------------- */
@@ -219,6 +225,8 @@ static void key_path(char *buf, size_t sz, const char *parent, const char *key)
 	else
 		snprintf(buf, sz, "%s", key);
 }
+
+static char *dir_of(const char *path);
 
 /* ---- typed getters ------------------------------------------------------------------------ */
 
@@ -834,6 +842,51 @@ static int parse_secret(struct ctx *c, const struct pv_node *map, const char *pa
 	return 0;
 }
 
+/* domain.other_dcs: [{name: DC2, address: IP}, ...], none of them the domain's dc; and
+ * domain.replication_timeout. */
+static int parse_other_dcs(struct ctx *c, const struct pv_node *m)
+{
+	struct pv_domain *d = &c->pb->domain;
+	const struct pv_node *seq = pv_tree_get(m, "other_dcs"), *at;
+	const char *expect = "the DC's host name as in its certificate, such as dc2.lab.test";
+	char path[48];
+	int r;
+
+	d->replication_timeout = 600;
+	if ((r = get_int(c, m, "domain", "replication_timeout", 0, 86400,
+			 &d->replication_timeout)) ||
+	    !seq)
+		return r;
+	if (seq->kind != PV_NODE_SEQUENCE || !seq->n)
+		return fail(c, seq,
+			    "'domain.other_dcs' is %s; expected a sequence of DCs ('- {name: "
+			    "dc2.lab.test, address: IP}')",
+			    seq->kind == PV_NODE_SEQUENCE ? "empty" : kind_name(seq));
+	if (!(d->other_dcs = calloc(seq->n, sizeof(*d->other_dcs))))
+		return oom();
+	for (size_t i = 0; i < seq->n; i++) {
+		snprintf(path, sizeof(path), "domain.other_dcs.%zu", i);
+		d->nother_dcs = i + 1;
+		if ((r = check_map(c, seq->items[i], path, dc_ref_keys,
+				   "a mapping {name: DC, address: IP}")) ||
+		    (r = require(c, seq->items[i], path, "name", "DC-HOST-NAME")) ||
+		    (r = get_dns(c, seq->items[i], path, "name", true, expect,
+				 &d->other_dcs[i].name, &at)) ||
+		    (r = get_ip(c, seq->items[i], path, "address", &d->other_dcs[i].address)))
+			return r;
+		if (!strcasecmp(d->other_dcs[i].name, d->dc_name))
+			return fail(c, at,
+				    "'%s' is domain.dc itself; expected the domain's other DCs "
+				    "(dc is the one provision writes to)",
+				    d->other_dcs[i].name);
+		for (size_t j = 0; j < i; j++)
+			if (!strcasecmp(d->other_dcs[j].name, d->other_dcs[i].name))
+				return fail(c, at, "DC '%s' is named twice; expected each DC once",
+					    d->other_dcs[i].name);
+	}
+	return 0;
+}
+
 static int parse_domain(struct ctx *c, const struct pv_node *root)
 {
 	struct pv_domain *d = &c->pb->domain;
@@ -913,6 +966,8 @@ static int parse_domain(struct ctx *c, const struct pv_node *root)
 	if (v && pv_names_check_account("'domain.admin'", d->admin))
 		return fail_recorded(c, v, NULL,
 				     "; expected an account name such as Administrator");
+	if ((r = parse_other_dcs(c, m)))
+		return r;
 	return parse_secret(c, m, "domain", "admin_password", &d->admin_password);
 }
 
@@ -979,7 +1034,148 @@ static int parse_server(struct ctx *c, const struct pv_node *root)
 		return fail(c, v,
 			    "'server.service' has no {action}; expected a command such as "
 			    "'systemctl {action} {service}'");
+	s->alias_spns = true;
+	return get_bool(c, m, "server", "alias_spns", &s->alias_spns);
+}
+
+/* A client name not given twice: the first one named, with its line when it has one. */
+static int unique_client(struct ctx *c, size_t i, const struct pv_node *name_at)
+{
+	struct pv_playbook *pb = c->pb;
+
+	for (size_t j = 0; j < i; j++) {
+		if (strcmp(pb->clients[j].name, pb->clients[i].name))
+			continue;
+		if (pb->clients[j].line)
+			return fail(c, name_at,
+				    "duplicate client name '%s' (first at line %d); expected "
+				    "unique names",
+				    pb->clients[i].name, pb->clients[j].line);
+		return fail(c, name_at, "duplicate client name '%s'; expected unique names",
+			    pb->clients[i].name);
+	}
 	return 0;
+}
+
+/* One inventory host as a client: the playbook's ssh defaults, then the inventory's
+ * ansible_* values (an identity relative to the inventory's folder). */
+static int inventory_client(struct ctx *c, const struct pv_inventory_host *ih, const char *file,
+			    const char *idir, struct pv_host *h)
+{
+	const char *why;
+
+	if ((why = bad_dns(ih->name, true)))
+		return pv_error(PV_ECONFIG,
+				"%s:%d: host name '%.64s' %s; expected a host name such as cli1 "
+				"(provision names its users after it)",
+				file, ih->line, ih->name, why);
+	if (ih->address && !is_ip(ih->address) && (why = bad_dns(ih->address, true)))
+		return pv_error(PV_ECONFIG,
+				"%s:%d: host '%s': ansible_host '%.64s' %s; expected an IP address "
+				"or a host name",
+				file, ih->line, ih->name, ih->address, why);
+	h->line = 0;
+	if ((h->name = strdup(ih->name)) == NULL ||
+	    (ih->address && !(h->address = strdup(ih->address))))
+		return oom();
+	if (ssh_copy(&h->ssh, &c->ssh))
+		return PV_EIO;
+	if (ih->port)
+		h->ssh.port = ih->port;
+	if (ih->user && set_str(&h->ssh.user, ih->user))
+		return PV_EIO;
+	if (ih->identity) {
+		char *abs = resolve(idir, ih->identity);
+
+		if (!abs)
+			return oom();
+		free(h->ssh.identity);
+		h->ssh.identity = abs;
+	}
+	return 0;
+}
+
+/* clients.hosts.NAME: what the playbook says of one inventory host, over the inventory. */
+static int client_override(struct ctx *c, const struct pv_node *key, const struct pv_node *m)
+{
+	struct pv_playbook *pb = c->pb;
+	char path[320];
+	int os, r;
+
+	snprintf(path, sizeof(path), "clients.hosts.%s", key->text);
+	for (size_t i = 0; i < pb->nclients; i++) {
+		struct pv_host *h = &pb->clients[i];
+
+		if (strcmp(h->name, key->text) != 0)
+			continue;
+		os = h->os;
+		if ((r = check_map(c, m, path, override_keys,
+				   "a mapping of host settings (address, os, ssh)")) ||
+		    (r = get_ip(c, m, path, "address", &h->address)) ||
+		    (r = get_enum(c, m, path, "os", oses, &os)) ||
+		    (r = parse_ssh(c, m, path, &h->ssh)))
+			return r;
+		h->os = (enum pv_os)os;
+		c->client_at[i] = key;
+		return 0;
+	}
+	return fail(c, key,
+		    "'clients.hosts' names '%s', which is not a host of group '%s' in %s; expected "
+		    "one of the inventory's hosts",
+		    key->text, pb->inventory_group, pb->inventory);
+}
+
+/* clients: {inventory: FILE, group: NAME, hosts: {NAME: {address, os, ssh}}} */
+static int parse_inventory(struct ctx *c, const struct pv_node *m)
+{
+	struct pv_playbook *pb = c->pb;
+	const struct pv_node *at, *gat, *over;
+	struct pv_inventory *inv = NULL;
+	char *idir = NULL;
+	int r;
+
+	if ((r = check_map(c, m, "clients", inventory_keys,
+			   "a sequence of hosts, or {inventory: FILE, group: NAME}")) ||
+	    (r = require(c, m, "clients", "inventory",
+			 "PATH (an Ansible inventory, INI or YAML)")) ||
+	    (r = get_path(c, m, "clients", "inventory", &pb->inventory)) ||
+	    (r = set_str(&pb->inventory_group, "all")) ||
+	    (r = get_str(c, m, "clients", "group", "a group of the inventory", &pb->inventory_group,
+			 &gat)))
+		return r;
+	at = pv_tree_get(m, "inventory");
+	if ((r = pv_inventory_load(pb->inventory, pb->inventory_group, &inv)) != PV_OK) {
+		r = fail_recorded(c, gat && strstr(pv_errmsg(), "no group") ? gat : at, NULL, NULL);
+		goto out;
+	}
+	pb->inventory_format = inv->format;
+	if (!(idir = dir_of(pb->inventory)) ||
+	    !(pb->clients = calloc(inv->n, sizeof(*pb->clients))) ||
+	    !(c->client_at = calloc(inv->n, sizeof(*c->client_at)))) {
+		r = oom();
+		goto out;
+	}
+	for (size_t i = 0; i < inv->n; i++) {
+		pb->nclients = i + 1;
+		c->client_at[i] = at;
+		if ((r = inventory_client(c, &inv->hosts[i], pb->inventory, idir, &pb->clients[i])))
+			goto out;
+	}
+	if ((over = pv_tree_get(m, "hosts"))) {
+		if (over->kind != PV_NODE_MAPPING) {
+			r = fail(c, over,
+				 "'clients.hosts' is %s; expected a mapping of host names "
+				 "to their settings",
+				 kind_name(over));
+			goto out;
+		}
+		for (size_t i = 0; i < over->n && !r; i++)
+			r = client_override(c, over->keys[i], over->items[i]);
+	}
+out:
+	free(idir);
+	pv_inventory_free(inv);
+	return r;
 }
 
 static int parse_clients(struct ctx *c, const struct pv_node *root)
@@ -991,16 +1187,25 @@ static int parse_clients(struct ctx *c, const struct pv_node *root)
 
 	if (!seq)
 		return 0;
-	c->clients = seq;
+	if (seq->kind == PV_NODE_MAPPING && !pv_tree_get(seq, "inventory") &&
+	    (pv_tree_get(seq, "name") || pv_tree_get(seq, "address")))
+		return fail(c, seq,
+			    "'clients' is a mapping; expected a sequence of hosts ('- name: ...') "
+			    "or {inventory: FILE, group: NAME}");
+	if (seq->kind == PV_NODE_MAPPING)
+		return parse_inventory(c, seq);
 	if (seq->kind != PV_NODE_SEQUENCE)
-		return fail(c, seq, "'clients' is %s; expected a sequence of hosts ('- name: ...')",
+		return fail(c, seq,
+			    "'clients' is %s; expected a sequence of hosts ('- name: ...') or "
+			    "{inventory: FILE, group: NAME}",
 			    kind_name(seq));
 	if (!seq->n)
 		return fail(c, seq,
 			    "'clients' is an empty sequence; expected at least one client "
 			    "(or no 'clients' key)");
 	pb->clients = calloc(seq->n, sizeof(*pb->clients));
-	if (!pb->clients)
+	c->client_at = calloc(seq->n, sizeof(*c->client_at));
+	if (!pb->clients || !c->client_at)
 		return oom();
 	for (size_t i = 0; i < seq->n; i++) {
 		const struct pv_node *m = seq->items[i];
@@ -1011,19 +1216,9 @@ static int parse_clients(struct ctx *c, const struct pv_node *root)
 				   "a mapping of client settings (name, address, os, ssh)")) ||
 		    (r = parse_host(c, m, path, true, true, &pb->clients[i], &name_at)))
 			return r;
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(pb->clients[j].name, pb->clients[i].name))
-				continue;
-			if (pb->clients[j].line)
-				return fail(c, name_at,
-					    "duplicate client name '%s' (first at "
-					    "line %d); expected unique names",
-					    pb->clients[i].name, pb->clients[j].line);
-			return fail(c, name_at,
-				    "duplicate client name '%s'; expected unique "
-				    "names",
-				    pb->clients[i].name);
-		}
+		c->client_at[i] = name_at;
+		if ((r = unique_client(c, i, name_at)))
+			return r;
 	}
 	return 0;
 }
@@ -1269,7 +1464,7 @@ static int check_names(struct ctx *c)
 		const struct pv_node *at = c->name_template;
 
 		if (!at)
-			at = pv_tree_get(c->clients->items[i], "name");
+			at = c->client_at[i];
 		if (pv_names_expand(pb->users.name_template, pb->clients[i].name,
 				    pb->has_server ? pb->server.host.name : NULL,
 				    pb->users.per_client, 1, name, sizeof(name)))
@@ -1332,7 +1527,9 @@ static int validate(struct ctx *c, const struct pv_node *root)
 {
 	int r;
 
+	c->pb->fanout = 16;
 	if ((r = check_map(c, root, "", top_keys, NULL)) || (r = parse_lab(c, root)) ||
+	    (r = get_int(c, root, "", "fanout", 1, 256, &c->pb->fanout)) ||
 	    (r = ssh_defaults(&c->ssh)) || (r = parse_ssh(c, root, "", &c->ssh)) ||
 	    (r = parse_domain(c, root)) || (r = parse_users(c, root)) ||
 	    (r = parse_server(c, root)) || (r = parse_clients(c, root)) ||
@@ -1423,6 +1620,7 @@ static int parse(const char *name, const char *path, const char *text, size_t le
 		r = validate(&c, root);
 	pv_tree_free(root);
 	ssh_release(&c.ssh);
+	free(c.client_at);
 	if (r) {
 		pv_playbook_free(c.pb);
 		return r;
@@ -1441,45 +1639,13 @@ int pv_playbook_load(const char *path, const char *const *overrides, struct pv_p
 {
 	struct stat st;
 	char *text = NULL;
-	size_t got = 0;
-	ssize_t n;
-	int fd, r;
+	size_t len = 0;
+	int r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return pv_error(PV_EIO, "cannot open playbook '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		r = pv_error(PV_EIO, "cannot read playbook '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = pv_error(PV_EIO, "cannot read playbook '%s': %s", path,
-			     S_ISDIR(st.st_mode) ? "it is a folder" : "not a regular file");
-		goto out;
-	}
-	if ((size_t)st.st_size > PLAYBOOK_MAX) {
-		r = pv_error(PV_ECONFIG, "playbook '%s' is %lld bytes; expected at most %u", path,
-			     (long long)st.st_size, PLAYBOOK_MAX);
-		goto out;
-	}
-	if (!(text = malloc((size_t)st.st_size + 1))) {
-		r = oom();
-		goto out;
-	}
-	while (got < (size_t)st.st_size &&
-	       (n = read(fd, text + got, (size_t)st.st_size - got)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = pv_error(PV_EIO, "cannot read playbook '%s': %s", path,
-				     strerror(errno));
-			goto out;
-		}
-		got += (size_t)n;
-	}
-	r = parse(path, path, text, got, overrides, out);
-out:
+	if ((r = pv_file_read(path, "playbook", PLAYBOOK_MAX, &text, &len, &st)) != PV_OK)
+		return r;
+	r = parse(path, path, text, len, overrides, out);
 	free(text);
-	close(fd);
 	return r;
 }
 
@@ -1505,6 +1671,13 @@ void pv_playbook_free(struct pv_playbook *pb)
 	free(pb->domain.ca_file);
 	free(pb->domain.admin);
 	secret_release(&pb->domain.admin_password);
+	for (size_t i = 0; i < pb->domain.nother_dcs; i++) {
+		free(pb->domain.other_dcs[i].name);
+		free(pb->domain.other_dcs[i].address);
+	}
+	free(pb->domain.other_dcs);
+	free(pb->inventory);
+	free(pb->inventory_group);
 	free(pb->users.name_template);
 	free(pb->users.ou);
 	secret_release(&pb->users.password);

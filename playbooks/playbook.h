@@ -56,6 +56,12 @@ struct pv_host {
 	int line, col;
 };
 
+/* A DC of the domain other than domain.dc (domain.other_dcs). */
+struct pv_dc_ref {
+	char *name;    /* as in its TLS certificate: dc2.lab.test */
+	char *address; /* IP; NULL: the name is resolved */
+};
+
 struct pv_domain {
 	char *realm;      /* required, upper-cased: LAB.TEST */
 	char *netbios;    /* required, at most 15 chars: LAB */
@@ -68,6 +74,11 @@ struct pv_domain {
 	int timeout;      /* seconds for connect and each operation, default 10 */
 	char *admin;      /* admin principal, default "Administrator" (realm appended if absent) */
 	struct pv_secret_ref admin_password; /* required */
+	struct pv_dc_ref *other_dcs; /* the domain's other DCs: dc writes to dc_name only; server,
+				      * status and cleanup look at these too */
+	size_t nother_dcs;
+	int replication_timeout; /* seconds to wait for another DC to catch up, default 600;
+				  * 0: do not wait */
 };
 
 struct pv_users {
@@ -86,6 +97,8 @@ struct pv_server {
 	char *fileset;            /* fileset description file, resolved; NULL = none */
 	char *service;            /* service-control command template, "{action}" and "{service}"
 				   * replaced, default "systemctl {action} {service}" */
+	bool alias_spns;      /* cifs/ SPNs for every alias (Kerberos through them), default
+			       * true; false: the aliases work with NTLM only */
 };
 
 struct pv_controller {
@@ -134,6 +147,10 @@ struct pv_playbook {
 	struct pv_server server;
 	struct pv_host *clients; /* nclients entries, names unique */
 	size_t nclients;
+	char *inventory;       /* clients: {inventory: FILE}: the file (resolved), else NULL */
+	char *inventory_group; /* its group, default "all" */
+	const char *inventory_format; /* "INI" or "YAML" */
+	int fanout;		      /* hosts worked on at once over SSH (1..256), default 16 */
 	bool has_controller;
 	struct pv_controller controller;
 	struct pv_driver driver;

@@ -93,6 +93,16 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("cleanup dc: deleted %lu users%s, failed %lu, in %.1f s (%.1f users/s)\n",
 		       r->deleted, r->ou_deleted ? " and the lab's OU" : "", r->failed, r->seconds,
 		       r->seconds > 0 ? (double)r->deleted / r->seconds : 0);
+	for (size_t i = 0; i < r->nothers; i++) {
+		const struct pv_dc_other *o = &r->others[i];
+
+		if (o->deleted_there)
+			printf("cleanup dc: %s: replication was behind: %lu users deleted there\n",
+			       o->name, o->deleted_there);
+		else
+			printf("cleanup dc: %s holds none of them (replicated in %.1f s)\n", o->name,
+			       o->waited);
+	}
 }
 
 static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
@@ -107,6 +117,19 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 	pv_json_int(o, "already_gone", (long long)r->gone);
 	pv_json_int(o, "failed", (long long)r->failed);
 	pv_json_bool(o, "tree_delete", r->tree_delete);
+	{
+		struct pv_json *a = pv_json_array();
+
+		for (size_t i = 0; i < r->nothers; i++) {
+			struct pv_json *e = pv_json_object();
+
+			pv_json_str(e, "name", r->others[i].name);
+			pv_json_secs(e, "waited", r->others[i].waited);
+			pv_json_int(e, "deleted_there", (long long)r->others[i].deleted_there);
+			pv_json_append(a, e);
+		}
+		pv_json_set(o, "other_dcs", a);
+	}
 	pv_json_bool(o, "ou_ours", r->ou_ours);
 	pv_json_bool(o, "ou_deleted", r->ou_deleted);
 	pv_json_str(o, "first_failure", r->first_failure[0] ? r->first_failure : NULL);

@@ -45,6 +45,11 @@ static void prepare_text(const struct pv_ctx *ctx, const void *result, int code)
 		 "complete before, %lu files written",
 		 r->server.shares_made, r->server.shares_present, r->server.spns_added,
 		 r->server.spns_present, t->complete, t->users, t->files_made + t->files_fixed);
+	if (r->server.dc_wait > 0)
+		snprintf(w[PV_LAB_SERVER] + strlen(w[PV_LAB_SERVER]),
+			 sizeof(w[0]) - strlen(w[PV_LAB_SERVER]),
+			 "; waited %.1f s for %s (its DC) to replicate the users", r->server.dc_wait,
+			 r->server.dc);
 	snprintf(w[PV_LAB_CLIENT], sizeof(w[0]),
 		 "%zu clients: %zu written, %zu unchanged, %zu failed", r->client.n,
 		 r->client.changed, r->client.unchanged, r->client.failed);
@@ -234,6 +239,15 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 				 : "",
 		       s->trust ? "ok" : "failing", s->smbd ? "running" : "stopped",
 		       s->winbindd ? "running" : "stopped");
+		if (s->dc_wanted || s->dc_behind)
+			printf("  %-11s %-9s %s (the DC %s uses) holds %lu of the %lu users made on "
+			       "%s%s%s\n",
+			       "own DC", mark(!s->dc_behind), s->dc, pb->server.host.name,
+			       s->dc_users, s->dc_wanted, pb->domain.dc_name,
+			       s->dc_behind ? ": " : "", s->dc_behind ? s->dc_msg : "");
+		else if (s->dc[0])
+			printf("  %-11s %-9s %s uses %s\n", "own DC", "ok", pb->server.host.name,
+			       s->dc);
 		printf("  %-11s %-9s %u of %u\n", "shares",
 		       mark(s->shares_present == s->shares_planned), s->shares_present,
 		       s->shares_planned);
@@ -305,6 +319,10 @@ static void status_json(const struct pv_ctx *ctx, const void *result, int code, 
 	pv_json_bool(srv, "joined", s->joined);
 	pv_json_bool(srv, "joined_by_lab", s->ours);
 	pv_json_bool(srv, "trust", s->trust);
+	pv_json_str(srv, "dc", s->dc[0] ? s->dc : NULL);
+	pv_json_int(srv, "dc_users", (long long)s->dc_users);
+	pv_json_int(srv, "dc_users_wanted", (long long)s->dc_wanted);
+	pv_json_bool(srv, "dc_behind", s->dc_behind);
 	pv_json_bool(srv, "smbd", s->smbd);
 	pv_json_bool(srv, "winbindd", s->winbindd);
 	pv_json_int(srv, "shares_planned", s->shares_planned);

@@ -45,6 +45,9 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 	}
 	if (code != PV_OK && !r->trees.seconds && !r->trees.files_made)
 		return;
+	if (r->dc_wait > 0)
+		printf("server: waited %.1f s for %s (the DC %s uses) to replicate the users\n",
+		       r->dc_wait, r->dc, ctx->pb->server.host.name);
 	printf("server: shares %u created, %u present; alias SPNs %zu added, %zu present%s\n",
 	       r->shares_made, r->shares_present, r->spns_added, r->spns_present,
 	       r->keytab_added ? " (keytab updated)" : "");
@@ -67,6 +70,8 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	pv_json_int(o, "spns_present", (long long)r->spns_present);
 	pv_json_int(o, "spns_missing", (long long)r->spns_missing);
 	pv_json_int(o, "keytab_added", (long long)r->keytab_added);
+	pv_json_str(o, "dc", r->dc[0] ? r->dc : NULL);
+	pv_json_secs(o, "dc_wait", r->dc_wait);
 	pv_json_bool(t, "skipped", st->skipped);
 	if (!st->skipped) {
 		pv_json_str(t, "via", st->via);

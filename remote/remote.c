@@ -555,6 +555,115 @@ static int channel_start(struct pv_remote *rem, const char *cmd, const char *wor
 }
 
 /* pv_remote_exec, and pv_remote_exec_stoppable when stop is non-NULL. */
+/* How a command's exchange ended short of its exit. */
+enum cut { CUT_NONE, CUT_FAILED, CUT_TOO_MUCH, CUT_TIMEOUT, CUT_STOPPED };
+
+/* in onto the command's stdin, then its end; CUT_FAILED with *r recorded. */
+static enum cut send_input(struct pv_remote *rem, ssh_channel ch, const struct run *x,
+			   const unsigned char *in, size_t inlen, long long deadline,
+			   const char *word, int *r)
+{
+	for (size_t done = 0; in != NULL && done < inlen;) {
+		size_t chunk = inlen - done < IO_CHUNK ? inlen - done : IO_CHUNK;
+		int n = ssh_channel_write(ch, in + done, (uint32_t)chunk);
+
+		if (n == SSH_ERROR) {
+			/* a command that exits without reading its input is its own business */
+			if (ssh_is_connected(rem->session) &&
+			    (!ssh_channel_is_open(ch) || ssh_channel_is_eof(ch)))
+				break;
+			*r = channel_failed(rem, "sending input to", word);
+			return CUT_FAILED;
+		}
+		done += (size_t)n;
+		if (x->too_much)
+			return CUT_TOO_MUCH;
+		if (now_ms() >= deadline)
+			return CUT_TIMEOUT;
+	}
+	if (ssh_channel_is_open(ch) && ssh_channel_send_eof(ch) != SSH_OK &&
+	    !ssh_is_connected(rem->session)) {
+		*r = channel_failed(rem, "closing the input of", word);
+		return CUT_FAILED;
+	}
+	return CUT_NONE;
+}
+
+/* Until the end of the output: the callbacks take the data, this only waits (asking stop, when
+ * given, at least every STREAM_SLICE_MS). */
+static enum cut wait_output(struct pv_remote *rem, ssh_channel ch, const struct run *x,
+			    long long deadline, bool (*stop)(void *arg), void *arg,
+			    const char *word, int *r)
+{
+	while (!ssh_channel_is_eof(ch) && !ssh_channel_is_closed(ch)) {
+		long long left = deadline - now_ms();
+
+		if (left <= 0)
+			return CUT_TIMEOUT;
+		if (stop != NULL) {
+			if (stop(arg))
+				return CUT_STOPPED;
+			if (left > STREAM_SLICE_MS)
+				left = STREAM_SLICE_MS;
+		}
+		if (ssh_channel_poll_timeout(ch, left > INT32_MAX ? INT32_MAX : (int)left, 0) ==
+		    SSH_ERROR) {
+			*r = channel_failed(rem, "reading the output of", word);
+			return CUT_FAILED;
+		}
+		if (x->too_much)
+			return CUT_TOO_MUCH;
+	}
+	return x->too_much ? CUT_TOO_MUCH : CUT_NONE; /* the last data came with the end */
+}
+
+/* The output ended: the exit status (or signal) into *status. */
+static int exited(struct pv_remote *rem, ssh_channel ch, struct run *x, const char *word,
+		  const char *w, int *status)
+{
+	/* exit-status usually precedes or follows EOF closely; this waits at most ssh.timeout */
+	if (!x->got_status && !x->got_signal && !ssh_channel_is_closed(ch))
+		ssh_channel_get_exit_status(ch);
+	if (!x->got_status && !x->got_signal && !ssh_is_connected(rem->session))
+		return channel_failed(rem, "waiting for the exit status of", word);
+	if (x->oom)
+		return pv_error(PV_EIO, "out of memory storing the output of '%s' on %s", word, w);
+	if (x->got_signal)
+		pv_log(PV_LOG_DEBUG, "%s: %s killed by SIG%s", rem->name, word, x->signame);
+	else if (!x->got_status)
+		pv_log(PV_LOG_DEBUG, "%s: %s ended without an exit status", rem->name, word);
+	if (status != NULL)
+		*status = x->got_status ? x->status : -1;
+	err_note(x);
+	return PV_OK;
+}
+
+/* A command cut short: asked to end, and why recorded. OpenSSH >= 7.9 honours "signal"
+ * requests, except for root logins, where sshd refuses them ("session signalling requires
+ * privilege separation"); closing the channel then leaves the command to die of SIGPIPE when
+ * it next writes. */
+static int cut_short(ssh_channel ch, enum cut how, const struct run *x, struct pv_buf *out,
+		     const char *word, const char *w, int timeout)
+{
+	ssh_channel_request_send_signal(ch, "TERM");
+	switch (how) {
+	case CUT_TOO_MUCH:
+		/* what came is dropped: the caller gets its buffer as it was */
+		if (out) {
+			out->len = x->out_base;
+			if (out->data)
+				out->data[out->len] = '\0';
+		}
+		return pv_error(PV_EREMOTE, "'%s' on %s printed more than %zu MiB: refused", word,
+				w, x->out_max >> 20);
+	case CUT_STOPPED:
+		return pv_error(PV_ESTOPPED, "'%s' on %s was stopped before it finished", word, w);
+	default:
+		return pv_error(PV_EREMOTE, "'%s' on %s did not finish within %d s", word, w,
+				timeout);
+	}
+}
+
 static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
 		    struct pv_buf *out, size_t out_max, struct pv_buf *err, int *status,
 		    int timeout, bool (*stop)(void *arg), void *arg)
@@ -562,11 +671,10 @@ static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size
 	ssh_channel ch = NULL;
 	struct ssh_channel_callbacks_struct cb;
 	struct run x;
-	const unsigned char *p = in;
 	char word[CMD_WORD_MAX], w[600];
 	long long deadline;
-	size_t done = 0;
-	int r = PV_EBUG, n;
+	enum cut how;
+	int r = PV_EBUG;
 
 	memset(&x, 0, sizeof(x));
 	x.out = out;
@@ -579,96 +687,15 @@ static int exec_cmd(struct pv_remote *rem, const char *cmd, const void *in, size
 	if (timeout <= 0)
 		timeout = rem->timeout * 6;
 	deadline = now_ms() + (long long)timeout * 1000;
-
 	if ((r = channel_start(rem, cmd, word, "running", &cb, &x, &ch)) != PV_OK)
 		goto out;
-	while (in != NULL && done < inlen) {
-		size_t chunk = inlen - done < IO_CHUNK ? inlen - done : IO_CHUNK;
-
-		n = ssh_channel_write(ch, p + done, (uint32_t)chunk);
-		if (n == SSH_ERROR) {
-			/* a command that exits without reading its input is its own business */
-			if (ssh_is_connected(rem->session) &&
-			    (!ssh_channel_is_open(ch) || ssh_channel_is_eof(ch)))
-				break;
-			r = channel_failed(rem, "sending input to", word);
-			goto out;
-		}
-		done += (size_t)n;
-		if (x.too_much)
-			goto too_much;
-		if (now_ms() >= deadline)
-			goto timed_out;
-	}
-	if (ssh_channel_is_open(ch) && ssh_channel_send_eof(ch) != SSH_OK &&
-	    !ssh_is_connected(rem->session)) {
-		r = channel_failed(rem, "closing the input of", word);
-		goto out;
-	}
-	/* The callbacks take the data; we only wait for the end of output. */
-	while (!ssh_channel_is_eof(ch) && !ssh_channel_is_closed(ch)) {
-		long long left = deadline - now_ms();
-
-		if (left <= 0)
-			goto timed_out;
-		if (stop != NULL) {
-			if (stop(arg))
-				goto stopped;
-			if (left > STREAM_SLICE_MS)
-				left = STREAM_SLICE_MS;
-		}
-		if (ssh_channel_poll_timeout(ch, left > INT32_MAX ? INT32_MAX : (int)left, 0) ==
-		    SSH_ERROR) {
-			r = channel_failed(rem, "reading the output of", word);
-			goto out;
-		}
-		if (x.too_much)
-			goto too_much;
-	}
-	if (x.too_much) /* the last data came with the end */
-		goto too_much;
-	/* exit-status usually precedes or follows EOF closely; this waits at most ssh.timeout */
-	if (!x.got_status && !x.got_signal && !ssh_channel_is_closed(ch))
-		ssh_channel_get_exit_status(ch);
-	if (!x.got_status && !x.got_signal && !ssh_is_connected(rem->session)) {
-		r = channel_failed(rem, "waiting for the exit status of", word);
-		goto out;
-	}
-	if (x.oom) {
-		r = pv_error(PV_EIO, "out of memory storing the output of '%s' on %s", word, w);
-		goto out;
-	}
-	if (x.got_signal)
-		pv_log(PV_LOG_DEBUG, "%s: %s killed by SIG%s", rem->name, word, x.signame);
-	else if (!x.got_status)
-		pv_log(PV_LOG_DEBUG, "%s: %s ended without an exit status", rem->name, word);
-	if (status != NULL)
-		*status = x.got_status ? x.status : -1;
-	err_note(&x);
-	r = PV_OK;
-	goto out;
-
-too_much:
-	/* what came is dropped: the caller gets its buffer as it was */
-	ssh_channel_request_send_signal(ch, "TERM"); /* as below */
-	if (out) {
-		out->len = x.out_base;
-		if (out->data)
-			out->data[out->len] = '\0';
-	}
-	r = pv_error(PV_EREMOTE, "'%s' on %s printed more than %zu MiB: refused", word, w,
-		     x.out_max >> 20);
-	goto out;
-timed_out:
-	/* OpenSSH >= 7.9 honours "signal" requests, except for root logins, where sshd refuses
-	 * them ("session signalling requires privilege separation"); closing the channel then
-	 * leaves the command to die of SIGPIPE when it next writes. */
-	ssh_channel_request_send_signal(ch, "TERM");
-	r = pv_error(PV_EREMOTE, "'%s' on %s did not finish within %d s", word, w, timeout);
-	goto out;
-stopped:
-	ssh_channel_request_send_signal(ch, "TERM"); /* as above */
-	r = pv_error(PV_ESTOPPED, "'%s' on %s was stopped before it finished", word, w);
+	how = send_input(rem, ch, &x, in, inlen, deadline, word, &r);
+	if (how == CUT_NONE)
+		how = wait_output(rem, ch, &x, deadline, stop, arg, word, &r);
+	if (how == CUT_NONE)
+		r = exited(rem, ch, &x, word, w, status);
+	else if (how != CUT_FAILED)
+		r = cut_short(ch, how, &x, out, word, w, timeout);
 out:
 	if (ch != NULL) {
 		if (ssh_channel_is_open(ch))
@@ -723,6 +750,71 @@ static int deliver(struct pv_buf *out, const struct pv_remote_stream_ops *ops)
 	return r;
 }
 
+/* A stream being stopped: its stdin ended, the grace it has to end on its own. */
+struct stopping {
+	bool on;
+	long long grace;
+};
+
+static void stop_stream(ssh_channel ch, struct stopping *sp)
+{
+	if (sp->on)
+		return;
+	sp->on = true;
+	sp->grace = now_ms() + STREAM_GRACE_MS;
+	ssh_channel_send_eof(ch);
+}
+
+/* What ops->input has for the command's stdin, written; its non-zero answer stops it. */
+static int stream_input(struct pv_remote *rem, ssh_channel ch,
+			const struct pv_remote_stream_ops *ops, const char *word,
+			struct stopping *sp)
+{
+	struct pv_buf more = PV_BUF_INIT;
+	int ir = ops->input(ops->arg, &more), r = PV_OK;
+
+	if (ir == 0 && more.len &&
+	    ssh_channel_write(ch, more.data, (uint32_t)more.len) == SSH_ERROR)
+		r = channel_failed(rem, "sending input to", word);
+	pv_buf_release(&more, 1);
+	if (r == PV_OK && ir != 0)
+		stop_stream(ch, sp);
+	return r;
+}
+
+/* One turn of a stream: stop when asked (or past the deadline), more input, the output's
+ * lines to ops->on_line. PV_OK to go on. */
+static int stream_turn(struct pv_remote *rem, ssh_channel ch, struct run *x, struct pv_buf *out,
+		       const struct pv_remote_stream_ops *ops, long long deadline,
+		       struct stopping *sp, const char *word, const char *w)
+{
+	long long t = now_ms();
+	int r;
+
+	if (!sp->on && ((ops->stop && ops->stop(ops->arg)) || (deadline && t >= deadline)))
+		stop_stream(ch, sp);
+	if (!sp->on && ops->input && (r = stream_input(rem, ch, ops, word, sp)) != PV_OK)
+		return r;
+	if (sp->on && t >= sp->grace) {
+		ssh_channel_request_send_signal(ch, "KILL");
+		return pv_error(PV_EREMOTE,
+				"'%s' on %s did not stop within %d s of the end of its input", word,
+				w, STREAM_GRACE_MS / 1000);
+	}
+	if (ssh_channel_poll_timeout(ch, STREAM_SLICE_MS, 0) == SSH_ERROR)
+		return channel_failed(rem, "reading the output of", word);
+	if (x->oom)
+		return pv_error(PV_EIO, "out of memory reading '%s' on %s", word, w);
+	if (x->too_much)
+		return pv_error(PV_EREMOTE,
+				"'%s' on %s printed a line longer than %u KiB: refused, and the "
+				"command stopped",
+				word, w, PV_REMOTE_LINE_MAX >> 10);
+	if (deliver(out, ops) != 0)
+		stop_stream(ch, sp);
+	return PV_OK;
+}
+
 int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, size_t inlen,
 		     const struct pv_remote_stream_ops *ops, struct pv_buf *err, int *status,
 		     int timeout)
@@ -730,10 +822,10 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 	ssh_channel ch = NULL;
 	struct ssh_channel_callbacks_struct cb;
 	struct pv_buf out = PV_BUF_INIT;
+	struct stopping sp = {false, 0};
 	struct run x;
 	char word[CMD_WORD_MAX], w[600];
-	long long deadline = 0, grace = 0;
-	bool stopping = false;
+	long long deadline = 0;
 	int r = PV_EBUG;
 
 	memset(&x, 0, sizeof(x));
@@ -752,62 +844,9 @@ int pv_remote_stream(struct pv_remote *rem, const char *cmd, const void *in, siz
 		goto out;
 	}
 	/* stdin stays open: its end is the command's signal to stop (see remote.h) */
-	while (!ssh_channel_is_eof(ch) && !ssh_channel_is_closed(ch)) {
-		long long t = now_ms();
-
-		if (!stopping &&
-		    ((ops->stop && ops->stop(ops->arg)) || (deadline && t >= deadline))) {
-			stopping = true;
-			grace = t + STREAM_GRACE_MS;
-			ssh_channel_send_eof(ch);
-		}
-		if (!stopping && ops->input) {
-			struct pv_buf more = PV_BUF_INIT;
-			int ir = ops->input(ops->arg, &more);
-
-			if (ir == 0 && more.len &&
-			    ssh_channel_write(ch, more.data, (uint32_t)more.len) == SSH_ERROR) {
-				pv_buf_release(&more, 1);
-				r = channel_failed(rem, "sending input to", word);
-				goto out;
-			}
-			pv_buf_release(&more, 1);
-			if (ir != 0) {
-				stopping = true;
-				grace = t + STREAM_GRACE_MS;
-				ssh_channel_send_eof(ch);
-			}
-		}
-		if (stopping && t >= grace) {
-			ssh_channel_request_send_signal(ch, "KILL");
-			r = pv_error(PV_EREMOTE,
-				     "'%s' on %s did not stop within %d s of the end of its "
-				     "input",
-				     word, w, STREAM_GRACE_MS / 1000);
+	while (!ssh_channel_is_eof(ch) && !ssh_channel_is_closed(ch))
+		if ((r = stream_turn(rem, ch, &x, &out, ops, deadline, &sp, word, w)) != PV_OK)
 			goto out;
-		}
-		if (ssh_channel_poll_timeout(ch, STREAM_SLICE_MS, 0) == SSH_ERROR) {
-			r = channel_failed(rem, "reading the output of", word);
-			goto out;
-		}
-		if (x.oom) {
-			r = pv_error(PV_EIO, "out of memory reading '%s' on %s", word, w);
-			goto out;
-		}
-		if (x.too_much) {
-			r = pv_error(
-				PV_EREMOTE,
-				"'%s' on %s printed a line longer than %u KiB: refused, and the "
-				"command stopped",
-				word, w, PV_REMOTE_LINE_MAX >> 10);
-			goto out;
-		}
-		if (deliver(&out, ops) != 0 && !stopping) {
-			stopping = true;
-			grace = now_ms() + STREAM_GRACE_MS;
-			ssh_channel_send_eof(ch);
-		}
-	}
 	if (out.len && ops->on_line) /* a last line without its newline */
 		ops->on_line(ops->arg, out.data, out.len);
 	if (!x.got_status && !x.got_signal && !ssh_channel_is_closed(ch))

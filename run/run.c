@@ -110,6 +110,28 @@ static int connect_client(size_t i, void *arg)
 	return r;
 }
 
+/* Clients that could not be reached, every one named (with its cause), before anything starts:
+ * a step's users are shared over every client, so a run does not go on without one. */
+static int unreached(const struct pv_playbook *pb, const struct pv_fanout_result *fr)
+{
+	struct pv_buf msg = PV_BUF_INIT;
+	size_t failed = 0;
+	int code = PV_OK, r;
+
+	for (size_t i = 0; i < pb->nclients; i++) {
+		if (fr[i].code == PV_OK)
+			continue;
+		if (!failed++)
+			code = fr[i].code;
+		pv_buf_addf(&msg, "; %s (%s): %s", pb->clients[i].name,
+			    pv_status_name(fr[i].code), fr[i].msg);
+	}
+	r = pv_error(code, "%zu of %zu clients cannot be reached, so nothing was started%s",
+		     failed, pb->nclients, msg.data ? msg.data : "");
+	pv_buf_release(&msg, 0);
+	return r;
+}
+
 static int connect_all(struct run *R)
 {
 	const struct pv_playbook *pb = R->pb;
@@ -123,12 +145,9 @@ static int connect_all(struct run *R)
 		free(fr);
 		return pv_error(PV_EIO, "out of memory");
 	}
-	r = pv_remote_fanout(pb->nclients, 0, connect_client, &c, fr);
-	for (size_t i = 0; i < pb->nclients && r != PV_OK; i++)
-		if (fr[i].code != PV_OK) {
-			r = pv_error(fr[i].code, "%s; nothing was started", fr[i].msg);
-			break;
-		}
+	r = pv_remote_fanout(pb->nclients, pb->fanout, connect_client, &c, fr);
+	if (r != PV_OK)
+		r = unreached(pb, fr);
 	free(fr);
 	if (r == PV_OK && pb->has_server) {
 		struct pv_remote *srv = NULL;

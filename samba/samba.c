@@ -242,6 +242,8 @@ int pv_samba_parse_facts(const char *text, struct pv_samba_facts *f)
 			f->joined = vlen == 1 && v[0] == '1';
 		else if (KEY("sep"))
 			copy(f->sep, sizeof(f->sep), v, vlen);
+		else if (KEY("dc"))
+			copy(f->dc, sizeof(f->dc), v, vlen);
 		else if (KEY("keytab"))
 			f->keytab_entries = strtol(num, NULL, 10);
 		else if (KEY("cores"))

@@ -39,6 +39,7 @@ struct pv_samba_facts {
 	char keytab[512];  /* the dedicated keytab file ('dedicated keytab'), else "" */
 	char sep[8];	   /* winbind separator */
 	bool joined;	   /* 'net ads testjoin' (PV_PROBE_QUICK: or 'wbinfo -P') succeeds */
+	char dc[256];	   /* PV_PROBE_QUICK: the DC winbindd talks to ('wbinfo -P'), else "" */
 	bool smbd_running, winbindd_running; /* by their pid files */
 	unsigned cores;			     /* online CPUs; 0 when unknown */
 	char state_dir[512];		     /* Samba's state directory */

@@ -21,8 +21,10 @@ printf 'sep=%s\n' "$(tp 'winbind separator')"
 # quick: winbindd's netlogon link to the DC, which needs the machine account, is what SMB
 # logons use, and 'wbinfo -P' costs 45 ms where 'net ads testjoin' costs 250 (lab); testjoin
 # still decides when it fails
-if [ "$quick" = 1 ] && wbinfo -P </dev/null >/dev/null 2>&1; then
+# (and it names the DC winbindd uses: with several DCs, the one that must hold the lab's users)
+if [ "$quick" = 1 ] && ping=$(wbinfo -P </dev/null 2>/dev/null); then
 	echo joined=1
+	printf '%s\n' "$ping" | sed -n 's/.*dc connection to "\([^"]*\)".*/dc=\1/p' | head -n 1
 elif net ads testjoin </dev/null >/dev/null 2>&1; then
 	echo joined=1
 else

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_OVERRIDES 16
 
@@ -122,7 +123,7 @@ static void check_playbook(const struct pv_playbook *pb)
 	for (size_t i = 0; i < pb->nclients; i++) {
 		const struct pv_host *h = &pb->clients[i];
 
-		if (!h->name || !h->address)
+		if (!h->name || (!h->address && !pb->inventory))
 			broken("a client without name or address", NULL);
 		if (pv_playbook_client(pb, h->name) != h)
 			broken("client names are not unique", h->name);
@@ -136,6 +137,12 @@ static void check_playbook(const struct pv_playbook *pb)
 		if (pb->controller.host.name)
 			check_ssh(&pb->controller.host.ssh, "controller");
 	}
+	if (pb->fanout < 1 || pb->fanout > 256 || pb->domain.replication_timeout < 0)
+		broken("fanout or replication timeout out of range", NULL);
+	for (size_t i = 0; i < pb->domain.nother_dcs; i++)
+		if (!pb->domain.other_dcs[i].name ||
+		    !strcasecmp(pb->domain.other_dcs[i].name, pb->domain.dc_name))
+			broken("another DC without a name, or domain.dc itself", NULL);
 	if (!pb->driver.name || pb->driver.timeout < 0)
 		broken("driver settings", NULL);
 	if (pb->has_drain && (!pb->drain.command || !pb->drain.metric || pb->drain.threshold < 0 ||

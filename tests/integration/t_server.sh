@@ -191,6 +191,11 @@ expect_rc 1 "a user missing from the domain"
 expect_err "2 of 6 users are not in the domain .*st-cli1-u3"
 pv "${P[@]}" server --users 2 --via ftp
 expect_rc 2 "--via ftp"
+# more alias SPNs than the DC can hold: refused before any is written (the limit lowered)
+PROVISION_SPN_MAX=5 pv "${P[@]}" --set 'server.alias_template={server}x{n}' server --users 2
+expect_rc 3 "alias SPNs past the DC's limit"
+expect_err "the alias SPNs would not fit: $SRV_DN would hold [0-9]+ SPNs \([0-9]+ now, 4 to add: 2 per alias, 2 aliases\), more than the 5 PROVISION_SPN_MAX allows; nothing was written. Use NTLM-only aliases \(server.alias_spns: false"
+lds -b "$SRV_DN" -s base servicePrincipalName | grep -qi 'cifs/srvx' && fail "a refused server wrote SPNs"
 # the password is only needed for trees to build: one file of one tree goes first
 on srv sh -c "rm -f $SP/fsroot1/st-cli1-u1/static/d02/f0003.*"
 pv "${P[@]}" server --users 2 --password-file "$T_TMP/bad.yaml"

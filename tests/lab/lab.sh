@@ -4,15 +4,19 @@
 # sshd clients, each in its own network namespace on the bridge pvlab0 (198.18.0.0/24).
 #
 #   lab.sh up | down | status | selfcheck
-#   lab.sh exec HOST [--] CMD [ARGS...]      HOST = ctl dc srv cli1 cli2
-#   lab.sh sshd HOST stop|kill|start         HOST = srv cli1 cli2 (kill: sessions too)
+#   lab.sh exec HOST [--] CMD [ARGS...]      HOST = ctl dc srv cli1 cli2 (cli3.. dc2)
+#   lab.sh sshd HOST stop|kill|start         HOST = srv cli1 cli2 ... (kill: sessions too)
 #   lab.sh dc crash|start                    the DC's samba killed (-9, as a crash), started
+#   lab.sh repl pause|resume                 dc2's inbound replication off, on (DCS=2)
 #   lab.sh srv-conf [KEY=VALUE]...           srv's smb.conf: the base with these [global]
 #                                            settings (none: the base); running daemons restarted
 #   lab.sh srv-limit PERCENT|off|status      srv's Samba daemons held to PERCENT of one CPU
 #
 # Environment: PROVISION_LAB_DIR (state, default /var/lib/provision-lab), LAB_ADMIN_PASS,
 # LAB_USER_PASS, KEEP=1 (down keeps the provisioned DC and keys for a faster next up).
+# The lab's size, read by `up` (and recorded, so that every later command knows it):
+# CLIENTS=N (default 2: cli1..cliN at .31 upwards, at most 200), DCS=2 (a second Samba DC,
+# dc2 at .11, joined to the domain and replicating). Without them the lab is the default one.
 # shellcheck disable=SC2016 # single-quoted scripts run in the namespaces, expanded there
 set -euo pipefail
 export LC_ALL=C
@@ -35,9 +39,33 @@ SELF=$HERE/$(basename -- "${BASH_SOURCE[0]}")
 BR=pvlab0
 BR_IP=198.18.0.1
 NET=198.18.0
-HOSTS=(ctl dc srv cli1 cli2)
-SSH_HOSTS=(srv cli1 cli2)
-declare -A IP=([ctl]=$NET.5 [dc]=$NET.10 [srv]=$NET.20 [cli1]=$NET.31 [cli2]=$NET.32)
+# The lab's size: `up` takes CLIENTS and DCS from the environment and records them in
+# $LAB/.size; every other command uses what was recorded (the default lab when none was).
+NCLIENTS=2
+NDCS=1
+if [ "${1:-}" = up ]; then
+  NCLIENTS=${CLIENTS:-2}
+  NDCS=${DCS:-1}
+elif [ -r "${PROVISION_LAB_DIR:-/var/lib/provision-lab}/.size" ]; then
+  read -r NCLIENTS NDCS <"${PROVISION_LAB_DIR:-/var/lib/provision-lab}/.size" || true
+fi
+[[ $NCLIENTS =~ ^[1-9][0-9]*$ ]] && ((NCLIENTS <= 200)) || {
+  echo "lab.sh: CLIENTS must be 1 to 200, not '$NCLIENTS'" >&2
+  exit 2
+}
+[[ $NDCS =~ ^[12]$ ]] || {
+  echo "lab.sh: DCS must be 1 or 2, not '$NDCS'" >&2
+  exit 2
+}
+CLIENT_HOSTS=()
+for ((_i = 1; _i <= NCLIENTS; _i++)); do CLIENT_HOSTS+=("cli$_i"); done
+DC_HOSTS=(dc)
+((NDCS < 2)) || DC_HOSTS+=(dc2)
+HOSTS=(ctl "${DC_HOSTS[@]}" srv "${CLIENT_HOSTS[@]}")
+SSH_HOSTS=(srv "${CLIENT_HOSTS[@]}")
+declare -A IP=([ctl]=$NET.5 [dc]=$NET.10 [dc2]=$NET.11 [srv]=$NET.20)
+for ((_i = 1; _i <= NCLIENTS; _i++)); do IP[cli$_i]=$NET.$((30 + _i)); done
+unset _i
 REALM=LAB.TEST
 DNSDOM=lab.test
 WG=LAB
@@ -72,7 +100,7 @@ die() {
 }
 
 usage() {
-  sed -n '6,12p' "$SELF" | sed 's/^#   //' >&2
+  sed -n '6,13p' "$SELF" | sed 's/^#   //' >&2
   exit 2
 }
 
@@ -157,7 +185,8 @@ kill_strays() {
     p=$(stray_pid "$LAB/$h/sshd.pid" sshd)
     [ -z "$p" ] || kill_wait "$p" || true
   done
-  for p in "dc/pid/samba.pid samba" "srv/pid/smbd.pid smbd" "srv/pid/winbindd.pid winbindd"; do
+  for p in "dc/pid/samba.pid samba" "dc2/pid/samba.pid samba" "srv/pid/smbd.pid smbd" \
+    "srv/pid/winbindd.pid winbindd"; do
     p=$(stray_pid "$LAB/${p% *}" "${p#* }")
     [ -z "$p" ] || kill_wait "$p" || true
   done
@@ -450,7 +479,9 @@ mark_created() { # PATH MARKER
 
 setup_state() {
   install -d -m 0755 "$LAB"
-  install -d -m 0755 "$LAB/bin" "$LAB/log" "$LAB/ctl" "$LAB/srv" "$LAB/cli1" "$LAB/cli2"
+  install -d -m 0755 "$LAB/bin" "$LAB/log" "$LAB/ctl" "$LAB/srv"
+  for h in "${CLIENT_HOSTS[@]}"; do install -d -m 0755 "$LAB/$h"; done
+  printf '%s %s\n' "$NCLIENTS" "$NDCS" | put "$LAB/.size" 644
   install -d -m 0700 "$LAB/cc" "$LAB/ssh"
   local h
   for h in "${HOSTS[@]}"; do install -d -m 0755 "$LAB/$h/run"; done
@@ -459,7 +490,7 @@ setup_state() {
   # HOME of ssh sessions (SetEnv): keeps the machine's ~root/.bashrc and ~/.ssh out of the lab
   for h in "${SSH_HOSTS[@]}"; do install -d -m 0700 "$LAB/$h/home"; done
   # Samba runtime dirs of srv and the clients (private must exist, 0700)
-  for h in ctl srv cli1 cli2; do
+  for h in ctl srv "${CLIENT_HOSTS[@]}"; do
     install -d -m 0755 "$LAB/$h/lock" "$LAB/$h/state" "$LAB/$h/cache" "$LAB/$h/pid" "$LAB/$h/ncalrpc"
     install -d -m 0700 "$LAB/$h/private"
   done
@@ -558,6 +589,7 @@ setup_netns_files() {
     # smb.conf is written once: the toolkit owns it afterwards (join, shares, ...)
     case $h in
       dc) [ ! -f "$LAB/dc/.provisioned" ] || put "$d/samba/smb.conf" 644 <"$LAB/dc/etc/smb.conf" ;;
+      dc2) [ ! -f "$LAB/dc2/.joined" ] || put "$d/samba/smb.conf" 644 <"$LAB/dc2/etc/smb.conf" ;;
       srv)
         [ -f "$d/samba/smb.conf" ] || member_smb_conf | put "$d/samba/smb.conf" 644
         nsswitch_srv | put "$d/nsswitch.conf" 644
@@ -602,6 +634,14 @@ dc_start() {
     fail "samba did not start" "$LAB/log/dc.out" "$LAB/log/dc.log"
 }
 
+# $LAB/ca.pem: the CA of every DC's self-signed certificate (each Samba DC makes its own)
+ca_bundle() {
+  local f
+  for f in "$LAB/dc/private/tls/ca.pem" "$LAB/dc2/private/tls/ca.pem"; do
+    [ ! -s "$f" ] || cat "$f"
+  done | put "$LAB/ca.pem" 644
+}
+
 ldaps_ok() {
   lab_exec ctl ldapsearch -x -o nettimeout=3 -H "ldaps://$DCNAME" -b '' -s base -LLL dnsHostName
 }
@@ -614,7 +654,7 @@ kinit_admin() { # HOST [CCACHE]
 dc_wait_ready() {
   wait_for 60 test -s "$LAB/dc/private/tls/ca.pem" ||
     fail "the DC made no TLS certificate" "$LAB/log/dc.out" "$LAB/log/dc.log"
-  put "$LAB/ca.pem" 644 <"$LAB/dc/private/tls/ca.pem"
+  ca_bundle
   wait_for 60 tcp_ok ctl "${IP[dc]}" 636 || fail "LDAPS (636) does not answer" "$LAB/log/dc.log"
   wait_for 30 tcp_ok ctl "${IP[dc]}" 88 || fail "Kerberos (88) does not answer" "$LAB/log/dc.log"
   wait_for 30 ldaps_ok || fail "LDAPS search with the CA verified fails" "$LAB/log/dc.log"
@@ -622,11 +662,11 @@ dc_wait_ready() {
 }
 
 dns_missing() {
-  local h ans
-  ans=$(ns_exec ctl dig +noall +answer +time=2 +tries=2 "@${IP[dc]}" \
-    srv.$DNSDOM A cli1.$DNSDOM A cli2.$DNSDOM A ctl.$DNSDOM A 2>/dev/null) || ans=""
+  local h ans q=()
+  for h in srv "${CLIENT_HOSTS[@]}" ctl; do q+=("$h.$DNSDOM" A); done
+  ans=$(ns_exec ctl dig +noall +answer +time=2 +tries=2 "@${IP[dc]}" "${q[@]}" 2>/dev/null) || ans=""
   ans=$(printf '%s\n' "$ans" | awk '$4 == "A" {print $1, $5}')
-  for h in srv cli1 cli2 ctl; do
+  for h in srv "${CLIENT_HOSTS[@]}" ctl; do
     grep -qxF "$h.$DNSDOM. ${IP[$h]}" <<<"$ans" || echo "$h=${IP[$h]}"
   done
 }
@@ -640,6 +680,89 @@ dc_dns_records() {
     </dev/null >>"$LAB/log/dc-dns.log" 2>&1 || fail "samba-tool dns add failed" "$LAB/log/dc-dns.log"
   mapfile -t missing < <(dns_missing)
   [ ${#missing[@]} -eq 0 ] || fail "DNS records still missing: ${missing[*]}" "$LAB/log/dc-dns.log"
+}
+
+# ---------------------------------------------------------------- the second DC (DCS=2)
+# dc2 joins the domain as a DC (samba-tool domain join, in-process: the password stays off
+# every command line), pulls from dc every 5 s (dreplsrv:periodic_interval; Samba's default is
+# 300), and is started like dc. Its certificate's CA joins $LAB/ca.pem.
+dc2_join() {
+  local d=$LAB/dc2
+  rm -rf "$d"
+  install -d -m 0755 "$d" "$d/run" "$d/pid" "$d/etc"
+  : >"$d/empty.conf"
+  lab_exec dc2 /usr/bin/python3 "$HERE/lab-samba.py" join "$DNSDOM" DC -s "$d/empty.conf" \
+    --server="$DCNAME" --targetdir="$d" --dns-backend=SAMBA_INTERNAL \
+    --option="interfaces = 127.0.0.1 ${IP[dc2]}" --option="bind interfaces only = yes" \
+    --option="pid directory = $d/pid" --option="ncalrpc dir = $d/ncalrpc" \
+    --option="ntp signd socket directory = $d/ntp_signd" \
+    --option="usershare path = $d/usershares" \
+    --option="disable netbios = yes" --option="smb ports = 445" \
+    --option="log file = $LAB/log/dc2.log" --option="max log size = 10000" \
+    --option="logging = file" --option="dreplsrv:periodic_interval = 5" </dev/null
+  sed -i '/dns forwarder/d' "$d/etc/smb.conf"
+  : >"$d/.joined"
+}
+
+dc2_ldaps_ok() {
+  lab_exec ctl ldapsearch -x -o nettimeout=3 -H "ldaps://dc2.$DNSDOM" -b '' -s base -LLL dnsHostName
+}
+
+dc2_up() {
+  local pid
+  if [ ! -f "$LAB/dc2/.joined" ]; then
+    say "joining dc2 to the domain as a second DC (log: $LAB/log/dc2-join.log)"
+    dc2_join >"$LAB/log/dc2-join.log" 2>&1 || fail "dc2's join failed" "$LAB/log/dc2-join.log"
+    setup_netns_files
+  fi
+  pid=$(daemon_pid dc2 "$LAB/dc2/pid/samba.pid")
+  if [ -z "$pid" ]; then
+    say "starting samba (second AD DC) in dc2"
+    lab_exec dc2 /usr/sbin/samba -D -s "$LAB/dc2/etc/smb.conf" </dev/null \
+      >>"$LAB/log/dc2.out" 2>&1 || fail "samba did not start in dc2" "$LAB/log/dc2.out"
+  fi
+  wait_for 60 test -s "$LAB/dc2/private/tls/ca.pem" || fail "dc2 made no TLS certificate" "$LAB/log/dc2.log"
+  ca_bundle
+  wait_for 60 dc2_ldaps_ok || fail "LDAPS on dc2 fails" "$LAB/log/dc2.log"
+}
+
+# repl pause|resume: dc2's inbound replication off or on: the DISABLE_INBOUND_REPL option of
+# its NTDS Settings, set in its own database (samba-tool drs options would do it over DRS);
+# its replication service reads it at every pull, so resume takes effect at the next (5 s)
+cmd_repl() {
+  need_root
+  [ $# -eq 1 ] || usage
+  ((NDCS > 1)) && ns_exists dc2 || die "repl: the lab has no second DC (lab.sh up with DCS=2)"
+  local sign
+  case $1 in
+    pause) sign=+ ;;
+    resume) sign=- ;;
+    *) usage ;;
+  esac
+  lab_exec dc2 /usr/bin/python3 "$HERE/lab-samba.py" dsa-option "$LAB/dc2/etc/smb.conf" \
+    "${sign}DISABLE_INBOUND_REPL" </dev/null >/dev/null || die "repl $1: the option was not set"
+}
+
+# $LAB/clients.ini (an Ansible inventory of the lab's clients) and $LAB/lab.yaml (the lab's
+# playbook, its clients taken from that inventory, dc2 named when there is one)
+lab_files() {
+  local h
+  {
+    printf '# provision lab: the %d clients (tests/lab/lab.sh up)\n[clients]\n' "$NCLIENTS"
+    for h in "${CLIENT_HOSTS[@]}"; do printf '%s ansible_host=%s\n' "$h" "${IP[$h]}"; done
+    printf '\n[clients:vars]\nansible_user=root\n'
+  } | put "$LAB/clients.ini" 644
+  awk -v inv="$LAB/clients.ini" -v dc2="$( ((NDCS > 1)) && echo "dc2.$DNSDOM ${IP[dc2]}")" \
+    -v sets="$(cd "$HERE/../../playbooks" && pwd)/filesets" '
+    /^clients:/ { print "clients: {inventory: " inv ", group: clients}"; skip = 1; next }
+    skip && /^# Where results/ { skip = 0; print "" }
+    skip { next }
+    /^  fileset: filesets\// { sub(/filesets/, sets) }
+    { print }
+    /^  admin_password:/ && dc2 != "" {
+      split(dc2, d, " ")
+      print "  other_dcs: [{name: " d[1] ", address: " d[2] "}]"
+    }' "$HERE/../../playbooks/lab.yaml" | put "$LAB/lab.yaml" 644
 }
 
 sshd_start() { # HOST
@@ -720,6 +843,8 @@ cmd_up() {
   dc_start
   dc_wait_ready
   dc_dns_records
+  ((NDCS < 2)) || dc2_up
+  lab_files
   for h in "${SSH_HOSTS[@]}"; do sshd_wait "$h"; done
   : >"$LAB/.up"
   say "lab up (state $LAB)"
@@ -729,19 +854,23 @@ cmd_down() {
   need_root
   check_labdir
   lock
-  local h present=()
-  for h in "${HOSTS[@]}"; do [ ! -e "/run/netns/pvlab-$h" ] || present+=("$h"); done
+  local h present=() all=("${HOSTS[@]}")
+  # a lab of another size left up (its record lost) goes too: every pvlab- namespace
+  for h in $(ip netns list 2>/dev/null | sed -n 's/^pvlab-\([a-z0-9]*\).*/\1/p'); do
+    [[ " ${all[*]} " == *" $h "* ]] || all+=("$h")
+  done
+  for h in "${all[@]}"; do [ ! -e "/run/netns/pvlab-$h" ] || present+=("$h"); done
   if [ ${#present[@]} -gt 0 ]; then
     kill_ns "${present[@]}" || say "warning: some processes did not exit"
   fi
   kill_strays
   (cg_off) >/dev/null 2>&1 || say "warning: srv's CPU limit group could not be removed"
-  for h in "${HOSTS[@]}"; do
+  for h in "${all[@]}"; do
     [ ! -e "/run/netns/pvlab-$h" ] || ip netns del "pvlab-$h" 2>/dev/null || true
     ! ip link show "pvlab-v$h" >/dev/null 2>&1 || ip link del "pvlab-v$h" 2>/dev/null || true
   done
   ! ip link show "$BR" >/dev/null 2>&1 || ip link del "$BR"
-  for h in "${HOSTS[@]}"; do rm -rf "/etc/netns/pvlab-$h"; done
+  for h in "${all[@]}"; do rm -rf "/etc/netns/pvlab-$h"; done
   # what the lab created outside its dirs (markers written by up)
   if [ -e "$LAB/.made-etc-netns" ]; then rmdir /etc/netns 2>/dev/null || true; fi
   if [ -e "$LAB/.made-run-netns" ] && [ -d /run/netns ] && [ -z "$(ls -A /run/netns)" ]; then
@@ -750,10 +879,12 @@ cmd_down() {
   fi
   if [ -e "$LAB/.made-run-sshd" ]; then rmdir /run/sshd 2>/dev/null || true; fi
   if [ -e "$LAB/.made-run-samba" ]; then rmdir /run/samba 2>/dev/null || true; fi
-  if [ "${KEEP:-0}" = 1 ] && [ -f "$LAB/dc/.provisioned" ]; then
+  # (not with a second DC: dc keeps dc2's account and NTDS Settings, and a new dc2 could not
+  # join as the same DC again)
+  if [ "${KEEP:-0}" = 1 ] && [ -f "$LAB/dc/.provisioned" ] && [ ! -e "$LAB/dc2" ]; then
     # keep the provisioned DC, keys and passwords; srv and the clients start afresh (unjoined)
-    rm -rf "$LAB/srv" "$LAB/ctl" "$LAB/cli1" "$LAB/cli2" "$LAB/cc" "$LAB/.up" "$LAB"/.made-* \
-      "$LAB"/.put.* "$LAB/dc/pid" "$LAB/dc/run"
+    rm -rf "$LAB/srv" "$LAB/ctl" "$LAB"/cli[0-9]* "$LAB/dc2" "$LAB/cc" "$LAB/.up" \
+      "$LAB"/.made-* "$LAB"/.put.* "$LAB/dc/pid" "$LAB/dc/run" "$LAB/.size"
   else
     rm -rf "$LAB"
   fi
@@ -778,7 +909,12 @@ cmd_status() {
         line+=" samba=${pid:--}"
         [ -n "$pid" ] || rc=1
         ;;
-      srv | cli1 | cli2)
+      dc2)
+        pid=$(daemon_pid dc2 "$LAB/dc2/pid/samba.pid")
+        line+=" samba=${pid:--}"
+        [ -n "$pid" ] || rc=1
+        ;;
+      srv | cli*)
         pid=$(sshd_pid "$h")
         line+=" sshd=${pid:--}"
         [ -n "$pid" ] || rc=1
@@ -804,7 +940,7 @@ cmd_exec() {
   [ $# -ge 1 ] || usage
   local h=$1
   shift
-  valid_host "$h" || die "unknown host '$h' (ctl dc srv cli1 cli2)"
+  valid_host "$h" || die "unknown host '$h' (${HOSTS[*]})"
   [ "${1:-}" != -- ] || shift
   [ $# -ge 1 ] || die "exec: no command"
   if ! [ -d "$LAB/$h/run" ] || ! ns_exists "$h"; then die "lab host $h is not up (lab.sh up)"; fi
@@ -815,7 +951,7 @@ cmd_sshd() {
   need_root
   [ $# -eq 2 ] || usage
   local h=$1
-  case $h in srv | cli1 | cli2) ;; *) die "sshd: host must be srv, cli1 or cli2" ;; esac
+  [[ " ${SSH_HOSTS[*]} " == *" $h "* ]] || die "sshd: host must be one of ${SSH_HOSTS[*]}"
   ns_exists "$h" || die "lab host $h is not up"
   lock
   case $2 in
@@ -1125,6 +1261,7 @@ case $cmd in
   dc) cmd_dc "$@" ;;
   srv-conf) cmd_srv_conf "$@" ;;
   srv-limit) cmd_srv_limit "$@" ;;
+  repl) cmd_repl "$@" ;;
   -h | --help | help) usage ;;
   *) usage ;;
 esac

@@ -1,6 +1,6 @@
 /* tests/unit/check_phases.c: the pure parts of phases/: the run's ramp and each client's share,
  * the command driver's templates, FSCT's command lines, the server watch's lines, summary and
- * CSV. */
+ * CSV; which DC a host names (phases/replica.h). */
 #include <check.h>
 
 #include "tests/unit/unit.h"
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "phases/replica.h"
 #include "phases/trees_internal.h"
 #include "load/line.h"
 #include "run/internal.h"
@@ -517,12 +518,39 @@ START_TEST(watch_csv_interfaces)
 }
 END_TEST
 
+/* Which DC a name a host reports is: domain.dc or another, by its full or its short name. */
+START_TEST(replica_names)
+{
+	const char *ovr[] = {"domain.dc_address=198.18.0.10", "domain.other_dcs.0.name=dc2.lab.test",
+			     "domain.other_dcs.0.address=198.18.0.11",
+			     "domain.other_dcs.1.name=dc3.lab.test", NULL};
+	struct pv_playbook *pb = load(ovr);
+	const struct pv_domain *d = &pb->domain;
+
+	ck_assert(pv_replica_is_main(d, "dc.lab.test"));
+	ck_assert(pv_replica_is_main(d, "DC.LAB.TEST"));
+	ck_assert(pv_replica_is_main(d, "dc"));
+	ck_assert(!pv_replica_is_main(d, "dc2.lab.test"));
+	ck_assert(!pv_replica_is_main(d, "d"));
+	ck_assert(!pv_replica_is_main(d, NULL));
+	ck_assert_str_eq(pv_replica_address(d, "DC"), "198.18.0.10");
+	ck_assert_str_eq(pv_replica_address(d, "DC2"), "198.18.0.11");
+	ck_assert_ptr_null(pv_replica_address(d, "dc3.lab.test"));
+	ck_assert_ptr_null(pv_replica_address(d, "dc9.lab.test"));
+	ck_assert_str_eq(pv_replica_name(d, "DC2"), "dc2.lab.test");
+	ck_assert_str_eq(pv_replica_name(d, "dc"), "dc.lab.test");
+	ck_assert_str_eq(pv_replica_name(d, "dc9.lab.test"), "dc9.lab.test");
+	pv_playbook_free(pb);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("phases");
 	TCase *tc = tcase_create("phases");
 
 	tcase_add_test(tc, ramp);
+	tcase_add_test(tc, replica_names);
 	tcase_add_test(tc, ramp_last_step);
 	tcase_add_test(tc, render);
 	tcase_add_test(tc, render_quoted);

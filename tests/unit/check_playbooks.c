@@ -2,6 +2,7 @@
  *
  * Error tests assert the exact "NAME:LINE:COL:" (or "command line: option '...'") prefix and
  * the gist of the message. Run from the repository root (playbooks/lab.yaml is loaded). */
+#include "playbooks/inventory.h"
 #include "playbooks/playbook.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -664,10 +665,11 @@ START_TEST(load_section)
 	    "t.yaml:9:13: 'load.scenarios.browse' is a string; expected a mapping {weight: N, "
 	    "limit: SECONDS}",
 	    NULL);
-	bad(BASE "load: {rat: 3}\n", "t.yaml:7:8: unknown key 'rat' in 'load' (did you mean 'rate'?)",
-	    NULL);
+	bad(BASE "load: {rat: 3}\n",
+	    "t.yaml:7:8: unknown key 'rat' in 'load' (did you mean 'rate'?)", NULL);
 	bad(BASE "load: {rate: 0}\n",
-	    "t.yaml:7:14: 'load.rate' is 0, out of range; expected an integer from 1 to 36000", NULL);
+	    "t.yaml:7:14: 'load.rate' is 0, out of range; expected an integer from 1 to 36000",
+	    NULL);
 	bad(BASE "load: {rate: 36001}\n", "t.yaml:7:14: 'load.rate' is 36001, out of range", NULL);
 	bad(BASE "load: {late: -1}\n",
 	    "t.yaml:7:14: 'load.late' is '-1', not a number; expected a number from 0 to 3600", NULL);
@@ -692,7 +694,8 @@ START_TEST(load_section)
 		for (int k = 0; k < PV_LOAD_KINDS; k++)
 			pv_buf_addf(&all, "    %s: {weight: 0}\n", pv_load_names[k]);
 		bad(all.data,
-		    "t.yaml:9:5: every scenario's weight in 'load.scenarios' is 0; expected at least "
+		    "t.yaml:9:5: every scenario's weight in 'load.scenarios' is 0; expected at "
+		    "least "
 		    "one weight above 0",
 		    NULL);
 		pv_buf_release(&all, 0);
@@ -1246,6 +1249,305 @@ START_TEST(overrides_after_file_errors)
 }
 END_TEST
 
+/* ---- Ansible inventories (playbooks/inventory.h) ----------------------------------------- */
+
+/* The same lab as INI and as YAML: ranges, a port after the name, children, group variables
+ * (the deeper group's over its parents', 'all' below every group) and a host's own values over
+ * every group's. */
+static const char inv_ini[] =
+	"# load clients\n"							  /* 1 */
+	"[clients]\n"								  /* 2 */
+	"cli[01:03] ansible_user=root\n"					  /* 3 */
+	"cli9:2200 ansible_host=198.18.0.39 'ansible_ssh_private_key_file=k y'\n" /* 4 */
+	"\n"									  /* 5 */
+	"[clients:vars]\n"							  /* 6 */
+	"ansible_user = admin\n"						  /* 7 */
+	"ansible_ssh_private_key_file=\"keys/id\"\n"				  /* 8 */
+	"[fast]\n"								  /* 9 */
+	"cli02\n"								  /* 10 */
+	"[fast:vars]\n"								  /* 11 */
+	"ansible_port=2222\n"							  /* 12 */
+	"[clients:children]\n"							  /* 13 */
+	"fast\n"								  /* 14 */
+	"[all:vars]\n"								  /* 15 */
+	"ansible_port=22\n"							  /* 16 */
+	"ansible_python_interpreter={{ ansible_playbook_python }}\n"		  /* 17 */
+	"[other]\n"								  /* 18 */
+	"x1 ansible_host=\"{{ lookup('env', 'X') }}\"\n";			  /* 19 */
+
+static const char inv_yaml[] =
+	"all:\n"
+	"  vars:\n"
+	"    ansible_port: 22\n"
+	"    ansible_python_interpreter: '{{ ansible_playbook_python }}'\n"
+	"  children:\n"
+	"    clients:\n"
+	"      hosts:\n"
+	"        cli[01:03]: {ansible_user: root}\n"
+	"        cli9:2200:\n"
+	"          ansible_host: 198.18.0.39\n"
+	"          ansible_ssh_private_key_file: k y\n"
+	"      vars: {ansible_user: admin, ansible_ssh_private_key_file: keys/id}\n"
+	"      children:\n"
+	"        fast:\n"
+	"          hosts: {cli02: }\n"
+	"          vars: {ansible_port: 2222}\n"
+	"    other:\n"
+	"      hosts:\n"
+	"        x1: {ansible_host: \"{{ lookup('env', 'X') }}\"}\n";
+
+static void same_lab(const struct pv_inventory *inv)
+{
+	static const struct {
+		const char *name, *address, *user, *identity;
+		int port;
+	} want[] = {
+		{"cli01", NULL, "root", "keys/id", 22},
+		{"cli02", NULL, "root", "keys/id", 2222},
+		{"cli03", NULL, "root", "keys/id", 22},
+		{"cli9", "198.18.0.39", "admin", "k y", 2200},
+	};
+
+	ck_assert_uint_eq(inv->n, 4);
+	for (size_t i = 0; i < 4; i++) {
+		const struct pv_inventory_host *h = &inv->hosts[i];
+
+		ck_assert_str_eq(h->name, want[i].name);
+		if (want[i].address)
+			ck_assert_str_eq(h->address, want[i].address);
+		else
+			ck_assert_ptr_null(h->address);
+		ck_assert_str_eq(h->user, want[i].user);
+		ck_assert_str_eq(h->identity, want[i].identity);
+		ck_assert_int_eq(h->port, want[i].port);
+	}
+}
+
+START_TEST(inventory_both_formats)
+{
+	struct pv_inventory *inv = NULL;
+
+	ck_assert_msg(!pv_inventory_parse("inv.ini", inv_ini, strlen(inv_ini), "clients", &inv),
+		      "%s", pv_errmsg());
+	ck_assert_str_eq(inv->format, "INI");
+	same_lab(inv);
+	ck_assert_int_eq(inv->hosts[0].line, 3);
+	pv_inventory_free(inv);
+	ck_assert_msg(!pv_inventory_parse("inv.yml", inv_yaml, strlen(inv_yaml), "clients", &inv),
+		      "%s", pv_errmsg());
+	ck_assert_str_eq(inv->format, "YAML");
+	same_lab(inv);
+	pv_inventory_free(inv);
+	/* a child group alone; an alphabetic range with a step */
+	ck_assert(!pv_inventory_parse("inv.ini", inv_ini, strlen(inv_ini), "fast", &inv));
+	ck_assert_uint_eq(inv->n, 1);
+	ck_assert_str_eq(inv->hosts[0].name, "cli02");
+	pv_inventory_free(inv);
+	ck_assert(!pv_inventory_parse("i", "w[a:e:2]\n", 9, NULL, &inv));
+	ck_assert_uint_eq(inv->n, 3);
+	ck_assert_str_eq(inv->hosts[2].name, "we");
+	pv_inventory_free(inv);
+	pv_inventory_free(NULL);
+}
+END_TEST
+
+static void inv_bad(const char *name, const char *text, const char *group, const char *want1,
+		    const char *want2)
+{
+	struct pv_inventory *inv = NULL;
+	int r = pv_inventory_parse(name, text, strlen(text), group, &inv);
+
+	ck_assert_msg(r == PV_ECONFIG, "expected a config error (%s), got %d: %s", want1, r,
+		      pv_errmsg());
+	ck_assert_ptr_null(inv);
+	ck_assert_msg(!strncmp(pv_errmsg(), want1, strlen(want1)),
+		      "message '%s' does not start with '%s'", pv_errmsg(), want1);
+	if (want2)
+		ck_assert_msg(strstr(pv_errmsg(), want2), "message '%s' lacks '%s'", pv_errmsg(),
+			      want2);
+}
+
+START_TEST(inventory_refusals)
+{
+	/* Jinja where it would be used; elsewhere (x1 is in no group asked for) it is left */
+	inv_bad("inv.ini", inv_ini, "other", "inv.ini:19: host 'x1': a value uses Jinja",
+		"does not template");
+	inv_bad("inv.yml", inv_yaml, "other", "inv.yml:19:9: host 'x1': a value uses Jinja", NULL);
+	inv_bad("i.ini", "[a]\nweb{{n}}\n", NULL, "i.ini:2: host name 'web{{n}}' uses Jinja", NULL);
+	/* dynamic inventories */
+	inv_bad("i", "#!/usr/bin/env python3\nprint('{}')\n", NULL, "i:1: starts with '#!'",
+		"ansible-inventory -i FILE --list -y");
+	inv_bad("aws.yml", "plugin: amazon.aws.aws_ec2\nregions: [eu-west-1]\n", NULL,
+		"aws.yml:1:9: names an inventory plugin ('amazon.aws.aws_ec2')", "dynamic");
+	/* what provision cannot do, and malformed files */
+	inv_bad("i", "[a]\nh1 ansible_connection=winrm\n", NULL,
+		"i:2: host 'h1': ansible_connection is 'winrm'", "over SSH only");
+	inv_bad("i", "h1 ansible_port=http\n", NULL, "i:1: host 'h1': ansible_port is 'http'",
+		NULL);
+	inv_bad("i", "h1:99999\n", NULL, "i:1: 'h1:99999' has a port that is not a number", NULL);
+	inv_bad("i", "h1 junk\n", NULL, "i:1: 'junk' after the host name is not KEY=VALUE", NULL);
+	inv_bad("i", "h1 'open\n", NULL, "i:1: a quote (') is not closed", NULL);
+	inv_bad("i", "[a:hosts]\n", NULL, "i:1: section '[a:hosts]' is not one of", NULL);
+	inv_bad("i", "[a\n", NULL, "i:1: a section header has no ']'", NULL);
+	inv_bad("i", "[a:vars]\njust words\n", NULL, "i:2: 'just words' in a [GROUP:vars]", NULL);
+	inv_bad("i", "h[3:1]\n", NULL, "i:1: 'h[3:1]': the range begins after it ends", NULL);
+	inv_bad("i", "h[01:100]\n", NULL, "i:1: 'h[01:100]': a zero-padded range", NULL);
+	inv_bad("i", "h[1:99999999]\n", NULL, "i:1: 'h[1:99999999]' gives 99999999 hosts", NULL);
+	inv_bad("i", "[a:children]\nb\n[b:children]\na\n", "a", "i:", "a child of itself");
+	inv_bad("i", "[a:children]\nall\n", NULL, "i:2: 'all' cannot be a child group", NULL);
+	inv_bad("i.yml", "all:\n  hostz: {h1: }\n", NULL, "i.yml:2:3: unknown key 'hostz'",
+		"expected hosts, vars or children");
+	inv_bad("i.yml", "- h1\n", NULL, "i.yml:1:1: the inventory is not a mapping", NULL);
+	inv_bad("i.yml", "all: {hosts: {h1: {ansible_host: [a, b]}}}\n", NULL,
+		"i.yml:1:34: 'ansible_host' has no plain value", NULL);
+	inv_bad("i.yml", "all: {hosts: {h1: }}\n&x a: 1\n", NULL, "i.yml:", NULL);
+	/* the group: named with the groups there are; and one without hosts */
+	inv_bad("inv.ini", inv_ini, "client", "inv.ini: no group 'client' in the inventory",
+		"its groups: all, ungrouped, clients, fast, other");
+	inv_bad("i", "[a]\n[b]\nh1\n", "a", "i: group 'a' has no hosts", NULL);
+	inv_bad("i", "", NULL, "i: group 'all' has no hosts", NULL);
+}
+END_TEST
+
+/* What only a file can be: an executable (a dynamic inventory script) or a folder. */
+START_TEST(inventory_files)
+{
+	char dir[] = "/tmp/check_inventory.XXXXXX", file[96];
+	struct pv_inventory *inv = NULL;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/hosts", dir);
+	ck_assert_ptr_nonnull(f = fopen(file, "w"));
+	fputs("cli1 ansible_host=198.18.0.31\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_msg(!pv_inventory_load(file, NULL, &inv), "%s", pv_errmsg());
+	ck_assert_str_eq(inv->hosts[0].address, "198.18.0.31");
+	pv_inventory_free(inv);
+	inv = NULL;
+	ck_assert_int_eq(chmod(file, 0755), 0);
+	ck_assert_int_eq(pv_inventory_load(file, NULL, &inv), PV_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "is executable"));
+	ck_assert_int_eq(pv_inventory_load(dir, NULL, &inv), PV_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "is a folder"));
+	ck_assert_int_eq(pv_inventory_load("/nonexistent/inv", NULL, &inv), PV_EIO);
+	ck_assert_ptr_null(inv);
+	unlink(file);
+	rmdir(dir);
+}
+END_TEST
+
+/* clients: {inventory, group, hosts}: the playbook's ssh defaults, then the inventory's
+ * values, then the playbook's per-host settings; the inventory and its keys' paths follow
+ * their files' folders. */
+START_TEST(playbook_inventory)
+{
+	char dir[] = "/tmp/check_inventory.XXXXXX", file[96], inv[96], *want;
+	struct pv_playbook *pb = NULL;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(inv, sizeof(inv), "%s/inv.ini", dir);
+	ck_assert_ptr_nonnull(f = fopen(inv, "w"));
+	fputs(inv_ini, f);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(file, sizeof(file), "%s/pb.yaml", dir);
+	ck_assert_ptr_nonnull(f = fopen(file, "w"));
+	fputs(BASE "ssh: {user: ops, timeout: 30}\n"
+		   "clients:\n"
+		   "  inventory: inv.ini\n"
+		   "  group: clients\n"
+		   "  hosts:\n"
+		   "    cli03: {os: windows, ssh: {user: Administrator}}\n"
+		   "    cli9: {address: 198.18.0.49}\n",
+	      f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_msg(!pv_playbook_load(file, NULL, &pb), "%s", pv_errmsg());
+	ck_assert_uint_eq(pb->nclients, 4);
+	ck_assert_str_eq(pb->inventory, inv);
+	ck_assert_str_eq(pb->inventory_group, "clients");
+	ck_assert_str_eq(pb->clients[0].name, "cli01");
+	ck_assert_ptr_null(pb->clients[0].address);
+	ck_assert_str_eq(pb->clients[0].ssh.user, "root");
+	ck_assert_int_eq(pb->clients[0].ssh.timeout, 30); /* the playbook's, kept */
+	ck_assert_int_eq(pb->clients[1].ssh.port, 2222);
+	ck_assert_int_eq(asprintf(&want, "%s/keys/id", dir), (int)strlen(dir) + 8);
+	ck_assert_str_eq(pb->clients[0].ssh.identity, want);
+	free(want);
+	ck_assert_str_eq(pb->clients[2].ssh.user, "Administrator"); /* the playbook wins */
+	ck_assert_int_eq(pb->clients[2].os, PV_OS_WINDOWS);
+	ck_assert_str_eq(pb->clients[3].address, "198.18.0.49");
+	ck_assert_int_eq(pb->clients[3].ssh.port, 2200);
+	pv_playbook_free(pb);
+	pb = NULL;
+	/* --set reaches the per-host settings too */
+	{
+		const char *ovr[] = {"clients.hosts.cli01.ssh.port=2201", "clients.group=fast",
+				     NULL};
+
+		ck_assert_int_eq(pv_playbook_load(file, ovr, &pb), PV_ECONFIG);
+		ck_assert_msg(strstr(pv_errmsg(), "'clients.hosts' names 'cli03', which is not a "
+						  "host of group 'fast'"),
+			      "%s", pv_errmsg());
+	}
+	ck_assert_ptr_null(pb);
+	unlink(file);
+	unlink(inv);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(playbook_inventory_errors)
+{
+	char *path = cwd_path("tests/unit/no-such-inventory.ini");
+	char text[512];
+
+	/* the inventory's own message, after where the playbook names it */
+	bad(BASE "clients: {inventory: /nonexistent/x.ini}\n", "t.yaml:7:22: cannot open inventory",
+	    NULL);
+	bad(BASE "clients: {group: g}\n",
+	    "t.yaml:7:10: missing required key 'inventory' in 'clients'", NULL);
+	bad(BASE "clients: {inventory: x, grup: g}\n",
+	    "t.yaml:7:25: unknown key 'grup' in 'clients'", "did you mean 'group'?");
+	bad(BASE "clients: red\n", "t.yaml:7:10: 'clients' is a string", "{inventory: FILE");
+	snprintf(text, sizeof(text), BASE "clients: {inventory: %s}\n", path);
+	bad(text, "t.yaml:7:22: cannot open inventory", path);
+	free(path);
+}
+END_TEST
+
+START_TEST(scale_settings)
+{
+	struct pv_playbook *pb = ok(BASE, NULL);
+
+	ck_assert_int_eq(pb->fanout, 16);
+	ck_assert_uint_eq(pb->domain.nother_dcs, 0);
+	ck_assert_int_eq(pb->domain.replication_timeout, 600);
+	pv_playbook_free(pb);
+	pb = ok("fanout: 32\n" BASE "  other_dcs:\n"
+		"    - {name: dc2.lab.test, address: 198.18.0.11}\n"
+		"    - {name: dc3.lab.test}\n"
+		"  replication_timeout: 0\n"
+		"server: {name: srv, address: 198.18.0.20, alias_spns: no}\n",
+		NULL);
+	ck_assert_int_eq(pb->fanout, 32);
+	ck_assert_uint_eq(pb->domain.nother_dcs, 2);
+	ck_assert_str_eq(pb->domain.other_dcs[0].address, "198.18.0.11");
+	ck_assert_ptr_null(pb->domain.other_dcs[1].address);
+	ck_assert_int_eq(pb->domain.replication_timeout, 0);
+	ck_assert(!pb->server.alias_spns);
+	pv_playbook_free(pb);
+	bad("fanout: 0\n" BASE, "t.yaml:1:9: 'fanout' is 0, out of range", "1 to 256");
+	bad(BASE "  other_dcs: [{name: dc.lab.test}]\n", "t.yaml:7:22: 'dc.lab.test' is domain.dc",
+	    NULL);
+	bad(BASE "  other_dcs: [{name: a.lab.test}, {name: A.lab.test}]\n",
+	    "t.yaml:7:42:", "named twice");
+	bad(BASE "  other_dcs: []\n", "t.yaml:7:14: 'domain.other_dcs' is empty", NULL);
+	bad(BASE "  other_dcs: [{address: 1.2.3.4}]\n", "t.yaml:7:15: missing required key 'name'",
+	    NULL);
+}
+END_TEST
+
 static Suite *playbooks_suite(void)
 {
 	Suite *s = suite_create("playbooks");
@@ -1291,6 +1593,12 @@ static Suite *playbooks_suite(void)
 	tcase_add_test(tc, overrides_later_wins);
 	tcase_add_test(tc, overrides_invalid);
 	tcase_add_test(tc, overrides_after_file_errors);
+	tcase_add_test(tc, inventory_both_formats);
+	tcase_add_test(tc, inventory_refusals);
+	tcase_add_test(tc, inventory_files);
+	tcase_add_test(tc, playbook_inventory);
+	tcase_add_test(tc, playbook_inventory_errors);
+	tcase_add_test(tc, scale_settings);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# scale/t_dcs.sh (make check-scale): a domain with two DCs (DCS=2). The users are made on dc
+# while the server's winbindd is pinned to dc2 and dc2's inbound replication is paused:
+# server waits for dc2 (a progress line) instead of failing on "no such user", and goes on
+# once replication resumes; status and check say which DC the server uses; cleanup with
+# replication paused deletes on dc, then on dc2 what replication did not bring, so that
+# neither DC holds anything of the lab. Checked with ldapsearch on each DC and wbinfo.
+. "$(dirname "$0")/../lib.sh"
+
+PB=(-p "$LAB/lab.yaml" --set users.per_client=2)
+N=$(grep -c '^cli[0-9]* ansible_host=' "$LAB/clients.ini")
+U=$((N * 2)) # the lab's users
+lds2() {
+	on ctl ldapsearch -LLL -o ldif-wrap=no -H ldaps://dc2.lab.test -D "Administrator@LAB.TEST" \
+		-y "$LAB/admin.pass" "$@"
+}
+on_dc() { # DC: the lab's users it holds
+	local f=lds
+	[[ $1 == dc2 ]] && f=lds2
+	$f -b "$BASE_DN" "(&(objectClass=user)(description=$TAG))" dn | grep -c '^dn:' || true
+}
+grep -q other_dcs "$LAB/lab.yaml" || { fail "the lab has no second DC; make check-scale brings it up"; finish; exit; }
+
+pv "${PB[@]}" check
+expect_rc 0 "check with two DCs"
+expect_out "ok +ldap +dc2.lab.test +another DC: bound as Administrator"
+expect_out "ok +dc +controller +writes to dc.lab.test .*1 other DC named"
+
+# the server joined (through dc), then pinned to dc2
+pv "${PB[@]}" join
+expect_rc 0 "join"
+# (winbindd remembers the DC it used in its cache, which a restart keeps: flushed first)
+"$LAB_SH" srv-conf "password server=dc2.lab.test"
+on srv net cache flush
+on srv "$LAB/bin/lab-service" restart winbindd >/dev/null
+for _ in $(seq 50); do on srv wbinfo -P 2>/dev/null | grep -q 'dc2.lab.test' && break; sleep 0.2; done
+on srv wbinfo -P | grep -q '"dc2.lab.test"' || fail "srv's winbindd does not use dc2: $(on srv wbinfo -P 2>&1)"
+
+# users on dc while dc2 does not replicate; server waits, then goes on
+"$LAB_SH" repl pause
+pv "${PB[@]}" dc
+expect_rc 0 "dc on dc"
+[[ $(on_dc dc2) -eq 0 ]] || fail "dc2 got users while its replication was paused"
+pv_bg "${PB[@]}" -v server
+pv_when "dc2.lab.test holds 0 of the $U users made on dc.lab.test: waiting for replication" 60
+sleep 3
+"$LAB_SH" repl resume
+pv_bg_wait 300
+expect_rc 0 "server once dc2 has the users"
+expect_out "waited [0-9.]+ s for dc2.lab.test \(the DC srv uses\)"
+echo "  $(grep -o 'waited [0-9.]* s for dc2.lab.test' <<<"$OUT") (paused, resumed 3 s into the wait)" >&2
+[[ $(on_dc dc2) -eq $U ]] || fail "dc2 holds $(on_dc dc2) users, not $U"
+[[ $(srv_tree fsroot2 cli1-u2) == "$SMALL_FILES $SMALL_BYTES" ]] ||
+	fail "cli1-u2's tree is '$(srv_tree fsroot2 cli1-u2)', not $SMALL_FILES files"
+
+pv "${PB[@]}" status
+expect_rc 13 "status: the clients' blocks and the results folder are not made yet"
+expect_out "own DC +ok +dc2.lab.test \(the DC srv uses\) holds $U of the $U users made on dc.lab.test"
+pv "${PB[@]}" check
+expect_out "ok +dc +srv +winbindd talks to dc2.lab.test"
+
+# cleanup with dc2 not replicating: deleted on dc, then the rest on dc2 itself
+"$LAB_SH" repl pause
+pv "${PB[@]}" --set domain.replication_timeout=5 cleanup dc
+expect_rc 0 "cleanup dc with dc2's replication paused"
+expect_out "cleanup dc: dc2.lab.test: replication was behind: $U users deleted there"
+echo "  $(grep '^cleanup dc:' <<<"$OUT" | tr '\n' ' ')" >&2
+[[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users left: dc $(on_dc dc), dc2 $(on_dc dc2)"
+"$LAB_SH" repl resume
+sleep 12 # two pulls
+[[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users back after replication resumed"
+ou_exists "$LAB_OU" && fail "the OU is left on dc"
+lds2 -b "$LAB_OU" -s base dn 2>/dev/null | grep -q '^dn:' && fail "the OU is left on dc2"
+
+pv "${PB[@]}" cleanup --leave
+expect_rc 0 "cleanup --leave"
+"$LAB_SH" srv-conf
+finish
