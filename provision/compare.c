@@ -36,7 +36,7 @@ static const char *dash_if_nan(double v, char *buf, size_t cap, const char *fmt)
 /* "3.68 [3.41-3.96]" */
 static void fig_text(const struct pv_cmp_fig *f, int prec, char *out, size_t cap)
 {
-	char a[32], b[32];
+	char a[32];
 
 	if (!f->have) {
 		snprintf(out, cap, "-");
@@ -47,7 +47,6 @@ static void fig_text(const struct pv_cmp_fig *f, int prec, char *out, size_t cap
 	else
 		snprintf(out, cap, "%.*f [%.*f-%s]", prec, f->v, prec, f->lo,
 			 dash_if_nan(f->hi, a, sizeof(a), prec == 1 ? "%.1f" : "%.2f"));
-	(void)b;
 }
 
 /* "+0.5% [-9.8, +11.9] same" */
@@ -111,10 +110,8 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 			else
 				printf("%6u  %-10s", S->users, fig_label[f]);
 			for (size_t g = 0; g < c->ngroups; g++) {
-				fig_text(&S->fig[g * PV_CMP_FIGS + f],
-					 f == PV_CMP_RATE ? 2
-					 : f == 1	  ? 2
-							  : 1,
+				/* rates and percents to 0.01, milliseconds to 0.1 */
+				fig_text(&S->fig[g * PV_CMP_FIGS + f], f <= PV_CMP_OVERLOAD ? 2 : 1,
 					 buf, sizeof(buf));
 				printf("  %-24s", buf);
 			}
@@ -390,8 +387,8 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 					    PV_CMP_FIGS, S->users);
 			pv_buf_addf(b, "<td class=\"l\">%s</td>", fig_label[f]);
 			for (size_t g = 0; g < ng; g++) {
-				fig_text(&S->fig[g * PV_CMP_FIGS + f], f <= 1 ? 2 : 1, t,
-					 sizeof(t));
+				fig_text(&S->fig[g * PV_CMP_FIGS + f], f <= PV_CMP_OVERLOAD ? 2 : 1,
+					 t, sizeof(t));
 				pv_buf_addstr(b, "<td>");
 				pv_html_esc(b, t);
 				pv_buf_addstr(b, "</td>");
