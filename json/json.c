@@ -170,6 +170,11 @@ bool pv_json_is_null(const struct pv_json *v)
 	return json_is_null(J(v));
 }
 
+bool pv_json_is_true(const struct pv_json *v)
+{
+	return json_is_true(J(v));
+}
+
 size_t pv_json_size(const struct pv_json *a)
 {
 	return json_is_array(J(a)) ? json_array_size(J(a)) : 0;

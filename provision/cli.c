@@ -309,6 +309,32 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "when the hard limit allows, else status 9 names both. stdout: one line of figures per\n"
 	 "interval (load/line.h). The end of stdin, a 'stop' line, Ctrl-C or SIGTERM stop it\n"
 	 "(status 15) after the figures so far."},
+	{CMD_REPORT, "report", pv_cmd_report, NULL, NULL, false, OPTS(OPT_HTML), PV_CMD_OPERANDS,
+	 "report RUN_DIR [--html FILE]", "write a run's report.html (docs/report.md)",
+	 "Reads the run's folder (<controller.results>/<run-id>: manifest.json, the steps'\n"
+	 "watch.csv, load.json and the clients' lines of figures) and writes report.html there\n"
+	 "(--html FILE: there instead): one page that stands alone, opens offline and fetches\n"
+	 "nothing: the answer with its step and margin, the ramp plot, the steps with their\n"
+	 "intervals, latency and mix per scenario kind, the server's (and the DC's, the\n"
+	 "clients') CPU, memory, disks and network over the run with the steps marked, a\n"
+	 "bottleneck hint, the settings and versions, the errors. Any driver (command, fsct,\n"
+	 "builtin); what a run did not record is said so. 'run' writes it at its end too.\n"
+	 "Needs no playbook. Exit status: 3 when RUN_DIR is not a run's folder, 9 when the\n"
+	 "page cannot be written."},
+	{CMD_COMPARE, "compare", pv_cmd_compare, NULL, NULL, false, OPTS(OPT_HTML),
+	 PV_CMD_OPERANDS, "compare RUN_A RUN_B [RUN_C...] [--html FILE]",
+	 "runs side by side: which differences are beyond the noise (docs/report.md)",
+	 "Compares runs of the built-in driver, the first (A) against each other. A run may be\n"
+	 "a group of repeats of one setting, their folders joined by commas (A1,A2,A3): the\n"
+	 "spread across them is then the noise. Steps are matched by their users. Per step:\n"
+	 "throughput, overload, latency median and p95 of each, the difference from A with its\n"
+	 "interval, and whether it is beyond the noise (95% over all the steps compared: one\n"
+	 "run's noise from its counts and latency histograms). Then each run's answer and\n"
+	 "whether its difference from A's is real, and what differs between the runs (playbook\n"
+	 "values, the server's configuration at run time, versions). --html FILE writes the\n"
+	 "same with an overlay plot as a page that stands alone. Needs no playbook.\n"
+	 "Exit status: 0 when compared (whatever differs); 3 when the runs cannot be compared\n"
+	 "(another driver, no load figures, no step in common), naming why."},
 	{CMD_HELP, "help", NULL, NULL, NULL, false, NULL, 0, "help [command]",
 	 "show help for a command", "Shows the usage and options of a command."},
 };
@@ -370,6 +396,9 @@ const struct pv_option pv_options[] = {
 	 "load: no schedules: each user opens, writes 4 KiB to and closes its own file "
 	 "(open-write-close), or opens and closes its share's root (open-close), as fast as it can "
 	 "(bench/load.sh); prints 'ops {...}' at the end"},
+	{OPT_HTML, "html", 0, "FILE", false,
+	 "report: write the page here instead of RUN_DIR/report.html; compare: also write the "
+	 "comparison as a page here"},
 	{OPT_DRAIN, "drain", 0, NULL, false,
 	 "wait until the server's queue has drained (what wait does; may be left out)"},
 	{OPT_PROBE, "probe", 0, "KIND", false,
@@ -554,6 +583,15 @@ static int positional(struct pv_cli *cli, const char *arg)
 		cli->sub = arg;
 		return PV_OK;
 	}
+	if (cli->cmd->flags & PV_CMD_OPERANDS) {
+		const char **n = realloc(cli->args, (cli->nargs + 1) * sizeof(*n));
+
+		if (!n)
+			return pv_error(PV_EIO, "out of memory");
+		n[cli->nargs++] = arg;
+		cli->args = n;
+		return PV_OK;
+	}
 	if (!cli->sub && cli->cmd->subs) {
 		char names[128];
 
@@ -656,6 +694,9 @@ void pv_cli_release(struct pv_cli *cli)
 	free(cli->sets);
 	cli->sets = NULL;
 	cli->nsets = 0;
+	free(cli->args);
+	cli->args = NULL;
+	cli->nargs = 0;
 }
 
 int pv_cli_count(const char *option, const char *text, unsigned long max, unsigned long *out)

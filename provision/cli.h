@@ -21,6 +21,8 @@ enum pv_cmd_id {
 	CMD_CLEANUP,
 	CMD_STATUS,
 	CMD_LOAD,
+	CMD_REPORT,
+	CMD_COMPARE,
 	CMD_HELP,
 	CMD_COUNT
 };
@@ -71,6 +73,7 @@ enum pv_opt_id {
 	OPT_CLIENT,
 	OPT_WORKGROUP,
 	OPT_OPS,
+	OPT_HTML,
 	OPT_COUNT
 };
 
@@ -80,6 +83,7 @@ enum pv_cmd_flags {
 	PV_CMD_PLAYBOOK_SOFT = 1u << 1, /* load it, and let the handler report a failure (check) */
 	PV_CMD_STOPPABLE = 1u << 2,	/* Ctrl-C and SIGTERM ask the work to stop (run, wait) */
 	PV_CMD_LOCKED = 1u << 3,	/* changes the lab: one such command at a time per lab */
+	PV_CMD_OPERANDS = 1u << 4,	/* takes operands (report RUN_DIR): in pv_cli.args */
 };
 
 struct pv_ctx;
@@ -127,6 +131,8 @@ struct pv_cli {
 	int verbosity;		      /* -q: -1, default 0, each -v adds 1 */
 	const char **sets;	      /* --set KEY=VALUE values, NULL-terminated (never NULL) */
 	size_t nsets;
+	const char **args; /* the operands of a PV_CMD_OPERANDS command, in order (or NULL) */
+	size_t nargs;
 };
 
 extern const struct pv_command pv_commands[CMD_COUNT];

@@ -113,5 +113,7 @@ int pv_cmd_status(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_run(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_wait(struct pv_ctx *ctx, struct pv_out *out);
+int pv_cmd_report(struct pv_ctx *ctx, struct pv_out *out);
+int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out);
 
 #endif

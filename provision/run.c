@@ -1,6 +1,7 @@
 /* provision/run.c: `provision run`: options in, the run (run/run.h), a per-step table or
  * JSON out. */
 #include "provision/provision.h"
+#include "provision/report.h"
 
 #include "json/json.h"
 #include "run/run.h"
@@ -68,9 +69,18 @@ static void load_table(const struct pv_run_result *r)
 		printf("%s\n", r->answer);
 }
 
+/* The run's result, and its report.html written after it (docs/report.md). */
+struct run_out {
+	struct pv_run_result r;
+	char report[1100];	 /* the page written, or empty */
+	char report_error[1500]; /* why it was not */
+	size_t report_bytes;
+};
+
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_run_result *r = result;
+	const struct run_out *out = result;
+	const struct pv_run_result *r = &out->r;
 
 	(void)code;
 	if (ctx->env.dry_run) {
@@ -122,11 +132,16 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("DC watch: %s\n", r->dc_watch_error);
 	printf("run: %zu step%s in %.1f s; manifest: %s/manifest.json\n", r->nsteps,
 	       r->nsteps == 1 ? "" : "s", r->seconds, r->folder);
+	if (out->report[0])
+		printf("report: %s\n", out->report);
+	else if (out->report_error[0])
+		printf("report: not written: %s\n", out->report_error);
 }
 
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_run_result *r = result;
+	const struct run_out *out = result;
+	const struct pv_run_result *r = &out->r;
 	struct pv_json *a = pv_json_array();
 
 	(void)ctx;
@@ -145,19 +160,48 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	pv_json_str(o, "answer", r->answer[0] ? r->answer : NULL);
 	pv_json_secs(o, "seconds", r->seconds);
 	pv_json_plan(o, &r->plan);
+	pv_json_str(o, "report", out->report[0] ? out->report : NULL);
+	pv_json_str(o, "report_error", out->report_error[0] ? out->report_error : NULL);
 }
 
 static void release(void *result)
 {
-	pv_run_release(result);
+	pv_run_release(&((struct run_out *)result)->r);
+}
+
+/* report.html in the run's folder, from what the run left there, whatever its outcome: a
+ * page that could not be written is said, and the run's exit status stays the run's. */
+static void report(struct run_out *o)
+{
+	const struct pv_run_result *r = &o->r;
+	int code;
+
+	if (!r->folder[0])
+		return;
+	if (strcmp(r->controller, "local") != 0) {
+		snprintf(o->report_error, sizeof(o->report_error),
+			 "the results are on the controller '%s'; there: provision report %s",
+			 r->controller, r->folder);
+		return;
+	}
+	code = pv_report_write(r->folder, NULL, o->report, sizeof(o->report), &o->report_bytes,
+			       NULL);
+	if (code != PV_OK) {
+		o->report[0] = '\0';
+		snprintf(o->report_error, sizeof(o->report_error), "%s", pv_errmsg());
+	}
 }
 
 int pv_cmd_run(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_run_opts o = {ctx->cli.opt[OPT_ID]};
-	struct pv_run_result *res = pv_out_result(out, "run", sizeof(*res), text, json, release);
+	struct pv_run_opts opts = {ctx->cli.opt[OPT_ID]};
+	struct run_out *o = pv_out_result(out, "run", sizeof(*o), text, json, release);
+	int r;
 
-	if (!res)
+	if (!o)
 		return PV_EIO;
-	return pv_run(&ctx->env, &o, res);
+	r = pv_run(&ctx->env, &opts, &o->r);
+	if (!ctx->env.dry_run)
+		report(o);
+	return r;
 }

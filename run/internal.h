@@ -93,6 +93,7 @@ struct run {
 	struct pv_remote *ctl_rem; /* the controller's host, when it has one */
 	char (*system)[128];	   /* per client: uname -sr */
 	char server_system[256];
+	char *server_config; /* testparm -s on the server when the run started; NULL: unknown */
 	const struct pv_secret *password;
 	char base[200];	   /* on the hosts: /tmp/provision-run-<lab>-<id>, then -<host> (hosts may
 			    * share a file system, as the lab's do) */

@@ -194,6 +194,8 @@ static struct pv_json *manifest(struct run *R, const char *status, int code, con
 	pv_json_str(o, "results", res->folder);
 	pv_json_append(a, o);
 	pv_json_set(m, "hosts", a);
+	/* what compare weighs between runs: the server's settings at run time */
+	pv_json_str(m, "server_config", R->server_config);
 	o = pv_json_object();
 	pv_json_int(o, "interval", R->watch || res->watch_error[0] ? pb->driver.watch : 0);
 	pv_json_str(o, "error", res->watch_error[0] ? res->watch_error : NULL);

@@ -153,8 +153,14 @@ static int connect_all(struct run *R)
 		struct pv_remote *srv = NULL;
 
 		/* only for the manifest: a server that cannot say is not an error here */
-		if (pv_host_connect(&pb->server.host, &srv) == PV_OK)
+		if (pv_host_connect(&pb->server.host, &srv) == PV_OK) {
 			pv_samba_version(srv, R->server_system, sizeof(R->server_system));
+			R->server_config = pv_samba_config(srv);
+		} else {
+			pv_log(PV_LOG_INFO, "run: the server's version and configuration are not "
+					    "recorded: %s",
+			       pv_errmsg());
+		}
 		pv_remote_free(srv);
 	}
 	return r;
@@ -465,6 +471,7 @@ int pv_run(const struct pv_env *env, const struct pv_run_opts *o, struct pv_run_
 		pv_remote_free(R.rems[i]);
 	free(R.rems);
 	free(R.system);
+	free(R.server_config);
 	pv_remote_free(R.ctl_rem);
 	pv_sink_close(&R.sink);
 	pv_ramp_release(&R.ramp);

@@ -19,6 +19,7 @@
 extern const char pv_samba_probe_sh[];
 extern const char pv_samba_as_admin_sh[];
 extern const char pv_samba_version_sh[];
+extern const char pv_samba_config_sh[];
 
 /* The line that says why a command failed: the last one, unless a line reports a full disk
  * (tar, for one, names each file it could not write, then ends with a generic "Exiting with
@@ -362,6 +363,22 @@ void pv_samba_version(struct pv_remote *rem, char *out, size_t len)
 		snprintf(out, len, "%.*s", (int)strcspn(text.data, "\n"), text.data);
 	}
 	pv_buf_release(&text, 0);
+}
+
+char *pv_samba_config(struct pv_remote *rem)
+{
+	struct pv_buf text = PV_BUF_INIT;
+	char *out = NULL;
+	int status = 0;
+
+	if (pv_remote_exec(rem, pv_samba_config_sh, NULL, 0, &text, NULL, &status, 0) == PV_OK &&
+	    status == 0 && text.len && !pv_buf_failed(&text)) {
+		if (text.len > PV_SAMBA_CONFIG_MAX)
+			text.data[text.len = PV_SAMBA_CONFIG_MAX] = '\0';
+		out = pv_buf_detach(&text);
+	}
+	pv_buf_release(&text, 0);
+	return out;
 }
 
 int pv_samba_account(struct pv_dir *dir, const char *base_dn, const char *netbios, char **dn,

@@ -101,6 +101,10 @@ int pv_samba_service(struct pv_remote *rem, const char *tmpl, const char *action
 /* The server's Samba version and system, "Version 4.17.12-Debian;Linux 6.1.0", into out
  * ("" when it cannot say: for the manifest only). */
 void pv_samba_version(struct pv_remote *rem, char *out, size_t len);
+/* The server's Samba configuration in effect (testparm -s), at most PV_SAMBA_CONFIG_MAX
+ * bytes of it, for the run's manifest (docs/report.md); NULL when it cannot say (free it). */
+#define PV_SAMBA_CONFIG_MAX (256u << 10)
+char *pv_samba_config(struct pv_remote *rem);
 
 /* What `smbstatus --json` printed (text, len): *n the sessions and open files (each open
  * counts) of the users for whom mine(arg, user) says yes. PV_SAMBA_STATUS_OK; NOT_JSON when

@@ -13,5 +13,6 @@ PV_EMBED(pv_samba_keytab_pl, "samba/scripts/keytab.pl");
 PV_EMBED(pv_samba_shares_sh, "samba/scripts/shares.sh");
 PV_EMBED(pv_samba_unshare_sh, "samba/scripts/unshare.sh");
 PV_EMBED(pv_samba_version_sh, "samba/scripts/version.sh");
+PV_EMBED(pv_samba_config_sh, "samba/scripts/config.sh");
 PV_EMBED(pv_samba_trust_sh, "samba/scripts/trust.sh");
 PV_EMBED(pv_samba_keytab_net_sh, "samba/scripts/keytab-net.sh");

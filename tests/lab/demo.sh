@@ -3,8 +3,9 @@
 # check, prepare (every phase at once), what the lab holds (status, and the same with
 # independent tools), a short run of the lab's load (every user reading its tree through its
 # own alias with smbclient) with the server watched, a wait until the server's write queue has
-# drained, and cleanup (exactly what prepare made). The lab is left up, empty, to explore;
-# `make lab-down` removes it.
+# drained, and cleanup (exactly what prepare made). It ends by pointing at the run's
+# report.html (docs/report.md). The lab is left up, empty, to explore; `make lab-down`
+# removes it.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TOP"
@@ -43,7 +44,7 @@ echo "- aliases on cli1 (getent hosts):"
 $LAB_SH exec cli1 -- getent hosts srvu1 "srvu$USERS" | sed 's/^/    /'
 step "run: a short ramp of the lab's load (driver 'command' in playbooks/lab.yaml), the server watched"
 pv run --min-users 4 --max-users 12 --step 8 --duration 6 --warmup 1 --id demo
-echo "- what the run gathered on the controller:"
+echo "- what the run gathered on the controller (report.html: the run on one page):"
 (cd "$LAB/results/demo" && find . -maxdepth 2 | sort | sed 's/^/    /')
 
 step "wait until the server's write queue (Dirty + Writeback in /proc/meminfo) has drained"
@@ -54,6 +55,8 @@ pv cleanup --leave
 
 step "what the lab holds after cleanup (status 13: nothing of this lab is left)"
 pv status --users "$USERS" || [ $? -eq 13 ]
+# cleanup moved the results folder aside: the demo's page is in the newest backup
+report=$(ls -td "$LAB"/results.*/demo/report.html 2>/dev/null | head -1)
 cat <<TXT
 
 The lab is up and empty. Do it again, step by step:
@@ -63,4 +66,7 @@ The lab is up and empty. Do it again, step by step:
 A run's results: $LAB/results/<run-id>/ (manifest.json, step-NN/<host>/, watch.csv); cleanup
 moved the demo's into the backup beside it: $LAB/results.<time>/demo/
 Remove the lab:  make lab-down
+
+The demo run on one page (open it in a browser; it fetches nothing, docs/report.md):
+  file://${report:-$LAB/results.<time>/demo/report.html}
 TXT

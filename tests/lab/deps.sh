@@ -21,6 +21,8 @@ pkgs=(
 	samba-testsuite
 	# make docs-check: the man page rendered (man -l, groff), plain text for the checks (col)
 	man-db groff-base bsdextrautils
+	# report.html and compare --html checked in a real browser (t_report: headless chromium)
+	chromium
 )
 
 declare -A have=()

@@ -1,0 +1,507 @@
+/* provision/compare.c: `provision compare RUN_A RUN_B [RUN_C...] [--html FILE]`: runs read
+ * (results/results.h), weighed (results/compare.h), and shown as text, JSON or a page. */
+#include "provision/provision.h"
+#include "provision/html.h"
+#include "provision/report.h"
+
+#include "results/compare.h"
+#include "util/err.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_RUNS 64
+
+struct compare_out {
+	struct pv_res_run *runs[MAX_RUNS];
+	size_t group[MAX_RUNS];
+	size_t nruns;
+	struct pv_cmp *c;
+	char html[1100];
+	size_t html_bytes;
+};
+
+static const char *dash_if_nan(double v, char *buf, size_t cap, const char *fmt)
+{
+	if (isnan(v))
+		return "-";
+	if (isinf(v))
+		return v > 0 ? "inf" : "-inf";
+	snprintf(buf, cap, fmt, v);
+	return buf;
+}
+
+/* "3.68 [3.41-3.96]" */
+static void fig_text(const struct pv_cmp_fig *f, int prec, char *out, size_t cap)
+{
+	char a[32];
+
+	if (!f->have) {
+		snprintf(out, cap, "-");
+		return;
+	}
+	if (isnan(f->lo))
+		snprintf(out, cap, "%.*f", prec, f->v);
+	else
+		snprintf(out, cap, "%.*f [%.*f-%s]", prec, f->v, prec, f->lo,
+			 dash_if_nan(f->hi, a, sizeof(a), prec == 1 ? "%.1f" : "%.2f"));
+}
+
+/* "+0.5% [-9.8, +11.9] same" */
+static void diff_text(const struct pv_cmp_fig *f, enum pv_cmp_figure k, char *out, size_t cap)
+{
+	char a[32], b[32];
+
+	if (isnan(f->d)) {
+		snprintf(out, cap, "-");
+		return;
+	}
+	snprintf(out, cap, "%+.*f %s [%s, %s] %s", k == PV_CMP_OVERLOAD ? 2 : 1, f->d,
+		 pv_cmp_diff_units[k], dash_if_nan(f->dlo, a, sizeof(a), "%+.1f"),
+		 dash_if_nan(f->dhi, b, sizeof(b), "%+.1f"), pv_cmp_verdicts[f->verdict]);
+}
+
+static const char *fig_label[PV_CMP_FIGS] = {"scen/s", "overload %", "median ms", "p95 ms"};
+
+static void answer_text(const struct pv_cmp *c, size_t g, char *out, size_t cap)
+{
+	const struct pv_cmp_group *G = &c->groups[g];
+
+	if (G->answer_lo == G->answer_hi)
+		snprintf(out, cap, "%s carried %u users", G->label, G->answer_lo);
+	else
+		snprintf(out, cap, "%s carried %u to %u users (across its %zu repeats)", G->label,
+			 G->answer_lo, G->answer_hi, G->nruns);
+}
+
+static void text(const struct pv_ctx *ctx, const void *result, int code)
+{
+	const struct compare_out *o = result;
+	const struct pv_cmp *c = o->c;
+	char buf[160];
+
+	(void)ctx;
+	(void)code;
+	if (!c)
+		return;
+	for (size_t g = 0; g < c->ngroups; g++) {
+		printf("%s:", c->groups[g].label);
+		for (size_t i = 0; i < c->groups[g].nruns; i++)
+			printf(" %s (%s)", c->groups[g].runs[i]->id, c->groups[g].runs[i]->dir);
+		printf("\n");
+	}
+	printf("noise: 95%% intervals; a difference is beyond the noise when its interval, widened "
+	       "over the %zu steps compared (%.4g per step), leaves out 0\n\n",
+	       c->nsteps, c->alpha);
+	printf("%6s  %-10s", "users", "figure");
+	for (size_t g = 0; g < c->ngroups; g++)
+		printf("  %-24s", c->groups[g].label);
+	for (size_t g = 1; g < c->ngroups; g++)
+		printf("  %s-%s", c->groups[g].label, c->groups[0].label);
+	printf("\n");
+	for (size_t s = 0; s < c->nsteps; s++) {
+		const struct pv_cmp_step *S = &c->steps[s];
+
+		for (int f = 0; f < PV_CMP_FIGS; f++) {
+			if (f)
+				printf("%6s  %-10s", "", fig_label[f]);
+			else
+				printf("%6u  %-10s", S->users, fig_label[f]);
+			for (size_t g = 0; g < c->ngroups; g++) {
+				/* rates and percents to 0.01, milliseconds to 0.1 */
+				fig_text(&S->fig[g * PV_CMP_FIGS + f], f <= PV_CMP_OVERLOAD ? 2 : 1,
+					 buf, sizeof(buf));
+				printf("  %-24s", buf);
+			}
+			for (size_t g = 1; g < c->ngroups; g++) {
+				diff_text(&S->fig[g * PV_CMP_FIGS + f], (enum pv_cmp_figure)f, buf,
+					  sizeof(buf));
+				printf("  %s", buf);
+			}
+			printf("\n");
+		}
+		printf("%6s  %-10s", "", "carried");
+		for (size_t g = 0; g < c->ngroups; g++)
+			printf("  %-24s", S->carried[g] ? "yes" : "no");
+		printf("\n%6s  %-10s", "", "server CPU");
+		for (size_t g = 0; g < c->ngroups; g++) {
+			if (isnan(S->cpu[g]))
+				snprintf(buf, sizeof(buf), "not watched");
+			else
+				snprintf(buf, sizeof(buf), "%.1f%%", S->cpu[g]);
+			printf("  %-24s", buf);
+		}
+		printf("\n");
+	}
+	if (c->uncommon && c->uncommon[0])
+		printf("\nsteps left out (not in every run):\n%s", c->uncommon);
+	printf("\nanswers:\n");
+	for (size_t g = 0; g < c->ngroups; g++) {
+		answer_text(c, g, buf, sizeof(buf));
+		printf("  %s", buf);
+		if (g)
+			printf("; %+ld against %s: %s%s", c->groups[g].answer_diff,
+			       c->groups[0].label,
+			       c->groups[g].answer_diff || c->groups[g].answer_real
+				       ? (c->groups[g].answer_real ? "real: " : "not shown real: ")
+				       : "",
+			       c->groups[g].answer_why);
+		printf("\n");
+	}
+	printf("\nwhat differs between the runs:\n");
+	if (!c->nsettings)
+		printf("  nothing recorded differs\n");
+	for (size_t i = 0; i < c->nsettings; i++) {
+		printf("  %s:", c->settings[i].key);
+		for (size_t r = 0; r < c->nruns; r++)
+			printf("%s %s", r ? ";" : "",
+			       c->settings[i].values[r][0] ? c->settings[i].values[r] : "-");
+		printf("\n");
+	}
+	printf("\n");
+	if (c->differ_rate)
+		printf("throughput differs beyond the noise at %u step%s\n", c->differ_rate,
+		       c->differ_rate == 1 ? "" : "s");
+	else
+		printf("no step's throughput differs beyond the noise\n");
+	printf("%u difference%s beyond the noise in all (throughput, overload, median, p95)\n",
+	       c->differ, c->differ == 1 ? "" : "s");
+	if (o->html[0])
+		printf("page: %s (%.0f KiB)\n", o->html, (double)o->html_bytes / 1024);
+}
+
+static void fig_json(struct pv_json *o, const char *key, const struct pv_cmp_fig *f, bool vs)
+{
+	struct pv_json *j = pv_json_object();
+
+	pv_json_real(j, "value", f->have ? f->v : NAN);
+	pv_json_real(j, "low", f->lo);
+	pv_json_real(j, "high", f->hi);
+	if (vs) {
+		pv_json_real(j, "diff", f->d);
+		pv_json_real(j, "diff_low", f->dlo);
+		pv_json_real(j, "diff_high", f->dhi);
+		pv_json_str(j, "verdict", pv_cmp_verdicts[f->verdict]);
+	}
+	pv_json_set(o, key, j);
+}
+
+static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
+{
+	const struct compare_out *out = result;
+	const struct pv_cmp *c = out->c;
+	struct pv_json *groups = pv_json_array(), *steps = pv_json_array(),
+		       *settings = pv_json_array();
+
+	(void)ctx;
+	(void)code;
+	if (!c) {
+		pv_json_set(o, "groups", groups);
+		pv_json_set(o, "steps", steps);
+		pv_json_free(settings);
+		return;
+	}
+	pv_json_real(o, "alpha", c->alpha);
+	for (size_t g = 0; g < c->ngroups; g++) {
+		const struct pv_cmp_group *G = &c->groups[g];
+		struct pv_json *j = pv_json_object(), *runs = pv_json_array(),
+			       *a = pv_json_object();
+
+		pv_json_str(j, "label", G->label);
+		for (size_t i = 0; i < G->nruns; i++) {
+			struct pv_json *r = pv_json_object();
+
+			pv_json_str(r, "folder", G->runs[i]->dir);
+			pv_json_str(r, "id", G->runs[i]->id);
+			pv_json_str(r, "answer", G->runs[i]->answer);
+			pv_json_append(runs, r);
+		}
+		pv_json_set(j, "runs", runs);
+		pv_json_int(a, "users_low", G->answer_lo);
+		pv_json_int(a, "users_high", G->answer_hi);
+		if (g) {
+			pv_json_int(a, "diff", G->answer_diff);
+			pv_json_bool(a, "real", G->answer_real);
+			pv_json_str(a, "why", G->answer_why);
+		}
+		pv_json_set(j, "answer", a);
+		pv_json_append(groups, j);
+	}
+	pv_json_set(o, "groups", groups);
+	for (size_t s = 0; s < c->nsteps; s++) {
+		const struct pv_cmp_step *S = &c->steps[s];
+		struct pv_json *j = pv_json_object(), *gs = pv_json_array();
+
+		pv_json_int(j, "users", S->users);
+		for (size_t g = 0; g < c->ngroups; g++) {
+			struct pv_json *x = pv_json_object();
+
+			pv_json_str(x, "label", c->groups[g].label);
+			pv_json_bool(x, "carried", S->carried[g]);
+			pv_json_real(x, "server_cpu_pct", S->cpu[g]);
+			for (int f = 0; f < PV_CMP_FIGS; f++)
+				fig_json(x, pv_cmp_names[f], &S->fig[g * PV_CMP_FIGS + f], g > 0);
+			pv_json_append(gs, x);
+		}
+		pv_json_set(j, "groups", gs);
+		pv_json_append(steps, j);
+	}
+	pv_json_set(o, "steps", steps);
+	pv_json_int(o, "differ", c->differ);
+	pv_json_int(o, "differ_throughput", c->differ_rate);
+	for (size_t i = 0; i < c->nsettings; i++) {
+		struct pv_json *j = pv_json_object(), *v = pv_json_array();
+
+		pv_json_str(j, "key", c->settings[i].key);
+		for (size_t r = 0; r < c->nruns; r++)
+			pv_json_append_str(v, c->settings[i].values[r]);
+		pv_json_set(j, "values", v);
+		pv_json_append(settings, j);
+	}
+	pv_json_set(o, "settings", settings);
+	pv_json_str(o, "uncommon", c->uncommon && c->uncommon[0] ? c->uncommon : NULL);
+	pv_json_str(o, "html", out->html[0] ? out->html : NULL);
+}
+
+/* ---- the page ---- */
+
+static void page(const struct pv_cmp *c, struct pv_buf *b)
+{
+	size_t n = c->nsteps, ng = c->ngroups;
+	double *buf = calloc(5 * n * ng + 1, sizeof(double));
+	struct pv_plot_series *s = calloc(2 * ng + 1, sizeof(*s));
+	char(*names)[64] = calloc(2 * ng + 1, sizeof(*names));
+	static const char marks[] = "ostdx";
+	struct pv_plot p;
+	char t[160];
+
+	pv_html_begin(b, "provision compare");
+	pv_buf_addstr(b, "<h1>Runs compared</h1>\n<div class=\"tw\"><table>\n<caption>The runs "
+			 "(the first is the "
+			 "base)</caption>\n<thead><tr><th scope=\"col\">label</th><th "
+			 "scope=\"col\" class=\"l\">runs</th><th scope=\"col\" "
+			 "class=\"l\">answer</th></tr></thead>\n<tbody>\n");
+	for (size_t g = 0; g < ng; g++) {
+		const struct pv_cmp_group *G = &c->groups[g];
+
+		pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td class=\"l\">", G->label);
+		for (size_t i = 0; i < G->nruns; i++) {
+			pv_buf_addstr(b, i ? "<br>" : "");
+			pv_html_esc(b, G->runs[i]->id);
+			pv_buf_addstr(b, " (<code>");
+			pv_html_esc(b, G->runs[i]->dir);
+			pv_buf_addstr(b, "</code>)");
+		}
+		pv_buf_addstr(b, "</td><td class=\"l\">");
+		answer_text(c, g, t, sizeof(t));
+		pv_html_esc(b, t);
+		if (g) {
+			pv_buf_addf(b, "; %+ld against %s: <b>%s</b>", G->answer_diff,
+				    c->groups[0].label,
+				    G->answer_real   ? "real"
+				    : G->answer_diff ? "not shown real"
+						     : "");
+			pv_buf_addstr(b, " ");
+			pv_html_esc(b, G->answer_why);
+		}
+		pv_buf_addstr(b, "</td></tr>\n");
+	}
+	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
+	pv_buf_addf(b,
+		    "<p>%s. Each figure with its 95%% interval; a difference from %s is beyond the "
+		    "noise when its interval, widened over the %zu steps compared, leaves out "
+		    "0.</p>\n",
+		    c->differ_rate ? "Throughput differs beyond the noise at some step"
+				   : "No step's throughput differs beyond the noise",
+		    c->groups[0].label, n);
+	/* the overlay: throughput (left, markers and whiskers) and overload (right, dashed) */
+	if (buf && s && names) {
+		double *x = buf;
+
+		for (size_t i = 0; i < n; i++)
+			x[i] = c->steps[i].users;
+		for (size_t g = 0; g < ng; g++) {
+			double *y = buf + n * (1 + 4 * g), *lo = y + n, *hi = lo + n, *ov = hi + n;
+
+			for (size_t i = 0; i < n; i++) {
+				const struct pv_cmp_fig *r = &c->steps[i].fig[g * PV_CMP_FIGS];
+
+				y[i] = r[PV_CMP_RATE].have ? r[PV_CMP_RATE].v : NAN;
+				lo[i] = r[PV_CMP_RATE].lo;
+				hi[i] = r[PV_CMP_RATE].hi;
+				ov[i] = r[PV_CMP_OVERLOAD].have ? r[PV_CMP_OVERLOAD].v : NAN;
+			}
+			snprintf(names[2 * g], sizeof(names[0]), "%s: scenarios/s",
+				 c->groups[g].label);
+			snprintf(names[2 * g + 1], sizeof(names[0]), "%s: overload %%",
+				 c->groups[g].label);
+			s[2 * g] = (struct pv_plot_series){names[2 * g], x,   y, lo,	       hi,
+							   NULL,	 n,   0, marks[g % 5], 0,
+							   (int)(g % 8), true};
+			s[2 * g + 1] = (struct pv_plot_series){
+				names[2 * g + 1], x, ov,	   NULL, NULL, NULL, n, 1,
+				marks[g % 5],	  1, (int)(g % 8), true};
+		}
+		memset(&p, 0, sizeof(p));
+		p.id = "plot-compare";
+		p.title = "Throughput and overload per step, run against run";
+		p.desc =
+			"Users on the horizontal axis; each run's scenarios per second on the left "
+			"with 95% intervals (solid), its overload percent on the right (dashed); "
+			"each run has its own marker.";
+		p.xlabel = "users (all clients)";
+		p.ylabel = "scenarios/s";
+		p.y2label = "overload %";
+		p.xmin = 0;
+		p.ymin = 0;
+		p.y2min = 0;
+		p.xmax = p.ymax = p.y2max = p.hline2 = p.vline = NAN;
+		p.s = s;
+		p.ns = 2 * ng;
+		pv_html_plot(b, &p);
+	}
+	free(buf);
+	free(s);
+	free(names);
+	/* the table */
+	pv_buf_addstr(b, "<h2>Per step</h2>\n<div class=\"tw\"><table>\n<caption>Each figure: "
+			 "value [95% interval]; "
+			 "differences against the base: value [widened interval] and the "
+			 "verdict</caption>\n<thead><tr><th scope=\"col\">users</th><th "
+			 "scope=\"col\" class=\"l\">figure</th>");
+	for (size_t g = 0; g < ng; g++)
+		pv_buf_addf(b, "<th scope=\"col\">%s</th>", c->groups[g].label);
+	for (size_t g = 1; g < ng; g++)
+		pv_buf_addf(b, "<th scope=\"col\">%s - %s</th>", c->groups[g].label,
+			    c->groups[0].label);
+	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct pv_cmp_step *S = &c->steps[i];
+
+		for (int f = 0; f < PV_CMP_FIGS; f++) {
+			pv_buf_addstr(b, "<tr>");
+			if (!f)
+				pv_buf_addf(b, "<th scope=\"row\" rowspan=\"%d\">%u</th>",
+					    PV_CMP_FIGS, S->users);
+			pv_buf_addf(b, "<td class=\"l\">%s</td>", fig_label[f]);
+			for (size_t g = 0; g < ng; g++) {
+				fig_text(&S->fig[g * PV_CMP_FIGS + f], f <= PV_CMP_OVERLOAD ? 2 : 1,
+					 t, sizeof(t));
+				pv_buf_addstr(b, "<td>");
+				pv_html_esc(b, t);
+				pv_buf_addstr(b, "</td>");
+			}
+			for (size_t g = 1; g < ng; g++) {
+				const struct pv_cmp_fig *F = &S->fig[g * PV_CMP_FIGS + f];
+				bool beyond =
+					F->verdict == PV_CMP_HIGHER || F->verdict == PV_CMP_LOWER;
+
+				diff_text(F, (enum pv_cmp_figure)f, t, sizeof(t));
+				pv_buf_addf(b, "<td%s>", beyond ? " class=\"over\"" : "");
+				pv_html_esc(b, t);
+				pv_buf_addstr(b, "</td>");
+			}
+			pv_buf_addstr(b, "</tr>\n");
+		}
+	}
+	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
+	if (c->uncommon && c->uncommon[0]) {
+		pv_buf_addstr(b, "<h3>Steps left out (not in every run)</h3>\n<pre>");
+		pv_html_esc(b, c->uncommon);
+		pv_buf_addstr(b, "</pre>\n");
+	}
+	pv_buf_addstr(b, "<h2>What differs between the runs</h2>\n");
+	if (!c->nsettings) {
+		pv_buf_addstr(b, "<p>Nothing recorded differs.</p>\n");
+	} else {
+		pv_buf_addstr(b, "<div class=\"tw\"><table>\n<thead><tr><th scope=\"col\" "
+				 "class=\"l\">setting</th>");
+		for (size_t r = 0; r < c->nruns; r++) {
+			pv_buf_addstr(b, "<th scope=\"col\" class=\"l\">");
+			pv_html_esc(b, c->runs[r]->id);
+			pv_buf_addstr(b, "</th>");
+		}
+		pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+		for (size_t i = 0; i < c->nsettings; i++) {
+			pv_buf_addstr(b, "<tr><th scope=\"row\">");
+			pv_html_esc(b, c->settings[i].key);
+			pv_buf_addstr(b, "</th>");
+			for (size_t r = 0; r < c->nruns; r++) {
+				pv_buf_addstr(b, "<td class=\"l\">");
+				pv_html_esc(b, c->settings[i].values[r]);
+				pv_buf_addstr(b, "</td>");
+			}
+			pv_buf_addstr(b, "</tr>\n");
+		}
+		pv_buf_addstr(b, "</tbody>\n</table></div>\n");
+	}
+	pv_buf_addstr(b, "<p class=\"meta\">Written by provision " PV_VERSION
+			 " compare; this page fetches nothing.</p>\n");
+	pv_html_end(b);
+}
+
+static void release(void *result)
+{
+	struct compare_out *o = result;
+
+	pv_cmp_free(o->c);
+	for (size_t i = 0; i < o->nruns; i++)
+		pv_res_free(o->runs[i]);
+}
+
+int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out)
+{
+	struct compare_out *o = pv_out_result(out, "compare", sizeof(*o), text, json, release);
+	int r = PV_OK;
+
+	if (!o)
+		return PV_EIO;
+	if (ctx->cli.nargs < 2)
+		return pv_error(PV_EUSAGE, "compare needs two runs at least: provision compare "
+					   "RUN_A RUN_B [RUN_C...] (a run's folder, or repeats of "
+					   "one setting joined by commas: A1,A2)");
+	for (size_t a = 0; a < ctx->cli.nargs && r == PV_OK; a++) {
+		const char *p = ctx->cli.args[a];
+		char dir[1024];
+
+		while (r == PV_OK) {
+			size_t len = strcspn(p, ",");
+
+			if (!len || len >= sizeof(dir)) {
+				r = pv_error(PV_EUSAGE,
+					     "'%s': an empty or too long folder in a group",
+					     ctx->cli.args[a]);
+				break;
+			}
+			if (o->nruns == MAX_RUNS) {
+				r = pv_error(PV_EUSAGE, "more than %d runs", MAX_RUNS);
+				break;
+			}
+			snprintf(dir, sizeof(dir), "%.*s", (int)len, p);
+			if ((r = pv_res_read(dir, &o->runs[o->nruns])) != PV_OK)
+				break;
+			o->group[o->nruns++] = a;
+			if (!p[len])
+				break;
+			p += len + 1;
+		}
+	}
+	if (r == PV_OK)
+		r = pv_cmp_build((const struct pv_res_run *const *)o->runs, o->group, o->nruns,
+				 &o->c);
+	if (r == PV_OK && ctx->cli.opt[OPT_HTML]) {
+		struct pv_buf b = PV_BUF_INIT;
+
+		page(o->c, &b);
+		r = pv_buf_failed(&b) ? pv_error(PV_EIO, "out of memory")
+				      : pv_file_replace(ctx->cli.opt[OPT_HTML], b.data, b.len);
+		if (r == PV_OK) {
+			snprintf(o->html, sizeof(o->html), "%s", ctx->cli.opt[OPT_HTML]);
+			o->html_bytes = b.len;
+		}
+		pv_buf_release(&b, 0);
+	}
+	return r;
+}

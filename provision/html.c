@@ -1,0 +1,536 @@
+/* provision/html.c: standalone pages and their SVG plots (see html.h). */
+#include "provision/html.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- text ---- */
+
+/* The length of the UTF-8 sequence at s (n bytes left), 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and beyond U+10FFFF are not UTF-8 */
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+void pv_html_escn(struct pv_buf *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, run = 0;
+
+	while (i < n) {
+		const char *e = NULL;
+		size_t len = utf8_len(p + i, n - i);
+
+		switch (p[i]) {
+		case '&':
+			e = "&amp;";
+			break;
+		case '<':
+			e = "&lt;";
+			break;
+		case '>':
+			e = "&gt;";
+			break;
+		case '"':
+			e = "&quot;";
+			break;
+		case '\'':
+			e = "&#39;";
+			break;
+		default:
+			if (!len || (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n') || p[i] == 0x7f)
+				e = "\xef\xbf\xbd";
+			break;
+		}
+		if (!e) {
+			i += len;
+			run += len;
+			continue;
+		}
+		pv_buf_add(out, p + i - run, run);
+		run = 0;
+		pv_buf_addstr(out, e);
+		i += len ? len : 1;
+	}
+	pv_buf_add(out, p + i - run, run);
+}
+
+void pv_html_esc(struct pv_buf *out, const char *s)
+{
+	if (s)
+		pv_html_escn(out, s, strlen(s));
+}
+
+/* ---- the page ---- */
+
+static const char style[] =
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
+	"color:#1b1b1b;background:#fff;margin:0 auto;max-width:1200px;padding:12px 24px 48px}\n"
+	"h1{font-size:22px;margin:10px 0 2px}h2{font-size:18px;margin:30px 0 8px;"
+	"border-bottom:2px solid #444;padding-bottom:3px}h3{font-size:15px;margin:18px 0 6px}\n"
+	".meta{color:#444;margin:0 0 8px}\n"
+	".answer{font-size:17px;border:2px solid #222;border-left-width:8px;padding:10px 14px;"
+	"margin:14px 0;background:#f4f4f4}.answer b{font-size:20px}\n"
+	".hint{border-left:4px solid #888;padding:4px 12px;margin:8px 0}\n"
+	".tw{overflow-x:auto;margin:6px 0 14px}\n"
+	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:13px}\n"
+	"th,td{border:1px solid #b8b8b8;padding:3px 7px;text-align:right;vertical-align:top;"
+	"white-space:nowrap}\n.ci{font-size:11px;color:#444}\n"
+	"th{background:#ececec}th[scope=row],.l{text-align:left}\n"
+	"caption{text-align:left;font-weight:600;padding:2px 0 4px;white-space:normal}\n"
+	".over{font-weight:700;text-decoration:underline}\n"
+	".na{color:#555;font-style:italic}\n"
+	"pre{background:#f6f6f6;border:1px solid #ddd;padding:8px;overflow:auto;max-height:420px;"
+	"font-size:12px}\n"
+	"details{margin:6px 0}summary{font-weight:600}\n"
+	"figure{margin:10px 0 18px}svg{display:block;max-width:100%;height:auto}\n"
+	"svg text{font:12px system-ui,'DejaVu Sans',sans-serif;fill:#222}\n"
+	"svg .t{font-size:14px;font-weight:600}svg .sm{font-size:10px;fill:#555}\n"
+	".grid{stroke:#e4e4e4}.axis{stroke:#333;fill:none}.mk{stroke:#888;stroke-dasharray:3 3}\n"
+	".vl{stroke:#222;stroke-dasharray:6 4}.hl{stroke:#c0392b;stroke-dasharray:2 3}\n"
+	".c0{stroke:#1f5fa8;fill:#1f5fa8}.c1{stroke:#c0392b;fill:#c0392b}"
+	".c2{stroke:#2e8b3a;fill:#2e8b3a}.c3{stroke:#7d3c98;fill:#7d3c98}"
+	".c4{stroke:#c77c02;fill:#c77c02}.c5{stroke:#4d4d4d;fill:#4d4d4d}"
+	".c6{stroke:#0f8b8d;fill:#0f8b8d}.c7{stroke:#b0306a;fill:#b0306a}\n"
+	".ln{fill:none;stroke-width:1.8}.wh{fill:none;stroke-width:1.2}\n"
+	".d1{stroke-dasharray:7 4}.d2{stroke-dasharray:2 3}.d3{stroke-dasharray:9 3 2 3}\n";
+
+void pv_html_begin(struct pv_buf *out, const char *title)
+{
+	pv_buf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+			   /* nothing may be fetched: no script, no image, no font, no frame */
+			   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+			   "'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+			   "form-action 'none'\">\n"
+			   "<meta name=\"viewport\" content=\"width=device-width, "
+			   "initial-scale=1\">\n<meta name=\"generator\" content=\"provision\">\n"
+			   "<title>");
+	pv_html_esc(out, title);
+	pv_buf_addstr(out, "</title>\n<style>\n");
+	pv_buf_addstr(out, style);
+	pv_buf_addstr(out, "</style>\n</head>\n<body>\n");
+}
+
+void pv_html_end(struct pv_buf *out)
+{
+	pv_buf_addstr(out, "</body>\n</html>\n");
+}
+
+/* ---- plots ---- */
+
+struct frame {
+	double W, H;	      /* the whole SVG */
+	double L, R, T, B;    /* the plot area */
+	double x0, x1;	      /* the x range */
+	double y0, y1, ystep; /* left axis */
+	double z0, z1, zstep; /* right axis */
+	double xstep;
+};
+
+/* Ticks of 1, 2 or 5 times a power of ten, about n of them, covering [lo, hi]. */
+static void nice(double lo, double hi, int n, double *a, double *b, double *step)
+{
+	double raw, mag, f;
+
+	if (!(hi > lo))
+		hi = lo + 1;
+	raw = (hi - lo) / n;
+	mag = pow(10, floor(log10(raw)));
+	f = raw / mag;
+	*step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+	*a = floor(lo / *step + 1e-9) * *step;
+	*b = ceil(hi / *step - 1e-9) * *step;
+}
+
+/* Time ticks: whole seconds, minutes or hours. */
+static double time_step(double span)
+{
+	static const double steps[] = {1,   2,	 5,    10,   15,   30,	 60,	120,  300,
+				       600, 900, 1200, 1800, 3600, 7200, 10800, 21600};
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (span / steps[i] <= 10)
+			return steps[i];
+	return 43200;
+}
+
+static double fx(const struct frame *f, double x)
+{
+	return f->L + (f->R - f->L) * (x - f->x0) / (f->x1 - f->x0);
+}
+
+static double fy(const struct frame *f, int axis, double y)
+{
+	double lo = axis ? f->z0 : f->y0, hi = axis ? f->z1 : f->y1, v;
+
+	v = f->B - (f->B - f->T) * (y - lo) / (hi - lo);
+	return v < f->T - 4 ? f->T - 4 : v > f->B + 4 ? f->B + 4 : v;
+}
+
+static void tick_label(struct pv_buf *out, enum pv_plot_x kind, double v, double span)
+{
+	if (kind == PV_PLOT_X_TIME) {
+		long s = lround(v);
+
+		if (span >= 3600)
+			pv_buf_addf(out, "%ld:%02ld", s / 3600, s % 3600 / 60);
+		else
+			pv_buf_addf(out, "%ld:%02ld", s / 60, s % 60);
+	} else {
+		pv_buf_addf(out, "%g", fabs(v) < 1e-12 ? 0 : v);
+	}
+}
+
+static void marker(struct pv_buf *out, char m, int color, double x, double y, const char *tip)
+{
+	switch (m) {
+	case 's':
+		pv_buf_addf(out,
+			    "<rect class=\"c%d\" x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\">",
+			    color, x - 4, y - 4);
+		break;
+	case 't':
+		pv_buf_addf(out, "<path class=\"c%d\" d=\"M%.1f,%.1fl5,9h-10z\">", color, x, y - 6);
+		break;
+	case 'd':
+		pv_buf_addf(out, "<path class=\"c%d\" d=\"M%.1f,%.1fl5,5l-5,5l-5,-5z\">", color, x,
+			    y - 5);
+		break;
+	case 'x':
+		pv_buf_addf(out,
+			    "<path class=\"c%d\" style=\"fill:none;stroke-width:2\" "
+			    "d=\"M%.1f,%.1fl8,8m0,-8l-8,8\">",
+			    color, x - 4, y - 4);
+		break;
+	default:
+		pv_buf_addf(out, "<circle class=\"c%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\">", color,
+			    x, y);
+		break;
+	}
+	if (tip) {
+		pv_buf_addstr(out, "<title>");
+		pv_html_esc(out, tip);
+		pv_buf_addstr(out, "</title>");
+	}
+	pv_buf_addstr(out, m == 's' ? "</rect>\n" : m == 'o' || !m ? "</circle>\n" : "</path>\n");
+}
+
+/* A series' line: M/L through its points, a gap at each NAN, thinned to the lowest and the
+ * highest point of each pixel column when there are many more points than columns. */
+static void line(struct pv_buf *out, const struct frame *f, const struct pv_plot_series *s)
+{
+	bool pen = false, thin = (double)s->n > 2 * (f->R - f->L);
+	long col = -1;
+	size_t lo = 0, hi = 0;
+
+	pv_buf_addf(out, "<path class=\"ln c%d%s\" d=\"", s->color,
+		    s->dash == 1   ? " d1"
+		    : s->dash == 2 ? " d2"
+		    : s->dash == 3 ? " d3"
+				   : "");
+	for (size_t i = 0; i <= s->n; i++) {
+		bool gap = i < s->n && (isnan(s->y[i]) || isnan(s->x[i]));
+		long c = i < s->n ? lround(fx(f, s->x[i])) : -2;
+
+		if (thin && col >= 0 && (c != col || gap)) {
+			/* the column's lowest and highest, in the order they came */
+			size_t a = lo < hi ? lo : hi, b = lo < hi ? hi : lo;
+
+			pv_buf_addf(out, "%c%.1f,%.1f", pen ? 'L' : 'M', fx(f, s->x[a]),
+				    fy(f, s->axis, s->y[a]));
+			pen = true;
+			if (b != a)
+				pv_buf_addf(out, "L%.1f,%.1f", fx(f, s->x[b]),
+					    fy(f, s->axis, s->y[b]));
+			col = -1;
+		}
+		if (i == s->n)
+			break;
+		if (gap) {
+			pen = false;
+			continue;
+		}
+		if (!thin) {
+			pv_buf_addf(out, "%c%.1f,%.1f", pen ? 'L' : 'M', fx(f, s->x[i]),
+				    fy(f, s->axis, s->y[i]));
+			pen = true;
+			continue;
+		}
+		if (col != c) {
+			col = c;
+			lo = hi = i;
+		} else {
+			if (s->y[i] < s->y[lo])
+				lo = i;
+			if (s->y[i] > s->y[hi])
+				hi = i;
+		}
+	}
+	pv_buf_addstr(out, "\"/>\n");
+}
+
+/* The legend's sample of a series: its line and its marker. */
+static void sample(struct pv_buf *out, const struct pv_plot_series *s, double x, double y)
+{
+	if (s->line || !s->mark)
+		pv_buf_addf(out, "<path class=\"ln c%d%s\" d=\"M%.1f,%.1fh26\"/>", s->color,
+			    s->dash == 1   ? " d1"
+			    : s->dash == 2 ? " d2"
+			    : s->dash == 3 ? " d3"
+					   : "",
+			    x, y);
+	if (s->mark)
+		marker(out, s->mark, s->color, x + 13, y, NULL);
+}
+
+static void range(const struct pv_plot *p, int axis, double *lo, double *hi)
+{
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (size_t k = 0; k < p->ns; k++) {
+		const struct pv_plot_series *s = &p->s[k];
+
+		if (s->axis != axis)
+			continue;
+		for (size_t i = 0; i < s->n; i++) {
+			double v[3] = {s->y[i], s->lo ? s->lo[i] : NAN, s->hi ? s->hi[i] : NAN};
+
+			for (int j = 0; j < 3; j++)
+				if (isfinite(v[j])) {
+					*lo = fmin(*lo, v[j]);
+					*hi = fmax(*hi, v[j]);
+				}
+		}
+	}
+}
+
+void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
+{
+	struct frame f;
+	double lo, hi, legend_y, x, row_h = 18;
+	int rows = 1;
+
+	memset(&f, 0, sizeof(f));
+	f.W = p->width ? p->width : 960;
+	f.H = p->height ? p->height : 280;
+	f.L = 70;
+	f.R = f.W - (p->y2label ? 70 : 20);
+	f.T = 38;
+	f.B = f.H - 42;
+	/* x */
+	f.x0 = INFINITY;
+	f.x1 = -INFINITY;
+	for (size_t k = 0; k < p->ns; k++)
+		for (size_t i = 0; i < p->s[k].n; i++)
+			if (isfinite(p->s[k].x[i])) {
+				f.x0 = fmin(f.x0, p->s[k].x[i]);
+				f.x1 = fmax(f.x1, p->s[k].x[i]);
+			}
+	for (size_t k = 0; k < p->nmarks; k++) {
+		f.x0 = fmin(f.x0, p->marks[k].x);
+		f.x1 = fmax(f.x1, p->marks[k].x);
+	}
+	if (!isnan(p->xmin))
+		f.x0 = p->xmin;
+	if (!isnan(p->xmax))
+		f.x1 = p->xmax;
+	if (!isfinite(f.x0) || !isfinite(f.x1)) {
+		f.x0 = 0;
+		f.x1 = 1;
+	}
+	if (p->xkind == PV_PLOT_X_TIME) {
+		f.xstep = time_step(f.x1 - f.x0);
+		if (!(f.x1 > f.x0))
+			f.x1 = f.x0 + f.xstep;
+	} else {
+		double a, b;
+
+		nice(f.x0, f.x1, 8, &a, &b, &f.xstep);
+		if (isnan(p->xmin))
+			f.x0 = a;
+		if (isnan(p->xmax))
+			f.x1 = b;
+		if (!(f.x1 > f.x0))
+			f.x1 = f.x0 + f.xstep;
+	}
+	/* y: from 0 unless told */
+	range(p, 0, &lo, &hi);
+	if (!isfinite(hi))
+		hi = 1;
+	nice(isnan(p->ymin) ? fmin(0, lo) : p->ymin, isnan(p->ymax) ? hi * 1.05 : p->ymax, 5, &f.y0,
+	     &f.y1, &f.ystep);
+	range(p, 1, &lo, &hi);
+	if (!isfinite(hi))
+		hi = 1;
+	nice(isnan(p->y2min) ? fmin(0, lo) : p->y2min, isnan(p->y2max) ? hi * 1.05 : p->y2max, 5,
+	     &f.z0, &f.z1, &f.zstep);
+	/* the legend's rows */
+	x = f.L;
+	for (size_t k = 0; k < p->ns; k++) {
+		double w = 40 + 6.6 * (double)strlen(p->s[k].name ? p->s[k].name : "") + 18;
+
+		if (x + w > f.W - 10 && x > f.L) {
+			rows++;
+			x = f.L;
+		}
+		x += w;
+	}
+	legend_y = f.H + 4;
+	f.H += rows * row_h + 6;
+
+	pv_buf_addf(out,
+		    "<figure>\n<svg id=\"%s\" class=\"plot\" "
+		    "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
+		    "aria-labelledby=\"%s-t %s-d\">\n<title id=\"%s-t\">",
+		    p->id, f.W, f.H, f.W, f.H, p->id, p->id, p->id);
+	pv_html_esc(out, p->title);
+	pv_buf_addf(out, "</title>\n<desc id=\"%s-d\">", p->id);
+	pv_html_esc(out, p->desc);
+	pv_buf_addf(out, "</desc>\n<text class=\"t\" x=\"%.0f\" y=\"18\" text-anchor=\"middle\">",
+		    f.W / 2);
+	pv_html_esc(out, p->title);
+	pv_buf_addstr(out, "</text>\n");
+	/* grid and axes */
+	for (double v = f.y0; v <= f.y1 + f.ystep * 1e-6; v += f.ystep) {
+		pv_buf_addf(out,
+			    "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			    f.L, f.R, fy(&f, 0, v), fy(&f, 0, v), f.L - 6, fy(&f, 0, v) + 4,
+			    fabs(v) < f.ystep * 1e-9 ? 0 : v);
+	}
+	if (p->y2label)
+		for (double v = f.z0; v <= f.z1 + f.zstep * 1e-6; v += f.zstep)
+			pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%g</text>\n", f.R + 6,
+				    fy(&f, 1, v) + 4, fabs(v) < f.zstep * 1e-9 ? 0 : v);
+	for (double v = ceil(f.x0 / f.xstep - 1e-9) * f.xstep; v <= f.x1 + f.xstep * 1e-6;
+	     v += f.xstep) {
+		pv_buf_addf(out,
+			    "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+			    fx(&f, v), fx(&f, v), f.B, f.B + 5, fx(&f, v), f.B + 18);
+		tick_label(out, p->xkind, v, f.x1 - f.x0);
+		pv_buf_addstr(out, "</text>\n");
+	}
+	pv_buf_addf(out, "<path class=\"axis\" d=\"M%.1f,%.1fV%.1fH%.1f%s\"/>\n", f.L, f.T, f.B,
+		    f.R, p->y2label ? "V38" : "");
+	pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (f.L + f.R) / 2,
+		    f.B + 34);
+	pv_html_esc(out, p->xlabel);
+	pv_buf_addf(out,
+		    "</text>\n<text transform=\"translate(16,%.1f) rotate(-90)\" "
+		    "text-anchor=\"middle\">",
+		    (f.T + f.B) / 2);
+	pv_html_esc(out, p->ylabel);
+	pv_buf_addstr(out, "</text>\n");
+	if (p->y2label) {
+		pv_buf_addf(out,
+			    "<text transform=\"translate(%.1f,%.1f) rotate(90)\" "
+			    "text-anchor=\"middle\">",
+			    f.W - 14, (f.T + f.B) / 2);
+		pv_html_esc(out, p->y2label);
+		pv_buf_addstr(out, "</text>\n");
+	}
+	/* step boundaries, the answer, the threshold */
+	for (size_t k = 0; k < p->nmarks; k++) {
+		double mx = fx(&f, p->marks[k].x);
+
+		if (mx < f.L - 0.5 || mx > f.R + 0.5)
+			continue;
+		pv_buf_addf(out,
+			    "<line class=\"mk\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+			    mx, mx, f.T, f.B);
+		if (p->marks[k].label) {
+			pv_buf_addf(out, "<text class=\"sm\" x=\"%.1f\" y=\"%.1f\">", mx + 2,
+				    f.T - 3);
+			pv_html_esc(out, p->marks[k].label);
+			pv_buf_addstr(out, "</text>");
+		}
+		pv_buf_addstr(out, "\n");
+	}
+	if (!isnan(p->hline2) && p->y2label)
+		pv_buf_addf(
+			out,
+			"<line class=\"hl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+			f.L, f.R, fy(&f, 1, p->hline2), fy(&f, 1, p->hline2));
+	if (!isnan(p->vline)) {
+		double vx = fx(&f, p->vline);
+
+		/* the label on the line's left when it is near the right edge */
+		pv_buf_addf(out,
+			    "<line class=\"vl\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\"%s>",
+			    vx, vx, f.T, f.B, vx > f.R - 80 ? vx - 4 : vx + 4, f.T + 12,
+			    vx > f.R - 80 ? " text-anchor=\"end\"" : "");
+		pv_html_esc(out, p->vlabel);
+		pv_buf_addstr(out, "</text>\n");
+	}
+	/* the series */
+	for (size_t k = 0; k < p->ns; k++) {
+		const struct pv_plot_series *s = &p->s[k];
+
+		pv_buf_addf(out, "<g class=\"series\" data-name=\"");
+		pv_html_esc(out, s->name);
+		pv_buf_addf(out, "\" data-points=\"%zu\">\n", s->n);
+		if (s->line)
+			line(out, &f, s);
+		for (size_t i = 0; s->lo && s->hi && i < s->n; i++) {
+			double x0 = fx(&f, s->x[i]);
+
+			if (isnan(s->lo[i]) || isnan(s->hi[i]) || isnan(s->x[i]))
+				continue;
+			pv_buf_addf(out,
+				    "<path class=\"wh c%d\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fh8M%.1f,"
+				    "%.1fh8\"/>\n",
+				    s->color, x0, fy(&f, s->axis, s->lo[i]),
+				    fy(&f, s->axis, s->hi[i]), x0 - 4, fy(&f, s->axis, s->lo[i]),
+				    x0 - 4, fy(&f, s->axis, s->hi[i]));
+		}
+		for (size_t i = 0; s->mark && i < s->n; i++)
+			if (!isnan(s->y[i]) && !isnan(s->x[i]))
+				marker(out, s->mark, s->color, fx(&f, s->x[i]),
+				       fy(&f, s->axis, s->y[i]), s->tip ? s->tip[i] : NULL);
+		pv_buf_addstr(out, "</g>\n");
+	}
+	/* the legend */
+	x = f.L;
+	for (size_t k = 0; k < p->ns; k++) {
+		double w = 40 + 6.6 * (double)strlen(p->s[k].name ? p->s[k].name : "") + 18;
+
+		if (x + w > f.W - 10 && x > f.L) {
+			legend_y += row_h;
+			x = f.L;
+		}
+		sample(out, &p->s[k], x, legend_y + 9);
+		pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 34, legend_y + 13);
+		pv_html_esc(out, p->s[k].name);
+		pv_buf_addstr(out, "</text>\n");
+		x += w;
+	}
+	pv_buf_addstr(out, "</svg>\n</figure>\n");
+}

@@ -1,0 +1,1271 @@
+/* provision/report.c: report.html (see report.h) and `provision report RUN_DIR`: the answer
+ * first, the ramp, the steps, the time series of the whole run with the steps marked, the
+ * bottleneck hint, the settings and versions, the errors. What a run did not record is said
+ * so, never guessed. */
+#include "provision/provision.h"
+#include "provision/html.h"
+#include "provision/report.h"
+
+#include "results/stats.h"
+#include "util/err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NOT_RECORDED "not recorded in this run"
+#define ALPHA	     0.05
+
+static void addh(struct pv_buf *b, const char *tag, const char *text)
+{
+	pv_buf_addf(b, "<%s>", tag);
+	pv_html_esc(b, text);
+	pv_buf_addf(b, "</%s>\n", tag);
+}
+
+static void na(struct pv_buf *b, const char *what)
+{
+	pv_buf_addstr(b, "<p class=\"na\">");
+	pv_html_esc(b, what);
+	pv_buf_addstr(b, "</p>\n");
+}
+
+/* ---- the timeline: seconds since the first step's start ---- */
+
+struct timeline {
+	double t0;   /* the first step's start (epoch) */
+	double *off; /* [step]: its start, in seconds from t0 */
+	double *len; /* [step]: its length */
+};
+
+static int timeline_of(const struct pv_res_run *run, struct timeline *tl)
+{
+	double at = 0;
+
+	tl->t0 = run->nsteps ? run->steps[0].start : NAN;
+	tl->off = calloc(run->nsteps ? run->nsteps : 1, sizeof(*tl->off));
+	tl->len = calloc(run->nsteps ? run->nsteps : 1, sizeof(*tl->len));
+	if (!tl->off || !tl->len)
+		return PV_EIO;
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[i];
+		double len = st->end - st->start;
+
+		if (!isnan(len) && len < 0)
+			len = NAN;
+		if (isnan(len))
+			len = st->srv && st->srv->n ? st->srv->t[st->srv->n - 1]
+						    : run->duration + run->warmup;
+		/* from the wall clock when known, else one after the other */
+		tl->off[i] = !isnan(st->start) && !isnan(tl->t0) ? st->start - tl->t0 : at;
+		tl->len[i] = len;
+		at = tl->off[i] + len;
+	}
+	return PV_OK;
+}
+
+static void timeline_free(struct timeline *tl)
+{
+	free(tl->off);
+	free(tl->len);
+}
+
+/* One column of every step's watch (the server's, or the DC's) as one series over the run,
+ * a gap between steps. */
+struct series_buf {
+	double *x, *y;
+	size_t n;
+};
+
+static bool column(const struct pv_res_run *run, const struct timeline *tl, bool dc,
+		   const char *name, struct series_buf *sb)
+{
+	size_t cap = 0;
+	bool any = false;
+
+	memset(sb, 0, sizeof(*sb));
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_watch *w = dc ? run->steps[i].dc : run->steps[i].srv;
+
+		cap += (w ? w->n : 0) + 1;
+	}
+	if (!cap || !(sb->x = calloc(cap, sizeof(double))) ||
+	    !(sb->y = calloc(cap, sizeof(double))))
+		return false;
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_watch *w = dc ? run->steps[i].dc : run->steps[i].srv;
+		long c = pv_res_watch_col(w, name);
+
+		if (c < 0)
+			continue;
+		for (size_t j = 0; j < w->n; j++) {
+			sb->x[sb->n] = tl->off[i] + w->t[j];
+			sb->y[sb->n++] = w->v[j * w->ncols + (size_t)c];
+			any |= !isnan(w->v[j * w->ncols + (size_t)c]);
+		}
+		sb->x[sb->n] = tl->off[i] + (w->n ? w->t[w->n - 1] : 0);
+		sb->y[sb->n++] = NAN;
+	}
+	return any;
+}
+
+static void series_free(struct series_buf *sb, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(sb[i].x);
+		free(sb[i].y);
+	}
+}
+
+struct col {
+	const char *name, *label;
+	int axis;
+	char mark;
+	int dash;
+};
+
+/* A plot of some watch columns over the whole run; false when none was recorded. */
+static bool watch_plot(struct pv_buf *b, const struct pv_res_run *run, const struct timeline *tl,
+		       const struct pv_plot_mark *marks, bool dc, const char *id, const char *title,
+		       const char *desc, const char *ylabel, const char *y2label, double ymax,
+		       const struct col *cols, size_t ncols)
+{
+	struct series_buf sb[8];
+	struct pv_plot_series s[8];
+	struct pv_plot p;
+	size_t n = 0;
+
+	memset(s, 0, sizeof(s));
+	for (size_t k = 0; k < ncols && k < 8; k++) {
+		if (!column(run, tl, dc, cols[k].name, &sb[n])) {
+			free(sb[n].x);
+			free(sb[n].y);
+			continue;
+		}
+		s[n].name = cols[k].label;
+		s[n].x = sb[n].x;
+		s[n].y = sb[n].y;
+		s[n].n = sb[n].n;
+		s[n].axis = cols[k].axis;
+		s[n].dash = cols[k].dash;
+		s[n].color = (int)k;
+		s[n].line = true;
+		n++;
+	}
+	if (!n)
+		return false;
+	memset(&p, 0, sizeof(p));
+	p.id = id;
+	p.title = title;
+	p.desc = desc;
+	p.xlabel = "time since the first step started (m:ss or h:mm); dotted lines: steps";
+	p.ylabel = ylabel;
+	p.y2label = y2label;
+	p.xkind = PV_PLOT_X_TIME;
+	p.xmin = 0;
+	p.xmax = p.ymin = p.y2min = p.y2max = p.hline2 = p.vline = NAN;
+	p.ymax = ymax;
+	p.s = s;
+	p.ns = n;
+	p.marks = marks;
+	p.nmarks = run->nsteps;
+	pv_html_plot(b, &p);
+	series_free(sb, n);
+	return true;
+}
+
+/* ---- pieces of text ---- */
+
+static void ms_cell(struct pv_buf *b, double secs, bool over)
+{
+	if (isnan(secs))
+		pv_buf_addstr(b, "<td class=\"na\">-</td>");
+	else
+		pv_buf_addf(b, "<td%s>%.1f%s</td>", over ? " class=\"over\"" : "", secs * 1000,
+			    over ? " !" : "");
+}
+
+static void num_cell(struct pv_buf *b, const char *fmt, double v)
+{
+	if (isnan(v))
+		pv_buf_addstr(b, "<td class=\"na\">-</td>");
+	else {
+		pv_buf_addstr(b, "<td>");
+		pv_buf_addf(b, fmt, v);
+		pv_buf_addstr(b, "</td>");
+	}
+}
+
+static double stat_mean(const struct pv_res_watch *w, const char *name, double *p95)
+{
+	double m, p, x;
+
+	if (!w || !pv_res_watch_stat(w, name, &m, &p, &x)) {
+		*p95 = NAN;
+		return NAN;
+	}
+	*p95 = p;
+	return m;
+}
+
+/* "4.17.12-Debian" from what the server said ("Version 4.17.12-Debian;Linux 6.1.0"), and
+ * the kernel. */
+static void versions(const char *said, char *samba, size_t scap, char *kernel, size_t kcap)
+{
+	const char *v = strstr(said, "Version "), *semi = strchr(said, ';');
+
+	snprintf(samba, scap, "%s", NOT_RECORDED);
+	snprintf(kernel, kcap, "%s", NOT_RECORDED);
+	if (v)
+		snprintf(samba, scap, "%.*s", (int)strcspn(v + 8, ";"), v + 8);
+	if (semi)
+		snprintf(kernel, kcap, "%s", semi + 1);
+	else if (said[0] && !v)
+		snprintf(kernel, kcap, "%s", said);
+}
+
+/* A [global] setting of the server's configuration as testparm gave it. */
+static void config_value(const char *conf, const char *key, char *out, size_t cap)
+{
+	const char *p = conf;
+	bool global = true;
+	size_t klen = strlen(key);
+
+	if (!conf) {
+		snprintf(out, cap, "%s", NOT_RECORDED);
+		return;
+	}
+	snprintf(out, cap, "not set: Samba's default");
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		const char *s = p;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '[')
+			global = strncmp(s, "[global]", 8) == 0;
+		else if (global && !strncasecmp(s, key, klen) &&
+			 (s[klen] == ' ' || s[klen] == '=')) {
+			const char *v = strchr(s, '=');
+
+			if (v && v < p + n) {
+				v++;
+				while (*v == ' ')
+					v++;
+				snprintf(out, cap, "%.*s", (int)(p + n - v), v);
+			}
+		}
+		p += n + (p[n] == '\n');
+	}
+}
+
+/* ---- sections ---- */
+
+static void head(struct pv_buf *b, const struct pv_res_run *run)
+{
+	pv_buf_addstr(b, "<h1>Run ");
+	pv_html_esc(b, run->id[0] ? run->id : "(no id)");
+	pv_buf_addstr(b, "</h1>\n<p class=\"meta\">driver <b>");
+	pv_html_esc(b, run->driver);
+	pv_buf_addstr(b, "</b>, lab <b>");
+	pv_html_esc(b, run->lab);
+	pv_buf_addstr(b, "</b>, started ");
+	pv_html_esc(b, run->started[0] ? run->started : "?");
+	pv_buf_addstr(b, ", ended ");
+	pv_html_esc(b, run->ended[0] ? run->ended : "(not ended: cut short)");
+	pv_buf_addf(b, "; %zu of %zu steps; status <b>", run->nsteps, run->planned);
+	pv_html_esc(b, run->status);
+	pv_buf_addstr(b, "</b>");
+	if (run->exit_code > 0)
+		pv_buf_addf(b, " (exit %d, %s)", run->exit_code, pv_status_name(run->exit_code));
+	pv_buf_addstr(b, ". Folder: <code>");
+	pv_html_esc(b, run->dir);
+	pv_buf_addstr(b, "</code></p>\n<nav><p>");
+	pv_buf_addstr(b, "<a href=\"#ramp\">ramp</a> · <a href=\"#steps\">steps</a> · "
+			 "<a href=\"#latency\">latency</a> · <a href=\"#time\">over time</a> · "
+			 "<a href=\"#hint\">bottleneck</a> · <a href=\"#settings\">settings</a> · "
+			 "<a href=\"#errors\">errors</a></p></nav>\n");
+}
+
+static void answer(struct pv_buf *b, const struct pv_res_run *run)
+{
+	pv_buf_addstr(b, "<div class=\"answer\" id=\"answer\">");
+	if (!run->has_load) {
+		pv_buf_addstr(b, "Driver <b>");
+		pv_html_esc(b, run->driver);
+		pv_buf_addstr(b, "</b> measures no scenarios here, so this run gives no capacity "
+				 "answer: its steps, the server watch and the hosts' states "
+				 "follow.");
+		if (!strcmp(run->driver, "builtin"))
+			pv_buf_addstr(b, " (The built-in driver's figures, load.json, are missing: "
+					 "the run ended before its results were written.)");
+	} else if (run->answer_step >= 0) {
+		const struct pv_res_step *st = &run->steps[run->answer_step];
+		const struct pv_res_step *next = NULL;
+
+		for (size_t i = 0; i < run->nsteps; i++)
+			if (run->steps[i].has_load && run->steps[i].users > st->users &&
+			    (!next || run->steps[i].users < next->users))
+				next = &run->steps[i];
+		pv_buf_addf(b, "<b>The server carried %u users</b> without overload (step %u).",
+			    run->answer_users, st->n);
+		pv_buf_addf(b,
+			    " Margin: overload %.2f%% against the %g%% threshold, %.2f points "
+			    "to spare; %llu errors; %.2f scenarios/s of %.2f expected.",
+			    st->all.overload, run->cfg.overload,
+			    run->cfg.overload - st->all.overload,
+			    (unsigned long long)st->all.errors, st->rate, st->expected);
+		if (next)
+			pv_buf_addf(b, " The next step, %u users, had overload %.2f%%%s.",
+				    next->users, next->all.overload,
+				    next->all.errors ? " and errors" : "");
+		else
+			pv_buf_addstr(
+				b, " That is the most users the ramp tried: the limit is higher.");
+	} else {
+		const struct pv_res_step *first = NULL;
+
+		for (size_t i = 0; i < run->nsteps; i++)
+			if (run->steps[i].has_load && (!first || run->steps[i].users < first->users))
+				first = &run->steps[i];
+		pv_buf_addstr(b, "<b>The server carried no step</b> without overload.");
+		if (first)
+			pv_buf_addf(b,
+				    " Even the fewest users tried, %u (step %u), had overload %.2f%% "
+				    "against the %g%% threshold, %llu errors and %u of them not "
+				    "logged on.",
+				    first->users, first->n, first->all.overload, run->cfg.overload,
+				    (unsigned long long)first->all.errors,
+				    first->users > first->connected ? first->users - first->connected
+								    : 0);
+	}
+	if (run->error[0]) {
+		pv_buf_addstr(b, "<br>The run ended early: ");
+		pv_html_esc(b, run->error);
+	}
+	pv_buf_addstr(b, "</div>\n");
+}
+
+static void ramp(struct pv_buf *b, const struct pv_res_run *run)
+{
+	size_t n = run->nsteps;
+	double *x = calloc(5 * (n ? n : 1) + 2, sizeof(double)), *ys, *lo, *hi, *yo, *yc, ex[2],
+	       ey[2], m, p95;
+	char **tips = calloc(3 * (n ? n : 1), sizeof(char *));
+	struct pv_plot_series s[4];
+	struct pv_plot p;
+	size_t ns = 0;
+	unsigned umax = 0;
+	bool any_cpu = false;
+
+	pv_buf_addstr(b, "<h2 id=\"ramp\">The ramp</h2>\n");
+	if (!x || !tips || !n) {
+		na(b, "No step ran.");
+		free(x);
+		free(tips);
+		return;
+	}
+	ys = x + n;
+	lo = ys + n;
+	hi = lo + n;
+	yo = hi + n;
+	yc = calloc(n, sizeof(double));
+	memset(s, 0, sizeof(s));
+	for (size_t i = 0; i < n; i++) {
+		const struct pv_res_step *st = &run->steps[i];
+		char t[200];
+
+		x[i] = st->users;
+		umax = st->users > umax ? st->users : umax;
+		ys[i] = st->has_load ? st->rate : NAN;
+		lo[i] = hi[i] = NAN;
+		if (st->has_load && st->secs > 0) {
+			pv_stat_poisson_ci(st->all.completed, ALPHA, &lo[i], &hi[i]);
+			lo[i] /= st->secs;
+			hi[i] /= st->secs;
+		}
+		yo[i] = st->has_load ? st->all.overload : NAN;
+		m = stat_mean(st->srv, "cpu", &p95);
+		if (yc)
+			yc[i] = m;
+		snprintf(t, sizeof(t),
+			 "%u users: %.2f scenarios/s (95%%: %.2f-%.2f), expected %.2f", st->users,
+			 ys[i], lo[i], hi[i], st->expected);
+		tips[i] = strdup(t);
+		snprintf(t, sizeof(t), "%u users: overload %.2f%%", st->users, yo[i]);
+		tips[n + i] = strdup(t);
+		snprintf(t, sizeof(t), "%u users: server CPU %.1f%% (mean)", st->users, m);
+		tips[2 * n + i] = strdup(t);
+	}
+	if (run->has_load) {
+		s[ns++] = (struct pv_plot_series){"scenarios/s (95% interval)",
+						  x,
+						  ys,
+						  lo,
+						  hi,
+						  (const char *const *)tips,
+						  n,
+						  0,
+						  'o',
+						  0,
+						  0,
+						  true};
+		ex[0] = 0;
+		ex[1] = umax;
+		ey[0] = 0;
+		ey[1] = umax * (double)run->cfg.rate / 3600;
+		s[ns++] = (struct pv_plot_series){
+			"expected (users x rate)", ex, ey, NULL, NULL, NULL, 2, 0, 0, 1, 5, true};
+		s[ns++] = (struct pv_plot_series){"overload % (threshold dotted)",
+						  x,
+						  yo,
+						  NULL,
+						  NULL,
+						  (const char *const *)tips + n,
+						  n,
+						  1,
+						  's',
+						  0,
+						  1,
+						  true};
+	}
+	for (size_t i = 0; yc && i < n && !any_cpu; i++)
+		any_cpu = !isnan(yc[i]);
+	if (any_cpu)
+		s[ns++] = (struct pv_plot_series){"server CPU % (mean)",
+						  x,
+						  yc,
+						  NULL,
+						  NULL,
+						  (const char *const *)tips + 2 * n,
+						  n,
+						  1,
+						  't',
+						  3,
+						  2,
+						  true};
+	memset(&p, 0, sizeof(p));
+	p.id = "plot-ramp";
+	p.title = run->has_load ? "Users against throughput, overload and the server's CPU"
+				: "Users against the server's CPU";
+	p.desc = "One point per step: users on the horizontal axis; scenarios per second on the "
+		 "left with their 95% intervals and the expected throughput dashed; overload and "
+		 "the server's CPU in percent on the right.";
+	p.xlabel = "users (all clients)";
+	p.ylabel = run->has_load ? "scenarios/s" : "";
+	p.y2label = "overload %, server CPU %";
+	p.xmin = 0;
+	p.xmax = p.ymax = NAN;
+	p.ymin = 0;
+	p.y2min = 0;
+	p.y2max = 100;
+	p.hline2 = run->has_load ? run->cfg.overload : NAN;
+	p.vline = run->answer_step >= 0 ? run->answer_users : NAN;
+	p.vlabel = "carried";
+	p.s = s;
+	p.ns = ns;
+	if (ns)
+		pv_html_plot(b, &p);
+	else
+		na(b, "No scenarios and no server watch: nothing to plot against the users.");
+	for (size_t i = 0; i < 3 * n; i++)
+		free(tips[i]);
+	free(tips);
+	free(yc);
+	free(x);
+}
+
+static void host_states(struct pv_buf *b, const struct pv_res_step *st)
+{
+	static const char *const states[] = {"done", "stopped", "failed", "lost", "not started"};
+	bool first = true;
+
+	for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++) {
+		unsigned n = 0;
+
+		for (size_t i = 0; i < st->nhosts; i++)
+			n += strcmp(st->hosts[i].state, states[k]) == 0;
+		if (n) {
+			pv_buf_addf(b, "%s%u %s", first ? "" : ", ", n, states[k]);
+			first = false;
+		}
+	}
+}
+
+static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
+{
+	bool dc = false;
+
+	for (size_t i = 0; i < run->nsteps; i++)
+		dc |= run->steps[i].dc != NULL;
+	pv_buf_addstr(b, "<h2 id=\"steps\">The steps</h2>\n<p>");
+	pv_buf_addstr(b, run->has_load ? "The built-in driver's figures, each with its 95% "
+					 "interval below it (from the counts and the latency "
+					 "histograms), "
+				       : "");
+	pv_buf_addstr(b, "the server's CPU and the hosts' states. Underlined and marked ! : over "
+			 "the threshold.</p>\n<div class=\"tw\"><table>\n<caption>Every "
+			 "step</caption>\n<thead><tr><th scope=\"col\">step</th>"
+			 "<th scope=\"col\">users</th>");
+	if (run->has_load)
+		pv_buf_addstr(b,
+			      "<th scope=\"col\">scen/s<br>(95%)</th><th scope=\"col\">expected"
+			      "</th><th scope=\"col\">overload %<br>(95%)</th><th scope=\"col\">"
+			      "errors</th><th scope=\"col\">median ms</th><th scope=\"col\">p95 "
+			      "ms<br>(95%)</th><th scope=\"col\">logged on</th><th scope=\"col\">"
+			      "counts</th>");
+	pv_buf_addstr(b, "<th scope=\"col\">server CPU %<br>mean / p95</th>"
+			 "<th scope=\"col\">smbd %<br>of a core</th>");
+	if (dc)
+		pv_buf_addstr(b, "<th scope=\"col\">DC CPU %</th>");
+	pv_buf_addstr(b, "<th scope=\"col\" class=\"l\">hosts (how the step "
+			 "ended)</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[i];
+		double m, p, lo, hi;
+
+		pv_buf_addf(b, "<tr><th scope=\"row\">%u</th><td>%u</td>", st->n, st->users);
+		if (run->has_load && st->has_load) {
+			bool over = st->all.overload > run->cfg.overload;
+
+			pv_buf_addf(b, "<td>%.2f", st->rate);
+			if (st->secs > 0) {
+				pv_stat_poisson_ci(st->all.completed, ALPHA, &lo, &hi);
+				pv_buf_addf(b, "<br><span class=\"ci\">%.2f-%.2f</span>",
+					    lo / st->secs, hi / st->secs);
+			}
+			pv_buf_addstr(b, "</td>");
+			num_cell(b, "%.2f", st->expected);
+			pv_buf_addf(b, "<td%s>%.2f%s", over ? " class=\"over\"" : "",
+				    st->all.overload, over ? " !" : "");
+			if (st->all.started) {
+				pv_stat_binom_ci(st->all.overloaded, st->all.started, ALPHA, &lo,
+						 &hi);
+				pv_buf_addf(b, "<br><span class=\"ci\">%.2f-%.2f</span>", 100 * lo,
+					    100 * hi);
+			}
+			pv_buf_addstr(b, "</td>");
+			pv_buf_addf(b, "<td%s>%llu</td>", st->all.errors ? " class=\"over\"" : "",
+				    (unsigned long long)st->all.errors);
+			ms_cell(b, st->all.median, false);
+			if (isnan(st->all.p95)) {
+				pv_buf_addstr(b, "<td class=\"na\">-</td>");
+			} else {
+				pv_buf_addf(b, "<td>%.1f", st->all.p95 * 1000);
+				if (st->all.has_hist) {
+					pv_stat_hist_ci(&st->all.hist, 0.95, ALPHA, &lo, &hi);
+					pv_buf_addf(b, "<br><span class=\"ci\">%.1f-", lo * 1000);
+					if (isinf(hi))
+						pv_buf_addstr(b, "?</span>");
+					else
+						pv_buf_addf(b, "%.1f</span>", hi * 1000);
+				}
+				pv_buf_addstr(b, "</td>");
+			}
+			pv_buf_addf(b, "<td%s>%u of %u%s</td>",
+				    st->connected < st->users ? " class=\"over\"" : "",
+				    st->connected, st->users,
+				    st->clients_lost ? ", client lost" : "");
+			pv_buf_addf(b, "<td>%s</td>", st->carried ? "yes" : "<b>no</b>");
+		} else if (run->has_load) {
+			pv_buf_addstr(b, "<td class=\"na\" colspan=\"8\">no figures</td>");
+		}
+		m = stat_mean(st->srv, "cpu", &p);
+		if (isnan(m))
+			pv_buf_addstr(b, "<td class=\"na\">not watched</td>");
+		else
+			pv_buf_addf(b, "<td>%.1f / %.1f</td>", m, p);
+		num_cell(b, "%.1f", stat_mean(st->srv, "smbd", &p));
+		if (dc)
+			num_cell(b, "%.1f", stat_mean(st->dc, "cpu", &p));
+		pv_buf_addstr(b, "<td class=\"l\">");
+		host_states(b, st);
+		pv_buf_addstr(b, " (");
+		pv_html_esc(b, st->ended[0] ? st->ended : "?");
+		pv_buf_addstr(b, ")</td></tr>\n");
+	}
+	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
+	if (!dc)
+		na(b, "The DC's CPU: " NOT_RECORDED ".");
+	if (run->has_load)
+		pv_buf_addstr(b,
+			      "<p>\"counts\": whether the step counts for the answer (overload at "
+			      "most the threshold, no error, every user logged on, no client "
+			      "lost).</p>\n");
+}
+
+static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run)
+{
+	pv_buf_addstr(b, "<h2 id=\"latency\">Latency and mix per scenario kind</h2>\n");
+	if (!run->has_load) {
+		na(b, "The driver measures no scenarios: " NOT_RECORDED ".");
+		return;
+	}
+	pv_buf_addstr(
+		b, "<p>Median and p95 latency in ms, per kind and step; a p95 over its kind's "
+		   "limit is "
+		   "underlined and marked !.</p>\n<div class=\"tw\"><table>\n<caption>Latency per "
+		   "scenario kind</caption>\n<thead><tr>"
+		   "<th scope=\"col\" class=\"l\">kind</th><th scope=\"col\">limit s</th>");
+	for (size_t i = 0; i < run->nsteps; i++)
+		pv_buf_addf(b, "<th scope=\"col\" colspan=\"2\">%u users</th>",
+			    run->steps[i].users);
+	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+		pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%g</td>", pv_load_names[k],
+			    run->cfg.kind[k].limit);
+		for (size_t i = 0; i < run->nsteps; i++) {
+			const struct pv_res_kind *kd = &run->steps[i].kind[k];
+
+			if (!run->steps[i].has_load || !kd->completed) {
+				pv_buf_addstr(b, "<td class=\"na\" colspan=\"2\">-</td>");
+				continue;
+			}
+			ms_cell(b, kd->median, false);
+			ms_cell(b, kd->p95, kd->p95 > run->cfg.kind[k].limit);
+		}
+		pv_buf_addstr(b, "</tr>\n");
+	}
+	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
+	/* the scenario mix */
+	pv_buf_addstr(b,
+		      "<p>Each kind's share of the scenarios started, in % (its weight's share in "
+		      "the second column; the counts in the last row).</p>\n<div "
+		      "class=\"tw\"><table>\n<caption>Scenario mix</caption>\n"
+		      "<thead><tr><th scope=\"col\" class=\"l\">kind</th>"
+		      "<th scope=\"col\">weight %</th>");
+	for (size_t i = 0; i < run->nsteps; i++)
+		pv_buf_addf(b, "<th scope=\"col\">%u users</th>", run->steps[i].users);
+	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+	{
+		double wsum = 0;
+
+		for (int k = 0; k < PV_LOAD_KINDS; k++)
+			wsum += run->cfg.kind[k].weight;
+		for (int k = 0; k < PV_LOAD_KINDS; k++) {
+			pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%.1f</td>",
+				    pv_load_names[k],
+				    wsum > 0 ? 100 * run->cfg.kind[k].weight / wsum : 0);
+			for (size_t i = 0; i < run->nsteps; i++) {
+				const struct pv_res_step *st = &run->steps[i];
+
+				if (!st->has_load || !st->all.started)
+					pv_buf_addstr(b, "<td class=\"na\">-</td>");
+				else
+					pv_buf_addf(b, "<td>%.1f</td>",
+						    100.0 * (double)st->kind[k].started /
+							    (double)st->all.started);
+			}
+			pv_buf_addstr(b, "</tr>\n");
+		}
+		pv_buf_addstr(b, "<tr><th scope=\"row\">started</th><td>100</td>");
+		for (size_t i = 0; i < run->nsteps; i++)
+			pv_buf_addf(b, "<td>%llu</td>",
+				    (unsigned long long)run->steps[i].all.started);
+		pv_buf_addstr(b, "</tr>\n");
+	}
+	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
+	/* the SMB operations, when the run counted them */
+	{
+		bool any = false;
+
+		for (size_t i = 0; i < run->nsteps; i++)
+			any |= run->steps[i].ops != NULL;
+		pv_buf_addstr(b, "<h3>SMB operation mix</h3>\n");
+		if (!any) {
+			na(b, "SMB operations per command: " NOT_RECORDED ".");
+			return;
+		}
+		pv_buf_addstr(
+			b, "<p>Each SMB command's share of the step's requests, in % (the counts "
+			   "in the last row).</p>\n<div class=\"tw\"><table>\n<caption>SMB "
+			   "operation mix</caption>\n<thead><tr><th scope=\"col\" "
+			   "class=\"l\">command</th>");
+		for (size_t i = 0; i < run->nsteps; i++)
+			pv_buf_addf(b, "<th scope=\"col\">%u users</th>", run->steps[i].users);
+		pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+		/* the commands in the order the steps name them */
+		for (size_t i = 0; i < run->nsteps; i++)
+			for (size_t o = 0; o < run->steps[i].nops; o++) {
+				const char *name = run->steps[i].ops[o].name;
+				bool seen = false;
+
+				for (size_t i2 = 0; i2 <= i && !seen; i2++)
+					for (size_t o2 = 0;
+					     o2 < (i2 == i ? o : run->steps[i2].nops) && !seen;
+					     o2++)
+						seen = !strcmp(run->steps[i2].ops[o2].name, name);
+				if (seen)
+					continue;
+				pv_buf_addstr(b, "<tr><th scope=\"row\">");
+				pv_html_esc(b, name);
+				pv_buf_addstr(b, "</th>");
+				for (size_t s = 0; s < run->nsteps; s++) {
+					const struct pv_res_step *st = &run->steps[s];
+					uint64_t n = 0, all = 0;
+					bool has = false;
+
+					for (size_t o2 = 0; o2 < st->nops; o2++) {
+						all += st->ops[o2].n;
+						if (!strcmp(st->ops[o2].name, name)) {
+							n = st->ops[o2].n;
+							has = true;
+						}
+					}
+					if (!st->ops)
+						pv_buf_addstr(b, "<td class=\"na\">-</td>");
+					else
+						pv_buf_addf(b, "<td>%.1f</td>",
+							    has && all ? 100.0 * (double)n /
+										 (double)all
+								       : 0);
+				}
+				pv_buf_addstr(b, "</tr>\n");
+			}
+		pv_buf_addstr(b, "<tr><th scope=\"row\">requests</th>");
+		for (size_t i = 0; i < run->nsteps; i++) {
+			uint64_t all = 0;
+
+			for (size_t o = 0; o < run->steps[i].nops; o++)
+				all += run->steps[i].ops[o].n;
+			if (run->steps[i].ops)
+				pv_buf_addf(b, "<td>%llu</td>", (unsigned long long)all);
+			else
+				pv_buf_addstr(b, "<td class=\"na\">-</td>");
+		}
+		pv_buf_addstr(b, "</tr>\n</tbody>\n</table></div>\n");
+	}
+}
+
+static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const struct timeline *tl,
+			 const struct pv_plot_mark *marks)
+{
+	char names[8][64];
+	size_t nn = 0, n = 3 * run->nsteps;
+	double *buf;
+	struct pv_plot_series s[8];
+	struct pv_plot p;
+	char label[8][96];
+
+	for (size_t i = 0; i < run->nsteps; i++)
+		for (size_t c = 0; c < run->steps[i].nclients; c++) {
+			size_t k = 0;
+
+			while (k < nn && strcmp(names[k], run->steps[i].clients[c].name))
+				k++;
+			if (k == nn && nn < 4)
+				snprintf(names[nn++], sizeof(names[0]), "%s",
+					 run->steps[i].clients[c].name);
+		}
+	pv_buf_addstr(b, "<h3>The clients</h3>\n");
+	if (!nn) {
+		na(b, "The clients' CPU: " NOT_RECORDED ".");
+		return;
+	}
+	if (!(buf = calloc(2 * nn * (n + 1) + n + 1, sizeof(double))))
+		return;
+	memset(s, 0, sizeof(s));
+	/* per client: its driver's core and its host's CPU, held over each step */
+	for (size_t k = 0; k < 2 * nn; k++) {
+		double *y = buf + k * (n + 1), *x = buf + 2 * nn * (n + 1);
+
+		for (size_t i = 0; i < run->nsteps; i++) {
+			double v = NAN;
+
+			for (size_t c = 0; c < run->steps[i].nclients; c++)
+				if (!strcmp(run->steps[i].clients[c].name, names[k / 2]))
+					v = k % 2 ? run->steps[i].clients[c].cpu_host
+						  : run->steps[i].clients[c].cpu_driver;
+			x[3 * i] = tl->off[i];
+			x[3 * i + 1] = tl->off[i] + tl->len[i];
+			x[3 * i + 2] = tl->off[i] + tl->len[i];
+			y[3 * i] = y[3 * i + 1] = v;
+			y[3 * i + 2] = NAN;
+		}
+		snprintf(label[k], sizeof(label[0]), "%s: %s", names[k / 2],
+			 k % 2 ? "CPU % of all cores" : "driver % of its core");
+		s[k] = (struct pv_plot_series){label[k],
+					       x,
+					       y,
+					       NULL,
+					       NULL,
+					       NULL,
+					       n,
+					       0,
+					       0,
+					       k % 2 ? 1 : 0,
+					       (int)(k / 2) * 2 + (int)(k % 2),
+					       true};
+	}
+	memset(&p, 0, sizeof(p));
+	p.id = "plot-clients";
+	p.title = "The clients' CPU per step";
+	p.desc = "For each client, the load driver's share of its one core and the client's CPU "
+		 "share, each held over its step.";
+	p.xlabel = "time since the first step started; dotted lines: steps";
+	p.ylabel = "% (driver: of one core; CPU: of all)";
+	p.xkind = PV_PLOT_X_TIME;
+	p.xmin = 0;
+	p.ymin = 0;
+	p.ymax = 100;
+	p.xmax = p.y2min = p.y2max = p.hline2 = p.vline = NAN;
+	p.s = s;
+	p.ns = 2 * nn;
+	p.marks = marks;
+	p.nmarks = run->nsteps;
+	pv_html_plot(b, &p);
+	free(buf);
+}
+
+static void over_time(struct pv_buf *b, const struct pv_res_run *run)
+{
+	static const struct col cpu[] = {{"cpu", "CPU busy", 0, 0, 0},
+					 {"usr", "user", 0, 0, 1},
+					 {"sys", "system", 0, 0, 2},
+					 {"iowait", "iowait", 0, 0, 3}};
+	static const struct col procs[] = {{"smbd", "smbd", 0, 0, 0},
+					   {"winbindd", "winbindd", 0, 0, 1},
+					   {"samba", "samba (AD DC)", 0, 0, 2}};
+	static const struct col mem[] = {{"mem_used", "used", 0, 0, 0},
+					 {"mem_avail", "available", 0, 0, 1},
+					 {"dirty", "dirty + writeback", 1, 0, 2}};
+	static const struct col disk[] = {{"rd", "read kB/s", 0, 0, 0},
+					  {"wr", "written kB/s", 0, 0, 1},
+					  {"inflight", "I/O in flight", 1, 0, 2}};
+	static const struct col net[] = {{"net_rx", "received kB/s", 0, 0, 0},
+					 {"net_tx", "sent kB/s", 0, 0, 1}};
+	static const struct col dccpu[] = {{"cpu", "CPU busy", 0, 0, 0},
+					   {"samba", "samba % of a core", 1, 0, 1},
+					   {"iowait", "iowait", 0, 0, 3}};
+	struct timeline tl;
+	struct pv_plot_mark *marks;
+	char(*labels)[48];
+	bool any;
+
+	pv_buf_addstr(b, "<h2 id=\"time\">Over time</h2>\n");
+	if (!run->nsteps || timeline_of(run, &tl) != PV_OK) {
+		na(b, "No step ran.");
+		return;
+	}
+	marks = calloc(run->nsteps, sizeof(*marks));
+	labels = calloc(run->nsteps, sizeof(*labels));
+	if (!marks || !labels) {
+		free(marks);
+		free(labels);
+		timeline_free(&tl);
+		return;
+	}
+	for (size_t i = 0; i < run->nsteps; i++) {
+		snprintf(labels[i], sizeof(labels[0]), "%u: %u", run->steps[i].n,
+			 run->steps[i].users);
+		marks[i].x = tl.off[i];
+		marks[i].label = labels[i];
+	}
+	pv_buf_addstr(b, "<p>The whole run, the steps marked at their start (step: users). Each "
+			 "step starts with its warm-up; the figures of the tables are from after "
+			 "it.</p>\n<h3>The server</h3>\n");
+	any = watch_plot(b, run, &tl, marks, false, "plot-srv-cpu", "The server's CPU",
+			 "The server's CPU over the run, percent of all its cores: busy, user, "
+			 "system, iowait.",
+			 "% of all cores", NULL, 100, cpu, 4);
+	if (!any) {
+		na(b, run->watch_error[0] ? "The server's watch failed; its samples: " NOT_RECORDED
+					  : "The server was not watched: " NOT_RECORDED ".");
+	} else {
+		watch_plot(b, run, &tl, marks, false, "plot-srv-procs",
+			   "The server's Samba processes",
+			   "CPU of the server's smbd, winbindd and samba processes, percent of one "
+			   "core (more than 100 when several cores work).",
+			   "% of one core", NULL, NAN, procs, 3);
+		watch_plot(b, run, &tl, marks, false, "plot-srv-mem", "The server's memory",
+			   "Memory used and available (left, MiB) and dirty pages waiting to be "
+			   "written (right, MiB).",
+			   "MiB", "MiB dirty", NAN, mem, 3);
+		watch_plot(b, run, &tl, marks, false, "plot-srv-disk", "The server's disks",
+			   "Disk throughput read and written (left, kB/s) and the I/O requests in "
+			   "flight (right).",
+			   "kB/s", "in flight", NAN, disk, 3);
+		watch_plot(b, run, &tl, marks, false, "plot-srv-net", "The server's network",
+			   "Bytes received and sent by the server, kB/s, every interface but lo.",
+			   "kB/s", NULL, NAN, net, 2);
+	}
+	pv_buf_addstr(b, "<h3>The DC</h3>\n");
+	if (!watch_plot(b, run, &tl, marks, true, "plot-dc-cpu", "The DC's CPU",
+			"The DC's CPU over the run, percent of all its cores, and its samba "
+			"processes' share of one core (right).",
+			"% of all cores", "% of one core", 100, dccpu, 3))
+		na(b, "The DC's watch: " NOT_RECORDED ".");
+	else
+		watch_plot(b, run, &tl, marks, true, "plot-dc-mem", "The DC's memory",
+			   "The DC's memory used and available (MiB).", "MiB", "MiB dirty", NAN,
+			   mem, 3);
+	clients_plot(b, run, &tl, marks);
+	free(marks);
+	free(labels);
+	timeline_free(&tl);
+}
+
+static void hint(struct pv_buf *b, const struct pv_res_run *run)
+{
+	struct pv_res_hint h;
+
+	pv_res_hint(run, &h);
+	pv_buf_addstr(b, "<h2 id=\"hint\">Bottleneck hint</h2>\n<div class=\"hint\">\n");
+	addh(b, "p", h.nearest);
+	if (h.first[0])
+		addh(b, "p", h.first);
+	pv_buf_addstr(b, "</div>\n<p>From the data above only: a resource is near its limit at "
+			 "80% of it; CPU limits are 100% of the cores (the load driver's: of its "
+			 "one core), memory's is all of it. Disks and the network have no limit "
+			 "the run knows; their levels are shown, not judged.</p>\n");
+}
+
+static void row(struct pv_buf *b, const char *key, const char *value)
+{
+	pv_buf_addstr(b, "<tr><th scope=\"row\">");
+	pv_html_esc(b, key);
+	pv_buf_addstr(b, "</th><td class=\"l\">");
+	pv_html_esc(b, value && value[0] ? value : NOT_RECORDED);
+	pv_buf_addstr(b, "</td></tr>\n");
+}
+
+static void settings(struct pv_buf *b, const struct pv_res_run *run)
+{
+	char v[512], samba[400], kernel[400];
+	const struct pv_res_host_info *srv = NULL;
+
+	for (size_t i = 0; i < run->nhosts; i++)
+		if (!strcmp(run->hosts[i].role, "server"))
+			srv = &run->hosts[i];
+	versions(srv ? srv->version : "", samba, sizeof(samba), kernel, sizeof(kernel));
+	pv_buf_addstr(b,
+		      "<h2 id=\"settings\">Settings and versions</h2>\n<div class=\"tw\"><table>\n"
+		      "<caption>The run</caption>\n<tbody>\n");
+	row(b, "run id", run->id);
+	row(b, "provision", run->provision);
+	row(b, "playbook", run->playbook);
+	row(b, "playbook SHA-256", run->sha256);
+	snprintf(v, sizeof(v), "%s: %u to %u users by %u, %u s per step after %u s of warm-up",
+		 run->driver, run->min_users, run->max_users, run->step_users, run->duration,
+		 run->warmup);
+	row(b, "driver", v);
+	if (run->client_command[0])
+		row(b, "client command", run->client_command);
+	if (run->controller_command[0])
+		row(b, "controller command", run->controller_command);
+	if (run->watch_interval)
+		snprintf(v, sizeof(v), "every %u s%s%s", run->watch_interval,
+			 run->watch_error[0] ? "; failed: " : "", run->watch_error);
+	else
+		snprintf(v, sizeof(v), "not watched");
+	row(b, "server watch", v);
+	row(b, "Samba version (server)", samba);
+	row(b, "kernel (server)", kernel);
+	config_value(run->server_config, "server max protocol", v, sizeof(v));
+	row(b, "dialect: server max protocol", v);
+	config_value(run->server_config, "server min protocol", v, sizeof(v));
+	row(b, "dialect: server min protocol", v);
+	config_value(run->server_config, "server signing", v, sizeof(v));
+	row(b, "signing: server signing", v);
+	config_value(run->server_config, "server smb encrypt", v, sizeof(v));
+	if (strstr(v, "default") && run->server_config)
+		config_value(run->server_config, "smb encrypt", v, sizeof(v));
+	row(b, "encryption: server smb encrypt", v);
+	if (run->has_load) {
+		snprintf(v, sizeof(v),
+			 "%u scenarios per user-hour; late after %g s; a step counts at overload "
+			 "<= %g%%; figures every %u s; seed %llu",
+			 run->cfg.rate, run->cfg.late, run->cfg.overload, run->cfg.interval,
+			 (unsigned long long)run->cfg.seed);
+		row(b, "load", v);
+	}
+	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
+	pv_buf_addstr(b, "<div class=\"tw\"><table>\n<caption>The hosts</caption>\n<thead><tr><th "
+			 "scope=\"col\" "
+			 "class=\"l\">name</th><th scope=\"col\" class=\"l\">role</th>"
+			 "<th scope=\"col\" class=\"l\">address</th><th scope=\"col\" "
+			 "class=\"l\">system (as it said)</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < run->nhosts; i++) {
+		const struct pv_res_host_info *h = &run->hosts[i];
+
+		pv_buf_addstr(b, "<tr><th scope=\"row\">");
+		pv_html_esc(b, h->name);
+		pv_buf_addstr(b, "</th><td class=\"l\">");
+		pv_html_esc(b, h->role);
+		pv_buf_addstr(b, "</td><td class=\"l\">");
+		pv_html_esc(b, h->address[0] ? h->address : "-");
+		pv_buf_addstr(b, "</td><td class=\"l\">");
+		pv_html_esc(b, h->version[0] ? h->version : NOT_RECORDED);
+		pv_buf_addstr(b, "</td></tr>\n");
+	}
+	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
+	if (run->has_load) {
+		pv_buf_addstr(
+			b,
+			"<div class=\"tw\"><table>\n<caption>Scenarios</caption>\n<thead><tr><th "
+			"scope=\"col\" class=\"l\">kind</th><th scope=\"col\">weight</th>"
+			"<th scope=\"col\">limit s</th></tr></thead>\n<tbody>\n");
+		for (int k = 0; k < PV_LOAD_KINDS; k++)
+			pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%g</td><td>%g</td></tr>\n",
+				    pv_load_names[k], run->cfg.kind[k].weight,
+				    run->cfg.kind[k].limit);
+		pv_buf_addstr(b, "</tbody>\n</table></div>\n");
+	}
+	pv_buf_addstr(b, "<h3>The server's configuration at run time (testparm -s)</h3>\n");
+	if (run->server_config) {
+		pv_buf_addstr(b, "<details><summary>show</summary>\n<pre>");
+		pv_html_esc(b, run->server_config);
+		pv_buf_addstr(b, "</pre></details>\n");
+	} else {
+		na(b, "The server's configuration: " NOT_RECORDED ".");
+	}
+}
+
+static void errors(struct pv_buf *b, const struct pv_res_run *run)
+{
+	unsigned shown = 0, total = 0;
+
+	pv_buf_addstr(b, "<h2 id=\"errors\">Errors</h2>\n");
+	if (run->has_load) {
+		bool any = false;
+
+		for (size_t i = 0; i < run->nsteps; i++)
+			any |= run->steps[i].all.errors || run->steps[i].not_connected ||
+			       run->steps[i].clients_lost;
+		if (any) {
+			pv_buf_addstr(b,
+				      "<div class=\"tw\"><table>\n<caption>Scenarios that ended in "
+				      "an error, users "
+				      "not logged on, clients lost</caption>\n<thead><tr><th "
+				      "scope=\"col\">users</th><th scope=\"col\">errors</th>"
+				      "<th scope=\"col\" class=\"l\">by kind</th><th "
+				      "scope=\"col\">not logged on</th><th scope=\"col\">clients "
+				      "lost</th></tr></thead>\n<tbody>\n");
+			for (size_t i = 0; i < run->nsteps; i++) {
+				const struct pv_res_step *st = &run->steps[i];
+				bool first = true;
+
+				if (!st->all.errors && !st->not_connected && !st->clients_lost)
+					continue;
+				pv_buf_addf(b,
+					    "<tr><th scope=\"row\">%u</th><td>%llu</td><td "
+					    "class=\"l\">",
+					    st->users, (unsigned long long)st->all.errors);
+				for (int k = 0; k < PV_LOAD_KINDS; k++)
+					if (st->kind[k].errors) {
+						pv_buf_addf(b, "%s%s %llu", first ? "" : ", ",
+							    pv_load_names[k],
+							    (unsigned long long)st->kind[k].errors);
+						first = false;
+					}
+				pv_buf_addf(b, "</td><td>%u</td><td>%u</td></tr>\n",
+					    st->not_connected, st->clients_lost);
+			}
+			pv_buf_addstr(b, "</tbody>\n</table></div>\n");
+		}
+	}
+	pv_buf_addstr(b, "<ul>\n");
+	if (run->error[0]) {
+		pv_buf_addstr(b, "<li>the run: ");
+		pv_html_esc(b, run->error);
+		pv_buf_addstr(b, "</li>\n");
+		shown++;
+	}
+	if (run->watch_error[0]) {
+		pv_buf_addstr(b, "<li>the server watch: ");
+		pv_html_esc(b, run->watch_error);
+		pv_buf_addstr(b, "</li>\n");
+		shown++;
+	}
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[i];
+
+		if (st->ready_error[0]) {
+			total++;
+			if (shown < 12) {
+				pv_buf_addf(b, "<li>step %u, a logon: ", st->n);
+				pv_html_esc(b, st->ready_error);
+				pv_buf_addstr(b, "</li>\n");
+				shown++;
+			}
+		}
+		for (size_t j = 0; j < st->nhosts; j++) {
+			const struct pv_res_host *h = &st->hosts[j];
+
+			if (!h->error[0] && (!h->said[0] || !strcmp(h->state, "done")))
+				continue;
+			total++;
+			if (shown >= 12)
+				continue;
+			pv_buf_addf(b, "<li>step %u, ", st->n);
+			pv_html_esc(b, h->name);
+			pv_buf_addstr(b, " (");
+			pv_html_esc(b, h->state);
+			pv_buf_addstr(b, "): ");
+			pv_html_esc(b, h->error[0] ? h->error : h->said);
+			if (h->error[0] && h->said[0]) {
+				pv_buf_addstr(b, "; its stderr began: ");
+				pv_html_esc(b, h->said);
+			}
+			pv_buf_addstr(b, "</li>\n");
+			shown++;
+		}
+	}
+	if (!shown)
+		pv_buf_addstr(b, "<li>No error was recorded.</li>\n");
+	pv_buf_addstr(b, "</ul>\n");
+	if (total > 12)
+		pv_buf_addf(b,
+			    "<p>The first 12 of %u messages; the others are in the steps' "
+			    "folders (step-NN/&lt;host&gt;/stderr) and manifest.json.</p>\n",
+			    total);
+	if (run->notes) {
+		pv_buf_addstr(b, "<h3>What this page could not read</h3>\n<pre>");
+		pv_html_esc(b, run->notes);
+		pv_buf_addstr(b, "</pre>\n");
+	}
+}
+
+int pv_report_page(const struct pv_res_run *run, struct pv_buf *b)
+{
+	char title[160];
+
+	snprintf(title, sizeof(title), "provision run %s (%s)", run->id, run->driver);
+	pv_html_begin(b, title);
+	head(b, run);
+	answer(b, run);
+	ramp(b, run);
+	steps_table(b, run);
+	kinds_tables(b, run);
+	over_time(b, run);
+	hint(b, run);
+	settings(b, run);
+	errors(b, run);
+	pv_buf_addstr(b, "<p class=\"meta\">Written by provision " PV_VERSION
+			 " from the files of this run's folder (manifest.json, load.json, "
+			 "step-NN/watch.csv, the clients' load.jsonl); this page fetches "
+			 "nothing.</p>\n");
+	pv_html_end(b);
+	return pv_buf_failed(b) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
+/* ---- writing ---- */
+
+int pv_file_replace(const char *path, const void *data, size_t len)
+{
+	char tmp[2048];
+	int fd, r = PV_OK;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new", path) >= sizeof(tmp))
+		return pv_error(PV_EIO, "%s: the path is too long", path);
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return pv_error(PV_EIO, "cannot write %s: %s", path, strerror(errno));
+	for (size_t done = 0; done < len;) {
+		ssize_t w = write(fd, (const char *)data + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			r = pv_error(PV_EIO, "cannot write %s: %s", path, strerror(errno));
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (close(fd) < 0 && r == PV_OK)
+		r = pv_error(PV_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (r == PV_OK && rename(tmp, path) < 0)
+		r = pv_error(PV_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (r != PV_OK)
+		unlink(tmp);
+	return r;
+}
+
+int pv_report_write(const char *dir, const char *path, char *written, size_t cap, size_t *bytes,
+		    struct pv_res_run **out)
+{
+	struct pv_res_run *run = NULL;
+	struct pv_buf b = PV_BUF_INIT;
+	int r;
+
+	if ((r = pv_res_read(dir, &run)) != PV_OK)
+		return r;
+	if (path)
+		snprintf(written, cap, "%s", path);
+	else
+		snprintf(written, cap, "%s/report.html", dir);
+	if ((r = pv_report_page(run, &b)) == PV_OK)
+		r = pv_file_replace(written, b.data, b.len);
+	*bytes = b.len;
+	pv_buf_release(&b, 0);
+	if (r == PV_OK && out)
+		*out = run;
+	else
+		pv_res_free(run);
+	return r;
+}
+
+/* ---- the command ---- */
+
+struct report_out {
+	char dir[1024];
+	char path[1100];
+	size_t bytes;
+	struct pv_res_run *run;
+};
+
+static void text(const struct pv_ctx *ctx, const void *result, int code)
+{
+	const struct report_out *o = result;
+
+	(void)ctx;
+	if (code != PV_OK || !o->run)
+		return;
+	printf("report: %s (%.0f KiB; run %s, driver %s, %zu step%s)\n", o->path,
+	       (double)o->bytes / 1024, o->run->id, o->run->driver, o->run->nsteps,
+	       o->run->nsteps == 1 ? "" : "s");
+	if (o->run->answer[0])
+		printf("%s\n", o->run->answer);
+	if (o->run->notes)
+		printf("could not read:\n%s", o->run->notes);
+}
+
+static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *j)
+{
+	const struct report_out *o = result;
+
+	(void)ctx;
+	pv_json_str(j, "folder", o->dir[0] ? o->dir : NULL);
+	pv_json_str(j, "report", code == PV_OK ? o->path : NULL);
+	pv_json_int(j, "bytes", code == PV_OK ? (long long)o->bytes : 0);
+	pv_json_str(j, "run_id", o->run ? o->run->id : NULL);
+	pv_json_str(j, "driver", o->run ? o->run->driver : NULL);
+	pv_json_int(j, "steps", o->run ? (long long)o->run->nsteps : 0);
+	pv_json_str(j, "answer", o->run && o->run->answer[0] ? o->run->answer : NULL);
+	pv_json_str(j, "notes", o->run ? o->run->notes : NULL);
+}
+
+static void release(void *result)
+{
+	pv_res_free(((struct report_out *)result)->run);
+}
+
+int pv_cmd_report(struct pv_ctx *ctx, struct pv_out *out)
+{
+	struct report_out *o = pv_out_result(out, "report", sizeof(*o), text, json, release);
+
+	if (!o)
+		return PV_EIO;
+	if (ctx->cli.nargs != 1)
+		return pv_error(PV_EUSAGE, "report needs one run folder: provision report RUN_DIR "
+					   "(<controller.results>/<run-id>)");
+	snprintf(o->dir, sizeof(o->dir), "%s", ctx->cli.args[0]);
+	return pv_report_write(o->dir, ctx->cli.opt[OPT_HTML], o->path, sizeof(o->path), &o->bytes,
+			       &o->run);
+}

@@ -1,0 +1,624 @@
+/* results/parse.c: a run's files, text in, structs out (see results.h). Pure. */
+#include "results/results.h"
+
+#include "json/json.h"
+#include "load/line.h"
+#include "util/buf.h"
+#include "util/err.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- small readers of JSON members ---- */
+
+static void str_of(const struct pv_json *o, const char *key, char *out, size_t cap)
+{
+	const char *s = o ? pv_json_text(pv_json_get(o, key)) : NULL;
+
+	snprintf(out, cap, "%s", s ? s : "");
+}
+
+static double num_of(const struct pv_json *o, const char *key)
+{
+	double v;
+
+	return o && pv_json_number(pv_json_get(o, key), &v) ? v : NAN;
+}
+
+static uint64_t count_of(const struct pv_json *o, const char *key)
+{
+	long long v;
+
+	return o && pv_json_integer(pv_json_get(o, key), &v) && v > 0 ? (uint64_t)v : 0;
+}
+
+static unsigned uint_of(const struct pv_json *o, const char *key)
+{
+	long long v;
+
+	return o && pv_json_integer(pv_json_get(o, key), &v) && v > 0 && v <= 0xffffffffLL
+		       ? (unsigned)v
+		       : 0;
+}
+
+double pv_res_time(const char *iso)
+{
+	struct tm tm;
+	int y, mo, d, h, mi, n = 0;
+	double s;
+
+	if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &s, &n) != 6 ||
+	    iso[n] != 'Z' || iso[n + 1] || s < 0 || s >= 61)
+		return NAN;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	return (double)timegm(&tm) + s;
+}
+
+struct pv_res_run *pv_res_new(void)
+{
+	struct pv_res_run *run = calloc(1, sizeof(*run));
+
+	if (run) {
+		run->answer_step = -1;
+		run->exit_code = -1;
+	}
+	return run;
+}
+
+void pv_res_note(struct pv_res_run *run, const char *fmt, ...)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	va_list ap;
+
+	if (run->notes)
+		pv_buf_addstr(&b, run->notes);
+	va_start(ap, fmt);
+	pv_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	pv_buf_addstr(&b, "\n");
+	if (!pv_buf_failed(&b)) {
+		free(run->notes);
+		run->notes = pv_buf_detach(&b);
+	}
+	pv_buf_release(&b, 0);
+}
+
+/* ---- manifest.json ---- */
+
+static int parse_hosts(struct pv_res_run *run, const struct pv_json *a)
+{
+	size_t n = pv_json_size(a);
+
+	if (!n)
+		return PV_OK;
+	if (!(run->hosts = calloc(n, sizeof(*run->hosts))))
+		return pv_error(PV_EIO, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const struct pv_json *h = pv_json_at(a, i);
+		struct pv_res_host_info *o = &run->hosts[run->nhosts];
+
+		if (!pv_json_is_object(h))
+			continue;
+		str_of(h, "name", o->name, sizeof(o->name));
+		str_of(h, "role", o->role, sizeof(o->role));
+		str_of(h, "address", o->address, sizeof(o->address));
+		str_of(h, "version", o->version, sizeof(o->version));
+		run->nhosts++;
+	}
+	return PV_OK;
+}
+
+static int parse_step(struct pv_res_step *st, const struct pv_json *s)
+{
+	const struct pv_json *hs = pv_json_get(s, "hosts");
+	long long exit;
+	char t[40];
+
+	st->n = uint_of(s, "step");
+	st->users = uint_of(s, "users");
+	str_of(s, "start", t, sizeof(t));
+	st->start = pv_res_time(t);
+	str_of(s, "end", t, sizeof(t));
+	st->end = pv_res_time(t);
+	str_of(s, "ended", st->ended, sizeof(st->ended));
+	if (pv_json_size(hs) && !(st->hosts = calloc(pv_json_size(hs), sizeof(*st->hosts))))
+		return pv_error(PV_EIO, "out of memory");
+	for (size_t j = 0; j < pv_json_size(hs); j++) {
+		const struct pv_json *h = pv_json_at(hs, j);
+		struct pv_res_host *o = &st->hosts[st->nhosts];
+
+		if (!pv_json_is_object(h))
+			continue;
+		str_of(h, "name", o->name, sizeof(o->name));
+		str_of(h, "role", o->role, sizeof(o->role));
+		o->users = uint_of(h, "users");
+		str_of(h, "state", o->state, sizeof(o->state));
+		o->exit = pv_json_integer(pv_json_get(h, "exit"), &exit) ? (int)exit : -1;
+		str_of(h, "error", o->error, sizeof(o->error));
+		st->nhosts++;
+	}
+	return PV_OK;
+}
+
+int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len)
+{
+	char err[160];
+	struct pv_json *m = pv_json_parse(text, len, err, sizeof(err));
+	const struct pv_json *o, *steps;
+	long long v;
+	int r = PV_OK;
+
+	if (!m)
+		return pv_error(PV_ECONFIG, "manifest.json is not JSON: %s", err);
+	if (!pv_json_is_object(m) || !pv_json_integer(pv_json_get(m, "manifest_version"), &v)) {
+		pv_json_free(m);
+		return pv_error(PV_ECONFIG, "manifest.json is not a run's manifest (no "
+					    "manifest_version)");
+	}
+	if (v != 1) {
+		pv_json_free(m);
+		return pv_error(PV_ECONFIG,
+				"manifest.json is of version %lld; this provision reads "
+				"version 1",
+				v);
+	}
+	str_of(m, "run_id", run->id, sizeof(run->id));
+	str_of(m, "lab", run->lab, sizeof(run->lab));
+	str_of(m, "status", run->status, sizeof(run->status));
+	str_of(m, "provision", run->provision, sizeof(run->provision));
+	str_of(m, "started", run->started, sizeof(run->started));
+	str_of(m, "ended", run->ended, sizeof(run->ended));
+	str_of(m, "error", run->error, sizeof(run->error));
+	run->exit_code = pv_json_integer(pv_json_get(m, "exit_code"), &v) ? (int)v : -1;
+	o = pv_json_get(m, "playbook");
+	str_of(o, "path", run->playbook, sizeof(run->playbook));
+	str_of(o, "sha256", run->sha256, sizeof(run->sha256));
+	o = pv_json_get(m, "driver");
+	str_of(o, "name", run->driver, sizeof(run->driver));
+	run->min_users = uint_of(o, "min_users");
+	run->max_users = uint_of(o, "max_users");
+	run->step_users = uint_of(o, "step");
+	run->duration = uint_of(o, "duration");
+	run->warmup = uint_of(o, "warmup");
+	run->timeout = uint_of(o, "timeout");
+	str_of(o, "client_command", run->client_command, sizeof(run->client_command));
+	str_of(o, "controller_command", run->controller_command, sizeof(run->controller_command));
+	run->planned = pv_json_size(o ? pv_json_get(o, "steps") : NULL);
+	o = pv_json_get(m, "watch");
+	run->watch_interval = uint_of(o, "interval");
+	str_of(o, "error", run->watch_error, sizeof(run->watch_error));
+	o = pv_json_get(m, "server_config");
+	if (pv_json_text(o) && !(run->server_config = strdup(pv_json_text(o))))
+		r = pv_error(PV_EIO, "out of memory");
+	if (r == PV_OK)
+		r = parse_hosts(run, pv_json_get(m, "hosts"));
+	steps = pv_json_get(m, "steps");
+	if (r == PV_OK && pv_json_size(steps) > PV_RES_STEPS_MAX)
+		r = pv_error(PV_ECONFIG, "manifest.json has %zu steps, more than %d",
+			     pv_json_size(steps), PV_RES_STEPS_MAX);
+	if (r == PV_OK && pv_json_size(steps) &&
+	    !(run->steps = calloc(pv_json_size(steps), sizeof(*run->steps))))
+		r = pv_error(PV_EIO, "out of memory");
+	for (size_t i = 0; r == PV_OK && i < pv_json_size(steps); i++) {
+		const struct pv_json *s = pv_json_at(steps, i);
+
+		if (!pv_json_is_object(s))
+			continue;
+		r = parse_step(&run->steps[run->nsteps], s);
+		if (r == PV_OK && run->steps[run->nsteps].n) {
+			run->nsteps++;
+		} else {
+			free(run->steps[run->nsteps].hosts);
+			memset(&run->steps[run->nsteps], 0, sizeof(run->steps[0]));
+		}
+	}
+	if (r == PV_OK && !run->driver[0])
+		r = pv_error(PV_ECONFIG, "manifest.json names no driver");
+	pv_json_free(m);
+	return r;
+}
+
+/* ---- load.json ---- */
+
+static void kind_of(const struct pv_json *k, struct pv_res_kind *o)
+{
+	const struct pv_json *lat = pv_json_get(k, "latency");
+
+	o->started = count_of(k, "started");
+	o->completed = count_of(k, "completed");
+	o->errors = count_of(k, "errors");
+	o->late = count_of(k, "late");
+	o->over_limit = count_of(k, "over_limit");
+	o->overloaded = count_of(k, "overloaded");
+	o->overload = num_of(k, "overload_pct");
+	if (isnan(o->overload))
+		o->overload = o->started ? 100.0 * (double)o->overloaded / (double)o->started : 0;
+	o->median = num_of(lat, "median_ms") / 1000;
+	o->p95 = num_of(lat, "p95_ms") / 1000;
+	o->max = num_of(lat, "max_ms") / 1000;
+}
+
+static int clients_of(struct pv_res_step *st, const struct pv_json *a)
+{
+	size_t n = pv_json_size(a);
+
+	if (!pv_json_is_array(a))
+		return PV_OK;
+	if (!(st->clients = calloc(n ? n : 1, sizeof(*st->clients))))
+		return pv_error(PV_EIO, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const struct pv_json *c = pv_json_at(a, i);
+		struct pv_res_client *o = &st->clients[st->nclients];
+
+		if (!pv_json_is_object(c))
+			continue;
+		str_of(c, "name", o->name, sizeof(o->name));
+		o->cpu_driver = num_of(c, "cpu_driver");
+		o->cpu_host = num_of(c, "cpu_host");
+		o->lag_p95 = num_of(c, "lag_ms_p95");
+		st->nclients++;
+	}
+	return PV_OK;
+}
+
+struct ops_ctx {
+	struct pv_res_step *st;
+	size_t cap;
+};
+
+static int op_of(const char *key, const struct pv_json *v, void *arg)
+{
+	struct ops_ctx *c = arg;
+	long long n;
+
+	if (!pv_json_integer(v, &n) || n < 0 || c->st->nops == c->cap)
+		return 0;
+	snprintf(c->st->ops[c->st->nops].name, sizeof(c->st->ops[0].name), "%s", key);
+	c->st->ops[c->st->nops++].n = (uint64_t)n;
+	return 0;
+}
+
+static int ops_of(struct pv_res_step *st, const struct pv_json *o)
+{
+	struct ops_ctx c = {st, 64};
+
+	if (!pv_json_is_object(o))
+		return PV_OK;
+	if (!(st->ops = calloc(c.cap, sizeof(*st->ops))))
+		return pv_error(PV_EIO, "out of memory");
+	pv_json_each(o, op_of, &c);
+	return PV_OK;
+}
+
+static void config_of(const struct pv_json *c, struct pv_load_config *cfg)
+{
+	const struct pv_json *sc = pv_json_get(c, "scenarios");
+	double v;
+
+	pv_load_defaults(cfg);
+	if (!c)
+		return;
+	if (!isnan(v = num_of(c, "rate")) && v >= 1)
+		cfg->rate = (unsigned)v;
+	if (!isnan(v = num_of(c, "late")))
+		cfg->late = v;
+	if (!isnan(v = num_of(c, "overload")))
+		cfg->overload = v;
+	if (!isnan(v = num_of(c, "interval")) && v >= 1)
+		cfg->interval = (unsigned)v;
+	if (!isnan(v = num_of(c, "seed")) && v >= 0)
+		cfg->seed = (uint64_t)v;
+	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+		const struct pv_json *s = pv_json_get(sc, pv_load_names[k]);
+
+		if (!isnan(v = num_of(s, "weight")))
+			cfg->kind[k].weight = v;
+		if (!isnan(v = num_of(s, "limit")))
+			cfg->kind[k].limit = v;
+	}
+}
+
+int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len)
+{
+	char err[160];
+	struct pv_json *j = pv_json_parse(text, len, err, sizeof(err));
+	const struct pv_json *steps = j ? pv_json_get(j, "steps") : NULL, *ans;
+	long long v;
+	int r = PV_OK;
+
+	if (!j)
+		return pv_error(PV_ECONFIG, "load.json is not JSON: %s", err);
+	if (!pv_json_integer(pv_json_get(j, "version"), &v) || v != 1 || !pv_json_is_array(steps)) {
+		pv_json_free(j);
+		return pv_error(PV_ECONFIG, "load.json is not the built-in driver's results "
+					    "(version 1 with steps)");
+	}
+	for (size_t i = 0; i < pv_json_size(steps) && i < run->nsteps; i++)
+		if (uint_of(pv_json_at(steps, i), "users") != run->steps[i].users) {
+			r = pv_error(PV_ECONFIG,
+				     "load.json's step %zu has %u users, the manifest's %u", i + 1,
+				     uint_of(pv_json_at(steps, i), "users"), run->steps[i].users);
+			pv_json_free(j);
+			return r;
+		}
+	config_of(pv_json_get(j, "config"), &run->cfg);
+	for (size_t i = 0; i < pv_json_size(steps) && i < run->nsteps && r == PV_OK; i++) {
+		const struct pv_json *s = pv_json_at(steps, i), *kinds = pv_json_get(s, "kinds");
+		struct pv_res_step *st = &run->steps[i];
+		const struct pv_json *c = pv_json_get(s, "carried");
+
+		st->has_load = true;
+		st->secs = num_of(s, "seconds");
+		st->rate = num_of(s, "scen_per_s");
+		st->expected = num_of(s, "expected_per_s");
+		st->connected = uint_of(s, "connected");
+		st->not_connected = uint_of(s, "not_connected");
+		st->clients_lost = uint_of(s, "clients_lost");
+		st->carried = pv_json_is_true(c);
+		kind_of(pv_json_get(s, "all"), &st->all);
+		for (int k = 0; k < PV_LOAD_KINDS; k++)
+			kind_of(pv_json_get(kinds, pv_load_names[k]), &st->kind[k]);
+		r = clients_of(st, pv_json_get(s, "clients"));
+		if (r == PV_OK)
+			r = ops_of(st, pv_json_get(s, "ops"));
+	}
+	ans = pv_json_get(j, "answer");
+	run->answer_step = -1;
+	run->answer_users = 0;
+	if (pv_json_integer(pv_json_get(ans, "step"), &v) && v >= 1 && (size_t)v <= run->nsteps) {
+		run->answer_step = (long)v - 1;
+		run->answer_users = uint_of(ans, "users");
+	}
+	str_of(ans, "line", run->answer, sizeof(run->answer));
+	run->has_load = r == PV_OK;
+	pv_json_free(j);
+	return r;
+}
+
+/* ---- watch.csv, watch-dc.csv ---- */
+
+void pv_res_watch_free(struct pv_res_watch *w)
+{
+	if (!w)
+		return;
+	free(w->cols);
+	free(w->t);
+	free(w->measure);
+	free(w->v);
+	free(w);
+}
+
+long pv_res_watch_col(const struct pv_res_watch *w, const char *name)
+{
+	for (size_t c = 0; w && c < w->ncols; c++)
+		if (strcmp(w->cols[c], name) == 0)
+			return (long)c;
+	return -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool pv_res_watch_stat(const struct pv_res_watch *w, const char *name, double *mean, double *p95,
+		       double *max)
+{
+	long c = pv_res_watch_col(w, name);
+	bool any_measured = false;
+	double *v, sum = 0;
+	size_t k = 0;
+
+	if (c < 0 || !(v = malloc((w->n ? w->n : 1) * sizeof(*v))))
+		return false;
+	for (size_t i = 0; i < w->n; i++)
+		any_measured |= w->measure[i];
+	for (size_t i = 0; i < w->n; i++) {
+		double x = w->v[i * w->ncols + (size_t)c];
+
+		if ((w->measure[i] || !any_measured) && !isnan(x)) {
+			v[k++] = x;
+			sum += x;
+		}
+	}
+	if (!k) {
+		free(v);
+		return false;
+	}
+	qsort(v, k, sizeof(*v), cmp_double);
+	*mean = sum / (double)k;
+	*p95 = v[(size_t)ceil(0.95 * (double)k) - 1];
+	*max = v[k - 1];
+	free(v);
+	return true;
+}
+
+/* The next line of text (without its '\n') from *pos; false at the end. */
+static bool next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n)
+{
+	const char *nl;
+
+	if (*pos >= len)
+		return false;
+	*line = text + *pos;
+	nl = memchr(*line, '\n', len - *pos);
+	*n = nl ? (size_t)(nl - *line) : len - *pos;
+	*pos += *n + (nl ? 1 : 0);
+	if (*n && (*line)[*n - 1] == '\r')
+		(*n)--;
+	return true;
+}
+
+/* How many cells a CSV line has (no quoting in these files). */
+static size_t cells(const char *line, size_t n)
+{
+	size_t k = 1;
+
+	for (size_t i = 0; i < n; i++)
+		k += line[i] == ',';
+	return k;
+}
+
+int pv_res_parse_watch(const char *text, size_t len, struct pv_res_watch **out)
+{
+	struct pv_res_watch *w = calloc(1, sizeof(*w));
+	const char *line;
+	size_t n, pos = 0, rows = 0, lineno = 1;
+	int r = PV_OK;
+
+	if (!w)
+		return pv_error(PV_EIO, "out of memory");
+	if (!next_line(text, len, &pos, &line, &n) || n < 15 ||
+	    memcmp(line, "seconds,phase,", 14)) {
+		free(w);
+		return pv_error(PV_ECONFIG,
+				"not a watch CSV (its header is not seconds,phase,...)");
+	}
+	w->ncols = cells(line, n) - 2;
+	/* rows: at most one a line */
+	for (size_t i = pos; i < len; i++)
+		rows += text[i] == '\n';
+	rows++;
+	if (!(w->cols = calloc(w->ncols ? w->ncols : 1, sizeof(*w->cols))) ||
+	    !(w->t = calloc(rows, sizeof(*w->t))) ||
+	    !(w->measure = calloc(rows, sizeof(*w->measure))) ||
+	    !(w->v = calloc(rows * (w->ncols ? w->ncols : 1), sizeof(*w->v)))) {
+		pv_res_watch_free(w);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	{
+		const char *p = line + 14, *end = line + n;
+
+		for (size_t c = 0; c < w->ncols; c++) {
+			const char *comma = memchr(p, ',', (size_t)(end - p));
+			size_t l = comma ? (size_t)(comma - p) : (size_t)(end - p);
+
+			snprintf(w->cols[c], sizeof(w->cols[c]), "%.*s", (int)l, p);
+			p += l + 1;
+			/* a column is found by its name: one name, one column */
+			if (!l || l >= sizeof(w->cols[c]) ||
+			    pv_res_watch_col(w, w->cols[c]) != (long)c) {
+				r = pv_error(
+					PV_ECONFIG,
+					"the header names a column '%s' twice, or none, or too "
+					"long a one",
+					w->cols[c]);
+				break;
+			}
+		}
+	}
+	while (r == PV_OK && next_line(text, len, &pos, &line, &n)) {
+		const char *p = line, *end = line + n;
+		char cell[64];
+		double *row = w->v + w->n * w->ncols;
+
+		lineno++;
+		if (!n)
+			continue;
+		if (cells(line, n) != w->ncols + 2) {
+			r = pv_error(PV_ECONFIG, "line %zu has %zu cells, the header %zu", lineno,
+				     cells(line, n), w->ncols + 2);
+			break;
+		}
+		for (size_t c = 0; c < w->ncols + 2; c++) {
+			const char *comma = memchr(p, ',', (size_t)(end - p));
+			size_t l = comma ? (size_t)(comma - p) : (size_t)(end - p);
+			char *stop;
+			double v;
+
+			snprintf(cell, sizeof(cell), "%.*s", (int)(l < 63 ? l : 63), p);
+			p += l + 1;
+			if (c == 1) {
+				w->measure[w->n] = strcmp(cell, "measure") == 0;
+				continue;
+			}
+			v = l ? strtod(cell, &stop) : NAN;
+			if (l && (*stop || l > 62)) {
+				r = pv_error(PV_ECONFIG, "line %zu: '%s' is not a number", lineno,
+					     cell);
+				break;
+			}
+			if (c == 0)
+				w->t[w->n] = v;
+			else
+				row[c - 2] = v;
+		}
+		if (r == PV_OK && isnan(w->t[w->n]))
+			r = pv_error(PV_ECONFIG, "line %zu has no time", lineno);
+		w->n++;
+	}
+	if (r != PV_OK) {
+		pv_res_watch_free(w);
+		return r;
+	}
+	*out = w;
+	return PV_OK;
+}
+
+/* ---- load.jsonl ---- */
+
+int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, unsigned skip)
+{
+	struct pv_load_hist *h = calloc(PV_LOAD_KINDS, sizeof(*h));
+	struct pv_load_figs *f = malloc(sizeof(*f));
+	char ready[PV_RES_TEXT] = "";
+	const char *line;
+	size_t n, pos = 0, lineno = 0;
+	unsigned intervals = 0;
+	int r = PV_OK;
+
+	if (!h || !f) {
+		free(h);
+		free(f);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	while (r == PV_OK && next_line(text, len, &pos, &line, &n)) {
+		lineno++;
+		if (n > 6 && !memcmp(line, "ready ", 6)) {
+			unsigned connected, failed;
+			char first[PV_RES_TEXT];
+
+			if (!ready[0] && pv_load_ready_decode(line, n, &connected, &failed, first,
+							      sizeof(first)) == PV_OK)
+				snprintf(ready, sizeof(ready), "%s", first);
+			continue;
+		}
+		if (!n || line[0] != '{')
+			continue; /* another kind of line ("ops {...}") */
+		if ((r = pv_load_line_decode(line, n, f)) != PV_OK) {
+			r = pv_error_prefix(PV_ECONFIG, "line %zu", lineno);
+			break;
+		}
+		if (f->seq <= skip)
+			continue;
+		intervals++;
+		for (int k = 0; k < PV_LOAD_KINDS; k++)
+			pv_load_hist_merge(&h[k], &f->kind[k].lat);
+	}
+	if (r == PV_OK) {
+		for (int k = 0; k < PV_LOAD_KINDS; k++) {
+			pv_load_hist_merge(&st->kind[k].hist, &h[k]);
+			pv_load_hist_merge(&st->all.hist, &h[k]);
+			st->kind[k].has_hist = true;
+		}
+		st->all.has_hist = st->has_hist = true;
+		if (intervals > st->intervals)
+			st->intervals = intervals;
+		if (ready[0] && !st->ready_error[0])
+			snprintf(st->ready_error, sizeof(st->ready_error), "%s", ready);
+	}
+	free(h);
+	free(f);
+	return r;
+}

@@ -1,0 +1,182 @@
+/* results/results.h: a run's folder read back into plain structs, for the report and compare
+ * (docs/report.md). What `run` leaves there (docs/load.md, docs/json.md): manifest.json (the
+ * steps, hosts, versions, settings), step-NN/watch.csv (the server's samples), watch-dc.csv
+ * (the DC's, when watched), step-NN/<client>/load.jsonl (the built-in driver's lines of
+ * figures, with latency histograms), step-NN/<host>/stderr, and for driver builtin load.json
+ * (every step's figures, the settings, the answer).
+ *
+ * Only manifest.json must be there: every other part missing is recorded as absent (has_*
+ * false, NULL), and a part that cannot be read is left out with a note (run->notes), so that
+ * a run cut short, of any driver, still reads. The parsers are pure (text in, structs out)
+ * and unit-tested; pv_res_read does the file I/O. */
+#ifndef PV_RESULTS_RESULTS_H
+#define PV_RESULTS_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "load/stats.h"
+#include "playbooks/workload.h"
+
+/* The most bytes read of one file: the run gathers at most 256 MiB per host and step. */
+#define PV_RES_FILE_MAX	 (256u << 20)
+#define PV_RES_STEPS_MAX 10000
+#define PV_RES_TEXT	 384 /* a message or a name kept, at most (cut there) */
+
+/* One host's samples during a step (watch.csv or watch-dc.csv): the columns as the header
+ * names them ("cpu", "smbd", "mem_used", "rx_eth0", ...), a row per sample. */
+struct pv_res_watch {
+	size_t ncols;
+	char (*cols)[32];
+	size_t n;
+	double *t;     /* seconds since the step's start */
+	bool *measure; /* after the warm-up */
+	double *v;     /* n rows of ncols values; NAN where a cell is empty */
+};
+
+/* The column named name, or -1. */
+long pv_res_watch_col(const struct pv_res_watch *w, const char *name);
+/* Mean, p95 (nearest rank) and maximum of a column over the measured samples (all samples
+ * when none is marked measured): false when the column is missing or has no value. */
+bool pv_res_watch_stat(const struct pv_res_watch *w, const char *name, double *mean, double *p95,
+		       double *max);
+
+/* One scenario kind (or all together) in a step, from load.json; the histogram from the
+ * clients' lines (load.jsonl), merged over the measured intervals and the clients. */
+struct pv_res_kind {
+	uint64_t started, completed, errors, late, over_limit, overloaded;
+	double overload;	 /* percent */
+	double median, p95, max; /* seconds; NAN when none completed */
+	bool has_hist;
+	struct pv_load_hist hist;
+};
+
+struct pv_res_host {
+	char name[64];
+	char role[16]; /* "client" or "controller" */
+	unsigned users;
+	char state[16];		 /* done, stopped, failed, lost, not started */
+	int exit;		 /* -1 when none */
+	char error[PV_RES_TEXT]; /* empty when none */
+	char said[PV_RES_TEXT];	 /* the first line of its stderr in the step, when any */
+};
+
+/* A client's own load during a step (load.json "clients", when recorded). */
+struct pv_res_client {
+	char name[64];
+	double cpu_driver; /* percent of one core: provision load itself; NAN when not said */
+	double cpu_host;   /* percent of the client's cores; NAN when not said */
+	double lag_p95;	   /* ms: how late the driver's loop ran, p95; NAN when not said */
+};
+
+struct pv_res_op {
+	char name[32];
+	uint64_t n;
+};
+
+struct pv_res_step {
+	unsigned n;	   /* from 1 */
+	unsigned users;	   /* all clients together */
+	double start, end; /* seconds since the epoch; NAN when not known */
+	char ended[32];	   /* duration, commands ended, host lost, stopped, timeout, ... */
+	struct pv_res_host *hosts;
+	size_t nhosts;
+	struct pv_res_watch *srv; /* NULL: not watched, or no file */
+	struct pv_res_watch *dc;  /* NULL: the DC not watched in this run */
+	/* driver builtin (has_load) */
+	bool has_load;
+	double secs;	       /* measured seconds */
+	double rate, expected; /* scenarios completed per second; users x rate / 3600 */
+	unsigned connected, not_connected, clients_lost;
+	bool carried;
+	struct pv_res_kind all, kind[PV_LOAD_KINDS];
+	bool has_hist;		       /* some client's load.jsonl was read */
+	unsigned intervals;	       /* measured intervals found in load.jsonl */
+	char ready_error[PV_RES_TEXT]; /* a client's first logon failure, when one said */
+	struct pv_res_client *clients; /* NULL: not recorded */
+	size_t nclients;
+	struct pv_res_op *ops; /* NULL: not recorded */
+	size_t nops;
+};
+
+struct pv_res_host_info {
+	char name[64], role[16], address[64];
+	char version[PV_RES_TEXT]; /* what the host said of itself: "Version 4.17.12;Linux 6.1" */
+};
+
+struct pv_res_run {
+	char dir[1024];
+	char id[64], lab[64], driver[16], status[16];
+	char provision[32]; /* provision's version */
+	char started[40], ended[40];
+	int exit_code;
+	char error[PV_RES_TEXT]; /* the run's failure, empty when none */
+	char playbook[512], sha256[72];
+	unsigned min_users, max_users, step_users, duration, warmup, timeout;
+	char client_command[PV_RES_TEXT], controller_command[PV_RES_TEXT];
+	size_t planned; /* steps in the ramp */
+	struct pv_res_host_info *hosts;
+	size_t nhosts;
+	unsigned watch_interval; /* 0: not watched */
+	char watch_error[PV_RES_TEXT];
+	char *server_config; /* `testparm -s` on the server at run time; NULL: not recorded */
+	struct pv_res_step *steps;
+	size_t nsteps;
+	/* driver builtin: load.json */
+	bool has_load;
+	struct pv_load_config cfg;
+	long answer_step; /* index into steps, -1 when no step counts */
+	unsigned answer_users;
+	char answer[512]; /* the answer line */
+	/* what could not be read, one line each ("step-02/watch.csv: ...") */
+	char *notes;
+};
+
+/* ---- reading (I/O) ---- */
+
+/* Read the run folder dir. PV_OK with *out set (pv_res_free it); PV_ECONFIG when dir holds
+ * no readable manifest.json (not a run's folder), PV_EIO when dir cannot be opened. Files
+ * are opened below dir without following links, and read up to PV_RES_FILE_MAX. */
+int pv_res_read(const char *dir, struct pv_res_run **out);
+void pv_res_free(struct pv_res_run *run);
+
+/* ---- parsing (pure) ---- */
+
+struct pv_res_run *pv_res_new(void);
+/* manifest.json into run (steps, hosts, settings): PV_ECONFIG naming what is wrong. */
+int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len);
+/* load.json into the steps run has (matched by position, the users checked) and its config
+ * and answer: PV_ECONFIG naming what is wrong (the run is left without load figures). */
+int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len);
+/* A watch CSV into *out (pv_res_watch_free it): PV_ECONFIG naming the line when it is not
+ * one. */
+int pv_res_parse_watch(const char *text, size_t len, struct pv_res_watch **out);
+void pv_res_watch_free(struct pv_res_watch *w);
+/* One client's load.jsonl of step st: the histograms of the intervals after the first skip
+ * (the warm-up) added into st's kinds, the ready line's error kept. Lines that are neither
+ * are skipped; PV_ECONFIG when a line of figures is malformed (st unchanged then). */
+int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, unsigned skip);
+/* Append one note line to run->notes (printf format). */
+void pv_res_note(struct pv_res_run *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* "2026-11-30T12:15:00.250Z" as seconds since the epoch; NAN when not that form. */
+double pv_res_time(const char *iso);
+
+/* ---- the bottleneck hint (pure) ---- */
+
+/* For the first overloaded step: the resource with a known limit that was nearest it (the
+ * server's and the DC's CPU, the server's memory, each client's driver core and CPU) and
+ * what moved first over the steps up to it (a scenario kind's p95 doubled from the first
+ * step's or over its limit, a CPU at 80% or more, iowait at 20% or more, I/O in flight
+ * doubled, memory available under 10%). Sentences from the data; where the data cannot
+ * tell (not watched, no load figures), they say so. */
+struct pv_res_hint {
+	long step;	   /* the first overloaded step's index, -1 when none */
+	char nearest[512]; /* the resource nearest its limit, or why it cannot be told */
+	char first[768];   /* what moved first, or why it cannot be told */
+};
+void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out);
+
+#endif

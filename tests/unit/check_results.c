@@ -1,0 +1,915 @@
+/* tests/unit/check_results.c: results/ (a run's folder read back, the statistics, compare, the
+ * bottleneck hint) and the pages made of it (provision/html.c, report.c).
+ *
+ * The statistics are checked against published values: normal and Student's t quantiles
+ * (any table), the exact Poisson intervals (Garwood 1936; the table in Ulm 1990), the
+ * Clopper-Pearson and Wilson intervals of 5 of 10, Newcombe's (1998) examples of the interval
+ * on a difference of proportions, and the distribution-free interval on a median of 100
+ * values (the 40th to the 61st, any table of order statistics). Runs are made here: a run
+ * folder in a temporary directory for the reader, runs in memory for compare and the hint,
+ * each with a known answer.
+ *
+ * PV_RESULTS_SAMPLES=DIR build/unit/check_results writes the fixture's report.html into DIR,
+ * to look at. */
+#include <check.h>
+
+#include "tests/unit/alloc.h"
+#include "tests/unit/unit.h"
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "load/line.h"
+#include "load/stats.h"
+#include "provision/html.h"
+#include "provision/report.h"
+#include "results/compare.h"
+#include "results/results.h"
+#include "results/stats.h"
+#include "util/err.h"
+
+#define near(a, b, tol)                                                                            \
+	ck_assert_msg(fabs((a) - (b)) <= (tol), "%s = %.6f, not %.6f", #a, (double)(a), (double)(b))
+
+/* ---- distributions ---- */
+
+START_TEST(distributions)
+{
+	/* P(a, x) of an integer a: 1 - e^-x sum x^k / k! */
+	near(pv_stat_gamma_p(1, 2), 1 - exp(-2), 1e-12);
+	near(pv_stat_gamma_p(3, 2), 1 - 5 * exp(-2), 1e-12);
+	near(pv_stat_gamma_p(50, 60), 0.915593, 1e-6); /* P(Poisson(60) >= 50) */
+	ck_assert(pv_stat_gamma_p(2, 0) == 0);
+	/* I_x(a, b) of integers: a binomial tail; I_0.5(2, 3) = P(Bin(4, .5) >= 2) = 11/16 */
+	near(pv_stat_beta_i(2, 3, 0.5), 0.6875, 1e-12);
+	near(pv_stat_beta_i(1, 1, 0.3), 0.3, 1e-12);
+	near(pv_stat_binom_cdf(2, 4, 0.5), 11.0 / 16, 1e-12);
+	near(pv_stat_binom_cdf(0, 10, 0.1), pow(0.9, 10), 1e-12);
+	ck_assert(pv_stat_binom_cdf(10, 10, 0.3) == 1);
+	near(pv_stat_norm_q(0.975), 1.959963984540054, 1e-9);
+	near(pv_stat_norm_q(0.5), 0, 1e-12);
+	near(pv_stat_norm_q(0.05), -1.644853626951472, 1e-9);
+	near(pv_stat_t_q(0.975, 1), 12.7062, 1e-4);
+	near(pv_stat_t_q(0.975, 2), 4.3027, 1e-4);
+	near(pv_stat_t_q(0.975, 10), 2.2281, 1e-4);
+	near(pv_stat_t_q(0.975, 30), 2.0423, 1e-4);
+	near(pv_stat_t_q(0.025, 10), -2.2281, 1e-4);
+	near(pv_stat_t_q(0.975, INFINITY), 1.959964, 1e-6);
+}
+END_TEST
+
+START_TEST(intervals)
+{
+	double lo, hi, d;
+
+	pv_stat_poisson_ci(0, 0.05, &lo, &hi);
+	ck_assert(lo == 0);
+	near(hi, 3.688879, 1e-5);
+	pv_stat_poisson_ci(1, 0.05, &lo, &hi);
+	near(lo, 0.025318, 1e-5);
+	near(hi, 5.571643, 1e-5);
+	pv_stat_poisson_ci(10, 0.05, &lo, &hi);
+	near(lo, 4.795389, 1e-5);
+	near(hi, 18.390356, 1e-5);
+	pv_stat_poisson_ci(100, 0.05, &lo, &hi);
+	near(lo, 81.363991, 1e-4);
+	near(hi, 121.626794, 1e-4);
+	pv_stat_binom_ci(5, 10, 0.05, &lo, &hi);
+	near(lo, 0.187086, 1e-5);
+	near(hi, 0.812914, 1e-5);
+	pv_stat_binom_ci(0, 10, 0.05, &lo, &hi);
+	ck_assert(lo == 0);
+	near(hi, 1 - pow(0.025, 0.1), 1e-6); /* 0.3085 */
+	pv_stat_binom_ci(10, 10, 0.05, &lo, &hi);
+	near(lo, pow(0.025, 0.1), 1e-6);
+	ck_assert(hi == 1);
+	pv_stat_wilson(5, 10, 0.05, &lo, &hi);
+	near(lo, 0.2366, 1e-4);
+	near(hi, 0.7634, 1e-4);
+	/* Newcombe 1998, table II, method 10 */
+	pv_stat_prop_diff(56, 70, 48, 80, 0.05, &d, &lo, &hi);
+	near(d, 0.2, 1e-12);
+	near(lo, 0.0524, 1e-4);
+	near(hi, 0.3339, 1e-4);
+	pv_stat_prop_diff(9, 10, 3, 10, 0.05, &d, &lo, &hi);
+	near(lo, 0.1705, 1e-4);
+	near(hi, 0.8090, 1e-4);
+	pv_stat_prop_diff(6, 7, 2, 7, 0.05, &d, &lo, &hi);
+	near(lo, 0.0582, 1e-4);
+	near(hi, 0.8062, 1e-4);
+	pv_stat_prop_diff(5, 56, 0, 29, 0.05, &d, &lo, &hi);
+	near(lo, -0.0381, 1e-4);
+	near(hi, 0.1926, 1e-4);
+	pv_stat_prop_diff(1, 0, 1, 10, 0.05, &d, &lo, &hi);
+	ck_assert(isnan(d) && lo == -1 && hi == 1);
+	/* two rates of 100 in equal times: Clopper-Pearson on 100 of 200, as a ratio */
+	pv_stat_rate_ratio(100, 10, 100, 10, 0.05, &d, &lo, &hi);
+	near(d, 1, 1e-12);
+	near(lo, 0.750266, 1e-5);
+	near(hi, 1.332860, 1e-5);
+	/* the same counts over twice the time: half the rate */
+	pv_stat_rate_ratio(100, 20, 100, 10, 0.05, &d, &lo, &hi);
+	near(d, 0.5, 1e-12);
+	near(lo, 0.375133, 1e-5);
+	pv_stat_rate_ratio(0, 10, 0, 10, 0.05, &d, &lo, &hi);
+	ck_assert(isnan(d) && lo == 0 && isinf(hi));
+}
+END_TEST
+
+/* 50 values in bucket 10 and 50 in bucket 20: the median's interval is the 40th to the 61st
+ * value, so from bucket 10's lower edge to bucket 20's upper one. */
+START_TEST(quantile_intervals)
+{
+	struct pv_load_hist h;
+	double lo, hi, v10 = sqrt(pv_load_bucket_low(10) * pv_load_bucket_high(10)),
+		       v20 = sqrt(pv_load_bucket_low(20) * pv_load_bucket_high(20));
+
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 50; i++) {
+		pv_load_hist_add(&h, v10);
+		pv_load_hist_add(&h, v20);
+	}
+	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	near(lo, pv_load_bucket_low(10), 1e-15);
+	near(hi, v20, 1e-15); /* bucket 20's upper edge, capped at the maximum: v20 */
+	/* 62 in bucket 10, 38 in bucket 20: the 40th and the 61st are both in bucket 10 */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 100; i++)
+		pv_load_hist_add(&h, i < 62 ? v10 : v20);
+	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	near(lo, pv_load_bucket_low(10), 1e-15);
+	near(hi, pv_load_bucket_high(10), 1e-15);
+	/* 61 in bucket 10: the 61st is still there, the 62nd would not be */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 100; i++)
+		pv_load_hist_add(&h, i < 60 ? v10 : v20);
+	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	near(hi, v20, 1e-15); /* bucket 20's top, capped at the maximum seen */
+	/* the p95 of 20 values: the 17th value to beyond the 20th (unbounded above) */
+	memset(&h, 0, sizeof(h));
+	for (int i = 1; i <= 20; i++)
+		pv_load_hist_add(&h, 0.001 * i);
+	pv_stat_hist_ci(&h, 0.95, 0.05, &lo, &hi);
+	near(lo, pv_load_bucket_low(pv_load_bucket(0.017)), 1e-15);
+	ck_assert(isinf(hi));
+	memset(&h, 0, sizeof(h));
+	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	ck_assert(lo == 0 && isinf(hi));
+	/* the truth inside, whatever the spread: 2000 values from 1 ms to 2 s */
+	memset(&h, 0, sizeof(h));
+	for (int i = 1; i <= 2000; i++)
+		pv_load_hist_add(&h, 0.001 * i);
+	pv_stat_hist_ci(&h, 0.95, 0.05, &lo, &hi);
+	ck_assert(lo <= 1.9 && hi >= 1.9 && hi < 2.0 && lo > 1.75);
+}
+END_TEST
+
+START_TEST(spreads)
+{
+	double x[] = {10, 12, 14}, d, lo, hi;
+	struct pv_stat_est a = pv_stat_repeats(x, 3, 0), b, one;
+
+	near(a.mean, 12, 1e-12);
+	near(a.var, 4.0 / 3, 1e-12); /* s^2 = 4, over 3 */
+	near(a.df, 2, 0);
+	/* the floor wins when the repeats agree more than a run's own noise allows */
+	b = pv_stat_repeats(x, 3, 30);
+	near(b.var, 10, 1e-12);
+	ck_assert(isinf(b.df));
+	one = pv_stat_repeats(x, 1, 9);
+	ck_assert(one.mean == 10 && one.var == 9 && isinf(one.df));
+	/* Welch: two groups of 3 with s^2 4 and means 12 and 20: df 4, t 2.776 */
+	{
+		double y[] = {18, 20, 22};
+		struct pv_stat_est e = pv_stat_repeats(y, 3, 0);
+
+		pv_stat_diff(e, a, 0.05, &d, &lo, &hi);
+		near(d, 8, 1e-12);
+		near(hi - d, 2.7764 * sqrt(8.0 / 3), 1e-3);
+		ck_assert(lo > 0);
+	}
+	pv_stat_diff(a, a, 0.05, &d, &lo, &hi);
+	ck_assert(d == 0 && lo < 0 && hi > 0);
+}
+END_TEST
+
+/* ---- a run folder on disk ---- */
+
+static const char manifest[] =
+	"{\"manifest_version\": 1, \"provision\": \"9.9.9\", \"run_id\": \"r1\", \"lab\": \"t\","
+	" \"playbook\": {\"path\": \"/p/lab.yaml\", \"sha256\": \"ab\"}, \"status\": \"done\","
+	" \"exit_code\": 0, \"error\": null, \"started\": \"2026-01-01T00:00:00.000Z\","
+	" \"ended\": \"2026-01-01T00:01:00.000Z\","
+	" \"driver\": {\"name\": \"builtin\", \"min_users\": 10, \"max_users\": 20, \"step\": 10,"
+	" \"duration\": 4, \"warmup\": 1, \"timeout\": 0, \"client_command\": null,"
+	" \"controller_command\": null, \"steps\": [{\"users\": 10}, {\"users\": 20}]},"
+	" \"hosts\": [{\"name\": \"srv\", \"role\": \"server\", \"address\": \"198.18.0.20\","
+	" \"version\": \"Version 4.17.12-Debian;Linux 6.1.0-1\"}, {\"name\": \"cli1\", \"role\":"
+	" \"client\", \"address\": \"198.18.0.31\", \"version\": \"Linux 6.1.0-1\"}],"
+	" \"watch\": {\"interval\": 1, \"error\": null},"
+	" \"server_config\": \"[global]\\n\\tserver signing = mandatory\\n\\tsecurity = ADS\\n"
+	"[fsroot1]\\n\\tpath = /srv/provision/fsroot1\\n\","
+	" \"steps\": [{\"step\": 1, \"users\": 10, \"start\": \"2026-01-01T00:00:00.500Z\","
+	" \"end\": \"2026-01-01T00:00:05.500Z\", \"seconds\": 5, \"ended\": \"duration\","
+	" \"hosts\": [{\"name\": \"cli1\", \"role\": \"client\", \"users\": 10, \"state\": "
+	"\"done\","
+	" \"exit\": 0, \"error\": null}]},"
+	" {\"step\": 2, \"users\": 20, \"start\": \"2026-01-01T00:00:06.000Z\","
+	" \"end\": \"2026-01-01T00:00:11.000Z\", \"seconds\": 5, \"ended\": \"host lost\","
+	" \"hosts\": [{\"name\": \"cli1\", \"role\": \"client\", \"users\": 20, \"state\": "
+	"\"lost\","
+	" \"exit\": null, \"error\": \"no figures for 10 s: lost\"}]}]}";
+
+/* load.json with step 1 as the lines below make it (4 measured intervals of browse: 3
+ * completed each, 2 ms, 4 ms and 1 s), step 2 with figures and no lines */
+static const char loadjson[] =
+	"{\"version\": 1, \"config\": {\"rate\": 3310, \"late\": 1, \"overload\": 1, \"interval\": "
+	"1,"
+	" \"seed\": 7, \"scenarios\": {\"browse\": {\"weight\": 150, \"limit\": 0.5}}},"
+	" \"steps\": [{\"users\": 10, \"seconds\": 4, \"connected\": 10, \"not_connected\": 0,"
+	" \"clients_lost\": 0, \"scen_per_s\": 3, \"expected_per_s\": 9.19, \"carried\": true,"
+	" \"all\": {\"started\": 12, \"completed\": 12, \"errors\": 0, \"late\": 0,"
+	" \"over_limit\": 4, \"overloaded\": 4, \"overload_pct\": 33.3, \"latency\": {\"n\": 12,"
+	" \"median_ms\": 4, \"p95_ms\": 1000, \"max_ms\": 1000}},"
+	" \"kinds\": {\"browse\": {\"started\": 12, \"completed\": 12, \"errors\": 0, \"late\": 0,"
+	" \"over_limit\": 4, \"overloaded\": 4, \"overload_pct\": 33.3, \"latency\": {\"n\": 12,"
+	" \"median_ms\": 4, \"p95_ms\": 1000, \"max_ms\": 1000}}},"
+	" \"clients\": [{\"name\": \"cli1\", \"cpu_driver\": 12.5, \"cpu_host\": 30}],"
+	" \"ops\": {\"create\": 36, \"close\": 36, \"query_directory\": 24}},"
+	" {\"users\": 20, \"seconds\": 4, \"connected\": 20, \"not_connected\": 0,"
+	" \"clients_lost\": 1, \"scen_per_s\": 5, \"expected_per_s\": 18.4, \"carried\": false,"
+	" \"all\": {\"started\": 20, \"completed\": 20, \"errors\": 2, \"late\": 0,"
+	" \"over_limit\": 0, \"overloaded\": 0, \"overload_pct\": 0, \"latency\": {\"n\": 20,"
+	" \"median_ms\": 3, \"p95_ms\": 5, \"max_ms\": 6}}, \"kinds\": {}}],"
+	" \"answer\": {\"users\": 10, \"step\": 1, \"line\": \"the server carried 10 users\"}}";
+
+static const char watch_csv[] = "seconds,phase,cpu,usr,smbd,mem_used,rx_eth0\n"
+				"0.5,warmup,90.0,50.0,10.0,100.0,1.0\n"
+				"1.5,measure,10.0,5.0,20.0,110.0,\n"
+				"2.5,measure,30.0,15.0,40.0,120.0,3.0\n"
+				"3.5,measure,20.0,10.0,30.0,130.0,4.0\n";
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Interval i of cli1's browse: 3 completed (2 ms, 4 ms, 1 s) */
+static void line(struct pv_buf *b, unsigned i)
+{
+	struct pv_load_figs f;
+
+	memset(&f, 0, sizeof(f));
+	f.seq = i;
+	f.secs = 1;
+	f.connected = 10;
+	f.kind[PV_LOAD_BROWSE].started = 3; /* completed: the histogram's 3 */
+	f.kind[PV_LOAD_BROWSE].over_limit = f.kind[PV_LOAD_BROWSE].overloaded = 1;
+	pv_load_hist_add(&f.kind[PV_LOAD_BROWSE].lat, 0.002);
+	pv_load_hist_add(&f.kind[PV_LOAD_BROWSE].lat, 0.004);
+	pv_load_hist_add(&f.kind[PV_LOAD_BROWSE].lat, 1);
+	ck_assert_int_eq(pv_load_line_encode(&f, b), PV_OK);
+}
+
+static char tmpdir[64];
+
+static void make_run(void)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	char path[512];
+
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/pv-results.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	put(tmpdir, "manifest.json", manifest);
+	put(tmpdir, "load.json", loadjson);
+	snprintf(path, sizeof(path), "%s/step-01", tmpdir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/step-01/cli1", tmpdir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/step-02", tmpdir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	put(tmpdir, "step-01/watch.csv", watch_csv);
+	/* the warm-up's interval (1) is not counted; a line of another kind is skipped */
+	ck_assert_int_eq(pv_load_ready_encode(9, 1, "cli1-u3: refused", &b), PV_OK);
+	for (unsigned i = 1; i <= 5; i++)
+		line(&b, i);
+	pv_buf_addstr(&b, "ops {\"n\":1}\n");
+	put(tmpdir, "step-01/cli1/load.jsonl", b.data);
+	pv_buf_release(&b, 0);
+	put(tmpdir, "step-02/watch.csv", "seconds,phase,cpu\n1.0,measure,x\n");
+	snprintf(path, sizeof(path), "%s/step-02/cli1", tmpdir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	put(tmpdir, "step-02/cli1/stderr", "\nprovision load: killed\nmore\n");
+}
+
+static void rm_run(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(read_run)
+{
+	struct pv_res_run *run = NULL;
+	const struct pv_res_step *s1, *s2;
+	double m, p, x;
+
+	make_run();
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_str_eq(run->id, "r1");
+	ck_assert_str_eq(run->driver, "builtin");
+	ck_assert_str_eq(run->provision, "9.9.9");
+	ck_assert_uint_eq(run->warmup, 1);
+	ck_assert_uint_eq(run->planned, 2);
+	ck_assert_uint_eq(run->nhosts, 2);
+	ck_assert_str_eq(run->hosts[0].version, "Version 4.17.12-Debian;Linux 6.1.0-1");
+	ck_assert_ptr_nonnull(strstr(run->server_config, "server signing = mandatory"));
+	ck_assert_uint_eq(run->nsteps, 2);
+	s1 = &run->steps[0];
+	s2 = &run->steps[1];
+	near(s1->start, 1767225600.5, 1e-6); /* 2026-01-01T00:00:00.5Z */
+	ck_assert_str_eq(s2->ended, "host lost");
+	ck_assert_str_eq(s2->hosts[0].error, "no figures for 10 s: lost");
+	ck_assert_int_eq(s2->hosts[0].exit, -1);
+	ck_assert_str_eq(s2->hosts[0].said, "provision load: killed");
+	/* load.json */
+	ck_assert(run->has_load);
+	ck_assert_uint_eq(run->cfg.rate, 3310);
+	ck_assert(run->cfg.kind[PV_LOAD_BROWSE].limit == 0.5);
+	ck_assert(run->cfg.kind[PV_LOAD_UPLOAD].limit == 2); /* the default */
+	ck_assert_int_eq(run->answer_step, 0);
+	ck_assert_uint_eq(run->answer_users, 10);
+	ck_assert(s1->carried && !s2->carried);
+	ck_assert_uint_eq(s1->all.completed, 12);
+	near(s1->all.p95, 1, 1e-12);
+	ck_assert_uint_eq(s1->nclients, 1);
+	near(s1->clients[0].cpu_driver, 12.5, 0);
+	ck_assert(isnan(s1->clients[0].lag_p95));
+	ck_assert_uint_eq(s1->nops, 3);
+	ck_assert_str_eq(s1->ops[2].name, "query_directory");
+	ck_assert_ptr_null(s2->ops);
+	ck_assert_ptr_null(s2->clients);
+	/* the clients' lines: 4 measured intervals of 3, matching load.json's 12 */
+	ck_assert(s1->has_hist && s1->kind[PV_LOAD_BROWSE].has_hist);
+	ck_assert_uint_eq(s1->intervals, 4);
+	ck_assert_uint_eq(pv_load_hist_count(&s1->kind[PV_LOAD_BROWSE].hist), 12);
+	ck_assert_uint_eq(pv_load_hist_count(&s1->all.hist), 12);
+	near(s1->all.hist.max, 1, 0);
+	ck_assert_str_eq(s1->ready_error, "cli1-u3: refused");
+	ck_assert(!s2->has_hist);
+	/* the watch: the warm-up row left out of the figures, an empty cell too */
+	ck_assert_ptr_nonnull(s1->srv);
+	ck_assert_uint_eq(s1->srv->n, 4);
+	ck_assert_int_eq(pv_res_watch_col(s1->srv, "rx_eth0"), 4);
+	ck_assert_int_eq(pv_res_watch_col(s1->srv, "net_rx"), -1);
+	ck_assert(pv_res_watch_stat(s1->srv, "cpu", &m, &p, &x));
+	near(m, 20, 1e-12);
+	near(p, 30, 0);
+	near(x, 30, 0);
+	ck_assert(pv_res_watch_stat(s1->srv, "rx_eth0", &m, &p, &x));
+	near(m, 3.5, 1e-12);
+	ck_assert(!pv_res_watch_stat(s1->srv, "iowait", &m, &p, &x));
+	ck_assert_ptr_null(s1->dc);
+	/* step 2's watch is not a CSV of numbers: left out with a note */
+	ck_assert_ptr_null(s2->srv);
+	ck_assert_ptr_nonnull(run->notes);
+	ck_assert_ptr_nonnull(strstr(run->notes, "step-02/watch.csv: line 2: 'x' is not a number"));
+	pv_res_free(run);
+	rm_run();
+}
+END_TEST
+
+START_TEST(read_refused)
+{
+	struct pv_res_run *run = NULL;
+	char path[512], link[512];
+
+	make_run();
+	/* lines that do not add up to load.json's counts: the histograms are dropped */
+	{
+		struct pv_buf b = PV_BUF_INIT;
+
+		line(&b, 2);
+		put(tmpdir, "step-01/cli1/load.jsonl", b.data);
+		pv_buf_release(&b, 0);
+	}
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert(!run->steps[0].has_hist && !run->steps[0].all.has_hist);
+	ck_assert_ptr_nonnull(strstr(run->notes, "do not add up"));
+	pv_res_free(run);
+	/* a line of figures that is wrong is named */
+	put(tmpdir, "step-01/cli1/load.jsonl", "{\"load\":1,\"i\":2}\n");
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_ptr_nonnull(strstr(run->notes, "step-01/cli1/load.jsonl: line 1"));
+	pv_res_free(run);
+	/* a link in the folder is not followed */
+	snprintf(path, sizeof(path), "%s/step-01/watch.csv", tmpdir);
+	snprintf(link, sizeof(link), "%s/elsewhere.csv", tmpdir);
+	ck_assert_int_eq(rename(path, link), 0);
+	ck_assert_int_eq(symlink(link, path), 0);
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_ptr_null(run->steps[0].srv);
+	ck_assert_ptr_nonnull(strstr(run->notes, "step-01/watch.csv"));
+	pv_res_free(run);
+	/* load.json of other steps: no load figures, the run still reads */
+	put(tmpdir, "load.json", "{\"version\": 1, \"steps\": [{\"users\": 11}]}");
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert(!run->has_load);
+	ck_assert_ptr_nonnull(strstr(run->notes, "has 11 users, the manifest's 10"));
+	pv_res_free(run);
+	/* not a run's folder */
+	snprintf(path, sizeof(path), "%s/manifest.json", tmpdir);
+	unlink(path);
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "no manifest.json"));
+	put(tmpdir, "manifest.json", "{\"manifest_version\": 2}");
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "version 2"));
+	put(tmpdir, "manifest.json", "[1,");
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_ECONFIG);
+	ck_assert_int_eq(pv_res_read("/nonexistent/run", &run), PV_ECONFIG);
+	rm_run();
+}
+END_TEST
+
+/* A watch CSV's header: a column is found by its name, so a name twice is refused */
+START_TEST(watch_header)
+{
+	struct pv_res_watch *w = NULL;
+
+	ck_assert_int_eq(pv_res_parse_watch("seconds,phase,cpu,cpu\n1,measure,1,2\n",
+					    strlen("seconds,phase,cpu,cpu\n1,measure,1,2\n"), &w),
+			 PV_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'cpu' twice"));
+	ck_assert_int_eq(
+		pv_res_parse_watch("seconds,phasep,cpu\n", strlen("seconds,phasep,cpu\n"), &w),
+		PV_ECONFIG);
+	ck_assert_int_eq(
+		pv_res_parse_watch("seconds,phase,,cpu\n", strlen("seconds,phase,,cpu\n"), &w),
+		PV_ECONFIG);
+	ck_assert_int_eq(pv_res_parse_watch("seconds,phase,cpu\n1,measure\n",
+					    strlen("seconds,phase,cpu\n1,measure\n"), &w),
+			 PV_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "line 2 has 2 cells, the header 3"));
+	ck_assert_int_eq(pv_res_parse_watch("seconds,phase,cpu\n1,measure,5\n\n",
+					    strlen("seconds,phase,cpu\n1,measure,5\n\n"), &w),
+			 PV_OK);
+	ck_assert_uint_eq(w->n, 1);
+	pv_res_watch_free(w);
+}
+END_TEST
+
+START_TEST(times)
+{
+	near(pv_res_time("1970-01-01T00:00:01.250Z"), 1.25, 1e-9);
+	near(pv_res_time("2026-11-30T12:15:00.000Z"), 1796040900, 1e-6);
+	ck_assert(isnan(pv_res_time("2026-11-30 12:15:00")));
+	ck_assert(isnan(pv_res_time("2026-11-30T12:15:00.000Zx")));
+	ck_assert(isnan(pv_res_time(NULL)));
+}
+END_TEST
+
+/* ---- runs in memory ---- */
+
+/* A run of driver builtin with steps of users[i], rate[i] scenarios/s over 300 s, overload
+ * over[i] percent, latencies around lat[i] seconds (1000 values spread over a few buckets). */
+static struct pv_res_run *mem_run(const char *id, size_t n, const unsigned *users,
+				  const double *rate, const double *over, const double *lat)
+{
+	struct pv_res_run *r = pv_res_new();
+
+	ck_assert_ptr_nonnull(r);
+	snprintf(r->id, sizeof(r->id), "%s", id);
+	snprintf(r->dir, sizeof(r->dir), "/runs/%s", id);
+	snprintf(r->driver, sizeof(r->driver), "builtin");
+	pv_load_defaults(&r->cfg);
+	r->has_load = true;
+	r->steps = calloc(n, sizeof(*r->steps));
+	r->nsteps = n;
+	for (size_t i = 0; i < n; i++) {
+		struct pv_res_step *s = &r->steps[i];
+
+		s->n = (unsigned)i + 1;
+		s->users = users[i];
+		s->has_load = true;
+		s->secs = 300;
+		s->all.started = (uint64_t)llround(rate[i] * 300);
+		s->all.completed = s->all.started;
+		s->all.overloaded = (uint64_t)llround(over[i] / 100 * (double)s->all.started);
+		s->all.overload = over[i];
+		s->rate = rate[i];
+		s->connected = users[i];
+		for (int k = 0; k < 1000; k++)
+			pv_load_hist_add(&s->all.hist, lat[i] * (0.8 + 0.4 * k / 1000.0));
+		s->all.has_hist = true;
+		s->all.median = pv_load_hist_quantile(&s->all.hist, 0.5);
+		s->all.p95 = pv_load_hist_quantile(&s->all.hist, 0.95);
+		s->carried = over[i] <= 1;
+		if (s->carried) {
+			r->answer_step = (long)i;
+			r->answer_users = users[i];
+		}
+	}
+	return r;
+}
+
+static const unsigned U[] = {100, 200, 300, 400};
+static const double RATE[] = {9.19, 18.39, 27.58, 36.78};
+static const double OVER0[] = {0, 0, 0.2, 0.5};
+static const double LAT[] = {0.02, 0.02, 0.022, 0.025};
+
+START_TEST(compare_same)
+{
+	struct pv_res_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
+			  *b = mem_run("b", 4, U, RATE, OVER0, LAT);
+	const struct pv_res_run *runs[] = {a, b};
+	size_t group[] = {0, 1};
+	struct pv_cmp *c = NULL;
+
+	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	ck_assert_uint_eq(c->nsteps, 4);
+	near(c->alpha, 0.05 / 4, 1e-15);
+	ck_assert_uint_eq(c->differ, 0);
+	ck_assert_uint_eq(c->differ_rate, 0);
+	for (size_t s = 0; s < 4; s++)
+		for (int f = 0; f < PV_CMP_FIGS; f++) {
+			const struct pv_cmp_fig *F = &c->steps[s].fig[PV_CMP_FIGS + f];
+
+			ck_assert_int_eq(F->verdict, PV_CMP_SAME);
+			ck_assert(F->dlo < 0 || (f == PV_CMP_OVERLOAD && F->dlo <= 0));
+			ck_assert(F->dhi > 0 || (f == PV_CMP_OVERLOAD && F->dhi >= 0));
+		}
+	ck_assert_uint_eq(c->groups[1].answer_lo, 400);
+	ck_assert_int_eq(c->groups[1].answer_diff, 0);
+	ck_assert(!c->groups[1].answer_real);
+	ck_assert_str_eq(c->groups[1].answer_why, "the same answer");
+	ck_assert_uint_eq(c->nsettings, 0);
+	pv_cmp_free(c);
+	pv_res_free(a);
+	pv_res_free(b);
+}
+END_TEST
+
+/* B is the same server capped: from 300 users it falls behind (fewer scenarios, slower,
+ * overloaded) */
+START_TEST(compare_capped)
+{
+	static const double rate_b[] = {9.19, 18.39, 24.0, 26.0}, over_b[] = {0, 0, 12, 35},
+			    lat_b[] = {0.02, 0.02, 0.4, 1.5};
+	struct pv_res_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
+			  *b = mem_run("b", 4, U, rate_b, over_b, lat_b);
+	const struct pv_res_run *runs[] = {a, b};
+	size_t group[] = {0, 1};
+	struct pv_cmp *c = NULL;
+	const struct pv_cmp_fig *F;
+
+	b->server_config = strdup("[global]\n\tserver signing = mandatory\n");
+	a->server_config = strdup("[global]\n\tsecurity = ADS\n");
+	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	/* the first two steps alike, the last two apart on every figure */
+	for (int f = 0; f < PV_CMP_FIGS; f++) {
+		ck_assert_int_eq(c->steps[0].fig[PV_CMP_FIGS + f].verdict, PV_CMP_SAME);
+		ck_assert_int_eq(c->steps[1].fig[PV_CMP_FIGS + f].verdict, PV_CMP_SAME);
+	}
+	F = &c->steps[3].fig[PV_CMP_FIGS + PV_CMP_RATE];
+	ck_assert_int_eq(F->verdict, PV_CMP_LOWER);
+	near(F->d, 100 * (26.0 / 36.78 - 1), 0.1);
+	ck_assert_int_eq(c->steps[3].fig[PV_CMP_FIGS + PV_CMP_OVERLOAD].verdict, PV_CMP_HIGHER);
+	ck_assert_int_eq(c->steps[3].fig[PV_CMP_FIGS + PV_CMP_P95].verdict, PV_CMP_HIGHER);
+	ck_assert_int_eq(c->steps[2].fig[PV_CMP_FIGS + PV_CMP_MEDIAN].verdict, PV_CMP_HIGHER);
+	ck_assert_uint_eq(c->differ_rate, 2);
+	/* B carried 200 against A's 400: real, from the overload at 300 */
+	ck_assert_uint_eq(c->groups[1].answer_lo, 200);
+	ck_assert_int_eq(c->groups[1].answer_diff, -200);
+	ck_assert(c->groups[1].answer_real);
+	ck_assert_ptr_nonnull(
+		strstr(c->groups[1].answer_why, "at 300 users the overload is 12.00%"));
+	/* what differs: the server's settings, each as set or Samba's default */
+	ck_assert_uint_eq(c->nsettings, 2);
+	ck_assert_str_eq(c->settings[0].key, "server [global] security");
+	ck_assert_str_eq(c->settings[0].values[0], "ADS");
+	ck_assert_str_eq(c->settings[0].values[1], "(not set: the default)");
+	ck_assert_str_eq(c->settings[1].key, "server [global] server signing");
+	ck_assert_str_eq(c->settings[1].values[1], "mandatory");
+	pv_cmp_free(c);
+	pv_res_free(a);
+	pv_res_free(b);
+}
+END_TEST
+
+/* A difference of the answer that the noise explains: 1.05% against 0.95% overload */
+START_TEST(compare_answer_noise)
+{
+	static const double over_a[] = {0, 0, 0.2, 0.95}, over_b[] = {0, 0, 0.2, 1.05};
+	struct pv_res_run *a = mem_run("a", 4, U, RATE, over_a, LAT),
+			  *b = mem_run("b", 4, U, RATE, over_b, LAT);
+	const struct pv_res_run *runs[] = {a, b};
+	size_t group[] = {0, 1};
+	struct pv_cmp *c = NULL;
+
+	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	ck_assert_int_eq(c->groups[1].answer_diff, -100);
+	ck_assert(!c->groups[1].answer_real);
+	ck_assert_ptr_nonnull(strstr(c->groups[1].answer_why, "within the noise"));
+	pv_cmp_free(c);
+	pv_res_free(a);
+	pv_res_free(b);
+}
+END_TEST
+
+/* Repeats: the spread across them is the noise */
+START_TEST(compare_repeats)
+{
+	static const double r1[] = {9.0, 18.0, 27.0, 36.0}, r2[] = {9.4, 18.8, 28.2, 37.6},
+			    r3[] = {8.6, 17.2, 25.8, 34.4}, s1[] = {9.2, 18.4, 27.6, 36.8};
+	struct pv_res_run *a1 = mem_run("a1", 4, U, r1, OVER0, LAT),
+			  *a2 = mem_run("a2", 4, U, r2, OVER0, LAT),
+			  *a3 = mem_run("a3", 4, U, r3, OVER0, LAT),
+			  *b1 = mem_run("b1", 4, U, s1, OVER0, LAT),
+			  *b2 = mem_run("b2", 4, U, r2, OVER0, LAT);
+	const struct pv_res_run *runs[] = {a1, a2, a3, b1, b2};
+	size_t group[] = {0, 0, 0, 1, 1};
+	struct pv_cmp *c = NULL;
+	const struct pv_cmp_fig *F;
+
+	ck_assert_int_eq(pv_cmp_build(runs, group, 5, &c), PV_OK);
+	ck_assert_uint_eq(c->ngroups, 2);
+	ck_assert_uint_eq(c->groups[0].nruns, 3);
+	F = &c->steps[3].fig[PV_CMP_RATE];
+	near(F->v, 36, 1e-9); /* the mean of the repeats */
+	ck_assert(F->lo < 36 && F->hi > 36);
+	ck_assert_uint_eq(c->differ_rate, 0);
+	pv_cmp_free(c);
+	pv_res_free(a1);
+	pv_res_free(a2);
+	pv_res_free(a3);
+	pv_res_free(b1);
+	pv_res_free(b2);
+}
+END_TEST
+
+START_TEST(compare_refused)
+{
+	static const unsigned other[] = {150, 250, 350, 450};
+	struct pv_res_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
+			  *b = mem_run("b", 4, other, RATE, OVER0, LAT);
+	const struct pv_res_run *runs[] = {a, b};
+	size_t group[] = {0, 1}, one[] = {0, 0};
+	struct pv_cmp *c = NULL;
+
+	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "no step in common"));
+	ck_assert_int_eq(pv_cmp_build(runs, one, 2, &c), PV_EUSAGE);
+	snprintf(b->driver, sizeof(b->driver), "command");
+	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "of driver 'command'"));
+	snprintf(b->driver, sizeof(b->driver), "builtin");
+	b->has_load = false;
+	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "no load figures"));
+	ck_assert_ptr_null(c);
+	pv_res_free(a);
+	pv_res_free(b);
+}
+END_TEST
+
+/* ---- the hint ---- */
+
+static struct pv_res_watch *mem_watch(double cpu, double iowait)
+{
+	struct pv_res_watch *w = calloc(1, sizeof(*w));
+
+	w->ncols = 2;
+	w->cols = calloc(2, sizeof(*w->cols));
+	strcpy(w->cols[0], "cpu");
+	strcpy(w->cols[1], "iowait");
+	w->n = 2;
+	w->t = calloc(2, sizeof(double));
+	w->measure = calloc(2, sizeof(bool));
+	w->v = calloc(4, sizeof(double));
+	for (int i = 0; i < 2; i++) {
+		w->t[i] = i;
+		w->measure[i] = true;
+		w->v[2 * i] = cpu;
+		w->v[2 * i + 1] = iowait;
+	}
+	return w;
+}
+
+START_TEST(hint)
+{
+	static const double over[] = {0, 0.3, 0.8, 6}, lat[] = {0.02, 0.02, 0.02, 0.02};
+	struct pv_res_run *r = mem_run("h", 4, U, RATE, over, lat);
+	struct pv_res_hint h;
+
+	/* browse slows at 300 users (twice the first step's p95 and 10 ms more), the CPU
+	 * reaches 85% at 400, where the step is overloaded */
+	for (size_t i = 0; i < 4; i++) {
+		r->steps[i].kind[PV_LOAD_BROWSE].completed = 100;
+		r->steps[i].kind[PV_LOAD_BROWSE].p95 = i < 2 ? 0.03 : 0.09;
+		r->steps[i].srv = mem_watch(20 + 20.0 * (double)i + (i == 3 ? 5 : 0), 1);
+	}
+	pv_res_hint(r, &h);
+	ck_assert_int_eq(h.step, 3);
+	ck_assert_ptr_nonnull(strstr(h.nearest, "400 users (step 4: overload 6.00%)"));
+	ck_assert_ptr_nonnull(strstr(h.nearest, "at 85% of it: the server's CPU"));
+	ck_assert_ptr_nonnull(strstr(h.first, "What moved first, at 300 users (step 3): browse's "
+					      "p95 rose from 30 ms to 90 ms."));
+	ck_assert_ptr_nonnull(strstr(h.first, "Then at 400 users: the server's CPU reached 85%."));
+	/* a client's driver busier than the server: named as the nearest */
+	r->steps[3].clients = calloc(1, sizeof(*r->steps[3].clients));
+	r->steps[3].nclients = 1;
+	strcpy(r->steps[3].clients[0].name, "cli2");
+	r->steps[3].clients[0].cpu_driver = 97;
+	r->steps[3].clients[0].cpu_host = NAN;
+	pv_res_hint(r, &h);
+	ck_assert_ptr_nonnull(strstr(h.nearest, "client cli2's load driver: 97%"));
+	/* not watched: said so */
+	for (size_t i = 0; i < 4; i++) {
+		pv_res_watch_free(r->steps[i].srv);
+		r->steps[i].srv = NULL;
+		free(r->steps[i].clients);
+		r->steps[i].clients = NULL;
+		r->steps[i].nclients = 0;
+	}
+	pv_res_hint(r, &h);
+	ck_assert_ptr_nonnull(strstr(h.nearest, "The server was not watched in this run"));
+	/* a low CPU at the overload: the limit is elsewhere */
+	for (size_t i = 0; i < 4; i++)
+		r->steps[i].srv = mem_watch(30, 25);
+	pv_res_hint(r, &h);
+	ck_assert_ptr_nonnull(strstr(h.nearest, "No measured resource was near its limit there"));
+	ck_assert_ptr_nonnull(strstr(h.first, "at 100 users (step 1): the server's iowait reached "
+					      "25% (the disk)"));
+	/* driver command: no overload known */
+	snprintf(r->driver, sizeof(r->driver), "command");
+	for (size_t i = 0; i < 4; i++)
+		r->steps[i].has_load = false;
+	pv_res_hint(r, &h);
+	ck_assert_int_eq(h.step, -1);
+	ck_assert_ptr_nonnull(strstr(h.nearest, "Driver 'command' measures no overload"));
+	pv_res_free(r);
+}
+END_TEST
+
+/* ---- the pages ---- */
+
+START_TEST(escape)
+{
+	struct pv_buf b = PV_BUF_INIT;
+
+	pv_html_esc(&b, "<a href=\"x\">&'</a>\x01\tok \xc3\xa9 \xff \xe2\x82");
+	ck_assert_str_eq(b.data, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;\xef\xbf\xbd\tok "
+				 "\xc3\xa9 \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
+	pv_buf_reset(&b);
+	pv_html_esc(&b, "\xc0\xaf"); /* an overlong '/' */
+	ck_assert_str_eq(b.data, "\xef\xbf\xbd\xef\xbf\xbd");
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* Nothing in the page can make a request: a policy that allows none, no script, no URL but
+ * the page's own anchors. */
+static void page_safe(const char *html)
+{
+	const char *p;
+
+	ck_assert_ptr_nonnull(strstr(html, "<meta http-equiv=\"Content-Security-Policy\" "
+					   "content=\"default-src 'none'; style-src "
+					   "'unsafe-inline'; img-src data:;"));
+	ck_assert_ptr_null(strstr(html, "<script"));
+	ck_assert_ptr_null(strstr(html, "http:"));
+	ck_assert_ptr_null(strstr(html, "https:"));
+	ck_assert_ptr_null(strstr(html, "url("));
+	ck_assert_ptr_null(strstr(html, "@import"));
+	for (p = strstr(html, "href=\""); p; p = strstr(p + 1, "href=\""))
+		ck_assert_msg(p[6] == '#', "a link out: %.40s", p);
+	ck_assert_ptr_null(strstr(html, "src=\""));
+}
+
+START_TEST(report_page)
+{
+	struct pv_res_run *run = NULL;
+	struct pv_buf b = PV_BUF_INIT;
+	const char *dir = getenv("PV_RESULTS_SAMPLES");
+
+	make_run();
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
+	page_safe(b.data);
+	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried 10 users</b>"));
+	ck_assert_ptr_nonnull(strstr(b.data, "id=\"plot-ramp\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "id=\"plot-srv-cpu\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "id=\"plot-clients\""));
+	ck_assert_ptr_null(strstr(b.data, "id=\"plot-dc-cpu\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "The DC&#39;s watch: not recorded in this run."));
+	ck_assert_ptr_nonnull(strstr(b.data, "4.17.12-Debian"));
+	ck_assert_ptr_nonnull(
+		strstr(b.data, "signing: server signing</th><td class=\"l\">mandatory"));
+	ck_assert_ptr_nonnull(strstr(b.data, "encryption: server smb encrypt</th><td "
+					     "class=\"l\">not set: Samba&#39;s default"));
+	ck_assert_ptr_nonnull(strstr(b.data, "no figures for 10 s: lost; its stderr began: "
+					     "provision load: killed"));
+	ck_assert_ptr_nonnull(strstr(b.data, "cli1-u3: refused"));
+	ck_assert_ptr_nonnull(strstr(b.data, "<th scope=\"row\">query_directory</th>"));
+	if (dir) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/report.html", dir);
+		ck_assert_int_eq(pv_file_replace(path, b.data, b.len), PV_OK);
+	}
+	/* no step carried: the fewest users' figures say why */
+	pv_buf_reset(&b);
+	run->answer_step = -1;
+	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
+	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried no step</b> without overload. "
+					     "Even the fewest users tried, 10 (step 1), had overload "
+					     "33.30% against the 1% threshold, 0 errors and 0 of them "
+					     "not logged on."));
+	/* a run of driver command: no load sections, said so */
+	pv_buf_reset(&b);
+	snprintf(run->driver, sizeof(run->driver), "command");
+	run->has_load = false;
+	for (size_t i = 0; i < run->nsteps; i++)
+		run->steps[i].has_load = false;
+	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
+	page_safe(b.data);
+	ck_assert_ptr_nonnull(strstr(b.data, "Driver <b>command</b> measures no scenarios"));
+	ck_assert_ptr_nonnull(strstr(b.data, "The driver measures no scenarios: not recorded"));
+	ck_assert_ptr_null(strstr(b.data, "scenarios/s (95% interval)"));
+	pv_buf_release(&b, 0);
+	pv_res_free(run);
+	rm_run();
+}
+END_TEST
+
+/* The page's buffer failing at each of its first growths, and reading the run under failing
+ * reallocs: an error, never a crash, a leak or a half page taken for whole. */
+START_TEST(report_oom)
+{
+	struct pv_res_run *run = NULL;
+
+	make_run();
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	for (long at = 1; at < 40; at++) {
+		struct pv_buf b = PV_BUF_INIT;
+		struct pv_res_run *again = NULL;
+		int rc;
+
+		pv_test_alloc_fail_at(at);
+		rc = pv_report_page(run, &b);
+		pv_test_alloc_ok();
+		ck_assert_msg(rc == PV_EIO || rc == PV_OK, "at %ld: %d", at, rc);
+		if (rc == PV_OK)
+			ck_assert(!pv_buf_failed(&b));
+		pv_buf_release(&b, 0);
+		pv_test_alloc_fail_at(at);
+		rc = pv_res_read(tmpdir, &again);
+		pv_test_alloc_ok();
+		ck_assert_msg(rc == PV_EIO || rc == PV_OK || rc == PV_ECONFIG, "read at %ld: %d",
+			      at, rc);
+		pv_res_free(again);
+	}
+	pv_res_free(run);
+	rm_run();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("results");
+	TCase *tc = tcase_create("results");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, distributions);
+	tcase_add_test(tc, intervals);
+	tcase_add_test(tc, quantile_intervals);
+	tcase_add_test(tc, spreads);
+	tcase_add_test(tc, read_run);
+	tcase_add_test(tc, read_refused);
+	tcase_add_test(tc, watch_header);
+	tcase_add_test(tc, times);
+	tcase_add_test(tc, compare_same);
+	tcase_add_test(tc, compare_capped);
+	tcase_add_test(tc, compare_answer_noise);
+	tcase_add_test(tc, compare_repeats);
+	tcase_add_test(tc, compare_refused);
+	tcase_add_test(tc, hint);
+	tcase_add_test(tc, escape);
+	tcase_add_test(tc, report_page);
+	tcase_add_test(tc, report_oom);
+	suite_add_tcase(s, tc);
+	return pv_unit_run(s);
+}
