@@ -586,12 +586,10 @@ int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, uns
 	while (r == PV_OK && next_line(text, len, &pos, &line, &n)) {
 		lineno++;
 		if (n > 6 && !memcmp(line, "ready ", 6)) {
-			unsigned connected, failed;
-			char first[PV_RES_TEXT];
+			struct pv_load_ready rd;
 
-			if (!ready[0] && pv_load_ready_decode(line, n, &connected, &failed, first,
-							      sizeof(first)) == PV_OK)
-				snprintf(ready, sizeof(ready), "%s", first);
+			if (!ready[0] && pv_load_ready_decode(line, n, &rd) == PV_OK)
+				snprintf(ready, sizeof(ready), "%.*s", (int)sizeof(ready) - 1, rd.first);
 			continue;
 		}
 		if (!n || line[0] != '{')

@@ -273,6 +273,7 @@ static void line(struct pv_buf *b, unsigned i)
 	f.seq = i;
 	f.secs = 1;
 	f.connected = 10;
+	f.threads = 1;
 	f.kind[PV_LOAD_BROWSE].started = 3; /* completed: the histogram's 3 */
 	f.kind[PV_LOAD_BROWSE].over_limit = f.kind[PV_LOAD_BROWSE].overloaded = 1;
 	pv_load_hist_add(&f.kind[PV_LOAD_BROWSE].lat, 0.002);
@@ -285,6 +286,7 @@ static char tmpdir[64];
 
 static void make_run(void)
 {
+	struct pv_load_ready rd = {.connected = 9, .failed = 1, .first = "cli1-u3: refused"};
 	struct pv_buf b = PV_BUF_INIT;
 	char path[512];
 
@@ -300,7 +302,7 @@ static void make_run(void)
 	ck_assert_int_eq(mkdir(path, 0755), 0);
 	put(tmpdir, "step-01/watch.csv", watch_csv);
 	/* the warm-up's interval (1) is not counted; a line of another kind is skipped */
-	ck_assert_int_eq(pv_load_ready_encode(9, 1, "cli1-u3: refused", &b), PV_OK);
+	ck_assert_int_eq(pv_load_ready_encode(&rd, &b), PV_OK);
 	for (unsigned i = 1; i <= 5; i++)
 		line(&b, i);
 	pv_buf_addstr(&b, "ops {\"n\":1}\n");
