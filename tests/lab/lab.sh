@@ -18,6 +18,9 @@
 # The lab's size, read by `up` (and recorded, so that every later command knows it):
 # CLIENTS=N (default 2: cli1..cliN at .31 upwards, at most 200), DCS=2 (a second Samba DC,
 # dc2 at .11, joined to the domain and replicating). Without them the lab is the default one.
+# DC_STORE=mdb: the DCs' database on LMDB (samba-tool --backend-store=mdb) instead of Samba's
+# default, tdb; the cost of a user add or delete then stays flat as the domain grows
+# (docs/scale.md). A DC kept (KEEP=1) on the other store is provisioned again.
 # shellcheck disable=SC2016 # single-quoted scripts run in the namespaces, expanded there
 set -euo pipefail
 export LC_ALL=C
@@ -56,6 +59,11 @@ fi
 }
 [[ $NDCS =~ ^[12]$ ]] || {
   echo "lab.sh: DCS must be 1 or 2, not '$NDCS'" >&2
+  exit 2
+}
+DC_STORE=${DC_STORE:-tdb}
+[[ $DC_STORE =~ ^(tdb|mdb)$ ]] || {
+  echo "lab.sh: DC_STORE must be tdb or mdb, not '$DC_STORE'" >&2
   exit 2
 }
 CLIENT_HOSTS=()
@@ -609,6 +617,7 @@ dc_provision() {
   lab_exec dc /usr/bin/python3 "$HERE/lab-samba.py" provision -s "$d/empty.conf" \
     --realm="$REALM" --domain="$WG" --server-role=dc --dns-backend=SAMBA_INTERNAL \
     --use-rfc2307 --host-name=dc --host-ip="${IP[dc]}" --targetdir="$d" \
+    --backend-store="$DC_STORE" \
     --option="interfaces = 127.0.0.1 ${IP[dc]}" --option="bind interfaces only = yes" \
     --option="pid directory = $d/pid" --option="ncalrpc dir = $d/ncalrpc" \
     --option="ntp signd socket directory = $d/ntp_signd" \
@@ -617,7 +626,7 @@ dc_provision() {
     --option="log file = $LAB/log/dc.log" --option="max log size = 10000" \
     --option="logging = file" </dev/null
   sed -i '/dns forwarder/d' "$d/etc/smb.conf" # never forward: nothing leaves the lab
-  : >"$d/.provisioned"
+  echo "$DC_STORE" >"$d/.provisioned"
 }
 
 dc_start() {
@@ -694,6 +703,7 @@ dc2_join() {
   : >"$d/empty.conf"
   lab_exec dc2 /usr/bin/python3 "$HERE/lab-samba.py" join "$DNSDOM" DC -s "$d/empty.conf" \
     --server="$DCNAME" --targetdir="$d" --dns-backend=SAMBA_INTERNAL \
+    --backend-store="$DC_STORE" \
     --option="interfaces = 127.0.0.1 ${IP[dc2]}" --option="bind interfaces only = yes" \
     --option="pid directory = $d/pid" --option="ncalrpc dir = $d/ncalrpc" \
     --option="ntp signd socket directory = $d/ntp_signd" \
@@ -825,6 +835,11 @@ cmd_up() {
   setup_state
   setup_net
   setup_netns_files
+  # a DC kept by KEEP=1 on the other store (an empty record: tdb) is provisioned again
+  if [ -f "$LAB/dc/.provisioned" ] && [ "$(cat "$LAB/dc/.provisioned")" != "$DC_STORE" ] &&
+    { [ "$DC_STORE" != tdb ] || [ -s "$LAB/dc/.provisioned" ]; }; then
+    rm -f "$LAB/dc/.provisioned"
+  fi
   if [ ! -f "$LAB/dc/.provisioned" ]; then
     /usr/bin/python3 -c 'import samba.netcmd.main' 2>/dev/null || die "python3-samba is missing"
     kill_ns dc || true
