@@ -17,7 +17,9 @@
 # A 20,000-user unit holds the lab for up to half an hour (dc: ~11 min of DC CPU, a tree delete
 # more): run one size (or one method) per hold of the lab's lock. NOPW=1 makes the users with
 # one ldapadd, without a password (disabled; 13 ms of DC CPU each instead of 31), tagged as
-# provision tags them: the size is then recorded as SIZE/nopw, compared with its own kind. Results accumulate in
+# provision tags them: the size is then recorded as SIZE/nopw, compared with its own kind.
+# DC_STORE=mdb runs it on DCs provisioned on LMDB (tests/lab/lab.sh): recorded as SIZE/mdb.
+# Results accumulate in
 # $RESULTS (default /var/tmp/provision-bench-cleanup-dc.tsv): size method dc_s dc_users_s
 # dc_rss_kib delete_s delete_dc_cpu_s; `report` prints medians per size and method and the
 # ratios to provision.
@@ -102,7 +104,7 @@ unit() { # METHOD
 		echo "bench: $m left the OU behind" >&2
 		exit 1
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$SIZE$([[ ${NOPW:-0} == 1 ]] && echo /nopw)" "$m" "$(val mk wall)" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$SIZE$([[ ${NOPW:-0} == 1 ]] && echo /nopw)$([[ ${DC_STORE:-tdb} == mdb ]] && echo /mdb)" "$m" "$(val mk wall)" \
 		"$(rate "$SIZE" "$(val mk wall)")" "$(val mk rss)" "$(val del wall)" "$(val del dccpu)" >>"$RESULTS"
 	printf 'cleanup-dc.sh: %s users, %s: dc %ss (%s users/s, %s KiB peak), delete %ss (%s users/s, DC CPU %ss)\n' \
 		"$SIZE" "$m" "$(val mk wall)" "$(rate "$SIZE" "$(val mk wall)")" "$(val mk rss)" \
