@@ -17,6 +17,7 @@ import argparse
 import os
 import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -41,23 +42,22 @@ os.makedirs(work, exist_ok=True)
 target = os.path.join(work, "dc")
 shutil.rmtree(target, ignore_errors=True)
 pw = "Bench-" + os.urandom(9).hex() + "!a1"
-# in-process, as tests/lab/lab-samba.py does: the password stays off every command line
-from samba.netcmd.main import cmd_sambatool  # noqa: E402
-
-cmd = cmd_sambatool()
-out = open(os.path.join(work, "provision.log"), "w")
-cmd.outf = cmd.errf = out
-sys.stdout.flush()
-sys.stderr.flush()
-err = os.dup(2)
-os.dup2(out.fileno(), 2)  # provision logs on stderr
-rc = cmd._run("samba-tool", "domain", "provision", "--targetdir=" + target,
-              "--realm=BENCH.TEST", "--domain=BENCH", "--server-role=dc",
-              "--dns-backend=NONE", "--adminpass=" + pw, "--backend-store=" + a.backend)
-sys.stderr.flush()
-os.dup2(err, 2)
-out.close()
-if rc not in (0, None):
+# samba-tool in a process of its own (a provision left open in this one keeps handles on the
+# database, and LMDB then cannot reuse its pages: every later write grows slower), the
+# password on its stdin, never on a command line
+PROVISION = """
+import sys
+from samba.netcmd.main import cmd_sambatool
+pw = sys.stdin.readline().strip()
+sys.exit(cmd_sambatool()._run("samba-tool", "domain", "provision", *sys.argv[1:],
+                                  "--adminpass=" + pw) or 0)
+"""
+with open(os.path.join(work, "provision.log"), "w") as log:
+    p = subprocess.run(["/usr/bin/python3", "-c", PROVISION, "--targetdir=" + target,
+                        "--realm=BENCH.TEST", "--domain=BENCH", "--server-role=dc",
+                        "--dns-backend=NONE", "--backend-store=" + a.backend],
+                       input=pw + "\n", text=True, stdout=log, stderr=log)
+if p.returncode != 0:
     sys.exit("samba-index: provision failed, see %s/provision.log" % work)
 
 lp = LoadParm()
@@ -104,14 +104,19 @@ aw, ac = time.time() - W0, cpu() - C0
 print("%s add total %d users: %.1f s wall (%.1f users/s), %.1f s CPU"
       % (tag, a.users, aw, a.users / aw, ac), flush=True)
 
-if a.sizes and a.backend == "tdb":
-    import tdb
+SIZES = """
+import os, sys, tdb
+t = tdb.Tdb(sys.argv[1], 0, tdb.DEFAULT, os.O_RDONLY)
+for k in t.keys():
+    if k.startswith(b"DN=@INDEX") and len(t.get(k)) > int(sys.argv[2]):
+        print(len(t.get(k)), k[3:].rstrip(b"\\0").decode(errors="replace"))
+"""
+if a.sizes and a.backend == "tdb":  # another process: tdb opens a file once per process
     part = os.path.join(target, "private/sam.ldb.d", base.upper() + ".ldb")
-    t = tdb.Tdb(part, 0, tdb.DEFAULT, os.O_RDONLY)
-    rows = sorted(((len(t.get(k)), k.decode(errors="replace")) for k in t.keys()
-                   if k.startswith(b"DN=@INDEX") and len(t.get(k)) > 8 * a.users), reverse=True)
-    for size, key in rows:
-        print("%s index record %8d bytes  %s" % (tag, size, key[3:].rstrip("\0")))
+    got = subprocess.run(["/usr/bin/python3", "-c", SIZES, part, str(8 * a.users)],
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    for size, key in sorted((int(x.split(" ", 1)[0]), x.split(" ", 1)[1]) for x in got if x):
+        print("%s index record %8d bytes  %s" % (tag, size, key))
 
 if a.delete != "none":
     W0, C0 = time.time(), cpu()
