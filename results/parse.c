@@ -337,10 +337,12 @@ int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len)
 
 	if (!j)
 		return pv_error(PV_ECONFIG, "load.json is not JSON: %s", err);
-	if (!pv_json_integer(pv_json_get(j, "version"), &v) || v != 1 || !pv_json_is_array(steps)) {
+	/* version 1 before the capacity figures (issue 19), 2 with them: both read alike */
+	if (!pv_json_integer(pv_json_get(j, "version"), &v) || v < 1 || v > 2 ||
+	    !pv_json_is_array(steps)) {
 		pv_json_free(j);
 		return pv_error(PV_ECONFIG, "load.json is not the built-in driver's results "
-					    "(version 1 with steps)");
+					    "(version 1 or 2 with steps)");
 	}
 	for (size_t i = 0; i < pv_json_size(steps) && i < run->nsteps; i++)
 		if (uint_of(pv_json_at(steps, i), "users") != run->steps[i].users) {

@@ -130,7 +130,9 @@ for p in plots.values():
 text = open(out + "/text.txt").read()
 for s in load["steps"]:
     assert "%.2f" % s["scen_per_s"] in text, s["scen_per_s"]
-assert "The DC's watch: not recorded in this run." in text
+# the lab's playbook watches the DC too (domain.ssh): its CPU over the run
+assert man.get("watch_dc") and not man["watch_dc"].get("error"), man.get("watch_dc")
+assert "plot-dc-cpu" in plots and "The DC's watch: not recorded" not in text, list(plots)
 png = open(out + "/screenshot.png", "rb").read(24)
 assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1280, 1000), png
 EOF
