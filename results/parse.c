@@ -128,6 +128,8 @@ static int parse_step(struct pv_res_step *st, const struct pv_json *s)
 	st->n = uint_of(s, "step");
 	st->users = uint_of(s, "users");
 	st->refine = pv_json_is_true(pv_json_get(s, "refine"));
+	st->driver_cores = st->dc_cpu = st->dc_samba = NAN; /* until load.json says */
+	st->logon.median = st->logon.p95 = st->logon.p95_lo = st->logon.p95_hi = NAN;
 	str_of(s, "start", t, sizeof(t));
 	st->start = pv_res_time(t);
 	str_of(s, "end", t, sizeof(t));
@@ -489,13 +491,7 @@ static int answer_of(struct pv_res_run *run, const struct pv_json *ans, int vers
 	}
 	str_of(ans, "line", run->answer, sizeof(run->answer));
 	if (version < 2) {
-		for (size_t i = 0; i < run->nsteps; i++) {
-			const struct pv_res_step *st = &run->steps[i];
-
-			if (st->has_load && !st->carried && st->users > run->answer_users &&
-			    (run->first_over < 0 || st->users < run->steps[run->first_over].users))
-				run->first_over = (long)i;
-		}
+		run->first_over = pv_res_first_over(run);
 		return PV_OK;
 	}
 	if ((r = step_ref(run, ans, "last_carried", true, &last)) != PV_OK ||
@@ -523,7 +519,9 @@ static void unload(struct pv_res_run *run)
 		st->ops = NULL;
 		st->nclients = st->nops = 0;
 		st->has_load = st->carried = st->client_bound = false;
+		st->driver_cores = st->dc_cpu = st->dc_samba = NAN;
 		memset(&st->logon, 0, sizeof(st->logon));
+		st->logon.median = st->logon.p95 = st->logon.p95_lo = st->logon.p95_hi = NAN;
 		memset(&st->all, 0, sizeof(st->all));
 		memset(st->kind, 0, sizeof(st->kind));
 	}
@@ -572,6 +570,21 @@ int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len)
 		unload(run);
 	pv_json_free(j);
 	return r;
+}
+
+long pv_res_first_over(const struct pv_res_run *run)
+{
+	long over = -1;
+
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[i];
+
+		if (st->has_load && !st->carried &&
+		    (run->answer_step < 0 || st->users > run->answer_users) &&
+		    (over < 0 || st->users < run->steps[over].users))
+			over = (long)i;
+	}
+	return over;
 }
 
 static int by_users(const void *a, const void *b, void *arg)

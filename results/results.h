@@ -201,18 +201,27 @@ void pv_res_by_users(const struct pv_res_run *run, size_t *idx);
 /* "2026-11-30T12:15:00.250Z" as seconds since the epoch; NAN when not that form. */
 double pv_res_time(const char *iso);
 
+/* The step that bounds the answer from above: of the steps with load figures and more users
+ * than the answer (every step when none is carried), the one with the fewest that does not
+ * count; -1 when none. */
+long pv_res_first_over(const struct pv_res_run *run);
+
 /* ---- the bottleneck hint (pure) ---- */
 
-/* For the first overloaded step: the resource with a known limit that was nearest it (the
- * server's and the DC's CPU, the server's memory, each client's driver core and CPU) and
- * what moved first over the steps up to it (a scenario kind's p95 doubled from the first
- * step's or over its limit, a CPU at 80% or more, iowait at 20% or more, I/O in flight
- * doubled, memory available under 10%). Sentences from the data; where the data cannot
- * tell (not watched, no load figures), they say so. */
+/* For the first step over the answer (run->first_over): when it was client-bound, that the
+ * clients were the limit there and not the server (which client, its busiest loop's CPU and
+ * its loop lag, the server's and the DC's levels beside); else the logons that failed there
+ * (how many, their p95, the scenarios left unserved, the DC's CPU) and the resource with a
+ * known limit that was nearest it (the server's and the DC's CPU, the server's memory, each
+ * client's busiest loop and CPU). Then what moved first over the steps up to it, users rising
+ * (a scenario kind's p95 doubled from the first step's or over its limit, a CPU at 80% or
+ * more, iowait at 20% or more, I/O in flight doubled, memory available under 10%, the logon
+ * p95 doubled, logons failed, a client's loop at 80% or the client the limit). Sentences
+ * from the data; where the data cannot tell (not watched, no load figures), they say so. */
 struct pv_res_hint {
-	long step;	   /* the first overloaded step's index, -1 when none */
-	char nearest[512]; /* the resource nearest its limit, or why it cannot be told */
-	char first[768];   /* what moved first, or why it cannot be told */
+	long step;	    /* the first step over the answer (index), -1 when none */
+	char nearest[1024]; /* the resource nearest its limit, or why it cannot be told */
+	char first[768];    /* what moved first, or why it cannot be told */
 };
 void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out);
 

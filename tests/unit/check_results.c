@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "load/line.h"
+#include "load/report.h"
 #include "load/stats.h"
 #include "provision/html.h"
 #include "provision/report.h"
@@ -483,6 +484,249 @@ START_TEST(times)
 }
 END_TEST
 
+/* ---- a capacity run: load.json as load/report.c writes it (version 2) ---- */
+
+/* One step of the fixture: users, whether --refine added it, its logons (users who could not
+ * log on, tries again, each logon's time), client cli2's busiest loop (% of a core) and loop
+ * lag (cli1 stays at 30% and 2 ms), the share of completed scenarios that started late, the
+ * server's and the DC's CPU. */
+struct cap {
+	unsigned users;
+	bool refine;
+	unsigned failed, retries;
+	double logon_s;
+	double top2, lag2;
+	double late;
+	double srv_cpu, dc_cpu;
+};
+
+static const char *const cap_clients[] = {"cli1", "cli2"};
+
+/* Step c as `run` summarizes it: 10 intervals of 1 s, each with users / 5 browse scenarios
+ * completed in 20 ms (late ones counted overloaded) and one unserved per user without a
+ * connection; the logons; the two clients' own figures. */
+static void cap_step(const struct cap *c, const struct pv_load_config *cfg,
+		     struct pv_load_summary *out, struct pv_load_client *cl)
+{
+	struct pv_load_step ps;
+	struct pv_load_client_acc acc[2];
+
+	pv_load_step_init(&ps, c->users);
+	ps.cpu = c->srv_cpu;
+	ps.dc_cpu = c->dc_cpu;
+	ps.dc_samba = isnan(c->dc_cpu) ? NAN : 2 * c->dc_cpu;
+	memset(acc, 0, sizeof(acc));
+	for (unsigned i = 1; i <= 10; i++) {
+		struct pv_load_figs f;
+		struct pv_load_counts *b = &f.kind[PV_LOAD_BROWSE];
+		unsigned done = c->users / 5, late = (unsigned)llround(c->late * done);
+
+		memset(&f, 0, sizeof(f));
+		f.seq = i;
+		f.secs = 1;
+		f.connected = c->users - c->failed;
+		f.failed = c->failed;
+		b->started = done + c->failed;
+		b->unserved = c->failed;
+		b->late = late;
+		b->overloaded = late + c->failed;
+		for (unsigned k = 0; k < done; k++)
+			pv_load_hist_add(&b->lat, 0.020);
+		pv_load_step_add(&ps, &f);
+		for (int n = 0; n < 2; n++) {
+			struct pv_load_figs cf;
+
+			memset(&cf, 0, sizeof(cf));
+			cf.secs = 1;
+			cf.threads = 2;
+			cf.cpu_top = n ? c->top2 : 30;
+			cf.cpu = 1.5 * cf.cpu_top;
+			cf.host_cpu = cf.cpu / 4;
+			for (int k = 0; k < 100; k++)
+				pv_load_hist_add(&cf.lag, n ? c->lag2 : 0.002);
+			pv_load_client_add(&acc[n], &cf);
+		}
+	}
+	ps.logon.failed = c->failed;
+	ps.logon.retries = c->retries;
+	for (unsigned k = 0; k < c->users - c->failed; k++)
+		pv_load_hist_add(&ps.logon.lat, c->logon_s);
+	pv_load_summarize(&ps, cfg, out);
+	for (int n = 0; n < 2; n++)
+		pv_load_client_of(&acc[n], cap_clients[n], &cl[n]);
+	pv_load_summary_clients(out, cl, 2);
+}
+
+/* A run folder of steps caps[0..n) in tmpdir: manifest.json (the steps, refine marked, each
+ * client done) and load.json as the built-in driver writes it. */
+static void cap_run(const struct cap *caps, size_t n)
+{
+	struct pv_load_config cfg;
+	struct pv_load_summary sums[8];
+	struct pv_load_client cl[8][2];
+	struct pv_load_results res;
+	struct pv_buf b = PV_BUF_INIT;
+
+	ck_assert_uint_le(n, 8);
+	pv_load_defaults(&cfg);
+	cfg.rate = 3310;
+	for (size_t i = 0; i < n; i++)
+		cap_step(&caps[i], &cfg, &sums[i], cl[i]);
+	res = (struct pv_load_results){&cfg, sums, n, "srv, run cap"};
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/pv-results.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	ck_assert_int_eq(pv_load_report_json(&res, &b), PV_OK);
+	put(tmpdir, "load.json", b.data);
+	pv_buf_reset(&b);
+	pv_buf_addstr(&b, "{\"manifest_version\": 1, \"run_id\": \"cap\", \"lab\": \"t\", "
+			  "\"status\": \"done\", \"exit_code\": 0, \"driver\": {\"name\": "
+			  "\"builtin\", \"duration\": 10, \"warmup\": 0, \"steps\": [");
+	for (size_t i = 0; i < n; i++)
+		pv_buf_addf(&b, "%s{\"users\": %u, \"refine\": %s}", i ? ", " : "", caps[i].users,
+			    caps[i].refine ? "true" : "false");
+	pv_buf_addstr(&b, "]}, \"steps\": [");
+	for (size_t i = 0; i < n; i++)
+		pv_buf_addf(&b,
+			    "%s{\"step\": %zu, \"users\": %u, \"refine\": %s, \"ended\": "
+			    "\"duration\", \"hosts\": [{\"name\": \"cli1\", \"role\": \"client\", "
+			    "\"users\": %u, \"state\": \"done\", \"exit\": 0}, {\"name\": \"cli2\", "
+			    "\"role\": \"client\", \"users\": %u, \"state\": \"done\", \"exit\": 0}]}",
+			    i ? ", " : "", i + 1, caps[i].users, caps[i].refine ? "true" : "false",
+			    caps[i].users / 2, caps[i].users - caps[i].users / 2);
+	pv_buf_addstr(&b, "]}");
+	put(tmpdir, "manifest.json", b.data);
+	pv_buf_release(&b, 0);
+}
+
+/* 20 and 40 users carried; 60 with 3 users who could not log on (their scenarios unserved)
+ * and the DC busy; 80 where cli2's loop was full (client-bound); then --refine's 50, carried:
+ * the answer is 50, and the step over it 60. */
+static const struct cap CAP_LOGONS[] = {
+	{20, false, 0, 0, 0.050, 30, 0.002, 0, 20, 10},
+	{40, false, 0, 0, 0.060, 40, 0.002, 0, 35, 20},
+	{60, false, 3, 4, 0.900, 50, 0.002, 0, 45, 85},
+	{80, false, 0, 0, 0.200, 95, 0.150, 0, 50, 40},
+	{50, true, 0, 0, 0.070, 45, 0.002, 0, 40, 30},
+};
+
+START_TEST(read_capacity)
+{
+	struct pv_res_run *run = NULL;
+	const struct pv_res_step *s3, *s4;
+
+	cap_run(CAP_LOGONS, 5);
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_ptr_null(run->notes);
+	ck_assert(run->has_load);
+	ck_assert_uint_eq(run->nsteps, 5);
+	ck_assert(run->steps[4].refine && !run->steps[3].refine);
+	/* the answer as load.json says it: the refine step of 50, the step over it 60 */
+	ck_assert_int_eq(run->answer_step, 4);
+	ck_assert_uint_eq(run->answer_users, 50);
+	ck_assert_int_eq(run->first_over, 2);
+	ck_assert(!run->answer_at_least);
+	ck_assert(isnan(run->client_cores_needed));
+	ck_assert_ptr_nonnull(strstr(run->answer, "the server carried 50 users"));
+	/* the logons and the unserved scenarios */
+	s3 = &run->steps[2];
+	ck_assert(s3->logon.have && !s3->carried && !s3->client_bound);
+	ck_assert_uint_eq(s3->logon.ok, 57);
+	ck_assert_uint_eq(s3->logon.failed, 3);
+	ck_assert_uint_eq(s3->logon.retries, 4);
+	near(s3->logon.p95, 0.9, 0.9 * 0.05); /* the bucket's middle */
+	ck_assert(s3->logon.p95_lo <= 0.9 && s3->logon.p95_hi >= 0.9);
+	ck_assert_uint_eq(s3->all.unserved, 30);
+	ck_assert_uint_eq(s3->kind[PV_LOAD_BROWSE].unserved, 30);
+	ck_assert_uint_eq(s3->not_connected, 3);
+	near(s3->all.overload, 100.0 * 30 / (120 + 30), 1e-9);
+	near(s3->dc_cpu, 85, 1e-9);
+	near(s3->dc_samba, 170, 1e-9);
+	/* the client-bound step: cli2 bound, cli1 not, never carried */
+	s4 = &run->steps[3];
+	ck_assert(s4->client_bound && !s4->carried);
+	ck_assert_uint_eq(s4->nclients, 2);
+	ck_assert_str_eq(s4->clients[1].name, "cli2");
+	ck_assert(s4->clients[1].bound && !s4->clients[0].bound);
+	near(s4->clients[1].cpu_top, 95, 1e-9);
+	near(s4->clients[1].cpu_driver, 142.5, 1e-9);
+	ck_assert_uint_eq(s4->clients[1].threads, 2);
+	ck_assert(s4->clients[1].lag_p95 >= 100 && s4->clients[1].lag_p95 < 200);
+	near(s4->driver_cores, (45 + 142.5) / 100, 1e-9);
+	ck_assert(!run->steps[0].client_bound && run->steps[0].carried);
+	/* the steps users rising: the refine step among the ramp's */
+	{
+		size_t ord[5], want[] = {0, 1, 4, 2, 3};
+
+		pv_res_by_users(run, ord);
+		for (int i = 0; i < 5; i++)
+			ck_assert_uint_eq(ord[i], want[i]);
+	}
+	pv_res_free(run);
+	rm_run();
+}
+END_TEST
+
+/* Edit load.json's text: the first from replaced by to (which must be there). */
+static void edit_load(const char *from, const char *to)
+{
+	char path[512], *text, *at;
+	FILE *f;
+	long len;
+
+	snprintf(path, sizeof(path), "%s/load.json", tmpdir);
+	ck_assert_ptr_nonnull(f = fopen(path, "r"));
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)len + strlen(to) + 1);
+	ck_assert_uint_eq(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	ck_assert_ptr_nonnull(at = strstr(text, from));
+	memmove(at + strlen(to), at + strlen(from), strlen(at + strlen(from)) + 1);
+	memcpy(at, to, strlen(to));
+	put(tmpdir, "load.json", text);
+	free(text);
+}
+
+/* load.json's capacity figures that cannot be are refused, named, and the run reads on
+ * without load figures */
+START_TEST(read_capacity_refused)
+{
+	static const struct {
+		const char *from, *to, *says;
+	} bad[] = {
+		/* step 4 is client-bound and not carried: carried too cannot be */
+		{"\"carried\": false,\n      \"client_bound\": true",
+		 "\"carried\": true,\n      \"client_bound\": true", "carried and client-bound"},
+		{"\"client_bound\": true", "\"client_bound\": 1", "\"client_bound\" is not true"},
+		{"\"client_bound\": true", "\"client_bound\": false", "but one of its clients"},
+		{"\"bound\": true", "\"bound\": \"yes\"", "client cli2's \"bound\""},
+		{"\"failed\": 3", "\"failed\": 58", "57 users logged on and 58 could not, of 60"},
+		{"\"unserved\": 30", "\"unserved\": 999", "more unserved (999) than started"},
+		{"\"first_over\": {\n      \"step\": 3", "\"first_over\": {\n      \"step\": 4",
+		 "answer.first_over (step 4, 60 users) is not that step"},
+		{"\"step\": 5,\n    \"last_carried\"", "\"step\": 2,\n    \"last_carried\"",
+		 "answer (step 2, 50 users) is not a step carried"},
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct pv_res_run *run = NULL;
+
+		cap_run(CAP_LOGONS, 5);
+		edit_load(bad[i].from, bad[i].to);
+		ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+		ck_assert_msg(!run->has_load, "case %zu read", i);
+		ck_assert_msg(run->notes && strstr(run->notes, bad[i].says), "case %zu: %s", i,
+			      run->notes ? run->notes : "(no note)");
+		for (size_t k = 0; k < run->nsteps; k++)
+			ck_assert(!run->steps[k].has_load && !run->steps[k].clients);
+		ck_assert_int_eq(run->first_over, -1);
+		pv_res_free(run);
+		rm_run();
+	}
+}
+END_TEST
+
 /* ---- runs in memory ---- */
 
 /* A run of driver builtin with steps of users[i], rate[i] scenarios/s over 300 s, overload
@@ -506,6 +750,8 @@ static struct pv_res_run *mem_run(const char *id, size_t n, const unsigned *user
 		s->n = (unsigned)i + 1;
 		s->users = users[i];
 		s->has_load = true;
+		s->driver_cores = s->dc_cpu = s->dc_samba = NAN;
+		s->logon.median = s->logon.p95 = NAN;
 		s->secs = 300;
 		s->all.started = (uint64_t)llround(rate[i] * 300);
 		s->all.completed = s->all.started;
@@ -524,6 +770,7 @@ static struct pv_res_run *mem_run(const char *id, size_t n, const unsigned *user
 			r->answer_users = users[i];
 		}
 	}
+	r->first_over = pv_res_first_over(r);
 	return r;
 }
 
@@ -734,10 +981,13 @@ START_TEST(hint)
 	r->steps[3].clients = calloc(1, sizeof(*r->steps[3].clients));
 	r->steps[3].nclients = 1;
 	strcpy(r->steps[3].clients[0].name, "cli2");
-	r->steps[3].clients[0].cpu_driver = 97;
+	r->steps[3].clients[0].threads = 4;
+	r->steps[3].clients[0].cpu_driver = 250;
+	r->steps[3].clients[0].cpu_top = 87;
 	r->steps[3].clients[0].cpu_host = NAN;
 	pv_res_hint(r, &h);
-	ck_assert_ptr_nonnull(strstr(h.nearest, "client cli2's load driver: 97%"));
+	ck_assert_ptr_nonnull(
+		strstr(h.nearest, "client cli2's load driver: its busiest loop at 87%"));
 	/* not watched: said so */
 	for (size_t i = 0; i < 4; i++) {
 		pv_res_watch_free(r->steps[i].srv);
@@ -903,6 +1153,8 @@ int main(void)
 	tcase_add_test(tc, read_refused);
 	tcase_add_test(tc, watch_header);
 	tcase_add_test(tc, times);
+	tcase_add_test(tc, read_capacity);
+	tcase_add_test(tc, read_capacity_refused);
 	tcase_add_test(tc, compare_same);
 	tcase_add_test(tc, compare_capped);
 	tcase_add_test(tc, compare_answer_noise);
