@@ -94,8 +94,8 @@ static bool nearest(const struct pv_res_step *st, bool clients, struct level *be
 				 m);
 		else
 			consider(best, m / 100,
-				 "the DC's CPU: %.0f%% of all its cores on average (p95 %.0f%%)",
-				 m, p);
+				 "the DC's CPU: %.0f%% of all its cores on average (p95 %.0f%%)", m,
+				 p);
 	}
 	for (size_t i = 0; clients && i < st->nclients; i++) {
 		const struct pv_res_client *c = &st->clients[i];
@@ -153,8 +153,8 @@ static bool logon_slower(const struct pv_res_step *base, const struct pv_res_ste
 {
 	double b = base->logon.p95, now = st->logon.p95;
 
-	return base->logon.have && st->logon.have && !isnan(b) && !isnan(now) &&
-	       now > SLOWER * b && now > b + SLOWER_MS;
+	return base->logon.have && st->logon.have && !isnan(b) && !isnan(now) && now > SLOWER * b &&
+	       now > b + SLOWER_MS;
 }
 
 /* Each signal's first move over the steps ord[0..last], users rising. */
@@ -237,7 +237,8 @@ static void first_moves(const struct pv_res_run *run, const size_t *ord, size_t 
 
 			if (cl->bound)
 				moved(ev, i,
-				      "client %s was the limit (its busiest loop at %.0f%% of a core, "
+				      "client %s was the limit (its busiest loop at %.0f%% of a "
+				      "core, "
 				      "loop lag p95 %.0f ms: client-bound)",
 				      cl->name, loop_cpu(cl), cl->lag_p95);
 			else if (loop_cpu(cl) >= CPU_HIGH)
@@ -316,7 +317,8 @@ static size_t client_bound_text(const struct pv_res_run *run, const struct pv_re
 			  run->client_cores_needed, st->users);
 	at = addf(out, cap, at, ".");
 	if (nearest(st, false, &best))
-		at = addf(out, cap, at, " The server and the DC there, the highest: %s.", best.text);
+		at = addf(out, cap, at, " Of the server and the DC there, the busiest: %s.",
+			  best.text);
 	return at;
 }
 
@@ -349,9 +351,9 @@ static size_t logon_text(const struct pv_res_step *s0, const struct pv_res_step 
 			  ". %llu scenarios were due to users without a connection (unserved), "
 			  "%.0f%% of the %llu overloaded",
 			  (unsigned long long)st->all.unserved,
-			  st->all.overloaded ? 100.0 * (double)st->all.unserved /
-						       (double)st->all.overloaded
-					     : 0,
+			  st->all.overloaded
+				  ? 100.0 * (double)st->all.unserved / (double)st->all.overloaded
+				  : 0,
 			  (unsigned long long)st->all.overloaded);
 	if (dc_cpu(st, &m, &p))
 		at = addf(out, cap, at, ". Every logon passes through the DC: its CPU was %.0f%%",
@@ -432,8 +434,8 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 					  ? ", with errors or users not connected"
 					  : "");
 		if (out->step >= 0)
-			at = logon_text(&run->steps[ord[0]], st, out->nearest,
-					sizeof(out->nearest), at);
+			at = logon_text(&run->steps[ord[0]], st, out->nearest, sizeof(out->nearest),
+					at);
 		if (!nearest(st, true, &best))
 			addf(out->nearest, sizeof(out->nearest), at,
 			     "%s: which resource was nearest its limit cannot be told.",
@@ -441,9 +443,9 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 				     : "The server was not watched in this run");
 		else if (best.u >= NEAR)
 			addf(out->nearest, sizeof(out->nearest), at,
-			     "%s, the resource nearest its limit, was at %.0f%% of it: %s.",
-			     out->step >= 0 ? "There" : "At the last step", 100 * best.u,
-			     best.text);
+			     "The resource nearest its limit %s was %s: %.0f%% of that limit.",
+			     out->step >= 0 ? "there" : "at the last step", best.text,
+			     100 * best.u);
 		else
 			addf(out->nearest, sizeof(out->nearest), at,
 			     "No measured resource was near its limit %s (the highest: %s): the "

@@ -586,17 +586,64 @@ static void cap_run(const struct cap *caps, size_t n)
 			    caps[i].refine ? "true" : "false");
 	pv_buf_addstr(&b, "]}, \"steps\": [");
 	for (size_t i = 0; i < n; i++)
-		pv_buf_addf(&b,
-			    "%s{\"step\": %zu, \"users\": %u, \"refine\": %s, \"ended\": "
-			    "\"duration\", \"hosts\": [{\"name\": \"cli1\", \"role\": \"client\", "
-			    "\"users\": %u, \"state\": \"done\", \"exit\": 0}, {\"name\": \"cli2\", "
-			    "\"role\": \"client\", \"users\": %u, \"state\": \"done\", \"exit\": 0}]}",
-			    i ? ", " : "", i + 1, caps[i].users, caps[i].refine ? "true" : "false",
-			    caps[i].users / 2, caps[i].users - caps[i].users / 2);
+		pv_buf_addf(
+			&b,
+			"%s{\"step\": %zu, \"users\": %u, \"refine\": %s, \"ended\": "
+			"\"duration\", \"hosts\": [{\"name\": \"cli1\", \"role\": \"client\", "
+			"\"users\": %u, \"state\": \"done\", \"exit\": 0}, {\"name\": \"cli2\", "
+			"\"role\": \"client\", \"users\": %u, \"state\": \"done\", \"exit\": 0}]}",
+			i ? ", " : "", i + 1, caps[i].users, caps[i].refine ? "true" : "false",
+			caps[i].users / 2, caps[i].users - caps[i].users / 2);
 	pv_buf_addstr(&b, "]}");
 	put(tmpdir, "manifest.json", b.data);
+	/* the server's and the DC's watch: their CPU flat over the step */
+	for (size_t i = 0; i < n; i++) {
+		char rel[160];
+
+		snprintf(rel, sizeof(rel), "%s/step-%02zu", tmpdir, i + 1);
+		ck_assert_int_eq(mkdir(rel, 0755), 0);
+		for (int dc = 0; dc < 2; dc++) {
+			double cpu = dc ? caps[i].dc_cpu : caps[i].srv_cpu;
+
+			pv_buf_reset(&b);
+			pv_buf_addf(&b,
+				    "seconds,phase,cpu,samba\n1,measure,%g,%g\n2,measure,%g,%g\n",
+				    cpu, 2 * cpu, cpu, 2 * cpu);
+			snprintf(rel, sizeof(rel), "step-%02zu/watch%s.csv", i + 1,
+				 dc ? "-dc" : "");
+			put(tmpdir, rel, b.data);
+		}
+	}
 	pv_buf_release(&b, 0);
 }
+
+/* The hint of the run in tmpdir. */
+static void cap_hint(struct pv_res_hint *h)
+{
+	struct pv_res_run *run = NULL;
+
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert(run->has_load);
+	pv_res_hint(run, h);
+	if (getenv("PV_HINT_DEBUG"))
+		fprintf(stderr, "%s\n%s\n\n", h->nearest, h->first);
+	pv_res_free(run);
+}
+
+/* cli2's loop full at 60 users: the step over the answer is the clients', not the server's */
+static const struct cap CAP_BOUND[] = {
+	{20, false, 0, 0, 0.050, 30, 0.002, 0, 20, 10},
+	{40, false, 0, 0, 0.060, 60, 0.002, 0, 35, 20},
+	{60, false, 0, 0, 0.070, 95, 0.150, 0, 40, 25},
+	{80, false, 0, 0, 0.080, 97, 0.300, 0.1, 50, 30},
+};
+
+/* the DC's CPU the highest at the step over the answer, 60 users (5% late) */
+static const struct cap CAP_DC[] = {
+	{20, false, 0, 0, 0.050, 30, 0.002, 0, 20, 30},
+	{40, false, 0, 0, 0.060, 40, 0.002, 0, 35, 60},
+	{60, false, 0, 0, 0.200, 50, 0.002, 0.05, 45, 92},
+};
 
 /* 20 and 40 users carried; 60 with 3 users who could not log on (their scenarios unserved)
  * and the DC busy; 80 where cli2's loop was full (client-bound); then --refine's 50, carried:
@@ -724,6 +771,66 @@ START_TEST(read_capacity_refused)
 		pv_res_free(run);
 		rm_run();
 	}
+}
+END_TEST
+
+START_TEST(hint_capacity)
+{
+	struct pv_res_hint h;
+
+	/* client-bound: which client, its loop and lag; the server carried at least 40 */
+	cap_run(CAP_BOUND, 4);
+	cap_hint(&h);
+	ck_assert_int_eq(h.step, 2);
+	ck_assert_ptr_nonnull(strstr(h.nearest, "The first step over the answer, 60 users (step "
+						"3), was client-bound: the clients were the limit "
+						"there, not the server."));
+	ck_assert_ptr_nonnull(strstr(h.nearest, "Client cli2's busiest event loop ran at 95% of a "
+						"core (the limit: 90%) and its loop lag p95 was "));
+	ck_assert_ptr_nonnull(strstr(h.nearest, "The server carried at least 40 users"));
+	ck_assert_ptr_nonnull(strstr(h.nearest, "about 3 client cores would run 60 users"));
+	ck_assert_ptr_nonnull(strstr(
+		h.nearest, "Of the server and the DC there, the busiest: the server's CPU: 40%"));
+	ck_assert_ptr_null(strstr(h.nearest, "nearest its limit"));
+	ck_assert_ptr_nonnull(strstr(h.first, "What moved first, at 60 users (step 3): client cli2 "
+					      "was the limit (its busiest loop at 95% of a core"));
+	rm_run();
+	/* logons failed at 60 users, the DC busy there; the refine step's 50 carried */
+	cap_run(CAP_LOGONS, 5);
+	cap_hint(&h);
+	ck_assert_int_eq(h.step, 2);
+	ck_assert_ptr_nonnull(strstr(h.nearest,
+				     "The first step over the answer is 60 users (step 3: "
+				     "overload 20.00%, with errors or users not "
+				     "connected)."));
+	ck_assert_ptr_nonnull(strstr(h.nearest,
+				     "Logons failed there: 3 of 60 users could not log "
+				     "on, after 4 tries made again; the logon p95 was "));
+	ck_assert_ptr_nonnull(strstr(h.nearest,
+				     "30 scenarios were due to users without a "
+				     "connection (unserved), 100% of the 30 overloaded. "
+				     "Every logon passes through the DC: its CPU was 85%."));
+	ck_assert_ptr_nonnull(strstr(h.nearest, "The resource nearest its limit there was the DC's "
+						"CPU: 85% of all its cores"));
+	/* users rising: 20, 40, 50 (refine), then 60 */
+	ck_assert_ptr_nonnull(strstr(h.first,
+				     "What moved first, at 60 users (step 3): the DC's "
+				     "CPU reached 85%; 3 of 60 users could not log on; the "
+				     "logon p95 rose from "));
+	ck_assert_ptr_null(strstr(h.first, "cli2")); /* 80 users is past the step looked at */
+	rm_run();
+	/* the DC's CPU the highest, nothing else wrong */
+	cap_run(CAP_DC, 3);
+	cap_hint(&h);
+	ck_assert_int_eq(h.step, 2);
+	ck_assert_ptr_null(strstr(h.nearest, "Logons failed"));
+	ck_assert_ptr_nonnull(strstr(h.nearest,
+				     "The resource nearest its limit there was the DC's "
+				     "CPU: 92% of all its cores on average (p95 92%): 92% of "
+				     "that limit."));
+	ck_assert_ptr_nonnull(strstr(h.first, "What moved first, at 60 users (step 3): the DC's "
+					      "CPU reached 92%"));
+	rm_run();
 }
 END_TEST
 
@@ -973,7 +1080,8 @@ START_TEST(hint)
 	pv_res_hint(r, &h);
 	ck_assert_int_eq(h.step, 3);
 	ck_assert_ptr_nonnull(strstr(h.nearest, "400 users (step 4: overload 6.00%)"));
-	ck_assert_ptr_nonnull(strstr(h.nearest, "at 85% of it: the server's CPU"));
+	ck_assert_ptr_nonnull(strstr(
+		h.nearest, "The resource nearest its limit there was the server's CPU: 85%"));
 	ck_assert_ptr_nonnull(strstr(h.first, "What moved first, at 300 users (step 3): browse's "
 					      "p95 rose from 30 ms to 90 ms."));
 	ck_assert_ptr_nonnull(strstr(h.first, "Then at 400 users: the server's CPU reached 85%."));
@@ -1086,10 +1194,11 @@ START_TEST(report_page)
 	pv_buf_reset(&b);
 	run->answer_step = -1;
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
-	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried no step</b> without overload. "
-					     "Even the fewest users tried, 10 (step 1), had overload "
-					     "33.30% against the 1% threshold, 0 errors and 0 of them "
-					     "not logged on."));
+	ck_assert_ptr_nonnull(strstr(b.data,
+				     "<b>The server carried no step</b> without overload. "
+				     "Even the fewest users tried, 10 (step 1), had overload "
+				     "33.30% against the 1% threshold, 0 errors and 0 of them "
+				     "not logged on."));
 	/* a run of driver command: no load sections, said so */
 	pv_buf_reset(&b);
 	snprintf(run->driver, sizeof(run->driver), "command");
@@ -1161,6 +1270,7 @@ int main(void)
 	tcase_add_test(tc, compare_repeats);
 	tcase_add_test(tc, compare_refused);
 	tcase_add_test(tc, hint);
+	tcase_add_test(tc, hint_capacity);
 	tcase_add_test(tc, escape);
 	tcase_add_test(tc, report_page);
 	tcase_add_test(tc, report_oom);
