@@ -64,9 +64,7 @@ static bool dc_cpu(const struct pv_res_step *st, double *mean, double *p95)
 	return !isnan(st->dc_cpu);
 }
 
-/* A client's busiest event loop, % of one core: the loop's own figure, or the driver's when
- * it has one loop (load.json version 1 has only that). */
-static double loop_cpu(const struct pv_res_client *c)
+double pv_res_loop_cpu(const struct pv_res_client *c)
 {
 	return !isnan(c->cpu_top) ? c->cpu_top : c->threads <= 1 ? c->cpu_driver : NAN;
 }
@@ -100,10 +98,10 @@ static bool nearest(const struct pv_res_step *st, bool clients, struct level *be
 	for (size_t i = 0; clients && i < st->nclients; i++) {
 		const struct pv_res_client *c = &st->clients[i];
 
-		consider(best, loop_cpu(c) / 100,
+		consider(best, pv_res_loop_cpu(c) / 100,
 			 "client %s's load driver: its busiest loop at %.0f%% of the one core it "
 			 "runs on",
-			 c->name, loop_cpu(c));
+			 c->name, pv_res_loop_cpu(c));
 		consider(best, c->cpu_host / 100, "client %s's CPU: %.0f%% of all its cores",
 			 c->name, c->cpu_host);
 	}
@@ -240,10 +238,10 @@ static void first_moves(const struct pv_res_run *run, const size_t *ord, size_t 
 				      "client %s was the limit (its busiest loop at %.0f%% of a "
 				      "core, "
 				      "loop lag p95 %.0f ms: client-bound)",
-				      cl->name, loop_cpu(cl), cl->lag_p95);
-			else if (loop_cpu(cl) >= CPU_HIGH)
+				      cl->name, pv_res_loop_cpu(cl), cl->lag_p95);
+			else if (pv_res_loop_cpu(cl) >= CPU_HIGH)
 				moved(ev, i, "client %s's load driver reached %.0f%% of its core",
-				      cl->name, loop_cpu(cl));
+				      cl->name, pv_res_loop_cpu(cl));
 			else
 				continue;
 			done[EV_CLIENT] = true;
@@ -267,22 +265,24 @@ static size_t addf(char *out, size_t cap, size_t at, const char *fmt, ...)
 	return n < 0 ? at : at + (size_t)n;
 }
 
-/* The client that was most the limit in st: the busiest loop among those bound. */
-static const struct pv_res_client *bound_client(const struct pv_res_step *st, unsigned *others)
+const struct pv_res_client *pv_res_bound_client(const struct pv_res_step *st, unsigned *others)
 {
 	const struct pv_res_client *b = NULL;
+	unsigned more = 0;
 
-	*others = 0;
 	for (size_t i = 0; i < st->nclients; i++) {
 		const struct pv_res_client *c = &st->clients[i];
+		double u = pv_res_loop_cpu(c);
 
 		if (!c->bound)
 			continue;
 		if (b)
-			(*others)++;
-		if (!b || loop_cpu(c) > loop_cpu(b) || (isnan(loop_cpu(b)) && !isnan(loop_cpu(c))))
+			more++;
+		if (!b || u > pv_res_loop_cpu(b) || (isnan(pv_res_loop_cpu(b)) && !isnan(u)))
 			b = c;
 	}
+	if (others)
+		*others = more;
 	return b;
 }
 
@@ -291,7 +291,7 @@ static size_t client_bound_text(const struct pv_res_run *run, const struct pv_re
 				char *out, size_t cap, size_t at)
 {
 	unsigned others;
-	const struct pv_res_client *c = bound_client(st, &others);
+	const struct pv_res_client *c = pv_res_bound_client(st, &others);
 	struct level best;
 
 	at = addf(out, cap, at,
@@ -302,7 +302,7 @@ static size_t client_bound_text(const struct pv_res_run *run, const struct pv_re
 		at = addf(out, cap, at,
 			  "Client %s's busiest event loop ran at %.0f%% of a core (the limit: "
 			  "%.0f%%) and its loop lag p95 was %.0f ms (the limit: %.0f ms)%s. ",
-			  c->name, loop_cpu(c), PV_LOAD_BOUND_CPU, c->lag_p95,
+			  c->name, pv_res_loop_cpu(c), PV_LOAD_BOUND_CPU, c->lag_p95,
 			  1000 * PV_LOAD_BOUND_LAG,
 			  others ? "; other clients were the limit too" : "");
 	if (run->answer_step >= 0)

@@ -234,6 +234,11 @@ int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len)
 
 /* ---- load.json ---- */
 
+uint64_t pv_res_ended(const struct pv_res_kind *k)
+{
+	return k->completed + k->errors + k->unserved;
+}
+
 /* A count that cannot be, named: PV_ECONFIG. */
 static int nope(const char *what, unsigned step, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -264,7 +269,7 @@ static int kind_of(const struct pv_json *k, struct pv_res_kind *o, unsigned n, c
 	o->over_limit = count_of(k, "over_limit");
 	o->unserved = count_of(k, "unserved");
 	o->overloaded = count_of(k, "overloaded");
-	ended = o->completed + o->errors + o->unserved;
+	ended = pv_res_ended(o);
 	o->overload = num_of(k, "overload_pct");
 	if (isnan(o->overload))
 		o->overload = ended ? 100.0 * (double)o->overloaded / (double)ended : 0;

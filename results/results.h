@@ -53,6 +53,9 @@ struct pv_res_kind {
 	struct pv_load_hist hist;
 };
 
+/* The scenarios of k that ended: completed, in error or unserved (overload's denominator). */
+uint64_t pv_res_ended(const struct pv_res_kind *k);
+
 struct pv_res_host {
 	char name[64];
 	char role[16]; /* "client" or "controller" */
@@ -205,6 +208,13 @@ double pv_res_time(const char *iso);
  * than the answer (every step when none is carried), the one with the fewest that does not
  * count; -1 when none. */
 long pv_res_first_over(const struct pv_res_run *run);
+
+/* A client's busiest event loop, % of one core: the loop's own figure, or the driver's when
+ * it runs one loop (load.json version 1 has only that); NAN when not said. */
+double pv_res_loop_cpu(const struct pv_res_client *c);
+/* The client that was most the limit in st (the busiest loop of those bound), NULL when none;
+ * *others: how many more were bound. */
+const struct pv_res_client *pv_res_bound_client(const struct pv_res_step *st, unsigned *others);
 
 /* ---- the bottleneck hint (pure) ---- */
 

@@ -1193,12 +1193,14 @@ START_TEST(report_page)
 	/* no step carried: the fewest users' figures say why */
 	pv_buf_reset(&b);
 	run->answer_step = -1;
+	run->steps[0].carried = false;
+	run->first_over = pv_res_first_over(run);
+	ck_assert_int_eq(run->first_over, 0);
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
 	ck_assert_ptr_nonnull(strstr(b.data,
 				     "<b>The server carried no step</b> without overload. "
 				     "Even the fewest users tried, 10 (step 1), had overload "
-				     "33.30% against the 1% threshold, 0 errors and 0 of them "
-				     "not logged on."));
+				     "33.30%, against the 1% threshold."));
 	/* a run of driver command: no load sections, said so */
 	pv_buf_reset(&b);
 	snprintf(run->driver, sizeof(run->driver), "command");
@@ -1210,6 +1212,109 @@ START_TEST(report_page)
 	ck_assert_ptr_nonnull(strstr(b.data, "Driver <b>command</b> measures no scenarios"));
 	ck_assert_ptr_nonnull(strstr(b.data, "The driver measures no scenarios: not recorded"));
 	ck_assert_ptr_null(strstr(b.data, "scenarios/s (95% interval)"));
+	pv_buf_release(&b, 0);
+	pv_res_free(run);
+	rm_run();
+}
+END_TEST
+
+/* The row of step n in the steps table (from its <tr to its </tr>), in a static buffer. */
+static const char *step_row(const char *html, unsigned n)
+{
+	static char row[4096];
+	char head[64];
+	const char *table = strstr(html, "<caption>Every step</caption>"), *at, *end;
+
+	ck_assert_ptr_nonnull(table);
+	snprintf(head, sizeof(head), "<th scope=\"row\">%u", n);
+	ck_assert_ptr_nonnull(at = strstr(table, head));
+	while (at > table && strncmp(at, "<tr", 3))
+		at--;
+	ck_assert_ptr_nonnull(end = strstr(at, "</tr>"));
+	snprintf(row, sizeof(row), "%.*s", (int)(end - at), at);
+	return row;
+}
+
+/* A capacity run's page: client-bound marked in words and never carried, the logons beside
+ * the DC's CPU, the refine step among the ramp's, the answer as the run gave it. */
+START_TEST(report_capacity)
+{
+	struct pv_res_run *run = NULL;
+	struct pv_buf b = PV_BUF_INIT;
+	const char *row, *dir = getenv("PV_RESULTS_SAMPLES");
+
+	cap_run(CAP_BOUND, 4);
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
+	page_safe(b.data);
+	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried at least 40 users</b> without "
+					     "overload (step 2)."));
+	ck_assert_ptr_nonnull(strstr(b.data,
+				     "The first step over it, 60 users (step 3), was <b "
+				     "class=\"tag\">client-bound</b>: the clients were the "
+				     "limit there, not the server (cli2: its busiest loop at "
+				     "95% of a core, loop lag p95 "));
+	ck_assert_ptr_nonnull(strstr(b.data, "how many more than 40 users the server carries, this "
+					     "run cannot tell (about 3 client cores would run 60 "
+					     "users)."));
+	ck_assert_ptr_nonnull(strstr(b.data,
+				     "The run's answer line: the server carried at least 40 "
+				     "users without overload (step 2, 40 users"));
+	/* the columns: the DC's CPU, the logon p95 beside it, the busiest client loop */
+	ck_assert_ptr_nonnull(strstr(b.data, "<th scope=\"col\">DC CPU %<br>(samba % of a "
+					     "core)</th><th scope=\"col\">logon p95 ms<br>(its "
+					     "bucket)</th><th scope=\"col\">busiest client loop "
+					     "%<br>/ lag p95 ms</th>"));
+	/* steps 3 and 4 client-bound: said in words, never "yes" */
+	for (unsigned n = 3; n <= 4; n++) {
+		row = step_row(b.data, n);
+		ck_assert_ptr_nonnull(strstr(row, "<tr class=\"cb\">"));
+		ck_assert_ptr_nonnull(strstr(row, "<td><b>no: client-bound</b></td>"));
+		ck_assert_ptr_null(strstr(row, "<td>yes</td>"));
+		ck_assert_ptr_nonnull(strstr(row, "<span class=\"ci\">cli2 bound !</span>"));
+	}
+	row = step_row(b.data, 2);
+	ck_assert_ptr_nonnull(strstr(row, "<td>yes</td>"));
+	ck_assert_ptr_nonnull(strstr(row, "<td>20.0 (40.0)</td>")); /* the DC, its samba */
+	ck_assert_ptr_null(strstr(row, "client-bound"));
+	if (dir) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/report-client-bound.html", dir);
+		ck_assert_int_eq(pv_file_replace(path, b.data, b.len), PV_OK);
+	}
+	pv_res_free(run);
+	rm_run();
+	/* logons failed at 60; the refine step of 50 between 40 and 60 */
+	pv_buf_reset(&b);
+	cap_run(CAP_LOGONS, 5);
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
+	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried 50 users</b> without overload "
+					     "(step 5, a step --refine added)."));
+	ck_assert_ptr_nonnull(strstr(b.data, "The first step over it, 60 users (step 3), had "
+					     "overload 20.00%, 3 of 60 users could not log on (4 "
+					     "logons tried again), 30 scenarios unserved."));
+	row = step_row(b.data, 5);
+	ck_assert_ptr_nonnull(strstr(row, "5 <span class=\"tag\">refine</span>"));
+	ck_assert_ptr_nonnull(strstr(row, "<td>yes</td>"));
+	row = step_row(b.data, 3);
+	ck_assert_ptr_nonnull(strstr(row, "<td><b>no</b></td>"));
+	ck_assert_ptr_nonnull(strstr(row, "<br>3 failed !, 4 retried</td>"));
+	ck_assert_ptr_nonnull(strstr(row, "<td class=\"over\">57 of 60</td>"));
+	/* users rising: 40 (step 2), 50 (step 5, refine), 60 (step 3) */
+	ck_assert(strstr(b.data, "<th scope=\"row\">2</th>") <
+		  strstr(b.data, "<th scope=\"row\">5 <span"));
+	ck_assert(strstr(b.data, "<th scope=\"row\">5 <span") <
+		  strstr(b.data, "<th scope=\"row\">3</th>"));
+	ck_assert_ptr_nonnull(
+		strstr(b.data, "Logons failed there: 3 of 60 users could not log on"));
+	if (dir) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/report-logons.html", dir);
+		ck_assert_int_eq(pv_file_replace(path, b.data, b.len), PV_OK);
+	}
 	pv_buf_release(&b, 0);
 	pv_res_free(run);
 	rm_run();
@@ -1273,6 +1378,7 @@ int main(void)
 	tcase_add_test(tc, hint_capacity);
 	tcase_add_test(tc, escape);
 	tcase_add_test(tc, report_page);
+	tcase_add_test(tc, report_capacity);
 	tcase_add_test(tc, report_oom);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
