@@ -1041,6 +1041,90 @@ START_TEST(compare_refused)
 }
 END_TEST
 
+/* Step i of run r made client-bound: client cli2's loop full (95% of a core, lag 150 ms) */
+static void mem_bound(struct pv_res_run *r, size_t i)
+{
+	struct pv_res_step *s = &r->steps[i];
+
+	ck_assert_ptr_nonnull(s->clients = calloc(2, sizeof(*s->clients)));
+	s->nclients = 2;
+	for (int k = 0; k < 2; k++) {
+		snprintf(s->clients[k].name, sizeof(s->clients[k].name), "cli%d", k + 1);
+		s->clients[k].threads = 2;
+		s->clients[k].cpu_top = k ? 95 : 40;
+		s->clients[k].cpu_driver = 1.5 * s->clients[k].cpu_top;
+		s->clients[k].cpu_host = NAN;
+		s->clients[k].lag_p95 = k ? 150 : 2;
+		s->clients[k].bound = k == 1;
+	}
+	s->client_bound = true;
+	s->carried = false;
+}
+
+/* A client-bound step, in either run, is not compared as the server's */
+START_TEST(compare_client_bound)
+{
+	/* B's clients could not keep up from 300 users: fewer scenarios there, which would be a
+	 * difference beyond the noise if it were the server's */
+	static const double rate_b[] = {9.19, 18.39, 20.0, 21.0};
+	struct pv_res_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
+			  *b = mem_run("b", 4, U, rate_b, OVER0, LAT);
+	const struct pv_res_run *runs[] = {a, b};
+	size_t group[] = {0, 1};
+	struct pv_cmp *c = NULL;
+
+	mem_bound(b, 2);
+	mem_bound(b, 3);
+	b->answer_step = 1;
+	b->answer_users = 200;
+	b->first_over = 2;
+	b->answer_at_least = true;
+	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	ck_assert_uint_eq(c->nsteps, 4);
+	ck_assert_uint_eq(c->ncompared, 2);
+	near(c->alpha, 0.05 / 2, 1e-15);
+	ck_assert(c->steps[0].compared && c->steps[1].compared);
+	for (size_t s = 2; s < 4; s++) {
+		const struct pv_cmp_step *S = &c->steps[s];
+
+		ck_assert(!S->compared && S->client_bound[1] && !S->client_bound[0]);
+		ck_assert(!S->carried[1] && S->carried[0]);
+		ck_assert_str_eq(S->note, "B was client-bound (cli2: its busiest loop at 95% of a "
+					  "core, loop lag p95 150 ms)");
+		for (int f = 0; f < PV_CMP_FIGS; f++) {
+			ck_assert_int_eq(S->fig[PV_CMP_FIGS + f].verdict, PV_CMP_NA);
+			ck_assert(isnan(S->fig[PV_CMP_FIGS + f].d));
+			ck_assert(S->fig[PV_CMP_FIGS + f].have); /* still shown */
+		}
+	}
+	ck_assert_uint_eq(c->differ, 0);
+	ck_assert_uint_eq(c->differ_rate, 0);
+	/* B's answer is a lower bound, and what tells the answers apart is the clients' */
+	ck_assert(c->groups[1].answer_at_least && !c->groups[0].answer_at_least);
+	ck_assert_int_eq(c->groups[1].answer_diff, -200);
+	ck_assert(!c->groups[1].answer_real);
+	ck_assert_str_eq(c->groups[1].answer_why,
+			 "cannot be weighed: at 300 users B was client-bound (cli2: its busiest "
+			 "loop at 95% of a core, loop lag p95 150 ms): the clients were the limit "
+			 "there, not the server, and no other step between the two answers tells "
+			 "them apart");
+	pv_cmp_free(c);
+	/* the base client-bound at 400 only: that step left out of the weighing too */
+	pv_res_free(b);
+	b = mem_run("b", 4, U, RATE, OVER0, LAT);
+	runs[1] = b;
+	mem_bound(a, 3);
+	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	ck_assert_uint_eq(c->ncompared, 3);
+	ck_assert(!c->steps[3].compared && c->steps[3].client_bound[0]);
+	ck_assert_ptr_nonnull(strstr(c->steps[3].note, "A was client-bound (cli2"));
+	ck_assert_int_eq(c->steps[2].fig[PV_CMP_FIGS + PV_CMP_RATE].verdict, PV_CMP_SAME);
+	pv_cmp_free(c);
+	pv_res_free(a);
+	pv_res_free(b);
+}
+END_TEST
+
 /* ---- the hint ---- */
 
 static struct pv_res_watch *mem_watch(double cpu, double iowait)
@@ -1282,6 +1366,11 @@ START_TEST(report_capacity)
 
 		snprintf(path, sizeof(path), "%s/report-client-bound.html", dir);
 		ck_assert_int_eq(pv_file_replace(path, b.data, b.len), PV_OK);
+		/* and the run's folder, for provision report and compare by hand */
+		snprintf(path, sizeof(path),
+			 "rm -rf '%s/client-bound' && cp -r '%s' '%s/client-bound'", dir, tmpdir,
+			 dir);
+		ck_assert_int_eq(system(path), 0);
 	}
 	pv_res_free(run);
 	rm_run();
@@ -1314,6 +1403,10 @@ START_TEST(report_capacity)
 
 		snprintf(path, sizeof(path), "%s/report-logons.html", dir);
 		ck_assert_int_eq(pv_file_replace(path, b.data, b.len), PV_OK);
+		/* and the run's folder, for provision report and compare by hand */
+		snprintf(path, sizeof(path), "rm -rf '%s/logons' && cp -r '%s' '%s/logons'", dir,
+			 tmpdir, dir);
+		ck_assert_int_eq(system(path), 0);
 	}
 	pv_buf_release(&b, 0);
 	pv_res_free(run);
@@ -1374,6 +1467,7 @@ int main(void)
 	tcase_add_test(tc, compare_answer_noise);
 	tcase_add_test(tc, compare_repeats);
 	tcase_add_test(tc, compare_refused);
+	tcase_add_test(tc, compare_client_bound);
 	tcase_add_test(tc, hint);
 	tcase_add_test(tc, hint_capacity);
 	tcase_add_test(tc, escape);
