@@ -766,6 +766,114 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const si
 		pv_buf_addstr(b, "</p>\n");
 }
 
+/* FSCT HomeFolders' SMB2 mix as the server sees it (Nutanix TN-2117, "Nutanix Files
+ * Performance", its FSCT section; docs/load.md), % of the requests */
+static const struct {
+	const char *name;
+	double pct;
+} fsct_mix[] = {{"create", 22},	    {"close", 19},	     {"read", 14},
+		{"query_info", 13}, {"query_directory", 10}, {"write", 7}};
+#define NFSCT (sizeof(fsct_mix) / sizeof(fsct_mix[0]))
+
+/* How many requests of command name step st sent (0 when none), and all it sent. */
+static uint64_t op_count(const struct pv_res_step *st, const char *name, uint64_t *all)
+{
+	uint64_t n = 0;
+
+	*all = 0;
+	for (size_t o = 0; o < st->nops; o++) {
+		*all += st->ops[o].n;
+		if (!strcmp(st->ops[o].name, name))
+			n = st->ops[o].n;
+	}
+	return n;
+}
+
+/* One command's row: FSCT's share when it gives one, then each step's; false (nothing
+ * written) when no step sent it. */
+static bool op_row(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord,
+		   const char *name, double fsct)
+{
+	uint64_t all, any = 0;
+
+	for (size_t i = 0; i < run->nsteps; i++)
+		any += op_count(&run->steps[ord[i]], name, &all);
+	if (!any && isnan(fsct))
+		return false;
+	pv_buf_addstr(b, "<tr><th scope=\"row\">");
+	pv_html_esc(b, name);
+	pv_buf_addstr(b, "</th>");
+	num_cell(b, "%.0f", fsct);
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[ord[i]];
+		uint64_t n = op_count(st, name, &all);
+
+		if (!st->ops)
+			pv_buf_addstr(b, "<td class=\"na\">-</td>");
+		else
+			pv_buf_addf(b, "<td>%.1f</td>", all ? 100.0 * (double)n / (double)all : 0);
+	}
+	pv_buf_addstr(b, "</tr>\n");
+	return true;
+}
+
+/* The SMB operations, when the run counted them: FSCT's named commands first, then the others
+ * any step sent, in the order the steps name them. */
+static void ops_table(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
+{
+	bool any = false;
+	uint64_t all;
+
+	for (size_t i = 0; i < run->nsteps; i++)
+		any |= run->steps[ord[i]].ops != NULL;
+	pv_buf_addstr(b, "<h3>SMB operation mix</h3>\n");
+	if (!any) {
+		na(b, "SMB operations per command: " NOT_RECORDED ".");
+		return;
+	}
+	pv_buf_addstr(b, "<p>Each SMB command's share of the step's requests, in % (the counts in "
+			 "the last row), beside FSCT HomeFolders' as the server sees it (Nutanix "
+			 "TN-2117; about 15% other commands). Commands no step sent are left "
+			 "out.</p>\n<div class=\"tw\"><table>\n<caption>SMB operation "
+			 "mix</caption>\n<thead><tr><th scope=\"col\" class=\"l\">command</th>"
+			 "<th scope=\"col\">FSCT %</th>");
+	for (size_t i = 0; i < run->nsteps; i++)
+		pv_buf_addf(b, "<th scope=\"col\">%u users</th>", run->steps[ord[i]].users);
+	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+	for (size_t f = 0; f < NFSCT; f++)
+		op_row(b, run, ord, fsct_mix[f].name, fsct_mix[f].pct);
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[ord[i]];
+
+		for (size_t o = 0; o < st->nops; o++) {
+			const char *name = st->ops[o].name;
+			bool seen = false;
+
+			for (size_t f = 0; f < NFSCT && !seen; f++)
+				seen = !strcmp(fsct_mix[f].name, name);
+			for (size_t i2 = 0; i2 <= i && !seen; i2++) {
+				const struct pv_res_step *s2 = &run->steps[ord[i2]];
+
+				for (size_t o2 = 0; o2 < (i2 == i ? o : s2->nops) && !seen; o2++)
+					seen = !strcmp(s2->ops[o2].name, name);
+			}
+			if (!seen)
+				op_row(b, run, ord, name, NAN);
+		}
+	}
+	pv_buf_addstr(b, "<tr><th scope=\"row\">requests</th><td class=\"na\">-</td>");
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[ord[i]];
+
+		op_count(st, "", &all);
+		if (st->ops)
+			pv_buf_addf(b, "<td>%llu</td>", (unsigned long long)all);
+		else
+			pv_buf_addstr(b, "<td class=\"na\">-</td>");
+	}
+	pv_buf_addstr(b, "</tr>\n</tbody>\n</table></div>\n");
+}
+
 static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
 {
 	pv_buf_addstr(b, "<h2 id=\"latency\">Latency and mix per scenario kind</h2>\n");
@@ -837,77 +945,7 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run, const s
 		pv_buf_addstr(b, "</tr>\n");
 	}
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
-	/* the SMB operations, when the run counted them */
-	{
-		bool any = false;
-
-		for (size_t i = 0; i < run->nsteps; i++)
-			any |= run->steps[ord[i]].ops != NULL;
-		pv_buf_addstr(b, "<h3>SMB operation mix</h3>\n");
-		if (!any) {
-			na(b, "SMB operations per command: " NOT_RECORDED ".");
-			return;
-		}
-		pv_buf_addstr(
-			b, "<p>Each SMB command's share of the step's requests, in % (the counts "
-			   "in the last row).</p>\n<div class=\"tw\"><table>\n<caption>SMB "
-			   "operation mix</caption>\n<thead><tr><th scope=\"col\" "
-			   "class=\"l\">command</th>");
-		for (size_t i = 0; i < run->nsteps; i++)
-			pv_buf_addf(b, "<th scope=\"col\">%u users</th>", run->steps[ord[i]].users);
-		pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
-		/* the commands in the order the steps name them */
-		for (size_t i = 0; i < run->nsteps; i++)
-			for (size_t o = 0; o < run->steps[ord[i]].nops; o++) {
-				const char *name = run->steps[ord[i]].ops[o].name;
-				bool seen = false;
-
-				for (size_t i2 = 0; i2 <= i && !seen; i2++)
-					for (size_t o2 = 0;
-					     o2 < (i2 == i ? o : run->steps[ord[i2]].nops) && !seen;
-					     o2++)
-						seen = !strcmp(run->steps[ord[i2]].ops[o2].name,
-							       name);
-				if (seen)
-					continue;
-				pv_buf_addstr(b, "<tr><th scope=\"row\">");
-				pv_html_esc(b, name);
-				pv_buf_addstr(b, "</th>");
-				for (size_t s = 0; s < run->nsteps; s++) {
-					const struct pv_res_step *st = &run->steps[ord[s]];
-					uint64_t n = 0, all = 0;
-					bool has = false;
-
-					for (size_t o2 = 0; o2 < st->nops; o2++) {
-						all += st->ops[o2].n;
-						if (!strcmp(st->ops[o2].name, name)) {
-							n = st->ops[o2].n;
-							has = true;
-						}
-					}
-					if (!st->ops)
-						pv_buf_addstr(b, "<td class=\"na\">-</td>");
-					else
-						pv_buf_addf(b, "<td>%.1f</td>",
-							    has && all ? 100.0 * (double)n /
-										 (double)all
-								       : 0);
-				}
-				pv_buf_addstr(b, "</tr>\n");
-			}
-		pv_buf_addstr(b, "<tr><th scope=\"row\">requests</th>");
-		for (size_t i = 0; i < run->nsteps; i++) {
-			uint64_t all = 0;
-
-			for (size_t o = 0; o < run->steps[ord[i]].nops; o++)
-				all += run->steps[ord[i]].ops[o].n;
-			if (run->steps[ord[i]].ops)
-				pv_buf_addf(b, "<td>%llu</td>", (unsigned long long)all);
-			else
-				pv_buf_addstr(b, "<td class=\"na\">-</td>");
-		}
-		pv_buf_addstr(b, "</tr>\n</tbody>\n</table></div>\n");
-	}
+	ops_table(b, run, ord);
 }
 
 static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const struct timeline *tl,
@@ -948,7 +986,7 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 			for (size_t c = 0; c < run->steps[i].nclients; c++)
 				if (!strcmp(run->steps[i].clients[c].name, names[k / 2]))
 					v = k % 2 ? run->steps[i].clients[c].cpu_host
-						  : run->steps[i].clients[c].cpu_driver;
+						  : pv_res_loop_cpu(&run->steps[i].clients[c]);
 			x[3 * i] = tl->off[i];
 			x[3 * i + 1] = tl->off[i] + tl->len[i];
 			x[3 * i + 2] = tl->off[i] + tl->len[i];
@@ -956,7 +994,7 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 			y[3 * i + 2] = NAN;
 		}
 		snprintf(label[k], sizeof(label[0]), "%s: %s", names[k / 2],
-			 k % 2 ? "CPU % of all cores" : "driver % of its core");
+			 k % 2 ? "CPU % of all cores" : "busiest loop % of a core");
 		s[k] = (struct pv_plot_series){label[k],
 					       x,
 					       y,
@@ -973,10 +1011,11 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 	memset(&p, 0, sizeof(p));
 	p.id = "plot-clients";
 	p.title = "The clients' CPU per step";
-	p.desc = "For each client, the load driver's share of its one core and the client's CPU "
-		 "share, each held over its step.";
+	p.desc = "For each client, the load driver's busiest event loop (percent of the one core "
+		 "it runs on: a client is the limit at 90) and the client's CPU share, each held "
+		 "over its step.";
 	p.xlabel = "time since the first step started; dotted lines: steps";
-	p.ylabel = "% (driver: of one core; CPU: of all)";
+	p.ylabel = "% (loop: of one core; CPU: of all)";
 	p.xkind = PV_PLOT_X_TIME;
 	p.xmin = 0;
 	p.ymin = 0;
@@ -1204,21 +1243,26 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 
 		for (size_t i = 0; i < run->nsteps; i++)
 			any |= run->steps[i].all.errors || run->steps[i].not_connected ||
-			       run->steps[i].clients_lost;
+			       run->steps[i].clients_lost || run->steps[i].logon.failed ||
+			       run->steps[i].all.unserved;
 		if (any) {
-			pv_buf_addstr(b,
-				      "<div class=\"tw\"><table>\n<caption>Scenarios that ended in "
-				      "an error, users "
-				      "not logged on, clients lost</caption>\n<thead><tr><th "
-				      "scope=\"col\">users</th><th scope=\"col\">errors</th>"
-				      "<th scope=\"col\" class=\"l\">by kind</th><th "
-				      "scope=\"col\">not logged on</th><th scope=\"col\">clients "
-				      "lost</th></tr></thead>\n<tbody>\n");
+			pv_buf_addstr(
+				b,
+				"<div class=\"tw\"><table>\n<caption>Scenarios that ended in "
+				"an error, users "
+				"not logged on (their logons, their scenarios unserved), clients "
+				"lost</caption>\n<thead><tr><th "
+				"scope=\"col\">users</th><th scope=\"col\">errors</th>"
+				"<th scope=\"col\" class=\"l\">by kind</th><th "
+				"scope=\"col\">not logged on</th><th scope=\"col\">logons "
+				"failed (tried again)</th><th scope=\"col\">unserved</th><th "
+				"scope=\"col\">clients lost</th></tr></thead>\n<tbody>\n");
 			for (size_t i = 0; i < run->nsteps; i++) {
 				const struct pv_res_step *st = &run->steps[i];
 				bool first = true;
 
-				if (!st->all.errors && !st->not_connected && !st->clients_lost)
+				if (!st->all.errors && !st->not_connected && !st->clients_lost &&
+				    !st->logon.failed && !st->all.unserved)
 					continue;
 				pv_buf_addf(b,
 					    "<tr><th scope=\"row\">%u</th><td>%llu</td><td "
@@ -1231,8 +1275,12 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 							    (unsigned long long)st->kind[k].errors);
 						first = false;
 					}
-				pv_buf_addf(b, "</td><td>%u</td><td>%u</td></tr>\n",
-					    st->not_connected, st->clients_lost);
+				pv_buf_addf(b,
+					    "</td><td>%u</td><td>%llu "
+					    "(%llu)</td><td>%llu</td><td>%u</td></tr>\n",
+					    st->not_connected, (unsigned long long)st->logon.failed,
+					    (unsigned long long)st->logon.retries,
+					    (unsigned long long)st->all.unserved, st->clients_lost);
 			}
 			pv_buf_addstr(b, "</tbody>\n</table></div>\n");
 		}

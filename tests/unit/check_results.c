@@ -1267,7 +1267,14 @@ START_TEST(report_page)
 	ck_assert_ptr_nonnull(strstr(b.data, "no figures for 10 s: lost; its stderr began: "
 					     "provision load: killed"));
 	ck_assert_ptr_nonnull(strstr(b.data, "cli1-u3: refused"));
-	ck_assert_ptr_nonnull(strstr(b.data, "<th scope=\"row\">query_directory</th>"));
+	ck_assert_ptr_nonnull(strstr(b.data, "<th scope=\"row\">query_directory</th><td>10</td>"
+					     "<td>25.0</td>"));
+	/* FSCT's named commands first, beside its shares; a command no step sent left out */
+	ck_assert_ptr_nonnull(strstr(b.data, "<tr><th scope=\"row\">create</th><td>22</td><td>37.5"
+					     "</td><td class=\"na\">-</td></tr>"));
+	ck_assert_ptr_nonnull(strstr(b.data, "<tr><th scope=\"row\">write</th><td>7</td><td>0.0"));
+	ck_assert(strstr(b.data, ">create</th>") < strstr(b.data, ">query_directory</th>"));
+	ck_assert_ptr_null(strstr(b.data, ">negotiate</th>"));
 	if (dir) {
 		char path[512];
 
