@@ -1126,10 +1126,13 @@ static void hint(struct pv_buf *b, const struct pv_res_run *run)
 	addh(b, "p", h.nearest);
 	if (h.first[0])
 		addh(b, "p", h.first);
-	pv_buf_addstr(b, "</div>\n<p>From the data above only: a resource is near its limit at "
-			 "80% of it; CPU limits are 100% of the cores (the load driver's: of its "
-			 "one core), memory's is all of it. Disks and the network have no limit "
-			 "the run knows; their levels are shown, not judged.</p>\n");
+	pv_buf_addstr(b,
+		      "</div>\n<p>From the data above only: a resource is near its limit at "
+		      "80% of it; CPU limits are 100% of the cores (a client's load driver: its "
+		      "busiest event loop, of the one core it runs on), memory's is all of it. A "
+		      "client is the limit (its step client-bound) at 90% of a core or a loop "
+		      "lag p95 of 100 ms. Disks and the network have no limit the run knows; "
+		      "their levels are shown, not judged.</p>\n");
 }
 
 static void row(struct pv_buf *b, const char *key, const char *value)
@@ -1186,9 +1189,14 @@ static void settings(struct pv_buf *b, const struct pv_res_run *run)
 	if (run->has_load) {
 		snprintf(v, sizeof(v),
 			 "%u scenarios per user-hour; late after %g s; a step counts at overload "
-			 "<= %g%%; figures every %u s; seed %llu",
+			 "<= %g%%; figures every %u s; seed %llu; %s; event loops per client: %s",
 			 run->cfg.rate, run->cfg.late, run->cfg.overload, run->cfg.interval,
-			 (unsigned long long)run->cfg.seed);
+			 (unsigned long long)run->cfg.seed,
+			 run->cfg.keep_logged_on ? "users stay logged on into the next step"
+						 : "every step logs its users on anew",
+			 run->cfg.threads ? "" : "one per core");
+		if (run->cfg.threads)
+			snprintf(v + strlen(v), sizeof(v) - strlen(v), "%u", run->cfg.threads);
 		row(b, "load", v);
 	}
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
