@@ -766,6 +766,18 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const si
 		pv_buf_addstr(b, "</p>\n");
 }
 
+/* A table's heading cells of the steps, users rising (span columns each), and the head's end. */
+static void step_heads(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord, int span)
+{
+	for (size_t i = 0; i < run->nsteps; i++) {
+		pv_buf_addstr(b, "<th scope=\"col\"");
+		if (span > 1)
+			pv_buf_addf(b, " colspan=\"%d\"", span);
+		pv_buf_addf(b, ">%u users</th>", run->steps[ord[i]].users);
+	}
+	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+}
+
 /* FSCT HomeFolders' SMB2 mix as the server sees it (Nutanix TN-2117, "Nutanix Files
  * Performance", its FSCT section; docs/load.md), % of the requests */
 static const struct {
@@ -837,9 +849,7 @@ static void ops_table(struct pv_buf *b, const struct pv_res_run *run, const size
 			 "out.</p>\n<div class=\"tw\"><table>\n<caption>SMB operation "
 			 "mix</caption>\n<thead><tr><th scope=\"col\" class=\"l\">command</th>"
 			 "<th scope=\"col\">FSCT %</th>");
-	for (size_t i = 0; i < run->nsteps; i++)
-		pv_buf_addf(b, "<th scope=\"col\">%u users</th>", run->steps[ord[i]].users);
-	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+	step_heads(b, run, ord, 1);
 	for (size_t f = 0; f < NFSCT; f++)
 		op_row(b, run, ord, fsct_mix[f].name, fsct_mix[f].pct);
 	for (size_t i = 0; i < run->nsteps; i++) {
@@ -887,10 +897,7 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run, const s
 		   "underlined and marked !.</p>\n<div class=\"tw\"><table>\n<caption>Latency per "
 		   "scenario kind</caption>\n<thead><tr>"
 		   "<th scope=\"col\" class=\"l\">kind</th><th scope=\"col\">limit s</th>");
-	for (size_t i = 0; i < run->nsteps; i++)
-		pv_buf_addf(b, "<th scope=\"col\" colspan=\"2\">%u users</th>",
-			    run->steps[ord[i]].users);
-	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+	step_heads(b, run, ord, 2);
 	for (int k = 0; k < PV_LOAD_KINDS; k++) {
 		pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%g</td>", pv_load_names[k],
 			    run->cfg.kind[k].limit);
@@ -914,9 +921,7 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run, const s
 		      "class=\"tw\"><table>\n<caption>Scenario mix</caption>\n"
 		      "<thead><tr><th scope=\"col\" class=\"l\">kind</th>"
 		      "<th scope=\"col\">weight %</th>");
-	for (size_t i = 0; i < run->nsteps; i++)
-		pv_buf_addf(b, "<th scope=\"col\">%u users</th>", run->steps[ord[i]].users);
-	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+	step_heads(b, run, ord, 1);
 	{
 		double wsum = 0;
 
