@@ -294,10 +294,16 @@ static size_t client_bound_text(const struct pv_res_run *run, const struct pv_re
 	const struct pv_res_client *c = pv_res_bound_client(st, &others);
 	struct level best;
 
-	at = addf(out, cap, at,
-		  "The first step over the answer, %u users (step %u), was client-bound: the "
-		  "clients were the limit there, not the server. ",
-		  st->users, st->n);
+	if (run->answer_step >= 0)
+		at = addf(out, cap, at,
+			  "The first step over the answer, %u users (step %u), was client-bound: "
+			  "the clients were the limit there, not the server. ",
+			  st->users, st->n);
+	else
+		at = addf(out, cap, at,
+			  "No step counted; the fewest users tried, %u (step %u), were "
+			  "client-bound: the clients were the limit there, not the server. ",
+			  st->users, st->n);
 	if (c)
 		at = addf(out, cap, at,
 			  "Client %s's busiest event loop ran at %.0f%% of a core (the limit: "
@@ -427,8 +433,9 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 				  "limit. ");
 		else
 			at = addf(out->nearest, sizeof(out->nearest), at,
-				  "The first step over the answer is %u users (step %u: overload "
-				  "%.2f%%%s). ",
+				  "%s %u users (step %u: overload %.2f%%%s). ",
+				  run->answer_step >= 0 ? "The first step over the answer is"
+							: "No step counted; the fewest users were",
 				  st->users, st->n, st->all.overload,
 				  st->all.errors || st->not_connected || st->clients_lost
 					  ? ", with errors or users not connected"

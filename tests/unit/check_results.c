@@ -819,6 +819,15 @@ START_TEST(hint_capacity)
 				     "logon p95 rose from "));
 	ck_assert_ptr_null(strstr(h.first, "cli2")); /* 80 users is past the step looked at */
 	rm_run();
+	/* no step counted, the only one client-bound: nothing is known of the server */
+	cap_run(CAP_BOUND + 2, 1);
+	cap_hint(&h);
+	ck_assert_int_eq(h.step, 0);
+	ck_assert_ptr_nonnull(strstr(h.nearest, "No step counted; the fewest users tried, 60 (step "
+						"1), were client-bound: the clients were the limit "
+						"there, not the server."));
+	ck_assert_ptr_nonnull(strstr(h.nearest, "What the server carries, this run cannot tell"));
+	rm_run();
 	/* the DC's CPU the highest, nothing else wrong */
 	cap_run(CAP_DC, 3);
 	cap_hint(&h);
