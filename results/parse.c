@@ -340,7 +340,7 @@ static int logon_of(struct pv_res_step *st, const struct pv_json *o)
 	b = pv_json_get(lat, "p95_ms_bucket");
 	l->p95_lo = num_of(b, "lo") / 1000;
 	l->p95_hi = num_of(b, "hi") / 1000;
-	if (l->ok + l->failed > st->users)
+	if (l->ok > st->users || l->failed > st->users - l->ok)
 		return nope("", st->n, "%llu users logged on and %llu could not, of %u",
 			    (unsigned long long)l->ok, (unsigned long long)l->failed, st->users);
 	return PV_OK;

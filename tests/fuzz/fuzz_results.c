@@ -101,7 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < run->nsteps; i++)
 				if (run->steps[i].has_load || run->steps[i].clients ||
 				    run->steps[i].ops)
-					broken("a step's load figures kept from a load.json refused");
+					broken("a step's load figures kept from a load.json "
+					       "refused");
 			break;
 		}
 		for (size_t i = 0; i < run->nsteps; i++)
@@ -121,7 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			if (st->carried && st->client_bound)
 				broken("a step carried and client-bound");
-			if (st->logon.ok + st->logon.failed > st->users ||
+			if (st->logon.ok > st->users ||
+			    st->logon.failed > st->users - st->logon.ok ||
 			    st->all.unserved > st->all.started)
 				broken("logons or unserved scenarios that cannot be");
 		}
