@@ -141,7 +141,8 @@ head = head[:head.index("</thead>")]
 assert 'DC CPU %<br>(samba % of a core)</th><th scope="col">logon p95 ms' in head, head
 for s in load["steps"]:
     assert s["logon"]["ok"] == s["users"] and s["logon"]["failed"] == 0, s["logon"]
-    assert "%.1f" % s["logon"]["latency"]["p95_ms"] in text, s["logon"]
+    v = s["logon"]["latency"]["p95_ms"]
+    assert any("%.1f" % (v + d) in text for d in (-0.05, 0, 0.05)), s["logon"]
 # the clients were not the limit: no step marked so, every step carried says yes in words
 assert not any(s["client_bound"] for s in load["steps"]), [s["clients"] for s in load["steps"]]
 assert "no: client-bound" not in page
