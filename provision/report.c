@@ -292,11 +292,11 @@ static void head(struct pv_buf *b, const struct pv_res_run *run)
 			 "<a href=\"#errors\">errors</a></p></nav>\n");
 }
 
-/* What kept step st from counting, from its figures: "overload 2.51%, 3 errors, 3 of 60
- * users could not log on (4 tries again), 1 client lost". */
-static void why_not(struct pv_buf *b, const struct pv_res_step *st)
+/* What kept step st from counting, from its figures: "overload 2.51% (the threshold: 1%), 3
+ * errors, 3 of 60 users could not log on (4 logons tried again), 1 client lost". */
+static void why_not(struct pv_buf *b, const struct pv_res_step *st, double threshold)
 {
-	pv_buf_addf(b, "overload %.2f%%", st->all.overload);
+	pv_buf_addf(b, "overload %.2f%% (the threshold: %g%%)", st->all.overload, threshold);
 	if (st->all.errors)
 		pv_buf_addf(b, ", %llu error%s", (unsigned long long)st->all.errors,
 			    st->all.errors == 1 ? "" : "s");
@@ -332,8 +332,12 @@ static void client_bound(struct pv_buf *b, const struct pv_res_step *st)
 		return;
 	pv_buf_addstr(b, " (");
 	pv_html_esc(b, c->name);
-	pv_buf_addf(b, ": its busiest loop at %.0f%% of a core, loop lag p95 %.0f ms%s)",
-		    pv_res_loop_cpu(c), c->lag_p95, others ? "; other clients too" : "");
+	pv_buf_addf(b, ": its busiest loop at %.0f%% of a core, loop lag p95 %.0f ms%s%s)",
+		    pv_res_loop_cpu(c), c->lag_p95,
+		    pv_res_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2
+			    ? ": its host did not give the driver the CPU it needed"
+			    : "",
+		    others ? "; other clients too" : "");
 }
 
 static void answer(struct pv_buf *b, const struct pv_res_run *run)
@@ -364,8 +368,9 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 			    run->cfg.overload - st->all.overload,
 			    (unsigned long long)st->all.errors, st->rate, st->expected);
 		if (over && over->client_bound) {
-			pv_buf_addf(b, " The first step over it, %u users (step %u), was ",
-				    over->users, over->n);
+			pv_buf_addf(b, " The first step over it, %u users (step %u%s), was ",
+				    over->users, over->n,
+				    over->refine ? ", a step --refine added" : "");
 			client_bound(b, over);
 			pv_buf_addf(b,
 				    ": how many more than %u users the server carries, this run "
@@ -376,9 +381,10 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 					    run->client_cores_needed, over->users);
 			pv_buf_addstr(b, ".");
 		} else if (over) {
-			pv_buf_addf(b, " The first step over it, %u users (step %u), had ",
-				    over->users, over->n);
-			why_not(b, over);
+			pv_buf_addf(b, " The first step over it, %u users (step %u%s), had ",
+				    over->users, over->n,
+				    over->refine ? ", a step --refine added" : "");
+			why_not(b, over, run->cfg.overload);
 			pv_buf_addstr(b, ".");
 		} else {
 			pv_buf_addstr(
@@ -394,8 +400,8 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 		} else if (over) {
 			pv_buf_addf(b, " Even the fewest users tried, %u (step %u), had ",
 				    over->users, over->n);
-			why_not(b, over);
-			pv_buf_addf(b, ", against the %g%% threshold.", run->cfg.overload);
+			why_not(b, over, run->cfg.overload);
+			pv_buf_addstr(b, ".");
 		}
 	}
 	if (run->has_load && run->answer[0]) {

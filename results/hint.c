@@ -307,9 +307,13 @@ static size_t client_bound_text(const struct pv_res_run *run, const struct pv_re
 	if (c)
 		at = addf(out, cap, at,
 			  "Client %s's busiest event loop ran at %.0f%% of a core (the limit: "
-			  "%.0f%%) and its loop lag p95 was %.0f ms (the limit: %.0f ms)%s. ",
+			  "%.0f%%) and its loop lag p95 was %.0f ms (the limit: %.0f ms)%s%s. ",
 			  c->name, pv_res_loop_cpu(c), PV_LOAD_BOUND_CPU, c->lag_p95,
 			  1000 * PV_LOAD_BOUND_LAG,
+			  pv_res_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2
+				  ? ": its loop was late, not busy, so its host did not give the "
+				    "driver the CPU it needed"
+				  : "",
 			  others ? "; other clients were the limit too" : "");
 	if (run->answer_step >= 0)
 		at = addf(out, cap, at,
@@ -435,7 +439,7 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 			at = addf(out->nearest, sizeof(out->nearest), at,
 				  "%s %u users (step %u: overload %.2f%%%s). ",
 				  run->answer_step >= 0 ? "The first step over the answer is"
-							: "No step counted; the fewest users were",
+							: "No step counted; the fewest tried were",
 				  st->users, st->n, st->all.overload,
 				  st->all.errors || st->not_connected || st->clients_lost
 					  ? ", with errors or users not connected"

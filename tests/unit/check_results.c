@@ -1300,7 +1300,7 @@ START_TEST(report_page)
 	ck_assert_ptr_nonnull(strstr(b.data,
 				     "<b>The server carried no step</b> without overload. "
 				     "Even the fewest users tried, 10 (step 1), had overload "
-				     "33.30%, against the 1% threshold."));
+				     "33.30% (the threshold: 1%)."));
 	/* a run of driver command: no load sections, said so */
 	pv_buf_reset(&b);
 	snprintf(run->driver, sizeof(run->driver), "command");
@@ -1397,9 +1397,11 @@ START_TEST(report_capacity)
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
 	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried 50 users</b> without overload "
 					     "(step 5, a step --refine added)."));
-	ck_assert_ptr_nonnull(strstr(b.data, "The first step over it, 60 users (step 3), had "
-					     "overload 20.00%, 3 of 60 users could not log on (4 "
-					     "logons tried again), 30 scenarios unserved."));
+	ck_assert_ptr_nonnull(strstr(b.data,
+				     "The first step over it, 60 users (step 3), had "
+				     "overload 20.00% (the threshold: 1%), 3 of 60 users could "
+				     "not log on (4 logons tried again), 30 scenarios "
+				     "unserved."));
 	row = step_row(b.data, 5);
 	ck_assert_ptr_nonnull(strstr(row, "5 <span class=\"tag\">refine</span>"));
 	ck_assert_ptr_nonnull(strstr(row, "<td>yes</td>"));
