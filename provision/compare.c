@@ -101,9 +101,12 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 			printf(" %s (%s)", c->groups[g].runs[i]->id, c->groups[g].runs[i]->dir);
 		printf("\n");
 	}
-	printf("noise: 95%% intervals; a difference is beyond the noise when its interval, widened "
-	       "over the %zu steps compared (%.4g per step), leaves out 0\n",
-	       c->ncompared, c->alpha);
+	if (c->ncompared)
+		printf("noise: 95%% intervals; a difference is beyond the noise when its interval, "
+		       "widened over the %zu steps compared (%.4g per step), leaves out 0\n",
+		       c->ncompared, c->alpha);
+	else
+		printf("noise: 95%% intervals; no step is compared as the server's\n");
 	if (c->ncompared < c->nsteps)
 		printf("%zu step%s not compared: a run was client-bound there (its clients were "
 		       "the "
