@@ -422,10 +422,9 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 	pv_res_by_users(run, ord);
 	/* the first step over the answer (run->first_over); the last step when none */
 	out->step = run->first_over;
-	last = run->nsteps - 1;
-	for (size_t i = 0; i < run->nsteps; i++)
-		if ((out->step >= 0 && ord[i] == (size_t)out->step) ||
-		    (out->step < 0 && ord[i] == ord[run->nsteps - 1]))
+	last = run->nsteps - 1; /* its place, users rising */
+	for (size_t i = 0; out->step >= 0 && i < run->nsteps; i++)
+		if (ord[i] == (size_t)out->step)
 			last = i;
 	st = &run->steps[ord[last]];
 	if (out->step >= 0 && st->client_bound) {
