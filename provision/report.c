@@ -419,11 +419,12 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
 {
 	size_t n = run->nsteps;
-	double *x = calloc(5 * (n ? n : 1) + 2, sizeof(double)), *ys, *lo, *hi, *yo, *yc, ex[2],
-	       ey[2], m, p95;
+	double *x = calloc(6 * (n ? n : 1) + 2, sizeof(double)), *ys, *lo, *hi, *yo, *yb, *yc,
+	       ex[2], ey[2], m, p95;
 	char **tips = calloc(3 * (n ? n : 1), sizeof(char *));
-	struct pv_plot_series s[4];
+	struct pv_plot_series s[5];
 	struct pv_plot p;
+	bool any_bound = false;
 	size_t ns = 0;
 	unsigned umax = 0;
 	bool any_cpu = false;
@@ -439,6 +440,7 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *o
 	lo = ys + n;
 	hi = lo + n;
 	yo = hi + n;
+	yb = yo + n;
 	yc = calloc(n, sizeof(double));
 	memset(s, 0, sizeof(s));
 	for (size_t i = 0; i < n; i++) {
@@ -458,6 +460,9 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *o
 			hi[i] /= st->secs;
 		}
 		yo[i] = st->has_load ? st->all.overload : NAN;
+		/* a client-bound step marked apart: it measured the clients */
+		yb[i] = st->client_bound ? ys[i] : NAN;
+		any_bound |= st->client_bound;
 		m = stat_mean(st->srv, "cpu", &p95);
 		if (yc)
 			yc[i] = m;
@@ -502,6 +507,20 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *o
 						  1,
 						  true};
 	}
+	if (any_bound)
+		s[ns++] = (struct pv_plot_series){
+			"client-bound: the clients' limit, not the server's",
+			x,
+			yb,
+			NULL,
+			NULL,
+			(const char *const *)tips,
+			n,
+			0,
+			'x',
+			0,
+			4,
+			false};
 	for (size_t i = 0; yc && i < n && !any_cpu; i++)
 		any_cpu = !isnan(yc[i]);
 	if (any_cpu)

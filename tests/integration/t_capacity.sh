@@ -194,6 +194,8 @@ assert "<td><b>no: client-bound</b></td>" in page, "no client-bound marking"
 assert "<td>yes</td>" not in page, "a client-bound step shown carried"
 assert "cli1 bound !" in page, "the bound client is not named in the table"
 assert "logon p95 ms" in text and "DC CPU %" in text, "no logon or DC column"
+ramp = {x["name"]: x for p in d["dom"]["plots"] if p["id"] == "plot-ramp" for x in p["series"]}
+assert ramp["client-bound: the clients' limit, not the server's"]["markers"] == 1, ramp
 ans = d["dom"]["answer"]
 assert "the clients were the limit there, not the server (cli1" in ans, ans
 assert "The run's answer line: " in ans, ans

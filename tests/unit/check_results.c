@@ -1347,6 +1347,9 @@ START_TEST(report_capacity)
 	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
 	page_safe(b.data);
+	/* the ramp marks the client-bound steps apart (60 and 80), named in its legend */
+	ck_assert_ptr_nonnull(strstr(b.data, "data-name=\"client-bound: the clients&#39; limit, "
+					     "not the server&#39;s\" data-points=\"4\""));
 	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried at least 40 users</b> without "
 					     "overload (step 2)."));
 	ck_assert_ptr_nonnull(strstr(b.data,
