@@ -56,7 +56,7 @@ static void diff_text(const struct pv_cmp_step *S, size_t g, enum pv_cmp_figure 
 	const struct pv_cmp_fig *f = &S->fig[g * PV_CMP_FIGS + k];
 	char a[32], b[32];
 
-	if (!S->compared) {
+	if (!pv_cmp_weighed(S, g)) {
 		snprintf(out, cap, "not compared (client-bound)");
 		return;
 	}

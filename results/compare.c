@@ -191,6 +191,11 @@ static void against(const struct pv_res_step *const *s0, size_t k0,
 	out->verdict = verdict_of(out->dlo, out->dhi);
 }
 
+bool pv_cmp_weighed(const struct pv_cmp_step *S, size_t g)
+{
+	return !S->client_bound[0] && !S->client_bound[g];
+}
+
 /* S's note: group label's run st was client-bound there, and by which client. */
 static void bound_note(struct pv_cmp_step *S, const char *label, const struct pv_res_step *st)
 {
@@ -264,7 +269,7 @@ static void weigh(struct pv_cmp *c, size_t g, const struct pv_res_step ***sts, c
 		if (S->users <= lo || S->users > hi || S->carried[0] == S->carried[g])
 			continue;
 		/* the clients' limit there, not the server's: it tells nothing */
-		if (S->client_bound[0] || S->client_bound[g]) {
+		if (!pv_cmp_weighed(S, g)) {
 			if (!bound)
 				bound = S;
 			continue;
@@ -678,6 +683,7 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 		}
 		for (size_t s = 0; s < c->nsteps; s++) {
 			struct pv_cmp_step *S = &c->steps[s];
+			bool any = false;
 
 			for (size_t g = 0; g < c->ngroups; g++) {
 				const struct pv_res_step *const *sg = idx[s * c->ngroups + g];
@@ -711,15 +717,17 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 			S->compared = true;
 			for (size_t g = 0; g < c->ngroups; g++)
 				S->compared &= !S->client_bound[g];
-			c->ncompared += S->compared;
+			for (size_t g = 1; g < c->ngroups && !any; g++)
+				any = pv_cmp_weighed(S, g);
+			c->ncompared += any;
 		}
-		/* the widening: over the steps weighed */
+		/* the widening: over the steps where a difference is weighed */
 		c->alpha = ALPHA / (double)(c->ncompared ? c->ncompared : 1);
 		for (size_t s = 0; s < c->nsteps; s++) {
 			struct pv_cmp_step *S = &c->steps[s];
 
-			for (size_t g = 1; g < c->ngroups && S->compared; g++)
-				for (int f = 0; f < PV_CMP_FIGS; f++) {
+			for (size_t g = 1; g < c->ngroups; g++)
+				for (int f = 0; f < PV_CMP_FIGS && pv_cmp_weighed(S, g); f++) {
 					struct pv_cmp_fig *F = &S->fig[g * PV_CMP_FIGS + f];
 
 					against(idx[s * c->ngroups], kk[s * c->ngroups],

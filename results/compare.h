@@ -62,13 +62,16 @@ struct pv_cmp_step {
 	double *cpu;		/* [group]: the server's mean CPU %, NAN when not watched */
 	bool *carried;		/* [group]: every run of the group carried the step */
 	bool *client_bound;	/* [group]: a run of the group was client-bound there */
-	/* no group client-bound: the step's differences are weighed as the server's; else
-	 * each group's figures are shown, no difference is weighed (verdicts n/a), and note
-	 * says who was the limit ("client-bound in B (cli2: its busiest loop at 95% of a core,
-	 * loop lag p95 150 ms)") */
+	/* no group client-bound there; else note says who was the limit ("B was
+	 * client-bound (cli2: its busiest loop at 95% of a core, loop lag p95 150 ms)"), each
+	 * group's figures are shown, and a group's difference from the first is weighed only
+	 * where neither was (pv_cmp_weighed; verdicts n/a otherwise) */
 	bool compared;
 	char note[256];
 };
+
+/* Whether group g's difference from the first is weighed at S: neither was client-bound. */
+bool pv_cmp_weighed(const struct pv_cmp_step *S, size_t g);
 
 struct pv_cmp_group {
 	char label[8]; /* "A", "B", ... */
@@ -94,7 +97,7 @@ struct pv_cmp {
 	const struct pv_res_run **runs; /* all, in the order given */
 	size_t nruns;
 	double alpha;		   /* per step compared, after the widening */
-	size_t ncompared;	   /* steps weighed as the server's (none client-bound) */
+	size_t ncompared;	   /* steps where a difference is weighed (pv_cmp_weighed) */
 	struct pv_cmp_step *steps; /* users rising */
 	size_t nsteps;
 	char *uncommon; /* steps some group lacks, one line each ("A has 40 users, B not") */

@@ -1131,6 +1131,29 @@ START_TEST(compare_client_bound)
 	pv_cmp_free(c);
 	pv_res_free(a);
 	pv_res_free(b);
+	/* three groups, B client-bound at 300: C against A is still weighed there */
+	{
+		static const double rate_c[] = {9.19, 18.39, 20.0, 36.78};
+		struct pv_res_run *x = mem_run("a", 4, U, RATE, OVER0, LAT),
+				  *y = mem_run("b", 4, U, RATE, OVER0, LAT),
+				  *z = mem_run("c", 4, U, rate_c, OVER0, LAT);
+		const struct pv_res_run *three[] = {x, y, z};
+		size_t g3[] = {0, 1, 2};
+
+		mem_bound(y, 2);
+		ck_assert_int_eq(pv_cmp_build(three, g3, 3, &c), PV_OK);
+		ck_assert_uint_eq(c->ncompared, 4);
+		ck_assert(!c->steps[2].compared);
+		ck_assert(!pv_cmp_weighed(&c->steps[2], 1) && pv_cmp_weighed(&c->steps[2], 2));
+		ck_assert_int_eq(c->steps[2].fig[PV_CMP_FIGS + PV_CMP_RATE].verdict, PV_CMP_NA);
+		ck_assert_int_eq(c->steps[2].fig[2 * PV_CMP_FIGS + PV_CMP_RATE].verdict,
+				 PV_CMP_LOWER);
+		ck_assert_uint_eq(c->differ_rate, 1);
+		pv_cmp_free(c);
+		pv_res_free(x);
+		pv_res_free(y);
+		pv_res_free(z);
+	}
 }
 END_TEST
 
