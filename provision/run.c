@@ -201,7 +201,14 @@ int pv_cmd_run(struct pv_ctx *ctx, struct pv_out *out)
 	if (!o)
 		return PV_EIO;
 	r = pv_run(&ctx->env, &opts, &o->r);
-	if (!ctx->env.dry_run)
+	if (!ctx->env.dry_run) {
+		/* the run's own error is what the run says, whatever writing the page met */
+		char *why = r != PV_OK ? strdup(pv_errmsg()) : NULL;
+
 		report(o);
+		if (why)
+			pv_error(r, "%s", why);
+		free(why);
+	}
 	return r;
 }

@@ -548,6 +548,8 @@ int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len)
 
 	if (!j)
 		return pv_error(PV_ECONFIG, "load.json is not JSON: %s", err);
+	/* version 1 before the capacity figures (issue 19), 2 with them (checked: step_of,
+	 * answer_of) */
 	if (!pv_json_integer(pv_json_get(j, "version"), &v) || v < 1 || v > 2 ||
 	    !pv_json_is_array(steps)) {
 		pv_json_free(j);

@@ -65,7 +65,19 @@ struct builtin {
 struct bhost {
 	struct pv_run_client c;
 	bool go_sent;
+	/* by when it must say ready (pv_now()), and whether it did not: a client that says
+	 * nothing while it logs its users on is not waited for forever */
+	double ready_by, ready_wait;
+	bool mute;
 };
+
+/* How long a client may take to log on n users before it says ready: its logons go 64 at
+ * once (provision load's --parallel), each up to 3 tries of the request timeout, and its tree
+ * listing after; lost_after on top. Generous: a real client is far quicker. */
+static double ready_budget(const struct run *R, unsigned n, int timeout)
+{
+	return R->lost_after + 2.0 * 3.0 * timeout * ceil(n / 64.0);
+}
 
 static struct builtin *state(struct run *R)
 {
@@ -288,6 +300,12 @@ static bool should_stop(void *arg)
 		pthread_mutex_lock(&x->st->lock);
 		/* a step over before this client said done: cut short */
 		stop = x->st->over && !b->c.done;
+		/* before, every user logged on or failed within its budget */
+		if (!stop && !x->ready && b->ready_by && pv_now() > b->ready_by) {
+			b->mute = true;
+			stop = true;
+			pthread_cond_broadcast(&x->st->cond);
+		}
 		/* silence counts once the load runs: a line comes every interval */
 		if (!stop && x->st->go && !b->c.done &&
 		    pv_now() - x->last_seen > R->lost_after + state(R)->cfg.interval) {
@@ -329,6 +347,16 @@ static int more_input(void *arg, struct pv_buf *in)
 /* The session ended during host x's step: what it means for the client. Under st->lock. */
 static void ended(struct hostrun *x, int r, int status, const struct pv_buf *err)
 {
+	struct bhost *b = x->drv;
+
+	if (b->mute && x->h->code == PV_OK) {
+		pv_run_host_fail(x->h, PV_RUN_LOST, PV_EUNREACH,
+				 "'%s' did not say ready within %.0f s of being given %u user%s "
+				 "(their logons, 64 at once, 3 tries each): lost",
+				 x->h->name, b->ready_wait, x->h->users,
+				 x->h->users == 1 ? "" : "s");
+		return;
+	}
 	if (x->silent) {
 		pv_run_host_fail(x->h, PV_RUN_LOST, PV_EUNREACH,
 				 "no figures from '%s' for %.0f s during the step: lost",
@@ -448,6 +476,9 @@ static void *host(void *arg)
 	pthread_mutex_lock(&s->lock);
 	pv_buf_secret(&s->input);
 	r = step_input(R, s, x->h->users, fresh);
+	b->ready_wait =
+		ready_budget(R, x->h->users, x->host->ssh.timeout > 0 ? x->host->ssh.timeout : 10);
+	b->ready_by = pv_now() + b->ready_wait;
 	s->cur = x;
 	pthread_mutex_unlock(&s->lock);
 	if (r == PV_OK && fresh) {

@@ -12,7 +12,10 @@
 #        intervals of 17 KB, about 500 MB: /usr/bin/time's maximum resident set);
 #      - a 3 MB line without a break: refused at 1 MiB, the client failed;
 #      - 100 MB from a small command (the client's facts): refused at 64 MiB;
-#      - a provision load that exits with ESC and BEL sequences on its stderr: shown escaped.
+#      - a provision load that exits with ESC and BEL sequences on its stderr: shown escaped;
+#      - a provision load that never says ready: the step does not wait for it forever (its
+#        logons' budget, 2 x 3 tries of the request timeout per 64 users, plus lost_after:
+#        here 2 s and 6 s, 18 s for 2 users), the client is lost, the run fails.
 # Lab 'pvhostile'; the results folder on srv and the second sshd go at the end.
 . "$(dirname "$0")/lib.sh"
 
@@ -40,7 +43,7 @@ odd=$(on srv find "$RES" \( -type l -o -type b -o -type c -o -type p \) -printf 
 
 # ---- 2. a client whose sshd answers for it ----------------------------------------------------
 on ctl mkdir -p "$LAB/results" # the lab playbook's local results folder
-# figures for interval 30000, as provision load writes them (format 2)
+# figures for interval 30000, as provision load writes them (format 3)
 python3 - "$TOP/tests/fuzz/corpus/loadline/quiet" >"$W/figures" <<'EOF'
 import json, sys
 d = json.loads(open(sys.argv[1]).readline())
@@ -58,11 +61,14 @@ facts:*'uname -sr'*)
 	head -c 100000000 /dev/zero
 	exit 0 ;;
 seq:*'" load --client'* | line:*'" load --client'*)
-	while IFS= read -r l; do [ "\$l" = start ] && break; done
-	echo 'ready {"connected":1,"failed":0}'
+	while IFS= read -r l; do case \$l in start*) break ;; esac; done
+	echo 'ready {"users":1,"connected":1,"failed":0,"error":null,"spoke":null,"logon":{"failed":0,"retries":0,"max":0,"hist":[]}}'
 	IFS= read -r go
 	if [ "\$mode" = seq ]; then cat "$W/figures"; else head -c 3000000 /dev/zero | tr '\\0' '{'; fi
 	cat >/dev/null # until the controller closes the session
+	exit 0 ;;
+mute:*'" load --client'*)
+	cat >/dev/null # reads all it is sent, says nothing
 	exit 0 ;;
 esc:*'" load --client'*)
 	printf '\\033]0;pwned\\007\\033[2J boom\\n' >&2
@@ -110,5 +116,12 @@ hrun esc
 [[ $RC -ne 0 ]] || fail "a provision load that exited 3 did not fail the run"
 grep -q $'[\033\007]' "$T_TMP/out" "$T_TMP/err" && fail "a client's ESC or BEL reached the terminal: $(od -c "$T_TMP/err" | grep -m1 033)"
 expect_err 'boom|\\x1b'
+
+# the step's logons' budget with the request timeout at 2 s: 2 x 3 x 2 s for up to 64 users,
+# and lost_after (6 s: 3 heartbeats)
+H+=(--set clients.0.ssh.timeout=2 --set clients.1.ssh.timeout=2)
+hrun mute
+[[ $RC -ne 0 ]] || fail "a client that never said ready did not fail the run"
+expect_err "did not say ready within 18 s of being given 1 user \\(their logons"
 
 finish
