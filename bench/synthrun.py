@@ -107,9 +107,11 @@ def main():
                         h[b] = h.get(b, 0) + 1
                     mx = max(lat)
                     kinds[kn] = {"started": started, "errors": 0,
-                                 "late": late, "over_limit": over,
+                                 "late": late, "over_limit": over, "unserved": 0,
                                  "overloaded": min(started, late + over), "max": mx,
-                                 "hist": [[b, h[b]] for b in sorted(h)]}
+                                 "hist": [[b, h[b]] for b in sorted(h)],
+                                 "ops": {"create": 2 * started, "close": 2 * started,
+                                         "read": started, "query_info": started}}
                     if i > a.warmup:
                         m = merged[k]
                         for key in ("started", "errors", "late", "over_limit", "overloaded"):
@@ -122,8 +124,18 @@ def main():
                         ops["close"] += 2 * started
                         ops["read"] += started
                         ops["query_info"] += started
-                lines.append(json.dumps({"load": 2, "i": i, "secs": 1.0, "users": per[c],
-                                         "failed": 0, "kinds": kinds}, separators=(",", ":")))
+                # the driver's own cost (format 3): its loop, its host, its lag
+                lag = [rng.expovariate(1 / (0.001 + 0.004 * load)) for _ in range(20)]
+                lh = {}
+                for x in lag:
+                    lh[bucket(x)] = lh.get(bucket(x), 0) + 1
+                cpu = 2 + 30 * load
+                lines.append(json.dumps({"load": 3, "i": i, "secs": 1.0, "users": per[c],
+                                         "failed": 0, "threads": 2, "cpu": cpu,
+                                         "cpu_top": cpu / 1.5, "host_cpu": 3 + 35 * load,
+                                         "lag": {"max": max(lag),
+                                                 "hist": [[b, lh[b]] for b in sorted(lh)]},
+                                         "kinds": kinds}, separators=(",", ":")))
             with open(os.path.join(d, name, "load.jsonl"), "w") as f:
                 f.write("\n".join(lines) + "\n")
         # the watches: a row every --watch seconds
@@ -144,7 +156,7 @@ def main():
                 f.write("\n".join(rows) + "\n")
         # the step's figures, as load.json has them
         allk = dict(started=0, completed=0, errors=0, late=0, over_limit=0, overloaded=0,
-                    hist={}, max=0.0)
+                    unserved=0, hist={}, max=0.0)
         for m in merged:
             for key in ("started", "completed", "errors", "late", "over_limit", "overloaded"):
                 allk[key] += m[key]
@@ -155,7 +167,7 @@ def main():
         def summ(m):
             ms = lambda v: None if v is None else v * 1000
             return {"started": m["started"], "completed": m["completed"], "errors": m["errors"],
-                    "late": m["late"], "over_limit": m["over_limit"],
+                    "late": m["late"], "over_limit": m["over_limit"], "unserved": 0,
                     "overloaded": m["overloaded"],
                     "overload_pct": 100 * m["overloaded"] / m["started"] if m["started"] else 0,
                     "latency": {"n": m["completed"],
@@ -171,10 +183,22 @@ def main():
             answer = (users, si + 1)
         steps_l.append({"users": users, "seconds": secs, "connected": users, "not_connected": 0,
                         "clients_lost": 0, "scen_per_s": rate, "expected_per_s": users * RATE / 3600,
-                        "server_cpu_pct": 8 + 90 * load * load, "carried": carried,
+                        "server_cpu_pct": 8 + 90 * load * load,
+                        "dc_cpu_pct": 0.15 * (8 + 90 * load * load), "dc_samba_pct": 20 * load,
+                        "carried": carried, "client_bound": False,
+                        "driver_cores": len(clients) * (2 + 30 * load) / 100,
+                        "lag_ms_p95": 1 + 5 * load,
                         "all": summ(allk), "kinds": {n: summ(m) for n, m in zip(NAMES, merged)},
-                        "clients": [{"name": n, "cpu_driver": 2 + 30 * load, "cpu_host": 3 + 35 * load,
-                                     "lag_ms_p95": 1 + 5 * load} for n in clients],
+                        "clients": [{"name": n, "threads": 2, "cpu_driver": 2 + 30 * load,
+                                     "cpu_top_loop": (2 + 30 * load) / 1.5,
+                                     "cpu_host": 3 + 35 * load, "lag_ms_p95": 1 + 5 * load,
+                                     "lag_ms_max": 3 + 10 * load, "bound": False}
+                                    for n in clients],
+                        "logon": {"ok": users, "failed": 0, "retries": 0,
+                                  "latency": {"n": users, "median_ms": 40 * slow,
+                                              "p95_ms": 90 * slow, "max_ms": 120 * slow,
+                                              "median_ms_bucket": None,
+                                              "p95_ms_bucket": None}},
                         "ops": ops})
         iso = lambda t: __import__("time").strftime("%Y-%m-%dT%H:%M:%S", __import__("time").gmtime(t)) + ".000Z"
         steps_m.append({"step": si + 1, "users": users, "start": iso(start), "end": iso(end),
@@ -187,10 +211,18 @@ def main():
         "the server carried no step without overload"
     config = {"rate": RATE, "late": 1, "overload": 1, "interval": 1, "seed": 1,
               "scenarios": {n: {"weight": w, "limit": l} for n, w, l in zip(NAMES, WEIGHTS, LIMITS)}}
+    # the step over the answer: the fewest users over it that did not count
+    over_step = min(((st["users"], i + 1) for i, st in enumerate(steps_l)
+                     if not st["carried"] and (not answer or st["users"] > answer[0])),
+                    default=None)
+    ref = lambda x: {"step": x[1], "users": x[0], "client_bound": False} if x else None
     with open(os.path.join(a.out, "load.json"), "w") as f:
-        json.dump({"version": 1, "title": "synthetic", "config": config, "steps": steps_l,
+        json.dump({"version": 2, "title": "synthetic", "config": config, "steps": steps_l,
                    "answer": {"users": answer[0] if answer else None,
-                              "step": answer[1] if answer else None, "line": line}}, f, indent=2)
+                              "step": answer[1] if answer else None,
+                              "last_carried": ref(answer), "first_over": ref(over_step),
+                              "client_bound": False, "client_cores_needed": None,
+                              "line": line}}, f, indent=2)
     manifest = {"manifest_version": 1, "provision": "synthetic", "run_id": os.path.basename(a.out.rstrip("/")),
                 "lab": "synthetic", "playbook": {"path": "synthetic.yaml", "sha256": "0" * 64},
                 "status": "done", "exit_code": 0, "error": None,

@@ -57,5 +57,4 @@ struct pv_hosts_write {
 /* Append the script (to be run by sh -c) to out. PV_EIO on allocation failure. */
 int pv_hosts_script(struct pv_buf *out, const struct pv_hosts_write *w);
 
-
 #endif

@@ -175,6 +175,11 @@ bool pv_json_is_true(const struct pv_json *v)
 	return json_is_true(J(v));
 }
 
+bool pv_json_is_bool(const struct pv_json *v)
+{
+	return json_is_boolean(J(v));
+}
+
 size_t pv_json_size(const struct pv_json *a)
 {
 	return json_is_array(J(a)) ? json_array_size(J(a)) : 0;

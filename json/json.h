@@ -51,6 +51,7 @@ bool pv_json_number(const struct pv_json *v, double *out);
 bool pv_json_is_array(const struct pv_json *v);
 bool pv_json_is_null(const struct pv_json *v); /* false for NULL (no value) */
 bool pv_json_is_true(const struct pv_json *v); /* the value true (not 1, not "true") */
+bool pv_json_is_bool(const struct pv_json *v); /* true or false */
 size_t pv_json_size(const struct pv_json *a);  /* an array's length; 0 for anything else */
 const struct pv_json *pv_json_at(const struct pv_json *a, size_t i); /* or NULL */
 

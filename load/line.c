@@ -20,7 +20,7 @@ static const char *const kind_keys[] = {"started",    "errors", "late", "over_li
 					"overloaded", "max",	"hist", "ops",	      NULL};
 static const char *const hist_keys[] = {"max", "hist", NULL};
 static const char *const ready_keys[] = {"users", "connected", "failed", "error",
-					 "spoke", "logon", NULL};
+					 "spoke", "logon",     NULL};
 static const char *const logon_keys[] = {"failed", "retries", "max", "hist", NULL};
 
 /* ---- writing ---- */
@@ -341,12 +341,13 @@ static bool kind(struct ctx *c, const struct pv_json *o, struct pv_load_counts *
 						 n->unserved));
 	if (n->overloaded < n->late + n->unserved ||
 	    n->overloaded > n->late + n->over_limit + n->errors + n->unserved)
-		return nope(c,
-			    "overloaded (%llu) is not from late + unserved (%llu) to late + "
-			    "over_limit + errors + unserved (%llu)",
-			    (unsigned long long)n->overloaded,
-			    (unsigned long long)(n->late + n->unserved),
-			    (unsigned long long)(n->late + n->over_limit + n->errors + n->unserved));
+		return nope(
+			c,
+			"overloaded (%llu) is not from late + unserved (%llu) to late + "
+			"over_limit + errors + unserved (%llu)",
+			(unsigned long long)n->overloaded,
+			(unsigned long long)(n->late + n->unserved),
+			(unsigned long long)(n->late + n->over_limit + n->errors + n->unserved));
 	return true;
 }
 

@@ -25,8 +25,8 @@
  * Reading is strict: every key known and present, integers where counts go, and counts that
  * can be (unserved <= started, over_limit <= completed, late <= completed + errors, late +
  * unserved <= overloaded <= late + over_limit + errors + unserved, overloaded <= completed +
- * errors + unserved, every maximum in its histogram's top bucket). Started counts where a scenario starts, the rest where it ends.
- * Pure: no I/O. */
+ * errors + unserved, every maximum in its histogram's top bucket). Started counts where a scenario
+ * starts, the rest where it ends. Pure: no I/O. */
 #ifndef PV_LOAD_LINE_H
 #define PV_LOAD_LINE_H
 

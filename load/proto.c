@@ -23,13 +23,12 @@ static void encode(struct pv_buf *out, const char *s)
 
 int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out)
 {
-	pv_buf_addf(
-		out,
-		"config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu auth=%s "
-		"encryption=%s keep=%d threads=%u weights=",
-		c->rate, c->late, c->overload, c->interval, (unsigned long long)c->seed,
-		c->auth == PV_LOAD_KERBEROS ? "kerberos" : "ntlm", pv_load_encryptions[c->encryption],
-		c->keep_logged_on ? 1 : 0, c->threads);
+	pv_buf_addf(out,
+		    "config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu auth=%s "
+		    "encryption=%s keep=%d threads=%u weights=",
+		    c->rate, c->late, c->overload, c->interval, (unsigned long long)c->seed,
+		    c->auth == PV_LOAD_KERBEROS ? "kerberos" : "ntlm",
+		    pv_load_encryptions[c->encryption], c->keep_logged_on ? 1 : 0, c->threads);
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		pv_buf_addf(out, "%s%.17g", k ? "," : "", c->kind[k].weight);
 	pv_buf_addstr(out, " limits=");

@@ -203,8 +203,9 @@ struct pv_load_lat {
 /* One kind's figures in a step: its counts, and what is read from them. */
 struct pv_load_kind_sum {
 	struct pv_load_counts n; /* as counted */
-	double overload; /* percent: n.overloaded / ended (completed + errors + unserved); 0: none */
-	struct pv_load_lat lat;	 /* n.lat read: completed (lat.n), median, p95, max */
+	double overload; /* percent: n.overloaded / ended (completed + errors + unserved); 0: none
+			  */
+	struct pv_load_lat lat; /* n.lat read: completed (lat.n), median, p95, max */
 };
 
 /* A step's figures, as the results show them. */

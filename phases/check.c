@@ -290,8 +290,10 @@ static void check_uses(struct checks *c, const struct pv_playbook *pb, const str
 	fact(text, "kdc", kdc, sizeof(kdc));
 	fact(text, "winbind", wb, sizeof(wb));
 	add(c, "dc", h->name, "ok", PV_OK, "%s%s%s%s%s", wb[0] ? "winbindd talks to " : "", wb,
-	    wb[0] ? "; " : "", kdc[0] ? "Kerberos KDC (krb5.conf): " : "no KDC named in krb5.conf "
-								       "for ",
+	    wb[0] ? "; " : "",
+	    kdc[0] ? "Kerberos KDC (krb5.conf): "
+		   : "no KDC named in krb5.conf "
+		     "for ",
 	    kdc[0] ? kdc : pb->domain.realm);
 }
 

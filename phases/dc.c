@@ -667,8 +667,9 @@ static int cleanup_ou(struct cleanup *c)
 		return r;
 	c->ou_deleted = dres == PV_DIR_DONE || dres == PV_DIR_NOSUCH;
 	if (!c->ou_deleted)
-		pv_log(PV_LOG_WARN, "OU '%s' left in place: it holds objects this lab did not make (%s)",
-		       ou, pv_errmsg());
+		pv_log(PV_LOG_WARN,
+		       "OU '%s' left in place: it holds objects this lab did not make (%s)", ou,
+		       pv_errmsg());
 	else
 		pv_log(PV_LOG_INFO, "deleted OU '%s'", ou);
 	return PV_OK;

@@ -41,7 +41,7 @@ struct pv_dc_cleanup_result {
 	bool ou_ours, ou_deleted;
 	char first_failure[1024];
 	struct pv_plan plan;
-	double seconds;		   /* on domain.dc */
+	double seconds;		    /* on domain.dc */
 	struct pv_dc_other *others; /* domain.other_dcs, in order, as far as they were done */
 	size_t nothers;
 };

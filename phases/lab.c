@@ -347,8 +347,8 @@ int pv_lab_status(const struct pv_env *env, struct pv_lab_status *st)
 			c->hosts[i].code == PV_OK && strcmp(c->hosts[i].block, "absent") == 0;
 	}
 	st->complete = st->dc.code == PV_OK && d->present == d->planned && d->ou_exists &&
-		       st->server.code == PV_OK && s->joined && s->trust && s->smbd && !s->dc_behind &&
-		       s->winbindd && s->shares_present == s->shares_planned &&
+		       st->server.code == PV_OK && s->joined && s->trust && s->smbd &&
+		       !s->dc_behind && s->winbindd && s->shares_present == s->shares_planned &&
 		       s->spns_present == s->spns_planned &&
 		       (s->trees_skipped || s->trees_complete == s->trees_planned) &&
 		       st->clients.code == PV_OK && clients_in && st->controller.code == PV_OK &&

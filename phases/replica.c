@@ -170,11 +170,12 @@ static int wait_for(const struct pv_env *env, const char *name, const struct pv_
 		pv_progress_end(&prog);
 	w->seconds = pv_now() - t0;
 	if (r == PV_ETIMEOUT && gone)
-		return pv_error(r,
-				"%s still holds %lu of this lab's users %d s after they were deleted "
-				"on %s: replication to it is behind or stopped (samba-tool drs "
-				"showrepl there); raise domain.replication_timeout to wait longer",
-				name, w->there, limit, env->pb->domain.dc_name);
+		return pv_error(
+			r,
+			"%s still holds %lu of this lab's users %d s after they were deleted "
+			"on %s: replication to it is behind or stopped (samba-tool drs "
+			"showrepl there); raise domain.replication_timeout to wait longer",
+			name, w->there, limit, env->pb->domain.dc_name);
 	if (r == PV_ETIMEOUT)
 		return pv_error(r,
 				"%s holds %lu of the %lu users made on %s, %d s on: replication to "

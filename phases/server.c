@@ -38,7 +38,7 @@
 /* On Samba (no record limit in ldb): what the lab verified one account takes, with no refusal
  * and a service ticket costing 53 ms against 26 at 2,000 (bench/spn-limit.sh, docs/scale.md) */
 #define SPN_MAX_SAMBA 100000
-#define KT_CHUNK  200 /* principals per 'net ads keytab add' */
+#define KT_CHUNK      200 /* principals per 'net ads keytab add' */
 
 extern const char pv_samba_shares_sh[];
 extern const char pv_samba_unshare_sh[];
@@ -434,19 +434,20 @@ static int spn_room(struct srv_run *run, const char *dn, size_t have, size_t add
 		max = SPN_MAX_SAMBA;
 	if (!adding || total <= max)
 		return PV_OK;
-	return pv_error(PV_ECONFIG,
-			"the alias SPNs would not fit: %s would hold %zu SPNs (%zu now, %zu to add: "
-			"2 per alias, %lu aliases), more than the %zu %s; nothing was written. Use "
-			"NTLM-only aliases (server.alias_spns: false: no SPN, the load logs on with "
-			"NTLM), fewer aliases (at most %zu with users.per_client), or several "
-			"servers (computer accounts), each with its share of the aliases",
-			dn, total, have, adding, (unsigned long)run->pb->users.per_client, max,
-			env && *env ? "PROVISION_SPN_MAX allows"
-			: samba	    ? "this lab measured a Samba DC carrying (docs/scale.md)"
-				    : "values Windows AD keeps on one object (its 8,110-byte record: "
-				      "Microsoft's practical limit for non-linked multi-valued "
-				      "attributes)",
-			(max > have ? max - have : 0) / 2);
+	return pv_error(
+		PV_ECONFIG,
+		"the alias SPNs would not fit: %s would hold %zu SPNs (%zu now, %zu to add: "
+		"2 per alias, %lu aliases), more than the %zu %s; nothing was written. Use "
+		"NTLM-only aliases (server.alias_spns: false: no SPN, the load logs on with "
+		"NTLM), fewer aliases (at most %zu with users.per_client), or several "
+		"servers (computer accounts), each with its share of the aliases",
+		dn, total, have, adding, (unsigned long)run->pb->users.per_client, max,
+		env && *env ? "PROVISION_SPN_MAX allows"
+		: samba	    ? "this lab measured a Samba DC carrying (docs/scale.md)"
+			    : "values Windows AD keeps on one object (its 8,110-byte record: "
+			      "Microsoft's practical limit for non-linked multi-valued "
+			      "attributes)",
+		(max > have ? max - have : 0) / 2);
 }
 
 static int ensure_spns(struct srv_run *run)

@@ -12,9 +12,9 @@ struct pv_server_result {
 	unsigned shares_made, shares_present, shares_missing;
 	size_t spns_added, spns_present, spns_missing, keytab_added;
 	struct pv_tree_stats trees;
-	char dc[256];		 /* the DC the server's winbindd uses ("" unknown) */
-	unsigned long dc_users;	 /* when it is not domain.dc: the lab's users it held at last */
-	double dc_wait;		 /* seconds waited for it to catch up (0: it had them) */
+	char dc[256];		/* the DC the server's winbindd uses ("" unknown) */
+	unsigned long dc_users; /* when it is not domain.dc: the lab's users it held at last */
+	double dc_wait;		/* seconds waited for it to catch up (0: it had them) */
 	struct pv_plan plan;
 	double seconds;
 };
@@ -40,12 +40,12 @@ struct pv_server_status {
 	bool smbd, winbindd; /* running */
 	unsigned shares_planned, shares_present; /* ours, with their folder */
 	size_t spns_planned, spns_present;	 /* alias SPNs on the account */
-	char dc[256];		   /* the DC the server's winbindd uses ("" unknown) */
+	char dc[256];			   /* the DC the server's winbindd uses ("" unknown) */
 	unsigned long dc_users, dc_wanted; /* when that is not domain.dc: the users dc made that
 					    * it holds, of those it should (0, 0: not asked) */
 	bool dc_behind;			   /* it did not catch up within the timeout */
 	char dc_msg[512];
-	bool trees_skipped;			 /* no fileset */
+	bool trees_skipped; /* no fileset */
 	unsigned long trees_planned, trees_complete;
 };
 int pv_server_status(const struct pv_env *env, struct pv_server_status *st);

@@ -1190,10 +1190,11 @@ int pv_inventory_load(const char *path, const char *group, struct pv_inventory *
 	int r = pv_file_read(path, "inventory", PV_INVENTORY_BYTES_MAX, &text, &len, &st);
 
 	if (S_ISDIR(st.st_mode))
-		return pv_error(PV_ECONFIG,
-				"inventory '%s' is a folder: Ansible reads the files and scripts in "
-				"it; provision reads one static inventory file: name the file",
-				path);
+		return pv_error(
+			PV_ECONFIG,
+			"inventory '%s' is a folder: Ansible reads the files and scripts in "
+			"it; provision reads one static inventory file: name the file",
+			path);
 	if (r == PV_OK && (st.st_mode & 0111))
 		r = pv_error(PV_ECONFIG,
 			     "inventory '%s' is executable: Ansible runs such a file as a dynamic "

@@ -45,14 +45,25 @@ static const char *const top_keys[] = {"lab",	 "ssh",	    "domain",	  "users",
 				       "drain",	 "load",    "fanout",	  NULL};
 static const char *const ssh_keys[] = {"user",	     "port",	"identity", "known_hosts",
 				       "accept_new", "timeout", NULL};
-static const char *const domain_keys[] = {"realm",   "netbios",	   "dns_domain",     "base_dn",
-					  "dc",	     "dc_address", "transport",	     "ca_file",
-					  "timeout", "admin",	   "admin_password", "other_dcs",
-					  "replication_timeout", "ssh", NULL};
+static const char *const domain_keys[] = {"realm",
+					  "netbios",
+					  "dns_domain",
+					  "base_dn",
+					  "dc",
+					  "dc_address",
+					  "transport",
+					  "ca_file",
+					  "timeout",
+					  "admin",
+					  "admin_password",
+					  "other_dcs",
+					  "replication_timeout",
+					  "ssh",
+					  NULL};
 static const char *const dc_ref_keys[] = {"name", "address", NULL};
 static const char *const users_keys[] = {"per_client", "name_template", "ou", "password", NULL};
 static const char *const server_keys[] = {
-	"name",	      "address", "ssh",	    "alias_template", "shares", "share_template",
+	"name",	      "address", "ssh",	    "alias_template", "shares",	     "share_template",
 	"share_path", "fileset", "service", "alias_spns",     "smb_encrypt", NULL};
 /* Samba's words for a share's "smb encrypt" (smb.conf(5), 4.17: "if_required" is its
  * default) */
@@ -72,9 +83,9 @@ static const char *const drivers[] = {"command", "fsct", "builtin", NULL};
 static const char *const drain_keys[] = {"probe",     "command",       "metric",
 					 "threshold", "interval",      "settle",
 					 "timeout",   "between_steps", NULL};
-static const char *const load_keys[] = {"rate",	    "scenarios", "late", "overload",
-					"interval", "seed",	 "auth", "encryption", "keep_logged_on",
-					"threads",  NULL};
+static const char *const load_keys[] = {"rate",		  "scenarios", "late", "overload",
+					"interval",	  "seed",      "auth", "encryption",
+					"keep_logged_on", "threads",   NULL};
 static const char *const load_auths[] = {"ntlm", "kerberos", NULL};
 static const char *const scenario_keys[] = {"weight", "limit", NULL};
 static const char *const probes[] = {"command", "writeback", "inflight", "smb", NULL};

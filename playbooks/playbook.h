@@ -91,16 +91,16 @@ struct pv_users {
 };
 
 struct pv_server {
-	struct pv_host host;      /* required */
-	char *alias_template;     /* default "{server}u{n}" */
-	unsigned shares;          /* number of fsrootN shares, default 1 */
-	char *share_template;     /* default "fsroot{k}" */
-	char *share_path;         /* folder holding the share directories, default /srv/provision */
-	char *fileset;            /* fileset description file, resolved; NULL = none */
-	char *service;            /* service-control command template, "{action}" and "{service}"
-				   * replaced, default "systemctl {action} {service}" */
-	char *smb_encrypt;        /* Samba's "smb encrypt" set on the lab's shares (off,
-				   * if_required, desired, required); NULL: left as it is */
+	struct pv_host host;  /* required */
+	char *alias_template; /* default "{server}u{n}" */
+	unsigned shares;      /* number of fsrootN shares, default 1 */
+	char *share_template; /* default "fsroot{k}" */
+	char *share_path;     /* folder holding the share directories, default /srv/provision */
+	char *fileset;	      /* fileset description file, resolved; NULL = none */
+	char *service;	      /* service-control command template, "{action}" and "{service}"
+			       * replaced, default "systemctl {action} {service}" */
+	char *smb_encrypt;    /* Samba's "smb encrypt" set on the lab's shares (off,
+			       * if_required, desired, required); NULL: left as it is */
 	bool alias_spns;      /* cifs/ SPNs for every alias (Kerberos through them), default
 			       * true; false: the aliases work with NTLM only */
 };

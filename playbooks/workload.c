@@ -20,9 +20,12 @@ const char *const pv_load_names[PV_LOAD_KINDS + 1] = {
 };
 
 const char *const pv_load_encryptions[] = {
-	[PV_LOAD_ENCRYPT_AUTO] = "auto",	       [PV_LOAD_ENCRYPT_ON] = "on",
-	[PV_LOAD_ENCRYPT_AES128_CCM] = "aes-128-ccm", [PV_LOAD_ENCRYPT_AES128_GCM] = "aes-128-gcm",
-	[PV_LOAD_ENCRYPT_AES256_CCM] = "aes-256-ccm", [PV_LOAD_ENCRYPT_AES256_GCM] = "aes-256-gcm",
+	[PV_LOAD_ENCRYPT_AUTO] = "auto",
+	[PV_LOAD_ENCRYPT_ON] = "on",
+	[PV_LOAD_ENCRYPT_AES128_CCM] = "aes-128-ccm",
+	[PV_LOAD_ENCRYPT_AES128_GCM] = "aes-128-gcm",
+	[PV_LOAD_ENCRYPT_AES256_CCM] = "aes-256-ccm",
+	[PV_LOAD_ENCRYPT_AES256_GCM] = "aes-256-gcm",
 	NULL,
 };
 

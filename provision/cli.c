@@ -321,8 +321,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "builtin); what a run did not record is said so. 'run' writes it at its end too.\n"
 	 "Needs no playbook. Exit status: 3 when RUN_DIR is not a run's folder, 9 when the\n"
 	 "page cannot be written."},
-	{CMD_COMPARE, "compare", pv_cmd_compare, NULL, NULL, false, OPTS(OPT_HTML),
-	 PV_CMD_OPERANDS, "compare RUN_A RUN_B [RUN_C...] [--html FILE]",
+	{CMD_COMPARE, "compare", pv_cmd_compare, NULL, NULL, false, OPTS(OPT_HTML), PV_CMD_OPERANDS,
+	 "compare RUN_A RUN_B [RUN_C...] [--html FILE]",
 	 "runs side by side: which differences are beyond the noise (docs/report.md)",
 	 "Compares runs of the built-in driver, the first (A) against each other. A run may be\n"
 	 "a group of repeats of one setting, their folders joined by commas (A1,A2,A3): the\n"

@@ -49,11 +49,17 @@ static void fig_text(const struct pv_cmp_fig *f, int prec, char *out, size_t cap
 			 dash_if_nan(f->hi, a, sizeof(a), prec == 1 ? "%.1f" : "%.2f"));
 }
 
-/* "+0.5% [-9.8, +11.9] same" */
-static void diff_text(const struct pv_cmp_fig *f, enum pv_cmp_figure k, char *out, size_t cap)
+/* "+0.5% [-9.8, +11.9] same": group g's figure k at S against the base */
+static void diff_text(const struct pv_cmp_step *S, size_t g, enum pv_cmp_figure k, char *out,
+		      size_t cap)
 {
+	const struct pv_cmp_fig *f = &S->fig[g * PV_CMP_FIGS + k];
 	char a[32], b[32];
 
+	if (!pv_cmp_weighed(S, g)) {
+		snprintf(out, cap, "not compared (client-bound)");
+		return;
+	}
 	if (isnan(f->d)) {
 		snprintf(out, cap, "-");
 		return;
@@ -69,11 +75,14 @@ static void answer_text(const struct pv_cmp *c, size_t g, char *out, size_t cap)
 {
 	const struct pv_cmp_group *G = &c->groups[g];
 
+	const char *least = G->answer_at_least ? "at least " : "",
+		   *why = G->answer_at_least ? " (the clients were the limit above it)" : "";
+
 	if (G->answer_lo == G->answer_hi)
-		snprintf(out, cap, "%s carried %u users", G->label, G->answer_lo);
+		snprintf(out, cap, "%s carried %s%u users%s", G->label, least, G->answer_lo, why);
 	else
-		snprintf(out, cap, "%s carried %u to %u users (across its %zu repeats)", G->label,
-			 G->answer_lo, G->answer_hi, G->nruns);
+		snprintf(out, cap, "%s carried %s%u to %u users (across its %zu repeats)%s",
+			 G->label, least, G->answer_lo, G->answer_hi, G->nruns, why);
 }
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
@@ -92,9 +101,18 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 			printf(" %s (%s)", c->groups[g].runs[i]->id, c->groups[g].runs[i]->dir);
 		printf("\n");
 	}
-	printf("noise: 95%% intervals; a difference is beyond the noise when its interval, widened "
-	       "over the %zu steps compared (%.4g per step), leaves out 0\n\n",
-	       c->nsteps, c->alpha);
+	if (c->ncompared)
+		printf("noise: 95%% intervals; a difference is beyond the noise when its interval, "
+		       "widened over the %zu steps compared (%.4g per step), leaves out 0\n",
+		       c->ncompared, c->alpha);
+	else
+		printf("noise: 95%% intervals; no step is compared as the server's\n");
+	if (c->ncompared < c->nsteps)
+		printf("%zu step%s not compared: a run was client-bound there (its clients were "
+		       "the "
+		       "limit, not the server)\n",
+		       c->nsteps - c->ncompared, c->nsteps - c->ncompared == 1 ? "" : "s");
+	printf("\n");
 	printf("%6s  %-10s", "users", "figure");
 	for (size_t g = 0; g < c->ngroups; g++)
 		printf("  %-24s", c->groups[g].label);
@@ -116,15 +134,16 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 				printf("  %-24s", buf);
 			}
 			for (size_t g = 1; g < c->ngroups; g++) {
-				diff_text(&S->fig[g * PV_CMP_FIGS + f], (enum pv_cmp_figure)f, buf,
-					  sizeof(buf));
+				diff_text(S, g, (enum pv_cmp_figure)f, buf, sizeof(buf));
 				printf("  %s", buf);
 			}
 			printf("\n");
 		}
 		printf("%6s  %-10s", "", "carried");
 		for (size_t g = 0; g < c->ngroups; g++)
-			printf("  %-24s", S->carried[g] ? "yes" : "no");
+			printf("  %-24s", S->client_bound[g] ? "no: client-bound"
+					  : S->carried[g]    ? "yes"
+							     : "no");
 		printf("\n%6s  %-10s", "", "server CPU");
 		for (size_t g = 0; g < c->ngroups; g++) {
 			if (isnan(S->cpu[g]))
@@ -134,6 +153,10 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 			printf("  %-24s", buf);
 		}
 		printf("\n");
+		if (!S->compared)
+			printf("%6s  not compared as the server's: %s: the clients were the limit, "
+			       "not the server\n",
+			       "", S->note);
 	}
 	if (c->uncommon && c->uncommon[0])
 		printf("\nsteps left out (not in every run):\n%s", c->uncommon);
@@ -204,6 +227,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 		return;
 	}
 	pv_json_real(o, "alpha", c->alpha);
+	pv_json_int(o, "compared_steps", (long long)c->ncompared);
 	for (size_t g = 0; g < c->ngroups; g++) {
 		const struct pv_cmp_group *G = &c->groups[g];
 		struct pv_json *j = pv_json_object(), *runs = pv_json_array(),
@@ -221,6 +245,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 		pv_json_set(j, "runs", runs);
 		pv_json_int(a, "users_low", G->answer_lo);
 		pv_json_int(a, "users_high", G->answer_hi);
+		pv_json_bool(a, "at_least", G->answer_at_least);
 		if (g) {
 			pv_json_int(a, "diff", G->answer_diff);
 			pv_json_bool(a, "real", G->answer_real);
@@ -235,11 +260,14 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 		struct pv_json *j = pv_json_object(), *gs = pv_json_array();
 
 		pv_json_int(j, "users", S->users);
+		pv_json_bool(j, "compared", S->compared);
+		pv_json_str(j, "note", S->compared ? NULL : S->note);
 		for (size_t g = 0; g < c->ngroups; g++) {
 			struct pv_json *x = pv_json_object();
 
 			pv_json_str(x, "label", c->groups[g].label);
 			pv_json_bool(x, "carried", S->carried[g]);
+			pv_json_bool(x, "client_bound", S->client_bound[g]);
 			pv_json_real(x, "server_cpu_pct", S->cpu[g]);
 			for (int f = 0; f < PV_CMP_FIGS; f++)
 				fig_json(x, pv_cmp_names[f], &S->fig[g * PV_CMP_FIGS + f], g > 0);
@@ -315,7 +343,13 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 		    "0.</p>\n",
 		    c->differ_rate ? "Throughput differs beyond the noise at some step"
 				   : "No step's throughput differs beyond the noise",
-		    c->groups[0].label, n);
+		    c->groups[0].label, c->ncompared);
+	if (c->ncompared < n)
+		pv_buf_addf(b,
+			    "<p>%zu step%s <b>not compared</b>: a run was <b "
+			    "class=\"tag\">client-bound</b> there (its clients were the limit, not "
+			    "the server), so its figures say nothing of the server.</p>\n",
+			    n - c->ncompared, n - c->ncompared == 1 ? "" : "s");
 	/* the overlay: throughput (left, markers and whiskers) and overload (right, dashed) */
 	if (buf && s && names) {
 		double *x = buf;
@@ -398,12 +432,21 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 				bool beyond =
 					F->verdict == PV_CMP_HIGHER || F->verdict == PV_CMP_LOWER;
 
-				diff_text(F, (enum pv_cmp_figure)f, t, sizeof(t));
+				diff_text(S, g, (enum pv_cmp_figure)f, t, sizeof(t));
 				pv_buf_addf(b, "<td%s>", beyond ? " class=\"over\"" : "");
 				pv_html_esc(b, t);
 				pv_buf_addstr(b, "</td>");
 			}
 			pv_buf_addstr(b, "</tr>\n");
+		}
+		if (!S->compared) {
+			pv_buf_addf(b,
+				    "<tr class=\"cb\"><td class=\"l\" colspan=\"%zu\"><b "
+				    "class=\"tag\">client-bound</b> not compared as the server's: ",
+				    2 * ng + 1);
+			pv_html_esc(b, S->note);
+			pv_buf_addstr(b,
+				      ": the clients were the limit, not the server.</td></tr>\n");
 		}
 	}
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");

@@ -100,8 +100,8 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 			printf("cleanup dc: %s: replication was behind: %lu users deleted there\n",
 			       o->name, o->deleted_there);
 		else
-			printf("cleanup dc: %s holds none of them (replicated in %.1f s)\n", o->name,
-			       o->waited);
+			printf("cleanup dc: %s holds none of them (replicated in %.1f s)\n",
+			       o->name, o->waited);
 	}
 }
 

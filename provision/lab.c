@@ -48,8 +48,8 @@ static void prepare_text(const struct pv_ctx *ctx, const void *result, int code)
 	if (r->server.dc_wait > 0)
 		snprintf(w[PV_LAB_SERVER] + strlen(w[PV_LAB_SERVER]),
 			 sizeof(w[0]) - strlen(w[PV_LAB_SERVER]),
-			 "; waited %.1f s for %s (its DC) to replicate the users", r->server.dc_wait,
-			 r->server.dc);
+			 "; waited %.1f s for %s (its DC) to replicate the users",
+			 r->server.dc_wait, r->server.dc);
 	snprintf(w[PV_LAB_CLIENT], sizeof(w[0]),
 		 "%zu clients: %zu written, %zu unchanged, %zu failed", r->client.n,
 		 r->client.changed, r->client.unchanged, r->client.failed);
@@ -240,7 +240,8 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 		       s->trust ? "ok" : "failing", s->smbd ? "running" : "stopped",
 		       s->winbindd ? "running" : "stopped");
 		if (s->dc_wanted || s->dc_behind)
-			printf("  %-11s %-9s %s (the DC %s uses) holds %lu of the %lu users made on "
+			printf("  %-11s %-9s %s (the DC %s uses) holds %lu of the %lu users made "
+			       "on "
 			       "%s%s%s\n",
 			       "own DC", mark(!s->dc_behind), s->dc, pb->server.host.name,
 			       s->dc_users, s->dc_wanted, pb->domain.dc_name,

@@ -292,8 +292,59 @@ static void head(struct pv_buf *b, const struct pv_res_run *run)
 			 "<a href=\"#errors\">errors</a></p></nav>\n");
 }
 
+/* What kept step st from counting, from its figures: "overload 2.51% (the threshold: 1%), 3
+ * errors, 3 of 60 users could not log on (4 logons tried again), 1 client lost". */
+static void why_not(struct pv_buf *b, const struct pv_res_step *st, double threshold)
+{
+	pv_buf_addf(b, "overload %.2f%% (the threshold: %g%%)", st->all.overload, threshold);
+	if (st->all.errors)
+		pv_buf_addf(b, ", %llu error%s", (unsigned long long)st->all.errors,
+			    st->all.errors == 1 ? "" : "s");
+	if (st->logon.failed)
+		pv_buf_addf(b, ", %llu of %u users could not log on",
+			    (unsigned long long)st->logon.failed, st->users);
+	else if (st->connected < st->users || st->not_connected)
+		pv_buf_addf(b, ", %u of %u users not logged on",
+			    st->not_connected > st->users - st->connected
+				    ? st->not_connected
+				    : st->users - st->connected,
+			    st->users);
+	if (st->logon.retries)
+		pv_buf_addf(b, " (%llu logon%s tried again)", (unsigned long long)st->logon.retries,
+			    st->logon.retries == 1 ? "" : "s");
+	if (st->all.unserved)
+		pv_buf_addf(b, ", %llu scenarios unserved", (unsigned long long)st->all.unserved);
+	if (st->clients_lost)
+		pv_buf_addf(b, ", %u client%s lost", st->clients_lost,
+			    st->clients_lost == 1 ? "" : "s");
+}
+
+/* "client-bound: the clients were the limit there, not the server (cli2: its busiest loop at
+ * 95% of a core, loop lag p95 150 ms)" */
+static void client_bound(struct pv_buf *b, const struct pv_res_step *st)
+{
+	unsigned others;
+	const struct pv_res_client *c = pv_res_bound_client(st, &others);
+
+	pv_buf_addstr(b, "<b class=\"tag\">client-bound</b>: the clients were the limit there, "
+			 "not the server");
+	if (!c)
+		return;
+	pv_buf_addstr(b, " (");
+	pv_html_esc(b, c->name);
+	pv_buf_addf(b, ": its busiest loop at %.0f%% of a core, loop lag p95 %.0f ms%s%s)",
+		    pv_res_loop_cpu(c), c->lag_p95,
+		    pv_res_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2
+			    ? ": its host did not give the driver the CPU it needed"
+			    : "",
+		    others ? "; other clients too" : "");
+}
+
 static void answer(struct pv_buf *b, const struct pv_res_run *run)
 {
+	const struct pv_res_step *over =
+		run->has_load && run->first_over >= 0 ? &run->steps[run->first_over] : NULL;
+
 	pv_buf_addstr(b, "<div class=\"answer\" id=\"answer\">");
 	if (!run->has_load) {
 		pv_buf_addstr(b, "Driver <b>");
@@ -306,43 +357,57 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 					 "the run ended before its results were written.)");
 	} else if (run->answer_step >= 0) {
 		const struct pv_res_step *st = &run->steps[run->answer_step];
-		const struct pv_res_step *next = NULL;
 
-		for (size_t i = 0; i < run->nsteps; i++)
-			if (run->steps[i].has_load && run->steps[i].users > st->users &&
-			    (!next || run->steps[i].users < next->users))
-				next = &run->steps[i];
-		pv_buf_addf(b, "<b>The server carried %u users</b> without overload (step %u).",
-			    run->answer_users, st->n);
+		pv_buf_addf(b, "<b>The server carried %s%u users</b> without overload (step %u%s).",
+			    run->answer_at_least ? "at least " : "", run->answer_users, st->n,
+			    st->refine ? ", a step --refine added" : "");
 		pv_buf_addf(b,
 			    " Margin: overload %.2f%% against the %g%% threshold, %.2f points "
 			    "to spare; %llu errors; %.2f scenarios/s of %.2f expected.",
 			    st->all.overload, run->cfg.overload,
 			    run->cfg.overload - st->all.overload,
 			    (unsigned long long)st->all.errors, st->rate, st->expected);
-		if (next)
-			pv_buf_addf(b, " The next step, %u users, had overload %.2f%%%s.",
-				    next->users, next->all.overload,
-				    next->all.errors ? " and errors" : "");
-		else
+		if (over && over->client_bound) {
+			pv_buf_addf(b, " The first step over it, %u users (step %u%s), was ",
+				    over->users, over->n,
+				    over->refine ? ", a step --refine added" : "");
+			client_bound(b, over);
+			pv_buf_addf(b,
+				    ": how many more than %u users the server carries, this run "
+				    "cannot tell",
+				    run->answer_users);
+			if (run->client_cores_needed > 0)
+				pv_buf_addf(b, " (about %.0f client cores would run %u users)",
+					    run->client_cores_needed, over->users);
+			pv_buf_addstr(b, ".");
+		} else if (over) {
+			pv_buf_addf(b, " The first step over it, %u users (step %u%s), had ",
+				    over->users, over->n,
+				    over->refine ? ", a step --refine added" : "");
+			why_not(b, over, run->cfg.overload);
+			pv_buf_addstr(b, ".");
+		} else {
 			pv_buf_addstr(
 				b, " That is the most users the ramp tried: the limit is higher.");
+		}
 	} else {
-		const struct pv_res_step *first = NULL;
-
-		for (size_t i = 0; i < run->nsteps; i++)
-			if (run->steps[i].has_load && (!first || run->steps[i].users < first->users))
-				first = &run->steps[i];
 		pv_buf_addstr(b, "<b>The server carried no step</b> without overload.");
-		if (first)
-			pv_buf_addf(b,
-				    " Even the fewest users tried, %u (step %u), had overload %.2f%% "
-				    "against the %g%% threshold, %llu errors and %u of them not "
-				    "logged on.",
-				    first->users, first->n, first->all.overload, run->cfg.overload,
-				    (unsigned long long)first->all.errors,
-				    first->users > first->connected ? first->users - first->connected
-								    : 0);
+		if (over && over->client_bound) {
+			pv_buf_addf(b, " The fewest users tried, %u (step %u), were ", over->users,
+				    over->n);
+			client_bound(b, over);
+			pv_buf_addstr(b, ": this run tells nothing of the server.");
+		} else if (over) {
+			pv_buf_addf(b, " Even the fewest users tried, %u (step %u), had ",
+				    over->users, over->n);
+			why_not(b, over, run->cfg.overload);
+			pv_buf_addstr(b, ".");
+		}
+	}
+	if (run->has_load && run->answer[0]) {
+		pv_buf_addstr(b, "<br><span class=\"line\">The run's answer line: ");
+		pv_html_esc(b, run->answer);
+		pv_buf_addstr(b, "</span>");
 	}
 	if (run->error[0]) {
 		pv_buf_addstr(b, "<br>The run ended early: ");
@@ -351,14 +416,15 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "</div>\n");
 }
 
-static void ramp(struct pv_buf *b, const struct pv_res_run *run)
+static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
 {
 	size_t n = run->nsteps;
-	double *x = calloc(5 * (n ? n : 1) + 2, sizeof(double)), *ys, *lo, *hi, *yo, *yc, ex[2],
-	       ey[2], m, p95;
+	double *x = calloc(6 * (n ? n : 1) + 2, sizeof(double)), *ys, *lo, *hi, *yo, *yb, *yc,
+	       ex[2], ey[2], m, p95;
 	char **tips = calloc(3 * (n ? n : 1), sizeof(char *));
-	struct pv_plot_series s[4];
+	struct pv_plot_series s[5];
 	struct pv_plot p;
+	bool any_bound = false;
 	size_t ns = 0;
 	unsigned umax = 0;
 	bool any_cpu = false;
@@ -374,11 +440,15 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run)
 	lo = ys + n;
 	hi = lo + n;
 	yo = hi + n;
+	yb = yo + n;
 	yc = calloc(n, sizeof(double));
 	memset(s, 0, sizeof(s));
 	for (size_t i = 0; i < n; i++) {
-		const struct pv_res_step *st = &run->steps[i];
-		char t[200];
+		const struct pv_res_step *st = &run->steps[ord[i]];
+		const char *tag = st->client_bound ? " (client-bound: the clients' limit)"
+				  : st->refine	   ? " (refine)"
+						   : "";
+		char t[240];
 
 		x[i] = st->users;
 		umax = st->users > umax ? st->users : umax;
@@ -390,14 +460,17 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run)
 			hi[i] /= st->secs;
 		}
 		yo[i] = st->has_load ? st->all.overload : NAN;
+		/* a client-bound step marked apart: it measured the clients */
+		yb[i] = st->client_bound ? ys[i] : NAN;
+		any_bound |= st->client_bound;
 		m = stat_mean(st->srv, "cpu", &p95);
 		if (yc)
 			yc[i] = m;
 		snprintf(t, sizeof(t),
-			 "%u users: %.2f scenarios/s (95%%: %.2f-%.2f), expected %.2f", st->users,
-			 ys[i], lo[i], hi[i], st->expected);
+			 "%u users%s: %.2f scenarios/s (95%%: %.2f-%.2f), expected %.2f", st->users,
+			 tag, ys[i], lo[i], hi[i], st->expected);
 		tips[i] = strdup(t);
-		snprintf(t, sizeof(t), "%u users: overload %.2f%%", st->users, yo[i]);
+		snprintf(t, sizeof(t), "%u users%s: overload %.2f%%", st->users, tag, yo[i]);
 		tips[n + i] = strdup(t);
 		snprintf(t, sizeof(t), "%u users: server CPU %.1f%% (mean)", st->users, m);
 		tips[2 * n + i] = strdup(t);
@@ -434,6 +507,20 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run)
 						  1,
 						  true};
 	}
+	if (any_bound)
+		s[ns++] = (struct pv_plot_series){
+			"client-bound: the clients' limit, not the server's",
+			x,
+			yb,
+			NULL,
+			NULL,
+			(const char *const *)tips,
+			n,
+			0,
+			'x',
+			0,
+			4,
+			false};
 	for (size_t i = 0; yc && i < n && !any_cpu; i++)
 		any_cpu = !isnan(yc[i]);
 	if (any_cpu)
@@ -497,21 +584,92 @@ static void host_states(struct pv_buf *b, const struct pv_res_step *st)
 	}
 }
 
-static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
+/* The DC's mean CPU in st: its watch's, else load.json's; NAN when not watched. */
+static double dc_mean(const struct pv_res_step *st, double *samba)
 {
-	bool dc = false;
+	double p, m = stat_mean(st->dc, "cpu", &p);
 
-	for (size_t i = 0; i < run->nsteps; i++)
-		dc |= run->steps[i].dc != NULL;
+	*samba = stat_mean(st->dc, "samba", &p);
+	if (isnan(m)) {
+		m = st->dc_cpu;
+		*samba = st->dc_samba;
+	}
+	return m;
+}
+
+/* The logon p95 (ms) with its bucket, and the logons that failed or were tried again. */
+static void logon_cell(struct pv_buf *b, const struct pv_res_step *st)
+{
+	const struct pv_res_logon *l = &st->logon;
+
+	if (!st->has_load || !l->have) {
+		pv_buf_addstr(b, "<td class=\"na\">-</td>");
+		return;
+	}
+	pv_buf_addf(b, "<td%s>", l->failed ? " class=\"over\"" : "");
+	if (isnan(l->p95))
+		pv_buf_addstr(b, "-");
+	else
+		pv_buf_addf(b, "%.1f", 1000 * l->p95);
+	if (!isnan(l->p95_lo) && !isnan(l->p95_hi))
+		pv_buf_addf(b, "<br><span class=\"ci\">%.1f-%.1f</span>", 1000 * l->p95_lo,
+			    1000 * l->p95_hi);
+	if (l->failed || l->retries)
+		pv_buf_addf(b, "<br>%llu failed%s, %llu retried", (unsigned long long)l->failed,
+			    l->failed ? " !" : "", (unsigned long long)l->retries);
+	pv_buf_addstr(b, "</td>");
+}
+
+/* The busiest client loop (% of a core) and its loop lag p95 (ms), the client named. */
+static void clients_cell(struct pv_buf *b, const struct pv_res_step *st)
+{
+	const struct pv_res_client *top = pv_res_bound_client(st, NULL);
+
+	/* the client bound, else the busiest */
+	if (!top)
+		for (size_t i = 0; i < st->nclients; i++)
+			if (!top || pv_res_loop_cpu(&st->clients[i]) > pv_res_loop_cpu(top))
+				top = &st->clients[i];
+	if (!top) {
+		pv_buf_addstr(b, "<td class=\"na\">-</td>");
+		return;
+	}
+	pv_buf_addf(b, "<td%s>", top->bound ? " class=\"over\"" : "");
+	if (isnan(pv_res_loop_cpu(top)))
+		pv_buf_addstr(b, "-");
+	else
+		pv_buf_addf(b, "%.0f", pv_res_loop_cpu(top));
+	if (isnan(top->lag_p95))
+		pv_buf_addstr(b, " / -");
+	else
+		pv_buf_addf(b, " / %.0f", top->lag_p95);
+	pv_buf_addstr(b, "<br><span class=\"ci\">");
+	pv_html_esc(b, top->name);
+	pv_buf_addf(b, "%s</span></td>", top->bound ? " bound !" : "");
+}
+
+static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
+{
+	bool dc = false, logons = false, clients = false, refine = false;
+
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[i];
+
+		dc |= st->dc != NULL || !isnan(st->dc_cpu);
+		logons |= st->logon.have;
+		clients |= st->nclients > 0;
+		refine |= st->refine;
+	}
 	pv_buf_addstr(b, "<h2 id=\"steps\">The steps</h2>\n<p>");
 	pv_buf_addstr(b, run->has_load ? "The built-in driver's figures, each with its 95% "
 					 "interval below it (from the counts and the latency "
 					 "histograms), "
 				       : "");
-	pv_buf_addstr(b, "the server's CPU and the hosts' states. Underlined and marked ! : over "
-			 "the threshold.</p>\n<div class=\"tw\"><table>\n<caption>Every "
-			 "step</caption>\n<thead><tr><th scope=\"col\">step</th>"
-			 "<th scope=\"col\">users</th>");
+	pv_buf_addstr(
+		b, "the server's CPU and the hosts' states, users rising. Underlined and "
+		   "marked ! : over the threshold.</p>\n<div class=\"tw\"><table>\n<caption>Every "
+		   "step</caption>\n<thead><tr><th scope=\"col\">step</th>"
+		   "<th scope=\"col\">users</th>");
 	if (run->has_load)
 		pv_buf_addstr(b,
 			      "<th scope=\"col\">scen/s<br>(95%)</th><th scope=\"col\">expected"
@@ -522,14 +680,20 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "<th scope=\"col\">server CPU %<br>mean / p95</th>"
 			 "<th scope=\"col\">smbd %<br>of a core</th>");
 	if (dc)
-		pv_buf_addstr(b, "<th scope=\"col\">DC CPU %</th>");
+		pv_buf_addstr(b, "<th scope=\"col\">DC CPU %<br>(samba % of a core)</th>");
+	if (logons)
+		pv_buf_addstr(b, "<th scope=\"col\">logon p95 ms<br>(its bucket)</th>");
+	if (clients)
+		pv_buf_addstr(b, "<th scope=\"col\">busiest client loop %<br>/ lag p95 ms</th>");
 	pv_buf_addstr(b, "<th scope=\"col\" class=\"l\">hosts (how the step "
 			 "ended)</th></tr></thead>\n<tbody>\n");
-	for (size_t i = 0; i < run->nsteps; i++) {
-		const struct pv_res_step *st = &run->steps[i];
-		double m, p, lo, hi;
+	for (size_t j = 0; j < run->nsteps; j++) {
+		const struct pv_res_step *st = &run->steps[ord[j]];
+		double m, p, lo, hi, samba;
 
-		pv_buf_addf(b, "<tr><th scope=\"row\">%u</th><td>%u</td>", st->n, st->users);
+		pv_buf_addf(b, "<tr%s><th scope=\"row\">%u%s</th><td>%u</td>",
+			    st->client_bound ? " class=\"cb\"" : "", st->n,
+			    st->refine ? " <span class=\"tag\">refine</span>" : "", st->users);
 		if (run->has_load && st->has_load) {
 			bool over = st->all.overload > run->cfg.overload;
 
@@ -543,9 +707,9 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
 			num_cell(b, "%.2f", st->expected);
 			pv_buf_addf(b, "<td%s>%.2f%s", over ? " class=\"over\"" : "",
 				    st->all.overload, over ? " !" : "");
-			if (st->all.started) {
-				pv_stat_binom_ci(st->all.overloaded, st->all.started, ALPHA, &lo,
-						 &hi);
+			if (pv_res_ended(&st->all)) {
+				pv_stat_binom_ci(st->all.overloaded, pv_res_ended(&st->all), ALPHA,
+						 &lo, &hi);
 				pv_buf_addf(b, "<br><span class=\"ci\">%.2f-%.2f</span>", 100 * lo,
 					    100 * hi);
 			}
@@ -571,7 +735,12 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
 				    st->connected < st->users ? " class=\"over\"" : "",
 				    st->connected, st->users,
 				    st->clients_lost ? ", client lost" : "");
-			pv_buf_addf(b, "<td>%s</td>", st->carried ? "yes" : "<b>no</b>");
+			/* a client-bound step is never shown carried: it says nothing of the
+			 * server */
+			if (st->client_bound)
+				pv_buf_addstr(b, "<td><b>no: client-bound</b></td>");
+			else
+				pv_buf_addf(b, "<td>%s</td>", st->carried ? "yes" : "<b>no</b>");
 		} else if (run->has_load) {
 			pv_buf_addstr(b, "<td class=\"na\" colspan=\"8\">no figures</td>");
 		}
@@ -581,8 +750,19 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
 		else
 			pv_buf_addf(b, "<td>%.1f / %.1f</td>", m, p);
 		num_cell(b, "%.1f", stat_mean(st->srv, "smbd", &p));
-		if (dc)
-			num_cell(b, "%.1f", stat_mean(st->dc, "cpu", &p));
+		if (dc) {
+			m = dc_mean(st, &samba);
+			if (isnan(m))
+				pv_buf_addstr(b, "<td class=\"na\">-</td>");
+			else if (isnan(samba))
+				pv_buf_addf(b, "<td>%.1f</td>", m);
+			else
+				pv_buf_addf(b, "<td>%.1f (%.1f)</td>", m, samba);
+		}
+		if (logons)
+			logon_cell(b, st);
+		if (clients)
+			clients_cell(b, st);
 		pv_buf_addstr(b, "<td class=\"l\">");
 		host_states(b, st);
 		pv_buf_addstr(b, " (");
@@ -592,14 +772,144 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
 	if (!dc)
 		na(b, "The DC's CPU: " NOT_RECORDED ".");
+	if (run->has_load && !logons)
+		na(b, "The logons (their time, failures and tries again): " NOT_RECORDED ".");
 	if (run->has_load)
-		pv_buf_addstr(b,
-			      "<p>\"counts\": whether the step counts for the answer (overload at "
-			      "most the threshold, no error, every user logged on, no client "
-			      "lost).</p>\n");
+		pv_buf_addstr(
+			b, "<p>\"counts\": whether the step counts for the answer (overload at "
+			   "most the threshold, no error, every user logged on, no client "
+			   "lost, no client the limit). <b>no: client-bound</b>: a client was the "
+			   "limit (its busiest event loop at 90% of a core or more, or its loop "
+			   "lag p95 at 100 ms or more), so the step measured the clients, not the "
+			   "server, and never counts. Logon p95: the time from a user's first "
+			   "try to a session and a tree; every logon passes through the DC, so a "
+			   "slow DC shows there, beside its CPU.");
+	if (refine)
+		pv_buf_addstr(b, " <span class=\"tag\">refine</span>: a step --refine added "
+				 "between the last step carried and the first over it.");
+	if (run->has_load)
+		pv_buf_addstr(b, "</p>\n");
 }
 
-static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run)
+/* A table's heading cells of the steps, users rising (span columns each), and the head's end. */
+static void step_heads(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord, int span)
+{
+	for (size_t i = 0; i < run->nsteps; i++) {
+		pv_buf_addstr(b, "<th scope=\"col\"");
+		if (span > 1)
+			pv_buf_addf(b, " colspan=\"%d\"", span);
+		pv_buf_addf(b, ">%u users</th>", run->steps[ord[i]].users);
+	}
+	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+}
+
+/* FSCT HomeFolders' SMB2 mix as the server sees it (Nutanix TN-2117, "Nutanix Files
+ * Performance", its FSCT section; docs/load.md), % of the requests */
+static const struct {
+	const char *name;
+	double pct;
+} fsct_mix[] = {{"create", 22},	    {"close", 19},	     {"read", 14},
+		{"query_info", 13}, {"query_directory", 10}, {"write", 7}};
+#define NFSCT (sizeof(fsct_mix) / sizeof(fsct_mix[0]))
+
+/* How many requests of command name step st sent (0 when none), and all it sent. */
+static uint64_t op_count(const struct pv_res_step *st, const char *name, uint64_t *all)
+{
+	uint64_t n = 0;
+
+	*all = 0;
+	for (size_t o = 0; o < st->nops; o++) {
+		*all += st->ops[o].n;
+		if (!strcmp(st->ops[o].name, name))
+			n = st->ops[o].n;
+	}
+	return n;
+}
+
+/* One command's row: FSCT's share when it gives one, then each step's; false (nothing
+ * written) when no step sent it. */
+static bool op_row(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord,
+		   const char *name, double fsct)
+{
+	uint64_t all, any = 0;
+
+	for (size_t i = 0; i < run->nsteps; i++)
+		any += op_count(&run->steps[ord[i]], name, &all);
+	if (!any && isnan(fsct))
+		return false;
+	pv_buf_addstr(b, "<tr><th scope=\"row\">");
+	pv_html_esc(b, name);
+	pv_buf_addstr(b, "</th>");
+	num_cell(b, "%.0f", fsct);
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[ord[i]];
+		uint64_t n = op_count(st, name, &all);
+
+		if (!st->ops)
+			pv_buf_addstr(b, "<td class=\"na\">-</td>");
+		else
+			pv_buf_addf(b, "<td>%.1f</td>", all ? 100.0 * (double)n / (double)all : 0);
+	}
+	pv_buf_addstr(b, "</tr>\n");
+	return true;
+}
+
+/* The SMB operations, when the run counted them: FSCT's named commands first, then the others
+ * any step sent, in the order the steps name them. */
+static void ops_table(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
+{
+	bool any = false;
+	uint64_t all;
+
+	for (size_t i = 0; i < run->nsteps; i++)
+		any |= run->steps[ord[i]].ops != NULL;
+	pv_buf_addstr(b, "<h3>SMB operation mix</h3>\n");
+	if (!any) {
+		na(b, "SMB operations per command: " NOT_RECORDED ".");
+		return;
+	}
+	pv_buf_addstr(b, "<p>Each SMB command's share of the step's requests, in % (the counts in "
+			 "the last row), beside FSCT HomeFolders' as the server sees it (Nutanix "
+			 "TN-2117; about 15% other commands). Commands no step sent are left "
+			 "out.</p>\n<div class=\"tw\"><table>\n<caption>SMB operation "
+			 "mix</caption>\n<thead><tr><th scope=\"col\" class=\"l\">command</th>"
+			 "<th scope=\"col\">FSCT %</th>");
+	step_heads(b, run, ord, 1);
+	for (size_t f = 0; f < NFSCT; f++)
+		op_row(b, run, ord, fsct_mix[f].name, fsct_mix[f].pct);
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[ord[i]];
+
+		for (size_t o = 0; o < st->nops; o++) {
+			const char *name = st->ops[o].name;
+			bool seen = false;
+
+			for (size_t f = 0; f < NFSCT && !seen; f++)
+				seen = !strcmp(fsct_mix[f].name, name);
+			for (size_t i2 = 0; i2 <= i && !seen; i2++) {
+				const struct pv_res_step *s2 = &run->steps[ord[i2]];
+
+				for (size_t o2 = 0; o2 < (i2 == i ? o : s2->nops) && !seen; o2++)
+					seen = !strcmp(s2->ops[o2].name, name);
+			}
+			if (!seen)
+				op_row(b, run, ord, name, NAN);
+		}
+	}
+	pv_buf_addstr(b, "<tr><th scope=\"row\">requests</th><td class=\"na\">-</td>");
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[ord[i]];
+
+		op_count(st, "", &all);
+		if (st->ops)
+			pv_buf_addf(b, "<td>%llu</td>", (unsigned long long)all);
+		else
+			pv_buf_addstr(b, "<td class=\"na\">-</td>");
+	}
+	pv_buf_addstr(b, "</tr>\n</tbody>\n</table></div>\n");
+}
+
+static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
 {
 	pv_buf_addstr(b, "<h2 id=\"latency\">Latency and mix per scenario kind</h2>\n");
 	if (!run->has_load) {
@@ -612,17 +922,14 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run)
 		   "underlined and marked !.</p>\n<div class=\"tw\"><table>\n<caption>Latency per "
 		   "scenario kind</caption>\n<thead><tr>"
 		   "<th scope=\"col\" class=\"l\">kind</th><th scope=\"col\">limit s</th>");
-	for (size_t i = 0; i < run->nsteps; i++)
-		pv_buf_addf(b, "<th scope=\"col\" colspan=\"2\">%u users</th>",
-			    run->steps[i].users);
-	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+	step_heads(b, run, ord, 2);
 	for (int k = 0; k < PV_LOAD_KINDS; k++) {
 		pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%g</td>", pv_load_names[k],
 			    run->cfg.kind[k].limit);
 		for (size_t i = 0; i < run->nsteps; i++) {
-			const struct pv_res_kind *kd = &run->steps[i].kind[k];
+			const struct pv_res_kind *kd = &run->steps[ord[i]].kind[k];
 
-			if (!run->steps[i].has_load || !kd->completed) {
+			if (!run->steps[ord[i]].has_load || !kd->completed) {
 				pv_buf_addstr(b, "<td class=\"na\" colspan=\"2\">-</td>");
 				continue;
 			}
@@ -639,9 +946,7 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run)
 		      "class=\"tw\"><table>\n<caption>Scenario mix</caption>\n"
 		      "<thead><tr><th scope=\"col\" class=\"l\">kind</th>"
 		      "<th scope=\"col\">weight %</th>");
-	for (size_t i = 0; i < run->nsteps; i++)
-		pv_buf_addf(b, "<th scope=\"col\">%u users</th>", run->steps[i].users);
-	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
+	step_heads(b, run, ord, 1);
 	{
 		double wsum = 0;
 
@@ -652,7 +957,7 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run)
 				    pv_load_names[k],
 				    wsum > 0 ? 100 * run->cfg.kind[k].weight / wsum : 0);
 			for (size_t i = 0; i < run->nsteps; i++) {
-				const struct pv_res_step *st = &run->steps[i];
+				const struct pv_res_step *st = &run->steps[ord[i]];
 
 				if (!st->has_load || !st->all.started)
 					pv_buf_addstr(b, "<td class=\"na\">-</td>");
@@ -666,80 +971,11 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run)
 		pv_buf_addstr(b, "<tr><th scope=\"row\">started</th><td>100</td>");
 		for (size_t i = 0; i < run->nsteps; i++)
 			pv_buf_addf(b, "<td>%llu</td>",
-				    (unsigned long long)run->steps[i].all.started);
+				    (unsigned long long)run->steps[ord[i]].all.started);
 		pv_buf_addstr(b, "</tr>\n");
 	}
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
-	/* the SMB operations, when the run counted them */
-	{
-		bool any = false;
-
-		for (size_t i = 0; i < run->nsteps; i++)
-			any |= run->steps[i].ops != NULL;
-		pv_buf_addstr(b, "<h3>SMB operation mix</h3>\n");
-		if (!any) {
-			na(b, "SMB operations per command: " NOT_RECORDED ".");
-			return;
-		}
-		pv_buf_addstr(
-			b, "<p>Each SMB command's share of the step's requests, in % (the counts "
-			   "in the last row).</p>\n<div class=\"tw\"><table>\n<caption>SMB "
-			   "operation mix</caption>\n<thead><tr><th scope=\"col\" "
-			   "class=\"l\">command</th>");
-		for (size_t i = 0; i < run->nsteps; i++)
-			pv_buf_addf(b, "<th scope=\"col\">%u users</th>", run->steps[i].users);
-		pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
-		/* the commands in the order the steps name them */
-		for (size_t i = 0; i < run->nsteps; i++)
-			for (size_t o = 0; o < run->steps[i].nops; o++) {
-				const char *name = run->steps[i].ops[o].name;
-				bool seen = false;
-
-				for (size_t i2 = 0; i2 <= i && !seen; i2++)
-					for (size_t o2 = 0;
-					     o2 < (i2 == i ? o : run->steps[i2].nops) && !seen;
-					     o2++)
-						seen = !strcmp(run->steps[i2].ops[o2].name, name);
-				if (seen)
-					continue;
-				pv_buf_addstr(b, "<tr><th scope=\"row\">");
-				pv_html_esc(b, name);
-				pv_buf_addstr(b, "</th>");
-				for (size_t s = 0; s < run->nsteps; s++) {
-					const struct pv_res_step *st = &run->steps[s];
-					uint64_t n = 0, all = 0;
-					bool has = false;
-
-					for (size_t o2 = 0; o2 < st->nops; o2++) {
-						all += st->ops[o2].n;
-						if (!strcmp(st->ops[o2].name, name)) {
-							n = st->ops[o2].n;
-							has = true;
-						}
-					}
-					if (!st->ops)
-						pv_buf_addstr(b, "<td class=\"na\">-</td>");
-					else
-						pv_buf_addf(b, "<td>%.1f</td>",
-							    has && all ? 100.0 * (double)n /
-										 (double)all
-								       : 0);
-				}
-				pv_buf_addstr(b, "</tr>\n");
-			}
-		pv_buf_addstr(b, "<tr><th scope=\"row\">requests</th>");
-		for (size_t i = 0; i < run->nsteps; i++) {
-			uint64_t all = 0;
-
-			for (size_t o = 0; o < run->steps[i].nops; o++)
-				all += run->steps[i].ops[o].n;
-			if (run->steps[i].ops)
-				pv_buf_addf(b, "<td>%llu</td>", (unsigned long long)all);
-			else
-				pv_buf_addstr(b, "<td class=\"na\">-</td>");
-		}
-		pv_buf_addstr(b, "</tr>\n</tbody>\n</table></div>\n");
-	}
+	ops_table(b, run, ord);
 }
 
 static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const struct timeline *tl,
@@ -780,7 +1016,7 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 			for (size_t c = 0; c < run->steps[i].nclients; c++)
 				if (!strcmp(run->steps[i].clients[c].name, names[k / 2]))
 					v = k % 2 ? run->steps[i].clients[c].cpu_host
-						  : run->steps[i].clients[c].cpu_driver;
+						  : pv_res_loop_cpu(&run->steps[i].clients[c]);
 			x[3 * i] = tl->off[i];
 			x[3 * i + 1] = tl->off[i] + tl->len[i];
 			x[3 * i + 2] = tl->off[i] + tl->len[i];
@@ -788,7 +1024,7 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 			y[3 * i + 2] = NAN;
 		}
 		snprintf(label[k], sizeof(label[0]), "%s: %s", names[k / 2],
-			 k % 2 ? "CPU % of all cores" : "driver % of its core");
+			 k % 2 ? "CPU % of all cores" : "busiest loop % of a core");
 		s[k] = (struct pv_plot_series){label[k],
 					       x,
 					       y,
@@ -805,10 +1041,11 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 	memset(&p, 0, sizeof(p));
 	p.id = "plot-clients";
 	p.title = "The clients' CPU per step";
-	p.desc = "For each client, the load driver's share of its one core and the client's CPU "
-		 "share, each held over its step.";
+	p.desc = "For each client, the load driver's busiest event loop (percent of the one core "
+		 "it runs on: a client is the limit at 90) and the client's CPU share, each held "
+		 "over its step.";
 	p.xlabel = "time since the first step started; dotted lines: steps";
-	p.ylabel = "% (driver: of one core; CPU: of all)";
+	p.ylabel = "% (loop: of one core; CPU: of all)";
 	p.xkind = PV_PLOT_X_TIME;
 	p.xmin = 0;
 	p.ymin = 0;
@@ -919,10 +1156,13 @@ static void hint(struct pv_buf *b, const struct pv_res_run *run)
 	addh(b, "p", h.nearest);
 	if (h.first[0])
 		addh(b, "p", h.first);
-	pv_buf_addstr(b, "</div>\n<p>From the data above only: a resource is near its limit at "
-			 "80% of it; CPU limits are 100% of the cores (the load driver's: of its "
-			 "one core), memory's is all of it. Disks and the network have no limit "
-			 "the run knows; their levels are shown, not judged.</p>\n");
+	pv_buf_addstr(b,
+		      "</div>\n<p>From the data above only: a resource is near its limit at "
+		      "80% of it; CPU limits are 100% of the cores (a client's load driver: its "
+		      "busiest event loop, of the one core it runs on), memory's is all of it. A "
+		      "client is the limit (its step client-bound) at 90% of a core or a loop "
+		      "lag p95 of 100 ms. Disks and the network have no limit the run knows; "
+		      "their levels are shown, not judged.</p>\n");
 }
 
 static void row(struct pv_buf *b, const char *key, const char *value)
@@ -979,9 +1219,14 @@ static void settings(struct pv_buf *b, const struct pv_res_run *run)
 	if (run->has_load) {
 		snprintf(v, sizeof(v),
 			 "%u scenarios per user-hour; late after %g s; a step counts at overload "
-			 "<= %g%%; figures every %u s; seed %llu",
+			 "<= %g%%; figures every %u s; seed %llu; %s; event loops per client: %s",
 			 run->cfg.rate, run->cfg.late, run->cfg.overload, run->cfg.interval,
-			 (unsigned long long)run->cfg.seed);
+			 (unsigned long long)run->cfg.seed,
+			 run->cfg.keep_logged_on ? "users stay logged on into the next step"
+						 : "every step logs its users on anew",
+			 run->cfg.threads ? "" : "one per core");
+		if (run->cfg.threads)
+			snprintf(v + strlen(v), sizeof(v) - strlen(v), "%u", run->cfg.threads);
 		row(b, "load", v);
 	}
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
@@ -1036,21 +1281,26 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 
 		for (size_t i = 0; i < run->nsteps; i++)
 			any |= run->steps[i].all.errors || run->steps[i].not_connected ||
-			       run->steps[i].clients_lost;
+			       run->steps[i].clients_lost || run->steps[i].logon.failed ||
+			       run->steps[i].all.unserved;
 		if (any) {
-			pv_buf_addstr(b,
-				      "<div class=\"tw\"><table>\n<caption>Scenarios that ended in "
-				      "an error, users "
-				      "not logged on, clients lost</caption>\n<thead><tr><th "
-				      "scope=\"col\">users</th><th scope=\"col\">errors</th>"
-				      "<th scope=\"col\" class=\"l\">by kind</th><th "
-				      "scope=\"col\">not logged on</th><th scope=\"col\">clients "
-				      "lost</th></tr></thead>\n<tbody>\n");
+			pv_buf_addstr(
+				b,
+				"<div class=\"tw\"><table>\n<caption>Scenarios that ended in "
+				"an error, users "
+				"not logged on (their logons, their scenarios unserved), clients "
+				"lost</caption>\n<thead><tr><th "
+				"scope=\"col\">users</th><th scope=\"col\">errors</th>"
+				"<th scope=\"col\" class=\"l\">by kind</th><th "
+				"scope=\"col\">not logged on</th><th scope=\"col\">logons "
+				"failed (tried again)</th><th scope=\"col\">unserved</th><th "
+				"scope=\"col\">clients lost</th></tr></thead>\n<tbody>\n");
 			for (size_t i = 0; i < run->nsteps; i++) {
 				const struct pv_res_step *st = &run->steps[i];
 				bool first = true;
 
-				if (!st->all.errors && !st->not_connected && !st->clients_lost)
+				if (!st->all.errors && !st->not_connected && !st->clients_lost &&
+				    !st->logon.failed && !st->all.unserved)
 					continue;
 				pv_buf_addf(b,
 					    "<tr><th scope=\"row\">%u</th><td>%llu</td><td "
@@ -1063,8 +1313,12 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 							    (unsigned long long)st->kind[k].errors);
 						first = false;
 					}
-				pv_buf_addf(b, "</td><td>%u</td><td>%u</td></tr>\n",
-					    st->not_connected, st->clients_lost);
+				pv_buf_addf(b,
+					    "</td><td>%u</td><td>%llu "
+					    "(%llu)</td><td>%llu</td><td>%u</td></tr>\n",
+					    st->not_connected, (unsigned long long)st->logon.failed,
+					    (unsigned long long)st->logon.retries,
+					    (unsigned long long)st->all.unserved, st->clients_lost);
 			}
 			pv_buf_addstr(b, "</tbody>\n</table></div>\n");
 		}
@@ -1134,14 +1388,18 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 int pv_report_page(const struct pv_res_run *run, struct pv_buf *b)
 {
 	char title[160];
+	size_t *ord = calloc(run->nsteps ? run->nsteps : 1, sizeof(*ord));
 
+	if (!ord)
+		return pv_error(PV_EIO, "out of memory");
+	pv_res_by_users(run, ord);
 	snprintf(title, sizeof(title), "provision run %s (%s)", run->id, run->driver);
 	pv_html_begin(b, title);
 	head(b, run);
 	answer(b, run);
-	ramp(b, run);
-	steps_table(b, run);
-	kinds_tables(b, run);
+	ramp(b, run, ord);
+	steps_table(b, run, ord);
+	kinds_tables(b, run, ord);
 	over_time(b, run);
 	hint(b, run);
 	settings(b, run);
@@ -1151,6 +1409,7 @@ int pv_report_page(const struct pv_res_run *run, struct pv_buf *b)
 			 "step-NN/watch.csv, the clients' load.jsonl); this page fetches "
 			 "nothing.</p>\n");
 	pv_html_end(b);
+	free(ord);
 	return pv_buf_failed(b) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 

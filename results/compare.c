@@ -50,11 +50,11 @@ static struct one figure(const struct pv_res_step *st, enum pv_cmp_figure f, dou
 		o.hi /= st->secs;
 		break;
 	case PV_CMP_OVERLOAD:
-		if (!a->started)
+		if (!pv_res_ended(a))
 			break;
 		o.have = true;
-		o.v = 100.0 * (double)a->overloaded / (double)a->started;
-		pv_stat_binom_ci(a->overloaded, a->started, alpha, &o.lo, &o.hi);
+		o.v = 100.0 * (double)a->overloaded / (double)pv_res_ended(a);
+		pv_stat_binom_ci(a->overloaded, pv_res_ended(a), alpha, &o.lo, &o.hi);
 		o.lo *= 100;
 		o.hi *= 100;
 		break;
@@ -156,8 +156,8 @@ static void against(const struct pv_res_step *const *s0, size_t k0,
 			out->dhi = isinf(hi) ? INFINITY : 100 * (hi - 1);
 			break;
 		case PV_CMP_OVERLOAD:
-			pv_stat_prop_diff(b->overloaded, b->started, a->overloaded, a->started,
-					  alpha, &r, &lo, &hi);
+			pv_stat_prop_diff(b->overloaded, pv_res_ended(b), a->overloaded,
+					  pv_res_ended(a), alpha, &r, &lo, &hi);
 			out->d = 100 * r;
 			out->dlo = 100 * lo;
 			out->dhi = 100 * hi;
@@ -189,6 +189,30 @@ static void against(const struct pv_res_step *const *s0, size_t k0,
 		}
 	}
 	out->verdict = verdict_of(out->dlo, out->dhi);
+}
+
+bool pv_cmp_weighed(const struct pv_cmp_step *S, size_t g)
+{
+	return !S->client_bound[0] && !S->client_bound[g];
+}
+
+/* S's note: group label's run st was client-bound there, and by which client. */
+static void bound_note(struct pv_cmp_step *S, const char *label, const struct pv_res_step *st)
+{
+	const struct pv_res_client *cl = pv_res_bound_client(st, NULL);
+	size_t at = strlen(S->note);
+
+	if (at >= sizeof(S->note) - 1)
+		return;
+	if (!cl)
+		snprintf(S->note + at, sizeof(S->note) - at, "%s%s was client-bound",
+			 at ? "; " : "", label);
+	else
+		snprintf(
+			S->note + at, sizeof(S->note) - at,
+			"%s%s was client-bound (%s: its busiest loop at %.0f%% of a core, loop lag "
+			"p95 %.0f ms)",
+			at ? "; " : "", label, cl->name, pv_res_loop_cpu(cl), cl->lag_p95);
 }
 
 /* ---- the answer ---- */
@@ -232,6 +256,7 @@ static void weigh(struct pv_cmp *c, size_t g, const struct pv_res_step ***sts, c
 	unsigned lo = A->answer_lo < G->answer_lo ? A->answer_lo : G->answer_lo,
 		 hi = A->answer_hi > G->answer_hi ? A->answer_hi : G->answer_hi;
 	bool judged = false;
+	const struct pv_cmp_step *bound = NULL;
 
 	for (size_t s = 0; s < c->nsteps && !G->answer_real; s++) {
 		const struct pv_cmp_step *S = &c->steps[s];
@@ -243,6 +268,12 @@ static void weigh(struct pv_cmp *c, size_t g, const struct pv_res_step ***sts, c
 
 		if (S->users <= lo || S->users > hi || S->carried[0] == S->carried[g])
 			continue;
+		/* the clients' limit there, not the server's: it tells nothing */
+		if (!pv_cmp_weighed(S, g)) {
+			if (!bound)
+				bound = S;
+			continue;
+		}
 		judged = true;
 		ovf = S->fig[f * PV_CMP_FIGS + PV_CMP_OVERLOAD].v;
 		ovo = S->fig[o * PV_CMP_FIGS + PV_CMP_OVERLOAD].v;
@@ -277,7 +308,12 @@ static void weigh(struct pv_cmp *c, size_t g, const struct pv_res_step ***sts, c
 			    (unsigned long long)to.errors);
 		}
 	}
-	if (!judged)
+	if (!judged && bound)
+		why(G,
+		    "cannot be weighed: at %u users %s: the clients were the limit there, not the "
+		    "server, and no other step between the two answers tells them apart",
+		    bound->users, bound->note);
+	else if (!judged)
 		why(G, "cannot be weighed: no step between the two answers was run by both");
 }
 
@@ -293,6 +329,7 @@ static void answers(struct pv_cmp *c, const struct pv_res_step ***sts, const siz
 				G->answer_lo = a;
 			if (!i || a > G->answer_hi)
 				G->answer_hi = a;
+			G->answer_at_least |= G->runs[i]->answer_at_least;
 		}
 	}
 	for (size_t g = 1; g < c->ngroups; g++) {
@@ -387,6 +424,8 @@ static void run_kvs(const struct pv_res_run *r, struct kvs *l)
 		kv_add(l, "load.overload", "%g", r->cfg.overload);
 		kv_add(l, "load.interval", "%u", r->cfg.interval);
 		kv_add(l, "load.seed", "%llu", (unsigned long long)r->cfg.seed);
+		kv_add(l, "load.keep_logged_on", "%s", r->cfg.keep_logged_on ? "true" : "false");
+		kv_add(l, "load.threads", "%u", r->cfg.threads);
 		for (int k = 0; k < PV_LOAD_KINDS; k++) {
 			snprintf(key, sizeof(key), "load.scenarios.%s", pv_load_names[k]);
 			kv_add(l, key, "weight %g, limit %g s", r->cfg.kind[k].weight,
@@ -618,7 +657,6 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 			     "run them with the same --min-users, --max-users and --step");
 		goto out;
 	}
-	c->alpha = ALPHA / (double)c->nsteps;
 	{
 		/* sts as [step][group] -> the runs' steps */
 		const struct pv_res_step ***idx = calloc(c->nsteps * c->ngroups, sizeof(*idx));
@@ -632,7 +670,8 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 
 			if (!(S->fig = calloc(c->ngroups * PV_CMP_FIGS, sizeof(*S->fig))) ||
 			    !(S->cpu = calloc(c->ngroups, sizeof(*S->cpu))) ||
-			    !(S->carried = calloc(c->ngroups, sizeof(*S->carried)))) {
+			    !(S->carried = calloc(c->ngroups, sizeof(*S->carried))) ||
+			    !(S->client_bound = calloc(c->ngroups, sizeof(*S->client_bound)))) {
 				free(idx);
 				r = pv_error(PV_EIO, "out of memory");
 				goto out;
@@ -644,6 +683,7 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 		}
 		for (size_t s = 0; s < c->nsteps; s++) {
 			struct pv_cmp_step *S = &c->steps[s];
+			bool any = false;
 
 			for (size_t g = 0; g < c->ngroups; g++) {
 				const struct pv_res_step *const *sg = idx[s * c->ngroups + g];
@@ -655,7 +695,10 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 				for (size_t i = 0; i < k; i++) {
 					double mean, p95, max;
 
-					S->carried[g] &= sg[i]->carried;
+					S->carried[g] &= sg[i]->carried && !sg[i]->client_bound;
+					if (sg[i]->client_bound && !S->client_bound[g])
+						bound_note(S, c->groups[g].label, sg[i]);
+					S->client_bound[g] |= sg[i]->client_bound;
 					if (pv_res_watch_stat(sg[i]->srv, "cpu", &mean, &p95,
 							      &max)) {
 						cpu += mean;
@@ -671,8 +714,20 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 					group_est(sg, k, (enum pv_cmp_figure)f, &e, F);
 				}
 			}
+			S->compared = true;
+			for (size_t g = 0; g < c->ngroups; g++)
+				S->compared &= !S->client_bound[g];
+			for (size_t g = 1; g < c->ngroups && !any; g++)
+				any = pv_cmp_weighed(S, g);
+			c->ncompared += any;
+		}
+		/* the widening: over the steps where a difference is weighed */
+		c->alpha = ALPHA / (double)(c->ncompared ? c->ncompared : 1);
+		for (size_t s = 0; s < c->nsteps; s++) {
+			struct pv_cmp_step *S = &c->steps[s];
+
 			for (size_t g = 1; g < c->ngroups; g++)
-				for (int f = 0; f < PV_CMP_FIGS; f++) {
+				for (int f = 0; f < PV_CMP_FIGS && pv_cmp_weighed(S, g); f++) {
 					struct pv_cmp_fig *F = &S->fig[g * PV_CMP_FIGS + f];
 
 					against(idx[s * c->ngroups], kk[s * c->ngroups],
@@ -715,6 +770,7 @@ void pv_cmp_free(struct pv_cmp *c)
 		free(c->steps[s].fig);
 		free(c->steps[s].cpu);
 		free(c->steps[s].carried);
+		free(c->steps[s].client_bound);
 	}
 	free(c->steps);
 	for (size_t g = 0; c->groups && g < c->ngroups; g++)

@@ -12,6 +12,10 @@
  * - repeats: the spread across the repeats (Welch's interval on the difference of the
  *   means), never taken below what a single run's own noise is.
  *
+ * A step where a run was client-bound (its clients were the limit, load.json's client_bound)
+ * measured the clients, not the server: its figures are shown, but no difference there is
+ * weighed as the server's, and it does not decide whether the answers differ.
+ *
  * The difference's interval is widened for the number of steps compared (Bonferroni: alpha
  * 0.05 / steps), so that across all the steps of two runs of one setting a difference is
  * called by chance at most 5% of the time. Then each group's answer (the most users carried)
@@ -57,13 +61,24 @@ struct pv_cmp_step {
 	struct pv_cmp_fig *fig; /* [group * PV_CMP_FIGS + figure] */
 	double *cpu;		/* [group]: the server's mean CPU %, NAN when not watched */
 	bool *carried;		/* [group]: every run of the group carried the step */
+	bool *client_bound;	/* [group]: a run of the group was client-bound there */
+	/* no group client-bound there; else note says who was the limit ("B was
+	 * client-bound (cli2: its busiest loop at 95% of a core, loop lag p95 150 ms)"), each
+	 * group's figures are shown, and a group's difference from the first is weighed only
+	 * where neither was (pv_cmp_weighed; verdicts n/a otherwise) */
+	bool compared;
+	char note[256];
 };
+
+/* Whether group g's difference from the first is weighed at S: neither was client-bound. */
+bool pv_cmp_weighed(const struct pv_cmp_step *S, size_t g);
 
 struct pv_cmp_group {
 	char label[8]; /* "A", "B", ... */
 	const struct pv_res_run **runs;
 	size_t nruns;
 	unsigned answer_lo, answer_hi; /* the answers of its runs (users; 0: carried none) */
+	bool answer_at_least; /* a run's step over its answer was client-bound: a lower bound */
 	/* against the first group (groups after it) */
 	long answer_diff;     /* users: this group's (lowest) answer minus the first's */
 	bool answer_real;     /* the difference is beyond the noise */
@@ -81,7 +96,8 @@ struct pv_cmp {
 	size_t ngroups;
 	const struct pv_res_run **runs; /* all, in the order given */
 	size_t nruns;
-	double alpha;		   /* per step, after the widening */
+	double alpha;		   /* per step compared, after the widening */
+	size_t ncompared;	   /* steps where a difference is weighed (pv_cmp_weighed) */
 	struct pv_cmp_step *steps; /* users rising */
 	size_t nsteps;
 	char *uncommon; /* steps some group lacks, one line each ("A has 40 users, B not") */

@@ -3,13 +3,20 @@
  * known are judged (a CPU's 100%, the memory there is, the driver's one thread); the disks
  * and the network have no limit the run knows, so their levels are signals, not limits. A
  * scenario kind's p95 moved only when, with the clients' histograms, its interval is apart
- * from the first step's (a p95 of few scenarios jumps by chance). */
+ * from the first step's (a p95 of few scenarios jumps by chance).
+ *
+ * The step looked at is the first over the answer (load.json's answer.first_over). When the
+ * clients were the limit there (client-bound), the hint says so, names the client and its
+ * loop's CPU and lag, and judges nothing of the server; when logons failed there, it says how
+ * many, their p95 and the DC's CPU. Steps are taken users rising (--refine's among the
+ * ramp's). */
 #include "results/results.h"
 #include "results/stats.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NEAR	  0.8	/* a resource at 80% of its limit or more is near it */
@@ -46,8 +53,25 @@ static bool stat_of(const struct pv_res_watch *w, const char *name, double *mean
 	return w && pv_res_watch_stat(w, name, mean, p95, &max);
 }
 
-/* The resource nearest its limit in step st; false when nothing with a limit was measured. */
-static bool nearest(const struct pv_res_step *st, struct level *best)
+/* The DC's mean CPU in step st, and its p95: from its watch, else from load.json's figure
+ * (p95 NAN then); false when the DC was not watched. */
+static bool dc_cpu(const struct pv_res_step *st, double *mean, double *p95)
+{
+	if (stat_of(st->dc, "cpu", mean, p95))
+		return true;
+	*mean = st->dc_cpu;
+	*p95 = NAN;
+	return !isnan(st->dc_cpu);
+}
+
+double pv_res_loop_cpu(const struct pv_res_client *c)
+{
+	return !isnan(c->cpu_top) ? c->cpu_top : c->threads <= 1 ? c->cpu_driver : NAN;
+}
+
+/* The resource nearest its limit in step st; false when nothing with a limit was measured.
+ * With clients false, the server's and the DC's only. */
+static bool nearest(const struct pv_res_step *st, bool clients, struct level *best)
 {
 	double m, p, used, avail;
 
@@ -62,15 +86,22 @@ static bool nearest(const struct pv_res_step *st, struct level *best)
 	    used + avail > 0)
 		consider(best, used / (used + avail), "the server's memory: %.0f%% in use",
 			 100 * used / (used + avail));
-	if (stat_of(st->dc, "cpu", &m, &p))
-		consider(best, m / 100,
-			 "the DC's CPU: %.0f%% of all its cores on average (p95 %.0f%%)", m, p);
-	for (size_t i = 0; i < st->nclients; i++) {
+	if (dc_cpu(st, &m, &p)) {
+		if (isnan(p))
+			consider(best, m / 100, "the DC's CPU: %.0f%% of all its cores on average",
+				 m);
+		else
+			consider(best, m / 100,
+				 "the DC's CPU: %.0f%% of all its cores on average (p95 %.0f%%)", m,
+				 p);
+	}
+	for (size_t i = 0; clients && i < st->nclients; i++) {
 		const struct pv_res_client *c = &st->clients[i];
 
-		consider(best, c->cpu_driver / 100,
-			 "client %s's load driver: %.0f%% of the one core it runs on", c->name,
-			 c->cpu_driver);
+		consider(best, pv_res_loop_cpu(c) / 100,
+			 "client %s's load driver: its busiest loop at %.0f%% of the one core it "
+			 "runs on",
+			 c->name, pv_res_loop_cpu(c));
 		consider(best, c->cpu_host / 100, "client %s's CPU: %.0f%% of all its cores",
 			 c->name, c->cpu_host);
 	}
@@ -78,7 +109,7 @@ static bool nearest(const struct pv_res_step *st, struct level *best)
 }
 
 struct event {
-	size_t step;
+	size_t rank; /* the step's place, users rising */
 	char text[200];
 };
 
@@ -87,33 +118,55 @@ struct events {
 	size_t n;
 };
 
-static void moved(struct events *ev, size_t step, const char *fmt, ...)
+static void moved(struct events *ev, size_t rank, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void moved(struct events *ev, size_t step, const char *fmt, ...)
+static void moved(struct events *ev, size_t rank, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (ev->n == sizeof(ev->e) / sizeof(ev->e[0]))
 		return;
-	ev->e[ev->n].step = step;
+	ev->e[ev->n].rank = rank;
 	va_start(ap, fmt);
 	vsnprintf(ev->e[ev->n].text, sizeof(ev->e[0].text), fmt, ap);
 	va_end(ap);
 	ev->n++;
 }
 
-/* Each signal's first move over steps 0..last. */
-static void first_moves(const struct pv_res_run *run, size_t last, struct events *ev)
+enum {
+	EV_CPU = PV_LOAD_KINDS,
+	EV_IOWAIT,
+	EV_INFLIGHT,
+	EV_MEM,
+	EV_DC,
+	EV_CLIENT,
+	EV_LOGON_SLOW,
+	EV_LOGON_FAILED,
+	EV_N
+};
+
+/* The logon p95 of step st moved from base's: twice it and 10 ms more. */
+static bool logon_slower(const struct pv_res_step *base, const struct pv_res_step *st)
 {
-	const struct pv_res_step *s0 = &run->steps[0];
-	bool done[PV_LOAD_KINDS + 8] = {false};
+	double b = base->logon.p95, now = st->logon.p95;
+
+	return base->logon.have && st->logon.have && !isnan(b) && !isnan(now) && now > SLOWER * b &&
+	       now > b + SLOWER_MS;
+}
+
+/* Each signal's first move over the steps ord[0..last], users rising. */
+static void first_moves(const struct pv_res_run *run, const size_t *ord, size_t last,
+			struct events *ev)
+{
+	const struct pv_res_step *s0 = &run->steps[ord[0]];
+	bool done[EV_N] = {false};
 	double m, p, base_inflight = NAN;
 
 	if (stat_of(s0->srv, "inflight", &m, &p))
 		base_inflight = p;
 	for (size_t i = 0; i <= last; i++) {
-		const struct pv_res_step *st = &run->steps[i];
+		const struct pv_res_step *st = &run->steps[ord[i]];
 		double used, avail;
 
 		for (int k = 0; k < PV_LOAD_KINDS && st->has_load; k++) {
@@ -143,36 +196,56 @@ static void first_moves(const struct pv_res_run *run, size_t last, struct events
 				done[k] = true;
 			}
 		}
-		if (!done[PV_LOAD_KINDS] && stat_of(st->srv, "cpu", &m, &p) && m >= CPU_HIGH) {
+		if (!done[EV_CPU] && stat_of(st->srv, "cpu", &m, &p) && m >= CPU_HIGH) {
 			moved(ev, i, "the server's CPU reached %.0f%%", m);
-			done[PV_LOAD_KINDS] = true;
+			done[EV_CPU] = true;
 		}
-		if (!done[PV_LOAD_KINDS + 1] && stat_of(st->srv, "iowait", &m, &p) && m >= IOWAIT) {
+		if (!done[EV_IOWAIT] && stat_of(st->srv, "iowait", &m, &p) && m >= IOWAIT) {
 			moved(ev, i, "the server's iowait reached %.0f%% (the disk)", m);
-			done[PV_LOAD_KINDS + 1] = true;
+			done[EV_IOWAIT] = true;
 		}
-		if (!done[PV_LOAD_KINDS + 2] && !isnan(base_inflight) &&
+		if (!done[EV_INFLIGHT] && !isnan(base_inflight) &&
 		    stat_of(st->srv, "inflight", &m, &p) && p >= 2 && p >= 2 * base_inflight) {
 			moved(ev, i, "the server's I/O in flight rose from %.0f to %.0f (p95)",
 			      base_inflight, p);
-			done[PV_LOAD_KINDS + 2] = true;
+			done[EV_INFLIGHT] = true;
 		}
-		if (!done[PV_LOAD_KINDS + 3] && stat_of(st->srv, "mem_used", &used, &p) &&
+		if (!done[EV_MEM] && stat_of(st->srv, "mem_used", &used, &p) &&
 		    stat_of(st->srv, "mem_avail", &avail, &p) && used + avail > 0 &&
 		    avail / (used + avail) < MEM_LOW) {
 			moved(ev, i, "the server's available memory fell to %.0f MiB", avail);
-			done[PV_LOAD_KINDS + 3] = true;
+			done[EV_MEM] = true;
 		}
-		if (!done[PV_LOAD_KINDS + 4] && stat_of(st->dc, "cpu", &m, &p) && m >= CPU_HIGH) {
+		if (!done[EV_DC] && dc_cpu(st, &m, &p) && m >= CPU_HIGH) {
 			moved(ev, i, "the DC's CPU reached %.0f%%", m);
-			done[PV_LOAD_KINDS + 4] = true;
+			done[EV_DC] = true;
 		}
-		for (size_t c = 0; c < st->nclients && !done[PV_LOAD_KINDS + 5]; c++)
-			if (st->clients[c].cpu_driver >= CPU_HIGH) {
+		if (!done[EV_LOGON_FAILED] && st->logon.failed) {
+			moved(ev, i, "%llu of %u users could not log on",
+			      (unsigned long long)st->logon.failed, st->users);
+			done[EV_LOGON_FAILED] = true;
+		}
+		if (!done[EV_LOGON_SLOW] && i && logon_slower(s0, st)) {
+			moved(ev, i, "the logon p95 rose from %.0f ms to %.0f ms",
+			      1000 * s0->logon.p95, 1000 * st->logon.p95);
+			done[EV_LOGON_SLOW] = true;
+		}
+		for (size_t c = 0; c < st->nclients && !done[EV_CLIENT]; c++) {
+			const struct pv_res_client *cl = &st->clients[c];
+
+			if (cl->bound)
+				moved(ev, i,
+				      "client %s was the limit (its busiest loop at %.0f%% of a "
+				      "core, "
+				      "loop lag p95 %.0f ms: client-bound)",
+				      cl->name, pv_res_loop_cpu(cl), cl->lag_p95);
+			else if (pv_res_loop_cpu(cl) >= CPU_HIGH)
 				moved(ev, i, "client %s's load driver reached %.0f%% of its core",
-				      st->clients[c].name, st->clients[c].cpu_driver);
-				done[PV_LOAD_KINDS + 5] = true;
-			}
+				      cl->name, pv_res_loop_cpu(cl));
+			else
+				continue;
+			done[EV_CLIENT] = true;
+		}
 	}
 }
 
@@ -192,26 +265,130 @@ static size_t addf(char *out, size_t cap, size_t at, const char *fmt, ...)
 	return n < 0 ? at : at + (size_t)n;
 }
 
+const struct pv_res_client *pv_res_bound_client(const struct pv_res_step *st, unsigned *others)
+{
+	const struct pv_res_client *b = NULL;
+	unsigned more = 0;
+
+	for (size_t i = 0; i < st->nclients; i++) {
+		const struct pv_res_client *c = &st->clients[i];
+		double u = pv_res_loop_cpu(c);
+
+		if (!c->bound)
+			continue;
+		if (b)
+			more++;
+		if (!b || u > pv_res_loop_cpu(b) || (isnan(pv_res_loop_cpu(b)) && !isnan(u)))
+			b = c;
+	}
+	if (others)
+		*others = more;
+	return b;
+}
+
+/* The clients were the limit at st: which, how, and what that leaves known of the server. */
+static size_t client_bound_text(const struct pv_res_run *run, const struct pv_res_step *st,
+				char *out, size_t cap, size_t at)
+{
+	unsigned others;
+	const struct pv_res_client *c = pv_res_bound_client(st, &others);
+	struct level best;
+
+	if (run->answer_step >= 0)
+		at = addf(out, cap, at,
+			  "The first step over the answer, %u users (step %u), was client-bound: "
+			  "the clients were the limit there, not the server. ",
+			  st->users, st->n);
+	else
+		at = addf(out, cap, at,
+			  "No step counted; the fewest users tried, %u (step %u), were "
+			  "client-bound: the clients were the limit there, not the server. ",
+			  st->users, st->n);
+	if (c)
+		at = addf(out, cap, at,
+			  "Client %s's busiest event loop ran at %.0f%% of a core (the limit: "
+			  "%.0f%%) and its loop lag p95 was %.0f ms (the limit: %.0f ms)%s%s. ",
+			  c->name, pv_res_loop_cpu(c), PV_LOAD_BOUND_CPU, c->lag_p95,
+			  1000 * PV_LOAD_BOUND_LAG,
+			  pv_res_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2
+				  ? ": its loop was late, not busy, so its host did not give the "
+				    "driver the CPU it needed"
+				  : "",
+			  others ? "; other clients were the limit too" : "");
+	if (run->answer_step >= 0)
+		at = addf(out, cap, at,
+			  "The server carried at least %u users; how many more it carries, this "
+			  "run cannot tell",
+			  run->answer_users);
+	else
+		at = addf(out, cap, at, "What the server carries, this run cannot tell");
+	if (run->client_cores_needed > 0)
+		at = addf(out, cap, at, " (about %.0f client cores would run %u users)",
+			  run->client_cores_needed, st->users);
+	at = addf(out, cap, at, ".");
+	if (nearest(st, false, &best))
+		at = addf(out, cap, at, " Of the server and the DC there, the busiest: %s.",
+			  best.text);
+	return at;
+}
+
+/* Logons that failed at st, from the data: how many, the logon p95 against the first step's,
+ * the scenarios they left unserved, the DC's CPU. */
+static size_t logon_text(const struct pv_res_step *s0, const struct pv_res_step *st, char *out,
+			 size_t cap, size_t at)
+{
+	double m, p;
+
+	if (!st->logon.failed && !st->not_connected)
+		return at;
+	if (st->logon.failed)
+		at = addf(out, cap, at, "Logons failed there: %llu of %u users could not log on",
+			  (unsigned long long)st->logon.failed, st->users);
+	else
+		at = addf(out, cap, at, "Users were without a connection there: %u of %u",
+			  st->not_connected, st->users);
+	if (st->logon.retries)
+		at = addf(out, cap, at, ", after %llu tries made again",
+			  (unsigned long long)st->logon.retries);
+	if (st->logon.have && !isnan(st->logon.p95)) {
+		at = addf(out, cap, at, "; the logon p95 was %.0f ms", 1000 * st->logon.p95);
+		if (s0 != st && s0->logon.have && !isnan(s0->logon.p95))
+			at = addf(out, cap, at, " (%.0f ms at %u users)", 1000 * s0->logon.p95,
+				  s0->users);
+	}
+	if (st->all.unserved)
+		at = addf(out, cap, at,
+			  ". %llu scenarios were due to users without a connection (unserved), "
+			  "%.0f%% of the %llu overloaded",
+			  (unsigned long long)st->all.unserved,
+			  st->all.overloaded
+				  ? 100.0 * (double)st->all.unserved / (double)st->all.overloaded
+				  : 0,
+			  (unsigned long long)st->all.overloaded);
+	if (dc_cpu(st, &m, &p))
+		at = addf(out, cap, at, ". Every logon passes through the DC: its CPU was %.0f%%",
+			  m);
+	return addf(out, cap, at, ". ");
+}
+
 void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 {
 	const struct pv_res_step *st;
 	struct level best;
 	struct events ev;
-	size_t at = 0, first = (size_t)-1;
+	size_t at = 0, first = (size_t)-1, last, *ord;
 	bool any_load = false, watched = false;
 
 	memset(out, 0, sizeof(*out));
 	out->step = -1;
 	memset(&ev, 0, sizeof(ev));
-	for (size_t i = 0; i < run->nsteps; i++) {
-		any_load |= run->steps[i].has_load;
-		watched |= run->steps[i].srv != NULL;
-		if (out->step < 0 && run->steps[i].has_load && !run->steps[i].carried)
-			out->step = (long)i;
-	}
 	if (!run->nsteps) {
 		snprintf(out->nearest, sizeof(out->nearest), "No step ran: nothing to tell.");
 		return;
+	}
+	for (size_t i = 0; i < run->nsteps; i++) {
+		any_load |= run->steps[i].has_load;
+		watched |= run->steps[i].srv != NULL;
 	}
 	if (!any_load) {
 		/* command and fsct: no overload known; the highest level is still a fact */
@@ -219,7 +396,7 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 		double topu = -1;
 
 		for (size_t i = 0; i < run->nsteps; i++)
-			if (nearest(&run->steps[i], &best) && best.u > topu) {
+			if (nearest(&run->steps[i], true, &best) && best.u > topu) {
 				topu = best.u;
 				top = i;
 			}
@@ -229,7 +406,7 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 				 "the data cannot tell where a limit was.",
 				 run->driver);
 		else {
-			nearest(&run->steps[top], &best);
+			nearest(&run->steps[top], true, &best);
 			snprintf(out->nearest, sizeof(out->nearest),
 				 "Driver '%s' measures no overload, so no step is known to be "
 				 "overloaded. The highest level measured: %s, at %u users (step "
@@ -238,61 +415,83 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 		}
 		return;
 	}
-	st = out->step >= 0 ? &run->steps[out->step] : &run->steps[run->nsteps - 1];
-	if (out->step < 0)
-		at = addf(out->nearest, sizeof(out->nearest), at,
-			  "No step was overloaded: the ramp stayed under the server's limit. ");
-	else
-		at = addf(out->nearest, sizeof(out->nearest), at,
-			  "The first step that did not count is %u users (step %u: overload "
-			  "%.2f%%%s). ",
-			  st->users, st->n, st->all.overload,
-			  st->all.errors || st->not_connected || st->clients_lost
-				  ? ", with errors or users not connected"
-				  : "");
-	if (!nearest(st, &best))
-		addf(out->nearest, sizeof(out->nearest), at,
-		     "%s: which resource was nearest its limit cannot be told.",
-		     watched ? "Nothing with a known limit was measured in that step"
-			     : "The server was not watched in this run");
-	else if (best.u >= NEAR)
-		addf(out->nearest, sizeof(out->nearest), at,
-		     "%s, the resource nearest its limit, was at %.0f%% of it: %s.",
-		     out->step >= 0 ? "There" : "At the last step", 100 * best.u, best.text);
-	else
-		addf(out->nearest, sizeof(out->nearest), at,
-		     "No measured resource was near its limit %s (the highest: %s): the limit "
-		     "lies in something not measured here (the disk, the network, locks, one "
-		     "busy smbd process).",
-		     out->step >= 0 ? "there" : "at the last step", best.text);
-	first_moves(run, out->step >= 0 ? (size_t)out->step : run->nsteps - 1, &ev);
+	if (!(ord = calloc(run->nsteps, sizeof(*ord)))) {
+		snprintf(out->nearest, sizeof(out->nearest), "Out of memory: no hint.");
+		return;
+	}
+	pv_res_by_users(run, ord);
+	/* the first step over the answer (run->first_over); the last step when none */
+	out->step = run->first_over;
+	last = run->nsteps - 1; /* its place, users rising */
+	for (size_t i = 0; out->step >= 0 && i < run->nsteps; i++)
+		if (ord[i] == (size_t)out->step)
+			last = i;
+	st = &run->steps[ord[last]];
+	if (out->step >= 0 && st->client_bound) {
+		client_bound_text(run, st, out->nearest, sizeof(out->nearest), 0);
+	} else {
+		if (out->step < 0)
+			at = addf(out->nearest, sizeof(out->nearest), at,
+				  "No step was over the answer: the ramp stayed under the server's "
+				  "limit. ");
+		else
+			at = addf(out->nearest, sizeof(out->nearest), at,
+				  "%s %u users (step %u: overload %.2f%%%s). ",
+				  run->answer_step >= 0 ? "The first step over the answer is"
+							: "No step counted; the fewest tried were",
+				  st->users, st->n, st->all.overload,
+				  st->all.errors || st->not_connected || st->clients_lost
+					  ? ", with errors or users not connected"
+					  : "");
+		if (out->step >= 0)
+			at = logon_text(&run->steps[ord[0]], st, out->nearest, sizeof(out->nearest),
+					at);
+		if (!nearest(st, true, &best))
+			addf(out->nearest, sizeof(out->nearest), at,
+			     "%s: which resource was nearest its limit cannot be told.",
+			     watched ? "Nothing with a known limit was measured in that step"
+				     : "The server was not watched in this run");
+		else if (best.u >= NEAR)
+			addf(out->nearest, sizeof(out->nearest), at,
+			     "The resource nearest its limit %s was %s: %.0f%% of that limit.",
+			     out->step >= 0 ? "there" : "at the last step", best.text,
+			     100 * best.u);
+		else
+			addf(out->nearest, sizeof(out->nearest), at,
+			     "No measured resource was near its limit %s (the highest: %s): the "
+			     "limit lies in something not measured here (the disk, the network, "
+			     "locks, one busy smbd process).",
+			     out->step >= 0 ? "there" : "at the last step", best.text);
+	}
+	first_moves(run, ord, last, &ev);
 	for (size_t i = 0; i < ev.n; i++)
-		if (ev.e[i].step < first)
-			first = ev.e[i].step;
+		if (ev.e[i].rank < first)
+			first = ev.e[i].rank;
 	at = 0;
 	if (!ev.n) {
 		addf(out->first, sizeof(out->first), at, "Nothing measured moved before %s.",
-		     out->step >= 0 ? "the overload" : "the end of the ramp");
+		     out->step >= 0 ? "the step over the answer" : "the end of the ramp");
+		free(ord);
 		return;
 	}
 	at = addf(out->first, sizeof(out->first), at,
-		  "What moved first, at %u users (step %u): ", run->steps[first].users,
-		  run->steps[first].n);
+		  "What moved first, at %u users (step %u): ", run->steps[ord[first]].users,
+		  run->steps[ord[first]].n);
 	for (size_t i = 0, k = 0; i < ev.n; i++)
-		if (ev.e[i].step == first)
+		if (ev.e[i].rank == first)
 			at = addf(out->first, sizeof(out->first), at, "%s%s", k++ ? "; " : "",
 				  ev.e[i].text);
 	at = addf(out->first, sizeof(out->first), at, ".");
 	/* then the next moves, a sentence per step */
-	for (size_t s = first + 1, k = 0; s < run->nsteps && k < 3; s++) {
+	for (size_t s = first + 1, k = 0; s <= last && k < 3; s++) {
 		size_t here = 0;
 
 		for (size_t i = 0; i < ev.n && k < 3; i++) {
-			if (ev.e[i].step != s)
+			if (ev.e[i].rank != s)
 				continue;
 			if (!here++)
 				at = addf(out->first, sizeof(out->first), at,
-					  " Then at %u users: %s", run->steps[s].users,
+					  " Then at %u users: %s", run->steps[ord[s]].users,
 					  ev.e[i].text);
 			else
 				at = addf(out->first, sizeof(out->first), at, "; %s", ev.e[i].text);
@@ -301,4 +500,5 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 		if (here)
 			at = addf(out->first, sizeof(out->first), at, ".");
 	}
+	free(ord);
 }

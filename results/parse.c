@@ -69,6 +69,8 @@ struct pv_res_run *pv_res_new(void)
 
 	if (run) {
 		run->answer_step = -1;
+		run->first_over = -1;
+		run->client_cores_needed = NAN;
 		run->exit_code = -1;
 	}
 	return run;
@@ -125,6 +127,9 @@ static int parse_step(struct pv_res_step *st, const struct pv_json *s)
 
 	st->n = uint_of(s, "step");
 	st->users = uint_of(s, "users");
+	st->refine = pv_json_is_true(pv_json_get(s, "refine"));
+	st->driver_cores = st->dc_cpu = st->dc_samba = NAN; /* until load.json says */
+	st->logon.median = st->logon.p95 = st->logon.p95_lo = st->logon.p95_hi = NAN;
 	str_of(s, "start", t, sizeof(t));
 	st->start = pv_res_time(t);
 	str_of(s, "end", t, sizeof(t));
@@ -229,22 +234,62 @@ int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len)
 
 /* ---- load.json ---- */
 
-static void kind_of(const struct pv_json *k, struct pv_res_kind *o)
+uint64_t pv_res_ended(const struct pv_res_kind *k)
+{
+	return k->completed + k->errors + k->unserved;
+}
+
+/* A count that cannot be, named: PV_ECONFIG. */
+static int nope(const char *what, unsigned step, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int nope(const char *what, unsigned step, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return pv_error(PV_ECONFIG, "load.json's step %u%s%s: %s", step, what[0] ? ", " : "", what,
+			msg);
+}
+
+/* One kind's counts (or every kind's) of step n, checked as the figures line's reader checks
+ * an interval's (load/line.c): sums of intervals keep those bounds. */
+static int kind_of(const struct pv_json *k, struct pv_res_kind *o, unsigned n, const char *what)
 {
 	const struct pv_json *lat = pv_json_get(k, "latency");
+	unsigned long long ended;
 
 	o->started = count_of(k, "started");
 	o->completed = count_of(k, "completed");
 	o->errors = count_of(k, "errors");
 	o->late = count_of(k, "late");
 	o->over_limit = count_of(k, "over_limit");
+	o->unserved = count_of(k, "unserved");
 	o->overloaded = count_of(k, "overloaded");
+	ended = pv_res_ended(o);
 	o->overload = num_of(k, "overload_pct");
 	if (isnan(o->overload))
-		o->overload = o->started ? 100.0 * (double)o->overloaded / (double)o->started : 0;
+		o->overload = ended ? 100.0 * (double)o->overloaded / (double)ended : 0;
 	o->median = num_of(lat, "median_ms") / 1000;
 	o->p95 = num_of(lat, "p95_ms") / 1000;
 	o->max = num_of(lat, "max_ms") / 1000;
+	if (o->unserved > o->started)
+		return nope(what, n, "more unserved (%llu) than started (%llu)",
+			    (unsigned long long)o->unserved, (unsigned long long)o->started);
+	if (o->over_limit > o->completed)
+		return nope(what, n, "more over the limit (%llu) than completed (%llu)",
+			    (unsigned long long)o->over_limit, (unsigned long long)o->completed);
+	if (o->overloaded > ended)
+		return nope(what, n, "more overloaded (%llu) than ended (%llu)",
+			    (unsigned long long)o->overloaded, ended);
+	if (o->overloaded < o->late + o->unserved)
+		return nope(what, n, "fewer overloaded (%llu) than late and unserved (%llu)",
+			    (unsigned long long)o->overloaded,
+			    (unsigned long long)(o->late + o->unserved));
+	return PV_OK;
 }
 
 static int clients_of(struct pv_res_step *st, const struct pv_json *a)
@@ -256,17 +301,48 @@ static int clients_of(struct pv_res_step *st, const struct pv_json *a)
 	if (!(st->clients = calloc(n ? n : 1, sizeof(*st->clients))))
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		const struct pv_json *c = pv_json_at(a, i);
+		const struct pv_json *c = pv_json_at(a, i), *b = pv_json_get(c, "bound");
 		struct pv_res_client *o = &st->clients[st->nclients];
 
 		if (!pv_json_is_object(c))
 			continue;
 		str_of(c, "name", o->name, sizeof(o->name));
+		o->threads = uint_of(c, "threads");
 		o->cpu_driver = num_of(c, "cpu_driver");
+		o->cpu_top = num_of(c, "cpu_top_loop");
 		o->cpu_host = num_of(c, "cpu_host");
 		o->lag_p95 = num_of(c, "lag_ms_p95");
+		o->lag_max = num_of(c, "lag_ms_max");
+		if (b && !pv_json_is_bool(b))
+			return nope("", st->n, "client %s's \"bound\" is not true or false",
+				    o->name);
+		o->bound = pv_json_is_true(b);
 		st->nclients++;
 	}
+	return PV_OK;
+}
+
+/* "logon": {ok, failed, retries, latency} (version 2) */
+static int logon_of(struct pv_res_step *st, const struct pv_json *o)
+{
+	const struct pv_json *lat = pv_json_get(o, "latency"), *b;
+	struct pv_res_logon *l = &st->logon;
+
+	l->median = l->p95 = l->p95_lo = l->p95_hi = NAN;
+	if (!pv_json_is_object(o))
+		return PV_OK;
+	l->have = true;
+	l->ok = count_of(o, "ok");
+	l->failed = count_of(o, "failed");
+	l->retries = count_of(o, "retries");
+	l->median = num_of(lat, "median_ms") / 1000;
+	l->p95 = num_of(lat, "p95_ms") / 1000;
+	b = pv_json_get(lat, "p95_ms_bucket");
+	l->p95_lo = num_of(b, "lo") / 1000;
+	l->p95_hi = num_of(b, "hi") / 1000;
+	if (l->ok > st->users || l->failed > st->users - l->ok)
+		return nope("", st->n, "%llu users logged on and %llu could not, of %u",
+			    (unsigned long long)l->ok, (unsigned long long)l->failed, st->users);
 	return PV_OK;
 }
 
@@ -317,6 +393,8 @@ static void config_of(const struct pv_json *c, struct pv_load_config *cfg)
 		cfg->interval = (unsigned)v;
 	if (!isnan(v = num_of(c, "seed")) && v >= 0)
 		cfg->seed = (uint64_t)v;
+	cfg->keep_logged_on = pv_json_is_true(pv_json_get(c, "keep_logged_on"));
+	cfg->threads = uint_of(c, "threads");
 	for (int k = 0; k < PV_LOAD_KINDS; k++) {
 		const struct pv_json *s = pv_json_get(sc, pv_load_names[k]);
 
@@ -327,17 +405,151 @@ static void config_of(const struct pv_json *c, struct pv_load_config *cfg)
 	}
 }
 
+static int step_of(struct pv_res_step *st, const struct pv_json *s, int version)
+{
+	const struct pv_json *kinds = pv_json_get(s, "kinds"), *cb = pv_json_get(s, "client_bound");
+	bool any_bound = false;
+	int r;
+
+	st->has_load = true;
+	st->secs = num_of(s, "seconds");
+	st->rate = num_of(s, "scen_per_s");
+	st->expected = num_of(s, "expected_per_s");
+	st->connected = uint_of(s, "connected");
+	st->not_connected = uint_of(s, "not_connected");
+	st->clients_lost = uint_of(s, "clients_lost");
+	st->carried = pv_json_is_true(pv_json_get(s, "carried"));
+	st->driver_cores = num_of(s, "driver_cores");
+	st->dc_cpu = num_of(s, "dc_cpu_pct");
+	st->dc_samba = num_of(s, "dc_samba_pct");
+	if ((r = kind_of(pv_json_get(s, "all"), &st->all, st->n, "")) != PV_OK)
+		return r;
+	for (int k = 0; k < PV_LOAD_KINDS; k++)
+		if ((r = kind_of(pv_json_get(kinds, pv_load_names[k]), &st->kind[k], st->n,
+				 pv_load_names[k])) != PV_OK)
+			return r;
+	if ((r = clients_of(st, pv_json_get(s, "clients"))) != PV_OK ||
+	    (r = ops_of(st, pv_json_get(s, "ops"))) != PV_OK ||
+	    (r = logon_of(st, pv_json_get(s, "logon"))) != PV_OK)
+		return r;
+	if (version < 2)
+		return PV_OK;
+	if (!pv_json_is_bool(cb))
+		return nope("", st->n, "\"client_bound\" is not true or false");
+	st->client_bound = pv_json_is_true(cb);
+	for (size_t c = 0; c < st->nclients; c++)
+		any_bound |= st->clients[c].bound;
+	if (st->carried && st->client_bound)
+		return nope("", st->n,
+			    "carried and client-bound (a step the clients were the limit of is "
+			    "never carried)");
+	if (st->nclients && any_bound != st->client_bound)
+		return nope("", st->n, "%s, but %s of its clients was the limit",
+			    st->client_bound ? "client-bound" : "not client-bound",
+			    any_bound ? "one" : "none");
+	return PV_OK;
+}
+
+/* answer.last_carried or answer.first_over: {step, users, client_bound} or null, into *at
+ * (-1: null) when it names a step of the run as it is. */
+static int step_ref(const struct pv_res_run *run, const struct pv_json *ans, const char *key,
+		    bool carried, long *at)
+{
+	const struct pv_json *o = pv_json_get(ans, key);
+	long long v;
+
+	*at = -1;
+	if (!o || pv_json_is_null(o))
+		return PV_OK;
+	if (!pv_json_integer(pv_json_get(o, "step"), &v) || v < 1 || (size_t)v > run->nsteps)
+		return pv_error(PV_ECONFIG, "load.json's answer.%s names no step of the run", key);
+	*at = (long)v - 1;
+	if (!run->steps[*at].has_load || uint_of(o, "users") != run->steps[*at].users ||
+	    run->steps[*at].carried != carried ||
+	    pv_json_is_true(pv_json_get(o, "client_bound")) != run->steps[*at].client_bound)
+		return pv_error(PV_ECONFIG,
+				"load.json's answer.%s (step %lld, %u users) is not that step "
+				"(%u users, %s, %s)",
+				key, v, uint_of(o, "users"), run->steps[*at].users,
+				run->steps[*at].carried ? "carried" : "not carried",
+				run->steps[*at].client_bound ? "client-bound" : "not client-bound");
+	return PV_OK;
+}
+
+/* The answer: its step (carried), and the step over it (stated in version 2, else the fewest
+ * users over it that did not count). */
+static int answer_of(struct pv_res_run *run, const struct pv_json *ans, int version)
+{
+	long long v;
+	long last = -1;
+	int r;
+
+	if (pv_json_integer(pv_json_get(ans, "step"), &v)) {
+		if (v < 1 || (size_t)v > run->nsteps || !run->steps[v - 1].carried ||
+		    uint_of(ans, "users") != run->steps[v - 1].users)
+			return pv_error(PV_ECONFIG,
+					"load.json's answer (step %lld, %u users) is not a step "
+					"carried",
+					v, uint_of(ans, "users"));
+		run->answer_step = (long)v - 1;
+		run->answer_users = run->steps[v - 1].users;
+	}
+	str_of(ans, "line", run->answer, sizeof(run->answer));
+	if (version < 2) {
+		run->first_over = pv_res_first_over(run);
+		return PV_OK;
+	}
+	if ((r = step_ref(run, ans, "last_carried", true, &last)) != PV_OK ||
+	    (r = step_ref(run, ans, "first_over", false, &run->first_over)) != PV_OK)
+		return r;
+	if (last != run->answer_step)
+		return pv_error(PV_ECONFIG, "load.json's answer.last_carried is not its step");
+	run->answer_at_least = run->first_over >= 0 && run->steps[run->first_over].client_bound;
+	if (pv_json_is_true(pv_json_get(ans, "client_bound")) != run->answer_at_least)
+		return pv_error(PV_ECONFIG, "load.json's answer.client_bound is not its "
+					    "first_over's");
+	run->client_cores_needed = num_of(ans, "client_cores_needed");
+	return PV_OK;
+}
+
+/* The load's figures taken out again (load.json refused). */
+static void unload(struct pv_res_run *run)
+{
+	for (size_t i = 0; i < run->nsteps; i++) {
+		struct pv_res_step *st = &run->steps[i];
+
+		free(st->clients);
+		free(st->ops);
+		st->clients = NULL;
+		st->ops = NULL;
+		st->nclients = st->nops = 0;
+		st->has_load = st->carried = st->client_bound = false;
+		st->driver_cores = st->dc_cpu = st->dc_samba = NAN;
+		memset(&st->logon, 0, sizeof(st->logon));
+		st->logon.median = st->logon.p95 = st->logon.p95_lo = st->logon.p95_hi = NAN;
+		memset(&st->all, 0, sizeof(st->all));
+		memset(st->kind, 0, sizeof(st->kind));
+	}
+	run->answer_step = run->first_over = -1;
+	run->answer_users = 0;
+	run->answer_at_least = false;
+	run->client_cores_needed = NAN;
+	run->answer[0] = '\0';
+	run->has_load = false;
+}
+
 int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len)
 {
 	char err[160];
 	struct pv_json *j = pv_json_parse(text, len, err, sizeof(err));
-	const struct pv_json *steps = j ? pv_json_get(j, "steps") : NULL, *ans;
+	const struct pv_json *steps = j ? pv_json_get(j, "steps") : NULL;
 	long long v;
 	int r = PV_OK;
 
 	if (!j)
 		return pv_error(PV_ECONFIG, "load.json is not JSON: %s", err);
-	/* version 1 before the capacity figures (issue 19), 2 with them: both read alike */
+	/* version 1 before the capacity figures (issue 19), 2 with them (checked: step_of,
+	 * answer_of) */
 	if (!pv_json_integer(pv_json_get(j, "version"), &v) || v < 1 || v > 2 ||
 	    !pv_json_is_array(steps)) {
 		pv_json_free(j);
@@ -353,37 +565,49 @@ int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len)
 			return r;
 		}
 	config_of(pv_json_get(j, "config"), &run->cfg);
-	for (size_t i = 0; i < pv_json_size(steps) && i < run->nsteps && r == PV_OK; i++) {
-		const struct pv_json *s = pv_json_at(steps, i), *kinds = pv_json_get(s, "kinds");
-		struct pv_res_step *st = &run->steps[i];
-		const struct pv_json *c = pv_json_get(s, "carried");
-
-		st->has_load = true;
-		st->secs = num_of(s, "seconds");
-		st->rate = num_of(s, "scen_per_s");
-		st->expected = num_of(s, "expected_per_s");
-		st->connected = uint_of(s, "connected");
-		st->not_connected = uint_of(s, "not_connected");
-		st->clients_lost = uint_of(s, "clients_lost");
-		st->carried = pv_json_is_true(c);
-		kind_of(pv_json_get(s, "all"), &st->all);
-		for (int k = 0; k < PV_LOAD_KINDS; k++)
-			kind_of(pv_json_get(kinds, pv_load_names[k]), &st->kind[k]);
-		r = clients_of(st, pv_json_get(s, "clients"));
-		if (r == PV_OK)
-			r = ops_of(st, pv_json_get(s, "ops"));
-	}
-	ans = pv_json_get(j, "answer");
-	run->answer_step = -1;
+	for (size_t i = 0; i < pv_json_size(steps) && i < run->nsteps && r == PV_OK; i++)
+		r = step_of(&run->steps[i], pv_json_at(steps, i), (int)v);
+	run->answer_step = run->first_over = -1;
 	run->answer_users = 0;
-	if (pv_json_integer(pv_json_get(ans, "step"), &v) && v >= 1 && (size_t)v <= run->nsteps) {
-		run->answer_step = (long)v - 1;
-		run->answer_users = uint_of(ans, "users");
-	}
-	str_of(ans, "line", run->answer, sizeof(run->answer));
-	run->has_load = r == PV_OK;
+	if (r == PV_OK)
+		r = answer_of(run, pv_json_get(j, "answer"), (int)v);
+	if (r == PV_OK)
+		run->has_load = true;
+	else
+		unload(run);
 	pv_json_free(j);
 	return r;
+}
+
+long pv_res_first_over(const struct pv_res_run *run)
+{
+	long over = -1;
+
+	for (size_t i = 0; i < run->nsteps; i++) {
+		const struct pv_res_step *st = &run->steps[i];
+
+		if (st->has_load && !st->carried &&
+		    (run->answer_step < 0 || st->users > run->answer_users) &&
+		    (over < 0 || st->users < run->steps[over].users))
+			over = (long)i;
+	}
+	return over;
+}
+
+static int by_users(const void *a, const void *b, void *arg)
+{
+	const struct pv_res_run *run = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	unsigned ux = run->steps[x].users, uy = run->steps[y].users;
+
+	return ux != uy ? (ux < uy ? -1 : 1) : (x > y) - (x < y);
+}
+
+void pv_res_by_users(const struct pv_res_run *run, size_t *idx)
+{
+	for (size_t i = 0; i < run->nsteps; i++)
+		idx[i] = i;
+	qsort_r(idx, run->nsteps, sizeof(*idx), by_users, (void *)run);
 }
 
 /* ---- watch.csv, watch-dc.csv ---- */
@@ -591,7 +815,8 @@ int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, uns
 			struct pv_load_ready rd;
 
 			if (!ready[0] && pv_load_ready_decode(line, n, &rd) == PV_OK)
-				snprintf(ready, sizeof(ready), "%.*s", (int)sizeof(ready) - 1, rd.first);
+				snprintf(ready, sizeof(ready), "%.*s", (int)sizeof(ready) - 1,
+					 rd.first);
 			continue;
 		}
 		if (!n || line[0] != '{')

@@ -46,11 +46,15 @@ bool pv_res_watch_stat(const struct pv_res_watch *w, const char *name, double *m
  * clients' lines (load.jsonl), merged over the measured intervals and the clients. */
 struct pv_res_kind {
 	uint64_t started, completed, errors, late, over_limit, overloaded;
-	double overload;	 /* percent */
+	uint64_t unserved;	 /* due while their user had no connection (load.json version 2) */
+	double overload;	 /* percent of those that ended (completed, errors, unserved) */
 	double median, p95, max; /* seconds; NAN when none completed */
 	bool has_hist;
 	struct pv_load_hist hist;
 };
+
+/* The scenarios of k that ended: completed, in error or unserved (overload's denominator). */
+uint64_t pv_res_ended(const struct pv_res_kind *k);
 
 struct pv_res_host {
 	char name[64];
@@ -65,9 +69,24 @@ struct pv_res_host {
 /* A client's own load during a step (load.json "clients", when recorded). */
 struct pv_res_client {
 	char name[64];
-	double cpu_driver; /* percent of one core: provision load itself; NAN when not said */
+	unsigned threads;  /* its event loops; 0 when not said */
+	double cpu_driver; /* percent of one core: provision load itself (all its loops); NAN when
+			    * not said */
+	double cpu_top;	   /* percent of one core: its busiest loop; NAN when not said (a driver
+			    * of one loop: cpu_driver is its loop's) */
 	double cpu_host;   /* percent of the client's cores; NAN when not said */
 	double lag_p95;	   /* ms: how late the driver's loop ran, p95; NAN when not said */
+	double lag_max;	   /* ms; NAN when not said */
+	bool bound;	   /* this client was the limit (load/stats.h: its busiest loop at 90% of a
+			    * core or more, or its lag p95 at 100 ms or more) */
+};
+
+/* The step's logons (load.json version 2 "logon"). */
+struct pv_res_logon {
+	bool have;		      /* recorded */
+	uint64_t ok, failed, retries; /* users logged on, users who could not, tries again */
+	double median, p95;	      /* seconds; NAN without a logon */
+	double p95_lo, p95_hi;	      /* the p95's bucket (seconds); NAN when not said */
 };
 
 struct pv_res_op {
@@ -78,6 +97,7 @@ struct pv_res_op {
 struct pv_res_step {
 	unsigned n;	   /* from 1 */
 	unsigned users;	   /* all clients together */
+	bool refine;	   /* a step --refine added after the ramp (manifest.json) */
 	double start, end; /* seconds since the epoch; NAN when not known */
 	char ended[32];	   /* duration, commands ended, host lost, stopped, timeout, ... */
 	struct pv_res_host *hosts;
@@ -89,7 +109,12 @@ struct pv_res_step {
 	double secs;	       /* measured seconds */
 	double rate, expected; /* scenarios completed per second; users x rate / 3600 */
 	unsigned connected, not_connected, clients_lost;
-	bool carried;
+	bool carried;		 /* counts for the answer (never when client_bound) */
+	bool client_bound;	 /* a client was the limit: the step says nothing of the server */
+	double driver_cores;	 /* the drivers' CPU, all clients, in cores; NAN: not said */
+	double dc_cpu, dc_samba; /* load.json's DC CPU (% of its cores) and samba (% of one core);
+				  * NAN when not watched */
+	struct pv_res_logon logon;
 	struct pv_res_kind all, kind[PV_LOAD_KINDS];
 	bool has_hist;		       /* some client's load.jsonl was read */
 	unsigned intervals;	       /* measured intervals found in load.jsonl */
@@ -128,7 +153,13 @@ struct pv_res_run {
 	struct pv_load_config cfg;
 	long answer_step; /* index into steps, -1 when no step counts */
 	unsigned answer_users;
-	char answer[512]; /* the answer line */
+	/* the step that bounds the answer from above (load.json's answer.first_over, or the
+	 * fewest users over the answer that did not count): index into steps, -1 when none */
+	long first_over;
+	bool answer_at_least;	    /* first_over was client-bound: the server carried at least
+				     * the answer, and more is not known */
+	double client_cores_needed; /* then: client cores the clients would need; NAN: not said */
+	char answer[512];	    /* the answer line, as load.json has it */
 	/* what could not be read, one line each ("step-02/watch.csv: ...") */
 	char *notes;
 };
@@ -146,8 +177,13 @@ void pv_res_free(struct pv_res_run *run);
 struct pv_res_run *pv_res_new(void);
 /* manifest.json into run (steps, hosts, settings): PV_ECONFIG naming what is wrong. */
 int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len);
-/* load.json into the steps run has (matched by position, the users checked) and its config
- * and answer: PV_ECONFIG naming what is wrong (the run is left without load figures). */
+/* load.json (version 1, or 2 with capacity's figures: logons, unserved, the clients' own
+ * figures and client_bound, the answer's last step carried and first over it) into the steps
+ * run has (matched by position, the users checked) and its config and answer: PV_ECONFIG
+ * naming what is wrong (the run is left without load figures). Counts that cannot be are
+ * refused as the figures line's reader refuses them: more unserved or overloaded than
+ * started, more logons than users, a step carried and client-bound, a client bound in a step
+ * that is not, an answer that names a step that is not what it says. */
 int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len);
 /* A watch CSV into *out (pv_res_watch_free it): PV_ECONFIG naming the line when it is not
  * one. */
@@ -161,21 +197,41 @@ int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, uns
 void pv_res_note(struct pv_res_run *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The steps' indices in idx (run->nsteps of them), users rising (the steps --refine added
+ * among the ramp's; at equal users in the order they ran). */
+void pv_res_by_users(const struct pv_res_run *run, size_t *idx);
+
 /* "2026-11-30T12:15:00.250Z" as seconds since the epoch; NAN when not that form. */
 double pv_res_time(const char *iso);
 
+/* The step that bounds the answer from above: of the steps with load figures and more users
+ * than the answer (every step when none is carried), the one with the fewest that does not
+ * count; -1 when none. */
+long pv_res_first_over(const struct pv_res_run *run);
+
+/* A client's busiest event loop, % of one core: the loop's own figure, or the driver's when
+ * it runs one loop (load.json version 1 has only that); NAN when not said. */
+double pv_res_loop_cpu(const struct pv_res_client *c);
+/* The client that was most the limit in st (the busiest loop of those bound), NULL when none;
+ * *others: how many more were bound. */
+const struct pv_res_client *pv_res_bound_client(const struct pv_res_step *st, unsigned *others);
+
 /* ---- the bottleneck hint (pure) ---- */
 
-/* For the first overloaded step: the resource with a known limit that was nearest it (the
- * server's and the DC's CPU, the server's memory, each client's driver core and CPU) and
- * what moved first over the steps up to it (a scenario kind's p95 doubled from the first
- * step's or over its limit, a CPU at 80% or more, iowait at 20% or more, I/O in flight
- * doubled, memory available under 10%). Sentences from the data; where the data cannot
- * tell (not watched, no load figures), they say so. */
+/* For the first step over the answer (run->first_over): when it was client-bound, that the
+ * clients were the limit there and not the server (which client, its busiest loop's CPU and
+ * its loop lag, the server's and the DC's levels beside); else the logons that failed there
+ * (how many, their p95, the scenarios left unserved, the DC's CPU) and the resource with a
+ * known limit that was nearest it (the server's and the DC's CPU, the server's memory, each
+ * client's busiest loop and CPU). Then what moved first over the steps up to it, users rising
+ * (a scenario kind's p95 doubled from the first step's or over its limit, a CPU at 80% or
+ * more, iowait at 20% or more, I/O in flight doubled, memory available under 10%, the logon
+ * p95 doubled, logons failed, a client's loop at 80% or the client the limit). Sentences
+ * from the data; where the data cannot tell (not watched, no load figures), they say so. */
 struct pv_res_hint {
-	long step;	   /* the first overloaded step's index, -1 when none */
-	char nearest[512]; /* the resource nearest its limit, or why it cannot be told */
-	char first[768];   /* what moved first, or why it cannot be told */
+	long step;	    /* the first step over the answer (index), -1 when none */
+	char nearest[1024]; /* the resource nearest its limit, or why it cannot be told */
+	char first[768];    /* what moved first, or why it cannot be told */
 };
 void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out);
 

@@ -63,11 +63,11 @@ struct pv_run_client {
 size_t pv_run_client_lines_max(const struct pv_run_client *c);
 
 /* One line (without its '\n'): 1 its "ready" line (load/line.h: 'ready {"users":N,
- * "connected":N,"failed":N,"error":...,"spoke":...,"logon":{...}}', the first only), 2 an interval's figures
- * (load/line.h), kept at its number, 3 its "done" (the step's part of it over: nothing may follow
- * in the step). -1 (recorded, PV_EREMOTE, saying why) for anything else: a line too long, not one
- * of those, a second "ready", a line after "done", an interval past max_iv, one line too many.
- * PV_EIO (-1 too) out of memory. */
+ * "connected":N,"failed":N,"error":...,"spoke":...,"logon":{...}}', the first only), 2 an
+ * interval's figures (load/line.h), kept at its number, 3 its "done" (the step's part of it over:
+ * nothing may follow in the step). -1 (recorded, PV_EREMOTE, saying why) for anything else: a line
+ * too long, not one of those, a second "ready", a line after "done", an interval past max_iv, one
+ * line too many. PV_EIO (-1 too) out of memory. */
 int pv_run_client_line(struct pv_run_client *c, const char *line, size_t len);
 void pv_run_client_release(struct pv_run_client *c);
 

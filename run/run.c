@@ -123,11 +123,11 @@ static int unreached(const struct pv_playbook *pb, const struct pv_fanout_result
 			continue;
 		if (!failed++)
 			code = fr[i].code;
-		pv_buf_addf(&msg, "; %s (%s): %s", pb->clients[i].name,
-			    pv_status_name(fr[i].code), fr[i].msg);
+		pv_buf_addf(&msg, "; %s (%s): %s", pb->clients[i].name, pv_status_name(fr[i].code),
+			    fr[i].msg);
 	}
-	r = pv_error(code, "%zu of %zu clients cannot be reached, so nothing was started%s",
-		     failed, pb->nclients, msg.data ? msg.data : "");
+	r = pv_error(code, "%zu of %zu clients cannot be reached, so nothing was started%s", failed,
+		     pb->nclients, msg.data ? msg.data : "");
 	pv_buf_release(&msg, 0);
 	return r;
 }
@@ -152,13 +152,20 @@ static int connect_all(struct run *R)
 	if (r == PV_OK && pb->has_server) {
 		struct pv_remote *srv = NULL;
 
-		/* only for the manifest: a server that cannot say is not an error here */
-		if (pv_host_connect(&pb->server.host, &srv) == PV_OK) {
+		/* only for the manifest: a server that cannot say is not an error here. Tried
+		 * twice: a busy server's sshd may take its whole timeout to let us in (its NSS
+		 * asks winbindd, which a loaded Samba serves last) */
+		int sc = pv_host_connect(&pb->server.host, &srv);
+
+		if (sc != PV_OK && sc != PV_ECRED && sc != PV_ETRUST && !pv_env_stopped(R->env))
+			sc = pv_host_connect(&pb->server.host, &srv);
+		if (sc == PV_OK) {
 			pv_samba_version(srv, R->server_system, sizeof(R->server_system));
 			R->server_config = pv_samba_config(srv);
 		} else {
-			pv_log(PV_LOG_INFO, "run: the server's version and configuration are not "
-					    "recorded: %s",
+			pv_log(PV_LOG_INFO,
+			       "run: the server's version and configuration are not "
+			       "recorded: %s",
 			       pv_errmsg());
 		}
 		pv_remote_free(srv);

@@ -25,7 +25,10 @@ struct pv_buf {
 	bool secret; /* wiped when it grows, is reset or released (pv_buf_secret) */
 };
 
-#define PV_BUF_INIT { NULL, 0, 0, false, false }
+#define PV_BUF_INIT                                                                                \
+	{                                                                                          \
+		NULL, 0, 0, false, false                                                           \
+	}
 
 /* Append; return 0, or -1 on allocation failure or when the buffer failed earlier (the
  * contents are unchanged). */

@@ -11,23 +11,23 @@
 
 enum pv_status {
 	PV_OK = 0,
-	PV_EFAIL = 1,     /* generic failure: a check or operation failed (see message) */
-	PV_EUSAGE = 2,    /* bad command line */
-	PV_ECONFIG = 3,   /* playbook or input invalid: fix the file or option named */
-	PV_ECRED = 4,     /* credentials refused: wrong password, key or ticket */
-	PV_ETRUST = 5,    /* TLS certificate or SSH host key could not be verified */
-	PV_EUNREACH = 6,  /* host unreachable: name resolution, refused, timeout */
-	PV_EDIR = 7,      /* the directory (LDAP/Kerberos server) refused an operation */
-	PV_EREMOTE = 8,   /* a command or file operation on a remote host failed */
-	PV_EIO = 9,       /* local file or resource error */
-	PV_EPARTIAL = 10, /* some hosts or objects done, others failed */
-	PV_ECONFLICT = 11,/* an object exists that this lab does not own */
-	PV_ENOTIMPL = 12, /* not done by this version (run with driver fsct) */
+	PV_EFAIL = 1,	     /* generic failure: a check or operation failed (see message) */
+	PV_EUSAGE = 2,	     /* bad command line */
+	PV_ECONFIG = 3,	     /* playbook or input invalid: fix the file or option named */
+	PV_ECRED = 4,	     /* credentials refused: wrong password, key or ticket */
+	PV_ETRUST = 5,	     /* TLS certificate or SSH host key could not be verified */
+	PV_EUNREACH = 6,     /* host unreachable: name resolution, refused, timeout */
+	PV_EDIR = 7,	     /* the directory (LDAP/Kerberos server) refused an operation */
+	PV_EREMOTE = 8,	     /* a command or file operation on a remote host failed */
+	PV_EIO = 9,	     /* local file or resource error */
+	PV_EPARTIAL = 10,    /* some hosts or objects done, others failed */
+	PV_ECONFLICT = 11,   /* an object exists that this lab does not own */
+	PV_ENOTIMPL = 12,    /* not done by this version (run with driver fsct) */
 	PV_EINCOMPLETE = 13, /* status: the lab lacks something the playbook asks for */
-	PV_ETIMEOUT = 14, /* wait: the queue did not drain in time; run: its timeout passed */
-	PV_ESTOPPED = 15, /* interrupted (Ctrl-C, SIGTERM): what was started was stopped */
-	PV_EBUSY = 16,    /* another provision is changing this lab: nothing was done */
-	PV_EBUG = 70      /* internal error: please report */
+	PV_ETIMEOUT = 14,    /* wait: the queue did not drain in time; run: its timeout passed */
+	PV_ESTOPPED = 15,    /* interrupted (Ctrl-C, SIGTERM): what was started was stopped */
+	PV_EBUSY = 16,	     /* another provision is changing this lab: nothing was done */
+	PV_EBUG = 70	     /* internal error: please report */
 };
 
 /* Record a message (printf format) as this thread's error and return code. */

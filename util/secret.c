@@ -51,14 +51,16 @@ static int read_fd(int fd, const char *what, int stop_at_newline, struct pv_secr
 		ssize_t n;
 
 		if (len == sizeof(buf)) {
-			r = pv_error(PV_ECONFIG, "secret from %s is longer than %d bytes", what, SECRET_MAX);
+			r = pv_error(PV_ECONFIG, "secret from %s is longer than %d bytes", what,
+				     SECRET_MAX);
 			goto out;
 		}
 		n = read(fd, buf + len, stop_at_newline ? 1 : sizeof(buf) - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			r = pv_error(PV_EIO, "cannot read secret from %s: %s", what, strerror(errno));
+			r = pv_error(PV_EIO, "cannot read secret from %s: %s", what,
+				     strerror(errno));
 			goto out;
 		}
 		if (n == 0)

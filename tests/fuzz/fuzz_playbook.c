@@ -155,7 +155,8 @@ static void check_playbook(const struct pv_playbook *pb)
 		for (int k = 0; k < PV_LOAD_KINDS; k++) {
 			if (!(l->kind[k].weight >= 0 && l->kind[k].weight <= 36000) ||
 			    !(l->kind[k].limit >= 0.001 && l->kind[k].limit <= 3600))
-				broken("a scenario's weight or limit out of range", pv_load_names[k]);
+				broken("a scenario's weight or limit out of range",
+				       pv_load_names[k]);
 			total += l->kind[k].weight;
 		}
 		if (!(total > 0) || l->rate < 1 || l->rate > 36000 || l->interval < 1 ||

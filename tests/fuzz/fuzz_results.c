@@ -9,7 +9,9 @@
  * Invariants, each aborting when broken: a refusal is PV_ECONFIG (or PV_EIO) with a message;
  * what is read can be freed, a watch's rows hold their columns and its statistics lie within
  * its values; a manifest read names its driver; load.json read gives steps of the manifest's
- * users, and an answer that is one of them; the histograms read hold what was counted. */
+ * users, an answer that is one of them and carried, a step over it that is not, no step
+ * carried and client-bound, no more logons than users nor unserved than started, and a
+ * refused one leaves no load figure behind; the histograms read hold what was counted. */
 #include "results/results.h"
 #include "util/err.h"
 
@@ -94,15 +96,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r = pv_res_parse_load(run, text, len);
 		if (r != PV_OK) {
 			refused(r);
-			if (run->has_load)
+			if (run->has_load || run->first_over >= 0)
 				broken("load figures kept from a load.json refused");
+			for (size_t i = 0; i < run->nsteps; i++)
+				if (run->steps[i].has_load || run->steps[i].clients ||
+				    run->steps[i].ops)
+					broken("a step's load figures kept from a load.json "
+					       "refused");
 			break;
 		}
 		for (size_t i = 0; i < run->nsteps; i++)
 			if (run->steps[i].users != 10 * (i + 1))
 				broken("load.json changed a step's users");
-		if (run->answer_step >= (long)run->nsteps)
-			broken("an answer that is not a step");
+		if (run->answer_step >= (long)run->nsteps ||
+		    (run->answer_step >= 0 && !run->steps[run->answer_step].carried))
+			broken("an answer that is not a step carried");
+		if (run->first_over >= (long)run->nsteps ||
+		    (run->first_over >= 0 && run->steps[run->first_over].carried))
+			broken("a first step over the answer that is not a step not carried");
+		if (run->answer_at_least &&
+		    (run->first_over < 0 || !run->steps[run->first_over].client_bound))
+			broken("an answer at least, without a client-bound step over it");
+		for (size_t i = 0; i < run->nsteps; i++) {
+			const struct pv_res_step *st = &run->steps[i];
+
+			if (st->carried && st->client_bound)
+				broken("a step carried and client-bound");
+			if (st->logon.ok > st->users ||
+			    st->logon.failed > st->users - st->logon.ok ||
+			    st->all.unserved > st->all.started)
+				broken("logons or unserved scenarios that cannot be");
+		}
 		break;
 	case 'w':
 		watch(text, len);

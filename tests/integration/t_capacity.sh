@@ -17,12 +17,21 @@
 #      them (their scenarios unserved), its logons say 2 failed, and it does not count;
 #   6. a client made the limit (cli1's sshd, so its provision load, held to 1% of a CPU): the
 #      step is client-bound, cli1 named, never carried, and the answer says the clients were
-#      the limit.
+#      the limit;
+#   7. the reports of 5. and 6. in headless Chromium (tests/integration/browser.py): 6.'s step
+#      says "no: client-bound" in words and never "yes", its answer box and bottleneck hint
+#      name cli1 as the limit; 5.'s step shows the logon p95 beside the DC's CPU with the 2
+#      logons that failed, and its answer box and hint say so; compare of 6. with itself
+#      compares no step as the server's and names cli1 (text, --json, --html). Pages and
+#      screenshots in build/test-output/t_capacity/.
 . "$(dirname "$0")/lib.sh"
 
 P=(-p "$PLAYBOOK" --set lab=pvcap --set "users.name_template=pc-{client}-u{n}"
 	--set users.per_client=140 --set driver.name=builtin --set load.keep_logged_on=true)
 RES=$LAB/results
+OUTDIR=$TOP/build/test-output/t_capacity
+rm -rf "$OUTDIR"
+mkdir -p "$OUTDIR"
 trap '"$LAB_SH" srv-limit off >/dev/null 2>&1; "$LAB_SH" cli-limit cli1 off >/dev/null 2>&1;
 	enable_users 512 >/dev/null 2>&1; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1;
 	rm -rf "$RES"/cap-* "$T_TMP"' EXIT
@@ -166,6 +175,62 @@ assert d["answer"]["users"] is None and d["answer"]["client_bound"], d["answer"]
 EOF
 expect_out "the clients were the limit there, not the server \(cli1: busiest loop" \
 	"the answer says the clients were the limit"
+
+# ---- 7. what the report and compare make of 5. and 6. -----------------------------------
+# browse PAGE NAME: PAGE in headless Chromium, what it saw in $OUTDIR/NAME/ (dom.html,
+# text.txt, the screenshots); the test fails when the page errs or fetches
+browse() {
+	python3 "$TOP/tests/integration/browser.py" "$1" "$OUTDIR/$2" >"$T_TMP/br.json" 2>"$T_TMP/br.err" ||
+		fail "$2 in chromium: $(head -c 2000 "$T_TMP/br.json") $(head -c 500 "$T_TMP/br.err")"
+}
+echo "  the reports of the client-bound run and of the failed logons; compare" >&2
+browse "$RES/cap-f/report.html" report-f
+python3 - "$T_TMP/br.json" "$OUTDIR/report-f" <<'PY' || fail "report.html of the client-bound run"
+import json, sys
+d, out = json.load(open(sys.argv[1])), sys.argv[2]
+page, text = open(out + "/dom.html").read(), open(out + "/text.txt").read()
+# the step in words, in its row, and never shown carried
+assert "<td><b>no: client-bound</b></td>" in page, "no client-bound marking"
+assert "<td>yes</td>" not in page, "a client-bound step shown carried"
+assert "cli1 bound !" in page, "the bound client is not named in the table"
+assert "logon p95 ms" in text and "DC CPU %" in text, "no logon or DC column"
+ramp = {x["name"]: x for p in d["dom"]["plots"] if p["id"] == "plot-ramp" for x in p["series"]}
+assert ramp["client-bound: the clients' limit, not the server's"]["markers"] == 1, ramp
+ans = d["dom"]["answer"]
+assert "the clients were the limit there, not the server (cli1" in ans, ans
+assert "The run's answer line: " in ans, ans
+assert "were client-bound: the clients were the limit there, not the server. Client cli1" in text, \
+    "the hint does not name cli1 as the limit"
+PY
+browse "$RES/cap-e/report.html" report-e
+python3 - "$T_TMP/br.json" "$OUTDIR/report-e" <<'PY' || fail "report.html of the run with failed logons"
+import json, sys
+d, out = json.load(open(sys.argv[1])), sys.argv[2]
+page, text = open(out + "/dom.html").read(), open(out + "/text.txt").read()
+head = page[page.index("<caption>Every step</caption>"):]
+head = head[:head.index("</thead>")]
+# the logon p95 right beside the DC's CPU
+assert 'DC CPU %<br>(samba % of a core)</th><th scope="col">logon p95 ms' in head, head
+assert "2 failed !, " in page, "the failed logons are not in the step's row"
+assert "Logons failed there: 2 of 4 users could not log on" in text, "the hint does not say so"
+assert "2 of 4 users could not log on" in d["dom"]["answer"], d["dom"]["answer"]
+PY
+pv compare "$RES/cap-f" "$RES/cap-f" --json --html "$OUTDIR/compare-f.html"
+expect_rc 0 "compare the client-bound run with itself"
+python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["compared_steps"] == 0 and d["differ"] == 0, d
+s = d["steps"][0]
+assert not s["compared"] and "cli1" in s["note"], s
+assert all(g["client_bound"] and not g["carried"] for g in s["groups"]), s["groups"]
+assert s["groups"][1]["throughput"]["verdict"] == "n/a", s["groups"][1]
+' "$OUT" || fail "compare compared a client-bound step as the server's: $OUT"
+pv compare "$RES/cap-f" "$RES/cap-f"
+expect_out "not compared as the server's: A was client-bound \(cli1: " "compare's text names the client"
+browse "$OUTDIR/compare-f.html" compare-f
+grep -Eq "not compared as the server(&#39;|')s: A was client-bound \(cli1: " "$OUTDIR/compare-f/dom.html" ||
+	fail "compare's page does not say the step is not compared"
 
 pv "${P[@]}" cleanup --leave
 expect_rc 0 "cleanup"

@@ -10,8 +10,10 @@
 #   chromium in a network namespace of its own, driven over the DevTools pipe) it loads with no
 #   console message and no request beyond the file, has no script, every table has header
 #   cells, the plots are drawn with the run's data (the ramp: one point and interval per step;
-#   the server's time series: every sample), the answer is load.json's, the DC's watch is said
-#   to be not recorded; the screenshots are kept in build/test-output/t_report/.
+#   the server's time series: every sample), the answer is load.json's, the DC's CPU is drawn
+#   and in the steps table with the logon p95 beside it (every user logged on), no step is
+#   marked client-bound and each step carried says so; the screenshots are kept in
+#   build/test-output/t_report/.
 # - The manifest's server_config is srv's `testparm -s`, asked on srv apart.
 # - Run B, the same with srv's Samba daemons held to 5% of one CPU (lab.sh srv-limit) and
 #   `server signing = mandatory` (lab.sh srv-conf, which restarts the daemons): every smbd and
@@ -130,9 +132,22 @@ for p in plots.values():
 text = open(out + "/text.txt").read()
 for s in load["steps"]:
     assert "%.2f" % s["scen_per_s"] in text, s["scen_per_s"]
-# the lab's playbook watches the DC too (domain.ssh): its CPU over the run
+# the lab's playbook watches the DC too (domain.ssh): its CPU over the run, and in the steps
+# table with the logon p95 beside it, each step's from load.json
 assert man.get("watch_dc") and not man["watch_dc"].get("error"), man.get("watch_dc")
 assert "plot-dc-cpu" in plots and "The DC's watch: not recorded" not in text, list(plots)
+page = open(out + "/dom.html").read()
+head = page[page.index("<caption>Every step</caption>"):]
+head = head[:head.index("</thead>")]
+assert 'DC CPU %<br>(samba % of a core)</th><th scope="col">logon p95 ms' in head, head
+for s in load["steps"]:
+    assert s["logon"]["ok"] == s["users"] and s["logon"]["failed"] == 0, s["logon"]
+    v = s["logon"]["latency"]["p95_ms"]
+    assert any("%.1f" % (v + d) in text for d in (-0.05, 0, 0.05)), s["logon"]
+# the clients were not the limit: no step marked so, every step carried says yes in words
+assert not any(s["client_bound"] for s in load["steps"]), [s["clients"] for s in load["steps"]]
+assert "<td><b>no: client-bound</b></td>" not in page  # (the note under the table names it)
+assert page.count("<td>yes</td>") == sum(1 for s in load["steps"] if s["carried"]), page.count("<td>yes</td>")
 png = open(out + "/screenshot.png", "rb").read(24)
 assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1280, 1000), png
 EOF

@@ -1109,6 +1109,40 @@ cg_move_all() { # KIND DIR
   echo "$n"
 }
 
+# WHAT KIND MNT DIR PERCENT: the group DIR made (when missing) and held to PERCENT of one CPU
+cg_quota() {
+  local what=$1 kind=$2 mnt=$3 dir=$4 pct=$5
+  [ -d "$dir" ] || mkdir "$dir" || die "$what: cannot make $dir"
+  if [ "$kind" = v1 ]; then
+    echo 100000 >"$dir/cpu.cfs_period_us"
+    echo $((pct * 1000)) >"$dir/cpu.cfs_quota_us" || die "$what: $dir refused a quota of $((pct * 1000)) us"
+  else
+    grep -qw cpu "$mnt/cgroup.subtree_control" || echo +cpu >"$mnt/cgroup.subtree_control" ||
+      die "$what: cannot enable the cpu controller under $mnt"
+    echo "$((pct * 1000)) 100000" >"$dir/cpu.max" || die "$what: $dir refused cpu.max"
+  fi
+}
+
+# WHAT STATE NAME: the group a state file ("PERCENT KIND DIR ORIGIN") names emptied back into
+# ORIGIN and removed, the state file too; prints PERCENT
+cg_release() {
+  local what=$1 state=$2 name=$3 pct kind dir origin mnt p i
+  read -r pct kind dir origin <"$state"
+  mnt=${dir%"${origin%/}/$name"}
+  if [ -d "$dir" ]; then
+    for ((i = 0; i < 5; i++)); do
+      while read -r p; do
+        echo "$p" >"$mnt${origin%/}/cgroup.procs" 2>/dev/null || true
+      done <"$dir/cgroup.procs"
+      rmdir "$dir" 2>/dev/null && break
+      sleep 0.2
+    done
+    [ ! -d "$dir" ] || die "$what: $dir still holds $(wc -l <"$dir/cgroup.procs") processes"
+  fi
+  rm -f "$state"
+  echo "$pct"
+}
+
 cg_apply() { # PERCENT
   local pct=$1 kind mnt origin dir n left=() p
   read -r kind CG_MNT < <(cg_find) || die "srv-limit: no CPU controller (cgroup v1 cpu or v2 with cpu) is mounted"
@@ -1123,15 +1157,7 @@ cg_apply() { # PERCENT
     [ "$kind" = v2 ] || origin=$(cg_of v1 "$(srv_daemons | head -1)")
     dir=$mnt${origin%/}/$CG_NAME
   fi
-  [ -d "$dir" ] || mkdir "$dir" || die "srv-limit: cannot make $dir"
-  if [ "$kind" = v1 ]; then
-    echo 100000 >"$dir/cpu.cfs_period_us"
-    echo $((pct * 1000)) >"$dir/cpu.cfs_quota_us" || die "srv-limit: $dir refused a quota of $((pct * 1000)) us"
-  else
-    grep -qw cpu "$mnt/cgroup.subtree_control" || echo +cpu >"$mnt/cgroup.subtree_control" ||
-      die "srv-limit: cannot enable the cpu controller under $mnt"
-    echo "$((pct * 1000)) 100000" >"$dir/cpu.max" || die "srv-limit: $dir refused cpu.max"
-  fi
+  cg_quota srv-limit "$kind" "$mnt" "$dir" "$pct"
   printf '%s %s %s %s\n' "$pct" "$kind" "$dir" "$origin" >"$LAB/srv/cpu-limit"
   n=$(cg_move_all "$kind" "$dir")
   for p in $(srv_daemons); do
@@ -1143,21 +1169,9 @@ cg_apply() { # PERCENT
 
 # back where they came from, the group removed
 cg_off() {
-  local pct kind dir origin p mnt i
+  local pct
   [ -f "$LAB/srv/cpu-limit" ] || { cg_remove_default; return 0; }
-  read -r pct kind dir origin <"$LAB/srv/cpu-limit"
-  mnt=${dir%"${origin%/}/$CG_NAME"}
-  if [ -d "$dir" ]; then
-    for ((i = 0; i < 5; i++)); do
-      while read -r p; do
-        echo "$p" >"$mnt${origin%/}/cgroup.procs" 2>/dev/null || true
-      done <"$dir/cgroup.procs"
-      rmdir "$dir" 2>/dev/null && break
-      sleep 0.2
-    done
-    [ ! -d "$dir" ] || die "srv-limit: $dir still holds $(wc -l <"$dir/cgroup.procs") processes"
-  fi
-  rm -f "$LAB/srv/cpu-limit"
+  pct=$(cg_release srv-limit "$LAB/srv/cpu-limit" "$CG_NAME") || exit 1
   say "srv's Samba daemons: no CPU limit (was $pct%)"
 }
 
@@ -1220,15 +1234,7 @@ cli_limit_apply() { # HOST PERCENT
     [ "$kind" = v2 ] || origin=$(cg_of v1 "$(sshd_pid "$h")")
     dir=$mnt${origin%/}/pvlab-$h
   fi
-  [ -d "$dir" ] || mkdir "$dir" || die "cli-limit: cannot make $dir"
-  if [ "$kind" = v1 ]; then
-    echo 100000 >"$dir/cpu.cfs_period_us"
-    echo $((pct * 1000)) >"$dir/cpu.cfs_quota_us" || die "cli-limit: $dir refused a quota"
-  else
-    grep -qw cpu "$mnt/cgroup.subtree_control" || echo +cpu >"$mnt/cgroup.subtree_control" ||
-      die "cli-limit: cannot enable the cpu controller under $mnt"
-    echo "$((pct * 1000)) 100000" >"$dir/cpu.max" || die "cli-limit: $dir refused cpu.max"
-  fi
+  cg_quota cli-limit "$kind" "$mnt" "$dir" "$pct"
   printf '%s %s %s %s\n' "$pct" "$kind" "$dir" "$origin" >"$LAB/$h/cpu-limit"
   for ((pass = 0; pass < 3; pass++)); do
     for p in $(cli_pids "$h"); do echo "$p" >"$dir/cgroup.procs" 2>/dev/null || true; done
@@ -1237,21 +1243,9 @@ cli_limit_apply() { # HOST PERCENT
 }
 
 cli_limit_off() { # HOST
-  local h=$1 pct kind dir origin mnt p i
+  local h=$1 pct
   [ -f "$LAB/$h/cpu-limit" ] || return 0
-  read -r pct kind dir origin <"$LAB/$h/cpu-limit"
-  mnt=${dir%"${origin%/}/pvlab-$h"}
-  if [ -d "$dir" ]; then
-    for ((i = 0; i < 5; i++)); do
-      while read -r p; do
-        echo "$p" >"$mnt${origin%/}/cgroup.procs" 2>/dev/null || true
-      done <"$dir/cgroup.procs"
-      rmdir "$dir" 2>/dev/null && break
-      sleep 0.2
-    done
-    [ ! -d "$dir" ] || die "cli-limit: $dir still holds $(wc -l <"$dir/cgroup.procs") processes"
-  fi
-  rm -f "$LAB/$h/cpu-limit"
+  pct=$(cg_release cli-limit "$LAB/$h/cpu-limit" "pvlab-$h") || exit 1
   say "$h: no CPU limit (was $pct%)"
 }
 

@@ -131,7 +131,8 @@ START_TEST(test_subcommands)
 	ck_assert_ptr_null(cli.sub);
 	pv_cli_release(&cli);
 	ck_assert_int_eq(parse(&cli, "prepare sideways"), PV_EUSAGE);
-	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "expected one of dc|join|server|client|controller"));
+	ck_assert_ptr_nonnull(
+		strstr(pv_errmsg(), "expected one of dc|join|server|client|controller"));
 	pv_cli_release(&cli);
 	ck_assert_ptr_null(pv_cli_command("lab")); /* gone: prepare, cleanup and status */
 	ck_assert_int_eq(pv_cli_phase("lab"), CMD_COUNT);
@@ -228,7 +229,8 @@ START_TEST(test_count)
 	ck_assert_int_eq(pv_cli_count("--users", "12abc", 1000000, &v), PV_EUSAGE);
 	ck_assert_int_eq(pv_cli_count("--users", "1000001", 1000000, &v), PV_EUSAGE);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "larger than 1000000"));
-	ck_assert_int_eq(pv_cli_count("--users", "99999999999999999999999", 1000000, &v), PV_EUSAGE);
+	ck_assert_int_eq(pv_cli_count("--users", "99999999999999999999999", 1000000, &v),
+			 PV_EUSAGE);
 	ck_assert_int_eq(pv_cli_count("--users", "", 1000000, &v), PV_EUSAGE);
 	ck_assert_uint_eq(v, 2000); /* untouched on failure */
 }

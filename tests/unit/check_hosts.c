@@ -550,9 +550,9 @@ END_TEST
  * failed, whichever allocation fails: nothing cut short can be sent. */
 START_TEST(script_out_of_memory)
 {
-	const char *v[] = { "srvu1", "srvu2" };
-	struct pv_hosts_write w = { "/etc/hosts", "/etc/hosts.bak", "1 2", "3 4", true, false, v, 2,
-				    30 };
+	const char *v[] = {"srvu1", "srvu2"};
+	struct pv_hosts_write w = {
+		"/etc/hosts", "/etc/hosts.bak", "1 2", "3 4", true, false, v, 2, 30};
 	struct pv_buf ref = PV_BUF_INIT;
 	long allocs;
 

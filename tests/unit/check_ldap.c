@@ -129,7 +129,7 @@ END_TEST
 START_TEST(test_unicodepwd_ascii)
 {
 	struct pv_buf b = PV_BUF_INIT;
-	const unsigned char want[] = { '"', 0, 'p', 0, 'w', 0, '"', 0 };
+	const unsigned char want[] = {'"', 0, 'p', 0, 'w', 0, '"', 0};
 
 	ck_assert_int_eq(pv_unicodepwd(&b, "pw", 2), 0);
 	ck_assert_uint_eq(b.len, sizeof(want));
@@ -143,7 +143,8 @@ START_TEST(test_unicodepwd_non_ascii)
 	struct pv_buf b = PV_BUF_INIT;
 	/* é (U+00E9), € (U+20AC), 😀 (U+1F600 -> D83D DE00) */
 	const char *pw = "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
-	const unsigned char want[] = { '"', 0, 0xe9, 0x00, 0xac, 0x20, 0x3d, 0xd8, 0x00, 0xde, '"', 0 };
+	const unsigned char want[] = {'"',  0,	  0xe9, 0x00, 0xac, 0x20,
+				      0x3d, 0xd8, 0x00, 0xde, '"',  0};
 
 	ck_assert_int_eq(pv_unicodepwd(&b, pw, strlen(pw)), 0);
 	ck_assert_uint_eq(b.len, sizeof(want));
@@ -156,9 +157,9 @@ START_TEST(test_unicodepwd_invalid)
 {
 	struct pv_buf b = PV_BUF_INIT;
 
-	ck_assert_int_eq(pv_unicodepwd(&b, "\xc3", 1), -2);         /* truncated */
+	ck_assert_int_eq(pv_unicodepwd(&b, "\xc3", 1), -2); /* truncated */
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_unicodepwd(&b, "\xc0\xaf", 2), -2);     /* overlong '/' */
+	ck_assert_int_eq(pv_unicodepwd(&b, "\xc0\xaf", 2), -2); /* overlong '/' */
 	pv_buf_reset(&b);
 	ck_assert_int_eq(pv_unicodepwd(&b, "\xed\xa0\x80", 3), -2); /* surrogate */
 	pv_buf_reset(&b);

@@ -583,7 +583,8 @@ END_TEST
 /* Which DC a name a host reports is: domain.dc or another, by its full or its short name. */
 START_TEST(replica_names)
 {
-	const char *ovr[] = {"domain.dc_address=198.18.0.10", "domain.other_dcs.0.name=dc2.lab.test",
+	const char *ovr[] = {"domain.dc_address=198.18.0.10",
+			     "domain.other_dcs.0.name=dc2.lab.test",
 			     "domain.other_dcs.0.address=198.18.0.11",
 			     "domain.other_dcs.1.name=dc3.lab.test", NULL};
 	struct pv_playbook *pb = load(ovr);

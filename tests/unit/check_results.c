@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "load/line.h"
+#include "load/report.h"
 #include "load/stats.h"
 #include "provision/html.h"
 #include "provision/report.h"
@@ -483,6 +484,365 @@ START_TEST(times)
 }
 END_TEST
 
+/* ---- a capacity run: load.json as load/report.c writes it (version 2) ---- */
+
+/* One step of the fixture: users, whether --refine added it, its logons (users who could not
+ * log on, tries again, each logon's time), client cli2's busiest loop (% of a core) and loop
+ * lag (cli1 stays at 30% and 2 ms), the share of completed scenarios that started late, the
+ * server's and the DC's CPU. */
+struct cap {
+	unsigned users;
+	bool refine;
+	unsigned failed, retries;
+	double logon_s;
+	double top2, lag2;
+	double late;
+	double srv_cpu, dc_cpu;
+};
+
+static const char *const cap_clients[] = {"cli1", "cli2"};
+
+/* Step c as `run` summarizes it: 10 intervals of 1 s, each with users / 5 browse scenarios
+ * completed in 20 ms (late ones counted overloaded) and one unserved per user without a
+ * connection; the logons; the two clients' own figures. */
+static void cap_step(const struct cap *c, const struct pv_load_config *cfg,
+		     struct pv_load_summary *out, struct pv_load_client *cl)
+{
+	struct pv_load_step ps;
+	struct pv_load_client_acc acc[2];
+
+	pv_load_step_init(&ps, c->users);
+	ps.cpu = c->srv_cpu;
+	ps.dc_cpu = c->dc_cpu;
+	ps.dc_samba = isnan(c->dc_cpu) ? NAN : 2 * c->dc_cpu;
+	memset(acc, 0, sizeof(acc));
+	for (unsigned i = 1; i <= 10; i++) {
+		struct pv_load_figs f;
+		struct pv_load_counts *b = &f.kind[PV_LOAD_BROWSE];
+		unsigned done = c->users / 5, late = (unsigned)llround(c->late * done);
+
+		memset(&f, 0, sizeof(f));
+		f.seq = i;
+		f.secs = 1;
+		f.connected = c->users - c->failed;
+		f.failed = c->failed;
+		b->started = done + c->failed;
+		b->unserved = c->failed;
+		b->late = late;
+		b->overloaded = late + c->failed;
+		for (unsigned k = 0; k < done; k++)
+			pv_load_hist_add(&b->lat, 0.020);
+		pv_load_step_add(&ps, &f);
+		for (int n = 0; n < 2; n++) {
+			struct pv_load_figs cf;
+
+			memset(&cf, 0, sizeof(cf));
+			cf.secs = 1;
+			cf.threads = 2;
+			cf.cpu_top = n ? c->top2 : 30;
+			cf.cpu = 1.5 * cf.cpu_top;
+			cf.host_cpu = cf.cpu / 4;
+			for (int k = 0; k < 100; k++)
+				pv_load_hist_add(&cf.lag, n ? c->lag2 : 0.002);
+			pv_load_client_add(&acc[n], &cf);
+		}
+	}
+	ps.logon.failed = c->failed;
+	ps.logon.retries = c->retries;
+	for (unsigned k = 0; k < c->users - c->failed; k++)
+		pv_load_hist_add(&ps.logon.lat, c->logon_s);
+	pv_load_summarize(&ps, cfg, out);
+	for (int n = 0; n < 2; n++)
+		pv_load_client_of(&acc[n], cap_clients[n], &cl[n]);
+	pv_load_summary_clients(out, cl, 2);
+}
+
+/* A run folder of steps caps[0..n) in tmpdir: manifest.json (the steps, refine marked, each
+ * client done) and load.json as the built-in driver writes it. */
+static void cap_run(const struct cap *caps, size_t n)
+{
+	struct pv_load_config cfg;
+	struct pv_load_summary sums[8];
+	struct pv_load_client cl[8][2];
+	struct pv_load_results res;
+	struct pv_buf b = PV_BUF_INIT;
+
+	ck_assert_uint_le(n, 8);
+	pv_load_defaults(&cfg);
+	cfg.rate = 3310;
+	for (size_t i = 0; i < n; i++)
+		cap_step(&caps[i], &cfg, &sums[i], cl[i]);
+	res = (struct pv_load_results){&cfg, sums, n, "srv, run cap"};
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/pv-results.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	ck_assert_int_eq(pv_load_report_json(&res, &b), PV_OK);
+	put(tmpdir, "load.json", b.data);
+	pv_buf_reset(&b);
+	pv_buf_addstr(&b, "{\"manifest_version\": 1, \"run_id\": \"cap\", \"lab\": \"t\", "
+			  "\"status\": \"done\", \"exit_code\": 0, \"driver\": {\"name\": "
+			  "\"builtin\", \"duration\": 10, \"warmup\": 0, \"steps\": [");
+	for (size_t i = 0; i < n; i++)
+		pv_buf_addf(&b, "%s{\"users\": %u, \"refine\": %s}", i ? ", " : "", caps[i].users,
+			    caps[i].refine ? "true" : "false");
+	pv_buf_addstr(&b, "]}, \"steps\": [");
+	for (size_t i = 0; i < n; i++)
+		pv_buf_addf(
+			&b,
+			"%s{\"step\": %zu, \"users\": %u, \"refine\": %s, \"ended\": "
+			"\"duration\", \"hosts\": [{\"name\": \"cli1\", \"role\": \"client\", "
+			"\"users\": %u, \"state\": \"done\", \"exit\": 0}, {\"name\": \"cli2\", "
+			"\"role\": \"client\", \"users\": %u, \"state\": \"done\", \"exit\": 0}]}",
+			i ? ", " : "", i + 1, caps[i].users, caps[i].refine ? "true" : "false",
+			caps[i].users / 2, caps[i].users - caps[i].users / 2);
+	pv_buf_addstr(&b, "]}");
+	put(tmpdir, "manifest.json", b.data);
+	/* the server's and the DC's watch: their CPU flat over the step */
+	for (size_t i = 0; i < n; i++) {
+		char rel[160];
+
+		snprintf(rel, sizeof(rel), "%s/step-%02zu", tmpdir, i + 1);
+		ck_assert_int_eq(mkdir(rel, 0755), 0);
+		for (int dc = 0; dc < 2; dc++) {
+			double cpu = dc ? caps[i].dc_cpu : caps[i].srv_cpu;
+
+			pv_buf_reset(&b);
+			pv_buf_addf(&b,
+				    "seconds,phase,cpu,samba\n1,measure,%g,%g\n2,measure,%g,%g\n",
+				    cpu, 2 * cpu, cpu, 2 * cpu);
+			snprintf(rel, sizeof(rel), "step-%02zu/watch%s.csv", i + 1,
+				 dc ? "-dc" : "");
+			put(tmpdir, rel, b.data);
+		}
+	}
+	pv_buf_release(&b, 0);
+}
+
+/* The hint of the run in tmpdir. */
+static void cap_hint(struct pv_res_hint *h)
+{
+	struct pv_res_run *run = NULL;
+
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert(run->has_load);
+	pv_res_hint(run, h);
+	if (getenv("PV_HINT_DEBUG"))
+		fprintf(stderr, "%s\n%s\n\n", h->nearest, h->first);
+	pv_res_free(run);
+}
+
+/* cli2's loop full at 60 users: the step over the answer is the clients', not the server's */
+static const struct cap CAP_BOUND[] = {
+	{20, false, 0, 0, 0.050, 30, 0.002, 0, 20, 10},
+	{40, false, 0, 0, 0.060, 60, 0.002, 0, 35, 20},
+	{60, false, 0, 0, 0.070, 95, 0.150, 0, 40, 25},
+	{80, false, 0, 0, 0.080, 97, 0.300, 0.1, 50, 30},
+};
+
+/* the DC's CPU the highest at the step over the answer, 60 users (5% late) */
+static const struct cap CAP_DC[] = {
+	{20, false, 0, 0, 0.050, 30, 0.002, 0, 20, 30},
+	{40, false, 0, 0, 0.060, 40, 0.002, 0, 35, 60},
+	{60, false, 0, 0, 0.200, 50, 0.002, 0.05, 45, 92},
+};
+
+/* 20 and 40 users carried; 60 with 3 users who could not log on (their scenarios unserved)
+ * and the DC busy; 80 where cli2's loop was full (client-bound); then --refine's 50, carried:
+ * the answer is 50, and the step over it 60. */
+static const struct cap CAP_LOGONS[] = {
+	{20, false, 0, 0, 0.050, 30, 0.002, 0, 20, 10},
+	{40, false, 0, 0, 0.060, 40, 0.002, 0, 35, 20},
+	{60, false, 3, 4, 0.900, 50, 0.002, 0, 45, 85},
+	{80, false, 0, 0, 0.200, 95, 0.150, 0, 50, 40},
+	{50, true, 0, 0, 0.070, 45, 0.002, 0, 40, 30},
+};
+
+START_TEST(read_capacity)
+{
+	struct pv_res_run *run = NULL;
+	const struct pv_res_step *s3, *s4;
+
+	cap_run(CAP_LOGONS, 5);
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_ptr_null(run->notes);
+	ck_assert(run->has_load);
+	ck_assert_uint_eq(run->nsteps, 5);
+	ck_assert(run->steps[4].refine && !run->steps[3].refine);
+	/* the answer as load.json says it: the refine step of 50, the step over it 60 */
+	ck_assert_int_eq(run->answer_step, 4);
+	ck_assert_uint_eq(run->answer_users, 50);
+	ck_assert_int_eq(run->first_over, 2);
+	ck_assert(!run->answer_at_least);
+	ck_assert(isnan(run->client_cores_needed));
+	ck_assert_ptr_nonnull(strstr(run->answer, "the server carried 50 users"));
+	/* the logons and the unserved scenarios */
+	s3 = &run->steps[2];
+	ck_assert(s3->logon.have && !s3->carried && !s3->client_bound);
+	ck_assert_uint_eq(s3->logon.ok, 57);
+	ck_assert_uint_eq(s3->logon.failed, 3);
+	ck_assert_uint_eq(s3->logon.retries, 4);
+	near(s3->logon.p95, 0.9, 0.9 * 0.05); /* the bucket's middle */
+	ck_assert(s3->logon.p95_lo <= 0.9 && s3->logon.p95_hi >= 0.9);
+	ck_assert_uint_eq(s3->all.unserved, 30);
+	ck_assert_uint_eq(s3->kind[PV_LOAD_BROWSE].unserved, 30);
+	ck_assert_uint_eq(s3->not_connected, 3);
+	near(s3->all.overload, 100.0 * 30 / (120 + 30), 1e-9);
+	near(s3->dc_cpu, 85, 1e-9);
+	near(s3->dc_samba, 170, 1e-9);
+	/* the client-bound step: cli2 bound, cli1 not, never carried */
+	s4 = &run->steps[3];
+	ck_assert(s4->client_bound && !s4->carried);
+	ck_assert_uint_eq(s4->nclients, 2);
+	ck_assert_str_eq(s4->clients[1].name, "cli2");
+	ck_assert(s4->clients[1].bound && !s4->clients[0].bound);
+	near(s4->clients[1].cpu_top, 95, 1e-9);
+	near(s4->clients[1].cpu_driver, 142.5, 1e-9);
+	ck_assert_uint_eq(s4->clients[1].threads, 2);
+	ck_assert(s4->clients[1].lag_p95 >= 100 && s4->clients[1].lag_p95 < 200);
+	near(s4->driver_cores, (45 + 142.5) / 100, 1e-9);
+	ck_assert(!run->steps[0].client_bound && run->steps[0].carried);
+	/* the steps users rising: the refine step among the ramp's */
+	{
+		size_t ord[5], want[] = {0, 1, 4, 2, 3};
+
+		pv_res_by_users(run, ord);
+		for (int i = 0; i < 5; i++)
+			ck_assert_uint_eq(ord[i], want[i]);
+	}
+	pv_res_free(run);
+	rm_run();
+}
+END_TEST
+
+/* Edit load.json's text: the first from replaced by to (which must be there). */
+static void edit_load(const char *from, const char *to)
+{
+	char path[512], *text, *at;
+	FILE *f;
+	long len;
+
+	snprintf(path, sizeof(path), "%s/load.json", tmpdir);
+	ck_assert_ptr_nonnull(f = fopen(path, "r"));
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)len + strlen(to) + 1);
+	ck_assert_uint_eq(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	ck_assert_ptr_nonnull(at = strstr(text, from));
+	memmove(at + strlen(to), at + strlen(from), strlen(at + strlen(from)) + 1);
+	memcpy(at, to, strlen(to));
+	put(tmpdir, "load.json", text);
+	free(text);
+}
+
+/* load.json's capacity figures that cannot be are refused, named, and the run reads on
+ * without load figures */
+START_TEST(read_capacity_refused)
+{
+	static const struct {
+		const char *from, *to, *says;
+	} bad[] = {
+		/* step 4 is client-bound and not carried: carried too cannot be */
+		{"\"carried\": false,\n      \"client_bound\": true",
+		 "\"carried\": true,\n      \"client_bound\": true", "carried and client-bound"},
+		{"\"client_bound\": true", "\"client_bound\": 1", "\"client_bound\" is not true"},
+		{"\"client_bound\": true", "\"client_bound\": false", "but one of its clients"},
+		{"\"bound\": true", "\"bound\": \"yes\"", "client cli2's \"bound\""},
+		{"\"failed\": 3", "\"failed\": 58", "57 users logged on and 58 could not, of 60"},
+		{"\"unserved\": 30", "\"unserved\": 999", "more unserved (999) than started"},
+		{"\"first_over\": {\n      \"step\": 3", "\"first_over\": {\n      \"step\": 4",
+		 "answer.first_over (step 4, 60 users) is not that step"},
+		{"\"step\": 5,\n    \"last_carried\"", "\"step\": 2,\n    \"last_carried\"",
+		 "answer (step 2, 50 users) is not a step carried"},
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct pv_res_run *run = NULL;
+
+		cap_run(CAP_LOGONS, 5);
+		edit_load(bad[i].from, bad[i].to);
+		ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+		ck_assert_msg(!run->has_load, "case %zu read", i);
+		ck_assert_msg(run->notes && strstr(run->notes, bad[i].says), "case %zu: %s", i,
+			      run->notes ? run->notes : "(no note)");
+		for (size_t k = 0; k < run->nsteps; k++)
+			ck_assert(!run->steps[k].has_load && !run->steps[k].clients);
+		ck_assert_int_eq(run->first_over, -1);
+		pv_res_free(run);
+		rm_run();
+	}
+}
+END_TEST
+
+START_TEST(hint_capacity)
+{
+	struct pv_res_hint h;
+
+	/* client-bound: which client, its loop and lag; the server carried at least 40 */
+	cap_run(CAP_BOUND, 4);
+	cap_hint(&h);
+	ck_assert_int_eq(h.step, 2);
+	ck_assert_ptr_nonnull(strstr(h.nearest, "The first step over the answer, 60 users (step "
+						"3), was client-bound: the clients were the limit "
+						"there, not the server."));
+	ck_assert_ptr_nonnull(strstr(h.nearest, "Client cli2's busiest event loop ran at 95% of a "
+						"core (the limit: 90%) and its loop lag p95 was "));
+	ck_assert_ptr_nonnull(strstr(h.nearest, "The server carried at least 40 users"));
+	ck_assert_ptr_nonnull(strstr(h.nearest, "about 3 client cores would run 60 users"));
+	ck_assert_ptr_nonnull(strstr(
+		h.nearest, "Of the server and the DC there, the busiest: the server's CPU: 40%"));
+	ck_assert_ptr_null(strstr(h.nearest, "nearest its limit"));
+	ck_assert_ptr_nonnull(strstr(h.first, "What moved first, at 60 users (step 3): client cli2 "
+					      "was the limit (its busiest loop at 95% of a core"));
+	rm_run();
+	/* logons failed at 60 users, the DC busy there; the refine step's 50 carried */
+	cap_run(CAP_LOGONS, 5);
+	cap_hint(&h);
+	ck_assert_int_eq(h.step, 2);
+	ck_assert_ptr_nonnull(strstr(h.nearest,
+				     "The first step over the answer is 60 users (step 3: "
+				     "overload 20.00%, with errors or users not "
+				     "connected)."));
+	ck_assert_ptr_nonnull(strstr(h.nearest,
+				     "Logons failed there: 3 of 60 users could not log "
+				     "on, after 4 tries made again; the logon p95 was "));
+	ck_assert_ptr_nonnull(strstr(h.nearest,
+				     "30 scenarios were due to users without a "
+				     "connection (unserved), 100% of the 30 overloaded. "
+				     "Every logon passes through the DC: its CPU was 85%."));
+	ck_assert_ptr_nonnull(strstr(h.nearest, "The resource nearest its limit there was the DC's "
+						"CPU: 85% of all its cores"));
+	/* users rising: 20, 40, 50 (refine), then 60 */
+	ck_assert_ptr_nonnull(strstr(h.first,
+				     "What moved first, at 60 users (step 3): the DC's "
+				     "CPU reached 85%; 3 of 60 users could not log on; the "
+				     "logon p95 rose from "));
+	ck_assert_ptr_null(strstr(h.first, "cli2")); /* 80 users is past the step looked at */
+	rm_run();
+	/* no step counted, the only one client-bound: nothing is known of the server */
+	cap_run(CAP_BOUND + 2, 1);
+	cap_hint(&h);
+	ck_assert_int_eq(h.step, 0);
+	ck_assert_ptr_nonnull(strstr(h.nearest, "No step counted; the fewest users tried, 60 (step "
+						"1), were client-bound: the clients were the limit "
+						"there, not the server."));
+	ck_assert_ptr_nonnull(strstr(h.nearest, "What the server carries, this run cannot tell"));
+	rm_run();
+	/* the DC's CPU the highest, nothing else wrong */
+	cap_run(CAP_DC, 3);
+	cap_hint(&h);
+	ck_assert_int_eq(h.step, 2);
+	ck_assert_ptr_null(strstr(h.nearest, "Logons failed"));
+	ck_assert_ptr_nonnull(strstr(h.nearest,
+				     "The resource nearest its limit there was the DC's "
+				     "CPU: 92% of all its cores on average (p95 92%): 92% of "
+				     "that limit."));
+	ck_assert_ptr_nonnull(strstr(h.first, "What moved first, at 60 users (step 3): the DC's "
+					      "CPU reached 92%"));
+	rm_run();
+}
+END_TEST
+
 /* ---- runs in memory ---- */
 
 /* A run of driver builtin with steps of users[i], rate[i] scenarios/s over 300 s, overload
@@ -506,6 +866,8 @@ static struct pv_res_run *mem_run(const char *id, size_t n, const unsigned *user
 		s->n = (unsigned)i + 1;
 		s->users = users[i];
 		s->has_load = true;
+		s->driver_cores = s->dc_cpu = s->dc_samba = NAN;
+		s->logon.median = s->logon.p95 = NAN;
 		s->secs = 300;
 		s->all.started = (uint64_t)llround(rate[i] * 300);
 		s->all.completed = s->all.started;
@@ -524,6 +886,7 @@ static struct pv_res_run *mem_run(const char *id, size_t n, const unsigned *user
 			r->answer_users = users[i];
 		}
 	}
+	r->first_over = pv_res_first_over(r);
 	return r;
 }
 
@@ -687,6 +1050,113 @@ START_TEST(compare_refused)
 }
 END_TEST
 
+/* Step i of run r made client-bound: client cli2's loop full (95% of a core, lag 150 ms) */
+static void mem_bound(struct pv_res_run *r, size_t i)
+{
+	struct pv_res_step *s = &r->steps[i];
+
+	ck_assert_ptr_nonnull(s->clients = calloc(2, sizeof(*s->clients)));
+	s->nclients = 2;
+	for (int k = 0; k < 2; k++) {
+		snprintf(s->clients[k].name, sizeof(s->clients[k].name), "cli%d", k + 1);
+		s->clients[k].threads = 2;
+		s->clients[k].cpu_top = k ? 95 : 40;
+		s->clients[k].cpu_driver = 1.5 * s->clients[k].cpu_top;
+		s->clients[k].cpu_host = NAN;
+		s->clients[k].lag_p95 = k ? 150 : 2;
+		s->clients[k].bound = k == 1;
+	}
+	s->client_bound = true;
+	s->carried = false;
+}
+
+/* A client-bound step, in either run, is not compared as the server's */
+START_TEST(compare_client_bound)
+{
+	/* B's clients could not keep up from 300 users: fewer scenarios there, which would be a
+	 * difference beyond the noise if it were the server's */
+	static const double rate_b[] = {9.19, 18.39, 20.0, 21.0};
+	struct pv_res_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
+			  *b = mem_run("b", 4, U, rate_b, OVER0, LAT);
+	const struct pv_res_run *runs[] = {a, b};
+	size_t group[] = {0, 1};
+	struct pv_cmp *c = NULL;
+
+	mem_bound(b, 2);
+	mem_bound(b, 3);
+	b->answer_step = 1;
+	b->answer_users = 200;
+	b->first_over = 2;
+	b->answer_at_least = true;
+	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	ck_assert_uint_eq(c->nsteps, 4);
+	ck_assert_uint_eq(c->ncompared, 2);
+	near(c->alpha, 0.05 / 2, 1e-15);
+	ck_assert(c->steps[0].compared && c->steps[1].compared);
+	for (size_t s = 2; s < 4; s++) {
+		const struct pv_cmp_step *S = &c->steps[s];
+
+		ck_assert(!S->compared && S->client_bound[1] && !S->client_bound[0]);
+		ck_assert(!S->carried[1] && S->carried[0]);
+		ck_assert_str_eq(S->note, "B was client-bound (cli2: its busiest loop at 95% of a "
+					  "core, loop lag p95 150 ms)");
+		for (int f = 0; f < PV_CMP_FIGS; f++) {
+			ck_assert_int_eq(S->fig[PV_CMP_FIGS + f].verdict, PV_CMP_NA);
+			ck_assert(isnan(S->fig[PV_CMP_FIGS + f].d));
+			ck_assert(S->fig[PV_CMP_FIGS + f].have); /* still shown */
+		}
+	}
+	ck_assert_uint_eq(c->differ, 0);
+	ck_assert_uint_eq(c->differ_rate, 0);
+	/* B's answer is a lower bound, and what tells the answers apart is the clients' */
+	ck_assert(c->groups[1].answer_at_least && !c->groups[0].answer_at_least);
+	ck_assert_int_eq(c->groups[1].answer_diff, -200);
+	ck_assert(!c->groups[1].answer_real);
+	ck_assert_str_eq(c->groups[1].answer_why,
+			 "cannot be weighed: at 300 users B was client-bound (cli2: its busiest "
+			 "loop at 95% of a core, loop lag p95 150 ms): the clients were the limit "
+			 "there, not the server, and no other step between the two answers tells "
+			 "them apart");
+	pv_cmp_free(c);
+	/* the base client-bound at 400 only: that step left out of the weighing too */
+	pv_res_free(b);
+	b = mem_run("b", 4, U, RATE, OVER0, LAT);
+	runs[1] = b;
+	mem_bound(a, 3);
+	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	ck_assert_uint_eq(c->ncompared, 3);
+	ck_assert(!c->steps[3].compared && c->steps[3].client_bound[0]);
+	ck_assert_ptr_nonnull(strstr(c->steps[3].note, "A was client-bound (cli2"));
+	ck_assert_int_eq(c->steps[2].fig[PV_CMP_FIGS + PV_CMP_RATE].verdict, PV_CMP_SAME);
+	pv_cmp_free(c);
+	pv_res_free(a);
+	pv_res_free(b);
+	/* three groups, B client-bound at 300: C against A is still weighed there */
+	{
+		static const double rate_c[] = {9.19, 18.39, 20.0, 36.78};
+		struct pv_res_run *x = mem_run("a", 4, U, RATE, OVER0, LAT),
+				  *y = mem_run("b", 4, U, RATE, OVER0, LAT),
+				  *z = mem_run("c", 4, U, rate_c, OVER0, LAT);
+		const struct pv_res_run *three[] = {x, y, z};
+		size_t g3[] = {0, 1, 2};
+
+		mem_bound(y, 2);
+		ck_assert_int_eq(pv_cmp_build(three, g3, 3, &c), PV_OK);
+		ck_assert_uint_eq(c->ncompared, 4);
+		ck_assert(!c->steps[2].compared);
+		ck_assert(!pv_cmp_weighed(&c->steps[2], 1) && pv_cmp_weighed(&c->steps[2], 2));
+		ck_assert_int_eq(c->steps[2].fig[PV_CMP_FIGS + PV_CMP_RATE].verdict, PV_CMP_NA);
+		ck_assert_int_eq(c->steps[2].fig[2 * PV_CMP_FIGS + PV_CMP_RATE].verdict,
+				 PV_CMP_LOWER);
+		ck_assert_uint_eq(c->differ_rate, 1);
+		pv_cmp_free(c);
+		pv_res_free(x);
+		pv_res_free(y);
+		pv_res_free(z);
+	}
+}
+END_TEST
+
 /* ---- the hint ---- */
 
 static struct pv_res_watch *mem_watch(double cpu, double iowait)
@@ -726,7 +1196,8 @@ START_TEST(hint)
 	pv_res_hint(r, &h);
 	ck_assert_int_eq(h.step, 3);
 	ck_assert_ptr_nonnull(strstr(h.nearest, "400 users (step 4: overload 6.00%)"));
-	ck_assert_ptr_nonnull(strstr(h.nearest, "at 85% of it: the server's CPU"));
+	ck_assert_ptr_nonnull(strstr(
+		h.nearest, "The resource nearest its limit there was the server's CPU: 85%"));
 	ck_assert_ptr_nonnull(strstr(h.first, "What moved first, at 300 users (step 3): browse's "
 					      "p95 rose from 30 ms to 90 ms."));
 	ck_assert_ptr_nonnull(strstr(h.first, "Then at 400 users: the server's CPU reached 85%."));
@@ -734,10 +1205,13 @@ START_TEST(hint)
 	r->steps[3].clients = calloc(1, sizeof(*r->steps[3].clients));
 	r->steps[3].nclients = 1;
 	strcpy(r->steps[3].clients[0].name, "cli2");
-	r->steps[3].clients[0].cpu_driver = 97;
+	r->steps[3].clients[0].threads = 4;
+	r->steps[3].clients[0].cpu_driver = 250;
+	r->steps[3].clients[0].cpu_top = 87;
 	r->steps[3].clients[0].cpu_host = NAN;
 	pv_res_hint(r, &h);
-	ck_assert_ptr_nonnull(strstr(h.nearest, "client cli2's load driver: 97%"));
+	ck_assert_ptr_nonnull(
+		strstr(h.nearest, "client cli2's load driver: its busiest loop at 87%"));
 	/* not watched: said so */
 	for (size_t i = 0; i < 4; i++) {
 		pv_res_watch_free(r->steps[i].srv);
@@ -825,7 +1299,14 @@ START_TEST(report_page)
 	ck_assert_ptr_nonnull(strstr(b.data, "no figures for 10 s: lost; its stderr began: "
 					     "provision load: killed"));
 	ck_assert_ptr_nonnull(strstr(b.data, "cli1-u3: refused"));
-	ck_assert_ptr_nonnull(strstr(b.data, "<th scope=\"row\">query_directory</th>"));
+	ck_assert_ptr_nonnull(strstr(b.data, "<th scope=\"row\">query_directory</th><td>10</td>"
+					     "<td>25.0</td>"));
+	/* FSCT's named commands first, beside its shares; a command no step sent left out */
+	ck_assert_ptr_nonnull(strstr(b.data, "<tr><th scope=\"row\">create</th><td>22</td><td>37.5"
+					     "</td><td class=\"na\">-</td></tr>"));
+	ck_assert_ptr_nonnull(strstr(b.data, "<tr><th scope=\"row\">write</th><td>7</td><td>0.0"));
+	ck_assert(strstr(b.data, ">create</th>") < strstr(b.data, ">query_directory</th>"));
+	ck_assert_ptr_null(strstr(b.data, ">negotiate</th>"));
 	if (dir) {
 		char path[512];
 
@@ -835,11 +1316,14 @@ START_TEST(report_page)
 	/* no step carried: the fewest users' figures say why */
 	pv_buf_reset(&b);
 	run->answer_step = -1;
+	run->steps[0].carried = false;
+	run->first_over = pv_res_first_over(run);
+	ck_assert_int_eq(run->first_over, 0);
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
-	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried no step</b> without overload. "
-					     "Even the fewest users tried, 10 (step 1), had overload "
-					     "33.30% against the 1% threshold, 0 errors and 0 of them "
-					     "not logged on."));
+	ck_assert_ptr_nonnull(strstr(b.data,
+				     "<b>The server carried no step</b> without overload. "
+				     "Even the fewest users tried, 10 (step 1), had overload "
+				     "33.30% (the threshold: 1%)."));
 	/* a run of driver command: no load sections, said so */
 	pv_buf_reset(&b);
 	snprintf(run->driver, sizeof(run->driver), "command");
@@ -851,6 +1335,123 @@ START_TEST(report_page)
 	ck_assert_ptr_nonnull(strstr(b.data, "Driver <b>command</b> measures no scenarios"));
 	ck_assert_ptr_nonnull(strstr(b.data, "The driver measures no scenarios: not recorded"));
 	ck_assert_ptr_null(strstr(b.data, "scenarios/s (95% interval)"));
+	pv_buf_release(&b, 0);
+	pv_res_free(run);
+	rm_run();
+}
+END_TEST
+
+/* The row of step n in the steps table (from its <tr to its </tr>), in a static buffer. */
+static const char *step_row(const char *html, unsigned n)
+{
+	static char row[4096];
+	char head[64];
+	const char *table = strstr(html, "<caption>Every step</caption>"), *at, *end;
+
+	ck_assert_ptr_nonnull(table);
+	snprintf(head, sizeof(head), "<th scope=\"row\">%u", n);
+	ck_assert_ptr_nonnull(at = strstr(table, head));
+	while (at > table && strncmp(at, "<tr", 3))
+		at--;
+	ck_assert_ptr_nonnull(end = strstr(at, "</tr>"));
+	snprintf(row, sizeof(row), "%.*s", (int)(end - at), at);
+	return row;
+}
+
+/* A capacity run's page: client-bound marked in words and never carried, the logons beside
+ * the DC's CPU, the refine step among the ramp's, the answer as the run gave it. */
+START_TEST(report_capacity)
+{
+	struct pv_res_run *run = NULL;
+	struct pv_buf b = PV_BUF_INIT;
+	const char *row, *dir = getenv("PV_RESULTS_SAMPLES");
+
+	cap_run(CAP_BOUND, 4);
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
+	page_safe(b.data);
+	/* the ramp marks the client-bound steps apart (60 and 80), named in its legend */
+	ck_assert_ptr_nonnull(strstr(b.data, "data-name=\"client-bound: the clients&#39; limit, "
+					     "not the server&#39;s\" data-points=\"4\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried at least 40 users</b> without "
+					     "overload (step 2)."));
+	ck_assert_ptr_nonnull(strstr(b.data,
+				     "The first step over it, 60 users (step 3), was <b "
+				     "class=\"tag\">client-bound</b>: the clients were the "
+				     "limit there, not the server (cli2: its busiest loop at "
+				     "95% of a core, loop lag p95 "));
+	ck_assert_ptr_nonnull(strstr(b.data, "how many more than 40 users the server carries, this "
+					     "run cannot tell (about 3 client cores would run 60 "
+					     "users)."));
+	ck_assert_ptr_nonnull(strstr(b.data,
+				     "The run's answer line: the server carried at least 40 "
+				     "users without overload (step 2, 40 users"));
+	/* the columns: the DC's CPU, the logon p95 beside it, the busiest client loop */
+	ck_assert_ptr_nonnull(strstr(b.data, "<th scope=\"col\">DC CPU %<br>(samba % of a "
+					     "core)</th><th scope=\"col\">logon p95 ms<br>(its "
+					     "bucket)</th><th scope=\"col\">busiest client loop "
+					     "%<br>/ lag p95 ms</th>"));
+	/* steps 3 and 4 client-bound: said in words, never "yes" */
+	for (unsigned n = 3; n <= 4; n++) {
+		row = step_row(b.data, n);
+		ck_assert_ptr_nonnull(strstr(row, "<tr class=\"cb\">"));
+		ck_assert_ptr_nonnull(strstr(row, "<td><b>no: client-bound</b></td>"));
+		ck_assert_ptr_null(strstr(row, "<td>yes</td>"));
+		ck_assert_ptr_nonnull(strstr(row, "<span class=\"ci\">cli2 bound !</span>"));
+	}
+	row = step_row(b.data, 2);
+	ck_assert_ptr_nonnull(strstr(row, "<td>yes</td>"));
+	ck_assert_ptr_nonnull(strstr(row, "<td>20.0 (40.0)</td>")); /* the DC, its samba */
+	ck_assert_ptr_null(strstr(row, "client-bound"));
+	if (dir) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/report-client-bound.html", dir);
+		ck_assert_int_eq(pv_file_replace(path, b.data, b.len), PV_OK);
+		/* and the run's folder, for provision report and compare by hand */
+		snprintf(path, sizeof(path),
+			 "rm -rf '%s/client-bound' && cp -r '%s' '%s/client-bound'", dir, tmpdir,
+			 dir);
+		ck_assert_int_eq(system(path), 0);
+	}
+	pv_res_free(run);
+	rm_run();
+	/* logons failed at 60; the refine step of 50 between 40 and 60 */
+	pv_buf_reset(&b);
+	cap_run(CAP_LOGONS, 5);
+	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
+	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried 50 users</b> without overload "
+					     "(step 5, a step --refine added)."));
+	ck_assert_ptr_nonnull(strstr(b.data,
+				     "The first step over it, 60 users (step 3), had "
+				     "overload 20.00% (the threshold: 1%), 3 of 60 users could "
+				     "not log on (4 logons tried again), 30 scenarios "
+				     "unserved."));
+	row = step_row(b.data, 5);
+	ck_assert_ptr_nonnull(strstr(row, "5 <span class=\"tag\">refine</span>"));
+	ck_assert_ptr_nonnull(strstr(row, "<td>yes</td>"));
+	row = step_row(b.data, 3);
+	ck_assert_ptr_nonnull(strstr(row, "<td><b>no</b></td>"));
+	ck_assert_ptr_nonnull(strstr(row, "<br>3 failed !, 4 retried</td>"));
+	ck_assert_ptr_nonnull(strstr(row, "<td class=\"over\">57 of 60</td>"));
+	/* users rising: 40 (step 2), 50 (step 5, refine), 60 (step 3) */
+	ck_assert(strstr(b.data, "<th scope=\"row\">2</th>") <
+		  strstr(b.data, "<th scope=\"row\">5 <span"));
+	ck_assert(strstr(b.data, "<th scope=\"row\">5 <span") <
+		  strstr(b.data, "<th scope=\"row\">3</th>"));
+	ck_assert_ptr_nonnull(
+		strstr(b.data, "Logons failed there: 3 of 60 users could not log on"));
+	if (dir) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/report-logons.html", dir);
+		ck_assert_int_eq(pv_file_replace(path, b.data, b.len), PV_OK);
+		/* and the run's folder, for provision report and compare by hand */
+		snprintf(path, sizeof(path), "rm -rf '%s/logons' && cp -r '%s' '%s/logons'", dir,
+			 tmpdir, dir);
+		ck_assert_int_eq(system(path), 0);
+	}
 	pv_buf_release(&b, 0);
 	pv_res_free(run);
 	rm_run();
@@ -903,14 +1504,19 @@ int main(void)
 	tcase_add_test(tc, read_refused);
 	tcase_add_test(tc, watch_header);
 	tcase_add_test(tc, times);
+	tcase_add_test(tc, read_capacity);
+	tcase_add_test(tc, read_capacity_refused);
 	tcase_add_test(tc, compare_same);
 	tcase_add_test(tc, compare_capped);
 	tcase_add_test(tc, compare_answer_noise);
 	tcase_add_test(tc, compare_repeats);
 	tcase_add_test(tc, compare_refused);
+	tcase_add_test(tc, compare_client_bound);
 	tcase_add_test(tc, hint);
+	tcase_add_test(tc, hint_capacity);
 	tcase_add_test(tc, escape);
 	tcase_add_test(tc, report_page);
+	tcase_add_test(tc, report_capacity);
 	tcase_add_test(tc, report_oom);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);

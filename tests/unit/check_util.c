@@ -71,7 +71,7 @@ START_TEST(test_status_names)
 	ck_assert_str_eq(pv_status_name(PV_ETRUST), "trust");
 	ck_assert_str_eq(pv_status_name(12345), "unknown");
 	/* every code has a distinct name */
-	int codes[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 70 };
+	int codes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 70};
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
 		for (size_t j = i + 1; j < sizeof(codes) / sizeof(codes[0]); j++)
 			ck_assert_str_ne(pv_status_name(codes[i]), pv_status_name(codes[j]));
@@ -510,7 +510,7 @@ END_TEST
 START_TEST(test_tar_headers)
 {
 	struct pv_buf b = PV_BUF_INIT;
-	struct pv_tar_entry e = { "home/u1/a.txt", false, 5, 13156, 10513, 0644, 1700000000 };
+	struct pv_tar_entry e = {"home/u1/a.txt", false, 5, 13156, 10513, 0644, 1700000000};
 	char *data = NULL, longp[300];
 	const char *h;
 
@@ -526,14 +526,17 @@ START_TEST(test_tar_headers)
 	ck_assert_uint_eq(field(h, 124, 12), 5);
 	ck_assert_uint_eq(field(h, 136, 12), 1700000000);
 	ck_assert_int_eq(h[156], '0');
-	ck_assert_mem_eq(h + 257, "ustar\0" "00", 8);
+	ck_assert_mem_eq(h + 257,
+			 "ustar\0"
+			 "00",
+			 8);
 	ck_assert_uint_eq(field(h, 148, 8), header_sum(h));
 	ck_assert_int_eq(h[155], ' ');
 	for (size_t i = 517; i < 1024; i++) /* the rest of the block is zero */
 		ck_assert_int_eq(b.data[i], 0);
 	/* a folder: trailing '/', type '5', no data */
 	pv_buf_reset(&b);
-	e = (struct pv_tar_entry){ "home/u1", true, 99, 0, 0, 0700, 0 };
+	e = (struct pv_tar_entry){"home/u1", true, 99, 0, 0, 0700, 0};
 	ck_assert_int_eq(pv_tar_add(&b, &e, &data), PV_OK);
 	ck_assert_uint_eq(b.len, 512);
 	ck_assert_str_eq(b.data, "home/u1/");
@@ -544,7 +547,7 @@ START_TEST(test_tar_headers)
 	memset(longp, 'p', 150);
 	longp[60] = '/';
 	snprintf(longp + 150, sizeof(longp) - 150, "/%s", "file.dat");
-	e = (struct pv_tar_entry){ longp, false, 0, 1, 1, 0644, 0 };
+	e = (struct pv_tar_entry){longp, false, 0, 1, 1, 0644, 0};
 	ck_assert_int_eq(pv_tar_add(&b, &e, NULL), PV_OK);
 	ck_assert_str_eq(b.data, "file.dat");
 	ck_assert_int_eq(strncmp(b.data + 345, longp, 150), 0);
@@ -560,7 +563,7 @@ START_TEST(test_tar_headers)
 	longp[5] = '/';
 	ck_assert_int_eq(pv_tar_add(&b, &e, NULL), PV_ECONFIG);
 	ck_assert(strstr(pv_errmsg(), "cannot be stored"));
-	e = (struct pv_tar_entry){ "a", false, 0, 0x1000000UL, 0, 0644, 0 };
+	e = (struct pv_tar_entry){"a", false, 0, 0x1000000UL, 0, 0644, 0};
 	ck_assert_int_eq(pv_tar_add(&b, &e, NULL), PV_ECONFIG);
 	pv_buf_release(&b, 0);
 }
@@ -570,9 +573,9 @@ END_TEST
 START_TEST(test_tar_read_by_tar)
 {
 	struct pv_buf b = PV_BUF_INIT;
-	struct pv_tar_entry d = { "t", true, 0, 1234, 567, 0755, 1700000000 };
-	struct pv_tar_entry f1 = { "t/one", false, 3, 1234, 567, 0640, 1700000000 };
-	struct pv_tar_entry f2 = { "t/empty", false, 0, 1234, 567, 0644, 1700000000 };
+	struct pv_tar_entry d = {"t", true, 0, 1234, 567, 0755, 1700000000};
+	struct pv_tar_entry f1 = {"t/one", false, 3, 1234, 567, 0640, 1700000000};
+	struct pv_tar_entry f2 = {"t/empty", false, 0, 1234, 567, 0644, 1700000000};
 	char *data, cmd[512], line[512], got[2048] = "";
 	const char *path;
 	FILE *p;
@@ -584,8 +587,8 @@ START_TEST(test_tar_read_by_tar)
 	ck_assert_int_eq(pv_tar_end(&b), PV_OK);
 	ck_assert_uint_eq(b.len % 512, 0);
 	path = write_tmp("t.tar", b.data, b.len);
-	snprintf(cmd, sizeof(cmd), "tar --numeric-owner -tvf %s 2>&1 | awk '{print $1, $2, $3, $6}'",
-		 path);
+	snprintf(cmd, sizeof(cmd),
+		 "tar --numeric-owner -tvf %s 2>&1 | awk '{print $1, $2, $3, $6}'", path);
 	ck_assert_ptr_nonnull(p = popen(cmd, "r"));
 	while (fgets(line, sizeof(line), p))
 		strncat(got, line, sizeof(got) - strlen(got) - 1);
@@ -716,7 +719,7 @@ START_TEST(test_secret_fd_first_line)
 {
 	struct pv_secret *s = NULL;
 	int p[2];
-	char rest[16] = { 0 };
+	char rest[16] = {0};
 
 	ck_assert_int_eq(pipe(p), 0);
 	ck_assert_int_eq(write(p[1], "line1\nline2\n", 12), 12);
@@ -819,7 +822,8 @@ START_TEST(test_utf16le)
 	ck_assert_int_eq(pv_utf16le(&b, "\xf4\x90\x80\x80", 4, 0), -2);
 	/* back: odd length, lone surrogates, no room */
 	ck_assert_int_eq(pv_utf16le_to_utf8((const uint8_t *)"a", 1, out, sizeof(out)), -1);
-	ck_assert_int_eq(pv_utf16le_to_utf8((const uint8_t *)"\x00\xd8\x41\x00", 4, out, sizeof(out)), -1);
+	ck_assert_int_eq(
+		pv_utf16le_to_utf8((const uint8_t *)"\x00\xd8\x41\x00", 4, out, sizeof(out)), -1);
 	ck_assert_int_eq(pv_utf16le_to_utf8((const uint8_t *)"\x00\xdc", 2, out, sizeof(out)), -1);
 	ck_assert_int_eq(pv_utf16le_to_utf8((const uint8_t *)"a\0b\0", 4, out, 2), -1);
 	ck_assert_int_eq(pv_utf16le_to_utf8((const uint8_t *)"a\0b\0", 4, out, 3), 0);
