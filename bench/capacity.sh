@@ -30,18 +30,7 @@ P=(-p "$PLAYBOOK" --set lab=pvcb --set "users.name_template=cb-{client}-u{n}"
 	--set "users.per_client=$PER" --set driver.name=builtin --set "load.rate=$RATE"
 	--set load.keep_logged_on=true --set "controller.results=$BT/results")
 [[ -n ${FILESET:-} ]] && P+=(--set "server.fileset=$FILESET")
-cleanup() {
-	"$LAB_SH" srv-limit off >/dev/null 2>&1
-	if [[ -n ${KEEP:-} ]]; then
-		echo "bench: lab pvcb left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2
-	else
-		on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1
-	fi
-	rm -rf "$BT"
-}
-trap cleanup EXIT
-on ctl "$PV" "${P[@]}" prepare >"$BT/prepare.out" 2>&1 ||
-	{ echo "bench: prepare failed:" >&2; tail -5 "$BT/prepare.out" >&2; exit 1; }
+prepare_lab pvcb "$LAB_SH" srv-limit off
 
 # limit PERCENT: srv's daemons under it (a process leaving as it is moved is tried again)
 limit() {

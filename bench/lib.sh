@@ -58,3 +58,25 @@ median() {
 
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", (s > 0 ? n / s : 0) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
+# prepare_lab NAME RESET...: the lab of the playbook arguments P (lab NAME) prepared; at exit
+# RESET is run (what the bench changed on the lab put back), then the lab cleaned up, unless
+# KEEP is set (it is left prepared, and how to clean it is said)
+prepare_lab() {
+	BENCH_LAB=$1
+	shift
+	BENCH_RESET=("$@")
+	trap bench_cleanup EXIT
+	on ctl "$PV" "${P[@]}" prepare >"$BT/prepare.out" 2>&1 ||
+		{ echo "bench: prepare failed:" >&2; tail -5 "$BT/prepare.out" >&2; exit 1; }
+}
+
+bench_cleanup() {
+	"${BENCH_RESET[@]}" >/dev/null 2>&1
+	if [[ -n ${KEEP:-} ]]; then
+		echo "bench: lab $BENCH_LAB left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2
+	else
+		on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1
+	fi
+	rm -rf "$BT"
+}

@@ -25,18 +25,7 @@ FILESET=${FILESET:-$TOP/playbooks/filesets/homefolders.yaml}
 P=(-p "$PLAYBOOK" --set lab=pvmx --set "users.name_template=mx-{client}-u{n}"
 	--set "users.per_client=$USERS" --set "server.fileset=$FILESET" --set driver.name=builtin
 	--set "load.rate=$RATE" --set "controller.results=$BT/results")
-cleanup() {
-	"$LAB_SH" srv-conf >/dev/null 2>&1
-	if [[ -n ${KEEP:-} ]]; then
-		echo "bench: lab pvmx left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2
-	else
-		on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1
-	fi
-	rm -rf "$BT"
-}
-trap cleanup EXIT
-on ctl "$PV" "${P[@]}" prepare >"$BT/prepare.out" 2>&1 ||
-	{ echo "bench: prepare failed:" >&2; tail -5 "$BT/prepare.out" >&2; exit 1; }
+prepare_lab pvmx "$LAB_SH" srv-conf
 "$LAB_SH" srv-conf 'smbd profiling level=on' >/dev/null || { echo "bench: srv-conf failed" >&2; exit 1; }
 
 # the server's SMB2 counts now: "command count" lines
