@@ -378,7 +378,7 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 				names[2 * g + 1], x, ov,	   NULL, NULL, NULL, n, 1,
 				marks[g % 5],	  1, (int)(g % 8), true};
 		}
-		memset(&p, 0, sizeof(p));
+		pv_plot_init(&p);
 		p.id = "plot-compare";
 		p.title = "Throughput and overload per step, run against run";
 		p.desc =
@@ -391,7 +391,6 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 		p.xmin = 0;
 		p.ymin = 0;
 		p.y2min = 0;
-		p.xmax = p.ymax = p.y2max = p.hline2 = p.vline = NAN;
 		p.s = s;
 		p.ns = 2 * ng;
 		pv_html_plot(b, &p);

@@ -333,6 +333,13 @@ static void range(const struct pv_plot *p, int axis, double *lo, double *hi)
 	}
 }
 
+void pv_plot_init(struct pv_plot *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->xmin = p->xmax = p->ymin = p->ymax = p->y2min = p->y2max = NAN;
+	p->hline2 = p->vline = NAN;
+}
+
 void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 {
 	struct frame f;

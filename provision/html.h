@@ -58,6 +58,9 @@ struct pv_plot {
 	int width, height; /* the plot area with its axes; 0: 960 x 280 */
 };
 
+/* p emptied, every bound and line NAN (from the data, none): a plot sets only what it fixes. */
+void pv_plot_init(struct pv_plot *p);
+
 /* The plot as inline SVG. Series with more points than two per pixel are thinned to the
  * lowest and highest value of each pixel column, which keeps every peak. */
 void pv_html_plot(struct pv_buf *out, const struct pv_plot *p);

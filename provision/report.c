@@ -159,7 +159,7 @@ static bool watch_plot(struct pv_buf *b, const struct pv_res_run *run, const str
 	}
 	if (!n)
 		return false;
-	memset(&p, 0, sizeof(p));
+	pv_plot_init(&p);
 	p.id = id;
 	p.title = title;
 	p.desc = desc;
@@ -168,7 +168,6 @@ static bool watch_plot(struct pv_buf *b, const struct pv_res_run *run, const str
 	p.y2label = y2label;
 	p.xkind = PV_PLOT_X_TIME;
 	p.xmin = 0;
-	p.xmax = p.ymin = p.y2min = p.y2max = p.hline2 = p.vline = NAN;
 	p.ymax = ymax;
 	p.s = s;
 	p.ns = n;
@@ -536,7 +535,7 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *o
 						  3,
 						  2,
 						  true};
-	memset(&p, 0, sizeof(p));
+	pv_plot_init(&p);
 	p.id = "plot-ramp";
 	p.title = run->has_load ? "Users against throughput, overload and the server's CPU"
 				: "Users against the server's CPU";
@@ -547,7 +546,6 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *o
 	p.ylabel = run->has_load ? "scenarios/s" : "";
 	p.y2label = "overload %, server CPU %";
 	p.xmin = 0;
-	p.xmax = p.ymax = NAN;
 	p.ymin = 0;
 	p.y2min = 0;
 	p.y2max = 100;
@@ -1038,7 +1036,7 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 					       (int)(k / 2) * 2 + (int)(k % 2),
 					       true};
 	}
-	memset(&p, 0, sizeof(p));
+	pv_plot_init(&p);
 	p.id = "plot-clients";
 	p.title = "The clients' CPU per step";
 	p.desc = "For each client, the load driver's busiest event loop (percent of the one core "
@@ -1050,7 +1048,6 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 	p.xmin = 0;
 	p.ymin = 0;
 	p.ymax = 100;
-	p.xmax = p.y2min = p.y2max = p.hline2 = p.vline = NAN;
 	p.s = s;
 	p.ns = 2 * nn;
 	p.marks = marks;
