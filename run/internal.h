@@ -91,6 +91,7 @@ struct run {
 	struct pv_sink sink;
 	struct pv_remote **rems;   /* one per client */
 	struct pv_remote *ctl_rem; /* the controller's host, when it has one */
+	struct pv_remote *srv_rem; /* the server's, from connect_all until its watch takes it */
 	char (*system)[128];	   /* per client: uname -sr */
 	char server_system[256];
 	char *server_config; /* testparm -s on the server when the run started; NULL: unknown */

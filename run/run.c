@@ -162,6 +162,10 @@ static int connect_all(struct run *R)
 		if (sc == PV_OK) {
 			pv_samba_version(srv, R->server_system, sizeof(R->server_system));
 			R->server_config = pv_samba_config(srv);
+			if (pb->driver.watch > 0) { /* the watch goes on over it */
+				R->srv_rem = srv;
+				srv = NULL;
+			}
 		} else {
 			pv_log(PV_LOG_INFO,
 			       "run: the server's version and configuration are not "
@@ -329,14 +333,21 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 		}
 	}
 	R->wall0 = pv_run_wall();
-	if (d->watch > 0 && pb->has_server &&
-	    pv_watch_start(&pb->server.host, "server", d->watch, &R->watch) != PV_OK) {
-		snprintf(R->res->watch_error, sizeof(R->res->watch_error), "%s", pv_errmsg());
-		pv_log(PV_LOG_WARN, "run: the server is not watched: %s", R->res->watch_error);
+	if (d->watch > 0 && pb->has_server) {
+		/* over the connection that asked the server its configuration, when there is one */
+		struct pv_remote *srv = R->srv_rem;
+
+		R->srv_rem = NULL;
+		if (pv_watch_start(&pb->server.host, srv, "server", d->watch, &R->watch) != PV_OK) {
+			snprintf(R->res->watch_error, sizeof(R->res->watch_error), "%s",
+				 pv_errmsg());
+			pv_log(PV_LOG_WARN, "run: the server is not watched: %s",
+			       R->res->watch_error);
+		}
 	}
 	/* the DC too, when it can be reached: a slow DC must not look like a slow server */
 	if (d->watch > 0 && pb->domain.has_host &&
-	    pv_watch_start(&pb->domain.host, "DC", d->watch, &R->dc_watch) != PV_OK) {
+	    pv_watch_start(&pb->domain.host, NULL, "DC", d->watch, &R->dc_watch) != PV_OK) {
 		snprintf(R->res->dc_watch_error, sizeof(R->res->dc_watch_error), "%s", pv_errmsg());
 		pv_log(PV_LOG_WARN, "run: the DC is not watched: %s", R->res->dc_watch_error);
 	}
@@ -480,6 +491,7 @@ int pv_run(const struct pv_env *env, const struct pv_run_opts *o, struct pv_run_
 	free(R.system);
 	free(R.server_config);
 	pv_remote_free(R.ctl_rem);
+	pv_remote_free(R.srv_rem);
 	pv_sink_close(&R.sink);
 	pv_ramp_release(&R.ramp);
 	if (R.drv->release)

@@ -390,8 +390,8 @@ static void release(struct pv_watch *w)
 	free(w);
 }
 
-int pv_watch_start(const struct pv_host *host, const char *what, int interval,
-		   struct pv_watch **out)
+int pv_watch_start(const struct pv_host *host, struct pv_remote *rem, const char *what,
+		   int interval, struct pv_watch **out)
 {
 	struct pv_watch *w;
 	struct pv_buf cmd = PV_BUF_INIT;
@@ -399,8 +399,11 @@ int pv_watch_start(const struct pv_host *host, const char *what, int interval,
 	int r, wait = host->ssh.timeout > 0 ? 3 * host->ssh.timeout : 30;
 
 	*out = NULL;
-	if ((w = calloc(1, sizeof(*w))) == NULL)
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		pv_remote_free(rem);
 		return pv_error(PV_EIO, "out of memory");
+	}
+	w->rem = rem; /* freed with w from here on */
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	w->interval = interval;
@@ -419,7 +422,7 @@ int pv_watch_start(const struct pv_host *host, const char *what, int interval,
 		return pv_error(PV_EIO, "out of memory");
 	}
 	w->cmd = cmd.data;
-	if ((r = pv_host_connect(host, &w->rem)) != PV_OK) {
+	if (!w->rem && (r = pv_host_connect(host, &w->rem)) != PV_OK) {
 		release(w);
 		return pv_error_prefix(r, "%s watch", what);
 	}

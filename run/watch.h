@@ -76,12 +76,15 @@ int pv_watch_json(const struct pv_watch_sample *s, size_t n, int interval,
 
 /* The running watch. */
 struct pv_watch;
+struct pv_remote;
 
-/* Connect to host and start the sampler (every interval seconds) in a thread of its own; what
- * names it in messages ("server", "DC"). PV_OK once the sampler has said it started; else the
- * code and message of what went wrong (no thread left behind). */
-int pv_watch_start(const struct pv_host *host, const char *what, int interval,
-		   struct pv_watch **out);
+/* Start the sampler (every interval seconds) on host in a thread of its own, over rem (a
+ * connection to host, which the watch takes and frees, whatever the outcome) or, when rem is
+ * NULL, a connection of its own; what names it in messages ("server", "DC"). PV_OK once the
+ * sampler has said it started; else the code and message of what went wrong (no thread left
+ * behind). */
+int pv_watch_start(const struct pv_host *host, struct pv_remote *rem, const char *what,
+		   int interval, struct pv_watch **out);
 /* A copy of the samples that arrived in [from, to] (pv_now() times), in order; *s is NULL
  * when none (free() it). When the watch has failed since it started, its code is returned and
  * its message recorded, with the samples until then. */
