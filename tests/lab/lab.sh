@@ -7,11 +7,14 @@
 #   lab.sh exec HOST [--] CMD [ARGS...]      HOST = ctl dc srv cli1 cli2 (cli3.. dc2)
 #   lab.sh sshd HOST stop|kill|start         HOST = dc srv cli1 cli2 ... (kill: sessions too)
 #   lab.sh dc crash|start                    the DC's samba killed (-9, as a crash), started
-#   lab.sh repl pause|resume                 dc2's inbound replication off, on (DCS=2)
+#   lab.sh repl pause|resume [dc|dc2]        a DC's inbound replication off, on (DCS=2; dc2's
+#                                            by default)
 #   lab.sh srv-conf [KEY=VALUE]...           srv's smb.conf: the base with these [global]
 #                                            settings (none: the base); running daemons restarted
 #   lab.sh srv-limit PERCENT|off|status      srv's Samba daemons held to PERCENT of one CPU
 #   lab.sh cli-limit HOST PERCENT|off        a client's sshd and its sessions held so too
+#   lab.sh srv-disk ext4|off|status          srv's /srv on a journaled ext4 of its own (a loop
+#                                            image) or back on this machine's root file system
 #
 # Environment: PROVISION_LAB_DIR (state, default /var/lib/provision-lab), LAB_ADMIN_PASS,
 # LAB_USER_PASS, KEEP=1 (down keeps the provisioned DC and keys for a faster next up).
@@ -109,7 +112,7 @@ die() {
 }
 
 usage() {
-  sed -n '6,14p' "$SELF" | sed 's/^#   //' >&2
+  sed -n '6,17p' "$SELF" | sed 's/^#   //' >&2
   exit 2
 }
 
@@ -740,18 +743,19 @@ dc2_up() {
 # repl pause|resume: dc2's inbound replication off or on: the DISABLE_INBOUND_REPL option of
 # its NTDS Settings, set in its own database (samba-tool drs options would do it over DRS);
 # its replication service reads it at every pull, so resume takes effect at the next (5 s)
-cmd_repl() {
+cmd_repl() { # pause|resume [DC]: DC's inbound replication (default dc2's)
   need_root
-  [ $# -eq 1 ] || usage
+  [ $# -eq 1 ] || [ $# -eq 2 ] || usage
   ((NDCS > 1)) && ns_exists dc2 || die "repl: the lab has no second DC (lab.sh up with DCS=2)"
-  local sign
+  local sign h=${2:-dc2}
   case $1 in
     pause) sign=+ ;;
     resume) sign=- ;;
     *) usage ;;
   esac
-  lab_exec dc2 /usr/bin/python3 "$HERE/lab-samba.py" dsa-option "$LAB/dc2/etc/smb.conf" \
-    "${sign}DISABLE_INBOUND_REPL" </dev/null >/dev/null || die "repl $1: the option was not set"
+  [[ $h == dc || $h == dc2 ]] || die "repl: the DC must be dc or dc2, not '$h'"
+  lab_exec "$h" /usr/bin/python3 "$HERE/lab-samba.py" dsa-option "$LAB/$h/etc/smb.conf" \
+    "${sign}DISABLE_INBOUND_REPL" </dev/null >/dev/null || die "repl $1 $h: the option was not set"
 }
 
 # $LAB/clients.ini (an Ansible inventory of the lab's clients) and $LAB/lab.yaml (the lab's
@@ -881,6 +885,7 @@ cmd_down() {
     kill_ns "${present[@]}" || say "warning: some processes did not exit"
   fi
   kill_strays
+  srv_disk_umount || say "warning: srv's disk ($LAB/srv/srv) could not be unmounted"
   (cg_off) >/dev/null 2>&1 || say "warning: srv's CPU limit group could not be removed"
   for h in "${CLIENT_HOSTS[@]}"; do
     (cli_limit_off "$h") >/dev/null 2>&1 || say "warning: $h's CPU limit group could not be removed"
@@ -950,6 +955,7 @@ cmd_status() {
     echo "$line"
   done
   [ ! -f "$LAB/srv/cpu-limit" ] || echo "srv cpu limit: $(cut -d' ' -f1 "$LAB/srv/cpu-limit")% of one CPU (lab.sh srv-limit)"
+  ! mountpoint -q "$LAB/srv/srv" 2>/dev/null || echo "srv /srv: its own ext4 (lab.sh srv-disk)"
   if [ ! -f "$LAB/.up" ]; then
     echo "state $LAB: up not completed"
     rc=1
@@ -1211,6 +1217,92 @@ cmd_srv_limit() {
   esac
 }
 
+# ---------------------------------------------------------------- srv-disk
+# srv's /srv (its shares and the users' trees) on a file system of its own, as a file server's
+# data disk: a sparse image $LAB/srv/disk.img (SRV_DISK_SIZE, default 16G) formatted ext4 with
+# its journal, loop-mounted on $LAB/srv/srv, the folder lab_exec binds as srv's /srv. Without
+# it /srv is a folder of this machine's root file system, which is ext4 without a journal;
+# there the kernel skips, for every new inode, each inode freed in the last 60 s (300 s while
+# its inode table block is dirty), reading it to see when it was freed (fs/ext4/ialloc.c,
+# recently_deleted). A tree build right after a cleanup then spends most of srv's CPU there
+# (docs/bench.md, "srv's disk"). srv's sshd and its running Samba daemons are restarted so that
+# they see the new /srv; the sessions open now keep the old one. ext4 and off want /srv empty:
+# nothing the lab holds is hidden or lost.
+srv_disk_umount() {
+  mountpoint -q "$LAB/srv/srv" 2>/dev/null || return 0
+  umount "$LAB/srv/srv" 2>/dev/null || umount -l "$LAB/srv/srv"
+}
+
+srv_disk_restart() {
+  local unit
+  sshd_stop srv
+  sshd_start srv
+  sshd_wait srv
+  for unit in winbindd smbd; do
+    if lab_exec srv "$LAB/bin/lab-service" status "$unit" >/dev/null 2>&1; then
+      lab_exec srv "$LAB/bin/lab-service" restart "$unit" >/dev/null || die "srv-disk: $unit did not restart"
+    fi
+  done
+  # what smbd and winbindd started on demand (samba-dcerpcd, its rpcd_*) in the old /srv goes
+  # too (they are started again when asked); the old disk is let go with the last of them
+  local dev p old=()
+  dev=$(stat -c %d "$LAB/srv/srv")
+  for p in $(srv_daemons); do
+    [ "$(stat -c %d "/proc/$p/root/srv" 2>/dev/null)" = "$dev" ] || old+=("$p")
+  done
+  [ ${#old[@]} -eq 0 ] || kill_wait "${old[@]}" || true
+  [ ! -f "$LAB/srv/cpu-limit" ] || cg_apply "$(cut -d' ' -f1 "$LAB/srv/cpu-limit")"
+}
+
+srv_disk_empty() { # what /srv holds besides lost+found, or nothing
+  find "$LAB/srv/srv" -mindepth 1 -maxdepth 1 ! -name lost+found -printf '%f ' | head -c 200
+}
+
+cmd_srv_disk() {
+  need_root
+  [ $# -eq 1 ] || usage
+  local d=$LAB/srv/srv img=$LAB/srv/disk.img held
+  case $1 in
+    status)
+      if mountpoint -q "$d" 2>/dev/null; then
+        echo "srv /srv: its own ext4 ($img, $(df -h --output=used,size "$d" | tail -1 | awk '{ print $1 " of " $2 }') used)"
+      else
+        echo "srv /srv: a folder of this machine's root file system ($d)"
+      fi
+      return 0
+      ;;
+    ext4 | off) ;;
+    *) usage ;;
+  esac
+  ns_exists srv || die "lab host srv is not up"
+  lock
+  held=$(srv_disk_empty)
+  if [ "$1" = ext4 ]; then
+    if mountpoint -q "$d"; then
+      say "srv's /srv: already its own ext4"
+      return 0
+    fi
+    [ -z "$held" ] || die "srv-disk: srv's /srv holds $held; clean the lab's server up first (provision ... cleanup server), so that nothing is hidden under the new disk"
+    command -v mkfs.ext4 >/dev/null || die "srv-disk: mkfs.ext4 is missing (apt-get install e2fsprogs)"
+    rm -f "$img"
+    truncate -s "${SRV_DISK_SIZE:-16G}" "$img" || die "srv-disk: cannot make $img (SRV_DISK_SIZE '${SRV_DISK_SIZE:-16G}')"
+    # the inode tables written now, not by ext4lazyinit while a benchmark runs
+    mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img" ||
+      { rm -f "$img"; die "srv-disk: mkfs.ext4 failed on $img"; }
+    mount -o loop "$img" "$d" ||
+      { rm -f "$img"; die "srv-disk: cannot loop-mount $img on $d (no loop device? modprobe loop)"; }
+    srv_disk_restart
+    say "srv's /srv: its own ext4 with a journal ($img, ${SRV_DISK_SIZE:-16G} sparse)"
+  else
+    mountpoint -q "$d" || { say "srv's /srv: already on the root file system"; return 0; }
+    [ -z "$held" ] || die "srv-disk: srv's /srv holds $held; clean the lab's server up first (provision ... cleanup server), or it is lost with the disk"
+    srv_disk_umount || die "srv-disk: cannot unmount $d"
+    rm -f "$img"
+    srv_disk_restart
+    say "srv's /srv: back on this machine's root file system"
+  fi
+}
+
 # ---------------------------------------------------------------- cli-limit
 # A client's sshd and everything it forks (the sessions `run` opens there, so `provision load`)
 # held to a share of one CPU with the same CPU controller as srv-limit: a client made the limit
@@ -1358,6 +1450,7 @@ case $cmd in
   srv-conf) cmd_srv_conf "$@" ;;
   srv-limit) cmd_srv_limit "$@" ;;
   cli-limit) cmd_cli_limit "$@" ;;
+  srv-disk) cmd_srv_disk "$@" ;;
   repl) cmd_repl "$@" ;;
   -h | --help | help) usage ;;
   *) usage ;;

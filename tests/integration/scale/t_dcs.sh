@@ -4,7 +4,8 @@
 # server waits for dc2 (a progress line) instead of failing on "no such user", and goes on
 # once replication resumes; status and check say which DC the server uses; cleanup with
 # replication paused deletes on dc, then on dc2 what replication did not bring, so that
-# neither DC holds anything of the lab. Checked with ldapsearch on each DC and wbinfo.
+# neither DC holds anything of the lab. Then the other way round: dc2 written, the server's
+# winbindd on dc, dc's inbound replication paused. Checked with ldapsearch on each DC and wbinfo.
 . "$(dirname "$0")/../lib.sh"
 
 PB=(-p "$LAB/lab.yaml" --set users.per_client=2)
@@ -71,6 +72,50 @@ sleep 12 # two pulls
 [[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users back after replication resumed"
 ou_exists "$LAB_OU" && fail "the OU is left on dc"
 lds2 -b "$LAB_OU" -s base dn 2>/dev/null | grep -q '^dn:' && fail "the OU is left on dc2"
+
+# The other way round: dc writes to dc2, the server's winbindd uses dc, and dc does not
+# replicate in. The playbook names dc2 as the DC written and dc as the other.
+"$LAB_SH" srv-conf "password server=dc.lab.test"
+on srv net cache flush
+on srv "$LAB/bin/lab-service" restart winbindd >/dev/null
+for _ in $(seq 50); do on srv wbinfo -P 2>/dev/null | grep -q '"dc.lab.test"' && break; sleep 0.2; done
+on srv wbinfo -P | grep -q '"dc.lab.test"' || fail "srv's winbindd does not use dc: $(on srv wbinfo -P 2>&1)"
+sed -e 's/^  dc: dc\.lab\.test .*/  dc: dc2.lab.test\n  dc_address: 198.18.0.11/' \
+	-e 's/^  other_dcs: .*/  other_dcs: [{name: dc.lab.test, address: 198.18.0.10}]/' "$LAB/lab.yaml" >"$T_TMP/rev.yaml"
+grep -q '^  dc: dc2.lab.test' "$T_TMP/rev.yaml" && grep -q 'other_dcs: \[{name: dc.lab.test' "$T_TMP/rev.yaml" ||
+	fail "the reversed playbook was not written: $(grep -E '^  (dc|other_dcs):' "$T_TMP/rev.yaml")"
+RB=(-p "$T_TMP/rev.yaml" --set users.per_client=2)
+pv "${RB[@]}" check
+expect_out "ok +dc +controller +writes to dc2.lab.test"
+"$LAB_SH" repl pause dc
+pv "${RB[@]}" dc
+expect_rc 0 "dc on dc2"
+[[ $(on_dc dc2) -eq $U ]] || fail "dc2 holds $(on_dc dc2) users, not $U"
+[[ $(on_dc dc) -eq 0 ]] || fail "dc got users while its replication was paused"
+pv_bg "${RB[@]}" -v server
+pv_when "dc.lab.test holds 0 of the $U users made on dc2.lab.test: waiting for replication" 60
+sleep 3
+"$LAB_SH" repl resume dc
+pv_bg_wait 300
+expect_rc 0 "server once dc has the users"
+expect_out "waited [0-9.]+ s for dc.lab.test \(the DC srv uses\)"
+echo "  reversed: $(grep -o 'waited [0-9.]* s for dc.lab.test' <<<"$OUT") (paused, resumed 3 s into the wait)" >&2
+[[ $(on_dc dc) -eq $U ]] || fail "dc holds $(on_dc dc) users, not $U"
+[[ $(srv_tree fsroot2 cli1-u2) == "$SMALL_FILES $SMALL_BYTES" ]] ||
+	fail "cli1-u2's tree is '$(srv_tree fsroot2 cli1-u2)', not $SMALL_FILES files (reversed)"
+pv "${RB[@]}" status
+expect_out "own DC +ok +dc.lab.test \(the DC srv uses\) holds $U of the $U users made on dc2.lab.test"
+"$LAB_SH" repl pause dc
+pv "${RB[@]}" --set domain.replication_timeout=5 cleanup dc
+expect_rc 0 "cleanup with dc's replication paused"
+expect_out "cleanup dc: dc.lab.test: replication was behind: $U users deleted there"
+echo "  reversed: $(grep '^cleanup dc:' <<<"$OUT" | tr '\n' ' ')" >&2
+[[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users left (reversed): dc $(on_dc dc), dc2 $(on_dc dc2)"
+"$LAB_SH" repl resume dc
+sleep 12 # two pulls
+[[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users back after dc's replication resumed"
+ou_exists "$LAB_OU" && fail "the OU is left on dc (reversed)"
+lds2 -b "$LAB_OU" -s base dn 2>/dev/null | grep -q '^dn:' && fail "the OU is left on dc2 (reversed)"
 
 pv "${PB[@]}" cleanup --leave
 expect_rc 0 "cleanup --leave"
