@@ -21,8 +21,9 @@
 # DC_STORE=mdb runs it on DCs provisioned on LMDB (tests/lab/lab.sh): recorded as SIZE/mdb.
 # Results accumulate in
 # $RESULTS (default /var/tmp/provision-bench-cleanup-dc.tsv): size method dc_s dc_users_s
-# dc_rss_kib delete_s delete_dc_cpu_s; `report` prints medians per size and method and the
-# ratios to provision.
+# dc_rss_kib delete_s delete_dc_cpu_s [failed: WHY]; `report` prints medians per size and
+# method and the ratios to provision. A reference tool that fails is recorded with the time it
+# took to fail (samba-tool gives up on a long tree delete after ldb's 300 s timeout).
 . "$(dirname "$0")/lib.sh"
 
 RESULTS=${RESULTS:-/var/tmp/provision-bench-cleanup-dc.tsv}
@@ -35,7 +36,7 @@ report() {
 	echo "cleanup-dc.sh: medians per size and method ($RESULTS; lab DC, 2 cores)"
 	printf '  %-7s %-11s %4s %10s %10s %10s %12s %14s\n' users method runs "dc s" "dc users/s" \
 		"delete s" "delete u/s" "vs provision"
-	local size method n ds du dl ours v
+	local size method n ds du dl ours v nf
 	for size in $(cut -f1 "$RESULTS" | sort -u | sort -n); do
 		ours=$(awk -v s="$size" '$1 == s && $2 == "provision" { print $6 }' "$RESULTS" | sort -g |
 			awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }')
@@ -48,8 +49,10 @@ report() {
 			du=$(median "${v[@]}")
 			mapfile -t v < <(awk -v s="$size" -v m="$method" '$1 == s && $2 == m { print $6 }' "$RESULTS")
 			dl=$(median "${v[@]}")
-			printf '  %-7s %-11s %4s %10s %10s %10s %12s %13sx\n' "$size" "$method" "$n" "$ds" \
-				"$du" "$dl" "$(rate "$size" "$dl")" "$([[ -n $ours ]] && ratio "$dl" "$ours" || echo -)"
+			nf=$(awk -F'\t' -v s="$size" -v m="$method" '$1 == s && $2 == m && $8 != ""' "$RESULTS" | wc -l)
+			printf '  %-7s %-11s %4s %10s %10s %10s %12s %13sx%s\n' "$size" "$method" "$n" "$ds" \
+				"$du" "$dl" "$(rate "$size" "$dl")" "$([[ -n $ours ]] && ratio "$dl" "$ours" || echo -)" \
+				"$( ((nf)) && echo "  ($nf failed: the time until it gave up)")"
 		done
 	done
 	echo "  (vs provision: the method's delete time over provision's; above 1, provision is faster)"
@@ -85,11 +88,12 @@ unit() { # METHOD
 		timed mk ctl "$PV" -p "$PLAYBOOK" --no-progress dc --users "$PER"
 	fi
 	grep -q "created $SIZE," "$BT/mk.out" || { echo "bench: dc did not create $SIZE users:" >&2; cat "$BT/mk.out" >&2; exit 1; }
+	DEL_FAIL=
 	case $m in
-		ldapdelete) timed del ctl ldapdelete "${LDAP_ARGS[@]}" -r "$OU" ;;
+		ldapdelete) ref_timed ldapdelete "${LDAP_ARGS[@]}" -r "$OU" ;;
 		samba-tool)
 			on ctl sh -c "kinit Administrator@LAB.TEST <'$LAB/admin.pass' >/dev/null"
-			timed del ctl samba-tool ou delete "$OU" --force-subtree-delete \
+			ref_timed samba-tool ou delete "$OU" --force-subtree-delete \
 				-H ldap://dc.lab.test --use-kerberos=required
 			;;
 		provision) timed del ctl "$PV" -p "$PLAYBOOK" --no-progress cleanup dc ;;
@@ -99,16 +103,30 @@ unit() { # METHOD
 				"$PV" -p "$PLAYBOOK" --no-progress cleanup dc
 			;;
 	esac
-	# nothing of the lab's may be left, whichever tool deleted
-	if on ctl ldapsearch -LLL "${LDAP_ARGS[@]}" -b "$OU" -s base dn 2>/dev/null | grep -q '^dn:'; then
+	# nothing of the lab's may be left, whichever tool deleted (and said it did)
+	if [[ -z $DEL_FAIL ]] && on ctl ldapsearch -LLL "${LDAP_ARGS[@]}" -b "$OU" -s base dn 2>/dev/null | grep -q '^dn:'; then
 		echo "bench: $m left the OU behind" >&2
 		exit 1
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$SIZE$([[ ${NOPW:-0} == 1 ]] && echo /nopw)$([[ ${DC_STORE:-tdb} == mdb ]] && echo /mdb)" "$m" "$(val mk wall)" \
-		"$(rate "$SIZE" "$(val mk wall)")" "$(val mk rss)" "$(val del wall)" "$(val del dccpu)" >>"$RESULTS"
-	printf 'cleanup-dc.sh: %s users, %s: dc %ss (%s users/s, %s KiB peak), delete %ss (%s users/s, DC CPU %ss)\n' \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$SIZE$([[ ${NOPW:-0} == 1 ]] && echo /nopw)$([[ ${DC_STORE:-tdb} == mdb ]] && echo /mdb)" "$m" "$(val mk wall)" \
+		"$(rate "$SIZE" "$(val mk wall)")" "$(val mk rss)" "$(val del wall)" "$(val del dccpu)" \
+		"${DEL_FAIL:+failed: $DEL_FAIL}" >>"$RESULTS"
+	printf 'cleanup-dc.sh: %s users, %s: dc %ss (%s users/s, %s KiB peak), delete %ss (%s users/s, DC CPU %ss)%s\n' \
 		"$SIZE" "$m" "$(val mk wall)" "$(rate "$SIZE" "$(val mk wall)")" "$(val mk rss)" \
-		"$(val del wall)" "$(rate "$SIZE" "$(val del wall)")" "$(val del dccpu)"
+		"$(val del wall)" "$(rate "$SIZE" "$(val del wall)")" "$(val del dccpu)" "${DEL_FAIL:+ FAILED: $DEL_FAIL}"
+}
+
+# ref_timed CMD...: a reference tool's delete, timed as `timed del` does; its failure (samba-tool
+# gives up on a tree delete after ldb's 300 s request timeout) is recorded with the time it
+# took, in DEL_FAIL and the results' 8th field, not fatal
+ref_timed() {
+	local t0 c0
+	c0=$(cpu_of dc)
+	t0=$(now)
+	on ctl "$@" >"$BT/del.out" 2>"$BT/del.err" || DEL_FAIL=$(grep -m1 . "$BT/del.err" | cut -c1-160)
+	awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }' >"$BT/del.wall"
+	awk -v a="$c0" -v b="$(cpu_of dc)" 'BEGIN { printf "%.2f", b - a }' >"$BT/del.dccpu"
+	[[ -z $DEL_FAIL ]] || echo "bench: $1 failed after $(val del wall) s: $DEL_FAIL" >&2
 }
 
 for m in "${METHODS[@]}"; do

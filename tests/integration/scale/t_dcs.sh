@@ -4,8 +4,8 @@
 # server waits for dc2 (a progress line) instead of failing on "no such user", and goes on
 # once replication resumes; status and check say which DC the server uses; cleanup with
 # replication paused deletes on dc, then on dc2 what replication did not bring, so that
-# neither DC holds anything of the lab. Then the other way round: dc2 written, the server's
-# winbindd on dc, dc's inbound replication paused. Checked with ldapsearch on each DC and wbinfo.
+# neither DC holds anything of the lab. Then the other way round, with prepare: dc2 written,
+# the server's winbindd on dc, dc's inbound replication paused. Checked with ldapsearch on each DC and wbinfo.
 . "$(dirname "$0")/../lib.sh"
 
 PB=(-p "$LAB/lab.yaml" --set users.per_client=2)
@@ -87,23 +87,23 @@ grep -q '^  dc: dc2.lab.test' "$T_TMP/rev.yaml" && grep -q 'other_dcs: \[{name: 
 RB=(-p "$T_TMP/rev.yaml" --set users.per_client=2)
 pv "${RB[@]}" check
 expect_out "ok +dc +controller +writes to dc2.lab.test"
+# (prepare this time: dc, join, server, client and controller in one command)
 "$LAB_SH" repl pause dc
-pv "${RB[@]}" dc
-expect_rc 0 "dc on dc2"
+pv_bg "${RB[@]}" -v prepare
+pv_when "dc.lab.test holds 0 of the $U users made on dc2.lab.test: waiting for replication" 120
 [[ $(on_dc dc2) -eq $U ]] || fail "dc2 holds $(on_dc dc2) users, not $U"
 [[ $(on_dc dc) -eq 0 ]] || fail "dc got users while its replication was paused"
-pv_bg "${RB[@]}" -v server
-pv_when "dc.lab.test holds 0 of the $U users made on dc2.lab.test: waiting for replication" 60
 sleep 3
 "$LAB_SH" repl resume dc
 pv_bg_wait 300
-expect_rc 0 "server once dc has the users"
+expect_rc 0 "prepare once dc has the users"
 expect_out "waited [0-9.]+ s for dc.lab.test \(the DC srv uses\)"
 echo "  reversed: $(grep -o 'waited [0-9.]* s for dc.lab.test' <<<"$OUT") (paused, resumed 3 s into the wait)" >&2
 [[ $(on_dc dc) -eq $U ]] || fail "dc holds $(on_dc dc) users, not $U"
 [[ $(srv_tree fsroot2 cli1-u2) == "$SMALL_FILES $SMALL_BYTES" ]] ||
 	fail "cli1-u2's tree is '$(srv_tree fsroot2 cli1-u2)', not $SMALL_FILES files (reversed)"
 pv "${RB[@]}" status
+expect_rc 0 "status after prepare"
 expect_out "own DC +ok +dc.lab.test \(the DC srv uses\) holds $U of the $U users made on dc2.lab.test"
 "$LAB_SH" repl pause dc
 pv "${RB[@]}" --set domain.replication_timeout=5 cleanup dc
