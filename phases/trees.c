@@ -137,6 +137,7 @@ static int map_users(struct pv_trees *t)
 			     "'%s\\%s'); run provision dc first (same lab, same --users)",
 			     missing, t->nusers, t->pb->server.host.name, t->pb->domain.netbios,
 			     first);
+	t->mapped = r == PV_OK;
 	pv_buf_release(&sc, 0);
 	pv_buf_release(&out, 0);
 	return r;
@@ -199,8 +200,11 @@ int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv
 	return r == PV_OK ? pv_trees_parse_listing(out, hv, nh) : r;
 }
 
-/* Which users' folders hold something, and which hold the whole fileset at the right sizes
- * (complete: nothing to do for them), from one listing of the share folders. */
+/* Which users' folders hold something, and which hold the whole fileset at the right sizes,
+ * owned by the user (complete: nothing to do for them), from one listing of the share folders.
+ * A folder holding anything of another uid is foreign: an earlier account of the same name
+ * (cleanup dc, then dc again) made it, and the user could not write there. The owners are
+ * checked once the users are mapped to their uids (server; status does not look them up). */
 static int survey(struct pv_trees *t)
 {
 	struct pv_buf listing = PV_BUF_INIT;
@@ -219,7 +223,11 @@ static int survey(struct pv_trees *t)
 			goto out;
 		at = lower_bound(hv, nh, path); /* "<share>/<user>/": the first thing inside */
 		u->nonempty = at < nh && strncmp(hv[at].path, path, strlen(path)) == 0;
-		u->complete = u->nonempty;
+		u->foreign = false;
+		for (size_t k = at;
+		     t->mapped && k < nh && strncmp(hv[k].path, path, strlen(path)) == 0; k++)
+			u->foreign |= hv[k].uid != u->uid;
+		u->complete = u->nonempty && !u->foreign;
 		for (size_t j = 0; j < t->fs->n && u->complete; j++) {
 			const struct pv_fileset_entry *en = &t->fs->entries[j];
 			struct have *h;
@@ -256,6 +264,43 @@ static int make_user_dirs(struct pv_trees *t)
 		r = pv_trees_extract(t, &tar, "making the users' folders", true);
 	pv_buf_release(&tar, 0);
 	return r;
+}
+
+/* The folders of the users whose tree is foreign, removed (as root, with rm -rf, which never
+ * follows a link inside; the share folders above are root's): they are built anew. */
+static int remove_foreign(struct pv_trees *t, unsigned long n)
+{
+	struct pv_buf sc = PV_BUF_INIT;
+	char path[1024];
+	int r = PV_OK;
+
+	pv_remote_var(&sc, "base", t->pb->server.share_path);
+	pv_buf_addstr(&sc, "cd -- \"$base\" || exit 1\nrm -rf --");
+	for (size_t i = 0; i < t->nusers && r == PV_OK; i++) {
+		if (!t->users[i].foreign)
+			continue;
+		if ((r = pv_trees_user_path(t, &t->users[i], NULL, path, sizeof(path))) != PV_OK)
+			break;
+		pv_buf_addstr(&sc, " ./");
+		pv_remote_quote(&sc, path);
+	}
+	pv_buf_addstr(&sc, "\n");
+	if (r == PV_OK)
+		r = pv_samba_run(t->rem, "removing the trees of earlier accounts", &sc, NULL, 0,
+				 NULL, NULL, 600);
+	pv_buf_release(&sc, 0);
+	if (r != PV_OK)
+		return r;
+	pv_log(PV_LOG_INFO,
+	       "trees: %lu user%s' folders held files of another uid (an earlier account of the "
+	       "same "
+	       "name, removed since): removed, built anew",
+	       n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < t->nusers; i++)
+		if (t->users[i].foreign)
+			t->users[i].nonempty = false;
+	t->st->replaced = n;
+	return make_user_dirs(t);
 }
 
 /* ---- entry points ---- */
@@ -364,7 +409,7 @@ out:
 int pv_trees_build(struct pv_trees *t, struct pv_plan *plan)
 {
 	struct pv_tree_stats *st = t->st;
-	unsigned long todo = 0;
+	unsigned long todo = 0, foreign = 0;
 	double t0 = pv_now();
 	int r;
 
@@ -385,7 +430,15 @@ int pv_trees_build(struct pv_trees *t, struct pv_plan *plan)
 	}
 	pv_log(PV_LOG_DEBUG, "trees: surveyed at %.3f s: %lu of %zu complete", pv_now() - t0,
 	       st->complete, t->nusers);
+	for (size_t i = 0; i < t->nusers; i++)
+		foreign += t->users[i].foreign;
 	if (t->env->dry_run) {
+		if (foreign)
+			pv_plan_add(plan,
+				    "remove the trees of %lu users, which hold files of another "
+				    "uid (an "
+				    "earlier account of the same name), and build them anew",
+				    foreign);
 		if (todo)
 			pv_plan_add(plan,
 				    "build the trees of %lu users (fileset '%s': %lu files, %.1f "
@@ -394,6 +447,8 @@ int pv_trees_build(struct pv_trees *t, struct pv_plan *plan)
 				    (double)st->bytes_per_user / 1e6, st->via, st->complete);
 		return PV_OK;
 	}
+	if (foreign && (r = remove_foreign(t, foreign)) != PV_OK)
+		return r;
 	if (todo == 0)
 		goto done;
 	pv_progress_start(&t->prog, t->ssh ? "trees (ssh)" : "trees (smb)", "files",

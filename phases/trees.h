@@ -19,6 +19,7 @@ struct pv_tree_stats {
 	unsigned long users, files_per_user;
 	unsigned long long bytes_per_user;
 	unsigned long complete; /* users whose tree was complete already (not touched) */
+	unsigned long replaced; /* users whose tree was an earlier account's: removed, built anew */
 	unsigned long files_made, files_fixed, files_ok, dirs_made, failed_users;
 	unsigned long long bytes_written;
 	double seconds;

@@ -15,16 +15,18 @@ struct tuser {
 	unsigned share; /* 1..K */
 	unsigned long uid, gid;
 	bool nonempty; /* its folder holds something already */
-	bool complete; /* and everything the fileset has, at the right sizes */
+	bool complete; /* and everything the fileset has, at the right sizes, owned by it */
+	bool foreign;  /* something in its folder is another uid's: an earlier account's */
 	bool done;     /* built by the template copy */
 };
 
-/* One entry of a listing over SSH ("type size path" lines of find). */
+/* One entry of a listing over SSH ("type size uid path" records of find). */
 struct have {
 	char *path; /* into the listing's buffer */
 	bool dir;
 	bool other; /* neither a folder nor a file: a link, say (never what the fileset has) */
 	unsigned long long size;
+	unsigned long uid; /* its owner */
 };
 
 struct pv_trees {
@@ -41,6 +43,7 @@ struct pv_trees {
 	const char *sep;	    /* winbind separator from the probe ("" when unknown) */
 	unsigned workers;
 	bool ssh;
+	bool mapped; /* users[].uid and gid are the server's (map_users) */
 	struct pv_progress prog;
 };
 

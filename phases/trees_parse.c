@@ -70,7 +70,7 @@ static int by_path(const void *a, const void *b)
 
 struct have *pv_trees_find(struct have *hv, size_t nh, const char *path)
 {
-	struct have key = {(char *)path, false, false, 0};
+	struct have key = {(char *)path, false, false, 0, 0};
 
 	return nh ? bsearch(&key, hv, nh, sizeof(*hv), by_path) : NULL;
 }
@@ -86,9 +86,11 @@ int pv_trees_parse_listing(struct pv_buf *out, struct have **hv, size_t *nh)
 		char *rec = out->data + at, type, *sp;
 		size_t len = strnlen(rec, out->len - at);
 		unsigned long long size;
+		unsigned long uid;
 
 		at += len + 1;
-		if (sscanf(rec, "%c %llu", &type, &size) != 2 || !(sp = strchr(rec + 2, ' ')))
+		if (sscanf(rec, "%c %llu %lu", &type, &size, &uid) != 3 ||
+		    !(sp = strchr(rec + 2, ' ')) || !(sp = strchr(sp + 1, ' ')))
 			continue;
 		if (sp[1] == '.' && sp[2] == '/') /* list-trees.sh gives find ./FOLDER */
 			sp += 2;
@@ -104,7 +106,7 @@ int pv_trees_parse_listing(struct pv_buf *out, struct have **hv, size_t *nh)
 			cap = nc;
 		}
 		(*hv)[n++] = (struct have){sp + 1, type == 'd', type != 'd' && type != 'f',
-					   type == 'f' ? size : 0};
+					   type == 'f' ? size : 0, uid};
 	}
 	if (n)
 		qsort(*hv, n, sizeof(**hv), by_path);

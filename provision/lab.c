@@ -45,6 +45,11 @@ static void prepare_text(const struct pv_ctx *ctx, const void *result, int code)
 		 "complete before, %lu files written",
 		 r->server.shares_made, r->server.shares_present, r->server.spns_added,
 		 r->server.spns_present, t->complete, t->users, t->files_made + t->files_fixed);
+	if (t->replaced)
+		snprintf(w[PV_LAB_SERVER] + strlen(w[PV_LAB_SERVER]),
+			 sizeof(w[0]) - strlen(w[PV_LAB_SERVER]),
+			 "; %lu trees of earlier accounts of the same names built anew",
+			 t->replaced);
 	if (r->server.dc_wait > 0)
 		snprintf(w[PV_LAB_SERVER] + strlen(w[PV_LAB_SERVER]),
 			 sizeof(w[0]) - strlen(w[PV_LAB_SERVER]),

@@ -28,6 +28,10 @@ static void trees_text(const struct pv_tree_stats *st)
 	       (double)st->bytes_written / 1e6, st->seconds,
 	       st->seconds > 0 ? (double)written / st->seconds : 0,
 	       st->seconds > 0 ? (double)st->bytes_written / 1e6 / st->seconds : 0, st->complete);
+	if (st->replaced)
+		printf("server: %lu users' trees held files of an earlier account of the same name "
+		       "(another uid): removed and built anew\n",
+		       st->replaced);
 }
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
@@ -78,6 +82,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 		pv_json_str(t, "fileset", st->fileset[0] ? st->fileset : NULL);
 		pv_json_int(t, "users", (long long)st->users);
 		pv_json_int(t, "complete", (long long)st->complete);
+		pv_json_int(t, "replaced", (long long)st->replaced);
 		pv_json_int(t, "files_per_user", (long long)st->files_per_user);
 		pv_json_int(t, "bytes_per_user", (long long)st->bytes_per_user);
 		pv_json_int(t, "files_written", (long long)written);

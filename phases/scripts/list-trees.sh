@@ -1,5 +1,6 @@
 # phases/scripts/list-trees.sh: what folders under the server's share_path hold, as
-# "TYPE SIZE PATH" records ended by NUL (TYPE f, d, l...; PATH relative to share_path). Set
+# "TYPE SIZE UID PATH" records ended by NUL (TYPE f, d, l...; UID the owner's, numeric; PATH
+# relative to share_path). Set
 # before it: base (share_path). The positional parameters are the folders to list, relative
 # to base; those that do not exist are skipped. find takes no --: each folder is given as
 # ./FOLDER, so no name is ever read as an option or an expression, and the paths printed start
@@ -13,4 +14,4 @@ for d; do
 	shift
 done
 [ $# -gt 0 ] || exit 0
-find "$@" -mindepth 1 -printf '%y %s %p\0'
+find "$@" -mindepth 1 -printf '%y %s %U %p\0'

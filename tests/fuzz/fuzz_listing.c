@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_listing.c: libFuzzer target for the trees' listing of the server's share
- * folders (phases/trees_internal.h, pv_trees_parse_listing): the NUL-ended "TYPE SIZE ./PATH"
+ * folders (phases/trees_internal.h, pv_trees_parse_listing): the NUL-ended "TYPE SIZE UID ./PATH"
  * records phases/scripts/list-trees.sh prints with find -printf. An input is the whole
  * output. Invariants, each aborting when broken:
  *   - only running out of memory refuses;

@@ -166,6 +166,26 @@ expect_out "140 files written \(0 fixed\), 140 already right"
 got=$(on srv stat -c '%U %a' "$SP/fsroot2")
 [[ $got == "root 755" ]] || fail "the folder of fsroot2 made again as '$got'"
 
+# the users made again (cleanup dc, dc): the same names, new accounts and uids. Their trees hold
+# the earlier accounts' files, which the new ones could not write: removed and built anew
+old_uid=$(on srv stat -c %u "$SP/fsroot1/st-cli1-u1/static/d01/f0001.docx")
+pv "${P[@]}" cleanup dc
+expect_rc 0 "cleanup dc before the users are made again"
+pv "${P[@]}" dc --users 2
+expect_rc 0 "dc: the same users made again"
+pv "${P[@]}" --json server --users 2
+expect_rc 0 "server over the earlier accounts' trees"
+python3 -c 'import json,sys; t=json.loads(sys.stdin.read().splitlines()[-1])["trees"]; assert t["replaced"]==4 and t["files_written"]==280 and t["complete"]==0, t' <<<"$OUT" ||
+	fail "server over the earlier accounts' trees: $OUT"
+new_uid=$(on srv getent passwd 'LAB\st-cli1-u1' | cut -d: -f3)
+[[ -n $new_uid && $new_uid != "$old_uid" ]] || fail "st-cli1-u1 has the same uid ($old_uid) as before: not made again"
+others=$(on srv find "$SP/fsroot1/st-cli1-u1" ! -uid "$new_uid" | head -3)
+[[ -z $others ]] || fail "st-cli1-u1's tree still holds another uid's: $others"
+got=$(srv_tree fsroot1 st-cli1-u1)
+[[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "the tree built anew holds '$got'"
+pv "${P[@]}" server --users 2
+expect_out "0 files written .*4 trees complete already"
+
 # 6. --via ssh: the same bytes on the server's disk, owned by the user
 on srv sh -c "rm -rf $SP/fsroot1/st-cli2-u1/static $SP/fsroot1/st-cli2-u1/volatile"
 pv "${P[@]}" server --users 2 --via ssh

@@ -228,6 +228,34 @@ START_TEST(render_quoted)
 }
 END_TEST
 
+/* The listing of the share folders (list-trees.sh: "TYPE SIZE UID ./PATH", NUL-ended): every
+ * entry's owner is kept, since a tree holding another uid's files is an earlier account's
+ * (cleanup dc, dc again) and is built anew; a record without its uid is no record. */
+START_TEST(listing_owners)
+{
+	static const char L[] = "f 1024 11117 ./fsroot1/u1/static/a.txt\0"
+				"d 4096 11114 ./fsroot1/u1/static\0"
+				"f 12 ./fsroot1/u1/old-format\0"
+				"l 9 11117 ./fsroot1/u1/link\0";
+	struct pv_buf out = PV_BUF_INIT;
+	struct have *hv = NULL, *h;
+	size_t nh = 0;
+
+	ck_assert_int_eq(pv_buf_add(&out, L, sizeof(L) - 1), 0);
+	ck_assert_int_eq(pv_trees_parse_listing(&out, &hv, &nh), PV_OK);
+	ck_assert_uint_eq(nh, 3);
+	ck_assert_ptr_nonnull(h = pv_trees_find(hv, nh, "fsroot1/u1/static/a.txt"));
+	ck_assert(!h->dir && !h->other && h->size == 1024 && h->uid == 11117);
+	ck_assert_ptr_nonnull(h = pv_trees_find(hv, nh, "fsroot1/u1/static"));
+	ck_assert(h->dir && h->size == 0 && h->uid == 11114);
+	ck_assert_ptr_nonnull(h = pv_trees_find(hv, nh, "fsroot1/u1/link"));
+	ck_assert(h->other && h->uid == 11117);
+	ck_assert_ptr_null(pv_trees_find(hv, nh, "fsroot1/u1/old-format"));
+	free(hv);
+	pv_buf_release(&out, 0);
+}
+END_TEST
+
 /* getent's lines: a user's uid and gid, the domain dropped; root, a system account or its
  * group (below PV_TREES_ID_MIN) are refused: trees.pl would act as that account on the
  * server; anything not plain digits is no line of getent.sh. */
@@ -619,6 +647,7 @@ int main(void)
 	tcase_add_test(tc, render);
 	tcase_add_test(tc, render_quoted);
 	tcase_add_test(tc, getent_lines);
+	tcase_add_test(tc, listing_owners);
 	tcase_add_test(tc, wrap_lines);
 	tcase_add_test(tc, client_lines);
 	tcase_add_test(tc, host_input_secret);

@@ -97,7 +97,7 @@ sleep 3
 "$LAB_SH" repl resume dc
 pv_bg_wait 300
 expect_rc 0 "prepare once dc has the users"
-expect_out "waited [0-9.]+ s for dc.lab.test \(the DC srv uses\)"
+expect_out "waited [0-9.]+ s for dc.lab.test \(its DC\) to replicate the users"
 echo "  reversed: $(grep -o 'waited [0-9.]* s for dc.lab.test' <<<"$OUT") (paused, resumed 3 s into the wait)" >&2
 [[ $(on_dc dc) -eq $U ]] || fail "dc holds $(on_dc dc) users, not $U"
 [[ $(srv_tree fsroot2 cli1-u2) == "$SMALL_FILES $SMALL_BYTES" ]] ||
