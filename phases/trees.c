@@ -293,8 +293,7 @@ static int remove_foreign(struct pv_trees *t, unsigned long n)
 		return r;
 	pv_log(PV_LOG_INFO,
 	       "trees: %lu user%s' folders held files of another uid (an earlier account of the "
-	       "same "
-	       "name, removed since): removed, built anew",
+	       "same name, removed since): removed, built anew",
 	       n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < t->nusers; i++)
 		if (t->users[i].foreign)
@@ -436,8 +435,7 @@ int pv_trees_build(struct pv_trees *t, struct pv_plan *plan)
 		if (foreign)
 			pv_plan_add(plan,
 				    "remove the trees of %lu users, which hold files of another "
-				    "uid (an "
-				    "earlier account of the same name), and build them anew",
+				    "uid (an earlier account of the same name), and build them anew",
 				    foreign);
 		if (todo)
 			pv_plan_add(plan,
