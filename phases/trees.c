@@ -433,10 +433,11 @@ int pv_trees_build(struct pv_trees *t, struct pv_plan *plan)
 		foreign += t->users[i].foreign;
 	if (t->env->dry_run) {
 		if (foreign)
-			pv_plan_add(plan,
-				    "remove the trees of %lu users, which hold files of another "
-				    "uid (an earlier account of the same name), and build them anew",
-				    foreign);
+			pv_plan_add(
+				plan,
+				"remove the trees of %lu users, which hold files of another "
+				"uid (an earlier account of the same name), and build them anew",
+				foreign);
 		if (todo)
 			pv_plan_add(plan,
 				    "build the trees of %lu users (fileset '%s': %lu files, %.1f "
