@@ -745,9 +745,10 @@ dc2_up() {
   wait_for 60 dc2_ldaps_ok || fail "LDAPS on dc2 fails" "$LAB/log/dc2.log"
 }
 
-# repl pause|resume: dc2's inbound replication off or on: the DISABLE_INBOUND_REPL option of
-# its NTDS Settings, set in its own database (samba-tool drs options would do it over DRS);
-# its replication service reads it at every pull, so resume takes effect at the next (5 s)
+# repl pause|resume [dc|dc2]: a DC's inbound replication (dc2's by default) off or on: the
+# DISABLE_INBOUND_REPL option of its NTDS Settings, set in its own database (samba-tool drs
+# options would do it over DRS); its replication service reads it at every pull, so resume
+# takes effect at the next (5 s)
 cmd_repl() { # pause|resume [DC]: DC's inbound replication (default dc2's)
   need_root
   [ $# -eq 1 ] || [ $# -eq 2 ] || usage
