@@ -306,8 +306,10 @@ static bool should_stop(void *arg)
 			stop = true;
 			pthread_cond_broadcast(&x->st->cond);
 		}
-		/* silence counts once the load runs: a line comes every interval */
-		if (!stop && x->st->go && !b->c.done &&
+		/* silence counts once this client was told to go (which restarts its clock: it
+		 * may have been ready long before, waiting for a slower client): a line comes
+		 * every interval */
+		if (!stop && x->st->go && b->go_sent && !b->c.done &&
 		    pv_now() - x->last_seen > R->lost_after + state(R)->cfg.interval) {
 			x->silent = true;
 			stop = true;
