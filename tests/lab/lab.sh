@@ -1029,11 +1029,23 @@ cmd_dc() {
 # settings in place of the base's (a configuration variant of the tests: kerberos method,
 # winbind use default domain, server signing...), then smbd and winbindd restarted if they run.
 # A variant costs a restart, not a new lab. Registry shares and the membership are kept.
+# srv's running winbindd and smbd restarted (CMD names the caller in errors); restarted
+# daemons are new processes: back under the CPU limit, when one is set
+srv_restart_daemons() { # CMD
+  local unit
+  for unit in winbindd smbd; do
+    if lab_exec srv "$LAB/bin/lab-service" status "$unit" >/dev/null 2>&1; then
+      lab_exec srv "$LAB/bin/lab-service" restart "$unit" >/dev/null || die "$1: $unit did not restart"
+    fi
+  done
+  [ ! -f "$LAB/srv/cpu-limit" ] || cg_apply "$(cut -d' ' -f1 "$LAB/srv/cpu-limit")"
+}
+
 cmd_srv_conf() {
   need_root
   ns_exists srv || die "lab host srv is not up"
   lock
-  local f=/etc/netns/pvlab-srv/samba/smb.conf kv conf unit
+  local f=/etc/netns/pvlab-srv/samba/smb.conf kv conf
   conf=$(member_smb_conf)
   for kv in "$@"; do
     [[ $kv == *=* && ${kv%%=*} != "" ]] || die "srv-conf: expected KEY=VALUE, got '$kv'"
@@ -1044,13 +1056,7 @@ cmd_srv_conf() {
       $0 == "[global]" { print "\t" k " = " v }' <<<"$conf")
   done
   put "$f" 644 <<<"$conf"
-  for unit in winbindd smbd; do
-    if lab_exec srv "$LAB/bin/lab-service" status "$unit" >/dev/null 2>&1; then
-      lab_exec srv "$LAB/bin/lab-service" restart "$unit" >/dev/null || die "srv-conf: $unit did not restart"
-    fi
-  done
-  # restarted daemons are new processes: back under the CPU limit, when one is set
-  [ ! -f "$LAB/srv/cpu-limit" ] || cg_apply "$(cut -d' ' -f1 "$LAB/srv/cpu-limit")"
+  srv_restart_daemons srv-conf
   say "srv's smb.conf: the base${1:+ with $*}"
 }
 
@@ -1240,15 +1246,10 @@ srv_disk_umount() {
 }
 
 srv_disk_restart() {
-  local unit
   sshd_stop srv
   sshd_start srv
   sshd_wait srv
-  for unit in winbindd smbd; do
-    if lab_exec srv "$LAB/bin/lab-service" status "$unit" >/dev/null 2>&1; then
-      lab_exec srv "$LAB/bin/lab-service" restart "$unit" >/dev/null || die "srv-disk: $unit did not restart"
-    fi
-  done
+  srv_restart_daemons srv-disk
   # what smbd and winbindd started on demand (samba-dcerpcd, its rpcd_*) in the old /srv goes
   # too (they are started again when asked); the old disk is let go with the last of them
   local dev p old=()
@@ -1257,7 +1258,6 @@ srv_disk_restart() {
     [ "$(stat -c %d "/proc/$p/root/srv" 2>/dev/null)" = "$dev" ] || old+=("$p")
   done
   [ ${#old[@]} -eq 0 ] || kill_wait "${old[@]}" || true
-  [ ! -f "$LAB/srv/cpu-limit" ] || cg_apply "$(cut -d' ' -f1 "$LAB/srv/cpu-limit")"
 }
 
 srv_disk_empty() { # what /srv holds besides lost+found, or nothing
