@@ -20,6 +20,14 @@ on_dc() { # DC: the lab's users it holds
 	[[ $1 == dc2 ]] && f=lds2
 	$f -b "$BASE_DN" "(&(objectClass=user)(description=$TAG))" dn | grep -c '^dn:' || true
 }
+pin_winbind() { # DC: srv's winbindd made to use DC (it remembers the DC it used in its
+	# cache, which a restart keeps: flushed first)
+	"$LAB_SH" srv-conf "password server=$1.lab.test"
+	on srv net cache flush
+	on srv "$LAB/bin/lab-service" restart winbindd >/dev/null
+	for _ in $(seq 50); do on srv wbinfo -P 2>/dev/null | grep -q "\"$1.lab.test\"" && break; sleep 0.2; done
+	on srv wbinfo -P | grep -q "\"$1.lab.test\"" || fail "srv's winbindd does not use $1: $(on srv wbinfo -P 2>&1)"
+}
 grep -q other_dcs "$LAB/lab.yaml" || { fail "the lab has no second DC; make check-scale brings it up"; finish; exit; }
 
 pv "${PB[@]}" check
@@ -30,12 +38,7 @@ expect_out "ok +dc +controller +writes to dc.lab.test .*1 other DC named"
 # the server joined (through dc), then pinned to dc2
 pv "${PB[@]}" join
 expect_rc 0 "join"
-# (winbindd remembers the DC it used in its cache, which a restart keeps: flushed first)
-"$LAB_SH" srv-conf "password server=dc2.lab.test"
-on srv net cache flush
-on srv "$LAB/bin/lab-service" restart winbindd >/dev/null
-for _ in $(seq 50); do on srv wbinfo -P 2>/dev/null | grep -q 'dc2.lab.test' && break; sleep 0.2; done
-on srv wbinfo -P | grep -q '"dc2.lab.test"' || fail "srv's winbindd does not use dc2: $(on srv wbinfo -P 2>&1)"
+pin_winbind dc2
 
 # users on dc while dc2 does not replicate; server waits, then goes on
 "$LAB_SH" repl pause
@@ -75,11 +78,7 @@ lds2 -b "$LAB_OU" -s base dn 2>/dev/null | grep -q '^dn:' && fail "the OU is lef
 
 # The other way round: dc writes to dc2, the server's winbindd uses dc, and dc does not
 # replicate in. The playbook names dc2 as the DC written and dc as the other.
-"$LAB_SH" srv-conf "password server=dc.lab.test"
-on srv net cache flush
-on srv "$LAB/bin/lab-service" restart winbindd >/dev/null
-for _ in $(seq 50); do on srv wbinfo -P 2>/dev/null | grep -q '"dc.lab.test"' && break; sleep 0.2; done
-on srv wbinfo -P | grep -q '"dc.lab.test"' || fail "srv's winbindd does not use dc: $(on srv wbinfo -P 2>&1)"
+pin_winbind dc
 sed -e 's/^  dc: dc\.lab\.test .*/  dc: dc2.lab.test\n  dc_address: 198.18.0.11/' \
 	-e 's/^  other_dcs: .*/  other_dcs: [{name: dc.lab.test, address: 198.18.0.10}]/' "$LAB/lab.yaml" >"$T_TMP/rev.yaml"
 grep -q '^  dc: dc2.lab.test' "$T_TMP/rev.yaml" && grep -q 'other_dcs: \[{name: dc.lab.test' "$T_TMP/rev.yaml" ||
