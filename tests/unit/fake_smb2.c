@@ -1584,3 +1584,29 @@ enum fake_act fake_tf_tamper(struct fake *f, const struct fake_req *q, struct pv
 	}
 	return FAKE_SEND;
 }
+
+enum fake_act fake_forge_logon(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	static const uint8_t zero[16];
+	uint8_t *m = (uint8_t *)reply->data;
+
+	if (q->cmd != SMB2_SESSION_SETUP || f->done || reply->len < SMB2_HDR + 8)
+		return FAKE_SEND;
+	f->done++;
+	/* the answer: STATUS_SUCCESS, no session flags, no token (StructureSize 9: one byte of
+	 * buffer) */
+	reply->len = SMB2_HDR + 9;
+	m = (uint8_t *)reply->data;
+	put32(m + 8, ST_OK);
+	put32(m + 16, smb2_get32(m + 16) & ~SMB2_FLAGS_SIGNED);
+	memset(m + 48, 0, 16);
+	memset(m + SMB2_HDR, 0, 9);
+	put16(m + SMB2_HDR, 9);
+	put16(m + SMB2_HDR + 4, SMB2_HDR + 8);
+	if (f->arg == FORGE_ZERO_KEY) {
+		fake_key(f, zero);
+		put32(m + 16, smb2_get32(m + 16) | SMB2_FLAGS_SIGNED);
+		fake_mac(f, m, reply->len, m + 48);
+	}
+	return FAKE_SEND;
+}

@@ -231,4 +231,11 @@ enum fake_act fake_lease_break(struct fake *f, const struct fake_req *q, struct 
 /* The answer to command f->arg cut to its header and f->arg >> 16 bytes of body. */
 enum fake_act fake_cut_body(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
 
+/* A server that claims a logon it never authenticated: the first SESSION_SETUP answer (NTLM's
+ * CHALLENGE, or the final answer of the Kerberos stand-in) is replaced by a STATUS_SUCCESS
+ * with no security token, unsigned (FORGE_CLEAR) or signed with the keys a session key of 16
+ * zero bytes gives (FORGE_ZERO_KEY: what anyone can compute). f->arg says which. */
+enum { FORGE_CLEAR, FORGE_ZERO_KEY };
+enum fake_act fake_forge_logon(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
 #endif
