@@ -544,8 +544,9 @@ static int remove_one(struct build *b, struct pend *p, const char *path, bool di
 			   p ? on_part : wire_on_call, p ? (void *)part(p, SMB2_CREATE) : &k1);
 	if (r == PV_OK && p)
 		p->n++;
-	if (r == PV_OK && (r = pv_smba_closefile(c, PV_SMBA_RELATED, p ? on_part : wire_on_call,
-						 p ? (void *)part(p, SMB2_CLOSE) : &k2)) == PV_OK &&
+	if (r == PV_OK &&
+	    (r = pv_smba_closefile(c, PV_SMBA_RELATED, p ? on_part : wire_on_call,
+				   p ? (void *)part(p, SMB2_CLOSE) : &k2)) == PV_OK &&
 	    p)
 		p->n++;
 	if (p)
@@ -621,8 +622,8 @@ static void on_listed(struct pv_smba *c, void *arg, const struct pv_smba_done *d
 	smb2_rd_init(&r, d->buf, d->buflen);
 	smb2_dir_init(&it, &r);
 	while ((n = smb2_dir_next(&it, &e)) == 1 && k->err == PV_OK)
-		k->err = listing_entry(k->l, where, s->base, k->rel, e.name, e.dir, e.size,
-				       e.mtime);
+		k->err =
+			listing_entry(k->l, where, s->base, k->rel, e.name, e.dir, e.size, e.mtime);
 	if (n < 0) {
 		pv_smba_abort(c, PV_EREMOTE, "SMB to '%s': a malformed listing of %s%s%s: %s",
 			      s->server, where, *k->rel ? "/" : "", k->rel, it.r.why);
@@ -768,8 +769,8 @@ int pv_smb2_plan(struct pv_smb2 *s, const char *share, const char *base,
 	}
 	for (size_t i = 0; i < n && b.err == PV_OK; i++) {
 		const struct pv_smb_item *it = &items[i];
-		enum plan a = fresh ? PLAN_MAKE : listing_plan(&p->l, it, p->o.fft, s->server,
-							       share, base);
+		enum plan a = fresh ? PLAN_MAKE
+				    : listing_plan(&p->l, it, p->o.fft, s->server, share, base);
 
 		if (a == PLAN_MISMATCH && !p->o.mirror)
 			fail(&b, PV_EREMOTE);
@@ -847,8 +848,7 @@ static int prune(struct build *b)
 	return drain(b);
 }
 
-int pv_smb2_plan_prune(struct pv_smb2 *s, struct pv_smb2_plan *plan,
-		       struct pv_smb_tree_result *res)
+int pv_smb2_plan_prune(struct pv_smb2 *s, struct pv_smb2_plan *plan, struct pv_smb_tree_result *res)
 {
 	struct build b;
 	bool armed;
@@ -870,9 +870,9 @@ int pv_smb2_plan_prune(struct pv_smb2 *s, struct pv_smb2_plan *plan,
 	return end(&b, armed);
 }
 
-int pv_smb2_plan_put(struct pv_smb2 *s, struct pv_smb2_plan *plan, unsigned part_no,
-		     unsigned parts, pv_smb_fill_fn fill, void *fill_ctx, pv_smb_tick_fn tick,
-		     void *tick_ctx, struct pv_smb_tree_result *res)
+int pv_smb2_plan_put(struct pv_smb2 *s, struct pv_smb2_plan *plan, unsigned part_no, unsigned parts,
+		     pv_smb_fill_fn fill, void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
+		     struct pv_smb_tree_result *res)
 {
 	struct build b;
 	size_t j = 0;
