@@ -122,7 +122,7 @@ static bool procs(const char *s, size_t len, struct pv_watch_sample *out)
 			at = e + 1;
 		}
 		if (f[0] < 1 || f[0] > 4194304 || f[0] != floor(f[0]) || f[1] < 0 || f[2] < 1 ||
-		    f[2] > 65536 || f[3] < 0 || f[3] > f[1] + 0.5)
+		    f[2] > 65536 || f[3] < 0 || f[3] > f[1] + 100)
 			return false;
 		if (out->nprocs < PV_WATCH_PROCS)
 			out->procs[out->nprocs++] = (struct pv_watch_proc){

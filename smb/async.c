@@ -1921,6 +1921,20 @@ const char *pv_smba_describe(const struct pv_smba *c)
 	return c ? c->desc : "";
 }
 
+int pv_smba_local_port(const struct pv_smba *c)
+{
+	struct sockaddr_storage a;
+	socklen_t len = sizeof(a);
+
+	if (!c || c->fd < 0 || getsockname(c->fd, (struct sockaddr *)&a, &len) != 0)
+		return 0;
+	if (a.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&a)->sin_port);
+	if (a.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
+	return 0;
+}
+
 uint16_t pv_smba_dialect(const struct pv_smba *c)
 {
 	return c && c->negotiated ? c->sec.dialect : 0;

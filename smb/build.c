@@ -907,6 +907,40 @@ int pv_smb2_plan_put(struct pv_smb2 *s, struct pv_smb2_plan *plan, unsigned part
 	return end(&b, armed);
 }
 
+int pv_smb2_mkdirs(struct pv_smb2 *s, const char *share, const char *path)
+{
+	char part[PATH_LIMIT + 1], st[32];
+	size_t len = strlen(path);
+	int r;
+
+	if (len > PATH_LIMIT)
+		return pv_error(PV_ECONFIG,
+				"SMB //%s/%s: the folder '%.300s...' is %zu bytes, more "
+				"than %d",
+				s->server, share, path, len, PATH_LIMIT);
+	for (size_t i = 1; i <= len; i++) {
+		struct wire_call k = {s};
+
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		memcpy(part, path, i);
+		part[i] = '\0';
+		if ((r = wire_wait(s, &k,
+				   pv_smba_create(s->c, part, PV_SMBA_LIST, 3 /* FILE_OPEN_IF */,
+						  PV_SMBA_DIR, wire_on_call, &k))) != PV_OK)
+			return r;
+		if (k.status != ST_OK) {
+			snprintf(st, sizeof(st), "NT status 0x%08x", k.status);
+			return pv_error(PV_EREMOTE, "SMB making folder //%s/%s/%s as %s: %s",
+					s->server, share, part, s->who ? s->who : "",
+					smb2_status_name(k.status) ? smb2_status_name(k.status)
+								   : st);
+		}
+		wire_close(s, k.fid);
+	}
+	return PV_OK;
+}
+
 /* ---- a whole build ---- */
 
 /* The session's end: LOGOFF, its answer checked with the session's keys. A LOGOFF that

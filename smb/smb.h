@@ -108,6 +108,8 @@ const char *pv_smb2_describe(const struct pv_smb2 *c);
 /* Whether that session signed or encrypted its requests. */
 bool pv_smb2_signing(const struct pv_smb2 *c);
 bool pv_smb2_encrypting(const struct pv_smb2 *c);
+/* c's own TCP port (the server's smbstatus shows it beside the smbd serving c); 0: unknown. */
+int pv_smb2_local_port(const struct pv_smb2 *c);
 /* Whether c can carry no more requests (the connection failed or closed, or never opened). */
 bool pv_smb2_lost(const struct pv_smb2 *c);
 void pv_smb2_free(struct pv_smb2 *c);
@@ -156,5 +158,8 @@ int pv_smb2_plan_put(struct pv_smb2 *c, struct pv_smb2_plan *plan, unsigned part
 		     pv_smb_fill_fn fill, void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
 		     struct pv_smb_tree_result *res);
 void pv_smb2_plan_free(struct pv_smb2_plan *p);
+/* Every folder of path (share-relative, '/'-separated) there, made where missing (FILE_OPEN_IF
+ * on each in turn). */
+int pv_smb2_mkdirs(struct pv_smb2 *c, const char *share, const char *path);
 
 #endif

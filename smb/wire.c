@@ -39,6 +39,11 @@ const char *pv_smb2_describe(const struct pv_smb2 *c)
 	return c->desc[0] ? c->desc : pv_smba_describe(c->c);
 }
 
+int pv_smb2_local_port(const struct pv_smb2 *c)
+{
+	return c ? pv_smba_local_port(c->c) : 0;
+}
+
 bool pv_smb2_signing(const struct pv_smb2 *c)
 {
 	return c && c->sign;

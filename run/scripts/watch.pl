@@ -173,7 +173,11 @@ sub line {
 				my $d = $y->{threads}{$tid} - ( $x ? $x->{threads}{$tid} // 0 : 0 );
 				$top = $d if $d > $top;
 			}
-			push @p, [ $pid, $cpu, scalar keys %{ $y->{threads} }, $top / $hz / $dt * 100, $y->{quota} ];
+			# the threads are read just after the process: a thread's share may come out
+			# a tick above its process's, never really
+			$top = $top / $hz / $dt * 100;
+			$top = $cpu if $top > $cpu;
+			push @p, [ $pid, $cpu, scalar keys %{ $y->{threads} }, $top, $y->{quota} ];
 		}
 		# (the package's $a and $b: this sub's own hold the snapshots)
 		@p = ( sort { $::b->[1] <=> $::a->[1] || $::a->[0] <=> $::b->[0] } @p )[ 0 .. ( @p < 8 ? $#p : 7 ) ];

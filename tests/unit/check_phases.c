@@ -557,13 +557,13 @@ START_TEST(watch_parse)
 	ck_assert_uint_eq(s.nprocs, 0);
 	{
 		static const char *const wrong[] = {
-			"procs=4242:97.5:3:93.0",    /* a field short */
-			"procs=4242:97.5:3:99.0:-1", /* a thread busier than its process */
-			"procs=0:1:1:1:-1",	     /* no such pid */
-			"procs=4.5:1:1:1:-1",	     /* nor this */
-			"procs=42:1:0:0:-1",	     /* no thread */
-			"procs=42:1:1:1:-1,",	     /* a comma with nothing after */
-			"procs=42:1:1:1:nan",	     /* not a number */
+			"procs=4242:97.5:3:93.0",     /* a field short */
+			"procs=4242:97.5:3:199.0:-1", /* a thread a core busier than its process */
+			"procs=0:1:1:1:-1",	      /* no such pid */
+			"procs=4.5:1:1:1:-1",	      /* nor this */
+			"procs=42:1:0:0:-1",	      /* no thread */
+			"procs=42:1:1:1:-1,",	      /* a comma with nothing after */
+			"procs=42:1:1:1:nan",	      /* not a number */
 		};
 
 		for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
