@@ -28,7 +28,7 @@ rogue_stop() {
 	rm -f "$ROGUE_PID"
 	on srv "$SVC" status smbd >/dev/null 2>&1 || on srv "$SVC" start smbd >/dev/null
 }
-trap 'rogue_stop; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$RES"/rg-* "$ROGUE_COUNT" "$T_TMP"' EXIT
+trap 'rogue_stop; on ctl "${PVT[@]}" "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$RES"/rg-* "$ROGUE_COUNT" "$T_TMP"' EXIT
 
 pv "${P[@]}" cleanup --leave >/dev/null
 pv "${P[@]}" prepare
