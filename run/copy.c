@@ -404,7 +404,7 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 	struct hosts h = {0};
 	struct pv_roster_user u;
 	struct pv_self self = {0};
-	char bin[128], name[64], id[64];
+	char bin[128], name[64], id[64], why[1024];
 	bool copied = false;
 	size_t ci = 0;
 	int r, r2;
@@ -527,6 +527,8 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 		pv_samba_counters_release(&after);
 	}
 out:
+	/* what the clean-up below records must not replace the failure's words */
+	snprintf(why, sizeof(why), "%s", r != PV_OK ? pv_errmsg() : "");
 	if (h.srv)
 		put_back(&h, j);
 	if (h.watch) {
@@ -548,6 +550,8 @@ out:
 	pv_remote_free(h.srv);
 	pv_remote_free(h.ctl);
 	pv_self_release(&self);
+	if (r != PV_OK && why[0])
+		return pv_error(r, "%s", why);
 	return r;
 }
 
