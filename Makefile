@@ -19,7 +19,7 @@ CPPFLAGS += -I. -D_GNU_SOURCE -DPV_VERSION='"$(VERSION)"'
 CFLAGS ?= -O2 -g
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-MODULES := util json playbooks hosts fileset krb ldap remote smb samba load results phases run
+MODULES := util json playbooks hosts fileset krb ldap remote smb samba load results phases run sweep
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC := $(wildcard provision/*.c)
 LIB_OBJ := $(patsubst %.c,build/obj/%.o,$(LIB_SRC))

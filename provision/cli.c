@@ -14,6 +14,12 @@
 /* a command's own options, in the order help lists them */
 #define OPTS(...) ((const enum pv_opt_id[]){__VA_ARGS__, OPT_COUNT})
 
+static const struct pv_sub sweep_subs[] = {
+	{"copy", pv_cmd_sweep_copy, NULL},
+	{"run", pv_cmd_sweep_run, NULL},
+	{NULL, NULL, NULL},
+};
+
 /* 'prepare dc' is 'dc' (its handler and options); 'cleanup dc' has its own */
 static const struct pv_sub prepare_subs[] = {
 	{"dc", pv_cmd_dc, &pv_render_dc},
@@ -381,6 +387,39 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "the source is a fileset, and 'start'. stdout: 'copy-conn', 'copy-plan', 'copy-tick'\n"
 	 "and 'copy-done' lines (load/copy.h). The end of stdin, Ctrl-C or SIGTERM stop it\n"
 	 "(status 15)."},
+	{CMD_SWEEP, "sweep", NULL, NULL, sweep_subs, true,
+	 OPTS(OPT_SETTING, OPT_SETTING_COMMAND, OPT_REPEAT, OPT_ID, OPT_FROM, OPT_FILESET,
+	      OPT_CLIENT, OPT_SHARE, OPT_MT, OPT_CONNECTIONS, OPT_NO_PROFILE, OPT_INTERVAL,
+	      OPT_MIN_USERS, OPT_MAX_USERS, OPT_STEP, OPT_REFINE, OPT_DURATION, OPT_WARMUP,
+	      OPT_WATCH),
+	 PBL | PV_CMD_STOPPABLE,
+	 "sweep copy|run --setting PARAM=VALUE... [--setting-command 'APPLY ;; REVERT']... "
+	 "[--repeat N] [the job's options]",
+	 "run one job under several server settings, with repeats, and say which setting "
+	 "helps",
+	 "Runs one job (a copy, with copy's options; or a run, with run's) under the baseline\n"
+	 "and under each setting in turn, --repeat rounds (default 3), interleaved: the\n"
+	 "baseline, then every setting, round after round (never in blocks). A setting is a\n"
+	 "Samba parameter (--setting 'case sensitive=yes', repeatable), set through net conf on\n"
+	 "every share the lab made, or in [global] when the server's [global] reads the\n"
+	 "registry (include = registry; refused otherwise, saying so); or any server's own pair\n"
+	 "of commands (--setting-command 'APPLY ;; REVERT', repeatable). Before anything runs\n"
+	 "every Samba setting is checked by the server's testparm: one it refuses is refused,\n"
+	 "the parameter named. Each setting is applied just before its job and put back just\n"
+	 "after it; every setting applied is put back on every way out (a failed job, Ctrl-C,\n"
+	 "a lost SSH connection), and an interrupted sweep says what it put back. The server's\n"
+	 "configuration in effect (testparm -s) must be the same byte for byte after the sweep\n"
+	 "as before it. A copy's target is a folder of its own per job, removed after it as the\n"
+	 "user. Per condition: the median of its repeats with the interval of their mean, the\n"
+	 "difference against the baseline with its interval (Welch, as compare judges groups of\n"
+	 "repeats), whether it is beyond the noise, and the server's smbd CPU per file (copy).\n"
+	 "Results in <controller.results>/<id>/ (default sweep-<UTC time>): sweep.txt,\n"
+	 "sweep.json, revert.txt (what would undo every setting, written first), report.html\n"
+	 "with a bar chart; each job's own folder beside it (<id>-base-rN, <id>-sK-rN).\n"
+	 "Exit status: 0 swept; 2 bad options; 3 a setting the server refuses, a global one it\n"
+	 "cannot take, or a share the lab did not make; 8 the server failed, or its\n"
+	 "configuration is not as it was after the sweep; 15 stopped; a job's own code when it\n"
+	 "failed (the settings put back all the same)."},
 	{CMD_HELP, "help", NULL, NULL, NULL, false, NULL, 0, "help [command]",
 	 "show help for a command", "Shows the usage and options of a command."},
 };
@@ -463,6 +502,12 @@ const struct pv_option pv_options[] = {
 	 "copy: remove what the target holds and the source does not (robocopy /MIR)"},
 	{OPT_NO_PROFILE, "no-profile", 0, NULL, false,
 	 "copy: leave Samba's profiling alone (no system calls shown)"},
+	{OPT_SETTING, "setting", 0, "PARAM=VALUE", false,
+	 "sweep: a Samba parameter to sweep (repeatable)"},
+	{OPT_SETTING_COMMAND, "setting-command", 0, "'APPLY ;; REVERT'", false,
+	 "sweep: a pair of commands run on the server to apply and put back a setting "
+	 "(repeatable)"},
+	{OPT_REPEAT, "repeat", 0, "N", false, "sweep: rounds over every condition (default 3)"},
 	{OPT_DRAIN, "drain", 0, NULL, false,
 	 "wait until the server's queue has drained (what wait does; may be left out)"},
 	{OPT_PROBE, "probe", 0, "KIND", false,
@@ -570,6 +615,19 @@ static int add_set(struct pv_cli *cli, const char *v)
 	return PV_OK;
 }
 
+/* A repeatable option's value kept with those before it. */
+static int add_many(const char ***v, size_t *n, const char *val)
+{
+	const char **x = realloc(*v, (*n + 2) * sizeof(*x));
+
+	if (!x)
+		return pv_error(PV_EIO, "out of memory");
+	x[(*n)++] = val;
+	x[*n] = NULL;
+	*v = x;
+	return PV_OK;
+}
+
 /* Whether cmd accepts option o: prepare takes its phases' options too, checked once its phase
  * is known (prepare_options). */
 static bool accepted(const struct pv_command *cmd, const struct pv_option *o)
@@ -622,6 +680,10 @@ static int take(struct pv_cli *cli, const struct pv_option *o, const char *val, 
 		break;
 	case OPT_SET:
 		return add_set(cli, val);
+	case OPT_SETTING:
+		return add_many(&cli->settings, &cli->nsettings, val);
+	case OPT_SETTING_COMMAND:
+		return add_many(&cli->setting_commands, &cli->nsetting_commands, val);
 	default:
 		break;
 	}
@@ -756,6 +818,10 @@ int pv_cli_parse(int argc, char **argv, struct pv_cli *cli)
 
 void pv_cli_release(struct pv_cli *cli)
 {
+	free(cli->settings);
+	free(cli->setting_commands);
+	cli->settings = cli->setting_commands = NULL;
+	cli->nsettings = cli->nsetting_commands = 0;
 	free(cli->sets);
 	cli->sets = NULL;
 	cli->nsets = 0;

@@ -25,6 +25,7 @@ enum pv_cmd_id {
 	CMD_COMPARE,
 	CMD_COPY,
 	CMD_COPY_AGENT,
+	CMD_SWEEP,
 	CMD_HELP,
 	CMD_COUNT
 };
@@ -84,6 +85,9 @@ enum pv_opt_id {
 	OPT_CONNECTIONS,
 	OPT_MIRROR,
 	OPT_NO_PROFILE,
+	OPT_SETTING,
+	OPT_SETTING_COMMAND,
+	OPT_REPEAT,
 	OPT_COUNT
 };
 
@@ -143,6 +147,9 @@ struct pv_cli {
 	size_t nsets;
 	const char **args; /* the operands of a PV_CMD_OPERANDS command, in order (or NULL) */
 	size_t nargs;
+	/* sweep's --setting and --setting-command values, in order (NULL when none) */
+	const char **settings, **setting_commands;
+	size_t nsettings, nsetting_commands;
 };
 
 extern const struct pv_command pv_commands[CMD_COUNT];

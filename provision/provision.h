@@ -118,6 +118,8 @@ int pv_cmd_run(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_copy(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_copy_agent(struct pv_ctx *ctx, struct pv_out *out);
+int pv_cmd_sweep_copy(struct pv_ctx *ctx, struct pv_out *out);
+int pv_cmd_sweep_run(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_wait(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_report(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out);

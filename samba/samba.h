@@ -144,6 +144,29 @@ struct pv_samba_conn {
 int pv_samba_conns(struct pv_remote *rem, struct pv_samba_conn **out, size_t *n);
 int pv_samba_conns_parse(const char *text, size_t len, struct pv_samba_conn **out, size_t *n);
 
+/* One Samba parameter for `sweep` (samba/settings.c). A setting is checked by the server's own
+ * testparm first (on a file holding it alone): an unknown name or a value it refuses is
+ * PV_ECONFIG naming the parameter and quoting testparm; *scope says whether it is a global
+ * parameter. Settings go into the registry configuration (net conf) of a section (a share, or
+ * "global" where [global] reads the registry: pv_samba_registry_global says how, or leaves
+ * how empty), and come back out: get (set false: not in the registry), put (value NULL:
+ * delparm). */
+enum pv_samba_scope { PV_SAMBA_SHARE, PV_SAMBA_GLOBAL };
+int pv_samba_setting_valid(const char *param, const char *value);
+int pv_samba_setting_check(struct pv_remote *rem, const char *param, const char *value,
+			   enum pv_samba_scope *scope);
+/* What testparm's stderr (text) and status say of param (pure). */
+int pv_samba_setting_judge(const char *param, const char *text, int status,
+			   enum pv_samba_scope *scope);
+int pv_samba_setting_get(struct pv_remote *rem, const char *section, const char *param, bool *set,
+			 char *value, size_t len);
+int pv_samba_setting_put(struct pv_remote *rem, const char *section, const char *param,
+			 const char *value);
+int pv_samba_registry_global(struct pv_remote *rem, char *how, size_t len);
+int pv_samba_reload(struct pv_remote *rem);
+/* The configuration in effect (testparm -s, at most 256 KiB) into out. */
+int pv_samba_effective(struct pv_remote *rem, struct pv_buf *out);
+
 /* What `smbstatus --json` printed (text, len): *n the sessions and open files (each open
  * counts) of the users for whom mine(arg, user) says yes. PV_SAMBA_STATUS_OK; NOT_JSON when
  * it is no JSON; NOT_STATUS when it lacks 'sessions' (an object) or has 'open_files' that is

@@ -17,3 +17,4 @@ PV_EMBED(pv_samba_config_sh, "samba/scripts/config.sh");
 PV_EMBED(pv_samba_trust_sh, "samba/scripts/trust.sh");
 PV_EMBED(pv_samba_keytab_net_sh, "samba/scripts/keytab-net.sh");
 PV_EMBED(pv_samba_profile_sh, "samba/scripts/profile.sh");
+PV_EMBED(pv_samba_setting_sh, "samba/scripts/setting.sh");
