@@ -29,8 +29,8 @@ static void table(const struct pv_sweep_result *r, struct pv_buf *b)
 {
 	pv_buf_addf(b, "%-32s %3s %26s %32s %7s %9s\n", "condition", "n", unit(r),
 		    "against the baseline (95%)", "beyond", r->run ? "" : "smbd ms");
-	pv_buf_addf(b, "%-32s %3s %26s %32s %7s %9s\n", "", "", "median (mean's 95%)", "",
-		    "noise", r->run ? "" : "per file");
+	pv_buf_addf(b, "%-32s %3s %26s %32s %7s %9s\n", "", "", "median (mean's 95%)", "", "noise",
+		    r->run ? "" : "per file");
 	for (size_t c = 0; c < r->nconds; c++) {
 		const struct pv_sweep_cond *k = &r->conds[c];
 		char v[64], d[64], cpu[16] = "-";
@@ -42,12 +42,16 @@ static void table(const struct pv_sweep_result *r, struct pv_buf *b)
 		if (c == 0 || !isfinite(k->diff))
 			snprintf(d, sizeof(d), "-");
 		else
-			snprintf(d, sizeof(d), "%+.0f (%+.0f..%+.0f), %+.1f%%", k->diff, k->dlo, k->dhi,
+			snprintf(d, sizeof(d), "%+.0f (%+.0f..%+.0f), %+.1f%%", k->diff, k->dlo,
+				 k->dhi,
 				 r->conds[0].median > 0 ? 100 * k->diff / r->conds[0].median : NAN);
 		if (isfinite(k->cpu_per_file))
 			snprintf(cpu, sizeof(cpu), "%.2f", k->cpu_per_file);
 		pv_buf_addf(b, "%-32.32s %3u %26s %32s %7s %9s\n", k->label, k->n, v, d,
-			    c == 0 ? "-" : k->beyond ? "yes" : "no", r->run ? "" : cpu);
+			    c == 0	? "-"
+			    : k->beyond ? "yes"
+					: "no",
+			    r->run ? "" : cpu);
 	}
 }
 
@@ -201,7 +205,8 @@ static int page(const struct sweep_out *o, struct pv_buf *b)
 		hi[c] = r->conds[c].hi;
 		mark[c] = r->conds[c].beyond;
 	}
-	pv_html_bars(b, "sweep", r->run ? "Users carried, per condition" : "Files per second, per condition",
+	pv_html_bars(b, "sweep",
+		     r->run ? "Users carried, per condition" : "Files per second, per condition",
 		     unit(r), labels, v, lo, hi, mark, r->nconds);
 	pv_buf_addstr(b, "<p>Bars: the median of each condition's repeats; whiskers: the 95% "
 			 "interval of their mean. A filled bar is beyond the noise against the "
@@ -236,7 +241,8 @@ static int sweep(struct pv_ctx *ctx, struct pv_out *out, bool run)
 	    ((r = pv_cli_count("--repeat", ctx->cli.opt[OPT_REPEAT], PV_SWEEP_REPEAT_MAX,
 			       &repeat)) != PV_OK ||
 	     repeat == 0))
-		return r != PV_OK ? r : pv_error(PV_EUSAGE, "--repeat is 1 to %d", PV_SWEEP_REPEAT_MAX);
+		return r != PV_OK ? r
+				  : pv_error(PV_EUSAGE, "--repeat is 1 to %d", PV_SWEEP_REPEAT_MAX);
 	so.repeat = (unsigned)repeat;
 	so.settings = ctx->cli.settings;
 	so.nsettings = ctx->cli.nsettings;

@@ -386,10 +386,12 @@ static int agent(const struct pv_env *env, struct hosts *h, const char *bin, str
 	if (j->planned)
 		pv_progress_end(&S.prog);
 	pv_samba_reason(err.len ? err.data : "", j->err, sizeof(j->err));
-	if (r == PV_OK && S.bad != PV_OK)
+	if (pv_env_stopped(env))
+		r = pv_error(PV_ESTOPPED, "copy on '%s': stopped (%lu of %lu files sent)",
+			     j->client, j->nticks ? j->ticks[j->nticks - 1].files : 0,
+			     j->plan.files);
+	else if (r == PV_OK && S.bad != PV_OK)
 		r = pv_error(S.bad, "%s", S.badmsg);
-	else if (r == PV_OK && pv_env_stopped(env))
-		r = pv_error(PV_ESTOPPED, "copy: stopped");
 	else if (r == PV_OK && (status != 0 || !j->done))
 		r = pv_error(status == 15		 ? PV_ESTOPPED
 			     : status > 0 && status < 20 ? status

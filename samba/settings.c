@@ -47,7 +47,8 @@ int pv_samba_setting_valid(const char *param, const char *value)
 	if (!bad && (strlen(param) > 100 || strlen(value) > 1000))
 		bad = "a name over 100 bytes or a value over 1000";
 	if (bad)
-		return pv_error(PV_EUSAGE, "the setting '%.100s = %.100s' has %s", param, value, bad);
+		return pv_error(PV_EUSAGE, "the setting '%.100s = %.100s' has %s", param, value,
+				bad);
 	return PV_OK;
 }
 
@@ -77,14 +78,16 @@ int pv_samba_setting_judge(const char *param, const char *text, int status,
 				"name in smb.conf(5) of the server's Samba",
 				param);
 	if (status != 0 || strstr(text, "Error loading")) {
-		static const char *const why[] = {"value is", "not boolean", "nvalid", "rror", NULL};
+		static const char *const why[] = {"value is", "not boolean", "nvalid", "rror",
+						  NULL};
 
 		for (int i = 0; why[i] && !said[0]; i++)
 			line_with(text, why[i], said, sizeof(said));
-		return pv_error(PV_ECONFIG,
-				"the server's testparm refuses the value of '%s' (it says: %s): see "
-				"smb.conf(5) for what the parameter takes",
-				param, said[0] ? said : "it failed");
+		return pv_error(
+			PV_ECONFIG,
+			"the server's testparm refuses the value of '%s' (it says: %s): see "
+			"smb.conf(5) for what the parameter takes",
+			param, said[0] ? said : "it failed");
 	}
 	*scope = strcasestr(text, global) ? PV_SAMBA_GLOBAL : PV_SAMBA_SHARE;
 	return PV_OK;
@@ -119,8 +122,8 @@ int pv_samba_setting_get(struct pv_remote *rem, const char *section, const char 
 		while (n && (out.data[n - 1] == '\n' || out.data[n - 1] == '\r'))
 			n--;
 		if (n >= len)
-			r = pv_error(PV_EREMOTE, "the registry's '%s' of [%s] is over %zu bytes", param,
-				     section, len - 1);
+			r = pv_error(PV_EREMOTE, "the registry's '%s' of [%s] is over %zu bytes",
+				     param, section, len - 1);
 		else {
 			memcpy(value, out.data ? out.data : "", n);
 			value[n] = '\0';
@@ -134,7 +137,8 @@ int pv_samba_setting_get(struct pv_remote *rem, const char *section, const char 
 int pv_samba_setting_put(struct pv_remote *rem, const char *section, const char *param,
 			 const char *value)
 {
-	int status = 0, r = setting(rem, value ? "set" : "del", section, param, value, NULL, &status);
+	int status = 0,
+	    r = setting(rem, value ? "set" : "del", section, param, value, NULL, &status);
 
 	if (r == PV_OK && status != 0)
 		r = pv_error(PV_EREMOTE, "net conf %s [%s] '%s' on the server: %s",

@@ -52,8 +52,9 @@ static int parse(const struct pv_sweep_opts *o, struct pv_sweep_result *res)
 		int r;
 
 		if (!eq)
-			return pv_error(PV_EUSAGE, "--setting '%s': expected PARAM=VALUE (a Samba "
-						   "parameter, as 'case sensitive=yes')",
+			return pv_error(PV_EUSAGE,
+					"--setting '%s': expected PARAM=VALUE (a Samba "
+					"parameter, as 'case sensitive=yes')",
 					o->settings[i]);
 		pl = (size_t)(eq - o->settings[i]);
 		while (pl && o->settings[i][pl - 1] == ' ')
@@ -82,10 +83,11 @@ static int parse(const struct pv_sweep_opts *o, struct pv_sweep_result *res)
 		if (!sep || sep == o->commands[i] || !sep[strlen(CMD_SEP)] ||
 		    (size_t)(sep - o->commands[i]) >= sizeof(s->apply) ||
 		    strlen(sep + strlen(CMD_SEP)) >= sizeof(s->revert))
-			return pv_error(PV_EUSAGE,
-					"--setting-command '%.200s': expected 'APPLY ;; REVERT', two "
-					"commands run on the server (each under 1024 bytes)",
-					o->commands[i]);
+			return pv_error(
+				PV_EUSAGE,
+				"--setting-command '%.200s': expected 'APPLY ;; REVERT', two "
+				"commands run on the server (each under 1024 bytes)",
+				o->commands[i]);
 		snprintf(s->apply, sizeof(s->apply), "%.*s", (int)(sep - o->commands[i]),
 			 o->commands[i]);
 		snprintf(s->revert, sizeof(s->revert), "%s", sep + strlen(CMD_SEP));
@@ -117,26 +119,30 @@ static int check(struct sweep *S)
 				return r;
 			asked_global = true;
 			if (!how[0])
-				return pv_error(
-					PV_ECONFIG,
-					"'%s' is a global parameter, and the server's [global] does "
-					"not read the registry, so it cannot be set and put back safely "
-					"here: add 'include = registry' as the last line of [global] in "
-					"its smb.conf (then net conf holds what the sweep changes), or "
-					"sweep it with --setting-command 'APPLY ;; REVERT'",
-					s->param);
+				return pv_error(PV_ECONFIG,
+						"'%s' is a global parameter, and the server's "
+						"[global] does "
+						"not read the registry, so it cannot be set and "
+						"put back safely "
+						"here: add 'include = registry' as the last line "
+						"of [global] in "
+						"its smb.conf (then net conf holds what the sweep "
+						"changes), or "
+						"sweep it with --setting-command 'APPLY ;; REVERT'",
+						s->param);
 			snprintf(s->prev[0].section, sizeof(s->prev[0].section), "global");
 			s->nsec = 1;
 		} else {
-			for (unsigned k = 1; k <= pb->server.shares && s->nsec < PV_SWEEP_SECTIONS; k++) {
+			for (unsigned k = 1; k <= pb->server.shares && s->nsec < PV_SWEEP_SECTIONS;
+			     k++) {
 				char share[128];
 
 				if ((r = pv_names_expand(pb->server.share_template, NULL,
 							 pb->server.host.name, 0, k, share,
 							 sizeof(share))) != PV_OK)
 					return r;
-				snprintf(s->prev[s->nsec++].section, sizeof(s->prev[0].section), "%s",
-					 share);
+				snprintf(s->prev[s->nsec++].section, sizeof(s->prev[0].section),
+					 "%s", share);
 			}
 		}
 		for (size_t k = 0; k < s->nsec; k++) {
@@ -214,8 +220,9 @@ static int revert(struct sweep *S, struct pv_sweep_setting *s)
 
 	for (int i = 0; i <= RECONNECTS && s->applied; i++) {
 		if (i > 0) {
-			pv_log(PV_LOG_WARN, "sweep: the server's connection failed (%s); connecting "
-					    "again to put '%s' back",
+			pv_log(PV_LOG_WARN,
+			       "sweep: the server's connection failed (%s); connecting "
+			       "again to put '%s' back",
 			       pv_errmsg(), s->label);
 			pv_remote_free(S->srv);
 			S->srv = NULL;
@@ -263,9 +270,9 @@ static int remove_target(struct sweep *S, const char *folder)
 	pv_remote_var(&script, "user", S->user);
 	pv_remote_var(&script, "path", path);
 	pv_buf_addstr(&script, pv_sweep_remove_sh);
-	r = pv_buf_failed(&script) ? pv_error(PV_EIO, "out of memory")
-				   : pv_remote_exec(S->srv, script.data, NULL, 0, NULL, &err,
-						    &status, 600);
+	r = pv_buf_failed(&script)
+		    ? pv_error(PV_EIO, "out of memory")
+		    : pv_remote_exec(S->srv, script.data, NULL, 0, NULL, &err, &status, 600);
 	pv_samba_reason(err.len ? err.data : "", why, sizeof(why));
 	if (r == PV_OK && status != 0)
 		r = pv_error(PV_EREMOTE, "removing the copy's folder %s on the server as %s: %s",
@@ -297,7 +304,8 @@ static int one_copy(struct sweep *S, struct pv_sweep_job *jb)
 		jb->noise = NAN;
 		if (cj->nticks >= 4) {
 			double lo = NAN, hi = NAN, rate = NAN;
-			double *t = malloc(cj->nticks * sizeof(*t)), *c = malloc(cj->nticks * sizeof(*c));
+			double *t = malloc(cj->nticks * sizeof(*t)),
+			       *c = malloc(cj->nticks * sizeof(*c));
 
 			if (t && c) {
 				for (size_t i = 0; i < cj->nticks; i++) {
@@ -315,12 +323,16 @@ static int one_copy(struct sweep *S, struct pv_sweep_job *jb)
 			smbd += cj->samples[i].v[PV_W_SMBD] / 100 * cj->interval;
 		jb->cpu_per_file = files && cj->nsamples ? 1000 * smbd / (double)files : NAN;
 	}
+	if (r != PV_OK)
+		snprintf(jb->msg, sizeof(jb->msg), "%s", pv_errmsg());
 	if (S->o->copy_done)
 		S->o->copy_done(S->o->ctx, cj, r);
 	pv_copy_job_release(cj);
 	free(cj);
 	rr = remove_target(S, folder);
-	return r != PV_OK ? r : rr;
+	if (r != PV_OK) /* the words of the copy's failure, not of what came after it */
+		return pv_error(r, "%s", jb->msg);
+	return rr;
 }
 
 static int one_run(struct sweep *S, struct pv_sweep_job *jb)
@@ -500,7 +512,8 @@ static void ids(struct pv_sweep_result *res, const char *id, unsigned rounds)
 			j->round = r;
 			j->value = j->noise = j->cpu_per_file = NAN;
 			j->code = -1; /* not run */
-			snprintf(j->id, sizeof(j->id), "%.40s-%s%u-r%u", id, c ? "s" : "base", c, r);
+			snprintf(j->id, sizeof(j->id), "%.40s-%s%u-r%u", id, c ? "s" : "base", c,
+				 r);
 			if (!c)
 				snprintf(j->id, sizeof(j->id), "%.40s-base-r%u", id, r);
 		}
@@ -514,21 +527,25 @@ static int plan(struct sweep *S, unsigned rounds)
 		const struct pv_sweep_setting *s = &res->settings[i];
 
 		if (s->command)
-			pv_plan_add(&res->dry, "setting %zu: run '%s' on the server before its jobs, "
-					       "'%s' after each",
+			pv_plan_add(&res->dry,
+				    "setting %zu: run '%s' on the server before its jobs, "
+				    "'%s' after each",
 				    i + 1, s->apply, s->revert);
 		else
-			pv_plan_add(&res->dry, "setting %zu: '%s = %s' (a %s parameter, checked by "
-					       "the server's testparm) set with net conf on %s%s, "
-					       "put back after each of its jobs",
+			pv_plan_add(&res->dry,
+				    "setting %zu: '%s = %s' (a %s parameter, checked by "
+				    "the server's testparm) set with net conf on %s%s, "
+				    "put back after each of its jobs",
 				    i + 1, s->param, s->value,
 				    s->scope == PV_SAMBA_GLOBAL ? "global" : "share",
-				    s->nsec == 1 ? "" : "the lab's shares from ", s->prev[0].section);
+				    s->nsec == 1 ? "" : "the lab's shares from ",
+				    s->prev[0].section);
 	}
-	pv_plan_add(&res->dry, "%u rounds, each the baseline then every setting in turn: %zu %s "
-			       "jobs, their results in %s/%s-*",
-		    rounds, res->planned, res->run ? "run" : "copy",
-		    S->env->pb->controller.results, res->id);
+	pv_plan_add(&res->dry,
+		    "%u rounds, each the baseline then every setting in turn: %zu %s "
+		    "jobs, their results in %s/%s-*",
+		    rounds, res->planned, res->run ? "run" : "copy", S->env->pb->controller.results,
+		    res->id);
 	pv_plan_add(&res->dry, "the server's testparm -s compared byte for byte before and after");
 	return PV_OK;
 }
@@ -548,8 +565,9 @@ static int put_back_all(struct sweep *S, bool said)
 			continue;
 		rr = revert(S, s);
 		if (said && o < sizeof(res->put_back) - 1)
-			snprintf(res->put_back + o, sizeof(res->put_back) - o, "%s'%s' %s", o ? "; " : "",
-				 s->label, rr == PV_OK ? "put back" : "NOT put back");
+			snprintf(res->put_back + o, sizeof(res->put_back) - o, "%s'%s' %s",
+				 o ? "; " : "", s->label,
+				 rr == PV_OK ? "put back" : "NOT put back");
 		if (rr != PV_OK && r == PV_OK)
 			r = rr;
 	}
@@ -568,7 +586,8 @@ static void first_diff(const struct pv_buf *a, const struct pv_buf *b, char *out
 	{
 		const char *e = memchr(b->data + start, '\n', b->len - start);
 
-		snprintf(out, len, "now: '%.*s'", (int)(e ? e - (b->data + start) : (long)(b->len - start)),
+		snprintf(out, len, "now: '%.*s'",
+			 (int)(e ? e - (b->data + start) : (long)(b->len - start)),
 			 b->data + start);
 	}
 }
@@ -593,8 +612,9 @@ static int setup(struct sweep *S, unsigned *rounds)
 	res->run = o->run;
 	res->planned = (size_t)*rounds * (res->nsettings + 1);
 	if (o->run && pb->controller.host.name)
-		return pv_error(PV_ECONFIG, "sweep run reads each run's folder back here: it needs "
-					    "the controller to be this machine (no controller.host)");
+		return pv_error(PV_ECONFIG,
+				"sweep run reads each run's folder back here: it needs "
+				"the controller to be this machine (no controller.host)");
 	for (ci = 0; o->copy.client && ci < pb->nclients; ci++)
 		if (!strcmp(pb->clients[ci].name, o->copy.client))
 			break;
@@ -629,9 +649,10 @@ static int setup(struct sweep *S, unsigned *rounds)
 					      sizeof(S->share_path))) != PV_OK)
 			return r;
 		if (!had)
-			return pv_error(PV_ECONFIG, "the share '%s' is not in the server's registry "
-						    "configuration: sweep copies into a share "
-						    "'provision server' made",
+			return pv_error(PV_ECONFIG,
+					"the share '%s' is not in the server's registry "
+					"configuration: sweep copies into a share "
+					"'provision server' made",
 					share);
 	}
 	return PV_OK;
@@ -699,6 +720,8 @@ int pv_sweep(const struct pv_env *env, const struct pv_sweep_opts *o, struct pv_
 		if (s && (r = revert(&S, s)) != PV_OK)
 			break;
 		j->revert_s = s ? pv_now() - t : 0;
+		if (s && (j->code != PV_OK || pv_env_stopped(env))) /* cut short: say so */
+			snprintf(res->put_back, sizeof(res->put_back), "'%s' put back", s->label);
 		res->apply_max = fmax(res->apply_max, j->apply_s);
 		res->revert_max = fmax(res->revert_max, j->revert_s);
 		pv_progress_update(&prog, i + 1);
@@ -730,13 +753,15 @@ out:
 			res->config_same = before.len == after.len &&
 					   !memcmp(before.data, after.data, before.len);
 			if (!res->config_same) {
-				first_diff(&before, &after, res->config_diff, sizeof(res->config_diff));
+				first_diff(&before, &after, res->config_diff,
+					   sizeof(res->config_diff));
 				if (r == PV_OK) {
-					r = pv_error(PV_EREMOTE,
-						     "sweep: the server's configuration (testparm -s) "
-						     "is not as it was before the sweep (%s); see "
-						     "%s/revert.txt",
-						     res->config_diff, res->folder);
+					r = pv_error(
+						PV_EREMOTE,
+						"sweep: the server's configuration (testparm -s) "
+						"is not as it was before the sweep (%s); see "
+						"%s/revert.txt",
+						res->config_diff, res->folder);
 					snprintf(why, sizeof(why), "%s", pv_errmsg());
 				}
 			}

@@ -56,20 +56,20 @@ struct pv_sweep_job {
 	char id[64];
 	int code;
 	char msg[512];
-	double value;	       /* copy: files/s; run: users carried */
-	double noise;	       /* its own standard error (copy: from its ticks), NAN: none */
-	double cpu_per_file;   /* copy: ms of the server's smbd CPU per file sent */
+	double value;		  /* copy: files/s; run: users carried */
+	double noise;		  /* its own standard error (copy: from its ticks), NAN: none */
+	double cpu_per_file;	  /* copy: ms of the server's smbd CPU per file sent */
 	double apply_s, revert_s; /* how long its setting took to apply and to put back */
 };
 
 /* One condition over its repeats. */
 struct pv_sweep_cond {
 	char label[1100];
-	unsigned n;		/* jobs that gave a value */
-	double median, lo, hi;	/* of its values; the interval of their mean */
-	double diff, dlo, dhi;	/* against the baseline (Welch), NAN for the baseline */
-	bool beyond;		/* the difference's interval leaves out 0 */
-	double cpu_per_file;	/* median */
+	unsigned n;	       /* jobs that gave a value */
+	double median, lo, hi; /* of its values; the interval of their mean */
+	double diff, dlo, dhi; /* against the baseline (Welch), NAN for the baseline */
+	bool beyond;	       /* the difference's interval leaves out 0 */
+	double cpu_per_file;   /* median */
 };
 
 struct pv_sweep_result {
@@ -83,17 +83,17 @@ struct pv_sweep_result {
 	size_t nconds;
 	bool checked_config; /* testparm -s read before and after */
 	bool config_same;
-	char config_diff[512];	/* the first line that differs */
-	char put_back[2048];	/* what was put back when the sweep was cut short */
+	char config_diff[512];	      /* the first line that differs */
+	char put_back[2048];	      /* what was put back when the sweep was cut short */
 	double apply_max, revert_max; /* seconds, the slowest */
-	struct pv_plan dry;	     /* a dry run: what it would do */
-	struct pv_sink *sink;	     /* the sweep's folder, for pv_sweep_write */
-	struct pv_remote *ctl;	     /* and the controller's host it is on (NULL: here) */
+	struct pv_plan dry;	      /* a dry run: what it would do */
+	struct pv_sink *sink;	      /* the sweep's folder, for pv_sweep_write */
+	struct pv_remote *ctl;	      /* and the controller's host it is on (NULL: here) */
 };
 
 struct pv_sweep_opts {
-	bool run;		  /* sweep run; else sweep copy */
-	struct pv_copy_opts copy; /* the copy's options (client, source, ...) */
+	bool run;		     /* sweep run; else sweep copy */
+	struct pv_copy_opts copy;    /* the copy's options (client, source, ...) */
 	const char *const *settings; /* "PARAM=VALUE" */
 	size_t nsettings;
 	const char *const *commands; /* "APPLY ;; REVERT" */

@@ -10,7 +10,8 @@
 #   lab.sh repl pause|resume [dc|dc2]        a DC's inbound replication off, on (DCS=2; dc2's
 #                                            by default)
 #   lab.sh srv-conf [KEY=VALUE]...           srv's smb.conf: the base with these [global]
-#                                            settings (none: the base); running daemons restarted
+#                                            settings (none: the base; include=... goes last);
+#                                            running daemons restarted
 #   lab.sh srv-limit PERCENT|off|status      srv's Samba daemons held to PERCENT of one CPU
 #   lab.sh cli-limit HOST PERCENT|off        a client's sshd and its sessions held so too
 #   lab.sh srv-disk ext4|off|status          srv's /srv on a journaled ext4 of its own (a loop
@@ -1073,6 +1074,12 @@ cmd_srv_conf() {
   conf=$(member_smb_conf)
   for kv in "$@"; do
     [[ $kv == *=* && ${kv%%=*} != "" ]] || die "srv-conf: expected KEY=VALUE, got '$kv'"
+    # include = registry reads the registry's [global] where it stands, and the registry's
+    # folder is set above it: it goes last (the base is [global] alone)
+    if [ "${kv%%=*}" = include ]; then
+      conf+=$'\n\t'"include = ${kv#*=}"
+      continue
+    fi
     conf=$(awk -v k="${kv%%=*}" -v v="${kv#*=}" '
       { line = $0; sub(/^[ \t]+/, "", line) }
       tolower(substr(line, 1, length(k) + 3)) == tolower(k " = ") { next }
