@@ -386,6 +386,13 @@ static void flow_run(struct flow *fl, fake_hook hook, long arg, int signing, uin
 	ck_once(fl);
 }
 
+/* Whether the client checks a negotiation of this dialect (0: the fake's 3.0.2) with
+ * FSCTL_VALIDATE_NEGOTIATE_INFO after the tree connect: 3.0 and 3.0.2. */
+static bool validates(uint16_t dialect)
+{
+	return dialect == 0 || dialect == 0x0300 || dialect == 0x0302;
+}
+
 /* What a valid flow must have done, on the client's side and in the fake. */
 static void ck_valid(struct flow *fl, const char *how)
 {
@@ -413,6 +420,17 @@ static void ck_valid(struct flow *fl, const char *how)
 	ck_assert(!fl->list_bad);
 	ck_assert_uint_eq(fl->f.logons_ok, 1);
 	ck_assert_uint_eq(fl->f.logons_bad, 0);
+	/* NTLM: the fake checked the MIC and took the AV pairs; the negotiation checked after
+	 * the tree connect (the flow makes no IOCTL of its own) where the dialect asks it */
+	if (logon == LOGON_NTLM) {
+		ck_assert_msg(fl->f.mic_ok == 1, "%s: %u MICs checked", how, fl->f.mic_ok);
+		ck_assert_str_eq(fl->f.target_name, "cifs/fake");
+	}
+	ck_assert_uint_eq(fl->f.mic_bad + fl->f.av_bad, 0);
+	ck_assert_msg(fl->f.validated == (validates(fl->f.dialect) ? 1u : 0u),
+		      "%s: %u VALIDATE_NEGOTIATE", how, fl->f.validated);
+	ck_assert_uint_eq(fl->f.validate_bad, 0);
+	ck_assert_uint_eq(fl->f.cmds[SMB2_IOCTL], fl->f.validated);
 	ck_assert_ptr_null(fake_lookup(&fl->f, "u1/w"));
 	ck_assert_ptr_null(fake_lookup(&fl->f, "u1/gone"));
 	ck_assert_ptr_nonnull(w2 = fake_lookup(&fl->f, "u1/w2"));
@@ -473,9 +491,12 @@ START_TEST(test_flows)
 		ck_valid(&fl, how);
 		for (int c = SMB2_TREE_CONNECT; c < 32; c++)
 			after += fl.f.cmds[c];
-		ck_assert_uint_eq(after, 1 + fl.n);
+		ck_assert_uint_eq(after, 1 + fl.n + validates(cases[i].dialect));
 		ck_assert_uint_eq(fl.f.sig_bad + fl.f.unsigned_reqs, 0);
-		ck_assert_uint_eq(fl.f.signed_ok, cases[i].signing == SIGN_REQUIRED ? after : 0);
+		/* VALIDATE_NEGOTIATE is signed whether signing is required or not */
+		ck_assert_uint_eq(fl.f.signed_ok, cases[i].signing == SIGN_REQUIRED ? after
+						  : validates(cases[i].dialect)	    ? 1
+										    : 0);
 		fake_stop(&fl.f);
 	}
 }
@@ -502,7 +523,8 @@ START_TEST(test_spnego_logon)
 		ck_valid(&fl, "kerberos");
 		ck_assert_uint_eq(krb_steps, 2);
 		ck_assert_uint_eq(fl.f.sig_bad + fl.f.unsigned_reqs, 0);
-		ck_assert_uint_eq(fl.f.signed_ok > 0, cases[i].signing == SIGN_REQUIRED);
+		ck_assert_uint_eq(fl.f.signed_ok > 0,
+				  cases[i].signing == SIGN_REQUIRED || validates(cases[i].dialect));
 		fake_stop(&fl.f);
 	}
 	logon = LOGON_KRB_FAILS;
@@ -694,7 +716,8 @@ END_TEST
 /* The requests of the FSCT mix the flows above do not make, against the fake: FLUSH, byte-range
  * LOCK (a second handle's overlapping lock refused, an unlock), an FSCTL with its output, and
  * CHANGE_NOTIFY (interim, then the change), encrypted. */
-static uint32_t other_status, notify_len, fsctl_dialect;
+static uint32_t other_status, notify_len, fsctl_len;
+static uint8_t fsctl_byte;
 static uint8_t fid_a[16], fid_b[16];
 
 static void x_notified(struct call *k, const struct pv_smba_done *d)
@@ -706,8 +729,9 @@ static void x_notified(struct call *k, const struct pv_smba_done *d)
 static void x_fsctl(struct call *k, const struct pv_smba_done *d)
 {
 	(void)k;
-	if (d->buflen >= 24)
-		fsctl_dialect = smb2_get16(d->buf + 22);
+	fsctl_len = (uint32_t)d->buflen;
+	if (d->buflen == 64)
+		fsctl_byte = d->buf[63];
 }
 
 static void x_locked2(struct call *k, const struct pv_smba_done *d)
@@ -717,7 +741,8 @@ static void x_locked2(struct call *k, const struct pv_smba_done *d)
 	other_status = d->status;
 	REQ(fl, "UNLOCK", NULL, pv_smba_lock, fl->c, fid_a, 0, 100, true, true);
 	REQ(fl, "FLUSH", NULL, pv_smba_flush, fl->c, fid_a);
-	REQ(fl, "FSCTL", x_fsctl, pv_smba_fsctl, fl->c, 0x00140204u, fid_a, "\0\0\0\0", 4, 1024);
+	/* FSCTL_CREATE_OR_GET_OBJECT_ID (MS-FSCC 2.3.8), as Explorer asks it */
+	REQ(fl, "FSCTL", x_fsctl, pv_smba_fsctl, fl->c, 0x000900c0u, fid_a, NULL, 0, 64);
 	REQ(fl, "NOTIFY", x_notified, pv_smba_notify, fl->c, fid_b, 1u);
 }
 
@@ -771,7 +796,8 @@ START_TEST(test_other_requests)
 	ck_assert_uint_eq(fl.n, 8);
 	ck_assert_uint_eq(other_status, 0xC0000055u); /* LOCK_NOT_GRANTED */
 	ck_assert_uint_eq(fl.k[5].status, ST_OK);     /* the unlock */
-	ck_assert_uint_eq(fsctl_dialect, 0x0311);
+	ck_assert_uint_eq(fsctl_len, 64);
+	ck_assert_uint_eq(fsctl_byte, 0x0b);
 	ck_assert_uint_eq(notify_len, 12 + 2);
 	ck_assert_uint_eq(fl.f.nlocks, 0);
 	ck_assert_uint_eq(fl.f.enc_ok, 1 + fl.n);
@@ -1091,7 +1117,7 @@ static const struct fault {
 	 "SESSION_SETUP (message 2, NT_STATUS_OK) came unsigned, and the server "
 	 "requires signing"},
 	{"flipped", fake_tamper, TAMPER(SMB2_CREATE, FLIP), SIGN_REQUIRED, 0, NULL, PV_EREMOTE,
-	 "CREATE (message 4, NT_STATUS_OK) does not match its AES-128-CMAC signature"},
+	 "CREATE (message 5, NT_STATUS_OK) does not match its AES-128-CMAC signature"},
 	{"wrong signature", fake_tamper, TAMPER(SMB2_QUERY_DIRECTORY, WRONG), SIGN_REQUIRED, 0,
 	 NULL, PV_EREMOTE, "QUERY_DIRECTORY (message "},
 	{"signed before the key", fake_tamper, TAMPER(SMB2_NEGOTIATE, FLAG), SIGN_REQUIRED, 0, NULL,
