@@ -135,10 +135,44 @@ START_TEST(test_build_and_list)
 	ck_assert_uint_eq(fake_lookup(&f, "u1/b")->size, 70000);
 	ck_assert_uint_eq(f.logons_ok, 3);
 	ck_assert_uint_eq(f.cmds[SMB2_LOGOFF], 3);
+	/* each logon's MIC checked, each session's first tree connect validated (3.0.2) */
+	ck_assert_uint_eq(f.mic_ok, 3);
+	ck_assert_str_eq(f.target_name, "cifs/fake");
+	ck_assert_uint_eq(f.validated, 3);
+	ck_assert_uint_eq(f.cmds[SMB2_IOCTL], 3);
 	ck_assert(!pv_smb2_lost(conn));
 	pv_smb2_free(conn);
 	pv_secret_free(pw);
 	fake_stop(&f);
+}
+END_TEST
+
+/* The synchronous client over the same engine: a NEGOTIATE answer changed on its way (3.0.2
+ * said 3.0) fails the tree connect, and the build, with the downgrade named; a changed MIC
+ * fails the logon. */
+START_TEST(test_downgrade_and_mic)
+{
+	struct fake f;
+	struct run r = with(fake_poke, POKE(SMB2_NEGOTIATE, SMB2_HDR + 2, 0x03000001), true, &f);
+
+	ck_assert_failed(r, PV_EREMOTE,
+			 "SMB to 'fake': a downgrade or a tampered negotiation was detected: the "
+			 "server's signed VALIDATE_NEGOTIATE answer differs from the NEGOTIATE "
+			 "answer taken (its dialect is 3.0.2, its NEGOTIATE answer said 3.0");
+	ck_assert(r.lost);
+	ck_assert_uint_eq(f.cmds[SMB2_CREATE], 0);
+	{
+		int fd = fake_start(&f, NULL, 0);
+
+		f.in_hook = fake_flip_mic;
+		fake_run(&f);
+		r = build(fd, ITEMS, NITEMS, true);
+		fake_stop(&f);
+	}
+	ck_assert_failed(r, PV_EREMOTE,
+			 "SMB logon as LAB\\u1 on 'fake' refused (NT_STATUS_INVALID_PARAMETER): "
+			 "the server did not take the NTLM AUTHENTICATE message");
+	ck_assert_uint_eq(f.mic_bad, 1);
 }
 END_TEST
 
@@ -1099,6 +1133,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_build_and_list);
+	tcase_add_test(tc, test_downgrade_and_mic);
 	tcase_add_test(tc, test_interim_and_split);
 	tcase_add_test(tc, test_logon_refused);
 	tcase_add_test(tc, test_share_refused);
