@@ -73,9 +73,12 @@ struct signon {
 	int step;
 	uint8_t skey[32]; /* the logon's session key, until the keys are made */
 	size_t sklen;
-	/* NTLM: the NEGOTIATE message sent, until the AUTHENTICATE's MIC is made of it */
+	/* NTLM: the NEGOTIATE message sent, until the AUTHENTICATE's MIC is made of it; the
+	 * server's SPNEGO mechListMIC due in the final answer, when ours went */
 	uint8_t ntlm_neg[PV_NTLM_NEGOTIATE_MAX];
 	size_t ntlm_neglen;
+	uint8_t ntlm_srv_mic[16];
+	bool ntlm_srv_mic_due;
 };
 
 struct pv_smba {
@@ -977,10 +980,38 @@ static void ntlm_step(struct pv_smba *c, const struct smb2_rd *tok)
 			   "SMB logon as %s: the name or the password is not valid UTF-8", w);
 	else {
 		c->lg.step = 2;
+		if ((c->lg.ntlm_srv_mic_due = pv_ntlm_signs(&ch)))
+			pv_ntlm_mech_list_mic(c->lg.skey, true, c->lg.ntlm_srv_mic);
 		session_send(c, &out);
 	}
 	pv_buf_release(&out, 1);
 	pv_buf_release(&spn, 0);
+}
+
+/* The final answer of an NTLM logon whose AUTHENTICATE carried a mechListMIC: the server's,
+ * when its token has one, must be the one its key makes (RFC 4178 5). -1 when the connection
+ * was lost over it. A server that sends none is taken: the session key it proves by SMB
+ * signing is the same. */
+static int ntlm_final(struct pv_smba *c, const struct smb2_rd *tok)
+{
+	char w[300];
+	int r = pv_ntlm_final_mic(tok->p, tok->len, c->lg.ntlm_srv_mic);
+
+	if (r == 0)
+		return 0;
+	who(c, w, sizeof(w));
+	if (r == -2)
+		lose(c, PV_EREMOTE,
+		     "SMB logon as %s on '%s': a malformed answer: its final token is not a SPNEGO "
+		     "NegTokenResp",
+		     w, c->host);
+	else
+		lose(c, PV_EREMOTE,
+		     "SMB logon as %s on '%s': the server's SPNEGO mechListMIC does not match the "
+		     "session key (the logon's messages were changed on the way, or it is not the "
+		     "server that checked the password); the connection is dropped",
+		     w, c->host);
+	return -1;
 }
 
 /* What the server's refusal of a logon means, for the message: a protocol setting where the
@@ -1024,6 +1055,11 @@ static void refusal(struct pv_smba *c, uint32_t status, int *code, char *buf, si
 			 "look at the server's protocol settings (signing, encryption, `server min "
 			 "protocol`) and the account's restrictions",
 			 st);
+	/* Samba's answer to a SPNEGO mechListMIC that does not verify, too */
+	if (!c->lg.auth && c->lg.ntlm_srv_mic_due && strlen(buf) + 1 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 "; or it did not take the SPNEGO mechListMIC that went with the NTLM "
+			 "AUTHENTICATE (changed on the way?)");
 }
 
 /* What a SESSION_SETUP answer does to the session before its signature is checked (MS-SMB2
@@ -1475,6 +1511,9 @@ static void answer(struct pv_smba *c, const struct smb2_hdr *h, uint8_t *msg, si
 	switch (q->kind) {
 	case K_SESSION:
 		req_free(q);
+		if (h->status == ST_OK && !c->lg.auth && c->lg.ntlm_srv_mic_due &&
+		    ntlm_final(c, &setup.token) < 0)
+			return;
 		session_answer(c, h, &setup);
 		return;
 	case K_TREE:

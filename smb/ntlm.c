@@ -159,8 +159,12 @@ int pv_ntlm_negotiate(struct pv_buf *out, uint8_t *msg_out, size_t *mlen)
 	return 0;
 }
 
-/* The responseToken of a NegTokenResp ([1] SEQUENCE { ..., [2] OCTET STRING, ... }). */
-static int spnego_token(const uint8_t *tok, size_t len, const uint8_t **out, size_t *olen)
+/* The OCTET STRING of field (0xa2 responseToken, 0xa3 mechListMIC) of a NegTokenResp ([1]
+ * SEQUENCE { negState [0], supportedMech [1], responseToken [2], mechListMIC [3] }, each
+ * optional): 0 and its bounds, 1 when the NegTokenResp has no such field, -1 when it is not
+ * one. */
+static int spnego_field(const uint8_t *tok, size_t len, uint8_t field, const uint8_t **out,
+			size_t *olen)
 {
 	const uint8_t *p = tok, *v, *q, *end = tok + len;
 	uint8_t tag;
@@ -177,14 +181,20 @@ static int spnego_token(const uint8_t *tok, size_t len, const uint8_t **out, siz
 	while (p < end) {
 		if (der_next(&p, end, &tag, &v, &l) < 0)
 			return -1;
-		if (tag != 0xa2)
+		if (tag != field)
 			continue;
 		q = v;
 		if (der_next(&q, v + l, &tag, out, olen) < 0 || tag != 0x04)
 			return -1;
 		return 0;
 	}
-	return -1;
+	return 1;
+}
+
+/* The responseToken of a NegTokenResp. */
+static int spnego_token(const uint8_t *tok, size_t len, const uint8_t **out, size_t *olen)
+{
+	return spnego_field(tok, len, 0xa2, out, olen) == 0 ? 0 : -1;
 }
 
 int pv_ntlm_parse_challenge(const uint8_t *tok, size_t len, struct pv_ntlm_challenge *c)
@@ -270,6 +280,57 @@ static int field(uint8_t *p, size_t len, size_t off)
 	return 0;
 }
 
+bool pv_ntlm_signs(const struct pv_ntlm_challenge *c)
+{
+	uint32_t both = NTLMSSP_NEGOTIATE_SIGN | NTLMSSP_NEGOTIATE_EXTENDED;
+
+	return c->has_timestamp && (NEG_FLAGS & c->flags & both) == both;
+}
+
+void pv_ntlm_mech_list_mic(const uint8_t session_key[16], bool server, uint8_t out[16])
+{
+	/* MS-NLMP 3.4.5.2: the magic constants, their NUL included */
+	static const char cli[] = "session key to client-to-server signing key magic constant";
+	static const char srv[] = "session key to server-to-client signing key magic constant";
+	/* the DER of the mechTypes our NegTokenInit offered: SEQUENCE { NTLMSSP } */
+	uint8_t in[16 + sizeof(srv)], key[16], mac[16], seq_types[4 + 2 + sizeof(OID_NTLMSSP)];
+
+	memcpy(in, session_key, 16);
+	memcpy(in + 16, server ? srv : cli, sizeof(srv));
+	pv_md5(in, sizeof(in), key);
+	memset(seq_types, 0, 4); /* SeqNum 0: the first message signed either way */
+	seq_types[4] = 0x30;
+	seq_types[5] = sizeof(OID_NTLMSSP);
+	memcpy(seq_types + 6, OID_NTLMSSP, sizeof(OID_NTLMSSP));
+	pv_hmac_md5(key, 16, seq_types, sizeof(seq_types), mac);
+	/* NTLMSSP_MESSAGE_SIGNATURE with extended session security (2.2.2.9.2): Version 1, the
+	 * HMAC's first 8 bytes (no RC4 over them without KEY_EXCH, 3.4.4.2), SeqNum */
+	memset(out, 0, 16);
+	out[0] = 1;
+	memcpy(out + 4, mac, 8);
+	explicit_bzero(in, sizeof(in));
+	explicit_bzero(key, sizeof(key));
+}
+
+int pv_ntlm_final_mic(const uint8_t *tok, size_t len, const uint8_t want[16])
+{
+	const uint8_t *mic;
+	size_t ml;
+	int r;
+
+	if (len == 0)
+		return 0;
+	if ((r = spnego_field(tok, len, 0xa3, &mic, &ml)) != 0)
+		return r > 0 ? 0 : -2;
+	if (ml != 16)
+		return -1;
+	for (size_t i = 0, d = 0;; i++) { /* in constant time */
+		if (i == 16)
+			return d ? -1 : 0;
+		d |= (size_t)(mic[i] ^ want[i]);
+	}
+}
+
 /* An AV pair (MS-NLMP 2.2.2.1) appended to b. */
 static int av_add(struct pv_buf *b, uint16_t id, const void *v, size_t len)
 {
@@ -340,7 +401,8 @@ int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const struct pv_ntlm
 	struct pv_buf msg = PV_BUF_INIT, info = PV_BUF_INIT, all = PV_BUF_INIT;
 	/* the fixed fields (64 bytes), Version (8, all zero: NTLMSSP_NEGOTIATE_VERSION is not
 	 * asked for) and the MIC (16, zero until it is computed over the whole message) */
-	uint8_t key[16], skey[16], mic[16], head[88] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0, 3};
+	uint8_t key[16], skey[16], mic[16], list_mic[16];
+	uint8_t head[88] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0, 3};
 	int r = -1, ti;
 
 	if (pv_ntowfv2(l->password, l->plen, l->user, l->domain, key) < 0)
@@ -401,13 +463,24 @@ int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const struct pv_ntlm
 		goto out;
 	pv_hmac_md5(skey, 16, all.data, all.len, mic);
 	memcpy(msg.data + PV_NTLM_MIC_AT, mic, 16);
-	/* NegTokenResp ::= [1] SEQUENCE { responseToken [2] OCTET STRING } */
-	pv_buf_reset(out);
-	if (der_head(out, 0xa1, der_size(der_size(der_size(msg.len)))) < 0 ||
-	    der_head(out, 0x30, der_size(der_size(msg.len))) < 0 ||
-	    der_head(out, 0xa2, der_size(msg.len)) < 0 || der_head(out, 0x04, msg.len) < 0 ||
-	    pv_buf_add(out, msg.data, msg.len) < 0)
-		goto out;
+	/* NegTokenResp ::= [1] SEQUENCE { responseToken [2] OCTET STRING, mechListMIC [3]
+	 * OCTET STRING }: the mechListMIC when the MIC says a MIC is there, for the server's
+	 * SPNEGO then wants one (RFC 4178 5; Samba answers a third leg otherwise) */
+	{
+		bool sig = pv_ntlm_signs(c);
+		size_t resp = der_size(der_size(msg.len)), list = sig ? der_size(der_size(16)) : 0;
+
+		if (sig)
+			pv_ntlm_mech_list_mic(skey, false, list_mic);
+		pv_buf_reset(out);
+		if (der_head(out, 0xa1, der_size(resp + list)) < 0 ||
+		    der_head(out, 0x30, resp + list) < 0 ||
+		    der_head(out, 0xa2, der_size(msg.len)) < 0 ||
+		    der_head(out, 0x04, msg.len) < 0 || pv_buf_add(out, msg.data, msg.len) < 0 ||
+		    (sig && (der_head(out, 0xa3, der_size(16)) < 0 || der_head(out, 0x04, 16) < 0 ||
+			     pv_buf_add(out, list_mic, 16) < 0)))
+			goto out;
+	}
 	memcpy(session_key, skey, 16);
 	r = 0;
 out:

@@ -14,6 +14,7 @@
 #ifndef PV_SMB_NTLM_H
 #define PV_SMB_NTLM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,6 +89,23 @@ int pv_ntlm_target_info(const struct pv_ntlm_challenge *c, const char *spn, stru
  * EncryptedRandomSessionKey stays empty. */
 int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const struct pv_ntlm_logon *l,
 			 struct pv_buf *out, uint8_t session_key[16]);
+
+/* Whether the AUTHENTICATE for c says it has a MIC (the server sent a timestamp) while NTLM
+ * signing is granted with extended session security: then the server's SPNEGO (Samba's,
+ * Windows') wants a mechListMIC with it, and pv_ntlm_authenticate puts it in its NegTokenResp
+ * (RFC 4178 5: a mechanism that signs, once the MIC binds the messages). */
+bool pv_ntlm_signs(const struct pv_ntlm_challenge *c);
+/* That SPNEGO mechListMIC: the NTLMSSP_MESSAGE_SIGNATURE (MS-NLMP 2.2.2.9.2, 3.4.4.2: Version
+ * 1, the first 8 bytes of HMAC_MD5(SignKey, SeqNum || message), SeqNum; no RC4 over them, as
+ * KEY_EXCH is not negotiated) with sequence number 0 over the DER of the mechTypes our
+ * NegTokenInit offered (SEQUENCE { NTLMSSP's OID }), under the client's signing key, or with
+ * server the server's: SIGNKEY = MD5(ExportedSessionKey || the "session key to ... signing key
+ * magic constant" of that direction and its NUL) (3.4.5.2). */
+void pv_ntlm_mech_list_mic(const uint8_t session_key[16], bool server, uint8_t out[16]);
+/* The server's final SPNEGO token (its NegTokenResp, len bytes; none at all is taken): 0 when
+ * it carries no mechListMIC, or want; -1 when it carries another; -2 when it is not a
+ * NegTokenResp. */
+int pv_ntlm_final_mic(const uint8_t *tok, size_t len, const uint8_t want[16]);
 
 /* Where the MIC field is in an AUTHENTICATE message (after the fixed fields and Version). */
 #define PV_NTLM_MIC_AT 72

@@ -121,6 +121,50 @@ static void der_whole(const uint8_t *p, const uint8_t *end, uint8_t tag, const u
 	*len = l;
 }
 
+/* One DER element at *p (below end) with tag: its value's bounds; *p moves past it. */
+static void der_one(const uint8_t **p, const uint8_t *end, uint8_t tag, const uint8_t **val,
+		    size_t *len)
+{
+	const uint8_t *q = *p;
+	size_t l, n;
+
+	if (end - q < 2 || q[0] != tag)
+		broken("AUTHENTICATE token: wrong DER tag");
+	l = q[1];
+	q += 2;
+	if (l & 0x80) {
+		n = l & 0x7f;
+		if (n < 1 || n > 3 || (size_t)(end - q) < n)
+			broken("AUTHENTICATE token: bad DER length");
+		for (l = 0; n--;)
+			l = l << 8 | *q++;
+	}
+	if ((size_t)(end - q) < l)
+		broken("AUTHENTICATE token: a DER length past its parent");
+	*val = q;
+	*len = l;
+	*p = q + l;
+}
+
+/* The SPNEGO mechListMIC of an AUTHENTICATE keyed with key (MS-NLMP 3.4.4.2, 3.4.5.2, spelled
+ * out): Version 1, HMAC_MD5(MD5(key || client magic || NUL), 0^4 || mechTypes)[0..7], 0^4. */
+static void mech_list_mic(const uint8_t key[16], uint8_t sig[16])
+{
+	static const char magic[] = "session key to client-to-server signing key magic constant";
+	static const uint8_t types[] = {0x30, 0x0c, 0x06, 0x0a, 0x2b, 0x06, 0x01,
+					0x04, 0x01, 0x82, 0x37, 0x02, 0x02, 0x0a};
+	uint8_t in[16 + sizeof(magic)], sk[16], mac[16], st[4 + sizeof(types)] = {0};
+
+	memcpy(in, key, 16);
+	memcpy(in + 16, magic, sizeof(magic));
+	pv_md5(in, sizeof(in), sk);
+	memcpy(st + 4, types, sizeof(types));
+	pv_hmac_md5(sk, 16, st, sizeof(st), mac);
+	memset(sig, 0, 16);
+	sig[0] = 1;
+	memcpy(sig + 4, mac, 8);
+}
+
 /* A security buffer (MS-NLMP 2.2.2.10): length and maximum length equal, inside the message,
  * at the offset expected (the buffers follow each other). */
 static const uint8_t *buffer(const uint8_t *m, size_t mlen, size_t at, size_t *off, size_t *len)
@@ -139,17 +183,25 @@ static void check_authenticate(const struct pv_ntlm_challenge *c, const struct p
 			       const uint8_t skey[16])
 {
 	const uint8_t *p = (const uint8_t *)tok->data, *end = p + tok->len, *m, *lm, *nt, *dom,
-		      *usr;
-	size_t l, mlen, lml, ntl, doml, usrl, wsl, keyl, off = 88;
+		      *usr, *v, *seq, *list = NULL;
+	size_t l, mlen, lml, ntl, doml, usrl, wsl, keyl, off = 88, vl, ll = 0;
 	uint8_t key[16], base[16], mic[16];
 	struct pv_buf want = PV_BUF_INIT, all = PV_BUF_INIT;
 	uint32_t flags;
 
-	/* NegTokenResp ::= [1] SEQUENCE { responseToken [2] OCTET STRING } */
+	/* NegTokenResp ::= [1] SEQUENCE { responseToken [2] OCTET STRING, mechListMIC [3]
+	 * OCTET STRING OPTIONAL } */
 	der_whole(p, end, 0xa1, &p, &l);
 	der_whole(p, p + l, 0x30, &p, &l);
-	der_whole(p, p + l, 0xa2, &p, &l);
-	der_whole(p, p + l, 0x04, &m, &mlen);
+	seq = p + l;
+	der_one(&p, seq, 0xa2, &v, &vl);
+	der_whole(v, v + vl, 0x04, &m, &mlen);
+	if (p < seq) {
+		der_one(&p, seq, 0xa3, &v, &vl);
+		der_whole(v, v + vl, 0x04, &list, &ll);
+		if (p != seq)
+			broken("AUTHENTICATE token: more than the response and its mechListMIC");
+	}
 	if (mlen < 88 || memcmp(m, "NTLMSSP", 8) || le32(m + 8) != 3)
 		broken("AUTHENTICATE: not an NTLMSSP AUTHENTICATE message");
 	lm = buffer(m, mlen, 12, &off, &lml);
@@ -197,6 +249,16 @@ static void check_authenticate(const struct pv_ntlm_challenge *c, const struct p
 	pv_hmac_md5(base, 16, all.data, all.len, mic);
 	if (memcmp(mic, m + 72, 16))
 		broken("AUTHENTICATE: the MIC is not HMAC_MD5 of the three messages");
+	/* SPNEGO's mechListMIC: there exactly when the MIC is and NTLM signs with extended
+	 * session security (SIGN 0x10, 0x80000) */
+	if (c->has_timestamp && (flags & 0x80010u) == 0x80010u) {
+		mech_list_mic(base, mic);
+		if (!list || ll != 16 || memcmp(list, mic, 16))
+			broken("AUTHENTICATE: no mechListMIC, or not the signature of the "
+			       "mechTypes");
+	} else if (list) {
+		broken("AUTHENTICATE: a mechListMIC without a MIC or NTLM signing");
+	}
 	pv_buf_release(&want, 0);
 	pv_buf_release(&all, 0);
 }

@@ -432,9 +432,12 @@ static void ck_valid(struct flow *fl, const char *how)
 	 * the tree connect (the flow makes no IOCTL of its own) where the dialect asks it */
 	if (logon == LOGON_NTLM) {
 		ck_assert_msg(fl->f.mic_ok == 1, "%s: %u MICs checked", how, fl->f.mic_ok);
+		ck_assert_msg(fl->f.mech_mic_ok == 1, "%s: %u mechListMICs", how,
+			      fl->f.mech_mic_ok);
 		ck_assert_str_eq(fl->f.target_name, "cifs/fake");
 	}
 	ck_assert_uint_eq(fl->f.mic_bad + fl->f.av_bad, 0);
+	ck_assert_uint_eq(fl->f.mech_mic_bad + fl->f.mech_mic_missing, 0);
 	ck_assert_msg(fl->f.validated == (validates(fl->f.dialect) ? 1u : 0u),
 		      "%s: %u VALIDATE_NEGOTIATE", how, fl->f.validated);
 	ck_assert_uint_eq(fl->f.validate_bad, 0);
@@ -1010,6 +1013,17 @@ static enum fake_act challenge_flag(struct fake *f, const struct fake_req *q, st
 	return FAKE_SEND;
 }
 
+/* An in_hook: the last byte of the first AUTHENTICATE's SPNEGO token (its mechListMIC's)
+ * changed on its way. */
+static void flip_last(struct fake *f, uint8_t *m, size_t len)
+{
+	if (f->done || len <= SMB2_HDR + 24 || smb2_get16(m + 12) != SMB2_SESSION_SETUP ||
+	    !memmem(m + SMB2_HDR, len - SMB2_HDR, "NTLMSSP\0\3", 9))
+		return;
+	m[len - 1] ^= 0x01;
+	f->done++;
+}
+
 static const struct fault {
 	const char *name;
 	fake_hook hook;
@@ -1132,6 +1146,16 @@ static const struct fault {
 	{"CHALLENGE changed", challenge_flag, 0x02000000, 0, 0, NULL, PV_EREMOTE,
 	 "refused (NT_STATUS_INVALID_PARAMETER): the server did not take the NTLM AUTHENTICATE "
 	 "message; its MIC covers the NEGOTIATE and CHALLENGE messages"},
+	/* SPNEGO: our mechListMIC changed on the way (refused, as Samba refuses it), the
+	 * server's in a final answer that is not signed */
+	{"mechListMIC changed", NULL, 0, 0, 0, NULL, PV_EREMOTE,
+	 "SMB logon as LAB\\u1 on 'fake' refused (NT_STATUS_ACCESS_DENIED): a server that "
+	 "requires encryption",
+	 .in_hook = flip_last},
+	{"server's mechListMIC changed", fake_tamper, TAMPER(SMB2_SESSION_SETUP, FLIP), SIGN_NONE,
+	 0, NULL, PV_EREMOTE,
+	 "SMB logon as LAB\\u1 on 'fake': the server's SPNEGO mechListMIC does not match the "
+	 "session key"},
 	/* SMB 3.0.2's negotiation checked: its answer changed on the way (a dialect, encryption
 	 * taken away, signing said required), the VALIDATE_NEGOTIATE answer changed and signed
 	 * again, unsigned, signed wrong, or refused */
@@ -1328,6 +1352,21 @@ START_TEST(test_ntlm_logon)
 	ck_failed(&fl, PV_EREMOTE, "refused (NT_STATUS_INVALID_PARAMETER)", "CHALLENGE changed");
 	ck_assert_uint_eq(fl.f.mic_bad, 1);
 	ck_assert_uint_eq(fl.f.mic_ok + fl.f.av_bad + fl.f.logons_ok, 0);
+	fake_stop(&fl.f);
+
+	/* SPNEGO's mechListMIC: ours changed on the way, the server's */
+	sec.in_hook = flip_last;
+	flow_run(&fl, NULL, 0, SIGN_NONE, 0, 0, NULL, T_MS);
+	sec.in_hook = NULL;
+	ck_failed(&fl, PV_EREMOTE, "or it did not take the SPNEGO mechListMIC", "mechListMIC");
+	ck_assert_uint_eq(fl.f.mic_ok, 1); /* the NTLM MIC held: the SPNEGO one did not */
+	ck_assert_uint_eq(fl.f.mech_mic_bad, 1);
+	fake_stop(&fl.f);
+	flow_run(&fl, fake_tamper, TAMPER(SMB2_SESSION_SETUP, FLIP), SIGN_NONE, 0, 0, NULL, T_MS);
+	ck_failed(&fl, PV_EREMOTE, "the server's SPNEGO mechListMIC does not match",
+		  "server's mechListMIC");
+	ck_assert_uint_eq(fl.f.done, 1);
+	ck_assert_uint_eq(fl.f.mech_mic_ok, 1);
 	fake_stop(&fl.f);
 }
 END_TEST

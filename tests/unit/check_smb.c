@@ -249,7 +249,8 @@ START_TEST(test_ntlm_messages)
 		ck_assert_mem_eq(m + nt_off + 16 + 8, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
 		ck_assert_uint_eq(user_len, 8);
 		ck_assert_mem_eq(m + user_off, "U\0s\0e\0r\0", 8);
-		ck_assert_uint_eq((size_t)(b.data + b.len - ntlm), 88 + 24 + nt_len + 12 + 8);
+		/* then the token's mechListMIC: [3] { OCTET STRING of 16 } */
+		ck_assert_uint_eq((size_t)(b.data + b.len - ntlm), 88 + 24 + nt_len + 12 + 8 + 20);
 		ck_assert_mem_eq(m + 64, "\0\0\0\0\0\0\0\0", 8); /* Version: not asked for */
 	}
 	pv_buf_release(&b, 0);
@@ -393,7 +394,7 @@ START_TEST(test_ntlm_mic)
 
 	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
 	ck_assert_int_eq(authenticate(&c, "cifs/srvu1", &b, skey, &m), 0);
-	mlen = (size_t)((const uint8_t *)b.data + b.len - m);
+	mlen = smb2_get32(m + 40) + smb2_get16(m + 36); /* UserName, the last buffer, ends it */
 	ck_assert_ptr_nonnull(v = av_pair(m + smb2_get32(m + 24) + 16 + 28,
 					  smb2_get16(m + 20) - 16 - 28, 6, &vl, &count));
 	ck_assert_uint_eq(smb2_get32(v), 2);
@@ -415,6 +416,85 @@ START_TEST(test_ntlm_mic)
 	}
 	pv_buf_release(&b, 0);
 	pv_buf_release(&all, 0);
+}
+END_TEST
+
+/* The SPNEGO mechListMIC of an AUTHENTICATE with a MIC (RFC 4178 5; Samba's server wants it
+ * once NTLM signs and has a MIC): NTLMSSP's signature with extended session security and no
+ * KEY_EXCH, recomputed here with util/digest (MS-NLMP 3.4.4.2, 3.4.5.2: SIGNKEY = MD5(key ||
+ * magic constant || NUL); Version 1, HMAC_MD5(SIGNKEY, SeqNum 0 || mechTypes)[0..7], SeqNum 0)
+ * over the DER of the mechTypes our NegTokenInit offered, in the NegTokenResp after the
+ * AUTHENTICATE; none without a timestamp (no MIC) or NTLM signing. The server's is checked
+ * in its final token. */
+static void signature(const uint8_t key[16], const char *magic, uint8_t sig[16])
+{
+	static const uint8_t types[] = {0x30, 0x0c, 0x06, 0x0a, 0x2b, 0x06, 0x01,
+					0x04, 0x01, 0x82, 0x37, 0x02, 0x02, 0x0a};
+	uint8_t in[128], sk[16], mac[16];
+	size_t ml = strlen(magic) + 1;
+
+	memcpy(in, key, 16);
+	memcpy(in + 16, magic, ml);
+	pv_md5(in, 16 + ml, sk);
+	memset(in, 0, 4);
+	memcpy(in + 4, types, sizeof(types));
+	pv_hmac_md5(sk, 16, in, 4 + sizeof(types), mac);
+	memset(sig, 0, 16);
+	sig[0] = 1;
+	memcpy(sig + 4, mac, 8);
+}
+
+START_TEST(test_ntlm_mech_list_mic)
+{
+	static const char cli[] = "session key to client-to-server signing key magic constant";
+	static const char srv[] = "session key to server-to-client signing key magic constant";
+	uint8_t tok[256], skey[16], want[16], got[16], fin[29];
+	struct pv_buf b = PV_BUF_INIT;
+	struct pv_ntlm_challenge c;
+	size_t n = challenge_token(tok, 1);
+
+	/* the mechTypes signed are those our NegTokenInit offers */
+	ck_assert_int_eq(pv_ntlm_negotiate(&b, NULL, NULL), 0);
+	ck_assert_ptr_nonnull(memmem(
+		b.data, b.len, "\x30\x0c\x06\x0a\x2b\x06\x01\x04\x01\x82\x37\x02\x02\x0a", 14));
+	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
+	ck_assert(pv_ntlm_signs(&c));
+	ck_assert_int_eq(authenticate(&c, "cifs/srvu1", &b, skey, NULL), 0);
+	signature(skey, cli, want);
+	ck_assert_uint_ge(b.len, 20);
+	ck_assert_mem_eq(b.data + b.len - 20, "\xa3\x12\x04\x10", 4);
+	ck_assert_mem_eq(b.data + b.len - 16, want, 16);
+	pv_ntlm_mech_list_mic(skey, false, got);
+	ck_assert_mem_eq(got, want, 16);
+	/* the server's, in its final NegTokenResp { accept-completed, mechListMIC } */
+	signature(skey, srv, want);
+	pv_ntlm_mech_list_mic(skey, true, got);
+	ck_assert_mem_eq(got, want, 16);
+	memcpy(fin, "\xa1\x1b\x30\x19\xa0\x03\x0a\x01\x00\xa3\x12\x04\x10", 13);
+	memcpy(fin + 13, want, 16);
+	ck_assert_int_eq(pv_ntlm_final_mic(fin, sizeof(fin), want), 0);
+	fin[28] ^= 1;
+	ck_assert_int_eq(pv_ntlm_final_mic(fin, sizeof(fin), want), -1);
+	ck_assert_int_eq(pv_ntlm_final_mic(fin, 0, want), 0);  /* none */
+	ck_assert_int_eq(pv_ntlm_final_mic(fin, 9, want), -2); /* cut */
+	ck_assert_int_eq(
+		pv_ntlm_final_mic((const uint8_t *)"\xa1\x07\x30\x05\xa0\x03\x0a\x01\x00", 9, want),
+		0);
+	ck_assert_int_eq(pv_ntlm_final_mic((const uint8_t *)"\x05\x00", 2, want), -2);
+
+	/* no timestamp, or no NTLM signing: no MIC, no mechListMIC */
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
+		if (k == 0)
+			c.has_timestamp = 0;
+		else
+			c.flags &= ~0x10u;
+		ck_assert(!pv_ntlm_signs(&c));
+		ck_assert_int_eq(authenticate(&c, "cifs/srvu1", &b, skey, NULL), 0);
+		ck_assert_int_eq(pv_ntlm_final_mic((const uint8_t *)b.data, b.len, want), 0);
+		ck_assert_ptr_null(memmem(b.data, b.len, "\xa3\x12\x04\x10", 4));
+	}
+	pv_buf_release(&b, 0);
 }
 END_TEST
 
@@ -958,6 +1038,7 @@ int main(void)
 	tcase_add_test(tc, test_ntlm_session_key);
 	tcase_add_test(tc, test_ntlm_av_pairs);
 	tcase_add_test(tc, test_ntlm_mic);
+	tcase_add_test(tc, test_ntlm_mech_list_mic);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("smb2");
 	tcase_add_test(tc, test_smb2_header);

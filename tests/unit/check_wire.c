@@ -137,6 +137,7 @@ START_TEST(test_build_and_list)
 	ck_assert_uint_eq(f.cmds[SMB2_LOGOFF], 3);
 	/* each logon's MIC checked, each session's first tree connect validated (3.0.2) */
 	ck_assert_uint_eq(f.mic_ok, 3);
+	ck_assert_uint_eq(f.mech_mic_ok, 3);
 	ck_assert_str_eq(f.target_name, "cifs/fake");
 	ck_assert_uint_eq(f.validated, 3);
 	ck_assert_uint_eq(f.cmds[SMB2_IOCTL], 3);

@@ -180,6 +180,104 @@ static size_t dersz(size_t len)
 	return 1 + (len < 0x80 ? 1 : len < 0x100 ? 2 : 3) + len;
 }
 
+/* One DER element at *p (below end): its tag and its value's bounds; *p moves past it. */
+static bool der_take(const uint8_t **p, const uint8_t *end, uint8_t *tag, const uint8_t **v,
+		     size_t *l)
+{
+	const uint8_t *q = *p;
+	size_t n;
+
+	if (end - q < 2)
+		return false;
+	*tag = *q++;
+	n = *q++;
+	if (n & 0x80) {
+		int k = (int)(n & 0x7f);
+
+		if (k < 1 || k > 3 || end - q < k)
+			return false;
+		for (n = 0; k-- > 0;)
+			n = n << 8 | *q++;
+	}
+	if ((size_t)(end - q) < n)
+		return false;
+	*v = q;
+	*l = n;
+	*p = q + n;
+	return true;
+}
+
+/* A field of a SPNEGO token (RFC 4178 4.2), read as a server reads it: of a NegTokenInit
+ * (APPLICATION 0 { OID, [0] SEQUENCE { mechTypes [0], mechToken [2], ... } }) or a
+ * NegTokenResp ([1] SEQUENCE { negState [0], ..., responseToken [2], mechListMIC [3] }): the
+ * value of the one element inside field (*vl bytes), and that element whole, its tag and
+ * length with it (*el bytes at *elem: mechTypes' DER, which a mechListMIC covers). NULL when
+ * absent or malformed. */
+static const uint8_t *spnego_get(const uint8_t *tok, size_t len, uint8_t field, size_t *vl,
+				 const uint8_t **elem, size_t *el)
+{
+	const uint8_t *p = tok, *end = tok + len, *v, *q, *v2;
+	size_t l, l2;
+	uint8_t t;
+
+	if (!tok || !der_take(&p, end, &t, &v, &l))
+		return NULL;
+	if (t == 0x60) {
+		p = v;
+		end = v + l;
+		if (!der_take(&p, end, &t, &v, &l) || t != 0x06 || !der_take(&p, end, &t, &v, &l) ||
+		    t != 0xa0)
+			return NULL;
+	} else if (t != 0xa1) {
+		return NULL;
+	}
+	p = v;
+	end = v + l;
+	if (!der_take(&p, end, &t, &v, &l) || t != 0x30)
+		return NULL;
+	p = v;
+	end = v + l;
+	while (p < end) {
+		if (!der_take(&p, end, &t, &v, &l))
+			return NULL;
+		if (t != field)
+			continue;
+		q = v;
+		if (!der_take(&q, v + l, &t, &v2, &l2))
+			return NULL;
+		*elem = v;
+		*el = (size_t)(q - v);
+		*vl = l2;
+		return v2;
+	}
+	return NULL;
+}
+
+/* An NTLMSSP signature with extended session security (MS-NLMP 3.4.4.2, spelled out): Version
+ * 1, HMAC_MD5(SIGNKEY, SeqNum 0 || msg)'s first 8 bytes (no KEY_EXCH: no RC4), SeqNum 0;
+ * SIGNKEY = MD5(session key || the magic constant of the direction, its NUL with it). */
+static void ntlm_sig(const uint8_t key[16], bool server, const uint8_t *msg, size_t len,
+		     uint8_t sig[16])
+{
+	const char *magic = server ? "session key to server-to-client signing key magic constant"
+				   : "session key to client-to-server signing key magic constant";
+	struct pv_buf t = PV_BUF_INIT;
+	uint8_t sk[16], mac[16];
+
+	pv_buf_add(&t, key, 16);
+	pv_buf_add(&t, magic, strlen(magic) + 1);
+	pv_md5(t.data, t.len, sk);
+	pv_buf_reset(&t);
+	pv_buf_add(&t, "\0\0\0\0", 4);
+	pv_buf_add(&t, msg, len);
+	ck_assert(!pv_buf_failed(&t));
+	pv_hmac_md5(sk, 16, t.data, t.len, mac);
+	pv_buf_release(&t, 1);
+	memset(sig, 0, 16);
+	sig[0] = 1;
+	memcpy(sig + 4, mac, 8);
+}
+
 /* The NTLM CHALLENGE (MS-NLMP 2.2.1.2) in a SPNEGO NegTokenResp, with a target info of
  * NbDomainName LAB, a timestamp and, to reach f->target_info bytes, a pair of an id nobody
  * knows. */
@@ -405,11 +503,12 @@ static bool av_pairs_ok(struct fake *f, const uint8_t *p, size_t n)
  * message, the NTLMv2 proof right for LAB\u1 and the plan's password (MS-NLMP 3.3.2), else
  * STATUS_LOGON_FAILURE; its AV pairs, then its MIC at 72 (MS-NLMP 3.1.5.1.2: HMAC_MD5 keyed
  * with ExportedSessionKey over NEGOTIATE || CHALLENGE || AUTHENTICATE, its MIC field zero),
- * else STATUS_INVALID_PARAMETER. A right one gives the session its key: SessionBaseKey =
- * HMAC_MD5(ResponseKeyNT, NTProofStr), the key (and ExportedSessionKey) without KEY_EXCH. */
-static uint32_t authenticate(struct fake *f, const uint8_t *m, size_t n)
+ * else STATUS_INVALID_PARAMETER. A right one gives the session its key in base:
+ * SessionBaseKey = HMAC_MD5(ResponseKeyNT, NTProofStr), the key (and ExportedSessionKey)
+ * without KEY_EXCH. */
+static uint32_t authenticate(struct fake *f, const uint8_t *m, size_t n, uint8_t base[16])
 {
-	uint8_t key[16], proof[16], base[16], mic[16];
+	uint8_t key[16], proof[16], mic[16];
 	size_t off[6], len[6];
 	struct pv_buf t = PV_BUF_INIT;
 	bool ok;
@@ -453,7 +552,6 @@ static uint32_t authenticate(struct fake *f, const uint8_t *m, size_t n)
 		return ST_INVALID_PARAMETER;
 	}
 	f->mic_ok++;
-	fake_key(f, base);
 	return ST_OK;
 }
 
@@ -463,11 +561,21 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 	size_t off = qlen >= SMB2_HDR + 24 ? smb2_get16(q + SMB2_HDR + 12) : 0;
 	size_t len = qlen >= SMB2_HDR + 24 ? smb2_get16(q + SMB2_HDR + 14) : 0;
 	const uint8_t *tok = off <= qlen && len <= qlen - off ? q + off : NULL;
-	const uint8_t *ntlm = tok ? memmem(tok, len, "NTLMSSP", 8) : NULL;
 	bool krb = tok && len >= 8 && memcmp(tok, FAKE_KRB_TICKET, 8) == 0;
-	size_t at;
+	const uint8_t *ntlm, *types = NULL, *list = NULL, *e;
+	size_t nlen = 0, tlen = 0, llen = 0, el;
+	uint8_t base[16], sig[16], *b;
 	uint32_t st;
 
+	/* the NTLM message in the SPNEGO token: NegTokenInit's mechToken and its mechTypes, or
+	 * NegTokenResp's responseToken and its mechListMIC */
+	ntlm = krb ? NULL : spnego_get(tok, len, 0xa2, &nlen, &e, &el);
+	if (ntlm && (nlen < 12 || memcmp(ntlm, "NTLMSSP", 8) != 0))
+		ntlm = NULL;
+	if (ntlm && ntlm[8] == 1) /* mechTypes' DER, whole: types, tlen bytes */
+		spnego_get(tok, len, 0xa0, &el, &types, &tlen);
+	if (ntlm && ntlm[8] == 3)
+		list = spnego_get(tok, len, 0xa3, &llen, &e, &el);
 	/* 3.1.1's preauth hash: the session's starts from the connection's at a logon's first
 	 * request, and takes every request, and every answer but the last (MS-SMB2 3.3.5.5) */
 	if (dialect_of(f) == 0x0311) {
@@ -476,8 +584,6 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 		pv_sha512_2(f->preauth, 64, q, qlen, f->preauth);
 	}
 	if (krb) {
-		uint8_t *b;
-
 		/* a logon in one round trip, as Kerberos makes it: the ticket in, the server's
 		 * token (its AP-REP) out in the final answer, the session key known to both */
 		f->logons_ok++;
@@ -493,13 +599,15 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 	}
 	if (ntlm && ntlm[8] == 1) {
 		struct pv_buf c = PV_BUF_INIT;
-		uint8_t *b;
+		size_t at;
 
 		f->keyed = false; /* a new logon */
-		/* the NEGOTIATE message: the rest of the token (SPNEGO's mechToken comes last) */
+		/* the NEGOTIATE message and the mechTypes offered, for the MICs */
 		pv_buf_reset(&f->nego);
-		pv_buf_add(&f->nego, ntlm, len - (size_t)(ntlm - tok));
-
+		pv_buf_add(&f->nego, ntlm, nlen);
+		pv_buf_reset(&f->mech_types);
+		if (types)
+			pv_buf_add(&f->mech_types, types, tlen);
 		challenge(f, &c);
 		at = msg(out, SMB2_SESSION_SETUP, mid, ST_MORE_PROCESSING, 0);
 		f->hash_at = at;
@@ -510,18 +618,55 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 		put16(b + 6, (uint16_t)c.len);
 		pv_buf_add(out, c.data, c.len);
 		pv_buf_release(&c, 0);
-		(void)at;
 		return;
 	}
-	st = ntlm ? authenticate(f, ntlm, len - (size_t)(ntlm - tok)) : ST_LOGON_FAILURE;
+	st = ntlm ? authenticate(f, ntlm, nlen, base) : ST_LOGON_FAILURE;
+	/* Samba's SPNEGO: an AUTHENTICATE with a MIC (the fake asks one) and NTLM signing with
+	 * extended session security wants the client's mechListMIC over the mechTypes; without
+	 * one it asks a third leg (MORE_PROCESSING_REQUIRED with its own), and a wrong one is
+	 * refused with ACCESS_DENIED (NTLMSSP's check of a signature) */
+	if (st == ST_OK && (smb2_get32(ntlm + 60) & 0x80010u) == 0x80010u) {
+		ntlm_sig(base, true, (const uint8_t *)f->mech_types.data, f->mech_types.len, sig);
+		if (!list) {
+			f->mech_mic_missing++;
+			msg(out, SMB2_SESSION_SETUP, mid, ST_MORE_PROCESSING, 0);
+			b = grow(out, 8);
+			put16(b, 9);
+			put16(b + 4, SMB2_HDR + 8);
+			put16(b + 6, 2 + 2 + 5 + 2 + 2 + 16);
+			pv_buf_add(out, "\xa1\x1b\x30\x19\xa0\x03\x0a\x01\x01\xa3\x12\x04\x10", 13);
+			pv_buf_add(out, sig, 16);
+			return;
+		}
+		ntlm_sig(base, false, (const uint8_t *)f->mech_types.data, f->mech_types.len, sig);
+		if (llen != 16 || memcmp(list, sig, 16) != 0) {
+			f->mech_mic_bad++;
+			f->logons_bad++;
+			msg(out, SMB2_SESSION_SETUP, mid, ST_ACCESS_DENIED, 0);
+			error_body(out);
+			return;
+		}
+		f->mech_mic_ok++;
+		ntlm_sig(base, true, (const uint8_t *)f->mech_types.data, f->mech_types.len, sig);
+	} else {
+		list = NULL;
+	}
 	if (st == ST_OK) {
-		uint8_t *b;
-
 		f->logons_ok++;
+		fake_key(f, base);
 		msg(out, SMB2_SESSION_SETUP, mid, ST_OK, 0);
-		b = grow(out, 9);
+		b = grow(out, 8);
 		put16(b, 9);
 		put16(b + 2, f->encrypt_session ? 4 : 0);
+		if (!list) {
+			grow(out, 1);
+			return;
+		}
+		/* NegTokenResp { negState accept-completed, mechListMIC: the server's } */
+		put16(b + 4, SMB2_HDR + 8);
+		put16(b + 6, 2 + 2 + 5 + 2 + 2 + 16);
+		pv_buf_add(out, "\xa1\x1b\x30\x19\xa0\x03\x0a\x01\x00\xa3\x12\x04\x10", 13);
+		pv_buf_add(out, sig, 16);
 		return;
 	}
 	f->logons_bad++;
@@ -1587,6 +1732,7 @@ void fake_stop(struct fake *f)
 	fake_unkey(f);
 	pv_buf_release(&f->nego, 0);
 	pv_buf_release(&f->chal, 0);
+	pv_buf_release(&f->mech_types, 0);
 	for (int i = 0; i < FAKE_NODES; i++) {
 		free(f->fs[i].path);
 		free(f->fs[i].data);

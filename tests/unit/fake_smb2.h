@@ -10,7 +10,10 @@
  * CHALLENGE back unchanged in the client's copy, MsvAvFlags saying a MIC is there (the fake
  * sends a timestamp), MsvAvChannelBindings of 16 zero bytes, MsvAvTargetName "cifs/<name>"
  * (kept in target_name), and the MIC right over the NEGOTIATE it got, the CHALLENGE it sent
- * and the AUTHENTICATE (else STATUS_INVALID_PARAMETER, Samba's answer to a wrong MIC).
+ * and the AUTHENTICATE (else STATUS_INVALID_PARAMETER, Samba's answer to a wrong MIC). Then,
+ * as Samba's SPNEGO does once NTLM has a MIC and signs, the SPNEGO mechListMIC of the
+ * AUTHENTICATE's token checked (a third leg asked where there is none, ACCESS_DENIED where it
+ * is wrong) and its own in the final answer.
  *
  * The fake can require signing (as Samba's `server signing = mandatory`): it computes the
  * session key from the AUTHENTICATE and the password it knows (FAKE_PASSWORD, for LAB\u1),
@@ -153,6 +156,10 @@ struct fake {
 	 * MsvAvTargetName of the last (UTF-8) */
 	struct pv_buf nego, chal;
 	unsigned mic_ok, mic_bad, av_bad;
+	/* SPNEGO: the mechTypes offered (their DER), and the mechListMICs that came right,
+	 * wrong, or not at all where Samba wants one */
+	struct pv_buf mech_types;
+	unsigned mech_mic_ok, mech_mic_bad, mech_mic_missing;
 	char target_name[256];
 	/* Called with each request message as it comes, before the fake reads it (a test's fault
 	 * in what the client sent) */
