@@ -13,9 +13,9 @@
  * synchronously (it keeps aio for writes that are not part of a compound). Encrypted, the
  * compound is one transform too: one AEAD pass per file.
  *
- * Not done: FSCTL_VALIDATE_NEGOTIATE_INFO for 3.0 and 3.0.2 (MS-SMB2 3.2.5.5, a client option
- * no server requires; 3.1.1's preauth integrity hash replaces it). Logon is NTLMv2 in SPNEGO
- * (smb/ntlm.c). */
+ * The engine checks a 3.0 or 3.0.2 negotiation (FSCTL_VALIDATE_NEGOTIATE_INFO after each
+ * session's first tree connect) for this client as for the driver. Logon is NTLMv2 in SPNEGO
+ * (smb/ntlm.c: with the MIC, the target name and the channel bindings). */
 #include "smb/smb.h"
 
 #include "smb/async.h"
