@@ -1314,10 +1314,8 @@ static int validate_answer(struct pv_smba *c, const struct smb2_hdr *h, struct s
 	if (smb2_validated(&c->sec, &a.out, why, sizeof(why)) < 0) {
 		lose(c, PV_EREMOTE,
 		     "SMB to '%s': a downgrade or a tampered negotiation was detected: the "
-		     "server's "
-		     "signed VALIDATE_NEGOTIATE answer differs from the NEGOTIATE answer taken "
-		     "(%s; "
-		     "MS-SMB2 3.2.5.14.12); the connection is dropped",
+		     "server's signed VALIDATE_NEGOTIATE answer differs from the NEGOTIATE "
+		     "answer taken (%s; MS-SMB2 3.2.5.14.12); the connection is dropped",
 		     c->host, why);
 		return -1;
 	}

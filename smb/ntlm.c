@@ -316,6 +316,7 @@ int pv_ntlm_final_mic(const uint8_t *tok, size_t len, const uint8_t want[16])
 {
 	const uint8_t *mic;
 	size_t ml;
+	unsigned d = 0;
 	int r;
 
 	if (len == 0)
@@ -324,11 +325,9 @@ int pv_ntlm_final_mic(const uint8_t *tok, size_t len, const uint8_t want[16])
 		return r > 0 ? 0 : -2;
 	if (ml != 16)
 		return -1;
-	for (size_t i = 0, d = 0;; i++) { /* in constant time */
-		if (i == 16)
-			return d ? -1 : 0;
-		d |= (size_t)(mic[i] ^ want[i]);
-	}
+	for (int i = 0; i < 16; i++) /* in constant time */
+		d |= (unsigned)(mic[i] ^ want[i]);
+	return d ? -1 : 0;
 }
 
 /* An AV pair (MS-NLMP 2.2.2.1) appended to b. */
