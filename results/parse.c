@@ -76,10 +76,11 @@ struct pv_res_run *pv_res_new(void)
 	return run;
 }
 
-void pv_res_note(struct pv_res_run *run, const char *fmt, ...)
+int pv_res_note(struct pv_res_run *run, const char *fmt, ...)
 {
 	struct pv_buf b = PV_BUF_INIT;
 	va_list ap;
+	char *notes;
 
 	if (run->notes)
 		pv_buf_addstr(&b, run->notes);
@@ -87,11 +88,13 @@ void pv_res_note(struct pv_res_run *run, const char *fmt, ...)
 	pv_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	pv_buf_addstr(&b, "\n");
-	if (!pv_buf_failed(&b)) {
-		free(run->notes);
-		run->notes = pv_buf_detach(&b);
-	}
+	notes = pv_buf_detach(&b);
 	pv_buf_release(&b, 0);
+	if (!notes)
+		return -1;
+	free(run->notes);
+	run->notes = notes;
+	return 0;
 }
 
 /* ---- manifest.json ---- */

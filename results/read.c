@@ -1,6 +1,8 @@
 /* results/read.c: a run's folder read from disk (see results.h): the files opened below the
  * folder without following links (a step's host folders hold what the hosts sent), each read
- * up to a cap, then handed to the pure parsers. */
+ * up to a cap, then handed to the pure parsers. A file that cannot be read is left out with a
+ * note; running out of memory fails the whole read, since a run missing a part with no note
+ * saying so would be taken for whole. */
 #include "results/results.h"
 
 #include "util/buf.h"
@@ -15,13 +17,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* rel below the folder dir: its content (NUL-terminated) in *text; 1 when it does not exist,
- * PV_EIO naming it when it cannot be read or is larger than max. */
-static int slurp(int dir, const char *rel, size_t max, char **text, size_t *len)
+/* The run's folder being read, and whether memory ran out on the way. */
+struct rd {
+	int fd;
+	bool oom;
+};
+
+/* rel below the folder: its content (NUL-terminated) in *text; 1 when it does not exist,
+ * PV_EIO naming it when it cannot be read or is larger than max, PV_EIO "out of memory" with
+ * rd->oom set. */
+static int slurp(struct rd *rd, const char *rel, size_t max, char **text, size_t *len)
 {
 	struct pv_buf b = PV_BUF_INIT;
 	char part[256];
-	int fd = dup(dir);
+	int fd = dup(rd->fd);
 
 	*text = NULL;
 	*len = 0;
@@ -57,6 +66,7 @@ static int slurp(int dir, const char *rel, size_t max, char **text, size_t *len)
 		}
 		if (pv_buf_reserve(&b, (size_t)sb.st_size + 1) < 0) {
 			close(fd);
+			rd->oom = true;
 			return pv_error(PV_EIO, "out of memory");
 		}
 	}
@@ -83,11 +93,22 @@ static int slurp(int dir, const char *rel, size_t max, char **text, size_t *len)
 	close(fd);
 	if (pv_buf_failed(&b)) {
 		pv_buf_release(&b, 0);
+		rd->oom = true;
 		return pv_error(PV_EIO, "out of memory");
 	}
 	*len = b.len;
 	*text = b.data ? b.data : strdup("");
+	if (!*text)
+		rd->oom = true;
 	return *text ? PV_OK : pv_error(PV_EIO, "out of memory");
+}
+
+/* A parser's outcome: the parsers are pure, so their PV_EIO is out of memory. */
+static int parsed(struct rd *rd, int r)
+{
+	if (r == PV_EIO)
+		rd->oom = true;
+	return r;
 }
 
 /* A host's name as a folder's: one plain part. */
@@ -96,26 +117,27 @@ static bool plain(const char *name)
 	return name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
 }
 
-static void read_watch(struct pv_res_run *run, int dir, const char *rel, struct pv_res_watch **out)
+static void read_watch(struct pv_res_run *run, struct rd *rd, const char *rel,
+		       struct pv_res_watch **out)
 {
 	char *text;
 	size_t len;
-	int r = slurp(dir, rel, PV_RES_FILE_MAX, &text, &len);
+	int r = slurp(rd, rel, PV_RES_FILE_MAX, &text, &len);
 
-	if (r == PV_OK && pv_res_parse_watch(text, len, out) != PV_OK)
+	if (r == PV_OK && parsed(rd, pv_res_parse_watch(text, len, out)) != PV_OK)
 		r = PV_ECONFIG;
-	if (r != PV_OK && r != 1)
-		pv_res_note(run, "%s: %s; left out", rel, pv_errmsg());
+	if (r != PV_OK && r != 1 && pv_res_note(run, "%s: %s; left out", rel, pv_errmsg()) < 0)
+		rd->oom = true;
 	free(text);
 }
 
 /* The first line of what the host printed on stderr, when anything. */
-static void read_said(int dir, const char *rel, struct pv_res_host *h)
+static void read_said(struct rd *rd, const char *rel, struct pv_res_host *h)
 {
 	char *text;
 	size_t len;
 
-	if (slurp(dir, rel, PV_RES_FILE_MAX, &text, &len) == PV_OK) {
+	if (slurp(rd, rel, PV_RES_FILE_MAX, &text, &len) == PV_OK) {
 		const char *p = text;
 
 		while (*p == '\n' || *p == '\r')
@@ -125,16 +147,16 @@ static void read_said(int dir, const char *rel, struct pv_res_host *h)
 	free(text);
 }
 
-static void read_step(struct pv_res_run *run, int dir, struct pv_res_step *st)
+static void read_step(struct pv_res_run *run, struct rd *rd, struct pv_res_step *st)
 {
 	char rel[512];
 	unsigned skip = 0, interval = run->has_load && run->cfg.interval ? run->cfg.interval : 1;
 	bool every = true, any = false;
 
 	snprintf(rel, sizeof(rel), "step-%02u/watch.csv", st->n);
-	read_watch(run, dir, rel, &st->srv);
+	read_watch(run, rd, rel, &st->srv);
 	snprintf(rel, sizeof(rel), "step-%02u/watch-dc.csv", st->n);
-	read_watch(run, dir, rel, &st->dc);
+	read_watch(run, rd, rel, &st->dc);
 	skip = (run->warmup + interval - 1) / interval;
 	for (size_t i = 0; i < st->nhosts; i++) {
 		struct pv_res_host *h = &st->hosts[i];
@@ -145,19 +167,20 @@ static void read_step(struct pv_res_run *run, int dir, struct pv_res_step *st)
 		if (!plain(h->name))
 			continue;
 		snprintf(rel, sizeof(rel), "step-%02u/%s/stderr", st->n, h->name);
-		read_said(dir, rel, h);
+		read_said(rd, rel, h);
 		if (!st->has_load || strcmp(h->role, "client"))
 			continue;
 		snprintf(rel, sizeof(rel), "step-%02u/%s/load.jsonl", st->n, h->name);
-		r = slurp(dir, rel, PV_RES_FILE_MAX, &text, &len);
-		if (r == PV_OK && pv_res_parse_jsonl(st, text, len, skip) != PV_OK)
+		r = slurp(rd, rel, PV_RES_FILE_MAX, &text, &len);
+		if (r == PV_OK && parsed(rd, pv_res_parse_jsonl(st, text, len, skip)) != PV_OK)
 			r = PV_ECONFIG;
 		if (r == PV_OK)
 			any = true;
 		else
 			every = false;
-		if (r != PV_OK && r != 1)
-			pv_res_note(run, "%s: %s; left out", rel, pv_errmsg());
+		if (r != PV_OK && r != 1 &&
+		    pv_res_note(run, "%s: %s; left out", rel, pv_errmsg()) < 0)
+			rd->oom = true;
 		free(text);
 	}
 	if (!st->has_hist)
@@ -167,11 +190,12 @@ static void read_step(struct pv_res_run *run, int dir, struct pv_res_step *st)
 		if (pv_load_hist_count(&st->kind[k].hist) != st->kind[k].completed)
 			every = false;
 	if (!every || !any) {
-		pv_res_note(
-			run,
-			"step %u: the clients' lines do not add up to load.json's figures (a "
-			"client's load.jsonl missing or cut); its latency intervals are left out",
-			st->n);
+		if (pv_res_note(run,
+				"step %u: the clients' lines do not add up to load.json's figures "
+				"(a client's load.jsonl missing or cut); its latency intervals are "
+				"left out",
+				st->n) < 0)
+			rd->oom = true;
 		st->has_hist = st->all.has_hist = false;
 		for (int k = 0; k < PV_LOAD_KINDS; k++)
 			st->kind[k].has_hist = false;
@@ -181,21 +205,22 @@ static void read_step(struct pv_res_run *run, int dir, struct pv_res_step *st)
 int pv_res_read(const char *dir, struct pv_res_run **out)
 {
 	struct pv_res_run *run;
+	struct rd rd = {-1, false};
 	char *text = NULL;
 	size_t len;
-	int fd, r;
+	int r;
 
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	rd.fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rd.fd < 0)
 		return pv_error(errno == ENOENT || errno == ENOTDIR ? PV_ECONFIG : PV_EIO,
 				"%s: %s (give a run's folder: <controller.results>/<run-id>)", dir,
 				strerror(errno));
 	if (!(run = pv_res_new())) {
-		close(fd);
+		close(rd.fd);
 		return pv_error(PV_EIO, "out of memory");
 	}
 	snprintf(run->dir, sizeof(run->dir), "%s", dir);
-	r = slurp(fd, "manifest.json", PV_RES_FILE_MAX, &text, &len);
+	r = slurp(&rd, "manifest.json", PV_RES_FILE_MAX, &text, &len);
 	if (r == 1)
 		r = pv_error(PV_ECONFIG,
 			     "%s holds no manifest.json: not a run's folder (give "
@@ -206,18 +231,21 @@ int pv_res_read(const char *dir, struct pv_res_run **out)
 	free(text);
 	text = NULL;
 	if (r == PV_OK) {
-		int lr = slurp(fd, "load.json", PV_RES_FILE_MAX, &text, &len);
+		int lr = slurp(&rd, "load.json", PV_RES_FILE_MAX, &text, &len);
 
-		if (lr == PV_OK && pv_res_parse_load(run, text, len) != PV_OK)
+		if (lr == PV_OK && parsed(&rd, pv_res_parse_load(run, text, len)) != PV_OK)
 			lr = PV_ECONFIG;
-		if (lr != PV_OK && lr != 1)
-			pv_res_note(run, "load.json: %s; the load's figures are left out",
-				    pv_errmsg());
+		if (lr != PV_OK && lr != 1 &&
+		    pv_res_note(run, "load.json: %s; the load's figures are left out",
+				pv_errmsg()) < 0)
+			rd.oom = true;
 		free(text);
 		for (size_t i = 0; i < run->nsteps; i++)
-			read_step(run, fd, &run->steps[i]);
+			read_step(run, &rd, &run->steps[i]);
+		if (rd.oom)
+			r = pv_error(PV_EIO, "%s: out of memory", dir);
 	}
-	close(fd);
+	close(rd.fd);
 	if (r != PV_OK) {
 		pv_res_free(run);
 		return r;

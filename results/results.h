@@ -167,8 +167,10 @@ struct pv_res_run {
 /* ---- reading (I/O) ---- */
 
 /* Read the run folder dir. PV_OK with *out set (pv_res_free it); PV_ECONFIG when dir holds
- * no readable manifest.json (not a run's folder), PV_EIO when dir cannot be opened. Files
- * are opened below dir without following links, and read up to PV_RES_FILE_MAX. */
+ * no readable manifest.json (not a run's folder), PV_EIO when dir cannot be opened, and PV_EIO
+ * "out of memory" when memory runs out anywhere (never a run with a part left out and no note
+ * saying so). A file that cannot be read is left out with a note in run->notes. Files are
+ * opened below dir without following links, and read up to PV_RES_FILE_MAX. */
 int pv_res_read(const char *dir, struct pv_res_run **out);
 void pv_res_free(struct pv_res_run *run);
 
@@ -193,9 +195,9 @@ void pv_res_watch_free(struct pv_res_watch *w);
  * (the warm-up) added into st's kinds, the ready line's error kept. Lines that are neither
  * are skipped; PV_ECONFIG when a line of figures is malformed (st unchanged then). */
 int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, unsigned skip);
-/* Append one note line to run->notes (printf format). */
-void pv_res_note(struct pv_res_run *run, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* Append one note line to run->notes (printf format): 0, or -1 when out of memory (the notes
+ * as they were). */
+int pv_res_note(struct pv_res_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The steps' indices in idx (run->nsteps of them), users rising (the steps --refine added
  * among the ramp's; at equal users in the order they ran). */

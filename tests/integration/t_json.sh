@@ -100,11 +100,11 @@ done
 pv "${P[@]}" --json cleanup; jcheck "cleanup (nothing left)" 0
 
 # stdout that cannot be written: a full disk, a closed pipe
-on ctl sh -c "'$PV' --json --version >/dev/full 2>'$T_TMP/err'"
+on ctl sh -c "${PVT[*]} '$PV' --json --version >/dev/full 2>'$T_TMP/err'"
 rc=$?
 [[ $rc -eq 9 ]] || fail "--version to /dev/full: exit $rc, expected 9"
 grep -q 'cannot write the results to stdout' "$T_TMP/err" || fail "no message for a full stdout: $(cat "$T_TMP/err")"
-on ctl bash -c "'$PV' help cleanup 2>'$T_TMP/err' | (exec 0<&-; sleep 0.5); echo \${PIPESTATUS[0]}" >"$T_TMP/rc"
+on ctl bash -c "${PVT[*]} '$PV' help cleanup 2>'$T_TMP/err' | (exec 0<&-; sleep 0.5); echo \${PIPESTATUS[0]}" >"$T_TMP/rc"
 [[ $(cat "$T_TMP/rc") -eq 9 ]] || fail "help into a closed pipe: exit $(cat "$T_TMP/rc"), expected 9"
 
 finish
