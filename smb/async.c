@@ -40,8 +40,9 @@ const uint8_t PV_SMBA_RELATED[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0
 
 enum cstate { CS_CONNECTING, CS_NEGOTIATE, CS_OPEN, CS_DEAD };
 
-/* What an answer is for: a caller's request, or a step of the engine's own. */
-enum kind { K_USER, K_NEGOTIATE, K_SESSION, K_TREE, K_LOGOFF };
+/* What an answer is for: a caller's request, or a step of the engine's own (K_VALIDATE: the
+ * FSCTL_VALIDATE_NEGOTIATE_INFO after a tree connect, carrying the tree's callback). */
+enum kind { K_USER, K_NEGOTIATE, K_SESSION, K_TREE, K_LOGOFF, K_VALIDATE };
 
 struct req {
 	uint64_t mid;
@@ -52,6 +53,8 @@ struct req {
 	double sent, due;
 	struct pv_buf body; /* encoded, until it is framed */
 	bool encrypted;	    /* it went encrypted: its answer must come so */
+	bool sign;	    /* signed even where the session does not sign (K_VALIDATE) */
+	double since;	    /* K_VALIDATE: when its tree connect was sent */
 	unsigned group;	    /* waiting for credits: the messages of its compound (on the first) */
 	struct req *next;
 };
@@ -70,6 +73,12 @@ struct signon {
 	int step;
 	uint8_t skey[32]; /* the logon's session key, until the keys are made */
 	size_t sklen;
+	/* NTLM: the NEGOTIATE message sent, until the AUTHENTICATE's MIC is made of it; the
+	 * server's SPNEGO mechListMIC due in the final answer, when ours went */
+	uint8_t ntlm_neg[PV_NTLM_NEGOTIATE_MAX];
+	size_t ntlm_neglen;
+	uint8_t ntlm_srv_mic[16];
+	bool ntlm_srv_mic_due;
 };
 
 struct pv_smba {
@@ -103,7 +112,8 @@ struct pv_smba {
 	/* what NEGOTIATE settled */
 	uint16_t offer_ciphers[4];
 	size_t noffer_ciphers;
-	uint8_t neg_hash[64]; /* SHA-512(0^64 || the NEGOTIATE request) */
+	uint8_t neg_hash[64];	 /* SHA-512(0^64 || the NEGOTIATE request) */
+	uint8_t client_guid[16]; /* the NEGOTIATE request's ClientGuid */
 	struct smb2_conn sec;
 	bool negotiated;
 	/* the session */
@@ -111,7 +121,9 @@ struct pv_smba {
 	bool keyed;
 	struct smb2_keys keys;
 	bool sess_encrypt, sess_sign;
-	uint8_t sess_hash[64]; /* 3.1.1: the session's preauth hash */
+	uint8_t sess_hash[64];	    /* 3.1.1: the session's preauth hash */
+	bool validating, validated; /* 3.0, 3.0.2: the session's VALIDATE_NEGOTIATE under way,
+				     * done */
 	struct signon lg;
 	/* the tree */
 	uint32_t tid;
@@ -228,6 +240,7 @@ static void session_end(struct pv_smba *c)
 	c->sess_encrypt = c->sess_sign = false;
 	c->tid = 0;
 	c->tree_encrypt = false;
+	c->validating = c->validated = false;
 	explicit_bzero(c->sess_hash, sizeof(c->sess_hash));
 }
 
@@ -277,7 +290,8 @@ static void vlose(struct pv_smba *c, int code, const char *fmt, va_list ap)
 
 			lists[i] = q->next;
 			/* the engine's own steps tell their callers below */
-			if (q->kind == K_USER || q->kind == K_TREE || q->kind == K_LOGOFF)
+			if (q->kind == K_USER || q->kind == K_TREE || q->kind == K_LOGOFF ||
+			    q->kind == K_VALIDATE)
 				complete(c, q, &d);
 			else
 				req_free(q);
@@ -390,7 +404,7 @@ static bool signs(const struct pv_smba *c, uint16_t cmd)
  * queue the frame to be sent; they go in flight. */
 static void emit(struct pv_smba *c, struct req *q, unsigned n)
 {
-	bool enc = encrypts(c, q->cmd), sign = !enc && signs(c, q->cmd);
+	bool enc = encrypts(c, q->cmd), sign = !enc && (signs(c, q->cmd) || q->sign);
 	size_t total = 0, tf = enc ? SMB2_TF : 0, at;
 	struct req *p = q;
 	uint8_t *f, *m;
@@ -734,6 +748,7 @@ static void negotiate(struct pv_smba *c)
 		lose(c, PV_EIO, "getrandom: %s", strerror(errno));
 		return;
 	}
+	memcpy(c->client_guid, q.guid, 16); /* VALIDATE_NEGOTIATE says it again */
 	if (send_req(c, r, smb2_negotiate_enc(&r->body, &q), "NEGOTIATE") != PV_OK)
 		lose(c, PV_EIO, "out of memory");
 }
@@ -882,7 +897,7 @@ static int logon_start(struct pv_smba *c, struct signon *g)
 			return r;
 		}
 		c->lg.auth_done = done;
-	} else if (pv_ntlm_negotiate(&tok) < 0) {
+	} else if (pv_ntlm_negotiate(&tok, c->lg.ntlm_neg, &c->lg.ntlm_neglen) < 0) {
 		logon_clear(&c->lg);
 		return pv_error(PV_EIO, "out of memory");
 	}
@@ -914,11 +929,14 @@ int pv_smba_logon(struct pv_smba *c, const char *workgroup, const char *user,
 }
 
 /* The next step of an NTLM logon: the server's CHALLENGE (in tok) answered with the
- * AUTHENTICATE, whose session key is the session's. */
+ * AUTHENTICATE, whose session key is the session's. Its MsvAvTargetName names the server as
+ * the caller addressed it (the alias), and its MIC covers the NEGOTIATE kept since the logon
+ * began and the CHALLENGE as it came, so a server that got other messages refuses it. */
 static void ntlm_step(struct pv_smba *c, const struct smb2_rd *tok)
 {
-	struct pv_buf out = PV_BUF_INIT;
+	struct pv_buf out = PV_BUF_INIT, spn = PV_BUF_INIT;
 	struct pv_ntlm_challenge ch;
+	struct pv_ntlm_logon nl;
 	uint8_t cchal[8];
 	uint64_t t = ((uint64_t)time(NULL) + 11644473600ull) * 10000000ull;
 	char w[300];
@@ -931,11 +949,22 @@ static void ntlm_step(struct pv_smba *c, const struct smb2_rd *tok)
 		return;
 	}
 	pv_buf_secret(&out);
-	nr = random_bytes(cchal, 8, 0x5e) < 0
-		     ? -3
-		     : pv_ntlm_authenticate(&ch, c->lg.user, c->lg.wg, c->lg.pw->data,
-					    c->lg.pw->len, t, cchal, &out, c->lg.skey);
+	memset(&nl, 0, sizeof(nl));
+	nl.user = c->lg.user;
+	nl.domain = c->lg.wg;
+	nl.password = c->lg.pw->data;
+	nl.plen = c->lg.pw->len;
+	nl.negotiate = c->lg.ntlm_neg;
+	nl.neglen = c->lg.ntlm_neglen;
+	nl.now = t;
+	nl.cchal = cchal;
+	nl.spn = pv_buf_addf(&spn, "cifs/%s", c->server) < 0 ? NULL : spn.data;
+	nr = !nl.spn				? -1
+	     : random_bytes(cchal, 8, 0x5e) < 0 ? -3
+						: pv_ntlm_authenticate(&ch, &nl, &out, c->lg.skey);
 	c->lg.sklen = 16;
+	explicit_bzero(c->lg.ntlm_neg, sizeof(c->lg.ntlm_neg));
+	c->lg.ntlm_neglen = 0;
 	/* -2, or a token past SESSION_SETUP's 16-bit SecurityBufferLength (MS-SMB2 2.2.5): the
 	 * server's target info is too long to answer; refused, not cut */
 	if (nr == -2 || (nr == 0 && out.len > UINT16_MAX))
@@ -951,9 +980,38 @@ static void ntlm_step(struct pv_smba *c, const struct smb2_rd *tok)
 			   "SMB logon as %s: the name or the password is not valid UTF-8", w);
 	else {
 		c->lg.step = 2;
+		if ((c->lg.ntlm_srv_mic_due = pv_ntlm_signs(&ch)))
+			pv_ntlm_mech_list_mic(c->lg.skey, true, c->lg.ntlm_srv_mic);
 		session_send(c, &out);
 	}
 	pv_buf_release(&out, 1);
+	pv_buf_release(&spn, 0);
+}
+
+/* The final answer of an NTLM logon whose AUTHENTICATE carried a mechListMIC: the server's,
+ * when its token has one, must be the one its key makes (RFC 4178 5). -1 when the connection
+ * was lost over it. A server that sends none is taken: the session key it proves by SMB
+ * signing is the same. */
+static int ntlm_final(struct pv_smba *c, const struct smb2_rd *tok)
+{
+	char w[300];
+	int r = pv_ntlm_final_mic(tok->p, tok->len, c->lg.ntlm_srv_mic);
+
+	if (r == 0)
+		return 0;
+	who(c, w, sizeof(w));
+	if (r == -2)
+		lose(c, PV_EREMOTE,
+		     "SMB logon as %s on '%s': a malformed answer: its final token is not a SPNEGO "
+		     "NegTokenResp",
+		     w, c->host);
+	else
+		lose(c, PV_EREMOTE,
+		     "SMB logon as %s on '%s': the server's SPNEGO mechListMIC does not match the "
+		     "session key (the logon's messages were changed on the way, or it is not the "
+		     "server that checked the password); the connection is dropped",
+		     w, c->host);
+	return -1;
 }
 
 /* What the server's refusal of a logon means, for the message: a protocol setting where the
@@ -964,6 +1022,19 @@ static void refusal(struct pv_smba *c, uint32_t status, int *code, char *buf, si
 
 	status_text(status, st, sizeof(st));
 	*code = PV_ECRED;
+	if (status == ST_INVALID_PARAMETER && !c->lg.auth && c->lg.step == 2) {
+		/* not a wrong password either: Samba checks the password first, then the
+		 * AUTHENTICATE's AV pairs and MIC (MS-NLMP 3.2.5.1.2) and answers so when they do
+		 * not match what it sent and got */
+		*code = PV_EREMOTE;
+		snprintf(buf, len,
+			 "refused (%s): the server did not take the NTLM AUTHENTICATE message; its "
+			 "MIC covers the NEGOTIATE and CHALLENGE messages as this client sent and "
+			 "got them, so something between here and the server may have changed them "
+			 "(a relay or a tampered logon)",
+			 st);
+		return;
+	}
 	if (status != ST_ACCESS_DENIED) {
 		snprintf(buf, len, "refused (%s)", st);
 		return;
@@ -984,6 +1055,11 @@ static void refusal(struct pv_smba *c, uint32_t status, int *code, char *buf, si
 			 "look at the server's protocol settings (signing, encryption, `server min "
 			 "protocol`) and the account's restrictions",
 			 st);
+	/* Samba's answer to a SPNEGO mechListMIC that does not verify, too */
+	if (!c->lg.auth && c->lg.ntlm_srv_mic_due && strlen(buf) + 1 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 "; or it did not take the SPNEGO mechListMIC that went with the NTLM "
+			 "AUTHENTICATE (changed on the way?)");
 }
 
 /* A final SESSION_SETUP success is a logon only when this side's part of the authentication
@@ -1191,6 +1267,97 @@ int pv_smba_logoff(struct pv_smba *c, pv_smba_cb cb, void *arg)
 	return send_req(c, q, smb2_logoff_enc(&q->body), "LOGOFF");
 }
 
+/* ---- VALIDATE_NEGOTIATE (MS-SMB2 3.2.5.5, 3.2.5.14.12) ----
+ *
+ * SMB 3.0 and 3.0.2 sign nothing of NEGOTIATE: a man in the middle could change the answer
+ * (an older dialect, no encryption, signing not required) unseen. So after a logon's first
+ * TREE_CONNECT the client says again, signed, what it offered, and the server answers,
+ * signed, what it chose; the client holds that against the NEGOTIATE answer it took. 3.1.1's
+ * preauth integrity hash does this for every logon instead. */
+
+/* The tree connect tq was answered and taken: its FSCTL_VALIDATE_NEGOTIATE_INFO goes, with
+ * tq's callback, which comes once the answer is checked (tq is freed). */
+static void validate_start(struct pv_smba *c, struct req *tq)
+{
+	static const uint8_t none[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	struct smb2_negotiate_req nq;
+	struct pv_buf in = PV_BUF_INIT;
+	struct req *v = req_new(tq->cb, tq->arg, SMB2_IOCTL, K_VALIDATE);
+
+	offer(c, &nq);
+	memcpy(nq.guid, c->client_guid, 16);
+	/* MS-SMB2 3.2.5.5: FileId all ones, the output a VALIDATE_NEGOTIATE_INFO answer */
+	if (!v || smb2_validate_neg_info(&in, &nq) < 0 ||
+	    smb2_ioctl_enc(&v->body, SMB2_FSCTL_VALIDATE_NEGOTIATE, none, in.data, (uint32_t)in.len,
+			   24, true) < 0 ||
+	    pv_buf_failed(&v->body)) {
+		if (v)
+			req_free(v);
+		tq->next = c->pend; /* in flight: losing the connection tells its caller */
+		c->pend = tq;
+		lose(c, PV_EIO, "out of memory");
+		pv_buf_release(&in, 0);
+		return;
+	}
+	pv_buf_release(&in, 0);
+	v->sign = true; /* MS-SMB2 3.2.5.5: signed, whether the session signs or not */
+	v->since = tq->sent;
+	req_free(tq);
+	c->validating = true;
+	submit(c, v, 1);
+}
+
+/* The answer to VALIDATE_NEGOTIATE (m, its signature checked if it came signed): 0 when it
+ * holds, else -1 and the connection lost saying why (MS-SMB2 3.2.5.14.12). A server that does
+ * not do the check says so signed (NOT_SUPPORTED; older Windows and Samba FILE_CLOSED, Samba's
+ * NTVFS server INVALID_DEVICE_REQUEST or FS_DRIVER_REQUIRED): taken, as Windows and Samba's
+ * client take it. */
+static int validate_answer(struct pv_smba *c, const struct smb2_hdr *h, struct smb2_rd *m,
+			   bool decrypted)
+{
+	struct smb2_ioctl_rsp a;
+	char st[96], why[200];
+
+	status_text(h->status, st, sizeof(st));
+	if (!decrypted && !(h->flags & SMB2_FLAGS_SIGNED)) {
+		lose(c, PV_EREMOTE,
+		     "SMB answer from '%s' to VALIDATE_NEGOTIATE (%s) came unsigned: an SMB %s "
+		     "client ends a connection whose negotiation its server does not confirm "
+		     "signed (MS-SMB2 3.2.5.14.12), as a downgrade or a tampered negotiation "
+		     "cannot be ruled out; the connection is dropped",
+		     c->host, st, smb2_dialect_name(c->sec.dialect));
+		return -1;
+	}
+	if (h->status == ST_NOT_SUPPORTED || h->status == ST_FILE_CLOSED ||
+	    h->status == ST_INVALID_DEVICE_REQ || h->status == ST_FS_DRIVER_REQUIRED)
+		return 0;
+	if (h->status != ST_OK) {
+		lose(c, PV_EREMOTE,
+		     "SMB to '%s': the server refused VALIDATE_NEGOTIATE (%s)%s; the connection is "
+		     "dropped",
+		     c->host, st,
+		     h->status == ST_ACCESS_DENIED
+			     ? ": it got another negotiation than this client sent: a downgrade or "
+			       "a tampered negotiation was detected (MS-SMB2 3.3.5.15.12)"
+			     : "");
+		return -1;
+	}
+	if (smb2_ioctl_dec(m, &a) < 0) {
+		lose(c, PV_EREMOTE, "SMB to '%s': a malformed answer: %s", c->host, m->why);
+		return -1;
+	}
+	if (smb2_validated(&c->sec, &a.out, why, sizeof(why)) < 0) {
+		lose(c, PV_EREMOTE,
+		     "SMB to '%s': a downgrade or a tampered negotiation was detected: the "
+		     "server's signed VALIDATE_NEGOTIATE answer differs from the NEGOTIATE "
+		     "answer taken (%s; MS-SMB2 3.2.5.14.12); the connection is dropped",
+		     c->host, why);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- receiving ---- */
 
 /* The signing rules for the answer h (mlen bytes at msg), as MS-SMB2 3.2.5.1.3 and Samba's
@@ -1346,6 +1513,17 @@ static void answer(struct pv_smba *c, const struct smb2_hdr *h, uint8_t *msg, si
 		return;
 	memset(&d, 0, sizeof(d));
 	d.status = h->status;
+	if (q->kind == K_VALIDATE) {
+		if (validate_answer(c, h, &m, decrypted) < 0)
+			return;
+		*pp = q->next;
+		c->validating = false;
+		c->validated = true;
+		d.status = ST_OK; /* the tree connect's */
+		d.seconds = now() - q->since;
+		complete(c, q, &d);
+		return;
+	}
 	if (q->kind == K_NEGOTIATE) {
 		*pp = q->next;
 		req_free(q);
@@ -1367,10 +1545,18 @@ static void answer(struct pv_smba *c, const struct smb2_hdr *h, uint8_t *msg, si
 	switch (q->kind) {
 	case K_SESSION:
 		req_free(q);
+		if (h->status == ST_OK && !c->lg.auth && c->lg.ntlm_srv_mic_due &&
+		    ntlm_final(c, &setup.token) < 0)
+			return;
 		session_answer(c, h, &setup);
 		return;
 	case K_TREE:
 		tree_answer(c, h, &tree, &d);
+		if (d.code == PV_OK && h->status == ST_OK && smb2_validates(c->sec.dialect) &&
+		    !c->validated) {
+			validate_start(c, q); /* the tree's callback comes after it */
+			return;
+		}
 		break;
 	case K_LOGOFF:
 		session_end(c);
@@ -1903,7 +2089,8 @@ int smba_open_fd(struct pv_smba_loop *l, int fd, const struct pv_smba_opts *o, p
 
 bool pv_smba_usable(const struct pv_smba *c)
 {
-	return c && c->st == CS_OPEN && !c->opening && c->keyed && c->tid && !c->lg.active;
+	return c && c->st == CS_OPEN && !c->opening && c->keyed && c->tid && !c->lg.active &&
+	       !c->validating;
 }
 
 bool pv_smba_lost(const struct pv_smba *c)
@@ -1959,7 +2146,7 @@ static int ready_for(struct pv_smba *c, uint16_t cmd, pv_smba_cb cb, void *arg, 
 	if (c->st == CS_DEAD)
 		return pv_error(c->code ? c->code : PV_EUNREACH, "%s",
 				c->err[0] ? c->err : "SMB: the connection is not open");
-	if (c->st != CS_OPEN || c->opening || !c->keyed || !c->tid || c->lg.active)
+	if (c->st != CS_OPEN || c->opening || !c->keyed || !c->tid || c->lg.active || c->validating)
 		return pv_error(PV_EUNREACH, "SMB: the connection is not open");
 	if (!(*q = req_new(cb, arg, cmd, K_USER)))
 		return pv_error(PV_EIO, "out of memory");

@@ -14,7 +14,10 @@
  *     encrypted when the server requires it for the session (SessionFlags ENCRYPT_DATA), when
  *     the logon asks for it (pv_smba_logon's encrypt), and every request on a share that
  *     requires it (ShareFlags ENCRYPT_DATA); the answer to an encrypted request must come
- *     encrypted, for our session, and open under its key.
+ *     encrypted, for our session, and open under its key;
+ *   - 3.0 and 3.0.2: the negotiation checked after each session's first tree connect
+ *     (FSCTL_VALIDATE_NEGOTIATE_INFO, signed: a downgrade on the way loses the connection);
+ *     NTLM logons carry the MIC, the target name and the channel bindings (smb/ntlm.h).
  * An answer that breaks any of these rules, or that does not fit what it says about itself
  * (lengths, offsets: the codec checks them), loses the connection with PV_EREMOTE and words
  * saying which rule; never the process.
@@ -115,7 +118,9 @@ int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_c
 int pv_smba_logon(struct pv_smba *c, const char *workgroup, const char *user,
 		  const struct pv_secret *password, pv_smba_auth_fn auth, void *auth_arg,
 		  enum pv_smba_encrypt encrypt, pv_smba_cb cb, void *arg);
-/* TREE_CONNECT to share (the session's tree from then on); a refusal is d->status. */
+/* TREE_CONNECT to share (the session's tree from then on); a refusal is d->status. On SMB 3.0
+ * and 3.0.2 the session's first is followed by FSCTL_VALIDATE_NEGOTIATE_INFO before cb comes
+ * (MS-SMB2 3.2.5.5): a negotiation found changed loses the connection, and cb gets that. */
 int pv_smba_tree(struct pv_smba *c, const char *share, pv_smba_cb cb, void *arg);
 /* LOGOFF; the session's keys go once its answer has been checked with them. */
 int pv_smba_logoff(struct pv_smba *c, pv_smba_cb cb, void *arg);

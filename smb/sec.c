@@ -45,6 +45,9 @@ int smb2_negotiated(const struct smb2_negotiate_req *q, const struct smb2_negoti
 		return -1;
 	}
 	c->dialect = d;
+	c->server_caps = a->caps;
+	memcpy(c->server_guid, a->guid, 16);
+	c->server_mode = a->security_mode;
 	c->sign_required = (a->security_mode & SMB2_SIGNING_REQUIRED) != 0;
 	c->multi_credit = d >= SMB2_210 && (a->caps & SMB2_CAP_LARGE_MTU);
 	c->sign_alg = d < SMB2_300 ? SMB2_HMAC_SHA256 : SMB2_AES_CMAC;
@@ -81,6 +84,46 @@ int smb2_negotiated(const struct smb2_negotiate_req *q, const struct smb2_negoti
 	c->cipher = a->has_cipher ? a->cipher : c->cipher;
 	c->sign_alg = a->has_sign ? a->sign : c->sign_alg;
 	return 0;
+}
+
+bool smb2_validates(uint16_t dialect)
+{
+	return dialect == SMB2_300 || dialect == SMB2_302;
+}
+
+int smb2_validated(const struct smb2_conn *c, const struct smb2_rd *out, char *why, size_t len)
+{
+	struct smb2_rd r = *out;
+	uint32_t caps;
+	const uint8_t *guid;
+	uint16_t mode, dialect;
+
+	smb2_rd_seek(&r, 0);
+	caps = smb2_rd_u32(&r);
+	guid = smb2_rd_bytes(&r, 16);
+	mode = smb2_rd_u16(&r);
+	dialect = smb2_rd_u16(&r);
+	if (r.bad || out->len != 24) {
+		snprintf(why, len, "its VALIDATE_NEGOTIATE_INFO answer is %zu bytes, not 24",
+			 out->len);
+		return -1;
+	}
+	if (dialect != c->dialect) {
+		snprintf(why, len, "its dialect is %s", smb2_dialect_name(dialect));
+		snprintf(why + strlen(why), len - strlen(why), ", its NEGOTIATE answer said %s",
+			 smb2_dialect_name(c->dialect));
+	} else if (caps != c->server_caps) {
+		snprintf(why, len, "its capabilities are 0x%08x, its NEGOTIATE answer said 0x%08x",
+			 caps, c->server_caps);
+	} else if (mode != c->server_mode) {
+		snprintf(why, len, "its security mode is 0x%04x, its NEGOTIATE answer said 0x%04x",
+			 mode, c->server_mode);
+	} else if (memcmp(guid, c->server_guid, 16) != 0) {
+		snprintf(why, len, "its server GUID is not the one its NEGOTIATE answer gave");
+	} else {
+		return 0;
+	}
+	return -1;
 }
 
 void smb2_preauth(uint8_t h[64], const void *msg, size_t len)

@@ -144,7 +144,9 @@ const char *smb2_status_name(uint32_t status)
 		{0xC0000185u, "NT_STATUS_IO_DEVICE_ERROR"},
 		{0xC00000A2u, "NT_STATUS_MEDIA_WRITE_PROTECTED"},
 		{0xC0000008u, "NT_STATUS_INVALID_HANDLE"},
-		{0xC0000010u, "NT_STATUS_INVALID_DEVICE_REQUEST"},
+		{ST_INVALID_DEVICE_REQ, "NT_STATUS_INVALID_DEVICE_REQUEST"},
+		{ST_FILE_CLOSED, "NT_STATUS_FILE_CLOSED"},
+		{ST_FS_DRIVER_REQUIRED, "NT_STATUS_FS_DRIVER_REQUIRED"},
 		{0xC0000011u, "NT_STATUS_END_OF_FILE"},
 		{0xC0000054u, "NT_STATUS_FILE_LOCK_CONFLICT"},
 		{0xC0000055u, "NT_STATUS_LOCK_NOT_GRANTED"},
@@ -669,6 +671,21 @@ int smb2_set_info_enc(struct pv_buf *b, uint8_t type, uint8_t info_class, const 
 	return 0;
 }
 
+int smb2_validate_neg_info(struct pv_buf *b, const struct smb2_negotiate_req *q)
+{
+	uint8_t *f;
+
+	if (q->ndialects > 64 || !(f = grow(b, 24 + 2 * q->ndialects)))
+		return -1;
+	smb2_put32(f, q->caps);
+	memcpy(f + 4, q->guid, 16);
+	smb2_put16(f + 20, q->security_mode);
+	smb2_put16(f + 22, (uint16_t)q->ndialects);
+	for (size_t i = 0; i < q->ndialects; i++)
+		smb2_put16(f + 24 + 2 * i, q->dialects[i]);
+	return 0;
+}
+
 int smb2_rename_info(struct pv_buf *b, const char *path, bool replace)
 {
 	struct pv_buf name = PV_BUF_INIT;
@@ -742,6 +759,7 @@ int smb2_negotiate_dec(struct smb2_rd *m, struct smb2_negotiate_rsp *o)
 {
 	uint16_t nctx, soff, slen;
 	uint32_t coff;
+	const uint8_t *g;
 
 	memset(o, 0, sizeof(*o));
 	if (body(m, SMB2_NEGOTIATE, 64) < 0)
@@ -749,7 +767,8 @@ int smb2_negotiate_dec(struct smb2_rd *m, struct smb2_negotiate_rsp *o)
 	o->security_mode = smb2_rd_u16(m);
 	o->dialect = smb2_rd_u16(m);
 	nctx = smb2_rd_u16(m);
-	smb2_rd_skip(m, 16); /* ServerGuid */
+	if ((g = smb2_rd_bytes(m, 16)))
+		memcpy(o->guid, g, 16);
 	o->caps = smb2_rd_u32(m);
 	o->max_transact = smb2_rd_u32(m);
 	o->max_read = smb2_rd_u32(m);

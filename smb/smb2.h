@@ -51,6 +51,9 @@ enum smb2_cmd {
 #define ST_NOT_SUPPORTED	 0xC00000BBu
 #define ST_INVALID_PARAMETER	 0xC000000Du
 #define ST_BUFFER_OVERFLOW	 0x80000005u
+#define ST_INVALID_DEVICE_REQ	 0xC0000010u
+#define ST_FILE_CLOSED		 0xC0000128u
+#define ST_FS_DRIVER_REQUIRED	 0xC000019Cu
 
 #define SMB2_FLAGS_RESPONSE 0x1u
 #define SMB2_FLAGS_ASYNC    0x2u
@@ -230,6 +233,10 @@ int smb2_query_info_enc(struct pv_buf *b, uint8_t type, uint8_t info_class, cons
 			uint32_t out_len, uint32_t additional);
 int smb2_set_info_enc(struct pv_buf *b, uint8_t type, uint8_t info_class, const uint8_t fid[16],
 		      const void *data, uint32_t len);
+/* FSCTL_VALIDATE_NEGOTIATE_INFO (MS-SMB2 2.2.31.4): its input, what the client's NEGOTIATE
+ * request q said again (Capabilities, ClientGuid, SecurityMode, the dialects offered). */
+#define SMB2_FSCTL_VALIDATE_NEGOTIATE 0x00140204u
+int smb2_validate_neg_info(struct pv_buf *b, const struct smb2_negotiate_req *q);
 /* FILE_RENAME_INFORMATION_TYPE_2 (MS-FSCC 2.4.37.2) naming path (share-relative), the data
  * of a SET_INFO of class 10. */
 int smb2_rename_info(struct pv_buf *b, const char *path, bool replace);
@@ -253,6 +260,7 @@ int smb2_lease_break_ack_enc(struct pv_buf *b, const uint8_t key[16], uint32_t s
 /* 3.1.1's negotiate contexts as the answer has them (what they mean is smb2_negotiated's). */
 struct smb2_negotiate_rsp {
 	uint16_t security_mode, dialect;
+	uint8_t guid[16]; /* ServerGuid */
 	uint32_t caps, max_transact, max_read, max_write;
 	struct smb2_rd secbuf;
 	bool has_preauth, has_cipher, has_sign;
@@ -340,6 +348,11 @@ struct smb2_conn {
 	bool sign_required;
 	bool multi_credit;
 	uint8_t preauth[64]; /* 3.1.1: Connection.PreauthIntegrityHashValue */
+	/* the answer as it came, for FSCTL_VALIDATE_NEGOTIATE_INFO (3.0, 3.0.2) to hold against:
+	 * Connection.ServerCapabilities, ServerGuid, ServerSecurityMode */
+	uint32_t server_caps;
+	uint8_t server_guid[16];
+	uint16_t server_mode;
 };
 /* Check the NEGOTIATE answer a against the offer q and fill c (its preauth hash left as it
  * is): 0, or -1 with why (for "SMB to 'server': <why>") when the server chose what was not
@@ -347,6 +360,16 @@ struct smb2_conn {
  * another hash, more than one cipher or signing algorithm chosen). */
 int smb2_negotiated(const struct smb2_negotiate_req *q, const struct smb2_negotiate_rsp *a,
 		    struct smb2_conn *c, char *why, size_t len);
+/* Whether a connection of this dialect checks its NEGOTIATE with FSCTL_VALIDATE_NEGOTIATE_INFO
+ * after a logon's first TREE_CONNECT (MS-SMB2 3.2.5.5): 3.0 and 3.0.2. Not 2.x, which has no
+ * such check, nor 3.1.1, whose preauth integrity hash covers NEGOTIATE (a 3.1.1 server ends
+ * the connection on it, MS-SMB2 3.3.5.15.12). */
+bool smb2_validates(uint16_t dialect);
+/* The VALIDATE_NEGOTIATE_INFO answer (MS-SMB2 2.2.32.6: the output of a successful IOCTL)
+ * held against what the NEGOTIATE answer settled in c (MS-SMB2 3.2.5.14.12): Capabilities,
+ * Guid, SecurityMode and Dialect the same. 0, or -1 with why naming what differs ("its
+ * dialect is 3.0, its NEGOTIATE answer said 3.0.2"), or that the output is not 24 bytes. */
+int smb2_validated(const struct smb2_conn *c, const struct smb2_rd *out, char *why, size_t len);
 /* One step of the preauth integrity hash: h = SHA-512(h || msg) (MS-SMB2 3.2.5.2, 3.2.5.3). */
 void smb2_preauth(uint8_t h[64], const void *msg, size_t len);
 

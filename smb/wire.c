@@ -9,9 +9,9 @@
  * lets one connection carry the sessions of many users one after another (MS-SMB2 3.3.5.5),
  * so a worker here keeps one connection and logs each of its users on and off over it.
  *
- * Not done: FSCTL_VALIDATE_NEGOTIATE_INFO for 3.0 and 3.0.2 (MS-SMB2 3.2.5.5, a client option
- * no server requires; 3.1.1's preauth integrity hash replaces it). Logon is NTLMv2 in SPNEGO
- * (smb/ntlm.c). */
+ * The engine checks a 3.0 or 3.0.2 negotiation (FSCTL_VALIDATE_NEGOTIATE_INFO after each
+ * session's first tree connect) for this client as for the driver. Logon is NTLMv2 in SPNEGO
+ * (smb/ntlm.c: with the MIC, the target name and the channel bindings). */
 #include "smb/smb.h"
 
 #include "smb/async.h"

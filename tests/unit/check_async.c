@@ -258,13 +258,17 @@ static int flow_start(struct flow *fl, fake_hook hook, long arg)
 }
 
 /* What the next flows' fake and client do about SMB 3 security (reset by each test that sets
- * it): the fake's cipher and signing algorithm, what it requires encrypted, and what the
- * client asks for. */
+ * it): the fake's cipher and signing algorithm, what it requires encrypted, what it answers
+ * VALIDATE_NEGOTIATE with (0: the answer), a fault in what the client sends; what the client
+ * asks for, and the server name it addresses (NULL: "fake", the host). */
 static struct {
 	uint16_t cipher, sign_alg;
 	bool enc_session, enc_share, no_context;
 	uint16_t plain_cmd;
+	uint32_t validate_status;
+	void (*in_hook)(struct fake *f, uint8_t *m, size_t len);
 	enum pv_smba_encrypt encrypt;
+	const char *server;
 } sec;
 
 /* How flow_open logs on: NTLMv2, or the SPNEGO callback below (as load/engine.c's Kerberos
@@ -299,6 +303,10 @@ static void flow_open(struct flow *fl, struct pv_smba_loop *l, int fd, const cha
 	struct pv_smba_opts o = {"fake", "fake", "fsroot1", "LAB", "u1", pw, tmo};
 
 	o.encrypt = sec.encrypt;
+	if (sec.server)
+		o.server = sec.server;
+	fl->f.validate_status = sec.validate_status;
+	fl->f.in_hook = sec.in_hook;
 	fl->f.cipher = sec.cipher;
 	fl->f.sign_alg = sec.sign_alg;
 	fl->f.encrypt_session = sec.enc_session;
@@ -386,6 +394,13 @@ static void flow_run(struct flow *fl, fake_hook hook, long arg, int signing, uin
 	ck_once(fl);
 }
 
+/* Whether the client checks a negotiation of this dialect (0: the fake's 3.0.2) with
+ * FSCTL_VALIDATE_NEGOTIATE_INFO after the tree connect: 3.0 and 3.0.2. */
+static bool validates(uint16_t dialect)
+{
+	return dialect == 0 || dialect == 0x0300 || dialect == 0x0302;
+}
+
 /* What a valid flow must have done, on the client's side and in the fake. */
 static void ck_valid(struct flow *fl, const char *how)
 {
@@ -413,6 +428,20 @@ static void ck_valid(struct flow *fl, const char *how)
 	ck_assert(!fl->list_bad);
 	ck_assert_uint_eq(fl->f.logons_ok, 1);
 	ck_assert_uint_eq(fl->f.logons_bad, 0);
+	/* NTLM: the fake checked the MIC and took the AV pairs; the negotiation checked after
+	 * the tree connect (the flow makes no IOCTL of its own) where the dialect asks it */
+	if (logon == LOGON_NTLM) {
+		ck_assert_msg(fl->f.mic_ok == 1, "%s: %u MICs checked", how, fl->f.mic_ok);
+		ck_assert_msg(fl->f.mech_mic_ok == 1, "%s: %u mechListMICs", how,
+			      fl->f.mech_mic_ok);
+		ck_assert_str_eq(fl->f.target_name, "cifs/fake");
+	}
+	ck_assert_uint_eq(fl->f.mic_bad + fl->f.av_bad, 0);
+	ck_assert_uint_eq(fl->f.mech_mic_bad + fl->f.mech_mic_missing, 0);
+	ck_assert_msg(fl->f.validated == (validates(fl->f.dialect) ? 1u : 0u),
+		      "%s: %u VALIDATE_NEGOTIATE", how, fl->f.validated);
+	ck_assert_uint_eq(fl->f.validate_bad, 0);
+	ck_assert_uint_eq(fl->f.cmds[SMB2_IOCTL], fl->f.validated);
 	ck_assert_ptr_null(fake_lookup(&fl->f, "u1/w"));
 	ck_assert_ptr_null(fake_lookup(&fl->f, "u1/gone"));
 	ck_assert_ptr_nonnull(w2 = fake_lookup(&fl->f, "u1/w2"));
@@ -473,9 +502,12 @@ START_TEST(test_flows)
 		ck_valid(&fl, how);
 		for (int c = SMB2_TREE_CONNECT; c < 32; c++)
 			after += fl.f.cmds[c];
-		ck_assert_uint_eq(after, 1 + fl.n);
+		ck_assert_uint_eq(after, 1 + fl.n + validates(cases[i].dialect));
 		ck_assert_uint_eq(fl.f.sig_bad + fl.f.unsigned_reqs, 0);
-		ck_assert_uint_eq(fl.f.signed_ok, cases[i].signing == SIGN_REQUIRED ? after : 0);
+		/* VALIDATE_NEGOTIATE is signed whether signing is required or not */
+		ck_assert_uint_eq(fl.f.signed_ok, cases[i].signing == SIGN_REQUIRED ? after
+						  : validates(cases[i].dialect)	    ? 1
+										    : 0);
 		fake_stop(&fl.f);
 	}
 }
@@ -502,7 +534,8 @@ START_TEST(test_spnego_logon)
 		ck_valid(&fl, "kerberos");
 		ck_assert_uint_eq(krb_steps, 2);
 		ck_assert_uint_eq(fl.f.sig_bad + fl.f.unsigned_reqs, 0);
-		ck_assert_uint_eq(fl.f.signed_ok > 0, cases[i].signing == SIGN_REQUIRED);
+		ck_assert_uint_eq(fl.f.signed_ok > 0,
+				  cases[i].signing == SIGN_REQUIRED || validates(cases[i].dialect));
 		fake_stop(&fl.f);
 	}
 	logon = LOGON_KRB_FAILS;
@@ -734,7 +767,8 @@ END_TEST
 /* The requests of the FSCT mix the flows above do not make, against the fake: FLUSH, byte-range
  * LOCK (a second handle's overlapping lock refused, an unlock), an FSCTL with its output, and
  * CHANGE_NOTIFY (interim, then the change), encrypted. */
-static uint32_t other_status, notify_len, fsctl_dialect;
+static uint32_t other_status, notify_len, fsctl_len;
+static uint8_t fsctl_byte;
 static uint8_t fid_a[16], fid_b[16];
 
 static void x_notified(struct call *k, const struct pv_smba_done *d)
@@ -746,8 +780,9 @@ static void x_notified(struct call *k, const struct pv_smba_done *d)
 static void x_fsctl(struct call *k, const struct pv_smba_done *d)
 {
 	(void)k;
-	if (d->buflen >= 24)
-		fsctl_dialect = smb2_get16(d->buf + 22);
+	fsctl_len = (uint32_t)d->buflen;
+	if (d->buflen == 64)
+		fsctl_byte = d->buf[63];
 }
 
 static void x_locked2(struct call *k, const struct pv_smba_done *d)
@@ -757,7 +792,8 @@ static void x_locked2(struct call *k, const struct pv_smba_done *d)
 	other_status = d->status;
 	REQ(fl, "UNLOCK", NULL, pv_smba_lock, fl->c, fid_a, 0, 100, true, true);
 	REQ(fl, "FLUSH", NULL, pv_smba_flush, fl->c, fid_a);
-	REQ(fl, "FSCTL", x_fsctl, pv_smba_fsctl, fl->c, 0x00140204u, fid_a, "\0\0\0\0", 4, 1024);
+	/* FSCTL_CREATE_OR_GET_OBJECT_ID (MS-FSCC 2.3.8), as Explorer asks it */
+	REQ(fl, "FSCTL", x_fsctl, pv_smba_fsctl, fl->c, 0x000900c0u, fid_a, NULL, 0, 64);
 	REQ(fl, "NOTIFY", x_notified, pv_smba_notify, fl->c, fid_b, 1u);
 }
 
@@ -811,7 +847,8 @@ START_TEST(test_other_requests)
 	ck_assert_uint_eq(fl.n, 8);
 	ck_assert_uint_eq(other_status, 0xC0000055u); /* LOCK_NOT_GRANTED */
 	ck_assert_uint_eq(fl.k[5].status, ST_OK);     /* the unlock */
-	ck_assert_uint_eq(fsctl_dialect, 0x0311);
+	ck_assert_uint_eq(fsctl_len, 64);
+	ck_assert_uint_eq(fsctl_byte, 0x0b);
 	ck_assert_uint_eq(notify_len, 12 + 2);
 	ck_assert_uint_eq(fl.f.nlocks, 0);
 	ck_assert_uint_eq(fl.f.enc_ok, 1 + fl.n);
@@ -1003,6 +1040,30 @@ static enum fake_act wrap_tf(struct fake *f, const struct fake_req *q, struct pv
 	return FAKE_DONE;
 }
 
+/* The CHALLENGE's flags, on their way: f->arg toggled in them (the SESSION_SETUP answer that
+ * carries it is not signed). */
+static enum fake_act challenge_flag(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	uint8_t *c = q->cmd == SMB2_SESSION_SETUP
+			     ? memmem(reply->data, reply->len, "NTLMSSP\0\2", 9)
+			     : NULL;
+
+	if (c && !f->done++)
+		smb2_put32(c + 20, smb2_get32(c + 20) ^ (uint32_t)f->arg);
+	return FAKE_SEND;
+}
+
+/* An in_hook: the last byte of the first AUTHENTICATE's SPNEGO token (its mechListMIC's)
+ * changed on its way. */
+static void flip_last(struct fake *f, uint8_t *m, size_t len)
+{
+	if (f->done || len <= SMB2_HDR + 24 || smb2_get16(m + 12) != SMB2_SESSION_SETUP ||
+	    !memmem(m + SMB2_HDR, len - SMB2_HDR, "NTLMSSP\0\3", 9))
+		return;
+	m[len - 1] ^= 0x01;
+	f->done++;
+}
+
 static const struct fault {
 	const char *name;
 	fake_hook hook;
@@ -1017,6 +1078,9 @@ static const struct fault {
 	uint16_t dialect, cipher, sign_alg;
 	bool enc_session, enc_share, no_context;
 	uint16_t plain_cmd;
+	/* what the fake answers VALIDATE_NEGOTIATE with; a fault in what the client sends */
+	uint32_t validate_status;
+	void (*in_hook)(struct fake *f, uint8_t *m, size_t len);
 } FAULTS[] = {
 	/* frames */
 	{"short frame", fake_short_frame, 10, 0, 0, NULL, PV_EREMOTE,
@@ -1113,6 +1177,88 @@ static const struct fault {
 	 "SMB logon as LAB\\u1 on 'fake': taken as a guest or anonymous logon"},
 	{"guest, signing required", session_flags, 1, SIGN_REQUIRED, 0, NULL, PV_ECRED,
 	 "taken as a guest or anonymous logon"},
+	/* NTLM: the MIC changed on the way, or the CHALLENGE it covers (a flag no one asked
+	 * for added: the proof still holds, the MIC does not) */
+	{"MIC changed", NULL, 0, 0, 0, NULL, PV_EREMOTE,
+	 "SMB logon as LAB\\u1 on 'fake' refused (NT_STATUS_INVALID_PARAMETER): the server did "
+	 "not take the NTLM AUTHENTICATE message",
+	 .in_hook = fake_flip_mic},
+	{"CHALLENGE changed", challenge_flag, 0x02000000, 0, 0, NULL, PV_EREMOTE,
+	 "refused (NT_STATUS_INVALID_PARAMETER): the server did not take the NTLM AUTHENTICATE "
+	 "message; its MIC covers the NEGOTIATE and CHALLENGE messages"},
+	/* SPNEGO: our mechListMIC changed on the way (refused, as Samba refuses it), the
+	 * server's in a final answer that is not signed */
+	{"mechListMIC changed", NULL, 0, 0, 0, NULL, PV_EREMOTE,
+	 "SMB logon as LAB\\u1 on 'fake' refused (NT_STATUS_ACCESS_DENIED): a server that "
+	 "requires encryption",
+	 .in_hook = flip_last},
+	{"server's mechListMIC changed", fake_tamper, TAMPER(SMB2_SESSION_SETUP, FLIP), SIGN_NONE,
+	 0, NULL, PV_EREMOTE,
+	 "SMB logon as LAB\\u1 on 'fake': the server's SPNEGO mechListMIC does not match the "
+	 "session key"},
+	/* SMB 3.0.2's negotiation checked: its answer changed on the way (a dialect, encryption
+	 * taken away, signing said required), the VALIDATE_NEGOTIATE answer changed and signed
+	 * again, unsigned, signed wrong, or refused */
+	{"NEGOTIATE's dialect changed", fake_poke, POKE(SMB2_NEGOTIATE, SMB2_HDR + 2, 0x03000001),
+	 0, 0, NULL, PV_EREMOTE,
+	 "SMB to 'fake': a downgrade or a tampered negotiation was detected: the server's signed "
+	 "VALIDATE_NEGOTIATE answer differs from the NEGOTIATE answer taken (its dialect is "
+	 "3.0.2, its NEGOTIATE answer said 3.0; MS-SMB2 3.2.5.14.12); the connection is dropped"},
+	{"NEGOTIATE's capabilities changed", fake_poke, POKE(SMB2_NEGOTIATE, SMB2_HDR + 24, 0x4), 0,
+	 0, NULL, PV_EREMOTE,
+	 "a downgrade or a tampered negotiation was detected: the server's signed "
+	 "VALIDATE_NEGOTIATE answer differs from the NEGOTIATE answer taken (its capabilities "
+	 "are 0x00000044, its NEGOTIATE answer said 0x00000004",
+	 .cipher = 1},
+	{"NEGOTIATE's security mode changed", fake_poke,
+	 POKE(SMB2_NEGOTIATE, SMB2_HDR + 2, 0x03020003), SIGN_SETUP, 0, NULL, PV_EREMOTE,
+	 "a downgrade or a tampered negotiation was detected: the server's signed "
+	 "VALIDATE_NEGOTIATE answer differs from the NEGOTIATE answer taken (its security mode "
+	 "is 0x0001, its NEGOTIATE answer said 0x0003"},
+	{"VALIDATE_NEGOTIATE's dialect", fake_validate_tamper, 3, 0, 0, NULL, PV_EREMOTE,
+	 "a downgrade or a tampered negotiation was detected: the server's signed "
+	 "VALIDATE_NEGOTIATE answer differs from the NEGOTIATE answer taken (its dialect is 3.0, "
+	 "its NEGOTIATE answer said 3.0.2"},
+	{"VALIDATE_NEGOTIATE's capabilities", fake_validate_tamper, 0, SIGN_REQUIRED, 0, NULL,
+	 PV_EREMOTE,
+	 "a downgrade or a tampered negotiation was detected: the server's signed "
+	 "VALIDATE_NEGOTIATE answer differs from the NEGOTIATE answer taken (its capabilities "
+	 "are 0x00000044, its NEGOTIATE answer said 0x00000004"},
+	{"VALIDATE_NEGOTIATE's GUID", fake_validate_tamper, 1, 0, 0, NULL, PV_EREMOTE,
+	 "a downgrade or a tampered negotiation was detected: the server's signed "
+	 "VALIDATE_NEGOTIATE answer differs from the NEGOTIATE answer taken (its server GUID is "
+	 "not the one its NEGOTIATE answer gave"},
+	{"VALIDATE_NEGOTIATE's security mode", fake_validate_tamper, 2, SIGN_REQUIRED, 0, NULL,
+	 PV_EREMOTE,
+	 "a downgrade or a tampered negotiation was detected: the server's signed "
+	 "VALIDATE_NEGOTIATE answer differs from the NEGOTIATE answer taken (its security mode "
+	 "is 0x0001, its NEGOTIATE answer said 0x0003"},
+	{"VALIDATE_NEGOTIATE unsigned", fake_tamper, TAMPER(SMB2_IOCTL, UNSIGN), SIGN_NONE, 0, NULL,
+	 PV_EREMOTE,
+	 "SMB answer from 'fake' to VALIDATE_NEGOTIATE (NT_STATUS_OK) came unsigned: an SMB 3.0.2 "
+	 "client ends a connection whose negotiation its server does not confirm signed "
+	 "(MS-SMB2 3.2.5.14.12), as a downgrade or a tampered negotiation cannot be ruled out"},
+	{"VALIDATE_NEGOTIATE unsigned, signing required", fake_tamper, TAMPER(SMB2_IOCTL, UNSIGN),
+	 SIGN_REQUIRED, 0, NULL, PV_EREMOTE,
+	 "SMB answer from 'fake' has a bad signature: IOCTL (message 4, NT_STATUS_OK) came "
+	 "unsigned, and the server requires signing"},
+	{"VALIDATE_NEGOTIATE signed wrong", fake_tamper, TAMPER(SMB2_IOCTL, WRONG), SIGN_NONE, 0,
+	 NULL, PV_EREMOTE,
+	 "SMB answer from 'fake' has a bad signature: IOCTL (message 4, NT_STATUS_OK) does not "
+	 "match its AES-128-CMAC signature"},
+	{"VALIDATE_NEGOTIATE not supported, unsigned", fake_tamper, TAMPER(SMB2_IOCTL, UNSIGN),
+	 SIGN_SETUP, 0, NULL, PV_EREMOTE,
+	 "SMB answer from 'fake' to VALIDATE_NEGOTIATE (NT_STATUS_NOT_SUPPORTED) came unsigned",
+	 .validate_status = ST_NOT_SUPPORTED},
+	{"VALIDATE_NEGOTIATE refused", NULL, 0, 0, 0, NULL, PV_EREMOTE,
+	 "SMB to 'fake': the server refused VALIDATE_NEGOTIATE (NT_STATUS_ACCESS_DENIED): it got "
+	 "another negotiation than this client sent: a downgrade or a tampered negotiation was "
+	 "detected",
+	 .validate_status = ST_ACCESS_DENIED},
+	{"VALIDATE_NEGOTIATE refused otherwise", NULL, 0, 0, 0, NULL, PV_EREMOTE,
+	 "SMB to 'fake': the server refused VALIDATE_NEGOTIATE (NT_STATUS_INVALID_PARAMETER); the "
+	 "connection is dropped",
+	 .validate_status = ST_INVALID_PARAMETER},
 	/* encryption required where the connection has no cipher (the fake's 3.0.2 does not
 	 * offer SMB2_GLOBAL_CAP_ENCRYPTION): the setting named */
 	{"session encrypted", session_flags, 4, 0, 0, NULL, PV_EREMOTE,
@@ -1131,7 +1277,7 @@ static const struct fault {
 	 "SESSION_SETUP (message 2, NT_STATUS_OK) came unsigned, and the server "
 	 "requires signing"},
 	{"flipped", fake_tamper, TAMPER(SMB2_CREATE, FLIP), SIGN_REQUIRED, 0, NULL, PV_EREMOTE,
-	 "CREATE (message 4, NT_STATUS_OK) does not match its AES-128-CMAC signature"},
+	 "CREATE (message 5, NT_STATUS_OK) does not match its AES-128-CMAC signature"},
 	{"wrong signature", fake_tamper, TAMPER(SMB2_QUERY_DIRECTORY, WRONG), SIGN_REQUIRED, 0,
 	 NULL, PV_EREMOTE, "QUERY_DIRECTORY (message "},
 	{"signed before the key", fake_tamper, TAMPER(SMB2_NEGOTIATE, FLAG), SIGN_REQUIRED, 0, NULL,
@@ -1207,10 +1353,116 @@ START_TEST(test_faults)
 	sec.enc_share = t->enc_share;
 	sec.no_context = t->no_context;
 	sec.plain_cmd = t->plain_cmd;
+	sec.validate_status = t->validate_status;
+	sec.in_hook = t->in_hook;
 	flow_run(&fl, t->hook, t->arg, t->signing, t->dialect, t->credits, t->password, T_MS);
 	memset(&sec, 0, sizeof(sec));
 	ck_failed(&fl, t->code, t->want, t->name);
 	ck_assert_msg(!t->hook || fl.f.hooked > 0, "%s: the hook never ran", t->name);
+	fake_stop(&fl.f);
+}
+END_TEST
+
+/* The NTLM logon as a server checks it (the fake's own code): the target name is the server
+ * as the caller addressed it (an alias, not the host connected to); a MIC changed on the way,
+ * or a CHALLENGE changed before the client made it, is refused though the proof is right. */
+START_TEST(test_ntlm_logon)
+{
+	static struct flow fl;
+
+	memset(&sec, 0, sizeof(sec));
+	sec.server = "srvu3";
+	flow_run(&fl, NULL, 0, SIGN_NONE, 0, 0, NULL, T_OK);
+	sec.server = NULL;
+	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
+	ck_assert_uint_eq(fl.f.mic_ok, 1);
+	ck_assert_str_eq(fl.f.target_name, "cifs/srvu3");
+	fake_stop(&fl.f);
+
+	sec.in_hook = fake_flip_mic;
+	flow_run(&fl, NULL, 0, SIGN_NONE, 0, 0, NULL, T_MS);
+	sec.in_hook = NULL;
+	ck_failed(&fl, PV_EREMOTE, "refused (NT_STATUS_INVALID_PARAMETER)", "MIC changed");
+	ck_assert_uint_eq(fl.f.done, 1);
+	ck_assert_uint_eq(fl.f.mic_bad, 1);
+	ck_assert_uint_eq(fl.f.mic_ok + fl.f.av_bad + fl.f.logons_ok, 0);
+	fake_stop(&fl.f);
+
+	flow_run(&fl, challenge_flag, 0x02000000, SIGN_NONE, 0, 0, NULL, T_MS);
+	ck_failed(&fl, PV_EREMOTE, "refused (NT_STATUS_INVALID_PARAMETER)", "CHALLENGE changed");
+	ck_assert_uint_eq(fl.f.mic_bad, 1);
+	ck_assert_uint_eq(fl.f.mic_ok + fl.f.av_bad + fl.f.logons_ok, 0);
+	fake_stop(&fl.f);
+
+	/* SPNEGO's mechListMIC: ours changed on the way, the server's */
+	sec.in_hook = flip_last;
+	flow_run(&fl, NULL, 0, SIGN_NONE, 0, 0, NULL, T_MS);
+	sec.in_hook = NULL;
+	ck_failed(&fl, PV_EREMOTE, "or it did not take the SPNEGO mechListMIC", "mechListMIC");
+	ck_assert_uint_eq(fl.f.mic_ok, 1); /* the NTLM MIC held: the SPNEGO one did not */
+	ck_assert_uint_eq(fl.f.mech_mic_bad, 1);
+	fake_stop(&fl.f);
+	flow_run(&fl, fake_tamper, TAMPER(SMB2_SESSION_SETUP, FLIP), SIGN_NONE, 0, 0, NULL, T_MS);
+	ck_failed(&fl, PV_EREMOTE, "the server's SPNEGO mechListMIC does not match",
+		  "server's mechListMIC");
+	ck_assert_uint_eq(fl.f.done, 1);
+	ck_assert_uint_eq(fl.f.mech_mic_ok, 1);
+	fake_stop(&fl.f);
+}
+END_TEST
+
+/* The client's NEGOTIATE changed on its way (its ClientGuid): the fake, as a server, takes
+ * the VALIDATE_NEGOTIATE that says the true one for a man in the middle's work and ends the
+ * connection (MS-SMB2 3.3.5.15.12). */
+static void client_guid_flip(struct fake *f, uint8_t *m, size_t len)
+{
+	(void)f;
+	if (len >= SMB2_HDR + 36 && smb2_get16(m + 12) == SMB2_NEGOTIATE)
+		m[SMB2_HDR + 12] ^= 0x01;
+}
+
+/* FSCTL_VALIDATE_NEGOTIATE_INFO after the tree connect of SMB 3.0 and 3.0.2 (signed, though
+ * signing is not required, and taken), never for 2.x or 3.1.1; a server that does not do
+ * it, saying so signed; a server that saw another NEGOTIATE than the client sent. */
+START_TEST(test_validate_negotiate)
+{
+	static const uint16_t dialects[] = {0x0202, 0x0210, 0x0300, 0x0302, 0x0311};
+	static const uint32_t not_done[] = {ST_NOT_SUPPORTED, ST_FILE_CLOSED, ST_INVALID_DEVICE_REQ,
+					    ST_FS_DRIVER_REQUIRED};
+	static struct flow fl;
+
+	memset(&sec, 0, sizeof(sec));
+	for (size_t i = 0; i < sizeof(dialects) / sizeof(dialects[0]); i++) {
+		unsigned want = validates(dialects[i]);
+
+		flow_run(&fl, NULL, 0, SIGN_NONE, dialects[i], 0, NULL, T_OK);
+		ck_valid(&fl, "validation");
+		ck_assert_msg(fl.f.cmds[SMB2_IOCTL] == want, "0x%04x: %u IOCTLs", dialects[i],
+			      fl.f.cmds[SMB2_IOCTL]);
+		ck_assert_uint_eq(fl.f.validated, want);
+		/* signed: the only request that is (3.1.1 signs its TREE_CONNECT) */
+		ck_assert_uint_eq(fl.f.signed_ok, dialects[i] == 0x0311 ? 1 : want);
+		ck_assert_uint_eq(fl.f.validate_bad + fl.f.sig_bad, 0);
+		fake_stop(&fl.f);
+	}
+	for (size_t i = 0; i < sizeof(not_done) / sizeof(not_done[0]); i++) {
+		sec.validate_status = not_done[i];
+		flow_run(&fl, NULL, 0, SIGN_NONE, 0x0302, 0, NULL, T_OK);
+		ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
+		for (unsigned k = 0; k < fl.n; k++)
+			ck_assert_msg(fl.k[k].code == PV_OK, "%s: %s", fl.k[k].what, fl.k[k].msg);
+		ck_assert_uint_eq(fl.n, 4 + 5 + 6 + 4 + 1); /* the whole flow */
+		ck_assert_uint_eq(fl.f.cmds[SMB2_IOCTL], 1);
+		ck_assert_uint_eq(fl.f.signed_ok, 1);
+		ck_assert_uint_eq(fl.f.validated + fl.f.validate_bad, 0);
+		fake_stop(&fl.f);
+	}
+	sec.validate_status = 0;
+	sec.in_hook = client_guid_flip;
+	flow_run(&fl, NULL, 0, SIGN_NONE, 0x0302, 0, NULL, T_MS);
+	sec.in_hook = NULL;
+	ck_failed(&fl, PV_EUNREACH, "SMB to 'fake': the connection was closed", "GUID changed");
+	ck_assert_uint_eq(fl.f.validate_bad, 1);
 	fake_stop(&fl.f);
 }
 END_TEST
@@ -1552,6 +1804,8 @@ int main(void)
 	tcase_add_test(tc, test_smb3_no_cipher);
 	tcase_add_test(tc, test_other_requests);
 	tcase_add_test(tc, test_lease_setinfo);
+	tcase_add_test(tc, test_ntlm_logon);
+	tcase_add_test(tc, test_validate_negotiate);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("faults");
 	tcase_set_timeout(tc, 30);

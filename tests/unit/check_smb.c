@@ -20,6 +20,51 @@ static const uint8_t INFO[] = {2,  0, 12,  0, 'D', 0, 'o', 0, 'm', 0, 'a', 0, 'i
 static const uint8_t SCHAL[8] = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
 static const uint8_t CCHAL[8] = {0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa};
 
+/* The AUTHENTICATE of User/Domain/Password for c, as the engine makes it: after our own
+ * NEGOTIATE (*nego, *nlen), for the service spn. The bare message's start in *m. */
+static uint8_t NEGO[PV_NTLM_NEGOTIATE_MAX];
+static size_t NEGO_LEN;
+
+static int authenticate(const struct pv_ntlm_challenge *c, const char *spn, struct pv_buf *b,
+			uint8_t skey[16], const uint8_t **m)
+{
+	struct pv_buf t = PV_BUF_INIT;
+	struct pv_ntlm_logon l = {"User", "Domain", "Password", 8, spn, NEGO, 0, 0, CCHAL};
+	int r;
+
+	ck_assert_int_eq(pv_ntlm_negotiate(&t, NEGO, &NEGO_LEN), 0);
+	pv_buf_release(&t, 0);
+	l.neglen = NEGO_LEN;
+	r = pv_ntlm_authenticate(c, &l, b, skey);
+	if (r == 0 && m)
+		ck_assert_ptr_nonnull(*m = memmem(b->data, b->len, "NTLMSSP", 8));
+	return r;
+}
+
+/* The AV pair id of the pairs at p (n bytes, up to MsvAvEOL): its value and length; NULL when
+ * absent. How many pairs of that id in *count. */
+static const uint8_t *av_pair(const uint8_t *p, size_t n, uint16_t id, size_t *len, unsigned *count)
+{
+	const uint8_t *found = NULL;
+
+	*count = 0;
+	for (size_t i = 0; i + 4 <= n;) {
+		uint16_t t = smb2_get16(p + i);
+		size_t l = smb2_get16(p + i + 2);
+
+		ck_assert_uint_le(i + 4 + l, n);
+		if (t == id) {
+			(*count)++;
+			found = p + i + 4;
+			*len = l;
+		}
+		if (t == 0)
+			break;
+		i += 4 + l;
+	}
+	return found;
+}
+
 START_TEST(test_ntlmv2_vectors)
 {
 	struct pv_buf b = PV_BUF_INIT;
@@ -44,6 +89,16 @@ START_TEST(test_ntlmv2_vectors)
 }
 END_TEST
 
+/* The AV pairs of a Windows client's AUTHENTICATE, as its NTLMv2 response carries them (and
+ * Windows' 4 bytes of padding after MsvAvEOL): the appendix of Microsoft's "SMB 2 and SMB 3
+ * security in Windows 10: the anatomy of signing and cryptographic keys" (2017). */
+static const char BLOG_INFO[] =
+	"02000c0053005500540033003100310001000c0053005500540033003100310004000c00530055"
+	"00540033003100310003000c0053005500540033003100310007000800a1a1f5adcbaed0010600"
+	"0400020000000800300030000000000000000000000000300000b61fefcaa857ea57bf1edcebf8"
+	"974b8e0eba5a6dfd9d07a31d11b548f8c9d0cc0a00100000000000000000000000000000000000"
+	"0900160063006900660073002f005300550054003300310031000000000000000000";
+
 /* The session key SMB2 signs with: MS-NLMP 3.3.2's SessionBaseKey, HMAC_MD5(ResponseKeyNT,
  * NTProofStr), which is the ExportedSessionKey when NTLMSSP_NEGOTIATE_KEY_EXCH is not
  * negotiated (3.1.5.1.2, 3.4.5.1). Two published examples: MS-NLMP 4.2.4 (4.2.4.1.2 gives
@@ -53,12 +108,6 @@ END_TEST
  * NTProofStr and KeyExchangeKey; the blog's AV pairs, time and challenges are the inputs). */
 START_TEST(test_ntlm_session_key)
 {
-	static const char blog_info[] =
-		"02000c0053005500540033003100310001000c0053005500540033003100310004000c00530055"
-		"00540033003100310003000c0053005500540033003100310007000800a1a1f5adcbaed0010600"
-		"0400020000000800300030000000000000000000000000300000b61fefcaa857ea57bf1edcebf8"
-		"974b8e0eba5a6dfd9d07a31d11b548f8c9d0cc0a00100000000000000000000000000000000000"
-		"0900160063006900660073002f005300550054003300310031000000000000000000";
 	struct pv_buf b = PV_BUF_INIT;
 	struct pv_ntlm_challenge c = {0};
 	uint8_t key[16], skey[16], info[256], schal[8], cchal[8];
@@ -77,11 +126,15 @@ START_TEST(test_ntlm_session_key)
 	c.target_info = INFO;
 	c.target_info_len = sizeof(INFO);
 	memset(skey, 0, 16);
-	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey), 0);
-	ck_assert_str_eq(pv_unit_hex(skey, 16), "8de40ccadbc14a82f15cb0ad0de95ca3");
-	m = memmem(b.data, b.len, "NTLMSSP", 8);
-	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(authenticate(&c, "cifs/Server", &b, skey, &m), 0);
+	/* its NTLMv2 response is over the client's AV pairs (the target name, the channel
+	 * bindings added): SessionBaseKey of its own NTProofStr, HMAC_MD5 spelled out here */
+	{
+		uint8_t want[16];
+
+		pv_hmac_md5(key, 16, m + smb2_get32(m + 24), 16, want);
+		ck_assert_mem_eq(skey, want, 16);
+	}
 	ck_assert_uint_eq(m[52] | m[53] << 8, 0);		/* EncryptedRandomSessionKey */
 	ck_assert_uint_eq(smb2_get32(m + 60) & 0x40000000u, 0); /* no KEY_EXCH */
 	ck_assert_uint_eq(smb2_get32(m + 60) & 0x10u, 0x10u);	/* SIGN */
@@ -91,7 +144,7 @@ START_TEST(test_ntlm_session_key)
 	ck_assert_str_eq(pv_unit_hex(key, 16), "aee3959b44a815f1eb28c9511b4f533b");
 	ck_assert_uint_eq(pv_unit_unhex("0D1D8BA31179D008", schal, 8), 8);
 	ck_assert_uint_eq(pv_unit_unhex("BC4AD05F223CC90F", cchal, 8), 8);
-	ck_assert_uint_ne(ilen = pv_unit_unhex(blog_info, info, sizeof(info)), 0);
+	ck_assert_uint_ne(ilen = pv_unit_unhex(BLOG_INFO, info, sizeof(info)), 0);
 	pv_buf_reset(&b);
 	ck_assert_int_eq(
 		pv_ntlmv2_response(key, schal, 0x01d0aecbadf5a1a1ull, cchal, info, ilen, &b), 0);
@@ -142,13 +195,17 @@ START_TEST(test_ntlm_messages)
 	size_t n;
 	const char *ntlm;
 
-	ck_assert_int_eq(pv_ntlm_negotiate(&b), 0);
+	ck_assert_int_eq(pv_ntlm_negotiate(&b, NEGO, &NEGO_LEN), 0);
 	ck_assert_uint_eq((uint8_t)b.data[0], 0x60);
 	ck_assert_uint_eq((uint8_t)b.data[1], b.len - 2);
 	ntlm = memmem(b.data, b.len, "NTLMSSP", 8);
 	ck_assert_ptr_nonnull(ntlm);
 	ck_assert_uint_eq((size_t)(b.data + b.len - ntlm), 32);
 	ck_assert_uint_eq((uint8_t)ntlm[8], 1);
+	/* the message itself, for the MIC: the token's last 32 bytes */
+	ck_assert_uint_eq(NEGO_LEN, 32);
+	ck_assert_mem_eq(NEGO, ntlm, 32);
+	ck_assert_int_eq(pv_ntlm_negotiate(&b, NULL, NULL), 0);
 
 	for (int spnego = 0; spnego <= 1; spnego++) {
 		n = challenge_token(tok, spnego);
@@ -157,6 +214,9 @@ START_TEST(test_ntlm_messages)
 		ck_assert_int_eq(c.has_timestamp, 1);
 		ck_assert_uint_eq(c.timestamp, 0x0807060504030201ull);
 		ck_assert_uint_eq(c.flags, 0xe2898215u);
+		/* the message itself (the MIC covers it): the token's end */
+		ck_assert_uint_eq(c.msg_len, 48 + sizeof(INFO) - 4 + 12 + 4);
+		ck_assert_ptr_eq(c.msg, tok + n - c.msg_len);
 		/* cut anywhere: refused, never read past the end */
 		for (size_t cut = 0; cut < n; cut++)
 			ck_assert_int_eq(pv_ntlm_parse_challenge(tok, cut, &c), -1);
@@ -167,8 +227,7 @@ START_TEST(test_ntlm_messages)
 
 	n = challenge_token(tok, 1);
 	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
-	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey), 0);
+	ck_assert_int_eq(authenticate(&c, "cifs/srvu1", &b, skey, NULL), 0);
 	ck_assert_uint_eq((uint8_t)b.data[0], 0xa1);
 	ntlm = memmem(b.data, b.len, "NTLMSSP", 8);
 	ck_assert_ptr_nonnull(ntlm);
@@ -177,16 +236,22 @@ START_TEST(test_ntlm_messages)
 		const uint8_t *m = (const uint8_t *)ntlm;
 		size_t lm_len = m[12], nt_len = m[20], nt_off = m[24] | m[25] << 8;
 		size_t user_len = m[36], user_off = m[40] | m[41] << 8;
+		/* the server's pairs less its MsvAvEOL, then MsvAvFlags (8), the channel
+		 * bindings (20), "cifs/srvu1" (4 + 20) and MsvAvEOL (4) */
+		size_t info = c.target_info_len - 4 + 8 + 20 + 24 + 4;
 
 		ck_assert_uint_eq(lm_len, 24);
+		ck_assert_uint_eq(m[16], 88);	/* after Version and MIC */
 		for (size_t i = 0; i < 24; i++) /* Z(24) with a timestamp */
 			ck_assert_uint_eq(m[m[16] + i], 0);
-		ck_assert_uint_eq(nt_len, 16 + 28 + c.target_info_len + 4);
+		ck_assert_uint_eq(nt_len, 16 + 28 + info + 4);
 		/* the response's time is the server's */
 		ck_assert_mem_eq(m + nt_off + 16 + 8, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
 		ck_assert_uint_eq(user_len, 8);
 		ck_assert_mem_eq(m + user_off, "U\0s\0e\0r\0", 8);
-		ck_assert_uint_eq((size_t)(b.data + b.len - ntlm), 64 + 24 + nt_len + 12 + 8);
+		/* then the token's mechListMIC: [3] { OCTET STRING of 16 } */
+		ck_assert_uint_eq((size_t)(b.data + b.len - ntlm), 88 + 24 + nt_len + 12 + 8 + 20);
+		ck_assert_mem_eq(m + 64, "\0\0\0\0\0\0\0\0", 8); /* Version: not asked for */
 	}
 	pv_buf_release(&b, 0);
 }
@@ -211,33 +276,224 @@ static uint8_t *long_challenge(size_t ilen, size_t *n)
 	return m;
 }
 
-/* The NTLMv2 response is the target info plus 48 bytes, in a field with a 16-bit length
- * (MS-NLMP 2.2.2.10): a target info over 65487 bytes cannot be answered. It was answered with
- * the length cut to its low 16 bits (found by tests/fuzz/fuzz_ntlm.c's invariants; the
- * reproducer is tests/fuzz/crashes/ntlm/long-target-info). */
+/* The NTLMv2 response is the client's AV pairs plus 48 bytes, in a field with a 16-bit length
+ * (MS-NLMP 2.2.2.10): the server's target info with the pairs the client adds (here, with no
+ * timestamp: the channel bindings, 20 bytes, and "cifs/Server", 26) over 65487 bytes cannot
+ * be answered. It was answered with the length cut to its low 16 bits (found by
+ * tests/fuzz/fuzz_ntlm.c's invariants; the reproducer is tests/fuzz/crashes/ntlm/long-target-
+ * info). */
 START_TEST(test_ntlm_long_target_info)
 {
+	enum { ADDED = 20 + 4 + 22 };
 	uint8_t skey[16];
 	struct pv_buf b = PV_BUF_INIT;
 	struct pv_ntlm_challenge c;
 	size_t n;
-	uint8_t *m = long_challenge(0xffff - 48, &n);
+	uint8_t *m = long_challenge(0xffff - 48 - ADDED, &n);
 	const uint8_t *a;
 
 	ck_assert_int_eq(pv_ntlm_parse_challenge(m, n, &c), 0);
-	ck_assert_uint_eq(c.target_info_len, 0xffff - 48);
-	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey), 0);
-	a = memmem(b.data, b.len, "NTLMSSP", 8);
-	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(c.target_info_len, 0xffff - 48 - ADDED);
+	ck_assert_int_eq(authenticate(&c, "cifs/Server", &b, skey, &a), 0);
 	ck_assert_uint_eq(a[20] | a[21] << 8, 0xffff); /* NtChallengeResponse: just fits */
 	free(m);
-	m = long_challenge(0xffff - 47, &n);
+	m = long_challenge(0xffff - 47 - ADDED, &n);
 	ck_assert_int_eq(pv_ntlm_parse_challenge(m, n, &c), 0);
-	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "User", "Domain", "Password", 8, 0, CCHAL, &b, skey),
-		-2); /* refused, not sent with its length cut */
+	ck_assert_int_eq(authenticate(&c, "cifs/Server", &b, skey, NULL),
+			 -2); /* refused, not sent with its length cut */
 	free(m);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* The client's AV pairs (MS-NLMP 3.1.5.1.2) against a Windows client's, the AUTHENTICATE of
+ * the appendix of "SMB 2 and SMB 3 security in Windows 10: the anatomy of signing and
+ * cryptographic keys" (test_ntlm_session_key): from the server's pairs (NbDomainName,
+ * NbComputerName, DnsDomainName, DnsComputerName, Timestamp), Windows sent MsvAvFlags 2 (a
+ * MIC), MsvAvSingleHost, MsvAvChannelBindings of zeros, MsvAvTargetName "cifs/SUT311" and
+ * MsvAvEOL. Ours are the same bytes in the same order, but MsvAvSingleHost (random bytes no
+ * server needs). Then what varies: no timestamp (no MsvAvFlags: no MIC asked), a server's
+ * own MsvAvFlags (the MIC bit set in it, not a second pair), a server's own target name or
+ * channel bindings (replaced, never sent twice). */
+START_TEST(test_ntlm_av_pairs)
+{
+	uint8_t win[256], server[256], want[256];
+	size_t wl, sl = 0, vl;
+	struct pv_ntlm_challenge c = {0};
+	struct pv_buf b = PV_BUF_INIT;
+	const uint8_t *v;
+	unsigned count;
+
+	ck_assert_uint_eq(wl = pv_unit_unhex(BLOG_INFO, win, sizeof(win)), 190);
+	/* the server's: Windows' first five pairs (4 x 16 + 12 bytes), MsvAvEOL */
+	memcpy(server, win, sl = 4 * 16 + 12);
+	memset(server + sl, 0, 4);
+	sl += 4;
+	/* what Windows sent up to its MsvAvEOL, MsvAvSingleHost (52 bytes at 84) taken out */
+	memcpy(want, win, 84);
+	memcpy(want + 84, win + 84 + 52, 186 - 84 - 52);
+	c.target_info = server;
+	c.target_info_len = sl;
+	c.has_timestamp = 1;
+	ck_assert_int_eq(pv_ntlm_target_info(&c, "cifs/SUT311", &b), 0);
+	ck_assert_uint_eq(b.len, 186 - 52);
+	ck_assert_mem_eq(b.data, want, b.len);
+
+	/* no timestamp: no MsvAvFlags, the rest as before */
+	c.has_timestamp = 0;
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_ntlm_target_info(&c, "cifs/SUT311", &b), 0);
+	ck_assert_ptr_null(av_pair((uint8_t *)b.data, b.len, 6, &vl, &count));
+	ck_assert_ptr_nonnull(v = av_pair((uint8_t *)b.data, b.len, 10, &vl, &count));
+	ck_assert_uint_eq(vl, 16);
+	ck_assert_ptr_nonnull(v = av_pair((uint8_t *)b.data, b.len, 9, &vl, &count));
+	ck_assert_uint_eq(vl, 22);
+	ck_assert_mem_eq(v, "c\0i\0f\0s\0/\0S\0U\0T\0003\0001\0001\0", 22);
+
+	/* the server's own MsvAvFlags (1: constrained authentication), target name and channel
+	 * bindings, before its MsvAvEOL */
+	memcpy(server + sl - 4,
+	       "\x06\0\x04\0\x01\0\0\0"
+	       "\x09\0\x04\0x\0y\0"
+	       "\x0a\0\x10\0AAAAAAAAAAAAAAAA"
+	       "\0\0\0\0",
+	       8 + 8 + 20 + 4);
+	c.target_info_len = sl + 8 + 8 + 20;
+	c.has_timestamp = 1;
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_ntlm_target_info(&c, "cifs/SUT311", &b), 0);
+	ck_assert_ptr_nonnull(v = av_pair((uint8_t *)b.data, b.len, 6, &vl, &count));
+	ck_assert_uint_eq(count, 1);
+	ck_assert_uint_eq(smb2_get32(v), 3);
+	ck_assert_ptr_nonnull(v = av_pair((uint8_t *)b.data, b.len, 9, &vl, &count));
+	ck_assert_uint_eq(count, 1);
+	ck_assert_uint_eq(vl, 22);
+	ck_assert_ptr_nonnull(v = av_pair((uint8_t *)b.data, b.len, 10, &vl, &count));
+	ck_assert_uint_eq(count, 1);
+	ck_assert_mem_eq(v, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16);
+	/* the server's other pairs first, as they came; MsvAvEOL last */
+	ck_assert_mem_eq(b.data, server, 4 * 16 + 12);
+	ck_assert_mem_eq(b.data + b.len - 4, "\0\0\0\0", 4);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* The AUTHENTICATE's MIC (MS-NLMP 3.1.5.1.2), recomputed here with util/digest's HMAC-MD5:
+ * keyed with the session key (ExportedSessionKey: SessionBaseKey, no KEY_EXCH), over the
+ * NEGOTIATE sent, the CHALLENGE as it came and the AUTHENTICATE with its MIC field zero; any
+ * of the three changed gives another MIC. The AV pairs of the response the MIC covers say a
+ * MIC is there. */
+START_TEST(test_ntlm_mic)
+{
+	uint8_t tok[256], skey[16], mic[16], other[16];
+	struct pv_buf b = PV_BUF_INIT, all = PV_BUF_INIT;
+	struct pv_ntlm_challenge c;
+	const uint8_t *m, *v;
+	size_t n = challenge_token(tok, 1), mlen, vl;
+	unsigned count;
+
+	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
+	ck_assert_int_eq(authenticate(&c, "cifs/srvu1", &b, skey, &m), 0);
+	mlen = smb2_get32(m + 40) + smb2_get16(m + 36); /* UserName, the last buffer, ends it */
+	ck_assert_ptr_nonnull(v = av_pair(m + smb2_get32(m + 24) + 16 + 28,
+					  smb2_get16(m + 20) - 16 - 28, 6, &vl, &count));
+	ck_assert_uint_eq(smb2_get32(v), 2);
+	pv_buf_add(&all, NEGO, NEGO_LEN);
+	pv_buf_add(&all, c.msg, c.msg_len);
+	pv_buf_add(&all, m, mlen);
+	memset(all.data + NEGO_LEN + c.msg_len + PV_NTLM_MIC_AT, 0, 16);
+	pv_hmac_md5(skey, 16, all.data, all.len, mic);
+	ck_assert_mem_eq(m + PV_NTLM_MIC_AT, mic, 16);
+	/* a byte of each message changed: another MIC */
+	for (size_t at = 0; at < all.len; at += all.len / 7) {
+		if (at >= NEGO_LEN + c.msg_len + PV_NTLM_MIC_AT &&
+		    at < NEGO_LEN + c.msg_len + PV_NTLM_MIC_AT + 16)
+			continue;
+		all.data[at] ^= 1;
+		pv_hmac_md5(skey, 16, all.data, all.len, other);
+		ck_assert(memcmp(other, mic, 16) != 0);
+		all.data[at] ^= 1;
+	}
+	pv_buf_release(&b, 0);
+	pv_buf_release(&all, 0);
+}
+END_TEST
+
+/* The SPNEGO mechListMIC of an AUTHENTICATE with a MIC (RFC 4178 5; Samba's server wants it
+ * once NTLM signs and has a MIC): NTLMSSP's signature with extended session security and no
+ * KEY_EXCH, recomputed here with util/digest (MS-NLMP 3.4.4.2, 3.4.5.2: SIGNKEY = MD5(key ||
+ * magic constant || NUL); Version 1, HMAC_MD5(SIGNKEY, SeqNum 0 || mechTypes)[0..7], SeqNum 0)
+ * over the DER of the mechTypes our NegTokenInit offered, in the NegTokenResp after the
+ * AUTHENTICATE; none without a timestamp (no MIC) or NTLM signing. The server's is checked
+ * in its final token. */
+static void signature(const uint8_t key[16], const char *magic, uint8_t sig[16])
+{
+	static const uint8_t types[] = {0x30, 0x0c, 0x06, 0x0a, 0x2b, 0x06, 0x01,
+					0x04, 0x01, 0x82, 0x37, 0x02, 0x02, 0x0a};
+	uint8_t in[128], sk[16], mac[16];
+	size_t ml = strlen(magic) + 1;
+
+	memcpy(in, key, 16);
+	memcpy(in + 16, magic, ml);
+	pv_md5(in, 16 + ml, sk);
+	memset(in, 0, 4);
+	memcpy(in + 4, types, sizeof(types));
+	pv_hmac_md5(sk, 16, in, 4 + sizeof(types), mac);
+	memset(sig, 0, 16);
+	sig[0] = 1;
+	memcpy(sig + 4, mac, 8);
+}
+
+START_TEST(test_ntlm_mech_list_mic)
+{
+	static const char cli[] = "session key to client-to-server signing key magic constant";
+	static const char srv[] = "session key to server-to-client signing key magic constant";
+	uint8_t tok[256], skey[16], want[16], got[16], fin[29];
+	struct pv_buf b = PV_BUF_INIT;
+	struct pv_ntlm_challenge c;
+	size_t n = challenge_token(tok, 1);
+
+	/* the mechTypes signed are those our NegTokenInit offers */
+	ck_assert_int_eq(pv_ntlm_negotiate(&b, NULL, NULL), 0);
+	ck_assert_ptr_nonnull(memmem(
+		b.data, b.len, "\x30\x0c\x06\x0a\x2b\x06\x01\x04\x01\x82\x37\x02\x02\x0a", 14));
+	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
+	ck_assert(pv_ntlm_signs(&c));
+	ck_assert_int_eq(authenticate(&c, "cifs/srvu1", &b, skey, NULL), 0);
+	signature(skey, cli, want);
+	ck_assert_uint_ge(b.len, 20);
+	ck_assert_mem_eq(b.data + b.len - 20, "\xa3\x12\x04\x10", 4);
+	ck_assert_mem_eq(b.data + b.len - 16, want, 16);
+	pv_ntlm_mech_list_mic(skey, false, got);
+	ck_assert_mem_eq(got, want, 16);
+	/* the server's, in its final NegTokenResp { accept-completed, mechListMIC } */
+	signature(skey, srv, want);
+	pv_ntlm_mech_list_mic(skey, true, got);
+	ck_assert_mem_eq(got, want, 16);
+	memcpy(fin, "\xa1\x1b\x30\x19\xa0\x03\x0a\x01\x00\xa3\x12\x04\x10", 13);
+	memcpy(fin + 13, want, 16);
+	ck_assert_int_eq(pv_ntlm_final_mic(fin, sizeof(fin), want), 0);
+	fin[28] ^= 1;
+	ck_assert_int_eq(pv_ntlm_final_mic(fin, sizeof(fin), want), -1);
+	ck_assert_int_eq(pv_ntlm_final_mic(fin, 0, want), 0);  /* none */
+	ck_assert_int_eq(pv_ntlm_final_mic(fin, 9, want), -2); /* cut */
+	ck_assert_int_eq(
+		pv_ntlm_final_mic((const uint8_t *)"\xa1\x07\x30\x05\xa0\x03\x0a\x01\x00", 9, want),
+		0);
+	ck_assert_int_eq(pv_ntlm_final_mic((const uint8_t *)"\x05\x00", 2, want), -2);
+
+	/* no timestamp, or no NTLM signing: no MIC, no mechListMIC */
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
+		if (k == 0)
+			c.has_timestamp = 0;
+		else
+			c.flags &= ~0x10u;
+		ck_assert(!pv_ntlm_signs(&c));
+		ck_assert_int_eq(authenticate(&c, "cifs/srvu1", &b, skey, NULL), 0);
+		ck_assert_int_eq(pv_ntlm_final_mic((const uint8_t *)b.data, b.len, want), 0);
+		ck_assert_ptr_null(memmem(b.data, b.len, "\xa3\x12\x04\x10", 4));
+	}
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -830,6 +1086,9 @@ int main(void)
 	tcase_add_test(tc, test_ntlm_messages);
 	tcase_add_test(tc, test_ntlm_long_target_info);
 	tcase_add_test(tc, test_ntlm_session_key);
+	tcase_add_test(tc, test_ntlm_av_pairs);
+	tcase_add_test(tc, test_ntlm_mic);
+	tcase_add_test(tc, test_ntlm_mech_list_mic);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("smb2");
 	tcase_add_test(tc, test_smb2_header);

@@ -320,10 +320,45 @@ START_TEST(test_build_and_list)
 	ck_assert_uint_eq(fake_lookup(&f, "u1/b")->size, 70000);
 	ck_assert_uint_eq(f.logons_ok, 3);
 	ck_assert_uint_eq(f.cmds[SMB2_LOGOFF], 3);
+	/* each logon's MIC checked, each session's first tree connect validated (3.0.2) */
+	ck_assert_uint_eq(f.mic_ok, 3);
+	ck_assert_uint_eq(f.mech_mic_ok, 3);
+	ck_assert_str_eq(f.target_name, "cifs/fake");
+	ck_assert_uint_eq(f.validated, 3);
+	ck_assert_uint_eq(f.cmds[SMB2_IOCTL], 3);
 	ck_assert(!pv_smb2_lost(conn));
 	pv_smb2_free(conn);
 	pv_secret_free(pw);
 	fake_stop(&f);
+}
+END_TEST
+
+/* The synchronous client over the same engine: a NEGOTIATE answer changed on its way (3.0.2
+ * said 3.0) fails the tree connect, and the build, with the downgrade named; a changed MIC
+ * fails the logon. */
+START_TEST(test_downgrade_and_mic)
+{
+	struct fake f;
+	struct run r = with(fake_poke, POKE(SMB2_NEGOTIATE, SMB2_HDR + 2, 0x03000001), true, &f);
+
+	ck_assert_failed(r, PV_EREMOTE,
+			 "SMB to 'fake': a downgrade or a tampered negotiation was detected: the "
+			 "server's signed VALIDATE_NEGOTIATE answer differs from the NEGOTIATE "
+			 "answer taken (its dialect is 3.0.2, its NEGOTIATE answer said 3.0");
+	ck_assert(r.lost);
+	ck_assert_uint_eq(f.cmds[SMB2_CREATE], 0);
+	{
+		int fd = fake_start(&f, NULL, 0);
+
+		f.in_hook = fake_flip_mic;
+		fake_run(&f);
+		r = build(fd, ITEMS, NITEMS, true);
+		fake_stop(&f);
+	}
+	ck_assert_failed(r, PV_EREMOTE,
+			 "SMB logon as LAB\\u1 on 'fake' refused (NT_STATUS_INVALID_PARAMETER): "
+			 "the server did not take the NTLM AUTHENTICATE message");
+	ck_assert_uint_eq(f.mic_bad, 1);
 }
 END_TEST
 
@@ -566,12 +601,13 @@ START_TEST(test_bad_signatures)
 		 "signing"},
 		{TAMPER(SMB2_TREE_CONNECT, WRONG), SIGN_REQUIRED, 0x0210, true,
 		 "TREE_CONNECT (message 3, NT_STATUS_OK) does not match its HMAC-SHA256 signature"},
+		/* 3.0 and 3.0.2: VALIDATE_NEGOTIATE is message 4 */
 		{TAMPER(SMB2_CREATE, FLIP), SIGN_REQUIRED, 0, true,
-		 "CREATE (message 4, NT_STATUS_OK) does not match its AES-128-CMAC signature"},
+		 "CREATE (message 5, NT_STATUS_OK) does not match its AES-128-CMAC signature"},
 		{TAMPER(SMB2_CLOSE, UNSIGN), SIGN_REQUIRED, 0x0300, true,
-		 "CLOSE (message 5, NT_STATUS_OK) came unsigned, and the server requires signing"},
+		 "CLOSE (message 6, NT_STATUS_OK) came unsigned, and the server requires signing"},
 		{TAMPER(SMB2_WRITE, WRONG), SIGN_REQUIRED, 0, true,
-		 "WRITE (message 7, NT_STATUS_OK) does not match its AES-128-CMAC signature"},
+		 "WRITE (message 8, NT_STATUS_OK) does not match its AES-128-CMAC signature"},
 		{TAMPER(SMB2_QUERY_DIRECTORY, UNSIGN), SIGN_REQUIRED, 0x0202, false,
 		 "QUERY_DIRECTORY (message 5, NT_STATUS_OK) came unsigned, and the server requires "
 		 "signing"},
@@ -607,9 +643,9 @@ START_TEST(test_bad_signatures)
 }
 END_TEST
 
-/* A server that does not require signing: nothing is signed (signing costs both sides CPU),
- * and the end of each logon, which such a server may sign (Samba does), is checked when
- * signed and taken when not. */
+/* A server that does not require signing: nothing is signed (signing costs both sides CPU)
+ * but 3.0.2's VALIDATE_NEGOTIATE, which MS-SMB2 signs always, and the end of each logon, which
+ * such a server may sign (Samba does), is checked when signed and taken when not. */
 START_TEST(test_signing_not_required)
 {
 	struct fake f;
@@ -627,7 +663,9 @@ START_TEST(test_signing_not_required)
 		r = with_signing(NULL, 0, true, SIGN_SETUP, dialect, &f);
 		ck_assert_msg(r.r == PV_OK, "%s", r.msg);
 		ck_assert_uint_eq(r.res.files_made, 4);
-		ck_assert_uint_eq(f.signed_ok + f.sig_bad + f.unsigned_reqs, 0);
+		ck_assert_uint_eq(f.signed_ok, dialect == 0x0302 ? 1 : 0);
+		ck_assert_uint_eq(f.validated, dialect == 0x0302 ? 1 : 0);
+		ck_assert_uint_eq(f.sig_bad + f.unsigned_reqs, 0);
 	}
 	/* the final SESSION_SETUP answer unsigned: taken, as signing is not required */
 	r = with_signing(fake_tamper, TAMPER(SMB2_SESSION_SETUP, UNSIGN), true, SIGN_SETUP, 0, &f);
@@ -914,7 +952,7 @@ START_TEST(test_truncated_compound)
 	ck_assert(r.lost);
 	r = with(compound_fault, 2, true, &f);
 	ck_assert_failed(r, PV_EREMOTE,
-			 "a malformed answer: CREATE for message 4, which is not in "
+			 "a malformed answer: CREATE for message 5, which is not in "
 			 "flight (never sent, or answered already)");
 	ck_assert(r.lost);
 }
@@ -978,27 +1016,29 @@ START_TEST(test_target_info_64k)
 }
 END_TEST
 
-/* pv_ntlm_authenticate itself: fields over 16 bits are refused (-2), not cut. */
+/* pv_ntlm_authenticate itself: fields over 16 bits are refused (-2), not cut. The server's
+ * target info is one long AV pair and MsvAvEOL; the client adds its channel bindings (20
+ * bytes) and "cifs/fake" (4 + 18) to it, and the NTLMv2 response is 48 bytes more. */
 START_TEST(test_ntlm_field_limits)
 {
+	enum { ADDED = 20 + 4 + 18 };
 	static uint8_t info[65535];
+	static const size_t lens[] = {65535 - 48 - ADDED, 65535 - 47 - ADDED, 65535};
 	uint8_t skey[16];
 	struct pv_ntlm_challenge c = {0};
+	struct pv_ntlm_logon l = {
+		"u1", "LAB", "pw", 2, "cifs/fake", NULL, 0, 0, (const uint8_t *)"12345678"};
 	struct pv_buf b = PV_BUF_INIT;
 
-	c.target_info = info;
-	c.target_info_len = 65487; /* NtChallengeResponse: 65535 */
-	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey),
-		0);
-	c.target_info_len = 65488;
-	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey),
-		-2);
-	c.target_info_len = 65535;
-	ck_assert_int_eq(
-		pv_ntlm_authenticate(&c, "u1", "LAB", "pw", 2, 0, (uint8_t *)"12345678", &b, skey),
-		-2);
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		memset(info, 0, sizeof(info));
+		info[0] = 2; /* MsvAvNbDomainName of all but MsvAvEOL's 4 bytes */
+		smb2_put16(info + 2, (uint16_t)(lens[i] - 8));
+		c.target_info = info;
+		c.target_info_len = lens[i];
+		/* NtChallengeResponse: 65535 bytes, then one more */
+		ck_assert_int_eq(pv_ntlm_authenticate(&c, &l, &b, skey), i == 0 ? 0 : -2);
+	}
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -1165,7 +1205,11 @@ START_TEST(test_plan_and_corpus)
 			ck_assert_msg(r == PV_OK, "%s", pv_errmsg());
 			ck_assert_uint_eq(res.files_made, 3);
 			ck_assert_uint_eq(res.files_fixed, 1);
-			ck_assert_uint_eq(f.signed_ok, SEEDS[i].signing ? after_logon(&f) : 0);
+			/* signed whatever the server requires, when they go in clear: 3.0.2's
+			 * VALIDATE_NEGOTIATE, 3.1.1's TREE_CONNECT */
+			ck_assert_uint_eq(f.signed_ok, SEEDS[i].signing	      ? after_logon(&f)
+						       : SEEDS[i].enc_session ? 0
+									      : 1);
 		} else if (SEEDS[i].hook == pending_once || SEEDS[i].hook == split ||
 			   SEEDS[i].hook == pending_signed) {
 			ck_assert_msg(r == PV_OK, "%s: %s", SEEDS[i].name, pv_errmsg());
@@ -1278,6 +1322,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_build_and_list);
+	tcase_add_test(tc, test_downgrade_and_mic);
 	tcase_add_test(tc, test_mirror);
 	tcase_add_test(tc, test_plan_parts);
 	tcase_add_test(tc, test_interim_and_split);

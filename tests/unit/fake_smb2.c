@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "smb/ntlm.h"
 #include "smb/smb2.h"
 #include "util/digest.h"
 #include "util/utf16.h"
@@ -181,6 +180,104 @@ static size_t dersz(size_t len)
 	return 1 + (len < 0x80 ? 1 : len < 0x100 ? 2 : 3) + len;
 }
 
+/* One DER element at *p (below end): its tag and its value's bounds; *p moves past it. */
+static bool der_take(const uint8_t **p, const uint8_t *end, uint8_t *tag, const uint8_t **v,
+		     size_t *l)
+{
+	const uint8_t *q = *p;
+	size_t n;
+
+	if (end - q < 2)
+		return false;
+	*tag = *q++;
+	n = *q++;
+	if (n & 0x80) {
+		int k = (int)(n & 0x7f);
+
+		if (k < 1 || k > 3 || end - q < k)
+			return false;
+		for (n = 0; k-- > 0;)
+			n = n << 8 | *q++;
+	}
+	if ((size_t)(end - q) < n)
+		return false;
+	*v = q;
+	*l = n;
+	*p = q + n;
+	return true;
+}
+
+/* A field of a SPNEGO token (RFC 4178 4.2), read as a server reads it: of a NegTokenInit
+ * (APPLICATION 0 { OID, [0] SEQUENCE { mechTypes [0], mechToken [2], ... } }) or a
+ * NegTokenResp ([1] SEQUENCE { negState [0], ..., responseToken [2], mechListMIC [3] }): the
+ * value of the one element inside field (*vl bytes), and that element whole, its tag and
+ * length with it (*el bytes at *elem: mechTypes' DER, which a mechListMIC covers). NULL when
+ * absent or malformed. */
+static const uint8_t *spnego_get(const uint8_t *tok, size_t len, uint8_t field, size_t *vl,
+				 const uint8_t **elem, size_t *el)
+{
+	const uint8_t *p = tok, *end = tok + len, *v, *q, *v2;
+	size_t l, l2;
+	uint8_t t;
+
+	if (!tok || !der_take(&p, end, &t, &v, &l))
+		return NULL;
+	if (t == 0x60) {
+		p = v;
+		end = v + l;
+		if (!der_take(&p, end, &t, &v, &l) || t != 0x06 || !der_take(&p, end, &t, &v, &l) ||
+		    t != 0xa0)
+			return NULL;
+	} else if (t != 0xa1) {
+		return NULL;
+	}
+	p = v;
+	end = v + l;
+	if (!der_take(&p, end, &t, &v, &l) || t != 0x30)
+		return NULL;
+	p = v;
+	end = v + l;
+	while (p < end) {
+		if (!der_take(&p, end, &t, &v, &l))
+			return NULL;
+		if (t != field)
+			continue;
+		q = v;
+		if (!der_take(&q, v + l, &t, &v2, &l2))
+			return NULL;
+		*elem = v;
+		*el = (size_t)(q - v);
+		*vl = l2;
+		return v2;
+	}
+	return NULL;
+}
+
+/* An NTLMSSP signature with extended session security (MS-NLMP 3.4.4.2, spelled out): Version
+ * 1, HMAC_MD5(SIGNKEY, SeqNum 0 || msg)'s first 8 bytes (no KEY_EXCH: no RC4), SeqNum 0;
+ * SIGNKEY = MD5(session key || the magic constant of the direction, its NUL with it). */
+static void ntlm_sig(const uint8_t key[16], bool server, const uint8_t *msg, size_t len,
+		     uint8_t sig[16])
+{
+	const char *magic = server ? "session key to server-to-client signing key magic constant"
+				   : "session key to client-to-server signing key magic constant";
+	struct pv_buf t = PV_BUF_INIT;
+	uint8_t sk[16], mac[16];
+
+	pv_buf_add(&t, key, 16);
+	pv_buf_add(&t, magic, strlen(magic) + 1);
+	pv_md5(t.data, t.len, sk);
+	pv_buf_reset(&t);
+	pv_buf_add(&t, "\0\0\0\0", 4);
+	pv_buf_add(&t, msg, len);
+	ck_assert(!pv_buf_failed(&t));
+	pv_hmac_md5(sk, 16, t.data, t.len, mac);
+	pv_buf_release(&t, 1);
+	memset(sig, 0, 16);
+	sig[0] = 1;
+	memcpy(sig + 4, mac, 8);
+}
+
 /* The NTLM CHALLENGE (MS-NLMP 2.2.1.2) in a SPNEGO NegTokenResp, with a target info of
  * NbDomainName LAB, a timestamp and, to reach f->target_info bytes, a pair of an id nobody
  * knows. */
@@ -210,6 +307,8 @@ static void challenge(struct fake *f, struct pv_buf *out)
 	put32(head + 44, 48);
 	pv_buf_add(&m, head, sizeof(head));
 	pv_buf_add(&m, ti.data, ti.len);
+	pv_buf_reset(&f->chal); /* for the MIC */
+	pv_buf_add(&f->chal, m.data, m.len);
 	/* [1] SEQUENCE { negState [0] ENUMERATED accept-incomplete, responseToken [2] } */
 	inner = 5 + dersz(dersz(m.len));
 	der(out, 0xa1, dersz(inner));
@@ -330,38 +429,130 @@ static void fake_mac(const struct fake *f, const uint8_t *m, size_t n, uint8_t s
 	free(z);
 }
 
-/* Check an AUTHENTICATE (MS-NLMP 2.2.1.3) as a server would: every field inside the
- * message, the NTLMv2 proof right for LAB\u1 and the plan's password (MS-NLMP 3.3.2). A
- * right one gives the session its key: SessionBaseKey = HMAC_MD5(ResponseKeyNT, NTProofStr),
- * the key without KEY_EXCH. */
-static bool authenticate_ok(struct fake *f, const uint8_t *m, size_t n)
+/* NTOWFv2 (MS-NLMP 3.3.2) of LAB\u1 and FAKE_PASSWORD, spelled out: HMAC_MD5(MD4(UTF-16LE
+ * (password)), UTF-16LE(UPPER(user) || domain)). */
+static void fake_ntowfv2(uint8_t key[16])
 {
-	uint8_t key[16], proof[16], base[16];
+	struct pv_buf pw = PV_BUF_INIT, ud = PV_BUF_INIT;
+	uint8_t nt[16];
+
+	ck_assert_int_eq(pv_utf16le(&pw, FAKE_PASSWORD, strlen(FAKE_PASSWORD), 0), 0);
+	ck_assert_int_eq(pv_utf16le(&ud, "U1LAB", 5, 0), 0);
+	pv_md4(pw.data, pw.len, nt);
+	pv_hmac_md5(nt, 16, ud.data, ud.len, key);
+	pv_buf_release(&pw, 1);
+	pv_buf_release(&ud, 0);
+}
+
+/* The AV pair id (its value, *vlen bytes) in the pairs at p (n bytes) up to MsvAvEOL; NULL
+ * when absent. *eol: whether MsvAvEOL ends them inside the n bytes. */
+static const uint8_t *av_find(const uint8_t *p, size_t n, uint16_t id, size_t *vlen, bool *eol)
+{
+	*eol = false;
+	for (size_t i = 0; n - i >= 4;) {
+		uint16_t t = smb2_get16(p + i);
+		size_t l = smb2_get16(p + i + 2);
+
+		if (n - i - 4 < l)
+			return NULL;
+		if (t == 0) {
+			*eol = true;
+			return NULL;
+		}
+		if (t == id) {
+			*vlen = l;
+			return p + i + 4;
+		}
+		i += 4 + l;
+	}
+	return NULL;
+}
+
+/* The client's AV pairs (the n bytes at p) as a server checks them: every pair of the
+ * fake's CHALLENGE (its target info at 48) back with its value, MsvAvFlags with a MIC
+ * (0x2), MsvAvChannelBindings all zero (no channel bindings), MsvAvTargetName "cifs/..."
+ * (kept). */
+static bool av_pairs_ok(struct fake *f, const uint8_t *p, size_t n)
+{
+	const uint8_t *ti = (const uint8_t *)f->chal.data + 48, *v, *mine;
+	size_t tl = smb2_get16((const uint8_t *)f->chal.data + 40), vl = 0, ml = 0;
+	bool eol;
+	static const uint8_t zero[16];
+
+	for (size_t i = 0; i + 4 <= tl && smb2_get16(ti + i); i += 4 + smb2_get16(ti + i + 2)) {
+		mine = ti + i + 4;
+		ml = smb2_get16(ti + i + 2);
+		v = av_find(p, n, smb2_get16(ti + i), &vl, &eol);
+		if (!v || vl != ml || memcmp(v, mine, ml) != 0)
+			return false;
+	}
+	av_find(p, n, 0xffff, &vl, &eol);
+	if (!eol)
+		return false;
+	if (!(v = av_find(p, n, 6, &vl, &eol)) || vl != 4 || !(smb2_get32(v) & 0x2))
+		return false;
+	if (!(v = av_find(p, n, 10, &vl, &eol)) || vl != 16 || memcmp(v, zero, 16) != 0)
+		return false;
+	if (!(v = av_find(p, n, 9, &vl, &eol)) ||
+	    pv_utf16le_to_utf8(v, vl, f->target_name, sizeof(f->target_name)) < 0)
+		return false;
+	return strncmp(f->target_name, "cifs/", 5) == 0 && f->target_name[5];
+}
+
+/* Check an AUTHENTICATE (MS-NLMP 2.2.1.3) as a server would: every field inside the
+ * message, the NTLMv2 proof right for LAB\u1 and the plan's password (MS-NLMP 3.3.2), else
+ * STATUS_LOGON_FAILURE; its AV pairs, then its MIC at 72 (MS-NLMP 3.1.5.1.2: HMAC_MD5 keyed
+ * with ExportedSessionKey over NEGOTIATE || CHALLENGE || AUTHENTICATE, its MIC field zero),
+ * else STATUS_INVALID_PARAMETER. A right one gives the session its key in base:
+ * SessionBaseKey = HMAC_MD5(ResponseKeyNT, NTProofStr), the key (and ExportedSessionKey)
+ * without KEY_EXCH. */
+static uint32_t authenticate(struct fake *f, const uint8_t *m, size_t n, uint8_t base[16])
+{
+	uint8_t key[16], proof[16], mic[16];
 	size_t off[6], len[6];
 	struct pv_buf t = PV_BUF_INIT;
 	bool ok;
 
-	if (n < 64 || smb2_get32(m + 8) != 3)
-		return false;
+	if (n < 88 || smb2_get32(m + 8) != 3)
+		return ST_LOGON_FAILURE;
 	for (int i = 0; i < 6; i++) {
 		len[i] = smb2_get16(m + 12 + 8 * i);
 		off[i] = smb2_get32(m + 16 + 8 * i);
 		if (off[i] > n || len[i] > n - off[i])
-			return false;
+			return ST_LOGON_FAILURE;
 	}
-	if (len[1] < 16 + 28 ||
-	    pv_ntowfv2(FAKE_PASSWORD, strlen(FAKE_PASSWORD), "u1", "LAB", key) < 0)
-		return false;
+	if (len[1] < 16 + 28 + 4)
+		return ST_LOGON_FAILURE;
+	fake_ntowfv2(key);
 	pv_buf_add(&t, f->schal, 8);
 	pv_buf_add(&t, m + off[1] + 16, len[1] - 16);
 	pv_hmac_md5(key, 16, t.data, t.len, proof);
 	ok = memcmp(proof, m + off[1], 16) == 0;
 	pv_buf_release(&t, 0);
-	if (ok && len[5] == 0 && !(smb2_get32(m + 60) & 0x40000000u)) {
-		pv_hmac_md5(key, 16, proof, 16, base);
-		fake_key(f, base);
+	if (!ok)
+		return ST_LOGON_FAILURE;
+	/* the blob: 1 1 Z(6) time(8) cchal(8) Z(4), the AV pairs, Z(4) */
+	if (!av_pairs_ok(f, m + off[1] + 16 + 28, len[1] - 16 - 28 - 4)) {
+		f->av_bad++;
+		return ST_INVALID_PARAMETER;
 	}
-	return ok;
+	if (len[5] != 0 || (smb2_get32(m + 60) & 0x40000000u))
+		return ST_LOGON_FAILURE; /* KEY_EXCH: a key the fake does not take */
+	pv_hmac_md5(key, 16, proof, 16, base);
+	pv_buf_add(&t, f->nego.data, f->nego.len);
+	pv_buf_add(&t, f->chal.data, f->chal.len);
+	pv_buf_add(&t, m, 72);
+	pv_buf_add(&t, (const uint8_t[16]){0}, 16);
+	pv_buf_add(&t, m + 88, n - 88);
+	ck_assert(!pv_buf_failed(&t));
+	pv_hmac_md5(base, 16, t.data, t.len, mic);
+	pv_buf_release(&t, 0);
+	if (memcmp(mic, m + 72, 16) != 0) {
+		f->mic_bad++;
+		return ST_INVALID_PARAMETER;
+	}
+	f->mic_ok++;
+	return ST_OK;
 }
 
 static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mid,
@@ -370,10 +561,21 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 	size_t off = qlen >= SMB2_HDR + 24 ? smb2_get16(q + SMB2_HDR + 12) : 0;
 	size_t len = qlen >= SMB2_HDR + 24 ? smb2_get16(q + SMB2_HDR + 14) : 0;
 	const uint8_t *tok = off <= qlen && len <= qlen - off ? q + off : NULL;
-	const uint8_t *ntlm = tok ? memmem(tok, len, "NTLMSSP", 8) : NULL;
 	bool krb = tok && len >= 8 && memcmp(tok, FAKE_KRB_TICKET, 8) == 0;
-	size_t at;
+	const uint8_t *ntlm, *types = NULL, *list = NULL, *e;
+	size_t nlen = 0, tlen = 0, llen = 0, el;
+	uint8_t base[16], sig[16], *b;
+	uint32_t st;
 
+	/* the NTLM message in the SPNEGO token: NegTokenInit's mechToken and its mechTypes, or
+	 * NegTokenResp's responseToken and its mechListMIC */
+	ntlm = krb ? NULL : spnego_get(tok, len, 0xa2, &nlen, &e, &el);
+	if (ntlm && (nlen < 12 || memcmp(ntlm, "NTLMSSP", 8) != 0))
+		ntlm = NULL;
+	if (ntlm && ntlm[8] == 1) /* mechTypes' DER, whole: types, tlen bytes */
+		spnego_get(tok, len, 0xa0, &el, &types, &tlen);
+	if (ntlm && ntlm[8] == 3)
+		list = spnego_get(tok, len, 0xa3, &llen, &e, &el);
 	/* 3.1.1's preauth hash: the session's starts from the connection's at a logon's first
 	 * request, and takes every request, and every answer but the last (MS-SMB2 3.3.5.5) */
 	if (dialect_of(f) == 0x0311) {
@@ -382,8 +584,6 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 		pv_sha512_2(f->preauth, 64, q, qlen, f->preauth);
 	}
 	if (krb) {
-		uint8_t *b;
-
 		/* a logon in one round trip, as Kerberos makes it: the ticket in, the server's
 		 * token (its AP-REP) out in the final answer, the session key known to both */
 		f->logons_ok++;
@@ -399,10 +599,15 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 	}
 	if (ntlm && ntlm[8] == 1) {
 		struct pv_buf c = PV_BUF_INIT;
+		size_t at;
 
 		f->keyed = false; /* a new logon */
-		uint8_t *b;
-
+		/* the NEGOTIATE message and the mechTypes offered, for the MICs */
+		pv_buf_reset(&f->nego);
+		pv_buf_add(&f->nego, ntlm, nlen);
+		pv_buf_reset(&f->mech_types);
+		if (types)
+			pv_buf_add(&f->mech_types, types, tlen);
 		challenge(f, &c);
 		at = msg(out, SMB2_SESSION_SETUP, mid, ST_MORE_PROCESSING, 0);
 		f->hash_at = at;
@@ -413,21 +618,59 @@ static void session_setup(struct fake *f, const uint8_t *q, size_t qlen, uint64_
 		put16(b + 6, (uint16_t)c.len);
 		pv_buf_add(out, c.data, c.len);
 		pv_buf_release(&c, 0);
-		(void)at;
 		return;
 	}
-	if (ntlm && authenticate_ok(f, ntlm, len - (size_t)(ntlm - tok))) {
-		uint8_t *b;
-
+	st = ntlm ? authenticate(f, ntlm, nlen, base) : ST_LOGON_FAILURE;
+	/* Samba's SPNEGO: an AUTHENTICATE with a MIC (the fake asks one) and NTLM signing with
+	 * extended session security wants the client's mechListMIC over the mechTypes; without
+	 * one it asks a third leg (MORE_PROCESSING_REQUIRED with its own), and a wrong one is
+	 * refused with ACCESS_DENIED (NTLMSSP's check of a signature) */
+	if (st == ST_OK && (smb2_get32(ntlm + 60) & 0x80010u) == 0x80010u) {
+		ntlm_sig(base, true, (const uint8_t *)f->mech_types.data, f->mech_types.len, sig);
+		if (!list) {
+			f->mech_mic_missing++;
+			msg(out, SMB2_SESSION_SETUP, mid, ST_MORE_PROCESSING, 0);
+			b = grow(out, 8);
+			put16(b, 9);
+			put16(b + 4, SMB2_HDR + 8);
+			put16(b + 6, 2 + 2 + 5 + 2 + 2 + 16);
+			pv_buf_add(out, "\xa1\x1b\x30\x19\xa0\x03\x0a\x01\x01\xa3\x12\x04\x10", 13);
+			pv_buf_add(out, sig, 16);
+			return;
+		}
+		ntlm_sig(base, false, (const uint8_t *)f->mech_types.data, f->mech_types.len, sig);
+		if (llen != 16 || memcmp(list, sig, 16) != 0) {
+			f->mech_mic_bad++;
+			f->logons_bad++;
+			msg(out, SMB2_SESSION_SETUP, mid, ST_ACCESS_DENIED, 0);
+			error_body(out);
+			return;
+		}
+		f->mech_mic_ok++;
+		ntlm_sig(base, true, (const uint8_t *)f->mech_types.data, f->mech_types.len, sig);
+	} else {
+		list = NULL;
+	}
+	if (st == ST_OK) {
 		f->logons_ok++;
+		fake_key(f, base);
 		msg(out, SMB2_SESSION_SETUP, mid, ST_OK, 0);
-		b = grow(out, 9);
+		b = grow(out, 8);
 		put16(b, 9);
 		put16(b + 2, f->encrypt_session ? 4 : 0);
+		if (!list) {
+			grow(out, 1);
+			return;
+		}
+		/* NegTokenResp { negState accept-completed, mechListMIC: the server's } */
+		put16(b + 4, SMB2_HDR + 8);
+		put16(b + 6, 2 + 2 + 5 + 2 + 2 + 16);
+		pv_buf_add(out, "\xa1\x1b\x30\x19\xa0\x03\x0a\x01\x00\xa3\x12\x04\x10", 13);
+		pv_buf_add(out, sig, 16);
 		return;
 	}
 	f->logons_bad++;
-	msg(out, SMB2_SESSION_SETUP, mid, ST_LOGON_FAILURE, 0);
+	msg(out, SMB2_SESSION_SETUP, mid, st, 0);
 	error_body(out);
 }
 
@@ -775,6 +1018,22 @@ static void set_info(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mid
 	put16(grow(out, 2), 2);
 }
 
+/* What the client's NEGOTIATE says (MS-SMB2 2.2.3), kept for VALIDATE_NEGOTIATE: its
+ * capabilities, ClientGuid, SecurityMode and dialects. */
+static void client_said(struct fake *f, const uint8_t *q, size_t qlen)
+{
+	unsigned n = smb2_get16(q + SMB2_HDR + 2);
+
+	ck_assert_uint_le(n, 16);
+	ck_assert_uint_ge(qlen, SMB2_HDR + 36 + 2 * n);
+	f->client_mode = smb2_get16(q + SMB2_HDR + 4);
+	f->client_caps = smb2_get32(q + SMB2_HDR + 8);
+	memcpy(f->client_guid, q + SMB2_HDR + 12, 16);
+	f->nclient_dialects = n;
+	for (unsigned i = 0; i < n; i++)
+		f->client_dialects[i] = smb2_get16(q + SMB2_HDR + 36 + 2 * i);
+}
+
 /* What the client's 3.1.1 NEGOTIATE offers (MS-SMB2 2.2.3.1), read by the fake on its own:
  * the first hash algorithm, the ciphers, the signing algorithms. */
 static void offered(struct fake *f, const uint8_t *q, size_t qlen)
@@ -840,6 +1099,7 @@ static void negotiate(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mi
 	bool v311 = dialect_of(f) == 0x0311;
 	uint8_t *b;
 
+	client_said(f, q, qlen);
 	if (v311) {
 		memset(f->conn_preauth, 0, 64);
 		pv_sha512_2(f->conn_preauth, 64, q, qlen, f->conn_preauth);
@@ -848,10 +1108,13 @@ static void negotiate(struct fake *f, const uint8_t *q, size_t qlen, uint64_t mi
 	body = out->len;
 	b = grow(out, 64);
 	put16(b, 65);
-	put16(b + 2, f->signing == SIGN_REQUIRED ? 3 : 1); /* signing enabled, required */
+	f->server_mode = f->signing == SIGN_REQUIRED ? 3 : 1; /* signing enabled, required */
+	put16(b + 2, f->server_mode);
 	put16(b + 4, dialect_of(f));
+	memcpy(b + 8, FAKE_SERVER_GUID, 16);
 	/* large MTU (multi-credit); encryption for 3.0.x when it has a cipher */
-	put32(b + 24, 0x4 | (!v311 && dialect_of(f) >= 0x0300 && f->cipher ? 0x40 : 0));
+	f->server_caps = 0x4 | (!v311 && dialect_of(f) >= 0x0300 && f->cipher ? 0x40 : 0);
+	put32(b + 24, f->server_caps);
 	put32(b + 28, 1 << 23);
 	put32(b + 32, 1 << 23);
 	put32(b + 36, 1 << 23);
@@ -937,29 +1200,78 @@ static void lock_or_flush(struct fake *f, const struct smb2_hdr *h, const uint8_
 		put16(grow(out, 4), 4);
 }
 
+/* A VALIDATE_NEGOTIATE_INFO request (MS-SMB2 2.2.31.4, in of inlen bytes) as a 3.x server
+ * holds it (3.3.5.15.12): the output room for an answer, and what the client's NEGOTIATE
+ * said, said again. */
+static bool validate_request_ok(const struct fake *f, const uint8_t *in, size_t inlen,
+				uint32_t max_out)
+{
+	unsigned n;
+
+	if (max_out < 24 || inlen < 24)
+		return false;
+	n = smb2_get16(in + 22);
+	if (inlen != 24 + 2 * (size_t)n || n != f->nclient_dialects)
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		if (smb2_get16(in + 24 + 2 * i) != f->client_dialects[i])
+			return false;
+	return smb2_get32(in) == f->client_caps && memcmp(in + 4, f->client_guid, 16) == 0 &&
+	       smb2_get16(in + 20) == f->client_mode;
+}
+
 /* IOCTL (MS-SMB2 2.2.31): FSCTL_VALIDATE_NEGOTIATE_INFO answered with what the fake
- * negotiated (2.2.32.6); anything else NOT_SUPPORTED. */
+ * negotiated (2.2.32.6), or the connection ended where a server ends it; FSCTL_CREATE_OR_GET_
+ * OBJECT_ID (MS-FSCC 2.3.8: 64 bytes of object ids); anything else NOT_SUPPORTED. */
 static void ioctl(struct fake *f, const struct smb2_hdr *h, const uint8_t *q, size_t qlen,
 		  struct pv_buf *out)
 {
+	uint32_t ctl, ioff, ilen;
 	uint8_t *b;
 
 	ck_assert_uint_ge(qlen, SMB2_HDR + 56);
-	if (smb2_get32(q + SMB2_HDR + 4) != 0x00140204u) {
+	ctl = smb2_get32(q + SMB2_HDR + 4);
+	ioff = smb2_get32(q + SMB2_HDR + 24);
+	ilen = smb2_get32(q + SMB2_HDR + 28);
+	ck_assert_msg(!ilen || (ioff <= qlen && ilen <= qlen - ioff), "IOCTL input outside");
+	if (ctl == 0x000900c0u) {
+		msg(out, SMB2_IOCTL, h->mid, ST_OK, 7);
+		b = grow(out, 48 + 64);
+		put16(b, 49);
+		put32(b + 4, ctl);
+		memcpy(b + 8, q + SMB2_HDR + 8, 16);
+		put32(b + 32, SMB2_HDR + 48);
+		put32(b + 36, 64);
+		memset(b + 48, 0x0b, 64);
+		return;
+	}
+	if (ctl != SMB2_FSCTL_VALIDATE_NEGOTIATE) {
 		msg(out, SMB2_IOCTL, h->mid, ST_NOT_SUPPORTED, 7);
 		error_body(out);
 		return;
 	}
+	if (dialect_of(f) == 0x0311 ||
+	    !validate_request_ok(f, q + ioff, ilen, smb2_get32(q + SMB2_HDR + 44))) {
+		f->validate_bad++;
+		f->hangup = true;
+		return;
+	}
+	if (f->validate_status) {
+		msg(out, SMB2_IOCTL, h->mid, f->validate_status, 7);
+		error_body(out);
+		return;
+	}
+	f->validated++;
 	msg(out, SMB2_IOCTL, h->mid, ST_OK, 7);
 	b = grow(out, 48 + 24);
 	put16(b, 49);
-	put32(b + 4, 0x00140204u);
+	put32(b + 4, SMB2_FSCTL_VALIDATE_NEGOTIATE);
 	memset(b + 8, 0xff, 16);
 	put32(b + 32, SMB2_HDR + 48);
 	put32(b + 36, 24);
-	put32(b + 48, 0x4);				    /* Capabilities */
-	memset(b + 52, 0x77, 16);			    /* Guid */
-	put16(b + 68, f->signing == SIGN_REQUIRED ? 3 : 1); /* SecurityMode */
+	put32(b + 48, f->server_caps);
+	memcpy(b + 52, FAKE_SERVER_GUID, 16);
+	put16(b + 68, f->server_mode);
 	put16(b + 70, dialect_of(f));
 }
 
@@ -1178,8 +1490,9 @@ static bool read_all(int fd, uint8_t *p, size_t n)
 /* A request after the logon (NEGOTIATE and SESSION_SETUP are never signed or encrypted) that
  * came in clear where encryption is required (of the session, or on the share: not its
  * TREE_CONNECT) is counted and refused (true: answer STATUS_ACCESS_DENIED, as Samba does).
- * When signing is required, one that came in clear is counted as signed right, signed wrong
- * or unsigned, and refused unless signed right. *sign: sign its answer. */
+ * One that came signed, or any when signing is required, is counted as signed right, signed
+ * wrong or unsigned, and refused unless signed right. *sign: sign its answer (MS-SMB2
+ * 3.3.4.1.1: the answer to a signed request is signed). */
 static bool refused(struct fake *f, const uint8_t *m, size_t n, bool enc, bool *sign)
 {
 	uint16_t cmd = smb2_get16(m + 12);
@@ -1193,9 +1506,9 @@ static bool refused(struct fake *f, const uint8_t *m, size_t n, bool enc, bool *
 		f->clear_refused++;
 		return true;
 	}
-	if (f->signing != SIGN_REQUIRED)
-		return false;
 	if (!(smb2_get32(m + 16) & SMB2_FLAGS_SIGNED)) {
+		if (f->signing != SIGN_REQUIRED)
+			return false;
 		f->unsigned_reqs++;
 		return true;
 	}
@@ -1342,6 +1655,8 @@ static void *serve(void *arg)
 				unsigned ok_before = f->logons_ok;
 				bool sign_it;
 
+				if (f->in_hook)
+					f->in_hook(f, in + off, mlen);
 				if (refused(f, in + off, mlen, enc, &sign_it)) {
 					rstatus = ST_ACCESS_DENIED;
 					msg(&out, cmd, smb2_get64(in + off + 24), rstatus, 0);
@@ -1349,6 +1664,8 @@ static void *serve(void *arg)
 				} else {
 					answer(f, in + off, mlen, &related, &rstatus, &out);
 				}
+				if (f->hangup) /* nothing more is answered */
+					break;
 				/* the end of a logon: signed unless the fake signs nothing (3.1.1
 				 * always signs it) */
 				if (cmd == SMB2_SESSION_SETUP && f->logons_ok > ok_before &&
@@ -1370,6 +1687,10 @@ static void *serve(void *arg)
 			if (!next || next > len - off - SMB2_HDR)
 				break;
 			off += next;
+		}
+		if (f->hangup) { /* a server that ends the connection answers nothing */
+			pv_buf_release(&out, 0);
+			break;
 		}
 		sign_answers(f, &out, sign, nmsg);
 		/* the answer to an encrypted request goes encrypted (MS-SMB2 3.3.4.1.4) */
@@ -1429,6 +1750,9 @@ void fake_stop(struct fake *f)
 {
 	fake_join(f);
 	fake_unkey(f);
+	pv_buf_release(&f->nego, 0);
+	pv_buf_release(&f->chal, 0);
+	pv_buf_release(&f->mech_types, 0);
 	for (int i = 0; i < FAKE_NODES; i++) {
 		free(f->fs[i].path);
 		free(f->fs[i].data);
@@ -1470,6 +1794,37 @@ enum fake_act fake_tamper(struct fake *f, const struct fake_req *q, struct pv_bu
 			break;
 		o += next;
 	}
+	return FAKE_SEND;
+}
+
+void fake_flip_mic(struct fake *f, uint8_t *m, size_t len)
+{
+	uint8_t *a = len > SMB2_HDR ? memmem(m + SMB2_HDR, len - SMB2_HDR, "NTLMSSP\0\3", 9) : NULL;
+
+	if (f->done || smb2_get16(m + 12) != SMB2_SESSION_SETUP || !a || (size_t)(m + len - a) < 88)
+		return;
+	a[72 + 5] ^= 0x01;
+	f->done++;
+}
+
+enum fake_act fake_validate_tamper(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	uint8_t *m = (uint8_t *)reply->data, *o = m + SMB2_HDR + 48;
+
+	if (f->done || q->cmd != SMB2_IOCTL || reply->len < SMB2_HDR + 48 + 24 ||
+	    smb2_get32(m + SMB2_HDR + 4) != SMB2_FSCTL_VALIDATE_NEGOTIATE || smb2_get32(m + 8))
+		return FAKE_SEND;
+	f->done++;
+	if (f->arg == 0)
+		put32(o, smb2_get32(o) ^ 0x40);
+	else if (f->arg == 1)
+		o[4] ^= 0x01;
+	else if (f->arg == 2)
+		put16(o + 20, smb2_get16(o + 20) ^ 0x2);
+	else
+		put16(o + 22, smb2_get16(o + 22) == 0x0302 ? 0x0300 : 0x0302);
+	if (smb2_get32(m + 16) & SMB2_FLAGS_SIGNED)
+		fake_mac(f, m, reply->len, m + 48);
 	return FAKE_SEND;
 }
 

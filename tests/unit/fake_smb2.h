@@ -4,11 +4,30 @@
  * them from a small file system of its own (MS-SMB2 answers, an NTLMv2 check of the logon),
  * unless a test's hook changes, cuts, delays or replaces the answer.
  *
+ * Its NTLMv2 check is a server's, in code of its own over util/digest's primitives (NTOWFv2,
+ * the proof, the MIC spelled out here, not smb/ntlm.c's): the proof right for LAB\u1 and
+ * FAKE_PASSWORD (else STATUS_LOGON_FAILURE); then, as Samba checks them, every AV pair of its
+ * CHALLENGE back unchanged in the client's copy, MsvAvFlags saying a MIC is there (the fake
+ * sends a timestamp), MsvAvChannelBindings of 16 zero bytes, MsvAvTargetName "cifs/<name>"
+ * (kept in target_name), and the MIC right over the NEGOTIATE it got, the CHALLENGE it sent
+ * and the AUTHENTICATE (else STATUS_INVALID_PARAMETER, Samba's answer to a wrong MIC). Then,
+ * as Samba's SPNEGO does once NTLM has a MIC and signs, the SPNEGO mechListMIC of the
+ * AUTHENTICATE's token checked (a third leg asked where there is none, ACCESS_DENIED where it
+ * is wrong) and its own in the final answer.
+ *
  * The fake can require signing (as Samba's `server signing = mandatory`): it computes the
  * session key from the AUTHENTICATE and the password it knows (FAKE_PASSWORD, for LAB\u1),
  * checks the signature of every request after the logon with its own code (the KDF input
  * spelled out, the MACs of util/digest, not smb/smb2.c's signing), refuses a request that is
- * not signed right, and signs its answers; hooks then change what it signed.
+ * not signed right, and signs its answers; hooks then change what it signed. Signing
+ * required or not, a request that comes signed is checked so and its answer signed (as
+ * Samba does, and MS-SMB2 3.3.4.1.1 asks).
+ *
+ * FSCTL_VALIDATE_NEGOTIATE_INFO (MS-SMB2 3.3.5.15.12) is answered as a 3.x server answers
+ * it: the request held against the client's NEGOTIATE (Capabilities, ClientGuid,
+ * SecurityMode, the dialects), the connection ended when it differs or the dialect is 3.1.1;
+ * else the fake's own NEGOTIATE answer said again (FAKE_SERVER_GUID), signed; or
+ * validate_status, for a server that does not do it.
  *
  * It speaks the dialect it is given, 3.1.1 included (its negotiate contexts, a cipher and a
  * signing algorithm of its choosing, the preauth integrity hash), and can encrypt: a cipher
@@ -46,6 +65,9 @@
 #define FAKE_KRB_TICKET "FAKE-KRB"
 #define FAKE_KRB_REPLY	"FAKE-REP"
 #define FAKE_KRB_KEY	"0123456789abcdef"
+
+/* The fake's ServerGuid, in NEGOTIATE and VALIDATE_NEGOTIATE_INFO answers. */
+#define FAKE_SERVER_GUID "fake-server-guid"
 
 #define FAKE_NODES   256
 #define FAKE_HANDLES 64
@@ -109,6 +131,17 @@ struct fake {
 	uint16_t client_ciphers[8], client_signs[8]; /* what the client offered (3.1.1) */
 	unsigned nclient_ciphers, nclient_signs;
 	uint16_t client_hash; /* the hash algorithm offered first */
+	/* what the client's NEGOTIATE said (for VALIDATE_NEGOTIATE) and the fake's answer */
+	uint32_t client_caps, server_caps;
+	uint16_t client_mode, server_mode;
+	uint8_t client_guid[16];
+	uint16_t client_dialects[16];
+	unsigned nclient_dialects;
+	/* VALIDATE_NEGOTIATE: answered right, or with the connection ended (the request not the
+	 * client's NEGOTIATE, or 3.1.1); a status to answer it with instead (0: none) */
+	unsigned validated, validate_bad;
+	uint32_t validate_status;
+	bool hangup; /* end the connection after this frame, answering nothing */
 	struct pv_aead *gmac, *c2s, *s2c;
 	uint64_t nonce;
 	unsigned enc_ok, enc_bad, clear_refused; /* encrypted requests opened, not, refused */
@@ -119,6 +152,19 @@ struct fake {
 	struct fake_handle h[FAKE_HANDLES];
 	unsigned cmds[32]; /* requests seen, by command */
 	unsigned logons_ok, logons_bad;
+	/* NTLM: the NEGOTIATE message taken and the CHALLENGE sent, which the MIC covers; the
+	 * AUTHENTICATEs whose MIC was right or wrong, whose AV pairs were not as asked, and the
+	 * MsvAvTargetName of the last (UTF-8) */
+	struct pv_buf nego, chal;
+	unsigned mic_ok, mic_bad, av_bad;
+	/* SPNEGO: the mechTypes offered (their DER), and the mechListMICs that came right,
+	 * wrong, or not at all where Samba wants one */
+	struct pv_buf mech_types;
+	unsigned mech_mic_ok, mech_mic_bad, mech_mic_missing;
+	char target_name[256];
+	/* Called with each request message as it comes, before the fake reads it (a test's fault
+	 * in what the client sent) */
+	void (*in_hook)(struct fake *f, uint8_t *m, size_t len);
 	FILE *capture; /* every byte sent, for the corpus */
 	unsigned page; /* entries per QUERY_DIRECTORY answer (0: all in one) */
 	int credits;   /* credits granted: 0, 64 an answer; k > 0, stingy (see fake_smb2.c) */
@@ -206,6 +252,15 @@ enum {
 	TF_FLAGS, /* Flags 0 instead of 1 (encrypted) */
 };
 enum fake_act fake_tf_tamper(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+/* An in_hook: the first AUTHENTICATE's MIC changed (a byte of it flipped) on its way. */
+void fake_flip_mic(struct fake *f, uint8_t *m, size_t len);
+
+/* The first VALIDATE_NEGOTIATE_INFO answer changed, then signed again with the fake's key (a
+ * server whose answer differs from its NEGOTIATE's, or a forger with the key): f->arg
+ * selects Capabilities (0: 0x40 toggled), the Guid (1), SecurityMode (2: 0x2 toggled) or
+ * Dialect (3: 3.0 for 3.0.2, and back). */
+enum fake_act fake_validate_tamper(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
 
 /* The first answer replaced by a frame of f->arg bytes (at most 10): shorter than a header. */
 enum fake_act fake_short_frame(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
