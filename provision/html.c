@@ -6,87 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- text ---- */
-
-/* The length of the UTF-8 sequence at s (n bytes left), 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		len = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates and beyond U+10FFFF are not UTF-8 */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
-void pv_html_escn(struct pv_buf *out, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, run = 0;
-
-	while (i < n) {
-		const char *e = NULL;
-		size_t len = utf8_len(p + i, n - i);
-
-		switch (p[i]) {
-		case '&':
-			e = "&amp;";
-			break;
-		case '<':
-			e = "&lt;";
-			break;
-		case '>':
-			e = "&gt;";
-			break;
-		case '"':
-			e = "&quot;";
-			break;
-		case '\'':
-			e = "&#39;";
-			break;
-		default:
-			if (!len || (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n') || p[i] == 0x7f)
-				e = "\xef\xbf\xbd";
-			break;
-		}
-		if (!e) {
-			i += len;
-			run += len;
-			continue;
-		}
-		pv_buf_add(out, p + i - run, run);
-		run = 0;
-		pv_buf_addstr(out, e);
-		i += len ? len : 1;
-	}
-	pv_buf_add(out, p + i - run, run);
-}
-
-void pv_html_esc(struct pv_buf *out, const char *s)
-{
-	if (s)
-		pv_html_escn(out, s, strlen(s));
-}
-
 /* ---- the page ---- */
 
 static const char style[] =
@@ -134,7 +53,7 @@ void pv_html_begin(struct pv_buf *out, const char *title)
 			   "<meta name=\"viewport\" content=\"width=device-width, "
 			   "initial-scale=1\">\n<meta name=\"generator\" content=\"provision\">\n"
 			   "<title>");
-	pv_html_esc(out, title);
+	pv_escape_xml(out, title);
 	pv_buf_addstr(out, "</title>\n<style>\n");
 	pv_buf_addstr(out, style);
 	pv_buf_addstr(out, "</style>\n</head>\n<body>\n");
@@ -238,7 +157,7 @@ static void marker(struct pv_buf *out, char m, int color, double x, double y, co
 	}
 	if (tip) {
 		pv_buf_addstr(out, "<title>");
-		pv_html_esc(out, tip);
+		pv_escape_xml(out, tip);
 		pv_buf_addstr(out, "</title>");
 	}
 	pv_buf_addstr(out, m == 's' ? "</rect>\n" : m == 'o' || !m ? "</circle>\n" : "</path>\n");
@@ -419,12 +338,12 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		    "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
 		    "aria-labelledby=\"%s-t %s-d\">\n<title id=\"%s-t\">",
 		    p->id, f.W, f.H, f.W, f.H, p->id, p->id, p->id);
-	pv_html_esc(out, p->title);
+	pv_escape_xml(out, p->title);
 	pv_buf_addf(out, "</title>\n<desc id=\"%s-d\">", p->id);
-	pv_html_esc(out, p->desc);
+	pv_escape_xml(out, p->desc);
 	pv_buf_addf(out, "</desc>\n<text class=\"t\" x=\"%.0f\" y=\"18\" text-anchor=\"middle\">",
 		    f.W / 2);
-	pv_html_esc(out, p->title);
+	pv_escape_xml(out, p->title);
 	pv_buf_addstr(out, "</text>\n");
 	/* grid and axes */
 	for (double v = f.y0; v <= f.y1 + f.ystep * 1e-6; v += f.ystep) {
@@ -451,19 +370,19 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		    f.R, p->y2label ? "V38" : "");
 	pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (f.L + f.R) / 2,
 		    f.B + 34);
-	pv_html_esc(out, p->xlabel);
+	pv_escape_xml(out, p->xlabel);
 	pv_buf_addf(out,
 		    "</text>\n<text transform=\"translate(16,%.1f) rotate(-90)\" "
 		    "text-anchor=\"middle\">",
 		    (f.T + f.B) / 2);
-	pv_html_esc(out, p->ylabel);
+	pv_escape_xml(out, p->ylabel);
 	pv_buf_addstr(out, "</text>\n");
 	if (p->y2label) {
 		pv_buf_addf(out,
 			    "<text transform=\"translate(%.1f,%.1f) rotate(90)\" "
 			    "text-anchor=\"middle\">",
 			    f.W - 14, (f.T + f.B) / 2);
-		pv_html_esc(out, p->y2label);
+		pv_escape_xml(out, p->y2label);
 		pv_buf_addstr(out, "</text>\n");
 	}
 	/* step boundaries, the answer, the threshold */
@@ -478,7 +397,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		if (p->marks[k].label) {
 			pv_buf_addf(out, "<text class=\"sm\" x=\"%.1f\" y=\"%.1f\">", mx + 2,
 				    f.T - 3);
-			pv_html_esc(out, p->marks[k].label);
+			pv_escape_xml(out, p->marks[k].label);
 			pv_buf_addstr(out, "</text>");
 		}
 		pv_buf_addstr(out, "\n");
@@ -497,7 +416,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 			    "<text x=\"%.1f\" y=\"%.1f\"%s>",
 			    vx, vx, f.T, f.B, vx > f.R - 80 ? vx - 4 : vx + 4, f.T + 12,
 			    vx > f.R - 80 ? " text-anchor=\"end\"" : "");
-		pv_html_esc(out, p->vlabel);
+		pv_escape_xml(out, p->vlabel);
 		pv_buf_addstr(out, "</text>\n");
 	}
 	/* the series */
@@ -505,7 +424,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		const struct pv_plot_series *s = &p->s[k];
 
 		pv_buf_addf(out, "<g class=\"series\" data-name=\"");
-		pv_html_esc(out, s->name);
+		pv_escape_xml(out, s->name);
 		pv_buf_addf(out, "\" data-points=\"%zu\">\n", s->n);
 		if (s->line)
 			line(out, &f, s);
@@ -538,7 +457,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		}
 		sample(out, &p->s[k], x, legend_y + 9);
 		pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 34, legend_y + 13);
-		pv_html_esc(out, p->s[k].name);
+		pv_escape_xml(out, p->s[k].name);
 		pv_buf_addstr(out, "</text>\n");
 		x += w;
 	}

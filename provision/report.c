@@ -24,14 +24,14 @@
 static void addh(struct pv_buf *b, const char *tag, const char *text)
 {
 	pv_buf_addf(b, "<%s>", tag);
-	pv_html_esc(b, text);
+	pv_escape_xml(b, text);
 	pv_buf_addf(b, "</%s>\n", tag);
 }
 
 static void na(struct pv_buf *b, const char *what)
 {
 	pv_buf_addstr(b, "<p class=\"na\">");
-	pv_html_esc(b, what);
+	pv_escape_xml(b, what);
 	pv_buf_addstr(b, "</p>\n");
 }
 
@@ -268,22 +268,22 @@ static void config_value(const char *conf, const char *key, char *out, size_t ca
 static void head(struct pv_buf *b, const struct pv_res_run *run)
 {
 	pv_buf_addstr(b, "<h1>Run ");
-	pv_html_esc(b, run->id[0] ? run->id : "(no id)");
+	pv_escape_xml(b, run->id[0] ? run->id : "(no id)");
 	pv_buf_addstr(b, "</h1>\n<p class=\"meta\">driver <b>");
-	pv_html_esc(b, run->driver);
+	pv_escape_xml(b, run->driver);
 	pv_buf_addstr(b, "</b>, lab <b>");
-	pv_html_esc(b, run->lab);
+	pv_escape_xml(b, run->lab);
 	pv_buf_addstr(b, "</b>, started ");
-	pv_html_esc(b, run->started[0] ? run->started : "?");
+	pv_escape_xml(b, run->started[0] ? run->started : "?");
 	pv_buf_addstr(b, ", ended ");
-	pv_html_esc(b, run->ended[0] ? run->ended : "(not ended: cut short)");
+	pv_escape_xml(b, run->ended[0] ? run->ended : "(not ended: cut short)");
 	pv_buf_addf(b, "; %zu of %zu steps; status <b>", run->nsteps, run->planned);
-	pv_html_esc(b, run->status);
+	pv_escape_xml(b, run->status);
 	pv_buf_addstr(b, "</b>");
 	if (run->exit_code > 0)
 		pv_buf_addf(b, " (exit %d, %s)", run->exit_code, pv_status_name(run->exit_code));
 	pv_buf_addstr(b, ". Folder: <code>");
-	pv_html_esc(b, run->dir);
+	pv_escape_xml(b, run->dir);
 	pv_buf_addstr(b, "</code></p>\n<nav><p>");
 	pv_buf_addstr(b, "<a href=\"#ramp\">ramp</a> · <a href=\"#steps\">steps</a> · "
 			 "<a href=\"#latency\">latency</a> · <a href=\"#time\">over time</a> · "
@@ -330,7 +330,7 @@ static void client_bound(struct pv_buf *b, const struct pv_res_step *st)
 	if (!c)
 		return;
 	pv_buf_addstr(b, " (");
-	pv_html_esc(b, c->name);
+	pv_escape_xml(b, c->name);
 	pv_buf_addf(b, ": its busiest loop at %.0f%% of a core, loop lag p95 %.0f ms%s%s)",
 		    pv_res_loop_cpu(c), c->lag_p95,
 		    pv_res_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2
@@ -347,7 +347,7 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "<div class=\"answer\" id=\"answer\">");
 	if (!run->has_load) {
 		pv_buf_addstr(b, "Driver <b>");
-		pv_html_esc(b, run->driver);
+		pv_escape_xml(b, run->driver);
 		pv_buf_addstr(b, "</b> measures no scenarios here, so this run gives no capacity "
 				 "answer: its steps, the server watch and the hosts' states "
 				 "follow.");
@@ -405,12 +405,12 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 	}
 	if (run->has_load && run->answer[0]) {
 		pv_buf_addstr(b, "<br><span class=\"line\">The run's answer line: ");
-		pv_html_esc(b, run->answer);
+		pv_escape_xml(b, run->answer);
 		pv_buf_addstr(b, "</span>");
 	}
 	if (run->error[0]) {
 		pv_buf_addstr(b, "<br>The run ended early: ");
-		pv_html_esc(b, run->error);
+		pv_escape_xml(b, run->error);
 	}
 	pv_buf_addstr(b, "</div>\n");
 }
@@ -642,7 +642,7 @@ static void clients_cell(struct pv_buf *b, const struct pv_res_step *st)
 	else
 		pv_buf_addf(b, " / %.0f", top->lag_p95);
 	pv_buf_addstr(b, "<br><span class=\"ci\">");
-	pv_html_esc(b, top->name);
+	pv_escape_xml(b, top->name);
 	pv_buf_addf(b, "%s</span></td>", top->bound ? " bound !" : "");
 }
 
@@ -764,7 +764,7 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const si
 		pv_buf_addstr(b, "<td class=\"l\">");
 		host_states(b, st);
 		pv_buf_addstr(b, " (");
-		pv_html_esc(b, st->ended[0] ? st->ended : "?");
+		pv_escape_xml(b, st->ended[0] ? st->ended : "?");
 		pv_buf_addstr(b, ")</td></tr>\n");
 	}
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
@@ -836,7 +836,7 @@ static bool op_row(struct pv_buf *b, const struct pv_res_run *run, const size_t 
 	if (!any && isnan(fsct))
 		return false;
 	pv_buf_addstr(b, "<tr><th scope=\"row\">");
-	pv_html_esc(b, name);
+	pv_escape_xml(b, name);
 	pv_buf_addstr(b, "</th>");
 	num_cell(b, "%.0f", fsct);
 	for (size_t i = 0; i < run->nsteps; i++) {
@@ -1165,9 +1165,9 @@ static void hint(struct pv_buf *b, const struct pv_res_run *run)
 static void row(struct pv_buf *b, const char *key, const char *value)
 {
 	pv_buf_addstr(b, "<tr><th scope=\"row\">");
-	pv_html_esc(b, key);
+	pv_escape_xml(b, key);
 	pv_buf_addstr(b, "</th><td class=\"l\">");
-	pv_html_esc(b, value && value[0] ? value : NOT_RECORDED);
+	pv_escape_xml(b, value && value[0] ? value : NOT_RECORDED);
 	pv_buf_addstr(b, "</td></tr>\n");
 }
 
@@ -1236,13 +1236,13 @@ static void settings(struct pv_buf *b, const struct pv_res_run *run)
 		const struct pv_res_host_info *h = &run->hosts[i];
 
 		pv_buf_addstr(b, "<tr><th scope=\"row\">");
-		pv_html_esc(b, h->name);
+		pv_escape_xml(b, h->name);
 		pv_buf_addstr(b, "</th><td class=\"l\">");
-		pv_html_esc(b, h->role);
+		pv_escape_xml(b, h->role);
 		pv_buf_addstr(b, "</td><td class=\"l\">");
-		pv_html_esc(b, h->address[0] ? h->address : "-");
+		pv_escape_xml(b, h->address[0] ? h->address : "-");
 		pv_buf_addstr(b, "</td><td class=\"l\">");
-		pv_html_esc(b, h->version[0] ? h->version : NOT_RECORDED);
+		pv_escape_xml(b, h->version[0] ? h->version : NOT_RECORDED);
 		pv_buf_addstr(b, "</td></tr>\n");
 	}
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
@@ -1261,7 +1261,7 @@ static void settings(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "<h3>The server's configuration at run time (testparm -s)</h3>\n");
 	if (run->server_config) {
 		pv_buf_addstr(b, "<details><summary>show</summary>\n<pre>");
-		pv_html_esc(b, run->server_config);
+		pv_escape_xml(b, run->server_config);
 		pv_buf_addstr(b, "</pre></details>\n");
 	} else {
 		na(b, "The server's configuration: " NOT_RECORDED ".");
@@ -1323,13 +1323,13 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "<ul>\n");
 	if (run->error[0]) {
 		pv_buf_addstr(b, "<li>the run: ");
-		pv_html_esc(b, run->error);
+		pv_escape_xml(b, run->error);
 		pv_buf_addstr(b, "</li>\n");
 		shown++;
 	}
 	if (run->watch_error[0]) {
 		pv_buf_addstr(b, "<li>the server watch: ");
-		pv_html_esc(b, run->watch_error);
+		pv_escape_xml(b, run->watch_error);
 		pv_buf_addstr(b, "</li>\n");
 		shown++;
 	}
@@ -1340,7 +1340,7 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 			total++;
 			if (shown < 12) {
 				pv_buf_addf(b, "<li>step %u, a logon: ", st->n);
-				pv_html_esc(b, st->ready_error);
+				pv_escape_xml(b, st->ready_error);
 				pv_buf_addstr(b, "</li>\n");
 				shown++;
 			}
@@ -1354,14 +1354,14 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 			if (shown >= 12)
 				continue;
 			pv_buf_addf(b, "<li>step %u, ", st->n);
-			pv_html_esc(b, h->name);
+			pv_escape_xml(b, h->name);
 			pv_buf_addstr(b, " (");
-			pv_html_esc(b, h->state);
+			pv_escape_xml(b, h->state);
 			pv_buf_addstr(b, "): ");
-			pv_html_esc(b, h->error[0] ? h->error : h->said);
+			pv_escape_xml(b, h->error[0] ? h->error : h->said);
 			if (h->error[0] && h->said[0]) {
 				pv_buf_addstr(b, "; its stderr began: ");
-				pv_html_esc(b, h->said);
+				pv_escape_xml(b, h->said);
 			}
 			pv_buf_addstr(b, "</li>\n");
 			shown++;
@@ -1377,7 +1377,7 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 			    total);
 	if (run->notes) {
 		pv_buf_addstr(b, "<h3>What this page could not read</h3>\n<pre>");
-		pv_html_esc(b, run->notes);
+		pv_escape_xml(b, run->notes);
 		pv_buf_addstr(b, "</pre>\n");
 	}
 }

@@ -1242,20 +1242,6 @@ END_TEST
 
 /* ---- the pages ---- */
 
-START_TEST(escape)
-{
-	struct pv_buf b = PV_BUF_INIT;
-
-	pv_html_esc(&b, "<a href=\"x\">&'</a>\x01\tok \xc3\xa9 \xff \xe2\x82");
-	ck_assert_str_eq(b.data, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;\xef\xbf\xbd\tok "
-				 "\xc3\xa9 \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
-	pv_buf_reset(&b);
-	pv_html_esc(&b, "\xc0\xaf"); /* an overlong '/' */
-	ck_assert_str_eq(b.data, "\xef\xbf\xbd\xef\xbf\xbd");
-	pv_buf_release(&b, 0);
-}
-END_TEST
-
 /* Nothing in the page can make a request: a policy that allows none, no script, no URL but
  * the page's own anchors. */
 static void page_safe(const char *html)
@@ -1514,7 +1500,6 @@ int main(void)
 	tcase_add_test(tc, compare_client_bound);
 	tcase_add_test(tc, hint);
 	tcase_add_test(tc, hint_capacity);
-	tcase_add_test(tc, escape);
 	tcase_add_test(tc, report_page);
 	tcase_add_test(tc, report_capacity);
 	tcase_add_test(tc, report_oom);
