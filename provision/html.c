@@ -75,13 +75,30 @@ struct frame {
 	double xstep;
 };
 
+/* An axis ends whatever numbers it is given (a run's folder is anyone's): its bounds are
+ * finite, within +-BIG (so that their difference is too), apart (a span a double can step
+ * through), and it draws at most TICKS_MAX ticks. */
+#define BIG	  1e300
+#define TICKS_MAX 50
+
+static double bounded(double v, double if_nan)
+{
+	return isnan(v) ? if_nan : v > BIG ? BIG : v < -BIG ? -BIG : v;
+}
+
+/* hi, or above lo by a span one can step through when it is not */
+static double apart(double lo, double hi)
+{
+	return hi - lo >= 1e-9 * fmax(1, fabs(lo)) ? hi : lo + fmax(1, fabs(lo) * 1e-6);
+}
+
 /* Ticks of 1, 2 or 5 times a power of ten, about n of them, covering [lo, hi]. */
 static void nice(double lo, double hi, int n, double *a, double *b, double *step)
 {
 	double raw, mag, f;
 
-	if (!(hi > lo))
-		hi = lo + 1;
+	lo = bounded(lo, 0);
+	hi = apart(lo, bounded(hi, lo + 1));
 	raw = (hi - lo) / n;
 	mag = pow(10, floor(log10(raw)));
 	f = raw / mag;
@@ -102,6 +119,26 @@ static double time_step(double span)
 	return 43200;
 }
 
+/* The ticks from a by step up to b (v: TICKS_MAX of room): how many. A step that would make
+ * more is doubled until it does not; a tick that would not move ends them. */
+static size_t ticks(double a, double b, double step, double *v)
+{
+	size_t n = 0;
+
+	if (!(step > 0) || !isfinite(step) || !isfinite(a) || !isfinite(b))
+		return 0;
+	while ((b - a) / step > TICKS_MAX - 1)
+		step *= 2;
+	for (size_t i = 0; i < TICKS_MAX; i++) {
+		double t = a + (double)i * step;
+
+		if (t > b + step * 1e-6 || (n && !(t > v[n - 1])))
+			break;
+		v[n++] = t;
+	}
+	return n;
+}
+
 static double fx(const struct frame *f, double x)
 {
 	return f->L + (f->R - f->L) * (x - f->x0) / (f->x1 - f->x0);
@@ -117,7 +154,7 @@ static double fy(const struct frame *f, int axis, double y)
 
 static void tick_label(struct pv_buf *out, enum pv_plot_x kind, double v, double span)
 {
-	if (kind == PV_PLOT_X_TIME) {
+	if (kind == PV_PLOT_X_TIME && fabs(v) < 1e15) {
 		long s = lround(v);
 
 		if (span >= 3600)
@@ -262,8 +299,9 @@ void pv_plot_init(struct pv_plot *p)
 void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 {
 	struct frame f;
-	double lo, hi, legend_y, x, row_h = 18;
+	double lo, hi, legend_y, x, row_h = 18, tv[TICKS_MAX];
 	int rows = 1;
+	size_t nt;
 
 	memset(&f, 0, sizeof(f));
 	f.W = p->width ? p->width : 960;
@@ -293,10 +331,11 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		f.x0 = 0;
 		f.x1 = 1;
 	}
+	f.x0 = bounded(f.x0, 0);
+	f.x1 = bounded(f.x1, 1);
 	if (p->xkind == PV_PLOT_X_TIME) {
 		f.xstep = time_step(f.x1 - f.x0);
-		if (!(f.x1 > f.x0))
-			f.x1 = f.x0 + f.xstep;
+		f.x1 = apart(f.x0, f.x1 > f.x0 ? f.x1 : f.x0 + f.xstep);
 	} else {
 		double a, b;
 
@@ -305,8 +344,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 			f.x0 = a;
 		if (isnan(p->xmax))
 			f.x1 = b;
-		if (!(f.x1 > f.x0))
-			f.x1 = f.x0 + f.xstep;
+		f.x1 = apart(f.x0, f.x1 > f.x0 ? f.x1 : f.x0 + f.xstep);
 	}
 	/* y: from 0 unless told */
 	range(p, 0, &lo, &hi);
@@ -346,19 +384,24 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 	pv_escape_xml(out, p->title);
 	pv_buf_addstr(out, "</text>\n");
 	/* grid and axes */
-	for (double v = f.y0; v <= f.y1 + f.ystep * 1e-6; v += f.ystep) {
+	nt = ticks(f.y0, f.y1, f.ystep, tv);
+	for (size_t i = 0; i < nt; i++) {
+		double v = tv[i];
+
 		pv_buf_addf(out,
 			    "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
 			    f.L, f.R, fy(&f, 0, v), fy(&f, 0, v), f.L - 6, fy(&f, 0, v) + 4,
 			    fabs(v) < f.ystep * 1e-9 ? 0 : v);
 	}
-	if (p->y2label)
-		for (double v = f.z0; v <= f.z1 + f.zstep * 1e-6; v += f.zstep)
-			pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%g</text>\n", f.R + 6,
-				    fy(&f, 1, v) + 4, fabs(v) < f.zstep * 1e-9 ? 0 : v);
-	for (double v = ceil(f.x0 / f.xstep - 1e-9) * f.xstep; v <= f.x1 + f.xstep * 1e-6;
-	     v += f.xstep) {
+	nt = p->y2label ? ticks(f.z0, f.z1, f.zstep, tv) : 0;
+	for (size_t i = 0; i < nt; i++)
+		pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%g</text>\n", f.R + 6,
+			    fy(&f, 1, tv[i]) + 4, fabs(tv[i]) < f.zstep * 1e-9 ? 0 : tv[i]);
+	nt = ticks(ceil(f.x0 / f.xstep - 1e-9) * f.xstep, f.x1, f.xstep, tv);
+	for (size_t i = 0; i < nt; i++) {
+		double v = tv[i];
+
 		pv_buf_addf(out,
 			    "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",

@@ -810,57 +810,50 @@ static const struct {
 		{"query_info", 13}, {"query_directory", 10}, {"write", 7}};
 #define NFSCT (sizeof(fsct_mix) / sizeof(fsct_mix[0]))
 
-/* How many requests of command name step st sent (0 when none), and all it sent. */
-static uint64_t op_count(const struct pv_res_step *st, const char *name, uint64_t *all)
+/* The requests step st sent, of every command (saturated, as their counts are). */
+static uint64_t ops_all(const struct pv_res_step *st)
 {
-	uint64_t n = 0;
+	uint64_t all = st->ops_other;
 
-	*all = 0;
-	for (size_t o = 0; o < st->nops; o++) {
-		*all += st->ops[o].n;
-		if (!strcmp(st->ops[o].name, name))
-			n = st->ops[o].n;
-	}
-	return n;
+	for (int o = 0; o < PV_LOAD_OPS; o++)
+		all = all > UINT64_MAX - st->ops[o] ? UINT64_MAX : all + st->ops[o];
+	return all;
 }
 
-/* One command's row: FSCT's share when it gives one, then each step's; false (nothing
- * written) when no step sent it. */
-static bool op_row(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord,
-		   const char *name, double fsct)
+/* One command's row (o: a pv_load_op; -1: the commands this provision does not know): FSCT's
+ * share when it gives one, then each step's; nothing when no step sent it and FSCT names
+ * none. One pass over the steps: the table is linear in them, whatever load.json names. */
+static void op_row(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord, int o,
+		   double fsct)
 {
-	uint64_t all, any = 0;
+	bool any = false;
 
-	for (size_t i = 0; i < run->nsteps; i++)
-		any += op_count(&run->steps[ord[i]], name, &all);
+	for (size_t i = 0; i < run->nsteps && !any; i++)
+		any = (o < 0 ? run->steps[i].ops_other : run->steps[i].ops[o]) > 0;
 	if (!any && isnan(fsct))
-		return false;
-	pv_buf_addstr(b, "<tr><th scope=\"row\">");
-	pv_escape_xml(b, name);
-	pv_buf_addstr(b, "</th>");
+		return;
+	pv_buf_addf(b, "<tr><th scope=\"row\">%s</th>", o < 0 ? "other" : pv_load_op_names[o]);
 	num_cell(b, "%.0f", fsct);
 	for (size_t i = 0; i < run->nsteps; i++) {
 		const struct pv_res_step *st = &run->steps[ord[i]];
-		uint64_t n = op_count(st, name, &all);
+		uint64_t all = ops_all(st), n = o < 0 ? st->ops_other : st->ops[o];
 
-		if (!st->ops)
+		if (!st->has_ops)
 			pv_buf_addstr(b, "<td class=\"na\">-</td>");
 		else
 			pv_buf_addf(b, "<td>%.1f</td>", all ? 100.0 * (double)n / (double)all : 0);
 	}
 	pv_buf_addstr(b, "</tr>\n");
-	return true;
 }
 
-/* The SMB operations, when the run counted them: FSCT's named commands first, then the others
- * any step sent, in the order the steps name them. */
+/* The SMB operations, when the run counted them: FSCT's named commands first, then the other
+ * SMB2 commands any step sent, then those of names this provision does not know. */
 static void ops_table(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
 {
 	bool any = false;
-	uint64_t all;
 
 	for (size_t i = 0; i < run->nsteps; i++)
-		any |= run->steps[ord[i]].ops != NULL;
+		any |= run->steps[i].has_ops;
 	pv_buf_addstr(b, "<h3>SMB operation mix</h3>\n");
 	if (!any) {
 		na(b, "SMB operations per command: " NOT_RECORDED ".");
@@ -874,33 +867,22 @@ static void ops_table(struct pv_buf *b, const struct pv_res_run *run, const size
 			 "<th scope=\"col\">FSCT %</th>");
 	step_heads(b, run, ord, 1);
 	for (size_t f = 0; f < NFSCT; f++)
-		op_row(b, run, ord, fsct_mix[f].name, fsct_mix[f].pct);
-	for (size_t i = 0; i < run->nsteps; i++) {
-		const struct pv_res_step *st = &run->steps[ord[i]];
+		op_row(b, run, ord, pv_load_op_of(fsct_mix[f].name), fsct_mix[f].pct);
+	for (int o = 0; o < PV_LOAD_OPS; o++) {
+		bool fsct = false;
 
-		for (size_t o = 0; o < st->nops; o++) {
-			const char *name = st->ops[o].name;
-			bool seen = false;
-
-			for (size_t f = 0; f < NFSCT && !seen; f++)
-				seen = !strcmp(fsct_mix[f].name, name);
-			for (size_t i2 = 0; i2 <= i && !seen; i2++) {
-				const struct pv_res_step *s2 = &run->steps[ord[i2]];
-
-				for (size_t o2 = 0; o2 < (i2 == i ? o : s2->nops) && !seen; o2++)
-					seen = !strcmp(s2->ops[o2].name, name);
-			}
-			if (!seen)
-				op_row(b, run, ord, name, NAN);
-		}
+		for (size_t f = 0; f < NFSCT; f++)
+			fsct |= !strcmp(fsct_mix[f].name, pv_load_op_names[o]);
+		if (!fsct)
+			op_row(b, run, ord, o, NAN);
 	}
+	op_row(b, run, ord, -1, NAN);
 	pv_buf_addstr(b, "<tr><th scope=\"row\">requests</th><td class=\"na\">-</td>");
 	for (size_t i = 0; i < run->nsteps; i++) {
 		const struct pv_res_step *st = &run->steps[ord[i]];
 
-		op_count(st, "", &all);
-		if (st->ops)
-			pv_buf_addf(b, "<td>%llu</td>", (unsigned long long)all);
+		if (st->has_ops)
+			pv_buf_addf(b, "<td>%llu</td>", (unsigned long long)ops_all(st));
 		else
 			pv_buf_addstr(b, "<td class=\"na\">-</td>");
 	}

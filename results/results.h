@@ -8,7 +8,12 @@
  * Only manifest.json must be there: every other part missing is recorded as absent (has_*
  * false, NULL), and a part that cannot be read is left out with a note (run->notes), so that
  * a run cut short, of any driver, still reads. The parsers are pure (text in, structs out)
- * and unit-tested; pv_res_read does the file I/O. */
+ * and unit-tested; pv_res_read does the file I/O.
+ *
+ * A run's folder is mailed around and read on machines that did not make it: nothing in it is
+ * trusted. Reading one takes bounded time and memory whatever it holds (the caps below, each
+ * past it named in a refusal or a note), and only regular files are read (never a link, a
+ * FIFO, a device or a socket: refused, named, without opening it). */
 #ifndef PV_RESULTS_RESULTS_H
 #define PV_RESULTS_RESULTS_H
 
@@ -19,23 +24,38 @@
 #include "load/stats.h"
 #include "playbooks/workload.h"
 
-/* The most bytes read of one file: the run gathers at most 256 MiB per host and step. */
-#define PV_RES_FILE_MAX	 (256u << 20)
-#define PV_RES_STEPS_MAX 10000
-#define PV_RES_TEXT	 384 /* a message or a name kept, at most (cut there) */
+/* What reading a run's folder may cost, at most (docs/security-model.md lists them). */
+#define PV_RES_FILE_MAX	 (256u << 20) /* bytes of one file: what run gathers of a host's step */
+#define PV_RES_RUN_MAX	 (4ull << 30) /* bytes of all the files of one folder together */
+#define PV_RES_FILES_MAX 100000	      /* files looked for in one folder */
+#define PV_RES_STEPS_MAX 10000	      /* steps of a run (manifest.json) */
+#define PV_RES_ENTRIES_MAX                                                                         \
+	20000 /* hosts of a run, or of a step, clients of a step, columns                          \
+	       * of a watch: what run gathers of a host's step, 20,000 */
+#define PV_RES_JSON_MAX                                                                            \
+	2000000			      /* values in manifest.json or load.json (a parsed value      \
+				       * costs up to 250 bytes) */
+#define PV_RES_CELLS_MAX   (1u << 22) /* numbers of one watch (its rows, times and values) */
+#define PV_RES_RUN_CELLS   (1u << 25) /* numbers of all the watches of one run */
+#define PV_RES_CONFIG_MAX  (1u << 20) /* bytes of the server's configuration kept */
+#define PV_RES_NOTES_MAX   64	      /* notes kept; one more says how many were not */
+#define PV_RES_SECONDS_MAX 31622400.0 /* a watch's time since its step's start (a year) */
+#define PV_RES_VALUE_MAX   1e12	      /* a watch's value, either sign */
+#define PV_RES_TEXT	   384	      /* a message or a name kept, at most (cut there) */
 
 /* One host's samples during a step (watch.csv or watch-dc.csv): the columns as the header
  * names them ("cpu", "smbd", "mem_used", "rx_eth0", ...), a row per sample. */
 struct pv_res_watch {
 	size_t ncols;
 	char (*cols)[32];
+	size_t *order; /* the columns by name, for a lookup in log time; NULL: looked for in turn */
 	size_t n;
 	double *t;     /* seconds since the step's start */
 	bool *measure; /* after the warm-up */
 	double *v;     /* n rows of ncols values; NAN where a cell is empty */
 };
 
-/* The column named name, or -1. */
+/* The column named name, or -1 (a binary search when w->order is set). */
 long pv_res_watch_col(const struct pv_res_watch *w, const char *name);
 /* Mean, p95 (nearest rank) and maximum of a column over the measured samples (all samples
  * when none is marked measured): false when the column is missing or has no value. */
@@ -89,11 +109,6 @@ struct pv_res_logon {
 	double p95_lo, p95_hi;	      /* the p95's bucket (seconds); NAN when not said */
 };
 
-struct pv_res_op {
-	char name[32];
-	uint64_t n;
-};
-
 struct pv_res_step {
 	unsigned n;	   /* from 1 */
 	unsigned users;	   /* all clients together */
@@ -121,8 +136,10 @@ struct pv_res_step {
 	char ready_error[PV_RES_TEXT]; /* a client's first logon failure, when one said */
 	struct pv_res_client *clients; /* NULL: not recorded */
 	size_t nclients;
-	struct pv_res_op *ops; /* NULL: not recorded */
-	size_t nops;
+	/* load.json "ops": the SMB2 requests sent, per command (pv_load_op_names), saturated at
+	 * UINT64_MAX; other: those of names this provision does not know */
+	bool has_ops; /* false: not recorded */
+	uint64_t ops[PV_LOAD_OPS], ops_other;
 };
 
 struct pv_res_host_info {
@@ -160,16 +177,33 @@ struct pv_res_run {
 				     * the answer, and more is not known */
 	double client_cores_needed; /* then: client cores the clients would need; NAN: not said */
 	char answer[512];	    /* the answer line, as load.json has it */
-	/* what could not be read, one line each ("step-02/watch.csv: ...") */
+	/* what could not be read, one line each ("step-02/watch.csv: ..."), PV_RES_NOTES_MAX at
+	 * most and a last line saying how many more there were */
 	char *notes;
+	size_t nnotes;
 };
 
 /* ---- reading (I/O) ---- */
 
 /* Read the run folder dir. PV_OK with *out set (pv_res_free it); PV_ECONFIG when dir holds
  * no readable manifest.json (not a run's folder), PV_EIO when dir cannot be opened. Files
- * are opened below dir without following links, and read up to PV_RES_FILE_MAX. */
+ * are opened below dir part by part without following links and without blocking
+ * (O_NONBLOCK), each checked to be a regular file before it is opened and after (fstat), and
+ * read within the caps above. */
 int pv_res_read(const char *dir, struct pv_res_run **out);
+
+/* The files of a run's folder, from wherever they are (pv_res_read: the folder on disk; the
+ * fuzz target and tests: memory). get puts the content of rel ("step-01/watch.csv"), at most
+ * max bytes and NUL-terminated, in *text (free() it) and its length in *len: PV_OK; 1 when
+ * rel does not exist; another code, recorded, when rel is more than max bytes or cannot be
+ * read. */
+struct pv_res_files {
+	int (*get)(void *arg, const char *rel, size_t max, char **text, size_t *len);
+	void *arg;
+};
+/* The run of the folder files give (dir: the name kept in run->dir and messages), as
+ * pv_res_read reads one: every file it reads, and the caps, the same. */
+int pv_res_load(const struct pv_res_files *files, const char *dir, struct pv_res_run **out);
 void pv_res_free(struct pv_res_run *run);
 
 /* ---- parsing (pure) ---- */
@@ -186,7 +220,9 @@ int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len);
  * that is not, an answer that names a step that is not what it says. */
 int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len);
 /* A watch CSV into *out (pv_res_watch_free it): PV_ECONFIG naming the line when it is not
- * one. */
+ * one: a header naming a column twice or none, more than PV_RES_ENTRIES_MAX columns or
+ * PV_RES_CELLS_MAX numbers, a cell that is not a number, a row without a time, a time not
+ * from 0 to PV_RES_SECONDS_MAX or a value beyond +-PV_RES_VALUE_MAX. */
 int pv_res_parse_watch(const char *text, size_t len, struct pv_res_watch **out);
 void pv_res_watch_free(struct pv_res_watch *w);
 /* One client's load.jsonl of step st: the histograms of the intervals after the first skip

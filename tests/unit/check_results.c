@@ -360,9 +360,9 @@ START_TEST(read_run)
 	ck_assert_uint_eq(s1->nclients, 1);
 	near(s1->clients[0].cpu_driver, 12.5, 0);
 	ck_assert(isnan(s1->clients[0].lag_p95));
-	ck_assert_uint_eq(s1->nops, 3);
-	ck_assert_str_eq(s1->ops[2].name, "query_directory");
-	ck_assert_ptr_null(s2->ops);
+	ck_assert(s1->has_ops && s1->ops[PV_LOAD_OP_CREATE] == 36 && !s1->ops_other);
+	ck_assert_uint_eq(s1->ops[PV_LOAD_OP_QUERY_DIRECTORY], 24);
+	ck_assert(!s2->has_ops);
 	ck_assert_ptr_null(s2->clients);
 	/* the clients' lines: 4 measured intervals of 3, matching load.json's 12 */
 	ck_assert(s1->has_hist && s1->kind[PV_LOAD_BROWSE].has_hist);
