@@ -295,7 +295,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 
 /* ---- the page ---- */
 
-static void page(const struct pv_cmp *c, struct pv_buf *b)
+void pv_compare_page(const struct pv_cmp *c, struct pv_buf *b)
 {
 	size_t n = c->nsteps, ng = c->ngroups;
 	double *buf = calloc(5 * n * ng + 1, sizeof(double));
@@ -496,6 +496,7 @@ static void release(void *result)
 int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out)
 {
 	struct compare_out *o = pv_out_result(out, "compare", sizeof(*o), text, json, release);
+	size_t steps = 0;
 	int r = PV_OK;
 
 	if (!o)
@@ -524,6 +525,15 @@ int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out)
 			snprintf(dir, sizeof(dir), "%.*s", (int)len, p);
 			if ((r = pv_res_read(dir, &o->runs[o->nruns])) != PV_OK)
 				break;
+			steps += o->runs[o->nruns]->nsteps;
+			if (steps > PV_CMP_STEPS_MAX) {
+				r = pv_error(PV_EUSAGE,
+					     "the runs up to '%s' hold %zu steps together, more "
+					     "than the %d compare reads; compare fewer runs",
+					     dir, steps, PV_CMP_STEPS_MAX);
+				o->nruns++;
+				break;
+			}
 			o->group[o->nruns++] = a;
 			if (!p[len])
 				break;
@@ -536,7 +546,7 @@ int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out)
 	if (r == PV_OK && ctx->cli.opt[OPT_HTML]) {
 		struct pv_buf b = PV_BUF_INIT;
 
-		page(o->c, &b);
+		pv_compare_page(o->c, &b);
 		r = pv_buf_failed(&b) ? pv_error(PV_EIO, "out of memory")
 				      : pv_file_replace(ctx->cli.opt[OPT_HTML], b.data, b.len);
 		if (r == PV_OK) {

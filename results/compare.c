@@ -600,6 +600,15 @@ static int cmp_uint(const void *a, const void *b)
 
 static int check_runs(const struct pv_res_run *const *runs, size_t nruns)
 {
+	size_t steps = 0;
+
+	for (size_t i = 0; i < nruns; i++)
+		steps += runs[i]->nsteps;
+	if (steps > PV_CMP_STEPS_MAX)
+		return pv_error(PV_EUSAGE,
+				"the runs hold %zu steps together, more than the %d compare reads; "
+				"compare fewer runs",
+				steps, PV_CMP_STEPS_MAX);
 	for (size_t i = 0; i < nruns; i++) {
 		if (strcmp(runs[i]->driver, "builtin") != 0)
 			return pv_error(PV_ECONFIG,

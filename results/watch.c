@@ -136,19 +136,21 @@ static int header(struct pv_res_watch *w, const char *line, size_t n)
 		snprintf(w->cols[c], sizeof(w->cols[c]), "%.*s", (int)l, p);
 		p += l + 1;
 		if (!l || l >= sizeof(w->cols[c]))
-			return pv_error(PV_ECONFIG,
-					"the header names a column '%s' twice, or none, or too long "
-					"a one",
-					w->cols[c]);
+			return pv_error(
+				PV_ECONFIG,
+				"the header names a column '%s' twice, or none, or too long "
+				"a one",
+				w->cols[c]);
 		w->order[c] = c;
 	}
 	qsort_r(w->order, w->ncols, sizeof(*w->order), by_name, w->cols);
 	for (size_t c = 1; c < w->ncols; c++)
 		if (!strcmp(w->cols[w->order[c - 1]], w->cols[w->order[c]]))
-			return pv_error(PV_ECONFIG,
-					"the header names a column '%s' twice, or none, or too long "
-					"a one",
-					w->cols[w->order[c]]);
+			return pv_error(
+				PV_ECONFIG,
+				"the header names a column '%s' twice, or none, or too long "
+				"a one",
+				w->cols[w->order[c]]);
 	return PV_OK;
 }
 
@@ -226,11 +228,12 @@ int pv_res_parse_watch_in(const char *text, size_t len, size_t left, struct pv_r
 	if (left > PV_RES_CELLS_MAX)
 		left = PV_RES_CELLS_MAX;
 	if (w->ncols > PV_RES_ENTRIES_MAX || (rows + 1) > left / (w->ncols + 1)) {
-		r = pv_error(PV_ECONFIG,
-			     "%zu columns and %zu rows, more than the %d columns or the %zu numbers "
-			     "left to read (a watch holds %u at most, a run's watches %u together)",
-			     w->ncols, rows, PV_RES_ENTRIES_MAX, left, PV_RES_CELLS_MAX,
-			     PV_RES_RUN_CELLS);
+		r = pv_error(
+			PV_ECONFIG,
+			"%zu columns and %zu rows, more than the %d columns or the %zu numbers "
+			"left to read (a watch holds %u at most, a run's watches %u together)",
+			w->ncols, rows, PV_RES_ENTRIES_MAX, left, PV_RES_CELLS_MAX,
+			PV_RES_RUN_CELLS);
 		free(w);
 		return r;
 	}

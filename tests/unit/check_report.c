@@ -129,8 +129,9 @@ START_TEST(watch_bounds)
 	static const struct {
 		const char *csv, *why;
 	} bad[] = {
-		{"1,measure,5\n1e22,measure,5\n", "line 3: the time '1e22' is not from 0 to 31622400 "
-						  "seconds"},
+		{"1,measure,5\n1e22,measure,5\n",
+		 "line 3: the time '1e22' is not from 0 to 31622400 "
+		 "seconds"},
 		{"-1,measure,5\n", "line 2: the time '-1' is not from 0"},
 		{"inf,measure,5\n", "line 2: the time 'inf' is not from 0"},
 		{"nan,measure,5\n", "line 2 has no time"},
@@ -287,7 +288,8 @@ START_TEST(fifo)
 	ck_assert_ptr_nonnull(strstr(run->notes, "step-02/watch.csv: 'step-02' is a FIFO, not a "
 						 "folder"));
 	ck_assert_ptr_nonnull(strstr(run->notes, "step-03/watch.csv: 'watch.csv' is a socket"));
-	ck_assert_ptr_nonnull(strstr(run->notes, "step-03/watch-dc.csv: 'watch-dc.csv' is a folder"));
+	ck_assert_ptr_nonnull(
+		strstr(run->notes, "step-03/watch-dc.csv: 'watch-dc.csv' is a folder"));
 	pv_res_free(run);
 	/* the manifest itself: the folder is refused, named */
 	at(path, sizeof(path), "manifest.json");
@@ -343,8 +345,9 @@ START_TEST(ops_linear)
 	const unsigned steps = 1000;
 
 	manifest(mem_file(&m, "manifest.json"), steps, 1);
-	pv_buf_addstr(&extra, "\"ops\": {\"create\": 10, \"read\": 5, \"close\": 9223372036854775807, "
-			      "\"flush\": 9223372036854775807");
+	pv_buf_addstr(&extra,
+		      "\"ops\": {\"create\": 10, \"read\": 5, \"close\": 9223372036854775807, "
+		      "\"flush\": 9223372036854775807");
 	for (unsigned k = 0; k < 64; k++)
 		pv_buf_addf(&extra, ", \"cmd%u\": 1", k);
 	pv_buf_addstr(&extra, "}");
@@ -420,9 +423,10 @@ START_TEST(bytes_caps)
 		}
 	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
 	ck_assert_uint_eq(count(run->notes, "not a watch CSV"), 15);
-	ck_assert_msg(strstr(run->notes, "step-08/watch-dc.csv and the files after it: left out, the "
-					 "folder holds more than 100000 files or 4294967296 bytes "
-					 "to read"),
+	ck_assert_msg(strstr(run->notes,
+			     "step-08/watch-dc.csv and the files after it: left out, the "
+			     "folder holds more than 100000 files or 4294967296 bytes "
+			     "to read"),
 		      "%s", run->notes);
 	ck_assert_uint_eq(count(run->notes, "left out, the folder holds"), 1);
 	pv_res_free(run);
@@ -514,7 +518,8 @@ START_TEST(memory_caps)
 	struct pv_buf *csv;
 	struct pv_res_watch *w = NULL;
 	struct pv_res_run *run;
-	const char *head = "{\"manifest_version\": 1, \"driver\": {\"name\": \"x\"}, \"server_config\": \"";
+	const char *head =
+		"{\"manifest_version\": 1, \"driver\": {\"name\": \"x\"}, \"server_config\": \"";
 	char *conf;
 
 	csv = mem_file(&m, "*/watch.csv");
@@ -522,9 +527,10 @@ START_TEST(memory_caps)
 	for (unsigned i = 0; i < (1u << 19); i++)
 		pv_buf_addstr(csv, "1,m,,,,,,,\n");
 	ck_assert_int_eq(pv_res_parse_watch(csv->data, csv->len, &w), PV_ECONFIG);
-	ck_assert_msg(strstr(pv_errmsg(), "7 columns and 524288 rows, more than the 20000 "
-					  "columns or the 4194304 numbers left to read (a watch "
-					  "holds 4194304 at most, a run's watches 33554432 together)"),
+	ck_assert_msg(strstr(pv_errmsg(),
+			     "7 columns and 524288 rows, more than the 20000 "
+			     "columns or the 4194304 numbers left to read (a watch "
+			     "holds 4194304 at most, a run's watches 33554432 together)"),
 		      "%s", pv_errmsg());
 	/* 2^19 - 1 rows of 7 fit; 9 such watches do not, together */
 	pv_buf_reset(csv);
@@ -561,6 +567,204 @@ START_TEST(memory_caps)
 }
 END_TEST
 
+/* ---- compare ---- */
+
+/* A run of steps of users 10, 20, ... (the last half shifted by shift), load figures and the
+ * server's configuration of settings distinct settings, read from memory. */
+static struct pv_res_run *cmp_run(unsigned steps, unsigned shift, unsigned settings, unsigned val)
+{
+	struct mem m = {0};
+	struct pv_buf *b = mem_file(&m, "manifest.json"), *l;
+	struct pv_res_run *run;
+
+	pv_buf_addstr(b, "{\"manifest_version\": 1, \"run_id\": \"r\", \"driver\": {\"name\": "
+			 "\"builtin\"}, \"server_config\": \"[global]\\n");
+	for (unsigned k = 0; k < settings; k++)
+		pv_buf_addf(b, "\\tkey %u = %u\\n", k, k % 3 ? k : k + val);
+	pv_buf_addstr(b, "\", \"steps\": [");
+	l = mem_file(&m, "load.json");
+	pv_buf_addstr(l, "{\"version\": 1, \"steps\": [");
+	for (unsigned s = 1; s <= steps; s++) {
+		unsigned users = 10 * s + (s > steps / 2 ? shift : 0);
+
+		pv_buf_addf(b, "%s{\"step\": %u, \"users\": %u}", s > 1 ? "," : "", s, users);
+		pv_buf_addf(l,
+			    "%s{\"users\": %u, \"seconds\": 10, \"all\": {\"started\": %u, "
+			    "\"completed\": %u}}",
+			    s > 1 ? "," : "", users, 100 + s, 100 + s);
+	}
+	pv_buf_addstr(b, "]}");
+	pv_buf_addstr(l, "], \"answer\": {}}");
+	run = mem_load(&m);
+	mem_free(&m);
+	return run;
+}
+
+/* compare looked for each users in a list, for each run's step in turn, and for each setting
+ * in every other: quadratic in each. Two runs of 5,000 steps and 20,000 settings compare at
+ * once; the steps not in both are named 64 at most; a run's settings past 20,000 are said. */
+START_TEST(compare_linear)
+{
+	struct pv_res_run *runs[2] = {cmp_run(5000, 5, 20001, 0), cmp_run(5000, 0, 20001, 1)};
+	const size_t group[2] = {0, 1};
+	struct pv_cmp *c = NULL;
+	struct pv_buf b = PV_BUF_INIT;
+
+	ck_assert(runs[0]->has_load && runs[1]->has_load);
+	ck_assert_msg(pv_cmp_build((const struct pv_res_run *const *)runs, group, 2, &c) == PV_OK,
+		      "%s", pv_errmsg());
+	ck_assert_uint_eq(c->nsteps, 2500);
+	ck_assert_uint_eq(count(c->uncommon, "\n"), 65);
+	ck_assert_ptr_nonnull(strstr(c->uncommon, "25010 users: not in every run of A\n"));
+	ck_assert_ptr_nonnull(strstr(c->uncommon, "(and more steps not in every run)\n"));
+	/* a third of the settings differ, and the summary of each run's cut */
+	ck_assert_uint_eq(c->nsettings, 6667);
+	ck_assert_str_eq(c->settings[c->nsettings - 1].key, "server [global] key 19998");
+	pv_compare_page(c, &b);
+	ck_assert(!pv_buf_failed(&b));
+	pv_buf_release(&b, 0);
+	pv_cmp_free(c);
+	/* the steps of every run together, at most 20,000 */
+	pv_res_free(runs[1]);
+	runs[1] = cmp_run(10000, 0, 0, 0);
+	{
+		const struct pv_res_run *three[3] = {runs[0], runs[1], runs[0]};
+		const size_t groups[3] = {0, 1, 2};
+
+		runs[0]->nsteps++; /* 5,001 */
+		ck_assert_int_eq(pv_cmp_build(three, groups, 3, &c), PV_EUSAGE);
+		runs[0]->nsteps--;
+	}
+	ck_assert_msg(strstr(pv_errmsg(), "the runs hold 20002 steps together, more than the 20000 "
+					  "compare reads"),
+		      "%s", pv_errmsg());
+	pv_res_free(runs[0]);
+	pv_res_free(runs[1]);
+}
+END_TEST
+
+/* ---- finding 3: numbers converted only in range ---- */
+
+/* load.json's settings became integers by a cast whatever they were: 1e300, -1e300 or 2^64 is
+ * undefined behaviour to convert. They are refused, named, as is what is no whole number. */
+START_TEST(number_casts)
+{
+	static const struct {
+		const char *config, *why;
+	} bad[] = {
+		{"\"rate\": 1e300", "config.rate is not a whole number from 1 to 36000"},
+		{"\"rate\": -1e300", "config.rate is not"},
+		{"\"rate\": 18446744073709551616.0", "config.rate is not"},
+		{"\"rate\": 2.5", "config.rate is not"},
+		{"\"interval\": 1e300", "config.interval is not a whole number from 1 to 3600"},
+		{"\"interval\": 4294967297", "config.interval is not"},
+		{"\"seed\": 1e300",
+		 "config.seed is not a whole number from -9223372036854775808 to "
+		 "9223372036854775807"},
+		{"\"seed\": -1e300", "config.seed is not"},
+		{"\"seed\": 18446744073709551616.0", "config.seed is not"},
+		{"\"seed\": 9223372036854775808.0", "config.seed is not"},
+		{"\"seed\": \"NaN\"", "config.seed is not"},
+		{"\"seed\": 18446744073709551616", "load.json is not JSON"},
+	};
+	struct pv_res_run *run;
+	struct pv_load_hist h;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct mem m = {0};
+
+		manifest(mem_file(&m, "manifest.json"), 2, 0);
+		load_json(mem_file(&m, "load.json"), 2, bad[i].config, "");
+		run = mem_load(&m);
+		ck_assert_msg(!run->has_load, "%s", bad[i].config);
+		ck_assert_msg(run->notes && strstr(run->notes, bad[i].why), "%s: %s", bad[i].config,
+			      run->notes);
+		pv_res_free(run);
+		mem_free(&m);
+	}
+	/* as the writer writes them (a seed past 2^63 as a negative long long), and a whole real */
+	{
+		struct mem m = {0};
+
+		manifest(mem_file(&m, "manifest.json"), 2, 0);
+		load_json(mem_file(&m, "load.json"), 2,
+			  "\"rate\": 3310.0, \"interval\": 2, \"seed\": -1", "");
+		run = mem_load(&m);
+		ck_assert_msg(run->has_load, "%s", run->notes);
+		ck_assert_uint_eq(run->cfg.rate, 3310);
+		ck_assert_uint_eq(run->cfg.interval, 2);
+		ck_assert(run->cfg.seed == UINT64_MAX);
+		pv_res_free(run);
+		mem_free(&m);
+	}
+	/* exit statuses beyond an int: none */
+	{
+		const char text[] =
+			"{\"manifest_version\": 1, \"exit_code\": 1e300, \"driver\": {\"name\": "
+			"\"x\"}, \"steps\": [{\"step\": 1, \"hosts\": [{\"exit\": "
+			"4294967296}, {\"exit\": -1e300}, {\"exit\": 3}]}]}";
+
+		run = pv_res_new();
+		ck_assert_int_eq(pv_res_parse_manifest(run, text, strlen(text)), PV_OK);
+		ck_assert_int_eq(run->exit_code, -1);
+		ck_assert_int_eq(run->steps[0].hosts[0].exit, -1);
+		ck_assert_int_eq(run->steps[0].hosts[1].exit, -1);
+		ck_assert_int_eq(run->steps[0].hosts[2].exit, 3);
+		pv_res_free(run);
+	}
+	/* a histogram's count near 2^64 (merged from anyone's lines): the quantile's rank is held
+	 * below 2^64 before it is converted */
+	memset(&h, 0, sizeof(h));
+	h.n[5] = UINT64_MAX;
+	h.max = pv_load_bucket_high(5);
+	ck_assert(isfinite(pv_load_hist_quantile(&h, 1.0)));
+	ck_assert(pv_load_hist_quantile(&h, 1.0) <= pv_load_bucket_high(5));
+}
+END_TEST
+
+/* ---- finding 7: text that reads as it is ---- */
+
+/* The bidirectional controls in anything a run's folder says (a host's error, its name, the
+ * run's id) are shown on the page as \uNNNN, never written: "pwn\u202e..." would have read
+ * backwards. */
+START_TEST(report_bidi)
+{
+	struct mem m = {0};
+	struct pv_buf *b = mem_file(&m, "manifest.json"), page = PV_BUF_INIT;
+	struct pv_res_run *runs[2];
+	const size_t group[2] = {0, 1};
+	struct pv_cmp *c = NULL;
+	static const char *const raw[] = {"\xe2\x80\xae", "\xe2\x81\xa6", "\xe2\x80\x8f",
+					  "\xd8\x9c"};
+
+	pv_buf_addstr(
+		b, "{\"manifest_version\": 1, \"run_id\": \"r\\u2066id\", \"driver\": {\"name\": "
+		   "\"builtin\"}, \"error\": \"done \\u202egnp.exe\", \"steps\": [{\"step\": 1, "
+		   "\"users\": 10, \"hosts\": [{\"name\": \"cli\\u200f1\", \"role\": \"client\", "
+		   "\"state\": \"failed\", \"error\": \"x\\u061c\\u202ey\"}]}]}");
+	load_json(mem_file(&m, "load.json"), 1, "",
+		  "\"seconds\": 10, \"all\": {\"started\": 5, \"completed\": 5}");
+	runs[0] = mem_load(&m);
+	runs[1] = mem_load(&m);
+	ck_assert_int_eq(pv_report_page(runs[0], &page), PV_OK);
+	ck_assert_ptr_nonnull(strstr(page.data, "the run: done \\u202egnp.exe"));
+	ck_assert_ptr_nonnull(strstr(page.data, "cli\\u200f1 (failed): x\\u061c\\u202ey"));
+	ck_assert_ptr_nonnull(strstr(page.data, "<h1>Run r\\u2066id</h1>"));
+	ck_assert_msg(pv_cmp_build((const struct pv_res_run *const *)runs, group, 2, &c) == PV_OK,
+		      "%s", pv_errmsg());
+	pv_compare_page(c, &page);
+	ck_assert_ptr_nonnull(strstr(page.data, "r\\u2066id (<code>mem</code>)"));
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
+		ck_assert_msg(!strstr(page.data, raw[i]), "a bidirectional control written: %zu",
+			      i);
+	pv_buf_release(&page, 0);
+	pv_cmp_free(c);
+	pv_res_free(runs[0]);
+	pv_res_free(runs[1]);
+	mem_free(&m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report");
@@ -577,6 +781,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, files_cap);
 	tcase_add_test(tc, json_caps);
 	tcase_add_test(tc, memory_caps);
+	tcase_add_test(tc, compare_linear);
+	tcase_add_test(tc, number_casts);
+	tcase_add_test(tc, report_bidi);
 	suite_add_tcase(s, tc);
 	return s;
 }
