@@ -98,7 +98,8 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/bin/%,$(FUZZ_SRC))
 # targets in Perl (the keytab reader runs in Perl on the server): no build, run.sh runs them
 FUZZ_PL := $(wildcard tests/fuzz/fuzz_*.pl)
-FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/%.o,$(LIB_SRC))
+# the face's objects too, main apart: fuzz_report draws the pages (provision/report.c, html.c)
+FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/%.o,$(LIB_SRC) $(filter-out provision/main.c,$(CLI_SRC)))
 
 build/fuzz/%.o: %.c
 	@mkdir -p $(@D)
