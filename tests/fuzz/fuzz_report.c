@@ -143,8 +143,8 @@ static void check_page(const struct pv_buf *b)
 			broken("a page that is not UTF-8", b->data + i);
 		if (cp < 0xa0 || cp == 0xfffe || cp == 0xffff)
 			broken("a control character or a noncharacter on the page", b->data + i);
-		if (cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-		    (cp >= 0x2066 && cp <= 0x2069))
+		if (cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+		    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
 			broken("a bidirectional control on the page", b->data + i);
 		i += (size_t)len;
 	}
