@@ -24,24 +24,27 @@
 #include "load/stats.h"
 #include "playbooks/workload.h"
 
-/* What reading a run's folder may cost, at most (docs/security-model.md lists them). */
-#define PV_RES_FILE_MAX	 (256u << 20) /* bytes of one file: what run gathers of a host's step */
-#define PV_RES_RUN_MAX	 (4ull << 30) /* bytes of all the files of one folder together */
-#define PV_RES_FILES_MAX 100000	      /* files looked for in one folder */
-#define PV_RES_STEPS_MAX 10000	      /* steps of a run (manifest.json) */
-#define PV_RES_ENTRIES_MAX                                                                         \
-	20000 /* hosts of a run, or of a step, clients of a step, columns                          \
-	       * of a watch: what run gathers of a host's step, 20,000 */
-#define PV_RES_JSON_MAX                                                                            \
-	2000000			      /* values in manifest.json or load.json (a parsed value      \
-				       * costs up to 250 bytes) */
-#define PV_RES_CELLS_MAX   (1u << 22) /* numbers of one watch (its rows, times and values) */
-#define PV_RES_RUN_CELLS   (1u << 25) /* numbers of all the watches of one run */
+/* What reading a run's folder may cost, at most (docs/report.md has them as a table). A
+ * file: what run gathers of one host's step. A folder: its files' bytes together, and the
+ * files looked for. Entries: hosts of a run or of a step, clients of a step, columns of a
+ * watch (what run gathers of a host's step, 20,000). JSON: the values of manifest.json or
+ * load.json, counted before parsing (a parsed value costs up to 250 bytes). Cells: the numbers
+ * of one watch (its times and values, a row and a column more), and of a run's watches
+ * together. A watch's time is from 0 to a year after its step's start, its values within
+ * +-1e12. Notes: a last line says when more were left out. */
+#define PV_RES_FILE_MAX	   (256u << 20)
+#define PV_RES_RUN_MAX	   (4ull << 30)
+#define PV_RES_FILES_MAX   100000
+#define PV_RES_STEPS_MAX   10000
+#define PV_RES_ENTRIES_MAX 20000
+#define PV_RES_JSON_MAX	   2000000
+#define PV_RES_CELLS_MAX   (1u << 22)
+#define PV_RES_RUN_CELLS   (1u << 25)
 #define PV_RES_CONFIG_MAX  (1u << 20) /* bytes of the server's configuration kept */
-#define PV_RES_NOTES_MAX   64	      /* notes kept; one more says how many were not */
-#define PV_RES_SECONDS_MAX 31622400.0 /* a watch's time since its step's start (a year) */
-#define PV_RES_VALUE_MAX   1e12	      /* a watch's value, either sign */
-#define PV_RES_TEXT	   384	      /* a message or a name kept, at most (cut there) */
+#define PV_RES_NOTES_MAX   64
+#define PV_RES_SECONDS_MAX 31622400.0
+#define PV_RES_VALUE_MAX   1e12
+#define PV_RES_TEXT	   384 /* a message or a name kept, at most (cut there) */
 
 /* One host's samples during a step (watch.csv or watch-dc.csv): the columns as the header
  * names them ("cpu", "smbd", "mem_used", "rx_eth0", ...), a row per sample. */
@@ -178,7 +181,7 @@ struct pv_res_run {
 	double client_cores_needed; /* then: client cores the clients would need; NAN: not said */
 	char answer[512];	    /* the answer line, as load.json has it */
 	/* what could not be read, one line each ("step-02/watch.csv: ..."), PV_RES_NOTES_MAX at
-	 * most and a last line saying how many more there were */
+	 * most and a last line saying that more were left out */
 	char *notes;
 	size_t nnotes;
 };

@@ -510,8 +510,8 @@ START_TEST(json_caps)
 }
 END_TEST
 
-/* A watch holds 2^22 numbers at most, a run's watches 2^25 together; notes are 64 and a count;
- * the server's configuration is kept to 1 MiB. */
+/* A watch holds 2^22 numbers at most, a run's watches 2^25 together; 64 notes are kept; the
+ * server's configuration is kept to 1 MiB. */
 START_TEST(memory_caps)
 {
 	struct mem m = {0};
@@ -545,7 +545,7 @@ START_TEST(memory_caps)
 	ck_assert_msg(strstr(run->notes, "step-09/watch.csv: 7 columns and 524287 rows, more than "
 					 "the 20000 columns or the 0 numbers left to read"),
 		      "%s", run->notes);
-	/* 92 notes made, 64 kept and the count */
+	/* 92 notes made: 64 kept, and a line saying the rest were left out */
 	ck_assert_uint_eq(count(run->notes, "\n"), 65);
 	ck_assert_msg(strstr(run->notes, "step-72/watch.csv: 7 columns"), "%s", run->notes);
 	ck_assert_ptr_null(strstr(run->notes, "step-73/"));
