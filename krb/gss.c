@@ -110,6 +110,15 @@ int pv_krb_sec_step(struct pv_krb_sec *s, const void *in, size_t inlen, struct p
 	else if (ob.length && pv_buf_add(out, ob.value, ob.length) < 0)
 		r = pv_error(PV_EIO, "out of memory");
 	*done = maj == GSS_S_COMPLETE;
+	/* asked for, so required: a context that completed without the server's AP-REP proves
+	 * nothing about the server (RFC 4121 4.1, MS-SMB2 3.2.4.2.3: MutualAuth) */
+	if (r == PV_OK && *done && !(flags & GSS_C_MUTUAL_FLAG)) {
+		*done = false;
+		r = pv_error(PV_EREMOTE,
+			     "Kerberos (%s): the exchange ended without mutual authentication: the "
+			     "server never proved that it holds the service's key",
+			     s->who);
+	}
 	gss_release_buffer(&min, &ob);
 	return r;
 }

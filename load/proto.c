@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void encode(struct pv_buf *out, const char *s)
+void pv_loadproto_encode(struct pv_buf *out, const char *s)
 {
 	static const char safe[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
@@ -42,11 +42,11 @@ int pv_loadproto_kerberos(const char *realm, const char *kdc, const char *dns_do
 			  struct pv_buf *out)
 {
 	pv_buf_addstr(out, "kerberos ");
-	encode(out, realm);
+	pv_loadproto_encode(out, realm);
 	pv_buf_addstr(out, " ");
-	encode(out, kdc);
+	pv_loadproto_encode(out, kdc);
 	pv_buf_addstr(out, " ");
-	encode(out, dns_domain);
+	pv_loadproto_encode(out, dns_domain);
 	pv_buf_addstr(out, "\n");
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
@@ -55,11 +55,11 @@ int pv_loadproto_user(const char *name, const char *alias, const char *share, un
 		      struct pv_buf *out)
 {
 	pv_buf_addstr(out, "user ");
-	encode(out, name);
+	pv_loadproto_encode(out, name);
 	pv_buf_addstr(out, " ");
-	encode(out, alias);
+	pv_loadproto_encode(out, alias);
 	pv_buf_addstr(out, " ");
-	encode(out, share);
+	pv_loadproto_encode(out, share);
 	pv_buf_addf(out, " %u\n", number);
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
@@ -71,7 +71,7 @@ int pv_loadproto_start(size_t n, struct pv_buf *out)
 }
 
 /* The next space-separated word of s (at most len bytes) into w, decoded. */
-static int word(const char **s, const char *end, char *w, size_t wlen)
+int pv_loadproto_word(const char **s, const char *end, char *w, size_t wlen)
 {
 	size_t o = 0;
 
@@ -122,7 +122,7 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 	double v[PV_LOAD_KINDS];
 
 	pv_load_defaults(c);
-	while (s < end && word(&s, end, w, sizeof(w)) == 0) {
+	while (s < end && pv_loadproto_word(&s, end, w, sizeof(w)) == 0) {
 		char *eq = strchr(w, '='), *e;
 
 		if (!eq)
@@ -206,8 +206,10 @@ static int user(struct pv_loadproto *p, const char *s, const char *end)
 	struct pv_load_user *u;
 	unsigned long n;
 
-	if (word(&s, end, name, sizeof(name)) || word(&s, end, alias, sizeof(alias)) ||
-	    word(&s, end, share, sizeof(share)) || word(&s, end, num, sizeof(num)))
+	if (pv_loadproto_word(&s, end, name, sizeof(name)) ||
+	    pv_loadproto_word(&s, end, alias, sizeof(alias)) ||
+	    pv_loadproto_word(&s, end, share, sizeof(share)) ||
+	    pv_loadproto_word(&s, end, num, sizeof(num)))
 		return -1;
 	while (s < end && *s == ' ')
 		s++;
@@ -251,7 +253,7 @@ static int start(struct pv_loadproto *p, const char *s, const char *end)
 	if (s == end) {
 		p->step = p->n;
 	} else {
-		if (*s != ' ' || word(&s, end, num, sizeof(num)) || s != end)
+		if (*s != ' ' || pv_loadproto_word(&s, end, num, sizeof(num)) || s != end)
 			return -1;
 		errno = 0;
 		n = strtoull(num, &e, 10);
@@ -279,9 +281,11 @@ int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
 	else if (len >= 9 && !strncmp(line, "kerberos ", 9) && !p->steps) {
 		const char *s = line + 9;
 
-		r = word(&s, end, p->realm, sizeof(p->realm)) ||
-				    word(&s, end, p->kdc, sizeof(p->kdc)) ||
-				    word(&s, end, p->dns_domain, sizeof(p->dns_domain)) || s != end
+		r = pv_loadproto_word(&s, end, p->realm, sizeof(p->realm)) ||
+				    pv_loadproto_word(&s, end, p->kdc, sizeof(p->kdc)) ||
+				    pv_loadproto_word(&s, end, p->dns_domain,
+						      sizeof(p->dns_domain)) ||
+				    s != end
 			    ? -1
 			    : 0;
 	} else if (len >= 5 && !strncmp(line, "start", 5)) {

@@ -24,6 +24,12 @@
 #include "load/engine.h"
 #include "util/buf.h"
 
+/* A name percent-encoded onto out; the next space-separated word of [*s, end) decoded into w
+ * (wlen bytes with its NUL; *s moves past it): 0, or -1 when there is none, it does not fit,
+ * or it holds a bad or a NUL escape. The copy job's lines (load/copy.h) use them too. */
+void pv_loadproto_encode(struct pv_buf *out, const char *s);
+int pv_loadproto_word(const char **s, const char *end, char *w, size_t wlen);
+
 int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out);
 int pv_loadproto_kerberos(const char *realm, const char *kdc, const char *dns_domain,
 			  struct pv_buf *out);

@@ -135,9 +135,10 @@ static int build_one(struct pv_trees *t, struct pv_smb2 **conn, bool lib, const 
 		r = *conn ? PV_OK : pv_smb2_connect(server, t->pb->domain.timeout, conn);
 		if (r == PV_OK) {
 			/* a second attempt lists what the first one wrote */
-			r = pv_smb2_tree_build(
-				*conn, t->pb->domain.netbios, u->name, pw, share, u->name, t->items,
-				t->fs->n, !u->nonempty && attempt == 0, fill, w, tick, w, &part);
+			r = pv_smb2_tree_build(*conn, t->pb->domain.netbios, u->name, pw, share,
+					       u->name, t->items, t->fs->n,
+					       !u->nonempty && attempt == 0, NULL, fill, w, tick, w,
+					       &part);
 			/* the second listing also finds what the first attempt wrote */
 			res->files_ok +=
 				attempt == 0 ? part.files_ok

@@ -14,6 +14,12 @@
 /* a command's own options, in the order help lists them */
 #define OPTS(...) ((const enum pv_opt_id[]){__VA_ARGS__, OPT_COUNT})
 
+static const struct pv_sub sweep_subs[] = {
+	{"copy", pv_cmd_sweep_copy, NULL},
+	{"run", pv_cmd_sweep_run, NULL},
+	{NULL, NULL, NULL},
+};
+
 /* 'prepare dc' is 'dc' (its handler and options); 'cleanup dc' has its own */
 static const struct pv_sub prepare_subs[] = {
 	{"dc", pv_cmd_dc, &pv_render_dc},
@@ -335,6 +341,85 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "same with an overlay plot as a page that stands alone. Needs no playbook.\n"
 	 "Exit status: 0 when compared (whatever differs); 3 when the runs cannot be compared\n"
 	 "(another driver, no load figures, no step in common), naming why."},
+	{CMD_COPY, "copy", pv_cmd_copy, NULL, NULL, false,
+	 OPTS(OPT_FROM, OPT_FILESET, OPT_CLIENT, OPT_SHARE, OPT_TO, OPT_MT, OPT_CONNECTIONS,
+	      OPT_MIRROR, OPT_NO_PROFILE, OPT_INTERVAL, OPT_ID),
+	 PB | PV_CMD_STOPPABLE,
+	 "copy --from FOLDER|--fileset FILE [--client NAME] [--share S] [--to FOLDER] [--mt N] "
+	 "[--connections N] [--mirror] [--no-profile] [--id ID]",
+	 "copy a tree of small files to the server as robocopy does, and say what bounds it",
+	 "Copies a tree from one client (--client, default the first) to a folder of a share\n"
+	 "over provision's own SMB client, as robocopy /MIR /COPY:DT /FFT /MT:n copies it, and\n"
+	 "measures it as robocopy's users know it: files, bytes, files/s with its 95% interval,\n"
+	 "MB/s and MB/min, each file's latency by size class. The source is a folder on the\n"
+	 "client (--from, an absolute path: folders and regular files; links and devices are\n"
+	 "skipped and counted) or a fileset (--fileset FILE, e.g. "
+	 "playbooks/filesets/srctree.yaml:\n"
+	 "the same tree and bytes on every machine). The target is --to FOLDER of --share\n"
+	 "(default: <user>/copy in the user's home share: the client's first user, whose\n"
+	 "password is the users' shared one). Each file is one compound request (CREATE, WRITEs,\n"
+	 "its LastWriteTime, CLOSE) with --mt of them in flight per connection (default 8) over\n"
+	 "--connections connections (default 1). A file of the same size whose time is within\n"
+	 "2 s is not sent again (/FFT): a second copy sends nothing, and its time is a figure\n"
+	 "too. --mirror removes what the target holds and the source does not (/MIR); without\n"
+	 "it extras stay.\n"
+	 "Meanwhile the server is watched every --interval seconds (default 1): its CPU, and\n"
+	 "each busy smbd's share of a core, its threads and its busiest thread, and the CPU\n"
+	 "quota (cgroup v1 or v2) that holds it; smbstatus ties the smbd to the copy's\n"
+	 "connection. On a Samba server its profiling is turned on for the copy (smbcontrol: no\n"
+	 "configuration changes) and its level put back after, whatever happens (--no-profile:\n"
+	 "left alone); smbd's system calls by time and count are shown. Then one paragraph says\n"
+	 "what bounds the copy: one smbd at a full core (Samba serves a connection in one\n"
+	 "process), a CPU quota, the client, the disk, or that the data cannot tell.\n"
+	 "Results in <controller.results>/<id>/ (default id copy-<UTC time>): copy.txt,\n"
+	 "copy.json, ticks.csv, watch.csv, smbd.csv and report.html. --json prints the same;\n"
+	 "--dry-run says what would be done.\n"
+	 "Exit status: 0 copied; 2 bad options; 3 the playbook lacks what copy needs, or no\n"
+	 "such source; 4 the user's logon refused; 6 a host unreachable; 8 the server refused\n"
+	 "or the agent failed (its message); 15 stopped (Ctrl-C: the agent stops, Samba's level\n"
+	 "is put back, what was gathered is kept)."},
+	{CMD_COPY_AGENT, "copy-agent", pv_cmd_copy_agent, NULL, NULL, false, NULL, PV_CMD_STOPPABLE,
+	 "copy-agent", "the copy job's part on a client (copy starts it; docs/copy.md)",
+	 "The part of 'copy' that runs on the client: 'copy' copies provision there and starts\n"
+	 "it over SSH. Needs no playbook. stdin: the user's password on the first line, then a\n"
+	 "'copy KEY=VALUE ...' line (server, share, base, workgroup, user, window, connections,\n"
+	 "mirror, fft, timeout, interval, dir), a 'fileset NAME LENGTH' line and its text when\n"
+	 "the source is a fileset, and 'start'. stdout: 'copy-conn', 'copy-plan', 'copy-tick'\n"
+	 "and 'copy-done' lines (load/copy.h). The end of stdin, Ctrl-C or SIGTERM stop it\n"
+	 "(status 15)."},
+	{CMD_SWEEP, "sweep", NULL, NULL, sweep_subs, true,
+	 OPTS(OPT_SETTING, OPT_SETTING_COMMAND, OPT_REPEAT, OPT_ID, OPT_FROM, OPT_FILESET,
+	      OPT_CLIENT, OPT_SHARE, OPT_MT, OPT_CONNECTIONS, OPT_NO_PROFILE, OPT_INTERVAL,
+	      OPT_MIN_USERS, OPT_MAX_USERS, OPT_STEP, OPT_REFINE, OPT_DURATION, OPT_WARMUP,
+	      OPT_WATCH),
+	 PBL | PV_CMD_STOPPABLE,
+	 "sweep copy|run --setting PARAM=VALUE... [--setting-command 'APPLY ;; REVERT']... "
+	 "[--repeat N] [the job's options]",
+	 "run one job under several server settings, with repeats, and say which setting "
+	 "helps",
+	 "Runs one job (a copy, with copy's options; or a run, with run's) under the baseline\n"
+	 "and under each setting in turn, --repeat rounds (default 3), interleaved: the\n"
+	 "baseline, then every setting, round after round (never in blocks). A setting is a\n"
+	 "Samba parameter (--setting 'case sensitive=yes', repeatable), set through net conf on\n"
+	 "every share the lab made, or in [global] when the server's [global] reads the\n"
+	 "registry (include = registry; refused otherwise, saying so); or any server's own pair\n"
+	 "of commands (--setting-command 'APPLY ;; REVERT', repeatable). Before anything runs\n"
+	 "every Samba setting is checked by the server's testparm: one it refuses is refused,\n"
+	 "the parameter named. Each setting is applied just before its job and put back just\n"
+	 "after it; every setting applied is put back on every way out (a failed job, Ctrl-C,\n"
+	 "a lost SSH connection), and an interrupted sweep says what it put back. The server's\n"
+	 "configuration in effect (testparm -s) must be the same byte for byte after the sweep\n"
+	 "as before it. A copy's target is a folder of its own per job, removed after it as the\n"
+	 "user. Per condition: the median of its repeats with the interval of their mean, the\n"
+	 "difference against the baseline with its interval (Welch, as compare judges groups of\n"
+	 "repeats), whether it is beyond the noise, and the server's smbd CPU per file (copy).\n"
+	 "Results in <controller.results>/<id>/ (default sweep-<UTC time>): sweep.txt,\n"
+	 "sweep.json, revert.txt (what would undo every setting, written first), report.html\n"
+	 "with a bar chart; each job's own folder beside it (<id>-base-rN, <id>-sK-rN).\n"
+	 "Exit status: 0 swept; 2 bad options; 3 a setting the server refuses, a global one it\n"
+	 "cannot take, or a share the lab did not make; 8 the server failed, or its\n"
+	 "configuration is not as it was after the sweep; 15 stopped; a job's own code when it\n"
+	 "failed (the settings put back all the same)."},
 	{CMD_HELP, "help", NULL, NULL, NULL, false, NULL, 0, "help [command]",
 	 "show help for a command", "Shows the usage and options of a command."},
 };
@@ -389,8 +474,10 @@ const struct pv_option pv_options[] = {
 	{OPT_WATCH, "watch", 0, "SECONDS", false,
 	 "seconds between samples of the server, 0 for none (driver.watch)"},
 	{OPT_ID, "id", 0, "ID", false,
-	 "the run's id, its results folder's name (default: the UTC time, 20261130-121500)"},
-	{OPT_CLIENT, "client", 0, "NAME", false, "load: this client's name (schedules' seeds)"},
+	 "the run's (or copy's) id, its results folder's name (default: the UTC time, "
+	 "20261130-121500)"},
+	{OPT_CLIENT, "client", 0, "NAME", false,
+	 "load: this client's name (schedules' seeds); copy: the client that copies"},
 	{OPT_WORKGROUP, "workgroup", 0, "NAME", false, "load: the users' domain (NetBIOS)"},
 	{OPT_OPS, "ops", 0, "KIND", false,
 	 "load: no schedules: each user opens, writes 4 KiB to and closes its own file "
@@ -399,6 +486,28 @@ const struct pv_option pv_options[] = {
 	{OPT_HTML, "html", 0, "FILE", false,
 	 "report: write the page here instead of RUN_DIR/report.html; compare: also write the "
 	 "comparison as a page here"},
+	{OPT_FROM, "from", 0, "FOLDER", false,
+	 "copy: the source, an absolute folder on the client"},
+	{OPT_FILESET, "fileset", 0, "FILE", false,
+	 "copy: the source, a fileset (the same tree and bytes anywhere)"},
+	{OPT_SHARE, "share", 0, "NAME", false,
+	 "copy: the target's share (default: the user's home share)"},
+	{OPT_TO, "to", 0, "FOLDER", false,
+	 "copy: the target folder in the share, made when missing (default: <user>/copy)"},
+	{OPT_MT, "mt", 0, "N", false,
+	 "copy: requests in flight per connection, as robocopy /MT:N (default 8, at most 64)"},
+	{OPT_CONNECTIONS, "connections", 0, "N", false,
+	 "copy: SMB connections the files are spread over (default 1, at most 16)"},
+	{OPT_MIRROR, "mirror", 0, NULL, false,
+	 "copy: remove what the target holds and the source does not (robocopy /MIR)"},
+	{OPT_NO_PROFILE, "no-profile", 0, NULL, false,
+	 "copy: leave Samba's profiling alone (no system calls shown)"},
+	{OPT_SETTING, "setting", 0, "PARAM=VALUE", false,
+	 "sweep: a Samba parameter to sweep (repeatable)"},
+	{OPT_SETTING_COMMAND, "setting-command", 0, "'APPLY ;; REVERT'", false,
+	 "sweep: a pair of commands run on the server to apply and put back a setting "
+	 "(repeatable)"},
+	{OPT_REPEAT, "repeat", 0, "N", false, "sweep: rounds over every condition (default 3)"},
 	{OPT_DRAIN, "drain", 0, NULL, false,
 	 "wait until the server's queue has drained (what wait does; may be left out)"},
 	{OPT_PROBE, "probe", 0, "KIND", false,
@@ -409,7 +518,8 @@ const struct pv_option pv_options[] = {
 	{OPT_THRESHOLD, "threshold", 0, "N", false,
 	 "drained at or below this depth (drain.threshold)"},
 	{OPT_INTERVAL, "interval", 0, "SECONDS", false,
-	 "first interval between polls, backing off (drain.interval)"},
+	 "wait: first interval between polls, backing off (drain.interval); copy: seconds "
+	 "between samples"},
 	{OPT_SETTLE, "settle", 0, "SECONDS", false,
 	 "how long the depth must stay drained (drain.settle)"},
 };
@@ -505,6 +615,19 @@ static int add_set(struct pv_cli *cli, const char *v)
 	return PV_OK;
 }
 
+/* A repeatable option's value kept with those before it. */
+static int add_many(const char ***v, size_t *n, const char *val)
+{
+	const char **x = realloc(*v, (*n + 2) * sizeof(*x));
+
+	if (!x)
+		return pv_error(PV_EIO, "out of memory");
+	x[(*n)++] = val;
+	x[*n] = NULL;
+	*v = x;
+	return PV_OK;
+}
+
 /* Whether cmd accepts option o: prepare takes its phases' options too, checked once its phase
  * is known (prepare_options). */
 static bool accepted(const struct pv_command *cmd, const struct pv_option *o)
@@ -557,6 +680,10 @@ static int take(struct pv_cli *cli, const struct pv_option *o, const char *val, 
 		break;
 	case OPT_SET:
 		return add_set(cli, val);
+	case OPT_SETTING:
+		return add_many(&cli->settings, &cli->nsettings, val);
+	case OPT_SETTING_COMMAND:
+		return add_many(&cli->setting_commands, &cli->nsetting_commands, val);
 	default:
 		break;
 	}
@@ -691,6 +818,10 @@ int pv_cli_parse(int argc, char **argv, struct pv_cli *cli)
 
 void pv_cli_release(struct pv_cli *cli)
 {
+	free(cli->settings);
+	free(cli->setting_commands);
+	cli->settings = cli->setting_commands = NULL;
+	cli->nsettings = cli->nsetting_commands = 0;
 	free(cli->sets);
 	cli->sets = NULL;
 	cli->nsets = 0;

@@ -23,6 +23,9 @@ enum pv_cmd_id {
 	CMD_LOAD,
 	CMD_REPORT,
 	CMD_COMPARE,
+	CMD_COPY,
+	CMD_COPY_AGENT,
+	CMD_SWEEP,
 	CMD_HELP,
 	CMD_COUNT
 };
@@ -74,6 +77,17 @@ enum pv_opt_id {
 	OPT_WORKGROUP,
 	OPT_OPS,
 	OPT_HTML,
+	OPT_FROM,
+	OPT_FILESET,
+	OPT_SHARE,
+	OPT_TO,
+	OPT_MT,
+	OPT_CONNECTIONS,
+	OPT_MIRROR,
+	OPT_NO_PROFILE,
+	OPT_SETTING,
+	OPT_SETTING_COMMAND,
+	OPT_REPEAT,
 	OPT_COUNT
 };
 
@@ -133,6 +147,9 @@ struct pv_cli {
 	size_t nsets;
 	const char **args; /* the operands of a PV_CMD_OPERANDS command, in order (or NULL) */
 	size_t nargs;
+	/* sweep's --setting and --setting-command values, in order (NULL when none) */
+	const char **settings, **setting_commands;
+	size_t nsettings, nsetting_commands;
 };
 
 extern const struct pv_command pv_commands[CMD_COUNT];

@@ -506,3 +506,84 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 	}
 	pv_buf_addstr(out, "</svg>\n</figure>\n");
 }
+
+void pv_html_bars(struct pv_buf *out, const char *id, const char *title, const char *unit,
+		  const char *const *labels, const double *v, const double *lo, const double *hi,
+		  const bool *filled, size_t n)
+{
+	const double W = 960, L = 300, R = W - 30, T = 38, row = 30;
+	double H = T + row * (double)n + 44, vmax = 0, a, b, step, tv[TICKS_MAX];
+	size_t nt;
+
+	for (size_t i = 0; i < n; i++) {
+		if (isfinite(v[i]))
+			vmax = fmax(vmax, v[i]);
+		if (hi && isfinite(hi[i]))
+			vmax = fmax(vmax, hi[i]);
+	}
+	if (!(vmax > 0))
+		vmax = 1;
+	nice(0, vmax * 1.05, 6, &a, &b, &step);
+	if (!(b > 0))
+		b = 1;
+	pv_buf_addf(out, "<figure>\n<svg id=\"");
+	pv_escape_xml(out, id);
+	pv_buf_addf(out,
+		    "\" class=\"bars\" role=\"img\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+		    "height=\"%.0f\" aria-labelledby=\"",
+		    W, H, W, H);
+	pv_escape_xml(out, id);
+	pv_buf_addstr(out, "-t\"><title id=\"");
+	pv_escape_xml(out, id);
+	pv_buf_addstr(out, "-t\">");
+	pv_escape_xml(out, title);
+	pv_buf_addf(out,
+		    "</title>\n<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" "
+		    "font-weight=\"bold\">",
+		    W / 2);
+	pv_escape_xml(out, title);
+	pv_buf_addstr(out, "</text>\n");
+	nt = ticks(0, b, step, tv);
+	for (size_t i = 0; i < nt; i++) {
+		double x = tv[i], px = L + (R - L) * x / b;
+
+		pv_buf_addf(
+			out,
+			"<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#ddd\"/>"
+			"<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"12\">"
+			"%g</text>\n",
+			px, T, px, T + row * (double)n, px, T + row * (double)n + 16, x);
+	}
+	pv_buf_addf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"12\">",
+		    (L + R) / 2, H - 8);
+	pv_escape_xml(out, unit);
+	pv_buf_addstr(out, "</text>\n");
+	for (size_t i = 0; i < n; i++) {
+		double y = T + row * (double)i + 5, w = isfinite(v[i]) ? (R - L) * v[i] / b : 0;
+
+		pv_buf_addf(out, "<g class=\"bar\" data-name=\"");
+		pv_escape_xml(out, labels[i]);
+		pv_buf_addf(out,
+			    "\" data-value=\"%g\"><text x=\"%.0f\" y=\"%.0f\" "
+			    "text-anchor=\"end\" font-size=\"13\">",
+			    isfinite(v[i]) ? v[i] : 0, L - 8, y + 14);
+		pv_escape_xmln(out, labels[i], strlen(labels[i]) > 40 ? 40 : strlen(labels[i]));
+		pv_buf_addf(out,
+			    "</text><rect x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"20\" "
+			    "fill=\"%s\" stroke=\"#1f5fa8\"/>",
+			    L, y, w,
+			    filled && filled[i] ? "#1f5fa8"
+			    : i == 0		? "#999"
+						: "#fff");
+		if (lo && hi && isfinite(lo[i]) && isfinite(hi[i])) {
+			double x0 = L + (R - L) * fmax(0, lo[i]) / b, x1 = L + (R - L) * hi[i] / b;
+
+			pv_buf_addf(out,
+				    "<path class=\"wh\" d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f "
+				    "%.1fV%.1f\" stroke=\"#000\"/>",
+				    x0, y + 10, x1, x0, y + 4, y + 16, x1, y + 4, y + 16);
+		}
+		pv_buf_addstr(out, "</g>\n");
+	}
+	pv_buf_addstr(out, "</svg>\n</figure>\n");
+}

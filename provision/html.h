@@ -62,4 +62,10 @@ void pv_plot_init(struct pv_plot *p);
  * lowest and highest value of each pixel column, which keeps every peak. */
 void pv_html_plot(struct pv_buf *out, const struct pv_plot *p);
 
+/* A horizontal bar per label (v, NAN: none), whiskers from lo to hi (NULL: none), a bar filled
+ * where filled[i] (NULL: none; the first, the baseline, is grey), as inline SVG. */
+void pv_html_bars(struct pv_buf *out, const char *id, const char *title, const char *unit,
+		  const char *const *labels, const double *v, const double *lo, const double *hi,
+		  const bool *filled, size_t n);
+
 #endif

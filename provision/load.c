@@ -185,8 +185,7 @@ static int next(void *arg, const struct pv_load_user **users, size_t *total, siz
 	return PV_OK;
 }
 
-/* The first line of stdin, byte by byte (what follows stays for the setup). */
-static int password(struct pv_secret **out)
+int pv_read_password_line(const char *who, struct pv_secret **out)
 {
 	struct pv_buf b = PV_BUF_INIT;
 	int r = PV_OK;
@@ -199,9 +198,11 @@ static int password(struct pv_secret **out)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			r = pv_error(PV_EUSAGE, "provision load reads the users' password from the "
-						"first line of stdin, then its setup lines: stdin "
-						"ended first");
+			r = pv_error(PV_EUSAGE,
+				     "provision %s reads the users' password from the "
+				     "first line of stdin, then its setup lines: stdin "
+				     "ended first",
+				     who);
 			break;
 		}
 		if (c == '\n')
@@ -270,7 +271,7 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 	    (ctx->cli.opt[OPT_PARALLEL] &&
 	     (rc = pv_cli_count("--parallel", ctx->cli.opt[OPT_PARALLEL], 10000, &parallel))))
 		return rc;
-	if ((rc = password(&pw)) != PV_OK)
+	if ((rc = pv_read_password_line("load", &pw)) != PV_OK)
 		goto out;
 	/* the first step's lines, so that a host with too few open files says so at once */
 	while (!r.proto.step && rc == PV_OK && !r.in.eof)

@@ -91,6 +91,10 @@ void pv_json_plan(struct pv_json *o, const struct pv_plan *p);
 /* Text: the dry run's plan as "<cmd>: would <item>" lines. */
 void pv_text_plan(const char *cmd, const struct pv_plan *p);
 
+/* load.c: the first line of stdin, byte by byte (what follows stays for the caller), as the
+ * secret the agents on clients (load, copy-agent: who) are given. */
+int pv_read_password_line(const char *who, struct pv_secret **out);
+
 /* help.c */
 void pv_help_main(FILE *f);
 void pv_help_command(FILE *f, const struct pv_command *cmd);
@@ -112,6 +116,10 @@ int pv_cmd_cleanup(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_status(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_run(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out);
+int pv_cmd_copy(struct pv_ctx *ctx, struct pv_out *out);
+int pv_cmd_copy_agent(struct pv_ctx *ctx, struct pv_out *out);
+int pv_cmd_sweep_copy(struct pv_ctx *ctx, struct pv_out *out);
+int pv_cmd_sweep_run(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_wait(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_report(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out);

@@ -140,14 +140,15 @@ struct pv_res_run *pv_res_new(void)
 	return run;
 }
 
-void pv_res_note(struct pv_res_run *run, const char *fmt, ...)
+int pv_res_note(struct pv_res_run *run, const char *fmt, ...)
 {
 	struct pv_buf b = PV_BUF_INIT;
 	va_list ap;
+	char *notes;
 
 	/* a folder of many broken files makes as many notes: the first ones, and how many */
 	if (++run->nnotes > PV_RES_NOTES_MAX + 1)
-		return;
+		return 0;
 	if (run->notes)
 		pv_buf_addstr(&b, run->notes);
 	if (run->nnotes > PV_RES_NOTES_MAX) {
@@ -158,11 +159,13 @@ void pv_res_note(struct pv_res_run *run, const char *fmt, ...)
 		va_end(ap);
 	}
 	pv_buf_addstr(&b, "\n");
-	if (!pv_buf_failed(&b)) {
-		free(run->notes);
-		run->notes = pv_buf_detach(&b);
-	}
+	notes = pv_buf_detach(&b);
 	pv_buf_release(&b, 0);
+	if (!notes)
+		return -1;
+	free(run->notes);
+	run->notes = notes;
+	return 0;
 }
 
 /* ---- manifest.json ---- */

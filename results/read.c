@@ -2,7 +2,9 @@
  * handed to the pure parsers, within the caps of a whole folder (its files, their bytes, the
  * watches' numbers); and the files themselves from disk, opened below the folder without
  * following links, without blocking, regular files only (a step's host folders hold what the
- * hosts sent, and the folder may come from anyone). */
+ * hosts sent, and the folder may come from anyone). A file that cannot be read is left out
+ * with a note; running out of memory fails the whole read, since a run missing a part with no
+ * note saying so would be taken for whole. */
 #include "results/internal.h"
 
 #include "util/buf.h"
@@ -97,7 +99,7 @@ static int slurp(void *arg, const char *rel, size_t max, char **text, size_t *le
 	}
 	if (pv_buf_reserve(&b, (size_t)sb.st_size + 1) < 0) {
 		close(fd);
-		return pv_error(PV_EIO, "out of memory");
+		return -1;
 	}
 	for (;;) {
 		ssize_t got;
@@ -122,11 +124,11 @@ static int slurp(void *arg, const char *rel, size_t max, char **text, size_t *le
 	close(fd);
 	if (pv_buf_failed(&b)) {
 		pv_buf_release(&b, 0);
-		return pv_error(PV_EIO, "out of memory");
+		return -1;
 	}
 	*len = b.len;
 	*text = b.data ? b.data : strdup("");
-	return *text ? PV_OK : pv_error(PV_EIO, "out of memory");
+	return *text ? PV_OK : -1;
 }
 
 int pv_res_read(const char *dir, struct pv_res_run **out)
@@ -154,21 +156,38 @@ struct reader {
 	unsigned long long bytes; /* read */
 	size_t cells;		  /* the watches' numbers kept */
 	bool over;		  /* a cap of the folder was reached (said once) */
+	bool oom;		  /* memory ran out on the way: the read fails */
 };
+
+/* A note, or the read failed when memory runs out for it. */
+#define NOTE(rd, ...)                                                                              \
+	do {                                                                                       \
+		if (pv_res_note((rd)->run, __VA_ARGS__) < 0)                                       \
+			(rd)->oom = true;                                                          \
+	} while (0)
+
+/* A parser's outcome: the parsers are pure, so their PV_EIO is out of memory. */
+static int parsed(struct reader *rd, int r)
+{
+	if (r == PV_EIO)
+		rd->oom = true;
+	return r;
+}
 
 /* The folder holds more than its caps: rel and what follows left out, said once. */
 static void over(struct reader *rd, const char *rel)
 {
 	if (!rd->over)
-		pv_res_note(rd->run,
-			    "%s and the files after it: left out, the folder holds more than %d "
-			    "files or %llu bytes to read",
-			    rel, PV_RES_FILES_MAX, PV_RES_RUN_MAX);
+		NOTE(rd,
+		     "%s and the files after it: left out, the folder holds more than %d files or "
+		     "%llu bytes to read",
+		     rel, PV_RES_FILES_MAX, PV_RES_RUN_MAX);
 	rd->over = true;
 }
 
 /* rel's content, as files.get gives it, within what the folder has left: PV_OK, 1 when it does
- * not exist or is past the folder's caps, else an error recorded. */
+ * not exist or is past the folder's caps, else an error recorded (out of memory: PV_EIO, and
+ * the read fails). */
 static int get(struct reader *rd, const char *rel, char **text, size_t *len)
 {
 	int r;
@@ -181,6 +200,10 @@ static int get(struct reader *rd, const char *rel, char **text, size_t *len)
 	}
 	rd->nfiles++;
 	r = rd->files->get(rd->files->arg, rel, PV_RES_FILE_MAX, text, len);
+	if (r < 0) {
+		rd->oom = true;
+		r = pv_error(PV_EIO, "out of memory");
+	}
 	if (r == PV_OK && *len > PV_RES_RUN_MAX - rd->bytes) {
 		over(rd, rel);
 		r = 1;
@@ -207,11 +230,12 @@ static void read_watch(struct reader *rd, const char *rel, struct pv_res_watch *
 	int r = get(rd, rel, &text, &len);
 
 	/* the watches a run keeps: the numbers they hold, all of them together */
-	if (r == PV_OK && pv_res_parse_watch_in(text, len, PV_RES_RUN_CELLS - rd->cells, out))
+	if (r == PV_OK &&
+	    parsed(rd, pv_res_parse_watch_in(text, len, PV_RES_RUN_CELLS - rd->cells, out)))
 		r = PV_ECONFIG;
 	free(text);
 	if (r != PV_OK && r != 1)
-		pv_res_note(rd->run, "%s: %s; left out", rel, pv_errmsg());
+		NOTE(rd, "%s: %s; left out", rel, pv_errmsg());
 	if (r == PV_OK)
 		rd->cells += ((*out)->n + 1) * ((*out)->ncols + 1);
 }
@@ -258,14 +282,14 @@ static void read_step(struct reader *rd, struct pv_res_step *st)
 			continue;
 		snprintf(rel, sizeof(rel), "step-%02u/%s/load.jsonl", st->n, h->name);
 		r = get(rd, rel, &text, &len);
-		if (r == PV_OK && pv_res_parse_jsonl(st, text, len, skip) != PV_OK)
+		if (r == PV_OK && parsed(rd, pv_res_parse_jsonl(st, text, len, skip)) != PV_OK)
 			r = PV_ECONFIG;
 		if (r == PV_OK)
 			any = true;
 		else
 			every = false;
 		if (r != PV_OK && r != 1)
-			pv_res_note(run, "%s: %s; left out", rel, pv_errmsg());
+			NOTE(rd, "%s: %s; left out", rel, pv_errmsg());
 		free(text);
 	}
 	if (!st->has_hist)
@@ -275,11 +299,10 @@ static void read_step(struct reader *rd, struct pv_res_step *st)
 		if (pv_load_hist_count(&st->kind[k].hist) != st->kind[k].completed)
 			every = false;
 	if (!every || !any) {
-		pv_res_note(
-			run,
-			"step %u: the clients' lines do not add up to load.json's figures (a "
-			"client's load.jsonl missing or cut); its latency intervals are left out",
-			st->n);
+		NOTE(rd,
+		     "step %u: the clients' lines do not add up to load.json's figures (a client's "
+		     "load.jsonl missing or cut); its latency intervals are left out",
+		     st->n);
 		st->has_hist = st->all.has_hist = false;
 		for (int k = 0; k < PV_LOAD_KINDS; k++)
 			st->kind[k].has_hist = false;
@@ -288,7 +311,7 @@ static void read_step(struct reader *rd, struct pv_res_step *st)
 
 int pv_res_load(const struct pv_res_files *files, const char *dir, struct pv_res_run **out)
 {
-	struct reader rd = {files, NULL, 0, 0, 0, false};
+	struct reader rd = {files, NULL, 0, 0, 0, false, false};
 	char *text = NULL;
 	size_t len;
 	int r;
@@ -311,14 +334,15 @@ int pv_res_load(const struct pv_res_files *files, const char *dir, struct pv_res
 	if (r == PV_OK) {
 		int lr = get(&rd, "load.json", &text, &len);
 
-		if (lr == PV_OK && pv_res_parse_load(rd.run, text, len) != PV_OK)
+		if (lr == PV_OK && parsed(&rd, pv_res_parse_load(rd.run, text, len)) != PV_OK)
 			lr = PV_ECONFIG;
 		if (lr != PV_OK && lr != 1)
-			pv_res_note(rd.run, "load.json: %s; the load's figures are left out",
-				    pv_errmsg());
+			NOTE(&rd, "load.json: %s; the load's figures are left out", pv_errmsg());
 		free(text);
 		for (size_t i = 0; i < rd.run->nsteps; i++)
 			read_step(&rd, &rd.run->steps[i]);
+		if (rd.oom)
+			r = pv_error(PV_EIO, "%s: out of memory", dir);
 	}
 	if (r != PV_OK) {
 		pv_res_free(rd.run);

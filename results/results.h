@@ -189,17 +189,19 @@ struct pv_res_run {
 /* ---- reading (I/O) ---- */
 
 /* Read the run folder dir. PV_OK with *out set (pv_res_free it); PV_ECONFIG when dir holds
- * no readable manifest.json (not a run's folder), PV_EIO when dir cannot be opened. Files
- * are opened below dir part by part without following links and without blocking
- * (O_NONBLOCK), each checked to be a regular file before it is opened and after (fstat), and
- * read within the caps above. */
+ * no readable manifest.json (not a run's folder), PV_EIO when dir cannot be opened, and PV_EIO
+ * "out of memory" when memory runs out anywhere (never a run with a part left out and no note
+ * saying so). A file that cannot be read is left out with a note in run->notes. Files are
+ * opened below dir part by part without following links and without blocking (O_NONBLOCK),
+ * each checked to be a regular file before it is opened and after (fstat), and read within
+ * the caps above. */
 int pv_res_read(const char *dir, struct pv_res_run **out);
 
 /* The files of a run's folder, from wherever they are (pv_res_read: the folder on disk; the
  * fuzz target and tests: memory). get puts the content of rel ("step-01/watch.csv"), at most
  * max bytes and NUL-terminated, in *text (free() it) and its length in *len: PV_OK; 1 when
- * rel does not exist; another code, recorded, when rel is more than max bytes or cannot be
- * read. */
+ * rel does not exist; -1 when memory ran out; another code, recorded, when rel is more than
+ * max bytes or cannot be read. */
 struct pv_res_files {
 	int (*get)(void *arg, const char *rel, size_t max, char **text, size_t *len);
 	void *arg;
@@ -232,9 +234,9 @@ void pv_res_watch_free(struct pv_res_watch *w);
  * (the warm-up) added into st's kinds, the ready line's error kept. Lines that are neither
  * are skipped; PV_ECONFIG when a line of figures is malformed (st unchanged then). */
 int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, unsigned skip);
-/* Append one note line to run->notes (printf format). */
-void pv_res_note(struct pv_res_run *run, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* Append one note line to run->notes (printf format; past PV_RES_NOTES_MAX, one saying that
+ * more were left out, then nothing): 0, or -1 when out of memory (the notes as they were). */
+int pv_res_note(struct pv_res_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The steps' indices in idx (run->nsteps of them), users rising (the steps --refine added
  * among the ramp's; at equal users in the order they ran). */

@@ -338,7 +338,8 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 		struct pv_remote *srv = R->srv_rem;
 
 		R->srv_rem = NULL;
-		if (pv_watch_start(&pb->server.host, srv, "server", d->watch, &R->watch) != PV_OK) {
+		if (pv_watch_start(&pb->server.host, srv, "server", d->watch, false, &R->watch) !=
+		    PV_OK) {
 			snprintf(R->res->watch_error, sizeof(R->res->watch_error), "%s",
 				 pv_errmsg());
 			pv_log(PV_LOG_WARN, "run: the server is not watched: %s",
@@ -347,7 +348,7 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 	}
 	/* the DC too, when it can be reached: a slow DC must not look like a slow server */
 	if (d->watch > 0 && pb->domain.has_host &&
-	    pv_watch_start(&pb->domain.host, NULL, "DC", d->watch, &R->dc_watch) != PV_OK) {
+	    pv_watch_start(&pb->domain.host, NULL, "DC", d->watch, false, &R->dc_watch) != PV_OK) {
 		snprintf(R->res->dc_watch_error, sizeof(R->res->dc_watch_error), "%s", pv_errmsg());
 		pv_log(PV_LOG_WARN, "run: the DC is not watched: %s", R->res->dc_watch_error);
 	}

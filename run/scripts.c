@@ -12,3 +12,4 @@ PV_EMBED(pv_run_gather_sh, "run/scripts/gather.sh");
 PV_EMBED(pv_run_cleanup_sh, "run/scripts/cleanup.sh");
 PV_EMBED(pv_run_client_facts_sh, "run/scripts/client-facts.sh");
 PV_EMBED(pv_run_sink_open_sh, "run/scripts/sink-open.sh");
+PV_EMBED(pv_run_copy_sh, "run/scripts/copy.sh");

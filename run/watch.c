@@ -102,6 +102,41 @@ static bool net(const char *s, size_t len, struct pv_watch_sample *out)
 	return true;
 }
 
+/* "PID:CPU:THREADS:TOP:QUOTA,..." or "-": the smbds (the first PV_WATCH_PROCS) */
+static bool procs(const char *s, size_t len, struct pv_watch_sample *out)
+{
+	out->nprocs = 0;
+	if (len == 1 && s[0] == '-')
+		return true;
+	while (len) {
+		const char *comma = memchr(s, ',', len);
+		size_t n = comma ? (size_t)(comma - s) : len, at = 0;
+		double f[5];
+
+		for (int k = 0; k < 5; k++) {
+			const char *c = k < 4 ? memchr(s + at, ':', n - at) : NULL;
+			size_t e = c ? (size_t)(c - s) : n;
+
+			if ((k < 4 && !c) || !number(s + at, e - at, &f[k]))
+				return false;
+			at = e + 1;
+		}
+		if (f[0] < 1 || f[0] > 4194304 || f[0] != floor(f[0]) || f[1] < 0 || f[2] < 1 ||
+		    f[2] > 65536 || f[3] < 0 || f[3] > f[1] + 100)
+			return false;
+		if (out->nprocs < PV_WATCH_PROCS)
+			out->procs[out->nprocs++] = (struct pv_watch_proc){
+				(int)f[0], f[1], (unsigned)f[2], f[3], f[4] < 0 ? -1 : f[4]};
+		if (!comma)
+			break;
+		len -= n + 1;
+		s = comma + 1;
+		if (!len)
+			return false;
+	}
+	return true;
+}
+
 int pv_watch_parse(const char *line, size_t len, struct pv_watch_sample *s)
 {
 	static const char tag[] = "pv-watch ";
@@ -136,6 +171,11 @@ int pv_watch_parse(const char *line, size_t len, struct pv_watch_sample *s)
 			if (!net(val, vlen, s))
 				return malformed(line, len, "its net field");
 			seen[PV_W_NET_RX] = seen[PV_W_NET_TX] = true;
+			continue;
+		}
+		if (klen == 5 && memcmp(key, "procs", 5) == 0) {
+			if (!procs(val, vlen, s))
+				return malformed(line, len, "its procs field");
 			continue;
 		}
 		for (m = 0; m < PV_W_COUNT; m++)
@@ -391,7 +431,7 @@ static void release(struct pv_watch *w)
 }
 
 int pv_watch_start(const struct pv_host *host, struct pv_remote *rem, const char *what,
-		   int interval, struct pv_watch **out)
+		   int interval, bool procs, struct pv_watch **out)
 {
 	struct pv_watch *w;
 	struct pv_buf cmd = PV_BUF_INIT;
@@ -414,6 +454,7 @@ int pv_watch_start(const struct pv_host *host, struct pv_remote *rem, const char
 		snprintf(iv, sizeof(iv), "%d", interval);
 		pv_remote_var(&cmd, "prog", pv_run_watch_pl);
 		pv_remote_var(&cmd, "interval", iv);
+		pv_remote_var(&cmd, "procs", procs ? "procs" : "");
 		pv_buf_addstr(&cmd, pv_run_watch_sh);
 	}
 	if (pv_buf_failed(&cmd)) {

@@ -44,15 +44,28 @@ struct pv_watch_if {
 	double rx, tx; /* kB/s */
 };
 
+/* With procs (pv_watch_start): a smbd process over the interval, the busiest first. */
+#define PV_WATCH_PROCS 8
+struct pv_watch_proc {
+	int pid;
+	double cpu; /* % of one core: its threads together */
+	unsigned threads;
+	double top;   /* % of one core: its busiest thread */
+	double quota; /* % of one core the CPU controller allows its group; < 0: no quota */
+};
+
 struct pv_watch_sample {
 	double t; /* when it arrived (pv_now()) */
 	double v[PV_W_COUNT];
 	struct pv_watch_if ifs[PV_WATCH_IFS];
 	unsigned nifs;
+	struct pv_watch_proc procs[PV_WATCH_PROCS];
+	unsigned nprocs;
 };
 
-/* One line of the sampler: PV_OK with *s filled (s->t left alone); 1 for a line that is not a
- * sample (the start line); PV_EREMOTE, quoting the line, when it is malformed. */
+/* One line of the sampler: PV_OK with *s filled (s->t left alone; procs when the line has
+ * them); 1 for a line that is not a sample (the start line); PV_EREMOTE, quoting the line, when
+ * it is malformed. */
 int pv_watch_parse(const char *line, size_t len, struct pv_watch_sample *s);
 
 struct pv_watch_stat {
@@ -80,11 +93,12 @@ struct pv_remote;
 
 /* Start the sampler (every interval seconds) on host in a thread of its own, over rem (a
  * connection to host, which the watch takes and frees, whatever the outcome) or, when rem is
- * NULL, a connection of its own; what names it in messages ("server", "DC"). PV_OK once the
- * sampler has said it started; else the code and message of what went wrong (no thread left
+ * NULL, a connection of its own; what names it in messages ("server", "DC"); procs: each
+ * sample says how the busiest smbd processes used their CPU (`copy`). PV_OK once the sampler
+ * has said it started; else the code and message of what went wrong (no thread left
  * behind). */
 int pv_watch_start(const struct pv_host *host, struct pv_remote *rem, const char *what,
-		   int interval, struct pv_watch **out);
+		   int interval, bool procs, struct pv_watch **out);
 /* A copy of the samples that arrived in [from, to] (pv_now() times), in order; *s is NULL
  * when none (free() it). When the watch has failed since it started, its code is returned and
  * its message recorded, with the samples until then. */

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/buf.h"
 #include "util/secret.h"
@@ -105,6 +106,66 @@ void pv_samba_version(struct pv_remote *rem, char *out, size_t len);
  * bytes of it, for the run's manifest (docs/report.md); NULL when it cannot say (free it). */
 #define PV_SAMBA_CONFIG_MAX (256u << 10)
 char *pv_samba_config(struct pv_remote *rem);
+
+/* Samba's own counters (`smbd profiling level`) during a job: the level of the running smbd
+ * read and set with smbcontrol (which sets the running smbd and those it forks, and changes
+ * no configuration), the counters read (smbstatus --profile) and differenced. */
+enum pv_samba_profile { PV_SAMBA_PROFILE_OFF, PV_SAMBA_PROFILE_COUNT, PV_SAMBA_PROFILE_ON };
+int pv_samba_profile_level(struct pv_remote *rem, enum pv_samba_profile *out);
+int pv_samba_profile_set(struct pv_remote *rem, enum pv_samba_profile level);
+/* What smbcontrol's profilelevel printed: PV_EREMOTE quoting it when it says no level. */
+int pv_samba_profile_parse_level(const char *text, enum pv_samba_profile *out);
+
+#define PV_SAMBA_COUNTERS_MAX 512
+struct pv_samba_counter {
+	char name[48];	/* a system call ("lstat") or an SMB2 command ("smb2:create") */
+	uint64_t count; /* calls */
+	uint64_t usec;	/* microseconds in them */
+};
+struct pv_samba_counters {
+	struct pv_samba_counter *v;
+	size_t n, cap;
+};
+int pv_samba_counters_read(struct pv_remote *rem, struct pv_samba_counters *out);
+/* What smbstatus --profile printed, into out (pure). */
+int pv_samba_counters_parse(const char *text, size_t len, struct pv_samba_counters *out);
+/* after - before, the counters that moved (one that went back counts from zero). */
+int pv_samba_counters_diff(const struct pv_samba_counters *before,
+			   const struct pv_samba_counters *after, struct pv_samba_counters *out);
+void pv_samba_counters_release(struct pv_samba_counters *c);
+
+/* Which smbd serves which client connection (smbstatus --processes --json): pid, and the
+ * client's address and port ("ipv4:198.18.0.31:50212"). */
+#define PV_SAMBA_CONNS_MAX 4096
+struct pv_samba_conn {
+	int pid, port;
+	char machine[128];
+};
+int pv_samba_conns(struct pv_remote *rem, struct pv_samba_conn **out, size_t *n);
+int pv_samba_conns_parse(const char *text, size_t len, struct pv_samba_conn **out, size_t *n);
+
+/* One Samba parameter for `sweep` (samba/settings.c). A setting is checked by the server's own
+ * testparm first (on a file holding it alone): an unknown name or a value it refuses is
+ * PV_ECONFIG naming the parameter and quoting testparm; *scope says whether it is a global
+ * parameter. Settings go into the registry configuration (net conf) of a section (a share, or
+ * "global" where [global] reads the registry: pv_samba_registry_global says how, or leaves
+ * how empty), and come back out: get (set false: not in the registry), put (value NULL:
+ * delparm). */
+enum pv_samba_scope { PV_SAMBA_SHARE, PV_SAMBA_GLOBAL };
+int pv_samba_setting_valid(const char *param, const char *value);
+int pv_samba_setting_check(struct pv_remote *rem, const char *param, const char *value,
+			   enum pv_samba_scope *scope);
+/* What testparm's stderr (text) and status say of param (pure). */
+int pv_samba_setting_judge(const char *param, const char *text, int status,
+			   enum pv_samba_scope *scope);
+int pv_samba_setting_get(struct pv_remote *rem, const char *section, const char *param, bool *set,
+			 char *value, size_t len);
+int pv_samba_setting_put(struct pv_remote *rem, const char *section, const char *param,
+			 const char *value);
+int pv_samba_registry_global(struct pv_remote *rem, char *how, size_t len);
+int pv_samba_reload(struct pv_remote *rem);
+/* The configuration in effect (testparm -s, at most 256 KiB) into out. */
+int pv_samba_effective(struct pv_remote *rem, struct pv_buf *out);
 
 /* What `smbstatus --json` printed (text, len): *n the sessions and open files (each open
  * counts) of the users for whom mine(arg, user) says yes. PV_SAMBA_STATUS_OK; NOT_JSON when

@@ -16,3 +16,5 @@ PV_EMBED(pv_samba_version_sh, "samba/scripts/version.sh");
 PV_EMBED(pv_samba_config_sh, "samba/scripts/config.sh");
 PV_EMBED(pv_samba_trust_sh, "samba/scripts/trust.sh");
 PV_EMBED(pv_samba_keytab_net_sh, "samba/scripts/keytab-net.sh");
+PV_EMBED(pv_samba_profile_sh, "samba/scripts/profile.sh");
+PV_EMBED(pv_samba_setting_sh, "samba/scripts/setting.sh");

@@ -986,6 +986,39 @@ static void refusal(struct pv_smba *c, uint32_t status, int *code, char *buf, si
 			 st);
 }
 
+/* A final SESSION_SETUP success is a logon only when this side's part of the authentication
+ * is complete (MS-SMB2 3.2.5.3.1: "If the GSS protocol returns success, and the Status code
+ * ... was STATUS_SUCCESS, authentication is complete"): NTLM's AUTHENTICATE sent (its session
+ * key made from the password and the server's challenge), or the Kerberos exchange ended by
+ * the mechanism with the server's own token (its AP-REP: mutual authentication) and a session
+ * key. Anything else is a server claiming a logon that never happened: with no key, signing
+ * and encryption would run under keys anyone can compute. -1 (the connection lost) then. */
+static int unauthenticated(struct pv_smba *c, char *w, size_t wlen)
+{
+	const char *why = NULL;
+	bool zero = true;
+
+	for (size_t i = 0; i < c->lg.sklen && i < sizeof(c->lg.skey); i++)
+		zero = zero && c->lg.skey[i] == 0;
+	if (!c->lg.auth && c->lg.step != 2)
+		why = "it answered success to the NTLM NEGOTIATE, before this client had sent its "
+		      "AUTHENTICATE (the password was never used)";
+	else if (c->lg.auth && !c->lg.auth_done)
+		why = "its final answer did not complete the Kerberos exchange (no token, or one "
+		      "that leaves it unfinished), so the server never proved that it holds the "
+		      "service's key (mutual authentication)";
+	else if (c->lg.sklen == 0 || zero)
+		why = "the authentication gave no session key";
+	if (!why)
+		return 0;
+	lose(c, PV_EREMOTE,
+	     "SMB logon as %s on '%s': the server claimed a logon that never authenticated: %s; "
+	     "refused, as anything answering on port 445 under this name could do the same "
+	     "(check that '%s' is the file server, and what answers there)",
+	     who(c, w, wlen), c->host, why, c->host);
+	return -1;
+}
+
 /* What a SESSION_SETUP answer does to the session before its signature is checked (MS-SMB2
  * 3.2.5.3): the session id from the first; a MORE_PROCESSING one into the preauth hash; the
  * final one's keys made (the Kerberos token it carries taken first: it may change the key),
@@ -1020,12 +1053,15 @@ static int session_pre(struct pv_smba *c, const struct smb2_hdr *h, struct smb2_
 			     c->host, pv_errmsg());
 			return -1;
 		}
-		c->lg.auth_done = true;
+		/* the mechanism says whether this token ended the exchange: a final answer
+		 * whose token leaves it wanting more is no logon */
+		c->lg.auth_done = done;
 	}
 	if (a->flags & (SMB2_SESSION_GUEST | SMB2_SESSION_NULL))
 		return 0; /* no key: refused below */
-	if (smb2_keys_make(&c->keys, &c->sec, c->lg.skey, c->lg.sklen ? c->lg.sklen : 16,
-			   c->sess_hash,
+	if (unauthenticated(c, w, sizeof(w)) < 0)
+		return -1;
+	if (smb2_keys_make(&c->keys, &c->sec, c->lg.skey, c->lg.sklen, c->sess_hash,
 			   fixed_random ? (const uint8_t *)"\x6e\x6f\x6e\x63" : NULL) < 0) {
 		lose(c, PV_EIO, "out of memory");
 		return -1;
@@ -1883,6 +1919,20 @@ const char *pv_smba_error(const struct pv_smba *c)
 const char *pv_smba_describe(const struct pv_smba *c)
 {
 	return c ? c->desc : "";
+}
+
+int pv_smba_local_port(const struct pv_smba *c)
+{
+	struct sockaddr_storage a;
+	socklen_t len = sizeof(a);
+
+	if (!c || c->fd < 0 || getsockname(c->fd, (struct sockaddr *)&a, &len) != 0)
+		return 0;
+	if (a.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&a)->sin_port);
+	if (a.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
+	return 0;
 }
 
 uint16_t pv_smba_dialect(const struct pv_smba *c)

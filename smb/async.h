@@ -140,6 +140,8 @@ const char *pv_smba_error(const struct pv_smba *c);
 const char *pv_smba_describe(const struct pv_smba *c);
 /* The negotiated dialect (0 before NEGOTIATE) and whether the session's requests go
  * encrypted (on the current tree), or signed. */
+/* The connection's own TCP port (how the server's smbstatus names it); 0 when not known. */
+int pv_smba_local_port(const struct pv_smba *c);
 uint16_t pv_smba_dialect(const struct pv_smba *c);
 bool pv_smba_encrypting(const struct pv_smba *c);
 bool pv_smba_signing(const struct pv_smba *c);

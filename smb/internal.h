@@ -68,6 +68,64 @@ struct pv_smb {
  * server on the other end of a socketpair(2). */
 int smb2_connect_fd(int fd, const char *server, int timeout_ms, struct pv_smb2 **out);
 
+/* ---- wire.c, for build.c: the synchronous client's connection, and waiting on it ---- */
+
+/* Deadlines, in units of the timeout T (smb.h says the rule): a final answer within ANSWER_T,
+ * a tree build within T times (BUILD_T + items + MiB written). */
+#define ANSWER_T 3
+#define BUILD_T	 8
+
+struct pv_smb2 {
+	struct pv_smba_loop *l;
+	struct pv_smba *c;
+	char *server;
+	int64_t tmo;	  /* T, the timeout, in ms */
+	double build_due; /* the tree build must end by then (pv_now() seconds); 0: no build */
+	int64_t build_ms; /* how long that build was given */
+	bool lost_by_us;  /* the build's deadline closed it */
+	char desc[96];	  /* what the last session spoke on its share (pv_smb2_describe) */
+	bool enc, sign;
+	char *who;			 /* the user logged on (pv_smb2_logon), for messages */
+	const char *user, *share, *base; /* the build's, for messages and names */
+};
+
+struct listing;
+
+/* One request waited for. */
+struct wire_call {
+	struct pv_smb2 *s;
+	bool done;
+	int code; /* the connection's failure, or the call's own (a logon refused) */
+	uint32_t status;
+	uint8_t fid[16];
+	char msg[768];
+	/* QUERY_DIRECTORY: the entries go into this listing as they come */
+	struct listing *l;
+	const char *rel;
+	int err; /* what taking them failed with (message recorded) */
+};
+
+/* The callback of a request waited for (k its arg): k filled, done. */
+void wire_on_call(struct pv_smba *c, void *arg, const struct pv_smba_done *d);
+/* Wait for k, whose request was queued with r (PV_OK, or the failure recorded); its code. */
+int wire_wait(struct pv_smb2 *s, struct wire_call *k, int r);
+/* Run the loop until *done, the build's deadline aside. */
+void wire_run_until(struct pv_smb2 *s, const bool *done);
+/* One turn of the loop (100 ms at most), the build's deadline kept; false when the loop
+ * failed (the connection is lost then). */
+bool wire_turn(struct pv_smb2 *s);
+/* A failure of `what` on base/rel with an NT status, recorded (PV_EREMOTE; "the disk of ..
+ * is full" for ENOSPC). */
+int wire_path_fail(struct pv_smb2 *s, uint32_t status, const char *what, const char *rel);
+/* The share-relative name of base/rel ("" rel: base itself) into full; PV_ECONFIG past
+ * PATH_LIMIT. */
+int wire_name(const struct pv_smb2 *s, const char *rel, char full[1024]);
+/* Open base/rel with one CREATE and wait for its id; a refusal is reported as `what` failed. */
+int wire_open(struct pv_smb2 *s, const char *rel, uint32_t access, uint32_t disposition,
+	      uint32_t options, const char *what, uint8_t fid[16]);
+/* CLOSE fid and wait (its outcome does not matter: the caller is done with the file). */
+void wire_close(struct pv_smb2 *s, const uint8_t fid[16]);
+
 /* async.c: pv_smba_open over fd, a stream socket already connected to an SMB2 server (made
  * non-blocking here), o->host only naming it in messages; from there on the same path as a
  * connection pv_smba_open made: the opening starts when the loop finds fd writable. The
@@ -86,7 +144,9 @@ void smba_test_fixed(bool on);
 struct found {
 	char *path;
 	bool dir;
+	bool used; /* an item of the build was found here (the rest are extras) */
 	uint64_t size;
+	uint64_t mtime; /* LastWriteTime (FILETIME); 0 when the listing did not say */
 };
 
 struct listing {
@@ -103,26 +163,28 @@ struct listing {
  * without end; no fileset comes near it. */
 #define LIST_MAX (1u << 20)
 
-int listing_add(struct listing *l, const char *path, bool dir, uint64_t size);
+int listing_add(struct listing *l, const char *path, bool dir, uint64_t size, uint64_t mtime);
 /* One entry the server listed in folder rel ("" for the base) of the tree at base: skipped
  * when it is "." or "..", else added as rel/name. Records PV_EREMOTE, naming the folder and
  * the name, when the name is empty or holds '/' or '\\', when base/rel/name would pass
  * PATH_LIMIT, or when the tree shows more than LIST_MAX entries. where: how the message names
  * the tree ("//server/share/base"). */
 int listing_entry(struct listing *l, const char *where, const char *base, const char *rel,
-		  const char *name, bool dir, uint64_t size);
+		  const char *name, bool dir, uint64_t size, uint64_t mtime);
 /* Everything below a tree's base into l, sorted: list_dir adds what folder rel ("" for the
  * base) holds, paths relative to the base; it is called for the base, then for every folder
  * found. Stops at the first failure. */
 int listing_walk(struct listing *l, int (*list_dir)(void *ctx, const char *rel, struct listing *l),
 		 void *ctx);
-const struct found *listing_lookup(const struct listing *l, const char *path);
+struct found *listing_lookup(const struct listing *l, const char *path);
 void listing_release(struct listing *l);
 
-/* What to do with a fileset item given the listing. PLAN_MISMATCH (a folder where a file
- * belongs or the reverse) has recorded a PV_EREMOTE error naming the path. */
+/* What to do with a fileset item given the listing: a file matches when its size does and,
+ * when the item has an mtime, its LastWriteTime is within fft seconds of it (robocopy's /FFT
+ * takes 2). The entry found is marked used. PLAN_MISMATCH (a folder where a file belongs or
+ * the reverse) has recorded a PV_EREMOTE error naming the path. */
 enum plan { PLAN_KEEP, PLAN_MAKE, PLAN_FIX, PLAN_MISMATCH };
-enum plan listing_plan(const struct listing *l, const struct pv_smb_item *it, const char *server,
-		       const char *share, const char *base);
+enum plan listing_plan(const struct listing *l, const struct pv_smb_item *it, unsigned fft,
+		       const char *server, const char *share, const char *base);
 
 #endif

@@ -16,7 +16,7 @@ void listing_release(struct listing *l)
 	memset(l, 0, sizeof(*l));
 }
 
-int listing_add(struct listing *l, const char *path, bool dir, uint64_t size)
+int listing_add(struct listing *l, const char *path, bool dir, uint64_t size, uint64_t mtime)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 256;
@@ -30,13 +30,15 @@ int listing_add(struct listing *l, const char *path, bool dir, uint64_t size)
 	if (!(l->v[l->n].path = strdup(path)))
 		return pv_error(PV_EIO, "out of memory");
 	l->v[l->n].dir = dir;
+	l->v[l->n].used = false;
 	l->v[l->n].size = size;
+	l->v[l->n].mtime = mtime;
 	l->n++;
 	return PV_OK;
 }
 
 int listing_entry(struct listing *l, const char *where, const char *base, const char *rel,
-		  const char *name, bool dir, uint64_t size)
+		  const char *name, bool dir, uint64_t size, uint64_t mtime)
 {
 	size_t rl = strlen(rel), nl = strlen(name);
 	size_t len = rl + (rl ? 1 : 0) + nl,
@@ -69,7 +71,7 @@ int listing_entry(struct listing *l, const char *where, const char *base, const 
 			where, len > 600 ? 300 : (int)len, path, len > 600 ? "..." : "",
 			len > 600 ? path + len - 300 : "", full, PATH_LIMIT);
 	else
-		r = listing_add(l, path, dir, size);
+		r = listing_add(l, path, dir, size, mtime);
 	free(path);
 	return r;
 }
@@ -79,9 +81,9 @@ static int by_path(const void *a, const void *b)
 	return strcmp(((const struct found *)a)->path, ((const struct found *)b)->path);
 }
 
-const struct found *listing_lookup(const struct listing *l, const char *path)
+struct found *listing_lookup(const struct listing *l, const char *path)
 {
-	struct found key = {(char *)path, false, 0};
+	struct found key = {.path = (char *)path};
 
 	return l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), by_path) : NULL;
 }
@@ -113,10 +115,11 @@ int listing_walk(struct listing *l, int (*list_dir)(void *ctx, const char *rel, 
 	return r;
 }
 
-enum plan listing_plan(const struct listing *l, const struct pv_smb_item *it, const char *server,
-		       const char *share, const char *base)
+enum plan listing_plan(const struct listing *l, const struct pv_smb_item *it, unsigned fft,
+		       const char *server, const char *share, const char *base)
 {
-	const struct found *f = listing_lookup(l, it->path);
+	struct found *f = listing_lookup(l, it->path);
+	uint64_t d;
 
 	if (f && f->dir != it->dir) {
 		pv_error(
@@ -128,7 +131,13 @@ enum plan listing_plan(const struct listing *l, const struct pv_smb_item *it, co
 	}
 	if (!f)
 		return PLAN_MAKE;
-	if (it->dir || f->size == it->size)
+	f->used = true;
+	if (it->dir)
 		return PLAN_KEEP;
-	return PLAN_FIX;
+	if (f->size != it->size)
+		return PLAN_FIX;
+	if (!it->mtime)
+		return PLAN_KEEP;
+	d = f->mtime > it->mtime ? f->mtime - it->mtime : it->mtime - f->mtime;
+	return d <= (uint64_t)fft * 10000000u ? PLAN_KEEP : PLAN_FIX;
 }

@@ -37,6 +37,8 @@ struct pv_smb_item {
 	const char *path;
 	bool dir;
 	uint64_t size;
+	uint64_t mtime; /* the LastWriteTime to give the file (FILETIME: 100 ns units since
+			 * 1601); 0: none (the server's time of writing stays) */
 };
 
 /* Fill buf with len bytes of item's content from offset. */
@@ -47,6 +49,19 @@ typedef int (*pv_smb_tick_fn)(void *ctx, unsigned long files, uint64_t bytes);
 struct pv_smb_tree_result {
 	unsigned long dirs_made, files_made, files_fixed, files_ok;
 	uint64_t bytes;
+	unsigned long files_removed, dirs_removed; /* a mirror's extras */
+};
+
+/* How our client's build goes beyond `server`'s trees (NULL: the defaults: 16 files in
+ * flight, sizes compared, extras left alone). */
+struct pv_smb_build_opts {
+	unsigned window; /* files (a compound each) in flight on a connection; 0: 16, at most 64 */
+	bool mirror;	 /* what is under base and is not an item is removed (robocopy /MIR) */
+	unsigned fft;	 /* an item's mtime matches a file's within this many seconds (/FFT: 2) */
+	/* each file written: seconds from its compound's sending to its last answer (called
+	 * from the thread of the connection that wrote it) */
+	void (*on_file)(void *ctx, size_t item, double seconds);
+	void *ctx;
 };
 
 /* Make //server/share/base hold items: base must exist; what is missing is made, a file of
@@ -93,6 +108,8 @@ const char *pv_smb2_describe(const struct pv_smb2 *c);
 /* Whether that session signed or encrypted its requests. */
 bool pv_smb2_signing(const struct pv_smb2 *c);
 bool pv_smb2_encrypting(const struct pv_smb2 *c);
+/* c's own TCP port (the server's smbstatus shows it beside the smbd serving c); 0: unknown. */
+int pv_smb2_local_port(const struct pv_smb2 *c);
 /* Whether c can carry no more requests (the connection failed or closed, or never opened). */
 bool pv_smb2_lost(const struct pv_smb2 *c);
 void pv_smb2_free(struct pv_smb2 *c);
@@ -110,11 +127,39 @@ int pv_smb2_tree(struct pv_smb2 *c, const char *share);
 int pv_smb2_logoff(struct pv_smb2 *c);
 
 /* pv_smb_tree_build over c as workgroup\user with password (NTLM), then log off (a LOGOFF
- * answer that fails its signature or decryption fails the build too). */
+ * answer that fails its signature or decryption fails the build too); o (may be NULL) as
+ * pv_smb_build_opts says. Folders are made first, then the files. */
 int pv_smb2_tree_build(struct pv_smb2 *c, const char *workgroup, const char *user,
 		       const struct pv_secret *password, const char *share, const char *base,
-		       const struct pv_smb_item *items, size_t n, bool fresh, pv_smb_fill_fn fill,
-		       void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
+		       const struct pv_smb_item *items, size_t n, bool fresh,
+		       const struct pv_smb_build_opts *o, pv_smb_fill_fn fill, void *fill_ctx,
+		       pv_smb_tick_fn tick, void *tick_ctx, struct pv_smb_tree_result *res);
+
+/* The same work in its three parts, for a build over several connections (`copy`): a plan
+ * made on one connection (the tree listed, unless fresh: compounds in flight, a folder a
+ * round trip), then the extras removed and the folders made on that one (prune), then the
+ * files written by every connection, each its part_no-th of every parts (put). Each
+ * connection logged on and connected to share already; a plan is read-only during put, so
+ * the connections' threads may share it. Deadlines: T x (8 + the items of the call + its
+ * MiB). */
+struct pv_smb2_plan;
+struct pv_smb2_plan_counts {
+	unsigned long files_ok, files_to_write, dirs_to_make, extras, listed;
+	uint64_t bytes_to_write;
+	double list_seconds; /* how long the listing took */
+};
+int pv_smb2_plan(struct pv_smb2 *c, const char *share, const char *base,
+		 const struct pv_smb_item *items, size_t n, bool fresh,
+		 const struct pv_smb_build_opts *o, struct pv_smb2_plan **out);
+const struct pv_smb2_plan_counts *pv_smb2_plan_counts(const struct pv_smb2_plan *p);
+int pv_smb2_plan_prune(struct pv_smb2 *c, struct pv_smb2_plan *plan,
 		       struct pv_smb_tree_result *res);
+int pv_smb2_plan_put(struct pv_smb2 *c, struct pv_smb2_plan *plan, unsigned part_no, unsigned parts,
+		     pv_smb_fill_fn fill, void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
+		     struct pv_smb_tree_result *res);
+void pv_smb2_plan_free(struct pv_smb2_plan *p);
+/* Every folder of path (share-relative, '/'-separated) there, made where missing (FILE_OPEN_IF
+ * on each in turn). */
+int pv_smb2_mkdirs(struct pv_smb2 *c, const char *share, const char *path);
 
 #endif

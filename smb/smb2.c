@@ -964,7 +964,9 @@ int smb2_dir_next(struct smb2_dir_it *it, struct smb2_dirent *e)
 		return smb2_rd_fail(r, "an entry of %zu bytes, shorter than its 64 fixed ones",
 				    left);
 	next = smb2_rd_u32(r);
-	smb2_rd_skip(r, 36); /* FileIndex, the times */
+	smb2_rd_skip(r, 20); /* FileIndex, CreationTime, LastAccessTime */
+	e->mtime = smb2_rd_u64(r);
+	smb2_rd_skip(r, 8); /* ChangeTime */
 	e->size = smb2_rd_u64(r);
 	smb2_rd_skip(r, 8); /* AllocationSize */
 	attrs = smb2_rd_u32(r);

@@ -311,6 +311,7 @@ struct smb2_dirent {
 	char name[768]; /* 255 UTF-16 units: at most 765 bytes of UTF-8 */
 	bool dir;
 	uint64_t size;
+	uint64_t mtime; /* LastWriteTime: 100 ns units since 1601 (MS-DTYP FILETIME) */
 };
 struct smb2_dir_it {
 	struct smb2_rd r;

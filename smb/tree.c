@@ -111,7 +111,7 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 
 		snprintf(where, sizeof(where), "//%s/%s/%s", s->server, w->share, w->base);
 		r = listing_entry(l, where, w->base, rel, fi->name, (fi->attrs & ATTR_DIR) != 0,
-				  fi->size);
+				  fi->size, 0);
 	}
 	SMBC(smbc_getFunctionClosedir)(s->ctx)(s->ctx, dir);
 	return r;
@@ -182,7 +182,7 @@ int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
 		goto out;
 	for (size_t i = 0; i < n && r == PV_OK; i++) {
 		const struct pv_smb_item *it = &items[i];
-		enum plan p = listing_plan(&l, it, s->server, share, base);
+		enum plan p = listing_plan(&l, it, 0, s->server, share, base);
 
 		if (p == PLAN_MISMATCH) {
 			r = PV_EREMOTE;

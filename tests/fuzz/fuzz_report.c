@@ -54,7 +54,7 @@ static int get(void *arg, const char *rel, size_t max, char **text, size_t *len)
 		if (f->len[i] > max)
 			return pv_error(PV_EIO, "%zu bytes, more than %zu", f->len[i], max);
 		if (!(*text = malloc(f->len[i] + 1)))
-			return pv_error(PV_EIO, "out of memory");
+			return -1;
 		memcpy(*text, f->text[i], f->len[i]);
 		(*text)[f->len[i]] = '\0';
 		*len = f->len[i];

@@ -46,7 +46,7 @@ static inline int smb2_plan_run(int fd, int timeout_ms, struct pv_smb_tree_resul
 	if (r == PV_OK)
 		r = pv_smb2_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", smb2_plan_items,
 				       sizeof(smb2_plan_items) / sizeof(smb2_plan_items[0]), false,
-				       smb2_plan_fill, NULL, NULL, NULL, res);
+				       NULL, smb2_plan_fill, NULL, NULL, NULL, res);
 	pv_smb2_free(c);
 	pv_secret_free(pw);
 	return r;

@@ -1,6 +1,9 @@
 # tests/integration/lib.sh: helpers shared by the integration tests (sourced, not run).
 # Each test runs the built binary inside the lab's controller namespace (ctl) and checks what
-# it did with independent tools. Assertions record failures; the test exits non-zero if any.
+# it did with independent tools. Assertions record failures; the test exits non-zero if any,
+# 77 when nothing failed but a part could not run on this lab (skip: run.sh says SKIP).
+# Every provision call runs under a timeout (PVT, PV_TIMEOUT), and a probe that cannot look
+# (ldapsearch, net, klist... failing) fails the test instead of reading as "none" (probe).
 set -uo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -9,8 +12,30 @@ LAB=${PROVISION_LAB_DIR:-/var/lib/provision-lab}
 PV="$TOP/bin/provision"
 PLAYBOOK="$TOP/playbooks/lab.yaml"
 T_FAILS=0
+T_SKIPS=0
 T_TMP=$(mktemp -d /tmp/pv-it.XXXXXX)
 trap 'rm -rf "$T_TMP"' EXIT
+
+# Every provision call runs under a timeout, so that one that hangs fails its test instead of
+# holding the suite (and the shared lab) forever: PVT goes right before "$PV", inside `on`, so
+# that timeout is provision's parent. --foreground keeps provision in the test's process group
+# (a Ctrl-C of the test still reaches it) and has timeout signal provision itself: SIGTERM after
+# PV_TIMEOUT seconds (provision stops what it started, exit 15), SIGKILL 10 s later.
+PV_TIMEOUT=${PV_TIMEOUT:-600}
+PVT=(timeout --foreground --kill-after=10 "$PV_TIMEOUT")
+
+# pv_timed_out RC T0 WHAT [LIMIT]: whether a provision call started at SECONDS=T0 that ended
+# with RC was stopped by its timeout (LIMIT seconds, PV_TIMEOUT by default): timeout's 124, or
+# 137 (SIGKILL) once the limit had passed (a test's own SIGKILL comes sooner); then a FAIL
+# naming WHAT.
+pv_timed_out() {
+	local rc=$1 t0=$2 what=$3 limit=${4:-$PV_TIMEOUT}
+	if ((rc == 124 || rc == 137)) && ((SECONDS - t0 >= limit)); then
+		fail "${what:0:200}: still running after its timeout of ${limit} s: stopped (exit $rc)"
+		return 0
+	fi
+	return 1
+}
 
 # on HOST CMD...: run a command on a lab host.
 on() {
@@ -29,11 +54,13 @@ child_named() {
 	return 1
 }
 
-# pv_bg ARGS...: provision in ctl in the background (stdout and stderr in $T_TMP/bgout,
-# bgerr); sets BG (the lab exec) and PV_PID (provision itself, for signals)
+# pv_bg ARGS...: provision in ctl in the background, under the timeout (stdout and stderr in
+# $T_TMP/bgout, bgerr); sets BG (the lab exec) and PV_PID (provision itself, for signals)
 pv_bg() {
 	: >"$T_TMP/bgerr"
-	on ctl "$PV" "$@" >"$T_TMP/bgout" 2>"$T_TMP/bgerr" &
+	BG_T0=$SECONDS
+	BG_WHAT="provision $*"
+	on ctl "${PVT[@]}" "$PV" "$@" >"$T_TMP/bgout" 2>"$T_TMP/bgerr" &
 	BG=$!
 	PV_PID=
 	for _ in $(seq 100); do
@@ -74,14 +101,17 @@ pv_bg_wait() {
 	BG=
 	OUT=$(cat "$T_TMP/bgout")
 	ERR=$(cat "$T_TMP/bgerr")
+	pv_timed_out "$RC" "$BG_T0" "$BG_WHAT" && show
 }
 
-# pv ARGS...: run provision in ctl; sets OUT, ERR, RC.
+# pv ARGS...: run provision in ctl, under the timeout; sets OUT, ERR, RC.
 pv() {
-	on ctl "$PV" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
+	local t0=$SECONDS
+	on ctl "${PVT[@]}" "$PV" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
 	RC=$?
 	OUT=$(cat "$T_TMP/out")
 	ERR=$(cat "$T_TMP/err")
+	pv_timed_out "$RC" "$t0" "provision $*" && show
 }
 
 fail() {
@@ -125,8 +155,98 @@ expect_no_out() {
 	fi
 }
 
+# skip WHY: a part of this test cannot run on this lab (said why, on stderr). The test still
+# runs the rest; when nothing failed it exits 77, which run.sh reports as SKIP, not PASS.
+skip() {
+	echo "    SKIP: $*" >&2
+	T_SKIPS=$((T_SKIPS + 1))
+}
+
+# finish: the test's status, its last command: 0, 1 on any failure (probes that could not look
+# included), 77 when nothing failed but something was skipped
 finish() {
-	[[ $T_FAILS -eq 0 ]]
+	local n
+	if [[ -s $T_TMP/probes ]]; then
+		n=$(wc -l <"$T_TMP/probes")
+		echo "    $n probe(s) could not look (each FAIL: probe above): nothing they read counts" >&2
+		T_FAILS=$((T_FAILS + n))
+	fi
+	((T_FAILS == 0)) || return 1
+	((T_SKIPS == 0)) || return 77
+	return 0
+}
+
+# ---- probes: what a test reads back from the lab with independent tools ----
+# A probe that cannot look (ldapsearch refused or the DC away, net conf or klist failing, a
+# host not reached) must never read as "none found", or every "nothing left" check would pass
+# with the lab unreachable. A failed probe is said on stderr (FAIL: probe ...) and written to
+# $T_TMP/probes, which finish() counts as failures: probes run in $(...), a subshell, where
+# fail() cannot reach T_FAILS. A count it cannot make is -1, which no count equals.
+
+# probe_failed WHAT...: record a probe that could not look
+probe_failed() {
+	echo "    FAIL: probe $*" >&2
+	echo "$*" >>"$T_TMP/probes"
+}
+
+# probe WHAT OK CMD...: run the probe CMD, its stdout into PROBE. 0 when its exit status is
+# one of OK (a list: "0", or "0 32" for an ldapsearch whose base may be gone); else the probe
+# failed (recorded, naming WHAT, the status and the first line CMD said on stderr), and 1.
+probe() {
+	local what=$1 ok=$2 rc said
+	shift 2
+	PROBE=$("$@" 2>"$T_TMP/probe.err")
+	rc=$?
+	[[ " $ok " == *" $rc "* ]] && return 0
+	said=$(head -n 1 "$T_TMP/probe.err" | cut -c1-300)
+	probe_failed "$what: exit $rc${said:+: $said}"
+	return 1
+}
+
+# n_lines [-i|-F|-x]... REGEX: how many lines of stdin match (grep -Ec; -F: a fixed string):
+# 0 when none (grep's status 1); a grep that fails (2: a bad pattern, a read error) is a failed
+# probe, and -1
+n_lines() {
+	local opts=(-E) n rc
+	while [[ ${1:-} == -[iFx] ]]; do
+		if [[ $1 == -F ]]; then opts[0]=-F; else opts+=("$1"); fi
+		shift
+	done
+	n=$(grep -c "${opts[@]}" -- "$1")
+	rc=$?
+	if ((rc > 1)); then
+		probe_failed "grep -c '$1': exit $rc"
+		echo -1
+		return 1
+	fi
+	echo "$n"
+}
+
+# probe_count [-i|-F|-x]... WHAT OK REGEX CMD...: how many lines of CMD's stdout match REGEX;
+# -1 (and a failed probe) when CMD's exit status is not in OK
+probe_count() {
+	local opts=()
+	while [[ ${1:-} == -[iFx] ]]; do
+		opts+=("$1")
+		shift
+	done
+	local what=$1 ok=$2 re=$3
+	shift 3
+	probe "$what" "$ok" "$@" || {
+		echo -1
+		return 1
+	}
+	n_lines "${opts[@]}" "$re" <<<"$PROBE"
+}
+
+# probe_has [-i|-F|-x]... WHAT OK REGEX CMD...: 0 when a line of CMD's stdout matches REGEX, 1
+# when none does, 2 when the probe failed (recorded: the test fails whichever way it is read)
+probe_has() {
+	local n
+	n=$(probe_count "$@")
+	((n > 0)) && return 0
+	((n == 0)) && return 1
+	return 2
 }
 
 # ---- directory helpers (independent of provision: ldapsearch/ldapadd/kinit in ctl) ----
@@ -145,9 +265,11 @@ ldm() {
 	on ctl ldapmodify -H ldaps://dc.lab.test -D "Administrator@LAB.TEST" -y "$LAB/admin.pass" "$@"
 }
 
-# count_tagged: number of users carrying the lab's tag anywhere in the domain
+# count_tagged: number of users carrying the lab's tag anywhere in the domain (-1: the probe
+# failed; ldapsearch's size limit, 4, is a failure too: the count would be cut)
 count_tagged() {
-	lds -b "$BASE_DN" "(&(objectClass=user)(description=$TAG))" dn | grep -c '^dn:' || true
+	probe_count "count_tagged (ldapsearch for $TAG)" 0 '^dn:' \
+		lds -b "$BASE_DN" "(&(objectClass=user)(description=$TAG))" dn
 }
 
 # user_kinit NAME [PASSFILE]: a ticket for NAME with the shared password, in a fresh ccache
@@ -159,9 +281,10 @@ user_kinit() {
 	return $rc
 }
 
-# ou_exists DN
+# ou_exists DN: 0 when DN exists, 1 when the DC says it does not (ldapsearch's 32, no such
+# object), 2 when the probe failed (recorded)
 ou_exists() {
-	lds -b "$1" -s base '(objectClass=*)' dn 2>/dev/null | grep -q '^dn:'
+	probe_has "ou_exists $1 (ldapsearch)" "0 32" '^dn:' lds -b "$1" -s base '(objectClass=*)' dn
 }
 
 # ---- the file server (independent of provision: find on srv's disk, net, smbclient) ----
@@ -176,8 +299,45 @@ srv_tree() {
 	on srv sh -c "cd $SP/$1/$2 && echo \$(find . -type f | wc -l) \$(find . -type f -printf '%s\n' | awk '{ s += \$1 } END { print s + 0 }')"
 }
 joined() { on srv net ads testjoin >/dev/null 2>&1; }
-# spns: how many cifs/srvu* SPNs the server's computer account holds
-spns() { lds -b "$SRV_DN" -s base '(objectClass=computer)' servicePrincipalName 2>/dev/null | grep -ci '^servicePrincipalName: cifs/srvu' || true; }
+# spns: how many cifs/srvu* SPNs the server's computer account holds (none when the account
+# is gone: ldapsearch's 32; -1: the probe failed)
+spns() {
+	probe_count -i "spns (ldapsearch of $SRV_DN)" "0 32" '^servicePrincipalName: cifs/srvu' \
+		lds -b "$SRV_DN" -s base '(objectClass=computer)' servicePrincipalName
+}
+# shares: how many fsroot* shares srv's registry holds (net conf listshares; -1: it failed)
+shares() { probe_count "shares (net conf listshares on srv)" 0 '^fsroot' on srv net conf listshares; }
+# name_resolves HOST NAME: 0 when NAME resolves on HOST (getent hosts), 1 when it does not
+# (getent's 2, not found), 2 when the probe failed (recorded). getent's status is read from
+# what the host printed, as lab.sh's own failure is a 2 too.
+name_resolves() {
+	probe "resolves $2 on $1 (getent hosts)" 0 on "$1" sh -c 'getent hosts "$1"; echo "getent=$?"' sh "$2" ||
+		return 2
+	case $PROBE in
+	*getent=0) return 0 ;;
+	*getent=2) return 1 ;;
+	esac
+	probe_failed "resolves $2 on $1: getent hosts said: ${PROBE//$'\n'/ }"
+	return 2
+}
+# host_test HOST TEST-ARGS...: test(1) on HOST: 0 true, 1 false, 2 when the probe failed
+# (recorded: lab.sh's own failure must not read as false)
+host_test() {
+	local h=$1
+	shift
+	probe "test $* on $h" 0 on "$h" sh -c 'test "$@"; echo "test=$?"' sh "$@" || return 2
+	case $PROBE in
+	test=0) return 0 ;;
+	test=1) return 1 ;;
+	esac
+	probe_failed "test $* on $h: $PROBE"
+	return 2
+}
+# hosts_blocks HOST LAB: how many hosts blocks of lab LAB HOST's /etc/hosts holds (-1: it
+# could not be read)
+hosts_blocks() {
+	probe_count -x "hosts_blocks $1 (cat /etc/hosts)" 0 "# BEGIN provision $2" on "$1" cat /etc/hosts
+}
 # smb_n USER TARGET SHARE CMD: smbclient as USER with NTLM (the shared password, domain LAB)
 smb_n() {
 	printf 'username = %s\npassword = %s\ndomain = LAB\n' "$1" "$(cat "$LAB/user.pass")" >"$T_TMP/auth"

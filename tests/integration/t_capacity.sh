@@ -33,7 +33,7 @@ OUTDIR=$TOP/build/test-output/t_capacity
 rm -rf "$OUTDIR"
 mkdir -p "$OUTDIR"
 trap '"$LAB_SH" srv-limit off >/dev/null 2>&1; "$LAB_SH" cli-limit cli1 off >/dev/null 2>&1;
-	enable_users 512 >/dev/null 2>&1; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1;
+	enable_users 512 >/dev/null 2>&1; on ctl "${PVT[@]}" "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1;
 	rm -rf "$RES"/cap-* "$T_TMP"' EXIT
 
 # enable_users UAC: userAccountControl of pc-cli1-u2 and pc-cli2-u2 (514 disabled, 512 not)

@@ -9,7 +9,7 @@ SRV=198.18.0.20
 BEGIN="# BEGIN provision provision"
 END="# END provision provision"
 
-get() { on "$1" cat /etc/hosts; }
+get() { on "$1" cat /etc/hosts || probe_failed "cat /etc/hosts on $1: exit $?"; }
 put() { on "$1" sh -c 'cat >/etc/hosts' <"$2"; } # in place, as the bind mount requires
 sha() { on "$1" sha256sum /etc/hosts | cut -d' ' -f1; }
 bak() { echo "/etc/hosts.provision-provision-$1.orig"; }
@@ -48,7 +48,7 @@ expect_rc 0 "client --users 3"
 for h in "${CLIENTS[@]}"; do
 	expect_out "^$h: written, srv \+ 3 aliases \(in place: the file is a mount point\), backup $(bak "$h") made, getent ok"
 	for n in srvu1 srvu2 srvu3 srv; do resolves "$h" "$n" || fail "$h: $n does not resolve to $SRV"; done
-	on "$h" getent hosts srvu4 >/dev/null && fail "$h: srvu4 resolves though N is 3"
+	name_resolves "$h" srvu4 && fail "$h: srvu4 resolves though N is 3"
 	get "$h" >"$T_TMP/now.$h"
 	sed "/^$BEGIN\$/,/^$END\$/d" "$T_TMP/now.$h" | cmp -s - "$T_TMP/orig.$h" ||
 		fail "$h: the lines outside the block changed"
@@ -83,7 +83,7 @@ for h in "${CLIENTS[@]}"; do
 done
 pv -p "$PLAYBOOK" client --users 2
 expect_rc 0 "client --users 2"
-on cli1 getent hosts srvu3 >/dev/null && fail "srvu3 still resolves after --users 2"
+name_resolves cli1 srvu3 && fail "srvu3 still resolves after --users 2"
 resolves cli2 srvu2 || fail "cli2: srvu2 does not resolve after --users 2"
 
 # 4. JSON, one client, a dry run that writes nothing
@@ -151,7 +151,7 @@ expect_out "^cli2: FAILED \(unreachable, 6\): .*198\.18\.0\.32.*[Rr]efused"
 expect_out "^cli1: written, srv \+ 6 aliases"
 expect_err "cli2 \(unreachable\): cannot connect"
 resolves cli1 srvu6 || fail "cli1 not done while cli2 was down"
-on cli2 getent hosts srvu6 >/dev/null && fail "cli2 has srvu6 though it was down"
+name_resolves cli2 srvu6 && fail "cli2 has srvu6 though it was down"
 pv -p "$PLAYBOOK" client --users 6
 expect_rc 0 "re-run with cli2 back"
 expect_out "^cli1: unchanged"
@@ -184,8 +184,8 @@ expect_out "^cli2: removed the block of lab 'provision' \(in place: the file is 
 expect_out "^cli1: nothing to remove"
 for h in "${CLIENTS[@]}"; do
 	same_as "$h" "$T_TMP/orig.$h" "$h after cleanup"
-	on "$h" test -e "$(bak "$h")" && fail "$h: backup left after cleanup"
-	on "$h" getent hosts srvu1 >/dev/null && fail "$h: srvu1 still resolves after cleanup"
+	host_test "$h" -e "$(bak "$h")" && fail "$h: backup left after cleanup"
+	name_resolves "$h" srvu1 && fail "$h: srvu1 still resolves after cleanup"
 done
 pv -p "$PLAYBOOK" cleanup client
 expect_rc 0 "second cleanup"
@@ -201,7 +201,7 @@ get cli1 | grep -q "^# provision ended the line above with a line break" || fail
 pv -p "$PLAYBOOK" cleanup client --clients cli1
 expect_rc 0 "cleanup of a file without a final line break"
 same_as cli1 "$T_TMP/nobreak" "the file without a final break after the round trip"
-on cli1 test -e "$(bak cli1)" && fail "backup left (file without a final break)"
+host_test cli1 -e "$(bak cli1)" && fail "backup left (file without a final break)"
 put cli1 "$T_TMP/orig.cli1"
 
 # 12. an edit outside the block between client and cleanup is kept, and so is the backup

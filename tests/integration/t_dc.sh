@@ -52,7 +52,8 @@ expect_out "6 users planned .* 4 already present, 2 would be created"
 pv -p "$PLAYBOOK" dc --users 5 --clients cli2
 expect_rc 0 "--clients cli2"
 expect_out "created 1, already present 4"
-lds -b "$LAB_OU" '(sAMAccountName=cli1-u5)' dn | grep -q '^dn:' && fail "cli1-u5 made though only cli2 was asked"
+probe_has "cli1-u5 (ldapsearch)" 0 '^dn:' lds -b "$LAB_OU" '(sAMAccountName=cli1-u5)' dn &&
+	fail "cli1-u5 made though only cli2 was asked"
 
 # 4. the other transports: StartTLS and sealed SASL/GSSAPI also work
 pv -p "$PLAYBOOK" --set domain.transport=starttls dc --users 6 --clients cli1 -v
@@ -97,7 +98,9 @@ pv -p "$PLAYBOOK" dc --users 120
 expect_rc 0 "run after a kill -9"
 [[ $(count_tagged) -eq 240 ]] || fail "after kill and re-run: $(count_tagged) users, expected 240 (mid: $mid)"
 user_kinit cli2-u120 || fail "kinit of the last user after the re-run"
-dups=$(lds -b "$BASE_DN" "(description=$TAG)" sAMAccountName | grep '^sAMAccountName:' | sort | uniq -d)
+dups=
+probe "duplicate names (ldapsearch for $TAG)" 0 lds -b "$BASE_DN" "(description=$TAG)" sAMAccountName &&
+	dups=$(grep '^sAMAccountName:' <<<"$PROBE" | sort | uniq -d)
 [[ -z $dups ]] || fail "duplicate names: $dups"
 
 # 7. a name held by someone else's object is a conflict, reported by name; the rest is made

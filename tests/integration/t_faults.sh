@@ -12,10 +12,19 @@ trap '"$LAB_SH" sshd cli2 start >/dev/null 2>&1; "$LAB_SH" dc start >/dev/null 2
 P=(-p "$PLAYBOOK" --set lab=pvfault --set "users.name_template=pf-{client}-u{n}"
 	--set users.per_client=40 --set "controller.results=$D/results")
 FTAG="provision:pvfault"
-tagged() { lds -b "$BASE_DN" "(&(objectClass=user)(description=$FTAG))" dn | grep -c '^dn:' || true; }
-samnames() { lds -b "$BASE_DN" "(&(objectClass=user)(description=$FTAG))" sAMAccountName | grep '^sAMAccountName:' | sort | uniq -d; }
-shares() { on srv net conf listshares 2>/dev/null | grep -c '^fsroot' || true; }
-block() { on "$1" grep -c '^# BEGIN provision pvfault$' /etc/hosts || true; }
+# the probes (lib.sh: one that cannot look fails the test, never reads as none): the lab's
+# users, the sAMAccountNames held twice (nothing when the probe failed: recorded), srv's shares
+# (lib.sh), HOST's hosts blocks of the lab
+tagged() {
+	probe_count "tagged (ldapsearch for $FTAG)" 0 '^dn:' \
+		lds -b "$BASE_DN" "(&(objectClass=user)(description=$FTAG))" dn
+}
+samnames() {
+	probe "samnames (ldapsearch for $FTAG)" 0 \
+		lds -b "$BASE_DN" "(&(objectClass=user)(description=$FTAG))" sAMAccountName || return
+	grep '^sAMAccountName:' <<<"$PROBE" | sort | uniq -d
+}
+block() { hosts_blocks "$1" pvfault; }
 
 pv "${P[@]}" cleanup --leave >/dev/null
 

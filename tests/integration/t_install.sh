@@ -70,6 +70,6 @@ expect_rc 0 "the binary put in place"
 	fail "after finish: '$OUT', $(ls -A "$D")"
 inst "$D" "$(sha "$PV")" provision.new.cli1 check
 [[ $OUT == present ]] || fail "a second check: '$OUT', expected present"
-"$D/provision" --version | grep -q '^provision ' || fail "the binary put in place does not run"
+"${PVT[@]}" "$D/provision" --version | grep -q '^provision ' || fail "the binary put in place does not run"
 
 finish

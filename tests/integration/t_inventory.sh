@@ -41,7 +41,7 @@ expect_rc 0 "client, YAML inventory, the playbook's port over the inventory's"
 on cli2 grep -q "^# BEGIN provision provision" /etc/hosts || fail "no block on cli2 (YAML)"
 pv "${Y[@]}" --set clients.hosts.cli2.ssh.port=22 cleanup client
 expect_rc 0 "cleanup client (YAML)"
-on cli2 grep -q "^# BEGIN provision provision" /etc/hosts && fail "block left on cli2"
+[[ $(hosts_blocks cli2 provision) -eq 0 ]] || fail "block left on cli2"
 
 # 3. refused with the inventory's file and line, before anything is done
 printf '[load]\ncli1 ansible_host="{{ lookup(\x27env\x27, \x27IP\x27) }}"\n' >"$T_TMP/jinja.ini"

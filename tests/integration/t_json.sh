@@ -85,6 +85,19 @@ pv "${P[@]}" --json prepare "${BAD[@]}"; jcheck "prepare, admin password unreada
 python3 -c 'import json,sys; d=json.load(sys.stdin); s={p["phase"]: p["state"] for p in d["phases"]}; assert s["dc"]=="failed" and s["server"]=="skipped" and s["client"]=="already", s' <<<"$OUT" ||
 	fail "prepare failure JSON: $OUT"
 
+# copy: a dry run, refusals, a failure on the client, a copy
+FS=$TOP/playbooks/filesets/small.yaml
+pv "${P[@]}" --json --dry-run copy --fileset "$FS"; jcheck "copy --dry-run" 0 1
+python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["plan"]) == 5 and "pj-cli1-u1" in d["plan"][0], d' <<<"$OUT" || fail "copy --dry-run JSON: $OUT"
+pv "${P[@]}" --json copy; jcheck "copy without a source" 2
+pv "${P[@]}" --json copy --from relative/folder; jcheck "copy --from a relative folder" 2
+pv "${P[@]}" --json copy --fileset "$FS" --mt 0; jcheck "copy --mt 0" 2
+pv "${P[@]}" --json copy --fileset "$D/nosuch.yaml"; jcheck "copy --fileset missing" 3
+pv "${P[@]}" --json copy --fileset "$FS" --client nosuch; jcheck "copy --client nosuch" 3
+pv "${P[@]}" --json copy --from /nonexistent/folder; jcheck "copy from a folder the client lacks" 3
+pv "${P[@]}" --json copy --fileset "$FS" --id pj-copy; jcheck "copy" 0
+python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["files_copied"] == 70 and d["done"] and d["bound"] and d["report"].endswith("report.html"), d' <<<"$OUT" || fail "copy JSON: $OUT"
+
 for phase in controller client server dc; do
 	pv "${P[@]}" --json --dry-run cleanup "$phase"; jcheck "cleanup $phase --dry-run" 0 1
 done
@@ -100,11 +113,11 @@ done
 pv "${P[@]}" --json cleanup; jcheck "cleanup (nothing left)" 0
 
 # stdout that cannot be written: a full disk, a closed pipe
-on ctl sh -c "'$PV' --json --version >/dev/full 2>'$T_TMP/err'"
+on ctl sh -c "${PVT[*]} '$PV' --json --version >/dev/full 2>'$T_TMP/err'"
 rc=$?
 [[ $rc -eq 9 ]] || fail "--version to /dev/full: exit $rc, expected 9"
 grep -q 'cannot write the results to stdout' "$T_TMP/err" || fail "no message for a full stdout: $(cat "$T_TMP/err")"
-on ctl bash -c "'$PV' help cleanup 2>'$T_TMP/err' | (exec 0<&-; sleep 0.5); echo \${PIPESTATUS[0]}" >"$T_TMP/rc"
+on ctl bash -c "${PVT[*]} '$PV' help cleanup 2>'$T_TMP/err' | (exec 0<&-; sleep 0.5); echo \${PIPESTATUS[0]}" >"$T_TMP/rc"
 [[ $(cat "$T_TMP/rc") -eq 9 ]] || fail "help into a closed pipe: exit $(cat "$T_TMP/rc"), expected 9"
 
 finish

@@ -14,7 +14,7 @@
 P=(-p "$PLAYBOOK" --set lab=pvload --set "users.name_template=pl-{client}-u{n}"
 	--set users.per_client=100 --set driver.name=builtin)
 RES=$LAB/results
-trap '[[ -n ${smbd:-} ]] && kill -CONT "$smbd" 2>/dev/null; "$LAB_SH" srv-conf >/dev/null 2>&1; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$RES"/lt-* "$T_TMP"' EXIT
+trap '[[ -n ${smbd:-} ]] && kill -CONT "$smbd" 2>/dev/null; "$LAB_SH" srv-conf >/dev/null 2>&1; on ctl "${PVT[@]}" "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$RES"/lt-* "$T_TMP"' EXIT
 
 pv "${P[@]}" cleanup --leave >/dev/null
 pv "${P[@]}" prepare
@@ -170,7 +170,7 @@ assert m['steps'][0]['load']['clients_lost'] == 1, m['steps'][0]['load']
 # load_by_hand SOFT HARD: provision load on cli1 with those open-file limits; RC, OUT, ERR
 load_by_hand() {
 	pv_shell "ulimit -Sn $1 && ulimit -Hn $2 && { cat '$T_TMP/load.in'; sleep 2; echo go; sleep 4; } |
-		'$PV' load --client cli1 --workgroup LAB --duration 2"
+		${PVT[*]} '$PV' load --client cli1 --workgroup LAB --duration 2"
 }
 pv_shell() {
 	on cli1 bash -c "$1" >"$T_TMP/out" 2>"$T_TMP/err"
@@ -194,7 +194,7 @@ expect_no_out "^ready" "nothing started under a hard limit too low"
 smbd=$(cat "$LAB/srv/pid/smbd.pid")
 { head -n 2 "$T_TMP/load.in"; grep -E '^user pl-cli1-u([1-9]|1[0-9]|20) ' "$T_TMP/load.in"; } >"$T_TMP/storm.in"
 pv_shell "{ cat '$T_TMP/storm.in'; sleep 0.5; kill -STOP $smbd; echo start; sleep 1.5; kill -CONT $smbd;
-	sleep 3; echo go; sleep 3; } | '$PV' -vv load --client cli1 --workgroup LAB --duration 1 --timeout 1"
+	sleep 3; echo go; sleep 3; } | ${PVT[*]} '$PV' -vv load --client cli1 --workgroup LAB --duration 1 --timeout 1"
 kill -CONT "$smbd" 2>/dev/null
 expect_rc 0 "provision load through a 1.5 s stop of srv's smbd"
 expect_out '^ready \{"users":20,"connected":20,"failed":0' "every user logged on in the end"

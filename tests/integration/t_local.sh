@@ -34,10 +34,10 @@ wait "$holder" 2>/dev/null
 rm -rf "$old" "$flag"
 # PROVISION_LOCK_DIR is still honoured, and a folder others may write to is refused
 mkdir -m 0700 "$T_TMP/locks"
-on ctl env PROVISION_LOCK_DIR="$T_TMP/locks" "$PV" "${P[@]}" cleanup client >/dev/null 2>&1 ||
+on ctl env PROVISION_LOCK_DIR="$T_TMP/locks" "${PVT[@]}" "$PV" "${P[@]}" cleanup client >/dev/null 2>&1 ||
 	fail "cleanup client with PROVISION_LOCK_DIR=$T_TMP/locks failed"
 [[ -f $T_TMP/locks/pvlocal.lock ]] || fail "PROVISION_LOCK_DIR was not used"
-on ctl env PROVISION_LOCK_DIR=/tmp "$PV" "${P[@]}" cleanup client >"$T_TMP/out" 2>"$T_TMP/err"
+on ctl env PROVISION_LOCK_DIR=/tmp "${PVT[@]}" "$PV" "${P[@]}" cleanup client >"$T_TMP/out" 2>"$T_TMP/err"
 RC=$? OUT=$(cat "$T_TMP/out") ERR=$(cat "$T_TMP/err")
 [[ $RC -ne 0 ]] || fail "a lock folder anyone may write to (/tmp) was accepted"
 expect_err "the lock folder /tmp is writable by others"

@@ -14,13 +14,37 @@ P=(-p "$PLAYBOOK" --set lab=pvmx --set "users.name_template=mx-{client}-u{n}" --
 MTAG="provision:pvmx"
 RES=$LAB/results
 trap '"$LAB_SH" srv-conf >/dev/null 2>&1; rm -rf "$RES"/mx-* "$T_TMP"' EXIT
-tagged() { lds -b "$BASE_DN" "(description=$MTAG*)" dn | grep -c '^dn:' || true; }
-all_spns() { lds -b "$BASE_DN" '(servicePrincipalName=cifs/srvu*)' servicePrincipalName | grep -ci '^servicePrincipalName: cifs/srvu' || true; }
-# alias principals in the keytab Samba uses now (the dedicated file, or the system keytab)
+# the probes (lib.sh: one that cannot look fails the test and counts -1, never 0): objects
+# tagged for the lab, alias SPNs anywhere in the directory
+tagged() { probe_count "tagged (ldapsearch for $MTAG)" 0 '^dn:' lds -b "$BASE_DN" "(description=$MTAG*)" dn; }
+all_spns() {
+	probe_count -i "all_spns (ldapsearch)" 0 '^servicePrincipalName: cifs/srvu' \
+		lds -b "$BASE_DN" '(servicePrincipalName=cifs/srvu*)' servicePrincipalName
+}
+# alias principals in the keytab Samba uses now (the dedicated file, or the system keytab):
+# klist -k on srv, each principal once. A keytab file that is not there holds none (checked
+# with test -e, not taken from klist's failure); testparm printing nothing, or klist failing
+# otherwise (a keytab klist cannot read), is a failed probe, -1: "no keytab touched" must not
+# pass then.
 kt_aliases() {
-	on srv sh -c 'm=$(testparm -s --parameter-name="kerberos method" 2>/dev/null)
-		case $m in "dedicated keytab") kt=$(testparm -s --parameter-name="dedicated keytab file" 2>/dev/null) ;; *) kt= ;; esac
-		klist -k ${kt:+"$kt"} 2>/dev/null | awk "{ print \$2 }" | grep -i "^cifs/srvu" | sort -u | wc -l' || true
+	probe "kt_aliases (testparm, klist -k on srv)" 0 on srv sh -c '
+		m=$(testparm -s --parameter-name="kerberos method" 2>/dev/null)
+		[ -n "$m" ] || { echo "testparm printed no kerberos method" >&2; exit 90; }
+		kt=
+		if [ "$m" = "dedicated keytab" ]; then
+			kt=$(testparm -s --parameter-name="dedicated keytab file" 2>/dev/null)
+			[ -n "$kt" ] || { echo "testparm printed no dedicated keytab file" >&2; exit 90; }
+		fi
+		out=$(klist -k ${kt:+"$kt"} 2>&1) && { printf "%s\n" "$out"; exit 0; }
+		rc=$?
+		f=$(printf "%s\n" "$out" | sed -n "s/^Keytab name: FILE://p")
+		[ -n "$f" ] && [ ! -e "$f" ] && exit 0
+		printf "%s\n" "$out" | grep -v "^Keytab name:" >&2
+		exit "$rc"' || {
+		echo -1
+		return
+	}
+	awk '{ print $2 }' <<<"$PROBE" | sort -u | n_lines -i '^cifs/srvu'
 }
 # smb_k USER ALIAS SHARE CMD: smbclient as USER with Kerberos (a fresh ticket) to ALIAS
 smb_k() {
@@ -84,12 +108,12 @@ variant() {
 		fail "$name: alias principals in the keytab in use after prepare: $(kt_aliases)"
 	pv "${P[@]}" cleanup --leave
 	expect_rc 0 "$name: cleanup --leave"
-	[[ -z $(on srv net conf listshares 2>/dev/null | grep '^fsroot') ]] || fail "$name: shares left: $(on srv net conf listshares)"
+	[[ $(shares) -eq 0 ]] || fail "$name: shares left: $(on srv net conf listshares)"
 	[[ $(kt_aliases) -eq 0 ]] || fail "$name: alias principals left in the keytab in use: $(kt_aliases)"
 	[[ $(tagged) -eq 0 ]] || fail "$name: objects tagged $MTAG left: $(tagged)"
 	[[ $(all_spns) -eq 0 ]] || fail "$name: alias SPNs left in the directory: $(all_spns)"
 	for c in cli1 cli2; do
-		on "$c" getent hosts srvu1 >/dev/null && fail "$name: srvu1 still resolves on $c"
+		name_resolves "$c" srvu1 && fail "$name: srvu1 still resolves on $c"
 	done
 	pv "${P[@]}" status
 	expect_rc 13 "$name: status after cleanup"
@@ -125,13 +149,16 @@ mkdir -p "$C"
 printf '127.0.0.1 localhost\n' >"$C/hosts"
 printf 'nameserver 127.0.0.1\n' >"$C/resolv.conf"
 : >"$C/krb5.conf"
-bare() { # provision ARGS... in ctl, knowing nothing of the domain; sets OUT, ERR, RC
+bare() { # provision ARGS... in ctl, knowing nothing of the domain, under the timeout (lib.sh);
+	# sets OUT, ERR, RC
+	local t0=$SECONDS
 	on ctl unshare -m sh -c "mount --bind '$C/hosts' /etc/hosts && mount --bind '$C/resolv.conf' /etc/resolv.conf &&
 		mount --bind '$C/krb5.conf' /etc/krb5.conf && exec env -u KRB5_CONFIG -u LDAPCONF \"\$0\" \"\$@\"" \
-		"$PV" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
+		"${PVT[@]}" "$PV" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
 	RC=$?
 	OUT=$(cat "$T_TMP/out")
 	ERR=$(cat "$T_TMP/err")
+	pv_timed_out "$RC" "$t0" "provision (bare controller) $*" && show
 }
 t0=$(date +%s)
 bare "${P[@]}" dc --dry-run

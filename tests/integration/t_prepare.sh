@@ -12,9 +12,13 @@ trap 'rm -rf "$D" "$T_TMP"' EXIT
 P=(-p "$PLAYBOOK" --set lab=pvprep --set "users.name_template=pp-{client}-u{n}"
 	--set users.per_client=5 --set "controller.results=$D/results")
 PTAG="provision:pvprep"
-tagged() { lds -b "$BASE_DN" "(&(objectClass=user)(description=$PTAG))" dn | grep -c '^dn:' || true; }
-shares() { on srv net conf listshares 2>/dev/null | grep -c '^fsroot' || true; }
-block() { on "$1" grep -c '^# BEGIN provision pvprep$' /etc/hosts || true; }
+# the probes (lib.sh: one that cannot look fails the test, never reads as none): the lab's
+# users, HOST's hosts blocks of the lab; srv's shares and SPNs are lib.sh's
+tagged() {
+	probe_count "tagged (ldapsearch for $PTAG)" 0 '^dn:' \
+		lds -b "$BASE_DN" "(&(objectClass=user)(description=$PTAG))" dn
+}
+block() { hosts_blocks "$1" pvprep; }
 # json EXPR: evaluate a Python expression over the last JSON document (d) on stdout
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); assert $1, d" <<<"$OUT" >/dev/null 2>&1; }
 
@@ -101,7 +105,7 @@ ou_exists "OU=pvprep,$BASE_DN" && fail "the lab's OU is left after cleanup"
 joined && fail "srv still joined after cleanup --leave"
 for c in cli1 cli2; do
 	[[ $(block "$c") -eq 0 ]] || fail "$c: hosts block left after cleanup"
-	on "$c" getent hosts srvu5 >/dev/null && fail "$c: srvu5 still resolves after cleanup"
+	name_resolves "$c" srvu5 && fail "$c: srvu5 still resolves after cleanup"
 done
 [[ -d $(ls -d "$D"/results.2* 2>/dev/null | head -n 1)/run1 ]] || fail "the results were not kept as a backup"
 pv "${P[@]}" status

@@ -19,7 +19,9 @@
 #   `server signing = mandatory` (lab.sh srv-conf, which restarts the daemons): every smbd and
 #   winbindd of srv, the restarted ones and those forked for the run's connections included,
 #   is in the limit's cgroup (/proc/PID/cgroup, read while the run goes), the server watch saw
-#   smbd under the cap, report B shows the signing, and `off` removes the group.
+#   smbd under the cap, report B shows the signing, and `off` removes the group: the folder
+#   lab.sh made for it (its state file names it; cgroup v1 or v2), checked to be where srv's
+#   smbd was, is gone.
 # - Run A2, A again. compare A B: a real difference in the answer (B carried fewer users, and
 #   the overload or errors say it is beyond the noise), throughput lower at some step, and
 #   under what differs the server signing (not set in A, required in B); the --html page
@@ -39,7 +41,7 @@ CAP=5
 OUTDIR=$TOP/build/test-output/t_report
 rm -rf "$OUTDIR"
 mkdir -p "$OUTDIR"
-trap '"$LAB_SH" srv-limit off >/dev/null 2>&1; "$LAB_SH" srv-conf >/dev/null 2>&1; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$RES"/rp-* "$T_TMP"' EXIT
+trap '"$LAB_SH" srv-limit off >/dev/null 2>&1; "$LAB_SH" srv-conf >/dev/null 2>&1; on ctl "${PVT[@]}" "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$RES"/rp-* "$T_TMP"' EXIT
 
 # browse PAGE NAME: PAGE in headless Chromium; what it saw in $OUTDIR/NAME/, BR (its JSON), BRC
 browse() {
@@ -167,6 +169,19 @@ on_cap() { # the srv processes named $1 outside the limit's group (printed)
 }
 left=$(on_cap '^(smbd|winbindd)$')
 [[ -z $left ]] || fail "srv-limit left these out of its group: $left"
+# the group's folder, where lab.sh made it (state "PERCENT KIND FOLDER ORIGIN": v2, the cgroup2
+# mount's pvlab-srv; v1, pvlab-srv beside smbd's group under the cpu controller's mount), and
+# checked against the group srv's master smbd is in now (/proc/PID/cgroup: the cpu
+# controller's line on v1, the 0:: line on v2): `off` must remove that folder
+cg_kind='' cg_dir='' cg_smbd=''
+read -r _ cg_kind cg_dir _ <"$LAB/srv/cpu-limit" || fail "srv-limit $CAP wrote no $LAB/srv/cpu-limit"
+if [[ $cg_kind == v1 ]]; then
+	cg_smbd=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3; exit }' "/proc/$(cat "$LAB/srv/pid/smbd.pid")/cgroup")
+else
+	cg_smbd=$(awk -F: '$1 == "0" { print $3; exit }' "/proc/$(cat "$LAB/srv/pid/smbd.pid")/cgroup")
+fi
+[[ $cg_smbd == */pvlab-srv && $cg_dir == /*"$cg_smbd" && -d $cg_dir ]] ||
+	fail "the limit's group: lab.sh names '$cg_dir' ($cg_kind), srv's smbd is in '$cg_smbd'"
 pv_bg "${P[@]}" --json run --id rp-b "${RAMP[@]}"
 # while the users are connected: the smbd forked for them were born in the group
 n=0
@@ -183,8 +198,8 @@ B=$RES/rp-b
 [[ -s $B/report.html ]] || fail "run B wrote no report.html (status $RC)"
 "$LAB_SH" srv-conf >/dev/null || fail "srv-conf back to the base"
 "$LAB_SH" srv-limit off >/dev/null || fail "srv-limit off"
-[[ ! -d /sys/fs/cgroup/cpu/pvlab-srv && ! -d /sys/fs/cgroup/unified/pvlab-srv ]] ||
-	fail "srv-limit off left its group"
+[[ -n $cg_dir && ! -e $cg_dir ]] || fail "srv-limit off left its group ${cg_dir:-(its folder unknown)}"
+[[ ! -e $LAB/srv/cpu-limit ]] || fail "srv-limit off left its state, $LAB/srv/cpu-limit"
 python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1] + "/manifest.json"))

@@ -14,7 +14,7 @@
 
 RES=$LAB/results
 # on any exit, the lab as the next test expects it: cli2's sshd up, nothing of this lab's left
-trap '"$LAB_SH" sshd cli2 start >/dev/null 2>&1; on ctl "$PV" -p "$PLAYBOOK" cleanup --leave >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
+trap '"$LAB_SH" sshd cli2 start >/dev/null 2>&1; on ctl "${PVT[@]}" "$PV" -p "$PLAYBOOK" cleanup --leave >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
 
 # leftovers PATTERN: processes of the run still alive on any host (printed)
 leftovers() {

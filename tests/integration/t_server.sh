@@ -216,7 +216,8 @@ expect_rc 2 "--via ftp"
 PROVISION_SPN_MAX=5 pv "${P[@]}" --set 'server.alias_template={server}x{n}' server --users 2
 expect_rc 3 "alias SPNs past the DC's limit"
 expect_err "the alias SPNs would not fit: $SRV_DN would hold [0-9]+ SPNs \([0-9]+ now, 4 to add: 2 per alias, 2 aliases\), more than the 5 PROVISION_SPN_MAX allows; nothing was written. Use NTLM-only aliases \(server.alias_spns: false"
-lds -b "$SRV_DN" -s base servicePrincipalName | grep -qi 'cifs/srvx' && fail "a refused server wrote SPNs"
+probe_has -i "SPNs of $SRV_DN (ldapsearch)" 0 'cifs/srvx' lds -b "$SRV_DN" -s base servicePrincipalName &&
+	fail "a refused server wrote SPNs"
 # the password is only needed for trees to build: one file of one tree goes first
 on srv sh -c "rm -f $SP/fsroot1/st-cli1-u1/static/d02/f0003.*"
 pv "${P[@]}" server --users 2 --password-file "$T_TMP/bad.yaml"
@@ -243,10 +244,11 @@ changetype: modify
 delete: servicePrincipalName
 servicePrincipalName: cifs/srvu9
 LDIF
-on srv net conf listshares 2>/dev/null | grep -q fsroot && fail "shares left: $(on srv net conf listshares)"
-on srv test -e "$SP" && fail "$SP left on srv"
+[[ $(shares) -eq 0 ]] || fail "shares left: $(on srv net conf listshares)"
+host_test srv -e "$SP" && fail "$SP left on srv"
 [[ $(spns) -eq 0 ]] || fail "$(spns) alias SPNs left"
-on srv sh -c 'net ads keytab list 2>/dev/null' | grep -qi 'cifs/srvu' && fail "alias principals left in the keytab"
+probe_has -i "net ads keytab list on srv" 0 'cifs/srvu' on srv net ads keytab list &&
+	fail "alias principals left in the keytab"
 joined || fail "cleanup server broke the membership"
 pv "${P[@]}" cleanup server
 expect_rc 0 "second cleanup server"
@@ -339,10 +341,11 @@ expect_rc 0 "cleanup server of the big-file shares"
 # re-run fixes none) and the same command again finishes the trees
 I=("${P[@]}" --set 'server.share_template=int{k}' --set "server.fileset=$T_TMP/int.yaml")
 printf 'name: int\nparts:\n  static: {files: 300, sizes: [{size: [8KiB, 200KiB]}]}\n' >"$T_TMP/int.yaml"
-# build_started: `server` of the int shares in the background (bg), back once 20 files are
-# written; build_ended: wait for it and set RC, OUT, ERR as pv does
+# build_started: `server` of the int shares in the background (bg, under the timeout), back
+# once 20 files are written; build_ended: wait for it and set RC, OUT, ERR as pv does
 build_started() {
-	on ctl "$PV" "${I[@]}" server --users 2 >"$T_TMP/out" 2>"$T_TMP/err" &
+	bg_t0=$SECONDS
+	on ctl "${PVT[@]}" "$PV" "${I[@]}" server --users 2 >"$T_TMP/out" 2>"$T_TMP/err" &
 	bg=$!
 	for _ in $(seq 400); do
 		[[ $(find "$SP_HERE"/int1 "$SP_HERE"/int2 -type f 2>/dev/null | wc -l) -ge 20 ]] && return
@@ -352,6 +355,7 @@ build_started() {
 build_ended() {
 	wait "$bg"
 	RC=$? OUT=$(cat "$T_TMP/out") ERR=$(cat "$T_TMP/err")
+	pv_timed_out "$RC" "$bg_t0" "server of the int shares (background)" && show
 }
 build_started
 kill -INT "$(child_named "$bg" provision)" 2>/dev/null || fail "no provision process to interrupt"
@@ -383,7 +387,8 @@ pv "${P[@]}" cleanup join --leave
 expect_rc 0 "cleanup join --leave"
 expect_out "left LAB.TEST; computer account SRV\\$ deleted"
 joined && fail "srv still joined after cleanup join --leave"
-lds -b "$BASE_DN" '(sAMAccountName=SRV$)' dn | grep -q '^dn:' && fail "computer account SRV$ left"
+probe_has "SRV\$ (ldapsearch)" 0 '^dn:' lds -b "$BASE_DN" '(sAMAccountName=SRV$)' dn &&
+	fail "computer account SRV$ left"
 on srv sh -c "$LAB/bin/lab-service status smbd" >/dev/null 2>&1 && fail "smbd still running"
 pv "${P[@]}" cleanup join --leave
 expect_rc 0 "second cleanup join"

@@ -29,7 +29,7 @@ on ctl sh -c "sleep 6 | timeout 10 openssl s_server -accept 198.18.0.5:636 -cert
 srv_pid=$!
 for _ in $(seq 50); do on ctl ss -ltn 2>/dev/null | grep -q '198\.18\.0\.5:636' && break; sleep 0.1; done
 on ctl unshare -m sh -c "mount --bind '$R/hosts' /etc/hosts &&
-	LDAPTLS_CACERTDIR='$R/cadir' LDAPTLS_REQCERT=never '$PV' -p '$PLAYBOOK' --json dc --dry-run" \
+	LDAPTLS_CACERTDIR='$R/cadir' LDAPTLS_REQCERT=never ${PVT[*]} '$PV' -p '$PLAYBOOK' --json dc --dry-run" \
 	>"$T_TMP/out" 2>"$T_TMP/err"
 RC=$?
 OUT=$(cat "$T_TMP/out")
@@ -42,7 +42,7 @@ if grep -aEq 'Shared ciphers|CIPHER is|^-----BEGIN SSL SESSION' "$R/server.log";
 fi
 
 # the same environment against the real DC: the playbook's CA still works
-on ctl env LDAPTLS_CACERTDIR="$R/cadir" LDAPTLS_REQCERT=never "$PV" -p "$PLAYBOOK" dc --dry-run \
+on ctl env LDAPTLS_CACERTDIR="$R/cadir" LDAPTLS_REQCERT=never "${PVT[@]}" "$PV" -p "$PLAYBOOK" dc --dry-run \
 	>"$T_TMP/out" 2>"$T_TMP/err"
 RC=$?
 OUT=$(cat "$T_TMP/out")

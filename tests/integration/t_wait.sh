@@ -5,7 +5,9 @@
 # print garbage or fail (8), Ctrl-C and SIGTERM (15, promptly, one SSH session throughout),
 # --json and --dry-run. Depths are checked against srv's own /proc/meminfo and smbstatus.
 # Everything it makes lives in a scratch folder on srv (and $T_TMP here) and is removed; on a
-# lab not prepared, the smb probe's test prepares lab 'pvwait' and cleans it up.
+# lab not prepared, the smb probe's test prepares lab 'pvwait' and cleans it up. When the lab's
+# users already have SMB sessions on srv (a lab in use), the smb probe's session test cannot
+# run: it is skipped, said so, and the test exits 77 (SKIP in run.sh, not PASS).
 . "$(dirname "$0")/lib.sh"
 
 P=(-p "$PLAYBOOK")
@@ -18,7 +20,7 @@ cleanup() {
 	done
 	[[ -n ${BG:-} ]] && kill "$BG" 2>/dev/null
 	on srv rm -rf "$SD"
-	[[ -n ${OURS:-} ]] && on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1
+	[[ -n ${OURS:-} ]] && on ctl "${PVT[@]}" "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1
 	rm -rf "$T_TMP"
 }
 trap cleanup EXIT
@@ -174,19 +176,32 @@ if ! joined || ! grep -Eq '^srv .* smbd=[0-9]' <<<"$("$LAB_SH" status 2>/dev/nul
 	[[ -n $udir ]] || fail "prepare made no tree for $U on srv"
 fi
 smb_count() { # REGEX: sessions + opens of the users it matches (whole name, any case, after
-	# the domain) in srv's smbstatus, counted here
-	on srv smbstatus --json --resolve-uids 2>/dev/null | python3 -c '
+	# the domain) in srv's smbstatus, counted here; -1 (a failed probe, lib.sh) when smbstatus
+	# fails or prints no JSON, never 0
+	local n
+	probe "smb_count (smbstatus --json on srv)" 0 on srv smbstatus --json --resolve-uids || {
+		echo -1
+		return
+	}
+	n=$(python3 -c '
 import json, re, sys
 d = json.load(sys.stdin)
 mine = lambda n: re.fullmatch(sys.argv[1], (n or "").split("\\")[-1], re.I) is not None
 n = sum(mine(s.get("username")) for s in d["sessions"].values())
 n += sum(mine(o.get("username")) for f in d.get("open_files", {}).values() for o in f["opens"].values())
-print(n)' "$1"
+print(n)' "$1" <<<"$PROBE" 2>"$T_TMP/smb_count.err")
+	if [[ ! $n =~ ^[0-9]+$ ]]; then
+		probe_failed "smb_count: smbstatus's JSON: $(tail -n 1 "$T_TMP/smb_count.err")"
+		n=-1
+	fi
+	echo "$n"
 }
 LAB_USERS="${U%%cli1-u1}(cli1|cli2)-u[1-9][0-9]*" # users.name_template, the lab's clients
 busy=$(smb_count "$LAB_USERS")
 pv "${P[@]}" --json wait --probe smb --settle 0 --timeout 10
-if [[ $busy -eq 0 ]]; then
+if [[ $busy -lt 0 ]]; then
+	: # the probe failed: said, and the test fails
+elif [[ $busy -eq 0 ]]; then
 	expect_rc 0 "wait --probe smb"
 	jq_ok 'd["drained"] and d["probe"] == "smb" and d["metric"] == "SMB opens and sessions"' "smb JSON"
 else
@@ -208,17 +223,18 @@ release() {
 	echo quit >&"$fd"
 	exec {fd}>&-
 }
-if [[ -z $udir ]]; then
-	: # said above
+if [[ -z $udir || $busy -lt 0 ]]; then
+	: # said above (a failure)
 elif [[ $busy -ne 0 || $(smb_count "$LAB_USERS") -ne 0 ]]; then
-	echo "    SKIP smb sessions: lab users have SMB sessions open on srv already (the lab is in use)" >&2
+	skip "smb sessions: lab users have SMB sessions open on srv already (the lab is in use)"
 else
 	share=$(basename "$(dirname "$udir")")
 	printf 'username = %s\npassword = %s\ndomain = LAB\n' "$U" "$(cat "$LAB/user.pass")" >"$T_TMP/u.auth"
 	hold admin "$LAB/admin.auth" "$share"
 	hold user "$T_TMP/u.auth" "$share" "open $U/$(on srv sh -c "cd $udir && find . -type f | head -n 1 | cut -c3-")"
 	for _ in $(seq 100); do
-		[[ $(smb_count "$U") -ge 2 ]] && break
+		n=$(smb_count "$U")
+		((n >= 2 || n < 0)) && break # (-1: the probe failed, said once)
 		sleep 0.1
 	done
 	want=$(smb_count "$U")

@@ -138,6 +138,25 @@ ns_exec() {
 # it never leaks into the root namespace), on srv a private /srv ($LAB/srv/srv: the shares and
 # trees the toolkit makes there go with the lab's state at `down`), per-namespace /etc files,
 # KRB5_CONFIG, KRB5CCNAME, LDAPCONF. fd 9 (the lab lock) is not inherited.
+# The cgroup file system a host shows under /sys/fs/cgroup, for the namespaces: `ip netns
+# exec` mounts a fresh sysfs on /sys, which hides the machine's cgroup mounts, and a real
+# server has them (the copy's watch reads the CPU quota that holds each smbd there). "v2", or
+# "v1 OPTS" of the cpu controller's hierarchy (read-only again inside), or nothing.
+CG_VIEW=
+cg_view() {
+  local kind mnt opts o
+  [ -z "$CG_VIEW" ] || { echo "$CG_VIEW"; return 0; }
+  while read -r _ mnt kind opts _; do
+    if [ "$kind" = cgroup2 ] && [ "$mnt" = /sys/fs/cgroup ]; then CG_VIEW=v2; break; fi
+    if [ "$kind" = cgroup ] && [[ ,$opts, == *,cpu,* ]]; then
+      o=$(tr , '\n' <<<"$opts" | grep -xE 'cpu|cpuacct' | paste -sd, -)
+      CG_VIEW="v1 $o"
+      break
+    fi
+  done </proc/self/mounts
+  echo "$CG_VIEW"
+}
+
 lab_exec() {
   local h=$1 data=
   shift
@@ -147,8 +166,13 @@ lab_exec() {
     ip netns exec "pvlab-$h" unshare --uts -- /bin/sh -c '
       printf "%s\n" "$1" >/proc/sys/kernel/hostname && mount -n --bind "$2" /run/samba || exit 125
       [ -z "$3" ] || mount -n --bind "$3" /srv || exit 125
-      shift 3
-      exec "$@"' lab-exec "$h" "$LAB/$h/run" "$data" "$@" 9<&-
+      case $4 in
+        v2) mount -n -t cgroup2 -o ro cgroup2 /sys/fs/cgroup 2>/dev/null ;;
+        "v1 "*) mount -n -t tmpfs -o mode=755,size=64k cgroups /sys/fs/cgroup 2>/dev/null &&
+          mkdir /sys/fs/cgroup/cpu && mount -n -t cgroup -o "ro,${4#v1 }" cgroup /sys/fs/cgroup/cpu ;;
+      esac
+      shift 4
+      exec "$@"' lab-exec "$h" "$LAB/$h/run" "$data" "$(cg_view)" "$@" 9<&-
 }
 
 # put FILE MODE <content: write only when the content differs, in place (same inode: files

@@ -6,12 +6,13 @@
 void *__real_realloc(void *p, size_t n);
 void *__wrap_realloc(void *p, size_t n);
 
-static long fail_at = -1, count;
+static long fail_at = -1, count, refused;
 
 void pv_test_alloc_fail_at(long n)
 {
 	fail_at = n;
 	count = 0;
+	refused = 0;
 }
 
 void pv_test_alloc_ok(void)
@@ -25,9 +26,16 @@ long pv_test_alloc_count(void)
 	return count;
 }
 
+long pv_test_alloc_refused(void)
+{
+	return refused;
+}
+
 void *__wrap_realloc(void *p, size_t n)
 {
-	if (++count >= fail_at && fail_at > 0)
+	if (++count >= fail_at && fail_at > 0) {
+		refused++;
 		return NULL;
+	}
 	return __real_realloc(p, n);
 }

@@ -10,5 +10,9 @@ void pv_test_alloc_fail_at(long n);
 void pv_test_alloc_ok(void);
 /* reallocs seen since the last pv_test_alloc_fail_at / pv_test_alloc_ok */
 long pv_test_alloc_count(void);
+/* reallocs made to fail since the last pv_test_alloc_fail_at; pv_test_alloc_ok keeps it, so
+ * a test can restore allocation first and then ask whether its failure point was reached (0:
+ * the code under test never asked for that allocation, so it had all the memory it wanted). */
+long pv_test_alloc_refused(void);
 
 #endif

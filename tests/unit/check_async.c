@@ -515,6 +515,46 @@ START_TEST(test_spnego_logon)
 }
 END_TEST
 
+/* A server that claims a logon it never authenticated is refused, for every dialect and both
+ * mechanisms: success answered to NTLM's NEGOTIATE (before the AUTHENTICATE, so before the
+ * password was used), unsigned or signed under the keys of a zero session key; a Kerberos
+ * final answer with no token (the server's AP-REP missing: no mutual authentication). The
+ * connection never gets as far as TREE_CONNECT. */
+START_TEST(test_forged_logon)
+{
+	static const uint16_t dialects[] = {0x0210, 0x0302, 0x0311};
+	static const char *const want = "the server claimed a logon that never authenticated: ";
+	static struct flow fl;
+
+	for (size_t d = 0; d < sizeof(dialects) / sizeof(dialects[0]); d++) {
+		for (int mech = 0; mech < 2; mech++) {
+			for (long kind = FORGE_CLEAR; kind <= FORGE_ZERO_KEY; kind++) {
+				char name[64];
+
+				snprintf(name, sizeof(name), "dialect 0x%04x, %s, %s", dialects[d],
+					 mech ? "kerberos" : "ntlm",
+					 kind == FORGE_CLEAR ? "unsigned" : "zero key");
+				logon = mech ? LOGON_KRB : LOGON_NTLM;
+				krb_steps = 0;
+				flow_run(&fl, fake_forge_logon, kind, SIGN_NONE, dialects[d], 0,
+					 NULL, T_MS);
+				logon = LOGON_NTLM;
+				ck_failed(&fl, PV_EREMOTE, want, name);
+				ck_assert_msg(strstr(fl.ready.msg,
+						     mech ? "did not complete the Kerberos exchange"
+							  : "before this client had sent its "
+							    "AUTHENTICATE"),
+					      "%s: %s", name, fl.ready.msg);
+				ck_assert_msg(fl.f.hooked > 0, "%s: the hook never ran", name);
+				ck_assert_uint_eq(fl.f.cmds[SMB2_TREE_CONNECT], 0);
+				ck_assert_uint_eq(fl.f.cmds[SMB2_SESSION_SETUP], 1);
+				fake_stop(&fl.f);
+			}
+		}
+	}
+}
+END_TEST
+
 /* 50 connections on one loop, each against its own fake over its own socketpair, their
  * requests in flight together. */
 START_TEST(test_many_connections)
@@ -1503,6 +1543,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_flows);
 	tcase_add_test(tc, test_spnego_logon);
+	tcase_add_test(tc, test_forged_logon);
 	tcase_add_test(tc, test_many_connections);
 	tcase_add_test(tc, test_interim_answers);
 	tcase_add_test(tc, test_few_credits);

@@ -545,6 +545,34 @@ START_TEST(watch_parse)
 	ck_assert_int_eq(pv_watch_parse("pv-watch cpu=1 net=eth0:1", 25, &s), PV_EREMOTE);
 	ck_assert(strstr(pv_errmsg(), "net field"));
 	ck_assert_int_eq(pv_watch_parse("pv-watch cpu=1 net=eth0:1:2,", 28, &s), PV_EREMOTE);
+	/* procs: each smbd's CPU, threads, busiest thread and quota (-1: none) */
+	snprintf(bad, sizeof(bad), "%s procs=4242:97.5:3:93.0:20.0,77:1.0:1:1.0:-1.0", LINE);
+	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_OK);
+	ck_assert_uint_eq(s.nprocs, 2);
+	ck_assert_int_eq(s.procs[0].pid, 4242);
+	ck_assert(s.procs[0].cpu == 97.5 && s.procs[0].threads == 3 && s.procs[0].top == 93.0);
+	ck_assert(s.procs[0].quota == 20.0 && s.procs[1].quota < 0);
+	snprintf(bad, sizeof(bad), "%s procs=-", LINE);
+	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_OK);
+	ck_assert_uint_eq(s.nprocs, 0);
+	{
+		static const char *const wrong[] = {
+			"procs=4242:97.5:3:93.0",     /* a field short */
+			"procs=4242:97.5:3:199.0:-1", /* a thread a core busier than its process */
+			"procs=0:1:1:1:-1",	      /* no such pid */
+			"procs=4.5:1:1:1:-1",	      /* nor this */
+			"procs=42:1:0:0:-1",	      /* no thread */
+			"procs=42:1:1:1:-1,",	      /* a comma with nothing after */
+			"procs=42:1:1:1:nan",	      /* not a number */
+		};
+
+		for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+			snprintf(bad, sizeof(bad), "%s %s", LINE, wrong[i]);
+			ck_assert_msg(pv_watch_parse(bad, strlen(bad), &s) == PV_EREMOTE, "%s",
+				      wrong[i]);
+			ck_assert(strstr(pv_errmsg(), "procs field"));
+		}
+	}
 }
 END_TEST
 

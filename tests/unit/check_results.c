@@ -1444,33 +1444,87 @@ START_TEST(report_capacity)
 }
 END_TEST
 
-/* The page's buffer failing at each of its first growths, and reading the run under failing
- * reallocs: an error, never a crash, a leak or a half page taken for whole. */
+/* Out of memory at each realloc() the page and the reader make, one point at a time (that
+ * one and every later realloc refused): where the point was reached, PV_EIO saying "out of
+ * memory" and no run handed out (the page's buffer then holds nothing promised: the caller
+ * writes nothing); where it was not (the code asked for fewer), the very page and run of a
+ * run with all the memory. Every point up to the count taken with all the memory is reached,
+ * so each point fails once; nothing leaks (ASan). */
 START_TEST(report_oom)
 {
 	struct pv_res_run *run = NULL;
+	struct pv_buf ref = PV_BUF_INIT;
+	long page_allocs, read_allocs;
 
 	make_run();
 	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
-	for (long at = 1; at < 40; at++) {
-		struct pv_buf b = PV_BUF_INIT;
+	/* the page with all the memory, counting its reallocs */
+	pv_test_alloc_fail_at(-1);
+	ck_assert_int_eq(pv_report_page(run, &ref), PV_OK);
+	page_allocs = pv_test_alloc_count();
+	pv_test_alloc_ok();
+	ck_assert_int_gt(page_allocs, 0);
+	/* the run read with all the memory, counting its reallocs */
+	{
 		struct pv_res_run *again = NULL;
+
+		pv_test_alloc_fail_at(-1);
+		ck_assert_int_eq(pv_res_read(tmpdir, &again), PV_OK);
+		read_allocs = pv_test_alloc_count();
+		pv_test_alloc_ok();
+		ck_assert_int_gt(read_allocs, 0);
+		pv_res_free(again);
+	}
+	for (long at = 1, hit = 0; at <= page_allocs + 1; at++) {
+		struct pv_buf b = PV_BUF_INIT;
 		int rc;
 
 		pv_test_alloc_fail_at(at);
 		rc = pv_report_page(run, &b);
 		pv_test_alloc_ok();
-		ck_assert_msg(rc == PV_EIO || rc == PV_OK, "at %ld: %d", at, rc);
-		if (rc == PV_OK)
+		if (pv_test_alloc_refused()) {
+			hit++;
+			ck_assert_msg(rc == PV_EIO && strstr(pv_errmsg(), "out of memory"),
+				      "page, realloc %ld refused: %d %s", at, rc, pv_errmsg());
+		} else {
+			ck_assert_msg(rc == PV_OK, "page, nothing refused at %ld: %d %s", at, rc,
+				      pv_errmsg());
 			ck_assert(!pv_buf_failed(&b));
+			ck_assert_uint_eq(b.len, ref.len);
+			ck_assert(!memcmp(b.data, ref.data, ref.len));
+		}
 		pv_buf_release(&b, 0);
+		if (at == page_allocs + 1)
+			ck_assert_int_eq(hit, page_allocs);
+	}
+	for (long at = 1, hit = 0; at <= read_allocs + 1; at++) {
+		struct pv_res_run *again = NULL;
+		int rc;
+
 		pv_test_alloc_fail_at(at);
 		rc = pv_res_read(tmpdir, &again);
 		pv_test_alloc_ok();
-		ck_assert_msg(rc == PV_EIO || rc == PV_OK || rc == PV_ECONFIG, "read at %ld: %d",
-			      at, rc);
+		if (pv_test_alloc_refused()) {
+			hit++;
+			ck_assert_msg(rc == PV_EIO && strstr(pv_errmsg(), "out of memory"),
+				      "read, realloc %ld refused: %d %s", at, rc, pv_errmsg());
+			ck_assert_ptr_null(again);
+		} else {
+			struct pv_buf b = PV_BUF_INIT;
+
+			/* all read: its page is the page of the run read before */
+			ck_assert_msg(rc == PV_OK, "read, nothing refused at %ld: %d %s", at, rc,
+				      pv_errmsg());
+			ck_assert_int_eq(pv_report_page(again, &b), PV_OK);
+			ck_assert_uint_eq(b.len, ref.len);
+			ck_assert(!memcmp(b.data, ref.data, ref.len));
+			pv_buf_release(&b, 0);
+		}
 		pv_res_free(again);
+		if (at == read_allocs + 1)
+			ck_assert_int_eq(hit, read_allocs);
 	}
+	pv_buf_release(&ref, 0);
 	pv_res_free(run);
 	rm_run();
 }

@@ -409,32 +409,40 @@ START_TEST(test_smb2_signing)
 END_TEST
 
 /* AES-128-GMAC signing (MS-SMB2 3.1.4.1, SMB 3.1.1 with the signing capabilities context):
- * no signature of it is published, so the nonce the spec describes is built here by hand
- * (MessageId, then a 32-bit word with bit 0 for an answer and bit 1 for a CANCEL) and GMAC
- * computed with util/digest's AES-128-GCM over no plaintext, whose GMAC is checked against
- * NIST's vector in check_util; smb2_sign must agree, for a request, an answer and a CANCEL. */
+ * no signature of it is published, so the expected ones were computed with OpenSSL's GMAC, an
+ * implementation independent of ours (nettle, through util/digest): the key is the blog's
+ * SigningKey; the message is SETUP_1 as signed (Command at bytes 12-13: 1, or 12 for the
+ * CANCEL; Flags at 16-19 with SIGNED, 0x8, and RESPONSE, 0x1, for the answer; the signature,
+ * bytes 48-63, zero) and the nonce is the one the spec describes (MessageId, 3, then a 32-bit
+ * word with bit 0 for an answer and bit 1 for a CANCEL, both little-endian):
+ *   python3 -c 'import sys, struct; m = bytearray(bytes.fromhex(SETUP_1));
+ *     m[12:14] = struct.pack("<H", CMD); m[16:20] = struct.pack("<I", FLAGS);
+ *     m[48:64] = bytes(16); sys.stdout.buffer.write(m)' > msg
+ *   openssl mac -cipher AES-128-GCM -macopt hexkey:73FE7A9A77BEF0BDE49C650D8CCB5F76 \
+ *     -macopt hexiv:03000000000000000N000000 -in msg GMAC
+ * with CMD, FLAGS, N = 1, 0x8, 0 (a request), 1, 0x9, 1 (an answer), 12, 0x8, 2 (a CANCEL);
+ * OpenSSL 3.0.19 printed the three below, and python3's cryptography (AESGCM(key).encrypt(
+ * nonce, b"", msg), the tag) the same. smb2_sign must make each, and smb2_verify take it and
+ * refuse it with a bit changed. */
 START_TEST(test_smb2_gmac)
 {
-	uint8_t m[101], key[16], nonce[12], want[16];
+	static const char *const want[] = {"2547509958dbdf8c9d1a2fffc2d92333",
+					   "75d05bac99ff7fcc52a44c354381d559",
+					   "6ca1cfa270156aec1a6e50334aede82c"};
+	uint8_t m[101], key[16];
 	struct smb2_keys k = {0};
-	struct pv_aead *g;
 
 	pv_unit_unhex(SETUP_1, m, sizeof(m));
 	pv_unit_unhex("73FE7A9A77BEF0BDE49C650D8CCB5F76", key, 16);
 	ck_assert_int_eq(smb2_keys_signing(&k, SMB2_AES_GMAC, key), 0);
-	ck_assert_ptr_nonnull(g = pv_aead_new(PV_AES128_GCM, key));
 	for (int kind = 0; kind < 3; kind++) {
-		uint32_t flags = kind == 1 ? SMB2_FLAGS_RESPONSE : 0;
-
 		smb2_put16(m + 12, kind == 2 ? SMB2_CANCEL : SMB2_SESSION_SETUP);
-		smb2_put32(m + 16, flags | SMB2_FLAGS_SIGNED);
-		memset(m + SMB2_SIG_AT, 0, 16);
-		memcpy(nonce, m + 24, 8); /* MessageId 3 */
-		smb2_put32(nonce + 8, kind == 1 ? 1 : kind == 2 ? 2 : 0);
-		pv_aead_seal(g, nonce, 12, m, sizeof(m), NULL, 0, want);
-		smb2_put32(m + 16, flags);
+		smb2_put32(m + 16, kind == 1 ? SMB2_FLAGS_RESPONSE : 0);
+		memset(m + SMB2_SIG_AT, 0xee, 16); /* whatever is there is replaced */
 		smb2_sign(m, sizeof(m), &k);
-		ck_assert_mem_eq(m + SMB2_SIG_AT, want, 16);
+		ck_assert_str_eq(pv_unit_hex(m + SMB2_SIG_AT, 16), want[kind]);
+		ck_assert_uint_eq(smb2_get32(m + 16),
+				  (kind == 1 ? SMB2_FLAGS_RESPONSE : 0) | SMB2_FLAGS_SIGNED);
 		ck_assert_int_eq(smb2_verify(m, sizeof(m), &k), 0);
 		m[60] ^= 1;
 		ck_assert_int_eq(smb2_verify(m, sizeof(m), &k), -1);
@@ -446,7 +454,6 @@ START_TEST(test_smb2_gmac)
 	smb2_sign(m, sizeof(m), &k);
 	smb2_put32(m + 16, SMB2_FLAGS_RESPONSE | SMB2_FLAGS_SIGNED);
 	ck_assert_int_eq(smb2_verify(m, sizeof(m), &k), -1);
-	pv_aead_free(g);
 	smb2_keys_clear(&k);
 }
 END_TEST
@@ -457,7 +464,9 @@ END_TEST
  * "SMB 3.1.1 Pre-authentication integrity in Windows 10", 2015): the NEGOTIATE request our
  * encoder makes from the same inputs, the preauth integrity hash after each of the five
  * messages, the NEGOTIATE answer decoded and checked, and the session's keys from
- * SessionKey 270E1BA896585EEB7AF3472D3B4C75A7 and the final hash. */
+ * SessionKey 270E1BA896585EEB7AF3472D3B4C75A7 and the final hash: the blog's SigningKey
+ * 73FE7A9A77BEF0BDE49C650D8CCB5F76, EncryptionKey 629BCBC54422A0F572B97F45989B6073 and
+ * DecryptionKey E2AF0DCEFAC68DA71A0DFBD0D1350D74 (CipherId 2, AES-128-GCM). */
 static const char NEG_REQ[] =
 	"FE534D4240000100000000000000800000000000000000000100000000000000FFFE000000000000"
 	"00000000000000000000000000000000000000000000000024000500000000003F000000ECD86F32"
@@ -508,6 +517,37 @@ static const char SETUP_REQ2[] =
 	"0063006900660073002F005300550054003300310031000000000000000000000000003B9BDFF38F"
 	"5EE8F9663F11A0F4C03A78A31204100100000063775A9A5FD97F0600000000";
 
+/* What AES-128-GCM context a does: the same 32 bytes sealed under the same nonce, ciphertext
+ * and tag into out. The key inside a context cannot be read, so a key is known through this:
+ * two contexts give the same 48 bytes when their keys are the same, and different keys give
+ * the same 48 bytes with a probability of about 2^-384. */
+static void gcm_out(struct pv_aead *a, uint8_t out[48])
+{
+	static const uint8_t nonce[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+
+	memset(out, 0x5a, 32);
+	pv_aead_seal(a, nonce, sizeof(nonce), "aad", 3, out, 32, out + 32);
+}
+
+/* gcm_out of a context made from key */
+static void gcm_out_key(const uint8_t key[16], uint8_t out[48])
+{
+	struct pv_aead *g;
+
+	ck_assert_ptr_nonnull(g = pv_aead_new(PV_AES128_GCM, key));
+	gcm_out(g, out);
+	pv_aead_free(g);
+}
+
+/* gcm_out of a context made from the 16-byte key written in hex */
+static void gcm_out_of(const char *hexkey, uint8_t out[48])
+{
+	uint8_t key[16];
+
+	ck_assert_uint_eq(pv_unit_unhex(hexkey, key, sizeof(key)), 16);
+	gcm_out_key(key, out);
+}
+
 START_TEST(test_smb311_preauth)
 {
 	static const char *const msgs[] = {NEG_REQ, NEG_RSP, SETUP_REQ1, SETUP_RSP1, SETUP_REQ2};
@@ -531,7 +571,7 @@ START_TEST(test_smb311_preauth)
 	struct smb2_keys k = {0};
 	struct smb2_rd rd;
 	struct pv_buf b = PV_BUF_INIT;
-	uint8_t m[1024], h[64] = {0}, sk[16];
+	uint8_t m[1024], h[64] = {0}, sk[16], enc[48], dec[48], want[48];
 	size_t n;
 	char why[200];
 
@@ -568,11 +608,21 @@ START_TEST(test_smb311_preauth)
 	pv_unit_unhex("270E1BA896585EEB7AF3472D3B4C75A7", sk, 16);
 	ck_assert_int_eq(smb2_keys_make(&k, &c, sk, 16, h, NULL), 0);
 	ck_assert_str_eq(pv_unit_hex(k.sign, 16), "73fe7a9a77bef0bde49c650d8ccb5f76");
-	/* the encryption keys are known through what they do: the 3.1.1 transform test below
-	 * has their own published example; here they must differ from each other and the
-	 * signing key, and the final SESSION_SETUP answer must verify */
+	/* the encryption keys are known through what they do (gcm_out): the blog's, so they
+	 * differ from each other and from the signing key; and the final SESSION_SETUP answer
+	 * must verify */
 	ck_assert_ptr_nonnull(k.enc);
 	ck_assert_ptr_nonnull(k.dec);
+	gcm_out(k.enc, enc);
+	gcm_out(k.dec, dec);
+	ck_assert(memcmp(enc, dec, sizeof(enc)) != 0);
+	gcm_out_key(k.sign, want);
+	ck_assert(memcmp(enc, want, sizeof(enc)) != 0);
+	ck_assert(memcmp(dec, want, sizeof(dec)) != 0);
+	gcm_out_of("629BCBC54422A0F572B97F45989B6073", want);
+	ck_assert_mem_eq(enc, want, sizeof(enc));
+	gcm_out_of("E2AF0DCEFAC68DA71A0DFBD0D1350D74", want);
+	ck_assert_mem_eq(dec, want, sizeof(dec));
 	n = pv_unit_unhex(SETUP_1, m, sizeof(m));
 	ck_assert_int_eq(smb2_verify(m, n, &k), 0);
 	smb2_keys_clear(&k);

@@ -61,7 +61,7 @@ static struct run build(int fd, const struct pv_smb_item *items, size_t n, bool 
 	out.r = smb2_connect_fd(fd, "fake", T_MS, &c);
 	if (out.r == PV_OK)
 		out.r = pv_smb2_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", items, n, fresh,
-					   fill, NULL, NULL, NULL, &out.res);
+					   NULL, fill, NULL, NULL, NULL, &out.res);
 	snprintf(out.msg, sizeof(out.msg), "%s", pv_errmsg());
 	out.lost = pv_smb2_lost(c);
 	pv_smb2_free(c);
@@ -99,6 +99,191 @@ static struct run with(fake_hook hook, long arg, bool fresh, struct fake *f)
 
 /* ---- valid flows ---- */
 
+/* ---- a mirror (robocopy /MIR /COPY:DT /FFT): times, extras, several connections ---- */
+
+#define M1 133000000000000000ull /* FILETIMEs */
+static const struct pv_smb_item MIRROR[] = {
+	{"d", true, 0, 0},
+	{"d/a", false, 100, M1},
+	{"b", false, 70000, M1 + 10000000}, /* a second later */
+	{"e", false, 0, M1 + 20000000},
+	{"big", false, 300000, M1 + 30000000}, /* chunks, then the time, then CLOSE */
+};
+#define NMIRROR (sizeof(MIRROR) / sizeof(MIRROR[0]))
+
+struct timed {
+	unsigned files;
+	double seconds;
+	bool seen[NMIRROR];
+};
+
+static void on_file(void *ctx, size_t item, double seconds)
+{
+	struct timed *t = ctx;
+
+	ck_assert_uint_lt(item, NMIRROR);
+	ck_assert(!MIRROR[item].dir);
+	ck_assert(!t->seen[item]); /* once each */
+	t->seen[item] = true;
+	t->files++;
+	t->seconds += seconds;
+}
+
+static struct pv_smb_tree_result mirror(struct pv_smb2 *c, bool mirror_opt, struct timed *t)
+{
+	struct pv_secret *pw = pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
+	struct pv_smb_build_opts o = {4, mirror_opt, 2, on_file, t};
+	struct pv_smb_tree_result res;
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	r = pv_smb2_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", MIRROR, NMIRROR, false, &o,
+			       fill, NULL, NULL, NULL, &res);
+	ck_assert_msg(r == PV_OK, "%s", pv_errmsg());
+	pv_secret_free(pw);
+	return res;
+}
+
+START_TEST(test_mirror)
+{
+	struct fake f;
+	int fd = fake_start(&f, NULL, 0);
+	struct pv_smb2 *conn = NULL;
+	struct pv_smb_tree_result r;
+	struct timed t;
+	unsigned writes, setinfo;
+	static const char *const extra[] = {"u1/x", "u1/xd/y", "u1/xd/z/w"};
+
+	fake_run(&f);
+	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
+	/* a copy: every file made with its time, each timed once */
+	r = mirror(conn, true, &t);
+	ck_assert_uint_eq(r.files_made, 4);
+	ck_assert_uint_eq(r.dirs_made, 1);
+	ck_assert_uint_eq(t.files, 4);
+	ck_assert(t.seconds >= 0);
+	ck_assert_uint_eq(fake_lookup(&f, "u1/d/a")->mtime, M1);
+	ck_assert_uint_eq(fake_lookup(&f, "u1/b")->mtime, M1 + 10000000);
+	ck_assert_uint_eq(fake_lookup(&f, "u1/e")->mtime, M1 + 20000000);
+	ck_assert_uint_eq(fake_lookup(&f, "u1/big")->mtime, M1 + 30000000);
+	ck_assert_uint_eq(fake_lookup(&f, "u1/big")->size, 300000);
+	/* the second pass sends no file: no WRITE, no SET_INFO */
+	writes = f.cmds[SMB2_WRITE];
+	setinfo = f.cmds[SMB2_SET_INFO];
+	r = mirror(conn, true, &t);
+	ck_assert_uint_eq(r.files_made + r.files_fixed + r.dirs_made, 0);
+	ck_assert_uint_eq(r.files_ok, 4);
+	ck_assert_uint_eq(r.files_removed + r.dirs_removed, 0);
+	ck_assert_uint_eq(f.cmds[SMB2_WRITE], writes);
+	ck_assert_uint_eq(f.cmds[SMB2_SET_INFO], setinfo);
+	ck_assert_uint_eq(t.files, 0);
+	/* /FFT: a second off is the same file; three seconds off is rewritten with its time */
+	fake_lookup(&f, "u1/b")->mtime += 10000000;
+	r = mirror(conn, true, &t);
+	ck_assert_uint_eq(r.files_fixed, 0);
+	fake_lookup(&f, "u1/b")->mtime += 20000000;
+	r = mirror(conn, true, &t);
+	ck_assert_uint_eq(r.files_fixed, 1);
+	ck_assert(t.seen[2] && t.files == 1);
+	ck_assert_uint_eq(fake_lookup(&f, "u1/b")->mtime, M1 + 10000000);
+	/* extras: left alone without the mirror, removed with it, deepest first */
+	fake_mknode(&f, "u1/x", false, 3);
+	fake_mknode(&f, "u1/xd", true, 0);
+	fake_mknode(&f, "u1/xd/y", false, 3);
+	fake_mknode(&f, "u1/xd/z", true, 0);
+	fake_mknode(&f, "u1/xd/z/w", false, 3);
+	r = mirror(conn, false, &t);
+	ck_assert_uint_eq(r.files_removed + r.dirs_removed, 0);
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_ptr_nonnull(fake_lookup(&f, extra[i]));
+	r = mirror(conn, true, &t);
+	ck_assert_uint_eq(r.files_removed, 3);
+	ck_assert_uint_eq(r.dirs_removed, 2);
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_ptr_null(fake_lookup(&f, extra[i]));
+	ck_assert_ptr_null(fake_lookup(&f, "u1/xd"));
+	ck_assert_ptr_nonnull(fake_lookup(&f, "u1/d/a"));
+	/* a folder where a file belongs: a mirror removes it (and what it holds), then makes
+	 * the file */
+	{
+		struct fake_node *e = fake_lookup(&f, "u1/e");
+
+		free(e->path);
+		free(e->data);
+		*e = (struct fake_node){0};
+	}
+	fake_mknode(&f, "u1/e", true, 0);
+	fake_mknode(&f, "u1/e/in", false, 1);
+	r = mirror(conn, true, &t);
+	ck_assert_uint_eq(r.dirs_removed, 1);
+	ck_assert_uint_eq(r.files_removed, 1);
+	ck_assert_uint_eq(r.files_made, 1);
+	ck_assert(!fake_lookup(&f, "u1/e")->dir);
+	ck_assert_uint_eq(fake_lookup(&f, "u1/e")->mtime, M1 + 20000000);
+	ck_assert(!pv_smb2_lost(conn));
+	pv_smb2_free(conn);
+	fake_stop(&f);
+}
+END_TEST
+
+/* The plan on one connection, the files written in parts (as by several connections): each
+ * file once, by the part it falls to; a listing of folders larger than one answer. */
+START_TEST(test_plan_parts)
+{
+	struct fake f;
+	int fd = fake_start(&f, NULL, 0);
+	struct pv_smb2 *conn = NULL;
+	struct pv_secret *pw = pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
+	struct pv_smb2_plan *plan = NULL;
+	struct pv_smb_tree_result r0 = {0}, r1 = {0}, rp = {0};
+	struct pv_smb_build_opts o = {8, true, 2, on_file, NULL};
+	const struct pv_smb2_plan_counts *k;
+	struct timed t = {0};
+
+	o.ctx = &t;
+	f.page = 2; /* two entries an answer: every folder's listing takes more than one */
+	fake_mknode(&f, "u1/old", false, 9);
+	fake_run(&f);
+	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
+	ck_assert_int_eq(pv_smb2_logon(conn, "LAB", "u1", pw), PV_OK);
+	ck_assert_int_eq(pv_smb2_tree(conn, "fsroot1"), PV_OK);
+	ck_assert_int_eq(pv_smb2_plan(conn, "fsroot1", "u1", MIRROR, NMIRROR, false, &o, &plan),
+			 PV_OK);
+	k = pv_smb2_plan_counts(plan);
+	ck_assert_uint_eq(k->files_to_write, 4);
+	ck_assert_uint_eq(k->bytes_to_write, 100 + 70000 + 300000);
+	ck_assert_uint_eq(k->dirs_to_make, 1);
+	ck_assert_uint_eq(k->extras, 1);
+	ck_assert_uint_eq(k->listed, 1);
+	ck_assert_int_eq(pv_smb2_plan_prune(conn, plan, &rp), PV_OK);
+	ck_assert_uint_eq(rp.files_removed, 1);
+	ck_assert_uint_eq(rp.dirs_made, 1);
+	ck_assert_ptr_null(fake_lookup(&f, "u1/old"));
+	ck_assert_int_eq(pv_smb2_plan_put(conn, plan, 1, 2, fill, NULL, NULL, NULL, &r1), PV_OK);
+	ck_assert_uint_eq(r1.files_made, 2);
+	ck_assert_ptr_null(fake_lookup(&f, "u1/d/a")); /* the first file is part 0's */
+	ck_assert_ptr_nonnull(fake_lookup(&f, "u1/b"));
+	ck_assert_int_eq(pv_smb2_plan_put(conn, plan, 0, 2, fill, NULL, NULL, NULL, &r0), PV_OK);
+	ck_assert_uint_eq(r0.files_made, 2);
+	ck_assert_uint_eq(t.files, 4);
+	for (size_t i = 0; i < NMIRROR; i++)
+		ck_assert(MIRROR[i].dir || t.seen[i]);
+	pv_smb2_plan_free(plan);
+	/* listed again with two entries an answer: all found, nothing to do */
+	ck_assert_int_eq(pv_smb2_plan(conn, "fsroot1", "u1", MIRROR, NMIRROR, false, &o, &plan),
+			 PV_OK);
+	k = pv_smb2_plan_counts(plan);
+	ck_assert_uint_eq(k->files_ok, 4);
+	ck_assert_uint_eq(k->files_to_write + k->dirs_to_make + k->extras, 0);
+	ck_assert_uint_eq(k->listed, NMIRROR);
+	pv_smb2_plan_free(plan);
+	ck_assert_int_eq(pv_smb2_logoff(conn), PV_OK);
+	pv_smb2_free(conn);
+	pv_secret_free(pw);
+	fake_stop(&f);
+}
+END_TEST
+
 START_TEST(test_build_and_list)
 {
 	struct fake f;
@@ -110,8 +295,8 @@ START_TEST(test_build_and_list)
 	fake_run(&f);
 	/* three builds over one connection: fresh, listed (all there), listed (one fixed) */
 	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
-	a.r = pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, true, fill,
-				 NULL, NULL, NULL, &a.res);
+	a.r = pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, true, NULL,
+				 fill, NULL, NULL, NULL, &a.res);
 	ck_assert_msg(a.r == PV_OK, "%s", pv_errmsg());
 	ck_assert_uint_eq(a.res.dirs_made, 1);
 	ck_assert_uint_eq(a.res.files_made, 4);
@@ -121,15 +306,15 @@ START_TEST(test_build_and_list)
 	ck_assert_uint_eq(fake_lookup(&f, "u1/b")->size, 70000);
 	ck_assert_uint_eq(fake_lookup(&f, "u1/big")->size, 300000);
 	ck_assert_uint_eq(fake_lookup(&f, "u1/e")->size, 0);
-	b.r = pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, false, fill,
-				 NULL, NULL, NULL, &b.res);
+	b.r = pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, false, NULL,
+				 fill, NULL, NULL, NULL, &b.res);
 	ck_assert_msg(b.r == PV_OK, "%s", pv_errmsg());
 	ck_assert_uint_eq(b.res.files_ok, 4);
 	ck_assert_uint_eq(b.res.files_made + b.res.dirs_made, 0);
 	ck_assert_uint_eq(f.cmds[SMB2_QUERY_DIRECTORY], 4); /* u1 and u1/d, each to the end */
 	fake_lookup(&f, "u1/b")->size = 5;
-	c.r = pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, false, fill,
-				 NULL, NULL, NULL, &c.res);
+	c.r = pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, false, NULL,
+				 fill, NULL, NULL, NULL, &c.res);
 	ck_assert_msg(c.r == PV_OK, "%s", pv_errmsg());
 	ck_assert_uint_eq(c.res.files_fixed, 1);
 	ck_assert_uint_eq(fake_lookup(&f, "u1/b")->size, 70000);
@@ -198,7 +383,7 @@ START_TEST(test_logon_refused)
 	fake_run(&f);
 	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &c), PV_OK);
 	ck_assert_int_eq(pv_smb2_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS,
-					    true, fill, NULL, NULL, NULL, &res),
+					    true, NULL, fill, NULL, NULL, NULL, &res),
 			 PV_ECRED);
 	ck_assert_str_eq(pv_errmsg(), "SMB logon as LAB\\u1 on 'fake' refused "
 				      "(NT_STATUS_LOGON_FAILURE)");
@@ -237,13 +422,13 @@ START_TEST(test_share_refused)
 	fake_run(&f);
 	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &c), PV_OK);
 	ck_assert_int_eq(pv_smb2_tree_build(c, "LAB", "u1", pw, "nope", "u1", ITEMS, NITEMS, true,
-					    fill, NULL, NULL, NULL, &res),
+					    NULL, fill, NULL, NULL, NULL, &res),
 			 PV_ECONFIG);
 	ck_assert_str_eq(pv_errmsg(), "SMB tree connect to //fake/nope as u1: "
 				      "NT_STATUS_BAD_NETWORK_NAME (no such share)");
 	ck_assert_uint_eq(f.cmds[SMB2_LOGOFF], 1);
 	ck_assert_msg(pv_smb2_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, true,
-					 fill, NULL, NULL, NULL, &res) == PV_OK,
+					 NULL, fill, NULL, NULL, NULL, &res) == PV_OK,
 		      "%s", pv_errmsg());
 	ck_assert_uint_eq(res.files_made, 4);
 	pv_smb2_free(c);
@@ -286,7 +471,7 @@ static void three_builds(struct fake *f, struct pv_smb2 *conn, const struct pv_s
 		if (k == 2)
 			fake_lookup(f, "u1/b")->size = 5;
 		ck_assert_msg(pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS,
-						 NITEMS, k == 0, fill, NULL, NULL, NULL,
+						 NITEMS, k == 0, NULL, fill, NULL, NULL, NULL,
 						 &res[k]) == PV_OK,
 			      "%s, build %d: %s", how, k, pv_errmsg());
 	}
@@ -487,8 +672,11 @@ START_TEST(test_encrypted_builds)
 		ck_assert_str_eq(pv_smb2_describe(conn), d[i].how);
 		ck_assert(pv_smb2_encrypting(conn));
 		ck_assert_uint_eq(f.enc_bad + f.clear_refused, 0);
-		/* a frame per compound: fewer frames than requests after the logons */
-		ck_assert_uint_gt(f.enc_ok, 20);
+		/* a frame per compound: fewer frames than requests after the logons, and at least
+		 * one per compound on the tree: the fresh build's folder, 3 files and the big
+		 * file's 7 frames (CREATE, 5 WRITEs, CLOSE), two listings (u1, u1/d) in each
+		 * build after it, and the file fixed in the third */
+		ck_assert_uint_ge(f.enc_ok, 1 + 3 + 7 + 2 + 2 + 1);
 		ck_assert_uint_lt(f.enc_ok, after_logon(&f));
 		ck_assert(!pv_smb2_lost(conn));
 		pv_smb2_free(conn);
@@ -840,8 +1028,8 @@ START_TEST(test_path_limit)
 	ck_assert_failed(r, PV_EREMOTE,
 			 "' below it is 1113 bytes with the base, more than 1023; refused rather "
 			 "than cut");
-	/* u1 and 9 folders listed to the end (2 queries each), the 10th refused: none twice */
-	ck_assert_uint_eq(f.cmds[SMB2_QUERY_DIRECTORY], 2 * 10 + 1);
+	/* u1 and 10 folders listed, each as one compound of two queries; none twice */
+	ck_assert_uint_eq(f.cmds[SMB2_QUERY_DIRECTORY], 2 * 11);
 	ck_assert_uint_eq(f.cmds[SMB2_CREATE], 11);
 
 	/* a fileset path over the limit: refused before anything is made for it */
@@ -939,8 +1127,8 @@ static const struct {
 	 .enc_session = true},
 	{"enc-session-id", fake_tf_tamper, SMB2_TREE_CONNECT | TF_SID << 16, 0, SIGN_NONE, 0x0311,
 	 2, .enc_session = true},
-	{"enc-truncated", fake_tf_tamper, SMB2_QUERY_DIRECTORY | TF_SHORT << 16, 0, SIGN_NONE,
-	 0x0311, 1, .enc_session = true},
+	{"enc-truncated", fake_tf_tamper, SMB2_LOGOFF | TF_SHORT << 16, 0, SIGN_NONE, 0x0311, 1,
+	 .enc_session = true},
 };
 
 /* The plan against the fake server under each fault: never a crash, a clear error for each
@@ -1090,6 +1278,8 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_build_and_list);
+	tcase_add_test(tc, test_mirror);
+	tcase_add_test(tc, test_plan_parts);
 	tcase_add_test(tc, test_interim_and_split);
 	tcase_add_test(tc, test_logon_refused);
 	tcase_add_test(tc, test_share_refused);

@@ -523,6 +523,7 @@ static uint32_t create(struct fake *f, const uint8_t *q, size_t qlen, int *hid)
 	if (!n && !(n = fake_mknode(f, path, want_dir, 0)))
 		return 0xC000009Au; /* INSUFFICIENT_RESOURCES */
 	if (disp == 5) {
+		n->mtime = 0;
 		n->size = 0;
 		free(n->data);
 		n->data = NULL;
@@ -547,7 +548,7 @@ static unsigned entries(struct fake *f, struct fake_handle *hd, struct pv_buf *o
 		const char *name;
 		struct pv_buf u = PV_BUF_INIT;
 		bool dir = true;
-		uint64_t size = 0;
+		uint64_t size = 0, mtime = 0;
 		uint8_t *e;
 
 		if (i < 0) {
@@ -563,6 +564,7 @@ static unsigned entries(struct fake *f, struct fake_handle *hd, struct pv_buf *o
 				continue;
 			dir = c->dir;
 			size = c->size;
+			mtime = c->mtime;
 		}
 		pv_utf16le(&u, name, strlen(name), 0);
 		while (out->len % 8)
@@ -571,6 +573,7 @@ static unsigned entries(struct fake *f, struct fake_handle *hd, struct pv_buf *o
 			put32((uint8_t *)out->data + last, (uint32_t)(out->len - last));
 		last = out->len;
 		e = grow(out, 64);
+		smb2_put64(e + 24, mtime);
 		smb2_put64(e + 40, size);
 		smb2_put64(e + 48, size);
 		put32(e + 56, dir ? 0x10 : 0x80);
@@ -688,6 +691,9 @@ static void set_file(struct fake *f, struct fake_handle *hd, const uint8_t *q, s
 	}
 	if (cls == 13) {
 		hd->delete_on_close = q[at] & 1;
+	} else if (cls == 4) {
+		if (smb2_get64(q + at + 16)) /* LastWriteTime; 0: left as it is (MS-FSCC 2.4.7) */
+			n->mtime = smb2_get64(q + at + 16);
 	} else if (cls == 20) {
 		uint64_t size = smb2_get64(q + at);
 
@@ -1044,6 +1050,20 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 			msg(out, SMB2_CLOSE, h.mid, 0xC0000008u, 7);
 			error_body(out);
 			return;
+		}
+		if (hd->delete_on_close && f->fs[hd->node].dir) {
+			/* a folder goes only when empty (STATUS_DIRECTORY_NOT_EMPTY, as NTFS) */
+			const char *dp = f->fs[hd->node].path;
+			size_t dl = strlen(dp);
+
+			for (int i = 0; i < FAKE_NODES; i++)
+				if (f->fs[i].path && strncmp(f->fs[i].path, dp, dl) == 0 &&
+				    f->fs[i].path[dl] == '/') {
+					hd->node = -1;
+					msg(out, SMB2_CLOSE, h.mid, 0xC0000101u, 7);
+					error_body(out);
+					return;
+				}
 		}
 		if (hd->delete_on_close) {
 			free(f->fs[hd->node].path);
@@ -1512,13 +1532,31 @@ enum fake_act fake_cut_frame(struct fake *f, const struct fake_req *q, struct pv
 	return FAKE_HANGUP;
 }
 
+/* The offset in reply of the first message answering cmd (a compound's too), or -1. */
+static long message_of(const struct pv_buf *reply, uint16_t cmd)
+{
+	for (size_t o = 0; o + SMB2_HDR <= reply->len && reply->data[0] == (char)0xfe;) {
+		const uint8_t *m = (const uint8_t *)reply->data + o;
+		uint32_t next = smb2_get32(m + 20);
+
+		if (smb2_get16(m + 12) == cmd)
+			return (long)o;
+		if (!next)
+			break;
+		o += next;
+	}
+	return -1;
+}
+
 enum fake_act fake_poke(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
 {
 	size_t at = (size_t)(f->arg >> 16 & 0xffff);
+	long m = message_of(reply, (uint16_t)(f->arg & 0xffff));
 
-	if (q->cmd != (f->arg & 0xffff) || at + 4 > reply->len)
+	(void)q;
+	if (m < 0 || (size_t)m + at + 4 > reply->len)
 		return FAKE_SEND;
-	put32((uint8_t *)reply->data + at, (uint32_t)((unsigned long)f->arg >> 32));
+	put32((uint8_t *)reply->data + m + at, (uint32_t)((unsigned long)f->arg >> 32));
 	return FAKE_SEND;
 }
 
@@ -1546,10 +1584,13 @@ enum fake_act fake_lease_break(struct fake *f, const struct fake_req *q, struct 
 /* The answer to command f->arg cut to its header and f->arg >> 16 bytes of body. */
 enum fake_act fake_cut_body(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
 {
-	if (q->cmd != (f->arg & 0xffff))
+	long m = message_of(reply, (uint16_t)(f->arg & 0xffff));
+
+	(void)q;
+	if (m < 0)
 		return FAKE_SEND;
-	put32((uint8_t *)reply->data + 20, 0); /* no next message */
-	reply->len = SMB2_HDR + (size_t)(f->arg >> 16);
+	put32((uint8_t *)reply->data + m + 20, 0); /* no next message */
+	reply->len = (size_t)m + SMB2_HDR + (size_t)(f->arg >> 16);
 	return FAKE_SEND;
 }
 
@@ -1581,6 +1622,32 @@ enum fake_act fake_tf_tamper(struct fake *f, const struct fake_req *q, struct pv
 	case TF_FLAGS:
 		put16(p + 42, 0);
 		break;
+	}
+	return FAKE_SEND;
+}
+
+enum fake_act fake_forge_logon(struct fake *f, const struct fake_req *q, struct pv_buf *reply)
+{
+	static const uint8_t zero[16];
+	uint8_t *m = (uint8_t *)reply->data;
+
+	if (q->cmd != SMB2_SESSION_SETUP || f->done || reply->len < SMB2_HDR + 8)
+		return FAKE_SEND;
+	f->done++;
+	/* the answer: STATUS_SUCCESS, no session flags, no token (StructureSize 9: one byte of
+	 * buffer) */
+	reply->len = SMB2_HDR + 9;
+	m = (uint8_t *)reply->data;
+	put32(m + 8, ST_OK);
+	put32(m + 16, smb2_get32(m + 16) & ~SMB2_FLAGS_SIGNED);
+	memset(m + 48, 0, 16);
+	memset(m + SMB2_HDR, 0, 9);
+	put16(m + SMB2_HDR, 9);
+	put16(m + SMB2_HDR + 4, SMB2_HDR + 8);
+	if (f->arg == FORGE_ZERO_KEY) {
+		fake_key(f, zero);
+		put32(m + 16, smb2_get32(m + 16) | SMB2_FLAGS_SIGNED);
+		fake_mac(f, m, reply->len, m + 48);
 	}
 	return FAKE_SEND;
 }

@@ -54,7 +54,8 @@ struct fake_node {
 	char *path; /* share-relative, '/'-separated; NULL: a free slot */
 	bool dir;
 	uint64_t size;
-	uint8_t *data; /* the file's bytes (size of them) once written; NULL: fake_byte() */
+	uint8_t *data;	/* the file's bytes (size of them) once written; NULL: fake_byte() */
+	uint64_t mtime; /* LastWriteTime: set by SET_INFO FileBasicInformation, 0 on overwrite */
 };
 
 struct fake_handle {
@@ -217,7 +218,7 @@ enum fake_act fake_bad_netbios(struct fake *f, const struct fake_req *q, struct 
  * then the server closes (or, with the command negated, waits). */
 enum fake_act fake_cut_frame(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
 
-/* A field of the first message of the answer to command (f->arg & 0xffff) set: at byte
+/* A field of the first message answering command (f->arg & 0xffff), in a compound too, set: at byte
  * (f->arg >> 16 & 0xffff) of the message, the 32-bit value f->arg >> 32. */
 #define POKE(cmd, at, v)                                                                           \
 	((long)((unsigned long)(cmd) | (unsigned long)(at) << 16 | (unsigned long)(v) << 32))
@@ -228,7 +229,15 @@ enum fake_act fake_poke(struct fake *f, const struct fake_req *q, struct pv_buf 
  * of that lease from read-write-handle caching to f->arg. */
 enum fake_act fake_lease_break(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
 
-/* The answer to command f->arg cut to its header and f->arg >> 16 bytes of body. */
+/* The first message answering command f->arg (in a compound too) cut to its header and
+ * f->arg >> 16 bytes of body, the frame ending there. */
 enum fake_act fake_cut_body(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
+
+/* A server that claims a logon it never authenticated: the first SESSION_SETUP answer (NTLM's
+ * CHALLENGE, or the final answer of the Kerberos stand-in) is replaced by a STATUS_SUCCESS
+ * with no security token, unsigned (FORGE_CLEAR) or signed with the keys a session key of 16
+ * zero bytes gives (FORGE_ZERO_KEY: what anyone can compute). f->arg says which. */
+enum { FORGE_CLEAR, FORGE_ZERO_KEY };
+enum fake_act fake_forge_logon(struct fake *f, const struct fake_req *q, struct pv_buf *reply);
 
 #endif

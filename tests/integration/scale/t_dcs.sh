@@ -15,10 +15,10 @@ lds2() {
 	on ctl ldapsearch -LLL -o ldif-wrap=no -H ldaps://dc2.lab.test -D "Administrator@LAB.TEST" \
 		-y "$LAB/admin.pass" "$@"
 }
-on_dc() { # DC: the lab's users it holds
+on_dc() { # DC: the lab's users it holds (-1: the probe failed, lib.sh)
 	local f=lds
 	[[ $1 == dc2 ]] && f=lds2
-	$f -b "$BASE_DN" "(&(objectClass=user)(description=$TAG))" dn | grep -c '^dn:' || true
+	probe_count "on_dc $1 (ldapsearch for $TAG)" 0 '^dn:' $f -b "$BASE_DN" "(&(objectClass=user)(description=$TAG))" dn
 }
 pin_winbind() { # DC: srv's winbindd made to use DC (it remembers the DC it used in its
 	# cache, which a restart keeps: flushed first)
@@ -74,7 +74,7 @@ echo "  $(grep '^cleanup dc:' <<<"$OUT" | tr '\n' ' ')" >&2
 sleep 12 # two pulls
 [[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users back after replication resumed"
 ou_exists "$LAB_OU" && fail "the OU is left on dc"
-lds2 -b "$LAB_OU" -s base dn 2>/dev/null | grep -q '^dn:' && fail "the OU is left on dc2"
+probe_has "the OU on dc2 (ldapsearch)" "0 32" '^dn:' lds2 -b "$LAB_OU" -s base dn && fail "the OU is left on dc2"
 
 # The other way round: dc writes to dc2, the server's winbindd uses dc, and dc does not
 # replicate in. The playbook names dc2 as the DC written and dc as the other.
@@ -114,7 +114,8 @@ echo "  reversed: $(grep '^cleanup dc:' <<<"$OUT" | tr '\n' ' ')" >&2
 sleep 12 # two pulls
 [[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users back after dc's replication resumed"
 ou_exists "$LAB_OU" && fail "the OU is left on dc (reversed)"
-lds2 -b "$LAB_OU" -s base dn 2>/dev/null | grep -q '^dn:' && fail "the OU is left on dc2 (reversed)"
+probe_has "the OU on dc2 (ldapsearch)" "0 32" '^dn:' lds2 -b "$LAB_OU" -s base dn &&
+	fail "the OU is left on dc2 (reversed)"
 
 pv "${PB[@]}" cleanup --leave
 expect_rc 0 "cleanup --leave"

@@ -8,9 +8,17 @@
 PB=(-p "$LAB/lab.yaml" --set users.per_client=10)
 N=$(grep -c '^cli[0-9]* ansible_host=' "$LAB/clients.ini")
 ((N >= 32)) || { fail "the lab has $N clients; make check-scale brings up 32"; finish; exit; }
-blocks() { # how many clients hold the lab's hosts block
-	local h c=0
-	for h in $(seq 1 "$N"); do on "cli$h" grep -q "^# BEGIN provision provision" /etc/hosts && c=$((c + 1)); done
+blocks() { # how many clients hold the lab's hosts block (-1: a client's file could not be
+	# read, lib.sh's probes)
+	local h c=0 n
+	for h in $(seq 1 "$N"); do
+		n=$(hosts_blocks "cli$h" provision)
+		((n >= 0)) || {
+			echo -1
+			return
+		}
+		((n == 0)) || c=$((c + 1))
+	done
 	echo "$c"
 }
 

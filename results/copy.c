@@ -1,0 +1,119 @@
+/* results/copy.c: the copy job's figures and its verdict (see copy.h). */
+#include "results/copy.h"
+
+#include "load/stats.h"
+#include "results/stats.h"
+
+#include <math.h>
+#include <stdio.h>
+
+const char *const pv_copy_bound_names[6] = {"quota",  "smbd core", "server cpus",
+					    "client", "disk",	   "unknown"};
+
+void pv_copy_rate(const double *t, const double *count, size_t n, double *rate, double *lo,
+		  double *hi)
+{
+	double sum = 0, sq = 0, mean, sd, h;
+	size_t k = 0;
+
+	*rate = *lo = *hi = NAN;
+	if (n < 1 || !(t[n - 1] > 0))
+		return;
+	*rate = count[n - 1] / t[n - 1];
+	for (size_t i = 1; i < n; i++) {
+		double dt = t[i] - t[i - 1];
+
+		if (dt <= 0)
+			continue;
+		sum += (count[i] - count[i - 1]) / dt;
+		k++;
+	}
+	if (k < 3)
+		return;
+	mean = sum / (double)k;
+	for (size_t i = 1; i < n; i++) {
+		double dt = t[i] - t[i - 1], r;
+
+		if (dt <= 0)
+			continue;
+		r = (count[i] - count[i - 1]) / dt;
+		sq += (r - mean) * (r - mean);
+	}
+	sd = sqrt(sq / (double)(k - 1));
+	h = pv_stat_t_q(0.975, (double)(k - 1)) * sd / sqrt((double)k);
+	*lo = fmax(0, *rate - h);
+	*hi = *rate + h;
+}
+
+enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size_t len)
+{
+	char who[96];
+
+	snprintf(who, sizeof(who), "smbd %d%s", f->smbd_pid,
+		 f->smbd_ours ? " (it serves the copy's connection)" : "");
+	if (f->smbd_known && f->smbd_quota >= 0 &&
+	    f->smbd_cpu >= PV_COPY_AT_LIMIT / 100 * f->smbd_quota) {
+		snprintf(text, len,
+			 "A CPU quota is the limit: %s used %.0f%% of a core, and the cgroup that "
+			 "holds it may use %.0f%% (cgroup cpu.max or cpu.cfs_quota_us: systemd's "
+			 "CPUQuota= of the smbd service, or a container's CPU limit). Raise or "
+			 "remove "
+			 "the quota; more connections would share the same quota.",
+			 who, f->smbd_cpu, f->smbd_quota);
+		return PV_COPY_BOUND_QUOTA;
+	}
+	if (f->smbd_known && f->smbd_top >= PV_COPY_AT_LIMIT) {
+		snprintf(text, len,
+			 "One core of the server is the limit: %s ran its busiest thread at %.0f%% "
+			 "of a core (%u thread%s, %.0f%% in all). Samba serves a connection in one "
+			 "process, so a copy over one connection is bound by one core of the "
+			 "server, whatever the server has. More connections (--connections N, "
+			 "robocopy cannot) or more clients spread it over more cores%s.",
+			 who, f->smbd_top, f->smbd_threads, f->smbd_threads == 1 ? "" : "s",
+			 f->smbd_cpu,
+			 f->connections > 1 ? "; this copy already had several, and the busiest "
+					      "still was at its "
+					      "core"
+					    : "");
+		return PV_COPY_BOUND_CORE;
+	}
+	if (isfinite(f->server_cpu) && f->server_cpu >= 90) {
+		snprintf(text, len,
+			 "The server's CPUs are the limit: they were %.0f%% busy over the copy, "
+			 "and no one smbd thread was at a full core (the busiest at %.0f%%). Other "
+			 "work on the server takes the CPU the copy's smbd would use; the figures "
+			 "are the server's as it is, not Samba's alone.",
+			 f->server_cpu, f->smbd_known ? f->smbd_top : NAN);
+		return PV_COPY_BOUND_CPUS;
+	}
+	if (f->client_top >= PV_LOAD_BOUND_CPU) {
+		snprintf(text, len,
+			 "The client is the limit (client-bound): the copy's busiest thread there "
+			 "ran at %.0f%% of a core, so the figures say little of the server. Copy "
+			 "from more clients, or with fewer requests in flight per connection and "
+			 "more connections.",
+			 f->client_top);
+		return PV_COPY_BOUND_CLIENT;
+	}
+	if (isfinite(f->server_iowait) && f->server_iowait >= 20) {
+		snprintf(text, len,
+			 "The server's disk is the limit: its CPUs waited for I/O %.0f%% of the "
+			 "time while no smbd thread was at a full core (the busiest at %.0f%%).",
+			 f->server_iowait, f->smbd_known ? f->smbd_top : NAN);
+		return PV_COPY_BOUND_DISK;
+	}
+	if (!f->smbd_known)
+		snprintf(text, len,
+			 "The data cannot tell what bounds this copy: the server's smbd processes "
+			 "were not seen (the server is not Samba, or it was not watched), and the "
+			 "client's busiest thread was at %.0f%% of a core.",
+			 f->client_top);
+	else
+		snprintf(text, len,
+			 "Nothing measured was at its limit: the busiest smbd thread at %.0f%% of "
+			 "a core, the client's at %.0f%%, the server's CPUs %.0f%% busy and %.0f%% "
+			 "waiting for I/O. The time goes to waiting (a round trip per file, the "
+			 "network); more requests in flight (--mt) or connections would tell.",
+			 f->smbd_top, f->client_top, f->server_cpu, f->server_iowait);
+	return PV_COPY_BOUND_UNKNOWN;
+}
