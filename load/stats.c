@@ -77,14 +77,15 @@ uint64_t pv_load_hist_count(const struct pv_load_hist *h)
 static unsigned rank_bucket(const struct pv_load_hist *h, double q)
 {
 	double r = ceil(q * (double)pv_load_hist_count(h));
-	/* a count near 2^64 (counts merged from anyone's run) would make a rank no uint64_t
-	 * holds: converting that is undefined, so it is held first */
-	uint64_t rank = r >= 18446744073709551615.0 ? UINT64_MAX
-			: r >= 1		    ? (uint64_t)r
-						    : 1,
-		 seen = 0;
+	uint64_t rank = 1, seen = 0;
 	unsigned b;
 
+	/* a count near 2^64 (counts merged from anyone's run) would make a rank no uint64_t
+	 * holds: converting that is undefined, so it is held first */
+	if (r >= 18446744073709551615.0)
+		rank = UINT64_MAX;
+	else if (r >= 1)
+		rank = (uint64_t)r;
 	for (b = 0; b < TOP; b++) {
 		seen += h->n[b];
 		if (seen >= rank)

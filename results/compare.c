@@ -369,7 +369,7 @@ struct kvs {
 	struct kv *v;
 	size_t n, cap;
 	size_t *by_key;
-	size_t nconf; /* lines of the server's configuration taken, PV_RES_ENTRIES_MAX at most */
+	size_t nconf; /* settings of the server's configuration taken, PV_RES_ENTRIES_MAX at most */
 };
 
 static void kv_add(struct kvs *l, const char *key, const char *fmt, ...)
@@ -403,13 +403,6 @@ static void config_kvs(struct kvs *l, const char *text)
 	const char *p = text;
 
 	while (p && *p) {
-		if (l->nconf++ == PV_RES_ENTRIES_MAX) {
-			kv_add(l, "server configuration",
-			       "more than %d settings: the rest not "
-			       "compared",
-			       PV_RES_ENTRIES_MAX);
-			return;
-		}
 		size_t n = strcspn(p, "\n");
 		const char *s = p, *eq;
 
@@ -427,6 +420,12 @@ static void config_kvs(struct kvs *l, const char *text)
 				ke--;
 			while (*v == ' ' || *v == '\t')
 				v++;
+			if (l->nconf++ == PV_RES_ENTRIES_MAX) {
+				kv_add(l, "server configuration",
+				       "more than %d settings: the rest not compared",
+				       PV_RES_ENTRIES_MAX);
+				return;
+			}
 			snprintf(key, sizeof(key), "server [%s] %.*s", section, (int)(ke - s), s);
 			kv_add(l, key, "%.*s", (int)(p + n - v), v);
 		}
