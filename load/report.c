@@ -4,6 +4,7 @@
 #include "json/json.h"
 #include "load/line.h"
 #include "util/err.h"
+#include "util/escape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -593,27 +594,6 @@ static void scale(double max, double *top, double *step)
 	*top = ceil(max / *step - 1e-9) * *step;
 }
 
-/* Text for XML: the five special characters as entities, a control character XML 1.0 does not
- * allow (all but tab, LF and CR) as '?'. */
-static void esc(struct pv_buf *out, const char *s)
-{
-	for (; *s; s++) {
-		const char *e = *s == '&'    ? "&amp;"
-				: *s == '<'  ? "&lt;"
-				: *s == '>'  ? "&gt;"
-				: *s == '"'  ? "&quot;"
-				: *s == '\'' ? "&apos;"
-					     : NULL;
-
-		if (e)
-			pv_buf_addstr(out, e);
-		else if ((unsigned char)*s < 0x20 && !strchr("\t\n\r", *s))
-			pv_buf_addstr(out, "?");
-		else
-			pv_buf_add(out, s, 1);
-	}
-}
-
 struct plot {
 	double xtop, xstep, ltop, lstep;
 };
@@ -705,7 +685,7 @@ static void marker(struct pv_buf *out, const char *cls, char shape, double x, do
 		pv_buf_addf(out, "<path class=\"pt %s\" d=\"M%.1f,%.1f l5,9 h-10 z\">", cls, x,
 			    y - 6);
 	pv_buf_addstr(out, "<title>");
-	esc(out, tip);
+	pv_escape_xml(out, tip);
 	pv_buf_addstr(out, shape == 'o'	  ? "</title></circle>\n"
 			   : shape == 's' ? "</title></rect>\n"
 					  : "</title></path>\n");
@@ -781,7 +761,7 @@ int pv_load_report_svg(const struct pv_load_results *r, struct pv_buf *out)
 	pv_buf_addstr(out, "<title>provision load: users against throughput and overload");
 	if (r->title) {
 		pv_buf_addstr(out, " (");
-		esc(out, r->title);
+		pv_escape_xml(out, r->title);
 		pv_buf_addstr(out, ")");
 	}
 	pv_buf_addf(out, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
@@ -792,7 +772,7 @@ int pv_load_report_svg(const struct pv_load_results *r, struct pv_buf *out)
 	if (r->title) {
 		pv_buf_addf(out, "<text x=\"%d\" y=\"48\" text-anchor=\"middle\" fill=\"#555\">",
 			    W / 2);
-		esc(out, r->title);
+		pv_escape_xml(out, r->title);
 		pv_buf_addstr(out, "</text>\n");
 	}
 	axes(out, &p);

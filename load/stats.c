@@ -76,11 +76,16 @@ uint64_t pv_load_hist_count(const struct pv_load_hist *h)
 /* The bucket of the q-quantile by nearest rank (h not empty): TOP when it is the top one. */
 static unsigned rank_bucket(const struct pv_load_hist *h, double q)
 {
-	uint64_t rank = (uint64_t)ceil(q * (double)pv_load_hist_count(h)), seen = 0;
+	double r = ceil(q * (double)pv_load_hist_count(h));
+	uint64_t rank = 1, seen = 0;
 	unsigned b;
 
-	if (rank < 1)
-		rank = 1;
+	/* a count near 2^64 (counts merged from anyone's run) would make a rank no uint64_t
+	 * holds: converting that is undefined, so it is held first */
+	if (r >= 18446744073709551615.0)
+		rank = UINT64_MAX;
+	else if (r >= 1)
+		rank = (uint64_t)r;
 	for (b = 0; b < TOP; b++) {
 		seen += h->n[b];
 		if (seen >= rank)

@@ -218,6 +218,25 @@ static unsigned char control_in(const char *s)
 	return 0;
 }
 
+int pv_names_check_client(const char *what, const char *name)
+{
+	/* what run/step.c puts in a step's folder besides the clients' folders */
+	static const char *const step_entries[] = {"controller",   "watch.csv",	    "watch.json",
+						   "watch-dc.csv", "watch-dc.json", NULL};
+
+	for (size_t i = 0; step_entries[i]; i++)
+		if (!strcasecmp(name, step_entries[i]))
+			return pv_error(PV_ECONFIG,
+					"%s '%s' is the name of %s in each step's folder of a run "
+					"(step-NN/%s), where the client's results would go too; "
+					"expected another name for this client (its address and "
+					"SSH settings stay as they are)",
+					what, name,
+					i ? "the watch's samples" : "the controller's results",
+					step_entries[i]);
+	return 0;
+}
+
 /* Samba's INVALID_SHARENAME_CHARS (source3/include/smb.h), '/' and '\' apart, and the
  * brackets of an smb.conf section. */
 static const char share_forbidden[] = "%<>*?|+=;:\",[]";

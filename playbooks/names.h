@@ -48,6 +48,12 @@ size_t pv_names_length(const char *name);
  * message ("user name"). 0 or PV_ECONFIG. */
 int pv_names_check_sam(const char *what, const char *name);
 
+/* A client's name is also a folder of each step's folder of a run (step-NN/<client>, docs/run.md)
+ * beside the step's own entries: the controller's folder and the server's and DC's watches.
+ * name is not one of those (any case: host names are), so that no client's results land on
+ * them. what names it ("client name"). 0 or PV_ECONFIG naming the clash and the fix. */
+int pv_names_check_client(const char *what, const char *name);
+
 /* An SMB share name: the longest Windows and Samba accept (NNLEN, lmcons.h). */
 #define PV_NAMES_SHARE_MAX 80
 

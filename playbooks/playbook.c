@@ -1491,8 +1491,8 @@ static int parse_load(struct ctx *c, const struct pv_node *root)
 	return sc ? parse_scenarios(c, sc) : 0;
 }
 
-/* Names made from templates must fit AD's limits before anything is created: the longest user
- * name per client (n = per_client has the most digits) and the longest alias. */
+/* Names must fit before anything is created: no client named as a step folder's own entry
+ * (names.h), the longest user name per client (n = per_client) and alias within AD's limits. */
 static int check_names(struct ctx *c)
 {
 	struct pv_playbook *pb = c->pb;
@@ -1507,10 +1507,10 @@ static int check_names(struct ctx *c)
 			    "so that user names differ between clients",
 			    pb->users.name_template, pb->nclients);
 	for (size_t i = 0; i < pb->nclients; i++) {
-		const struct pv_node *at = c->name_template;
+		const struct pv_node *at = c->name_template ? c->name_template : c->client_at[i];
 
-		if (!at)
-			at = c->client_at[i];
+		if (pv_names_check_client("client name", pb->clients[i].name))
+			return fail_recorded(c, c->client_at[i], NULL, NULL);
 		if (pv_names_expand(pb->users.name_template, pb->clients[i].name,
 				    pb->has_server ? pb->server.host.name : NULL,
 				    pb->users.per_client, 1, name, sizeof(name)))

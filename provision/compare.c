@@ -295,7 +295,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 
 /* ---- the page ---- */
 
-static void page(const struct pv_cmp *c, struct pv_buf *b)
+void pv_compare_page(const struct pv_cmp *c, struct pv_buf *b)
 {
 	size_t n = c->nsteps, ng = c->ngroups;
 	double *buf = calloc(5 * n * ng + 1, sizeof(double));
@@ -317,14 +317,14 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 		pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td class=\"l\">", G->label);
 		for (size_t i = 0; i < G->nruns; i++) {
 			pv_buf_addstr(b, i ? "<br>" : "");
-			pv_html_esc(b, G->runs[i]->id);
+			pv_escape_xml(b, G->runs[i]->id);
 			pv_buf_addstr(b, " (<code>");
-			pv_html_esc(b, G->runs[i]->dir);
+			pv_escape_xml(b, G->runs[i]->dir);
 			pv_buf_addstr(b, "</code>)");
 		}
 		pv_buf_addstr(b, "</td><td class=\"l\">");
 		answer_text(c, g, t, sizeof(t));
-		pv_html_esc(b, t);
+		pv_escape_xml(b, t);
 		if (g) {
 			pv_buf_addf(b, "; %+ld against %s: <b>%s</b>", G->answer_diff,
 				    c->groups[0].label,
@@ -332,7 +332,7 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 				    : G->answer_diff ? "not shown real"
 						     : "");
 			pv_buf_addstr(b, " ");
-			pv_html_esc(b, G->answer_why);
+			pv_escape_xml(b, G->answer_why);
 		}
 		pv_buf_addstr(b, "</td></tr>\n");
 	}
@@ -423,7 +423,7 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 				fig_text(&S->fig[g * PV_CMP_FIGS + f], f <= PV_CMP_OVERLOAD ? 2 : 1,
 					 t, sizeof(t));
 				pv_buf_addstr(b, "<td>");
-				pv_html_esc(b, t);
+				pv_escape_xml(b, t);
 				pv_buf_addstr(b, "</td>");
 			}
 			for (size_t g = 1; g < ng; g++) {
@@ -433,7 +433,7 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 
 				diff_text(S, g, (enum pv_cmp_figure)f, t, sizeof(t));
 				pv_buf_addf(b, "<td%s>", beyond ? " class=\"over\"" : "");
-				pv_html_esc(b, t);
+				pv_escape_xml(b, t);
 				pv_buf_addstr(b, "</td>");
 			}
 			pv_buf_addstr(b, "</tr>\n");
@@ -443,7 +443,7 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 				    "<tr class=\"cb\"><td class=\"l\" colspan=\"%zu\"><b "
 				    "class=\"tag\">client-bound</b> not compared as the server's: ",
 				    2 * ng + 1);
-			pv_html_esc(b, S->note);
+			pv_escape_xml(b, S->note);
 			pv_buf_addstr(b,
 				      ": the clients were the limit, not the server.</td></tr>\n");
 		}
@@ -451,7 +451,7 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
 	if (c->uncommon && c->uncommon[0]) {
 		pv_buf_addstr(b, "<h3>Steps left out (not in every run)</h3>\n<pre>");
-		pv_html_esc(b, c->uncommon);
+		pv_escape_xml(b, c->uncommon);
 		pv_buf_addstr(b, "</pre>\n");
 	}
 	pv_buf_addstr(b, "<h2>What differs between the runs</h2>\n");
@@ -462,17 +462,17 @@ static void page(const struct pv_cmp *c, struct pv_buf *b)
 				 "class=\"l\">setting</th>");
 		for (size_t r = 0; r < c->nruns; r++) {
 			pv_buf_addstr(b, "<th scope=\"col\" class=\"l\">");
-			pv_html_esc(b, c->runs[r]->id);
+			pv_escape_xml(b, c->runs[r]->id);
 			pv_buf_addstr(b, "</th>");
 		}
 		pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
 		for (size_t i = 0; i < c->nsettings; i++) {
 			pv_buf_addstr(b, "<tr><th scope=\"row\">");
-			pv_html_esc(b, c->settings[i].key);
+			pv_escape_xml(b, c->settings[i].key);
 			pv_buf_addstr(b, "</th>");
 			for (size_t r = 0; r < c->nruns; r++) {
 				pv_buf_addstr(b, "<td class=\"l\">");
-				pv_html_esc(b, c->settings[i].values[r]);
+				pv_escape_xml(b, c->settings[i].values[r]);
 				pv_buf_addstr(b, "</td>");
 			}
 			pv_buf_addstr(b, "</tr>\n");
@@ -496,6 +496,7 @@ static void release(void *result)
 int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out)
 {
 	struct compare_out *o = pv_out_result(out, "compare", sizeof(*o), text, json, release);
+	size_t steps = 0;
 	int r = PV_OK;
 
 	if (!o)
@@ -524,6 +525,15 @@ int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out)
 			snprintf(dir, sizeof(dir), "%.*s", (int)len, p);
 			if ((r = pv_res_read(dir, &o->runs[o->nruns])) != PV_OK)
 				break;
+			steps += o->runs[o->nruns]->nsteps;
+			if (steps > PV_CMP_STEPS_MAX) {
+				r = pv_error(PV_EUSAGE,
+					     "the runs up to '%s' hold %zu steps together, more "
+					     "than the %d compare reads; compare fewer runs",
+					     dir, steps, PV_CMP_STEPS_MAX);
+				o->nruns++;
+				break;
+			}
 			o->group[o->nruns++] = a;
 			if (!p[len])
 				break;
@@ -536,7 +546,7 @@ int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out)
 	if (r == PV_OK && ctx->cli.opt[OPT_HTML]) {
 		struct pv_buf b = PV_BUF_INIT;
 
-		page(o->c, &b);
+		pv_compare_page(o->c, &b);
 		r = pv_buf_failed(&b) ? pv_error(PV_EIO, "out of memory")
 				      : pv_file_replace(ctx->cli.opt[OPT_HTML], b.data, b.len);
 		if (r == PV_OK) {

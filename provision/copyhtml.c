@@ -16,9 +16,9 @@
 static void row(struct pv_buf *b, const char *k, const char *v)
 {
 	pv_buf_addstr(b, "<tr><th>");
-	pv_html_esc(b, k);
+	pv_escape_xml(b, k);
 	pv_buf_addstr(b, "</th><td>");
-	pv_html_esc(b, v);
+	pv_escape_xml(b, v);
 	pv_buf_addstr(b, "</td></tr>\n");
 }
 
@@ -125,7 +125,7 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 	snprintf(title, sizeof(title), "provision copy %s", j->id);
 	pv_html_begin(b, title);
 	pv_buf_addstr(b, "<h1>");
-	pv_html_esc(b, title);
+	pv_escape_xml(b, title);
 	pv_buf_addstr(b, "</h1>\n<p class=\"answer\">");
 	if (j->done && d->files + d->fixed)
 		snprintf(t, sizeof(t),
@@ -141,9 +141,9 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 			 d->total_s);
 	else
 		snprintf(t, sizeof(t), "the copy did not finish");
-	pv_html_esc(b, t);
+	pv_escape_xml(b, t);
 	pv_buf_addstr(b, "</p>\n<h2>What bounds it</h2>\n<p>");
-	pv_html_esc(b, v->verdict);
+	pv_escape_xml(b, v->verdict);
 	pv_buf_addstr(b, "</p>\n<h2>The copy</h2>\n<table>\n");
 	row(b, "source", j->source);
 	row(b, "target", j->target);
@@ -216,7 +216,7 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 					 "<th>us per call</th></tr>\n");
 			for (size_t i = 0; i < n && i < 20; i++) {
 				pv_buf_addstr(b, "<tr><td>");
-				pv_html_esc(b, c[i].name);
+				pv_escape_xml(b, c[i].name);
 				snprintf(t, sizeof(t),
 					 "</td><td>%llu</td><td>%.1f</td><td>%.1f</td></tr>\n",
 					 (unsigned long long)c[i].count, (double)c[i].usec / 1000,
@@ -228,7 +228,7 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 		}
 	} else {
 		pv_buf_addstr(b, "<p>");
-		pv_html_esc(b, j->profile_note[0] ? j->profile_note : "none taken");
+		pv_escape_xml(b, j->profile_note[0] ? j->profile_note : "none taken");
 		pv_buf_addstr(b, "</p>\n");
 	}
 	pv_html_end(b);

@@ -6,87 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- text ---- */
-
-/* The length of the UTF-8 sequence at s (n bytes left), 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		len = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates and beyond U+10FFFF are not UTF-8 */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
-void pv_html_escn(struct pv_buf *out, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, run = 0;
-
-	while (i < n) {
-		const char *e = NULL;
-		size_t len = utf8_len(p + i, n - i);
-
-		switch (p[i]) {
-		case '&':
-			e = "&amp;";
-			break;
-		case '<':
-			e = "&lt;";
-			break;
-		case '>':
-			e = "&gt;";
-			break;
-		case '"':
-			e = "&quot;";
-			break;
-		case '\'':
-			e = "&#39;";
-			break;
-		default:
-			if (!len || (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n') || p[i] == 0x7f)
-				e = "\xef\xbf\xbd";
-			break;
-		}
-		if (!e) {
-			i += len;
-			run += len;
-			continue;
-		}
-		pv_buf_add(out, p + i - run, run);
-		run = 0;
-		pv_buf_addstr(out, e);
-		i += len ? len : 1;
-	}
-	pv_buf_add(out, p + i - run, run);
-}
-
-void pv_html_esc(struct pv_buf *out, const char *s)
-{
-	if (s)
-		pv_html_escn(out, s, strlen(s));
-}
-
 /* ---- the page ---- */
 
 static const char style[] =
@@ -134,7 +53,7 @@ void pv_html_begin(struct pv_buf *out, const char *title)
 			   "<meta name=\"viewport\" content=\"width=device-width, "
 			   "initial-scale=1\">\n<meta name=\"generator\" content=\"provision\">\n"
 			   "<title>");
-	pv_html_esc(out, title);
+	pv_escape_xml(out, title);
 	pv_buf_addstr(out, "</title>\n<style>\n");
 	pv_buf_addstr(out, style);
 	pv_buf_addstr(out, "</style>\n</head>\n<body>\n");
@@ -156,13 +75,30 @@ struct frame {
 	double xstep;
 };
 
+/* An axis ends whatever numbers it is given (a run's folder is anyone's): its bounds are
+ * finite, within +-BIG (so that their difference is too), apart (a span a double can step
+ * through), and it draws at most TICKS_MAX ticks. */
+#define BIG	  1e300
+#define TICKS_MAX 50
+
+static double bounded(double v, double if_nan)
+{
+	return isnan(v) ? if_nan : v > BIG ? BIG : v < -BIG ? -BIG : v;
+}
+
+/* hi, or above lo by a span one can step through when it is not */
+static double apart(double lo, double hi)
+{
+	return hi - lo >= 1e-9 * fmax(1, fabs(lo)) ? hi : lo + fmax(1, fabs(lo) * 1e-6);
+}
+
 /* Ticks of 1, 2 or 5 times a power of ten, about n of them, covering [lo, hi]. */
 static void nice(double lo, double hi, int n, double *a, double *b, double *step)
 {
 	double raw, mag, f;
 
-	if (!(hi > lo))
-		hi = lo + 1;
+	lo = bounded(lo, 0);
+	hi = apart(lo, bounded(hi, lo + 1));
 	raw = (hi - lo) / n;
 	mag = pow(10, floor(log10(raw)));
 	f = raw / mag;
@@ -183,6 +119,26 @@ static double time_step(double span)
 	return 43200;
 }
 
+/* The ticks from a by step up to b (v: TICKS_MAX of room): how many. A step that would make
+ * more is doubled until it does not; a tick that would not move ends them. */
+static size_t ticks(double a, double b, double step, double *v)
+{
+	size_t n = 0;
+
+	if (!(step > 0) || !isfinite(step) || !isfinite(a) || !isfinite(b))
+		return 0;
+	while ((b - a) / step > TICKS_MAX - 1)
+		step *= 2;
+	for (size_t i = 0; i < TICKS_MAX; i++) {
+		double t = a + (double)i * step;
+
+		if (t > b + step * 1e-6 || (n && !(t > v[n - 1])))
+			break;
+		v[n++] = t;
+	}
+	return n;
+}
+
 static double fx(const struct frame *f, double x)
 {
 	return f->L + (f->R - f->L) * (x - f->x0) / (f->x1 - f->x0);
@@ -198,7 +154,7 @@ static double fy(const struct frame *f, int axis, double y)
 
 static void tick_label(struct pv_buf *out, enum pv_plot_x kind, double v, double span)
 {
-	if (kind == PV_PLOT_X_TIME) {
+	if (kind == PV_PLOT_X_TIME && fabs(v) < 1e15) {
 		long s = lround(v);
 
 		if (span >= 3600)
@@ -238,7 +194,7 @@ static void marker(struct pv_buf *out, char m, int color, double x, double y, co
 	}
 	if (tip) {
 		pv_buf_addstr(out, "<title>");
-		pv_html_esc(out, tip);
+		pv_escape_xml(out, tip);
 		pv_buf_addstr(out, "</title>");
 	}
 	pv_buf_addstr(out, m == 's' ? "</rect>\n" : m == 'o' || !m ? "</circle>\n" : "</path>\n");
@@ -343,8 +299,9 @@ void pv_plot_init(struct pv_plot *p)
 void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 {
 	struct frame f;
-	double lo, hi, legend_y, x, row_h = 18;
+	double lo, hi, legend_y, x, row_h = 18, tv[TICKS_MAX];
 	int rows = 1;
+	size_t nt;
 
 	memset(&f, 0, sizeof(f));
 	f.W = p->width ? p->width : 960;
@@ -374,10 +331,11 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		f.x0 = 0;
 		f.x1 = 1;
 	}
+	f.x0 = bounded(f.x0, 0);
+	f.x1 = bounded(f.x1, 1);
 	if (p->xkind == PV_PLOT_X_TIME) {
 		f.xstep = time_step(f.x1 - f.x0);
-		if (!(f.x1 > f.x0))
-			f.x1 = f.x0 + f.xstep;
+		f.x1 = apart(f.x0, f.x1 > f.x0 ? f.x1 : f.x0 + f.xstep);
 	} else {
 		double a, b;
 
@@ -386,8 +344,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 			f.x0 = a;
 		if (isnan(p->xmax))
 			f.x1 = b;
-		if (!(f.x1 > f.x0))
-			f.x1 = f.x0 + f.xstep;
+		f.x1 = apart(f.x0, f.x1 > f.x0 ? f.x1 : f.x0 + f.xstep);
 	}
 	/* y: from 0 unless told */
 	range(p, 0, &lo, &hi);
@@ -419,27 +376,32 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		    "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
 		    "aria-labelledby=\"%s-t %s-d\">\n<title id=\"%s-t\">",
 		    p->id, f.W, f.H, f.W, f.H, p->id, p->id, p->id);
-	pv_html_esc(out, p->title);
+	pv_escape_xml(out, p->title);
 	pv_buf_addf(out, "</title>\n<desc id=\"%s-d\">", p->id);
-	pv_html_esc(out, p->desc);
+	pv_escape_xml(out, p->desc);
 	pv_buf_addf(out, "</desc>\n<text class=\"t\" x=\"%.0f\" y=\"18\" text-anchor=\"middle\">",
 		    f.W / 2);
-	pv_html_esc(out, p->title);
+	pv_escape_xml(out, p->title);
 	pv_buf_addstr(out, "</text>\n");
 	/* grid and axes */
-	for (double v = f.y0; v <= f.y1 + f.ystep * 1e-6; v += f.ystep) {
+	nt = ticks(f.y0, f.y1, f.ystep, tv);
+	for (size_t i = 0; i < nt; i++) {
+		double v = tv[i];
+
 		pv_buf_addf(out,
 			    "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
 			    f.L, f.R, fy(&f, 0, v), fy(&f, 0, v), f.L - 6, fy(&f, 0, v) + 4,
 			    fabs(v) < f.ystep * 1e-9 ? 0 : v);
 	}
-	if (p->y2label)
-		for (double v = f.z0; v <= f.z1 + f.zstep * 1e-6; v += f.zstep)
-			pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%g</text>\n", f.R + 6,
-				    fy(&f, 1, v) + 4, fabs(v) < f.zstep * 1e-9 ? 0 : v);
-	for (double v = ceil(f.x0 / f.xstep - 1e-9) * f.xstep; v <= f.x1 + f.xstep * 1e-6;
-	     v += f.xstep) {
+	nt = p->y2label ? ticks(f.z0, f.z1, f.zstep, tv) : 0;
+	for (size_t i = 0; i < nt; i++)
+		pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%g</text>\n", f.R + 6,
+			    fy(&f, 1, tv[i]) + 4, fabs(tv[i]) < f.zstep * 1e-9 ? 0 : tv[i]);
+	nt = ticks(ceil(f.x0 / f.xstep - 1e-9) * f.xstep, f.x1, f.xstep, tv);
+	for (size_t i = 0; i < nt; i++) {
+		double v = tv[i];
+
 		pv_buf_addf(out,
 			    "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
@@ -451,19 +413,19 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		    f.R, p->y2label ? "V38" : "");
 	pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (f.L + f.R) / 2,
 		    f.B + 34);
-	pv_html_esc(out, p->xlabel);
+	pv_escape_xml(out, p->xlabel);
 	pv_buf_addf(out,
 		    "</text>\n<text transform=\"translate(16,%.1f) rotate(-90)\" "
 		    "text-anchor=\"middle\">",
 		    (f.T + f.B) / 2);
-	pv_html_esc(out, p->ylabel);
+	pv_escape_xml(out, p->ylabel);
 	pv_buf_addstr(out, "</text>\n");
 	if (p->y2label) {
 		pv_buf_addf(out,
 			    "<text transform=\"translate(%.1f,%.1f) rotate(90)\" "
 			    "text-anchor=\"middle\">",
 			    f.W - 14, (f.T + f.B) / 2);
-		pv_html_esc(out, p->y2label);
+		pv_escape_xml(out, p->y2label);
 		pv_buf_addstr(out, "</text>\n");
 	}
 	/* step boundaries, the answer, the threshold */
@@ -478,7 +440,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		if (p->marks[k].label) {
 			pv_buf_addf(out, "<text class=\"sm\" x=\"%.1f\" y=\"%.1f\">", mx + 2,
 				    f.T - 3);
-			pv_html_esc(out, p->marks[k].label);
+			pv_escape_xml(out, p->marks[k].label);
 			pv_buf_addstr(out, "</text>");
 		}
 		pv_buf_addstr(out, "\n");
@@ -497,7 +459,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 			    "<text x=\"%.1f\" y=\"%.1f\"%s>",
 			    vx, vx, f.T, f.B, vx > f.R - 80 ? vx - 4 : vx + 4, f.T + 12,
 			    vx > f.R - 80 ? " text-anchor=\"end\"" : "");
-		pv_html_esc(out, p->vlabel);
+		pv_escape_xml(out, p->vlabel);
 		pv_buf_addstr(out, "</text>\n");
 	}
 	/* the series */
@@ -505,7 +467,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		const struct pv_plot_series *s = &p->s[k];
 
 		pv_buf_addf(out, "<g class=\"series\" data-name=\"");
-		pv_html_esc(out, s->name);
+		pv_escape_xml(out, s->name);
 		pv_buf_addf(out, "\" data-points=\"%zu\">\n", s->n);
 		if (s->line)
 			line(out, &f, s);
@@ -538,7 +500,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		}
 		sample(out, &p->s[k], x, legend_y + 9);
 		pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 34, legend_y + 13);
-		pv_html_esc(out, p->s[k].name);
+		pv_escape_xml(out, p->s[k].name);
 		pv_buf_addstr(out, "</text>\n");
 		x += w;
 	}
@@ -550,7 +512,8 @@ void pv_html_bars(struct pv_buf *out, const char *id, const char *title, const c
 		  const bool *filled, size_t n)
 {
 	const double W = 960, L = 300, R = W - 30, T = 38, row = 30;
-	double H = T + row * (double)n + 44, vmax = 0, a, b, step;
+	double H = T + row * (double)n + 44, vmax = 0, a, b, step, tv[TICKS_MAX];
+	size_t nt;
 
 	for (size_t i = 0; i < n; i++) {
 		if (isfinite(v[i]))
@@ -564,24 +527,25 @@ void pv_html_bars(struct pv_buf *out, const char *id, const char *title, const c
 	if (!(b > 0))
 		b = 1;
 	pv_buf_addf(out, "<figure>\n<svg id=\"");
-	pv_html_esc(out, id);
+	pv_escape_xml(out, id);
 	pv_buf_addf(out,
 		    "\" class=\"bars\" role=\"img\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
 		    "height=\"%.0f\" aria-labelledby=\"",
 		    W, H, W, H);
-	pv_html_esc(out, id);
+	pv_escape_xml(out, id);
 	pv_buf_addstr(out, "-t\"><title id=\"");
-	pv_html_esc(out, id);
+	pv_escape_xml(out, id);
 	pv_buf_addstr(out, "-t\">");
-	pv_html_esc(out, title);
+	pv_escape_xml(out, title);
 	pv_buf_addf(out,
 		    "</title>\n<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" "
 		    "font-weight=\"bold\">",
 		    W / 2);
-	pv_html_esc(out, title);
+	pv_escape_xml(out, title);
 	pv_buf_addstr(out, "</text>\n");
-	for (double x = 0; x <= b + step / 2; x += step) {
-		double px = L + (R - L) * x / b;
+	nt = ticks(0, b, step, tv);
+	for (size_t i = 0; i < nt; i++) {
+		double x = tv[i], px = L + (R - L) * x / b;
 
 		pv_buf_addf(
 			out,
@@ -592,18 +556,18 @@ void pv_html_bars(struct pv_buf *out, const char *id, const char *title, const c
 	}
 	pv_buf_addf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"12\">",
 		    (L + R) / 2, H - 8);
-	pv_html_esc(out, unit);
+	pv_escape_xml(out, unit);
 	pv_buf_addstr(out, "</text>\n");
 	for (size_t i = 0; i < n; i++) {
 		double y = T + row * (double)i + 5, w = isfinite(v[i]) ? (R - L) * v[i] / b : 0;
 
 		pv_buf_addf(out, "<g class=\"bar\" data-name=\"");
-		pv_html_esc(out, labels[i]);
+		pv_escape_xml(out, labels[i]);
 		pv_buf_addf(out,
 			    "\" data-value=\"%g\"><text x=\"%.0f\" y=\"%.0f\" "
 			    "text-anchor=\"end\" font-size=\"13\">",
 			    isfinite(v[i]) ? v[i] : 0, L - 8, y + 14);
-		pv_html_escn(out, labels[i], strlen(labels[i]) > 40 ? 40 : strlen(labels[i]));
+		pv_escape_xmln(out, labels[i], strlen(labels[i]) > 40 ? 40 : strlen(labels[i]));
 		pv_buf_addf(out,
 			    "</text><rect x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"20\" "
 			    "fill=\"%s\" stroke=\"#1f5fa8\"/>",

@@ -12,11 +12,8 @@
 #include <stddef.h>
 
 #include "util/buf.h"
+#include "util/escape.h" /* text in a page: pv_escape_xml, the one escaper */
 
-/* Text for HTML (element content and attribute values): & < > " ' as entities; control
- * characters other than tab and newline, and bytes that are not UTF-8, as U+FFFD. */
-void pv_html_esc(struct pv_buf *out, const char *s);
-void pv_html_escn(struct pv_buf *out, const char *s, size_t n);
 /* The page's start (doctype, charset, the policy, the style, the title, <body>) and end. */
 void pv_html_begin(struct pv_buf *out, const char *title);
 void pv_html_end(struct pv_buf *out);

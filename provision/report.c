@@ -24,14 +24,14 @@
 static void addh(struct pv_buf *b, const char *tag, const char *text)
 {
 	pv_buf_addf(b, "<%s>", tag);
-	pv_html_esc(b, text);
+	pv_escape_xml(b, text);
 	pv_buf_addf(b, "</%s>\n", tag);
 }
 
 static void na(struct pv_buf *b, const char *what)
 {
 	pv_buf_addstr(b, "<p class=\"na\">");
-	pv_html_esc(b, what);
+	pv_escape_xml(b, what);
 	pv_buf_addstr(b, "</p>\n");
 }
 
@@ -268,22 +268,22 @@ static void config_value(const char *conf, const char *key, char *out, size_t ca
 static void head(struct pv_buf *b, const struct pv_res_run *run)
 {
 	pv_buf_addstr(b, "<h1>Run ");
-	pv_html_esc(b, run->id[0] ? run->id : "(no id)");
+	pv_escape_xml(b, run->id[0] ? run->id : "(no id)");
 	pv_buf_addstr(b, "</h1>\n<p class=\"meta\">driver <b>");
-	pv_html_esc(b, run->driver);
+	pv_escape_xml(b, run->driver);
 	pv_buf_addstr(b, "</b>, lab <b>");
-	pv_html_esc(b, run->lab);
+	pv_escape_xml(b, run->lab);
 	pv_buf_addstr(b, "</b>, started ");
-	pv_html_esc(b, run->started[0] ? run->started : "?");
+	pv_escape_xml(b, run->started[0] ? run->started : "?");
 	pv_buf_addstr(b, ", ended ");
-	pv_html_esc(b, run->ended[0] ? run->ended : "(not ended: cut short)");
+	pv_escape_xml(b, run->ended[0] ? run->ended : "(not ended: cut short)");
 	pv_buf_addf(b, "; %zu of %zu steps; status <b>", run->nsteps, run->planned);
-	pv_html_esc(b, run->status);
+	pv_escape_xml(b, run->status);
 	pv_buf_addstr(b, "</b>");
 	if (run->exit_code > 0)
 		pv_buf_addf(b, " (exit %d, %s)", run->exit_code, pv_status_name(run->exit_code));
 	pv_buf_addstr(b, ". Folder: <code>");
-	pv_html_esc(b, run->dir);
+	pv_escape_xml(b, run->dir);
 	pv_buf_addstr(b, "</code></p>\n<nav><p>");
 	pv_buf_addstr(b, "<a href=\"#ramp\">ramp</a> · <a href=\"#steps\">steps</a> · "
 			 "<a href=\"#latency\">latency</a> · <a href=\"#time\">over time</a> · "
@@ -330,7 +330,7 @@ static void client_bound(struct pv_buf *b, const struct pv_res_step *st)
 	if (!c)
 		return;
 	pv_buf_addstr(b, " (");
-	pv_html_esc(b, c->name);
+	pv_escape_xml(b, c->name);
 	pv_buf_addf(b, ": its busiest loop at %.0f%% of a core, loop lag p95 %.0f ms%s%s)",
 		    pv_res_loop_cpu(c), c->lag_p95,
 		    pv_res_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2
@@ -347,7 +347,7 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "<div class=\"answer\" id=\"answer\">");
 	if (!run->has_load) {
 		pv_buf_addstr(b, "Driver <b>");
-		pv_html_esc(b, run->driver);
+		pv_escape_xml(b, run->driver);
 		pv_buf_addstr(b, "</b> measures no scenarios here, so this run gives no capacity "
 				 "answer: its steps, the server watch and the hosts' states "
 				 "follow.");
@@ -405,12 +405,12 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 	}
 	if (run->has_load && run->answer[0]) {
 		pv_buf_addstr(b, "<br><span class=\"line\">The run's answer line: ");
-		pv_html_esc(b, run->answer);
+		pv_escape_xml(b, run->answer);
 		pv_buf_addstr(b, "</span>");
 	}
 	if (run->error[0]) {
 		pv_buf_addstr(b, "<br>The run ended early: ");
-		pv_html_esc(b, run->error);
+		pv_escape_xml(b, run->error);
 	}
 	pv_buf_addstr(b, "</div>\n");
 }
@@ -642,7 +642,7 @@ static void clients_cell(struct pv_buf *b, const struct pv_res_step *st)
 	else
 		pv_buf_addf(b, " / %.0f", top->lag_p95);
 	pv_buf_addstr(b, "<br><span class=\"ci\">");
-	pv_html_esc(b, top->name);
+	pv_escape_xml(b, top->name);
 	pv_buf_addf(b, "%s</span></td>", top->bound ? " bound !" : "");
 }
 
@@ -764,7 +764,7 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const si
 		pv_buf_addstr(b, "<td class=\"l\">");
 		host_states(b, st);
 		pv_buf_addstr(b, " (");
-		pv_html_esc(b, st->ended[0] ? st->ended : "?");
+		pv_escape_xml(b, st->ended[0] ? st->ended : "?");
 		pv_buf_addstr(b, ")</td></tr>\n");
 	}
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
@@ -810,57 +810,50 @@ static const struct {
 		{"query_info", 13}, {"query_directory", 10}, {"write", 7}};
 #define NFSCT (sizeof(fsct_mix) / sizeof(fsct_mix[0]))
 
-/* How many requests of command name step st sent (0 when none), and all it sent. */
-static uint64_t op_count(const struct pv_res_step *st, const char *name, uint64_t *all)
+/* The requests step st sent, of every command (saturated, as their counts are). */
+static uint64_t ops_all(const struct pv_res_step *st)
 {
-	uint64_t n = 0;
+	uint64_t all = st->ops_other;
 
-	*all = 0;
-	for (size_t o = 0; o < st->nops; o++) {
-		*all += st->ops[o].n;
-		if (!strcmp(st->ops[o].name, name))
-			n = st->ops[o].n;
-	}
-	return n;
+	for (int o = 0; o < PV_LOAD_OPS; o++)
+		all = all > UINT64_MAX - st->ops[o] ? UINT64_MAX : all + st->ops[o];
+	return all;
 }
 
-/* One command's row: FSCT's share when it gives one, then each step's; false (nothing
- * written) when no step sent it. */
-static bool op_row(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord,
-		   const char *name, double fsct)
+/* One command's row (o: a pv_load_op; -1: the commands this provision does not know): FSCT's
+ * share when it gives one, then each step's; nothing when no step sent it and FSCT names
+ * none. One pass over the steps: the table is linear in them, whatever load.json names. */
+static void op_row(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord, int o,
+		   double fsct)
 {
-	uint64_t all, any = 0;
+	bool any = false;
 
-	for (size_t i = 0; i < run->nsteps; i++)
-		any += op_count(&run->steps[ord[i]], name, &all);
+	for (size_t i = 0; i < run->nsteps && !any; i++)
+		any = (o < 0 ? run->steps[i].ops_other : run->steps[i].ops[o]) > 0;
 	if (!any && isnan(fsct))
-		return false;
-	pv_buf_addstr(b, "<tr><th scope=\"row\">");
-	pv_html_esc(b, name);
-	pv_buf_addstr(b, "</th>");
+		return;
+	pv_buf_addf(b, "<tr><th scope=\"row\">%s</th>", o < 0 ? "other" : pv_load_op_names[o]);
 	num_cell(b, "%.0f", fsct);
 	for (size_t i = 0; i < run->nsteps; i++) {
 		const struct pv_res_step *st = &run->steps[ord[i]];
-		uint64_t n = op_count(st, name, &all);
+		uint64_t all = ops_all(st), n = o < 0 ? st->ops_other : st->ops[o];
 
-		if (!st->ops)
+		if (!st->has_ops)
 			pv_buf_addstr(b, "<td class=\"na\">-</td>");
 		else
 			pv_buf_addf(b, "<td>%.1f</td>", all ? 100.0 * (double)n / (double)all : 0);
 	}
 	pv_buf_addstr(b, "</tr>\n");
-	return true;
 }
 
-/* The SMB operations, when the run counted them: FSCT's named commands first, then the others
- * any step sent, in the order the steps name them. */
+/* The SMB operations, when the run counted them: FSCT's named commands first, then the other
+ * SMB2 commands any step sent, then those of names this provision does not know. */
 static void ops_table(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
 {
 	bool any = false;
-	uint64_t all;
 
 	for (size_t i = 0; i < run->nsteps; i++)
-		any |= run->steps[ord[i]].ops != NULL;
+		any |= run->steps[i].has_ops;
 	pv_buf_addstr(b, "<h3>SMB operation mix</h3>\n");
 	if (!any) {
 		na(b, "SMB operations per command: " NOT_RECORDED ".");
@@ -874,33 +867,22 @@ static void ops_table(struct pv_buf *b, const struct pv_res_run *run, const size
 			 "<th scope=\"col\">FSCT %</th>");
 	step_heads(b, run, ord, 1);
 	for (size_t f = 0; f < NFSCT; f++)
-		op_row(b, run, ord, fsct_mix[f].name, fsct_mix[f].pct);
-	for (size_t i = 0; i < run->nsteps; i++) {
-		const struct pv_res_step *st = &run->steps[ord[i]];
+		op_row(b, run, ord, pv_load_op_of(fsct_mix[f].name), fsct_mix[f].pct);
+	for (int o = 0; o < PV_LOAD_OPS; o++) {
+		bool fsct = false;
 
-		for (size_t o = 0; o < st->nops; o++) {
-			const char *name = st->ops[o].name;
-			bool seen = false;
-
-			for (size_t f = 0; f < NFSCT && !seen; f++)
-				seen = !strcmp(fsct_mix[f].name, name);
-			for (size_t i2 = 0; i2 <= i && !seen; i2++) {
-				const struct pv_res_step *s2 = &run->steps[ord[i2]];
-
-				for (size_t o2 = 0; o2 < (i2 == i ? o : s2->nops) && !seen; o2++)
-					seen = !strcmp(s2->ops[o2].name, name);
-			}
-			if (!seen)
-				op_row(b, run, ord, name, NAN);
-		}
+		for (size_t f = 0; f < NFSCT; f++)
+			fsct |= !strcmp(fsct_mix[f].name, pv_load_op_names[o]);
+		if (!fsct)
+			op_row(b, run, ord, o, NAN);
 	}
+	op_row(b, run, ord, -1, NAN);
 	pv_buf_addstr(b, "<tr><th scope=\"row\">requests</th><td class=\"na\">-</td>");
 	for (size_t i = 0; i < run->nsteps; i++) {
 		const struct pv_res_step *st = &run->steps[ord[i]];
 
-		op_count(st, "", &all);
-		if (st->ops)
-			pv_buf_addf(b, "<td>%llu</td>", (unsigned long long)all);
+		if (st->has_ops)
+			pv_buf_addf(b, "<td>%llu</td>", (unsigned long long)ops_all(st));
 		else
 			pv_buf_addstr(b, "<td class=\"na\">-</td>");
 	}
@@ -1165,9 +1147,9 @@ static void hint(struct pv_buf *b, const struct pv_res_run *run)
 static void row(struct pv_buf *b, const char *key, const char *value)
 {
 	pv_buf_addstr(b, "<tr><th scope=\"row\">");
-	pv_html_esc(b, key);
+	pv_escape_xml(b, key);
 	pv_buf_addstr(b, "</th><td class=\"l\">");
-	pv_html_esc(b, value && value[0] ? value : NOT_RECORDED);
+	pv_escape_xml(b, value && value[0] ? value : NOT_RECORDED);
 	pv_buf_addstr(b, "</td></tr>\n");
 }
 
@@ -1236,13 +1218,13 @@ static void settings(struct pv_buf *b, const struct pv_res_run *run)
 		const struct pv_res_host_info *h = &run->hosts[i];
 
 		pv_buf_addstr(b, "<tr><th scope=\"row\">");
-		pv_html_esc(b, h->name);
+		pv_escape_xml(b, h->name);
 		pv_buf_addstr(b, "</th><td class=\"l\">");
-		pv_html_esc(b, h->role);
+		pv_escape_xml(b, h->role);
 		pv_buf_addstr(b, "</td><td class=\"l\">");
-		pv_html_esc(b, h->address[0] ? h->address : "-");
+		pv_escape_xml(b, h->address[0] ? h->address : "-");
 		pv_buf_addstr(b, "</td><td class=\"l\">");
-		pv_html_esc(b, h->version[0] ? h->version : NOT_RECORDED);
+		pv_escape_xml(b, h->version[0] ? h->version : NOT_RECORDED);
 		pv_buf_addstr(b, "</td></tr>\n");
 	}
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
@@ -1261,7 +1243,7 @@ static void settings(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "<h3>The server's configuration at run time (testparm -s)</h3>\n");
 	if (run->server_config) {
 		pv_buf_addstr(b, "<details><summary>show</summary>\n<pre>");
-		pv_html_esc(b, run->server_config);
+		pv_escape_xml(b, run->server_config);
 		pv_buf_addstr(b, "</pre></details>\n");
 	} else {
 		na(b, "The server's configuration: " NOT_RECORDED ".");
@@ -1323,13 +1305,13 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "<ul>\n");
 	if (run->error[0]) {
 		pv_buf_addstr(b, "<li>the run: ");
-		pv_html_esc(b, run->error);
+		pv_escape_xml(b, run->error);
 		pv_buf_addstr(b, "</li>\n");
 		shown++;
 	}
 	if (run->watch_error[0]) {
 		pv_buf_addstr(b, "<li>the server watch: ");
-		pv_html_esc(b, run->watch_error);
+		pv_escape_xml(b, run->watch_error);
 		pv_buf_addstr(b, "</li>\n");
 		shown++;
 	}
@@ -1340,7 +1322,7 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 			total++;
 			if (shown < 12) {
 				pv_buf_addf(b, "<li>step %u, a logon: ", st->n);
-				pv_html_esc(b, st->ready_error);
+				pv_escape_xml(b, st->ready_error);
 				pv_buf_addstr(b, "</li>\n");
 				shown++;
 			}
@@ -1354,14 +1336,14 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 			if (shown >= 12)
 				continue;
 			pv_buf_addf(b, "<li>step %u, ", st->n);
-			pv_html_esc(b, h->name);
+			pv_escape_xml(b, h->name);
 			pv_buf_addstr(b, " (");
-			pv_html_esc(b, h->state);
+			pv_escape_xml(b, h->state);
 			pv_buf_addstr(b, "): ");
-			pv_html_esc(b, h->error[0] ? h->error : h->said);
+			pv_escape_xml(b, h->error[0] ? h->error : h->said);
 			if (h->error[0] && h->said[0]) {
 				pv_buf_addstr(b, "; its stderr began: ");
-				pv_html_esc(b, h->said);
+				pv_escape_xml(b, h->said);
 			}
 			pv_buf_addstr(b, "</li>\n");
 			shown++;
@@ -1377,7 +1359,7 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 			    total);
 	if (run->notes) {
 		pv_buf_addstr(b, "<h3>What this page could not read</h3>\n<pre>");
-		pv_html_esc(b, run->notes);
+		pv_escape_xml(b, run->notes);
 		pv_buf_addstr(b, "</pre>\n");
 	}
 }

@@ -1,5 +1,5 @@
 /* provision/report.h: report.html, the page of one run (docs/report.md), written at the end of
- * `run` and by `provision report RUN_DIR`; and the file writing that compare --html shares. */
+ * `run` and by `provision report RUN_DIR`; compare's page; and the file writing they share. */
 #ifndef PV_PROVISION_REPORT_H
 #define PV_PROVISION_REPORT_H
 
@@ -10,6 +10,10 @@
 
 /* The whole page of run into out. PV_OK, or PV_EIO when out of memory. */
 int pv_report_page(const struct pv_res_run *run, struct pv_buf *out);
+
+/* compare --html's page of the comparison c into out (a failure is out's, sticky). */
+struct pv_cmp;
+void pv_compare_page(const struct pv_cmp *c, struct pv_buf *out);
 
 /* Read the run folder dir and write its page to path (NULL: dir/report.html). The path
  * written goes into written (cap bytes), its size into *bytes; *run, when not NULL, gets the

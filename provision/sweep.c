@@ -196,7 +196,7 @@ static int page(const struct sweep_out *o, struct pv_buf *b)
 	snprintf(title, sizeof(title), "provision sweep %s", r->id);
 	pv_html_begin(b, title);
 	pv_buf_addstr(b, "<h1>");
-	pv_html_esc(b, title);
+	pv_escape_xml(b, title);
 	pv_buf_addstr(b, "</h1>\n");
 	for (size_t c = 0; c < r->nconds; c++) {
 		labels[c] = r->conds[c].label;
@@ -212,7 +212,7 @@ static int page(const struct sweep_out *o, struct pv_buf *b)
 			 "interval of their mean. A filled bar is beyond the noise against the "
 			 "baseline.</p>\n<pre>");
 	whole_text(o, &t);
-	pv_html_escn(b, t.data ? t.data : "", t.len);
+	pv_escape_xmln(b, t.data ? t.data : "", t.len);
 	pv_buf_addstr(b, "</pre>\n");
 	pv_html_end(b);
 	pv_buf_release(&t, 0);

@@ -19,11 +19,24 @@ const char *const pv_cmp_units[PV_CMP_FIGS] = {"scen/s", "%", "ms", "ms"};
 const char *const pv_cmp_diff_units[PV_CMP_FIGS] = {"%", "pp", "ms", "ms"};
 const char *const pv_cmp_verdicts[] = {"n/a", "same", "higher", "lower"};
 
-static const struct pv_res_step *step_of(const struct pv_res_run *run, unsigned users)
+/* run's first step of users with load figures, NULL when none: a binary search of ord, its
+ * steps by users (pv_res_by_users), so that matching the runs' steps is n log n. */
+static const struct pv_res_step *step_of(const struct pv_res_run *run, const size_t *ord,
+					 unsigned users)
 {
-	for (size_t i = 0; i < run->nsteps; i++)
-		if (run->steps[i].users == users && run->steps[i].has_load)
-			return &run->steps[i];
+	size_t lo = 0, hi = run->nsteps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (run->steps[ord[mid]].users < users)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < run->nsteps && run->steps[ord[lo]].users == users; lo++)
+		if (run->steps[ord[lo]].has_load)
+			return &run->steps[ord[lo]];
 	return NULL;
 }
 
@@ -350,9 +363,13 @@ struct kv {
 	char val[256];
 };
 
+/* A run's settings in the order found, and sorted by key (stable: a key's first place
+ * first) for the lookups, so that comparing them stays n log n whatever a run holds. */
 struct kvs {
 	struct kv *v;
 	size_t n, cap;
+	size_t *by_key;
+	size_t nconf; /* settings of the server's configuration taken, PV_RES_ENTRIES_MAX at most */
 };
 
 static void kv_add(struct kvs *l, const char *key, const char *fmt, ...)
@@ -378,7 +395,8 @@ static void kv_add(struct kvs *l, const char *key, const char *fmt, ...)
 	l->n++;
 }
 
-/* testparm's output: "[section]" lines, then "\tkey = value" lines. */
+/* testparm's output: "[section]" lines, then "\tkey = value" lines (the first
+ * PV_RES_ENTRIES_MAX settings, and one saying when there were more). */
 static void config_kvs(struct kvs *l, const char *text)
 {
 	char section[64] = "global", key[128];
@@ -402,6 +420,12 @@ static void config_kvs(struct kvs *l, const char *text)
 				ke--;
 			while (*v == ' ' || *v == '\t')
 				v++;
+			if (l->nconf++ == PV_RES_ENTRIES_MAX) {
+				kv_add(l, "server configuration",
+				       "more than %d settings: the rest not compared",
+				       PV_RES_ENTRIES_MAX);
+				return;
+			}
 			snprintf(key, sizeof(key), "server [%s] %.*s", section, (int)(ke - s), s);
 			kv_add(l, key, "%.*s", (int)(p + n - v), v);
 		}
@@ -440,12 +464,47 @@ static void run_kvs(const struct pv_res_run *r, struct kvs *l)
 		config_kvs(l, r->server_config);
 }
 
+static int by_key(const void *a, const void *b, void *arg)
+{
+	const struct kv *v = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int d = strcmp(v[x].key, v[y].key);
+
+	return d ? d : (x > y) - (x < y);
+}
+
+/* l sorted by key into l->by_key: -1 when out of memory */
+static int kv_sort(struct kvs *l)
+{
+	if (!(l->by_key = calloc(l->n ? l->n : 1, sizeof(*l->by_key))))
+		return -1;
+	for (size_t i = 0; i < l->n; i++)
+		l->by_key[i] = i;
+	qsort_r(l->by_key, l->n, sizeof(*l->by_key), by_key, l->v);
+	return 0;
+}
+
+/* Where key is first in l (its index in l->v), or -1. */
+static long kv_at(const struct kvs *l, const char *key)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(l->v[l->by_key[mid]].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->n && !strcmp(l->v[l->by_key[lo]].key, key) ? (long)l->by_key[lo] : -1;
+}
+
 static const char *kv_get(const struct kvs *l, const char *key)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->v[i].key, key) == 0)
-			return l->v[i].val;
-	return NULL;
+	long at = kv_at(l, key);
+
+	return at < 0 ? NULL : l->v[at].val;
 }
 
 static int settings(struct pv_cmp *c)
@@ -457,8 +516,10 @@ static int settings(struct pv_cmp *c)
 
 	if (!l)
 		return pv_error(PV_EIO, "out of memory");
-	for (size_t i = 0; i < c->nruns; i++) {
+	for (size_t i = 0; i < c->nruns && r == PV_OK; i++) {
 		run_kvs(c->runs[i], &l[i]);
+		if (kv_sort(&l[i]) < 0)
+			r = pv_error(PV_EIO, "out of memory");
 		some_config |= c->runs[i]->server_config != NULL;
 		all_config &= c->runs[i]->server_config != NULL;
 	}
@@ -470,8 +531,8 @@ static int settings(struct pv_cmp *c)
 				summary ? "server configuration (testparm -s)" : l[i].v[j].key;
 			struct pv_cmp_setting *s;
 
-			for (size_t k = 0; k < c->nsettings; k++)
-				seen |= strcmp(c->settings[k].key, key) == 0;
+			/* a key once: where it is first, in the first run that has it */
+			seen = !summary && kv_at(&l[i], key) != (long)j;
 			for (size_t k = 0; k < i && !seen; k++)
 				seen |= kv_get(&l[k], key) != NULL;
 			if (seen)
@@ -519,27 +580,15 @@ static int settings(struct pv_cmp *c)
 					r = pv_error(PV_EIO, "out of memory");
 			}
 		}
-	for (size_t i = 0; i < c->nruns; i++)
+	for (size_t i = 0; i < c->nruns; i++) {
 		free(l[i].v);
+		free(l[i].by_key);
+	}
 	free(l);
 	return r;
 }
 
 /* ---- the whole ---- */
-
-static int add_users(unsigned **u, size_t *n, unsigned users)
-{
-	unsigned *nu;
-
-	for (size_t i = 0; i < *n; i++)
-		if ((*u)[i] == users)
-			return PV_OK;
-	if (!(nu = realloc(*u, (*n + 1) * sizeof(*nu))))
-		return pv_error(PV_EIO, "out of memory");
-	*u = nu;
-	(*u)[(*n)++] = users;
-	return PV_OK;
-}
 
 static int cmp_uint(const void *a, const void *b)
 {
@@ -550,6 +599,15 @@ static int cmp_uint(const void *a, const void *b)
 
 static int check_runs(const struct pv_res_run *const *runs, size_t nruns)
 {
+	size_t steps = 0;
+
+	for (size_t i = 0; i < nruns; i++)
+		steps += runs[i]->nsteps;
+	if (steps > PV_CMP_STEPS_MAX)
+		return pv_error(PV_EUSAGE,
+				"the runs hold %zu steps together, more than the %d compare reads; "
+				"compare fewer runs",
+				steps, PV_CMP_STEPS_MAX);
 	for (size_t i = 0; i < nruns; i++) {
 		if (strcmp(runs[i]->driver, "builtin") != 0)
 			return pv_error(PV_ECONFIG,
@@ -573,7 +631,7 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 	struct pv_cmp *c = calloc(1, sizeof(*c));
 	const struct pv_res_step **sts = NULL;
 	unsigned *users = NULL;
-	size_t nusers = 0, *kk = NULL;
+	size_t nusers = 0, *kk = NULL, **ord = NULL, *pos = NULL, *off = NULL;
 	struct pv_buf un = PV_BUF_INIT;
 	int r;
 
@@ -613,43 +671,75 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 			r = pv_error(PV_EUSAGE, "group %zu has no run", g + 1);
 			goto out;
 		}
-	/* the steps every group has; the others named */
-	for (size_t i = 0; i < nruns && r == PV_OK; i++)
-		for (size_t s = 0; s < runs[i]->nsteps && r == PV_OK; s++)
-			if (runs[i]->steps[s].has_load)
-				r = add_users(&users, &nusers, runs[i]->steps[s].users);
-	if (r != PV_OK)
-		goto out;
-	qsort(users, nusers, sizeof(*users), cmp_uint);
-	if (!(c->steps = calloc(nusers ? nusers : 1, sizeof(*c->steps))) ||
-	    !(sts = calloc((nusers ? nusers : 1) * c->ngroups * nruns, sizeof(*sts))) ||
-	    !(kk = calloc((nusers ? nusers : 1) * c->ngroups, sizeof(*kk)))) {
+	/* each run's steps by users, for the lookups; every users of a step with figures, once */
+	if (!(ord = calloc(nruns, sizeof(*ord))) || !(pos = calloc(nruns, sizeof(*pos))) ||
+	    !(off = calloc(c->ngroups, sizeof(*off)))) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	for (size_t u = 0; u < nusers; u++) {
-		size_t s = c->nsteps;
-		bool all = true;
-
-		for (size_t g = 0; g < c->ngroups; g++) {
-			const struct pv_cmp_group *G = &c->groups[g];
-			size_t k = 0;
-
-			for (size_t i = 0; i < G->nruns; i++) {
-				const struct pv_res_step *st = step_of(G->runs[i], users[u]);
-
-				if (st)
-					sts[(s * c->ngroups + g) * nruns + k++] = st;
-			}
-			if (k < G->nruns) {
-				all = false;
-				pv_buf_addf(&un, "%u users: not in every run of %s\n", users[u],
-					    G->label);
-			}
-			kk[s * c->ngroups + g] = k;
+	for (size_t i = 0; i < nruns; i++)
+		nusers += runs[i]->nsteps;
+	if (!(users = calloc(nusers ? nusers : 1, sizeof(*users)))) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	nusers = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		if (!(ord[i] = calloc(runs[i]->nsteps ? runs[i]->nsteps : 1, sizeof(**ord)))) {
+			r = pv_error(PV_EIO, "out of memory");
+			goto out;
 		}
+		pv_res_by_users(runs[i], ord[i]);
+		for (size_t s = 0; s < runs[i]->nsteps; s++)
+			if (runs[i]->steps[s].has_load)
+				users[nusers++] = runs[i]->steps[s].users;
+		pos[i] = off[group[i]]++; /* its place in its group; off: the groups' sizes */
+	}
+	for (size_t g = 0, at = 0; g < c->ngroups; g++) {
+		size_t n = off[g];
+
+		off[g] = at; /* where the group's runs start in a step's row of sts */
+		at += n;
+	}
+	qsort(users, nusers, sizeof(*users), cmp_uint);
+	{
+		size_t k = 0;
+
+		for (size_t u = 0; u < nusers; u++)
+			if (!k || users[u] != users[k - 1])
+				users[k++] = users[u];
+		nusers = k;
+	}
+	/* the steps every run has: each run's step of those users in sts[step][the run's place
+	 * in its group's row]; the others named, the first 64 */
+	if (!(c->steps = calloc(nusers ? nusers : 1, sizeof(*c->steps))) ||
+	    !(sts = calloc((nusers ? nusers : 1) * nruns, sizeof(*sts)))) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	for (size_t u = 0, left_out = 0; u < nusers; u++) {
+		size_t s = c->nsteps;
+		bool all = true, named = false;
+
+		for (size_t i = 0; i < nruns; i++) {
+			const struct pv_res_step *st = step_of(runs[i], ord[i], users[u]);
+
+			sts[s * nruns + off[group[i]] + pos[i]] = st;
+			all &= st != NULL;
+			if (!st && !named && left_out < 64)
+				pv_buf_addf(&un, "%u users: not in every run of %s\n", users[u],
+					    c->groups[group[i]].label);
+			named |= !st;
+		}
+		left_out += !all;
+		if (left_out == 65 && !all)
+			pv_buf_addstr(&un, "(and more steps not in every run)\n");
 		if (all)
 			c->steps[c->nsteps++].users = users[u];
+	}
+	if (!(kk = calloc((c->nsteps ? c->nsteps : 1) * c->ngroups, sizeof(*kk)))) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
 	}
 	if (!c->nsteps) {
 		r = pv_error(PV_ECONFIG,
@@ -677,7 +767,7 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 				goto out;
 			}
 			for (size_t g = 0; g < c->ngroups; g++) {
-				idx[s * c->ngroups + g] = sts + (s * c->ngroups + g) * nruns;
+				idx[s * c->ngroups + g] = sts + s * nruns + off[g];
 				kk[s * c->ngroups + g] = c->groups[g].nruns;
 			}
 		}
@@ -751,6 +841,11 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 	r = settings(c);
 out:
 	pv_buf_release(&un, 0);
+	for (size_t i = 0; ord && i < nruns; i++)
+		free(ord[i]);
+	free(ord);
+	free(pos);
+	free(off);
 	free(users);
 	free(sts);
 	free(kk);

@@ -32,6 +32,10 @@
 
 #include "results/results.h"
 
+/* The steps of all the runs compared together, at most: a step read costs about 20 KiB (its
+ * histograms), so the runs compare reads cost 400 MiB at most. */
+#define PV_CMP_STEPS_MAX 20000
+
 enum pv_cmp_figure { PV_CMP_RATE, PV_CMP_OVERLOAD, PV_CMP_MEDIAN, PV_CMP_P95, PV_CMP_FIGS };
 
 /* "throughput", "overload", "median", "p95" */
@@ -110,7 +114,8 @@ struct pv_cmp {
 /* Compare runs[0..nruns) grouped by group[i] (0, 1, ... in order of first appearance; at
  * least two groups). PV_ECONFIG, the reason recorded, when they cannot be compared: a run
  * of another driver than builtin or without load figures, drivers that differ, no step
- * (users) that every group has. */
+ * (users) that every group has; PV_EUSAGE for more than PV_CMP_STEPS_MAX steps in all. Its
+ * work is n log n in the steps and the settings, whatever the runs hold. */
 int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size_t nruns,
 		 struct pv_cmp **out);
 void pv_cmp_free(struct pv_cmp *c);

@@ -1,11 +1,12 @@
 /* results/parse.c: a run's files, text in, structs out (see results.h). Pure. */
-#include "results/results.h"
+#include "results/internal.h"
 
 #include "json/json.h"
 #include "load/line.h"
 #include "util/buf.h"
 #include "util/err.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,61 @@
 #include <time.h>
 
 /* ---- small readers of JSON members ---- */
+
+/* How many values the JSON text holds, about (its commas and brackets outside strings, and
+ * one), without parsing it: what parsing it would cost is known first (PV_RES_JSON_MAX). */
+static size_t json_values(const char *text, size_t len)
+{
+	size_t n = 1;
+	bool in = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (in) {
+			if (text[i] == '\\')
+				i++;
+			else if (text[i] == '"')
+				in = false;
+		} else {
+			in = text[i] == '"';
+			n += text[i] == ',' || text[i] == '[' || text[i] == '{';
+		}
+	}
+	return n;
+}
+
+/* text parsed as JSON, when it holds at most PV_RES_JSON_MAX values: NULL with the reason
+ * recorded (PV_ECONFIG) when not. what names the file. */
+static struct pv_json *parse_json(const char *what, const char *text, size_t len)
+{
+	char err[160];
+	struct pv_json *j;
+	size_t n = json_values(text, len);
+
+	if (n > PV_RES_JSON_MAX) {
+		pv_error(PV_ECONFIG, "%s holds %zu values, more than the %d read", what, n,
+			 PV_RES_JSON_MAX);
+		return NULL;
+	}
+	if (!(j = pv_json_parse(text, len, err, sizeof(err))))
+		pv_error(PV_ECONFIG, "%s is not JSON: %s", what, err);
+	return j;
+}
+
+/* v, a number, as a whole number from lo to hi in *out: its integer, or a real that is one and
+ * in range; false for anything else. Never a cast out of range (a real beyond a long long's is
+ * undefined behaviour to convert): reals past 2^53 are refused. */
+static bool whole(const struct pv_json *v, long long lo, long long hi, long long *out)
+{
+	double d;
+
+	if (pv_json_integer(v, out))
+		return *out >= lo && *out <= hi;
+	if (!pv_json_number(v, &d) || !(fabs(d) <= 9007199254740992.0) || d != floor(d) ||
+	    d < (double)lo || d > (double)hi)
+		return false;
+	*out = (long long)d;
+	return true;
+}
 
 static void str_of(const struct pv_json *o, const char *key, char *out, size_t cap)
 {
@@ -34,6 +90,14 @@ static uint64_t count_of(const struct pv_json *o, const char *key)
 	long long v;
 
 	return o && pv_json_integer(pv_json_get(o, key), &v) && v > 0 ? (uint64_t)v : 0;
+}
+
+/* An exit status: an int, -1 when not said or none. */
+static int exit_of(const struct pv_json *o, const char *key)
+{
+	long long v;
+
+	return o && whole(pv_json_get(o, key), INT_MIN, INT_MAX, &v) ? (int)v : -1;
 }
 
 static unsigned uint_of(const struct pv_json *o, const char *key)
@@ -82,11 +146,18 @@ int pv_res_note(struct pv_res_run *run, const char *fmt, ...)
 	va_list ap;
 	char *notes;
 
+	/* a folder of many broken files makes as many notes: the first ones, and how many */
+	if (++run->nnotes > PV_RES_NOTES_MAX + 1)
+		return 0;
 	if (run->notes)
 		pv_buf_addstr(&b, run->notes);
-	va_start(ap, fmt);
-	pv_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
+	if (run->nnotes > PV_RES_NOTES_MAX) {
+		pv_buf_addf(&b, "(the notes after the first %d are left out)", PV_RES_NOTES_MAX);
+	} else {
+		va_start(ap, fmt);
+		pv_buf_vaddf(&b, fmt, ap);
+		va_end(ap);
+	}
 	pv_buf_addstr(&b, "\n");
 	notes = pv_buf_detach(&b);
 	pv_buf_release(&b, 0);
@@ -105,6 +176,9 @@ static int parse_hosts(struct pv_res_run *run, const struct pv_json *a)
 
 	if (!n)
 		return PV_OK;
+	if (n > PV_RES_ENTRIES_MAX)
+		return pv_error(PV_ECONFIG, "manifest.json names %zu hosts, more than %d", n,
+				PV_RES_ENTRIES_MAX);
 	if (!(run->hosts = calloc(n, sizeof(*run->hosts))))
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t i = 0; i < n; i++) {
@@ -125,7 +199,6 @@ static int parse_hosts(struct pv_res_run *run, const struct pv_json *a)
 static int parse_step(struct pv_res_step *st, const struct pv_json *s)
 {
 	const struct pv_json *hs = pv_json_get(s, "hosts");
-	long long exit;
 	char t[40];
 
 	st->n = uint_of(s, "step");
@@ -138,6 +211,9 @@ static int parse_step(struct pv_res_step *st, const struct pv_json *s)
 	str_of(s, "end", t, sizeof(t));
 	st->end = pv_res_time(t);
 	str_of(s, "ended", st->ended, sizeof(st->ended));
+	if (pv_json_size(hs) > PV_RES_ENTRIES_MAX)
+		return pv_error(PV_ECONFIG, "manifest.json's step %u names %zu hosts, more than %d",
+				st->n, pv_json_size(hs), PV_RES_ENTRIES_MAX);
 	if (pv_json_size(hs) && !(st->hosts = calloc(pv_json_size(hs), sizeof(*st->hosts))))
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t j = 0; j < pv_json_size(hs); j++) {
@@ -150,7 +226,7 @@ static int parse_step(struct pv_res_step *st, const struct pv_json *s)
 		str_of(h, "role", o->role, sizeof(o->role));
 		o->users = uint_of(h, "users");
 		str_of(h, "state", o->state, sizeof(o->state));
-		o->exit = pv_json_integer(pv_json_get(h, "exit"), &exit) ? (int)exit : -1;
+		o->exit = exit_of(h, "exit");
 		str_of(h, "error", o->error, sizeof(o->error));
 		st->nhosts++;
 	}
@@ -159,14 +235,13 @@ static int parse_step(struct pv_res_step *st, const struct pv_json *s)
 
 int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len)
 {
-	char err[160];
-	struct pv_json *m = pv_json_parse(text, len, err, sizeof(err));
+	struct pv_json *m = parse_json("manifest.json", text, len);
 	const struct pv_json *o, *steps;
 	long long v;
 	int r = PV_OK;
 
 	if (!m)
-		return pv_error(PV_ECONFIG, "manifest.json is not JSON: %s", err);
+		return PV_ECONFIG;
 	if (!pv_json_is_object(m) || !pv_json_integer(pv_json_get(m, "manifest_version"), &v)) {
 		pv_json_free(m);
 		return pv_error(PV_ECONFIG, "manifest.json is not a run's manifest (no "
@@ -186,7 +261,7 @@ int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len)
 	str_of(m, "started", run->started, sizeof(run->started));
 	str_of(m, "ended", run->ended, sizeof(run->ended));
 	str_of(m, "error", run->error, sizeof(run->error));
-	run->exit_code = pv_json_integer(pv_json_get(m, "exit_code"), &v) ? (int)v : -1;
+	run->exit_code = exit_of(m, "exit_code");
 	o = pv_json_get(m, "playbook");
 	str_of(o, "path", run->playbook, sizeof(run->playbook));
 	str_of(o, "sha256", run->sha256, sizeof(run->sha256));
@@ -205,8 +280,11 @@ int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len)
 	run->watch_interval = uint_of(o, "interval");
 	str_of(o, "error", run->watch_error, sizeof(run->watch_error));
 	o = pv_json_get(m, "server_config");
-	if (pv_json_text(o) && !(run->server_config = strdup(pv_json_text(o))))
+	if (pv_json_text(o) && !(run->server_config = strndup(pv_json_text(o), PV_RES_CONFIG_MAX)))
 		r = pv_error(PV_EIO, "out of memory");
+	if (r == PV_OK && run->server_config && strlen(pv_json_text(o)) > PV_RES_CONFIG_MAX)
+		pv_res_note(run, "manifest.json: the server's configuration is cut at %u bytes",
+			    PV_RES_CONFIG_MAX);
 	if (r == PV_OK)
 		r = parse_hosts(run, pv_json_get(m, "hosts"));
 	steps = pv_json_get(m, "steps");
@@ -279,6 +357,14 @@ static int kind_of(const struct pv_json *k, struct pv_res_kind *o, unsigned n, c
 	o->median = num_of(lat, "median_ms") / 1000;
 	o->p95 = num_of(lat, "p95_ms") / 1000;
 	o->max = num_of(lat, "max_ms") / 1000;
+	/* no run counts that many: the figures line's own bound, so that what is computed of
+	 * them (the intervals) stays within its bounds too */
+	if (o->started > PV_LOAD_COUNT_MAX || o->completed > PV_LOAD_COUNT_MAX ||
+	    o->errors > PV_LOAD_COUNT_MAX || o->unserved > PV_LOAD_COUNT_MAX)
+		return nope(what, n,
+			    "more than %lld scenarios started, completed, in error or "
+			    "unserved",
+			    PV_LOAD_COUNT_MAX);
 	if (o->unserved > o->started)
 		return nope(what, n, "more unserved (%llu) than started (%llu)",
 			    (unsigned long long)o->unserved, (unsigned long long)o->started);
@@ -301,6 +387,8 @@ static int clients_of(struct pv_res_step *st, const struct pv_json *a)
 
 	if (!pv_json_is_array(a))
 		return PV_OK;
+	if (n > PV_RES_ENTRIES_MAX)
+		return nope("", st->n, "%zu clients, more than %d", n, PV_RES_ENTRIES_MAX);
 	if (!(st->clients = calloc(n ? n : 1, sizeof(*st->clients))))
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t i = 0; i < n; i++) {
@@ -349,53 +437,66 @@ static int logon_of(struct pv_res_step *st, const struct pv_json *o)
 	return PV_OK;
 }
 
-struct ops_ctx {
-	struct pv_res_step *st;
-	size_t cap;
-};
-
+/* One command's count into its place (an unknown command's into other), the sums saturated:
+ * an array of a command per SMB2 command, whatever the file names, keeps the table linear. */
 static int op_of(const char *key, const struct pv_json *v, void *arg)
 {
-	struct ops_ctx *c = arg;
+	struct pv_res_step *st = arg;
+	int k = pv_load_op_of(key);
+	uint64_t *at = k < 0 ? &st->ops_other : &st->ops[k];
 	long long n;
 
-	if (!pv_json_integer(v, &n) || n < 0 || c->st->nops == c->cap)
-		return 0;
-	snprintf(c->st->ops[c->st->nops].name, sizeof(c->st->ops[0].name), "%s", key);
-	c->st->ops[c->st->nops++].n = (uint64_t)n;
+	if (pv_json_integer(v, &n) && n > 0)
+		*at = *at > UINT64_MAX - (uint64_t)n ? UINT64_MAX : *at + (uint64_t)n;
 	return 0;
 }
 
-static int ops_of(struct pv_res_step *st, const struct pv_json *o)
+static void ops_of(struct pv_res_step *st, const struct pv_json *o)
 {
-	struct ops_ctx c = {st, 64};
-
 	if (!pv_json_is_object(o))
-		return PV_OK;
-	if (!(st->ops = calloc(c.cap, sizeof(*st->ops))))
-		return pv_error(PV_EIO, "out of memory");
-	pv_json_each(o, op_of, &c);
-	return PV_OK;
+		return;
+	st->has_ops = true;
+	pv_json_each(o, op_of, st);
 }
 
-static void config_of(const struct pv_json *c, struct pv_load_config *cfg)
+/* A whole setting of config from lo to hi into *out; absent: *out untouched. */
+static int setting(const struct pv_json *c, const char *key, long long lo, long long hi,
+		   long long *out)
+{
+	const struct pv_json *v = pv_json_get(c, key);
+
+	if (!v || whole(v, lo, hi, out))
+		return PV_OK;
+	return pv_error(PV_ECONFIG, "load.json's config.%s is not a whole number from %lld to %lld",
+			key, lo, hi);
+}
+
+/* The settings (the driver's own bounds, load/proto.c: rate 1..36000 scenarios per user-hour,
+ * figures every 1..3600 s; the seed as the writer casts it, a long long) */
+static int config_of(const struct pv_json *c, struct pv_load_config *cfg)
 {
 	const struct pv_json *sc = pv_json_get(c, "scenarios");
+	long long rate, interval, seed;
 	double v;
+	int r;
 
 	pv_load_defaults(cfg);
 	if (!c)
-		return;
-	if (!isnan(v = num_of(c, "rate")) && v >= 1)
-		cfg->rate = (unsigned)v;
+		return PV_OK;
+	rate = cfg->rate;
+	interval = cfg->interval;
+	seed = (long long)cfg->seed;
+	if ((r = setting(c, "rate", 1, 36000, &rate)) != PV_OK ||
+	    (r = setting(c, "interval", 1, 3600, &interval)) != PV_OK ||
+	    (r = setting(c, "seed", LLONG_MIN, LLONG_MAX, &seed)) != PV_OK)
+		return r;
+	cfg->rate = (unsigned)rate;
+	cfg->interval = (unsigned)interval;
+	cfg->seed = (uint64_t)seed;
 	if (!isnan(v = num_of(c, "late")))
 		cfg->late = v;
 	if (!isnan(v = num_of(c, "overload")))
 		cfg->overload = v;
-	if (!isnan(v = num_of(c, "interval")) && v >= 1)
-		cfg->interval = (unsigned)v;
-	if (!isnan(v = num_of(c, "seed")) && v >= 0)
-		cfg->seed = (uint64_t)v;
 	cfg->keep_logged_on = pv_json_is_true(pv_json_get(c, "keep_logged_on"));
 	cfg->threads = uint_of(c, "threads");
 	for (int k = 0; k < PV_LOAD_KINDS; k++) {
@@ -406,6 +507,7 @@ static void config_of(const struct pv_json *c, struct pv_load_config *cfg)
 		if (!isnan(v = num_of(s, "limit")))
 			cfg->kind[k].limit = v;
 	}
+	return PV_OK;
 }
 
 static int step_of(struct pv_res_step *st, const struct pv_json *s, int version)
@@ -431,8 +533,8 @@ static int step_of(struct pv_res_step *st, const struct pv_json *s, int version)
 		if ((r = kind_of(pv_json_get(kinds, pv_load_names[k]), &st->kind[k], st->n,
 				 pv_load_names[k])) != PV_OK)
 			return r;
+	ops_of(st, pv_json_get(s, "ops"));
 	if ((r = clients_of(st, pv_json_get(s, "clients"))) != PV_OK ||
-	    (r = ops_of(st, pv_json_get(s, "ops"))) != PV_OK ||
 	    (r = logon_of(st, pv_json_get(s, "logon"))) != PV_OK)
 		return r;
 	if (version < 2)
@@ -522,10 +624,11 @@ static void unload(struct pv_res_run *run)
 		struct pv_res_step *st = &run->steps[i];
 
 		free(st->clients);
-		free(st->ops);
 		st->clients = NULL;
-		st->ops = NULL;
-		st->nclients = st->nops = 0;
+		st->nclients = 0;
+		st->has_ops = false;
+		memset(st->ops, 0, sizeof(st->ops));
+		st->ops_other = 0;
 		st->has_load = st->carried = st->client_bound = false;
 		st->driver_cores = st->dc_cpu = st->dc_samba = NAN;
 		memset(&st->logon, 0, sizeof(st->logon));
@@ -543,14 +646,13 @@ static void unload(struct pv_res_run *run)
 
 int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len)
 {
-	char err[160];
-	struct pv_json *j = pv_json_parse(text, len, err, sizeof(err));
+	struct pv_json *j = parse_json("load.json", text, len);
 	const struct pv_json *steps = j ? pv_json_get(j, "steps") : NULL;
 	long long v;
 	int r = PV_OK;
 
 	if (!j)
-		return pv_error(PV_ECONFIG, "load.json is not JSON: %s", err);
+		return PV_ECONFIG;
 	/* version 1 before the capacity figures (issue 19), 2 with them (checked: step_of,
 	 * answer_of) */
 	if (!pv_json_integer(pv_json_get(j, "version"), &v) || v < 1 || v > 2 ||
@@ -567,7 +669,10 @@ int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len)
 			pv_json_free(j);
 			return r;
 		}
-	config_of(pv_json_get(j, "config"), &run->cfg);
+	if ((r = config_of(pv_json_get(j, "config"), &run->cfg)) != PV_OK) {
+		pv_json_free(j);
+		return r;
+	}
 	for (size_t i = 0; i < pv_json_size(steps) && i < run->nsteps && r == PV_OK; i++)
 		r = step_of(&run->steps[i], pv_json_at(steps, i), (int)v);
 	run->answer_step = run->first_over = -1;
@@ -613,188 +718,6 @@ void pv_res_by_users(const struct pv_res_run *run, size_t *idx)
 	qsort_r(idx, run->nsteps, sizeof(*idx), by_users, (void *)run);
 }
 
-/* ---- watch.csv, watch-dc.csv ---- */
-
-void pv_res_watch_free(struct pv_res_watch *w)
-{
-	if (!w)
-		return;
-	free(w->cols);
-	free(w->t);
-	free(w->measure);
-	free(w->v);
-	free(w);
-}
-
-long pv_res_watch_col(const struct pv_res_watch *w, const char *name)
-{
-	for (size_t c = 0; w && c < w->ncols; c++)
-		if (strcmp(w->cols[c], name) == 0)
-			return (long)c;
-	return -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-bool pv_res_watch_stat(const struct pv_res_watch *w, const char *name, double *mean, double *p95,
-		       double *max)
-{
-	long c = pv_res_watch_col(w, name);
-	bool any_measured = false;
-	double *v, sum = 0;
-	size_t k = 0;
-
-	if (c < 0 || !(v = malloc((w->n ? w->n : 1) * sizeof(*v))))
-		return false;
-	for (size_t i = 0; i < w->n; i++)
-		any_measured |= w->measure[i];
-	for (size_t i = 0; i < w->n; i++) {
-		double x = w->v[i * w->ncols + (size_t)c];
-
-		if ((w->measure[i] || !any_measured) && !isnan(x)) {
-			v[k++] = x;
-			sum += x;
-		}
-	}
-	if (!k) {
-		free(v);
-		return false;
-	}
-	qsort(v, k, sizeof(*v), cmp_double);
-	*mean = sum / (double)k;
-	*p95 = v[(size_t)ceil(0.95 * (double)k) - 1];
-	*max = v[k - 1];
-	free(v);
-	return true;
-}
-
-/* The next line of text (without its '\n') from *pos; false at the end. */
-static bool next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n)
-{
-	const char *nl;
-
-	if (*pos >= len)
-		return false;
-	*line = text + *pos;
-	nl = memchr(*line, '\n', len - *pos);
-	*n = nl ? (size_t)(nl - *line) : len - *pos;
-	*pos += *n + (nl ? 1 : 0);
-	if (*n && (*line)[*n - 1] == '\r')
-		(*n)--;
-	return true;
-}
-
-/* How many cells a CSV line has (no quoting in these files). */
-static size_t cells(const char *line, size_t n)
-{
-	size_t k = 1;
-
-	for (size_t i = 0; i < n; i++)
-		k += line[i] == ',';
-	return k;
-}
-
-int pv_res_parse_watch(const char *text, size_t len, struct pv_res_watch **out)
-{
-	struct pv_res_watch *w = calloc(1, sizeof(*w));
-	const char *line;
-	size_t n, pos = 0, rows = 0, lineno = 1;
-	int r = PV_OK;
-
-	if (!w)
-		return pv_error(PV_EIO, "out of memory");
-	if (!next_line(text, len, &pos, &line, &n) || n < 15 ||
-	    memcmp(line, "seconds,phase,", 14)) {
-		free(w);
-		return pv_error(PV_ECONFIG,
-				"not a watch CSV (its header is not seconds,phase,...)");
-	}
-	w->ncols = cells(line, n) - 2;
-	/* rows: at most one a line */
-	for (size_t i = pos; i < len; i++)
-		rows += text[i] == '\n';
-	rows++;
-	if (!(w->cols = calloc(w->ncols ? w->ncols : 1, sizeof(*w->cols))) ||
-	    !(w->t = calloc(rows, sizeof(*w->t))) ||
-	    !(w->measure = calloc(rows, sizeof(*w->measure))) ||
-	    !(w->v = calloc(rows * (w->ncols ? w->ncols : 1), sizeof(*w->v)))) {
-		pv_res_watch_free(w);
-		return pv_error(PV_EIO, "out of memory");
-	}
-	{
-		const char *p = line + 14, *end = line + n;
-
-		for (size_t c = 0; c < w->ncols; c++) {
-			const char *comma = memchr(p, ',', (size_t)(end - p));
-			size_t l = comma ? (size_t)(comma - p) : (size_t)(end - p);
-
-			snprintf(w->cols[c], sizeof(w->cols[c]), "%.*s", (int)l, p);
-			p += l + 1;
-			/* a column is found by its name: one name, one column */
-			if (!l || l >= sizeof(w->cols[c]) ||
-			    pv_res_watch_col(w, w->cols[c]) != (long)c) {
-				r = pv_error(
-					PV_ECONFIG,
-					"the header names a column '%s' twice, or none, or too "
-					"long a one",
-					w->cols[c]);
-				break;
-			}
-		}
-	}
-	while (r == PV_OK && next_line(text, len, &pos, &line, &n)) {
-		const char *p = line, *end = line + n;
-		char cell[64];
-		double *row = w->v + w->n * w->ncols;
-
-		lineno++;
-		if (!n)
-			continue;
-		if (cells(line, n) != w->ncols + 2) {
-			r = pv_error(PV_ECONFIG, "line %zu has %zu cells, the header %zu", lineno,
-				     cells(line, n), w->ncols + 2);
-			break;
-		}
-		for (size_t c = 0; c < w->ncols + 2; c++) {
-			const char *comma = memchr(p, ',', (size_t)(end - p));
-			size_t l = comma ? (size_t)(comma - p) : (size_t)(end - p);
-			char *stop;
-			double v;
-
-			snprintf(cell, sizeof(cell), "%.*s", (int)(l < 63 ? l : 63), p);
-			p += l + 1;
-			if (c == 1) {
-				w->measure[w->n] = strcmp(cell, "measure") == 0;
-				continue;
-			}
-			v = l ? strtod(cell, &stop) : NAN;
-			if (l && (*stop || l > 62)) {
-				r = pv_error(PV_ECONFIG, "line %zu: '%s' is not a number", lineno,
-					     cell);
-				break;
-			}
-			if (c == 0)
-				w->t[w->n] = v;
-			else
-				row[c - 2] = v;
-		}
-		if (r == PV_OK && isnan(w->t[w->n]))
-			r = pv_error(PV_ECONFIG, "line %zu has no time", lineno);
-		w->n++;
-	}
-	if (r != PV_OK) {
-		pv_res_watch_free(w);
-		return r;
-	}
-	*out = w;
-	return PV_OK;
-}
-
 /* ---- load.jsonl ---- */
 
 int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, unsigned skip)
@@ -812,7 +735,7 @@ int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, uns
 		free(f);
 		return pv_error(PV_EIO, "out of memory");
 	}
-	while (r == PV_OK && next_line(text, len, &pos, &line, &n)) {
+	while (r == PV_OK && pv_res_next_line(text, len, &pos, &line, &n)) {
 		lineno++;
 		if (n > 6 && !memcmp(line, "ready ", 6)) {
 			struct pv_load_ready rd;

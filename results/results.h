@@ -8,7 +8,12 @@
  * Only manifest.json must be there: every other part missing is recorded as absent (has_*
  * false, NULL), and a part that cannot be read is left out with a note (run->notes), so that
  * a run cut short, of any driver, still reads. The parsers are pure (text in, structs out)
- * and unit-tested; pv_res_read does the file I/O. */
+ * and unit-tested; pv_res_read does the file I/O.
+ *
+ * A run's folder is mailed around and read on machines that did not make it: nothing in it is
+ * trusted. Reading one takes bounded time and memory whatever it holds (the caps below, each
+ * past it named in a refusal or a note), and only regular files are read (never a link, a
+ * FIFO, a device or a socket: refused, named, without opening it). */
 #ifndef PV_RESULTS_RESULTS_H
 #define PV_RESULTS_RESULTS_H
 
@@ -19,23 +24,41 @@
 #include "load/stats.h"
 #include "playbooks/workload.h"
 
-/* The most bytes read of one file: the run gathers at most 256 MiB per host and step. */
-#define PV_RES_FILE_MAX	 (256u << 20)
-#define PV_RES_STEPS_MAX 10000
-#define PV_RES_TEXT	 384 /* a message or a name kept, at most (cut there) */
+/* What reading a run's folder may cost, at most (docs/report.md has them as a table). A
+ * file: what run gathers of one host's step. A folder: its files' bytes together, and the
+ * files looked for. Entries: hosts of a run or of a step, clients of a step, columns of a
+ * watch (what run gathers of a host's step, 20,000). JSON: the values of manifest.json or
+ * load.json, counted before parsing (a parsed value costs up to 250 bytes). Cells: the numbers
+ * of one watch (its times and values, a row and a column more), and of a run's watches
+ * together. A watch's time is from 0 to a year after its step's start, its values within
+ * +-1e12. Notes: a last line says when more were left out. */
+#define PV_RES_FILE_MAX	   (256u << 20)
+#define PV_RES_RUN_MAX	   (4ull << 30)
+#define PV_RES_FILES_MAX   100000
+#define PV_RES_STEPS_MAX   10000
+#define PV_RES_ENTRIES_MAX 20000
+#define PV_RES_JSON_MAX	   2000000
+#define PV_RES_CELLS_MAX   (1u << 22)
+#define PV_RES_RUN_CELLS   (1u << 25)
+#define PV_RES_CONFIG_MAX  (1u << 20) /* bytes of the server's configuration kept */
+#define PV_RES_NOTES_MAX   64
+#define PV_RES_SECONDS_MAX 31622400.0
+#define PV_RES_VALUE_MAX   1e12
+#define PV_RES_TEXT	   384 /* a message or a name kept, at most (cut there) */
 
 /* One host's samples during a step (watch.csv or watch-dc.csv): the columns as the header
  * names them ("cpu", "smbd", "mem_used", "rx_eth0", ...), a row per sample. */
 struct pv_res_watch {
 	size_t ncols;
 	char (*cols)[32];
+	size_t *order; /* the columns by name, for a lookup in log time; NULL: looked for in turn */
 	size_t n;
 	double *t;     /* seconds since the step's start */
 	bool *measure; /* after the warm-up */
 	double *v;     /* n rows of ncols values; NAN where a cell is empty */
 };
 
-/* The column named name, or -1. */
+/* The column named name, or -1 (a binary search when w->order is set). */
 long pv_res_watch_col(const struct pv_res_watch *w, const char *name);
 /* Mean, p95 (nearest rank) and maximum of a column over the measured samples (all samples
  * when none is marked measured): false when the column is missing or has no value. */
@@ -89,11 +112,6 @@ struct pv_res_logon {
 	double p95_lo, p95_hi;	      /* the p95's bucket (seconds); NAN when not said */
 };
 
-struct pv_res_op {
-	char name[32];
-	uint64_t n;
-};
-
 struct pv_res_step {
 	unsigned n;	   /* from 1 */
 	unsigned users;	   /* all clients together */
@@ -121,8 +139,10 @@ struct pv_res_step {
 	char ready_error[PV_RES_TEXT]; /* a client's first logon failure, when one said */
 	struct pv_res_client *clients; /* NULL: not recorded */
 	size_t nclients;
-	struct pv_res_op *ops; /* NULL: not recorded */
-	size_t nops;
+	/* load.json "ops": the SMB2 requests sent, per command (pv_load_op_names), saturated at
+	 * UINT64_MAX; other: those of names this provision does not know */
+	bool has_ops; /* false: not recorded */
+	uint64_t ops[PV_LOAD_OPS], ops_other;
 };
 
 struct pv_res_host_info {
@@ -160,8 +180,10 @@ struct pv_res_run {
 				     * the answer, and more is not known */
 	double client_cores_needed; /* then: client cores the clients would need; NAN: not said */
 	char answer[512];	    /* the answer line, as load.json has it */
-	/* what could not be read, one line each ("step-02/watch.csv: ...") */
+	/* what could not be read, one line each ("step-02/watch.csv: ..."), PV_RES_NOTES_MAX at
+	 * most and a last line saying that more were left out */
 	char *notes;
+	size_t nnotes;
 };
 
 /* ---- reading (I/O) ---- */
@@ -170,8 +192,23 @@ struct pv_res_run {
  * no readable manifest.json (not a run's folder), PV_EIO when dir cannot be opened, and PV_EIO
  * "out of memory" when memory runs out anywhere (never a run with a part left out and no note
  * saying so). A file that cannot be read is left out with a note in run->notes. Files are
- * opened below dir without following links, and read up to PV_RES_FILE_MAX. */
+ * opened below dir part by part without following links and without blocking (O_NONBLOCK),
+ * each checked to be a regular file before it is opened and after (fstat), and read within
+ * the caps above. */
 int pv_res_read(const char *dir, struct pv_res_run **out);
+
+/* The files of a run's folder, from wherever they are (pv_res_read: the folder on disk; the
+ * fuzz target and tests: memory). get puts the content of rel ("step-01/watch.csv"), at most
+ * max bytes and NUL-terminated, in *text (free() it) and its length in *len: PV_OK; 1 when
+ * rel does not exist; -1 when memory ran out; another code, recorded, when rel is more than
+ * max bytes or cannot be read. */
+struct pv_res_files {
+	int (*get)(void *arg, const char *rel, size_t max, char **text, size_t *len);
+	void *arg;
+};
+/* The run of the folder files give (dir: the name kept in run->dir and messages), as
+ * pv_res_read reads one: every file it reads, and the caps, the same. */
+int pv_res_load(const struct pv_res_files *files, const char *dir, struct pv_res_run **out);
 void pv_res_free(struct pv_res_run *run);
 
 /* ---- parsing (pure) ---- */
@@ -188,15 +225,17 @@ int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len);
  * that is not, an answer that names a step that is not what it says. */
 int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len);
 /* A watch CSV into *out (pv_res_watch_free it): PV_ECONFIG naming the line when it is not
- * one. */
+ * one: a header naming a column twice or none, more than PV_RES_ENTRIES_MAX columns or
+ * PV_RES_CELLS_MAX numbers, a cell that is not a number, a row without a time, a time not
+ * from 0 to PV_RES_SECONDS_MAX or a value beyond +-PV_RES_VALUE_MAX. */
 int pv_res_parse_watch(const char *text, size_t len, struct pv_res_watch **out);
 void pv_res_watch_free(struct pv_res_watch *w);
 /* One client's load.jsonl of step st: the histograms of the intervals after the first skip
  * (the warm-up) added into st's kinds, the ready line's error kept. Lines that are neither
  * are skipped; PV_ECONFIG when a line of figures is malformed (st unchanged then). */
 int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, unsigned skip);
-/* Append one note line to run->notes (printf format): 0, or -1 when out of memory (the notes
- * as they were). */
+/* Append one note line to run->notes (printf format; past PV_RES_NOTES_MAX, one saying that
+ * more were left out, then nothing): 0, or -1 when out of memory (the notes as they were). */
 int pv_res_note(struct pv_res_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The steps' indices in idx (run->nsteps of them), users rising (the steps --refine added

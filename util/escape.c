@@ -1,7 +1,8 @@
-/* util/escape.c: text made safe for a terminal (see escape.h). */
+/* util/escape.c: text made safe for a terminal, and for HTML and XML (see escape.h). */
 #include "util/escape.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* The length of the valid UTF-8 sequence at p (at most n bytes there), 0 when it is not one,
  * or -1 when the n bytes are a valid beginning cut short. RFC 3629: no overlong form, no
@@ -36,6 +37,29 @@ static int utf8_len(const unsigned char *p, size_t n)
 	return need;
 }
 
+/* The code point of the valid UTF-8 sequence of n bytes (2 to 4) at p. */
+static unsigned code_point(const unsigned char *p, int n)
+{
+	unsigned cp = p[0] & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
+
+	for (int i = 1; i < n; i++)
+		cp = cp << 6 | (p[i] & 0x3f);
+	return cp;
+}
+
+/* The Unicode bidirectional controls (UAX #9, its explicit formatting characters and the
+ * implicit marks): ALM, LRM, RLM, LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI. */
+static bool bidi(unsigned cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+static int visible(struct pv_buf *out, unsigned cp)
+{
+	return pv_buf_addf(out, "\\u%04x", cp);
+}
+
 long pv_escape_text(struct pv_buf *out, const char *in, size_t len, bool final)
 {
 	const unsigned char *p = (const unsigned char *)in;
@@ -57,6 +81,14 @@ long pv_escape_text(struct pv_buf *out, const char *in, size_t len, bool final)
 			n = utf8_len(p + i, len - i);
 			if (n < 0 && !final)
 				break; /* the rest comes with the next piece */
+			if (n > 0 && bidi(code_point(p + i, n))) {
+				if (pv_buf_add(out, in + start, i - start) < 0 ||
+				    visible(out, code_point(p + i, n)) < 0)
+					return -1;
+				i += (size_t)n;
+				start = i;
+				continue;
+			}
 			/* U+0080..U+009F (C2 80..C2 9F): C1 controls */
 			if (n > 0 && !(p[i] == 0xc2 && p[i + 1] < 0xa0)) {
 				i += (size_t)n;
@@ -79,4 +111,68 @@ long pv_escape_text(struct pv_buf *out, const char *in, size_t len, bool final)
 	if (pv_buf_add(out, in + start, i - start) < 0)
 		return -1;
 	return (long)i;
+}
+
+#define FFFD "\xef\xbf\xbd"
+
+void pv_escape_xmln(struct pv_buf *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, start = 0;
+
+	while (i < n) {
+		const char *e = NULL;
+		int len = 1;
+		unsigned cp = p[i];
+
+		switch (p[i]) {
+		case '&':
+			e = "&amp;";
+			break;
+		case '<':
+			e = "&lt;";
+			break;
+		case '>':
+			e = "&gt;";
+			break;
+		case '"':
+			e = "&quot;";
+			break;
+		case '\'':
+			e = "&#39;";
+			break;
+		default:
+			if (p[i] >= 0x80) {
+				len = utf8_len(p + i, n - i);
+				if (len <= 0) {
+					len = 1; /* not UTF-8: this byte alone */
+					e = FFFD;
+					break;
+				}
+				cp = code_point(p + i, len);
+			}
+			if ((cp < 0x20 && cp != '\t' && cp != '\n') || (cp >= 0x7f && cp < 0xa0) ||
+			    cp == 0xfffe || cp == 0xffff)
+				e = FFFD;
+			break;
+		}
+		if (!e && !bidi(cp)) {
+			i += (size_t)len;
+			continue;
+		}
+		pv_buf_add(out, s + start, i - start);
+		if (e)
+			pv_buf_addstr(out, e);
+		else
+			visible(out, cp);
+		i += (size_t)len;
+		start = i;
+	}
+	pv_buf_add(out, s + start, i - start);
+}
+
+void pv_escape_xml(struct pv_buf *out, const char *s)
+{
+	if (s)
+		pv_escape_xmln(out, s, strlen(s));
 }

@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				broken("load figures kept from a load.json refused");
 			for (size_t i = 0; i < run->nsteps; i++)
 				if (run->steps[i].has_load || run->steps[i].clients ||
-				    run->steps[i].ops)
+				    run->steps[i].has_ops)
 					broken("a step's load figures kept from a load.json "
 					       "refused");
 			break;

@@ -1388,7 +1388,7 @@ START_TEST(report_svg)
 	ck_assert_int_eq(count_of(b.data, "class=\"threshold\""), 1);
 	ck_assert_int_eq(count_of(b.data, "class=\"answer\""), 1);
 	ck_assert(strstr(b.data, ">carried 40 users</text>"));
-	ck_assert(strstr(b.data, ">srv &lt;&amp;&gt; &quot;run&quot; &apos;A&apos;?</text>"));
+	ck_assert(strstr(b.data, ">srv &lt;&amp;&gt; &quot;run&quot; &#39;A&#39;\xef\xbf\xbd<"));
 	ck_assert(strstr(b.data, "<title>60 users: overload 7.11%</title>"));
 	ck_assert(strstr(b.data, "<title>20 users: 1.84 scenarios/s (95% interval 1.58-2.13; "
 				 "expected 1.84)</title>"));

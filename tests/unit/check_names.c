@@ -1,5 +1,7 @@
-/* tests/unit/check_names.c: name templates and the sAMAccountName / NetBIOS name rules. */
+/* tests/unit/check_names.c: name templates and the sAMAccountName / NetBIOS name rules, and
+ * the client names a run's step folders leave free (checked by the playbook too). */
 #include "playbooks/names.h"
+#include "playbooks/playbook.h"
 #include "util/err.h"
 
 #include <check.h>
@@ -8,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ck_assert_msg_has(s)                                                                       \
 	ck_assert_msg(strstr(pv_errmsg(), (s)), "message '%s' lacks '%s'", pv_errmsg(), (s))
@@ -269,6 +272,50 @@ START_TEST(accounts)
 }
 END_TEST
 
+/* A client's results go in step-NN/<client>/, beside the step's own entries: a client named
+ * as one of them is refused, by the rule and where the playbook and the inventory are read. */
+START_TEST(client_names)
+{
+	static const char *const clash[] = {"controller", "watch.csv",	   "watch-dc.csv",
+					    "watch.json", "WATCH-DC.JSON", "Controller"};
+	static const char base[] = "domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, "
+				   "ca_file: /etc/ca.pem, admin_password: {file: /etc/a}}\n";
+	char text[512], inv[] = "/tmp/pv-names-XXXXXX";
+	struct pv_playbook *pb = NULL;
+	int fd;
+
+	ck_assert_int_eq(pv_names_check_client("client name", "cli1"), 0);
+	ck_assert_int_eq(pv_names_check_client("client name", "watch"), 0);
+	ck_assert_int_eq(pv_names_check_client("client name", "controller1"), 0);
+	for (size_t i = 0; i < sizeof(clash) / sizeof(clash[0]); i++) {
+		ck_assert_int_eq(pv_names_check_client("client name", clash[i]), PV_ECONFIG);
+		ck_assert_msg_has("in each step's folder of a run (step-NN/");
+		ck_assert_msg_has("expected another name for this client");
+		snprintf(text, sizeof(text), "%sclients:\n  - {name: %s, address: 10.0.0.31}\n",
+			 base, clash[i]);
+		ck_assert_int_eq(pv_playbook_parse("t.yaml", text, strlen(text), NULL, &pb),
+				 PV_ECONFIG);
+		ck_assert_msg(!strncmp(pv_errmsg(), "t.yaml:3:12: client name '", 26), "%s",
+			      pv_errmsg());
+		ck_assert_ptr_null(pb);
+	}
+	ck_assert_msg_has("'Controller' is the name of the controller's results");
+	/* a host of an Ansible inventory: the same rule */
+	ck_assert_int_ge(fd = mkstemp(inv), 0);
+	ck_assert_int_eq(write(fd, "cli1 ansible_host=10.0.0.31\nwatch.csv\n", 38), 38);
+	close(fd);
+	snprintf(text, sizeof(text), "%sclients: {inventory: %s}\n", base, inv);
+	ck_assert_int_eq(pv_playbook_parse("t.yaml", text, strlen(text), NULL, &pb), PV_ECONFIG);
+	ck_assert_msg_has(
+		"t.yaml:2:22: client name 'watch.csv' is the name of the watch's samples");
+	unlink(inv);
+	snprintf(text, sizeof(text), "%sclients:\n  - {name: cli1, address: 10.0.0.31}\n", base);
+	ck_assert_msg(!pv_playbook_parse("t.yaml", text, strlen(text), NULL, &pb), "%s",
+		      pv_errmsg());
+	pv_playbook_free(pb);
+}
+END_TEST
+
 static Suite *names_suite(void)
 {
 	Suite *s = suite_create("names");
@@ -286,6 +333,7 @@ static Suite *names_suite(void)
 	tcase_add_test(tc, share_names);
 	tcase_add_test(tc, paths);
 	tcase_add_test(tc, accounts);
+	tcase_add_test(tc, client_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

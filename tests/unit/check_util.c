@@ -761,6 +761,55 @@ START_TEST(test_escape_text)
 }
 END_TEST
 
+/* The bidirectional controls (Trojan Source) are shown, never passed: a message cannot read
+ * other than it is. */
+START_TEST(test_escape_bidi)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	/* RLO, LRI, PDI, LRM, RLM, ALM and PDF around plain text */
+	const char in[] = "a\xe2\x80\xae"
+			  "b\xe2\x81\xa6"
+			  "c\xe2\x81\xa9"
+			  "d\xe2\x80\x8e"
+			  "e\xe2\x80\x8f"
+			  "f\xd8\x9c"
+			  "g\xe2\x80\xac"
+			  "h\xe2\x80\x8d";
+
+	ck_assert_int_eq(pv_escape_text(&b, in, strlen(in), true), (long)strlen(in));
+	ck_assert_str_eq(b.data, "a\\u202eb\\u2066c\\u2069d\\u200ee\\u200ff\\u061cg\\u202ch"
+				 "\xe2\x80\x8d"); /* a zero-width joiner is text */
+	pv_buf_reset(&b);
+	pv_escape_xml(&b, in);
+	ck_assert_str_eq(b.data, "a\\u202eb\\u2066c\\u2069d\\u200ee\\u200ff\\u061cg\\u202ch"
+				 "\xe2\x80\x8d");
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* Text for HTML and XML: markup as entities, what is not text as U+FFFD. */
+START_TEST(test_escape_xml)
+{
+	struct pv_buf b = PV_BUF_INIT;
+
+	pv_escape_xml(&b, "<a href=\"x\">&'</a>\x01\tok \xc3\xa9 \xff \xe2\x82");
+	ck_assert_str_eq(b.data, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;\xef\xbf\xbd\tok "
+				 "\xc3\xa9 \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
+	pv_buf_reset(&b);
+	/* an overlong '/', DEL, a C1 control, U+FFFF, CR */
+	pv_escape_xml(&b, "\xc0\xaf\x7f\xc2\x9b\xef\xbf\xbf\r");
+	ck_assert_str_eq(b.data, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+				 "\xef\xbf\xbd");
+	pv_buf_reset(&b);
+	pv_escape_xmln(&b, "a\0b", 3);
+	ck_assert_str_eq(b.data, "a\xef\xbf\xbd"
+				 "b");
+	pv_escape_xml(&b, NULL);
+	ck_assert_uint_eq(b.len, 5);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 START_TEST(test_strset)
 {
 	struct pv_strset *s = pv_strset_new();
@@ -843,6 +892,8 @@ int main(void)
 	tcase_add_test(tc, test_status_names);
 	tcase_add_test(tc, test_buf);
 	tcase_add_test(tc, test_escape_text);
+	tcase_add_test(tc, test_escape_bidi);
+	tcase_add_test(tc, test_escape_xml);
 	tcase_add_test(tc, test_buf_sticky_failure);
 	tcase_add_test(tc, test_tar_headers);
 	tcase_add_test(tc, test_sha256);
