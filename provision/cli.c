@@ -160,10 +160,10 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "'cleanup controller [--backup DIR]' does the same but never creates a missing folder."},
 	{CMD_RUN, "run", pv_cmd_run, NULL, NULL, false,
 	 OPTS(OPT_TIMEOUT, OPT_MIN_USERS, OPT_MAX_USERS, OPT_STEP, OPT_DURATION, OPT_WARMUP,
-	      OPT_WATCH, OPT_ID, OPT_REFINE),
+	      OPT_WATCH, OPT_ID, OPT_REFINE, OPT_REPEAT),
 	 PBL | PV_CMD_STOPPABLE,
 	 "run [--min-users N] [--max-users N] [--step N] [--duration S] [--warmup S] "
-	 "[--watch S] [--timeout S] [--id ID] [--refine N]",
+	 "[--watch S] [--timeout S] [--id ID] [--refine N] [--repeat N]",
 	 "run the load driver's phases across all hosts",
 	 "Runs the playbook's load driver (driver:) for a ramp of user counts, as FSCT's run "
 	 "does:\n"
@@ -199,6 +199,10 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "steps (see 'provision help wait'). --dry-run prints every command that would run.\n"
 	 "A plan that cannot run (min > max, step or duration 0, more users than prepare makes,\n"
 	 "fewer users than clients) is refused before anything starts (status 3).\n"
+	 "--repeat N runs the whole ramp N times, as ID-r1 .. ID-rN, each with its own folder\n"
+	 "and report, and gives the answer with its range: 'the server carried 90 users (80-90\n"
+	 "over 3 repeats)'; <controller.results>/ID/repeats.txt names them, so that 'provision\n"
+	 "compare ID OTHER' takes them as one group of repeats (their spread is the noise).\n"
 	 "Exit status: 0 when every step ran and every command ended well or was stopped at its\n"
 	 "step's end; 10 when a host was lost (the others are stopped, results kept) or some\n"
 	 "commands failed; 8 when every command failed; 14 after --timeout; 15 after Ctrl-C or\n"
@@ -507,7 +511,9 @@ const struct pv_option pv_options[] = {
 	{OPT_SETTING_COMMAND, "setting-command", 0, "'APPLY ;; REVERT'", false,
 	 "sweep: a pair of commands run on the server to apply and put back a setting "
 	 "(repeatable)"},
-	{OPT_REPEAT, "repeat", 0, "N", false, "sweep: rounds over every condition (default 3)"},
+	{OPT_REPEAT, "repeat", 0, "N", false,
+	 "run: the whole ramp N times (ids ID-r1..ID-rN), the answer with its range; sweep: "
+	 "rounds over every condition (default 3)"},
 	{OPT_DRAIN, "drain", 0, NULL, false,
 	 "wait until the server's queue has drained (what wait does; may be left out)"},
 	{OPT_PROBE, "probe", 0, "KIND", false,

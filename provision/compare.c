@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_RUNS 64
 
@@ -493,6 +494,54 @@ static void release(void *result)
 		pv_res_free(o->runs[i]);
 }
 
+/* One folder of a group: a run's, or a folder of repeats (`run --repeat`, its repeats.txt)
+ * whose runs all join the group. */
+static int read_runs(struct compare_out *o, const char *dir, size_t a, size_t *steps)
+{
+	char names[MAX_RUNS][64], one[1100];
+	size_t n = 0;
+	int r;
+	bool repeats = false;
+
+	{
+		char probe[1100];
+		struct stat sb;
+
+		snprintf(probe, sizeof(probe), "%s/manifest.json", dir);
+		if (lstat(probe, &sb) != 0 && pv_res_repeats(dir, names, MAX_RUNS, &n) == PV_OK)
+			repeats = true;
+	}
+	for (size_t i = 0; i < (repeats ? n : 1); i++) {
+		if (o->nruns == MAX_RUNS)
+			return pv_error(PV_EUSAGE, "more than %d runs", MAX_RUNS);
+		if (repeats) {
+			size_t l = strlen(dir);
+			const char *slash;
+
+			while (l > 1 && dir[l - 1] == '/') /* "X/": X's parent holds the runs */
+				l--;
+			slash = memrchr(dir, '/', l);
+			snprintf(one, sizeof(one), "%.*s%s", slash ? (int)(slash - dir + 1) : 0,
+				 dir, names[i]);
+		} else {
+			snprintf(one, sizeof(one), "%s", dir);
+		}
+		if ((r = pv_res_read(one, &o->runs[o->nruns])) != PV_OK)
+			return r;
+		*steps += o->runs[o->nruns]->nsteps;
+		if (*steps > PV_CMP_STEPS_MAX) {
+			o->nruns++;
+			return pv_error(
+				PV_EUSAGE,
+				"the runs up to '%s' hold %zu steps together, more than the "
+				"%d compare reads; compare fewer runs",
+				one, *steps, PV_CMP_STEPS_MAX);
+		}
+		o->group[o->nruns++] = a;
+	}
+	return PV_OK;
+}
+
 int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out)
 {
 	struct compare_out *o = pv_out_result(out, "compare", sizeof(*o), text, json, release);
@@ -523,18 +572,9 @@ int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out)
 				break;
 			}
 			snprintf(dir, sizeof(dir), "%.*s", (int)len, p);
-			if ((r = pv_res_read(dir, &o->runs[o->nruns])) != PV_OK)
+			r = read_runs(o, dir, a, &steps);
+			if (r != PV_OK)
 				break;
-			steps += o->runs[o->nruns]->nsteps;
-			if (steps > PV_CMP_STEPS_MAX) {
-				r = pv_error(PV_EUSAGE,
-					     "the runs up to '%s' hold %zu steps together, more "
-					     "than the %d compare reads; compare fewer runs",
-					     dir, steps, PV_CMP_STEPS_MAX);
-				o->nruns++;
-				break;
-			}
-			o->group[o->nruns++] = a;
 			if (!p[len])
 				break;
 			p += len + 1;

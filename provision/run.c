@@ -4,13 +4,17 @@
 #include "provision/report.h"
 
 #include "json/json.h"
+#include "phases/target.h"
+#include "results/results.h"
 #include "run/run.h"
+#include "run/sink.h"
 #include "util/err.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* "2 stopped, 1 lost" */
 static void states(const struct pv_run_step *s, char *out, size_t len)
@@ -77,7 +81,16 @@ struct run_out {
 	size_t report_bytes;
 };
 
-static void text(const struct pv_ctx *ctx, const void *result, int code)
+/* run --repeat N: every repeat's run, each one's answer, the folder naming them. */
+#define REPEAT_MAX 50
+struct repeats {
+	struct run_out runs[REPEAT_MAX];
+	size_t n, asked;
+	double users[REPEAT_MAX]; /* each answer; NAN: not known */
+	char id[64], folder[1100], note[256];
+};
+
+static void text_one(const struct pv_ctx *ctx, const void *result, int code)
 {
 	const struct run_out *out = result;
 	const struct pv_run_result *r = &out->r;
@@ -138,7 +151,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("report: not written: %s\n", out->report_error);
 }
 
-static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
+static void json_one(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct run_out *out = result;
 	const struct pv_run_result *r = &out->r;
@@ -192,13 +205,170 @@ static void report(struct run_out *o)
 	}
 }
 
+/* ---- run --repeat N ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The answers' median and range over the repeats that gave one; how many did. */
+static size_t answers(const struct repeats *R, double *median, double *lo, double *hi)
+{
+	double v[REPEAT_MAX];
+	size_t n = 0;
+
+	for (size_t i = 0; i < R->n; i++)
+		if (isfinite(R->users[i]))
+			v[n++] = R->users[i];
+	*median = *lo = *hi = NAN;
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	*median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	*lo = v[0];
+	*hi = v[n - 1];
+	return n;
+}
+
+static void text_repeats(const struct pv_ctx *ctx, const void *result, int code)
+{
+	const struct repeats *R = result;
+	double m, lo, hi;
+	size_t n = answers(R, &m, &lo, &hi);
+
+	for (size_t i = 0; i < R->n; i++) {
+		printf("%s--- repeat %zu of %zu\n", i ? "\n" : "", i + 1, R->asked);
+		text_one(ctx, &R->runs[i], code);
+	}
+	if (ctx->env.dry_run || !R->n)
+		return;
+	if (n)
+		printf("\nthe server carried %.0f users (%.0f-%.0f over %zu repeat%s)\n", m, lo, hi,
+		       n, n == 1 ? "" : "s");
+	if (R->folder[0])
+		printf("repeats: %s (compare them as one: provision compare %s OTHER)\n", R->folder,
+		       R->folder);
+	else if (R->note[0])
+		printf("repeats: %s\n", R->note);
+}
+
+static void json_repeats(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
+{
+	const struct repeats *R = result;
+	struct pv_json *a = pv_json_array();
+	double m, lo, hi;
+	size_t n = answers(R, &m, &lo, &hi);
+
+	for (size_t i = 0; i < R->n; i++) {
+		struct pv_json *x = pv_json_object();
+
+		json_one(ctx, &R->runs[i], code, x);
+		pv_json_real(x, "answer_users", R->users[i]);
+		pv_json_append(a, x);
+	}
+	pv_json_str(o, "id", R->id);
+	pv_json_int(o, "repeat", (long long)R->asked);
+	pv_json_set(o, "repeats", a);
+	pv_json_int(o, "answers", (long long)n);
+	pv_json_real(o, "answer_users", m);
+	pv_json_real(o, "answer_lo", lo);
+	pv_json_real(o, "answer_hi", hi);
+	pv_json_str(o, "folder", R->folder[0] ? R->folder : NULL);
+}
+
+static void release_repeats(void *result)
+{
+	struct repeats *R = result;
+
+	for (size_t i = 0; i < R->n; i++)
+		pv_run_release(&R->runs[i].r);
+}
+
+/* <controller.results>/<id>/repeats.txt: the repeats' folders, for compare. */
+static void repeats_folder(struct pv_ctx *ctx, struct repeats *R)
+{
+	const struct pv_playbook *pb = ctx->pb;
+	struct pv_remote *ctl = NULL;
+	struct pv_sink k = {0};
+	struct pv_buf t = PV_BUF_INIT;
+	char name[64];
+
+	for (size_t i = 0; i < R->n; i++)
+		pv_buf_addf(&t, "%s\n", R->runs[i].r.id);
+	if (pv_buf_failed(&t) || !t.len ||
+	    (pb->controller.host.name && pv_host_connect(&pb->controller.host, &ctl) != PV_OK) ||
+	    pv_sink_open(&k, ctl, pb->controller.results, R->id, true, name) != PV_OK ||
+	    pv_sink_write(&k, "", "repeats.txt", t.data, t.len, false) != PV_OK)
+		snprintf(R->note, sizeof(R->note), "no folder naming them: %s", pv_errmsg());
+	else
+		snprintf(R->folder, sizeof(R->folder), "%s", k.path);
+	pv_sink_close(&k);
+	pv_remote_free(ctl);
+	pv_buf_release(&t, 0);
+}
+
+static int run_repeats(struct pv_ctx *ctx, struct pv_out *out, unsigned long n)
+{
+	struct repeats *R =
+		pv_out_result(out, "run", sizeof(*R), text_repeats, json_repeats, release_repeats);
+	char why[1024] = "";
+	int r = PV_OK;
+
+	if (!R)
+		return PV_EIO;
+	R->asked = n;
+	if (ctx->cli.opt[OPT_ID]) {
+		snprintf(R->id, sizeof(R->id), "%.56s", ctx->cli.opt[OPT_ID]);
+	} else {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(R->id, sizeof(R->id), "%Y%m%d-%H%M%S", &tm);
+	}
+	for (size_t i = 0; i < n && r == PV_OK; i++) {
+		struct run_out *o = &R->runs[R->n++];
+		char id[96];
+		struct pv_run_opts opts = {id};
+		struct pv_res_run *run = NULL;
+
+		snprintf(id, sizeof(id), "%s-r%zu", R->id, i + 1);
+		R->users[i] = NAN;
+		r = pv_run(&ctx->env, &opts, &o->r);
+		if (r != PV_OK)
+			snprintf(why, sizeof(why), "repeat %zu of %lu: %s", i + 1, n, pv_errmsg());
+		if (ctx->env.dry_run)
+			break; /* one plan says it: the others are the same */
+		report(o);
+		if (r == PV_OK && !strcmp(o->r.controller, "local") &&
+		    pv_res_read(o->r.folder, &run) == PV_OK)
+			R->users[i] = run->answer_step >= 0 ? (double)run->answer_users : 0;
+		pv_res_free(run);
+	}
+	if (!ctx->env.dry_run && R->n)
+		repeats_folder(ctx, R);
+	if (r != PV_OK)
+		pv_error(r, "%s", why);
+	return r;
+}
+
 int pv_cmd_run(struct pv_ctx *ctx, struct pv_out *out)
 {
 	struct pv_run_opts opts = {ctx->cli.opt[OPT_ID]};
-	struct run_out *o = pv_out_result(out, "run", sizeof(*o), text, json, release);
+	struct run_out *o;
+	unsigned long repeat = 1;
 	int r;
 
-	if (!o)
+	if (ctx->cli.opt[OPT_REPEAT] && ((r = pv_cli_count("--repeat", ctx->cli.opt[OPT_REPEAT],
+							   REPEAT_MAX, &repeat)) != PV_OK ||
+					 repeat == 0))
+		return r != PV_OK ? r : pv_error(PV_EUSAGE, "--repeat is 1 to %d", REPEAT_MAX);
+	if (repeat > 1)
+		return run_repeats(ctx, out, repeat);
+	if (!(o = pv_out_result(out, "run", sizeof(*o), text_one, json_one, release)))
 		return PV_EIO;
 	r = pv_run(&ctx->env, &opts, &o->r);
 	if (!ctx->env.dry_run) {

@@ -147,6 +147,65 @@ int pv_res_read(const char *dir, struct pv_res_run **out)
 	return r;
 }
 
+int pv_res_parse_repeats(const char *text, size_t len, char (*names)[64], size_t max, size_t *n)
+{
+	const char *p = text, *end = text + len;
+
+	*n = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
+		size_t l = (size_t)(e - p);
+
+		if (l) {
+			if (*n == max)
+				return pv_error(PV_ECONFIG, "repeats.txt names more than %zu runs",
+						max);
+			if (l >= 64 || p[0] == '.')
+				return pv_error(PV_ECONFIG,
+						"repeats.txt: a line that is not a run's "
+						"folder name: '%.60s'",
+						p);
+			for (size_t i = 0; i < l; i++)
+				if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					    "0123456789._-",
+					    p[i]) ||
+				    !p[i])
+					return pv_error(
+						PV_ECONFIG,
+						"repeats.txt: a line that is not a run's "
+						"folder name (letters, digits, '.', '_', '-'): "
+						"'%.*s'",
+						(int)(l < 60 ? l : 60), p);
+			memcpy(names[*n], p, l);
+			names[(*n)++][l] = '\0';
+		}
+		p = e + (nl ? 1 : 0);
+	}
+	if (!*n)
+		return pv_error(PV_ECONFIG, "repeats.txt names no run");
+	return PV_OK;
+}
+
+int pv_res_repeats(const char *dir, char (*names)[64], size_t max, size_t *n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	*n = 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return pv_error(PV_ECONFIG, "%s: %s", dir, strerror(errno));
+	r = slurp(&fd, "repeats.txt", 4096, &text, &len);
+	close(fd);
+	if (r < 0)
+		r = pv_error(PV_EIO, "out of memory");
+	else if (r == PV_OK)
+		r = pv_res_parse_repeats(text, len, names, max, n);
+	free(text);
+	return r;
+}
+
 /* ---- the folder's files, in turn, within the caps ---- */
 
 struct reader {

@@ -210,6 +210,11 @@ struct pv_res_files {
  * pv_res_read reads one: every file it reads, and the caps, the same. */
 int pv_res_load(const struct pv_res_files *files, const char *dir, struct pv_res_run **out);
 void pv_res_free(struct pv_res_run *run);
+/* A folder of repeats (`run --repeat N`): the names of its runs' folders (siblings of dir),
+ * from its repeats.txt (one a line; at most max, 4 KiB, names of letters, digits, '.', '_',
+ * '-'). PV_ECONFIG when dir holds no such file, or it names something else. */
+int pv_res_repeats(const char *dir, char (*names)[64], size_t max, size_t *n);
+int pv_res_parse_repeats(const char *text, size_t len, char (*names)[64], size_t max, size_t *n);
 
 /* ---- parsing (pure) ---- */
 

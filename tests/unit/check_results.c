@@ -1450,6 +1450,41 @@ END_TEST
  * writes nothing); where it was not (the code asked for fewer), the very page and run of a
  * run with all the memory. Every point up to the count taken with all the memory is reached,
  * so each point fails once; nothing leaks (ASan). */
+/* repeats.txt of `run --repeat`: names of sibling folders only, bounded */
+START_TEST(repeats_names)
+{
+	char names[4][64];
+	size_t n = 9;
+	static const char *const bad[] = {
+		"../etc\n",	    /* a path */
+		"a/b\n",	    /* a path */
+		".hidden\n",	    /* a dot first */
+		"ok\nspace here\n", /* a space */
+		"",		    /* nothing */
+		"\n\n",		    /* nothing either */
+		"a\nb\nc\nd\ne\n",  /* more than max */
+	};
+
+	ck_assert_int_eq(pv_res_parse_repeats("t-r1\nt-r2\n\nt_r.3", 16, names, 4, &n), PV_OK);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(names[0], "t-r1");
+	ck_assert_str_eq(names[2], "t_r.3");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(pv_res_parse_repeats(bad[i], strlen(bad[i]), names, 4, &n) ==
+				      PV_ECONFIG,
+			      "'%s' taken", bad[i]);
+	}
+	{
+		char longer[80];
+
+		memset(longer, 'x', 70);
+		longer[70] = '\n';
+		ck_assert_int_eq(pv_res_parse_repeats(longer, 71, names, 4, &n), PV_ECONFIG);
+	}
+	ck_assert_int_eq(pv_res_parse_repeats("a\0b\n", 4, names, 4, &n), PV_ECONFIG);
+}
+END_TEST
+
 START_TEST(report_oom)
 {
 	struct pv_res_run *run = NULL;
@@ -1557,6 +1592,7 @@ int main(void)
 	tcase_add_test(tc, report_page);
 	tcase_add_test(tc, report_capacity);
 	tcase_add_test(tc, report_oom);
+	tcase_add_test(tc, repeats_names);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
