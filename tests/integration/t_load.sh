@@ -200,6 +200,28 @@ expect_rc 0 "provision load through a 1.5 s stop of srv's smbd"
 expect_out '^ready \{"users":20,"connected":20,"failed":0' "every user logged on in the end"
 expect_err "not open within 1 s; logging on again \(try 2 of 3\)" "the first tries timed out and were made again"
 
+# ---- 7. run --repeat: the answer with its range, compare of the repeats as one group ------
+pv "${P[@]}" --set load.rate=3310 --json run --id lt-rep --min-users 20 --max-users 40 --step 20 \
+	--duration 3 --warmup 1 --repeat 2
+expect_rc 0 "run --repeat 2"
+python3 - "$OUT" "$RES" <<'EOF' || { fail "run --repeat 2: its JSON or its folders"; show; }
+import json, os, sys
+d = json.loads(sys.argv[1])
+res = sys.argv[2]
+assert d["repeat"] == 2 and [r["id"] for r in d["repeats"]] == ["lt-rep-r1", "lt-rep-r2"], d
+assert d["answers"] == 2 and d["answer_lo"] <= d["answer_users"] <= d["answer_hi"], d
+assert sorted(r["answer_users"] for r in d["repeats"]) == [d["answer_lo"], d["answer_hi"]], d
+assert open(os.path.join(res, "lt-rep", "repeats.txt")).read() == "lt-rep-r1\nlt-rep-r2\n"
+for r in ("lt-rep-r1", "lt-rep-r2"):
+    assert os.path.isfile(os.path.join(res, r, "manifest.json")) and os.path.isfile(os.path.join(res, r, "report.html")), r
+EOF
+pv "${P[@]}" run --id lt-rep2 --min-users 20 --max-users 40 --step 20 --duration 3 --warmup 1 --repeat 2
+expect_out "^the server carried [0-9]+ users \([0-9]+-[0-9]+ over 2 repeats\)$" "the answer line with its range"
+pv --json compare "$RES/lt-rep" "$RES/lt-rep2"
+expect_rc 0 "compare of two folders of repeats"
+python3 -c 'import json,sys; d=json.load(sys.stdin); g=[[r["id"] for r in x["runs"]] for x in d["groups"]]; assert g == [["lt-rep-r1", "lt-rep-r2"], ["lt-rep2-r1", "lt-rep2-r2"]], g' <<<"$OUT" ||
+	fail "compare did not take each folder of repeats as one group of two: $OUT"
+
 pv "${P[@]}" cleanup --leave
 expect_rc 0 "cleanup"
 finish
