@@ -10,6 +10,7 @@
 #include "smb/smb.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/fanout.h"
 #include "util/log.h"
 
 #include <arpa/inet.h>
@@ -317,7 +318,7 @@ static void check_ssh(struct checks *c, const struct pv_playbook *pb)
 		hosts[k++] = pb->controller.host;
 	if (k == 0)
 		goto out;
-	pv_remote_fanout(k, pb->fanout, probe_host, &p, res);
+	pv_fanout_run(k, pb->fanout, probe_host, &p, res);
 	for (size_t i = 0; i < k; i++) {
 		if (res[i].code == PV_OK)
 			add(c, "ssh", hosts[i].name, "ok", PV_OK, "%s", p.info[i]);

@@ -18,6 +18,7 @@
 #include "remote/quote.h"
 #include "remote/remote.h"
 #include "util/err.h"
+#include "util/fanout.h"
 #include "util/log.h"
 #include "util/progress.h"
 #include "util/strset.h"
@@ -638,7 +639,7 @@ int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
 	run.jobs = res->hosts;
 	for (size_t i = 0; i < run.n; i++)
 		res->hosts[i].name = pv_playbook_client(run.pb, run.hosts[i].name)->name;
-	pv_remote_fanout(run.n, run.pb->fanout, one_client, &run, fr);
+	pv_fanout_run(run.n, run.pb->fanout, one_client, &run, fr);
 	for (size_t i = 0; i < run.n; i++) {
 		struct pv_client_host *j = &res->hosts[i];
 		bool ch;
@@ -765,7 +766,7 @@ int pv_client_status(const struct pv_env *env, struct pv_client_status *st)
 	st->n = sr.run.n;
 	for (size_t i = 0; i < sr.run.n; i++)
 		st->hosts[i].name = env->pb->clients[i].name;
-	pv_remote_fanout(sr.run.n, env->pb->fanout, status_one, &sr, fr);
+	pv_fanout_run(sr.run.n, env->pb->fanout, status_one, &sr, fr);
 	for (size_t i = 0; i < sr.run.n; i++) {
 		st->hosts[i].code = fr[i].code;
 		if (fr[i].code != PV_OK)
