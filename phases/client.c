@@ -190,7 +190,7 @@ static int apply_posix(struct client_run *run, const struct pv_host *h, struct p
 	char olds[32], news[32];
 	const char *verify[2];
 	struct pv_hosts_write w;
-	struct pv_buf script = PV_BUF_INIT, cmd = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
+	struct pv_buf script = PV_BUF_INIT, out = PV_BUF_INIT;
 	int status = 0, r;
 
 	pv_hosts_cksum_str(old->data, old->len, olds);
@@ -209,17 +209,14 @@ static int apply_posix(struct client_run *run, const struct pv_host *h, struct p
 	}
 	if ((r = pv_hosts_script(&script, &w)) != PV_OK)
 		goto out;
-	if (pv_buf_addstr(&cmd, "sh -c ") < 0 || pv_remote_quote(&cmd, script.data) < 0) {
-		r = pv_error(PV_EIO, "out of memory");
-		goto out;
-	}
-	r = pv_remote_exec(rem, cmd.data, changed ? new->data : NULL, changed ? new->len : 0, &out,
-			   &err, &status, 0);
+	r = pv_remote_sh(rem, "the edit of " LINUX_HOSTS, &script, changed ? new->data : NULL,
+			 changed ? new->len : 0, &out, &status, 0);
 	if (r != PV_OK)
 		goto out;
 	if (status != 0) {
+		/* the reason pv_remote_sh recorded: the line of stderr that says why */
 		r = pv_error(PV_EREMOTE, "'%s': %s: %s (status %d)", h->name, LINUX_HOSTS,
-			     err.len ? one_line(&err) : "the edit command failed", status);
+			     *pv_errmsg() ? pv_errmsg() : "the edit command failed", status);
 		goto out;
 	}
 	{
@@ -259,9 +256,7 @@ static int apply_posix(struct client_run *run, const struct pv_host *h, struct p
 	r = PV_OK;
 out:
 	pv_buf_release(&script, 0);
-	pv_buf_release(&cmd, 0);
 	pv_buf_release(&out, 0);
-	pv_buf_release(&err, 0);
 	return r;
 }
 

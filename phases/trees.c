@@ -24,6 +24,7 @@
 
 extern const char pv_phases_getent_sh[];
 extern const char pv_phases_list_trees_sh[];
+extern const char pv_phases_rm_foreign_sh[];
 
 int pv_trees_user_path(const struct pv_trees *t, const struct tuser *u, const char *rel, char *out,
 		       size_t len)
@@ -98,7 +99,7 @@ static int map_users(struct pv_trees *t)
 		}
 		pv_buf_addstr(&sc, "\n");
 		pv_buf_addstr(&sc, pv_phases_getent_sh);
-		if ((r = pv_samba_run(t->rem, "looking up the users (getent)", &sc, NULL, 0, &out,
+		if ((r = pv_remote_sh(t->rem, "looking up the users (getent)", &sc, NULL, 0, &out,
 				      NULL, 120)) != PV_OK)
 			break;
 		/* lines "name:uid:gid"; winbind may return the name in another case */
@@ -195,7 +196,7 @@ int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv
 		pv_buf_release(&sc, 0);
 		return PV_OK;
 	}
-	r = pv_samba_run(t->rem, "listing the users' trees", &sc, NULL, 0, out, NULL, 600);
+	r = pv_remote_sh(t->rem, "listing the users' trees", &sc, NULL, 0, out, NULL, 600);
 	pv_buf_release(&sc, 0);
 	return r == PV_OK ? pv_trees_parse_listing(out, hv, nh) : r;
 }
@@ -275,7 +276,7 @@ static int remove_foreign(struct pv_trees *t, unsigned long n)
 	int r = PV_OK;
 
 	pv_remote_var(&sc, "base", t->pb->server.share_path);
-	pv_buf_addstr(&sc, "cd -- \"$base\" || exit 1\nrm -rf --");
+	pv_buf_addstr(&sc, "set --");
 	for (size_t i = 0; i < t->nusers && r == PV_OK; i++) {
 		if (!t->users[i].foreign)
 			continue;
@@ -285,8 +286,9 @@ static int remove_foreign(struct pv_trees *t, unsigned long n)
 		pv_remote_quote(&sc, path);
 	}
 	pv_buf_addstr(&sc, "\n");
+	pv_buf_addstr(&sc, pv_phases_rm_foreign_sh);
 	if (r == PV_OK)
-		r = pv_samba_run(t->rem, "removing the trees of earlier accounts", &sc, NULL, 0,
+		r = pv_remote_sh(t->rem, "removing the trees of earlier accounts", &sc, NULL, 0,
 				 NULL, NULL, 600);
 	pv_buf_release(&sc, 0);
 	if (r != PV_OK)

@@ -1,14 +1,17 @@
 /* remote/exec.c: commands on a host over an SSH session (remote/ssh.c): run with input on
  * stdin and output kept within remote/caps.h's caps (exec, exec_max), cut short on request
- * (stoppable), or followed line by line while they run (stream). */
+ * (stoppable), or followed line by line while they run (stream); and the one way to run a
+ * script, pv_remote_sh, whose failure says the line of stderr that says why. */
 #include "remote/remote.h"
 
 #include "remote/caps.h"
 #include "remote/internal.h"
+#include "remote/quote.h"
 
 #include "util/err.h"
 #include "util/log.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -473,5 +476,73 @@ out:
 		ssh_channel_free(ch);
 	}
 	pv_buf_release(&out, 0);
+	return r;
+}
+
+/* sh -c ------------------------------------------------------------------------------------ */
+
+/* The last line, unless a line reports a full disk (tar, for one, names each file it could
+ * not write, then ends with a generic "Exiting with failure status"): then the first such
+ * line. */
+void pv_remote_reason(const char *text, char *out, size_t len)
+{
+	const char *end, *start, *full;
+
+	out[0] = '\0';
+	if (!text)
+		return;
+	if ((full = strstr(text, "No space left on device"))) {
+		for (start = full; start > text && start[-1] != '\n'; start--)
+			;
+		end = strchr(full, '\n');
+		snprintf(out, len, "%.*s", (int)(end ? end - start : (long)strlen(start)), start);
+		return;
+	}
+	end = text + strlen(text);
+	while (end > text && isspace((unsigned char)end[-1]))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	snprintf(out, len, "%.*s", (int)(end - start), start);
+}
+
+int pv_remote_sh(struct pv_remote *rem, const char *what, const struct pv_buf *script,
+		 const void *in, size_t inlen, struct pv_buf *out, int *status, int timeout)
+{
+	struct pv_buf cmd = PV_BUF_INIT, err = PV_BUF_INIT;
+	char tail[512];
+	int st = -1, r;
+
+	if (pv_buf_failed(script) || !script->data)
+		return pv_error(PV_EIO,
+				"out of memory while building the script for %s; nothing "
+				"was sent",
+				what);
+	pv_buf_addstr(&cmd, "sh -c ");
+	if (pv_remote_quote(&cmd, script->data) < 0) {
+		r = pv_error(PV_EIO, "out of memory");
+		goto out;
+	}
+	r = pv_remote_exec(rem, cmd.data, in, inlen, out, &err, &st, timeout);
+	if (r != PV_OK)
+		goto out;
+	if (err.data && err.len)
+		pv_log(PV_LOG_DEBUG, "%s: %s: stderr: %s", pv_remote_name(rem), what, err.data);
+	if (status) {
+		*status = st;
+		/* callers that look at the status may want the reason too */
+		pv_remote_reason(err.data, tail, sizeof(tail));
+		pv_error(PV_OK, "%s", tail);
+	} else if (st != 0) {
+		pv_remote_reason(err.data, tail, sizeof(tail));
+		if (!tail[0] && out)
+			pv_remote_reason(out->data, tail, sizeof(tail));
+		r = pv_error(PV_EREMOTE, "%s on '%s' failed (status %d)%s%s", what,
+			     pv_remote_name(rem), st, tail[0] ? ": " : "", tail);
+	}
+out:
+	pv_buf_release(&cmd, 0);
+	pv_buf_release(&err, 0);
 	return r;
 }

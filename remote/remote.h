@@ -84,6 +84,20 @@ int pv_remote_stream(struct pv_remote *r, const char *cmd, const void *in, size_
 /* A line longer than PV_REMOTE_LINE_MAX ends the stream (PV_EREMOTE); its stderr is kept as
  * pv_remote_exec keeps it. */
 
+/* The one way to run a script on a host: script (a file of the tree, with its variables
+ * before it: remote/quote.h) runs with `sh -c`, quoted as one word; in/inlen (a secret, data,
+ * or NULL) go to its stdin, never its command line. A script whose buffer failed (out of
+ * memory while it was built) is refused, PV_EIO, and never sent. Its stderr is logged (debug).
+ * With status non-NULL the exit status is returned there and the reason (pv_remote_reason of
+ * stderr) recorded as the message, whatever the status: the caller says what it means. With
+ * status NULL a non-zero status fails, PV_EREMOTE: "<what> on '<host>' failed (status N):
+ * <the reason>" (of stderr, else of out). timeout as for pv_remote_exec. */
+int pv_remote_sh(struct pv_remote *r, const char *what, const struct pv_buf *script, const void *in,
+		 size_t inlen, struct pv_buf *out, int *status, int timeout);
+/* The line of a command's output that says why it failed, into out (cut to len): the last
+ * non-empty one, unless a line reports a full disk: then the first such line. "" for NULL. */
+void pv_remote_reason(const char *text, char *out, size_t len);
+
 /* SFTP: read a whole remote file into buf (PV_EREMOTE if absent, message says so, or larger
  * than PV_REMOTE_FILE_MAX);
  * write data to path with mode (created or truncated, then fsync'd when the server
