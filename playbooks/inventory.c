@@ -1,18 +1,19 @@
 /* playbooks/inventory.c: Ansible inventories (INI, YAML) -> the hosts of one group, with the
  * variables provision uses merged as Ansible merges them (see inventory.h).
  *
- * Both formats fill the same model: hosts and groups in tables (names in order of first
- * appearance, found through a small hash index), each with the few variables we keep and the
- * line that set each; groups know their hosts, children and parents. Merging follows
- * Ansible's rule: of the groups a host is in (and their ancestors, and 'all'), the one with
- * the greatest depth (then the greatest name) gives a variable; the host's own value wins over
- * all of them. Jinja and ansible_connection are judged on the merged values of the hosts
- * asked for, so a templated variable elsewhere in the file does not stop us. */
+ * Both formats fill the same model: hosts and groups numbered by util/strset (names exact, in
+ * order of first appearance), each with the few variables we keep and the line that set each;
+ * groups know their hosts, children and parents. Merging follows Ansible's rule: of the groups a
+ * host is in (and their ancestors, and 'all'), the one with the greatest depth (then the greatest
+ * name) gives a variable; the host's own value wins over all of them. Jinja and ansible_connection
+ * are judged on the merged values of the hosts asked for, so a templated variable elsewhere in the
+ * file does not stop us. */
 #include "playbooks/inventory.h"
 
 #include "playbooks/tree.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/strset.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -47,14 +48,6 @@ struct vals {
 	int col[NV];
 };
 
-/* Names in order of first appearance, found by an open-addressing hash index. */
-struct table {
-	char **name;
-	size_t n, cap;
-	size_t *slot; /* index + 1; 0: empty */
-	size_t scap;  /* a power of two, at least twice n */
-};
-
 struct idx_list {
 	size_t *v;
 	size_t n, cap;
@@ -78,7 +71,7 @@ struct igroup {
 struct inv {
 	const char *file;
 	bool yaml;
-	struct table ht, gt;
+	struct pv_strset *ht, *gt; /* host and group names: h[i] is host i's, g[i] group i's */
 	struct ihost *h;
 	struct igroup *g;
 	size_t hcap, gcap; /* entries allocated in h and g */
@@ -111,91 +104,7 @@ static bool jinja(const char *s)
 	return strstr(s, "{{") || strstr(s, "{%");
 }
 
-/* ---- tables ------------------------------------------------------------------------------ */
-
-static size_t hash(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static bool table_find(const struct table *t, const char *s, size_t *idx)
-{
-	if (!t->scap)
-		return false;
-	for (size_t i = hash(s) & (t->scap - 1);; i = (i + 1) & (t->scap - 1)) {
-		if (!t->slot[i])
-			return false;
-		if (!strcmp(t->name[t->slot[i] - 1], s)) {
-			*idx = t->slot[i] - 1;
-			return true;
-		}
-	}
-}
-
-static int table_rehash(struct table *t, size_t scap)
-{
-	size_t *slot = calloc(scap, sizeof(*slot));
-
-	if (!slot)
-		return oom();
-	for (size_t k = 0; k < t->n; k++) {
-		size_t i = hash(t->name[k]) & (scap - 1);
-
-		while (slot[i])
-			i = (i + 1) & (scap - 1);
-		slot[i] = k + 1;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->scap = scap;
-	return PV_OK;
-}
-
-/* Find s or add it (a copy); *added says which. The caller grows its parallel array to cap. */
-static int table_add(struct table *t, const char *s, size_t *idx, bool *added)
-{
-	int r;
-
-	*added = false;
-	if (table_find(t, s, idx))
-		return PV_OK;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		char **p = realloc(t->name, cap * sizeof(*p));
-
-		if (!p)
-			return oom();
-		t->name = p;
-		t->cap = cap;
-	}
-	if ((t->n + 1) * 2 > t->scap && (r = table_rehash(t, t->scap ? t->scap * 2 : 32)))
-		return r;
-	if (!(t->name[t->n] = strdup(s)))
-		return oom();
-	{
-		size_t i = hash(s) & (t->scap - 1);
-
-		while (t->slot[i])
-			i = (i + 1) & (t->scap - 1);
-		t->slot[i] = t->n + 1;
-	}
-	t->n++;
-	*idx = t->n - 1;
-	*added = true;
-	return PV_OK;
-}
-
-static void table_free(struct table *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->name[i]);
-	free(t->name);
-	free(t->slot);
-}
+/* ---- hosts and groups ---------------------------------------------------------------------- */
 
 /* Append x; once only when dedup (lists of groups are short; a group's hosts are not). */
 static int list_push(struct idx_list *l, size_t x, bool dedup)
@@ -221,25 +130,27 @@ static int list_add(struct idx_list *l, size_t x)
 	return list_push(l, x, true);
 }
 
-/* A host or group array grown to its table's capacity, new entries zeroed. */
+/* A host or group array grown (doubling) to hold want entries, new entries zeroed. */
 static int grow(void **arr, size_t *have, size_t want, size_t size)
 {
+	size_t cap = *have ? *have : 16;
 	void *p;
 
 	if (want <= *have)
 		return PV_OK;
-	if (!(p = realloc(*arr, want * size)))
+	while (cap < want)
+		cap *= 2;
+	if (!(p = realloc(*arr, cap * size)))
 		return oom();
-	memset((char *)p + *have * size, 0, (want - *have) * size);
+	memset((char *)p + *have * size, 0, (cap - *have) * size);
 	*arr = p;
-	*have = want;
+	*have = cap;
 	return PV_OK;
 }
 
 static int group_of(struct inv *v, const char *name, int line, int col, size_t *out)
 {
-	bool added;
-	int r;
+	int added, r;
 
 	if (!*name || strlen(name) > NAME_MAX_LEN || strpbrk(name, " \t:[],"))
 		return fail(v, line, col,
@@ -251,13 +162,13 @@ static int group_of(struct inv *v, const char *name, int line, int col, size_t *
 			    "group name '%.64s' uses Jinja; provision does not template: "
 			    "expected a plain name",
 			    name);
-	if ((r = table_add(&v->gt, name, out, &added)) != PV_OK)
-		return r;
+	if ((added = pv_strset_put(v->gt, name, out)) < 0)
+		return oom();
 	if (added) {
-		if (v->gt.n > GROUPS_MAX)
+		if (pv_strset_count(v->gt) > GROUPS_MAX)
 			return fail(v, line, col, "more than %d groups; expected fewer",
 				    GROUPS_MAX);
-		if ((r = grow((void **)&v->g, &v->gcap, v->gt.cap, sizeof(*v->g))) != PV_OK)
+		if ((r = grow((void **)&v->g, &v->gcap, *out + 1, sizeof(*v->g))) != PV_OK)
 			return r;
 		v->g[*out].line = line;
 		v->g[*out].depth = -1;
@@ -265,11 +176,10 @@ static int group_of(struct inv *v, const char *name, int line, int col, size_t *
 	return PV_OK;
 }
 
-/* The host name into the tables (and into group gi's hosts). */
+/* The host name into the hosts (and into group gi's hosts). */
 static int host_of(struct inv *v, const char *name, size_t gi, int line, int col, size_t *out)
 {
-	bool added;
-	int r;
+	int added, r;
 
 	if (!*name || strlen(name) > NAME_MAX_LEN)
 		return fail(v, line, col, "'%.64s' is not a host name; expected 1 to %d characters",
@@ -279,13 +189,13 @@ static int host_of(struct inv *v, const char *name, size_t gi, int line, int col
 			    "host name '%.64s' uses Jinja; provision does not template: expected "
 			    "a plain name",
 			    name);
-	if ((r = table_add(&v->ht, name, out, &added)) != PV_OK)
-		return r;
+	if ((added = pv_strset_put(v->ht, name, out)) < 0)
+		return oom();
 	if (added) {
-		if (v->ht.n > PV_INVENTORY_HOSTS_MAX)
+		if (pv_strset_count(v->ht) > PV_INVENTORY_HOSTS_MAX)
 			return fail(v, line, col, "more than %d hosts; expected fewer",
 				    PV_INVENTORY_HOSTS_MAX);
-		if ((r = grow((void **)&v->h, &v->hcap, v->ht.cap, sizeof(*v->h))) != PV_OK)
+		if ((r = grow((void **)&v->h, &v->hcap, *out + 1, sizeof(*v->h))) != PV_OK)
 			return r;
 		v->h[*out].line = line;
 	}
@@ -509,7 +419,7 @@ static int host_pattern(struct inv *v, char *pat, struct host_line *hl)
 	n = pattern_count(v, pat, hl->line, &r);
 	if (r != PV_OK)
 		return r;
-	if (n > PV_INVENTORY_HOSTS_MAX - v->ht.n)
+	if (n > PV_INVENTORY_HOSTS_MAX - pv_strset_count(v->ht))
 		return fail(v, hl->line, hl->col,
 			    "'%.64s' gives %lu hosts; expected at most %d in all", pat, n,
 			    PV_INVENTORY_HOSTS_MAX);
@@ -866,7 +776,7 @@ static int y_group(struct inv *v, size_t gi, const struct pv_node *body, int dep
 		return y_fail(v, body,
 			      "group '%s' is not a mapping%s; expected hosts:, vars: or "
 			      "children:",
-			      v->gt.name[gi], "");
+			      pv_strset_at(v->gt, gi), "");
 	for (size_t i = 0; i < body->n; i++) {
 		const struct pv_node *k = body->keys[i], *val = body->items[i];
 
@@ -880,7 +790,7 @@ static int y_group(struct inv *v, size_t gi, const struct pv_node *body, int dep
 			r = y_fail(
 				v, k,
 				"unknown key '%s' in group '%s'; expected hosts, vars or children",
-				k->text, v->gt.name[gi]);
+				k->text, pv_strset_at(v->gt, gi));
 		if (r != PV_OK)
 			return r;
 	}
@@ -936,7 +846,7 @@ static int depth_of(struct inv *v, size_t gi, int *out)
 	}
 	if (g->depth == -2)
 		return fail(v, g->line, 0, "group '%s' is a child of itself (through its children)",
-			    v->gt.name[gi]);
+			    pv_strset_at(v->gt, gi));
 	g->depth = -2;
 	for (size_t i = 0; i < g->parents.n; i++) {
 		int pd;
@@ -962,7 +872,7 @@ static size_t winner(const struct inv *v, size_t a, size_t b)
 		return a ? a : b;
 	if (v->g[a - 1].depth != v->g[b - 1].depth)
 		return v->g[a - 1].depth > v->g[b - 1].depth ? a : b;
-	c = strcmp(v->gt.name[a - 1], v->gt.name[b - 1]);
+	c = strcmp(pv_strset_at(v->gt, a - 1), pv_strset_at(v->gt, b - 1));
 	return c >= 0 ? a : b;
 }
 
@@ -972,14 +882,14 @@ static int resolve_groups(struct inv *v)
 {
 	int maxd = 0, d, r;
 
-	for (size_t i = 0; i < v->gt.n; i++) {
+	for (size_t i = 0; i < pv_strset_count(v->gt); i++) {
 		if ((r = depth_of(v, i, &d)) != PV_OK)
 			return r;
 		if (d > maxd)
 			maxd = d;
 	}
 	for (int level = 0; level <= maxd; level++)
-		for (size_t i = 0; i < v->gt.n; i++) {
+		for (size_t i = 0; i < pv_strset_count(v->gt); i++) {
 			struct igroup *g = &v->g[i];
 
 			if (g->depth != level)
@@ -1016,9 +926,9 @@ static int no_group(struct inv *v, const char *group)
 	char list[512] = "";
 	size_t len = 0;
 
-	for (size_t i = 0; i < v->gt.n && len < sizeof(list) - 64; i++)
+	for (size_t i = 0; i < pv_strset_count(v->gt) && len < sizeof(list) - 64; i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
-					v->gt.name[i]);
+					pv_strset_at(v->gt, i));
 	return pv_error(PV_ECONFIG, "%s: no group '%.64s' in the inventory; its groups: %s",
 			v->file, group, list);
 }
@@ -1050,7 +960,7 @@ static int fill_host(struct inv *v, size_t hi, const size_t *direct, size_t nd,
 	int line[NV] = {0}, col[NV] = {0};
 
 	out->line = v->h[hi].line;
-	if (!(out->name = strdup(v->ht.name[hi])))
+	if (!(out->name = strdup(pv_strset_at(v->ht, hi))))
 		return oom();
 	for (int k = 0; k < NV; k++) {
 		val[k] = value(v, hi, direct, nd, k, &line[k], &col[k]);
@@ -1058,14 +968,14 @@ static int fill_host(struct inv *v, size_t hi, const size_t *direct, size_t nd,
 			return fail(v, line[k], col[k],
 				    "host '%s': a value uses Jinja ('%.64s'); provision does not "
 				    "template: expected a plain value",
-				    v->ht.name[hi], val[k]);
+				    pv_strset_at(v->ht, hi), val[k]);
 	}
 	if (val[V_CONN] && strcmp(val[V_CONN], "ssh") && strcmp(val[V_CONN], "smart") &&
 	    strcmp(val[V_CONN], "paramiko") && strcmp(val[V_CONN], "paramiko_ssh"))
 		return fail(v, line[V_CONN], col[V_CONN],
 			    "host '%s': ansible_connection is '%.32s'; provision reaches clients "
 			    "over SSH only (OpenSSH on Windows too): expected ssh",
-			    v->ht.name[hi], val[V_CONN]);
+			    pv_strset_at(v->ht, hi), val[V_CONN]);
 	if (val[V_PORT]) {
 		const char *p = val[V_PORT];
 
@@ -1074,7 +984,7 @@ static int fill_host(struct inv *v, size_t hi, const size_t *direct, size_t nd,
 			return fail(v, line[V_PORT], col[V_PORT],
 				    "host '%s': ansible_port is '%.32s'; expected a number from 1 "
 				    "to 65535",
-				    v->ht.name[hi], p);
+				    pv_strset_at(v->ht, hi), p);
 		out->port = atoi(p);
 	}
 	if ((val[V_HOST] && !(out->address = strdup(val[V_HOST]))) ||
@@ -1086,8 +996,9 @@ static int fill_host(struct inv *v, size_t hi, const size_t *direct, size_t nd,
 
 static int select_hosts(struct inv *v, const char *group, struct pv_inventory *inv)
 {
-	bool *seen_g = calloc(v->gt.n, sizeof(bool)), *want = calloc(v->ht.n + 1, sizeof(bool));
-	struct idx_list *direct = calloc(v->ht.n + 1, sizeof(*direct));
+	bool *seen_g = calloc(pv_strset_count(v->gt), sizeof(bool)),
+	     *want = calloc(pv_strset_count(v->ht) + 1, sizeof(bool));
+	struct idx_list *direct = calloc(pv_strset_count(v->ht) + 1, sizeof(*direct));
 	size_t gi, n = 0;
 	int r = PV_OK;
 
@@ -1095,32 +1006,32 @@ static int select_hosts(struct inv *v, const char *group, struct pv_inventory *i
 		r = oom();
 		goto out;
 	}
-	if (!table_find(&v->gt, group, &gi)) {
+	if (!pv_strset_find(v->gt, group, &gi)) {
 		r = no_group(v, group);
 		goto out;
 	}
 	if (gi == v->all)
-		memset(want, 1, v->ht.n * sizeof(bool));
+		memset(want, 1, pv_strset_count(v->ht) * sizeof(bool));
 	else
 		mark(v, gi, seen_g, want);
-	for (size_t g = 0; g < v->gt.n && r == PV_OK; g++)
+	for (size_t g = 0; g < pv_strset_count(v->gt) && r == PV_OK; g++)
 		for (size_t i = 0; i < v->g[g].hosts.n && r == PV_OK; i++)
 			r = list_add(&direct[v->g[g].hosts.v[i]], g);
-	for (size_t i = 0; i < v->ht.n; i++)
+	for (size_t i = 0; i < pv_strset_count(v->ht); i++)
 		n += want[i];
 	if (r == PV_OK && n == 0)
 		r = pv_error(PV_ECONFIG, "%s: group '%.64s' has no hosts; expected at least one",
 			     v->file, group);
 	if (r == PV_OK && !(inv->hosts = calloc(n, sizeof(*inv->hosts))))
 		r = oom();
-	for (size_t i = 0; i < v->ht.n && r == PV_OK; i++) {
+	for (size_t i = 0; i < pv_strset_count(v->ht) && r == PV_OK; i++) {
 		if (!want[i])
 			continue;
 		r = fill_host(v, i, direct[i].v, direct[i].n, &inv->hosts[inv->n]);
 		inv->n++;
 	}
 out:
-	for (size_t i = 0; direct && i < v->ht.n; i++)
+	for (size_t i = 0; direct && i < pv_strset_count(v->ht); i++)
 		free(direct[i].v);
 	free(direct);
 	free(seen_g);
@@ -1137,11 +1048,13 @@ static bool ends_with(const char *s, const char *suffix)
 	return l >= m && !strcmp(s + l - m, suffix);
 }
 
+/* Every entry allocated, named or not (a name added whose entry could not be made has none;
+ * the entries past the last name are zero). */
 static void inv_release(struct inv *v)
 {
-	for (size_t i = 0; i < v->ht.n; i++)
+	for (size_t i = 0; i < v->hcap; i++)
 		vals_free(&v->h[i].vals);
-	for (size_t i = 0; i < v->gt.n; i++) {
+	for (size_t i = 0; i < v->gcap; i++) {
 		vals_free(&v->g[i].vals);
 		free(v->g[i].hosts.v);
 		free(v->g[i].kids.v);
@@ -1149,8 +1062,8 @@ static void inv_release(struct inv *v)
 	}
 	free(v->h);
 	free(v->g);
-	table_free(&v->ht);
-	table_free(&v->gt);
+	pv_strset_free(v->ht);
+	pv_strset_free(v->gt);
 }
 
 int pv_inventory_parse(const char *name, const char *text, size_t len, const char *group,
@@ -1167,7 +1080,11 @@ int pv_inventory_parse(const char *name, const char *text, size_t len, const cha
 	if (!inv)
 		return oom();
 	inv->format = v.yaml ? "YAML" : "INI";
-	if ((r = group_of(&v, "all", 1, 0, &v.all)) == PV_OK)
+	if (!(v.ht = pv_strset_new_exact()) || !(v.gt = pv_strset_new_exact()))
+		r = oom();
+	else
+		r = group_of(&v, "all", 1, 0, &v.all);
+	if (r == PV_OK)
 		r = v.yaml ? parse_yaml(&v, text, len) : parse_ini(&v, text, len);
 	if (r == PV_OK)
 		r = resolve_groups(&v);

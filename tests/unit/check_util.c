@@ -836,6 +836,64 @@ START_TEST(test_strset)
 }
 END_TEST
 
+/* Numbered in the order first added, through every grow; exact sets tell case apart. */
+START_TEST(test_strset_numbered)
+{
+	struct pv_strset *s = pv_strset_new(), *x = pv_strset_new_exact();
+	char name[32];
+	size_t idx = 99;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(pv_strset_put(s, "all", &idx), 1);
+	ck_assert_uint_eq(idx, 0);
+	ck_assert_int_eq(pv_strset_put(s, "Web", &idx), 1);
+	ck_assert_uint_eq(idx, 1);
+	ck_assert_int_eq(pv_strset_put(s, "WEB", &idx), 0); /* there: its number */
+	ck_assert_uint_eq(idx, 1);
+	ck_assert_str_eq(pv_strset_at(s, 1), "Web"); /* as first added */
+	ck_assert_ptr_null(pv_strset_at(s, 2));
+	ck_assert(pv_strset_find(s, "web", &idx) && idx == 1);
+	ck_assert(!pv_strset_find(s, "db", &idx));
+	/* exact: Ansible's names differ by case */
+	ck_assert_int_eq(pv_strset_put(x, "Web", &idx), 1);
+	ck_assert_int_eq(pv_strset_put(x, "web", &idx), 1);
+	ck_assert_uint_eq(idx, 1);
+	ck_assert(pv_strset_find(x, "Web", &idx) && idx == 0);
+	ck_assert(!pv_strset_has(x, "WEB"));
+	for (int i = 0; i < 3000; i++) { /* several grows of the slots and the names */
+		snprintf(name, sizeof(name), "h%d", i);
+		ck_assert_int_eq(pv_strset_put(x, name, &idx), 1);
+		ck_assert_uint_eq(idx, (size_t)i + 2);
+	}
+	ck_assert_uint_eq(pv_strset_count(x), 3002);
+	for (int i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "h%d", i);
+		ck_assert(pv_strset_find(x, name, &idx));
+		ck_assert_uint_eq(idx, (size_t)i + 2);
+		ck_assert_str_eq(pv_strset_at(x, idx), name);
+		name[0] = 'H';
+		ck_assert(!pv_strset_has(x, name));
+	}
+	/* out of memory for the names: -1, the set as it was */
+	pv_test_alloc_fail_at(1);
+	for (int i = 3000; i < 5000; i++) { /* the names grow at 4096 */
+		int k;
+
+		snprintf(name, sizeof(name), "h%d", i);
+		k = pv_strset_put(x, name, NULL);
+		if (k < 0) {
+			ck_assert(!pv_strset_has(x, name));
+			break;
+		}
+	}
+	pv_test_alloc_ok();
+	ck_assert_int_gt(pv_test_alloc_refused(), 0);
+	pv_strset_free(s);
+	pv_strset_free(x);
+}
+END_TEST
+
 /* The fan-out: every item once, each outcome with its own message (thread-local), and the
  * whole said as all, some or none failed. */
 struct fan_ctx {
@@ -943,6 +1001,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_error_record);
 	tcase_add_test(tc, test_fanout);
+	tcase_add_test(tc, test_strset_numbered);
 	tcase_add_test(tc, test_error_truncates);
 	tcase_add_test(tc, test_status_names);
 	tcase_add_test(tc, test_buf);
