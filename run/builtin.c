@@ -735,6 +735,7 @@ static void plan(struct run *R)
 const struct pv_run_driver pv_run_driver_builtin = {
 	.name = "builtin",
 	.grace = 10, /* provision load's own start and end */
+	.goes_on = true,
 	.check = check,
 	.plan = plan,
 	.prepare = prepare,

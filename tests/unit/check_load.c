@@ -528,6 +528,8 @@ START_TEST(line_round_trip)
 	f.secs = 1.0625;
 	f.connected = 50;
 	f.failed = 2;
+	f.drops = 3;
+	f.reconnects = 1;
 	f.threads = 2;
 	f.cpu = 12.5;
 	f.cpu_top = 7.25;
@@ -544,8 +546,8 @@ START_TEST(line_round_trip)
 	ck_assert_uint_eq(b.data[b.len - 1], '\n');
 	ck_assert_ptr_null(memchr(b.data, '\n', b.len - 1));
 	ck_assert_msg(strstr(b.data,
-			     "{\"load\":3,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
-			     "\"threads\":2,\"cpu\":12.5,\"cpu_top\":7.25,\"host_cpu\":null,"
+			     "{\"load\":4,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
+			     "\"drops\":3,\"reconnects\":1,\"threads\":2,\"cpu\":12.5,\"cpu_top\":7.25,\"host_cpu\":null,"
 			     "\"lag\":{\"max\":0.0125,\"hist\":[[51,1]]},\"kinds\":{\"upload\":"
 			     "{\"started\":3,\"errors\":2,\"late\":0,\"over_limit\":0,"
 			     "\"unserved\":1,\"overloaded\":3,\"max\":0.0,\"hist\":[],\"ops\":"
@@ -683,10 +685,22 @@ START_TEST(line_refused)
 	refused(HEAD "{}, \"x\":1}", "unknown key \"x\"");
 	refused(HEAD "{}, \"load\":3}", "duplicate object key");
 	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}}",
-		"no \"threads\""); /* format 2 lacks 3's keys */
+		"format 2, not 4: the client runs another version of provision");
 	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":1," DRV
 		"\"kinds\":{}}",
-		"format 2, not 3: the client runs another version of provision");
+		"format 2, not 4: the client runs another version of provision");
+	/* format 3 (no drops, reconnects) is still read; 4 must have them, 3 must not */
+	ck_assert_int_eq(pv_load_line_decode(OK1, strlen(OK1), &f), PV_OK);
+	ck_assert(f.drops == 0 && f.reconnects == 0);
+	refused("{\"load\":4,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":1," DRV
+		"\"kinds\":{}}",
+		"no \"drops\"");
+	refused("{\"load\":3,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":1,"
+		"\"reconnects\":0,\"threads\":1," DRV "\"kinds\":{}}",
+		"unknown key \"drops\"");
+	refused("{\"load\":4,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":-1,"
+		"\"reconnects\":0,\"threads\":1," DRV "\"kinds\":{}}",
+		"\"drops\" is not an integer");
 	refused("{\"load\":3,\"i\":0,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":1," DRV
 		"\"kinds\":{}}",
 		"\"i\" is not an integer from 1 to");
