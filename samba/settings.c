@@ -39,10 +39,10 @@ int pv_samba_setting_valid(const char *param, const char *value)
 	if (!*param)
 		bad = "an empty name";
 	for (const char *p = param; !bad && *p; p++)
-		if ((unsigned char)*p < 0x20 || strchr("=[]#;\\", *p))
+		if ((unsigned char)*p < 0x20 || *p == 0x7f || strchr("=[]#;\\", *p))
 			bad = "a name holding '=', '[', ']', '#', ';', '\\' or a control character";
 	for (const char *p = value; !bad && *p; p++)
-		if ((unsigned char)*p < 0x20 && *p != '\t')
+		if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f)
 			bad = "a value holding a line break or a control character";
 	if (!bad && (strlen(param) > 100 || strlen(value) > 1000))
 		bad = "a name over 100 bytes or a value over 1000";

@@ -102,9 +102,9 @@ START_TEST(test_setting_valid)
 {
 	static const char *const bad_names[] = {
 		"",	      "case=sensitive", "[global", "global]", "oplocks#x", "oplocks;x",
-		"oplocks\\x", "oplocks\x01",	"a\nb",	   "a\tb",    "a\x1b[2J",
+		"oplocks\\x", "oplocks\x01",	"a\nb",	   "a\tb",    "a\x1b[2J",  "a\x7f",
 	};
-	static const char *const bad_values[] = {"yes\nno", "a\r", "a\x1b]0;t\x07"};
+	static const char *const bad_values[] = {"yes\nno", "a\r", "a\x1b]0;t\x07", "a\x7f"};
 	char name[102], value[1002];
 
 	ck_assert_int_eq(pv_samba_setting_valid("case sensitive", "yes"), PV_OK);
