@@ -174,7 +174,7 @@ START_TEST(test_setting_judge)
 	refused("case sensitivity",
 		"Unknown parameter encountered: \"case sensitivity\"\nIgnoring unknown parameter "
 		"\"case sensitivity\"\n" TP_OK,
-		0, "'case sensitivity'");
+		0, "Unknown parameter encountered: \"case sensitivity\"");
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "does not know the parameter"));
 	/* values refused, each in its own words */
 	refused("strict sync",
