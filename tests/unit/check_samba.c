@@ -140,11 +140,12 @@ END_TEST
 
 /* What testparm -s of Samba 4.17 (4.17.12-Debian) printed on stderr for a file holding
  * "[global]\n[pv-check]\n\tpath = /tmp\n\tPARAM = VALUE\n" (samba/scripts/setting.sh, its
- * "Load smb config files from" line taken out), with its exit status. */
+ * "Load smb config files from" line taken out), with its exit status; for a global
+ * parameter, followed by what it printed for "[global]\n\tPARAM = VALUE\n". */
 #define TP_OK                                                                                      \
-	"Loaded services file OK.\nWeak crypto is allowed by GnuTLS (e.g. NTLM as a "              \
-	"compatibility "                                                                           \
-	"fallback)\n\nServer role: ROLE_STANDALONE\n\n"
+	"Loaded services file OK.\n"                                                               \
+	"Weak crypto is allowed by GnuTLS (e.g. NTLM as a compatibility fallback)\n"               \
+	"\nServer role: ROLE_STANDALONE\n\n"
 
 /* A refusal names the parameter and quotes testparm's one line that says why, never the
  * whole text; *scope is left as it was. */
@@ -209,6 +210,26 @@ START_TEST(test_setting_judge)
 			"Socket Options",
 			"Global parameter Socket Options found in service section!\n" TP_OK, 0,
 			&scope),
+		PV_OK);
+	ck_assert_int_eq(scope, PV_SAMBA_GLOBAL);
+	/* a global parameter's value is read only in [global], so the check reads it there
+	 * too, after the first test (setting.sh): a value refused there is refused */
+	refused("max xmit",
+		"Global parameter max xmit found in service section!\n" TP_OK
+		"set_variable_helper(abc): value is not a valid size specifier!\nError loading "
+		"services.\n",
+		1, "set_variable_helper(abc): value is not a valid size specifier!");
+	refused("server signing",
+		"Global parameter server signing found in service section!\n" TP_OK
+		"WARNING: Ignoring invalid value 'bogus' for parameter 'server signing'\nError "
+		"loading services.\n",
+		1, "WARNING: Ignoring invalid value 'bogus' for parameter 'server signing'");
+	scope = PV_SAMBA_SHARE;
+	ck_assert_int_eq(
+		pv_samba_setting_judge(
+			"socket options",
+			"Global parameter socket options found in service section!\n" TP_OK TP_OK,
+			0, &scope),
 		PV_OK);
 	ck_assert_int_eq(scope, PV_SAMBA_GLOBAL);
 	/* a share parameter: a clean output; and one whose name begins another's */
