@@ -919,6 +919,38 @@ START_TEST(bars_drawn)
 }
 END_TEST
 
+/* The axis ends and stays finite, and every bar and whisker stays in the box, whatever the
+ * values: huge, 0, negative, NaN, infinite, tiny. */
+START_TEST(bars_ends)
+{
+	static const char *const labels[] = {"a", "b"};
+	static const struct {
+		double v[2], lo[2], hi[2];
+	} cases[] = {
+		{{DBL_MAX, 5}, {1e300, 4}, {DBL_MAX, 6}},
+		{{1e300, 5}, {-DBL_MAX, 4}, {1e308, 6}},
+		{{0, 0}, {0, 0}, {0, 0}},
+		{{-1, -5}, {-3, -10}, {-0.5, -1}},
+		{{-DBL_MAX, 3}, {-DBL_MAX, 2}, {-1e300, 4}},
+		{{NAN, NAN}, {NAN, NAN}, {NAN, NAN}},
+		{{INFINITY, -INFINITY}, {INFINITY, 1}, {INFINITY, 2}},
+		{{1e-300, 2e-300}, {0, 1e-300}, {2e-300, 3e-300}},
+		{{5e-324, 0}, {0, 0}, {5e-324, 0}},
+	};
+	struct pv_buf b = PV_BUF_INIT;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pv_buf_reset(&b);
+		pv_html_bars(&b, "s", "t", "u", labels, cases[i].v, cases[i].lo, cases[i].hi, NULL,
+			     2);
+		ck_assert(!pv_buf_failed(&b));
+		ck_assert_uint_eq(count(b.data, "<g class=\"bar\""), 2);
+		bars_sane(b.data);
+	}
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report");
@@ -941,6 +973,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bars");
 	tcase_add_test(tc, bars_drawn);
+	tcase_add_test(tc, bars_ends);
 	suite_add_tcase(s, tc);
 	return s;
 }
