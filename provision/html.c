@@ -507,6 +507,20 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 	pv_buf_addstr(out, "</svg>\n</figure>\n");
 }
 
+/* How many bytes of s to show in at most max: never a part of a UTF-8 character (which
+ * would show as U+FFFD); a character has at most 3 bytes after its first, so bytes that are
+ * no UTF-8 at all are still shown. */
+static size_t cut(const char *s, size_t max)
+{
+	size_t n = strlen(s), k = max;
+
+	if (n <= max)
+		return n;
+	while (k && max - k < 3 && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	return ((unsigned char)s[k] & 0xc0) == 0x80 ? max : k;
+}
+
 /* The x of v on an axis from 0 to b drawn from L to R, held on it: a value below 0, or past
  * the axis's end (which stops at BIG), stops at its edge, never off the plot or infinite. */
 static double bar_x(double L, double R, double b, double v)
@@ -575,7 +589,7 @@ void pv_html_bars(struct pv_buf *out, const char *id, const char *title, const c
 			    "\" data-value=\"%g\"><text x=\"%.0f\" y=\"%.0f\" "
 			    "text-anchor=\"end\" font-size=\"13\">",
 			    isfinite(v[i]) ? v[i] : 0, L - 8, y + 14);
-		pv_escape_xmln(out, labels[i], strlen(labels[i]) > 40 ? 40 : strlen(labels[i]));
+		pv_escape_xmln(out, labels[i], cut(labels[i], 40));
 		pv_buf_addf(out,
 			    "</text><rect x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"20\" "
 			    "fill=\"%s\" stroke=\"#1f5fa8\"/>",

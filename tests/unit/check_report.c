@@ -951,6 +951,32 @@ START_TEST(bars_ends)
 }
 END_TEST
 
+/* A label is cut to 40 bytes on the chart (data-name keeps it whole), never inside a
+ * character: 39 letters and an 'é' (bytes 40 and 41) show as the 39 letters; so with U+202E
+ * (3 bytes) and an emoji (4) across the cut. */
+START_TEST(bars_label_cut)
+{
+	static const char *const labels[] = {
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9z",
+		"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\xe2\x80\xae"
+		"z",
+		"ccccccccccccccccccccccccccccccccccccc\xf0\x9f\x98\x80z",
+	};
+	static const double v[] = {1, 2, 3};
+	struct pv_buf b = PV_BUF_INIT;
+
+	pv_html_bars(&b, "s", "t", "u", labels, v, NULL, NULL, NULL, 3);
+	ck_assert(!pv_buf_failed(&b));
+	ck_assert_ptr_nonnull(strstr(b.data, "data-name=\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+					     "\xc3\xa9z\""));
+	ck_assert_ptr_nonnull(strstr(b.data, ">aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</text>"));
+	ck_assert_ptr_nonnull(strstr(b.data, ">bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb</text>"));
+	ck_assert_ptr_nonnull(strstr(b.data, ">ccccccccccccccccccccccccccccccccccccc</text>"));
+	ck_assert_ptr_null(strstr(b.data, "\xef\xbf\xbd")); /* U+FFFD */
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report");
@@ -974,6 +1000,7 @@ static Suite *suite(void)
 	tc = tcase_create("bars");
 	tcase_add_test(tc, bars_drawn);
 	tcase_add_test(tc, bars_ends);
+	tcase_add_test(tc, bars_label_cut);
 	suite_add_tcase(s, tc);
 	return s;
 }
