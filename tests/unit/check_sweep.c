@@ -178,7 +178,7 @@ END_TEST
 /* One repeat each and no noise of their own: nothing says how much of a difference is noise,
  * so there is no verdict (not "beyond" on a difference of 20 with no interval). With its own
  * noise (4: var 16, the baseline's 0, df infinite both), a single repeat is judged on it:
- * 20 -+ 1.959964 * 4 = [12.160144, 27.839856], beyond. */
+ * 20 -+ 1.959964 * 4 = [12.160144, 27.839856], beyond; and so on the baseline's noise. */
 START_TEST(test_judge_single)
 {
 	static const char *const labels[] = {"strict locking=no", "oplocks=no"};
@@ -204,6 +204,21 @@ START_TEST(test_judge_single)
 	near(k[2].dlo, 20 - Z * 4);
 	near(k[2].dhi, 20 + Z * 4);
 	ck_assert(k[2].beyond);
+	release(res);
+
+	/* the other way round: the baseline's own noise (4) judges a setting that has none */
+	res = result(labels, 1);
+	k = res->conds;
+	job(res, 0, 1, PV_OK, 100, 4, NAN);
+	job(res, 1, 1, PV_OK, 120, NAN, NAN);
+	pv_sweep_judge(res);
+	near(k[0].lo, 100 - Z * 4);
+	near(k[1].lo, 120); /* its own interval: none */
+	near(k[1].hi, 120);
+	near(k[1].diff, 20);
+	near(k[1].dlo, 20 - Z * 4);
+	near(k[1].dhi, 20 + Z * 4);
+	ck_assert(k[1].beyond);
 	release(res);
 }
 END_TEST
