@@ -43,9 +43,10 @@ static struct pv_sweep_result *result(const char *const *labels, size_t nsetting
 static void job(struct pv_sweep_result *res, unsigned cond, unsigned round, int code, double value,
 		double noise, double cpu)
 {
-	struct pv_sweep_job *j = &res->jobs[res->njobs++];
+	struct pv_sweep_job *j;
 
-	ck_assert_uint_le(res->njobs, 64);
+	ck_assert_uint_lt(res->njobs, 64);
+	j = &res->jobs[res->njobs++];
 	j->cond = cond;
 	j->round = round;
 	j->code = code;
