@@ -1,5 +1,6 @@
 /* tests/unit/check_samba.c: samba/ without a server: the probe's output parsed into typed facts,
- * and a script whose buffer ran out of memory refused before anything is sent. */
+ * a script whose buffer ran out of memory refused before anything is sent, and what may be
+ * sent as a sweep's setting and what the server's testparm said of it. */
 #include <check.h>
 
 #include "tests/unit/unit.h"
@@ -93,6 +94,159 @@ START_TEST(test_reason)
 }
 END_TEST
 
+/* ---- a Samba parameter for sweep (samba/settings.c) ---- */
+
+/* What may be sent to the server at all: a name that cannot break out of its line or its
+ * section, a value on one line (a tab is fine: values hold them). */
+START_TEST(test_setting_valid)
+{
+	static const char *const bad_names[] = {
+		"",	      "case=sensitive", "[global", "global]", "oplocks#x", "oplocks;x",
+		"oplocks\\x", "oplocks\x01",	"a\nb",	   "a\tb",    "a\x1b[2J",  "a\x7f",
+	};
+	static const char *const bad_values[] = {"yes\nno", "a\r", "a\x1b]0;t\x07", "a\x7f"};
+	char name[102], value[1002];
+
+	ck_assert_int_eq(pv_samba_setting_valid("case sensitive", "yes"), PV_OK);
+	ck_assert_int_eq(pv_samba_setting_valid("socket options", "TCP_NODELAY\tIPTOS_LOWDELAY"),
+			 PV_OK);
+	ck_assert_int_eq(pv_samba_setting_valid("comment", ""), PV_OK);
+	for (size_t i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+		ck_assert_msg(pv_samba_setting_valid(bad_names[i], "yes") == PV_EUSAGE,
+			      "name %zu taken", i);
+		ck_assert_msg(strstr(pv_errmsg(), i ? "a name holding" : "an empty name"),
+			      "%zu: %s", i, pv_errmsg());
+	}
+	for (size_t i = 0; i < sizeof(bad_values) / sizeof(bad_values[0]); i++) {
+		ck_assert_msg(pv_samba_setting_valid("comment", bad_values[i]) == PV_EUSAGE,
+			      "value %zu taken", i);
+		ck_assert_msg(strstr(pv_errmsg(), "a value holding"), "%zu: %s", i, pv_errmsg());
+	}
+	/* 100 bytes of name and 1000 of value are the most */
+	memset(name, 'n', 100);
+	name[100] = '\0';
+	memset(value, 'v', 1000);
+	value[1000] = '\0';
+	ck_assert_int_eq(pv_samba_setting_valid(name, value), PV_OK);
+	strcat(name, "n");
+	ck_assert_int_eq(pv_samba_setting_valid(name, "yes"), PV_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "a name over 100 bytes"));
+	name[100] = '\0';
+	strcat(value, "v");
+	ck_assert_int_eq(pv_samba_setting_valid(name, value), PV_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "a value over 1000"));
+}
+END_TEST
+
+/* What testparm -s of Samba 4.17 (4.17.12-Debian) printed on stderr for a file holding
+ * "[global]\n[pv-check]\n\tpath = /tmp\n\tPARAM = VALUE\n" (samba/scripts/setting.sh, its
+ * "Load smb config files from" line taken out), with its exit status; for a global
+ * parameter, followed by what it printed for "[global]\n\tPARAM = VALUE\n". */
+#define TP_OK                                                                                      \
+	"Loaded services file OK.\n"                                                               \
+	"Weak crypto is allowed by GnuTLS (e.g. NTLM as a compatibility fallback)\n"               \
+	"\nServer role: ROLE_STANDALONE\n\n"
+
+/* A refusal names the parameter and quotes testparm's one line that says why, never the
+ * whole text; *scope is left as it was. */
+static void refused(const char *param, const char *text, int status, const char *quote)
+{
+	enum pv_samba_scope scope = (enum pv_samba_scope)42;
+	const char *m;
+	char named[160];
+
+	ck_assert_int_eq(pv_samba_setting_judge(param, text, status, &scope), PV_ECONFIG);
+	ck_assert_int_eq(scope, 42);
+	m = pv_errmsg();
+	snprintf(named, sizeof(named), "'%s'", param);
+	ck_assert_msg(strstr(m, named), "the parameter not named: %s", m);
+	ck_assert_msg(strstr(m, quote), "testparm's line not quoted: %s", m);
+	ck_assert_msg(!strchr(m, '\n'), "more than a line: %s", m);
+	ck_assert_msg(!strstr(m, "Loaded services") && !strstr(m, "Error loading") &&
+			      !strstr(m, "Weak crypto") && !strstr(m, "Server role"),
+		      "the whole text: %s", m);
+}
+
+START_TEST(test_setting_judge)
+{
+	enum pv_samba_scope scope;
+
+	/* an unknown name: testparm ignores it and exits 0 */
+	refused("case sensitivity",
+		"Unknown parameter encountered: \"case sensitivity\"\nIgnoring unknown parameter "
+		"\"case sensitivity\"\n" TP_OK,
+		0, "Unknown parameter encountered: \"case sensitivity\"");
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "does not know the parameter"));
+	/* values refused, each in its own words */
+	refused("strict sync",
+		"set_variable_helper(maybe): value is not boolean!\nError loading services.\n", 1,
+		"set_variable_helper(maybe): value is not boolean!");
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "refuses the value of 'strict sync'"));
+	refused("case sensitive",
+		"WARNING: Ignoring invalid value 'maybe' for parameter 'case sensitive'\nError "
+		"loading services.\n",
+		1, "WARNING: Ignoring invalid value 'maybe' for parameter 'case sensitive'");
+	refused("create mask", "Invalid octal number create mask\nError loading services.\n", 1,
+		"Invalid octal number create mask");
+	refused("aio read size",
+		"set_variable_helper(abc): value is not a valid size specifier!\nError loading "
+		"services.\n",
+		1, "value is not a valid size specifier!");
+	/* a failure that says nothing */
+	refused("oplocks", "", 1, "it failed");
+
+	/* a global parameter in a share's section, as testparm names it */
+	scope = PV_SAMBA_SHARE;
+	ck_assert_int_eq(
+		pv_samba_setting_judge(
+			"socket options",
+			"Global parameter socket options found in service section!\n" TP_OK, 0,
+			&scope),
+		PV_OK);
+	ck_assert_int_eq(scope, PV_SAMBA_GLOBAL);
+	scope = PV_SAMBA_SHARE;
+	ck_assert_int_eq(
+		pv_samba_setting_judge(
+			"Socket Options",
+			"Global parameter Socket Options found in service section!\n" TP_OK, 0,
+			&scope),
+		PV_OK);
+	ck_assert_int_eq(scope, PV_SAMBA_GLOBAL);
+	/* a global parameter's value is read only in [global], so the check reads it there
+	 * too, after the first test (setting.sh): a value refused there is refused */
+	refused("max xmit",
+		"Global parameter max xmit found in service section!\n" TP_OK
+		"set_variable_helper(abc): value is not a valid size specifier!\nError loading "
+		"services.\n",
+		1, "set_variable_helper(abc): value is not a valid size specifier!");
+	refused("server signing",
+		"Global parameter server signing found in service section!\n" TP_OK
+		"WARNING: Ignoring invalid value 'bogus' for parameter 'server signing'\nError "
+		"loading services.\n",
+		1, "WARNING: Ignoring invalid value 'bogus' for parameter 'server signing'");
+	scope = PV_SAMBA_SHARE;
+	ck_assert_int_eq(
+		pv_samba_setting_judge(
+			"socket options",
+			"Global parameter socket options found in service section!\n" TP_OK TP_OK,
+			0, &scope),
+		PV_OK);
+	ck_assert_int_eq(scope, PV_SAMBA_GLOBAL);
+	/* a share parameter: a clean output; and one whose name begins another's */
+	scope = PV_SAMBA_GLOBAL;
+	ck_assert_int_eq(pv_samba_setting_judge("strict sync", TP_OK, 0, &scope), PV_OK);
+	ck_assert_int_eq(scope, PV_SAMBA_SHARE);
+	scope = PV_SAMBA_GLOBAL;
+	ck_assert_int_eq(
+		pv_samba_setting_judge(
+			"socket",
+			"Global parameter socket options found in service section!\n" TP_OK, 0,
+			&scope),
+		PV_OK);
+	ck_assert_int_eq(scope, PV_SAMBA_SHARE);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("samba");
@@ -101,6 +255,8 @@ int main(void)
 	tcase_add_test(tc, test_facts);
 	tcase_add_test(tc, test_failed_script_not_sent);
 	tcase_add_test(tc, test_reason);
+	tcase_add_test(tc, test_setting_valid);
+	tcase_add_test(tc, test_setting_judge);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
