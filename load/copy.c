@@ -24,7 +24,7 @@
 
 #define NT_EPOCH   11644473600ull /* seconds from 1601 to 1970 */
 #define FS_MTIME   1767225600ull  /* a fileset's files: 2026-01-01 plus up to a year */
-#define PATH_MAX_B 1000		  /* bytes of a relative path we take (smb.h keeps 1023 with base) */
+#define PATH_MAX_B 1000 /* bytes of a relative path we take (smb.h keeps 1023 with base) */
 
 /* ---- the source ---- */
 
@@ -135,7 +135,8 @@ static int walk(struct source *s, int fd, const char *rel, unsigned depth)
 		} else if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
 			skip(s, path, S_ISLNK(st.st_mode) ? "a link" : "not a file or folder");
 		} else if (!smb_name(names[i]) || len > PATH_MAX_B) {
-			skip(s, path, len > PATH_MAX_B ? "path too long" : "a name SMB cannot carry");
+			skip(s, path,
+			     len > PATH_MAX_B ? "path too long" : "a name SMB cannot carry");
 		} else {
 			uint64_t mt = ((uint64_t)st.st_mtim.tv_sec + NT_EPOCH) * 10000000ull +
 				      (uint64_t)st.st_mtim.tv_nsec / 100;
@@ -336,8 +337,8 @@ static double self_cpu(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static int emit_tick(struct agent *a, double t0, double *last_t, double *last_cpu,
-		     double *last_th, double *cpu, double *top)
+static int emit_tick(struct agent *a, double t0, double *last_t, double *last_cpu, double *last_th,
+		     double *cpu, double *top)
 {
 	struct pv_copy_tick t = {pv_now() - t0, atomic_load(&a->files), atomic_load(&a->bytes)};
 	double now = pv_now(), c = self_cpu(), dt = now - *last_t;
@@ -412,8 +413,8 @@ static int classes(struct agent *a, struct pv_copy_done *d)
 static int plan_line(struct agent *a)
 {
 	const struct pv_smb2_plan_counts *k = pv_smb2_plan_counts(a->plan);
-	struct pv_copy_plan p = {k->files_to_write, k->dirs_to_make, k->extras, k->files_ok,
-				 k->listed,	    a->src.skipped};
+	struct pv_copy_plan p = {k->files_to_write, k->dirs_to_make, k->extras,
+				 k->files_ok,	    k->listed,	     a->src.skipped};
 	struct pv_buf line = PV_BUF_INIT;
 	int r;
 
@@ -455,7 +456,8 @@ static int put_all(struct agent *a, struct pv_copy_done *d)
 		nanosleep(&ts, NULL);
 		running = false;
 		for (unsigned i = 0; i < a->nconns; i++)
-			running = running || (a->conns[i].started && !atomic_load(&a->conns[i].finished));
+			running = running ||
+				  (a->conns[i].started && !atomic_load(&a->conns[i].finished));
 		if (a->io->stop && a->io->stop(a->io->ctx))
 			atomic_store(&a->stop, true);
 		if (pv_now() - last_t >= a->c->interval &&
@@ -519,8 +521,8 @@ int pv_copy_agent_run(const struct pv_copy_config *c, const struct pv_secret *pa
 		o.on_file = on_file;
 		o.ctx = a;
 		snprintf(done->speaks, sizeof(done->speaks), "%s", pv_smb2_describe(a->conns[0].c));
-		r = pv_smb2_plan(a->conns[0].c, c->share, c->base, a->src.items, a->src.n, false, &o,
-				 &a->plan);
+		r = pv_smb2_plan(a->conns[0].c, c->share, c->base, a->src.items, a->src.n, false,
+				 &o, &a->plan);
 	}
 	if (r == PV_OK)
 		r = plan_line(a);

@@ -82,8 +82,8 @@ struct pv_copy_done {
 	unsigned long files, fixed, dirs, removed_files, removed_dirs, ok;
 	uint64_t bytes;
 	double list_s, prune_s, put_s, total_s; /* the phases, and logon to logoff */
-	double cpu_s;	/* the agent's CPU over the whole copy */
-	double put_cpu; /* % of a core: the agent over the files' writing */
+	double cpu_s;				/* the agent's CPU over the whole copy */
+	double put_cpu;				/* % of a core: the agent over the files' writing */
 	double put_top; /* % of a core: its busiest connection thread then */
 	struct pv_copy_class classes[PV_COPY_CLASSES];
 	char speaks[96]; /* "SMB 3.1.1", "SMB 3.1.1, encrypted (AES-128-GCM)" */

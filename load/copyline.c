@@ -352,8 +352,9 @@ static int malformed(const char *line, size_t len, const char *why)
 	for (size_t i = 0; i < n; i++)
 		shown[i] = line[i] >= 0x20 && line[i] < 0x7f ? line[i] : '?';
 	shown[n] = '\0';
-	return pv_error(PV_EREMOTE, "the copy agent printed a line that is not one of its own (%s): "
-				    "'%s%s'",
+	return pv_error(PV_EREMOTE,
+			"the copy agent printed a line that is not one of its own (%s): "
+			"'%s%s'",
 			why, shown, len > n ? "..." : "");
 }
 
@@ -369,7 +370,8 @@ int pv_copy_line_parse(const char *line, size_t len, struct pv_copy_line *l)
 			return malformed(line, len, "too long");
 		memcpy(buf, line, len);
 		buf[len] = '\0';
-		if (sscanf(buf + 10, "%lf %lf %lf %lf %lf %c", &t, &f, &b, &cpu, &top, &extra) != 5 ||
+		if (sscanf(buf + 10, "%lf %lf %lf %lf %lf %c", &t, &f, &b, &cpu, &top, &extra) !=
+			    5 ||
 		    !(t >= 0 && t <= DAY) || !(f >= 0 && f <= COUNT_MAX && f == floor(f)) ||
 		    !(b >= 0 && b <= COUNT_MAX && b == floor(b)) || !(cpu >= 0 && cpu <= CORE) ||
 		    !(top >= 0 && top <= CORE))

@@ -113,9 +113,10 @@ int pv_cmd_copy_agent(struct pv_ctx *ctx, struct pv_out *out)
 		size_t need = 0;
 
 		if (n < 0) {
-			r = pv_error(PV_EUSAGE, "copy-agent: stdin ended before 'start', or a line "
-						"was longer than %zu bytes (see 'provision help "
-						"copy-agent')",
+			r = pv_error(PV_EUSAGE,
+				     "copy-agent: stdin ended before 'start', or a line "
+				     "was longer than %zu bytes (see 'provision help "
+				     "copy-agent')",
 				     sizeof(line) - 1);
 			break;
 		}
@@ -218,59 +219,67 @@ void pv_copy_text(const struct pv_copy_view *o, struct pv_buf *b)
 	const struct pv_copy_plan *p = &j->plan;
 	double secs = d->put_s > 0 ? d->put_s : NAN;
 
-	pv_buf_addf(b, "copy %s: %s -> %s, from %s as %s\n", j->id, j->source, j->target,
-		    j->client, j->user);
+	pv_buf_addf(b, "copy %s: %s -> %s, from %s as %s\n", j->id, j->source, j->target, j->client,
+		    j->user);
 	pv_buf_addf(b, "  %d request%s in flight on %u connection%s (/MT:%d), %s/COPY:DT%s, %s\n",
 		    j->cfg.window, j->cfg.window == 1 ? "" : "s", j->cfg.connections,
-		    j->cfg.connections == 1 ? "" : "s", j->cfg.window,
-		    j->cfg.mirror ? "/MIR " : "", j->cfg.fft ? " /FFT" : "",
-		    d->speaks[0] ? d->speaks : "-");
+		    j->cfg.connections == 1 ? "" : "s", j->cfg.window, j->cfg.mirror ? "/MIR " : "",
+		    j->cfg.fft ? " /FFT" : "", d->speaks[0] ? d->speaks : "-");
 	if (!j->planned) {
 		pv_buf_addstr(b, "  the copy did not get as far as its plan\n");
 		return;
 	}
 	pv_buf_addf(b, "%15s %10s %10s %10s %10s\n", "", "Total", "Copied", "Skipped", "Extras");
-	pv_buf_addf(b, "%15s %10llu %10lu %10llu %10lu\n", "Dirs :",
-		    (unsigned long long)p->source_dirs, d->dirs,
-		    (unsigned long long)(p->source_dirs - (d->dirs < p->source_dirs ? d->dirs : p->source_dirs)),
+	pv_buf_addf(b, "%15s %10llu %10lu %10llu %10lu\n",
+		    "Dirs :", (unsigned long long)p->source_dirs, d->dirs,
+		    (unsigned long long)(p->source_dirs -
+					 (d->dirs < p->source_dirs ? d->dirs : p->source_dirs)),
 		    d->removed_dirs);
-	pv_buf_addf(b, "%15s %10llu %10lu %10lu %10lu\n", "Files :",
-		    (unsigned long long)p->source_files, d->files + d->fixed, d->ok,
+	pv_buf_addf(b, "%15s %10llu %10lu %10lu %10lu\n",
+		    "Files :", (unsigned long long)p->source_files, d->files + d->fixed, d->ok,
 		    d->removed_files);
-	pv_buf_addf(b, "%15s %9.1fM %9.1fM %9.1fM\n", "Bytes :", mb(p->source_bytes), mb(d->bytes),
-		    mb(p->source_bytes - (p->bytes < p->source_bytes ? p->bytes : p->source_bytes)));
-	pv_buf_addf(b, "%15s listing %.2f s (%lu entries), folders and extras %.2f s, files %.2f s; "
-		       "%.2f s in all\n",
+	pv_buf_addf(
+		b, "%15s %9.1fM %9.1fM %9.1fM\n", "Bytes :", mb(p->source_bytes), mb(d->bytes),
+		mb(p->source_bytes - (p->bytes < p->source_bytes ? p->bytes : p->source_bytes)));
+	pv_buf_addf(b,
+		    "%15s listing %.2f s (%lu entries), folders and extras %.2f s, files %.2f s; "
+		    "%.2f s in all\n",
 		    "Times :", d->list_s, p->listed, d->prune_s, d->put_s, d->total_s);
 	if (d->files + d->fixed && isfinite(o->lo))
 		pv_buf_addf(b, "%15s %.0f files/s (%.0f-%.0f, 95%%), %.1f MB/s, %.0f MB/min\n",
 			    "Speed :", o->rate, o->lo, o->hi, mb(d->bytes) / secs,
 			    mb(d->bytes) / secs * 60);
 	else if (d->files + d->fixed)
-		pv_buf_addf(b, "%15s %.0f files/s (too short for an interval), %.1f MB/s, %.0f "
-			       "MB/min\n",
+		pv_buf_addf(b,
+			    "%15s %.0f files/s (too short for an interval), %.1f MB/s, %.0f "
+			    "MB/min\n",
 			    "Speed :", o->rate, mb(d->bytes) / secs, mb(d->bytes) / secs * 60);
 	else
-		pv_buf_addf(b, "%15s no file was sent: the target had them all (%.2f s to see so)\n",
+		pv_buf_addf(b,
+			    "%15s no file was sent: the target had them all (%.2f s to see so)\n",
 			    "Speed :", d->total_s);
 	if (p->skipped)
 		pv_buf_addf(b, "  %lu entr%s of the source not copied: %s, ...\n", p->skipped,
 			    p->skipped == 1 ? "y" : "ies", p->first_skipped);
 	if (d->files + d->fixed) {
-		pv_buf_addstr(b, "latency per file (its compound sent to its last answer), by size:\n");
+		pv_buf_addstr(
+			b, "latency per file (its compound sent to its last answer), by size:\n");
 		for (int c = 0; c < PV_COPY_CLASSES; c++)
 			if (d->classes[c].files)
-				pv_buf_addf(b, "  %-16s %9lu files  median %7.2f ms  p95 %7.2f ms\n",
+				pv_buf_addf(b,
+					    "  %-16s %9lu files  median %7.2f ms  p95 %7.2f ms\n",
 					    pv_copy_class_names[c], d->classes[c].files,
 					    d->classes[c].p50 * 1000, d->classes[c].p95 * 1000);
 	}
-	pv_buf_addf(b, "the client: the agent used %.0f%% of a core while it sent, its busiest "
-		       "thread %.0f%%%s\n",
+	pv_buf_addf(b,
+		    "the client: the agent used %.0f%% of a core while it sent, its busiest "
+		    "thread %.0f%%%s\n",
 		    d->put_cpu, d->put_top,
 		    d->put_top >= PV_LOAD_BOUND_CPU ? " (client-bound)" : "");
 	if (j->nsamples)
-		pv_buf_addf(b, "the server: %.0f%% of its CPUs busy, %.0f%% waiting for I/O (%zu "
-			       "samples)\n",
+		pv_buf_addf(b,
+			    "the server: %.0f%% of its CPUs busy, %.0f%% waiting for I/O (%zu "
+			    "samples)\n",
 			    o->facts.server_cpu, o->facts.server_iowait, j->nsamples);
 	for (size_t k = 0; k < j->nsmbd && k < 4; k++) {
 		const struct pv_copy_smbd *s = &j->smbd[k];
@@ -282,11 +291,12 @@ void pv_copy_text(const struct pv_copy_view *o, struct pv_buf *b)
 			snprintf(q, sizeof(q), "no CPU quota");
 		if (s->cpu_max < 1 && k > 0)
 			break;
-		pv_buf_addf(b, "  smbd %d%s: %.0f%% of a core (peak %.0f%%), busiest thread %.0f%% "
-			       "(peak %.0f%%), %u thread%s, %s\n",
+		pv_buf_addf(b,
+			    "  smbd %d%s: %.0f%% of a core (peak %.0f%%), busiest thread %.0f%% "
+			    "(peak %.0f%%), %u thread%s, %s\n",
 			    s->pid,
 			    s->conn >= 0 ? (j->nconns > 1 ? " (a connection of the copy)"
-							   : " (the copy's connection)")
+							  : " (the copy's connection)")
 					 : "",
 			    s->cpu_mean, s->cpu_max, s->top_mean, s->top_max, s->threads,
 			    s->threads == 1 ? "" : "s", q);
@@ -301,13 +311,15 @@ void pv_copy_text(const struct pv_copy_view *o, struct pv_buf *b)
 				if (strncmp(j->counters.v[i].name, "smb2:", 5) != 0)
 					v[n++] = j->counters.v[i];
 			qsort(v, n, sizeof(*v), by_time);
-			pv_buf_addf(b, "smbd's system calls over the copy (Samba's profile), by "
-				       "time:\n  %-14s %10s %10s %12s\n",
+			pv_buf_addf(b,
+				    "smbd's system calls over the copy (Samba's profile), by "
+				    "time:\n  %-14s %10s %10s %12s\n",
 				    "call", "count", "ms", "us per call");
 			for (size_t i = 0; i < n && i < 12; i++)
-				pv_buf_addf(b, "  %-14s %10llu %10.1f %12.1f\n", v[i].name,
-					    (unsigned long long)v[i].count, (double)v[i].usec / 1000,
-					    v[i].count ? (double)v[i].usec / (double)v[i].count : 0);
+				pv_buf_addf(
+					b, "  %-14s %10llu %10.1f %12.1f\n", v[i].name,
+					(unsigned long long)v[i].count, (double)v[i].usec / 1000,
+					v[i].count ? (double)v[i].usec / (double)v[i].count : 0);
 			free(v);
 		}
 	} else {

@@ -55,7 +55,8 @@ static void plots(struct pv_buf *b, const struct pv_copy_view *v)
 	}
 	if (n) {
 		struct pv_plot p;
-		struct pv_plot_series s = {"files/s", tx, ty, NULL, NULL, NULL, n, 0, 'o', 0, 0, true};
+		struct pv_plot_series s = {"files/s", tx, ty,  NULL, NULL, NULL,
+					   n,	      0,  'o', 0,    0,	   true};
 
 		pv_plot_init(&p);
 		p.id = "rate";
@@ -81,8 +82,9 @@ static void plots(struct pv_buf *b, const struct pv_copy_view *v)
 		pv_plot_init(&p);
 		p.id = "smbd";
 		p.title = "The busiest smbd's share of a core";
-		p.desc = "CPU of the busiest smbd process, of its busiest thread, and of every smbd "
-			 "together, in percent of one core, over the copy";
+		p.desc =
+			"CPU of the busiest smbd process, of its busiest thread, and of every smbd "
+			"together, in percent of one core, over the copy";
 		p.xlabel = "time since the copy started";
 		p.ylabel = "% of one core";
 		p.xkind = PV_PLOT_X_TIME;
@@ -126,14 +128,16 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 	pv_html_esc(b, title);
 	pv_buf_addstr(b, "</h1>\n<p class=\"answer\">");
 	if (j->done && d->files + d->fixed)
-		snprintf(t, sizeof(t), "%lu files (%.1f MB) in %.2f s: %.0f files/s (%.0f-%.0f), "
-				       "%.1f MB/s, %.0f MB/min",
+		snprintf(t, sizeof(t),
+			 "%lu files (%.1f MB) in %.2f s: %.0f files/s (%.0f-%.0f), "
+			 "%.1f MB/s, %.0f MB/min",
 			 d->files + d->fixed, (double)d->bytes / 1e6, d->put_s, v->rate, v->lo,
 			 v->hi, (double)d->bytes / 1e6 / d->put_s,
 			 (double)d->bytes / 1e6 / d->put_s * 60);
 	else if (j->done)
-		snprintf(t, sizeof(t), "nothing to send: the target held the whole tree (%.2f s to "
-				       "see so)",
+		snprintf(t, sizeof(t),
+			 "nothing to send: the target held the whole tree (%.2f s to "
+			 "see so)",
 			 d->total_s);
 	else
 		snprintf(t, sizeof(t), "the copy did not finish");
@@ -157,8 +161,9 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 		 (unsigned long long)j->plan.source_files, d->files + d->fixed, d->ok,
 		 d->removed_files);
 	row(b, "files", t);
-	snprintf(t, sizeof(t), "listing %.2f s, folders and extras %.2f s, files %.2f s, %.2f s in "
-			       "all",
+	snprintf(t, sizeof(t),
+		 "listing %.2f s, folders and extras %.2f s, files %.2f s, %.2f s in "
+		 "all",
 		 d->list_s, d->prune_s, d->put_s, d->total_s);
 	row(b, "times", t);
 	snprintf(t, sizeof(t), "the agent %.0f%% of a core, its busiest thread %.0f%%%s",
@@ -168,12 +173,14 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 		row(b, "server", j->samba);
 	pv_buf_addstr(b, "</table>\n");
 	plots(b, v);
-	pv_buf_addstr(b, "<h2>Latency per file, by size</h2>\n<table><tr><th>size</th><th>files</th>"
-			 "<th>median ms</th><th>p95 ms</th></tr>\n");
+	pv_buf_addstr(b,
+		      "<h2>Latency per file, by size</h2>\n<table><tr><th>size</th><th>files</th>"
+		      "<th>median ms</th><th>p95 ms</th></tr>\n");
 	for (int c = 0; c < PV_COPY_CLASSES; c++) {
 		if (!d->classes[c].files)
 			continue;
-		snprintf(t, sizeof(t), "<tr><td>%s</td><td>%lu</td><td>%.2f</td><td>%.2f</td></tr>\n",
+		snprintf(t, sizeof(t),
+			 "<tr><td>%s</td><td>%lu</td><td>%.2f</td><td>%.2f</td></tr>\n",
 			 pv_copy_class_names[c], d->classes[c].files, d->classes[c].p50 * 1000,
 			 d->classes[c].p95 * 1000);
 		pv_buf_addstr(b, t);
@@ -188,7 +195,8 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 		if (s->quota >= 0)
 			snprintf(q, sizeof(q), "%.0f", s->quota);
 		snprintf(t, sizeof(t),
-			 "<tr><td>%d</td><td>%s</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%u</td>"
+			 "<tr><td>%d</td><td>%s</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%u</"
+			 "td>"
 			 "<td>%s</td></tr>\n",
 			 s->pid, s->conn >= 0 ? "the copy" : "other", s->cpu_mean, s->cpu_max,
 			 s->top_mean, s->threads, q);

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdio.h>
 
-const char *const pv_copy_bound_names[6] = {"quota",    "smbd core", "server cpus",
-					    "client",	"disk",	     "unknown"};
+const char *const pv_copy_bound_names[6] = {"quota",  "smbd core", "server cpus",
+					    "client", "disk",	   "unknown"};
 
 void pv_copy_rate(const double *t, const double *count, size_t n, double *rate, double *lo,
 		  double *hi)
@@ -56,8 +56,8 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 		snprintf(text, len,
 			 "A CPU quota is the limit: %s used %.0f%% of a core, and the cgroup that "
 			 "holds it may use %.0f%% (cgroup cpu.max or cpu.cfs_quota_us: systemd's "
-			 "CPUQuota= of the smbd service, or a container's CPU limit). Raise or remove "
-			 "the quota; more connections would share the same quota.",
+			 "CPUQuota= of the smbd service, or a container's CPU limit). Raise or "
+			 "remove the quota; more connections would share the same quota.",
 			 who, f->smbd_cpu, f->smbd_quota);
 		return PV_COPY_BOUND_QUOTA;
 	}
@@ -70,10 +70,9 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 			 "robocopy cannot) or more clients spread it over more cores%s.",
 			 who, f->smbd_top, f->smbd_threads, f->smbd_threads == 1 ? "" : "s",
 			 f->smbd_cpu,
-			 f->connections > 1
-				 ? "; this copy already had several, and the busiest still was at its "
-				   "core"
-				 : "");
+			 f->connections > 1 ? "; this copy already had several, and the busiest "
+					      "still was at its core"
+					    : "");
 		return PV_COPY_BOUND_CORE;
 	}
 	if (isfinite(f->server_cpu) && f->server_cpu >= 90) {

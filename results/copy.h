@@ -24,10 +24,10 @@ struct pv_copy_facts {
 	/* the smbd busiest over the copy (known: the server was watched and one served it) */
 	bool smbd_known;
 	int smbd_pid;
-	bool smbd_ours; /* it serves one of the copy's connections (smbstatus said so) */
+	bool smbd_ours;		   /* it serves one of the copy's connections (smbstatus said so) */
 	double smbd_cpu, smbd_top; /* % of a core: the process, its busiest thread (means) */
 	unsigned smbd_threads;
-	double smbd_quota; /* % of a core its group may use; < 0: none */
+	double smbd_quota;  /* % of a core its group may use; < 0: none */
 	unsigned smbd_busy; /* smbds at their limit (for more than one connection) */
 	/* the client (the agent): its busiest thread, % of a core */
 	double client_top;

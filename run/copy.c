@@ -93,7 +93,8 @@ static int on_line(void *arg, const char *line, size_t len)
 		j->planned = true;
 		pv_progress_start(&S->prog, "copy", "files", l.plan.files);
 		pv_log(PV_LOG_INFO,
-		       "copy: %lu files (%.1f MB) to send, %lu folders to make, %lu extras; %lu files "
+		       "copy: %lu files (%.1f MB) to send, %lu folders to make, %lu extras; %lu "
+		       "files "
 		       "already there (listing %lu entries took %.1f s)",
 		       l.plan.files, (double)l.plan.bytes / 1e6, l.plan.dirs, l.plan.extras,
 		       l.plan.ok, l.plan.listed, l.plan.list_s);
@@ -154,9 +155,10 @@ static int config(const struct pv_env *env, const struct pv_copy_opts *o,
 		 c->base);
 	snprintf(j->user, sizeof(j->user), "%s\\%s", pb->domain.netbios, u->name);
 	if (!!o->from == !!o->fileset)
-		return pv_error(PV_EUSAGE,
-				"copy needs one source: --from FOLDER (a folder on the client) or "
-				"--fileset FILE (a fileset, such as playbooks/filesets/srctree.yaml)");
+		return pv_error(
+			PV_EUSAGE,
+			"copy needs one source: --from FOLDER (a folder on the client) or "
+			"--fileset FILE (a fileset, such as playbooks/filesets/srctree.yaml)");
 	if (o->from) {
 		if (o->from[0] != '/' || strlen(o->from) >= sizeof(c->dir))
 			return pv_error(PV_EUSAGE, "--from '%s': an absolute folder on the client",
@@ -302,7 +304,8 @@ static int write_files(struct pv_sink *k, const struct pv_copy_job *j)
 	pv_buf_addstr(&t, "seconds,files,bytes,agent_cpu,busiest_thread_cpu\n");
 	for (size_t i = 0; i < j->nticks; i++)
 		pv_buf_addf(&t, "%.3f,%lu,%llu,%.1f,%.1f\n", j->ticks[i].t, j->ticks[i].files,
-			    (unsigned long long)j->ticks[i].bytes, j->ticks[i].cpu, j->ticks[i].top);
+			    (unsigned long long)j->ticks[i].bytes, j->ticks[i].cpu,
+			    j->ticks[i].top);
 	pv_watch_csv(j->samples, j->nsamples, j->start, j->start, &w);
 	pv_buf_addstr(&p, "seconds,pid,cpu,threads,busiest_thread,quota\n");
 	for (size_t i = 0; i < j->nsamples; i++)
@@ -333,7 +336,7 @@ static int write_files(struct pv_sink *k, const struct pv_copy_job *j)
 struct hosts {
 	struct pv_remote *cli, *srv, *ctl;
 	struct pv_watch *watch;
-	struct pv_sink *sink; /* handed to the job at the end */
+	struct pv_sink *sink;	     /* handed to the job at the end */
 	enum pv_samba_profile level; /* the server's before the copy */
 	bool level_set;		     /* changed: to be put back */
 };
@@ -376,9 +379,9 @@ static int agent(const struct pv_env *env, struct hosts *h, const char *bin, str
 	pv_remote_var(&cmd, "bin", bin);
 	pv_buf_addstr(&cmd, pv_run_copy_sh);
 	j->start = pv_now();
-	r = pv_buf_failed(&cmd) ? pv_error(PV_EIO, "out of memory")
-				: pv_remote_stream(h->cli, cmd.data, in.data, in.len, &ops, &err,
-						   &status, 0);
+	r = pv_buf_failed(&cmd)
+		    ? pv_error(PV_EIO, "out of memory")
+		    : pv_remote_stream(h->cli, cmd.data, in.data, in.len, &ops, &err, &status, 0);
 	j->end = pv_now();
 	if (j->planned)
 		pv_progress_end(&S.prog);
@@ -388,7 +391,9 @@ static int agent(const struct pv_env *env, struct hosts *h, const char *bin, str
 	else if (r == PV_OK && pv_env_stopped(env))
 		r = pv_error(PV_ESTOPPED, "copy: stopped");
 	else if (r == PV_OK && (status != 0 || !j->done))
-		r = pv_error(status == 15 ? PV_ESTOPPED : status > 0 && status < 20 ? status : PV_EREMOTE,
+		r = pv_error(status == 15		 ? PV_ESTOPPED
+			     : status > 0 && status < 20 ? status
+							 : PV_EREMOTE,
 			     "copy on '%s': %s", j->client,
 			     j->err[0] ? j->err : "the agent ended without its figures");
 	pv_buf_release(&cmd, 0);
@@ -423,8 +428,9 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 				o->client);
 	client = &pb->clients[ci];
 	if (client->os == PV_OS_WINDOWS)
-		return pv_error(PV_ECONFIG, "--client '%s' is a Windows client: the copy agent "
-					    "runs on Linux clients (robocopy is Windows' own)",
+		return pv_error(PV_ECONFIG,
+				"--client '%s' is a Windows client: the copy agent "
+				"runs on Linux clients (robocopy is Windows' own)",
 				client->name);
 	snprintf(j->client, sizeof(j->client), "%s", client->name);
 	snprintf(j->server, sizeof(j->server), "%s", pb->server.host.name);
@@ -451,12 +457,14 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 			    j->cfg.connections == 1 ? "" : "s",
 			    j->cfg.mirror ? ", removing what the source does not hold (/MIR)" : "");
 		pv_plan_add(&j->dry, "copy provision to '%s' when it lacks this build", j->client);
-		pv_plan_add(&j->dry, "watch '%s' every %d s: its CPU and each busy smbd's, with its "
-				     "threads and CPU quota",
+		pv_plan_add(&j->dry,
+			    "watch '%s' every %d s: its CPU and each busy smbd's, with its "
+			    "threads and CPU quota",
 			    j->server, j->interval);
 		if (!o->no_profile)
-			pv_plan_add(&j->dry, "turn Samba's profiling on for the copy on '%s' "
-					     "(smbcontrol) and put its level back after it",
+			pv_plan_add(&j->dry,
+				    "turn Samba's profiling on for the copy on '%s' "
+				    "(smbcontrol) and put its level back after it",
 				    j->server);
 		pv_plan_add(&j->dry, "keep the results in %s/%s on the controller",
 			    pb->controller.results, id);
@@ -472,7 +480,8 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 	pv_samba_version(h.srv, j->samba, sizeof(j->samba));
 	if (strncmp(j->samba, "Version", 7) != 0)
 		j->samba[0] = '\0';
-	if (pb->controller.host.name && (r = pv_host_connect(&pb->controller.host, &h.ctl)) != PV_OK)
+	if (pb->controller.host.name &&
+	    (r = pv_host_connect(&pb->controller.host, &h.ctl)) != PV_OK)
 		goto out;
 	if (!(h.sink = calloc(1, sizeof(*h.sink)))) {
 		r = pv_error(PV_EIO, "out of memory");
@@ -494,13 +503,15 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 			 "the server is not a Samba server: no system calls were taken");
 	} else if (pv_samba_profile_level(h.srv, &h.level) != PV_OK) {
 		snprintf(j->profile_note, sizeof(j->profile_note),
-			 "Samba's profiling level could not be read (%s): no system calls were taken",
+			 "Samba's profiling level could not be read (%s): no system calls were "
+			 "taken",
 			 pv_errmsg());
 	} else if (h.level != PV_SAMBA_PROFILE_ON &&
 		   pv_samba_profile_set(h.srv, PV_SAMBA_PROFILE_ON) != PV_OK) {
-		snprintf(j->profile_note, sizeof(j->profile_note),
-			 "Samba's profiling could not be turned on (%s): no system calls were taken",
-			 pv_errmsg());
+		snprintf(
+			j->profile_note, sizeof(j->profile_note),
+			"Samba's profiling could not be turned on (%s): no system calls were taken",
+			pv_errmsg());
 	} else {
 		h.level_set = h.level != PV_SAMBA_PROFILE_ON;
 		j->profiled = true;
@@ -511,8 +522,8 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 		struct pv_remote *wr = NULL;
 
 		if ((r = pv_host_connect(&pb->server.host, &wr)) != PV_OK ||
-		    (r = pv_watch_start(&pb->server.host, wr, "server", j->interval, true, &h.watch)) !=
-			    PV_OK)
+		    (r = pv_watch_start(&pb->server.host, wr, "server", j->interval, true,
+					&h.watch)) != PV_OK)
 			goto out;
 	}
 	{

@@ -75,9 +75,9 @@ struct pv_copy_job {
 	bool profiled;
 	char profile_note[256]; /* why there are none, or what was put back */
 	struct pv_samba_counters counters;
-	char err[1024]; /* the agent's stderr, its last line */
-	struct pv_plan dry;	/* a dry run: what it would do */
-	struct pv_sink *sink;	/* the results folder, for pv_copy_write */
+	char err[1024];	       /* the agent's stderr, its last line */
+	struct pv_plan dry;    /* a dry run: what it would do */
+	struct pv_sink *sink;  /* the results folder, for pv_copy_write */
 	struct pv_remote *ctl; /* and the controller's host it is on (NULL: here) */
 };
 

@@ -74,8 +74,7 @@ void pv_samba_counters_release(struct pv_samba_counters *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static struct pv_samba_counter *counter(struct pv_samba_counters *c, const char *name,
-					size_t len)
+static struct pv_samba_counter *counter(struct pv_samba_counters *c, const char *name, size_t len)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (strlen(c->v[i].name) == len && !memcmp(c->v[i].name, name, len))
@@ -257,7 +256,8 @@ int pv_samba_conns_parse(const char *text, size_t len, struct pv_samba_conn **ou
 	*n = 0;
 	if (!(doc = pv_json_parse(text, len, err, sizeof(err))) ||
 	    !pv_json_is_object(pv_json_get(doc, "sessions")))
-		r = pv_error(PV_EREMOTE, "the server's smbstatus --processes --json is not its JSON");
+		r = pv_error(PV_EREMOTE,
+			     "the server's smbstatus --processes --json is not its JSON");
 	else if (pv_json_each(pv_json_get(doc, "sessions"), one_session, &c) != 0)
 		r = pv_error(PV_EIO, "out of memory");
 	pv_json_free(doc);
