@@ -1663,8 +1663,9 @@ START_TEST(copy_judge)
 	/* nothing at its limit, the smbd seen: unknown, with what was measured */
 	ck_assert_int_eq(judge(&f, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
 	has(text, "Nothing measured was at its limit");
-	has(text, "the busiest smbd thread at 30% of a core, the client's at 50%, the server's "
-		  "CPUs 45% busy and 5% waiting for I/O");
+	has(text, "Nothing measured was at its limit (the busiest smbd thread: 30% of a core; the "
+		  "client's busiest thread: 50% of a core; the server's CPUs: 45% busy, 5% "
+		  "waiting for I/O).");
 	has(text, "more requests in flight (--mt) or connections would tell");
 	/* no smbd seen: unknown, said so */
 	g = f;
@@ -1672,7 +1673,7 @@ START_TEST(copy_judge)
 	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
 	has(text, "The data cannot tell what bounds this copy");
 	has(text, "smbd processes were not seen");
-	has(text, "client's busiest thread was at 50% of a core");
+	has(text, "the client's busiest thread: 50% of a core.");
 
 	/* a quota: the smbd at 85% of it (17 of 20% of a core) */
 	g = f;
@@ -1773,6 +1774,36 @@ START_TEST(copy_judge)
 	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_DISK);
 	g.server_iowait = 5;
 	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+
+	/* figures not measured (the server not watched, no smbd seen, the agent's CPU null) are
+	 * said so, never printed as "nan" */
+	g = f;
+	g.smbd_known = false;
+	g.server_cpu = 95;
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CPUS);
+	has(text, "they were 95% busy over the copy (its smbd processes were not seen");
+	ck_assert_ptr_null(strcasestr(text, "nan"));
+	g.server_cpu = 50;
+	g.server_iowait = 30;
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_DISK);
+	has(text, "its CPUs waited for I/O 30% of the time (its smbd processes were not seen)");
+	ck_assert_ptr_null(strcasestr(text, "nan"));
+	g.server_iowait = 5;
+	g.client_top = NAN;
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	has(text, "the client's busiest thread: not measured.");
+	ck_assert_ptr_null(strcasestr(text, "nan"));
+	g = f;
+	g.client_top = NAN;
+	g.server_cpu = g.server_iowait = NAN;
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	has(text, "(the busiest smbd thread: 30% of a core; the client's busiest thread: not "
+		  "measured; the server's CPUs: not measured)");
+	ck_assert_ptr_null(strcasestr(text, "nan"));
+	g.smbd_top = NAN;
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	has(text, "(the busiest smbd thread: not measured;");
+	ck_assert_ptr_null(strcasestr(text, "nan"));
 
 	/* the text ends inside a short buffer */
 	g = f;
