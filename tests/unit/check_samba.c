@@ -241,25 +241,28 @@ START_TEST(counters_parse)
 
 	/* values that are not a count: left; a later line for the same field wins */
 	{
-		static const char odd[] = "syscall_stat_count: x12\n"
-					  "syscall_stat_count: -3\n"
-					  "syscall_stat_count: 12x\n"
-					  "syscall_stat_count: 1 2\n"
-					  "syscall_stat_count: 0x10\n"
-					  "syscall_stat_count:\n"
-					  "syscall_stat_count: \n"
-					  "syscall_stat_time: +5\n"
-					  "syscall_fstat_count: 7\n"
-					  "syscall_fstat_count: 8\t\r\n"
-					  "syscall_fstat_time:\t9\n"
-					  "syscall_unlink_count 3\n"  /* no colon */
-					  "syscall_unlink_total: 3\n" /* not a count or a time */
-					  "syscall__count: 3\n"	      /* no name */
-					  "syscall_count: 3\n"
-					  "smb2_: 3\n"
-					  "Syscall_close_count: 3\n"
-					  " syscall_close_count: 3\n"
-					  "smb2_read_count: 18446744073709551615\n";
+		static const char odd[] =
+			"syscall_stat_count: x12\n"
+			"syscall_stat_count: -3\n"
+			"syscall_stat_count: 12x\n"
+			"syscall_stat_count: 1 2\n"
+			"syscall_stat_count: 0x10\n"
+			"syscall_stat_count:\n"
+			"syscall_stat_count: \n"
+			"syscall_stat_time: +5\n"
+			"syscall_stat_count: 18446744073709551616\n" /* over 64 bits */
+			"syscall_stat_time: 99999999999999999999999\n"
+			"syscall_fstat_count: 7\n"
+			"syscall_fstat_count: 8\t\r\n"
+			"syscall_fstat_time:\t9\n"
+			"syscall_unlink_count 3\n"  /* no colon */
+			"syscall_unlink_total: 3\n" /* not a count or a time */
+			"syscall__count: 3\n"	    /* no name */
+			"syscall_count: 3\n"
+			"smb2_: 3\n"
+			"Syscall_close_count: 3\n"
+			" syscall_close_count: 3\n"
+			"smb2_read_count: 18446744073709551615\n";
 		ck_assert_int_eq(pv_samba_counters_parse(odd, sizeof(odd) - 1, &c), PV_OK);
 		ck_assert_uint_eq(c.n, 2);
 		has_counter(&c, "fstat", 8, 9);
@@ -397,18 +400,26 @@ START_TEST(counters_diff)
 END_TEST
 
 /* smbstatus --processes --json of Samba 4.17 (source3/utils/status_json.c), one session of
- * it: the pid as a string (as 4.17 writes it) */
-#define SESSION(id, pid, machine, host)                                                            \
-	"\"" id "\": {\"session_id\": \"" id "\", \"server_id\": {\"pid\": " pid ", "              \
-	"\"task_id\": \"0\", \"vnn\": \"4294967295\", \"unique_id\": \"6212330254911574893\"}, "   \
-	"\"uid\": 13156, \"gid\": 10513, \"username\": \"LAB\\\\cli1-u1\", \"groupname\": "        \
-	"\"LAB\\\\domain users\", \"creation_time\": \"2024-05-02T10:11:12.123456+00:00\", "       \
-	"\"expiration_time\": \"30828-09-14T02:48:05.477581+00:00\", \"auth_time\": "              \
-	"\"2024-05-02T10:11:12.123456+00:00\", \"remote_machine\": " machine                       \
-	", \"hostname\": " host                                                                    \
-	", \"session_dialect\": \"SMB3_11\", \"encryption\": {\"cipher\": \"-\", "                 \
-	"\"degree\": \"none\"}, \"signing\": {\"cipher\": \"AES-128-GMAC\", \"degree\": "          \
-	"\"partial\"}}"
+ * it onto b: pid, machine and host are JSON values as given (4.17 writes the pid as a
+ * string) */
+static void session(struct pv_buf *b, const char *id, const char *pid, const char *machine,
+		    const char *host)
+{
+	pv_buf_addf(
+		b,
+		"%s\"%s\": {\"session_id\": \"%s\", \"server_id\": {\"pid\": %s, \"task_id\": "
+		"\"0\", \"vnn\": \"4294967295\", \"unique_id\": \"6212330254911574893\"}, "
+		"\"uid\": 13156, \"gid\": 10513, \"username\": \"LAB\\\\cli1-u1\", "
+		"\"groupname\": \"LAB\\\\domain users\", \"creation_time\": "
+		"\"2024-05-02T10:11:12.123456+00:00\", \"expiration_time\": "
+		"\"30828-09-14T02:48:05.477581+00:00\", \"auth_time\": "
+		"\"2024-05-02T10:11:12.123456+00:00\", \"remote_machine\": %s, \"hostname\": %s, "
+		"\"session_dialect\": \"SMB3_11\", \"encryption\": {\"cipher\": \"-\", "
+		"\"degree\": \"none\"}, \"signing\": {\"cipher\": \"AES-128-GMAC\", "
+		"\"degree\": \"partial\"}}",
+		b->len && b->data[b->len - 1] != '{' ? ", " : "", id, id, pid, machine, host);
+}
+
 #define STATUS_HEAD                                                                                \
 	"{\"timestamp\": \"2024-05-02T10:11:13.000000+0000\", \"version\": \"4.17.12-Debian\", "   \
 	"\"smb_conf\": \"/etc/samba/smb.conf\", \"sessions\": {"
@@ -434,33 +445,33 @@ static void conns_refused(const char *text)
 
 START_TEST(conns_parse)
 {
-	static const char text[] =
-		STATUS_HEAD SESSION("3791574117", "\"18743\"", "\"198.18.0.31\"",
-				    "\"ipv4:198.18.0.31:50212\"") ", " SESSION("1", "18801",
-									       "\"fd00::1\"",
-									       "\"ipv6:fd00::1:"
-									       "50213\"") ","
-											  " " SESSION("2",
-												      "\"18802\"",
-												      "\"fd00::1\"",
-												      "\"ipv6:[fd00::1]:50214\"") ", " SESSION("3", "\"0\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:1\"") ", " SESSION("4", "\"-5\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:2\"") ", " SESSION("5", "\"x\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:3\"") ", " SESSION("6", "4194305", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:4\"") ", " SESSION("7",
-																																																						  "null", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:5\"") ", " SESSION("8",
-																																																														    "4194304", "\"198.18.0.32\"", "null") ", " SESSION("9",
-																																																																				       "\"18809\"",
-																																																																				       "\"fd00::7\"",
-																																																																				       "null") ", " SESSION("10",
-																																																																							    "\"18810\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:0\"") ", " SESSION("11",
-																																																																																   "\"18811\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:65536\"") ", " SESSION("12",
-																																																																																									      "\"18812\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:65535\"") ", " SESSION("13",
-																																																																																																			 "\"18813\"",
-																																																																																																			 "\"198.18.0.31\"",
-																																																																																																			 "\"ipv4:198.18.0.31:445x\"") ", "
-																																																																																																						      "\"14\": {\"remote_machine\": \"198.18.0.31\"}, \"15\": 7}}";
+	static const char *const sessions[][4] = {
+		{"3791574117", "\"18743\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:50212\""},
+		{"1", "18801", "\"fd00::1\"", "\"ipv6:fd00::1:50213\""}, /* Samba's IPv6 form */
+		{"2", "\"18802\"", "\"fd00::1\"", "\"ipv6:[fd00::1]:50214\""},
+		{"3", "\"0\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:1\""},
+		{"4", "\"-5\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:2\""},
+		{"5", "\"x\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:3\""},
+		{"6", "4194305", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:4\""},
+		{"7", "null", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:5\""},
+		{"8", "4194304", "\"198.18.0.32\"", "null"},
+		{"9", "\"18809\"", "\"fd00::7\"", "null"},
+		{"10", "\"18810\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:0\""},
+		{"11", "\"18811\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:65536\""},
+		{"12", "\"18812\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:65535\""},
+		{"13", "\"18813\"", "\"198.18.0.31\"", "\"ipv4:198.18.0.31:445x\""},
+	};
+	struct pv_buf text = PV_BUF_INIT;
 	struct pv_samba_conn *v;
 	const struct pv_samba_conn *c;
 	size_t n;
 
-	ck_assert_int_eq(pv_samba_conns_parse(text, sizeof(text) - 1, &v, &n), PV_OK);
+	pv_buf_addstr(&text, STATUS_HEAD);
+	for (size_t i = 0; i < sizeof(sessions) / sizeof(sessions[0]); i++)
+		session(&text, sessions[i][0], sessions[i][1], sessions[i][2], sessions[i][3]);
+	pv_buf_addstr(&text, ", \"14\": {\"remote_machine\": \"198.18.0.31\"}, \"15\": 7}}");
+	ck_assert(!pv_buf_failed(&text));
+	ck_assert_int_eq(pv_samba_conns_parse(text.data, text.len, &v, &n), PV_OK);
 	ck_assert_uint_eq(n, 9); /* pids 1 to 4194304 */
 	ck_assert_ptr_nonnull(c = conn_of(v, n, 18743));
 	ck_assert_int_eq(c->port, 50212);
@@ -478,7 +489,10 @@ START_TEST(conns_parse)
 	ck_assert_int_eq(conn_of(v, n, 18811)->port, 0);
 	ck_assert_int_eq(conn_of(v, n, 18812)->port, 65535);
 	ck_assert_int_eq(conn_of(v, n, 18813)->port, 0);
-	ck_assert_ptr_nonnull(conn_of(v, n, 18809));
+	/* remote_machine is an address without a port: an IPv6 one's last group is no port */
+	ck_assert_ptr_nonnull(c = conn_of(v, n, 18809));
+	ck_assert_int_eq(c->port, 0);
+	ck_assert_str_eq(c->machine, "fd00::7");
 	for (size_t i = 0; i < n; i++)
 		ck_assert(v[i].pid > 0 && v[i].pid <= 4194304 && v[i].port >= 0 &&
 			  v[i].port <= 65535);
@@ -505,7 +519,7 @@ START_TEST(conns_parse)
 		host[sizeof(host) - 1] = '\0';
 		snprintf(t, sizeof(t),
 			 "{\"sessions\": {\"1\": {\"server_id\": {\"pid\": 9}, "
-			 "\"hostname\": \"%s:445\"}}}",
+			 "\"hostname\": \"ipv4:%s:445\"}}}",
 			 host);
 		ck_assert_int_eq(pv_samba_conns_parse(t, strlen(t), &v, &n), PV_OK);
 		ck_assert_uint_eq(n, 1);
@@ -529,10 +543,11 @@ START_TEST(conns_parse)
 	}
 	/* out of memory: PV_EIO, nothing out */
 	pv_test_alloc_fail_at(1);
-	ck_assert_int_eq(pv_samba_conns_parse(text, sizeof(text) - 1, &v, &n), PV_EIO);
+	ck_assert_int_eq(pv_samba_conns_parse(text.data, text.len, &v, &n), PV_EIO);
 	pv_test_alloc_ok();
 	ck_assert_int_gt(pv_test_alloc_refused(), 0);
 	ck_assert(v == NULL && n == 0);
+	pv_buf_release(&text, 0);
 }
 END_TEST
 
