@@ -133,6 +133,9 @@ int pv_copy_config_line(struct pv_copy_config *c, const char *line, size_t len, 
 			bool *started)
 {
 	*need = 0;
+	/* a NUL would end the words read (load/proto.h's words, strtoul) before the line does */
+	if (memchr(line, '\0', len))
+		return bad("a NUL byte", line, len);
 	if (len >= 5 && memcmp(line, "copy ", 5) == 0)
 		return copy_line(c, line, len);
 	if (len >= 8 && memcmp(line, "fileset ", 8) == 0) {
@@ -361,6 +364,9 @@ static int malformed(const char *line, size_t len, const char *why)
 int pv_copy_line_parse(const char *line, size_t len, struct pv_copy_line *l)
 {
 	memset(l, 0, sizeof(*l));
+	/* sscanf and the words stop at a NUL: what follows it would go unread */
+	if (memchr(line, '\0', len))
+		return malformed(line, len, "a NUL byte");
 	if (len > 10 && memcmp(line, "copy-tick ", 10) == 0) {
 		char buf[200];
 		double t, f, b, cpu, top;

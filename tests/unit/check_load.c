@@ -1741,6 +1741,32 @@ START_TEST(copy_config_refused)
 		ck_assert(strstr(pv_errmsg(), "an unknown line in the line ''"));
 		ck_assert(need == 0 && !started);
 	}
+	/* a NUL byte, in a value or after the line's words */
+	{
+		static const char *const nul[] = {
+			COPY0 " dir=/x\0y",
+			COPY0 " dir=/x \0",
+			"fileset f\0 3",
+			"start\0",
+		};
+		size_t need = 7;
+		bool started = false;
+
+		memset(&c, 0, sizeof(c));
+		ck_assert_int_eq(pv_copy_config_line(&c, COPY0 " dir=/x", strlen(COPY0 " dir=/x"),
+						     &need, &started),
+				 PV_OK);
+		for (size_t i = 0; i < sizeof(nul) / sizeof(nul[0]); i++) {
+			size_t len = strlen(nul[i]) + 1 + strlen(nul[i] + strlen(nul[i]) + 1);
+
+			ck_assert_msg(pv_copy_config_line(&c, nul[i], len, &need, &started) ==
+					      PV_EUSAGE,
+				      "'%s' with its NUL taken", nul[i]);
+			ck_assert(strstr(pv_errmsg(), "copy-agent: a NUL byte in the line"));
+			ck_assert(need == 0 && !started);
+		}
+		ck_assert_str_eq(c.dir, "/x");
+	}
 	/* the message quotes the line, cut at 80 bytes */
 	{
 		char want[128];
@@ -2063,6 +2089,19 @@ START_TEST(copy_agent_refused)
 
 		snprintf(with, sizeof(with), "\"speaks\":\"%.96s\"", big);
 		AGENT_REFUSED(subst(done, "\"speaks\":\"SMB 3.1.1\"", with), "its figures");
+	}
+
+	/* a NUL byte: whatever follows it is text of the line too, not its end */
+	agent_refused("copy-tick 1 2 3 4 5\0 6", 21, "a NUL byte");
+	agent_refused("copy-conn 1\0x 445 d", 20, "a NUL byte");
+	agent_refused("copy-conn 0 445 \0\0d", 19, "a NUL byte");
+	agent_refused("copy-conn 0 445 d\0", 18, "a NUL byte");
+	{
+		char with[2048];
+		size_t n = (size_t)snprintf(with, sizeof(with), "%s", plan);
+
+		with[n - 1] = '\0'; /* its closing brace */
+		agent_refused(with, n, "a NUL byte");
 	}
 
 	/* none of the agent's words, or a word alone */
