@@ -31,7 +31,7 @@ int pv_copy_config_put(const struct pv_copy_config *c, struct pv_buf *out)
 	kv(out, "base", c->base);
 	kv(out, "workgroup", c->workgroup);
 	kv(out, "user", c->user);
-	pv_buf_addf(out, " window=%u connections=%u mirror=%d fft=%u timeout=%d interval=%g",
+	pv_buf_addf(out, " window=%u connections=%u mirror=%d fft=%u timeout=%d interval=%.17g",
 		    c->window, c->connections, c->mirror ? 1 : 0, c->fft, c->timeout, c->interval);
 	if (c->dir[0])
 		kv(out, "dir", c->dir);

@@ -1602,6 +1602,15 @@ START_TEST(copy_config_round_trip)
 	ck_assert(strstr(out.data, want));
 	pv_buf_release(&out, 0);
 
+	/* an interval of any digits comes back the very same double */
+	pv_buf_reset(&out);
+	a.interval = 1.0 / 3;
+	ck_assert_int_eq(pv_copy_config_put(&a, &out), PV_OK);
+	copy_taken(out.data, &b);
+	ck_assert_msg(b.interval == 1.0 / 3, "%.17g from '%s'", b.interval, out.data);
+	pv_copy_config_release(&b);
+	pv_buf_release(&out, 0);
+
 	/* what the agent takes when the controller leaves a key out: the defaults */
 	copy_taken(COPY0 " dir=/x\nstart", &b);
 	ck_assert(b.window == 8 && b.connections == 1 && !b.mirror && b.fft == 2 &&
