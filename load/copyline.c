@@ -136,13 +136,18 @@ int pv_copy_config_line(struct pv_copy_config *c, const char *line, size_t len, 
 	/* a NUL would end the words read (load/proto.h's words, strtoul) before the line does */
 	if (memchr(line, '\0', len))
 		return bad("a NUL byte", line, len);
+	/* one 'copy' line, one source: a second would mix its settings or its files with the
+	 * first's (and a second copy line keeps the first's names but not its numbers) */
 	if (len >= 5 && memcmp(line, "copy ", 5) == 0)
-		return copy_line(c, line, len);
+		return c->server[0] ? bad("a second 'copy' line", line, len)
+				    : copy_line(c, line, len);
 	if (len >= 8 && memcmp(line, "fileset ", 8) == 0) {
 		const char *s = line + 8, *end = line + len;
 		char n[32], *e;
 		unsigned long long v;
 
+		if (c->fileset)
+			return bad("a second fileset", line, len);
 		if (pv_loadproto_word(&s, end, c->fileset_name, sizeof(c->fileset_name)) < 0 ||
 		    pv_loadproto_word(&s, end, n, sizeof(n)) < 0 || s != end)
 			return bad("not 'fileset NAME LENGTH'", line, len);

@@ -1704,6 +1704,13 @@ START_TEST(copy_config_refused)
 	copy_taken(COPY0 "\nfileset f 3\nab\nstart", &c);
 	ck_assert_uint_eq(c.fileset_len, 3);
 	pv_copy_config_release(&c);
+	copy_refused(COPY0 "\nfileset f 3\nab\nfileset g 3\ncd\nstart", "a second fileset");
+	copy_refused(COPY0 " dir=/x\ncopy server=t share=g base=c user=v dir=/y\nstart",
+		     "a second 'copy' line");
+	copy_refused(COPY0 " window=4 dir=/x\ncopy mirror=1\nstart", "a second 'copy' line");
+	copy_taken("fileset f 3\nab\n" COPY0 "\nstart", &c); /* the fileset first: one of each */
+	ck_assert(c.fileset_len == 3 && !strcmp(c.server, "srv"));
+	pv_copy_config_release(&c);
 	copy_taken(COPY0 "\nfileset f 2\nabstart", &c); /* text need not end a line */
 	ck_assert(c.fileset_len == 2 && !memcmp(c.fileset, "ab", 2));
 	pv_copy_config_release(&c);
