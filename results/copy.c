@@ -46,7 +46,7 @@ void pv_copy_rate(const double *t, const double *count, size_t n, double *rate, 
 }
 
 /* "N%" and unit, or "not measured" for a figure the copy lacks (NAN: the server not
- * watched, the agent's CPU unknown), so that no verdict ever prints "nan%". */
+ * watched, no smbd seen, the agent's CPU unknown), so that no verdict prints "nan%". */
 static const char *pct(double v, const char *unit, char *b, size_t len)
 {
 	if (isfinite(v))
@@ -94,9 +94,7 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 				 "%.0f%%)",
 				 f->smbd_top);
 		else
-			snprintf(busiest, sizeof(busiest),
-				 " (its smbd processes were not seen, so how busy their threads "
-				 "were is not known)");
+			snprintf(busiest, sizeof(busiest), " (no smbd thread was measured)");
 		snprintf(text, len,
 			 "The server's CPUs are the limit: they were %.0f%% busy over the copy%s. "
 			 "Other work on the server takes the CPU the copy's smbd would use; the "
@@ -119,7 +117,7 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 				 " while no smbd thread was at a full core (the busiest at %.0f%%)",
 				 f->smbd_top);
 		else
-			snprintf(busiest, sizeof(busiest), " (its smbd processes were not seen)");
+			snprintf(busiest, sizeof(busiest), " (no smbd thread was measured)");
 		snprintf(text, len,
 			 "The server's disk is the limit: its CPUs waited for I/O %.0f%% of the "
 			 "time%s.",

@@ -1781,12 +1781,12 @@ START_TEST(copy_judge)
 	g.smbd_known = false;
 	g.server_cpu = 95;
 	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CPUS);
-	has(text, "they were 95% busy over the copy (its smbd processes were not seen");
+	has(text, "they were 95% busy over the copy (no smbd thread was measured). Other work");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g.server_cpu = 50;
 	g.server_iowait = 30;
 	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_DISK);
-	has(text, "its CPUs waited for I/O 30% of the time (its smbd processes were not seen)");
+	has(text, "its CPUs waited for I/O 30% of the time (no smbd thread was measured).");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g.server_iowait = 5;
 	g.client_top = NAN;
@@ -1803,6 +1803,10 @@ START_TEST(copy_judge)
 	g.smbd_top = NAN;
 	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
 	has(text, "(the busiest smbd thread: not measured;");
+	ck_assert_ptr_null(strcasestr(text, "nan"));
+	g.server_cpu = 95; /* an smbd seen, its threads not measured */
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CPUS);
+	has(text, "95% busy over the copy (no smbd thread was measured)");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 
 	/* the text ends inside a short buffer */
