@@ -1,4 +1,4 @@
-# samba/scripts/setting.sh: one Samba parameter, for `sweep` (docs/sweep.md). Set before it:
+# samba/scripts/setting.sh: one Samba parameter, for `sweep` (docs/copy.md). Set before it:
 # action, and param, value, section as the action needs them.
 #   check     testparm on a file holding only param = value in a share's section: its
 #             stderr says whether the server knows the parameter, takes the value, and
