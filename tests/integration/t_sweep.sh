@@ -99,10 +99,12 @@ fi
 # 4. a global parameter once [global] reads the registry
 "$LAB_SH" srv-conf 'include=registry' >/dev/null || fail "srv-conf include=registry"
 before_g=$(config)
+sock_before=$(on srv net conf getparm global 'socket options' 2>/dev/null)
 pv "${P[@]}" sweep copy --fileset "$FS" --setting 'socket options=TCP_NODELAY' --repeat 1 --id ps-2
 expect_rc 0 "a global parameter with include = registry"
 [[ "$(config)" == "$before_g" ]] || fail "testparm -s differs after sweeping a global parameter"
-[[ -z $(on srv net conf getparm global 'socket options' 2>/dev/null) ]] || fail "'socket options' left in the registry's [global]"
+[[ $(on srv net conf getparm global 'socket options' 2>/dev/null) == "$sock_before" ]] ||
+	fail "the registry's [global] 'socket options' is not as it was ('$sock_before')"
 "$LAB_SH" srv-conf >/dev/null || fail "srv-conf back to the base"
 
 # 5. Ctrl-C in the middle: everything put back (a copy of 2,000 files, srv held to 20% of a
