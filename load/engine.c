@@ -91,7 +91,7 @@ struct user {
 	bool lost, relog; /* ... and the logon under way is that one */
 	double retry_at;  /* the next try */
 	unsigned relogs;  /* tries so far, for the backoff */
-	double logon_t0;	/* its first try */
+	double logon_t0;  /* its first try */
 	unsigned seq;
 	size_t learn;
 };
@@ -1516,8 +1516,10 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 		if (d->code != PV_OK) {
 			double wait = RELOG_FIRST * (double)(1u << (u->relogs < 4 ? u->relogs : 4));
 
-			pv_log(PV_LOG_DEBUG, "load: %s: logging on again failed (%s); next try in %.1f s",
-			       u->info.name, d->msg ? d->msg : "", wait < RELOG_MAX ? wait : RELOG_MAX);
+			pv_log(PV_LOG_DEBUG,
+			       "load: %s: logging on again failed (%s); next try in %.1f s",
+			       u->info.name, d->msg ? d->msg : "",
+			       wait < RELOG_MAX ? wait : RELOG_MAX);
 			pv_smba_close_conn(c);
 			u->c = NULL;
 			pv_krb_sec_free(u->krb);
@@ -1618,7 +1620,8 @@ static void logon_begin(struct worker *w, size_t step_n)
 		if (!u->active) {
 			if (u->st != U_OFF)
 				disconnect(u);
-		} else if (u->st == U_FAILED || u->st == U_OFF || (u->st == U_OPENING && u->relog) ||
+		} else if (u->st == U_FAILED || u->st == U_OFF ||
+			   (u->st == U_OPENING && u->relog) ||
 			   (u->st == U_IDLE && !pv_smba_usable(u->c))) {
 			/* no connection, or one lost between the steps (kept logged on), or one
 			 * being made again since it broke in the last step */
@@ -1634,8 +1637,8 @@ static void logon_begin(struct worker *w, size_t step_n)
 static int open_user(struct worker *w, struct user *u)
 {
 	const struct pv_load_opts *o = w->e->o;
-	struct pv_smba_opts so = {u->info.alias, u->info.alias, u->info.share, o->workgroup,
-				  u->info.name,	 o->password,	o->timeout_ms, NULL,
+	struct pv_smba_opts so = {u->info.alias, u->info.alias,	 u->info.share, o->workgroup,
+				  u->info.name,	 o->password,	 o->timeout_ms, NULL,
 				  NULL,		 encrypt(o->cfg)};
 
 	if (o->cfg->auth == PV_LOAD_KERBEROS) {

@@ -10,16 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VERSION 4 /* 4: drops, reconnects; 3 is still read (without them) */
+#define VERSION 4    /* 4: drops, reconnects; 3 is still read (without them) */
 #define SLACK	1e-9 /* relative: a maximum printed with 12 digits may cross its bucket's edge */
 #define CPU_MAX 1e6  /* % of one core: 10,000 cores */
 
-static const char *const top_keys[] = {"load",	  "i",	     "secs",	   "users",
-				       "failed",  "drops",   "reconnects", "threads",
-				       "cpu",	  "cpu_top", "host_cpu",   "lag",
-				       "kinds",	  NULL};
-static const char *const top_keys_3[] = {"load", "i",	   "secs",     "users", "failed", "threads",
-					 "cpu",	 "cpu_top", "host_cpu", "lag",	 "kinds",   NULL};
+static const char *const top_keys[] = {"load",	   "i",		 "secs",    "users", "failed",
+				       "drops",	   "reconnects", "threads", "cpu",   "cpu_top",
+				       "host_cpu", "lag",	 "kinds",   NULL};
+static const char *const top_keys_3[] = {"load",     "i",	"secs",	 "users",
+					 "failed",   "threads", "cpu",	 "cpu_top",
+					 "host_cpu", "lag",	"kinds", NULL};
 static const char *const kind_keys[] = {"started",    "errors", "late", "over_limit", "unserved",
 					"overloaded", "max",	"hist", "ops",	      NULL};
 static const char *const hist_keys[] = {"max", "hist", NULL};

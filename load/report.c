@@ -286,8 +286,8 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 				    s->lost, s->lost == 1 ? "" : "s");
 		if (s->drops)
 			pv_buf_addf(out, "%s%u connection%s dropped, %u logged on again",
-				    out->len > mark ? ", " : "  ", s->drops, s->drops == 1 ? "" : "s",
-				    s->reconnects);
+				    out->len > mark ? ", " : "  ", s->drops,
+				    s->drops == 1 ? "" : "s", s->reconnects);
 		pv_buf_addstr(out, "\n");
 	}
 	op_mix(r, out);

@@ -103,10 +103,10 @@ struct pv_load_counts {
 /* What one client prints for one interval (load/line.h), or the same interval of many
  * clients merged. */
 struct pv_load_figs {
-	uint64_t seq;	    /* the interval, from 1 */
-	double secs;	    /* its length as measured by the client */
-	unsigned connected; /* users with a working connection at the interval's end */
-	unsigned failed;    /* users without one then: their connection failed or was lost */
+	uint64_t seq;	     /* the interval, from 1 */
+	double secs;	     /* its length as measured by the client */
+	unsigned connected;  /* users with a working connection at the interval's end */
+	unsigned failed;     /* users without one then: their connection failed or was lost */
 	unsigned drops;	     /* connections that broke during the interval (a server restart) */
 	unsigned reconnects; /* users who logged on again during it, as a Windows client does */
 	/* the driver itself (load/engine.h): was it the limit? */

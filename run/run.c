@@ -424,7 +424,8 @@ static int steps(struct run *R, char *msg, size_t msglen)
 			r = br;
 	}
 	if (r == PV_OK && partial[0]) {
-		r = pv_error(PV_EPARTIAL, "%s (the run went on: the later steps ran without it)",
+		r = pv_error(PV_EPARTIAL,
+			     "%s (the run went on: the later steps started every client again)",
 			     partial);
 		snprintf(msg, msglen, "%s", pv_errmsg());
 	}

@@ -76,6 +76,8 @@ static int local_write(int dir, const char *where, const char *name, const void 
 		r = pv_error(PV_EIO, "cannot write %s/%s: %s", where, name, strerror(errno));
 	if (r == PV_OK && replace && renameat(dir, tmp, dir, name) < 0)
 		r = pv_error(PV_EIO, "cannot write %s/%s: %s", where, name, strerror(errno));
+	if (r != PV_OK)
+		unlinkat(dir, tmp, 0); /* never a part of a file under a name read as whole */
 	return r;
 }
 

@@ -128,6 +128,11 @@ expect_rc 9 "a run onto a disk that fills"
 expect_err "the run's results could not be written on the controller \(.*No space left on device\): the run stopped after step [123]; what it gathered is in $D/small/day-full" \
 	"the run stops, naming the full disk"
 [[ -s $D/small/day-full/manifest.json ]] || fail "no manifest kept on the full disk"
+# nothing half-written under a name read as whole: every JSON file kept parses
+while IFS= read -r -d '' f; do
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f" 2>/dev/null ||
+		fail "a half-written file left on the full disk: $f ($(stat -c %s "$f") bytes)"
+done < <(find "$D/small/day-full" -name '*.json' -print0)
 pv report "$D/small/day-full" --html "$D/full-report.html"
 expect_rc 0 "report on what a run onto a full disk kept"
 [[ -s $D/full-report.html ]] || fail "report wrote no page"

@@ -548,7 +548,8 @@ START_TEST(line_round_trip)
 	ck_assert_ptr_null(memchr(b.data, '\n', b.len - 1));
 	ck_assert_msg(strstr(b.data,
 			     "{\"load\":4,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
-			     "\"drops\":3,\"reconnects\":1,\"threads\":2,\"cpu\":12.5,\"cpu_top\":7.25,\"host_cpu\":null,"
+			     "\"drops\":3,\"reconnects\":1,\"threads\":2,\"cpu\":12.5,\"cpu_top\":"
+			     "7.25,\"host_cpu\":null,"
 			     "\"lag\":{\"max\":0.0125,\"hist\":[[51,1]]},\"kinds\":{\"upload\":"
 			     "{\"started\":3,\"errors\":2,\"late\":0,\"over_limit\":0,"
 			     "\"unserved\":1,\"overloaded\":3,\"max\":0.0,\"hist\":[],\"ops\":"
