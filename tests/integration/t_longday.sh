@@ -13,7 +13,8 @@
 #  3. the DC stopped while a step's new users log on: their failed logons are counted and
 #     named beside the DC's CPU, and once the DC is back the next step logs every user on;
 #  4. the controller's results disk fills: the run stops with a clear error naming the full
-#     disk, and what it gathered is kept and `report` reads it.
+#     disk, what it gathered is kept (every JSON file there whole: it parses) and `report`
+#     reads it.
 . "$(dirname "$0")/lib.sh"
 
 D=$(mktemp -d /tmp/pv-day-it.XXXXXX)
