@@ -32,7 +32,7 @@ ASAN_CLI_OBJ := $(patsubst %.c,build/asan/%.o,$(filter-out provision/main.c,$(CL
 UNIT_SRC := $(wildcard tests/unit/check_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,build/unit/%,$(UNIT_SRC))
 
-.PHONY: all deps install uninstall unit integration check check-scale demo lab-up lab-down \
+.PHONY: all deps install uninstall unit integration check check-scale check-long demo lab-up lab-down \
 	lab-status format clean help bench lint layers size fuzz fuzz-replay fuzz-build docs-check
 
 all: bin/provision
@@ -42,6 +42,7 @@ help:
 	@echo "make deps       install the Debian packages the build, tests and lab need"
 	@echo "make check      deps, build, lint, layers, size, unit tests (ASan+UBSan), fuzz replay, docs check, lab up, integration tests, lab down"
 	@echo "make check-scale  the scale tests on a lab of its own: 32 clients and two DCs (docs/scale.md)"
+	@echo "make check-long  a run of an hour (LONG_MINUTES), the controller's and clients' memory and files flat"
 	@echo "make demo       deps, build, lab up, run the main job on the lab and show what happened"
 	@echo "make unit       unit tests only"
 	@echo "make fuzz       run every fuzz target (libFuzzer, and the Perl keytab reader's) for FUZZ_SECONDS (default 60) each"
@@ -134,7 +135,7 @@ lint:
 	@for f in $(SCRIPTS_PL); do perl -c "$$f" 2>&1 | grep -v 'syntax OK$$' || true; \
 		perl -c "$$f" >/dev/null 2>&1 || exit 1; done
 	@shellcheck -s bash -S warning -e SC2034 tests/*.sh tests/lab/*.sh tests/integration/*.sh \
-		tests/integration/scale/*.sh tests/fuzz/*.sh tests/docs/*.sh bench/*.sh \
+		tests/integration/scale/*.sh tests/integration/long/*.sh tests/fuzz/*.sh tests/docs/*.sh bench/*.sh \
 		docs/provision.bash-completion
 	@echo "lint: $(words $(SCRIPTS_SH)) shell and $(words $(SCRIPTS_PL)) Perl scripts, the tests and the lab: clean"
 
@@ -184,6 +185,11 @@ check: deps
 	@$(MAKE) --no-print-directory fuzz-replay
 	@$(MAKE) --no-print-directory docs-check
 	@tests/integration/run.sh --with-lab
+
+# A run of an hour (LONG_MINUTES) with the controller's and the clients' memory and open files
+# sampled: they must stay flat (docs/testing.md); not part of check.
+check-long: all
+	@tests/integration/run.sh --with-lab tests/integration/long/t_*.sh
 
 # The scale tests (docs/scale.md): a lab of 32 clients and a second DC, brought up and down by
 # run.sh (lab.sh reads CLIENTS and DCS at up); not part of check (about 90 s more).

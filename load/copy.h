@@ -59,7 +59,8 @@ int pv_copy_config_put(const struct pv_copy_config *c, struct pv_buf *out);
 /* Reading them: feed each line (without its newline) to pv_copy_config_line; a "fileset" line
  * asks for *need bytes of text, to be given to pv_copy_config_text; *started once "start"
  * came. PV_EUSAGE naming what is wrong (an unknown key, a value out of range, no source, two
- * sources, a fileset over PV_COPY_FILESET_MAX). */
+ * sources (a folder and a fileset, or two filesets), a second 'copy' line, a fileset over
+ * PV_COPY_FILESET_MAX, a NUL byte). */
 int pv_copy_config_line(struct pv_copy_config *c, const char *line, size_t len, size_t *need,
 			bool *started);
 int pv_copy_config_text(struct pv_copy_config *c, const char *text, size_t len);
@@ -111,7 +112,7 @@ struct pv_copy_line {
 	struct pv_copy_done done;
 };
 /* One line the agent printed: PV_OK and *l; PV_EREMOTE quoting it when it is none of these
- * or malformed (a count or time out of range included). */
+ * or malformed (a count or time out of range, a NUL byte included). */
 int pv_copy_line_parse(const char *line, size_t len, struct pv_copy_line *l);
 
 /* The agent: the copy c describes, as the user with password; each line goes to emit (which

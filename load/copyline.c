@@ -31,7 +31,7 @@ int pv_copy_config_put(const struct pv_copy_config *c, struct pv_buf *out)
 	kv(out, "base", c->base);
 	kv(out, "workgroup", c->workgroup);
 	kv(out, "user", c->user);
-	pv_buf_addf(out, " window=%u connections=%u mirror=%d fft=%u timeout=%d interval=%g",
+	pv_buf_addf(out, " window=%u connections=%u mirror=%d fft=%u timeout=%d interval=%.17g",
 		    c->window, c->connections, c->mirror ? 1 : 0, c->fft, c->timeout, c->interval);
 	if (c->dir[0])
 		kv(out, "dir", c->dir);
@@ -133,13 +133,21 @@ int pv_copy_config_line(struct pv_copy_config *c, const char *line, size_t len, 
 			bool *started)
 {
 	*need = 0;
+	/* a NUL would end the words read (load/proto.h's words, strtoul) before the line does */
+	if (memchr(line, '\0', len))
+		return bad("a NUL byte", line, len);
+	/* one 'copy' line, one source: a second would mix its settings or its files with the
+	 * first's (and a second copy line keeps the first's names but not its numbers) */
 	if (len >= 5 && memcmp(line, "copy ", 5) == 0)
-		return copy_line(c, line, len);
+		return c->server[0] ? bad("a second 'copy' line", line, len)
+				    : copy_line(c, line, len);
 	if (len >= 8 && memcmp(line, "fileset ", 8) == 0) {
 		const char *s = line + 8, *end = line + len;
 		char n[32], *e;
 		unsigned long long v;
 
+		if (c->fileset)
+			return bad("a second fileset", line, len);
 		if (pv_loadproto_word(&s, end, c->fileset_name, sizeof(c->fileset_name)) < 0 ||
 		    pv_loadproto_word(&s, end, n, sizeof(n)) < 0 || s != end)
 			return bad("not 'fileset NAME LENGTH'", line, len);
@@ -361,6 +369,9 @@ static int malformed(const char *line, size_t len, const char *why)
 int pv_copy_line_parse(const char *line, size_t len, struct pv_copy_line *l)
 {
 	memset(l, 0, sizeof(*l));
+	/* sscanf and the words stop at a NUL: what follows it would go unread */
+	if (memchr(line, '\0', len))
+		return malformed(line, len, "a NUL byte");
 	if (len > 10 && memcmp(line, "copy-tick ", 10) == 0) {
 		char buf[200];
 		double t, f, b, cpu, top;

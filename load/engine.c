@@ -7,6 +7,7 @@
  * coordinator says what to do by the engine's phase, under the engine's lock. */
 #include "load/engine.h"
 
+#include "fileset/fileset.h"
 #include "krb/krb.h"
 #include "smb/async.h"
 #include "util/buf.h"
@@ -26,6 +27,8 @@
 #define IO_CHUNK      65536u
 #define DRAIN_SECS    10.0 /* at the end, how long scenarios in flight may take to finish */
 #define LOGON_TRIES   3	   /* a logon the server was too slow for (or reset) is tried again */
+#define RELOG_FIRST   0.5  /* seconds before a user whose connection broke logs on again */
+#define RELOG_MAX     5.0  /* ... and at most between its tries */
 #define TURN_MS	      50   /* a worker looks at its phase at least this often */
 #define THREADS_MAX   64
 
@@ -84,7 +87,12 @@ struct user {
 	size_t made_head;
 	struct pv_krb_sec *krb; /* auth kerberos: the logon under way */
 	unsigned tries;		/* this step's logon tries */
-	double logon_t0;	/* its first try */
+	/* its connection broke in the middle of a step (a server restarted): it logs on again,
+	 * as a Windows client does, while its due scenarios go unserved */
+	bool lost, relog; /* ... and the logon under way is that one */
+	double retry_at;  /* the next try */
+	unsigned relogs;  /* tries so far, for the backoff */
+	double logon_t0;  /* its first try */
 	unsigned seq;
 	size_t learn;
 };
@@ -122,6 +130,7 @@ struct worker {
 
 struct engine {
 	const struct pv_load_opts *o;
+	const struct pv_fileset *fs; /* o->fileset's plan, or NULL */
 	struct worker *w;
 	unsigned nw;
 	struct user **users; /* every user so far, in the caller's order */
@@ -174,6 +183,26 @@ static const struct file *pick(struct user *u, const struct list *l)
 	return l->n ? &l->f[(size_t)(pv_load_rng_unit(&u->rng) * (double)l->n)] : NULL;
 }
 
+static bool running(const struct worker *w);
+
+/* A connection that worked broke while the step runs: counted, and the user logs on again
+ * (run_turn) after RELOG_FIRST seconds, backing off. */
+static void mark_lost(struct user *u)
+{
+	struct worker *w = u->w;
+
+	if (u->lost || !u->active || !running(w) || u->e->o->ops_loop)
+		return;
+	u->lost = true;
+	u->relogs = 0;
+	u->retry_at = pv_now() + RELOG_FIRST;
+	if (u->retry_at < w->wake)
+		w->wake = u->retry_at;
+	pthread_mutex_lock(&w->lock);
+	w->figs.drops++;
+	pthread_mutex_unlock(&w->lock);
+}
+
 /* Every change of a user's state goes here: the worker's counts of its active users follow. */
 static void set_state(struct user *u, enum ustate st)
 {
@@ -189,6 +218,8 @@ static void set_state(struct user *u, enum ustate st)
 		w->failed = w->failed - was_fail + now_fail;
 		pthread_mutex_unlock(&w->lock);
 	}
+	if (was_conn && st == U_FAILED)
+		mark_lost(u);
 	u->st = st;
 }
 
@@ -501,8 +532,47 @@ static void learn_next(struct user *u, const struct pv_smba_done *d)
 	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, learn_opened);
 }
 
+/* static/ from the plan its tree was built from: the files and the folders holding them that
+ * a listing down to LEARN_DEPTH would find, without a request. The plan holds a leaf folder's
+ * files right after it. -1: out of memory. */
+static int learn_plan(struct user *u, const struct pv_fileset *fs)
+{
+	char path[PATH_MAX_LOAD], dir[PATH_MAX_LOAD] = "";
+	size_t folders = 0;
+
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct pv_fileset_entry *x = &fs->entries[i];
+		unsigned depth = 0;
+
+		if (x->part != PV_PART_STATIC)
+			continue;
+		for (const char *c = x->path; *c; c++)
+			depth += *c == '/';
+		if (x->dir) { /* static is depth 0: listed down to LEARN_DEPTH */
+			if (depth <= LEARN_DEPTH)
+				folders++;
+			continue;
+		}
+		if (depth - 1 > LEARN_DEPTH || folders > LEARN_FOLDERS)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", u->info.name, x->path) >=
+		    (int)sizeof(path))
+			continue; /* a path the engine could not open either */
+		if (list_add(&u->sfiles, path, x->size) < 0)
+			return -1;
+		*strrchr(path, '/') = '\0';
+		if (strcmp(path, dir) != 0) { /* a folder browse can show */
+			snprintf(dir, sizeof(dir), "%s", path);
+			if (list_add(&u->dirs, dir, 0) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static void learn(struct user *u)
 {
+	const struct pv_fileset *fs = u->e->fs;
 	char path[PATH_MAX_LOAD];
 
 	/* what an earlier logon learnt may have changed since */
@@ -515,7 +585,7 @@ static void learn(struct user *u)
 	u->i = 0;
 	set_state(u, U_LEARNING);
 	snprintf(path, sizeof(path), "%s/static", u->info.name);
-	if (learn_add(u, path, P_STATIC, 0) < 0 ||
+	if ((fs ? learn_plan(u, fs) : learn_add(u, path, P_STATIC, 0)) < 0 ||
 	    (snprintf(path, sizeof(path), "%s/volatile", u->info.name),
 	     learn_add(u, path, P_VOLATILE, 0) < 0) ||
 	    (snprintf(path, sizeof(path), "%s/new", u->info.name),
@@ -1482,6 +1552,37 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 	w->opening--;
 	if (u->st != U_OPENING) /* closed by us meanwhile */
 		return;
+	if (u->relog) { /* a connection that broke, made again: no tree to learn */
+		u->relog = false;
+		if (d->code != PV_OK) {
+			double wait = RELOG_FIRST * (double)(1u << (u->relogs < 4 ? u->relogs : 4));
+
+			pv_log(PV_LOG_DEBUG,
+			       "load: %s: logging on again failed (%s); next try in %.1f s",
+			       u->info.name, d->msg ? d->msg : "",
+			       wait < RELOG_MAX ? wait : RELOG_MAX);
+			pv_smba_close_conn(c);
+			u->c = NULL;
+			pv_krb_sec_free(u->krb);
+			u->krb = NULL;
+			set_state(u, U_FAILED);
+			u->retry_at = pv_now() + (wait < RELOG_MAX ? wait : RELOG_MAX);
+			if (u->retry_at < w->wake)
+				w->wake = u->retry_at;
+			return;
+		}
+		u->lost = false;
+		set_state(u, U_IDLE);
+		u->idle_since = pv_now();
+		if (u->due < w->wake)
+			w->wake = u->due;
+		pthread_mutex_lock(&w->lock);
+		w->figs.reconnects++;
+		pthread_mutex_unlock(&w->lock);
+		pv_log(PV_LOG_DEBUG, "load: %s: logged on again after %u tr%s", u->info.name,
+		       u->relogs, u->relogs == 1 ? "y" : "ies");
+		return;
+	}
 	if (d->code == PV_EUNREACH && u->tries < LOGON_TRIES) {
 		/* the server too slow to log everyone on at once (a logon storm on its DC) or a
 		 * reset: this user tries again once the others have had their turn */
@@ -1555,16 +1656,58 @@ static void logon_begin(struct worker *w, size_t step_n)
 
 		set_active(u, u->index < step_n);
 		u->tries = 0;
+		u->lost = false; /* a new step: a broken connection is made again at its logon */
+		u->relogs = 0;
 		if (!u->active) {
 			if (u->st != U_OFF)
 				disconnect(u);
 		} else if (u->st == U_FAILED || u->st == U_OFF ||
+			   (u->st == U_OPENING && u->relog) ||
 			   (u->st == U_IDLE && !pv_smba_usable(u->c))) {
-			/* no connection, or one lost between the steps (kept logged on) */
+			/* no connection, or one lost between the steps (kept logged on), or one
+			 * being made again since it broke in the last step */
 			disconnect(u);
+			u->relog = false;
 			set_state(u, U_OPENING);
 			w->pending++;
 		}
+	}
+}
+
+/* u's connection opened (its logon and tree: on_ready goes on from there). */
+static int open_user(struct worker *w, struct user *u)
+{
+	const struct pv_load_opts *o = w->e->o;
+	struct pv_smba_opts so = {u->info.alias, u->info.alias,	 u->info.share, o->workgroup,
+				  u->info.name,	 o->password,	 o->timeout_ms, NULL,
+				  NULL,		 encrypt(o->cfg)};
+
+	if (o->cfg->auth == PV_LOAD_KERBEROS) {
+		so.auth = kerberos;
+		so.auth_arg = u;
+	}
+	if (pv_smba_open(w->l, &so, on_ready, u, &u->c) != PV_OK) {
+		u->c = NULL;
+		return PV_EUNREACH;
+	}
+	w->opening++;
+	return PV_OK;
+}
+
+/* A user whose connection broke in the step logs on again (its tree is still what it
+ * learnt: no listing). */
+static void relog(struct worker *w, struct user *u)
+{
+	disconnect(u);
+	set_state(u, U_OPENING);
+	u->relog = true;
+	u->relogs++;
+	if (open_user(w, u) != PV_OK) {
+		double wait = RELOG_FIRST * (double)(1u << (u->relogs < 4 ? u->relogs : 4));
+
+		u->relog = false;
+		set_state(u, U_FAILED);
+		u->retry_at = pv_now() + (wait < RELOG_MAX ? wait : RELOG_MAX);
 	}
 }
 
@@ -1579,7 +1722,6 @@ static bool logon_turn(struct worker *w)
 		parallel = 1;
 	while ((w->next_open < w->n || w->nagain) && w->opening < parallel) {
 		struct user *u;
-		struct pv_smba_opts so;
 
 		if (w->next_open < w->n) {
 			u = w->users[w->next_open++];
@@ -1592,20 +1734,11 @@ static bool logon_turn(struct worker *w)
 			w->logon.retries++;
 			pthread_mutex_unlock(&w->lock);
 		}
-		so = (struct pv_smba_opts){
-			u->info.alias, u->info.alias, u->info.share, o->workgroup, u->info.name,
-			o->password,   o->timeout_ms, NULL,	     NULL,	   encrypt(o->cfg)};
-		if (o->cfg->auth == PV_LOAD_KERBEROS) {
-			so.auth = kerberos;
-			so.auth_arg = u;
-		}
 		u->tries++;
-		if (pv_smba_open(w->l, &so, on_ready, u, &u->c) != PV_OK) {
-			u->c = NULL;
+		if (open_user(w, u) != PV_OK) {
 			fail_user(u, pv_errmsg());
 			continue;
 		}
-		w->opening++;
 	}
 	if (!w->pending)
 		return true;
@@ -1660,10 +1793,15 @@ static void run_turn(struct worker *w)
 			if (u->due <= t && u->st == U_IDLE)
 				start(u, t);
 			else
-				while (u->due <= t && (u->st == U_FAILED || u->st == U_OFF))
+				while (u->due <= t && (u->st == U_FAILED || u->st == U_OFF ||
+						       (u->st == U_OPENING && u->relog)))
 					unserved(u);
+			if (u->st == U_FAILED && u->lost && u->retry_at <= t)
+				relog(w, u);
 			if (u->st != U_BUSY && u->due < w->wake)
 				w->wake = u->due;
+			if (u->st == U_FAILED && u->lost && u->retry_at < w->wake)
+				w->wake = u->retry_at;
 		}
 	}
 	t = pv_now();
@@ -2197,15 +2335,22 @@ static int step(struct engine *e, size_t n)
 int pv_load(const struct pv_load_opts *o)
 {
 	struct engine *e = NULL;
+	struct pv_fileset *fs = NULL;
 	int r;
 
+	if (o->fileset && (r = pv_fileset_parse(o->fileset_name ? o->fileset_name : "fileset",
+						o->fileset, o->fileset_len, &fs)) != PV_OK)
+		return r;
 	if (o->cfg->auth == PV_LOAD_KERBEROS) {
 		struct pv_krb_target t = {o->realm, o->kdc, o->dns_domain};
 
-		if ((r = pv_krb_setup(&t)) != PV_OK)
+		if ((r = pv_krb_setup(&t)) != PV_OK) {
+			pv_fileset_free(fs);
 			return r;
+		}
 	}
 	if ((r = engine_new(o, &e)) == PV_OK) {
+		e->fs = fs;
 		for (;;) {
 			const struct pv_load_user *users = NULL;
 			size_t total = 0, n = 0;
@@ -2224,6 +2369,7 @@ int pv_load(const struct pv_load_opts *o)
 		}
 	}
 	engine_free(e);
+	pv_fileset_free(fs);
 	pv_krb_cleanup();
 	return r;
 }

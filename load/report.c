@@ -284,6 +284,10 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 		if (s->lost)
 			pv_buf_addf(out, "%s%u client%s lost", out->len > mark ? ", " : "  ",
 				    s->lost, s->lost == 1 ? "" : "s");
+		if (s->drops)
+			pv_buf_addf(out, "%s%u connection%s dropped, %u logged on again",
+				    out->len > mark ? ", " : "  ", s->drops,
+				    s->drops == 1 ? "" : "s", s->reconnects);
 		pv_buf_addstr(out, "\n");
 	}
 	op_mix(r, out);
@@ -480,6 +484,8 @@ static struct pv_json *step_json(const struct pv_load_summary *s, size_t i, doub
 	pv_json_int(o, "connected", s->connected);
 	pv_json_int(o, "not_connected", s->failed);
 	pv_json_int(o, "clients_lost", s->lost);
+	pv_json_int(o, "connections_dropped", s->drops);
+	pv_json_int(o, "reconnected", s->reconnects);
 	pv_json_real(o, "scen_per_s", s->rate);
 	pv_json_set(o, "scen_per_s_interval", pair_json(s->rate_lo, s->rate_hi));
 	pv_json_real(o, "expected_per_s", s->expected);

@@ -182,6 +182,8 @@ void pv_load_figs_merge(struct pv_load_figs *dst, const struct pv_load_figs *src
 		dst->secs = src->secs;
 	dst->connected += src->connected;
 	dst->failed += src->failed;
+	dst->drops += src->drops;
+	dst->reconnects += src->reconnects;
 	dst->threads += src->threads;
 	dst->cpu += src->cpu;
 	if (src->cpu_top > dst->cpu_top)
@@ -217,6 +219,8 @@ void pv_load_step_add(struct pv_load_step *s, const struct pv_load_figs *f)
 		s->failed = f->failed;
 	s->intervals++;
 	s->secs += f->secs;
+	s->drops += f->drops;
+	s->reconnects += f->reconnects;
 	pv_load_hist_merge(&s->lag, &f->lag);
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		pv_load_counts_merge(&s->kind[k], &f->kind[k]);
@@ -366,6 +370,8 @@ void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config
 	out->connected = s->connected;
 	out->failed = s->failed;
 	out->lost = s->lost;
+	out->drops = s->drops;
+	out->reconnects = s->reconnects;
 	out->secs = s->secs;
 	out->cpu = s->cpu;
 	out->dc_cpu = s->dc_cpu;

@@ -103,10 +103,12 @@ struct pv_load_counts {
 /* What one client prints for one interval (load/line.h), or the same interval of many
  * clients merged. */
 struct pv_load_figs {
-	uint64_t seq;	    /* the interval, from 1 */
-	double secs;	    /* its length as measured by the client */
-	unsigned connected; /* users with a working connection at the interval's end */
-	unsigned failed;    /* users without one then: their connection failed or was lost */
+	uint64_t seq;	     /* the interval, from 1 */
+	double secs;	     /* its length as measured by the client */
+	unsigned connected;  /* users with a working connection at the interval's end */
+	unsigned failed;     /* users without one then: their connection failed or was lost */
+	unsigned drops;	     /* connections that broke during the interval (a server restart) */
+	unsigned reconnects; /* users who logged on again during it, as a Windows client does */
 	/* the driver itself (load/engine.h): was it the limit? */
 	unsigned threads;	 /* its event loops, a thread each */
 	double cpu;		 /* the driver process's CPU over the interval, % of one core */
@@ -154,6 +156,7 @@ struct pv_load_step {
 	double secs;	    /* their lengths added */
 	unsigned connected; /* the fewest users connected at the end of any interval */
 	unsigned failed;    /* the most users without a connection at the end of any interval */
+	unsigned drops, reconnects; /* the intervals' added */
 	struct pv_load_logon logon; /* the step's logons (the caller merges them in) */
 	struct pv_load_hist lag;    /* every client's loop lag */
 	struct pv_load_counts kind[PV_LOAD_KINDS];
@@ -211,6 +214,7 @@ struct pv_load_kind_sum {
 /* A step's figures, as the results show them. */
 struct pv_load_summary {
 	unsigned users, connected, failed, lost; /* as in struct pv_load_step */
+	unsigned drops, reconnects;		 /* connections broken, users logged on again */
 	double secs;
 	double rate;		 /* scenarios completed per second */
 	double rate_lo, rate_hi; /* its 95% interval: the count's (Poisson, exact) over secs */

@@ -197,8 +197,9 @@ static void rate(struct copy_out *o)
 		}
 		pv_copy_rate(t, c, j->nticks, &o->rate, &o->lo, &o->hi);
 	}
-	/* the rate over the whole writing, as robocopy gives it */
-	if (j->done && j->figs.put_s > 0)
+	/* too few ticks for a rate (a copy under a second): the whole writing's, as robocopy
+	 * gives it, without an interval */
+	if (!isfinite(o->rate) && j->done && j->figs.put_s > 0)
 		o->rate = (double)(j->figs.files + j->figs.fixed) / j->figs.put_s;
 	free(t);
 	free(c);

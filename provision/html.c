@@ -507,6 +507,27 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 	pv_buf_addstr(out, "</svg>\n</figure>\n");
 }
 
+/* How many bytes of s to show in at most max: never a part of a UTF-8 character (which
+ * would show as U+FFFD); a character has at most 3 bytes after its first, so bytes that are
+ * no UTF-8 at all are still shown. */
+static size_t cut(const char *s, size_t max)
+{
+	size_t n = strlen(s), k = max;
+
+	if (n <= max)
+		return n;
+	while (k && max - k < 3 && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	return ((unsigned char)s[k] & 0xc0) == 0x80 ? max : k;
+}
+
+/* The x of v on an axis from 0 to b drawn from L to R, held on it: a value below 0, or past
+ * the axis's end (which stops at BIG), stops at its edge, never off the plot or infinite. */
+static double bar_x(double L, double R, double b, double v)
+{
+	return L + (R - L) * fmin(fmax(v, 0), b) / b;
+}
+
 void pv_html_bars(struct pv_buf *out, const char *id, const char *title, const char *unit,
 		  const char *const *labels, const double *v, const double *lo, const double *hi,
 		  const bool *filled, size_t n)
@@ -559,7 +580,8 @@ void pv_html_bars(struct pv_buf *out, const char *id, const char *title, const c
 	pv_escape_xml(out, unit);
 	pv_buf_addstr(out, "</text>\n");
 	for (size_t i = 0; i < n; i++) {
-		double y = T + row * (double)i + 5, w = isfinite(v[i]) ? (R - L) * v[i] / b : 0;
+		double y = T + row * (double)i + 5,
+		       w = isfinite(v[i]) ? bar_x(L, R, b, v[i]) - L : 0;
 
 		pv_buf_addf(out, "<g class=\"bar\" data-name=\"");
 		pv_escape_xml(out, labels[i]);
@@ -567,7 +589,7 @@ void pv_html_bars(struct pv_buf *out, const char *id, const char *title, const c
 			    "\" data-value=\"%g\"><text x=\"%.0f\" y=\"%.0f\" "
 			    "text-anchor=\"end\" font-size=\"13\">",
 			    isfinite(v[i]) ? v[i] : 0, L - 8, y + 14);
-		pv_escape_xmln(out, labels[i], strlen(labels[i]) > 40 ? 40 : strlen(labels[i]));
+		pv_escape_xmln(out, labels[i], cut(labels[i], 40));
 		pv_buf_addf(out,
 			    "</text><rect x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"20\" "
 			    "fill=\"%s\" stroke=\"#1f5fa8\"/>",
@@ -576,7 +598,7 @@ void pv_html_bars(struct pv_buf *out, const char *id, const char *title, const c
 			    : i == 0		? "#999"
 						: "#fff");
 		if (lo && hi && isfinite(lo[i]) && isfinite(hi[i])) {
-			double x0 = L + (R - L) * fmax(0, lo[i]) / b, x1 = L + (R - L) * hi[i] / b;
+			double x0 = bar_x(L, R, b, lo[i]), x1 = bar_x(L, R, b, hi[i]);
 
 			pv_buf_addf(out,
 				    "<path class=\"wh\" d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f "

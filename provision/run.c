@@ -62,12 +62,16 @@ static void load_table(const struct pv_run_result *r)
 			snprintf(lp, sizeof(lp), "%.1f", l->logon.p95 * 1000);
 		else
 			snprintf(lp, sizeof(lp), "-");
-		printf("%4u %6u %8.2f %15s %9.2f %10.2f %7llu %10.1f %8.1f %12s %8s %9u  %s%s%s\n",
+		printf("%4u %6u %8.2f %15s %9.2f %10.2f %7llu %10.1f %8.1f %12s %8s %9u  %s%s%s",
 		       r->steps[i].n, l->users, l->rate, ci, l->expected, l->all.overload,
 		       (unsigned long long)l->all.n.errors, l->all.lat.median * 1000,
 		       l->all.lat.p95 * 1000, lp, pct(l->dc_cpu, dc, sizeof(dc)), l->connected,
 		       l->client_bound ? "client-bound " : "", r->steps[i].refine ? "refine " : "",
-		       l->logon_n.failed ? "logons failed" : "");
+		       l->logon_n.failed ? "logons failed " : "");
+		if (l->drops)
+			printf("%u connection%s dropped, %u logged on again", l->drops,
+			       l->drops == 1 ? "" : "s", l->reconnects);
+		printf("\n");
 	}
 	if (r->answer[0])
 		printf("%s\n", r->answer);

@@ -45,9 +45,21 @@ void pv_copy_rate(const double *t, const double *count, size_t n, double *rate, 
 	*hi = *rate + h;
 }
 
+/* "N%" and unit, or "not measured" for a figure the copy lacks (NAN: the server not
+ * watched, no smbd seen, the agent's CPU unknown), so that no verdict prints "nan%". */
+static const char *pct(double v, const char *unit, char *b, size_t len)
+{
+	if (isfinite(v))
+		snprintf(b, len, "%.0f%%%s", v, unit);
+	else
+		snprintf(b, len, "not measured");
+	return b;
+}
+
 enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size_t len)
 {
-	char who[96];
+	char who[96], p1[48], p2[48], p3[48], busiest[160];
+	bool seen = f->smbd_known && isfinite(f->smbd_top);
 
 	snprintf(who, sizeof(who), "smbd %d%s", f->smbd_pid,
 		 f->smbd_ours ? " (it serves the copy's connection)" : "");
@@ -57,8 +69,7 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 			 "A CPU quota is the limit: %s used %.0f%% of a core, and the cgroup that "
 			 "holds it may use %.0f%% (cgroup cpu.max or cpu.cfs_quota_us: systemd's "
 			 "CPUQuota= of the smbd service, or a container's CPU limit). Raise or "
-			 "remove "
-			 "the quota; more connections would share the same quota.",
+			 "remove the quota; more connections would share the same quota.",
 			 who, f->smbd_cpu, f->smbd_quota);
 		return PV_COPY_BOUND_QUOTA;
 	}
@@ -72,18 +83,23 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 			 who, f->smbd_top, f->smbd_threads, f->smbd_threads == 1 ? "" : "s",
 			 f->smbd_cpu,
 			 f->connections > 1 ? "; this copy already had several, and the busiest "
-					      "still was at its "
-					      "core"
+					      "still was at its core"
 					    : "");
 		return PV_COPY_BOUND_CORE;
 	}
 	if (isfinite(f->server_cpu) && f->server_cpu >= 90) {
+		if (seen)
+			snprintf(busiest, sizeof(busiest),
+				 ", and no one smbd thread was at a full core (the busiest at "
+				 "%.0f%%)",
+				 f->smbd_top);
+		else
+			snprintf(busiest, sizeof(busiest), " (no smbd thread was measured)");
 		snprintf(text, len,
-			 "The server's CPUs are the limit: they were %.0f%% busy over the copy, "
-			 "and no one smbd thread was at a full core (the busiest at %.0f%%). Other "
-			 "work on the server takes the CPU the copy's smbd would use; the figures "
-			 "are the server's as it is, not Samba's alone.",
-			 f->server_cpu, f->smbd_known ? f->smbd_top : NAN);
+			 "The server's CPUs are the limit: they were %.0f%% busy over the copy%s. "
+			 "Other work on the server takes the CPU the copy's smbd would use; the "
+			 "figures are the server's as it is, not Samba's alone.",
+			 f->server_cpu, busiest);
 		return PV_COPY_BOUND_CPUS;
 	}
 	if (f->client_top >= PV_LOAD_BOUND_CPU) {
@@ -96,24 +112,37 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 		return PV_COPY_BOUND_CLIENT;
 	}
 	if (isfinite(f->server_iowait) && f->server_iowait >= 20) {
+		if (seen)
+			snprintf(busiest, sizeof(busiest),
+				 " while no smbd thread was at a full core (the busiest at %.0f%%)",
+				 f->smbd_top);
+		else
+			snprintf(busiest, sizeof(busiest), " (no smbd thread was measured)");
 		snprintf(text, len,
 			 "The server's disk is the limit: its CPUs waited for I/O %.0f%% of the "
-			 "time while no smbd thread was at a full core (the busiest at %.0f%%).",
-			 f->server_iowait, f->smbd_known ? f->smbd_top : NAN);
+			 "time%s.",
+			 f->server_iowait, busiest);
 		return PV_COPY_BOUND_DISK;
 	}
-	if (!f->smbd_known)
+	if (!f->smbd_known) {
 		snprintf(text, len,
 			 "The data cannot tell what bounds this copy: the server's smbd processes "
-			 "were not seen (the server is not Samba, or it was not watched), and the "
-			 "client's busiest thread was at %.0f%% of a core.",
-			 f->client_top);
-	else
+			 "were not seen (the server is not Samba, or it was not watched); the "
+			 "client's busiest thread: %s.",
+			 pct(f->client_top, " of a core", p1, sizeof(p1)));
+	} else {
+		if (isfinite(f->server_cpu) && isfinite(f->server_iowait))
+			snprintf(p3, sizeof(p3), "%.0f%% busy, %.0f%% waiting for I/O",
+				 f->server_cpu, f->server_iowait);
+		else
+			snprintf(p3, sizeof(p3), "not measured");
 		snprintf(text, len,
-			 "Nothing measured was at its limit: the busiest smbd thread at %.0f%% of "
-			 "a core, the client's at %.0f%%, the server's CPUs %.0f%% busy and %.0f%% "
-			 "waiting for I/O. The time goes to waiting (a round trip per file, the "
-			 "network); more requests in flight (--mt) or connections would tell.",
-			 f->smbd_top, f->client_top, f->server_cpu, f->server_iowait);
+			 "Nothing measured was at its limit (the busiest smbd thread: %s; the "
+			 "client's busiest thread: %s; the server's CPUs: %s). The time goes to "
+			 "waiting (a round trip per file, the network); more requests in flight "
+			 "(--mt) or connections would tell.",
+			 pct(f->smbd_top, " of a core", p1, sizeof(p1)),
+			 pct(f->client_top, " of a core", p2, sizeof(p2)), p3);
+	}
 	return PV_COPY_BOUND_UNKNOWN;
 }

@@ -23,6 +23,10 @@ struct pv_run_driver {
 	const char *name;
 	/* more seconds a step may take than warmup + duration (the driver's own start-up) */
 	double grace;
+	/* a client lost or failed in a step does not end it: the others go on to its end, the
+	 * step counts for nothing, and the run goes on to the next step (which starts that
+	 * client's command again); the run ends partial */
+	bool goes_on;
 	/* the run's settings checked before anything starts (PV_ECONFIG naming the setting) */
 	int (*check)(struct run *R);
 	/* the dry run: every command it would run, into R->res->plan */

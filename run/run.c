@@ -383,6 +383,7 @@ static int add_step(struct run *R, unsigned users)
 static int steps(struct run *R, char *msg, size_t msglen)
 {
 	const struct pv_playbook *pb = R->pb;
+	char partial[512] = "";
 	int r = PV_OK, wr;
 
 	for (size_t si = 0; si < R->ramp.n && r == PV_OK; si++) {
@@ -390,6 +391,16 @@ static int steps(struct run *R, char *msg, size_t msglen)
 
 		r = pv_run_step_run(R, si);
 		R->res->nsteps = si + 1;
+		/* a client lost in a step: a driver that goes on runs the next steps without
+		 * counting that one; the run ends partial, saying where */
+		if (r == PV_EPARTIAL && R->drv->goes_on && !pv_env_stopped(R->env) &&
+		    si + 1 < R->ramp.n) {
+			if (!partial[0])
+				snprintf(partial, sizeof(partial), "%s", pv_errmsg());
+			pv_log(PV_LOG_WARN, "run: %s; the run goes on with step %zu", pv_errmsg(),
+			       si + 2);
+			r = PV_OK;
+		}
 		if (r == PV_OK && si + 1 == R->ramp.n && R->drv->next_users &&
 		    (more = R->drv->next_users(R)) > 0)
 			r = add_step(R, more);
@@ -411,6 +422,12 @@ static int steps(struct run *R, char *msg, size_t msglen)
 
 		if (r == PV_OK)
 			r = br;
+	}
+	if (r == PV_OK && partial[0]) {
+		r = pv_error(PV_EPARTIAL,
+			     "%s (the run went on: the later steps started every client again)",
+			     partial);
+		snprintf(msg, msglen, "%s", pv_errmsg());
 	}
 	return r;
 }

@@ -76,6 +76,22 @@ static int local_write(int dir, const char *where, const char *name, const void 
 		r = pv_error(PV_EIO, "cannot write %s/%s: %s", where, name, strerror(errno));
 	if (r == PV_OK && replace && renameat(dir, tmp, dir, name) < 0)
 		r = pv_error(PV_EIO, "cannot write %s/%s: %s", where, name, strerror(errno));
+	if (r != PV_OK)
+		unlinkat(dir, tmp, 0); /* never a part of a file under a name read as whole */
+	return r;
+}
+
+/* The first failure kept (its words), for the run to stop on; r again. */
+static int remember(struct pv_sink *k, int r)
+{
+	if (r == PV_OK || !k->locked)
+		return r;
+	pthread_mutex_lock(&k->lock);
+	if (!k->failed) {
+		k->failed = true;
+		snprintf(k->fail, sizeof(k->fail), "%s", pv_errmsg());
+	}
+	pthread_mutex_unlock(&k->lock);
 	return r;
 }
 
@@ -88,7 +104,7 @@ int pv_sink_mkdir(struct pv_sink *k, const char *rel)
 	if (!k->rem) {
 		if ((r = pv_sink_dir(k, rel, true, &fd)) == PV_OK)
 			close(fd);
-		return r;
+		return remember(k, r);
 	}
 	/* over SFTP, each folder of rel in turn (one that is there must be a folder) */
 	if ((size_t)snprintf(full, sizeof(full), "%s/%s", k->path, rel) >= sizeof(full))
@@ -114,15 +130,15 @@ int pv_sink_write(struct pv_sink *k, const char *rel, const char *name, const vo
 	snprintf(full, sizeof(full), "%s%s%s/%s", k->path, *rel ? "/" : "", rel, name);
 	if (!k->rem) {
 		if ((r = pv_sink_dir(k, rel, false, &fd)) != PV_OK)
-			return r;
+			return remember(k, r);
 		r = local_write(fd, k->path, name, data, len, replace);
 		close(fd);
-		return r;
+		return remember(k, r);
 	}
 	pthread_mutex_lock(&k->lock);
 	r = pv_remote_write_file(k->rem, full, data, len, 0644);
 	pthread_mutex_unlock(&k->lock);
-	return r;
+	return remember(k, r);
 }
 
 /* Writing a ustar stream out (pv_sink_tar): provision's own reader (util/tar.h) takes it apart,

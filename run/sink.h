@@ -21,6 +21,9 @@ struct pv_sink {
 	char path[1024];       /* the run's folder */
 	pthread_mutex_t lock;  /* one SSH session for every thread */
 	bool locked;	       /* lock was initialised */
+	/* the first write or folder that failed (a full disk): a run stops after its step */
+	bool failed;
+	char fail[512];
 };
 
 /* Make the run's folder <results>/<id> (given: exactly that name; else the first of id, id-2..

@@ -151,22 +151,30 @@ static void step_ready(struct run *R, struct steprun *st)
 	st->go_at = pv_now();
 	pthread_mutex_unlock(&st->lock);
 	pv_progress_end(&prog);
+	pv_log(PV_LOG_INFO, "run: step %u: the load goes", step->n);
 }
 
 /* Why the step should end now, or NULL; *code for a stop or a timeout. Under st->lock. */
 static const char *step_over(struct run *R, struct steprun *st, double end, int *code)
 {
 	bool all_ended = true, any_lost = false, any_failed = false;
+	size_t gone = 0;
 	double now = pv_now();
 
 	for (size_t i = 0; i < st->n; i++) {
 		const struct hostrun *x = &st->hr[i];
+		bool lost = x->silent || x->h->state == PV_RUN_LOST,
+		     failed = x->h->state == PV_RUN_FAILED ||
+			      (x->ended && x->h->state == PV_RUN_NOT_STARTED);
 
 		all_ended &= x->ended || !x->thread_ok;
-		any_lost |= x->silent || x->h->state == PV_RUN_LOST;
-		any_failed |= x->h->state == PV_RUN_FAILED ||
-			      (x->ended && x->h->state == PV_RUN_NOT_STARTED);
+		any_lost |= lost;
+		any_failed |= failed;
+		gone += lost || failed;
 	}
+	/* a driver that goes on without a lost client: the step ends when every one is gone */
+	if (R->drv->goes_on && gone < st->n)
+		any_lost = any_failed = false;
 	if (pv_env_stopped(R->env)) {
 		*code = PV_ESTOPPED;
 		return "stopped";
@@ -356,6 +364,14 @@ int pv_run_step_run(struct run *R, size_t si)
 		R->drv->step_end(R, &st);
 	if (step->start > 0)
 		r = step_outcome(R, &st, r);
+	/* results that could not be kept (the controller's disk full): the run stops here,
+	 * what it has is left as it is */
+	if (R->sink.failed && r != PV_ESTOPPED)
+		r = pv_error(PV_EIO,
+			     "the run's results could not be written on the controller (%s): the "
+			     "run stopped after step %u; what it gathered is in %s (provision "
+			     "report reads it)",
+			     R->sink.fail, step->n, R->sink.path);
 	for (size_t i = 0; i < st.n; i++) {
 		pv_buf_release(&st.hr[i].cmd, 0);
 		pv_buf_release(&st.hr[i].input, 1);

@@ -10,6 +10,7 @@
 #include "util/err.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,10 +132,11 @@ int pv_samba_counters_parse(const char *text, size_t len, struct pv_samba_counte
 			;
 		if (!isdigit((unsigned char)*v))
 			continue;
-		x = strtoull(v, &ep, 10);
+		errno = 0;
+		x = strtoull(v, &ep, 10); /* over 64 bits (ERANGE): no count of smbd's, left */
 		while (*ep == ' ' || *ep == '\t' || *ep == '\r')
 			ep++;
-		if (*ep || strlen(prefix) + strlen(line + skip) >= sizeof(out->v[0].name))
+		if (*ep || errno || strlen(prefix) + strlen(line + skip) >= sizeof(out->v[0].name))
 			continue;
 		snprintf(name, sizeof(name), "%s%s", prefix, line + skip);
 		for (size_t i = 0; i < out->n && !known; i++)
@@ -202,14 +204,16 @@ struct conns_ctx {
 	size_t n, cap;
 };
 
-/* "ipv4:198.18.0.31:50212" or "ipv6:[fd00::1]:50212": the port. */
+/* The port of tsocket's form of an address (lib/tsocket: "ipv4:198.18.0.31:50212",
+ * "ipv6:fd00::1:50212"; "ipv6:[fd00::1]:50212" too); 0 for anything else, remote_machine
+ * above all: a bare address has no port, and an IPv6 one's last group is not one. */
 static int port_of(const char *machine)
 {
 	const char *c = machine ? strrchr(machine, ':') : NULL;
 	char *e;
 	long p;
 
-	if (!c)
+	if (!c || (strncmp(machine, "ipv4:", 5) && strncmp(machine, "ipv6:", 5)) || c - machine < 5)
 		return 0;
 	p = strtol(c + 1, &e, 10);
 	return *e == '\0' && p > 0 && p < 65536 ? (int)p : 0;

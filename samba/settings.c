@@ -39,10 +39,10 @@ int pv_samba_setting_valid(const char *param, const char *value)
 	if (!*param)
 		bad = "an empty name";
 	for (const char *p = param; !bad && *p; p++)
-		if ((unsigned char)*p < 0x20 || strchr("=[]#;\\", *p))
+		if ((unsigned char)*p < 0x20 || *p == 0x7f || strchr("=[]#;\\", *p))
 			bad = "a name holding '=', '[', ']', '#', ';', '\\' or a control character";
 	for (const char *p = value; !bad && *p; p++)
-		if ((unsigned char)*p < 0x20 && *p != '\t')
+		if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f)
 			bad = "a value holding a line break or a control character";
 	if (!bad && (strlen(param) > 100 || strlen(value) > 1000))
 		bad = "a name over 100 bytes or a value over 1000";
@@ -72,11 +72,12 @@ int pv_samba_setting_judge(const char *param, const char *text, int status,
 	char global[160], said[256] = "";
 
 	snprintf(global, sizeof(global), "Global parameter %s found in service section", param);
-	if (strstr(text, "Unknown parameter encountered"))
+	line_with(text, "Unknown parameter encountered", said, sizeof(said));
+	if (said[0])
 		return pv_error(PV_ECONFIG,
-				"the server's testparm does not know the parameter '%s': check its "
-				"name in smb.conf(5) of the server's Samba",
-				param);
+				"the server's testparm does not know the parameter '%s' (it says: "
+				"%s): check its name in smb.conf(5) of the server's Samba",
+				param, said);
 	if (status != 0 || strstr(text, "Error loading")) {
 		static const char *const why[] = {"value is", "not boolean", "nvalid", "rror",
 						  NULL};

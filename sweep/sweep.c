@@ -429,7 +429,9 @@ void pv_sweep_judge(struct pv_sweep_result *res)
 
 		k->diff = k->dlo = k->dhi = NAN;
 		k->beyond = false;
-		if (!k->n || !res->conds[0].n || (k->n < 2 && res->conds[0].n < 2 && !(e.var > 0)))
+		/* a single repeat each: a verdict only on the noise either one knows of its own */
+		if (!k->n || !res->conds[0].n ||
+		    (k->n < 2 && res->conds[0].n < 2 && !(e.var > 0) && !(base.var > 0)))
 			continue;
 		pv_stat_diff(e, base, 0.05, &k->diff, &k->dlo, &k->dhi);
 		k->beyond = isfinite(k->dlo) && (k->dlo > 0 || k->dhi < 0);

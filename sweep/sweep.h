@@ -1,4 +1,4 @@
-/* sweep/sweep.h: `provision sweep` (docs/sweep.md): one job (a copy, or a run) under several
+/* sweep/sweep.h: `provision sweep` (docs/copy.md): one job (a copy, or a run) under several
  * server settings, with repeats, and a verdict per setting. The baseline and the settings are
  * interleaved round after round (A B1 B2 A B1 B2 ...), never in blocks, so that drift of the
  * machine falls on every condition alike.

@@ -1,8 +1,9 @@
-# samba/scripts/setting.sh: one Samba parameter, for `sweep` (docs/sweep.md). Set before it:
+# samba/scripts/setting.sh: one Samba parameter, for `sweep` (docs/copy.md). Set before it:
 # action, and param, value, section as the action needs them.
 #   check     testparm on a file holding only param = value in a share's section: its
 #             stderr says whether the server knows the parameter, takes the value, and
-#             whether it is a global one ("Global parameter ... found in service section")
+#             whether it is a global one ("Global parameter ... found in service section");
+#             a global one is read again in [global] (its value is checked only there)
 #   get       net conf getparm SECTION PARAM (exit non-zero: not set in the registry)
 #   set       net conf setparm SECTION PARAM VALUE
 #   del       net conf delparm SECTION PARAM
@@ -17,6 +18,13 @@ check)
 	printf '[global]\n[pv-check]\n\tpath = /tmp\n\t%s = %s\n' "${param:?}" "${value?}" >"$t"
 	testparm -s "$t" >/dev/null 2>"$t.err"
 	rc=$?
+	# a global parameter in a share's section is ignored, its value never read: read it
+	# again in [global] alone, where testparm checks the value
+	if [ "$rc" -eq 0 ] && grep -q '^Global parameter .* found in service section' "$t.err"; then
+		printf '[global]\n\t%s = %s\n' "$param" "$value" >"$t"
+		testparm -s "$t" >/dev/null 2>>"$t.err"
+		rc=$?
+	fi
 	grep -v '^Load smb config files from' "$t.err" | head -c 4096
 	rm -f "$t" "$t.err"
 	exit $rc

@@ -2,9 +2,9 @@
 # tests/integration/t_sweep.sh: `provision sweep copy` (lab 'pvsweep', 1 user per client).
 # Claims, each asserted with independent tools on srv (testparm -s, net conf, a log the
 # setting commands write):
-#  1. a setting the server's testparm refuses (an unknown name, a value it does not take) is
-#     refused before anything runs: exit 3, the parameter named, no job's folder made, the
-#     configuration untouched;
+#  1. a setting the server's testparm refuses (an unknown name, a value it does not take, a
+#     global parameter's too) is refused before anything runs: exit 3, the parameter named,
+#     no job's folder made, the configuration untouched;
 #  2. a global parameter is refused while [global] does not read the registry (exit 3,
 #     saying 'include = registry');
 #  3. a sweep of two settings x two rounds: six jobs in the order baseline, setting 1,
@@ -44,6 +44,10 @@ expect_err "does not know the parameter 'case sensitivity'"
 pv "${P[@]}" sweep copy --fileset "$FS" --setting 'oplocks=maybe' --id ps-bad
 expect_rc 3 "a value testparm refuses"
 expect_err "refuses the value of 'oplocks' \(it says: .*not boolean"
+# a global parameter's value: testparm reads it only in [global]
+pv "${P[@]}" sweep copy --fileset "$FS" --setting 'max xmit=abc' --id ps-bad
+expect_rc 3 "a global parameter's value testparm refuses"
+expect_err "refuses the value of 'max xmit' \(it says: .*not a valid size specifier"
 [[ ! -e $RES/ps-bad && ! -e $RES/ps-bad-base-r1 ]] || fail "a refused sweep made a results folder"
 [[ "$(config)" == "$before" ]] || fail "a refused sweep changed the configuration"
 [[ -z $(getparm 'case sensitive') ]] || fail "a refused sweep set 'case sensitive'"
@@ -95,10 +99,12 @@ fi
 # 4. a global parameter once [global] reads the registry
 "$LAB_SH" srv-conf 'include=registry' >/dev/null || fail "srv-conf include=registry"
 before_g=$(config)
+sock_before=$(on srv net conf getparm global 'socket options' 2>/dev/null)
 pv "${P[@]}" sweep copy --fileset "$FS" --setting 'socket options=TCP_NODELAY' --repeat 1 --id ps-2
 expect_rc 0 "a global parameter with include = registry"
 [[ "$(config)" == "$before_g" ]] || fail "testparm -s differs after sweeping a global parameter"
-[[ -z $(on srv net conf getparm global 'socket options' 2>/dev/null) ]] || fail "'socket options' left in the registry's [global]"
+[[ $(on srv net conf getparm global 'socket options' 2>/dev/null) == "$sock_before" ]] ||
+	fail "the registry's [global] 'socket options' is not as it was ('$sock_before')"
 "$LAB_SH" srv-conf >/dev/null || fail "srv-conf back to the base"
 
 # 5. Ctrl-C in the middle: everything put back (a copy of 2,000 files, srv held to 20% of a

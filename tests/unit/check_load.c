@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "json/json.h"
+#include "load/copy.h"
 #include "load/line.h"
 #include "load/model.h"
 #include "load/proto.h"
@@ -528,6 +529,8 @@ START_TEST(line_round_trip)
 	f.secs = 1.0625;
 	f.connected = 50;
 	f.failed = 2;
+	f.drops = 3;
+	f.reconnects = 1;
 	f.threads = 2;
 	f.cpu = 12.5;
 	f.cpu_top = 7.25;
@@ -544,8 +547,9 @@ START_TEST(line_round_trip)
 	ck_assert_uint_eq(b.data[b.len - 1], '\n');
 	ck_assert_ptr_null(memchr(b.data, '\n', b.len - 1));
 	ck_assert_msg(strstr(b.data,
-			     "{\"load\":3,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
-			     "\"threads\":2,\"cpu\":12.5,\"cpu_top\":7.25,\"host_cpu\":null,"
+			     "{\"load\":4,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
+			     "\"drops\":3,\"reconnects\":1,\"threads\":2,\"cpu\":12.5,\"cpu_top\":"
+			     "7.25,\"host_cpu\":null,"
 			     "\"lag\":{\"max\":0.0125,\"hist\":[[51,1]]},\"kinds\":{\"upload\":"
 			     "{\"started\":3,\"errors\":2,\"late\":0,\"over_limit\":0,"
 			     "\"unserved\":1,\"overloaded\":3,\"max\":0.0,\"hist\":[],\"ops\":"
@@ -683,10 +687,22 @@ START_TEST(line_refused)
 	refused(HEAD "{}, \"x\":1}", "unknown key \"x\"");
 	refused(HEAD "{}, \"load\":3}", "duplicate object key");
 	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}}",
-		"no \"threads\""); /* format 2 lacks 3's keys */
+		"format 2, not 4: the client runs another version of provision");
 	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":1," DRV
 		"\"kinds\":{}}",
-		"format 2, not 3: the client runs another version of provision");
+		"format 2, not 4: the client runs another version of provision");
+	/* format 3 (no drops, reconnects) is still read; 4 must have them, 3 must not */
+	ck_assert_int_eq(pv_load_line_decode(OK1, strlen(OK1), &f), PV_OK);
+	ck_assert(f.drops == 0 && f.reconnects == 0);
+	refused("{\"load\":4,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":1," DRV
+		"\"kinds\":{}}",
+		"no \"drops\"");
+	refused("{\"load\":3,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":1,"
+		"\"reconnects\":0,\"threads\":1," DRV "\"kinds\":{}}",
+		"unknown key \"drops\"");
+	refused("{\"load\":4,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":-1,"
+		"\"reconnects\":0,\"threads\":1," DRV "\"kinds\":{}}",
+		"\"drops\" is not an integer");
 	refused("{\"load\":3,\"i\":0,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":1," DRV
 		"\"kinds\":{}}",
 		"\"i\" is not an integer from 1 to");
@@ -947,6 +963,70 @@ START_TEST(proto)
 	ck_assert(strstr(pv_errmsg(), "'start' before a config line and a user"));
 	pv_loadproto_release(&p);
 	pv_buf_release(&b, 1);
+}
+END_TEST
+
+/* The fileset lines: a description of several pieces, with every byte a YAML file holds,
+ * joined again to the same text; refused where they would mix two or come too late. */
+START_TEST(proto_fileset)
+{
+	struct pv_loadproto p;
+	struct pv_load_config c;
+	struct pv_buf b = PV_BUF_INIT, big = PV_BUF_INIT;
+	char *line, *save = NULL;
+	char text[2 * PV_LOADPROTO_PIECE + 300];
+	size_t lines = 0;
+
+	for (size_t i = 0; i < sizeof(text) - 1; i++)
+		text[i] = "name: x\n  - {size: [1KiB, 16%]} # \"a\" 'b'\t"[i % 40];
+	text[sizeof(text) - 1] = '\0';
+	pv_load_defaults(&c);
+	ck_assert_int_eq(pv_loadproto_config(&c, &b), PV_OK);
+	ck_assert_int_eq(pv_loadproto_fileset("home folders.yaml", text, strlen(text), &b), PV_OK);
+	ck_assert_int_eq(pv_loadproto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
+	ck_assert_int_eq(pv_loadproto_start(1, &b), PV_OK);
+	memset(&p, 0, sizeof(p));
+	for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		ck_assert_uint_lt(strlen(line), 4096); /* provision load reads lines of 4 KiB */
+		lines += strncmp(line, "fileset ", 8) == 0;
+		ck_assert_int_eq(pv_loadproto_parse(&p, line, strlen(line)), PV_OK);
+	}
+	ck_assert_uint_eq(lines, 3);
+	ck_assert_str_eq(p.fileset_name, "home folders.yaml");
+	ck_assert_uint_eq(p.fileset_len, strlen(text));
+	ck_assert_str_eq(p.fileset, text);
+	/* no fileset after the first step */
+	p.step = 0;
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset x a", 11), PV_EUSAGE);
+	pv_loadproto_release(&p);
+	/* a second name's pieces are refused, not joined to the first's */
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a x", 11), PV_OK);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset b y", 11), PV_EUSAGE);
+	ck_assert(strstr(pv_errmsg(), "a second fileset ('b' after 'a')"));
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a", 9), PV_EUSAGE);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a x y", 13), PV_EUSAGE);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a %00", 13), PV_EUSAGE);
+	ck_assert_str_eq(p.fileset, "x");
+	pv_loadproto_release(&p);
+	/* nor past 1 MiB, as pieces that are each fine */
+	memset(&p, 0, sizeof(p));
+	pv_buf_addstr(&big, "fileset a ");
+	for (int i = 0; i < PV_LOADPROTO_PIECE; i++)
+		pv_buf_addstr(&big, "x");
+	for (size_t i = 0; i < PV_LOADPROTO_FILESET_MAX / PV_LOADPROTO_PIECE; i++)
+		ck_assert_int_eq(pv_loadproto_parse(&p, big.data, big.len), PV_OK);
+	ck_assert_uint_eq(p.fileset_len, PV_LOADPROTO_FILESET_MAX);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a x", 11), PV_EUSAGE);
+	ck_assert(strstr(pv_errmsg(), "more than 1048576 bytes"));
+	pv_loadproto_release(&p);
+	/* the sender refuses what the reader would */
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_loadproto_fileset("a", "", 0, &b), PV_ECONFIG);
+	ck_assert_int_eq(pv_loadproto_fileset("", "x", 1, &b), PV_ECONFIG);
+	ck_assert_int_eq(pv_loadproto_fileset("a", "x\0y", 3, &b), PV_ECONFIG);
+	pv_buf_release(&b, 1);
+	pv_buf_release(&big, 0);
 }
 END_TEST
 
@@ -1461,6 +1541,722 @@ START_TEST(report_oom)
 }
 END_TEST
 
+/* ---- the copy job's lines (load/copy.h) ---- */
+
+/* The controller's lines as the agent reads them (provision/copy.c): each line without its
+ * newline to pv_copy_config_line, and the fileset's bytes a "fileset" line asks for to
+ * pv_copy_config_text, until "start". The first refusal's code, or PV_OK; c is left for the
+ * caller to release. */
+static int copy_feed(struct pv_copy_config *c, const char *text, bool *started)
+{
+	const char *p = text, *end = text + strlen(text);
+
+	memset(c, 0, sizeof(*c));
+	*started = false;
+	while (p < end && !*started) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t need = 99;
+		int r;
+
+		if (!nl)
+			nl = end;
+		r = pv_copy_config_line(c, p, (size_t)(nl - p), &need, started);
+		if (r != PV_OK)
+			return r;
+		p = nl < end ? nl + 1 : end;
+		if (need) {
+			ck_assert_uint_le(need, (size_t)(end - p));
+			if ((r = pv_copy_config_text(c, p, need)) != PV_OK)
+				return r;
+			p += need;
+		}
+	}
+	return PV_OK;
+}
+
+/* text is refused with PV_EUSAGE, a message holding want, and no start */
+static void copy_refused(const char *text, const char *want)
+{
+	struct pv_copy_config c;
+	bool started = true;
+
+	ck_assert_msg(copy_feed(&c, text, &started) == PV_EUSAGE, "'%s' not refused", text);
+	ck_assert_msg(strstr(pv_errmsg(), want), "'%s': message '%s' lacks '%s'", text, pv_errmsg(),
+		      want);
+	ck_assert(strstr(pv_errmsg(), "copy-agent: "));
+	ck_assert(!started);
+	pv_copy_config_release(&c);
+}
+
+/* text is taken and starts; the config into *c (the caller releases it) */
+static void copy_taken(const char *text, struct pv_copy_config *c)
+{
+	bool started = false;
+
+	ck_assert_msg(copy_feed(c, text, &started) == PV_OK, "'%s' refused: %s", text, pv_errmsg());
+	ck_assert_msg(started, "'%s' did not start", text);
+}
+
+#define COPY0 "copy server=srv share=fs base=a/b user=u"
+
+/* The setup lines written and read back: every field as it was, names with spaces, '%', '='
+ * and UTF-8 percent-encoded (the bytes of load/proto.h's encoding worked out by hand), a
+ * fileset's text holding lines of its own ("start" among them) taken as text. */
+START_TEST(copy_config_round_trip)
+{
+	struct pv_copy_config a, b;
+	struct pv_buf out = PV_BUF_INIT;
+	char want[128];
+	static const char yaml[] = "name: small\nstart\nfiles: 10 % =\n\xc3\xa9t\xc3\xa9\n";
+
+	memset(&a, 0, sizeof(a));
+	snprintf(a.server, sizeof(a.server), "srv u1%%=\xc3\xa9");
+	snprintf(a.share, sizeof(a.share), "fs root 100%%");
+	snprintf(a.base, sizeof(a.base), "cli1 u1/a=b/%%41/\xe2\x82\xac");
+	snprintf(a.workgroup, sizeof(a.workgroup), "LAB");
+	snprintf(a.user, sizeof(a.user), "cli1-u1 x");
+	snprintf(a.dir, sizeof(a.dir), "/data/my src/%%20=/\xc3\xa9");
+	a.window = 64;
+	a.connections = 16;
+	a.mirror = true;
+	a.fft = 3600;
+	a.timeout = 3600;
+	a.interval = 0.25;
+	ck_assert_int_eq(pv_copy_config_put(&a, &out), PV_OK);
+	ck_assert_msg(!strcmp(out.data, "copy server=srv%20u1%25%3D%C3%A9 share=fs%20root%20100%25 "
+					"base=cli1%20u1%2Fa%3Db%2F%2541%2F%E2%82%AC "
+					"workgroup=LAB user=cli1-u1%20x window=64 connections=16 "
+					"mirror=1 fft=3600 timeout=3600 interval=0.25 "
+					"dir=%2Fdata%2Fmy%20src%2F%2520%3D%2F%C3%A9\nstart\n"),
+		      "%s", out.data);
+	copy_taken(out.data, &b);
+	ck_assert_str_eq(b.server, a.server);
+	ck_assert_str_eq(b.share, a.share);
+	ck_assert_str_eq(b.base, a.base);
+	ck_assert_str_eq(b.workgroup, a.workgroup);
+	ck_assert_str_eq(b.user, a.user);
+	ck_assert_str_eq(b.dir, a.dir);
+	ck_assert(b.window == 64 && b.connections == 16 && b.mirror && b.fft == 3600 &&
+		  b.timeout == 3600 && b.interval == 0.25);
+	ck_assert_ptr_null(b.fileset);
+	pv_copy_config_release(&b);
+
+	/* the other ends of the ranges, no workgroup, and a fileset for the source */
+	pv_buf_reset(&out);
+	a.dir[0] = '\0';
+	a.workgroup[0] = '\0';
+	a.window = a.connections = 1;
+	a.mirror = false;
+	a.fft = 0;
+	a.timeout = 1;
+	a.interval = 60;
+	snprintf(a.fileset_name, sizeof(a.fileset_name), "small set %%");
+	a.fileset = (char *)yaml;
+	a.fileset_len = sizeof(yaml) - 1;
+	ck_assert_int_eq(pv_copy_config_put(&a, &out), PV_OK);
+	ck_assert(strstr(out.data, " workgroup= user="));
+	snprintf(want, sizeof(want), "interval=60\nfileset small%%20set%%20%%25 %zu\nname: small\n",
+		 sizeof(yaml) - 1);
+	ck_assert_msg(strstr(out.data, want), "%s", out.data);
+	ck_assert_ptr_null(strstr(out.data, " dir="));
+	copy_taken(out.data, &b);
+	ck_assert_str_eq(b.server, a.server);
+	ck_assert_str_eq(b.base, a.base);
+	ck_assert_str_eq(b.workgroup, "");
+	ck_assert_str_eq(b.dir, "");
+	ck_assert(b.window == 1 && b.connections == 1 && !b.mirror && b.fft == 0 &&
+		  b.timeout == 1 && b.interval == 60);
+	ck_assert_str_eq(b.fileset_name, "small set %");
+	ck_assert_uint_eq(b.fileset_len, sizeof(yaml) - 1);
+	ck_assert(!memcmp(b.fileset, yaml, sizeof(yaml) - 1));
+	pv_copy_config_release(&b);
+	ck_assert_ptr_null(b.fileset);
+	ck_assert_uint_eq(b.fileset_len, 0);
+
+	/* a fileset without a name goes as "fileset" */
+	pv_buf_reset(&out);
+	a.fileset_name[0] = '\0';
+	ck_assert_int_eq(pv_copy_config_put(&a, &out), PV_OK);
+	snprintf(want, sizeof(want), "\nfileset fileset %zu\n", sizeof(yaml) - 1);
+	ck_assert(strstr(out.data, want));
+	pv_buf_release(&out, 0);
+
+	/* an interval of any digits comes back the very same double */
+	pv_buf_reset(&out);
+	a.interval = 1.0 / 3;
+	ck_assert_int_eq(pv_copy_config_put(&a, &out), PV_OK);
+	copy_taken(out.data, &b);
+	ck_assert_msg(b.interval == 1.0 / 3, "%.17g from '%s'", b.interval, out.data);
+	pv_copy_config_release(&b);
+	pv_buf_release(&out, 0);
+
+	/* what the agent takes when the controller leaves a key out: the defaults */
+	copy_taken(COPY0 " dir=/x\nstart", &b);
+	ck_assert(b.window == 8 && b.connections == 1 && !b.mirror && b.fft == 2 &&
+		  b.timeout == 10 && b.interval == 1 && b.workgroup[0] == '\0');
+	pv_copy_config_release(&b);
+	/* the longest values that fit */
+	{
+		char line[4096], base[1024];
+
+		memset(base, 'b', sizeof(base) - 1);
+		base[sizeof(base) - 1] = '\0';
+		snprintf(line, sizeof(line), "copy server=s share=f base=%s user=u dir=/x\nstart",
+			 base);
+		copy_taken(line, &b);
+		ck_assert_uint_eq(strlen(b.base), sizeof(b.base) - 1);
+		pv_copy_config_release(&b);
+		snprintf(line, sizeof(line), "copy server=s share=f base=%sb user=u dir=/x\nstart",
+			 base);
+		copy_refused(line, "a value too long for base");
+	}
+}
+END_TEST
+
+/* Each way the setup lines are refused, each naming its fault; the edges of every range are
+ * taken (so a refusal just past them is the range's, not something else's). */
+START_TEST(copy_config_refused)
+{
+	struct pv_copy_config c;
+	char line[2048];
+	static const struct {
+		const char *kv;
+		bool ok;
+	} edges[] = {
+		{"window=1", true},	   {"window=64", true},
+		{"window=0", false},	   {"window=65", false},
+		{"window=-1", false},	   {"window=8x", false},
+		{"window=", false},	   {"connections=1", true},
+		{"connections=16", true},  {"connections=0", false},
+		{"connections=17", false}, {"fft=0", true},
+		{"fft=3600", true},	   {"fft=3601", false},
+		{"fft=-1", false},	   {"fft=1.5", false},
+		{"timeout=1", true},	   {"timeout=3600", true},
+		{"timeout=0", false},	   {"timeout=3601", false},
+		{"mirror=0", true},	   {"mirror=1", true},
+		{"mirror=2", false},	   {"mirror=yes", false},
+		{"interval=0.05", true},   {"interval=60", true},
+		{"interval=0.5", true},	   {"interval=0.04", false},
+		{"interval=60.5", false},  {"interval=0", false},
+		{"interval=-1", false},	   {"interval=nan", false},
+		{"interval=inf", false},   {"interval=1s", false},
+		{"interval=", false},	   {"colour=red", false},
+		{"Server=x", false},	   {"window=99999999999999999999", false},
+	};
+
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		snprintf(line, sizeof(line), COPY0 " %s dir=/x\nstart", edges[i].kv);
+		if (edges[i].ok) {
+			copy_taken(line, &c);
+			pv_copy_config_release(&c);
+		} else {
+			copy_refused(line, "an unknown key or a value out of range");
+		}
+	}
+	/* the base: share-relative, no empty part, no backslash */
+	copy_taken(COPY0 " dir=/x\nstart", &c);
+	pv_copy_config_release(&c);
+	copy_taken("copy server=s share=f base=top user=u dir=/x\nstart", &c);
+	pv_copy_config_release(&c);
+	copy_refused("copy server=s share=f base=/a user=u dir=/x", "a base that is not a share-");
+	copy_refused("copy server=s share=f base=%2Fa user=u dir=/x", "a base that is not");
+	copy_refused("copy server=s share=f base=a%5Cb user=u dir=/x", "a base that is not");
+	copy_refused("copy server=s share=f base=a\\b user=u dir=/x", "a base that is not");
+	copy_refused("copy server=s share=f base=a//b user=u dir=/x", "a base that is not");
+	copy_refused("copy server=s share=f base=a/ user=u dir=/x", "a base that is not");
+	copy_refused("copy server=s share=f base=/ user=u dir=/x", "a base that is not");
+	/* what must be there */
+	copy_refused("copy share=f base=a user=u dir=/x", "no server, share, base or user");
+	copy_refused("copy server=s base=a user=u dir=/x", "no server, share, base or user");
+	copy_refused("copy server=s share=f user=u dir=/x", "no server, share, base or user");
+	copy_refused("copy server=s share=f base=a dir=/x", "no server, share, base or user");
+	copy_refused("copy server= share=f base=a user=u dir=/x", "no server, share, base or user");
+	/* words: KEY=VALUE, percent escapes whole and not NUL */
+	copy_refused(COPY0 " mirror", "a word that is not KEY=VALUE");
+	copy_refused(COPY0 " dir=%2", "a word that is not KEY=VALUE");
+	copy_refused(COPY0 " dir=%zz", "a word that is not KEY=VALUE");
+	copy_refused(COPY0 " dir=a%00b", "a word that is not KEY=VALUE");
+	/* the source: one folder or one fileset */
+	copy_refused(COPY0 "\nstart", "a source that is neither one folder nor one fileset");
+	copy_refused(COPY0 " dir=/x\nfileset f 3\nab\nstart",
+		     "a source that is neither one folder nor one fileset");
+	copy_taken(COPY0 "\nfileset f 3\nab\nstart", &c);
+	ck_assert_uint_eq(c.fileset_len, 3);
+	pv_copy_config_release(&c);
+	copy_refused(COPY0 "\nfileset f 3\nab\nfileset g 3\ncd\nstart", "a second fileset");
+	copy_refused(COPY0 " dir=/x\ncopy server=t share=g base=c user=v dir=/y\nstart",
+		     "a second 'copy' line");
+	copy_refused(COPY0 " window=4 dir=/x\ncopy mirror=1\nstart", "a second 'copy' line");
+	copy_taken("fileset f 3\nab\n" COPY0 "\nstart", &c); /* the fileset first: one of each */
+	ck_assert(c.fileset_len == 3 && !strcmp(c.server, "srv"));
+	pv_copy_config_release(&c);
+	copy_taken(COPY0 "\nfileset f 2\nabstart", &c); /* text need not end a line */
+	ck_assert(c.fileset_len == 2 && !memcmp(c.fileset, "ab", 2));
+	pv_copy_config_release(&c);
+	/* a fileset's length: 1 byte to 1 MiB */
+	copy_refused(COPY0 "\nfileset f 0\nstart", "a fileset's length that is not 1 to 1 MiB");
+	copy_refused(COPY0 "\nfileset f 1048577\n", "a fileset's length that is not 1 to 1 MiB");
+	copy_refused(COPY0 "\nfileset f -1\n", "a fileset's length that is not 1 to 1 MiB");
+	copy_refused(COPY0 "\nfileset f 1k\n", "a fileset's length that is not 1 to 1 MiB");
+	copy_refused(COPY0 "\nfileset f 18446744073709551617\n",
+		     "a fileset's length that is not 1 to 1 MiB");
+	{
+		size_t need = 0;
+		bool started = false;
+
+		memset(&c, 0, sizeof(c));
+		ck_assert_int_eq(pv_copy_config_line(&c, "fileset f 1048576", 17, &need, &started),
+				 PV_OK);
+		ck_assert_uint_eq(need, PV_COPY_FILESET_MAX);
+		ck_assert_str_eq(c.fileset_name, "f");
+		ck_assert(!started);
+		/* and a refused line asks for no text */
+		need = 7;
+		ck_assert_int_eq(pv_copy_config_line(&c, "fileset f 0", 11, &need, &started),
+				 PV_EUSAGE);
+		ck_assert_uint_eq(need, 0);
+	}
+	copy_refused(COPY0 "\nfileset f\n", "not 'fileset NAME LENGTH'");
+	copy_refused(COPY0 "\nfileset f 2 x\n", "not 'fileset NAME LENGTH'");
+	copy_refused(COPY0 "\nfileset f 2 \n", "not 'fileset NAME LENGTH'");
+	copy_refused(COPY0 "\nfileset %zz 2\n", "not 'fileset NAME LENGTH'");
+	/* the order and the words of lines */
+	copy_refused("start", "'start' before the 'copy' line");
+	copy_refused("fileset f 3\nab\nstart", "'start' before the 'copy' line");
+	copy_refused(COPY0 " dir=/x\nbegin", "an unknown line");
+	copy_refused(COPY0 " dir=/x\nstart now", "an unknown line");
+	copy_refused(COPY0 " dir=/x\nSTART", "an unknown line");
+	copy_refused("copy", "an unknown line");
+	{
+		size_t need = 7;
+		bool started = false;
+
+		memset(&c, 0, sizeof(c));
+		ck_assert_int_eq(pv_copy_config_line(&c, "", 0, &need, &started), PV_EUSAGE);
+		ck_assert(strstr(pv_errmsg(), "an unknown line in the line ''"));
+		ck_assert(need == 0 && !started);
+	}
+	/* a NUL byte, in a value or after the line's words */
+	{
+		static const char *const nul[] = {
+			COPY0 " dir=/x\0y",
+			COPY0 " dir=/x \0",
+			"fileset f\0 3",
+			"start\0",
+		};
+		size_t need = 7;
+		bool started = false;
+
+		memset(&c, 0, sizeof(c));
+		ck_assert_int_eq(pv_copy_config_line(&c, COPY0 " dir=/x", strlen(COPY0 " dir=/x"),
+						     &need, &started),
+				 PV_OK);
+		for (size_t i = 0; i < sizeof(nul) / sizeof(nul[0]); i++) {
+			size_t len = strlen(nul[i]) + 1 + strlen(nul[i] + strlen(nul[i]) + 1);
+
+			ck_assert_msg(pv_copy_config_line(&c, nul[i], len, &need, &started) ==
+					      PV_EUSAGE,
+				      "'%s' with its NUL taken", nul[i]);
+			ck_assert(strstr(pv_errmsg(), "copy-agent: a NUL byte in the line"));
+			ck_assert(need == 0 && !started);
+		}
+		ck_assert_str_eq(c.dir, "/x");
+	}
+	/* the message quotes the line, cut at 80 bytes */
+	{
+		char want[128];
+
+		memset(line, 'x', sizeof(line));
+		memcpy(line, COPY0 " colour=", strlen(COPY0 " colour="));
+		line[300] = '\0';
+		snprintf(want, sizeof(want), "in the line '%.80s...'", line);
+		copy_refused(line, want);
+		line[80] = '\0';
+		snprintf(want, sizeof(want), "in the line '%.80s'", line);
+		copy_refused(line, want);
+	}
+}
+END_TEST
+
+/* The agent's lines written and read back, each field as it was (the encoders' precision:
+ * ticks to the millisecond and the tenth of a percent, JSON reals to 12 digits). */
+START_TEST(copy_agent_round_trip)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	struct pv_copy_line l;
+	struct pv_copy_plan p = {7,
+				 3,
+				 2,
+				 11,
+				 14,
+				 1,
+				 1000000000000000ull,
+				 20,
+				 123456789,
+				 4,
+				 0.125,
+				 "a \"b\"\\c \xc3\xa9\n\x01"};
+	struct pv_copy_done d;
+	struct pv_copy_tick t = {12.345, 1000, 123456789012ull, 95.5, 88.5};
+
+	ck_assert_int_eq(pv_copy_line_conn(15, 65535, "SMB 3.1.1, encrypted (AES-128-GCM)", &b),
+			 PV_OK);
+	ck_assert_str_eq(b.data,
+			 "copy-conn 15 65535 SMB%203.1.1%2C%20encrypted%20%28AES-128-GCM%29\n");
+	ck_assert_int_eq(pv_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
+	ck_assert_int_eq(l.kind, PV_COPY_CONN);
+	ck_assert(l.conn == 15 && l.port == 65535);
+	ck_assert_str_eq(l.desc, "SMB 3.1.1, encrypted (AES-128-GCM)");
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_copy_line_conn(0, 0, "", &b), PV_OK);
+	ck_assert_str_eq(b.data, "copy-conn 0 0 -\n");
+	ck_assert_int_eq(pv_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
+	ck_assert(l.kind == PV_COPY_CONN && l.conn == 0 && l.port == 0);
+	ck_assert_str_eq(l.desc, "-");
+
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_copy_line_tick(&t, &b), PV_OK);
+	ck_assert_str_eq(b.data, "copy-tick 12.345 1000 123456789012 95.5 88.5\n");
+	ck_assert_int_eq(pv_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
+	ck_assert_int_eq(l.kind, PV_COPY_TICK);
+	ck_assert(l.tick.t == 12.345 && l.tick.files == 1000 && l.tick.bytes == 123456789012ull &&
+		  l.tick.cpu == 95.5 && l.tick.top == 88.5);
+
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_copy_line_plan(&p, &b), PV_OK);
+	ck_assert(b.len && b.data[b.len - 1] == '\n' && !memchr(b.data, '\n', b.len - 1));
+	ck_assert(!strncmp(b.data, "copy-plan {\"files\":7,\"bytes\":1000000000000000,", 46));
+	ck_assert_int_eq(pv_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
+	ck_assert_int_eq(l.kind, PV_COPY_PLAN);
+	ck_assert(l.plan.files == 7 && l.plan.dirs == 3 && l.plan.extras == 2 && l.plan.ok == 11 &&
+		  l.plan.listed == 14 && l.plan.skipped == 1 &&
+		  l.plan.bytes == 1000000000000000ull && l.plan.source_files == 20 &&
+		  l.plan.source_bytes == 123456789 && l.plan.source_dirs == 4 &&
+		  l.plan.list_s == 0.125);
+	ck_assert_str_eq(l.plan.first_skipped, p.first_skipped);
+
+	memset(&d, 0, sizeof(d));
+	d.files = 100;
+	d.fixed = 2;
+	d.dirs = 9;
+	d.removed_files = 3;
+	d.removed_dirs = 1;
+	d.ok = 40;
+	d.bytes = 987654321;
+	d.list_s = 0.5;
+	d.prune_s = 0.25;
+	d.put_s = 12.75;
+	d.total_s = 86400;
+	d.cpu_s = 3.5;
+	d.put_cpu = 102400;
+	d.put_top = NAN; /* not measured: null on the line */
+	snprintf(d.speaks, sizeof(d.speaks), "SMB 3.1.1, encrypted (AES-128-GCM)");
+	for (int i = 0; i < PV_COPY_CLASSES; i++) {
+		d.classes[i].files = 10 * (unsigned long)i + 1;
+		d.classes[i].p50 = 0.001 * (i + 1);
+		d.classes[i].p95 = 0.002 * (i + 1);
+	}
+	d.classes[4].p95 = NAN;
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_copy_line_done(&d, &b), PV_OK);
+	ck_assert(b.len && b.data[b.len - 1] == '\n' && !memchr(b.data, '\n', b.len - 1));
+	ck_assert(strstr(b.data, "\"put_top\":null"));
+	ck_assert_int_eq(pv_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
+	ck_assert_int_eq(l.kind, PV_COPY_DONE);
+	ck_assert(l.done.files == 100 && l.done.fixed == 2 && l.done.dirs == 9 &&
+		  l.done.removed_files == 3 && l.done.removed_dirs == 1 && l.done.ok == 40 &&
+		  l.done.bytes == 987654321);
+	ck_assert(l.done.list_s == 0.5 && l.done.prune_s == 0.25 && l.done.put_s == 12.75 &&
+		  l.done.total_s == 86400 && l.done.cpu_s == 3.5 && l.done.put_cpu == 102400);
+	ck_assert(isnan(l.done.put_top));
+	ck_assert_str_eq(l.done.speaks, d.speaks);
+	for (int i = 0; i < PV_COPY_CLASSES; i++) {
+		ck_assert_uint_eq(l.done.classes[i].files, d.classes[i].files);
+		ck_assert(l.done.classes[i].p50 == d.classes[i].p50);
+		ck_assert(i == 4 ? isnan(l.done.classes[i].p95)
+				 : l.done.classes[i].p95 == d.classes[i].p95);
+	}
+	ck_assert_str_eq(pv_copy_class_names[0], "under 4 KiB");
+	ck_assert_str_eq(pv_copy_class_names[4], "1 MiB and over");
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* line (a C string) from a hostile agent: PV_EREMOTE, naming why and quoting the line */
+static void agent_refused(const char *line, size_t len, const char *why)
+{
+	struct pv_copy_line l;
+
+	ck_assert_msg(pv_copy_line_parse(line, len, &l) == PV_EREMOTE, "'%.*s' taken", (int)len,
+		      line);
+	ck_assert_msg(strstr(pv_errmsg(), why), "'%.*s': message '%s' lacks '%s'", (int)len, line,
+		      pv_errmsg(), why);
+	ck_assert(strstr(pv_errmsg(), "the copy agent printed a line that is not one of its own"));
+}
+#define AGENT_REFUSED(line, why) agent_refused(line, strlen(line), why)
+
+static void agent_taken(const char *line, struct pv_copy_line *l)
+{
+	ck_assert_msg(pv_copy_line_parse(line, strlen(line), l) == PV_OK, "'%s' refused: %s", line,
+		      pv_errmsg());
+}
+
+/* s with its first from replaced by to (from must be there), in a static buffer */
+static const char *subst(const char *s, const char *from, const char *to)
+{
+	static char out[4096];
+	const char *at = strstr(s, from);
+
+	ck_assert_msg(at != NULL, "'%s' not in '%s'", from, s);
+	snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - s), s, to, at + strlen(from));
+	return out;
+}
+
+/* What a hostile or broken agent may print, each refused, and the edges of each range taken. */
+START_TEST(copy_agent_refused)
+{
+	struct pv_copy_line l;
+	struct pv_buf pb = PV_BUF_INIT, db = PV_BUF_INIT;
+	struct pv_copy_plan p = {7, 3, 2, 11, 14, 1, 4096, 20, 8192, 4, 0.125, ""};
+	struct pv_copy_done d;
+	char plan[1024], done[2048], big[512];
+
+	/* ticks: T FILES BYTES CPU TOP */
+	agent_taken("copy-tick 0 0 0 0 0", &l);
+	agent_taken("copy-tick 86400 1000000000000000 1000000000000000 102400 102400", &l);
+	ck_assert(l.tick.t == 86400 && l.tick.files == 1000000000000000ul &&
+		  l.tick.bytes == 1000000000000000ull && l.tick.cpu == 102400);
+	agent_taken("copy-tick 1 1e3 2 3 4", &l); /* a whole number written otherwise */
+	ck_assert_uint_eq(l.tick.files, 1000);
+	AGENT_REFUSED("copy-tick -1 2 3 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 -2 3 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 -3 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 -4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 4 -5", "its tick");
+	AGENT_REFUSED("copy-tick 86400.5 2 3 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 1000000000000001 3 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 1000000000000001 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 102400.1 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 4 102400.1", "its tick");
+	AGENT_REFUSED("copy-tick 1 2.5 3 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3.5 4 5", "its tick");
+	AGENT_REFUSED("copy-tick nan 2 3 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 nan 3 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 NAN 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 nan 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 4 nan", "its tick");
+	AGENT_REFUSED("copy-tick inf 2 3 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 inf 3 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 infinity 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 -inf 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 4 1e999", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 4", "its tick");
+	AGENT_REFUSED("copy-tick 1", "its tick");
+	AGENT_REFUSED("copy-tick x 2 3 4 5", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 4 5 6", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 4 5x", "its tick");
+	AGENT_REFUSED("copy-tick 1 2 3 4 5 x", "its tick");
+	memset(big, '0', sizeof(big));
+	memcpy(big, "copy-tick ", 10);
+	memcpy(big + 190, "1 2 3 4 5", 10); /* 199 bytes: the longest taken */
+	agent_taken(big, &l);
+	ck_assert(l.tick.t == 1 && l.tick.top == 5);
+	memcpy(big + 190, "01 2 3 4 5", 11);
+	AGENT_REFUSED(big, "too long");
+
+	/* connections: N below 16, a port of 16 bits, one word of description */
+	agent_taken("copy-conn 15 65535 x", &l);
+	ck_assert(l.conn == 15 && l.port == 65535);
+	AGENT_REFUSED("copy-conn 16 445 x", "its connection or port");
+	AGENT_REFUSED("copy-conn 99 445 x", "its connection or port");
+	AGENT_REFUSED("copy-conn 1 65536 x", "its connection or port");
+	AGENT_REFUSED("copy-conn -1 445 x", "its connection or port");
+	AGENT_REFUSED("copy-conn 1 -445 x", "its connection or port");
+	AGENT_REFUSED("copy-conn %2D1 445 x", "its connection or port");
+	AGENT_REFUSED("copy-conn -0 445 x", "its connection or port");
+	AGENT_REFUSED("copy-conn 1 -0 x", "its connection or port");
+	AGENT_REFUSED("copy-conn 1.5 445 x", "its connection or port");
+	AGENT_REFUSED("copy-conn x 445 x", "its connection or port");
+	AGENT_REFUSED("copy-conn 1 445x x", "its connection or port");
+	AGENT_REFUSED("copy-conn 99999999999999999999 445 x", "not 'copy-conn N PORT DESC'");
+	AGENT_REFUSED("copy-conn 1 445", "not 'copy-conn N PORT DESC'");
+	AGENT_REFUSED("copy-conn 1 445 x y", "not 'copy-conn N PORT DESC'");
+	AGENT_REFUSED("copy-conn 1 445 x%0", "not 'copy-conn N PORT DESC'");
+	AGENT_REFUSED("copy-conn 1 445 %00", "not 'copy-conn N PORT DESC'");
+	memset(big, 'd', sizeof(big));
+	memcpy(big, "copy-conn 1 445 ", 16);
+	big[16 + 95] = '\0'; /* a description of 95 bytes: the longest */
+	agent_taken(big, &l);
+	ck_assert_uint_eq(strlen(l.desc), 95);
+	big[16 + 95] = 'd';
+	big[16 + 96] = '\0';
+	AGENT_REFUSED(big, "not 'copy-conn N PORT DESC'");
+
+	/* the plan and the figures: JSON objects with every key, counts whole from 0 to 1e15,
+	 * times from 0 to a day (or null), text that fits */
+	ck_assert_int_eq(pv_copy_line_plan(&p, &pb), PV_OK);
+	snprintf(plan, sizeof(plan), "%.*s", (int)pb.len - 1, pb.data);
+	agent_taken(plan, &l);
+	ck_assert(strstr(plan, "\"files\":7,"));
+	ck_assert(strstr(plan, "\"list_s\":0.125,"));
+	agent_taken(subst(plan, "\"files\":7", "\"files\":1000000000000000"), &l);
+	agent_taken(subst(plan, "\"list_s\":0.125", "\"list_s\":null"), &l);
+	ck_assert(isnan(l.plan.list_s));
+	agent_taken(subst(plan, "\"list_s\":0.125", "\"list_s\":86400"), &l);
+	agent_taken(subst(plan, "{", "{\"later\":1,"), &l); /* a newer agent's key: left */
+	AGENT_REFUSED(subst(plan, "\"files\":7", "\"files\":-1"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"files\":7", "\"files\":1000000000000001"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"files\":7", "\"files\":1e16"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"files\":7", "\"files\":7.5"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"files\":7", "\"files\":7.0"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"files\":7", "\"files\":\"7\""), "its plan");
+	AGENT_REFUSED(subst(plan, "\"files\":7", "\"files\":null"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"files\":7,", ""), "its plan");
+	AGENT_REFUSED(subst(plan, "\"bytes\":4096", "\"bytes\":-4096"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"source_dirs\":4", "\"source_dirs\":1e300"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"list_s\":0.125", "\"list_s\":86400.5"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"list_s\":0.125", "\"list_s\":-0.5"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"list_s\":0.125", "\"list_s\":NaN"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"list_s\":0.125", "\"list_s\":Infinity"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"list_s\":0.125", "\"list_s\":1e999"), "its plan");
+	AGENT_REFUSED(subst(plan, "\"list_s\":0.125", "\"list_s\":\"0.1\""), "its plan");
+	AGENT_REFUSED(subst(plan, "\"first_skipped\":\"\"", "\"first_skipped\":null"), "its plan");
+	memset(big, 'f', 256);
+	big[256] = '\0'; /* 256 bytes: one too many */
+	{
+		char with[300];
+
+		snprintf(with, sizeof(with), "\"first_skipped\":\"%.256s\"", big);
+		AGENT_REFUSED(subst(plan, "\"first_skipped\":\"\"", with), "its plan");
+		big[255] = '\0';
+		snprintf(with, sizeof(with), "\"first_skipped\":\"%.255s\"", big);
+		agent_taken(subst(plan, "\"first_skipped\":\"\"", with), &l);
+		ck_assert_uint_eq(strlen(l.plan.first_skipped), 255);
+	}
+	AGENT_REFUSED(subst(plan, "}", "} x"), "its plan");
+	AGENT_REFUSED(subst(plan, "}", "}{}"), "its plan");
+	AGENT_REFUSED(subst(plan, "}", ""), "its plan");
+	AGENT_REFUSED(subst(plan, "{", "{\"files\":8,"), "its plan"); /* a key twice */
+	AGENT_REFUSED("copy-plan []", "its plan");
+	AGENT_REFUSED("copy-plan 7", "its plan");
+	AGENT_REFUSED("copy-plan x", "its plan");
+
+	memset(&d, 0, sizeof(d));
+	d.files = 5;
+	d.put_s = 2;
+	d.put_cpu = 50;
+	d.put_top = 40;
+	snprintf(d.speaks, sizeof(d.speaks), "SMB 3.1.1");
+	for (int i = 0; i < PV_COPY_CLASSES; i++)
+		d.classes[i].p50 = d.classes[i].p95 = 0.5;
+	ck_assert_int_eq(pv_copy_line_done(&d, &db), PV_OK);
+	snprintf(done, sizeof(done), "%.*s", (int)db.len - 1, db.data);
+	agent_taken(done, &l);
+	ck_assert(strstr(done, "\"put_cpu\":50.0,"));
+	ck_assert(strstr(done, "\"p50\":0.5,"));
+	agent_taken(subst(done, "\"put_cpu\":50.0", "\"put_cpu\":102400"), &l);
+	AGENT_REFUSED(subst(done, "\"put_cpu\":50.0", "\"put_cpu\":102400.5"), "its figures");
+	AGENT_REFUSED(subst(done, "\"put_top\":40.0", "\"put_top\":-1"), "its figures");
+	AGENT_REFUSED(subst(done, "\"put_top\":40.0", "\"put_top\":102400.5"), "its figures");
+	AGENT_REFUSED(subst(done, "\"put_s\":2.0", "\"put_s\":86401"), "its figures");
+	AGENT_REFUSED(subst(done, "\"files\":5", "\"files\":-5"), "its figures");
+	AGENT_REFUSED(subst(done, "\"files\":5", "\"files\":5.5"), "its figures");
+	AGENT_REFUSED(subst(done, "\"removed_dirs\":0,", ""), "its figures");
+	AGENT_REFUSED(subst(done, "\"speaks\":\"SMB 3.1.1\"", "\"speaks\":7"), "its figures");
+	AGENT_REFUSED(subst(done, "\"p50\":0.5", "\"p50\":86400.5"), "its figures");
+	AGENT_REFUSED(subst(done, "\"p95\":0.5", "\"p95\":-0.5"), "its figures");
+	AGENT_REFUSED(subst(done, "\"files\":0,\"p50\"", "\"files\":-1,\"p50\""), "its figures");
+	AGENT_REFUSED(subst(done, "\"files\":0,\"p50\":0.5,\"p95\":0.5}]",
+			    "\"files\":0,\"p50\":0.5,\"p95\":0.5},{}]"),
+		      "its figures"); /* six classes */
+	AGENT_REFUSED(subst(done, ",{\"files\":0,\"p50\":0.5,\"p95\":0.5}]", "]"),
+		      "its figures"); /* four */
+	AGENT_REFUSED(subst(done, "\"classes\":[", "\"classes\":7,\"x\":["), "its figures");
+	AGENT_REFUSED(
+		subst(done, "[{\"files\":0,\"p50\":0.5,\"p95\":0.5}", "[{\"files\":0,\"p50\":0.5}"),
+		"its figures"); /* a class without its p95 */
+	AGENT_REFUSED(subst(done, "[{\"files\":0,\"p50\":0.5,\"p95\":0.5}", "[7"), "its figures");
+	AGENT_REFUSED(subst(done, "}]}", "}]} x"), "its figures");
+	memset(big, 's', 96);
+	big[96] = '\0';
+	{
+		char with[200];
+
+		snprintf(with, sizeof(with), "\"speaks\":\"%.96s\"", big);
+		AGENT_REFUSED(subst(done, "\"speaks\":\"SMB 3.1.1\"", with), "its figures");
+	}
+
+	/* a NUL byte: whatever follows it is text of the line too, not its end */
+	agent_refused("copy-tick 1 2 3 4 5\0 6", 21, "a NUL byte");
+	agent_refused("copy-conn 1\0x 445 d", 20, "a NUL byte");
+	agent_refused("copy-conn 0 445 \0\0d", 19, "a NUL byte");
+	agent_refused("copy-conn 0 445 d\0", 18, "a NUL byte");
+	{
+		char with[2048];
+		size_t n = (size_t)snprintf(with, sizeof(with), "%s", plan);
+
+		with[n - 1] = '\0'; /* its closing brace */
+		agent_refused(with, n, "a NUL byte");
+	}
+
+	/* none of the agent's words, or a word alone */
+	AGENT_REFUSED("copy-tick ", "no copy- word at its start");
+	AGENT_REFUSED("copy-plan ", "no copy- word at its start");
+	AGENT_REFUSED("copy-tick", "no copy- word at its start");
+	AGENT_REFUSED("copy-tock 1 2 3 4 5", "no copy- word at its start");
+	AGENT_REFUSED("COPY-TICK 1 2 3 4 5", "no copy- word at its start");
+	AGENT_REFUSED("", "no copy- word at its start");
+	AGENT_REFUSED("Segmentation fault (core dumped)", "'Segmentation fault (core dumped)'");
+	/* what is quoted: printable bytes, at most 119 of them */
+	agent_refused("copy-x \x01\x7f\xc3\xa9\n", 12,
+		      "): 'copy-x ?"
+		      "?"
+		      "?"
+		      "?"
+		      "?'");
+	memset(big, 'q', sizeof(big));
+	{
+		char want[160];
+
+		snprintf(want, sizeof(want), "): '%.119s...'", big);
+		agent_refused(big, sizeof(big), want);
+		snprintf(want, sizeof(want), "): '%.119s'", big);
+		agent_refused(big, 119, want);
+	}
+	pv_buf_release(&pb, 0);
+	pv_buf_release(&db, 0);
+}
+END_TEST
+
+/* Out of memory while writing a line: PV_EIO, at each realloc the writer makes. */
+START_TEST(copy_oom)
+{
+	struct pv_copy_config c;
+	struct pv_copy_done d;
+	struct pv_copy_tick t = {1, 2, 3, 4, 5};
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.server, sizeof(c.server), "srv");
+	snprintf(c.dir, sizeof(c.dir), "/x");
+	memset(&d, 0, sizeof(d));
+	for (int w = 0; w < 4; w++) {
+		struct pv_buf b = PV_BUF_INIT;
+		int rc;
+
+		pv_test_alloc_fail_at(1);
+		rc = w == 0   ? pv_copy_config_put(&c, &b)
+		     : w == 1 ? pv_copy_line_conn(1, 445, "x", &b)
+		     : w == 2 ? pv_copy_line_tick(&t, &b)
+			      : pv_copy_line_done(&d, &b);
+		pv_test_alloc_ok();
+		ck_assert_int_gt(pv_test_alloc_refused(), 0);
+		ck_assert_msg(rc == PV_EIO && strstr(pv_errmsg(), "out of memory"),
+			      "writer %d: %d %s", w, rc, pv_errmsg());
+		pv_buf_release(&b, 0);
+	}
+}
+END_TEST
+
 /* PV_LOAD_SAMPLES=DIR: the fixture's results into DIR (see the file's header). */
 START_TEST(samples)
 {
@@ -1514,6 +2310,7 @@ int main(void)
 	tcase_add_test(tc, poisson);
 	tcase_add_test(tc, first_over);
 	tcase_add_test(tc, proto);
+	tcase_add_test(tc, proto_fileset);
 	tcase_add_test(tc, report_txt);
 	tcase_add_test(tc, answer_lines);
 	tcase_add_test(tc, report_csv);
@@ -1521,6 +2318,11 @@ int main(void)
 	tcase_add_test(tc, xml_checker);
 	tcase_add_test(tc, report_svg);
 	tcase_add_test(tc, report_oom);
+	tcase_add_test(tc, copy_config_round_trip);
+	tcase_add_test(tc, copy_config_refused);
+	tcase_add_test(tc, copy_agent_round_trip);
+	tcase_add_test(tc, copy_agent_refused);
+	tcase_add_test(tc, copy_oom);
 	tcase_add_test(tc, samples);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);

@@ -8,11 +8,15 @@
  * The cases here ran forever or did quadratic work before: they run under a short timeout,
  * which is what fails them then (the timeout is far above what they take now; it says
  * "ends", not "is fast"). Folders are made in memory (struct pv_res_files) when only what
- * is in them matters, on disk when the files' kinds do. */
+ * is in them matters, on disk when the files' kinds do.
+ *
+ * And the sweep's bar chart (pv_html_bars): its bars, labels and whiskers, and an axis that
+ * ends and a drawing that stays in its box whatever the values. */
 #include <check.h>
 
 #include "tests/unit/unit.h"
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -769,6 +773,210 @@ START_TEST(report_bidi)
 }
 END_TEST
 
+/* ---- the sweep's bar chart (pv_html_bars) ---- */
+
+/* The part of svg from the bar labelled name (as escaped) to its end, in a buffer the next
+ * call overwrites. */
+static const char *bar(const char *svg, const char *name)
+{
+	static char g[2048];
+	char start[256];
+	const char *at, *end;
+
+	snprintf(start, sizeof(start), "<g class=\"bar\" data-name=\"%s\"", name);
+	ck_assert_msg((at = strstr(svg, start)) != NULL, "no bar %s", name);
+	ck_assert_ptr_nonnull(end = strstr(at, "</g>"));
+	ck_assert_int_lt(end - at, sizeof(g));
+	snprintf(g, sizeof(g), "%.*s", (int)(end - at), at);
+	return g;
+}
+
+/* Whatever the values, every number the SVG holds is finite, every coordinate is inside its
+ * 960-wide box, and what the bars draw is on the axis (x from 300 to 930: a bar is never
+ * wider than 630 nor of a negative width, a whisker never leaves the axis); the axis has
+ * from 2 to 50 ticks, on it, each labelled with a finite number, increasing: how many. */
+static size_t bars_sane(const char *svg)
+{
+	static const char *const attrs[] = {" x=\"", " x1=\"", " x2=\"", " width=\""};
+	static const char tick[] = "stroke=\"#ddd\"/><text x=\"";
+	const char *p;
+	char *end;
+	double last = -1;
+	size_t ticks = 0;
+
+	for (const char *const *w = (const char *const[]){"nan", "inf", NULL}; *w; w++) {
+		p = strcasestr(svg, *w);
+		ck_assert_msg(!p, "not a number: ...%.60s", p - (p - svg > 40 ? 40 : p - svg));
+	}
+	for (size_t a = 0; a < sizeof(attrs) / sizeof(attrs[0]); a++)
+		for (p = strstr(svg, attrs[a]); p; p = strstr(p + 1, attrs[a])) {
+			double v = strtod(p + strlen(attrs[a]), &end);
+
+			ck_assert_msg(*end == '"' && v >= 0 && v <= 960, "%s%.20s", attrs[a],
+				      p + strlen(attrs[a]));
+		}
+	for (p = strstr(svg, "<rect x=\""); p; p = strstr(p + 1, "<rect x=\"")) {
+		double w;
+
+		ck_assert_msg(strncmp(p, "<rect x=\"300\"", 13) == 0, "%.40s", p);
+		ck_assert_ptr_nonnull(p = strstr(p, " width=\""));
+		w = strtod(p + 8, NULL);
+		ck_assert_msg(w >= 0 && w <= 630, "a bar %g wide", w);
+	}
+	/* whiskers: "M x y H x M x y V y M x y V y" */
+	for (p = strstr(svg, " d=\""); p; p = strstr(p + 1, " d=\"")) {
+		char cmd = 0;
+		int arg = 0;
+
+		for (const char *q = p + 4; *q != '"';) {
+			double v;
+
+			if (*q == 'M' || *q == 'H' || *q == 'V') {
+				cmd = *q++;
+				arg = 0;
+				continue;
+			}
+			if (*q == ' ') {
+				q++;
+				continue;
+			}
+			v = strtod(q, &end);
+			ck_assert_msg(end > q, "path %.80s", p);
+			if (cmd == 'H' || (cmd == 'M' && arg == 0))
+				ck_assert_msg(v >= 300 && v <= 930, "a whisker at x %g: %.80s", v,
+					      p);
+			else
+				ck_assert_msg(v >= 0 && v <= 2000, "a whisker at y %g: %.80s", v,
+					      p);
+			arg++;
+			q = end;
+		}
+	}
+	for (p = strstr(svg, tick); p; p = strstr(p + 1, tick)) {
+		double x = strtod(p + strlen(tick), &end), v;
+
+		ck_assert_msg(x >= 300 && x <= 930, "a tick at x %g", x);
+		v = strtod(strchr(end, '>') + 1, NULL);
+		ck_assert_msg(isfinite(v) && v > last, "tick %g after %g", v, last);
+		last = v;
+		ticks++;
+	}
+	ck_assert_uint_ge(ticks, 2);
+	ck_assert_uint_le(ticks, 50);
+	return ticks;
+}
+
+/* One g.bar per label, its name and value; the labels escaped (markup, quotes, a
+ * bidirectional control shown as \u202e); bars and whiskers where the axis puts them;
+ * whiskers only where both ends are finite; a condition with no value an empty bar. */
+START_TEST(bars_drawn)
+{
+	static const char *const labels[] = {"baseline", "case sensitive=yes",
+					     "x\xe2\x80\xae<script>alert(1)</script>&\"'", "gone",
+					     "open-ended"};
+	static const double v[] = {100, 150.25, 90, NAN, 10}, lo[] = {80, 120, NAN, NAN, 5},
+			    hi[] = {120, 290, 100, NAN, INFINITY};
+	static const bool filled[] = {false, true, false, false, false};
+	static const char evil[] = "x\\u202e&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;";
+	struct pv_buf b = PV_BUF_INIT;
+	const char *g;
+
+	pv_html_bars(&b, "sweep", "Files <per> second", "files/s", labels, v, lo, hi, filled, 5);
+	ck_assert(!pv_buf_failed(&b));
+	ck_assert_uint_eq(count(b.data, "<g class=\"bar\""), 5);
+	ck_assert_uint_eq(count(b.data, "<path class=\"wh\""), 2);
+	ck_assert_ptr_nonnull(strstr(b.data, "<title id=\"sweep-t\">Files &lt;per&gt; second"));
+	/* the axis: the highest end, 290, and 5% of room make 304.5, in steps of 100 (about
+	 * six): 0 to 400 over the 630 pixels from x = 300 to 930; a bar of 100 is 157.5 wide,
+	 * its whisker from 80 (x = 426) to 120 (489) */
+	ck_assert_uint_eq(bars_sane(b.data), 5);
+	ck_assert_ptr_nonnull(strstr(b.data, ">400</text>"));
+	g = bar(b.data, "baseline");
+	ck_assert_ptr_nonnull(strstr(g, "data-value=\"100\""));
+	ck_assert_ptr_nonnull(strstr(g, ">baseline</text>"));
+	ck_assert_ptr_nonnull(strstr(g, "width=\"157.5\""));
+	ck_assert_ptr_nonnull(strstr(g, "fill=\"#999\"")); /* the baseline: grey */
+	ck_assert_ptr_nonnull(strstr(g, "d=\"M426.0 53.0H489.0"));
+	g = bar(b.data, "case sensitive=yes");
+	ck_assert_ptr_nonnull(strstr(g, "data-value=\"150.25\""));
+	ck_assert_ptr_nonnull(strstr(g, "width=\"236.6\"")); /* 630 * 150.25 / 400 = 236.64 */
+	ck_assert_ptr_nonnull(strstr(g, "fill=\"#1f5fa8\""));
+	ck_assert_ptr_nonnull(strstr(g, "class=\"wh\""));
+	g = bar(b.data, evil);
+	ck_assert_ptr_nonnull(strstr(g, "data-value=\"90\""));
+	ck_assert_ptr_nonnull(strstr(g, ">x\\u202e&lt;script&gt;"));
+	ck_assert_ptr_nonnull(strstr(g, "fill=\"#fff\""));
+	ck_assert_ptr_null(strstr(g, "class=\"wh\"")); /* lo NAN */
+	ck_assert_ptr_null(strstr(b.data, "<script"));
+	ck_assert_ptr_null(strstr(b.data, "\xe2\x80\xae"));
+	ck_assert_ptr_null(strstr(b.data, "&\""));
+	g = bar(b.data, "gone");
+	ck_assert_ptr_nonnull(strstr(g, "width=\"0.0\""));
+	ck_assert_ptr_null(strstr(g, "class=\"wh\""));
+	g = bar(b.data, "open-ended");
+	ck_assert_ptr_null(strstr(g, "class=\"wh\"")); /* hi infinite */
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* The axis ends and stays finite, and every bar and whisker stays in the box, whatever the
+ * values: huge, 0, negative, NaN, infinite, tiny. */
+START_TEST(bars_ends)
+{
+	static const char *const labels[] = {"a", "b"};
+	static const struct {
+		double v[2], lo[2], hi[2];
+	} cases[] = {
+		{{DBL_MAX, 5}, {1e300, 4}, {DBL_MAX, 6}},
+		{{1e300, 5}, {-DBL_MAX, 4}, {1e308, 6}},
+		{{0, 0}, {0, 0}, {0, 0}},
+		{{-1, -5}, {-3, -10}, {-0.5, -1}},
+		{{-DBL_MAX, 3}, {-DBL_MAX, 2}, {-1e300, 4}},
+		{{NAN, NAN}, {NAN, NAN}, {NAN, NAN}},
+		{{INFINITY, -INFINITY}, {INFINITY, 1}, {INFINITY, 2}},
+		{{1e-300, 2e-300}, {0, 1e-300}, {2e-300, 3e-300}},
+		{{5e-324, 0}, {0, 0}, {5e-324, 0}},
+	};
+	struct pv_buf b = PV_BUF_INIT;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pv_buf_reset(&b);
+		pv_html_bars(&b, "s", "t", "u", labels, cases[i].v, cases[i].lo, cases[i].hi, NULL,
+			     2);
+		ck_assert(!pv_buf_failed(&b));
+		ck_assert_uint_eq(count(b.data, "<g class=\"bar\""), 2);
+		bars_sane(b.data);
+	}
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* A label is cut to 40 bytes on the chart (data-name keeps it whole), never inside a
+ * character: 39 letters and an 'é' (bytes 40 and 41) show as the 39 letters; so with U+202E
+ * (3 bytes) and an emoji (4) across the cut. */
+START_TEST(bars_label_cut)
+{
+	static const char *const labels[] = {
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9z",
+		"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\xe2\x80\xae"
+		"z",
+		"ccccccccccccccccccccccccccccccccccccc\xf0\x9f\x98\x80z",
+	};
+	static const double v[] = {1, 2, 3};
+	struct pv_buf b = PV_BUF_INIT;
+
+	pv_html_bars(&b, "s", "t", "u", labels, v, NULL, NULL, NULL, 3);
+	ck_assert(!pv_buf_failed(&b));
+	ck_assert_ptr_nonnull(strstr(b.data, "data-name=\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+					     "\xc3\xa9z\""));
+	ck_assert_ptr_nonnull(strstr(b.data, ">aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</text>"));
+	ck_assert_ptr_nonnull(strstr(b.data, ">bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb</text>"));
+	ck_assert_ptr_nonnull(strstr(b.data, ">ccccccccccccccccccccccccccccccccccccc</text>"));
+	ck_assert_ptr_null(strstr(b.data, "\xef\xbf\xbd")); /* U+FFFD */
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report");
@@ -788,6 +996,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, compare_linear);
 	tcase_add_test(tc, number_casts);
 	tcase_add_test(tc, report_bidi);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("bars");
+	tcase_add_test(tc, bars_drawn);
+	tcase_add_test(tc, bars_ends);
+	tcase_add_test(tc, bars_label_cut);
 	suite_add_tcase(s, tc);
 	return s;
 }
