@@ -507,6 +507,12 @@ void pv_remote_reason(const char *text, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(end - start), start);
 }
 
+int pv_remote_sh_line(struct pv_buf *cmd, const char *script)
+{
+	pv_buf_addstr(cmd, "sh -c ");
+	return pv_remote_quote(cmd, script) < 0 || pv_buf_failed(cmd) ? -1 : 0;
+}
+
 int pv_remote_sh(struct pv_remote *rem, const char *what, const struct pv_buf *script,
 		 const void *in, size_t inlen, struct pv_buf *out, int *status, int timeout)
 {
@@ -519,8 +525,7 @@ int pv_remote_sh(struct pv_remote *rem, const char *what, const struct pv_buf *s
 				"out of memory while building the script for %s; nothing "
 				"was sent",
 				what);
-	pv_buf_addstr(&cmd, "sh -c ");
-	if (pv_remote_quote(&cmd, script->data) < 0) {
+	if (pv_remote_sh_line(&cmd, script->data) < 0) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}

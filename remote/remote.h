@@ -94,6 +94,10 @@ int pv_remote_stream(struct pv_remote *r, const char *cmd, const void *in, size_
  * <the reason>" (of stderr, else of out). timeout as for pv_remote_exec. */
 int pv_remote_sh(struct pv_remote *r, const char *what, const struct pv_buf *script, const void *in,
 		 size_t inlen, struct pv_buf *out, int *status, int timeout);
+/* The command line pv_remote_sh sends for script (NUL-terminated): `sh -c` and the script
+ * quoted as one word, onto cmd; -1 when out of memory. For a caller that runs it its own way
+ * (run/drain.c: a poll that Ctrl-C must stop). */
+int pv_remote_sh_line(struct pv_buf *cmd, const char *script);
 /* The line of a command's output that says why it failed, into out (cut to len): the last
  * non-empty one, unless a line reports a full disk: then the first such line. "" for NULL. */
 void pv_remote_reason(const char *text, char *out, size_t len);
@@ -112,11 +116,5 @@ int pv_remote_create_file(struct pv_remote *r, const char *path, const void *dat
 /* SFTP: the folder path made with mode; one that is there already is fine when it is a folder
  * (not a link to one), else PV_EREMOTE. */
 int pv_remote_mkdir(struct pv_remote *r, const char *path, int mode);
-
-/* The fan-out is util/fanout.h's (it is not SSH). This name of it stays for run/run.c alone,
- * which this round of issue 30 may not edit: libssh made ready, then pv_fanout_run. To go
- * once run/ calls pv_fanout_run. */
-int pv_remote_fanout(size_t n, int max_parallel, pv_fanout_fn fn, void *ctx,
-		     struct pv_fanout_result *results);
 
 #endif

@@ -394,14 +394,3 @@ int remote_lost(struct pv_remote *rem, const char *what, const char *obj)
 		return pv_error(PV_EUNREACH, "connection to %s lost while %s '%s'", w, what, obj);
 	return pv_error(PV_EUNREACH, "connection to %s lost while %s '%s': %s", w, what, obj, e);
 }
-
-int pv_remote_fanout(size_t n, int max_parallel, pv_fanout_fn fn, void *ctx,
-		     struct pv_fanout_result *results)
-{
-	int r;
-
-	/* as before the fan-out moved to util/: libssh ready before any thread connects */
-	if (n && (r = lib_ready()) != PV_OK)
-		return r;
-	return pv_fanout_run(n, max_parallel, fn, ctx, results);
-}

@@ -145,7 +145,7 @@ static int connect_all(struct run *R)
 		free(fr);
 		return pv_error(PV_EIO, "out of memory");
 	}
-	r = pv_remote_fanout(pb->nclients, pb->fanout, connect_client, &c, fr);
+	r = pv_fanout_run(pb->nclients, pb->fanout, connect_client, &c, fr);
 	if (r != PV_OK)
 		r = unreached(pb, fr);
 	free(fr);

@@ -21,11 +21,6 @@ extern const char pv_samba_as_admin_sh[];
 extern const char pv_samba_version_sh[];
 extern const char pv_samba_config_sh[];
 
-void pv_samba_reason(const char *text, char *out, size_t len)
-{
-	pv_remote_reason(text, out, len);
-}
-
 int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *script, const void *in,
 		      size_t inlen, struct pv_buf *out, int *status, int timeout)
 {
@@ -76,7 +71,7 @@ int pv_samba_service(struct pv_remote *rem, const char *tmpl, const char *action
 	snprintf(what, sizeof(what), "'%s %s' (server.service)", action, service);
 	r = pv_remote_sh(rem, what, &cmd, NULL, 0, &out, NULL, 120);
 	if (r == PV_OK) {
-		pv_samba_reason(out.data, what, sizeof(what));
+		pv_remote_reason(out.data, what, sizeof(what));
 		pv_log(PV_LOG_DEBUG, "%s: %s %s: %s", pv_remote_name(rem), action, service, what);
 	}
 	pv_buf_release(&cmd, 0);

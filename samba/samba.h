@@ -174,8 +174,4 @@ int pv_samba_status_count(const char *text, size_t len, bool (*mine)(void *arg, 
 int pv_samba_account(struct pv_dir *dir, const char *base_dn, const char *netbios, char **dn,
 		     char **desc);
 
-/* pv_remote_reason (remote/remote.h), under the name run/copy.c and sweep/sweep.c call it
- * by: they may not be edited in this round of issue 30. To go once they call it so. */
-void pv_samba_reason(const char *text, char *out, size_t len);
-
 #endif

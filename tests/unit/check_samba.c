@@ -65,22 +65,6 @@ START_TEST(test_facts)
 }
 END_TEST
 
-START_TEST(test_reason)
-{
-	char out[128];
-
-	pv_samba_reason("line one\nline two\n\n", out, sizeof(out));
-	ck_assert_str_eq(out, "line two");
-	pv_samba_reason(
-		"tar: a: Cannot write: No space left on device\ntar: b: x\ntar: Exiting with "
-		"failure status\n",
-		out, sizeof(out));
-	ck_assert_str_eq(out, "tar: a: Cannot write: No space left on device");
-	pv_samba_reason(NULL, out, sizeof(out));
-	ck_assert_str_eq(out, "");
-}
-END_TEST
-
 /* ---- a Samba parameter for sweep (samba/settings.c) ---- */
 
 /* What may be sent to the server at all: a name that cannot break out of its line or its
@@ -694,7 +678,6 @@ int main(void)
 	TCase *tc = tcase_create("samba");
 
 	tcase_add_test(tc, test_facts);
-	tcase_add_test(tc, test_reason);
 	tcase_add_test(tc, test_setting_valid);
 	tcase_add_test(tc, test_setting_judge);
 	tcase_add_test(tc, profile_level);
