@@ -1473,7 +1473,7 @@ static int parse_load(struct ctx *c, const struct pv_node *root)
 	    (r = get_uint(c, m, "load", "interval", 1, 3600, &l->interval, NULL)) ||
 	    (r = get_long(c, m, "load", "seed", 0, LONG_MAX, &seed, NULL)) ||
 	    (r = get_bool(c, m, "load", "keep_logged_on", &l->keep_logged_on)) ||
-	    (r = get_uint(c, m, "load", "threads", 0, 1024, &l->threads, NULL)))
+	    (r = get_uint(c, m, "load", "threads", 0, PV_LOAD_THREADS_MAX, &l->threads, NULL)))
 		return r;
 	{
 		int auth = (int)l->auth;
