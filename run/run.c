@@ -238,14 +238,16 @@ static int check(struct run *R, const struct pv_run_opts *o, char id[64])
 	if ((r = pv_ramp_plan(pb, &R->ramp)) != PV_OK)
 		return r;
 	R->res->planned = R->ramp.n;
-	if (R->drv->check && (r = R->drv->check(R)) != PV_OK)
-		return r;
+	/* before the driver's own checks: what this version cannot run is said first, and the
+	 * dry run that shows its commands then says what they need */
 	if (!R->drv->host && !R->env->dry_run)
 		return pv_error(
 			PV_ENOTIMPL,
 			"driver '%s' is rendered, not run, by provision %s: see the commands "
 			"with --dry-run and run them on the Windows hosts",
 			R->drv->name, PV_VERSION);
+	if (R->drv->check && (r = R->drv->check(R)) != PV_OK)
+		return r;
 	if (pb->has_drain && pb->drain.between_steps &&
 	    (r = pv_drain_check(pb, &pb->drain)) != PV_OK)
 		return pv_error_prefix(r, "drain.between_steps is set, but");

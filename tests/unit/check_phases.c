@@ -505,6 +505,70 @@ START_TEST(fsct)
 }
 END_TEST
 
+/* FSCT's clients reach its controller, a Windows host, by name: a run without controller.host
+ * is refused naming what to set (never '/controller localhost', which is each client itself);
+ * its clients must be Windows hosts and there must be a server. */
+START_TEST(fsct_refusals)
+{
+	const char *no_host[] = {"driver.name=fsct", "controller.results=/r", NULL};
+	const char *linux_cli[] = {
+		"driver.name=fsct",	    "controller.results=/r",
+		"controller.host.name=ctl", "controller.host.address=198.18.0.40",
+		"clients.0.os=windows",	    NULL};
+	const char *good[] = {"driver.name=fsct",
+			      "controller.results=/r",
+			      "controller.host.name=ctl",
+			      "controller.host.address=198.18.0.40",
+			      "clients.0.os=windows",
+			      "clients.1.os=windows",
+			      NULL};
+	struct pv_playbook *pb = load(no_host);
+	struct pv_buf b = PV_BUF_INIT;
+
+	ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+	ck_assert_msg(strstr(pv_errmsg(), "set controller.host.name to that host's name"), "%s",
+		      pv_errmsg());
+	ck_assert(strstr(pv_errmsg(), "'fsct run client /controller NAME'"));
+	pv_playbook_free(pb);
+	/* no controller section at all: the same */
+	{
+		const char *none[] = {"driver.name=fsct", NULL};
+
+		pb = load(none);
+		ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+		ck_assert(strstr(pv_errmsg(), "controller.host.name"));
+		pv_playbook_free(pb);
+	}
+	pb = load(linux_cli);
+	ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+	ck_assert_msg(strstr(pv_errmsg(), "'cli2' is os: linux: set its os: windows"), "%s",
+		      pv_errmsg());
+	pv_playbook_free(pb);
+	pb = load(good);
+	ck_assert_int_eq(pv_fsct_check(pb), PV_OK);
+	ck_assert_int_eq(pv_fsct_client(pb, pb->controller.host.name, &b), PV_OK);
+	ck_assert(strstr(b.data, "/controller 'ctl' /server 'srv'"));
+	ck_assert(!strstr(b.data, "localhost"));
+	pv_buf_release(&b, 0);
+	pv_playbook_free(pb);
+	/* no server: FSCT has nothing to load */
+	{
+		static const char noserver[] =
+			"domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, ca_file: /c,"
+			" admin_password: {file: /a}}\n"
+			"clients: [{name: cli1, address: 198.18.0.31, os: windows}]\n"
+			"controller: {results: /r, host: {name: ctl}}\n"
+			"driver: {name: fsct}\n";
+
+		ck_assert_int_eq(pv_playbook_parse("t.yaml", noserver, strlen(noserver), NULL, &pb),
+				 PV_OK);
+		ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+		ck_assert(strstr(pv_errmsg(), "add a 'server:' section"));
+		pv_playbook_free(pb);
+	}
+}
+END_TEST
+
 static const char LINE[] = "pv-watch cpu=12.5 usr=8.0 sys=4.5 iowait=0.0 smbd=20.1 winbindd=0.5 "
 			   "samba=0.0 self=0.31 mem_used=512.0 mem_avail=1024.5 dirty=3.0 "
 			   "rd=0.0 wr=120.5 inflight=2 net=eth0:10.5:20.0,veth1:1.5:2.0";
@@ -680,6 +744,7 @@ int main(void)
 	tcase_add_test(tc, client_lines);
 	tcase_add_test(tc, host_input_secret);
 	tcase_add_test(tc, fsct);
+	tcase_add_test(tc, fsct_refusals);
 	tcase_add_test(tc, watch_parse);
 	tcase_add_test(tc, watch_summary);
 	tcase_add_test(tc, watch_csv_interfaces);
