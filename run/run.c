@@ -149,7 +149,8 @@ static int connect_all(struct run *R)
 	if (r != PV_OK)
 		r = unreached(pb, fr);
 	free(fr);
-	if (r == PV_OK && pb->has_server) {
+	/* a server provision did not set up (server.kind windows or nas) has no Samba to ask */
+	if (r == PV_OK && pb->has_server && pb->server.kind == PV_SERVER_SAMBA) {
 		struct pv_remote *srv = NULL;
 
 		/* only for the manifest: a server that cannot say is not an error here. Tried
@@ -335,7 +336,12 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 		}
 	}
 	R->wall0 = pv_run_wall();
-	if (d->watch > 0 && pb->has_server) {
+	if (d->watch > 0 && pb->has_server && pb->server.kind == PV_SERVER_WINDOWS) {
+		snprintf(R->res->watch_error, sizeof(R->res->watch_error),
+			 "server.kind is windows: the watch reads /proc over SSH, which a Windows "
+			 "server has not (driver.watch: 0 says so up front)");
+		pv_log(PV_LOG_WARN, "run: the server is not watched: %s", R->res->watch_error);
+	} else if (d->watch > 0 && pb->has_server) {
 		/* over the connection that asked the server its configuration, when there is one */
 		struct pv_remote *srv = R->srv_rem;
 
