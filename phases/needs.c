@@ -81,7 +81,8 @@ static void root(struct judge *j, const char *facts, const char *why)
 	if (uid[0] && strcmp(uid, "0") != 0)
 		need(j, "fail",
 		     "root: the SSH user has uid %s; %s as root: set ssh.user: root for this host "
-		     "(key-based root logins: PermitRootLogin prohibit-password in its sshd_config)",
+		     "(key-based root logins: PermitRootLogin prohibit-password in its "
+		     "sshd_config)",
 		     uid, why);
 }
 
@@ -122,9 +123,10 @@ static void samba(struct judge *j, const struct pv_playbook *pb, const char *fac
 		FACT("nss_group", g);
 		if (!has_word(v, "winbind") || !has_word(g, "winbind"))
 			need(j, "fail",
-			     "nsswitch.conf: passwd: '%s', group: '%s', without winbind: the server "
-			     "cannot see the domain's users (getent passwd), and their home trees "
-			     "cannot be theirs; add winbind to both lines (Debian: libnss-winbind)",
+			     "nsswitch.conf: passwd: '%s', group: '%s', without winbind: "
+			     "the server cannot see the domain's users (getent passwd), and "
+			     "their home trees cannot be theirs; add winbind to both lines "
+			     "(Debian: libnss-winbind)",
 			     v, g);
 	}
 	FACT("testparm_failed", v);
@@ -169,10 +171,11 @@ static void samba(struct judge *j, const struct pv_playbook *pb, const char *fac
 		snprintf(wg, sizeof(wg), "%s", pb->domain.netbios);
 		if (!sr[0] && !dr[0])
 			need(j, "fail",
-			     "smb.conf: no idmap range: winbindd gives the domain's users no uid, so "
-			     "their home trees cannot be theirs; set 'idmap config * : backend = "
-			     "tdb', 'idmap config * : range = 3000-7999', 'idmap config %s : backend "
-			     "= rid' and 'idmap config %s : range = 10000-999999' in [global]",
+			     "smb.conf: no idmap range: winbindd gives the domain's users no "
+			     "uid, so their home trees cannot be theirs; set 'idmap config * : "
+			     "backend = tdb', 'idmap config * : range = 3000-7999', 'idmap "
+			     "config %s : backend = rid' and 'idmap config %s : range = "
+			     "10000-999999' in [global]",
 			     wg, wg);
 		else if (db[0] && !dr[0])
 			need(j, "fail",

@@ -66,12 +66,12 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "FSCT's prepare does, with independent work at once: the clients' hosts blocks and the\n"
 	 "controller's results folder are done while dc, join and the server's trees go on. Every\n"
 	 "phase looks first and makes only what is missing, so a lab that is already prepared is\n"
-	 "confirmed in seconds and nothing changes. A phase that needs another that failed "
-	 "(server\n"
-	 "after dc or join) is skipped. One line per phase: done, already, partial, failed or\n"
-	 "skipped (planned with --dry-run), with counts and time. Exit status: that of the first "
-	 "phase that failed, 10 (partial) when a\n"
-	 "phase was partly done, else 0.\n"
+	 "confirmed in seconds and nothing changes. A phase that needs another that failed\n"
+	 "(server after dc or join) is skipped, and so are join and server on a server of\n"
+	 "server.kind windows or nas (its shares and trees are made outside provision). One\n"
+	 "line per phase: done, already, partial, failed or skipped (planned with --dry-run),\n"
+	 "with counts and time. Exit status: that of the first phase that failed, 10 (partial)\n"
+	 "when a phase was partly done, else 0.\n"
 	 "With a phase, 'prepare dc' is 'provision dc' (and so on): see 'provision help dc'.\n"
 	 "Undo: provision cleanup."},
 	{CMD_DC, "dc", pv_cmd_dc, &pv_render_dc, NULL, false,
