@@ -14,6 +14,7 @@
 #include "util/log.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,6 +125,41 @@ static void check_dns(struct checks *c, const struct pv_playbook *pb)
 		else
 			add(c, "dns", h->name, "ok", PV_OK, "%s", addr);
 	}
+}
+
+/* The DC's CA on the controller, said plainly before a TLS handshake fails on it: there, and
+ * holding PEM certificates (a bundle when other DCs have other CAs). */
+static void check_ca(struct checks *c, const struct pv_playbook *pb)
+{
+	const char *f = pb->domain.ca_file;
+	unsigned certs = 0;
+	char line[512];
+	FILE *fp;
+
+	if (!f)
+		return;
+	if (!(fp = fopen(f, "r"))) {
+		add(c, "needs", "controller", "fail", PV_ECONFIG,
+		    "domain.ca_file '%s' cannot be read: %s; put there the CA certificate (PEM) "
+		    "that "
+		    "signed the DC's LDAPS certificate (a Samba DC: private/tls/ca.pem of its own; "
+		    "Windows: the AD CS root CA's certificate)",
+		    f, strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), fp))
+		certs += strncmp(line, "-----BEGIN CERTIFICATE-----", 27) == 0;
+	fclose(fp);
+	if (!certs)
+		add(c, "needs", "controller", "fail", PV_ECONFIG,
+		    "domain.ca_file '%s' holds no PEM certificate (no '-----BEGIN "
+		    "CERTIFICATE-----' "
+		    "line); convert a DER one with 'openssl x509 -inform der -in CA.cer -out "
+		    "CA.pem'",
+		    f);
+	else
+		add(c, "needs", "controller", "ok", PV_OK,
+		    "domain.ca_file %s: %u PEM certificate%s", f, certs, certs == 1 ? "" : "s");
 }
 
 static void check_directory(struct checks *c, const struct pv_playbook *pb,
@@ -492,6 +528,7 @@ int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_res
 			    users->len);
 	}
 	check_dns(c, pb);
+	check_ca(c, pb);
 	check_directory(c, pb, admin);
 	check_other_dcs(c, pb, admin);
 	check_ssh(c, pb);

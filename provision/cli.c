@@ -49,12 +49,13 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "against\n"
 	 "the DC's name, a bind and a Kerberos ticket with the admin secret, SSH to the server,\n"
 	 "every client and the controller's host (controller.host) with the host key checked,\n"
-	 "what each host needs before the phases and run work there (root and perl on the\n"
-	 "clients; on a Samba server root, Samba's tools, server.service's command, winbind in\n"
-	 "nsswitch.conf, and in smb.conf security = ads, the realm, registry shares and an\n"
-	 "idmap range), each missing one named with its fix (docs/your-servers.md), and SMB on\n"
-	 "the server. A server of server.kind windows or nas is reached over SSH only for a\n"
-	 "drain command, and its shares must be there already. Nothing is changed.\n"
+	 "what each host needs before the phases and run work there (the DC's CA file here;\n"
+	 "root and perl on the clients; on a Samba server root, Samba's tools, server.service's\n"
+	 "command, winbind in nsswitch.conf, and in smb.conf security = ads, the realm,\n"
+	 "registry shares and an idmap range), each missing one named with its fix\n"
+	 "(docs/your-servers.md), and SMB on the server. A server of server.kind windows or nas\n"
+	 "is reached over SSH only for a drain command, and its shares must be there already.\n"
+	 "Nothing is changed.\n"
 	 "Exit status: 0 when every check passes, else the code of the first failure."},
 	{CMD_PREPARE, "prepare", pv_cmd_prepare, NULL, prepare_subs, false,
 	 OPTS(OPT_CA_FILE, OPT_ADMIN_PASSWORD_FILE, OPT_USERS, OPT_OU, OPT_NAME_TEMPLATE,

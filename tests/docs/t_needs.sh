@@ -4,7 +4,8 @@
 # testparm that reads them (PATH), its n_KEY=VALUE lines checked: the facts phases/needs.c
 # judges (its unit test, check_phases.c, judges lines of this shape). A client's part (root,
 # perl) and the server's: Samba's tools, server.service's command, the security, realm,
-# registry shares (include = registry too) and the idmap of smb.conf. No lab, no network.
+# registry shares (include = registry too) and the idmap of smb.conf. And the controller's own:
+# check names the DC's CA file missing or not PEM. No lab, no network.
 . "$(dirname "$0")/../integration/lib.sh"
 
 SCRIPT=$TOP/phases/scripts/needs.sh
@@ -99,6 +100,34 @@ export CONF=$T_TMP/no-such.conf
 needs role=server wg=LAB svc=sh
 has "n_testparm_failed=1" "a missing smb.conf"
 hasnt n_security "a missing smb.conf"
+
+# the controller's own prerequisite, the DC's CA file, named by check before any TLS: run with
+# no host to reach (a network namespace of its own where this machine allows one; the DC's name
+# under .invalid and its address the loopback's, down there)
+NET=()
+unshare -n true 2>/dev/null && NET=(unshare -n)
+cat >"$T_TMP/ca.yaml" <<'YAML'
+domain: {realm: LAB.INVALID, netbios: LAB, dc: dc.lab.invalid, dc_address: 127.0.0.1,
+         ca_file: no-such-ca.pem, admin_password: {env: T_NEEDS_PW}}
+YAML
+ca_check() {
+	OUT=$(T_NEEDS_PW=x timeout 120 "${NET[@]}" "$PV" -p "$T_TMP/ca.yaml" check "$@" 2>"$T_TMP/err")
+	RC=$?
+	ERR=$(cat "$T_TMP/err")
+}
+ca_check
+expect_rc 3 "check with no CA file"
+expect_out "^FAIL +needs +controller +domain\.ca_file '$T_TMP/no-such-ca\.pem' cannot be read: No such file or directory; put there the CA certificate \(PEM\) that signed the DC's LDAPS certificate"
+printf 'not a certificate\n' >"$T_TMP/der.pem"
+ca_check --ca-file "$T_TMP/der.pem"
+expect_rc 3 "check with a CA file that is not PEM"
+expect_out "^FAIL +needs +controller +domain\.ca_file '$T_TMP/der\.pem' holds no PEM certificate"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T_TMP/ca.key" -out "$T_TMP/ca.pem" -days 1 \
+	-subj "/CN=t_needs CA" >/dev/null 2>&1 || fail "openssl could not make a CA"
+cat "$T_TMP/ca.pem" "$T_TMP/ca.pem" >"$T_TMP/bundle.pem"
+ca_check --ca-file "$T_TMP/bundle.pem"
+expect_out "^ok +needs +controller +domain\.ca_file $T_TMP/bundle\.pem: 2 PEM certificates"
+grep -Eq "^FAIL +needs" <<<"$OUT" && fail "check named a good CA bundle: $OUT"
 
 # the script checked as `make lint` checks it: what goes to hosts stays POSIX sh
 if command -v shellcheck >/dev/null; then
