@@ -30,7 +30,7 @@
 #define RELOG_FIRST   0.5  /* seconds before a user whose connection broke logs on again */
 #define RELOG_MAX     5.0  /* ... and at most between its tries */
 #define TURN_MS	      50   /* a worker looks at its phase at least this often */
-#define THREADS_MAX   64
+#define THREADS_MAX   PV_LOAD_THREADS_MAX
 
 struct file {
 	char *path;

@@ -179,7 +179,7 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 		} else if (!strcmp(w, "threads")) {
 			unsigned long r = strtoul(eq, &e, 10);
 
-			if (r > 1024)
+			if (r > PV_LOAD_THREADS_MAX)
 				return -1;
 			c->threads = (unsigned)r;
 		} else if (!strcmp(w, "auth")) {

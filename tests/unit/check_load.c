@@ -959,8 +959,14 @@ START_TEST(proto)
 	memset(&p, 0, sizeof(p));
 	ck_assert_int_eq(pv_loadproto_parse(&p, "config keep=2", 13), PV_EUSAGE);
 	ck_assert_int_eq(pv_loadproto_parse(&p, "config threads=2000", 19), PV_EUSAGE);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "config threads=65", 17), PV_EUSAGE);
 	ck_assert_int_eq(pv_loadproto_parse(&p, "start", 5), PV_EUSAGE);
 	ck_assert(strstr(pv_errmsg(), "'start' before a config line and a user"));
+	pv_loadproto_release(&p);
+	/* the most loops a driver runs is a setting it takes */
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(pv_loadproto_parse(&p, "config threads=64", 17), PV_OK);
+	ck_assert_uint_eq(p.cfg.threads, PV_LOAD_THREADS_MAX);
 	pv_loadproto_release(&p);
 	pv_buf_release(&b, 1);
 }
