@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# tests/integration/argv_watch.py SECRETS OUT READY: the command line of every process of the
+# tests/integration/argv_watch.py SECRETS OUT READY [--canary-last]: the command line of every process of the
 # lab's hosts, looked at while a test runs provision, for secrets that must never be there (a
 # password on a command line is readable by every user of the host in /proc/PID/cmdline, and
 # shows in ps). Used by lib.sh's argv_watch_start and argv_watch_stop.
@@ -10,13 +10,17 @@
 #   - at every exec, told by the kernel's process events connector (NETLINK_CONNECTOR,
 #     PROC_EVENT_EXEC, as root): the new program's command line read at once, so that a
 #     process living a few milliseconds is seen too (one with a password on its command line
-#     usually is such a one: `sh -c '... PASSWORD ...'` over SSH);
+#     usually is such a one: `sh -c '... PASSWORD ...'` over SSH); one that has ended before
+#     it is read (under a millisecond: 1 in 40 in a trial) is missed: this is a sample;
 #   - every SCAN seconds, all the hosts' processes (a command line rewritten after the exec,
 #     as perl's $0 or setproctitle do, and the processes that were there before).
-# SECRETS is a file of secrets, one a line (mode 0600; never on this command line). Until
+# SECRETS is a file of secrets, one a line (mode 0600; never on this command line); with
+# --canary-last its last line is a canary, a command line the test makes on purpose to show
+# the watcher sees it: its hits are reported, its processes not counted as the hosts'. Until
 # SIGTERM (or its parent ending, or OUT's folder going) it looks; then it writes OUT, a JSON
-# summary: whether the connector worked, how many execs and processes it looked at per host,
-# the programs it saw per host, and the hits: host, pid, which secret (its index), and the
+# summary: whether the connector worked, how many execs (of which started by an SSH session:
+# sshd their parent) and processes it looked at per host, the programs it saw per host, and the
+# hits: host, pid, which secret (its index), and the
 # command line with every secret replaced by <secret N>. READY is written once it looks.
 import ctypes
 import json
@@ -43,6 +47,7 @@ EV_HDR = 16  # struct proc_event: what, cpu, timestamp_ns
 
 def main():
     secrets_file, out, ready = sys.argv[1:4]
+    canary_last = sys.argv[4:5] == ["--canary-last"]
     secrets = [l for l in open(secrets_file, "rb").read().split(b"\n") if l]
     short = [i for i, s in enumerate(secrets) if len(s) < 6]
     if not secrets or short:
@@ -66,7 +71,7 @@ def main():
                 hosts[os.stat("/run/netns/" + name).st_ino] = name[len(prefix):]
             except OSError:
                 pass
-    stats = {h: {"examined": 0, "execs": 0, "progs": set()} for h in hosts.values()}
+    stats = {h: {"examined": 0, "execs": 0, "ssh": 0, "progs": set()} for h in hosts.values()}
     seen = set()  # (pid, start time) already counted as examined
     hits, hit_keys = [], set()
     me = os.getpid()
@@ -93,9 +98,15 @@ def main():
         except (OSError, IndexError, ValueError):
             return  # gone already
         s = stats[host]
-        if via == "exec":
+        canary = canary_last and secrets[-1] in cl
+        if via == "exec" and not canary:
             s["execs"] += 1
-        if (pid, start) not in seen:
+            try:  # a command an SSH session started (sshd its parent): provision's, on a host
+                with open("/proc/%d/comm" % int(st[1]), "rb") as f:
+                    s["ssh"] += f.read().startswith(b"sshd")
+            except (OSError, ValueError):
+                pass
+        if (pid, start) not in seen and not canary:
             seen.add((pid, start))
             s["examined"] += 1
         shown = cl

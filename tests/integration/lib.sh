@@ -419,24 +419,40 @@ srv_sessions_until() {
 # argv_watch_start FILE...: start watching the command line of every process of the lab's
 # hosts (tests/integration/argv_watch.py: at every exec, told by the kernel, and every 0.25 s)
 # for the secrets FILE... hold (each file one secret, as provision reads {file: PATH}: its
-# trailing newline dropped); returns once it looks (10 s at most, else a FAIL).
+# trailing newline dropped), and for a canary of its own (ARGV_CANARY, argv_watch_canary);
+# returns once it looks (10 s at most, else a FAIL).
 argv_watch_start() {
 	local f
 	ARGV_PID=
+	ARGV_NSECRETS=$#
+	ARGV_CANARY=pv-canary-$RANDOM$RANDOM-$$
+	ARGV_CANARY_ON=
 	(umask 077 && : >"$T_TMP/argv.secrets") || { fail "argv_watch: no secrets file"; return 1; }
 	for f; do
 		printf '%s\n' "$(cat "$f")" >>"$T_TMP/argv.secrets"
 	done
+	printf '%s\n' "$ARGV_CANARY" >>"$T_TMP/argv.secrets"
 	rm -f "$T_TMP/argv.json" "$T_TMP/argv.ready"
 	python3 "$TOP/tests/integration/argv_watch.py" "$T_TMP/argv.secrets" "$T_TMP/argv.json" \
-		"$T_TMP/argv.ready" 2>"$T_TMP/argv.err" &
+		"$T_TMP/argv.ready" --canary-last 2>"$T_TMP/argv.err" &
 	ARGV_PID=$!
 	wait_until 10 "the command-line watcher started" test -s "$T_TMP/argv.ready"
 }
+# argv_watch_canary HOST: a command living 10 ms on HOST with the watcher's canary on its
+# command line, as a password would be: argv_watch_stop fails unless the watcher saw it (a
+# watcher that misses it would miss a password too). The watcher reads a command line when
+# the kernel says it was exec'd: one that lives under a millisecond may be gone first (in a
+# trial here 39 of 40 such were seen, every one of 40 that lived 10 ms): it is a sample.
+argv_watch_canary() {
+	on "$1" sh -c ": $ARGV_CANARY; sleep 0.01"
+	ARGV_CANARY_ON+=" $1"
+}
 # argv_watch_stop WHAT [HOST...]: stop the watcher; a FAIL for every secret it saw on a command
-# line (the host, pid and command line, each secret shown as <secret N>), and for each HOST on
-# which it saw no program start during WHAT (it would prove nothing there); a SKIP when the
-# kernel's process events could not be had (the command lines were then only polled).
+# line (the host, pid and command line, each secret shown as <secret N>), for a canary it did
+# not see where argv_watch_canary put it, and for each HOST where it saw nothing of
+# provision's during WHAT (it would prove nothing there): on ctl a provision process, on
+# another host a command an SSH session started; a SKIP when the kernel's process events
+# could not be had (the command lines were then only polled).
 argv_watch_stop() {
 	local what=$1 said
 	shift
@@ -444,29 +460,34 @@ argv_watch_stop() {
 	kill -TERM "$ARGV_PID" 2>/dev/null
 	wait "$ARGV_PID"
 	ARGV_PID=
-	said=$(python3 - "$T_TMP/argv.json" "$what" "$@" <<'PY' 2>&1
+	said=$(python3 - "$T_TMP/argv.json" "$what" "$ARGV_NSECRETS" "${ARGV_CANARY_ON:-}" "$@" <<'PY' 2>&1
 import json, sys
-out, what, need = sys.argv[1], sys.argv[2], sys.argv[3:]
+out, what, canary, canary_on, need = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split(), sys.argv[5:]
 d = json.load(open(out))
 if d.get("error") and "hosts" not in d:
     print("FAIL %s: the watcher: %s" % (what, d["error"]))
     sys.exit()
 for h in d["hits"]:
-    print("FAIL %s: secret %d on a command line on %s (pid %d, seen at its %s): %s" % (
-        what, h["secret"], h["host"], h["pid"], h["via"], h["argv"]))
+    if h["secret"] != canary:
+        print("FAIL %s: secret %d on a command line on %s (pid %d, seen at its %s): %s" % (
+            what, h["secret"], h["host"], h["pid"], h["via"], h["argv"]))
+for h in canary_on:
+    if not any(x["secret"] == canary and x["host"] == h for x in d["hits"]):
+        print("FAIL %s: the watcher missed the canary's command line on %s: it would miss a password" % (what, h))
 for h in need:
     s = d["hosts"].get(h)
-    if not s or not s["execs"]:
-        print("FAIL %s: the watcher saw no program start on %s%s: it proves nothing there" % (
+    if not s or not (("provision" in s["progs"]) if h == "ctl" else s["ssh"]):
+        print("FAIL %s: the watcher saw nothing of provision's on %s%s: it proves nothing there" % (
             what, h, "" if s else " (no such lab host)"))
 if not d["connector"]:
     print("SKIP %s: only polled every 0.25 s (%s): a short-lived command line may be missed" % (
         what, d["error"]))
+hits = [h for h in d["hits"] if h["secret"] != canary]
 print("INFO %s: %d programs started and %s processes looked at on the lab's hosts (%s), %d lost "
-      "events; no secret on any command line" % (what, sum(s["execs"] for s in d["hosts"].values()),
-      sum(s["examined"] for s in d["hosts"].values()),
-      ", ".join("%s %d" % (h, s["execs"]) for h, s in sorted(d["hosts"].items())), d["overruns"])
-      if not d["hits"] else "INFO %s: %d hits" % (what, len(d["hits"])))
+      "events, the canary seen %d times; no secret on any command line" % (
+      what, sum(s["execs"] for s in d["hosts"].values()), sum(s["examined"] for s in d["hosts"].values()),
+      ", ".join("%s %d, %d over SSH" % (h, s["execs"], s["ssh"]) for h, s in sorted(d["hosts"].items())), d["overruns"],
+      len(d["hits"]) - len(hits)) if not hits else "INFO %s: %d hits" % (what, len(hits)))
 PY
 	) || said="FAIL $what: the watcher's summary could not be read: $said $(tail -n 2 "$T_TMP/argv.err")"
 	while IFS= read -r line; do

@@ -47,6 +47,7 @@ RATE=3310
 DUR=6
 echo "  ramp 20..200 users" >&2
 argv_watch_start "$LAB/user.pass" "$LAB/admin.pass"
+for h in ctl dc srv cli1 cli2; do argv_watch_canary "$h"; done # the watcher shown to see each host
 pv "${P[@]}" --set "load.rate=$RATE" --json run --id lt-ramp --min-users 20 --max-users 200 \
 	--step 60 --duration "$DUR" --warmup 1
 expect_rc 0 "run, builtin ramp"

@@ -35,6 +35,7 @@ expect_out "users +MISSING +0 of 10 planned"
 # 2. prepare from nothing: every phase done, the exit 0; all along, no command line on any lab
 #    host holds the lab's passwords (the admin's, the users'; lib.sh's argv_watch)
 argv_watch_start "$LAB/user.pass" "$LAB/admin.pass"
+for h in ctl dc srv cli1 cli2; do argv_watch_canary "$h"; done # the watcher shown to see each host
 pv "${P[@]}" prepare
 expect_rc 0 "prepare from nothing"
 argv_watch_stop "prepare from nothing" ctl srv cli1 cli2
