@@ -48,11 +48,14 @@ EV_HDR = 16  # struct proc_event: what, cpu, timestamp_ns
 def main():
     secrets_file, out, ready = sys.argv[1:4]
     canary_last = sys.argv[4:5] == ["--canary-last"]
-    secrets = [l for l in open(secrets_file, "rb").read().split(b"\n") if l]
+    secrets = open(secrets_file, "rb").read().split(b"\n")
+    if secrets and not secrets[-1]:  # the last line's newline
+        secrets.pop()
     short = [i for i, s in enumerate(secrets) if len(s) < 6]
     if not secrets or short:
         # a short "secret" would be found everywhere: refused, said in OUT
         json.dump({"error": "secrets: none, or shorter than 6 bytes (%s)" % short}, open(out, "w"))
+        open(ready, "w").write("refused\n")
         return 2
     # the parent (the test's shell) gone: this one goes too (PR_SET_PDEATHSIG)
     try:
