@@ -8,13 +8,12 @@
 # answers, a bound a broken build would cross); how linear and how repeatable the answers are
 # is statistical, measured by bench/capacity.sh (medians over rounds), not asserted here.
 #   1. the ramp finds overload at a cap (10% of a CPU, 20x FSCT's rate): an answer, a first step
-#      over it that is overloaded (over 1%) and not client-bound, no step client-bound, and the
-#      answer line naming both steps; the DC's CPU in run's step table and in load.txt,
+#      over it that is overloaded (over 1%) and not client-bound, no step up to it client-bound,
+#      and the answer line naming both steps; the DC's CPU in run's step table and in load.txt,
 #      watch-dc.csv with watch.csv's columns; a kept step logs on its new users only, and srv's
 #      smbstatus shows it: at each step's start the server holds a session per user of the
 #      step, and the sessions of the step before are still there (the same session ids);
-#   2. the cap doubled and the rate doubled: overload found, over a step that is not
-#      client-bound, no step client-bound;
+#   2. the cap doubled and the rate doubled: overload found likewise, the server's;
 #   3. the cap doubled, the rate the same: overload found likewise (under the 280 users the
 #      ramp reaches: a cap that did nothing would carry them all); the answer not below 1.'s
 #      (more CPU never carries fewer users) and not below 2.'s (twice the rate never carries
@@ -80,9 +79,9 @@ sample_steps() {
 # ramp ID CAP RATE MIN MAX STEP [ARGS...]: a run at that cap and rate (srv's sessions sampled
 # at each step: sample_steps); ANSWER the users it carried (0: none), OVER the users of the
 # first step over it (0: none), its overload % in OVERLOAD and whether it was client-bound in
-# BOUND, whether any step was in ANYBOUND. Then what one ramp must show, whatever the noise: an
-# answer, and a first step over it that is overloaded and not client-bound, no step
-# client-bound (the answer is the server's).
+# BOUND, whether any step up to it was in ANYBOUND. Then what one ramp must show, whatever the
+# noise: an answer, and a first step over it that is overloaded and not client-bound, no step
+# up to it client-bound (the answer is the server's).
 ramp() {
 	local id=$1 cap=$2 rate=$3 min=$4 max=$5 step=$6
 	shift 6
@@ -101,7 +100,8 @@ d = json.load(open(sys.argv[1]))
 a, o = d["answer"], d["answer"]["first_over"]
 over = d["steps"][o["step"] - 1] if o else None
 print(a["users"] or 0, o["users"] if o else 0, over["all"]["overload_pct"] if over else 0,
-      int(bool(o and o["client_bound"])), int(any(s["client_bound"] for s in d["steps"])))' "$RES/$id/load.json") ||
+      int(bool(o and o["client_bound"])),
+      int(any(s["client_bound"] for s in d["steps"] if o and s["users"] <= o["users"])))' "$RES/$id/load.json") ||
 		fail "$id: no load.json"
 	echo "    answer $ANSWER, first over it $OVER (overload $OVERLOAD%, client-bound $BOUND)" >&2
 	[[ $ANSWER -ge $min && $OVER -gt $ANSWER && $BOUND -eq 0 && $ANYBOUND -eq 0 ]] ||
