@@ -11,6 +11,7 @@ import pty
 import re
 import select
 import sys
+import termios
 import time
 
 WAIT = 60
@@ -37,6 +38,12 @@ def main():
                 break
             seen += data
         if not typed and prompt.search(seen):
+            # typed once the program has turned the echo off: a program that prints its prompt
+            # first and then turns the echo off with TCSAFLUSH (provision does) would drop what
+            # came before, and echo it (5 s at most: then typed all the same, to be seen)
+            until = time.monotonic() + 5
+            while termios.tcgetattr(fd)[3] & termios.ECHO and time.monotonic() < until:
+                time.sleep(0.01)
             os.write(fd, secret + b"\n")
             typed = True
         if not typed and time.monotonic() > end:
