@@ -1,7 +1,8 @@
 /* tests/unit/check_phases.c: the pure parts of phases/: the run's ramp and each client's share,
  * the command driver's templates, FSCT's command lines, the server watch's lines, summary and
  * CSV; which DC a host names (phases/replica.h); the prerequisites check names (phases/needs.h)
- * and the phases each kind of server takes (server.kind). */
+ * and the phases each kind of server takes (server.kind); and the caps on what `run` gathers
+ * from a host in a step (run/caps.h, run/sink.h), on a folder of its own under /tmp. */
 #include <check.h>
 
 #include "tests/unit/unit.h"
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "phases/lab.h"
@@ -19,9 +21,12 @@
 #include "load/line.h"
 #include "run/internal.h"
 #include "run/lines.h"
+#include "run/caps.h"
 #include "run/render.h"
+#include "run/sink.h"
 #include "run/watch.h"
 #include "util/err.h"
+#include "util/tar.h"
 
 static const char PB[] =
 	"domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, ca_file: /c,"
@@ -922,10 +927,107 @@ START_TEST(replica_names)
 }
 END_TEST
 
+/* ---- the gather's caps: at most 256 MiB and 20,000 entries a host and step (docs/run.md) ----
+ * A host's step folder comes back as a ustar stream that pv_sink_tar takes apart into the run's
+ * folder; a stream past a cap is refused before anything is written (the host's folder not even
+ * made). */
+
+/* a ustar stream of n entries: folders d000, d001... each followed by up to 199 files of one
+ * byte ("d000/f00001"); *files: how many files */
+static void gather_stream(struct pv_buf *b, unsigned n, unsigned *files)
+{
+	char path[32];
+	unsigned made = 0;
+
+	*files = 0;
+	for (unsigned d = 0; made < n; d++) {
+		struct pv_tar_entry e = {path, true, 0, 0, 0, 0755, 0};
+
+		snprintf(path, sizeof(path), "d%03u", d);
+		ck_assert_int_eq(pv_tar_add(b, &e, NULL), PV_OK);
+		made++;
+		for (unsigned f = 1; f < 200 && made < n; f++, made++) {
+			struct pv_tar_entry fe = {path, false, 1, 0, 0, 0644, 0};
+			char *data;
+
+			snprintf(path, sizeof(path), "d%03u/f%05u", d, f);
+			ck_assert_int_eq(pv_tar_add(b, &fe, &data), PV_OK);
+			*data = 'x';
+			(*files)++;
+		}
+	}
+	ck_assert_int_eq(pv_tar_end(b), PV_OK);
+}
+
+static bool exists(const char *dir, const char *rel)
+{
+	char p[512];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/run/%s", dir, rel);
+	return lstat(p, &st) == 0;
+}
+
+START_TEST(gather_caps)
+{
+	char dir[] = "/tmp/pv-gather.XXXXXX", name[64], cmd[128];
+	struct pv_sink k;
+	struct pv_buf b = PV_BUF_INIT, big = PV_BUF_INIT;
+	unsigned long files = 9, skipped = 9;
+	unsigned long long bytes = 9;
+	unsigned want;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(pv_sink_open(&k, NULL, dir, "run", true, name), PV_OK);
+	ck_assert_str_eq(name, "run");
+	ck_assert_int_eq(PV_RUN_GATHER_ENTRIES_MAX, 20000);
+	ck_assert_uint_eq(PV_RUN_GATHER_MAX, 256u << 20);
+
+	/* exactly the cap of entries: written whole */
+	gather_stream(&b, PV_RUN_GATHER_ENTRIES_MAX, &want);
+	ck_assert_int_eq(pv_sink_tar(&k, "step-01/cli1", &b, &files, &bytes, &skipped), PV_OK);
+	ck_assert_uint_eq(files, want);
+	ck_assert_uint_eq(bytes, want);
+	ck_assert_uint_eq(skipped, 0);
+	ck_assert_uint_eq(want, 19900); /* and 100 folders */
+	ck_assert(exists(dir, "step-01/cli1/d000/f00001"));
+	ck_assert(exists(dir, "step-01/cli1/d099/f00199")); /* the last: entry 20,000 */
+	ck_assert(!exists(dir, "step-01/cli1/d100"));
+
+	/* one entry more: refused, nothing written, the host's folder not made */
+	pv_buf_reset(&b);
+	gather_stream(&b, PV_RUN_GATHER_ENTRIES_MAX + 1, &want);
+	files = 9;
+	ck_assert_int_eq(pv_sink_tar(&k, "step-01/cli2", &b, &files, &bytes, &skipped), PV_EREMOTE);
+	ck_assert_msg(strstr(pv_errmsg(), "the results hold more than 20000 files and folders: "
+					  "refused, none written"),
+		      "%s", pv_errmsg());
+	ck_assert_uint_eq(files, 0);
+	ck_assert(!exists(dir, "step-01/cli2"));
+
+	/* one byte past 256 MiB: refused before it is read (a calloc'd stream of zeros, its pages
+	 * never touched), nothing written */
+	big.data = calloc(1, (size_t)PV_RUN_GATHER_MAX + 1);
+	ck_assert_ptr_nonnull(big.data);
+	big.len = big.cap = (size_t)PV_RUN_GATHER_MAX + 1;
+	ck_assert_int_eq(pv_sink_tar(&k, "step-02/cli1", &big, &files, &bytes, &skipped),
+			 PV_EREMOTE);
+	ck_assert_msg(strstr(pv_errmsg(), "the results are more than 256 MiB: refused"), "%s",
+		      pv_errmsg());
+	ck_assert(!exists(dir, "step-02"));
+	free(big.data);
+
+	pv_sink_close(&k);
+	pv_buf_release(&b, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("phases");
-	TCase *tc = tcase_create("phases");
+	TCase *tc = tcase_create("phases"), *gather = tcase_create("gather");
 
 	tcase_add_test(tc, ramp);
 	tcase_add_test(tc, replica_names);
@@ -946,5 +1048,9 @@ int main(void)
 	tcase_add_test(tc, watch_summary);
 	tcase_add_test(tc, watch_csv_interfaces);
 	suite_add_tcase(s, tc);
+	/* 20,000 files written under ASan take a few seconds: more than Check's default 4 */
+	tcase_set_timeout(gather, 120);
+	tcase_add_test(gather, gather_caps);
+	suite_add_tcase(s, gather);
 	return pv_unit_run(s);
 }
