@@ -114,7 +114,7 @@ static void samba(struct judge *j, const struct pv_playbook *pb, const char *fac
 		need(j, "fail",
 		     "server.service: its command '%.*s' is not on the server: set "
 		     "server.service to what starts and stops smbd and winbindd there (default: "
-		     "systemctl {action} {service})",
+		     "systemctl {action} {unit})",
 		     (int)strcspn(pb->server.service, " \t"), pb->server.service);
 	FACT("nss_passwd", v);
 	{

@@ -36,7 +36,7 @@
 #define DEFAULT_ALIAS_TEMPLATE "{server}u{n}"
 #define DEFAULT_SHARE_TEMPLATE "fsroot{k}"
 #define DEFAULT_SHARE_PATH     "/srv/provision"
-#define DEFAULT_SERVICE	       "systemctl {action} {service}"
+#define DEFAULT_SERVICE	       "systemctl {action} {unit}"
 #define DEFAULT_DRIVER	       "command"
 #define DEFAULT_METRIC	       "req_queue"
 
@@ -1063,7 +1063,7 @@ static int parse_server(struct ctx *c, const struct pv_node *root)
 	if (v && !strstr(s->service, "{action}"))
 		return fail(c, v,
 			    "'server.service' has no {action}; expected a command such as "
-			    "'systemctl {action} {service}'");
+			    "'systemctl {action} {unit}'");
 	if (pv_tree_get(m, "smb_encrypt")) {
 		int e = -1;
 

@@ -50,6 +50,51 @@ int pv_samba_as_admin(struct pv_remote *rem, const char *princ, const struct pv_
 	return r;
 }
 
+/* The systemd units a service may be under: Debian and Ubuntu say smbd and winbind, RHEL and
+ * SUSE smb and winbind. */
+static const char *units_of(const char *service)
+{
+	return !strcmp(service, "winbindd") ? "winbind winbindd"
+	       : !strcmp(service, "smbd")   ? "smbd smb"
+					    : service;
+}
+
+int pv_samba_service_script(const char *tmpl, const char *action, const char *service,
+			    struct pv_buf *out)
+{
+	if (strstr(tmpl, "{unit}")) {
+		pv_buf_addf(
+			out,
+			"unit=\n"
+			"for u in %s; do\n"
+			"\tif systemctl cat \"$u.service\" >/dev/null 2>&1; then unit=$u; break; "
+			"fi\n"
+			"done\n"
+			"if [ -z \"$unit\" ]; then\n"
+			"\techo \"no systemd unit for %s here (tried: %s): set server.service to "
+			"the command that starts and stops it\" >&2\n"
+			"\texit 1\n"
+			"fi\n",
+			units_of(service), service, units_of(service));
+	}
+	for (const char *p = tmpl; *p;) {
+		if (strncmp(p, "{action}", 8) == 0) {
+			pv_buf_addstr(out, action);
+			p += 8;
+		} else if (strncmp(p, "{service}", 9) == 0) {
+			pv_buf_addstr(out, service);
+			p += 9;
+		} else if (strncmp(p, "{unit}", 6) == 0) {
+			pv_buf_addstr(out, "\"$unit\"");
+			p += 6;
+		} else {
+			pv_buf_add(out, p++, 1);
+		}
+	}
+	pv_buf_addstr(out, "\n");
+	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
 int pv_samba_service(struct pv_remote *rem, const char *tmpl, const char *action,
 		     const char *service)
 {
@@ -57,23 +102,15 @@ int pv_samba_service(struct pv_remote *rem, const char *tmpl, const char *action
 	char what[128];
 	int r;
 
-	for (const char *p = tmpl; *p;) {
-		if (strncmp(p, "{action}", 8) == 0) {
-			pv_buf_addstr(&cmd, action);
-			p += 8;
-		} else if (strncmp(p, "{service}", 9) == 0) {
-			pv_buf_addstr(&cmd, service);
-			p += 9;
-		} else {
-			pv_buf_add(&cmd, p++, 1);
-		}
-	}
+	if ((r = pv_samba_service_script(tmpl, action, service, &cmd)) != PV_OK)
+		goto out;
 	snprintf(what, sizeof(what), "'%s %s' (server.service)", action, service);
 	r = pv_remote_sh(rem, what, &cmd, NULL, 0, &out, NULL, 120);
 	if (r == PV_OK) {
 		pv_remote_reason(out.data, what, sizeof(what));
 		pv_log(PV_LOG_DEBUG, "%s: %s %s: %s", pv_remote_name(rem), action, service, what);
 	}
+out:
 	pv_buf_release(&cmd, 0);
 	pv_buf_release(&out, 0);
 	return r;

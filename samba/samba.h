@@ -88,8 +88,13 @@ int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *scrip
 int pv_samba_as_admin(struct pv_remote *rem, const char *principal, const struct pv_secret *admin,
 		      const char *what, const struct pv_buf *body, int *status, int timeout);
 
-/* The service-control command template (server.service: "systemctl {action} {service}") with
- * {action} and {service} filled in, run on the server. */
+/* The service-control command template (server.service, default "systemctl {action} {unit}")
+ * with {action} and {service} (smbd, winbindd) filled in, run on the server. {unit} is the
+ * service's systemd unit, the first of its names the server's systemctl knows (smbd, smb;
+ * winbind, winbindd), found by the script before the command; none: it fails saying so.
+ * pv_samba_service_script renders that script onto out. */
+int pv_samba_service_script(const char *tmpl, const char *action, const char *service,
+			    struct pv_buf *out);
 int pv_samba_service(struct pv_remote *rem, const char *tmpl, const char *action,
 		     const char *service);
 

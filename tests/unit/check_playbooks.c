@@ -258,7 +258,7 @@ START_TEST(defaults)
 	ck_assert_str_eq(pb->server.share_template, "fsroot{k}");
 	ck_assert_str_eq(pb->server.share_path, "/srv/provision");
 	ck_assert_ptr_null(pb->server.fileset);
-	ck_assert_str_eq(pb->server.service, "systemctl {action} {service}");
+	ck_assert_str_eq(pb->server.service, "systemctl {action} {unit}");
 	ck_assert_str_eq(pb->server.host.ssh.user, "root");
 	ck_assert_int_eq(pb->server.host.ssh.port, 22);
 	ck_assert_ptr_null(pb->server.host.ssh.identity);

@@ -2,11 +2,15 @@
  * the line that says why a command failed (remote's, under samba's name), what may be sent as
  * a sweep's setting and what the server's testparm said of it, and what the copy job reads of
  * Samba's own tools (smbcontrol's profiling level, smbstatus --profile's counters and their
- * difference, smbstatus --processes --json's sessions). */
+ * difference, smbstatus --processes --json's sessions); the service command's script, run by
+ * /bin/sh with a stand-in systemctl that knows the units of one distribution or another. */
 #include <check.h>
 
 #include "tests/unit/unit.h"
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -672,6 +676,82 @@ START_TEST(conns_parse)
 }
 END_TEST
 
+/* The script server.service renders, run by /bin/sh with PATH holding a stand-in systemctl that
+ * knows the units given ("smbd winbind" as Debian, "smb winbind" as RHEL) and logs what it is
+ * asked to do; the log (or the script's stderr) comes back in out. The script's status. */
+static int run_service(const char *tmpl, const char *action, const char *service, const char *units,
+		       char *out, size_t len)
+{
+	char dir[] = "/tmp/pv-unit-svc.XXXXXX", path[256], cmd[1024];
+	struct pv_buf b = PV_BUF_INIT;
+	FILE *f;
+	size_t n;
+	int st;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/systemctl", dir);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fprintf(f,
+		"#!/bin/sh\n"
+		"if [ \"$1\" = cat ]; then\n"
+		"\tfor k in %s; do [ \"$2\" = \"$k.service\" ] && exit 0; done\n"
+		"\texit 1\n"
+		"fi\n"
+		"echo \"$*\" >>%s/log\n",
+		units, dir);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	ck_assert_int_eq(pv_samba_service_script(tmpl, action, service, &b), PV_OK);
+	snprintf(path, sizeof(path), "%s/script", dir);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fwrite(b.data, 1, b.len, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "PATH=%s:/usr/bin:/bin sh %s/script 2>%s/log", dir, dir, dir);
+	st = system(cmd);
+	snprintf(path, sizeof(path), "%s/log", dir);
+	out[0] = '\0';
+	if ((f = fopen(path, "r"))) {
+		n = fread(out, 1, len - 1, f);
+		out[n] = '\0';
+		fclose(f);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	pv_buf_release(&b, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(service_units)
+{
+	char out[512];
+
+	/* Debian's names, RHEL's: the unit each knows */
+	ck_assert_int_eq(run_service("systemctl {action} {unit}", "start", "winbindd",
+				     "smbd winbind", out, sizeof(out)),
+			 0);
+	ck_assert_str_eq(out, "start winbind\n");
+	ck_assert_int_eq(run_service("systemctl {action} {unit}", "stop", "smbd", "smbd winbind",
+				     out, sizeof(out)),
+			 0);
+	ck_assert_str_eq(out, "stop smbd\n");
+	ck_assert_int_eq(run_service("systemctl {action} {unit}", "start", "smbd", "smb winbind",
+				     out, sizeof(out)),
+			 0);
+	ck_assert_str_eq(out, "start smb\n");
+	/* none known: it fails saying what it tried and what to set */
+	ck_assert_int_eq(run_service("systemctl {action} {unit}", "start", "winbindd", "smbd", out,
+				     sizeof(out)),
+			 1);
+	ck_assert(strstr(out, "no systemd unit for winbindd here (tried: winbind winbindd): set "
+			      "server.service"));
+	/* a template without {unit} looks nothing up: {service} as it is */
+	ck_assert_int_eq(run_service("systemctl {action} {service}", "restart", "winbindd", "", out,
+				     sizeof(out)),
+			 0);
+	ck_assert_str_eq(out, "restart winbindd\n");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("samba");
@@ -684,6 +764,7 @@ int main(void)
 	tcase_add_test(tc, counters_parse);
 	tcase_add_test(tc, counters_diff);
 	tcase_add_test(tc, conns_parse);
+	tcase_add_test(tc, service_units);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
