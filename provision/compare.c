@@ -6,6 +6,7 @@
 
 #include "results/compare.h"
 #include "util/err.h"
+#include "util/file.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,6 +8,7 @@
 
 #include "results/stats.h"
 #include "util/err.h"
+#include "util/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1393,37 +1394,6 @@ int pv_report_page(const struct pv_res_run *run, struct pv_buf *b)
 }
 
 /* ---- writing ---- */
-
-int pv_file_replace(const char *path, const void *data, size_t len)
-{
-	char tmp[2048];
-	int fd, r = PV_OK;
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new", path) >= sizeof(tmp))
-		return pv_error(PV_EIO, "%s: the path is too long", path);
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return pv_error(PV_EIO, "cannot write %s: %s", path, strerror(errno));
-	for (size_t done = 0; done < len;) {
-		ssize_t w = write(fd, (const char *)data + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			r = pv_error(PV_EIO, "cannot write %s: %s", path, strerror(errno));
-			break;
-		}
-		done += (size_t)w;
-	}
-	if (close(fd) < 0 && r == PV_OK)
-		r = pv_error(PV_EIO, "cannot write %s: %s", path, strerror(errno));
-	if (r == PV_OK && rename(tmp, path) < 0)
-		r = pv_error(PV_EIO, "cannot write %s: %s", path, strerror(errno));
-	if (r != PV_OK)
-		unlink(tmp);
-	return r;
-}
 
 int pv_report_write(const char *dir, const char *path, char *written, size_t cap, size_t *bytes,
 		    struct pv_res_run **out)

@@ -1,5 +1,5 @@
 /* provision/report.h: report.html, the page of one run (docs/report.md), written at the end of
- * `run` and by `provision report RUN_DIR`; compare's page; and the file writing they share. */
+ * `run` and by `provision report RUN_DIR`; and compare's page. */
 #ifndef PV_PROVISION_REPORT_H
 #define PV_PROVISION_REPORT_H
 
@@ -21,9 +21,5 @@ void pv_compare_page(const struct pv_cmp *c, struct pv_buf *out);
  * be written. */
 int pv_report_write(const char *dir, const char *path, char *written, size_t cap, size_t *bytes,
 		    struct pv_res_run **run);
-
-/* data to path as a new file put in place at once (written beside it, then renamed over it;
- * a link at path is replaced, never followed). PV_EIO naming the path on failure. */
-int pv_file_replace(const char *path, const void *data, size_t len);
 
 #endif

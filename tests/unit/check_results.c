@@ -32,6 +32,7 @@
 #include "results/copy.h"
 #include "results/results.h"
 #include "results/stats.h"
+#include "util/file.h"
 #include "util/err.h"
 
 #define near(a, b, tol)                                                                            \

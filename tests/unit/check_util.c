@@ -1,4 +1,4 @@
-/* tests/unit/check_util.c: util/ (errors, buffers, secrets, digests). */
+/* tests/unit/check_util.c: util/ (errors, buffers, secrets, digests, files written whole). */
 #include <check.h>
 
 #include "tests/unit/unit.h"
@@ -13,6 +13,7 @@
 #include "util/digest.h"
 #include "util/err.h"
 #include "util/escape.h"
+#include "util/file.h"
 #include "util/secret.h"
 #include "util/strset.h"
 #include "util/tar.h"
@@ -810,6 +811,57 @@ START_TEST(test_escape_xml)
 }
 END_TEST
 
+/* A file written whole: put in place at once (a link there replaced, its target left alone),
+ * nothing left beside it; a write that fails leaves neither a part nor its temporary file. */
+START_TEST(test_file_write)
+{
+	char path[256], tmp[300], target[256], got[64] = "";
+	int dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/out.html", tmpdir);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	write_tmp("out.html.new", "left by a crash", 15);
+	ck_assert_int_eq(pv_file_replace(path, "one", 3), PV_OK);
+	ck_assert_int_eq(pv_file_replace(path, "two!", 4), PV_OK);
+	ck_assert_int_eq(access(tmp, F_OK), -1);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(got, sizeof(got), f));
+	fclose(f);
+	ck_assert_str_eq(got, "two!");
+	/* a link at the path is replaced, never followed */
+	snprintf(target, sizeof(target), "%s", write_tmp("target", "kept", 4));
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(pv_file_replace(path, "new", 3), PV_OK);
+	f = fopen(target, "r");
+	ck_assert_ptr_nonnull(fgets(got, sizeof(got), f));
+	fclose(f);
+	ck_assert_str_eq(got, "kept");
+	/* a folder at the path: the rename fails, the temporary file goes */
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	write_tmp("out.html/x", "x", 1);
+	ck_assert_int_eq(pv_file_replace(path, "new", 3), PV_EIO);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "cannot write "));
+	ck_assert_int_eq(access(tmp, F_OK), -1);
+	/* without a temporary file: a name that exists is refused and left as it was */
+	dir = open(tmpdir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dir, 0);
+	ck_assert_int_eq(pv_file_write_at(dir, "target", NULL, "x", 1, "the target"), PV_EIO);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "cannot write the target: "));
+	ck_assert_int_eq(pv_file_write_at(dir, "fresh", NULL, "abc", 3, "fresh"), PV_OK);
+	ck_assert_int_eq(pv_file_write_at(dir, "fresh", ".fresh.new", "abcd", 4, "fresh"), PV_OK);
+	ck_assert_int_eq(faccessat(dir, ".fresh.new", F_OK, 0), -1);
+	close(dir);
+	f = fopen(target, "r");
+	ck_assert_ptr_nonnull(fgets(got, sizeof(got), f));
+	fclose(f);
+	ck_assert_str_eq(got, "kept");
+}
+END_TEST
+
 START_TEST(test_strset)
 {
 	struct pv_strset *s = pv_strset_new();
@@ -912,6 +964,7 @@ int main(void)
 	tcase_add_test(tc, test_secret_env);
 	tcase_add_test(tc, test_secret_fd_first_line);
 	tcase_add_test(tc, test_strset);
+	tcase_add_test(tc, test_file_write);
 	tcase_add_test(tc, test_utf16le);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
