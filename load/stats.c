@@ -1,6 +1,8 @@
 /* load/stats.c: histograms, counts, steps, clients, summaries and the answer (see stats.h). */
 #include "load/stats.h"
 
+#include "util/stats.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -73,12 +75,26 @@ uint64_t pv_load_hist_count(const struct pv_load_hist *h)
 	return n;
 }
 
-/* The bucket of the q-quantile by nearest rank (h not empty): TOP when it is the top one. */
+/* The bucket holding the value of rank r (from 1): TOP when it is the top one, or past the
+ * count. */
+static unsigned bucket_of(const struct pv_load_hist *h, uint64_t r)
+{
+	uint64_t seen = 0;
+	unsigned b;
+
+	for (b = 0; b < TOP; b++) {
+		seen += h->n[b];
+		if (seen >= r)
+			break;
+	}
+	return b;
+}
+
+/* The bucket of the q-quantile by nearest rank (h not empty). */
 static unsigned rank_bucket(const struct pv_load_hist *h, double q)
 {
 	double r = ceil(q * (double)pv_load_hist_count(h));
-	uint64_t rank = 1, seen = 0;
-	unsigned b;
+	uint64_t rank = 1;
 
 	/* a count near 2^64 (counts merged from anyone's run) would make a rank no uint64_t
 	 * holds: converting that is undefined, so it is held first */
@@ -86,12 +102,7 @@ static unsigned rank_bucket(const struct pv_load_hist *h, double q)
 		rank = UINT64_MAX;
 	else if (r >= 1)
 		rank = (uint64_t)r;
-	for (b = 0; b < TOP; b++) {
-		seen += h->n[b];
-		if (seen >= rank)
-			break;
-	}
-	return b;
+	return bucket_of(h, rank);
 }
 
 double pv_load_hist_quantile(const struct pv_load_hist *h, double q)
@@ -122,6 +133,21 @@ void pv_load_hist_bounds(const struct pv_load_hist *h, double q, double *lo, dou
 		*hi = h->max;
 	if (*lo > *hi) /* a maximum printed short of its bucket's start (line.h's slack) */
 		*lo = *hi;
+}
+
+void pv_load_hist_ci(const struct pv_load_hist *h, double q, double alpha, double *lo, double *hi)
+{
+	uint64_t n = pv_load_hist_count(h), l, u;
+
+	*lo = 0;
+	*hi = INFINITY;
+	if (!n)
+		return;
+	pv_stat_rank_ci(n, q, alpha, &l, &u);
+	if (l >= 1)
+		*lo = pv_load_bucket_low(bucket_of(h, l));
+	if (u <= n)
+		*hi = fmin(pv_load_bucket_high(bucket_of(h, u)), h->max);
 }
 
 /* ---- counting ---- */
@@ -281,75 +307,6 @@ static void lat_of(const struct pv_load_hist *h, struct pv_load_lat *out)
 	pv_load_hist_bounds(h, 0.95, &out->p95_lo, &out->p95_hi);
 }
 
-/* ---- the Poisson interval ---- */
-
-/* The regularized lower incomplete gamma function P(a, x), a > 0 (Numerical Recipes' series
- * below a + 1, Lentz's continued fraction for Q above), to about 1e-14. */
-static double gamma_p(double a, double x)
-{
-	double lg = lgamma(a);
-
-	if (x <= 0)
-		return 0;
-	if (x < a + 1) {
-		double sum = 1 / a, term = sum;
-
-		for (int i = 1; i < 100000; i++) {
-			term *= x / (a + i);
-			sum += term;
-			if (fabs(term) < fabs(sum) * 1e-16)
-				break;
-		}
-		return sum * exp(-x + a * log(x) - lg);
-	} else {
-		double b = x + 1 - a, c = 1 / 1e-300, d = 1 / b, h = d;
-
-		for (int i = 1; i < 100000; i++) {
-			double an = -i * (i - a), del;
-
-			b += 2;
-			d = an * d + b;
-			if (fabs(d) < 1e-300)
-				d = 1e-300;
-			c = b + an / c;
-			if (fabs(c) < 1e-300)
-				c = 1e-300;
-			d = 1 / d;
-			del = d * c;
-			h *= del;
-			if (fabs(del - 1) < 1e-16)
-				break;
-		}
-		return 1 - exp(-x + a * log(x) - lg) * h;
-	}
-}
-
-/* x with P(a, x) = p, by bisection (P rises in x). */
-static double gamma_p_inv(double a, double p)
-{
-	double lo = 0, hi = a + 10 * sqrt(a) + 10;
-
-	while (gamma_p(a, hi) < p)
-		hi *= 2;
-	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-		double mid = (lo + hi) / 2;
-
-		if (gamma_p(a, mid) < p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
-
-void pv_load_poisson(uint64_t n, double *lo, double *hi)
-{
-	/* Garwood (1936): chi2(0.025; 2n) / 2 and chi2(0.975; 2n + 2) / 2, which are the
-	 * gamma quantiles below */
-	*lo = n ? gamma_p_inv((double)n, 0.025) : 0;
-	*hi = gamma_p_inv((double)n + 1, 0.975);
-}
-
 static void sum_of(const struct pv_load_counts *n, struct pv_load_kind_sum *out)
 {
 	uint64_t ended = pv_load_hist_count(&n->lat) + n->errors + n->unserved;
@@ -383,7 +340,7 @@ void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config
 	sum_of(&all, &out->all);
 	out->rate = s->secs > 0 ? (double)out->all.lat.n / s->secs : 0;
 	if (s->secs > 0) {
-		pv_load_poisson(out->all.lat.n, &out->rate_lo, &out->rate_hi);
+		pv_stat_poisson_ci(out->all.lat.n, 0.05, &out->rate_lo, &out->rate_hi);
 		out->rate_lo /= s->secs;
 		out->rate_hi /= s->secs;
 	}

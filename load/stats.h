@@ -48,6 +48,12 @@ double pv_load_hist_quantile(const struct pv_load_hist *h, double q);
 /* Where the true q-quantile lies: its bucket's bounds, the upper one capped at the maximum
  * (both 0 for an empty histogram). */
 void pv_load_hist_bounds(const struct pv_load_hist *h, double q, double *lo, double *hi);
+/* The interval on the q-quantile of what h counted (util/stats.h: the order statistics whose
+ * ranks hold it with chance 1 - alpha), read as the lower edge of the lower one's bucket and
+ * the upper edge of the upper one's (never above the exact maximum). *lo is 0 and *hi
+ * INFINITY where the ranks fall outside the counts (too few values to bound it). An empty
+ * histogram: [0, INFINITY]. */
+void pv_load_hist_ci(const struct pv_load_hist *h, double q, double alpha, double *lo, double *hi);
 
 /* The SMB2 commands (MS-SMB2 2.2.1), indexed by their command code: what the driver counts as
  * its scenarios send them. */
@@ -217,7 +223,8 @@ struct pv_load_summary {
 	unsigned drops, reconnects;		 /* connections broken, users logged on again */
 	double secs;
 	double rate;		 /* scenarios completed per second */
-	double rate_lo, rate_hi; /* its 95% interval: the count's (Poisson, exact) over secs */
+	double rate_lo, rate_hi; /* its 95% interval: the count's (Poisson, exact, util/stats.h)
+				  * over secs */
 	double expected;	 /* users x config.rate / 3600 */
 	double cpu;		 /* the server's mean CPU %; NAN when not measured */
 	double dc_cpu;		 /* the DC's; NAN when not watched */
@@ -242,9 +249,6 @@ void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config
  * driver_cores. */
 void pv_load_summary_clients(struct pv_load_summary *s, const struct pv_load_client *clients,
 			     size_t n);
-
-/* The exact (Garwood) 95% interval of a Poisson mean from a count n: [*lo, *hi]. */
-void pv_load_poisson(uint64_t n, double *lo, double *hi);
 
 /* Whether a step counts for the answer: scenarios started and ended, overload <= threshold
  * (percent), no error, every user connected throughout, no client lost and no client the

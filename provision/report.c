@@ -6,7 +6,7 @@
 #include "provision/html.h"
 #include "provision/report.h"
 
-#include "results/stats.h"
+#include "util/stats.h"
 #include "util/err.h"
 #include "util/file.h"
 
@@ -721,7 +721,7 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const si
 			} else {
 				pv_buf_addf(b, "<td>%.1f", st->all.p95 * 1000);
 				if (st->all.has_hist) {
-					pv_stat_hist_ci(&st->all.hist, 0.95, ALPHA, &lo, &hi);
+					pv_load_hist_ci(&st->all.hist, 0.95, ALPHA, &lo, &hi);
 					pv_buf_addf(b, "<br><span class=\"ci\">%.1f-", lo * 1000);
 					if (isinf(hi))
 						pv_buf_addstr(b, "?</span>");

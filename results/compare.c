@@ -2,7 +2,7 @@
  * compare.h). */
 #include "results/compare.h"
 
-#include "results/stats.h"
+#include "util/stats.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -78,7 +78,7 @@ static struct one figure(const struct pv_res_step *st, enum pv_cmp_figure f, dou
 		o.have = true;
 		o.v = 1000 * (f == PV_CMP_MEDIAN ? a->median : a->p95);
 		if (a->has_hist) {
-			pv_stat_hist_ci(&a->hist, f == PV_CMP_MEDIAN ? 0.5 : 0.95, alpha, &o.lo,
+			pv_load_hist_ci(&a->hist, f == PV_CMP_MEDIAN ? 0.5 : 0.95, alpha, &o.lo,
 					&o.hi);
 			o.lo *= 1000;
 			o.hi *= 1000;

@@ -11,7 +11,7 @@
  * many, their p95 and the DC's CPU. Steps are taken users rising (--refine's among the
  * ramp's). */
 #include "results/results.h"
-#include "results/stats.h"
+#include "util/stats.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -180,8 +180,8 @@ static void first_moves(const struct pv_res_run *run, const size_t *ord, size_t 
 			if (i && st->kind[k].has_hist && s0->kind[k].has_hist) {
 				double lo, hi, blo, bhi;
 
-				pv_stat_hist_ci(&st->kind[k].hist, 0.95, 0.05, &lo, &hi);
-				pv_stat_hist_ci(&s0->kind[k].hist, 0.95, 0.05, &blo, &bhi);
+				pv_load_hist_ci(&st->kind[k].hist, 0.95, 0.05, &lo, &hi);
+				pv_load_hist_ci(&s0->kind[k].hist, 0.95, 0.05, &blo, &bhi);
 				if (!(lo > bhi))
 					continue;
 			}

@@ -810,29 +810,17 @@ START_TEST(line_refused)
 }
 END_TEST
 
+#define near(a, b, tol)                                                                            \
+	ck_assert_msg(fabs((a) - (b)) <= (tol), "%s = %.6f, not %.6f", #a, (double)(a), (double)(b))
+
 /* ---- the noise of figures ---- */
 
-/* Garwood's exact interval against values computed apart (the Poisson distribution summed,
- * bisected: scripts in the commit), and a quantile's bucket. */
-START_TEST(poisson)
+/* The bounds of a quantile: its bucket, the top capped at the maximum. */
+START_TEST(quantile_bounds)
 {
-	static const double want[][3] = {{0, 0, 3.688879454},
-					 {1, 0.025317808, 5.571643391},
-					 {10, 4.795388696, 18.390356042},
-					 {184, 158.373200481, 212.592547288},
-					 {448, 407.470503355, 491.469781634}};
 	static struct pv_load_hist h;
 	double lo, hi;
 
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		pv_load_poisson((uint64_t)want[i][0], &lo, &hi);
-		ck_assert_msg(fabs(lo - want[i][1]) < 1e-6 && fabs(hi - want[i][2]) < 1e-6,
-			      "%g: %.9f %.9f", want[i][0], lo, hi);
-	}
-	/* a large count: the interval is the normal one, +-1.96 sqrt(n), within 0.1% */
-	pv_load_poisson(1000000, &lo, &hi);
-	ck_assert(fabs((hi - lo) / (2 * 1.959964 * 1000) - 1) < 1e-3);
-	/* the bounds of a quantile: its bucket, the top capped at the maximum */
 	memset(&h, 0, sizeof(h));
 	pv_load_hist_bounds(&h, 0.5, &lo, &hi);
 	ck_assert(lo == 0 && hi == 0);
@@ -846,6 +834,54 @@ START_TEST(poisson)
 	ck_assert(fabs(hi / lo - pow(10, 1.0 / 24)) < 1e-9);
 	pv_load_hist_bounds(&h, 1, &lo, &hi);
 	ck_assert(lo <= 2.0 && hi == 2.0);
+}
+END_TEST
+
+/* 50 values in bucket 10 and 50 in bucket 20: the median's interval is the 40th to the 61st
+ * value, so from bucket 10's lower edge to bucket 20's upper one. */
+START_TEST(quantile_intervals)
+{
+	struct pv_load_hist h;
+	double lo, hi, v10 = sqrt(pv_load_bucket_low(10) * pv_load_bucket_high(10)),
+		       v20 = sqrt(pv_load_bucket_low(20) * pv_load_bucket_high(20));
+
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 50; i++) {
+		pv_load_hist_add(&h, v10);
+		pv_load_hist_add(&h, v20);
+	}
+	pv_load_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	near(lo, pv_load_bucket_low(10), 1e-15);
+	near(hi, v20, 1e-15); /* bucket 20's upper edge, capped at the maximum: v20 */
+	/* 62 in bucket 10, 38 in bucket 20: the 40th and the 61st are both in bucket 10 */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 100; i++)
+		pv_load_hist_add(&h, i < 62 ? v10 : v20);
+	pv_load_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	near(lo, pv_load_bucket_low(10), 1e-15);
+	near(hi, pv_load_bucket_high(10), 1e-15);
+	/* 61 in bucket 10: the 61st is still there, the 62nd would not be */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 100; i++)
+		pv_load_hist_add(&h, i < 60 ? v10 : v20);
+	pv_load_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	near(hi, v20, 1e-15); /* bucket 20's top, capped at the maximum seen */
+	/* the p95 of 20 values: the 17th value to beyond the 20th (unbounded above) */
+	memset(&h, 0, sizeof(h));
+	for (int i = 1; i <= 20; i++)
+		pv_load_hist_add(&h, 0.001 * i);
+	pv_load_hist_ci(&h, 0.95, 0.05, &lo, &hi);
+	near(lo, pv_load_bucket_low(pv_load_bucket(0.017)), 1e-15);
+	ck_assert(isinf(hi));
+	memset(&h, 0, sizeof(h));
+	pv_load_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	ck_assert(lo == 0 && isinf(hi));
+	/* the truth inside, whatever the spread: 2000 values from 1 ms to 2 s */
+	memset(&h, 0, sizeof(h));
+	for (int i = 1; i <= 2000; i++)
+		pv_load_hist_add(&h, 0.001 * i);
+	pv_load_hist_ci(&h, 0.95, 0.05, &lo, &hi);
+	ck_assert(lo <= 1.9 && hi >= 1.9 && hi < 2.0 && lo > 1.75);
 }
 END_TEST
 
@@ -2243,7 +2279,8 @@ int main(void)
 	tcase_add_test(tc, line_round_trip);
 	tcase_add_test(tc, line_refused);
 	tcase_add_test(tc, ready_line);
-	tcase_add_test(tc, poisson);
+	tcase_add_test(tc, quantile_bounds);
+	tcase_add_test(tc, quantile_intervals);
 	tcase_add_test(tc, first_over);
 	tcase_add_test(tc, proto);
 	tcase_add_test(tc, report_txt);

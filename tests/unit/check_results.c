@@ -31,174 +31,12 @@
 #include "results/compare.h"
 #include "results/copy.h"
 #include "results/results.h"
-#include "results/stats.h"
+#include "util/stats.h"
 #include "util/file.h"
 #include "util/err.h"
 
 #define near(a, b, tol)                                                                            \
 	ck_assert_msg(fabs((a) - (b)) <= (tol), "%s = %.6f, not %.6f", #a, (double)(a), (double)(b))
-
-/* ---- distributions ---- */
-
-START_TEST(distributions)
-{
-	/* P(a, x) of an integer a: 1 - e^-x sum x^k / k! */
-	near(pv_stat_gamma_p(1, 2), 1 - exp(-2), 1e-12);
-	near(pv_stat_gamma_p(3, 2), 1 - 5 * exp(-2), 1e-12);
-	near(pv_stat_gamma_p(50, 60), 0.915593, 1e-6); /* P(Poisson(60) >= 50) */
-	ck_assert(pv_stat_gamma_p(2, 0) == 0);
-	/* I_x(a, b) of integers: a binomial tail; I_0.5(2, 3) = P(Bin(4, .5) >= 2) = 11/16 */
-	near(pv_stat_beta_i(2, 3, 0.5), 0.6875, 1e-12);
-	near(pv_stat_beta_i(1, 1, 0.3), 0.3, 1e-12);
-	near(pv_stat_binom_cdf(2, 4, 0.5), 11.0 / 16, 1e-12);
-	near(pv_stat_binom_cdf(0, 10, 0.1), pow(0.9, 10), 1e-12);
-	ck_assert(pv_stat_binom_cdf(10, 10, 0.3) == 1);
-	near(pv_stat_norm_q(0.975), 1.959963984540054, 1e-9);
-	near(pv_stat_norm_q(0.5), 0, 1e-12);
-	near(pv_stat_norm_q(0.05), -1.644853626951472, 1e-9);
-	near(pv_stat_t_q(0.975, 1), 12.7062, 1e-4);
-	near(pv_stat_t_q(0.975, 2), 4.3027, 1e-4);
-	near(pv_stat_t_q(0.975, 10), 2.2281, 1e-4);
-	near(pv_stat_t_q(0.975, 30), 2.0423, 1e-4);
-	near(pv_stat_t_q(0.025, 10), -2.2281, 1e-4);
-	near(pv_stat_t_q(0.975, INFINITY), 1.959964, 1e-6);
-}
-END_TEST
-
-START_TEST(intervals)
-{
-	double lo, hi, d;
-
-	pv_stat_poisson_ci(0, 0.05, &lo, &hi);
-	ck_assert(lo == 0);
-	near(hi, 3.688879, 1e-5);
-	pv_stat_poisson_ci(1, 0.05, &lo, &hi);
-	near(lo, 0.025318, 1e-5);
-	near(hi, 5.571643, 1e-5);
-	pv_stat_poisson_ci(10, 0.05, &lo, &hi);
-	near(lo, 4.795389, 1e-5);
-	near(hi, 18.390356, 1e-5);
-	pv_stat_poisson_ci(100, 0.05, &lo, &hi);
-	near(lo, 81.363991, 1e-4);
-	near(hi, 121.626794, 1e-4);
-	pv_stat_binom_ci(5, 10, 0.05, &lo, &hi);
-	near(lo, 0.187086, 1e-5);
-	near(hi, 0.812914, 1e-5);
-	pv_stat_binom_ci(0, 10, 0.05, &lo, &hi);
-	ck_assert(lo == 0);
-	near(hi, 1 - pow(0.025, 0.1), 1e-6); /* 0.3085 */
-	pv_stat_binom_ci(10, 10, 0.05, &lo, &hi);
-	near(lo, pow(0.025, 0.1), 1e-6);
-	ck_assert(hi == 1);
-	pv_stat_wilson(5, 10, 0.05, &lo, &hi);
-	near(lo, 0.2366, 1e-4);
-	near(hi, 0.7634, 1e-4);
-	/* Newcombe 1998, table II, method 10 */
-	pv_stat_prop_diff(56, 70, 48, 80, 0.05, &d, &lo, &hi);
-	near(d, 0.2, 1e-12);
-	near(lo, 0.0524, 1e-4);
-	near(hi, 0.3339, 1e-4);
-	pv_stat_prop_diff(9, 10, 3, 10, 0.05, &d, &lo, &hi);
-	near(lo, 0.1705, 1e-4);
-	near(hi, 0.8090, 1e-4);
-	pv_stat_prop_diff(6, 7, 2, 7, 0.05, &d, &lo, &hi);
-	near(lo, 0.0582, 1e-4);
-	near(hi, 0.8062, 1e-4);
-	pv_stat_prop_diff(5, 56, 0, 29, 0.05, &d, &lo, &hi);
-	near(lo, -0.0381, 1e-4);
-	near(hi, 0.1926, 1e-4);
-	pv_stat_prop_diff(1, 0, 1, 10, 0.05, &d, &lo, &hi);
-	ck_assert(isnan(d) && lo == -1 && hi == 1);
-	/* two rates of 100 in equal times: Clopper-Pearson on 100 of 200, as a ratio */
-	pv_stat_rate_ratio(100, 10, 100, 10, 0.05, &d, &lo, &hi);
-	near(d, 1, 1e-12);
-	near(lo, 0.750266, 1e-5);
-	near(hi, 1.332860, 1e-5);
-	/* the same counts over twice the time: half the rate */
-	pv_stat_rate_ratio(100, 20, 100, 10, 0.05, &d, &lo, &hi);
-	near(d, 0.5, 1e-12);
-	near(lo, 0.375133, 1e-5);
-	pv_stat_rate_ratio(0, 10, 0, 10, 0.05, &d, &lo, &hi);
-	ck_assert(isnan(d) && lo == 0 && isinf(hi));
-}
-END_TEST
-
-/* 50 values in bucket 10 and 50 in bucket 20: the median's interval is the 40th to the 61st
- * value, so from bucket 10's lower edge to bucket 20's upper one. */
-START_TEST(quantile_intervals)
-{
-	struct pv_load_hist h;
-	double lo, hi, v10 = sqrt(pv_load_bucket_low(10) * pv_load_bucket_high(10)),
-		       v20 = sqrt(pv_load_bucket_low(20) * pv_load_bucket_high(20));
-
-	memset(&h, 0, sizeof(h));
-	for (int i = 0; i < 50; i++) {
-		pv_load_hist_add(&h, v10);
-		pv_load_hist_add(&h, v20);
-	}
-	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
-	near(lo, pv_load_bucket_low(10), 1e-15);
-	near(hi, v20, 1e-15); /* bucket 20's upper edge, capped at the maximum: v20 */
-	/* 62 in bucket 10, 38 in bucket 20: the 40th and the 61st are both in bucket 10 */
-	memset(&h, 0, sizeof(h));
-	for (int i = 0; i < 100; i++)
-		pv_load_hist_add(&h, i < 62 ? v10 : v20);
-	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
-	near(lo, pv_load_bucket_low(10), 1e-15);
-	near(hi, pv_load_bucket_high(10), 1e-15);
-	/* 61 in bucket 10: the 61st is still there, the 62nd would not be */
-	memset(&h, 0, sizeof(h));
-	for (int i = 0; i < 100; i++)
-		pv_load_hist_add(&h, i < 60 ? v10 : v20);
-	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
-	near(hi, v20, 1e-15); /* bucket 20's top, capped at the maximum seen */
-	/* the p95 of 20 values: the 17th value to beyond the 20th (unbounded above) */
-	memset(&h, 0, sizeof(h));
-	for (int i = 1; i <= 20; i++)
-		pv_load_hist_add(&h, 0.001 * i);
-	pv_stat_hist_ci(&h, 0.95, 0.05, &lo, &hi);
-	near(lo, pv_load_bucket_low(pv_load_bucket(0.017)), 1e-15);
-	ck_assert(isinf(hi));
-	memset(&h, 0, sizeof(h));
-	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
-	ck_assert(lo == 0 && isinf(hi));
-	/* the truth inside, whatever the spread: 2000 values from 1 ms to 2 s */
-	memset(&h, 0, sizeof(h));
-	for (int i = 1; i <= 2000; i++)
-		pv_load_hist_add(&h, 0.001 * i);
-	pv_stat_hist_ci(&h, 0.95, 0.05, &lo, &hi);
-	ck_assert(lo <= 1.9 && hi >= 1.9 && hi < 2.0 && lo > 1.75);
-}
-END_TEST
-
-START_TEST(spreads)
-{
-	double x[] = {10, 12, 14}, d, lo, hi;
-	struct pv_stat_est a = pv_stat_repeats(x, 3, 0), b, one;
-
-	near(a.mean, 12, 1e-12);
-	near(a.var, 4.0 / 3, 1e-12); /* s^2 = 4, over 3 */
-	near(a.df, 2, 0);
-	/* the floor wins when the repeats agree more than a run's own noise allows */
-	b = pv_stat_repeats(x, 3, 30);
-	near(b.var, 10, 1e-12);
-	ck_assert(isinf(b.df));
-	one = pv_stat_repeats(x, 1, 9);
-	ck_assert(one.mean == 10 && one.var == 9 && isinf(one.df));
-	/* Welch: two groups of 3 with s^2 4 and means 12 and 20: df 4, t 2.776 */
-	{
-		double y[] = {18, 20, 22};
-		struct pv_stat_est e = pv_stat_repeats(y, 3, 0);
-
-		pv_stat_diff(e, a, 0.05, &d, &lo, &hi);
-		near(d, 8, 1e-12);
-		near(hi - d, 2.7764 * sqrt(8.0 / 3), 1e-3);
-		ck_assert(lo > 0);
-	}
-	pv_stat_diff(a, a, 0.05, &d, &lo, &hi);
-	ck_assert(d == 0 && lo < 0 && hi > 0);
-}
-END_TEST
 
 /* ---- a run folder on disk ---- */
 
@@ -1845,10 +1683,6 @@ int main(void)
 	TCase *tc = tcase_create("results");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, distributions);
-	tcase_add_test(tc, intervals);
-	tcase_add_test(tc, quantile_intervals);
-	tcase_add_test(tc, spreads);
 	tcase_add_test(tc, read_run);
 	tcase_add_test(tc, read_refused);
 	tcase_add_test(tc, watch_header);
