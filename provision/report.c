@@ -229,39 +229,22 @@ static void versions(const char *said, char *samba, size_t scap, char *kernel, s
 		snprintf(kernel, kcap, "%s", said);
 }
 
-/* A [global] setting of the server's configuration as testparm gave it. */
+/* A [global] setting of the server's configuration as testparm gave it (the last one
+ * named key, its case aside). */
 static void config_value(const char *conf, const char *key, char *out, size_t cap)
 {
-	const char *p = conf;
-	bool global = true;
-	size_t klen = strlen(key);
+	struct pv_res_setting s = {"global", NULL, NULL, 6, 0, 0};
+	size_t pos = 0, klen = strlen(key);
 
 	if (!conf) {
 		snprintf(out, cap, "%s", NOT_RECORDED);
 		return;
 	}
 	snprintf(out, cap, "not set: Samba's default");
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-		const char *s = p;
-
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s == '[')
-			global = strncmp(s, "[global]", 8) == 0;
-		else if (global && !strncasecmp(s, key, klen) &&
-			 (s[klen] == ' ' || s[klen] == '=')) {
-			const char *v = strchr(s, '=');
-
-			if (v && v < p + n) {
-				v++;
-				while (*v == ' ')
-					v++;
-				snprintf(out, cap, "%.*s", (int)(p + n - v), v);
-			}
-		}
-		p += n + (p[n] == '\n');
-	}
+	while (pv_res_config_next(conf, &pos, &s))
+		if (s.nsection == 6 && !strncmp(s.section, "global", 6) && (size_t)s.nkey == klen &&
+		    !strncasecmp(s.key, key, klen))
+			snprintf(out, cap, "%.*s", s.nvalue, s.value);
 }
 
 /* ---- sections ---- */

@@ -395,41 +395,23 @@ static void kv_add(struct kvs *l, const char *key, const char *fmt, ...)
 	l->n++;
 }
 
-/* testparm's output: "[section]" lines, then "\tkey = value" lines (the first
- * PV_RES_ENTRIES_MAX settings, and one saying when there were more). */
+/* The server's configuration (testparm's output), each setting as "server [section] key"
+ * (the first PV_RES_ENTRIES_MAX settings, and one saying when there were more). */
 static void config_kvs(struct kvs *l, const char *text)
 {
-	char section[64] = "global", key[128];
-	const char *p = text;
+	struct pv_res_setting s = {"global", NULL, NULL, 6, 0, 0};
+	char section[64], key[128];
+	size_t pos = 0;
 
-	while (p && *p) {
-		size_t n = strcspn(p, "\n");
-		const char *s = p, *eq;
-
-		while (s < p + n && (*s == ' ' || *s == '\t'))
-			s++;
-		if (*s == '[' && memchr(s, ']', (size_t)(p + n - s))) {
-			snprintf(section, sizeof(section), "%.*s",
-				 (int)((const char *)memchr(s, ']', (size_t)(p + n - s)) - s - 1),
-				 s + 1);
-		} else if (*s != '#' && *s != ';' &&
-			   (eq = memchr(s, '=', (size_t)(p + n - s))) != NULL) {
-			const char *ke = eq, *v = eq + 1;
-
-			while (ke > s && (ke[-1] == ' ' || ke[-1] == '\t'))
-				ke--;
-			while (*v == ' ' || *v == '\t')
-				v++;
-			if (l->nconf++ == PV_RES_ENTRIES_MAX) {
-				kv_add(l, "server configuration",
-				       "more than %d settings: the rest not compared",
-				       PV_RES_ENTRIES_MAX);
-				return;
-			}
-			snprintf(key, sizeof(key), "server [%s] %.*s", section, (int)(ke - s), s);
-			kv_add(l, key, "%.*s", (int)(p + n - v), v);
+	while (pv_res_config_next(text, &pos, &s)) {
+		if (l->nconf++ == PV_RES_ENTRIES_MAX) {
+			kv_add(l, "server configuration",
+			       "more than %d settings: the rest not compared", PV_RES_ENTRIES_MAX);
+			return;
 		}
-		p += n + (p[n] == '\n');
+		snprintf(section, sizeof(section), "%.*s", s.nsection, s.section);
+		snprintf(key, sizeof(key), "server [%s] %.*s", section, s.nkey, s.key);
+		kv_add(l, key, "%.*s", s.nvalue, s.value);
 	}
 }
 

@@ -243,6 +243,19 @@ int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, uns
  * more were left out, then nothing): 0, or -1 when out of memory (the notes as they were). */
 int pv_res_note(struct pv_res_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* One setting of the server's configuration as `testparm -s` gave it (run->server_config):
+ * its section ("global" before any), its key and its value, each a part of the text (not
+ * NUL-terminated). Set section to "global" (nsection 6) before the first call. */
+struct pv_res_setting {
+	const char *section, *key, *value;
+	int nsection, nkey, nvalue;
+};
+/* The next setting of conf (NULL: none) from *pos (0 at first), into *s: false at the end.
+ * A line "[name]" starts a section; a line "key = value" is a setting (the key without the
+ * blanks around it, the value from its first character that is not blank to the end of the
+ * line); a line starting with '#' or ';', or without '=', is skipped. */
+bool pv_res_config_next(const char *conf, size_t *pos, struct pv_res_setting *s);
+
 /* The steps' indices in idx (run->nsteps of them), users rising (the steps --refine added
  * among the ramp's; at equal users in the order they ran). */
 void pv_res_by_users(const struct pv_res_run *run, size_t *idx);

@@ -314,6 +314,40 @@ START_TEST(watch_header)
 }
 END_TEST
 
+/* The server's configuration as testparm gives it, one setting at a time: sections, the
+ * blanks around keys and values, comments and lines that are not settings. */
+START_TEST(config_settings)
+{
+	static const char conf[] = "# made by testparm\n[global]\n\tserver signing = mandatory\n"
+				   "\tsecurity=ADS \n; a comment = no\n   no equals sign\n"
+				   "[homes]\n\tpath =\t/home/%U\n\tempty =\n[half = open\nlast = x";
+	static const char *const want[][3] = {{"global", "server signing", "mandatory"},
+					      {"global", "security", "ADS "},
+					      {"homes", "path", "/home/%U"},
+					      {"homes", "empty", ""},
+					      {"homes", "[half", "open"},
+					      {"homes", "last", "x"}};
+	struct pv_res_setting s = {"global", NULL, NULL, 6, 0, 0};
+	size_t pos = 0, n = 0;
+	char got[3][64];
+
+	while (pv_res_config_next(conf, &pos, &s)) {
+		ck_assert_uint_lt(n, sizeof(want) / sizeof(want[0]));
+		snprintf(got[0], sizeof(got[0]), "%.*s", s.nsection, s.section);
+		snprintf(got[1], sizeof(got[1]), "%.*s", s.nkey, s.key);
+		snprintf(got[2], sizeof(got[2]), "%.*s", s.nvalue, s.value);
+		for (int k = 0; k < 3; k++)
+			ck_assert_str_eq(got[k], want[n][k]);
+		n++;
+	}
+	ck_assert_uint_eq(n, sizeof(want) / sizeof(want[0]));
+	ck_assert_uint_eq(pos, sizeof(conf) - 1);
+	pos = 0;
+	ck_assert(!pv_res_config_next(NULL, &pos, &s));
+	ck_assert(!pv_res_config_next("", &pos, &s));
+}
+END_TEST
+
 START_TEST(times)
 {
 	near(pv_res_time("1970-01-01T00:00:01.250Z"), 1.25, 1e-9);
@@ -1687,6 +1721,7 @@ int main(void)
 	tcase_add_test(tc, read_refused);
 	tcase_add_test(tc, watch_header);
 	tcase_add_test(tc, times);
+	tcase_add_test(tc, config_settings);
 	tcase_add_test(tc, read_capacity);
 	tcase_add_test(tc, read_capacity_refused);
 	tcase_add_test(tc, compare_same);
