@@ -23,26 +23,6 @@ static double ms(double secs)
 
 /* ---- the answer ---- */
 
-/* Users of the step without a connection at some point: those the clients said failed, or
- * those missing from the count of connected ones, whichever is more. */
-static unsigned unconnected(const struct pv_load_summary *s)
-{
-	unsigned missing = s->connected < s->users ? s->users - s->connected : 0;
-
-	return s->failed > missing ? s->failed : missing;
-}
-
-/* The client that was most the limit: the busiest loop among those bound. */
-static const struct pv_load_client *bound_client(const struct pv_load_summary *s)
-{
-	const struct pv_load_client *b = NULL;
-
-	for (size_t i = 0; i < s->nclients; i++)
-		if (s->clients[i].bound && (!b || s->clients[i].cpu_top > b->cpu_top))
-			b = &s->clients[i];
-	return b;
-}
-
 /* "7.9%", then what else kept the step from counting: ", 3 errors", ... */
 static void verdict(const struct pv_load_summary *s, struct pv_buf *out)
 {
@@ -50,8 +30,9 @@ static void verdict(const struct pv_load_summary *s, struct pv_buf *out)
 	if (s->all.n.errors)
 		pv_buf_addf(out, ", %llu error%s", (unsigned long long)s->all.n.errors,
 			    s->all.n.errors == 1 ? "" : "s");
-	if (unconnected(s))
-		pv_buf_addf(out, ", %u of %u users not connected", unconnected(s), s->users);
+	if (pv_load_unconnected(s))
+		pv_buf_addf(out, ", %u of %u users not connected", pv_load_unconnected(s),
+			    s->users);
 	if (s->lost)
 		pv_buf_addf(out, ", %u client%s lost", s->lost, s->lost == 1 ? "" : "s");
 	if (!s->all.n.started)
@@ -71,7 +52,7 @@ static void step_verdict(const struct pv_load_results *r, long i, struct pv_buf 
 static void client_limit(const struct pv_load_results *r, long i, struct pv_buf *out)
 {
 	const struct pv_load_summary *s = &r->steps[i];
-	const struct pv_load_client *c = bound_client(s);
+	const struct pv_load_client *c = pv_load_bound_client(s, NULL);
 	double cores = pv_load_cores_for(r->steps, r->n, s->users);
 
 	if (!c)
@@ -80,8 +61,8 @@ static void client_limit(const struct pv_load_results *r, long i, struct pv_buf 
 		out,
 		": the clients were the limit there, not the server (%s: busiest loop at %.0f%% "
 		"of a core, loop lag p95 %.0f ms",
-		c->name ? c->name : "a client", c->cpu_top, ms(c->lag_p95));
-	if (c->cpu_top < PV_LOAD_BOUND_CPU / 2)
+		c->name ? c->name : "a client", pv_load_loop_cpu(c), c->lag_p95);
+	if (pv_load_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2)
 		pv_buf_addstr(out, ": its host did not give the driver the CPU it needed");
 	pv_buf_addstr(out, ")");
 	if (cores > 0)
@@ -274,9 +255,9 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 		mark = out->len;
 		if (s->client_bound)
 			pv_buf_addstr(out, "  client-bound");
-		if (unconnected(s))
+		if (pv_load_unconnected(s))
 			pv_buf_addf(out, "%s%u user%s not connected", out->len > mark ? ", " : "  ",
-				    unconnected(s), unconnected(s) == 1 ? "" : "s");
+				    pv_load_unconnected(s), pv_load_unconnected(s) == 1 ? "" : "s");
 		if (s->logon_n.failed)
 			pv_buf_addf(out, "%s%llu logon%s failed", out->len > mark ? ", " : "  ",
 				    (unsigned long long)s->logon_n.failed,
@@ -467,8 +448,8 @@ struct pv_json *pv_load_client_json(const struct pv_load_client *c)
 	pv_json_real(o, "cpu_driver", c->cpu);
 	pv_json_real(o, "cpu_top_loop", c->cpu_top);
 	pv_json_real(o, "cpu_host", c->host_cpu);
-	pv_json_real(o, "lag_ms_p95", ms(c->lag_p95));
-	pv_json_real(o, "lag_ms_max", ms(c->lag_max));
+	pv_json_real(o, "lag_ms_p95", c->lag_p95);
+	pv_json_real(o, "lag_ms_max", c->lag_max);
 	pv_json_bool(o, "bound", c->bound);
 	return o;
 }

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "load/model.h"
-#include "load/stats.h"
+#include "load/summary.h"
 #include "util/buf.h"
 
 struct pv_load_results {

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "load/stats.h"
+#include "load/summary.h"
 #include "playbooks/workload.h"
 
 /* What reading a run's folder may cost, at most (docs/report.md has them as a table). A

@@ -21,7 +21,7 @@
 #include "load/model.h"
 #include "load/proto.h"
 #include "load/report.h"
-#include "load/stats.h"
+#include "load/summary.h"
 #include "util/err.h"
 
 /* ---- the model ---- */
@@ -465,8 +465,8 @@ START_TEST(summary)
 	ck_assert(clients[2][0].cpu == 45 && clients[2][0].cpu_top == 30);
 	ck_assert(clients[2][0].host_cpu == 40 && isnan(clients[2][1].host_cpu));
 	ck_assert_uint_eq(clients[2][0].threads, 2);
-	ck_assert(fabs(clients[2][0].lag_p95 / 0.001 - 1) < 0.0492); /* 38 of 40 at 1 ms */
-	ck_assert(clients[2][0].lag_max == 0.05);
+	ck_assert(fabs(clients[2][0].lag_p95 / 1.0 - 1) < 0.0492); /* 38 of 40 at 1 ms */
+	ck_assert(clients[2][0].lag_max == 0.05 * 1000);
 	ck_assert(!clients[2][0].bound && !sums[2].client_bound);
 	ck_assert(fabs(sums[2].driver_cores - 0.51) < 1e-12);
 	ck_assert(fabs(sums[2].lag.p95 / 0.001 - 1) < 0.0492);
@@ -933,7 +933,7 @@ START_TEST(first_over)
 	memset(&a, 0, sizeof(a));
 	pv_load_client_add(&a, &f);
 	pv_load_client_of(&a, "cli2", &c[1]);
-	ck_assert(c[1].bound && c[1].lag_p95 >= PV_LOAD_BOUND_LAG);
+	ck_assert(c[1].bound && c[1].lag_p95 >= 1000 * PV_LOAD_BOUND_LAG);
 	/* a client-bound step is never carried, whatever its overload */
 	pv_load_summary_clients(&st[1], c, 2);
 	ck_assert(st[1].client_bound && !pv_load_carried(&st[1], 1));
@@ -1092,7 +1092,7 @@ START_TEST(answer_lines)
 	 * needs from the last step that was not (20 users, 0.21 cores: 0.0105 a user) */
 	r = results();
 	clients[2][1].cpu_top = 97;
-	clients[2][1].lag_p95 = 0.34;
+	clients[2][1].lag_p95 = 340;
 	clients[2][1].bound = true;
 	pv_load_summary_clients(&sums[2], clients[2], 2);
 	ck_assert(sums[2].client_bound && !pv_load_carried(&sums[2], 100));
