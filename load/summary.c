@@ -64,8 +64,7 @@ unsigned pv_load_unconnected(const struct pv_load_summary *s)
 	return s->failed > missing ? s->failed : missing;
 }
 
-const struct pv_load_client *pv_load_bound_client(const struct pv_load_summary *s,
-						  unsigned *others)
+const struct pv_load_client *pv_load_bound_client(const struct pv_load_summary *s, unsigned *others)
 {
 	const struct pv_load_client *b = NULL;
 	unsigned more = 0;

@@ -279,27 +279,28 @@ static void head(struct pv_buf *b, const struct pv_res_run *run)
  * errors, 3 of 60 users could not log on (4 logons tried again), 1 client lost". */
 static void why_not(struct pv_buf *b, const struct pv_res_step *st, double threshold)
 {
-	pv_buf_addf(b, "overload %.2f%% (the threshold: %g%%)", st->all.overload, threshold);
-	if (st->all.errors)
-		pv_buf_addf(b, ", %llu error%s", (unsigned long long)st->all.errors,
-			    st->all.errors == 1 ? "" : "s");
-	if (st->logon.failed)
+	pv_buf_addf(b, "overload %.2f%% (the threshold: %g%%)", st->load.all.overload, threshold);
+	if (st->load.all.n.errors)
+		pv_buf_addf(b, ", %llu error%s", (unsigned long long)st->load.all.n.errors,
+			    st->load.all.n.errors == 1 ? "" : "s");
+	if (st->load.logon_n.failed)
 		pv_buf_addf(b, ", %llu of %u users could not log on",
-			    (unsigned long long)st->logon.failed, st->users);
-	else if (st->connected < st->users || st->not_connected)
+			    (unsigned long long)st->load.logon_n.failed, st->users);
+	else if (st->load.connected < st->users || st->load.failed)
 		pv_buf_addf(b, ", %u of %u users not logged on",
-			    st->not_connected > st->users - st->connected
-				    ? st->not_connected
-				    : st->users - st->connected,
+			    st->load.failed > st->users - st->load.connected
+				    ? st->load.failed
+				    : st->users - st->load.connected,
 			    st->users);
-	if (st->logon.retries)
-		pv_buf_addf(b, " (%llu logon%s tried again)", (unsigned long long)st->logon.retries,
-			    st->logon.retries == 1 ? "" : "s");
-	if (st->all.unserved)
-		pv_buf_addf(b, ", %llu scenarios unserved", (unsigned long long)st->all.unserved);
-	if (st->clients_lost)
-		pv_buf_addf(b, ", %u client%s lost", st->clients_lost,
-			    st->clients_lost == 1 ? "" : "s");
+	if (st->load.logon_n.retries)
+		pv_buf_addf(b, " (%llu logon%s tried again)",
+			    (unsigned long long)st->load.logon_n.retries,
+			    st->load.logon_n.retries == 1 ? "" : "s");
+	if (st->load.all.n.unserved)
+		pv_buf_addf(b, ", %llu scenarios unserved",
+			    (unsigned long long)st->load.all.n.unserved);
+	if (st->load.lost)
+		pv_buf_addf(b, ", %u client%s lost", st->load.lost, st->load.lost == 1 ? "" : "s");
 }
 
 /* "client-bound: the clients were the limit there, not the server (cli2: its busiest loop at
@@ -307,7 +308,7 @@ static void why_not(struct pv_buf *b, const struct pv_res_step *st, double thres
 static void client_bound(struct pv_buf *b, const struct pv_res_step *st)
 {
 	unsigned others;
-	const struct pv_res_client *c = pv_res_bound_client(st, &others);
+	const struct pv_load_client *c = pv_load_bound_client(&st->load, &others);
 
 	pv_buf_addstr(b, "<b class=\"tag\">client-bound</b>: the clients were the limit there, "
 			 "not the server");
@@ -316,8 +317,8 @@ static void client_bound(struct pv_buf *b, const struct pv_res_step *st)
 	pv_buf_addstr(b, " (");
 	pv_escape_xml(b, c->name);
 	pv_buf_addf(b, ": its busiest loop at %.0f%% of a core, loop lag p95 %.0f ms%s%s)",
-		    pv_res_loop_cpu(c), c->lag_p95,
-		    pv_res_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2
+		    pv_load_loop_cpu(c), c->lag_p95,
+		    pv_load_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2
 			    ? ": its host did not give the driver the CPU it needed"
 			    : "",
 		    others ? "; other clients too" : "");
@@ -347,10 +348,11 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 		pv_buf_addf(b,
 			    " Margin: overload %.2f%% against the %g%% threshold, %.2f points "
 			    "to spare; %llu errors; %.2f scenarios/s of %.2f expected.",
-			    st->all.overload, run->cfg.overload,
-			    run->cfg.overload - st->all.overload,
-			    (unsigned long long)st->all.errors, st->rate, st->expected);
-		if (over && over->client_bound) {
+			    st->load.all.overload, run->cfg.overload,
+			    run->cfg.overload - st->load.all.overload,
+			    (unsigned long long)st->load.all.n.errors, st->load.rate,
+			    st->load.expected);
+		if (over && over->load.client_bound) {
 			pv_buf_addf(b, " The first step over it, %u users (step %u%s), was ",
 				    over->users, over->n,
 				    over->refine ? ", a step --refine added" : "");
@@ -375,7 +377,7 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 		}
 	} else {
 		pv_buf_addstr(b, "<b>The server carried no step</b> without overload.");
-		if (over && over->client_bound) {
+		if (over && over->load.client_bound) {
 			pv_buf_addf(b, " The fewest users tried, %u (step %u), were ", over->users,
 				    over->n);
 			client_bound(b, over);
@@ -428,30 +430,29 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *o
 	memset(s, 0, sizeof(s));
 	for (size_t i = 0; i < n; i++) {
 		const struct pv_res_step *st = &run->steps[ord[i]];
-		const char *tag = st->client_bound ? " (client-bound: the clients' limit)"
-				  : st->refine	   ? " (refine)"
-						   : "";
+		const char *tag = st->load.client_bound ? " (client-bound: the clients' limit)"
+				  : st->refine		? " (refine)"
+							: "";
 		char t[240];
 
 		x[i] = st->users;
 		umax = st->users > umax ? st->users : umax;
-		ys[i] = st->has_load ? st->rate : NAN;
+		ys[i] = st->has_load ? st->load.rate : NAN;
 		lo[i] = hi[i] = NAN;
-		if (st->has_load && st->secs > 0) {
-			pv_stat_poisson_ci(st->all.completed, ALPHA, &lo[i], &hi[i]);
-			lo[i] /= st->secs;
-			hi[i] /= st->secs;
+		if (st->has_load && st->load.secs > 0) {
+			lo[i] = st->load.rate_lo;
+			hi[i] = st->load.rate_hi;
 		}
-		yo[i] = st->has_load ? st->all.overload : NAN;
+		yo[i] = st->has_load ? st->load.all.overload : NAN;
 		/* a client-bound step marked apart: it measured the clients */
-		yb[i] = st->client_bound ? ys[i] : NAN;
-		any_bound |= st->client_bound;
+		yb[i] = st->load.client_bound ? ys[i] : NAN;
+		any_bound |= st->load.client_bound;
 		m = stat_mean(st->srv, "cpu", &p95);
 		if (yc)
 			yc[i] = m;
 		snprintf(t, sizeof(t),
 			 "%u users%s: %.2f scenarios/s (95%%: %.2f-%.2f), expected %.2f", st->users,
-			 tag, ys[i], lo[i], hi[i], st->expected);
+			 tag, ys[i], lo[i], hi[i], st->load.expected);
 		tips[i] = strdup(t);
 		snprintf(t, sizeof(t), "%u users%s: overload %.2f%%", st->users, tag, yo[i]);
 		tips[n + i] = strdup(t);
@@ -573,8 +574,8 @@ static double dc_mean(const struct pv_res_step *st, double *samba)
 
 	*samba = stat_mean(st->dc, "samba", &p);
 	if (isnan(m)) {
-		m = st->dc_cpu;
-		*samba = st->dc_samba;
+		m = st->load.dc_cpu;
+		*samba = st->load.dc_samba;
 	}
 	return m;
 }
@@ -582,13 +583,14 @@ static double dc_mean(const struct pv_res_step *st, double *samba)
 /* The logon p95 (ms) with its bucket, and the logons that failed or were tried again. */
 static void logon_cell(struct pv_buf *b, const struct pv_res_step *st)
 {
-	const struct pv_res_logon *l = &st->logon;
+	const struct pv_load_lat *l = &st->load.logon;
+	const struct pv_load_logon *n = &st->load.logon_n;
 
-	if (!st->has_load || !l->have) {
+	if (!st->has_load || !st->has_logon) {
 		pv_buf_addstr(b, "<td class=\"na\">-</td>");
 		return;
 	}
-	pv_buf_addf(b, "<td%s>", l->failed ? " class=\"over\"" : "");
+	pv_buf_addf(b, "<td%s>", n->failed ? " class=\"over\"" : "");
 	if (isnan(l->p95))
 		pv_buf_addstr(b, "-");
 	else
@@ -596,31 +598,31 @@ static void logon_cell(struct pv_buf *b, const struct pv_res_step *st)
 	if (!isnan(l->p95_lo) && !isnan(l->p95_hi))
 		pv_buf_addf(b, "<br><span class=\"ci\">%.1f-%.1f</span>", 1000 * l->p95_lo,
 			    1000 * l->p95_hi);
-	if (l->failed || l->retries)
-		pv_buf_addf(b, "<br>%llu failed%s, %llu retried", (unsigned long long)l->failed,
-			    l->failed ? " !" : "", (unsigned long long)l->retries);
+	if (n->failed || n->retries)
+		pv_buf_addf(b, "<br>%llu failed%s, %llu retried", (unsigned long long)n->failed,
+			    n->failed ? " !" : "", (unsigned long long)n->retries);
 	pv_buf_addstr(b, "</td>");
 }
 
 /* The busiest client loop (% of a core) and its loop lag p95 (ms), the client named. */
 static void clients_cell(struct pv_buf *b, const struct pv_res_step *st)
 {
-	const struct pv_res_client *top = pv_res_bound_client(st, NULL);
+	const struct pv_load_client *top = pv_load_bound_client(&st->load, NULL);
 
 	/* the client bound, else the busiest */
 	if (!top)
-		for (size_t i = 0; i < st->nclients; i++)
-			if (!top || pv_res_loop_cpu(&st->clients[i]) > pv_res_loop_cpu(top))
-				top = &st->clients[i];
+		for (size_t i = 0; i < st->load.nclients; i++)
+			if (!top || pv_load_loop_cpu(&st->load.clients[i]) > pv_load_loop_cpu(top))
+				top = &st->load.clients[i];
 	if (!top) {
 		pv_buf_addstr(b, "<td class=\"na\">-</td>");
 		return;
 	}
 	pv_buf_addf(b, "<td%s>", top->bound ? " class=\"over\"" : "");
-	if (isnan(pv_res_loop_cpu(top)))
+	if (isnan(pv_load_loop_cpu(top)))
 		pv_buf_addstr(b, "-");
 	else
-		pv_buf_addf(b, "%.0f", pv_res_loop_cpu(top));
+		pv_buf_addf(b, "%.0f", pv_load_loop_cpu(top));
 	if (isnan(top->lag_p95))
 		pv_buf_addstr(b, " / -");
 	else
@@ -637,9 +639,9 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const si
 	for (size_t i = 0; i < run->nsteps; i++) {
 		const struct pv_res_step *st = &run->steps[i];
 
-		dc |= st->dc != NULL || !isnan(st->dc_cpu);
-		logons |= st->logon.have;
-		clients |= st->nclients > 0;
+		dc |= st->dc != NULL || !isnan(st->load.dc_cpu);
+		logons |= st->has_logon;
+		clients |= st->load.nclients > 0;
 		refine |= st->refine;
 	}
 	pv_buf_addstr(b, "<h2 id=\"steps\">The steps</h2>\n<p>");
@@ -674,37 +676,36 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const si
 		double m, p, lo, hi, samba;
 
 		pv_buf_addf(b, "<tr%s><th scope=\"row\">%u%s</th><td>%u</td>",
-			    st->client_bound ? " class=\"cb\"" : "", st->n,
+			    st->load.client_bound ? " class=\"cb\"" : "", st->n,
 			    st->refine ? " <span class=\"tag\">refine</span>" : "", st->users);
 		if (run->has_load && st->has_load) {
-			bool over = st->all.overload > run->cfg.overload;
+			bool over = st->load.all.overload > run->cfg.overload;
 
-			pv_buf_addf(b, "<td>%.2f", st->rate);
-			if (st->secs > 0) {
-				pv_stat_poisson_ci(st->all.completed, ALPHA, &lo, &hi);
+			pv_buf_addf(b, "<td>%.2f", st->load.rate);
+			if (st->load.secs > 0)
 				pv_buf_addf(b, "<br><span class=\"ci\">%.2f-%.2f</span>",
-					    lo / st->secs, hi / st->secs);
-			}
+					    st->load.rate_lo, st->load.rate_hi);
 			pv_buf_addstr(b, "</td>");
-			num_cell(b, "%.2f", st->expected);
+			num_cell(b, "%.2f", st->load.expected);
 			pv_buf_addf(b, "<td%s>%.2f%s", over ? " class=\"over\"" : "",
-				    st->all.overload, over ? " !" : "");
-			if (pv_res_ended(&st->all)) {
-				pv_stat_binom_ci(st->all.overloaded, pv_res_ended(&st->all), ALPHA,
-						 &lo, &hi);
+				    st->load.all.overload, over ? " !" : "");
+			if (pv_load_ended(&st->load.all)) {
+				pv_stat_binom_ci(st->load.all.n.overloaded,
+						 pv_load_ended(&st->load.all), ALPHA, &lo, &hi);
 				pv_buf_addf(b, "<br><span class=\"ci\">%.2f-%.2f</span>", 100 * lo,
 					    100 * hi);
 			}
 			pv_buf_addstr(b, "</td>");
-			pv_buf_addf(b, "<td%s>%llu</td>", st->all.errors ? " class=\"over\"" : "",
-				    (unsigned long long)st->all.errors);
-			ms_cell(b, st->all.median, false);
-			if (isnan(st->all.p95)) {
+			pv_buf_addf(b, "<td%s>%llu</td>",
+				    st->load.all.n.errors ? " class=\"over\"" : "",
+				    (unsigned long long)st->load.all.n.errors);
+			ms_cell(b, st->load.all.lat.median, false);
+			if (isnan(st->load.all.lat.p95)) {
 				pv_buf_addstr(b, "<td class=\"na\">-</td>");
 			} else {
-				pv_buf_addf(b, "<td>%.1f", st->all.p95 * 1000);
-				if (st->all.has_hist) {
-					pv_load_hist_ci(&st->all.hist, 0.95, ALPHA, &lo, &hi);
+				pv_buf_addf(b, "<td>%.1f", st->load.all.lat.p95 * 1000);
+				if (st->has_hist) {
+					pv_load_hist_ci(&st->load.all.n.lat, 0.95, ALPHA, &lo, &hi);
 					pv_buf_addf(b, "<br><span class=\"ci\">%.1f-", lo * 1000);
 					if (isinf(hi))
 						pv_buf_addstr(b, "?</span>");
@@ -714,12 +715,12 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const si
 				pv_buf_addstr(b, "</td>");
 			}
 			pv_buf_addf(b, "<td%s>%u of %u%s</td>",
-				    st->connected < st->users ? " class=\"over\"" : "",
-				    st->connected, st->users,
-				    st->clients_lost ? ", client lost" : "");
+				    st->load.connected < st->users ? " class=\"over\"" : "",
+				    st->load.connected, st->users,
+				    st->load.lost ? ", client lost" : "");
 			/* a client-bound step is never shown carried: it says nothing of the
 			 * server */
-			if (st->client_bound)
+			if (st->load.client_bound)
 				pv_buf_addstr(b, "<td><b>no: client-bound</b></td>");
 			else
 				pv_buf_addf(b, "<td>%s</td>", st->carried ? "yes" : "<b>no</b>");
@@ -800,7 +801,8 @@ static uint64_t ops_all(const struct pv_res_step *st)
 	uint64_t all = st->ops_other;
 
 	for (int o = 0; o < PV_LOAD_OPS; o++)
-		all = all > UINT64_MAX - st->ops[o] ? UINT64_MAX : all + st->ops[o];
+		all = all > UINT64_MAX - st->load.all.n.ops[o] ? UINT64_MAX
+							       : all + st->load.all.n.ops[o];
 	return all;
 }
 
@@ -813,14 +815,14 @@ static void op_row(struct pv_buf *b, const struct pv_res_run *run, const size_t 
 	bool any = false;
 
 	for (size_t i = 0; i < run->nsteps && !any; i++)
-		any = (o < 0 ? run->steps[i].ops_other : run->steps[i].ops[o]) > 0;
+		any = (o < 0 ? run->steps[i].ops_other : run->steps[i].load.all.n.ops[o]) > 0;
 	if (!any && isnan(fsct))
 		return;
 	pv_buf_addf(b, "<tr><th scope=\"row\">%s</th>", o < 0 ? "other" : pv_load_op_names[o]);
 	num_cell(b, "%.0f", fsct);
 	for (size_t i = 0; i < run->nsteps; i++) {
 		const struct pv_res_step *st = &run->steps[ord[i]];
-		uint64_t all = ops_all(st), n = o < 0 ? st->ops_other : st->ops[o];
+		uint64_t all = ops_all(st), n = o < 0 ? st->ops_other : st->load.all.n.ops[o];
 
 		if (!st->has_ops)
 			pv_buf_addstr(b, "<td class=\"na\">-</td>");
@@ -891,14 +893,14 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run, const s
 		pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%g</td>", pv_load_names[k],
 			    run->cfg.kind[k].limit);
 		for (size_t i = 0; i < run->nsteps; i++) {
-			const struct pv_res_kind *kd = &run->steps[ord[i]].kind[k];
+			const struct pv_load_kind_sum *kd = &run->steps[ord[i]].load.kind[k];
 
-			if (!run->steps[ord[i]].has_load || !kd->completed) {
+			if (!run->steps[ord[i]].has_load || !kd->lat.n) {
 				pv_buf_addstr(b, "<td class=\"na\" colspan=\"2\">-</td>");
 				continue;
 			}
-			ms_cell(b, kd->median, false);
-			ms_cell(b, kd->p95, kd->p95 > run->cfg.kind[k].limit);
+			ms_cell(b, kd->lat.median, false);
+			ms_cell(b, kd->lat.p95, kd->lat.p95 > run->cfg.kind[k].limit);
 		}
 		pv_buf_addstr(b, "</tr>\n");
 	}
@@ -923,19 +925,19 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run, const s
 			for (size_t i = 0; i < run->nsteps; i++) {
 				const struct pv_res_step *st = &run->steps[ord[i]];
 
-				if (!st->has_load || !st->all.started)
+				if (!st->has_load || !st->load.all.n.started)
 					pv_buf_addstr(b, "<td class=\"na\">-</td>");
 				else
 					pv_buf_addf(b, "<td>%.1f</td>",
-						    100.0 * (double)st->kind[k].started /
-							    (double)st->all.started);
+						    100.0 * (double)st->load.kind[k].n.started /
+							    (double)st->load.all.n.started);
 			}
 			pv_buf_addstr(b, "</tr>\n");
 		}
 		pv_buf_addstr(b, "<tr><th scope=\"row\">started</th><td>100</td>");
 		for (size_t i = 0; i < run->nsteps; i++)
 			pv_buf_addf(b, "<td>%llu</td>",
-				    (unsigned long long)run->steps[ord[i]].all.started);
+				    (unsigned long long)run->steps[ord[i]].load.all.n.started);
 		pv_buf_addstr(b, "</tr>\n");
 	}
 	pv_buf_addstr(b, "</tbody>\n</table></div>\n");
@@ -953,14 +955,14 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 	char label[8][96];
 
 	for (size_t i = 0; i < run->nsteps; i++)
-		for (size_t c = 0; c < run->steps[i].nclients; c++) {
+		for (size_t c = 0; c < run->steps[i].load.nclients; c++) {
 			size_t k = 0;
 
-			while (k < nn && strcmp(names[k], run->steps[i].clients[c].name))
+			while (k < nn && strcmp(names[k], run->steps[i].load.clients[c].name))
 				k++;
 			if (k == nn && nn < 4)
 				snprintf(names[nn++], sizeof(names[0]), "%s",
-					 run->steps[i].clients[c].name);
+					 run->steps[i].load.clients[c].name);
 		}
 	pv_buf_addstr(b, "<h3>The clients</h3>\n");
 	if (!nn) {
@@ -977,10 +979,11 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 		for (size_t i = 0; i < run->nsteps; i++) {
 			double v = NAN;
 
-			for (size_t c = 0; c < run->steps[i].nclients; c++)
-				if (!strcmp(run->steps[i].clients[c].name, names[k / 2]))
-					v = k % 2 ? run->steps[i].clients[c].cpu_host
-						  : pv_res_loop_cpu(&run->steps[i].clients[c]);
+			for (size_t c = 0; c < run->steps[i].load.nclients; c++)
+				if (!strcmp(run->steps[i].load.clients[c].name, names[k / 2]))
+					v = k % 2 ? run->steps[i].load.clients[c].host_cpu
+						  : pv_load_loop_cpu(
+							    &run->steps[i].load.clients[c]);
 			x[3 * i] = tl->off[i];
 			x[3 * i + 1] = tl->off[i] + tl->len[i];
 			x[3 * i + 2] = tl->off[i] + tl->len[i];
@@ -1243,9 +1246,9 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 		bool any = false;
 
 		for (size_t i = 0; i < run->nsteps; i++)
-			any |= run->steps[i].all.errors || run->steps[i].not_connected ||
-			       run->steps[i].clients_lost || run->steps[i].logon.failed ||
-			       run->steps[i].all.unserved;
+			any |= run->steps[i].load.all.n.errors || run->steps[i].load.failed ||
+			       run->steps[i].load.lost || run->steps[i].load.logon_n.failed ||
+			       run->steps[i].load.all.n.unserved;
 		if (any) {
 			pv_buf_addstr(
 				b,
@@ -1262,26 +1265,29 @@ static void errors(struct pv_buf *b, const struct pv_res_run *run)
 				const struct pv_res_step *st = &run->steps[i];
 				bool first = true;
 
-				if (!st->all.errors && !st->not_connected && !st->clients_lost &&
-				    !st->logon.failed && !st->all.unserved)
+				if (!st->load.all.n.errors && !st->load.failed && !st->load.lost &&
+				    !st->load.logon_n.failed && !st->load.all.n.unserved)
 					continue;
 				pv_buf_addf(b,
 					    "<tr><th scope=\"row\">%u</th><td>%llu</td><td "
 					    "class=\"l\">",
-					    st->users, (unsigned long long)st->all.errors);
+					    st->users, (unsigned long long)st->load.all.n.errors);
 				for (int k = 0; k < PV_LOAD_KINDS; k++)
-					if (st->kind[k].errors) {
+					if (st->load.kind[k].n.errors) {
 						pv_buf_addf(b, "%s%s %llu", first ? "" : ", ",
 							    pv_load_names[k],
-							    (unsigned long long)st->kind[k].errors);
+							    (unsigned long long)st->load.kind[k]
+								    .n.errors);
 						first = false;
 					}
 				pv_buf_addf(b,
 					    "</td><td>%u</td><td>%llu "
 					    "(%llu)</td><td>%llu</td><td>%u</td></tr>\n",
-					    st->not_connected, (unsigned long long)st->logon.failed,
-					    (unsigned long long)st->logon.retries,
-					    (unsigned long long)st->all.unserved, st->clients_lost);
+					    st->load.failed,
+					    (unsigned long long)st->load.logon_n.failed,
+					    (unsigned long long)st->load.logon_n.retries,
+					    (unsigned long long)st->load.all.n.unserved,
+					    st->load.lost);
 			}
 			pv_buf_addstr(b, "</tbody>\n</table></div>\n");
 		}

@@ -50,35 +50,35 @@ struct one {
 static struct one figure(const struct pv_res_step *st, enum pv_cmp_figure f, double alpha)
 {
 	struct one o = {false, NAN, NAN, NAN};
-	const struct pv_res_kind *a = &st->all;
+	const struct pv_load_kind_sum *a = &st->load.all;
 
 	switch (f) {
 	case PV_CMP_RATE:
-		if (!(st->secs > 0))
+		if (!(st->load.secs > 0))
 			break;
 		o.have = true;
-		o.v = (double)a->completed / st->secs;
-		pv_stat_poisson_ci(a->completed, alpha, &o.lo, &o.hi);
-		o.lo /= st->secs;
-		o.hi /= st->secs;
+		o.v = (double)a->lat.n / st->load.secs;
+		pv_stat_poisson_ci(a->lat.n, alpha, &o.lo, &o.hi);
+		o.lo /= st->load.secs;
+		o.hi /= st->load.secs;
 		break;
 	case PV_CMP_OVERLOAD:
-		if (!pv_res_ended(a))
+		if (!pv_load_ended(a))
 			break;
 		o.have = true;
-		o.v = 100.0 * (double)a->overloaded / (double)pv_res_ended(a);
-		pv_stat_binom_ci(a->overloaded, pv_res_ended(a), alpha, &o.lo, &o.hi);
+		o.v = 100.0 * (double)a->n.overloaded / (double)pv_load_ended(a);
+		pv_stat_binom_ci(a->n.overloaded, pv_load_ended(a), alpha, &o.lo, &o.hi);
 		o.lo *= 100;
 		o.hi *= 100;
 		break;
 	case PV_CMP_MEDIAN:
 	case PV_CMP_P95:
-		if (!a->completed || isnan(f == PV_CMP_MEDIAN ? a->median : a->p95))
+		if (!a->lat.n || isnan(f == PV_CMP_MEDIAN ? a->lat.median : a->lat.p95))
 			break;
 		o.have = true;
-		o.v = 1000 * (f == PV_CMP_MEDIAN ? a->median : a->p95);
-		if (a->has_hist) {
-			pv_load_hist_ci(&a->hist, f == PV_CMP_MEDIAN ? 0.5 : 0.95, alpha, &o.lo,
+		o.v = 1000 * (f == PV_CMP_MEDIAN ? a->lat.median : a->lat.p95);
+		if (st->has_hist) {
+			pv_load_hist_ci(&a->n.lat, f == PV_CMP_MEDIAN ? 0.5 : 0.95, alpha, &o.lo,
 					&o.hi);
 			o.lo *= 1000;
 			o.hi *= 1000;
@@ -154,13 +154,13 @@ static void against(const struct pv_res_step *const *s0, size_t k0,
 	if (!base->have || !out->have)
 		return;
 	if (k0 == 1 && kg == 1) {
-		const struct pv_res_kind *a = &s0[0]->all, *b = &sg[0]->all;
+		const struct pv_load_kind_sum *a = &s0[0]->load.all, *b = &sg[0]->load.all;
 		struct one oa, ob;
 		double r, lo, hi;
 
 		switch (f) {
 		case PV_CMP_RATE:
-			pv_stat_rate_ratio(b->completed, sg[0]->secs, a->completed, s0[0]->secs,
+			pv_stat_rate_ratio(b->lat.n, sg[0]->load.secs, a->lat.n, s0[0]->load.secs,
 					   alpha, &r, &lo, &hi);
 			if (isnan(r))
 				return;
@@ -169,8 +169,8 @@ static void against(const struct pv_res_step *const *s0, size_t k0,
 			out->dhi = isinf(hi) ? INFINITY : 100 * (hi - 1);
 			break;
 		case PV_CMP_OVERLOAD:
-			pv_stat_prop_diff(b->overloaded, pv_res_ended(b), a->overloaded,
-					  pv_res_ended(a), alpha, &r, &lo, &hi);
+			pv_stat_prop_diff(b->n.overloaded, pv_load_ended(b), a->n.overloaded,
+					  pv_load_ended(a), alpha, &r, &lo, &hi);
 			out->d = 100 * r;
 			out->dlo = 100 * lo;
 			out->dhi = 100 * hi;
@@ -212,7 +212,7 @@ bool pv_cmp_weighed(const struct pv_cmp_step *S, size_t g)
 /* S's note: group label's run st was client-bound there, and by which client. */
 static void bound_note(struct pv_cmp_step *S, const char *label, const struct pv_res_step *st)
 {
-	const struct pv_res_client *cl = pv_res_bound_client(st, NULL);
+	const struct pv_load_client *cl = pv_load_bound_client(&st->load, NULL);
 	size_t at = strlen(S->note);
 
 	if (at >= sizeof(S->note) - 1)
@@ -225,7 +225,7 @@ static void bound_note(struct pv_cmp_step *S, const char *label, const struct pv
 			S->note + at, sizeof(S->note) - at,
 			"%s%s was client-bound (%s: its busiest loop at %.0f%% of a core, loop lag "
 			"p95 %.0f ms)",
-			at ? "; " : "", label, cl->name, pv_res_loop_cpu(cl), cl->lag_p95);
+			at ? "; " : "", label, cl->name, pv_load_loop_cpu(cl), cl->lag_p95);
 }
 
 /* ---- the answer ---- */
@@ -253,9 +253,9 @@ static struct tally tally_of(const struct pv_res_step *const *s, size_t k)
 	struct tally t = {0, 0, 0};
 
 	for (size_t i = 0; i < k; i++) {
-		t.errors += s[i]->all.errors;
-		t.secs += s[i]->secs;
-		t.unconnected += s[i]->not_connected + s[i]->clients_lost;
+		t.errors += s[i]->load.all.n.errors;
+		t.secs += s[i]->load.secs;
+		t.unconnected += s[i]->load.failed + s[i]->load.lost;
 	}
 	return t;
 }
@@ -767,10 +767,11 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 				for (size_t i = 0; i < k; i++) {
 					double mean, p95, max;
 
-					S->carried[g] &= sg[i]->carried && !sg[i]->client_bound;
-					if (sg[i]->client_bound && !S->client_bound[g])
+					S->carried[g] &=
+						sg[i]->carried && !sg[i]->load.client_bound;
+					if (sg[i]->load.client_bound && !S->client_bound[g])
 						bound_note(S, c->groups[g].label, sg[i]);
-					S->client_bound[g] |= sg[i]->client_bound;
+					S->client_bound[g] |= sg[i]->load.client_bound;
 					if (pv_res_watch_stat(sg[i]->srv, "cpu", &mean, &p95,
 							      &max)) {
 						cpu += mean;

@@ -360,7 +360,7 @@ START_TEST(ops_linear)
 	run = mem_load(&m);
 	ck_assert(run->has_load);
 	ck_assert(run->steps[0].has_ops);
-	ck_assert_uint_eq(run->steps[0].ops[PV_LOAD_OP_CREATE], 10);
+	ck_assert_uint_eq(run->steps[0].load.all.n.ops[PV_LOAD_OP_CREATE], 10);
 	ck_assert_uint_eq(run->steps[0].ops_other, 64);
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
 	ck_assert_uint_lt(b.len, 16u << 20);
