@@ -21,89 +21,6 @@ static double ms(double secs)
 	return secs * 1000;
 }
 
-/* ---- the answer ---- */
-
-/* "7.9%", then what else kept the step from counting: ", 3 errors", ... */
-static void verdict(const struct pv_load_summary *s, struct pv_buf *out)
-{
-	pv_buf_addf(out, "overload %.1f%%", s->all.overload);
-	if (s->all.n.errors)
-		pv_buf_addf(out, ", %llu error%s", (unsigned long long)s->all.n.errors,
-			    s->all.n.errors == 1 ? "" : "s");
-	if (pv_load_unconnected(s))
-		pv_buf_addf(out, ", %u of %u users not connected", pv_load_unconnected(s),
-			    s->users);
-	if (s->lost)
-		pv_buf_addf(out, ", %u client%s lost", s->lost, s->lost == 1 ? "" : "s");
-	if (!s->all.n.started)
-		pv_buf_addstr(out, ", no scenario started");
-	if (s->client_bound)
-		pv_buf_addstr(out, ", client-bound");
-}
-
-/* "step 3, 60 users: overload 7.9%, ..." */
-static void step_verdict(const struct pv_load_results *r, long i, struct pv_buf *out)
-{
-	pv_buf_addf(out, "step %ld, %u users: ", i + 1, r->steps[i].users);
-	verdict(&r->steps[i], out);
-}
-
-/* Why a client-bound step says nothing of the server, and what would carry it. */
-static void client_limit(const struct pv_load_results *r, long i, struct pv_buf *out)
-{
-	const struct pv_load_summary *s = &r->steps[i];
-	const struct pv_load_client *c = pv_load_bound_client(s, NULL);
-	double cores = pv_load_cores_for(r->steps, r->n, s->users);
-
-	if (!c)
-		return;
-	pv_buf_addf(
-		out,
-		": the clients were the limit there, not the server (%s: busiest loop at %.0f%% "
-		"of a core, loop lag p95 %.0f ms",
-		c->name ? c->name : "a client", pv_load_loop_cpu(c), c->lag_p95);
-	if (pv_load_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2)
-		pv_buf_addstr(out, ": its host did not give the driver the CPU it needed");
-	pv_buf_addstr(out, ")");
-	if (cores > 0)
-		pv_buf_addf(out,
-			    "; %u users need about %.0f client cores (one loop each; the "
-			    "drivers used %.1f)",
-			    s->users, ceil(cores), s->driver_cores);
-}
-
-int pv_load_answer_line(const struct pv_load_results *r, struct pv_buf *out)
-{
-	unsigned users;
-	long best = pv_load_answer(r->steps, r->n, r->cfg->overload, &users);
-	long over = pv_load_first_over(r->steps, r->n, r->cfg->overload, best);
-
-	if (!r->n) {
-		pv_buf_addstr(out, "no step was measured");
-		return done(out);
-	}
-	if (best < 0) {
-		pv_buf_addstr(out,
-			      "the server carried no step without overload (the fewest users, ");
-		step_verdict(r, over, out);
-		pv_buf_addstr(out, ")");
-		if (r->steps[over].client_bound)
-			client_limit(r, over, out);
-		return done(out);
-	}
-	pv_buf_addf(out, "the server carried %s%u users without overload (",
-		    over >= 0 && r->steps[over].client_bound ? "at least " : "", users);
-	step_verdict(r, best, out);
-	pv_buf_addstr(out, over < 0 ? "; the most the ramp tried)" : "; the first step over it, ");
-	if (over >= 0) {
-		step_verdict(r, over, out);
-		pv_buf_addstr(out, ")");
-		if (r->steps[over].client_bound)
-			client_limit(r, over, out);
-	}
-	return done(out);
-}
-
 /* ---- load.txt ---- */
 
 static void cell_ms(struct pv_buf *out, int width, const struct pv_load_lat *l, double v)
@@ -493,29 +410,28 @@ static struct pv_json *step_json(const struct pv_load_summary *s, size_t i, doub
 	return o;
 }
 
-/* {"step": N, "users": U} of step i, or null */
-static void step_ref(struct pv_json *o, const char *key, const struct pv_load_results *r, long i)
+/* {"step": N, "users": U, "client_bound": B} of step s, number n, or null */
+static void step_ref(struct pv_json *o, const char *key, const struct pv_load_summary *s,
+		     unsigned n)
 {
-	struct pv_json *s;
+	struct pv_json *j;
 
-	if (i < 0) {
+	if (!s) {
 		pv_json_str(o, key, NULL);
 		return;
 	}
-	s = pv_json_object();
-	pv_json_int(s, "step", i + 1);
-	pv_json_int(s, "users", r->steps[i].users);
-	pv_json_bool(s, "client_bound", r->steps[i].client_bound);
-	pv_json_set(o, key, s);
+	j = pv_json_object();
+	pv_json_int(j, "step", n);
+	pv_json_int(j, "users", s->users);
+	pv_json_bool(j, "client_bound", s->client_bound);
+	pv_json_set(o, key, j);
 }
 
 int pv_load_report_json(const struct pv_load_results *r, struct pv_buf *out)
 {
 	struct pv_json *o = pv_json_object(), *steps = pv_json_array(), *ans = pv_json_object();
 	struct pv_buf line = PV_BUF_INIT;
-	unsigned users;
-	long best = pv_load_answer(r->steps, r->n, r->cfg->overload, &users);
-	long over = pv_load_first_over(r->steps, r->n, r->cfg->overload, best);
+	struct pv_load_outcome a;
 	char *text;
 	int rc;
 
@@ -526,19 +442,19 @@ int pv_load_report_json(const struct pv_load_results *r, struct pv_buf *out)
 		pv_json_append(steps, step_json(&r->steps[i], i, r->cfg->overload));
 	pv_json_set(o, "steps", steps);
 	rc = pv_load_answer_line(r, &line);
-	if (best >= 0) {
-		pv_json_int(ans, "users", users);
-		pv_json_int(ans, "step", best + 1);
+	pv_load_outcome_of(r, &a);
+	if (a.best) {
+		pv_json_int(ans, "users", a.best->users);
+		pv_json_int(ans, "step", a.best_n);
 	} else {
 		pv_json_str(ans, "users", NULL);
 		pv_json_str(ans, "step", NULL);
 	}
-	step_ref(ans, "last_carried", r, best);
-	step_ref(ans, "first_over", r, over);
-	pv_json_bool(ans, "client_bound", over >= 0 && r->steps[over].client_bound);
-	if (over >= 0 && r->steps[over].client_bound)
-		pv_json_real(ans, "client_cores_needed",
-			     ceil(pv_load_cores_for(r->steps, r->n, r->steps[over].users)));
+	step_ref(ans, "last_carried", a.best, a.best_n);
+	step_ref(ans, "first_over", a.over, a.over_n);
+	pv_json_bool(ans, "client_bound", a.at_least);
+	if (a.at_least)
+		pv_json_real(ans, "client_cores_needed", ceil(a.cores));
 	else
 		pv_json_str(ans, "client_cores_needed", NULL);
 	pv_json_str(ans, "line", line.data);

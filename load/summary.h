@@ -90,6 +90,15 @@ const struct pv_load_client *pv_load_bound_client(const struct pv_load_summary *
 void pv_load_summary_clients(struct pv_load_summary *s, const struct pv_load_client *clients,
 			     size_t n);
 
+/* A ramp's steps and its settings: what load.txt, load.csv, load.json, load.svg and the answer
+ * are made of. */
+struct pv_load_results {
+	const struct pv_load_config *cfg;
+	const struct pv_load_summary *steps; /* in the ramp's order, users rising */
+	size_t n;
+	const char *title; /* what was measured, e.g. "srv, run 20261130-121500"; NULL: none */
+};
+
 /* Whether a step counts for the answer: scenarios started and ended, overload <= threshold
  * (percent), no error, every user connected throughout, no client lost and no client the
  * limit. */

@@ -4,6 +4,7 @@
 #include "provision/html.h"
 #include "provision/report.h"
 
+#include "load/answer.h"
 #include "results/compare.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -76,15 +77,12 @@ static const char *fig_label[PV_CMP_FIGS] = {"scen/s", "overload %", "median ms"
 static void answer_text(const struct pv_cmp *c, size_t g, char *out, size_t cap)
 {
 	const struct pv_cmp_group *G = &c->groups[g];
+	struct pv_buf b = PV_BUF_INIT;
 
-	const char *least = G->answer_at_least ? "at least " : "",
-		   *why = G->answer_at_least ? " (the clients were the limit above it)" : "";
-
-	if (G->answer_lo == G->answer_hi)
-		snprintf(out, cap, "%s carried %s%u users%s", G->label, least, G->answer_lo, why);
-	else
-		snprintf(out, cap, "%s carried %s%u to %u users (across its %zu repeats)%s",
-			 G->label, least, G->answer_lo, G->answer_hi, G->nruns, why);
+	pv_load_answer_range(&b, G->label, G->answer_lo, G->answer_hi, G->nruns,
+			     G->answer_at_least);
+	snprintf(out, cap, "%s", b.data ? b.data : "");
+	pv_buf_release(&b, 0);
 }
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)

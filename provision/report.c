@@ -6,6 +6,8 @@
 #include "provision/html.h"
 #include "provision/report.h"
 
+#include "load/answer.h"
+
 #include "util/stats.h"
 #include "util/err.h"
 #include "util/file.h"
@@ -275,60 +277,12 @@ static void head(struct pv_buf *b, const struct pv_res_run *run)
 			 "<a href=\"#errors\">errors</a></p></nav>\n");
 }
 
-/* What kept step st from counting, from its figures: "overload 2.51% (the threshold: 1%), 3
- * errors, 3 of 60 users could not log on (4 logons tried again), 1 client lost". */
-static void why_not(struct pv_buf *b, const struct pv_res_step *st, double threshold)
-{
-	pv_buf_addf(b, "overload %.2f%% (the threshold: %g%%)", st->load.all.overload, threshold);
-	if (st->load.all.n.errors)
-		pv_buf_addf(b, ", %llu error%s", (unsigned long long)st->load.all.n.errors,
-			    st->load.all.n.errors == 1 ? "" : "s");
-	if (st->load.logon_n.failed)
-		pv_buf_addf(b, ", %llu of %u users could not log on",
-			    (unsigned long long)st->load.logon_n.failed, st->users);
-	else if (st->load.connected < st->users || st->load.failed)
-		pv_buf_addf(b, ", %u of %u users not logged on",
-			    st->load.failed > st->users - st->load.connected
-				    ? st->load.failed
-				    : st->users - st->load.connected,
-			    st->users);
-	if (st->load.logon_n.retries)
-		pv_buf_addf(b, " (%llu logon%s tried again)",
-			    (unsigned long long)st->load.logon_n.retries,
-			    st->load.logon_n.retries == 1 ? "" : "s");
-	if (st->load.all.n.unserved)
-		pv_buf_addf(b, ", %llu scenarios unserved",
-			    (unsigned long long)st->load.all.n.unserved);
-	if (st->load.lost)
-		pv_buf_addf(b, ", %u client%s lost", st->load.lost, st->load.lost == 1 ? "" : "s");
-}
-
-/* "client-bound: the clients were the limit there, not the server (cli2: its busiest loop at
- * 95% of a core, loop lag p95 150 ms)" */
-static void client_bound(struct pv_buf *b, const struct pv_res_step *st)
-{
-	unsigned others;
-	const struct pv_load_client *c = pv_load_bound_client(&st->load, &others);
-
-	pv_buf_addstr(b, "<b class=\"tag\">client-bound</b>: the clients were the limit there, "
-			 "not the server");
-	if (!c)
-		return;
-	pv_buf_addstr(b, " (");
-	pv_escape_xml(b, c->name);
-	pv_buf_addf(b, ": its busiest loop at %.0f%% of a core, loop lag p95 %.0f ms%s%s)",
-		    pv_load_loop_cpu(c), c->lag_p95,
-		    pv_load_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2
-			    ? ": its host did not give the driver the CPU it needed"
-			    : "",
-		    others ? "; other clients too" : "");
-}
+/* The answer's words on the page: emphasis in bold, the tag as a tag, names escaped. */
+static const struct pv_load_markup html = {"<b>", "</b>", "<b class=\"tag\">", "</b>",
+					   pv_escape_xml};
 
 static void answer(struct pv_buf *b, const struct pv_res_run *run)
 {
-	const struct pv_res_step *over =
-		run->has_load && run->first_over >= 0 ? &run->steps[run->first_over] : NULL;
-
 	pv_buf_addstr(b, "<div class=\"answer\" id=\"answer\">");
 	if (!run->has_load) {
 		pv_buf_addstr(b, "Driver <b>");
@@ -339,55 +293,17 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 		if (!strcmp(run->driver, "builtin"))
 			pv_buf_addstr(b, " (The built-in driver's figures, load.json, are missing: "
 					 "the run ended before its results were written.)");
-	} else if (run->answer_step >= 0) {
-		const struct pv_res_step *st = &run->steps[run->answer_step];
-
-		pv_buf_addf(b, "<b>The server carried %s%u users</b> without overload (step %u%s).",
-			    run->answer_at_least ? "at least " : "", run->answer_users, st->n,
-			    st->refine ? ", a step --refine added" : "");
-		pv_buf_addf(b,
-			    " Margin: overload %.2f%% against the %g%% threshold, %.2f points "
-			    "to spare; %llu errors; %.2f scenarios/s of %.2f expected.",
-			    st->load.all.overload, run->cfg.overload,
-			    run->cfg.overload - st->load.all.overload,
-			    (unsigned long long)st->load.all.n.errors, st->load.rate,
-			    st->load.expected);
-		if (over && over->load.client_bound) {
-			pv_buf_addf(b, " The first step over it, %u users (step %u%s), was ",
-				    over->users, over->n,
-				    over->refine ? ", a step --refine added" : "");
-			client_bound(b, over);
-			pv_buf_addf(b,
-				    ": how many more than %u users the server carries, this run "
-				    "cannot tell",
-				    run->answer_users);
-			if (run->client_cores_needed > 0)
-				pv_buf_addf(b, " (about %.0f client cores would run %u users)",
-					    run->client_cores_needed, over->users);
-			pv_buf_addstr(b, ".");
-		} else if (over) {
-			pv_buf_addf(b, " The first step over it, %u users (step %u%s), had ",
-				    over->users, over->n,
-				    over->refine ? ", a step --refine added" : "");
-			why_not(b, over, run->cfg.overload);
-			pv_buf_addstr(b, ".");
-		} else {
-			pv_buf_addstr(
-				b, " That is the most users the ramp tried: the limit is higher.");
-		}
 	} else {
-		pv_buf_addstr(b, "<b>The server carried no step</b> without overload.");
-		if (over && over->load.client_bound) {
-			pv_buf_addf(b, " The fewest users tried, %u (step %u), were ", over->users,
-				    over->n);
-			client_bound(b, over);
-			pv_buf_addstr(b, ": this run tells nothing of the server.");
-		} else if (over) {
-			pv_buf_addf(b, " Even the fewest users tried, %u (step %u), had ",
-				    over->users, over->n);
-			why_not(b, over, run->cfg.overload);
-			pv_buf_addstr(b, ".");
-		}
+		const struct pv_res_step *best =
+			run->answer_step >= 0 ? &run->steps[run->answer_step] : NULL;
+		const struct pv_res_step *over =
+			run->first_over >= 0 ? &run->steps[run->first_over] : NULL;
+		struct pv_load_outcome o = {
+			run->cfg.overload,    best ? &best->load : NULL, over ? &over->load : NULL,
+			best ? best->n : 0,   over ? over->n : 0,	 best && best->refine,
+			over && over->refine, run->answer_at_least,	 run->client_cores_needed};
+
+		pv_load_answer_prose(&o, &html, b);
 	}
 	if (run->has_load && run->answer[0]) {
 		pv_buf_addstr(b, "<br><span class=\"line\">The run's answer line: ");

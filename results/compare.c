@@ -2,6 +2,8 @@
  * compare.h). */
 #include "results/compare.h"
 
+#include "load/answer.h"
+
 #include "util/stats.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -214,18 +216,15 @@ static void bound_note(struct pv_cmp_step *S, const char *label, const struct pv
 {
 	const struct pv_load_client *cl = pv_load_bound_client(&st->load, NULL);
 	size_t at = strlen(S->note);
+	struct pv_buf b = PV_BUF_INIT;
 
 	if (at >= sizeof(S->note) - 1)
 		return;
-	if (!cl)
-		snprintf(S->note + at, sizeof(S->note) - at, "%s%s was client-bound",
-			 at ? "; " : "", label);
-	else
-		snprintf(
-			S->note + at, sizeof(S->note) - at,
-			"%s%s was client-bound (%s: its busiest loop at %.0f%% of a core, loop lag "
-			"p95 %.0f ms)",
-			at ? "; " : "", label, cl->name, pv_load_loop_cpu(cl), cl->lag_p95);
+	if (cl)
+		pv_load_client_words(&b, cl, true, &pv_load_plain);
+	snprintf(S->note + at, sizeof(S->note) - at, "%s%s was client-bound%s%s%s", at ? "; " : "",
+		 label, b.data ? " (" : "", b.data ? b.data : "", b.data ? ")" : "");
+	pv_buf_release(&b, 0);
 }
 
 /* ---- the answer ---- */

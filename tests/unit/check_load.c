@@ -20,6 +20,7 @@
 #include "load/line.h"
 #include "load/model.h"
 #include "load/proto.h"
+#include "load/answer.h"
 #include "load/report.h"
 #include "load/summary.h"
 #include "util/err.h"
@@ -1113,6 +1114,78 @@ START_TEST(answer_lines)
 	ck_assert(strstr(b.data,
 			 "(cli2: busiest loop at 8% of a core, loop lag p95 340 ms: its host "
 			 "did not give the driver the CPU it needed)"));
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* The page's paragraph, the answer of runs together and over repeats: the same words whoever
+ * found the answer (here the run, as load.json records it). */
+START_TEST(answer_prose)
+{
+	struct pv_load_results r = results();
+	struct pv_load_outcome o;
+	struct pv_buf b = PV_BUF_INIT;
+
+	pv_load_outcome_of(&r, &o);
+	ck_assert(o.best == &sums[1] && o.over == &sums[2] && o.best_n == 2 && o.over_n == 3);
+	pv_load_answer_prose(&o, &pv_load_plain, &b);
+	ck_assert_str_eq(b.data,
+			 "The server carried 40 users without overload (step 2). Margin: "
+			 "overload 0.27% against the 1% threshold, 0.73 points to spare; 0 "
+			 "errors; 3.68 scenarios/s of 3.68 expected. The first step over it, "
+			 "60 users (step 3), had overload 7.11% (the threshold: 1%), 2 "
+			 "errors, 1 of 60 users could not log on (2 logons tried again).");
+	pv_buf_reset(&b);
+	/* the step over it client-bound, a step --refine added */
+	clients[2][1].cpu_top = 30;
+	clients[2][1].lag_p95 = 340;
+	clients[2][1].bound = true;
+	pv_load_summary_clients(&sums[2], clients[2], 2);
+	pv_load_outcome_of(&r, &o);
+	o.best_refine = true;
+	ck_assert(o.at_least && o.cores > 0);
+	pv_load_answer_prose(&o, &pv_load_plain, &b);
+	ck_assert_msg(strstr(b.data, "The server carried at least 40 users without overload (step "
+				     "2, a step --refine added)."),
+		      "%s", b.data);
+	ck_assert_msg(strstr(b.data,
+			     " The first step over it, 60 users (step 3), was client-bound: "
+			     "the clients were the limit there, not the server (cli2: its "
+			     "busiest loop at 30% of a core, loop lag p95 340 ms: its host "
+			     "did not give the driver the CPU it needed): how many more "
+			     "than 40 users the server carries, this run cannot tell (about "),
+		      "%s", b.data);
+	pv_buf_reset(&b);
+	/* no step carried: the fewest users were client-bound */
+	r.steps = sums + 2;
+	r.n = 1;
+	pv_load_outcome_of(&r, &o);
+	pv_load_answer_prose(&o, &pv_load_plain, &b);
+	ck_assert_str_eq(b.data,
+			 "The server carried no step without overload. The fewest users "
+			 "tried, 60 (step 1), were client-bound: the clients were the limit "
+			 "there, not the server (cli2: its busiest loop at 30% of a core, "
+			 "loop lag p95 340 ms: its host did not give the driver the CPU it "
+			 "needed): this run tells nothing of the server.");
+	pv_buf_reset(&b);
+	/* the ramp stopped short of overload */
+	r = results();
+	r.n = 2;
+	pv_load_outcome_of(&r, &o);
+	pv_load_answer_prose(&o, &pv_load_plain, &b);
+	ck_assert_msg(
+		strstr(b.data, " That is the most users the ramp tried: the limit is higher."),
+		"%s", b.data);
+	pv_buf_reset(&b);
+	pv_load_answer_range(&b, "B", 40, 40, 1, true);
+	ck_assert_str_eq(b.data,
+			 "B carried at least 40 users (the clients were the limit above it)");
+	pv_buf_reset(&b);
+	pv_load_answer_range(&b, "A", 40, 60, 3, false);
+	ck_assert_str_eq(b.data, "A carried 40 to 60 users (across its 3 repeats)");
+	pv_buf_reset(&b);
+	pv_load_answer_repeats(&b, 90, 80, 90, 3);
+	ck_assert_str_eq(b.data, "the server carried 90 users (80-90 over 3 repeats)");
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -2285,6 +2358,7 @@ int main(void)
 	tcase_add_test(tc, proto);
 	tcase_add_test(tc, report_txt);
 	tcase_add_test(tc, answer_lines);
+	tcase_add_test(tc, answer_prose);
 	tcase_add_test(tc, report_csv);
 	tcase_add_test(tc, report_json);
 	tcase_add_test(tc, xml_checker);
