@@ -121,7 +121,8 @@ int pv_load_answer_line(const struct pv_load_results *r, struct pv_buf *out)
 		pv_buf_addf(out, "the server carried %s%u users without overload (",
 			    o.at_least ? "at least " : "", o.best->users);
 		step_verdict(o.best, o.best_n, out);
-		pv_buf_addstr(out, o.over ? "; the first step over it, " : "; the most the ramp tried)");
+		pv_buf_addstr(out,
+			      o.over ? "; the first step over it, " : "; the most the ramp tried)");
 		if (o.over) {
 			step_verdict(o.over, o.over_n, out);
 			pv_buf_addstr(out, ")");
@@ -146,7 +147,8 @@ static void why_not(struct pv_buf *b, const struct pv_load_summary *s, double th
 	else if (pv_load_unconnected(s))
 		pv_buf_addf(b, ", %u of %u users not logged on", pv_load_unconnected(s), s->users);
 	if (s->logon_n.retries)
-		pv_buf_addf(b, " (%llu logon%s tried again)", (unsigned long long)s->logon_n.retries,
+		pv_buf_addf(b, " (%llu logon%s tried again)",
+			    (unsigned long long)s->logon_n.retries,
 			    s->logon_n.retries == 1 ? "" : "s");
 	if (s->all.n.unserved)
 		pv_buf_addf(b, ", %llu scenarios unserved", (unsigned long long)s->all.n.unserved);

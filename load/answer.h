@@ -15,11 +15,11 @@
 
 /* What a ramp's answer is made of. */
 struct pv_load_outcome {
-	double threshold;		     /* overload %: a step counts at or under it */
-	const struct pv_load_summary *best;  /* the step carried with the most users; NULL: none */
-	const struct pv_load_summary *over;  /* the step that bounds it from above; NULL: none */
-	unsigned best_n, over_n;	     /* their numbers in the run, from 1 */
-	bool best_refine, over_refine;	     /* a step --refine added */
+	double threshold;		    /* overload %: a step counts at or under it */
+	const struct pv_load_summary *best; /* the step carried with the most users; NULL: none */
+	const struct pv_load_summary *over; /* the step that bounds it from above; NULL: none */
+	unsigned best_n, over_n;	    /* their numbers in the run, from 1 */
+	bool best_refine, over_refine;	    /* a step --refine added */
 	bool at_least; /* over was client-bound: the server carried at least best's users */
 	double cores;  /* client cores over's users would need; 0 or NAN: not known */
 };

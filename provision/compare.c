@@ -393,7 +393,7 @@ void pv_compare_page(const struct pv_cmp *c, struct pv_buf *b)
 		p.y2min = 0;
 		p.s = s;
 		p.ns = 2 * ng;
-		pv_html_plot(b, &p);
+		pv_plot_svg(b, &p);
 	}
 	free(buf);
 	free(s);

@@ -67,7 +67,7 @@ static void plots(struct pv_buf *b, const struct pv_copy_view *v)
 		p.xkind = PV_PLOT_X_TIME;
 		p.s = &s;
 		p.ns = 1;
-		pv_html_plot(b, &p);
+		pv_plot_svg(b, &p);
 	}
 	if (m) {
 		struct pv_plot p;
@@ -98,7 +98,7 @@ static void plots(struct pv_buf *b, const struct pv_copy_view *v)
 			p.y2min = p.ymin = 0;
 			p.y2max = p.ymax = fmax(quota, 100) * 1.1;
 		}
-		pv_html_plot(b, &p);
+		pv_plot_svg(b, &p);
 	}
 out:
 	free(tx);

@@ -176,7 +176,7 @@ static bool watch_plot(struct pv_buf *b, const struct pv_res_run *run, const str
 	p.ns = n;
 	p.marks = marks;
 	p.nmarks = run->nsteps;
-	pv_html_plot(b, &p);
+	pv_plot_svg(b, &p);
 	series_free(sb, n);
 	return true;
 }
@@ -456,7 +456,7 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *o
 	p.s = s;
 	p.ns = ns;
 	if (ns)
-		pv_html_plot(b, &p);
+		pv_plot_svg(b, &p);
 	else
 		na(b, "No scenarios and no server watch: nothing to plot against the users.");
 	for (size_t i = 0; i < 3 * n; i++)
@@ -937,7 +937,7 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 	p.ns = 2 * nn;
 	p.marks = marks;
 	p.nmarks = run->nsteps;
-	pv_html_plot(b, &p);
+	pv_plot_svg(b, &p);
 	free(buf);
 }
 

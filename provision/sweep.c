@@ -205,7 +205,7 @@ static int page(const struct sweep_out *o, struct pv_buf *b)
 		hi[c] = r->conds[c].hi;
 		mark[c] = r->conds[c].beyond;
 	}
-	pv_html_bars(b, "sweep",
+	pv_plot_bars(b, "sweep",
 		     r->run ? "Users carried, per condition" : "Files per second, per condition",
 		     unit(r), labels, v, lo, hi, mark, r->nconds);
 	pv_buf_addstr(b, "<p>Bars: the median of each condition's repeats; whiskers: the 95% "

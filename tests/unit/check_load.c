@@ -1501,37 +1501,47 @@ START_TEST(report_svg)
 	why = xml_check(b.data, &elements);
 	ck_assert_msg(why == NULL, "%s in:\n%s", why, b.data);
 	ck_assert_int_gt(elements, 50);
+	/* a document of its own, drawn by the one plotter (util/plot.h) */
 	ck_assert(!strncmp(b.data,
 			   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://"
-			   "www.w3.org/2000/svg\" width=\"800\" height=\"500\"",
-			   94));
+			   "www.w3.org/2000/svg\" id=\"load\" class=\"plot\" viewBox=\"0 0 800 "
+			   "500\" width=\"800\" height=\"500\"",
+			   143));
+	ck_assert(strstr(b.data, "<style>\n") && !strstr(b.data, "<figure>"));
 	/* one marker per step per series; the server's CPU only where it was measured */
-	ck_assert_int_eq(count_of(b.data, "class=\"pt scen\""), 3);
-	ck_assert_int_eq(count_of(b.data, "class=\"pt overload\""), 3);
-	ck_assert_int_eq(count_of(b.data, "class=\"pt cpu\""), 2);
-	ck_assert_int_eq(count_of(b.data, "<polyline class=\"expected\""), 1);
-	ck_assert_int_eq(count_of(b.data, "class=\"threshold\""), 1);
-	ck_assert_int_eq(count_of(b.data, "class=\"answer\""), 1);
+	ck_assert_int_eq(count_of(b.data, " pt scen\""), 3);
+	ck_assert_int_eq(count_of(b.data, " pt overload\""), 3);
+	ck_assert_int_eq(count_of(b.data, " pt cpu\""), 2);
+	ck_assert_int_eq(count_of(b.data, "data-name=\"expected (users x rate)\""), 1);
+	ck_assert_int_eq(count_of(b.data, "<line class=\"hl\""), 1); /* the threshold */
+	ck_assert_int_eq(count_of(b.data, "<line class=\"vl\""), 1); /* the answer */
 	ck_assert(strstr(b.data, ">carried 40 users</text>"));
 	ck_assert(strstr(b.data, ">srv &lt;&amp;&gt; &quot;run&quot; &#39;A&#39;\xef\xbf\xbd<"));
 	ck_assert(strstr(b.data, "<title>60 users: overload 7.11%</title>"));
 	ck_assert(strstr(b.data, "<title>20 users: 1.84 scenarios/s (95% interval 1.58-2.13; "
 				 "expected 1.84)</title>"));
-	ck_assert_int_eq(count_of(b.data, "<g class=\"interval\""), 1);
-	ck_assert_int_eq(count_of(b.data, ">client-bound</text>"), 0);
+	ck_assert_int_eq(count_of(b.data, "<path class=\"wh c0\""), 3); /* the intervals */
+	ck_assert_int_eq(count_of(b.data, " pt bound\""), 0);
 	ck_assert(strstr(b.data, ">users (all clients)</text>"));
 	ck_assert(strstr(b.data, ">scenarios/s</text>"));
-	/* x from 0 to 60 users in steps of 20 (ticks 0, 20, 40, 60); y to 6 scenarios/s */
+	/* x from 0 to 60 users (ticks 0, 10, ..., 60); y to 6 scenarios/s */
 	ck_assert(strstr(b.data, "text-anchor=\"middle\">60</text>"));
 	ck_assert(strstr(b.data, "text-anchor=\"end\">6</text>"));
 	ck_assert_int_eq(count_of(b.data, "</svg>"), 1);
+	pv_buf_reset(&b);
+	/* a client-bound step: marked apart */
+	sums[2].client_bound = true;
+	ck_assert_int_eq(pv_load_report_svg(&r, &b), PV_OK);
+	ck_assert_int_eq(count_of(b.data, " pt bound\""), 1);
+	ck_assert(strstr(b.data, "expected 5.52); client-bound</title>"));
+	sums[2].client_bound = false;
 	pv_buf_reset(&b);
 	/* no step and no CPU: still a well-formed plot, without markers */
 	r.n = 0;
 	r.title = NULL;
 	ck_assert_int_eq(pv_load_report_svg(&r, &b), PV_OK);
 	ck_assert_ptr_null(xml_check(b.data, &elements));
-	ck_assert_int_eq(count_of(b.data, "class=\"pt "), 0);
+	ck_assert_int_eq(count_of(b.data, " pt "), 0);
 	ck_assert(strstr(b.data, "server CPU % (not measured)"));
 	pv_buf_release(&b, 0);
 }

@@ -175,7 +175,7 @@ START_TEST(plot_ends)
 		p.s = s;
 		p.ns = 2;
 		pv_buf_reset(&b);
-		pv_html_plot(&b, &p);
+		pv_plot_svg(&b, &p);
 		ck_assert(!pv_buf_failed(&b));
 		ck_assert_uint_le(count(b.data, "<line class=\"axis\""), 50);
 		ck_assert_uint_le(count(b.data, "<line class=\"grid\""), 50);
@@ -185,13 +185,13 @@ START_TEST(plot_ends)
 		p.ns = 1;
 		p.xmin = NAN;
 		pv_buf_reset(&b);
-		pv_html_plot(&b, &p);
+		pv_plot_svg(&b, &p);
 		ck_assert_uint_le(count(b.data, "<line class=\"axis\""), 50);
 		/* bounds given that make no span */
 		p.xmin = p.xmax = 5e21;
 		p.ymin = p.ymax = 1e300;
 		pv_buf_reset(&b);
-		pv_html_plot(&b, &p);
+		pv_plot_svg(&b, &p);
 		ck_assert_uint_le(count(b.data, "<line class=\"axis\""), 50);
 	}
 	pv_buf_release(&b, 0);
@@ -881,7 +881,7 @@ START_TEST(bars_drawn)
 	struct pv_buf b = PV_BUF_INIT;
 	const char *g;
 
-	pv_html_bars(&b, "sweep", "Files <per> second", "files/s", labels, v, lo, hi, filled, 5);
+	pv_plot_bars(&b, "sweep", "Files <per> second", "files/s", labels, v, lo, hi, filled, 5);
 	ck_assert(!pv_buf_failed(&b));
 	ck_assert_uint_eq(count(b.data, "<g class=\"bar\""), 5);
 	ck_assert_uint_eq(count(b.data, "<path class=\"wh\""), 2);
@@ -941,7 +941,7 @@ START_TEST(bars_ends)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		pv_buf_reset(&b);
-		pv_html_bars(&b, "s", "t", "u", labels, cases[i].v, cases[i].lo, cases[i].hi, NULL,
+		pv_plot_bars(&b, "s", "t", "u", labels, cases[i].v, cases[i].lo, cases[i].hi, NULL,
 			     2);
 		ck_assert(!pv_buf_failed(&b));
 		ck_assert_uint_eq(count(b.data, "<g class=\"bar\""), 2);
@@ -965,7 +965,7 @@ START_TEST(bars_label_cut)
 	static const double v[] = {1, 2, 3};
 	struct pv_buf b = PV_BUF_INIT;
 
-	pv_html_bars(&b, "s", "t", "u", labels, v, NULL, NULL, NULL, 3);
+	pv_plot_bars(&b, "s", "t", "u", labels, v, NULL, NULL, NULL, 3);
 	ck_assert(!pv_buf_failed(&b));
 	ck_assert_ptr_nonnull(strstr(b.data, "data-name=\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 					     "\xc3\xa9z\""));
