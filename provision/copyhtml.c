@@ -1,8 +1,8 @@
 /* provision/copyhtml.c: a copy job's report.html (see copy.h): the robocopy summary, files/s
  * and the busiest smbd's share of a core over the copy, latency per size class, what bounds
- * it, smbd's system calls. A page that stands alone (provision/html.h). */
+ * it, smbd's system calls. A page that stands alone (report/html.h). */
 #include "provision/copy.h"
-#include "provision/html.h"
+#include "report/html.h"
 
 #include "load/stats.h"
 
@@ -123,7 +123,7 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 	char t[1200], title[160];
 
 	snprintf(title, sizeof(title), "provision copy %s", j->id);
-	pv_html_begin(b, title);
+	pv_report_begin(b, title);
 	pv_buf_addstr(b, "<h1>");
 	pv_escape_xml(b, title);
 	pv_buf_addstr(b, "</h1>\n<p class=\"answer\">");
@@ -231,6 +231,6 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 		pv_escape_xml(b, j->profile_note[0] ? j->profile_note : "none taken");
 		pv_buf_addstr(b, "</p>\n");
 	}
-	pv_html_end(b);
+	pv_report_end(b);
 	return pv_buf_failed(b) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }

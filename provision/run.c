@@ -1,7 +1,7 @@
 /* provision/run.c: `provision run`: options in, the run (run/run.h), a per-step table or
  * JSON out. */
 #include "provision/provision.h"
-#include "provision/report.h"
+#include "report/report.h"
 
 #include "json/json.h"
 #include "load/answer.h"

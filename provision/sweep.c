@@ -2,7 +2,7 @@
  * median of its repeats, the difference against the baseline and whether it is beyond the
  * noise; text, JSON, sweep.txt and a report.html with a bar chart out. */
 #include "provision/copy.h"
-#include "provision/html.h"
+#include "report/html.h"
 #include "provision/provision.h"
 
 #include "json/json.h"
@@ -194,7 +194,7 @@ static int page(const struct sweep_out *o, struct pv_buf *b)
 		return pv_error(PV_EIO, "out of memory");
 	}
 	snprintf(title, sizeof(title), "provision sweep %s", r->id);
-	pv_html_begin(b, title);
+	pv_report_begin(b, title);
 	pv_buf_addstr(b, "<h1>");
 	pv_escape_xml(b, title);
 	pv_buf_addstr(b, "</h1>\n");
@@ -214,7 +214,7 @@ static int page(const struct sweep_out *o, struct pv_buf *b)
 	whole_text(o, &t);
 	pv_escape_xmln(b, t.data ? t.data : "", t.len);
 	pv_buf_addstr(b, "</pre>\n");
-	pv_html_end(b);
+	pv_report_end(b);
 	pv_buf_release(&t, 0);
 	free(labels), free(v), free(lo), free(hi), free(mark);
 	return pv_buf_failed(b) ? pv_error(PV_EIO, "out of memory") : PV_OK;

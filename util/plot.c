@@ -139,7 +139,8 @@ static void marker(struct pv_buf *out, char m, int color, const char *cls, doubl
 		pv_buf_addf(out, "<path class=\"%s\" d=\"M%.1f,%.1fl5,9h-10z\">", c, x, y - 6);
 		break;
 	case 'd':
-		pv_buf_addf(out, "<path class=\"%s\" d=\"M%.1f,%.1fl5,5l-5,5l-5,-5z\">", c, x, y - 5);
+		pv_buf_addf(out, "<path class=\"%s\" d=\"M%.1f,%.1fl5,5l-5,5l-5,-5z\">", c, x,
+			    y - 5);
 		break;
 	case 'x':
 		pv_buf_addf(out,
@@ -346,8 +347,9 @@ void pv_plot_svg(struct pv_buf *out, const struct pv_plot *p)
 	pv_escape_xml(out, p->desc);
 	pv_buf_addstr(out, "</desc>\n");
 	if (p->standalone)
-		pv_buf_addf(out, "<style>\n%s</style>\n<rect width=\"100%%\" height=\"100%%\" "
-				 "fill=\"white\"/>\n",
+		pv_buf_addf(out,
+			    "<style>\n%s</style>\n<rect width=\"100%%\" height=\"100%%\" "
+			    "fill=\"white\"/>\n",
 			    pv_plot_style);
 	pv_buf_addf(out, "<text class=\"t\" x=\"%.0f\" y=\"18\" text-anchor=\"middle\">", f.W / 2);
 	pv_escape_xml(out, p->title);

@@ -22,11 +22,11 @@ struct pv_plot_series {
 	const double *lo, *hi;	/* NULL, or a whisker per point (NAN: none) */
 	const char *const *tip; /* NULL, or a tooltip per marked point */
 	size_t n;
-	int axis;  /* 0: the left axis, 1: the right one */
-	char mark; /* 'o' circle, 's' square, 't' triangle, 'd' diamond, 'x' cross, 0: none */
-	int dash;  /* 0 solid, 1 dashed, 2 dotted, 3 dash-dot */
-	int color; /* 0..7: the palette */
-	bool line; /* joined by a line (false: markers only) */
+	int axis;	 /* 0: the left axis, 1: the right one */
+	char mark;	 /* 'o' circle, 's' square, 't' triangle, 'd' diamond, 'x' cross, 0: none */
+	int dash;	 /* 0 solid, 1 dashed, 2 dotted, 3 dash-dot */
+	int color;	 /* 0..7: the palette */
+	bool line;	 /* joined by a line (false: markers only) */
 	const char *cls; /* NULL, or classes its markers carry besides their colour's ("pt
 			  * scen": what a reader of the file looks for) */
 };
@@ -50,11 +50,11 @@ struct pv_plot {
 	size_t ns;
 	const struct pv_plot_mark *marks;
 	size_t nmarks;
-	int width, height; /* the plot area with its axes; 0: 960 x 280 */
+	int width, height;    /* the plot area with its axes; 0: 960 x 280 */
 	const char *subtitle; /* a line under the title (what was measured); NULL: none */
-	bool standalone; /* a document of its own (an .svg file): the XML declaration, the SVG
-			  * namespace, pv_plot_style inline and a white ground; else inline SVG in a
-			  * page's <figure> (the page holds the style) */
+	bool standalone;      /* a document of its own (an .svg file): the XML declaration, the SVG
+			       * namespace, pv_plot_style inline and a white ground; else inline SVG in a
+			       * page's <figure> (the page holds the style) */
 };
 
 /* p emptied, every bound and line NAN (from the data, none): a plot sets only what it fixes. */

@@ -1,5 +1,5 @@
 /* tests/unit/check_results.c: results/ (a run's folder read back, the statistics, compare, the
- * bottleneck hint) and the pages made of it (provision/html.c, report.c).
+ * bottleneck hint) and the pages made of it (report/, util/plot.c).
  *
  * The statistics are checked against published values: normal and Student's t quantiles
  * (any table), the exact Poisson intervals (Garwood 1936; the table in Ulm 1990), the
@@ -26,8 +26,8 @@
 #include "load/line.h"
 #include "load/report.h"
 #include "load/stats.h"
-#include "provision/html.h"
-#include "provision/report.h"
+#include "report/html.h"
+#include "report/report.h"
 #include "results/compare.h"
 #include "results/copy.h"
 #include "results/results.h"

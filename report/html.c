@@ -1,5 +1,5 @@
-/* provision/html.c: standalone pages and their SVG plots (see html.h). */
-#include "provision/html.h"
+/* report/html.c: a page that stands alone, its start and its end (see html.h). */
+#include "report/html.h"
 
 #include "util/plot.h"
 
@@ -35,7 +35,7 @@ static const char style[] =
 	"details{margin:6px 0}summary{font-weight:600}\n"
 	"figure{margin:10px 0 18px}svg{display:block;max-width:100%;height:auto}\n";
 
-void pv_html_begin(struct pv_buf *out, const char *title)
+void pv_report_begin(struct pv_buf *out, const char *title)
 {
 	pv_buf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 			   /* nothing may be fetched: no script, no image, no font, no frame */
@@ -52,7 +52,7 @@ void pv_html_begin(struct pv_buf *out, const char *title)
 	pv_buf_addstr(out, "</style>\n</head>\n<body>\n");
 }
 
-void pv_html_end(struct pv_buf *out)
+void pv_report_end(struct pv_buf *out)
 {
 	pv_buf_addstr(out, "</body>\n</html>\n");
 }
