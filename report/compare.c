@@ -56,7 +56,7 @@ void pv_report_cmp_diff(const struct pv_cmp_step *S, size_t g, enum pv_cmp_figur
 }
 
 const char *const pv_report_cmp_labels[PV_CMP_FIGS] = {"scen/s", "overload %", "median ms",
-							 "p95 ms"};
+						       "p95 ms"};
 
 void pv_report_cmp_answer(const struct pv_cmp *c, size_t g, char *out, size_t cap)
 {
@@ -194,8 +194,8 @@ void pv_report_compare_page(const struct pv_cmp *c, struct pv_buf *b)
 					    PV_CMP_FIGS, S->users);
 			pv_buf_addf(b, "<td class=\"l\">%s</td>", pv_report_cmp_labels[f]);
 			for (size_t g = 0; g < ng; g++) {
-				pv_report_cmp_fig(&S->fig[g * PV_CMP_FIGS + f], f <= PV_CMP_OVERLOAD ? 2 : 1,
-					 t, sizeof(t));
+				pv_report_cmp_fig(&S->fig[g * PV_CMP_FIGS + f],
+						  f <= PV_CMP_OVERLOAD ? 2 : 1, t, sizeof(t));
 				pv_buf_addstr(b, "<td>");
 				pv_escape_xml(b, t);
 				pv_buf_addstr(b, "</td>");
@@ -257,4 +257,3 @@ void pv_report_compare_page(const struct pv_cmp *c, struct pv_buf *b)
 			 " compare; this page fetches nothing.</p>\n");
 	pv_report_end(b);
 }
-

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALPHA	     0.05
+#define ALPHA 0.05
 
 static void addh(struct pv_buf *b, const char *tag, const char *text)
 {
@@ -273,7 +273,8 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *o
 	if (ns)
 		pv_plot_svg(b, &p);
 	else
-		pv_report_na(b, "No scenarios and no server watch: nothing to plot against the users.");
+		pv_report_na(
+			b, "No scenarios and no server watch: nothing to plot against the users.");
 	for (size_t i = 0; i < 3 * n; i++)
 		free(tips[i]);
 	free(tips);
@@ -487,7 +488,8 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const si
 	if (!dc)
 		pv_report_na(b, "The DC's CPU: " NOT_RECORDED ".");
 	if (run->has_load && !logons)
-		pv_report_na(b, "The logons (their time, failures and tries again): " NOT_RECORDED ".");
+		pv_report_na(b, "The logons (their time, failures and tries again): " NOT_RECORDED
+				".");
 	if (run->has_load)
 		pv_buf_addstr(
 			b, "<p>\"counts\": whether the step counts for the answer (overload at "
@@ -746,4 +748,3 @@ int pv_report_write(const char *dir, const char *path, char *written, size_t cap
 		pv_res_free(run);
 	return r;
 }
-

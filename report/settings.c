@@ -261,4 +261,3 @@ void pv_report_errors(struct pv_buf *b, const struct pv_res_run *run)
 		pv_buf_addstr(b, "</pre>\n");
 	}
 }
-

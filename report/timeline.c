@@ -285,8 +285,9 @@ void pv_report_over_time(struct pv_buf *b, const struct pv_res_run *run)
 			 "system, iowait.",
 			 "% of all cores", NULL, 100, cpu, 4);
 	if (!any) {
-		pv_report_na(b, run->watch_error[0] ? "The server's watch failed; its samples: " NOT_RECORDED
-					  : "The server was not watched: " NOT_RECORDED ".");
+		pv_report_na(b, run->watch_error[0]
+					? "The server's watch failed; its samples: " NOT_RECORDED
+					: "The server was not watched: " NOT_RECORDED ".");
 	} else {
 		watch_plot(b, run, &tl, marks, false, "plot-srv-procs",
 			   "The server's Samba processes",
@@ -320,4 +321,3 @@ void pv_report_over_time(struct pv_buf *b, const struct pv_res_run *run)
 	free(labels);
 	timeline_free(&tl);
 }
-
