@@ -33,14 +33,14 @@ UNIT_SRC := $(wildcard tests/unit/check_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,build/unit/%,$(UNIT_SRC))
 
 .PHONY: all deps install uninstall unit integration check check-scale check-long demo lab-up lab-down \
-	lab-status format clean help bench lint layers fuzz fuzz-replay fuzz-build docs-check
+	lab-status format clean help bench lint layers size fuzz fuzz-replay fuzz-build docs-check
 
 all: bin/provision
 
 help:
 	@echo "make            build bin/provision"
 	@echo "make deps       install the Debian packages the build, tests and lab need"
-	@echo "make check      deps, build, lint, layers, unit tests (ASan+UBSan), fuzz replay, docs check, lab up, integration tests, lab down"
+	@echo "make check      deps, build, lint, layers, size, unit tests (ASan+UBSan), fuzz replay, docs check, lab up, integration tests, lab down"
 	@echo "make check-scale  the scale tests on a lab of its own: 32 clients and two DCs (docs/scale.md)"
 	@echo "make check-long  a run of an hour (LONG_MINUTES), the controller's and clients' memory and files flat"
 	@echo "make demo       deps, build, lab up, run the main job on the lab and show what happened"
@@ -48,6 +48,7 @@ help:
 	@echo "make fuzz       run every fuzz target (libFuzzer, and the Perl keytab reader's) for FUZZ_SECONDS (default 60) each"
 	@echo "make fuzz-replay  run every fuzz target once over its corpus and crash reproducers"
 	@echo "make layers     check every include against the layers table of docs/architecture.md"
+	@echo "make size       check that no C file of the modules is over $(SIZE_MAX) lines (known exceptions apart)"
 	@echo "make lint       shellcheck the scripts run on hosts (and the tests, lab), perl -c the Perl"
 	@echo "make integration  integration tests against a running lab"
 	@echo "make lab-up | lab-down | lab-status   the embedded lab (tests/lab)"
@@ -141,6 +142,28 @@ lint:
 layers:
 	@tests/layers.sh
 
+# No C file of the modules (tests/ and bench/ apart) over SIZE_MAX lines: a file that grows past
+# it holds two jobs (docs/design.md). SIZE_EXCEPTIONS are over it today and are to be split
+# (issue 30): load/engine.c is being changed on another branch, playbooks/playbook.c and
+# provision/report.c come next. Take a file off the list in the commit that splits it; `make
+# size` says when one listed is no longer over.
+SIZE_MAX := 1000
+SIZE_EXCEPTIONS := load/engine.c playbooks/playbook.c provision/report.c
+SIZE_SRC := $(sort $(wildcard $(foreach m,$(MODULES) provision,$(m)/*.c $(m)/*.h)))
+size:
+	@bad=0; for f in $(SIZE_SRC); do \
+		n=$$(wc -l <"$$f"); \
+		case " $(SIZE_EXCEPTIONS) " in \
+		*" $$f "*) [ "$$n" -gt $(SIZE_MAX) ] || \
+			echo "size: $$f is $$n lines now: take it off SIZE_EXCEPTIONS in the Makefile" ;; \
+		*) if [ "$$n" -gt $(SIZE_MAX) ]; then \
+			echo "$$f: $$n lines, more than $(SIZE_MAX): a file that long holds two jobs; split it (docs/design.md)" >&2; \
+			bad=$$((bad + 1)); fi ;; \
+		esac; \
+	done; \
+	if [ $$bad -gt 0 ]; then echo "size: $$bad file(s) over $(SIZE_MAX) lines" >&2; exit 1; fi; \
+	echo "size: $(words $(SIZE_SRC)) C files, none over $(SIZE_MAX) lines but the $(words $(SIZE_EXCEPTIONS)) to be split ($(SIZE_EXCEPTIONS))"
+
 integration: bin/provision
 	@tests/integration/run.sh
 
@@ -157,6 +180,7 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory layers
+	@$(MAKE) --no-print-directory size
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory fuzz-replay
 	@$(MAKE) --no-print-directory docs-check

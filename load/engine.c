@@ -7,6 +7,7 @@
  * coordinator says what to do by the engine's phase, under the engine's lock. */
 #include "load/engine.h"
 
+#include "fileset/fileset.h"
 #include "krb/krb.h"
 #include "smb/async.h"
 #include "util/buf.h"
@@ -29,7 +30,7 @@
 #define RELOG_FIRST   0.5  /* seconds before a user whose connection broke logs on again */
 #define RELOG_MAX     5.0  /* ... and at most between its tries */
 #define TURN_MS	      50   /* a worker looks at its phase at least this often */
-#define THREADS_MAX   64
+#define THREADS_MAX   PV_LOAD_THREADS_MAX
 
 struct file {
 	char *path;
@@ -129,6 +130,7 @@ struct worker {
 
 struct engine {
 	const struct pv_load_opts *o;
+	const struct pv_fileset *fs; /* o->fileset's plan, or NULL */
 	struct worker *w;
 	unsigned nw;
 	struct user **users; /* every user so far, in the caller's order */
@@ -530,8 +532,47 @@ static void learn_next(struct user *u, const struct pv_smba_done *d)
 	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, learn_opened);
 }
 
+/* static/ from the plan its tree was built from: the files and the folders holding them that
+ * a listing down to LEARN_DEPTH would find, without a request. The plan holds a leaf folder's
+ * files right after it. -1: out of memory. */
+static int learn_plan(struct user *u, const struct pv_fileset *fs)
+{
+	char path[PATH_MAX_LOAD], dir[PATH_MAX_LOAD] = "";
+	size_t folders = 0;
+
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct pv_fileset_entry *x = &fs->entries[i];
+		unsigned depth = 0;
+
+		if (x->part != PV_PART_STATIC)
+			continue;
+		for (const char *c = x->path; *c; c++)
+			depth += *c == '/';
+		if (x->dir) { /* static is depth 0: listed down to LEARN_DEPTH */
+			if (depth <= LEARN_DEPTH)
+				folders++;
+			continue;
+		}
+		if (depth - 1 > LEARN_DEPTH || folders > LEARN_FOLDERS)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", u->info.name, x->path) >=
+		    (int)sizeof(path))
+			continue; /* a path the engine could not open either */
+		if (list_add(&u->sfiles, path, x->size) < 0)
+			return -1;
+		*strrchr(path, '/') = '\0';
+		if (strcmp(path, dir) != 0) { /* a folder browse can show */
+			snprintf(dir, sizeof(dir), "%s", path);
+			if (list_add(&u->dirs, dir, 0) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static void learn(struct user *u)
 {
+	const struct pv_fileset *fs = u->e->fs;
 	char path[PATH_MAX_LOAD];
 
 	/* what an earlier logon learnt may have changed since */
@@ -544,7 +585,7 @@ static void learn(struct user *u)
 	u->i = 0;
 	set_state(u, U_LEARNING);
 	snprintf(path, sizeof(path), "%s/static", u->info.name);
-	if (learn_add(u, path, P_STATIC, 0) < 0 ||
+	if ((fs ? learn_plan(u, fs) : learn_add(u, path, P_STATIC, 0)) < 0 ||
 	    (snprintf(path, sizeof(path), "%s/volatile", u->info.name),
 	     learn_add(u, path, P_VOLATILE, 0) < 0) ||
 	    (snprintf(path, sizeof(path), "%s/new", u->info.name),
@@ -2294,15 +2335,22 @@ static int step(struct engine *e, size_t n)
 int pv_load(const struct pv_load_opts *o)
 {
 	struct engine *e = NULL;
+	struct pv_fileset *fs = NULL;
 	int r;
 
+	if (o->fileset && (r = pv_fileset_parse(o->fileset_name ? o->fileset_name : "fileset",
+						o->fileset, o->fileset_len, &fs)) != PV_OK)
+		return r;
 	if (o->cfg->auth == PV_LOAD_KERBEROS) {
 		struct pv_krb_target t = {o->realm, o->kdc, o->dns_domain};
 
-		if ((r = pv_krb_setup(&t)) != PV_OK)
+		if ((r = pv_krb_setup(&t)) != PV_OK) {
+			pv_fileset_free(fs);
 			return r;
+		}
 	}
 	if ((r = engine_new(o, &e)) == PV_OK) {
+		e->fs = fs;
 		for (;;) {
 			const struct pv_load_user *users = NULL;
 			size_t total = 0, n = 0;
@@ -2321,6 +2369,7 @@ int pv_load(const struct pv_load_opts *o)
 		}
 	}
 	engine_free(e);
+	pv_fileset_free(fs);
 	pv_krb_cleanup();
 	return r;
 }

@@ -40,6 +40,12 @@ struct pv_load_opts {
 				 * client's own krb5.conf is neither needed nor read); NULL: none */
 	const char *dns_domain; /* the realm's DNS domain (lab.test) */
 	const struct pv_secret *password;
+	/* the description the users' trees were built from (`server`, fileset/fileset.h), its
+	 * name and fileset_len bytes: static/'s files and folders are taken from its plan, as a
+	 * Windows client knows a tree without listing it at logon; NULL: static/ is listed like
+	 * volatile/ and new/, whose content the load itself changes */
+	const char *fileset, *fileset_name;
+	size_t fileset_len;
 	double duration;   /* seconds of load in each step once told to go */
 	int timeout_ms;	   /* per SMB request and per opening; 0: 10 s */
 	unsigned parallel; /* connections opening at once, all loops together; 0: 64 */

@@ -70,6 +70,30 @@ int pv_loadproto_start(size_t n, struct pv_buf *out)
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
+int pv_loadproto_fileset(const char *name, const char *text, size_t len, struct pv_buf *out)
+{
+	if (!len || len > PV_LOADPROTO_FILESET_MAX || strlen(name) >= 64 || !name[0])
+		return pv_error(PV_ECONFIG,
+				"fileset '%s': its description must be 1 byte to 1 MiB, its name 1 "
+				"to 63 bytes",
+				name);
+	if (memchr(text, '\0', len))
+		return pv_error(PV_ECONFIG, "fileset '%s': a NUL byte in its description", name);
+	for (size_t off = 0; off < len; off += PV_LOADPROTO_PIECE) {
+		size_t n = len - off < PV_LOADPROTO_PIECE ? len - off : PV_LOADPROTO_PIECE;
+		char piece[PV_LOADPROTO_PIECE + 1];
+
+		memcpy(piece, text + off, n);
+		piece[n] = '\0';
+		pv_buf_addstr(out, "fileset ");
+		pv_loadproto_encode(out, name);
+		pv_buf_addstr(out, " ");
+		pv_loadproto_encode(out, piece);
+		pv_buf_addstr(out, "\n");
+	}
+	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
 /* The next space-separated word of s (at most len bytes) into w, decoded. */
 int pv_loadproto_word(const char **s, const char *end, char *w, size_t wlen)
 {
@@ -155,7 +179,7 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 		} else if (!strcmp(w, "threads")) {
 			unsigned long r = strtoul(eq, &e, 10);
 
-			if (r > 1024)
+			if (r > PV_LOAD_THREADS_MAX)
 				return -1;
 			c->threads = (unsigned)r;
 		} else if (!strcmp(w, "auth")) {
@@ -240,6 +264,32 @@ static int user(struct pv_loadproto *p, const char *s, const char *end)
 	return 0;
 }
 
+/* "fileset NAME PIECE": the piece joined to those before it */
+static int fileset(struct pv_loadproto *p, const char *s, const char *end)
+{
+	char name[64], piece[PV_LOADPROTO_PIECE + 1];
+	size_t n;
+	char *f;
+
+	if (pv_loadproto_word(&s, end, name, sizeof(name)) ||
+	    pv_loadproto_word(&s, end, piece, sizeof(piece)) || s != end)
+		return -1;
+	if (p->fileset_name[0] && strcmp(name, p->fileset_name))
+		return pv_error(PV_EUSAGE, "a second fileset ('%s' after '%s')", name,
+				p->fileset_name);
+	n = strlen(piece);
+	if (p->fileset_len + n > PV_LOADPROTO_FILESET_MAX)
+		return pv_error(PV_EUSAGE, "fileset '%s': more than %u bytes", name,
+				PV_LOADPROTO_FILESET_MAX);
+	if (!(f = realloc(p->fileset, p->fileset_len + n + 1)))
+		return -2;
+	memcpy(f + p->fileset_len, piece, n + 1);
+	p->fileset = f;
+	p->fileset_len += n;
+	snprintf(p->fileset_name, sizeof(p->fileset_name), "%s", name);
+	return 0;
+}
+
 /* "start" or "start N" */
 static int start(struct pv_loadproto *p, const char *s, const char *end)
 {
@@ -288,6 +338,10 @@ int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
 				    s != end
 			    ? -1
 			    : 0;
+	} else if (len >= 8 && !strncmp(line, "fileset ", 8) && !p->steps) {
+		r = fileset(p, line + 8, end);
+		if (r > 0)
+			return r;
 	} else if (len >= 5 && !strncmp(line, "start", 5)) {
 		r = start(p, line + 5, end);
 		if (r != -1)
@@ -310,5 +364,6 @@ void pv_loadproto_release(struct pv_loadproto *p)
 		free((char *)p->users[i].share);
 	}
 	free(p->users);
+	free(p->fileset);
 	memset(p, 0, sizeof(*p));
 }

@@ -5,6 +5,9 @@
  *   config rate=331 late=1 overload=1 interval=1 seed=1 auth=ntlm keep=0 threads=0
  *          weights=15,... limits=2,...
  *   kerberos LAB.TEST dc.lab.test lab.test      (auth=kerberos: realm, KDC, DNS domain)
+ *   fileset homefolders name%3A%20homefolders%0A...   (the description the users' trees were
+ *                                               built from, in pieces: its static/ part is
+ *                                               known without listing it)
  *   user cli1-u1 srvu1 fsroot2 1
  *   start 40
  *
@@ -36,6 +39,11 @@ int pv_loadproto_kerberos(const char *realm, const char *kdc, const char *dns_do
 int pv_loadproto_user(const char *name, const char *alias, const char *share, unsigned number,
 		      struct pv_buf *out);
 int pv_loadproto_start(size_t n, struct pv_buf *out);
+/* The fileset's description (name, text of len bytes: 1 to PV_LOADPROTO_FILESET_MAX) as
+ * "fileset NAME PIECE" lines of at most PV_LOADPROTO_PIECE bytes of it each, in order. */
+#define PV_LOADPROTO_FILESET_MAX (1u << 20)
+#define PV_LOADPROTO_PIECE	 1024
+int pv_loadproto_fileset(const char *name, const char *text, size_t len, struct pv_buf *out);
 
 /* What the lines said so far. */
 struct pv_loadproto {
@@ -44,12 +52,16 @@ struct pv_loadproto {
 	size_t step;	/* the last "start"'s users, until the caller takes it (sets 0) */
 	struct pv_load_config cfg;
 	char realm[256], kdc[256], dns_domain[256]; /* the kerberos line ("" when none) */
-	struct pv_load_user *users;		    /* strings owned here */
+	char fileset_name[64];			    /* the fileset lines ("" when none) */
+	char *fileset;				    /* their pieces joined, fileset_len bytes */
+	size_t fileset_len;
+	struct pv_load_user *users; /* strings owned here */
 	size_t n, cap;
 };
 
 /* One line (without its '\n'). PV_OK; PV_EUSAGE naming the line's fault (a line while a
- * step is pending, config or kerberos after the first step, start before config and users). */
+ * step is pending, config, kerberos or fileset after the first step, start before config and
+ * users, a fileset's pieces under two names or past PV_LOADPROTO_FILESET_MAX). */
 int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len);
 void pv_loadproto_release(struct pv_loadproto *p);
 

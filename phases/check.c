@@ -2,6 +2,7 @@
 #include "phases/target.h"
 #include "krb/krb.h"
 #include "phases/check.h"
+#include "phases/needs.h"
 #include "phases/phase.h"
 
 #include "ldap/dir.h"
@@ -10,9 +11,11 @@
 #include "smb/smb.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/fanout.h"
 #include "util/log.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,6 +128,41 @@ static void check_dns(struct checks *c, const struct pv_playbook *pb)
 	}
 }
 
+/* The DC's CA on the controller, said plainly before a TLS handshake fails on it: there, and
+ * holding PEM certificates (a bundle when other DCs have other CAs). */
+static void check_ca(struct checks *c, const struct pv_playbook *pb)
+{
+	const char *f = pb->domain.ca_file;
+	unsigned certs = 0;
+	char line[512];
+	FILE *fp;
+
+	if (!f)
+		return;
+	if (!(fp = fopen(f, "r"))) {
+		add(c, "needs", "controller", "fail", PV_ECONFIG,
+		    "domain.ca_file '%s' cannot be read: %s; put there the CA certificate (PEM) "
+		    "that "
+		    "signed the DC's LDAPS certificate (a Samba DC: private/tls/ca.pem of its own; "
+		    "Windows: the AD CS root CA's certificate)",
+		    f, strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), fp))
+		certs += strncmp(line, "-----BEGIN CERTIFICATE-----", 27) == 0;
+	fclose(fp);
+	if (!certs)
+		add(c, "needs", "controller", "fail", PV_ECONFIG,
+		    "domain.ca_file '%s' holds no PEM certificate (no '-----BEGIN "
+		    "CERTIFICATE-----' "
+		    "line); convert a DER one with 'openssl x509 -inform der -in CA.cer -out "
+		    "CA.pem'",
+		    f);
+	else
+		add(c, "needs", "controller", "ok", PV_OK,
+		    "domain.ca_file %s: %u PEM certificate%s", f, certs, certs == 1 ? "" : "s");
+}
+
 static void check_directory(struct checks *c, const struct pv_playbook *pb,
 			    const struct pv_secret *admin)
 {
@@ -215,11 +253,25 @@ static void check_other_dcs(struct checks *c, const struct pv_playbook *pb,
 	}
 }
 
+/* How check reaches a host over SSH, and what it asks there. */
+enum probe_kind {
+	PROBE_LINUX,   /* uname and which DC (which-dc.sh), and the prerequisites (needs.sh) */
+	PROBE_WINDOWS, /* cmd /c ver */
+	PROBE_CONNECT, /* the connection alone (a NAS: no shell to assume) */
+};
+
+struct probe {
+	struct pv_host host;
+	enum probe_kind kind;
+	bool needs; /* needs.sh as role */
+	enum pv_needs_role role;
+};
+
 struct ssh_probe {
-	const struct pv_host *hosts;
-	const char *realm;
+	const struct pv_playbook *pb;
+	const struct probe *probes;
 	char (*info)[256];
-	char (*dc)[256]; /* which DC the host uses (Linux hosts): "kdc=...\nwinbind=..." */
+	char **facts; /* what the host printed after its first line: which DC, prerequisites */
 };
 
 extern const char pv_phases_which_dc_sh[];
@@ -227,16 +279,22 @@ extern const char pv_phases_which_dc_sh[];
 static int probe_host(size_t i, void *arg)
 {
 	struct ssh_probe *p = arg;
-	const struct pv_host *h = &p->hosts[i];
+	const struct probe *pr = &p->probes[i];
+	const struct pv_host *h = &pr->host;
 	struct pv_remote *rem = NULL;
 	struct pv_buf out = PV_BUF_INIT, err = PV_BUF_INIT;
 	struct pv_buf script = PV_BUF_INIT;
-	const char *cmd = "cmd /c ver";
+	const char *cmd = "cmd /c ver", *first = "";
 	int status = 0, r;
 
-	if (h->os != PV_OS_WINDOWS) {
-		pv_remote_var(&script, "realm", p->realm);
+	if (pr->kind == PROBE_LINUX) {
+		/* which-dc.sh in a subshell (it ends with exit), then the prerequisites */
+		pv_remote_var(&script, "realm", p->pb->domain.realm);
+		pv_buf_addstr(&script, "(\n");
 		pv_buf_addstr(&script, pv_phases_which_dc_sh);
+		pv_buf_addstr(&script, "\n)\n");
+		if (pr->needs)
+			pv_needs_script(p->pb, pr->role, &script);
 		if (pv_buf_failed(&script)) {
 			r = pv_error(PV_EIO, "out of memory");
 			goto out;
@@ -245,23 +303,29 @@ static int probe_host(size_t i, void *arg)
 	}
 	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
-	if ((r = pv_remote_exec(rem, cmd, NULL, 0, &out, &err, &status, 0)) != PV_OK)
-		goto out;
-	if (status != 0) {
-		r = pv_error(PV_EREMOTE, "'%s' on '%s' exited with status %d: %s",
-			     h->os == PV_OS_WINDOWS ? cmd : "uname -sn", h->name, status,
-			     err.data ? err.data : "");
-		goto out;
+	if (pr->kind != PROBE_CONNECT) {
+		if ((r = pv_remote_exec(rem, cmd, NULL, 0, &out, &err, &status, 0)) != PV_OK)
+			goto out;
+		if (status != 0) {
+			r = pv_error(PV_EREMOTE, "'%s' on '%s' exited with status %d: %s",
+				     pr->kind == PROBE_WINDOWS ? cmd : "uname -sn", h->name, status,
+				     err.data ? err.data : "");
+			goto out;
+		}
 	}
 	if (out.data) {
-		size_t first = strcspn(out.data, "\r\n");
+		size_t n = strcspn(out.data, "\r\n");
 
-		if (out.data[first])
-			snprintf(p->dc[i], sizeof(p->dc[i]), "%s", out.data + first + 1);
-		out.data[first] = '\0';
+		if (out.data[n] && !(p->facts[i] = strdup(out.data + n + 1))) {
+			r = pv_error(PV_EIO, "out of memory");
+			goto out;
+		}
+		out.data[n] = '\0';
+		first = out.data;
 	}
-	snprintf(p->info[i], sizeof(p->info[i]), "%s@%s:%d, host key verified: %s", h->ssh.user,
-		 h->address ? h->address : h->name, h->ssh.port, out.data ? out.data : "");
+	snprintf(p->info[i], sizeof(p->info[i]), "%s@%s:%d, host key verified%s%s", h->ssh.user,
+		 h->address ? h->address : h->name, h->ssh.port,
+		 pr->kind == PROBE_CONNECT ? " (no command run: server.kind nas)" : ": ", first);
 out:
 	pv_buf_release(&script, 0);
 	pv_buf_release(&out, 0);
@@ -270,25 +334,14 @@ out:
 	return r;
 }
 
-/* The value of "key=" in what which-dc.sh printed ("" when absent). */
-static void fact(const char *text, const char *key, char *out, size_t len)
-{
-	size_t kl = strlen(key);
-
-	out[0] = '\0';
-	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, kl) && p[kl] == '=')
-			snprintf(out, len, "%.*s", (int)strcspn(p + kl + 1, "\n"), p + kl + 1);
-}
-
 /* Which DC a host uses: its winbindd's (a member server), and the KDCs its krb5.conf names. */
 static void check_uses(struct checks *c, const struct pv_playbook *pb, const struct pv_host *h,
 		       const char *text)
 {
 	char kdc[256], wb[256];
 
-	fact(text, "kdc", kdc, sizeof(kdc));
-	fact(text, "winbind", wb, sizeof(wb));
+	pv_needs_fact(text, "kdc", kdc, sizeof(kdc));
+	pv_needs_fact(text, "winbind", wb, sizeof(wb));
 	add(c, "dc", h->name, "ok", PV_OK, "%s%s%s%s%s", wb[0] ? "winbindd talks to " : "", wb,
 	    wb[0] ? "; " : "",
 	    kdc[0] ? "Kerberos KDC (krb5.conf): "
@@ -297,41 +350,89 @@ static void check_uses(struct checks *c, const struct pv_playbook *pb, const str
 	    kdc[0] ? kdc : pb->domain.realm);
 }
 
+/* The server's part in the probes: a Samba server is asked everything; a Windows server or a
+ * NAS only when a drain command runs there (its SSH is then needed), and the watch, which reads
+ * /proc over SSH, is said not to work there. */
+static bool server_probe(struct checks *c, const struct pv_playbook *pb, struct probe *pr)
+{
+	const struct pv_server *s = &pb->server;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->host = s->host;
+	if (s->kind == PV_SERVER_SAMBA) {
+		pr->kind = PROBE_LINUX;
+		pr->needs = true;
+		pr->role = PV_NEEDS_SERVER;
+		return true;
+	}
+	if (pb->driver.watch > 0)
+		add(c, "needs", s->host.name, "warn", PV_OK,
+		    "driver.watch is %d, but server.kind is %s: the watch reads /proc and runs "
+		    "perl "
+		    "over SSH on the server, %s; set driver.watch: 0 to say so (run goes on "
+		    "unwatched either way)",
+		    pb->driver.watch, pv_server_kinds[s->kind],
+		    s->kind == PV_SERVER_WINDOWS ? "which a Windows server has not"
+						 : "which a NAS may not have");
+	if (!pb->has_drain)
+		return false; /* nothing of provision's runs there */
+	pr->kind = s->kind == PV_SERVER_WINDOWS ? PROBE_WINDOWS : PROBE_CONNECT;
+	pr->host.os = s->kind == PV_SERVER_WINDOWS ? PV_OS_WINDOWS : PV_OS_LINUX;
+	return true;
+}
+
 static void check_ssh(struct checks *c, const struct pv_playbook *pb)
 {
 	size_t n = pb->nclients + 2, k = 0;
-	struct pv_host *hosts = calloc(n, sizeof(*hosts));
+	struct probe *probes = calloc(n, sizeof(*probes));
 	struct pv_fanout_result *res = calloc(n, sizeof(*res));
-	struct ssh_probe p = {hosts, pb->domain.realm, calloc(n, sizeof(*p.info)),
-			      calloc(n, sizeof(*p.dc))};
+	struct ssh_probe p = {pb, probes, calloc(n, sizeof(*p.info)), calloc(n, sizeof(char *))};
 
-	if (!hosts || !res || !p.info || !p.dc) {
+	if (!probes || !res || !p.info || !p.facts) {
 		add(c, "ssh", "", "fail", PV_EIO, "out of memory");
 		goto out;
 	}
-	if (pb->has_server)
-		hosts[k++] = pb->server.host;
-	for (size_t i = 0; i < pb->nclients; i++)
-		hosts[k++] = pb->clients[i];
-	if (pb->has_controller && pb->controller.host.name)
-		hosts[k++] = pb->controller.host;
+	if (pb->has_server && server_probe(c, pb, &probes[k]))
+		k++;
+	for (size_t i = 0; i < pb->nclients; i++, k++) {
+		probes[k].host = pb->clients[i];
+		probes[k].kind = pb->clients[i].os == PV_OS_WINDOWS ? PROBE_WINDOWS : PROBE_LINUX;
+		probes[k].needs = true;
+		probes[k].role = PV_NEEDS_CLIENT;
+	}
+	if (pb->has_controller && pb->controller.host.name) {
+		probes[k].host = pb->controller.host;
+		/* FSCT's controller is a Windows host */
+		probes[k].kind = pb->driver.kind == PV_DRIVER_FSCT ? PROBE_WINDOWS : PROBE_LINUX;
+		probes[k].host.os = pb->driver.kind == PV_DRIVER_FSCT ? PV_OS_WINDOWS : PV_OS_LINUX;
+		probes[k].needs =
+			pb->driver.kind == PV_DRIVER_COMMAND && pb->driver.controller_command;
+		probes[k].role = PV_NEEDS_CONTROLLER;
+		k++;
+	}
 	if (k == 0)
 		goto out;
-	pv_remote_fanout(k, pb->fanout, probe_host, &p, res);
+	pv_fanout_run(k, pb->fanout, probe_host, &p, res);
 	for (size_t i = 0; i < k; i++) {
 		if (res[i].code == PV_OK)
-			add(c, "ssh", hosts[i].name, "ok", PV_OK, "%s", p.info[i]);
+			add(c, "ssh", probes[i].host.name, "ok", PV_OK, "%s", p.info[i]);
 		else
-			add(c, "ssh", hosts[i].name, "fail", res[i].code, "%s", res[i].msg);
+			add(c, "ssh", probes[i].host.name, "fail", res[i].code, "%s", res[i].msg);
 	}
 	for (size_t i = 0; i < k; i++)
-		if (res[i].code == PV_OK && hosts[i].os != PV_OS_WINDOWS)
-			check_uses(c, pb, &hosts[i], p.dc[i]);
+		if (res[i].code == PV_OK && probes[i].kind == PROBE_LINUX)
+			check_uses(c, pb, &probes[i].host, p.facts[i]);
+	for (size_t i = 0; i < k; i++)
+		if (res[i].code == PV_OK && probes[i].needs && probes[i].kind == PROBE_LINUX)
+			pv_needs_judge(c, pb, probes[i].host.name, probes[i].role,
+				       p.facts[i] ? p.facts[i] : "");
 out:
-	free(p.dc);
+	for (size_t i = 0; p.facts && i < n; i++)
+		free(p.facts[i]);
+	free(p.facts);
 	free(p.info);
 	free(res);
-	free(hosts);
+	free(probes);
 }
 
 /* The server through our own SMB2 client, as the tree builder will use it: connect, log on as
@@ -371,14 +472,22 @@ static void check_smb(struct checks *c, const struct pv_playbook *pb, const stru
 		pv_smb2_logoff(s);
 	if (r == PV_OK && (pv_buf_failed(&there) || pv_buf_failed(&missing)))
 		r = pv_error(PV_EIO, "out of memory");
-	if (r == PV_OK)
+	if (r == PV_OK && missing.len && pb->server.kind != PV_SERVER_SAMBA)
+		/* nothing of provision's makes them: they must be there before anything runs */
+		add(c, "smb", h->name, "fail", PV_ECONFIG,
+		    "logged on as %s\\%s (%s), but the shares %s are not there: server.kind is %s, "
+		    "so provision does not make them; make them on the server, or set "
+		    "server.shares and server.share_template to the shares it has",
+		    pb->domain.netbios, pb->domain.admin, spoke, missing.data,
+		    pv_server_kinds[pb->server.kind]);
+	else if (r == PV_OK)
 		add(c, "smb", h->name, "ok", PV_OK,
 		    "logged on as %s\\%s with our SMB2 client (%s); %s%s%s%s%s", pb->domain.netbios,
 		    pb->domain.admin, spoke, there.len ? "shares " : "",
 		    there.len ? there.data : "", there.len && missing.len ? "; " : "",
 		    missing.len ? "not there yet (prepare makes them): " : "",
 		    missing.len ? missing.data : "");
-	else if (r == PV_EUNREACH)
+	else if (r == PV_EUNREACH && pb->server.kind == PV_SERVER_SAMBA)
 		/* Before `provision join` starts smbd this is expected, so it is not a failure. */
 		add(c, "smb", h->name, "warn", PV_OK,
 		    "%s (expected before 'provision join' starts smbd)", pv_errmsg());
@@ -420,6 +529,7 @@ int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_res
 			    users->len);
 	}
 	check_dns(c, pb);
+	check_ca(c, pb);
 	check_directory(c, pb, admin);
 	check_other_dcs(c, pb, admin);
 	check_ssh(c, pb);

@@ -18,6 +18,7 @@
 #include "remote/quote.h"
 #include "remote/remote.h"
 #include "util/err.h"
+#include "util/fanout.h"
 #include "util/log.h"
 #include "util/progress.h"
 #include "util/strset.h"
@@ -189,7 +190,7 @@ static int apply_posix(struct client_run *run, const struct pv_host *h, struct p
 	char olds[32], news[32];
 	const char *verify[2];
 	struct pv_hosts_write w;
-	struct pv_buf script = PV_BUF_INIT, cmd = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
+	struct pv_buf script = PV_BUF_INIT, out = PV_BUF_INIT;
 	int status = 0, r;
 
 	pv_hosts_cksum_str(old->data, old->len, olds);
@@ -208,17 +209,14 @@ static int apply_posix(struct client_run *run, const struct pv_host *h, struct p
 	}
 	if ((r = pv_hosts_script(&script, &w)) != PV_OK)
 		goto out;
-	if (pv_buf_addstr(&cmd, "sh -c ") < 0 || pv_remote_quote(&cmd, script.data) < 0) {
-		r = pv_error(PV_EIO, "out of memory");
-		goto out;
-	}
-	r = pv_remote_exec(rem, cmd.data, changed ? new->data : NULL, changed ? new->len : 0, &out,
-			   &err, &status, 0);
+	r = pv_remote_sh(rem, "the edit of " LINUX_HOSTS, &script, changed ? new->data : NULL,
+			 changed ? new->len : 0, &out, &status, 0);
 	if (r != PV_OK)
 		goto out;
 	if (status != 0) {
+		/* the reason pv_remote_sh recorded: the line of stderr that says why */
 		r = pv_error(PV_EREMOTE, "'%s': %s: %s (status %d)", h->name, LINUX_HOSTS,
-			     err.len ? one_line(&err) : "the edit command failed", status);
+			     *pv_errmsg() ? pv_errmsg() : "the edit command failed", status);
 		goto out;
 	}
 	{
@@ -258,9 +256,7 @@ static int apply_posix(struct client_run *run, const struct pv_host *h, struct p
 	r = PV_OK;
 out:
 	pv_buf_release(&script, 0);
-	pv_buf_release(&cmd, 0);
 	pv_buf_release(&out, 0);
-	pv_buf_release(&err, 0);
 	return r;
 }
 
@@ -638,7 +634,7 @@ int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
 	run.jobs = res->hosts;
 	for (size_t i = 0; i < run.n; i++)
 		res->hosts[i].name = pv_playbook_client(run.pb, run.hosts[i].name)->name;
-	pv_remote_fanout(run.n, run.pb->fanout, one_client, &run, fr);
+	pv_fanout_run(run.n, run.pb->fanout, one_client, &run, fr);
 	for (size_t i = 0; i < run.n; i++) {
 		struct pv_client_host *j = &res->hosts[i];
 		bool ch;
@@ -765,7 +761,7 @@ int pv_client_status(const struct pv_env *env, struct pv_client_status *st)
 	st->n = sr.run.n;
 	for (size_t i = 0; i < sr.run.n; i++)
 		st->hosts[i].name = env->pb->clients[i].name;
-	pv_remote_fanout(sr.run.n, env->pb->fanout, status_one, &sr, fr);
+	pv_fanout_run(sr.run.n, env->pb->fanout, status_one, &sr, fr);
 	for (size_t i = 0; i < sr.run.n; i++) {
 		st->hosts[i].code = fr[i].code;
 		if (fr[i].code != PV_OK)

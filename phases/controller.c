@@ -281,7 +281,7 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 {
 	struct pv_controller_result *res = c->res;
 	struct pv_remote *rem = NULL;
-	struct pv_buf s = PV_BUF_INIT, cmd = PV_BUF_INIT, out = PV_BUF_INIT, err = PV_BUF_INIT;
+	struct pv_buf s = PV_BUF_INIT, out = PV_BUF_INIT;
 	int status = 0, r;
 
 	pv_remote_var(&s, "r", res->results);
@@ -291,23 +291,22 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 	pv_remote_var(&s, "create", c->cleanup ? "0" : "1");
 	pv_remote_var(&s, "dry", c->dry ? "1" : "0");
 	pv_buf_addstr(&s, pv_phases_ctl_reset_sh);
-	pv_buf_addstr(&cmd, "sh -c ");
-	if (pv_buf_failed(&s) || pv_remote_quote(&cmd, s.data) < 0) {
+	if (pv_buf_failed(&s)) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
 	if ((r = pv_host_connect(h, &rem)) != PV_OK)
 		goto out;
-	if ((r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, &err, &status, 0)) != PV_OK)
+	if ((r = pv_remote_sh(rem, "the reset of the results folder", &s, NULL, 0, &out, &status,
+			      0)) != PV_OK)
 		goto out;
-	if (err.data)
-		err.data[strcspn(err.data, "\n")] = '\0';
 	if (status != 0) {
+		/* the reason pv_remote_sh recorded: the script's line on stderr (ctl-reset.sh) */
 		r = pv_error(status == 31				      ? PV_ECONFLICT
 			     : (status == 32 || status == 33 || status == 37) ? PV_ECONFIG
 									      : PV_EREMOTE,
 			     "on '%s': %s", h->name,
-			     err.data && *err.data ? err.data : "the reset command failed");
+			     *pv_errmsg() ? pv_errmsg() : "the reset command failed");
 		goto out;
 	}
 	if ((r = pv_controller_parse_reset(out.data, res)) != PV_OK) {
@@ -317,9 +316,7 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 	r = PV_OK;
 out:
 	pv_buf_release(&s, 0);
-	pv_buf_release(&cmd, 0);
 	pv_buf_release(&out, 0);
-	pv_buf_release(&err, 0);
 	pv_remote_free(rem);
 	return r;
 }
@@ -420,7 +417,7 @@ int pv_controller_status(const struct pv_env *env, struct pv_controller_status *
 {
 	const struct pv_playbook *pb = env->pb;
 	struct pv_remote *rem = NULL;
-	struct pv_buf s = PV_BUF_INIT, out = PV_BUF_INIT, cmd = PV_BUF_INIT;
+	struct pv_buf s = PV_BUF_INIT, out = PV_BUF_INIT;
 	char parent[PATH_MAX];
 	int status = 0, r;
 
@@ -433,13 +430,13 @@ int pv_controller_status(const struct pv_env *env, struct pv_controller_status *
 		return local_status(st, parent);
 	pv_remote_var(&s, "r", st->results);
 	pv_buf_addstr(&s, pv_phases_ctl_status_sh);
-	pv_buf_addstr(&cmd, "sh -c ");
-	if (pv_buf_failed(&s) || pv_remote_quote(&cmd, s.data) < 0) {
+	if (pv_buf_failed(&s)) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
 	if ((r = pv_host_connect(&pb->controller.host, &rem)) != PV_OK ||
-	    (r = pv_remote_exec(rem, cmd.data, NULL, 0, &out, NULL, &status, 0)) != PV_OK)
+	    (r = pv_remote_sh(rem, "looking at the results folder", &s, NULL, 0, &out, &status,
+			      0)) != PV_OK)
 		goto out;
 	if (status != 0 || pv_controller_parse_status(out.data, st) != PV_OK) {
 		r = pv_error(PV_EREMOTE, "on '%s': cannot look at %s", st->host, st->results);
@@ -448,7 +445,6 @@ int pv_controller_status(const struct pv_env *env, struct pv_controller_status *
 out:
 	pv_buf_release(&s, 0);
 	pv_buf_release(&out, 0);
-	pv_buf_release(&cmd, 0);
 	pv_remote_free(rem);
 	return r;
 }

@@ -218,7 +218,7 @@ static int verify(struct joining *j)
 	pv_remote_var(&v, "mark",
 		      j->f.join_mark || strcmp(j->res->state, "joined") == 0 ? j->mark : "");
 	pv_buf_addstr(&v, pv_samba_verify_join_sh);
-	r = pv_samba_run(j->rem, "wbinfo -t", &v, NULL, 0, NULL, &st, 60);
+	r = pv_remote_sh(j->rem, "wbinfo -t", &v, NULL, 0, NULL, &st, 60);
 	pv_buf_release(&v, 0);
 	if (r != PV_OK)
 		return r;

@@ -38,6 +38,35 @@ static void skip(struct pv_lab_step *s, const char *why)
 	snprintf(s->msg, sizeof(s->msg), "%s", why);
 }
 
+int pv_lab_server_phase(const struct pv_playbook *pb, const char *phase)
+{
+	if (!pb->has_server || pb->server.kind == PV_SERVER_SAMBA)
+		return PV_OK;
+	return pv_error(PV_ECONFIG,
+			"'%s' does not apply to this server: server.kind is %s, whose shares and "
+			"home trees are made outside provision (%s); its phases are dc, client and "
+			"controller (docs/your-servers.md)",
+			phase, pv_server_kinds[pb->server.kind],
+			pb->server.kind == PV_SERVER_WINDOWS ? "FSCT's 'prepare server' on Windows"
+							     : "the NAS's own tools");
+}
+
+/* A phase of the server's that does not apply to its kind: skipped, saying why. */
+static bool not_ours(const struct pv_env *env, struct pv_lab_step *s)
+{
+	const struct pv_server *srv = &env->pb->server;
+
+	if (pv_lab_server_phase(env->pb, s->name) == PV_OK)
+		return false;
+	snprintf(s->msg, sizeof(s->msg), "server.kind is %s: %s", pv_server_kinds[srv->kind],
+		 strcmp(s->name, "join") == 0
+			 ? "provision does not join it"
+			 : "its shares and home trees are made outside provision");
+	s->state = "skipped";
+	s->code = PV_OK;
+	return true;
+}
+
 /* The outcome over the steps: the first that failed, else partial, else ok; the message names
  * each step that did not succeed. */
 static int outcome(struct pv_lab_step *steps, const char *what)
@@ -100,8 +129,11 @@ static void *prepare_join(void *arg)
 	struct prep *p = arg;
 	struct pv_lab_prepare_result *res = p->res;
 	double t0 = pv_now();
-	int r = pv_join_prepare(p->env, &res->join);
+	int r;
 
+	if (not_ours(p->env, &res->steps[PV_LAB_JOIN]))
+		return NULL;
+	r = pv_join_prepare(p->env, &res->join);
 	finish(&res->steps[PV_LAB_JOIN], r,
 	       res->join.state && strcmp(res->join.state, "present") != 0, p->env->dry_run, t0);
 	return NULL;
@@ -115,6 +147,8 @@ static void prepare_server(struct prep *p)
 	double t0;
 	int r;
 
+	if (not_ours(p->env, &res->steps[PV_LAB_SERVER]))
+		return;
 	if (res->steps[PV_LAB_DC].code != PV_OK && res->steps[PV_LAB_DC].code != PV_EPARTIAL)
 		skip(&res->steps[PV_LAB_SERVER], "dc failed: its users are needed for the trees");
 	else if (res->steps[PV_LAB_JOIN].code != PV_OK)
@@ -206,6 +240,10 @@ static void *cleanup_server_line(void *arg)
 	double t0 = pv_now();
 	int r;
 
+	if (not_ours(c->env, &res->steps[PV_LAB_SERVER])) {
+		not_ours(c->env, &res->steps[PV_LAB_JOIN]);
+		return NULL;
+	}
 	r = pv_server_cleanup(c->env, &res->server);
 	finish(&res->steps[PV_LAB_SERVER], r,
 	       res->server.shares_removed || res->server.spns_removed || res->server.plan.n, dry,
@@ -306,8 +344,13 @@ static void *status_part(void *arg)
 		     sizeof(st->dc.msg));
 		break;
 	case 1:
-		keep(pv_server_status(j->env, &st->server.st), &st->server.code, st->server.msg,
-		     sizeof(st->server.msg));
+		/* a server whose shares and trees are not provision's: nothing of the lab's there
+		 */
+		if (pv_lab_server_phase(j->env->pb, "status") != PV_OK)
+			st->server.not_ours = true;
+		else
+			keep(pv_server_status(j->env, &st->server.st), &st->server.code,
+			     st->server.msg, sizeof(st->server.msg));
 		break;
 	case 2:
 		keep(pv_client_status(j->env, &st->clients.st), &st->clients.code, st->clients.msg,
@@ -330,7 +373,7 @@ int pv_lab_status(const struct pv_env *env, struct pv_lab_status *st)
 	const struct pv_server_status *s = &st->server.st;
 	const struct pv_client_status *c = &st->clients.st;
 	const struct pv_controller_status *k = &st->controller.st;
-	bool clients_in = true, clients_out = true;
+	bool clients_in = true, clients_out = true, server_in, server_out;
 
 	for (int i = 0; i < 4; i++) {
 		jobs[i] = (struct stat_job){env, st, i};
@@ -346,17 +389,19 @@ int pv_lab_status(const struct pv_env *env, struct pv_lab_status *st)
 		clients_out &=
 			c->hosts[i].code == PV_OK && strcmp(c->hosts[i].block, "absent") == 0;
 	}
+	server_in = st->server.not_ours ||
+		    (st->server.code == PV_OK && s->joined && s->trust && s->smbd &&
+		     !s->dc_behind && s->winbindd && s->shares_present == s->shares_planned &&
+		     s->spns_present == s->spns_planned &&
+		     (s->trees_skipped || s->trees_complete == s->trees_planned));
+	server_out = st->server.not_ours || (st->server.code == PV_OK && s->shares_present == 0 &&
+					     s->spns_present == 0 && s->trees_complete == 0);
 	st->complete = st->dc.code == PV_OK && d->present == d->planned && d->ou_exists &&
-		       st->server.code == PV_OK && s->joined && s->trust && s->smbd &&
-		       !s->dc_behind && s->winbindd && s->shares_present == s->shares_planned &&
-		       s->spns_present == s->spns_planned &&
-		       (s->trees_skipped || s->trees_complete == s->trees_planned) &&
-		       st->clients.code == PV_OK && clients_in && st->controller.code == PV_OK &&
-		       strcmp(k->kind, "folder") == 0;
-	st->empty = st->dc.code == PV_OK && d->tagged == 0 && !d->ou_ours &&
-		    st->server.code == PV_OK && s->shares_present == 0 && s->spns_present == 0 &&
-		    s->trees_complete == 0 && st->clients.code == PV_OK && clients_out &&
-		    st->controller.code == PV_OK && k->entries == 0;
+		       server_in && st->clients.code == PV_OK && clients_in &&
+		       st->controller.code == PV_OK && strcmp(k->kind, "folder") == 0;
+	st->empty = st->dc.code == PV_OK && d->tagged == 0 && !d->ou_ours && server_out &&
+		    st->clients.code == PV_OK && clients_out && st->controller.code == PV_OK &&
+		    k->entries == 0;
 	if (st->dc.code != PV_OK)
 		return pv_error(st->dc.code, "dc: %s", st->dc.msg);
 	if (st->server.code != PV_OK)

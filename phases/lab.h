@@ -81,6 +81,7 @@ struct pv_lab_status {
 		int code;
 		char msg[1024];
 		struct pv_server_status st;
+		bool not_ours; /* server.kind is not samba: its shares and trees are not asked */
 	} server;
 	struct {
 		int code;
@@ -96,6 +97,10 @@ struct pv_lab_status {
 	bool empty;    /* nothing of the lab's is left (a membership without --leave aside) */
 	double seconds;
 };
+
+/* PV_OK when the join and server phases apply to the playbook's server (server.kind samba),
+ * else PV_ECONFIG saying that phase (named) does not apply to that kind and what does. */
+int pv_lab_server_phase(const struct pv_playbook *pb, const char *phase);
 
 /* Every host asked at once, read-only. PV_OK when every part could be asked (complete and
  * empty say what was found); else the code of the first part that could not. */

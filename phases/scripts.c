@@ -12,4 +12,6 @@ PV_EMBED(pv_phases_read_hosts_sh, "phases/scripts/read-hosts.sh");
 PV_EMBED(pv_phases_resolve_ps1, "phases/scripts/resolve.ps1");
 PV_EMBED(pv_phases_spn_record_sh, "phases/scripts/spn-record.sh");
 PV_EMBED(pv_phases_rm_template_sh, "phases/scripts/rm-template.sh");
+PV_EMBED(pv_phases_rm_foreign_sh, "phases/scripts/rm-foreign.sh");
 PV_EMBED(pv_phases_which_dc_sh, "phases/scripts/which-dc.sh");
+PV_EMBED(pv_phases_needs_sh, "phases/scripts/needs.sh");

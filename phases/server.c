@@ -115,7 +115,7 @@ static int ensure_shares(struct srv_run *run)
 	}
 	pv_buf_addstr(&sc, "\n");
 	pv_buf_addstr(&sc, pv_samba_shares_sh);
-	if ((r = pv_samba_run(run->rem, "making the shares", &sc, NULL, 0, &out, NULL, 120)) !=
+	if ((r = pv_remote_sh(run->rem, "making the shares", &sc, NULL, 0, &out, NULL, 120)) !=
 	    PV_OK)
 		goto out;
 	for (char *line = out.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
@@ -333,7 +333,7 @@ static int spn_record(struct srv_run *run, const char *action, const struct pv_b
 	pv_remote_var(&sc, "action", action);
 	pv_buf_addstr(&sc, pv_phases_spn_record_sh);
 	r = in && pv_buf_failed(in) ? pv_error(PV_EIO, "out of memory")
-				    : pv_samba_run(run->rem, what, &sc, in ? in->data : NULL,
+				    : pv_remote_sh(run->rem, what, &sc, in ? in->data : NULL,
 						   in ? in->len : 0, out, NULL, 60);
 	pv_buf_release(&sc, 0);
 	return r;
@@ -382,7 +382,7 @@ static int clone_keys(struct srv_run *run, const struct pv_buf *names)
 	pv_buf_addstr(&sc, pv_samba_keytab_add_sh);
 	r = pv_buf_failed(names)
 		    ? pv_error(PV_EIO, "out of memory")
-		    : pv_samba_run(run->rem, "adding the alias principals to the keytab", &sc,
+		    : pv_remote_sh(run->rem, "adding the alias principals to the keytab", &sc,
 				   names->data, names->len, &out, &st, 300);
 	if (r == PV_OK && st == 3) {
 		pv_log(PV_LOG_DEBUG,
@@ -729,7 +729,7 @@ static int remove_keytab_entries(struct srv_run *run, const struct pv_strset *re
 	pv_buf_addstr(&sc, pv_samba_keytab_remove_sh);
 	r = pv_buf_failed(&in)
 		    ? pv_error(PV_EIO, "out of memory")
-		    : pv_samba_run(run->rem, "taking the alias principals out of the keytab", &sc,
+		    : pv_remote_sh(run->rem, "taking the alias principals out of the keytab", &sc,
 				   in.data, in.len, &out, NULL, 120);
 	/* only the script's own word that it is done counts: without it the record stays */
 	if (r == PV_OK && (line = out.data ? strstr(out.data, "pv-kt removed ") : NULL))
@@ -823,7 +823,7 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 	pv_remote_var(&sc, "dry", run->dry ? "1" : "0");
 	pv_remote_var(&sc, "base", run->pb->server.share_path);
 	pv_buf_addstr(&sc, pv_samba_unshare_sh);
-	r = pv_samba_run(run->rem, "removing the shares", &sc, NULL, 0, &out, NULL, 3600);
+	r = pv_remote_sh(run->rem, "removing the shares", &sc, NULL, 0, &out, NULL, 3600);
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		if ((nl = strchr(line, '\n')))
 			*nl = '\0';

@@ -1,7 +1,7 @@
 /* phases/trees.c: the trees' users, their folders, the survey of what the folders hold, and
- * the entry points (see trees.h). The users' folders are made over SSH owned by the user
- * (uid/gid from getent through winbind: a user missing from the domain is found here, before
- * any data moves). */
+ * the entry points (see trees.h), above the two builders it picks between. The users' folders are
+ * made over SSH owned by the user (uid/gid from getent through winbind: a user missing from the
+ * domain is found here, before any data moves). */
 #include "phases/trees_internal.h"
 
 #include "remote/quote.h"
@@ -23,30 +23,7 @@
 #define GETENT_BATCH 500 /* names per getent call */
 
 extern const char pv_phases_getent_sh[];
-extern const char pv_phases_list_trees_sh[];
-
-int pv_trees_user_path(const struct pv_trees *t, const struct tuser *u, const char *rel, char *out,
-		       size_t len)
-{
-	int n = snprintf(out, len, "%s/%s%s%s", t->shares[u->share - 1], u->name, rel ? "/" : "",
-			 rel ? rel : "");
-
-	return n < 0 || (size_t)n >= len ? pv_error(PV_ECONFIG, "path too long: %s", out) : PV_OK;
-}
-
-void pv_trees_progress(struct pv_trees *t)
-{
-	pv_progress_bytes(&t->prog, t->st->files_made + t->st->files_fixed + t->st->files_ok,
-			  t->st->bytes_written);
-}
-
-int pv_trees_disk_full(const struct pv_trees *t, int r)
-{
-	if (r == PV_OK || !strstr(pv_errmsg(), "No space left"))
-		return r;
-	return pv_error(PV_EREMOTE, "the disk of '%s' is full under %s: %s",
-			t->pb->server.host.name, t->pb->server.share_path, pv_errmsg());
-}
+extern const char pv_phases_rm_foreign_sh[];
 
 /* ---- users ---- */
 
@@ -98,7 +75,7 @@ static int map_users(struct pv_trees *t)
 		}
 		pv_buf_addstr(&sc, "\n");
 		pv_buf_addstr(&sc, pv_phases_getent_sh);
-		if ((r = pv_samba_run(t->rem, "looking up the users (getent)", &sc, NULL, 0, &out,
+		if ((r = pv_remote_sh(t->rem, "looking up the users (getent)", &sc, NULL, 0, &out,
 				      NULL, 120)) != PV_OK)
 			break;
 		/* lines "name:uid:gid"; winbind may return the name in another case */
@@ -159,45 +136,6 @@ static size_t lower_bound(const struct have *hv, size_t nh, const char *path)
 			hi = mid;
 	}
 	return lo;
-}
-
-int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv_buf *out,
-		     struct have **hv, size_t *nh)
-{
-	struct pv_buf sc = PV_BUF_INIT;
-	size_t dirs = 0;
-	char path[1024];
-	int r;
-
-	*hv = NULL;
-	*nh = 0;
-	pv_buf_reset(out);
-	pv_remote_var(&sc, "base", t->pb->server.share_path);
-	pv_buf_addstr(&sc, "set --");
-	if (all) {
-		for (unsigned k = 0; k < t->pb->server.shares; k++, dirs++) {
-			pv_buf_addstr(&sc, " ");
-			pv_remote_quote(&sc, t->shares[k]);
-		}
-	} else {
-		for (size_t i = b; i < e; i++) {
-			if (!t->users[i].nonempty)
-				continue;
-			pv_trees_user_path(t, &t->users[i], NULL, path, sizeof(path));
-			pv_buf_addstr(&sc, " ");
-			pv_remote_quote(&sc, path);
-			dirs++;
-		}
-	}
-	pv_buf_addstr(&sc, "\n");
-	pv_buf_addstr(&sc, pv_phases_list_trees_sh);
-	if (dirs == 0) {
-		pv_buf_release(&sc, 0);
-		return PV_OK;
-	}
-	r = pv_samba_run(t->rem, "listing the users' trees", &sc, NULL, 0, out, NULL, 600);
-	pv_buf_release(&sc, 0);
-	return r == PV_OK ? pv_trees_parse_listing(out, hv, nh) : r;
 }
 
 /* Which users' folders hold something, and which hold the whole fileset at the right sizes,
@@ -275,7 +213,7 @@ static int remove_foreign(struct pv_trees *t, unsigned long n)
 	int r = PV_OK;
 
 	pv_remote_var(&sc, "base", t->pb->server.share_path);
-	pv_buf_addstr(&sc, "cd -- \"$base\" || exit 1\nrm -rf --");
+	pv_buf_addstr(&sc, "set --");
 	for (size_t i = 0; i < t->nusers && r == PV_OK; i++) {
 		if (!t->users[i].foreign)
 			continue;
@@ -285,8 +223,9 @@ static int remove_foreign(struct pv_trees *t, unsigned long n)
 		pv_remote_quote(&sc, path);
 	}
 	pv_buf_addstr(&sc, "\n");
+	pv_buf_addstr(&sc, pv_phases_rm_foreign_sh);
 	if (r == PV_OK)
-		r = pv_samba_run(t->rem, "removing the trees of earlier accounts", &sc, NULL, 0,
+		r = pv_remote_sh(t->rem, "removing the trees of earlier accounts", &sc, NULL, 0,
 				 NULL, NULL, 600);
 	pv_buf_release(&sc, 0);
 	if (r != PV_OK)

@@ -1,6 +1,7 @@
-/* phases/trees_internal.h: what the three files of the trees share: trees.c (users, folders,
- * the survey, the entry points), trees_ssh.c (tar streams, the template copy), trees_smb.c (the
- * SMB workers and the choice of SMB client). Not for other phases. */
+/* phases/trees_internal.h: what the files of the trees share. trees_base.c (a user's path, a
+ * listing, the progress, a full disk) is below both builders, trees_ssh.c (tar streams, the
+ * template copy) and trees_smb.c (the SMB workers and the choice of SMB client); trees.c (users,
+ * folders, the survey, the entry points) is above them and picks one. Not for other phases. */
 #ifndef PV_PHASES_TREES_INTERNAL_H
 #define PV_PHASES_TREES_INTERNAL_H
 

@@ -64,7 +64,7 @@ int pv_trees_extract(struct pv_trees *t, struct pv_buf *b, const char *what, boo
 	pv_remote_var(&sc, "folders", folders ? "1" : "0");
 	pv_remote_var(&sc, "prog", pv_phases_trees_pl);
 	pv_buf_addstr(&sc, pv_phases_trees_sh);
-	r = pv_samba_run(t->rem, what, &sc, b->data, b->len, NULL, NULL, 3600);
+	r = pv_remote_sh(t->rem, what, &sc, b->data, b->len, NULL, NULL, 3600);
 	pv_buf_release(&sc, 0);
 	pv_log(PV_LOG_DEBUG, "trees: %zu bytes of tar written in %.3f s", b->len, pv_now() - t0);
 	pv_buf_reset(b);
@@ -102,7 +102,7 @@ static int copy_template(struct pv_trees *t, const char *tpl, size_t b, size_t e
 	if (r == PV_OK && n && pv_buf_failed(&in))
 		r = pv_error(PV_EIO, "out of memory");
 	else if (r == PV_OK && n)
-		r = pv_trees_disk_full(t, pv_samba_run(t->rem,
+		r = pv_trees_disk_full(t, pv_remote_sh(t->rem,
 						       "copying the template into the "
 						       "users' folders",
 						       &sc, in.data, in.len, NULL, NULL, 3600));
@@ -141,7 +141,7 @@ static int ssh_template(struct pv_trees *t)
 	pv_remote_var(&sc, "base", t->pb->server.share_path);
 	pv_buf_addstr(&sc, pv_phases_send_template_sh);
 	if (r == PV_OK)
-		r = pv_samba_run(t->rem, "sending the template tree", &sc, tar.data, tar.len, &out,
+		r = pv_remote_sh(t->rem, "sending the template tree", &sc, tar.data, tar.len, &out,
 				 NULL, 3600);
 	r = pv_trees_disk_full(t, r);
 	if (r == PV_OK) {
@@ -162,7 +162,7 @@ static int ssh_template(struct pv_trees *t)
 		pv_remote_var(&sc, "base", t->pb->server.share_path);
 		pv_remote_var(&sc, "tpl", tpl);
 		pv_buf_addstr(&sc, pv_phases_rm_template_sh);
-		r2 = pv_samba_run(t->rem, "removing the template", &sc, NULL, 0, NULL, NULL, 600);
+		r2 = pv_remote_sh(t->rem, "removing the template", &sc, NULL, 0, NULL, NULL, 600);
 		if (r == PV_OK)
 			r = r2;
 	}

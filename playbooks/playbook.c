@@ -63,8 +63,10 @@ static const char *const domain_keys[] = {"realm",
 static const char *const dc_ref_keys[] = {"name", "address", NULL};
 static const char *const users_keys[] = {"per_client", "name_template", "ou", "password", NULL};
 static const char *const server_keys[] = {
-	"name",	      "address", "ssh",	    "alias_template", "shares",	     "share_template",
-	"share_path", "fileset", "service", "alias_spns",     "smb_encrypt", NULL};
+	"name",		  "address",	"ssh",	   "alias_template", "shares",
+	"share_template", "share_path", "fileset", "service",	     "alias_spns",
+	"smb_encrypt",	  "kind",	NULL};
+const char *const pv_server_kinds[] = {"samba", "windows", "nas", NULL};
 /* Samba's words for a share's "smb encrypt" (smb.conf(5), 4.17: "if_required" is its
  * default) */
 static const char *const smb_encrypts[] = {"off", "if_required", "desired", "required", NULL};
@@ -1070,6 +1072,13 @@ static int parse_server(struct ctx *c, const struct pv_node *root)
 		if ((r = set_str(&s->smb_encrypt, smb_encrypts[e])))
 			return r;
 	}
+	if (pv_tree_get(m, "kind")) {
+		int k = -1;
+
+		if ((r = get_enum(c, m, "server", "kind", pv_server_kinds, &k)))
+			return r;
+		s->kind = (enum pv_server_kind)k;
+	}
 	s->alias_spns = true;
 	return get_bool(c, m, "server", "alias_spns", &s->alias_spns);
 }
@@ -1473,7 +1482,7 @@ static int parse_load(struct ctx *c, const struct pv_node *root)
 	    (r = get_uint(c, m, "load", "interval", 1, 3600, &l->interval, NULL)) ||
 	    (r = get_long(c, m, "load", "seed", 0, LONG_MAX, &seed, NULL)) ||
 	    (r = get_bool(c, m, "load", "keep_logged_on", &l->keep_logged_on)) ||
-	    (r = get_uint(c, m, "load", "threads", 0, 1024, &l->threads, NULL)))
+	    (r = get_uint(c, m, "load", "threads", 0, PV_LOAD_THREADS_MAX, &l->threads, NULL)))
 		return r;
 	{
 		int auth = (int)l->auth;

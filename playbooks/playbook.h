@@ -90,19 +90,28 @@ struct pv_users {
 	struct pv_secret_ref password; /* required for dc */
 };
 
+/* What kind of file server the playbook's is, which says which phases apply to it: a Samba
+ * server provision joins and fills (join and server), or one whose shares and home trees are
+ * made another way (FSCT's prepare server on Windows, a NAS's own tools): then only dc, client
+ * and controller, and SSH to it only for a drain command. */
+enum pv_server_kind { PV_SERVER_SAMBA = 0, PV_SERVER_WINDOWS, PV_SERVER_NAS };
+/* "samba", "windows", "nas", then NULL */
+extern const char *const pv_server_kinds[];
+
 struct pv_server {
-	struct pv_host host;  /* required */
-	char *alias_template; /* default "{server}u{n}" */
-	unsigned shares;      /* number of fsrootN shares, default 1 */
-	char *share_template; /* default "fsroot{k}" */
-	char *share_path;     /* folder holding the share directories, default /srv/provision */
-	char *fileset;	      /* fileset description file, resolved; NULL = none */
-	char *service;	      /* service-control command template, "{action}" and "{service}"
-			       * replaced, default "systemctl {action} {service}" */
-	char *smb_encrypt;    /* Samba's "smb encrypt" set on the lab's shares (off,
-			       * if_required, desired, required); NULL: left as it is */
-	bool alias_spns;      /* cifs/ SPNs for every alias (Kerberos through them), default
-			       * true; false: the aliases work with NTLM only */
+	struct pv_host host;	  /* required */
+	enum pv_server_kind kind; /* default samba */
+	char *alias_template;	  /* default "{server}u{n}" */
+	unsigned shares;	  /* number of fsrootN shares, default 1 */
+	char *share_template;	  /* default "fsroot{k}" */
+	char *share_path;	  /* folder holding the share directories, default /srv/provision */
+	char *fileset;		  /* fileset description file, resolved; NULL = none */
+	char *service;		  /* service-control command template, "{action}" and "{service}"
+				   * replaced, default "systemctl {action} {service}" */
+	char *smb_encrypt;	  /* Samba's "smb encrypt" set on the lab's shares (off,
+				   * if_required, desired, required); NULL: left as it is */
+	bool alias_spns;	  /* cifs/ SPNs for every alias (Kerberos through them), default
+				   * true; false: the aliases work with NTLM only */
 };
 
 struct pv_controller {

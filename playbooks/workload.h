@@ -31,6 +31,10 @@ extern const char *const pv_load_names[PV_LOAD_KINDS + 1];
  * all. */
 #define PV_LOAD_RATE 331
 
+/* The most event loops (a thread each) one client's driver runs: load.threads above it is
+ * refused where the playbook is read, and a client with more cores runs this many. */
+#define PV_LOAD_THREADS_MAX 64
+
 struct pv_load_scenario {
 	double weight; /* relative: the kind is drawn with probability weight / sum of weights */
 	double limit;  /* seconds: a scenario that takes longer is overloaded */
@@ -48,8 +52,9 @@ struct pv_load_config {
 	/* a step's users stay logged on into the next step, where only the new ones log on;
 	 * default false: every step logs all its users on anew, as FSCT's steps do */
 	bool keep_logged_on;
-	unsigned threads; /* event loops (threads) of each client's driver; 0 (default): one per
-			   * core the client has, at most one per user */
+	unsigned threads; /* event loops (threads) of each client's driver, at most
+			   * PV_LOAD_THREADS_MAX; 0 (default): one per core the client lets it
+			   * run on, at most PV_LOAD_THREADS_MAX */
 	/* whether users' sessions encrypt: only where the server or the share requires it
 	 * (auto), always with the cipher the server picks (on), or always with this cipher, the
 	 * only one offered (what encryption costs the server, cipher by cipher) */

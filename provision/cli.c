@@ -47,9 +47,15 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "exactly\n"
 	 "what is wrong and where: DNS names, LDAP (rootDSE) and LDAPS with the CA checked "
 	 "against\n"
-	 "the DC's name, a bind and a Kerberos ticket with the admin secret, SSH to the server "
-	 "and\n"
-	 "every client with the host key checked, and SMB on the server. Nothing is changed.\n"
+	 "the DC's name, a bind and a Kerberos ticket with the admin secret, SSH to the server,\n"
+	 "every client and the controller's host (controller.host) with the host key checked,\n"
+	 "what each host needs before the phases and run work there (the DC's CA file here;\n"
+	 "root and perl on the clients; on a Samba server root, Samba's tools, server.service's\n"
+	 "command, winbind in nsswitch.conf, and in smb.conf security = ads, the realm,\n"
+	 "registry shares and an idmap range), each missing one named with its fix\n"
+	 "(docs/your-servers.md), and SMB on the server. A server of server.kind windows or nas\n"
+	 "is reached over SSH only for a drain command, and its shares must be there already.\n"
+	 "Nothing is changed.\n"
 	 "Exit status: 0 when every check passes, else the code of the first failure."},
 	{CMD_PREPARE, "prepare", pv_cmd_prepare, NULL, prepare_subs, false,
 	 OPTS(OPT_CA_FILE, OPT_ADMIN_PASSWORD_FILE, OPT_USERS, OPT_OU, OPT_NAME_TEMPLATE,
@@ -61,12 +67,12 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "FSCT's prepare does, with independent work at once: the clients' hosts blocks and the\n"
 	 "controller's results folder are done while dc, join and the server's trees go on. Every\n"
 	 "phase looks first and makes only what is missing, so a lab that is already prepared is\n"
-	 "confirmed in seconds and nothing changes. A phase that needs another that failed "
-	 "(server\n"
-	 "after dc or join) is skipped. One line per phase: done, already, failed or skipped, "
-	 "with\n"
-	 "counts and time. Exit status: that of the first phase that failed, 10 (partial) when a\n"
-	 "phase was partly done, else 0.\n"
+	 "confirmed in seconds and nothing changes. A phase that needs another that failed\n"
+	 "(server after dc or join) is skipped, and so are join and server on a server of\n"
+	 "server.kind windows or nas (its shares and trees are made outside provision). One\n"
+	 "line per phase: done, already, partial, failed or skipped (planned with --dry-run),\n"
+	 "with counts and time. Exit status: that of the first phase that failed, 10 (partial)\n"
+	 "when a phase was partly done, else 0.\n"
 	 "With a phase, 'prepare dc' is 'provision dc' (and so on): see 'provision help dc'.\n"
 	 "Undo: provision cleanup."},
 	{CMD_DC, "dc", pv_cmd_dc, &pv_render_dc, NULL, false,
@@ -261,7 +267,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "is not the known one, or the SSH key is refused."},
 	{CMD_CLEANUP, "cleanup", pv_cmd_cleanup, NULL, cleanup_subs, false,
 	 OPTS(OPT_ADMIN_PASSWORD_FILE, OPT_CLIENTS, OPT_OU, OPT_LEAVE, OPT_BACKUP), PBL,
-	 "cleanup [dc|join|server|client|controller] [--leave] [--backup DIR]",
+	 "cleanup [dc|join|server|client|controller] [--leave] [--backup DIR] [--clients A,B] "
+	 "[--ou DN] [--admin-password-file FILE]",
 	 "remove what the lab (or one phase) made, and nothing else",
 	 "Without a phase: every phase's cleanup in reverse order (controller, client, server,\n"
 	 "join, dc), with the controller's and the clients' at once beside the others. A failing\n"
@@ -291,7 +298,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "keytab, made anew without them)."},
 	{CMD_STATUS, "status", pv_cmd_status, NULL, NULL, false,
 	 OPTS(OPT_ADMIN_PASSWORD_FILE, OPT_USERS, OPT_OU, OPT_NAME_TEMPLATE), PB,
-	 "status [--users N] [--admin-password-file FILE]",
+	 "status [--users N] [--ou DN] [--name-template T] [--admin-password-file FILE]",
 	 "what the lab holds now, read from the hosts",
 	 "A read-only inventory taken from the hosts themselves by the lab's tag (never from a\n"
 	 "local file): the users present against those planned and the OU (LDAP); the server's\n"
@@ -305,7 +312,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	{CMD_LOAD, "load", pv_cmd_load, NULL, NULL, false,
 	 OPTS(OPT_TIMEOUT, OPT_PARALLEL, OPT_DURATION, OPT_CLIENT, OPT_WORKGROUP, OPT_OPS),
 	 PV_CMD_STOPPABLE,
-	 "load --client NAME --workgroup NAME --duration SECONDS [--timeout S] [--parallel N]",
+	 "load --client NAME --workgroup NAME --duration SECONDS [--timeout S] [--parallel N] "
+	 "[--ops KIND]",
 	 "the built-in load driver on this client (run starts it; docs/load.md)",
 	 "The part of the built-in load driver that runs on each Linux client: 'run' with\n"
 	 "driver 'builtin' copies provision there and starts it over SSH. Needs no playbook.\n"
@@ -314,11 +322,12 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "docs/load.md). Every user logs on over its own SMB connection to its own alias (at most\n"
 	 "--parallel opening at once, default 64; --timeout per request, default 10 s) and its\n"
 	 "home tree is listed; then 'ready {...}' is printed and, after a 'go' line on stdin,\n"
-	 "every user runs its schedule for --duration seconds. One process and one thread carry\n"
-	 "every user (epoll), with a socket each: the open-files limit is raised to users + 64\n"
-	 "when the hard limit allows, else status 9 names both. stdout: one line of figures per\n"
-	 "interval (load/line.h). The end of stdin, a 'stop' line, Ctrl-C or SIGTERM stop it\n"
-	 "(status 15) after the figures so far."},
+	 "every user runs its schedule for --duration seconds. One process carries every user:\n"
+	 "one event loop (epoll, a thread each) per core it may run on, at most 64 (the\n"
+	 "playbook's load.threads), with a socket per user: the open-files limit is raised to\n"
+	 "users + 64 when the hard limit allows, else status 9 names both.\n"
+	 "stdout: one line of figures per interval (load/line.h). The end of stdin, a 'stop'\n"
+	 "line, Ctrl-C or SIGTERM stop it (status 15) after the figures so far."},
 	{CMD_REPORT, "report", pv_cmd_report, NULL, NULL, false, OPTS(OPT_HTML), PV_CMD_OPERANDS,
 	 "report RUN_DIR [--html FILE]", "write a run's report.html (docs/report.md)",
 	 "Reads the run's folder (<controller.results>/<run-id>: manifest.json, the steps'\n"
@@ -429,7 +438,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 };
 
 const struct pv_option pv_options[] = {
-	{OPT_PLAYBOOK, "playbook", 'p', "FILE", true, "the playbook (default: ./provision.yaml)"},
+	{OPT_PLAYBOOK, "playbook", 'p', "FILE", true,
+	 "the playbook (default: $PROVISION_PLAYBOOK, else ./provision.yaml)"},
 	{OPT_VERBOSE, "verbose", 'v', NULL, true, "more detail on stderr (repeat for debug)"},
 	{OPT_QUIET, "quiet", 'q', NULL, true, "only errors on stderr"},
 	{OPT_JSON, "json", 0, NULL, true, "results as JSON on stdout"},
@@ -463,7 +473,8 @@ const struct pv_option pv_options[] = {
 	{OPT_TIMEOUT, "timeout", 't', "SECONDS", false,
 	 "give up after SECONDS (load: per SMB request)"},
 	{OPT_PARALLEL, "parallel", 0, "N", false,
-	 "server: SMB connections building trees at once (default: server cores, at least 2)"},
+	 "server: SMB connections building trees at once (default: server cores, at least 2); "
+	 "load: logons opening at once (default 64)"},
 	{OPT_MIN_USERS, "min-users", 0, "N", false,
 	 "users in the first step, all clients together (driver.min_users)"},
 	{OPT_MAX_USERS, "max-users", 0, "N", false,

@@ -3,6 +3,7 @@
 #include "provision/provision.h"
 
 #include "phases/join.h"
+#include "phases/lab.h"
 #include "util/err.h"
 
 #include "json/json.h"
@@ -62,9 +63,12 @@ static void release(void *result)
 int pv_cmd_join(struct pv_ctx *ctx, struct pv_out *out)
 {
 	struct pv_join_result *res = pv_out_result(out, "join", sizeof(*res), text, json, release);
+	int r;
 
 	if (!res)
 		return PV_EIO;
+	if ((r = pv_lab_server_phase(ctx->pb, "join")) != PV_OK)
+		return r;
 	return pv_join_prepare(&ctx->env, res);
 }
 
@@ -119,9 +123,12 @@ int pv_cmd_cleanup_join(struct pv_ctx *ctx, struct pv_out *out)
 {
 	struct pv_join_cleanup_result *res = pv_out_result(
 		out, "cleanup join", sizeof(*res), cleanup_text, cleanup_json, cleanup_release);
+	int r;
 
 	if (!res)
 		return PV_EIO;
+	if ((r = pv_lab_server_phase(ctx->pb, "cleanup join")) != PV_OK)
+		return r;
 	if (ctx->cli.opt[OPT_BACKUP] || ctx->cli.opt[OPT_CLIENTS])
 		return pv_error(PV_EUSAGE, "--%s does not apply to 'cleanup join'",
 				ctx->cli.opt[OPT_BACKUP] ? "backup" : "clients");

@@ -234,7 +234,11 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 		       : d->ou_exists ? "not made by this lab"
 				      : "the OU is absent",
 		       d->tagged > d->present ? ", and more of this lab's not planned" : "");
-	if (st->server.code != PV_OK) {
+	if (st->server.not_ours) {
+		printf("  %-11s %-9s %s: server.kind is %s: its shares and home trees are not "
+		       "provision's, not asked\n",
+		       "server", "-", pb->server.host.name, pv_server_kinds[pb->server.kind]);
+	} else if (st->server.code != PV_OK) {
 		printf("  %-11s FAILED    %s\n", "server", st->server.msg);
 	} else {
 		printf("  %-11s %-9s %s: %s%s, trust %s, smbd %s, winbindd %s\n", "join",
@@ -321,6 +325,9 @@ static void status_json(const struct pv_ctx *ctx, const void *result, int code, 
 	pv_json_bool(srv, "ok", st->server.code == PV_OK);
 	pv_json_str(srv, "error", st->server.code == PV_OK ? NULL : st->server.msg);
 	pv_json_str(srv, "name", ctx->pb->has_server ? ctx->pb->server.host.name : NULL);
+	pv_json_str(srv, "kind",
+		    ctx->pb->has_server ? pv_server_kinds[ctx->pb->server.kind] : NULL);
+	pv_json_bool(srv, "asked", !st->server.not_ours);
 	pv_json_str(srv, "account", s->account[0] ? s->account : NULL);
 	pv_json_bool(srv, "joined", s->joined);
 	pv_json_bool(srv, "joined_by_lab", s->ours);

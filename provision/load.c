@@ -3,6 +3,7 @@
  *
  *   <the users' password>
  *   config rate=331 ...          (load/proto.h)
+ *   fileset NAME PIECE ...       (optional: the users' trees' description)
  *   user cli1-u1 srvu1 fsroot2 1
  *   start
  *   go                           (once "ready" is printed: the step's load starts)
@@ -289,6 +290,9 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 		o.kdc = r.proto.kdc[0] ? r.proto.kdc : NULL;
 		o.dns_domain = r.proto.dns_domain;
 		o.password = pw;
+		o.fileset = r.proto.fileset;
+		o.fileset_name = r.proto.fileset_name;
+		o.fileset_len = r.proto.fileset_len;
 		o.duration = (double)duration;
 		o.timeout_ms = (int)timeout * 1000;
 		o.parallel = (unsigned)parallel;

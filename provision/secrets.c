@@ -56,8 +56,12 @@ static int prompt(const char *what, struct pv_secret **out)
 	}
 	quiet = old;
 	quiet.c_lflag &= ~(tcflag_t)ECHO;
+	/* echo off before the prompt shows, as getpass does: nothing typed after it is echoed */
+	if (tcsetattr(fd, TCSAFLUSH, &quiet) != 0) {
+		close(fd);
+		return pv_error(PV_ECONFIG, "%s: cannot turn off echo on the terminal", what);
+	}
 	dprintf(fd, "%s: ", what);
-	tcsetattr(fd, TCSAFLUSH, &quiet);
 	r = pv_secret_from_fd(fd, "the terminal", out);
 	tcsetattr(fd, TCSAFLUSH, &old);
 	dprintf(fd, "\n");

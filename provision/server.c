@@ -2,6 +2,7 @@
  * (phases/server.h), summary lines or JSON out. */
 #include "provision/provision.h"
 
+#include "phases/lab.h"
 #include "phases/server.h"
 #include "util/err.h"
 
@@ -116,6 +117,8 @@ int pv_cmd_server(struct pv_ctx *ctx, struct pv_out *out)
 
 	if (!res)
 		return PV_EIO;
+	if ((r = pv_lab_server_phase(ctx->pb, "server")) != PV_OK)
+		return r;
 	if (ctx->cli.opt[OPT_PARALLEL]) {
 		if ((r = pv_cli_count("--parallel", ctx->cli.opt[OPT_PARALLEL], PARALLEL_MAX, &n)))
 			return r;
@@ -171,9 +174,12 @@ int pv_cmd_cleanup_server(struct pv_ctx *ctx, struct pv_out *out)
 {
 	struct pv_server_cleanup_result *res = pv_out_result(
 		out, "cleanup server", sizeof(*res), cleanup_text, cleanup_json, cleanup_release);
+	int r;
 
 	if (!res)
 		return PV_EIO;
+	if ((r = pv_lab_server_phase(ctx->pb, "cleanup server")) != PV_OK)
+		return r;
 	if (ctx->cli.opt[OPT_BACKUP] || ctx->cli.opt[OPT_CLIENTS] || ctx->cli.opt[OPT_LEAVE])
 		return pv_error(PV_EUSAGE, "--%s does not apply to 'cleanup server'",
 				ctx->cli.opt[OPT_BACKUP]    ? "backup"

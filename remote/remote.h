@@ -1,6 +1,6 @@
 /* remote/remote.h: SSH to lab hosts through libssh: one session per host, host keys checked
- * against a known_hosts file, commands run with input on stdin (so secrets never reach a
- * command line), SFTP read/write, and a fan-out over many hosts with a concurrency limit.
+ * against a known_hosts file (remote/ssh.c), commands run with input on stdin so secrets never
+ * reach a command line (remote/exec.c), SFTP read/write (remote/sftp.c).
  *
  * Errors are recorded with pv_error() and name the host and the cause:
  *   PV_EUNREACH  name does not resolve, connection refused, timeout
@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "util/buf.h"
+#include "util/fanout.h"
 
 struct pv_remote; /* one connected, authenticated session */
 
@@ -83,6 +84,24 @@ int pv_remote_stream(struct pv_remote *r, const char *cmd, const void *in, size_
 /* A line longer than PV_REMOTE_LINE_MAX ends the stream (PV_EREMOTE); its stderr is kept as
  * pv_remote_exec keeps it. */
 
+/* The one way to run a script on a host: script (a file of the tree, with its variables
+ * before it: remote/quote.h) runs with `sh -c`, quoted as one word; in/inlen (a secret, data,
+ * or NULL) go to its stdin, never its command line. A script whose buffer failed (out of
+ * memory while it was built) is refused, PV_EIO, and never sent. Its stderr is logged (debug).
+ * With status non-NULL the exit status is returned there and the reason (pv_remote_reason of
+ * stderr) recorded as the message, whatever the status: the caller says what it means. With
+ * status NULL a non-zero status fails, PV_EREMOTE: "<what> on '<host>' failed (status N):
+ * <the reason>" (of stderr, else of out). timeout as for pv_remote_exec. */
+int pv_remote_sh(struct pv_remote *r, const char *what, const struct pv_buf *script, const void *in,
+		 size_t inlen, struct pv_buf *out, int *status, int timeout);
+/* The command line pv_remote_sh sends for script (NUL-terminated): `sh -c` and the script
+ * quoted as one word, onto cmd; -1 when out of memory. For a caller that runs it its own way
+ * (run/drain.c: a poll that Ctrl-C must stop). */
+int pv_remote_sh_line(struct pv_buf *cmd, const char *script);
+/* The line of a command's output that says why it failed, into out (cut to len): the last
+ * non-empty one, unless a line reports a full disk: then the first such line. "" for NULL. */
+void pv_remote_reason(const char *text, char *out, size_t len);
+
 /* SFTP: read a whole remote file into buf (PV_EREMOTE if absent, message says so, or larger
  * than PV_REMOTE_FILE_MAX);
  * write data to path with mode (created or truncated, then fsync'd when the server
@@ -97,18 +116,5 @@ int pv_remote_create_file(struct pv_remote *r, const char *path, const void *dat
 /* SFTP: the folder path made with mode; one that is there already is fine when it is a folder
  * (not a link to one), else PV_EREMOTE. */
 int pv_remote_mkdir(struct pv_remote *r, const char *path, int mode);
-
-/* Fan-out: call fn(i, ctx) for each i < n (a host each), at most max_parallel at a time
- * (threads; 0: 16). fn records errors with pv_error (thread-local; the message names the
- * host) and returns a code; the fan-out stores code and a copy of the message per host in
- * results[i] (caller allocates n entries). Returns PV_OK if all succeeded, PV_EPARTIAL if
- * some failed and some succeeded, else the first failure's code. */
-struct pv_fanout_result {
-	int code;
-	char msg[1024];
-};
-typedef int (*pv_fanout_fn)(size_t index, void *ctx);
-int pv_remote_fanout(size_t n, int max_parallel, pv_fanout_fn fn, void *ctx,
-		     struct pv_fanout_result *results);
 
 #endif

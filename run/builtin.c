@@ -18,6 +18,7 @@
 #include "remote/quote.h"
 #include "run/install.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/progress.h"
 
@@ -59,6 +60,10 @@ struct builtin {
 	unsigned long connected;
 	char first_refusal[704];
 	bool said; /* what the users' connections speak (under the step's lock) */
+	/* server.fileset's description, sent to every client: the users' static/ is known
+	 * from its plan, not listed at logon (as a Windows client does not) */
+	char *fileset, fileset_name[64];
+	size_t fileset_len;
 };
 
 /* A client's in a step (x->drv), under st->lock: what it sent (run/lines.h). */
@@ -150,6 +155,17 @@ static int prepare(struct run *R)
 		free(in);
 		return r;
 	}
+	if (pb->server.fileset) {
+		const char *slash = strrchr(pb->server.fileset, '/');
+
+		if ((r = pv_file_read(pb->server.fileset, "fileset", PV_LOADPROTO_FILESET_MAX,
+				      &B->fileset, &B->fileset_len, NULL)) != PV_OK) {
+			free(in);
+			return r;
+		}
+		snprintf(B->fileset_name, sizeof(B->fileset_name), "%s",
+			 slash ? slash + 1 : pb->server.fileset);
+	}
 	for (size_t i = 0; i < pb->nclients; i++) {
 		in[i].R = R;
 		in[i].i = i;
@@ -222,6 +238,9 @@ static int step_input(struct run *R, struct session *s, unsigned users, bool fre
 					       pb->domain.dc_address ? pb->domain.dc_address
 								     : pb->domain.dc_name,
 					       pb->domain.dns_domain, in)) != PV_OK)
+			return r;
+		if (B->fileset_len && (r = pv_loadproto_fileset(B->fileset_name, B->fileset,
+								B->fileset_len, in)) != PV_OK)
 			return r;
 	}
 	for (unsigned n = s->sent + 1; n <= users; n++) {
@@ -689,6 +708,7 @@ static void release(struct run *R)
 		pthread_mutex_destroy(&B->sess[i].lock);
 	}
 	pv_self_release(&B->self);
+	free(B->fileset);
 	free(B->sess);
 	free(B->bin);
 	free(B->sums);

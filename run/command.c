@@ -429,12 +429,18 @@ const struct pv_run_driver pv_run_driver_command = {
 
 /* ---- fsct: rendered, not run here ---- */
 
-/* FSCT runs the whole ramp itself: its clients wait for its controller. */
+static int fsct_check(struct run *R)
+{
+	return pv_fsct_check(R->pb);
+}
+
+/* FSCT runs the whole ramp itself: its clients wait for its controller (fsct_check made sure
+ * there is a controller host to name). */
 static void fsct_plan(struct run *R)
 {
 	const struct pv_playbook *pb = R->pb;
 	struct pv_buf ps = PV_BUF_INIT;
-	const char *ctl = pb->controller.host.name ? pb->controller.host.name : "localhost";
+	const char *ctl = pb->controller.host.name;
 
 	for (size_t i = 0; i < pb->nclients; i++) {
 		pv_buf_reset(&ps);
@@ -458,5 +464,6 @@ static void fsct_plan(struct run *R)
 
 const struct pv_run_driver pv_run_driver_fsct = {
 	.name = "fsct",
+	.check = fsct_check,
 	.plan = fsct_plan,
 };

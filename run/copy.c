@@ -385,7 +385,7 @@ static int agent(const struct pv_env *env, struct hosts *h, const char *bin, str
 	j->end = pv_now();
 	if (j->planned)
 		pv_progress_end(&S.prog);
-	pv_samba_reason(err.len ? err.data : "", j->err, sizeof(j->err));
+	pv_remote_reason(err.len ? err.data : "", j->err, sizeof(j->err));
 	if (pv_env_stopped(env))
 		r = pv_error(PV_ESTOPPED, "copy on '%s': stopped (%lu of %lu files sent)",
 			     j->client, j->nticks ? j->ticks[j->nticks - 1].files : 0,

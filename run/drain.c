@@ -603,9 +603,15 @@ static int build_command(struct waiter *w)
 		command_word(d->command, word, sizeof(word));
 		snprintf(w->probe, sizeof(w->probe), "drain.command '%s'", word);
 	} else {
-		pv_buf_addstr(&w->cmd, "sh -c ");
-		pv_remote_quote(&w->cmd, pv_run_drain_sh);
-		pv_buf_addf(&w->cmd, " drain %s", pv_drain_probe_name(d->probe));
+		struct pv_buf script = PV_BUF_INIT;
+
+		pv_remote_var(&script, "probe", pv_drain_probe_name(d->probe));
+		pv_buf_addstr(&script, pv_run_drain_sh);
+		if (pv_buf_failed(&script) || pv_remote_sh_line(&w->cmd, script.data) < 0) {
+			pv_buf_release(&script, 0);
+			return pv_error(PV_EIO, "out of memory");
+		}
+		pv_buf_release(&script, 0);
 		snprintf(w->probe, sizeof(w->probe), "the %s probe", pv_drain_probe_name(d->probe));
 	}
 	if (pv_buf_failed(&w->cmd))

@@ -381,6 +381,32 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struc
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
+int pv_fsct_check(const struct pv_playbook *pb)
+{
+	if (!pb->has_server)
+		return pv_error(PV_ECONFIG, "driver 'fsct' runs FSCT against the playbook's server "
+					    "(its /server): add a 'server:' section");
+	/* FSCT's controller is a Windows program its clients reach by name: the machine
+	 * provision runs on (Linux) cannot be it, and 'localhost' on a client is the client */
+	if (!pb->has_controller || !pb->controller.host.name)
+		return pv_error(
+			PV_ECONFIG,
+			"driver 'fsct' needs FSCT's controller, a Windows host every client "
+			"reaches by name ('fsct run client /controller NAME'), where 'fsct "
+			"run controller' runs: set controller.host.name to that host's name "
+			"(as the clients resolve it), with controller.host.address and "
+			"controller.host.ssh for its OpenSSH for Windows");
+	for (size_t i = 0; i < pb->nclients; i++)
+		if (pb->clients[i].os != PV_OS_WINDOWS)
+			return pv_error(PV_ECONFIG,
+					"driver 'fsct' runs FSCT's client, a Windows program, on "
+					"every client; '%s' is os: linux: set its os: windows "
+					"(OpenSSH for Windows), or use driver 'builtin' on Linux "
+					"clients",
+					pb->clients[i].name);
+	return PV_OK;
+}
+
 /* "& 'PATH' run ..." with the password read from the session's stdin first */
 static int fsct_start(const struct pv_playbook *pb, struct pv_buf *out, const char *role)
 {

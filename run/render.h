@@ -51,9 +51,14 @@ struct pv_driver_vars {
 int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struct pv_driver_vars *v,
 		     struct pv_buf *out, bool *uses_password);
 
+/* Whether FSCT can run as the playbook says: a server, a controller host (FSCT's controller is
+ * a Windows host its clients reach by name: never this machine, never 'localhost'), and
+ * Windows clients. PV_ECONFIG naming what to set. */
+int pv_fsct_check(const struct pv_playbook *pb);
 /* FSCT's command lines for Windows hosts over OpenSSH for Windows, as PowerShell: the users'
  * password is read from the session's stdin (never on the SSH command line; FSCT itself takes
- * it on its own command line, which is how FSCT works). Not run here: unit-tested only. */
+ * it only as /password on fsct.exe's command line, which is how FSCT works: anyone who can
+ * list that Windows host's processes sees it). Not run here: unit-tested only. */
 int pv_fsct_client(const struct pv_playbook *pb, const char *controller, struct pv_buf *out);
 int pv_fsct_controller(const struct pv_playbook *pb, struct pv_buf *out);
 

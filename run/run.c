@@ -145,11 +145,12 @@ static int connect_all(struct run *R)
 		free(fr);
 		return pv_error(PV_EIO, "out of memory");
 	}
-	r = pv_remote_fanout(pb->nclients, pb->fanout, connect_client, &c, fr);
+	r = pv_fanout_run(pb->nclients, pb->fanout, connect_client, &c, fr);
 	if (r != PV_OK)
 		r = unreached(pb, fr);
 	free(fr);
-	if (r == PV_OK && pb->has_server) {
+	/* a server provision did not set up (server.kind windows or nas) has no Samba to ask */
+	if (r == PV_OK && pb->has_server && pb->server.kind == PV_SERVER_SAMBA) {
 		struct pv_remote *srv = NULL;
 
 		/* only for the manifest: a server that cannot say is not an error here. Tried
@@ -238,14 +239,16 @@ static int check(struct run *R, const struct pv_run_opts *o, char id[64])
 	if ((r = pv_ramp_plan(pb, &R->ramp)) != PV_OK)
 		return r;
 	R->res->planned = R->ramp.n;
-	if (R->drv->check && (r = R->drv->check(R)) != PV_OK)
-		return r;
+	/* before the driver's own checks: what this version cannot run is said first, and the
+	 * dry run that shows its commands then says what they need */
 	if (!R->drv->host && !R->env->dry_run)
 		return pv_error(
 			PV_ENOTIMPL,
 			"driver '%s' is rendered, not run, by provision %s: see the commands "
 			"with --dry-run and run them on the Windows hosts",
 			R->drv->name, PV_VERSION);
+	if (R->drv->check && (r = R->drv->check(R)) != PV_OK)
+		return r;
 	if (pb->has_drain && pb->drain.between_steps &&
 	    (r = pv_drain_check(pb, &pb->drain)) != PV_OK)
 		return pv_error_prefix(r, "drain.between_steps is set, but");
@@ -333,7 +336,12 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 		}
 	}
 	R->wall0 = pv_run_wall();
-	if (d->watch > 0 && pb->has_server) {
+	if (d->watch > 0 && pb->has_server && pb->server.kind == PV_SERVER_WINDOWS) {
+		snprintf(R->res->watch_error, sizeof(R->res->watch_error),
+			 "server.kind is windows: the watch reads /proc over SSH, which a Windows "
+			 "server has not (driver.watch: 0 says so up front)");
+		pv_log(PV_LOG_WARN, "run: the server is not watched: %s", R->res->watch_error);
+	} else if (d->watch > 0 && pb->has_server) {
 		/* over the connection that asked the server its configuration, when there is one */
 		struct pv_remote *srv = R->srv_rem;
 

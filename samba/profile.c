@@ -24,7 +24,7 @@ static int profile(struct pv_remote *rem, const char *action, struct pv_buf *out
 
 	pv_remote_var(&script, "action", action);
 	pv_buf_addstr(&script, pv_samba_profile_sh);
-	r = pv_samba_run(rem, "Samba's profile", &script, NULL, 0, out, &status, 30);
+	r = pv_remote_sh(rem, "Samba's profile", &script, NULL, 0, out, &status, 30);
 	pv_buf_release(&script, 0);
 	if (r == PV_OK && status != 0)
 		r = pv_error(PV_EREMOTE, "smbcontrol/smbstatus on the server (%s): exit %d: %s",

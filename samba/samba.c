@@ -21,72 +21,6 @@ extern const char pv_samba_as_admin_sh[];
 extern const char pv_samba_version_sh[];
 extern const char pv_samba_config_sh[];
 
-/* The line that says why a command failed: the last one, unless a line reports a full disk
- * (tar, for one, names each file it could not write, then ends with a generic "Exiting with
- * failure status"): then the first such line. */
-void pv_samba_reason(const char *text, char *out, size_t len)
-{
-	const char *end, *start, *full;
-
-	out[0] = '\0';
-	if (!text)
-		return;
-	if ((full = strstr(text, "No space left on device"))) {
-		for (start = full; start > text && start[-1] != '\n'; start--)
-			;
-		end = strchr(full, '\n');
-		snprintf(out, len, "%.*s", (int)(end ? end - start : (long)strlen(start)), start);
-		return;
-	}
-	end = text + strlen(text);
-	while (end > text && isspace((unsigned char)end[-1]))
-		end--;
-	start = end;
-	while (start > text && start[-1] != '\n')
-		start--;
-	snprintf(out, len, "%.*s", (int)(end - start), start);
-}
-
-int pv_samba_run(struct pv_remote *rem, const char *what, const struct pv_buf *script,
-		 const void *in, size_t inlen, struct pv_buf *out, int *status, int timeout)
-{
-	struct pv_buf cmd = PV_BUF_INIT, err = PV_BUF_INIT;
-	char tail[512];
-	int st = -1, r;
-
-	if (pv_buf_failed(script) || !script->data)
-		return pv_error(PV_EIO,
-				"out of memory while building the script for %s; nothing "
-				"was sent",
-				what);
-	pv_buf_addstr(&cmd, "sh -c ");
-	if (pv_remote_quote(&cmd, script->data) < 0) {
-		r = pv_error(PV_EIO, "out of memory");
-		goto out;
-	}
-	r = pv_remote_exec(rem, cmd.data, in, inlen, out, &err, &st, timeout);
-	if (r != PV_OK)
-		goto out;
-	if (err.data && err.len)
-		pv_log(PV_LOG_DEBUG, "%s: %s: stderr: %s", pv_remote_name(rem), what, err.data);
-	if (status) {
-		*status = st;
-		/* callers that look at the status may want the reason too */
-		pv_samba_reason(err.data, tail, sizeof(tail));
-		pv_error(PV_OK, "%s", tail);
-	} else if (st != 0) {
-		pv_samba_reason(err.data, tail, sizeof(tail));
-		if (!tail[0] && out)
-			pv_samba_reason(out->data, tail, sizeof(tail));
-		r = pv_error(PV_EREMOTE, "%s on '%s' failed (status %d)%s%s", what,
-			     pv_remote_name(rem), st, tail[0] ? ": " : "", tail);
-	}
-out:
-	pv_buf_release(&cmd, 0);
-	pv_buf_release(&err, 0);
-	return r;
-}
-
 int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *script, const void *in,
 		      size_t inlen, struct pv_buf *out, int *status, int timeout)
 {
@@ -94,7 +28,7 @@ int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *scrip
 	int r;
 
 	pv_buf_addstr(&b, script);
-	r = pv_samba_run(rem, what, &b, in, inlen, out, status, timeout);
+	r = pv_remote_sh(rem, what, &b, in, inlen, out, status, timeout);
 	pv_buf_release(&b, 0);
 	return r;
 }
@@ -111,7 +45,7 @@ int pv_samba_as_admin(struct pv_remote *rem, const char *princ, const struct pv_
 		s.failed = true;
 	else
 		pv_buf_add(&s, body->data ? body->data : "", body->len);
-	r = pv_samba_run(rem, what, &s, admin->data, admin->len, NULL, status, timeout);
+	r = pv_remote_sh(rem, what, &s, admin->data, admin->len, NULL, status, timeout);
 	pv_buf_release(&s, 0);
 	return r;
 }
@@ -135,9 +69,9 @@ int pv_samba_service(struct pv_remote *rem, const char *tmpl, const char *action
 		}
 	}
 	snprintf(what, sizeof(what), "'%s %s' (server.service)", action, service);
-	r = pv_samba_run(rem, what, &cmd, NULL, 0, &out, NULL, 120);
+	r = pv_remote_sh(rem, what, &cmd, NULL, 0, &out, NULL, 120);
 	if (r == PV_OK) {
-		pv_samba_reason(out.data, what, sizeof(what));
+		pv_remote_reason(out.data, what, sizeof(what));
 		pv_log(PV_LOG_DEBUG, "%s: %s %s: %s", pv_remote_name(rem), action, service, what);
 	}
 	pv_buf_release(&cmd, 0);
@@ -295,7 +229,7 @@ int pv_samba_probe(struct pv_remote *rem, enum pv_probe how, const char *lab,
 	pv_buf_addf(&sc, "full=%d\nquick=%d\n", how == PV_PROBE_CLOCK, how == PV_PROBE_QUICK);
 	pv_remote_var(&sc, "lab", lab);
 	pv_buf_addstr(&sc, pv_samba_probe_sh);
-	r = pv_samba_run(rem, "probing Samba", &sc, NULL, 0, &out, NULL, 60);
+	r = pv_remote_sh(rem, "probing Samba", &sc, NULL, 0, &out, NULL, 60);
 	pv_buf_release(&sc, 0);
 	if (r == PV_OK)
 		r = pv_samba_parse_facts(out.data ? out.data : "", f);

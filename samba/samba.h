@@ -77,19 +77,13 @@ const struct pv_samba_share *pv_samba_share(const struct pv_samba_facts *f, cons
 /* Parse the probe's output into f (pure; exposed for the unit tests). */
 int pv_samba_parse_facts(const char *text, struct pv_samba_facts *f);
 
-/* Run script with `sh -c` on the server; in/inlen (a secret, data, or NULL) go to its stdin.
- * A script whose buffer failed (out of memory while it was built) is refused, PV_EIO, and
- * never sent. With status non-NULL the exit status is returned there (and the last line of
- * stderr recorded as the message); with status NULL a non-zero status fails PV_EREMOTE naming
- * what. timeout in seconds. */
-int pv_samba_run(struct pv_remote *rem, const char *what, const struct pv_buf *script,
-		 const void *in, size_t inlen, struct pv_buf *out, int *status, int timeout);
-/* The same for a fixed script. */
+/* Scripts run on the server with pv_remote_sh (remote/remote.h); this is it for a fixed
+ * script. */
 int pv_samba_run_text(struct pv_remote *rem, const char *what, const char *script, const void *in,
 		      size_t inlen, struct pv_buf *out, int *status, int timeout);
 
 /* Run body with a ticket of admin (a principal: Administrator@LAB.TEST; samba/scripts/as-admin.sh
- * before it; the password goes on stdin to kinit alone). status as for pv_samba_run; a failed
+ * before it; the password goes on stdin to kinit alone). status as for pv_remote_sh; a failed
  * kinit is status 4. */
 int pv_samba_as_admin(struct pv_remote *rem, const char *principal, const struct pv_secret *admin,
 		      const char *what, const struct pv_buf *body, int *status, int timeout);
@@ -179,8 +173,5 @@ int pv_samba_status_count(const char *text, size_t len, bool (*mine)(void *arg, 
  * when none); the caller frees both. */
 int pv_samba_account(struct pv_dir *dir, const char *base_dn, const char *netbios, char **dn,
 		     char **desc);
-
-/* The line of text that says why a command failed (see samba.c); for messages. */
-void pv_samba_reason(const char *text, char *out, size_t len);
 
 #endif

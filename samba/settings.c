@@ -27,7 +27,7 @@ static int setting(struct pv_remote *rem, const char *action, const char *sectio
 	if (value)
 		pv_remote_var(&script, "value", value);
 	pv_buf_addstr(&script, pv_samba_setting_sh);
-	r = pv_samba_run(rem, "a Samba parameter", &script, NULL, 0, out, status, 60);
+	r = pv_remote_sh(rem, "a Samba parameter", &script, NULL, 0, out, status, 60);
 	pv_buf_release(&script, 0);
 	return r;
 }

@@ -126,14 +126,14 @@ int wire_open(struct pv_smb2 *s, const char *rel, uint32_t access, uint32_t disp
 /* CLOSE fid and wait (its outcome does not matter: the caller is done with the file). */
 void wire_close(struct pv_smb2 *s, const uint8_t fid[16]);
 
-/* async.c: pv_smba_open over fd, a stream socket already connected to an SMB2 server (made
+/* conn.c: pv_smba_open over fd, a stream socket already connected to an SMB2 server (made
  * non-blocking here), o->host only naming it in messages; from there on the same path as a
  * connection pv_smba_open made: the opening starts when the loop finds fd writable. The
  * connection owns fd from the call on, success or not. For the tests and the fuzz target: a
  * scripted server on the other end of a socketpair(2). */
 int smba_open_fd(struct pv_smba_loop *l, int fd, const struct pv_smba_opts *o, pv_smba_cb ready,
 		 void *arg, struct pv_smba **out);
-/* async.c: for the same tests and fuzz targets, every connection opened from here on (until
+/* logon.c: for the same tests and fuzz targets, every connection opened from here on (until
  * turned off) uses fixed bytes where it would use random ones: its client GUID, its 3.1.1
  * preauth salt, its NTLMv2 client challenge and its nonces. The session keys, and with them
  * every signature and encryption of a recorded conversation, then hold when it is replayed.

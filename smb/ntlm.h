@@ -1,5 +1,5 @@
 /* smb/ntlm.h: NTLMv2 logon messages (MS-NLMP) in a SPNEGO wrapper (RFC 4178), for the SMB2
- * engine of smb/async.c. Pure logic: no I/O, no clock (the caller passes the time and the
+ * engine (smb/async.h). Pure logic: no I/O, no clock (the caller passes the time and the
  * client challenge), so every function here is unit-tested with the protocol's test vectors.
  *
  * Only what a logon needs: NTLMv2 only, no NTLM signing or sealing keys (SMB2 signs with its

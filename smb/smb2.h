@@ -1,6 +1,6 @@
 /* smb/smb2.h: the one SMB2 codec (MS-SMB2) of smb/, without I/O so that all of it is unit-tested:
- * every request smb/async.c sends is encoded here and every answer it takes is decoded here,
- * through one bounds-checked reader; the SMB 3 security of a connection (negotiation, the
+ * every request the engine (smb/async.h) sends is encoded here and every answer it takes is decoded
+ * here, through one bounds-checked reader; the SMB 3 security of a connection (negotiation, the
  * preauth integrity hash, key derivation, signing, the transform header of encryption) is in
  * smb/sec.c, declared below. Module-internal: outside smb/ use smb/smb.h and smb/async.h. */
 #ifndef PV_SMB_SMB2_H

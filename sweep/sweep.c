@@ -175,7 +175,7 @@ static int run_command(struct pv_remote *rem, const char *what, const char *cmd)
 	int status = 0, r = pv_remote_exec(rem, cmd, NULL, 0, NULL, &err, &status, 120);
 	char why[256];
 
-	pv_samba_reason(err.len ? err.data : "", why, sizeof(why));
+	pv_remote_reason(err.len ? err.data : "", why, sizeof(why));
 	pv_buf_release(&err, 0);
 	if (r == PV_OK && status != 0)
 		r = pv_error(PV_EREMOTE, "the %s command on the server failed (exit %d): %s", what,
@@ -273,7 +273,7 @@ static int remove_target(struct sweep *S, const char *folder)
 	r = pv_buf_failed(&script)
 		    ? pv_error(PV_EIO, "out of memory")
 		    : pv_remote_exec(S->srv, script.data, NULL, 0, NULL, &err, &status, 600);
-	pv_samba_reason(err.len ? err.data : "", why, sizeof(why));
+	pv_remote_reason(err.len ? err.data : "", why, sizeof(why));
 	if (r == PV_OK && status != 0)
 		r = pv_error(PV_EREMOTE, "removing the copy's folder %s on the server as %s: %s",
 			     path, S->user, why[0] ? why : "failed");

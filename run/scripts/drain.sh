@@ -1,11 +1,12 @@
 # run/scripts/drain.sh: one reading of a built-in drain probe on the file server, run by
-# run/drain.c once per poll as `sh -c SCRIPT drain PROBE`; it prints what drain.c parses.
+# run/drain.c once per poll (pv_remote_sh_line) with the variable probe set before it; it
+# prints what drain.c parses.
 #   writeback  the Dirty: and Writeback: lines of /proc/meminfo (kB): the kernel's write queue
 #   inflight   every /sys/block/*/inflight: the reads and writes in flight, a device a line
 #   smb        smbstatus --json --resolve-uids (Samba 4.17 and later): sessions and open
 #              files, each with its user's name
 set -u
-case ${1-} in
+case ${probe-} in
 writeback)
 	grep -E '^(Dirty|Writeback):' /proc/meminfo
 	;;
@@ -22,7 +23,7 @@ smb)
 	exec smbstatus --json --resolve-uids
 	;;
 *)
-	echo "drain.sh: unknown probe '${1-}'" >&2
+	echo "drain.sh: unknown probe '${probe-}'" >&2
 	exit 2
 	;;
 esac

@@ -1,5 +1,5 @@
-/* tests/fuzz/async_plan.h: what tests/fuzz/fuzz_async.c drives smb/async.c through, and what
- * tests/unit/check_async.c records the seed corpus from (tests/fuzz/corpus/async): over a
+/* tests/fuzz/async_plan.h: what tests/fuzz/fuzz_async.c drives the engine (smb/async.h) through,
+ * and what tests/unit/check_async.c records the seed corpus from (tests/fuzz/corpus/async): over a
  * connected fd, open a connection as LAB\u1 to fsroot1 (negotiate, NTLMv2 logon, tree
  * connect), then at once list the folder u1/d (CREATE, QUERY_DIRECTORY until
  * STATUS_NO_MORE_FILES, CLOSE) and read the file u1/f (CREATE, its READs in flight together,

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_smb2.c: libFuzzer target for our SMB2 client's synchronous side and tree
- * builder (smb/wire.c over the engine of smb/async.c, the codec of smb/smb2.c, the security
+ * builder (smb/wire.c over the engine of smb/async.h, the codec of smb/smb2.c, the security
  * of smb/sec.c, smb/ntlm.c, smb/listing.c). The input is the server's side of a whole
  * conversation, its replies one after another exactly as they go on the wire (NetBIOS header,
  * SMB2 messages or transform headers); a scripted server on the other end of a socketpair(2)

@@ -343,3 +343,158 @@ smb_n() {
 	printf 'username = %s\npassword = %s\ndomain = LAB\n' "$1" "$(cat "$LAB/user.pass")" >"$T_TMP/auth"
 	on ctl smbclient -N -A "$T_TMP/auth" "//$2/$3" -I 198.18.0.20 -c "$4" 2>&1
 }
+
+# ---- waiting for a state (never a sleep as synchronisation) ----
+# wait_until SECONDS WHAT CMD...: run CMD every 0.1 s until it succeeds; 0 then. After SECONDS,
+# a FAIL naming WHAT, and 1.
+wait_until() {
+	local secs=$1 what=$2 end=$((SECONDS + $1))
+	shift 2
+	until "$@"; do
+		if ((SECONDS >= end)); then
+			fail "$what: not within $secs s"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# ---- SMB sessions on srv, as srv's smbd has them (smbstatus --json on srv) ----
+# srv_smb REGEX: srv's SMB sessions and tree connects of the users REGEX matches (grep -E, the
+# whole name after the domain, any case), one line each, into SMB:
+#   session USER SESSION-ID DIALECT ENCRYPTION-CIPHER/DEGREE SIGNING-CIPHER/DEGREE
+#   tcon SERVICE USER ENCRYPTION-CIPHER/DEGREE SIGNING-CIPHER/DEGREE
+# in Samba 4.17's words (source3/utils/status.c): a cipher such as AES-128-GCM or AES-128-GMAC,
+# "-" when none, and a degree "full", "partial" or "none"; the dialect "SMB3_11". 1 when the
+# probe failed (recorded: the test fails), SMB then empty.
+srv_smb() {
+	SMB=
+	probe "smbstatus --json on srv" 0 on srv smbstatus --json || return 1
+	SMB=$(python3 -c '
+import json, re, sys
+d = json.load(sys.stdin)
+mine = lambda n: re.fullmatch(sys.argv[1], (n or "").split("\\")[-1], re.I) is not None
+c = lambda x: "%s/%s" % ((x or {}).get("cipher") or "-", (x or {}).get("degree") or "none")
+user = {}
+for s in d.get("sessions", {}).values():
+    u = (s.get("username") or "").split("\\")[-1]
+    user[str(s.get("session_id"))] = u
+    if mine(u):
+        print("session", u, s.get("session_id"), s.get("session_dialect") or "-",
+              c(s.get("encryption")), c(s.get("signing")))
+for t in d.get("tcons", {}).values():
+    u = user.get(str(t.get("session_id")), "")
+    if mine(u):
+        print("tcon", t.get("service") or "-", u, c(t.get("encryption")), c(t.get("signing")))
+' "$1" <<<"$PROBE" 2>"$T_TMP/srv_smb.err") || {
+		probe_failed "srv_smb: smbstatus's JSON: $(tail -n 1 "$T_TMP/srv_smb.err")"
+		SMB=
+		return 1
+	}
+}
+# srv_sessions REGEX: how many sessions of the users REGEX matches srv has (-1: the probe
+# failed); SMB holds them (srv_smb)
+srv_sessions() {
+	srv_smb "$1" || { echo -1; return 1; }
+	n_lines '^session ' <<<"$SMB"
+}
+# srv_sessions_until REGEX N SECONDS: until srv has N sessions at least of the users REGEX
+# matches (polled); SMB holds the last look. 1 (and a FAIL) when they never were, or the probe
+# failed.
+srv_sessions_until() {
+	local end=$((SECONDS + $3)) n
+	while :; do
+		srv_smb "$1" || return 1
+		n=$(n_lines '^session ' <<<"$SMB")
+		((n >= $2)) && return 0
+		if ((SECONDS >= end)); then
+			fail "srv's smbstatus never showed $2 sessions of /$1/ within $3 s (the last look: $n)"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# ---- no secret on any host's command lines (/proc/*/cmdline, every process of the lab) ----
+# argv_watch_start FILE...: start watching the command line of every process of the lab's
+# hosts (tests/integration/argv_watch.py: at every exec, told by the kernel, and every 0.25 s)
+# for the secrets FILE... hold (each file one secret, as provision reads {file: PATH}: its
+# trailing newline dropped), and for a canary of its own (ARGV_CANARY, argv_watch_canary);
+# returns once it looks (10 s at most, else a FAIL).
+argv_watch_start() {
+	local f
+	ARGV_PID=
+	ARGV_NSECRETS=$#
+	ARGV_CANARY=pv-canary-$RANDOM$RANDOM-$$
+	ARGV_CANARY_ON=
+	(umask 077 && : >"$T_TMP/argv.secrets") || { fail "argv_watch: no secrets file"; return 1; }
+	for f; do
+		printf '%s\n' "$(cat "$f")" >>"$T_TMP/argv.secrets"
+	done
+	printf '%s\n' "$ARGV_CANARY" >>"$T_TMP/argv.secrets"
+	rm -f "$T_TMP/argv.json" "$T_TMP/argv.ready"
+	python3 "$TOP/tests/integration/argv_watch.py" "$T_TMP/argv.secrets" "$T_TMP/argv.json" \
+		"$T_TMP/argv.ready" --canary-last 2>"$T_TMP/argv.err" &
+	ARGV_PID=$!
+	wait_until 10 "the command-line watcher started" test -s "$T_TMP/argv.ready"
+}
+# argv_watch_canary HOST: a command living 10 ms on HOST with the watcher's canary on its
+# command line, as a password would be: argv_watch_stop fails unless the watcher saw it (a
+# watcher that misses it would miss a password too). The watcher reads a command line when
+# the kernel says it was exec'd: one that lives under a millisecond may be gone first (in a
+# trial here 39 of 40 such were seen, every one of 40 that lived 10 ms): it is a sample.
+argv_watch_canary() {
+	on "$1" sh -c ": $ARGV_CANARY; sleep 0.01"
+	ARGV_CANARY_ON+=" $1"
+}
+# argv_watch_stop WHAT [HOST...]: stop the watcher; a FAIL for every secret it saw on a command
+# line (the host, pid and command line, each secret shown as <secret N>), for a canary it did
+# not see where argv_watch_canary put it, and for each HOST where it saw nothing of
+# provision's during WHAT (it would prove nothing there): on ctl a provision process, on
+# another host a command an SSH session started; a SKIP when the kernel's process events
+# could not be had (the command lines were then only polled).
+argv_watch_stop() {
+	local what=$1 said
+	shift
+	[[ -n ${ARGV_PID:-} ]] || { fail "argv_watch_stop $what: no watcher"; return 1; }
+	kill -TERM "$ARGV_PID" 2>/dev/null
+	wait "$ARGV_PID"
+	ARGV_PID=
+	said=$(python3 - "$T_TMP/argv.json" "$what" "$ARGV_NSECRETS" "${ARGV_CANARY_ON:-}" "$@" <<'PY' 2>&1
+import json, sys
+out, what, canary, canary_on, need = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split(), sys.argv[5:]
+d = json.load(open(out))
+if d.get("error") and "hosts" not in d:
+    print("FAIL %s: the watcher: %s" % (what, d["error"]))
+    sys.exit()
+for h in d["hits"]:
+    if h["secret"] != canary:
+        print("FAIL %s: secret %d on a command line on %s (pid %d, seen at its %s): %s" % (
+            what, h["secret"], h["host"], h["pid"], h["via"], h["argv"]))
+for h in canary_on:
+    if not any(x["secret"] == canary and x["host"] == h for x in d["hits"]):
+        print("FAIL %s: the watcher missed the canary's command line on %s: it would miss a password" % (what, h))
+for h in need:
+    s = d["hosts"].get(h)
+    if not s or not (("provision" in s["progs"]) if h == "ctl" else s["ssh"]):
+        print("FAIL %s: the watcher saw nothing of provision's on %s%s: it proves nothing there" % (
+            what, h, "" if s else " (no such lab host)"))
+if not d["connector"]:
+    print("SKIP %s: only polled every 0.25 s (%s): a short-lived command line may be missed" % (
+        what, d["error"]))
+hits = [h for h in d["hits"] if h["secret"] != canary]
+print("INFO %s: %d programs started and %s processes looked at on the lab's hosts (%s), %d lost "
+      "events, the canary seen %d times; no secret on any command line" % (
+      what, sum(s["execs"] for s in d["hosts"].values()), sum(s["examined"] for s in d["hosts"].values()),
+      ", ".join("%s %d, %d over SSH" % (h, s["execs"], s["ssh"]) for h, s in sorted(d["hosts"].items())), d["overruns"],
+      len(d["hits"]) - len(hits)) if not hits else "INFO %s: %d hits" % (what, len(hits)))
+PY
+	) || said="FAIL $what: the watcher's summary could not be read: $said $(tail -n 2 "$T_TMP/argv.err")"
+	while IFS= read -r line; do
+		case $line in
+		"FAIL "*) fail "${line#FAIL }" ;;
+		"SKIP "*) skip "${line#SKIP }" ;;
+		*) echo "    ${line#INFO }" >&2 ;;
+		esac
+	done <<<"$said"
+}

@@ -4,15 +4,20 @@
 # daemons are held to a share of one CPU (lab.sh srv-limit), so that a ramp reaches overload on
 # this one machine while the clients stay far from their limit; users stay logged on between
 # steps (load.keep_logged_on), so a step logs on only its new users and the ramps are short.
+# What one run on this machine can show is asserted here (a step's overload, the order of two
+# answers, a bound a broken build would cross); how linear and how repeatable the answers are
+# is statistical, measured by bench/capacity.sh (medians over rounds), not asserted here.
 #   1. the ramp finds overload at a cap (10% of a CPU, 20x FSCT's rate): an answer, a first step
-#      over it that is overloaded and not client-bound, and the answer line naming both; the
-#      DC's CPU in run's step table and in load.txt, watch-dc.csv with watch.csv's columns; a
-#      kept step logs on its new users only;
-#   2. the cap doubled and the rate doubled: the answer within one step of 1.'s;
-#   3. the cap doubled, the rate the same: the answer twice 1.'s within one step;
-#   4. 1. again, the same seed: the answer within one step;
-#   every ramp refined (--refine) to half its step, so that an answer is not a whole step off
-#   only because the steps are coarse;
+#      over it that is overloaded (over 1%) and not client-bound, no step up to it client-bound,
+#      and the answer line naming both steps; the DC's CPU in run's step table and in load.txt,
+#      watch-dc.csv with watch.csv's columns; a kept step logs on its new users only, and srv's
+#      smbstatus shows it: at each step's start the server holds a session per user of the
+#      step, and the sessions of the step before are still there (the same session ids);
+#   2. the cap doubled and the rate doubled: overload found likewise, the server's;
+#   3. the cap doubled, the rate the same: overload found likewise (under the 280 users the
+#      ramp reaches: a cap that did nothing would carry them all); the answer not below 1.'s
+#      (more CPU never carries fewer users) and not below 2.'s (twice the rate never carries
+#      more); every ramp refined (--refine) to half its step, 3.'s bisecting to 20 users;
 #   5. users who cannot log on (2 of 4 disabled in the directory): the step's overload shows
 #      them (their scenarios unserved), its logons say 2 failed, and it does not count;
 #   6. a client made the limit (cli1's sshd, so its provision load, held to 1% of a CPU): the
@@ -56,30 +61,53 @@ limit() {
 	fail "srv-limit $1"
 }
 
-# ramp ID CAP RATE MIN MAX STEP [ARGS...]: a run at that cap and rate; ANSWER the users it
-# carried (0: none), OVER the users of the first step over it (0: none), its overload % in
-# OVERLOAD and whether it was client-bound in BOUND
+# sample_steps ID: while the background run goes, srv's sessions of the lab's users (srv_smb)
+# at each step's start (when its load goes: every user of the step logged on), into
+# $T_TMP/sess.ID.N
+sample_steps() {
+	local n=1
+	while kill -0 "$BG" 2>/dev/null; do
+		if grep -q "run: step $n: the load goes" "$T_TMP/bgerr"; then
+			srv_smb 'pc-cli[12]-u[0-9]+' && printf '%s\n' "$SMB" >"$T_TMP/sess.$1.$n"
+			n=$((n + 1))
+			continue
+		fi
+		sleep 0.05
+	done
+}
+
+# ramp ID CAP RATE MIN MAX STEP [ARGS...]: a run at that cap and rate (srv's sessions sampled
+# at each step: sample_steps); ANSWER the users it carried (0: none), OVER the users of the
+# first step over it (0: none), its overload % in OVERLOAD and whether it was client-bound in
+# BOUND, whether any step up to it was in ANYBOUND. Then what one ramp must show, whatever the
+# noise: an answer, and a first step over it that is overloaded and not client-bound, no step
+# up to it client-bound (the answer is the server's).
 ramp() {
 	local id=$1 cap=$2 rate=$3 min=$4 max=$5 step=$6
 	shift 6
 	limit "$cap"
 	echo "  $id: srv at $cap% of a CPU, $rate scenarios per user-hour, $min..$max by $step $*" >&2
-	pv "${P[@]}" --set "load.rate=$rate" run --id "$id" --min-users "$min" --max-users "$max" \
+	rm -f "$T_TMP/sess.$id".*
+	pv_bg "${P[@]}" --set "load.rate=$rate" run --id "$id" --min-users "$min" --max-users "$max" \
 		--step "$step" --duration 5 --warmup 1 "$@"
+	sample_steps "$id"
+	pv_bg_wait
 	expect_rc 0 "run $id"
-	read -r ANSWER OVER OVERLOAD BOUND < <(python3 -c '
+	ANSWER=0 OVER=0 OVERLOAD=0 BOUND=1 ANYBOUND=1
+	read -r ANSWER OVER OVERLOAD BOUND ANYBOUND < <(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 a, o = d["answer"], d["answer"]["first_over"]
 over = d["steps"][o["step"] - 1] if o else None
 print(a["users"] or 0, o["users"] if o else 0, over["all"]["overload_pct"] if over else 0,
-      int(bool(o and o["client_bound"])))' "$RES/$id/load.json") || fail "$id: no load.json"
+      int(bool(o and o["client_bound"])),
+      int(any(s["client_bound"] for s in d["steps"] if o and s["users"] <= o["users"])))' "$RES/$id/load.json") ||
+		fail "$id: no load.json"
 	echo "    answer $ANSWER, first over it $OVER (overload $OVERLOAD%, client-bound $BOUND)" >&2
-}
-
-# within A B TOLERANCE WHAT: |A - B| <= TOLERANCE
-within() {
-	(($1 - $2 <= $3 && $2 - $1 <= $3)) || fail "$4: $1 and $2 are more than $3 apart"
+	[[ $ANSWER -ge $min && $OVER -gt $ANSWER && $BOUND -eq 0 && $ANYBOUND -eq 0 ]] ||
+		fail "$id at $cap%: no overload found that is the server's (answer $ANSWER, first over $OVER, client-bound $BOUND, any step client-bound $ANYBOUND)"
+	python3 -c "import sys; assert float(sys.argv[1]) > 1" "$OVERLOAD" ||
+		fail "$id: the step over the answer is not overloaded: $OVERLOAD%"
 }
 
 pv "${P[@]}" cleanup --leave >/dev/null
@@ -89,9 +117,6 @@ expect_rc 0 "prepare 140 users per client"
 # ---- 1. overload at a cap; the DC in the table; only new users log on ---------------------
 ramp cap-a 10 6620 20 140 20 --refine 10
 A=$ANSWER
-[[ $A -ge 20 && $OVER -gt $A && $BOUND -eq 0 ]] ||
-	fail "at 10%: no overload found in the ramp (answer $A, first over $OVER, client-bound $BOUND)"
-python3 -c "import sys; assert float(sys.argv[1]) > 1" "$OVERLOAD" || fail "the step over the answer is not overloaded: $OVERLOAD%"
 grep -Eq "the server carried $A users without overload \(step [0-9]+, $A users: .*; the first step over it, step [0-9]+, $OVER users: overload" \
 	"$RES/cap-a/load.txt" || fail "load.txt's answer does not name both steps: $(tail -1 "$RES/cap-a/load.txt")"
 # the step table: the DC's CPU (mean/max, samba) on every step's row, as load.txt's column
@@ -115,14 +140,38 @@ for s in d["steps"]:
     assert len(s["clients"]) == 2 and all(not c["bound"] for c in s["clients"]), s["clients"]
     assert sum(s["ops"].values()) > 0 and s["ops"]["create"] > 0, s["ops"]
 EOF
+# ... and as srv has them: at each step of the ramp a session per user of the step, and the
+# sessions of the step before kept (the same ids; a connection the step says dropped apart)
+python3 - "$RES/cap-a" "$T_TMP/sess.cap-a" <<'EOF' || fail "srv's sessions do not show the users kept logged on"
+import json, os, sys
+m = json.load(open(sys.argv[1] + "/manifest.json"))
+d = json.load(open(sys.argv[1] + "/load.json"))
+def sessions(n):
+    f = "%s.%d" % (sys.argv[2], n)
+    assert os.path.exists(f), "no look at srv's sessions at step %d" % n
+    return {tuple(l.split()[1:3]) for l in open(f) if l.startswith("session ")}
+ramp = [s for s in m["steps"] if not s["refine"]]
+prev = None
+for i, s in enumerate(ramp):
+    now = sessions(i + 1)
+    assert len(now) == s["users"], ("step %d: %d sessions on srv for %d users" % (i + 1, len(now), s["users"]))
+    if prev is not None:
+        lost = prev - now
+        dropped = d["steps"][i - 1]["connections_dropped"] + d["steps"][i]["connections_dropped"]
+        assert len(lost) <= dropped, ("step %d: %d sessions of step %d gone, %d dropped" % (i + 1, len(lost), i, dropped))
+    prev = now
+print("    srv's sessions at each step of the ramp: %s, each step's kept into the next" % [s["users"] for s in ramp], file=sys.stderr)
+EOF
 
-# ---- 2. cap and rate doubled: the same answer, within one step ---------------------------
+# ---- 2. cap and rate doubled: overload found, the server's ----------------------------------
 ramp cap-b 20 13240 20 140 20 --refine 10
-within "$ANSWER" "$A" 20 "cap and rate doubled"
+B=$ANSWER
 
-# ---- 3. cap doubled, rate the same: twice the answer, within one step ---------------------
+# ---- 3. cap doubled, rate the same: overload found; never fewer users than 1. or 2. ---------
 ramp cap-c 20 6620 40 280 40 --refine 20
-within "$ANSWER" $((2 * A)) 40 "cap doubled"
+C=$ANSWER
+((C >= A)) || fail "twice the CPU carried fewer users: $C at 20% against $A at 10%"
+((C >= B)) || fail "the same CPU carried more users at twice the rate: $B at 13240 against $C at 6620"
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -131,10 +180,7 @@ assert r and all(s["users"] % 20 == 0 and s["users"] % 40 for s in r), r
 a = json.load(open(sys.argv[2]))["answer"]
 assert a["first_over"]["users"] - a["users"] <= 20, a
 ' "$RES/cap-c/manifest.json" "$RES/cap-c/load.json" || fail "--refine did not bisect to 20 users"
-
-# ---- 4. the same run again: the same answer, within one step -----------------------------
-ramp cap-d 10 6620 20 140 20 --refine 10
-within "$ANSWER" "$A" 20 "the same seed again"
+echo "    answers: $A at 10%, $B at 20% and twice the rate, $C at 20% (their ratios: bench/capacity.sh)" >&2
 "$LAB_SH" srv-limit off >/dev/null
 
 # ---- 5. users who cannot log on: their scenarios unserved, the overload shows it ----------

@@ -1,5 +1,11 @@
 #!/usr/bin/env bash
-# provision dc / cleanup dc against the lab's DC, checked with ldapsearch and kinit.
+# provision dc / cleanup dc against the lab's DC, checked with ldapsearch and kinit: users made
+# over LDAPS, StartTLS and SASL/GSSAPI, re-runs that change nothing, --reset-passwords,
+# --clients, --dry-run, bad input (each its exit status, nothing written), a kill -9 that lands
+# while the users are added (confirmed by the count before and after) and a re-run that
+# converges without duplicates, a name held by a foreign object, cleanup (tree delete and one
+# by one, a foreign object and an OU the lab did not make kept), and the secrets of the
+# playbook given as {stdin: true} and {prompt: true} end to end.
 . "$(dirname "$0")/lib.sh"
 
 cleanup_all() { pv -p "$PLAYBOOK" cleanup dc; }
@@ -91,9 +97,19 @@ pv -p "$PLAYBOOK" dc --users 50 --ca-file "$T_TMP/o.pem"
 expect_rc 5 "CA that does not match"; expect_err "TLS"
 [[ $(count_tagged) -eq $before ]] || fail "bad input wrote users: $before before, $(count_tagged) after"
 
-# 6. killed with SIGKILL mid-run: the next run completes it, no duplicates
-on ctl timeout -s KILL 2 "$PV" -p "$PLAYBOOK" -q dc --users 120 >/dev/null 2>&1
+# 6. killed with SIGKILL mid-run (once the directory holds some of its users, and before it
+#    holds them all: confirmed after the kill): the next run completes it, no duplicates
+before=$(count_tagged)
+pv_bg -p "$PLAYBOOK" -q dc --users 120
+wait_until 120 "dc --users 120 adding its users" eval '(($(count_tagged) > before))'
+kill -0 "$PV_PID" 2>/dev/null || fail "dc ended before the kill: nothing was killed mid-run"
+kill -KILL "$PV_PID"
+pv_bg_wait
+[[ $RC -eq 137 ]] || fail "dc killed with SIGKILL: exit $RC"
 mid=$(count_tagged)
+((mid > before && mid < 240)) ||
+	fail "the kill did not land while dc added its users: $mid tagged users after it ($before before, 240 planned)"
+echo "    killed with $mid of 240 users made" >&2
 pv -p "$PLAYBOOK" dc --users 120
 expect_rc 0 "run after a kill -9"
 [[ $(count_tagged) -eq 240 ]] || fail "after kill and re-run: $(count_tagged) users, expected 240 (mid: $mid)"
@@ -167,5 +183,49 @@ expect_rc 0 "cleanup in an existing OU"
 expect_out "deleted 2 users, failed 0"
 ou_exists "$LAB_OU" || fail "cleanup deleted an OU the lab did not make"
 on ctl ldapdelete -H ldaps://dc.lab.test -D Administrator@LAB.TEST -y "$LAB/admin.pass" "$LAB_OU"
+
+# 10. secrets given as {stdin: true} and {prompt: true} (docs/playbook.md), end to end: the
+#     admin's password from stdin makes the users (a wrong one there is refused, 4, nothing
+#     made); the users' password from stdin, then typed at a prompt on a terminal of its own
+#     (tests/integration/pty_type.py: not echoed), is what the users get (--reset-passwords),
+#     each checked with kinit; {prompt: true} with no terminal is refused (3), naming the ways
+#     out
+pv -p "$PLAYBOOK" --set domain.admin_password.stdin=true dc --users 1 <"$T_TMP/wrong"
+expect_rc 4 "dc with a wrong admin password from stdin"
+expect_err "refused the credentials"
+[[ $(count_tagged) -eq 0 ]] || fail "a refused admin password from stdin made users: $(count_tagged)"
+pv -p "$PLAYBOOK" --set domain.admin_password.stdin=true dc --users 1 <"$LAB/admin.pass"
+expect_rc 0 "dc with the admin password from stdin"
+expect_out "created 2, already present 0"
+[[ $(count_tagged) -eq 2 ]] || fail "dc with the admin password from stdin: $(count_tagged) users, expected 2"
+user_kinit cli1-u1 || fail "kinit cli1-u1, made with the admin password from stdin"
+pv -p "$PLAYBOOK" --set users.password.stdin=true dc --users 1 --reset-passwords <"$T_TMP/new.pass"
+expect_rc 0 "dc --reset-passwords with the users' password from stdin"
+expect_out "created 0, already present 2 \(passwords reset\)"
+user_kinit cli2-u1 "$T_TMP/new.pass" || fail "kinit with the users' password that came from stdin"
+user_kinit cli2-u1 && fail "the lab's password still works after the users' password from stdin"
+# the lab's password typed back at the prompt
+on ctl python3 "$TOP/tests/integration/pty_type.py" "users' password: " "$LAB/user.pass" \
+	"${PVT[@]}" "$PV" -p "$PLAYBOOK" --set users.password.prompt=true dc --users 1 --reset-passwords \
+	>"$T_TMP/out" 2>"$T_TMP/err"
+RC=$?
+OUT=$(cat "$T_TMP/out")
+ERR=$(cat "$T_TMP/err")
+expect_rc 0 "dc --reset-passwords with the users' password typed at a prompt (pty_type: 90 no prompt, 91 echoed)"
+expect_out "users' password: " "the prompt on the terminal"
+expect_out "created 0, already present 2 \(passwords reset\)"
+user_kinit cli2-u1 || fail "kinit with the users' password typed at the prompt"
+user_kinit cli2-u1 "$T_TMP/new.pass" && fail "the password from stdin still works after the one typed at the prompt"
+# no terminal (a session of its own, stdin not one): refused before anything is done
+on ctl setsid -w "${PVT[@]}" "$PV" -p "$PLAYBOOK" --set users.password.prompt=true dc --users 1 \
+	--reset-passwords </dev/null >"$T_TMP/out" 2>"$T_TMP/err"
+RC=$?
+OUT=$(cat "$T_TMP/out")
+ERR=$(cat "$T_TMP/err")
+expect_rc 3 "{prompt: true} without a terminal"
+expect_err "\{prompt: true\} needs a terminal; use \{file: PATH\} or \{env: NAME\} when running unattended"
+pv -p "$PLAYBOOK" cleanup dc
+expect_rc 0 "cleanup dc after the secrets' tests"
+[[ $(count_tagged) -eq 0 ]] || fail "cleanup left $(count_tagged) lab users"
 
 finish

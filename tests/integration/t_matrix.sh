@@ -7,7 +7,9 @@
 # srv goes back to the base configuration at the end. The SMB variants (signing or encryption
 # required of every session, only SMB 3.1.1, a share that requires encryption) also check what
 # our SMB2 client said it spoke while it built the trees (nothing goes to libsmbclient), and
-# run the built-in driver with NTLM and with Kerberos logons: every user connected, no error.
+# run the built-in driver with NTLM and with Kerberos logons: every user connected, no error,
+# and srv's smbstatus shows its sessions signed with AES-128-GMAC, encrypted with AES-128-GCM,
+# at SMB 3.1.1, or its tree connects to the share that requires it encrypted.
 . "$(dirname "$0")/lib.sh"
 
 P=(-p "$PLAYBOOK" --set lab=pvmx --set "users.name_template=mx-{client}-u{n}" --set users.per_client=2)
@@ -54,13 +56,21 @@ smb_k() {
 }
 
 # run_builtin NAME: the built-in driver on both clients (4 users), with NTLM then Kerberos
-# logons: every user connected, scenarios done, no error
+# logons: every user connected, scenarios done, no error; and while its load goes, srv's
+# smbstatus (lib.sh's srv_smb) has VAR_SMB_N of its lines matching VAR_SMB: what srv says the
+# sessions or tree connects speak, not what our client says
 run_builtin() {
-	local auth
+	local auth n
 	for auth in ntlm kerberos; do
-		pv "${P[@]}" "${VAR_SET[@]}" --set driver.name=builtin --set load.rate=3310 \
+		pv_bg "${P[@]}" "${VAR_SET[@]}" --set driver.name=builtin --set load.rate=3310 \
 			--set load.auth=$auth --json run --id "mx-$auth" --min-users 4 --max-users 4 \
-			--step 1 --duration 3 --warmup 1
+			--step 1 --duration 5 --warmup 1
+		if pv_when 'run: step 1: the load goes' 120 && srv_sessions_until 'mx-cli[12]-u[12]' 4 15; then
+			n=$(n_lines "$VAR_SMB" <<<"$SMB")
+			((n >= VAR_SMB_N)) ||
+				fail "$1, $auth: srv's smbstatus has $n lines /$VAR_SMB/, not $VAR_SMB_N: $(head -8 <<<"$SMB")"
+		fi
+		pv_bg_wait 300
 		expect_rc 0 "$1: the built-in driver with $auth logons"
 		python3 -c "
 import json, sys
@@ -75,6 +85,8 @@ assert l['connected'] == 4 and l['errors'] == 0 and l['completed'] > 0, l
 # that (a regex) while it built the trees, and the built-in driver runs
 VAR_SET=()
 VAR_SPOKE=
+VAR_SMB=
+VAR_SMB_N=0
 variant() {
 	local name=$1 t0 out
 	shift
@@ -126,20 +138,29 @@ variant "secrets and keytab, winbind use default domain" \
 	"kerberos method=secrets and keytab" "winbind use default domain=yes"
 variant "system keytab" "kerberos method=system keytab"
 variant "secrets only" "kerberos method=secrets only"
-# SMB: our own client signs, encrypts, speaks 3.1.1; it says what it spoke, once
+# SMB: our own client signs, encrypts, speaks 3.1.1; it says what it spoke, once; srv's
+# smbstatus says the same of the built-in driver's sessions (VAR_SMB: its lines "session USER
+# ID DIALECT ENCRYPTION SIGNING" and "tcon SHARE USER ENCRYPTION SIGNING", lib.sh's srv_smb)
 VAR_SPOKE='SMB 3\.1\.1, signed \(AES-128-GMAC\)'
+VAR_SMB='^session [^ ]+ [0-9]+ SMB3_11 [^ ]+ AES-128-GMAC/(full|partial)$' VAR_SMB_N=4
 variant "server signing mandatory" "server signing=mandatory"
 VAR_SPOKE='SMB 3\.1\.1, encrypted \(AES-128-GCM\)'
+VAR_SMB='^session [^ ]+ [0-9]+ SMB3_11 AES-128-GCM/(full|partial) ' VAR_SMB_N=4
 variant "server smb encrypt required" "server smb encrypt=required"
 VAR_SPOKE='SMB 3\.1\.1'
+VAR_SMB='^session [^ ]+ [0-9]+ SMB3_11 ' VAR_SMB_N=4
 variant "server min protocol SMB3_11" "server min protocol=SMB3_11"
 # a share that requires encryption (Samba's share-level `smb encrypt = required`, set by the
-# playbook's server.smb_encrypt when the shares are made, before any tree is built)
+# playbook's server.smb_encrypt when the shares are made, before any tree is built): the tree
+# connects to fsroot2 (mx-cli1-u2's and mx-cli2-u2's) encrypted
 VAR_SET=(--set server.smb_encrypt=required)
 VAR_SPOKE='SMB 3\.1\.1, encrypted \(AES-128-GCM\) on this share'
+VAR_SMB='^tcon fsroot2 [^ ]+ AES-128-GCM/(full|partial) ' VAR_SMB_N=2
 variant "a share with smb encrypt required"
 VAR_SET=()
 VAR_SPOKE=
+VAR_SMB=
+VAR_SMB_N=0
 "$LAB_SH" srv-conf >/dev/null
 
 # A controller that knows nothing of the domain: no name for the DC (hosts and resolv.conf with

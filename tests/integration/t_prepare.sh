@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # provision prepare / status / cleanup over every phase, from nothing and back, checked with
 # independent tools: ldapsearch (users, OU, SPNs), net conf and find on srv (shares, trees),
-# smbclient as a user, getent on the clients, ls on the results folder.
+# smbclient as a user, getent on the clients, ls on the results folder; and, while prepare
+# runs from nothing, every command line of every lab host (/proc/PID/cmdline at each exec and
+# polled, tests/integration/argv_watch.py): the admin's and the users' passwords on none.
 #
 # Lab 'pvprep' with its own user names (pp-cli1-u1...) and a scratch results folder; it leaves
 # the lab as it found it (cleanup --leave: srv unjoined).
 . "$(dirname "$0")/lib.sh"
 
 D=$(mktemp -d /tmp/pv-prep-it.XXXXXX)
-trap 'rm -rf "$D" "$T_TMP"' EXIT
+trap '[[ -n ${ARGV_PID:-} ]] && kill "$ARGV_PID" 2>/dev/null; rm -rf "$D" "$T_TMP"' EXIT
 P=(-p "$PLAYBOOK" --set lab=pvprep --set "users.name_template=pp-{client}-u{n}"
 	--set users.per_client=5 --set "controller.results=$D/results")
 PTAG="provision:pvprep"
@@ -30,9 +32,13 @@ expect_rc 13 "status of an empty lab"
 expect_out "status: the lab holds nothing"
 expect_out "users +MISSING +0 of 10 planned"
 
-# 2. prepare from nothing: every phase done, the exit 0
+# 2. prepare from nothing: every phase done, the exit 0; all along, no command line on any lab
+#    host holds the lab's passwords (the admin's, the users'; lib.sh's argv_watch)
+argv_watch_start "$LAB/user.pass" "$LAB/admin.pass"
+for h in ctl dc srv cli1 cli2; do argv_watch_canary "$h"; done # the watcher shown to see each host
 pv "${P[@]}" prepare
 expect_rc 0 "prepare from nothing"
+argv_watch_stop "prepare from nothing" ctl srv cli1 cli2
 for p in dc join server client controller; do
 	expect_out "^prepare: $p +done " "prepare: $p done"
 done

@@ -5,8 +5,9 @@
 # command writes who it is, checked against the lab host's own hostname), the results and the
 # manifest were gathered (the playbook's SHA-256 checked with sha256sum), and the server watch's
 # CSVs are there and plausible. Then the faults: impossible plans refused before anything
-# starts, a failing command, a client whose sshd dies mid-step (reported, the rest stopped,
-# results kept, status 10), Ctrl-C (status 15) and the run's timeout (status 14), each leaving
+# starts, a failing command, a client whose sshd dies mid-step (once provision knows every
+# client's command runs: the controller's command started; reported lost, the rest stopped,
+# results kept, status 10, its processes gone), Ctrl-C (status 15) and the run's timeout (status 14), each leaving
 # no process of the run on any host; and the drain between steps (drain.between_steps), one
 # that drains and one that never does (status 14, the ramp stops). The lab's hosts share one PID namespace, so `ps` on each
 # host sees the same processes; it is asked on every host all the same, as on a real lab.
@@ -123,10 +124,14 @@ grep -q broken "$RES/it-fail/step-01/cli1/stderr" 2>/dev/null || fail "the faili
 
 # ---- 4. a client's sshd dies in the middle of a step ------------------------------------------
 echo "  cli2's sshd killed mid-step" >&2
-pv_bg -p "$PLAYBOOK" --set 'driver.client_command=sleep 61; echo ran > {results}/ran' run \
-	--id it-lost --min-users 2 --max-users 4 --step 2 --duration 40
+# the controller's command starts once provision has every client's word that its command
+# runs (docs/playbook.md: controller_command): once it runs, cli2's session is one whose
+# command ran, and its end a host lost
+pv_bg -p "$PLAYBOOK" --set 'driver.client_command=sleep 61; echo ran > {results}/ran' \
+	--set 'driver.controller_command=sleep 64' run --id it-lost --min-users 2 --max-users 4 \
+	--step 2 --duration 40
 wait_procs '^sleep 61' 2 || fail "the clients' commands did not start"
-sleep 1 # their pv-started lines on the way
+wait_procs '^sleep 64' 1 || fail "the controller's command did not start: provision never heard that both clients' commands run"
 "$LAB_SH" sshd cli2 kill
 pv_bg_wait 45
 "$LAB_SH" sshd cli2 start >/dev/null
@@ -139,13 +144,15 @@ m = json.load(open(sys.argv[1]))
 assert m["status"] == "partial" and m["exit_code"] == 10, (m["status"], m["exit_code"])
 assert len(m["steps"]) == 1, "the ramp went on after a host was lost"
 st = {h["name"]: h["state"] for h in m["steps"][0]["hosts"]}
-assert st == {"cli1": "stopped", "cli2": "lost"}, st
+assert st == {"cli1": "stopped", "cli2": "lost", "controller": "stopped"}, st
 EOF
-sleep 1
-left=$(leftovers '^sleep 61|^provision-run')
+# no process of the run left (cli2's command stopped by its wrapper once its session went:
+# waited for, 30 s at most)
+wait_until 30 "the run's processes gone after cli2 was lost" \
+	eval '[[ -z $(leftovers "^sleep 6[14]|^provision-run") ]]' ||
+	echo "    left: $(leftovers '^sleep 6[14]|^provision-run' | sort -u)" >&2
 # a lost host keeps its run folder (nobody could remove it); the others' are gone
-[[ -d /tmp/provision-run-provision-it-lost-cli1 ]] && fail "cli1's run folder is left after the run" 
-[[ -z $left ]] || fail "processes of the run left after cli2 was lost: $left"
+[[ -d /tmp/provision-run-provision-it-lost-cli1 ]] && fail "cli1's run folder is left after the run"
 
 # ---- 5. Ctrl-C in the middle of a step -----------------------------------------------------
 echo "  Ctrl-C" >&2

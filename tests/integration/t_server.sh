@@ -2,6 +2,11 @@
 # provision join / server / cleanup server / cleanup join --leave against the lab's srv, checked
 # with independent tools: wbinfo and net ads testjoin on srv, ldapsearch, smbclient with
 # Kerberos (fresh ccaches: lab-notes pitfall 12) and with NTLM, find/stat/md5sum on srv.
+# Among its claims: server.alias_spns: false makes no SPN and no keytab entry, and the aliases
+# then work with NTLM, not Kerberos (8a); under `server signing = mandatory` and `server smb
+# encrypt = required` our client builds the trees (Samba itself refuses an unsigned or
+# unencrypted session then: that is the independent check here; the ciphers, as srv's
+# smbstatus sees them on long-lived sessions, are checked by t_matrix and t_load).
 #
 # State: expects srv as the lab brings it up (not joined, smbd/winbindd stopped) and leaves it
 # so (left, computer account deleted, services stopped, no share, no SPN), because `make check`
@@ -253,6 +258,28 @@ joined || fail "cleanup server broke the membership"
 pv "${P[@]}" cleanup server
 expect_rc 0 "second cleanup server"
 expect_out "nothing to do"
+
+# 8a. server.alias_spns: false (docs/playbook.md: no SPN, the aliases work with NTLM only): the
+#     shares and trees made, no alias SPN on the account and no alias principal in the keytab;
+#     a user reaches its tree through its alias with NTLM, not with Kerberos; cleanup server
+#     leaves nothing
+NS=("${P[@]}" --set server.alias_spns=false)
+pv "${NS[@]}" server --users 2
+expect_rc 0 "server with alias_spns false"
+expect_out "alias SPNs 0 added, 0 present"
+[[ $(shares) -eq 2 ]] || fail "alias_spns false: shares on srv: $(shares)"
+[[ $(spns) -eq 0 ]] || fail "alias_spns false: $(spns) alias SPNs on $SRV_DN"
+probe_has -i "net ads keytab list on srv" 0 'cifs/srvu' on srv net ads keytab list &&
+	fail "alias_spns false: alias principals in the keytab"
+got=$(srv_tree fsroot1 st-cli1-u1)
+[[ $got == "$SMALL_FILES $SMALL_BYTES" ]] || fail "alias_spns false: the tree of st-cli1-u1 holds '$got'"
+out=$(smb_n st-cli1-u1 srvu1 fsroot1 'ls st-cli1-u1/static/d01/*')
+grep -q 'f0001\.' <<<"$out" || fail "alias_spns false: NTLM via srvu1: $out"
+out=$(smb_k st-cli1-u1 srvu1.lab.test fsroot1 'ls')
+grep -q 'f0001\.\|blocks available' <<<"$out" && fail "alias_spns false: Kerberos via srvu1 worked without its SPN: $out"
+pv "${NS[@]}" cleanup server
+expect_rc 0 "cleanup server with alias_spns false"
+[[ $(shares) -eq 0 && $(spns) -eq 0 ]] || fail "cleanup server with alias_spns false left shares $(shares), SPNs $(spns)"
 
 # 8b. a full disk: share_path on a 3 MiB tmpfs (mounted here, then sshd and smbd on srv are
 # restarted so that their mount namespaces hold it too). Over SMB and over ssh the build stops

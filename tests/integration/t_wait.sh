@@ -2,8 +2,11 @@
 # provision wait --drain on the real lab: each built-in probe (writeback with dirty
 # data made on srv first, inflight, smb with a lab user's session and open file held from cli1
 # beside an admin session that must not count), command probes that drain, never drain (14),
-# print garbage or fail (8), Ctrl-C and SIGTERM (15, promptly, one SSH session throughout),
+# print garbage or fail (8), Ctrl-C and SIGTERM (15, one SSH session throughout; during a slow
+# probe, provision ends while the probe still runs on srv: the stop does not wait for it),
 # --json and --dry-run. Depths are checked against srv's own /proc/meminfo and smbstatus.
+# Nothing is timed here (how fast a stop is is printed, not asserted), and no sleep stands for
+# a state: the test polls for it (provision's own -v lines, processes on srv).
 # Everything it makes lives in a scratch folder on srv (and $T_TMP here) and is removed; on a
 # lab not prepared, the smb probe's test prepares lab 'pvwait' and cleans it up. When the lab's
 # users already have SMB sessions on srv (a lab in use), the smb probe's session test cannot
@@ -67,16 +70,17 @@ expect_rc 0 "wait --probe inflight (text)"
 expect_out "^wait: I/O in flight drained to 0 \(threshold 0\) in [0-9.]+ s, [0-9]+ polls, peak [0-9]+$"
 
 # 5. writeback: 400 MB written on srv's disk and not synced are Dirty in srv's /proc/meminfo
-#    until they are written back; the wait sees them, then sees them go (a sync on srv 4 s
-#    into the wait, so the test does not wait for the kernel's own 30 s dirty_expire)
+#    until they are written back; the wait sees them, then sees them go (a sync on srv once
+#    the wait has read them, so the test does not wait for the kernel's own 30 s
+#    dirty_expire)
 meminfo_kb() { on srv awk '/^(Dirty|Writeback):/ { s += $2 } END { print s }' /proc/meminfo; }
 TH=131072 # kB
 on srv dd if=/dev/zero of="$SD/dirty" bs=1M count=400 status=none
 before=$(meminfo_kb)
-(sleep 4 && on srv sync) &
-SYNC=$!
-pv "${P[@]}" --json wait --drain --probe writeback --threshold $TH --settle 2 --timeout 150
-wait "$SYNC"
+pv_bg "${P[@]}" -v --json wait --drain --probe writeback --threshold $TH --settle 2 --timeout 150
+pv_when "poll 1: " 60
+on srv sync
+pv_bg_wait
 expect_rc 0 "wait --probe writeback"
 if ((before <= TH)); then
 	fail "the 400 MB written on srv were not dirty ($before kB): the test proves nothing"
@@ -121,41 +125,42 @@ pv "${P[@]}" wait --probe-command 'echo queue is empty >&2; exit 3'
 expect_rc 8 "a failing probe"
 expect_err "drain.command 'echo ...' on srv failed \(status 3\): 'queue is empty'"
 
-# 7. Ctrl-C (SIGINT) and SIGTERM during a wait: stopped (15) within a fraction of a second, its
-#    readings so far reported; all along one SSH connection (the same local port)
+# 7. Ctrl-C (SIGINT) and SIGTERM during a wait: stopped (15), its readings so far reported; all
+#    along one SSH connection (the same local port from its first poll to its third). How fast
+#    it stops is printed, not asserted (a time is for bench/, not make check)
 for sig in INT TERM; do
-	pv_bg "${P[@]}" wait --drain --probe-command 'echo 7' --interval 1 --timeout 600
-	pv_when "waiting until req_queue" || continue
-	sleep 1.5
+	pv_bg "${P[@]}" -v wait --drain --probe-command 'echo 7' --interval 1 --timeout 600
+	pv_when "poll 1: " || continue
 	conns() { on ctl ss -tnpH state established dst 198.18.0.20 dport = 22 | grep "pid=$PV_PID," | awk '{ print $3 }'; }
 	c1=$(conns)
-	sleep 2
+	pv_when "poll 3: " || continue
 	c2=$(conns)
 	[[ $(wc -l <<<"$c1") -eq 1 && -n $c1 && $c1 == "$c2" ]] || fail "SIG$sig: not one SSH connection all along: '$c1' then '$c2'"
 	t0=$(date +%s%N)
 	kill -"$sig" "$PV_PID"
-	pv_bg_wait
+	pv_bg_wait 60
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	expect_rc 15 "wait interrupted by SIG$sig"
 	expect_err "stopped \(Ctrl-C or SIGTERM\) while waiting for req_queue on srv to drain: the last depth was 7 \(threshold 0\)"
 	expect_out "^wait: stopped: req_queue not drained: 7"
-	((ms < 5000)) || fail "SIG$sig: provision took $ms ms to stop (expected well under 5 s)"
 	echo "    SIG$sig: stopped in $ms ms" >&2
 done
 
-# 7b. Ctrl-C while a slow probe runs: the poll is cut short, no waiting for the probe (which
-#     sshd, refusing signals for root logins, leaves to end on its own: ended here by its PID)
+# 7b. Ctrl-C while a slow probe runs (seen running on srv): the poll is cut short, no waiting
+#     for the probe: provision has ended while the probe still runs (which sshd, refusing
+#     signals for root logins, leaves to end on its own: ended here by its PID)
 SLOW='sleep 15.0417; echo 1'
+slow_runs() { [[ -n $(on srv pgrep -f '^sleep 15\.0417$') ]]; }
 pv_bg "${P[@]}" wait --probe-command "$SLOW"
-pv_when "waiting until req_queue" && sleep 1
+pv_when "waiting until req_queue" && wait_until 30 "the slow probe running on srv" slow_runs
 t0=$(date +%s%N)
 kill -INT "$PV_PID"
-pv_bg_wait
+pv_bg_wait 60
 ms=$((($(date +%s%N) - t0) / 1000000))
 expect_rc 15 "wait interrupted during a slow probe"
 expect_err "stopped \(Ctrl-C or SIGTERM\) while waiting for req_queue on srv to drain, before the first reading"
-((ms < 5000)) || fail "a slow probe held the stop for $ms ms (it takes 15 s)"
-echo "    SIGINT during a 15 s probe: stopped in $ms ms" >&2
+slow_runs || fail "the slow probe had ended when provision stopped: the stop waited for it (or it never ran)"
+echo "    SIGINT during a 15 s probe: stopped in $ms ms, the probe still running" >&2
 for p in $(on srv pgrep -f '^(sleep 15\.0417|.*sh -c sleep 15\.0417; echo 1)$'); do
 	on srv kill "$p" 2>/dev/null
 done

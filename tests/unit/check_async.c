@@ -1,4 +1,4 @@
-/* tests/unit/check_async.c: smb/async.c, the event-driven SMB2 client of the load driver,
+/* tests/unit/check_async.c: smb/async.h, the event-driven SMB2 client of the load driver,
  * against the fake server of tests/unit/fake_smb2.h, over socketpairs (smba_open_fd), the
  * loop driven by pv_smba_loop_run as load/engine.c drives it.
  *

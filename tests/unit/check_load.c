@@ -996,10 +996,80 @@ START_TEST(proto)
 	memset(&p, 0, sizeof(p));
 	ck_assert_int_eq(pv_loadproto_parse(&p, "config keep=2", 13), PV_EUSAGE);
 	ck_assert_int_eq(pv_loadproto_parse(&p, "config threads=2000", 19), PV_EUSAGE);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "config threads=65", 17), PV_EUSAGE);
 	ck_assert_int_eq(pv_loadproto_parse(&p, "start", 5), PV_EUSAGE);
 	ck_assert(strstr(pv_errmsg(), "'start' before a config line and a user"));
 	pv_loadproto_release(&p);
+	/* the most loops a driver runs is a setting it takes */
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(pv_loadproto_parse(&p, "config threads=64", 17), PV_OK);
+	ck_assert_uint_eq(p.cfg.threads, PV_LOAD_THREADS_MAX);
+	pv_loadproto_release(&p);
 	pv_buf_release(&b, 1);
+}
+END_TEST
+
+/* The fileset lines: a description of several pieces, with every byte a YAML file holds,
+ * joined again to the same text; refused where they would mix two or come too late. */
+START_TEST(proto_fileset)
+{
+	struct pv_loadproto p;
+	struct pv_load_config c;
+	struct pv_buf b = PV_BUF_INIT, big = PV_BUF_INIT;
+	char *line, *save = NULL;
+	char text[2 * PV_LOADPROTO_PIECE + 300];
+	size_t lines = 0;
+
+	for (size_t i = 0; i < sizeof(text) - 1; i++)
+		text[i] = "name: x\n  - {size: [1KiB, 16%]} # \"a\" 'b'\t"[i % 40];
+	text[sizeof(text) - 1] = '\0';
+	pv_load_defaults(&c);
+	ck_assert_int_eq(pv_loadproto_config(&c, &b), PV_OK);
+	ck_assert_int_eq(pv_loadproto_fileset("home folders.yaml", text, strlen(text), &b), PV_OK);
+	ck_assert_int_eq(pv_loadproto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
+	ck_assert_int_eq(pv_loadproto_start(1, &b), PV_OK);
+	memset(&p, 0, sizeof(p));
+	for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		ck_assert_uint_lt(strlen(line), 4096); /* provision load reads lines of 4 KiB */
+		lines += strncmp(line, "fileset ", 8) == 0;
+		ck_assert_int_eq(pv_loadproto_parse(&p, line, strlen(line)), PV_OK);
+	}
+	ck_assert_uint_eq(lines, 3);
+	ck_assert_str_eq(p.fileset_name, "home folders.yaml");
+	ck_assert_uint_eq(p.fileset_len, strlen(text));
+	ck_assert_str_eq(p.fileset, text);
+	/* no fileset after the first step */
+	p.step = 0;
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset x a", 11), PV_EUSAGE);
+	pv_loadproto_release(&p);
+	/* a second name's pieces are refused, not joined to the first's */
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a x", 11), PV_OK);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset b y", 11), PV_EUSAGE);
+	ck_assert(strstr(pv_errmsg(), "a second fileset ('b' after 'a')"));
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a", 9), PV_EUSAGE);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a x y", 13), PV_EUSAGE);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a %00", 13), PV_EUSAGE);
+	ck_assert_str_eq(p.fileset, "x");
+	pv_loadproto_release(&p);
+	/* nor past 1 MiB, as pieces that are each fine */
+	memset(&p, 0, sizeof(p));
+	pv_buf_addstr(&big, "fileset a ");
+	for (int i = 0; i < PV_LOADPROTO_PIECE; i++)
+		pv_buf_addstr(&big, "x");
+	for (size_t i = 0; i < PV_LOADPROTO_FILESET_MAX / PV_LOADPROTO_PIECE; i++)
+		ck_assert_int_eq(pv_loadproto_parse(&p, big.data, big.len), PV_OK);
+	ck_assert_uint_eq(p.fileset_len, PV_LOADPROTO_FILESET_MAX);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a x", 11), PV_EUSAGE);
+	ck_assert(strstr(pv_errmsg(), "more than 1048576 bytes"));
+	pv_loadproto_release(&p);
+	/* the sender refuses what the reader would */
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_loadproto_fileset("a", "", 0, &b), PV_ECONFIG);
+	ck_assert_int_eq(pv_loadproto_fileset("", "x", 1, &b), PV_ECONFIG);
+	ck_assert_int_eq(pv_loadproto_fileset("a", "x\0y", 3, &b), PV_ECONFIG);
+	pv_buf_release(&b, 1);
+	pv_buf_release(&big, 0);
 }
 END_TEST
 
@@ -2366,6 +2436,7 @@ int main(void)
 	tcase_add_test(tc, quantile_intervals);
 	tcase_add_test(tc, first_over);
 	tcase_add_test(tc, proto);
+	tcase_add_test(tc, proto_fileset);
 	tcase_add_test(tc, report_txt);
 	tcase_add_test(tc, answer_lines);
 	tcase_add_test(tc, answer_prose);

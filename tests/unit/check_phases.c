@@ -1,6 +1,8 @@
 /* tests/unit/check_phases.c: the pure parts of phases/: the run's ramp and each client's share,
  * the command driver's templates, FSCT's command lines, the server watch's lines, summary and
- * CSV; which DC a host names (phases/replica.h). */
+ * CSV; which DC a host names (phases/replica.h); the prerequisites check names (phases/needs.h)
+ * and the phases each kind of server takes (server.kind); and the caps on what `run` gathers
+ * from a host in a step (run/caps.h, run/sink.h), on a folder of its own under /tmp. */
 #include <check.h>
 
 #include "tests/unit/unit.h"
@@ -9,16 +11,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "phases/lab.h"
+#include "phases/needs.h"
 #include "phases/replica.h"
 #include "phases/trees_internal.h"
 #include "load/line.h"
 #include "run/internal.h"
 #include "run/lines.h"
+#include "run/caps.h"
 #include "run/render.h"
+#include "run/sink.h"
 #include "run/watch.h"
 #include "util/err.h"
+#include "util/tar.h"
 
 static const char PB[] =
 	"domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, ca_file: /c,"
@@ -505,6 +513,262 @@ START_TEST(fsct)
 }
 END_TEST
 
+/* FSCT's clients reach its controller, a Windows host, by name: a run without controller.host
+ * is refused naming what to set (never '/controller localhost', which is each client itself);
+ * its clients must be Windows hosts and there must be a server. */
+START_TEST(fsct_refusals)
+{
+	const char *no_host[] = {"driver.name=fsct", "controller.results=/r", NULL};
+	const char *linux_cli[] = {
+		"driver.name=fsct",	    "controller.results=/r",
+		"controller.host.name=ctl", "controller.host.address=198.18.0.40",
+		"clients.0.os=windows",	    NULL};
+	const char *good[] = {"driver.name=fsct",
+			      "controller.results=/r",
+			      "controller.host.name=ctl",
+			      "controller.host.address=198.18.0.40",
+			      "clients.0.os=windows",
+			      "clients.1.os=windows",
+			      NULL};
+	struct pv_playbook *pb = load(no_host);
+	struct pv_buf b = PV_BUF_INIT;
+
+	ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+	ck_assert_msg(strstr(pv_errmsg(), "set controller.host.name to that host's name"), "%s",
+		      pv_errmsg());
+	ck_assert(strstr(pv_errmsg(), "'fsct run client /controller NAME'"));
+	pv_playbook_free(pb);
+	/* no controller section at all: the same */
+	{
+		const char *none[] = {"driver.name=fsct", NULL};
+
+		pb = load(none);
+		ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+		ck_assert(strstr(pv_errmsg(), "controller.host.name"));
+		pv_playbook_free(pb);
+	}
+	pb = load(linux_cli);
+	ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+	ck_assert_msg(strstr(pv_errmsg(), "'cli2' is os: linux: set its os: windows"), "%s",
+		      pv_errmsg());
+	pv_playbook_free(pb);
+	pb = load(good);
+	ck_assert_int_eq(pv_fsct_check(pb), PV_OK);
+	ck_assert_int_eq(pv_fsct_client(pb, pb->controller.host.name, &b), PV_OK);
+	ck_assert(strstr(b.data, "/controller 'ctl' /server 'srv'"));
+	ck_assert(!strstr(b.data, "localhost"));
+	pv_buf_release(&b, 0);
+	pv_playbook_free(pb);
+	/* no server: FSCT has nothing to load */
+	{
+		static const char noserver[] =
+			"domain: {realm: LAB.TEST, netbios: LAB, dc: dc.lab.test, ca_file: /c,"
+			" admin_password: {file: /a}}\n"
+			"clients: [{name: cli1, address: 198.18.0.31, os: windows}]\n"
+			"controller: {results: /r, host: {name: ctl}}\n"
+			"driver: {name: fsct}\n";
+
+		ck_assert_int_eq(pv_playbook_parse("t.yaml", noserver, strlen(noserver), NULL, &pb),
+				 PV_OK);
+		ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+		ck_assert(strstr(pv_errmsg(), "add a 'server:' section"));
+		pv_playbook_free(pb);
+	}
+}
+END_TEST
+
+/* What the lab's srv printed (phases/scripts/needs.sh, as tests/docs/t_needs.sh runs it): every
+ * prerequisite there, one ok item. */
+static const char SRV_FACTS[] = "Linux srv\nkdc=dc.lab.test\nwinbind=dc.lab.test\n"
+				"n_uid=0\nn_perl=/usr/bin/perl\nn_net=/usr/bin/net\n"
+				"n_testparm=/usr/bin/testparm\nn_wbinfo=/usr/bin/wbinfo\n"
+				"n_smbd=/usr/sbin/smbd\nn_winbindd=/usr/sbin/winbindd\n"
+				"n_svc=/usr/bin/systemctl\nn_nss_passwd=files winbind\n"
+				"n_nss_group=files systemd winbind\nn_security=ADS\n"
+				"n_realm=LAB.TEST\nn_registry_shares=Yes\n"
+				"n_config_backend=file\nn_idmap_star_backend=tdb\n"
+				"n_idmap_star_range=3000-7999\nn_idmap_dom_backend=rid\n"
+				"n_idmap_dom_range=10000-999999\n";
+
+/* The items judge gave, each "status: message", one a line, into out. */
+static void judged(const struct pv_playbook *pb, enum pv_needs_role role, const char *facts,
+		   char *out, size_t len, size_t *fails)
+{
+	struct pv_check_result c;
+	size_t o = 0;
+
+	memset(&c, 0, sizeof(c));
+	pv_needs_judge(&c, pb, "h", role, facts);
+	out[0] = '\0';
+	for (size_t i = 0; i < c.n && o < len; i++) {
+		ck_assert_str_eq(c.items[i].check, "needs");
+		ck_assert_str_eq(c.items[i].target, "h");
+		o += (size_t)snprintf(out + o, len - o, "%s: %s\n", c.items[i].status,
+				      c.items[i].msg);
+	}
+	*fails = c.failed;
+	if (c.failed)
+		ck_assert_int_eq(c.first_fail, PV_ECONFIG);
+	pv_check_result_release(&c);
+}
+
+/* The facts of in with the line of KEY made KEY=VALUE (VALUE NULL: the line gone), into out. */
+static void fact_set(const char *in, const char *key, const char *value, char *out, size_t len)
+{
+	const char *at = strstr(in, key), *eol;
+	char copy[2048];
+
+	ck_assert_ptr_nonnull(at);
+	eol = strchr(at, '\n') + 1;
+	snprintf(copy, sizeof(copy), "%.*s%s%s%s%s%s", (int)(at - in), in, value ? key : "",
+		 value ? "=" : "", value ? value : "", value ? "\n" : "", eol);
+	snprintf(out, len, "%s", copy);
+}
+
+#define facts_with(key, value, out, len) fact_set(SRV_FACTS, key, value, out, len)
+
+START_TEST(needs)
+{
+	struct pv_playbook *pb = load(NULL);
+	char got[8192], f[2048];
+	size_t fails;
+
+	/* everything there: one ok line */
+	judged(pb, PV_NEEDS_SERVER, SRV_FACTS, got, sizeof(got), &fails);
+	ck_assert_uint_eq(fails, 0);
+	ck_assert_msg(!strncmp(got, "ok: root, perl, Samba's tools", 29), "%s", got);
+	ck_assert_str_eq(strchr(got, '\n'), "\n"); /* and nothing else */
+	/* each missing prerequisite named with its fix */
+	{
+		static const struct {
+			const char *key, *value, *status, *want;
+		} cases[] = {
+			{"n_uid", "1000", "fail",
+			 "root: the SSH user has uid 1000; join and server run net"},
+			{"n_uid", "1000", "fail", "set ssh.user: root for this host"},
+			{"n_perl", "", "warn",
+			 "perl is not installed: run cannot watch the server"},
+			{"n_perl", "", "warn", "install perl (Debian: perl-base)"},
+			{"n_net", "", "fail", "Samba: net not found"},
+			{"n_winbindd", "", "fail", "set server.kind: windows or nas"},
+			{"n_svc", "", "fail",
+			 "server.service: its command 'systemctl' is not on the server"},
+			{"n_nss_passwd", "files systemd", "fail",
+			 "passwd: 'files systemd', group: 'files systemd winbind', without "
+			 "winbind"},
+			{"n_nss_group", "files", "fail",
+			 "add winbind to both lines (Debian: "
+			 "libnss-winbind)"},
+			{"n_security", "USER", "fail",
+			 "smb.conf: security = USER: a member server needs 'security = ads'"},
+			{"n_realm", "OTHER.TEST", "fail",
+			 "smb.conf: realm = OTHER.TEST: set 'realm = LAB.TEST' in [global]"},
+			{"n_registry_shares", "No", "fail",
+			 "smb.conf: registry shares = No: server makes the lab's shares with 'net "
+			 "conf addshare'"},
+			{"n_idmap_dom_backend", "ad", "fail",
+			 "idmap backend ad maps only users with a uidNumber"},
+			{"n_idmap_dom_range", NULL, "fail",
+			 "'idmap config LAB : backend = rid' has no range"},
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char want[512];
+
+			facts_with(cases[i].key, cases[i].value, f, sizeof(f));
+			judged(pb, PV_NEEDS_SERVER, f, got, sizeof(got), &fails);
+			snprintf(want, sizeof(want), "%s: ", cases[i].status);
+			ck_assert_msg(!strncmp(got, want, strlen(want)) &&
+					      strstr(got, cases[i].want),
+				      "%s=%s: got %s", cases[i].key,
+				      cases[i].value ? cases[i].value : "(none)", got);
+			ck_assert_uint_eq(fails, strcmp(cases[i].status, "fail") == 0);
+			ck_assert(!strstr(got, "ok: ")); /* no ok line beside a missing one */
+		}
+	}
+	/* registry shares through include = registry or config backend = registry count */
+	facts_with("n_registry_shares", "No\nn_include_registry=1", f, sizeof(f));
+	judged(pb, PV_NEEDS_SERVER, f, got, sizeof(got), &fails);
+	ck_assert_uint_eq(fails, 0);
+	facts_with("n_config_backend", "registry\nn_registry_shares=No", f, sizeof(f));
+	judged(pb, PV_NEEDS_SERVER, f, got, sizeof(got), &fails);
+	ck_assert_uint_eq(fails, 0);
+	/* no idmap range at all: the whole fix, with the domain's name */
+	{
+		char g[2048];
+
+		facts_with("n_idmap_star_range", NULL, g, sizeof(g));
+		fact_set(g, "n_idmap_dom_range", NULL, f, sizeof(f));
+		judged(pb, PV_NEEDS_SERVER, f, got, sizeof(got), &fails);
+		ck_assert_uint_eq(fails, 1);
+		ck_assert_msg(strstr(got, "smb.conf: no idmap range: winbindd gives the domain's "
+					  "users no uid") &&
+				      strstr(got, "'idmap config LAB : backend = rid'"),
+			      "%s", got);
+	}
+	/* testparm there but smb.conf does not load; no testparm at all */
+	judged(pb, PV_NEEDS_SERVER,
+	       "n_uid=0\nn_perl=/p\nn_net=/n\nn_testparm=/t\nn_wbinfo=/w\n"
+	       "n_smbd=/s\nn_winbindd=/w\nn_svc=/s\nn_nss_passwd=winbind\n"
+	       "n_nss_group=winbind\nn_testparm_failed=1\n",
+	       got, sizeof(got), &fails);
+	ck_assert_uint_eq(fails, 1);
+	ck_assert(strstr(got, "'testparm -sv' printed nothing"));
+	judged(pb, PV_NEEDS_SERVER,
+	       "n_uid=0\nn_perl=/p\nn_svc=/s\nn_nss_passwd=files winbind\n"
+	       "n_nss_group=files winbind\n",
+	       got, sizeof(got), &fails);
+	ck_assert_uint_eq(fails, 1);
+	ck_assert_msg(strstr(got, "Samba: net, testparm, wbinfo, smbd, winbindd not found"), "%s",
+		      got);
+	/* clients: root and perl */
+	judged(pb, PV_NEEDS_CLIENT, "Linux cli1\nn_uid=0\nn_perl=/usr/bin/perl\n", got, sizeof(got),
+	       &fails);
+	ck_assert_str_eq(got, "ok: root, perl\n");
+	judged(pb, PV_NEEDS_CLIENT, "n_uid=0\nn_perl=\n", got, sizeof(got), &fails);
+	ck_assert_uint_eq(fails, 1);
+	ck_assert(strstr(got, "fail: perl is not installed: run starts every driver's work"));
+	judged(pb, PV_NEEDS_CLIENT, "n_uid=1001\nn_perl=/p\n", got, sizeof(got), &fails);
+	ck_assert(strstr(got, "fail: root: the SSH user has uid 1001; client writes the aliases "
+			      "into /etc/hosts as root"));
+	pv_playbook_free(pb);
+}
+END_TEST
+
+/* server.kind: which phases a server takes */
+START_TEST(server_kinds)
+{
+	struct pv_playbook *pb = load(NULL);
+	const char *nas[] = {"server.kind=nas", NULL}, *win[] = {"server.kind=windows", NULL};
+
+	ck_assert_int_eq(pb->server.kind, PV_SERVER_SAMBA);
+	ck_assert_int_eq(pv_lab_server_phase(pb, "join"), PV_OK);
+	pv_playbook_free(pb);
+	pb = load(nas);
+	ck_assert_int_eq(pb->server.kind, PV_SERVER_NAS);
+	ck_assert_int_eq(pv_lab_server_phase(pb, "cleanup server"), PV_ECONFIG);
+	ck_assert_msg(strstr(pv_errmsg(), "'cleanup server' does not apply to this server: "
+					  "server.kind is nas") &&
+			      strstr(pv_errmsg(), "its phases are dc, client and controller"),
+		      "%s", pv_errmsg());
+	pv_playbook_free(pb);
+	pb = load(win);
+	ck_assert_int_eq(pb->server.kind, PV_SERVER_WINDOWS);
+	ck_assert_int_eq(pv_lab_server_phase(pb, "join"), PV_ECONFIG);
+	ck_assert(strstr(pv_errmsg(), "FSCT's 'prepare server' on Windows"));
+	pv_playbook_free(pb);
+	{
+		const char *bad[] = {"server.kind=nsa", NULL};
+		struct pv_playbook *x = NULL;
+
+		ck_assert_int_eq(pv_playbook_parse("t.yaml", PB, strlen(PB), bad, &x), PV_ECONFIG);
+		ck_assert_msg(strstr(pv_errmsg(), "'server.kind' is 'nsa' (did you mean 'nas'?); "
+						  "expected one of: samba, windows, nas"),
+			      "%s", pv_errmsg());
+	}
+}
+END_TEST
+
 static const char LINE[] = "pv-watch cpu=12.5 usr=8.0 sys=4.5 iowait=0.0 smbd=20.1 winbindd=0.5 "
 			   "samba=0.0 self=0.31 mem_used=512.0 mem_avail=1024.5 dirty=3.0 "
 			   "rd=0.0 wr=120.5 inflight=2 net=eth0:10.5:20.0,veth1:1.5:2.0";
@@ -663,10 +927,107 @@ START_TEST(replica_names)
 }
 END_TEST
 
+/* ---- the gather's caps: at most 256 MiB and 20,000 entries a host and step (docs/run.md) ----
+ * A host's step folder comes back as a ustar stream that pv_sink_tar takes apart into the run's
+ * folder; a stream past a cap is refused before anything is written (the host's folder not even
+ * made). */
+
+/* a ustar stream of n entries: folders d000, d001... each followed by up to 199 files of one
+ * byte ("d000/f00001"); *files: how many files */
+static void gather_stream(struct pv_buf *b, unsigned n, unsigned *files)
+{
+	char path[32];
+	unsigned made = 0;
+
+	*files = 0;
+	for (unsigned d = 0; made < n; d++) {
+		struct pv_tar_entry e = {path, true, 0, 0, 0, 0755, 0};
+
+		snprintf(path, sizeof(path), "d%03u", d);
+		ck_assert_int_eq(pv_tar_add(b, &e, NULL), PV_OK);
+		made++;
+		for (unsigned f = 1; f < 200 && made < n; f++, made++) {
+			struct pv_tar_entry fe = {path, false, 1, 0, 0, 0644, 0};
+			char *data;
+
+			snprintf(path, sizeof(path), "d%03u/f%05u", d, f);
+			ck_assert_int_eq(pv_tar_add(b, &fe, &data), PV_OK);
+			*data = 'x';
+			(*files)++;
+		}
+	}
+	ck_assert_int_eq(pv_tar_end(b), PV_OK);
+}
+
+static bool exists(const char *dir, const char *rel)
+{
+	char p[512];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/run/%s", dir, rel);
+	return lstat(p, &st) == 0;
+}
+
+START_TEST(gather_caps)
+{
+	char dir[] = "/tmp/pv-gather.XXXXXX", name[64], cmd[128];
+	struct pv_sink k;
+	struct pv_buf b = PV_BUF_INIT, big = PV_BUF_INIT;
+	unsigned long files = 9, skipped = 9;
+	unsigned long long bytes = 9;
+	unsigned want;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(pv_sink_open(&k, NULL, dir, "run", true, name), PV_OK);
+	ck_assert_str_eq(name, "run");
+	ck_assert_int_eq(PV_RUN_GATHER_ENTRIES_MAX, 20000);
+	ck_assert_uint_eq(PV_RUN_GATHER_MAX, 256u << 20);
+
+	/* exactly the cap of entries: written whole */
+	gather_stream(&b, PV_RUN_GATHER_ENTRIES_MAX, &want);
+	ck_assert_int_eq(pv_sink_tar(&k, "step-01/cli1", &b, &files, &bytes, &skipped), PV_OK);
+	ck_assert_uint_eq(files, want);
+	ck_assert_uint_eq(bytes, want);
+	ck_assert_uint_eq(skipped, 0);
+	ck_assert_uint_eq(want, 19900); /* and 100 folders */
+	ck_assert(exists(dir, "step-01/cli1/d000/f00001"));
+	ck_assert(exists(dir, "step-01/cli1/d099/f00199")); /* the last: entry 20,000 */
+	ck_assert(!exists(dir, "step-01/cli1/d100"));
+
+	/* one entry more: refused, nothing written, the host's folder not made */
+	pv_buf_reset(&b);
+	gather_stream(&b, PV_RUN_GATHER_ENTRIES_MAX + 1, &want);
+	files = 9;
+	ck_assert_int_eq(pv_sink_tar(&k, "step-01/cli2", &b, &files, &bytes, &skipped), PV_EREMOTE);
+	ck_assert_msg(strstr(pv_errmsg(), "the results hold more than 20000 files and folders: "
+					  "refused, none written"),
+		      "%s", pv_errmsg());
+	ck_assert_uint_eq(files, 0);
+	ck_assert(!exists(dir, "step-01/cli2"));
+
+	/* one byte past 256 MiB: refused before it is read (a calloc'd stream of zeros, its pages
+	 * never touched), nothing written */
+	big.data = calloc(1, (size_t)PV_RUN_GATHER_MAX + 1);
+	ck_assert_ptr_nonnull(big.data);
+	big.len = big.cap = (size_t)PV_RUN_GATHER_MAX + 1;
+	ck_assert_int_eq(pv_sink_tar(&k, "step-02/cli1", &big, &files, &bytes, &skipped),
+			 PV_EREMOTE);
+	ck_assert_msg(strstr(pv_errmsg(), "the results are more than 256 MiB: refused"), "%s",
+		      pv_errmsg());
+	ck_assert(!exists(dir, "step-02"));
+	free(big.data);
+
+	pv_sink_close(&k);
+	pv_buf_release(&b, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("phases");
-	TCase *tc = tcase_create("phases");
+	TCase *tc = tcase_create("phases"), *gather = tcase_create("gather");
 
 	tcase_add_test(tc, ramp);
 	tcase_add_test(tc, replica_names);
@@ -680,9 +1041,16 @@ int main(void)
 	tcase_add_test(tc, client_lines);
 	tcase_add_test(tc, host_input_secret);
 	tcase_add_test(tc, fsct);
+	tcase_add_test(tc, fsct_refusals);
+	tcase_add_test(tc, needs);
+	tcase_add_test(tc, server_kinds);
 	tcase_add_test(tc, watch_parse);
 	tcase_add_test(tc, watch_summary);
 	tcase_add_test(tc, watch_csv_interfaces);
 	suite_add_tcase(s, tc);
+	/* 20,000 files written under ASan take a few seconds: more than Check's default 4 */
+	tcase_set_timeout(gather, 120);
+	tcase_add_test(gather, gather_caps);
+	suite_add_tcase(s, gather);
 	return pv_unit_run(s);
 }

@@ -729,8 +729,12 @@ START_TEST(load_section)
 		pv_playbook_free(pb);
 	}
 	bad(BASE "  ssh: {prot: 22}\n", "t.yaml:7:9: unknown key 'prot' in 'domain.ssh'", NULL);
-	bad(BASE "load: {threads: 1025}\n", "t.yaml:7:17: 'load.threads' is 1025, out of range",
-	    NULL);
+	/* a client's driver runs at most PV_LOAD_THREADS_MAX loops: more is refused, not cut */
+	bad(BASE "load: {threads: 65}\n", "t.yaml:7:17: 'load.threads' is 65, out of range",
+	    "expected an integer from 0 to 64");
+	pb = ok(BASE "load: {threads: 64}\n", NULL);
+	ck_assert_uint_eq(pb->load.threads, PV_LOAD_THREADS_MAX);
+	pv_playbook_free(pb);
 	bad(BASE "load: {keep_logged_on: 2}\n",
 	    "t.yaml:7:24: 'load.keep_logged_on' is '2'; expected true or false", NULL);
 	pb = ok(BASE, zero); /* the others still weigh */

@@ -1,9 +1,12 @@
 /* tests/unit/check_remote.c: remote/quote: the POSIX quoting (read back by /bin/sh), the
  * cmd.exe quoting (what it refuses, and why each refusal is needed) and the PowerShell quoting
  * (every single-quote character doubled, control characters refused); and the two Windows
- * commands the client phase builds with them. */
+ * commands the client phase builds with them. remote/exec.c without a host: the line that
+ * says why a script failed, and a script whose buffer ran out of memory refused before
+ * anything is sent. */
 #include "phases/client.h"
 #include "remote/quote.h"
+#include "remote/remote.h"
 #include "tests/unit/alloc.h"
 #include "util/err.h"
 
@@ -224,6 +227,49 @@ START_TEST(windows_commands)
 }
 END_TEST
 
+/* ---- pv_remote_sh ---- */
+
+/* A script cut short by a failed allocation is never sent (no host is needed to see it: the
+ * refusal comes before the session is touched). */
+START_TEST(sh_failed_script_not_sent)
+{
+	struct pv_buf b = PV_BUF_INIT;
+
+	pv_buf_addstr(&b, "echo start\n");
+	pv_test_alloc_fail_at(1);
+	pv_buf_add(&b, "x", 4096);
+	pv_test_alloc_ok();
+	ck_assert(pv_buf_failed(&b));
+	ck_assert_int_eq(pv_remote_sh(NULL, "a test", &b, NULL, 0, NULL, NULL, 1), PV_EIO);
+	ck_assert_msg_has("building the script for a test; nothing was sent");
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+START_TEST(sh_reason)
+{
+	char out[128], small[8];
+
+	pv_remote_reason("line one\nline two\n\n", out, sizeof(out));
+	ck_assert_str_eq(out, "line two");
+	pv_remote_reason("alone", out, sizeof(out));
+	ck_assert_str_eq(out, "alone");
+	pv_remote_reason(" \n\n", out, sizeof(out));
+	ck_assert_str_eq(out, "");
+	/* a full disk said where it was, not the generic last line after it */
+	pv_remote_reason("tar: a: Cannot write: No space left on device\ntar: b: x\ntar: Exiting "
+			 "with failure status\n",
+			 out, sizeof(out));
+	ck_assert_str_eq(out, "tar: a: Cannot write: No space left on device");
+	pv_remote_reason("x\nmv: No space left on device", out, sizeof(out));
+	ck_assert_str_eq(out, "mv: No space left on device");
+	pv_remote_reason("one\ntwo three four", small, sizeof(small));
+	ck_assert_str_eq(small, "two thr");
+	pv_remote_reason(NULL, out, sizeof(out));
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
 static Suite *remote_suite(void)
 {
 	Suite *s = suite_create("remote");
@@ -237,6 +283,8 @@ static Suite *remote_suite(void)
 	tcase_add_test(tc, ps_quotes);
 	tcase_add_test(tc, ps_refuses);
 	tcase_add_test(tc, windows_commands);
+	tcase_add_test(tc, sh_failed_script_not_sent);
+	tcase_add_test(tc, sh_reason);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,5 +1,5 @@
 /* tests/unit/check_samba.c: samba/ without a server: the probe's output parsed into typed facts,
- * a script whose buffer ran out of memory refused before anything is sent, what may be sent as
+ * the line that says why a command failed (remote's, under samba's name), what may be sent as
  * a sweep's setting and what the server's testparm said of it, and what the copy job reads of
  * Samba's own tools (smbcontrol's profiling level, smbstatus --profile's counters and their
  * difference, smbstatus --processes --json's sessions). */
@@ -62,39 +62,6 @@ START_TEST(test_facts)
 	ck_assert_int_eq(pv_samba_parse_facts("kmethod=secrets only\n", &f), PV_OK);
 	ck_assert(!f.needs_keytab && !f.keytab_listed);
 	pv_samba_facts_release(&f);
-}
-END_TEST
-
-/* A script cut short by a failed allocation is never sent (no host is needed to see it: the
- * refusal comes before the session is touched). */
-START_TEST(test_failed_script_not_sent)
-{
-	struct pv_buf b = PV_BUF_INIT;
-
-	pv_buf_addstr(&b, "echo start\n");
-	pv_test_alloc_fail_at(1);
-	pv_buf_add(&b, "x", 4096);
-	pv_test_alloc_ok();
-	ck_assert(pv_buf_failed(&b));
-	ck_assert_int_eq(pv_samba_run(NULL, "a test", &b, NULL, 0, NULL, NULL, 1), PV_EIO);
-	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "nothing was sent"));
-	pv_buf_release(&b, 0);
-}
-END_TEST
-
-START_TEST(test_reason)
-{
-	char out[128];
-
-	pv_samba_reason("line one\nline two\n\n", out, sizeof(out));
-	ck_assert_str_eq(out, "line two");
-	pv_samba_reason(
-		"tar: a: Cannot write: No space left on device\ntar: b: x\ntar: Exiting with "
-		"failure status\n",
-		out, sizeof(out));
-	ck_assert_str_eq(out, "tar: a: Cannot write: No space left on device");
-	pv_samba_reason(NULL, out, sizeof(out));
-	ck_assert_str_eq(out, "");
 }
 END_TEST
 
@@ -711,8 +678,6 @@ int main(void)
 	TCase *tc = tcase_create("samba");
 
 	tcase_add_test(tc, test_facts);
-	tcase_add_test(tc, test_failed_script_not_sent);
-	tcase_add_test(tc, test_reason);
 	tcase_add_test(tc, test_setting_valid);
 	tcase_add_test(tc, test_setting_judge);
 	tcase_add_test(tc, profile_level);

@@ -15,6 +15,7 @@
 #include "util/digest.h"
 #include "util/err.h"
 #include "util/escape.h"
+#include "util/fanout.h"
 #include "util/file.h"
 #include "util/secret.h"
 #include "util/stats.h"
@@ -1029,6 +1030,117 @@ START_TEST(test_strset)
 }
 END_TEST
 
+/* Numbered in the order first added, through every grow; exact sets tell case apart. */
+START_TEST(test_strset_numbered)
+{
+	struct pv_strset *s = pv_strset_new(), *x = pv_strset_new_exact();
+	char name[32];
+	size_t idx = 99;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(pv_strset_put(s, "all", &idx), 1);
+	ck_assert_uint_eq(idx, 0);
+	ck_assert_int_eq(pv_strset_put(s, "Web", &idx), 1);
+	ck_assert_uint_eq(idx, 1);
+	ck_assert_int_eq(pv_strset_put(s, "WEB", &idx), 0); /* there: its number */
+	ck_assert_uint_eq(idx, 1);
+	ck_assert_str_eq(pv_strset_at(s, 1), "Web"); /* as first added */
+	ck_assert_ptr_null(pv_strset_at(s, 2));
+	ck_assert(pv_strset_find(s, "web", &idx) && idx == 1);
+	ck_assert(!pv_strset_find(s, "db", &idx));
+	/* exact: Ansible's names differ by case */
+	ck_assert_int_eq(pv_strset_put(x, "Web", &idx), 1);
+	ck_assert_int_eq(pv_strset_put(x, "web", &idx), 1);
+	ck_assert_uint_eq(idx, 1);
+	ck_assert(pv_strset_find(x, "Web", &idx) && idx == 0);
+	ck_assert(!pv_strset_has(x, "WEB"));
+	for (int i = 0; i < 3000; i++) { /* several grows of the slots and the names */
+		snprintf(name, sizeof(name), "h%d", i);
+		ck_assert_int_eq(pv_strset_put(x, name, &idx), 1);
+		ck_assert_uint_eq(idx, (size_t)i + 2);
+	}
+	ck_assert_uint_eq(pv_strset_count(x), 3002);
+	for (int i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "h%d", i);
+		ck_assert(pv_strset_find(x, name, &idx));
+		ck_assert_uint_eq(idx, (size_t)i + 2);
+		ck_assert_str_eq(pv_strset_at(x, idx), name);
+		name[0] = 'H';
+		ck_assert(!pv_strset_has(x, name));
+	}
+	/* out of memory for the names: -1, the set as it was */
+	pv_test_alloc_fail_at(1);
+	for (int i = 3000; i < 5000; i++) { /* the names grow at 4096 */
+		int k;
+
+		snprintf(name, sizeof(name), "h%d", i);
+		k = pv_strset_put(x, name, NULL);
+		if (k < 0) {
+			ck_assert(!pv_strset_has(x, name));
+			break;
+		}
+	}
+	pv_test_alloc_ok();
+	ck_assert_int_gt(pv_test_alloc_refused(), 0);
+	pv_strset_free(s);
+	pv_strset_free(x);
+}
+END_TEST
+
+/* The fan-out: every item once, each outcome with its own message (thread-local), and the
+ * whole said as all, some or none failed. */
+struct fan_ctx {
+	int calls[40];
+	unsigned fail_mod; /* items i with i % fail_mod == 0 fail; 0: none */
+};
+
+static int fan_item(size_t i, void *arg)
+{
+	struct fan_ctx *c = arg;
+
+	__atomic_add_fetch(&c->calls[i], 1, __ATOMIC_RELAXED);
+	if (c->fail_mod && i % c->fail_mod == 0)
+		return pv_error(i == 0 ? PV_EUNREACH : PV_EREMOTE, "host %zu failed", i);
+	return pv_error(PV_OK, "host %zu fine", i);
+}
+
+START_TEST(test_fanout)
+{
+	struct pv_fanout_result res[40];
+	struct fan_ctx c;
+
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(pv_fanout_run(40, 3, fan_item, &c, res), PV_OK);
+	for (int i = 0; i < 40; i++) {
+		char want[32];
+
+		ck_assert_int_eq(c.calls[i], 1);
+		ck_assert_int_eq(res[i].code, PV_OK);
+		snprintf(want, sizeof(want), "host %d fine", i);
+		ck_assert_str_eq(res[i].msg, want);
+	}
+	/* some fail: partial, the first failure named */
+	memset(&c, 0, sizeof(c));
+	c.fail_mod = 7;
+	ck_assert_int_eq(pv_fanout_run(40, 0, fan_item, &c, res), PV_EPARTIAL);
+	ck_assert_str_eq(pv_errmsg(), "6 of 40 hosts failed, first: host 0 failed");
+	ck_assert_int_eq(res[0].code, PV_EUNREACH);
+	ck_assert_int_eq(res[7].code, PV_EREMOTE);
+	ck_assert_str_eq(res[7].msg, "host 7 failed");
+	ck_assert_int_eq(res[8].code, PV_OK);
+	/* all fail: the first failure's code; one item alone: its message as it is */
+	memset(&c, 0, sizeof(c));
+	c.fail_mod = 1;
+	ck_assert_int_eq(pv_fanout_run(3, 2, fan_item, &c, res), PV_EUNREACH);
+	ck_assert_str_eq(pv_errmsg(), "all 3 hosts failed, first: host 0 failed");
+	ck_assert_int_eq(pv_fanout_run(1, 2, fan_item, &c, res), PV_EUNREACH);
+	ck_assert_str_eq(pv_errmsg(), "host 0 failed");
+	/* nothing to do */
+	ck_assert_int_eq(pv_fanout_run(0, 2, fan_item, &c, NULL), PV_OK);
+}
+END_TEST
+
 static void setup(void)
 {
 	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
@@ -1082,6 +1194,8 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_error_record);
+	tcase_add_test(tc, test_fanout);
+	tcase_add_test(tc, test_strset_numbered);
 	tcase_add_test(tc, test_error_truncates);
 	tcase_add_test(tc, test_status_names);
 	tcase_add_test(tc, test_buf);

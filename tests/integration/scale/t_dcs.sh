@@ -5,7 +5,10 @@
 # once replication resumes; status and check say which DC the server uses; cleanup with
 # replication paused deletes on dc, then on dc2 what replication did not bring, so that
 # neither DC holds anything of the lab. Then the other way round, with prepare: dc2 written,
-# the server's winbindd on dc, dc's inbound replication paused. Checked with ldapsearch on each DC and wbinfo.
+# the server's winbindd on dc, dc's inbound replication paused. Checked with ldapsearch on each
+# DC and wbinfo. No sleep stands for replication: "the users are not back once it resumed" is
+# checked once each DC has pulled from the other since (a marker OU made on one, seen on the
+# other, removed), and a paused wait is resumed once server or prepare says it waits.
 . "$(dirname "$0")/../lib.sh"
 
 PB=(-p "$LAB/lab.yaml" --set users.per_client=2)
@@ -14,6 +17,30 @@ U=$((N * 2)) # the lab's users
 lds2() {
 	on ctl ldapsearch -LLL -o ldif-wrap=no -H ldaps://dc2.lab.test -D "Administrator@LAB.TEST" \
 		-y "$LAB/admin.pass" "$@"
+}
+# ldm_on DC: ldapmodify over LDAPS as the admin on that DC, LDIF on stdin
+ldm_on() {
+	on ctl ldapmodify -H "ldaps://$1.lab.test" -D "Administrator@LAB.TEST" -y "$LAB/admin.pass" "${@:2}"
+}
+# has_mark DC NAME: 0 when DC holds the marker OU NAME, 1 when it does not, 2 when the probe failed
+has_mark() {
+	local f=lds
+	[[ $1 == dc2 ]] && f=lds2
+	probe_has "the marker $2 on $1 (ldapsearch)" "0 32" '^dn:' $f -b "OU=$2,$BASE_DN" -s base dn
+}
+# replicated FROM TO: until TO has pulled from FROM since now: a marker OU made on FROM is
+# seen on TO (replication sends a DC's changes in the order it made them, so TO then holds
+# every change FROM made before it), then removed, its removal seen on TO too (120 s each)
+replicated() {
+	local from=$1 to=$2 m="pv-mark-$$-$RANDOM"
+	printf 'dn: OU=%s,%s\nchangetype: add\nobjectClass: organizationalUnit\n\n' "$m" "$BASE_DN" |
+		ldm_on "$from" >/dev/null || { fail "the marker $m could not be made on $from"; return 1; }
+	wait_until 120 "$to replicating from $from (the marker $m)" \
+		eval '(($(has_mark "$to" "$m"; echo $?) == 0))'
+	printf 'dn: OU=%s,%s\nchangetype: delete\n\n' "$m" "$BASE_DN" | ldm_on "$from" >/dev/null ||
+		fail "the marker $m could not be removed from $from"
+	wait_until 120 "$to replicating the marker's removal from $from" \
+		eval '(($(has_mark "$to" "$m"; echo $?) == 1))'
 }
 on_dc() { # DC: the lab's users it holds (-1: the probe failed, lib.sh)
 	local f=lds
@@ -46,13 +73,13 @@ pv "${PB[@]}" dc
 expect_rc 0 "dc on dc"
 [[ $(on_dc dc2) -eq 0 ]] || fail "dc2 got users while its replication was paused"
 pv_bg "${PB[@]}" -v server
+# resumed once server says it waits (the resume takes effect at dc2's next pull: 5 s)
 pv_when "dc2.lab.test holds 0 of the $U users made on dc.lab.test: waiting for replication" 60
-sleep 3
 "$LAB_SH" repl resume
 pv_bg_wait 300
 expect_rc 0 "server once dc2 has the users"
 expect_out "waited [0-9.]+ s for dc2.lab.test \(the DC srv uses\)"
-echo "  $(grep -o 'waited [0-9.]* s for dc2.lab.test' <<<"$OUT") (paused, resumed 3 s into the wait)" >&2
+echo "  $(grep -o 'waited [0-9.]* s for dc2.lab.test' <<<"$OUT") (paused, resumed once it waited)" >&2
 [[ $(on_dc dc2) -eq $U ]] || fail "dc2 holds $(on_dc dc2) users, not $U"
 [[ $(srv_tree fsroot2 cli1-u2) == "$SMALL_FILES $SMALL_BYTES" ]] ||
 	fail "cli1-u2's tree is '$(srv_tree fsroot2 cli1-u2)', not $SMALL_FILES files"
@@ -71,7 +98,8 @@ expect_out "cleanup dc: dc2.lab.test: replication was behind: $U users deleted t
 echo "  $(grep '^cleanup dc:' <<<"$OUT" | tr '\n' ' ')" >&2
 [[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users left: dc $(on_dc dc), dc2 $(on_dc dc2)"
 "$LAB_SH" repl resume
-sleep 12 # two pulls
+replicated dc dc2
+replicated dc2 dc
 [[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users back after replication resumed"
 ou_exists "$LAB_OU" && fail "the OU is left on dc"
 probe_has "the OU on dc2 (ldapsearch)" "0 32" '^dn:' lds2 -b "$LAB_OU" -s base dn && fail "the OU is left on dc2"
@@ -92,12 +120,11 @@ pv_bg "${RB[@]}" -v prepare
 pv_when "dc.lab.test holds 0 of the $U users made on dc2.lab.test: waiting for replication" 120
 [[ $(on_dc dc2) -eq $U ]] || fail "dc2 holds $(on_dc dc2) users, not $U"
 [[ $(on_dc dc) -eq 0 ]] || fail "dc got users while its replication was paused"
-sleep 3
 "$LAB_SH" repl resume dc
 pv_bg_wait 300
 expect_rc 0 "prepare once dc has the users"
 expect_out "waited [0-9.]+ s for dc.lab.test \(its DC\) to replicate the users"
-echo "  reversed: $(grep -o 'waited [0-9.]* s for dc.lab.test' <<<"$OUT") (paused, resumed 3 s into the wait)" >&2
+echo "  reversed: $(grep -o 'waited [0-9.]* s for dc.lab.test' <<<"$OUT") (paused, resumed once it waited)" >&2
 [[ $(on_dc dc) -eq $U ]] || fail "dc holds $(on_dc dc) users, not $U"
 [[ $(srv_tree fsroot2 cli1-u2) == "$SMALL_FILES $SMALL_BYTES" ]] ||
 	fail "cli1-u2's tree is '$(srv_tree fsroot2 cli1-u2)', not $SMALL_FILES files (reversed)"
@@ -111,7 +138,8 @@ expect_out "cleanup dc: dc.lab.test: replication was behind: $U users deleted th
 echo "  reversed: $(grep '^cleanup dc:' <<<"$OUT" | tr '\n' ' ')" >&2
 [[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users left (reversed): dc $(on_dc dc), dc2 $(on_dc dc2)"
 "$LAB_SH" repl resume dc
-sleep 12 # two pulls
+replicated dc2 dc
+replicated dc dc2
 [[ $(on_dc dc) -eq 0 && $(on_dc dc2) -eq 0 ]] || fail "users back after dc's replication resumed"
 ou_exists "$LAB_OU" && fail "the OU is left on dc (reversed)"
 probe_has "the OU on dc2 (ldapsearch)" "0 32" '^dn:' lds2 -b "$LAB_OU" -s base dn &&
