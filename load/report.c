@@ -4,7 +4,7 @@
 #include "json/json.h"
 #include "load/line.h"
 #include "util/err.h"
-#include "util/escape.h"
+#include "util/plot.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,108 +19,6 @@ static int done(struct pv_buf *out)
 static double ms(double secs)
 {
 	return secs * 1000;
-}
-
-/* ---- the answer ---- */
-
-/* Users of the step without a connection at some point: those the clients said failed, or
- * those missing from the count of connected ones, whichever is more. */
-static unsigned unconnected(const struct pv_load_summary *s)
-{
-	unsigned missing = s->connected < s->users ? s->users - s->connected : 0;
-
-	return s->failed > missing ? s->failed : missing;
-}
-
-/* The client that was most the limit: the busiest loop among those bound. */
-static const struct pv_load_client *bound_client(const struct pv_load_summary *s)
-{
-	const struct pv_load_client *b = NULL;
-
-	for (size_t i = 0; i < s->nclients; i++)
-		if (s->clients[i].bound && (!b || s->clients[i].cpu_top > b->cpu_top))
-			b = &s->clients[i];
-	return b;
-}
-
-/* "7.9%", then what else kept the step from counting: ", 3 errors", ... */
-static void verdict(const struct pv_load_summary *s, struct pv_buf *out)
-{
-	pv_buf_addf(out, "overload %.1f%%", s->all.overload);
-	if (s->all.n.errors)
-		pv_buf_addf(out, ", %llu error%s", (unsigned long long)s->all.n.errors,
-			    s->all.n.errors == 1 ? "" : "s");
-	if (unconnected(s))
-		pv_buf_addf(out, ", %u of %u users not connected", unconnected(s), s->users);
-	if (s->lost)
-		pv_buf_addf(out, ", %u client%s lost", s->lost, s->lost == 1 ? "" : "s");
-	if (!s->all.n.started)
-		pv_buf_addstr(out, ", no scenario started");
-	if (s->client_bound)
-		pv_buf_addstr(out, ", client-bound");
-}
-
-/* "step 3, 60 users: overload 7.9%, ..." */
-static void step_verdict(const struct pv_load_results *r, long i, struct pv_buf *out)
-{
-	pv_buf_addf(out, "step %ld, %u users: ", i + 1, r->steps[i].users);
-	verdict(&r->steps[i], out);
-}
-
-/* Why a client-bound step says nothing of the server, and what would carry it. */
-static void client_limit(const struct pv_load_results *r, long i, struct pv_buf *out)
-{
-	const struct pv_load_summary *s = &r->steps[i];
-	const struct pv_load_client *c = bound_client(s);
-	double cores = pv_load_cores_for(r->steps, r->n, s->users);
-
-	if (!c)
-		return;
-	pv_buf_addf(
-		out,
-		": the clients were the limit there, not the server (%s: busiest loop at %.0f%% "
-		"of a core, loop lag p95 %.0f ms",
-		c->name ? c->name : "a client", c->cpu_top, ms(c->lag_p95));
-	if (c->cpu_top < PV_LOAD_BOUND_CPU / 2)
-		pv_buf_addstr(out, ": its host did not give the driver the CPU it needed");
-	pv_buf_addstr(out, ")");
-	if (cores > 0)
-		pv_buf_addf(out,
-			    "; %u users need about %.0f client cores (one loop each; the "
-			    "drivers used %.1f)",
-			    s->users, ceil(cores), s->driver_cores);
-}
-
-int pv_load_answer_line(const struct pv_load_results *r, struct pv_buf *out)
-{
-	unsigned users;
-	long best = pv_load_answer(r->steps, r->n, r->cfg->overload, &users);
-	long over = pv_load_first_over(r->steps, r->n, r->cfg->overload, best);
-
-	if (!r->n) {
-		pv_buf_addstr(out, "no step was measured");
-		return done(out);
-	}
-	if (best < 0) {
-		pv_buf_addstr(out,
-			      "the server carried no step without overload (the fewest users, ");
-		step_verdict(r, over, out);
-		pv_buf_addstr(out, ")");
-		if (r->steps[over].client_bound)
-			client_limit(r, over, out);
-		return done(out);
-	}
-	pv_buf_addf(out, "the server carried %s%u users without overload (",
-		    over >= 0 && r->steps[over].client_bound ? "at least " : "", users);
-	step_verdict(r, best, out);
-	pv_buf_addstr(out, over < 0 ? "; the most the ramp tried)" : "; the first step over it, ");
-	if (over >= 0) {
-		step_verdict(r, over, out);
-		pv_buf_addstr(out, ")");
-		if (r->steps[over].client_bound)
-			client_limit(r, over, out);
-	}
-	return done(out);
 }
 
 /* ---- load.txt ---- */
@@ -274,9 +172,9 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 		mark = out->len;
 		if (s->client_bound)
 			pv_buf_addstr(out, "  client-bound");
-		if (unconnected(s))
+		if (pv_load_unconnected(s))
 			pv_buf_addf(out, "%s%u user%s not connected", out->len > mark ? ", " : "  ",
-				    unconnected(s), unconnected(s) == 1 ? "" : "s");
+				    pv_load_unconnected(s), pv_load_unconnected(s) == 1 ? "" : "s");
 		if (s->logon_n.failed)
 			pv_buf_addf(out, "%s%llu logon%s failed", out->len > mark ? ", " : "  ",
 				    (unsigned long long)s->logon_n.failed,
@@ -467,8 +365,8 @@ struct pv_json *pv_load_client_json(const struct pv_load_client *c)
 	pv_json_real(o, "cpu_driver", c->cpu);
 	pv_json_real(o, "cpu_top_loop", c->cpu_top);
 	pv_json_real(o, "cpu_host", c->host_cpu);
-	pv_json_real(o, "lag_ms_p95", ms(c->lag_p95));
-	pv_json_real(o, "lag_ms_max", ms(c->lag_max));
+	pv_json_real(o, "lag_ms_p95", c->lag_p95);
+	pv_json_real(o, "lag_ms_max", c->lag_max);
 	pv_json_bool(o, "bound", c->bound);
 	return o;
 }
@@ -512,29 +410,28 @@ static struct pv_json *step_json(const struct pv_load_summary *s, size_t i, doub
 	return o;
 }
 
-/* {"step": N, "users": U} of step i, or null */
-static void step_ref(struct pv_json *o, const char *key, const struct pv_load_results *r, long i)
+/* {"step": N, "users": U, "client_bound": B} of step s, number n, or null */
+static void step_ref(struct pv_json *o, const char *key, const struct pv_load_summary *s,
+		     unsigned n)
 {
-	struct pv_json *s;
+	struct pv_json *j;
 
-	if (i < 0) {
+	if (!s) {
 		pv_json_str(o, key, NULL);
 		return;
 	}
-	s = pv_json_object();
-	pv_json_int(s, "step", i + 1);
-	pv_json_int(s, "users", r->steps[i].users);
-	pv_json_bool(s, "client_bound", r->steps[i].client_bound);
-	pv_json_set(o, key, s);
+	j = pv_json_object();
+	pv_json_int(j, "step", n);
+	pv_json_int(j, "users", s->users);
+	pv_json_bool(j, "client_bound", s->client_bound);
+	pv_json_set(o, key, j);
 }
 
 int pv_load_report_json(const struct pv_load_results *r, struct pv_buf *out)
 {
 	struct pv_json *o = pv_json_object(), *steps = pv_json_array(), *ans = pv_json_object();
 	struct pv_buf line = PV_BUF_INIT;
-	unsigned users;
-	long best = pv_load_answer(r->steps, r->n, r->cfg->overload, &users);
-	long over = pv_load_first_over(r->steps, r->n, r->cfg->overload, best);
+	struct pv_load_outcome a;
 	char *text;
 	int rc;
 
@@ -545,19 +442,19 @@ int pv_load_report_json(const struct pv_load_results *r, struct pv_buf *out)
 		pv_json_append(steps, step_json(&r->steps[i], i, r->cfg->overload));
 	pv_json_set(o, "steps", steps);
 	rc = pv_load_answer_line(r, &line);
-	if (best >= 0) {
-		pv_json_int(ans, "users", users);
-		pv_json_int(ans, "step", best + 1);
+	pv_load_outcome_of(r, &a);
+	if (a.best) {
+		pv_json_int(ans, "users", a.best->users);
+		pv_json_int(ans, "step", a.best_n);
 	} else {
 		pv_json_str(ans, "users", NULL);
 		pv_json_str(ans, "step", NULL);
 	}
-	step_ref(ans, "last_carried", r, best);
-	step_ref(ans, "first_over", r, over);
-	pv_json_bool(ans, "client_bound", over >= 0 && r->steps[over].client_bound);
-	if (over >= 0 && r->steps[over].client_bound)
-		pv_json_real(ans, "client_cores_needed",
-			     ceil(pv_load_cores_for(r->steps, r->n, r->steps[over].users)));
+	step_ref(ans, "last_carried", a.best, a.best_n);
+	step_ref(ans, "first_over", a.over, a.over_n);
+	pv_json_bool(ans, "client_bound", a.at_least);
+	if (a.at_least)
+		pv_json_real(ans, "client_cores_needed", ceil(a.cores));
 	else
 		pv_json_str(ans, "client_cores_needed", NULL);
 	pv_json_str(ans, "line", line.data);
@@ -574,273 +471,138 @@ int pv_load_report_json(const struct pv_load_results *r, struct pv_buf *out)
 
 /* ---- load.svg ---- */
 
-#define W  800
-#define H  500
-#define X0 80.0	 /* the plot's left edge */
-#define X1 720.0 /* right */
-#define Y0 70.0	 /* top */
-#define Y1 390.0 /* bottom */
-
-#define C_SCEN	   "#1f77b4"
-#define C_EXPECTED "#7f7f7f"
-#define C_OVERLOAD "#d62728"
-#define C_CPU	   "#2ca02c"
-
-/* An axis from 0 to top in ticks of step: about 5 ticks of 1, 2 or 5 times a power of 10. */
-static void scale(double max, double *top, double *step)
+/* The tooltips of step i's markers (throughput, overload, CPU), at t[3 * i ...]. */
+static void svg_tips(const struct pv_load_summary *s, char (*t)[200])
 {
-	double raw, mag, f;
-
-	if (!(max > 0))
-		max = 1;
-	raw = max / 5;
-	mag = pow(10, floor(log10(raw)));
-	f = raw / mag;
-	*step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
-	*top = ceil(max / *step - 1e-9) * *step;
+	snprintf(t[0], sizeof(t[0]),
+		 "%u users: %.2f scenarios/s (95%% interval %.2f-%.2f; expected %.2f)%s", s->users,
+		 s->rate, s->rate_lo, s->rate_hi, s->expected,
+		 s->client_bound ? "; client-bound" : "");
+	snprintf(t[1], sizeof(t[1]), "%u users: overload %.2f%%", s->users, s->all.overload);
+	snprintf(t[2], sizeof(t[2]), "%u users: server CPU %.1f%%", s->users, s->cpu);
 }
 
-struct plot {
-	double xtop, xstep, ltop, lstep;
-};
-
-static double px(const struct plot *p, double users)
+/* load.svg's frame: a document of its own, 800 x 500 with the legend's two rows; the answer
+ * (users, NAN: none) as a dashed vertical line labelled vlabel. */
+static void svg_frame(const struct pv_load_results *r, double users, const char *vlabel,
+		      struct pv_plot *p)
 {
-	return X0 + (X1 - X0) * users / p->xtop;
-}
-
-static double py_left(const struct plot *p, double v)
-{
-	return Y1 - (Y1 - Y0) * v / p->ltop;
-}
-
-static double py_right(double pct)
-{
-	return Y1 - (Y1 - Y0) * (pct < 0 ? 0 : pct > 100 ? 100 : pct) / 100;
-}
-
-static void axes(struct pv_buf *out, const struct plot *p)
-{
-	pv_buf_addstr(out, "<g class=\"grid\" stroke=\"#e5e5e5\">\n");
-	for (double v = p->lstep; v <= p->ltop * (1 + 1e-9); v += p->lstep)
-		pv_buf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", X0,
-			    py_left(p, v), X1, py_left(p, v));
-	pv_buf_addstr(out, "</g>\n<g class=\"axes\" stroke=\"#333\" fill=\"none\">\n");
-	pv_buf_addf(out, "<path d=\"M%.1f,%.1f V%.1f H%.1f V%.1f\"/>\n", X0, Y0, Y1, X1, Y0);
-	for (double v = 0; v <= p->xtop * (1 + 1e-9); v += p->xstep)
-		pv_buf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-			    px(p, v), Y1, px(p, v), Y1 + 5);
-	for (double v = 0; v <= p->ltop * (1 + 1e-9); v += p->lstep)
-		pv_buf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-			    X0 - 5, py_left(p, v), X0, py_left(p, v));
-	for (int v = 0; v <= 100; v += 20)
-		pv_buf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", X1,
-			    py_right(v), X1 + 5, py_right(v));
-	pv_buf_addstr(out, "</g>\n<g class=\"ticks\" fill=\"#333\">\n");
-	for (double v = 0; v <= p->xtop * (1 + 1e-9); v += p->xstep)
-		pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-			    px(p, v), Y1 + 20, v);
-	for (double v = 0; v <= p->ltop * (1 + 1e-9); v += p->lstep)
-		pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-			    X0 - 8, py_left(p, v) + 4, v);
-	for (int v = 0; v <= 100; v += 20)
-		pv_buf_addf(out, "<text x=\"%.1f\" y=\"%.1f\">%d</text>\n", X1 + 8, py_right(v) + 4,
-			    v);
-	pv_buf_addstr(out, "</g>\n<g class=\"labels\" fill=\"#333\" font-size=\"13\">\n");
-	pv_buf_addf(out,
-		    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">users (all "
-		    "clients)</text>\n",
-		    (X0 + X1) / 2, Y1 + 42);
-	pv_buf_addf(out,
-		    "<text transform=\"translate(24,%.1f) rotate(-90)\" text-anchor=\"middle\" "
-		    "fill=\"" C_SCEN "\">scenarios/s</text>\n",
-		    (Y0 + Y1) / 2);
-	pv_buf_addf(out,
-		    "<text transform=\"translate(%d,%.1f) rotate(90)\" text-anchor=\"middle\">"
-		    "overload %%, server CPU %%</text>\n</g>\n",
-		    W - 24, (Y0 + Y1) / 2);
-}
-
-/* A polyline through a series (steps where it has no value left out). */
-static void polyline(struct pv_buf *out, const char *cls, const char *color, const char *dash,
-		     const double *x, const double *y, size_t n)
-{
-	pv_buf_addf(out,
-		    "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s%s%s "
-		    "points=\"",
-		    cls, color, dash ? " stroke-dasharray=\"" : "", dash ? dash : "",
-		    dash ? "\"" : "");
-	for (size_t i = 0, k = 0; i < n; i++)
-		if (!isnan(y[i]))
-			pv_buf_addf(out, "%s%.1f,%.1f", k++ ? " " : "", x[i], y[i]);
-	pv_buf_addstr(out, "\"/>\n");
-}
-
-/* One marker: a circle, a square or a triangle, with its tooltip. */
-static void marker(struct pv_buf *out, const char *cls, char shape, double x, double y,
-		   const char *tip)
-{
-	if (shape == 'o')
-		pv_buf_addf(out, "<circle class=\"pt %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\">", cls,
-			    x, y);
-	else if (shape == 's')
-		pv_buf_addf(out,
-			    "<rect class=\"pt %s\" x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\">",
-			    cls, x - 4, y - 4);
-	else
-		pv_buf_addf(out, "<path class=\"pt %s\" d=\"M%.1f,%.1f l5,9 h-10 z\">", cls, x,
-			    y - 6);
-	pv_buf_addstr(out, "<title>");
-	pv_escape_xml(out, tip);
-	pv_buf_addstr(out, shape == 'o'	  ? "</title></circle>\n"
-			   : shape == 's' ? "</title></rect>\n"
-					  : "</title></path>\n");
-}
-
-static void legend(struct pv_buf *out, bool cpu, double threshold)
-{
-	double x = X0, y = H - 40;
-
-	pv_buf_addstr(out, "<g class=\"legend\" font-size=\"12\">\n");
-	pv_buf_addf(out,
-		    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"" C_SCEN "\"/>"
-		    "<text x=\"%.1f\" y=\"%.1f\">scenarios/s</text>\n",
-		    x, y, x + 10, y + 4);
-	x += 105;
-	pv_buf_addf(out,
-		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" C_EXPECTED
-		    "\" stroke-width=\"2\" stroke-dasharray=\"6,4\"/>"
-		    "<text x=\"%.1f\" y=\"%.1f\">expected</text>\n",
-		    x - 6, y, x + 14, y, x + 20, y + 4);
-	x += 95;
-	pv_buf_addf(out,
-		    "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"" C_OVERLOAD "\"/>"
-		    "<text x=\"%.1f\" y=\"%.1f\">overload %% (threshold %g%%, dotted)</text>\n",
-		    x - 4, y - 4, x + 10, y + 4, threshold);
-	x += 230;
-	pv_buf_addf(out,
-		    "<path d=\"M%.1f,%.1f l5,9 h-10 z\" fill=\"" C_CPU "\"/>"
-		    "<text x=\"%.1f\" y=\"%.1f\">server CPU %%%s</text>\n</g>\n",
-		    x, y - 6, x + 10, y + 4, cpu ? "" : " (not measured)");
+	pv_plot_init(p);
+	p->standalone = true;
+	p->id = "load";
+	p->title = "Users against throughput and overload";
+	p->subtitle = r->title;
+	p->desc = "provision load: one point per step, users on the horizontal axis; scenarios "
+		  "per second on the left with their 95% intervals and the expected throughput "
+		  "dashed; overload and the server's CPU in percent on the right, the overload "
+		  "threshold dotted; the answer as a dashed vertical line.";
+	p->xlabel = "users (all clients)";
+	p->ylabel = "scenarios/s";
+	p->y2label = "overload %, server CPU %";
+	p->xmin = p->ymin = p->y2min = 0;
+	p->y2max = 100;
+	p->hline2 = r->cfg->overload;
+	p->vline = users;
+	p->vlabel = vlabel;
+	p->width = 800;
+	p->height = 458;
 }
 
 int pv_load_report_svg(const struct pv_load_results *r, struct pv_buf *out)
 {
-	struct plot p;
-	double lmax = 0, umax = 0, *x = NULL, *ys = NULL, *yo = NULL, *yc = NULL, ex[2], ey[2];
-	bool cpu = false;
-	unsigned users;
-	long best = pv_load_answer(r->steps, r->n, r->cfg->overload, &users);
-	char tip[200];
+	size_t n = r->n;
+	double *v = calloc(7 * n + 2, sizeof(*v)), *x, *ys, *lo, *hi, *yo, *yb, *yc, ex[2] = {0, 0},
+	       ey[2] = {0, 0};
+	char(*t)[200] = calloc(3 * n + 1, sizeof(*t)), vlabel[64], threshold[96];
+	const char **tip = calloc(3 * n + 1, sizeof(*tip));
+	struct pv_plot_series s[5];
+	struct pv_load_outcome a;
+	struct pv_plot p;
+	size_t ns = 0;
+	bool cpu = false, bound = false;
 
-	if (r->n && !(x = calloc(4 * r->n, sizeof(*x))))
+	if (!v || !t || !tip) {
+		free(v), free(t), free(tip);
 		return pv_error(PV_EIO, "out of memory");
-	ys = x + r->n;
-	yo = ys + r->n;
-	yc = yo + r->n;
-	for (size_t i = 0; i < r->n; i++) {
-		const struct pv_load_summary *s = &r->steps[i];
+	}
+	x = v, ys = x + n, lo = ys + n, hi = lo + n, yo = hi + n, yb = yo + n, yc = yb + n;
+	for (size_t i = 0; i < n; i++) {
+		const struct pv_load_summary *st = &r->steps[i];
 
-		umax = fmax(umax, s->users);
-		lmax = fmax(lmax, fmax(s->rate, s->rate_hi));
-		cpu |= !isnan(s->cpu);
+		x[i] = st->users;
+		ys[i] = st->rate;
+		lo[i] = st->rate_lo;
+		hi[i] = st->rate_hi;
+		yo[i] = st->all.overload;
+		yb[i] = st->client_bound ? st->rate : NAN;
+		yc[i] = st->cpu;
+		cpu |= !isnan(st->cpu);
+		bound |= st->client_bound;
+		ex[1] = fmax(ex[1], st->users);
+		svg_tips(st, t + 3 * i);
+		for (size_t k = 0; k < 3; k++)
+			tip[n * k + i] = t[3 * i + k];
 	}
-	/* the expected throughput is a line through 0 across the whole plot */
-	scale(umax, &p.xtop, &p.xstep);
-	scale(fmax(lmax, p.xtop * r->cfg->rate / 3600), &p.ltop, &p.lstep);
-	ex[0] = px(&p, 0);
-	ey[0] = py_left(&p, 0);
-	ex[1] = px(&p, p.xtop);
-	ey[1] = py_left(&p, p.xtop * r->cfg->rate / 3600);
-	for (size_t i = 0; i < r->n; i++) {
-		x[i] = px(&p, r->steps[i].users);
-		ys[i] = py_left(&p, r->steps[i].rate);
-		yo[i] = py_right(r->steps[i].all.overload);
-		yc[i] = isnan(r->steps[i].cpu) ? NAN : py_right(r->steps[i].cpu);
-	}
-
-	pv_buf_addf(out,
-		    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		    "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
-		    W, H, W, H);
-	pv_buf_addstr(out, "<title>provision load: users against throughput and overload");
-	if (r->title) {
-		pv_buf_addstr(out, " (");
-		pv_escape_xml(out, r->title);
-		pv_buf_addstr(out, ")");
-	}
-	pv_buf_addf(out, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
-	pv_buf_addf(out,
-		    "<text x=\"%d\" y=\"28\" text-anchor=\"middle\" font-size=\"17\" "
-		    "font-weight=\"bold\">Users against throughput and overload</text>\n",
-		    W / 2);
-	if (r->title) {
-		pv_buf_addf(out, "<text x=\"%d\" y=\"48\" text-anchor=\"middle\" fill=\"#555\">",
-			    W / 2);
-		pv_escape_xml(out, r->title);
-		pv_buf_addstr(out, "</text>\n");
-	}
-	axes(out, &p);
-	/* the threshold on the right axis; the answer as a vertical line */
-	pv_buf_addf(out,
-		    "<line class=\"threshold\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		    "stroke=\"" C_OVERLOAD "\" stroke-dasharray=\"2,3\"/>\n",
-		    X0, py_right(r->cfg->overload), X1, py_right(r->cfg->overload));
-	if (best >= 0)
-		pv_buf_addf(
-			out,
-			"<line class=\"answer\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			"stroke=\"#333\" stroke-dasharray=\"4,4\"/>\n"
-			"<text x=\"%.1f\" y=\"%.1f\" fill=\"#333\">carried %u users</text>\n",
-			px(&p, users), Y0, px(&p, users), Y1, px(&p, users) + 4, Y0 + 12, users);
-	polyline(out, "line scen", C_SCEN, NULL, x, ys, r->n);
-	polyline(out, "line overload", C_OVERLOAD, NULL, x, yo, r->n);
-	if (cpu)
-		polyline(out, "line cpu", C_CPU, NULL, x, yc, r->n);
-	polyline(out, "expected", C_EXPECTED, "6,4", ex, ey, 2); /* over the measured one */
-	/* each throughput's 95% interval as a bar; a client-bound step marked on the plot */
-	pv_buf_addstr(out, "<g class=\"interval\" stroke=\"" C_SCEN "\" stroke-width=\"1.5\">\n");
-	for (size_t i = 0; i < r->n; i++)
-		pv_buf_addf(out, "<path d=\"M%.1f,%.1f V%.1f M%.1f,%.1f h6 M%.1f,%.1f h6\"/>\n",
-			    x[i], py_left(&p, r->steps[i].rate_lo),
-			    py_left(&p, r->steps[i].rate_hi), x[i] - 3,
-			    py_left(&p, r->steps[i].rate_lo), x[i] - 3,
-			    py_left(&p, r->steps[i].rate_hi));
-	pv_buf_addstr(out, "</g>\n<g class=\"bound\" fill=\"#333\" font-size=\"11\">\n");
-	for (size_t i = 0; i < r->n; i++)
-		if (r->steps[i].client_bound)
-			pv_buf_addf(out,
-				    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-				    "client-bound</text>\n",
-				    x[i], Y1 - 8);
-	pv_buf_addstr(out, "</g>\n<g class=\"points\" fill=\"" C_SCEN "\">\n");
-	for (size_t i = 0; i < r->n; i++) {
-		const struct pv_load_summary *s = &r->steps[i];
-
-		snprintf(tip, sizeof(tip),
-			 "%u users: %.2f scenarios/s (95%% interval %.2f-%.2f; expected %.2f)%s",
-			 s->users, s->rate, s->rate_lo, s->rate_hi, s->expected,
-			 s->client_bound ? "; client-bound" : "");
-		marker(out, "scen", 'o', x[i], ys[i], tip);
-	}
-	pv_buf_addstr(out, "</g>\n<g class=\"points\" fill=\"" C_OVERLOAD "\">\n");
-	for (size_t i = 0; i < r->n; i++) {
-		snprintf(tip, sizeof(tip), "%u users: overload %.2f%%", r->steps[i].users,
-			 r->steps[i].all.overload);
-		marker(out, "overload", 's', x[i], yo[i], tip);
-	}
-	pv_buf_addstr(out, "</g>\n<g class=\"points\" fill=\"" C_CPU "\">\n");
-	for (size_t i = 0; i < r->n; i++) {
-		if (isnan(yc[i]))
-			continue;
-		snprintf(tip, sizeof(tip), "%u users: server CPU %.1f%%", r->steps[i].users,
-			 r->steps[i].cpu);
-		marker(out, "cpu", 't', x[i], yc[i], tip);
-	}
-	pv_buf_addstr(out, "</g>\n");
-	legend(out, cpu, r->cfg->overload);
-	pv_buf_addstr(out, "</svg>\n");
-	free(x);
+	/* the expected throughput: a line through 0 to the most users */
+	ey[1] = ex[1] * r->cfg->rate / 3600;
+	snprintf(threshold, sizeof(threshold), "overload %% (threshold %g%%, dotted)",
+		 r->cfg->overload);
+	memset(s, 0, sizeof(s));
+	s[ns++] = (struct pv_plot_series){.name = "scenarios/s (95% interval)",
+					  .x = x,
+					  .y = ys,
+					  .lo = lo,
+					  .hi = hi,
+					  .tip = tip,
+					  .n = n,
+					  .mark = 'o',
+					  .line = true,
+					  .cls = "pt scen"};
+	s[ns++] = (struct pv_plot_series){.name = "expected (users x rate)",
+					  .x = ex,
+					  .y = ey,
+					  .n = 2,
+					  .dash = 1,
+					  .color = 5,
+					  .line = true};
+	s[ns++] = (struct pv_plot_series){.name = threshold,
+					  .x = x,
+					  .y = yo,
+					  .tip = tip + n,
+					  .n = n,
+					  .axis = 1,
+					  .mark = 's',
+					  .color = 1,
+					  .line = true,
+					  .cls = "pt overload"};
+	if (bound)
+		s[ns++] = (struct pv_plot_series){
+			.name = "client-bound: the clients' limit, not the server's",
+			.x = x,
+			.y = yb,
+			.tip = tip,
+			.n = n,
+			.mark = 'x',
+			.color = 4,
+			.cls = "pt bound"};
+	s[ns++] = (struct pv_plot_series){.name = cpu ? "server CPU %"
+						      : "server CPU % (not measured)",
+					  .x = x,
+					  .y = yc,
+					  .tip = tip + 2 * n,
+					  .n = cpu ? n : 0,
+					  .axis = 1,
+					  .mark = 't',
+					  .dash = 3,
+					  .color = 2,
+					  .line = true,
+					  .cls = "pt cpu"};
+	pv_load_outcome_of(r, &a);
+	snprintf(vlabel, sizeof(vlabel), "carried %u users", a.best ? a.best->users : 0);
+	svg_frame(r, a.best ? a.best->users : NAN, vlabel, &p);
+	p.s = s;
+	p.ns = ns;
+	pv_plot_svg(out, &p);
+	free(v), free(t), free(tip);
 	return done(out);
 }

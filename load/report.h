@@ -12,23 +12,13 @@
 #include <stddef.h>
 
 #include "load/model.h"
-#include "load/stats.h"
+#include "load/answer.h"
+#include "load/summary.h"
 #include "util/buf.h"
-
-struct pv_load_results {
-	const struct pv_load_config *cfg;
-	const struct pv_load_summary *steps; /* in the ramp's order, users rising */
-	size_t n;
-	const char *title; /* what was measured, e.g. "srv, run 20261130-121500"; NULL: none */
-};
-
-/* The answer, one line without a newline: "the server carried 120 users without overload
- * (overload 0.4% at 120; 7.9% at 140)" (pv_load_answer, with cfg->overload the threshold). */
-int pv_load_answer_line(const struct pv_load_results *r, struct pv_buf *out);
 
 /* load.txt: a header naming the settings, a row per step (users, scenarios/s, expected,
  * overload %, errors, median and p95 latency of every scenario in ms, the server's CPU %, and
- * notes on users not connected and clients lost), then the answer line. */
+ * notes on users not connected and clients lost), then the answer line (load/answer.h). */
 int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out);
 
 /* load.csv: a header, then a row per step with every figure of struct pv_load_summary (latency

@@ -1,5 +1,7 @@
-/* load/stats.c: histograms, counts, steps, clients, summaries and the answer (see stats.h). */
+/* load/stats.c: histograms, counts, steps and clients as the driver counts them (see stats.h). */
 #include "load/stats.h"
+
+#include "util/stats.h"
 
 #include <math.h>
 #include <string.h>
@@ -73,12 +75,26 @@ uint64_t pv_load_hist_count(const struct pv_load_hist *h)
 	return n;
 }
 
-/* The bucket of the q-quantile by nearest rank (h not empty): TOP when it is the top one. */
+/* The bucket holding the value of rank r (from 1): TOP when it is the top one, or past the
+ * count. */
+static unsigned bucket_of(const struct pv_load_hist *h, uint64_t r)
+{
+	uint64_t seen = 0;
+	unsigned b;
+
+	for (b = 0; b < TOP; b++) {
+		seen += h->n[b];
+		if (seen >= r)
+			break;
+	}
+	return b;
+}
+
+/* The bucket of the q-quantile by nearest rank (h not empty). */
 static unsigned rank_bucket(const struct pv_load_hist *h, double q)
 {
 	double r = ceil(q * (double)pv_load_hist_count(h));
-	uint64_t rank = 1, seen = 0;
-	unsigned b;
+	uint64_t rank = 1;
 
 	/* a count near 2^64 (counts merged from anyone's run) would make a rank no uint64_t
 	 * holds: converting that is undefined, so it is held first */
@@ -86,12 +102,7 @@ static unsigned rank_bucket(const struct pv_load_hist *h, double q)
 		rank = UINT64_MAX;
 	else if (r >= 1)
 		rank = (uint64_t)r;
-	for (b = 0; b < TOP; b++) {
-		seen += h->n[b];
-		if (seen >= rank)
-			break;
-	}
-	return b;
+	return bucket_of(h, rank);
 }
 
 double pv_load_hist_quantile(const struct pv_load_hist *h, double q)
@@ -122,6 +133,21 @@ void pv_load_hist_bounds(const struct pv_load_hist *h, double q, double *lo, dou
 		*hi = h->max;
 	if (*lo > *hi) /* a maximum printed short of its bucket's start (line.h's slack) */
 		*lo = *hi;
+}
+
+void pv_load_hist_ci(const struct pv_load_hist *h, double q, double alpha, double *lo, double *hi)
+{
+	uint64_t n = pv_load_hist_count(h), l, u;
+
+	*lo = 0;
+	*hi = INFINITY;
+	if (!n)
+		return;
+	pv_stat_rank_ci(n, q, alpha, &l, &u);
+	if (l >= 1)
+		*lo = pv_load_bucket_low(bucket_of(h, l));
+	if (u <= n)
+		*hi = fmin(pv_load_bucket_high(bucket_of(h, u)), h->max);
 }
 
 /* ---- counting ---- */
@@ -240,212 +266,4 @@ void pv_load_client_add(struct pv_load_client_acc *a, const struct pv_load_figs 
 	if (f->threads > a->threads)
 		a->threads = f->threads;
 	pv_load_hist_merge(&a->lag, &f->lag);
-}
-
-void pv_load_client_of(const struct pv_load_client_acc *a, const char *name,
-		       struct pv_load_client *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->name = name;
-	out->threads = a->threads;
-	out->cpu = a->secs > 0 ? a->cpu / a->secs : 0;
-	out->cpu_top = a->secs > 0 ? a->cpu_top / a->secs : 0;
-	out->host_cpu = a->host_secs > 0 ? a->host_cpu / a->host_secs : NAN;
-	out->lag_p95 = pv_load_hist_quantile(&a->lag, 0.95);
-	out->lag_max = a->lag.max;
-	out->bound = out->cpu_top >= PV_LOAD_BOUND_CPU || out->lag_p95 >= PV_LOAD_BOUND_LAG;
-}
-
-void pv_load_summary_clients(struct pv_load_summary *s, const struct pv_load_client *clients,
-			     size_t n)
-{
-	s->clients = clients;
-	s->nclients = n;
-	s->client_bound = false;
-	s->driver_cores = 0;
-	for (size_t i = 0; i < n; i++) {
-		s->client_bound |= clients[i].bound;
-		s->driver_cores += clients[i].cpu / 100;
-	}
-}
-
-/* ---- summaries ---- */
-
-static void lat_of(const struct pv_load_hist *h, struct pv_load_lat *out)
-{
-	out->n = pv_load_hist_count(h);
-	out->median = pv_load_hist_quantile(h, 0.5);
-	out->p95 = pv_load_hist_quantile(h, 0.95);
-	out->max = h->max;
-	pv_load_hist_bounds(h, 0.5, &out->median_lo, &out->median_hi);
-	pv_load_hist_bounds(h, 0.95, &out->p95_lo, &out->p95_hi);
-}
-
-/* ---- the Poisson interval ---- */
-
-/* The regularized lower incomplete gamma function P(a, x), a > 0 (Numerical Recipes' series
- * below a + 1, Lentz's continued fraction for Q above), to about 1e-14. */
-static double gamma_p(double a, double x)
-{
-	double lg = lgamma(a);
-
-	if (x <= 0)
-		return 0;
-	if (x < a + 1) {
-		double sum = 1 / a, term = sum;
-
-		for (int i = 1; i < 100000; i++) {
-			term *= x / (a + i);
-			sum += term;
-			if (fabs(term) < fabs(sum) * 1e-16)
-				break;
-		}
-		return sum * exp(-x + a * log(x) - lg);
-	} else {
-		double b = x + 1 - a, c = 1 / 1e-300, d = 1 / b, h = d;
-
-		for (int i = 1; i < 100000; i++) {
-			double an = -i * (i - a), del;
-
-			b += 2;
-			d = an * d + b;
-			if (fabs(d) < 1e-300)
-				d = 1e-300;
-			c = b + an / c;
-			if (fabs(c) < 1e-300)
-				c = 1e-300;
-			d = 1 / d;
-			del = d * c;
-			h *= del;
-			if (fabs(del - 1) < 1e-16)
-				break;
-		}
-		return 1 - exp(-x + a * log(x) - lg) * h;
-	}
-}
-
-/* x with P(a, x) = p, by bisection (P rises in x). */
-static double gamma_p_inv(double a, double p)
-{
-	double lo = 0, hi = a + 10 * sqrt(a) + 10;
-
-	while (gamma_p(a, hi) < p)
-		hi *= 2;
-	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-		double mid = (lo + hi) / 2;
-
-		if (gamma_p(a, mid) < p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
-
-void pv_load_poisson(uint64_t n, double *lo, double *hi)
-{
-	/* Garwood (1936): chi2(0.025; 2n) / 2 and chi2(0.975; 2n + 2) / 2, which are the
-	 * gamma quantiles below */
-	*lo = n ? gamma_p_inv((double)n, 0.025) : 0;
-	*hi = gamma_p_inv((double)n + 1, 0.975);
-}
-
-static void sum_of(const struct pv_load_counts *n, struct pv_load_kind_sum *out)
-{
-	uint64_t ended = pv_load_hist_count(&n->lat) + n->errors + n->unserved;
-
-	out->n = *n;
-	out->overload = ended ? 100.0 * (double)n->overloaded / (double)ended : 0;
-	lat_of(&n->lat, &out->lat);
-}
-
-void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config *c,
-		       struct pv_load_summary *out)
-{
-	struct pv_load_counts all;
-
-	memset(out, 0, sizeof(*out));
-	memset(&all, 0, sizeof(all));
-	out->users = s->users;
-	out->connected = s->connected;
-	out->failed = s->failed;
-	out->lost = s->lost;
-	out->drops = s->drops;
-	out->reconnects = s->reconnects;
-	out->secs = s->secs;
-	out->cpu = s->cpu;
-	out->dc_cpu = s->dc_cpu;
-	out->dc_samba = s->dc_samba;
-	for (int k = 0; k < PV_LOAD_KINDS; k++) {
-		sum_of(&s->kind[k], &out->kind[k]);
-		pv_load_counts_merge(&all, &s->kind[k]);
-	}
-	sum_of(&all, &out->all);
-	out->rate = s->secs > 0 ? (double)out->all.lat.n / s->secs : 0;
-	if (s->secs > 0) {
-		pv_load_poisson(out->all.lat.n, &out->rate_lo, &out->rate_hi);
-		out->rate_lo /= s->secs;
-		out->rate_hi /= s->secs;
-	}
-	out->expected = (double)s->users * c->rate / 3600.0;
-	out->logon_n = s->logon;
-	lat_of(&s->logon.lat, &out->logon);
-	lat_of(&s->lag, &out->lag);
-}
-
-/* ---- the answer ---- */
-
-bool pv_load_carried(const struct pv_load_summary *s, double threshold)
-{
-	uint64_t ended = s->all.lat.n + s->all.n.errors + s->all.n.unserved;
-
-	/* compared without a division: overloaded / ended <= threshold / 100 */
-	return s->all.n.started > 0 && ended > 0 &&
-	       100.0 * (double)s->all.n.overloaded <= threshold * (double)ended &&
-	       !s->all.n.errors && !s->failed && !s->lost && s->connected >= s->users &&
-	       !s->client_bound;
-}
-
-long pv_load_answer(const struct pv_load_summary *steps, size_t n, double threshold,
-		    unsigned *users)
-{
-	long best = -1;
-
-	for (size_t i = 0; i < n; i++)
-		if (pv_load_carried(&steps[i], threshold) &&
-		    (best < 0 || steps[i].users > steps[best].users))
-			best = (long)i;
-	*users = best < 0 ? 0 : steps[best].users;
-	return best;
-}
-
-long pv_load_first_over(const struct pv_load_summary *steps, size_t n, double threshold, long best)
-{
-	long over = -1;
-
-	for (size_t i = 0; i < n; i++)
-		if ((best < 0 || steps[i].users > steps[best].users) &&
-		    !pv_load_carried(&steps[i], threshold) &&
-		    (over < 0 || steps[i].users < steps[over].users))
-			over = (long)i;
-	return over;
-}
-
-double pv_load_cores_for(const struct pv_load_summary *steps, size_t n, unsigned users)
-{
-	long at = -1, fewest = -1;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!steps[i].nclients || !steps[i].users)
-			continue;
-		if (!steps[i].client_bound && (at < 0 || steps[i].users > steps[at].users))
-			at = (long)i;
-		if (fewest < 0 || steps[i].users < steps[fewest].users)
-			fewest = (long)i;
-	}
-	if (at < 0)
-		at = fewest;
-	if (at < 0 || !(steps[at].driver_cores > 0))
-		return 0;
-	return steps[at].driver_cores / steps[at].users * users / PV_LOAD_CORE_TARGET;
 }

@@ -1,7 +1,7 @@
-/* load/stats.h: the load driver's figures: latency histograms, the counts of one interval (what
- * a client prints each second, load/line.h), a step's figures merged over its intervals and
- * clients, the step's summary with the noise of each figure, the clients' own figures (were
- * they the limit?), and the answer of a ramp (docs/load.md).
+/* load/stats.h: the load driver's figures as it counts them: latency histograms, the counts of
+ * one interval (what a client prints each second, load/line.h), a step's figures merged over
+ * its intervals and clients, the clients' own figures (were they the limit?). What is read
+ * from them, the step as every result shows it, is load/summary.h (docs/load.md).
  *
  * Histograms have fixed log-scale buckets so that those of many clients and intervals merge
  * exactly: 24 buckets per decade from 100 us to 1000 s (each 10.07% wide), one below 100 us and
@@ -48,6 +48,12 @@ double pv_load_hist_quantile(const struct pv_load_hist *h, double q);
 /* Where the true q-quantile lies: its bucket's bounds, the upper one capped at the maximum
  * (both 0 for an empty histogram). */
 void pv_load_hist_bounds(const struct pv_load_hist *h, double q, double *lo, double *hi);
+/* The interval on the q-quantile of what h counted (util/stats.h: the order statistics whose
+ * ranks hold it with chance 1 - alpha), read as the lower edge of the lower one's bucket and
+ * the upper edge of the upper one's (never above the exact maximum). *lo is 0 and *hi
+ * INFINITY where the ranks fall outside the counts (too few values to bound it). An empty
+ * histogram: [0, INFINITY]. */
+void pv_load_hist_ci(const struct pv_load_hist *h, double q, double alpha, double *lo, double *hi);
 
 /* The SMB2 commands (MS-SMB2 2.2.1), indexed by their command code: what the driver counts as
  * its scenarios send them. */
@@ -183,83 +189,5 @@ struct pv_load_client_acc {
 	struct pv_load_hist lag;
 };
 void pv_load_client_add(struct pv_load_client_acc *a, const struct pv_load_figs *f);
-
-struct pv_load_client {
-	const char *name;
-	unsigned threads;
-	double cpu;		 /* the driver process, mean % of one core (all its loops) */
-	double cpu_top;		 /* its busiest loop, mean % of one core */
-	double host_cpu;	 /* the host, mean % of all cores busy; NAN when not known */
-	double lag_p95, lag_max; /* seconds */
-	bool bound;		 /* this client was the limit (see above) */
-};
-void pv_load_client_of(const struct pv_load_client_acc *a, const char *name,
-		       struct pv_load_client *out);
-
-/* Latencies of one kind (or all) in a step, in seconds. */
-struct pv_load_lat {
-	uint64_t n; /* scenarios completed */
-	double median, p95, max;
-	double median_lo, median_hi, p95_lo, p95_hi; /* the quantiles' buckets */
-};
-
-/* One kind's figures in a step: its counts, and what is read from them. */
-struct pv_load_kind_sum {
-	struct pv_load_counts n; /* as counted */
-	double overload; /* percent: n.overloaded / ended (completed + errors + unserved); 0: none
-			  */
-	struct pv_load_lat lat; /* n.lat read: completed (lat.n), median, p95, max */
-};
-
-/* A step's figures, as the results show them. */
-struct pv_load_summary {
-	unsigned users, connected, failed, lost; /* as in struct pv_load_step */
-	unsigned drops, reconnects;		 /* connections broken, users logged on again */
-	double secs;
-	double rate;		 /* scenarios completed per second */
-	double rate_lo, rate_hi; /* its 95% interval: the count's (Poisson, exact) over secs */
-	double expected;	 /* users x config.rate / 3600 */
-	double cpu;		 /* the server's mean CPU %; NAN when not measured */
-	double dc_cpu;		 /* the DC's; NAN when not watched */
-	double dc_samba;	 /* the DC's samba processes, % of one core; NAN: not watched */
-	struct pv_load_logon logon_n; /* the step's logons as counted */
-	struct pv_load_lat logon;     /* their times (logon.n: users logged on) */
-	struct pv_load_lat lag;	      /* every client's loop lag */
-	/* the clients, one each (set by the caller, pv_load_summarize leaves them alone; owned
-	 * by whoever holds the summary, see run/run.h); client_bound: any of them was the
-	 * limit */
-	const struct pv_load_client *clients;
-	size_t nclients;
-	bool client_bound;
-	double driver_cores;	     /* the drivers' CPU, all clients, in cores */
-	struct pv_load_kind_sum all; /* every kind together */
-	struct pv_load_kind_sum kind[PV_LOAD_KINDS];
-};
-
-void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config *c,
-		       struct pv_load_summary *out);
-/* The clients' figures into s: clients, nclients (kept as given), client_bound,
- * driver_cores. */
-void pv_load_summary_clients(struct pv_load_summary *s, const struct pv_load_client *clients,
-			     size_t n);
-
-/* The exact (Garwood) 95% interval of a Poisson mean from a count n: [*lo, *hi]. */
-void pv_load_poisson(uint64_t n, double *lo, double *hi);
-
-/* Whether a step counts for the answer: scenarios started and ended, overload <= threshold
- * (percent), no error, every user connected throughout, no client lost and no client the
- * limit. */
-bool pv_load_carried(const struct pv_load_summary *s, double threshold);
-/* The answer of a ramp: the index of the step with the most users that counts (its users in
- * *users), or -1 when none does (*users 0). */
-long pv_load_answer(const struct pv_load_summary *steps, size_t n, double threshold,
-		    unsigned *users);
-/* The step that bounds the answer from above: of the steps with more users than step best
- * (every step when best is -1), the one with the fewest that does not count; -1 when none. */
-long pv_load_first_over(const struct pv_load_summary *steps, size_t n, double threshold, long best);
-/* Client cores a step of users would need: the drivers' CPU per user at the step with the most
- * users that was not client-bound (else at the fewest users), times users, over
- * PV_LOAD_CORE_TARGET; 0 when nothing was measured. */
-double pv_load_cores_for(const struct pv_load_summary *steps, size_t n, unsigned users);
 
 #endif

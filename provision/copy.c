@@ -7,6 +7,7 @@
 #include "json/json.h"
 #include "load/copy.h"
 #include "load/stats.h"
+#include "report/report.h"
 #include "results/copy.h"
 #include "run/copy.h"
 #include "util/err.h"
@@ -486,7 +487,8 @@ int pv_copy_finish(struct pv_ctx *ctx, struct pv_copy_view *o, int r)
 	rate(o);
 	facts(o);
 	if (o->job.folder[0]) {
-		if (pv_copy_page(o, &page) == PV_OK &&
+		if (pv_report_copy_page(&o->job, o->verdict, o->rate, o->lo, o->hi, &page) ==
+			    PV_OK &&
 		    pv_copy_write(&ctx->env, &o->job, "report.html", page.data, page.len) == PV_OK)
 			snprintf(o->report, sizeof(o->report), "%s/report.html", o->job.folder);
 		pv_copy_text(o, &txt);

@@ -1,5 +1,5 @@
 /* provision/copy.h: what `copy` shows of a copy job (run/copy.h), shared with `sweep`: its
- * text (stdout and copy.txt) and its page (report.html). */
+ * text (stdout and copy.txt); its page (report.html) is report/report.h's. */
 #ifndef PV_PROVISION_COPY_H
 #define PV_PROVISION_COPY_H
 
@@ -24,7 +24,5 @@ int pv_copy_options(struct pv_ctx *ctx, struct pv_copy_opts *o);
  * into its folder; r again. */
 int pv_copy_finish(struct pv_ctx *ctx, struct pv_copy_view *v, int r);
 void pv_copy_text(const struct pv_copy_view *v, struct pv_buf *out);
-/* copyhtml.c: the page. PV_EIO when out of memory. */
-int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *out);
 
 #endif

@@ -1,9 +1,10 @@
 /* provision/run.c: `provision run`: options in, the run (run/run.h), a per-step table or
  * JSON out. */
 #include "provision/provision.h"
-#include "provision/report.h"
+#include "report/report.h"
 
 #include "json/json.h"
+#include "load/answer.h"
 #include "phases/target.h"
 #include "results/results.h"
 #include "run/run.h"
@@ -249,9 +250,13 @@ static void text_repeats(const struct pv_ctx *ctx, const void *result, int code)
 	}
 	if (ctx->env.dry_run || !R->n)
 		return;
-	if (n)
-		printf("\nthe server carried %.0f users (%.0f-%.0f over %zu repeat%s)\n", m, lo, hi,
-		       n, n == 1 ? "" : "s");
+	if (n) {
+		struct pv_buf b = PV_BUF_INIT;
+
+		pv_load_answer_repeats(&b, m, lo, hi, n);
+		printf("\n%s\n", b.data ? b.data : "");
+		pv_buf_release(&b, 0);
+	}
 	if (R->folder[0])
 		printf("repeats: %s (compare them as one: provision compare %s OTHER)\n", R->folder,
 		       R->folder);

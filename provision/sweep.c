@@ -2,10 +2,10 @@
  * median of its repeats, the difference against the baseline and whether it is beyond the
  * noise; text, JSON, sweep.txt and a report.html with a bar chart out. */
 #include "provision/copy.h"
-#include "provision/html.h"
 #include "provision/provision.h"
 
 #include "json/json.h"
+#include "report/report.h"
 #include "sweep/sweep.h"
 #include "util/err.h"
 
@@ -194,10 +194,6 @@ static int page(const struct sweep_out *o, struct pv_buf *b)
 		return pv_error(PV_EIO, "out of memory");
 	}
 	snprintf(title, sizeof(title), "provision sweep %s", r->id);
-	pv_html_begin(b, title);
-	pv_buf_addstr(b, "<h1>");
-	pv_escape_xml(b, title);
-	pv_buf_addstr(b, "</h1>\n");
 	for (size_t c = 0; c < r->nconds; c++) {
 		labels[c] = r->conds[c].label;
 		v[c] = r->conds[c].median;
@@ -205,16 +201,11 @@ static int page(const struct sweep_out *o, struct pv_buf *b)
 		hi[c] = r->conds[c].hi;
 		mark[c] = r->conds[c].beyond;
 	}
-	pv_html_bars(b, "sweep",
-		     r->run ? "Users carried, per condition" : "Files per second, per condition",
-		     unit(r), labels, v, lo, hi, mark, r->nconds);
-	pv_buf_addstr(b, "<p>Bars: the median of each condition's repeats; whiskers: the 95% "
-			 "interval of their mean. A filled bar is beyond the noise against the "
-			 "baseline.</p>\n<pre>");
 	whole_text(o, &t);
-	pv_escape_xmln(b, t.data ? t.data : "", t.len);
-	pv_buf_addstr(b, "</pre>\n");
-	pv_html_end(b);
+	pv_report_sweep_page(
+		b, title,
+		r->run ? "Users carried, per condition" : "Files per second, per condition",
+		unit(r), labels, v, lo, hi, mark, r->nconds, t.data ? t.data : "", t.len);
 	pv_buf_release(&t, 0);
 	free(labels), free(v), free(lo), free(hi), free(mark);
 	return pv_buf_failed(b) ? pv_error(PV_EIO, "out of memory") : PV_OK;

@@ -2,7 +2,9 @@
  * compare.h). */
 #include "results/compare.h"
 
-#include "results/stats.h"
+#include "load/answer.h"
+
+#include "util/stats.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -50,35 +52,35 @@ struct one {
 static struct one figure(const struct pv_res_step *st, enum pv_cmp_figure f, double alpha)
 {
 	struct one o = {false, NAN, NAN, NAN};
-	const struct pv_res_kind *a = &st->all;
+	const struct pv_load_kind_sum *a = &st->load.all;
 
 	switch (f) {
 	case PV_CMP_RATE:
-		if (!(st->secs > 0))
+		if (!(st->load.secs > 0))
 			break;
 		o.have = true;
-		o.v = (double)a->completed / st->secs;
-		pv_stat_poisson_ci(a->completed, alpha, &o.lo, &o.hi);
-		o.lo /= st->secs;
-		o.hi /= st->secs;
+		o.v = (double)a->lat.n / st->load.secs;
+		pv_stat_poisson_ci(a->lat.n, alpha, &o.lo, &o.hi);
+		o.lo /= st->load.secs;
+		o.hi /= st->load.secs;
 		break;
 	case PV_CMP_OVERLOAD:
-		if (!pv_res_ended(a))
+		if (!pv_load_ended(a))
 			break;
 		o.have = true;
-		o.v = 100.0 * (double)a->overloaded / (double)pv_res_ended(a);
-		pv_stat_binom_ci(a->overloaded, pv_res_ended(a), alpha, &o.lo, &o.hi);
+		o.v = 100.0 * (double)a->n.overloaded / (double)pv_load_ended(a);
+		pv_stat_binom_ci(a->n.overloaded, pv_load_ended(a), alpha, &o.lo, &o.hi);
 		o.lo *= 100;
 		o.hi *= 100;
 		break;
 	case PV_CMP_MEDIAN:
 	case PV_CMP_P95:
-		if (!a->completed || isnan(f == PV_CMP_MEDIAN ? a->median : a->p95))
+		if (!a->lat.n || isnan(f == PV_CMP_MEDIAN ? a->lat.median : a->lat.p95))
 			break;
 		o.have = true;
-		o.v = 1000 * (f == PV_CMP_MEDIAN ? a->median : a->p95);
-		if (a->has_hist) {
-			pv_stat_hist_ci(&a->hist, f == PV_CMP_MEDIAN ? 0.5 : 0.95, alpha, &o.lo,
+		o.v = 1000 * (f == PV_CMP_MEDIAN ? a->lat.median : a->lat.p95);
+		if (st->has_hist) {
+			pv_load_hist_ci(&a->n.lat, f == PV_CMP_MEDIAN ? 0.5 : 0.95, alpha, &o.lo,
 					&o.hi);
 			o.lo *= 1000;
 			o.hi *= 1000;
@@ -154,13 +156,13 @@ static void against(const struct pv_res_step *const *s0, size_t k0,
 	if (!base->have || !out->have)
 		return;
 	if (k0 == 1 && kg == 1) {
-		const struct pv_res_kind *a = &s0[0]->all, *b = &sg[0]->all;
+		const struct pv_load_kind_sum *a = &s0[0]->load.all, *b = &sg[0]->load.all;
 		struct one oa, ob;
 		double r, lo, hi;
 
 		switch (f) {
 		case PV_CMP_RATE:
-			pv_stat_rate_ratio(b->completed, sg[0]->secs, a->completed, s0[0]->secs,
+			pv_stat_rate_ratio(b->lat.n, sg[0]->load.secs, a->lat.n, s0[0]->load.secs,
 					   alpha, &r, &lo, &hi);
 			if (isnan(r))
 				return;
@@ -169,8 +171,8 @@ static void against(const struct pv_res_step *const *s0, size_t k0,
 			out->dhi = isinf(hi) ? INFINITY : 100 * (hi - 1);
 			break;
 		case PV_CMP_OVERLOAD:
-			pv_stat_prop_diff(b->overloaded, pv_res_ended(b), a->overloaded,
-					  pv_res_ended(a), alpha, &r, &lo, &hi);
+			pv_stat_prop_diff(b->n.overloaded, pv_load_ended(b), a->n.overloaded,
+					  pv_load_ended(a), alpha, &r, &lo, &hi);
 			out->d = 100 * r;
 			out->dlo = 100 * lo;
 			out->dhi = 100 * hi;
@@ -212,20 +214,17 @@ bool pv_cmp_weighed(const struct pv_cmp_step *S, size_t g)
 /* S's note: group label's run st was client-bound there, and by which client. */
 static void bound_note(struct pv_cmp_step *S, const char *label, const struct pv_res_step *st)
 {
-	const struct pv_res_client *cl = pv_res_bound_client(st, NULL);
+	const struct pv_load_client *cl = pv_load_bound_client(&st->load, NULL);
 	size_t at = strlen(S->note);
+	struct pv_buf b = PV_BUF_INIT;
 
 	if (at >= sizeof(S->note) - 1)
 		return;
-	if (!cl)
-		snprintf(S->note + at, sizeof(S->note) - at, "%s%s was client-bound",
-			 at ? "; " : "", label);
-	else
-		snprintf(
-			S->note + at, sizeof(S->note) - at,
-			"%s%s was client-bound (%s: its busiest loop at %.0f%% of a core, loop lag "
-			"p95 %.0f ms)",
-			at ? "; " : "", label, cl->name, pv_res_loop_cpu(cl), cl->lag_p95);
+	if (cl)
+		pv_load_client_words(&b, cl, true, &pv_load_plain);
+	snprintf(S->note + at, sizeof(S->note) - at, "%s%s was client-bound%s%s%s", at ? "; " : "",
+		 label, b.data ? " (" : "", b.data ? b.data : "", b.data ? ")" : "");
+	pv_buf_release(&b, 0);
 }
 
 /* ---- the answer ---- */
@@ -253,9 +252,9 @@ static struct tally tally_of(const struct pv_res_step *const *s, size_t k)
 	struct tally t = {0, 0, 0};
 
 	for (size_t i = 0; i < k; i++) {
-		t.errors += s[i]->all.errors;
-		t.secs += s[i]->secs;
-		t.unconnected += s[i]->not_connected + s[i]->clients_lost;
+		t.errors += s[i]->load.all.n.errors;
+		t.secs += s[i]->load.secs;
+		t.unconnected += s[i]->load.failed + s[i]->load.lost;
 	}
 	return t;
 }
@@ -395,41 +394,23 @@ static void kv_add(struct kvs *l, const char *key, const char *fmt, ...)
 	l->n++;
 }
 
-/* testparm's output: "[section]" lines, then "\tkey = value" lines (the first
- * PV_RES_ENTRIES_MAX settings, and one saying when there were more). */
+/* The server's configuration (testparm's output), each setting as "server [section] key"
+ * (the first PV_RES_ENTRIES_MAX settings, and one saying when there were more). */
 static void config_kvs(struct kvs *l, const char *text)
 {
-	char section[64] = "global", key[128];
-	const char *p = text;
+	struct pv_res_setting s = {"global", NULL, NULL, 6, 0, 0};
+	char section[64], key[128];
+	size_t pos = 0;
 
-	while (p && *p) {
-		size_t n = strcspn(p, "\n");
-		const char *s = p, *eq;
-
-		while (s < p + n && (*s == ' ' || *s == '\t'))
-			s++;
-		if (*s == '[' && memchr(s, ']', (size_t)(p + n - s))) {
-			snprintf(section, sizeof(section), "%.*s",
-				 (int)((const char *)memchr(s, ']', (size_t)(p + n - s)) - s - 1),
-				 s + 1);
-		} else if (*s != '#' && *s != ';' &&
-			   (eq = memchr(s, '=', (size_t)(p + n - s))) != NULL) {
-			const char *ke = eq, *v = eq + 1;
-
-			while (ke > s && (ke[-1] == ' ' || ke[-1] == '\t'))
-				ke--;
-			while (*v == ' ' || *v == '\t')
-				v++;
-			if (l->nconf++ == PV_RES_ENTRIES_MAX) {
-				kv_add(l, "server configuration",
-				       "more than %d settings: the rest not compared",
-				       PV_RES_ENTRIES_MAX);
-				return;
-			}
-			snprintf(key, sizeof(key), "server [%s] %.*s", section, (int)(ke - s), s);
-			kv_add(l, key, "%.*s", (int)(p + n - v), v);
+	while (pv_res_config_next(text, &pos, &s)) {
+		if (l->nconf++ == PV_RES_ENTRIES_MAX) {
+			kv_add(l, "server configuration",
+			       "more than %d settings: the rest not compared", PV_RES_ENTRIES_MAX);
+			return;
 		}
-		p += n + (p[n] == '\n');
+		snprintf(section, sizeof(section), "%.*s", s.nsection, s.section);
+		snprintf(key, sizeof(key), "server [%s] %.*s", section, s.nkey, s.key);
+		kv_add(l, key, "%.*s", s.nvalue, s.value);
 	}
 }
 
@@ -785,10 +766,11 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 				for (size_t i = 0; i < k; i++) {
 					double mean, p95, max;
 
-					S->carried[g] &= sg[i]->carried && !sg[i]->client_bound;
-					if (sg[i]->client_bound && !S->client_bound[g])
+					S->carried[g] &=
+						sg[i]->carried && !sg[i]->load.client_bound;
+					if (sg[i]->load.client_bound && !S->client_bound[g])
 						bound_note(S, c->groups[g].label, sg[i]);
-					S->client_bound[g] |= sg[i]->client_bound;
+					S->client_bound[g] |= sg[i]->load.client_bound;
 					if (pv_res_watch_stat(sg[i]->srv, "cpu", &mean, &p95,
 							      &max)) {
 						cpu += mean;

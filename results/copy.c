@@ -2,7 +2,7 @@
 #include "results/copy.h"
 
 #include "load/stats.h"
-#include "results/stats.h"
+#include "util/stats.h"
 
 #include <math.h>
 #include <stdio.h>

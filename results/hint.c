@@ -11,7 +11,7 @@
  * many, their p95 and the DC's CPU. Steps are taken users rising (--refine's among the
  * ramp's). */
 #include "results/results.h"
-#include "results/stats.h"
+#include "util/stats.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -59,14 +59,9 @@ static bool dc_cpu(const struct pv_res_step *st, double *mean, double *p95)
 {
 	if (stat_of(st->dc, "cpu", mean, p95))
 		return true;
-	*mean = st->dc_cpu;
+	*mean = st->load.dc_cpu;
 	*p95 = NAN;
-	return !isnan(st->dc_cpu);
-}
-
-double pv_res_loop_cpu(const struct pv_res_client *c)
-{
-	return !isnan(c->cpu_top) ? c->cpu_top : c->threads <= 1 ? c->cpu_driver : NAN;
+	return !isnan(st->load.dc_cpu);
 }
 
 /* The resource nearest its limit in step st; false when nothing with a limit was measured.
@@ -95,15 +90,15 @@ static bool nearest(const struct pv_res_step *st, bool clients, struct level *be
 				 "the DC's CPU: %.0f%% of all its cores on average (p95 %.0f%%)", m,
 				 p);
 	}
-	for (size_t i = 0; clients && i < st->nclients; i++) {
-		const struct pv_res_client *c = &st->clients[i];
+	for (size_t i = 0; clients && i < st->load.nclients; i++) {
+		const struct pv_load_client *c = &st->load.clients[i];
 
-		consider(best, pv_res_loop_cpu(c) / 100,
+		consider(best, pv_load_loop_cpu(c) / 100,
 			 "client %s's load driver: its busiest loop at %.0f%% of the one core it "
 			 "runs on",
-			 c->name, pv_res_loop_cpu(c));
-		consider(best, c->cpu_host / 100, "client %s's CPU: %.0f%% of all its cores",
-			 c->name, c->cpu_host);
+			 c->name, pv_load_loop_cpu(c));
+		consider(best, c->host_cpu / 100, "client %s's CPU: %.0f%% of all its cores",
+			 c->name, c->host_cpu);
 	}
 	return best->u >= 0;
 }
@@ -149,9 +144,9 @@ enum {
 /* The logon p95 of step st moved from base's: twice it and 10 ms more. */
 static bool logon_slower(const struct pv_res_step *base, const struct pv_res_step *st)
 {
-	double b = base->logon.p95, now = st->logon.p95;
+	double b = base->load.logon.p95, now = st->load.logon.p95;
 
-	return base->logon.have && st->logon.have && !isnan(b) && !isnan(now) && now > SLOWER * b &&
+	return base->has_logon && st->has_logon && !isnan(b) && !isnan(now) && now > SLOWER * b &&
 	       now > b + SLOWER_MS;
 }
 
@@ -170,18 +165,18 @@ static void first_moves(const struct pv_res_run *run, const size_t *ord, size_t 
 		double used, avail;
 
 		for (int k = 0; k < PV_LOAD_KINDS && st->has_load; k++) {
-			double base = s0->kind[k].p95, now = st->kind[k].p95,
+			double base = s0->load.kind[k].lat.p95, now = st->load.kind[k].lat.p95,
 			       limit = run->cfg.kind[k].limit;
 
-			if (done[k] || !st->kind[k].completed || isnan(now))
+			if (done[k] || !st->load.kind[k].lat.n || isnan(now))
 				continue;
 			/* with the histograms, a rise must be beyond the noise: the two p95s'
 			 * intervals apart */
-			if (i && st->kind[k].has_hist && s0->kind[k].has_hist) {
+			if (i && st->has_hist && s0->has_hist) {
 				double lo, hi, blo, bhi;
 
-				pv_stat_hist_ci(&st->kind[k].hist, 0.95, 0.05, &lo, &hi);
-				pv_stat_hist_ci(&s0->kind[k].hist, 0.95, 0.05, &blo, &bhi);
+				pv_load_hist_ci(&st->load.kind[k].n.lat, 0.95, 0.05, &lo, &hi);
+				pv_load_hist_ci(&s0->load.kind[k].n.lat, 0.95, 0.05, &blo, &bhi);
 				if (!(lo > bhi))
 					continue;
 			}
@@ -220,28 +215,28 @@ static void first_moves(const struct pv_res_run *run, const size_t *ord, size_t 
 			moved(ev, i, "the DC's CPU reached %.0f%%", m);
 			done[EV_DC] = true;
 		}
-		if (!done[EV_LOGON_FAILED] && st->logon.failed) {
+		if (!done[EV_LOGON_FAILED] && st->load.logon_n.failed) {
 			moved(ev, i, "%llu of %u users could not log on",
-			      (unsigned long long)st->logon.failed, st->users);
+			      (unsigned long long)st->load.logon_n.failed, st->users);
 			done[EV_LOGON_FAILED] = true;
 		}
 		if (!done[EV_LOGON_SLOW] && i && logon_slower(s0, st)) {
 			moved(ev, i, "the logon p95 rose from %.0f ms to %.0f ms",
-			      1000 * s0->logon.p95, 1000 * st->logon.p95);
+			      1000 * s0->load.logon.p95, 1000 * st->load.logon.p95);
 			done[EV_LOGON_SLOW] = true;
 		}
-		for (size_t c = 0; c < st->nclients && !done[EV_CLIENT]; c++) {
-			const struct pv_res_client *cl = &st->clients[c];
+		for (size_t c = 0; c < st->load.nclients && !done[EV_CLIENT]; c++) {
+			const struct pv_load_client *cl = &st->load.clients[c];
 
 			if (cl->bound)
 				moved(ev, i,
 				      "client %s was the limit (its busiest loop at %.0f%% of a "
 				      "core, "
 				      "loop lag p95 %.0f ms: client-bound)",
-				      cl->name, pv_res_loop_cpu(cl), cl->lag_p95);
-			else if (pv_res_loop_cpu(cl) >= CPU_HIGH)
+				      cl->name, pv_load_loop_cpu(cl), cl->lag_p95);
+			else if (pv_load_loop_cpu(cl) >= CPU_HIGH)
 				moved(ev, i, "client %s's load driver reached %.0f%% of its core",
-				      cl->name, pv_res_loop_cpu(cl));
+				      cl->name, pv_load_loop_cpu(cl));
 			else
 				continue;
 			done[EV_CLIENT] = true;
@@ -265,33 +260,12 @@ static size_t addf(char *out, size_t cap, size_t at, const char *fmt, ...)
 	return n < 0 ? at : at + (size_t)n;
 }
 
-const struct pv_res_client *pv_res_bound_client(const struct pv_res_step *st, unsigned *others)
-{
-	const struct pv_res_client *b = NULL;
-	unsigned more = 0;
-
-	for (size_t i = 0; i < st->nclients; i++) {
-		const struct pv_res_client *c = &st->clients[i];
-		double u = pv_res_loop_cpu(c);
-
-		if (!c->bound)
-			continue;
-		if (b)
-			more++;
-		if (!b || u > pv_res_loop_cpu(b) || (isnan(pv_res_loop_cpu(b)) && !isnan(u)))
-			b = c;
-	}
-	if (others)
-		*others = more;
-	return b;
-}
-
 /* The clients were the limit at st: which, how, and what that leaves known of the server. */
 static size_t client_bound_text(const struct pv_res_run *run, const struct pv_res_step *st,
 				char *out, size_t cap, size_t at)
 {
 	unsigned others;
-	const struct pv_res_client *c = pv_res_bound_client(st, &others);
+	const struct pv_load_client *c = pv_load_bound_client(&st->load, &others);
 	struct level best;
 
 	if (run->answer_step >= 0)
@@ -308,9 +282,9 @@ static size_t client_bound_text(const struct pv_res_run *run, const struct pv_re
 		at = addf(out, cap, at,
 			  "Client %s's busiest event loop ran at %.0f%% of a core (the limit: "
 			  "%.0f%%) and its loop lag p95 was %.0f ms (the limit: %.0f ms)%s%s. ",
-			  c->name, pv_res_loop_cpu(c), PV_LOAD_BOUND_CPU, c->lag_p95,
+			  c->name, pv_load_loop_cpu(c), PV_LOAD_BOUND_CPU, c->lag_p95,
 			  1000 * PV_LOAD_BOUND_LAG,
-			  pv_res_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2
+			  pv_load_loop_cpu(c) < PV_LOAD_BOUND_CPU / 2
 				  ? ": its loop was late, not busy, so its host did not give the "
 				    "driver the CPU it needed"
 				  : "",
@@ -339,32 +313,32 @@ static size_t logon_text(const struct pv_res_step *s0, const struct pv_res_step 
 {
 	double m, p;
 
-	if (!st->logon.failed && !st->not_connected)
+	if (!st->load.logon_n.failed && !st->load.failed)
 		return at;
-	if (st->logon.failed)
+	if (st->load.logon_n.failed)
 		at = addf(out, cap, at, "Logons failed there: %llu of %u users could not log on",
-			  (unsigned long long)st->logon.failed, st->users);
+			  (unsigned long long)st->load.logon_n.failed, st->users);
 	else
 		at = addf(out, cap, at, "Users were without a connection there: %u of %u",
-			  st->not_connected, st->users);
-	if (st->logon.retries)
+			  st->load.failed, st->users);
+	if (st->load.logon_n.retries)
 		at = addf(out, cap, at, ", after %llu tries made again",
-			  (unsigned long long)st->logon.retries);
-	if (st->logon.have && !isnan(st->logon.p95)) {
-		at = addf(out, cap, at, "; the logon p95 was %.0f ms", 1000 * st->logon.p95);
-		if (s0 != st && s0->logon.have && !isnan(s0->logon.p95))
-			at = addf(out, cap, at, " (%.0f ms at %u users)", 1000 * s0->logon.p95,
+			  (unsigned long long)st->load.logon_n.retries);
+	if (st->has_logon && !isnan(st->load.logon.p95)) {
+		at = addf(out, cap, at, "; the logon p95 was %.0f ms", 1000 * st->load.logon.p95);
+		if (s0 != st && s0->has_logon && !isnan(s0->load.logon.p95))
+			at = addf(out, cap, at, " (%.0f ms at %u users)", 1000 * s0->load.logon.p95,
 				  s0->users);
 	}
-	if (st->all.unserved)
+	if (st->load.all.n.unserved)
 		at = addf(out, cap, at,
 			  ". %llu scenarios were due to users without a connection (unserved), "
 			  "%.0f%% of the %llu overloaded",
-			  (unsigned long long)st->all.unserved,
-			  st->all.overloaded
-				  ? 100.0 * (double)st->all.unserved / (double)st->all.overloaded
-				  : 0,
-			  (unsigned long long)st->all.overloaded);
+			  (unsigned long long)st->load.all.n.unserved,
+			  st->load.all.n.overloaded ? 100.0 * (double)st->load.all.n.unserved /
+							      (double)st->load.all.n.overloaded
+						    : 0,
+			  (unsigned long long)st->load.all.n.overloaded);
 	if (dc_cpu(st, &m, &p))
 		at = addf(out, cap, at, ". Every logon passes through the DC: its CPU was %.0f%%",
 			  m);
@@ -427,7 +401,7 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 		if (ord[i] == (size_t)out->step)
 			last = i;
 	st = &run->steps[ord[last]];
-	if (out->step >= 0 && st->client_bound) {
+	if (out->step >= 0 && st->load.client_bound) {
 		client_bound_text(run, st, out->nearest, sizeof(out->nearest), 0);
 	} else {
 		if (out->step < 0)
@@ -439,8 +413,8 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 				  "%s %u users (step %u: overload %.2f%%%s). ",
 				  run->answer_step >= 0 ? "The first step over the answer is"
 							: "No step counted; the fewest tried were",
-				  st->users, st->n, st->all.overload,
-				  st->all.errors || st->not_connected || st->clients_lost
+				  st->users, st->n, st->load.all.overload,
+				  st->load.all.n.errors || st->load.failed || st->load.lost
 					  ? ", with errors or users not connected"
 					  : "");
 		if (out->step >= 0)

@@ -5,6 +5,7 @@
 #include "load/line.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/stats.h"
 
 #include <limits.h>
 #include <math.h>
@@ -196,6 +197,23 @@ static int parse_hosts(struct pv_res_run *run, const struct pv_json *a)
 	return PV_OK;
 }
 
+/* st's figures as a run that recorded none: no clients, the figures NAN and the counts 0. */
+static void not_recorded(struct pv_res_step *st)
+{
+	struct pv_load_summary *l = &st->load;
+
+	free((void *)l->clients);
+	free(st->client_names);
+	st->client_names = NULL;
+	memset(l, 0, sizeof(*l));
+	l->cpu = l->dc_cpu = l->dc_samba = l->driver_cores = NAN;
+	for (struct pv_load_lat *t = &l->logon; t <= &l->lag; t++)
+		t->median = t->p95 = t->max = t->median_lo = t->median_hi = t->p95_lo = t->p95_hi =
+			NAN;
+	st->has_load = st->carried = st->has_logon = st->has_ops = false;
+	st->ops_other = 0;
+}
+
 static int parse_step(struct pv_res_step *st, const struct pv_json *s)
 {
 	const struct pv_json *hs = pv_json_get(s, "hosts");
@@ -204,8 +222,7 @@ static int parse_step(struct pv_res_step *st, const struct pv_json *s)
 	st->n = uint_of(s, "step");
 	st->users = uint_of(s, "users");
 	st->refine = pv_json_is_true(pv_json_get(s, "refine"));
-	st->driver_cores = st->dc_cpu = st->dc_samba = NAN; /* until load.json says */
-	st->logon.median = st->logon.p95 = st->logon.p95_lo = st->logon.p95_hi = NAN;
+	not_recorded(st); /* until load.json says */
 	str_of(s, "start", t, sizeof(t));
 	st->start = pv_res_time(t);
 	str_of(s, "end", t, sizeof(t));
@@ -315,11 +332,6 @@ int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len)
 
 /* ---- load.json ---- */
 
-uint64_t pv_res_ended(const struct pv_res_kind *k)
-{
-	return k->completed + k->errors + k->unserved;
-}
-
 /* A count that cannot be, named: PV_ECONFIG. */
 static int nope(const char *what, unsigned step, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -338,77 +350,98 @@ static int nope(const char *what, unsigned step, const char *fmt, ...)
 
 /* One kind's counts (or every kind's) of step n, checked as the figures line's reader checks
  * an interval's (load/line.c): sums of intervals keep those bounds. */
-static int kind_of(const struct pv_json *k, struct pv_res_kind *o, unsigned n, const char *what)
+/* A latency's "{lo, hi}" bucket in ms into seconds (NAN where not said). */
+static void bucket_of(const struct pv_json *b, double *lo, double *hi)
 {
-	const struct pv_json *lat = pv_json_get(k, "latency");
-	unsigned long long ended;
+	*lo = num_of(b, "lo") / 1000;
+	*hi = num_of(b, "hi") / 1000;
+}
 
-	o->started = count_of(k, "started");
-	o->completed = count_of(k, "completed");
-	o->errors = count_of(k, "errors");
-	o->late = count_of(k, "late");
-	o->over_limit = count_of(k, "over_limit");
-	o->unserved = count_of(k, "unserved");
-	o->overloaded = count_of(k, "overloaded");
-	ended = pv_res_ended(o);
-	o->overload = num_of(k, "overload_pct");
-	if (isnan(o->overload))
-		o->overload = ended ? 100.0 * (double)o->overloaded / (double)ended : 0;
+/* {n?, median_ms, p95_ms, max_ms, median_ms_bucket, p95_ms_bucket} into seconds (NAN where
+ * not said); its count is the caller's. */
+static void lat_of(const struct pv_json *lat, struct pv_load_lat *o)
+{
 	o->median = num_of(lat, "median_ms") / 1000;
 	o->p95 = num_of(lat, "p95_ms") / 1000;
 	o->max = num_of(lat, "max_ms") / 1000;
+	bucket_of(pv_json_get(lat, "median_ms_bucket"), &o->median_lo, &o->median_hi);
+	bucket_of(pv_json_get(lat, "p95_ms_bucket"), &o->p95_lo, &o->p95_hi);
+}
+
+static int kind_of(const struct pv_json *k, struct pv_load_kind_sum *o, unsigned n,
+		   const char *what)
+{
+	unsigned long long ended;
+
+	o->n.started = count_of(k, "started");
+	o->lat.n = count_of(k, "completed");
+	o->n.errors = count_of(k, "errors");
+	o->n.late = count_of(k, "late");
+	o->n.over_limit = count_of(k, "over_limit");
+	o->n.unserved = count_of(k, "unserved");
+	o->n.overloaded = count_of(k, "overloaded");
+	ended = pv_load_ended(o);
+	o->overload = num_of(k, "overload_pct");
+	if (isnan(o->overload))
+		o->overload = ended ? 100.0 * (double)o->n.overloaded / (double)ended : 0;
+	lat_of(pv_json_get(k, "latency"), &o->lat);
 	/* no run counts that many: the figures line's own bound, so that what is computed of
 	 * them (the intervals) stays within its bounds too */
-	if (o->started > PV_LOAD_COUNT_MAX || o->completed > PV_LOAD_COUNT_MAX ||
-	    o->errors > PV_LOAD_COUNT_MAX || o->unserved > PV_LOAD_COUNT_MAX)
+	if (o->n.started > PV_LOAD_COUNT_MAX || o->lat.n > PV_LOAD_COUNT_MAX ||
+	    o->n.errors > PV_LOAD_COUNT_MAX || o->n.unserved > PV_LOAD_COUNT_MAX)
 		return nope(what, n,
 			    "more than %lld scenarios started, completed, in error or "
 			    "unserved",
 			    PV_LOAD_COUNT_MAX);
-	if (o->unserved > o->started)
+	if (o->n.unserved > o->n.started)
 		return nope(what, n, "more unserved (%llu) than started (%llu)",
-			    (unsigned long long)o->unserved, (unsigned long long)o->started);
-	if (o->over_limit > o->completed)
+			    (unsigned long long)o->n.unserved, (unsigned long long)o->n.started);
+	if (o->n.over_limit > o->lat.n)
 		return nope(what, n, "more over the limit (%llu) than completed (%llu)",
-			    (unsigned long long)o->over_limit, (unsigned long long)o->completed);
-	if (o->overloaded > ended)
+			    (unsigned long long)o->n.over_limit, (unsigned long long)o->lat.n);
+	if (o->n.overloaded > ended)
 		return nope(what, n, "more overloaded (%llu) than ended (%llu)",
-			    (unsigned long long)o->overloaded, ended);
-	if (o->overloaded < o->late + o->unserved)
+			    (unsigned long long)o->n.overloaded, ended);
+	if (o->n.overloaded < o->n.late + o->n.unserved)
 		return nope(what, n, "fewer overloaded (%llu) than late and unserved (%llu)",
-			    (unsigned long long)o->overloaded,
-			    (unsigned long long)(o->late + o->unserved));
+			    (unsigned long long)o->n.overloaded,
+			    (unsigned long long)(o->n.late + o->n.unserved));
 	return PV_OK;
 }
 
 static int clients_of(struct pv_res_step *st, const struct pv_json *a)
 {
 	size_t n = pv_json_size(a);
+	struct pv_load_client *cl;
 
 	if (!pv_json_is_array(a))
 		return PV_OK;
 	if (n > PV_RES_ENTRIES_MAX)
 		return nope("", st->n, "%zu clients, more than %d", n, PV_RES_ENTRIES_MAX);
-	if (!(st->clients = calloc(n ? n : 1, sizeof(*st->clients))))
+	if (!(cl = calloc(n ? n : 1, sizeof(*cl))))
+		return pv_error(PV_EIO, "out of memory");
+	st->load.clients = cl;
+	if (!(st->client_names = calloc(n ? n : 1, sizeof(*st->client_names))))
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		const struct pv_json *c = pv_json_at(a, i), *b = pv_json_get(c, "bound");
-		struct pv_res_client *o = &st->clients[st->nclients];
+		struct pv_load_client *o = &cl[st->load.nclients];
+		char *name = st->client_names[st->load.nclients];
 
 		if (!pv_json_is_object(c))
 			continue;
-		str_of(c, "name", o->name, sizeof(o->name));
+		str_of(c, "name", name, sizeof(st->client_names[0]));
+		o->name = name;
 		o->threads = uint_of(c, "threads");
-		o->cpu_driver = num_of(c, "cpu_driver");
+		o->cpu = num_of(c, "cpu_driver");
 		o->cpu_top = num_of(c, "cpu_top_loop");
-		o->cpu_host = num_of(c, "cpu_host");
+		o->host_cpu = num_of(c, "cpu_host");
 		o->lag_p95 = num_of(c, "lag_ms_p95");
 		o->lag_max = num_of(c, "lag_ms_max");
 		if (b && !pv_json_is_bool(b))
-			return nope("", st->n, "client %s's \"bound\" is not true or false",
-				    o->name);
+			return nope("", st->n, "client %s's \"bound\" is not true or false", name);
 		o->bound = pv_json_is_true(b);
-		st->nclients++;
+		st->load.nclients++;
 	}
 	return PV_OK;
 }
@@ -416,24 +449,19 @@ static int clients_of(struct pv_res_step *st, const struct pv_json *a)
 /* "logon": {ok, failed, retries, latency} (version 2) */
 static int logon_of(struct pv_res_step *st, const struct pv_json *o)
 {
-	const struct pv_json *lat = pv_json_get(o, "latency"), *b;
-	struct pv_res_logon *l = &st->logon;
+	struct pv_load_summary *l = &st->load;
 
-	l->median = l->p95 = l->p95_lo = l->p95_hi = NAN;
 	if (!pv_json_is_object(o))
 		return PV_OK;
-	l->have = true;
-	l->ok = count_of(o, "ok");
-	l->failed = count_of(o, "failed");
-	l->retries = count_of(o, "retries");
-	l->median = num_of(lat, "median_ms") / 1000;
-	l->p95 = num_of(lat, "p95_ms") / 1000;
-	b = pv_json_get(lat, "p95_ms_bucket");
-	l->p95_lo = num_of(b, "lo") / 1000;
-	l->p95_hi = num_of(b, "hi") / 1000;
-	if (l->ok > st->users || l->failed > st->users - l->ok)
+	st->has_logon = true;
+	l->logon.n = count_of(o, "ok");
+	l->logon_n.failed = count_of(o, "failed");
+	l->logon_n.retries = count_of(o, "retries");
+	lat_of(pv_json_get(o, "latency"), &l->logon);
+	if (l->logon.n > st->users || l->logon_n.failed > st->users - l->logon.n)
 		return nope("", st->n, "%llu users logged on and %llu could not, of %u",
-			    (unsigned long long)l->ok, (unsigned long long)l->failed, st->users);
+			    (unsigned long long)l->logon.n, (unsigned long long)l->logon_n.failed,
+			    st->users);
 	return PV_OK;
 }
 
@@ -443,7 +471,7 @@ static int op_of(const char *key, const struct pv_json *v, void *arg)
 {
 	struct pv_res_step *st = arg;
 	int k = pv_load_op_of(key);
-	uint64_t *at = k < 0 ? &st->ops_other : &st->ops[k];
+	uint64_t *at = k < 0 ? &st->ops_other : &st->load.all.n.ops[k];
 	long long n;
 
 	if (pv_json_integer(v, &n) && n > 0)
@@ -513,26 +541,38 @@ static int config_of(const struct pv_json *c, struct pv_load_config *cfg)
 static int step_of(struct pv_res_step *st, const struct pv_json *s, int version)
 {
 	const struct pv_json *kinds = pv_json_get(s, "kinds"), *cb = pv_json_get(s, "client_bound");
+	struct pv_load_summary *l = &st->load;
 	bool any_bound = false;
 	int r;
 
 	st->has_load = true;
-	st->secs = num_of(s, "seconds");
-	st->rate = num_of(s, "scen_per_s");
-	st->expected = num_of(s, "expected_per_s");
-	st->connected = uint_of(s, "connected");
-	st->not_connected = uint_of(s, "not_connected");
-	st->clients_lost = uint_of(s, "clients_lost");
+	l->users = st->users;
+	l->secs = num_of(s, "seconds");
+	l->rate = num_of(s, "scen_per_s");
+	l->expected = num_of(s, "expected_per_s");
+	l->connected = uint_of(s, "connected");
+	l->failed = uint_of(s, "not_connected");
+	l->lost = uint_of(s, "clients_lost");
+	l->drops = uint_of(s, "connections_dropped");
+	l->reconnects = uint_of(s, "reconnected");
 	st->carried = pv_json_is_true(pv_json_get(s, "carried"));
-	st->driver_cores = num_of(s, "driver_cores");
-	st->dc_cpu = num_of(s, "dc_cpu_pct");
-	st->dc_samba = num_of(s, "dc_samba_pct");
-	if ((r = kind_of(pv_json_get(s, "all"), &st->all, st->n, "")) != PV_OK)
+	l->driver_cores = num_of(s, "driver_cores");
+	l->cpu = num_of(s, "server_cpu_pct");
+	l->dc_cpu = num_of(s, "dc_cpu_pct");
+	l->dc_samba = num_of(s, "dc_samba_pct");
+	l->lag.p95 = num_of(s, "lag_ms_p95") / 1000;
+	if ((r = kind_of(pv_json_get(s, "all"), &l->all, st->n, "")) != PV_OK)
 		return r;
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
-		if ((r = kind_of(pv_json_get(kinds, pv_load_names[k]), &st->kind[k], st->n,
+		if ((r = kind_of(pv_json_get(kinds, pv_load_names[k]), &l->kind[k], st->n,
 				 pv_load_names[k])) != PV_OK)
 			return r;
+	if (l->secs > 0) {
+		/* the throughput's interval as the run computes it (load/summary.c) */
+		pv_stat_poisson_ci(l->all.lat.n, 0.05, &l->rate_lo, &l->rate_hi);
+		l->rate_lo /= l->secs;
+		l->rate_hi /= l->secs;
+	}
 	ops_of(st, pv_json_get(s, "ops"));
 	if ((r = clients_of(st, pv_json_get(s, "clients"))) != PV_OK ||
 	    (r = logon_of(st, pv_json_get(s, "logon"))) != PV_OK)
@@ -541,16 +581,16 @@ static int step_of(struct pv_res_step *st, const struct pv_json *s, int version)
 		return PV_OK;
 	if (!pv_json_is_bool(cb))
 		return nope("", st->n, "\"client_bound\" is not true or false");
-	st->client_bound = pv_json_is_true(cb);
-	for (size_t c = 0; c < st->nclients; c++)
-		any_bound |= st->clients[c].bound;
-	if (st->carried && st->client_bound)
+	l->client_bound = pv_json_is_true(cb);
+	for (size_t c = 0; c < l->nclients; c++)
+		any_bound |= l->clients[c].bound;
+	if (st->carried && l->client_bound)
 		return nope("", st->n,
 			    "carried and client-bound (a step the clients were the limit of is "
 			    "never carried)");
-	if (st->nclients && any_bound != st->client_bound)
+	if (l->nclients && any_bound != l->client_bound)
 		return nope("", st->n, "%s, but %s of its clients was the limit",
-			    st->client_bound ? "client-bound" : "not client-bound",
+			    l->client_bound ? "client-bound" : "not client-bound",
 			    any_bound ? "one" : "none");
 	return PV_OK;
 }
@@ -571,13 +611,14 @@ static int step_ref(const struct pv_res_run *run, const struct pv_json *ans, con
 	*at = (long)v - 1;
 	if (!run->steps[*at].has_load || uint_of(o, "users") != run->steps[*at].users ||
 	    run->steps[*at].carried != carried ||
-	    pv_json_is_true(pv_json_get(o, "client_bound")) != run->steps[*at].client_bound)
+	    pv_json_is_true(pv_json_get(o, "client_bound")) != run->steps[*at].load.client_bound)
 		return pv_error(PV_ECONFIG,
 				"load.json's answer.%s (step %lld, %u users) is not that step "
 				"(%u users, %s, %s)",
 				key, v, uint_of(o, "users"), run->steps[*at].users,
 				run->steps[*at].carried ? "carried" : "not carried",
-				run->steps[*at].client_bound ? "client-bound" : "not client-bound");
+				run->steps[*at].load.client_bound ? "client-bound"
+								  : "not client-bound");
 	return PV_OK;
 }
 
@@ -609,7 +650,8 @@ static int answer_of(struct pv_res_run *run, const struct pv_json *ans, int vers
 		return r;
 	if (last != run->answer_step)
 		return pv_error(PV_ECONFIG, "load.json's answer.last_carried is not its step");
-	run->answer_at_least = run->first_over >= 0 && run->steps[run->first_over].client_bound;
+	run->answer_at_least =
+		run->first_over >= 0 && run->steps[run->first_over].load.client_bound;
 	if (pv_json_is_true(pv_json_get(ans, "client_bound")) != run->answer_at_least)
 		return pv_error(PV_ECONFIG, "load.json's answer.client_bound is not its "
 					    "first_over's");
@@ -620,22 +662,8 @@ static int answer_of(struct pv_res_run *run, const struct pv_json *ans, int vers
 /* The load's figures taken out again (load.json refused). */
 static void unload(struct pv_res_run *run)
 {
-	for (size_t i = 0; i < run->nsteps; i++) {
-		struct pv_res_step *st = &run->steps[i];
-
-		free(st->clients);
-		st->clients = NULL;
-		st->nclients = 0;
-		st->has_ops = false;
-		memset(st->ops, 0, sizeof(st->ops));
-		st->ops_other = 0;
-		st->has_load = st->carried = st->client_bound = false;
-		st->driver_cores = st->dc_cpu = st->dc_samba = NAN;
-		memset(&st->logon, 0, sizeof(st->logon));
-		st->logon.median = st->logon.p95 = st->logon.p95_lo = st->logon.p95_hi = NAN;
-		memset(&st->all, 0, sizeof(st->all));
-		memset(st->kind, 0, sizeof(st->kind));
-	}
+	for (size_t i = 0; i < run->nsteps; i++)
+		not_recorded(&run->steps[i]);
 	run->answer_step = run->first_over = -1;
 	run->answer_users = 0;
 	run->answer_at_least = false;
@@ -759,11 +787,10 @@ int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, uns
 	}
 	if (r == PV_OK) {
 		for (int k = 0; k < PV_LOAD_KINDS; k++) {
-			pv_load_hist_merge(&st->kind[k].hist, &h[k]);
-			pv_load_hist_merge(&st->all.hist, &h[k]);
-			st->kind[k].has_hist = true;
+			pv_load_hist_merge(&st->load.kind[k].n.lat, &h[k]);
+			pv_load_hist_merge(&st->load.all.n.lat, &h[k]);
 		}
-		st->all.has_hist = st->has_hist = true;
+		st->has_hist = true;
 		if (intervals > st->intervals)
 			st->intervals = intervals;
 		if (ready[0] && !st->ready_error[0])

@@ -355,16 +355,17 @@ static void read_step(struct reader *rd, struct pv_res_step *st)
 		return;
 	/* the histograms must hold exactly the scenarios load.json counts completed */
 	for (int k = 0; k < PV_LOAD_KINDS && every && any; k++)
-		if (pv_load_hist_count(&st->kind[k].hist) != st->kind[k].completed)
+		if (pv_load_hist_count(&st->load.kind[k].n.lat) != st->load.kind[k].lat.n)
 			every = false;
 	if (!every || !any) {
 		NOTE(rd,
 		     "step %u: the clients' lines do not add up to load.json's figures (a client's "
 		     "load.jsonl missing or cut); its latency intervals are left out",
 		     st->n);
-		st->has_hist = st->all.has_hist = false;
+		st->has_hist = false;
+		memset(&st->load.all.n.lat, 0, sizeof(st->load.all.n.lat));
 		for (int k = 0; k < PV_LOAD_KINDS; k++)
-			st->kind[k].has_hist = false;
+			memset(&st->load.kind[k].n.lat, 0, sizeof(st->load.kind[k].n.lat));
 	}
 }
 
@@ -421,7 +422,8 @@ void pv_res_free(struct pv_res_run *run)
 		free(st->hosts);
 		pv_res_watch_free(st->srv);
 		pv_res_watch_free(st->dc);
-		free(st->clients);
+		free((void *)st->load.clients);
+		free(st->client_names);
 	}
 	free(run->steps);
 	free(run->hosts);

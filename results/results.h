@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "load/stats.h"
+#include "load/summary.h"
 #include "playbooks/workload.h"
 
 /* What reading a run's folder may cost, at most (docs/report.md has them as a table). A
@@ -65,20 +65,6 @@ long pv_res_watch_col(const struct pv_res_watch *w, const char *name);
 bool pv_res_watch_stat(const struct pv_res_watch *w, const char *name, double *mean, double *p95,
 		       double *max);
 
-/* One scenario kind (or all together) in a step, from load.json; the histogram from the
- * clients' lines (load.jsonl), merged over the measured intervals and the clients. */
-struct pv_res_kind {
-	uint64_t started, completed, errors, late, over_limit, overloaded;
-	uint64_t unserved;	 /* due while their user had no connection (load.json version 2) */
-	double overload;	 /* percent of those that ended (completed, errors, unserved) */
-	double median, p95, max; /* seconds; NAN when none completed */
-	bool has_hist;
-	struct pv_load_hist hist;
-};
-
-/* The scenarios of k that ended: completed, in error or unserved (overload's denominator). */
-uint64_t pv_res_ended(const struct pv_res_kind *k);
-
 struct pv_res_host {
 	char name[64];
 	char role[16]; /* "client" or "controller" */
@@ -87,29 +73,6 @@ struct pv_res_host {
 	int exit;		 /* -1 when none */
 	char error[PV_RES_TEXT]; /* empty when none */
 	char said[PV_RES_TEXT];	 /* the first line of its stderr in the step, when any */
-};
-
-/* A client's own load during a step (load.json "clients", when recorded). */
-struct pv_res_client {
-	char name[64];
-	unsigned threads;  /* its event loops; 0 when not said */
-	double cpu_driver; /* percent of one core: provision load itself (all its loops); NAN when
-			    * not said */
-	double cpu_top;	   /* percent of one core: its busiest loop; NAN when not said (a driver
-			    * of one loop: cpu_driver is its loop's) */
-	double cpu_host;   /* percent of the client's cores; NAN when not said */
-	double lag_p95;	   /* ms: how late the driver's loop ran, p95; NAN when not said */
-	double lag_max;	   /* ms; NAN when not said */
-	bool bound;	   /* this client was the limit (load/stats.h: its busiest loop at 90% of a
-			    * core or more, or its lag p95 at 100 ms or more) */
-};
-
-/* The step's logons (load.json version 2 "logon"). */
-struct pv_res_logon {
-	bool have;		      /* recorded */
-	uint64_t ok, failed, retries; /* users logged on, users who could not, tries again */
-	double median, p95;	      /* seconds; NAN without a logon */
-	double p95_lo, p95_hi;	      /* the p95's bucket (seconds); NAN when not said */
 };
 
 struct pv_res_step {
@@ -122,27 +85,24 @@ struct pv_res_step {
 	size_t nhosts;
 	struct pv_res_watch *srv; /* NULL: not watched, or no file */
 	struct pv_res_watch *dc;  /* NULL: the DC not watched in this run */
-	/* driver builtin (has_load) */
+	/* driver builtin (has_load): the step's figures as load.json has them, in the one model
+	 * of a step (load/summary.h); what load.json does not record is NAN (load.cpu, a
+	 * latency, a client's figure). The histograms of the latencies (load.all.n.lat and every
+	 * kind's) are the clients' lines' (load.jsonl), merged over the measured intervals and
+	 * the clients, when has_hist. load.clients and their names are the step's (pv_res_free
+	 * frees them). load.all.n.ops: the SMB2 requests sent, per command (pv_load_op_names),
+	 * saturated at UINT64_MAX, when has_ops; ops_other: those of names this provision does
+	 * not know. */
 	bool has_load;
-	double secs;	       /* measured seconds */
-	double rate, expected; /* scenarios completed per second; users x rate / 3600 */
-	unsigned connected, not_connected, clients_lost;
-	bool carried;		 /* counts for the answer (never when client_bound) */
-	bool client_bound;	 /* a client was the limit: the step says nothing of the server */
-	double driver_cores;	 /* the drivers' CPU, all clients, in cores; NAN: not said */
-	double dc_cpu, dc_samba; /* load.json's DC CPU (% of its cores) and samba (% of one core);
-				  * NAN when not watched */
-	struct pv_res_logon logon;
-	struct pv_res_kind all, kind[PV_LOAD_KINDS];
-	bool has_hist;		       /* some client's load.jsonl was read */
+	struct pv_load_summary load;
+	bool carried;	/* counts for the answer, as load.json says (never when client-bound) */
+	bool has_logon; /* load.json recorded the logons (version 2): load.logon, load.logon_n */
+	bool has_hist;	/* some client's load.jsonl was read */
 	unsigned intervals;	       /* measured intervals found in load.jsonl */
 	char ready_error[PV_RES_TEXT]; /* a client's first logon failure, when one said */
-	struct pv_res_client *clients; /* NULL: not recorded */
-	size_t nclients;
-	/* load.json "ops": the SMB2 requests sent, per command (pv_load_op_names), saturated at
-	 * UINT64_MAX; other: those of names this provision does not know */
-	bool has_ops; /* false: not recorded */
-	uint64_t ops[PV_LOAD_OPS], ops_other;
+	char (*client_names)[64];      /* load.clients[i].name points at client_names[i] */
+	bool has_ops;		       /* false: not recorded */
+	uint64_t ops_other;
 };
 
 struct pv_res_host_info {
@@ -243,6 +203,19 @@ int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, uns
  * more were left out, then nothing): 0, or -1 when out of memory (the notes as they were). */
 int pv_res_note(struct pv_res_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* One setting of the server's configuration as `testparm -s` gave it (run->server_config):
+ * its section ("global" before any), its key and its value, each a part of the text (not
+ * NUL-terminated). Set section to "global" (nsection 6) before the first call. */
+struct pv_res_setting {
+	const char *section, *key, *value;
+	int nsection, nkey, nvalue;
+};
+/* The next setting of conf (NULL: none) from *pos (0 at first), into *s: false at the end.
+ * A line "[name]" starts a section; a line "key = value" is a setting (the key without the
+ * blanks around it, the value from its first character that is not blank to the end of the
+ * line); a line starting with '#' or ';', or without '=', is skipped. */
+bool pv_res_config_next(const char *conf, size_t *pos, struct pv_res_setting *s);
+
 /* The steps' indices in idx (run->nsteps of them), users rising (the steps --refine added
  * among the ramp's; at equal users in the order they ran). */
 void pv_res_by_users(const struct pv_res_run *run, size_t *idx);
@@ -254,13 +227,6 @@ double pv_res_time(const char *iso);
  * than the answer (every step when none is carried), the one with the fewest that does not
  * count; -1 when none. */
 long pv_res_first_over(const struct pv_res_run *run);
-
-/* A client's busiest event loop, % of one core: the loop's own figure, or the driver's when
- * it runs one loop (load.json version 1 has only that); NAN when not said. */
-double pv_res_loop_cpu(const struct pv_res_client *c);
-/* The client that was most the limit in st (the busiest loop of those bound), NULL when none;
- * *others: how many more were bound. */
-const struct pv_res_client *pv_res_bound_client(const struct pv_res_step *st, unsigned *others);
 
 /* ---- the bottleneck hint (pure) ---- */
 

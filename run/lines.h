@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "load/stats.h"
+#include "load/summary.h"
 #include "util/buf.h"
 
 /* A line of the command driver's wrapper: "pv-started PGID", "pv-alive", "pv-exit RC",

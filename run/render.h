@@ -4,7 +4,7 @@
 #ifndef PV_RUN_RENDER_H
 #define PV_RUN_RENDER_H
 
-#include "load/stats.h"
+#include "load/summary.h"
 #include "phases/phase.h"
 #include "util/buf.h"
 

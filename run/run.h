@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "load/stats.h"
+#include "load/summary.h"
 #include "phases/phase.h"
 #include "run/watch.h"
 #include "util/digest.h"

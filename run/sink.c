@@ -6,6 +6,7 @@
 
 #include "remote/quote.h"
 #include "util/err.h"
+#include "util/file.h"
 #include "util/tar.h"
 
 #include <errno.h>
@@ -51,34 +52,11 @@ int pv_sink_dir(struct pv_sink *k, const char *rel, bool mk, int *out)
 static int local_write(int dir, const char *where, const char *name, const void *data, size_t len,
 		       bool replace)
 {
-	char tmp[300];
-	int fd, r = PV_OK;
+	char tmp[300], what[1400];
 
-	snprintf(tmp, sizeof(tmp), replace ? ".%s.new" : "%s", name);
-	if (replace)
-		unlinkat(dir, tmp, 0);
-	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return pv_error(PV_EIO, "cannot write %s/%s: %s", where, name, strerror(errno));
-	for (size_t done = 0; done < len;) {
-		ssize_t w = write(fd, (const char *)data + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			r = pv_error(PV_EIO, "cannot write %s/%s: %s", where, name,
-				     strerror(errno));
-			break;
-		}
-		done += (size_t)w;
-	}
-	if (close(fd) < 0 && r == PV_OK)
-		r = pv_error(PV_EIO, "cannot write %s/%s: %s", where, name, strerror(errno));
-	if (r == PV_OK && replace && renameat(dir, tmp, dir, name) < 0)
-		r = pv_error(PV_EIO, "cannot write %s/%s: %s", where, name, strerror(errno));
-	if (r != PV_OK)
-		unlinkat(dir, tmp, 0); /* never a part of a file under a name read as whole */
-	return r;
+	snprintf(tmp, sizeof(tmp), ".%s.new", name);
+	snprintf(what, sizeof(what), "%s/%s", where, name);
+	return pv_file_write_at(dir, name, replace ? tmp : NULL, data, len, what);
 }
 
 /* The first failure kept (its words), for the run to stop on; r again. */

@@ -8,7 +8,7 @@
 #include "remote/remote.h"
 #include "results/copy.h"
 #include "results/results.h"
-#include "results/stats.h"
+#include "util/stats.h"
 #include "run/run.h"
 #include "run/sink.h"
 #include "util/err.h"

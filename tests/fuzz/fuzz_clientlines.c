@@ -11,7 +11,7 @@
  *   - the merged step has no more intervals than the most any client sent, and its users
  *     never more than the clients' connected users together; each client's own figures are
  *     finite. */
-#include "load/stats.h"
+#include "load/summary.h"
 #include "run/lines.h"
 #include "util/err.h"
 

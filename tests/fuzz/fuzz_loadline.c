@@ -10,7 +10,7 @@
  *     maximum, each within its bucket's bounds, and a client whose own figures are finite;
  *   - a ready line read writes and reads back the same. */
 #include "load/line.h"
-#include "load/stats.h"
+#include "load/summary.h"
 #include "util/buf.h"
 #include "util/err.h"
 

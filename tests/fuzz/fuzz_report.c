@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_report.c: libFuzzer target for what `provision report` and `compare --html`
- * draw from a run's folder (provision/report.c, compare.c, html.c over results/): the folder
+ * draw from a run's folder (report/ and util/plot.c over results/): the folder
  * is anyone's (issue 31). An input is the folder's files, each after a line naming it:
  *
  *     === manifest.json
@@ -17,7 +17,7 @@
  *     UTF-8 without a control character (tab and newline apart), a noncharacter U+FFFE or
  *     U+FFFF, or a bidirectional control: every text of the folder went through the escaper;
  *   - an axis draws at most 50 ticks. */
-#include "provision/report.h"
+#include "report/report.h"
 #include "results/compare.h"
 #include "results/results.h"
 #include "util/err.h"
@@ -178,7 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct pv_cmp *c = NULL;
 
 		if (pv_cmp_build(both, group, 2, &c) == PV_OK) {
-			pv_compare_page(c, &b);
+			pv_report_compare_page(c, &b);
 			check_page(&b);
 			pv_buf_release(&b, 0);
 			pv_cmp_free(c);

@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (run->has_load || run->first_over >= 0)
 				broken("load figures kept from a load.json refused");
 			for (size_t i = 0; i < run->nsteps; i++)
-				if (run->steps[i].has_load || run->steps[i].clients ||
+				if (run->steps[i].has_load || run->steps[i].load.clients ||
 				    run->steps[i].has_ops)
 					broken("a step's load figures kept from a load.json "
 					       "refused");
@@ -115,16 +115,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (run->first_over >= 0 && run->steps[run->first_over].carried))
 			broken("a first step over the answer that is not a step not carried");
 		if (run->answer_at_least &&
-		    (run->first_over < 0 || !run->steps[run->first_over].client_bound))
+		    (run->first_over < 0 || !run->steps[run->first_over].load.client_bound))
 			broken("an answer at least, without a client-bound step over it");
 		for (size_t i = 0; i < run->nsteps; i++) {
 			const struct pv_res_step *st = &run->steps[i];
 
-			if (st->carried && st->client_bound)
+			if (st->carried && st->load.client_bound)
 				broken("a step carried and client-bound");
-			if (st->logon.ok > st->users ||
-			    st->logon.failed > st->users - st->logon.ok ||
-			    st->all.unserved > st->all.started)
+			if (st->load.logon.n > st->users ||
+			    st->load.logon_n.failed > st->users - st->load.logon.n ||
+			    st->load.all.n.unserved > st->load.all.n.started)
 				broken("logons or unserved scenarios that cannot be");
 		}
 		break;
@@ -145,8 +145,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t all = 0;
 
 			for (int k = 0; k < PV_LOAD_KINDS; k++)
-				all += pv_load_hist_count(&run->steps[0].kind[k].hist);
-			if (all != pv_load_hist_count(&run->steps[0].all.hist))
+				all += pv_load_hist_count(&run->steps[0].load.kind[k].n.lat);
+			if (all != pv_load_hist_count(&run->steps[0].load.all.n.lat))
 				broken("the kinds' histograms do not add up to all's");
 		}
 		break;

@@ -20,8 +20,9 @@
 #include "load/line.h"
 #include "load/model.h"
 #include "load/proto.h"
+#include "load/answer.h"
 #include "load/report.h"
-#include "load/stats.h"
+#include "load/summary.h"
 #include "util/err.h"
 
 /* ---- the model ---- */
@@ -465,8 +466,8 @@ START_TEST(summary)
 	ck_assert(clients[2][0].cpu == 45 && clients[2][0].cpu_top == 30);
 	ck_assert(clients[2][0].host_cpu == 40 && isnan(clients[2][1].host_cpu));
 	ck_assert_uint_eq(clients[2][0].threads, 2);
-	ck_assert(fabs(clients[2][0].lag_p95 / 0.001 - 1) < 0.0492); /* 38 of 40 at 1 ms */
-	ck_assert(clients[2][0].lag_max == 0.05);
+	ck_assert(fabs(clients[2][0].lag_p95 / 1.0 - 1) < 0.0492); /* 38 of 40 at 1 ms */
+	ck_assert(clients[2][0].lag_max == 0.05 * 1000);
 	ck_assert(!clients[2][0].bound && !sums[2].client_bound);
 	ck_assert(fabs(sums[2].driver_cores - 0.51) < 1e-12);
 	ck_assert(fabs(sums[2].lag.p95 / 0.001 - 1) < 0.0492);
@@ -810,29 +811,17 @@ START_TEST(line_refused)
 }
 END_TEST
 
+#define near(a, b, tol)                                                                            \
+	ck_assert_msg(fabs((a) - (b)) <= (tol), "%s = %.6f, not %.6f", #a, (double)(a), (double)(b))
+
 /* ---- the noise of figures ---- */
 
-/* Garwood's exact interval against values computed apart (the Poisson distribution summed,
- * bisected: scripts in the commit), and a quantile's bucket. */
-START_TEST(poisson)
+/* The bounds of a quantile: its bucket, the top capped at the maximum. */
+START_TEST(quantile_bounds)
 {
-	static const double want[][3] = {{0, 0, 3.688879454},
-					 {1, 0.025317808, 5.571643391},
-					 {10, 4.795388696, 18.390356042},
-					 {184, 158.373200481, 212.592547288},
-					 {448, 407.470503355, 491.469781634}};
 	static struct pv_load_hist h;
 	double lo, hi;
 
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		pv_load_poisson((uint64_t)want[i][0], &lo, &hi);
-		ck_assert_msg(fabs(lo - want[i][1]) < 1e-6 && fabs(hi - want[i][2]) < 1e-6,
-			      "%g: %.9f %.9f", want[i][0], lo, hi);
-	}
-	/* a large count: the interval is the normal one, +-1.96 sqrt(n), within 0.1% */
-	pv_load_poisson(1000000, &lo, &hi);
-	ck_assert(fabs((hi - lo) / (2 * 1.959964 * 1000) - 1) < 1e-3);
-	/* the bounds of a quantile: its bucket, the top capped at the maximum */
 	memset(&h, 0, sizeof(h));
 	pv_load_hist_bounds(&h, 0.5, &lo, &hi);
 	ck_assert(lo == 0 && hi == 0);
@@ -846,6 +835,54 @@ START_TEST(poisson)
 	ck_assert(fabs(hi / lo - pow(10, 1.0 / 24)) < 1e-9);
 	pv_load_hist_bounds(&h, 1, &lo, &hi);
 	ck_assert(lo <= 2.0 && hi == 2.0);
+}
+END_TEST
+
+/* 50 values in bucket 10 and 50 in bucket 20: the median's interval is the 40th to the 61st
+ * value, so from bucket 10's lower edge to bucket 20's upper one. */
+START_TEST(quantile_intervals)
+{
+	struct pv_load_hist h;
+	double lo, hi, v10 = sqrt(pv_load_bucket_low(10) * pv_load_bucket_high(10)),
+		       v20 = sqrt(pv_load_bucket_low(20) * pv_load_bucket_high(20));
+
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 50; i++) {
+		pv_load_hist_add(&h, v10);
+		pv_load_hist_add(&h, v20);
+	}
+	pv_load_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	near(lo, pv_load_bucket_low(10), 1e-15);
+	near(hi, v20, 1e-15); /* bucket 20's upper edge, capped at the maximum: v20 */
+	/* 62 in bucket 10, 38 in bucket 20: the 40th and the 61st are both in bucket 10 */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 100; i++)
+		pv_load_hist_add(&h, i < 62 ? v10 : v20);
+	pv_load_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	near(lo, pv_load_bucket_low(10), 1e-15);
+	near(hi, pv_load_bucket_high(10), 1e-15);
+	/* 61 in bucket 10: the 61st is still there, the 62nd would not be */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 100; i++)
+		pv_load_hist_add(&h, i < 60 ? v10 : v20);
+	pv_load_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	near(hi, v20, 1e-15); /* bucket 20's top, capped at the maximum seen */
+	/* the p95 of 20 values: the 17th value to beyond the 20th (unbounded above) */
+	memset(&h, 0, sizeof(h));
+	for (int i = 1; i <= 20; i++)
+		pv_load_hist_add(&h, 0.001 * i);
+	pv_load_hist_ci(&h, 0.95, 0.05, &lo, &hi);
+	near(lo, pv_load_bucket_low(pv_load_bucket(0.017)), 1e-15);
+	ck_assert(isinf(hi));
+	memset(&h, 0, sizeof(h));
+	pv_load_hist_ci(&h, 0.5, 0.05, &lo, &hi);
+	ck_assert(lo == 0 && isinf(hi));
+	/* the truth inside, whatever the spread: 2000 values from 1 ms to 2 s */
+	memset(&h, 0, sizeof(h));
+	for (int i = 1; i <= 2000; i++)
+		pv_load_hist_add(&h, 0.001 * i);
+	pv_load_hist_ci(&h, 0.95, 0.05, &lo, &hi);
+	ck_assert(lo <= 1.9 && hi >= 1.9 && hi < 2.0 && lo > 1.75);
 }
 END_TEST
 
@@ -897,7 +934,7 @@ START_TEST(first_over)
 	memset(&a, 0, sizeof(a));
 	pv_load_client_add(&a, &f);
 	pv_load_client_of(&a, "cli2", &c[1]);
-	ck_assert(c[1].bound && c[1].lag_p95 >= PV_LOAD_BOUND_LAG);
+	ck_assert(c[1].bound && c[1].lag_p95 >= 1000 * PV_LOAD_BOUND_LAG);
 	/* a client-bound step is never carried, whatever its overload */
 	pv_load_summary_clients(&st[1], c, 2);
 	ck_assert(st[1].client_bound && !pv_load_carried(&st[1], 1));
@@ -1126,7 +1163,7 @@ START_TEST(answer_lines)
 	 * needs from the last step that was not (20 users, 0.21 cores: 0.0105 a user) */
 	r = results();
 	clients[2][1].cpu_top = 97;
-	clients[2][1].lag_p95 = 0.34;
+	clients[2][1].lag_p95 = 340;
 	clients[2][1].bound = true;
 	pv_load_summary_clients(&sums[2], clients[2], 2);
 	ck_assert(sums[2].client_bound && !pv_load_carried(&sums[2], 100));
@@ -1147,6 +1184,78 @@ START_TEST(answer_lines)
 	ck_assert(strstr(b.data,
 			 "(cli2: busiest loop at 8% of a core, loop lag p95 340 ms: its host "
 			 "did not give the driver the CPU it needed)"));
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* The page's paragraph, the answer of runs together and over repeats: the same words whoever
+ * found the answer (here the run, as load.json records it). */
+START_TEST(answer_prose)
+{
+	struct pv_load_results r = results();
+	struct pv_load_outcome o;
+	struct pv_buf b = PV_BUF_INIT;
+
+	pv_load_outcome_of(&r, &o);
+	ck_assert(o.best == &sums[1] && o.over == &sums[2] && o.best_n == 2 && o.over_n == 3);
+	pv_load_answer_prose(&o, &pv_load_plain, &b);
+	ck_assert_str_eq(b.data,
+			 "The server carried 40 users without overload (step 2). Margin: "
+			 "overload 0.27% against the 1% threshold, 0.73 points to spare; 0 "
+			 "errors; 3.68 scenarios/s of 3.68 expected. The first step over it, "
+			 "60 users (step 3), had overload 7.11% (the threshold: 1%), 2 "
+			 "errors, 1 of 60 users could not log on (2 logons tried again).");
+	pv_buf_reset(&b);
+	/* the step over it client-bound, a step --refine added */
+	clients[2][1].cpu_top = 30;
+	clients[2][1].lag_p95 = 340;
+	clients[2][1].bound = true;
+	pv_load_summary_clients(&sums[2], clients[2], 2);
+	pv_load_outcome_of(&r, &o);
+	o.best_refine = true;
+	ck_assert(o.at_least && o.cores > 0);
+	pv_load_answer_prose(&o, &pv_load_plain, &b);
+	ck_assert_msg(strstr(b.data, "The server carried at least 40 users without overload (step "
+				     "2, a step --refine added)."),
+		      "%s", b.data);
+	ck_assert_msg(strstr(b.data,
+			     " The first step over it, 60 users (step 3), was client-bound: "
+			     "the clients were the limit there, not the server (cli2: its "
+			     "busiest loop at 30% of a core, loop lag p95 340 ms: its host "
+			     "did not give the driver the CPU it needed): how many more "
+			     "than 40 users the server carries, this run cannot tell (about "),
+		      "%s", b.data);
+	pv_buf_reset(&b);
+	/* no step carried: the fewest users were client-bound */
+	r.steps = sums + 2;
+	r.n = 1;
+	pv_load_outcome_of(&r, &o);
+	pv_load_answer_prose(&o, &pv_load_plain, &b);
+	ck_assert_str_eq(b.data,
+			 "The server carried no step without overload. The fewest users "
+			 "tried, 60 (step 1), were client-bound: the clients were the limit "
+			 "there, not the server (cli2: its busiest loop at 30% of a core, "
+			 "loop lag p95 340 ms: its host did not give the driver the CPU it "
+			 "needed): this run tells nothing of the server.");
+	pv_buf_reset(&b);
+	/* the ramp stopped short of overload */
+	r = results();
+	r.n = 2;
+	pv_load_outcome_of(&r, &o);
+	pv_load_answer_prose(&o, &pv_load_plain, &b);
+	ck_assert_msg(
+		strstr(b.data, " That is the most users the ramp tried: the limit is higher."),
+		"%s", b.data);
+	pv_buf_reset(&b);
+	pv_load_answer_range(&b, "B", 40, 40, 1, true);
+	ck_assert_str_eq(b.data,
+			 "B carried at least 40 users (the clients were the limit above it)");
+	pv_buf_reset(&b);
+	pv_load_answer_range(&b, "A", 40, 60, 3, false);
+	ck_assert_str_eq(b.data, "A carried 40 to 60 users (across its 3 repeats)");
+	pv_buf_reset(&b);
+	pv_load_answer_repeats(&b, 90, 80, 90, 3);
+	ck_assert_str_eq(b.data, "the server carried 90 users (80-90 over 3 repeats)");
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -1462,37 +1571,47 @@ START_TEST(report_svg)
 	why = xml_check(b.data, &elements);
 	ck_assert_msg(why == NULL, "%s in:\n%s", why, b.data);
 	ck_assert_int_gt(elements, 50);
+	/* a document of its own, drawn by the one plotter (util/plot.h) */
 	ck_assert(!strncmp(b.data,
 			   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://"
-			   "www.w3.org/2000/svg\" width=\"800\" height=\"500\"",
-			   94));
+			   "www.w3.org/2000/svg\" id=\"load\" class=\"plot\" viewBox=\"0 0 800 "
+			   "500\" width=\"800\" height=\"500\"",
+			   143));
+	ck_assert(strstr(b.data, "<style>\n") && !strstr(b.data, "<figure>"));
 	/* one marker per step per series; the server's CPU only where it was measured */
-	ck_assert_int_eq(count_of(b.data, "class=\"pt scen\""), 3);
-	ck_assert_int_eq(count_of(b.data, "class=\"pt overload\""), 3);
-	ck_assert_int_eq(count_of(b.data, "class=\"pt cpu\""), 2);
-	ck_assert_int_eq(count_of(b.data, "<polyline class=\"expected\""), 1);
-	ck_assert_int_eq(count_of(b.data, "class=\"threshold\""), 1);
-	ck_assert_int_eq(count_of(b.data, "class=\"answer\""), 1);
+	ck_assert_int_eq(count_of(b.data, " pt scen\""), 3);
+	ck_assert_int_eq(count_of(b.data, " pt overload\""), 3);
+	ck_assert_int_eq(count_of(b.data, " pt cpu\""), 2);
+	ck_assert_int_eq(count_of(b.data, "data-name=\"expected (users x rate)\""), 1);
+	ck_assert_int_eq(count_of(b.data, "<line class=\"hl\""), 1); /* the threshold */
+	ck_assert_int_eq(count_of(b.data, "<line class=\"vl\""), 1); /* the answer */
 	ck_assert(strstr(b.data, ">carried 40 users</text>"));
 	ck_assert(strstr(b.data, ">srv &lt;&amp;&gt; &quot;run&quot; &#39;A&#39;\xef\xbf\xbd<"));
 	ck_assert(strstr(b.data, "<title>60 users: overload 7.11%</title>"));
 	ck_assert(strstr(b.data, "<title>20 users: 1.84 scenarios/s (95% interval 1.58-2.13; "
 				 "expected 1.84)</title>"));
-	ck_assert_int_eq(count_of(b.data, "<g class=\"interval\""), 1);
-	ck_assert_int_eq(count_of(b.data, ">client-bound</text>"), 0);
+	ck_assert_int_eq(count_of(b.data, "<path class=\"wh c0\""), 3); /* the intervals */
+	ck_assert_int_eq(count_of(b.data, " pt bound\""), 0);
 	ck_assert(strstr(b.data, ">users (all clients)</text>"));
 	ck_assert(strstr(b.data, ">scenarios/s</text>"));
-	/* x from 0 to 60 users in steps of 20 (ticks 0, 20, 40, 60); y to 6 scenarios/s */
+	/* x from 0 to 60 users (ticks 0, 10, ..., 60); y to 6 scenarios/s */
 	ck_assert(strstr(b.data, "text-anchor=\"middle\">60</text>"));
 	ck_assert(strstr(b.data, "text-anchor=\"end\">6</text>"));
 	ck_assert_int_eq(count_of(b.data, "</svg>"), 1);
+	pv_buf_reset(&b);
+	/* a client-bound step: marked apart */
+	sums[2].client_bound = true;
+	ck_assert_int_eq(pv_load_report_svg(&r, &b), PV_OK);
+	ck_assert_int_eq(count_of(b.data, " pt bound\""), 1);
+	ck_assert(strstr(b.data, "expected 5.52); client-bound</title>"));
+	sums[2].client_bound = false;
 	pv_buf_reset(&b);
 	/* no step and no CPU: still a well-formed plot, without markers */
 	r.n = 0;
 	r.title = NULL;
 	ck_assert_int_eq(pv_load_report_svg(&r, &b), PV_OK);
 	ck_assert_ptr_null(xml_check(b.data, &elements));
-	ck_assert_int_eq(count_of(b.data, "class=\"pt "), 0);
+	ck_assert_int_eq(count_of(b.data, " pt "), 0);
 	ck_assert(strstr(b.data, "server CPU % (not measured)"));
 	pv_buf_release(&b, 0);
 }
@@ -2313,12 +2432,14 @@ int main(void)
 	tcase_add_test(tc, line_round_trip);
 	tcase_add_test(tc, line_refused);
 	tcase_add_test(tc, ready_line);
-	tcase_add_test(tc, poisson);
+	tcase_add_test(tc, quantile_bounds);
+	tcase_add_test(tc, quantile_intervals);
 	tcase_add_test(tc, first_over);
 	tcase_add_test(tc, proto);
 	tcase_add_test(tc, proto_fileset);
 	tcase_add_test(tc, report_txt);
 	tcase_add_test(tc, answer_lines);
+	tcase_add_test(tc, answer_prose);
 	tcase_add_test(tc, report_csv);
 	tcase_add_test(tc, report_json);
 	tcase_add_test(tc, xml_checker);

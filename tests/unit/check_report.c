@@ -1,7 +1,7 @@
 /* tests/unit/check_report.c: a run's folder that nobody here produced (issue 31). Run folders
  * are mailed around, so `provision report` and `compare` read folders made anywhere: reading
  * one and drawing its pages must take bounded time and memory whatever it holds
- * (results/read.c, watch.c, parse.c, compare.c; provision/report.c, html.c), nothing in it
+ * (results/read.c, watch.c, parse.c, compare.c; report/, util/plot.c), nothing in it
  * may block the reader (a FIFO), no number from it may be converted out of range, and its
  * text may not make a page read other than it is.
  *
@@ -10,7 +10,7 @@
  * "ends", not "is fast"). Folders are made in memory (struct pv_res_files) when only what
  * is in them matters, on disk when the files' kinds do.
  *
- * And the sweep's bar chart (pv_html_bars): its bars, labels and whiskers, and an axis that
+ * And the sweep's bar chart (pv_plot_bars): its bars, labels and whiskers, and an axis that
  * ends and a drawing that stays in its box whatever the values. */
 #include <check.h>
 
@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "load/stats.h"
-#include "provision/html.h"
-#include "provision/report.h"
+#include "report/html.h"
+#include "report/report.h"
 #include "results/compare.h"
 #include "results/results.h"
 #include "util/err.h"
@@ -175,7 +175,7 @@ START_TEST(plot_ends)
 		p.s = s;
 		p.ns = 2;
 		pv_buf_reset(&b);
-		pv_html_plot(&b, &p);
+		pv_plot_svg(&b, &p);
 		ck_assert(!pv_buf_failed(&b));
 		ck_assert_uint_le(count(b.data, "<line class=\"axis\""), 50);
 		ck_assert_uint_le(count(b.data, "<line class=\"grid\""), 50);
@@ -185,13 +185,13 @@ START_TEST(plot_ends)
 		p.ns = 1;
 		p.xmin = NAN;
 		pv_buf_reset(&b);
-		pv_html_plot(&b, &p);
+		pv_plot_svg(&b, &p);
 		ck_assert_uint_le(count(b.data, "<line class=\"axis\""), 50);
 		/* bounds given that make no span */
 		p.xmin = p.xmax = 5e21;
 		p.ymin = p.ymax = 1e300;
 		pv_buf_reset(&b);
-		pv_html_plot(&b, &p);
+		pv_plot_svg(&b, &p);
 		ck_assert_uint_le(count(b.data, "<line class=\"axis\""), 50);
 	}
 	pv_buf_release(&b, 0);
@@ -360,7 +360,7 @@ START_TEST(ops_linear)
 	run = mem_load(&m);
 	ck_assert(run->has_load);
 	ck_assert(run->steps[0].has_ops);
-	ck_assert_uint_eq(run->steps[0].ops[PV_LOAD_OP_CREATE], 10);
+	ck_assert_uint_eq(run->steps[0].load.all.n.ops[PV_LOAD_OP_CREATE], 10);
 	ck_assert_uint_eq(run->steps[0].ops_other, 64);
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
 	ck_assert_uint_lt(b.len, 16u << 20);
@@ -628,7 +628,7 @@ START_TEST(compare_linear)
 	ck_assert_str_eq(c->settings[c->nsettings - 1].values[0],
 			 "more than 20000 settings: the rest not compared");
 	ck_assert_str_eq(c->settings[c->nsettings - 1].values[1], "");
-	pv_compare_page(c, &b);
+	pv_report_compare_page(c, &b);
 	ck_assert(!pv_buf_failed(&b));
 	pv_buf_release(&b, 0);
 	pv_cmp_free(c);
@@ -760,7 +760,7 @@ START_TEST(report_bidi)
 	ck_assert_ptr_nonnull(strstr(page.data, "<h1>Run r\\u2066id</h1>"));
 	ck_assert_msg(pv_cmp_build((const struct pv_res_run *const *)runs, group, 2, &c) == PV_OK,
 		      "%s", pv_errmsg());
-	pv_compare_page(c, &page);
+	pv_report_compare_page(c, &page);
 	ck_assert_ptr_nonnull(strstr(page.data, "r\\u2066id (<code>mem</code>)"));
 	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
 		ck_assert_msg(!strstr(page.data, raw[i]), "a bidirectional control written: %zu",
@@ -773,7 +773,7 @@ START_TEST(report_bidi)
 }
 END_TEST
 
-/* ---- the sweep's bar chart (pv_html_bars) ---- */
+/* ---- the sweep's bar chart (pv_plot_bars) ---- */
 
 /* The part of svg from the bar labelled name (as escaped) to its end, in a buffer the next
  * call overwrites. */
@@ -881,7 +881,7 @@ START_TEST(bars_drawn)
 	struct pv_buf b = PV_BUF_INIT;
 	const char *g;
 
-	pv_html_bars(&b, "sweep", "Files <per> second", "files/s", labels, v, lo, hi, filled, 5);
+	pv_plot_bars(&b, "sweep", "Files <per> second", "files/s", labels, v, lo, hi, filled, 5);
 	ck_assert(!pv_buf_failed(&b));
 	ck_assert_uint_eq(count(b.data, "<g class=\"bar\""), 5);
 	ck_assert_uint_eq(count(b.data, "<path class=\"wh\""), 2);
@@ -941,7 +941,7 @@ START_TEST(bars_ends)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		pv_buf_reset(&b);
-		pv_html_bars(&b, "s", "t", "u", labels, cases[i].v, cases[i].lo, cases[i].hi, NULL,
+		pv_plot_bars(&b, "s", "t", "u", labels, cases[i].v, cases[i].lo, cases[i].hi, NULL,
 			     2);
 		ck_assert(!pv_buf_failed(&b));
 		ck_assert_uint_eq(count(b.data, "<g class=\"bar\""), 2);
@@ -965,7 +965,7 @@ START_TEST(bars_label_cut)
 	static const double v[] = {1, 2, 3};
 	struct pv_buf b = PV_BUF_INIT;
 
-	pv_html_bars(&b, "s", "t", "u", labels, v, NULL, NULL, NULL, 3);
+	pv_plot_bars(&b, "s", "t", "u", labels, v, NULL, NULL, NULL, 3);
 	ck_assert(!pv_buf_failed(&b));
 	ck_assert_ptr_nonnull(strstr(b.data, "data-name=\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 					     "\xc3\xa9z\""));

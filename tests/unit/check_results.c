@@ -1,5 +1,5 @@
 /* tests/unit/check_results.c: results/ (a run's folder read back, the statistics, compare, the
- * bottleneck hint) and the pages made of it (provision/html.c, report.c).
+ * bottleneck hint) and the pages made of it (report/, util/plot.c).
  *
  * The statistics are checked against published values: normal and Student's t quantiles
  * (any table), the exact Poisson intervals (Garwood 1936; the table in Ulm 1990), the
@@ -26,178 +26,17 @@
 #include "load/line.h"
 #include "load/report.h"
 #include "load/stats.h"
-#include "provision/html.h"
-#include "provision/report.h"
+#include "report/html.h"
+#include "report/report.h"
 #include "results/compare.h"
 #include "results/copy.h"
 #include "results/results.h"
-#include "results/stats.h"
+#include "util/stats.h"
+#include "util/file.h"
 #include "util/err.h"
 
 #define near(a, b, tol)                                                                            \
 	ck_assert_msg(fabs((a) - (b)) <= (tol), "%s = %.6f, not %.6f", #a, (double)(a), (double)(b))
-
-/* ---- distributions ---- */
-
-START_TEST(distributions)
-{
-	/* P(a, x) of an integer a: 1 - e^-x sum x^k / k! */
-	near(pv_stat_gamma_p(1, 2), 1 - exp(-2), 1e-12);
-	near(pv_stat_gamma_p(3, 2), 1 - 5 * exp(-2), 1e-12);
-	near(pv_stat_gamma_p(50, 60), 0.915593, 1e-6); /* P(Poisson(60) >= 50) */
-	ck_assert(pv_stat_gamma_p(2, 0) == 0);
-	/* I_x(a, b) of integers: a binomial tail; I_0.5(2, 3) = P(Bin(4, .5) >= 2) = 11/16 */
-	near(pv_stat_beta_i(2, 3, 0.5), 0.6875, 1e-12);
-	near(pv_stat_beta_i(1, 1, 0.3), 0.3, 1e-12);
-	near(pv_stat_binom_cdf(2, 4, 0.5), 11.0 / 16, 1e-12);
-	near(pv_stat_binom_cdf(0, 10, 0.1), pow(0.9, 10), 1e-12);
-	ck_assert(pv_stat_binom_cdf(10, 10, 0.3) == 1);
-	near(pv_stat_norm_q(0.975), 1.959963984540054, 1e-9);
-	near(pv_stat_norm_q(0.5), 0, 1e-12);
-	near(pv_stat_norm_q(0.05), -1.644853626951472, 1e-9);
-	near(pv_stat_t_q(0.975, 1), 12.7062, 1e-4);
-	near(pv_stat_t_q(0.975, 2), 4.3027, 1e-4);
-	near(pv_stat_t_q(0.975, 10), 2.2281, 1e-4);
-	near(pv_stat_t_q(0.975, 30), 2.0423, 1e-4);
-	near(pv_stat_t_q(0.025, 10), -2.2281, 1e-4);
-	near(pv_stat_t_q(0.975, INFINITY), 1.959964, 1e-6);
-}
-END_TEST
-
-START_TEST(intervals)
-{
-	double lo, hi, d;
-
-	pv_stat_poisson_ci(0, 0.05, &lo, &hi);
-	ck_assert(lo == 0);
-	near(hi, 3.688879, 1e-5);
-	pv_stat_poisson_ci(1, 0.05, &lo, &hi);
-	near(lo, 0.025318, 1e-5);
-	near(hi, 5.571643, 1e-5);
-	pv_stat_poisson_ci(10, 0.05, &lo, &hi);
-	near(lo, 4.795389, 1e-5);
-	near(hi, 18.390356, 1e-5);
-	pv_stat_poisson_ci(100, 0.05, &lo, &hi);
-	near(lo, 81.363991, 1e-4);
-	near(hi, 121.626794, 1e-4);
-	pv_stat_binom_ci(5, 10, 0.05, &lo, &hi);
-	near(lo, 0.187086, 1e-5);
-	near(hi, 0.812914, 1e-5);
-	pv_stat_binom_ci(0, 10, 0.05, &lo, &hi);
-	ck_assert(lo == 0);
-	near(hi, 1 - pow(0.025, 0.1), 1e-6); /* 0.3085 */
-	pv_stat_binom_ci(10, 10, 0.05, &lo, &hi);
-	near(lo, pow(0.025, 0.1), 1e-6);
-	ck_assert(hi == 1);
-	pv_stat_wilson(5, 10, 0.05, &lo, &hi);
-	near(lo, 0.2366, 1e-4);
-	near(hi, 0.7634, 1e-4);
-	/* Newcombe 1998, table II, method 10 */
-	pv_stat_prop_diff(56, 70, 48, 80, 0.05, &d, &lo, &hi);
-	near(d, 0.2, 1e-12);
-	near(lo, 0.0524, 1e-4);
-	near(hi, 0.3339, 1e-4);
-	pv_stat_prop_diff(9, 10, 3, 10, 0.05, &d, &lo, &hi);
-	near(lo, 0.1705, 1e-4);
-	near(hi, 0.8090, 1e-4);
-	pv_stat_prop_diff(6, 7, 2, 7, 0.05, &d, &lo, &hi);
-	near(lo, 0.0582, 1e-4);
-	near(hi, 0.8062, 1e-4);
-	pv_stat_prop_diff(5, 56, 0, 29, 0.05, &d, &lo, &hi);
-	near(lo, -0.0381, 1e-4);
-	near(hi, 0.1926, 1e-4);
-	pv_stat_prop_diff(1, 0, 1, 10, 0.05, &d, &lo, &hi);
-	ck_assert(isnan(d) && lo == -1 && hi == 1);
-	/* two rates of 100 in equal times: Clopper-Pearson on 100 of 200, as a ratio */
-	pv_stat_rate_ratio(100, 10, 100, 10, 0.05, &d, &lo, &hi);
-	near(d, 1, 1e-12);
-	near(lo, 0.750266, 1e-5);
-	near(hi, 1.332860, 1e-5);
-	/* the same counts over twice the time: half the rate */
-	pv_stat_rate_ratio(100, 20, 100, 10, 0.05, &d, &lo, &hi);
-	near(d, 0.5, 1e-12);
-	near(lo, 0.375133, 1e-5);
-	pv_stat_rate_ratio(0, 10, 0, 10, 0.05, &d, &lo, &hi);
-	ck_assert(isnan(d) && lo == 0 && isinf(hi));
-}
-END_TEST
-
-/* 50 values in bucket 10 and 50 in bucket 20: the median's interval is the 40th to the 61st
- * value, so from bucket 10's lower edge to bucket 20's upper one. */
-START_TEST(quantile_intervals)
-{
-	struct pv_load_hist h;
-	double lo, hi, v10 = sqrt(pv_load_bucket_low(10) * pv_load_bucket_high(10)),
-		       v20 = sqrt(pv_load_bucket_low(20) * pv_load_bucket_high(20));
-
-	memset(&h, 0, sizeof(h));
-	for (int i = 0; i < 50; i++) {
-		pv_load_hist_add(&h, v10);
-		pv_load_hist_add(&h, v20);
-	}
-	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
-	near(lo, pv_load_bucket_low(10), 1e-15);
-	near(hi, v20, 1e-15); /* bucket 20's upper edge, capped at the maximum: v20 */
-	/* 62 in bucket 10, 38 in bucket 20: the 40th and the 61st are both in bucket 10 */
-	memset(&h, 0, sizeof(h));
-	for (int i = 0; i < 100; i++)
-		pv_load_hist_add(&h, i < 62 ? v10 : v20);
-	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
-	near(lo, pv_load_bucket_low(10), 1e-15);
-	near(hi, pv_load_bucket_high(10), 1e-15);
-	/* 61 in bucket 10: the 61st is still there, the 62nd would not be */
-	memset(&h, 0, sizeof(h));
-	for (int i = 0; i < 100; i++)
-		pv_load_hist_add(&h, i < 60 ? v10 : v20);
-	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
-	near(hi, v20, 1e-15); /* bucket 20's top, capped at the maximum seen */
-	/* the p95 of 20 values: the 17th value to beyond the 20th (unbounded above) */
-	memset(&h, 0, sizeof(h));
-	for (int i = 1; i <= 20; i++)
-		pv_load_hist_add(&h, 0.001 * i);
-	pv_stat_hist_ci(&h, 0.95, 0.05, &lo, &hi);
-	near(lo, pv_load_bucket_low(pv_load_bucket(0.017)), 1e-15);
-	ck_assert(isinf(hi));
-	memset(&h, 0, sizeof(h));
-	pv_stat_hist_ci(&h, 0.5, 0.05, &lo, &hi);
-	ck_assert(lo == 0 && isinf(hi));
-	/* the truth inside, whatever the spread: 2000 values from 1 ms to 2 s */
-	memset(&h, 0, sizeof(h));
-	for (int i = 1; i <= 2000; i++)
-		pv_load_hist_add(&h, 0.001 * i);
-	pv_stat_hist_ci(&h, 0.95, 0.05, &lo, &hi);
-	ck_assert(lo <= 1.9 && hi >= 1.9 && hi < 2.0 && lo > 1.75);
-}
-END_TEST
-
-START_TEST(spreads)
-{
-	double x[] = {10, 12, 14}, d, lo, hi;
-	struct pv_stat_est a = pv_stat_repeats(x, 3, 0), b, one;
-
-	near(a.mean, 12, 1e-12);
-	near(a.var, 4.0 / 3, 1e-12); /* s^2 = 4, over 3 */
-	near(a.df, 2, 0);
-	/* the floor wins when the repeats agree more than a run's own noise allows */
-	b = pv_stat_repeats(x, 3, 30);
-	near(b.var, 10, 1e-12);
-	ck_assert(isinf(b.df));
-	one = pv_stat_repeats(x, 1, 9);
-	ck_assert(one.mean == 10 && one.var == 9 && isinf(one.df));
-	/* Welch: two groups of 3 with s^2 4 and means 12 and 20: df 4, t 2.776 */
-	{
-		double y[] = {18, 20, 22};
-		struct pv_stat_est e = pv_stat_repeats(y, 3, 0);
-
-		pv_stat_diff(e, a, 0.05, &d, &lo, &hi);
-		near(d, 8, 1e-12);
-		near(hi - d, 2.7764 * sqrt(8.0 / 3), 1e-3);
-		ck_assert(lo > 0);
-	}
-	pv_stat_diff(a, a, 0.05, &d, &lo, &hi);
-	ck_assert(d == 0 && lo < 0 && hi > 0);
-}
-END_TEST
 
 /* ---- a run folder on disk ---- */
 
@@ -356,21 +195,21 @@ START_TEST(read_run)
 	ck_assert_int_eq(run->answer_step, 0);
 	ck_assert_uint_eq(run->answer_users, 10);
 	ck_assert(s1->carried && !s2->carried);
-	ck_assert_uint_eq(s1->all.completed, 12);
-	near(s1->all.p95, 1, 1e-12);
-	ck_assert_uint_eq(s1->nclients, 1);
-	near(s1->clients[0].cpu_driver, 12.5, 0);
-	ck_assert(isnan(s1->clients[0].lag_p95));
-	ck_assert(s1->has_ops && s1->ops[PV_LOAD_OP_CREATE] == 36 && !s1->ops_other);
-	ck_assert_uint_eq(s1->ops[PV_LOAD_OP_QUERY_DIRECTORY], 24);
+	ck_assert_uint_eq(s1->load.all.lat.n, 12);
+	near(s1->load.all.lat.p95, 1, 1e-12);
+	ck_assert_uint_eq(s1->load.nclients, 1);
+	near(s1->load.clients[0].cpu, 12.5, 0);
+	ck_assert(isnan(s1->load.clients[0].lag_p95));
+	ck_assert(s1->has_ops && s1->load.all.n.ops[PV_LOAD_OP_CREATE] == 36 && !s1->ops_other);
+	ck_assert_uint_eq(s1->load.all.n.ops[PV_LOAD_OP_QUERY_DIRECTORY], 24);
 	ck_assert(!s2->has_ops);
-	ck_assert_ptr_null(s2->clients);
+	ck_assert_ptr_null(s2->load.clients);
 	/* the clients' lines: 4 measured intervals of 3, matching load.json's 12 */
-	ck_assert(s1->has_hist && s1->kind[PV_LOAD_BROWSE].has_hist);
+	ck_assert(s1->has_hist && pv_load_hist_count(&s1->load.kind[PV_LOAD_BROWSE].n.lat));
 	ck_assert_uint_eq(s1->intervals, 4);
-	ck_assert_uint_eq(pv_load_hist_count(&s1->kind[PV_LOAD_BROWSE].hist), 12);
-	ck_assert_uint_eq(pv_load_hist_count(&s1->all.hist), 12);
-	near(s1->all.hist.max, 1, 0);
+	ck_assert_uint_eq(pv_load_hist_count(&s1->load.kind[PV_LOAD_BROWSE].n.lat), 12);
+	ck_assert_uint_eq(pv_load_hist_count(&s1->load.all.n.lat), 12);
+	near(s1->load.all.n.lat.max, 1, 0);
 	ck_assert_str_eq(s1->ready_error, "cli1-u3: refused");
 	ck_assert(!s2->has_hist);
 	/* the watch: the warm-up row left out of the figures, an empty cell too */
@@ -410,7 +249,7 @@ START_TEST(read_refused)
 		pv_buf_release(&b, 0);
 	}
 	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
-	ck_assert(!run->steps[0].has_hist && !run->steps[0].all.has_hist);
+	ck_assert(!run->steps[0].has_hist && !pv_load_hist_count(&run->steps[0].load.all.n.lat));
 	ck_assert_ptr_nonnull(strstr(run->notes, "do not add up"));
 	pv_res_free(run);
 	/* a line of figures that is wrong is named */
@@ -472,6 +311,40 @@ START_TEST(watch_header)
 			 PV_OK);
 	ck_assert_uint_eq(w->n, 1);
 	pv_res_watch_free(w);
+}
+END_TEST
+
+/* The server's configuration as testparm gives it, one setting at a time: sections, the
+ * blanks around keys and values, comments and lines that are not settings. */
+START_TEST(config_settings)
+{
+	static const char conf[] = "# made by testparm\n[global]\n\tserver signing = mandatory\n"
+				   "\tsecurity=ADS \n; a comment = no\n   no equals sign\n"
+				   "[homes]\n\tpath =\t/home/%U\n\tempty =\n[half = open\nlast = x";
+	static const char *const want[][3] = {{"global", "server signing", "mandatory"},
+					      {"global", "security", "ADS "},
+					      {"homes", "path", "/home/%U"},
+					      {"homes", "empty", ""},
+					      {"homes", "[half", "open"},
+					      {"homes", "last", "x"}};
+	struct pv_res_setting s = {"global", NULL, NULL, 6, 0, 0};
+	size_t pos = 0, n = 0;
+	char got[3][64];
+
+	while (pv_res_config_next(conf, &pos, &s)) {
+		ck_assert_uint_lt(n, sizeof(want) / sizeof(want[0]));
+		snprintf(got[0], sizeof(got[0]), "%.*s", s.nsection, s.section);
+		snprintf(got[1], sizeof(got[1]), "%.*s", s.nkey, s.key);
+		snprintf(got[2], sizeof(got[2]), "%.*s", s.nvalue, s.value);
+		for (int k = 0; k < 3; k++)
+			ck_assert_str_eq(got[k], want[n][k]);
+		n++;
+	}
+	ck_assert_uint_eq(n, sizeof(want) / sizeof(want[0]));
+	ck_assert_uint_eq(pos, sizeof(conf) - 1);
+	pos = 0;
+	ck_assert(!pv_res_config_next(NULL, &pos, &s));
+	ck_assert(!pv_res_config_next("", &pos, &s));
 }
 END_TEST
 
@@ -677,30 +550,30 @@ START_TEST(read_capacity)
 	ck_assert_ptr_nonnull(strstr(run->answer, "the server carried 50 users"));
 	/* the logons and the unserved scenarios */
 	s3 = &run->steps[2];
-	ck_assert(s3->logon.have && !s3->carried && !s3->client_bound);
-	ck_assert_uint_eq(s3->logon.ok, 57);
-	ck_assert_uint_eq(s3->logon.failed, 3);
-	ck_assert_uint_eq(s3->logon.retries, 4);
-	near(s3->logon.p95, 0.9, 0.9 * 0.05); /* the bucket's middle */
-	ck_assert(s3->logon.p95_lo <= 0.9 && s3->logon.p95_hi >= 0.9);
-	ck_assert_uint_eq(s3->all.unserved, 30);
-	ck_assert_uint_eq(s3->kind[PV_LOAD_BROWSE].unserved, 30);
-	ck_assert_uint_eq(s3->not_connected, 3);
-	near(s3->all.overload, 100.0 * 30 / (120 + 30), 1e-9);
-	near(s3->dc_cpu, 85, 1e-9);
-	near(s3->dc_samba, 170, 1e-9);
+	ck_assert(s3->has_logon && !s3->carried && !s3->load.client_bound);
+	ck_assert_uint_eq(s3->load.logon.n, 57);
+	ck_assert_uint_eq(s3->load.logon_n.failed, 3);
+	ck_assert_uint_eq(s3->load.logon_n.retries, 4);
+	near(s3->load.logon.p95, 0.9, 0.9 * 0.05); /* the bucket's middle */
+	ck_assert(s3->load.logon.p95_lo <= 0.9 && s3->load.logon.p95_hi >= 0.9);
+	ck_assert_uint_eq(s3->load.all.n.unserved, 30);
+	ck_assert_uint_eq(s3->load.kind[PV_LOAD_BROWSE].n.unserved, 30);
+	ck_assert_uint_eq(s3->load.failed, 3);
+	near(s3->load.all.overload, 100.0 * 30 / (120 + 30), 1e-9);
+	near(s3->load.dc_cpu, 85, 1e-9);
+	near(s3->load.dc_samba, 170, 1e-9);
 	/* the client-bound step: cli2 bound, cli1 not, never carried */
 	s4 = &run->steps[3];
-	ck_assert(s4->client_bound && !s4->carried);
-	ck_assert_uint_eq(s4->nclients, 2);
-	ck_assert_str_eq(s4->clients[1].name, "cli2");
-	ck_assert(s4->clients[1].bound && !s4->clients[0].bound);
-	near(s4->clients[1].cpu_top, 95, 1e-9);
-	near(s4->clients[1].cpu_driver, 142.5, 1e-9);
-	ck_assert_uint_eq(s4->clients[1].threads, 2);
-	ck_assert(s4->clients[1].lag_p95 >= 100 && s4->clients[1].lag_p95 < 200);
-	near(s4->driver_cores, (45 + 142.5) / 100, 1e-9);
-	ck_assert(!run->steps[0].client_bound && run->steps[0].carried);
+	ck_assert(s4->load.client_bound && !s4->carried);
+	ck_assert_uint_eq(s4->load.nclients, 2);
+	ck_assert_str_eq(s4->load.clients[1].name, "cli2");
+	ck_assert(s4->load.clients[1].bound && !s4->load.clients[0].bound);
+	near(s4->load.clients[1].cpu_top, 95, 1e-9);
+	near(s4->load.clients[1].cpu, 142.5, 1e-9);
+	ck_assert_uint_eq(s4->load.clients[1].threads, 2);
+	ck_assert(s4->load.clients[1].lag_p95 >= 100 && s4->load.clients[1].lag_p95 < 200);
+	near(s4->load.driver_cores, (45 + 142.5) / 100, 1e-9);
+	ck_assert(!run->steps[0].load.client_bound && run->steps[0].carried);
 	/* the steps users rising: the refine step among the ramp's */
 	{
 		size_t ord[5], want[] = {0, 1, 4, 2, 3};
@@ -767,7 +640,7 @@ START_TEST(read_capacity_refused)
 		ck_assert_msg(run->notes && strstr(run->notes, bad[i].says), "case %zu: %s", i,
 			      run->notes ? run->notes : "(no note)");
 		for (size_t k = 0; k < run->nsteps; k++)
-			ck_assert(!run->steps[k].has_load && !run->steps[k].clients);
+			ck_assert(!run->steps[k].has_load && !run->steps[k].load.clients);
 		ck_assert_int_eq(run->first_over, -1);
 		pv_res_free(run);
 		rm_run();
@@ -867,20 +740,22 @@ static struct pv_res_run *mem_run(const char *id, size_t n, const unsigned *user
 		s->n = (unsigned)i + 1;
 		s->users = users[i];
 		s->has_load = true;
-		s->driver_cores = s->dc_cpu = s->dc_samba = NAN;
-		s->logon.median = s->logon.p95 = NAN;
-		s->secs = 300;
-		s->all.started = (uint64_t)llround(rate[i] * 300);
-		s->all.completed = s->all.started;
-		s->all.overloaded = (uint64_t)llround(over[i] / 100 * (double)s->all.started);
-		s->all.overload = over[i];
-		s->rate = rate[i];
-		s->connected = users[i];
+		s->load.driver_cores = s->load.dc_cpu = s->load.dc_samba = s->load.cpu = NAN;
+		s->load.logon.median = s->load.logon.p95 = NAN;
+		s->load.users = users[i];
+		s->load.secs = 300;
+		s->load.all.n.started = (uint64_t)llround(rate[i] * 300);
+		s->load.all.lat.n = s->load.all.n.started;
+		s->load.all.n.overloaded =
+			(uint64_t)llround(over[i] / 100 * (double)s->load.all.n.started);
+		s->load.all.overload = over[i];
+		s->load.rate = rate[i];
+		s->load.connected = users[i];
 		for (int k = 0; k < 1000; k++)
-			pv_load_hist_add(&s->all.hist, lat[i] * (0.8 + 0.4 * k / 1000.0));
-		s->all.has_hist = true;
-		s->all.median = pv_load_hist_quantile(&s->all.hist, 0.5);
-		s->all.p95 = pv_load_hist_quantile(&s->all.hist, 0.95);
+			pv_load_hist_add(&s->load.all.n.lat, lat[i] * (0.8 + 0.4 * k / 1000.0));
+		s->has_hist = true;
+		s->load.all.lat.median = pv_load_hist_quantile(&s->load.all.n.lat, 0.5);
+		s->load.all.lat.p95 = pv_load_hist_quantile(&s->load.all.n.lat, 0.95);
 		s->carried = over[i] <= 1;
 		if (s->carried) {
 			r->answer_step = (long)i;
@@ -1051,23 +926,37 @@ START_TEST(compare_refused)
 }
 END_TEST
 
+/* n clients for step s, named cli1, cli2, ... (freed with the run) */
+static struct pv_load_client *mem_clients(struct pv_res_step *s, size_t n)
+{
+	struct pv_load_client *c = calloc(n, sizeof(*c));
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_nonnull(s->client_names = calloc(n, sizeof(*s->client_names)));
+	for (size_t k = 0; k < n; k++) {
+		snprintf(s->client_names[k], sizeof(s->client_names[k]), "cli%zu", k + 1);
+		c[k].name = s->client_names[k];
+	}
+	s->load.clients = c;
+	s->load.nclients = n;
+	return c;
+}
+
 /* Step i of run r made client-bound: client cli2's loop full (95% of a core, lag 150 ms) */
 static void mem_bound(struct pv_res_run *r, size_t i)
 {
 	struct pv_res_step *s = &r->steps[i];
+	struct pv_load_client *c = mem_clients(s, 2);
 
-	ck_assert_ptr_nonnull(s->clients = calloc(2, sizeof(*s->clients)));
-	s->nclients = 2;
 	for (int k = 0; k < 2; k++) {
-		snprintf(s->clients[k].name, sizeof(s->clients[k].name), "cli%d", k + 1);
-		s->clients[k].threads = 2;
-		s->clients[k].cpu_top = k ? 95 : 40;
-		s->clients[k].cpu_driver = 1.5 * s->clients[k].cpu_top;
-		s->clients[k].cpu_host = NAN;
-		s->clients[k].lag_p95 = k ? 150 : 2;
-		s->clients[k].bound = k == 1;
+		c[k].threads = 2;
+		c[k].cpu_top = k ? 95 : 40;
+		c[k].cpu = 1.5 * c[k].cpu_top;
+		c[k].host_cpu = NAN;
+		c[k].lag_p95 = k ? 150 : 2;
+		c[k].bound = k == 1;
 	}
-	s->client_bound = true;
+	s->load.client_bound = true;
 	s->carried = false;
 }
 
@@ -1190,8 +1079,12 @@ START_TEST(hint)
 	/* browse slows at 300 users (twice the first step's p95 and 10 ms more), the CPU
 	 * reaches 85% at 400, where the step is overloaded */
 	for (size_t i = 0; i < 4; i++) {
-		r->steps[i].kind[PV_LOAD_BROWSE].completed = 100;
-		r->steps[i].kind[PV_LOAD_BROWSE].p95 = i < 2 ? 0.03 : 0.09;
+		struct pv_load_kind_sum *k = &r->steps[i].load.kind[PV_LOAD_BROWSE];
+
+		k->lat.n = 100;
+		k->lat.p95 = i < 2 ? 0.03 : 0.09;
+		for (int j = 0; j < 100; j++) /* the histogram the clients' lines give */
+			pv_load_hist_add(&k->n.lat, k->lat.p95 * (0.8 + 0.4 * j / 100.0));
 		r->steps[i].srv = mem_watch(20 + 20.0 * (double)i + (i == 3 ? 5 : 0), 1);
 	}
 	pv_res_hint(r, &h);
@@ -1203,13 +1096,15 @@ START_TEST(hint)
 					      "p95 rose from 30 ms to 90 ms."));
 	ck_assert_ptr_nonnull(strstr(h.first, "Then at 400 users: the server's CPU reached 85%."));
 	/* a client's driver busier than the server: named as the nearest */
-	r->steps[3].clients = calloc(1, sizeof(*r->steps[3].clients));
-	r->steps[3].nclients = 1;
-	strcpy(r->steps[3].clients[0].name, "cli2");
-	r->steps[3].clients[0].threads = 4;
-	r->steps[3].clients[0].cpu_driver = 250;
-	r->steps[3].clients[0].cpu_top = 87;
-	r->steps[3].clients[0].cpu_host = NAN;
+	{
+		struct pv_load_client *c = mem_clients(&r->steps[3], 1);
+
+		snprintf(r->steps[3].client_names[0], sizeof(r->steps[3].client_names[0]), "cli2");
+		c->threads = 4;
+		c->cpu = 250;
+		c->cpu_top = 87;
+		c->host_cpu = NAN;
+	}
 	pv_res_hint(r, &h);
 	ck_assert_ptr_nonnull(
 		strstr(h.nearest, "client cli2's load driver: its busiest loop at 87%"));
@@ -1217,9 +1112,11 @@ START_TEST(hint)
 	for (size_t i = 0; i < 4; i++) {
 		pv_res_watch_free(r->steps[i].srv);
 		r->steps[i].srv = NULL;
-		free(r->steps[i].clients);
-		r->steps[i].clients = NULL;
-		r->steps[i].nclients = 0;
+		free((void *)r->steps[i].load.clients);
+		free(r->steps[i].client_names);
+		r->steps[i].load.clients = NULL;
+		r->steps[i].client_names = NULL;
+		r->steps[i].load.nclients = 0;
 	}
 	pv_res_hint(r, &h);
 	ck_assert_ptr_nonnull(strstr(h.nearest, "The server was not watched in this run"));
@@ -1844,14 +1741,11 @@ int main(void)
 	TCase *tc = tcase_create("results");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, distributions);
-	tcase_add_test(tc, intervals);
-	tcase_add_test(tc, quantile_intervals);
-	tcase_add_test(tc, spreads);
 	tcase_add_test(tc, read_run);
 	tcase_add_test(tc, read_refused);
 	tcase_add_test(tc, watch_header);
 	tcase_add_test(tc, times);
+	tcase_add_test(tc, config_settings);
 	tcase_add_test(tc, read_capacity);
 	tcase_add_test(tc, read_capacity_refused);
 	tcase_add_test(tc, compare_same);

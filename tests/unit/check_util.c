@@ -1,8 +1,10 @@
-/* tests/unit/check_util.c: util/ (errors, buffers, secrets, digests). */
+/* tests/unit/check_util.c: util/ (errors, buffers, secrets, digests, files written whole, the
+ * statistics). */
 #include <check.h>
 
 #include "tests/unit/unit.h"
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,9 @@
 #include "util/err.h"
 #include "util/escape.h"
 #include "util/fanout.h"
+#include "util/file.h"
 #include "util/secret.h"
+#include "util/stats.h"
 #include "util/strset.h"
 #include "util/tar.h"
 #include "util/utf16.h"
@@ -811,6 +815,196 @@ START_TEST(test_escape_xml)
 }
 END_TEST
 
+/* A file written whole: put in place at once (a link there replaced, its target left alone),
+ * nothing left beside it; a write that fails leaves neither a part nor its temporary file. */
+START_TEST(test_file_write)
+{
+	char path[256], tmp[300], target[256], got[64] = "";
+	int dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/out.html", tmpdir);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	write_tmp("out.html.new", "left by a crash", 15);
+	ck_assert_int_eq(pv_file_replace(path, "one", 3), PV_OK);
+	ck_assert_int_eq(pv_file_replace(path, "two!", 4), PV_OK);
+	ck_assert_int_eq(access(tmp, F_OK), -1);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(got, sizeof(got), f));
+	fclose(f);
+	ck_assert_str_eq(got, "two!");
+	/* a link at the path is replaced, never followed */
+	snprintf(target, sizeof(target), "%s", write_tmp("target", "kept", 4));
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(pv_file_replace(path, "new", 3), PV_OK);
+	f = fopen(target, "r");
+	ck_assert_ptr_nonnull(fgets(got, sizeof(got), f));
+	fclose(f);
+	ck_assert_str_eq(got, "kept");
+	/* a folder at the path: the rename fails, the temporary file goes */
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	write_tmp("out.html/x", "x", 1);
+	ck_assert_int_eq(pv_file_replace(path, "new", 3), PV_EIO);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "cannot write "));
+	ck_assert_int_eq(access(tmp, F_OK), -1);
+	/* without a temporary file: a name that exists is refused and left as it was */
+	dir = open(tmpdir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dir, 0);
+	ck_assert_int_eq(pv_file_write_at(dir, "target", NULL, "x", 1, "the target"), PV_EIO);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "cannot write the target: "));
+	ck_assert_int_eq(pv_file_write_at(dir, "fresh", NULL, "abc", 3, "fresh"), PV_OK);
+	ck_assert_int_eq(pv_file_write_at(dir, "fresh", ".fresh.new", "abcd", 4, "fresh"), PV_OK);
+	ck_assert_int_eq(faccessat(dir, ".fresh.new", F_OK, 0), -1);
+	close(dir);
+	f = fopen(target, "r");
+	ck_assert_ptr_nonnull(fgets(got, sizeof(got), f));
+	fclose(f);
+	ck_assert_str_eq(got, "kept");
+}
+END_TEST
+
+#define near(a, b, tol)                                                                            \
+	ck_assert_msg(fabs((a) - (b)) <= (tol), "%s = %.6f, not %.6f", #a, (double)(a), (double)(b))
+
+/* ---- statistics (util/stats.h) ---- */
+
+START_TEST(test_stats_distributions)
+{
+	/* P(a, x) of an integer a: 1 - e^-x sum x^k / k! */
+	near(pv_stat_gamma_p(1, 2), 1 - exp(-2), 1e-12);
+	near(pv_stat_gamma_p(3, 2), 1 - 5 * exp(-2), 1e-12);
+	near(pv_stat_gamma_p(50, 60), 0.915593, 1e-6); /* P(Poisson(60) >= 50) */
+	ck_assert(pv_stat_gamma_p(2, 0) == 0);
+	/* I_x(a, b) of integers: a binomial tail; I_0.5(2, 3) = P(Bin(4, .5) >= 2) = 11/16 */
+	near(pv_stat_beta_i(2, 3, 0.5), 0.6875, 1e-12);
+	near(pv_stat_beta_i(1, 1, 0.3), 0.3, 1e-12);
+	near(pv_stat_binom_cdf(2, 4, 0.5), 11.0 / 16, 1e-12);
+	near(pv_stat_binom_cdf(0, 10, 0.1), pow(0.9, 10), 1e-12);
+	ck_assert(pv_stat_binom_cdf(10, 10, 0.3) == 1);
+	near(pv_stat_norm_q(0.975), 1.959963984540054, 1e-9);
+	near(pv_stat_norm_q(0.5), 0, 1e-12);
+	near(pv_stat_norm_q(0.05), -1.644853626951472, 1e-9);
+	near(pv_stat_t_q(0.975, 1), 12.7062, 1e-4);
+	near(pv_stat_t_q(0.975, 2), 4.3027, 1e-4);
+	near(pv_stat_t_q(0.975, 10), 2.2281, 1e-4);
+	near(pv_stat_t_q(0.975, 30), 2.0423, 1e-4);
+	near(pv_stat_t_q(0.025, 10), -2.2281, 1e-4);
+	near(pv_stat_t_q(0.975, INFINITY), 1.959964, 1e-6);
+}
+END_TEST
+
+START_TEST(test_stats_intervals)
+{
+	double lo, hi, d;
+
+	pv_stat_poisson_ci(0, 0.05, &lo, &hi);
+	ck_assert(lo == 0);
+	near(hi, 3.688879, 1e-5);
+	pv_stat_poisson_ci(1, 0.05, &lo, &hi);
+	near(lo, 0.025318, 1e-5);
+	near(hi, 5.571643, 1e-5);
+	pv_stat_poisson_ci(10, 0.05, &lo, &hi);
+	near(lo, 4.795389, 1e-5);
+	near(hi, 18.390356, 1e-5);
+	pv_stat_poisson_ci(100, 0.05, &lo, &hi);
+	near(lo, 81.363991, 1e-4);
+	near(hi, 121.626794, 1e-4);
+	pv_stat_binom_ci(5, 10, 0.05, &lo, &hi);
+	near(lo, 0.187086, 1e-5);
+	near(hi, 0.812914, 1e-5);
+	pv_stat_binom_ci(0, 10, 0.05, &lo, &hi);
+	ck_assert(lo == 0);
+	near(hi, 1 - pow(0.025, 0.1), 1e-6); /* 0.3085 */
+	pv_stat_binom_ci(10, 10, 0.05, &lo, &hi);
+	near(lo, pow(0.025, 0.1), 1e-6);
+	ck_assert(hi == 1);
+	pv_stat_wilson(5, 10, 0.05, &lo, &hi);
+	near(lo, 0.2366, 1e-4);
+	near(hi, 0.7634, 1e-4);
+	/* Newcombe 1998, table II, method 10 */
+	pv_stat_prop_diff(56, 70, 48, 80, 0.05, &d, &lo, &hi);
+	near(d, 0.2, 1e-12);
+	near(lo, 0.0524, 1e-4);
+	near(hi, 0.3339, 1e-4);
+	pv_stat_prop_diff(9, 10, 3, 10, 0.05, &d, &lo, &hi);
+	near(lo, 0.1705, 1e-4);
+	near(hi, 0.8090, 1e-4);
+	pv_stat_prop_diff(6, 7, 2, 7, 0.05, &d, &lo, &hi);
+	near(lo, 0.0582, 1e-4);
+	near(hi, 0.8062, 1e-4);
+	pv_stat_prop_diff(5, 56, 0, 29, 0.05, &d, &lo, &hi);
+	near(lo, -0.0381, 1e-4);
+	near(hi, 0.1926, 1e-4);
+	pv_stat_prop_diff(1, 0, 1, 10, 0.05, &d, &lo, &hi);
+	ck_assert(isnan(d) && lo == -1 && hi == 1);
+	/* two rates of 100 in equal times: Clopper-Pearson on 100 of 200, as a ratio */
+	pv_stat_rate_ratio(100, 10, 100, 10, 0.05, &d, &lo, &hi);
+	near(d, 1, 1e-12);
+	near(lo, 0.750266, 1e-5);
+	near(hi, 1.332860, 1e-5);
+	/* the same counts over twice the time: half the rate */
+	pv_stat_rate_ratio(100, 20, 100, 10, 0.05, &d, &lo, &hi);
+	near(d, 0.5, 1e-12);
+	near(lo, 0.375133, 1e-5);
+	pv_stat_rate_ratio(0, 10, 0, 10, 0.05, &d, &lo, &hi);
+	ck_assert(isnan(d) && lo == 0 && isinf(hi));
+}
+END_TEST
+
+/* Garwood's exact interval against values computed apart (the Poisson distribution summed,
+ * bisected: scripts in the commit). */
+START_TEST(test_stats_garwood)
+{
+	static const double want[][3] = {{0, 0, 3.688879454},
+					 {1, 0.025317808, 5.571643391},
+					 {10, 4.795388696, 18.390356042},
+					 {184, 158.373200481, 212.592547288},
+					 {448, 407.470503355, 491.469781634}};
+	double lo, hi;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		pv_stat_poisson_ci((uint64_t)want[i][0], 0.05, &lo, &hi);
+		ck_assert_msg(fabs(lo - want[i][1]) < 1e-6 && fabs(hi - want[i][2]) < 1e-6,
+			      "%g: %.9f %.9f", want[i][0], lo, hi);
+	}
+	/* a large count: the interval is the normal one, +-1.96 sqrt(n), within 0.1% */
+	pv_stat_poisson_ci(1000000, 0.05, &lo, &hi);
+	ck_assert(fabs((hi - lo) / (2 * 1.959964 * 1000) - 1) < 1e-3);
+}
+END_TEST
+
+START_TEST(test_stats_spreads)
+{
+	double x[] = {10, 12, 14}, d, lo, hi;
+	struct pv_stat_est a = pv_stat_repeats(x, 3, 0), b, one;
+
+	near(a.mean, 12, 1e-12);
+	near(a.var, 4.0 / 3, 1e-12); /* s^2 = 4, over 3 */
+	near(a.df, 2, 0);
+	/* the floor wins when the repeats agree more than a run's own noise allows */
+	b = pv_stat_repeats(x, 3, 30);
+	near(b.var, 10, 1e-12);
+	ck_assert(isinf(b.df));
+	one = pv_stat_repeats(x, 1, 9);
+	ck_assert(one.mean == 10 && one.var == 9 && isinf(one.df));
+	/* Welch: two groups of 3 with s^2 4 and means 12 and 20: df 4, t 2.776 */
+	{
+		double y[] = {18, 20, 22};
+		struct pv_stat_est e = pv_stat_repeats(y, 3, 0);
+
+		pv_stat_diff(e, a, 0.05, &d, &lo, &hi);
+		near(d, 8, 1e-12);
+		near(hi - d, 2.7764 * sqrt(8.0 / 3), 1e-3);
+		ck_assert(lo > 0);
+	}
+	pv_stat_diff(a, a, 0.05, &d, &lo, &hi);
+	ck_assert(d == 0 && lo < 0 && hi > 0);
+}
+END_TEST
+
 START_TEST(test_strset)
 {
 	struct pv_strset *s = pv_strset_new();
@@ -1026,6 +1220,11 @@ int main(void)
 	tcase_add_test(tc, test_secret_env);
 	tcase_add_test(tc, test_secret_fd_first_line);
 	tcase_add_test(tc, test_strset);
+	tcase_add_test(tc, test_file_write);
+	tcase_add_test(tc, test_stats_distributions);
+	tcase_add_test(tc, test_stats_intervals);
+	tcase_add_test(tc, test_stats_garwood);
+	tcase_add_test(tc, test_stats_spreads);
 	tcase_add_test(tc, test_utf16le);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);

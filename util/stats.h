@@ -1,19 +1,19 @@
-/* results/stats.h: how much of a figure is noise (docs/report.md). Intervals on counts
- * (Poisson, exact), on proportions (Clopper-Pearson, Wilson, Newcombe's difference), on
- * quantiles read from the runs' log-bucket histograms (order statistics, distribution-free),
- * on the ratio of two rates, and on the difference of two means with their own spreads
- * (Welch); the distribution functions they stand on.
+/* util/stats.h: how much of a figure is noise (docs/report.md), the one place that computes
+ * it: the load driver's step figures (load/), the reports, compare, copy and sweep. Intervals
+ * on counts (Poisson, exact), on proportions (Clopper-Pearson, Wilson, Newcombe's difference),
+ * on quantiles (the ranks of the order statistics that hold them, distribution-free: load/
+ * reads them in its histograms, pv_load_hist_ci), on the ratio of two rates, and on the
+ * difference of two means with their own spreads (Welch); the distribution functions they
+ * stand on.
  *
  * alpha is the chance, when nothing differs, that an interval misses the truth (0.05 for 95%
  * intervals). Pure: no I/O; every function is checked against published values in
- * tests/unit/check_results.c. */
-#ifndef PV_RESULTS_STATS_H
-#define PV_RESULTS_STATS_H
+ * tests/unit/check_util.c. */
+#ifndef PV_UTIL_STATS_H
+#define PV_UTIL_STATS_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include "load/stats.h"
 
 /* Regularized lower incomplete gamma P(a, x), a > 0, x >= 0. */
 double pv_stat_gamma_p(double a, double x);
@@ -40,12 +40,12 @@ void pv_stat_prop_diff(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2, doubl
  * c1 + c2: Clopper-Pearson on c1 of c1 + c2). No count: *ratio NAN, [0, INFINITY]. */
 void pv_stat_rate_ratio(uint64_t c1, double t1, uint64_t c2, double t2, double alpha, double *ratio,
 			double *lo, double *hi);
-/* The interval on the q-quantile of what a histogram counted: the order statistics whose
- * ranks hold the quantile with chance 1 - alpha (binomial, distribution-free), read as the
- * lower edge of the lower one's bucket and the upper edge of the upper one's (never above
- * the exact maximum). *lo is 0 and *hi INFINITY where the ranks fall outside the counts (too
- * few values to bound it). An empty histogram: [0, INFINITY]. */
-void pv_stat_hist_ci(const struct pv_load_hist *h, double q, double alpha, double *lo, double *hi);
+/* The ranks (from 1, the smallest first) of the order statistics of n values that hold their
+ * q-quantile with chance 1 - alpha (binomial, distribution-free): *lo the largest with
+ * P(X <= lo - 1) <= alpha / 2, *hi the smallest with P(X <= hi - 1) >= 1 - alpha / 2, X binomial
+ * (n, q). *lo is 0 and *hi n + 1 where no rank is low or high enough (too few values to bound
+ * the quantile). */
+void pv_stat_rank_ci(uint64_t n, double q, double alpha, uint64_t *lo, uint64_t *hi);
 
 /* An estimate with its noise: a variance and its degrees of freedom (INFINITY when the
  * variance is known, as from a count). */

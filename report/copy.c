@@ -1,8 +1,10 @@
-/* provision/copyhtml.c: a copy job's report.html (see copy.h): the robocopy summary, files/s
- * and the busiest smbd's share of a core over the copy, latency per size class, what bounds
- * it, smbd's system calls. A page that stands alone (provision/html.h). */
-#include "provision/copy.h"
-#include "provision/html.h"
+/* report/copy.c: a copy job's report.html (see report.h): the robocopy summary, files/s and
+ * the busiest smbd's share of a core over the copy, latency per size class, what bounds it,
+ * smbd's system calls. A page that stands alone (report/html.h). */
+#include "report/html.h"
+#include "report/report.h"
+
+#include "run/copy.h"
 
 #include "load/stats.h"
 
@@ -24,9 +26,8 @@ static void row(struct pv_buf *b, const char *k, const char *v)
 
 /* files/s per interval between ticks, and the busiest smbd's share of a core (with its
  * busiest thread, and its quota as a line) over the same time. */
-static void plots(struct pv_buf *b, const struct pv_copy_view *v)
+static void plots(struct pv_buf *b, const struct pv_copy_job *j)
 {
-	const struct pv_copy_job *j = &v->job;
 	size_t n = j->nticks, m = j->nsamples;
 	double *tx = calloc(n + 1, sizeof(double)), *ty = calloc(n + 1, sizeof(double));
 	double *sx = calloc(m + 1, sizeof(double)), *sc = calloc(m + 1, sizeof(double)),
@@ -67,7 +68,7 @@ static void plots(struct pv_buf *b, const struct pv_copy_view *v)
 		p.xkind = PV_PLOT_X_TIME;
 		p.s = &s;
 		p.ns = 1;
-		pv_html_plot(b, &p);
+		pv_plot_svg(b, &p);
 	}
 	if (m) {
 		struct pv_plot p;
@@ -98,7 +99,7 @@ static void plots(struct pv_buf *b, const struct pv_copy_view *v)
 			p.y2min = p.ymin = 0;
 			p.y2max = p.ymax = fmax(quota, 100) * 1.1;
 		}
-		pv_html_plot(b, &p);
+		pv_plot_svg(b, &p);
 	}
 out:
 	free(tx);
@@ -116,14 +117,14 @@ static int by_time(const void *a, const void *b)
 	return (x->usec < y->usec) - (x->usec > y->usec);
 }
 
-int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
+int pv_report_copy_page(const struct pv_copy_job *j, const char *verdict, double rate, double lo,
+			double hi, struct pv_buf *b)
 {
-	const struct pv_copy_job *j = &v->job;
 	const struct pv_copy_done *d = &j->figs;
 	char t[1200], title[160];
 
 	snprintf(title, sizeof(title), "provision copy %s", j->id);
-	pv_html_begin(b, title);
+	pv_report_begin(b, title);
 	pv_buf_addstr(b, "<h1>");
 	pv_escape_xml(b, title);
 	pv_buf_addstr(b, "</h1>\n<p class=\"answer\">");
@@ -131,9 +132,8 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 		snprintf(t, sizeof(t),
 			 "%lu files (%.1f MB) in %.2f s: %.0f files/s (%.0f-%.0f), "
 			 "%.1f MB/s, %.0f MB/min",
-			 d->files + d->fixed, (double)d->bytes / 1e6, d->put_s, v->rate, v->lo,
-			 v->hi, (double)d->bytes / 1e6 / d->put_s,
-			 (double)d->bytes / 1e6 / d->put_s * 60);
+			 d->files + d->fixed, (double)d->bytes / 1e6, d->put_s, rate, lo, hi,
+			 (double)d->bytes / 1e6 / d->put_s, (double)d->bytes / 1e6 / d->put_s * 60);
 	else if (j->done)
 		snprintf(t, sizeof(t),
 			 "nothing to send: the target held the whole tree (%.2f s to "
@@ -143,7 +143,7 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 		snprintf(t, sizeof(t), "the copy did not finish");
 	pv_escape_xml(b, t);
 	pv_buf_addstr(b, "</p>\n<h2>What bounds it</h2>\n<p>");
-	pv_escape_xml(b, v->verdict);
+	pv_escape_xml(b, verdict);
 	pv_buf_addstr(b, "</p>\n<h2>The copy</h2>\n<table>\n");
 	row(b, "source", j->source);
 	row(b, "target", j->target);
@@ -172,7 +172,7 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 	if (j->samba[0])
 		row(b, "server", j->samba);
 	pv_buf_addstr(b, "</table>\n");
-	plots(b, v);
+	plots(b, j);
 	pv_buf_addstr(b,
 		      "<h2>Latency per file, by size</h2>\n<table><tr><th>size</th><th>files</th>"
 		      "<th>median ms</th><th>p95 ms</th></tr>\n");
@@ -231,6 +231,6 @@ int pv_copy_page(const struct pv_copy_view *v, struct pv_buf *b)
 		pv_escape_xml(b, j->profile_note[0] ? j->profile_note : "none taken");
 		pv_buf_addstr(b, "</p>\n");
 	}
-	pv_html_end(b);
+	pv_report_end(b);
 	return pv_buf_failed(b) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }

@@ -1,37 +1,14 @@
-/* provision/html.c: standalone pages and their SVG plots (see html.h). */
-#include "provision/html.h"
+/* util/plot.c: the one SVG plotter (see plot.h). */
+#include "util/plot.h"
+
+#include "util/escape.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the page ---- */
-
-static const char style[] =
-	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
-	"color:#1b1b1b;background:#fff;margin:0 auto;max-width:1200px;padding:12px 24px 48px}\n"
-	"h1{font-size:22px;margin:10px 0 2px}h2{font-size:18px;margin:30px 0 8px;"
-	"border-bottom:2px solid #444;padding-bottom:3px}h3{font-size:15px;margin:18px 0 6px}\n"
-	".meta{color:#444;margin:0 0 8px}\n"
-	".answer{font-size:17px;border:2px solid #222;border-left-width:8px;padding:10px 14px;"
-	"margin:14px 0;background:#f4f4f4}.answer b{font-size:20px}\n"
-	".hint{border-left:4px solid #888;padding:4px 12px;margin:8px 0}\n"
-	".tw{overflow-x:auto;margin:6px 0 14px}\n"
-	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:13px}\n"
-	"th,td{border:1px solid #b8b8b8;padding:3px 7px;text-align:right;vertical-align:top;"
-	"white-space:nowrap}\n.ci{font-size:11px;color:#444}\n"
-	"th{background:#ececec}th[scope=row],.l{text-align:left}\n"
-	"caption{text-align:left;font-weight:600;padding:2px 0 4px;white-space:normal}\n"
-	".over{font-weight:700;text-decoration:underline}\n"
-	".na{color:#555;font-style:italic}\n"
-	".tag{font-size:11px;font-weight:700;border:1px solid #555;border-radius:3px;"
-	"padding:0 3px}.answer .tag{font-size:inherit}\n"
-	"tr.cb td,tr.cb th{background:#f3f3f3}.line{font-size:13px;color:#333}\n"
-	"pre{background:#f6f6f6;border:1px solid #ddd;padding:8px;overflow:auto;max-height:420px;"
-	"font-size:12px}\n"
-	"details{margin:6px 0}summary{font-weight:600}\n"
-	"figure{margin:10px 0 18px}svg{display:block;max-width:100%;height:auto}\n"
+const char pv_plot_style[] =
 	"svg text{font:12px system-ui,'DejaVu Sans',sans-serif;fill:#222}\n"
 	"svg .t{font-size:14px;font-weight:600}svg .sm{font-size:10px;fill:#555}\n"
 	".grid{stroke:#e4e4e4}.axis{stroke:#333;fill:none}.mk{stroke:#888;stroke-dasharray:3 3}\n"
@@ -42,27 +19,6 @@ static const char style[] =
 	".c6{stroke:#0f8b8d;fill:#0f8b8d}.c7{stroke:#b0306a;fill:#b0306a}\n"
 	".ln{fill:none;stroke-width:1.8}.wh{fill:none;stroke-width:1.2}\n"
 	".d1{stroke-dasharray:7 4}.d2{stroke-dasharray:2 3}.d3{stroke-dasharray:9 3 2 3}\n";
-
-void pv_html_begin(struct pv_buf *out, const char *title)
-{
-	pv_buf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-			   /* nothing may be fetched: no script, no image, no font, no frame */
-			   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-			   "'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
-			   "form-action 'none'\">\n"
-			   "<meta name=\"viewport\" content=\"width=device-width, "
-			   "initial-scale=1\">\n<meta name=\"generator\" content=\"provision\">\n"
-			   "<title>");
-	pv_escape_xml(out, title);
-	pv_buf_addstr(out, "</title>\n<style>\n");
-	pv_buf_addstr(out, style);
-	pv_buf_addstr(out, "</style>\n</head>\n<body>\n");
-}
-
-void pv_html_end(struct pv_buf *out)
-{
-	pv_buf_addstr(out, "</body>\n</html>\n");
-}
 
 /* ---- plots ---- */
 
@@ -166,30 +122,35 @@ static void tick_label(struct pv_buf *out, enum pv_plot_x kind, double v, double
 	}
 }
 
-static void marker(struct pv_buf *out, char m, int color, double x, double y, const char *tip)
+/* A marker of shape m, its class its colour's (and cls's, when not NULL), with its tooltip. */
+static void marker(struct pv_buf *out, char m, int color, const char *cls, double x, double y,
+		   const char *tip)
 {
+	char c[64];
+
+	snprintf(c, sizeof(c), "c%d%s%s", color, cls ? " " : "", cls ? cls : "");
 	switch (m) {
 	case 's':
 		pv_buf_addf(out,
-			    "<rect class=\"c%d\" x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\">",
-			    color, x - 4, y - 4);
+			    "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\">", c,
+			    x - 4, y - 4);
 		break;
 	case 't':
-		pv_buf_addf(out, "<path class=\"c%d\" d=\"M%.1f,%.1fl5,9h-10z\">", color, x, y - 6);
+		pv_buf_addf(out, "<path class=\"%s\" d=\"M%.1f,%.1fl5,9h-10z\">", c, x, y - 6);
 		break;
 	case 'd':
-		pv_buf_addf(out, "<path class=\"c%d\" d=\"M%.1f,%.1fl5,5l-5,5l-5,-5z\">", color, x,
+		pv_buf_addf(out, "<path class=\"%s\" d=\"M%.1f,%.1fl5,5l-5,5l-5,-5z\">", c, x,
 			    y - 5);
 		break;
 	case 'x':
 		pv_buf_addf(out,
-			    "<path class=\"c%d\" style=\"fill:none;stroke-width:2\" "
+			    "<path class=\"%s\" style=\"fill:none;stroke-width:2\" "
 			    "d=\"M%.1f,%.1fl8,8m0,-8l-8,8\">",
-			    color, x - 4, y - 4);
+			    c, x - 4, y - 4);
 		break;
 	default:
-		pv_buf_addf(out, "<circle class=\"c%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\">", color,
-			    x, y);
+		pv_buf_addf(out, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\">", c, x,
+			    y);
 		break;
 	}
 	if (tip) {
@@ -265,7 +226,7 @@ static void sample(struct pv_buf *out, const struct pv_plot_series *s, double x,
 					   : "",
 			    x, y);
 	if (s->mark)
-		marker(out, s->mark, s->color, x + 13, y, NULL);
+		marker(out, s->mark, s->color, NULL, x + 13, y, NULL);
 }
 
 static void range(const struct pv_plot *p, int axis, double *lo, double *hi)
@@ -296,7 +257,7 @@ void pv_plot_init(struct pv_plot *p)
 	p->hline2 = p->vline = NAN;
 }
 
-void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
+void pv_plot_svg(struct pv_buf *out, const struct pv_plot *p)
 {
 	struct frame f;
 	double lo, hi, legend_y, x, row_h = 18, tv[TICKS_MAX];
@@ -371,18 +332,34 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 	legend_y = f.H + 4;
 	f.H += rows * row_h + 6;
 
+	if (p->standalone)
+		pv_buf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+				   "<svg xmlns=\"http://www.w3.org/2000/svg\"");
+	else
+		pv_buf_addstr(out, "<figure>\n<svg");
 	pv_buf_addf(out,
-		    "<figure>\n<svg id=\"%s\" class=\"plot\" "
+		    " id=\"%s\" class=\"plot\" "
 		    "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
 		    "aria-labelledby=\"%s-t %s-d\">\n<title id=\"%s-t\">",
 		    p->id, f.W, f.H, f.W, f.H, p->id, p->id, p->id);
 	pv_escape_xml(out, p->title);
 	pv_buf_addf(out, "</title>\n<desc id=\"%s-d\">", p->id);
 	pv_escape_xml(out, p->desc);
-	pv_buf_addf(out, "</desc>\n<text class=\"t\" x=\"%.0f\" y=\"18\" text-anchor=\"middle\">",
-		    f.W / 2);
+	pv_buf_addstr(out, "</desc>\n");
+	if (p->standalone)
+		pv_buf_addf(out,
+			    "<style>\n%s</style>\n<rect width=\"100%%\" height=\"100%%\" "
+			    "fill=\"white\"/>\n",
+			    pv_plot_style);
+	pv_buf_addf(out, "<text class=\"t\" x=\"%.0f\" y=\"18\" text-anchor=\"middle\">", f.W / 2);
 	pv_escape_xml(out, p->title);
 	pv_buf_addstr(out, "</text>\n");
+	if (p->subtitle) {
+		pv_buf_addf(out, "<text class=\"sm\" x=\"%.0f\" y=\"31\" text-anchor=\"middle\">",
+			    f.W / 2);
+		pv_escape_xml(out, p->subtitle);
+		pv_buf_addstr(out, "</text>\n");
+	}
 	/* grid and axes */
 	nt = ticks(f.y0, f.y1, f.ystep, tv);
 	for (size_t i = 0; i < nt; i++) {
@@ -485,7 +462,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		}
 		for (size_t i = 0; s->mark && i < s->n; i++)
 			if (!isnan(s->y[i]) && !isnan(s->x[i]))
-				marker(out, s->mark, s->color, fx(&f, s->x[i]),
+				marker(out, s->mark, s->color, s->cls, fx(&f, s->x[i]),
 				       fy(&f, s->axis, s->y[i]), s->tip ? s->tip[i] : NULL);
 		pv_buf_addstr(out, "</g>\n");
 	}
@@ -504,7 +481,7 @@ void pv_html_plot(struct pv_buf *out, const struct pv_plot *p)
 		pv_buf_addstr(out, "</text>\n");
 		x += w;
 	}
-	pv_buf_addstr(out, "</svg>\n</figure>\n");
+	pv_buf_addstr(out, p->standalone ? "</svg>\n" : "</svg>\n</figure>\n");
 }
 
 /* How many bytes of s to show in at most max: never a part of a UTF-8 character (which
@@ -528,7 +505,7 @@ static double bar_x(double L, double R, double b, double v)
 	return L + (R - L) * fmin(fmax(v, 0), b) / b;
 }
 
-void pv_html_bars(struct pv_buf *out, const char *id, const char *title, const char *unit,
+void pv_plot_bars(struct pv_buf *out, const char *id, const char *title, const char *unit,
 		  const char *const *labels, const double *v, const double *lo, const double *hi,
 		  const bool *filled, size_t n)
 {

@@ -1,9 +1,9 @@
-/* results/stats.c: intervals and the distributions under them (see stats.h). The incomplete
+/* util/stats.c: intervals and the distributions under them (see stats.h). The incomplete
  * gamma and beta functions are the classic series and continued fractions (Press et al.,
  * Numerical Recipes, 6.2 and 6.4, Lentz's method); quantiles are found by bisection, which
  * is slow next to a closed form but exact to the last bits and never fails to converge: a
  * report computes a few thousand of them. */
-#include "results/stats.h"
+#include "util/stats.h"
 
 #include <float.h>
 #include <math.h>
@@ -270,28 +270,11 @@ void pv_stat_rate_ratio(uint64_t c1, double t1, uint64_t c2, double t2, double a
 	*hi = pu < 1 ? pu / (1 - pu) * t2 / t1 : INFINITY;
 }
 
-/* The bucket holding the value of rank r (from 1). */
-static unsigned bucket_of_rank(const struct pv_load_hist *h, uint64_t r)
+void pv_stat_rank_ci(uint64_t n, double q, double alpha, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t seen = 0;
+	uint64_t a, b;
 
-	for (unsigned b = 0; b < PV_LOAD_BUCKETS; b++) {
-		seen += h->n[b];
-		if (seen >= r)
-			return b;
-	}
-	return PV_LOAD_BUCKETS - 1;
-}
-
-void pv_stat_hist_ci(const struct pv_load_hist *h, double q, double alpha, double *lo, double *hi)
-{
-	uint64_t n = pv_load_hist_count(h), a, b, l, u;
-
-	*lo = 0;
-	*hi = INFINITY;
-	if (!n)
-		return;
-	/* l: the largest rank with P(X <= l - 1) <= alpha / 2, X ~ binomial(n, q): the l-th
+	/* lo: the largest rank with P(X <= lo - 1) <= alpha / 2, X ~ binomial(n, q): the lo-th
 	 * smallest value is at or below the quantile with chance at least 1 - alpha / 2 */
 	for (a = 0, b = n + 1; a + 1 < b;) {
 		uint64_t m = a + (b - a) / 2;
@@ -301,8 +284,8 @@ void pv_stat_hist_ci(const struct pv_load_hist *h, double q, double alpha, doubl
 		else
 			b = m;
 	}
-	l = a;
-	/* u: the smallest rank with P(X <= u - 1) >= 1 - alpha / 2 */
+	*lo = a;
+	/* hi: the smallest rank with P(X <= hi - 1) >= 1 - alpha / 2 */
 	for (a = 0, b = n + 1; a + 1 < b;) {
 		uint64_t m = a + (b - a) / 2;
 
@@ -311,11 +294,7 @@ void pv_stat_hist_ci(const struct pv_load_hist *h, double q, double alpha, doubl
 		else
 			a = m;
 	}
-	u = b; /* n + 1 when no rank is high enough */
-	if (l >= 1)
-		*lo = pv_load_bucket_low(bucket_of_rank(h, l));
-	if (u <= n)
-		*hi = fmin(pv_load_bucket_high(bucket_of_rank(h, u)), h->max);
+	*hi = b; /* n + 1 when no rank is high enough */
 }
 
 /* ---- spreads ---- */
