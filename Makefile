@@ -100,8 +100,8 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/bin/%,$(FUZZ_SRC))
 # targets in Perl (the keytab reader runs in Perl on the server): no build, run.sh runs them
 FUZZ_PL := $(wildcard tests/fuzz/fuzz_*.pl)
-# the face's objects too, main apart: fuzz_report draws the pages (provision/report.c, html.c)
-FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/%.o,$(LIB_SRC) $(filter-out provision/main.c,$(CLI_SRC)))
+# the modules (report/ draws the pages fuzz_report checks); the face is not fuzzed
+FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/%.o,$(LIB_SRC))
 
 build/fuzz/%.o: %.c
 	@mkdir -p $(@D)
