@@ -70,7 +70,8 @@ struct user {
 	double start;
 	bool late;
 	step_fn k;     /* what the answer to the request in flight goes to */
-	step_fn after; /* where a primitive (read_all, write_all, list_all) goes when done */
+	step_fn after; /* where a primitive (client_read_all, _write_all, _list_all) goes when done
+			*/
 	int step;
 	bool probing;  /* the request in flight looks for what should not be there */
 	uint64_t keep; /* a size kept across another's write */
@@ -147,7 +148,7 @@ struct engine {
 
 /* ---- small things ---- */
 
-static int list_add(struct list *l, const char *path, uint64_t size)
+static int files_add(struct list *l, const char *path, uint64_t size)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
@@ -164,34 +165,34 @@ static int list_add(struct list *l, const char *path, uint64_t size)
 	return 0;
 }
 
-static void list_clear(struct list *l)
+static void files_clear(struct list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->f[i].path);
 	l->n = 0;
 }
 
-static void list_free(struct list *l)
+static void files_free(struct list *l)
 {
-	list_clear(l);
+	files_clear(l);
 	free(l->f);
 	memset(l, 0, sizeof(*l));
 }
 
-static const struct file *pick(struct user *u, const struct list *l)
+static const struct file *files_pick(struct user *u, const struct list *l)
 {
 	return l->n ? &l->f[(size_t)(pv_load_rng_unit(&u->rng) * (double)l->n)] : NULL;
 }
 
-static bool running(const struct worker *w);
+static bool worker_running(const struct worker *w);
 
 /* A connection that worked broke while the step runs: counted, and the user logs on again
  * (run_turn) after RELOG_FIRST seconds, backing off. */
-static void mark_lost(struct user *u)
+static void logon_lost(struct user *u)
 {
 	struct worker *w = u->w;
 
-	if (u->lost || !u->active || !running(w) || u->e->o->ops_loop)
+	if (u->lost || !u->active || !worker_running(w) || u->e->o->ops_loop)
 		return;
 	u->lost = true;
 	u->relogs = 0;
@@ -204,7 +205,7 @@ static void mark_lost(struct user *u)
 }
 
 /* Every change of a user's state goes here: the worker's counts of its active users follow. */
-static void set_state(struct user *u, enum ustate st)
+static void user_set_state(struct user *u, enum ustate st)
 {
 	struct worker *w = u->w;
 	bool was_conn = u->st >= U_LEARNING && u->st <= U_BUSY,
@@ -219,12 +220,12 @@ static void set_state(struct user *u, enum ustate st)
 		pthread_mutex_unlock(&w->lock);
 	}
 	if (was_conn && st == U_FAILED)
-		mark_lost(u);
+		logon_lost(u);
 	u->st = st;
 }
 
 /* A request of u's scenario went out: counted as its kind's. */
-static void count_op(struct user *u, enum pv_load_op op)
+static void user_count_op(struct user *u, enum pv_load_op op)
 {
 	struct worker *w = u->w;
 
@@ -235,7 +236,7 @@ static void count_op(struct user *u, enum pv_load_op op)
 	pthread_mutex_unlock(&w->lock);
 }
 
-static void fail_user(struct user *u, const char *msg)
+static void user_fail(struct user *u, const char *msg)
 {
 	struct worker *w = u->w;
 
@@ -247,7 +248,7 @@ static void fail_user(struct user *u, const char *msg)
 	pthread_mutex_unlock(&w->lock);
 	if (u->st == U_OPENING || u->st == U_LEARNING)
 		w->pending--;
-	set_state(u, U_FAILED);
+	user_set_state(u, U_FAILED);
 	if (u->due < w->wake)
 		w->wake = u->due;
 	pv_log(PV_LOG_DEBUG, "load: %s: %s", u->info.name, msg);
@@ -255,16 +256,16 @@ static void fail_user(struct user *u, const char *msg)
 
 /* ---- the scenario under way ends ---- */
 
-static void end(struct user *u, bool error)
+static void scenario_end(struct user *u, bool error)
 {
 	struct worker *w = u->w;
 	double t = pv_now();
 
 	/* files left open by a failure: closed, nobody waits for the answer */
 	if (u->open1 && pv_smba_closefile(u->c, u->fid, NULL, NULL) == PV_OK)
-		count_op(u, PV_LOAD_OP_CLOSE);
+		user_count_op(u, PV_LOAD_OP_CLOSE);
 	if (u->open2 && pv_smba_closefile(u->c, u->fid2, NULL, NULL) == PV_OK)
-		count_op(u, PV_LOAD_OP_CLOSE);
+		user_count_op(u, PV_LOAD_OP_CLOSE);
 	u->open1 = u->open2 = false;
 	if (!u->e->o->ops_loop) {
 		pthread_mutex_lock(&w->lock);
@@ -272,14 +273,14 @@ static void end(struct user *u, bool error)
 		pthread_mutex_unlock(&w->lock);
 	}
 	if (u->st == U_BUSY)
-		set_state(u, pv_smba_usable(u->c) ? U_IDLE : U_FAILED);
+		user_set_state(u, pv_smba_usable(u->c) ? U_IDLE : U_FAILED);
 	u->idle_since = t;
 	if (u->due < w->wake)
 		w->wake = u->due;
 }
 
 /* Every answer comes here first: a lost connection or a refusal ends the scenario. */
-static void on_done(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+static void client_done(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 {
 	struct user *u = arg;
 
@@ -288,22 +289,22 @@ static void on_done(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 		return;
 	if (d->code != PV_OK) {
 		if (u->st == U_BUSY)
-			end(u, true);
+			scenario_end(u, true);
 		if (u->st != U_FAILED)
-			fail_user(u, d->msg ? d->msg : "the connection was lost");
+			user_fail(u, d->msg ? d->msg : "the connection was lost");
 		return;
 	}
 	u->k(u, d);
 }
 
-static bool refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2)
+static bool client_refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2)
 {
 	if (d->status == 0 || d->status == ok2)
 		return false;
 	if (u->st == U_BUSY)
-		end(u, true);
+		scenario_end(u, true);
 	else if (u->st == U_LEARNING)
-		fail_user(u, "its home tree could not be listed");
+		user_fail(u, "its home tree could not be listed");
 	return true;
 }
 
@@ -313,11 +314,11 @@ static bool refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2)
 		(u)->k = (next);                                                                   \
 		if ((call) != PV_OK) {                                                             \
 			if ((u)->st == U_BUSY)                                                     \
-				end((u), true);                                                    \
+				scenario_end((u), true);                                           \
 			else                                                                       \
-				fail_user((u), pv_errmsg());                                       \
+				user_fail((u), pv_errmsg());                                       \
 		} else {                                                                           \
-			count_op((u), (op));                                                       \
+			user_count_op((u), (op));                                                  \
 		}                                                                                  \
 	} while (0)
 
@@ -325,7 +326,7 @@ static bool refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2)
 
 static void read_more(struct user *u, const struct pv_smba_done *d)
 {
-	if (d && refused(u, d, 0))
+	if (d && client_refused(u, d, 0))
 		return;
 	if (d)
 		u->off += d->buflen;
@@ -336,10 +337,10 @@ static void read_more(struct user *u, const struct pv_smba_done *d)
 	ISSUE(u, read_more, PV_LOAD_OP_READ,
 	      pv_smba_read(u->c, u->fid, u->off,
 			   (uint32_t)(u->size - u->off < IO_CHUNK ? u->size - u->off : IO_CHUNK),
-			   on_done, u));
+			   client_done, u));
 }
 
-static void read_all(struct user *u, step_fn after)
+static void client_read_all(struct user *u, step_fn after)
 {
 	u->after = after;
 	u->off = 0;
@@ -351,7 +352,7 @@ static void write_more(struct user *u, const struct pv_smba_done *d)
 {
 	uint32_t n;
 
-	if (d && refused(u, d, 0))
+	if (d && client_refused(u, d, 0))
 		return;
 	if (u->off >= u->size) {
 		u->after(u, NULL);
@@ -359,11 +360,12 @@ static void write_more(struct user *u, const struct pv_smba_done *d)
 	}
 	n = (uint32_t)(u->size - u->off < IO_CHUNK ? u->size - u->off : IO_CHUNK);
 	ISSUE(u, write_more, PV_LOAD_OP_WRITE,
-	      pv_smba_write(u->c, u->i == 2 ? u->fid2 : u->fid, u->off, u->e->data, n, on_done, u));
+	      pv_smba_write(u->c, u->i == 2 ? u->fid2 : u->fid, u->off, u->e->data, n, client_done,
+			    u));
 	u->off += n;
 }
 
-static void write_all(struct user *u, uint64_t size, int which, step_fn after)
+static void client_write_all(struct user *u, uint64_t size, int which, step_fn after)
 {
 	u->after = after;
 	u->off = 0;
@@ -385,7 +387,7 @@ static int entry(void *arg, const char *name, bool dir, uint64_t size)
 		size = u->want == 2 ? DIR : size;
 	if (snprintf(path, sizeof(path), "%s/%s", u->path, name) >= (int)sizeof(path))
 		return pv_error(PV_EREMOTE, "a path in %s is too long", u->path);
-	return list_add(&u->names, path, size) < 0 ? pv_error(PV_EIO, "out of memory") : 0;
+	return files_add(&u->names, path, size) < 0 ? pv_error(PV_EIO, "out of memory") : 0;
 }
 
 static void list_more(struct user *u, const struct pv_smba_done *d)
@@ -394,41 +396,41 @@ static void list_more(struct user *u, const struct pv_smba_done *d)
 		u->after(u, NULL);
 		return;
 	}
-	if (refused(u, d, 0))
+	if (client_refused(u, d, 0))
 		return;
 	if (pv_smba_entries(d->buf, d->buflen, entry, u) != PV_OK) {
 		if (u->st == U_BUSY)
-			end(u, true);
+			scenario_end(u, true);
 		else
-			fail_user(u, pv_errmsg());
+			user_fail(u, pv_errmsg());
 		return;
 	}
 	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
-	      pv_smba_list(u->c, u->fid, false, on_done, u));
+	      pv_smba_list(u->c, u->fid, false, client_done, u));
 }
 
 /* List the open folder u->fid (u->path): files (want 0), folders (1) or both (2) into
  * u->names. */
-static void list_all(struct user *u, int want, step_fn after)
+static void client_list_all(struct user *u, int want, step_fn after)
 {
 	u->after = after;
 	u->want = want;
-	list_clear(&u->names);
+	files_clear(&u->names);
 	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
-	      pv_smba_list(u->c, u->fid, true, on_done, u));
+	      pv_smba_list(u->c, u->fid, true, client_done, u));
 }
 
 /* Open u->path into fid (or fid2 when second). */
-static void open_path(struct user *u, const char *path, uint32_t access, uint32_t disp,
-		      uint32_t opts, step_fn next)
+static void client_open(struct user *u, const char *path, uint32_t access, uint32_t disp,
+			uint32_t opts, step_fn next)
 {
 	ISSUE(u, next, PV_LOAD_OP_CREATE,
-	      pv_smba_create(u->c, path, access, disp, opts, on_done, u));
+	      pv_smba_create(u->c, path, access, disp, opts, client_done, u));
 }
 
-static bool opened(struct user *u, const struct pv_smba_done *d, bool second)
+static bool client_opened(struct user *u, const struct pv_smba_done *d, bool second)
 {
-	if (refused(u, d, 0))
+	if (client_refused(u, d, 0))
 		return false;
 	if (second) {
 		memcpy(u->fid2, d->fid, 16);
@@ -441,14 +443,14 @@ static bool opened(struct user *u, const struct pv_smba_done *d, bool second)
 	return true;
 }
 
-static void close_fid(struct user *u, bool second, step_fn next)
+static void client_close(struct user *u, bool second, step_fn next)
 {
 	if (second)
 		u->open2 = false;
 	else
 		u->open1 = false;
 	ISSUE(u, next, PV_LOAD_OP_CLOSE,
-	      pv_smba_closefile(u->c, second ? u->fid2 : u->fid, on_done, u));
+	      pv_smba_closefile(u->c, second ? u->fid2 : u->fid, client_done, u));
 }
 
 /* ---- learning the tree: static/, volatile/, new/ ---- */
@@ -463,9 +465,9 @@ static void learn_next(struct user *u, const struct pv_smba_done *d);
 
 static void learned(struct user *u)
 {
-	list_clear(&u->names);
-	list_clear(&u->todo);
-	set_state(u, U_IDLE);
+	files_clear(&u->names);
+	files_clear(&u->todo);
+	user_set_state(u, U_IDLE);
 	u->idle_since = pv_now();
 	u->w->pending--;
 }
@@ -473,7 +475,7 @@ static void learned(struct user *u)
 /* A folder to list: its part and depth in the size. */
 static int learn_add(struct user *u, const char *path, enum part part, unsigned depth)
 {
-	return list_add(&u->todo, path, (uint64_t)part | (uint64_t)depth << 8);
+	return files_add(&u->todo, path, (uint64_t)part | (uint64_t)depth << 8);
 }
 
 static void learn_listed(struct user *u, const struct pv_smba_done *d)
@@ -493,43 +495,43 @@ static void learn_listed(struct user *u, const struct pv_smba_done *d)
 			if (part != P_NEW && depth < LEARN_DEPTH && u->todo.n < LEARN_FOLDERS)
 				r = learn_add(u, f->path, part, depth + 1);
 		} else if (part == P_STATIC) {
-			r = list_add(&u->sfiles, f->path, f->size);
+			r = files_add(&u->sfiles, f->path, f->size);
 			files = true;
 		} else if (part == P_VOLATILE) {
-			r = list_add(&u->vfiles, f->path, f->size);
+			r = files_add(&u->vfiles, f->path, f->size);
 		} else if (strstr(f->path, "/new/pv-")) {
-			r = list_add(&u->made, f->path, f->size);
+			r = files_add(&u->made, f->path, f->size);
 		}
 		if (r < 0) {
-			fail_user(u, "out of memory");
+			user_fail(u, "out of memory");
 			return;
 		}
 	}
-	if (files && list_add(&u->dirs, u->path, 0) < 0) { /* a folder browse can show */
-		fail_user(u, "out of memory");
+	if (files && files_add(&u->dirs, u->path, 0) < 0) { /* a folder browse can show */
+		user_fail(u, "out of memory");
 		return;
 	}
-	close_fid(u, false, learn_next);
+	client_close(u, false, learn_next);
 }
 
 static void learn_opened(struct user *u, const struct pv_smba_done *d)
 {
-	if (!opened(u, d, false))
+	if (!client_opened(u, d, false))
 		return;
-	list_all(u, 2, learn_listed);
+	client_list_all(u, 2, learn_listed);
 }
 
 /* The next folder to list, until none is left. */
 static void learn_next(struct user *u, const struct pv_smba_done *d)
 {
-	if (d && refused(u, d, 0))
+	if (d && client_refused(u, d, 0))
 		return;
 	if (u->i >= u->todo.n) {
 		learned(u);
 		return;
 	}
 	snprintf(u->path, sizeof(u->path), "%s", u->todo.f[u->i++].path);
-	open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, learn_opened);
+	client_open(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, learn_opened);
 }
 
 /* static/ from the plan its tree was built from: the files and the folders holding them that
@@ -558,39 +560,39 @@ static int learn_plan(struct user *u, const struct pv_fileset *fs)
 		if (snprintf(path, sizeof(path), "%s/%s", u->info.name, x->path) >=
 		    (int)sizeof(path))
 			continue; /* a path the engine could not open either */
-		if (list_add(&u->sfiles, path, x->size) < 0)
+		if (files_add(&u->sfiles, path, x->size) < 0)
 			return -1;
 		*strrchr(path, '/') = '\0';
 		if (strcmp(path, dir) != 0) { /* a folder browse can show */
 			snprintf(dir, sizeof(dir), "%s", path);
-			if (list_add(&u->dirs, dir, 0) < 0)
+			if (files_add(&u->dirs, dir, 0) < 0)
 				return -1;
 		}
 	}
 	return 0;
 }
 
-static void learn(struct user *u)
+static void learn_tree(struct user *u)
 {
 	const struct pv_fileset *fs = u->e->fs;
 	char path[PATH_MAX_LOAD];
 
 	/* what an earlier logon learnt may have changed since */
-	list_clear(&u->dirs);
-	list_clear(&u->sfiles);
-	list_clear(&u->vfiles);
-	list_clear(&u->made);
-	list_clear(&u->todo);
+	files_clear(&u->dirs);
+	files_clear(&u->sfiles);
+	files_clear(&u->vfiles);
+	files_clear(&u->made);
+	files_clear(&u->todo);
 	u->made_head = 0;
 	u->i = 0;
-	set_state(u, U_LEARNING);
+	user_set_state(u, U_LEARNING);
 	snprintf(path, sizeof(path), "%s/static", u->info.name);
 	if ((fs ? learn_plan(u, fs) : learn_add(u, path, P_STATIC, 0)) < 0 ||
 	    (snprintf(path, sizeof(path), "%s/volatile", u->info.name),
 	     learn_add(u, path, P_VOLATILE, 0) < 0) ||
 	    (snprintf(path, sizeof(path), "%s/new", u->info.name),
 	     learn_add(u, path, P_NEW, 0) < 0)) {
-		fail_user(u, "out of memory");
+		user_fail(u, "out of memory");
 		return;
 	}
 	learn_next(u, NULL);
@@ -622,23 +624,23 @@ static void lease_key(const char *path, uint8_t key[16])
 
 /* CREATE with a lease, as an SMB 3 client opens a document: read-handle caching to read it,
  * read-write-handle to edit it. */
-static void open_lease(struct user *u, const char *path, uint32_t access, uint32_t disp,
-		       uint32_t opts, bool edit, step_fn next)
+static void client_open_lease(struct user *u, const char *path, uint32_t access, uint32_t disp,
+			      uint32_t opts, bool edit, step_fn next)
 {
 	uint8_t key[16];
 
 	lease_key(path, key);
 	ISSUE(u, next, PV_LOAD_OP_CREATE,
-	      pv_smba_create_lease(u->c, path, access, disp, opts, key, edit ? 7u : 3u, on_done,
+	      pv_smba_create_lease(u->c, path, access, disp, opts, key, edit ? 7u : 3u, client_done,
 				   u));
 }
 
 /* A CREATE of what is not there (Explorer's desktop.ini, Office's owner file, a copy's
  * target): the answer it expects is "not found"; next gets it through u->probing. */
-static void probe(struct user *u, const char *path, step_fn next)
+static void client_probe(struct user *u, const char *path, step_fn next)
 {
 	u->probing = true;
-	open_path(u, path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, next);
+	client_open(u, path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, next);
 }
 
 static void nothing(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
@@ -651,7 +653,7 @@ static void nothing(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 /* The answer to the request before, as a scenario's step takes it: false when it ended the
  * scenario (a refusal; a probe's "not found" is the answer it wanted, and what it found
  * after all is closed). */
-static bool answered(struct user *u, const struct pv_smba_done *d)
+static bool client_answered(struct user *u, const struct pv_smba_done *d)
 {
 	if (!d)
 		return true;
@@ -661,11 +663,11 @@ static bool answered(struct user *u, const struct pv_smba_done *d)
 			return true;
 		if (d->status == 0) {
 			if (pv_smba_closefile(u->c, d->fid, NULL, NULL) == PV_OK)
-				count_op(u, PV_LOAD_OP_CLOSE);
+				user_count_op(u, PV_LOAD_OP_CLOSE);
 			return true;
 		}
 	}
-	return !refused(u, d, 0);
+	return !client_refused(u, d, 0);
 }
 
 static uint8_t *fid_of(struct user *u, bool second)
@@ -673,7 +675,7 @@ static uint8_t *fid_of(struct user *u, bool second)
 	return second ? u->fid2 : u->fid;
 }
 
-static void set_info(struct user *u, bool second, uint8_t cls, step_fn next)
+static void client_set_info(struct user *u, bool second, uint8_t cls, step_fn next)
 {
 	uint8_t info[40] = {0};
 	uint32_t len = 8;
@@ -692,43 +694,44 @@ static void set_info(struct user *u, bool second, uint8_t cls, step_fn next)
 		len = 40;
 	}
 	ISSUE(u, next, PV_LOAD_OP_SET_INFO,
-	      pv_smba_setinfo(u->c, fid_of(u, second), cls, info, len, on_done, u));
+	      pv_smba_setinfo(u->c, fid_of(u, second), cls, info, len, client_done, u));
 }
 
-static void flush_fid(struct user *u, bool second, step_fn next)
+static void client_flush(struct user *u, bool second, step_fn next)
 {
-	ISSUE(u, next, PV_LOAD_OP_FLUSH, pv_smba_flush(u->c, fid_of(u, second), on_done, u));
+	ISSUE(u, next, PV_LOAD_OP_FLUSH, pv_smba_flush(u->c, fid_of(u, second), client_done, u));
 }
 
-static void lock_fid(struct user *u, bool unlock, step_fn next)
+static void client_lock(struct user *u, bool unlock, step_fn next)
 {
 	ISSUE(u, next, PV_LOAD_OP_LOCK,
-	      pv_smba_lock(u->c, u->fid, LOCK_AT, 1, true, unlock, on_done, u));
+	      pv_smba_lock(u->c, u->fid, LOCK_AT, 1, true, unlock, client_done, u));
 }
 
-static void object_id(struct user *u, step_fn next)
+static void client_object_id(struct user *u, step_fn next)
 {
 	ISSUE(u, next, PV_LOAD_OP_IOCTL,
-	      pv_smba_fsctl(u->c, FSCTL_OBJECT_ID, u->fid, NULL, 0, 64, on_done, u));
+	      pv_smba_fsctl(u->c, FSCTL_OBJECT_ID, u->fid, NULL, 0, 64, client_done, u));
 }
 
 /* CHANGE_NOTIFY on the open folder, as Explorer watches the folder it shows: its answer comes
  * when the folder is closed (or something in it changes), and nothing waits for it. */
-static void watch_dir(struct user *u)
+static void client_watch(struct user *u)
 {
 	if (pv_smba_notify(u->c, u->fid, NOTIFY_FILTER, nothing, NULL) == PV_OK)
-		count_op(u, PV_LOAD_OP_CHANGE_NOTIFY);
+		user_count_op(u, PV_LOAD_OP_CHANGE_NOTIFY);
 }
 
-static void stat_fid(struct user *u, bool second, step_fn next)
+static void client_stat(struct user *u, bool second, step_fn next)
 {
-	ISSUE(u, next, PV_LOAD_OP_QUERY_INFO, pv_smba_stat(u->c, fid_of(u, second), on_done, u));
+	ISSUE(u, next, PV_LOAD_OP_QUERY_INFO,
+	      pv_smba_stat(u->c, fid_of(u, second), client_done, u));
 }
 
 /* ---- the scenarios (docs/load.md) ---- */
 
 /* Each is a function of its steps: u->step says which request comes next; every answer comes
- * back to it (d NULL at the start and after a read_all, write_all or list_all). */
+ * back to it (d NULL at the start and after a client_read_all, _write_all or _list_all). */
 
 /* upload and copy_in: a name for a new file in new/ */
 static void new_name(struct user *u)
@@ -746,43 +749,43 @@ static uint64_t upload_size(struct user *u)
 
 static void made(struct user *u)
 {
-	if (list_add(&u->made, u->path2, u->size) < 0)
-		end(u, true);
+	if (files_add(&u->made, u->path2, u->size) < 0)
+		scenario_end(u, true);
 	else
-		end(u, false);
+		scenario_end(u, false);
 }
 
 /* upload: "is it there?", then create it, size it, write it, flush, set its time, close */
 static void sc_upload_step(struct user *u, const struct pv_smba_done *d)
 {
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
 		new_name(u);
-		probe(u, u->path2, sc_upload_step);
+		client_probe(u, u->path2, sc_upload_step);
 		break;
 	case 1:
-		open_lease(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, true,
-			   sc_upload_step);
+		client_open_lease(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, true,
+				  sc_upload_step);
 		break;
 	case 2:
-		if (!opened(u, d, true))
+		if (!client_opened(u, d, true))
 			return;
 		u->size = upload_size(u);
-		set_info(u, true, INFO_EOF, sc_upload_step);
+		client_set_info(u, true, INFO_EOF, sc_upload_step);
 		break;
 	case 3:
-		write_all(u, u->size, 2, sc_upload_step);
+		client_write_all(u, u->size, 2, sc_upload_step);
 		break;
 	case 4:
-		flush_fid(u, true, sc_upload_step);
+		client_flush(u, true, sc_upload_step);
 		break;
 	case 5:
-		set_info(u, true, INFO_BASIC, sc_upload_step);
+		client_set_info(u, true, INFO_BASIC, sc_upload_step);
 		break;
 	case 6:
-		close_fid(u, true, sc_upload_step);
+		client_close(u, true, sc_upload_step);
 		break;
 	default:
 		made(u);
@@ -793,100 +796,101 @@ static void sc_upload_step(struct user *u, const struct pv_smba_done *d)
  * of its files (open, its attributes, close), close the folder */
 static void sc_browse_step(struct user *u, const struct pv_smba_done *d)
 {
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
-		open_path(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, sc_browse_step);
+		client_open(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, sc_browse_step);
 		break;
 	case 1:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
-		stat_fid(u, false, sc_browse_step);
+		client_stat(u, false, sc_browse_step);
 		break;
 	case 2:
-		watch_dir(u);
-		list_all(u, 0, sc_browse_step);
+		client_watch(u);
+		client_list_all(u, 0, sc_browse_step);
 		break;
 	case 3:
 		if (snprintf(u->path2, sizeof(u->path2), "%s/desktop.ini", u->path) >=
 		    (int)sizeof(u->path2)) {
-			end(u, true);
+			scenario_end(u, true);
 			return;
 		}
-		probe(u, u->path2, sc_browse_step);
+		client_probe(u, u->path2, sc_browse_step);
 		break;
 	case 4:
 		if (!u->names.n) { /* nothing to look at: the folder closes */
 			u->step = 8;
-			close_fid(u, false, sc_browse_step);
+			client_close(u, false, sc_browse_step);
 			return;
 		}
 		snprintf(u->path2, sizeof(u->path2), "%s",
 			 u->names.f[(size_t)(pv_load_rng_unit(&u->rng) * (double)u->names.n)].path);
-		open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
-			   sc_browse_step);
+		client_open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+				  sc_browse_step);
 		break;
 	case 5:
-		if (!opened(u, d, true))
+		if (!client_opened(u, d, true))
 			return;
-		stat_fid(u, true, sc_browse_step);
+		client_stat(u, true, sc_browse_step);
 		break;
 	case 6:
-		close_fid(u, true, sc_browse_step);
+		client_close(u, true, sc_browse_step);
 		break;
 	case 7:
-		close_fid(u, false, sc_browse_step);
+		client_close(u, false, sc_browse_step);
 		break;
 	default:
-		end(u, false);
+		scenario_end(u, false);
 	}
 }
 
 /* read_folder: open a folder, list it, close it, then read every file of it whole */
 static void sc_read_folder_step(struct user *u, const struct pv_smba_done *d)
 {
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
-		open_path(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, sc_read_folder_step);
+		client_open(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR,
+			    sc_read_folder_step);
 		break;
 	case 1:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
-		list_all(u, 0, sc_read_folder_step);
+		client_list_all(u, 0, sc_read_folder_step);
 		break;
 	case 2:
 		u->i = 0;
-		close_fid(u, false, sc_read_folder_step);
+		client_close(u, false, sc_read_folder_step);
 		break;
 	case 3: /* the next file */
 		if (u->i >= u->names.n) {
-			end(u, false);
+			scenario_end(u, false);
 			return;
 		}
 		snprintf(u->path2, sizeof(u->path2), "%s", u->names.f[u->i++].path);
-		open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
-			   sc_read_folder_step);
+		client_open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+				  sc_read_folder_step);
 		break;
 	case 4:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
-		read_all(u, sc_read_folder_step);
+		client_read_all(u, sc_read_folder_step);
 		break;
 	default:
 		u->step = 3;
-		close_fid(u, false, sc_read_folder_step);
+		client_close(u, false, sc_read_folder_step);
 	}
 }
 
 static void walk(struct user *u)
 {
-	const struct file *f = pick(u, &u->dirs);
+	const struct file *f = files_pick(u, &u->dirs);
 
 	if (!f) {
-		end(u, true);
+		scenario_end(u, true);
 		return;
 	}
 	snprintf(u->path, sizeof(u->path), "%s", f->path);
@@ -900,55 +904,55 @@ static void walk(struct user *u)
  * shell's link tracking asks), read whole, closed */
 static void sc_open_read_step(struct user *u, const struct pv_smba_done *d)
 {
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
-		open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
-			   sc_open_read_step);
+		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+				  sc_open_read_step);
 		break;
 	case 1:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
-		stat_fid(u, false, sc_open_read_step);
+		client_stat(u, false, sc_open_read_step);
 		break;
 	case 2:
-		object_id(u, sc_open_read_step);
+		client_object_id(u, sc_open_read_step);
 		break;
 	case 3:
-		read_all(u, sc_open_read_step);
+		client_read_all(u, sc_open_read_step);
 		break;
 	case 4:
-		close_fid(u, false, sc_open_read_step);
+		client_close(u, false, sc_open_read_step);
 		break;
 	default:
-		end(u, false);
+		scenario_end(u, false);
 	}
 }
 
 /* open_close: a document opened, its attributes and object id read, closed */
 static void sc_open_close_step(struct user *u, const struct pv_smba_done *d)
 {
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
-		open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
-			   sc_open_close_step);
+		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+				  sc_open_close_step);
 		break;
 	case 1:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
-		stat_fid(u, false, sc_open_close_step);
+		client_stat(u, false, sc_open_close_step);
 		break;
 	case 2:
-		object_id(u, sc_open_close_step);
+		client_object_id(u, sc_open_close_step);
 		break;
 	case 3:
-		close_fid(u, false, sc_open_close_step);
+		client_close(u, false, sc_open_close_step);
 		break;
 	default:
-		end(u, false);
+		scenario_end(u, false);
 	}
 }
 
@@ -956,45 +960,45 @@ static void sc_open_close_step(struct user *u, const struct pv_smba_done *d)
  * create it, size it, write it, set its time) */
 static void sc_copy_in_step(struct user *u, const struct pv_smba_done *d)
 {
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
-		open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
-			   sc_copy_in_step);
+		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+				  sc_copy_in_step);
 		break;
 	case 1:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
-		stat_fid(u, false, sc_copy_in_step);
+		client_stat(u, false, sc_copy_in_step);
 		break;
 	case 2:
-		read_all(u, sc_copy_in_step);
+		client_read_all(u, sc_copy_in_step);
 		break;
 	case 3:
 		new_name(u);
-		probe(u, u->path2, sc_copy_in_step);
+		client_probe(u, u->path2, sc_copy_in_step);
 		break;
 	case 4:
-		open_path(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR,
-			  sc_copy_in_step);
+		client_open(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR,
+			    sc_copy_in_step);
 		break;
 	case 5:
-		if (!opened(u, d, true))
+		if (!client_opened(u, d, true))
 			return;
-		set_info(u, true, INFO_EOF, sc_copy_in_step);
+		client_set_info(u, true, INFO_EOF, sc_copy_in_step);
 		break;
 	case 6:
-		write_all(u, u->size, 2, sc_copy_in_step);
+		client_write_all(u, u->size, 2, sc_copy_in_step);
 		break;
 	case 7:
-		set_info(u, true, INFO_BASIC, sc_copy_in_step);
+		client_set_info(u, true, INFO_BASIC, sc_copy_in_step);
 		break;
 	case 8:
-		close_fid(u, true, sc_copy_in_step);
+		client_close(u, true, sc_copy_in_step);
 		break;
 	case 9:
-		close_fid(u, false, sc_copy_in_step);
+		client_close(u, false, sc_copy_in_step);
 		break;
 	default:
 		made(u);
@@ -1022,101 +1026,101 @@ static void sc_edit_save_step(struct user *u, const struct pv_smba_done *d)
 	const char *slash = strrchr(u->path, '/');
 	int dir = slash ? (int)(slash - u->path) : 0;
 
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
-		open_lease(u, u->path, PV_SMBA_WRITE, PV_SMBA_OPEN, PV_SMBA_NONDIR, true,
-			   sc_edit_save_step);
+		client_open_lease(u, u->path, PV_SMBA_WRITE, PV_SMBA_OPEN, PV_SMBA_NONDIR, true,
+				  sc_edit_save_step);
 		break;
 	case 1:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
-		stat_fid(u, false, sc_edit_save_step);
+		client_stat(u, false, sc_edit_save_step);
 		break;
 	case 2:
-		object_id(u, sc_edit_save_step);
+		client_object_id(u, sc_edit_save_step);
 		break;
 	case 3:
-		lock_fid(u, false, sc_edit_save_step);
+		client_lock(u, false, sc_edit_save_step);
 		break;
 	case 4:
-		read_all(u, sc_edit_save_step);
+		client_read_all(u, sc_edit_save_step);
 		break;
 	case 5: /* the owner file */
 		owner_name(u);
-		probe(u, u->path2, sc_edit_save_step);
+		client_probe(u, u->path2, sc_edit_save_step);
 		break;
 	case 6:
-		open_path(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE,
-			  PV_SMBA_NONDIR, sc_edit_save_step);
+		client_open(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE,
+			    PV_SMBA_NONDIR, sc_edit_save_step);
 		break;
 	case 7:
-		if (!opened(u, d, true))
+		if (!client_opened(u, d, true))
 			return;
 		u->keep = u->size; /* the document's size, kept across the owner's write */
-		write_all(u, 162, 2, sc_edit_save_step);
+		client_write_all(u, 162, 2, sc_edit_save_step);
 		break;
 	case 8:
 		u->size = u->keep;
-		close_fid(u, true, sc_edit_save_step);
+		client_close(u, true, sc_edit_save_step);
 		break;
 	case 9: /* the save: a temporary file beside the document */
 		snprintf(u->path2, sizeof(u->path2), "%.*s/~WRL%04u.tmp", dir, u->path,
 			 ++u->seq % 10000);
-		open_path(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE,
-			  PV_SMBA_NONDIR, sc_edit_save_step);
+		client_open(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE,
+			    PV_SMBA_NONDIR, sc_edit_save_step);
 		break;
 	case 10:
-		if (!opened(u, d, true))
+		if (!client_opened(u, d, true))
 			return;
 		if (!u->size)
 			u->size = 4096;
-		set_info(u, true, INFO_EOF, sc_edit_save_step);
+		client_set_info(u, true, INFO_EOF, sc_edit_save_step);
 		break;
 	case 11:
-		write_all(u, u->size, 2, sc_edit_save_step);
+		client_write_all(u, u->size, 2, sc_edit_save_step);
 		break;
 	case 12:
-		flush_fid(u, true, sc_edit_save_step);
+		client_flush(u, true, sc_edit_save_step);
 		break;
 	case 13:
-		close_fid(u, true, sc_edit_save_step);
+		client_close(u, true, sc_edit_save_step);
 		break;
 	case 14:
-		lock_fid(u, true, sc_edit_save_step);
+		client_lock(u, true, sc_edit_save_step);
 		break;
 	case 15:
-		close_fid(u, false, sc_edit_save_step);
+		client_close(u, false, sc_edit_save_step);
 		break;
 	case 16: /* the temporary file over the document */
-		open_path(u, u->path2, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR,
-			  sc_edit_save_step);
+		client_open(u, u->path2, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN,
+			    PV_SMBA_NONDIR, sc_edit_save_step);
 		break;
 	case 17:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
 		ISSUE(u, sc_edit_save_step, PV_LOAD_OP_SET_INFO,
-		      pv_smba_rename(u->c, u->fid, u->path, true, on_done, u));
+		      pv_smba_rename(u->c, u->fid, u->path, true, client_done, u));
 		break;
 	case 18:
-		close_fid(u, false, sc_edit_save_step);
+		client_close(u, false, sc_edit_save_step);
 		break;
 	case 19: /* the owner file goes */
 		owner_name(u);
-		open_path(u, u->path2, PV_SMBA_DELETE | PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR,
-			  sc_edit_save_step);
+		client_open(u, u->path2, PV_SMBA_DELETE | PV_SMBA_READ, PV_SMBA_OPEN,
+			    PV_SMBA_NONDIR, sc_edit_save_step);
 		break;
 	case 20:
-		if (!opened(u, d, true))
+		if (!client_opened(u, d, true))
 			return;
-		set_info(u, true, INFO_DISPOSITION, sc_edit_save_step);
+		client_set_info(u, true, INFO_DISPOSITION, sc_edit_save_step);
 		break;
 	case 21:
-		close_fid(u, true, sc_edit_save_step);
+		client_close(u, true, sc_edit_save_step);
 		break;
 	default:
-		end(u, false);
+		scenario_end(u, false);
 	}
 }
 
@@ -1124,113 +1128,113 @@ static void sc_edit_save_step(struct user *u, const struct pv_smba_done *d)
  * flushed, the lock released, closed) */
 static void sc_rewrite_step(struct user *u, const struct pv_smba_done *d)
 {
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
-		open_lease(u, u->path, PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, true,
-			   sc_rewrite_step);
+		client_open_lease(u, u->path, PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
+				  true, sc_rewrite_step);
 		break;
 	case 1:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
 		u->size = u->off; /* the size it had (opening over it emptied it) */
-		lock_fid(u, false, sc_rewrite_step);
+		client_lock(u, false, sc_rewrite_step);
 		break;
 	case 2:
-		set_info(u, false, INFO_EOF, sc_rewrite_step);
+		client_set_info(u, false, INFO_EOF, sc_rewrite_step);
 		break;
 	case 3:
-		write_all(u, u->size, 1, sc_rewrite_step);
+		client_write_all(u, u->size, 1, sc_rewrite_step);
 		break;
 	case 4:
-		flush_fid(u, false, sc_rewrite_step);
+		client_flush(u, false, sc_rewrite_step);
 		break;
 	case 5:
-		lock_fid(u, true, sc_rewrite_step);
+		client_lock(u, true, sc_rewrite_step);
 		break;
 	case 6:
-		close_fid(u, false, sc_rewrite_step);
+		client_close(u, false, sc_rewrite_step);
 		break;
 	default:
-		end(u, false);
+		scenario_end(u, false);
 	}
 }
 
 /* delete_new: the oldest file this user made in new/ (opened to delete, marked, closed) */
 static void sc_delete_new_step(struct user *u, const struct pv_smba_done *d)
 {
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
-		open_path(u, u->path, PV_SMBA_DELETE | PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR,
-			  sc_delete_new_step);
+		client_open(u, u->path, PV_SMBA_DELETE | PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR,
+			    sc_delete_new_step);
 		break;
 	case 1:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
-		set_info(u, false, INFO_DISPOSITION, sc_delete_new_step);
+		client_set_info(u, false, INFO_DISPOSITION, sc_delete_new_step);
 		break;
 	case 2:
-		close_fid(u, false, sc_delete_new_step);
+		client_close(u, false, sc_delete_new_step);
 		break;
 	default:
-		end(u, false);
+		scenario_end(u, false);
 	}
 }
 
 /* list_new: new/ opened, looked at, watched, listed, closed */
 static void sc_list_new_step(struct user *u, const struct pv_smba_done *d)
 {
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
-		open_path(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, sc_list_new_step);
+		client_open(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, sc_list_new_step);
 		break;
 	case 1:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
-		stat_fid(u, false, sc_list_new_step);
+		client_stat(u, false, sc_list_new_step);
 		break;
 	case 2:
-		watch_dir(u);
-		list_all(u, 0, sc_list_new_step);
+		client_watch(u);
+		client_list_all(u, 0, sc_list_new_step);
 		break;
 	case 3:
-		close_fid(u, false, sc_list_new_step);
+		client_close(u, false, sc_list_new_step);
 		break;
 	default:
-		end(u, false);
+		scenario_end(u, false);
 	}
 }
 
 /* rename: a volatile/ file renamed and back (each: opened to delete, renamed, closed) */
 static void sc_rename_step(struct user *u, const struct pv_smba_done *d)
 {
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
 	case 3:
-		open_path(u, u->step == 1 ? u->path : u->path2, PV_SMBA_READ | PV_SMBA_DELETE,
-			  PV_SMBA_OPEN, PV_SMBA_NONDIR, sc_rename_step);
+		client_open(u, u->step == 1 ? u->path : u->path2, PV_SMBA_READ | PV_SMBA_DELETE,
+			    PV_SMBA_OPEN, PV_SMBA_NONDIR, sc_rename_step);
 		break;
 	case 1:
 	case 4:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
 		ISSUE(u, sc_rename_step, PV_LOAD_OP_SET_INFO,
 		      pv_smba_rename(u->c, u->fid, u->step == 2 ? u->path2 : u->path, false,
-				     on_done, u));
+				     client_done, u));
 		break;
 	case 2:
 	case 5:
-		close_fid(u, false, sc_rename_step);
+		client_close(u, false, sc_rename_step);
 		break;
 	default:
-		end(u, false);
+		scenario_end(u, false);
 	}
 }
 
@@ -1238,52 +1242,53 @@ static void sc_rename_step(struct user *u, const struct pv_smba_done *d)
  * marked, closed) */
 static void sc_mkdir_step(struct user *u, const struct pv_smba_done *d)
 {
-	if (!answered(u, d))
+	if (!client_answered(u, d))
 		return;
 	switch (u->step++) {
 	case 0:
-		open_path(u, u->path, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_DIR,
-			  sc_mkdir_step);
+		client_open(u, u->path, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_DIR,
+			    sc_mkdir_step);
 		break;
 	case 1:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
-		close_fid(u, false, sc_mkdir_step);
+		client_close(u, false, sc_mkdir_step);
 		break;
 	case 2:
 		if (snprintf(u->path2, sizeof(u->path2), "%s/f.dat", u->path) >=
 		    (int)sizeof(u->path2)) {
-			end(u, true);
+			scenario_end(u, true);
 			return;
 		}
-		open_path(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE,
-			  PV_SMBA_NONDIR, sc_mkdir_step);
+		client_open(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE,
+			    PV_SMBA_NONDIR, sc_mkdir_step);
 		break;
 	case 3:
-		if (!opened(u, d, true))
+		if (!client_opened(u, d, true))
 			return;
-		write_all(u, 4096, 2, sc_mkdir_step);
+		client_write_all(u, 4096, 2, sc_mkdir_step);
 		break;
 	case 4:
-		close_fid(u, true, sc_mkdir_step);
+		client_close(u, true, sc_mkdir_step);
 		break;
 	case 5:
 	case 8:
-		open_path(u, u->step == 6 ? u->path2 : u->path, PV_SMBA_DELETE | PV_SMBA_READ,
-			  PV_SMBA_OPEN, u->step == 6 ? PV_SMBA_NONDIR : PV_SMBA_DIR, sc_mkdir_step);
+		client_open(u, u->step == 6 ? u->path2 : u->path, PV_SMBA_DELETE | PV_SMBA_READ,
+			    PV_SMBA_OPEN, u->step == 6 ? PV_SMBA_NONDIR : PV_SMBA_DIR,
+			    sc_mkdir_step);
 		break;
 	case 6:
 	case 9:
-		if (!opened(u, d, false))
+		if (!client_opened(u, d, false))
 			return;
-		set_info(u, false, INFO_DISPOSITION, sc_mkdir_step);
+		client_set_info(u, false, INFO_DISPOSITION, sc_mkdir_step);
 		break;
 	case 7:
 	case 10:
-		close_fid(u, false, sc_mkdir_step);
+		client_close(u, false, sc_mkdir_step);
 		break;
 	default:
-		end(u, false);
+		scenario_end(u, false);
 	}
 }
 
@@ -1296,10 +1301,10 @@ static void sc_upload(struct user *u)
 /* A file of the list into u->path, or the scenario ends in an error (nothing to work on). */
 static bool pick_into(struct user *u, const struct list *l)
 {
-	const struct file *f = pick(u, l);
+	const struct file *f = files_pick(u, l);
 
 	if (!f) {
-		end(u, true);
+		scenario_end(u, true);
 		return false;
 	}
 	snprintf(u->path, sizeof(u->path), "%s", f->path);
@@ -1343,7 +1348,7 @@ static void sc_rewrite(struct user *u)
 static void sc_delete_new(struct user *u)
 {
 	if (u->made_head >= u->made.n) {
-		end(u, false); /* nothing made yet: nothing to delete */
+		scenario_end(u, false); /* nothing made yet: nothing to delete */
 		return;
 	}
 	snprintf(u->path, sizeof(u->path), "%s", u->made.f[u->made_head].path);
@@ -1382,53 +1387,53 @@ static void ops_next(struct user *u, const struct pv_smba_done *d);
 static void ops_written(struct user *u, const struct pv_smba_done *d)
 {
 	(void)d;
-	close_fid(u, true, ops_next);
+	client_close(u, true, ops_next);
 }
 
 static void ops_opened(struct user *u, const struct pv_smba_done *d)
 {
-	if (!opened(u, d, true))
+	if (!client_opened(u, d, true))
 		return;
 	u->w->ops++;
-	write_all(u, 4096, 2, ops_written);
+	client_write_all(u, 4096, 2, ops_written);
 }
 
 static void ops_dir(struct user *u, const struct pv_smba_done *d)
 {
-	if (!opened(u, d, true))
+	if (!client_opened(u, d, true))
 		return;
 	u->w->ops++;
-	close_fid(u, true, ops_next);
+	client_close(u, true, ops_next);
 }
 
-static bool running(const struct worker *w);
+static bool worker_running(const struct worker *w);
 
 static void ops_next(struct user *u, const struct pv_smba_done *d)
 {
 	bool write = u->e->o->ops_loop == PV_LOAD_OPS_WRITE;
 
 	if (d) {
-		if (refused(u, d, 0))
+		if (client_refused(u, d, 0))
 			return;
 		u->w->ops += write ? 2 : 1; /* the WRITE and the CLOSE, or the CLOSE */
 	}
-	if (!running(u->w)) {
-		end(u, false);
+	if (!worker_running(u->w)) {
+		scenario_end(u, false);
 		return;
 	}
 	if (write)
-		open_path(u, u->path2, PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
-			  ops_opened);
+		client_open(u, u->path2, PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
+			    ops_opened);
 	else
-		open_path(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, ops_dir);
+		client_open(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, ops_dir);
 }
 
-static void start_ops(struct user *u, double t)
+static void ops_start(struct user *u, double t)
 {
 	u->kind = PV_LOAD_REWRITE;
 	u->start = t;
 	u->late = false;
-	set_state(u, U_BUSY);
+	user_set_state(u, U_BUSY);
 	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-bench-%s.dat", u->info.name, u->info.name);
 	u->path[0] = '\0'; /* open-close: the share's root, one path for every user of the share */
 	ops_next(u, NULL);
@@ -1443,7 +1448,7 @@ static void (*const scenario[PV_LOAD_KINDS])(struct user *u) = {
 	[PV_LOAD_MKDIR] = sc_mkdir,	    [PV_LOAD_READ_FOLDER] = walk,
 };
 
-static void start(struct user *u, double t)
+static void scenario_start(struct user *u, double t)
 {
 	struct worker *w = u->w;
 	double gap;
@@ -1459,7 +1464,7 @@ static void start(struct user *u, double t)
 	pthread_mutex_unlock(&w->lock);
 	pv_load_next(&u->sched, &gap, &u->next);
 	u->due += gap;
-	set_state(u, U_BUSY);
+	user_set_state(u, U_BUSY);
 	u->open1 = u->open2 = u->probing = false;
 	u->step = 0;
 	u->i = 0;
@@ -1468,7 +1473,7 @@ static void start(struct user *u, double t)
 
 /* A user without a connection still has scenarios due: each counts as started, unserved and
  * overloaded, so the figures show it. */
-static void unserved(struct user *u)
+static void scenario_unserved(struct user *u)
 {
 	struct worker *w = u->w;
 	double gap;
@@ -1512,7 +1517,7 @@ static int kerberos(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *o
 /* ---- logons ---- */
 
 /* The worker's loop for up to ms: whether it went well (else w->err, w->errmsg say why). */
-static bool turn(struct worker *w, int ms)
+static bool worker_turn(struct worker *w, int ms)
 {
 	int r = pv_smba_loop_run(w->l, ms);
 
@@ -1565,14 +1570,14 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 			u->c = NULL;
 			pv_krb_sec_free(u->krb);
 			u->krb = NULL;
-			set_state(u, U_FAILED);
+			user_set_state(u, U_FAILED);
 			u->retry_at = pv_now() + (wait < RELOG_MAX ? wait : RELOG_MAX);
 			if (u->retry_at < w->wake)
 				w->wake = u->retry_at;
 			return;
 		}
 		u->lost = false;
-		set_state(u, U_IDLE);
+		user_set_state(u, U_IDLE);
 		u->idle_since = pv_now();
 		if (u->due < w->wake)
 			w->wake = u->due;
@@ -1596,7 +1601,7 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 		return;
 	}
 	if (d->code != PV_OK) {
-		fail_user(u, d->msg ? d->msg : "the connection failed");
+		user_fail(u, d->msg ? d->msg : "the connection failed");
 		return;
 	}
 	pthread_mutex_lock(&w->lock);
@@ -1604,18 +1609,18 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 	if (!w->spoke[0])
 		snprintf(w->spoke, sizeof(w->spoke), "%s", pv_smba_describe(c));
 	pthread_mutex_unlock(&w->lock);
-	learn(u);
+	learn_tree(u);
 }
 
 /* The user's connection, if any, closed: nothing of it is waited for. */
-static void disconnect(struct user *u)
+static void logon_disconnect(struct user *u)
 {
 	struct pv_smba *c = u->c;
 
-	set_state(u, U_OFF);
+	user_set_state(u, U_OFF);
 	u->c = NULL;
 	u->open1 = u->open2 = false;
-	pv_smba_close_conn(c); /* its pending answers come to on_done, which drops them */
+	pv_smba_close_conn(c); /* its pending answers come to client_done, which drops them */
 	pv_krb_sec_free(u->krb);
 	u->krb = NULL;
 }
@@ -1660,15 +1665,15 @@ static void logon_begin(struct worker *w, size_t step_n)
 		u->relogs = 0;
 		if (!u->active) {
 			if (u->st != U_OFF)
-				disconnect(u);
+				logon_disconnect(u);
 		} else if (u->st == U_FAILED || u->st == U_OFF ||
 			   (u->st == U_OPENING && u->relog) ||
 			   (u->st == U_IDLE && !pv_smba_usable(u->c))) {
 			/* no connection, or one lost between the steps (kept logged on), or one
 			 * being made again since it broke in the last step */
-			disconnect(u);
+			logon_disconnect(u);
 			u->relog = false;
-			set_state(u, U_OPENING);
+			user_set_state(u, U_OPENING);
 			w->pending++;
 		}
 	}
@@ -1696,17 +1701,17 @@ static int open_user(struct worker *w, struct user *u)
 
 /* A user whose connection broke in the step logs on again (its tree is still what it
  * learnt: no listing). */
-static void relog(struct worker *w, struct user *u)
+static void logon_relog(struct worker *w, struct user *u)
 {
-	disconnect(u);
-	set_state(u, U_OPENING);
+	logon_disconnect(u);
+	user_set_state(u, U_OPENING);
 	u->relog = true;
 	u->relogs++;
 	if (open_user(w, u) != PV_OK) {
 		double wait = RELOG_FIRST * (double)(1u << (u->relogs < 4 ? u->relogs : 4));
 
 		u->relog = false;
-		set_state(u, U_FAILED);
+		user_set_state(u, U_FAILED);
 		u->retry_at = pv_now() + (wait < RELOG_MAX ? wait : RELOG_MAX);
 	}
 }
@@ -1736,18 +1741,18 @@ static bool logon_turn(struct worker *w)
 		}
 		u->tries++;
 		if (open_user(w, u) != PV_OK) {
-			fail_user(u, pv_errmsg());
+			user_fail(u, pv_errmsg());
 			continue;
 		}
 	}
 	if (!w->pending)
 		return true;
-	return !turn(w, TURN_MS) || !w->pending;
+	return !worker_turn(w, TURN_MS) || !w->pending;
 }
 
 /* ---- a worker's phases ---- */
 
-static bool running(const struct worker *w)
+static bool worker_running(const struct worker *w)
 {
 	return w->phase == PH_RUN; /* as the worker saw it at its turn's start */
 }
@@ -1772,13 +1777,13 @@ static void run_begin(struct worker *w, double t0)
 		pv_load_next(&u->sched, &gap, &u->next);
 		u->due = t0 + gap;
 		if (o->ops_loop && u->st == U_IDLE)
-			start_ops(u, t0);
+			ops_start(u, t0);
 	}
 }
 
 /* One turn of PH_RUN: the users due started (the users are looked at only when one is due:
- * end() and fail_user() bring w->wake forward; with thousands of users, not at every answer),
- * then the loop until the next is due. */
+ * scenario_end() and user_fail() bring w->wake forward; with thousands of users, not at every
+ * answer), then the loop until the next is due. */
 static void run_turn(struct worker *w)
 {
 	double t = pv_now(), wait;
@@ -1791,13 +1796,13 @@ static void run_turn(struct worker *w)
 			if (!u->active)
 				continue;
 			if (u->due <= t && u->st == U_IDLE)
-				start(u, t);
+				scenario_start(u, t);
 			else
 				while (u->due <= t && (u->st == U_FAILED || u->st == U_OFF ||
 						       (u->st == U_OPENING && u->relog)))
-					unserved(u);
+					scenario_unserved(u);
 			if (u->st == U_FAILED && u->lost && u->retry_at <= t)
-				relog(w, u);
+				logon_relog(w, u);
 			if (u->st != U_BUSY && u->due < w->wake)
 				w->wake = u->due;
 			if (u->st == U_FAILED && u->lost && u->retry_at < w->wake)
@@ -1806,7 +1811,7 @@ static void run_turn(struct worker *w)
 	}
 	t = pv_now();
 	wait = w->wake - t;
-	turn(w, wait <= 0 ? 0 : wait * 1000 >= TURN_MS ? TURN_MS : (int)(wait * 1000) + 1);
+	worker_turn(w, wait <= 0 ? 0 : wait * 1000 >= TURN_MS ? TURN_MS : (int)(wait * 1000) + 1);
 }
 
 /* One turn of PH_DRAIN: no new scenario; whether none is under way any more. */
@@ -1814,7 +1819,7 @@ static bool drain_turn(struct worker *w)
 {
 	for (size_t i = 0; i < w->n; i++)
 		if (w->users[i]->st == U_BUSY) {
-			turn(w, TURN_MS);
+			worker_turn(w, TURN_MS);
 			return false;
 		}
 	return true;
@@ -1864,7 +1869,7 @@ static void *worker_main(void *arg)
 			case PH_CLOSE:
 				for (size_t i = 0; i < w->n; i++)
 					if (w->users[i]->st != U_OFF)
-						disconnect(w->users[i]);
+						logon_disconnect(w->users[i]);
 				done = true;
 				break;
 			default:
@@ -1892,7 +1897,7 @@ static void *worker_main(void *arg)
 			pthread_mutex_unlock(&e->lock);
 			continue;
 		}
-		turn(w, TURN_MS);
+		worker_turn(w, TURN_MS);
 	}
 	return NULL;
 }
@@ -1904,12 +1909,12 @@ static void user_free(struct user *u)
 	if (!u)
 		return;
 	pv_krb_sec_free(u->krb);
-	list_free(&u->names);
-	list_free(&u->dirs);
-	list_free(&u->sfiles);
-	list_free(&u->vfiles);
-	list_free(&u->made);
-	list_free(&u->todo);
+	files_free(&u->names);
+	files_free(&u->dirs);
+	files_free(&u->sfiles);
+	files_free(&u->vfiles);
+	files_free(&u->made);
+	files_free(&u->todo);
 	free((char *)u->info.name);
 	free((char *)u->info.alias);
 	free((char *)u->info.share);
@@ -1931,7 +1936,7 @@ static void engine_free(struct engine *e)
 
 		if (w->started)
 			pthread_join(w->t, NULL);
-		/* the users first: closing the loop answers their requests, to on_done */
+		/* the users first: closing the loop answers their requests, to client_done */
 		for (size_t j = 0; j < w->n; j++)
 			w->users[j]->st = U_OFF;
 		pv_smba_loop_free(w->l);
