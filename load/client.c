@@ -10,6 +10,25 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Issue a request (counted as op when it went out); a refusal to queue it ends the scenario. */
+#define ISSUE(u, next, op, call)                                                                   \
+	do {                                                                                       \
+		(u)->k = (next);                                                                   \
+		if ((call) != PV_OK) {                                                             \
+			if ((u)->st == U_BUSY)                                                     \
+				scenario_end((u), true);                                           \
+			else                                                                       \
+				user_fail((u), pv_errmsg());                                       \
+		} else {                                                                           \
+			user_count_op((u), (op));                                                  \
+		}                                                                                  \
+	} while (0)
+
+static uint8_t *fid_of(struct user *u, bool second)
+{
+	return second ? u->fid2 : u->fid;
+}
+
 /* Every answer comes here first: a lost connection or a refusal ends the scenario. */
 void client_done(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 {
@@ -47,47 +66,49 @@ static void read_more(struct user *u, const struct pv_smba_done *d)
 		return;
 	if (d)
 		u->off += d->buflen;
-	if (u->off >= u->size || (d && d->buflen == 0)) {
+	if (u->off >= u->to || (d && d->buflen == 0)) {
 		u->after(u, NULL);
 		return;
 	}
 	ISSUE(u, read_more, PV_LOAD_OP_READ,
-	      pv_smba_read(u->c, u->fid, u->off,
-			   (uint32_t)(u->size - u->off < IO_CHUNK ? u->size - u->off : IO_CHUNK),
+	      pv_smba_read(u->c, fid_of(u, u->on2), u->off,
+			   (uint32_t)(u->to - u->off < IO_CHUNK ? u->to - u->off : IO_CHUNK),
 			   client_done, u));
 }
 
-void client_read_all(struct user *u, step_fn after)
+/* The open file read whole (u->size bytes, as its CREATE said), then after. */
+void client_read_all(struct user *u, bool second, step_fn after)
 {
 	u->after = after;
 	u->off = 0;
+	u->to = u->size;
+	u->on2 = second;
 	read_more(u, NULL);
 }
 
-/* Writes go to fid2 when u->i is 2, else fid. */
 static void write_more(struct user *u, const struct pv_smba_done *d)
 {
 	uint32_t n;
 
 	if (d && client_refused(u, d, 0))
 		return;
-	if (u->off >= u->size) {
+	if (u->off >= u->to) {
 		u->after(u, NULL);
 		return;
 	}
-	n = (uint32_t)(u->size - u->off < IO_CHUNK ? u->size - u->off : IO_CHUNK);
+	n = (uint32_t)(u->to - u->off < IO_CHUNK ? u->to - u->off : IO_CHUNK);
 	ISSUE(u, write_more, PV_LOAD_OP_WRITE,
-	      pv_smba_write(u->c, u->i == 2 ? u->fid2 : u->fid, u->off, u->e->data, n, client_done,
-			    u));
+	      pv_smba_write(u->c, fid_of(u, u->on2), u->off, u->e->data, n, client_done, u));
 	u->off += n;
 }
 
-void client_write_all(struct user *u, uint64_t size, int which, step_fn after)
+/* size bytes written to the open file from its start, then after. */
+void client_write_all(struct user *u, uint64_t size, bool second, step_fn after)
 {
 	u->after = after;
 	u->off = 0;
-	u->size = size;
-	u->i = (size_t)which;
+	u->to = size;
+	u->on2 = second;
 	write_more(u, NULL);
 }
 
@@ -189,17 +210,16 @@ static void lease_key(const char *path, uint8_t key[16])
 	}
 }
 
-/* CREATE with a lease, as an SMB 3 client opens a document: read-handle caching to read it,
- * read-write-handle to edit it. */
+/* CREATE with a lease, as an SMB 3 client opens a document: read-handle caching to read it
+ * (LEASE_RH), read-write-handle to edit it (LEASE_RWH). */
 void client_open_lease(struct user *u, const char *path, uint32_t access, uint32_t disp,
-		       uint32_t opts, bool edit, step_fn next)
+		       uint32_t opts, uint32_t lease, step_fn next)
 {
 	uint8_t key[16];
 
 	lease_key(path, key);
 	ISSUE(u, next, PV_LOAD_OP_CREATE,
-	      pv_smba_create_lease(u->c, path, access, disp, opts, key, edit ? 7u : 3u, client_done,
-				   u));
+	      pv_smba_create_lease(u->c, path, access, disp, opts, key, lease, client_done, u));
 }
 
 /* A CREATE of what is not there (Explorer's desktop.ini, Office's owner file, a copy's
@@ -237,11 +257,6 @@ bool client_answered(struct user *u, const struct pv_smba_done *d)
 	return !client_refused(u, d, 0);
 }
 
-static uint8_t *fid_of(struct user *u, bool second)
-{
-	return second ? u->fid2 : u->fid;
-}
-
 void client_set_info(struct user *u, bool second, uint8_t cls, step_fn next)
 {
 	uint8_t info[40] = {0};
@@ -269,23 +284,23 @@ void client_flush(struct user *u, bool second, step_fn next)
 	ISSUE(u, next, PV_LOAD_OP_FLUSH, pv_smba_flush(u->c, fid_of(u, second), client_done, u));
 }
 
-void client_lock(struct user *u, bool unlock, step_fn next)
+void client_lock(struct user *u, bool second, bool unlock, step_fn next)
 {
 	ISSUE(u, next, PV_LOAD_OP_LOCK,
-	      pv_smba_lock(u->c, u->fid, LOCK_AT, 1, true, unlock, client_done, u));
+	      pv_smba_lock(u->c, fid_of(u, second), LOCK_AT, 1, true, unlock, client_done, u));
 }
 
-void client_object_id(struct user *u, step_fn next)
+void client_object_id(struct user *u, bool second, step_fn next)
 {
 	ISSUE(u, next, PV_LOAD_OP_IOCTL,
-	      pv_smba_fsctl(u->c, FSCTL_OBJECT_ID, u->fid, NULL, 0, 64, client_done, u));
+	      pv_smba_fsctl(u->c, FSCTL_OBJECT_ID, fid_of(u, second), NULL, 0, 64, client_done, u));
 }
 
 /* CHANGE_NOTIFY on the open folder, as Explorer watches the folder it shows: its answer comes
  * when the folder is closed (or something in it changes), and nothing waits for it. */
-void client_watch(struct user *u)
+void client_watch(struct user *u, bool second)
 {
-	if (pv_smba_notify(u->c, u->fid, NOTIFY_FILTER, nothing, NULL) == PV_OK)
+	if (pv_smba_notify(u->c, fid_of(u, second), NOTIFY_FILTER, nothing, NULL) == PV_OK)
 		user_count_op(u, PV_LOAD_OP_CHANGE_NOTIFY);
 }
 
@@ -293,4 +308,11 @@ void client_stat(struct user *u, bool second, step_fn next)
 {
 	ISSUE(u, next, PV_LOAD_OP_QUERY_INFO,
 	      pv_smba_stat(u->c, fid_of(u, second), client_done, u));
+}
+
+/* SET_INFO FileRenameInformation: the open file to path (over what is there when replace). */
+void client_rename(struct user *u, bool second, const char *path, bool replace, step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_SET_INFO,
+	      pv_smba_rename(u->c, fid_of(u, second), path, replace, client_done, u));
 }

@@ -19,7 +19,6 @@
 
 #include "load/engine.h"
 #include "smb/async.h"
-#include "util/err.h" /* ISSUE */
 
 struct pv_fileset;
 struct pv_krb_sec;
@@ -66,14 +65,15 @@ struct user {
 	double start;
 	bool late;
 	step_fn k;     /* what the answer to the request in flight goes to */
-	step_fn after; /* where a primitive (client_read_all, _write_all, _list_all) goes when done
-			*/
+	step_fn after; /* where a whole read, write or listing goes when done */
 	int step;
-	bool probing;  /* the request in flight looks for what should not be there */
-	uint64_t keep; /* a size kept across another's write */
+	bool probing; /* the request in flight looks for what should not be there */
 	uint8_t fid[16], fid2[16];
 	bool open1, open2;
-	uint64_t off, size;
+	uint64_t off, size; /* where the read or write under way is; the file's size */
+	uint64_t to;	    /* ... where it stops */
+	bool on2;	    /* ... whether it is on fid2 */
+	uint64_t listed;    /* the size of the file picked, as its listing said */
 	size_t i;
 	char path[PATH_MAX_LOAD], path2[PATH_MAX_LOAD];
 	struct list names; /* what the listing under way found */
@@ -144,6 +144,8 @@ struct engine {
 
 #define DIR UINT64_MAX /* the size a listing of both gives a folder */
 
+#define LEASE_RH	 3u /* the lease to read a document: SMB2_LEASE_READ | HANDLE */
+#define LEASE_RWH	 7u /* ... to edit one: READ | WRITE | HANDLE */
 #define INFO_BASIC	 4  /* FileBasicInformation */
 #define INFO_DISPOSITION 13 /* FileDispositionInformation */
 #define INFO_EOF	 20 /* FileEndOfFileInformation */
@@ -177,36 +179,23 @@ void learn_tree(struct user *u);
 
 void client_done(struct pv_smba *c, void *arg, const struct pv_smba_done *d);
 bool client_refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2);
-/* Issue a request (counted as op when it went out); a refusal to queue it ends the scenario. */
-#define ISSUE(u, next, op, call)                                                                   \
-	do {                                                                                       \
-		(u)->k = (next);                                                                   \
-		if ((call) != PV_OK) {                                                             \
-			if ((u)->st == U_BUSY)                                                     \
-				scenario_end((u), true);                                           \
-			else                                                                       \
-				user_fail((u), pv_errmsg());                                       \
-		} else {                                                                           \
-			user_count_op((u), (op));                                                  \
-		}                                                                                  \
-	} while (0)
-
-void client_read_all(struct user *u, step_fn after);
-void client_write_all(struct user *u, uint64_t size, int which, step_fn after);
+void client_read_all(struct user *u, bool second, step_fn after);
+void client_write_all(struct user *u, uint64_t size, bool second, step_fn after);
 void client_list_all(struct user *u, int want, step_fn after);
 void client_open(struct user *u, const char *path, uint32_t access, uint32_t disp, uint32_t opts,
 		 step_fn next);
 bool client_opened(struct user *u, const struct pv_smba_done *d, bool second);
 void client_close(struct user *u, bool second, step_fn next);
 void client_open_lease(struct user *u, const char *path, uint32_t access, uint32_t disp,
-		       uint32_t opts, bool edit, step_fn next);
+		       uint32_t opts, uint32_t lease, step_fn next);
 void client_probe(struct user *u, const char *path, step_fn next);
 bool client_answered(struct user *u, const struct pv_smba_done *d);
 void client_set_info(struct user *u, bool second, uint8_t cls, step_fn next);
 void client_flush(struct user *u, bool second, step_fn next);
-void client_lock(struct user *u, bool unlock, step_fn next);
-void client_object_id(struct user *u, step_fn next);
-void client_watch(struct user *u);
+void client_lock(struct user *u, bool second, bool unlock, step_fn next);
+void client_object_id(struct user *u, bool second, step_fn next);
+void client_watch(struct user *u, bool second);
+void client_rename(struct user *u, bool second, const char *path, bool replace, step_fn next);
 void client_stat(struct user *u, bool second, step_fn next);
 
 /* ---- scenario.c ---- */

@@ -3,6 +3,7 @@
  * end; the ops loop of the bench beside smbtorture. */
 #include "load/engine_internal.h"
 
+#include "util/err.h"
 #include "util/progress.h"
 
 #include <math.h>
@@ -73,8 +74,8 @@ static void sc_upload_step(struct user *u, const struct pv_smba_done *d)
 		client_probe(u, u->path2, sc_upload_step);
 		break;
 	case 1:
-		client_open_lease(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, true,
-				  sc_upload_step);
+		client_open_lease(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR,
+				  LEASE_RWH, sc_upload_step);
 		break;
 	case 2:
 		if (!client_opened(u, d, true))
@@ -83,7 +84,7 @@ static void sc_upload_step(struct user *u, const struct pv_smba_done *d)
 		client_set_info(u, true, INFO_EOF, sc_upload_step);
 		break;
 	case 3:
-		client_write_all(u, u->size, 2, sc_upload_step);
+		client_write_all(u, u->size, true, sc_upload_step);
 		break;
 	case 4:
 		client_flush(u, true, sc_upload_step);
@@ -115,7 +116,7 @@ static void sc_browse_step(struct user *u, const struct pv_smba_done *d)
 		client_stat(u, false, sc_browse_step);
 		break;
 	case 2:
-		client_watch(u);
+		client_watch(u, false);
 		client_list_all(u, 0, sc_browse_step);
 		break;
 	case 3:
@@ -134,7 +135,7 @@ static void sc_browse_step(struct user *u, const struct pv_smba_done *d)
 		}
 		snprintf(u->path2, sizeof(u->path2), "%s",
 			 u->names.f[(size_t)(pv_load_rng_unit(&u->rng) * (double)u->names.n)].path);
-		client_open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+		client_open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH,
 				  sc_browse_step);
 		break;
 	case 5:
@@ -178,13 +179,13 @@ static void sc_read_folder_step(struct user *u, const struct pv_smba_done *d)
 			return;
 		}
 		snprintf(u->path2, sizeof(u->path2), "%s", u->names.f[u->i++].path);
-		client_open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+		client_open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH,
 				  sc_read_folder_step);
 		break;
 	case 4:
 		if (!client_opened(u, d, false))
 			return;
-		client_read_all(u, sc_read_folder_step);
+		client_read_all(u, false, sc_read_folder_step);
 		break;
 	default:
 		u->step = 3;
@@ -215,7 +216,7 @@ static void sc_open_read_step(struct user *u, const struct pv_smba_done *d)
 		return;
 	switch (u->step++) {
 	case 0:
-		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH,
 				  sc_open_read_step);
 		break;
 	case 1:
@@ -224,10 +225,10 @@ static void sc_open_read_step(struct user *u, const struct pv_smba_done *d)
 		client_stat(u, false, sc_open_read_step);
 		break;
 	case 2:
-		client_object_id(u, sc_open_read_step);
+		client_object_id(u, false, sc_open_read_step);
 		break;
 	case 3:
-		client_read_all(u, sc_open_read_step);
+		client_read_all(u, false, sc_open_read_step);
 		break;
 	case 4:
 		client_close(u, false, sc_open_read_step);
@@ -244,7 +245,7 @@ static void sc_open_close_step(struct user *u, const struct pv_smba_done *d)
 		return;
 	switch (u->step++) {
 	case 0:
-		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH,
 				  sc_open_close_step);
 		break;
 	case 1:
@@ -253,7 +254,7 @@ static void sc_open_close_step(struct user *u, const struct pv_smba_done *d)
 		client_stat(u, false, sc_open_close_step);
 		break;
 	case 2:
-		client_object_id(u, sc_open_close_step);
+		client_object_id(u, false, sc_open_close_step);
 		break;
 	case 3:
 		client_close(u, false, sc_open_close_step);
@@ -271,7 +272,7 @@ static void sc_copy_in_step(struct user *u, const struct pv_smba_done *d)
 		return;
 	switch (u->step++) {
 	case 0:
-		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, false,
+		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH,
 				  sc_copy_in_step);
 		break;
 	case 1:
@@ -280,7 +281,7 @@ static void sc_copy_in_step(struct user *u, const struct pv_smba_done *d)
 		client_stat(u, false, sc_copy_in_step);
 		break;
 	case 2:
-		client_read_all(u, sc_copy_in_step);
+		client_read_all(u, false, sc_copy_in_step);
 		break;
 	case 3:
 		new_name(u);
@@ -296,7 +297,7 @@ static void sc_copy_in_step(struct user *u, const struct pv_smba_done *d)
 		client_set_info(u, true, INFO_EOF, sc_copy_in_step);
 		break;
 	case 6:
-		client_write_all(u, u->size, 2, sc_copy_in_step);
+		client_write_all(u, u->size, true, sc_copy_in_step);
 		break;
 	case 7:
 		client_set_info(u, true, INFO_BASIC, sc_copy_in_step);
@@ -337,8 +338,8 @@ static void sc_edit_save_step(struct user *u, const struct pv_smba_done *d)
 		return;
 	switch (u->step++) {
 	case 0:
-		client_open_lease(u, u->path, PV_SMBA_WRITE, PV_SMBA_OPEN, PV_SMBA_NONDIR, true,
-				  sc_edit_save_step);
+		client_open_lease(u, u->path, PV_SMBA_WRITE, PV_SMBA_OPEN, PV_SMBA_NONDIR,
+				  LEASE_RWH, sc_edit_save_step);
 		break;
 	case 1:
 		if (!client_opened(u, d, false))
@@ -346,13 +347,13 @@ static void sc_edit_save_step(struct user *u, const struct pv_smba_done *d)
 		client_stat(u, false, sc_edit_save_step);
 		break;
 	case 2:
-		client_object_id(u, sc_edit_save_step);
+		client_object_id(u, false, sc_edit_save_step);
 		break;
 	case 3:
-		client_lock(u, false, sc_edit_save_step);
+		client_lock(u, false, false, sc_edit_save_step);
 		break;
 	case 4:
-		client_read_all(u, sc_edit_save_step);
+		client_read_all(u, false, sc_edit_save_step);
 		break;
 	case 5: /* the owner file */
 		owner_name(u);
@@ -365,11 +366,9 @@ static void sc_edit_save_step(struct user *u, const struct pv_smba_done *d)
 	case 7:
 		if (!client_opened(u, d, true))
 			return;
-		u->keep = u->size; /* the document's size, kept across the owner's write */
-		client_write_all(u, 162, 2, sc_edit_save_step);
+		client_write_all(u, 162, true, sc_edit_save_step);
 		break;
 	case 8:
-		u->size = u->keep;
 		client_close(u, true, sc_edit_save_step);
 		break;
 	case 9: /* the save: a temporary file beside the document */
@@ -386,7 +385,7 @@ static void sc_edit_save_step(struct user *u, const struct pv_smba_done *d)
 		client_set_info(u, true, INFO_EOF, sc_edit_save_step);
 		break;
 	case 11:
-		client_write_all(u, u->size, 2, sc_edit_save_step);
+		client_write_all(u, u->size, true, sc_edit_save_step);
 		break;
 	case 12:
 		client_flush(u, true, sc_edit_save_step);
@@ -395,7 +394,7 @@ static void sc_edit_save_step(struct user *u, const struct pv_smba_done *d)
 		client_close(u, true, sc_edit_save_step);
 		break;
 	case 14:
-		client_lock(u, true, sc_edit_save_step);
+		client_lock(u, false, true, sc_edit_save_step);
 		break;
 	case 15:
 		client_close(u, false, sc_edit_save_step);
@@ -407,8 +406,7 @@ static void sc_edit_save_step(struct user *u, const struct pv_smba_done *d)
 	case 17:
 		if (!client_opened(u, d, false))
 			return;
-		ISSUE(u, sc_edit_save_step, PV_LOAD_OP_SET_INFO,
-		      pv_smba_rename(u->c, u->fid, u->path, true, client_done, u));
+		client_rename(u, false, u->path, true, sc_edit_save_step);
 		break;
 	case 18:
 		client_close(u, false, sc_edit_save_step);
@@ -440,25 +438,25 @@ static void sc_rewrite_step(struct user *u, const struct pv_smba_done *d)
 	switch (u->step++) {
 	case 0:
 		client_open_lease(u, u->path, PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
-				  true, sc_rewrite_step);
+				  LEASE_RWH, sc_rewrite_step);
 		break;
 	case 1:
 		if (!client_opened(u, d, false))
 			return;
-		u->size = u->off; /* the size it had (opening over it emptied it) */
-		client_lock(u, false, sc_rewrite_step);
+		u->size = u->listed; /* the size it had (opening over it emptied it) */
+		client_lock(u, false, false, sc_rewrite_step);
 		break;
 	case 2:
 		client_set_info(u, false, INFO_EOF, sc_rewrite_step);
 		break;
 	case 3:
-		client_write_all(u, u->size, 1, sc_rewrite_step);
+		client_write_all(u, u->size, false, sc_rewrite_step);
 		break;
 	case 4:
 		client_flush(u, false, sc_rewrite_step);
 		break;
 	case 5:
-		client_lock(u, true, sc_rewrite_step);
+		client_lock(u, false, true, sc_rewrite_step);
 		break;
 	case 6:
 		client_close(u, false, sc_rewrite_step);
@@ -506,7 +504,7 @@ static void sc_list_new_step(struct user *u, const struct pv_smba_done *d)
 		client_stat(u, false, sc_list_new_step);
 		break;
 	case 2:
-		client_watch(u);
+		client_watch(u, false);
 		client_list_all(u, 0, sc_list_new_step);
 		break;
 	case 3:
@@ -532,9 +530,7 @@ static void sc_rename_step(struct user *u, const struct pv_smba_done *d)
 	case 4:
 		if (!client_opened(u, d, false))
 			return;
-		ISSUE(u, sc_rename_step, PV_LOAD_OP_SET_INFO,
-		      pv_smba_rename(u->c, u->fid, u->step == 2 ? u->path2 : u->path, false,
-				     client_done, u));
+		client_rename(u, false, u->step == 2 ? u->path2 : u->path, false, sc_rename_step);
 		break;
 	case 2:
 	case 5:
@@ -573,7 +569,7 @@ static void sc_mkdir_step(struct user *u, const struct pv_smba_done *d)
 	case 3:
 		if (!client_opened(u, d, true))
 			return;
-		client_write_all(u, 4096, 2, sc_mkdir_step);
+		client_write_all(u, 4096, true, sc_mkdir_step);
 		break;
 	case 4:
 		client_close(u, true, sc_mkdir_step);
@@ -615,7 +611,7 @@ static bool pick_into(struct user *u, const struct list *l)
 		return false;
 	}
 	snprintf(u->path, sizeof(u->path), "%s", f->path);
-	u->off = f->size;
+	u->listed = f->size;
 	return true;
 }
 
@@ -646,8 +642,8 @@ static void sc_open_close(struct user *u)
 static void sc_rewrite(struct user *u)
 {
 	if (pick_into(u, &u->vfiles)) {
-		if (!u->off)
-			u->off = 4096;
+		if (!u->listed)
+			u->listed = 4096;
 		sc_rewrite_step(u, NULL);
 	}
 }
@@ -702,7 +698,7 @@ static void ops_opened(struct user *u, const struct pv_smba_done *d)
 	if (!client_opened(u, d, true))
 		return;
 	u->w->ops++;
-	client_write_all(u, 4096, 2, ops_written);
+	client_write_all(u, 4096, true, ops_written);
 }
 
 static void ops_dir(struct user *u, const struct pv_smba_done *d)
