@@ -388,7 +388,10 @@ static int c_done(void *arg)
 
 /* ---- the runs ---- */
 
-enum { MIXED = PV_LOAD_KINDS, OPS_WRITE, OPS_OPEN, RUNS };
+/* The runs: each kind alone, every kind at its weight, the ops loops, and every kind again with
+ * static/ learnt from the fileset's plan (PLAN: the same files known, so the same requests as
+ * MIXED's once learnt). */
+enum { MIXED = PV_LOAD_KINDS, OPS_WRITE, OPS_OPEN, PLAN, RUNS };
 
 struct want {
 	const char *learn;	/* the requests before go (NULL: not held) */
@@ -400,7 +403,8 @@ static const char *run_name(int k)
 	return k < PV_LOAD_KINDS ? pv_load_names[k]
 	       : k == MIXED	 ? "mixed"
 	       : k == OPS_WRITE	 ? "ops-write"
-				 : "ops-open";
+	       : k == OPS_OPEN	 ? "ops-open"
+				 : "mixed, the plan taken";
 }
 
 #include "tests/unit/check_engine_want.h"
@@ -425,13 +429,30 @@ static const char *differ(const char *got, const char *want, char *out, size_t c
 	return out;
 }
 
-/* A run of kind k (MIXED: every kind at its weight; OPS_*: the ops loop), its fileset's plan
- * taken by the engine or not; what each user sent into recs. */
-static void run(int k, bool with_plan, struct caller *c)
+/* Run k; what each user sent into recs. */
+static void run(int k, struct caller *c)
 {
 	struct pv_load_config cfg;
 	struct pv_secret *pw = pv_secret_new(FAKE_PASSWORD, strlen(FAKE_PASSWORD));
-	struct pv_load_opts o = {0};
+	struct pv_load_opts o = {
+		.cfg = &cfg,
+		.client = "cli1",
+		.workgroup = "LAB",
+		.password = pw,
+		.duration = k == OPS_WRITE || k == OPS_OPEN ? 0.3 : 1.0,
+		.timeout_ms = 10000,
+		.threads = 2,
+		.ops_loop = k == OPS_WRITE  ? PV_LOAD_OPS_WRITE
+			    : k == OPS_OPEN ? PV_LOAD_OPS_OPEN
+					    : PV_LOAD_SCHEDULES,
+		.arg = c,
+		.next = c_next,
+		.stop = c_stop,
+		.go = c_go,
+		.ready = c_ready,
+		.emit = c_emit,
+		.done = c_done,
+	};
 	int r;
 
 	memset(c, 0, sizeof(*c));
@@ -447,26 +468,11 @@ static void run(int k, bool with_plan, struct caller *c)
 	for (int j = 0; j < PV_LOAD_KINDS; j++)
 		cfg.kind[j].limit = 100; /* ASan is slow: nothing is over its limit */
 	cfg.late = 100;
-	o.cfg = &cfg;
-	o.client = "cli1";
-	o.workgroup = "LAB";
-	o.password = pw;
-	if (with_plan) {
+	if (k == PLAN) {
 		o.fileset = FILESET;
 		o.fileset_name = "t";
 		o.fileset_len = strlen(FILESET);
 	}
-	o.duration = k >= OPS_WRITE ? 0.3 : 1.0;
-	o.timeout_ms = 10000;
-	o.threads = 2;
-	o.ops_loop = k == OPS_WRITE ? PV_LOAD_OPS_WRITE : k == OPS_OPEN ? PV_LOAD_OPS_OPEN : 0;
-	o.arg = c;
-	o.next = c_next;
-	o.stop = c_stop;
-	o.go = c_go;
-	o.ready = c_ready;
-	o.emit = c_emit;
-	o.done = c_done;
 	pv_error_clear();
 	r = pv_load(&o);
 	ck_assert_msg(r == PV_OK, "%s: pv_load: %d %s", run_name(k), r, pv_errmsg());
@@ -491,17 +497,18 @@ static void release(void)
 
 /* ---- PV_ENGINE_RECORD=FILE: the expected values written again, from this engine ---- */
 
-/* At most max lines of s (len bytes) as C string literals, each ending with end. */
-static void put_lines(FILE *f, const char *s, size_t len, unsigned max, const char *end)
+/* At most max lines of s (len bytes) as C string literals, each but the last followed by sep
+ * (a macro's continuation). */
+static void put_lines(FILE *f, const char *s, size_t len, unsigned max, const char *sep)
 {
 	const char *e = s + len;
 
 	if (!len || !max)
-		fprintf(f, "\t\"\"%s\n", end);
+		fprintf(f, "\t\"\"\n");
 	for (unsigned n = 0; s < e && n < max; n++) {
 		size_t l = strcspn(s, "\n");
 
-		fprintf(f, "\t\"%.*s\\n\"%s\n", (int)l, s, end);
+		fprintf(f, "\t\"%.*s\\n\"%s\n", (int)l, s, s + l + 1 < e && n + 1 < max ? sep : "");
 		s += l + 1;
 	}
 }
@@ -515,20 +522,20 @@ static unsigned held(int k, const struct rec *r)
 	for (const char *p = r->log.data + r->at_go; *p; p++)
 		n += *p == '\n';
 	keep = (n * 3 + 9) / 10;
-	if (k >= OPS_WRITE)
+	if (k == OPS_WRITE || k == OPS_OPEN)
 		return 30;
 	return keep > 8 ? keep : n < 8 ? n : 8;
 }
 
 /* What run k sent, into the file as check_engine_want.h holds it: the first run starts the
- * file, plan_learnt ends it (`make format` then lays it out). */
-static void record_want(int k, bool with_plan)
+ * file, PLAN's learning ends it (`make format` then lays it out). */
+static void record_want(int k)
 {
-	FILE *f = fopen(getenv("PV_ENGINE_RECORD"), k || with_plan ? "a" : "w");
+	FILE *f = fopen(getenv("PV_ENGINE_RECORD"), k ? "a" : "w");
 	char name[32];
 
 	ck_assert_ptr_nonnull(f);
-	if (!k && !with_plan) {
+	if (!k) {
 		fprintf(f,
 			"/* tests/unit/check_engine_want.h: what each run of check_engine.c sent, "
 			"as recorded\n * (PV_ENGINE_RECORD=<this file>) from the engine whose "
@@ -538,14 +545,16 @@ static void record_want(int k, bool with_plan)
 		fprintf(f, "/* the learning: static/, volatile/ and new/ listed, then static/'s "
 			   "folders */\n#define LEARN_LISTED \\\n");
 		put_lines(f, recs[0].log.data, recs[0].at_go, UINT_MAX, " \\");
-		fprintf(f, "\nstatic const struct want WANT[RUNS] = {\n");
+		fprintf(f, "\nstatic const struct want WANT[PLAN] = {\n");
 	}
-	if (with_plan) {
+	if (k == PLAN) {
 		fprintf(f, "\n/* static/ from the plan: only volatile/ and new/ listed */\n"
-			   "static const struct want WANT_PLAN = {\n");
-		put_lines(f, recs[0].log.data, recs[0].at_go, UINT_MAX, "");
-		fprintf(f, ", {\n");
-	} else {
+			   "#define LEARN_PLAN \\\n");
+		put_lines(f, recs[0].log.data, recs[0].at_go, UINT_MAX, " \\");
+		ck_assert_int_eq(fclose(f), 0);
+		return;
+	}
+	{
 		if (k < PV_LOAD_KINDS) {
 			snprintf(name, sizeof(name), "PV_LOAD_%s", pv_load_names[k]);
 			for (char *p = name; *p; p++)
@@ -565,14 +574,16 @@ static void record_want(int k, bool with_plan)
 			  held(k, &recs[i]), "");
 		fprintf(f, "%s", i + 1 < USERS ? ",\n" : "");
 	}
-	fprintf(f, "%s", with_plan ? "}};\n" : k == RUNS - 1 ? "}},\n};\n" : "}},\n");
+	fprintf(f, "%s", k == OPS_OPEN ? "}},\n};\n" : "}},\n");
 	ck_assert_int_eq(fclose(f), 0);
 }
 
 /* The lines of each user from go on begin with those wanted; the engine counted what the
  * fakes read. */
-static void check(int k, const struct want *w, const struct caller *c)
+static void check(int k, const struct caller *c)
 {
+	const struct want *w = &WANT[k == PLAN ? MIXED : k];
+	const char *learn = k == PLAN ? LEARN_PLAN : w->learn;
 	uint64_t ops = 0, errors = 0, started = 0;
 	char msg[2600];
 
@@ -584,7 +595,7 @@ static void check(int k, const struct want *w, const struct caller *c)
 	}
 	ck_assert_msg(!errors, "%s: %llu scenarios in error", run_name(k),
 		      (unsigned long long)errors);
-	if (k < OPS_WRITE) {
+	if (k != OPS_WRITE && k != OPS_OPEN) {
 		ck_assert_msg(started >= 4, "%s: %llu scenarios", run_name(k),
 			      (unsigned long long)started);
 		ck_assert_msg(ops == recs[0].lines + recs[1].lines,
@@ -595,11 +606,11 @@ static void check(int k, const struct want *w, const struct caller *c)
 		const char *got = (const char *)recs[i].log.data;
 
 		ck_assert_ptr_nonnull(got);
-		if (w->learn && !i)
-			ck_assert_msg(recs[i].at_go == strlen(w->learn) &&
-					      strncmp(got, w->learn, recs[i].at_go) == 0,
+		if (learn && !i)
+			ck_assert_msg(recs[i].at_go == strlen(learn) &&
+					      strncmp(got, learn, recs[i].at_go) == 0,
 				      "%s: the learning: %s", run_name(k),
-				      differ(got, w->learn, msg, sizeof(msg)));
+				      differ(got, learn, msg, sizeof(msg)));
 		got += recs[i].at_go;
 		ck_assert_msg(strncmp(got, w->run[i], strlen(w->run[i])) == 0, "%s, user %u: %s",
 			      run_name(k), i, differ(got, w->run[i], msg, sizeof(msg)));
@@ -610,26 +621,11 @@ START_TEST(scenario)
 {
 	struct caller c;
 
-	run(_i, false, &c);
+	run(_i, &c);
 	if (getenv("PV_ENGINE_RECORD"))
-		record_want(_i, false);
+		record_want(_i);
 	else
-		check(_i, &WANT[_i], &c);
-	release();
-}
-END_TEST
-
-/* static/ from the fileset's plan: only volatile/ and new/ listed at the logon, the same
- * files known. */
-START_TEST(plan_learnt)
-{
-	struct caller c;
-
-	run(MIXED, true, &c);
-	if (getenv("PV_ENGINE_RECORD"))
-		record_want(MIXED, true);
-	else
-		check(MIXED, &WANT_PLAN, &c);
+		check(_i, &c);
 	release();
 }
 END_TEST
@@ -641,7 +637,6 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, scenario, 0, RUNS);
-	tcase_add_test(tc, plan_learnt);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }

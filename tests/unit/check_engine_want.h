@@ -42,7 +42,7 @@
 	"QDIR h1 c=1 f=0 '*' out=65536\n"                                                          \
 	"CLOSE h1 f=0\n"
 
-static const struct want WANT[RUNS] = {
+static const struct want WANT[PLAN] = {
 	[PV_LOAD_UPLOAD] = {LEARN_LISTED,
 			    {/* user 0 */
 			     "CREATE u1/new/pv-u1-R-1.dat a=120089 s=7 d=1 o=40\n"
@@ -307,14 +307,7 @@ static const struct want WANT[RUNS] = {
 				"CLOSE h1 f=0\n"
 				"CREATE u1/volatile/~$f0001.docx a=130089 s=7 d=1 o=40\n"
 				"SETINFO h1 1.13 len=1 delete=1\n"
-				"CLOSE h1 f=0\n"
-				"CREATE u1/volatile/f0002.docx a=12019f s=7 d=1 o=40 lease=7\n"
-				"QINFO h1 1.34 out=4096\n"
-				"IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
-				"LOCK h1 n=1 7fffff00+1 f=12\n"
-				"READ h1 0+47350\n"
-				"CREATE u1/volatile/~$f0002.docx a=120089 s=7 d=1 o=40\n"
-				"CREATE u1/volatile/~$f0002.docx a=13019f s=7 d=5 o=40\n",
+				"CLOSE h1 f=0\n",
 				/* user 1 */
 				"CREATE u1/volatile/f0003.docx a=12019f s=7 d=1 o=40 lease=7\n"
 				"QINFO h1 1.34 out=4096\n"
@@ -868,72 +861,12 @@ static const struct want WANT[RUNS] = {
 };
 
 /* static/ from the plan: only volatile/ and new/ listed */
-static const struct want WANT_PLAN = {
-	"CREATE u1/volatile a=120089 s=7 d=1 o=1\n"
-	"QDIR h1 c=1 f=1 '*' out=65536\n"
-	"QDIR h1 c=1 f=0 '*' out=65536\n"
+#define LEARN_PLAN                                                                                 \
+	"CREATE u1/volatile a=120089 s=7 d=1 o=1\n"                                                \
+	"QDIR h1 c=1 f=1 '*' out=65536\n"                                                          \
+	"QDIR h1 c=1 f=0 '*' out=65536\n"                                                          \
+	"CLOSE h1 f=0\n"                                                                           \
+	"CREATE u1/new a=120089 s=7 d=1 o=1\n"                                                     \
+	"QDIR h1 c=1 f=1 '*' out=65536\n"                                                          \
+	"QDIR h1 c=1 f=0 '*' out=65536\n"                                                          \
 	"CLOSE h1 f=0\n"
-	"CREATE u1/new a=120089 s=7 d=1 o=1\n"
-	"QDIR h1 c=1 f=1 '*' out=65536\n"
-	"QDIR h1 c=1 f=0 '*' out=65536\n"
-	"CLOSE h1 f=0\n",
-	{/* user 0 */
-	 "CREATE u1/volatile/f0003.docx a=12019f s=7 d=1 o=40 lease=7\n"
-	 "QINFO h1 1.34 out=4096\n"
-	 "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
-	 "LOCK h1 n=1 7fffff00+1 f=12\n"
-	 "READ h1 0+51394\n"
-	 "CREATE u1/volatile/~$f0003.docx a=120089 s=7 d=1 o=40\n"
-	 "CREATE u1/volatile/~$f0003.docx a=13019f s=7 d=5 o=40\n"
-	 "WRITE h2 0+162\n"
-	 "CLOSE h2 f=0\n"
-	 "CREATE u1/volatile/~WRL0001.tmp a=13019f s=7 d=5 o=40\n"
-	 "SETINFO h2 1.20 len=8 eof=51394\n"
-	 "WRITE h2 0+51394\n"
-	 "FLUSH h2\n"
-	 "CLOSE h2 f=0\n"
-	 "LOCK h1 n=1 7fffff00+1 f=4\n"
-	 "CLOSE h1 f=0\n"
-	 "CREATE u1/volatile/~WRL0001.tmp a=130089 s=7 d=1 o=40\n"
-	 "SETINFO h1 1.10 len=64 to=u1/volatile/f0003.docx replace=1\n"
-	 "CLOSE h1 f=0\n"
-	 "CREATE u1/volatile/~$f0003.docx a=130089 s=7 d=1 o=40\n"
-	 "SETINFO h1 1.13 len=1 delete=1\n"
-	 "CLOSE h1 f=0\n"
-	 "CREATE u1/volatile/f0002.docx a=12019f s=7 d=1 o=40 lease=7\n"
-	 "QINFO h1 1.34 out=4096\n"
-	 "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
-	 "LOCK h1 n=1 7fffff00+1 f=12\n"
-	 "READ h1 0+47350\n"
-	 "CREATE u1/volatile/~$f0002.docx a=120089 s=7 d=1 o=40\n"
-	 "CREATE u1/volatile/~$f0002.docx a=13019f s=7 d=5 o=40\n"
-	 "WRITE h2 0+162\n"
-	 "CLOSE h2 f=0\n"
-	 "CREATE u1/volatile/~WRL0002.tmp a=13019f s=7 d=5 o=40\n"
-	 "SETINFO h2 1.20 len=8 eof=47350\n"
-	 "WRITE h2 0+47350\n"
-	 "FLUSH h2\n"
-	 "CLOSE h2 f=0\n"
-	 "LOCK h1 n=1 7fffff00+1 f=4\n"
-	 "CLOSE h1 f=0\n",
-	 /* user 1 */
-	 "CREATE u1/static/d02/d02/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
-	 "QINFO h1 1.34 out=4096\n"
-	 "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
-	 "CLOSE h1 f=0\n"
-	 "CREATE u1/static/d02/d01/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
-	 "QINFO h1 1.34 out=4096\n"
-	 "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
-	 "READ h1 0+33420\n"
-	 "CLOSE h1 f=0\n"
-	 "CREATE u1/static/d01/d01/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
-	 "QINFO h1 1.34 out=4096\n"
-	 "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
-	 "READ h1 0+151358 x3\n"
-	 "CLOSE h1 f=0\n"
-	 "CREATE u1/static/d01/d02 a=100081 s=7 d=1 o=1\n"
-	 "QINFO h1 1.34 out=4096\n"
-	 "NOTIFY h1 f=0 out=4096 filter=17f\n"
-	 "QDIR h1 c=1 f=1 '*' out=65536\n"
-	 "QDIR h1 c=1 f=0 '*' out=65536\n"
-	 "CREATE u1/static/d01/d02/desktop.ini a=120089 s=7 d=1 o=40\n"}};
