@@ -223,10 +223,9 @@ void client_open_lease(struct user *u, const char *path, uint32_t access, uint32
 }
 
 /* A CREATE of what is not there (Explorer's desktop.ini, Office's owner file, a copy's
- * target): the answer it expects is "not found"; next gets it through u->probing. */
+ * target): the answer it expects is "not found" (client_probed). */
 void client_probe(struct user *u, const char *path, step_fn next)
 {
-	u->probing = true;
 	client_open(u, path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, next);
 }
 
@@ -237,22 +236,16 @@ static void nothing(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 	(void)d;
 }
 
-/* The answer to the request before, as a scenario's step takes it: false when it ended the
- * scenario (a refusal; a probe's "not found" is the answer it wanted, and what it found
- * after all is closed). */
-bool client_answered(struct user *u, const struct pv_smba_done *d)
+/* The answer to a probe: false when it ended the scenario (a refusal); "not found" is the
+ * answer it wanted, and what it found after all is closed. */
+bool client_probed(struct user *u, const struct pv_smba_done *d)
 {
-	if (!d)
+	if (d->status == ST_NOT_FOUND || d->status == ST_PATH_NOT_FOUND)
 		return true;
-	if (u->probing) {
-		u->probing = false;
-		if (d->status == ST_NOT_FOUND || d->status == ST_PATH_NOT_FOUND)
-			return true;
-		if (d->status == 0) {
-			if (pv_smba_closefile(u->c, d->fid, NULL, NULL) == PV_OK)
-				user_count_op(u, PV_LOAD_OP_CLOSE);
-			return true;
-		}
+	if (d->status == 0) {
+		if (pv_smba_closefile(u->c, d->fid, NULL, NULL) == PV_OK)
+			user_count_op(u, PV_LOAD_OP_CLOSE);
+		return true;
 	}
 	return !client_refused(u, d, 0);
 }

@@ -67,7 +67,6 @@ struct user {
 	step_fn k;     /* what the answer to the request in flight goes to */
 	step_fn after; /* where a whole read, write or listing goes when done */
 	int step;
-	bool probing; /* the request in flight looks for what should not be there */
 	uint8_t fid[16], fid2[16];
 	bool open1, open2;
 	uint64_t off, size; /* where the read or write under way is; the file's size */
@@ -189,7 +188,7 @@ void client_close(struct user *u, bool second, step_fn next);
 void client_open_lease(struct user *u, const char *path, uint32_t access, uint32_t disp,
 		       uint32_t opts, uint32_t lease, step_fn next);
 void client_probe(struct user *u, const char *path, step_fn next);
-bool client_answered(struct user *u, const struct pv_smba_done *d);
+bool client_probed(struct user *u, const struct pv_smba_done *d);
 void client_set_info(struct user *u, bool second, uint8_t cls, step_fn next);
 void client_flush(struct user *u, bool second, step_fn next);
 void client_lock(struct user *u, bool second, bool unlock, step_fn next);

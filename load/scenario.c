@@ -1,6 +1,7 @@
-/* load/scenario.c: the scenarios of docs/load.md's table, a user's at a time: which file or
- * folder each works on, the requests it makes in order, its start (counted, late or not) and its
- * end; the ops loop of the bench beside smbtorture. */
+/* load/scenario.c: the scenarios of docs/load.md's table, a user's at a time, each a table of
+ * steps that one runner goes through: which file or folder it works on, the requests it makes
+ * in order; its start (counted, late or not) and its end; the ops loop of the bench beside
+ * smbtorture. */
 #include "load/engine_internal.h"
 
 #include "util/err.h"
@@ -36,285 +37,217 @@ void scenario_end(struct user *u, bool error)
 		w->wake = u->due;
 }
 
-/* ---- the scenarios (docs/load.md) ---- */
+/* ---- steps ---- */
 
-/* Each is a function of its steps: u->step says which request comes next; every answer comes
- * back to it (d NULL at the start and after a client_read_all, _write_all or _list_all). */
+/* What a step does. Each request's answer comes back to the runner, which takes it as the step
+ * that asked says; READ, WRITE and LIST are whole: as many requests as the file or the
+ * listing takes, the runner going on once the last is answered. */
+enum req {
+	OPEN,	 /* CREATE of path into file, as the mode arg says (modes[]) */
+	PROBE,	 /* CREATE of path, not to be found (Explorer's desktop.ini, Office's owner file, a
+		  * copy's target): "not found" is the answer it wants, what it finds is closed */
+	STAT,	 /* QUERY_INFO */
+	OBJECT,	 /* IOCTL FSCTL_CREATE_OR_GET_OBJECT_ID, as the shell's link tracking asks */
+	LOCK,	 /* an Office-style range lock */
+	UNLOCK,	 /* ... released */
+	READ,	 /* the whole file (u->size bytes, as its CREATE said) */
+	WRITE,	 /* arg bytes (0: u->size) */
+	LIST,	 /* the whole folder: its files into u->names (file F1, u->path only) */
+	NOTIFY,	 /* CHANGE_NOTIFY: nothing waits for its answer, the next step goes at once */
+	SETINFO, /* the information class arg (INFO_*) */
+	RENAME,	 /* to path, over what is there when arg */
+	FLUSH,
+	CLOSE,
+	AGAIN, /* on from step arg */
+	END,   /* the scenario ends well */
+};
 
-/* upload and copy_in: a name for a new file in new/ */
-static void new_name(struct user *u)
+enum { F1, F2 }; /* the file a step acts on: u->fid, u->fid2 */
+enum { P1, P2 }; /* the path it names: u->path, u->path2 */
+
+/* What a step's before() says: go on with the step, end the scenario well or in an error, or
+ * (n > 0) skip n steps, this one and the n - 1 after it. */
+enum { GO = 0, DONE = -1, FAIL = -2 };
+
+/* What a scenario works on, picked first from what its user knows of its tree into u->path
+ * (its size as listed into u->listed). */
+enum pick { NONE, STATIC, VOLATILE, EITHER, FOLDER };
+
+/* A step: its request (enum req), the file (F1, F2) and the path (P1, P2) it acts on, its
+ * argument (an enum mode, a length, an information class...); what is done before it: a file
+ * picked (enum pick), then before() (a path named, a size: NULL, nothing). */
+struct step {
+	uint8_t req, file;
+	uint32_t arg;
+	uint8_t path, pick;
+	int (*before)(struct user *u);
+};
+
+/* How OPEN opens: access, disposition, options, and the lease asked (0: none; a document is
+ * opened with one, as an SMB 3 client opens it). */
+enum mode {
+	DIR_LIST,  /* a folder to list */
+	DIR_NEW,   /* a folder made, to be deleted */
+	DIR_DEL,   /* a folder to delete */
+	DOC_READ,  /* a document to read */
+	DOC_EDIT,  /* ... to edit */
+	DOC_OVER,  /* ... to write over */
+	DOC_NEW,   /* ... made */
+	FILE_NEW,  /* a file made */
+	FILE_TEMP, /* a temporary file, made or written over */
+	FILE_MADE, /* a file made, to be deleted */
+	FILE_DEL,  /* a file to rename or delete */
+};
+
+static const struct open_mode {
+	uint32_t access, disposition, options, lease;
+} modes[] = {
+	[DIR_LIST] = {PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, 0},
+	[DIR_NEW] = {PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_DIR, 0},
+	[DIR_DEL] = {PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_DIR, 0},
+	[DOC_READ] = {PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH},
+	[DOC_EDIT] = {PV_SMBA_WRITE, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RWH},
+	[DOC_OVER] = {PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, LEASE_RWH},
+	[DOC_NEW] = {PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, LEASE_RWH},
+	[FILE_NEW] = {PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, 0},
+	[FILE_TEMP] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, 0},
+	[FILE_MADE] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_NONDIR, 0},
+	[FILE_DEL] = {PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR, 0},
+};
+
+/* ---- the scenarios (docs/load.md), each its steps and what they do first ---- */
+
+/* A name of this run's own in a part of the user's tree, pv-<pre><user>-<run>-<n><ext>: no
+ * other run's, nor another user's. */
+static int own_name(struct user *u, char *dst, const char *part, const char *pre, const char *ext)
 {
-	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-%s-%s-%u.dat", u->info.name, u->info.name,
-		 u->e->run, ++u->seq);
+	snprintf(dst, PATH_MAX_LOAD, "%s/%s/pv-%s%s-%s-%u%s", u->info.name, part, pre, u->info.name,
+		 u->e->run, ++u->seq, ext);
+	return GO;
+}
+
+/* A file in the folder u->path into u->path2 (browse's desktop.ini, mkdir's file); FAIL when
+ * the name would be too long. */
+static int in_dir(struct user *u, const char *leaf)
+{
+	int n = snprintf(u->path2, sizeof(u->path2), "%s/%s", u->path, leaf);
+
+	return n >= (int)sizeof(u->path2) ? FAIL : GO;
+}
+
+/* upload and copy_in: the file they make in new/ */
+static int new_name(struct user *u)
+{
+	return own_name(u, u->path2, "new", "", ".dat");
 }
 
 /* The size of an uploaded document: 64 KiB to 2 MiB, log-uniform (office documents and
  * presentations saved from a desktop). */
-static uint64_t upload_size(struct user *u)
+static int upload_size(struct user *u)
 {
-	return (uint64_t)(65536.0 * exp(pv_load_rng_unit(&u->rng) * log(32.0)));
+	u->size = (uint64_t)(65536.0 * exp(pv_load_rng_unit(&u->rng) * log(32.0)));
+	return GO;
 }
 
-static void made(struct user *u)
+/* The file made, for delete_new. */
+static int made(struct user *u)
 {
-	if (files_add(&u->made, u->path2, u->size) < 0)
-		scenario_end(u, true);
-	else
-		scenario_end(u, false);
+	return files_add(&u->made, u->path2, u->size) < 0 ? FAIL : GO;
 }
 
-/* upload: "is it there?", then create it, size it, write it, flush, set its time, close */
-static void sc_upload_step(struct user *u, const struct pv_smba_done *d)
+/* upload: is it there? create it (a lease), size it, write it, flush, set its time, close */
+static const struct step upload[] = {
+	{PROBE, .path = P2, .before = new_name},
+	{OPEN, F2, DOC_NEW, P2},
+	{SETINFO, F2, INFO_EOF, .before = upload_size},
+	{WRITE, F2},
+	{FLUSH, F2},
+	{SETINFO, F2, INFO_BASIC},
+	{CLOSE, F2},
+	{END, .before = made},
+};
+
+static int desktop_ini(struct user *u)
 {
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-		new_name(u);
-		client_probe(u, u->path2, sc_upload_step);
-		break;
-	case 1:
-		client_open_lease(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR,
-				  LEASE_RWH, sc_upload_step);
-		break;
-	case 2:
-		if (!client_opened(u, d, true))
-			return;
-		u->size = upload_size(u);
-		client_set_info(u, true, INFO_EOF, sc_upload_step);
-		break;
-	case 3:
-		client_write_all(u, u->size, true, sc_upload_step);
-		break;
-	case 4:
-		client_flush(u, true, sc_upload_step);
-		break;
-	case 5:
-		client_set_info(u, true, INFO_BASIC, sc_upload_step);
-		break;
-	case 6:
-		client_close(u, true, sc_upload_step);
-		break;
-	default:
-		made(u);
-	}
+	return in_dir(u, "desktop.ini");
+}
+
+/* One of the files listed, to look at; none: on to the folder's close (this open skipped, and
+ * the file's stat and close after it). */
+static int pick_listed(struct user *u)
+{
+	const struct file *f = files_pick(u, &u->names);
+
+	if (!f)
+		return 3;
+	snprintf(u->path2, sizeof(u->path2), "%s", f->path);
+	return GO;
 }
 
 /* browse: open a folder, look at it, watch it, list it, look for its desktop.ini, look at one
  * of its files (open, its attributes, close), close the folder */
-static void sc_browse_step(struct user *u, const struct pv_smba_done *d)
+static const struct step browse[] = {
+	{OPEN, F1, DIR_LIST, P1, FOLDER},
+	{STAT, F1},
+	{NOTIFY, F1},
+	{LIST, F1},
+	{PROBE, .path = P2, .before = desktop_ini},
+	{OPEN, F2, DOC_READ, P2, .before = pick_listed},
+	{STAT, F2},
+	{CLOSE, F2},
+	{CLOSE, F1},
+	{END},
+};
+
+/* The next file listed, until none is left. */
+static int next_listed(struct user *u)
 {
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-		client_open(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, sc_browse_step);
-		break;
-	case 1:
-		if (!client_opened(u, d, false))
-			return;
-		client_stat(u, false, sc_browse_step);
-		break;
-	case 2:
-		client_watch(u, false);
-		client_list_all(u, 0, sc_browse_step);
-		break;
-	case 3:
-		if (snprintf(u->path2, sizeof(u->path2), "%s/desktop.ini", u->path) >=
-		    (int)sizeof(u->path2)) {
-			scenario_end(u, true);
-			return;
-		}
-		client_probe(u, u->path2, sc_browse_step);
-		break;
-	case 4:
-		if (!u->names.n) { /* nothing to look at: the folder closes */
-			u->step = 8;
-			client_close(u, false, sc_browse_step);
-			return;
-		}
-		snprintf(u->path2, sizeof(u->path2), "%s",
-			 u->names.f[(size_t)(pv_load_rng_unit(&u->rng) * (double)u->names.n)].path);
-		client_open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH,
-				  sc_browse_step);
-		break;
-	case 5:
-		if (!client_opened(u, d, true))
-			return;
-		client_stat(u, true, sc_browse_step);
-		break;
-	case 6:
-		client_close(u, true, sc_browse_step);
-		break;
-	case 7:
-		client_close(u, false, sc_browse_step);
-		break;
-	default:
-		scenario_end(u, false);
-	}
+	if (u->i >= u->names.n)
+		return DONE;
+	snprintf(u->path2, sizeof(u->path2), "%s", u->names.f[u->i++].path);
+	return GO;
 }
 
 /* read_folder: open a folder, list it, close it, then read every file of it whole */
-static void sc_read_folder_step(struct user *u, const struct pv_smba_done *d)
-{
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-		client_open(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR,
-			    sc_read_folder_step);
-		break;
-	case 1:
-		if (!client_opened(u, d, false))
-			return;
-		client_list_all(u, 0, sc_read_folder_step);
-		break;
-	case 2:
-		u->i = 0;
-		client_close(u, false, sc_read_folder_step);
-		break;
-	case 3: /* the next file */
-		if (u->i >= u->names.n) {
-			scenario_end(u, false);
-			return;
-		}
-		snprintf(u->path2, sizeof(u->path2), "%s", u->names.f[u->i++].path);
-		client_open_lease(u, u->path2, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH,
-				  sc_read_folder_step);
-		break;
-	case 4:
-		if (!client_opened(u, d, false))
-			return;
-		client_read_all(u, false, sc_read_folder_step);
-		break;
-	default:
-		u->step = 3;
-		client_close(u, false, sc_read_folder_step);
-	}
-}
+static const struct step read_folder[] = {
+	{OPEN, F1, DIR_LIST, P1, FOLDER},
+	{LIST, F1},
+	{CLOSE, F1},
+	{OPEN, F1, DOC_READ, P2, .before = next_listed}, /* 3 */
+	{READ, F1},
+	{CLOSE, F1},
+	{AGAIN, .arg = 3},
+};
 
-static void walk(struct user *u)
-{
-	const struct file *f = files_pick(u, &u->dirs);
-
-	if (!f) {
-		scenario_end(u, true);
-		return;
-	}
-	snprintf(u->path, sizeof(u->path), "%s", f->path);
-	if (u->kind == PV_LOAD_BROWSE)
-		sc_browse_step(u, NULL);
-	else
-		sc_read_folder_step(u, NULL);
-}
-
-/* open_read: a static/ document opened to read (a lease, its attributes, its object id as the
- * shell's link tracking asks), read whole, closed */
-static void sc_open_read_step(struct user *u, const struct pv_smba_done *d)
-{
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH,
-				  sc_open_read_step);
-		break;
-	case 1:
-		if (!client_opened(u, d, false))
-			return;
-		client_stat(u, false, sc_open_read_step);
-		break;
-	case 2:
-		client_object_id(u, false, sc_open_read_step);
-		break;
-	case 3:
-		client_read_all(u, false, sc_open_read_step);
-		break;
-	case 4:
-		client_close(u, false, sc_open_read_step);
-		break;
-	default:
-		scenario_end(u, false);
-	}
-}
+/* open_read: a static/ document opened to read (a lease, its attributes, its object id), read
+ * whole, closed */
+static const struct step open_read[] = {
+	{OPEN, F1, DOC_READ, P1, STATIC}, {STAT, F1}, {OBJECT, F1}, {READ, F1}, {CLOSE, F1}, {END},
+};
 
 /* open_close: a document opened, its attributes and object id read, closed */
-static void sc_open_close_step(struct user *u, const struct pv_smba_done *d)
-{
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH,
-				  sc_open_close_step);
-		break;
-	case 1:
-		if (!client_opened(u, d, false))
-			return;
-		client_stat(u, false, sc_open_close_step);
-		break;
-	case 2:
-		client_object_id(u, false, sc_open_close_step);
-		break;
-	case 3:
-		client_close(u, false, sc_open_close_step);
-		break;
-	default:
-		scenario_end(u, false);
-	}
-}
+static const struct step open_close[] = {
+	{OPEN, F1, DOC_READ, P1, EITHER}, {STAT, F1}, {OBJECT, F1}, {CLOSE, F1}, {END},
+};
 
 /* copy_in: a static/ file read whole and written as a new file in new/ (is the target there?
  * create it, size it, write it, set its time) */
-static void sc_copy_in_step(struct user *u, const struct pv_smba_done *d)
-{
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-		client_open_lease(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH,
-				  sc_copy_in_step);
-		break;
-	case 1:
-		if (!client_opened(u, d, false))
-			return;
-		client_stat(u, false, sc_copy_in_step);
-		break;
-	case 2:
-		client_read_all(u, false, sc_copy_in_step);
-		break;
-	case 3:
-		new_name(u);
-		client_probe(u, u->path2, sc_copy_in_step);
-		break;
-	case 4:
-		client_open(u, u->path2, PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR,
-			    sc_copy_in_step);
-		break;
-	case 5:
-		if (!client_opened(u, d, true))
-			return;
-		client_set_info(u, true, INFO_EOF, sc_copy_in_step);
-		break;
-	case 6:
-		client_write_all(u, u->size, true, sc_copy_in_step);
-		break;
-	case 7:
-		client_set_info(u, true, INFO_BASIC, sc_copy_in_step);
-		break;
-	case 8:
-		client_close(u, true, sc_copy_in_step);
-		break;
-	case 9:
-		client_close(u, false, sc_copy_in_step);
-		break;
-	default:
-		made(u);
-	}
-}
+static const struct step copy_in[] = {
+	{OPEN, F1, DOC_READ, P1, STATIC},
+	{STAT, F1},
+	{READ, F1},
+	{PROBE, .path = P2, .before = new_name},
+	{OPEN, F2, FILE_NEW, P2},
+	{SETINFO, F2, INFO_EOF},
+	{WRITE, F2},
+	{SETINFO, F2, INFO_BASIC},
+	{CLOSE, F2},
+	{CLOSE, F1},
+	{END, .before = made},
+};
 
 /* The owner file Office makes beside a document it edits: ~$ and the document's name. */
-static void owner_name(struct user *u)
+static int owner_name(struct user *u)
 {
 	const char *slash = strrchr(u->path, '/');
 	int dir = slash ? (int)(slash - u->path) : 0;
@@ -322,369 +255,287 @@ static void owner_name(struct user *u)
 	if (snprintf(u->path2, sizeof(u->path2), "%.*s/~$%.200s", dir, u->path,
 		     slash ? slash + 1 : u->path) < 0)
 		u->path2[0] = '\0';
+	return GO;
 }
 
-/* edit_save: a volatile/ document opened to edit as an editor does (a read-write-handle lease,
- * its attributes, its object id, a range lock, read whole), its owner file made (~$name: is it
- * there? create, write, close), saved (a temporary file written, sized, flushed, closed; the
- * lock released, the document closed, the temporary file renamed over it) and the owner file
- * deleted */
-static void sc_edit_save_step(struct user *u, const struct pv_smba_done *d)
+/* The temporary file Word saves into, beside the document; as big as the document (4096
+ * bytes when that was empty). */
+static int temp_name(struct user *u)
 {
 	const char *slash = strrchr(u->path, '/');
 	int dir = slash ? (int)(slash - u->path) : 0;
 
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-		client_open_lease(u, u->path, PV_SMBA_WRITE, PV_SMBA_OPEN, PV_SMBA_NONDIR,
-				  LEASE_RWH, sc_edit_save_step);
-		break;
-	case 1:
-		if (!client_opened(u, d, false))
-			return;
-		client_stat(u, false, sc_edit_save_step);
-		break;
-	case 2:
-		client_object_id(u, false, sc_edit_save_step);
-		break;
-	case 3:
-		client_lock(u, false, false, sc_edit_save_step);
-		break;
-	case 4:
-		client_read_all(u, false, sc_edit_save_step);
-		break;
-	case 5: /* the owner file */
-		owner_name(u);
-		client_probe(u, u->path2, sc_edit_save_step);
-		break;
-	case 6:
-		client_open(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE,
-			    PV_SMBA_NONDIR, sc_edit_save_step);
-		break;
-	case 7:
-		if (!client_opened(u, d, true))
-			return;
-		client_write_all(u, 162, true, sc_edit_save_step);
-		break;
-	case 8:
-		client_close(u, true, sc_edit_save_step);
-		break;
-	case 9: /* the save: a temporary file beside the document */
-		snprintf(u->path2, sizeof(u->path2), "%.*s/~WRL%04u.tmp", dir, u->path,
-			 ++u->seq % 10000);
-		client_open(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE,
-			    PV_SMBA_NONDIR, sc_edit_save_step);
-		break;
-	case 10:
-		if (!client_opened(u, d, true))
-			return;
-		if (!u->size)
-			u->size = 4096;
-		client_set_info(u, true, INFO_EOF, sc_edit_save_step);
-		break;
-	case 11:
-		client_write_all(u, u->size, true, sc_edit_save_step);
-		break;
-	case 12:
-		client_flush(u, true, sc_edit_save_step);
-		break;
-	case 13:
-		client_close(u, true, sc_edit_save_step);
-		break;
-	case 14:
-		client_lock(u, false, true, sc_edit_save_step);
-		break;
-	case 15:
-		client_close(u, false, sc_edit_save_step);
-		break;
-	case 16: /* the temporary file over the document */
-		client_open(u, u->path2, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN,
-			    PV_SMBA_NONDIR, sc_edit_save_step);
-		break;
-	case 17:
-		if (!client_opened(u, d, false))
-			return;
-		client_rename(u, false, u->path, true, sc_edit_save_step);
-		break;
-	case 18:
-		client_close(u, false, sc_edit_save_step);
-		break;
-	case 19: /* the owner file goes */
-		owner_name(u);
-		client_open(u, u->path2, PV_SMBA_DELETE | PV_SMBA_READ, PV_SMBA_OPEN,
-			    PV_SMBA_NONDIR, sc_edit_save_step);
-		break;
-	case 20:
-		if (!client_opened(u, d, true))
-			return;
-		client_set_info(u, true, INFO_DISPOSITION, sc_edit_save_step);
-		break;
-	case 21:
-		client_close(u, true, sc_edit_save_step);
-		break;
-	default:
-		scenario_end(u, false);
-	}
+	snprintf(u->path2, sizeof(u->path2), "%.*s/~WRL%04u.tmp", dir, u->path, ++u->seq % 10000);
+	if (!u->size)
+		u->size = 4096;
+	return GO;
+}
+
+/* edit_save: a volatile/ document opened to edit as an editor does (a read-write-handle lease,
+ * its attributes, its object id, a range lock, read whole), its owner file made (~$name: is it
+ * there? create, write, close), saved (a temporary file sized, written, flushed, closed; the
+ * lock released, the document closed, the temporary file renamed over it) and the owner file
+ * deleted */
+static const struct step edit_save[] = {
+	{OPEN, F1, DOC_EDIT, P1, VOLATILE},
+	{STAT, F1},
+	{OBJECT, F1},
+	{LOCK, F1},
+	{READ, F1},
+	{PROBE, .path = P2, .before = owner_name},
+	{OPEN, F2, FILE_TEMP, P2},
+	{WRITE, F2, 162},
+	{CLOSE, F2},
+	{OPEN, F2, FILE_TEMP, P2, .before = temp_name},
+	{SETINFO, F2, INFO_EOF},
+	{WRITE, F2},
+	{FLUSH, F2},
+	{CLOSE, F2},
+	{UNLOCK, F1},
+	{CLOSE, F1},
+	{OPEN, F1, FILE_DEL, P2},
+	{RENAME, F1, true, P1},
+	{CLOSE, F1},
+	{OPEN, F2, FILE_DEL, P2, .before = owner_name},
+	{SETINFO, F2, INFO_DISPOSITION},
+	{CLOSE, F2},
+	{END},
+};
+
+/* The size it had (opening over it emptied it; 4096 bytes when it was empty). */
+static int size_listed(struct user *u)
+{
+	u->size = u->listed ? u->listed : 4096;
+	return GO;
 }
 
 /* rewrite: a volatile/ file rewritten in place (opened over, a range lock, sized, written,
  * flushed, the lock released, closed) */
-static void sc_rewrite_step(struct user *u, const struct pv_smba_done *d)
+static const struct step rewrite[] = {
+	{OPEN, F1, DOC_OVER, P1, VOLATILE},
+	{LOCK, F1, .before = size_listed},
+	{SETINFO, F1, INFO_EOF},
+	{WRITE, F1},
+	{FLUSH, F1},
+	{UNLOCK, F1},
+	{CLOSE, F1},
+	{END},
+};
+
+/* The oldest file this user made (nothing made yet: nothing to delete). */
+static int pick_oldest(struct user *u)
 {
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-		client_open_lease(u, u->path, PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
-				  LEASE_RWH, sc_rewrite_step);
-		break;
-	case 1:
-		if (!client_opened(u, d, false))
-			return;
-		u->size = u->listed; /* the size it had (opening over it emptied it) */
-		client_lock(u, false, false, sc_rewrite_step);
-		break;
-	case 2:
-		client_set_info(u, false, INFO_EOF, sc_rewrite_step);
-		break;
-	case 3:
-		client_write_all(u, u->size, false, sc_rewrite_step);
-		break;
-	case 4:
-		client_flush(u, false, sc_rewrite_step);
-		break;
-	case 5:
-		client_lock(u, false, true, sc_rewrite_step);
-		break;
-	case 6:
-		client_close(u, false, sc_rewrite_step);
-		break;
-	default:
-		scenario_end(u, false);
-	}
+	struct file *f;
+
+	if (u->made_head >= u->made.n)
+		return DONE;
+	f = &u->made.f[u->made_head++];
+	snprintf(u->path, sizeof(u->path), "%s", f->path);
+	free(f->path);
+	f->path = NULL;
+	if (u->made_head == u->made.n) /* all deleted: the list starts again */
+		u->made.n = u->made_head = 0;
+	return GO;
 }
 
 /* delete_new: the oldest file this user made in new/ (opened to delete, marked, closed) */
-static void sc_delete_new_step(struct user *u, const struct pv_smba_done *d)
+static const struct step delete_new[] = {
+	{OPEN, F1, FILE_DEL, P1, .before = pick_oldest},
+	{SETINFO, F1, INFO_DISPOSITION},
+	{CLOSE, F1},
+	{END},
+};
+
+static int new_folder(struct user *u)
 {
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-		client_open(u, u->path, PV_SMBA_DELETE | PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR,
-			    sc_delete_new_step);
-		break;
-	case 1:
-		if (!client_opened(u, d, false))
-			return;
-		client_set_info(u, false, INFO_DISPOSITION, sc_delete_new_step);
-		break;
-	case 2:
-		client_close(u, false, sc_delete_new_step);
-		break;
-	default:
-		scenario_end(u, false);
-	}
+	snprintf(u->path, sizeof(u->path), "%s/new", u->info.name);
+	return GO;
 }
 
 /* list_new: new/ opened, looked at, watched, listed, closed */
-static void sc_list_new_step(struct user *u, const struct pv_smba_done *d)
+static const struct step list_new[] = {
+	{OPEN, F1, DIR_LIST, P1, .before = new_folder},
+	{STAT, F1},
+	{NOTIFY, F1},
+	{LIST, F1},
+	{CLOSE, F1},
+	{END},
+};
+
+/* The name it is renamed to, in volatile/. */
+static int ren_name(struct user *u)
 {
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-		client_open(u, u->path, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, sc_list_new_step);
-		break;
-	case 1:
-		if (!client_opened(u, d, false))
-			return;
-		client_stat(u, false, sc_list_new_step);
-		break;
-	case 2:
-		client_watch(u, false);
-		client_list_all(u, 0, sc_list_new_step);
-		break;
-	case 3:
-		client_close(u, false, sc_list_new_step);
-		break;
-	default:
-		scenario_end(u, false);
-	}
+	return own_name(u, u->path2, "volatile", "", ".ren");
 }
 
 /* rename: a volatile/ file renamed and back (each: opened to delete, renamed, closed) */
-static void sc_rename_step(struct user *u, const struct pv_smba_done *d)
+static const struct step rename_back[] = {
+	{OPEN, F1, FILE_DEL, P1, VOLATILE, ren_name},
+	{RENAME, F1, false, P2},
+	{CLOSE, F1},
+	{OPEN, F1, FILE_DEL, P2},
+	{RENAME, F1, false, P1},
+	{CLOSE, F1},
+	{END},
+};
+
+static int mkdir_name(struct user *u)
 {
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-	case 3:
-		client_open(u, u->step == 1 ? u->path : u->path2, PV_SMBA_READ | PV_SMBA_DELETE,
-			    PV_SMBA_OPEN, PV_SMBA_NONDIR, sc_rename_step);
-		break;
-	case 1:
-	case 4:
-		if (!client_opened(u, d, false))
-			return;
-		client_rename(u, false, u->step == 2 ? u->path2 : u->path, false, sc_rename_step);
-		break;
-	case 2:
-	case 5:
-		client_close(u, false, sc_rename_step);
-		break;
-	default:
-		scenario_end(u, false);
-	}
+	return own_name(u, u->path, "new", "d-", "");
+}
+
+static int mkdir_file(struct user *u)
+{
+	return in_dir(u, "f.dat");
 }
 
 /* mkdir: a folder made in new/, a file in it, then both deleted (each opened to delete,
  * marked, closed) */
-static void sc_mkdir_step(struct user *u, const struct pv_smba_done *d)
-{
-	if (!client_answered(u, d))
-		return;
-	switch (u->step++) {
-	case 0:
-		client_open(u, u->path, PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_DIR,
-			    sc_mkdir_step);
-		break;
-	case 1:
-		if (!client_opened(u, d, false))
-			return;
-		client_close(u, false, sc_mkdir_step);
-		break;
-	case 2:
-		if (snprintf(u->path2, sizeof(u->path2), "%s/f.dat", u->path) >=
-		    (int)sizeof(u->path2)) {
-			scenario_end(u, true);
-			return;
-		}
-		client_open(u, u->path2, PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE,
-			    PV_SMBA_NONDIR, sc_mkdir_step);
-		break;
-	case 3:
-		if (!client_opened(u, d, true))
-			return;
-		client_write_all(u, 4096, true, sc_mkdir_step);
-		break;
-	case 4:
-		client_close(u, true, sc_mkdir_step);
-		break;
-	case 5:
-	case 8:
-		client_open(u, u->step == 6 ? u->path2 : u->path, PV_SMBA_DELETE | PV_SMBA_READ,
-			    PV_SMBA_OPEN, u->step == 6 ? PV_SMBA_NONDIR : PV_SMBA_DIR,
-			    sc_mkdir_step);
-		break;
-	case 6:
-	case 9:
-		if (!client_opened(u, d, false))
-			return;
-		client_set_info(u, false, INFO_DISPOSITION, sc_mkdir_step);
-		break;
-	case 7:
-	case 10:
-		client_close(u, false, sc_mkdir_step);
-		break;
-	default:
-		scenario_end(u, false);
-	}
-}
+static const struct step mkdir_del[] = {
+	{OPEN, F1, DIR_NEW, P1, .before = mkdir_name},
+	{CLOSE, F1},
+	{OPEN, F2, FILE_MADE, P2, .before = mkdir_file},
+	{WRITE, F2, 4096},
+	{CLOSE, F2},
+	{OPEN, F1, FILE_DEL, P2},
+	{SETINFO, F1, INFO_DISPOSITION},
+	{CLOSE, F1},
+	{OPEN, F1, DIR_DEL, P1},
+	{SETINFO, F1, INFO_DISPOSITION},
+	{CLOSE, F1},
+	{END},
+};
 
-/* The scenarios' starts: which file or folder, then the first step. */
-static void sc_upload(struct user *u)
-{
-	sc_upload_step(u, NULL);
-}
+static const struct step *const scenarios[PV_LOAD_KINDS] = {
+	[PV_LOAD_UPLOAD] = upload,	 [PV_LOAD_BROWSE] = browse,
+	[PV_LOAD_OPEN_READ] = open_read, [PV_LOAD_COPY_IN] = copy_in,
+	[PV_LOAD_EDIT_SAVE] = edit_save, [PV_LOAD_OPEN_CLOSE] = open_close,
+	[PV_LOAD_REWRITE] = rewrite,	 [PV_LOAD_DELETE_NEW] = delete_new,
+	[PV_LOAD_LIST_NEW] = list_new,	 [PV_LOAD_RENAME] = rename_back,
+	[PV_LOAD_MKDIR] = mkdir_del,	 [PV_LOAD_READ_FOLDER] = read_folder,
+};
 
-/* A file of the list into u->path, or the scenario ends in an error (nothing to work on). */
-static bool pick_into(struct user *u, const struct list *l)
-{
-	const struct file *f = files_pick(u, l);
+/* ---- the runner ---- */
 
-	if (!f) {
-		scenario_end(u, true);
+/* The file or folder a scenario works on (what: enum pick) into u->path: false when its user
+ * knows of none. */
+static bool picked(struct user *u, int what)
+{
+	const struct list *l = what == FOLDER ? &u->dirs : &u->sfiles;
+	const struct file *f;
+
+	/* open_close: a volatile/ document half the time (when there is one) */
+	if (what == VOLATILE || (what == EITHER && pv_load_rng_unit(&u->rng) < 0.5 && u->vfiles.n))
+		l = &u->vfiles;
+	if (!(f = files_pick(u, l)))
 		return false;
-	}
 	snprintf(u->path, sizeof(u->path), "%s", f->path);
 	u->listed = f->size;
 	return true;
 }
 
-static void sc_open_read(struct user *u)
+static void run(struct user *u, const struct pv_smba_done *d);
+
+/* The answer to the request of the step before, as that step takes it: false when it ended
+ * the scenario (a refusal). d NULL: nothing to take (the start, a whole READ, WRITE or LIST
+ * done). */
+static bool took(struct user *u, const struct pv_smba_done *d)
 {
-	if (pick_into(u, &u->sfiles))
-		sc_open_read_step(u, NULL);
+	const struct step *s;
+
+	if (!d)
+		return true;
+	s = &scenarios[u->kind][u->step - 1];
+	if (s->req == PROBE)
+		return client_probed(u, d);
+	if (s->req == OPEN)
+		return client_opened(u, d, s->file == F2);
+	return !client_refused(u, d, 0);
 }
 
-static void sc_copy_in(struct user *u)
-{
-	if (pick_into(u, &u->sfiles))
-		sc_copy_in_step(u, NULL);
-}
+/* The requests on an open file that ask nothing more. */
+static void (*const on_file[])(struct user *u, bool second, step_fn next) = {
+	[STAT] = client_stat,	[OBJECT] = client_object_id, [READ] = client_read_all,
+	[FLUSH] = client_flush, [CLOSE] = client_close,
+};
 
-static void sc_edit_save(struct user *u)
+/* The request of step s; its answer comes to run(). */
+static void issue(struct user *u, const struct step *s)
 {
-	if (pick_into(u, &u->vfiles))
-		sc_edit_save_step(u, NULL);
-}
+	const char *path = s->path == P2 ? u->path2 : u->path;
+	bool f2 = s->file == F2;
 
-static void sc_open_close(struct user *u)
-{
-	if (pick_into(u, pv_load_rng_unit(&u->rng) < 0.5 && u->vfiles.n ? &u->vfiles : &u->sfiles))
-		sc_open_close_step(u, NULL);
-}
+	switch (s->req) {
+	case OPEN: {
+		const struct open_mode *m = &modes[s->arg];
 
-static void sc_rewrite(struct user *u)
-{
-	if (pick_into(u, &u->vfiles)) {
-		if (!u->listed)
-			u->listed = 4096;
-		sc_rewrite_step(u, NULL);
+		if (m->lease)
+			client_open_lease(u, path, m->access, m->disposition, m->options, m->lease,
+					  run);
+		else
+			client_open(u, path, m->access, m->disposition, m->options, run);
+		break;
+	}
+	case PROBE:
+		client_probe(u, path, run);
+		break;
+	case LOCK:
+	case UNLOCK:
+		client_lock(u, f2, s->req == UNLOCK, run);
+		break;
+	case WRITE:
+		client_write_all(u, s->arg ? s->arg : u->size, f2, run);
+		break;
+	case LIST:
+		client_list_all(u, 0, run);
+		break;
+	case SETINFO:
+		client_set_info(u, f2, (uint8_t)s->arg, run);
+		break;
+	case RENAME:
+		client_rename(u, f2, path, s->arg, run);
+		break;
+	default:
+		on_file[s->req](u, f2, run);
 	}
 }
 
-static void sc_delete_new(struct user *u)
+/* The scenario's steps from u->step on, each answer coming back here: what the last asked
+ * taken, then the next steps until one makes a request that is answered later (or the
+ * scenario ends). */
+static void run(struct user *u, const struct pv_smba_done *d)
 {
-	if (u->made_head >= u->made.n) {
-		scenario_end(u, false); /* nothing made yet: nothing to delete */
+	if (!took(u, d))
 		return;
+	for (;;) {
+		const struct step *s = &scenarios[u->kind][u->step++];
+		int r = s->pick && !picked(u, s->pick) ? FAIL : s->before ? s->before(u) : GO;
+
+		if (r == DONE || r == FAIL) {
+			scenario_end(u, r == FAIL);
+			return;
+		}
+		if (r > 0) {
+			u->step += r - 1;
+			continue;
+		}
+		if (s->req == END) {
+			scenario_end(u, false);
+			return;
+		}
+		if (s->req == AGAIN) {
+			u->step = (int)s->arg;
+		} else if (s->req == NOTIFY) {
+			client_watch(u, s->file == F2);
+		} else {
+			issue(u, s);
+			return;
+		}
 	}
-	snprintf(u->path, sizeof(u->path), "%s", u->made.f[u->made_head].path);
-	free(u->made.f[u->made_head].path);
-	u->made.f[u->made_head++].path = NULL;
-	if (u->made_head == u->made.n)
-		u->made.n = u->made_head = 0;
-	sc_delete_new_step(u, NULL);
 }
 
-static void sc_list_new(struct user *u)
-{
-	snprintf(u->path, sizeof(u->path), "%s/new", u->info.name);
-	sc_list_new_step(u, NULL);
-}
+/* ---- the ops loop (opts.ops_loop): open, write 4 KiB, close, again ---- */
 
-static void sc_rename(struct user *u)
-{
-	if (!pick_into(u, &u->vfiles))
-		return;
-	snprintf(u->path2, sizeof(u->path2), "%s/volatile/pv-%s-%s-%u.ren", u->info.name,
-		 u->info.name, u->e->run, ++u->seq);
-	sc_rename_step(u, NULL);
-}
-
-static void sc_mkdir(struct user *u)
-{
-	snprintf(u->path, sizeof(u->path), "%s/new/pv-d-%s-%s-%u", u->info.name, u->info.name,
-		 u->e->run, ++u->seq);
-	sc_mkdir_step(u, NULL);
-}
-
-/* the ops loop (opts.ops_loop): open, write 4 KiB, close, again */
 static void ops_next(struct user *u, const struct pv_smba_done *d);
 
 static void ops_written(struct user *u, const struct pv_smba_done *d)
@@ -740,14 +591,7 @@ void ops_start(struct user *u, double t)
 	ops_next(u, NULL);
 }
 
-static void (*const scenario[PV_LOAD_KINDS])(struct user *u) = {
-	[PV_LOAD_UPLOAD] = sc_upload,	    [PV_LOAD_BROWSE] = walk,
-	[PV_LOAD_OPEN_READ] = sc_open_read, [PV_LOAD_COPY_IN] = sc_copy_in,
-	[PV_LOAD_EDIT_SAVE] = sc_edit_save, [PV_LOAD_OPEN_CLOSE] = sc_open_close,
-	[PV_LOAD_REWRITE] = sc_rewrite,	    [PV_LOAD_DELETE_NEW] = sc_delete_new,
-	[PV_LOAD_LIST_NEW] = sc_list_new,   [PV_LOAD_RENAME] = sc_rename,
-	[PV_LOAD_MKDIR] = sc_mkdir,	    [PV_LOAD_READ_FOLDER] = walk,
-};
+/* ---- a scenario's start ---- */
 
 void scenario_start(struct user *u, double t)
 {
@@ -766,10 +610,10 @@ void scenario_start(struct user *u, double t)
 	pv_load_next(&u->sched, &gap, &u->next);
 	u->due += gap;
 	user_set_state(u, U_BUSY);
-	u->open1 = u->open2 = u->probing = false;
+	u->open1 = u->open2 = false;
 	u->step = 0;
 	u->i = 0;
-	scenario[u->kind](u);
+	run(u, NULL);
 }
 
 /* A user without a connection still has scenarios due: each counts as started, unserved and
