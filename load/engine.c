@@ -142,7 +142,9 @@ static int engine_new(const struct pv_load_opts *o, struct engine **out)
 	return PV_OK;
 }
 
-static int grow(void *arrp, size_t *cap, size_t need, size_t size)
+/* The array at *arrp (of *cap elements of size bytes) grown to hold need, doubling from 16;
+ * -1 when out of memory (the array as it was). */
+int engine_grow(void *arrp, size_t *cap, size_t need, size_t size)
 {
 	void **arr = arrp, *p;
 	size_t c = *cap ? *cap : 16;
@@ -166,7 +168,7 @@ static int add_users(struct engine *e, const struct pv_load_user *users, size_t 
 		struct user *u;
 		size_t wcap = w->cap;
 
-		if (grow(&e->users, &e->cap, e->n + 1, sizeof(*e->users)) ||
+		if (engine_grow(&e->users, &e->cap, e->n + 1, sizeof(*e->users)) ||
 		    !(u = calloc(1, sizeof(*u))))
 			return pv_error(PV_EIO, "out of memory");
 		e->users[e->n++] = u;
@@ -180,8 +182,8 @@ static int add_users(struct engine *e, const struct pv_load_user *users, size_t 
 		    !(u->info.share = strdup(users[i].share)))
 			return pv_error(PV_EIO, "out of memory");
 		pthread_mutex_lock(&w->lock);
-		if (grow(&w->users, &w->cap, w->n + 1, sizeof(*w->users)) ||
-		    grow(&w->again, &wcap, w->n + 1, sizeof(*w->again))) {
+		if (engine_grow(&w->users, &w->cap, w->n + 1, sizeof(*w->users)) ||
+		    engine_grow(&w->again, &wcap, w->n + 1, sizeof(*w->again))) {
 			pthread_mutex_unlock(&w->lock);
 			return pv_error(PV_EIO, "out of memory");
 		}

@@ -149,6 +149,10 @@ struct engine {
 #define INFO_DISPOSITION 13 /* FileDispositionInformation */
 #define INFO_EOF	 20 /* FileEndOfFileInformation */
 
+/* ---- engine.c ---- */
+
+int engine_grow(void *arrp, size_t *cap, size_t need, size_t size);
+
 /* ---- worker.c ---- */
 
 void user_set_state(struct user *u, enum ustate st);

@@ -12,16 +12,8 @@
 
 int files_add(struct list *l, const char *path, uint64_t size)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct file *f = realloc(l->f, cap * sizeof(*f));
-
-		if (!f)
-			return -1;
-		l->f = f;
-		l->cap = cap;
-	}
-	if (!(l->f[l->n].path = strdup(path)))
+	if (engine_grow(&l->f, &l->cap, l->n + 1, sizeof(*l->f)) ||
+	    !(l->f[l->n].path = strdup(path)))
 		return -1;
 	l->f[l->n++].size = size;
 	return 0;
