@@ -1,0 +1,311 @@
+/* load/client.c: a user's requests, as a Windows client makes them: every answer comes to
+ * client_done first; whole reads, writes and listings in requests of 64 KiB; opens with a lease,
+ * looks for what is not there, object ids, range locks, change notifications, set-info classes.
+ * Each request is counted as its scenario's when it goes out. */
+#include "load/engine_internal.h"
+
+#include "util/err.h"
+#include "util/progress.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Issue a request (counted as op when it went out); a refusal to queue it ends the scenario. */
+#define ISSUE(u, next, op, call)                                                                   \
+	do {                                                                                       \
+		(u)->k = (next);                                                                   \
+		if ((call) != PV_OK) {                                                             \
+			if ((u)->st == U_BUSY)                                                     \
+				scenario_end((u), true);                                           \
+			else                                                                       \
+				user_fail((u), pv_errmsg());                                       \
+		} else {                                                                           \
+			user_count_op((u), (op));                                                  \
+		}                                                                                  \
+	} while (0)
+
+static uint8_t *fid_of(struct user *u, bool second)
+{
+	return second ? u->fid2 : u->fid;
+}
+
+/* Every answer comes here first: a lost connection or a refusal ends the scenario. */
+void client_done(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+{
+	struct user *u = arg;
+
+	(void)c;
+	if (u->st == U_OFF) /* closed by us between steps: nothing waits for it */
+		return;
+	if (d->code != PV_OK) {
+		if (u->st == U_BUSY)
+			scenario_end(u, true);
+		if (u->st != U_FAILED)
+			user_fail(u, d->msg ? d->msg : "the connection was lost");
+		return;
+	}
+	u->k(u, d);
+}
+
+bool client_refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2)
+{
+	if (d->status == 0 || d->status == ok2)
+		return false;
+	if (u->st == U_BUSY)
+		scenario_end(u, true);
+	else if (u->st == U_LEARNING)
+		user_fail(u, "its home tree could not be listed");
+	return true;
+}
+
+/* ---- primitives: read a whole file, write one, list a folder ---- */
+
+static void read_more(struct user *u, const struct pv_smba_done *d)
+{
+	if (d && client_refused(u, d, 0))
+		return;
+	if (d)
+		u->off += d->buflen;
+	if (u->off >= u->to || (d && d->buflen == 0)) {
+		u->after(u, NULL);
+		return;
+	}
+	ISSUE(u, read_more, PV_LOAD_OP_READ,
+	      pv_smba_read(u->c, fid_of(u, u->on2), u->off,
+			   (uint32_t)(u->to - u->off < IO_CHUNK ? u->to - u->off : IO_CHUNK),
+			   client_done, u));
+}
+
+/* The open file read whole (u->size bytes, as its CREATE said), then after. */
+void client_read_all(struct user *u, bool second, step_fn after)
+{
+	u->after = after;
+	u->off = 0;
+	u->to = u->size;
+	u->on2 = second;
+	read_more(u, NULL);
+}
+
+static void write_more(struct user *u, const struct pv_smba_done *d)
+{
+	uint32_t n;
+
+	if (d && client_refused(u, d, 0))
+		return;
+	if (u->off >= u->to) {
+		u->after(u, NULL);
+		return;
+	}
+	n = (uint32_t)(u->to - u->off < IO_CHUNK ? u->to - u->off : IO_CHUNK);
+	ISSUE(u, write_more, PV_LOAD_OP_WRITE,
+	      pv_smba_write(u->c, fid_of(u, u->on2), u->off, u->e->data, n, client_done, u));
+	u->off += n;
+}
+
+/* size bytes written to the open file from its start, then after. */
+void client_write_all(struct user *u, uint64_t size, bool second, step_fn after)
+{
+	u->after = after;
+	u->off = 0;
+	u->to = size;
+	u->on2 = second;
+	write_more(u, NULL);
+}
+
+static int entry(void *arg, const char *name, bool dir, uint64_t size)
+{
+	struct user *u = arg;
+	char path[PATH_MAX_LOAD];
+
+	if (u->want != 2 && dir != (u->want == 1))
+		return 0;
+	if (dir)
+		size = u->want == 2 ? DIR : size;
+	if (snprintf(path, sizeof(path), "%s/%s", u->path, name) >= (int)sizeof(path))
+		return pv_error(PV_EREMOTE, "a path in %s is too long", u->path);
+	return files_add(&u->names, path, size) < 0 ? pv_error(PV_EIO, "out of memory") : 0;
+}
+
+static void list_more(struct user *u, const struct pv_smba_done *d)
+{
+	if (d->status == 0x80000006u) { /* STATUS_NO_MORE_FILES */
+		u->after(u, NULL);
+		return;
+	}
+	if (client_refused(u, d, 0))
+		return;
+	if (pv_smba_entries(d->buf, d->buflen, entry, u) != PV_OK) {
+		if (u->st == U_BUSY)
+			scenario_end(u, true);
+		else
+			user_fail(u, pv_errmsg());
+		return;
+	}
+	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
+	      pv_smba_list(u->c, u->fid, false, client_done, u));
+}
+
+/* List the open folder u->fid (u->path): files (want 0), folders (1) or both (2) into
+ * u->names. */
+void client_list_all(struct user *u, int want, step_fn after)
+{
+	u->after = after;
+	u->want = want;
+	files_clear(&u->names);
+	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
+	      pv_smba_list(u->c, u->fid, true, client_done, u));
+}
+
+/* Open u->path into fid (or fid2 when second). */
+void client_open(struct user *u, const char *path, uint32_t access, uint32_t disp, uint32_t opts,
+		 step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_CREATE,
+	      pv_smba_create(u->c, path, access, disp, opts, client_done, u));
+}
+
+bool client_opened(struct user *u, const struct pv_smba_done *d, bool second)
+{
+	if (client_refused(u, d, 0))
+		return false;
+	if (second) {
+		memcpy(u->fid2, d->fid, 16);
+		u->open2 = true;
+	} else {
+		memcpy(u->fid, d->fid, 16);
+		u->open1 = true;
+		u->size = d->size;
+	}
+	return true;
+}
+
+void client_close(struct user *u, bool second, step_fn next)
+{
+	if (second)
+		u->open2 = false;
+	else
+		u->open1 = false;
+	ISSUE(u, next, PV_LOAD_OP_CLOSE,
+	      pv_smba_closefile(u->c, second ? u->fid2 : u->fid, client_done, u));
+}
+
+/* ---- the requests of a Windows client around the scenarios ---- */
+
+#define ST_NOT_FOUND	  0xC0000034u /* STATUS_OBJECT_NAME_NOT_FOUND */
+#define ST_PATH_NOT_FOUND 0xC000003Au
+#define FSCTL_OBJECT_ID	  0x000900C0u /* FSCTL_CREATE_OR_GET_OBJECT_ID (MS-FSCC 2.3.7) */
+#define NOTIFY_FILTER	  0x0000017Fu /* FILE_NOTIFY_CHANGE_*: what Explorer watches */
+#define LOCK_AT		  0x7FFFFF00u /* an Office-style range lock, past the end of the file */
+
+/* The lease key of a file for this user: the same for every open of the path (FNV-1a, twice:
+ * only which opens share a lease matters, not the key's value). */
+static void lease_key(const char *path, uint8_t key[16])
+{
+	uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+
+	for (int k = 0; k < 2; k++) {
+		for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+			h[k] = (h[k] ^ *p) * 0x100000001b3ull;
+		memcpy(key + 8 * k, &h[k], 8);
+	}
+}
+
+/* CREATE with a lease, as an SMB 3 client opens a document: read-handle caching to read it
+ * (LEASE_RH), read-write-handle to edit it (LEASE_RWH). */
+void client_open_lease(struct user *u, const char *path, uint32_t access, uint32_t disp,
+		       uint32_t opts, uint32_t lease, step_fn next)
+{
+	uint8_t key[16];
+
+	lease_key(path, key);
+	ISSUE(u, next, PV_LOAD_OP_CREATE,
+	      pv_smba_create_lease(u->c, path, access, disp, opts, key, lease, client_done, u));
+}
+
+/* A CREATE of what is not there (Explorer's desktop.ini, Office's owner file, a copy's
+ * target): the answer it expects is "not found" (client_probed). */
+void client_probe(struct user *u, const char *path, step_fn next)
+{
+	client_open(u, path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, next);
+}
+
+static void nothing(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+{
+	(void)c;
+	(void)arg;
+	(void)d;
+}
+
+/* The answer to a probe: false when it ended the scenario (a refusal); "not found" is the
+ * answer it wanted, and what it found after all is closed. */
+bool client_probed(struct user *u, const struct pv_smba_done *d)
+{
+	if (d->status == ST_NOT_FOUND || d->status == ST_PATH_NOT_FOUND)
+		return true;
+	if (d->status == 0) {
+		if (pv_smba_closefile(u->c, d->fid, NULL, NULL) == PV_OK)
+			user_count_op(u, PV_LOAD_OP_CLOSE);
+		return true;
+	}
+	return !client_refused(u, d, 0);
+}
+
+void client_set_info(struct user *u, bool second, uint8_t cls, step_fn next)
+{
+	uint8_t info[40] = {0};
+	uint32_t len = 8;
+
+	if (cls == INFO_EOF) {
+		for (int b = 0; b < 8; b++)
+			info[b] = (uint8_t)(u->size >> (8 * b));
+	} else if (cls == INFO_DISPOSITION) {
+		info[0] = 1; /* DeletePending */
+		len = 1;
+	} else { /* basic: LastWriteTime now (NT time), every other field left as it is */
+		uint64_t nt = (uint64_t)(pv_now() * 1e7) + 116444736000000000ull;
+
+		for (int b = 0; b < 8; b++)
+			info[16 + b] = (uint8_t)(nt >> (8 * b));
+		len = 40;
+	}
+	ISSUE(u, next, PV_LOAD_OP_SET_INFO,
+	      pv_smba_setinfo(u->c, fid_of(u, second), cls, info, len, client_done, u));
+}
+
+void client_flush(struct user *u, bool second, step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_FLUSH, pv_smba_flush(u->c, fid_of(u, second), client_done, u));
+}
+
+void client_lock(struct user *u, bool second, bool unlock, step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_LOCK,
+	      pv_smba_lock(u->c, fid_of(u, second), LOCK_AT, 1, true, unlock, client_done, u));
+}
+
+void client_object_id(struct user *u, bool second, step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_IOCTL,
+	      pv_smba_fsctl(u->c, FSCTL_OBJECT_ID, fid_of(u, second), NULL, 0, 64, client_done, u));
+}
+
+/* CHANGE_NOTIFY on the open folder, as Explorer watches the folder it shows: its answer comes
+ * when the folder is closed (or something in it changes), and nothing waits for it. */
+void client_watch(struct user *u, bool second)
+{
+	if (pv_smba_notify(u->c, fid_of(u, second), NOTIFY_FILTER, nothing, NULL) == PV_OK)
+		user_count_op(u, PV_LOAD_OP_CHANGE_NOTIFY);
+}
+
+void client_stat(struct user *u, bool second, step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_QUERY_INFO,
+	      pv_smba_stat(u->c, fid_of(u, second), client_done, u));
+}
+
+/* SET_INFO FileRenameInformation: the open file to path (over what is there when replace). */
+void client_rename(struct user *u, bool second, const char *path, bool replace, step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_SET_INFO,
+	      pv_smba_rename(u->c, fid_of(u, second), path, replace, client_done, u));
+}

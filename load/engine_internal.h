@@ -1,0 +1,211 @@
+/* load/engine_internal.h: what the files of the load engine share (load/engine.h is its face,
+ * docs/load.md the why): the engine, its workers (a thread and an event loop each) and their
+ * users, and what each file gives the others:
+ *   engine.c    the coordinator: the steps, the phases, the intervals' figures; pv_load
+ *   worker.c    a worker's thread: its loop and phases, its users' state and counts
+ *   logon.c     logons (NTLMv2 or Kerberos), tried again, and made again when one breaks
+ *   learn.c     what a user knows of its home tree, and how it learns it at its logon
+ *   client.c    the requests, as a Windows client makes them
+ *   scenario.c  the scenarios, their start and their end
+ * Only load/engine*.c and the files above include it. */
+#ifndef PV_LOAD_ENGINE_INTERNAL_H
+#define PV_LOAD_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "load/engine.h"
+#include "smb/async.h"
+
+struct pv_fileset;
+struct pv_krb_sec;
+
+#define PATH_MAX_LOAD 512
+#define IO_CHUNK      65536u
+#define TURN_MS	      50 /* a worker looks at its phase at least this often */
+
+struct file {
+	char *path;
+	uint64_t size;
+};
+
+struct list {
+	struct file *f;
+	size_t n, cap;
+};
+
+/* U_OFF: no connection, none asked for (between steps, or not in this step); U_FAILED: the
+ * connection failed or was lost in this step */
+enum ustate { U_OFF, U_OPENING, U_LEARNING, U_IDLE, U_BUSY, U_FAILED };
+
+struct user;
+typedef void (*step_fn)(struct user *u, const struct pv_smba_done *d);
+
+struct engine;
+struct worker;
+
+struct user {
+	struct engine *e;
+	struct worker *w;
+	struct pv_load_user info; /* its own copies of the strings */
+	size_t index;		  /* its place in the caller's users */
+	struct pv_smba *c;
+	enum ustate st;
+	bool active; /* in this step */
+	struct pv_load_sched sched;
+	struct pv_load_rng rng; /* picks files */
+	double due;
+	double idle_since; /* when its last scenario ended (or it logged on) */
+	enum pv_load_kind next;
+	/* the scenario (or the learning) under way */
+	enum pv_load_kind kind;
+	double start;
+	bool late;
+	step_fn k;     /* what the answer to the request in flight goes to */
+	step_fn after; /* where a whole read, write or listing goes when done */
+	int step;
+	uint8_t fid[16], fid2[16];
+	bool open1, open2;
+	uint64_t off, size; /* where the read or write under way is; the file's size */
+	uint64_t to;	    /* ... where it stops */
+	bool on2;	    /* ... whether it is on fid2 */
+	uint64_t listed;    /* the size of the file picked, as its listing said */
+	size_t i;
+	char path[PATH_MAX_LOAD], path2[PATH_MAX_LOAD];
+	struct list names; /* what the listing under way found */
+	int want;	   /* ... files (0), folders (1) or both (2: folders' sizes DIR) */
+	/* the tree, learned at the logon: static/'s folders that hold files (dirs) and their
+	 * files, volatile/'s files, ours in new/; todo: the folders still to list */
+	struct list dirs, sfiles, vfiles, made, todo;
+	size_t made_head;
+	struct pv_krb_sec *krb; /* auth kerberos: the logon under way */
+	unsigned tries;		/* this step's logon tries */
+	/* its connection broke in the middle of a step (a server restarted): it logs on again,
+	 * as a Windows client does, while its due scenarios go unserved */
+	bool lost, relog; /* ... and the logon under way is that one */
+	double retry_at;  /* the next try */
+	unsigned relogs;  /* tries so far, for the backoff */
+	double logon_t0;  /* its first try */
+	unsigned seq;
+	size_t learn;
+};
+
+enum phase { PH_IDLE, PH_LOGON, PH_RUN, PH_DRAIN, PH_CLOSE, PH_QUIT };
+
+struct worker {
+	struct engine *e;
+	pthread_t t;
+	bool started;
+	clockid_t clock; /* its CPU time */
+	struct pv_smba_loop *l;
+	struct user **users; /* owned by the engine */
+	size_t n, cap;
+	/* the worker's own */
+	struct user **again; /* users whose logon is to be tried again, nagain of them */
+	size_t nagain, next_open;
+	unsigned opening, pending; /* connections opening; users not yet ready or failed */
+	double wake;		   /* the earliest due of an idle or failed user */
+	double t0;		   /* PH_RUN: when the schedules start */
+	uint64_t ops;		   /* the ops loop's answers */
+	enum phase phase;	   /* the engine's, as the worker saw it last */
+	/* under lock: what the coordinator reads */
+	pthread_mutex_t lock;
+	struct pv_load_figs figs;   /* counts since the coordinator last took them */
+	struct pv_load_logon logon; /* this step's logons */
+	unsigned connected, failed; /* active users with a connection (learning or more), and
+				     * without one (failed, or never opened) */
+	char first_error[576];
+	char spoke[128];   /* what its first user's connection speaks (pv_smba_describe) */
+	unsigned done_gen; /* the phase generation it finished */
+	int err;	   /* its loop failed (set once, by the worker), with errmsg */
+	char errmsg[256];
+};
+
+struct engine {
+	const struct pv_load_opts *o;
+	const struct pv_fileset *fs; /* o->fileset's plan, or NULL */
+	struct worker *w;
+	unsigned nw;
+	struct user **users; /* every user so far, in the caller's order */
+	size_t n, cap;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	enum phase phase; /* under lock, with gen: what the workers are to do */
+	unsigned gen;
+	double t0;     /* PH_RUN: when the schedules start */
+	size_t step_n; /* PH_LOGON: the step's users, the first of e->users */
+	char run[24];  /* in the names of what this run makes: another run's never collide */
+	uint8_t data[IO_CHUNK];
+};
+
+#define DIR UINT64_MAX /* the size a listing of both gives a folder */
+
+#define LEASE_RH	 3u /* the lease to read a document: SMB2_LEASE_READ | HANDLE */
+#define LEASE_RWH	 7u /* ... to edit one: READ | WRITE | HANDLE */
+#define INFO_BASIC	 4  /* FileBasicInformation */
+#define INFO_DISPOSITION 13 /* FileDispositionInformation */
+#define INFO_EOF	 20 /* FileEndOfFileInformation */
+
+/* ---- engine.c ---- */
+
+int engine_grow(void *arrp, size_t *cap, size_t need, size_t size);
+
+/* ---- worker.c ---- */
+
+void user_set_state(struct user *u, enum ustate st);
+void user_count_op(struct user *u, enum pv_load_op op);
+void user_fail(struct user *u, const char *msg);
+bool worker_turn(struct worker *w, int ms);
+bool worker_running(const struct worker *w);
+void *worker_main(void *arg);
+
+/* ---- logon.c ---- */
+
+void logon_lost(struct user *u);
+void logon_disconnect(struct user *u);
+void logon_begin(struct worker *w, size_t step_n);
+void logon_relog(struct worker *w, struct user *u);
+bool logon_turn(struct worker *w);
+
+/* ---- learn.c ---- */
+
+int files_add(struct list *l, const char *path, uint64_t size);
+void files_clear(struct list *l);
+void files_free(struct list *l);
+const struct file *files_pick(struct user *u, const struct list *l);
+void learn_tree(struct user *u);
+
+/* ---- client.c ---- */
+
+void client_done(struct pv_smba *c, void *arg, const struct pv_smba_done *d);
+bool client_refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2);
+void client_read_all(struct user *u, bool second, step_fn after);
+void client_write_all(struct user *u, uint64_t size, bool second, step_fn after);
+void client_list_all(struct user *u, int want, step_fn after);
+void client_open(struct user *u, const char *path, uint32_t access, uint32_t disp, uint32_t opts,
+		 step_fn next);
+bool client_opened(struct user *u, const struct pv_smba_done *d, bool second);
+void client_close(struct user *u, bool second, step_fn next);
+void client_open_lease(struct user *u, const char *path, uint32_t access, uint32_t disp,
+		       uint32_t opts, uint32_t lease, step_fn next);
+void client_probe(struct user *u, const char *path, step_fn next);
+bool client_probed(struct user *u, const struct pv_smba_done *d);
+void client_set_info(struct user *u, bool second, uint8_t cls, step_fn next);
+void client_flush(struct user *u, bool second, step_fn next);
+void client_lock(struct user *u, bool second, bool unlock, step_fn next);
+void client_object_id(struct user *u, bool second, step_fn next);
+void client_watch(struct user *u, bool second);
+void client_rename(struct user *u, bool second, const char *path, bool replace, step_fn next);
+void client_stat(struct user *u, bool second, step_fn next);
+
+/* ---- scenario.c ---- */
+
+void scenario_end(struct user *u, bool error);
+void ops_start(struct user *u, double t);
+void scenario_start(struct user *u, double t);
+void scenario_unserved(struct user *u);
+
+#endif

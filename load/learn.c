@@ -1,0 +1,184 @@
+/* load/learn.c: what a user knows of its home tree (the lists of its files and folders) and
+ * how it learns it at its logon: static/ from the fileset's plan, or listed like volatile/ and
+ * new/, whose content the load changes. */
+#include "load/engine_internal.h"
+
+#include "fileset/fileset.h"
+#include "util/progress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int files_add(struct list *l, const char *path, uint64_t size)
+{
+	if (engine_grow(&l->f, &l->cap, l->n + 1, sizeof(*l->f)) ||
+	    !(l->f[l->n].path = strdup(path)))
+		return -1;
+	l->f[l->n++].size = size;
+	return 0;
+}
+
+void files_clear(struct list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->f[i].path);
+	l->n = 0;
+}
+
+void files_free(struct list *l)
+{
+	files_clear(l);
+	free(l->f);
+	memset(l, 0, sizeof(*l));
+}
+
+const struct file *files_pick(struct user *u, const struct list *l)
+{
+	return l->n ? &l->f[(size_t)(pv_load_rng_unit(&u->rng) * (double)l->n)] : NULL;
+}
+
+/* ---- learning the tree: static/, volatile/, new/ ---- */
+
+/* The folders of a part are listed down to LEARN_DEPTH below it, LEARN_FOLDERS at most in
+ * all: enough for the filesets' nesting (homefolders: static/<6>/<4>/18 files). */
+#define LEARN_DEPTH   4
+#define LEARN_FOLDERS 4096
+enum part { P_STATIC, P_VOLATILE, P_NEW };
+
+static void learn_next(struct user *u, const struct pv_smba_done *d);
+
+static void learned(struct user *u)
+{
+	files_clear(&u->names);
+	files_clear(&u->todo);
+	user_set_state(u, U_IDLE);
+	u->idle_since = pv_now();
+	u->w->pending--;
+}
+
+/* A folder to list: its part and depth in the size. */
+static int learn_add(struct user *u, const char *path, enum part part, unsigned depth)
+{
+	return files_add(&u->todo, path, (uint64_t)part | (uint64_t)depth << 8);
+}
+
+static void learn_listed(struct user *u, const struct pv_smba_done *d)
+{
+	uint64_t at = u->todo.f[u->i - 1].size;
+	enum part part = (enum part)(at & 0xff);
+	unsigned depth = (unsigned)(at >> 8);
+	bool files = false;
+
+	(void)d;
+	/* files go where their part says, folders to the list of those to list */
+	for (size_t i = 0; i < u->names.n; i++) {
+		const struct file *f = &u->names.f[i];
+		int r = 0;
+
+		if (f->size == DIR) {
+			if (part != P_NEW && depth < LEARN_DEPTH && u->todo.n < LEARN_FOLDERS)
+				r = learn_add(u, f->path, part, depth + 1);
+		} else if (part == P_STATIC) {
+			r = files_add(&u->sfiles, f->path, f->size);
+			files = true;
+		} else if (part == P_VOLATILE) {
+			r = files_add(&u->vfiles, f->path, f->size);
+		} else if (strstr(f->path, "/new/pv-")) {
+			r = files_add(&u->made, f->path, f->size);
+		}
+		if (r < 0) {
+			user_fail(u, "out of memory");
+			return;
+		}
+	}
+	if (files && files_add(&u->dirs, u->path, 0) < 0) { /* a folder browse can show */
+		user_fail(u, "out of memory");
+		return;
+	}
+	client_close(u, false, learn_next);
+}
+
+static void learn_opened(struct user *u, const struct pv_smba_done *d)
+{
+	if (!client_opened(u, d, false))
+		return;
+	client_list_all(u, 2, learn_listed);
+}
+
+/* The next folder to list, until none is left. */
+static void learn_next(struct user *u, const struct pv_smba_done *d)
+{
+	if (d && client_refused(u, d, 0))
+		return;
+	if (u->i >= u->todo.n) {
+		learned(u);
+		return;
+	}
+	snprintf(u->path, sizeof(u->path), "%s", u->todo.f[u->i++].path);
+	client_open(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, learn_opened);
+}
+
+/* static/ from the plan its tree was built from: the files and the folders holding them that
+ * a listing down to LEARN_DEPTH would find, without a request. The plan holds a leaf folder's
+ * files right after it. -1: out of memory. */
+static int learn_plan(struct user *u, const struct pv_fileset *fs)
+{
+	char path[PATH_MAX_LOAD], dir[PATH_MAX_LOAD] = "";
+	size_t folders = 0;
+
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct pv_fileset_entry *x = &fs->entries[i];
+		unsigned depth = 0;
+
+		if (x->part != PV_PART_STATIC)
+			continue;
+		for (const char *c = x->path; *c; c++)
+			depth += *c == '/';
+		if (x->dir) { /* static is depth 0: listed down to LEARN_DEPTH */
+			if (depth <= LEARN_DEPTH)
+				folders++;
+			continue;
+		}
+		if (depth - 1 > LEARN_DEPTH || folders > LEARN_FOLDERS)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", u->info.name, x->path) >=
+		    (int)sizeof(path))
+			continue; /* a path the engine could not open either */
+		if (files_add(&u->sfiles, path, x->size) < 0)
+			return -1;
+		*strrchr(path, '/') = '\0';
+		if (strcmp(path, dir) != 0) { /* a folder browse can show */
+			snprintf(dir, sizeof(dir), "%s", path);
+			if (files_add(&u->dirs, dir, 0) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+void learn_tree(struct user *u)
+{
+	const struct pv_fileset *fs = u->e->fs;
+	char path[PATH_MAX_LOAD];
+
+	/* what an earlier logon learnt may have changed since */
+	files_clear(&u->dirs);
+	files_clear(&u->sfiles);
+	files_clear(&u->vfiles);
+	files_clear(&u->made);
+	files_clear(&u->todo);
+	u->made_head = 0;
+	u->i = 0;
+	user_set_state(u, U_LEARNING);
+	snprintf(path, sizeof(path), "%s/static", u->info.name);
+	if ((fs ? learn_plan(u, fs) : learn_add(u, path, P_STATIC, 0)) < 0 ||
+	    (snprintf(path, sizeof(path), "%s/volatile", u->info.name),
+	     learn_add(u, path, P_VOLATILE, 0) < 0) ||
+	    (snprintf(path, sizeof(path), "%s/new", u->info.name),
+	     learn_add(u, path, P_NEW, 0) < 0)) {
+		user_fail(u, "out of memory");
+		return;
+	}
+	learn_next(u, NULL);
+}

@@ -1,0 +1,631 @@
+/* load/scenario.c: the scenarios of docs/load.md's table, a user's at a time, each a table of
+ * steps that one runner goes through: which file or folder it works on, the requests it makes
+ * in order; its start (counted, late or not) and its end; the ops loop of the bench beside
+ * smbtorture. */
+#include "load/engine_internal.h"
+
+#include "util/err.h"
+#include "util/progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the scenario under way ends ---- */
+
+void scenario_end(struct user *u, bool error)
+{
+	struct worker *w = u->w;
+	double t = pv_now();
+
+	/* files left open by a failure: closed, nobody waits for the answer */
+	if (u->open1 && pv_smba_closefile(u->c, u->fid, NULL, NULL) == PV_OK)
+		user_count_op(u, PV_LOAD_OP_CLOSE);
+	if (u->open2 && pv_smba_closefile(u->c, u->fid2, NULL, NULL) == PV_OK)
+		user_count_op(u, PV_LOAD_OP_CLOSE);
+	u->open1 = u->open2 = false;
+	if (!u->e->o->ops_loop) {
+		pthread_mutex_lock(&w->lock);
+		pv_load_count_end(&w->figs, u->e->o->cfg, u->kind, u->late, t - u->start, error);
+		pthread_mutex_unlock(&w->lock);
+	}
+	if (u->st == U_BUSY)
+		user_set_state(u, pv_smba_usable(u->c) ? U_IDLE : U_FAILED);
+	u->idle_since = t;
+	if (u->due < w->wake)
+		w->wake = u->due;
+}
+
+/* ---- steps ---- */
+
+/* What a step does. Each request's answer comes back to the runner, which takes it as the step
+ * that asked says; READ, WRITE and LIST are whole: as many requests as the file or the
+ * listing takes, the runner going on once the last is answered. */
+enum req {
+	OPEN,	 /* CREATE of path into file, as the mode arg says (modes[]) */
+	PROBE,	 /* CREATE of path, not to be found (Explorer's desktop.ini, Office's owner file, a
+		  * copy's target): "not found" is the answer it wants, what it finds is closed */
+	STAT,	 /* QUERY_INFO */
+	OBJECT,	 /* IOCTL FSCTL_CREATE_OR_GET_OBJECT_ID, as the shell's link tracking asks */
+	LOCK,	 /* an Office-style range lock */
+	UNLOCK,	 /* ... released */
+	READ,	 /* the whole file (u->size bytes, as its CREATE said) */
+	WRITE,	 /* arg bytes (0: u->size) */
+	LIST,	 /* the whole folder: its files into u->names (file F1, u->path only) */
+	NOTIFY,	 /* CHANGE_NOTIFY: nothing waits for its answer, the next step goes at once */
+	SETINFO, /* the information class arg (INFO_*) */
+	RENAME,	 /* to path, over what is there when arg */
+	FLUSH,
+	CLOSE,
+	AGAIN, /* on from step arg */
+	END,   /* the scenario ends well */
+};
+
+enum { F1, F2 }; /* the file a step acts on: u->fid, u->fid2 */
+enum { P1, P2 }; /* the path it names: u->path, u->path2 */
+
+/* What a step's before() says: go on with the step, end the scenario well or in an error, or
+ * (n > 0) skip n steps, this one and the n - 1 after it. */
+enum { GO = 0, DONE = -1, FAIL = -2 };
+
+/* What a scenario works on, picked first from what its user knows of its tree into u->path
+ * (its size as listed into u->listed). */
+enum pick { NONE, STATIC, VOLATILE, EITHER, FOLDER };
+
+/* A step: its request (enum req), the file (F1, F2) and the path (P1, P2) it acts on, its
+ * argument (an enum mode, a length, an information class...); what is done before it: a file
+ * picked (enum pick), then before() (a path named, a size: NULL, nothing). */
+struct step {
+	uint8_t req, file;
+	uint32_t arg;
+	uint8_t path, pick;
+	int (*before)(struct user *u);
+};
+
+/* How OPEN opens: access, disposition, options, and the lease asked (0: none; a document is
+ * opened with one, as an SMB 3 client opens it). */
+enum mode {
+	DIR_LIST,  /* a folder to list */
+	DIR_NEW,   /* a folder made, to be deleted */
+	DIR_DEL,   /* a folder to delete */
+	DOC_READ,  /* a document to read */
+	DOC_EDIT,  /* ... to edit */
+	DOC_OVER,  /* ... to write over */
+	DOC_NEW,   /* ... made */
+	FILE_NEW,  /* a file made */
+	FILE_TEMP, /* a temporary file, made or written over */
+	FILE_MADE, /* a file made, to be deleted */
+	FILE_DEL,  /* a file to rename or delete */
+};
+
+static const struct open_mode {
+	uint32_t access, disposition, options, lease;
+} modes[] = {
+	[DIR_LIST] = {PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, 0},
+	[DIR_NEW] = {PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_DIR, 0},
+	[DIR_DEL] = {PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_DIR, 0},
+	[DOC_READ] = {PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH},
+	[DOC_EDIT] = {PV_SMBA_WRITE, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RWH},
+	[DOC_OVER] = {PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, LEASE_RWH},
+	[DOC_NEW] = {PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, LEASE_RWH},
+	[FILE_NEW] = {PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, 0},
+	[FILE_TEMP] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, 0},
+	[FILE_MADE] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_NONDIR, 0},
+	[FILE_DEL] = {PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR, 0},
+};
+
+/* ---- the scenarios (docs/load.md), each its steps and what they do first ---- */
+
+/* A name of this run's own in a part of the user's tree, pv-<pre><user>-<run>-<n><ext>: no
+ * other run's, nor another user's. */
+static int own_name(struct user *u, char *dst, const char *part, const char *pre, const char *ext)
+{
+	snprintf(dst, PATH_MAX_LOAD, "%s/%s/pv-%s%s-%s-%u%s", u->info.name, part, pre, u->info.name,
+		 u->e->run, ++u->seq, ext);
+	return GO;
+}
+
+/* A file in the folder u->path into u->path2 (browse's desktop.ini, mkdir's file); FAIL when
+ * the name would be too long. */
+static int in_dir(struct user *u, const char *leaf)
+{
+	int n = snprintf(u->path2, sizeof(u->path2), "%s/%s", u->path, leaf);
+
+	return n >= (int)sizeof(u->path2) ? FAIL : GO;
+}
+
+/* upload and copy_in: the file they make in new/ */
+static int new_name(struct user *u)
+{
+	return own_name(u, u->path2, "new", "", ".dat");
+}
+
+/* The size of an uploaded document: 64 KiB to 2 MiB, log-uniform (office documents and
+ * presentations saved from a desktop). */
+static int upload_size(struct user *u)
+{
+	u->size = (uint64_t)(65536.0 * exp(pv_load_rng_unit(&u->rng) * log(32.0)));
+	return GO;
+}
+
+/* The file made, for delete_new. */
+static int made(struct user *u)
+{
+	return files_add(&u->made, u->path2, u->size) < 0 ? FAIL : GO;
+}
+
+/* upload: is it there? create it (a lease), size it, write it, flush, set its time, close */
+static const struct step upload[] = {
+	{PROBE, .path = P2, .before = new_name},
+	{OPEN, F2, DOC_NEW, P2},
+	{SETINFO, F2, INFO_EOF, .before = upload_size},
+	{WRITE, F2},
+	{FLUSH, F2},
+	{SETINFO, F2, INFO_BASIC},
+	{CLOSE, F2},
+	{END, .before = made},
+};
+
+static int desktop_ini(struct user *u)
+{
+	return in_dir(u, "desktop.ini");
+}
+
+/* One of the files listed, to look at; none: on to the folder's close (this open skipped, and
+ * the file's stat and close after it). */
+static int pick_listed(struct user *u)
+{
+	const struct file *f = files_pick(u, &u->names);
+
+	if (!f)
+		return 3;
+	snprintf(u->path2, sizeof(u->path2), "%s", f->path);
+	return GO;
+}
+
+/* browse: open a folder, look at it, watch it, list it, look for its desktop.ini, look at one
+ * of its files (open, its attributes, close), close the folder */
+static const struct step browse[] = {
+	{OPEN, F1, DIR_LIST, P1, FOLDER},
+	{STAT, F1},
+	{NOTIFY, F1},
+	{LIST, F1},
+	{PROBE, .path = P2, .before = desktop_ini},
+	{OPEN, F2, DOC_READ, P2, .before = pick_listed},
+	{STAT, F2},
+	{CLOSE, F2},
+	{CLOSE, F1},
+	{END},
+};
+
+/* The next file listed, until none is left. */
+static int next_listed(struct user *u)
+{
+	if (u->i >= u->names.n)
+		return DONE;
+	snprintf(u->path2, sizeof(u->path2), "%s", u->names.f[u->i++].path);
+	return GO;
+}
+
+/* read_folder: open a folder, list it, close it, then read every file of it whole */
+static const struct step read_folder[] = {
+	{OPEN, F1, DIR_LIST, P1, FOLDER},
+	{LIST, F1},
+	{CLOSE, F1},
+	{OPEN, F1, DOC_READ, P2, .before = next_listed}, /* 3 */
+	{READ, F1},
+	{CLOSE, F1},
+	{AGAIN, .arg = 3},
+};
+
+/* open_read: a static/ document opened to read (a lease, its attributes, its object id), read
+ * whole, closed */
+static const struct step open_read[] = {
+	{OPEN, F1, DOC_READ, P1, STATIC}, {STAT, F1}, {OBJECT, F1}, {READ, F1}, {CLOSE, F1}, {END},
+};
+
+/* open_close: a document opened, its attributes and object id read, closed */
+static const struct step open_close[] = {
+	{OPEN, F1, DOC_READ, P1, EITHER}, {STAT, F1}, {OBJECT, F1}, {CLOSE, F1}, {END},
+};
+
+/* copy_in: a static/ file read whole and written as a new file in new/ (is the target there?
+ * create it, size it, write it, set its time) */
+static const struct step copy_in[] = {
+	{OPEN, F1, DOC_READ, P1, STATIC},
+	{STAT, F1},
+	{READ, F1},
+	{PROBE, .path = P2, .before = new_name},
+	{OPEN, F2, FILE_NEW, P2},
+	{SETINFO, F2, INFO_EOF},
+	{WRITE, F2},
+	{SETINFO, F2, INFO_BASIC},
+	{CLOSE, F2},
+	{CLOSE, F1},
+	{END, .before = made},
+};
+
+/* The owner file Office makes beside a document it edits: ~$ and the document's name. */
+static int owner_name(struct user *u)
+{
+	const char *slash = strrchr(u->path, '/');
+	int dir = slash ? (int)(slash - u->path) : 0;
+
+	if (snprintf(u->path2, sizeof(u->path2), "%.*s/~$%.200s", dir, u->path,
+		     slash ? slash + 1 : u->path) < 0)
+		u->path2[0] = '\0';
+	return GO;
+}
+
+/* The temporary file Word saves into, beside the document; as big as the document (4096
+ * bytes when that was empty). */
+static int temp_name(struct user *u)
+{
+	const char *slash = strrchr(u->path, '/');
+	int dir = slash ? (int)(slash - u->path) : 0;
+
+	snprintf(u->path2, sizeof(u->path2), "%.*s/~WRL%04u.tmp", dir, u->path, ++u->seq % 10000);
+	if (!u->size)
+		u->size = 4096;
+	return GO;
+}
+
+/* edit_save: a volatile/ document opened to edit as an editor does (a read-write-handle lease,
+ * its attributes, its object id, a range lock, read whole), its owner file made (~$name: is it
+ * there? create, write, close), saved (a temporary file sized, written, flushed, closed; the
+ * lock released, the document closed, the temporary file renamed over it) and the owner file
+ * deleted */
+static const struct step edit_save[] = {
+	{OPEN, F1, DOC_EDIT, P1, VOLATILE},
+	{STAT, F1},
+	{OBJECT, F1},
+	{LOCK, F1},
+	{READ, F1},
+	{PROBE, .path = P2, .before = owner_name},
+	{OPEN, F2, FILE_TEMP, P2},
+	{WRITE, F2, 162},
+	{CLOSE, F2},
+	{OPEN, F2, FILE_TEMP, P2, .before = temp_name},
+	{SETINFO, F2, INFO_EOF},
+	{WRITE, F2},
+	{FLUSH, F2},
+	{CLOSE, F2},
+	{UNLOCK, F1},
+	{CLOSE, F1},
+	{OPEN, F1, FILE_DEL, P2},
+	{RENAME, F1, true, P1},
+	{CLOSE, F1},
+	{OPEN, F2, FILE_DEL, P2, .before = owner_name},
+	{SETINFO, F2, INFO_DISPOSITION},
+	{CLOSE, F2},
+	{END},
+};
+
+/* The size it had (opening over it emptied it; 4096 bytes when it was empty). */
+static int size_listed(struct user *u)
+{
+	u->size = u->listed ? u->listed : 4096;
+	return GO;
+}
+
+/* rewrite: a volatile/ file rewritten in place (opened over, a range lock, sized, written,
+ * flushed, the lock released, closed) */
+static const struct step rewrite[] = {
+	{OPEN, F1, DOC_OVER, P1, VOLATILE},
+	{LOCK, F1, .before = size_listed},
+	{SETINFO, F1, INFO_EOF},
+	{WRITE, F1},
+	{FLUSH, F1},
+	{UNLOCK, F1},
+	{CLOSE, F1},
+	{END},
+};
+
+/* The oldest file this user made (nothing made yet: nothing to delete). */
+static int pick_oldest(struct user *u)
+{
+	struct file *f;
+
+	if (u->made_head >= u->made.n)
+		return DONE;
+	f = &u->made.f[u->made_head++];
+	snprintf(u->path, sizeof(u->path), "%s", f->path);
+	free(f->path);
+	f->path = NULL;
+	if (u->made_head == u->made.n) /* all deleted: the list starts again */
+		u->made.n = u->made_head = 0;
+	return GO;
+}
+
+/* delete_new: the oldest file this user made in new/ (opened to delete, marked, closed) */
+static const struct step delete_new[] = {
+	{OPEN, F1, FILE_DEL, P1, .before = pick_oldest},
+	{SETINFO, F1, INFO_DISPOSITION},
+	{CLOSE, F1},
+	{END},
+};
+
+static int new_folder(struct user *u)
+{
+	snprintf(u->path, sizeof(u->path), "%s/new", u->info.name);
+	return GO;
+}
+
+/* list_new: new/ opened, looked at, watched, listed, closed */
+static const struct step list_new[] = {
+	{OPEN, F1, DIR_LIST, P1, .before = new_folder},
+	{STAT, F1},
+	{NOTIFY, F1},
+	{LIST, F1},
+	{CLOSE, F1},
+	{END},
+};
+
+/* The name it is renamed to, in volatile/. */
+static int ren_name(struct user *u)
+{
+	return own_name(u, u->path2, "volatile", "", ".ren");
+}
+
+/* rename: a volatile/ file renamed and back (each: opened to delete, renamed, closed) */
+static const struct step rename_back[] = {
+	{OPEN, F1, FILE_DEL, P1, VOLATILE, ren_name},
+	{RENAME, F1, false, P2},
+	{CLOSE, F1},
+	{OPEN, F1, FILE_DEL, P2},
+	{RENAME, F1, false, P1},
+	{CLOSE, F1},
+	{END},
+};
+
+static int mkdir_name(struct user *u)
+{
+	return own_name(u, u->path, "new", "d-", "");
+}
+
+static int mkdir_file(struct user *u)
+{
+	return in_dir(u, "f.dat");
+}
+
+/* mkdir: a folder made in new/, a file in it, then both deleted (each opened to delete,
+ * marked, closed) */
+static const struct step mkdir_del[] = {
+	{OPEN, F1, DIR_NEW, P1, .before = mkdir_name},
+	{CLOSE, F1},
+	{OPEN, F2, FILE_MADE, P2, .before = mkdir_file},
+	{WRITE, F2, 4096},
+	{CLOSE, F2},
+	{OPEN, F1, FILE_DEL, P2},
+	{SETINFO, F1, INFO_DISPOSITION},
+	{CLOSE, F1},
+	{OPEN, F1, DIR_DEL, P1},
+	{SETINFO, F1, INFO_DISPOSITION},
+	{CLOSE, F1},
+	{END},
+};
+
+static const struct step *const scenarios[PV_LOAD_KINDS] = {
+	[PV_LOAD_UPLOAD] = upload,	 [PV_LOAD_BROWSE] = browse,
+	[PV_LOAD_OPEN_READ] = open_read, [PV_LOAD_COPY_IN] = copy_in,
+	[PV_LOAD_EDIT_SAVE] = edit_save, [PV_LOAD_OPEN_CLOSE] = open_close,
+	[PV_LOAD_REWRITE] = rewrite,	 [PV_LOAD_DELETE_NEW] = delete_new,
+	[PV_LOAD_LIST_NEW] = list_new,	 [PV_LOAD_RENAME] = rename_back,
+	[PV_LOAD_MKDIR] = mkdir_del,	 [PV_LOAD_READ_FOLDER] = read_folder,
+};
+
+/* ---- the runner ---- */
+
+/* The file or folder a scenario works on (what: enum pick) into u->path: false when its user
+ * knows of none. */
+static bool picked(struct user *u, int what)
+{
+	const struct list *l = what == FOLDER ? &u->dirs : &u->sfiles;
+	const struct file *f;
+
+	/* open_close: a volatile/ document half the time (when there is one) */
+	if (what == VOLATILE || (what == EITHER && pv_load_rng_unit(&u->rng) < 0.5 && u->vfiles.n))
+		l = &u->vfiles;
+	if (!(f = files_pick(u, l)))
+		return false;
+	snprintf(u->path, sizeof(u->path), "%s", f->path);
+	u->listed = f->size;
+	return true;
+}
+
+static void run(struct user *u, const struct pv_smba_done *d);
+
+/* The answer to the request of the step before, as that step takes it: false when it ended
+ * the scenario (a refusal). d NULL: nothing to take (the start, a whole READ, WRITE or LIST
+ * done). */
+static bool took(struct user *u, const struct pv_smba_done *d)
+{
+	const struct step *s;
+
+	if (!d)
+		return true;
+	s = &scenarios[u->kind][u->step - 1];
+	if (s->req == PROBE)
+		return client_probed(u, d);
+	if (s->req == OPEN)
+		return client_opened(u, d, s->file == F2);
+	return !client_refused(u, d, 0);
+}
+
+/* The requests on an open file that ask nothing more. */
+static void (*const on_file[])(struct user *u, bool second, step_fn next) = {
+	[STAT] = client_stat,	[OBJECT] = client_object_id, [READ] = client_read_all,
+	[FLUSH] = client_flush, [CLOSE] = client_close,
+};
+
+/* The request of step s; its answer comes to run(). */
+static void issue(struct user *u, const struct step *s)
+{
+	const char *path = s->path == P2 ? u->path2 : u->path;
+	bool f2 = s->file == F2;
+
+	switch (s->req) {
+	case OPEN: {
+		const struct open_mode *m = &modes[s->arg];
+
+		if (m->lease)
+			client_open_lease(u, path, m->access, m->disposition, m->options, m->lease,
+					  run);
+		else
+			client_open(u, path, m->access, m->disposition, m->options, run);
+		break;
+	}
+	case PROBE:
+		client_probe(u, path, run);
+		break;
+	case LOCK:
+	case UNLOCK:
+		client_lock(u, f2, s->req == UNLOCK, run);
+		break;
+	case WRITE:
+		client_write_all(u, s->arg ? s->arg : u->size, f2, run);
+		break;
+	case LIST:
+		client_list_all(u, 0, run);
+		break;
+	case SETINFO:
+		client_set_info(u, f2, (uint8_t)s->arg, run);
+		break;
+	case RENAME:
+		client_rename(u, f2, path, s->arg, run);
+		break;
+	default:
+		on_file[s->req](u, f2, run);
+	}
+}
+
+/* The scenario's steps from u->step on, each answer coming back here: what the last asked
+ * taken, then the next steps until one makes a request that is answered later (or the
+ * scenario ends). */
+static void run(struct user *u, const struct pv_smba_done *d)
+{
+	if (!took(u, d))
+		return;
+	for (;;) {
+		const struct step *s = &scenarios[u->kind][u->step++];
+		int r = s->pick && !picked(u, s->pick) ? FAIL : s->before ? s->before(u) : GO;
+
+		if (r == DONE || r == FAIL) {
+			scenario_end(u, r == FAIL);
+			return;
+		}
+		if (r > 0) {
+			u->step += r - 1;
+			continue;
+		}
+		if (s->req == END) {
+			scenario_end(u, false);
+			return;
+		}
+		if (s->req == AGAIN) {
+			u->step = (int)s->arg;
+		} else if (s->req == NOTIFY) {
+			client_watch(u, s->file == F2);
+		} else {
+			issue(u, s);
+			return;
+		}
+	}
+}
+
+/* ---- the ops loop (opts.ops_loop): open, write 4 KiB, close, again ---- */
+
+static void ops_next(struct user *u, const struct pv_smba_done *d);
+
+static void ops_written(struct user *u, const struct pv_smba_done *d)
+{
+	(void)d;
+	client_close(u, true, ops_next);
+}
+
+static void ops_opened(struct user *u, const struct pv_smba_done *d)
+{
+	if (!client_opened(u, d, true))
+		return;
+	u->w->ops++;
+	client_write_all(u, 4096, true, ops_written);
+}
+
+static void ops_dir(struct user *u, const struct pv_smba_done *d)
+{
+	if (!client_opened(u, d, true))
+		return;
+	u->w->ops++;
+	client_close(u, true, ops_next);
+}
+
+static void ops_next(struct user *u, const struct pv_smba_done *d)
+{
+	bool write = u->e->o->ops_loop == PV_LOAD_OPS_WRITE;
+
+	if (d) {
+		if (client_refused(u, d, 0))
+			return;
+		u->w->ops += write ? 2 : 1; /* the WRITE and the CLOSE, or the CLOSE */
+	}
+	if (!worker_running(u->w)) {
+		scenario_end(u, false);
+		return;
+	}
+	if (write)
+		client_open(u, u->path2, PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
+			    ops_opened);
+	else
+		client_open(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, ops_dir);
+}
+
+void ops_start(struct user *u, double t)
+{
+	u->kind = PV_LOAD_REWRITE;
+	u->start = t;
+	u->late = false;
+	user_set_state(u, U_BUSY);
+	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-bench-%s.dat", u->info.name, u->info.name);
+	u->path[0] = '\0'; /* open-close: the share's root, one path for every user of the share */
+	ops_next(u, NULL);
+}
+
+/* ---- a scenario's start ---- */
+
+void scenario_start(struct user *u, double t)
+{
+	struct worker *w = u->w;
+	double gap;
+
+	u->kind = u->next;
+	u->start = t;
+	pthread_mutex_lock(&w->lock);
+	u->late = pv_load_count_start(&w->figs, u->e->o->cfg, u->kind, t - u->due);
+	/* the loop's lag: how late it started a scenario whose user was idle when it was due
+	 * (a user still busy then is late because of the server, not of the loop) */
+	if (u->idle_since <= u->due)
+		pv_load_hist_add(&w->figs.lag, t - u->due);
+	pthread_mutex_unlock(&w->lock);
+	pv_load_next(&u->sched, &gap, &u->next);
+	u->due += gap;
+	user_set_state(u, U_BUSY);
+	u->open1 = u->open2 = false;
+	u->step = 0;
+	u->i = 0;
+	run(u, NULL);
+}
+
+/* A user without a connection still has scenarios due: each counts as started, unserved and
+ * overloaded, so the figures show it. */
+void scenario_unserved(struct user *u)
+{
+	struct worker *w = u->w;
+	double gap;
+
+	pthread_mutex_lock(&w->lock);
+	pv_load_count_unserved(&w->figs, u->next);
+	pthread_mutex_unlock(&w->lock);
+	pv_load_next(&u->sched, &gap, &u->next);
+	u->due += gap;
+}

@@ -1,0 +1,228 @@
+/* load/worker.c: a worker, a thread with its own event loop and its share of the users: the
+ * phases the coordinator tells it (log on, run, drain, close), and its users' state and counts,
+ * which the coordinator reads under the worker's lock. */
+#include "load/engine_internal.h"
+
+#include "util/err.h"
+#include "util/log.h"
+#include "util/progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Every change of a user's state goes here: the worker's counts of its active users follow. */
+void user_set_state(struct user *u, enum ustate st)
+{
+	struct worker *w = u->w;
+	bool was_conn = u->st >= U_LEARNING && u->st <= U_BUSY,
+	     now_conn = st >= U_LEARNING && st <= U_BUSY;
+	bool was_fail = u->st == U_FAILED || u->st == U_OFF,
+	     now_fail = st == U_FAILED || st == U_OFF;
+
+	if (u->active && (was_conn != now_conn || was_fail != now_fail)) {
+		pthread_mutex_lock(&w->lock);
+		w->connected = w->connected - was_conn + now_conn;
+		w->failed = w->failed - was_fail + now_fail;
+		pthread_mutex_unlock(&w->lock);
+	}
+	if (was_conn && st == U_FAILED)
+		logon_lost(u);
+	u->st = st;
+}
+
+/* A request of u's scenario went out: counted as its kind's. */
+void user_count_op(struct user *u, enum pv_load_op op)
+{
+	struct worker *w = u->w;
+
+	if (u->st != U_BUSY || u->e->o->ops_loop)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->figs.kind[u->kind].ops[op]++;
+	pthread_mutex_unlock(&w->lock);
+}
+
+void user_fail(struct user *u, const char *msg)
+{
+	struct worker *w = u->w;
+
+	pthread_mutex_lock(&w->lock);
+	if (!w->first_error[0])
+		snprintf(w->first_error, sizeof(w->first_error), "%s: %s", u->info.name, msg);
+	if (u->st == U_OPENING)
+		w->logon.failed++;
+	pthread_mutex_unlock(&w->lock);
+	if (u->st == U_OPENING || u->st == U_LEARNING)
+		w->pending--;
+	user_set_state(u, U_FAILED);
+	if (u->due < w->wake)
+		w->wake = u->due;
+	pv_log(PV_LOG_DEBUG, "load: %s: %s", u->info.name, msg);
+}
+
+/* The worker's loop for up to ms: whether it went well (else w->err, w->errmsg say why). */
+bool worker_turn(struct worker *w, int ms)
+{
+	int r = pv_smba_loop_run(w->l, ms);
+
+	if (r == PV_OK)
+		return true;
+	pthread_mutex_lock(&w->lock);
+	snprintf(w->errmsg, sizeof(w->errmsg), "%s", pv_errmsg());
+	w->err = r;
+	pthread_mutex_unlock(&w->lock);
+	return false;
+}
+
+/* ---- a worker's phases ---- */
+
+bool worker_running(const struct worker *w)
+{
+	return w->phase == PH_RUN; /* as the worker saw it at its turn's start */
+}
+
+/* PH_RUN begins: every active user's schedule from its start (a step is the same whatever
+ * steps came before it: a run can be repeated and steps compared), the first due after t0. */
+static void run_begin(struct worker *w, double t0)
+{
+	const struct pv_load_opts *o = w->e->o;
+
+	w->t0 = t0;
+	w->wake = t0;
+	for (size_t i = 0; i < w->n; i++) {
+		struct user *u = w->users[i];
+		double gap;
+
+		if (!u->active)
+			continue;
+		pv_load_sched_init(&u->sched, o->cfg, o->client, u->info.number);
+		u->rng = u->sched.rng;
+		u->rng.s[3] ^= 0x5bd1e995u; /* picks: another stream than the schedule's */
+		pv_load_next(&u->sched, &gap, &u->next);
+		u->due = t0 + gap;
+		if (o->ops_loop && u->st == U_IDLE)
+			ops_start(u, t0);
+	}
+}
+
+/* One turn of PH_RUN: the users due started (the users are looked at only when one is due:
+ * scenario_end() and user_fail() bring w->wake forward; with thousands of users, not at every
+ * answer), then the loop until the next is due. */
+static void run_turn(struct worker *w)
+{
+	double t = pv_now(), wait;
+
+	if (!w->e->o->ops_loop && t >= w->wake) {
+		w->wake = HUGE_VAL;
+		for (size_t i = 0; i < w->n; i++) {
+			struct user *u = w->users[i];
+
+			if (!u->active)
+				continue;
+			if (u->due <= t && u->st == U_IDLE)
+				scenario_start(u, t);
+			else
+				while (u->due <= t && (u->st == U_FAILED || u->st == U_OFF ||
+						       (u->st == U_OPENING && u->relog)))
+					scenario_unserved(u);
+			if (u->st == U_FAILED && u->lost && u->retry_at <= t)
+				logon_relog(w, u);
+			if (u->st != U_BUSY && u->due < w->wake)
+				w->wake = u->due;
+			if (u->st == U_FAILED && u->lost && u->retry_at < w->wake)
+				w->wake = u->retry_at;
+		}
+	}
+	t = pv_now();
+	wait = w->wake - t;
+	worker_turn(w, wait <= 0 ? 0 : wait * 1000 >= TURN_MS ? TURN_MS : (int)(wait * 1000) + 1);
+}
+
+/* One turn of PH_DRAIN: no new scenario; whether none is under way any more. */
+static bool drain_turn(struct worker *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->users[i]->st == U_BUSY) {
+			worker_turn(w, TURN_MS);
+			return false;
+		}
+	return true;
+}
+
+void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct engine *e = w->e;
+	unsigned seen = 0;
+	bool done = true;
+
+	for (;;) {
+		enum phase ph;
+		unsigned gen;
+		double t0;
+		size_t step_n;
+
+		pthread_mutex_lock(&e->lock);
+		ph = e->phase;
+		gen = e->gen;
+		t0 = e->t0;
+		step_n = e->step_n;
+		pthread_mutex_unlock(&e->lock);
+		w->phase = ph;
+		if (ph == PH_QUIT)
+			break;
+		if (gen != seen) {
+			seen = gen;
+			done = false;
+			if (ph == PH_LOGON)
+				logon_begin(w, step_n);
+			else if (ph == PH_RUN)
+				run_begin(w, t0);
+		}
+		if (w->err == PV_OK && !done) {
+			switch (ph) {
+			case PH_LOGON:
+				done = logon_turn(w);
+				break;
+			case PH_RUN:
+				run_turn(w); /* the coordinator ends it */
+				break;
+			case PH_DRAIN:
+				done = drain_turn(w);
+				break;
+			case PH_CLOSE:
+				for (size_t i = 0; i < w->n; i++)
+					if (w->users[i]->st != U_OFF)
+						logon_disconnect(w->users[i]);
+				done = true;
+				break;
+			default:
+				done = true;
+			}
+			if (done) {
+				pthread_mutex_lock(&w->lock);
+				w->done_gen = gen;
+				pthread_mutex_unlock(&w->lock);
+				pthread_mutex_lock(&e->lock);
+				pthread_cond_broadcast(&e->cond);
+				pthread_mutex_unlock(&e->lock);
+			}
+			continue;
+		}
+		/* done, or its loop failed: its connections still served, until the next phase */
+		if (w->err != PV_OK) {
+			pthread_mutex_lock(&w->lock);
+			w->done_gen = gen;
+			pthread_mutex_unlock(&w->lock);
+			pthread_mutex_lock(&e->lock);
+			pthread_cond_broadcast(&e->cond);
+			while (e->gen == gen && e->phase != PH_QUIT)
+				pthread_cond_wait(&e->cond, &e->lock);
+			pthread_mutex_unlock(&e->lock);
+			continue;
+		}
+		worker_turn(w, TURN_MS);
+	}
+	return NULL;
+}
