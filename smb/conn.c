@@ -455,7 +455,7 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 	 * connections the look cost more than the turn's work (a deadline is seconds) */
 	t = pv_now();
 	for (struct pv_smba *c = t >= l->sweep_at ? l->conns : NULL, *next; c; c = next) {
-		/* taken first: a callback of smba_lose() may close c (load/engine.c logs a user on
+		/* taken first: a callback of smba_lose() may close c (load/logon.c logs a user on
 		 * again so), which moves it to the dead list */
 		next = c->next;
 		if (c->st != CS_DEAD)

@@ -1,6 +1,6 @@
 /* tests/unit/check_async.c: smb/async.h, the event-driven SMB2 client of the load driver,
  * against the fake server of tests/unit/fake_smb2.h, over socketpairs (smba_open_fd), the
- * loop driven by pv_smba_loop_run as load/engine.c drives it.
+ * loop driven by pv_smba_loop_run as load/worker.c drives it.
  *
  * A flow (below) is what a user of the driver does, with several requests in flight at once:
  * open (negotiate, NTLMv2 logon checked by the fake, tree connect), then a file read in
@@ -271,7 +271,7 @@ static struct {
 	const char *server;
 } sec;
 
-/* How flow_open logs on: NTLMv2, or the SPNEGO callback below (as load/engine.c's Kerberos
+/* How flow_open logs on: NTLMv2, or the SPNEGO callback below (as load/logon.c's Kerberos
  * one): the fake's one-leg stand-in, or a callback that fails. */
 static enum { LOGON_NTLM, LOGON_KRB, LOGON_KRB_FAILS } logon;
 static unsigned krb_steps;
@@ -513,7 +513,7 @@ START_TEST(test_flows)
 }
 END_TEST
 
-/* Logons through the SPNEGO callback (Kerberos in load/engine.c), done in one round trip: the
+/* Logons through the SPNEGO callback (Kerberos in load/logon.c), done in one round trip: the
  * server's token taken before the final answer's signature is checked with the key it gives;
  * and a callback that fails is a refused logon. */
 START_TEST(test_spnego_logon)
@@ -859,7 +859,7 @@ START_TEST(test_other_requests)
 }
 END_TEST
 
-/* A document as Office opens it (load/engine.c's scenarios): CREATE asking for a lease (the
+/* A document as Office opens it (load/scenario.c): CREATE asking for a lease (the
  * v2 context from 3.0, the v1 one in 2.1, none in 2.0.2, where a plain CREATE goes), the
  * lease broken by the server and acknowledged by the connection on its own (the key, the
  * state it broke to), the file's size set (FileEndOfFileInformation) and seen by QUERY_INFO,
