@@ -113,6 +113,9 @@ int pv_remote_write_file(struct pv_remote *r, const char *path, const void *data
  * is there, a symbolic link included; PV_EREMOTE then). */
 int pv_remote_create_file(struct pv_remote *r, const char *path, const void *data, size_t len,
 			  int mode);
+/* SFTP: data written at the end of the file at path, one that is there (made by
+ * pv_remote_create_file): PV_EREMOTE when it is not. */
+int pv_remote_append_file(struct pv_remote *r, const char *path, const void *data, size_t len);
 /* SFTP: the folder path made with mode; one that is there already is fine when it is a folder
  * (not a link to one), else PV_EREMOTE. */
 int pv_remote_mkdir(struct pv_remote *r, const char *path, int mode);

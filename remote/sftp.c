@@ -197,6 +197,33 @@ int pv_remote_create_file(struct pv_remote *rem, const char *path, const void *d
 	return write_file(rem, path, O_EXCL, data, len, mode);
 }
 
+int pv_remote_append_file(struct pv_remote *rem, const char *path, const void *data, size_t len)
+{
+	const char *p = data;
+	sftp_file f;
+	size_t done = 0;
+	int r = PV_OK;
+
+	if ((r = sftp_ready(rem)) != PV_OK)
+		return r;
+	/* no O_CREAT: the file is one made before (pv_remote_create_file); the server writes at
+	 * its end whatever the offset (SSH_FXF_APPEND) */
+	if ((f = sftp_open(rem->sftp, path, O_WRONLY | O_APPEND, 0)) == NULL)
+		return sftp_failed(rem, "cannot append to", path);
+	while (done < len && r == PV_OK) {
+		size_t chunk = len - done < IO_CHUNK ? len - done : IO_CHUNK;
+		ssize_t n = sftp_write(f, p + done, chunk);
+
+		if (n < 0)
+			r = sftp_failed(rem, "cannot write", path);
+		else
+			done += (size_t)n;
+	}
+	if (sftp_close(f) != SSH_OK && r == PV_OK)
+		r = sftp_failed(rem, "cannot close", path);
+	return r;
+}
+
 int pv_remote_mkdir(struct pv_remote *rem, const char *path, int mode)
 {
 	sftp_attributes st = NULL;

@@ -74,7 +74,12 @@ struct bhost {
 	 * nothing while it logs its users on is not waited for forever */
 	double ready_by, ready_wait;
 	bool mute;
+	bool jsonl; /* its load.jsonl is started in the step's folder: the rest goes at its end */
 };
+
+/* A client's lines go to its load.jsonl once this many are held (and at the step's end), so a
+ * step of hours holds no more of them than one of a minute. */
+#define LINES_HELD (256 * 1024)
 
 /* How long a client may take to log on n users before it says ready: its logons go 64 at
  * once (provision load's --parallel), each up to 3 tries of the request timeout, and its tree
@@ -188,6 +193,14 @@ static int prepare(struct run *R)
 	return r;
 }
 
+/* The intervals of the warm-up: a step's figures count from the next one. */
+static size_t warmup_intervals(const struct run *R)
+{
+	unsigned interval = state((struct run *)R)->cfg.interval;
+
+	return (size_t)ceil((double)R->pb->driver.warmup / (interval ? interval : 1));
+}
+
 /* The client's command (its session's, when one starts in this step). */
 static int render(struct run *R, struct steprun *st, struct hostrun *x)
 {
@@ -208,6 +221,7 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 	b->c.max_iv = (size_t)ceil((secs + pv_run_driver_builtin.grace) /
 				   (B->cfg.interval ? B->cfg.interval : 1)) +
 		      PV_RUN_INTERVALS_SLACK;
+	b->c.skip = warmup_intervals(R);
 	pv_remote_var(&x->cmd, "bin", B->bin[ci]);
 	pv_remote_var(&x->cmd, "client", client->name);
 	pv_remote_var(&x->cmd, "wg", pb->domain.netbios);
@@ -257,6 +271,26 @@ static int step_input(struct run *R, struct session *s, unsigned users, bool fre
 
 /* ---- what a client prints ---- */
 
+/* The lines held so far onto the client's load.jsonl (started, or appended to), the folder
+ * made first; then they are not held. rel: the client's folder in the step's. */
+static int flush_lines(struct hostrun *x, const char *rel)
+{
+	struct run *R = x->st->run;
+	struct bhost *b = x->drv;
+	int r;
+
+	if (pv_buf_failed(&b->c.lines))
+		return pv_error(PV_EIO, "out of memory");
+	if (!b->jsonl && (r = pv_sink_mkdir(&R->sink, rel)) != PV_OK)
+		return r;
+	r = b->jsonl ? pv_sink_append(&R->sink, rel, "load.jsonl", b->c.lines.data, b->c.lines.len)
+		     : pv_sink_write(&R->sink, rel, "load.jsonl",
+				     b->c.lines.data ? b->c.lines.data : "", b->c.lines.len, false);
+	b->jsonl = true;
+	pv_buf_reset(&b->c.lines);
+	return r;
+}
+
 /* A line for the step's host x (under s->lock and st->lock): read by run/lines.h. */
 static int host_line(struct hostrun *x, const char *line, size_t len)
 {
@@ -266,7 +300,13 @@ static int host_line(struct hostrun *x, const char *line, size_t len)
 	x->last_seen = pv_now();
 	if ((r = pv_run_client_line(&b->c, line, len)) < 0) {
 		pv_run_host_fail(x->h, PV_RUN_FAILED, PV_EREMOTE, "%s", pv_errmsg());
-	} else if (r == 1) { /* ready: every user of the step logged on or failed */
+	} else if (b->c.lines.len >= LINES_HELD) {
+		char rel[128];
+
+		snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
+		flush_lines(x, rel); /* a failure is the sink's to remember: the run stops on it */
+	}
+	if (r == 1) { /* ready: every user of the step logged on or failed */
 		x->ready = x->running = true;
 		/* what the users' connections speak, said once a run (the dialect, and whether the
 		 * sessions encrypt or sign, and with what: a cost of the load) */
@@ -463,10 +503,7 @@ static void keep_lines(struct hostrun *x, struct session *s)
 	pthread_mutex_lock(&s->lock);
 	from = s->err_kept < s->err.len ? s->err_kept : s->err.len;
 	snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
-	if ((b->c.lines.len || s->err.len > from) && !pv_buf_failed(&b->c.lines) &&
-	    pv_sink_mkdir(&R->sink, rel) == PV_OK) {
-		pv_sink_write(&R->sink, rel, "load.jsonl", b->c.lines.data ? b->c.lines.data : "",
-			      b->c.lines.len, false);
+	if ((b->c.lines.len || b->jsonl || s->err.len > from) && flush_lines(x, rel) == PV_OK) {
 		if (s->err.len > from)
 			pv_sink_write(&R->sink, rel, "stderr", s->err.data + from,
 				      s->err.len - from, false);
@@ -563,12 +600,10 @@ static unsigned logged_on(struct steprun *st)
 
 /* The clients' intervals after the warm-up, merged, into ls; each client's own figures into
  * clients[], its logons into ls. */
-static void merge(struct run *R, struct steprun *st, struct pv_load_step *ls,
-		  struct pv_load_client *clients)
+static void merge(struct steprun *st, struct pv_load_step *ls, struct pv_load_client *clients)
 {
 	const struct pv_run_client **c = calloc(st->n ? st->n : 1, sizeof(*c));
-	unsigned interval = state(R)->cfg.interval;
-	size_t skip = (size_t)ceil((double)R->pb->driver.warmup / (interval ? interval : 1)), k = 0;
+	size_t k = 0;
 
 	for (size_t i = 0; i < st->n; i++) {
 		const struct bhost *b = st->hr[i].drv;
@@ -584,13 +619,13 @@ static void merge(struct run *R, struct steprun *st, struct pv_load_step *ls,
 		if (b && b->c.ready)
 			pv_load_logon_merge(&ls->logon, &b->c.logon);
 		if (b)
-			pv_run_client_figures(&b->c, skip, st->hr[i].h->name, &clients[k]);
+			pv_run_client_figures(&b->c, st->hr[i].h->name, &clients[k]);
 		else
 			clients[k].name = st->hr[i].h->name;
 		k++;
 	}
 	if (c)
-		pv_run_clients_merge(c, st->n, skip, ls);
+		pv_run_clients_merge(c, st->n, ls);
 	free(c);
 }
 
@@ -614,7 +649,7 @@ static void step_end(struct run *R, struct steprun *st)
 				B->nsums = step->n;
 			}
 			pv_load_step_init(ls, step->users);
-			merge(R, st, ls, step->clients);
+			merge(st, ls, step->clients);
 			ls->cpu = step->samples ? step->watch[PV_W_CPU].mean : NAN;
 			ls->dc_cpu = step->dc_samples ? step->dc_watch[PV_W_CPU].mean : NAN;
 			ls->dc_samba = step->dc_samples ? step->dc_watch[PV_W_SAMBA].mean : NAN;

@@ -5,6 +5,7 @@
 #include "run/caps.h"
 #include "util/err.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,16 +123,21 @@ static int ready(struct pv_run_client *c, const char *line, size_t len)
 	return 1;
 }
 
-/* An interval's figures, kept at its number: the array grows to that number, which is at most
- * max_iv. */
+/* An interval's figures: what merging needs kept at its number (the array grows to that number,
+ * which is at most max_iv), the rest added to the client's sums after the warm-up. */
 static int figures(struct pv_run_client *c, const struct pv_load_figs *f)
 {
-	struct pv_load_figs *iv;
+	struct pv_run_iv *iv;
 
 	if (f->seq < 1 || f->seq > c->max_iv) {
 		pv_error(PV_EREMOTE,
 			 "provision load sent figures for interval %llu; the step has at most %zu",
 			 (unsigned long long)f->seq, c->max_iv);
+		return -1;
+	}
+	if (f->seq <= c->niv && c->iv[f->seq - 1].seq) {
+		pv_error(PV_EREMOTE, "provision load sent the figures of interval %llu twice",
+			 (unsigned long long)f->seq);
 		return -1;
 	}
 	if (f->seq > c->niv) {
@@ -143,7 +149,15 @@ static int figures(struct pv_run_client *c, const struct pv_load_figs *f)
 		c->iv = iv;
 		c->niv = (size_t)f->seq;
 	}
-	c->iv[f->seq - 1] = *f;
+	c->iv[f->seq - 1] = (struct pv_run_iv){f->seq, f->secs, f->connected, f->failed};
+	if (f->seq > c->skip) {
+		c->sum.drops += f->drops;
+		c->sum.reconnects += f->reconnects;
+		pv_load_hist_merge(&c->sum.lag, &f->lag);
+		for (int k = 0; k < PV_LOAD_KINDS; k++)
+			pv_load_counts_merge(&c->sum.kind[k], &f->kind[k]);
+		pv_load_client_add(&c->own, f);
+	}
 	return 2;
 }
 
@@ -192,45 +206,58 @@ void pv_run_client_release(struct pv_run_client *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void pv_run_client_figures(const struct pv_run_client *c, size_t skip, const char *name,
+void pv_run_client_figures(const struct pv_run_client *c, const char *name,
 			   struct pv_load_client *out)
 {
-	struct pv_load_client_acc *a = calloc(1, sizeof(*a));
-
 	memset(out, 0, sizeof(*out));
-	out->name = name;
-	if (!a)
-		return;
-	for (size_t seq = skip + 1; seq <= c->niv; seq++)
-		if (c->iv[seq - 1].seq == seq)
-			pv_load_client_add(a, &c->iv[seq - 1]);
-	pv_load_client_of(a, name, out);
-	free(a);
+	pv_load_client_of(&c->own, name, out);
 }
 
-void pv_run_clients_merge(const struct pv_run_client *const *c, size_t n, size_t skip,
-			  struct pv_load_step *ls)
+void pv_run_clients_merge(const struct pv_run_client *const *c, size_t n, struct pv_load_step *ls)
 {
-	size_t most = 0;
+	size_t most = 0, skip = SIZE_MAX;
 
-	for (size_t i = 0; i < n; i++)
-		if (c[i] && c[i]->niv > most)
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i])
+			continue;
+		if (c[i]->niv > most)
 			most = c[i]->niv;
-	for (size_t seq = skip + 1; seq <= most; seq++) {
-		struct pv_load_figs m;
-		bool any = false;
+		if (c[i]->skip < skip)
+			skip = c[i]->skip;
+	}
+	/* what each interval merged across the clients gives: its users, its length */
+	for (size_t seq = skip == SIZE_MAX ? 1 : skip + 1; seq <= most; seq++) {
+		struct pv_run_iv m = {0, 0, 0, 0};
 
-		memset(&m, 0, sizeof(m));
 		for (size_t i = 0; i < n; i++) {
-			if (!c[i] || seq > c[i]->niv || c[i]->iv[seq - 1].seq != seq)
+			const struct pv_run_iv *v;
+
+			if (!c[i] || seq > c[i]->niv || seq <= c[i]->skip ||
+			    (v = &c[i]->iv[seq - 1])->seq != seq)
 				continue;
-			if (!any)
-				m = c[i]->iv[seq - 1];
-			else
-				pv_load_figs_merge(&m, &c[i]->iv[seq - 1]);
-			any = true;
+			if (v->secs > m.secs)
+				m.secs = v->secs;
+			m.connected += v->connected;
+			m.failed += v->failed;
+			m.seq = seq;
 		}
-		if (any)
-			pv_load_step_add(ls, &m);
+		if (!m.seq)
+			continue;
+		if (!ls->intervals || m.connected < ls->connected)
+			ls->connected = m.connected;
+		if (!ls->intervals || m.failed > ls->failed)
+			ls->failed = m.failed;
+		ls->intervals++;
+		ls->secs += m.secs;
+	}
+	/* the rest adds up: each client's sums */
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i])
+			continue;
+		ls->drops += c[i]->sum.drops;
+		ls->reconnects += c[i]->sum.reconnects;
+		pv_load_hist_merge(&ls->lag, &c[i]->sum.lag);
+		for (int k = 0; k < PV_LOAD_KINDS; k++)
+			pv_load_counts_merge(&ls->kind[k], &c[i]->sum.kind[k]);
 	}
 }

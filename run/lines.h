@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "load/summary.h"
 #include "util/buf.h"
@@ -45,40 +46,53 @@ void pv_run_wrap_line(const char *line, size_t len, struct pv_run_wrap_line *out
  * (recorded, PV_EREMOTE) anything else. */
 int pv_run_install_answer(const char *out, size_t len, bool finish);
 
+/* What the controller keeps of an interval of a client: what merging it with the other
+ * clients' same interval needs. The rest (the counts and histograms, 20 KiB an interval) is
+ * added to the client's sums as it comes, so a step of hours costs no more than one of seconds. */
+struct pv_run_iv {
+	uint64_t seq; /* 0: none came */
+	double secs;
+	unsigned connected, failed;
+};
+
 struct pv_run_client {
-	size_t max_iv;	     /* the highest interval it may send (set before the first line) */
-	struct pv_buf lines; /* every line it printed, each with its '\n' */
-	size_t nlines;
-	bool ready; /* its "ready" line came */
+	size_t max_iv; /* the highest interval it may send (set before the first line) */
+	size_t skip;   /* the intervals of the warm-up, not counted (set before the first line) */
+	struct pv_buf lines; /* the lines it printed not yet taken (each with its '\n') */
+	size_t nlines;	     /* every line it printed in the step */
+	bool ready;	     /* its "ready" line came */
 	unsigned connected, failed;
 	char ready_error[640];	    /* its first refusal (struct pv_load_ready) */
 	char spoke[128];	    /* what its first user's connection speaks */
 	struct pv_load_logon logon; /* the step's logons, from its ready line */
 	bool done;		    /* its "done" line came: its part of the step is over */
-	struct pv_load_figs *iv;    /* its intervals: iv[seq - 1], seq 0 where none came */
+	struct pv_run_iv *iv;	    /* its intervals: iv[seq - 1] */
 	size_t niv;
+	/* its intervals after the warm-up, added as they come: the step's counts (of the fields
+	 * pv_run_clients_merge does not take from iv) and its own figures */
+	struct pv_load_step sum;
+	struct pv_load_client_acc own;
 };
 
 /* The lines a client may send in a step in all. */
 size_t pv_run_client_lines_max(const struct pv_run_client *c);
 
-/* One line (without its '\n'): 1 its "ready" line (load/line.h: 'ready {"users":N,
+/* One line (without its '\n'), kept in lines: 1 its "ready" line (load/line.h: 'ready {"users":N,
  * "connected":N,"failed":N,"error":...,"spoke":...,"logon":{...}}', the first only), 2 an
  * interval's figures (load/line.h), kept at its number, 3 its "done" (the step's part of it over:
  * nothing may follow in the step). -1 (recorded, PV_EREMOTE, saying why) for anything else: a line
- * too long, not one of those, a second "ready", a line after "done", an interval past max_iv, one
- * line too many. PV_EIO (-1 too) out of memory. */
+ * too long, not one of those, a second "ready", a line after "done", an interval past max_iv or
+ * one that came already, one line too many. PV_EIO (-1 too) out of memory. */
 int pv_run_client_line(struct pv_run_client *c, const char *line, size_t len);
 void pv_run_client_release(struct pv_run_client *c);
 
-/* A client's own figures over its intervals after the first skip ones (load/stats.h: its
- * driver's CPU, its busiest loop's, its host's, its loop lag; whether it was the limit). */
-void pv_run_client_figures(const struct pv_run_client *c, size_t skip, const char *name,
+/* A client's own figures over its intervals after the warm-up (load/stats.h: its driver's CPU,
+ * its busiest loop's, its host's, its loop lag; whether it was the limit). */
+void pv_run_client_figures(const struct pv_run_client *c, const char *name,
 			   struct pv_load_client *out);
 
-/* The intervals of n clients (NULL ones skipped) after the first skip ones (the warm-up),
- * each merged across the clients that sent it, added to ls in order. */
-void pv_run_clients_merge(const struct pv_run_client *const *c, size_t n, size_t skip,
-			  struct pv_load_step *ls);
+/* The intervals of n clients (NULL ones skipped) after the warm-up, each merged across the
+ * clients that sent it, added to ls in order: as pv_load_step_add of each merged interval. */
+void pv_run_clients_merge(const struct pv_run_client *const *c, size_t n, struct pv_load_step *ls);
 
 #endif

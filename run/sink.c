@@ -119,6 +119,42 @@ int pv_sink_write(struct pv_sink *k, const char *rel, const char *name, const vo
 	return remember(k, r);
 }
 
+int pv_sink_append(struct pv_sink *k, const char *rel, const char *name, const void *data,
+		   size_t len)
+{
+	char full[2048];
+	int dfd, fd, r = PV_OK;
+
+	snprintf(full, sizeof(full), "%s%s%s/%s", k->path, *rel ? "/" : "", rel, name);
+	if (k->rem) {
+		pthread_mutex_lock(&k->lock);
+		r = pv_remote_append_file(k->rem, full, data, len);
+		pthread_mutex_unlock(&k->lock);
+		return remember(k, r);
+	}
+	if ((r = pv_sink_dir(k, rel, false, &dfd)) != PV_OK)
+		return remember(k, r);
+	fd = openat(dfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return remember(k,
+				pv_error(PV_EIO, "cannot append to %s: %s", full, strerror(errno)));
+	for (size_t done = 0; done < len && r == PV_OK;) {
+		ssize_t w = write(fd, (const char *)data + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			r = pv_error(PV_EIO, "cannot write %s: %s", full,
+				     w < 0 ? strerror(errno) : "nothing written");
+		else
+			done += (size_t)w;
+	}
+	if (close(fd) < 0 && r == PV_OK)
+		r = pv_error(PV_EIO, "cannot write %s: %s", full, strerror(errno));
+	return remember(k, r);
+}
+
 /* Writing a ustar stream out (pv_sink_tar): provision's own reader (util/tar.h) takes it apart,
  * so only folders and regular files with clean paths ever reach the results; each is written
  * by provision, here with openat(O_NOFOLLOW) and O_EXCL, on the controller's host over SFTP

@@ -38,6 +38,10 @@ int pv_sink_mkdir(struct pv_sink *k, const char *rel);
 /* Write the file rel/name below the run's folder (replace: atomically over an older one). */
 int pv_sink_write(struct pv_sink *k, const char *rel, const char *name, const void *data,
 		  size_t len, bool replace);
+/* data at the end of rel/name, a file written before by pv_sink_write (never through a link:
+ * O_NOFOLLOW here, the file must be there on the controller's host). */
+int pv_sink_append(struct pv_sink *k, const char *rel, const char *name, const void *data,
+		   size_t len);
 /* This machine only: rel's folder below the run's, opened (made when mk) into *fd. */
 int pv_sink_dir(struct pv_sink *k, const char *rel, bool mk, int *fd);
 /* The files of a ustar stream into rel (made), which must not hold them yet; *files, *bytes:

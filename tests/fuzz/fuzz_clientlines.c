@@ -6,7 +6,8 @@
  * lines are not read, as run/builtin.c stops its stream. Then the step's intervals are merged,
  * after a warm-up of one interval. Invariants, each aborting when broken:
  *   - a client keeps at most max_iv intervals and reads at most its lines' cap, and the lines
- *     it keeps are those it was allowed, each with its '\n';
+ *     it keeps are those it was allowed, each with its '\n'; counts are added only from the
+ *     intervals after the warm-up;
  *   - a refusal has a message; "ready" is taken once; nothing is taken after "done";
  *   - the merged step has no more intervals than the most any client sent, and its users
  *     never more than the clients' connected users together; each client's own figures are
@@ -45,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < CLIENTS; i++) {
 		memset(&c[i], 0, sizeof(c[i]));
 		c[i].max_iv = MAX_IV;
+		c[i].skip = 1;
 		all[i] = &c[i];
 	}
 	while (p < end) {
@@ -95,16 +97,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (c[i].iv[s].seq && c[i].iv[s].seq != s + 1)
 				broken("an interval kept at another number");
 		{
+			/* each interval counted once: the sums hold no more started scenarios than
+			 * the intervals kept could have brought (each at most the line's cap) */
+			size_t kept = 0;
+
+			for (size_t s = 1; s < c[i].niv; s++)
+				kept += c[i].iv[s].seq != 0;
+			if (c[i].sum.kind[0].started && !kept)
+				broken("counts added from no interval after the warm-up");
+		}
+		{
 			struct pv_load_client cl;
 
-			pv_run_client_figures(&c[i], 1, "cli", &cl);
+			pv_run_client_figures(&c[i], "cli", &cl);
 			if (!isfinite(cl.cpu) || !isfinite(cl.cpu_top) || !isfinite(cl.lag_p95) ||
 			    cl.cpu < 0 || cl.lag_p95 > cl.lag_max)
 				broken("a client's own figures not finite");
 		}
 	}
 	pv_load_step_init(&ls, 0);
-	pv_run_clients_merge(all, CLIENTS, 1, &ls);
+	pv_run_clients_merge(all, CLIENTS, &ls);
 	if (ls.intervals > (most ? most - 1 : 0))
 		broken("more intervals merged than any client sent after the warm-up");
 	for (int i = 0; i < CLIENTS; i++)

@@ -403,6 +403,7 @@ START_TEST(client_lines)
 	memset(&c, 0, sizeof(c));
 	memset(&d, 0, sizeof(d));
 	c.max_iv = d.max_iv = 12;
+	c.skip = d.skip = 1;
 	ck_assert_int_eq(pv_run_client_line(&c, READY, strlen(READY)), 1);
 	ck_assert(c.ready);
 	ck_assert_uint_eq(c.connected, 2);
@@ -430,10 +431,10 @@ START_TEST(client_lines)
 	free(big);
 	/* the intervals merged by number, after the warm-up's one; d has no interval 2 */
 	pv_load_step_init(&ls, 4);
-	pv_run_clients_merge(both, 3, 1, &ls);
+	pv_run_clients_merge(both, 3, &ls);
 	ck_assert_uint_eq(ls.intervals, 2);
 	/* a client's own figures: its intervals after the warm-up's */
-	pv_run_client_figures(&c, 1, "cli1", &cl);
+	pv_run_client_figures(&c, "cli1", &cl);
 	ck_assert_str_eq(cl.name, "cli1");
 	ck_assert(cl.threads == 2 && fabs(cl.cpu - 30) < 1e-9 && fabs(cl.cpu_top - 20) < 1e-9);
 	ck_assert(!cl.bound);
@@ -443,16 +444,120 @@ START_TEST(client_lines)
 	figures_line(3, &b);
 	ck_assert_int_eq(pv_run_client_line(&d, b.data, b.len), -1);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "after it said the step was done"));
+	/* an interval sent again: refused, not counted twice */
+	figures_line(2, &b);
+	ck_assert_int_eq(pv_run_client_line(&c, b.data, b.len), -1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "interval 2 twice"));
 	/* lines past the step's: refused */
-	for (size_t i = c.nlines; i < pv_run_client_lines_max(&c); i++) {
-		figures_line(1, &b);
+	for (uint64_t i = 4; c.nlines < pv_run_client_lines_max(&c) && i <= 12; i++) {
+		figures_line(i, &b);
 		ck_assert_int_eq(pv_run_client_line(&c, b.data, b.len), 2);
 	}
-	figures_line(1, &b);
-	ck_assert_int_eq(pv_run_client_line(&c, b.data, b.len), -1);
+	c.nlines = pv_run_client_lines_max(&c); /* as though the others were all lines too */
+	ck_assert_int_eq(pv_run_client_line(&c, "done", 4), -1);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "more than"));
 	pv_run_client_release(&c);
 	pv_run_client_release(&d);
+	pv_buf_release(&b, 0);
+}
+END_TEST
+
+/* The intervals of a step are not kept whole (20 KiB each; an hour's step at one a second
+ * grew the controller by 150 MiB a client): each client adds them up as they come. What that
+ * gives is what merging the intervals by number and adding each to the step gives
+ * (pv_load_figs_merge, pv_load_step_add), the warm-up's left out, for clients that skip
+ * different intervals. */
+static void some_figs(uint64_t seq, unsigned client, struct pv_load_figs *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->seq = seq;
+	f->secs = 1 + 0.01 * (double)(seq + client);
+	f->connected = (unsigned)(10 + (seq * 7 + client * 3) % 5);
+	f->failed = (unsigned)((seq + client) % 3);
+	f->drops = (unsigned)(seq % 2);
+	f->reconnects = (unsigned)(client % 2);
+	f->threads = 2;
+	f->host_cpu = -1;
+	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+		f->kind[k].started = seq * 100 + client * 10 + (uint64_t)k;
+		unsigned bk = (unsigned)((seq + client + (uint64_t)k) % 20);
+
+		f->kind[k].errors = (seq + (uint64_t)k) % 2;
+		f->kind[k].overloaded = f->kind[k].errors;
+		f->kind[k].ops[k % PV_LOAD_OPS] = seq + client;
+		f->kind[k].lat.n[bk] = 2;
+		f->kind[k].lat.max = pv_load_bucket_low(bk);
+	}
+	f->lag.n[seq % 20] = client + 1;
+	f->lag.max = pv_load_bucket_low((unsigned)(seq % 20));
+}
+
+START_TEST(client_sums)
+{
+	static const uint64_t sent[2][6] = {{1, 2, 3, 4, 5, 6}, {1, 3, 4, 6, 0, 0}};
+	static struct pv_run_client c[2];
+	static struct pv_load_step got, want;
+	static struct pv_load_figs f, m;
+	const struct pv_run_client *both[] = {&c[0], &c[1]};
+	struct pv_buf b = PV_BUF_INIT;
+
+	memset(c, 0, sizeof(c));
+	for (unsigned i = 0; i < 2; i++) {
+		c[i].max_iv = 12;
+		c[i].skip = 2;
+		for (int j = 0; j < 6 && sent[i][j]; j++) {
+			some_figs(sent[i][j], i, &f);
+			pv_buf_reset(&b);
+			ck_assert_int_eq(pv_load_line_encode(&f, &b), PV_OK);
+			ck_assert_int_eq(pv_run_client_line(&c[i], b.data, b.len - 1), 2);
+		}
+	}
+	/* what the step was before: the intervals merged by number, added one by one */
+	pv_load_step_init(&want, 7);
+	for (uint64_t seq = 3; seq <= 6; seq++) {
+		bool any = false;
+
+		for (unsigned i = 0; i < 2; i++)
+			for (int j = 0; j < 6; j++)
+				if (sent[i][j] == seq) {
+					/* as the controller reads it: a line and back */
+					some_figs(seq, i, &f);
+					pv_buf_reset(&b);
+					ck_assert_int_eq(pv_load_line_encode(&f, &b), PV_OK);
+					ck_assert_int_eq(pv_load_line_decode(b.data, b.len - 1, &f),
+							 PV_OK);
+					if (!any)
+						m = f;
+					else
+						pv_load_figs_merge(&m, &f);
+					any = true;
+				}
+		if (any)
+			pv_load_step_add(&want, &m);
+	}
+	pv_load_step_init(&got, 7);
+	pv_run_clients_merge(both, 2, &got);
+	ck_assert_uint_eq(got.intervals, 4);
+	ck_assert_uint_eq(got.intervals, want.intervals);
+	ck_assert_double_eq_tol(got.secs, want.secs, 1e-9);
+	ck_assert_uint_eq(got.connected, want.connected);
+	ck_assert_uint_eq(got.failed, want.failed);
+	ck_assert_uint_eq(got.drops, want.drops);
+	ck_assert_uint_eq(got.reconnects, want.reconnects);
+	ck_assert_mem_eq(&got.lag, &want.lag, sizeof(got.lag));
+	ck_assert_mem_eq(got.kind, want.kind, sizeof(got.kind));
+	/* a client's own figures: its intervals after the warm-up, 4 of c[0]'s */
+	{
+		struct pv_load_client cl;
+
+		pv_run_client_figures(&c[0], "cli1", &cl);
+		ck_assert_uint_eq(pv_load_hist_count(&c[0].own.lag), 4);
+		ck_assert_str_eq(cl.name, "cli1");
+	}
+	/* what is kept of an interval is small: the step's length does not weigh */
+	ck_assert_uint_le(sizeof(struct pv_run_iv), 32);
+	pv_run_client_release(&c[0]);
+	pv_run_client_release(&c[1]);
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -1039,6 +1144,7 @@ int main(void)
 	tcase_add_test(tc, listing_owners);
 	tcase_add_test(tc, wrap_lines);
 	tcase_add_test(tc, client_lines);
+	tcase_add_test(tc, client_sums);
 	tcase_add_test(tc, host_input_secret);
 	tcase_add_test(tc, fsct);
 	tcase_add_test(tc, fsct_refusals);
