@@ -162,9 +162,10 @@ static int prepare(struct run *R)
 	}
 	if (pb->server.fileset) {
 		const char *slash = strrchr(pb->server.fileset, '/');
+		struct stat st;
 
 		if ((r = pv_file_read(pb->server.fileset, "fileset", PV_LOADPROTO_FILESET_MAX,
-				      &B->fileset, &B->fileset_len, NULL)) != PV_OK) {
+				      &B->fileset, &B->fileset_len, &st)) != PV_OK) {
 			free(in);
 			return r;
 		}
