@@ -40,6 +40,7 @@
 #define PV_COPY_CONNECTIONS_MAX 16
 #define PV_COPY_FILESET_MAX	(1u << 20) /* bytes of fileset YAML */
 #define PV_COPY_CLASSES		5
+#define PV_COPY_TICK_SECS	0.25 /* seconds between the agent's ticks (run's) */
 
 struct pv_copy_config {
 	char server[256], share[256], base[1024], workgroup[256], user[256];

@@ -536,7 +536,7 @@ const struct pv_option pv_options[] = {
 	 "drained at or below this depth (drain.threshold)"},
 	{OPT_INTERVAL, "interval", 0, "SECONDS", false,
 	 "wait: first interval between polls, backing off (drain.interval); copy: seconds "
-	 "between samples"},
+	 "between the server's samples (the copy's own figures come every 0.25 s)"},
 	{OPT_SETTLE, "settle", 0, "SECONDS", false,
 	 "how long the depth must stay drained (drain.settle)"},
 };

@@ -36,7 +36,7 @@ struct pv_copy_opts {
 	unsigned fft;	      /* seconds of /FFT (2) */
 	bool no_profile;      /* leave Samba's counters alone */
 	const char *id;	      /* the results folder's name; NULL: copy-<date>-<time> */
-	int interval;	      /* seconds between samples (1) */
+	int interval;	      /* seconds between the server's samples (1) */
 };
 
 /* One smbd that served the copy, over it. */
