@@ -154,7 +154,11 @@ ramp = [s for s in m["steps"] if not s["refine"]]
 prev = None
 for i, s in enumerate(ramp):
     now = sessions(i + 1)
-    assert len(now) == s["users"], ("step %d: %d sessions on srv for %d users" % (i + 1, len(now), s["users"]))
+    # every user of the step, but those whose connection the step says dropped (an
+    # overloaded server's requests time out: the user connects again, as a Windows client)
+    gone = d["steps"][i]["connections_dropped"]
+    assert s["users"] - gone <= len(now) <= s["users"], (
+        "step %d: %d sessions on srv for %d users, %d connections dropped" % (i + 1, len(now), s["users"], gone))
     if prev is not None:
         lost = prev - now
         dropped = d["steps"][i - 1]["connections_dropped"] + d["steps"][i]["connections_dropped"]

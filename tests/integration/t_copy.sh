@@ -131,7 +131,7 @@ on srv test ! -e "$DST/extra" -a ! -e "$DST/extra dir" || fail "the extras are s
 # the same as the source, but for the file changed within /FFT (not sent: its old time)
 f3=${f3#./}
 [[ "$(cd "$SRC" && listing . | grep -v "^$f3 ")" == "$(on_srv_listing | grep -v "^$f3 ")" ]] ||
-	fail "after the mirror srv differs from the source"
+	fail "after the mirror srv differs from the source (< source, > srv): $(diff <(cd "$SRC" && listing . | grep -v "^$f3 ") <(on_srv_listing | grep -v "^$f3 ") | grep '^[<>]' | head -4 | tr '\n' ' ')"
 [[ $(on_srv_listing | grep -c "^$f3 $(stat -c %s "$SRC/$f3") ") -eq 1 ]] || fail "$f3 changed on srv"
 
 # 5. a CPU quota on srv's Samba: the verdict says so
