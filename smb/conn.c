@@ -385,7 +385,7 @@ static void deadlines(struct pv_smba *c, double t)
 	struct req *late = NULL;
 
 	if (c->opening && t > c->open_due) {
-		smba_lose(c, PV_EUNREACH, "SMB to '%s': not open within %s", c->host,
+		smba_lose(c, PV_EUNREACH, "SMB to '%s': not open: no answer within %s", c->host,
 			  span(c->tmo, a, sizeof(a)));
 		return;
 	}
@@ -483,7 +483,8 @@ static struct pv_smba *conn_new(struct pv_smba_loop *l, const struct pv_smba_opt
 	c->host = strdup(o->host);
 	c->server = strdup(o->server ? o->server : o->host);
 	c->tmo = (o->timeout_ms > 0 ? o->timeout_ms : 10000) / 1000.0;
-	c->open_due = pv_now() + c->tmo;
+	c->open_t0 = pv_now();
+	c->open_due = c->open_t0 + c->tmo;
 	c->opening = true;
 	c->ready = ready;
 	c->ready_arg = arg;

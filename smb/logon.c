@@ -118,7 +118,7 @@ static void opened(struct pv_smba *c)
 	memset(&d, 0, sizeof(d));
 	c->opening = false;
 	c->ready = NULL;
-	d.seconds = pv_now() - (c->open_due - c->tmo);
+	d.seconds = pv_now() - c->open_t0;
 	if (ready)
 		ready(c, c->ready_arg, &d);
 }

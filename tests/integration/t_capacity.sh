@@ -115,12 +115,12 @@ pv "${P[@]}" prepare
 expect_rc 0 "prepare 140 users per client"
 
 # ---- 1. overload at a cap; the DC in the table; only new users log on ---------------------
-ramp cap-a 10 6620 20 140 20 --refine 10
+ramp cap-a 10 6620 10 70 10 --refine 5
 A=$ANSWER
 grep -Eq "the server carried $A users without overload \(step [0-9]+, $A users: .*; the first step over it, step [0-9]+, $OVER users: overload" \
 	"$RES/cap-a/load.txt" || fail "load.txt's answer does not name both steps: $(tail -1 "$RES/cap-a/load.txt")"
 # the step table: the DC's CPU (mean/max, samba) on every step's row, as load.txt's column
-grep -Eq '^ +1 +20 .* [0-9]+\.[0-9]/[0-9]+\.[0-9], [0-9]+\.[0-9]$' <<<"$OUT" ||
+grep -Eq '^ +1 +10 .* [0-9]+\.[0-9]/[0-9]+\.[0-9], [0-9]+\.[0-9]$' <<<"$OUT" ||
 	fail "the step table has no DC CPU for step 1: $(grep -E '^ +1 ' <<<"$OUT" | head -1)"
 grep -q "DC CPU % (samba)" "$RES/cap-a/load.txt" || fail "load.txt has no DC CPU column"
 [[ $(head -1 "$RES/cap-a/step-01/watch-dc.csv") == "$(head -1 "$RES/cap-a/step-01/watch.csv")" ]] ||
@@ -132,10 +132,10 @@ d = json.load(open(sys.argv[1] + "/load.json"))
 for s in m["steps"]:
     assert s["watch_dc"]["samples"] >= 1 and s["watch_dc"]["cpu"]["mean"] >= 0, s["watch_dc"]
     assert s["load"]["dc_cpu"] is not None, s["load"]
-# users kept logged on: every step of the ramp logs on only its 20 new users (a refining step
+# users kept logged on: every step of the ramp logs on only its 10 new users (a refining step
 # after the ramp fewer: its users are logged on already, those over it logged off)
 ramp = [s for s in m["steps"] if not s["refine"]]
-assert [s["logon"]["ok"] for s in d["steps"][:len(ramp)]] == [20] * len(ramp), [s["logon"] for s in d["steps"]]
+assert [s["logon"]["ok"] for s in d["steps"][:len(ramp)]] == [10] * len(ramp), [s["logon"] for s in d["steps"]]
 for s in d["steps"]:
     assert len(s["clients"]) == 2 and all(not c["bound"] for c in s["clients"]), s["clients"]
     assert sum(s["ops"].values()) > 0 and s["ops"]["create"] > 0, s["ops"]
@@ -157,7 +157,8 @@ for i, s in enumerate(ramp):
     # every user of the step, but those whose connection the step says dropped (an
     # overloaded server's requests time out: the user connects again, as a Windows client)
     gone = d["steps"][i]["connections_dropped"]
-    assert s["users"] - gone <= len(now) <= s["users"], (
+    # (and a dropped connection's old session can outlive its new one a while on a slow srv)
+    assert s["users"] - gone <= len(now) <= s["users"] + gone, (
         "step %d: %d sessions on srv for %d users, %d connections dropped" % (i + 1, len(now), s["users"], gone))
     if prev is not None:
         lost = prev - now

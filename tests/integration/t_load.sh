@@ -283,7 +283,7 @@ load_start "exec ${PVT[*]} '$PV' -vv load --client cli1 --workgroup LAB --durati
 load_send -f "$T_TMP/storm.in"
 kill -STOP "$smbd"
 load_send start
-load_when 'not open within 1 s; logging on again \(try 2 of 3\)' lerr 60 ||
+load_when 'not open: no answer within 1 s; logging on again \(try 2 of 3\)' lerr 60 ||
 	fail "no first try timed out while srv's smbd was stopped"
 kill -CONT "$smbd"
 load_when '^ready ' lout 120 && load_send go && load_when '^done$' lout 60
@@ -291,7 +291,7 @@ load_end
 kill -CONT "$smbd" 2>/dev/null
 expect_rc 0 "provision load through a stop of srv's smbd"
 expect_out '^ready \{"users":20,"connected":20,"failed":0' "every user logged on in the end"
-expect_err "not open within 1 s; logging on again \(try 2 of 3\)" "the first tries timed out and were made again"
+expect_err "not open: no answer within 1 s; logging on again \(try 2 of 3\)" "the first tries timed out and were made again"
 
 # ---- 7. run --repeat: the answer with its range; compare of repeats as groups -------------
 pv "${P[@]}" --set load.rate=3310 --json run --id lt-rep --min-users 20 --max-users 40 --step 20 \
