@@ -317,6 +317,24 @@ static int start(struct pv_loadproto *p, const char *s, const char *end)
 	return PV_OK;
 }
 
+int pv_loadproto_control_line(enum pv_loadproto_ctl c, struct pv_buf *out)
+{
+	pv_buf_addstr(out, c == PV_LOADPROTO_GO ? "go\n" : "stop\n");
+	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
+}
+
+int pv_loadproto_control(const char *line, size_t len, enum pv_loadproto_ctl *c)
+{
+	if (len == 2 && !memcmp(line, "go", 2))
+		*c = PV_LOADPROTO_GO;
+	else if (len == 4 && !memcmp(line, "stop", 4))
+		*c = PV_LOADPROTO_STOP;
+	else
+		return pv_error(PV_EUSAGE, "expected 'go' or 'stop' on stdin, not '%.*s'",
+				(int)(len < 40 ? len : 40), line);
+	return PV_OK;
+}
+
 int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
 {
 	const char *end = line + len;
@@ -324,6 +342,10 @@ int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
 
 	if (p->step)
 		return pv_error(PV_EUSAGE, "setup line while a step is under way");
+	if (len == 4 && !memcmp(line, "stop", 4) && p->steps) { /* between steps: the end */
+		p->stop = true;
+		return PV_OK;
+	}
 	if (len >= 7 && !strncmp(line, "config ", 7) && !p->steps)
 		r = config(p, line + 7, end);
 	else if (len >= 5 && !strncmp(line, "user ", 5))

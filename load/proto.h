@@ -12,8 +12,10 @@
  *   start 40
  *
  * "start N" begins a step with the first N users sent so far ("start" alone: all of them).
- * Once the step is done (provision load prints "done"), more "user" lines and another "start"
- * make the next step, in the same process: its users stay logged on into it with keep=1.
+ * In the step, once provision load said "ready", "go" starts its load and "stop" (or the end
+ * of stdin) ends it. Once the step is done (provision load prints "done"), more "user" lines
+ * and another "start" make the next step, in the same process: its users stay logged on into
+ * it with keep=1; "stop" between steps ends provision load.
  *
  * Names are percent-encoded (every byte but A-Z a-z 0-9 . _ - as %XX), so no separator can
  * hide in one. Pure: no I/O; both sides and the tests use it. */
@@ -45,9 +47,16 @@ int pv_loadproto_start(size_t n, struct pv_buf *out);
 #define PV_LOADPROTO_PIECE	 1024
 int pv_loadproto_fileset(const char *name, const char *text, size_t len, struct pv_buf *out);
 
+/* The lines of a step under way: "go" and "stop". */
+enum pv_loadproto_ctl { PV_LOADPROTO_GO = 1, PV_LOADPROTO_STOP };
+int pv_loadproto_control_line(enum pv_loadproto_ctl c, struct pv_buf *out);
+/* A line of a step under way (without its '\n') into *c: PV_OK, or PV_EUSAGE naming it. */
+int pv_loadproto_control(const char *line, size_t len, enum pv_loadproto_ctl *c);
+
 /* What the lines said so far. */
 struct pv_loadproto {
 	bool have_config;
+	bool stop;	/* "stop" between steps: the end */
 	unsigned steps; /* "start" lines read */
 	size_t step;	/* the last "start"'s users, until the caller takes it (sets 0) */
 	struct pv_load_config cfg;
@@ -59,9 +68,10 @@ struct pv_loadproto {
 	size_t n, cap;
 };
 
-/* One line (without its '\n'). PV_OK; PV_EUSAGE naming the line's fault (a line while a
- * step is pending, config, kerberos or fileset after the first step, start before config and
- * users, a fileset's pieces under two names or past PV_LOADPROTO_FILESET_MAX). */
+/* One line between steps (without its '\n'): a setup line, "start", or "stop" (sets stop).
+ * PV_OK; PV_EUSAGE naming the line's fault (a line while a step is pending, config, kerberos or
+ * fileset after the first step, start before config and users, a fileset's pieces under two names
+ * or past PV_LOADPROTO_FILESET_MAX). */
 int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len);
 void pv_loadproto_release(struct pv_loadproto *p);
 

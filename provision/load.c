@@ -75,17 +75,15 @@ static int pump(struct input *in, int ms, int (*line)(struct input *, const char
 	return PV_OK;
 }
 
-/* In a step: "go" starts the load, "stop" (or the end of stdin) ends it. */
+/* In a step: "go" starts the load, "stop" (or the end of stdin) ends it (load/proto.h). */
 static int control(struct input *in, const char *l, size_t len)
 {
-	if (len == 2 && !memcmp(l, "go", 2))
-		in->go = true;
-	else if (len == 4 && !memcmp(l, "stop", 4))
-		in->stop = true;
-	else
-		return pv_error(PV_EUSAGE, "expected 'go' or 'stop' on stdin, not '%.*s'",
-				(int)(len < 40 ? len : 40), l);
-	return PV_OK;
+	enum pv_loadproto_ctl c;
+	int rc = pv_loadproto_control(l, len, &c);
+
+	if (rc == PV_OK)
+		*(c == PV_LOADPROTO_GO ? &in->go : &in->stop) = true;
+	return rc;
 }
 
 struct run {
@@ -149,12 +147,10 @@ static int done(void *arg)
 static int setup(struct input *in, const char *l, size_t len)
 {
 	struct run *r = (struct run *)in;
+	int rc = pv_loadproto_parse(&r->proto, l, len);
 
-	if (r->proto.steps && len == 4 && !memcmp(l, "stop", 4)) { /* between steps: the end */
-		in->stop = true;
-		return PV_OK;
-	}
-	return pv_loadproto_parse(&r->proto, l, len);
+	in->stop = in->stop || r->proto.stop;
+	return rc;
 }
 
 static int open_files(size_t n);

@@ -396,7 +396,7 @@ static int more_input(void *arg, struct pv_buf *in)
 
 		pthread_mutex_lock(&x->st->lock);
 		if (x->st->go && !b->go_sent && x->ready) {
-			pv_buf_addstr(in, "go\n");
+			pv_loadproto_control_line(PV_LOADPROTO_GO, in);
 			b->go_sent = true;
 			x->last_seen = pv_now();
 		}

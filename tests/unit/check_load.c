@@ -991,7 +991,31 @@ START_TEST(proto)
 	/* the settings are the first step's: no config after it */
 	ck_assert_int_eq(pv_loadproto_parse(&p, "config rate=1", 13), PV_EUSAGE);
 	ck_assert_uint_eq(p.step, 0);
+	/* "stop" between steps: the end (and no setup line at all before the first step) */
+	ck_assert(!p.stop);
+	ck_assert_int_eq(pv_loadproto_parse(&p, "stop", 4), PV_OK);
+	ck_assert(p.stop);
 	pv_loadproto_release(&p);
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(pv_loadproto_parse(&p, "stop", 4), PV_EUSAGE);
+	ck_assert(!p.stop);
+	pv_loadproto_release(&p);
+	/* a step's lines, as the controller writes them and the client reads them */
+	{
+		enum pv_loadproto_ctl ctl = 0;
+
+		pv_buf_reset(&b);
+		ck_assert_int_eq(pv_loadproto_control_line(PV_LOADPROTO_GO, &b), PV_OK);
+		ck_assert_int_eq(pv_loadproto_control_line(PV_LOADPROTO_STOP, &b), PV_OK);
+		ck_assert_str_eq(b.data, "go\nstop\n");
+		ck_assert_int_eq(pv_loadproto_control("go", 2, &ctl), PV_OK);
+		ck_assert_int_eq(ctl, PV_LOADPROTO_GO);
+		ck_assert_int_eq(pv_loadproto_control("stop", 4, &ctl), PV_OK);
+		ck_assert_int_eq(ctl, PV_LOADPROTO_STOP);
+		ck_assert_int_eq(pv_loadproto_control("gone", 4, &ctl), PV_EUSAGE);
+		ck_assert(strstr(pv_errmsg(), "expected 'go' or 'stop' on stdin, not 'gone'"));
+		ck_assert_int_eq(pv_loadproto_control("user a b c 3", 12, &ctl), PV_EUSAGE);
+	}
 	/* refused settings */
 	memset(&p, 0, sizeof(p));
 	ck_assert_int_eq(pv_loadproto_parse(&p, "config keep=2", 13), PV_EUSAGE);
