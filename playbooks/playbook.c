@@ -40,44 +40,46 @@ static int check_names(struct ctx *c)
 
 	pv_names_placeholders(pb->users.name_template, &mask); /* checked already */
 	if (pb->nclients > 1 && !(mask & PV_NAMES_CLIENT))
-		return fail(c, c->name_template,
-			    "'users.name_template' is '%s', which has no "
-			    "{client} but there are %zu clients; expected a template with {client} "
-			    "so that user names differ between clients",
-			    pb->users.name_template, pb->nclients);
+		return pv_schema_fail(
+			&c->sc, c->name_template,
+			"'users.name_template' is '%s', which has no "
+			"{client} but there are %zu clients; expected a template with {client} "
+			"so that user names differ between clients",
+			pb->users.name_template, pb->nclients);
 	for (size_t i = 0; i < pb->nclients; i++) {
 		const struct pv_node *at = c->name_template ? c->name_template : c->client_at[i];
 
 		if (pv_names_check_client("client name", pb->clients[i].name))
-			return fail_recorded(c, c->client_at[i], NULL, NULL);
+			return pv_schema_fail_recorded(&c->sc, c->client_at[i], NULL, NULL);
 		if (pv_names_expand(pb->users.name_template, pb->clients[i].name,
 				    pb->has_server ? pb->server.host.name : NULL,
 				    pb->users.per_client, 1, name, sizeof(name)))
-			return fail_recorded(c, at, NULL, NULL);
+			return pv_schema_fail_recorded(&c->sc, at, NULL, NULL);
 		if (pv_names_check_sam("user name", name))
-			return fail_recorded(c, at, NULL,
-					     ": shorten the client name or name_template");
+			return pv_schema_fail_recorded(
+				&c->sc, at, NULL, ": shorten the client name or name_template");
 		if (pv_names_check_safe("user name", name, 0))
-			return fail_recorded(c, at, "users.name_template", NULL);
+			return pv_schema_fail_recorded(&c->sc, at, "users.name_template", NULL);
 	}
 	if (pb->has_server) {
 		const struct pv_node *at = c->alias_template ? c->alias_template : c->server_name;
 
 		if (pv_names_expand(pb->server.alias_template, NULL, pb->server.host.name,
 				    pb->users.per_client, 1, name, sizeof(name)))
-			return fail_recorded(c, at, NULL, NULL);
+			return pv_schema_fail_recorded(&c->sc, at, NULL, NULL);
 		if (pv_names_check_host("alias", name))
-			return fail_recorded(c, at, NULL,
-					     ": shorten the server name or alias_template");
+			return pv_schema_fail_recorded(
+				&c->sc, at, NULL, ": shorten the server name or alias_template");
 		/* every share name: {k} and {server} can change what a name starts with */
 		at = c->share_template ? c->share_template : c->server_name;
 		for (unsigned k = 1; k <= pb->server.shares; k++) {
 			if (pv_names_expand(pb->server.share_template, NULL, pb->server.host.name,
 					    0, k, name, sizeof(name)))
-				return fail_recorded(c, at, NULL, NULL);
+				return pv_schema_fail_recorded(&c->sc, at, NULL, NULL);
 			if (pv_names_check_share("share name", name) ||
 			    pv_names_check_safe("share name", name, 0))
-				return fail_recorded(c, at, "server.share_template", NULL);
+				return pv_schema_fail_recorded(&c->sc, at, "server.share_template",
+							       NULL);
 		}
 	}
 	return 0;
@@ -90,22 +92,24 @@ static int parse_lab(struct ctx *c, const struct pv_node *root)
 	size_t len;
 	int r;
 
-	if ((r = set_str(&c->pb->lab, DEFAULT_LAB)) ||
-	    (r = get_text(c, root, "", "lab", expect, &s, &v)) || !s)
+	if ((r = pv_schema_set(&c->pb->lab, DEFAULT_LAB)) ||
+	    (r = pv_schema_text(&c->sc, root, "", "lab", expect, &s, &v)) || !s)
 		return r;
 	len = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
 	if (s[len])
-		return fail(c, v, "'lab' is '%.64s', which contains '%c'; expected %s", s, s[len],
-			    expect);
+		return pv_schema_fail(&c->sc, v,
+				      "'lab' is '%.64s', which contains '%c'; expected %s", s,
+				      s[len], expect);
 	if (len > 32)
-		return fail(c, v, "'lab' is %zu characters long; expected %s", len, expect);
+		return pv_schema_fail(&c->sc, v, "'lab' is %zu characters long; expected %s", len,
+				      expect);
 	/* it names the OU and tags what is made on the hosts */
 	if (s[0] == '-')
-		return fail(c, v,
-			    "'lab' is '%s', which starts with '-'; expected %s, starting "
-			    "with a letter, digit or '_'",
-			    s, expect);
-	return set_str(&c->pb->lab, s);
+		return pv_schema_fail(&c->sc, v,
+				      "'lab' is '%s', which starts with '-'; expected %s, starting "
+				      "with a letter, digit or '_'",
+				      s, expect);
+	return pv_schema_set(&c->pb->lab, s);
 }
 
 static int validate(struct ctx *c, const struct pv_node *root)
@@ -113,13 +117,13 @@ static int validate(struct ctx *c, const struct pv_node *root)
 	int r;
 
 	c->pb->fanout = 16;
-	if ((r = check_map(c, root, "", top_keys, NULL)) || (r = parse_lab(c, root)) ||
-	    (r = get_int(c, root, "", "fanout", 1, 256, &c->pb->fanout)) ||
-	    (r = ssh_defaults(&c->ssh)) || (r = parse_ssh(c, root, "", &c->ssh)) ||
-	    (r = parse_domain(c, root)) || (r = parse_users(c, root)) ||
-	    (r = parse_server(c, root)) || (r = parse_clients(c, root)) ||
-	    (r = parse_controller(c, root)) || (r = parse_driver(c, root)) ||
-	    (r = parse_drain(c, root)) || (r = parse_load(c, root)) || (r = check_names(c)))
+	if ((r = pv_schema_keys(&c->sc, root, "", top_keys, NULL)) || (r = parse_lab(c, root)) ||
+	    (r = pv_schema_int(&c->sc, root, "", "fanout", 1, 256, &c->pb->fanout)) ||
+	    (r = pb_ssh_defaults(&c->ssh)) || (r = pb_parse_ssh(c, root, "", &c->ssh)) ||
+	    (r = pb_parse_domain(c, root)) || (r = pb_parse_users(c, root)) ||
+	    (r = pb_parse_server(c, root)) || (r = pb_parse_clients(c, root)) ||
+	    (r = pb_parse_controller(c, root)) || (r = pb_parse_driver(c, root)) ||
+	    (r = pb_parse_drain(c, root)) || (r = pb_parse_load(c, root)) || (r = check_names(c)))
 		return r;
 	return 0;
 }
@@ -134,9 +138,9 @@ static bool secret_path(const char *path, size_t len)
 		size_t pl = strlen(parents[i]);
 
 		if (len > pl && !strncmp(path, parents[i], pl))
-			for (size_t j = 0; secret_keys[j]; j++)
-				if (len - pl == strlen(secret_keys[j]) &&
-				    !strncmp(path + pl, secret_keys[j], len - pl))
+			for (size_t j = 0; pb_secret_keys[j]; j++)
+				if (len - pl == strlen(pb_secret_keys[j]) &&
+				    !strncmp(path + pl, pb_secret_keys[j], len - pl))
 					return true;
 	}
 	return false;
@@ -156,14 +160,14 @@ static int apply_overrides(struct pv_node *root, const char *const *ovr)
 					"KEY.PATH=VALUE such as users.per_client=20",
 					ovr[i], eq ? "key" : "'='");
 		if (!(path = strndup(ovr[i], (size_t)(eq - ovr[i]))))
-			return oom();
+			return pv_schema_oom();
 		/* switching a secret's source replaces the whole reference */
 		r = pv_tree_set(root, path, eq + 1, i, secret_path(path, strlen(path)));
 		free(path);
 		if (r) {
 			char loc[512];
 
-			option_name(ovr[i], false, loc, sizeof(loc));
+			pv_schema_option(ovr[i], false, loc, sizeof(loc));
 			return pv_error_prefix(r, "%s", loc);
 		}
 	}
@@ -172,7 +176,7 @@ static int apply_overrides(struct pv_node *root, const char *const *ovr)
 
 /* ---- public ------------------------------------------------------------------------------- */
 
-char *dir_of(const char *path)
+char *pb_dir_of(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
 	char cwd[PATH_MAX], *out;
@@ -191,20 +195,20 @@ char *dir_of(const char *path)
 static int parse(const char *name, const char *path, const char *text, size_t len,
 		 const char *const *overrides, struct pv_playbook **out)
 {
-	struct ctx c = {.name = name, .ovr = overrides};
+	struct ctx c = {.sc = {.name = name, .doc = "the playbook", .ovr = overrides}};
 	struct pv_node *root = NULL;
 	int r;
 
 	if (!(c.pb = calloc(1, sizeof(*c.pb))) || !(c.pb->path = strdup(path)))
-		r = oom();
-	else if (!(c.pb->dir = dir_of(*path ? path : NULL)))
+		r = pv_schema_oom();
+	else if (!(c.sc.dir = c.pb->dir = pb_dir_of(*path ? path : NULL)))
 		r = pv_error(PV_EIO, "cannot find the current folder: %s", strerror(errno));
 	else if (!(r = pv_tree_parse(name, text, len, &root)) &&
-		 !(r = check_map(&c, root, "", top_keys, NULL)) &&
+		 !(r = pv_schema_keys(&c.sc, root, "", top_keys, NULL)) &&
 		 !(r = apply_overrides(root, overrides)))
 		r = validate(&c, root);
 	pv_tree_free(root);
-	ssh_release(&c.ssh);
+	pb_ssh_release(&c.ssh);
 	free(c.client_at);
 	if (r) {
 		pv_playbook_free(c.pb);
@@ -256,7 +260,7 @@ void pv_playbook_free(struct pv_playbook *pb)
 	free(pb->domain.ca_file);
 	free(pb->domain.admin);
 	secret_release(&pb->domain.admin_password);
-	host_release(&pb->domain.host);
+	pb_host_release(&pb->domain.host);
 	for (size_t i = 0; i < pb->domain.nother_dcs; i++) {
 		free(pb->domain.other_dcs[i].name);
 		free(pb->domain.other_dcs[i].address);
@@ -267,7 +271,7 @@ void pv_playbook_free(struct pv_playbook *pb)
 	free(pb->users.name_template);
 	free(pb->users.ou);
 	secret_release(&pb->users.password);
-	host_release(&pb->server.host);
+	pb_host_release(&pb->server.host);
 	free(pb->server.alias_template);
 	free(pb->server.share_template);
 	free(pb->server.share_path);
@@ -275,10 +279,10 @@ void pv_playbook_free(struct pv_playbook *pb)
 	free(pb->server.fileset);
 	free(pb->server.service);
 	for (size_t i = 0; i < pb->nclients; i++)
-		host_release(&pb->clients[i]);
+		pb_host_release(&pb->clients[i]);
 	free(pb->clients);
 	free(pb->controller.results);
-	host_release(&pb->controller.host);
+	pb_host_release(&pb->controller.host);
 	free(pb->driver.name);
 	free(pb->driver.fsct_path);
 	free(pb->driver.fsct_workload);

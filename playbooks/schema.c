@@ -1,10 +1,9 @@
-/* playbooks/schema.c: the playbook's typed getters: messages naming the node (file:line:col or
- * the override that made it), key checks with suggestions, and one getter per kind of value
- * (text, integer, number, boolean, one of a list, path, IP address, DNS name, DN, template).
- * Moved as it was from playbook.c; playbook_internal.h declares what the readers use. */
-#include "playbooks/playbook_internal.h"
+/* playbooks/schema.c: the typed getters of playbooks/schema.h: messages naming the node
+ * (file:line:col or the override that made it), the key check with its suggestions, and one
+ * getter per kind of value (text, integer, number, boolean, one of a list, path, IP address,
+ * DNS name, DN). The playbook, the fileset and the inventory's YAML all read through these. */
+#include "playbooks/schema.h"
 
-#include "playbooks/names.h"
 #include "playbooks/tree.h"
 #include "util/err.h"
 
@@ -22,13 +21,13 @@
 
 /* ---- messages ---------------------------------------------------------------------------- */
 
-int oom(void)
+int pv_schema_oom(void)
 {
 	return pv_error(PV_EIO, "out of memory");
 }
 
 /* "command line: option 'K=V'", the value hidden when it may be a password. */
-void option_name(const char *o, bool redact, char *buf, size_t sz)
+void pv_schema_option(const char *o, bool redact, char *buf, size_t sz)
 {
 	const char *eq = strchr(o, '=');
 	size_t kl = eq ? (size_t)(eq - o) : strlen(o);
@@ -40,17 +39,17 @@ void option_name(const char *o, bool redact, char *buf, size_t sz)
 }
 
 /* Where a node came from: "FILE:LINE:COL" or the override that made it. */
-void where(const struct ctx *c, const struct pv_node *at, char *buf, size_t sz)
+void pv_schema_where(const struct pv_schema *sc, const struct pv_node *at, char *buf, size_t sz)
 {
 	if (!at)
-		snprintf(buf, sz, "%s", c->name);
+		snprintf(buf, sz, "%s", sc->name);
 	else if (at->origin < 0)
-		snprintf(buf, sz, "%s:%d:%d", c->name, at->line, at->col);
+		snprintf(buf, sz, "%s:%d:%d", sc->name, at->line, at->col);
 	else
-		option_name(c->ovr[at->origin], c->redact, buf, sz);
+		pv_schema_option(sc->ovr[at->origin], sc->redact, buf, sz);
 }
 
-int fail(struct ctx *c, const struct pv_node *at, const char *fmt, ...)
+int pv_schema_fail(struct pv_schema *sc, const struct pv_node *at, const char *fmt, ...)
 {
 	char loc[512], msg[1024];
 	va_list ap;
@@ -58,23 +57,24 @@ int fail(struct ctx *c, const struct pv_node *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	where(c, at, loc, sizeof(loc));
+	pv_schema_where(sc, at, loc, sizeof(loc));
 	return pv_error(PV_ECONFIG, "%s: %s", loc, msg);
 }
 
 /* Put the location (and the key path, when given) in front of the message a helper
  * (names.c) just recorded, and a hint after it. */
-int fail_recorded(struct ctx *c, const struct pv_node *at, const char *path, const char *hint)
+int pv_schema_fail_recorded(struct pv_schema *sc, const struct pv_node *at, const char *path,
+			    const char *hint)
 {
 	char loc[512], msg[1024];
 
-	where(c, at, loc, sizeof(loc));
+	pv_schema_where(sc, at, loc, sizeof(loc));
 	snprintf(msg, sizeof(msg), "%s", pv_errmsg());
 	return pv_error(PV_ECONFIG, "%s: %s%s%s%s%s", loc, path ? "'" : "", path ? path : "",
 			path ? "': " : "", msg, hint ? hint : "");
 }
 
-const char *kind_name(const struct pv_node *n)
+const char *pv_schema_kind(const struct pv_node *n)
 {
 	if (n->kind == PV_NODE_MAPPING)
 		return "a mapping";
@@ -84,7 +84,7 @@ const char *kind_name(const struct pv_node *n)
 }
 
 /* Optimal string alignment distance (edits and adjacent swaps), capped for short keys. */
-size_t distance(const char *a, const char *b)
+static size_t distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), d[33][33];
 
@@ -112,7 +112,7 @@ size_t distance(const char *a, const char *b)
 }
 
 /* " (did you mean 'x'?)" for the closest word within 2 edits, else "". */
-void suggest(const char *word, const char *const *words, char *buf, size_t sz)
+void pv_schema_suggest(const char *word, const char *const *words, char *buf, size_t sz)
 {
 	size_t best = 3, d;
 	const char *pick = NULL;
@@ -130,7 +130,7 @@ void suggest(const char *word, const char *const *words, char *buf, size_t sz)
 		buf[0] = '\0';
 }
 
-void join_words(const char *const *words, char *buf, size_t sz)
+void pv_schema_join(const char *const *words, char *buf, size_t sz)
 {
 	size_t used = 0;
 
@@ -144,7 +144,7 @@ void join_words(const char *const *words, char *buf, size_t sz)
 	}
 }
 
-void key_path(char *buf, size_t sz, const char *parent, const char *key)
+void pv_schema_key_path(char *buf, size_t sz, const char *parent, const char *key)
 {
 	if (parent && *parent)
 		snprintf(buf, sz, "%s.%s", parent, key);
@@ -154,17 +154,37 @@ void key_path(char *buf, size_t sz, const char *parent, const char *key)
 
 /* ---- typed getters ------------------------------------------------------------------------ */
 
-/* map is a mapping whose keys are all in keys[], each once. path "" is the top level. */
-int check_map(struct ctx *c, const struct pv_node *map, const char *path, const char *const *keys,
-	      const char *expect)
+int pv_schema_unknown(struct pv_schema *sc, const struct pv_node *key, const char *in,
+		      const char *const *keys)
 {
-	char list[256], hint[64], in[160];
+	char list[256], hint[64];
+
+	pv_schema_suggest(key->text, keys, hint, sizeof(hint));
+	pv_schema_join(keys, list, sizeof(list));
+	return pv_schema_fail(sc, key, "unknown key '%s' %s%s; expected one of: %s", key->text, in,
+			      hint, list);
+}
+
+bool pv_schema_known(const char *key, const char *const *keys)
+{
+	for (size_t j = 0; keys[j]; j++)
+		if (!strcmp(keys[j], key))
+			return true;
+	return false;
+}
+
+int pv_schema_keys(struct pv_schema *sc, const struct pv_node *map, const char *path,
+		   const char *const *keys, const char *expect)
+{
+	char in[160];
 
 	if (map->kind != PV_NODE_MAPPING) {
 		if (!*path)
-			return fail(c, map, "the playbook is %s; expected a mapping of settings",
-				    kind_name(map));
-		return fail(c, map, "'%s' is %s; expected %s", path, kind_name(map), expect);
+			return pv_schema_fail(sc, map, "%s is %s; expected a mapping of settings",
+					      sc->doc ? sc->doc : "the document",
+					      pv_schema_kind(map));
+		return pv_schema_fail(sc, map, "'%s' is %s; expected %s", path, pv_schema_kind(map),
+				      expect);
 	}
 	if (*path)
 		snprintf(in, sizeof(in), "in '%s'", path);
@@ -172,48 +192,43 @@ int check_map(struct ctx *c, const struct pv_node *map, const char *path, const 
 		snprintf(in, sizeof(in), "at top level");
 	for (size_t i = 0; i < map->n; i++) {
 		const struct pv_node *k = map->keys[i];
-		bool known = false;
 
-		for (size_t j = 0; keys[j] && !known; j++)
-			known = !strcmp(keys[j], k->text);
-		if (!known) {
-			suggest(k->text, keys, hint, sizeof(hint));
-			join_words(keys, list, sizeof(list));
-			return fail(c, k, "unknown key '%s' %s%s; expected one of: %s", k->text, in,
-				    hint, list);
-		}
+		if (!pv_schema_known(k->text, keys))
+			return pv_schema_unknown(sc, k, in, keys);
 		for (size_t j = 0; j < i; j++) {
 			if (strcmp(map->keys[j]->text, k->text))
 				continue;
 			if (map->keys[j]->origin < 0)
-				return fail(c, k,
-					    "duplicate key '%s' %s (first at line %d); "
-					    "expected each key once",
-					    k->text, in, map->keys[j]->line);
-			return fail(c, k, "duplicate key '%s' %s; expected each key once", k->text,
-				    in);
+				return pv_schema_fail(sc, k,
+						      "duplicate key '%s' %s (first at line %d); "
+						      "expected each key once",
+						      k->text, in, map->keys[j]->line);
+			return pv_schema_fail(sc, k,
+					      "duplicate key '%s' %s; expected each key once",
+					      k->text, in);
 		}
 	}
 	return 0;
 }
 
 /* The text of a scalar with a value; anything else is an error naming path and expect. */
-int text_of(struct ctx *c, const struct pv_node *v, const char *path, const char *expect,
-	    const char **out)
+int pv_schema_text_at(struct pv_schema *sc, const struct pv_node *v, const char *path,
+		      const char *expect, const char **out)
 {
 	if (v->kind != PV_NODE_SCALAR)
-		return fail(c, v, "'%s' is %s; expected %s", path, kind_name(v), expect);
+		return pv_schema_fail(sc, v, "'%s' is %s; expected %s", path, pv_schema_kind(v),
+				      expect);
 	if (pv_tree_is_null(v))
-		return fail(c, v, "'%s' has no value; expected %s", path, expect);
+		return pv_schema_fail(sc, v, "'%s' has no value; expected %s", path, expect);
 	if (!v->text[0])
-		return fail(c, v, "'%s' is empty; expected %s", path, expect);
+		return pv_schema_fail(sc, v, "'%s' is empty; expected %s", path, expect);
 	*out = v->text;
 	return 0;
 }
 
 /* A present key as text: *out NULL when absent. */
-int get_text(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-	     const char *expect, const char **out, const struct pv_node **at)
+int pv_schema_text(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		   const char *key, const char *expect, const char **out, const struct pv_node **at)
 {
 	const struct pv_node *v = pv_tree_get(map, key);
 	char path[256];
@@ -223,74 +238,87 @@ int get_text(struct ctx *c, const struct pv_node *map, const char *parent, const
 		*at = v;
 	if (!v)
 		return 0;
-	key_path(path, sizeof(path), parent, key);
-	return text_of(c, v, path, expect, out);
+	pv_schema_key_path(path, sizeof(path), parent, key);
+	return pv_schema_text_at(sc, v, path, expect, out);
 }
 
-int set_str(char **dst, const char *s)
+int pv_schema_set(char **dst, const char *s)
 {
 	char *d = strdup(s);
 
 	if (!d)
-		return oom();
+		return pv_schema_oom();
 	free(*dst);
 	*dst = d;
 	return 0;
 }
 
 /* A string key: *dst replaced when present, kept (a default or NULL) when absent. */
-int get_str(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-	    const char *expect, char **dst, const struct pv_node **at)
+int pv_schema_str(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		  const char *key, const char *expect, char **dst, const struct pv_node **at)
 {
 	const char *s;
 	int r;
 
-	if ((r = get_text(c, map, parent, key, expect, &s, at)) || !s)
+	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, at)) || !s)
 		return r;
-	return set_str(dst, s);
+	return pv_schema_set(dst, s);
 }
 
-int get_long(struct ctx *c, const struct pv_node *map, const char *parent, const char *key, long lo,
-	     long hi, long *dst, const struct pv_node **at)
+int pv_schema_long_at(struct pv_schema *sc, const struct pv_node *v, const char *path, long lo,
+		      long hi, long *dst)
 {
-	const struct pv_node *v;
-	char expect[64], path[256], *end;
+	char expect[64], *end;
 	const char *s;
 	long val;
 	int r;
 
 	snprintf(expect, sizeof(expect), "an integer from %ld to %ld", lo, hi);
-	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+	if ((r = pv_schema_text_at(sc, v, path, expect, &s)))
 		return r;
-	if (at)
-		*at = v;
-	key_path(path, sizeof(path), parent, key);
 	errno = 0;
 	val = strtol(s, &end, 10);
 	if (*end || end == s || isspace((unsigned char)*s))
-		return fail(c, v, "'%s' is '%.64s', not an integer; expected %s", path, s, expect);
+		return pv_schema_fail(sc, v, "'%s' is '%.64s', not an integer; expected %s", path,
+				      s, expect);
 	if (errno == ERANGE || val < lo || val > hi)
-		return fail(c, v, "'%s' is %.64s, out of range; expected %s", path, s, expect);
+		return pv_schema_fail(sc, v, "'%s' is %.64s, out of range; expected %s", path, s,
+				      expect);
 	*dst = val;
 	return 0;
 }
 
-int get_int(struct ctx *c, const struct pv_node *map, const char *parent, const char *key, int lo,
-	    int hi, int *dst)
+int pv_schema_long(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		   const char *key, long lo, long hi, long *dst, const struct pv_node **at)
+{
+	const struct pv_node *v = pv_tree_get(map, key);
+	char path[256];
+
+	if (!v)
+		return 0;
+	if (at)
+		*at = v;
+	pv_schema_key_path(path, sizeof(path), parent, key);
+	return pv_schema_long_at(sc, v, path, lo, hi, dst);
+}
+
+int pv_schema_int(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		  const char *key, int lo, int hi, int *dst)
 {
 	long v = *dst;
-	int r = get_long(c, map, parent, key, lo, hi, &v, NULL);
+	int r = pv_schema_long(sc, map, parent, key, lo, hi, &v, NULL);
 
 	if (!r)
 		*dst = (int)v;
 	return r;
 }
 
-int get_uint(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-	     unsigned lo, unsigned hi, unsigned *dst, const struct pv_node **at)
+int pv_schema_uint(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		   const char *key, unsigned lo, unsigned hi, unsigned *dst,
+		   const struct pv_node **at)
 {
 	long v = *dst;
-	int r = get_long(c, map, parent, key, lo, hi, &v, at);
+	int r = pv_schema_long(sc, map, parent, key, lo, hi, &v, at);
 
 	if (!r)
 		*dst = (unsigned)v;
@@ -298,8 +326,8 @@ int get_uint(struct ctx *c, const struct pv_node *map, const char *parent, const
 }
 
 /* A number: decimal digits with at most one '.' (0.5, 2, 1.25; no sign, exponent or hex). */
-int get_number(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-	       double lo, double hi, double *dst)
+int pv_schema_number(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		     const char *key, double lo, double hi, double *dst)
 {
 	const struct pv_node *v;
 	char expect[96], path[256];
@@ -309,23 +337,25 @@ int get_number(struct ctx *c, const struct pv_node *map, const char *parent, con
 	int r;
 
 	snprintf(expect, sizeof(expect), "a number from %g to %g such as 1.5", lo, hi);
-	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
 		return r;
-	key_path(path, sizeof(path), parent, key);
+	pv_schema_key_path(path, sizeof(path), parent, key);
 	digits = strspn(s, "0123456789.");
 	dots = 0;
 	for (const char *p = s; *p; p++)
 		dots += *p == '.';
 	if (s[digits] || dots > 1 || !strpbrk(s, "0123456789"))
-		return fail(c, v, "'%s' is '%.64s', not a number; expected %s", path, s, expect);
+		return pv_schema_fail(sc, v, "'%s' is '%.64s', not a number; expected %s", path, s,
+				      expect);
 	val = strtod(s, NULL);
 	if (!(val >= lo && val <= hi))
-		return fail(c, v, "'%s' is %.64s, out of range; expected %s", path, s, expect);
+		return pv_schema_fail(sc, v, "'%s' is %.64s, out of range; expected %s", path, s,
+				      expect);
 	*dst = val;
 	return 0;
 }
 
-int parse_bool(const char *s, bool *out)
+int pv_schema_parse_bool(const char *s, bool *out)
 {
 	if (!strcasecmp(s, "true") || !strcasecmp(s, "yes"))
 		*out = true;
@@ -336,33 +366,35 @@ int parse_bool(const char *s, bool *out)
 	return 0;
 }
 
-int get_bool(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-	     bool *dst)
+int pv_schema_bool(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		   const char *key, bool *dst)
 {
 	const struct pv_node *v;
 	const char *expect = "true or false (yes or no)", *s;
 	char path[256];
 	int r;
 
-	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
 		return r;
-	key_path(path, sizeof(path), parent, key);
-	if (parse_bool(s, dst))
-		return fail(c, v, "'%s' is '%.64s'; expected %s", path, s, expect);
+	pv_schema_key_path(path, sizeof(path), parent, key);
+	if (pv_schema_parse_bool(s, dst))
+		return pv_schema_fail(sc, v, "'%s' is '%.64s'; expected %s", path, s, expect);
 	return 0;
 }
 
-int get_enum(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-	     const char *const *names, int *dst)
+int pv_schema_enum_at(struct pv_schema *sc, const struct pv_node *v, const char *path,
+		      const char *const *names, const char *expect, int *dst)
 {
-	const struct pv_node *v;
-	char expect[128], path[256], hint[64];
+	char list[128], hint[64];
 	const char *s;
 	int r;
 
-	snprintf(expect, sizeof(expect), "one of: ");
-	join_words(names, expect + strlen(expect), sizeof(expect) - strlen(expect));
-	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+	if (!expect) {
+		snprintf(list, sizeof(list), "one of: ");
+		pv_schema_join(names, list + strlen(list), sizeof(list) - strlen(list));
+		expect = list;
+	}
+	if ((r = pv_schema_text_at(sc, v, path, expect, &s)))
 		return r;
 	for (int i = 0; names[i]; i++) {
 		if (!strcmp(names[i], s)) {
@@ -370,26 +402,37 @@ int get_enum(struct ctx *c, const struct pv_node *map, const char *parent, const
 			return 0;
 		}
 	}
-	key_path(path, sizeof(path), parent, key);
-	suggest(s, names, hint, sizeof(hint));
-	return fail(c, v, "'%s' is '%.64s'%s; expected %s", path, s, hint, expect);
+	pv_schema_suggest(s, names, hint, sizeof(hint));
+	return pv_schema_fail(sc, v, "'%s' is '%.64s'%s; expected %s", path, s, hint, expect);
 }
 
-int require(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-	    const char *form)
+int pv_schema_enum(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		   const char *key, const char *const *names, int *dst)
+{
+	const struct pv_node *v = pv_tree_get(map, key);
+	char path[256];
+
+	if (!v)
+		return 0;
+	pv_schema_key_path(path, sizeof(path), parent, key);
+	return pv_schema_enum_at(sc, v, path, names, NULL, dst);
+}
+
+int pv_schema_require(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		      const char *key, const char *form)
 {
 	if (pv_tree_get(map, key))
 		return 0;
 	if (*parent)
-		return fail(c, map, "missing required key '%s' in '%s'; expected %s: %s", key,
-			    parent, key, form);
-	return fail(c, map, "missing required key '%s' at top level; expected %s: %s", key, key,
-		    form);
+		return pv_schema_fail(sc, map, "missing required key '%s' in '%s'; expected %s: %s",
+				      key, parent, key, form);
+	return pv_schema_fail(sc, map, "missing required key '%s' at top level; expected %s: %s",
+			      key, key, form);
 }
 
 /* ---- paths -------------------------------------------------------------------------------- */
 
-const char *home(void)
+const char *pv_schema_home(void)
 {
 	const char *h = getenv("HOME");
 	const struct passwd *pw;
@@ -401,34 +444,34 @@ const char *home(void)
 }
 
 /* p made absolute: "~/x" under $HOME, a relative path under the playbook's folder. */
-char *resolve(const char *dir, const char *p)
+char *pv_schema_resolve(const char *dir, const char *p)
 {
 	char *out;
 
 	if (p[0] == '/')
 		return strdup(p);
 	if (p[0] == '~' && (p[1] == '/' || !p[1]))
-		return asprintf(&out, "%s%s", home(), p + 1) < 0 ? NULL : out;
+		return asprintf(&out, "%s%s", pv_schema_home(), p + 1) < 0 ? NULL : out;
 	while (p[0] == '.' && p[1] == '/')
 		p += 2;
 	return asprintf(&out, "%s/%s", dir, p) < 0 ? NULL : out;
 }
 
-int get_path(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-	     char **dst)
+int pv_schema_path(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		   const char *key, char **dst)
 {
 	const struct pv_node *v;
 	const char *s;
 	char *abs, cwd[PATH_MAX] = "";
 	int r;
 
-	if ((r = get_text(c, map, parent, key, "a file path", &s, &v)) || !s)
+	if ((r = pv_schema_text(sc, map, parent, key, "a file path", &s, &v)) || !s)
 		return r;
 	/* a path typed on the command line means what it means in the shell it was typed in */
 	if (v->origin >= 0 && s[0] != '/' && s[0] != '~' && !getcwd(cwd, sizeof(cwd)))
 		return pv_error(PV_EIO, "cannot find the current folder: %s", strerror(errno));
-	if (!(abs = resolve(v->origin >= 0 ? cwd : c->pb->dir, s)))
-		return oom();
+	if (!(abs = pv_schema_resolve(v->origin >= 0 ? cwd : sc->dir, s)))
+		return pv_schema_oom();
 	free(*dst);
 	*dst = abs;
 	return 0;
@@ -436,33 +479,33 @@ int get_path(struct ctx *c, const struct pv_node *map, const char *parent, const
 
 /* ---- value checks ------------------------------------------------------------------------- */
 
-bool is_ip(const char *s)
+bool pv_schema_is_ip(const char *s)
 {
 	unsigned char buf[sizeof(struct in6_addr)];
 
 	return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1;
 }
 
-int get_ip(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-	   char **dst)
+int pv_schema_ip(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		 const char *key, char **dst)
 {
 	const char *expect = "an IPv4 or IPv6 address such as 198.18.0.20", *s;
 	const struct pv_node *v;
 	char path[256];
 	int r;
 
-	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
 		return r;
-	key_path(path, sizeof(path), parent, key);
-	if (!is_ip(s))
-		return fail(c, v, "'%s' is '%.64s', not an IP address; expected %s", path, s,
-			    expect);
-	return set_str(dst, s);
+	pv_schema_key_path(path, sizeof(path), parent, key);
+	if (!pv_schema_is_ip(s))
+		return pv_schema_fail(sc, v, "'%s' is '%.64s', not an IP address; expected %s",
+				      path, s, expect);
+	return pv_schema_set(dst, s);
 }
 
 /* DNS-style name: dot-separated labels of letters, digits, '-' and (for hosts) '_'.
  * Returns NULL when fine, else what is wrong. */
-const char *bad_dns(const char *s, bool underscore)
+const char *pv_schema_bad_dns(const char *s, bool underscore)
 {
 	size_t label = 0;
 
@@ -489,110 +532,61 @@ const char *bad_dns(const char *s, bool underscore)
 	}
 }
 
-int get_dns(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-	    bool underscore, const char *expect, char **dst, const struct pv_node **at)
+int pv_schema_dns(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		  const char *key, bool underscore, const char *expect, char **dst,
+		  const struct pv_node **at)
 {
 	const struct pv_node *v;
 	const char *s, *why;
 	char path[256];
 	int r;
 
-	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
 		return r;
 	if (at)
 		*at = v;
-	key_path(path, sizeof(path), parent, key);
-	if ((why = bad_dns(s, underscore)))
-		return fail(c, v, "'%s' value '%.64s' %s; expected %s", path, s, why, expect);
-	return set_str(dst, s);
-}
-
-void upcase(char *s)
-{
-	for (; *s; s++)
-		*s = (char)toupper((unsigned char)*s);
-}
-
-void downcase(char *s)
-{
-	for (; *s; s++)
-		*s = (char)tolower((unsigned char)*s);
+	pv_schema_key_path(path, sizeof(path), parent, key);
+	if ((why = pv_schema_bad_dns(s, underscore)))
+		return pv_schema_fail(sc, v, "'%s' value '%.64s' %s; expected %s", path, s, why,
+				      expect);
+	return pv_schema_set(dst, s);
 }
 
 /* A distinguished name, checked loosely: every comma-separated part is ATTR=VALUE. */
-int get_dn(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-	   char **dst)
+int pv_schema_dn(struct pv_schema *sc, const struct pv_node *map, const char *parent,
+		 const char *key, char **dst)
 {
 	const char *expect = "a DN such as OU=provision,DC=lab,DC=test", *s;
 	const struct pv_node *v;
 	char path[256];
 	int r;
 
-	if ((r = get_text(c, map, parent, key, expect, &s, &v)) || !s)
+	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
 		return r;
-	key_path(path, sizeof(path), parent, key);
+	pv_schema_key_path(path, sizeof(path), parent, key);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
-			return fail(c, v, "'%s' contains the control character 0x%02x; expected %s",
-				    path, *p, expect);
+			return pv_schema_fail(
+				sc, v, "'%s' contains the control character 0x%02x; expected %s",
+				path, *p, expect);
 	for (const char *p = s; *p;) {
 		size_t len = strcspn(p, ",");
 		const char *eq = memchr(p, '=', len);
 
 		if (!eq || eq == p || eq == p + len - 1)
-			return fail(c, v, "'%s' is '%.64s', not a DN; expected %s", path, s,
-				    expect);
+			return pv_schema_fail(sc, v, "'%s' is '%.64s', not a DN; expected %s", path,
+					      s, expect);
 		/* the OU's name reaches the hosts in the lab's tags and messages */
 		if (eq[1] == '-')
-			return fail(c, v,
-				    "'%s' is '%.64s', in which '%.*s' starts with '-'; expected "
-				    "names starting with a letter or digit",
-				    path, s, (int)(p + len - eq - 1), eq + 1);
+			return pv_schema_fail(
+				sc, v,
+				"'%s' is '%.64s', in which '%.*s' starts with '-'; expected "
+				"names starting with a letter or digit",
+				path, s, (int)(p + len - eq - 1), eq + 1);
 		p += len;
 		if (*p == ',' && !*++p)
-			return fail(c, v, "'%s' ends with ','; expected %s", path, expect);
+			return pv_schema_fail(sc, v, "'%s' ends with ','; expected %s", path,
+					      expect);
 	}
-	return set_str(dst, s);
-}
-
-/* A folder path as given for key (at v): normalized (playbooks/names.h), absolute when
- * absolute, and not the root folder. where ends the expected form ("on the server such as
- * /srv/provision"). */
-int check_folder(struct ctx *c, const struct pv_node *v, const char *key, const char *p,
-		 bool absolute, const char *where)
-{
-	char what[128], hint[192];
-
-	snprintf(what, sizeof(what), "'%s'", key);
-	snprintf(hint, sizeof(hint), "; expected %s normalized path %s",
-		 absolute ? "an absolute," : "a", where);
-	if (pv_names_check_path(what, p, absolute))
-		return fail_recorded(c, v, NULL, hint);
-	if (!strcmp(p, "/"))
-		return fail(c, v, "'%s' is '/', the root folder; expected a folder below it%s", key,
-			    hint + 1);
-	if (pv_names_check_safe(what, p, 1))
-		return fail_recorded(c, v, NULL, NULL);
-	return 0;
-}
-
-/* A template key: placeholders checked against allowed and required. */
-int get_template(struct ctx *c, const struct pv_node *map, const char *parent, const char *key,
-		 unsigned allowed, unsigned required, char **dst, const struct pv_node **at)
-{
-	const struct pv_node *v;
-	const char *s;
-	int r;
-
-	if ((r = get_text(c, map, parent, key, "a name template", &s, &v)) || !s)
-		return r;
-	if (at)
-		*at = v;
-	if (pv_names_check_template(s, allowed, required)) {
-		char path[256];
-
-		key_path(path, sizeof(path), parent, key);
-		return fail_recorded(c, v, path, NULL);
-	}
-	return set_str(dst, s);
+	return pv_schema_set(dst, s);
 }
