@@ -6,6 +6,7 @@
  * every run, and any byte of a file can be produced without the bytes before it. */
 #include "fileset/fileset.h"
 
+#include "playbooks/schema.h"
 #include "playbooks/tree.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -99,88 +100,35 @@ struct part_desc {
 };
 
 struct parser {
-	const char *name;
+	struct pv_schema sc; /* the file's name: messages are the playbook's (playbooks/schema.h) */
 	struct pv_fileset *fs;
 	struct part_desc parts[PV_PART_COUNT];
 	uint64_t ordinal; /* files so far, across parts */
 };
 
-static int bad(const struct parser *p, const struct pv_node *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bad(const struct parser *p, const struct pv_node *at, const char *fmt, ...)
+/* A whole number from lo to hi, through the playbook's integer getter. */
+static int whole(struct parser *p, const struct pv_node *v, const char *path, unsigned long lo,
+		 unsigned long hi, unsigned long *out)
 {
-	char msg[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (at && at->line)
-		return pv_error(PV_ECONFIG, "%s:%d:%d: %s", p->name, at->line, at->col, msg);
-	return pv_error(PV_ECONFIG, "%s: %s", p->name, msg);
-}
-
-/* Every key of map is one of allowed (NULL-terminated). */
-static int keys_only(const struct parser *p, const struct pv_node *map, const char *where,
-		     const char *const *allowed, const char *expect)
-{
-	for (size_t i = 0; i < map->n; i++) {
-		bool ok = false;
-
-		for (size_t j = 0; allowed[j] && !ok; j++)
-			ok = strcmp(map->keys[i]->text, allowed[j]) == 0;
-		if (!ok)
-			return bad(p, map->keys[i], "unknown key '%s' in %s; expected %s",
-				   map->keys[i]->text, where, expect);
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(map->keys[i]->text, map->keys[j]->text) == 0)
-				return bad(p, map->keys[i], "key '%s' given twice in %s",
-					   map->keys[i]->text, where);
-	}
-	return PV_OK;
-}
-
-static int scalar(const struct parser *p, const struct pv_node *v, const char *what,
-		  const char *expect)
-{
-	if (v->kind != PV_NODE_SCALAR || pv_tree_is_null(v))
-		return bad(p, v, "'%s' %s; expected %s", what,
-			   v->kind == PV_NODE_SCALAR ? "has no value" : "is not a single value",
-			   expect);
-	return PV_OK;
-}
-
-static int number(const struct parser *p, const struct pv_node *v, const char *what,
-		  unsigned long lo, unsigned long hi, unsigned long *out)
-{
-	char expect[96], *end;
-	unsigned long val;
+	long val;
 	int r;
 
-	snprintf(expect, sizeof(expect), "a whole number from %lu to %lu", lo, hi);
-	if ((r = scalar(p, v, what, expect)) != PV_OK)
+	if ((r = pv_schema_long_at(&p->sc, v, path, (long)lo, (long)hi, &val)) != PV_OK)
 		return r;
-	errno = 0;
-	val = strtoul(v->text, &end, 10);
-	if (!isdigit((unsigned char)v->text[0]) || *end)
-		return bad(p, v, "'%s' is '%.64s', not a number; expected %s", what, v->text,
-			   expect);
-	if (errno == ERANGE || val < lo || val > hi)
-		return bad(p, v, "'%s' is %.64s, out of range; expected %s", what, v->text, expect);
-	*out = val;
+	*out = (unsigned long)val;
 	return PV_OK;
 }
 
-static int size_of(const struct parser *p, const struct pv_node *v, const char *what, uint64_t *out)
+static int size_of(struct parser *p, const struct pv_node *v, const char *what, uint64_t *out)
 {
-	const char *expect = "a size such as 4096, 10KiB or 1.5MiB (at most 4GiB)";
+	const char *expect = "a size such as 4096, 10KiB or 1.5MiB (at most 4GiB)", *s;
 	int r;
 
-	if ((r = scalar(p, v, what, expect)) != PV_OK)
+	if ((r = pv_schema_text_at(&p->sc, v, what, expect, &s)) != PV_OK)
 		return r;
-	if (pv_fileset_size(v->text, out) != 0)
-		return bad(p, v, "'%s' is '%.64s', not a size; expected %s", what, v->text, expect);
+	if (pv_fileset_size(s, out) != 0)
+		return pv_schema_fail(&p->sc, v, "'%s' is '%.64s', not a size; expected %s", what,
+				      s, expect);
 	return PV_OK;
 }
 
@@ -190,42 +138,52 @@ static int parse_bucket(struct parser *p, struct part_desc *d, const struct pv_n
 	static const char *const keys[] = {"size", "weight", NULL};
 	const struct pv_node *sz = pv_tree_get(b, "size"), *w = pv_tree_get(b, "weight");
 	struct bucket *k = &d->buckets[d->nbuckets];
-	char what[64];
+	char what[64], item[80], sub[96];
 	int r;
 
 	snprintf(what, sizeof(what), "parts.%s.sizes", part);
+	snprintf(item, sizeof(item), "%s.%zu", what, d->nbuckets); /* the item's index */
 	if (b->kind != PV_NODE_MAPPING)
-		return bad(p, b,
-			   "an item of '%s' is not a mapping; expected {size: 4KiB, weight: 10}"
-			   " or {size: [8KiB, 64KiB], weight: 10}",
-			   what);
-	if ((r = keys_only(p, b, what, keys, "size and weight")) != PV_OK)
+		return pv_schema_fail(
+			&p->sc, b,
+			"an item of '%s' is not a mapping; expected {size: 4KiB, weight: 10}"
+			" or {size: [8KiB, 64KiB], weight: 10}",
+			what);
+	if ((r = pv_schema_keys(&p->sc, b, item, keys, "size and weight")) != PV_OK)
 		return r;
 	if (d->nbuckets >= MAX_BUCKETS)
-		return bad(p, b, "'%s' has more than %d items", what, MAX_BUCKETS);
+		return pv_schema_fail(&p->sc, b, "'%s' has more than %d items", what, MAX_BUCKETS);
 	if (!sz)
-		return bad(p, b, "an item of '%s' has no 'size'; expected {size: 4KiB, weight: 10}",
-			   what);
+		return pv_schema_fail(
+			&p->sc, b,
+			"an item of '%s' has no 'size'; expected {size: 4KiB, weight: 10}", what);
 	if (sz->kind == PV_NODE_SEQUENCE) {
 		if (sz->n != 2)
-			return bad(p, sz,
-				   "a size range in '%s' has %zu values; expected two: [MIN, MAX]",
-				   what, sz->n);
-		if ((r = size_of(p, sz->items[0], what, &k->min)) != PV_OK ||
-		    (r = size_of(p, sz->items[1], what, &k->max)) != PV_OK)
+			return pv_schema_fail(
+				&p->sc, sz,
+				"a size range in '%s' has %zu values; expected two: [MIN, MAX]",
+				what, sz->n);
+		snprintf(sub, sizeof(sub), "%s.size.0", item);
+		if ((r = size_of(p, sz->items[0], sub, &k->min)) != PV_OK)
+			return r;
+		snprintf(sub, sizeof(sub), "%s.size.1", item);
+		if ((r = size_of(p, sz->items[1], sub, &k->max)) != PV_OK)
 			return r;
 		if (k->min > k->max)
-			return bad(p, sz,
-				   "the size range in '%s' runs from %s down to %s; expected "
-				   "[MIN, MAX] with MIN <= MAX",
-				   what, sz->items[0]->text, sz->items[1]->text);
+			return pv_schema_fail(
+				&p->sc, sz,
+				"the size range in '%s' runs from %s down to %s; expected "
+				"[MIN, MAX] with MIN <= MAX",
+				what, sz->items[0]->text, sz->items[1]->text);
 	} else {
-		if ((r = size_of(p, sz, what, &k->min)) != PV_OK)
+		snprintf(sub, sizeof(sub), "%s.size", item);
+		if ((r = size_of(p, sz, sub, &k->min)) != PV_OK)
 			return r;
 		k->max = k->min;
 	}
 	k->weight = 1;
-	if (w && (r = number(p, w, "weight", 1, 1000000, &k->weight)) != PV_OK)
+	snprintf(sub, sizeof(sub), "%s.weight", item);
+	if (w && (r = whole(p, w, sub, 1, 1000000, &k->weight)) != PV_OK)
 		return r;
 	d->total_weight += k->weight;
 	d->nbuckets++;
@@ -245,71 +203,80 @@ static int parse_part(struct parser *p, enum pv_fileset_part part, const struct 
 	if (pv_tree_is_null(m))
 		return PV_OK; /* "new:" alone: just the part's folder */
 	if (m->kind != PV_NODE_MAPPING)
-		return bad(p, m,
-			   "'parts.%s' is not a mapping; expected folders, files, sizes and "
-			   "extensions",
-			   pn);
-	if ((r = keys_only(p, m, pn, keys, "folders, files, sizes or extensions")) != PV_OK)
+		return pv_schema_fail(
+			&p->sc, m,
+			"'parts.%s' is not a mapping; expected folders, files, sizes and "
+			"extensions",
+			pn);
+	snprintf(what, sizeof(what), "parts.%s", pn);
+	if ((r = pv_schema_keys(&p->sc, m, what, keys, "folders, files, sizes or extensions")) !=
+	    PV_OK)
 		return r;
 	if ((v = pv_tree_get(m, "folders")) && !pv_tree_is_null(v)) {
 		if (v->kind != PV_NODE_SEQUENCE)
-			return bad(p, v,
-				   "'parts.%s.folders' is not a list; expected the number of "
-				   "folders at each level, e.g. [4, 3]",
-				   pn);
+			return pv_schema_fail(
+				&p->sc, v,
+				"'parts.%s.folders' is not a list; expected the number of "
+				"folders at each level, e.g. [4, 3]",
+				pn);
 		if (v->n > PV_FILESET_LEVELS)
-			return bad(p, v, "'parts.%s.folders' has %zu levels; at most %d", pn, v->n,
-				   PV_FILESET_LEVELS);
+			return pv_schema_fail(&p->sc, v,
+					      "'parts.%s.folders' has %zu levels; at most %d", pn,
+					      v->n, PV_FILESET_LEVELS);
 		for (size_t i = 0; i < v->n; i++) {
 			unsigned long f;
 
-			snprintf(what, sizeof(what), "parts.%s.folders", pn);
-			if ((r = number(p, v->items[i], what, 1, 1000, &f)) != PV_OK)
+			snprintf(what, sizeof(what), "parts.%s.folders.%zu", pn, i);
+			if ((r = whole(p, v->items[i], what, 1, 1000, &f)) != PV_OK)
 				return r;
 			d->fanout[d->levels++] = (unsigned)f;
 		}
 	}
 	if ((v = pv_tree_get(m, "files"))) {
 		snprintf(what, sizeof(what), "parts.%s.files", pn);
-		if ((r = number(p, v, what, 0, PV_FILESET_ENTRIES, &d->files)) != PV_OK)
+		if ((r = whole(p, v, what, 0, PV_FILESET_ENTRIES, &d->files)) != PV_OK)
 			return r;
 	}
 	if ((v = pv_tree_get(m, "sizes")) && !pv_tree_is_null(v)) {
 		if (v->kind != PV_NODE_SEQUENCE || v->n == 0)
-			return bad(p, v,
-				   "'parts.%s.sizes' is not a list of sizes; expected e.g. "
-				   "[{size: 4KiB, weight: 60}, {size: [8KiB, 1MiB], weight: 40}]",
-				   pn);
+			return pv_schema_fail(
+				&p->sc, v,
+				"'parts.%s.sizes' is not a list of sizes; expected e.g. "
+				"[{size: 4KiB, weight: 60}, {size: [8KiB, 1MiB], weight: 40}]",
+				pn);
 		for (size_t i = 0; i < v->n; i++)
 			if ((r = parse_bucket(p, d, v->items[i], pn)) != PV_OK)
 				return r;
 	}
 	if (d->files > 0 && d->nbuckets == 0)
-		return bad(p, m,
-			   "'parts.%s' has files but no 'sizes'; expected e.g. sizes: "
-			   "[{size: 4KiB, weight: 1}]",
-			   pn);
+		return pv_schema_fail(&p->sc, m,
+				      "'parts.%s' has files but no 'sizes'; expected e.g. sizes: "
+				      "[{size: 4KiB, weight: 1}]",
+				      pn);
 	if ((v = pv_tree_get(m, "extensions")) && !pv_tree_is_null(v)) {
 		if (v->kind != PV_NODE_SEQUENCE || v->n == 0 || v->n > MAX_EXTS)
-			return bad(p, v,
-				   "'parts.%s.extensions' is not a list of 1 to %d extensions; "
-				   "expected e.g. [docx, xlsx, pdf]",
-				   pn, MAX_EXTS);
+			return pv_schema_fail(
+				&p->sc, v,
+				"'parts.%s.extensions' is not a list of 1 to %d extensions; "
+				"expected e.g. [docx, xlsx, pdf]",
+				pn, MAX_EXTS);
 		for (size_t i = 0; i < v->n; i++) {
 			const struct pv_node *e = v->items[i];
+			const char *s;
 
 			snprintf(what, sizeof(what), "parts.%s.extensions", pn);
-			if ((r = scalar(p, e, what, "an extension such as docx")) != PV_OK)
+			if ((r = pv_schema_text_at(&p->sc, e, what, "an extension such as docx",
+						   &s)) != PV_OK)
 				return r;
-			if (strlen(e->text) > 16 ||
-			    e->text[strspn(e->text, "abcdefghijklmnopqrstuvwxyz"
-						    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-						    "0123456789_-")])
-				return bad(p, e,
-					   "extension '%.64s' in '%s' is not 1 to 16 letters, "
-					   "digits, '_' or '-'",
-					   e->text, what);
-			if (!(d->exts[d->nexts++] = strdup(e->text)))
+			if (strlen(s) > 16 || s[strspn(s, "abcdefghijklmnopqrstuvwxyz"
+							  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+							  "0123456789_-")])
+				return pv_schema_fail(
+					&p->sc, e,
+					"extension '%.64s' in '%s' is not 1 to 16 letters, "
+					"digits, '_' or '-'",
+					s, what);
+			if (!(d->exts[d->nexts++] = strdup(s)))
 				return pv_error(PV_EIO, "out of memory");
 		}
 	}
@@ -326,7 +293,7 @@ static int push(struct parser *p, size_t *cap, const char *path, bool dir,
 
 	/* bound() counted every entry before anything was built: never reached */
 	if (fs->n >= PV_FILESET_ENTRIES)
-		return pv_error(PV_EBUG, "%s: the plan outgrew its bound of %d entries", p->name,
+		return pv_error(PV_EBUG, "%s: the plan outgrew its bound of %d entries", p->sc.name,
 				PV_FILESET_ENTRIES);
 	if (fs->n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 64;
@@ -410,7 +377,7 @@ static int add_tree(struct parser *p, size_t *cap, const struct part_desc *d,
  * they are multiplied by a fan-out of at most 1000, and the leaf folders at most the limit
  * when multiplied by files (at most the limit too). A product over every level taken first
  * does wrap: 8 levels of 256 folders are 2^64 leaf folders, 0 in 64 bits. */
-static int bound(const struct parser *p)
+static int bound(struct parser *p)
 {
 	unsigned long long total = 0;
 
@@ -428,10 +395,11 @@ static int bound(const struct parser *p)
 		if (total <= PV_FILESET_ENTRIES)
 			total += folders * d->files;
 		if (total > PV_FILESET_ENTRIES)
-			return bad(p, NULL,
-				   "part '%s' brings the fileset to more than %d entries (folders "
-				   "and files) per user; lower folders or files",
-				   part_names[part], PV_FILESET_ENTRIES);
+			return pv_schema_fail(
+				&p->sc, NULL,
+				"part '%s' brings the fileset to more than %d entries (folders "
+				"and files) per user; lower folders or files",
+				part_names[part], PV_FILESET_ENTRIES);
 	}
 	return PV_OK;
 }
@@ -459,15 +427,18 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 	static const char *const top_keys[] = {"name",	  "description", "seed",
 					       "content", "parts",	 NULL};
 	static const char *const part_keys[] = {"static", "new", "volatile", NULL};
+	static const char *const contents[] = {"shared", "unique", NULL}; /* enum's order */
 	struct parser p;
 	struct pv_node *root = NULL;
 	const struct pv_node *v, *parts;
 	unsigned long seed = 1;
 	bool any = false;
-	int r;
+	const char *s;
+	int content, r;
 
 	memset(&p, 0, sizeof(p));
-	p.name = name;
+	p.sc.name = name;
+	p.sc.doc = "the fileset";
 	if ((r = pv_tree_parse(name, text, len, &root)) != PV_OK)
 		return r;
 	if (!(p.fs = calloc(1, sizeof(*p.fs)))) {
@@ -475,16 +446,17 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 		goto out;
 	}
 	if (root->kind != PV_NODE_MAPPING) {
-		r = bad(&p, root, "a fileset is a mapping; expected name, seed, content and parts");
+		r = pv_schema_fail(
+			&p.sc, root,
+			"a fileset is a mapping; expected name, seed, content and parts");
 		goto out;
 	}
-	if ((r = keys_only(&p, root, "the fileset", top_keys,
-			   "name, description, seed, content or parts")) != PV_OK)
+	if ((r = pv_schema_keys(&p.sc, root, "", top_keys, NULL)) != PV_OK)
 		goto out;
 	if ((v = pv_tree_get(root, "name"))) {
-		if ((r = scalar(&p, v, "name", "a short name")) != PV_OK)
+		if ((r = pv_schema_text_at(&p.sc, v, "name", "a short name", &s)) != PV_OK)
 			goto out;
-		p.fs->name = strdup(v->text);
+		p.fs->name = strdup(s);
 	} else {
 		const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 
@@ -495,33 +467,27 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 		goto out;
 	}
 	if ((v = pv_tree_get(root, "seed")) &&
-	    (r = number(&p, v, "seed", 0, 4294967295UL, &seed)) != PV_OK)
+	    (r = whole(&p, v, "seed", 0, 4294967295UL, &seed)) != PV_OK)
 		goto out;
 	p.fs->seed = mix((uint64_t)seed);
 	if ((v = pv_tree_get(root, "content"))) {
-		if ((r = scalar(&p, v, "content", "shared or unique")) != PV_OK)
+		if ((r = pv_schema_enum_at(&p.sc, v, "content", contents,
+					   "shared (the same bytes for every user) or unique "
+					   "(different bytes per user)",
+					   &content)) != PV_OK)
 			goto out;
-		if (strcmp(v->text, "shared") == 0)
-			p.fs->content = PV_CONTENT_SHARED;
-		else if (strcmp(v->text, "unique") == 0)
-			p.fs->content = PV_CONTENT_UNIQUE;
-		else {
-			r = bad(&p, v,
-				"'content' is '%.64s'; expected shared (the same bytes for every "
-				"user) or unique (different bytes per user)",
-				v->text);
-			goto out;
-		}
+		p.fs->content = (enum pv_fileset_content)content;
 	}
 	parts = pv_tree_get(root, "parts");
 	if (!parts || parts->kind != PV_NODE_MAPPING) {
-		r = bad(&p, parts ? parts : root,
-			"%s; expected a mapping with static, new and/or "
-			"volatile",
-			parts ? "'parts' is not a mapping" : "no 'parts'");
+		r = pv_schema_fail(&p.sc, parts ? parts : root,
+				   "%s; expected a mapping with static, new and/or "
+				   "volatile",
+				   parts ? "'parts' is not a mapping" : "no 'parts'");
 		goto out;
 	}
-	if ((r = keys_only(&p, parts, "parts", part_keys, "static, new or volatile")) != PV_OK)
+	if ((r = pv_schema_keys(&p.sc, parts, "parts", part_keys, "static, new or volatile")) !=
+	    PV_OK)
 		goto out;
 	for (int i = 0; i < PV_PART_COUNT; i++) {
 		if (!(v = pv_tree_get(parts, part_names[i])))
@@ -531,7 +497,8 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 			goto out;
 	}
 	if (!any) {
-		r = bad(&p, parts, "'parts' is empty; expected static, new and/or volatile");
+		r = pv_schema_fail(&p.sc, parts,
+				   "'parts' is empty; expected static, new and/or volatile");
 		goto out;
 	}
 	if ((r = build(&p)) != PV_OK)

@@ -3,8 +3,8 @@
  * and the seed of its content, and the content itself as a function of (seed, offset).
  *
  * Pure logic: no I/O besides reading the description file in pv_fileset_load(). The YAML is
- * read through the playbook parser's node tree (playbooks/tree.h), so libyaml stays in
- * playbooks/ and errors carry file:line:column the same way.
+ * read through the playbook parser's node tree (playbooks/tree.h) and typed getters
+ * (playbooks/schema.h), so libyaml stays in playbooks/ and errors read as the playbook's.
  *
  * The plan is the same for every user (names and sizes depend on the fileset's seed only);
  * with content 'unique' the bytes also depend on the user's name, with 'shared' they do not.

@@ -4,6 +4,8 @@
 #ifndef PV_PLAYBOOKS_INVENTORY_INTERNAL_H
 #define PV_PLAYBOOKS_INVENTORY_INTERNAL_H
 
+#include "playbooks/schema.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -46,6 +48,7 @@ struct inv {
 	struct igroup *g;
 	size_t hcap, gcap; /* entries allocated in h and g */
 	size_t all;
+	struct pv_schema sc; /* YAML: the file, for the playbook's messages (schema.h) */
 };
 
 /* inventory.c: the model. Each failure is recorded and returned (PV_ECONFIG naming the file,

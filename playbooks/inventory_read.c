@@ -5,6 +5,7 @@
 #include "playbooks/inventory.h"
 
 #include "playbooks/inventory_internal.h"
+#include "playbooks/schema.h"
 #include "playbooks/tree.h"
 #include "util/err.h"
 #include "util/strset.h"
@@ -444,16 +445,7 @@ int inv_parse_ini(struct inv *v, const char *text, size_t len)
 	return PV_OK;
 }
 
-/* ---- YAML -------------------------------------------------------------------------------- */
-
-static int y_fail(struct inv *v, const struct pv_node *n, const char *fmt, const char *a,
-		  const char *b)
-{
-	char msg[512];
-
-	snprintf(msg, sizeof(msg), fmt, a, b);
-	return inv_fail(v, n->line, n->col, "%s", msg);
-}
+/* ---- YAML: through the playbook's getters (schema.h), so refusals read as the playbook's --- */
 
 static int y_group(struct inv *v, size_t gi, const struct pv_node *body, int depth);
 
@@ -465,8 +457,9 @@ static int y_vars(struct inv *v, struct vals *x, const struct pv_node *m)
 	if (m->kind != PV_NODE_MAPPING) {
 		if (m->kind == PV_NODE_SCALAR && pv_tree_is_null(m))
 			return PV_OK;
-		return y_fail(v, m, "variables are %s%s; expected a mapping of NAME: VALUE",
-			      m->kind == PV_NODE_SEQUENCE ? "a sequence" : "a string", "");
+		return pv_schema_fail(&v->sc, m,
+				      "variables are %s; expected a mapping of NAME: VALUE",
+				      pv_schema_kind(m));
 	}
 	for (size_t i = 0; i < m->n; i++) {
 		const struct pv_node *val = m->items[i];
@@ -474,9 +467,9 @@ static int y_vars(struct inv *v, struct vals *x, const struct pv_node *m)
 		if (!inv_kept_var(m->keys[i]->text))
 			continue;
 		if (val->kind != PV_NODE_SCALAR || pv_tree_is_null(val))
-			return y_fail(v, val,
-				      "'%s' has no plain value%s; expected a string or number",
-				      m->keys[i]->text, "");
+			return pv_schema_fail(
+				&v->sc, val, "'%s' has no plain value; expected a string or number",
+				m->keys[i]->text);
 		if ((r = inv_set_val(x, m->keys[i]->text, val->text, val->line, val->col)))
 			return r;
 	}
@@ -492,9 +485,8 @@ static int y_hosts(struct inv *v, size_t gi, const struct pv_node *m)
 	if (m->kind == PV_NODE_SCALAR && pv_tree_is_null(m))
 		return PV_OK;
 	if (m->kind != PV_NODE_MAPPING)
-		return y_fail(v, m,
-			      "'hosts' is not a mapping%s%s; expected HOST: {VARIABLES} lines", "",
-			      "");
+		return pv_schema_fail(&v->sc, m, "'hosts' is %s; expected HOST: {VARIABLES} lines",
+				      pv_schema_kind(m));
 	for (size_t i = 0; i < m->n && r == PV_OK; i++) {
 		struct host_line hl = {
 			.group = gi, .line = m->keys[i]->line, .col = m->keys[i]->col};
@@ -530,14 +522,14 @@ static int y_children(struct inv *v, size_t gi, const struct pv_node *m, int dep
 	if (m->kind == PV_NODE_SCALAR && pv_tree_is_null(m))
 		return PV_OK;
 	if (m->kind != PV_NODE_MAPPING)
-		return y_fail(v, m, "'children' is not a mapping%s%s; expected GROUP: {hosts: ...}",
-			      "", "");
+		return pv_schema_fail(&v->sc, m, "'children' is %s; expected GROUP: {hosts: ...}",
+				      pv_schema_kind(m));
 	for (size_t i = 0; i < m->n; i++) {
 		if ((r = inv_group_of(v, m->keys[i]->text, m->keys[i]->line, m->keys[i]->col,
 				      &kid)))
 			return r;
 		if (kid == v->all)
-			return y_fail(v, m->keys[i], "'all' cannot be a child group%s%s", "", "");
+			return pv_schema_fail(&v->sc, m->keys[i], "'all' cannot be a child group");
 		if ((r = inv_child_of(v, gi, kid)) != PV_OK ||
 		    (r = y_group(v, kid, m->items[i], depth + 1)) != PV_OK)
 			return r;
@@ -547,15 +539,17 @@ static int y_children(struct inv *v, size_t gi, const struct pv_node *m, int dep
 
 static int y_group(struct inv *v, size_t gi, const struct pv_node *body, int depth)
 {
-	static const char *const keys[] = {"hosts", "vars", "children"};
+	static const char *const keys[] = {"hosts", "vars", "children", NULL};
+	char in[320];
 	int r;
 
 	if (body->kind == PV_NODE_SCALAR && pv_tree_is_null(body))
 		return PV_OK;
 	if (body->kind != PV_NODE_MAPPING)
-		return y_fail(v, body,
-			      "group '%s' is not a mapping%s; expected hosts:, vars: or children:",
-			      pv_strset_at(v->gt, gi), "");
+		return pv_schema_fail(&v->sc, body,
+				      "group '%s' is %s; expected a mapping of hosts:, vars: or "
+				      "children:",
+				      pv_strset_at(v->gt, gi), pv_schema_kind(body));
 	for (size_t i = 0; i < body->n; i++) {
 		const struct pv_node *k = body->keys[i], *val = body->items[i];
 
@@ -565,11 +559,10 @@ static int y_group(struct inv *v, size_t gi, const struct pv_node *body, int dep
 			r = y_vars(v, &v->g[gi].vals, val);
 		else if (!strcmp(k->text, keys[2]))
 			r = y_children(v, gi, val, depth);
-		else
-			r = y_fail(
-				v, k,
-				"unknown key '%s' in group '%s'; expected hosts, vars or children",
-				k->text, pv_strset_at(v->gt, gi));
+		else {
+			snprintf(in, sizeof(in), "in group '%.256s'", pv_strset_at(v->gt, gi));
+			r = pv_schema_unknown(&v->sc, k, in, keys);
+		}
 		if (r != PV_OK)
 			return r;
 	}
@@ -578,27 +571,28 @@ static int y_group(struct inv *v, size_t gi, const struct pv_node *body, int dep
 
 int inv_parse_yaml(struct inv *v, const char *text, size_t len)
 {
+	const struct pv_node *plugin;
 	struct pv_node *root = NULL;
 	size_t gi;
 	int r;
 
+	v->sc = (struct pv_schema){.name = v->file, .doc = "the inventory"};
 	if ((r = pv_tree_parse(v->file, text, len, &root)) != PV_OK)
 		return r;
 	if (root->kind != PV_NODE_MAPPING) {
-		r = y_fail(v, root,
-			   "the inventory is not a mapping%s%s; expected groups such as "
-			   "'all: {children: ...}'",
-			   "", "");
+		r = pv_schema_fail(&v->sc, root,
+				   "the inventory is not a mapping; expected groups such as "
+				   "'all: {children: ...}'");
 		goto out;
 	}
-	if (pv_tree_get(root, "plugin")) {
-		r = y_fail(v, pv_tree_get(root, "plugin"),
-			   "names an inventory plugin ('%s'): a dynamic inventory%s; provision "
-			   "reads static inventories only: save its hosts with 'ansible-inventory "
-			   "-i FILE --list -y > clients.yml' and name that file",
-			   pv_tree_get(root, "plugin")->text ? pv_tree_get(root, "plugin")->text
-							     : "",
-			   "");
+	if ((plugin = pv_tree_get(root, "plugin"))) {
+		r = pv_schema_fail(
+			&v->sc, plugin,
+			"names an inventory plugin ('%.64s'): a dynamic inventory; "
+			"provision reads static inventories only: save its hosts with "
+			"'ansible-inventory -i FILE --list -y > clients.yml' and name that "
+			"file",
+			plugin->text ? plugin->text : "");
 		goto out;
 	}
 	for (size_t i = 0; i < root->n && r == PV_OK; i++) {

@@ -196,15 +196,25 @@ START_TEST(errors)
 		"t.yaml:2:1: unknown key 'bogus'");
 	refused("name: x\n", "no 'parts'");
 	refused("parts: {}\n", "'parts' is empty");
-	refused("parts:\n  stale: {files: 1}\n", "t.yaml:2:3: unknown key 'stale' in parts");
+	refused("parts:\n  stale: {files: 1}\n", "t.yaml:2:3: unknown key 'stale' in 'parts'");
 	refused("parts:\n  static: {files: 3}\n", "has files but no 'sizes'");
 	refused("parts:\n  static: {files: x, sizes: [{size: 1}]}\n",
 		"t.yaml:2:19: 'parts.static.files' "
-		"is 'x', not a number");
+		"is 'x', not an integer; expected an integer from 0 to 1000000");
 	refused("parts:\n  static: {files: 1, sizes: [{size: 3 parsecs}]}\n", "not a size");
 	refused("parts:\n  static: {files: 1, sizes: [{size: [9, 3]}]}\n", "down to");
 	refused("parts:\n  static: {files: 1, sizes: [{size: [1, 2, 3]}]}\n", "has 3 values");
-	refused("parts:\n  static: {files: 1, sizes: [{size: 1, weight: 0}]}\n", "out of range");
+	refused("parts:\n  static: {files: 1, sizes: [{size: 1, weight: 0}]}\n",
+		"'parts.static.sizes.0.weight' is 0, out of range");
+	/* the playbook's getters: suggestions, the item's path, "" refused */
+	refused("parts:\n  statik: {files: 1}\n",
+		"unknown key 'statik' in 'parts' (did you mean 'static'?)");
+	refused("content: uniqe\nparts: {new: }\n",
+		"'content' is 'uniqe' (did you mean 'unique'?); expected shared (the same bytes");
+	refused("parts:\n  static: {files: 1, sizes: [{size: 1}, {size: [1, x]}]}\n",
+		"'parts.static.sizes.1.size.1' is 'x', not a size");
+	refused("parts:\n  static: {files: 1, sizes: [{size: 1}], extensions: ['']}\n",
+		"'parts.static.extensions' is empty");
 	refused("parts:\n  static: {folders: [0]}\n", "out of range");
 	refused("parts:\n  static: {folders: 3}\n", "is not a list");
 	refused("parts:\n  static: {folders: [1,1,1,1,1,1,1,1,1]}\n", "at most 8");
@@ -215,7 +225,8 @@ START_TEST(errors)
 	refused("content: dedup\nparts: {new: }\n", "t.yaml:1:10: 'content' is 'dedup'");
 	refused("parts: [static]\n", "'parts' is not a mapping");
 	refused("parts:\n  static: {files: 1\n", "YAML syntax error");
-	refused("seed: 1\nseed: 2\nparts: {new: }\n", "given twice");
+	refused("seed: 1\nseed: 2\nparts: {new: }\n",
+		"t.yaml:2:1: duplicate key 'seed' at top level (first at line 1)");
 }
 END_TEST
 

@@ -1468,7 +1468,11 @@ START_TEST(inventory_refusals)
 	inv_bad("i", "[a:children]\nb\n[b:children]\na\n", "a", "i:", "a child of itself");
 	inv_bad("i", "[a:children]\nall\n", NULL, "i:2: 'all' cannot be a child group", NULL);
 	inv_bad("i.yml", "all:\n  hostz: {h1: }\n", NULL, "i.yml:2:3: unknown key 'hostz'",
-		"expected hosts, vars or children");
+		"in group 'all' (did you mean 'hosts'?); expected one of: hosts, vars, children");
+	inv_bad("i.yml", "all:\n  hosts: [h1]\n", NULL,
+		"i.yml:2:10: 'hosts' is a sequence; expected HOST: {VARIABLES}", NULL);
+	inv_bad("i.yml", "all:\n  children: web\n", NULL,
+		"i.yml:2:13: 'children' is a string; expected GROUP:", NULL);
 	inv_bad("i.yml", "- h1\n", NULL, "i.yml:1:1: the inventory is not a mapping", NULL);
 	inv_bad("i.yml", "all: {hosts: {h1: {ansible_host: [a, b]}}}\n", NULL,
 		"i.yml:1:34: 'ansible_host' has no plain value", NULL);
