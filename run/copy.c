@@ -387,6 +387,8 @@ static int agent(const struct pv_env *env, struct hosts *h, const char *bin, str
 	if (j->planned)
 		pv_progress_end(&S.prog);
 	pv_remote_reason(err.len ? err.data : "", j->err, sizeof(j->err));
+	if (!strncmp(j->err, "provision: error: ", 18)) /* the agent's own words, its prefix off */
+		memmove(j->err, j->err + 18, strlen(j->err + 18) + 1);
 	if (pv_env_stopped(env))
 		r = pv_error(PV_ESTOPPED, "copy on '%s': stopped (%lu of %lu files sent)",
 			     j->client, j->nticks ? j->ticks[j->nticks - 1].files : 0,
@@ -418,6 +420,7 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 	int r, r2;
 
 	memset(j, 0, sizeof(*j));
+	why[0] = '\0';
 	if (!pb->has_server || pb->nclients == 0)
 		return pv_error(PV_ECONFIG, "copy needs the playbook's server and a client");
 	if (!pb->has_controller || !pb->controller.results)
@@ -535,6 +538,9 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 		if (j->profiled && pv_samba_counters_read(h.srv, &before) != PV_OK)
 			j->profiled = false;
 		r = agent(env, &h, bin, j);
+		if (r !=
+		    PV_OK) /* reading the counters below must not replace the failure's words */
+			snprintf(why, sizeof(why), "%s", pv_errmsg());
 		if (j->profiled && pv_samba_counters_read(h.srv, &after) == PV_OK)
 			pv_samba_counters_diff(&before, &after, &j->counters);
 		pv_samba_counters_release(&before);
@@ -542,7 +548,8 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 	}
 out:
 	/* what the clean-up below records must not replace the failure's words */
-	snprintf(why, sizeof(why), "%s", r != PV_OK ? pv_errmsg() : "");
+	if (r != PV_OK && !why[0])
+		snprintf(why, sizeof(why), "%s", pv_errmsg());
 	if (h.srv)
 		put_back(&h, j);
 	if (h.watch) {

@@ -14,7 +14,9 @@
 #     with it;
 #  5. srv's smbd held by a CPU quota (lab.sh srv-limit 30): the verdict names the quota and
 #     the smbd;
-#  6. Ctrl-C in the middle of a copy: exit 15, and Samba's profiling level is off again.
+#  6. Ctrl-C in the middle of a copy: exit 15, and Samba's profiling level is off again;
+#  7. a target the user may not write (a folder at the share's root): exit 8, the server's
+#     refusal in the error (the agent's words, not only the status's), the profiling put back.
 . "$(dirname "$0")/lib.sh"
 
 P=(-p "$PLAYBOOK" --set lab=pvcopy --set "users.name_template=pc-{client}-u{n}"
@@ -162,5 +164,13 @@ expect_rc 15 "copy stopped with Ctrl-C"
 n=$(on srv find "$DST" -type f | wc -l)
 ((n > 0 && n < 5000)) || fail "the stop did not land in the middle of the copy ($n files on srv)"
 [[ $(level) == "Profiling off on pid" ]] || fail "after Ctrl-C Samba's profiling is not off: $(level)"
+
+# 7. a target the user may not write: the server's refusal named
+pv "${P[@]}" copy --from "$SRC" --to not-yours --id pc-7
+expect_rc 8 "copy to a folder the user may not make"
+expect_err "copy on 'cli1': SMB making folder //[^ ]+/fsroot1/not-yours as $USER1: NT_STATUS_ACCESS_DENIED" \
+	"the refusal in the error"
+on srv test ! -e "$SP/fsroot1/not-yours" || fail "the refused folder is on srv"
+[[ $(level) == "Profiling off on pid" ]] || fail "after a refused copy Samba's profiling is not off: $(level)"
 
 finish
