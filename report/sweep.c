@@ -14,8 +14,8 @@ void pv_report_sweep_page(struct pv_buf *b, const char *title, const char *chart
 	pv_buf_addstr(b, "</h1>\n");
 	pv_plot_bars(b, "sweep", chart, unit, labels, v, lo, hi, filled, n);
 	pv_buf_addstr(b, "<p>Bars: the median of each condition's repeats; whiskers: the 95% "
-			 "interval of their mean. A filled bar is beyond the noise against the "
-			 "baseline.</p>\n<pre>");
+			 "interval of their mean. The grey bar is the baseline; a blue-filled bar "
+			 "is beyond the noise against it, a white one is not.</p>\n<pre>");
 	pv_escape_xmln(b, text, len);
 	pv_buf_addstr(b, "</pre>\n");
 	pv_report_end(b);
