@@ -3,9 +3,9 @@
 #include "provision/provision.h"
 #include "report/report.h"
 
+#include "env/target.h"
 #include "json/json.h"
 #include "load/answer.h"
-#include "phases/target.h"
 #include "results/results.h"
 #include "run/run.h"
 #include "run/sink.h"
@@ -308,7 +308,8 @@ static void repeats_folder(struct pv_ctx *ctx, struct repeats *R)
 	for (size_t i = 0; i < R->n; i++)
 		pv_buf_addf(&t, "%s\n", R->runs[i].r.id);
 	if (pv_buf_failed(&t) || !t.len ||
-	    (pb->controller.host.name && pv_host_connect(&pb->controller.host, &ctl) != PV_OK) ||
+	    (pb->controller.host.name &&
+	     pv_env_host_connect(&pb->controller.host, &ctl) != PV_OK) ||
 	    pv_sink_open(&k, ctl, pb->controller.results, R->id, true, name) != PV_OK ||
 	    pv_sink_write(&k, "", "repeats.txt", t.data, t.len, false) != PV_OK)
 		snprintf(R->note, sizeof(R->note), "no folder naming them: %s", pv_errmsg());

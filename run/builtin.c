@@ -15,6 +15,7 @@
 #include "load/line.h"
 #include "load/proto.h"
 #include "load/report.h"
+#include "playbooks/roster.h"
 #include "remote/quote.h"
 #include "run/install.h"
 #include "util/err.h"
@@ -758,16 +759,17 @@ static void plan(struct run *R)
 	const struct pv_playbook *pb = R->pb;
 
 	for (size_t i = 0; i < pb->nclients; i++)
-		pv_plan_add(&R->res->plan,
-			    "copy provision to %s:/var/tmp/provision-<its digest>/provision unless "
-			    "that build is there",
-			    pb->clients[i].name);
+		pv_env_plan_add(
+			&R->res->plan,
+			"copy provision to %s:/var/tmp/provision-<its digest>/provision unless "
+			"that build is there",
+			pb->clients[i].name);
 	for (size_t i = 0; i < pb->nclients; i++)
-		pv_plan_add(&R->res->plan,
-			    "run provision load on %s for the whole run (its users %s between "
-			    "steps)",
-			    pb->clients[i].name,
-			    pb->load.keep_logged_on ? "stay logged on" : "logged off");
+		pv_env_plan_add(&R->res->plan,
+				"run provision load on %s for the whole run (its users %s between "
+				"steps)",
+				pb->clients[i].name,
+				pb->load.keep_logged_on ? "stay logged on" : "logged off");
 	for (size_t si = 0; si < R->ramp.n; si++)
 		for (size_t i = 0; i < pb->nclients; i++) {
 			unsigned n = pv_ramp_share(R->ramp.totals[si], pb->nclients, i);
@@ -775,17 +777,19 @@ static void plan(struct run *R)
 
 			pv_user_name(pb, &pb->clients[i], 1, first);
 			pv_user_name(pb, &pb->clients[i], n, last);
-			pv_plan_add(&R->res->plan,
-				    "step %zu/%zu on %s (%u users): %s..%s, each through its own "
-				    "alias, for %d + %d s",
-				    si + 1, R->ramp.n, pb->clients[i].name, n, first, last,
-				    pb->driver.warmup, pb->driver.duration);
+			pv_env_plan_add(
+				&R->res->plan,
+				"step %zu/%zu on %s (%u users): %s..%s, each through its own "
+				"alias, for %d + %d s",
+				si + 1, R->ramp.n, pb->clients[i].name, n, first, last,
+				pb->driver.warmup, pb->driver.duration);
 		}
 	if (pb->driver.refine)
-		pv_plan_add(&R->res->plan,
-			    "then steps between the last carried and the first over it, halving "
-			    "the gap until it is at most %u users (driver.refine)",
-			    pb->driver.refine);
+		pv_env_plan_add(
+			&R->res->plan,
+			"then steps between the last carried and the first over it, halving "
+			"the gap until it is at most %u users (driver.refine)",
+			pb->driver.refine);
 }
 
 const struct pv_run_driver pv_run_driver_builtin = {
