@@ -8,8 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int pv_env_secret(const struct pv_env *env, enum pv_env_cred which,
-		  const struct pv_secret **out)
+int pv_env_secret(const struct pv_env *env, enum pv_env_cred which, const struct pv_secret **out)
 {
 	if (!env->cred)
 		return pv_error(PV_EBUG, "no credentials provider");

@@ -38,8 +38,7 @@ void pv_env_cleanup(void);
 /* Whether the run was asked to stop. */
 bool pv_env_stopped(const struct pv_env *env);
 
-int pv_env_secret(const struct pv_env *env, enum pv_env_cred which,
-		  const struct pv_secret **out);
+int pv_env_secret(const struct pv_env *env, enum pv_env_cred which, const struct pv_secret **out);
 
 /* A dry run's plan: what would be done, one item each ("create OU 'OU=...'"). */
 struct pv_env_plan {

@@ -343,7 +343,7 @@ static int run_repeats(struct pv_ctx *ctx, struct pv_out *out, unsigned long n)
 		struct run_out *o = &R->runs[R->n++];
 		char id[96];
 		struct pv_run_opts opts = {id};
-		struct pv_res_run *run = NULL;
+		struct pv_results_run *run = NULL;
 
 		snprintf(id, sizeof(id), "%s-r%zu", R->id, i + 1);
 		R->users[i] = NAN;
@@ -354,9 +354,9 @@ static int run_repeats(struct pv_ctx *ctx, struct pv_out *out, unsigned long n)
 			break; /* one plan says it: the others are the same */
 		report(o);
 		if (r == PV_OK && !strcmp(o->r.controller, "local") &&
-		    pv_res_read(o->r.folder, &run) == PV_OK)
+		    pv_results_read(o->r.folder, &run) == PV_OK)
 			R->users[i] = run->answer_step >= 0 ? (double)run->answer_users : 0;
-		pv_res_free(run);
+		pv_results_free(run);
 	}
 	if (!ctx->env.dry_run && R->n)
 		repeats_folder(ctx, R);

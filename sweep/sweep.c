@@ -340,18 +340,18 @@ static int one_run(struct sweep *S, struct pv_sweep_job *jb)
 {
 	struct pv_run_opts ro = {jb->id};
 	struct pv_run_result *rr = calloc(1, sizeof(*rr));
-	struct pv_res_run *run = NULL;
+	struct pv_results_run *run = NULL;
 	int r;
 
 	if (!rr)
 		return pv_error(PV_EIO, "out of memory");
 	r = pv_run(S->env, &ro, rr);
-	if (r == PV_OK && (r = pv_res_read(rr->folder, &run)) == PV_OK) {
+	if (r == PV_OK && (r = pv_results_read(rr->folder, &run)) == PV_OK) {
 		jb->value = run->answer_step >= 0 ? (double)run->answer_users : 0;
 		jb->noise = NAN;
 		jb->cpu_per_file = NAN;
 	}
-	pv_res_free(run);
+	pv_results_free(run);
 	pv_run_release(rr);
 	free(rr);
 	return r;
