@@ -313,7 +313,7 @@ static int one_copy(struct sweep *S, struct pv_sweep_job *jb)
 					t[i] = cj->ticks[i].t;
 					c[i] = (double)cj->ticks[i].files;
 				}
-				pv_copy_rate(t, c, cj->nticks, &rate, &lo, &hi);
+				pv_results_copy_rate(t, c, cj->nticks, &rate, &lo, &hi);
 				if (isfinite(lo))
 					jb->noise = (hi - lo) / (2 * 1.96);
 			}

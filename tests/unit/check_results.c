@@ -1494,19 +1494,19 @@ START_TEST(copy_rate)
 	static const double t4[] = {0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5},
 			    c4[] = {0, 7, 13, 22, 30, 36, 45, 51, 60, 66, 75};
 
-	pv_copy_rate(t1, c1, 5, &rate, &lo, &hi);
+	pv_results_copy_rate(t1, c1, 5, &rate, &lo, &hi);
 	near(rate, 16, 1e-12);
 	near(lo, 16 - 3.182446 * 6.454972 / 2, 1e-5); /* 5.728699 */
 	near(hi, 16 + 3.182446 * 6.454972 / 2, 1e-5); /* 26.271301 */
-	pv_copy_rate(t2, c2, 7, &rate, &lo, &hi);
+	pv_results_copy_rate(t2, c2, 7, &rate, &lo, &hi);
 	near(rate, 90 / 5.5, 1e-12);
 	near(lo, 4.158495, 1e-5); /* 16.363636 - 3.182446 * 7.670289 / 2 */
 	near(hi, 28.568778, 1e-5);
-	pv_copy_rate(t3, c3, 4, &rate, &lo, &hi);
+	pv_results_copy_rate(t3, c3, 4, &rate, &lo, &hi);
 	near(rate, 25, 1e-12);
 	ck_assert(lo == 0);
 	near(hi, 25 + 4.302653 * 57.735027 / sqrt(3), 1e-4); /* 168.421758 */
-	pv_copy_rate(t4, c4, 11, &rate, &lo, &hi);
+	pv_results_copy_rate(t4, c4, 11, &rate, &lo, &hi);
 	near(rate, 75 / 5.5, 1e-12);
 	near(lo, 11.585119, 1e-5); /* 13.636364 -+ 2.262157 * 2.867442 / sqrt(10) */
 	near(hi, 15.687608, 1e-5);
@@ -1514,42 +1514,43 @@ START_TEST(copy_rate)
 	{
 		static const double t5[] = {1, 2, 3, 4}, c5[] = {50, 100, 150, 200};
 
-		pv_copy_rate(t5, c5, 4, &rate, &lo, &hi);
+		pv_results_copy_rate(t5, c5, 4, &rate, &lo, &hi);
 		ck_assert(rate == 50 && lo == 50 && hi == 50);
 	}
 	/* fewer than three intervals: the rate, NAN bounds */
-	pv_copy_rate(t1, c1, 3, &rate, &lo, &hi);
+	pv_results_copy_rate(t1, c1, 3, &rate, &lo, &hi);
 	near(rate, 15, 1e-12);
 	ck_assert(isnan(lo) && isnan(hi));
-	pv_copy_rate(t2, c2, 4, &rate, &lo, &hi); /* three intervals, one of them of no time */
+	pv_results_copy_rate(t2, c2, 4, &rate, &lo,
+			     &hi); /* three intervals, one of them of no time */
 	near(rate, 17.5, 1e-12);
 	ck_assert(isnan(lo) && isnan(hi));
-	pv_copy_rate(t2, c2, 5, &rate, &lo, &hi); /* and one back in time: still two */
+	pv_results_copy_rate(t2, c2, 5, &rate, &lo, &hi); /* and one back in time: still two */
 	ck_assert(isfinite(rate) && isnan(lo) && isnan(hi));
-	pv_copy_rate(t2, c2, 6, &rate, &lo, &hi); /* three at last */
+	pv_results_copy_rate(t2, c2, 6, &rate, &lo, &hi); /* three at last */
 	ck_assert(isfinite(lo) && isfinite(hi));
-	pv_copy_rate(t1, c1, 1, &rate, &lo, &hi);
+	pv_results_copy_rate(t1, c1, 1, &rate, &lo, &hi);
 	ck_assert(rate == 10 && isnan(lo) && isnan(hi));
 	/* no tick, or a last tick at 0 or before: nothing */
-	pv_copy_rate(t1, c1, 0, &rate, &lo, &hi);
+	pv_results_copy_rate(t1, c1, 0, &rate, &lo, &hi);
 	ck_assert(isnan(rate) && isnan(lo) && isnan(hi));
 	{
 		static const double t6[] = {0, 0}, c6[] = {5, 9}, t7[] = {1, -1}, t8[] = {1, NAN};
 
-		pv_copy_rate(t6, c6, 2, &rate, &lo, &hi);
+		pv_results_copy_rate(t6, c6, 2, &rate, &lo, &hi);
 		ck_assert(isnan(rate) && isnan(lo) && isnan(hi));
-		pv_copy_rate(t7, c6, 2, &rate, &lo, &hi);
+		pv_results_copy_rate(t7, c6, 2, &rate, &lo, &hi);
 		ck_assert(isnan(rate) && isnan(lo) && isnan(hi));
-		pv_copy_rate(t8, c6, 2, &rate, &lo, &hi);
+		pv_results_copy_rate(t8, c6, 2, &rate, &lo, &hi);
 		ck_assert(isnan(rate) && isnan(lo) && isnan(hi));
 	}
 }
 END_TEST
 
 /* A copy where nothing is at its limit; each test moves one fact to its threshold. */
-static struct pv_copy_facts copy_facts(void)
+static struct pv_results_copy_facts copy_facts(void)
 {
-	struct pv_copy_facts f;
+	struct pv_results_copy_facts f;
 
 	memset(&f, 0, sizeof(f));
 	f.files = 5000;
@@ -1568,10 +1569,11 @@ static struct pv_copy_facts copy_facts(void)
 	return f;
 }
 
-static enum pv_copy_bound judge(const struct pv_copy_facts *f, char *text, size_t len)
+static enum pv_results_copy_bound judge(const struct pv_results_copy_facts *f, char *text,
+					size_t len)
 {
 	memset(text, 'x', len);
-	return pv_copy_judge(f, text, len);
+	return pv_results_copy_judge(f, text, len);
 }
 
 #define has(text, s) ck_assert_msg(strstr(text, s), "'%s' lacks '%s'", text, s)
@@ -1580,18 +1582,18 @@ static enum pv_copy_bound judge(const struct pv_copy_facts *f, char *text, size_
  * fix), and which verdict wins when several facts are at their limits. */
 START_TEST(copy_judge)
 {
-	struct pv_copy_facts f = copy_facts(), g;
+	struct pv_results_copy_facts f = copy_facts(), g;
 	char text[1024];
 
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_QUOTA], "quota");
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_CORE], "smbd core");
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_CPUS], "server cpus");
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_CLIENT], "client");
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_DISK], "disk");
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_UNKNOWN], "unknown");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_QUOTA], "quota");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_CORE], "smbd core");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_CPUS], "server cpus");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_CLIENT], "client");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_DISK], "disk");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_UNKNOWN], "unknown");
 
 	/* nothing at its limit, the smbd seen: unknown, with what was measured */
-	ck_assert_int_eq(judge(&f, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&f, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	has(text, "Nothing measured was at its limit");
 	has(text, "Nothing measured was at its limit (the busiest smbd thread: 30% of a core; the "
 		  "client's busiest thread: 50% of a core; the server's CPUs: 45% busy, 5% "
@@ -1600,7 +1602,7 @@ START_TEST(copy_judge)
 	/* no smbd seen: unknown, said so */
 	g = f;
 	g.smbd_known = false;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	has(text, "The data cannot tell what bounds this copy");
 	has(text, "smbd processes were not seen");
 	has(text, "the client's busiest thread: 50% of a core.");
@@ -1610,27 +1612,27 @@ START_TEST(copy_judge)
 	g.smbd_quota = 20;
 	g.smbd_cpu = 17;
 	g.smbd_top = 15;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_QUOTA);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_QUOTA);
 	has(text, "A CPU quota is the limit: smbd 18743 (it serves the copy's connection) used 17% "
 		  "of a core, and the cgroup that holds it may use 20%");
 	has(text, "Raise or remove the quota");
 	g.smbd_cpu = 16.9;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.smbd_cpu = 17;
 	g.smbd_ours = false;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_QUOTA);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_QUOTA);
 	has(text, "smbd 18743 used 17% of a core");
 	g.smbd_quota = -1; /* no quota: 17% of a core is nothing */
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.smbd_quota = 20;
 	g.smbd_known = false; /* a quota of an smbd not seen: not a verdict */
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 
 	/* one smbd thread at 85% of a core */
 	g = f;
 	g.smbd_top = 85;
 	g.smbd_cpu = 97;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CORE);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CORE);
 	has(text, "One core of the server is the limit: smbd 18743 (it serves the copy's "
 		  "connection) ran its busiest thread at 85% of a core (3 threads, 97% in all)");
 	has(text, "More connections (--connections N, robocopy cannot) or more clients spread it "
@@ -1638,52 +1640,52 @@ START_TEST(copy_judge)
 	ck_assert_ptr_null(strstr(text, "already had several"));
 	g.connections = 4;
 	g.smbd_threads = 1;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CORE);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CORE);
 	has(text, "(1 thread, 97% in all)");
 	has(text, "; this copy already had several, and the busiest still was at its core.");
 	g.smbd_top = 84.9;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.smbd_top = 100;
 	g.smbd_known = false;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 
 	/* the server's CPUs at 90% */
 	g = f;
 	g.server_cpu = 90;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CPUS);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CPUS);
 	has(text, "The server's CPUs are the limit: they were 90% busy over the copy, and no one "
 		  "smbd thread was at a full core (the busiest at 30%)");
 	g.server_cpu = 89.9;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.server_cpu = NAN; /* not watched */
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 
 	/* the client's thread at PV_LOAD_BOUND_CPU (90%) of a core: client-bound */
 	ck_assert(PV_LOAD_BOUND_CPU == 90);
 	g = f;
 	g.client_top = 90;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CLIENT);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CLIENT);
 	has(text, "The client is the limit (client-bound): the copy's busiest thread there ran at "
 		  "90% of a core");
 	has(text, "Copy from more clients, or with fewer requests in flight per connection and "
 		  "more connections.");
 	g.client_top = 89.9;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.client_top = 99;
 	g.smbd_known = false; /* the client's own measure needs no smbd */
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CLIENT);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CLIENT);
 
 	/* the disk: I/O wait at 20% */
 	g = f;
 	g.server_iowait = 20;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_DISK);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_DISK);
 	has(text,
 	    "The server's disk is the limit: its CPUs waited for I/O 20% of the time while no "
 	    "smbd thread was at a full core (the busiest at 30%).");
 	g.server_iowait = 19.9;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.server_iowait = NAN;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 
 	/* precedence: quota, core, server CPUs, client, disk; each one off in turn */
 	g = f;
@@ -1693,56 +1695,56 @@ START_TEST(copy_judge)
 	g.server_cpu = 95;
 	g.client_top = 95;
 	g.server_iowait = 50;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_QUOTA);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_QUOTA);
 	g.smbd_quota = -1;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CORE);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CORE);
 	g.smbd_top = 50;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CPUS);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CPUS);
 	g.server_cpu = 50;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CLIENT);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CLIENT);
 	g.client_top = 50;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_DISK);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_DISK);
 	g.server_iowait = 5;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 
 	/* figures not measured (the server not watched, no smbd seen, the agent's CPU null) are
 	 * said so, never printed as "nan" */
 	g = f;
 	g.smbd_known = false;
 	g.server_cpu = 95;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CPUS);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CPUS);
 	has(text, "they were 95% busy over the copy (no smbd thread was measured). Other work");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g.server_cpu = 50;
 	g.server_iowait = 30;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_DISK);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_DISK);
 	has(text, "its CPUs waited for I/O 30% of the time (no smbd thread was measured).");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g.server_iowait = 5;
 	g.client_top = NAN;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	has(text, "the client's busiest thread: not measured.");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g = f;
 	g.client_top = NAN;
 	g.server_cpu = g.server_iowait = NAN;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	has(text, "(the busiest smbd thread: 30% of a core; the client's busiest thread: not "
 		  "measured; the server's CPUs: not measured)");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g.smbd_top = NAN;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	has(text, "(the busiest smbd thread: not measured;");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g.server_cpu = 95; /* an smbd seen, its threads not measured */
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CPUS);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CPUS);
 	has(text, "95% busy over the copy (no smbd thread was measured)");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 
 	/* the text ends inside a short buffer */
 	g = f;
 	g.server_cpu = 95;
-	ck_assert_int_eq(judge(&g, text, 16), PV_COPY_BOUND_CPUS);
+	ck_assert_int_eq(judge(&g, text, 16), PV_RESULTS_COPY_BOUND_CPUS);
 	ck_assert_str_eq(text, "The server's CP");
 }
 END_TEST
