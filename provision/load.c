@@ -154,7 +154,7 @@ static int setup(struct input *in, const char *l, size_t len)
 		in->stop = true;
 		return PV_OK;
 	}
-	return pv_loadproto_parse(&r->proto, l, len);
+	return pv_load_proto_parse(&r->proto, l, len);
 }
 
 static int open_files(size_t n);
@@ -320,7 +320,7 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 	}
 out:
 	pv_secret_free(pw);
-	pv_loadproto_release(&r.proto);
+	pv_load_proto_release(&r.proto);
 	pv_buf_release(&r.line, 0);
 	return rc;
 }

@@ -165,7 +165,7 @@ static int prepare(struct run *R)
 		const char *slash = strrchr(pb->server.fileset, '/');
 		struct stat st;
 
-		if ((r = pv_file_read(pb->server.fileset, "fileset", PV_LOADPROTO_FILESET_MAX,
+		if ((r = pv_file_read(pb->server.fileset, "fileset", PV_LOAD_PROTO_FILESET_MAX,
 				      &B->fileset, &B->fileset_len, &st)) != PV_OK) {
 			free(in);
 			return r;
@@ -247,28 +247,28 @@ static int step_input(struct run *R, struct session *s, unsigned users, bool fre
 	if (fresh) {
 		pv_buf_add(in, R->password->data, R->password->len);
 		pv_buf_addstr(in, "\n");
-		if ((r = pv_loadproto_config(&B->cfg, in)) != PV_OK)
+		if ((r = pv_load_proto_config(&B->cfg, in)) != PV_OK)
 			return r;
 		if (B->cfg.auth == PV_LOAD_KERBEROS &&
-		    (r = pv_loadproto_kerberos(pb->domain.realm,
-					       pb->domain.dc_address ? pb->domain.dc_address
-								     : pb->domain.dc_name,
-					       pb->domain.dns_domain, in)) != PV_OK)
+		    (r = pv_load_proto_kerberos(pb->domain.realm,
+						pb->domain.dc_address ? pb->domain.dc_address
+								      : pb->domain.dc_name,
+						pb->domain.dns_domain, in)) != PV_OK)
 			return r;
-		if (B->fileset_len && (r = pv_loadproto_fileset(B->fileset_name, B->fileset,
-								B->fileset_len, in)) != PV_OK)
+		if (B->fileset_len && (r = pv_load_proto_fileset(B->fileset_name, B->fileset,
+								 B->fileset_len, in)) != PV_OK)
 			return r;
 	}
 	for (unsigned n = s->sent + 1; n <= users; n++) {
 		struct pv_roster_user u; /* where `server` built its tree */
 
 		if ((r = pv_roster_user(pb, s->ci, n, &u)) != PV_OK ||
-		    (r = pv_loadproto_user(u.name, u.alias, u.share_name, n, in)) != PV_OK)
+		    (r = pv_load_proto_user(u.name, u.alias, u.share_name, n, in)) != PV_OK)
 			return r;
 	}
 	if (users > s->sent)
 		s->sent = users;
-	return pv_loadproto_start(users, in);
+	return pv_load_proto_start(users, in);
 }
 
 /* ---- what a client prints ---- */
