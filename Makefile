@@ -22,7 +22,7 @@ CFLAGS ?= -O2 -g
 SAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
-MODULES := util json playbooks hosts fileset krb ldap remote smb samba load results report phases run sweep
+MODULES := util json playbooks hosts fileset krb ldap remote smb samba env load results report phases run sweep
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC := $(wildcard provision/*.c)
 LIB_OBJ := $(patsubst %.c,build/obj/%.o,$(LIB_SRC))

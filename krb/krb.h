@@ -12,7 +12,7 @@
 #include "util/buf.h"
 #include "util/secret.h"
 
-/* The realm and its KDC: filled from the playbook in one place (phases/target.c). */
+/* The realm and its KDC: filled from the playbook in one place (env/target.c). */
 struct pv_krb_target {
 	const char *realm;	/* LAB.TEST */
 	const char *kdc;	/* the KDC's address (domain.dc_address); NULL: the system's own

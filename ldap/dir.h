@@ -27,7 +27,7 @@ enum pv_dir_transport {
 	PV_DIR_GSSAPI,	  /* ldap:// + SASL GSSAPI, sealed (SSF >= 56) */
 };
 
-/* The DC and how to bind to it: filled from the playbook in one place (phases/target.c). The
+/* The DC and how to bind to it: filled from the playbook in one place (env/target.c). The
  * strings must outlive every connection made with it (the connection keeps a copy of this). */
 struct pv_dir_target {
 	const char *dc_name;	/* as in the DC's certificate: dc.lab.test */

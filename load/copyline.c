@@ -20,7 +20,7 @@ const char *const pv_copy_class_names[PV_COPY_CLASSES] = {
 static void kv(struct pv_buf *out, const char *k, const char *v)
 {
 	pv_buf_addf(out, " %s=", k);
-	pv_loadproto_encode(out, v);
+	pv_load_proto_encode(out, v);
 }
 
 int pv_copy_config_put(const struct pv_copy_config *c, struct pv_buf *out)
@@ -38,7 +38,7 @@ int pv_copy_config_put(const struct pv_copy_config *c, struct pv_buf *out)
 	pv_buf_addstr(out, "\n");
 	if (c->fileset) {
 		pv_buf_addstr(out, "fileset ");
-		pv_loadproto_encode(out, c->fileset_name[0] ? c->fileset_name : "fileset");
+		pv_load_proto_encode(out, c->fileset_name[0] ? c->fileset_name : "fileset");
 		pv_buf_addf(out, " %zu\n", c->fileset_len);
 		pv_buf_add(out, c->fileset, c->fileset_len);
 	}
@@ -83,7 +83,7 @@ static int copy_line(struct pv_copy_config *c, const char *line, size_t len)
 			s++;
 		if (s == end)
 			break;
-		if (pv_loadproto_word(&s, end, w, sizeof(w)) < 0 || !(eq = strchr(w, '=')))
+		if (pv_load_proto_word(&s, end, w, sizeof(w)) < 0 || !(eq = strchr(w, '=')))
 			return bad("a word that is not KEY=VALUE", line, len);
 		*eq = '\0';
 		v = eq + 1;
@@ -148,8 +148,8 @@ int pv_copy_config_line(struct pv_copy_config *c, const char *line, size_t len, 
 
 		if (c->fileset)
 			return bad("a second fileset", line, len);
-		if (pv_loadproto_word(&s, end, c->fileset_name, sizeof(c->fileset_name)) < 0 ||
-		    pv_loadproto_word(&s, end, n, sizeof(n)) < 0 || s != end)
+		if (pv_load_proto_word(&s, end, c->fileset_name, sizeof(c->fileset_name)) < 0 ||
+		    pv_load_proto_word(&s, end, n, sizeof(n)) < 0 || s != end)
 			return bad("not 'fileset NAME LENGTH'", line, len);
 		v = strtoull(n, &e, 10);
 		if (*e || n[0] == '-' || v == 0 || v > PV_COPY_FILESET_MAX)
@@ -191,7 +191,7 @@ void pv_copy_config_release(struct pv_copy_config *c)
 int pv_copy_line_conn(unsigned n, int port, const char *desc, struct pv_buf *out)
 {
 	pv_buf_addf(out, "copy-conn %u %d ", n, port);
-	pv_loadproto_encode(out, desc && *desc ? desc : "-");
+	pv_load_proto_encode(out, desc && *desc ? desc : "-");
 	pv_buf_addstr(out, "\n");
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
@@ -396,9 +396,9 @@ int pv_copy_line_parse(const char *line, size_t len, struct pv_copy_line *l)
 		char n[16], p[16], *e1, *e2;
 		unsigned long nv, pv;
 
-		if (pv_loadproto_word(&s, end, n, sizeof(n)) < 0 ||
-		    pv_loadproto_word(&s, end, p, sizeof(p)) < 0 ||
-		    pv_loadproto_word(&s, end, l->desc, sizeof(l->desc)) < 0 || s != end)
+		if (pv_load_proto_word(&s, end, n, sizeof(n)) < 0 ||
+		    pv_load_proto_word(&s, end, p, sizeof(p)) < 0 ||
+		    pv_load_proto_word(&s, end, l->desc, sizeof(l->desc)) < 0 || s != end)
 			return malformed(line, len, "not 'copy-conn N PORT DESC'");
 		nv = strtoul(n, &e1, 10);
 		pv = strtoul(p, &e2, 10);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pv_loadproto_encode(struct pv_buf *out, const char *s)
+void pv_load_proto_encode(struct pv_buf *out, const char *s)
 {
 	static const char safe[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
@@ -21,7 +21,7 @@ void pv_loadproto_encode(struct pv_buf *out, const char *s)
 	}
 }
 
-int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out)
+int pv_load_proto_config(const struct pv_load_config *c, struct pv_buf *out)
 {
 	pv_buf_addf(out,
 		    "config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu auth=%s "
@@ -38,64 +38,64 @@ int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out)
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
-int pv_loadproto_kerberos(const char *realm, const char *kdc, const char *dns_domain,
-			  struct pv_buf *out)
+int pv_load_proto_kerberos(const char *realm, const char *kdc, const char *dns_domain,
+			   struct pv_buf *out)
 {
 	pv_buf_addstr(out, "kerberos ");
-	pv_loadproto_encode(out, realm);
+	pv_load_proto_encode(out, realm);
 	pv_buf_addstr(out, " ");
-	pv_loadproto_encode(out, kdc);
+	pv_load_proto_encode(out, kdc);
 	pv_buf_addstr(out, " ");
-	pv_loadproto_encode(out, dns_domain);
+	pv_load_proto_encode(out, dns_domain);
 	pv_buf_addstr(out, "\n");
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
-int pv_loadproto_user(const char *name, const char *alias, const char *share, unsigned number,
-		      struct pv_buf *out)
+int pv_load_proto_user(const char *name, const char *alias, const char *share, unsigned number,
+		       struct pv_buf *out)
 {
 	pv_buf_addstr(out, "user ");
-	pv_loadproto_encode(out, name);
+	pv_load_proto_encode(out, name);
 	pv_buf_addstr(out, " ");
-	pv_loadproto_encode(out, alias);
+	pv_load_proto_encode(out, alias);
 	pv_buf_addstr(out, " ");
-	pv_loadproto_encode(out, share);
+	pv_load_proto_encode(out, share);
 	pv_buf_addf(out, " %u\n", number);
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
-int pv_loadproto_start(size_t n, struct pv_buf *out)
+int pv_load_proto_start(size_t n, struct pv_buf *out)
 {
 	pv_buf_addf(out, "start %zu\n", n);
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
-int pv_loadproto_fileset(const char *name, const char *text, size_t len, struct pv_buf *out)
+int pv_load_proto_fileset(const char *name, const char *text, size_t len, struct pv_buf *out)
 {
-	if (!len || len > PV_LOADPROTO_FILESET_MAX || strlen(name) >= 64 || !name[0])
+	if (!len || len > PV_LOAD_PROTO_FILESET_MAX || strlen(name) >= 64 || !name[0])
 		return pv_error(PV_ECONFIG,
 				"fileset '%s': its description must be 1 byte to 1 MiB, its name 1 "
 				"to 63 bytes",
 				name);
 	if (memchr(text, '\0', len))
 		return pv_error(PV_ECONFIG, "fileset '%s': a NUL byte in its description", name);
-	for (size_t off = 0; off < len; off += PV_LOADPROTO_PIECE) {
-		size_t n = len - off < PV_LOADPROTO_PIECE ? len - off : PV_LOADPROTO_PIECE;
-		char piece[PV_LOADPROTO_PIECE + 1];
+	for (size_t off = 0; off < len; off += PV_LOAD_PROTO_PIECE) {
+		size_t n = len - off < PV_LOAD_PROTO_PIECE ? len - off : PV_LOAD_PROTO_PIECE;
+		char piece[PV_LOAD_PROTO_PIECE + 1];
 
 		memcpy(piece, text + off, n);
 		piece[n] = '\0';
 		pv_buf_addstr(out, "fileset ");
-		pv_loadproto_encode(out, name);
+		pv_load_proto_encode(out, name);
 		pv_buf_addstr(out, " ");
-		pv_loadproto_encode(out, piece);
+		pv_load_proto_encode(out, piece);
 		pv_buf_addstr(out, "\n");
 	}
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
 /* The next space-separated word of s (at most len bytes) into w, decoded. */
-int pv_loadproto_word(const char **s, const char *end, char *w, size_t wlen)
+int pv_load_proto_word(const char **s, const char *end, char *w, size_t wlen)
 {
 	size_t o = 0;
 
@@ -146,7 +146,7 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 	double v[PV_LOAD_KINDS];
 
 	pv_load_defaults(c);
-	while (s < end && pv_loadproto_word(&s, end, w, sizeof(w)) == 0) {
+	while (s < end && pv_load_proto_word(&s, end, w, sizeof(w)) == 0) {
 		char *eq = strchr(w, '='), *e;
 
 		if (!eq)
@@ -230,10 +230,10 @@ static int user(struct pv_loadproto *p, const char *s, const char *end)
 	struct pv_load_user *u;
 	unsigned long n;
 
-	if (pv_loadproto_word(&s, end, name, sizeof(name)) ||
-	    pv_loadproto_word(&s, end, alias, sizeof(alias)) ||
-	    pv_loadproto_word(&s, end, share, sizeof(share)) ||
-	    pv_loadproto_word(&s, end, num, sizeof(num)))
+	if (pv_load_proto_word(&s, end, name, sizeof(name)) ||
+	    pv_load_proto_word(&s, end, alias, sizeof(alias)) ||
+	    pv_load_proto_word(&s, end, share, sizeof(share)) ||
+	    pv_load_proto_word(&s, end, num, sizeof(num)))
 		return -1;
 	while (s < end && *s == ' ')
 		s++;
@@ -267,20 +267,20 @@ static int user(struct pv_loadproto *p, const char *s, const char *end)
 /* "fileset NAME PIECE": the piece joined to those before it */
 static int fileset(struct pv_loadproto *p, const char *s, const char *end)
 {
-	char name[64], piece[PV_LOADPROTO_PIECE + 1];
+	char name[64], piece[PV_LOAD_PROTO_PIECE + 1];
 	size_t n;
 	char *f;
 
-	if (pv_loadproto_word(&s, end, name, sizeof(name)) ||
-	    pv_loadproto_word(&s, end, piece, sizeof(piece)) || s != end)
+	if (pv_load_proto_word(&s, end, name, sizeof(name)) ||
+	    pv_load_proto_word(&s, end, piece, sizeof(piece)) || s != end)
 		return -1;
 	if (p->fileset_name[0] && strcmp(name, p->fileset_name))
 		return pv_error(PV_EUSAGE, "a second fileset ('%s' after '%s')", name,
 				p->fileset_name);
 	n = strlen(piece);
-	if (p->fileset_len + n > PV_LOADPROTO_FILESET_MAX)
+	if (p->fileset_len + n > PV_LOAD_PROTO_FILESET_MAX)
 		return pv_error(PV_EUSAGE, "fileset '%s': more than %u bytes", name,
-				PV_LOADPROTO_FILESET_MAX);
+				PV_LOAD_PROTO_FILESET_MAX);
 	if (!(f = realloc(p->fileset, p->fileset_len + n + 1)))
 		return -2;
 	memcpy(f + p->fileset_len, piece, n + 1);
@@ -303,7 +303,7 @@ static int start(struct pv_loadproto *p, const char *s, const char *end)
 	if (s == end) {
 		p->step = p->n;
 	} else {
-		if (*s != ' ' || pv_loadproto_word(&s, end, num, sizeof(num)) || s != end)
+		if (*s != ' ' || pv_load_proto_word(&s, end, num, sizeof(num)) || s != end)
 			return -1;
 		errno = 0;
 		n = strtoull(num, &e, 10);
@@ -317,25 +317,25 @@ static int start(struct pv_loadproto *p, const char *s, const char *end)
 	return PV_OK;
 }
 
-int pv_loadproto_control_line(enum pv_loadproto_ctl c, struct pv_buf *out)
+int pv_load_proto_control_line(enum pv_load_proto_ctl c, struct pv_buf *out)
 {
-	pv_buf_addstr(out, c == PV_LOADPROTO_GO ? "go\n" : "stop\n");
+	pv_buf_addstr(out, c == PV_LOAD_PROTO_GO ? "go\n" : "stop\n");
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
-int pv_loadproto_control(const char *line, size_t len, enum pv_loadproto_ctl *c)
+int pv_load_proto_control(const char *line, size_t len, enum pv_load_proto_ctl *c)
 {
 	if (len == 2 && !memcmp(line, "go", 2))
-		*c = PV_LOADPROTO_GO;
+		*c = PV_LOAD_PROTO_GO;
 	else if (len == 4 && !memcmp(line, "stop", 4))
-		*c = PV_LOADPROTO_STOP;
+		*c = PV_LOAD_PROTO_STOP;
 	else
 		return pv_error(PV_EUSAGE, "expected 'go' or 'stop' on stdin, not '%.*s'",
 				(int)(len < 40 ? len : 40), line);
 	return PV_OK;
 }
 
-int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
+int pv_load_proto_parse(struct pv_loadproto *p, const char *line, size_t len)
 {
 	const char *end = line + len;
 	int r;
@@ -353,10 +353,10 @@ int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
 	else if (len >= 9 && !strncmp(line, "kerberos ", 9) && !p->steps) {
 		const char *s = line + 9;
 
-		r = pv_loadproto_word(&s, end, p->realm, sizeof(p->realm)) ||
-				    pv_loadproto_word(&s, end, p->kdc, sizeof(p->kdc)) ||
-				    pv_loadproto_word(&s, end, p->dns_domain,
-						      sizeof(p->dns_domain)) ||
+		r = pv_load_proto_word(&s, end, p->realm, sizeof(p->realm)) ||
+				    pv_load_proto_word(&s, end, p->kdc, sizeof(p->kdc)) ||
+				    pv_load_proto_word(&s, end, p->dns_domain,
+						       sizeof(p->dns_domain)) ||
 				    s != end
 			    ? -1
 			    : 0;
@@ -378,7 +378,7 @@ int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len)
 	return PV_OK;
 }
 
-void pv_loadproto_release(struct pv_loadproto *p)
+void pv_load_proto_release(struct pv_loadproto *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		free((char *)p->users[i].name);

@@ -32,26 +32,26 @@
 /* A name percent-encoded onto out; the next space-separated word of [*s, end) decoded into w
  * (wlen bytes with its NUL; *s moves past it): 0, or -1 when there is none, it does not fit,
  * or it holds a bad or a NUL escape. The copy job's lines (load/copy.h) use them too. */
-void pv_loadproto_encode(struct pv_buf *out, const char *s);
-int pv_loadproto_word(const char **s, const char *end, char *w, size_t wlen);
+void pv_load_proto_encode(struct pv_buf *out, const char *s);
+int pv_load_proto_word(const char **s, const char *end, char *w, size_t wlen);
 
-int pv_loadproto_config(const struct pv_load_config *c, struct pv_buf *out);
-int pv_loadproto_kerberos(const char *realm, const char *kdc, const char *dns_domain,
-			  struct pv_buf *out);
-int pv_loadproto_user(const char *name, const char *alias, const char *share, unsigned number,
-		      struct pv_buf *out);
-int pv_loadproto_start(size_t n, struct pv_buf *out);
-/* The fileset's description (name, text of len bytes: 1 to PV_LOADPROTO_FILESET_MAX) as
- * "fileset NAME PIECE" lines of at most PV_LOADPROTO_PIECE bytes of it each, in order. */
-#define PV_LOADPROTO_FILESET_MAX (1u << 20)
-#define PV_LOADPROTO_PIECE	 1024
-int pv_loadproto_fileset(const char *name, const char *text, size_t len, struct pv_buf *out);
+int pv_load_proto_config(const struct pv_load_config *c, struct pv_buf *out);
+int pv_load_proto_kerberos(const char *realm, const char *kdc, const char *dns_domain,
+			   struct pv_buf *out);
+int pv_load_proto_user(const char *name, const char *alias, const char *share, unsigned number,
+		       struct pv_buf *out);
+int pv_load_proto_start(size_t n, struct pv_buf *out);
+/* The fileset's description (name, text of len bytes: 1 to PV_LOAD_PROTO_FILESET_MAX) as
+ * "fileset NAME PIECE" lines of at most PV_LOAD_PROTO_PIECE bytes of it each, in order. */
+#define PV_LOAD_PROTO_FILESET_MAX (1u << 20)
+#define PV_LOAD_PROTO_PIECE	  1024
+int pv_load_proto_fileset(const char *name, const char *text, size_t len, struct pv_buf *out);
 
 /* The lines of a step under way: "go" and "stop". */
-enum pv_loadproto_ctl { PV_LOADPROTO_GO = 1, PV_LOADPROTO_STOP };
-int pv_loadproto_control_line(enum pv_loadproto_ctl c, struct pv_buf *out);
+enum pv_load_proto_ctl { PV_LOAD_PROTO_GO = 1, PV_LOAD_PROTO_STOP };
+int pv_load_proto_control_line(enum pv_load_proto_ctl c, struct pv_buf *out);
 /* A line of a step under way (without its '\n') into *c: PV_OK, or PV_EUSAGE naming it. */
-int pv_loadproto_control(const char *line, size_t len, enum pv_loadproto_ctl *c);
+int pv_load_proto_control(const char *line, size_t len, enum pv_load_proto_ctl *c);
 
 /* What the lines said so far. */
 struct pv_loadproto {
@@ -71,8 +71,8 @@ struct pv_loadproto {
 /* One line between steps (without its '\n'): a setup line, "start", or "stop" (sets stop).
  * PV_OK; PV_EUSAGE naming the line's fault (a line while a step is pending, config, kerberos or
  * fileset after the first step, start before config and users, a fileset's pieces under two names
- * or past PV_LOADPROTO_FILESET_MAX). */
-int pv_loadproto_parse(struct pv_loadproto *p, const char *line, size_t len);
-void pv_loadproto_release(struct pv_loadproto *p);
+ * or past PV_LOAD_PROTO_FILESET_MAX). */
+int pv_load_proto_parse(struct pv_loadproto *p, const char *line, size_t len);
+void pv_load_proto_release(struct pv_loadproto *p);
 
 #endif

@@ -1,5 +1,5 @@
 /* phases/check.c: the preflight (see check.h). */
-#include "phases/target.h"
+#include "env/target.h"
 #include "krb/krb.h"
 #include "phases/check.h"
 #include "phases/needs.h"
@@ -172,7 +172,7 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 	char *nc = NULL, *cc = NULL;
 	int r;
 
-	pv_target_dir(d, &t);
+	pv_env_target_dir(d, &t);
 	r = pv_dir_rootdse(&t, &nc);
 	if (r != PV_OK)
 		failed(c, "ldap", d->dc_name, r);
@@ -242,7 +242,7 @@ static void check_other_dcs(struct checks *c, const struct pv_playbook *pb,
 
 		o.dc_name = d->other_dcs[i].name;
 		o.dc_address = d->other_dcs[i].address;
-		pv_target_dir(&o, &t);
+		pv_env_target_dir(&o, &t);
 		r = admin ? pv_dir_connect(&t, -1, admin, &dir) : PV_ECONFIG;
 		if (r == PV_OK)
 			add(c, "ldap", o.dc_name, "ok", PV_OK, "another DC: bound as %s (%s)",
@@ -301,7 +301,7 @@ static int probe_host(size_t i, void *arg)
 		}
 		cmd = script.data;
 	}
-	if ((r = pv_host_connect(h, &rem)) != PV_OK)
+	if ((r = pv_env_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	if (pr->kind != PROBE_CONNECT) {
 		if ((r = pv_remote_exec(rem, cmd, NULL, 0, &out, &err, &status, 0)) != PV_OK)
@@ -510,7 +510,7 @@ int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_res
 	    pb->inventory ? " (group " : "", pb->inventory ? pb->inventory_group : "",
 	    pb->inventory ? " of the inventory " : "", pb->inventory ? pb->inventory : "",
 	    pb->inventory ? ")" : "");
-	r = pv_env_secret(env, PV_CRED_ADMIN, &admin);
+	r = pv_env_secret(env, PV_ENV_CRED_ADMIN, &admin);
 	if (r != PV_OK) {
 		failed(c, "secret", "admin", r);
 		admin = NULL;
@@ -521,7 +521,7 @@ int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_res
 	/* the users' password only when reading it asks nobody anything */
 	if (pb->users.password.source == PV_SECRET_FILE ||
 	    pb->users.password.source == PV_SECRET_ENV) {
-		r = pv_env_secret(env, PV_CRED_USERS, &users);
+		r = pv_env_secret(env, PV_ENV_CRED_USERS, &users);
 		if (r != PV_OK)
 			failed(c, "secret", "users", r);
 		else

@@ -9,7 +9,7 @@
  * alias (hosts/script.h). Content that would not change is not written at all.
  * Windows clients (OpenSSH for Windows) are edited over SFTP with CRLF lines of at most 9
  * names; that path is written to the documented behaviour and not tested here. */
-#include "phases/target.h"
+#include "env/target.h"
 #include "phases/client.h"
 
 #include "hosts/hosts.h"
@@ -531,7 +531,7 @@ static int one_client(size_t i, void *arg)
 
 	pv_hosts_style_for(win, &st);
 	backup_path(run, h, file, j);
-	if ((r = pv_host_connect(h, &rem)) != PV_OK)
+	if ((r = pv_env_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	pv_log(PV_LOG_DEBUG, "%s: connected in %.0f ms", h->name, (pv_now() - t0) * 1000);
 	r = win ? pv_remote_read_file(rem, file, &old) : read_posix(run, h, rem, &old, &early);
@@ -652,12 +652,12 @@ int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
 		else
 			res->unchanged++;
 		if (run.dry && strcmp(j->state, "would write") == 0)
-			pv_plan_add(&res->plan,
-				    "write the block of lab '%s' on '%s' (%s + %zu aliases)",
-				    run.pb->lab, j->name, run.names[0], run.nnames - 1);
+			pv_env_plan_add(&res->plan,
+					"write the block of lab '%s' on '%s' (%s + %zu aliases)",
+					run.pb->lab, j->name, run.names[0], run.nnames - 1);
 		if (run.dry && strcmp(j->state, "would remove") == 0)
-			pv_plan_add(&res->plan, "remove the block of lab '%s' on '%s'", run.pb->lab,
-				    j->name);
+			pv_env_plan_add(&res->plan, "remove the block of lab '%s' on '%s'",
+					run.pb->lab, j->name);
 	}
 	r = outcome(&run, fr);
 out:
@@ -675,7 +675,7 @@ void pv_client_result_release(struct pv_client_result *res)
 {
 	free(res->hosts);
 	res->hosts = NULL;
-	pv_plan_release(&res->plan);
+	pv_env_plan_release(&res->plan);
 }
 
 /* ---- status ---- */
@@ -700,7 +700,7 @@ static int status_one(size_t i, void *arg)
 	int status = 0, r;
 
 	pv_hosts_style_for(win, &st);
-	if ((r = pv_host_connect(h, &rem)) != PV_OK)
+	if ((r = pv_env_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	if (win) {
 		r = pv_remote_read_file(rem, file, &text);

@@ -35,7 +35,7 @@ struct pv_client_result {
 	size_t n;
 	size_t changed, unchanged, failed;
 	size_t names; /* the server's name and its aliases in the block (not for cleanup) */
-	struct pv_plan plan;
+	struct pv_env_plan plan;
 	double seconds;
 };
 

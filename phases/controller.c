@@ -1,6 +1,6 @@
 /* phases/controller.c: the results folder reset, here or on the controller host over SSH
  * (phases/scripts/ctl-reset.sh), and its status. */
-#include "phases/target.h"
+#include "env/target.h"
 #include "phases/controller.h"
 
 #include "playbooks/names.h"
@@ -295,7 +295,7 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_host_connect(h, &rem)) != PV_OK)
+	if ((r = pv_env_host_connect(h, &rem)) != PV_OK)
 		goto out;
 	if ((r = pv_remote_sh(rem, "the reset of the results folder", &s, NULL, 0, &out, &status,
 			      0)) != PV_OK)
@@ -371,17 +371,18 @@ int pv_controller_reset(const struct pv_env *env, const struct pv_controller_opt
 	if (r == PV_OK && strcmp(res->state, "moved") == 0)
 		pv_log(PV_LOG_INFO, "%s: moved %s to %s", res->host, res->results, res->backup);
 	if (r == PV_OK && strcmp(res->state, "would move") == 0)
-		pv_plan_add(&res->plan, "move %s:%s (%lu entries) to %s and make it anew, empty",
-			    res->host, res->results, res->entries, res->backup);
+		pv_env_plan_add(&res->plan,
+				"move %s:%s (%lu entries) to %s and make it anew, empty", res->host,
+				res->results, res->entries, res->backup);
 	if (r == PV_OK && strcmp(res->state, "would create") == 0)
-		pv_plan_add(&res->plan, "create %s:%s", res->host, res->results);
+		pv_env_plan_add(&res->plan, "create %s:%s", res->host, res->results);
 	res->seconds = pv_now() - t0;
 	return r;
 }
 
 void pv_controller_result_release(struct pv_controller_result *res)
 {
-	pv_plan_release(&res->plan);
+	pv_env_plan_release(&res->plan);
 }
 
 /* ---- status ---- */
@@ -434,7 +435,7 @@ int pv_controller_status(const struct pv_env *env, struct pv_controller_status *
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_host_connect(&pb->controller.host, &rem)) != PV_OK ||
+	if ((r = pv_env_host_connect(&pb->controller.host, &rem)) != PV_OK ||
 	    (r = pv_remote_sh(rem, "looking at the results folder", &s, NULL, 0, &out, &status,
 			      0)) != PV_OK)
 		goto out;

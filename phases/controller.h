@@ -20,7 +20,7 @@ struct pv_controller_result {
 	const char *state;
 	char backup[PATH_MAX]; /* where the results went ("" when nothing moved) */
 	unsigned long entries; /* entries the results folder held */
-	struct pv_plan plan;
+	struct pv_env_plan plan;
 	double seconds;
 };
 

@@ -4,7 +4,7 @@
  * One LDAP add per user carries the password (unicodePwd) and userAccountControl, so a user
  * is either fully made or not at all: a run killed at any point is finished by the next one.
  * A re-run costs one paged search. Adds are pipelined on one connection (ldap/ops.h). */
-#include "phases/target.h"
+#include "env/target.h"
 #include "krb/krb.h"
 #include "phases/dc.h"
 #include "phases/replica.h"
@@ -41,7 +41,7 @@ struct dc_run {
 	const struct pv_host *const *clients;
 	size_t nclients;
 	unsigned long per_client;
-	char tag[PV_TAG_MAX];
+	char tag[PV_ENV_TAG_MAX];
 	struct pv_buf unipwd;
 	struct pv_dir *dir;
 	struct pv_strset *ours; /* sAMAccountNames carrying this lab's tag */
@@ -128,7 +128,7 @@ static int ensure_ou(struct dc_run *run)
 		return PV_OK;
 	run->res->ou_created = true;
 	if (run->env->dry_run) {
-		pv_plan_add(&run->res->plan, "create OU '%s'", run->pb->users.ou);
+		pv_env_plan_add(&run->res->plan, "create OU '%s'", run->pb->users.ou);
 		return PV_OK;
 	}
 	r = pv_dir_add(run->dir, run->pb->users.ou, attrs, 2, &res);
@@ -301,7 +301,7 @@ static int verify(struct dc_run *run, const struct pv_secret *pw)
 		if ((r = user_name(run, pick[i] / run->per_client, pick[i] % run->per_client + 1,
 				   name)) != PV_OK)
 			return r;
-		r = pv_domain_kinit(&run->pb->domain, name, pw, &cc);
+		r = pv_env_domain_kinit(&run->pb->domain, name, pw, &cc);
 		pv_krb_destroy(cc);
 		free(cc);
 		if (r != PV_OK)
@@ -318,8 +318,8 @@ static int connect_dc(const struct pv_env *env, bool pw, struct pv_dir **dir)
 	const struct pv_secret *admin;
 	int r;
 
-	if ((r = pv_env_secret(env, PV_CRED_ADMIN, &admin)) != PV_OK ||
-	    (r = pv_domain_connect(&env->pb->domain, -1, admin, dir)) != PV_OK)
+	if ((r = pv_env_secret(env, PV_ENV_CRED_ADMIN, &admin)) != PV_OK ||
+	    (r = pv_env_domain_connect(&env->pb->domain, -1, admin, dir)) != PV_OK)
 		return r;
 	/* Refuse before anything is sent: Samba would accept a password over a plain
 	 * connection when so configured; we never count on the server to catch it. */
@@ -363,9 +363,9 @@ int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct p
 			all[i] = &env->pb->clients[i];
 		run.clients = all;
 	}
-	pv_tag_lab(env->pb, run.tag);
+	pv_env_tag_lab(env->pb, run.tag);
 	pv_buf_secret(&run.unipwd); /* the password in UTF-16: no copy left behind as it grows */
-	if ((r = pv_env_secret(env, PV_CRED_USERS, &pw)) != PV_OK)
+	if ((r = pv_env_secret(env, PV_ENV_CRED_USERS, &pw)) != PV_OK)
 		goto out;
 	switch (pv_unicodepwd(&run.unipwd, pw->data, pw->len)) {
 	case 0:
@@ -399,8 +399,8 @@ int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct p
 	pv_progress_end(&run.prog);
 	res->seconds = pv_now() - t0;
 	if (env->dry_run && res->missing)
-		pv_plan_add(&res->plan, "create %lu users in %s (%lu present)", res->missing,
-			    env->pb->users.ou, res->present);
+		pv_env_plan_add(&res->plan, "create %lu users in %s (%lu present)", res->missing,
+				env->pb->users.ou, res->present);
 	if (r == PV_OK && res->failed)
 		r = res->created ? pv_error(PV_EPARTIAL, "%lu of %lu users failed; first: %s",
 					    res->failed, res->missing, res->first_failure)
@@ -420,7 +420,7 @@ out:
 
 void pv_dc_result_release(struct pv_dc_result *res)
 {
-	pv_plan_release(&res->plan);
+	pv_env_plan_release(&res->plan);
 }
 
 /* ---- cleanup dc ---- */
@@ -573,7 +573,7 @@ struct cleanup {
 	struct pv_dir *dir;
 	struct dn_list l;
 	struct del_run d;
-	char tag[PV_TAG_MAX];
+	char tag[PV_ENV_TAG_MAX];
 	bool ou_ours, ou_deleted, tree;
 };
 
@@ -594,7 +594,7 @@ static int cleanup_find(struct cleanup *c)
 	char *desc = NULL;
 	int found = 0, r;
 
-	pv_tag_lab(pb, c->tag);
+	pv_env_tag_lab(pb, c->tag);
 	if ((r = pv_users_filter(&filter, c->tag)) == PV_OK &&
 	    (r = pv_dir_search(c->dir, pb->domain.base_dn, filter.data, attrs, PAGE, collect_dn,
 			       &c->l)) == PV_OK)
@@ -721,14 +721,14 @@ static void cleanup_plan(const struct cleanup *c, struct pv_dc_cleanup_result *r
 
 	res->tree_delete = c->tree;
 	if (c->l.n)
-		pv_plan_add(&res->plan, "delete %zu users of lab '%s'", c->l.n, pb->lab);
+		pv_env_plan_add(&res->plan, "delete %zu users of lab '%s'", c->l.n, pb->lab);
 	if (c->ou_ours)
-		pv_plan_add(&res->plan, "%s",
-			    c->tree ? "delete the lab's OU and its users in one tree delete"
-				    : "delete the lab's OU if it is then empty");
+		pv_env_plan_add(&res->plan, "%s",
+				c->tree ? "delete the lab's OU and its users in one tree delete"
+					: "delete the lab's OU if it is then empty");
 	for (size_t i = 0; i < pb->domain.nother_dcs; i++)
-		pv_plan_add(&res->plan, "wait until %s holds none of them (replication)",
-			    pb->domain.other_dcs[i].name);
+		pv_env_plan_add(&res->plan, "wait until %s holds none of them (replication)",
+				pb->domain.other_dcs[i].name);
 }
 
 int pv_dc_cleanup(const struct pv_env *env, struct pv_dc_cleanup_result *res)
@@ -774,7 +774,7 @@ void pv_dc_cleanup_result_release(struct pv_dc_cleanup_result *res)
 {
 	free(res->others);
 	res->others = NULL;
-	pv_plan_release(&res->plan);
+	pv_env_plan_release(&res->plan);
 }
 
 /* ---- status ---- */
@@ -801,12 +801,12 @@ int pv_dc_status(const struct pv_env *env, struct pv_dc_status *st)
 	struct pv_dir *dir = NULL;
 	struct pv_buf filter = PV_BUF_INIT;
 	const char *attrs[] = {"sAMAccountName", NULL};
-	char tag[PV_TAG_MAX], name[PV_NAME_MAX], *desc = NULL;
+	char tag[PV_ENV_TAG_MAX], name[PV_NAME_MAX], *desc = NULL;
 	int found = 0, r;
 
 	memset(st, 0, sizeof(*st));
 	st->planned = pv_users_planned(pb);
-	pv_tag_lab(pb, tag);
+	pv_env_tag_lab(pb, tag);
 	if (!(c.planned = pv_strset_new()))
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t i = 0; i < pb->nclients; i++)

@@ -21,7 +21,7 @@ struct pv_dc_result {
 	bool ou_created; /* or, in a dry run, would be */
 	bool verified;	 /* --verify: the three kinits succeeded */
 	char first_failure[1024];
-	struct pv_plan plan;
+	struct pv_env_plan plan;
 	double seconds; /* the users' part: from the first search to the last add */
 };
 
@@ -40,7 +40,7 @@ struct pv_dc_cleanup_result {
 	bool tree_delete; /* the OU and its users went in one request */
 	bool ou_ours, ou_deleted;
 	char first_failure[1024];
-	struct pv_plan plan;
+	struct pv_env_plan plan;
 	double seconds;		    /* on domain.dc */
 	struct pv_dc_other *others; /* domain.other_dcs, in order, as far as they were done */
 	size_t nothers;

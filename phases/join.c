@@ -1,5 +1,5 @@
 /* phases/join.c: the file server's membership of the domain (see join.h). */
-#include "phases/target.h"
+#include "env/target.h"
 #include "phases/join.h"
 
 #include "ldap/dir.h"
@@ -77,7 +77,7 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 	pv_remote_var(&s, "keytab", f->needs_keytab ? "1" : "0");
 	pv_remote_var(&s, "mark", mark);
 	pv_buf_addstr(&s, pv_samba_join_sh);
-	pv_admin_principal(d, princ);
+	pv_env_admin_principal(d, princ);
 	r = pv_samba_as_admin(rem, princ, admin, what, &s, &st, 120);
 	snprintf(tail, sizeof(tail), "%s", pv_errmsg());
 	pv_buf_release(&s, 0);
@@ -141,9 +141,9 @@ static int open_server(const struct pv_env *env, enum pv_probe how, const struct
 
 	if (!env->pb->has_server)
 		return pv_error(PV_ECONFIG, "the playbook has no server: section");
-	if ((r = pv_env_secret(env, PV_CRED_ADMIN, admin)) != PV_OK)
+	if ((r = pv_env_secret(env, PV_ENV_CRED_ADMIN, admin)) != PV_OK)
 		return r;
-	if ((r = pv_host_connect(&env->pb->server.host, rem)) != PV_OK)
+	if ((r = pv_env_host_connect(&env->pb->server.host, rem)) != PV_OK)
 		return r;
 	return pv_samba_probe(*rem, how, env->pb->lab, f);
 }
@@ -158,7 +158,7 @@ struct joining {
 	struct pv_dir *dir;
 	struct pv_samba_facts f;
 	const char *host;
-	char tag[PV_TAG_MAX], mark[600];
+	char tag[PV_ENV_TAG_MAX], mark[600];
 };
 
 /* A member already: make sure the services run ("start" on a running one is a no-op). */
@@ -171,7 +171,7 @@ static int keep_member(struct joining *j)
 	/* a join of ours that was stopped before its account was tagged (the mark is still
 	 * there): tag it now, or cleanup would not know the membership is ours */
 	if (j->f.join_mark && !j->env->dry_run) {
-		if ((r = pv_domain_connect(&pb->domain, -1, j->admin, &j->dir)) != PV_OK ||
+		if ((r = pv_env_domain_connect(&pb->domain, -1, j->admin, &j->dir)) != PV_OK ||
 		    (r = tag_account(j->dir, &pb->domain, j->f.netbios, j->tag)) != PV_OK)
 			return r;
 		pv_log(PV_LOG_INFO,
@@ -182,7 +182,7 @@ static int keep_member(struct joining *j)
 		return PV_OK;
 	j->res->state = "started";
 	if (j->env->dry_run) {
-		pv_plan_add(&j->res->plan, "start smbd and winbindd on '%s'", j->host);
+		pv_env_plan_add(&j->res->plan, "start smbd and winbindd on '%s'", j->host);
 		return PV_OK;
 	}
 	return start_services(j->rem, &pb->server, "start");
@@ -200,7 +200,7 @@ static int join_now(struct joining *j)
 	       j->host, pb->domain.realm);
 	if ((r = do_join(j->rem, &pb->domain, f, j->admin, !f->joined, j->mark)) != PV_OK)
 		return r;
-	if ((r = pv_domain_connect(&pb->domain, -1, j->admin, &j->dir)) != PV_OK ||
+	if ((r = pv_env_domain_connect(&pb->domain, -1, j->admin, &j->dir)) != PV_OK ||
 	    ((!f->joined || f->join_mark) &&
 	     (r = tag_account(j->dir, &pb->domain, f->netbios, j->tag)) != PV_OK))
 		return r;
@@ -239,7 +239,7 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 	int r;
 
 	res->server = j.host = pb->has_server ? pb->server.host.name : "";
-	pv_tag_join(pb, j.tag);
+	pv_env_tag_join(pb, j.tag);
 	if ((r = open_server(env, PV_PROBE_CLOCK, &j.admin, &j.rem, f)) != PV_OK)
 		goto out;
 	snprintf(res->account, sizeof(res->account), "%s$", f->netbios);
@@ -259,8 +259,9 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 		r = keep_member(&j);
 	} else if (env->dry_run) {
 		res->state = "would join";
-		pv_plan_add(&res->plan, "%s '%s' to %s", f->joined ? "make the keytab of" : "join",
-			    j.host, pb->domain.realm);
+		pv_env_plan_add(&res->plan, "%s '%s' to %s",
+				f->joined ? "make the keytab of" : "join", j.host,
+				pb->domain.realm);
 	} else {
 		r = join_now(&j);
 	}
@@ -289,7 +290,7 @@ static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct 
 	pv_remote_var(&s, "admin", d->admin);
 	pv_remote_var(&s, "flush", f->needs_keytab ? "1" : "0");
 	pv_buf_addstr(&s, pv_samba_leave_sh);
-	pv_admin_principal(d, princ);
+	pv_env_admin_principal(d, princ);
 	r = pv_samba_as_admin(rem, princ, admin, "net ads leave", &s, &st, 120);
 	snprintf(tail, sizeof(tail), "%s", pv_errmsg());
 	pv_buf_release(&s, 0);
@@ -305,19 +306,19 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 	struct pv_remote *rem = NULL;
 	struct pv_dir *dir = NULL;
 	struct pv_samba_facts f;
-	char tag[PV_TAG_MAX], *dn = NULL, *desc = NULL;
+	char tag[PV_ENV_TAG_MAX], *dn = NULL, *desc = NULL;
 	const char *host;
 	double t0 = pv_now();
 	int r;
 
 	memset(&f, 0, sizeof(f));
 	res->server = host = pb->has_server ? pb->server.host.name : "";
-	pv_tag_join(pb, tag);
+	pv_env_tag_join(pb, tag);
 	if ((r = open_server(env, PV_PROBE_PLAIN, &admin, &rem, &f)) != PV_OK)
 		goto out;
 	snprintf(res->account, sizeof(res->account), "%s$", f.netbios);
 	res->was_joined = f.joined;
-	if ((r = pv_domain_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
+	if ((r = pv_env_domain_connect(&pb->domain, -1, admin, &dir)) != PV_OK ||
 	    (r = pv_samba_account(dir, pb->domain.base_dn, f.netbios, &dn, &desc)) != PV_OK)
 		goto out;
 	/* ours: tagged so, or untagged with the mark of a join of ours that stopped before
@@ -336,10 +337,10 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 		goto out;
 	}
 	if (env->dry_run) {
-		pv_plan_add(&res->plan, "stop smbd and winbindd on '%s'", host);
+		pv_env_plan_add(&res->plan, "stop smbd and winbindd on '%s'", host);
 		if (want_leave)
-			pv_plan_add(&res->plan, "leave %s and delete the computer account %s$",
-				    pb->domain.realm, f.netbios);
+			pv_env_plan_add(&res->plan, "leave %s and delete the computer account %s$",
+					pb->domain.realm, f.netbios);
 		goto out;
 	}
 	if ((r = pv_samba_service(rem, pb->server.service, "stop", "smbd")) != PV_OK ||
@@ -382,10 +383,10 @@ out:
 
 void pv_join_result_release(struct pv_join_result *res)
 {
-	pv_plan_release(&res->plan);
+	pv_env_plan_release(&res->plan);
 }
 
 void pv_join_cleanup_result_release(struct pv_join_cleanup_result *res)
 {
-	pv_plan_release(&res->plan);
+	pv_env_plan_release(&res->plan);
 }

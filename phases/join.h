@@ -15,7 +15,7 @@ struct pv_join_result {
 	 * member whose smbd or winbindd was stopped), "would join"; NULL when it failed first */
 	const char *state;
 	bool trust_verified;
-	struct pv_plan plan;
+	struct pv_env_plan plan;
 	double seconds;
 };
 int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res);
@@ -27,7 +27,7 @@ struct pv_join_cleanup_result {
 	bool was_joined;
 	bool nothing; /* nothing of this lab's */
 	bool stopped, left, account_deleted;
-	struct pv_plan plan;
+	struct pv_env_plan plan;
 	double seconds;
 };
 int pv_join_cleanup(const struct pv_env *env, bool leave, struct pv_join_cleanup_result *res);

@@ -4,8 +4,8 @@
  * Waiting is one paged search of this lab's users on that DC per look (about 1 s for 20,000
  * users on the lab's DC), every PV_REPLICA_POLL seconds, so a DC replicating 20,000 users is
  * asked a few dozen times, not once per user. */
+#include "env/target.h"
 #include "phases/replica.h"
-#include "phases/target.h"
 
 #include "ldap/ops.h"
 #include "util/err.h"
@@ -67,9 +67,9 @@ int pv_replica_connect(const struct pv_env *env, const char *name, struct pv_dir
 
 	d.dc_name = (char *)pv_replica_name(&env->pb->domain, name);
 	d.dc_address = (char *)pv_replica_address(&env->pb->domain, name);
-	if ((r = pv_env_secret(env, PV_CRED_ADMIN, &admin)) != PV_OK)
+	if ((r = pv_env_secret(env, PV_ENV_CRED_ADMIN, &admin)) != PV_OK)
 		return r;
-	return pv_domain_connect(&d, -1, admin, out);
+	return pv_env_domain_connect(&d, -1, admin, out);
 }
 
 struct collect {
@@ -97,10 +97,10 @@ static int count(struct pv_dir *dir, const struct pv_playbook *pb, struct collec
 {
 	const char *attrs[] = {"sAMAccountName", NULL};
 	struct pv_buf filter = PV_BUF_INIT;
-	char tag[PV_TAG_MAX];
+	char tag[PV_ENV_TAG_MAX];
 	int r;
 
-	pv_tag_lab(pb, tag);
+	pv_env_tag_lab(pb, tag);
 	if ((r = pv_users_filter(&filter, tag)) == PV_OK)
 		r = pv_dir_search(dir, pb->domain.base_dn, filter.data, attrs, PAGE, collect, c);
 	pv_buf_release(&filter, 0);

@@ -7,7 +7,7 @@
  * modifies; with a keytab-based 'kerberos method' the alias principals also go into the
  * keytab, so Kerberos through an alias does not depend on how the acceptor matches keys.
  * Trees are built by trees.c. */
-#include "phases/target.h"
+#include "env/target.h"
 #include "phases/replica.h"
 #include "phases/server.h"
 
@@ -57,9 +57,9 @@ struct srv_run {
 	struct pv_dir *dir;
 	const struct pv_secret *admin;
 	struct pv_samba_facts f;
-	char tag[PV_TAG_MAX];
+	char tag[PV_ENV_TAG_MAX];
 	bool dry;
-	struct pv_plan *plan;
+	struct pv_env_plan *plan;
 	/* prepare */
 	unsigned shares_made, shares_there, shares_missing;
 	size_t spn_added, spn_there, spn_missing, kt_added;
@@ -133,11 +133,12 @@ static int ensure_shares(struct srv_run *run)
 			pv_log(PV_LOG_INFO, "share '%s': smb encrypt = %s (server.smb_encrypt)", sh,
 			       s->smb_encrypt);
 		} else if (strcmp(word, "reencrypt") == 0) {
-			pv_plan_add(run->plan, "set 'smb encrypt = %s' on share '%s'",
-				    s->smb_encrypt, sh);
+			pv_env_plan_add(run->plan, "set 'smb encrypt = %s' on share '%s'",
+					s->smb_encrypt, sh);
 		} else if (strcmp(word, "missing") == 0) {
 			run->shares_missing++;
-			pv_plan_add(run->plan, "create share '%s' (%s/%s)", sh, s->share_path, sh);
+			pv_env_plan_add(run->plan, "create share '%s' (%s/%s)", sh, s->share_path,
+					sh);
 		} else if (strcmp(word, "conflict") == 0) {
 			r = pv_error(PV_ECONFLICT,
 				     "share '%s' exists on '%s' but is not lab '%s''s (its "
@@ -301,7 +302,7 @@ static int run_as_admin(struct srv_run *run, const char *what, const struct pv_b
 	char princ[512];
 	int st = 0, r;
 
-	pv_admin_principal(&run->pb->domain, princ);
+	pv_env_admin_principal(&run->pb->domain, princ);
 	r = pv_samba_as_admin(run->rem, princ, run->admin, what, body, &st, 300);
 	if (r == PV_OK && st != 0) {
 		char tail[1024];
@@ -478,7 +479,7 @@ static int ensure_spns(struct srv_run *run)
 	if (run->dry) {
 		run->spn_missing = add.n;
 		if (add.n)
-			pv_plan_add(run->plan, "add %zu alias SPNs to %s", add.n, dn);
+			pv_env_plan_add(run->plan, "add %zu alias SPNs to %s", add.n, dn);
 		goto out;
 	}
 	if (add.n && (r = record_spns(run, &add)) != PV_OK)
@@ -591,9 +592,9 @@ static int connect_all(struct srv_run *run, bool need_joined)
 
 	if (!run->pb->has_server)
 		return pv_error(PV_ECONFIG, "the playbook has no server: section");
-	if ((r = pv_env_secret(run->env, PV_CRED_ADMIN, &run->admin)) != PV_OK)
+	if ((r = pv_env_secret(run->env, PV_ENV_CRED_ADMIN, &run->admin)) != PV_OK)
 		return r;
-	if ((r = pv_host_connect(&run->pb->server.host, &run->rem)) != PV_OK)
+	if ((r = pv_env_host_connect(&run->pb->server.host, &run->rem)) != PV_OK)
 		return r;
 	t0 = pv_now();
 	if ((r = pv_samba_probe(run->rem, PV_PROBE_QUICK, run->pb->lab, &run->f)) != PV_OK)
@@ -605,7 +606,7 @@ static int connect_all(struct srv_run *run, bool need_joined)
 				"provision join first",
 				run->pb->server.host.name, run->pb->domain.realm);
 	t0 = pv_now();
-	r = pv_domain_connect(&run->pb->domain, -1, run->admin, &run->dir);
+	r = pv_env_domain_connect(&run->pb->domain, -1, run->admin, &run->dir);
 	pv_log(PV_LOG_DEBUG, "dc: connected in %.3f s", pv_now() - t0);
 	return r;
 }
@@ -625,7 +626,7 @@ int pv_server_prepare(const struct pv_env *env, const struct pv_trees_opts *o,
 	double t0 = pv_now();
 	int r;
 
-	pv_tag_lab(env->pb, run.tag);
+	pv_env_tag_lab(env->pb, run.tag);
 	if ((r = connect_all(&run, true)) != PV_OK)
 		goto out;
 	if ((r = wait_own_dc(&run, "server")) != PV_OK)
@@ -656,7 +657,7 @@ out:
 
 void pv_server_result_release(struct pv_server_result *res)
 {
-	pv_plan_release(&res->plan);
+	pv_env_plan_release(&res->plan);
 }
 
 /* ---- cleanup server ---- */
@@ -720,8 +721,8 @@ static int remove_keytab_entries(struct srv_run *run, const struct pv_strset *re
 	if (!in.len)
 		goto out;
 	if (run->dry) {
-		pv_plan_add(run->plan, "take the alias principals out of the keytab of '%s'",
-			    run->pb->server.host.name);
+		pv_env_plan_add(run->plan, "take the alias principals out of the keytab of '%s'",
+				run->pb->server.host.name);
 		goto out;
 	}
 	pv_remote_var(&sc, "kt", run->f.keytab);
@@ -784,7 +785,7 @@ static int remove_spns(struct srv_run *run)
 		}
 	if (run->dry) {
 		if (del.n)
-			pv_plan_add(run->plan, "remove %zu alias SPNs from %s", del.n, dn);
+			pv_env_plan_add(run->plan, "remove %zu alias SPNs from %s", del.n, dn);
 	} else if ((r = spn_modify(run, dn, PV_DIR_MOD_DELETE, del.v, del.n)) == PV_OK) {
 		run->spn_removed = del.n;
 	}
@@ -832,8 +833,9 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 			pv_log(PV_LOG_INFO, "removed share '%s' and its folder", line + 8);
 		} else if (strncmp(line, "would ", 6) == 0) {
 			(*removed)++;
-			pv_plan_add(run->plan, "remove share '%s' and its folder (the trees in it)",
-				    line + 6);
+			pv_env_plan_add(run->plan,
+					"remove share '%s' and its folder (the trees in it)",
+					line + 6);
 		} else if (strncmp(line, "failed ", 7) == 0) {
 			r = pv_error(PV_EREMOTE, "cannot delete share '%s' on '%s'", line + 7,
 				     run->pb->server.host.name);
@@ -851,7 +853,7 @@ int pv_server_cleanup(const struct pv_env *env, struct pv_server_cleanup_result 
 	double t0 = pv_now();
 	int r, r2;
 
-	pv_tag_lab(env->pb, run.tag);
+	pv_env_tag_lab(env->pb, run.tag);
 	if ((r = connect_all(&run, false)) != PV_OK)
 		goto out;
 	/* SPNs first: their record lives in share_path, which remove_shares removes (unless the
@@ -878,7 +880,7 @@ out:
 
 void pv_server_cleanup_result_release(struct pv_server_cleanup_result *res)
 {
-	pv_plan_release(&res->plan);
+	pv_env_plan_release(&res->plan);
 }
 
 /* ---- status ---- */
@@ -888,12 +890,12 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 	struct srv_run run = {.env = env, .pb = env->pb, .dry = true};
 	struct spn_list want = {0};
 	struct pv_strset *have = NULL;
-	char *dn = NULL, *desc = NULL, name[PV_NAME_MAX], tag[PV_TAG_MAX];
+	char *dn = NULL, *desc = NULL, name[PV_NAME_MAX], tag[PV_ENV_TAG_MAX];
 	int st_trust = 1, r;
 
 	memset(st, 0, sizeof(*st));
-	pv_tag_lab(env->pb, run.tag);
-	pv_tag_join(env->pb, tag);
+	pv_env_tag_lab(env->pb, run.tag);
+	pv_env_tag_join(env->pb, tag);
 	if ((r = connect_all(&run, false)) != PV_OK)
 		goto out;
 	snprintf(st->account, sizeof(st->account), "%s$", run.f.netbios);

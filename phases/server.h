@@ -15,7 +15,7 @@ struct pv_server_result {
 	char dc[256];		/* the DC the server's winbindd uses ("" unknown) */
 	unsigned long dc_users; /* when it is not domain.dc: the lab's users it held at last */
 	double dc_wait;		/* seconds waited for it to catch up (0: it had them) */
-	struct pv_plan plan;
+	struct pv_env_plan plan;
 	double seconds;
 };
 int pv_server_prepare(const struct pv_env *env, const struct pv_trees_opts *o,
@@ -26,7 +26,7 @@ struct pv_server_cleanup_result {
 	unsigned shares_removed;
 	size_t spns_removed, spns_left; /* left: alias SPNs this lab did not add */
 	size_t keytab_removed;		/* keytab entries (principal, kvno, enctype) taken out */
-	struct pv_plan plan;
+	struct pv_env_plan plan;
 	double seconds;
 };
 int pv_server_cleanup(const struct pv_env *env, struct pv_server_cleanup_result *res);

@@ -328,7 +328,8 @@ int pv_trees_prepare(const struct pv_env *env, struct pv_remote *rem,
 	if (st->skipped)
 		goto out;
 	/* over SMB every user logs on as itself, so the shared password is needed */
-	if (!t->ssh && !env->dry_run && (r = pv_env_secret(env, PV_CRED_USERS, &t->pw)) != PV_OK) {
+	if (!t->ssh && !env->dry_run &&
+	    (r = pv_env_secret(env, PV_ENV_CRED_USERS, &t->pw)) != PV_OK) {
 		r = pv_error_prefix(r, "the trees are built over SMB as each user (or build them "
 				       "with --via ssh)");
 		goto out;
@@ -344,7 +345,7 @@ out:
 	return PV_OK;
 }
 
-int pv_trees_build(struct pv_trees *t, struct pv_plan *plan)
+int pv_trees_build(struct pv_trees *t, struct pv_env_plan *plan)
 {
 	struct pv_tree_stats *st = t->st;
 	unsigned long todo = 0, foreign = 0;
@@ -372,17 +373,18 @@ int pv_trees_build(struct pv_trees *t, struct pv_plan *plan)
 		foreign += t->users[i].foreign;
 	if (t->env->dry_run) {
 		if (foreign)
-			pv_plan_add(
+			pv_env_plan_add(
 				plan,
 				"remove the trees of %lu users, which hold files of another "
 				"uid (an earlier account of the same name), and build them anew",
 				foreign);
 		if (todo)
-			pv_plan_add(plan,
-				    "build the trees of %lu users (fileset '%s': %lu files, %.1f "
-				    "MB each) over %s; %lu complete already",
-				    todo, st->fileset, st->files_per_user,
-				    (double)st->bytes_per_user / 1e6, st->via, st->complete);
+			pv_env_plan_add(
+				plan,
+				"build the trees of %lu users (fileset '%s': %lu files, %.1f "
+				"MB each) over %s; %lu complete already",
+				todo, st->fileset, st->files_per_user,
+				(double)st->bytes_per_user / 1e6, st->via, st->complete);
 		return PV_OK;
 	}
 	if (foreign && (r = remove_foreign(t, foreign)) != PV_OK)

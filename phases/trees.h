@@ -39,7 +39,7 @@ int pv_trees_prepare(const struct pv_env *env, struct pv_remote *rem,
 		     struct pv_tree_stats *st, struct pv_trees **out);
 /* The users' folders and trees (the shares must exist); the stats are filled. A dry run plans
  * and changes nothing. */
-int pv_trees_build(struct pv_trees *t, struct pv_plan *plan);
+int pv_trees_build(struct pv_trees *t, struct pv_env_plan *plan);
 void pv_trees_free(struct pv_trees *t);
 
 /* status: of the users the playbook plans, how many have a complete tree (one listing). */

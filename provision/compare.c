@@ -17,10 +17,10 @@
 #define MAX_RUNS 64
 
 struct compare_out {
-	struct pv_res_run *runs[MAX_RUNS];
+	struct pv_results_run *runs[MAX_RUNS];
 	size_t group[MAX_RUNS];
 	size_t nruns;
-	struct pv_cmp *c;
+	struct pv_results_cmp *c;
 	char html[1100];
 	size_t html_bytes;
 };
@@ -28,7 +28,7 @@ struct compare_out {
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
 	const struct compare_out *o = result;
-	const struct pv_cmp *c = o->c;
+	const struct pv_results_cmp *c = o->c;
 	char buf[160];
 
 	(void)ctx;
@@ -60,21 +60,23 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("  %s-%s", c->groups[g].label, c->groups[0].label);
 	printf("\n");
 	for (size_t s = 0; s < c->nsteps; s++) {
-		const struct pv_cmp_step *S = &c->steps[s];
+		const struct pv_results_cmp_step *S = &c->steps[s];
 
-		for (int f = 0; f < PV_CMP_FIGS; f++) {
+		for (int f = 0; f < PV_RESULTS_CMP_FIGS; f++) {
 			if (f)
 				printf("%6s  %-10s", "", pv_report_cmp_labels[f]);
 			else
 				printf("%6u  %-10s", S->users, pv_report_cmp_labels[f]);
 			for (size_t g = 0; g < c->ngroups; g++) {
 				/* rates and percents to 0.01, milliseconds to 0.1 */
-				pv_report_cmp_fig(&S->fig[g * PV_CMP_FIGS + f],
-						  f <= PV_CMP_OVERLOAD ? 2 : 1, buf, sizeof(buf));
+				pv_report_cmp_fig(&S->fig[g * PV_RESULTS_CMP_FIGS + f],
+						  f <= PV_RESULTS_CMP_OVERLOAD ? 2 : 1, buf,
+						  sizeof(buf));
 				printf("  %-24s", buf);
 			}
 			for (size_t g = 1; g < c->ngroups; g++) {
-				pv_report_cmp_diff(S, g, (enum pv_cmp_figure)f, buf, sizeof(buf));
+				pv_report_cmp_diff(S, g, (enum pv_results_cmp_figure)f, buf,
+						   sizeof(buf));
 				printf("  %s", buf);
 			}
 			printf("\n");
@@ -135,7 +137,8 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("page: %s (%.0f KiB)\n", o->html, (double)o->html_bytes / 1024);
 }
 
-static void fig_json(struct pv_json *o, const char *key, const struct pv_cmp_fig *f, bool vs)
+static void fig_json(struct pv_json *o, const char *key, const struct pv_results_cmp_fig *f,
+		     bool vs)
 {
 	struct pv_json *j = pv_json_object();
 
@@ -146,7 +149,7 @@ static void fig_json(struct pv_json *o, const char *key, const struct pv_cmp_fig
 		pv_json_real(j, "diff", f->d);
 		pv_json_real(j, "diff_low", f->dlo);
 		pv_json_real(j, "diff_high", f->dhi);
-		pv_json_str(j, "verdict", pv_cmp_verdicts[f->verdict]);
+		pv_json_str(j, "verdict", pv_results_cmp_verdicts[f->verdict]);
 	}
 	pv_json_set(o, key, j);
 }
@@ -154,7 +157,7 @@ static void fig_json(struct pv_json *o, const char *key, const struct pv_cmp_fig
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct compare_out *out = result;
-	const struct pv_cmp *c = out->c;
+	const struct pv_results_cmp *c = out->c;
 	struct pv_json *groups = pv_json_array(), *steps = pv_json_array(),
 		       *settings = pv_json_array();
 
@@ -169,7 +172,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	pv_json_real(o, "alpha", c->alpha);
 	pv_json_int(o, "compared_steps", (long long)c->ncompared);
 	for (size_t g = 0; g < c->ngroups; g++) {
-		const struct pv_cmp_group *G = &c->groups[g];
+		const struct pv_results_cmp_group *G = &c->groups[g];
 		struct pv_json *j = pv_json_object(), *runs = pv_json_array(),
 			       *a = pv_json_object();
 
@@ -196,7 +199,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	}
 	pv_json_set(o, "groups", groups);
 	for (size_t s = 0; s < c->nsteps; s++) {
-		const struct pv_cmp_step *S = &c->steps[s];
+		const struct pv_results_cmp_step *S = &c->steps[s];
 		struct pv_json *j = pv_json_object(), *gs = pv_json_array();
 
 		pv_json_int(j, "users", S->users);
@@ -209,8 +212,9 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 			pv_json_bool(x, "carried", S->carried[g]);
 			pv_json_bool(x, "client_bound", S->client_bound[g]);
 			pv_json_real(x, "server_cpu_pct", S->cpu[g]);
-			for (int f = 0; f < PV_CMP_FIGS; f++)
-				fig_json(x, pv_cmp_names[f], &S->fig[g * PV_CMP_FIGS + f], g > 0);
+			for (int f = 0; f < PV_RESULTS_CMP_FIGS; f++)
+				fig_json(x, pv_results_cmp_names[f],
+					 &S->fig[g * PV_RESULTS_CMP_FIGS + f], g > 0);
 			pv_json_append(gs, x);
 		}
 		pv_json_set(j, "groups", gs);
@@ -237,9 +241,9 @@ static void release(void *result)
 {
 	struct compare_out *o = result;
 
-	pv_cmp_free(o->c);
+	pv_results_cmp_free(o->c);
 	for (size_t i = 0; i < o->nruns; i++)
-		pv_res_free(o->runs[i]);
+		pv_results_free(o->runs[i]);
 }
 
 /* One folder of a group: a run's, or a folder of repeats (`run --repeat`, its repeats.txt)
@@ -256,7 +260,7 @@ static int read_runs(struct compare_out *o, const char *dir, size_t a, size_t *s
 		struct stat sb;
 
 		snprintf(probe, sizeof(probe), "%s/manifest.json", dir);
-		if (lstat(probe, &sb) != 0 && pv_res_repeats(dir, names, MAX_RUNS, &n) == PV_OK)
+		if (lstat(probe, &sb) != 0 && pv_results_repeats(dir, names, MAX_RUNS, &n) == PV_OK)
 			repeats = true;
 	}
 	for (size_t i = 0; i < (repeats ? n : 1); i++) {
@@ -274,16 +278,16 @@ static int read_runs(struct compare_out *o, const char *dir, size_t a, size_t *s
 		} else {
 			snprintf(one, sizeof(one), "%s", dir);
 		}
-		if ((r = pv_res_read(one, &o->runs[o->nruns])) != PV_OK)
+		if ((r = pv_results_read(one, &o->runs[o->nruns])) != PV_OK)
 			return r;
 		*steps += o->runs[o->nruns]->nsteps;
-		if (*steps > PV_CMP_STEPS_MAX) {
+		if (*steps > PV_RESULTS_CMP_STEPS_MAX) {
 			o->nruns++;
 			return pv_error(
 				PV_EUSAGE,
 				"the runs up to '%s' hold %zu steps together, more than the "
 				"%d compare reads; compare fewer runs",
-				one, *steps, PV_CMP_STEPS_MAX);
+				one, *steps, PV_RESULTS_CMP_STEPS_MAX);
 		}
 		o->group[o->nruns++] = a;
 	}
@@ -329,8 +333,8 @@ int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out)
 		}
 	}
 	if (r == PV_OK)
-		r = pv_cmp_build((const struct pv_res_run *const *)o->runs, o->group, o->nruns,
-				 &o->c);
+		r = pv_results_cmp_build((const struct pv_results_run *const *)o->runs, o->group,
+					 o->nruns, &o->c);
 	if (r == PV_OK && ctx->cli.opt[OPT_HTML]) {
 		struct pv_buf b = PV_BUF_INIT;
 

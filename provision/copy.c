@@ -152,7 +152,7 @@ static double mb(uint64_t b)
 static void facts(struct copy_out *o)
 {
 	const struct pv_copy_job *j = &o->job;
-	struct pv_copy_facts *f = &o->facts;
+	struct pv_results_copy_facts *f = &o->facts;
 	double cpu = 0, io = 0;
 
 	memset(f, 0, sizeof(*f));
@@ -180,9 +180,9 @@ static void facts(struct copy_out *o)
 		f->smbd_threads = s->threads;
 		f->smbd_quota = s->quota;
 		for (size_t k = 0; k < j->nsmbd; k++)
-			f->smbd_busy += j->smbd[k].top_mean >= PV_COPY_AT_LIMIT;
+			f->smbd_busy += j->smbd[k].top_mean >= PV_RESULTS_COPY_AT_LIMIT;
 	}
-	o->bound = pv_copy_judge(f, o->verdict, sizeof(o->verdict));
+	o->bound = pv_results_copy_judge(f, o->verdict, sizeof(o->verdict));
 }
 
 static void rate(struct copy_out *o)
@@ -196,7 +196,7 @@ static void rate(struct copy_out *o)
 			t[i] = j->ticks[i].t;
 			c[i] = (double)j->ticks[i].files;
 		}
-		pv_copy_rate(t, c, j->nticks, &o->rate, &o->lo, &o->hi);
+		pv_results_copy_rate(t, c, j->nticks, &o->rate, &o->lo, &o->hi);
 	}
 	/* too few ticks for a rate (a copy under a second): the whole writing's, as robocopy
 	 * gives it, without an interval */
@@ -414,7 +414,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	pv_json_set(obj, "smbd", sm);
 	pv_json_real(obj, "server_cpu", o->facts.server_cpu);
 	pv_json_real(obj, "server_iowait", o->facts.server_iowait);
-	pv_json_str(obj, "bound", pv_copy_bound_names[o->bound]);
+	pv_json_str(obj, "bound", pv_results_copy_bound_names[o->bound]);
 	pv_json_str(obj, "bound_text", o->verdict);
 	pv_json_bool(obj, "profiled", j->profiled);
 	pv_json_str(obj, "profile_note", j->profile_note);

@@ -11,8 +11,8 @@ struct pv_ctx;
 
 struct pv_copy_view {
 	struct pv_copy_job job;
-	struct pv_copy_facts facts;
-	enum pv_copy_bound bound;
+	struct pv_results_copy_facts facts;
+	enum pv_results_copy_bound bound;
 	char verdict[1024];
 	double rate, lo, hi; /* files/s and its interval */
 	char report[1200];   /* report.html, where it went ("" when not written) */

@@ -78,11 +78,11 @@ static int pump(struct input *in, int ms, int (*line)(struct input *, const char
 /* In a step: "go" starts the load, "stop" (or the end of stdin) ends it (load/proto.h). */
 static int control(struct input *in, const char *l, size_t len)
 {
-	enum pv_loadproto_ctl c;
-	int rc = pv_loadproto_control(l, len, &c);
+	enum pv_load_proto_ctl c;
+	int rc = pv_load_proto_control(l, len, &c);
 
 	if (rc == PV_OK)
-		*(c == PV_LOADPROTO_GO ? &in->go : &in->stop) = true;
+		*(c == PV_LOAD_PROTO_GO ? &in->go : &in->stop) = true;
 	return rc;
 }
 
@@ -147,7 +147,7 @@ static int done(void *arg)
 static int setup(struct input *in, const char *l, size_t len)
 {
 	struct run *r = (struct run *)in;
-	int rc = pv_loadproto_parse(&r->proto, l, len);
+	int rc = pv_load_proto_parse(&r->proto, l, len);
 
 	in->stop = in->stop || r->proto.stop;
 	return rc;
@@ -316,7 +316,7 @@ int pv_cmd_load(struct pv_ctx *ctx, struct pv_out *out)
 	}
 out:
 	pv_secret_free(pw);
-	pv_loadproto_release(&r.proto);
+	pv_load_proto_release(&r.proto);
 	pv_buf_release(&r.line, 0);
 	return rc;
 }

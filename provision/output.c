@@ -226,7 +226,7 @@ void pv_out_error(int code, const char *msg)
 
 /* ---- JSON ---- */
 
-void pv_json_plan(struct pv_json *o, const struct pv_plan *p)
+void pv_json_plan(struct pv_json *o, const struct pv_env_plan *p)
 {
 	struct pv_json *a = pv_json_array();
 
@@ -235,7 +235,7 @@ void pv_json_plan(struct pv_json *o, const struct pv_plan *p)
 	pv_json_set(o, "plan", a);
 }
 
-void pv_text_plan(const char *cmd, const struct pv_plan *p)
+void pv_text_plan(const char *cmd, const struct pv_env_plan *p)
 {
 	for (size_t i = 0; i < p->n; i++)
 		printf("%s: would %s\n", cmd, p->items[i]);

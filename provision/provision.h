@@ -87,9 +87,9 @@ void pv_out_error(int code, const char *msg);
  * cannot be written (a full disk, a closed pipe). */
 int pv_out_report(struct pv_ctx *ctx, const struct pv_out *out, int code, const char *msg);
 /* JSON: the plan as "plan": [...] (json/json.h builds the rest). */
-void pv_json_plan(struct pv_json *o, const struct pv_plan *p);
+void pv_json_plan(struct pv_json *o, const struct pv_env_plan *p);
 /* Text: the dry run's plan as "<cmd>: would <item>" lines. */
-void pv_text_plan(const char *cmd, const struct pv_plan *p);
+void pv_text_plan(const char *cmd, const struct pv_env_plan *p);
 
 /* load.c: the first line of stdin, byte by byte (what follows stays for the caller), as the
  * secret the agents on clients (load, copy-agent: who) are given. */

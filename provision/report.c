@@ -12,7 +12,7 @@ struct report_out {
 	char dir[1024];
 	char path[1100];
 	size_t bytes;
-	struct pv_res_run *run;
+	struct pv_results_run *run;
 };
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
@@ -48,7 +48,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 
 static void release(void *result)
 {
-	pv_res_free(((struct report_out *)result)->run);
+	pv_results_free(((struct report_out *)result)->run);
 }
 
 int pv_cmd_report(struct pv_ctx *ctx, struct pv_out *out)

@@ -3,9 +3,9 @@
 #include "provision/provision.h"
 #include "report/report.h"
 
+#include "env/target.h"
 #include "json/json.h"
 #include "load/answer.h"
-#include "phases/target.h"
 #include "results/results.h"
 #include "run/run.h"
 #include "run/sink.h"
@@ -308,7 +308,8 @@ static void repeats_folder(struct pv_ctx *ctx, struct repeats *R)
 	for (size_t i = 0; i < R->n; i++)
 		pv_buf_addf(&t, "%s\n", R->runs[i].r.id);
 	if (pv_buf_failed(&t) || !t.len ||
-	    (pb->controller.host.name && pv_host_connect(&pb->controller.host, &ctl) != PV_OK) ||
+	    (pb->controller.host.name &&
+	     pv_env_host_connect(&pb->controller.host, &ctl) != PV_OK) ||
 	    pv_sink_open(&k, ctl, pb->controller.results, R->id, true, name) != PV_OK ||
 	    pv_sink_write(&k, "", "repeats.txt", t.data, t.len, false) != PV_OK)
 		snprintf(R->note, sizeof(R->note), "no folder naming them: %s", pv_errmsg());
@@ -342,7 +343,7 @@ static int run_repeats(struct pv_ctx *ctx, struct pv_out *out, unsigned long n)
 		struct run_out *o = &R->runs[R->n++];
 		char id[96];
 		struct pv_run_opts opts = {id};
-		struct pv_res_run *run = NULL;
+		struct pv_results_run *run = NULL;
 
 		snprintf(id, sizeof(id), "%s-r%zu", R->id, i + 1);
 		R->users[i] = NAN;
@@ -353,9 +354,9 @@ static int run_repeats(struct pv_ctx *ctx, struct pv_out *out, unsigned long n)
 			break; /* one plan says it: the others are the same */
 		report(o);
 		if (r == PV_OK && !strcmp(o->r.controller, "local") &&
-		    pv_res_read(o->r.folder, &run) == PV_OK)
+		    pv_results_read(o->r.folder, &run) == PV_OK)
 			R->users[i] = run->answer_step >= 0 ? (double)run->answer_users : 0;
-		pv_res_free(run);
+		pv_results_free(run);
 	}
 	if (!ctx->env.dry_run && R->n)
 		repeats_folder(ctx, R);

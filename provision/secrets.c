@@ -101,7 +101,7 @@ static void source_name(const struct pv_secret_ref *ref, const char *kind, const
 
 /* Take the variable of an {env: NAME} reference out of the environment now. other: the other
  * secret's reference, taken already, which may name the same variable. */
-static void take_env(struct pv_creds *c, enum pv_cred which, const struct pv_secret_ref *ref,
+static void take_env(struct pv_creds *c, enum pv_env_cred which, const struct pv_secret_ref *ref,
 		     const struct pv_secret_ref *other)
 {
 	char src[600];
@@ -128,7 +128,7 @@ static void take_env(struct pv_creds *c, enum pv_cred which, const struct pv_sec
 		snprintf(c->env[which].o.msg, sizeof(c->env[which].o.msg), "%s", pv_errmsg());
 }
 
-static int resolve(struct pv_creds *c, enum pv_cred which, const struct pv_secret_ref *ref,
+static int resolve(struct pv_creds *c, enum pv_env_cred which, const struct pv_secret_ref *ref,
 		   const char *option, const char *what, struct pv_secret **out)
 {
 	char src[600];
@@ -200,10 +200,10 @@ static int users_password(struct pv_creds *c, struct pv_secret **out)
 				"no password for the users: set users.password in the "
 				"playbook (e.g. {file: PATH}), or pass --password-file or "
 				"--stdin-password");
-	return resolve(c, PV_CRED_USERS, &ref, option, "users' password", out);
+	return resolve(c, PV_ENV_CRED_USERS, &ref, option, "users' password", out);
 }
 
-static int provide(void *arg, enum pv_cred which, const struct pv_secret **out)
+static int provide(void *arg, enum pv_env_cred which, const struct pv_secret **out)
 {
 	struct pv_creds *c = arg;
 	int r;
@@ -215,7 +215,7 @@ static int provide(void *arg, enum pv_cred which, const struct pv_secret **out)
 		struct outcome *o = &c->s[which].o;
 
 		c->s[which].asked = true;
-		if (which == PV_CRED_ADMIN)
+		if (which == PV_ENV_CRED_ADMIN)
 			r = resolve(c, which, &c->ctx->pb->domain.admin_password, NULL,
 				    "admin password", &o->secret);
 		else
@@ -242,8 +242,8 @@ int pv_creds_init(struct pv_ctx *ctx)
 	c->ctx = ctx;
 	pthread_mutex_init(&c->lock, NULL);
 	if (ctx->pb) {
-		take_env(c, PV_CRED_ADMIN, &ctx->pb->domain.admin_password, NULL);
-		take_env(c, PV_CRED_USERS, &ctx->pb->users.password,
+		take_env(c, PV_ENV_CRED_ADMIN, &ctx->pb->domain.admin_password, NULL);
+		take_env(c, PV_ENV_CRED_USERS, &ctx->pb->users.password,
 			 &ctx->pb->domain.admin_password);
 	}
 	ctx->creds = c;

@@ -14,7 +14,7 @@ struct wait_out {
 	struct pv_drain_result r;
 	struct pv_drain d;  /* the settings waited with (strings borrowed from the playbook) */
 	const char *server; /* NULL when the playbook has none */
-	struct pv_plan plan;
+	struct pv_env_plan plan;
 };
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
@@ -75,7 +75,7 @@ static void release(void *result)
 {
 	struct wait_out *w = result;
 
-	pv_plan_release(&w->plan);
+	pv_env_plan_release(&w->plan);
 }
 
 int pv_cmd_wait(struct pv_ctx *ctx, struct pv_out *out)

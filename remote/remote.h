@@ -19,7 +19,7 @@
 
 struct pv_remote; /* one connected, authenticated session */
 
-/* Where and how to connect: filled from the playbook in one place (phases/target.c). */
+/* Where and how to connect: filled from the playbook in one place (env/target.c). */
 struct pv_remote_target {
 	const char *name;	 /* the host's name: messages, known_hosts when no address */
 	const char *address;	 /* IPv4/IPv6 literal or name; NULL: name */

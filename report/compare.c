@@ -21,7 +21,7 @@ static const char *dash_if_nan(double v, char *buf, size_t cap, const char *fmt)
 	return buf;
 }
 
-void pv_report_cmp_fig(const struct pv_cmp_fig *f, int prec, char *out, size_t cap)
+void pv_report_cmp_fig(const struct pv_results_cmp_fig *f, int prec, char *out, size_t cap)
 {
 	char a[32];
 
@@ -36,13 +36,13 @@ void pv_report_cmp_fig(const struct pv_cmp_fig *f, int prec, char *out, size_t c
 			 dash_if_nan(f->hi, a, sizeof(a), prec == 1 ? "%.1f" : "%.2f"));
 }
 
-void pv_report_cmp_diff(const struct pv_cmp_step *S, size_t g, enum pv_cmp_figure k, char *out,
-			size_t cap)
+void pv_report_cmp_diff(const struct pv_results_cmp_step *S, size_t g, enum pv_results_cmp_figure k,
+			char *out, size_t cap)
 {
-	const struct pv_cmp_fig *f = &S->fig[g * PV_CMP_FIGS + k];
+	const struct pv_results_cmp_fig *f = &S->fig[g * PV_RESULTS_CMP_FIGS + k];
 	char a[32], b[32];
 
-	if (!pv_cmp_weighed(S, g)) {
+	if (!pv_results_cmp_weighed(S, g)) {
 		snprintf(out, cap, "not compared (client-bound)");
 		return;
 	}
@@ -50,17 +50,17 @@ void pv_report_cmp_diff(const struct pv_cmp_step *S, size_t g, enum pv_cmp_figur
 		snprintf(out, cap, "-");
 		return;
 	}
-	snprintf(out, cap, "%+.*f %s [%s, %s] %s", k == PV_CMP_OVERLOAD ? 2 : 1, f->d,
-		 pv_cmp_diff_units[k], dash_if_nan(f->dlo, a, sizeof(a), "%+.1f"),
-		 dash_if_nan(f->dhi, b, sizeof(b), "%+.1f"), pv_cmp_verdicts[f->verdict]);
+	snprintf(out, cap, "%+.*f %s [%s, %s] %s", k == PV_RESULTS_CMP_OVERLOAD ? 2 : 1, f->d,
+		 pv_results_cmp_diff_units[k], dash_if_nan(f->dlo, a, sizeof(a), "%+.1f"),
+		 dash_if_nan(f->dhi, b, sizeof(b), "%+.1f"), pv_results_cmp_verdicts[f->verdict]);
 }
 
-const char *const pv_report_cmp_labels[PV_CMP_FIGS] = {"scen/s", "overload %", "median ms",
-						       "p95 ms"};
+const char *const pv_report_cmp_labels[PV_RESULTS_CMP_FIGS] = {"scen/s", "overload %", "median ms",
+							       "p95 ms"};
 
-void pv_report_cmp_answer(const struct pv_cmp *c, size_t g, char *out, size_t cap)
+void pv_report_cmp_answer(const struct pv_results_cmp *c, size_t g, char *out, size_t cap)
 {
-	const struct pv_cmp_group *G = &c->groups[g];
+	const struct pv_results_cmp_group *G = &c->groups[g];
 	struct pv_buf b = PV_BUF_INIT;
 
 	pv_load_answer_range(&b, G->label, G->answer_lo, G->answer_hi, G->nruns,
@@ -69,7 +69,7 @@ void pv_report_cmp_answer(const struct pv_cmp *c, size_t g, char *out, size_t ca
 	pv_buf_release(&b, 0);
 }
 
-void pv_report_compare_page(const struct pv_cmp *c, struct pv_buf *b)
+void pv_report_compare_page(const struct pv_results_cmp *c, struct pv_buf *b)
 {
 	size_t n = c->nsteps, ng = c->ngroups;
 	double *buf = calloc(5 * n * ng + 1, sizeof(double));
@@ -86,7 +86,7 @@ void pv_report_compare_page(const struct pv_cmp *c, struct pv_buf *b)
 			 "scope=\"col\" class=\"l\">runs</th><th scope=\"col\" "
 			 "class=\"l\">answer</th></tr></thead>\n<tbody>\n");
 	for (size_t g = 0; g < ng; g++) {
-		const struct pv_cmp_group *G = &c->groups[g];
+		const struct pv_results_cmp_group *G = &c->groups[g];
 
 		pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td class=\"l\">", G->label);
 		for (size_t i = 0; i < G->nruns; i++) {
@@ -134,12 +134,15 @@ void pv_report_compare_page(const struct pv_cmp *c, struct pv_buf *b)
 			double *y = buf + n * (1 + 4 * g), *lo = y + n, *hi = lo + n, *ov = hi + n;
 
 			for (size_t i = 0; i < n; i++) {
-				const struct pv_cmp_fig *r = &c->steps[i].fig[g * PV_CMP_FIGS];
+				const struct pv_results_cmp_fig *r =
+					&c->steps[i].fig[g * PV_RESULTS_CMP_FIGS];
 
-				y[i] = r[PV_CMP_RATE].have ? r[PV_CMP_RATE].v : NAN;
-				lo[i] = r[PV_CMP_RATE].lo;
-				hi[i] = r[PV_CMP_RATE].hi;
-				ov[i] = r[PV_CMP_OVERLOAD].have ? r[PV_CMP_OVERLOAD].v : NAN;
+				y[i] = r[PV_RESULTS_CMP_RATE].have ? r[PV_RESULTS_CMP_RATE].v : NAN;
+				lo[i] = r[PV_RESULTS_CMP_RATE].lo;
+				hi[i] = r[PV_RESULTS_CMP_RATE].hi;
+				ov[i] = r[PV_RESULTS_CMP_OVERLOAD].have
+						? r[PV_RESULTS_CMP_OVERLOAD].v
+						: NAN;
 			}
 			snprintf(names[2 * g], sizeof(names[0]), "%s: scenarios/s",
 				 c->groups[g].label);
@@ -185,27 +188,30 @@ void pv_report_compare_page(const struct pv_cmp *c, struct pv_buf *b)
 			    c->groups[0].label);
 	pv_buf_addstr(b, "</tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct pv_cmp_step *S = &c->steps[i];
+		const struct pv_results_cmp_step *S = &c->steps[i];
 
-		for (int f = 0; f < PV_CMP_FIGS; f++) {
+		for (int f = 0; f < PV_RESULTS_CMP_FIGS; f++) {
 			pv_buf_addstr(b, "<tr>");
 			if (!f)
 				pv_buf_addf(b, "<th scope=\"row\" rowspan=\"%d\">%u</th>",
-					    PV_CMP_FIGS, S->users);
+					    PV_RESULTS_CMP_FIGS, S->users);
 			pv_buf_addf(b, "<td class=\"l\">%s</td>", pv_report_cmp_labels[f]);
 			for (size_t g = 0; g < ng; g++) {
-				pv_report_cmp_fig(&S->fig[g * PV_CMP_FIGS + f],
-						  f <= PV_CMP_OVERLOAD ? 2 : 1, t, sizeof(t));
+				pv_report_cmp_fig(&S->fig[g * PV_RESULTS_CMP_FIGS + f],
+						  f <= PV_RESULTS_CMP_OVERLOAD ? 2 : 1, t,
+						  sizeof(t));
 				pv_buf_addstr(b, "<td>");
 				pv_escape_xml(b, t);
 				pv_buf_addstr(b, "</td>");
 			}
 			for (size_t g = 1; g < ng; g++) {
-				const struct pv_cmp_fig *F = &S->fig[g * PV_CMP_FIGS + f];
-				bool beyond =
-					F->verdict == PV_CMP_HIGHER || F->verdict == PV_CMP_LOWER;
+				const struct pv_results_cmp_fig *F =
+					&S->fig[g * PV_RESULTS_CMP_FIGS + f];
+				bool beyond = F->verdict == PV_RESULTS_CMP_HIGHER ||
+					      F->verdict == PV_RESULTS_CMP_LOWER;
 
-				pv_report_cmp_diff(S, g, (enum pv_cmp_figure)f, t, sizeof(t));
+				pv_report_cmp_diff(S, g, (enum pv_results_cmp_figure)f, t,
+						   sizeof(t));
 				pv_buf_addf(b, "<td%s>", beyond ? " class=\"over\"" : "");
 				pv_escape_xml(b, t);
 				pv_buf_addstr(b, "</td>");

@@ -12,8 +12,8 @@ void pv_report_na(struct pv_buf *b, const char *what);
 
 /* The page's sections that have a file of their own: the whole run over time
  * (timeline.c); the settings and versions, and the errors (settings.c). */
-void pv_report_over_time(struct pv_buf *b, const struct pv_res_run *run);
-void pv_report_settings(struct pv_buf *b, const struct pv_res_run *run);
-void pv_report_errors(struct pv_buf *b, const struct pv_res_run *run);
+void pv_report_over_time(struct pv_buf *b, const struct pv_results_run *run);
+void pv_report_settings(struct pv_buf *b, const struct pv_results_run *run);
+void pv_report_errors(struct pv_buf *b, const struct pv_results_run *run);
 
 #endif

@@ -52,11 +52,11 @@ static void num_cell(struct pv_buf *b, const char *fmt, double v)
 	}
 }
 
-static double stat_mean(const struct pv_res_watch *w, const char *name, double *p95)
+static double stat_mean(const struct pv_results_watch *w, const char *name, double *p95)
 {
 	double m, p, x;
 
-	if (!w || !pv_res_watch_stat(w, name, &m, &p, &x)) {
+	if (!w || !pv_results_watch_stat(w, name, &m, &p, &x)) {
 		*p95 = NAN;
 		return NAN;
 	}
@@ -66,7 +66,7 @@ static double stat_mean(const struct pv_res_watch *w, const char *name, double *
 
 /* ---- sections ---- */
 
-static void head(struct pv_buf *b, const struct pv_res_run *run)
+static void head(struct pv_buf *b, const struct pv_results_run *run)
 {
 	pv_buf_addstr(b, "<h1>Run ");
 	pv_escape_xml(b, run->id[0] ? run->id : "(no id)");
@@ -96,7 +96,7 @@ static void head(struct pv_buf *b, const struct pv_res_run *run)
 static const struct pv_load_markup html = {"<b>", "</b>", "<b class=\"tag\">", "</b>",
 					   pv_escape_xml};
 
-static void answer(struct pv_buf *b, const struct pv_res_run *run)
+static void answer(struct pv_buf *b, const struct pv_results_run *run)
 {
 	pv_buf_addstr(b, "<div class=\"answer\" id=\"answer\">");
 	if (!run->has_load) {
@@ -109,9 +109,9 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 			pv_buf_addstr(b, " (The built-in driver's figures, load.json, are missing: "
 					 "the run ended before its results were written.)");
 	} else {
-		const struct pv_res_step *best =
+		const struct pv_results_step *best =
 			run->answer_step >= 0 ? &run->steps[run->answer_step] : NULL;
-		const struct pv_res_step *over =
+		const struct pv_results_step *over =
 			run->first_over >= 0 ? &run->steps[run->first_over] : NULL;
 		struct pv_load_outcome o = {
 			run->cfg.overload,    best ? &best->load : NULL, over ? &over->load : NULL,
@@ -132,7 +132,7 @@ static void answer(struct pv_buf *b, const struct pv_res_run *run)
 	pv_buf_addstr(b, "</div>\n");
 }
 
-static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
+static void ramp(struct pv_buf *b, const struct pv_results_run *run, const size_t *ord)
 {
 	size_t n = run->nsteps;
 	double *x = calloc(6 * (n ? n : 1) + 2, sizeof(double)), *ys, *lo, *hi, *yo, *yb, *yc,
@@ -160,7 +160,7 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *o
 	yc = calloc(n, sizeof(double));
 	memset(s, 0, sizeof(s));
 	for (size_t i = 0; i < n; i++) {
-		const struct pv_res_step *st = &run->steps[ord[i]];
+		const struct pv_results_step *st = &run->steps[ord[i]];
 		const char *tag = st->load.client_bound ? " (client-bound: the clients' limit)"
 				  : st->refine		? " (refine)"
 							: "";
@@ -282,7 +282,7 @@ static void ramp(struct pv_buf *b, const struct pv_res_run *run, const size_t *o
 	free(x);
 }
 
-static void host_states(struct pv_buf *b, const struct pv_res_step *st)
+static void host_states(struct pv_buf *b, const struct pv_results_step *st)
 {
 	static const char *const states[] = {"done", "stopped", "failed", "lost", "not started"};
 	bool first = true;
@@ -300,7 +300,7 @@ static void host_states(struct pv_buf *b, const struct pv_res_step *st)
 }
 
 /* The DC's mean CPU in st: its watch's, else load.json's; NAN when not watched. */
-static double dc_mean(const struct pv_res_step *st, double *samba)
+static double dc_mean(const struct pv_results_step *st, double *samba)
 {
 	double p, m = stat_mean(st->dc, "cpu", &p);
 
@@ -313,7 +313,7 @@ static double dc_mean(const struct pv_res_step *st, double *samba)
 }
 
 /* The logon p95 (ms) with its bucket, and the logons that failed or were tried again. */
-static void logon_cell(struct pv_buf *b, const struct pv_res_step *st)
+static void logon_cell(struct pv_buf *b, const struct pv_results_step *st)
 {
 	const struct pv_load_lat *l = &st->load.logon;
 	const struct pv_load_logon *n = &st->load.logon_n;
@@ -337,7 +337,7 @@ static void logon_cell(struct pv_buf *b, const struct pv_res_step *st)
 }
 
 /* The busiest client loop (% of a core) and its loop lag p95 (ms), the client named. */
-static void clients_cell(struct pv_buf *b, const struct pv_res_step *st)
+static void clients_cell(struct pv_buf *b, const struct pv_results_step *st)
 {
 	const struct pv_load_client *top = pv_load_bound_client(&st->load, NULL);
 
@@ -364,12 +364,12 @@ static void clients_cell(struct pv_buf *b, const struct pv_res_step *st)
 	pv_buf_addf(b, "%s</span></td>", top->bound ? " bound !" : "");
 }
 
-static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
+static void steps_table(struct pv_buf *b, const struct pv_results_run *run, const size_t *ord)
 {
 	bool dc = false, logons = false, clients = false, refine = false;
 
 	for (size_t i = 0; i < run->nsteps; i++) {
-		const struct pv_res_step *st = &run->steps[i];
+		const struct pv_results_step *st = &run->steps[i];
 
 		dc |= st->dc != NULL || !isnan(st->load.dc_cpu);
 		logons |= st->has_logon;
@@ -404,7 +404,7 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const si
 	pv_buf_addstr(b, "<th scope=\"col\" class=\"l\">hosts (how the step "
 			 "ended)</th></tr></thead>\n<tbody>\n");
 	for (size_t j = 0; j < run->nsteps; j++) {
-		const struct pv_res_step *st = &run->steps[ord[j]];
+		const struct pv_results_step *st = &run->steps[ord[j]];
 		double m, p, lo, hi, samba;
 
 		pv_buf_addf(b, "<tr%s><th scope=\"row\">%u%s</th><td>%u</td>",
@@ -508,7 +508,8 @@ static void steps_table(struct pv_buf *b, const struct pv_res_run *run, const si
 }
 
 /* A table's heading cells of the steps, users rising (span columns each), and the head's end. */
-static void step_heads(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord, int span)
+static void step_heads(struct pv_buf *b, const struct pv_results_run *run, const size_t *ord,
+		       int span)
 {
 	for (size_t i = 0; i < run->nsteps; i++) {
 		pv_buf_addstr(b, "<th scope=\"col\"");
@@ -529,7 +530,7 @@ static const struct {
 #define NFSCT (sizeof(fsct_mix) / sizeof(fsct_mix[0]))
 
 /* The requests step st sent, of every command (saturated, as their counts are). */
-static uint64_t ops_all(const struct pv_res_step *st)
+static uint64_t ops_all(const struct pv_results_step *st)
 {
 	uint64_t all = st->ops_other;
 
@@ -542,7 +543,7 @@ static uint64_t ops_all(const struct pv_res_step *st)
 /* One command's row (o: a pv_load_op; -1: the commands this provision does not know): FSCT's
  * share when it gives one, then each step's; nothing when no step sent it and FSCT names
  * none. One pass over the steps: the table is linear in them, whatever load.json names. */
-static void op_row(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord, int o,
+static void op_row(struct pv_buf *b, const struct pv_results_run *run, const size_t *ord, int o,
 		   double fsct)
 {
 	bool any = false;
@@ -554,7 +555,7 @@ static void op_row(struct pv_buf *b, const struct pv_res_run *run, const size_t 
 	pv_buf_addf(b, "<tr><th scope=\"row\">%s</th>", o < 0 ? "other" : pv_load_op_names[o]);
 	num_cell(b, "%.0f", fsct);
 	for (size_t i = 0; i < run->nsteps; i++) {
-		const struct pv_res_step *st = &run->steps[ord[i]];
+		const struct pv_results_step *st = &run->steps[ord[i]];
 		uint64_t all = ops_all(st), n = o < 0 ? st->ops_other : st->load.all.n.ops[o];
 
 		if (!st->has_ops)
@@ -567,7 +568,7 @@ static void op_row(struct pv_buf *b, const struct pv_res_run *run, const size_t 
 
 /* The SMB operations, when the run counted them: FSCT's named commands first, then the other
  * SMB2 commands any step sent, then those of names this provision does not know. */
-static void ops_table(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
+static void ops_table(struct pv_buf *b, const struct pv_results_run *run, const size_t *ord)
 {
 	bool any = false;
 
@@ -598,7 +599,7 @@ static void ops_table(struct pv_buf *b, const struct pv_res_run *run, const size
 	op_row(b, run, ord, -1, NAN);
 	pv_buf_addstr(b, "<tr><th scope=\"row\">requests</th><td class=\"na\">-</td>");
 	for (size_t i = 0; i < run->nsteps; i++) {
-		const struct pv_res_step *st = &run->steps[ord[i]];
+		const struct pv_results_step *st = &run->steps[ord[i]];
 
 		if (st->has_ops)
 			pv_buf_addf(b, "<td>%llu</td>", (unsigned long long)ops_all(st));
@@ -608,7 +609,7 @@ static void ops_table(struct pv_buf *b, const struct pv_res_run *run, const size
 	pv_buf_addstr(b, "</tr>\n</tbody>\n</table></div>\n");
 }
 
-static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run, const size_t *ord)
+static void kinds_tables(struct pv_buf *b, const struct pv_results_run *run, const size_t *ord)
 {
 	pv_buf_addstr(b, "<h2 id=\"latency\">Latency and mix per scenario kind</h2>\n");
 	if (!run->has_load) {
@@ -656,7 +657,7 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run, const s
 				    pv_load_names[k],
 				    wsum > 0 ? 100 * run->cfg.kind[k].weight / wsum : 0);
 			for (size_t i = 0; i < run->nsteps; i++) {
-				const struct pv_res_step *st = &run->steps[ord[i]];
+				const struct pv_results_step *st = &run->steps[ord[i]];
 
 				if (!st->has_load || !st->load.all.n.started)
 					pv_buf_addstr(b, "<td class=\"na\">-</td>");
@@ -677,11 +678,11 @@ static void kinds_tables(struct pv_buf *b, const struct pv_res_run *run, const s
 	ops_table(b, run, ord);
 }
 
-static void hint(struct pv_buf *b, const struct pv_res_run *run)
+static void hint(struct pv_buf *b, const struct pv_results_run *run)
 {
-	struct pv_res_hint h;
+	struct pv_results_hint h;
 
-	pv_res_hint(run, &h);
+	pv_results_hint(run, &h);
 	pv_buf_addstr(b, "<h2 id=\"hint\">Bottleneck hint</h2>\n<div class=\"hint\">\n");
 	addh(b, "p", h.nearest);
 	if (h.first[0])
@@ -695,14 +696,14 @@ static void hint(struct pv_buf *b, const struct pv_res_run *run)
 		      "their levels are shown, not judged.</p>\n");
 }
 
-int pv_report_page(const struct pv_res_run *run, struct pv_buf *b)
+int pv_report_page(const struct pv_results_run *run, struct pv_buf *b)
 {
 	char title[160];
 	size_t *ord = calloc(run->nsteps ? run->nsteps : 1, sizeof(*ord));
 
 	if (!ord)
 		return pv_error(PV_EIO, "out of memory");
-	pv_res_by_users(run, ord);
+	pv_results_by_users(run, ord);
 	snprintf(title, sizeof(title), "provision run %s (%s)", run->id, run->driver);
 	pv_report_begin(b, title);
 	head(b, run);
@@ -726,13 +727,13 @@ int pv_report_page(const struct pv_res_run *run, struct pv_buf *b)
 /* ---- writing ---- */
 
 int pv_report_write(const char *dir, const char *path, char *written, size_t cap, size_t *bytes,
-		    struct pv_res_run **out)
+		    struct pv_results_run **out)
 {
-	struct pv_res_run *run = NULL;
+	struct pv_results_run *run = NULL;
 	struct pv_buf b = PV_BUF_INIT;
 	int r;
 
-	if ((r = pv_res_read(dir, &run)) != PV_OK)
+	if ((r = pv_results_read(dir, &run)) != PV_OK)
 		return r;
 	if (path)
 		snprintf(written, cap, "%s", path);
@@ -745,6 +746,6 @@ int pv_report_write(const char *dir, const char *path, char *written, size_t cap
 	if (r == PV_OK && out)
 		*out = run;
 	else
-		pv_res_free(run);
+		pv_results_free(run);
 	return r;
 }

@@ -15,14 +15,14 @@
 #include "util/buf.h"
 
 /* The whole page of run into out. PV_OK, or PV_EIO when out of memory. */
-int pv_report_page(const struct pv_res_run *run, struct pv_buf *out);
+int pv_report_page(const struct pv_results_run *run, struct pv_buf *out);
 
 /* Read the run folder dir and write its page to path (NULL: dir/report.html) whole
  * (util/file.h). The path written goes into written (cap bytes), its size into *bytes; *run,
- * when not NULL, gets the run read (the caller frees it). Errors: those of pv_res_read, PV_EIO
+ * when not NULL, gets the run read (the caller frees it). Errors: those of pv_results_read, PV_EIO
  * when the page cannot be written. */
 int pv_report_write(const char *dir, const char *path, char *written, size_t cap, size_t *bytes,
-		    struct pv_res_run **run);
+		    struct pv_results_run **run);
 
 /* A copy job's report.html (run/copy.h): what bounds it (verdict, the face's words) and its
  * files/s with their interval beside its figures. PV_EIO when out of memory. */
@@ -39,18 +39,18 @@ void pv_report_sweep_page(struct pv_buf *out, const char *title, const char *cha
 			  const char *text, size_t len);
 
 /* compare --html's page of the comparison c into out (a failure is out's, sticky). */
-void pv_report_compare_page(const struct pv_cmp *c, struct pv_buf *out);
+void pv_report_compare_page(const struct pv_results_cmp *c, struct pv_buf *out);
 
 /* A comparison's words, for its text and its page. A figure with its interval, prec digits:
  * "3.68 [3.41-3.96]" ("-" when the group has none). */
-void pv_report_cmp_fig(const struct pv_cmp_fig *f, int prec, char *out, size_t cap);
+void pv_report_cmp_fig(const struct pv_results_cmp_fig *f, int prec, char *out, size_t cap);
 /* Group g's difference from the first for figure k at S: "+0.5 % [-9.8, +11.9] same", or "not
  * compared (client-bound)". */
-void pv_report_cmp_diff(const struct pv_cmp_step *S, size_t g, enum pv_cmp_figure k, char *out,
-			size_t cap);
+void pv_report_cmp_diff(const struct pv_results_cmp_step *S, size_t g, enum pv_results_cmp_figure k,
+			char *out, size_t cap);
 /* Group g's answer: "B carried 40 to 60 users (across its 3 repeats)" (load/answer.h). */
-void pv_report_cmp_answer(const struct pv_cmp *c, size_t g, char *out, size_t cap);
+void pv_report_cmp_answer(const struct pv_results_cmp *c, size_t g, char *out, size_t cap);
 /* The figures' labels in a table: "scen/s", "overload %", "median ms", "p95 ms". */
-extern const char *const pv_report_cmp_labels[PV_CMP_FIGS];
+extern const char *const pv_report_cmp_labels[PV_RESULTS_CMP_FIGS];
 
 #endif

@@ -25,7 +25,7 @@ static void versions(const char *said, char *samba, size_t scap, char *kernel, s
  * named key, its case aside). */
 static void config_value(const char *conf, const char *key, char *out, size_t cap)
 {
-	struct pv_res_setting s = {"global", NULL, NULL, 6, 0, 0};
+	struct pv_results_setting s = {"global", NULL, NULL, 6, 0, 0};
 	size_t pos = 0, klen = strlen(key);
 
 	if (!conf) {
@@ -33,7 +33,7 @@ static void config_value(const char *conf, const char *key, char *out, size_t ca
 		return;
 	}
 	snprintf(out, cap, "not set: Samba's default");
-	while (pv_res_config_next(conf, &pos, &s))
+	while (pv_results_config_next(conf, &pos, &s))
 		if (s.nsection == 6 && !strncmp(s.section, "global", 6) && (size_t)s.nkey == klen &&
 		    !strncasecmp(s.key, key, klen))
 			snprintf(out, cap, "%.*s", s.nvalue, s.value);
@@ -48,10 +48,10 @@ static void row(struct pv_buf *b, const char *key, const char *value)
 	pv_buf_addstr(b, "</td></tr>\n");
 }
 
-void pv_report_settings(struct pv_buf *b, const struct pv_res_run *run)
+void pv_report_settings(struct pv_buf *b, const struct pv_results_run *run)
 {
 	char v[512], samba[400], kernel[400];
-	const struct pv_res_host_info *srv = NULL;
+	const struct pv_results_host_info *srv = NULL;
 
 	for (size_t i = 0; i < run->nhosts; i++)
 		if (!strcmp(run->hosts[i].role, "server"))
@@ -110,7 +110,7 @@ void pv_report_settings(struct pv_buf *b, const struct pv_res_run *run)
 			 "<th scope=\"col\" class=\"l\">address</th><th scope=\"col\" "
 			 "class=\"l\">system (as it said)</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < run->nhosts; i++) {
-		const struct pv_res_host_info *h = &run->hosts[i];
+		const struct pv_results_host_info *h = &run->hosts[i];
 
 		pv_buf_addstr(b, "<tr><th scope=\"row\">");
 		pv_escape_xml(b, h->name);
@@ -145,7 +145,7 @@ void pv_report_settings(struct pv_buf *b, const struct pv_res_run *run)
 	}
 }
 
-void pv_report_errors(struct pv_buf *b, const struct pv_res_run *run)
+void pv_report_errors(struct pv_buf *b, const struct pv_results_run *run)
 {
 	unsigned shown = 0, total = 0;
 
@@ -170,7 +170,7 @@ void pv_report_errors(struct pv_buf *b, const struct pv_res_run *run)
 				"failed (tried again)</th><th scope=\"col\">unserved</th><th "
 				"scope=\"col\">clients lost</th></tr></thead>\n<tbody>\n");
 			for (size_t i = 0; i < run->nsteps; i++) {
-				const struct pv_res_step *st = &run->steps[i];
+				const struct pv_results_step *st = &run->steps[i];
 				bool first = true;
 
 				if (!st->load.all.n.errors && !st->load.failed && !st->load.lost &&
@@ -214,7 +214,7 @@ void pv_report_errors(struct pv_buf *b, const struct pv_res_run *run)
 		shown++;
 	}
 	for (size_t i = 0; i < run->nsteps; i++) {
-		const struct pv_res_step *st = &run->steps[i];
+		const struct pv_results_step *st = &run->steps[i];
 
 		if (st->ready_error[0]) {
 			total++;
@@ -226,7 +226,7 @@ void pv_report_errors(struct pv_buf *b, const struct pv_res_run *run)
 			}
 		}
 		for (size_t j = 0; j < st->nhosts; j++) {
-			const struct pv_res_host *h = &st->hosts[j];
+			const struct pv_results_host *h = &st->hosts[j];
 
 			if (!h->error[0] && (!h->said[0] || !strcmp(h->state, "done")))
 				continue;

@@ -17,7 +17,7 @@ struct timeline {
 	double *len; /* [step]: its length */
 };
 
-static int timeline_of(const struct pv_res_run *run, struct timeline *tl)
+static int timeline_of(const struct pv_results_run *run, struct timeline *tl)
 {
 	double at = 0;
 
@@ -27,7 +27,7 @@ static int timeline_of(const struct pv_res_run *run, struct timeline *tl)
 	if (!tl->off || !tl->len)
 		return PV_EIO;
 	for (size_t i = 0; i < run->nsteps; i++) {
-		const struct pv_res_step *st = &run->steps[i];
+		const struct pv_results_step *st = &run->steps[i];
 		double len = st->end - st->start;
 
 		if (!isnan(len) && len < 0)
@@ -56,7 +56,7 @@ struct series_buf {
 	size_t n;
 };
 
-static bool column(const struct pv_res_run *run, const struct timeline *tl, bool dc,
+static bool column(const struct pv_results_run *run, const struct timeline *tl, bool dc,
 		   const char *name, struct series_buf *sb)
 {
 	size_t cap = 0;
@@ -64,7 +64,7 @@ static bool column(const struct pv_res_run *run, const struct timeline *tl, bool
 
 	memset(sb, 0, sizeof(*sb));
 	for (size_t i = 0; i < run->nsteps; i++) {
-		const struct pv_res_watch *w = dc ? run->steps[i].dc : run->steps[i].srv;
+		const struct pv_results_watch *w = dc ? run->steps[i].dc : run->steps[i].srv;
 
 		cap += (w ? w->n : 0) + 1;
 	}
@@ -72,8 +72,8 @@ static bool column(const struct pv_res_run *run, const struct timeline *tl, bool
 	    !(sb->y = calloc(cap, sizeof(double))))
 		return false;
 	for (size_t i = 0; i < run->nsteps; i++) {
-		const struct pv_res_watch *w = dc ? run->steps[i].dc : run->steps[i].srv;
-		long c = pv_res_watch_col(w, name);
+		const struct pv_results_watch *w = dc ? run->steps[i].dc : run->steps[i].srv;
+		long c = pv_results_watch_col(w, name);
 
 		if (c < 0)
 			continue;
@@ -104,10 +104,10 @@ struct col {
 };
 
 /* A plot of some watch columns over the whole run; false when none was recorded. */
-static bool watch_plot(struct pv_buf *b, const struct pv_res_run *run, const struct timeline *tl,
-		       const struct pv_plot_mark *marks, bool dc, const char *id, const char *title,
-		       const char *desc, const char *ylabel, const char *y2label, double ymax,
-		       const struct col *cols, size_t ncols)
+static bool watch_plot(struct pv_buf *b, const struct pv_results_run *run,
+		       const struct timeline *tl, const struct pv_plot_mark *marks, bool dc,
+		       const char *id, const char *title, const char *desc, const char *ylabel,
+		       const char *y2label, double ymax, const struct col *cols, size_t ncols)
 {
 	struct series_buf sb[8];
 	struct pv_plot_series s[8];
@@ -152,8 +152,8 @@ static bool watch_plot(struct pv_buf *b, const struct pv_res_run *run, const str
 	return true;
 }
 
-static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const struct timeline *tl,
-			 const struct pv_plot_mark *marks)
+static void clients_plot(struct pv_buf *b, const struct pv_results_run *run,
+			 const struct timeline *tl, const struct pv_plot_mark *marks)
 {
 	char names[8][64];
 	size_t nn = 0, n = 3 * run->nsteps;
@@ -233,7 +233,7 @@ static void clients_plot(struct pv_buf *b, const struct pv_res_run *run, const s
 	free(buf);
 }
 
-void pv_report_over_time(struct pv_buf *b, const struct pv_res_run *run)
+void pv_report_over_time(struct pv_buf *b, const struct pv_results_run *run)
 {
 	static const struct col cpu[] = {{"cpu", "CPU busy", 0, 0, 0},
 					 {"usr", "user", 0, 0, 1},

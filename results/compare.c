@@ -16,15 +16,16 @@
 
 #define ALPHA 0.05
 
-const char *const pv_cmp_names[PV_CMP_FIGS] = {"throughput", "overload", "median", "p95"};
-const char *const pv_cmp_units[PV_CMP_FIGS] = {"scen/s", "%", "ms", "ms"};
-const char *const pv_cmp_diff_units[PV_CMP_FIGS] = {"%", "pp", "ms", "ms"};
-const char *const pv_cmp_verdicts[] = {"n/a", "same", "higher", "lower"};
+const char *const pv_results_cmp_names[PV_RESULTS_CMP_FIGS] = {"throughput", "overload", "median",
+							       "p95"};
+const char *const pv_results_cmp_units[PV_RESULTS_CMP_FIGS] = {"scen/s", "%", "ms", "ms"};
+const char *const pv_results_cmp_diff_units[PV_RESULTS_CMP_FIGS] = {"%", "pp", "ms", "ms"};
+const char *const pv_results_cmp_verdicts[] = {"n/a", "same", "higher", "lower"};
 
 /* run's first step of users with load figures, NULL when none: a binary search of ord, its
- * steps by users (pv_res_by_users), so that matching the runs' steps is n log n. */
-static const struct pv_res_step *step_of(const struct pv_res_run *run, const size_t *ord,
-					 unsigned users)
+ * steps by users (pv_results_by_users), so that matching the runs' steps is n log n. */
+static const struct pv_results_step *step_of(const struct pv_results_run *run, const size_t *ord,
+					     unsigned users)
 {
 	size_t lo = 0, hi = run->nsteps;
 
@@ -49,13 +50,14 @@ struct one {
 	double v, lo, hi; /* at the alpha asked */
 };
 
-static struct one figure(const struct pv_res_step *st, enum pv_cmp_figure f, double alpha)
+static struct one figure(const struct pv_results_step *st, enum pv_results_cmp_figure f,
+			 double alpha)
 {
 	struct one o = {false, NAN, NAN, NAN};
 	const struct pv_load_kind_sum *a = &st->load.all;
 
 	switch (f) {
-	case PV_CMP_RATE:
+	case PV_RESULTS_CMP_RATE:
 		if (!(st->load.secs > 0))
 			break;
 		o.have = true;
@@ -64,7 +66,7 @@ static struct one figure(const struct pv_res_step *st, enum pv_cmp_figure f, dou
 		o.lo /= st->load.secs;
 		o.hi /= st->load.secs;
 		break;
-	case PV_CMP_OVERLOAD:
+	case PV_RESULTS_CMP_OVERLOAD:
 		if (!pv_load_ended(a))
 			break;
 		o.have = true;
@@ -73,15 +75,15 @@ static struct one figure(const struct pv_res_step *st, enum pv_cmp_figure f, dou
 		o.lo *= 100;
 		o.hi *= 100;
 		break;
-	case PV_CMP_MEDIAN:
-	case PV_CMP_P95:
-		if (!a->lat.n || isnan(f == PV_CMP_MEDIAN ? a->lat.median : a->lat.p95))
+	case PV_RESULTS_CMP_MEDIAN:
+	case PV_RESULTS_CMP_P95:
+		if (!a->lat.n || isnan(f == PV_RESULTS_CMP_MEDIAN ? a->lat.median : a->lat.p95))
 			break;
 		o.have = true;
-		o.v = 1000 * (f == PV_CMP_MEDIAN ? a->lat.median : a->lat.p95);
+		o.v = 1000 * (f == PV_RESULTS_CMP_MEDIAN ? a->lat.median : a->lat.p95);
 		if (st->has_hist) {
-			pv_load_hist_ci(&a->n.lat, f == PV_CMP_MEDIAN ? 0.5 : 0.95, alpha, &o.lo,
-					&o.hi);
+			pv_load_hist_ci(&a->n.lat, f == PV_RESULTS_CMP_MEDIAN ? 0.5 : 0.95, alpha,
+					&o.lo, &o.hi);
 			o.lo *= 1000;
 			o.hi *= 1000;
 		}
@@ -105,8 +107,9 @@ static double own_var(const struct one *o)
 }
 
 /* A group's estimate of a figure at a step: its runs' values with their spread. */
-static bool group_est(const struct pv_res_step *const *sts, size_t k, enum pv_cmp_figure f,
-		      struct pv_stat_est *e, struct pv_cmp_fig *show)
+static bool group_est(const struct pv_results_step *const *sts, size_t k,
+		      enum pv_results_cmp_figure f, struct pv_stat_est *e,
+		      struct pv_results_cmp_fig *show)
 {
 	double x[64], floor = 0;
 	size_t n = 0;
@@ -139,19 +142,20 @@ static bool group_est(const struct pv_res_step *const *sts, size_t k, enum pv_cm
 	return true;
 }
 
-static enum pv_cmp_verdict verdict_of(double lo, double hi)
+static enum pv_results_cmp_verdict verdict_of(double lo, double hi)
 {
 	if (isnan(lo) || isnan(hi))
-		return PV_CMP_NA;
-	return lo > 0 ? PV_CMP_HIGHER : hi < 0 ? PV_CMP_LOWER : PV_CMP_SAME;
+		return PV_RESULTS_CMP_NA;
+	return lo > 0 ? PV_RESULTS_CMP_HIGHER : hi < 0 ? PV_RESULTS_CMP_LOWER : PV_RESULTS_CMP_SAME;
 }
 
 /* Group g (sts, k runs) against group 0 (s0, k0 runs) for figure f at the widened alpha. */
-static void against(const struct pv_res_step *const *s0, size_t k0,
-		    const struct pv_res_step *const *sg, size_t kg, enum pv_cmp_figure f,
-		    double alpha, const struct pv_cmp_fig *base, struct pv_cmp_fig *out)
+static void against(const struct pv_results_step *const *s0, size_t k0,
+		    const struct pv_results_step *const *sg, size_t kg,
+		    enum pv_results_cmp_figure f, double alpha,
+		    const struct pv_results_cmp_fig *base, struct pv_results_cmp_fig *out)
 {
-	out->verdict = PV_CMP_NA;
+	out->verdict = PV_RESULTS_CMP_NA;
 	out->d = out->dlo = out->dhi = NAN;
 	if (!base->have || !out->have)
 		return;
@@ -161,7 +165,7 @@ static void against(const struct pv_res_step *const *s0, size_t k0,
 		double r, lo, hi;
 
 		switch (f) {
-		case PV_CMP_RATE:
+		case PV_RESULTS_CMP_RATE:
 			pv_stat_rate_ratio(b->lat.n, sg[0]->load.secs, a->lat.n, s0[0]->load.secs,
 					   alpha, &r, &lo, &hi);
 			if (isnan(r))
@@ -170,7 +174,7 @@ static void against(const struct pv_res_step *const *s0, size_t k0,
 			out->dlo = 100 * (lo - 1);
 			out->dhi = isinf(hi) ? INFINITY : 100 * (hi - 1);
 			break;
-		case PV_CMP_OVERLOAD:
+		case PV_RESULTS_CMP_OVERLOAD:
 			pv_stat_prop_diff(b->n.overloaded, pv_load_ended(b), a->n.overloaded,
 					  pv_load_ended(a), alpha, &r, &lo, &hi);
 			out->d = 100 * r;
@@ -190,12 +194,12 @@ static void against(const struct pv_res_step *const *s0, size_t k0,
 		}
 	} else {
 		struct pv_stat_est ea, eb;
-		struct pv_cmp_fig tmp;
+		struct pv_results_cmp_fig tmp;
 
 		if (!group_est(s0, k0, f, &ea, &tmp) || !group_est(sg, kg, f, &eb, &tmp))
 			return;
 		pv_stat_diff(eb, ea, alpha, &out->d, &out->dlo, &out->dhi);
-		if (f == PV_CMP_RATE) {
+		if (f == PV_RESULTS_CMP_RATE) {
 			if (!(ea.mean > 0))
 				return;
 			out->d *= 100 / ea.mean;
@@ -206,13 +210,14 @@ static void against(const struct pv_res_step *const *s0, size_t k0,
 	out->verdict = verdict_of(out->dlo, out->dhi);
 }
 
-bool pv_cmp_weighed(const struct pv_cmp_step *S, size_t g)
+bool pv_results_cmp_weighed(const struct pv_results_cmp_step *S, size_t g)
 {
 	return !S->client_bound[0] && !S->client_bound[g];
 }
 
 /* S's note: group label's run st was client-bound there, and by which client. */
-static void bound_note(struct pv_cmp_step *S, const char *label, const struct pv_res_step *st)
+static void bound_note(struct pv_results_cmp_step *S, const char *label,
+		       const struct pv_results_step *st)
 {
 	const struct pv_load_client *cl = pv_load_bound_client(&st->load, NULL);
 	size_t at = strlen(S->note);
@@ -229,9 +234,10 @@ static void bound_note(struct pv_cmp_step *S, const char *label, const struct pv
 
 /* ---- the answer ---- */
 
-static void why(struct pv_cmp_group *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void why(struct pv_results_cmp_group *g, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-static void why(struct pv_cmp_group *g, const char *fmt, ...)
+static void why(struct pv_results_cmp_group *g, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -247,7 +253,7 @@ struct tally {
 	double secs;
 };
 
-static struct tally tally_of(const struct pv_res_step *const *s, size_t k)
+static struct tally tally_of(const struct pv_results_step *const *s, size_t k)
 {
 	struct tally t = {0, 0, 0};
 
@@ -262,16 +268,17 @@ static struct tally tally_of(const struct pv_res_step *const *s, size_t k)
 /* Whether group g's answer is really not the first's: at a step between the two that one
  * carried and the other (the failing one, f; o the other) did not, the failing one's overload
  * or errors are beyond the noise, or it alone had users not logged on. */
-static void weigh(struct pv_cmp *c, size_t g, const struct pv_res_step ***sts, const size_t *kk)
+static void weigh(struct pv_results_cmp *c, size_t g, const struct pv_results_step ***sts,
+		  const size_t *kk)
 {
-	struct pv_cmp_group *G = &c->groups[g], *A = &c->groups[0];
+	struct pv_results_cmp_group *G = &c->groups[g], *A = &c->groups[0];
 	unsigned lo = A->answer_lo < G->answer_lo ? A->answer_lo : G->answer_lo,
 		 hi = A->answer_hi > G->answer_hi ? A->answer_hi : G->answer_hi;
 	bool judged = false;
-	const struct pv_cmp_step *bound = NULL;
+	const struct pv_results_cmp_step *bound = NULL;
 
 	for (size_t s = 0; s < c->nsteps && !G->answer_real; s++) {
-		const struct pv_cmp_step *S = &c->steps[s];
+		const struct pv_results_cmp_step *S = &c->steps[s];
 		bool fail_g = !S->carried[g];
 		size_t f = fail_g ? g : 0, o = fail_g ? 0 : g;
 		const char *fl = c->groups[f].label, *ol = c->groups[o].label;
@@ -281,22 +288,22 @@ static void weigh(struct pv_cmp *c, size_t g, const struct pv_res_step ***sts, c
 		if (S->users <= lo || S->users > hi || S->carried[0] == S->carried[g])
 			continue;
 		/* the clients' limit there, not the server's: it tells nothing */
-		if (!pv_cmp_weighed(S, g)) {
+		if (!pv_results_cmp_weighed(S, g)) {
 			if (!bound)
 				bound = S;
 			continue;
 		}
 		judged = true;
-		ovf = S->fig[f * PV_CMP_FIGS + PV_CMP_OVERLOAD].v;
-		ovo = S->fig[o * PV_CMP_FIGS + PV_CMP_OVERLOAD].v;
+		ovf = S->fig[f * PV_RESULTS_CMP_FIGS + PV_RESULTS_CMP_OVERLOAD].v;
+		ovo = S->fig[o * PV_RESULTS_CMP_FIGS + PV_RESULTS_CMP_OVERLOAD].v;
 		tf = tally_of(sts[s * c->ngroups + f], kk[s * c->ngroups + f]);
 		to = tally_of(sts[s * c->ngroups + o], kk[s * c->ngroups + o]);
 		pv_stat_rate_ratio(tf.errors, tf.secs, to.errors, to.secs, c->alpha, &r, &elo,
 				   &ehi);
 		G->answer_real = true;
 		/* group g against the first: higher when g is the failing one */
-		if (S->fig[g * PV_CMP_FIGS + PV_CMP_OVERLOAD].verdict ==
-		    (fail_g ? PV_CMP_HIGHER : PV_CMP_LOWER))
+		if (S->fig[g * PV_RESULTS_CMP_FIGS + PV_RESULTS_CMP_OVERLOAD].verdict ==
+		    (fail_g ? PV_RESULTS_CMP_HIGHER : PV_RESULTS_CMP_LOWER))
 			why(G,
 			    "at %u users the overload is %.2f%% in %s against %.2f%% in %s, "
 			    "beyond the noise",
@@ -329,10 +336,10 @@ static void weigh(struct pv_cmp *c, size_t g, const struct pv_res_step ***sts, c
 		why(G, "cannot be weighed: no step between the two answers was run by both");
 }
 
-static void answers(struct pv_cmp *c, const struct pv_res_step ***sts, const size_t *kk)
+static void answers(struct pv_results_cmp *c, const struct pv_results_step ***sts, const size_t *kk)
 {
 	for (size_t g = 0; g < c->ngroups; g++) {
-		struct pv_cmp_group *G = &c->groups[g];
+		struct pv_results_cmp_group *G = &c->groups[g];
 
 		for (size_t i = 0; i < G->nruns; i++) {
 			unsigned a = G->runs[i]->answer_step >= 0 ? G->runs[i]->answer_users : 0;
@@ -345,7 +352,7 @@ static void answers(struct pv_cmp *c, const struct pv_res_step ***sts, const siz
 		}
 	}
 	for (size_t g = 1; g < c->ngroups; g++) {
-		struct pv_cmp_group *G = &c->groups[g], *A = &c->groups[0];
+		struct pv_results_cmp_group *G = &c->groups[g], *A = &c->groups[0];
 
 		G->answer_diff = (long)G->answer_lo - (long)A->answer_lo;
 		if (G->answer_lo == A->answer_lo && G->answer_hi == A->answer_hi)
@@ -368,7 +375,8 @@ struct kvs {
 	struct kv *v;
 	size_t n, cap;
 	size_t *by_key;
-	size_t nconf; /* settings of the server's configuration taken, PV_RES_ENTRIES_MAX at most */
+	size_t nconf; /* settings of the server's configuration taken, PV_RESULTS_ENTRIES_MAX at
+			 most */
 };
 
 static void kv_add(struct kvs *l, const char *key, const char *fmt, ...)
@@ -395,17 +403,18 @@ static void kv_add(struct kvs *l, const char *key, const char *fmt, ...)
 }
 
 /* The server's configuration (testparm's output), each setting as "server [section] key"
- * (the first PV_RES_ENTRIES_MAX settings, and one saying when there were more). */
+ * (the first PV_RESULTS_ENTRIES_MAX settings, and one saying when there were more). */
 static void config_kvs(struct kvs *l, const char *text)
 {
-	struct pv_res_setting s = {"global", NULL, NULL, 6, 0, 0};
+	struct pv_results_setting s = {"global", NULL, NULL, 6, 0, 0};
 	char section[64], key[128];
 	size_t pos = 0;
 
-	while (pv_res_config_next(text, &pos, &s)) {
-		if (l->nconf++ == PV_RES_ENTRIES_MAX) {
+	while (pv_results_config_next(text, &pos, &s)) {
+		if (l->nconf++ == PV_RESULTS_ENTRIES_MAX) {
 			kv_add(l, "server configuration",
-			       "more than %d settings: the rest not compared", PV_RES_ENTRIES_MAX);
+			       "more than %d settings: the rest not compared",
+			       PV_RESULTS_ENTRIES_MAX);
 			return;
 		}
 		snprintf(section, sizeof(section), "%.*s", s.nsection, s.section);
@@ -414,7 +423,7 @@ static void config_kvs(struct kvs *l, const char *text)
 	}
 }
 
-static void run_kvs(const struct pv_res_run *r, struct kvs *l)
+static void run_kvs(const struct pv_results_run *r, struct kvs *l)
 {
 	char key[128];
 
@@ -488,7 +497,7 @@ static const char *kv_get(const struct kvs *l, const char *key)
 	return at < 0 ? NULL : l->v[at].val;
 }
 
-static int settings(struct pv_cmp *c)
+static int settings(struct pv_results_cmp *c)
 {
 	struct kvs *l = calloc(c->nruns, sizeof(*l));
 	bool some_config = false, all_config = true;
@@ -510,7 +519,7 @@ static int settings(struct pv_cmp *c)
 			bool summary = j == l[i].n, differs = false, seen = false, is_conf;
 			const char *key =
 				summary ? "server configuration (testparm -s)" : l[i].v[j].key;
-			struct pv_cmp_setting *s;
+			struct pv_results_cmp_setting *s;
 
 			/* a key once: where it is first, in the first run that has it */
 			seen = !summary && kv_at(&l[i], key) != (long)j;
@@ -530,7 +539,7 @@ static int settings(struct pv_cmp *c)
 				continue;
 			if (c->nsettings == cap) {
 				size_t ncap = cap ? 2 * cap : 16;
-				struct pv_cmp_setting *ns =
+				struct pv_results_cmp_setting *ns =
 					realloc(c->settings, ncap * sizeof(*ns));
 
 				if (!ns) {
@@ -578,17 +587,17 @@ static int cmp_uint(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int check_runs(const struct pv_res_run *const *runs, size_t nruns)
+static int check_runs(const struct pv_results_run *const *runs, size_t nruns)
 {
 	size_t steps = 0;
 
 	for (size_t i = 0; i < nruns; i++)
 		steps += runs[i]->nsteps;
-	if (steps > PV_CMP_STEPS_MAX)
+	if (steps > PV_RESULTS_CMP_STEPS_MAX)
 		return pv_error(PV_EUSAGE,
 				"the runs hold %zu steps together, more than the %d compare reads; "
 				"compare fewer runs",
-				steps, PV_CMP_STEPS_MAX);
+				steps, PV_RESULTS_CMP_STEPS_MAX);
 	for (size_t i = 0; i < nruns; i++) {
 		if (strcmp(runs[i]->driver, "builtin") != 0)
 			return pv_error(PV_ECONFIG,
@@ -606,11 +615,11 @@ static int check_runs(const struct pv_res_run *const *runs, size_t nruns)
 	return PV_OK;
 }
 
-int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size_t nruns,
-		 struct pv_cmp **out)
+int pv_results_cmp_build(const struct pv_results_run *const *runs, const size_t *group,
+			 size_t nruns, struct pv_results_cmp **out)
 {
-	struct pv_cmp *c = calloc(1, sizeof(*c));
-	const struct pv_res_step **sts = NULL;
+	struct pv_results_cmp *c = calloc(1, sizeof(*c));
+	const struct pv_results_step **sts = NULL;
 	unsigned *users = NULL;
 	size_t nusers = 0, *kk = NULL, **ord = NULL, *pos = NULL, *off = NULL;
 	struct pv_buf un = PV_BUF_INIT;
@@ -634,7 +643,7 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 		goto out;
 	}
 	for (size_t g = 0; g < c->ngroups; g++) {
-		struct pv_cmp_group *G = &c->groups[g];
+		struct pv_results_cmp_group *G = &c->groups[g];
 
 		snprintf(G->label, sizeof(G->label), "%c%s", 'A' + (int)(g % 26),
 			 g >= 26 ? "+" : "");
@@ -670,7 +679,7 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 			r = pv_error(PV_EIO, "out of memory");
 			goto out;
 		}
-		pv_res_by_users(runs[i], ord[i]);
+		pv_results_by_users(runs[i], ord[i]);
 		for (size_t s = 0; s < runs[i]->nsteps; s++)
 			if (runs[i]->steps[s].has_load)
 				users[nusers++] = runs[i]->steps[s].users;
@@ -703,7 +712,7 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 		bool all = true, named = false;
 
 		for (size_t i = 0; i < nruns; i++) {
-			const struct pv_res_step *st = step_of(runs[i], ord[i], users[u]);
+			const struct pv_results_step *st = step_of(runs[i], ord[i], users[u]);
 
 			sts[s * nruns + off[group[i]] + pos[i]] = st;
 			all &= st != NULL;
@@ -730,16 +739,16 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 	}
 	{
 		/* sts as [step][group] -> the runs' steps */
-		const struct pv_res_step ***idx = calloc(c->nsteps * c->ngroups, sizeof(*idx));
+		const struct pv_results_step ***idx = calloc(c->nsteps * c->ngroups, sizeof(*idx));
 
 		if (!idx) {
 			r = pv_error(PV_EIO, "out of memory");
 			goto out;
 		}
 		for (size_t s = 0; s < c->nsteps; s++) {
-			struct pv_cmp_step *S = &c->steps[s];
+			struct pv_results_cmp_step *S = &c->steps[s];
 
-			if (!(S->fig = calloc(c->ngroups * PV_CMP_FIGS, sizeof(*S->fig))) ||
+			if (!(S->fig = calloc(c->ngroups * PV_RESULTS_CMP_FIGS, sizeof(*S->fig))) ||
 			    !(S->cpu = calloc(c->ngroups, sizeof(*S->cpu))) ||
 			    !(S->carried = calloc(c->ngroups, sizeof(*S->carried))) ||
 			    !(S->client_bound = calloc(c->ngroups, sizeof(*S->client_bound)))) {
@@ -753,11 +762,11 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 			}
 		}
 		for (size_t s = 0; s < c->nsteps; s++) {
-			struct pv_cmp_step *S = &c->steps[s];
+			struct pv_results_cmp_step *S = &c->steps[s];
 			bool any = false;
 
 			for (size_t g = 0; g < c->ngroups; g++) {
-				const struct pv_res_step *const *sg = idx[s * c->ngroups + g];
+				const struct pv_results_step *const *sg = idx[s * c->ngroups + g];
 				size_t k = kk[s * c->ngroups + g];
 				double cpu = 0;
 				size_t ncpu = 0;
@@ -771,44 +780,48 @@ int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size
 					if (sg[i]->load.client_bound && !S->client_bound[g])
 						bound_note(S, c->groups[g].label, sg[i]);
 					S->client_bound[g] |= sg[i]->load.client_bound;
-					if (pv_res_watch_stat(sg[i]->srv, "cpu", &mean, &p95,
-							      &max)) {
+					if (pv_results_watch_stat(sg[i]->srv, "cpu", &mean, &p95,
+								  &max)) {
 						cpu += mean;
 						ncpu++;
 					}
 				}
 				S->cpu[g] = ncpu ? cpu / (double)ncpu : NAN;
-				for (int f = 0; f < PV_CMP_FIGS; f++) {
-					struct pv_cmp_fig *F = &S->fig[g * PV_CMP_FIGS + f];
+				for (int f = 0; f < PV_RESULTS_CMP_FIGS; f++) {
+					struct pv_results_cmp_fig *F =
+						&S->fig[g * PV_RESULTS_CMP_FIGS + f];
 					struct pv_stat_est e;
 
 					F->lo = F->hi = F->d = F->dlo = F->dhi = NAN;
-					group_est(sg, k, (enum pv_cmp_figure)f, &e, F);
+					group_est(sg, k, (enum pv_results_cmp_figure)f, &e, F);
 				}
 			}
 			S->compared = true;
 			for (size_t g = 0; g < c->ngroups; g++)
 				S->compared &= !S->client_bound[g];
 			for (size_t g = 1; g < c->ngroups && !any; g++)
-				any = pv_cmp_weighed(S, g);
+				any = pv_results_cmp_weighed(S, g);
 			c->ncompared += any;
 		}
 		/* the widening: over the steps where a difference is weighed */
 		c->alpha = ALPHA / (double)(c->ncompared ? c->ncompared : 1);
 		for (size_t s = 0; s < c->nsteps; s++) {
-			struct pv_cmp_step *S = &c->steps[s];
+			struct pv_results_cmp_step *S = &c->steps[s];
 
 			for (size_t g = 1; g < c->ngroups; g++)
-				for (int f = 0; f < PV_CMP_FIGS && pv_cmp_weighed(S, g); f++) {
-					struct pv_cmp_fig *F = &S->fig[g * PV_CMP_FIGS + f];
+				for (int f = 0;
+				     f < PV_RESULTS_CMP_FIGS && pv_results_cmp_weighed(S, g); f++) {
+					struct pv_results_cmp_fig *F =
+						&S->fig[g * PV_RESULTS_CMP_FIGS + f];
 
 					against(idx[s * c->ngroups], kk[s * c->ngroups],
 						idx[s * c->ngroups + g], kk[s * c->ngroups + g],
-						(enum pv_cmp_figure)f, c->alpha, &S->fig[f], F);
-					if (F->verdict == PV_CMP_HIGHER ||
-					    F->verdict == PV_CMP_LOWER) {
+						(enum pv_results_cmp_figure)f, c->alpha, &S->fig[f],
+						F);
+					if (F->verdict == PV_RESULTS_CMP_HIGHER ||
+					    F->verdict == PV_RESULTS_CMP_LOWER) {
 						c->differ++;
-						c->differ_rate += f == PV_CMP_RATE;
+						c->differ_rate += f == PV_RESULTS_CMP_RATE;
 					}
 				}
 		}
@@ -832,14 +845,14 @@ out:
 	free(sts);
 	free(kk);
 	if (r != PV_OK) {
-		pv_cmp_free(c);
+		pv_results_cmp_free(c);
 		return r;
 	}
 	*out = c;
 	return PV_OK;
 }
 
-void pv_cmp_free(struct pv_cmp *c)
+void pv_results_cmp_free(struct pv_results_cmp *c)
 {
 	if (!c)
 		return;

@@ -23,7 +23,7 @@
  * other did not, the overload or the errors differ beyond the noise, or users did not log on.
  * And what differs between the runs: settings, server configuration, versions.
  *
- * Pure: runs in (read with pv_res_read), a comparison out. */
+ * Pure: runs in (read with pv_results_read), a comparison out. */
 #ifndef PV_RESULTS_COMPARE_H
 #define PV_RESULTS_COMPARE_H
 
@@ -34,52 +34,58 @@
 
 /* The steps of all the runs compared together, at most: a step read costs about 20 KiB (its
  * histograms), so the runs compare reads cost 400 MiB at most. */
-#define PV_CMP_STEPS_MAX 20000
+#define PV_RESULTS_CMP_STEPS_MAX 20000
 
-enum pv_cmp_figure { PV_CMP_RATE, PV_CMP_OVERLOAD, PV_CMP_MEDIAN, PV_CMP_P95, PV_CMP_FIGS };
+enum pv_results_cmp_figure {
+	PV_RESULTS_CMP_RATE,
+	PV_RESULTS_CMP_OVERLOAD,
+	PV_RESULTS_CMP_MEDIAN,
+	PV_RESULTS_CMP_P95,
+	PV_RESULTS_CMP_FIGS
+};
 
 /* "throughput", "overload", "median", "p95" */
-extern const char *const pv_cmp_names[PV_CMP_FIGS];
+extern const char *const pv_results_cmp_names[PV_RESULTS_CMP_FIGS];
 /* the unit of a figure ("scen/s", "%", "ms") and of its difference ("%", "pp", "ms") */
-extern const char *const pv_cmp_units[PV_CMP_FIGS];
-extern const char *const pv_cmp_diff_units[PV_CMP_FIGS];
+extern const char *const pv_results_cmp_units[PV_RESULTS_CMP_FIGS];
+extern const char *const pv_results_cmp_diff_units[PV_RESULTS_CMP_FIGS];
 
-enum pv_cmp_verdict {
-	PV_CMP_NA,     /* no interval to judge by (no histogram, nothing started) */
-	PV_CMP_SAME,   /* within the noise */
-	PV_CMP_HIGHER, /* this group's is higher, beyond the noise */
-	PV_CMP_LOWER
+enum pv_results_cmp_verdict {
+	PV_RESULTS_CMP_NA,     /* no interval to judge by (no histogram, nothing started) */
+	PV_RESULTS_CMP_SAME,   /* within the noise */
+	PV_RESULTS_CMP_HIGHER, /* this group's is higher, beyond the noise */
+	PV_RESULTS_CMP_LOWER
 };
-extern const char *const pv_cmp_verdicts[]; /* "n/a", "same", "higher", "lower" */
+extern const char *const pv_results_cmp_verdicts[]; /* "n/a", "same", "higher", "lower" */
 
-struct pv_cmp_fig {
+struct pv_results_cmp_fig {
 	bool have;	  /* the group has this figure at this step */
 	double v, lo, hi; /* the estimate and its 95% interval (lo, hi NAN when unknown) */
 	/* against the first group (groups after it) */
 	double d, dlo, dhi; /* the difference (diff_units) and its widened interval */
-	enum pv_cmp_verdict verdict;
+	enum pv_results_cmp_verdict verdict;
 };
 
-struct pv_cmp_step {
+struct pv_results_cmp_step {
 	unsigned users;
-	struct pv_cmp_fig *fig; /* [group * PV_CMP_FIGS + figure] */
-	double *cpu;		/* [group]: the server's mean CPU %, NAN when not watched */
-	bool *carried;		/* [group]: every run of the group carried the step */
-	bool *client_bound;	/* [group]: a run of the group was client-bound there */
+	struct pv_results_cmp_fig *fig; /* [group * PV_RESULTS_CMP_FIGS + figure] */
+	double *cpu;			/* [group]: the server's mean CPU %, NAN when not watched */
+	bool *carried;			/* [group]: every run of the group carried the step */
+	bool *client_bound;		/* [group]: a run of the group was client-bound there */
 	/* no group client-bound there; else note says who was the limit ("B was
 	 * client-bound (cli2: its busiest loop at 95% of a core, loop lag p95 150 ms)"), each
 	 * group's figures are shown, and a group's difference from the first is weighed only
-	 * where neither was (pv_cmp_weighed; verdicts n/a otherwise) */
+	 * where neither was (pv_results_cmp_weighed; verdicts n/a otherwise) */
 	bool compared;
 	char note[256];
 };
 
 /* Whether group g's difference from the first is weighed at S: neither was client-bound. */
-bool pv_cmp_weighed(const struct pv_cmp_step *S, size_t g);
+bool pv_results_cmp_weighed(const struct pv_results_cmp_step *S, size_t g);
 
-struct pv_cmp_group {
+struct pv_results_cmp_group {
 	char label[8]; /* "A", "B", ... */
-	const struct pv_res_run **runs;
+	const struct pv_results_run **runs;
 	size_t nruns;
 	unsigned answer_lo, answer_hi; /* the answers of its runs (users; 0: carried none) */
 	bool answer_at_least; /* a run's step over its answer was client-bound: a lower bound */
@@ -90,22 +96,22 @@ struct pv_cmp_group {
 };
 
 /* A setting whose value differs between the runs: values[run] in the order given. */
-struct pv_cmp_setting {
+struct pv_results_cmp_setting {
 	char key[128];
 	char **values; /* "" when the run does not say; "not recorded in this run" */
 };
 
-struct pv_cmp {
-	struct pv_cmp_group *groups;
+struct pv_results_cmp {
+	struct pv_results_cmp_group *groups;
 	size_t ngroups;
-	const struct pv_res_run **runs; /* all, in the order given */
+	const struct pv_results_run **runs; /* all, in the order given */
 	size_t nruns;
-	double alpha;		   /* per step compared, after the widening */
-	size_t ncompared;	   /* steps where a difference is weighed (pv_cmp_weighed) */
-	struct pv_cmp_step *steps; /* users rising */
+	double alpha;	  /* per step compared, after the widening */
+	size_t ncompared; /* steps where a difference is weighed (pv_results_cmp_weighed) */
+	struct pv_results_cmp_step *steps; /* users rising */
 	size_t nsteps;
 	char *uncommon; /* steps some group lacks, one line each ("A has 40 users, B not") */
-	struct pv_cmp_setting *settings;
+	struct pv_results_cmp_setting *settings;
 	size_t nsettings;
 	/* how many (step, figure, group) differences are beyond the noise; of throughput */
 	unsigned differ, differ_rate;
@@ -114,10 +120,10 @@ struct pv_cmp {
 /* Compare runs[0..nruns) grouped by group[i] (0, 1, ... in order of first appearance; at
  * least two groups). PV_ECONFIG, the reason recorded, when they cannot be compared: a run
  * of another driver than builtin or without load figures, drivers that differ, no step
- * (users) that every group has; PV_EUSAGE for more than PV_CMP_STEPS_MAX steps in all. Its
+ * (users) that every group has; PV_EUSAGE for more than PV_RESULTS_CMP_STEPS_MAX steps in all. Its
  * work is n log n in the steps and the settings, whatever the runs hold. */
-int pv_cmp_build(const struct pv_res_run *const *runs, const size_t *group, size_t nruns,
-		 struct pv_cmp **out);
-void pv_cmp_free(struct pv_cmp *c);
+int pv_results_cmp_build(const struct pv_results_run *const *runs, const size_t *group,
+			 size_t nruns, struct pv_results_cmp **out);
+void pv_results_cmp_free(struct pv_results_cmp *c);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-bool pv_res_config_next(const char *conf, size_t *pos, struct pv_res_setting *out)
+bool pv_results_config_next(const char *conf, size_t *pos, struct pv_results_setting *out)
 {
 	const char *p = conf ? conf + *pos : NULL;
 

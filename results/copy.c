@@ -7,11 +7,11 @@
 #include <math.h>
 #include <stdio.h>
 
-const char *const pv_copy_bound_names[6] = {"quota",  "smbd core", "server cpus",
-					    "client", "disk",	   "unknown"};
+const char *const pv_results_copy_bound_names[6] = {"quota",  "smbd core", "server cpus",
+						    "client", "disk",	   "unknown"};
 
-void pv_copy_rate(const double *t, const double *count, size_t n, double *rate, double *lo,
-		  double *hi)
+void pv_results_copy_rate(const double *t, const double *count, size_t n, double *rate, double *lo,
+			  double *hi)
 {
 	double sum = 0, sq = 0, mean, sd, h;
 	size_t k = 0;
@@ -56,7 +56,8 @@ static const char *pct(double v, const char *unit, char *b, size_t len)
 	return b;
 }
 
-enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size_t len)
+enum pv_results_copy_bound pv_results_copy_judge(const struct pv_results_copy_facts *f, char *text,
+						 size_t len)
 {
 	char who[96], p1[48], p2[48], p3[48], busiest[160];
 	bool seen = f->smbd_known && isfinite(f->smbd_top);
@@ -64,16 +65,16 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 	snprintf(who, sizeof(who), "smbd %d%s", f->smbd_pid,
 		 f->smbd_ours ? " (it serves the copy's connection)" : "");
 	if (f->smbd_known && f->smbd_quota >= 0 &&
-	    f->smbd_cpu >= PV_COPY_AT_LIMIT / 100 * f->smbd_quota) {
+	    f->smbd_cpu >= PV_RESULTS_COPY_AT_LIMIT / 100 * f->smbd_quota) {
 		snprintf(text, len,
 			 "A CPU quota is the limit: %s used %.0f%% of a core, and the cgroup that "
 			 "holds it may use %.0f%% (cgroup cpu.max or cpu.cfs_quota_us: systemd's "
 			 "CPUQuota= of the smbd service, or a container's CPU limit). Raise or "
 			 "remove the quota; more connections would share the same quota.",
 			 who, f->smbd_cpu, f->smbd_quota);
-		return PV_COPY_BOUND_QUOTA;
+		return PV_RESULTS_COPY_BOUND_QUOTA;
 	}
-	if (f->smbd_known && f->smbd_top >= PV_COPY_AT_LIMIT) {
+	if (f->smbd_known && f->smbd_top >= PV_RESULTS_COPY_AT_LIMIT) {
 		snprintf(text, len,
 			 "One core of the server is the limit: %s ran its busiest thread at %.0f%% "
 			 "of a core (%u thread%s, %.0f%% in all). Samba serves a connection in one "
@@ -85,7 +86,7 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 			 f->connections > 1 ? "; this copy already had several, and the busiest "
 					      "still was at its core"
 					    : "");
-		return PV_COPY_BOUND_CORE;
+		return PV_RESULTS_COPY_BOUND_CORE;
 	}
 	if (isfinite(f->server_cpu) && f->server_cpu >= 90) {
 		if (seen)
@@ -100,7 +101,7 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 			 "Other work on the server takes the CPU the copy's smbd would use; the "
 			 "figures are the server's as it is, not Samba's alone.",
 			 f->server_cpu, busiest);
-		return PV_COPY_BOUND_CPUS;
+		return PV_RESULTS_COPY_BOUND_CPUS;
 	}
 	if (f->client_top >= PV_LOAD_BOUND_CPU) {
 		snprintf(text, len,
@@ -109,7 +110,7 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 			 "from more clients, or with fewer requests in flight per connection and "
 			 "more connections.",
 			 f->client_top);
-		return PV_COPY_BOUND_CLIENT;
+		return PV_RESULTS_COPY_BOUND_CLIENT;
 	}
 	if (isfinite(f->server_iowait) && f->server_iowait >= 20) {
 		if (seen)
@@ -122,7 +123,7 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 			 "The server's disk is the limit: its CPUs waited for I/O %.0f%% of the "
 			 "time%s.",
 			 f->server_iowait, busiest);
-		return PV_COPY_BOUND_DISK;
+		return PV_RESULTS_COPY_BOUND_DISK;
 	}
 	if (!f->smbd_known) {
 		snprintf(text, len,
@@ -144,5 +145,5 @@ enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size
 			 pct(f->smbd_top, " of a core", p1, sizeof(p1)),
 			 pct(f->client_top, " of a core", p2, sizeof(p2)), p3);
 	}
-	return PV_COPY_BOUND_UNKNOWN;
+	return PV_RESULTS_COPY_BOUND_UNKNOWN;
 }

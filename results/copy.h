@@ -11,13 +11,13 @@
 /* The mean rate over n ticks (t seconds since the start, count so far) and its 95% interval:
  * the rates of the intervals between ticks as samples of it (Student's t on their mean); NAN
  * bounds with fewer than three intervals. */
-void pv_copy_rate(const double *t, const double *count, size_t n, double *rate, double *lo,
-		  double *hi);
+void pv_results_copy_rate(const double *t, const double *count, size_t n, double *rate, double *lo,
+			  double *hi);
 
 /* A thread or process at this share of what it may use is at its limit. */
-#define PV_COPY_AT_LIMIT 85.0
+#define PV_RESULTS_COPY_AT_LIMIT 85.0
 
-struct pv_copy_facts {
+struct pv_results_copy_facts {
 	unsigned long files; /* sent */
 	double put_s;	     /* the writing's seconds */
 	unsigned connections;
@@ -35,17 +35,18 @@ struct pv_copy_facts {
 	double server_cpu, server_iowait;
 };
 
-enum pv_copy_bound {
-	PV_COPY_BOUND_QUOTA,   /* a CPU quota holds the smbd */
-	PV_COPY_BOUND_CORE,    /* one smbd's thread at a full core */
-	PV_COPY_BOUND_CPUS,    /* the server's CPUs all busy, no smbd at a core */
-	PV_COPY_BOUND_CLIENT,  /* the agent's thread at a full core */
-	PV_COPY_BOUND_DISK,    /* the server waited for its disk */
-	PV_COPY_BOUND_UNKNOWN, /* nothing at its limit, or nothing known */
+enum pv_results_copy_bound {
+	PV_RESULTS_COPY_BOUND_QUOTA,   /* a CPU quota holds the smbd */
+	PV_RESULTS_COPY_BOUND_CORE,    /* one smbd's thread at a full core */
+	PV_RESULTS_COPY_BOUND_CPUS,    /* the server's CPUs all busy, no smbd at a core */
+	PV_RESULTS_COPY_BOUND_CLIENT,  /* the agent's thread at a full core */
+	PV_RESULTS_COPY_BOUND_DISK,    /* the server waited for its disk */
+	PV_RESULTS_COPY_BOUND_UNKNOWN, /* nothing at its limit, or nothing known */
 };
-extern const char *const pv_copy_bound_names[6]; /* "quota", "smbd core", ... */
+extern const char *const pv_results_copy_bound_names[6]; /* "quota", "smbd core", ... */
 
 /* What bounds the copy and why, a paragraph into text. */
-enum pv_copy_bound pv_copy_judge(const struct pv_copy_facts *f, char *text, size_t len);
+enum pv_results_copy_bound pv_results_copy_judge(const struct pv_results_copy_facts *f, char *text,
+						 size_t len);
 
 #endif

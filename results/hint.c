@@ -46,16 +46,16 @@ static void consider(struct level *best, double u, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool stat_of(const struct pv_res_watch *w, const char *name, double *mean, double *p95)
+static bool stat_of(const struct pv_results_watch *w, const char *name, double *mean, double *p95)
 {
 	double max;
 
-	return w && pv_res_watch_stat(w, name, mean, p95, &max);
+	return w && pv_results_watch_stat(w, name, mean, p95, &max);
 }
 
 /* The DC's mean CPU in step st, and its p95: from its watch, else from load.json's figure
  * (p95 NAN then); false when the DC was not watched. */
-static bool dc_cpu(const struct pv_res_step *st, double *mean, double *p95)
+static bool dc_cpu(const struct pv_results_step *st, double *mean, double *p95)
 {
 	if (stat_of(st->dc, "cpu", mean, p95))
 		return true;
@@ -66,7 +66,7 @@ static bool dc_cpu(const struct pv_res_step *st, double *mean, double *p95)
 
 /* The resource nearest its limit in step st; false when nothing with a limit was measured.
  * With clients false, the server's and the DC's only. */
-static bool nearest(const struct pv_res_step *st, bool clients, struct level *best)
+static bool nearest(const struct pv_results_step *st, bool clients, struct level *best)
 {
 	double m, p, used, avail;
 
@@ -142,7 +142,7 @@ enum {
 };
 
 /* The logon p95 of step st moved from base's: twice it and 10 ms more. */
-static bool logon_slower(const struct pv_res_step *base, const struct pv_res_step *st)
+static bool logon_slower(const struct pv_results_step *base, const struct pv_results_step *st)
 {
 	double b = base->load.logon.p95, now = st->load.logon.p95;
 
@@ -151,17 +151,17 @@ static bool logon_slower(const struct pv_res_step *base, const struct pv_res_ste
 }
 
 /* Each signal's first move over the steps ord[0..last], users rising. */
-static void first_moves(const struct pv_res_run *run, const size_t *ord, size_t last,
+static void first_moves(const struct pv_results_run *run, const size_t *ord, size_t last,
 			struct events *ev)
 {
-	const struct pv_res_step *s0 = &run->steps[ord[0]];
+	const struct pv_results_step *s0 = &run->steps[ord[0]];
 	bool done[EV_N] = {false};
 	double m, p, base_inflight = NAN;
 
 	if (stat_of(s0->srv, "inflight", &m, &p))
 		base_inflight = p;
 	for (size_t i = 0; i <= last; i++) {
-		const struct pv_res_step *st = &run->steps[ord[i]];
+		const struct pv_results_step *st = &run->steps[ord[i]];
 		double used, avail;
 
 		for (int k = 0; k < PV_LOAD_KINDS && st->has_load; k++) {
@@ -261,7 +261,7 @@ static size_t addf(char *out, size_t cap, size_t at, const char *fmt, ...)
 }
 
 /* The clients were the limit at st: which, how, and what that leaves known of the server. */
-static size_t client_bound_text(const struct pv_res_run *run, const struct pv_res_step *st,
+static size_t client_bound_text(const struct pv_results_run *run, const struct pv_results_step *st,
 				char *out, size_t cap, size_t at)
 {
 	unsigned others;
@@ -308,8 +308,8 @@ static size_t client_bound_text(const struct pv_res_run *run, const struct pv_re
 
 /* Logons that failed at st, from the data: how many, the logon p95 against the first step's,
  * the scenarios they left unserved, the DC's CPU. */
-static size_t logon_text(const struct pv_res_step *s0, const struct pv_res_step *st, char *out,
-			 size_t cap, size_t at)
+static size_t logon_text(const struct pv_results_step *s0, const struct pv_results_step *st,
+			 char *out, size_t cap, size_t at)
 {
 	double m, p;
 
@@ -345,9 +345,9 @@ static size_t logon_text(const struct pv_res_step *s0, const struct pv_res_step 
 	return addf(out, cap, at, ". ");
 }
 
-void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
+void pv_results_hint(const struct pv_results_run *run, struct pv_results_hint *out)
 {
-	const struct pv_res_step *st;
+	const struct pv_results_step *st;
 	struct level best;
 	struct events ev;
 	size_t at = 0, first = (size_t)-1, last, *ord;
@@ -393,7 +393,7 @@ void pv_res_hint(const struct pv_res_run *run, struct pv_res_hint *out)
 		snprintf(out->nearest, sizeof(out->nearest), "Out of memory: no hint.");
 		return;
 	}
-	pv_res_by_users(run, ord);
+	pv_results_by_users(run, ord);
 	/* the first step over the answer (run->first_over); the last step when none */
 	out->step = run->first_over;
 	last = run->nsteps - 1; /* its place, users rising */

@@ -6,10 +6,11 @@
 
 /* The next line of text (len bytes) from *pos, without its "\n" or "\r\n", in *line and *n:
  * false at the end. */
-bool pv_res_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n);
+bool pv_results_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n);
 
-/* pv_res_parse_watch with left numbers left to the run's watches (PV_RES_RUN_CELLS): a watch
- * of more is refused before any of its numbers is read. */
-int pv_res_parse_watch_in(const char *text, size_t len, size_t left, struct pv_res_watch **out);
+/* pv_results_parse_watch with left numbers left to the run's watches (PV_RESULTS_RUN_CELLS): a
+ * watch of more is refused before any of its numbers is read. */
+int pv_results_parse_watch_in(const char *text, size_t len, size_t left,
+			      struct pv_results_watch **out);
 
 #endif

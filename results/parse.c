@@ -18,7 +18,7 @@
 /* ---- small readers of JSON members ---- */
 
 /* How many values the JSON text holds, about (its commas and brackets outside strings, and
- * one), without parsing it: what parsing it would cost is known first (PV_RES_JSON_MAX). */
+ * one), without parsing it: what parsing it would cost is known first (PV_RESULTS_JSON_MAX). */
 static size_t json_values(const char *text, size_t len)
 {
 	size_t n = 1;
@@ -38,7 +38,7 @@ static size_t json_values(const char *text, size_t len)
 	return n;
 }
 
-/* text parsed as JSON, when it holds at most PV_RES_JSON_MAX values: NULL with the reason
+/* text parsed as JSON, when it holds at most PV_RESULTS_JSON_MAX values: NULL with the reason
  * recorded (PV_ECONFIG) when not. what names the file. */
 static struct pv_json *parse_json(const char *what, const char *text, size_t len)
 {
@@ -46,9 +46,9 @@ static struct pv_json *parse_json(const char *what, const char *text, size_t len
 	struct pv_json *j;
 	size_t n = json_values(text, len);
 
-	if (n > PV_RES_JSON_MAX) {
+	if (n > PV_RESULTS_JSON_MAX) {
 		pv_error(PV_ECONFIG, "%s holds %zu values, more than the %d read", what, n,
-			 PV_RES_JSON_MAX);
+			 PV_RESULTS_JSON_MAX);
 		return NULL;
 	}
 	if (!(j = pv_json_parse(text, len, err, sizeof(err))))
@@ -110,7 +110,7 @@ static unsigned uint_of(const struct pv_json *o, const char *key)
 		       : 0;
 }
 
-double pv_res_time(const char *iso)
+double pv_results_time(const char *iso)
 {
 	struct tm tm;
 	int y, mo, d, h, mi, n = 0;
@@ -128,9 +128,9 @@ double pv_res_time(const char *iso)
 	return (double)timegm(&tm) + s;
 }
 
-struct pv_res_run *pv_res_new(void)
+struct pv_results_run *pv_results_new(void)
 {
-	struct pv_res_run *run = calloc(1, sizeof(*run));
+	struct pv_results_run *run = calloc(1, sizeof(*run));
 
 	if (run) {
 		run->answer_step = -1;
@@ -141,19 +141,20 @@ struct pv_res_run *pv_res_new(void)
 	return run;
 }
 
-int pv_res_note(struct pv_res_run *run, const char *fmt, ...)
+int pv_results_note(struct pv_results_run *run, const char *fmt, ...)
 {
 	struct pv_buf b = PV_BUF_INIT;
 	va_list ap;
 	char *notes;
 
 	/* a folder of many broken files makes as many notes: the first ones, and how many */
-	if (++run->nnotes > PV_RES_NOTES_MAX + 1)
+	if (++run->nnotes > PV_RESULTS_NOTES_MAX + 1)
 		return 0;
 	if (run->notes)
 		pv_buf_addstr(&b, run->notes);
-	if (run->nnotes > PV_RES_NOTES_MAX) {
-		pv_buf_addf(&b, "(the notes after the first %d are left out)", PV_RES_NOTES_MAX);
+	if (run->nnotes > PV_RESULTS_NOTES_MAX) {
+		pv_buf_addf(&b, "(the notes after the first %d are left out)",
+			    PV_RESULTS_NOTES_MAX);
 	} else {
 		va_start(ap, fmt);
 		pv_buf_vaddf(&b, fmt, ap);
@@ -171,20 +172,20 @@ int pv_res_note(struct pv_res_run *run, const char *fmt, ...)
 
 /* ---- manifest.json ---- */
 
-static int parse_hosts(struct pv_res_run *run, const struct pv_json *a)
+static int parse_hosts(struct pv_results_run *run, const struct pv_json *a)
 {
 	size_t n = pv_json_size(a);
 
 	if (!n)
 		return PV_OK;
-	if (n > PV_RES_ENTRIES_MAX)
+	if (n > PV_RESULTS_ENTRIES_MAX)
 		return pv_error(PV_ECONFIG, "manifest.json names %zu hosts, more than %d", n,
-				PV_RES_ENTRIES_MAX);
+				PV_RESULTS_ENTRIES_MAX);
 	if (!(run->hosts = calloc(n, sizeof(*run->hosts))))
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		const struct pv_json *h = pv_json_at(a, i);
-		struct pv_res_host_info *o = &run->hosts[run->nhosts];
+		struct pv_results_host_info *o = &run->hosts[run->nhosts];
 
 		if (!pv_json_is_object(h))
 			continue;
@@ -198,7 +199,7 @@ static int parse_hosts(struct pv_res_run *run, const struct pv_json *a)
 }
 
 /* st's figures as a run that recorded none: no clients, the figures NAN and the counts 0. */
-static void not_recorded(struct pv_res_step *st)
+static void not_recorded(struct pv_results_step *st)
 {
 	struct pv_load_summary *l = &st->load;
 
@@ -214,7 +215,7 @@ static void not_recorded(struct pv_res_step *st)
 	st->ops_other = 0;
 }
 
-static int parse_step(struct pv_res_step *st, const struct pv_json *s)
+static int parse_step(struct pv_results_step *st, const struct pv_json *s)
 {
 	const struct pv_json *hs = pv_json_get(s, "hosts");
 	char t[40];
@@ -224,18 +225,18 @@ static int parse_step(struct pv_res_step *st, const struct pv_json *s)
 	st->refine = pv_json_is_true(pv_json_get(s, "refine"));
 	not_recorded(st); /* until load.json says */
 	str_of(s, "start", t, sizeof(t));
-	st->start = pv_res_time(t);
+	st->start = pv_results_time(t);
 	str_of(s, "end", t, sizeof(t));
-	st->end = pv_res_time(t);
+	st->end = pv_results_time(t);
 	str_of(s, "ended", st->ended, sizeof(st->ended));
-	if (pv_json_size(hs) > PV_RES_ENTRIES_MAX)
+	if (pv_json_size(hs) > PV_RESULTS_ENTRIES_MAX)
 		return pv_error(PV_ECONFIG, "manifest.json's step %u names %zu hosts, more than %d",
-				st->n, pv_json_size(hs), PV_RES_ENTRIES_MAX);
+				st->n, pv_json_size(hs), PV_RESULTS_ENTRIES_MAX);
 	if (pv_json_size(hs) && !(st->hosts = calloc(pv_json_size(hs), sizeof(*st->hosts))))
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t j = 0; j < pv_json_size(hs); j++) {
 		const struct pv_json *h = pv_json_at(hs, j);
-		struct pv_res_host *o = &st->hosts[st->nhosts];
+		struct pv_results_host *o = &st->hosts[st->nhosts];
 
 		if (!pv_json_is_object(h))
 			continue;
@@ -250,7 +251,7 @@ static int parse_step(struct pv_res_step *st, const struct pv_json *s)
 	return PV_OK;
 }
 
-int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len)
+int pv_results_parse_manifest(struct pv_results_run *run, const char *text, size_t len)
 {
 	struct pv_json *m = parse_json("manifest.json", text, len);
 	const struct pv_json *o, *steps;
@@ -297,17 +298,18 @@ int pv_res_parse_manifest(struct pv_res_run *run, const char *text, size_t len)
 	run->watch_interval = uint_of(o, "interval");
 	str_of(o, "error", run->watch_error, sizeof(run->watch_error));
 	o = pv_json_get(m, "server_config");
-	if (pv_json_text(o) && !(run->server_config = strndup(pv_json_text(o), PV_RES_CONFIG_MAX)))
+	if (pv_json_text(o) &&
+	    !(run->server_config = strndup(pv_json_text(o), PV_RESULTS_CONFIG_MAX)))
 		r = pv_error(PV_EIO, "out of memory");
-	if (r == PV_OK && run->server_config && strlen(pv_json_text(o)) > PV_RES_CONFIG_MAX)
-		pv_res_note(run, "manifest.json: the server's configuration is cut at %u bytes",
-			    PV_RES_CONFIG_MAX);
+	if (r == PV_OK && run->server_config && strlen(pv_json_text(o)) > PV_RESULTS_CONFIG_MAX)
+		pv_results_note(run, "manifest.json: the server's configuration is cut at %u bytes",
+				PV_RESULTS_CONFIG_MAX);
 	if (r == PV_OK)
 		r = parse_hosts(run, pv_json_get(m, "hosts"));
 	steps = pv_json_get(m, "steps");
-	if (r == PV_OK && pv_json_size(steps) > PV_RES_STEPS_MAX)
+	if (r == PV_OK && pv_json_size(steps) > PV_RESULTS_STEPS_MAX)
 		r = pv_error(PV_ECONFIG, "manifest.json has %zu steps, more than %d",
-			     pv_json_size(steps), PV_RES_STEPS_MAX);
+			     pv_json_size(steps), PV_RESULTS_STEPS_MAX);
 	if (r == PV_OK && pv_json_size(steps) &&
 	    !(run->steps = calloc(pv_json_size(steps), sizeof(*run->steps))))
 		r = pv_error(PV_EIO, "out of memory");
@@ -409,15 +411,15 @@ static int kind_of(const struct pv_json *k, struct pv_load_kind_sum *o, unsigned
 	return PV_OK;
 }
 
-static int clients_of(struct pv_res_step *st, const struct pv_json *a)
+static int clients_of(struct pv_results_step *st, const struct pv_json *a)
 {
 	size_t n = pv_json_size(a);
 	struct pv_load_client *cl;
 
 	if (!pv_json_is_array(a))
 		return PV_OK;
-	if (n > PV_RES_ENTRIES_MAX)
-		return nope("", st->n, "%zu clients, more than %d", n, PV_RES_ENTRIES_MAX);
+	if (n > PV_RESULTS_ENTRIES_MAX)
+		return nope("", st->n, "%zu clients, more than %d", n, PV_RESULTS_ENTRIES_MAX);
 	if (!(cl = calloc(n ? n : 1, sizeof(*cl))))
 		return pv_error(PV_EIO, "out of memory");
 	st->load.clients = cl;
@@ -447,7 +449,7 @@ static int clients_of(struct pv_res_step *st, const struct pv_json *a)
 }
 
 /* "logon": {ok, failed, retries, latency} (version 2) */
-static int logon_of(struct pv_res_step *st, const struct pv_json *o)
+static int logon_of(struct pv_results_step *st, const struct pv_json *o)
 {
 	struct pv_load_summary *l = &st->load;
 
@@ -469,7 +471,7 @@ static int logon_of(struct pv_res_step *st, const struct pv_json *o)
  * an array of a command per SMB2 command, whatever the file names, keeps the table linear. */
 static int op_of(const char *key, const struct pv_json *v, void *arg)
 {
-	struct pv_res_step *st = arg;
+	struct pv_results_step *st = arg;
 	int k = pv_load_op_of(key);
 	uint64_t *at = k < 0 ? &st->ops_other : &st->load.all.n.ops[k];
 	long long n;
@@ -479,7 +481,7 @@ static int op_of(const char *key, const struct pv_json *v, void *arg)
 	return 0;
 }
 
-static void ops_of(struct pv_res_step *st, const struct pv_json *o)
+static void ops_of(struct pv_results_step *st, const struct pv_json *o)
 {
 	if (!pv_json_is_object(o))
 		return;
@@ -538,7 +540,7 @@ static int config_of(const struct pv_json *c, struct pv_load_config *cfg)
 	return PV_OK;
 }
 
-static int step_of(struct pv_res_step *st, const struct pv_json *s, int version)
+static int step_of(struct pv_results_step *st, const struct pv_json *s, int version)
 {
 	const struct pv_json *kinds = pv_json_get(s, "kinds"), *cb = pv_json_get(s, "client_bound");
 	struct pv_load_summary *l = &st->load;
@@ -597,7 +599,7 @@ static int step_of(struct pv_res_step *st, const struct pv_json *s, int version)
 
 /* answer.last_carried or answer.first_over: {step, users, client_bound} or null, into *at
  * (-1: null) when it names a step of the run as it is. */
-static int step_ref(const struct pv_res_run *run, const struct pv_json *ans, const char *key,
+static int step_ref(const struct pv_results_run *run, const struct pv_json *ans, const char *key,
 		    bool carried, long *at)
 {
 	const struct pv_json *o = pv_json_get(ans, key);
@@ -624,7 +626,7 @@ static int step_ref(const struct pv_res_run *run, const struct pv_json *ans, con
 
 /* The answer: its step (carried), and the step over it (stated in version 2, else the fewest
  * users over it that did not count). */
-static int answer_of(struct pv_res_run *run, const struct pv_json *ans, int version)
+static int answer_of(struct pv_results_run *run, const struct pv_json *ans, int version)
 {
 	long long v;
 	long last = -1;
@@ -642,7 +644,7 @@ static int answer_of(struct pv_res_run *run, const struct pv_json *ans, int vers
 	}
 	str_of(ans, "line", run->answer, sizeof(run->answer));
 	if (version < 2) {
-		run->first_over = pv_res_first_over(run);
+		run->first_over = pv_results_first_over(run);
 		return PV_OK;
 	}
 	if ((r = step_ref(run, ans, "last_carried", true, &last)) != PV_OK ||
@@ -660,7 +662,7 @@ static int answer_of(struct pv_res_run *run, const struct pv_json *ans, int vers
 }
 
 /* The load's figures taken out again (load.json refused). */
-static void unload(struct pv_res_run *run)
+static void unload(struct pv_results_run *run)
 {
 	for (size_t i = 0; i < run->nsteps; i++)
 		not_recorded(&run->steps[i]);
@@ -672,7 +674,7 @@ static void unload(struct pv_res_run *run)
 	run->has_load = false;
 }
 
-int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len)
+int pv_results_parse_load(struct pv_results_run *run, const char *text, size_t len)
 {
 	struct pv_json *j = parse_json("load.json", text, len);
 	const struct pv_json *steps = j ? pv_json_get(j, "steps") : NULL;
@@ -715,12 +717,12 @@ int pv_res_parse_load(struct pv_res_run *run, const char *text, size_t len)
 	return r;
 }
 
-long pv_res_first_over(const struct pv_res_run *run)
+long pv_results_first_over(const struct pv_results_run *run)
 {
 	long over = -1;
 
 	for (size_t i = 0; i < run->nsteps; i++) {
-		const struct pv_res_step *st = &run->steps[i];
+		const struct pv_results_step *st = &run->steps[i];
 
 		if (st->has_load && !st->carried &&
 		    (run->answer_step < 0 || st->users > run->answer_users) &&
@@ -732,14 +734,14 @@ long pv_res_first_over(const struct pv_res_run *run)
 
 static int by_users(const void *a, const void *b, void *arg)
 {
-	const struct pv_res_run *run = arg;
+	const struct pv_results_run *run = arg;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 	unsigned ux = run->steps[x].users, uy = run->steps[y].users;
 
 	return ux != uy ? (ux < uy ? -1 : 1) : (x > y) - (x < y);
 }
 
-void pv_res_by_users(const struct pv_res_run *run, size_t *idx)
+void pv_results_by_users(const struct pv_results_run *run, size_t *idx)
 {
 	for (size_t i = 0; i < run->nsteps; i++)
 		idx[i] = i;
@@ -748,11 +750,11 @@ void pv_res_by_users(const struct pv_res_run *run, size_t *idx)
 
 /* ---- load.jsonl ---- */
 
-int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, unsigned skip)
+int pv_results_parse_jsonl(struct pv_results_step *st, const char *text, size_t len, unsigned skip)
 {
 	struct pv_load_hist *h = calloc(PV_LOAD_KINDS, sizeof(*h));
 	struct pv_load_figs *f = malloc(sizeof(*f));
-	char ready[PV_RES_TEXT] = "";
+	char ready[PV_RESULTS_TEXT] = "";
 	const char *line;
 	size_t n, pos = 0, lineno = 0;
 	unsigned intervals = 0;
@@ -763,7 +765,7 @@ int pv_res_parse_jsonl(struct pv_res_step *st, const char *text, size_t len, uns
 		free(f);
 		return pv_error(PV_EIO, "out of memory");
 	}
-	while (r == PV_OK && pv_res_next_line(text, len, &pos, &line, &n)) {
+	while (r == PV_OK && pv_results_next_line(text, len, &pos, &line, &n)) {
 		lineno++;
 		if (n > 6 && !memcmp(line, "ready ", 6)) {
 			struct pv_load_ready rd;

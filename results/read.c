@@ -131,9 +131,9 @@ static int slurp(void *arg, const char *rel, size_t max, char **text, size_t *le
 	return *text ? PV_OK : -1;
 }
 
-int pv_res_read(const char *dir, struct pv_res_run **out)
+int pv_results_read(const char *dir, struct pv_results_run **out)
 {
-	struct pv_res_files files = {slurp, NULL};
+	struct pv_results_files files = {slurp, NULL};
 	int fd, r;
 
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
@@ -142,12 +142,12 @@ int pv_res_read(const char *dir, struct pv_res_run **out)
 				"%s: %s (give a run's folder: <controller.results>/<run-id>)", dir,
 				strerror(errno));
 	files.arg = &fd;
-	r = pv_res_load(&files, dir, out);
+	r = pv_results_load(&files, dir, out);
 	close(fd);
 	return r;
 }
 
-int pv_res_parse_repeats(const char *text, size_t len, char (*names)[64], size_t max, size_t *n)
+int pv_results_parse_repeats(const char *text, size_t len, char (*names)[64], size_t max, size_t *n)
 {
 	const char *p = text, *end = text + len;
 
@@ -186,7 +186,7 @@ int pv_res_parse_repeats(const char *text, size_t len, char (*names)[64], size_t
 	return PV_OK;
 }
 
-int pv_res_repeats(const char *dir, char (*names)[64], size_t max, size_t *n)
+int pv_results_repeats(const char *dir, char (*names)[64], size_t max, size_t *n)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -201,7 +201,7 @@ int pv_res_repeats(const char *dir, char (*names)[64], size_t max, size_t *n)
 	if (r < 0)
 		r = pv_error(PV_EIO, "out of memory");
 	else if (r == PV_OK)
-		r = pv_res_parse_repeats(text, len, names, max, n);
+		r = pv_results_parse_repeats(text, len, names, max, n);
 	free(text);
 	return r;
 }
@@ -209,8 +209,8 @@ int pv_res_repeats(const char *dir, char (*names)[64], size_t max, size_t *n)
 /* ---- the folder's files, in turn, within the caps ---- */
 
 struct reader {
-	const struct pv_res_files *files;
-	struct pv_res_run *run;
+	const struct pv_results_files *files;
+	struct pv_results_run *run;
 	size_t nfiles;		  /* looked for */
 	unsigned long long bytes; /* read */
 	size_t cells;		  /* the watches' numbers kept */
@@ -221,7 +221,7 @@ struct reader {
 /* A note, or the read failed when memory runs out for it. */
 #define NOTE(rd, ...)                                                                              \
 	do {                                                                                       \
-		if (pv_res_note((rd)->run, __VA_ARGS__) < 0)                                       \
+		if (pv_results_note((rd)->run, __VA_ARGS__) < 0)                                   \
 			(rd)->oom = true;                                                          \
 	} while (0)
 
@@ -240,7 +240,7 @@ static void over(struct reader *rd, const char *rel)
 		NOTE(rd,
 		     "%s and the files after it: left out, the folder holds more than %d files or "
 		     "%llu bytes to read",
-		     rel, PV_RES_FILES_MAX, PV_RES_RUN_MAX);
+		     rel, PV_RESULTS_FILES_MAX, PV_RESULTS_RUN_MAX);
 	rd->over = true;
 }
 
@@ -253,17 +253,17 @@ static int get(struct reader *rd, const char *rel, char **text, size_t *len)
 
 	*text = NULL;
 	*len = 0;
-	if (rd->over || rd->nfiles >= PV_RES_FILES_MAX) {
+	if (rd->over || rd->nfiles >= PV_RESULTS_FILES_MAX) {
 		over(rd, rel);
 		return 1;
 	}
 	rd->nfiles++;
-	r = rd->files->get(rd->files->arg, rel, PV_RES_FILE_MAX, text, len);
+	r = rd->files->get(rd->files->arg, rel, PV_RESULTS_FILE_MAX, text, len);
 	if (r < 0) {
 		rd->oom = true;
 		r = pv_error(PV_EIO, "out of memory");
 	}
-	if (r == PV_OK && *len > PV_RES_RUN_MAX - rd->bytes) {
+	if (r == PV_OK && *len > PV_RESULTS_RUN_MAX - rd->bytes) {
 		over(rd, rel);
 		r = 1;
 	}
@@ -282,7 +282,7 @@ static bool plain(const char *name)
 	return name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
 }
 
-static void read_watch(struct reader *rd, const char *rel, struct pv_res_watch **out)
+static void read_watch(struct reader *rd, const char *rel, struct pv_results_watch **out)
 {
 	char *text;
 	size_t len;
@@ -290,7 +290,7 @@ static void read_watch(struct reader *rd, const char *rel, struct pv_res_watch *
 
 	/* the watches a run keeps: the numbers they hold, all of them together */
 	if (r == PV_OK &&
-	    parsed(rd, pv_res_parse_watch_in(text, len, PV_RES_RUN_CELLS - rd->cells, out)))
+	    parsed(rd, pv_results_parse_watch_in(text, len, PV_RESULTS_RUN_CELLS - rd->cells, out)))
 		r = PV_ECONFIG;
 	free(text);
 	if (r != PV_OK && r != 1)
@@ -300,7 +300,7 @@ static void read_watch(struct reader *rd, const char *rel, struct pv_res_watch *
 }
 
 /* The first line of what the host printed on stderr, when anything. */
-static void read_said(struct reader *rd, const char *rel, struct pv_res_host *h)
+static void read_said(struct reader *rd, const char *rel, struct pv_results_host *h)
 {
 	char *text;
 	size_t len;
@@ -315,9 +315,9 @@ static void read_said(struct reader *rd, const char *rel, struct pv_res_host *h)
 	free(text);
 }
 
-static void read_step(struct reader *rd, struct pv_res_step *st)
+static void read_step(struct reader *rd, struct pv_results_step *st)
 {
-	struct pv_res_run *run = rd->run;
+	struct pv_results_run *run = rd->run;
 	char rel[512];
 	unsigned skip = 0, interval = run->has_load && run->cfg.interval ? run->cfg.interval : 1;
 	bool every = true, any = false;
@@ -328,7 +328,7 @@ static void read_step(struct reader *rd, struct pv_res_step *st)
 	read_watch(rd, rel, &st->dc);
 	skip = (run->warmup + interval - 1) / interval;
 	for (size_t i = 0; i < st->nhosts; i++) {
-		struct pv_res_host *h = &st->hosts[i];
+		struct pv_results_host *h = &st->hosts[i];
 		char *text;
 		size_t len;
 		int r;
@@ -341,7 +341,7 @@ static void read_step(struct reader *rd, struct pv_res_step *st)
 			continue;
 		snprintf(rel, sizeof(rel), "step-%02u/%s/load.jsonl", st->n, h->name);
 		r = get(rd, rel, &text, &len);
-		if (r == PV_OK && parsed(rd, pv_res_parse_jsonl(st, text, len, skip)) != PV_OK)
+		if (r == PV_OK && parsed(rd, pv_results_parse_jsonl(st, text, len, skip)) != PV_OK)
 			r = PV_ECONFIG;
 		if (r == PV_OK)
 			any = true;
@@ -369,14 +369,15 @@ static void read_step(struct reader *rd, struct pv_res_step *st)
 	}
 }
 
-int pv_res_load(const struct pv_res_files *files, const char *dir, struct pv_res_run **out)
+int pv_results_load(const struct pv_results_files *files, const char *dir,
+		    struct pv_results_run **out)
 {
 	struct reader rd = {files, NULL, 0, 0, 0, false, false};
 	char *text = NULL;
 	size_t len;
 	int r;
 
-	if (!(rd.run = pv_res_new()))
+	if (!(rd.run = pv_results_new()))
 		return pv_error(PV_EIO, "out of memory");
 	snprintf(rd.run->dir, sizeof(rd.run->dir), "%s", dir);
 	r = get(&rd, "manifest.json", &text, &len);
@@ -385,7 +386,7 @@ int pv_res_load(const struct pv_res_files *files, const char *dir, struct pv_res
 			     "%s holds no manifest.json: not a run's folder (give "
 			     "<controller.results>/<run-id>)",
 			     dir);
-	else if (r == PV_OK && (r = pv_res_parse_manifest(rd.run, text, len)) != PV_OK)
+	else if (r == PV_OK && (r = pv_results_parse_manifest(rd.run, text, len)) != PV_OK)
 		r = pv_error_prefix(r, "%s", dir);
 	else if (r != PV_OK)
 		r = pv_error_prefix(r, "%s/manifest.json", dir);
@@ -394,7 +395,7 @@ int pv_res_load(const struct pv_res_files *files, const char *dir, struct pv_res
 	if (r == PV_OK) {
 		int lr = get(&rd, "load.json", &text, &len);
 
-		if (lr == PV_OK && parsed(&rd, pv_res_parse_load(rd.run, text, len)) != PV_OK)
+		if (lr == PV_OK && parsed(&rd, pv_results_parse_load(rd.run, text, len)) != PV_OK)
 			lr = PV_ECONFIG;
 		if (lr != PV_OK && lr != 1)
 			NOTE(&rd, "load.json: %s; the load's figures are left out", pv_errmsg());
@@ -405,23 +406,23 @@ int pv_res_load(const struct pv_res_files *files, const char *dir, struct pv_res
 			r = pv_error(PV_EIO, "%s: out of memory", dir);
 	}
 	if (r != PV_OK) {
-		pv_res_free(rd.run);
+		pv_results_free(rd.run);
 		return r;
 	}
 	*out = rd.run;
 	return PV_OK;
 }
 
-void pv_res_free(struct pv_res_run *run)
+void pv_results_free(struct pv_results_run *run)
 {
 	if (!run)
 		return;
 	for (size_t i = 0; i < run->nsteps; i++) {
-		struct pv_res_step *st = &run->steps[i];
+		struct pv_results_step *st = &run->steps[i];
 
 		free(st->hosts);
-		pv_res_watch_free(st->srv);
-		pv_res_watch_free(st->dc);
+		pv_results_watch_free(st->srv);
+		pv_results_watch_free(st->dc);
 		free((void *)st->load.clients);
 		free(st->client_names);
 	}

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pv_res_watch_free(struct pv_res_watch *w)
+void pv_results_watch_free(struct pv_results_watch *w)
 {
 	if (!w)
 		return;
@@ -24,7 +24,7 @@ void pv_res_watch_free(struct pv_res_watch *w)
 	free(w);
 }
 
-long pv_res_watch_col(const struct pv_res_watch *w, const char *name)
+long pv_results_watch_col(const struct pv_results_watch *w, const char *name)
 {
 	size_t lo = 0, hi;
 
@@ -57,10 +57,10 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-bool pv_res_watch_stat(const struct pv_res_watch *w, const char *name, double *mean, double *p95,
-		       double *max)
+bool pv_results_watch_stat(const struct pv_results_watch *w, const char *name, double *mean,
+			   double *p95, double *max)
 {
-	long c = pv_res_watch_col(w, name);
+	long c = pv_results_watch_col(w, name);
 	bool any_measured = false;
 	double *v, sum = 0;
 	size_t k = 0;
@@ -89,7 +89,7 @@ bool pv_res_watch_stat(const struct pv_res_watch *w, const char *name, double *m
 	return true;
 }
 
-bool pv_res_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n)
+bool pv_results_next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n)
 {
 	const char *nl;
 
@@ -125,7 +125,7 @@ static int by_name(const void *a, const void *b, void *arg)
 /* The header's names after "seconds,phase," (line, n bytes) into w->cols, sorted into
  * w->order: PV_ECONFIG when a name is empty, too long or there twice (a column is found by its
  * name: one name, one column). */
-static int header(struct pv_res_watch *w, const char *line, size_t n)
+static int header(struct pv_results_watch *w, const char *line, size_t n)
 {
 	const char *p = line + 14, *end = line + n;
 
@@ -155,7 +155,7 @@ static int header(struct pv_res_watch *w, const char *line, size_t n)
 }
 
 /* One row (line, n bytes, its number lineno) into the watch's next row. */
-static int row(struct pv_res_watch *w, const char *line, size_t n, size_t lineno)
+static int row(struct pv_results_watch *w, const char *line, size_t n, size_t lineno)
 {
 	const char *p = line, *end = line + n;
 	double *vals = w->v + w->n * w->ncols;
@@ -181,16 +181,16 @@ static int row(struct pv_res_watch *w, const char *line, size_t n, size_t lineno
 			return pv_error(PV_ECONFIG, "line %zu: '%s' is not a number", lineno, cell);
 		if (c == 0 && isnan(v))
 			return pv_error(PV_ECONFIG, "line %zu has no time", lineno);
-		if (c == 0 && !(v >= 0 && v <= PV_RES_SECONDS_MAX))
+		if (c == 0 && !(v >= 0 && v <= PV_RESULTS_SECONDS_MAX))
 			return pv_error(PV_ECONFIG,
 					"line %zu: the time '%s' is not from 0 to %.0f seconds "
 					"(from the step's start)",
-					lineno, cell, PV_RES_SECONDS_MAX);
-		if (c > 1 && !isnan(v) && !(fabs(v) <= PV_RES_VALUE_MAX))
+					lineno, cell, PV_RESULTS_SECONDS_MAX);
+		if (c > 1 && !isnan(v) && !(fabs(v) <= PV_RESULTS_VALUE_MAX))
 			return pv_error(PV_ECONFIG,
 					"line %zu: '%s' of column '%s' is beyond +-%g, which no "
 					"watch measures",
-					lineno, cell, w->cols[c - 2], PV_RES_VALUE_MAX);
+					lineno, cell, w->cols[c - 2], PV_RESULTS_VALUE_MAX);
 		if (c == 0)
 			w->t[w->n] = v;
 		else
@@ -200,21 +200,22 @@ static int row(struct pv_res_watch *w, const char *line, size_t n, size_t lineno
 	return PV_OK;
 }
 
-int pv_res_parse_watch(const char *text, size_t len, struct pv_res_watch **out)
+int pv_results_parse_watch(const char *text, size_t len, struct pv_results_watch **out)
 {
-	return pv_res_parse_watch_in(text, len, PV_RES_CELLS_MAX, out);
+	return pv_results_parse_watch_in(text, len, PV_RESULTS_CELLS_MAX, out);
 }
 
-int pv_res_parse_watch_in(const char *text, size_t len, size_t left, struct pv_res_watch **out)
+int pv_results_parse_watch_in(const char *text, size_t len, size_t left,
+			      struct pv_results_watch **out)
 {
-	struct pv_res_watch *w = calloc(1, sizeof(*w));
+	struct pv_results_watch *w = calloc(1, sizeof(*w));
 	const char *line, *l;
 	size_t n, pos = 0, rows = 0, lineno = 1, ncells = 0;
 	int r = PV_OK;
 
 	if (!w)
 		return pv_error(PV_EIO, "out of memory");
-	if (!pv_res_next_line(text, len, &pos, &line, &n) || n < 15 ||
+	if (!pv_results_next_line(text, len, &pos, &line, &n) || n < 15 ||
 	    memcmp(line, "seconds,phase,", 14)) {
 		free(w);
 		return pv_error(PV_ECONFIG,
@@ -223,17 +224,17 @@ int pv_res_parse_watch_in(const char *text, size_t len, size_t left, struct pv_r
 	w->ncols = cells(line, n) - 2;
 	/* the rows (the lines that are not empty), each of a time and ncols values: the numbers
 	 * counted before any is kept */
-	for (size_t at = pos, k; pv_res_next_line(text, len, &at, &l, &k);)
+	for (size_t at = pos, k; pv_results_next_line(text, len, &at, &l, &k);)
 		rows += k > 0;
-	if (left > PV_RES_CELLS_MAX)
-		left = PV_RES_CELLS_MAX;
-	if (w->ncols > PV_RES_ENTRIES_MAX || (rows + 1) > left / (w->ncols + 1)) {
+	if (left > PV_RESULTS_CELLS_MAX)
+		left = PV_RESULTS_CELLS_MAX;
+	if (w->ncols > PV_RESULTS_ENTRIES_MAX || (rows + 1) > left / (w->ncols + 1)) {
 		r = pv_error(
 			PV_ECONFIG,
 			"%zu columns and %zu rows, more than the %d columns or the %zu numbers "
 			"left to read (a watch holds %u at most, a run's watches %u together)",
-			w->ncols, rows, PV_RES_ENTRIES_MAX, left, PV_RES_CELLS_MAX,
-			PV_RES_RUN_CELLS);
+			w->ncols, rows, PV_RESULTS_ENTRIES_MAX, left, PV_RESULTS_CELLS_MAX,
+			PV_RESULTS_RUN_CELLS);
 		free(w);
 		return r;
 	}
@@ -243,17 +244,17 @@ int pv_res_parse_watch_in(const char *text, size_t len, size_t left, struct pv_r
 	    !(w->t = calloc(rows ? rows : 1, sizeof(*w->t))) ||
 	    !(w->measure = calloc(rows ? rows : 1, sizeof(*w->measure))) ||
 	    !(w->v = calloc(ncells, sizeof(*w->v)))) {
-		pv_res_watch_free(w);
+		pv_results_watch_free(w);
 		return pv_error(PV_EIO, "out of memory");
 	}
 	r = header(w, line, n);
-	while (r == PV_OK && pv_res_next_line(text, len, &pos, &line, &n)) {
+	while (r == PV_OK && pv_results_next_line(text, len, &pos, &line, &n)) {
 		lineno++;
 		if (n)
 			r = w->n < rows ? row(w, line, n, lineno) : pv_error(PV_EIO, "bug: rows");
 	}
 	if (r != PV_OK) {
-		pv_res_watch_free(w);
+		pv_results_watch_free(w);
 		return r;
 	}
 	*out = w;

@@ -15,6 +15,7 @@
 #include "load/line.h"
 #include "load/proto.h"
 #include "load/report.h"
+#include "playbooks/roster.h"
 #include "remote/quote.h"
 #include "run/install.h"
 #include "util/err.h"
@@ -164,7 +165,7 @@ static int prepare(struct run *R)
 		const char *slash = strrchr(pb->server.fileset, '/');
 		struct stat st;
 
-		if ((r = pv_file_read(pb->server.fileset, "fileset", PV_LOADPROTO_FILESET_MAX,
+		if ((r = pv_file_read(pb->server.fileset, "fileset", PV_LOAD_PROTO_FILESET_MAX,
 				      &B->fileset, &B->fileset_len, &st)) != PV_OK) {
 			free(in);
 			return r;
@@ -246,28 +247,28 @@ static int step_input(struct run *R, struct session *s, unsigned users, bool fre
 	if (fresh) {
 		pv_buf_add(in, R->password->data, R->password->len);
 		pv_buf_addstr(in, "\n");
-		if ((r = pv_loadproto_config(&B->cfg, in)) != PV_OK)
+		if ((r = pv_load_proto_config(&B->cfg, in)) != PV_OK)
 			return r;
 		if (B->cfg.auth == PV_LOAD_KERBEROS &&
-		    (r = pv_loadproto_kerberos(pb->domain.realm,
-					       pb->domain.dc_address ? pb->domain.dc_address
-								     : pb->domain.dc_name,
-					       pb->domain.dns_domain, in)) != PV_OK)
+		    (r = pv_load_proto_kerberos(pb->domain.realm,
+						pb->domain.dc_address ? pb->domain.dc_address
+								      : pb->domain.dc_name,
+						pb->domain.dns_domain, in)) != PV_OK)
 			return r;
-		if (B->fileset_len && (r = pv_loadproto_fileset(B->fileset_name, B->fileset,
-								B->fileset_len, in)) != PV_OK)
+		if (B->fileset_len && (r = pv_load_proto_fileset(B->fileset_name, B->fileset,
+								 B->fileset_len, in)) != PV_OK)
 			return r;
 	}
 	for (unsigned n = s->sent + 1; n <= users; n++) {
 		struct pv_roster_user u; /* where `server` built its tree */
 
 		if ((r = pv_roster_user(pb, s->ci, n, &u)) != PV_OK ||
-		    (r = pv_loadproto_user(u.name, u.alias, u.share_name, n, in)) != PV_OK)
+		    (r = pv_load_proto_user(u.name, u.alias, u.share_name, n, in)) != PV_OK)
 			return r;
 	}
 	if (users > s->sent)
 		s->sent = users;
-	return pv_loadproto_start(users, in);
+	return pv_load_proto_start(users, in);
 }
 
 /* ---- what a client prints ---- */
@@ -396,7 +397,7 @@ static int more_input(void *arg, struct pv_buf *in)
 
 		pthread_mutex_lock(&x->st->lock);
 		if (x->st->go && !b->go_sent && x->ready) {
-			pv_loadproto_control_line(PV_LOADPROTO_GO, in);
+			pv_load_proto_control_line(PV_LOAD_PROTO_GO, in);
 			b->go_sent = true;
 			x->last_seen = pv_now();
 		}
@@ -758,16 +759,17 @@ static void plan(struct run *R)
 	const struct pv_playbook *pb = R->pb;
 
 	for (size_t i = 0; i < pb->nclients; i++)
-		pv_plan_add(&R->res->plan,
-			    "copy provision to %s:/var/tmp/provision-<its digest>/provision unless "
-			    "that build is there",
-			    pb->clients[i].name);
+		pv_env_plan_add(
+			&R->res->plan,
+			"copy provision to %s:/var/tmp/provision-<its digest>/provision unless "
+			"that build is there",
+			pb->clients[i].name);
 	for (size_t i = 0; i < pb->nclients; i++)
-		pv_plan_add(&R->res->plan,
-			    "run provision load on %s for the whole run (its users %s between "
-			    "steps)",
-			    pb->clients[i].name,
-			    pb->load.keep_logged_on ? "stay logged on" : "logged off");
+		pv_env_plan_add(&R->res->plan,
+				"run provision load on %s for the whole run (its users %s between "
+				"steps)",
+				pb->clients[i].name,
+				pb->load.keep_logged_on ? "stay logged on" : "logged off");
 	for (size_t si = 0; si < R->ramp.n; si++)
 		for (size_t i = 0; i < pb->nclients; i++) {
 			unsigned n = pv_ramp_share(R->ramp.totals[si], pb->nclients, i);
@@ -775,17 +777,19 @@ static void plan(struct run *R)
 
 			pv_user_name(pb, &pb->clients[i], 1, first);
 			pv_user_name(pb, &pb->clients[i], n, last);
-			pv_plan_add(&R->res->plan,
-				    "step %zu/%zu on %s (%u users): %s..%s, each through its own "
-				    "alias, for %d + %d s",
-				    si + 1, R->ramp.n, pb->clients[i].name, n, first, last,
-				    pb->driver.warmup, pb->driver.duration);
+			pv_env_plan_add(
+				&R->res->plan,
+				"step %zu/%zu on %s (%u users): %s..%s, each through its own "
+				"alias, for %d + %d s",
+				si + 1, R->ramp.n, pb->clients[i].name, n, first, last,
+				pb->driver.warmup, pb->driver.duration);
 		}
 	if (pb->driver.refine)
-		pv_plan_add(&R->res->plan,
-			    "then steps between the last carried and the first over it, halving "
-			    "the gap until it is at most %u users (driver.refine)",
-			    pb->driver.refine);
+		pv_env_plan_add(
+			&R->res->plan,
+			"then steps between the last carried and the first over it, halving "
+			"the gap until it is at most %u users (driver.refine)",
+			pb->driver.refine);
 }
 
 const struct pv_run_driver pv_run_driver_builtin = {

@@ -8,6 +8,7 @@
 #include "run/caps.h"
 #include "run/lines.h"
 
+#include "playbooks/roster.h"
 #include "remote/quote.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -406,12 +407,12 @@ static void plan(struct run *R)
 			snprintf(who, sizeof(who), h.controller ? "%s" : "%s (%u users)", h.name,
 				 h.users);
 			if (render(R, &st, &x) == PV_OK)
-				pv_plan_add(&R->res->plan,
-					    "run on %s in step %u/%zu (%u users): %s", who, step.n,
-					    R->ramp.n, step.users, x.cmd.data);
+				pv_env_plan_add(&R->res->plan,
+						"run on %s in step %u/%zu (%u users): %s", who,
+						step.n, R->ramp.n, step.users, x.cmd.data);
 			else
-				pv_plan_add(&R->res->plan, "step %u on %s: cannot render: %s",
-					    step.n, h.name, pv_errmsg());
+				pv_env_plan_add(&R->res->plan, "step %u on %s: cannot render: %s",
+						step.n, h.name, pv_errmsg());
 			pv_buf_release(&x.cmd, 0);
 			pv_buf_release(&x.input, 1);
 		}
@@ -445,20 +446,20 @@ static void fsct_plan(struct run *R)
 	for (size_t i = 0; i < pb->nclients; i++) {
 		pv_buf_reset(&ps);
 		if (pv_fsct_client(pb, ctl, &ps) == PV_OK)
-			pv_plan_add(&R->res->plan,
-				    "run on %s (Windows, OpenSSH; the password on stdin): %s",
-				    pb->clients[i].name, ps.data);
+			pv_env_plan_add(&R->res->plan,
+					"run on %s (Windows, OpenSSH; the password on stdin): %s",
+					pb->clients[i].name, ps.data);
 		else
-			pv_plan_add(&R->res->plan, "on %s: cannot render: %s", pb->clients[i].name,
-				    pv_errmsg());
+			pv_env_plan_add(&R->res->plan, "on %s: cannot render: %s",
+					pb->clients[i].name, pv_errmsg());
 	}
 	pv_buf_reset(&ps);
 	if (pv_fsct_controller(pb, &ps) == PV_OK)
-		pv_plan_add(&R->res->plan,
-			    "then run on the controller %s (the password on stdin): %s", ctl,
-			    ps.data);
+		pv_env_plan_add(&R->res->plan,
+				"then run on the controller %s (the password on stdin): %s", ctl,
+				ps.data);
 	else
-		pv_plan_add(&R->res->plan, "on the controller: cannot render: %s", pv_errmsg());
+		pv_env_plan_add(&R->res->plan, "on the controller: cannot render: %s", pv_errmsg());
 	pv_buf_release(&ps, 0);
 }
 

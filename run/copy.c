@@ -1,8 +1,9 @@
 /* run/copy.c: `provision copy` on the controller (see copy.h). */
 #include "run/copy.h"
 
+#include "env/target.h"
 #include "json/json.h"
-#include "phases/target.h"
+#include "playbooks/roster.h"
 #include "remote/quote.h"
 #include "remote/remote.h"
 #include "run/install.h"
@@ -368,7 +369,7 @@ static int agent(const struct pv_env *env, struct hosts *h, const char *bin, str
 	struct pv_remote_stream_ops ops = {on_line, should_stop, &S, NULL};
 	int status = 0, r;
 
-	if ((r = pv_env_secret(env, PV_CRED_USERS, &pw)) != PV_OK)
+	if ((r = pv_env_secret(env, PV_ENV_CRED_USERS, &pw)) != PV_OK)
 		return r;
 	pv_buf_secret(&in);
 	pv_buf_add(&in, pw->data, pw->len);
@@ -455,31 +456,34 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 	}
 	if (env->dry_run) {
 		snprintf(j->id, sizeof(j->id), "%s", id);
-		pv_plan_add(&j->dry,
-			    "copy %s to %s from '%s' as %s, %u request%s in flight on %u "
-			    "connection%s%s",
-			    j->source, j->target, j->client, j->user, j->cfg.window,
-			    j->cfg.window == 1 ? "" : "s", j->cfg.connections,
-			    j->cfg.connections == 1 ? "" : "s",
-			    j->cfg.mirror ? ", removing what the source does not hold (/MIR)" : "");
-		pv_plan_add(&j->dry, "copy provision to '%s' when it lacks this build", j->client);
-		pv_plan_add(&j->dry,
-			    "watch '%s' every %d s: its CPU and each busy smbd's, with its "
-			    "threads and CPU quota",
-			    j->server, j->interval);
+		pv_env_plan_add(&j->dry,
+				"copy %s to %s from '%s' as %s, %u request%s in flight on %u "
+				"connection%s%s",
+				j->source, j->target, j->client, j->user, j->cfg.window,
+				j->cfg.window == 1 ? "" : "s", j->cfg.connections,
+				j->cfg.connections == 1 ? "" : "s",
+				j->cfg.mirror ? ", removing what the source does not hold (/MIR)"
+					      : "");
+		pv_env_plan_add(&j->dry, "copy provision to '%s' when it lacks this build",
+				j->client);
+		pv_env_plan_add(&j->dry,
+				"watch '%s' every %d s: its CPU and each busy smbd's, with its "
+				"threads and CPU quota",
+				j->server, j->interval);
 		if (!o->no_profile)
-			pv_plan_add(&j->dry,
-				    "turn Samba's profiling on for the copy on '%s' "
-				    "(smbcontrol) and put its level back after it",
-				    j->server);
-		pv_plan_add(&j->dry, "keep the results in %s/%s on the controller",
-			    pb->controller.results, id);
+			pv_env_plan_add(&j->dry,
+					"turn Samba's profiling on for the copy on '%s' "
+					"(smbcontrol) and put its level back after it",
+					j->server);
+		pv_env_plan_add(&j->dry, "keep the results in %s/%s on the controller",
+				pb->controller.results, id);
 		return PV_OK;
 	}
 	/* the hosts: the client (its binary), the server (commands, and the watch's own) */
-	if ((r = pv_self_read(&self)) != PV_OK || (r = pv_host_connect(client, &h.cli)) != PV_OK ||
+	if ((r = pv_self_read(&self)) != PV_OK ||
+	    (r = pv_env_host_connect(client, &h.cli)) != PV_OK ||
 	    (r = pv_install_self(h.cli, &self, bin, sizeof(bin), &copied)) != PV_OK ||
-	    (r = pv_host_connect(&pb->server.host, &h.srv)) != PV_OK)
+	    (r = pv_env_host_connect(&pb->server.host, &h.srv)) != PV_OK)
 		goto out;
 	if (copied)
 		pv_log(PV_LOG_INFO, "copy: provision copied to '%s' (%s)", client->name, bin);
@@ -487,7 +491,7 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 	if (strncmp(j->samba, "Version", 7) != 0)
 		j->samba[0] = '\0';
 	if (pb->controller.host.name &&
-	    (r = pv_host_connect(&pb->controller.host, &h.ctl)) != PV_OK)
+	    (r = pv_env_host_connect(&pb->controller.host, &h.ctl)) != PV_OK)
 		goto out;
 	if (!(h.sink = calloc(1, sizeof(*h.sink)))) {
 		r = pv_error(PV_EIO, "out of memory");
@@ -527,7 +531,7 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 	{
 		struct pv_remote *wr = NULL;
 
-		if ((r = pv_host_connect(&pb->server.host, &wr)) != PV_OK ||
+		if ((r = pv_env_host_connect(&pb->server.host, &wr)) != PV_OK ||
 		    (r = pv_watch_start(&pb->server.host, wr, "server", j->interval, true,
 					&h.watch)) != PV_OK)
 			goto out;
@@ -596,6 +600,6 @@ void pv_copy_job_release(struct pv_copy_job *j)
 	free(j->samples);
 	pv_samba_counters_release(&j->counters);
 	pv_copy_config_release(&j->cfg);
-	pv_plan_release(&j->dry);
+	pv_env_plan_release(&j->dry);
 	memset(j, 0, sizeof(*j));
 }

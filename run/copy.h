@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "load/copy.h"
-#include "phases/phase.h"
+#include "env/env.h"
 #include "run/watch.h"
 #include "samba/samba.h"
 
@@ -75,10 +75,10 @@ struct pv_copy_job {
 	bool profiled;
 	char profile_note[256]; /* why there are none, or what was put back */
 	struct pv_samba_counters counters;
-	char err[1024];	       /* the agent's stderr, its last line */
-	struct pv_plan dry;    /* a dry run: what it would do */
-	struct pv_sink *sink;  /* the results folder, for pv_copy_write */
-	struct pv_remote *ctl; /* and the controller's host it is on (NULL: here) */
+	char err[1024];		/* the agent's stderr, its last line */
+	struct pv_env_plan dry; /* a dry run: what it would do */
+	struct pv_sink *sink;	/* the results folder, for pv_copy_write */
+	struct pv_remote *ctl;	/* and the controller's host it is on (NULL: here) */
 };
 
 int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct pv_copy_job *job);

@@ -1,7 +1,7 @@
 /* run/drain.c: wait until the file server has drained: one SSH session, one remote command
  * per poll (run/scripts/drain.sh for the built-in probes, the playbook's command for the
  * command probe), its output parsed into a depth, polls spaced by the back-off rule. */
-#include "phases/target.h"
+#include "env/target.h"
 #include "run/drain.h"
 
 #include "remote/quote.h"
@@ -498,17 +498,18 @@ static void probe_text(const struct pv_drain *d, char *out, size_t len)
 	}
 }
 
-void pv_drain_plan(const struct pv_playbook *pb, const struct pv_drain *d, struct pv_plan *plan)
+void pv_drain_plan(const struct pv_playbook *pb, const struct pv_drain *d, struct pv_env_plan *plan)
 {
 	char what[160];
 
 	probe_text(d, what, sizeof(what));
-	pv_plan_add(plan, "poll %s on %s: %s", metric_of(d),
-		    pb->has_server ? pb->server.host.name : "(no server)", what);
-	pv_plan_add(plan,
-		    "poll every %d s while it falls (backing off to %d s while it does not), until "
-		    "it is at most %ld for %d s, giving up after %d s",
-		    d->interval, d->interval * BACKOFF_MAX, d->threshold, d->settle, d->timeout);
+	pv_env_plan_add(plan, "poll %s on %s: %s", metric_of(d),
+			pb->has_server ? pb->server.host.name : "(no server)", what);
+	pv_env_plan_add(
+		plan,
+		"poll every %d s while it falls (backing off to %d s while it does not), until "
+		"it is at most %ld for %d s, giving up after %d s",
+		d->interval, d->interval * BACKOFF_MAX, d->threshold, d->settle, d->timeout);
 }
 
 /* ---- the wait ---------------------------------------------------------------------------- */
@@ -809,7 +810,7 @@ int pv_drain_wait(const struct pv_env *env, const struct pv_drain *d, struct pv_
 	       w.host, res->metric, d->threshold, d->settle, w.probe, d->interval, d->timeout);
 	w.t0 = pv_now();
 	w.deadline = w.t0 + d->timeout;
-	r = pv_host_connect(&pb->server.host, &w.rem);
+	r = pv_env_host_connect(&pb->server.host, &w.rem);
 	if (pv_env_stopped(env)) {
 		r = stopped(&w);
 		goto out;

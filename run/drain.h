@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "phases/phase.h"
+#include "env/env.h"
 
 struct pv_drain_result {
 	char metric[64];	/* what was polled: "req_queue", "dirty+writeback kB", ... */
@@ -61,7 +61,8 @@ const char *pv_drain_probe_name(enum pv_probe_kind k);
 int pv_drain_check(const struct pv_playbook *pb, const struct pv_drain *d);
 
 /* What a dry run says: what would be polled, where, how often, until when (plan items). */
-void pv_drain_plan(const struct pv_playbook *pb, const struct pv_drain *d, struct pv_plan *plan);
+void pv_drain_plan(const struct pv_playbook *pb, const struct pv_drain *d,
+		   struct pv_env_plan *plan);
 
 /* One reading of probe k's output into a depth. PV_OK, or PV_EREMOTE (recorded: what is wrong,
  * quoting the output with pv_drain_quote; the caller puts the probe and host in front).

@@ -3,6 +3,7 @@
 #include "run/render.h"
 
 #include "playbooks/names.h"
+#include "playbooks/roster.h"
 #include "remote/quote.h"
 #include "util/err.h"
 

@@ -5,7 +5,7 @@
 #define PV_RUN_RENDER_H
 
 #include "load/summary.h"
-#include "phases/phase.h"
+#include "env/env.h"
 #include "util/buf.h"
 
 /* The steps of a ramp: user totals across the clients, min_users to max_users by step (the

@@ -2,7 +2,7 @@
  * the watch, the steps one after the other with the drain between them, the manifest after
  * each, the driver's report at the end, and everything it started stopped and removed. The
  * steps themselves are run/step.c; what runs on the hosts is the driver's (internal.h). */
-#include "phases/target.h"
+#include "env/target.h"
 #include "run/run.h"
 #include "run/internal.h"
 
@@ -94,7 +94,7 @@ static int connect_client(size_t i, void *arg)
 	struct pv_buf out = PV_BUF_INIT;
 	int status = 0, r;
 
-	if ((r = pv_host_connect(host, &R->rems[i])) != PV_OK)
+	if ((r = pv_env_host_connect(host, &R->rems[i])) != PV_OK)
 		return r;
 	/* the client's system for the manifest, and perl for the run's wrapper */
 	r = pv_remote_exec(R->rems[i], pv_run_client_facts_sh, NULL, 0, &out, NULL, &status, 0);
@@ -156,10 +156,10 @@ static int connect_all(struct run *R)
 		/* only for the manifest: a server that cannot say is not an error here. Tried
 		 * twice: a busy server's sshd may take its whole timeout to let us in (its NSS
 		 * asks winbindd, which a loaded Samba serves last) */
-		int sc = pv_host_connect(&pb->server.host, &srv);
+		int sc = pv_env_host_connect(&pb->server.host, &srv);
 
 		if (sc != PV_OK && sc != PV_ECRED && sc != PV_ETRUST && !pv_env_stopped(R->env))
-			sc = pv_host_connect(&pb->server.host, &srv);
+			sc = pv_env_host_connect(&pb->server.host, &srv);
 		if (sc == PV_OK) {
 			pv_samba_version(srv, R->server_system, sizeof(R->server_system));
 			R->server_config = pv_samba_config(srv);
@@ -216,16 +216,16 @@ static void dry_run(struct run *R)
 	snprintf(R->sink.path, sizeof(R->sink.path), "%s/%s", pb->controller.results, R->res->id);
 	snprintf(R->local_pw, sizeof(R->local_pw), "/tmp/provision-pw.XXXXXX");
 	snprintf(R->res->folder, sizeof(R->res->folder), "%s", R->sink.path);
-	pv_plan_add(&R->res->plan, "make the run's folder %s on the controller (%s)", R->sink.path,
-		    R->res->controller);
+	pv_env_plan_add(&R->res->plan, "make the run's folder %s on the controller (%s)",
+			R->sink.path, R->res->controller);
 	if (pb->has_drain && pb->drain.between_steps && R->ramp.n > 1) {
-		struct pv_plan d;
+		struct pv_env_plan d;
 
 		memset(&d, 0, sizeof(d));
 		pv_drain_plan(pb, &pb->drain, &d);
 		for (size_t i = 0; i < d.n; i++)
-			pv_plan_add(&R->res->plan, "%s (between steps)", d.items[i]);
-		pv_plan_release(&d);
+			pv_env_plan_add(&R->res->plan, "%s (between steps)", d.items[i]);
+		pv_env_plan_release(&d);
 	}
 	R->drv->plan(R);
 }
@@ -312,14 +312,15 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 	if (!(R->res->steps = calloc(R->ramp.n, sizeof(*R->res->steps))))
 		return pv_error(PV_EIO, "out of memory");
 	digest(pb, R->res->digest);
-	if (wants_password(R) && (r = pv_env_secret(R->env, PV_CRED_USERS, &R->password)) != PV_OK)
+	if (wants_password(R) &&
+	    (r = pv_env_secret(R->env, PV_ENV_CRED_USERS, &R->password)) != PV_OK)
 		return r;
 	if ((r = connect_all(R)) != PV_OK)
 		return r;
 	if (R->drv->prepare && (r = R->drv->prepare(R)) != PV_OK)
 		return r;
 	if (pb->controller.host.name &&
-	    (r = pv_host_connect(&pb->controller.host, &R->ctl_rem)) != PV_OK)
+	    (r = pv_env_host_connect(&pb->controller.host, &R->ctl_rem)) != PV_OK)
 		return r;
 	if ((r = pv_sink_open(&R->sink, R->ctl_rem, pb->controller.results, id, o && o->id,
 			      name)) != PV_OK)
@@ -533,6 +534,6 @@ void pv_run_release(struct pv_run_result *res)
 		free(res->steps[i].clients);
 	}
 	free(res->steps);
-	pv_plan_release(&res->plan);
+	pv_env_plan_release(&res->plan);
 	memset(res, 0, sizeof(*res));
 }

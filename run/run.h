@@ -22,7 +22,7 @@
 #include <stddef.h>
 
 #include "load/summary.h"
-#include "phases/phase.h"
+#include "env/env.h"
 #include "run/watch.h"
 #include "util/digest.h"
 
@@ -81,7 +81,7 @@ struct pv_run_result {
 	char watch_error[384];	  /* the watch failed (the run went on without it) */
 	char dc_watch_error[384]; /* the DC's watch failed, the same way */
 	char answer[512];	  /* driver builtin: the most users carried, in one line */
-	struct pv_plan plan;	  /* dry run: every command that would run */
+	struct pv_env_plan plan;  /* dry run: every command that would run */
 };
 
 struct pv_run_opts {

@@ -1,5 +1,5 @@
 /* run/watch.c: the watches of the server and the DC (see watch.h). */
-#include "phases/target.h"
+#include "env/target.h"
 #include "run/watch.h"
 
 #include "json/json.h"
@@ -463,7 +463,7 @@ int pv_watch_start(const struct pv_host *host, struct pv_remote *rem, const char
 		return pv_error(PV_EIO, "out of memory");
 	}
 	w->cmd = cmd.data;
-	if (!w->rem && (r = pv_host_connect(host, &w->rem)) != PV_OK) {
+	if (!w->rem && (r = pv_env_host_connect(host, &w->rem)) != PV_OK) {
 		release(w);
 		return pv_error_prefix(r, "%s watch", what);
 	}

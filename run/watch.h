@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "phases/phase.h"
+#include "env/env.h"
 #include "util/buf.h"
 
 enum pv_watch_metric {

@@ -1,9 +1,10 @@
 /* sweep/sweep.c: `provision sweep` (see sweep.h). */
 #include "sweep/sweep.h"
 
+#include "env/target.h"
 #include "json/json.h"
-#include "phases/target.h"
 #include "playbooks/names.h"
+#include "playbooks/roster.h"
 #include "remote/quote.h"
 #include "remote/remote.h"
 #include "results/copy.h"
@@ -226,7 +227,7 @@ static int revert(struct sweep *S, struct pv_sweep_setting *s)
 			       pv_errmsg(), s->label);
 			pv_remote_free(S->srv);
 			S->srv = NULL;
-			if ((r = pv_host_connect(&S->env->pb->server.host, &S->srv)) != PV_OK)
+			if ((r = pv_env_host_connect(&S->env->pb->server.host, &S->srv)) != PV_OK)
 				continue;
 		}
 		r = revert_on(S->srv, s);
@@ -312,7 +313,7 @@ static int one_copy(struct sweep *S, struct pv_sweep_job *jb)
 					t[i] = cj->ticks[i].t;
 					c[i] = (double)cj->ticks[i].files;
 				}
-				pv_copy_rate(t, c, cj->nticks, &rate, &lo, &hi);
+				pv_results_copy_rate(t, c, cj->nticks, &rate, &lo, &hi);
 				if (isfinite(lo))
 					jb->noise = (hi - lo) / (2 * 1.96);
 			}
@@ -339,18 +340,18 @@ static int one_run(struct sweep *S, struct pv_sweep_job *jb)
 {
 	struct pv_run_opts ro = {jb->id};
 	struct pv_run_result *rr = calloc(1, sizeof(*rr));
-	struct pv_res_run *run = NULL;
+	struct pv_results_run *run = NULL;
 	int r;
 
 	if (!rr)
 		return pv_error(PV_EIO, "out of memory");
 	r = pv_run(S->env, &ro, rr);
-	if (r == PV_OK && (r = pv_res_read(rr->folder, &run)) == PV_OK) {
+	if (r == PV_OK && (r = pv_results_read(rr->folder, &run)) == PV_OK) {
 		jb->value = run->answer_step >= 0 ? (double)run->answer_users : 0;
 		jb->noise = NAN;
 		jb->cpu_per_file = NAN;
 	}
-	pv_res_free(run);
+	pv_results_free(run);
 	pv_run_release(rr);
 	free(rr);
 	return r;
@@ -529,26 +530,27 @@ static int plan(struct sweep *S, unsigned rounds)
 		const struct pv_sweep_setting *s = &res->settings[i];
 
 		if (s->command)
-			pv_plan_add(&res->dry,
-				    "setting %zu: run '%s' on the server before its jobs, "
-				    "'%s' after each",
-				    i + 1, s->apply, s->revert);
+			pv_env_plan_add(&res->dry,
+					"setting %zu: run '%s' on the server before its jobs, "
+					"'%s' after each",
+					i + 1, s->apply, s->revert);
 		else
-			pv_plan_add(&res->dry,
-				    "setting %zu: '%s = %s' (a %s parameter, checked by "
-				    "the server's testparm) set with net conf on %s%s, "
-				    "put back after each of its jobs",
-				    i + 1, s->param, s->value,
-				    s->scope == PV_SAMBA_GLOBAL ? "global" : "share",
-				    s->nsec == 1 ? "" : "the lab's shares from ",
-				    s->prev[0].section);
+			pv_env_plan_add(&res->dry,
+					"setting %zu: '%s = %s' (a %s parameter, checked by "
+					"the server's testparm) set with net conf on %s%s, "
+					"put back after each of its jobs",
+					i + 1, s->param, s->value,
+					s->scope == PV_SAMBA_GLOBAL ? "global" : "share",
+					s->nsec == 1 ? "" : "the lab's shares from ",
+					s->prev[0].section);
 	}
-	pv_plan_add(&res->dry,
-		    "%u rounds, each the baseline then every setting in turn: %zu %s "
-		    "jobs, their results in %s/%s-*",
-		    rounds, res->planned, res->run ? "run" : "copy", S->env->pb->controller.results,
-		    res->id);
-	pv_plan_add(&res->dry, "the server's testparm -s compared byte for byte before and after");
+	pv_env_plan_add(&res->dry,
+			"%u rounds, each the baseline then every setting in turn: %zu %s "
+			"jobs, their results in %s/%s-*",
+			rounds, res->planned, res->run ? "run" : "copy",
+			S->env->pb->controller.results, res->id);
+	pv_env_plan_add(&res->dry,
+			"the server's testparm -s compared byte for byte before and after");
 	return PV_OK;
 }
 
@@ -639,7 +641,7 @@ static int setup(struct sweep *S, unsigned *rounds)
 		strftime(res->id, sizeof(res->id), "sweep-%Y%m%d-%H%M%S", &tm);
 	}
 	ids(res, res->id, *rounds);
-	if ((r = pv_host_connect(&pb->server.host, &S->srv)) != PV_OK)
+	if ((r = pv_env_host_connect(&pb->server.host, &S->srv)) != PV_OK)
 		return r;
 	if ((r = check(S)) != PV_OK)
 		return r;
@@ -681,7 +683,7 @@ int pv_sweep(const struct pv_env *env, const struct pv_sweep_opts *o, struct pv_
 		goto out;
 	res->checked_config = true;
 	if (env->pb->controller.host.name &&
-	    (r = pv_host_connect(&env->pb->controller.host, &S.ctl)) != PV_OK)
+	    (r = pv_env_host_connect(&env->pb->controller.host, &S.ctl)) != PV_OK)
 		goto out;
 	if (!(S.sink = calloc(1, sizeof(*S.sink)))) {
 		r = pv_error(PV_EIO, "out of memory");
@@ -744,7 +746,7 @@ out:
 
 		for (size_t i = 0; i < res->nsettings && !S.srv; i++)
 			if (res->settings[i].applied)
-				pv_host_connect(&env->pb->server.host, &S.srv);
+				pv_env_host_connect(&env->pb->server.host, &S.srv);
 		if ((r2 = put_back_all(&S, cut)) != PV_OK && r == PV_OK) {
 			r = r2;
 			snprintf(why, sizeof(why), "%s", pv_errmsg());
@@ -797,6 +799,6 @@ void pv_sweep_release(struct pv_sweep_result *res)
 	}
 	pv_remote_free(res->ctl);
 	free(res->jobs);
-	pv_plan_release(&res->dry);
+	pv_env_plan_release(&res->dry);
 	memset(res, 0, sizeof(*res));
 }

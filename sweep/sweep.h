@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "phases/phase.h"
+#include "env/env.h"
 #include "run/copy.h"
 #include "samba/samba.h"
 
@@ -86,7 +86,7 @@ struct pv_sweep_result {
 	char config_diff[512];	      /* the first line that differs */
 	char put_back[2048];	      /* what was put back when the sweep was cut short */
 	double apply_max, revert_max; /* seconds, the slowest */
-	struct pv_plan dry;	      /* a dry run: what it would do */
+	struct pv_env_plan dry;	      /* a dry run: what it would do */
 	struct pv_sink *sink;	      /* the sweep's folder, for pv_sweep_write */
 	struct pv_remote *ctl;	      /* and the controller's host it is on (NULL: here) */
 };

@@ -9,7 +9,7 @@
  *     ...
  *
  * (an input that does not start so is manifest.json whole). The run is read through the same
- * walker and parsers as pv_res_read (pv_res_load over the files in memory), its page drawn,
+ * walker and parsers as pv_results_read (pv_results_load over the files in memory), its page drawn,
  * and, when it has load figures, compared with itself and that page drawn. Invariants, each
  * aborting when broken:
  *   - a folder refused is PV_ECONFIG or PV_EIO with a message; one read draws a page, PV_OK;
@@ -155,13 +155,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct files f;
-	struct pv_res_files files = {get, &f};
-	struct pv_res_run *run = NULL;
+	struct pv_results_files files = {get, &f};
+	struct pv_results_run *run = NULL;
 	struct pv_buf b = PV_BUF_INIT;
 	int r;
 
 	split((const char *)data, size, &f);
-	r = pv_res_load(&files, "fuzz", &run);
+	r = pv_results_load(&files, "fuzz", &run);
 	if (r != PV_OK) {
 		if ((r != PV_ECONFIG && r != PV_EIO) || !pv_errmsg()[0])
 			broken("a refusal that is not PV_ECONFIG or PV_EIO with a message", NULL);
@@ -173,19 +173,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_page(&b);
 	pv_buf_release(&b, 0);
 	if (run->has_load && !strcmp(run->driver, "builtin")) {
-		const struct pv_res_run *both[2] = {run, run};
+		const struct pv_results_run *both[2] = {run, run};
 		const size_t group[2] = {0, 1};
-		struct pv_cmp *c = NULL;
+		struct pv_results_cmp *c = NULL;
 
-		if (pv_cmp_build(both, group, 2, &c) == PV_OK) {
+		if (pv_results_cmp_build(both, group, 2, &c) == PV_OK) {
 			pv_report_compare_page(c, &b);
 			check_page(&b);
 			pv_buf_release(&b, 0);
-			pv_cmp_free(c);
+			pv_results_cmp_free(c);
 		} else {
 			pv_error_clear();
 		}
 	}
-	pv_res_free(run);
+	pv_results_free(run);
 	return 0;
 }

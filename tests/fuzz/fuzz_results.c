@@ -39,8 +39,8 @@ static void refused(int r)
 
 static void watch(const char *text, size_t len)
 {
-	struct pv_res_watch *w = NULL;
-	int r = pv_res_parse_watch(text, len, &w);
+	struct pv_results_watch *w = NULL;
+	int r = pv_results_parse_watch(text, len, &w);
 
 	if (r != PV_OK) {
 		refused(r);
@@ -57,7 +57,7 @@ static void watch(const char *text, size_t len)
 				hi = fmax(hi, v);
 			}
 		}
-		if (pv_res_watch_stat(w, w->cols[c], &mean, &p95, &max)) {
+		if (pv_results_watch_stat(w, w->cols[c], &mean, &p95, &max)) {
 			if (!(p95 <= max && max <= hi && p95 >= lo))
 				broken("a watch's p95 or maximum outside its values");
 			if (isfinite(mean) && (mean < lo - fabs(lo) * 1e-9 - 1e-9 ||
@@ -65,35 +65,36 @@ static void watch(const char *text, size_t len)
 				broken("a watch's mean outside its values");
 		}
 	}
-	pv_res_watch_free(w);
+	pv_results_watch_free(w);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pv_res_run *run;
+	struct pv_results_run *run;
 	const char *text = (const char *)data + 1;
 	size_t len = size ? size - 1 : 0;
 	int r;
 
 	if (!size)
 		return 0;
-	run = pv_res_new();
+	run = pv_results_new();
 	if (!run)
 		return 0;
 	switch (data[0]) {
 	case 'm':
-		r = pv_res_parse_manifest(run, text, len);
+		r = pv_results_parse_manifest(run, text, len);
 		if (r != PV_OK)
 			refused(r);
 		else if (!run->driver[0])
 			broken("a manifest read without a driver");
 		break;
 	case 'l':
-		if (pv_res_parse_manifest(run, base_manifest, sizeof(base_manifest) - 1) != PV_OK)
+		if (pv_results_parse_manifest(run, base_manifest, sizeof(base_manifest) - 1) !=
+		    PV_OK)
 			broken("the base manifest refused");
-		r = pv_res_parse_load(run, text, len);
+		r = pv_results_parse_load(run, text, len);
 		if (r != PV_OK) {
 			refused(r);
 			if (run->has_load || run->first_over >= 0)
@@ -118,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (run->first_over < 0 || !run->steps[run->first_over].load.client_bound))
 			broken("an answer at least, without a client-bound step over it");
 		for (size_t i = 0; i < run->nsteps; i++) {
-			const struct pv_res_step *st = &run->steps[i];
+			const struct pv_results_step *st = &run->steps[i];
 
 			if (st->carried && st->load.client_bound)
 				broken("a step carried and client-bound");
@@ -132,9 +133,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		watch(text, len);
 		break;
 	case 'j':
-		if (pv_res_parse_manifest(run, base_manifest, sizeof(base_manifest) - 1) != PV_OK)
+		if (pv_results_parse_manifest(run, base_manifest, sizeof(base_manifest) - 1) !=
+		    PV_OK)
 			broken("the base manifest refused");
-		r = pv_res_parse_jsonl(&run->steps[0], text, len, 1);
+		r = pv_results_parse_jsonl(&run->steps[0], text, len, 1);
 		if (r != PV_OK) {
 			refused(r);
 			if (run->steps[0].has_hist)
@@ -153,6 +155,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	default:
 		break;
 	}
-	pv_res_free(run);
+	pv_results_free(run);
 	return 0;
 }

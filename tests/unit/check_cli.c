@@ -304,9 +304,9 @@ START_TEST(test_creds_env_taken_at_start)
 	ck_assert_ptr_null(getenv("PV_T_ADMIN"));
 	child_sees("PV_T_ADMIN", "unset");
 	child_sees("PV_T_OTHER", "kept");
-	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_ADMIN, &admin), PV_OK);
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_ENV_CRED_ADMIN, &admin), PV_OK);
 	ck_assert_str_eq(admin->data, "adm1n-pw");
-	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_USERS, &users), PV_OK);
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_ENV_CRED_USERS, &users), PV_OK);
 	ck_assert_str_eq(users->data, "adm1n-pw");
 	ck_assert_ptr_ne(admin, users);
 	creds_ctx_free(&ctx);
@@ -324,13 +324,13 @@ START_TEST(test_creds_messages_name_the_place)
 	unsetenv("Sup3rSecret");
 	creds_ctx(&ctx, PB_HEAD "  admin_password: {env: Sup3rSecret}\n"
 				"users: {password: {file: \"/nonexistent/Sup3r-Secret!\"}}\n");
-	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_ADMIN, &sec), PV_ECONFIG);
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_ENV_CRED_ADMIN, &sec), PV_ECONFIG);
 	ck_assert_str_eq(pv_errmsg(),
 			 "admin password: the environment variable given at t.yaml:6:25 is unset");
 	/* asked again: the same failure, nothing read twice */
-	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_ADMIN, &sec), PV_ECONFIG);
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_ENV_CRED_ADMIN, &sec), PV_ECONFIG);
 	ck_assert_ptr_null(strstr(pv_errmsg(), "Sup3r"));
-	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_USERS, &sec), PV_EIO);
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_ENV_CRED_USERS, &sec), PV_EIO);
 	ck_assert_str_eq(pv_errmsg(), "users' password: cannot open the file given at t.yaml:7:26: "
 				      "No such file or directory");
 	ck_assert_ptr_null(strstr(pv_errmsg(), "Sup3r"));
@@ -339,7 +339,7 @@ START_TEST(test_creds_messages_name_the_place)
 	/* the option's file when --password-file gives it */
 	creds_ctx(&ctx, PB_HEAD "  admin_password: {prompt: true}\n");
 	ctx.cli.opt[OPT_PASSWORD_FILE] = "/nonexistent/Sup3r-Secret!";
-	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_CRED_USERS, &sec), PV_EIO);
+	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_ENV_CRED_USERS, &sec), PV_EIO);
 	ck_assert_str_eq(pv_errmsg(),
 			 "users' password: cannot open the file given by --password-file: "
 			 "No such file or directory");

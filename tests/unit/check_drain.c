@@ -311,7 +311,7 @@ START_TEST(config)
 	struct pv_env env = {pb, true, NULL, NULL, NULL};
 	struct pv_drain_result res;
 	struct pv_playbook *ns = NULL;
-	struct pv_plan plan = {0};
+	struct pv_env_plan plan = {0};
 
 	/* a playbook without drain: no probe, named with the option and the key */
 	ck_assert(!pb->has_drain);
@@ -341,7 +341,7 @@ START_TEST(config)
 	ck_assert_str_eq(plan.items[1], "poll every 2 s while it falls (backing off to 16 s while "
 					"it does not), until it is at most 0 for 4 s, giving "
 					"up after 600 s");
-	pv_plan_release(&plan);
+	pv_env_plan_release(&plan);
 	pv_playbook_free(pb);
 
 	/* --set drain.probe=writeback (--probe writeback) on a playbook without drain: */

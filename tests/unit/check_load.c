@@ -957,78 +957,78 @@ START_TEST(proto)
 	c.keep_logged_on = true;
 	c.threads = 4;
 	c.seed = 7;
-	ck_assert_int_eq(pv_loadproto_config(&c, &b), PV_OK);
+	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
 	ck_assert(strstr(b.data, " keep=1 threads=4 "));
-	ck_assert_int_eq(pv_loadproto_user("cli1-u1", "srvu1", "fsroot 1", 1, &b), PV_OK);
-	ck_assert_int_eq(pv_loadproto_user("cli1-u2", "srvu2", "fsroot2", 2, &b), PV_OK);
-	ck_assert_int_eq(pv_loadproto_start(1, &b), PV_OK);
+	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot 1", 1, &b), PV_OK);
+	ck_assert_int_eq(pv_load_proto_user("cli1-u2", "srvu2", "fsroot2", 2, &b), PV_OK);
+	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
 	ck_assert(strstr(b.data, "user cli1-u1 srvu1 fsroot%201 1\nuser cli1-u2"));
 	memset(&p, 0, sizeof(p));
 	for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		ck_assert_int_eq(pv_loadproto_parse(&p, line, strlen(line)), PV_OK);
+		ck_assert_int_eq(pv_load_proto_parse(&p, line, strlen(line)), PV_OK);
 	ck_assert(p.cfg.keep_logged_on && p.cfg.threads == 4 && p.cfg.seed == 7);
 	ck_assert_uint_eq(p.n, 2);
 	ck_assert_str_eq(p.users[0].share, "fsroot 1");
 	ck_assert_uint_eq(p.step, 1);
 	ck_assert_uint_eq(p.steps, 1);
 	/* a step under way takes no setup line */
-	ck_assert_int_eq(pv_loadproto_parse(&p, "user a b c 3", 12), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "user a b c 3", 12), PV_EUSAGE);
 	ck_assert(strstr(pv_errmsg(), "while a step is under way"));
 	p.step = 0; /* taken: the next step's lines */
-	ck_assert_int_eq(pv_loadproto_parse(&p, "user cli1-u3 srvu3 fsroot1 3", 28), PV_OK);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "start", 5), PV_OK);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "user cli1-u3 srvu3 fsroot1 3", 28), PV_OK);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "start", 5), PV_OK);
 	ck_assert_uint_eq(p.step, 3); /* all sent */
 	p.step = 0;
-	ck_assert_int_eq(pv_loadproto_parse(&p, "start 2", 7), PV_OK); /* fewer: users off */
+	ck_assert_int_eq(pv_load_proto_parse(&p, "start 2", 7), PV_OK); /* fewer: users off */
 	ck_assert_uint_eq(p.step, 2);
 	p.step = 0;
-	ck_assert_int_eq(pv_loadproto_parse(&p, "start 4", 7), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "start 4", 7), PV_EUSAGE);
 	ck_assert(strstr(pv_errmsg(), "'start 4': a step of 1 to 3 users"));
-	ck_assert_int_eq(pv_loadproto_parse(&p, "start 0", 7), PV_EUSAGE);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "start x", 7), PV_EUSAGE);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "starts", 6), PV_EUSAGE);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "start 1 2", 9), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "start 0", 7), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "start x", 7), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "starts", 6), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "start 1 2", 9), PV_EUSAGE);
 	/* the settings are the first step's: no config after it */
-	ck_assert_int_eq(pv_loadproto_parse(&p, "config rate=1", 13), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "config rate=1", 13), PV_EUSAGE);
 	ck_assert_uint_eq(p.step, 0);
 	/* "stop" between steps: the end (and no setup line at all before the first step) */
 	ck_assert(!p.stop);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "stop", 4), PV_OK);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "stop", 4), PV_OK);
 	ck_assert(p.stop);
-	pv_loadproto_release(&p);
+	pv_load_proto_release(&p);
 	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(pv_loadproto_parse(&p, "stop", 4), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "stop", 4), PV_EUSAGE);
 	ck_assert(!p.stop);
-	pv_loadproto_release(&p);
+	pv_load_proto_release(&p);
 	/* a step's lines, as the controller writes them and the client reads them */
 	{
-		enum pv_loadproto_ctl ctl = 0;
+		enum pv_load_proto_ctl ctl = 0;
 
 		pv_buf_reset(&b);
-		ck_assert_int_eq(pv_loadproto_control_line(PV_LOADPROTO_GO, &b), PV_OK);
-		ck_assert_int_eq(pv_loadproto_control_line(PV_LOADPROTO_STOP, &b), PV_OK);
+		ck_assert_int_eq(pv_load_proto_control_line(PV_LOAD_PROTO_GO, &b), PV_OK);
+		ck_assert_int_eq(pv_load_proto_control_line(PV_LOAD_PROTO_STOP, &b), PV_OK);
 		ck_assert_str_eq(b.data, "go\nstop\n");
-		ck_assert_int_eq(pv_loadproto_control("go", 2, &ctl), PV_OK);
-		ck_assert_int_eq(ctl, PV_LOADPROTO_GO);
-		ck_assert_int_eq(pv_loadproto_control("stop", 4, &ctl), PV_OK);
-		ck_assert_int_eq(ctl, PV_LOADPROTO_STOP);
-		ck_assert_int_eq(pv_loadproto_control("gone", 4, &ctl), PV_EUSAGE);
+		ck_assert_int_eq(pv_load_proto_control("go", 2, &ctl), PV_OK);
+		ck_assert_int_eq(ctl, PV_LOAD_PROTO_GO);
+		ck_assert_int_eq(pv_load_proto_control("stop", 4, &ctl), PV_OK);
+		ck_assert_int_eq(ctl, PV_LOAD_PROTO_STOP);
+		ck_assert_int_eq(pv_load_proto_control("gone", 4, &ctl), PV_EUSAGE);
 		ck_assert(strstr(pv_errmsg(), "expected 'go' or 'stop' on stdin, not 'gone'"));
-		ck_assert_int_eq(pv_loadproto_control("user a b c 3", 12, &ctl), PV_EUSAGE);
+		ck_assert_int_eq(pv_load_proto_control("user a b c 3", 12, &ctl), PV_EUSAGE);
 	}
 	/* refused settings */
 	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(pv_loadproto_parse(&p, "config keep=2", 13), PV_EUSAGE);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "config threads=2000", 19), PV_EUSAGE);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "config threads=65", 17), PV_EUSAGE);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "start", 5), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "config keep=2", 13), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "config threads=2000", 19), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "config threads=65", 17), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "start", 5), PV_EUSAGE);
 	ck_assert(strstr(pv_errmsg(), "'start' before a config line and a user"));
-	pv_loadproto_release(&p);
+	pv_load_proto_release(&p);
 	/* the most loops a driver runs is a setting it takes */
 	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(pv_loadproto_parse(&p, "config threads=64", 17), PV_OK);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "config threads=64", 17), PV_OK);
 	ck_assert_uint_eq(p.cfg.threads, PV_LOAD_THREADS_MAX);
-	pv_loadproto_release(&p);
+	pv_load_proto_release(&p);
 	pv_buf_release(&b, 1);
 }
 END_TEST
@@ -1041,22 +1041,22 @@ START_TEST(proto_fileset)
 	struct pv_load_config c;
 	struct pv_buf b = PV_BUF_INIT, big = PV_BUF_INIT;
 	char *line, *save = NULL;
-	char text[2 * PV_LOADPROTO_PIECE + 300];
+	char text[2 * PV_LOAD_PROTO_PIECE + 300];
 	size_t lines = 0;
 
 	for (size_t i = 0; i < sizeof(text) - 1; i++)
 		text[i] = "name: x\n  - {size: [1KiB, 16%]} # \"a\" 'b'\t"[i % 40];
 	text[sizeof(text) - 1] = '\0';
 	pv_load_defaults(&c);
-	ck_assert_int_eq(pv_loadproto_config(&c, &b), PV_OK);
-	ck_assert_int_eq(pv_loadproto_fileset("home folders.yaml", text, strlen(text), &b), PV_OK);
-	ck_assert_int_eq(pv_loadproto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
-	ck_assert_int_eq(pv_loadproto_start(1, &b), PV_OK);
+	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
+	ck_assert_int_eq(pv_load_proto_fileset("home folders.yaml", text, strlen(text), &b), PV_OK);
+	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
+	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
 	memset(&p, 0, sizeof(p));
 	for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		ck_assert_uint_lt(strlen(line), 4096); /* provision load reads lines of 4 KiB */
 		lines += strncmp(line, "fileset ", 8) == 0;
-		ck_assert_int_eq(pv_loadproto_parse(&p, line, strlen(line)), PV_OK);
+		ck_assert_int_eq(pv_load_proto_parse(&p, line, strlen(line)), PV_OK);
 	}
 	ck_assert_uint_eq(lines, 3);
 	ck_assert_str_eq(p.fileset_name, "home folders.yaml");
@@ -1064,34 +1064,34 @@ START_TEST(proto_fileset)
 	ck_assert_str_eq(p.fileset, text);
 	/* no fileset after the first step */
 	p.step = 0;
-	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset x a", 11), PV_EUSAGE);
-	pv_loadproto_release(&p);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "fileset x a", 11), PV_EUSAGE);
+	pv_load_proto_release(&p);
 	/* a second name's pieces are refused, not joined to the first's */
 	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a x", 11), PV_OK);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset b y", 11), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "fileset a x", 11), PV_OK);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "fileset b y", 11), PV_EUSAGE);
 	ck_assert(strstr(pv_errmsg(), "a second fileset ('b' after 'a')"));
-	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a", 9), PV_EUSAGE);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a x y", 13), PV_EUSAGE);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a %00", 13), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "fileset a", 9), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "fileset a x y", 13), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "fileset a %00", 13), PV_EUSAGE);
 	ck_assert_str_eq(p.fileset, "x");
-	pv_loadproto_release(&p);
+	pv_load_proto_release(&p);
 	/* nor past 1 MiB, as pieces that are each fine */
 	memset(&p, 0, sizeof(p));
 	pv_buf_addstr(&big, "fileset a ");
-	for (int i = 0; i < PV_LOADPROTO_PIECE; i++)
+	for (int i = 0; i < PV_LOAD_PROTO_PIECE; i++)
 		pv_buf_addstr(&big, "x");
-	for (size_t i = 0; i < PV_LOADPROTO_FILESET_MAX / PV_LOADPROTO_PIECE; i++)
-		ck_assert_int_eq(pv_loadproto_parse(&p, big.data, big.len), PV_OK);
-	ck_assert_uint_eq(p.fileset_len, PV_LOADPROTO_FILESET_MAX);
-	ck_assert_int_eq(pv_loadproto_parse(&p, "fileset a x", 11), PV_EUSAGE);
+	for (size_t i = 0; i < PV_LOAD_PROTO_FILESET_MAX / PV_LOAD_PROTO_PIECE; i++)
+		ck_assert_int_eq(pv_load_proto_parse(&p, big.data, big.len), PV_OK);
+	ck_assert_uint_eq(p.fileset_len, PV_LOAD_PROTO_FILESET_MAX);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "fileset a x", 11), PV_EUSAGE);
 	ck_assert(strstr(pv_errmsg(), "more than 1048576 bytes"));
-	pv_loadproto_release(&p);
+	pv_load_proto_release(&p);
 	/* the sender refuses what the reader would */
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_loadproto_fileset("a", "", 0, &b), PV_ECONFIG);
-	ck_assert_int_eq(pv_loadproto_fileset("", "x", 1, &b), PV_ECONFIG);
-	ck_assert_int_eq(pv_loadproto_fileset("a", "x\0y", 3, &b), PV_ECONFIG);
+	ck_assert_int_eq(pv_load_proto_fileset("a", "", 0, &b), PV_ECONFIG);
+	ck_assert_int_eq(pv_load_proto_fileset("", "x", 1, &b), PV_ECONFIG);
+	ck_assert_int_eq(pv_load_proto_fileset("a", "x\0y", 3, &b), PV_ECONFIG);
 	pv_buf_release(&b, 1);
 	pv_buf_release(&big, 0);
 }

@@ -7,7 +7,7 @@
  *
  * The cases here ran forever or did quadratic work before: they run under a short timeout,
  * which is what fails them then (the timeout is far above what they take now; it says
- * "ends", not "is fast"). Folders are made in memory (struct pv_res_files) when only what
+ * "ends", not "is fast"). Folders are made in memory (struct pv_results_files) when only what
  * is in them matters, on disk when the files' kinds do.
  *
  * And the sweep's bar chart (pv_plot_bars): its bars, labels and whiskers, and an axis that
@@ -71,14 +71,14 @@ static int mem_get(void *arg, const char *rel, size_t max, char **text, size_t *
 	return 1;
 }
 
-static struct pv_res_run *mem_load(struct mem *m)
+static struct pv_results_run *mem_load(struct mem *m)
 {
-	struct pv_res_files files = {mem_get, m};
-	struct pv_res_run *run = NULL;
+	struct pv_results_files files = {mem_get, m};
+	struct pv_results_run *run = NULL;
 
 	for (size_t i = 0; i < m->n; i++)
 		ck_assert(!pv_buf_failed(&m->text[i]));
-	ck_assert_msg(pv_res_load(&files, "mem", &run) == PV_OK, "%s", pv_errmsg());
+	ck_assert_msg(pv_results_load(&files, "mem", &run) == PV_OK, "%s", pv_errmsg());
 	return run;
 }
 
@@ -142,18 +142,18 @@ START_TEST(watch_bounds)
 		{"1,measure,1e300\n", "line 2: '1e300' of column 'cpu' is beyond +-1e+12"},
 		{"1,measure,-inf\n", "line 2: '-inf' of column 'cpu' is beyond"},
 	};
-	struct pv_res_watch *w = NULL;
+	struct pv_results_watch *w = NULL;
 	char text[128];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(text, sizeof(text), "seconds,phase,cpu\n%s", bad[i].csv);
-		ck_assert_int_eq(pv_res_parse_watch(text, strlen(text), &w), PV_ECONFIG);
+		ck_assert_int_eq(pv_results_parse_watch(text, strlen(text), &w), PV_ECONFIG);
 		ck_assert_msg(strstr(pv_errmsg(), bad[i].why), "%s", pv_errmsg());
 	}
 	snprintf(text, sizeof(text), "seconds,phase,cpu\n0,warmup,-3\n31622400,measure,1e12\n");
-	ck_assert_int_eq(pv_res_parse_watch(text, strlen(text), &w), PV_OK);
+	ck_assert_int_eq(pv_results_parse_watch(text, strlen(text), &w), PV_OK);
 	ck_assert_uint_eq(w->n, 2);
-	pv_res_watch_free(w);
+	pv_results_watch_free(w);
 }
 END_TEST
 
@@ -202,14 +202,14 @@ END_TEST
 START_TEST(report_huge_time)
 {
 	struct mem m = {0};
-	struct pv_res_run *run;
-	struct pv_res_watch *w;
+	struct pv_results_run *run;
+	struct pv_results_watch *w;
 	struct pv_buf b = PV_BUF_INIT;
 	const char csv[] = "seconds,phase,cpu\n1,measure,5\n2,measure,6\n";
 
 	manifest(mem_file(&m, "manifest.json"), 2, 1);
 	run = mem_load(&m);
-	ck_assert_int_eq(pv_res_parse_watch(csv, strlen(csv), &w), PV_OK);
+	ck_assert_int_eq(pv_results_parse_watch(csv, strlen(csv), &w), PV_OK);
 	w->t[1] = 1e22;
 	run->steps[1].srv = w;
 	run->steps[0].start = 1e9;
@@ -217,7 +217,7 @@ START_TEST(report_huge_time)
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
 	ck_assert_uint_le(count(b.data, "<line class=\"axis\""), 50 * 8);
 	pv_buf_release(&b, 0);
-	pv_res_free(run);
+	pv_results_free(run);
 	mem_free(&m);
 }
 END_TEST
@@ -252,7 +252,7 @@ static void rm_tmp(void)
  * is refused by its kind, named, without being opened; a FIFO in a folder's place too. */
 START_TEST(fifo)
 {
-	struct pv_res_run *run = NULL;
+	struct pv_results_run *run = NULL;
 	struct pv_buf b = PV_BUF_INIT;
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	char path[256];
@@ -280,7 +280,7 @@ START_TEST(fifo)
 	at(sa.sun_path, sizeof(sa.sun_path), "step-03/watch.csv");
 	ck_assert_int_ge(sock = socket(AF_UNIX, SOCK_STREAM, 0), 0);
 	ck_assert_int_eq(bind(sock, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	close(sock);
 	ck_assert_ptr_nonnull(run->notes);
 	ck_assert_msg(strstr(run->notes, "step-01/watch.csv: 'watch.csv' is a FIFO, not a regular "
@@ -294,12 +294,12 @@ START_TEST(fifo)
 	ck_assert_ptr_nonnull(strstr(run->notes, "step-03/watch.csv: 'watch.csv' is a socket"));
 	ck_assert_ptr_nonnull(
 		strstr(run->notes, "step-03/watch-dc.csv: 'watch-dc.csv' is a folder"));
-	pv_res_free(run);
+	pv_results_free(run);
 	/* the manifest itself: the folder is refused, named */
 	at(path, sizeof(path), "manifest.json");
 	ck_assert_int_eq(unlink(path), 0);
 	ck_assert_int_eq(mkfifo(path, 0644), 0);
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_EIO);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_EIO);
 	ck_assert_msg(strstr(pv_errmsg(), "/manifest.json: 'manifest.json' is a FIFO"), "%s",
 		      pv_errmsg());
 	rm_tmp();
@@ -311,28 +311,28 @@ END_TEST
 START_TEST(header_linear)
 {
 	struct pv_buf csv = PV_BUF_INIT;
-	struct pv_res_watch *w = NULL;
+	struct pv_results_watch *w = NULL;
 
 	pv_buf_addstr(&csv, "seconds,phase");
-	for (unsigned c = 0; c < PV_RES_ENTRIES_MAX; c++)
+	for (unsigned c = 0; c < PV_RESULTS_ENTRIES_MAX; c++)
 		pv_buf_addf(&csv, ",c%u", c);
 	pv_buf_addstr(&csv, "\n");
 	for (int i = 0; i < 20; i++) {
-		ck_assert_int_eq(pv_res_parse_watch(csv.data, csv.len, &w), PV_OK);
-		ck_assert_int_eq(pv_res_watch_col(w, "c19999"), 19999);
-		ck_assert_int_eq(pv_res_watch_col(w, "c123"), 123);
-		ck_assert_int_eq(pv_res_watch_col(w, "c20000"), -1);
-		pv_res_watch_free(w);
+		ck_assert_int_eq(pv_results_parse_watch(csv.data, csv.len, &w), PV_OK);
+		ck_assert_int_eq(pv_results_watch_col(w, "c19999"), 19999);
+		ck_assert_int_eq(pv_results_watch_col(w, "c123"), 123);
+		ck_assert_int_eq(pv_results_watch_col(w, "c20000"), -1);
+		pv_results_watch_free(w);
 	}
 	/* a name twice, however far apart; a column more than the cap */
 	csv.len--;
 	pv_buf_addstr(&csv, ",c0\n");
-	ck_assert_int_eq(pv_res_parse_watch(csv.data, csv.len, &w), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_parse_watch(csv.data, csv.len, &w), PV_ECONFIG);
 	ck_assert_msg(strstr(pv_errmsg(), "20001 columns and 0 rows, more than the 20000 columns"),
 		      "%s", pv_errmsg());
 	pv_buf_reset(&csv);
 	pv_buf_addstr(&csv, "seconds,phase,cpu,mem,x,cpu\n");
-	ck_assert_int_eq(pv_res_parse_watch(csv.data, csv.len, &w), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_parse_watch(csv.data, csv.len, &w), PV_ECONFIG);
 	ck_assert_msg(strstr(pv_errmsg(), "names a column 'cpu' twice"), "%s", pv_errmsg());
 	pv_buf_release(&csv, 0);
 }
@@ -345,7 +345,7 @@ START_TEST(ops_linear)
 {
 	struct mem m = {0};
 	struct pv_buf *l, b = PV_BUF_INIT, extra = PV_BUF_INIT;
-	struct pv_res_run *run;
+	struct pv_results_run *run;
 	const unsigned steps = 1000;
 
 	manifest(mem_file(&m, "manifest.json"), steps, 1);
@@ -378,7 +378,7 @@ START_TEST(ops_linear)
 	}
 	pv_buf_release(&b, 0);
 	pv_buf_release(&extra, 0);
-	pv_res_free(run);
+	pv_results_free(run);
 	mem_free(&m);
 }
 END_TEST
@@ -389,7 +389,7 @@ END_TEST
  * mailed folder may hold, cost nothing on its disk). */
 START_TEST(bytes_caps)
 {
-	struct pv_res_run *run = NULL;
+	struct pv_results_run *run = NULL;
 	struct pv_buf b = PV_BUF_INIT;
 	char path[256], to[256], rel[64];
 	int fd;
@@ -406,18 +406,18 @@ START_TEST(bytes_caps)
 	}
 	at(path, sizeof(path), "big");
 	ck_assert_int_ge(fd = open(path, O_WRONLY | O_CREAT, 0644), 0);
-	ck_assert_int_eq(ftruncate(fd, PV_RES_FILE_MAX + 1), 0);
+	ck_assert_int_eq(ftruncate(fd, PV_RESULTS_FILE_MAX + 1), 0);
 	close(fd);
 	at(to, sizeof(to), "step-01/watch.csv");
 	ck_assert_int_eq(link(path, to), 0);
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert_msg(strstr(run->notes, "step-01/watch.csv: 268435457 bytes, more than the "
 					 "268435456 read of a file; left out"),
 		      "%s", run->notes);
-	pv_res_free(run);
+	pv_results_free(run);
 	/* 18 files of 256 MiB: the first 15 read (each refused as no watch), the 16th would be
 	 * more than 4 GiB with the manifest, then no more */
-	ck_assert_int_eq(truncate(path, PV_RES_FILE_MAX), 0);
+	ck_assert_int_eq(truncate(path, PV_RESULTS_FILE_MAX), 0);
 	for (unsigned s = 1; s <= 9; s++)
 		for (int dc = 0; dc < 2; dc++) {
 			snprintf(rel, sizeof(rel), "step-%02u/watch%s.csv", s, dc ? "-dc" : "");
@@ -425,7 +425,7 @@ START_TEST(bytes_caps)
 			if (s > 1 || dc)
 				ck_assert_int_eq(link(path, to), 0);
 		}
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert_uint_eq(count(run->notes, "not a watch CSV"), 15);
 	ck_assert_msg(strstr(run->notes,
 			     "step-08/watch-dc.csv and the files after it: left out, the "
@@ -433,7 +433,7 @@ START_TEST(bytes_caps)
 			     "to read"),
 		      "%s", run->notes);
 	ck_assert_uint_eq(count(run->notes, "left out, the folder holds"), 1);
-	pv_res_free(run);
+	pv_results_free(run);
 	rm_tmp();
 }
 END_TEST
@@ -442,17 +442,17 @@ END_TEST
 START_TEST(files_cap)
 {
 	struct mem m = {0};
-	struct pv_res_run *run;
+	struct pv_results_run *run;
 
-	manifest(mem_file(&m, "manifest.json"), 3, PV_RES_ENTRIES_MAX);
+	manifest(mem_file(&m, "manifest.json"), 3, PV_RESULTS_ENTRIES_MAX);
 	load_json(mem_file(&m, "load.json"), 3, "", "");
 	run = mem_load(&m);
 	ck_assert(run->has_load);
-	ck_assert_uint_eq(m.gets, PV_RES_FILES_MAX);
+	ck_assert_uint_eq(m.gets, PV_RESULTS_FILES_MAX);
 	ck_assert_msg(strstr(run->notes, "step-03/cli9997/stderr and the files after it: left "
 					 "out, the folder holds more than 100000 files"),
 		      "%s", run->notes);
-	pv_res_free(run);
+	pv_results_free(run);
 	mem_free(&m);
 }
 END_TEST
@@ -461,44 +461,44 @@ END_TEST
  * bytes, so 256 MiB of them would have cost 20 GB. Lists of hosts and clients are capped. */
 START_TEST(json_caps)
 {
-	struct pv_res_run *run = pv_res_new();
+	struct pv_results_run *run = pv_results_new();
 	struct pv_buf b = PV_BUF_INIT;
 	struct mem m = {0};
 
 	pv_buf_addstr(&b, "{\"manifest_version\": 1, \"driver\": {\"name\": \"x\"}, \"x\": [");
-	for (unsigned i = 0; i < PV_RES_JSON_MAX; i++)
+	for (unsigned i = 0; i < PV_RESULTS_JSON_MAX; i++)
 		pv_buf_addstr(&b, i ? ",{}" : "{}");
 	pv_buf_addstr(&b, "], \"s\": \"[[[,,,\\\"{{\"}");
-	ck_assert_int_eq(pv_res_parse_manifest(run, b.data, b.len), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_parse_manifest(run, b.data, b.len), PV_ECONFIG);
 	ck_assert_msg(strstr(pv_errmsg(), "manifest.json holds 4000006 values, more than the "
 					  "2000000 read"),
 		      "%s", pv_errmsg());
-	ck_assert_int_eq(pv_res_parse_load(run, b.data, b.len), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_parse_load(run, b.data, b.len), PV_ECONFIG);
 	ck_assert_msg(strstr(pv_errmsg(), "load.json holds 4000006 values"), "%s", pv_errmsg());
-	pv_res_free(run);
+	pv_results_free(run);
 	/* a step of 20,001 hosts, a run of 20,001 */
-	run = pv_res_new();
+	run = pv_results_new();
 	pv_buf_reset(&b);
-	manifest(&b, 1, PV_RES_ENTRIES_MAX + 1);
-	ck_assert_int_eq(pv_res_parse_manifest(run, b.data, b.len), PV_ECONFIG);
+	manifest(&b, 1, PV_RESULTS_ENTRIES_MAX + 1);
+	ck_assert_int_eq(pv_results_parse_manifest(run, b.data, b.len), PV_ECONFIG);
 	ck_assert_msg(strstr(pv_errmsg(), "manifest.json's step 1 names 20001 hosts, more than "
 					  "20000"),
 		      "%s", pv_errmsg());
-	pv_res_free(run);
-	run = pv_res_new();
+	pv_results_free(run);
+	run = pv_results_new();
 	pv_buf_reset(&b);
 	pv_buf_addstr(&b, "{\"manifest_version\": 1, \"driver\": {\"name\": \"x\"}, \"hosts\": [");
-	for (unsigned i = 0; i <= PV_RES_ENTRIES_MAX; i++)
+	for (unsigned i = 0; i <= PV_RESULTS_ENTRIES_MAX; i++)
 		pv_buf_addstr(&b, i ? ",{}" : "{}");
 	pv_buf_addstr(&b, "]}");
-	ck_assert_int_eq(pv_res_parse_manifest(run, b.data, b.len), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_parse_manifest(run, b.data, b.len), PV_ECONFIG);
 	ck_assert_msg(strstr(pv_errmsg(), "manifest.json names 20001 hosts, more than 20000"), "%s",
 		      pv_errmsg());
-	pv_res_free(run);
+	pv_results_free(run);
 	/* a step of 20,001 clients: load.json left out, said */
 	pv_buf_reset(&b);
 	pv_buf_addstr(&b, "\"clients\": [");
-	for (unsigned i = 0; i <= PV_RES_ENTRIES_MAX; i++)
+	for (unsigned i = 0; i <= PV_RESULTS_ENTRIES_MAX; i++)
 		pv_buf_addstr(&b, i ? ",{}" : "{}");
 	pv_buf_addstr(&b, "]");
 	manifest(mem_file(&m, "manifest.json"), 1, 1);
@@ -508,7 +508,7 @@ START_TEST(json_caps)
 	ck_assert_msg(strstr(run->notes, "load.json: load.json's step 1: 20001 clients, more than "
 					 "20000; the load's figures are left out"),
 		      "%s", run->notes);
-	pv_res_free(run);
+	pv_results_free(run);
 	mem_free(&m);
 	pv_buf_release(&b, 0);
 }
@@ -520,8 +520,8 @@ START_TEST(memory_caps)
 {
 	struct mem m = {0};
 	struct pv_buf *csv;
-	struct pv_res_watch *w = NULL;
-	struct pv_res_run *run;
+	struct pv_results_watch *w = NULL;
+	struct pv_results_run *run;
 	const char *head =
 		"{\"manifest_version\": 1, \"driver\": {\"name\": \"x\"}, \"server_config\": \"";
 	char *conf;
@@ -530,7 +530,7 @@ START_TEST(memory_caps)
 	pv_buf_addstr(csv, "seconds,phase,a,b,c,d,e,f,g\n");
 	for (unsigned i = 0; i < (1u << 19); i++)
 		pv_buf_addstr(csv, "1,m,,,,,,,\n");
-	ck_assert_int_eq(pv_res_parse_watch(csv->data, csv->len, &w), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_parse_watch(csv->data, csv->len, &w), PV_ECONFIG);
 	ck_assert_msg(strstr(pv_errmsg(),
 			     "7 columns and 524288 rows, more than the 20000 "
 			     "columns or the 4194304 numbers left to read (a watch "
@@ -554,19 +554,19 @@ START_TEST(memory_caps)
 	ck_assert_msg(strstr(run->notes, "step-72/watch.csv: 7 columns"), "%s", run->notes);
 	ck_assert_ptr_null(strstr(run->notes, "step-73/"));
 	ck_assert_ptr_nonnull(strstr(run->notes, "(the notes after the first 64 are left out)\n"));
-	pv_res_free(run);
+	pv_results_free(run);
 	mem_free(&m);
 	/* the server's configuration */
 	ck_assert_ptr_nonnull(conf = malloc(3u << 20));
 	memset(conf, 'a', 3u << 20);
 	memcpy(conf, head, strlen(head));
 	memcpy(conf + (3u << 20) - 3, "\"}", 3);
-	run = pv_res_new();
-	ck_assert_int_eq(pv_res_parse_manifest(run, conf, strlen(conf)), PV_OK);
-	ck_assert_uint_eq(strlen(run->server_config), PV_RES_CONFIG_MAX);
+	run = pv_results_new();
+	ck_assert_int_eq(pv_results_parse_manifest(run, conf, strlen(conf)), PV_OK);
+	ck_assert_uint_eq(strlen(run->server_config), PV_RESULTS_CONFIG_MAX);
 	ck_assert_str_eq(run->notes, "manifest.json: the server's configuration is cut at 1048576 "
 				     "bytes\n");
-	pv_res_free(run);
+	pv_results_free(run);
 	free(conf);
 }
 END_TEST
@@ -575,11 +575,12 @@ END_TEST
 
 /* A run of steps of users 10, 20, ... (the last half shifted by shift), load figures and the
  * server's configuration of settings distinct settings, read from memory. */
-static struct pv_res_run *cmp_run(unsigned steps, unsigned shift, unsigned settings, unsigned val)
+static struct pv_results_run *cmp_run(unsigned steps, unsigned shift, unsigned settings,
+				      unsigned val)
 {
 	struct mem m = {0};
 	struct pv_buf *b = mem_file(&m, "manifest.json"), *l;
-	struct pv_res_run *run;
+	struct pv_results_run *run;
 
 	pv_buf_addstr(b, "{\"manifest_version\": 1, \"run_id\": \"r\", \"driver\": {\"name\": "
 			 "\"builtin\"}, \"server_config\": \"[global]\\n");
@@ -609,13 +610,14 @@ static struct pv_res_run *cmp_run(unsigned steps, unsigned shift, unsigned setti
  * once; the steps not in both are named 64 at most; a run's settings past 20,000 are said. */
 START_TEST(compare_linear)
 {
-	struct pv_res_run *runs[2] = {cmp_run(5000, 5, 20001, 0), cmp_run(5000, 0, 20000, 1)};
+	struct pv_results_run *runs[2] = {cmp_run(5000, 5, 20001, 0), cmp_run(5000, 0, 20000, 1)};
 	const size_t group[2] = {0, 1};
-	struct pv_cmp *c = NULL;
+	struct pv_results_cmp *c = NULL;
 	struct pv_buf b = PV_BUF_INIT;
 
 	ck_assert(runs[0]->has_load && runs[1]->has_load);
-	ck_assert_msg(pv_cmp_build((const struct pv_res_run *const *)runs, group, 2, &c) == PV_OK,
+	ck_assert_msg(pv_results_cmp_build((const struct pv_results_run *const *)runs, group, 2,
+					   &c) == PV_OK,
 		      "%s", pv_errmsg());
 	ck_assert_uint_eq(c->nsteps, 2500);
 	ck_assert_uint_eq(count(c->uncommon, "\n"), 65);
@@ -631,23 +633,23 @@ START_TEST(compare_linear)
 	pv_report_compare_page(c, &b);
 	ck_assert(!pv_buf_failed(&b));
 	pv_buf_release(&b, 0);
-	pv_cmp_free(c);
+	pv_results_cmp_free(c);
 	/* the steps of every run together, at most 20,000 */
-	pv_res_free(runs[1]);
+	pv_results_free(runs[1]);
 	runs[1] = cmp_run(10000, 0, 0, 0);
 	{
-		const struct pv_res_run *three[3] = {runs[0], runs[1], runs[0]};
+		const struct pv_results_run *three[3] = {runs[0], runs[1], runs[0]};
 		const size_t groups[3] = {0, 1, 2};
 
 		runs[0]->nsteps++; /* 5,001 */
-		ck_assert_int_eq(pv_cmp_build(three, groups, 3, &c), PV_EUSAGE);
+		ck_assert_int_eq(pv_results_cmp_build(three, groups, 3, &c), PV_EUSAGE);
 		runs[0]->nsteps--;
 	}
 	ck_assert_msg(strstr(pv_errmsg(), "the runs hold 20002 steps together, more than the 20000 "
 					  "compare reads"),
 		      "%s", pv_errmsg());
-	pv_res_free(runs[0]);
-	pv_res_free(runs[1]);
+	pv_results_free(runs[0]);
+	pv_results_free(runs[1]);
 }
 END_TEST
 
@@ -675,7 +677,7 @@ START_TEST(number_casts)
 		{"\"seed\": \"NaN\"", "config.seed is not"},
 		{"\"seed\": 18446744073709551616", "load.json is not JSON"},
 	};
-	struct pv_res_run *run;
+	struct pv_results_run *run;
 	struct pv_load_hist h;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -687,7 +689,7 @@ START_TEST(number_casts)
 		ck_assert_msg(!run->has_load, "%s", bad[i].config);
 		ck_assert_msg(run->notes && strstr(run->notes, bad[i].why), "%s: %s", bad[i].config,
 			      run->notes);
-		pv_res_free(run);
+		pv_results_free(run);
 		mem_free(&m);
 	}
 	/* as the writer writes them (a seed past 2^63 as a negative long long), and a whole real */
@@ -702,7 +704,7 @@ START_TEST(number_casts)
 		ck_assert_uint_eq(run->cfg.rate, 3310);
 		ck_assert_uint_eq(run->cfg.interval, 2);
 		ck_assert(run->cfg.seed == UINT64_MAX);
-		pv_res_free(run);
+		pv_results_free(run);
 		mem_free(&m);
 	}
 	/* exit statuses beyond an int: none */
@@ -712,13 +714,13 @@ START_TEST(number_casts)
 			"\"x\"}, \"steps\": [{\"step\": 1, \"hosts\": [{\"exit\": "
 			"4294967296}, {\"exit\": -1e300}, {\"exit\": 3}]}]}";
 
-		run = pv_res_new();
-		ck_assert_int_eq(pv_res_parse_manifest(run, text, strlen(text)), PV_OK);
+		run = pv_results_new();
+		ck_assert_int_eq(pv_results_parse_manifest(run, text, strlen(text)), PV_OK);
 		ck_assert_int_eq(run->exit_code, -1);
 		ck_assert_int_eq(run->steps[0].hosts[0].exit, -1);
 		ck_assert_int_eq(run->steps[0].hosts[1].exit, -1);
 		ck_assert_int_eq(run->steps[0].hosts[2].exit, 3);
-		pv_res_free(run);
+		pv_results_free(run);
 	}
 	/* a histogram's count near 2^64 (merged from anyone's lines): the quantile's rank is held
 	 * below 2^64 before it is converted */
@@ -739,9 +741,9 @@ START_TEST(report_bidi)
 {
 	struct mem m = {0};
 	struct pv_buf *b = mem_file(&m, "manifest.json"), page = PV_BUF_INIT;
-	struct pv_res_run *runs[2];
+	struct pv_results_run *runs[2];
 	const size_t group[2] = {0, 1};
-	struct pv_cmp *c = NULL;
+	struct pv_results_cmp *c = NULL;
 	static const char *const raw[] = {"\xe2\x80\xae", "\xe2\x81\xa6", "\xe2\x80\x8f",
 					  "\xd8\x9c"};
 
@@ -758,7 +760,8 @@ START_TEST(report_bidi)
 	ck_assert_ptr_nonnull(strstr(page.data, "the run: done \\u202egnp.exe"));
 	ck_assert_ptr_nonnull(strstr(page.data, "cli\\u200f1 (failed): x\\u061c\\u202ey"));
 	ck_assert_ptr_nonnull(strstr(page.data, "<h1>Run r\\u2066id</h1>"));
-	ck_assert_msg(pv_cmp_build((const struct pv_res_run *const *)runs, group, 2, &c) == PV_OK,
+	ck_assert_msg(pv_results_cmp_build((const struct pv_results_run *const *)runs, group, 2,
+					   &c) == PV_OK,
 		      "%s", pv_errmsg());
 	pv_report_compare_page(c, &page);
 	ck_assert_ptr_nonnull(strstr(page.data, "r\\u2066id (<code>mem</code>)"));
@@ -766,9 +769,9 @@ START_TEST(report_bidi)
 		ck_assert_msg(!strstr(page.data, raw[i]), "a bidirectional control written: %zu",
 			      i);
 	pv_buf_release(&page, 0);
-	pv_cmp_free(c);
-	pv_res_free(runs[0]);
-	pv_res_free(runs[1]);
+	pv_results_cmp_free(c);
+	pv_results_free(runs[0]);
+	pv_results_free(runs[1]);
 	mem_free(&m);
 }
 END_TEST

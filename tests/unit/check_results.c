@@ -165,12 +165,12 @@ static void rm_run(void)
 
 START_TEST(read_run)
 {
-	struct pv_res_run *run = NULL;
-	const struct pv_res_step *s1, *s2;
+	struct pv_results_run *run = NULL;
+	const struct pv_results_step *s1, *s2;
 	double m, p, x;
 
 	make_run();
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert_str_eq(run->id, "r1");
 	ck_assert_str_eq(run->driver, "builtin");
 	ck_assert_str_eq(run->provision, "9.9.9");
@@ -215,28 +215,28 @@ START_TEST(read_run)
 	/* the watch: the warm-up row left out of the figures, an empty cell too */
 	ck_assert_ptr_nonnull(s1->srv);
 	ck_assert_uint_eq(s1->srv->n, 4);
-	ck_assert_int_eq(pv_res_watch_col(s1->srv, "rx_eth0"), 4);
-	ck_assert_int_eq(pv_res_watch_col(s1->srv, "net_rx"), -1);
-	ck_assert(pv_res_watch_stat(s1->srv, "cpu", &m, &p, &x));
+	ck_assert_int_eq(pv_results_watch_col(s1->srv, "rx_eth0"), 4);
+	ck_assert_int_eq(pv_results_watch_col(s1->srv, "net_rx"), -1);
+	ck_assert(pv_results_watch_stat(s1->srv, "cpu", &m, &p, &x));
 	near(m, 20, 1e-12);
 	near(p, 30, 0);
 	near(x, 30, 0);
-	ck_assert(pv_res_watch_stat(s1->srv, "rx_eth0", &m, &p, &x));
+	ck_assert(pv_results_watch_stat(s1->srv, "rx_eth0", &m, &p, &x));
 	near(m, 3.5, 1e-12);
-	ck_assert(!pv_res_watch_stat(s1->srv, "iowait", &m, &p, &x));
+	ck_assert(!pv_results_watch_stat(s1->srv, "iowait", &m, &p, &x));
 	ck_assert_ptr_null(s1->dc);
 	/* step 2's watch is not a CSV of numbers: left out with a note */
 	ck_assert_ptr_null(s2->srv);
 	ck_assert_ptr_nonnull(run->notes);
 	ck_assert_ptr_nonnull(strstr(run->notes, "step-02/watch.csv: line 2: 'x' is not a number"));
-	pv_res_free(run);
+	pv_results_free(run);
 	rm_run();
 }
 END_TEST
 
 START_TEST(read_refused)
 {
-	struct pv_res_run *run = NULL;
+	struct pv_results_run *run = NULL;
 	char path[512], link[512];
 
 	make_run();
@@ -248,41 +248,41 @@ START_TEST(read_refused)
 		put(tmpdir, "step-01/cli1/load.jsonl", b.data);
 		pv_buf_release(&b, 0);
 	}
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert(!run->steps[0].has_hist && !pv_load_hist_count(&run->steps[0].load.all.n.lat));
 	ck_assert_ptr_nonnull(strstr(run->notes, "do not add up"));
-	pv_res_free(run);
+	pv_results_free(run);
 	/* a line of figures that is wrong is named */
 	put(tmpdir, "step-01/cli1/load.jsonl", "{\"load\":1,\"i\":2}\n");
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert_ptr_nonnull(strstr(run->notes, "step-01/cli1/load.jsonl: line 1"));
-	pv_res_free(run);
+	pv_results_free(run);
 	/* a link in the folder is not followed */
 	snprintf(path, sizeof(path), "%s/step-01/watch.csv", tmpdir);
 	snprintf(link, sizeof(link), "%s/elsewhere.csv", tmpdir);
 	ck_assert_int_eq(rename(path, link), 0);
 	ck_assert_int_eq(symlink(link, path), 0);
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert_ptr_null(run->steps[0].srv);
 	ck_assert_ptr_nonnull(strstr(run->notes, "step-01/watch.csv"));
-	pv_res_free(run);
+	pv_results_free(run);
 	/* load.json of other steps: no load figures, the run still reads */
 	put(tmpdir, "load.json", "{\"version\": 1, \"steps\": [{\"users\": 11}]}");
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert(!run->has_load);
 	ck_assert_ptr_nonnull(strstr(run->notes, "has 11 users, the manifest's 10"));
-	pv_res_free(run);
+	pv_results_free(run);
 	/* not a run's folder */
 	snprintf(path, sizeof(path), "%s/manifest.json", tmpdir);
 	unlink(path);
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "no manifest.json"));
 	put(tmpdir, "manifest.json", "{\"manifest_version\": 2}");
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "version 2"));
 	put(tmpdir, "manifest.json", "[1,");
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_ECONFIG);
-	ck_assert_int_eq(pv_res_read("/nonexistent/run", &run), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_read("/nonexistent/run", &run), PV_ECONFIG);
 	rm_run();
 }
 END_TEST
@@ -290,27 +290,28 @@ END_TEST
 /* A watch CSV's header: a column is found by its name, so a name twice is refused */
 START_TEST(watch_header)
 {
-	struct pv_res_watch *w = NULL;
+	struct pv_results_watch *w = NULL;
 
-	ck_assert_int_eq(pv_res_parse_watch("seconds,phase,cpu,cpu\n1,measure,1,2\n",
-					    strlen("seconds,phase,cpu,cpu\n1,measure,1,2\n"), &w),
+	ck_assert_int_eq(pv_results_parse_watch("seconds,phase,cpu,cpu\n1,measure,1,2\n",
+						strlen("seconds,phase,cpu,cpu\n1,measure,1,2\n"),
+						&w),
 			 PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'cpu' twice"));
 	ck_assert_int_eq(
-		pv_res_parse_watch("seconds,phasep,cpu\n", strlen("seconds,phasep,cpu\n"), &w),
+		pv_results_parse_watch("seconds,phasep,cpu\n", strlen("seconds,phasep,cpu\n"), &w),
 		PV_ECONFIG);
 	ck_assert_int_eq(
-		pv_res_parse_watch("seconds,phase,,cpu\n", strlen("seconds,phase,,cpu\n"), &w),
+		pv_results_parse_watch("seconds,phase,,cpu\n", strlen("seconds,phase,,cpu\n"), &w),
 		PV_ECONFIG);
-	ck_assert_int_eq(pv_res_parse_watch("seconds,phase,cpu\n1,measure\n",
-					    strlen("seconds,phase,cpu\n1,measure\n"), &w),
+	ck_assert_int_eq(pv_results_parse_watch("seconds,phase,cpu\n1,measure\n",
+						strlen("seconds,phase,cpu\n1,measure\n"), &w),
 			 PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "line 2 has 2 cells, the header 3"));
-	ck_assert_int_eq(pv_res_parse_watch("seconds,phase,cpu\n1,measure,5\n\n",
-					    strlen("seconds,phase,cpu\n1,measure,5\n\n"), &w),
+	ck_assert_int_eq(pv_results_parse_watch("seconds,phase,cpu\n1,measure,5\n\n",
+						strlen("seconds,phase,cpu\n1,measure,5\n\n"), &w),
 			 PV_OK);
 	ck_assert_uint_eq(w->n, 1);
-	pv_res_watch_free(w);
+	pv_results_watch_free(w);
 }
 END_TEST
 
@@ -327,11 +328,11 @@ START_TEST(config_settings)
 					      {"homes", "empty", ""},
 					      {"homes", "[half", "open"},
 					      {"homes", "last", "x"}};
-	struct pv_res_setting s = {"global", NULL, NULL, 6, 0, 0};
+	struct pv_results_setting s = {"global", NULL, NULL, 6, 0, 0};
 	size_t pos = 0, n = 0;
 	char got[3][64];
 
-	while (pv_res_config_next(conf, &pos, &s)) {
+	while (pv_results_config_next(conf, &pos, &s)) {
 		ck_assert_uint_lt(n, sizeof(want) / sizeof(want[0]));
 		snprintf(got[0], sizeof(got[0]), "%.*s", s.nsection, s.section);
 		snprintf(got[1], sizeof(got[1]), "%.*s", s.nkey, s.key);
@@ -343,18 +344,18 @@ START_TEST(config_settings)
 	ck_assert_uint_eq(n, sizeof(want) / sizeof(want[0]));
 	ck_assert_uint_eq(pos, sizeof(conf) - 1);
 	pos = 0;
-	ck_assert(!pv_res_config_next(NULL, &pos, &s));
-	ck_assert(!pv_res_config_next("", &pos, &s));
+	ck_assert(!pv_results_config_next(NULL, &pos, &s));
+	ck_assert(!pv_results_config_next("", &pos, &s));
 }
 END_TEST
 
 START_TEST(times)
 {
-	near(pv_res_time("1970-01-01T00:00:01.250Z"), 1.25, 1e-9);
-	near(pv_res_time("2026-11-30T12:15:00.000Z"), 1796040900, 1e-6);
-	ck_assert(isnan(pv_res_time("2026-11-30 12:15:00")));
-	ck_assert(isnan(pv_res_time("2026-11-30T12:15:00.000Zx")));
-	ck_assert(isnan(pv_res_time(NULL)));
+	near(pv_results_time("1970-01-01T00:00:01.250Z"), 1.25, 1e-9);
+	near(pv_results_time("2026-11-30T12:15:00.000Z"), 1796040900, 1e-6);
+	ck_assert(isnan(pv_results_time("2026-11-30 12:15:00")));
+	ck_assert(isnan(pv_results_time("2026-11-30T12:15:00.000Zx")));
+	ck_assert(isnan(pv_results_time(NULL)));
 }
 END_TEST
 
@@ -492,16 +493,16 @@ static void cap_run(const struct cap *caps, size_t n)
 }
 
 /* The hint of the run in tmpdir. */
-static void cap_hint(struct pv_res_hint *h)
+static void cap_hint(struct pv_results_hint *h)
 {
-	struct pv_res_run *run = NULL;
+	struct pv_results_run *run = NULL;
 
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert(run->has_load);
-	pv_res_hint(run, h);
+	pv_results_hint(run, h);
 	if (getenv("PV_HINT_DEBUG"))
 		fprintf(stderr, "%s\n%s\n\n", h->nearest, h->first);
-	pv_res_free(run);
+	pv_results_free(run);
 }
 
 /* cli2's loop full at 60 users: the step over the answer is the clients', not the server's */
@@ -532,11 +533,11 @@ static const struct cap CAP_LOGONS[] = {
 
 START_TEST(read_capacity)
 {
-	struct pv_res_run *run = NULL;
-	const struct pv_res_step *s3, *s4;
+	struct pv_results_run *run = NULL;
+	const struct pv_results_step *s3, *s4;
 
 	cap_run(CAP_LOGONS, 5);
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert_ptr_null(run->notes);
 	ck_assert(run->has_load);
 	ck_assert_uint_eq(run->nsteps, 5);
@@ -578,11 +579,11 @@ START_TEST(read_capacity)
 	{
 		size_t ord[5], want[] = {0, 1, 4, 2, 3};
 
-		pv_res_by_users(run, ord);
+		pv_results_by_users(run, ord);
 		for (int i = 0; i < 5; i++)
 			ck_assert_uint_eq(ord[i], want[i]);
 	}
-	pv_res_free(run);
+	pv_results_free(run);
 	rm_run();
 }
 END_TEST
@@ -631,18 +632,18 @@ START_TEST(read_capacity_refused)
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct pv_res_run *run = NULL;
+		struct pv_results_run *run = NULL;
 
 		cap_run(CAP_LOGONS, 5);
 		edit_load(bad[i].from, bad[i].to);
-		ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+		ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 		ck_assert_msg(!run->has_load, "case %zu read", i);
 		ck_assert_msg(run->notes && strstr(run->notes, bad[i].says), "case %zu: %s", i,
 			      run->notes ? run->notes : "(no note)");
 		for (size_t k = 0; k < run->nsteps; k++)
 			ck_assert(!run->steps[k].has_load && !run->steps[k].load.clients);
 		ck_assert_int_eq(run->first_over, -1);
-		pv_res_free(run);
+		pv_results_free(run);
 		rm_run();
 	}
 }
@@ -650,7 +651,7 @@ END_TEST
 
 START_TEST(hint_capacity)
 {
-	struct pv_res_hint h;
+	struct pv_results_hint h;
 
 	/* client-bound: which client, its loop and lag; the server carried at least 40 */
 	cap_run(CAP_BOUND, 4);
@@ -721,10 +722,10 @@ END_TEST
 
 /* A run of driver builtin with steps of users[i], rate[i] scenarios/s over 300 s, overload
  * over[i] percent, latencies around lat[i] seconds (1000 values spread over a few buckets). */
-static struct pv_res_run *mem_run(const char *id, size_t n, const unsigned *users,
-				  const double *rate, const double *over, const double *lat)
+static struct pv_results_run *mem_run(const char *id, size_t n, const unsigned *users,
+				      const double *rate, const double *over, const double *lat)
 {
-	struct pv_res_run *r = pv_res_new();
+	struct pv_results_run *r = pv_results_new();
 
 	ck_assert_ptr_nonnull(r);
 	snprintf(r->id, sizeof(r->id), "%s", id);
@@ -735,7 +736,7 @@ static struct pv_res_run *mem_run(const char *id, size_t n, const unsigned *user
 	r->steps = calloc(n, sizeof(*r->steps));
 	r->nsteps = n;
 	for (size_t i = 0; i < n; i++) {
-		struct pv_res_step *s = &r->steps[i];
+		struct pv_results_step *s = &r->steps[i];
 
 		s->n = (unsigned)i + 1;
 		s->users = users[i];
@@ -762,7 +763,7 @@ static struct pv_res_run *mem_run(const char *id, size_t n, const unsigned *user
 			r->answer_users = users[i];
 		}
 	}
-	r->first_over = pv_res_first_over(r);
+	r->first_over = pv_results_first_over(r);
 	return r;
 }
 
@@ -773,33 +774,34 @@ static const double LAT[] = {0.02, 0.02, 0.022, 0.025};
 
 START_TEST(compare_same)
 {
-	struct pv_res_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
-			  *b = mem_run("b", 4, U, RATE, OVER0, LAT);
-	const struct pv_res_run *runs[] = {a, b};
+	struct pv_results_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
+			      *b = mem_run("b", 4, U, RATE, OVER0, LAT);
+	const struct pv_results_run *runs[] = {a, b};
 	size_t group[] = {0, 1};
-	struct pv_cmp *c = NULL;
+	struct pv_results_cmp *c = NULL;
 
-	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	ck_assert_int_eq(pv_results_cmp_build(runs, group, 2, &c), PV_OK);
 	ck_assert_uint_eq(c->nsteps, 4);
 	near(c->alpha, 0.05 / 4, 1e-15);
 	ck_assert_uint_eq(c->differ, 0);
 	ck_assert_uint_eq(c->differ_rate, 0);
 	for (size_t s = 0; s < 4; s++)
-		for (int f = 0; f < PV_CMP_FIGS; f++) {
-			const struct pv_cmp_fig *F = &c->steps[s].fig[PV_CMP_FIGS + f];
+		for (int f = 0; f < PV_RESULTS_CMP_FIGS; f++) {
+			const struct pv_results_cmp_fig *F =
+				&c->steps[s].fig[PV_RESULTS_CMP_FIGS + f];
 
-			ck_assert_int_eq(F->verdict, PV_CMP_SAME);
-			ck_assert(F->dlo < 0 || (f == PV_CMP_OVERLOAD && F->dlo <= 0));
-			ck_assert(F->dhi > 0 || (f == PV_CMP_OVERLOAD && F->dhi >= 0));
+			ck_assert_int_eq(F->verdict, PV_RESULTS_CMP_SAME);
+			ck_assert(F->dlo < 0 || (f == PV_RESULTS_CMP_OVERLOAD && F->dlo <= 0));
+			ck_assert(F->dhi > 0 || (f == PV_RESULTS_CMP_OVERLOAD && F->dhi >= 0));
 		}
 	ck_assert_uint_eq(c->groups[1].answer_lo, 400);
 	ck_assert_int_eq(c->groups[1].answer_diff, 0);
 	ck_assert(!c->groups[1].answer_real);
 	ck_assert_str_eq(c->groups[1].answer_why, "the same answer");
 	ck_assert_uint_eq(c->nsettings, 0);
-	pv_cmp_free(c);
-	pv_res_free(a);
-	pv_res_free(b);
+	pv_results_cmp_free(c);
+	pv_results_free(a);
+	pv_results_free(b);
 }
 END_TEST
 
@@ -809,27 +811,32 @@ START_TEST(compare_capped)
 {
 	static const double rate_b[] = {9.19, 18.39, 24.0, 26.0}, over_b[] = {0, 0, 12, 35},
 			    lat_b[] = {0.02, 0.02, 0.4, 1.5};
-	struct pv_res_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
-			  *b = mem_run("b", 4, U, rate_b, over_b, lat_b);
-	const struct pv_res_run *runs[] = {a, b};
+	struct pv_results_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
+			      *b = mem_run("b", 4, U, rate_b, over_b, lat_b);
+	const struct pv_results_run *runs[] = {a, b};
 	size_t group[] = {0, 1};
-	struct pv_cmp *c = NULL;
-	const struct pv_cmp_fig *F;
+	struct pv_results_cmp *c = NULL;
+	const struct pv_results_cmp_fig *F;
 
 	b->server_config = strdup("[global]\n\tserver signing = mandatory\n");
 	a->server_config = strdup("[global]\n\tsecurity = ADS\n");
-	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	ck_assert_int_eq(pv_results_cmp_build(runs, group, 2, &c), PV_OK);
 	/* the first two steps alike, the last two apart on every figure */
-	for (int f = 0; f < PV_CMP_FIGS; f++) {
-		ck_assert_int_eq(c->steps[0].fig[PV_CMP_FIGS + f].verdict, PV_CMP_SAME);
-		ck_assert_int_eq(c->steps[1].fig[PV_CMP_FIGS + f].verdict, PV_CMP_SAME);
+	for (int f = 0; f < PV_RESULTS_CMP_FIGS; f++) {
+		ck_assert_int_eq(c->steps[0].fig[PV_RESULTS_CMP_FIGS + f].verdict,
+				 PV_RESULTS_CMP_SAME);
+		ck_assert_int_eq(c->steps[1].fig[PV_RESULTS_CMP_FIGS + f].verdict,
+				 PV_RESULTS_CMP_SAME);
 	}
-	F = &c->steps[3].fig[PV_CMP_FIGS + PV_CMP_RATE];
-	ck_assert_int_eq(F->verdict, PV_CMP_LOWER);
+	F = &c->steps[3].fig[PV_RESULTS_CMP_FIGS + PV_RESULTS_CMP_RATE];
+	ck_assert_int_eq(F->verdict, PV_RESULTS_CMP_LOWER);
 	near(F->d, 100 * (26.0 / 36.78 - 1), 0.1);
-	ck_assert_int_eq(c->steps[3].fig[PV_CMP_FIGS + PV_CMP_OVERLOAD].verdict, PV_CMP_HIGHER);
-	ck_assert_int_eq(c->steps[3].fig[PV_CMP_FIGS + PV_CMP_P95].verdict, PV_CMP_HIGHER);
-	ck_assert_int_eq(c->steps[2].fig[PV_CMP_FIGS + PV_CMP_MEDIAN].verdict, PV_CMP_HIGHER);
+	ck_assert_int_eq(c->steps[3].fig[PV_RESULTS_CMP_FIGS + PV_RESULTS_CMP_OVERLOAD].verdict,
+			 PV_RESULTS_CMP_HIGHER);
+	ck_assert_int_eq(c->steps[3].fig[PV_RESULTS_CMP_FIGS + PV_RESULTS_CMP_P95].verdict,
+			 PV_RESULTS_CMP_HIGHER);
+	ck_assert_int_eq(c->steps[2].fig[PV_RESULTS_CMP_FIGS + PV_RESULTS_CMP_MEDIAN].verdict,
+			 PV_RESULTS_CMP_HIGHER);
 	ck_assert_uint_eq(c->differ_rate, 2);
 	/* B carried 200 against A's 400: real, from the overload at 300 */
 	ck_assert_uint_eq(c->groups[1].answer_lo, 200);
@@ -844,9 +851,9 @@ START_TEST(compare_capped)
 	ck_assert_str_eq(c->settings[0].values[1], "(not set: the default)");
 	ck_assert_str_eq(c->settings[1].key, "server [global] server signing");
 	ck_assert_str_eq(c->settings[1].values[1], "mandatory");
-	pv_cmp_free(c);
-	pv_res_free(a);
-	pv_res_free(b);
+	pv_results_cmp_free(c);
+	pv_results_free(a);
+	pv_results_free(b);
 }
 END_TEST
 
@@ -854,19 +861,19 @@ END_TEST
 START_TEST(compare_answer_noise)
 {
 	static const double over_a[] = {0, 0, 0.2, 0.95}, over_b[] = {0, 0, 0.2, 1.05};
-	struct pv_res_run *a = mem_run("a", 4, U, RATE, over_a, LAT),
-			  *b = mem_run("b", 4, U, RATE, over_b, LAT);
-	const struct pv_res_run *runs[] = {a, b};
+	struct pv_results_run *a = mem_run("a", 4, U, RATE, over_a, LAT),
+			      *b = mem_run("b", 4, U, RATE, over_b, LAT);
+	const struct pv_results_run *runs[] = {a, b};
 	size_t group[] = {0, 1};
-	struct pv_cmp *c = NULL;
+	struct pv_results_cmp *c = NULL;
 
-	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	ck_assert_int_eq(pv_results_cmp_build(runs, group, 2, &c), PV_OK);
 	ck_assert_int_eq(c->groups[1].answer_diff, -100);
 	ck_assert(!c->groups[1].answer_real);
 	ck_assert_ptr_nonnull(strstr(c->groups[1].answer_why, "within the noise"));
-	pv_cmp_free(c);
-	pv_res_free(a);
-	pv_res_free(b);
+	pv_results_cmp_free(c);
+	pv_results_free(a);
+	pv_results_free(b);
 }
 END_TEST
 
@@ -875,59 +882,59 @@ START_TEST(compare_repeats)
 {
 	static const double r1[] = {9.0, 18.0, 27.0, 36.0}, r2[] = {9.4, 18.8, 28.2, 37.6},
 			    r3[] = {8.6, 17.2, 25.8, 34.4}, s1[] = {9.2, 18.4, 27.6, 36.8};
-	struct pv_res_run *a1 = mem_run("a1", 4, U, r1, OVER0, LAT),
-			  *a2 = mem_run("a2", 4, U, r2, OVER0, LAT),
-			  *a3 = mem_run("a3", 4, U, r3, OVER0, LAT),
-			  *b1 = mem_run("b1", 4, U, s1, OVER0, LAT),
-			  *b2 = mem_run("b2", 4, U, r2, OVER0, LAT);
-	const struct pv_res_run *runs[] = {a1, a2, a3, b1, b2};
+	struct pv_results_run *a1 = mem_run("a1", 4, U, r1, OVER0, LAT),
+			      *a2 = mem_run("a2", 4, U, r2, OVER0, LAT),
+			      *a3 = mem_run("a3", 4, U, r3, OVER0, LAT),
+			      *b1 = mem_run("b1", 4, U, s1, OVER0, LAT),
+			      *b2 = mem_run("b2", 4, U, r2, OVER0, LAT);
+	const struct pv_results_run *runs[] = {a1, a2, a3, b1, b2};
 	size_t group[] = {0, 0, 0, 1, 1};
-	struct pv_cmp *c = NULL;
-	const struct pv_cmp_fig *F;
+	struct pv_results_cmp *c = NULL;
+	const struct pv_results_cmp_fig *F;
 
-	ck_assert_int_eq(pv_cmp_build(runs, group, 5, &c), PV_OK);
+	ck_assert_int_eq(pv_results_cmp_build(runs, group, 5, &c), PV_OK);
 	ck_assert_uint_eq(c->ngroups, 2);
 	ck_assert_uint_eq(c->groups[0].nruns, 3);
-	F = &c->steps[3].fig[PV_CMP_RATE];
+	F = &c->steps[3].fig[PV_RESULTS_CMP_RATE];
 	near(F->v, 36, 1e-9); /* the mean of the repeats */
 	ck_assert(F->lo < 36 && F->hi > 36);
 	ck_assert_uint_eq(c->differ_rate, 0);
-	pv_cmp_free(c);
-	pv_res_free(a1);
-	pv_res_free(a2);
-	pv_res_free(a3);
-	pv_res_free(b1);
-	pv_res_free(b2);
+	pv_results_cmp_free(c);
+	pv_results_free(a1);
+	pv_results_free(a2);
+	pv_results_free(a3);
+	pv_results_free(b1);
+	pv_results_free(b2);
 }
 END_TEST
 
 START_TEST(compare_refused)
 {
 	static const unsigned other[] = {150, 250, 350, 450};
-	struct pv_res_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
-			  *b = mem_run("b", 4, other, RATE, OVER0, LAT);
-	const struct pv_res_run *runs[] = {a, b};
+	struct pv_results_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
+			      *b = mem_run("b", 4, other, RATE, OVER0, LAT);
+	const struct pv_results_run *runs[] = {a, b};
 	size_t group[] = {0, 1}, one[] = {0, 0};
-	struct pv_cmp *c = NULL;
+	struct pv_results_cmp *c = NULL;
 
-	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_cmp_build(runs, group, 2, &c), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "no step in common"));
-	ck_assert_int_eq(pv_cmp_build(runs, one, 2, &c), PV_EUSAGE);
+	ck_assert_int_eq(pv_results_cmp_build(runs, one, 2, &c), PV_EUSAGE);
 	snprintf(b->driver, sizeof(b->driver), "command");
-	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_cmp_build(runs, group, 2, &c), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "of driver 'command'"));
 	snprintf(b->driver, sizeof(b->driver), "builtin");
 	b->has_load = false;
-	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_cmp_build(runs, group, 2, &c), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "no load figures"));
 	ck_assert_ptr_null(c);
-	pv_res_free(a);
-	pv_res_free(b);
+	pv_results_free(a);
+	pv_results_free(b);
 }
 END_TEST
 
 /* n clients for step s, named cli1, cli2, ... (freed with the run) */
-static struct pv_load_client *mem_clients(struct pv_res_step *s, size_t n)
+static struct pv_load_client *mem_clients(struct pv_results_step *s, size_t n)
 {
 	struct pv_load_client *c = calloc(n, sizeof(*c));
 
@@ -943,9 +950,9 @@ static struct pv_load_client *mem_clients(struct pv_res_step *s, size_t n)
 }
 
 /* Step i of run r made client-bound: client cli2's loop full (95% of a core, lag 150 ms) */
-static void mem_bound(struct pv_res_run *r, size_t i)
+static void mem_bound(struct pv_results_run *r, size_t i)
 {
-	struct pv_res_step *s = &r->steps[i];
+	struct pv_results_step *s = &r->steps[i];
 	struct pv_load_client *c = mem_clients(s, 2);
 
 	for (int k = 0; k < 2; k++) {
@@ -966,11 +973,11 @@ START_TEST(compare_client_bound)
 	/* B's clients could not keep up from 300 users: fewer scenarios there, which would be a
 	 * difference beyond the noise if it were the server's */
 	static const double rate_b[] = {9.19, 18.39, 20.0, 21.0};
-	struct pv_res_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
-			  *b = mem_run("b", 4, U, rate_b, OVER0, LAT);
-	const struct pv_res_run *runs[] = {a, b};
+	struct pv_results_run *a = mem_run("a", 4, U, RATE, OVER0, LAT),
+			      *b = mem_run("b", 4, U, rate_b, OVER0, LAT);
+	const struct pv_results_run *runs[] = {a, b};
 	size_t group[] = {0, 1};
-	struct pv_cmp *c = NULL;
+	struct pv_results_cmp *c = NULL;
 
 	mem_bound(b, 2);
 	mem_bound(b, 3);
@@ -978,22 +985,23 @@ START_TEST(compare_client_bound)
 	b->answer_users = 200;
 	b->first_over = 2;
 	b->answer_at_least = true;
-	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	ck_assert_int_eq(pv_results_cmp_build(runs, group, 2, &c), PV_OK);
 	ck_assert_uint_eq(c->nsteps, 4);
 	ck_assert_uint_eq(c->ncompared, 2);
 	near(c->alpha, 0.05 / 2, 1e-15);
 	ck_assert(c->steps[0].compared && c->steps[1].compared);
 	for (size_t s = 2; s < 4; s++) {
-		const struct pv_cmp_step *S = &c->steps[s];
+		const struct pv_results_cmp_step *S = &c->steps[s];
 
 		ck_assert(!S->compared && S->client_bound[1] && !S->client_bound[0]);
 		ck_assert(!S->carried[1] && S->carried[0]);
 		ck_assert_str_eq(S->note, "B was client-bound (cli2: its busiest loop at 95% of a "
 					  "core, loop lag p95 150 ms)");
-		for (int f = 0; f < PV_CMP_FIGS; f++) {
-			ck_assert_int_eq(S->fig[PV_CMP_FIGS + f].verdict, PV_CMP_NA);
-			ck_assert(isnan(S->fig[PV_CMP_FIGS + f].d));
-			ck_assert(S->fig[PV_CMP_FIGS + f].have); /* still shown */
+		for (int f = 0; f < PV_RESULTS_CMP_FIGS; f++) {
+			ck_assert_int_eq(S->fig[PV_RESULTS_CMP_FIGS + f].verdict,
+					 PV_RESULTS_CMP_NA);
+			ck_assert(isnan(S->fig[PV_RESULTS_CMP_FIGS + f].d));
+			ck_assert(S->fig[PV_RESULTS_CMP_FIGS + f].have); /* still shown */
 		}
 	}
 	ck_assert_uint_eq(c->differ, 0);
@@ -1007,51 +1015,55 @@ START_TEST(compare_client_bound)
 			 "loop at 95% of a core, loop lag p95 150 ms): the clients were the limit "
 			 "there, not the server, and no other step between the two answers tells "
 			 "them apart");
-	pv_cmp_free(c);
+	pv_results_cmp_free(c);
 	/* the base client-bound at 400 only: that step left out of the weighing too */
-	pv_res_free(b);
+	pv_results_free(b);
 	b = mem_run("b", 4, U, RATE, OVER0, LAT);
 	runs[1] = b;
 	mem_bound(a, 3);
-	ck_assert_int_eq(pv_cmp_build(runs, group, 2, &c), PV_OK);
+	ck_assert_int_eq(pv_results_cmp_build(runs, group, 2, &c), PV_OK);
 	ck_assert_uint_eq(c->ncompared, 3);
 	ck_assert(!c->steps[3].compared && c->steps[3].client_bound[0]);
 	ck_assert_ptr_nonnull(strstr(c->steps[3].note, "A was client-bound (cli2"));
-	ck_assert_int_eq(c->steps[2].fig[PV_CMP_FIGS + PV_CMP_RATE].verdict, PV_CMP_SAME);
-	pv_cmp_free(c);
-	pv_res_free(a);
-	pv_res_free(b);
+	ck_assert_int_eq(c->steps[2].fig[PV_RESULTS_CMP_FIGS + PV_RESULTS_CMP_RATE].verdict,
+			 PV_RESULTS_CMP_SAME);
+	pv_results_cmp_free(c);
+	pv_results_free(a);
+	pv_results_free(b);
 	/* three groups, B client-bound at 300: C against A is still weighed there */
 	{
 		static const double rate_c[] = {9.19, 18.39, 20.0, 36.78};
-		struct pv_res_run *x = mem_run("a", 4, U, RATE, OVER0, LAT),
-				  *y = mem_run("b", 4, U, RATE, OVER0, LAT),
-				  *z = mem_run("c", 4, U, rate_c, OVER0, LAT);
-		const struct pv_res_run *three[] = {x, y, z};
+		struct pv_results_run *x = mem_run("a", 4, U, RATE, OVER0, LAT),
+				      *y = mem_run("b", 4, U, RATE, OVER0, LAT),
+				      *z = mem_run("c", 4, U, rate_c, OVER0, LAT);
+		const struct pv_results_run *three[] = {x, y, z};
 		size_t g3[] = {0, 1, 2};
 
 		mem_bound(y, 2);
-		ck_assert_int_eq(pv_cmp_build(three, g3, 3, &c), PV_OK);
+		ck_assert_int_eq(pv_results_cmp_build(three, g3, 3, &c), PV_OK);
 		ck_assert_uint_eq(c->ncompared, 4);
 		ck_assert(!c->steps[2].compared);
-		ck_assert(!pv_cmp_weighed(&c->steps[2], 1) && pv_cmp_weighed(&c->steps[2], 2));
-		ck_assert_int_eq(c->steps[2].fig[PV_CMP_FIGS + PV_CMP_RATE].verdict, PV_CMP_NA);
-		ck_assert_int_eq(c->steps[2].fig[2 * PV_CMP_FIGS + PV_CMP_RATE].verdict,
-				 PV_CMP_LOWER);
+		ck_assert(!pv_results_cmp_weighed(&c->steps[2], 1) &&
+			  pv_results_cmp_weighed(&c->steps[2], 2));
+		ck_assert_int_eq(c->steps[2].fig[PV_RESULTS_CMP_FIGS + PV_RESULTS_CMP_RATE].verdict,
+				 PV_RESULTS_CMP_NA);
+		ck_assert_int_eq(
+			c->steps[2].fig[2 * PV_RESULTS_CMP_FIGS + PV_RESULTS_CMP_RATE].verdict,
+			PV_RESULTS_CMP_LOWER);
 		ck_assert_uint_eq(c->differ_rate, 1);
-		pv_cmp_free(c);
-		pv_res_free(x);
-		pv_res_free(y);
-		pv_res_free(z);
+		pv_results_cmp_free(c);
+		pv_results_free(x);
+		pv_results_free(y);
+		pv_results_free(z);
 	}
 }
 END_TEST
 
 /* ---- the hint ---- */
 
-static struct pv_res_watch *mem_watch(double cpu, double iowait)
+static struct pv_results_watch *mem_watch(double cpu, double iowait)
 {
-	struct pv_res_watch *w = calloc(1, sizeof(*w));
+	struct pv_results_watch *w = calloc(1, sizeof(*w));
 
 	w->ncols = 2;
 	w->cols = calloc(2, sizeof(*w->cols));
@@ -1073,8 +1085,8 @@ static struct pv_res_watch *mem_watch(double cpu, double iowait)
 START_TEST(hint)
 {
 	static const double over[] = {0, 0.3, 0.8, 6}, lat[] = {0.02, 0.02, 0.02, 0.02};
-	struct pv_res_run *r = mem_run("h", 4, U, RATE, over, lat);
-	struct pv_res_hint h;
+	struct pv_results_run *r = mem_run("h", 4, U, RATE, over, lat);
+	struct pv_results_hint h;
 
 	/* browse slows at 300 users (twice the first step's p95 and 10 ms more), the CPU
 	 * reaches 85% at 400, where the step is overloaded */
@@ -1087,7 +1099,7 @@ START_TEST(hint)
 			pv_load_hist_add(&k->n.lat, k->lat.p95 * (0.8 + 0.4 * j / 100.0));
 		r->steps[i].srv = mem_watch(20 + 20.0 * (double)i + (i == 3 ? 5 : 0), 1);
 	}
-	pv_res_hint(r, &h);
+	pv_results_hint(r, &h);
 	ck_assert_int_eq(h.step, 3);
 	ck_assert_ptr_nonnull(strstr(h.nearest, "400 users (step 4: overload 6.00%)"));
 	ck_assert_ptr_nonnull(strstr(
@@ -1105,12 +1117,12 @@ START_TEST(hint)
 		c->cpu_top = 87;
 		c->host_cpu = NAN;
 	}
-	pv_res_hint(r, &h);
+	pv_results_hint(r, &h);
 	ck_assert_ptr_nonnull(
 		strstr(h.nearest, "client cli2's load driver: its busiest loop at 87%"));
 	/* not watched: said so */
 	for (size_t i = 0; i < 4; i++) {
-		pv_res_watch_free(r->steps[i].srv);
+		pv_results_watch_free(r->steps[i].srv);
 		r->steps[i].srv = NULL;
 		free((void *)r->steps[i].load.clients);
 		free(r->steps[i].client_names);
@@ -1118,12 +1130,12 @@ START_TEST(hint)
 		r->steps[i].client_names = NULL;
 		r->steps[i].load.nclients = 0;
 	}
-	pv_res_hint(r, &h);
+	pv_results_hint(r, &h);
 	ck_assert_ptr_nonnull(strstr(h.nearest, "The server was not watched in this run"));
 	/* a low CPU at the overload: the limit is elsewhere */
 	for (size_t i = 0; i < 4; i++)
 		r->steps[i].srv = mem_watch(30, 25);
-	pv_res_hint(r, &h);
+	pv_results_hint(r, &h);
 	ck_assert_ptr_nonnull(strstr(h.nearest, "No measured resource was near its limit there"));
 	ck_assert_ptr_nonnull(strstr(h.first, "at 100 users (step 1): the server's iowait reached "
 					      "25% (the disk)"));
@@ -1131,10 +1143,10 @@ START_TEST(hint)
 	snprintf(r->driver, sizeof(r->driver), "command");
 	for (size_t i = 0; i < 4; i++)
 		r->steps[i].has_load = false;
-	pv_res_hint(r, &h);
+	pv_results_hint(r, &h);
 	ck_assert_int_eq(h.step, -1);
 	ck_assert_ptr_nonnull(strstr(h.nearest, "Driver 'command' measures no overload"));
-	pv_res_free(r);
+	pv_results_free(r);
 }
 END_TEST
 
@@ -1161,12 +1173,12 @@ static void page_safe(const char *html)
 
 START_TEST(report_page)
 {
-	struct pv_res_run *run = NULL;
+	struct pv_results_run *run = NULL;
 	struct pv_buf b = PV_BUF_INIT;
 	const char *dir = getenv("PV_RESULTS_SAMPLES");
 
 	make_run();
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
 	page_safe(b.data);
 	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried 10 users</b>"));
@@ -1201,7 +1213,7 @@ START_TEST(report_page)
 	pv_buf_reset(&b);
 	run->answer_step = -1;
 	run->steps[0].carried = false;
-	run->first_over = pv_res_first_over(run);
+	run->first_over = pv_results_first_over(run);
 	ck_assert_int_eq(run->first_over, 0);
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
 	ck_assert_ptr_nonnull(strstr(b.data,
@@ -1220,7 +1232,7 @@ START_TEST(report_page)
 	ck_assert_ptr_nonnull(strstr(b.data, "The driver measures no scenarios: not recorded"));
 	ck_assert_ptr_null(strstr(b.data, "scenarios/s (95% interval)"));
 	pv_buf_release(&b, 0);
-	pv_res_free(run);
+	pv_results_free(run);
 	rm_run();
 }
 END_TEST
@@ -1246,12 +1258,12 @@ static const char *step_row(const char *html, unsigned n)
  * the DC's CPU, the refine step among the ramp's, the answer as the run gave it. */
 START_TEST(report_capacity)
 {
-	struct pv_res_run *run = NULL;
+	struct pv_results_run *run = NULL;
 	struct pv_buf b = PV_BUF_INIT;
 	const char *row, *dir = getenv("PV_RESULTS_SAMPLES");
 
 	cap_run(CAP_BOUND, 4);
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
 	page_safe(b.data);
 	/* the ramp marks the client-bound steps apart (60 and 80), named in its legend */
@@ -1298,12 +1310,12 @@ START_TEST(report_capacity)
 			 dir);
 		ck_assert_int_eq(system(path), 0);
 	}
-	pv_res_free(run);
+	pv_results_free(run);
 	rm_run();
 	/* logons failed at 60; the refine step of 50 between 40 and 60 */
 	pv_buf_reset(&b);
 	cap_run(CAP_LOGONS, 5);
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	ck_assert_int_eq(pv_report_page(run, &b), PV_OK);
 	ck_assert_ptr_nonnull(strstr(b.data, "<b>The server carried 50 users</b> without overload "
 					     "(step 5, a step --refine added)."));
@@ -1337,7 +1349,7 @@ START_TEST(report_capacity)
 		ck_assert_int_eq(system(path), 0);
 	}
 	pv_buf_release(&b, 0);
-	pv_res_free(run);
+	pv_results_free(run);
 	rm_run();
 }
 END_TEST
@@ -1363,12 +1375,12 @@ START_TEST(repeats_names)
 		"a\nb\nc\nd\ne\n",  /* more than max */
 	};
 
-	ck_assert_int_eq(pv_res_parse_repeats("t-r1\nt-r2\n\nt_r.3", 16, names, 4, &n), PV_OK);
+	ck_assert_int_eq(pv_results_parse_repeats("t-r1\nt-r2\n\nt_r.3", 16, names, 4, &n), PV_OK);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_str_eq(names[0], "t-r1");
 	ck_assert_str_eq(names[2], "t_r.3");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_msg(pv_res_parse_repeats(bad[i], strlen(bad[i]), names, 4, &n) ==
+		ck_assert_msg(pv_results_parse_repeats(bad[i], strlen(bad[i]), names, 4, &n) ==
 				      PV_ECONFIG,
 			      "'%s' taken", bad[i]);
 	}
@@ -1377,20 +1389,20 @@ START_TEST(repeats_names)
 
 		memset(longer, 'x', 70);
 		longer[70] = '\n';
-		ck_assert_int_eq(pv_res_parse_repeats(longer, 71, names, 4, &n), PV_ECONFIG);
+		ck_assert_int_eq(pv_results_parse_repeats(longer, 71, names, 4, &n), PV_ECONFIG);
 	}
-	ck_assert_int_eq(pv_res_parse_repeats("a\0b\n", 4, names, 4, &n), PV_ECONFIG);
+	ck_assert_int_eq(pv_results_parse_repeats("a\0b\n", 4, names, 4, &n), PV_ECONFIG);
 }
 END_TEST
 
 START_TEST(report_oom)
 {
-	struct pv_res_run *run = NULL;
+	struct pv_results_run *run = NULL;
 	struct pv_buf ref = PV_BUF_INIT;
 	long page_allocs, read_allocs;
 
 	make_run();
-	ck_assert_int_eq(pv_res_read(tmpdir, &run), PV_OK);
+	ck_assert_int_eq(pv_results_read(tmpdir, &run), PV_OK);
 	/* the page with all the memory, counting its reallocs */
 	pv_test_alloc_fail_at(-1);
 	ck_assert_int_eq(pv_report_page(run, &ref), PV_OK);
@@ -1399,14 +1411,14 @@ START_TEST(report_oom)
 	ck_assert_int_gt(page_allocs, 0);
 	/* the run read with all the memory, counting its reallocs */
 	{
-		struct pv_res_run *again = NULL;
+		struct pv_results_run *again = NULL;
 
 		pv_test_alloc_fail_at(-1);
-		ck_assert_int_eq(pv_res_read(tmpdir, &again), PV_OK);
+		ck_assert_int_eq(pv_results_read(tmpdir, &again), PV_OK);
 		read_allocs = pv_test_alloc_count();
 		pv_test_alloc_ok();
 		ck_assert_int_gt(read_allocs, 0);
-		pv_res_free(again);
+		pv_results_free(again);
 	}
 	for (long at = 1, hit = 0; at <= page_allocs + 1; at++) {
 		struct pv_buf b = PV_BUF_INIT;
@@ -1431,11 +1443,11 @@ START_TEST(report_oom)
 			ck_assert_int_eq(hit, page_allocs);
 	}
 	for (long at = 1, hit = 0; at <= read_allocs + 1; at++) {
-		struct pv_res_run *again = NULL;
+		struct pv_results_run *again = NULL;
 		int rc;
 
 		pv_test_alloc_fail_at(at);
-		rc = pv_res_read(tmpdir, &again);
+		rc = pv_results_read(tmpdir, &again);
 		pv_test_alloc_ok();
 		if (pv_test_alloc_refused()) {
 			hit++;
@@ -1453,12 +1465,12 @@ START_TEST(report_oom)
 			ck_assert(!memcmp(b.data, ref.data, ref.len));
 			pv_buf_release(&b, 0);
 		}
-		pv_res_free(again);
+		pv_results_free(again);
 		if (at == read_allocs + 1)
 			ck_assert_int_eq(hit, read_allocs);
 	}
 	pv_buf_release(&ref, 0);
-	pv_res_free(run);
+	pv_results_free(run);
 	rm_run();
 }
 END_TEST
@@ -1482,19 +1494,19 @@ START_TEST(copy_rate)
 	static const double t4[] = {0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5},
 			    c4[] = {0, 7, 13, 22, 30, 36, 45, 51, 60, 66, 75};
 
-	pv_copy_rate(t1, c1, 5, &rate, &lo, &hi);
+	pv_results_copy_rate(t1, c1, 5, &rate, &lo, &hi);
 	near(rate, 16, 1e-12);
 	near(lo, 16 - 3.182446 * 6.454972 / 2, 1e-5); /* 5.728699 */
 	near(hi, 16 + 3.182446 * 6.454972 / 2, 1e-5); /* 26.271301 */
-	pv_copy_rate(t2, c2, 7, &rate, &lo, &hi);
+	pv_results_copy_rate(t2, c2, 7, &rate, &lo, &hi);
 	near(rate, 90 / 5.5, 1e-12);
 	near(lo, 4.158495, 1e-5); /* 16.363636 - 3.182446 * 7.670289 / 2 */
 	near(hi, 28.568778, 1e-5);
-	pv_copy_rate(t3, c3, 4, &rate, &lo, &hi);
+	pv_results_copy_rate(t3, c3, 4, &rate, &lo, &hi);
 	near(rate, 25, 1e-12);
 	ck_assert(lo == 0);
 	near(hi, 25 + 4.302653 * 57.735027 / sqrt(3), 1e-4); /* 168.421758 */
-	pv_copy_rate(t4, c4, 11, &rate, &lo, &hi);
+	pv_results_copy_rate(t4, c4, 11, &rate, &lo, &hi);
 	near(rate, 75 / 5.5, 1e-12);
 	near(lo, 11.585119, 1e-5); /* 13.636364 -+ 2.262157 * 2.867442 / sqrt(10) */
 	near(hi, 15.687608, 1e-5);
@@ -1502,42 +1514,43 @@ START_TEST(copy_rate)
 	{
 		static const double t5[] = {1, 2, 3, 4}, c5[] = {50, 100, 150, 200};
 
-		pv_copy_rate(t5, c5, 4, &rate, &lo, &hi);
+		pv_results_copy_rate(t5, c5, 4, &rate, &lo, &hi);
 		ck_assert(rate == 50 && lo == 50 && hi == 50);
 	}
 	/* fewer than three intervals: the rate, NAN bounds */
-	pv_copy_rate(t1, c1, 3, &rate, &lo, &hi);
+	pv_results_copy_rate(t1, c1, 3, &rate, &lo, &hi);
 	near(rate, 15, 1e-12);
 	ck_assert(isnan(lo) && isnan(hi));
-	pv_copy_rate(t2, c2, 4, &rate, &lo, &hi); /* three intervals, one of them of no time */
+	pv_results_copy_rate(t2, c2, 4, &rate, &lo,
+			     &hi); /* three intervals, one of them of no time */
 	near(rate, 17.5, 1e-12);
 	ck_assert(isnan(lo) && isnan(hi));
-	pv_copy_rate(t2, c2, 5, &rate, &lo, &hi); /* and one back in time: still two */
+	pv_results_copy_rate(t2, c2, 5, &rate, &lo, &hi); /* and one back in time: still two */
 	ck_assert(isfinite(rate) && isnan(lo) && isnan(hi));
-	pv_copy_rate(t2, c2, 6, &rate, &lo, &hi); /* three at last */
+	pv_results_copy_rate(t2, c2, 6, &rate, &lo, &hi); /* three at last */
 	ck_assert(isfinite(lo) && isfinite(hi));
-	pv_copy_rate(t1, c1, 1, &rate, &lo, &hi);
+	pv_results_copy_rate(t1, c1, 1, &rate, &lo, &hi);
 	ck_assert(rate == 10 && isnan(lo) && isnan(hi));
 	/* no tick, or a last tick at 0 or before: nothing */
-	pv_copy_rate(t1, c1, 0, &rate, &lo, &hi);
+	pv_results_copy_rate(t1, c1, 0, &rate, &lo, &hi);
 	ck_assert(isnan(rate) && isnan(lo) && isnan(hi));
 	{
 		static const double t6[] = {0, 0}, c6[] = {5, 9}, t7[] = {1, -1}, t8[] = {1, NAN};
 
-		pv_copy_rate(t6, c6, 2, &rate, &lo, &hi);
+		pv_results_copy_rate(t6, c6, 2, &rate, &lo, &hi);
 		ck_assert(isnan(rate) && isnan(lo) && isnan(hi));
-		pv_copy_rate(t7, c6, 2, &rate, &lo, &hi);
+		pv_results_copy_rate(t7, c6, 2, &rate, &lo, &hi);
 		ck_assert(isnan(rate) && isnan(lo) && isnan(hi));
-		pv_copy_rate(t8, c6, 2, &rate, &lo, &hi);
+		pv_results_copy_rate(t8, c6, 2, &rate, &lo, &hi);
 		ck_assert(isnan(rate) && isnan(lo) && isnan(hi));
 	}
 }
 END_TEST
 
 /* A copy where nothing is at its limit; each test moves one fact to its threshold. */
-static struct pv_copy_facts copy_facts(void)
+static struct pv_results_copy_facts copy_facts(void)
 {
-	struct pv_copy_facts f;
+	struct pv_results_copy_facts f;
 
 	memset(&f, 0, sizeof(f));
 	f.files = 5000;
@@ -1556,10 +1569,11 @@ static struct pv_copy_facts copy_facts(void)
 	return f;
 }
 
-static enum pv_copy_bound judge(const struct pv_copy_facts *f, char *text, size_t len)
+static enum pv_results_copy_bound judge(const struct pv_results_copy_facts *f, char *text,
+					size_t len)
 {
 	memset(text, 'x', len);
-	return pv_copy_judge(f, text, len);
+	return pv_results_copy_judge(f, text, len);
 }
 
 #define has(text, s) ck_assert_msg(strstr(text, s), "'%s' lacks '%s'", text, s)
@@ -1568,18 +1582,18 @@ static enum pv_copy_bound judge(const struct pv_copy_facts *f, char *text, size_
  * fix), and which verdict wins when several facts are at their limits. */
 START_TEST(copy_judge)
 {
-	struct pv_copy_facts f = copy_facts(), g;
+	struct pv_results_copy_facts f = copy_facts(), g;
 	char text[1024];
 
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_QUOTA], "quota");
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_CORE], "smbd core");
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_CPUS], "server cpus");
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_CLIENT], "client");
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_DISK], "disk");
-	ck_assert_str_eq(pv_copy_bound_names[PV_COPY_BOUND_UNKNOWN], "unknown");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_QUOTA], "quota");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_CORE], "smbd core");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_CPUS], "server cpus");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_CLIENT], "client");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_DISK], "disk");
+	ck_assert_str_eq(pv_results_copy_bound_names[PV_RESULTS_COPY_BOUND_UNKNOWN], "unknown");
 
 	/* nothing at its limit, the smbd seen: unknown, with what was measured */
-	ck_assert_int_eq(judge(&f, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&f, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	has(text, "Nothing measured was at its limit");
 	has(text, "Nothing measured was at its limit (the busiest smbd thread: 30% of a core; the "
 		  "client's busiest thread: 50% of a core; the server's CPUs: 45% busy, 5% "
@@ -1588,7 +1602,7 @@ START_TEST(copy_judge)
 	/* no smbd seen: unknown, said so */
 	g = f;
 	g.smbd_known = false;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	has(text, "The data cannot tell what bounds this copy");
 	has(text, "smbd processes were not seen");
 	has(text, "the client's busiest thread: 50% of a core.");
@@ -1598,27 +1612,27 @@ START_TEST(copy_judge)
 	g.smbd_quota = 20;
 	g.smbd_cpu = 17;
 	g.smbd_top = 15;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_QUOTA);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_QUOTA);
 	has(text, "A CPU quota is the limit: smbd 18743 (it serves the copy's connection) used 17% "
 		  "of a core, and the cgroup that holds it may use 20%");
 	has(text, "Raise or remove the quota");
 	g.smbd_cpu = 16.9;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.smbd_cpu = 17;
 	g.smbd_ours = false;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_QUOTA);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_QUOTA);
 	has(text, "smbd 18743 used 17% of a core");
 	g.smbd_quota = -1; /* no quota: 17% of a core is nothing */
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.smbd_quota = 20;
 	g.smbd_known = false; /* a quota of an smbd not seen: not a verdict */
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 
 	/* one smbd thread at 85% of a core */
 	g = f;
 	g.smbd_top = 85;
 	g.smbd_cpu = 97;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CORE);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CORE);
 	has(text, "One core of the server is the limit: smbd 18743 (it serves the copy's "
 		  "connection) ran its busiest thread at 85% of a core (3 threads, 97% in all)");
 	has(text, "More connections (--connections N, robocopy cannot) or more clients spread it "
@@ -1626,52 +1640,52 @@ START_TEST(copy_judge)
 	ck_assert_ptr_null(strstr(text, "already had several"));
 	g.connections = 4;
 	g.smbd_threads = 1;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CORE);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CORE);
 	has(text, "(1 thread, 97% in all)");
 	has(text, "; this copy already had several, and the busiest still was at its core.");
 	g.smbd_top = 84.9;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.smbd_top = 100;
 	g.smbd_known = false;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 
 	/* the server's CPUs at 90% */
 	g = f;
 	g.server_cpu = 90;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CPUS);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CPUS);
 	has(text, "The server's CPUs are the limit: they were 90% busy over the copy, and no one "
 		  "smbd thread was at a full core (the busiest at 30%)");
 	g.server_cpu = 89.9;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.server_cpu = NAN; /* not watched */
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 
 	/* the client's thread at PV_LOAD_BOUND_CPU (90%) of a core: client-bound */
 	ck_assert(PV_LOAD_BOUND_CPU == 90);
 	g = f;
 	g.client_top = 90;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CLIENT);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CLIENT);
 	has(text, "The client is the limit (client-bound): the copy's busiest thread there ran at "
 		  "90% of a core");
 	has(text, "Copy from more clients, or with fewer requests in flight per connection and "
 		  "more connections.");
 	g.client_top = 89.9;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.client_top = 99;
 	g.smbd_known = false; /* the client's own measure needs no smbd */
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CLIENT);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CLIENT);
 
 	/* the disk: I/O wait at 20% */
 	g = f;
 	g.server_iowait = 20;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_DISK);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_DISK);
 	has(text,
 	    "The server's disk is the limit: its CPUs waited for I/O 20% of the time while no "
 	    "smbd thread was at a full core (the busiest at 30%).");
 	g.server_iowait = 19.9;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.server_iowait = NAN;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 
 	/* precedence: quota, core, server CPUs, client, disk; each one off in turn */
 	g = f;
@@ -1681,56 +1695,56 @@ START_TEST(copy_judge)
 	g.server_cpu = 95;
 	g.client_top = 95;
 	g.server_iowait = 50;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_QUOTA);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_QUOTA);
 	g.smbd_quota = -1;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CORE);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CORE);
 	g.smbd_top = 50;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CPUS);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CPUS);
 	g.server_cpu = 50;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CLIENT);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CLIENT);
 	g.client_top = 50;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_DISK);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_DISK);
 	g.server_iowait = 5;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 
 	/* figures not measured (the server not watched, no smbd seen, the agent's CPU null) are
 	 * said so, never printed as "nan" */
 	g = f;
 	g.smbd_known = false;
 	g.server_cpu = 95;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CPUS);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CPUS);
 	has(text, "they were 95% busy over the copy (no smbd thread was measured). Other work");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g.server_cpu = 50;
 	g.server_iowait = 30;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_DISK);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_DISK);
 	has(text, "its CPUs waited for I/O 30% of the time (no smbd thread was measured).");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g.server_iowait = 5;
 	g.client_top = NAN;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	has(text, "the client's busiest thread: not measured.");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g = f;
 	g.client_top = NAN;
 	g.server_cpu = g.server_iowait = NAN;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	has(text, "(the busiest smbd thread: 30% of a core; the client's busiest thread: not "
 		  "measured; the server's CPUs: not measured)");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g.smbd_top = NAN;
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_UNKNOWN);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	has(text, "(the busiest smbd thread: not measured;");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 	g.server_cpu = 95; /* an smbd seen, its threads not measured */
-	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_COPY_BOUND_CPUS);
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CPUS);
 	has(text, "95% busy over the copy (no smbd thread was measured)");
 	ck_assert_ptr_null(strcasestr(text, "nan"));
 
 	/* the text ends inside a short buffer */
 	g = f;
 	g.server_cpu = 95;
-	ck_assert_int_eq(judge(&g, text, 16), PV_COPY_BOUND_CPUS);
+	ck_assert_int_eq(judge(&g, text, 16), PV_RESULTS_COPY_BOUND_CPUS);
 	ck_assert_str_eq(text, "The server's CP");
 }
 END_TEST

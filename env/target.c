@@ -1,10 +1,10 @@
-/* phases/target.c: the playbook's hosts and domain as the transports' targets (see target.h). */
-#include "phases/target.h"
+/* env/target.c: the playbook's hosts and domain as the transports' targets (see target.h). */
+#include "env/target.h"
 
 #include <stdio.h>
 #include <string.h>
 
-void pv_target_ssh(const struct pv_host *host, struct pv_remote_target *t)
+void pv_env_target_ssh(const struct pv_host *host, struct pv_remote_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = host->name;
@@ -17,15 +17,15 @@ void pv_target_ssh(const struct pv_host *host, struct pv_remote_target *t)
 	t->timeout = host->ssh.timeout;
 }
 
-int pv_host_connect(const struct pv_host *host, struct pv_remote **out)
+int pv_env_host_connect(const struct pv_host *host, struct pv_remote **out)
 {
 	struct pv_remote_target t;
 
-	pv_target_ssh(host, &t);
+	pv_env_target_ssh(host, &t);
 	return pv_remote_connect(&t, out);
 }
 
-void pv_target_krb(const struct pv_domain *d, struct pv_krb_target *t)
+void pv_env_target_krb(const struct pv_domain *d, struct pv_krb_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->realm = d->realm;
@@ -33,7 +33,7 @@ void pv_target_krb(const struct pv_domain *d, struct pv_krb_target *t)
 	t->dns_domain = d->dns_domain;
 }
 
-void pv_target_dir(const struct pv_domain *d, struct pv_dir_target *t)
+void pv_env_target_dir(const struct pv_domain *d, struct pv_dir_target *t)
 {
 	static const enum pv_dir_transport transport[] = {
 		[PV_LDAP_LDAPS] = PV_DIR_LDAPS,
@@ -48,28 +48,28 @@ void pv_target_dir(const struct pv_domain *d, struct pv_dir_target *t)
 	t->ca_file = d->ca_file;
 	t->timeout = d->timeout;
 	t->admin = d->admin;
-	pv_target_krb(d, &t->krb);
+	pv_env_target_krb(d, &t->krb);
 }
 
-int pv_domain_connect(const struct pv_domain *d, int transport, const struct pv_secret *admin,
-		      struct pv_dir **out)
+int pv_env_domain_connect(const struct pv_domain *d, int transport, const struct pv_secret *admin,
+			  struct pv_dir **out)
 {
 	struct pv_dir_target t;
 
-	pv_target_dir(d, &t);
+	pv_env_target_dir(d, &t);
 	return pv_dir_connect(&t, transport, admin, out);
 }
 
-int pv_domain_kinit(const struct pv_domain *d, const char *principal,
-		    const struct pv_secret *password, char **ccache_name)
+int pv_env_domain_kinit(const struct pv_domain *d, const char *principal,
+			const struct pv_secret *password, char **ccache_name)
 {
 	struct pv_krb_target t;
 
-	pv_target_krb(d, &t);
+	pv_env_target_krb(d, &t);
 	return pv_krb_kinit(&t, principal, password, ccache_name);
 }
 
-void pv_admin_principal(const struct pv_domain *d, char out[512])
+void pv_env_admin_principal(const struct pv_domain *d, char out[512])
 {
 	if (strchr(d->admin, '@'))
 		snprintf(out, 512, "%s", d->admin);
