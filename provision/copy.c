@@ -483,8 +483,8 @@ int pv_copy_options(struct pv_ctx *ctx, struct pv_copy_opts *o)
 int pv_copy_finish(struct pv_ctx *ctx, struct pv_copy_view *o, int r)
 {
 	struct pv_buf page = PV_BUF_INIT, txt = PV_BUF_INIT;
-	char why[1024]; /* the failure's words: writing the page and copy.txt must not replace them
-			 */
+	/* the failure's words: writing the page and copy.txt must not replace them */
+	char why[1024];
 
 	snprintf(why, sizeof(why), "%s", r != PV_OK ? pv_errmsg() : "");
 	rate(o);

@@ -140,8 +140,8 @@ static int config(const struct pv_env *env, const struct pv_copy_opts *o,
 	c->mirror = o->mirror;
 	c->fft = o->fft;
 	c->timeout = pb->server.host.ssh.timeout > 0 ? pb->server.host.ssh.timeout : 10;
-	c->interval =
-		PV_COPY_TICK_SECS; /* the copy's own ticks; --interval is the server's samples */
+	/* the copy's own ticks; --interval is the server's samples */
+	c->interval = PV_COPY_TICK_SECS;
 	if (c->window > PV_COPY_WINDOW_MAX || c->connections > PV_COPY_CONNECTIONS_MAX)
 		return pv_error(PV_EUSAGE,
 				"--mt is 1 to %d requests in flight, --connections 1 to %d",

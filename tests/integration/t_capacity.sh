@@ -63,12 +63,26 @@ limit() {
 
 # sample_steps ID: while the background run goes, srv's sessions of the lab's users (srv_smb)
 # at each step's start (when its load goes: every user of the step logged on), into
-# $T_TMP/sess.ID.N
+# $T_TMP/sess.ID.N: what up to three looks saw together while the step went on (srv's
+# smbstatus, overloaded at 10% of a CPU, once listed 65 of the 70 sessions there); a look that
+# ended after its step did is dropped (the next step logs users on or off), and a step with
+# no look in time gets $T_TMP/sess.ID.N.late instead (smbstatus can take seconds there)
 sample_steps() {
-	local n=1
+	local n=1 i
 	while kill -0 "$BG" 2>/dev/null; do
 		if grep -q "run: step $n: the load goes" "$T_TMP/bgerr"; then
-			srv_smb 'pc-cli[12]-u[0-9]+' && printf '%s\n' "$SMB" >"$T_TMP/sess.$1.$n"
+			: >"$T_TMP/sess.$1.$n.all"
+			for i in 1 2 3; do
+				srv_smb 'pc-cli[12]-u[0-9]+' || break
+				grep -q "run: step $n ends" "$T_TMP/bgerr" && break
+				printf '%s\n' "$SMB" >>"$T_TMP/sess.$1.$n.all"
+				sleep 0.3
+			done
+			if [[ -s $T_TMP/sess.$1.$n.all ]]; then
+				sort -u "$T_TMP/sess.$1.$n.all" >"$T_TMP/sess.$1.$n"
+			else
+				: >"$T_TMP/sess.$1.$n.late"
+			fi
 			n=$((n + 1))
 			continue
 		fi
@@ -148,12 +162,20 @@ m = json.load(open(sys.argv[1] + "/manifest.json"))
 d = json.load(open(sys.argv[1] + "/load.json"))
 def sessions(n):
     f = "%s.%d" % (sys.argv[2], n)
+    if os.path.exists(f + ".late"):
+        return None  # the look ended after the step: nothing to say of it
     assert os.path.exists(f), "no look at srv's sessions at step %d" % n
     return {tuple(l.split()[1:3]) for l in open(f) if l.startswith("session ")}
 ramp = [s for s in m["steps"] if not s["refine"]]
+looks = [sessions(i + 1) for i in range(len(ramp))]
+# the first steps, where srv keeps up, are looked at in time whatever the machine
+assert all(x is not None for x in looks[:3]), "late looks at steps %s" % [i + 1 for i, x in enumerate(looks) if x is None]
 prev = None
 for i, s in enumerate(ramp):
-    now = sessions(i + 1)
+    now = looks[i]
+    if now is None:
+        prev = None
+        continue
     # every user of the step, but those whose connection the step says dropped (an
     # overloaded server's requests time out: the user connects again, as a Windows client)
     gone = d["steps"][i]["connections_dropped"]
@@ -165,7 +187,8 @@ for i, s in enumerate(ramp):
         dropped = d["steps"][i - 1]["connections_dropped"] + d["steps"][i]["connections_dropped"]
         assert len(lost) <= dropped, ("step %d: %d sessions of step %d gone, %d dropped" % (i + 1, len(lost), i, dropped))
     prev = now
-print("    srv's sessions at each step of the ramp: %s, each step's kept into the next" % [s["users"] for s in ramp], file=sys.stderr)
+print("    srv's sessions at each step of the ramp: %s, each step's kept into the next (looks in time: %d of %d)" % (
+    [s["users"] for s in ramp], sum(x is not None for x in looks), len(ramp)), file=sys.stderr)
 EOF
 
 # ---- 2. cap and rate doubled: overload found, the server's ----------------------------------

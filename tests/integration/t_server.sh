@@ -208,7 +208,7 @@ sums=$(on srv sh -c "md5sum $SP/fsroot1/st-cli2-u1/static/d02/f0001.xlsx $SP/fsr
 printf 'name: bad\nparts:\n  static: {files: 3, sizes: [{size: 10 parsecs}]}\n' >"$T_TMP/bad.yaml"
 pv "${P[@]}" --set "server.fileset=$T_TMP/bad.yaml" server --users 2
 expect_rc 3 "fileset that does not parse"
-expect_err "bad.yaml:3:37: 'parts.static.sizes' is '10 parsecs', not a size"
+expect_err "bad.yaml:3:37: 'parts.static.sizes.0.size' is '10 parsecs', not a size; expected a size such as 4096"
 pv "${P[@]}" --set 'server.share_template=fs:root{k}' server --users 2
 expect_rc 3 "share name Samba refuses (refused by the playbook check now, before Samba sees it)"
 expect_err "'server.share_template': share name 'fs:root1' contains ':'"
