@@ -17,18 +17,19 @@
 # bench/mix.sh's.
 # Users stay logged on between steps (load.keep_logged_on), so each step logs on only its new
 # users. Environment: CAP (default 10: at 5% of a CPU the lab's server saturated at 40% of its
-# quota, and the answers were not linear), RATE (6620: 20 x FSCT's), MIN (20), MAX (140), STEP
-# (20), REFINE (10), DURATION (6), ROUNDS (3), PER (users per client, default MAX: what each
+# quota, and the answers were not linear), RATE (6620: 20 x FSCT's), MIN (10), MAX (70), STEP
+# (10), REFINE (5: since the mix learned from the fileset, srv at 10% carries about 20 users at
+# this rate, the edge of a ramp from 20), DURATION (6), ROUNDS (3), PER (users per client, default MAX: what each
 # of the two clients has at (2)'s 2 x MAX), FILESET (the playbook's, or a path), KEEP (lab pvcb
 # stays prepared).
 . "$(dirname "$0")/lib.sh"
 
 CAP=${CAP:-10}
 RATE=${RATE:-6620}
-MIN=${MIN:-20}
-MAX=${MAX:-140}
-STEP=${STEP:-20}
-REFINE=${REFINE:-10}
+MIN=${MIN:-10}
+MAX=${MAX:-70}
+STEP=${STEP:-10}
+REFINE=${REFINE:-5}
 DURATION=${DURATION:-6}
 ROUNDS=${ROUNDS:-3}
 PER=${PER:-$MAX}

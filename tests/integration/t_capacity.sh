@@ -14,10 +14,10 @@
 #      smbstatus shows it: at each step's start the server holds a session per user of the
 #      step, and the sessions of the step before are still there (the same session ids);
 #   2. the cap doubled and the rate doubled: overload found likewise, the server's;
-#   3. the cap doubled, the rate the same: overload found likewise (under the 280 users the
+#   3. the cap doubled, the rate the same: overload found likewise (under the 70 users the
 #      ramp reaches: a cap that did nothing would carry them all); the answer not below 1.'s
 #      (more CPU never carries fewer users) and not below 2.'s (twice the rate never carries
-#      more); every ramp refined (--refine) to half its step, 3.'s bisecting to 20 users;
+#      more); every ramp refined (--refine) to half its step, 3.'s bisecting to 5 users;
 #   5. users who cannot log on (2 of 4 disabled in the directory): the step's overload shows
 #      them (their scenarios unserved), its logons say 2 failed, and it does not count;
 #   6. a client made the limit (cli1's sshd, so its provision load, held to 1% of a CPU): the
@@ -192,11 +192,11 @@ print("    srv's sessions at each step of the ramp: %s, each step's kept into th
 EOF
 
 # ---- 2. cap and rate doubled: overload found, the server's ----------------------------------
-ramp cap-b 20 13240 20 140 20 --refine 10
+ramp cap-b 20 13240 10 70 10 --refine 5
 B=$ANSWER
 
 # ---- 3. cap doubled, rate the same: overload found; never fewer users than 1. or 2. ---------
-ramp cap-c 20 6620 40 280 40 --refine 20
+ramp cap-c 20 6620 10 70 10 --refine 5
 C=$ANSWER
 ((C >= A)) || fail "twice the CPU carried fewer users: $C at 20% against $A at 10%"
 ((C >= B)) || fail "the same CPU carried more users at twice the rate: $B at 13240 against $C at 6620"
@@ -204,10 +204,10 @@ python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = [s for s in d["steps"] if s["refine"]]
-assert r and all(s["users"] % 20 == 0 and s["users"] % 40 for s in r), r
+assert r and all(s["users"] % 5 == 0 and s["users"] % 10 for s in r), r
 a = json.load(open(sys.argv[2]))["answer"]
-assert a["first_over"]["users"] - a["users"] <= 20, a
-' "$RES/cap-c/manifest.json" "$RES/cap-c/load.json" || fail "--refine did not bisect to 20 users"
+assert a["first_over"]["users"] - a["users"] <= 5, a
+' "$RES/cap-c/manifest.json" "$RES/cap-c/load.json" || fail "--refine did not bisect to 5 users"
 echo "    answers: $A at 10%, $B at 20% and twice the rate, $C at 20% (their ratios: bench/capacity.sh)" >&2
 "$LAB_SH" srv-limit off >/dev/null
 
