@@ -406,7 +406,8 @@ srv_sessions_until() {
 	local end=$((SECONDS + $3)) n seen=""
 	while :; do
 		srv_smb "$1" || return 1
-		seen=$(printf '%s\n%s\n' "$seen" "$SMB" | grep -v '^$' | sort -u)
+		# each session once (its latest line: keyed by its id), each tcon line once
+		seen=$(printf '%s\n%s\n' "$seen" "$SMB" | awk 'NF { k = $1 == "session" ? $1 " " $3 : $0; if (!(k in v)) o[n++] = k; v[k] = $0 } END { for (i = 0; i < n; i++) print v[o[i]] }')
 		SMB=$seen
 		n=$(n_lines '^session ' <<<"$SMB")
 		((n >= $2)) && return 0
