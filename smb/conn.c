@@ -384,7 +384,7 @@ static void deadlines(struct pv_smba *c, double t)
 	unsigned waiting = 0;
 	struct req *late = NULL;
 
-	if (c->opening && t > c->open_due) {
+	if (c->opening && t > (c->last_final > c->open_t0 ? c->last_final : c->open_t0) + c->tmo) {
 		smba_lose(c, PV_EUNREACH, "SMB to '%s': not open: no answer within %s", c->host,
 			  span(c->tmo, a, sizeof(a)));
 		return;
@@ -484,7 +484,6 @@ static struct pv_smba *conn_new(struct pv_smba_loop *l, const struct pv_smba_opt
 	c->server = strdup(o->server ? o->server : o->host);
 	c->tmo = (o->timeout_ms > 0 ? o->timeout_ms : 10000) / 1000.0;
 	c->open_t0 = pv_now();
-	c->open_due = c->open_t0 + c->tmo;
 	c->opening = true;
 	c->ready = ready;
 	c->ready_arg = arg;

@@ -70,9 +70,10 @@ struct pv_smba {
 	bool pipelined;
 	double last_final; /* the last final answer (pipelined deadlines count from it) */
 	/* the opening of pv_smba_open: a logon and a tree to make before ready, begun at
-	 * open_t0; due T after the last answer (each step of it may take T, as a request) */
+	 * open_t0; due T after it began or after its last final answer (last_final), the later:
+	 * each step of it may take T, as a request */
 	bool opening;
-	double open_t0, open_due;
+	double open_t0;
 	pv_smba_cb ready;
 	void *ready_arg;
 	struct signon want; /* the opening's logon, not yet started */

@@ -512,8 +512,6 @@ void smba_frame(struct pv_smba *c, uint8_t *f, size_t len)
 		else if (!(h.status == ST_PENDING && (h.flags & SMB2_FLAGS_ASYNC)) &&
 			 h.mid != UINT64_MAX) {
 			c->last_final = pv_now();
-			if (c->opening) /* a step of it answered: the opening has T from now */
-				c->open_due = c->last_final + c->tmo;
 			answer(c, &h, f + off, mlen, decrypted);
 		}
 		if (!h.next)
