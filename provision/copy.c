@@ -483,10 +483,6 @@ int pv_copy_options(struct pv_ctx *ctx, struct pv_copy_opts *o)
 int pv_copy_finish(struct pv_ctx *ctx, struct pv_copy_view *o, int r)
 {
 	struct pv_buf page = PV_BUF_INIT, txt = PV_BUF_INIT;
-	/* the failure's words: writing the page and copy.txt must not replace them */
-	char why[1024];
-
-	snprintf(why, sizeof(why), "%s", r != PV_OK ? pv_errmsg() : "");
 	rate(o);
 	facts(o);
 	if (o->job.folder[0]) {
@@ -500,8 +496,6 @@ int pv_copy_finish(struct pv_ctx *ctx, struct pv_copy_view *o, int r)
 	}
 	pv_buf_release(&page, 0);
 	pv_buf_release(&txt, 0);
-	if (r != PV_OK && why[0])
-		return pv_error(r, "%s", why);
 	return r;
 }
 
