@@ -262,7 +262,9 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "Exit status: 0 drained; 14 (timeout) not drained in time, the message naming the last\n"
 	 "depth and the threshold; 15 (stopped) on Ctrl-C or SIGTERM, within a fraction of a\n"
 	 "second (a second Ctrl-C ends provision at once); 8 (remote) when the probe fails or\n"
-	 "prints something that is not its reading (quoted); 3 (config) when no probe is set or\n"
+	 "prints something that is not its reading (quoted) at its first poll, or at two polls\n"
+	 "in a row (one failure after a reading is warned of and asked again after the\n"
+	 "interval); 3 (config) when no probe is set or\n"
 	 "the playbook has no server; 6, 5 or 4 when the server cannot be reached, its host key\n"
 	 "is not the known one, or the SSH key is refused."},
 	{CMD_CLEANUP, "cleanup", pv_cmd_cleanup, NULL, cleanup_subs, false,

@@ -721,6 +721,7 @@ static int loop(struct waiter *w)
 	struct pv_progress p;
 	double wait_s = 0, below_since = -1, settled = 0;
 	long depth = 0, prev = 0;
+	bool failed = false; /* the poll before failed */
 	int r;
 
 	memset(&rate, 0, sizeof(rate));
@@ -735,11 +736,26 @@ static int loop(struct waiter *w)
 			r = stopped(w);
 			break;
 		}
+		/* A probe that has read before and fails once is asked again after the interval
+		 * (Samba 4.17's smbstatus --json can PANIC on an open whose lease changes as it
+		 * walks them); one that never read, or fails twice in a row, ends the wait. */
+		if (r == PV_EREMOTE && res->polls > 0 && !failed &&
+		    now + d->interval < w->deadline) {
+			pv_log(PV_LOG_WARN, "%s; asking again in %d s", pv_errmsg(), d->interval);
+			failed = true;
+			if (nap(w, d->interval) != PV_OK) {
+				res->seconds = pv_now() - w->t0;
+				r = stopped(w);
+				break;
+			}
+			continue;
+		}
 		if (r != PV_OK) {
 			if (now >= w->deadline && r == PV_EREMOTE)
 				r = timed_out(w, settled, true);
 			break;
 		}
+		failed = false;
 		note(res, depth, now - w->t0);
 		pv_drain_rate_add(&rate, now, depth);
 		wait_s = pv_drain_backoff(d->interval, wait_s, res->polls > 1, prev, depth,

@@ -2,8 +2,9 @@
 # provision wait --drain on the real lab: each built-in probe (writeback with dirty
 # data made on srv first, inflight, smb with a lab user's session and open file held from cli1
 # beside an admin session that must not count), command probes that drain, never drain (14),
-# print garbage or fail (8), Ctrl-C and SIGTERM (15, one SSH session throughout; during a slow
-# probe, provision ends while the probe still runs on srv: the stop does not wait for it),
+# print garbage or fail (8), fail once after a reading (asked again) or twice in a row (8),
+# Ctrl-C and SIGTERM (15, one SSH session throughout; during a slow probe, provision ends
+# while the probe still runs on srv: the stop does not wait for it),
 # --json and --dry-run. Depths are checked against srv's own /proc/meminfo and smbstatus.
 # Nothing is timed here (how fast a stop is is printed, not asserted), and no sleep stands for
 # a state: the test polls for it (provision's own -v lines, processes on srv).
@@ -124,6 +125,21 @@ jq_ok 'd["outcome"] == "remote" and "printed '"'"'12\\n13'"'"'" in d["message"] 
 pv "${P[@]}" wait --probe-command 'echo queue is empty >&2; exit 3'
 expect_rc 8 "a failing probe"
 expect_err "drain.command 'echo ...' on srv failed \(status 3\): 'queue is empty'"
+
+# 6d. a probe that has read and then fails once is asked again (a warning naming why), and the
+#     wait goes on to drain; one that fails twice in a row ends it (8). A counter on srv: the
+#     probe's first poll prints 3, the next FAILS polls fail (status 3), then it prints 0
+FLAKY="n=\$(cat $SD/flaky); echo \$((n + 1)) >$SD/flaky; if [ \"\$n\" -eq 0 ]; then echo 3; elif [ \"\$n\" -le \$(cat $SD/fails) ]; then echo smbstatus PANIC >&2; exit 3; else echo 0; fi"
+on srv sh -c "echo 0 >$SD/flaky; echo 1 >$SD/fails"
+pv "${P[@]}" --json wait --probe-command "$FLAKY" --interval 1 --settle 0
+expect_rc 0 "a probe failing once after a reading"
+jq_ok 'd["drained"] and d["first"] == 3 and d["last"] == 0 and d["polls"] == 2' "a probe failing once: JSON"
+expect_err "warning: drain.command 'n=.*' on srv failed \(status 3\): 'smbstatus PANIC'; asking again in 1 s"
+on srv sh -c "echo 0 >$SD/flaky; echo 2 >$SD/fails"
+pv "${P[@]}" wait --probe-command "$FLAKY" --interval 1 --settle 0
+expect_rc 8 "a probe failing twice in a row"
+expect_err "error: drain.command 'n=.*' on srv failed \(status 3\): 'smbstatus PANIC'"
+[[ $(on srv cat "$SD/flaky") == 3 ]] || fail "the twice-failing probe ran $(on srv cat "$SD/flaky") times, expected 3 (a reading, two failures)"
 
 # 7. Ctrl-C (SIGINT) and SIGTERM during a wait: stopped (15), its readings so far reported; all
 #    along one SSH connection (the same local port from its first poll to its third). How fast
