@@ -19,7 +19,8 @@
 # users. Environment: CAP (default 10: at 5% of a CPU the lab's server saturated at 40% of its
 # quota, and the answers were not linear), RATE (6620: 20 x FSCT's), MIN (10), MAX (70), STEP
 # (10), REFINE (5: since the mix learned from the fileset, srv at 10% carries about 20 users at
-# this rate, the edge of a ramp from 20), DURATION (6), ROUNDS (3), PER (users per client, default MAX: what each
+# this rate, the edge of a ramp from 20), OVER (2: --over-steps, the ramp ends 2 steps over the
+# answer), DURATION (6), ROUNDS (3), PER (users per client, default MAX: what each
 # of the two clients has at (2)'s 2 x MAX), FILESET (the playbook's, or a path), KEEP (lab pvcb
 # stays prepared).
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +31,7 @@ MIN=${MIN:-10}
 MAX=${MAX:-70}
 STEP=${STEP:-10}
 REFINE=${REFINE:-5}
+OVER=${OVER:-2}
 DURATION=${DURATION:-6}
 ROUNDS=${ROUNDS:-3}
 PER=${PER:-$MAX}
@@ -55,7 +57,7 @@ ramp() {
 	local id=$1
 	limit "$2"
 	on ctl "$PV" "${P[@]}" --set "load.rate=$3" --json run --id "$id" --min-users "$4" \
-		--max-users "$5" --step "$6" --refine "$REFINE" --duration "$DURATION" --warmup 2 \
+		--max-users "$5" --step "$6" --refine "$REFINE" --over-steps "$OVER" --duration "$DURATION" --warmup 2 \
 		>"$BT/$id.json" 2>"$BT/$id.err" || {
 		echo "bench: run $id failed:" >&2
 		tail -5 "$BT/$id.err" >&2

@@ -135,6 +135,8 @@ struct pv_driver {
 	unsigned refine;     /* builtin: after the ramp, bisect between the last step carried and
 			      * the first over it until they are at most this many users apart;
 			      * 0 (default): no */
+	unsigned over_steps; /* builtin: the ramp ends after this many steps in a row over the
+			      * answer (overloaded, not client-bound); 0 (default): every step */
 	char *fsct_path;     /* driver fsct: fsct.exe on the Windows hosts, default "fsct.exe" */
 	char *fsct_workload; /* default "HomeFolders" */
 	int line, col;	     /* where the section is (0 when absent), for messages */

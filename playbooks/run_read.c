@@ -14,10 +14,19 @@
 #define DEFAULT_DRIVER "command"
 #define DEFAULT_METRIC "req_queue"
 
-static const char *const driver_keys[] = {"name",      "client_command", "controller_command",
-					  "min_users", "max_users",	 "step",
-					  "duration",  "warmup",	 "timeout",
-					  "watch",     "fsct",		 "refine",
+static const char *const driver_keys[] = {"name",
+					  "client_command",
+					  "controller_command",
+					  "min_users",
+					  "max_users",
+					  "step",
+					  "duration",
+					  "warmup",
+					  "timeout",
+					  "watch",
+					  "fsct",
+					  "refine",
+					  "over_steps",
 					  NULL};
 static const char *const fsct_keys[] = {"path", "workload", NULL};
 static const char *const drivers[] = {"command", "fsct", "builtin", NULL};
@@ -92,7 +101,9 @@ int pb_parse_driver(struct ctx *c, const struct pv_node *root)
 	    (r = pv_schema_int(&c->sc, m, "driver", "warmup", 0, 86400, &d->warmup)) ||
 	    (r = pv_schema_int(&c->sc, m, "driver", "timeout", 0, 604800, &d->timeout)) ||
 	    (r = pv_schema_int(&c->sc, m, "driver", "watch", 0, 3600, &d->watch)) ||
-	    (r = pv_schema_uint(&c->sc, m, "driver", "refine", 0, 10000000, &d->refine, NULL)))
+	    (r = pv_schema_uint(&c->sc, m, "driver", "refine", 0, 10000000, &d->refine, NULL)) ||
+	    (r = pv_schema_uint(&c->sc, m, "driver", "over_steps", 0, 10000000, &d->over_steps,
+				NULL)))
 		return r;
 	d->kind = (enum pv_driver_kind)kind;
 	if ((r = pv_schema_set(&d->name, drivers[kind])))

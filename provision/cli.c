@@ -166,10 +166,10 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "'cleanup controller [--backup DIR]' does the same but never creates a missing folder."},
 	{CMD_RUN, "run", pv_cmd_run, NULL, NULL, false,
 	 OPTS(OPT_TIMEOUT, OPT_MIN_USERS, OPT_MAX_USERS, OPT_STEP, OPT_DURATION, OPT_WARMUP,
-	      OPT_WATCH, OPT_ID, OPT_REFINE, OPT_REPEAT),
+	      OPT_WATCH, OPT_ID, OPT_REFINE, OPT_OVER_STEPS, OPT_REPEAT),
 	 PBL | PV_CMD_STOPPABLE,
 	 "run [--min-users N] [--max-users N] [--step N] [--duration S] [--warmup S] "
-	 "[--watch S] [--timeout S] [--id ID] [--refine N] [--repeat N]",
+	 "[--watch S] [--timeout S] [--id ID] [--refine N] [--over-steps N] [--repeat N]",
 	 "run the load driver's phases across all hosts",
 	 "Runs the playbook's load driver (driver:) for a ramp of user counts, as FSCT's run "
 	 "does:\n"
@@ -190,7 +190,9 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "'provision load' carries every user in one process (docs/load.md; the playbook's\n"
 	 "load: section), and load.txt, load.csv, load.json and load.svg give the answer; with\n"
 	 "--refine N it then runs steps between the last step carried and the first over it,\n"
-	 "halving the gap until it is at most N users (driver.refine).\n"
+	 "halving the gap until it is at most N users (driver.refine); with --over-steps N the\n"
+	 "ramp ends once N steps in a row were over the answer (overloaded by the server, not\n"
+	 "client-bound), the steps left not run (driver.over_steps).\n"
 	 "The server is watched all along (driver.watch, default every 2 s; --watch 0: not): one\n"
 	 "sampler on it over SSH reads /proc for CPU (total and smbd, winbindd, samba), memory,\n"
 	 "disk I/O and network; so is the DC when domain.ssh says how to reach it (watch-dc.csv,\n"
@@ -405,8 +407,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	{CMD_SWEEP, "sweep", NULL, NULL, sweep_subs, true,
 	 OPTS(OPT_SETTING, OPT_SETTING_COMMAND, OPT_REPEAT, OPT_ID, OPT_FROM, OPT_FILESET,
 	      OPT_CLIENT, OPT_SHARE, OPT_MT, OPT_CONNECTIONS, OPT_NO_PROFILE, OPT_INTERVAL,
-	      OPT_MIN_USERS, OPT_MAX_USERS, OPT_STEP, OPT_REFINE, OPT_DURATION, OPT_WARMUP,
-	      OPT_WATCH),
+	      OPT_MIN_USERS, OPT_MAX_USERS, OPT_STEP, OPT_REFINE, OPT_OVER_STEPS, OPT_DURATION,
+	      OPT_WARMUP, OPT_WATCH),
 	 PBL | PV_CMD_STOPPABLE,
 	 "sweep copy|run --setting PARAM=VALUE... [--setting-command 'APPLY ;; REVERT']... "
 	 "[--repeat N] [the job's options]",
@@ -484,6 +486,8 @@ const struct pv_option pv_options[] = {
 	{OPT_STEP, "step", 0, "N", false, "users added from one step to the next (driver.step)"},
 	{OPT_REFINE, "refine", 0, "N", false,
 	 "builtin: bisect after the ramp until the answer is known to N users (driver.refine)"},
+	{OPT_OVER_STEPS, "over-steps", 0, "N", false,
+	 "builtin: end the ramp after N steps in a row over the answer (driver.over_steps)"},
 	{OPT_DURATION, "duration", 0, "SECONDS", false,
 	 "how long each step is held (driver.duration)"},
 	{OPT_WARMUP, "warmup", 0, "SECONDS", false,

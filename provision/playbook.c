@@ -24,6 +24,7 @@ static const struct {
 	{OPT_MAX_USERS, "driver.max_users", CMD_COUNT},
 	{OPT_STEP, "driver.step", CMD_COUNT},
 	{OPT_REFINE, "driver.refine", CMD_COUNT},
+	{OPT_OVER_STEPS, "driver.over_steps", CMD_COUNT},
 	{OPT_DURATION, "driver.duration", CMD_COUNT},
 	{OPT_WARMUP, "driver.warmup", CMD_COUNT},
 	{OPT_WATCH, "driver.watch", CMD_COUNT},

@@ -148,6 +148,10 @@ static void text_one(const struct pv_ctx *ctx, const void *result, int code)
 		printf("server watch: %s\n", r->watch_error);
 	if (r->dc_watch_error[0])
 		printf("DC watch: %s\n", r->dc_watch_error);
+	if (r->skipped)
+		printf("run: the ramp ended over the answer (--over-steps): its %zu step%s of "
+		       "%u..%u users not run\n",
+		       r->skipped, r->skipped == 1 ? "" : "s", r->skipped_from, r->skipped_to);
 	printf("run: %zu step%s in %.1f s; manifest: %s/manifest.json\n", r->nsteps,
 	       r->nsteps == 1 ? "" : "s", r->seconds, r->folder);
 	if (out->report[0])
@@ -170,6 +174,16 @@ static void json_one(const struct pv_ctx *ctx, const void *result, int code, str
 	pv_json_str(o, "folder", r->folder[0] ? r->folder : NULL);
 	pv_json_str(o, "playbook_sha256", r->digest[0] ? r->digest : NULL);
 	pv_json_int(o, "planned", (long long)r->planned);
+	if (r->skipped) {
+		struct pv_json *k = pv_json_object();
+
+		pv_json_int(k, "steps", (long long)r->skipped);
+		pv_json_int(k, "from_users", r->skipped_from);
+		pv_json_int(k, "to_users", r->skipped_to);
+		pv_json_set(o, "skipped", k);
+	} else {
+		pv_json_str(o, "skipped", NULL);
+	}
 	for (size_t i = 0; i < r->nsteps; i++)
 		pv_json_append(a, pv_run_step_json(&r->steps[i]));
 	pv_json_set(o, "steps", a);

@@ -677,6 +677,15 @@ static void step_end(struct run *R, struct steprun *st)
 	}
 }
 
+/* --over-steps: the last driver.over_steps steps were all over the answer. */
+static bool ramp_over(struct run *R)
+{
+	struct builtin *B = state(R);
+
+	return B && R->res->nsteps == B->nsums &&
+	       pv_run_ramp_over(B->sums, B->nsums, B->cfg.overload, R->pb->driver.over_steps);
+}
+
 /* --refine: the next step's users, bisecting between the last step carried and the first over
  * it, until they are at most driver.refine users apart. */
 static unsigned next_users(struct run *R)
@@ -784,6 +793,12 @@ static void plan(struct run *R)
 				si + 1, R->ramp.n, pb->clients[i].name, n, first, last,
 				pb->driver.warmup, pb->driver.duration);
 		}
+	if (pb->driver.over_steps)
+		pv_env_plan_add(&R->res->plan,
+				"the ramp ends once %u step%s in a row %s over the answer "
+				"(driver.over_steps)",
+				pb->driver.over_steps, pb->driver.over_steps == 1 ? "" : "s",
+				pb->driver.over_steps == 1 ? "is" : "are");
 	if (pb->driver.refine)
 		pv_env_plan_add(
 			&R->res->plan,
@@ -804,6 +819,7 @@ const struct pv_run_driver pv_run_driver_builtin = {
 	.ready = ready,
 	.logged_on = logged_on,
 	.step_end = step_end,
+	.ramp_over = ramp_over,
 	.next_users = next_users,
 	.report = report,
 	.release = release,

@@ -45,6 +45,8 @@ struct pv_run_driver {
 	unsigned (*logged_on)(struct steprun *st);
 	/* after a step's hosts have ended and its watch is summed: the step's own figures */
 	void (*step_end)(struct run *R, struct steprun *st);
+	/* after a step of the ramp: whether the ramp ends there (--over-steps) */
+	bool (*ramp_over)(struct run *R);
 	/* after the ramp: the users of another step (--refine), 0 for none */
 	unsigned (*next_users)(struct run *R);
 	/* after the last step: the driver's result files, R->res->answer */

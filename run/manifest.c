@@ -172,6 +172,17 @@ static struct pv_json *manifest(struct run *R, const char *status, int code, con
 		pv_json_append(a, n);
 	}
 	pv_json_set(o, "steps", a);
+	pv_json_int(o, "over_steps", pb->driver.over_steps);
+	if (res->skipped) {
+		struct pv_json *n = pv_json_object();
+
+		pv_json_int(n, "steps", (long long)res->skipped);
+		pv_json_int(n, "from_users", res->skipped_from);
+		pv_json_int(n, "to_users", res->skipped_to);
+		pv_json_set(o, "skipped", n);
+	} else {
+		pv_json_str(o, "skipped", NULL);
+	}
 	pv_json_set(m, "driver", o);
 	a = pv_json_array();
 	if (pb->has_server) {

@@ -474,6 +474,17 @@ out:
 	return r;
 }
 
+bool pv_run_ramp_over(const struct pv_load_summary *steps, size_t n, double threshold, unsigned k)
+{
+	if (!k || n < k)
+		return false;
+	for (size_t i = n - k; i < n; i++)
+		if (!steps[i].users || !steps[i].all.n.started ||
+		    pv_load_carried(&steps[i], threshold) || steps[i].client_bound)
+			return false;
+	return true;
+}
+
 unsigned pv_run_refine_next(const struct pv_load_summary *steps, size_t n, double threshold,
 			    unsigned resolution, unsigned minimum)
 {

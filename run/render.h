@@ -25,6 +25,11 @@ void pv_ramp_release(struct pv_ramp *r);
  * least minimum users. */
 unsigned pv_run_refine_next(const struct pv_load_summary *steps, size_t n, double threshold,
 			    unsigned resolution, unsigned minimum);
+/* The builtin driver's --over-steps (driver.over_steps): whether the last k of the n steps run
+ * so far (in the order they ran) were all over the answer: their load started, and the server
+ * did not carry it, the clients not the limit (not client-bound). False when k is 0 or fewer
+ * than k steps ran. */
+bool pv_run_ramp_over(const struct pv_load_summary *steps, size_t n, double threshold, unsigned k);
 /* Client i's share of total users over n clients: as even as can be, the first ones one more. */
 unsigned pv_ramp_share(unsigned total, size_t n, size_t i);
 

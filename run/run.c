@@ -387,6 +387,28 @@ static int add_step(struct run *R, unsigned users)
 	return PV_OK;
 }
 
+/* --over-steps: after step si of the ramp, the driver says the ramp ends; the steps left are
+ * not run (said, and kept in the manifest). */
+static void ramp_end(struct run *R, size_t si)
+{
+	struct pv_run_result *res = R->res;
+
+	res->skipped = R->ramp.n - (si + 1);
+	res->skipped_from = R->ramp.totals[si + 1];
+	res->skipped_to = R->ramp.totals[R->ramp.n - 1];
+	pv_log(PV_LOG_INFO,
+	       "run: step %zu is the %u%s in a row over the answer: the ramp ends there "
+	       "(driver.over_steps), its %zu step%s of %u..%u users not run",
+	       si + 1, R->pb->driver.over_steps,
+	       R->pb->driver.over_steps == 1   ? "st"
+	       : R->pb->driver.over_steps == 2 ? "nd"
+	       : R->pb->driver.over_steps == 3 ? "rd"
+					       : "th",
+	       res->skipped, res->skipped == 1 ? "" : "s", res->skipped_from, res->skipped_to);
+	R->ramp.n = si + 1;
+	res->planned = R->ramp.n;
+}
+
 /* The steps, one after the other (the ramp's, then those the driver adds to refine the
  * answer), the drain between them, the manifest after each. */
 static int steps(struct run *R, char *msg, size_t msglen)
@@ -410,6 +432,9 @@ static int steps(struct run *R, char *msg, size_t msglen)
 			       si + 2);
 			r = PV_OK;
 		}
+		if (r == PV_OK && si + 1 < R->ramp.n && !R->res->steps[si].refine &&
+		    R->drv->ramp_over && R->drv->ramp_over(R))
+			ramp_end(R, si);
 		if (r == PV_OK && si + 1 == R->ramp.n && R->drv->next_users &&
 		    (more = R->drv->next_users(R)) > 0)
 			r = add_step(R, more);

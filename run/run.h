@@ -77,6 +77,10 @@ struct pv_run_result {
 	char digest[PV_SHA256_HEX]; /* the playbook file's SHA-256 */
 	struct pv_run_step *steps;
 	size_t nsteps, planned;
+	/* --over-steps ended the ramp: the steps of the ramp not run, from skipped_from users
+	 * to skipped_to (0 when every step of the ramp ran) */
+	size_t skipped;
+	unsigned skipped_from, skipped_to;
 	double seconds;
 	char watch_error[384];	  /* the watch failed (the run went on without it) */
 	char dc_watch_error[384]; /* the DC's watch failed, the same way */

@@ -137,6 +137,42 @@ START_TEST(refine)
 }
 END_TEST
 
+/* --over-steps: the ramp ends when the last k steps were all the server's overload */
+START_TEST(ramp_over)
+{
+	static struct pv_load_summary st[4];
+
+	memset(st, 0, sizeof(st));
+	for (int i = 0; i < 4; i++) {
+		st[i].users = st[i].connected = 10 * (i + 1); /* 10, 20, 30, 40 */
+		st[i].all.n.started = st[i].all.lat.n = 100;
+	}
+	st[1].all.n.overloaded = st[2].all.n.overloaded = 50;
+	ck_assert(!pv_run_ramp_over(st, 1, 1, 1)); /* step 1 carried */
+	ck_assert(pv_run_ramp_over(st, 2, 1, 1));
+	ck_assert(!pv_run_ramp_over(st, 2, 1, 2)); /* one over, two asked */
+	ck_assert(pv_run_ramp_over(st, 3, 1, 2));
+	ck_assert(!pv_run_ramp_over(st, 3, 1, 3)); /* step 1 carried among the three */
+	ck_assert(!pv_run_ramp_over(st, 3, 1, 0)); /* not asked */
+	ck_assert(!pv_run_ramp_over(st, 1, 1, 2)); /* fewer steps than asked */
+	/* a client-bound step is not the server's overload; nor is a step nobody logged on to */
+	st[2].client_bound = true;
+	ck_assert(!pv_run_ramp_over(st, 3, 1, 2));
+	st[2].client_bound = false;
+	st[2].users = 0;
+	ck_assert(!pv_run_ramp_over(st, 3, 1, 1));
+	/* a step whose load never started (too short a step) says nothing of the server */
+	st[2].users = 30;
+	st[2].all.n.started = 0;
+	ck_assert(!pv_run_ramp_over(st, 3, 1, 1));
+	st[2].all.n.started = 100;
+	/* overloaded under the threshold: carried */
+	st[2].users = 30;
+	st[2].all.n.overloaded = 1;
+	ck_assert(!pv_run_ramp_over(st, 3, 5, 1));
+}
+END_TEST
+
 START_TEST(render)
 {
 	struct pv_playbook *pb = load(NULL);
@@ -1138,6 +1174,7 @@ int main(void)
 	tcase_add_test(tc, replica_names);
 	tcase_add_test(tc, ramp_last_step);
 	tcase_add_test(tc, refine);
+	tcase_add_test(tc, ramp_over);
 	tcase_add_test(tc, render);
 	tcase_add_test(tc, render_quoted);
 	tcase_add_test(tc, getent_lines);
