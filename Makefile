@@ -4,7 +4,7 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 CC ?= cc
-PKGS := ldap lber krb5 krb5-gssapi smbclient libssh yaml-0.1 jansson nettle
+PKGS := ldap lber krb5 krb5-gssapi smbclient libssh yaml-0.1 jansson nettle libpcap
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -22,7 +22,7 @@ CFLAGS ?= -O2 -g
 SAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
-MODULES := util json playbooks hosts fileset krb ldap remote smb samba env load results report phases run sweep
+MODULES := util json playbooks hosts fileset krb ldap remote smb capture learn samba env load results report phases run sweep
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC := $(wildcard provision/*.c)
 LIB_OBJ := $(patsubst %.c,build/obj/%.o,$(LIB_SRC))

@@ -437,6 +437,21 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "cannot take, or a share the lab did not make; 8 the server failed, or its\n"
 	 "configuration is not as it was after the sweep; 15 stopped; a job's own code when it\n"
 	 "failed (the settings put back all the same)."},
+	{CMD_LEARN, "learn", pv_cmd_learn, NULL, NULL, false, OPTS(OPT_PORT), PV_CMD_OPERANDS,
+	 "learn CAPTURE [--port N]",
+	 "what a capture of a file server's SMB traffic holds (docs/learn.md)",
+	 "Reads a pcap or pcapng capture (tcpdump -w on the server, or Wireshark on a client)\n"
+	 "of SMB2/3 over TCP (port 445, or --port N) in one pass, in memory that does not grow\n"
+	 "with its length: each connection put back in order (reordered and repeated segments,\n"
+	 "and bytes the capture lost, which are counted), its NetBIOS frames, and every SMB2\n"
+	 "request and answer decoded, compounds included, answers matched to their requests.\n"
+	 "Prints the requests by command with their share, how many were answered in the\n"
+	 "capture, and what it could not read, with its share of the SMB bytes: encrypted or\n"
+	 "compressed frames, SMB1, bytes lost, frames out of step. --json gives every count\n"
+	 "(docs/json.md). This version counts; learning a workload to replay from it is still\n"
+	 "to come (docs/learn.md). Needs no playbook. Exit status: 2 bad options; 3 a file that\n"
+	 "is not a capture provision reads, a link type it does not read, or one damaged\n"
+	 "part-way (what came before it is still shown)."},
 	{CMD_HELP, "help", NULL, NULL, NULL, false, NULL, 0, "help [command]",
 	 "show help for a command", "Shows the usage and options of a command."},
 };
@@ -504,6 +519,7 @@ const struct pv_option pv_options[] = {
 	 "load: no schedules: each user opens, writes 4 KiB to and closes its own file "
 	 "(open-write-close), or opens and closes its share's root (open-close), as fast as it can "
 	 "(bench/load.sh); prints 'ops {...}' at the end"},
+	{OPT_PORT, "port", 0, "N", false, "learn: the SMB port of the capture (default 445)"},
 	{OPT_HTML, "html", 0, "FILE", false,
 	 "report: write the page here instead of RUN_DIR/report.html; compare: also write the "
 	 "comparison as a page here"},

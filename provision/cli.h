@@ -26,6 +26,7 @@ enum pv_cmd_id {
 	CMD_COPY,
 	CMD_COPY_AGENT,
 	CMD_SWEEP,
+	CMD_LEARN,
 	CMD_HELP,
 	CMD_COUNT
 };
@@ -78,6 +79,7 @@ enum pv_opt_id {
 	OPT_WORKGROUP,
 	OPT_OPS,
 	OPT_HTML,
+	OPT_PORT,
 	OPT_FROM,
 	OPT_FILESET,
 	OPT_SHARE,

@@ -122,6 +122,7 @@ int pv_cmd_sweep_copy(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_sweep_run(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_wait(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_report(struct pv_ctx *ctx, struct pv_out *out);
+int pv_cmd_learn(struct pv_ctx *ctx, struct pv_out *out);
 int pv_cmd_compare(struct pv_ctx *ctx, struct pv_out *out);
 
 #endif

@@ -7,6 +7,8 @@ pkgs=(
 	# build
 	gcc make pkg-config libldap-dev libkrb5-dev libsasl2-dev libsmbclient-dev libssh-dev
 	libyaml-dev libjansson-dev check shellcheck
+	# provision learn: captures read with libpcap
+	libpcap-dev
 	# the unit tests' golden digests (SHA-256)
 	nettle-dev
 	# fuzzing (make fuzz, make fuzz-replay): clang with libFuzzer and its sanitizer runtimes
@@ -19,6 +21,9 @@ pkgs=(
 	openssl attr acl time procps util-linux
 	# the benchmarks' reference tools (bench/load.sh: smbtorture)
 	samba-testsuite
+	# captures on the lab (tcpdump in srv's namespace) and their independent decoding (tshark,
+	# the oracle of provision learn's counts)
+	tcpdump tshark
 	# make docs-check: the man page rendered (man -l, groff), plain text for the checks (col)
 	man-db groff-base bsdextrautils
 	# report.html and compare --html checked in a real browser (t_report: headless chromium)

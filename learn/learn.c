@@ -1,0 +1,529 @@
+/* learn/learn.c: a capture's SMB traffic read in one pass (see learn/learn.h): the connections to
+ * the SMB port, each direction reassembled (learn/stream.c) and cut into NetBIOS frames (RFC
+ * 1002's session message: a zero byte and a 24-bit length, as SMB2 over TCP has it, MS-SMB2
+ * 2.1), each frame's SMB2 messages decoded (smb/trace.c) and counted. A direction whose start
+ * was not captured, or that lost bytes in mid-frame, is out of step: it is read again from the
+ * next place where a frame header is followed by an SMB signature. */
+#include "learn/learn.h"
+
+#include "learn/stream.h"
+#include "capture/capture.h"
+#include "util/err.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum fstate { F_HDR, F_BODY, F_RESYNC };
+
+/* One direction's NetBIOS frames. */
+struct framer {
+	struct conn *c;
+	enum fstate st;
+	uint8_t hdr[8]; /* the frame header; in F_RESYNC the last 8 bytes seen */
+	size_t hn;
+	size_t want, have; /* the frame's length, its bytes come so far */
+	uint8_t *buf;	   /* its first bytes (PV_LEARN_KEEP at most) */
+	size_t cap, kept;
+	bool holed; /* bytes of it were lost: nothing past the hole is kept */
+	struct pv_stream s;
+};
+
+struct pending {
+	uint64_t mid;
+	uint16_t cmd;
+	bool used;
+};
+
+struct conn {
+	struct conn *next; /* in its hash chain */
+	uint8_t key[36];   /* client address and port, server address and port */
+	struct pv_learn *l;
+	struct framer to_srv, to_cli;
+	struct pending *pend;
+	size_t npend, pslots; /* entries, slots (a power of 2, or 0) */
+	bool fin_cli, fin_srv;
+};
+
+#define NBUCKETS 4096u
+
+struct pv_learn {
+	struct pv_learn_counts *c;
+	uint16_t port;
+	int link;
+	struct conn *bucket[NBUCKETS];
+	size_t nconns;
+};
+
+/* ---- requests awaiting their answer: linear probing, deletion by backward shift ---- */
+
+static size_t slot(uint64_t mid, size_t mask)
+{
+	return (size_t)((mid * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static bool pend_grow(struct conn *c)
+{
+	size_t ncap = c->pslots ? c->pslots * 2 : 64;
+	struct pending *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return false;
+	for (size_t i = 0; i < c->pslots; i++) {
+		size_t j;
+
+		if (!c->pend[i].used)
+			continue;
+		for (j = slot(c->pend[i].mid, ncap - 1); n[j].used; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = c->pend[i];
+	}
+	free(c->pend);
+	c->pend = n;
+	c->pslots = ncap;
+	return true;
+}
+
+static bool pend_add(struct conn *c, uint64_t mid, uint16_t cmd)
+{
+	size_t i;
+
+	if (c->npend >= PV_LEARN_PENDING_MAX || ((c->npend + 1) * 2 > c->pslots && !pend_grow(c)))
+		return false;
+	for (i = slot(mid, c->pslots - 1); c->pend[i].used; i = (i + 1) & (c->pslots - 1))
+		if (c->pend[i].mid == mid) { /* a message id used again: the later request */
+			c->pend[i].cmd = cmd;
+			return true;
+		}
+	c->pend[i] = (struct pending){mid, cmd, true};
+	c->npend++;
+	return true;
+}
+
+static bool pend_take(struct conn *c, uint64_t mid)
+{
+	size_t mask = c->pslots - 1, i, j;
+
+	if (!c->pslots)
+		return false;
+	for (i = slot(mid, mask); c->pend[i].used && c->pend[i].mid != mid; i = (i + 1) & mask)
+		;
+	if (!c->pend[i].used)
+		return false;
+	/* the entries after it that would not be found past the empty slot move back */
+	for (j = i;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!c->pend[j].used)
+			break;
+		k = slot(c->pend[j].mid, mask);
+		if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
+			c->pend[i] = c->pend[j];
+			i = j;
+		}
+	}
+	c->pend[i].used = false;
+	c->npend--;
+	return true;
+}
+
+/* ---- messages ---- */
+
+static void message(void *arg, const struct pv_smbt_msg *m)
+{
+	struct conn *cn = arg;
+	struct pv_learn_counts *c = cn->l->c;
+
+	if (m->cmd >= PV_SMBT_NCMD) {
+		c->unknown_cmd++;
+		return;
+	}
+	if (!m->response) {
+		c->req[m->cmd]++;
+		if (m->cmd == 5 && m->disposition < 6) /* CREATE */
+			c->disposition[m->disposition]++;
+		if (m->cmd == 8) /* READ */
+			c->read_asked += m->length;
+		if (m->cmd == 9) /* WRITE */
+			c->written += m->length;
+		/* a CANCEL names the request it cancels, and has no answer of its own */
+		if (m->cmd != 12 && !pend_add(cn, m->mid, m->cmd))
+			c->untracked++;
+		return;
+	}
+	c->resp[m->cmd]++;
+	if (m->mid == UINT64_MAX && m->cmd == 18) { /* a break the server sends on its own */
+		c->notifications++;
+		return;
+	}
+	if (m->async && m->status == 0x00000103u) { /* STATUS_PENDING: the answer is to come */
+		c->interim++;
+		return;
+	}
+	c->ans[m->cmd]++;
+	if ((m->status & 0xC0000000u) == 0xC0000000u)
+		c->errors++;
+	if (m->cmd == 8)
+		c->read_got += m->got;
+	if (pend_take(cn, m->mid))
+		c->matched++;
+	else
+		c->unmatched_ans++;
+}
+
+/* ---- NetBIOS frames ---- */
+
+static void frame_done(struct framer *f)
+{
+	struct pv_learn_counts *c = f->c->l->c;
+	bool cut = false;
+	char why[160];
+	size_t n = f->kept;
+
+	c->nb_frames++;
+	switch (pv_smbt_kind(f->buf, n)) {
+	case PV_SMBT_SMB2:
+		c->smb2_frames++;
+		c->smb2_bytes += f->want;
+		if (pv_smbt_frame(f->buf, n, f->want, message, f->c, &cut, why, sizeof(why)) < 0) {
+			if (!c->malformed++)
+				snprintf(c->first_malformed, sizeof(c->first_malformed), "%s", why);
+		} else if (cut) {
+			c->cut_chains++;
+		}
+		break;
+	case PV_SMBT_ENCRYPTED:
+		c->enc_frames++;
+		c->enc_bytes += f->want;
+		break;
+	case PV_SMBT_COMPRESSED:
+		c->comp_frames++;
+		c->comp_bytes += f->want;
+		break;
+	case PV_SMBT_SMB1:
+		c->smb1_frames++;
+		c->smb1_bytes += f->want;
+		break;
+	default:
+		c->other_frames++;
+		c->other_bytes += f->want;
+		break;
+	}
+	f->st = F_HDR;
+	f->hn = 0;
+}
+
+static void keep(struct framer *f, const uint8_t *p, size_t n)
+{
+	if (f->holed || f->kept >= PV_LEARN_KEEP)
+		return;
+	if (n > PV_LEARN_KEEP - f->kept)
+		n = PV_LEARN_KEEP - f->kept;
+	if (f->kept + n > f->cap) {
+		size_t ncap = f->cap ? f->cap : 256;
+		uint8_t *b;
+
+		while (ncap < f->kept + n)
+			ncap *= 2;
+		if (ncap > PV_LEARN_KEEP)
+			ncap = PV_LEARN_KEEP;
+		if (!(b = realloc(f->buf, ncap))) {
+			f->holed = true; /* out of memory: the frame is counted, not decoded */
+			return;
+		}
+		f->buf = b;
+		f->cap = ncap;
+	}
+	memcpy(f->buf + f->kept, p, n);
+	f->kept += n;
+}
+
+static void body_start(struct framer *f, size_t len)
+{
+	f->st = F_BODY;
+	f->want = len;
+	f->have = f->kept = 0;
+	f->holed = false;
+}
+
+/* In F_RESYNC, one more byte: a frame header (a zero byte, a length of 64 bytes to 16 MiB)
+ * followed by an SMB signature starts a frame again. */
+static void resync_byte(struct framer *f, uint8_t b)
+{
+	size_t len;
+
+	if (f->hn == 8)
+		memmove(f->hdr, f->hdr + 1, --f->hn);
+	f->hdr[f->hn++] = b;
+	if (f->hn < 8 || f->hdr[0] != 0 || memcmp(f->hdr + 5, "SMB", 3) != 0 ||
+	    (f->hdr[4] != 0xfe && f->hdr[4] != 0xfd && f->hdr[4] != 0xfc && f->hdr[4] != 0xff))
+		return;
+	len = (size_t)f->hdr[1] << 16 | (size_t)f->hdr[2] << 8 | f->hdr[3];
+	if (len < 64)
+		return;
+	f->c->l->c->resyncs++;
+	body_start(f, len);
+	keep(f, f->hdr + 4, 4);
+	f->have = 4;
+}
+
+static void on_data(void *arg, const uint8_t *p, size_t n)
+{
+	struct framer *f = arg;
+
+	while (n) {
+		if (f->st == F_RESYNC) {
+			resync_byte(f, *p++);
+			n--;
+			continue;
+		}
+		if (f->st == F_HDR) {
+			size_t len;
+
+			f->hdr[f->hn++] = *p++;
+			n--;
+			if (f->hn < 4)
+				continue;
+			len = (size_t)f->hdr[1] << 16 | (size_t)f->hdr[2] << 8 | f->hdr[3];
+			if (f->hdr[0] == 0x85 && len == 0) { /* a session keep-alive */
+				f->c->l->c->keepalives++;
+				f->hn = 0;
+				continue;
+			}
+			if (f->hdr[0] != 0 || len < 4) { /* out of step */
+				f->st = F_RESYNC;
+				continue;
+			}
+			body_start(f, len);
+			continue;
+		}
+		{
+			size_t take = f->want - f->have < n ? f->want - f->have : n;
+
+			keep(f, p, take);
+			f->have += take;
+			p += take;
+			n -= take;
+			if (f->have == f->want)
+				frame_done(f);
+		}
+	}
+}
+
+static void on_gap(void *arg, size_t n)
+{
+	struct framer *f = arg;
+
+	if (f->st == F_BODY && n <= f->want - f->have) {
+		/* the hole is inside this frame: counted, decoded up to the hole */
+		f->holed = true;
+		f->have += n;
+		if (f->have == f->want)
+			frame_done(f);
+		return;
+	}
+	if (f->st == F_BODY) {
+		f->holed = true;
+		f->have = f->want;
+		frame_done(f);
+	}
+	f->st = F_RESYNC;
+	f->hn = 0;
+}
+
+/* ---- connections ---- */
+
+static void framer_init(struct framer *f, struct conn *c)
+{
+	memset(f, 0, sizeof(*f));
+	f->c = c;
+	pv_stream_init(&f->s, on_data, on_gap, f);
+}
+
+static void framer_end(struct framer *f, struct pv_learn_counts *c)
+{
+	pv_stream_end(&f->s);
+	c->bytes += f->s.bytes;
+	c->gap_bytes += f->s.gap_bytes;
+	c->gaps += f->s.gaps;
+	c->again_bytes += f->s.again_bytes;
+	pv_stream_release(&f->s);
+	free(f->buf);
+	f->buf = NULL;
+}
+
+static void conn_end(struct pv_learn *l, struct conn *c)
+{
+	framer_end(&c->to_srv, l->c);
+	framer_end(&c->to_cli, l->c);
+	l->c->unanswered += c->npend;
+	free(c->pend);
+	free(c);
+	l->nconns--;
+}
+
+static size_t bucket_of(const uint8_t key[36])
+{
+	uint32_t h = 2166136261u;
+
+	for (int i = 0; i < 36; i++)
+		h = (h ^ key[i]) * 16777619u;
+	return h % NBUCKETS;
+}
+
+/* End the connections that both sides closed (to make room). */
+static void sweep_closed(struct pv_learn *l)
+{
+	for (size_t b = 0; b < NBUCKETS; b++)
+		for (struct conn **pp = &l->bucket[b]; *pp;) {
+			struct conn *c = *pp;
+
+			if (c->fin_cli && c->fin_srv) {
+				*pp = c->next;
+				conn_end(l, c);
+			} else {
+				pp = &c->next;
+			}
+		}
+}
+
+static struct conn *conn_of(struct pv_learn *l, const uint8_t key[36], bool *fresh)
+{
+	size_t b = bucket_of(key);
+	struct conn *c;
+
+	*fresh = false;
+	for (c = l->bucket[b]; c; c = c->next)
+		if (!memcmp(c->key, key, 36))
+			return c;
+	if (l->nconns >= PV_LEARN_CONNS_MAX)
+		sweep_closed(l);
+	if (l->nconns >= PV_LEARN_CONNS_MAX || !(c = calloc(1, sizeof(*c))))
+		return NULL;
+	memcpy(c->key, key, 36);
+	c->l = l;
+	framer_init(&c->to_srv, c);
+	framer_init(&c->to_cli, c);
+	c->next = l->bucket[b];
+	l->bucket[b] = c;
+	l->nconns++;
+	l->c->conns++;
+	*fresh = true;
+	return c;
+}
+
+struct pv_learn *pv_learn_begin(const struct pv_learn_opts *o, int link, struct pv_learn_counts *c)
+{
+	struct pv_learn *l = calloc(1, sizeof(*l));
+
+	memset(c, 0, sizeof(*c));
+	if (!l)
+		return NULL;
+	l->c = c;
+	l->port = o && o->port ? o->port : 445;
+	l->link = link;
+	return l;
+}
+
+void pv_learn_frame(struct pv_learn *l, const uint8_t *p, size_t caplen, size_t wirelen, double t)
+{
+	struct pv_learn_counts *c = l->c;
+	struct pv_capture_seg s;
+	char why[160];
+	uint8_t key[36];
+	bool to_srv, fresh;
+	struct conn *cn;
+	struct framer *f;
+
+	if (!c->frames++)
+		c->t0 = t;
+	c->t1 = t;
+	if (caplen < wirelen)
+		c->cut_frames++;
+	switch (pv_capture_frame(l->link, p, caplen, wirelen, &s, why, sizeof(why))) {
+	case PV_CAPTURE_TCP:
+		c->tcp++;
+		break;
+	case PV_CAPTURE_NOT_TCP:
+		c->not_tcp++;
+		return;
+	case PV_CAPTURE_FRAGMENT:
+		c->fragments++;
+		return;
+	default:
+		if (!c->bad_frames++)
+			snprintf(c->first_bad, sizeof(c->first_bad), "frame %llu: %.120s",
+				 (unsigned long long)c->frames, why);
+		return;
+	}
+	if (s.dport == l->port)
+		to_srv = true;
+	else if (s.sport == l->port)
+		to_srv = false;
+	else
+		return;
+	/* the key: the client's side first, whichever way the segment goes */
+	memcpy(key, to_srv ? s.src : s.dst, 16);
+	key[16] = (uint8_t)((to_srv ? s.sport : s.dport) >> 8);
+	key[17] = (uint8_t)(to_srv ? s.sport : s.dport);
+	memcpy(key + 18, to_srv ? s.dst : s.src, 16);
+	key[34] = (uint8_t)(l->port >> 8);
+	key[35] = (uint8_t)l->port;
+	if (!(cn = conn_of(l, key, &fresh))) {
+		c->conns_refused++;
+		return;
+	}
+	f = to_srv ? &cn->to_srv : &cn->to_cli;
+	if (!f->s.synced && !(s.flags & PV_TCP_SYN) && s.wire) {
+		f->st = F_RESYNC; /* its start was not captured: find a frame's start */
+		if (!cn->to_srv.s.began_midway && !cn->to_cli.s.began_midway)
+			c->conns_midway++;
+	}
+	pv_stream_seg(&f->s, s.seq, s.flags, s.data, s.len, s.wire);
+	if (s.flags & PV_TCP_RST) {
+		cn->fin_cli = cn->fin_srv = true;
+	} else if (s.flags & PV_TCP_FIN) {
+		if (to_srv)
+			cn->fin_cli = true;
+		else
+			cn->fin_srv = true;
+	}
+}
+
+void pv_learn_end(struct pv_learn *l)
+{
+	if (!l)
+		return;
+	for (size_t b = 0; b < NBUCKETS; b++)
+		while (l->bucket[b]) {
+			struct conn *c = l->bucket[b];
+
+			l->bucket[b] = c->next;
+			conn_end(l, c);
+		}
+	free(l);
+}
+
+int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_learn_counts *c)
+{
+	struct pv_capture *cap;
+	struct pv_learn *l;
+	const uint8_t *p;
+	size_t caplen, wirelen;
+	double t;
+	int r, n;
+
+	memset(c, 0, sizeof(*c));
+	if ((r = pv_capture_open(path, &cap)) != PV_OK)
+		return r;
+	if (!(l = pv_learn_begin(o, pv_capture_link(cap), c))) {
+		pv_capture_close(cap);
+		return pv_error(PV_EIO, "out of memory");
+	}
+	while ((n = pv_capture_next(cap, &p, &caplen, &wirelen, &t)) > 0)
+		pv_learn_frame(l, p, caplen, wirelen, t);
+	pv_learn_end(l);
+	pv_capture_close(cap);
+	return n < 0 ? PV_ECONFIG : PV_OK;
+}

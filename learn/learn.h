@@ -1,0 +1,69 @@
+/* learn/learn.h: what a capture of a file server's SMB traffic holds (provision learn), read in
+ * one streaming pass: its frames, the TCP connections to the SMB port put back in order
+ * (learn/stream.c), their NetBIOS frames, and every SMB2 request and answer decoded by the one
+ * codec (smb/trace.h), answers matched to their requests by connection and message id. What
+ * cannot be read (encrypted or compressed frames, SMB1, bytes the capture lost) is counted, in
+ * frames and bytes, never guessed at. Memory is bounded by the connections open at once, not by
+ * the capture's length. */
+#ifndef PV_LEARN_LEARN_H
+#define PV_LEARN_LEARN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "smb/trace.h"
+
+/* At most this many TCP connections followed at once (more: counted, not read). */
+#define PV_LEARN_CONNS_MAX 16384u
+/* Of each NetBIOS frame, at most this many bytes are kept for decoding (its headers and the
+ * fixed parts of its bodies; a large WRITE's data is only counted). */
+#define PV_LEARN_KEEP (64u * 1024u)
+/* At most this many requests awaiting their answer per connection (more: not matched). */
+#define PV_LEARN_PENDING_MAX 65536u
+
+struct pv_learn_opts {
+	uint16_t port; /* the SMB port; 0: 445 */
+};
+
+struct pv_learn_counts {
+	/* frames of the capture */
+	uint64_t frames, tcp, not_tcp, fragments, bad_frames, cut_frames;
+	char first_bad[160]; /* why the first bad frame was */
+	double t0, t1;	     /* the first and the last frame's time */
+	/* TCP connections to the port */
+	uint64_t conns, conns_midway, conns_refused;
+	uint64_t bytes, gap_bytes, gaps, again_bytes;
+	/* NetBIOS frames, by what they carry */
+	uint64_t nb_frames, smb2_frames, smb2_bytes;
+	uint64_t enc_frames, enc_bytes, comp_frames, comp_bytes, smb1_frames, smb1_bytes;
+	uint64_t other_frames, other_bytes, resyncs, keepalives;
+	uint64_t malformed, cut_chains; /* chains refused (first_malformed), or kept in part */
+	char first_malformed[160];
+	/* SMB2 messages */
+	uint64_t req[PV_SMBT_NCMD], ans[PV_SMBT_NCMD]; /* final answers, by command */
+	uint64_t resp[PV_SMBT_NCMD]; /* every answer message by command: interim, breaks too */
+	uint64_t unknown_cmd;			       /* a command SMB2 has not */
+	uint64_t interim;			       /* STATUS_PENDING, the final answer to come */
+	uint64_t notifications;			       /* the server's own (lease and oplock breaks) */
+	uint64_t matched;			       /* final answers to a request seen */
+	uint64_t unmatched_ans;			       /* final answers to no request seen */
+	uint64_t unanswered;			       /* requests with no answer in the capture */
+	uint64_t untracked;			       /* requests past PV_LEARN_PENDING_MAX */
+	uint64_t errors;			       /* final answers with an error status */
+	uint64_t disposition[6];		       /* CREATE's: SUPERSEDE .. OVERWRITE_IF */
+	uint64_t read_asked, read_got, written;	       /* bytes */
+};
+
+/* Read the capture at path: PV_OK with c filled; PV_ECONFIG when it is not a capture provision
+ * reads or is damaged (c holds what was read before), PV_EIO on a local error. */
+int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_learn_counts *c);
+
+/* The same over frames already in memory (the fuzz target's and the unit tests' way in): link
+ * is the capture's link type (PV_CAPTURE_LINK_*). Call begin, frame for each, then end. */
+struct pv_learn;
+struct pv_learn *pv_learn_begin(const struct pv_learn_opts *o, int link, struct pv_learn_counts *c);
+void pv_learn_frame(struct pv_learn *l, const uint8_t *p, size_t caplen, size_t wirelen, double t);
+void pv_learn_end(struct pv_learn *l);
+
+#endif

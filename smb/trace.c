@@ -1,0 +1,155 @@
+/* smb/trace.c: SMB2 frames as a capture holds them, decoded through the codec's reader (see
+ * smb/trace.h). Offsets of the bodies are those of MS-SMB2 2.2.13 (CREATE), 2.2.19-2.2.21
+ * (READ, WRITE), 2.2.31 (IOCTL), 2.2.33 (QUERY_DIRECTORY), 2.2.37 and 2.2.39 (QUERY_INFO,
+ * SET_INFO). */
+#include "smb/trace.h"
+
+#include "smb/smb2.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum pv_smbt_kind pv_smbt_kind(const uint8_t *p, size_t len)
+{
+	if (len < 4 || memcmp(p + 1, "SMB", 3) != 0)
+		return PV_SMBT_OTHER;
+	switch (p[0]) {
+	case 0xfe:
+		return PV_SMBT_SMB2;
+	case 0xfd:
+		return PV_SMBT_ENCRYPTED;
+	case 0xfc:
+		return PV_SMBT_COMPRESSED;
+	case 0xff:
+		return PV_SMBT_SMB1;
+	default:
+		return PV_SMBT_OTHER;
+	}
+}
+
+const char *pv_smbt_cmd_name(uint16_t cmd)
+{
+	return smb2_cmd_name(cmd);
+}
+
+/* The fields of a body (b: the bytes after the header that are in the frame). */
+static void body(struct pv_smbt_msg *m, struct smb2_rd *b)
+{
+	struct smb2_rd r = *b;
+
+	if (m->response) {
+		if (m->cmd == SMB2_READ && (m->status == ST_OK || m->status == ST_BUFFER_OVERFLOW)) {
+			smb2_rd_seek(&r, 4);
+			m->got = smb2_rd_u32(&r);
+		}
+		m->body_cut = r.bad;
+		return;
+	}
+	switch (m->cmd) {
+	case SMB2_CREATE:
+		smb2_rd_seek(&r, 36);
+		m->disposition = smb2_rd_u32(&r);
+		break;
+	case SMB2_IOCTL:
+	case SMB2_READ:
+	case SMB2_WRITE:
+		smb2_rd_seek(&r, 4);
+		if (m->cmd == SMB2_IOCTL)
+			m->ctl = smb2_rd_u32(&r);
+		else
+			m->length = smb2_rd_u32(&r);
+		break;
+	case SMB2_QUERY_INFO:
+	case SMB2_SET_INFO:
+		smb2_rd_seek(&r, 2);
+		m->info_type = smb2_rd_u8(&r);
+		m->info_class = smb2_rd_u8(&r);
+		break;
+	case SMB2_QUERY_DIRECTORY:
+		smb2_rd_seek(&r, 2);
+		m->info_class = smb2_rd_u8(&r);
+		break;
+	default:
+		break;
+	}
+	if (r.bad) { /* a field past the bytes kept: none of them */
+		m->disposition = m->ctl = m->length = 0;
+		m->info_type = m->info_class = 0;
+		m->body_cut = true;
+	}
+}
+
+int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, void *arg,
+		  bool *cut, char *why, size_t whylen)
+{
+	size_t at = 0;
+	int n = 0;
+
+	if (cut)
+		*cut = false;
+	if (len > total)
+		len = total;
+	for (;;) {
+		struct pv_smbt_msg m;
+		struct smb2_rd r, b;
+		size_t end;
+
+		if (at + SMB2_HDR > len) {
+			if (at + SMB2_HDR <= total && cut) /* the header is past what was kept */
+				*cut = true;
+			else if (at + SMB2_HDR > total) {
+				snprintf(why, whylen,
+					 "a message at byte %zu of a frame of %zu bytes has no room "
+					 "for its 64-byte header",
+					 at, total);
+				return -1;
+			}
+			return n;
+		}
+		smb2_rd_init(&r, p + at, len - at);
+		if (memcmp(p + at, "\xfeSMB", 4) != 0 || smb2_get16(p + at + 4) != SMB2_HDR) {
+			snprintf(why, whylen, "the message at byte %zu of a frame is not SMB2", at);
+			return -1;
+		}
+		memset(&m, 0, sizeof(m));
+		smb2_rd_seek(&r, 8);
+		m.status = smb2_rd_u32(&r);
+		m.cmd = smb2_rd_u16(&r);
+		smb2_rd_skip(&r, 2); /* credits */
+		{
+			uint32_t flags = smb2_rd_u32(&r), next = smb2_rd_u32(&r);
+
+			m.response = flags & SMB2_FLAGS_RESPONSE;
+			m.async = flags & SMB2_FLAGS_ASYNC;
+			m.related = flags & SMB2_FLAGS_RELATED;
+			m.mid = smb2_rd_u64(&r);
+			if (m.async) {
+				m.async_id = smb2_rd_u64(&r);
+			} else {
+				smb2_rd_skip(&r, 4);
+				m.tree = smb2_rd_u32(&r);
+			}
+			m.session = smb2_rd_u64(&r);
+			if (next && (next % 8 || next < SMB2_HDR || next > total - at)) {
+				snprintf(why, whylen,
+					 "the message at byte %zu of a frame of %zu bytes says the "
+					 "next is %u bytes on%s",
+					 at, total, next,
+					 next % 8 ? " (not a multiple of 8)" : "");
+				return -1;
+			}
+			end = next ? at + next : total;
+		}
+		/* the body: its bytes in this message and in what was kept */
+		if (smb2_rd_span(&r, SMB2_HDR, (end < len ? end : len) - at - SMB2_HDR, "the body",
+				 &b) == 0)
+			body(&m, &b);
+		if (end > len)
+			m.body_cut = true;
+		fn(arg, &m);
+		n++;
+		if (end == total)
+			return n;
+		at = end;
+	}
+}

@@ -1,0 +1,60 @@
+/* smb/trace.h: SMB2 messages as a capture holds them (provision learn): the messages of one
+ * NetBIOS frame, requests and answers alike, each with its header and the few fields of its
+ * body that a workload is learned from, decoded through the one codec's bounds-checked reader
+ * (smb/smb2.c). Pure logic, no I/O. */
+#ifndef PV_SMB_TRACE_H
+#define PV_SMB_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The commands of SMB2 (MS-SMB2 2.2.1): 0 NEGOTIATE .. 18 OPLOCK_BREAK. */
+#define PV_SMBT_NCMD 19
+
+/* What a NetBIOS frame of port 445 carries, from its first bytes. */
+enum pv_smbt_kind {
+	PV_SMBT_SMB2,	    /* 0xFE 'SMB': one message or a compound chain */
+	PV_SMBT_ENCRYPTED,  /* 0xFD 'SMB': a transform header, encrypted (MS-SMB2 2.2.41) */
+	PV_SMBT_COMPRESSED, /* 0xFC 'SMB': compressed (MS-SMB2 2.2.42) */
+	PV_SMBT_SMB1,	    /* 0xFF 'SMB': SMB1, which provision does not read */
+	PV_SMBT_OTHER,	    /* none of these: a stream out of step, or not SMB */
+};
+
+/* One message of a frame. */
+struct pv_smbt_msg {
+	uint16_t cmd;	 /* the command; PV_SMBT_NCMD or more: not one SMB2 has */
+	bool response;	 /* SMB2_FLAGS_SERVER_TO_REDIR */
+	bool async;	 /* an async header: async_id, no tree */
+	bool related;	 /* a compound's related request */
+	uint32_t status; /* the answer's NTSTATUS (0 in a request) */
+	uint64_t mid, session, async_id;
+	uint32_t tree;
+	/* from a request's body, where its command has the field (0 otherwise) */
+	uint32_t disposition; /* CREATE: CreateDisposition */
+	uint32_t ctl;	      /* IOCTL: CtlCode */
+	uint32_t length;      /* READ: the bytes asked; WRITE: the bytes written */
+	uint8_t info_type;    /* QUERY_INFO, SET_INFO: InfoType */
+	uint8_t info_class;   /* QUERY_INFO, SET_INFO, QUERY_DIRECTORY: FileInformationClass */
+	/* from an answer's body: READ, the bytes read */
+	uint32_t got;
+	bool body_cut; /* the body was not all in the bytes given (a frame kept only in part) */
+};
+
+/* The kind of a frame from its first bytes (len of them). */
+enum pv_smbt_kind pv_smbt_kind(const uint8_t *p, size_t len);
+
+/* The messages of one SMB2 frame of total bytes, of which the first len are in p (a frame may
+ * be kept only in part): fn is called for each message whose 64-byte header is inside p, in
+ * order along the compound chain. Returns how many, or -1 (why set, the messages before the
+ * fault given) when the chain is malformed: a header that is not SMB2's, a NextCommand that
+ * is not a multiple of 8 or points past the frame. A chain that goes on past the bytes kept
+ * ends there without a fault; *cut (when not NULL) then says so. */
+typedef void (*pv_smbt_fn)(void *arg, const struct pv_smbt_msg *m);
+int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, void *arg,
+		  bool *cut, char *why, size_t whylen);
+
+/* "CREATE", "an unknown command" past OPLOCK_BREAK. */
+const char *pv_smbt_cmd_name(uint16_t cmd);
+
+#endif

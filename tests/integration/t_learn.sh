@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# provision learn on captures made on the lab (tcpdump in srv's namespace), its counts checked
+# against Wireshark's dissector (tshark: every SMB2 request and answer by command, compounds
+# included):
+#   1. an smbclient session mix from ctl (a client we did not write): every request and answer
+#      as tshark counts them, each request answered, one connection, nothing lost;
+#   2. the built-in driver's own load (2 users on each client, one step): the same equality,
+#      99% at least of its requests answered in the capture;
+#   3. the same load encrypted (load.encryption: on): nothing decoded, the encrypted frames
+#      counted and said with their share of the SMB bytes, as tshark sees transform headers;
+#   4. the captures committed in tests/learn/captures (lab captures, their logon tokens zeroed
+#      by tests/learn/scrub.py, cut with editcap: the start of a load, its middle where every
+#      stream began before the capture, and one cut to 300 bytes a frame): the same equality,
+#      the streams begun midway found again, the cut frames' headers read and the rest said;
+#   5. bad input: no capture (3), not a capture (3), a link type not read (3), a capture cut
+#      in mid-record (3, what came before it still counted and shown), no operand or a bad
+#      --port (2).
+# Everything it makes is in $T_TMP; lab 'pvlearn' is prepared for 2. and 3. and cleaned up.
+# LEARN_KEEP=DIR keeps the lab captures there, their logon tokens zeroed (tests/learn/scrub.py):
+# how tests/learn/captures was made.
+. "$(dirname "$0")/lib.sh"
+
+P=(-p "$PLAYBOOK" --set lab=pvlearn --set "users.name_template=pl-{client}-u{n}"
+	--set users.per_client=2 --set driver.name=builtin)
+TD=
+cleanup() {
+	local f
+	[[ -n $TD ]] && kill -INT "$TD" 2>/dev/null
+	if [[ -n ${LEARN_KEEP:-} ]]; then
+		for f in smbclient builtin; do
+			[[ -f $T_TMP/$f.pcap ]] && python3 "$TOP/tests/learn/scrub.py" "$T_TMP/$f.pcap" "$LEARN_KEEP/lab-$f.pcap"
+		done
+	fi
+	on ctl "${PVT[@]}" "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1
+	rm -rf "$T_TMP"
+}
+trap cleanup EXIT
+chmod 0755 "$T_TMP"
+
+# capture_start FILE: tcpdump on srv's interface, port 445, into FILE; returns once it listens
+capture_start() {
+	: >"$T_TMP/tcpdump.err"
+	on srv tcpdump -i eth0 --immediate-mode -U -Z root -s 0 -w "$1" 'tcp port 445' 2>"$T_TMP/tcpdump.err" &
+	CAP_BG=$!
+	wait_until 20 "tcpdump listening on srv" grep -q "listening on" "$T_TMP/tcpdump.err"
+	TD=$(child_named "$CAP_BG" tcpdump)
+}
+# capture_stop: tcpdump ended (SIGINT; --immediate-mode: every packet the filter took is written
+# by then, where its ring would hold the last second back), its count of packets said
+capture_stop() {
+	[[ -n $TD ]] && kill -INT "$TD"
+	wait "$CAP_BG"
+	TD=
+	grep -E "packets (captured|received)" "$T_TMP/tcpdump.err" | head -n 1 | sed 's/^/    tcpdump: /' >&2
+}
+
+# tshark_counts FILE: "req CMD N" and "rsp CMD N" lines, by Wireshark's dissector
+tshark_counts() {
+	tshark -r "$1" -Y smb2 -T fields -e smb2.cmd -e smb2.flags.response 2>"$T_TMP/tshark.err" |
+		python3 -c '
+import collections, sys
+c = collections.Counter()
+for line in sys.stdin:
+    cmds, flags = (line.rstrip("\n").split("\t") + [""])[:2]
+    for cmd, f in zip(cmds.split(","), flags.split(",")):
+        if cmd:
+            c[("rsp" if f in ("1", "True") else "req", int(cmd))] += 1
+for (k, cmd), n in sorted(c.items()):
+    print(k, cmd, n)'
+}
+# ours_counts JSON: the same lines from provision learn --json
+ours_counts() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = ["NEGOTIATE", "SESSION_SETUP", "LOGOFF", "TREE_CONNECT", "TREE_DISCONNECT", "CREATE",
+         "CLOSE", "FLUSH", "READ", "WRITE", "LOCK", "IOCTL", "CANCEL", "ECHO", "QUERY_DIRECTORY",
+         "CHANGE_NOTIFY", "QUERY_INFO", "SET_INFO", "OPLOCK_BREAK"]
+out = [("req", names.index(k), n) for k, n in d["requests"].items()]
+out += [("rsp", names.index(k), n) for k, n in d["responses"].items()]
+for k, cmd, n in sorted(out):
+    print(k, cmd, n)' "$1"
+}
+# same_as_tshark WHAT FILE: provision learn's counts of FILE equal tshark's (JSON in OUT)
+same_as_tshark() {
+	local t o
+	pv --json learn "$2"
+	expect_rc 0 "learn $1"
+	printf '%s\n' "$OUT" >"$T_TMP/learn.json"
+	t=$(tshark_counts "$2") || { probe_failed "tshark -r $2: $(head -n 1 "$T_TMP/tshark.err")"; return; }
+	o=$(ours_counts "$T_TMP/learn.json")
+	[[ -n $t ]] || fail "$1: tshark found no SMB2 in the capture"
+	[[ $o == "$t" ]] || fail "$1: provision learn's counts differ from tshark's: $(diff <(echo "$t") <(echo "$o") | head -8 | tr '\n' ' ')"
+	echo "    $1: $(grep -c '^req' <<<"$o") commands, $(awk '$1 == "req" { n += $3 } END { print n }' <<<"$o") requests and $(awk '$1 == "rsp" { n += $3 } END { print n }' <<<"$o") answers, as tshark counts them" >&2
+}
+# jq_ok PYTHON-EXPR WHAT: the JSON in $T_TMP/learn.json as d satisfies it
+jq_ok() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[2])); assert eval(sys.argv[1]), {k: v for k, v in d.items() if not isinstance(v, dict)}' "$1" "$T_TMP/learn.json" 2>"$T_TMP/py" ||
+		fail "$2: $1: $(tail -n 1 "$T_TMP/py")"
+}
+
+# ---- 1. smbclient ----------------------------------------------------------------------------
+echo "  1. an smbclient session mix" >&2
+pv "${P[@]}" cleanup --leave >/dev/null
+pv "${P[@]}" prepare
+expect_rc 0 "prepare lab pvlearn"
+capture_start "$T_TMP/smbclient.pcap"
+smb_n pl-cli1-u1 srv fsroot1 'cd pl-cli1-u1; mkdir lx; cd lx; put /etc/services s1; get s1 /dev/null; ls; allinfo s1; rename s1 s2; del s2; cd ..; rmdir lx; ls; cd ..; ls' >"$T_TMP/smbc.out" ||
+	fail "smbclient: $(tail -n 3 "$T_TMP/smbc.out")"
+capture_stop
+same_as_tshark smbclient "$T_TMP/smbclient.pcap"
+jq_ok 'd["connections"] == 1 and d["connections_midway"] == 0 and d["lost_bytes"] == 0 and d["malformed"] == 0' "smbclient: one connection, nothing lost"
+jq_ok 'd["matched"] == sum(d["requests"].values()) - d["requests"].get("CANCEL", 0) and d["unanswered"] == 0' "smbclient: every request answered"
+jq_ok 'd["requests"]["WRITE"] >= 1 and d["written"] >= 10000 and d["read_got"] >= 10000' "smbclient: the put and the get"
+pv learn "$T_TMP/smbclient.pcap"
+expect_rc 0 "learn (text)"
+expect_out "^learn: .*smbclient.pcap: [0-9]+ frames over [0-9.]+ s, 1 TCP connection to the SMB port \(0 begun before the capture\)$"
+expect_out "^  CREATE +[0-9]+ +[0-9.]+$"
+
+# ---- 2. the built-in driver's load -----------------------------------------------------------
+echo "  2. the built-in driver's load" >&2
+capture_start "$T_TMP/builtin.pcap"
+pv "${P[@]}" --set load.rate=20000 run --id pvlearn-1 --min-users 4 --max-users 4 --step 1 --duration 4 --warmup 1 --watch 0
+expect_rc 0 "a step of the built-in load"
+capture_stop
+same_as_tshark builtin "$T_TMP/builtin.pcap"
+jq_ok 'd["connections"] >= 4 and d["lost_bytes"] == 0 and d["malformed"] == 0' "builtin: the users' connections, nothing lost"
+jq_ok 'd["matched"] >= 0.99 * (sum(d["requests"].values()) - d["requests"].get("CANCEL", 0))' "builtin: 99% of the requests answered"
+jq_ok 'd["requests"]["CREATE"] > 50 and d["netbios_frames"]["encrypted"] == 0' "builtin: its load in the clear"
+
+# ---- 3. encrypted -----------------------------------------------------------------------------
+echo "  3. the built-in driver's load, encrypted" >&2
+capture_start "$T_TMP/enc.pcap"
+pv "${P[@]}" --set load.rate=20000 --set load.encryption=on run --id pvlearn-2 --min-users 4 --max-users 4 --step 1 --duration 3 --warmup 1 --watch 0
+expect_rc 0 "a step of the encrypted load"
+capture_stop
+pv --json learn "$T_TMP/enc.pcap"
+expect_rc 0 "learn an encrypted capture"
+printf '%s\n' "$OUT" >"$T_TMP/learn.json"
+n=$(tshark -r "$T_TMP/enc.pcap" -Y 'smb2.header.transform.msg_size' -T fields -e frame.number 2>/dev/null | wc -l)
+jq_ok "d['netbios_frames']['encrypted'] >= $n > 0 and d['requests'].get('CREATE', 0) == 0" "encrypted: the transform frames counted (tshark: $n frames with one)"
+pv learn "$T_TMP/enc.pcap"
+expect_out "^learn: not read: [0-9]+ encrypted frames \([0-9.]+% of the SMB bytes\)"
+
+# ---- 4. the committed captures ----------------------------------------------------------------
+echo "  4. the committed captures" >&2
+for f in "$TOP"/tests/learn/captures/*.pcap; do
+	same_as_tshark "$(basename "$f")" "$f"
+	case $f in
+	*midway*) jq_ok 'd["connections_midway"] == d["connections"] > 0 and d["netbios_frames"]["resyncs"] >= d["connections"]' "$(basename "$f"): streams begun before the capture, found again" ;;
+	*snap300*) jq_ok 'd["cut_frames"] > 0 and d["lost_bytes"] > 0 and d["holes"] == 0' "$(basename "$f"): frames cut by the snapshot, their headers read" ;;
+	esac
+done
+pv learn "$TOP/tests/learn/captures/lab-builtin-snap300.pcap"
+expect_out "^learn: not read: [0-9]+ bytes the capture did not keep \([0-9]+ frames cut by its snapshot length, 0 holes\); the headers before them were read$"
+
+# ---- 5. bad input -----------------------------------------------------------------------------
+echo "  5. bad input" >&2
+pv learn "$T_TMP/none.pcap"
+expect_rc 3 "learn of no file"
+expect_err "cannot open the capture .*none.pcap: No such file or directory"
+printf 'not a capture\n' >"$T_TMP/text.pcap"
+pv learn "$T_TMP/text.pcap"
+expect_rc 3 "learn of a text file"
+expect_err "text.pcap is not a capture provision can read \(.*\); give a pcap or pcapng file"
+# the link type (bytes 20..23 of a classic pcap header) made 802.11's (105)
+python3 -c '
+import sys
+d = bytearray(open(sys.argv[1], "rb").read()); d[20:24] = (105).to_bytes(4, "little")
+open(sys.argv[2], "wb").write(d)' "$T_TMP/smbclient.pcap" "$T_TMP/wifi.pcap"
+pv learn "$T_TMP/wifi.pcap"
+expect_rc 3 "learn of an 802.11 capture"
+expect_err "wifi.pcap has link type IEEE802_11 \(105\), which provision does not read"
+# cut in the middle of its 40th record: the 39 before it read and shown
+python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read(); at = 24
+for _ in range(39):
+    at += 16 + struct.unpack_from("<I", d, at + 8)[0]
+open(sys.argv[2], "wb").write(d[:at + 20])' "$T_TMP/smbclient.pcap" "$T_TMP/cut.pcap"
+pv learn "$T_TMP/cut.pcap"
+expect_rc 3 "learn of a capture cut in a record"
+expect_err "cut.pcap is damaged after frame 39: "
+expect_out "^learn: .*cut.pcap: 39 frames over"
+pv learn
+expect_rc 2 "learn without a capture"
+expect_err "learn needs one capture: provision learn CAPTURE"
+pv learn --port 99999 "$T_TMP/smbclient.pcap"
+expect_rc 2 "learn --port 99999"
+expect_err "--port '99999' is not a TCP port"
+finish

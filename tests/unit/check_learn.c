@@ -1,0 +1,648 @@
+/* tests/unit/check_learn.c: provision learn's reading of a capture, without a file: TCP
+ * reassembly (learn/stream.c: segments reordered, sent again, overlapping, missing, cut by the
+ * snapshot length, across the wrap of sequence numbers, more held than it may hold), the
+ * decoding of captured SMB2 frames (smb/trace.c: a compound, a frame kept in part, chains
+ * that point outside their frame), frames taken apart (capture/frame.c: Ethernet with a VLAN
+ * tag and padding, IPv6 with an extension header, Linux cooked, loopback, fragments, lying
+ * lengths), and whole conversations counted (learn/learn.c: answers matched to requests, an
+ * interim answer, a lease break, a stream begun in mid-frame found again, a keep-alive, an
+ * encrypted frame, requests never answered). */
+#include <check.h>
+
+#include "tests/unit/unit.h"
+#include <string.h>
+
+#include "capture/capture.h"
+#include "learn/learn.h"
+#include "learn/stream.h"
+#include "smb/smb2.h"
+#include "smb/trace.h"
+#include "util/buf.h"
+
+/* ---- learn/stream.c ---- */
+
+struct sink {
+	uint8_t data[4096];
+	size_t n;
+	size_t gaps[16];
+	size_t ngaps;
+};
+
+static void sink_data(void *arg, const uint8_t *p, size_t len)
+{
+	struct sink *k = arg;
+
+	ck_assert_uint_le(k->n + len, sizeof(k->data));
+	memcpy(k->data + k->n, p, len);
+	k->n += len;
+}
+
+static void sink_gap(void *arg, size_t len)
+{
+	struct sink *k = arg;
+
+	ck_assert_uint_lt(k->ngaps, 16);
+	k->gaps[k->ngaps++] = len;
+	memset(k->data + k->n, '?', len); /* the hole, marked */
+	k->n += len;
+}
+
+static const uint8_t TEXT[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+/* segment i of 6-byte segments of TEXT, sequence numbers from isn + 1 */
+static void seg(struct pv_stream *s, uint32_t isn, int i)
+{
+	pv_stream_seg(s, isn + 1 + (uint32_t)i * 6, 0, TEXT + i * 6, 6, 6);
+}
+
+START_TEST(stream_order)
+{
+	struct pv_stream s;
+	struct sink k = {0};
+
+	/* in order after the SYN */
+	pv_stream_init(&s, sink_data, sink_gap, &k);
+	pv_stream_seg(&s, 1000, PV_TCP_SYN, NULL, 0, 0);
+	for (int i = 0; i < 6; i++)
+		seg(&s, 1000, i);
+	pv_stream_end(&s);
+	ck_assert_uint_eq(k.n, 36);
+	ck_assert(!memcmp(k.data, TEXT, 36));
+	ck_assert(!s.began_midway && s.gap_bytes == 0 && s.again_bytes == 0);
+	pv_stream_release(&s);
+
+	/* reordered: 0 2 1 5 4 3, and 1 and 4 sent again */
+	memset(&k, 0, sizeof(k));
+	pv_stream_init(&s, sink_data, sink_gap, &k);
+	pv_stream_seg(&s, 1000, PV_TCP_SYN, NULL, 0, 0);
+	seg(&s, 1000, 0);
+	seg(&s, 1000, 2);
+	ck_assert_uint_eq(k.n, 6); /* 2 held until 1 comes */
+	seg(&s, 1000, 1);
+	ck_assert_uint_eq(k.n, 18);
+	seg(&s, 1000, 1);
+	seg(&s, 1000, 5);
+	seg(&s, 1000, 4);
+	seg(&s, 1000, 3);
+	seg(&s, 1000, 4);
+	pv_stream_end(&s);
+	ck_assert_uint_eq(k.n, 36);
+	ck_assert(!memcmp(k.data, TEXT, 36));
+	ck_assert_uint_eq(s.again_bytes, 12);
+	ck_assert_uint_eq(k.ngaps, 0);
+	pv_stream_release(&s);
+
+	/* overlapping: bytes 0..9, then 4..15 (4..9 again), then 12..35 */
+	memset(&k, 0, sizeof(k));
+	pv_stream_init(&s, sink_data, sink_gap, &k);
+	pv_stream_seg(&s, 7, PV_TCP_SYN, NULL, 0, 0);
+	pv_stream_seg(&s, 8, 0, TEXT, 10, 10);
+	pv_stream_seg(&s, 12, 0, TEXT + 4, 12, 12);
+	pv_stream_seg(&s, 20, 0, TEXT + 12, 24, 24);
+	ck_assert_uint_eq(k.n, 36);
+	ck_assert(!memcmp(k.data, TEXT, 36));
+	ck_assert_uint_eq(s.again_bytes, 6 + 4);
+	pv_stream_release(&s);
+}
+END_TEST
+
+START_TEST(stream_holes)
+{
+	struct pv_stream s;
+	struct sink k = {0};
+
+	/* segment 2 never captured: 0 1 then 3 4 5 held; at the end, a gap of 6, then the rest */
+	pv_stream_init(&s, sink_data, sink_gap, &k);
+	pv_stream_seg(&s, 50, PV_TCP_SYN, NULL, 0, 0);
+	for (int i = 0; i < 6; i++)
+		if (i != 2)
+			seg(&s, 50, i);
+	ck_assert_uint_eq(k.n, 12);
+	pv_stream_end(&s);
+	ck_assert_uint_eq(k.ngaps, 1);
+	ck_assert_uint_eq(k.gaps[0], 6);
+	ck_assert_uint_eq(k.n, 36);
+	ck_assert(!memcmp(k.data, TEXT, 12) && !memcmp(k.data + 12, "??????", 6) &&
+		  !memcmp(k.data + 18, TEXT + 18, 18));
+	ck_assert_uint_eq(s.gap_bytes, 6);
+	ck_assert_uint_eq(s.gaps, 1);
+	pv_stream_release(&s);
+
+	/* a frame cut by the snapshot length: 4 of its 6 bytes captured, the 2 others a gap */
+	memset(&k, 0, sizeof(k));
+	pv_stream_init(&s, sink_data, sink_gap, &k);
+	pv_stream_seg(&s, 50, PV_TCP_SYN, NULL, 0, 0);
+	pv_stream_seg(&s, 51, 0, TEXT, 4, 6);
+	seg(&s, 50, 1);
+	ck_assert_uint_eq(k.n, 12);
+	ck_assert_uint_eq(k.ngaps, 1);
+	ck_assert_uint_eq(k.gaps[0], 2);
+	ck_assert(!memcmp(k.data + 6, TEXT + 6, 6));
+	pv_stream_release(&s);
+
+	/* no SYN captured: the first segment seen is where it starts, said so */
+	memset(&k, 0, sizeof(k));
+	pv_stream_init(&s, sink_data, sink_gap, &k);
+	seg(&s, 50, 3);
+	seg(&s, 50, 4);
+	ck_assert(s.began_midway);
+	ck_assert_uint_eq(k.n, 12);
+	ck_assert(!memcmp(k.data, TEXT + 18, 12));
+	pv_stream_release(&s);
+
+	/* across the wrap of sequence numbers: the ISN 10 bytes before 2^32 */
+	memset(&k, 0, sizeof(k));
+	pv_stream_init(&s, sink_data, sink_gap, &k);
+	pv_stream_seg(&s, 0xfffffff5u, PV_TCP_SYN, NULL, 0, 0);
+	seg(&s, 0xfffffff5u, 1);
+	seg(&s, 0xfffffff5u, 3);
+	seg(&s, 0xfffffff5u, 2);
+	seg(&s, 0xfffffff5u, 0);
+	pv_stream_end(&s);
+	ck_assert_uint_eq(k.n, 24);
+	ck_assert(!memcmp(k.data, TEXT, 24));
+	ck_assert_uint_eq(k.ngaps, 0);
+	pv_stream_release(&s);
+}
+END_TEST
+
+static void null_data(void *arg, const uint8_t *p, size_t len)
+{
+	(void)p;
+	*(size_t *)arg += len;
+}
+
+static void null_gap(void *arg, size_t len)
+{
+	(void)arg;
+	(void)len;
+}
+
+/* More held than it may hold: the hole is given up, nothing grows past the bounds */
+START_TEST(stream_bounds)
+{
+	static uint8_t big[4096];
+	struct pv_stream s;
+	size_t got = 0;
+
+	pv_stream_init(&s, null_data, null_gap, &got);
+	pv_stream_seg(&s, 0, PV_TCP_SYN, NULL, 0, 0);
+	/* byte 1 never comes; segments from 1001 on, each 4096 bytes, far more than the bound */
+	for (uint32_t i = 0; i < 2 * PV_STREAM_HOLD_SEGS; i++) {
+		pv_stream_seg(&s, 1001 + i * 4096, 0, big, sizeof(big), sizeof(big));
+		ck_assert_uint_le(s.nheld, PV_STREAM_HOLD_SEGS);
+		ck_assert_uint_le(s.held_bytes, PV_STREAM_HOLD_MAX);
+	}
+	ck_assert_uint_ge(s.gaps, 1);
+	ck_assert_uint_eq(s.gap_bytes, 1000);
+	pv_stream_end(&s);
+	ck_assert_uint_eq(got, 2 * PV_STREAM_HOLD_SEGS * sizeof(big));
+	pv_stream_release(&s);
+}
+END_TEST
+
+/* ---- smb/trace.c ---- */
+
+/* a message: header (request or answer) and body, appended to b, 8-aligned when more follow */
+static void msg(struct pv_buf *b, uint16_t cmd, uint64_t mid, uint32_t flags, uint32_t status,
+		const struct pv_buf *body, bool last)
+{
+	uint8_t h[SMB2_HDR];
+	struct smb2_hdr hd = {.command = cmd, .mid = mid, .flags = flags, .status = status,
+			      .tree = 7, .session = 0x1234};
+	size_t start = b->len, pad;
+
+	smb2_hdr_put(h, &hd);
+	smb2_put32(h + 8, status);
+	smb2_put32(h + 16, flags);
+	pv_buf_add(b, h, sizeof(h));
+	pv_buf_add(b, body->data, body->len);
+	pad = last ? 0 : (8 - (b->len - start) % 8) % 8;
+	for (size_t i = 0; i < pad; i++)
+		pv_buf_add(b, "", 1);
+	if (!last)
+		smb2_put32((uint8_t *)b->data + start + 20, (uint32_t)(b->len - start));
+}
+
+struct seen {
+	struct pv_smbt_msg m[8];
+	size_t n;
+};
+
+static void see(void *arg, const struct pv_smbt_msg *m)
+{
+	struct seen *s = arg;
+
+	if (s->n < 8)
+		s->m[s->n] = *m;
+	s->n++;
+}
+
+/* CREATE (OPEN_IF) + QUERY_INFO + CLOSE as a Windows client sends them */
+static void compound(struct pv_buf *b)
+{
+	struct pv_buf body = PV_BUF_INIT;
+	struct smb2_create_req q = {.path = "a/b.txt", .access = 0x120089, .share = 7,
+				    .disposition = 3, .options = 0x40};
+	static const uint8_t fid[16];
+
+	ck_assert_int_eq(smb2_create_enc(&body, &q), 0);
+	msg(b, SMB2_CREATE, 10, 0, 0, &body, false);
+	pv_buf_reset(&body);
+	ck_assert_int_eq(smb2_query_info_enc(&body, 1, 5, SMB2_RELATED_FID, 4096, 0), 0);
+	msg(b, SMB2_QUERY_INFO, 11, SMB2_FLAGS_RELATED, 0, &body, false);
+	pv_buf_reset(&body);
+	ck_assert_int_eq(smb2_close_enc(&body, fid, 0), 0);
+	msg(b, SMB2_CLOSE, 12, SMB2_FLAGS_RELATED, 0, &body, true);
+	pv_buf_release(&body, 0);
+}
+
+START_TEST(trace_frames)
+{
+	struct pv_buf b = PV_BUF_INIT, body = PV_BUF_INIT;
+	struct seen s = {0};
+	char why[160];
+	bool cut = true;
+	uint8_t *p;
+
+	compound(&b);
+	p = (uint8_t *)b.data;
+	ck_assert_int_eq(pv_smbt_kind(p, b.len), PV_SMBT_SMB2);
+	ck_assert_int_eq(pv_smbt_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), 3);
+	ck_assert(!cut);
+	ck_assert(s.m[0].cmd == SMB2_CREATE && s.m[0].disposition == 3 && !s.m[0].related &&
+		  s.m[0].mid == 10 && s.m[0].tree == 7 && s.m[0].session == 0x1234);
+	ck_assert(s.m[1].cmd == SMB2_QUERY_INFO && s.m[1].related && s.m[1].info_type == 1 &&
+		  s.m[1].info_class == 5);
+	ck_assert(s.m[2].cmd == SMB2_CLOSE && s.m[2].mid == 12 && !s.m[2].response);
+
+	/* kept only in part: the first 110 bytes of it, the CREATE's header and fields in them */
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(pv_smbt_frame(p, 110, b.len, see, &s, &cut, why, sizeof(why)), 1);
+	ck_assert(cut && s.m[0].disposition == 3 && s.m[0].body_cut);
+	/* ... its first 80: the header in, CreateDisposition (at 64 + 36) not */
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(pv_smbt_frame(p, 80, b.len, see, &s, &cut, why, sizeof(why)), 1);
+	ck_assert(s.m[0].disposition == 0 && s.m[0].body_cut);
+
+	/* a NextCommand that is not a multiple of 8, or points past the frame: refused, said */
+	smb2_put32(p + 20, 0x41);
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(pv_smbt_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "not a multiple of 8"));
+	ck_assert_uint_eq(s.n, 0);
+	smb2_put32(p + 20, (uint32_t)b.len + 8);
+	ck_assert_int_eq(pv_smbt_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "says the next is"));
+	/* a chain whose next message is not SMB2 */
+	pv_buf_reset(&b);
+	compound(&b);
+	p = (uint8_t *)b.data;
+	p[smb2_get32(p + 20)] = 0xfd;
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(pv_smbt_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), -1);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_ptr_nonnull(strstr(why, "is not SMB2"));
+	/* too short for a header */
+	ck_assert_int_eq(pv_smbt_frame(p, 40, 40, see, &s, &cut, why, sizeof(why)), -1);
+
+	/* answers: a READ's bytes, an error READ's none */
+	pv_buf_reset(&b);
+	pv_buf_add(&body, "\x11\x00\x50\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00x", 17);
+	msg(&b, SMB2_READ, 4, SMB2_FLAGS_RESPONSE, 0, &body, true);
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(pv_smbt_frame((uint8_t *)b.data, b.len, b.len, see, &s, &cut, why,
+				       sizeof(why)),
+			 1);
+	ck_assert(s.m[0].response && s.m[0].got == 4096);
+	pv_buf_reset(&b);
+	msg(&b, SMB2_READ, 4, SMB2_FLAGS_RESPONSE, 0xC0000011u, &body, true);
+	memset(&s, 0, sizeof(s));
+	pv_smbt_frame((uint8_t *)b.data, b.len, b.len, see, &s, &cut, why, sizeof(why));
+	ck_assert(s.m[0].got == 0 && s.m[0].status == 0xC0000011u);
+
+	ck_assert_int_eq(pv_smbt_kind((const uint8_t *)"\xfdSMB", 4), PV_SMBT_ENCRYPTED);
+	ck_assert_int_eq(pv_smbt_kind((const uint8_t *)"\xffSMB", 4), PV_SMBT_SMB1);
+	ck_assert_int_eq(pv_smbt_kind((const uint8_t *)"\xfcSMB", 4), PV_SMBT_COMPRESSED);
+	ck_assert_int_eq(pv_smbt_kind((const uint8_t *)"GET ", 4), PV_SMBT_OTHER);
+	ck_assert_int_eq(pv_smbt_kind((const uint8_t *)"\xfeSM", 3), PV_SMBT_OTHER);
+	pv_buf_release(&b, 0);
+	pv_buf_release(&body, 0);
+}
+END_TEST
+
+/* ---- capture/frame.c ---- */
+
+/* Ethernet (a VLAN tag when vlan), IPv4, TCP from 198.18.0.31:sport to 198.18.0.20:dport */
+static size_t eth4(uint8_t *f, bool vlan, uint16_t sport, uint16_t dport, uint32_t seq,
+		   uint8_t flags, const void *data, size_t len)
+{
+	size_t at = 12, ip, tcp;
+
+	memset(f, 0, 64);
+	if (vlan) {
+		f[at] = 0x81, f[at + 1] = 0x00, f[at + 3] = 5;
+		at += 4;
+	}
+	f[at] = 0x08, f[at + 1] = 0x00;
+	ip = at + 2;
+	f[ip] = 0x45;
+	f[ip + 2] = (uint8_t)((40 + len) >> 8), f[ip + 3] = (uint8_t)(40 + len);
+	f[ip + 8] = 64, f[ip + 9] = 6;
+	/* the client 198.18.0.31, the server (port 445) 198.18.0.20 */
+	memcpy(f + ip + (sport == 445 ? 16 : 12), "\xc6\x12\x00\x1f", 4);
+	memcpy(f + ip + (sport == 445 ? 12 : 16), "\xc6\x12\x00\x14", 4);
+	tcp = ip + 20;
+	f[tcp] = (uint8_t)(sport >> 8), f[tcp + 1] = (uint8_t)sport;
+	f[tcp + 2] = (uint8_t)(dport >> 8), f[tcp + 3] = (uint8_t)dport;
+	f[tcp + 4] = (uint8_t)(seq >> 24), f[tcp + 5] = (uint8_t)(seq >> 16);
+	f[tcp + 6] = (uint8_t)(seq >> 8), f[tcp + 7] = (uint8_t)seq;
+	f[tcp + 12] = 5 << 4;
+	f[tcp + 13] = flags;
+	if (len)
+		memcpy(f + tcp + 20, data, len);
+	return tcp + 20 + len;
+}
+
+START_TEST(frames)
+{
+	uint8_t f[256], g[256];
+	struct pv_capture_seg s;
+	char why[160];
+	size_t n;
+
+	n = eth4(f, true, 40000, 445, 99, 0x18, "hello", 5);
+	/* Ethernet pads a short frame: the padding is not the segment's */
+	memset(f + n, 0xee, 10);
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, f, n + 10, n + 10, &s, why,
+					  sizeof(why)),
+			 PV_CAPTURE_TCP);
+	ck_assert(s.sport == 40000 && s.dport == 445 && s.seq == 99 && s.len == 5 && s.wire == 5 &&
+		  !memcmp(s.data, "hello", 5) && s.src[15] == 0x1f && s.dst[15] == 0x14 &&
+		  s.src[10] == 0xff);
+	/* cut by the snapshot: 2 of the 5 bytes captured */
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, f, n - 3, n, &s, why,
+					  sizeof(why)),
+			 PV_CAPTURE_TCP);
+	ck_assert(s.len == 2 && s.wire == 5);
+	/* lengths that lie: an IP total beyond the frame, a TCP header beyond the packet */
+	memcpy(g, f, n);
+	g[18 + 2] = 0x10;
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, g, n, n, &s, why, sizeof(why)),
+			 PV_CAPTURE_BAD);
+	ck_assert_ptr_nonnull(strstr(why, "IPv4 packet"));
+	memcpy(g, f, n);
+	g[18 + 20 + 12] = 0xf0;
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, g, n, n, &s, why, sizeof(why)),
+			 PV_CAPTURE_BAD);
+	ck_assert_ptr_nonnull(strstr(why, "TCP header"));
+	/* a fragment; not TCP; not IP */
+	memcpy(g, f, n);
+	g[18 + 6] = 0x20;
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, g, n, n, &s, why, sizeof(why)),
+			 PV_CAPTURE_FRAGMENT);
+	memcpy(g, f, n);
+	g[18 + 9] = 17;
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, g, n, n, &s, why, sizeof(why)),
+			 PV_CAPTURE_NOT_TCP);
+	memcpy(g, f, n);
+	g[16] = 0x08, g[17] = 0x06; /* ARP */
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, g, n, n, &s, why, sizeof(why)),
+			 PV_CAPTURE_NOT_TCP);
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, f, 10, n, &s, why, sizeof(why)),
+			 PV_CAPTURE_BAD);
+
+	/* Linux cooked: 16 bytes with the EtherType at 14, the same packet after them */
+	n = eth4(f, false, 445, 40000, 7, 0x10, "xy", 2);
+	memset(g, 0, 16);
+	g[14] = 0x08;
+	memcpy(g + 16, f + 14, n - 14);
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_SLL, g, n + 2, n + 2, &s, why,
+					  sizeof(why)),
+			 PV_CAPTURE_TCP);
+	ck_assert(s.sport == 445 && s.len == 2);
+	/* loopback (AF_INET in the capturing host's order) and raw IP */
+	memcpy(g, "\x02\x00\x00\x00", 4);
+	memcpy(g + 4, f + 14, n - 14);
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_NULL, g, n - 10, n - 10, &s, why,
+					  sizeof(why)),
+			 PV_CAPTURE_TCP);
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_RAW, f + 14, n - 14, n - 14, &s, why,
+					  sizeof(why)),
+			 PV_CAPTURE_TCP);
+	ck_assert_int_eq(pv_capture_frame(105, f, n, n, &s, why, sizeof(why)), PV_CAPTURE_BAD);
+	ck_assert(!pv_capture_link_known(105) && pv_capture_link_known(PV_CAPTURE_LINK_SLL2));
+
+	/* raw IPv6 with a destination-options header before TCP */
+	memset(g, 0, sizeof(g));
+	g[0] = 0x60;
+	g[5] = 8 + 20 + 3; /* payload length */
+	g[6] = 60;	   /* next: destination options */
+	g[24 + 15] = 1;
+	g[40] = 6; /* then TCP */
+	g[41] = 0; /* 8 bytes */
+	g[48 + 0] = 0x01, g[48 + 1] = 0xbd; /* 445 */
+	g[48 + 12] = 5 << 4;
+	memcpy(g + 68, "abc", 3);
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_RAW, g, 71, 71, &s, why, sizeof(why)),
+			 PV_CAPTURE_TCP);
+	ck_assert(s.sport == 445 && s.len == 3 && !memcmp(s.data, "abc", 3) && s.dst[15] == 1);
+	g[6] = 44; /* a fragment header */
+	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_RAW, g, 71, 71, &s, why, sizeof(why)),
+			 PV_CAPTURE_FRAGMENT);
+}
+END_TEST
+
+/* ---- learn/learn.c: whole conversations ---- */
+
+/* NetBIOS frame of b's bytes */
+static void nb(struct pv_buf *out, const struct pv_buf *b)
+{
+	uint8_t h[4] = {0, (uint8_t)(b->len >> 16), (uint8_t)(b->len >> 8), (uint8_t)b->len};
+
+	pv_buf_add(out, h, 4);
+	pv_buf_add(out, b->data, b->len);
+}
+
+/* the bytes of stream as TCP segments of at most mss bytes from seq0 (the SYN's seq + 1) */
+static void send_stream(struct pv_learn *l, bool to_srv, uint32_t seq0, const struct pv_buf *st,
+			size_t mss, bool reverse)
+{
+	uint8_t f[2048];
+	size_t nseg = (st->len + mss - 1) / mss;
+
+	for (size_t k = 0; k < nseg; k++) {
+		size_t i = reverse ? nseg - 1 - k : k;
+		size_t len = st->len - i * mss < mss ? st->len - i * mss : mss;
+		size_t n = eth4(f, false, to_srv ? 40000 : 445, to_srv ? 445 : 40000,
+				seq0 + (uint32_t)(i * mss), 0x18, st->data + i * mss, len);
+
+		pv_learn_frame(l, f, n, n, 1.0 + (double)k);
+	}
+}
+
+static void syn(struct pv_learn *l, bool to_srv, uint32_t isn)
+{
+	uint8_t f[128];
+	size_t n = eth4(f, false, to_srv ? 40000 : 445, to_srv ? 445 : 40000, isn, PV_TCP_SYN,
+			NULL, 0);
+
+	pv_learn_frame(l, f, n, n, 0.5);
+}
+
+START_TEST(conversation)
+{
+	struct pv_buf req = PV_BUF_INIT, rsp = PV_BUF_INIT, one = PV_BUF_INIT, body = PV_BUF_INIT;
+	struct pv_learn_counts c;
+	struct pv_learn *l = pv_learn_begin(NULL, PV_CAPTURE_LINK_ETHERNET, &c);
+	uint8_t f[256];
+	size_t n;
+
+	ck_assert_ptr_nonnull(l);
+	/* the client: a compound (CREATE, QUERY_INFO, CLOSE), a READ that is never answered, a
+	 * keep-alive, a WRITE of 5 bytes */
+	compound(&one);
+	nb(&req, &one);
+	pv_buf_reset(&one);
+	pv_buf_reset(&body);
+	ck_assert_int_eq(smb2_read_enc(&body, SMB2_RELATED_FID, 0, 65536), 0);
+	msg(&one, SMB2_READ, 13, 0, 0, &body, true);
+	nb(&req, &one);
+	pv_buf_add(&req, "\x85\x00\x00\x00", 4);
+	pv_buf_reset(&one);
+	pv_buf_reset(&body);
+	ck_assert_int_eq(smb2_write_enc(&body, SMB2_RELATED_FID, 0, "hello", 5), 0);
+	msg(&one, SMB2_WRITE, 14, 0, 0, &body, true);
+	nb(&req, &one);
+	/* the server: the CREATE answered, QUERY_INFO pending then answered, CLOSE answered, a
+	 * lease break of its own, the WRITE answered, an answer to no request, an encrypted
+	 * frame */
+	pv_buf_reset(&body);
+	pv_buf_addstr(&body, "\x09"); /* an error body, enough for counting */
+	static const struct {
+		uint16_t cmd;
+		uint64_t mid;
+		uint32_t flags, status;
+	} ans[] = {{SMB2_CREATE, 10, 1, 0},
+		   {SMB2_QUERY_INFO, 11, 3, 0x103},
+		   {SMB2_QUERY_INFO, 11, 3, 0},
+		   {SMB2_CLOSE, 12, 1, 0},
+		   {SMB2_OPLOCK_BREAK, UINT64_MAX, 1, 0},
+		   {SMB2_WRITE, 14, 1, 0xC000007Fu},
+		   {SMB2_ECHO, 99, 1, 0}};
+	for (size_t i = 0; i < sizeof(ans) / sizeof(ans[0]); i++) {
+		pv_buf_reset(&one);
+		msg(&one, ans[i].cmd, ans[i].mid, ans[i].flags, ans[i].status, &body, true);
+		nb(&rsp, &one);
+	}
+	pv_buf_reset(&one);
+	pv_buf_add(&one, "\xfdSMB", 4);
+	pv_buf_addstr(&one, "0123456789012345678901234567890123456789012345678901234567890123");
+	nb(&rsp, &one);
+
+	syn(l, true, 5000);
+	syn(l, false, 9000);
+	/* the client's bytes in 100-byte segments, last first; the server's in order */
+	send_stream(l, true, 5001, &req, 100, true);
+	send_stream(l, false, 9001, &rsp, 64, false);
+	/* a second connection begun before the capture, in mid-frame: its first bytes are the
+	 * tail of a frame, then one whole frame (an ECHO) that must be found again */
+	pv_buf_reset(&one);
+	pv_buf_reset(&body);
+	pv_buf_add(&body, "\x04\x00\x00\x00", 4);
+	msg(&one, SMB2_ECHO, 77, 0, 0, &body, true);
+	pv_buf_reset(&req);
+	pv_buf_addstr(&req, "tail of an earlier frame");
+	nb(&req, &one);
+	n = eth4(f, false, 40001, 445, 123456, 0x18, req.data, req.len);
+	pv_learn_frame(l, f, n, n, 9.0);
+	pv_learn_end(l);
+
+	ck_assert_uint_eq(c.conns, 2);
+	ck_assert_uint_eq(c.conns_midway, 1);
+	ck_assert_uint_eq(c.resyncs, 1);
+	ck_assert_uint_eq(c.req[SMB2_CREATE], 1);
+	ck_assert_uint_eq(c.req[SMB2_QUERY_INFO], 1);
+	ck_assert_uint_eq(c.req[SMB2_CLOSE], 1);
+	ck_assert_uint_eq(c.req[SMB2_READ], 1);
+	ck_assert_uint_eq(c.req[SMB2_WRITE], 1);
+	ck_assert_uint_eq(c.req[SMB2_ECHO], 1);
+	ck_assert_uint_eq(c.disposition[3], 1);
+	ck_assert_uint_eq(c.read_asked, 65536);
+	ck_assert_uint_eq(c.written, 5);
+	ck_assert_uint_eq(c.keepalives, 1);
+	ck_assert_uint_eq(c.interim, 1);
+	ck_assert_uint_eq(c.notifications, 1);
+	ck_assert_uint_eq(c.matched, 4);	 /* CREATE, QUERY_INFO, CLOSE, WRITE */
+	ck_assert_uint_eq(c.unmatched_ans, 1);	 /* the ECHO answer to no request */
+	ck_assert_uint_eq(c.unanswered, 2);	 /* the READ, and the midway ECHO */
+	ck_assert_uint_eq(c.errors, 1);		 /* DISK_FULL */
+	ck_assert_uint_eq(c.resp[SMB2_QUERY_INFO], 2); /* interim and final */
+	ck_assert_uint_eq(c.ans[SMB2_QUERY_INFO], 1);
+	ck_assert_uint_eq(c.enc_frames, 1);
+	ck_assert_uint_eq(c.enc_bytes, 68);
+	ck_assert_uint_eq(c.malformed, 0);
+	ck_assert_uint_eq(c.gap_bytes, 0);
+	ck_assert(c.frames == c.tcp && c.not_tcp == 0 && c.bad_frames == 0);
+	pv_buf_release(&req, 0);
+	pv_buf_release(&rsp, 0);
+	pv_buf_release(&one, 0);
+	pv_buf_release(&body, 0);
+}
+END_TEST
+
+/* A segment lost in mid-frame: the frame counted, the next one found again */
+START_TEST(lost_segment)
+{
+	struct pv_buf st = PV_BUF_INIT, one = PV_BUF_INIT, body = PV_BUF_INIT;
+	struct pv_learn_counts c;
+	struct pv_learn *l = pv_learn_begin(NULL, PV_CAPTURE_LINK_ETHERNET, &c);
+	uint8_t f[2048];
+	size_t n, cut;
+
+	ck_assert_ptr_nonnull(l);
+	pv_buf_add(&body, "\x04\x00\x00\x00", 4);
+	for (uint64_t mid = 1; mid <= 3; mid++) {
+		pv_buf_reset(&one);
+		compound(&one);
+		nb(&st, &one);
+		pv_buf_reset(&one);
+		msg(&one, SMB2_ECHO, 100 + mid, 0, 0, &body, true);
+		nb(&st, &one);
+	}
+	syn(l, true, 0);
+	/* bytes 1..40 of the second compound never captured */
+	cut = st.len / 3;
+	n = eth4(f, false, 40000, 445, 1, 0x18, st.data, cut + 10);
+	pv_learn_frame(l, f, n, n, 1);
+	n = eth4(f, false, 40000, 445, 1 + (uint32_t)cut + 50, 0x18, st.data + cut + 50,
+		 st.len - cut - 50);
+	pv_learn_frame(l, f, n, n, 2);
+	pv_learn_end(l);
+	ck_assert_uint_eq(c.gap_bytes, 40);
+	ck_assert_uint_eq(c.gaps, 1);
+	/* every ECHO counted: the hole was in a frame, the frames after it read */
+	ck_assert_uint_eq(c.req[SMB2_ECHO], 3);
+	ck_assert_uint_ge(c.req[SMB2_CREATE], 2);
+	ck_assert_uint_eq(c.malformed, 0);
+	pv_buf_release(&st, 0);
+	pv_buf_release(&one, 0);
+	pv_buf_release(&body, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("learn");
+	TCase *tc = tcase_create("learn");
+
+	tcase_add_test(tc, stream_order);
+	tcase_add_test(tc, stream_holes);
+	tcase_add_test(tc, stream_bounds);
+	tcase_add_test(tc, trace_frames);
+	tcase_add_test(tc, frames);
+	tcase_add_test(tc, conversation);
+	tcase_add_test(tc, lost_segment);
+	suite_add_tcase(s, tc);
+	return pv_unit_run(s);
+}
