@@ -7,6 +7,7 @@
 #include "learn/learn.h"
 
 #include "learn/stream.h"
+#include "learn/table.h"
 #include "capture/capture.h"
 #include "util/err.h"
 
@@ -29,19 +30,15 @@ struct framer {
 	struct pv_stream s;
 };
 
-struct pending {
-	uint64_t mid;
-	uint16_t cmd;
-	bool used;
-};
-
 struct conn {
 	struct conn *next; /* in its hash chain */
 	uint8_t key[36];   /* client address and port, server address and port */
 	struct pv_learn *l;
 	struct framer to_srv, to_cli;
-	struct pending *pend;
-	size_t npend, pslots; /* entries, slots (a power of 2, or 0) */
+	struct pv_table pend;	  /* requests awaiting their answer: message id -> command */
+	struct pv_table files;	  /* files open: file id (folded) -> when, the user */
+	struct pv_table sessions; /* session id -> its user's place */
+	char logon[64];		  /* the account of the NTLM logon under way ("" none) */
 	bool fin_cli, fin_srv;
 };
 
@@ -53,82 +50,131 @@ struct pv_learn {
 	int link;
 	struct conn *bucket[NBUCKETS];
 	size_t nconns;
+	double now; /* the time of the frame being read */
+	double gap; /* the activity gap set, 0: learned */
 };
 
-/* ---- requests awaiting their answer: linear probing, deletion by backward shift ---- */
-
-static size_t slot(uint64_t mid, size_t mask)
-{
-	return (size_t)((mid * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
-
-static bool pend_grow(struct conn *c)
-{
-	size_t ncap = c->pslots ? c->pslots * 2 : 64;
-	struct pending *n = calloc(ncap, sizeof(*n));
-
-	if (!n)
-		return false;
-	for (size_t i = 0; i < c->pslots; i++) {
-		size_t j;
-
-		if (!c->pend[i].used)
-			continue;
-		for (j = slot(c->pend[i].mid, ncap - 1); n[j].used; j = (j + 1) & (ncap - 1))
-			;
-		n[j] = c->pend[i];
-	}
-	free(c->pend);
-	c->pend = n;
-	c->pslots = ncap;
-	return true;
-}
-
-static bool pend_add(struct conn *c, uint64_t mid, uint16_t cmd)
-{
-	size_t i;
-
-	if (c->npend >= PV_LEARN_PENDING_MAX || ((c->npend + 1) * 2 > c->pslots && !pend_grow(c)))
-		return false;
-	for (i = slot(mid, c->pslots - 1); c->pend[i].used; i = (i + 1) & (c->pslots - 1))
-		if (c->pend[i].mid == mid) { /* a message id used again: the later request */
-			c->pend[i].cmd = cmd;
-			return true;
-		}
-	c->pend[i] = (struct pending){mid, cmd, true};
-	c->npend++;
-	return true;
-}
-
-static bool pend_take(struct conn *c, uint64_t mid)
-{
-	size_t mask = c->pslots - 1, i, j;
-
-	if (!c->pslots)
-		return false;
-	for (i = slot(mid, mask); c->pend[i].used && c->pend[i].mid != mid; i = (i + 1) & mask)
-		;
-	if (!c->pend[i].used)
-		return false;
-	/* the entries after it that would not be found past the empty slot move back */
-	for (j = i;;) {
-		size_t k;
-
-		j = (j + 1) & mask;
-		if (!c->pend[j].used)
-			break;
-		k = slot(c->pend[j].mid, mask);
-		if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
-			c->pend[i] = c->pend[j];
-			i = j;
-		}
-	}
-	c->pend[i].used = false;
-	c->npend--;
-	return true;
-}
-
 /* ---- messages ---- */
+
+/* The client's address of a connection, as text. */
+static void client_addr(const struct conn *cn, char *out, size_t len)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	if (!memcmp(cn->key, mapped, 12))
+		snprintf(out, len, "%u.%u.%u.%u", cn->key[12], cn->key[13], cn->key[14], cn->key[15]);
+	else
+		for (size_t i = 0, o = 0; i < 16 && o + 6 < len; i += 2)
+			o += (size_t)snprintf(out + o, len - o, "%s%x", i ? ":" : "",
+					      cn->key[i] << 8 | cn->key[i + 1]);
+}
+
+/* The user of a session of this connection: the one its logon named, or (a logon the capture
+ * does not hold) one of its own, by session id and address. -1 when there is no room. */
+static long user_of(struct conn *cn, uint64_t session)
+{
+	struct pv_table_entry *e = pv_table_get(&cn->sessions, session);
+	char addr[48], id[80];
+	long u;
+
+	if (e)
+		return (long)e->v;
+	client_addr(cn, addr, sizeof(addr));
+	snprintf(id, sizeof(id), "session:%llx@%s", (unsigned long long)session, addr);
+	if ((u = pv_learn_users_get(&cn->l->c->users, id, PV_USER_SESSION)) >= 0)
+		pv_table_put(&cn->sessions, session, 0, (uint32_t)u);
+	return u;
+}
+
+/* A session set up: its user is the account its NTLM logon named, else (Kerberos) the
+ * client's address. */
+static void logged_on(struct conn *cn, uint64_t session)
+{
+	struct pv_learn_counts *c = cn->l->c;
+	char addr[48], id[80];
+	long u;
+
+	if (cn->logon[0]) {
+		u = pv_learn_users_get(&c->users, cn->logon, PV_USER_NTLM);
+	} else {
+		client_addr(cn, addr, sizeof(addr));
+		snprintf(id, sizeof(id), "addr:%s", addr);
+		u = pv_learn_users_get(&c->users, id, PV_USER_ADDR);
+	}
+	cn->logon[0] = '\0';
+	c->logons++;
+	if (u < 0)
+		return;
+	c->users.u[u].logons++;
+	pv_table_put(&cn->sessions, session, 0, (uint32_t)u);
+}
+
+/* A file id folded into a key (persistent and volatile halves) */
+static uint64_t fid_key(const uint8_t f[16])
+{
+	uint64_t a, b;
+
+	memcpy(&a, f, 8);
+	memcpy(&b, f + 8, 8);
+	return a ^ (b * 0x9E3779B97F4A7C15ull);
+}
+
+static const uint8_t RELATED[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+static void request(struct conn *cn, const struct pv_smbt_msg *m)
+{
+	struct pv_learn_counts *c = cn->l->c;
+	double t = cn->l->now;
+	long u;
+
+	c->req[m->cmd]++;
+	switch (m->cmd) {
+	case 1: /* SESSION_SETUP: the account of an NTLM logon, for its answer */
+		if (m->sec && pv_learn_ntlm_user(m->sec, m->seclen, cn->logon, sizeof(cn->logon)) < 0)
+			cn->logon[0] = '\0';
+		break;
+	case 5: /* CREATE */
+		if (m->disposition < 6)
+			c->disposition[m->disposition]++;
+		break;
+	case 6: /* CLOSE: how long the file was open (a compound's own: no time) */
+		if (m->has_fid && !memcmp(m->fid, RELATED, 16)) {
+			pv_hist_add(&c->open_times, 0);
+		} else if (m->has_fid) {
+			struct pv_table_entry e;
+
+			if (pv_table_take(&cn->files, fid_key(m->fid), &e))
+				pv_hist_add(&c->open_times, t - e.t);
+		}
+		break;
+	case 8: /* READ */
+		c->read_asked += m->length;
+		pv_sizes_add(&c->read_sizes, m->length);
+		break;
+	case 9: /* WRITE */
+		c->written += m->length;
+		pv_sizes_add(&c->write_sizes, m->length);
+		break;
+	default:
+		break;
+	}
+	/* a CANCEL names the request it cancels, and has no answer of its own */
+	if (m->cmd != 12 && !pv_table_put(&cn->pend, m->mid, t, m->cmd))
+		c->untracked++;
+	/* what the user did: NEGOTIATE and the logon's first leg have no session yet */
+	if (!m->session || m->cmd == 0 || m->cmd == 1 || (u = user_of(cn, m->session)) < 0)
+		return;
+	{
+		struct pv_learn_user *us = &c->users.u[u];
+
+		pv_learn_user_request(us, t);
+		us->trees += m->cmd == 3;
+		us->opens += m->cmd == 5;
+		us->listings += m->cmd == 14;
+		us->notifies += m->cmd == 15;
+	}
+}
 
 static void message(void *arg, const struct pv_smbt_msg *m)
 {
@@ -140,16 +186,7 @@ static void message(void *arg, const struct pv_smbt_msg *m)
 		return;
 	}
 	if (!m->response) {
-		c->req[m->cmd]++;
-		if (m->cmd == 5 && m->disposition < 6) /* CREATE */
-			c->disposition[m->disposition]++;
-		if (m->cmd == 8) /* READ */
-			c->read_asked += m->length;
-		if (m->cmd == 9) /* WRITE */
-			c->written += m->length;
-		/* a CANCEL names the request it cancels, and has no answer of its own */
-		if (m->cmd != 12 && !pend_add(cn, m->mid, m->cmd))
-			c->untracked++;
+		request(cn, m);
 		return;
 	}
 	c->resp[m->cmd]++;
@@ -166,7 +203,12 @@ static void message(void *arg, const struct pv_smbt_msg *m)
 		c->errors++;
 	if (m->cmd == 8)
 		c->read_got += m->got;
-	if (pend_take(cn, m->mid))
+	if (m->cmd == 1 && m->status == 0)
+		logged_on(cn, m->session);
+	if (m->cmd == 5 && m->has_fid &&
+	    !pv_table_put(&cn->files, fid_key(m->fid), cn->l->now, 0))
+		c->untracked++;
+	if (pv_table_take(&cn->pend, m->mid, NULL))
 		c->matched++;
 	else
 		c->unmatched_ans++;
@@ -357,8 +399,10 @@ static void conn_end(struct pv_learn *l, struct conn *c)
 {
 	framer_end(&c->to_srv, l->c);
 	framer_end(&c->to_cli, l->c);
-	l->c->unanswered += c->npend;
-	free(c->pend);
+	l->c->unanswered += c->pend.n;
+	pv_table_release(&c->pend);
+	pv_table_release(&c->files);
+	pv_table_release(&c->sessions);
 	free(c);
 	l->nconns--;
 }
@@ -405,6 +449,9 @@ static struct conn *conn_of(struct pv_learn *l, const uint8_t key[36], bool *fre
 	c->l = l;
 	framer_init(&c->to_srv, c);
 	framer_init(&c->to_cli, c);
+	pv_table_init(&c->pend, PV_LEARN_PENDING_MAX);
+	pv_table_init(&c->files, PV_LEARN_PENDING_MAX);
+	pv_table_init(&c->sessions, PV_LEARN_PENDING_MAX);
 	c->next = l->bucket[b];
 	l->bucket[b] = c;
 	l->nconns++;
@@ -418,9 +465,11 @@ struct pv_learn *pv_learn_begin(const struct pv_learn_opts *o, int link, struct 
 	struct pv_learn *l = calloc(1, sizeof(*l));
 
 	memset(c, 0, sizeof(*c));
+	pv_learn_users_init(&c->users);
 	if (!l)
 		return NULL;
 	l->c = c;
+	l->gap = o ? o->gap : 0;
 	l->port = o && o->port ? o->port : 445;
 	l->link = link;
 	return l;
@@ -439,6 +488,7 @@ void pv_learn_frame(struct pv_learn *l, const uint8_t *p, size_t caplen, size_t 
 	if (!c->frames++)
 		c->t0 = t;
 	c->t1 = t;
+	l->now = t;
 	if (caplen < wirelen)
 		c->cut_frames++;
 	switch (pv_capture_frame(l->link, p, caplen, wirelen, &s, why, sizeof(why))) {
@@ -491,6 +541,77 @@ void pv_learn_frame(struct pv_learn *l, const uint8_t *p, size_t caplen, size_t 
 	}
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median and p95 of v (n of them, sorted here) into out[2]. */
+static void med_p95(double *v, size_t n, double out[2])
+{
+	out[0] = out[1] = 0;
+	if (!n)
+		return;
+	qsort(v, n, sizeof(*v), cmp_double);
+	out[0] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	out[1] = v[(size_t)((double)(n - 1) * 0.95 + 0.5)];
+}
+
+/* At the end: the users' gaps together, the activity gap, the activities, the rates. */
+static void summarize(struct pv_learn *l)
+{
+	struct pv_learn_counts *c = l->c;
+	struct pv_learn_users *us = &c->users;
+	double hours = (c->t1 - c->t0) / 3600, *v;
+	uint64_t reqs = 0;
+
+	for (size_t i = 0; i < us->n; i++) {
+		const struct pv_hist *g = &us->u[i].gaps;
+
+		c->req_gaps.n += g->n;
+		c->req_gaps.under += g->under;
+		c->req_gaps.over += g->over;
+		for (int k = 0; k < PV_HIST_BINS; k++)
+			c->req_gaps.b[k] += g->b[k];
+	}
+	c->gap_learned = !(l->gap > 0);
+	c->activity_gap = c->gap_learned ? pv_hist_split(&c->req_gaps) : l->gap;
+	for (size_t i = 0; i < us->n; i++)
+		if (us->u[i].requests) {
+			c->activities += 1 + (c->activity_gap > 0
+						      ? pv_hist_above(&us->u[i].gaps, c->activity_gap)
+						      : 0);
+			reqs += us->u[i].requests;
+		}
+	c->activity_requests = c->activities ? (double)reqs / (double)c->activities : 0;
+	if (c->req_gaps.n) {
+		double n = (double)c->req_gaps.n;
+		double above = c->activity_gap > 0
+				       ? (double)pv_hist_above(&c->req_gaps, c->activity_gap)
+				       : 0;
+
+		if (n > above) {
+			c->within[0] = pv_hist_quantile(&c->req_gaps, 0.5 * (n - above) / n);
+			c->within[1] = pv_hist_quantile(&c->req_gaps, 0.95 * (n - above) / n);
+		}
+		if (above > 0) {
+			c->think[0] = pv_hist_quantile(&c->req_gaps, (n - above + 0.5 * above) / n);
+			c->think[1] = pv_hist_quantile(&c->req_gaps, (n - above + 0.95 * above) / n);
+		}
+	}
+	if (!(hours > 0) || !us->n || !(v = malloc(us->n * sizeof(*v))))
+		return;
+	for (size_t i = 0; i < us->n; i++)
+		v[i] = (double)us->u[i].requests / hours;
+	med_p95(v, us->n, c->req_per_user_hour);
+	for (size_t i = 0; i < us->n; i++)
+		v[i] = (double)us->u[i].logons / hours;
+	med_p95(v, us->n, c->logons_per_user_hour);
+	free(v);
+}
+
 void pv_learn_end(struct pv_learn *l)
 {
 	if (!l)
@@ -502,7 +623,13 @@ void pv_learn_end(struct pv_learn *l)
 			l->bucket[b] = c->next;
 			conn_end(l, c);
 		}
+	summarize(l);
 	free(l);
+}
+
+void pv_learn_counts_release(struct pv_learn_counts *c)
+{
+	pv_learn_users_release(&c->users);
 }
 
 int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_learn_counts *c)

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "learn/hist.h"
+#include "learn/user.h"
 #include "smb/trace.h"
 
 /* At most this many TCP connections followed at once (more: counted, not read). */
@@ -24,6 +26,7 @@
 
 struct pv_learn_opts {
 	uint16_t port; /* the SMB port; 0: 445 */
+	double gap;    /* the idle time that ends an activity, seconds; 0: learned (Otsu) */
 };
 
 struct pv_learn_counts {
@@ -53,7 +56,24 @@ struct pv_learn_counts {
 	uint64_t errors;			       /* final answers with an error status */
 	uint64_t disposition[6];		       /* CREATE's: SUPERSEDE .. OVERWRITE_IF */
 	uint64_t read_asked, read_got, written;	       /* bytes */
+	/* what the users did (learn/user.h), their logons, sizes and how long files stay open */
+	struct pv_learn_users users;
+	uint64_t logons;
+	struct pv_sizes read_sizes, write_sizes; /* asked, written */
+	struct pv_hist open_times;		 /* CREATE's answer to CLOSE */
+	/* at the end: every user's gaps between requests together, the gap that ends an
+	 * activity (learned or set), the activities, and the users' rates per hour */
+	struct pv_hist req_gaps;
+	double activity_gap;
+	bool gap_learned;
+	uint64_t activities;
+	double req_per_user_hour[2], logons_per_user_hour[2]; /* median, p95 over users */
+	double activity_requests;			      /* per activity, the mean */
+	double within[2], think[2]; /* gaps within an activity and between: median, p95 */
 };
+
+/* What pv_learn_read or pv_learn_begin put in c, released (c's counts stay). */
+void pv_learn_counts_release(struct pv_learn_counts *c);
 
 /* Read the capture at path: PV_OK with c filled; PV_ECONFIG when it is not a capture provision
  * reads or is damaged (c holds what was read before), PV_EIO on a local error. */

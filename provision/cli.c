@@ -437,8 +437,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "cannot take, or a share the lab did not make; 8 the server failed, or its\n"
 	 "configuration is not as it was after the sweep; 15 stopped; a job's own code when it\n"
 	 "failed (the settings put back all the same)."},
-	{CMD_LEARN, "learn", pv_cmd_learn, NULL, NULL, false, OPTS(OPT_PORT), PV_CMD_OPERANDS,
-	 "learn CAPTURE [--port N]",
+	{CMD_LEARN, "learn", pv_cmd_learn, NULL, NULL, false, OPTS(OPT_PORT, OPT_GAP),
+	 PV_CMD_OPERANDS, "learn CAPTURE [--port N] [--gap SECONDS]",
 	 "what a capture of a file server's SMB traffic holds (docs/learn.md)",
 	 "Reads a pcap or pcapng capture (tcpdump -w on the server, or Wireshark on a client)\n"
 	 "of SMB2/3 over TCP (port 445, or --port N) in one pass, in memory that does not grow\n"
@@ -447,7 +447,13 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "request and answer decoded, compounds included, answers matched to their requests.\n"
 	 "Prints the requests by command with their share, how many were answered in the\n"
 	 "capture, and what it could not read, with its share of the SMB bytes: encrypted or\n"
-	 "compressed frames, SMB1, bytes lost, frames out of step. --json gives every count\n"
+	 "compressed frames, SMB1, bytes lost, frames out of step. Then what the users did: a\n"
+	 "user is an account (the name of an NTLM logon, kept only as a hash), else the\n"
+	 "client's address (Kerberos), else a session whose logon was not captured; their\n"
+	 "requests and logons per user-hour, their activities (requests more than --gap apart\n"
+	 "start another; by default the gap is learned: the split between the two modes of the\n"
+	 "gaps between a user's requests), the gaps within an activity and the think times\n"
+	 "between, read and write sizes, how long files stay open. --json gives every count\n"
 	 "(docs/json.md). This version counts; learning a workload to replay from it is still\n"
 	 "to come (docs/learn.md). Needs no playbook. Exit status: 2 bad options; 3 a file that\n"
 	 "is not a capture provision reads, a link type it does not read, or one damaged\n"
@@ -520,6 +526,8 @@ const struct pv_option pv_options[] = {
 	 "(open-write-close), or opens and closes its share's root (open-close), as fast as it can "
 	 "(bench/load.sh); prints 'ops {...}' at the end"},
 	{OPT_PORT, "port", 0, "N", false, "learn: the SMB port of the capture (default 445)"},
+	{OPT_GAP, "gap", 0, "SECONDS", false,
+	 "learn: the idle time that ends a user's activity (default: learned from the capture)"},
 	{OPT_HTML, "html", 0, "FILE", false,
 	 "report: write the page here instead of RUN_DIR/report.html; compare: also write the "
 	 "comparison as a page here"},

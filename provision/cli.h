@@ -80,6 +80,7 @@ enum pv_opt_id {
 	OPT_OPS,
 	OPT_HTML,
 	OPT_PORT,
+	OPT_GAP,
 	OPT_FROM,
 	OPT_FILESET,
 	OPT_SHARE,

@@ -34,6 +34,8 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0;
 }
 
+static void text_users(const struct pv_learn_counts *c);
+
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
 	const struct learn_out *o = result;
@@ -60,6 +62,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 				printf("  %-16s %10llu %7.2f\n", pv_smbt_cmd_name(i),
 				       (unsigned long long)c->req[i], pct(c->req[i], reqs));
 	}
+	text_users(c);
 	if (c->enc_frames)
 		printf("learn: not read: %llu encrypted frames (%.1f%% of the SMB bytes); capture "
 		       "with encryption off (smb encrypt = off on a lab server) to learn from "
@@ -94,6 +97,74 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		       "is still to come\n");
 }
 
+/* A time as it reads best: "340 us", "2.1 ms", "1.30 s" */
+static const char *dur(double s, char *b, size_t n)
+{
+	if (s < 1e-3)
+		snprintf(b, n, "%.0f us", s * 1e6);
+	else if (s < 1)
+		snprintf(b, n, "%.1f ms", s * 1e3);
+	else
+		snprintf(b, n, "%.2f s", s);
+	return b;
+}
+
+/* A size as it reads best: "512 B", "64 KiB", "1 MiB" */
+static const char *size(uint64_t v, char *b, size_t n)
+{
+	if (v < 1024)
+		snprintf(b, n, "%llu B", (unsigned long long)v);
+	else if (v < 1024 * 1024)
+		snprintf(b, n, "%llu KiB", (unsigned long long)(v / 1024));
+	else
+		snprintf(b, n, "%llu MiB", (unsigned long long)(v / 1024 / 1024));
+	return b;
+}
+
+/* What the users did: who they are, their rates, their activities, sizes, open times. */
+static void text_users(const struct pv_learn_counts *c)
+{
+	const struct pv_learn_users *us = &c->users;
+	size_t kinds[3] = {0, 0, 0};
+	char a[32], b[32], d[32], e[32];
+
+	if (!us->n)
+		return;
+	for (size_t i = 0; i < us->n; i++)
+		kinds[us->u[i].kind]++;
+	printf("learn: %zu user%s: %zu account%s by NTLM logon (kept as hashes), %zu by client "
+	       "address (Kerberos), %zu by session only (logon not captured)%s\n",
+	       us->n, us->n == 1 ? "" : "s", kinds[PV_USER_NTLM],
+	       kinds[PV_USER_NTLM] == 1 ? "" : "s", kinds[PV_USER_ADDR], kinds[PV_USER_SESSION],
+	       us->refused ? "; more not followed" : "");
+	printf("learn: per user-hour: %.0f requests (median; p95 %.0f), %.1f logons (p95 %.1f)\n",
+	       c->req_per_user_hour[0], c->req_per_user_hour[1], c->logons_per_user_hour[0],
+	       c->logons_per_user_hour[1]);
+	if (c->req_gaps.n) {
+		printf("learn: activities: a user's requests more than %s apart (%s) start "
+		       "another: %llu activities, %.1f requests each\n",
+		       dur(c->activity_gap, a, sizeof(a)),
+		       c->gap_learned ? "learned: the split of the gaps' two modes" : "--gap",
+		       (unsigned long long)c->activities, c->activity_requests);
+		printf("learn: gaps within an activity %s (median; p95 %s), think times between "
+		       "them %s (median; p95 %s)\n",
+		       dur(c->within[0], a, sizeof(a)), dur(c->within[1], b, sizeof(b)),
+		       dur(c->think[0], d, sizeof(d)), dur(c->think[1], e, sizeof(e)));
+	}
+	if (c->read_sizes.n || c->write_sizes.n)
+		printf("learn: reads asked up to %s (median; p95 %s), writes up to %s (median; p95 "
+		       "%s)\n",
+		       size(pv_sizes_quantile(&c->read_sizes, 0.5), a, sizeof(a)),
+		       size(pv_sizes_quantile(&c->read_sizes, 0.95), b, sizeof(b)),
+		       size(pv_sizes_quantile(&c->write_sizes, 0.5), d, sizeof(d)),
+		       size(pv_sizes_quantile(&c->write_sizes, 0.95), e, sizeof(e)));
+	if (c->open_times.n)
+		printf("learn: files open %s (median; p95 %s), %llu closes\n",
+		       dur(pv_hist_quantile(&c->open_times, 0.5), a, sizeof(a)),
+		       dur(pv_hist_quantile(&c->open_times, 0.95), b, sizeof(b)),
+		       (unsigned long long)c->open_times.n);
+}
+
 static void cmds(struct pv_json *o, const char *key, const uint64_t *v)
 {
 	struct pv_json *m = pv_json_object();
@@ -105,6 +176,66 @@ static void cmds(struct pv_json *o, const char *key, const uint64_t *v)
 }
 
 #define INT(o, k, v) pv_json_int(o, k, (long long)(v))
+
+static struct pv_json *pair(double a, double b)
+{
+	struct pv_json *o = pv_json_object();
+
+	pv_json_real(o, "median", a);
+	pv_json_real(o, "p95", b);
+	return o;
+}
+
+/* What the users did, as text_users says it, and each user (its id: a hash, an address, or a
+ * session's id). */
+static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
+{
+	static const char *const kinds[] = {"ntlm", "address", "session"};
+	struct pv_json *a = pv_json_array(), *o;
+
+	for (size_t i = 0; i < c->users.n; i++) {
+		const struct pv_learn_user *u = &c->users.u[i];
+
+		o = pv_json_object();
+		pv_json_str(o, "id", u->id);
+		pv_json_str(o, "by", kinds[u->kind]);
+		INT(o, "requests", u->requests);
+		INT(o, "logons", u->logons);
+		INT(o, "tree_connects", u->trees);
+		INT(o, "opens", u->opens);
+		INT(o, "listings", u->listings);
+		INT(o, "notifies", u->notifies);
+		pv_json_real(o, "first", u->first);
+		pv_json_real(o, "last", u->last);
+		pv_json_append(a, o);
+	}
+	pv_json_set(j, "users", a);
+	INT(j, "users_not_followed", c->users.refused);
+	INT(j, "logons", c->logons);
+	pv_json_set(j, "requests_per_user_hour",
+		    pair(c->req_per_user_hour[0], c->req_per_user_hour[1]));
+	pv_json_set(j, "logons_per_user_hour",
+		    pair(c->logons_per_user_hour[0], c->logons_per_user_hour[1]));
+	pv_json_real(j, "activity_gap", c->activity_gap);
+	pv_json_bool(j, "activity_gap_learned", c->gap_learned);
+	INT(j, "activities", c->activities);
+	pv_json_real(j, "requests_per_activity", c->activity_requests);
+	pv_json_set(j, "gaps_within", pair(c->within[0], c->within[1]));
+	pv_json_set(j, "think_times", pair(c->think[0], c->think[1]));
+	o = pv_json_object();
+	INT(o, "n", c->read_sizes.n);
+	INT(o, "median_up_to", pv_sizes_quantile(&c->read_sizes, 0.5));
+	INT(o, "p95_up_to", pv_sizes_quantile(&c->read_sizes, 0.95));
+	pv_json_set(j, "read_sizes", o);
+	o = pv_json_object();
+	INT(o, "n", c->write_sizes.n);
+	INT(o, "median_up_to", pv_sizes_quantile(&c->write_sizes, 0.5));
+	INT(o, "p95_up_to", pv_sizes_quantile(&c->write_sizes, 0.95));
+	pv_json_set(j, "write_sizes", o);
+	o = pair(pv_hist_quantile(&c->open_times, 0.5), pv_hist_quantile(&c->open_times, 0.95));
+	INT(o, "n", c->open_times.n);
+	pv_json_set(j, "open_times", o);
+}
 
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *j)
 {
@@ -160,11 +291,17 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	INT(j, "read_asked", c->read_asked);
 	INT(j, "read_got", c->read_got);
 	INT(j, "written", c->written);
+	json_users(j, c);
+}
+
+static void release(void *result)
+{
+	pv_learn_counts_release(&((struct learn_out *)result)->c);
 }
 
 int pv_cmd_learn(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct learn_out *o = pv_out_result(out, "learn", sizeof(*o), text, json, NULL);
+	struct learn_out *o = pv_out_result(out, "learn", sizeof(*o), text, json, release);
 	struct pv_learn_opts opts = {0};
 	int r;
 
@@ -182,6 +319,17 @@ int pv_cmd_learn(struct pv_ctx *ctx, struct pv_out *out)
 			return pv_error(PV_EUSAGE, "--port '%s' is not a TCP port (1 to 65535)",
 					ctx->cli.opt[OPT_PORT]);
 		opts.port = (uint16_t)v;
+	}
+	if (ctx->cli.opt[OPT_GAP]) {
+		char *end;
+		double v = strtod(ctx->cli.opt[OPT_GAP], &end);
+
+		if (*end || end == ctx->cli.opt[OPT_GAP] || !(v > 0) || v > 86400)
+			return pv_error(PV_EUSAGE,
+					"--gap '%s' is not a time in seconds (more than 0, at most "
+					"86400): the idle time that ends a user's activity",
+					ctx->cli.opt[OPT_GAP]);
+		opts.gap = v;
 	}
 	r = pv_learn_read(o->path, &opts, &o->c);
 	o->read = o->c.frames > 0 || r == PV_OK;

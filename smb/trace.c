@@ -32,18 +32,53 @@ const char *pv_smbt_cmd_name(uint16_t cmd)
 	return smb2_cmd_name(cmd);
 }
 
-/* The fields of a body (b: the bytes after the header that are in the frame). */
-static void body(struct pv_smbt_msg *m, struct smb2_rd *b)
+/* The fields of a body (b: the bytes after the header that are in the frame; hdr: the
+ * message from its header on, for the offsets that count from there). */
+static void body(struct pv_smbt_msg *m, struct smb2_rd *b, struct smb2_rd *hdr)
 {
 	struct smb2_rd r = *b;
 
+	if (m->cmd == SMB2_SESSION_SETUP &&
+	    (!m->response || m->status == ST_OK || m->status == ST_MORE_PROCESSING)) {
+		struct smb2_rd sb;
+		uint16_t off, len;
+
+		smb2_rd_seek(&r, m->response ? 4 : 12);
+		off = smb2_rd_u16(&r);
+		len = smb2_rd_u16(&r);
+		/* offsets count from the header, 64 bytes before the body */
+		if (!r.bad && off >= SMB2_HDR &&
+		    smb2_rd_span(hdr, off, len, "the security buffer", &sb) == 0) {
+			m->sec = sb.p;
+			m->seclen = sb.len;
+		}
+		r.bad = false;
+	}
 	if (m->response) {
 		if (m->cmd == SMB2_READ && (m->status == ST_OK || m->status == ST_BUFFER_OVERFLOW)) {
 			smb2_rd_seek(&r, 4);
 			m->got = smb2_rd_u32(&r);
 		}
+		if (m->cmd == SMB2_CREATE && m->status == ST_OK) {
+			const uint8_t *f;
+
+			smb2_rd_seek(&r, 64);
+			if ((f = smb2_rd_bytes(&r, 16))) {
+				memcpy(m->fid, f, 16);
+				m->has_fid = true;
+			}
+		}
 		m->body_cut = r.bad;
 		return;
+	}
+	if (m->cmd == SMB2_CLOSE) {
+		const uint8_t *f;
+
+		smb2_rd_seek(&r, 8);
+		if ((f = smb2_rd_bytes(&r, 16))) {
+			memcpy(m->fid, f, 16);
+			m->has_fid = true;
+		}
 	}
 	switch (m->cmd) {
 	case SMB2_CREATE:
@@ -142,8 +177,12 @@ int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, voi
 		}
 		/* the body: its bytes in this message and in what was kept */
 		if (smb2_rd_span(&r, SMB2_HDR, (end < len ? end : len) - at - SMB2_HDR, "the body",
-				 &b) == 0)
-			body(&m, &b);
+				 &b) == 0) {
+			struct smb2_rd whole;
+
+			smb2_rd_init(&whole, p + at, (end < len ? end : len) - at);
+			body(&m, &b, &whole);
+		}
 		if (end > len)
 			m.body_cut = true;
 		fn(arg, &m);

@@ -36,6 +36,13 @@ struct pv_smbt_msg {
 	uint32_t length;      /* READ: the bytes asked; WRITE: the bytes written */
 	uint8_t info_type;    /* QUERY_INFO, SET_INFO: InfoType */
 	uint8_t info_class;   /* QUERY_INFO, SET_INFO, QUERY_DIRECTORY: FileInformationClass */
+	/* SESSION_SETUP (request or answer): its security buffer, inside the bytes given (NULL
+	 * when it is not all there) */
+	const uint8_t *sec;
+	size_t seclen;
+	/* CREATE's answer, and CLOSE's request: the file id (has_fid) */
+	uint8_t fid[16];
+	bool has_fid;
 	/* from an answer's body: READ, the bytes read */
 	uint32_t got;
 	bool body_cut; /* the body was not all in the bytes given (a frame kept only in part) */

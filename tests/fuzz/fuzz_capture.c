@@ -20,7 +20,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pv_learn_counts c;
+	struct pv_learn_counts c = {0};
 	struct pv_capture *cap;
 	struct pv_learn *l;
 	const uint8_t *p;
@@ -37,6 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pv_learn_frame(l, p, caplen, wirelen, t);
 		pv_learn_end(l);
 	}
+	pv_learn_counts_release(&c);
 	pv_capture_close(cap);
 	return 0;
 }

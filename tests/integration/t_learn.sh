@@ -3,9 +3,12 @@
 # against Wireshark's dissector (tshark: every SMB2 request and answer by command, compounds
 # included):
 #   1. an smbclient session mix from ctl (a client we did not write): every request and answer
-#      as tshark counts them, each request answered, one connection, nothing lost;
+#      as tshark counts them, each request answered, one connection, nothing lost; its user
+#      the account its NTLM logon named, as its hash;
 #   2. the built-in driver's own load (2 users on each client, one step): the same equality,
-#      99% at least of its requests answered in the capture;
+#      99% at least of its requests answered in the capture; its 4 users by their logons
+#      (their names nowhere in the output), activities with the gap learned (and --gap), open
+#      times, read and write sizes;
 #   3. the same load encrypted (load.encryption: on): nothing decoded, the encrypted frames
 #      counted and said with their share of the SMB bytes, as tshark sees transform headers;
 #   4. the captures committed in tests/learn/captures (lab captures, their logon tokens zeroed
@@ -112,6 +115,10 @@ same_as_tshark smbclient "$T_TMP/smbclient.pcap"
 jq_ok 'd["connections"] == 1 and d["connections_midway"] == 0 and d["lost_bytes"] == 0 and d["malformed"] == 0' "smbclient: one connection, nothing lost"
 jq_ok 'd["matched"] == sum(d["requests"].values()) - d["requests"].get("CANCEL", 0) and d["unanswered"] == 0' "smbclient: every request answered"
 jq_ok 'd["requests"]["WRITE"] >= 1 and d["written"] >= 10000 and d["read_got"] >= 10000' "smbclient: the put and the get"
+# its user: the account of its NTLM logon, as a hash of LAB\pl-cli1-u1 in lower case
+ID=$(python3 -c 'import hashlib; print("ntlm:" + hashlib.sha256(b"lab\\pl-cli1-u1").hexdigest()[:12])')
+jq_ok "[(u['id'], u['by'], u['logons']) for u in d['users']] == [('$ID', 'ntlm', 1)] and d['logons'] == 1" "smbclient: one user, LAB\\pl-cli1-u1 hashed"
+jq_ok 'd["users"][0]["requests"] >= 50 and d["users"][0]["opens"] >= 10 and d["open_times"]["n"] >= 10 and d["activities"] >= 1' "smbclient: what its user did"
 pv learn "$T_TMP/smbclient.pcap"
 expect_rc 0 "learn (text)"
 expect_out "^learn: .*smbclient.pcap: [0-9]+ frames over [0-9.]+ s, 1 TCP connection to the SMB port \(0 begun before the capture\)$"
@@ -127,6 +134,21 @@ same_as_tshark builtin "$T_TMP/builtin.pcap"
 jq_ok 'd["connections"] >= 4 and d["lost_bytes"] == 0 and d["malformed"] == 0' "builtin: the users' connections, nothing lost"
 jq_ok 'd["matched"] >= 0.99 * (sum(d["requests"].values()) - d["requests"].get("CANCEL", 0))' "builtin: 99% of the requests answered"
 jq_ok 'd["requests"]["CREATE"] > 50 and d["netbios_frames"]["encrypted"] == 0' "builtin: its load in the clear"
+# its 4 users, each an NTLM account logged on once, their names nowhere in what learn says
+IDS=$(python3 -c '
+import hashlib
+print(sorted("ntlm:" + hashlib.sha256(("lab\\pl-cli%d-u%d" % (c, u)).encode()).hexdigest()[:12] for c in (1, 2) for u in (1, 2)))')
+jq_ok "sorted(u['id'] for u in d['users']) == $IDS and all(u['by'] == 'ntlm' and u['logons'] == 1 for u in d['users'])" "builtin: its 4 users, by their NTLM logons"
+jq_ok 'd["activity_gap_learned"] and d["activity_gap"] > 0 and d["activities"] >= 4 and d["think_times"]["median"] > d["gaps_within"]["median"]' "builtin: activities, the gap learned"
+jq_ok 'd["open_times"]["n"] > 50 and d["read_sizes"]["n"] > 10 and d["write_sizes"]["n"] > 10' "builtin: open times and sizes"
+grep -qi "pl-cli" "$T_TMP/learn.json" && fail "builtin: a user's name is in learn's JSON"
+pv learn "$T_TMP/builtin.pcap"
+expect_out "^learn: 4 users: 4 accounts by NTLM logon \(kept as hashes\), 0 by client address \(Kerberos\), 0 by session only \(logon not captured\)$"
+expect_out "^learn: activities: a user's requests more than [0-9.]+ (us|ms|s) apart \(learned: the split of the gaps' two modes\) start another: [0-9]+ activities"
+expect_no_out "pl-cli"
+pv --json learn --gap 0.5 "$T_TMP/builtin.pcap"
+printf '%s\n' "$OUT" >"$T_TMP/learn.json"
+jq_ok 'd["activity_gap"] == 0.5 and not d["activity_gap_learned"]' "builtin: --gap 0.5"
 
 # ---- 3. encrypted -----------------------------------------------------------------------------
 echo "  3. the built-in driver's load, encrypted" >&2
@@ -147,7 +169,8 @@ echo "  4. the committed captures" >&2
 for f in "$TOP"/tests/learn/captures/*.pcap; do
 	same_as_tshark "$(basename "$f")" "$f"
 	case $f in
-	*midway*) jq_ok 'd["connections_midway"] == d["connections"] > 0 and d["netbios_frames"]["resyncs"] >= d["connections"]' "$(basename "$f"): streams begun before the capture, found again" ;;
+	*midway*) jq_ok 'd["connections_midway"] == d["connections"] > 0 and d["netbios_frames"]["resyncs"] >= d["connections"] and all(u["by"] == "session" for u in d["users"])' "$(basename "$f"): streams begun before the capture, found again, their users by session" ;;
+	*start*) jq_ok 'len(d["users"]) == 4 and all(u["by"] == "ntlm" for u in d["users"])' "$(basename "$f"): its 4 users by their NTLM logons" ;;
 	*snap300*) jq_ok 'd["cut_frames"] > 0 and d["lost_bytes"] > 0 and d["holes"] == 0' "$(basename "$f"): frames cut by the snapshot, their headers read" ;;
 	esac
 done
@@ -188,4 +211,7 @@ expect_err "learn needs one capture: provision learn CAPTURE"
 pv learn --port 99999 "$T_TMP/smbclient.pcap"
 expect_rc 2 "learn --port 99999"
 expect_err "--port '99999' is not a TCP port"
+pv learn --gap -1 "$T_TMP/smbclient.pcap"
+expect_rc 2 "learn --gap -1"
+expect_err "--gap '-1' is not a time in seconds"
 finish

@@ -1,11 +1,36 @@
 #!/usr/bin/env python3
-"""tests/learn/scrub.py IN OUT: a lab capture (classic pcap, Ethernet, IPv4) made fit to commit:
-the security buffer of every SMB2 SESSION_SETUP (the NTLM or Kerberos tokens: an NTLMv2
-response can be attacked offline for the password) is overwritten with zeros, lengths kept, so
-that the traffic decodes the same (provision learn, tshark) with no secret in it. Only messages
-whose header lies in one segment are seen, which is every SESSION_SETUP on the lab."""
+"""tests/learn/scrub.py IN OUT: a lab capture (classic pcap, Ethernet, IPv4) made fit to commit,
+with no secret in it and decoding the same (provision learn, tshark). In the security buffer of
+every SMB2 SESSION_SETUP: an NTLM AUTHENTICATE keeps its names (the lab's: LAB\\pl-cli1-u1)
+but its LM and NT responses (an NTLMv2 response can be attacked offline for the password), its
+encrypted session key and its MIC are overwritten with zeros; any other token (a Kerberos
+ticket, SPNEGO's wrapping around NTLM's first two messages stays) that holds no NTLMSSP
+message is zeroed whole. Lengths are kept. Only messages whose header lies in one segment are
+seen, which is every SESSION_SETUP on the lab."""
 import struct
 import sys
+
+
+def scrub_token(buf, s, e):
+    """Zero the secrets of the security token buf[s:e]: 1 when something was zeroed."""
+    m = bytes(buf[s:e]).find(b"NTLMSSP\0")
+    if m < 0:
+        buf[s:e] = bytes(e - s)
+        return 1
+    m += s
+    if m + 64 > e or struct.unpack_from("<I", buf, m + 8)[0] != 3:
+        return 0  # NEGOTIATE or CHALLENGE: no secret
+    # LmChallengeResponse (12), NtChallengeResponse (20), EncryptedRandomSessionKey (52)
+    for f in (12, 20, 52):
+        ln, off = struct.unpack_from("<H", buf, m + f)[0], struct.unpack_from("<I", buf, m + f + 4)[0]
+        a, b = m + off, min(m + off + ln, e)
+        if a < b:
+            buf[a:b] = bytes(b - a)
+    # the MIC, when the payload leaves room for it after the version (at 72, 16 bytes)
+    first = min([struct.unpack_from("<I", buf, m + f + 4)[0] for f in (12, 20, 28, 36, 44, 52)] + [e - m])
+    if first >= 88:
+        buf[m + 72:m + 88] = bytes(16)
+    return 1
 
 
 def scrub_smb2(buf, at):
@@ -19,8 +44,7 @@ def scrub_smb2(buf, at):
             off, ln = struct.unpack_from("<HH", buf, at + 64 + (4 if resp else 12))
             s, e = at + off, min(at + off + ln, len(buf))
             if s < e:
-                buf[s:e] = bytes(e - s)
-                n += 1
+                n += scrub_token(buf, s, e)
         if not nxt:
             break
         at += nxt
@@ -47,7 +71,7 @@ def main():
                 data[pay:p + caplen] = frame
         at = p + caplen
     open(sys.argv[2], "wb").write(data)
-    print("scrub: %d security buffers zeroed" % scrubbed, file=sys.stderr)
+    print("scrub: %d security buffers scrubbed" % scrubbed, file=sys.stderr)
 
 
 main()

@@ -13,8 +13,11 @@
 #include <string.h>
 
 #include "capture/capture.h"
+#include "learn/hist.h"
 #include "learn/learn.h"
 #include "learn/stream.h"
+#include "learn/table.h"
+#include "learn/user.h"
 #include "smb/smb2.h"
 #include "smb/trace.h"
 #include "util/buf.h"
@@ -203,13 +206,15 @@ END_TEST
 
 /* ---- smb/trace.c ---- */
 
+static uint64_t session_id = 0x1234; /* the session msg() puts in its headers */
+
 /* a message: header (request or answer) and body, appended to b, 8-aligned when more follow */
 static void msg(struct pv_buf *b, uint16_t cmd, uint64_t mid, uint32_t flags, uint32_t status,
 		const struct pv_buf *body, bool last)
 {
 	uint8_t h[SMB2_HDR];
 	struct smb2_hdr hd = {.command = cmd, .mid = mid, .flags = flags, .status = status,
-			      .tree = 7, .session = 0x1234};
+			      .tree = 7, .session = session_id};
 	size_t start = b->len, pad;
 
 	smb2_hdr_put(h, &hd);
@@ -244,7 +249,6 @@ static void compound(struct pv_buf *b)
 	struct pv_buf body = PV_BUF_INIT;
 	struct smb2_create_req q = {.path = "a/b.txt", .access = 0x120089, .share = 7,
 				    .disposition = 3, .options = 0x40};
-	static const uint8_t fid[16];
 
 	ck_assert_int_eq(smb2_create_enc(&body, &q), 0);
 	msg(b, SMB2_CREATE, 10, 0, 0, &body, false);
@@ -252,7 +256,7 @@ static void compound(struct pv_buf *b)
 	ck_assert_int_eq(smb2_query_info_enc(&body, 1, 5, SMB2_RELATED_FID, 4096, 0), 0);
 	msg(b, SMB2_QUERY_INFO, 11, SMB2_FLAGS_RELATED, 0, &body, false);
 	pv_buf_reset(&body);
-	ck_assert_int_eq(smb2_close_enc(&body, fid, 0), 0);
+	ck_assert_int_eq(smb2_close_enc(&body, SMB2_RELATED_FID, 0), 0);
 	msg(b, SMB2_CLOSE, 12, SMB2_FLAGS_RELATED, 0, &body, true);
 	pv_buf_release(&body, 0);
 }
@@ -453,6 +457,146 @@ START_TEST(frames)
 }
 END_TEST
 
+
+/* ---- learn/hist.c, learn/table.c ---- */
+
+START_TEST(hists)
+{
+	struct pv_hist h = {0};
+	struct pv_sizes z = {0};
+	double split;
+
+	/* two modes: 900 gaps of about 200 us (within activities), 100 of about 2 s (between) */
+	for (int i = 0; i < 900; i++)
+		pv_hist_add(&h, 150e-6 + (double)(i % 10) * 10e-6);
+	for (int i = 0; i < 100; i++)
+		pv_hist_add(&h, 1.5 + (double)(i % 10) * 0.1);
+	split = pv_hist_split(&h);
+	ck_assert_msg(split > 250e-6 && split < 1.5, "split %g", split);
+	ck_assert_uint_eq(pv_hist_above(&h, split), 100);
+	/* quantiles within a bin's 12% */
+	ck_assert_double_eq_tol(pv_hist_quantile(&h, 0.5), 195e-6, 195e-6 * 0.13);
+	ck_assert_double_eq_tol(pv_hist_quantile(&h, 0.95), 1.95, 1.95 * 0.13);
+	ck_assert_double_eq(pv_hist_quantile(&(struct pv_hist){0}, 0.5), 0);
+	ck_assert_double_eq(pv_hist_split(&(struct pv_hist){0}), 0);
+	pv_hist_add(&h, 0); /* below the range */
+	pv_hist_add(&h, 1e9); /* above it */
+	ck_assert(h.under == 1 && h.over == 1 && h.n == 1002);
+
+	/* sizes: bins of powers of two, the quantile's upper bound */
+	for (int i = 0; i < 10; i++)
+		pv_sizes_add(&z, 4096);
+	pv_sizes_add(&z, 1 << 20);
+	pv_sizes_add(&z, 0);
+	ck_assert_uint_eq(pv_sizes_quantile(&z, 0.5), 8192);
+	ck_assert_uint_eq(pv_sizes_quantile(&z, 0.99), 2u << 20);
+	ck_assert_uint_eq(pv_sizes_quantile(&z, 0.01), 0);
+	ck_assert_uint_eq(z.total, 10 * 4096 + (1 << 20));
+}
+END_TEST
+
+START_TEST(table)
+{
+	struct pv_table t;
+	struct pv_table_entry e;
+
+	pv_table_init(&t, 1000);
+	/* keys that crowd the same slots, put, found, taken in another order */
+	for (uint64_t k = 0; k < 1000; k++)
+		ck_assert(pv_table_put(&t, k << 32, (double)k, (uint32_t)k));
+	ck_assert(!pv_table_put(&t, 5000ull << 32, 0, 0)); /* at its bound */
+	ck_assert_uint_eq(t.n, 1000);
+	for (uint64_t k = 0; k < 1000; k += 2)
+		ck_assert(pv_table_take(&t, k << 32, &e) && e.v == k && e.t == (double)k);
+	for (uint64_t k = 0; k < 1000; k++)
+		ck_assert((pv_table_get(&t, k << 32) != NULL) == (k % 2 == 1));
+	ck_assert(!pv_table_take(&t, 0, NULL));
+	ck_assert(pv_table_put(&t, 1ull << 32, 9, 9) && pv_table_get(&t, 1ull << 32)->v == 9);
+	ck_assert_uint_eq(t.n, 500);
+	pv_table_release(&t);
+}
+END_TEST
+
+/* ---- learn/user.c ---- */
+
+/* An NTLM AUTHENTICATE message (MS-NLMP 2.2.1.3) for DOMAIN\user, after pre bytes of SPNEGO */
+static size_t ntlm_auth(uint8_t *b, size_t pre, const char *dom, const char *user, bool unicode)
+{
+	uint8_t *m = b + pre;
+	size_t at = 88, n;
+
+	memset(b, 0x30, pre);
+	memset(m, 0, 400);
+	memcpy(m, "NTLMSSP", 8);
+	m[8] = 3;
+	m[60] = unicode ? 1 : 0;
+	for (int f = 0; f < 2; f++) {
+		const char *s = f ? user : dom;
+		size_t fo = f ? 36 : 28, len = strlen(s) * (unicode ? 2 : 1);
+
+		m[fo] = (uint8_t)len;
+		m[fo + 2] = (uint8_t)len;
+		m[fo + 4] = (uint8_t)at;
+		for (size_t i = 0; s[i]; i++)
+			m[at + i * (unicode ? 2 : 1)] = (uint8_t)s[i];
+		at += len;
+	}
+	n = pre + at;
+	return n;
+}
+
+START_TEST(users)
+{
+	uint8_t b[512];
+	char id[80], id2[80];
+	struct pv_learn_users t;
+	long u;
+	size_t n;
+
+	n = ntlm_auth(b, 16, "LAB", "Alice", true);
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id, sizeof(id)), 1);
+	ck_assert(!strncmp(id, "ntlm:", 5) && strlen(id) == 17);
+	ck_assert_ptr_null(strstr(id, "alice"));
+	/* the same account in OEM characters and another case: the same user */
+	n = ntlm_auth(b, 0, "lab", "ALICE", false);
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id2, sizeof(id2)), 1);
+	ck_assert_str_eq(id, id2);
+	n = ntlm_auth(b, 0, "LAB", "bob", true);
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id2, sizeof(id2)), 1);
+	ck_assert_str_ne(id, id2);
+	/* anonymous; not an AUTHENTICATE; a name outside the message */
+	n = ntlm_auth(b, 0, "", "", true);
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id, sizeof(id)), 0);
+	b[8] = 1;
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id, sizeof(id)), 0);
+	n = ntlm_auth(b, 0, "LAB", "bob", true);
+	b[36 + 4] = 250;
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id, sizeof(id)), -1);
+	ck_assert_int_eq(pv_learn_ntlm_user((const uint8_t *)"a Kerberos token", 16, id,
+					    sizeof(id)),
+			 0);
+
+	pv_learn_users_init(&t);
+	u = pv_learn_users_get(&t, "addr:198.18.0.31", PV_USER_ADDR);
+	ck_assert_int_eq(u, 0);
+	ck_assert_int_eq(pv_learn_users_get(&t, "ntlm:0123456789ab", PV_USER_NTLM), 1);
+	ck_assert_int_eq(pv_learn_users_get(&t, "addr:198.18.0.31", PV_USER_ADDR), 0);
+	pv_learn_user_request(&t.u[0], 10.0);
+	pv_learn_user_request(&t.u[0], 10.5);
+	pv_learn_user_request(&t.u[0], 12.5);
+	ck_assert(t.u[0].requests == 3 && t.u[0].first == 10.0 && t.u[0].last == 12.5 &&
+		  t.u[0].gaps.n == 2);
+	for (int i = 0; i < 3000; i++) {
+		char k[32];
+
+		snprintf(k, sizeof(k), "session:%x@x", i);
+		ck_assert_int_eq(pv_learn_users_get(&t, k, PV_USER_SESSION), i + 2);
+	}
+	ck_assert_uint_eq(t.n, 3002);
+	pv_learn_users_release(&t);
+}
+END_TEST
+
 /* ---- learn/learn.c: whole conversations ---- */
 
 /* NetBIOS frame of b's bytes */
@@ -584,6 +728,15 @@ START_TEST(conversation)
 	ck_assert_uint_eq(c.malformed, 0);
 	ck_assert_uint_eq(c.gap_bytes, 0);
 	ck_assert(c.frames == c.tcp && c.not_tcp == 0 && c.bad_frames == 0);
+	/* no logon captured: one user, by session and address, with its 6 requests */
+	ck_assert_uint_eq(c.users.n, 1);
+	ck_assert_str_eq(c.users.u[0].id, "session:1234@198.18.0.31");
+	ck_assert(c.users.u[0].kind == PV_USER_SESSION && c.users.u[0].requests == 6 &&
+		  c.users.u[0].opens == 1 && c.users.u[0].logons == 0);
+	ck_assert_uint_eq(c.read_sizes.n, 1);
+	ck_assert_uint_eq(c.write_sizes.n, 1);
+	ck_assert_uint_eq(c.open_times.n, 1); /* the compound's own CLOSE */
+	pv_learn_counts_release(&c);
 	pv_buf_release(&req, 0);
 	pv_buf_release(&rsp, 0);
 	pv_buf_release(&one, 0);
@@ -625,9 +778,99 @@ START_TEST(lost_segment)
 	ck_assert_uint_eq(c.req[SMB2_ECHO], 3);
 	ck_assert_uint_ge(c.req[SMB2_CREATE], 2);
 	ck_assert_uint_eq(c.malformed, 0);
+	pv_learn_counts_release(&c);
 	pv_buf_release(&st, 0);
 	pv_buf_release(&one, 0);
 	pv_buf_release(&body, 0);
+}
+END_TEST
+
+
+/* An NTLM logon names the user; its requests in two activities; a file open for 2 s */
+START_TEST(logon)
+{
+	struct pv_buf body = PV_BUF_INIT, one = PV_BUF_INIT;
+	struct pv_learn_counts c;
+	struct pv_learn_opts o = {.gap = 1.0};
+	struct pv_learn *l = pv_learn_begin(&o, PV_CAPTURE_LINK_ETHERNET, &c);
+	uint8_t tok[512], f[2048], fid[16];
+	uint32_t cseq = 1, sseq = 1;
+	size_t n;
+	char id[80];
+	/* a request (to the server) or an answer at time t */
+	struct pv_buf st = PV_BUF_INIT;
+#define SEND(to_srv, t)                                                                          \
+	do {                                                                                       \
+		pv_buf_reset(&st);                                                                 \
+		nb(&st, &one);                                                                     \
+		n = eth4(f, false, (to_srv) ? 40000 : 445, (to_srv) ? 445 : 40000,                 \
+			 (to_srv) ? cseq : sseq, 0x18, st.data, st.len);                           \
+		*((to_srv) ? &cseq : &sseq) += (uint32_t)st.len;                                   \
+		pv_learn_frame(l, f, n, n, (t));                                                   \
+	} while (0)
+
+	ck_assert_ptr_nonnull(l);
+	syn(l, true, 0);
+	syn(l, false, 0);
+	/* SESSION_SETUP with LAB\carol's AUTHENTICATE, in session 0x77 (its second leg) */
+	session_id = 0x77;
+	n = ntlm_auth(tok, 20, "LAB", "carol", true);
+	ck_assert_int_eq(smb2_session_setup_enc(&body, 1, tok, n), 0);
+	pv_buf_reset(&one);
+	msg(&one, SMB2_SESSION_SETUP, 2, 0, 0, &body, true);
+	SEND(true, 10.0);
+	pv_buf_reset(&body);
+	pv_buf_add(&body, "\x09\x00\x00\x00\x48\x00\x00\x00", 8);
+	pv_buf_reset(&one);
+	msg(&one, SMB2_SESSION_SETUP, 2, 1, 0, &body, true);
+	SEND(false, 10.001);
+	/* a CREATE at 10.1 answered with file id 42.., the CLOSE at 12.1: open 2 s; an ECHO
+	 * at 20.0, a new activity (gap 1 s) */
+	pv_buf_reset(&body);
+	ck_assert_int_eq(smb2_create_enc(&body, &(struct smb2_create_req){.path = "f",
+									 .disposition = 1}),
+			 0);
+	pv_buf_reset(&one);
+	msg(&one, SMB2_CREATE, 10, 0, 0, &body, true);
+	SEND(true, 10.1);
+	memset(fid, 42, sizeof(fid));
+	pv_buf_reset(&body);
+	for (int i = 0; i < 88; i++)
+		pv_buf_add(&body, i >= 64 && i < 80 ? "\x2a" : "\x00", 1);
+	pv_buf_reset(&one);
+	msg(&one, SMB2_CREATE, 10, 1, 0, &body, true);
+	SEND(false, 10.102);
+	pv_buf_reset(&body);
+	ck_assert_int_eq(smb2_close_enc(&body, fid, 0), 0);
+	pv_buf_reset(&one);
+	msg(&one, SMB2_CLOSE, 11, 0, 0, &body, true);
+	SEND(true, 12.102);
+	pv_buf_reset(&body);
+	pv_buf_add(&body, "\x04\x00\x00\x00", 4);
+	pv_buf_reset(&one);
+	msg(&one, SMB2_ECHO, 12, 0, 0, &body, true);
+	SEND(true, 20.0);
+	pv_learn_end(l);
+	session_id = 0x1234;
+
+	ck_assert_uint_eq(c.logons, 1);
+	ck_assert_uint_eq(c.users.n, 1);
+	n = ntlm_auth(tok, 0, "lab", "CAROL", false);
+	ck_assert_int_eq(pv_learn_ntlm_user(tok, n, id, sizeof(id)), 1);
+	ck_assert_str_eq(c.users.u[0].id, id);
+	ck_assert(c.users.u[0].kind == PV_USER_NTLM && c.users.u[0].logons == 1 &&
+		  c.users.u[0].requests == 3 && c.users.u[0].opens == 1);
+	ck_assert_uint_eq(c.open_times.n, 1);
+	ck_assert_double_eq_tol(pv_hist_quantile(&c.open_times, 0.5), 2.0, 2.0 * 0.13);
+	/* gaps 2.0 and 7.9 s, both over the 1 s set: three activities of one request */
+	ck_assert(!c.gap_learned && c.activity_gap == 1.0);
+	ck_assert_uint_eq(c.activities, 3);
+	ck_assert_double_eq_tol(c.think[1], 7.9, 7.9 * 0.13);
+	pv_learn_counts_release(&c);
+	pv_buf_release(&body, 0);
+	pv_buf_release(&one, 0);
+	pv_buf_release(&st, 0);
+#undef SEND
 }
 END_TEST
 
@@ -641,8 +884,12 @@ int main(void)
 	tcase_add_test(tc, stream_bounds);
 	tcase_add_test(tc, trace_frames);
 	tcase_add_test(tc, frames);
+	tcase_add_test(tc, hists);
+	tcase_add_test(tc, table);
+	tcase_add_test(tc, users);
 	tcase_add_test(tc, conversation);
 	tcase_add_test(tc, lost_segment);
+	tcase_add_test(tc, logon);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }

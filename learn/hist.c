@@ -1,0 +1,130 @@
+/* learn/hist.c: log-scale time histograms and power-of-two size histograms (see
+ * learn/hist.h). */
+#include "learn/hist.h"
+
+#include <math.h>
+
+/* bin i covers [10^(-6 + i/20), 10^(-6 + (i+1)/20)) seconds */
+static double edge(int i)
+{
+	return pow(10.0, -6.0 + (double)i / PV_HIST_PER_DECADE);
+}
+
+void pv_hist_add(struct pv_hist *h, double s)
+{
+	double x;
+	int i;
+
+	h->n++;
+	if (!(s >= 1e-6)) { /* NaN too */
+		h->under++;
+		return;
+	}
+	x = (log10(s) + 6.0) * PV_HIST_PER_DECADE;
+	if (x >= PV_HIST_BINS) {
+		h->over++;
+		return;
+	}
+	i = (int)x;
+	if (i < 0)
+		i = 0;
+	h->b[i]++;
+}
+
+double pv_hist_quantile(const struct pv_hist *h, double q)
+{
+	uint64_t want, seen;
+
+	if (!h->n)
+		return 0;
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	/* the rank of the q-quantile, 1-based: the ceiling of q n, at least 1 */
+	want = (uint64_t)ceil(q * (double)h->n);
+	if (want < 1)
+		want = 1;
+	seen = h->under;
+	if (seen >= want)
+		return 0;
+	for (int i = 0; i < PV_HIST_BINS; i++) {
+		seen += h->b[i];
+		if (seen >= want)
+			return sqrt(edge(i) * edge(i + 1));
+	}
+	return edge(PV_HIST_BINS);
+}
+
+uint64_t pv_hist_above(const struct pv_hist *h, double t)
+{
+	uint64_t n = h->over;
+
+	for (int i = PV_HIST_BINS - 1; i >= 0 && edge(i) >= t * (1 - 1e-9); i--)
+		n += h->b[i];
+	if (t < 1e-6)
+		n = h->n - h->under;
+	return n;
+}
+
+double pv_hist_split(const struct pv_hist *h)
+{
+	double total = 0, sum = 0, w0 = 0, sum0 = 0, best = -1;
+	int cut = -1;
+
+	/* the values under and over the range join the first and the last bin */
+	for (int i = 0; i < PV_HIST_BINS; i++) {
+		double c = h->b[i] + (i == 0 ? (double)h->under : 0) +
+			   (i == PV_HIST_BINS - 1 ? (double)h->over : 0);
+
+		total += c;
+		sum += c * i;
+	}
+	if (total < 2)
+		return 0;
+	for (int i = 0; i < PV_HIST_BINS - 1; i++) {
+		double c = h->b[i] + (i == 0 ? (double)h->under : 0), w1, m0, m1, between;
+
+		w0 += c;
+		sum0 += c * i;
+		w1 = total - w0;
+		if (w0 == 0 || w1 == 0)
+			continue;
+		m0 = sum0 / w0;
+		m1 = (sum - sum0) / w1;
+		between = w0 * w1 * (m0 - m1) * (m0 - m1);
+		if (between > best) {
+			best = between;
+			cut = i;
+		}
+	}
+	return cut < 0 ? 0 : edge(cut + 1);
+}
+
+void pv_sizes_add(struct pv_sizes *s, uint64_t bytes)
+{
+	int k = 0;
+
+	s->n++;
+	s->total += bytes;
+	while (k < PV_SIZES_BINS - 1 && bytes >= ((uint64_t)1 << k))
+		k++;
+	s->b[k]++;
+}
+
+uint64_t pv_sizes_quantile(const struct pv_sizes *s, double q)
+{
+	uint64_t want, seen = 0;
+
+	if (!s->n)
+		return 0;
+	want = (uint64_t)ceil(q * (double)s->n);
+	if (want < 1)
+		want = 1;
+	for (int k = 0; k < PV_SIZES_BINS; k++) {
+		seen += s->b[k];
+		if (seen >= want)
+			return k ? (uint64_t)1 << k : 0;
+	}
+	return (uint64_t)1 << (PV_SIZES_BINS - 1);
+}

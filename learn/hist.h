@@ -1,0 +1,44 @@
+/* learn/hist.h: the distributions provision learn keeps, in fixed memory whatever the
+ * capture's length: times on a log scale (20 bins a decade, each 12% wide, from 1 us to 10^4
+ * s: far finer than Samba traffic_replay's buckets, about 2.7x wide) and sizes by powers of
+ * two. Quantiles are read back from the bins (the bin's geometric middle), and a threshold
+ * between the two modes of a time distribution (the gaps within an activity and those between
+ * activities) is found by Otsu's method on the log scale. Pure logic. */
+#ifndef PV_LEARN_HIST_H
+#define PV_LEARN_HIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PV_HIST_PER_DECADE 20
+#define PV_HIST_DECADES	   10 /* 1e-6 .. 1e4 s */
+#define PV_HIST_BINS	   (PV_HIST_PER_DECADE * PV_HIST_DECADES)
+
+struct pv_hist {
+	uint64_t n;
+	uint64_t under, over; /* below 1 us, above 10^4 s */
+	uint32_t b[PV_HIST_BINS];
+};
+
+void pv_hist_add(struct pv_hist *h, double seconds);
+/* The q-quantile (0..1) of what was added, in seconds; 0 when nothing was. */
+double pv_hist_quantile(const struct pv_hist *h, double q);
+/* How many of what was added are above t seconds (by bins: those whose bin starts at t or
+ * above). */
+uint64_t pv_hist_above(const struct pv_hist *h, double t);
+/* The threshold that best splits what was added into two groups on the log scale (Otsu's
+ * method: the split of the largest between-group variance), in seconds at a bin's edge; 0
+ * when fewer than 2 values were added. */
+double pv_hist_split(const struct pv_hist *h);
+
+/* Sizes in bytes by powers of two: bin 0 holds 0, bin k holds [2^(k-1), 2^k). */
+#define PV_SIZES_BINS 34
+struct pv_sizes {
+	uint64_t n, total;
+	uint64_t b[PV_SIZES_BINS];
+};
+void pv_sizes_add(struct pv_sizes *s, uint64_t bytes);
+/* The q-quantile's bin as its upper bound in bytes (2^k), 0 for nothing or zeros. */
+uint64_t pv_sizes_quantile(const struct pv_sizes *s, double q);
+
+#endif

@@ -1,0 +1,49 @@
+/* learn/user.h: the users of a capture, as provision learn tells them apart: an account, by
+ * the name an NTLM logon carries in the clear (kept only as a hash: "ntlm:" and 12 hex digits
+ * of the SHA-256 of DOMAIN\user in lower case); where no name is seen (Kerberos), the client's
+ * address ("addr:198.18.0.31"); a session whose logon the capture does not hold, by its id and
+ * address ("session:ID@ADDRESS"). Each with what it did. Pure logic. */
+#ifndef PV_LEARN_USER_H
+#define PV_LEARN_USER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "learn/hist.h"
+#include "learn/table.h"
+
+/* At most this many users told apart (more: counted, not followed). */
+#define PV_LEARN_USERS_MAX 65536u
+
+enum pv_learn_user_kind { PV_USER_NTLM, PV_USER_ADDR, PV_USER_SESSION };
+
+struct pv_learn_user {
+	char id[80];
+	enum pv_learn_user_kind kind;
+	uint64_t requests, logons, trees, opens, listings, notifies;
+	double first, last; /* its first and last request's time */
+	struct pv_hist gaps; /* between its requests */
+};
+
+struct pv_learn_users {
+	struct pv_learn_user *u;
+	size_t n, cap;
+	struct pv_table index; /* the id's hash -> its place in u */
+	uint64_t refused;      /* users past PV_LEARN_USERS_MAX */
+};
+
+void pv_learn_users_init(struct pv_learn_users *t);
+/* The user of id (added when new): its place, or -1 when there is no room. */
+long pv_learn_users_get(struct pv_learn_users *t, const char *id, enum pv_learn_user_kind kind);
+void pv_learn_users_release(struct pv_learn_users *t);
+/* A request of user i at time t (seconds): counted, its gap since the user's last one kept. */
+void pv_learn_user_request(struct pv_learn_user *u, double t);
+
+/* The account an NTLM AUTHENTICATE message names (MS-NLMP 2.2.1.3), found in a SESSION_SETUP's
+ * security buffer (bare, or inside SPNEGO's DER: the NTLMSSP signature is looked for): 1 and
+ * id set to its hashed form ("ntlm:..."), 0 when the buffer holds no AUTHENTICATE or an
+ * anonymous one, -1 when it holds one whose fields point outside it. */
+int pv_learn_ntlm_user(const uint8_t *sec, size_t len, char *id, size_t idlen);
+
+#endif
