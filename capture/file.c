@@ -1,5 +1,5 @@
-/* capture/file.c: a capture file read with libpcap (see capture/capture.h). libpcap reads both pcap and
- * pcapng, checks each record's lengths against the file's snapshot length, and says where a
+/* capture/file.c: a capture file read with libpcap (see capture/capture.h). libpcap reads both pcap
+ * and pcapng, checks each record's lengths against the file's snapshot length, and says where a
  * file is cut. */
 #include "capture/capture.h"
 
@@ -95,7 +95,7 @@ int pv_capture_link(const struct pv_capture *c)
 }
 
 int pv_capture_next(struct pv_capture *c, const uint8_t **p, size_t *caplen, size_t *wirelen,
-		 double *t)
+		    double *t)
 {
 	struct pcap_pkthdr *h;
 	const u_char *d;

@@ -1,5 +1,5 @@
-/* capture/frame.c: a captured frame taken apart down to its TCP segment (see capture/capture.h): the
- * link layer (Ethernet with VLAN tags, Linux cooked v1 and v2, BSD loopback, raw IP), IPv4 and
+/* capture/frame.c: a captured frame taken apart down to its TCP segment (see capture/capture.h):
+ * the link layer (Ethernet with VLAN tags, Linux cooked v1 and v2, BSD loopback, raw IP), IPv4 and
  * IPv6 (its extension headers skipped), TCP. Every length a header states is checked against
  * the bytes captured and against the IP packet's own length (Ethernet pads short frames). */
 #include "capture/capture.h"
@@ -20,7 +20,8 @@ static uint32_t be32(const uint8_t *p)
 bool pv_capture_link_known(int link)
 {
 	return link == PV_CAPTURE_LINK_NULL || link == PV_CAPTURE_LINK_ETHERNET ||
-	       link == PV_CAPTURE_LINK_RAW || link == PV_CAPTURE_LINK_SLL || link == PV_CAPTURE_LINK_SLL2;
+	       link == PV_CAPTURE_LINK_RAW || link == PV_CAPTURE_LINK_SLL ||
+	       link == PV_CAPTURE_LINK_SLL2;
 }
 
 static enum pv_capture_what bad(char *why, size_t whylen, const char *fmt, size_t a, size_t b)
@@ -30,8 +31,8 @@ static enum pv_capture_what bad(char *why, size_t whylen, const char *fmt, size_
 }
 
 /* The TCP segment at p (caplen bytes captured of the IP payload's wire bytes). */
-static enum pv_capture_what tcp(const uint8_t *p, size_t caplen, size_t wire, struct pv_capture_seg *s,
-			     char *why, size_t whylen)
+static enum pv_capture_what tcp(const uint8_t *p, size_t caplen, size_t wire,
+				struct pv_capture_seg *s, char *why, size_t whylen)
 {
 	size_t hl;
 
@@ -54,7 +55,7 @@ static enum pv_capture_what tcp(const uint8_t *p, size_t caplen, size_t wire, st
 }
 
 static enum pv_capture_what ipv4(const uint8_t *p, size_t caplen, size_t wirelen,
-			      struct pv_capture_seg *s, char *why, size_t whylen)
+				 struct pv_capture_seg *s, char *why, size_t whylen)
 {
 	size_t hl, total;
 
@@ -83,7 +84,7 @@ static enum pv_capture_what ipv4(const uint8_t *p, size_t caplen, size_t wirelen
 }
 
 static enum pv_capture_what ipv6(const uint8_t *p, size_t caplen, size_t wirelen,
-			      struct pv_capture_seg *s, char *why, size_t whylen)
+				 struct pv_capture_seg *s, char *why, size_t whylen)
 {
 	size_t at = 40, total;
 	uint8_t next;
@@ -112,7 +113,8 @@ static enum pv_capture_what ipv6(const uint8_t *p, size_t caplen, size_t wirelen
 	if (next != 6)
 		return PV_CAPTURE_NOT_TCP;
 	if (at > caplen)
-		return bad(why, whylen, "IPv6 extension headers of %zu bytes cut at %zu", at, caplen);
+		return bad(why, whylen, "IPv6 extension headers of %zu bytes cut at %zu", at,
+			   caplen);
 	memcpy(s->src, p + 8, 16);
 	memcpy(s->dst, p + 24, 16);
 	if (caplen > total)
@@ -122,7 +124,7 @@ static enum pv_capture_what ipv6(const uint8_t *p, size_t caplen, size_t wirelen
 
 /* The IP packet at p by its EtherType (or version, for 0) */
 static enum pv_capture_what ip(unsigned type, const uint8_t *p, size_t caplen, size_t wirelen,
-			    struct pv_capture_seg *s, char *why, size_t whylen)
+			       struct pv_capture_seg *s, char *why, size_t whylen)
 {
 	if (type == 0 && caplen > 0)
 		type = (p[0] >> 4) == 4 ? 0x0800 : (p[0] >> 4) == 6 ? 0x86dd : 1;
@@ -134,7 +136,7 @@ static enum pv_capture_what ip(unsigned type, const uint8_t *p, size_t caplen, s
 }
 
 enum pv_capture_what pv_capture_frame(int link, const uint8_t *p, size_t caplen, size_t wirelen,
-				struct pv_capture_seg *seg, char *why, size_t whylen)
+				      struct pv_capture_seg *seg, char *why, size_t whylen)
 {
 	size_t at = 0;
 	unsigned type = 0;
@@ -144,14 +146,14 @@ enum pv_capture_what pv_capture_frame(int link, const uint8_t *p, size_t caplen,
 	switch (link) {
 	case PV_CAPTURE_LINK_ETHERNET:
 		if (caplen < 14)
-			return bad(why, whylen, "an Ethernet header cut at %zu bytes of %zu", caplen,
-				   14);
+			return bad(why, whylen, "an Ethernet header cut at %zu bytes of %zu",
+				   caplen, 14);
 		type = be16(p + 12);
 		at = 14;
 		for (int i = 0; i < 2 && (type == 0x8100 || type == 0x88a8); i++) {
 			if (caplen < at + 4)
-				return bad(why, whylen, "a VLAN tag cut at %zu bytes of %zu", caplen,
-					   at + 4);
+				return bad(why, whylen, "a VLAN tag cut at %zu bytes of %zu",
+					   caplen, at + 4);
 			type = be16(p + at + 2);
 			at += 4;
 		}
@@ -188,7 +190,9 @@ enum pv_capture_what pv_capture_frame(int link, const uint8_t *p, size_t caplen,
 		if (fam > 0xffff)
 			fam = be32(p);
 		at = 4;
-		type = fam == 2 ? 0x0800 : (fam == 10 || fam == 24 || fam == 28 || fam == 30) ? 0x86dd : 1;
+		type = fam == 2						    ? 0x0800
+		       : (fam == 10 || fam == 24 || fam == 28 || fam == 30) ? 0x86dd
+									    : 1;
 		if (type == 1)
 			return PV_CAPTURE_NOT_TCP;
 		break;

@@ -62,7 +62,8 @@ static void client_addr(const struct conn *cn, char *out, size_t len)
 	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
 	if (!memcmp(cn->key, mapped, 12))
-		snprintf(out, len, "%u.%u.%u.%u", cn->key[12], cn->key[13], cn->key[14], cn->key[15]);
+		snprintf(out, len, "%u.%u.%u.%u", cn->key[12], cn->key[13], cn->key[14],
+			 cn->key[15]);
 	else
 		for (size_t i = 0, o = 0; i < 16 && o + 6 < len; i += 2)
 			o += (size_t)snprintf(out + o, len - o, "%s%x", i ? ":" : "",
@@ -122,6 +123,16 @@ static uint64_t fid_key(const uint8_t f[16])
 static const uint8_t RELATED[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 				    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
+/* The activity under way of user us ended: its kind counted. */
+static void activity_end(struct pv_learn_counts *c, struct pv_learn_user *us)
+{
+	if (!us->cur_requests)
+		return;
+	pv_kinds_add(&c->kinds, &us->cur, us->cur_requests, us->last - us->cur_start);
+	memset(&us->cur, 0, sizeof(us->cur));
+	us->cur_requests = 0;
+}
+
 static void request(struct conn *cn, const struct pv_smbt_msg *m)
 {
 	struct pv_learn_counts *c = cn->l->c;
@@ -131,7 +142,8 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 	c->req[m->cmd]++;
 	switch (m->cmd) {
 	case 1: /* SESSION_SETUP: the account of an NTLM logon, for its answer */
-		if (m->sec && pv_learn_ntlm_user(m->sec, m->seclen, cn->logon, sizeof(cn->logon)) < 0)
+		if (m->sec &&
+		    pv_learn_ntlm_user(m->sec, m->seclen, cn->logon, sizeof(cn->logon)) < 0)
 			cn->logon[0] = '\0';
 		break;
 	case 5: /* CREATE */
@@ -168,6 +180,14 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 	{
 		struct pv_learn_user *us = &c->users.u[u];
 
+		/* its activity: a gap longer than the activity gap ends the one under way */
+		if (cn->l->gap > 0) {
+			if (us->cur_requests && t - us->last > cn->l->gap)
+				activity_end(c, us);
+			if (!us->cur_requests++)
+				us->cur_start = t;
+			pv_kind_shape_add(&us->cur, m->cmd);
+		}
 		pv_learn_user_request(us, t);
 		us->trees += m->cmd == 3;
 		us->opens += m->cmd == 5;
@@ -205,8 +225,7 @@ static void message(void *arg, const struct pv_smbt_msg *m)
 		c->read_got += m->got;
 	if (m->cmd == 1 && m->status == 0)
 		logged_on(cn, m->session);
-	if (m->cmd == 5 && m->has_fid &&
-	    !pv_table_put(&cn->files, fid_key(m->fid), cn->l->now, 0))
+	if (m->cmd == 5 && m->has_fid && !pv_table_put(&cn->files, fid_key(m->fid), cn->l->now, 0))
 		c->untracked++;
 	if (pv_table_take(&cn->pend, m->mid, NULL))
 		c->matched++;
@@ -466,6 +485,7 @@ struct pv_learn *pv_learn_begin(const struct pv_learn_opts *o, int link, struct 
 
 	memset(c, 0, sizeof(*c));
 	pv_learn_users_init(&c->users);
+	pv_kinds_init(&c->kinds);
 	if (!l)
 		return NULL;
 	l->c = c;
@@ -580,11 +600,16 @@ static void summarize(struct pv_learn *l)
 	c->activity_gap = c->gap_learned ? pv_hist_split(&c->req_gaps) : l->gap;
 	for (size_t i = 0; i < us->n; i++)
 		if (us->u[i].requests) {
-			c->activities += 1 + (c->activity_gap > 0
-						      ? pv_hist_above(&us->u[i].gaps, c->activity_gap)
-						      : 0);
+			c->activities += 1 + (c->activity_gap > 0 ? pv_hist_above(&us->u[i].gaps,
+										  c->activity_gap)
+								  : 0);
 			reqs += us->u[i].requests;
 		}
+	if (c->has_kinds) { /* counted as they ended, exactly */
+		c->activities = c->kinds.other;
+		for (size_t i = 0; i < c->kinds.n; i++)
+			c->activities += c->kinds.k[i].count;
+	}
 	c->activity_requests = c->activities ? (double)reqs / (double)c->activities : 0;
 	if (c->req_gaps.n) {
 		double n = (double)c->req_gaps.n;
@@ -598,7 +623,8 @@ static void summarize(struct pv_learn *l)
 		}
 		if (above > 0) {
 			c->think[0] = pv_hist_quantile(&c->req_gaps, (n - above + 0.5 * above) / n);
-			c->think[1] = pv_hist_quantile(&c->req_gaps, (n - above + 0.95 * above) / n);
+			c->think[1] =
+				pv_hist_quantile(&c->req_gaps, (n - above + 0.95 * above) / n);
 		}
 	}
 	if (!(hours > 0) || !us->n || !(v = malloc(us->n * sizeof(*v))))
@@ -623,6 +649,11 @@ void pv_learn_end(struct pv_learn *l)
 			l->bucket[b] = c->next;
 			conn_end(l, c);
 		}
+	if (l->gap > 0) {
+		for (size_t i = 0; i < l->c->users.n; i++)
+			activity_end(l->c, &l->c->users.u[i]);
+		l->c->has_kinds = true;
+	}
 	summarize(l);
 	free(l);
 }
@@ -630,9 +661,10 @@ void pv_learn_end(struct pv_learn *l)
 void pv_learn_counts_release(struct pv_learn_counts *c)
 {
 	pv_learn_users_release(&c->users);
+	pv_kinds_release(&c->kinds);
 }
 
-int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_learn_counts *c)
+static int one_pass(const char *path, const struct pv_learn_opts *o, struct pv_learn_counts *c)
 {
 	struct pv_capture *cap;
 	struct pv_learn *l;
@@ -653,4 +685,27 @@ int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_lea
 	pv_learn_end(l);
 	pv_capture_close(cap);
 	return n < 0 ? PV_ECONFIG : PV_OK;
+}
+
+int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_learn_counts *c)
+{
+	struct pv_learn_opts o2 = o ? *o : (struct pv_learn_opts){0};
+	struct pv_learn_counts c2;
+	int r = one_pass(path, o, c);
+
+	/* the gap learned: the kinds of activity from a second pass with it (the file is read
+	 * again, at a fraction of a second per hundred MB) */
+	if (r != PV_OK || c->has_kinds || !(c->activity_gap > 0))
+		return r;
+	o2.gap = c->activity_gap;
+	if (one_pass(path, &o2, &c2) == PV_OK) {
+		pv_kinds_release(&c->kinds);
+		c->kinds = c2.kinds;
+		pv_kinds_init(&c2.kinds);
+		c->has_kinds = true;
+		c->activities = c2.activities;
+		c->activity_requests = c2.activity_requests;
+	}
+	pv_learn_counts_release(&c2);
+	return r;
 }

@@ -46,16 +46,16 @@ struct pv_learn_counts {
 	/* SMB2 messages */
 	uint64_t req[PV_SMBT_NCMD], ans[PV_SMBT_NCMD]; /* final answers, by command */
 	uint64_t resp[PV_SMBT_NCMD]; /* every answer message by command: interim, breaks too */
-	uint64_t unknown_cmd;			       /* a command SMB2 has not */
-	uint64_t interim;			       /* STATUS_PENDING, the final answer to come */
-	uint64_t notifications;			       /* the server's own (lease and oplock breaks) */
-	uint64_t matched;			       /* final answers to a request seen */
-	uint64_t unmatched_ans;			       /* final answers to no request seen */
-	uint64_t unanswered;			       /* requests with no answer in the capture */
-	uint64_t untracked;			       /* requests past PV_LEARN_PENDING_MAX */
-	uint64_t errors;			       /* final answers with an error status */
-	uint64_t disposition[6];		       /* CREATE's: SUPERSEDE .. OVERWRITE_IF */
-	uint64_t read_asked, read_got, written;	       /* bytes */
+	uint64_t unknown_cmd;	     /* a command SMB2 has not */
+	uint64_t interim;	     /* STATUS_PENDING, the final answer to come */
+	uint64_t notifications;	     /* the server's own (lease and oplock breaks) */
+	uint64_t matched;	     /* final answers to a request seen */
+	uint64_t unmatched_ans;	     /* final answers to no request seen */
+	uint64_t unanswered;	     /* requests with no answer in the capture */
+	uint64_t untracked;	     /* requests past PV_LEARN_PENDING_MAX */
+	uint64_t errors;	     /* final answers with an error status */
+	uint64_t disposition[6];     /* CREATE's: SUPERSEDE .. OVERWRITE_IF */
+	uint64_t read_asked, read_got, written; /* bytes */
 	/* what the users did (learn/user.h), their logons, sizes and how long files stay open */
 	struct pv_learn_users users;
 	uint64_t logons;
@@ -70,6 +70,10 @@ struct pv_learn_counts {
 	double req_per_user_hour[2], logons_per_user_hour[2]; /* median, p95 over users */
 	double activity_requests;			      /* per activity, the mean */
 	double within[2], think[2]; /* gaps within an activity and between: median, p95 */
+	/* the kinds of activity (learn/kind.h): with the gap set, in the same pass; else in a
+	 * second pass over the file once the gap is learned (pv_learn_read) */
+	struct pv_kinds kinds;
+	bool has_kinds;
 };
 
 /* What pv_learn_read or pv_learn_begin put in c, released (c's counts stay). */

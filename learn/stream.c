@@ -42,7 +42,7 @@ static void give_gap(struct pv_stream *s, size_t n)
 static void give(struct pv_stream *s, uint32_t seq, const uint8_t *p, size_t len, size_t wire)
 {
 	int32_t d = seq_diff(seq, s->next);
-	size_t skip = d < 0 ? (size_t)-(int64_t)d : 0;
+	size_t skip = d < 0 ? (size_t) - (int64_t)d : 0;
 
 	if (skip >= wire) {
 		s->again_bytes += wire;
@@ -101,8 +101,8 @@ static void hold(struct pv_stream *s, uint32_t seq, const uint8_t *p, size_t len
 {
 	struct pv_stream_seg *h;
 
-	while (s->nheld && (s->nheld >= PV_STREAM_HOLD_SEGS ||
-			    s->held_bytes + len > PV_STREAM_HOLD_MAX))
+	while (s->nheld &&
+	       (s->nheld >= PV_STREAM_HOLD_SEGS || s->held_bytes + len > PV_STREAM_HOLD_MAX))
 		skip_hole(s);
 	if (seq_diff(seq, s->next) <= 0) { /* the hole closed as it was given up */
 		give(s, seq, p, len, wire);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "learn/hist.h"
+#include "learn/kind.h"
 #include "learn/table.h"
 
 /* At most this many users told apart (more: counted, not followed). */
@@ -22,8 +23,12 @@ struct pv_learn_user {
 	char id[80];
 	enum pv_learn_user_kind kind;
 	uint64_t requests, logons, trees, opens, listings, notifies;
-	double first, last; /* its first and last request's time */
+	double first, last;  /* its first and last request's time */
 	struct pv_hist gaps; /* between its requests */
+	/* its activity under way, when the activity gap is known: its shape, requests, start */
+	struct pv_kind_shape cur;
+	uint64_t cur_requests;
+	double cur_start;
 };
 
 struct pv_learn_users {

@@ -441,10 +441,11 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 PV_CMD_OPERANDS, "learn CAPTURE [--port N] [--gap SECONDS]",
 	 "what a capture of a file server's SMB traffic holds (docs/learn.md)",
 	 "Reads a pcap or pcapng capture (tcpdump -w on the server, or Wireshark on a client)\n"
-	 "of SMB2/3 over TCP (port 445, or --port N) in one pass, in memory that does not grow\n"
-	 "with its length: each connection put back in order (reordered and repeated segments,\n"
-	 "and bytes the capture lost, which are counted), its NetBIOS frames, and every SMB2\n"
-	 "request and answer decoded, compounds included, answers matched to their requests.\n"
+	 "of SMB2/3 over TCP (port 445, or --port N) in one streaming pass, in memory that does\n"
+	 "not grow with its length: each connection put back in order (reordered and repeated\n"
+	 "segments, and bytes the capture lost, which are counted), its NetBIOS frames, and\n"
+	 "every SMB2 request and answer decoded, compounds included, answers matched to their\n"
+	 "requests.\n"
 	 "Prints the requests by command with their share, how many were answered in the\n"
 	 "capture, and what it could not read, with its share of the SMB bytes: encrypted or\n"
 	 "compressed frames, SMB1, bytes lost, frames out of step. Then what the users did: a\n"
@@ -453,9 +454,12 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "requests and logons per user-hour, their activities (requests more than --gap apart\n"
 	 "start another; by default the gap is learned: the split between the two modes of the\n"
 	 "gaps between a user's requests), the gaps within an activity and the think times\n"
-	 "between, read and write sizes, how long files stay open. --json gives every count\n"
-	 "(docs/json.md). This version counts; learning a workload to replay from it is still\n"
-	 "to come (docs/learn.md). Needs no playbook. Exit status: 2 bad options; 3 a file that\n"
+	 "between, the kinds of activity (the sequence of its commands, repeats folded) with\n"
+	 "their share, rate per user-hour, requests and length, read and write sizes, how long\n"
+	 "files stay open. With the gap learned the file is read twice (the kinds need it).\n"
+	 "--json gives every count (docs/json.md). Writing the learned workload and replaying\n"
+	 "it are still to come (docs/learn.md). Needs no playbook. Exit status: 2 bad options; 3 a "
+	 "file that\n"
 	 "is not a capture provision reads, a link type it does not read, or one damaged\n"
 	 "part-way (what came before it is still shown)."},
 	{CMD_HELP, "help", NULL, NULL, NULL, false, NULL, 0, "help [command]",

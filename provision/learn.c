@@ -41,7 +41,8 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 	const struct learn_out *o = result;
 	const struct pv_learn_counts *c = &o->c;
 	uint64_t reqs = sum(c->req, PV_SMBT_NCMD), tracked = reqs - c->req[12];
-	uint64_t smb = c->smb2_bytes + c->enc_bytes + c->comp_bytes + c->smb1_bytes + c->other_bytes;
+	uint64_t smb =
+		c->smb2_bytes + c->enc_bytes + c->comp_bytes + c->smb1_bytes + c->other_bytes;
 
 	(void)ctx;
 	if (!o->read)
@@ -75,12 +76,14 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("learn: not read: %llu SMB1 frames (%.1f%% of the SMB bytes)\n",
 		       (unsigned long long)c->smb1_frames, pct(c->smb1_bytes, smb));
 	if (c->gap_bytes)
-		printf("learn: not read: %llu bytes the capture did not keep (%llu frames cut by its "
+		printf("learn: not read: %llu bytes the capture did not keep (%llu frames cut by "
+		       "its "
 		       "snapshot length, %llu holes); the headers before them were read\n",
 		       (unsigned long long)c->gap_bytes, (unsigned long long)c->cut_frames,
 		       (unsigned long long)c->gaps);
 	if (c->other_frames)
-		printf("learn: not read: %llu NetBIOS frames that were not SMB (%.1f%% of the bytes)\n",
+		printf("learn: not read: %llu NetBIOS frames that were not SMB (%.1f%% of the "
+		       "bytes)\n",
 		       (unsigned long long)c->other_frames, pct(c->other_bytes, smb));
 	if (c->malformed)
 		printf("learn: %llu malformed SMB2 frames, the first: %s\n",
@@ -93,8 +96,8 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		       "read\n",
 		       (unsigned long long)c->conns_refused, PV_LEARN_CONNS_MAX);
 	if (code == PV_OK)
-		printf("learn: this version counts the traffic; the workload learned from it (-o) "
-		       "is still to come\n");
+		printf("learn: writing the learned workload (-o) and replaying it are still to "
+		       "come (docs/learn.md)\n");
 }
 
 /* A time as it reads best: "340 us", "2.1 ms", "1.30 s" */
@@ -119,6 +122,43 @@ static const char *size(uint64_t v, char *b, size_t n)
 	else
 		snprintf(b, n, "%llu MiB", (unsigned long long)(v / 1024 / 1024));
 	return b;
+}
+
+/* Activities per user-hour of the capture's users (0 when it has no length). */
+static double per_user_hour(const struct pv_learn_counts *c, uint64_t n)
+{
+	double hours = (c->t1 - c->t0) / 3600;
+
+	return hours > 0 && c->users.n ? (double)n / hours / (double)c->users.n : 0;
+}
+
+/* The kinds of activity, the most frequent first (at most KINDS_SHOWN). */
+#define KINDS_SHOWN 12
+static void text_kinds(const struct pv_learn_counts *c)
+{
+	const struct pv_kinds *k = &c->kinds;
+	size_t *order, shown;
+	char name[600], a[32];
+
+	if (!c->has_kinds || !k->n || !(order = malloc(k->n * sizeof(*order))))
+		return;
+	pv_kinds_order(k, order);
+	shown = k->n < KINDS_SHOWN ? k->n : KINDS_SHOWN;
+	printf("learn: %zu kind%s of activity (their commands, repeats folded: READ+), the %zu "
+	       "most frequent:\n",
+	       k->n, k->n == 1 ? "" : "s", shown);
+	printf("  %6s %14s %9s %9s  %s\n", "share", "per user-hour", "requests", "length",
+	       "commands");
+	for (size_t i = 0; i < shown; i++) {
+		const struct pv_kind *kd = &k->k[order[i]];
+
+		pv_kind_name(&kd->shape, name, sizeof(name));
+		printf("  %5.1f%% %14.1f %9.1f %9s  %s\n",
+		       100.0 * (double)kd->count / (double)c->activities,
+		       per_user_hour(c, kd->count), (double)kd->requests / (double)kd->count,
+		       dur(kd->seconds / (double)kd->count, a, sizeof(a)), name);
+	}
+	free(order);
 }
 
 /* What the users did: who they are, their rates, their activities, sizes, open times. */
@@ -151,6 +191,7 @@ static void text_users(const struct pv_learn_counts *c)
 		       dur(c->within[0], a, sizeof(a)), dur(c->within[1], b, sizeof(b)),
 		       dur(c->think[0], d, sizeof(d)), dur(c->think[1], e, sizeof(e)));
 	}
+	text_kinds(c);
 	if (c->read_sizes.n || c->write_sizes.n)
 		printf("learn: reads asked up to %s (median; p95 %s), writes up to %s (median; p95 "
 		       "%s)\n",
@@ -184,6 +225,39 @@ static struct pv_json *pair(double a, double b)
 	pv_json_real(o, "median", a);
 	pv_json_real(o, "p95", b);
 	return o;
+}
+
+/* Every kind of activity, the most frequent first. */
+static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
+{
+	const struct pv_kinds *k = &c->kinds;
+	struct pv_json *a = pv_json_array();
+	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL;
+	char name[600];
+
+	if (order)
+		pv_kinds_order(k, order);
+	for (size_t i = 0; order && i < k->n; i++) {
+		const struct pv_kind *kd = &k->k[order[i]];
+		struct pv_json *o = pv_json_object();
+
+		pv_kind_name(&kd->shape, name, sizeof(name));
+		pv_json_str(o, "commands", name);
+		INT(o, "count", kd->count);
+		pv_json_real(o, "share", (double)kd->count / (double)c->activities);
+		pv_json_real(o, "per_user_hour", per_user_hour(c, kd->count));
+		pv_json_real(o, "requests", (double)kd->requests / (double)kd->count);
+		pv_json_real(o, "seconds", kd->seconds / (double)kd->count);
+		pv_json_append(a, o);
+	}
+	free(order);
+	if (c->has_kinds) {
+		pv_json_set(j, "kinds", a);
+	} else {
+		pv_json_free(a);
+		pv_json_str(j, "kinds", NULL);
+	}
+	INT(j, "kinds_other", k->other);
 }
 
 /* What the users did, as text_users says it, and each user (its id: a hash, an address, or a
@@ -232,6 +306,7 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	INT(o, "median_up_to", pv_sizes_quantile(&c->write_sizes, 0.5));
 	INT(o, "p95_up_to", pv_sizes_quantile(&c->write_sizes, 0.95));
 	pv_json_set(j, "write_sizes", o);
+	json_kinds(j, c);
 	o = pair(pv_hist_quantile(&c->open_times, 0.5), pv_hist_quantile(&c->open_times, 0.95));
 	INT(o, "n", c->open_times.n);
 	pv_json_set(j, "open_times", o);

@@ -55,7 +55,8 @@ static void body(struct pv_smbt_msg *m, struct smb2_rd *b, struct smb2_rd *hdr)
 		r.bad = false;
 	}
 	if (m->response) {
-		if (m->cmd == SMB2_READ && (m->status == ST_OK || m->status == ST_BUFFER_OVERFLOW)) {
+		if (m->cmd == SMB2_READ &&
+		    (m->status == ST_OK || m->status == ST_BUFFER_OVERFLOW)) {
 			smb2_rd_seek(&r, 4);
 			m->got = smb2_rd_u32(&r);
 		}
@@ -114,8 +115,8 @@ static void body(struct pv_smbt_msg *m, struct smb2_rd *b, struct smb2_rd *hdr)
 	}
 }
 
-int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, void *arg,
-		  bool *cut, char *why, size_t whylen)
+int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, void *arg, bool *cut,
+		  char *why, size_t whylen)
 {
 	size_t at = 0;
 	int n = 0;
@@ -133,10 +134,11 @@ int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, voi
 			if (at + SMB2_HDR <= total && cut) /* the header is past what was kept */
 				*cut = true;
 			else if (at + SMB2_HDR > total) {
-				snprintf(why, whylen,
-					 "a message at byte %zu of a frame of %zu bytes has no room "
-					 "for its 64-byte header",
-					 at, total);
+				snprintf(
+					why, whylen,
+					"a message at byte %zu of a frame of %zu bytes has no room "
+					"for its 64-byte header",
+					at, total);
 				return -1;
 			}
 			return n;
@@ -169,8 +171,7 @@ int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, voi
 				snprintf(why, whylen,
 					 "the message at byte %zu of a frame of %zu bytes says the "
 					 "next is %u bytes on%s",
-					 at, total, next,
-					 next % 8 ? " (not a multiple of 8)" : "");
+					 at, total, next, next % 8 ? " (not a multiple of 8)" : "");
 				return -1;
 			}
 			end = next ? at + next : total;

@@ -58,8 +58,8 @@ enum pv_smbt_kind pv_smbt_kind(const uint8_t *p, size_t len);
  * is not a multiple of 8 or points past the frame. A chain that goes on past the bytes kept
  * ends there without a fault; *cut (when not NULL) then says so. */
 typedef void (*pv_smbt_fn)(void *arg, const struct pv_smbt_msg *m);
-int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, void *arg,
-		  bool *cut, char *why, size_t whylen);
+int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, void *arg, bool *cut,
+		  char *why, size_t whylen);
 
 /* "CREATE", "an unknown command" past OPLOCK_BREAK. */
 const char *pv_smbt_cmd_name(uint16_t cmd);

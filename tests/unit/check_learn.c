@@ -14,6 +14,7 @@
 
 #include "capture/capture.h"
 #include "learn/hist.h"
+#include "learn/kind.h"
 #include "learn/learn.h"
 #include "learn/stream.h"
 #include "learn/table.h"
@@ -213,8 +214,12 @@ static void msg(struct pv_buf *b, uint16_t cmd, uint64_t mid, uint32_t flags, ui
 		const struct pv_buf *body, bool last)
 {
 	uint8_t h[SMB2_HDR];
-	struct smb2_hdr hd = {.command = cmd, .mid = mid, .flags = flags, .status = status,
-			      .tree = 7, .session = session_id};
+	struct smb2_hdr hd = {.command = cmd,
+			      .mid = mid,
+			      .flags = flags,
+			      .status = status,
+			      .tree = 7,
+			      .session = session_id};
 	size_t start = b->len, pad;
 
 	smb2_hdr_put(h, &hd);
@@ -247,8 +252,11 @@ static void see(void *arg, const struct pv_smbt_msg *m)
 static void compound(struct pv_buf *b)
 {
 	struct pv_buf body = PV_BUF_INIT;
-	struct smb2_create_req q = {.path = "a/b.txt", .access = 0x120089, .share = 7,
-				    .disposition = 3, .options = 0x40};
+	struct smb2_create_req q = {.path = "a/b.txt",
+				    .access = 0x120089,
+				    .share = 7,
+				    .disposition = 3,
+				    .options = 0x40};
 
 	ck_assert_int_eq(smb2_create_enc(&body, &q), 0);
 	msg(b, SMB2_CREATE, 10, 0, 0, &body, false);
@@ -315,9 +323,8 @@ START_TEST(trace_frames)
 	pv_buf_add(&body, "\x11\x00\x50\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00x", 17);
 	msg(&b, SMB2_READ, 4, SMB2_FLAGS_RESPONSE, 0, &body, true);
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(pv_smbt_frame((uint8_t *)b.data, b.len, b.len, see, &s, &cut, why,
-				       sizeof(why)),
-			 1);
+	ck_assert_int_eq(
+		pv_smbt_frame((uint8_t *)b.data, b.len, b.len, see, &s, &cut, why, sizeof(why)), 1);
 	ck_assert(s.m[0].response && s.m[0].got == 4096);
 	pv_buf_reset(&b);
 	msg(&b, SMB2_READ, 4, SMB2_FLAGS_RESPONSE, 0xC0000011u, &body, true);
@@ -378,16 +385,16 @@ START_TEST(frames)
 	n = eth4(f, true, 40000, 445, 99, 0x18, "hello", 5);
 	/* Ethernet pads a short frame: the padding is not the segment's */
 	memset(f + n, 0xee, 10);
-	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, f, n + 10, n + 10, &s, why,
-					  sizeof(why)),
-			 PV_CAPTURE_TCP);
+	ck_assert_int_eq(
+		pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, f, n + 10, n + 10, &s, why, sizeof(why)),
+		PV_CAPTURE_TCP);
 	ck_assert(s.sport == 40000 && s.dport == 445 && s.seq == 99 && s.len == 5 && s.wire == 5 &&
 		  !memcmp(s.data, "hello", 5) && s.src[15] == 0x1f && s.dst[15] == 0x14 &&
 		  s.src[10] == 0xff);
 	/* cut by the snapshot: 2 of the 5 bytes captured */
-	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, f, n - 3, n, &s, why,
-					  sizeof(why)),
-			 PV_CAPTURE_TCP);
+	ck_assert_int_eq(
+		pv_capture_frame(PV_CAPTURE_LINK_ETHERNET, f, n - 3, n, &s, why, sizeof(why)),
+		PV_CAPTURE_TCP);
 	ck_assert(s.len == 2 && s.wire == 5);
 	/* lengths that lie: an IP total beyond the frame, a TCP header beyond the packet */
 	memcpy(g, f, n);
@@ -421,19 +428,19 @@ START_TEST(frames)
 	memset(g, 0, 16);
 	g[14] = 0x08;
 	memcpy(g + 16, f + 14, n - 14);
-	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_SLL, g, n + 2, n + 2, &s, why,
-					  sizeof(why)),
-			 PV_CAPTURE_TCP);
+	ck_assert_int_eq(
+		pv_capture_frame(PV_CAPTURE_LINK_SLL, g, n + 2, n + 2, &s, why, sizeof(why)),
+		PV_CAPTURE_TCP);
 	ck_assert(s.sport == 445 && s.len == 2);
 	/* loopback (AF_INET in the capturing host's order) and raw IP */
 	memcpy(g, "\x02\x00\x00\x00", 4);
 	memcpy(g + 4, f + 14, n - 14);
-	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_NULL, g, n - 10, n - 10, &s, why,
-					  sizeof(why)),
-			 PV_CAPTURE_TCP);
-	ck_assert_int_eq(pv_capture_frame(PV_CAPTURE_LINK_RAW, f + 14, n - 14, n - 14, &s, why,
-					  sizeof(why)),
-			 PV_CAPTURE_TCP);
+	ck_assert_int_eq(
+		pv_capture_frame(PV_CAPTURE_LINK_NULL, g, n - 10, n - 10, &s, why, sizeof(why)),
+		PV_CAPTURE_TCP);
+	ck_assert_int_eq(
+		pv_capture_frame(PV_CAPTURE_LINK_RAW, f + 14, n - 14, n - 14, &s, why, sizeof(why)),
+		PV_CAPTURE_TCP);
 	ck_assert_int_eq(pv_capture_frame(105, f, n, n, &s, why, sizeof(why)), PV_CAPTURE_BAD);
 	ck_assert(!pv_capture_link_known(105) && pv_capture_link_known(PV_CAPTURE_LINK_SLL2));
 
@@ -443,8 +450,8 @@ START_TEST(frames)
 	g[5] = 8 + 20 + 3; /* payload length */
 	g[6] = 60;	   /* next: destination options */
 	g[24 + 15] = 1;
-	g[40] = 6; /* then TCP */
-	g[41] = 0; /* 8 bytes */
+	g[40] = 6;			    /* then TCP */
+	g[41] = 0;			    /* 8 bytes */
 	g[48 + 0] = 0x01, g[48 + 1] = 0xbd; /* 445 */
 	g[48 + 12] = 5 << 4;
 	memcpy(g + 68, "abc", 3);
@@ -456,7 +463,6 @@ START_TEST(frames)
 			 PV_CAPTURE_FRAGMENT);
 }
 END_TEST
-
 
 /* ---- learn/hist.c, learn/table.c ---- */
 
@@ -479,7 +485,7 @@ START_TEST(hists)
 	ck_assert_double_eq_tol(pv_hist_quantile(&h, 0.95), 1.95, 1.95 * 0.13);
 	ck_assert_double_eq(pv_hist_quantile(&(struct pv_hist){0}, 0.5), 0);
 	ck_assert_double_eq(pv_hist_split(&(struct pv_hist){0}), 0);
-	pv_hist_add(&h, 0); /* below the range */
+	pv_hist_add(&h, 0);   /* below the range */
 	pv_hist_add(&h, 1e9); /* above it */
 	ck_assert(h.under == 1 && h.over == 1 && h.n == 1002);
 
@@ -514,6 +520,58 @@ START_TEST(table)
 	ck_assert(pv_table_put(&t, 1ull << 32, 9, 9) && pv_table_get(&t, 1ull << 32)->v == 9);
 	ck_assert_uint_eq(t.n, 500);
 	pv_table_release(&t);
+}
+END_TEST
+
+/* ---- learn/kind.c ---- */
+
+static struct pv_kind_shape shape(const uint16_t *cmds, size_t n)
+{
+	struct pv_kind_shape s = {0};
+
+	for (size_t i = 0; i < n; i++)
+		pv_kind_shape_add(&s, cmds[i]);
+	return s;
+}
+
+START_TEST(kinds)
+{
+	static const uint16_t open_read[] = {5, 16, 8, 8, 8, 6}, open_read2[] = {5, 16, 8, 6},
+			      listing[] = {5, 14, 14, 6};
+	uint16_t longer[40];
+	struct pv_kind_shape a = shape(open_read, 6), b = shape(open_read2, 4), c, d;
+	struct pv_kinds t;
+	size_t order[3];
+	char name[600];
+
+	/* repeats folded: READ READ READ and READ are one shape's READ+ and READ */
+	pv_kind_name(&a, name, sizeof(name));
+	ck_assert_str_eq(name, "CREATE QUERY_INFO READ+ CLOSE");
+	pv_kind_name(&b, name, sizeof(name));
+	ck_assert_str_eq(name, "CREATE QUERY_INFO READ CLOSE");
+	/* cut after PV_KIND_STEPS, marked */
+	for (size_t i = 0; i < 40; i++)
+		longer[i] = (uint16_t)(i % 2 ? 8 : 9);
+	c = shape(longer, 40);
+	ck_assert(c.n == PV_KIND_STEPS && c.cut);
+	pv_kind_name(&c, name, sizeof(name));
+	ck_assert_msg(strstr(name, "WRITE READ ...") != NULL, "%s", name);
+	d = shape(listing, 4);
+
+	pv_kinds_init(&t);
+	pv_kinds_add(&t, &a, 6, 0.5);
+	pv_kinds_add(&t, &d, 4, 0.25);
+	pv_kinds_add(&t, &a, 8, 1.5);
+	pv_kinds_add(&t, &b, 4, 0.1);
+	pv_kinds_add(&t, &d, 4, 0.25);
+	pv_kinds_add(&t, &a, 5, 1.0);
+	pv_kinds_add(&t, &(struct pv_kind_shape){0}, 0, 0); /* empty: nothing */
+	ck_assert_uint_eq(t.n, 3);
+	pv_kinds_order(&t, order);
+	ck_assert(t.k[order[0]].count == 3 && t.k[order[0]].requests == 19 &&
+		  t.k[order[0]].seconds == 3.0);
+	ck_assert(t.k[order[1]].count == 2 && t.k[order[2]].count == 1);
+	pv_kinds_release(&t);
 }
 END_TEST
 
@@ -572,9 +630,8 @@ START_TEST(users)
 	n = ntlm_auth(b, 0, "LAB", "bob", true);
 	b[36 + 4] = 250;
 	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id, sizeof(id)), -1);
-	ck_assert_int_eq(pv_learn_ntlm_user((const uint8_t *)"a Kerberos token", 16, id,
-					    sizeof(id)),
-			 0);
+	ck_assert_int_eq(
+		pv_learn_ntlm_user((const uint8_t *)"a Kerberos token", 16, id, sizeof(id)), 0);
 
 	pv_learn_users_init(&t);
 	u = pv_learn_users_get(&t, "addr:198.18.0.31", PV_USER_ADDR);
@@ -628,8 +685,8 @@ static void send_stream(struct pv_learn *l, bool to_srv, uint32_t seq0, const st
 static void syn(struct pv_learn *l, bool to_srv, uint32_t isn)
 {
 	uint8_t f[128];
-	size_t n = eth4(f, false, to_srv ? 40000 : 445, to_srv ? 445 : 40000, isn, PV_TCP_SYN,
-			NULL, 0);
+	size_t n = eth4(f, false, to_srv ? 40000 : 445, to_srv ? 445 : 40000, isn, PV_TCP_SYN, NULL,
+			0);
 
 	pv_learn_frame(l, f, n, n, 0.5);
 }
@@ -717,10 +774,10 @@ START_TEST(conversation)
 	ck_assert_uint_eq(c.keepalives, 1);
 	ck_assert_uint_eq(c.interim, 1);
 	ck_assert_uint_eq(c.notifications, 1);
-	ck_assert_uint_eq(c.matched, 4);	 /* CREATE, QUERY_INFO, CLOSE, WRITE */
-	ck_assert_uint_eq(c.unmatched_ans, 1);	 /* the ECHO answer to no request */
-	ck_assert_uint_eq(c.unanswered, 2);	 /* the READ, and the midway ECHO */
-	ck_assert_uint_eq(c.errors, 1);		 /* DISK_FULL */
+	ck_assert_uint_eq(c.matched, 4);	       /* CREATE, QUERY_INFO, CLOSE, WRITE */
+	ck_assert_uint_eq(c.unmatched_ans, 1);	       /* the ECHO answer to no request */
+	ck_assert_uint_eq(c.unanswered, 2);	       /* the READ, and the midway ECHO */
+	ck_assert_uint_eq(c.errors, 1);		       /* DISK_FULL */
 	ck_assert_uint_eq(c.resp[SMB2_QUERY_INFO], 2); /* interim and final */
 	ck_assert_uint_eq(c.ans[SMB2_QUERY_INFO], 1);
 	ck_assert_uint_eq(c.enc_frames, 1);
@@ -785,7 +842,6 @@ START_TEST(lost_segment)
 }
 END_TEST
 
-
 /* An NTLM logon names the user; its requests in two activities; a file open for 2 s */
 START_TEST(logon)
 {
@@ -799,7 +855,7 @@ START_TEST(logon)
 	char id[80];
 	/* a request (to the server) or an answer at time t */
 	struct pv_buf st = PV_BUF_INIT;
-#define SEND(to_srv, t)                                                                          \
+#define SEND(to_srv, t)                                                                            \
 	do {                                                                                       \
 		pv_buf_reset(&st);                                                                 \
 		nb(&st, &one);                                                                     \
@@ -827,9 +883,9 @@ START_TEST(logon)
 	/* a CREATE at 10.1 answered with file id 42.., the CLOSE at 12.1: open 2 s; an ECHO
 	 * at 20.0, a new activity (gap 1 s) */
 	pv_buf_reset(&body);
-	ck_assert_int_eq(smb2_create_enc(&body, &(struct smb2_create_req){.path = "f",
-									 .disposition = 1}),
-			 0);
+	ck_assert_int_eq(
+		smb2_create_enc(&body, &(struct smb2_create_req){.path = "f", .disposition = 1}),
+		0);
 	pv_buf_reset(&one);
 	msg(&one, SMB2_CREATE, 10, 0, 0, &body, true);
 	SEND(true, 10.1);
@@ -866,6 +922,15 @@ START_TEST(logon)
 	ck_assert(!c.gap_learned && c.activity_gap == 1.0);
 	ck_assert_uint_eq(c.activities, 3);
 	ck_assert_double_eq_tol(c.think[1], 7.9, 7.9 * 0.13);
+	/* the gap set: the kinds in the same pass, one activity of each */
+	ck_assert(c.has_kinds && c.kinds.n == 3 && c.kinds.other == 0);
+	for (size_t i = 0; i < 3; i++) {
+		char name[64];
+
+		pv_kind_name(&c.kinds.k[i].shape, name, sizeof(name));
+		ck_assert_str_eq(name, i == 0 ? "CREATE" : i == 1 ? "CLOSE" : "ECHO");
+		ck_assert(c.kinds.k[i].count == 1 && c.kinds.k[i].requests == 1);
+	}
 	pv_learn_counts_release(&c);
 	pv_buf_release(&body, 0);
 	pv_buf_release(&one, 0);
@@ -887,6 +952,7 @@ int main(void)
 	tcase_add_test(tc, hists);
 	tcase_add_test(tc, table);
 	tcase_add_test(tc, users);
+	tcase_add_test(tc, kinds);
 	tcase_add_test(tc, conversation);
 	tcase_add_test(tc, lost_segment);
 	tcase_add_test(tc, logon);

@@ -1,0 +1,123 @@
+/* learn/kind.c: the kinds of activity (see learn/kind.h). */
+#include "learn/kind.h"
+
+#include "smb/trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pv_kind_shape_add(struct pv_kind_shape *s, uint16_t cmd)
+{
+	uint8_t c = cmd < 0x7f ? (uint8_t)cmd : 0x7f;
+
+	if (s->cut) /* what comes after the cut is not in the shape */
+		return;
+	if (s->n && (s->step[s->n - 1] & 0x7f) == c) {
+		s->step[s->n - 1] |= 0x80; /* a repeat: folded */
+		return;
+	}
+	if (s->n == PV_KIND_STEPS) {
+		s->cut = true;
+		return;
+	}
+	s->step[s->n++] = c;
+}
+
+static uint64_t shape_hash(const struct pv_kind_shape *s)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (size_t i = 0; i < s->n; i++)
+		h = (h ^ s->step[i]) * 1099511628211ull;
+	return (h ^ s->n ^ (uint64_t)s->cut << 8) * 1099511628211ull;
+}
+
+static bool same(const struct pv_kind_shape *a, const struct pv_kind_shape *b)
+{
+	return a->n == b->n && a->cut == b->cut && !memcmp(a->step, b->step, a->n);
+}
+
+void pv_kinds_init(struct pv_kinds *t)
+{
+	memset(t, 0, sizeof(*t));
+	pv_table_init(&t->index, PV_KINDS_MAX);
+}
+
+void pv_kinds_add(struct pv_kinds *t, const struct pv_kind_shape *s, uint64_t requests,
+		  double seconds)
+{
+	uint64_t h = shape_hash(s), k;
+	struct pv_table_entry *e;
+	struct pv_kind *kd;
+
+	if (!s->n)
+		return;
+	/* shapes that hash alike are told apart by a probe along the keys h, h+1, ... */
+	for (k = h; (e = pv_table_get(&t->index, k)); k++)
+		if (same(&t->k[e->v].shape, s)) {
+			kd = &t->k[e->v];
+			goto found;
+		}
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 32;
+		struct pv_kind *n = ncap <= PV_KINDS_MAX ? realloc(t->k, ncap * sizeof(*n)) : NULL;
+
+		if (!n)
+			goto other;
+		t->k = n;
+		t->cap = ncap;
+	}
+	if (!pv_table_put(&t->index, k, 0, (uint32_t)t->n))
+		goto other;
+	kd = &t->k[t->n++];
+	memset(kd, 0, sizeof(*kd));
+	kd->shape = *s;
+found:
+	kd->count++;
+	kd->requests += requests;
+	kd->seconds += seconds;
+	return;
+other:
+	t->other++;
+	t->other_requests += requests;
+}
+
+static int by_count(const void *a, const void *b, void *arg)
+{
+	const struct pv_kinds *t = arg;
+	const struct pv_kind *x = &t->k[*(const size_t *)a], *y = &t->k[*(const size_t *)b];
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->shape.n != y->shape.n)
+		return x->shape.n < y->shape.n ? -1 : 1;
+	return memcmp(x->shape.step, y->shape.step, x->shape.n);
+}
+
+void pv_kinds_order(const struct pv_kinds *t, size_t *order)
+{
+	for (size_t i = 0; i < t->n; i++)
+		order[i] = i;
+	qsort_r(order, t->n, sizeof(*order), by_count, (void *)t);
+}
+
+void pv_kind_name(const struct pv_kind_shape *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < s->n && o < len; i++)
+		o += (size_t)snprintf(out + o, len - o, "%s%s%s", i ? " " : "",
+				      pv_smbt_cmd_name(s->step[i] & 0x7f),
+				      s->step[i] & 0x80 ? "+" : "");
+	if (s->cut && o < len)
+		snprintf(out + o, len - o, " ...");
+}
+
+void pv_kinds_release(struct pv_kinds *t)
+{
+	free(t->k);
+	pv_table_release(&t->index);
+	memset(t, 0, sizeof(*t));
+}

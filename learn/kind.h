@@ -1,0 +1,50 @@
+/* learn/kind.h: the kinds of activity of a capture's users. An activity is a run of one
+ * user's requests with no gap longer than the activity gap; its shape is the sequence of its
+ * commands with repeats folded (READ READ READ is READ+), the first PV_KIND_STEPS of them.
+ * Activities of one shape are one kind, counted with their requests and length; the kinds
+ * past PV_KINDS_MAX are counted together as "other". Pure logic. */
+#ifndef PV_LEARN_KIND_H
+#define PV_LEARN_KIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "learn/table.h"
+
+#define PV_KIND_STEPS 24  /* commands of a shape, at most (longer: cut, marked) */
+#define PV_KINDS_MAX  4096 /* kinds told apart */
+
+/* A shape: one byte a step (the command, 0x80 set when it repeats), a cut mark. */
+struct pv_kind_shape {
+	uint8_t step[PV_KIND_STEPS];
+	uint8_t n;
+	bool cut;
+};
+
+struct pv_kind {
+	struct pv_kind_shape shape;
+	uint64_t count, requests;
+	double seconds; /* the activities' lengths, first request to last, summed */
+};
+
+struct pv_kinds {
+	struct pv_kind *k;
+	size_t n, cap;
+	struct pv_table index;
+	uint64_t other, other_requests; /* activities of kinds past PV_KINDS_MAX */
+};
+
+void pv_kind_shape_add(struct pv_kind_shape *s, uint16_t cmd);
+void pv_kinds_init(struct pv_kinds *t);
+/* An activity of shape s, of requests over seconds, counted. */
+void pv_kinds_add(struct pv_kinds *t, const struct pv_kind_shape *s, uint64_t requests,
+		  double seconds);
+/* The kinds' places in order of count (most first), n of them, into order (which holds t->n);
+ * ties by shape. */
+void pv_kinds_order(const struct pv_kinds *t, size_t *order);
+/* The shape as words: "CREATE QUERY_INFO CLOSE", "READ+" for a repeat, " ..." when cut. */
+void pv_kind_name(const struct pv_kind_shape *s, char *out, size_t len);
+void pv_kinds_release(struct pv_kinds *t);
+
+#endif
