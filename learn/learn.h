@@ -3,8 +3,9 @@
  * (learn/stream.c), their NetBIOS frames, and every SMB2 request and answer decoded by the one
  * codec (smb/trace.h), answers matched to their requests by connection and message id. What
  * cannot be read (encrypted or compressed frames, SMB1, bytes the capture lost) is counted, in
- * frames and bytes, never guessed at. Memory is bounded by the connections open at once, not by
- * the capture's length. */
+ * frames and bytes, never guessed at. Memory is bounded by the connections open at once and the
+ * users told apart (each at most PV_LEARN_CONNS_MAX, PV_LEARN_USERS_MAX), not by the capture's
+ * length. */
 #ifndef PV_LEARN_LEARN_H
 #define PV_LEARN_LEARN_H
 

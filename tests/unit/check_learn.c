@@ -939,6 +939,46 @@ START_TEST(logon)
 }
 END_TEST
 
+/* Sessions without end on one connection: users and sessions stop at their bounds, counted */
+START_TEST(many_sessions)
+{
+	struct pv_buf body = PV_BUF_INIT, one = PV_BUF_INIT, st = PV_BUF_INIT;
+	struct pv_learn_counts c;
+	struct pv_learn *l = pv_learn_begin(NULL, PV_CAPTURE_LINK_ETHERNET, &c);
+	uint8_t f[512];
+	uint32_t seq = 1;
+	const unsigned n = PV_LEARN_USERS_MAX + 1000;
+
+	ck_assert_ptr_nonnull(l);
+	syn(l, true, 0);
+	pv_buf_add(&body, "\x04\x00\x00\x00", 4);
+	for (unsigned i = 1; i <= n; i++) {
+		size_t len;
+
+		session_id = i;
+		pv_buf_reset(&one);
+		pv_buf_reset(&st);
+		msg(&one, SMB2_ECHO, i, 0, 0, &body, true);
+		nb(&st, &one);
+		len = eth4(f, false, 40000, 445, seq, 0x18, st.data, st.len);
+		seq += (uint32_t)st.len;
+		pv_learn_frame(l, f, len, len, 1.0 + i * 1e-3);
+	}
+	session_id = 0x1234;
+	pv_learn_end(l);
+	ck_assert_uint_eq(c.req[SMB2_ECHO], n);
+	ck_assert_uint_eq(c.users.n, PV_LEARN_USERS_MAX);
+	ck_assert_uint_eq(c.users.refused, 1000);
+	/* and the requests awaiting an answer on one connection: the rest counted, untracked */
+	ck_assert_uint_eq(c.unanswered, PV_LEARN_PENDING_MAX);
+	ck_assert_uint_eq(c.untracked, n - PV_LEARN_PENDING_MAX);
+	pv_learn_counts_release(&c);
+	pv_buf_release(&body, 0);
+	pv_buf_release(&one, 0);
+	pv_buf_release(&st, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("learn");
@@ -956,6 +996,7 @@ int main(void)
 	tcase_add_test(tc, conversation);
 	tcase_add_test(tc, lost_segment);
 	tcase_add_test(tc, logon);
+	tcase_add_test(tc, many_sessions);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
