@@ -12,7 +12,7 @@
 
 #include "learn/table.h"
 
-#define PV_KIND_STEPS 24  /* commands of a shape, at most (longer: cut, marked) */
+#define PV_KIND_STEPS 24   /* commands of a shape, at most (longer: cut, marked) */
 #define PV_KINDS_MAX  4096 /* kinds told apart */
 
 /* A shape: one byte a step (the command, 0x80 set when it repeats), a cut mark. */

@@ -173,7 +173,9 @@ static void text_users(const struct pv_learn_counts *c)
 	for (size_t i = 0; i < us->n; i++)
 		kinds[us->u[i].kind]++;
 	printf("learn: %zu user%s: %zu account%s by NTLM logon (kept as hashes), %zu by client "
-	       "address (Kerberos), %zu by session only (logon not captured)%s\n",
+	       "address (no name seen: Kerberos, or a logon not captured whole), %zu by session "
+	       "only "
+	       "(logon not captured)%s\n",
 	       us->n, us->n == 1 ? "" : "s", kinds[PV_USER_NTLM],
 	       kinds[PV_USER_NTLM] == 1 ? "" : "s", kinds[PV_USER_ADDR], kinds[PV_USER_SESSION],
 	       us->refused ? "; more not followed" : "");

@@ -32,7 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (pv_capture_open_file(f, "fuzz", &cap) != 0)
 		return 0;
-	if ((l = pv_learn_begin(NULL, pv_capture_link(cap), &c))) {
+	/* inputs of odd length with an activity gap set (the kinds of activity in this pass), the
+	 * others with it learned (the split of the gaps' modes) */
+	if ((l = pv_learn_begin(&(struct pv_learn_opts){.gap = size % 2 ? 0.01 : 0},
+				pv_capture_link(cap), &c))) {
 		while (pv_capture_next(cap, &p, &caplen, &wirelen, &t) > 0)
 			pv_learn_frame(l, p, caplen, wirelen, t);
 		pv_learn_end(l);
