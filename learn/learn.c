@@ -451,15 +451,23 @@ static void sweep_closed(struct pv_learn *l)
 		}
 }
 
-static struct conn *conn_of(struct pv_learn *l, const uint8_t key[36], bool *fresh)
+/* The connection of key, made when new. A client's SYN (without ACK) on a connection that has
+ * carried bytes or was closed is a new connection on the same ports (a port used again): the
+ * old one ends first. */
+static struct conn *conn_of(struct pv_learn *l, const uint8_t key[36], bool syn, bool *fresh)
 {
 	size_t b = bucket_of(key);
 	struct conn *c;
 
 	*fresh = false;
-	for (c = l->bucket[b]; c; c = c->next)
-		if (!memcmp(c->key, key, 36))
-			return c;
+	for (struct conn **pp = &l->bucket[b]; (c = *pp); pp = &c->next)
+		if (!memcmp(c->key, key, 36)) {
+			if (!syn || !(c->fin_cli || c->fin_srv || c->to_srv.s.bytes))
+				return c;
+			*pp = c->next;
+			conn_end(l, c);
+			break;
+		}
 	if (l->nconns >= PV_LEARN_CONNS_MAX)
 		sweep_closed(l);
 	if (l->nconns >= PV_LEARN_CONNS_MAX || !(c = calloc(1, sizeof(*c))))
@@ -540,7 +548,8 @@ void pv_learn_frame(struct pv_learn *l, const uint8_t *p, size_t caplen, size_t 
 	memcpy(key + 18, to_srv ? s.dst : s.src, 16);
 	key[34] = (uint8_t)(l->port >> 8);
 	key[35] = (uint8_t)l->port;
-	if (!(cn = conn_of(l, key, &fresh))) {
+	if (!(cn = conn_of(l, key, to_srv && (s.flags & (PV_TCP_SYN | 0x10)) == PV_TCP_SYN,
+			   &fresh))) {
 		c->conns_refused++;
 		return;
 	}

@@ -979,6 +979,37 @@ START_TEST(many_sessions)
 }
 END_TEST
 
+/* A client's ports used again: a SYN after the first connection carried bytes is a new one */
+START_TEST(ports_again)
+{
+	struct pv_buf body = PV_BUF_INIT, one = PV_BUF_INIT, st = PV_BUF_INIT;
+	struct pv_learn_counts c;
+	struct pv_learn *l = pv_learn_begin(NULL, PV_CAPTURE_LINK_ETHERNET, &c);
+	uint8_t f[512];
+	size_t n;
+
+	ck_assert_ptr_nonnull(l);
+	pv_buf_add(&body, "\x04\x00\x00\x00", 4);
+	msg(&one, SMB2_ECHO, 1, 0, 0, &body, true);
+	nb(&st, &one);
+	for (uint32_t isn = 0; isn < 2; isn++) {
+		syn(l, true, isn * 5000000u);
+		n = eth4(f, false, 40000, 445, isn * 5000000u + 1, 0x18 | (isn ? 0 : PV_TCP_FIN),
+			 st.data, st.len);
+		pv_learn_frame(l, f, n, n, 2.0 + isn);
+	}
+	pv_learn_end(l);
+	ck_assert_uint_eq(c.conns, 2);
+	ck_assert_uint_eq(c.req[SMB2_ECHO], 2);
+	ck_assert_uint_eq(c.gap_bytes, 0);
+	ck_assert_uint_eq(c.conns_midway, 0);
+	pv_learn_counts_release(&c);
+	pv_buf_release(&body, 0);
+	pv_buf_release(&one, 0);
+	pv_buf_release(&st, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("learn");
@@ -997,6 +1028,7 @@ int main(void)
 	tcase_add_test(tc, lost_segment);
 	tcase_add_test(tc, logon);
 	tcase_add_test(tc, many_sessions);
+	tcase_add_test(tc, ports_again);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
