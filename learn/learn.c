@@ -39,6 +39,7 @@ struct conn {
 	struct pv_table files;	  /* files open: file id (folded) -> when, the user */
 	struct pv_table sessions; /* session id -> its user's place */
 	char logon[64];		  /* the account of the NTLM logon under way ("" none) */
+	uint64_t last_create;	  /* the message id of the last CREATE asked */
 	bool fin_cli, fin_srv;
 };
 
@@ -120,6 +121,9 @@ static uint64_t fid_key(const uint8_t f[16])
 	return a ^ (b * 0x9E3779B97F4A7C15ull);
 }
 
+/* A CREATE's pending entry whose compound closes the file: its answer's file id not kept */
+#define CLOSED_IN_COMPOUND 0x10000u
+
 static const uint8_t RELATED[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 				    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
@@ -147,11 +151,17 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 			cn->logon[0] = '\0';
 		break;
 	case 5: /* CREATE */
+		cn->last_create = m->mid;
 		if (m->disposition < 6)
 			c->disposition[m->disposition]++;
 		break;
 	case 6: /* CLOSE: how long the file was open (a compound's own: no time) */
-		if (m->has_fid && !memcmp(m->fid, RELATED, 16)) {
+		if (m->has_fid && !memcmp(m->fid, RELATED, 16) && m->related) {
+			struct pv_table_entry *e = pv_table_get(&cn->pend, cn->last_create);
+
+			/* the CREATE before it in the compound: its file id is not kept */
+			if (e && e->v == 5)
+				e->v |= CLOSED_IN_COMPOUND;
 			pv_hist_add(&c->open_times, 0);
 		} else if (m->has_fid) {
 			struct pv_table_entry e;
@@ -225,12 +235,19 @@ static void message(void *arg, const struct pv_smbt_msg *m)
 		c->read_got += m->got;
 	if (m->cmd == 1 && m->status == 0)
 		logged_on(cn, m->session);
-	if (m->cmd == 5 && m->has_fid && !pv_table_put(&cn->files, fid_key(m->fid), cn->l->now, 0))
-		c->untracked++;
-	if (pv_table_take(&cn->pend, m->mid, NULL))
-		c->matched++;
-	else
-		c->unmatched_ans++;
+	{
+		struct pv_table_entry e = {0};
+		bool asked = pv_table_take(&cn->pend, m->mid, &e);
+
+		if (asked)
+			c->matched++;
+		else
+			c->unmatched_ans++;
+		/* the file opened, to time it until its CLOSE (unless its compound closed it) */
+		if (m->cmd == 5 && m->has_fid && !(asked && (e.v & CLOSED_IN_COMPOUND)) &&
+		    !pv_table_put(&cn->files, fid_key(m->fid), cn->l->now, 0))
+			c->untracked++;
+	}
 }
 
 /* ---- NetBIOS frames ---- */
@@ -419,6 +436,7 @@ static void conn_end(struct pv_learn *l, struct conn *c)
 	framer_end(&c->to_srv, l->c);
 	framer_end(&c->to_cli, l->c);
 	l->c->unanswered += c->pend.n;
+	l->c->still_open += c->files.n;
 	pv_table_release(&c->pend);
 	pv_table_release(&c->files);
 	pv_table_release(&c->sessions);

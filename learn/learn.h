@@ -62,6 +62,7 @@ struct pv_learn_counts {
 	uint64_t logons;
 	struct pv_sizes read_sizes, write_sizes; /* asked, written */
 	struct pv_hist open_times;		 /* CREATE's answer to CLOSE */
+	uint64_t still_open;			 /* files open when the capture ended */
 	/* at the end: every user's gaps between requests together, the gap that ends an
 	 * activity (learned or set), the activities, and the users' rates per hour */
 	struct pv_hist req_gaps;

@@ -311,6 +311,7 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	json_kinds(j, c);
 	o = pair(pv_hist_quantile(&c->open_times, 0.5), pv_hist_quantile(&c->open_times, 0.95));
 	INT(o, "n", c->open_times.n);
+	INT(o, "still_open", c->still_open);
 	pv_json_set(j, "open_times", o);
 }
 

@@ -918,6 +918,7 @@ START_TEST(logon)
 		  c.users.u[0].requests == 3 && c.users.u[0].opens == 1);
 	ck_assert_uint_eq(c.open_times.n, 1);
 	ck_assert_double_eq_tol(pv_hist_quantile(&c.open_times, 0.5), 2.0, 2.0 * 0.13);
+	ck_assert_uint_eq(c.still_open, 0);
 	/* gaps 2.0 and 7.9 s, both over the 1 s set: three activities of one request */
 	ck_assert(!c.gap_learned && c.activity_gap == 1.0);
 	ck_assert_uint_eq(c.activities, 3);
@@ -1010,6 +1011,49 @@ START_TEST(ports_again)
 }
 END_TEST
 
+/* A compound that opens and closes a file: its answer's file id is not kept as open; a file
+ * opened alone and never closed is still open at the end */
+START_TEST(compound_close)
+{
+	struct pv_buf body = PV_BUF_INIT, one = PV_BUF_INIT, req = PV_BUF_INIT, rsp = PV_BUF_INIT;
+	struct pv_learn_counts c;
+	struct pv_learn *l = pv_learn_begin(NULL, PV_CAPTURE_LINK_ETHERNET, &c);
+
+	ck_assert_ptr_nonnull(l);
+	compound(&one); /* CREATE 10, QUERY_INFO 11, CLOSE 12 (related) */
+	nb(&req, &one);
+	pv_buf_reset(&body);
+	ck_assert_int_eq(
+		smb2_create_enc(&body, &(struct smb2_create_req){.path = "g", .disposition = 1}),
+		0);
+	pv_buf_reset(&one);
+	msg(&one, SMB2_CREATE, 20, 0, 0, &body, true);
+	nb(&req, &one);
+	/* both CREATEs answered with a file id (88 bytes of body, FileId at 64) */
+	pv_buf_reset(&body);
+	for (int i = 0; i < 88; i++)
+		pv_buf_add(&body, i >= 64 && i < 80 ? "\x07" : "\x00", 1);
+	for (int k = 0; k < 2; k++) {
+		pv_buf_reset(&one);
+		body.data[64] = (char)(k + 1); /* two file ids */
+		msg(&one, SMB2_CREATE, k ? 20 : 10, 1, 0, &body, true);
+		nb(&rsp, &one);
+	}
+	syn(l, true, 0);
+	syn(l, false, 0);
+	send_stream(l, true, 1, &req, 1000, false);
+	send_stream(l, false, 1, &rsp, 1000, false);
+	pv_learn_end(l);
+	ck_assert_uint_eq(c.still_open, 1);
+	ck_assert_uint_eq(c.open_times.n, 1); /* the compound's CLOSE */
+	pv_learn_counts_release(&c);
+	pv_buf_release(&body, 0);
+	pv_buf_release(&one, 0);
+	pv_buf_release(&req, 0);
+	pv_buf_release(&rsp, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("learn");
@@ -1029,6 +1073,7 @@ int main(void)
 	tcase_add_test(tc, logon);
 	tcase_add_test(tc, many_sessions);
 	tcase_add_test(tc, ports_again);
+	tcase_add_test(tc, compound_close);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
