@@ -108,7 +108,20 @@ static void logged_on(struct conn *cn, uint64_t session)
 	if (u < 0)
 		return;
 	c->users.u[u].logons++;
-	pv_table_put(&cn->sessions, session, 0, (uint32_t)u);
+	/* the time of the logon, for the session's lifetime (a session seen without its logon
+	 * has none: its time is 0) */
+	pv_table_put(&cn->sessions, session, cn->l->now, (uint32_t)u);
+}
+
+/* A LOGOFF: the session's lifetime, from its logon, when the capture holds both. */
+static void logged_off(struct conn *cn, uint64_t session)
+{
+	struct pv_table_entry e;
+	struct pv_learn_counts *c = cn->l->c;
+
+	c->logoffs++;
+	if (pv_table_take(&cn->sessions, session, &e) && e.t > 0)
+		pv_hist_add(&c->session_times, cn->l->now - e.t);
 }
 
 /* A file id folded into a key (persistent and volatile halves) */
@@ -185,9 +198,7 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 	if (m->cmd != 12 && !pv_table_put(&cn->pend, m->mid, t, m->cmd))
 		c->untracked++;
 	/* what the user did: NEGOTIATE and the logon's first leg have no session yet */
-	if (!m->session || m->cmd == 0 || m->cmd == 1 || (u = user_of(cn, m->session)) < 0)
-		return;
-	{
+	if (m->session && m->cmd != 0 && m->cmd != 1 && (u = user_of(cn, m->session)) >= 0) {
 		struct pv_learn_user *us = &c->users.u[u];
 
 		/* its activity: a gap longer than the activity gap ends the one under way */
@@ -204,6 +215,8 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 		us->listings += m->cmd == 14;
 		us->notifies += m->cmd == 15;
 	}
+	if (m->cmd == 2) /* LOGOFF, once its user has it */
+		logged_off(cn, m->session);
 }
 
 static void message(void *arg, const struct pv_smbt_msg *m)
@@ -437,6 +450,8 @@ static void conn_end(struct pv_learn *l, struct conn *c)
 	framer_end(&c->to_cli, l->c);
 	l->c->unanswered += c->pend.n;
 	l->c->still_open += c->files.n;
+	for (size_t i = 0; i < c->sessions.slots; i++)
+		l->c->still_on += c->sessions.e[i].used && c->sessions.e[i].t > 0;
 	pv_table_release(&c->pend);
 	pv_table_release(&c->files);
 	pv_table_release(&c->sessions);

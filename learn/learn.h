@@ -63,6 +63,10 @@ struct pv_learn_counts {
 	struct pv_sizes read_sizes, write_sizes; /* asked, written */
 	struct pv_hist open_times;		 /* CREATE's answer to CLOSE */
 	uint64_t still_open;			 /* files open when the capture ended */
+	/* sessions: LOGOFFs, the lifetimes of those whose logon and logoff the capture holds,
+	 * and those logged on in the capture and still on at its end */
+	uint64_t logoffs, still_on;
+	struct pv_hist session_times;
 	/* at the end: every user's gaps between requests together, the gap that ends an
 	 * activity (learned or set), the activities, and the users' rates per hour */
 	struct pv_hist req_gaps;

@@ -450,18 +450,18 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "capture, and what it could not read, with its share of the SMB bytes: encrypted or\n"
 	 "compressed frames, SMB1, bytes lost, frames out of step. Then what the users did: a\n"
 	 "user is an account (the name of an NTLM logon, kept only as a hash), else the\n"
-	 "client's address (Kerberos), else a session whose logon was not captured; their\n"
-	 "requests and logons per user-hour, their activities (requests more than --gap apart\n"
-	 "start another; by default the gap is learned: the split between the two modes of the\n"
-	 "gaps between a user's requests), the gaps within an activity and the think times\n"
-	 "between, the kinds of activity (the sequence of its commands, repeats folded) with\n"
-	 "their share, rate per user-hour, requests and length, read and write sizes, how long\n"
-	 "files stay open. With the gap learned the file is read twice (the kinds need it).\n"
+	 "client's address (no name seen: Kerberos), else a session whose logon was not\n"
+	 "captured; their requests and logons per user-hour, the sessions' lifetimes, their\n"
+	 "activities (requests more than --gap apart start another; by default the gap is\n"
+	 "learned: the split between the two modes of the gaps between a user's requests), the\n"
+	 "gaps within an activity and the think times between, the kinds of activity (the\n"
+	 "sequence of its commands, repeats folded) with their share, rate per user-hour,\n"
+	 "requests and length, read and write sizes, how long files stay open. With the gap\n"
+	 "learned the file is read twice (the kinds need it).\n"
 	 "--json gives every count (docs/json.md). Writing the learned workload and replaying\n"
-	 "it are still to come (docs/learn.md). Needs no playbook. Exit status: 2 bad options; 3 a "
-	 "file that\n"
-	 "is not a capture provision reads, a link type it does not read, or one damaged\n"
-	 "part-way (what came before it is still shown)."},
+	 "it are still to come (docs/learn.md). Needs no playbook. Exit status: 2 bad options;\n"
+	 "3 a file that is not a capture provision reads, a link type it does not read, or one\n"
+	 "damaged part-way (what came before it is still shown)."},
 	{CMD_HELP, "help", NULL, NULL, NULL, false, NULL, 0, "help [command]",
 	 "show help for a command", "Shows the usage and options of a command."},
 };

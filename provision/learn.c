@@ -182,6 +182,13 @@ static void text_users(const struct pv_learn_counts *c)
 	printf("learn: per user-hour: %.0f requests (median; p95 %.0f), %.1f logons (p95 %.1f)\n",
 	       c->req_per_user_hour[0], c->req_per_user_hour[1], c->logons_per_user_hour[0],
 	       c->logons_per_user_hour[1]);
+	printf("learn: sessions: %llu logon%s, %llu logoff%s; lifetimes %s (median; p95 %s) of the "
+	       "%llu whose logon and logoff the capture holds; %llu still on at its end\n",
+	       (unsigned long long)c->logons, c->logons == 1 ? "" : "s",
+	       (unsigned long long)c->logoffs, c->logoffs == 1 ? "" : "s",
+	       dur(pv_hist_quantile(&c->session_times, 0.5), a, sizeof(a)),
+	       dur(pv_hist_quantile(&c->session_times, 0.95), b, sizeof(b)),
+	       (unsigned long long)c->session_times.n, (unsigned long long)c->still_on);
 	if (c->req_gaps.n) {
 		printf("learn: activities: a user's requests more than %s apart (%s) start "
 		       "another: %llu activities, %.1f requests each\n",
@@ -288,6 +295,12 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	pv_json_set(j, "users", a);
 	INT(j, "users_not_followed", c->users.refused);
 	INT(j, "logons", c->logons);
+	o = pair(pv_hist_quantile(&c->session_times, 0.5),
+		 pv_hist_quantile(&c->session_times, 0.95));
+	INT(o, "n", c->session_times.n);
+	INT(o, "logoffs", c->logoffs);
+	INT(o, "still_on", c->still_on);
+	pv_json_set(j, "session_times", o);
 	pv_json_set(j, "requests_per_user_hour",
 		    pair(c->req_per_user_hour[0], c->req_per_user_hour[1]));
 	pv_json_set(j, "logons_per_user_hour",

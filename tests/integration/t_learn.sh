@@ -5,6 +5,8 @@
 #   1. an smbclient session mix from ctl (a client we did not write): every request and answer
 #      as tshark counts them, each request answered, one connection, nothing lost; its user
 #      the account its NTLM logon named, as its hash;
+#   1b. smbtorture's smb2.bench.path-contention-shared (another client we did not write, 4
+#      connections): the same equality, its user by its logon;
 #   2. the built-in driver's own load (2 users on each client, one step): the same equality,
 #      99% at least of its requests answered in the capture; its 4 users by their logons
 #      (their names nowhere in the output), activities with the gap learned (and --gap), open
@@ -124,6 +126,19 @@ expect_rc 0 "learn (text)"
 expect_out "^learn: .*smbclient.pcap: [0-9]+ frames over [0-9.]+ s, 1 TCP connection to the SMB port \(0 begun before the capture\)$"
 expect_out "^  CREATE +[0-9]+ +[0-9.]+$"
 
+# ---- 1b. smbtorture -------------------------------------------------------------------------
+echo "  1b. smbtorture smb2.bench.path-contention-shared, 4 connections for 3 s" >&2
+printf 'username = %s\npassword = %s\ndomain = LAB\n' pl-cli1-u1 "$(cat "$LAB/user.pass")" >"$T_TMP/auth"
+capture_start "$T_TMP/torture.pcap"
+on ctl smbtorture //198.18.0.20/fsroot1 -A "$T_TMP/auth" smb2.bench.path-contention-shared \
+	--option=torture:nprocs=4 --option=torture:timelimit=3 >"$T_TMP/torture.out" 2>&1 ||
+	fail "smbtorture: $(tail -n 3 "$T_TMP/torture.out")"
+capture_stop
+same_as_tshark smbtorture "$T_TMP/torture.pcap"
+jq_ok 'd["connections"] >= 4 and d["lost_bytes"] == 0 and d["malformed"] == 0 and d["requests"]["CREATE"] > 100' "smbtorture: its connections, its opens"
+jq_ok 'd["matched"] >= 0.99 * (sum(d["requests"].values()) - d["requests"].get("CANCEL", 0))' "smbtorture: 99% of its requests answered"
+jq_ok "{u['id'] for u in d['users'] if u['by'] == 'ntlm'} == {'$ID'}" "smbtorture: its user, LAB\\pl-cli1-u1 hashed"
+
 # ---- 2. the built-in driver's load -----------------------------------------------------------
 echo "  2. the built-in driver's load" >&2
 capture_start "$T_TMP/builtin.pcap"
@@ -139,6 +154,8 @@ IDS=$(python3 -c '
 import hashlib
 print(sorted("ntlm:" + hashlib.sha256(("lab\\pl-cli%d-u%d" % (c, u)).encode()).hexdigest()[:12] for c in (1, 2) for u in (1, 2)))')
 jq_ok "sorted(u['id'] for u in d['users']) == $IDS and all(u['by'] == 'ntlm' and u['logons'] == 1 for u in d['users'])" "builtin: its 4 users, by their NTLM logons"
+# the driver ends a step by closing its connections, no LOGOFF: 4 sessions still on at the end
+jq_ok 'd["session_times"]["still_on"] == 4 and d["session_times"]["logoffs"] == 0 and d["session_times"]["n"] == 0' "builtin: its sessions, none logged off"
 jq_ok 'd["activity_gap_learned"] and d["activity_gap"] > 0 and d["activities"] >= 4 and d["think_times"]["median"] > d["gaps_within"]["median"]' "builtin: activities, the gap learned"
 jq_ok 'd["open_times"]["n"] > 50 and d["read_sizes"]["n"] > 10 and d["write_sizes"]["n"] > 10' "builtin: open times and sizes"
 # its kinds of activity: every activity one of them, the driver's open-stat-close among them

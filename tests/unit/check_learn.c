@@ -906,6 +906,12 @@ START_TEST(logon)
 	pv_buf_reset(&one);
 	msg(&one, SMB2_ECHO, 12, 0, 0, &body, true);
 	SEND(true, 20.0);
+	/* and a LOGOFF at 25.0: the session lived 15 s from its logon */
+	pv_buf_reset(&body);
+	ck_assert_int_eq(smb2_logoff_enc(&body), 0);
+	pv_buf_reset(&one);
+	msg(&one, SMB2_LOGOFF, 13, 0, 0, &body, true);
+	SEND(true, 25.0);
 	pv_learn_end(l);
 	session_id = 0x1234;
 
@@ -915,21 +921,25 @@ START_TEST(logon)
 	ck_assert_int_eq(pv_learn_ntlm_user(tok, n, id, sizeof(id)), 1);
 	ck_assert_str_eq(c.users.u[0].id, id);
 	ck_assert(c.users.u[0].kind == PV_USER_NTLM && c.users.u[0].logons == 1 &&
-		  c.users.u[0].requests == 3 && c.users.u[0].opens == 1);
+		  c.users.u[0].requests == 4 && c.users.u[0].opens == 1);
+	ck_assert(c.logoffs == 1 && c.still_on == 0 && c.session_times.n == 1);
+	ck_assert_double_eq_tol(pv_hist_quantile(&c.session_times, 0.5), 15.0, 15.0 * 0.13);
 	ck_assert_uint_eq(c.open_times.n, 1);
 	ck_assert_double_eq_tol(pv_hist_quantile(&c.open_times, 0.5), 2.0, 2.0 * 0.13);
 	ck_assert_uint_eq(c.still_open, 0);
-	/* gaps 2.0 and 7.9 s, both over the 1 s set: three activities of one request */
+	/* gaps 2.0, 7.9 and 5.0 s, all over the 1 s set: four activities of one request */
 	ck_assert(!c.gap_learned && c.activity_gap == 1.0);
-	ck_assert_uint_eq(c.activities, 3);
+	ck_assert_uint_eq(c.activities, 4);
 	ck_assert_double_eq_tol(c.think[1], 7.9, 7.9 * 0.13);
 	/* the gap set: the kinds in the same pass, one activity of each */
-	ck_assert(c.has_kinds && c.kinds.n == 3 && c.kinds.other == 0);
-	for (size_t i = 0; i < 3; i++) {
+	ck_assert(c.has_kinds && c.kinds.n == 4 && c.kinds.other == 0);
+	for (size_t i = 0; i < 4; i++) {
 		char name[64];
 
 		pv_kind_name(&c.kinds.k[i].shape, name, sizeof(name));
-		ck_assert_str_eq(name, i == 0 ? "CREATE" : i == 1 ? "CLOSE" : "ECHO");
+		static const char *const want[] = {"CREATE", "CLOSE", "ECHO", "LOGOFF"};
+
+		ck_assert_str_eq(name, want[i]);
 		ck_assert(c.kinds.k[i].count == 1 && c.kinds.k[i].requests == 1);
 	}
 	pv_learn_counts_release(&c);
