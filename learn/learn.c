@@ -38,7 +38,7 @@ struct conn {
 	struct pv_table pend;	  /* requests awaiting their answer: message id -> command */
 	struct pv_table files;	  /* files open: file id (folded) -> when, the user */
 	struct pv_table sessions; /* session id -> its user's place */
-	char logon[64];		  /* the account of the NTLM logon under way ("" none) */
+	char logon[80];		  /* the account of the NTLM logon under way ("" none) */
 	uint64_t last_create;	  /* the message id of the last CREATE asked */
 	bool fin_cli, fin_srv;
 };
@@ -51,8 +51,9 @@ struct pv_learn {
 	int link;
 	struct conn *bucket[NBUCKETS];
 	size_t nconns;
-	double now; /* the time of the frame being read */
-	double gap; /* the activity gap set, 0: learned */
+	double now;	 /* the time of the frame being read */
+	double gap;	 /* the activity gap set, 0: learned */
+	bool keep_names; /* users by their names, not hashes */
 };
 
 /* ---- messages ---- */
@@ -159,8 +160,8 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 	c->req[m->cmd]++;
 	switch (m->cmd) {
 	case 1: /* SESSION_SETUP: the account of an NTLM logon, for its answer */
-		if (m->sec &&
-		    pv_learn_ntlm_user(m->sec, m->seclen, cn->logon, sizeof(cn->logon)) < 0)
+		if (m->sec && pv_learn_ntlm_user(m->sec, m->seclen, cn->l->keep_names, cn->logon,
+						 sizeof(cn->logon)) < 0)
 			cn->logon[0] = '\0';
 		break;
 	case 5: /* CREATE */
@@ -531,6 +532,7 @@ struct pv_learn *pv_learn_begin(const struct pv_learn_opts *o, int link, struct 
 		return NULL;
 	l->c = c;
 	l->gap = o ? o->gap : 0;
+	l->keep_names = o && o->keep_names;
 	l->port = o && o->port ? o->port : 445;
 	l->link = link;
 	return l;

@@ -26,8 +26,9 @@
 #define PV_LEARN_PENDING_MAX 65536u
 
 struct pv_learn_opts {
-	uint16_t port; /* the SMB port; 0: 445 */
-	double gap;    /* the idle time that ends an activity, seconds; 0: learned (Otsu) */
+	uint16_t port;	 /* the SMB port; 0: 445 */
+	double gap;	 /* the idle time that ends an activity, seconds; 0: learned (Otsu) */
+	bool keep_names; /* users by their account names ("ntlm:domain\\user"), not hashes */
 };
 
 struct pv_learn_counts {

@@ -113,7 +113,7 @@ static int field(const uint8_t *m, size_t n, size_t f, bool unicode, char *out, 
 	return (int)o;
 }
 
-int pv_learn_ntlm_user(const uint8_t *sec, size_t len, char *id, size_t idlen)
+int pv_learn_ntlm_user(const uint8_t *sec, size_t len, bool keep, char *id, size_t idlen)
 {
 	static const uint8_t sig[8] = "NTLMSSP";
 	char user[256], dom[256], both[520], hex[65];
@@ -138,6 +138,10 @@ int pv_learn_ntlm_user(const uint8_t *sec, size_t len, char *id, size_t idlen)
 	if (!user[0]) /* anonymous */
 		return 0;
 	snprintf(both, sizeof(both), "%s\\%s", dom, user);
+	if (keep) {
+		snprintf(id, idlen, "ntlm:%s", both);
+		return 1;
+	}
 	pv_sha256_hex(both, strlen(both), hex);
 	snprintf(id, idlen, "ntlm:%.12s", hex);
 	return 1;

@@ -47,8 +47,9 @@ void pv_learn_user_request(struct pv_learn_user *u, double t);
 
 /* The account an NTLM AUTHENTICATE message names (MS-NLMP 2.2.1.3), found in a SESSION_SETUP's
  * security buffer (bare, or inside SPNEGO's DER: the NTLMSSP signature is looked for): 1 and
- * id set to its hashed form ("ntlm:..."), 0 when the buffer holds no AUTHENTICATE or an
- * anonymous one, -1 when it holds one whose fields point outside it. */
-int pv_learn_ntlm_user(const uint8_t *sec, size_t len, char *id, size_t idlen);
+ * id set to its hashed form ("ntlm:..."; with keep, the name itself: "ntlm:domain\user" in
+ * lower case), 0 when the buffer holds no AUTHENTICATE or an anonymous one, -1 when it holds
+ * one whose fields point outside it. */
+int pv_learn_ntlm_user(const uint8_t *sec, size_t len, bool keep, char *id, size_t idlen);
 
 #endif

@@ -437,8 +437,9 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "cannot take, or a share the lab did not make; 8 the server failed, or its\n"
 	 "configuration is not as it was after the sweep; 15 stopped; a job's own code when it\n"
 	 "failed (the settings put back all the same)."},
-	{CMD_LEARN, "learn", pv_cmd_learn, NULL, NULL, false, OPTS(OPT_PORT, OPT_GAP),
-	 PV_CMD_OPERANDS, "learn CAPTURE [--port N] [--gap SECONDS]",
+	{CMD_LEARN, "learn", pv_cmd_learn, NULL, NULL, false,
+	 OPTS(OPT_PORT, OPT_GAP, OPT_KEEP_NAMES), PV_CMD_OPERANDS,
+	 "learn CAPTURE [--port N] [--gap SECONDS] [--keep-names]",
 	 "what a capture of a file server's SMB traffic holds (docs/learn.md)",
 	 "Reads a pcap or pcapng capture (tcpdump -w on the server, or Wireshark on a client)\n"
 	 "of SMB2/3 over TCP (port 445, or --port N) in one streaming pass, in memory that does\n"
@@ -449,15 +450,15 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "Prints the requests by command with their share, how many were answered in the\n"
 	 "capture, and what it could not read, with its share of the SMB bytes: encrypted or\n"
 	 "compressed frames, SMB1, bytes lost, frames out of step. Then what the users did: a\n"
-	 "user is an account (the name of an NTLM logon, kept only as a hash), else the\n"
-	 "client's address (no name seen: Kerberos), else a session whose logon was not\n"
-	 "captured; their requests and logons per user-hour, the sessions' lifetimes, their\n"
-	 "activities (requests more than --gap apart start another; by default the gap is\n"
-	 "learned: the split between the two modes of the gaps between a user's requests), the\n"
-	 "gaps within an activity and the think times between, the kinds of activity (the\n"
-	 "sequence of its commands, repeats folded) with their share, rate per user-hour,\n"
-	 "requests and length, read and write sizes, how long files stay open. With the gap\n"
-	 "learned the file is read twice (the kinds need it).\n"
+	 "user is an account (the name of an NTLM logon, kept only as a hash unless\n"
+	 "--keep-names), else the client's address (no name seen: Kerberos), else a session\n"
+	 "whose logon was not captured; their requests and logons per user-hour, the sessions'\n"
+	 "lifetimes, their activities (requests more than --gap apart start another; by default\n"
+	 "the gap is learned: the split between the two modes of the gaps between a user's\n"
+	 "requests), the gaps within an activity and the think times between, the kinds of\n"
+	 "activity (the sequence of its commands, repeats folded) with their share, rate per\n"
+	 "user-hour, requests and length, read and write sizes, how long files stay open. With\n"
+	 "the gap learned the file is read twice (the kinds need it).\n"
 	 "--json gives every count (docs/json.md). Writing the learned workload and replaying\n"
 	 "it are still to come (docs/learn.md). Needs no playbook. Exit status: 2 bad options;\n"
 	 "3 a file that is not a capture provision reads, a link type it does not read, or one\n"
@@ -530,6 +531,8 @@ const struct pv_option pv_options[] = {
 	 "(open-write-close), or opens and closes its share's root (open-close), as fast as it can "
 	 "(bench/load.sh); prints 'ops {...}' at the end"},
 	{OPT_PORT, "port", 0, "N", false, "learn: the SMB port of the capture (default 445)"},
+	{OPT_KEEP_NAMES, "keep-names", 0, NULL, false,
+	 "learn: name the users by their accounts, not by hashes of them"},
 	{OPT_GAP, "gap", 0, "SECONDS", false,
 	 "learn: the idle time that ends a user's activity (default: learned from the capture)"},
 	{OPT_HTML, "html", 0, "FILE", false,

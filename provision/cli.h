@@ -81,6 +81,7 @@ enum pv_opt_id {
 	OPT_HTML,
 	OPT_PORT,
 	OPT_GAP,
+	OPT_KEEP_NAMES,
 	OPT_FROM,
 	OPT_FILESET,
 	OPT_SHARE,

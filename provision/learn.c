@@ -14,7 +14,7 @@
 struct learn_out {
 	char path[1024];
 	struct pv_learn_counts c;
-	bool read;
+	bool read, keep;
 };
 
 static const char *const dispositions[] = {"SUPERSEDE", "OPEN",	     "CREATE",
@@ -34,7 +34,7 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0;
 }
 
-static void text_users(const struct pv_learn_counts *c);
+static void text_users(const struct pv_learn_counts *c, bool keep);
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
@@ -63,7 +63,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 				printf("  %-16s %10llu %7.2f\n", pv_smbt_cmd_name(i),
 				       (unsigned long long)c->req[i], pct(c->req[i], reqs));
 	}
-	text_users(c);
+	text_users(c, o->keep);
 	if (c->enc_frames)
 		printf("learn: not read: %llu encrypted frames (%.1f%% of the SMB bytes); capture "
 		       "with encryption off (smb encrypt = off on a lab server) to learn from "
@@ -162,7 +162,7 @@ static void text_kinds(const struct pv_learn_counts *c)
 }
 
 /* What the users did: who they are, their rates, their activities, sizes, open times. */
-static void text_users(const struct pv_learn_counts *c)
+static void text_users(const struct pv_learn_counts *c, bool keep)
 {
 	const struct pv_learn_users *us = &c->users;
 	size_t kinds[3] = {0, 0, 0};
@@ -172,12 +172,13 @@ static void text_users(const struct pv_learn_counts *c)
 		return;
 	for (size_t i = 0; i < us->n; i++)
 		kinds[us->u[i].kind]++;
-	printf("learn: %zu user%s: %zu account%s by NTLM logon (kept as hashes), %zu by client "
+	printf("learn: %zu user%s: %zu account%s by NTLM logon (%s), %zu by client "
 	       "address (no name seen: Kerberos, or a logon not captured whole), %zu by session "
 	       "only "
 	       "(logon not captured)%s\n",
 	       us->n, us->n == 1 ? "" : "s", kinds[PV_USER_NTLM],
-	       kinds[PV_USER_NTLM] == 1 ? "" : "s", kinds[PV_USER_ADDR], kinds[PV_USER_SESSION],
+	       kinds[PV_USER_NTLM] == 1 ? "" : "s", keep ? "by name" : "kept as hashes",
+	       kinds[PV_USER_ADDR], kinds[PV_USER_SESSION],
 	       us->refused ? "; more not followed" : "");
 	printf("learn: per user-hour: %.0f requests (median; p95 %.0f), %.1f logons (p95 %.1f)\n",
 	       c->req_per_user_hour[0], c->req_per_user_hour[1], c->logons_per_user_hour[0],
@@ -422,6 +423,7 @@ int pv_cmd_learn(struct pv_ctx *ctx, struct pv_out *out)
 					ctx->cli.opt[OPT_GAP]);
 		opts.gap = v;
 	}
+	opts.keep_names = o->keep = ctx->cli.opt[OPT_KEEP_NAMES] != NULL;
 	r = pv_learn_read(o->path, &opts, &o->c);
 	o->read = o->c.frames > 0 || r == PV_OK;
 	return r;

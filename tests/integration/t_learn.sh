@@ -170,6 +170,9 @@ expect_no_out "pl-cli"
 pv --json learn --gap 0.5 "$T_TMP/builtin.pcap"
 printf '%s\n' "$OUT" >"$T_TMP/learn.json"
 jq_ok 'd["activity_gap"] == 0.5 and not d["activity_gap_learned"]' "builtin: --gap 0.5"
+pv --json learn --keep-names "$T_TMP/builtin.pcap"
+printf '%s\n' "$OUT" >"$T_TMP/learn.json"
+jq_ok 'sorted(u["id"] for u in d["users"]) == ["ntlm:lab\\pl-cli%d-u%d" % (c, u) for c in (1, 2) for u in (1, 2)]' "builtin: --keep-names, its users by name"
 
 # ---- 3. encrypted -----------------------------------------------------------------------------
 echo "  3. the built-in driver's load, encrypted" >&2

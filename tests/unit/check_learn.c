@@ -612,26 +612,30 @@ START_TEST(users)
 	size_t n;
 
 	n = ntlm_auth(b, 16, "LAB", "Alice", true);
-	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id, sizeof(id)), 1);
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, false, id, sizeof(id)), 1);
 	ck_assert(!strncmp(id, "ntlm:", 5) && strlen(id) == 17);
 	ck_assert_ptr_null(strstr(id, "alice"));
+	/* kept as a name when asked */
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, true, id2, sizeof(id2)), 1);
+	ck_assert_str_eq(id2, "ntlm:lab\\alice");
 	/* the same account in OEM characters and another case: the same user */
 	n = ntlm_auth(b, 0, "lab", "ALICE", false);
-	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id2, sizeof(id2)), 1);
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, false, id2, sizeof(id2)), 1);
 	ck_assert_str_eq(id, id2);
 	n = ntlm_auth(b, 0, "LAB", "bob", true);
-	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id2, sizeof(id2)), 1);
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, false, id2, sizeof(id2)), 1);
 	ck_assert_str_ne(id, id2);
 	/* anonymous; not an AUTHENTICATE; a name outside the message */
 	n = ntlm_auth(b, 0, "", "", true);
-	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id, sizeof(id)), 0);
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, false, id, sizeof(id)), 0);
 	b[8] = 1;
-	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id, sizeof(id)), 0);
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, false, id, sizeof(id)), 0);
 	n = ntlm_auth(b, 0, "LAB", "bob", true);
 	b[36 + 4] = 250;
-	ck_assert_int_eq(pv_learn_ntlm_user(b, n, id, sizeof(id)), -1);
+	ck_assert_int_eq(pv_learn_ntlm_user(b, n, false, id, sizeof(id)), -1);
 	ck_assert_int_eq(
-		pv_learn_ntlm_user((const uint8_t *)"a Kerberos token", 16, id, sizeof(id)), 0);
+		pv_learn_ntlm_user((const uint8_t *)"a Kerberos token", 16, false, id, sizeof(id)),
+		0);
 
 	pv_learn_users_init(&t);
 	u = pv_learn_users_get(&t, "addr:198.18.0.31", PV_USER_ADDR);
@@ -918,7 +922,7 @@ START_TEST(logon)
 	ck_assert_uint_eq(c.logons, 1);
 	ck_assert_uint_eq(c.users.n, 1);
 	n = ntlm_auth(tok, 0, "lab", "CAROL", false);
-	ck_assert_int_eq(pv_learn_ntlm_user(tok, n, id, sizeof(id)), 1);
+	ck_assert_int_eq(pv_learn_ntlm_user(tok, n, false, id, sizeof(id)), 1);
 	ck_assert_str_eq(c.users.u[0].id, id);
 	ck_assert(c.users.u[0].kind == PV_USER_NTLM && c.users.u[0].logons == 1 &&
 		  c.users.u[0].requests == 4 && c.users.u[0].opens == 1);
