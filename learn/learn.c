@@ -595,6 +595,9 @@ void pv_learn_frame(struct pv_learn *l, const uint8_t *p, size_t caplen, size_t 
 			c->conns_midway++;
 	}
 	pv_stream_seg(&f->s, s.seq, s.flags, s.data, s.len, s.wire);
+	/* what this side acknowledged of the other's bytes: a hole there will not be filled */
+	if (s.flags & 0x10)
+		pv_stream_acked(to_srv ? &cn->to_cli.s : &cn->to_srv.s, s.ack);
 	if (s.flags & PV_TCP_RST) {
 		cn->fin_cli = cn->fin_srv = true;
 	} else if (s.flags & PV_TCP_FIN) {

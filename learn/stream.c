@@ -27,6 +27,16 @@ void pv_stream_init(struct pv_stream *s, void (*data)(void *, const uint8_t *, s
 	s->arg = arg;
 }
 
+/* The FIN, once every byte before it was given: it takes a sequence number of its own (the
+ * peer acknowledges it), not a byte. */
+static void past_fin(struct pv_stream *s)
+{
+	if (s->has_fin && s->next == s->fin) {
+		s->next++;
+		s->has_fin = false;
+	}
+}
+
 static void give_gap(struct pv_stream *s, size_t n)
 {
 	if (!n)
@@ -74,6 +84,7 @@ static void drain(struct pv_stream *s)
 			s->held_bytes -= g.len;
 			give(s, g.seq, g.p, g.len, g.wire);
 			free(g.p);
+			past_fin(s);
 			more = true;
 			break;
 		}
@@ -95,6 +106,7 @@ static void skip_hole(struct pv_stream *s)
 		give_gap(s, (size_t)seq_diff(s->held[first].seq, s->next));
 	}
 	drain(s);
+	past_fin(s);
 }
 
 static void hold(struct pv_stream *s, uint32_t seq, const uint8_t *p, size_t len, size_t wire)
@@ -153,13 +165,47 @@ void pv_stream_seg(struct pv_stream *s, uint32_t seq, uint8_t flags, const uint8
 			s->next = seq + 1;
 		seq++;
 	}
-	if (!wire)
+	if (flags & PV_TCP_FIN) {
+		s->has_fin = true;
+		s->fin = seq + (uint32_t)wire;
+	}
+	if (wire) {
+		if (seq_diff(seq, s->next) <= 0) {
+			give(s, seq, p, len, wire);
+			drain(s);
+		} else {
+			hold(s, seq, p, len, wire);
+		}
+	}
+	past_fin(s);
+}
+
+void pv_stream_acked(struct pv_stream *s, uint32_t ack)
+{
+	if (!s->synced)
 		return;
-	if (seq_diff(seq, s->next) <= 0) {
-		give(s, seq, p, len, wire);
-		drain(s);
-	} else {
-		hold(s, seq, p, len, wire);
+	while (seq_diff(ack, s->next) > 0) {
+		size_t first = 0;
+		int32_t d;
+
+		if (!s->nheld) { /* nothing held: the bytes up to ack are gone */
+			s->gaps++;
+			give_gap(s, (size_t)seq_diff(ack, s->next));
+			past_fin(s);
+			return;
+		}
+		for (size_t i = 1; i < s->nheld; i++)
+			if (seq_diff(s->held[i].seq, s->held[first].seq) < 0)
+				first = i;
+		d = seq_diff(s->held[first].seq, s->next);
+		if (d > 0 && seq_diff(ack, s->held[first].seq) < 0) {
+			/* the hole ends at ack, before what is held */
+			s->gaps++;
+			give_gap(s, (size_t)seq_diff(ack, s->next));
+			past_fin(s);
+			return;
+		}
+		skip_hole(s);
 	}
 }
 

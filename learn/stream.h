@@ -20,6 +20,8 @@ struct pv_stream {
 	bool synced;	   /* next is known (a SYN seen, or the first data) */
 	bool began_midway; /* its SYN was not captured: the first bytes are in mid-message */
 	uint32_t next;	   /* the sequence number of the next byte in order */
+	bool has_fin;	   /* a FIN seen: it takes the sequence number fin */
+	uint32_t fin;
 	struct pv_stream_seg *held;
 	size_t nheld, held_bytes;
 	uint64_t bytes;		/* bytes given in order (gaps included) */
@@ -39,6 +41,11 @@ void pv_stream_init(struct pv_stream *s, void (*data)(void *, const uint8_t *, s
  * is a gap). */
 void pv_stream_seg(struct pv_stream *s, uint32_t seq, uint8_t flags, const uint8_t *p, size_t len,
 		   size_t wire);
+/* The other direction acknowledged every byte of this one before ack (its ACK number): bytes
+ * before it that the capture does not hold reached the peer and will never come again, so
+ * they are given up as a gap at once and what was held after them given out, instead of
+ * waiting for the buffer to fill (which would give a request out after its answer). */
+void pv_stream_acked(struct pv_stream *s, uint32_t ack);
 /* The end of the capture or of the connection: what is held is given out, the holes before
  * it as gaps. */
 void pv_stream_end(struct pv_stream *s);

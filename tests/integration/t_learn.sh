@@ -135,8 +135,10 @@ on ctl smbtorture //198.18.0.20/fsroot1 -A "$T_TMP/auth" smb2.bench.path-content
 	fail "smbtorture: $(tail -n 3 "$T_TMP/torture.out")"
 capture_stop
 same_as_tshark smbtorture "$T_TMP/torture.pcap"
-jq_ok 'd["connections"] >= 4 and d["lost_bytes"] == 0 and d["malformed"] == 0 and d["requests"]["CREATE"] > 100' "smbtorture: its connections, its opens"
-jq_ok 'd["matched"] >= 0.99 * (sum(d["requests"].values()) - d["requests"].get("CANCEL", 0))' "smbtorture: 99% of its requests answered"
+# (at 20,000 requests a second tcpdump may drop packets: what was lost is not asserted here,
+# only that learn reads what is there as tshark does, and matches answers to requests)
+jq_ok 'd["connections"] >= 4 and d["malformed"] == 0 and d["requests"]["CREATE"] > 100' "smbtorture: its connections, its opens"
+jq_ok 'd["matched"] >= 0.99 * (sum(d["requests"].values()) - d["requests"].get("CANCEL", 0)) and d["unmatched_answers"] <= 0.01 * d["matched"]' "smbtorture: 99% of its requests answered, answers after their requests"
 jq_ok "{u['id'] for u in d['users'] if u['by'] == 'ntlm'} == {'$ID'}" "smbtorture: its user, LAB\\pl-cli1-u1 hashed"
 
 # ---- 2. the built-in driver's load -----------------------------------------------------------

@@ -132,6 +132,32 @@ START_TEST(stream_holes)
 	ck_assert_uint_eq(s.gaps, 1);
 	pv_stream_release(&s);
 
+	/* the same hole, but the peer acknowledged past it: given up at once, not at the end */
+	memset(&k, 0, sizeof(k));
+	pv_stream_init(&s, sink_data, sink_gap, &k);
+	pv_stream_seg(&s, 50, PV_TCP_SYN, NULL, 0, 0);
+	for (int i = 0; i < 6; i++)
+		if (i != 2)
+			seg(&s, 50, i);
+	pv_stream_acked(&s, 51 + 12); /* acked up to the hole only: nothing to give up */
+	ck_assert_uint_eq(k.n, 12);
+	pv_stream_acked(&s, 51 + 24);
+	ck_assert_uint_eq(k.n, 36);
+	ck_assert(k.ngaps == 1 && k.gaps[0] == 6 && s.nheld == 0);
+	/* acked past everything seen and held: the rest is a gap too */
+	pv_stream_acked(&s, 51 + 40);
+	ck_assert(k.ngaps == 2 && k.gaps[1] == 4 && s.next == 51 + 40);
+	pv_stream_release(&s);
+
+	/* a FIN takes a sequence number, not a byte: its acknowledgement is no hole */
+	memset(&k, 0, sizeof(k));
+	pv_stream_init(&s, sink_data, sink_gap, &k);
+	pv_stream_seg(&s, 50, PV_TCP_SYN, NULL, 0, 0);
+	pv_stream_seg(&s, 51, PV_TCP_FIN, TEXT, 6, 6);
+	pv_stream_acked(&s, 51 + 6 + 1);
+	ck_assert(k.n == 6 && k.ngaps == 0 && s.gap_bytes == 0);
+	pv_stream_release(&s);
+
 	/* a frame cut by the snapshot length: 4 of its 6 bytes captured, the 2 others a gap */
 	memset(&k, 0, sizeof(k));
 	pv_stream_init(&s, sink_data, sink_gap, &k);
