@@ -31,6 +31,15 @@ void pv_hist_add(struct pv_hist *h, double s)
 	h->b[i]++;
 }
 
+void pv_hist_merge(struct pv_hist *dst, const struct pv_hist *src)
+{
+	dst->n += src->n;
+	dst->under += src->under;
+	dst->over += src->over;
+	for (int i = 0; i < PV_HIST_BINS; i++)
+		dst->b[i] += src->b[i];
+}
+
 double pv_hist_quantile(const struct pv_hist *h, double q)
 {
 	uint64_t want, seen;

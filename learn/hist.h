@@ -21,6 +21,8 @@ struct pv_hist {
 };
 
 void pv_hist_add(struct pv_hist *h, double seconds);
+/* What src holds added to dst. */
+void pv_hist_merge(struct pv_hist *dst, const struct pv_hist *src);
 /* The q-quantile (0..1) of what was added, in seconds; 0 when nothing was. */
 double pv_hist_quantile(const struct pv_hist *h, double q);
 /* How many of what was added are above t seconds (by bins: those whose bin starts at t or

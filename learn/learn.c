@@ -138,9 +138,6 @@ static uint64_t fid_key(const uint8_t f[16])
 /* A CREATE's pending entry whose compound closes the file: its answer's file id not kept */
 #define CLOSED_IN_COMPOUND 0x10000u
 
-static const uint8_t RELATED[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-				    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-
 /* The activity under way of user us ended: its kind counted. */
 static void activity_end(struct pv_learn_counts *c, struct pv_learn_user *us)
 {
@@ -170,7 +167,7 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 			c->disposition[m->disposition]++;
 		break;
 	case 6: /* CLOSE: how long the file was open (a compound's own: no time) */
-		if (m->has_fid && !memcmp(m->fid, RELATED, 16) && m->related) {
+		if (m->has_fid && m->fid_related && m->related) {
 			struct pv_table_entry *e = pv_table_get(&cn->pend, cn->last_create);
 
 			/* the CREATE before it in the compound: its file id is not kept */
@@ -488,12 +485,11 @@ static void sweep_closed(struct pv_learn *l)
 /* The connection of key, made when new. A client's SYN (without ACK) on a connection that has
  * carried bytes or was closed is a new connection on the same ports (a port used again): the
  * old one ends first. */
-static struct conn *conn_of(struct pv_learn *l, const uint8_t key[36], bool syn, bool *fresh)
+static struct conn *conn_of(struct pv_learn *l, const uint8_t key[36], bool syn)
 {
 	size_t b = bucket_of(key);
 	struct conn *c;
 
-	*fresh = false;
 	for (struct conn **pp = &l->bucket[b]; (c = *pp); pp = &c->next)
 		if (!memcmp(c->key, key, 36)) {
 			if (!syn || !(c->fin_cli || c->fin_srv || c->to_srv.s.bytes))
@@ -517,7 +513,6 @@ static struct conn *conn_of(struct pv_learn *l, const uint8_t key[36], bool syn,
 	l->bucket[b] = c;
 	l->nconns++;
 	l->c->conns++;
-	*fresh = true;
 	return c;
 }
 
@@ -544,7 +539,7 @@ void pv_learn_frame(struct pv_learn *l, const uint8_t *p, size_t caplen, size_t 
 	struct pv_capture_seg s;
 	char why[160];
 	uint8_t key[36];
-	bool to_srv, fresh;
+	bool to_srv;
 	struct conn *cn;
 	struct framer *f;
 
@@ -583,8 +578,7 @@ void pv_learn_frame(struct pv_learn *l, const uint8_t *p, size_t caplen, size_t 
 	memcpy(key + 18, to_srv ? s.dst : s.src, 16);
 	key[34] = (uint8_t)(l->port >> 8);
 	key[35] = (uint8_t)l->port;
-	if (!(cn = conn_of(l, key, to_srv && (s.flags & (PV_TCP_SYN | 0x10)) == PV_TCP_SYN,
-			   &fresh))) {
+	if (!(cn = conn_of(l, key, to_srv && (s.flags & (PV_TCP_SYN | 0x10)) == PV_TCP_SYN))) {
 		c->conns_refused++;
 		return;
 	}
@@ -635,27 +629,22 @@ static void summarize(struct pv_learn *l)
 	uint64_t reqs = 0;
 
 	for (size_t i = 0; i < us->n; i++) {
-		const struct pv_hist *g = &us->u[i].gaps;
-
-		c->req_gaps.n += g->n;
-		c->req_gaps.under += g->under;
-		c->req_gaps.over += g->over;
-		for (int k = 0; k < PV_HIST_BINS; k++)
-			c->req_gaps.b[k] += g->b[k];
+		pv_hist_merge(&c->req_gaps, &us->u[i].gaps);
+		reqs += us->u[i].requests;
 	}
 	c->gap_learned = !(l->gap > 0);
 	c->activity_gap = c->gap_learned ? pv_hist_split(&c->req_gaps) : l->gap;
-	for (size_t i = 0; i < us->n; i++)
-		if (us->u[i].requests) {
-			c->activities += 1 + (c->activity_gap > 0 ? pv_hist_above(&us->u[i].gaps,
-										  c->activity_gap)
-								  : 0);
-			reqs += us->u[i].requests;
-		}
-	if (c->has_kinds) { /* counted as they ended, exactly */
+	if (c->has_kinds) { /* counted exactly, as they ended */
 		c->activities = c->kinds.other;
 		for (size_t i = 0; i < c->kinds.n; i++)
 			c->activities += c->kinds.k[i].count;
+	} else { /* from each user's gaps over the activity gap (by bins) */
+		for (size_t i = 0; i < us->n; i++)
+			if (us->u[i].requests)
+				c->activities +=
+					1 + (c->activity_gap > 0 ? pv_hist_above(&us->u[i].gaps,
+										 c->activity_gap)
+								 : 0);
 	}
 	c->activity_requests = c->activities ? (double)reqs / (double)c->activities : 0;
 	if (c->req_gaps.n) {

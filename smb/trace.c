@@ -79,6 +79,7 @@ static void body(struct pv_smbt_msg *m, struct smb2_rd *b, struct smb2_rd *hdr)
 		if ((f = smb2_rd_bytes(&r, 16))) {
 			memcpy(m->fid, f, 16);
 			m->has_fid = true;
+			m->fid_related = !memcmp(f, SMB2_RELATED_FID, 16);
 		}
 	}
 	switch (m->cmd) {

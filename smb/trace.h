@@ -43,6 +43,7 @@ struct pv_smbt_msg {
 	/* CREATE's answer, and CLOSE's request: the file id (has_fid) */
 	uint8_t fid[16];
 	bool has_fid;
+	bool fid_related; /* the file id is a compound's "the file opened before" (all ones) */
 	/* from an answer's body: READ, the bytes read */
 	uint32_t got;
 	bool body_cut; /* the body was not all in the bytes given (a frame kept only in part) */
