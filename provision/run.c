@@ -174,16 +174,7 @@ static void json_one(const struct pv_ctx *ctx, const void *result, int code, str
 	pv_json_str(o, "folder", r->folder[0] ? r->folder : NULL);
 	pv_json_str(o, "playbook_sha256", r->digest[0] ? r->digest : NULL);
 	pv_json_int(o, "planned", (long long)r->planned);
-	if (r->skipped) {
-		struct pv_json *k = pv_json_object();
-
-		pv_json_int(k, "steps", (long long)r->skipped);
-		pv_json_int(k, "from_users", r->skipped_from);
-		pv_json_int(k, "to_users", r->skipped_to);
-		pv_json_set(o, "skipped", k);
-	} else {
-		pv_json_str(o, "skipped", NULL);
-	}
+	pv_run_skipped_json(o, r);
 	for (size_t i = 0; i < r->nsteps; i++)
 		pv_json_append(a, pv_run_step_json(&r->steps[i]));
 	pv_json_set(o, "steps", a);

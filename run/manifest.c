@@ -88,6 +88,21 @@ static struct pv_json *load_json(const struct pv_load_summary *l)
 	return o;
 }
 
+void pv_run_skipped_json(struct pv_json *o, const struct pv_run_result *res)
+{
+	struct pv_json *n;
+
+	if (!res->skipped) {
+		pv_json_str(o, "skipped", NULL);
+		return;
+	}
+	n = pv_json_object();
+	pv_json_int(n, "steps", (long long)res->skipped);
+	pv_json_int(n, "from_users", res->skipped_from);
+	pv_json_int(n, "to_users", res->skipped_to);
+	pv_json_set(o, "skipped", n);
+}
+
 struct pv_json *pv_run_step_json(const struct pv_run_step *s)
 {
 	struct pv_json *st = pv_json_object(), *hs = pv_json_array(), *o;
@@ -173,16 +188,7 @@ static struct pv_json *manifest(struct run *R, const char *status, int code, con
 	}
 	pv_json_set(o, "steps", a);
 	pv_json_int(o, "over_steps", pb->driver.over_steps);
-	if (res->skipped) {
-		struct pv_json *n = pv_json_object();
-
-		pv_json_int(n, "steps", (long long)res->skipped);
-		pv_json_int(n, "from_users", res->skipped_from);
-		pv_json_int(n, "to_users", res->skipped_to);
-		pv_json_set(o, "skipped", n);
-	} else {
-		pv_json_str(o, "skipped", NULL);
-	}
+	pv_run_skipped_json(o, res);
 	pv_json_set(m, "driver", o);
 	a = pv_json_array();
 	if (pb->has_server) {

@@ -397,13 +397,9 @@ static void ramp_end(struct run *R, size_t si)
 	res->skipped_from = R->ramp.totals[si + 1];
 	res->skipped_to = R->ramp.totals[R->ramp.n - 1];
 	pv_log(PV_LOG_INFO,
-	       "run: step %zu is the %u%s in a row over the answer: the ramp ends there "
+	       "run: %u step%s in a row over the answer, up to step %zu: the ramp ends there "
 	       "(driver.over_steps), its %zu step%s of %u..%u users not run",
-	       si + 1, R->pb->driver.over_steps,
-	       R->pb->driver.over_steps == 1   ? "st"
-	       : R->pb->driver.over_steps == 2 ? "nd"
-	       : R->pb->driver.over_steps == 3 ? "rd"
-					       : "th",
+	       R->pb->driver.over_steps, R->pb->driver.over_steps == 1 ? "" : "s", si + 1,
 	       res->skipped, res->skipped == 1 ? "" : "s", res->skipped_from, res->skipped_to);
 	R->ramp.n = si + 1;
 	res->planned = R->ramp.n;

@@ -100,5 +100,8 @@ void pv_run_release(struct pv_run_result *res);
 /* A step as JSON, as in manifest.json and `run --json` (docs/json.md). */
 struct pv_json;
 struct pv_json *pv_run_step_json(const struct pv_run_step *s);
+/* "skipped" in o: the steps of the ramp --over-steps left out, {steps, from_users, to_users},
+ * or null (manifest.json's driver and `run --json`). */
+void pv_run_skipped_json(struct pv_json *o, const struct pv_run_result *res);
 
 #endif
