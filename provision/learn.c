@@ -270,6 +270,26 @@ static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 	INT(j, "kinds_other", k->other);
 }
 
+/* A time distribution: {median, p95, n} */
+static struct pv_json *hist_json(const struct pv_hist *h)
+{
+	struct pv_json *o = pair(pv_hist_quantile(h, 0.5), pv_hist_quantile(h, 0.95));
+
+	INT(o, "n", h->n);
+	return o;
+}
+
+/* A size distribution: {n, median_up_to, p95_up_to} */
+static struct pv_json *sizes_json(const struct pv_sizes *s)
+{
+	struct pv_json *o = pv_json_object();
+
+	INT(o, "n", s->n);
+	INT(o, "median_up_to", pv_sizes_quantile(s, 0.5));
+	INT(o, "p95_up_to", pv_sizes_quantile(s, 0.95));
+	return o;
+}
+
 /* What the users did, as text_users says it, and each user (its id: a hash, an address, or a
  * session's id). */
 static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
@@ -296,9 +316,7 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	pv_json_set(j, "users", a);
 	INT(j, "users_not_followed", c->users.refused);
 	INT(j, "logons", c->logons);
-	o = pair(pv_hist_quantile(&c->session_times, 0.5),
-		 pv_hist_quantile(&c->session_times, 0.95));
-	INT(o, "n", c->session_times.n);
+	o = hist_json(&c->session_times);
 	INT(o, "logoffs", c->logoffs);
 	INT(o, "still_on", c->still_on);
 	pv_json_set(j, "session_times", o);
@@ -312,19 +330,10 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	pv_json_real(j, "requests_per_activity", c->activity_requests);
 	pv_json_set(j, "gaps_within", pair(c->within[0], c->within[1]));
 	pv_json_set(j, "think_times", pair(c->think[0], c->think[1]));
-	o = pv_json_object();
-	INT(o, "n", c->read_sizes.n);
-	INT(o, "median_up_to", pv_sizes_quantile(&c->read_sizes, 0.5));
-	INT(o, "p95_up_to", pv_sizes_quantile(&c->read_sizes, 0.95));
-	pv_json_set(j, "read_sizes", o);
-	o = pv_json_object();
-	INT(o, "n", c->write_sizes.n);
-	INT(o, "median_up_to", pv_sizes_quantile(&c->write_sizes, 0.5));
-	INT(o, "p95_up_to", pv_sizes_quantile(&c->write_sizes, 0.95));
-	pv_json_set(j, "write_sizes", o);
+	pv_json_set(j, "read_sizes", sizes_json(&c->read_sizes));
+	pv_json_set(j, "write_sizes", sizes_json(&c->write_sizes));
 	json_kinds(j, c);
-	o = pair(pv_hist_quantile(&c->open_times, 0.5), pv_hist_quantile(&c->open_times, 0.95));
-	INT(o, "n", c->open_times.n);
+	o = hist_json(&c->open_times);
 	INT(o, "still_open", c->still_open);
 	pv_json_set(j, "open_times", o);
 }
