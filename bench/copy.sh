@@ -145,7 +145,7 @@ med() { medf "$BT/$1"; }
 echo "medians:"
 for m in $METHODS; do printf '  %s %8s files/s\n' "${NAME[$m]}" "$(med "$m")"; done
 has() { [[ " $METHODS " == *" $1 "* ]]; }
-has a && has b && echo "  a/b $(ratio "$(med a)" "$(med b)")x (goal 3x, every round: $(paste -d' ' "$BT/a" "$BT/b" | awk '{ printf "%s%.2f", NR > 1 ? " " : "", $1 / $2 }')); client CPU per file a/b $(ratio "$(medf "$BT/a.cpu")" "$(medf "$BT/b.cpu")")x (goal at most 1)"
+has a && has b && echo "  a/b $(ratio "$(med a)" "$(med b)")x (goal 3x, every round: $(paste -d' ' "$BT/a" "$BT/b" | awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $2 }')); client CPU per file a/b $(ratio "$(medf "$BT/a.cpu")" "$(medf "$BT/b.cpu")")x (goal at most 1)"
 has a && has d && echo "  a/d $(ratio "$(med a)" "$(med d)")x (goal 1.0x: the copy against the tree builder, one connection each)"
 has c && has d && echo "  c/d $(ratio "$(med c)" "$(med d)")x"
 has e && has d && echo "  e/d $(ratio "$(med e)" "$(med d)")x (libsmbclient against our client)"

@@ -161,6 +161,7 @@ static void facts(struct copy_out *o)
 	f->connections = j->cfg.connections;
 	f->client_top = j->figs.put_top;
 	f->server_cpu = f->server_iowait = NAN;
+	f->dgram_qlen = j->dgram_qlen;
 	if (j->nsamples) {
 		for (size_t i = 0; i < j->nsamples; i++) {
 			cpu += j->samples[i].v[PV_W_CPU];
@@ -414,6 +415,10 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	pv_json_set(obj, "smbd", sm);
 	pv_json_real(obj, "server_cpu", o->facts.server_cpu);
 	pv_json_real(obj, "server_iowait", o->facts.server_iowait);
+	if (j->dgram_qlen >= 0)
+		pv_json_int(obj, "dgram_qlen", j->dgram_qlen);
+	else
+		pv_json_real(obj, "dgram_qlen", NAN); /* null: not Samba, or not readable */
 	pv_json_str(obj, "bound", pv_results_copy_bound_names[o->bound]);
 	pv_json_str(obj, "bound_text", o->verdict);
 	pv_json_bool(obj, "profiled", j->profiled);

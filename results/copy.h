@@ -33,7 +33,13 @@ struct pv_results_copy_facts {
 	double client_top;
 	/* the server's whole CPU and I/O wait, % of all its cores (means; NAN: not watched) */
 	double server_cpu, server_iowait;
+	/* its net.unix.max_dgram_qlen (< 0: not known): below PV_RESULTS_COPY_QLEN, smbd's
+	 * change-notify messages back up inside smbd, and the verdict says so */
+	int dgram_qlen;
 };
+
+/* systemd's net.unix.max_dgram_qlen (sysctl.d/50-default.conf), which the lab runs with */
+#define PV_RESULTS_COPY_QLEN 512
 
 enum pv_results_copy_bound {
 	PV_RESULTS_COPY_BOUND_QUOTA,   /* a CPU quota holds the smbd */
@@ -45,7 +51,8 @@ enum pv_results_copy_bound {
 };
 extern const char *const pv_results_copy_bound_names[6]; /* "quota", "smbd core", ... */
 
-/* What bounds the copy and why, a paragraph into text. */
+/* What bounds the copy and why, a paragraph into text; a small dgram_qlen is named after it,
+ * whatever the bound, as a cost of smbd's that a setting of the server's removes. */
 enum pv_results_copy_bound pv_results_copy_judge(const struct pv_results_copy_facts *f, char *text,
 						 size_t len);
 

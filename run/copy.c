@@ -246,6 +246,8 @@ static char *job_json(const struct pv_copy_job *j)
 	pv_json_str(o, "source", j->source);
 	pv_json_str(o, "target", j->target);
 	pv_json_str(o, "samba", j->samba);
+	if (j->dgram_qlen >= 0)
+		pv_json_int(o, "dgram_qlen", j->dgram_qlen);
 	pv_json_int(o, "window", j->cfg.window);
 	pv_json_int(o, "connections", j->cfg.connections);
 	pv_json_bool(o, "mirror", j->cfg.mirror);
@@ -421,6 +423,7 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 	int r, r2;
 
 	memset(j, 0, sizeof(*j));
+	j->dgram_qlen = -1;
 	why[0] = '\0';
 	if (!pb->has_server || pb->nclients == 0)
 		return pv_error(PV_ECONFIG, "copy needs the playbook's server and a client");
@@ -490,6 +493,8 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 	pv_samba_version(h.srv, j->samba, sizeof(j->samba));
 	if (strncmp(j->samba, "Version", 7) != 0)
 		j->samba[0] = '\0';
+	else
+		j->dgram_qlen = pv_samba_dgram_qlen(h.srv);
 	if (pb->controller.host.name &&
 	    (r = pv_env_host_connect(&pb->controller.host, &h.ctl)) != PV_OK)
 		goto out;

@@ -52,6 +52,7 @@ struct pv_copy_job {
 	char id[64], folder[1100]; /* the results folder */
 	char client[256], server[256], share[256], target[1600], user[300], source[1400];
 	char samba[128]; /* the server's Samba version ("" when not Samba) */
+	int dgram_qlen;	 /* its net.unix.max_dgram_qlen when Samba; -1: not read */
 	struct pv_copy_config cfg;
 	bool planned, done; /* the agent said its plan, its figures */
 	struct pv_copy_plan plan;

@@ -11,6 +11,7 @@
 #include "util/strset.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,24 @@ void pv_samba_version(struct pv_remote *rem, char *out, size_t len)
 		snprintf(out, len, "%.*s", (int)strcspn(text.data, "\n"), text.data);
 	}
 	pv_buf_release(&text, 0);
+}
+
+int pv_samba_dgram_qlen(struct pv_remote *rem)
+{
+	struct pv_buf text = PV_BUF_INIT;
+	int status = 0, v = -1;
+	char *end;
+	long n;
+
+	if (pv_remote_exec_max(rem, "cat /proc/sys/net/unix/max_dgram_qlen", &text, 64, NULL,
+			       &status, 0) == PV_OK &&
+	    status == 0 && text.data) {
+		n = strtol(text.data, &end, 10);
+		if (end != text.data && (*end == '\n' || *end == '\0') && n >= 0 && n <= INT_MAX)
+			v = (int)n;
+	}
+	pv_buf_release(&text, 0);
+	return v;
 }
 
 char *pv_samba_config(struct pv_remote *rem)

@@ -101,6 +101,11 @@ int pv_samba_service(struct pv_remote *rem, const char *tmpl, const char *action
 /* The server's Samba version and system, "Version 4.17.12-Debian;Linux 6.1.0", into out
  * ("" when it cannot say: for the manifest only). */
 void pv_samba_version(struct pv_remote *rem, char *out, size_t len);
+/* The host's net.unix.max_dgram_qlen (/proc/sys/net/unix/max_dgram_qlen): how many datagrams
+ * a Unix socket made now may queue. smbd tells smbd-notifyd of every change over such a
+ * socket; with the kernel's default of 10 (a network namespace's, a container's) the messages
+ * back up inside smbd at a cost per file (docs/copy.md). -1 when it cannot be read. */
+int pv_samba_dgram_qlen(struct pv_remote *rem);
 /* The server's Samba configuration in effect (testparm -s), at most PV_SAMBA_CONFIG_MAX
  * bytes of it, for the run's manifest (docs/report.md); NULL when it cannot say (free it). */
 #define PV_SAMBA_CONFIG_MAX (256u << 10)

@@ -13,7 +13,8 @@
 #     2 s (/FFT) is not; an extra file and folder at the target stay without --mirror and go
 #     with it;
 #  5. srv's smbd held by a CPU quota (lab.sh srv-limit 30): the verdict names the quota and
-#     the smbd;
+#     the smbd; srv's net.unix.max_dgram_qlen (512) is read and not named; at 10, the verdict
+#     names it with its fix;
 #  6. Ctrl-C in the middle of a copy: exit 15, and Samba's profiling level is off again;
 #  7. a target the user may not write (a folder at the share's root): exit 8, the server's
 #     refusal in the error (the agent's words, not only the status's), the profiling put back.
@@ -25,8 +26,9 @@ RES=$LAB/results
 SRC=$LAB/copy-src # on the machine's disk: cli1 sees it at the same path
 USER1=pc-cli1-u1
 DST=$SP/fsroot1/$USER1/copy
-trap 'on ctl "${PVT[@]}" "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; "$LAB_SH" srv-limit off >/dev/null 2>&1; rm -rf "$SRC" "$RES"/pc-* "$T_TMP"' EXIT
+trap 'on ctl "${PVT[@]}" "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; qlen 512; "$LAB_SH" srv-limit off >/dev/null 2>&1; rm -rf "$SRC" "$RES"/pc-* "$T_TMP"' EXIT
 
+qlen() { on srv sh -c "echo $1 >/proc/sys/net/unix/max_dgram_qlen"; }
 level() { on srv smbcontrol smbd profilelevel 2>&1 | grep -o 'Profiling [a-z ]*on pid' | head -1; }
 
 pv "${P[@]}" cleanup --leave >/dev/null
@@ -148,8 +150,23 @@ d = json.load(sys.stdin)
 assert d["bound"] == "quota", d["bound"]
 s = d["smbd"][0]
 assert s["copy_connection"] and abs(s["quota"] - 30) < 0.5, s
-assert ("smbd %d" % s["pid"]) in d["bound_text"] and "30%" in d["bound_text"], d["bound_text"]' <<<"$OUT" ||
-	fail "the verdict under a 30% quota: $(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("bound"), d.get("bound_text"), d.get("smbd"))' <<<"$OUT")"
+assert ("smbd %d" % s["pid"]) in d["bound_text"] and "30%" in d["bound_text"], d["bound_text"]
+assert d["dgram_qlen"] == 512 and "max_dgram_qlen" not in d["bound_text"], (d["dgram_qlen"], d["bound_text"])' <<<"$OUT" ||
+	fail "the verdict under a 30% quota: $(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("bound"), d.get("bound_text"), d.get("smbd"), d.get("dgram_qlen"))' <<<"$OUT")"
+# srv's Unix sockets at the kernel's default (the running daemons keep their 512: the reading
+# is of the setting, which is what the verdict names)
+on srv rm -rf "$DST"
+qlen 10
+[[ $(on srv cat /proc/sys/net/unix/max_dgram_qlen) == 10 ]] || fail "srv's max_dgram_qlen not set to 10"
+pv "${P[@]}" --json copy --from "$SRC" --id pc-5q
+qlen 512
+expect_rc 0 "copy with srv's max_dgram_qlen at 10"
+python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["dgram_qlen"] == 10, d["dgram_qlen"]
+assert "queue at most 10 datagrams" in d["bound_text"] and "sysctl net.unix.max_dgram_qlen=512" in d["bound_text"], d["bound_text"]' <<<"$OUT" ||
+	fail "the verdict with max_dgram_qlen 10: $(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("dgram_qlen"), d.get("bound_text"))' <<<"$OUT")"
 
 # 6. Ctrl-C in the middle: stopped, the profiling level put back
 on srv rm -rf "$DST"

@@ -1566,6 +1566,7 @@ static struct pv_results_copy_facts copy_facts(void)
 	f.client_top = 50;
 	f.server_cpu = 45;
 	f.server_iowait = 5;
+	f.dgram_qlen = -1;
 	return f;
 }
 
@@ -1749,6 +1750,42 @@ START_TEST(copy_judge)
 }
 END_TEST
 
+/* A small net.unix.max_dgram_qlen is named after any verdict, with its value and the fix; at
+ * systemd's 512, unknown, or with no smbd seen, it is not. */
+START_TEST(copy_judge_qlen)
+{
+	struct pv_results_copy_facts f = copy_facts(), g;
+	char text[1024];
+
+	f.dgram_qlen = 10;
+	ck_assert_int_eq(judge(&f, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
+	has(text, "waiting for I/O). The time goes to waiting");
+	has(text, " The server's Unix sockets queue at most 10 datagrams (net.unix.max_dgram_qlen");
+	has(text, "Set it to 512 (sysctl net.unix.max_dgram_qlen=512) and restart Samba.");
+	g = f;
+	g.smbd_top = 95;
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_CORE);
+	has(text, "One core of the server is the limit");
+	has(text, "queue at most 10 datagrams");
+	g.dgram_qlen = 511;
+	judge(&g, text, sizeof(text));
+	has(text, "queue at most 511 datagrams");
+	g.dgram_qlen = 512;
+	judge(&g, text, sizeof(text));
+	ck_assert_ptr_null(strstr(text, "max_dgram_qlen"));
+	g.dgram_qlen = -1;
+	judge(&g, text, sizeof(text));
+	ck_assert_ptr_null(strstr(text, "max_dgram_qlen"));
+	g = f;
+	g.smbd_known = false; /* not Samba: its sockets say nothing */
+	judge(&g, text, sizeof(text));
+	ck_assert_ptr_null(strstr(text, "max_dgram_qlen"));
+	/* a short buffer: cut, still a string */
+	ck_assert_int_eq(judge(&f, text, 40), PV_RESULTS_COPY_BOUND_UNKNOWN);
+	ck_assert_uint_eq(strlen(text), 39);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("results");
@@ -1776,6 +1813,7 @@ int main(void)
 	tcase_add_test(tc, repeats_names);
 	tcase_add_test(tc, copy_rate);
 	tcase_add_test(tc, copy_judge);
+	tcase_add_test(tc, copy_judge_qlen);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
