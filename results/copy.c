@@ -65,14 +65,22 @@ static enum pv_results_copy_bound judge(const struct pv_results_copy_facts *f, c
 
 	snprintf(who, sizeof(who), "smbd %d%s", f->smbd_pid,
 		 f->smbd_ours ? " (it serves the copy's connection)" : "");
+	/* the quota is the group's: the other smbds in it use it too */
+	double group = f->group_cpu > f->smbd_cpu ? f->group_cpu : f->smbd_cpu;
+
 	if (f->smbd_known && f->smbd_quota >= 0 &&
-	    f->smbd_cpu >= PV_RESULTS_COPY_AT_LIMIT / 100 * f->smbd_quota) {
+	    group >= PV_RESULTS_COPY_AT_LIMIT / 100 * f->smbd_quota) {
+		char others[96] = "";
+
+		if (group >= f->smbd_cpu + 0.5)
+			snprintf(others, sizeof(others),
+				 " (%.0f%% with the other smbds under the same quota)", group);
 		snprintf(text, len,
-			 "A CPU quota is the limit: %s used %.0f%% of a core, and the cgroup that "
-			 "holds it may use %.0f%% (cgroup cpu.max or cpu.cfs_quota_us: systemd's "
-			 "CPUQuota= of the smbd service, or a container's CPU limit). Raise or "
-			 "remove the quota; more connections would share the same quota.",
-			 who, f->smbd_cpu, f->smbd_quota);
+			 "A CPU quota is the limit: %s used %.0f%% of a core%s, and the cgroup "
+			 "that holds it may use %.0f%% (cgroup cpu.max or cpu.cfs_quota_us: "
+			 "systemd's CPUQuota= of the smbd service, or a container's CPU limit). "
+			 "Raise or remove the quota; more connections would share the same quota.",
+			 who, f->smbd_cpu, others, f->smbd_quota);
 		return PV_RESULTS_COPY_BOUND_QUOTA;
 	}
 	if (f->smbd_known && f->smbd_top >= PV_RESULTS_COPY_AT_LIMIT) {

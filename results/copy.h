@@ -28,6 +28,7 @@ struct pv_results_copy_facts {
 	double smbd_cpu, smbd_top; /* % of a core: the process, its busiest thread (means) */
 	unsigned smbd_threads;
 	double smbd_quota;  /* % of a core its group may use; < 0: none */
+	double group_cpu;   /* % of a core: it and the other smbds under the same quota (means) */
 	unsigned smbd_busy; /* smbds at their limit (for more than one connection) */
 	/* the client (the agent): its busiest thread, % of a core */
 	double client_top;

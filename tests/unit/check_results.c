@@ -1623,6 +1623,16 @@ START_TEST(copy_judge)
 	g.smbd_ours = false;
 	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_QUOTA);
 	has(text, "smbd 18743 used 17% of a core");
+	/* the quota is the group's: 14% and the other smbds' 3% under it are at the limit */
+	g.smbd_cpu = 14;
+	g.group_cpu = 16.9;
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
+	g.group_cpu = 17;
+	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_QUOTA);
+	has(text, "smbd 18743 used 14% of a core (17% with the other smbds under the same quota), "
+		  "and the cgroup that holds it may use 20%");
+	g.group_cpu = 0;
+	g.smbd_cpu = 17;
 	g.smbd_quota = -1; /* no quota: 17% of a core is nothing */
 	ck_assert_int_eq(judge(&g, text, sizeof(text)), PV_RESULTS_COPY_BOUND_UNKNOWN);
 	g.smbd_quota = 20;
