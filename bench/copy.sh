@@ -129,7 +129,7 @@ declare -A NAME=([a]="(a) copy --from a folder " [b]="(b) smbclient mput       "
 echo "bench: copy of $NFILES files ($((NBYTES / 1000000)) MB) from cli1, $ROUNDS rounds, --mt $MT, one connection; $("$LAB_SH" srv-disk status | cut -d'(' -f1)"
 echo "  before each method its target is emptied: the previous method's $NFILES files deleted (on srv's disk)"
 one c >/dev/null # a warm-up, not counted: srv's caches and winbindd's look-ups start cold
-: >"$BT/a"
+for m in $METHODS; do : >"$BT/$m"; : >"$BT/$m.cpu"; : >"$BT/$m.top"; done # the warm-up not counted
 for ((r = 1; r <= ROUNDS; r++)); do
 	for m in $METHODS; do
 		one "$m"
