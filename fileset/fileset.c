@@ -10,6 +10,7 @@
 #include "playbooks/tree.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/hash.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -561,13 +562,9 @@ void pv_fileset_free(struct pv_fileset *fs)
 uint64_t pv_fileset_seed(const struct pv_fileset *fs, const struct pv_fileset_entry *e,
 			 const char *user)
 {
-	uint64_t h = 0xCBF29CE484222325ULL; /* FNV-1a 64 */
-
 	if (fs->content == PV_CONTENT_SHARED || !user)
 		return e->seed;
-	for (const unsigned char *c = (const unsigned char *)user; *c; c++)
-		h = (h ^ *c) * 0x100000001B3ULL;
-	return mix(e->seed ^ h);
+	return mix(e->seed ^ pv_hash_fnv64(PV_HASH_FNV64_INIT, user, strlen(user)));
 }
 
 void pv_fileset_fill(uint64_t seed, uint64_t offset, void *buf, size_t len)

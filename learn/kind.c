@@ -2,6 +2,7 @@
 #include "learn/kind.h"
 
 #include "smb/trace.h"
+#include "util/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +25,13 @@ void pv_kind_shape_add(struct pv_kind_shape *s, uint16_t cmd)
 	s->step[s->n++] = c;
 }
 
+/* The steps, then the length and the cut as one more FNV-1a round on a whole word (a shape cut
+ * short hashes apart from the same steps ended there). */
 static uint64_t shape_hash(const struct pv_kind_shape *s)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = pv_hash_fnv64(PV_HASH_FNV64_INIT, s->step, s->n);
 
-	for (size_t i = 0; i < s->n; i++)
-		h = (h ^ s->step[i]) * 1099511628211ull;
-	return (h ^ s->n ^ (uint64_t)s->cut << 8) * 1099511628211ull;
+	return (h ^ s->n ^ (uint64_t)s->cut << 8) * PV_HASH_FNV64_PRIME;
 }
 
 static bool same(const struct pv_kind_shape *a, const struct pv_kind_shape *b)

@@ -10,6 +10,7 @@
 #include "learn/table.h"
 #include "capture/capture.h"
 #include "util/err.h"
+#include "util/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -457,13 +458,12 @@ static void conn_end(struct pv_learn *l, struct conn *c)
 	l->nconns--;
 }
 
+/* 32-bit FNV-1a, not the 64-bit one cut short: the bucket decides the order pv_learn_end ends
+ * the connections in, and ending one may still decode what it held back (its users then
+ * numbered in that order), so another hash could change what learn reports. */
 static size_t bucket_of(const uint8_t key[36])
 {
-	uint32_t h = 2166136261u;
-
-	for (int i = 0; i < 36; i++)
-		h = (h ^ key[i]) * 16777619u;
-	return h % NBUCKETS;
+	return pv_hash_fnv32(PV_HASH_FNV32_INIT, key, 36) % NBUCKETS;
 }
 
 /* End the connections that both sides closed (to make room). */

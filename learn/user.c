@@ -2,6 +2,7 @@
 #include "learn/user.h"
 
 #include "util/digest.h"
+#include "util/hash.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -14,18 +15,9 @@ void pv_learn_users_init(struct pv_learn_users *t)
 	pv_table_init(&t->index, PV_LEARN_USERS_MAX);
 }
 
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 14695981039346656037ull;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ull;
-	return h;
-}
-
 long pv_learn_users_get(struct pv_learn_users *t, const char *id, enum pv_learn_user_kind kind)
 {
-	uint64_t h = hash(id);
+	uint64_t h = pv_hash_fnv64(PV_HASH_FNV64_INIT, id, strlen(id));
 	struct pv_table_entry *e;
 
 	/* ids that hash alike are told apart by a probe along the keys h, h+1, ... */

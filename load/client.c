@@ -5,6 +5,7 @@
 #include "load/engine_internal.h"
 
 #include "util/err.h"
+#include "util/hash.h"
 #include "util/progress.h"
 
 #include <stdio.h>
@@ -197,15 +198,16 @@ void client_close(struct user *u, bool second, step_fn next)
 #define NOTIFY_FILTER	  0x0000017Fu /* FILE_NOTIFY_CHANGE_*: what Explorer watches */
 #define LOCK_AT		  0x7FFFFF00u /* an Office-style range lock, past the end of the file */
 
-/* The lease key of a file for this user: the same for every open of the path (FNV-1a, twice:
- * only which opens share a lease matters, not the key's value). */
+/* The lease key of a file for this user: the same for every open of the path (FNV-1a, twice,
+ * the second from the offset basis with its halves swapped: only which opens share a lease
+ * matters, not the key's value). */
 static void lease_key(const char *path, uint8_t key[16])
 {
-	uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+	uint64_t h[2] = {PV_HASH_FNV64_INIT, 0x84222325cbf29ce4ull};
+	size_t n = strlen(path);
 
 	for (int k = 0; k < 2; k++) {
-		for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-			h[k] = (h[k] ^ *p) * 0x100000001b3ull;
+		h[k] = pv_hash_fnv64(h[k], path, n);
 		memcpy(key + 8 * k, &h[k], 8);
 	}
 }

@@ -1,6 +1,9 @@
-/* util/strset.c: open-addressing hash set of strings (FNV-1a), ASCII case-insensitive or
- * exact; the strings kept in the order they were added, so each has its number. */
+/* util/strset.c: open-addressing hash set of strings (util/hash.h's FNV-1a), ASCII
+ * case-insensitive or exact; the strings kept in the order they were added, so each has its
+ * number. */
 #include "util/strset.h"
+
+#include "util/hash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,16 +21,7 @@ struct pv_strset {
 /* Case-folded either way: an exact set only finds more names in a slot's chain to compare. */
 static uint64_t hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c >= 'A' && c <= 'Z')
-			c = (unsigned char)(c + 32);
-		h = (h ^ c) * 1099511628211ull;
-	}
-	return h;
+	return pv_hash_fnv64_lower(PV_HASH_FNV64_INIT, s, strlen(s));
 }
 
 static struct pv_strset *make(bool exact)

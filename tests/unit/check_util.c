@@ -1,5 +1,5 @@
 /* tests/unit/check_util.c: util/ (errors, buffers, secrets, digests, files written whole, the
- * statistics). */
+ * statistics, the hash). */
 #include <check.h>
 
 #include "tests/unit/unit.h"
@@ -17,6 +17,7 @@
 #include "util/escape.h"
 #include "util/fanout.h"
 #include "util/file.h"
+#include "util/hash.h"
 #include "util/secret.h"
 #include "util/stats.h"
 #include "util/strset.h"
@@ -1005,6 +1006,46 @@ START_TEST(test_stats_spreads)
 }
 END_TEST
 
+/* FNV-1a's published vectors (draft-eastlake-fnv's test suite, "" "a" "foobar"); a hash
+ * carried on over pieces is the hash of the whole. */
+START_TEST(test_hash_fnv)
+{
+	ck_assert_uint_eq(pv_hash_fnv64(PV_HASH_FNV64_INIT, "", 0), 0xcbf29ce484222325ull);
+	ck_assert_uint_eq(pv_hash_fnv64(PV_HASH_FNV64_INIT, "a", 1), 0xaf63dc4c8601ec8cull);
+	ck_assert_uint_eq(pv_hash_fnv64(PV_HASH_FNV64_INIT, "foobar", 6), 0x85944171f73967e8ull);
+	ck_assert_uint_eq(pv_hash_fnv64(pv_hash_fnv64(PV_HASH_FNV64_INIT, "foo", 3), "bar", 3),
+			  0x85944171f73967e8ull);
+	/* n bytes, not up to a NUL */
+	ck_assert_uint_ne(pv_hash_fnv64(PV_HASH_FNV64_INIT, "a\0b", 3),
+			  pv_hash_fnv64(PV_HASH_FNV64_INIT, "a", 1));
+	ck_assert_uint_eq(pv_hash_fnv32(PV_HASH_FNV32_INIT, "", 0), 0x811c9dc5u);
+	ck_assert_uint_eq(pv_hash_fnv32(PV_HASH_FNV32_INIT, "a", 1), 0xe40c292cu);
+	ck_assert_uint_eq(pv_hash_fnv32(PV_HASH_FNV32_INIT, "foobar", 6), 0xbf9cf968u);
+	ck_assert_uint_eq(pv_hash_fnv32(pv_hash_fnv32(PV_HASH_FNV32_INIT, "foo", 3), "bar", 3),
+			  0xbf9cf968u);
+}
+END_TEST
+
+/* ASCII A-Z folded to a-z and no other byte: '@' '[' '`' '{' are the neighbours of the two
+ * ranges, and the bytes of a UTF-8 'É' stay as they are. */
+START_TEST(test_hash_fnv_lower)
+{
+	const char *odd = "@[`{\xc3\x89\xff";
+
+	ck_assert_uint_eq(pv_hash_fnv64_lower(PV_HASH_FNV64_INIT, "FooBAR", 6),
+			  0x85944171f73967e8ull);
+	ck_assert_uint_eq(pv_hash_fnv64_lower(PV_HASH_FNV64_INIT, "foobar", 6),
+			  0x85944171f73967e8ull);
+	ck_assert_uint_eq(pv_hash_fnv64_lower(PV_HASH_FNV64_INIT, "AZ", 2),
+			  pv_hash_fnv64(PV_HASH_FNV64_INIT, "az", 2));
+	ck_assert_uint_eq(pv_hash_fnv64_lower(PV_HASH_FNV64_INIT, odd, strlen(odd)),
+			  pv_hash_fnv64(PV_HASH_FNV64_INIT, odd, strlen(odd)));
+	ck_assert_uint_eq(
+		pv_hash_fnv64_lower(pv_hash_fnv64_lower(PV_HASH_FNV64_INIT, "FOO", 3), "Bar", 3),
+		0x85944171f73967e8ull);
+}
+END_TEST
+
 START_TEST(test_strset)
 {
 	struct pv_strset *s = pv_strset_new();
@@ -1220,6 +1261,8 @@ int main(void)
 	tcase_add_test(tc, test_secret_env);
 	tcase_add_test(tc, test_secret_fd_first_line);
 	tcase_add_test(tc, test_strset);
+	tcase_add_test(tc, test_hash_fnv);
+	tcase_add_test(tc, test_hash_fnv_lower);
 	tcase_add_test(tc, test_file_write);
 	tcase_add_test(tc, test_stats_distributions);
 	tcase_add_test(tc, test_stats_intervals);
