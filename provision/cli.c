@@ -438,8 +438,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "configuration is not as it was after the sweep; 15 stopped; a job's own code when it\n"
 	 "failed (the settings put back all the same)."},
 	{CMD_LEARN, "learn", pv_cmd_learn, NULL, NULL, false,
-	 OPTS(OPT_PORT, OPT_GAP, OPT_KEEP_NAMES), PV_CMD_OPERANDS,
-	 "learn CAPTURE [--port N] [--gap SECONDS] [--keep-names]",
+	 OPTS(OPT_PORT, OPT_GAP, OPT_KEEP_NAMES, OPT_OUTPUT), PV_CMD_OPERANDS,
+	 "learn CAPTURE [-o WORKLOAD.yaml] [--port N] [--gap SECONDS] [--keep-names]",
 	 "what a capture of a file server's SMB traffic holds (docs/learn.md)",
 	 "Reads a pcap or pcapng capture (tcpdump -w on the server, or Wireshark on a client)\n"
 	 "of SMB2/3 over TCP (port 445, or --port N) in one streaming pass, in memory that does\n"
@@ -459,10 +459,14 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "activity (the sequence of its commands, repeats folded) with their share, rate per\n"
 	 "user-hour, requests and length, read and write sizes, how long files stay open. With\n"
 	 "the gap learned the file is read twice (the kinds need it).\n"
-	 "--json gives every count (docs/json.md). Writing the learned workload and replaying\n"
-	 "it are still to come (docs/learn.md). Needs no playbook. Exit status: 2 bad options;\n"
-	 "3 a file that is not a capture provision reads, a link type it does not read, or one\n"
-	 "damaged part-way (what came before it is still shown)."},
+	 "-o FILE writes what was learned as a workload a person can read and edit (YAML: the\n"
+	 "users' rates, the activity gap and think times, the kinds with a weight each, the\n"
+	 "command mix, sizes, open times; no name, path or byte of the capture), replacing FILE\n"
+	 "whole; replaying it is still to come (docs/learn.md).\n"
+	 "--json gives every count (docs/json.md). Needs no playbook. Exit status: 2 bad\n"
+	 "options; 3 a file that is not a capture provision reads, a link type it does not\n"
+	 "read, or one damaged part-way (what came before it is still shown; no workload is\n"
+	 "written then); 9 FILE cannot be written."},
 	{CMD_HELP, "help", NULL, NULL, NULL, false, NULL, 0, "help [command]",
 	 "show help for a command", "Shows the usage and options of a command."},
 };
@@ -533,6 +537,8 @@ const struct pv_option pv_options[] = {
 	{OPT_PORT, "port", 0, "N", false, "learn: the SMB port of the capture (default 445)"},
 	{OPT_KEEP_NAMES, "keep-names", 0, NULL, false,
 	 "learn: name the users by their accounts, not by hashes of them"},
+	{OPT_OUTPUT, "output", 'o', "FILE", false,
+	 "learn: write the learned workload (YAML) to FILE"},
 	{OPT_GAP, "gap", 0, "SECONDS", false,
 	 "learn: the idle time that ends a user's activity (default: learned from the capture)"},
 	{OPT_HTML, "html", 0, "FILE", false,

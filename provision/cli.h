@@ -82,6 +82,7 @@ enum pv_opt_id {
 	OPT_PORT,
 	OPT_GAP,
 	OPT_KEEP_NAMES,
+	OPT_OUTPUT,
 	OPT_FROM,
 	OPT_FILESET,
 	OPT_SHARE,

@@ -4,6 +4,9 @@
 #include "provision/provision.h"
 
 #include "learn/learn.h"
+#include "learn/workload.h"
+#include "util/buf.h"
+#include "util/file.h"
 #include "util/err.h"
 
 #include "json/json.h"
@@ -13,6 +16,7 @@
 
 struct learn_out {
 	char path[1024];
+	char workload[1024]; /* -o: where the learned workload was written ("": not asked) */
 	struct pv_learn_counts c;
 	bool read, keep;
 };
@@ -95,9 +99,10 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("learn: %llu segments of connections past the %u followed at once were not "
 		       "read\n",
 		       (unsigned long long)c->conns_refused, PV_LEARN_CONNS_MAX);
-	if (code == PV_OK)
-		printf("learn: writing the learned workload (-o) and replaying it are still to "
-		       "come (docs/learn.md)\n");
+	if (code == PV_OK && o->workload[0])
+		printf("learn: the learned workload written to %s (replaying it is still to "
+		       "come: docs/learn.md)\n",
+		       o->workload);
 }
 
 /* A time as it reads best: "340 us", "2.1 ms", "1.30 s" */
@@ -124,14 +129,6 @@ static const char *size(uint64_t v, char *b, size_t n)
 	return b;
 }
 
-/* Activities per user-hour of the capture's users (0 when it has no length). */
-static double per_user_hour(const struct pv_learn_counts *c, uint64_t n)
-{
-	double hours = (c->t1 - c->t0) / 3600;
-
-	return hours > 0 && c->users.n ? (double)n / hours / (double)c->users.n : 0;
-}
-
 /* The kinds of activity, the most frequent first (at most KINDS_SHOWN). */
 #define KINDS_SHOWN 12
 static void text_kinds(const struct pv_learn_counts *c)
@@ -155,7 +152,8 @@ static void text_kinds(const struct pv_learn_counts *c)
 		pv_kind_name(&kd->shape, name, sizeof(name));
 		printf("  %5.1f%% %14.1f %9.1f %9s  %s\n",
 		       100.0 * (double)kd->count / (double)c->activities,
-		       per_user_hour(c, kd->count), (double)kd->requests / (double)kd->count,
+		       pv_learn_per_user_hour(c, kd->count),
+		       (double)kd->requests / (double)kd->count,
 		       dur(kd->seconds / (double)kd->count, a, sizeof(a)), name);
 	}
 	free(order);
@@ -255,7 +253,7 @@ static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 		pv_json_str(o, "commands", name);
 		INT(o, "count", kd->count);
 		pv_json_real(o, "share", (double)kd->count / (double)c->activities);
-		pv_json_real(o, "per_user_hour", per_user_hour(c, kd->count));
+		pv_json_real(o, "per_user_hour", pv_learn_per_user_hour(c, kd->count));
 		pv_json_real(o, "requests", (double)kd->requests / (double)kd->count);
 		pv_json_real(o, "seconds", kd->seconds / (double)kd->count);
 		pv_json_append(a, o);
@@ -347,6 +345,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	(void)ctx;
 	(void)code;
 	pv_json_str(j, "capture", o->path[0] ? o->path : NULL);
+	pv_json_str(j, "workload", o->workload[0] ? o->workload : NULL);
 	INT(j, "frames", c->frames);
 	pv_json_real(j, "seconds", c->frames ? c->t1 - c->t0 : 0);
 	INT(j, "tcp", c->tcp);
@@ -400,6 +399,20 @@ static void release(void *result)
 	pv_learn_counts_release(&((struct learn_out *)result)->c);
 }
 
+/* -o FILE: the workload as YAML, FILE replaced whole (nothing half-written) */
+static int write_workload(struct learn_out *o, const char *file)
+{
+	struct pv_buf b = PV_BUF_INIT;
+	int r = pv_learn_workload(&o->c, o->path, PV_VERSION, &b);
+
+	if (r == PV_OK && (r = pv_file_replace(file, b.data, b.len)) != PV_OK)
+		r = pv_error_prefix(r, "the learned workload (-o %s)", file);
+	if (r == PV_OK)
+		snprintf(o->workload, sizeof(o->workload), "%s", file);
+	pv_buf_release(&b, 0);
+	return r;
+}
+
 int pv_cmd_learn(struct pv_ctx *ctx, struct pv_out *out)
 {
 	struct learn_out *o = pv_out_result(out, "learn", sizeof(*o), text, json, release);
@@ -435,5 +448,7 @@ int pv_cmd_learn(struct pv_ctx *ctx, struct pv_out *out)
 	opts.keep_names = o->keep = ctx->cli.opt[OPT_KEEP_NAMES] != NULL;
 	r = pv_learn_read(o->path, &opts, &o->c);
 	o->read = o->c.frames > 0 || r == PV_OK;
+	if (r == PV_OK && ctx->cli.opt[OPT_OUTPUT])
+		r = write_workload(o, ctx->cli.opt[OPT_OUTPUT]);
 	return r;
 }

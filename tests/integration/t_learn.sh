@@ -20,9 +20,13 @@
 #      by tests/learn/scrub.py, cut with editcap: the start of a load, its middle where every
 #      stream began before the capture, and one cut to 300 bytes a frame): the same equality,
 #      the streams begun midway found again, the cut frames' headers read and the rest said;
+#   2b. -o: the learned workload is YAML another parser reads, its figures (users, requests,
+#      mix, activities, the gap, the kinds and their weights, sizes, open times) learn's
+#      JSON's, the weights adding up to 100, no user named in it even with --keep-names, and
+#      the file replaced whole;
 #   5. bad input: no capture (3), not a capture (3), a link type not read (3), a capture cut
-#      in mid-record (3, what came before it still counted and shown), no operand or a bad
-#      --port (2).
+#      in mid-record (3, what came before it still counted and shown; with -o no workload
+#      written), -o into a folder that does not exist (9), no operand or a bad --port (2).
 # Everything it makes is in $T_TMP; lab 'pvlearn' is prepared for 2. and 3. and cleaned up.
 # LEARN_KEEP=DIR keeps the lab captures there, their logon tokens zeroed (tests/learn/scrub.py):
 # how tests/learn/captures was made.
@@ -185,6 +189,29 @@ jq_ok 'd["activity_gap"] == 0.5 and not d["activity_gap_learned"]' "builtin: --g
 pv --json learn --keep-names "$T_TMP/builtin.pcap"
 printf '%s\n' "$OUT" >"$T_TMP/learn.json"
 jq_ok 'sorted(u["id"] for u in d["users"]) == ["ntlm:lab\\pl-cli%d-u%d" % (c, u) for c in (1, 2) for u in (1, 2)]' "builtin: --keep-names, its users by name"
+# -o: the learned workload, read by another YAML parser (PyYAML), its figures learn's JSON's,
+# no user named in it (not even with --keep-names), the file replaced whole
+pv --json learn "$T_TMP/builtin.pcap"
+printf '%s\n' "$OUT" >"$T_TMP/learn.json"
+printf 'old\n' >"$T_TMP/w.yaml"
+pv learn --keep-names -o "$T_TMP/w.yaml" "$T_TMP/builtin.pcap"
+expect_rc 0 "learn -o"
+expect_out "^learn: the learned workload written to .*w.yaml "
+python3 -c '
+import json, sys, yaml
+d = json.load(open(sys.argv[1])); w = yaml.safe_load(open(sys.argv[2]))
+reqs = sum(d["requests"].values())
+assert w["source"]["users"] == len(d["users"]) == 4 and w["source"]["requests"] == reqs, w["source"]
+assert w["source"]["answered"] == d["matched"], w["source"]
+assert all(abs(w["mix"][c] - 100.0 * n / reqs) < 1e-3 for c, n in d["requests"].items()) and set(w["mix"]) == set(d["requests"]), w["mix"]
+assert w["activity"]["activities"] == d["activities"] and abs(w["activity"]["gap"] - d["activity_gap"]) <= 1e-5 * d["activity_gap"], w["activity"]
+assert [k["commands"] for k in w["kinds"]] == [k["commands"] for k in d["kinds"][:64]], "the kinds differ"
+assert all(abs(k["weight"] - 100 * j["share"]) < 1e-3 for k, j in zip(w["kinds"], d["kinds"])), "the weights differ"
+assert abs(sum(k["weight"] for k in w["kinds"]) + w.get("other_kinds", {}).get("weight", 0) - 100) < 0.01, "the weights do not add up to 100"
+assert w["sizes"]["read"]["n"] == d["read_sizes"]["n"] and w["sizes"]["read"]["p95_up_to"] == d["read_sizes"]["p95_up_to"], w["sizes"]
+assert w["files"]["open_seconds"]["n"] == d["open_times"]["n"], w["files"]
+' "$T_TMP/learn.json" "$T_TMP/w.yaml" || fail "learn -o: the workload is not learn's: $(head -c 600 "$T_TMP/w.yaml")"
+grep -qiE "pl-cli|ntlm:" "$T_TMP/w.yaml" && fail "learn -o: a user is named in the workload"
 
 # ---- 3. encrypted -----------------------------------------------------------------------------
 echo "  3. the built-in driver's load, encrypted" >&2
@@ -241,6 +268,13 @@ pv learn "$T_TMP/cut.pcap"
 expect_rc 3 "learn of a capture cut in a record"
 expect_err "cut.pcap is damaged after frame 39: "
 expect_out "^learn: .*cut.pcap: 39 frames over"
+# -o where nothing can be written: 9, the path named; a capture it cannot read: no workload
+pv learn -o "$T_TMP/no/such/dir/w.yaml" "$T_TMP/smbclient.pcap"
+expect_rc 9 "learn -o into a folder that does not exist"
+expect_err "the learned workload \(-o .*no/such/dir/w.yaml\)"
+pv learn -o "$T_TMP/cut.yaml" "$T_TMP/cut.pcap"
+expect_rc 3 "learn -o of a damaged capture"
+[[ ! -e $T_TMP/cut.yaml ]] || fail "learn -o of a damaged capture wrote a workload"
 pv learn
 expect_rc 2 "learn without a capture"
 expect_err "learn needs one capture: provision learn CAPTURE"

@@ -19,6 +19,8 @@ pkgs=(
 	samba samba-ad-provision smbclient winbind libnss-winbind python3-samba samba-dsdb-modules
 	samba-vfs-modules ldap-utils openssh-server openssh-client iproute2 bind9-dnsutils
 	openssl attr acl time procps util-linux
+	# t_learn: the learned workload read as YAML by another parser than ours
+	python3-yaml
 	# the benchmarks' reference tools (bench/load.sh: smbtorture)
 	samba-testsuite
 	# captures on the lab (tcpdump in srv's namespace) and their independent decoding (tshark,

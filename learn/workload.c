@@ -1,0 +1,164 @@
+/* learn/workload.c: the learned workload as YAML (see workload.h). */
+#include "learn/workload.h"
+
+#include "learn/kind.h"
+#include "util/err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+double pv_learn_per_user_hour(const struct pv_learn_counts *c, uint64_t n)
+{
+	double hours = (c->t1 - c->t0) / 3600;
+
+	return hours > 0 && c->users.n ? (double)n / hours / (double)c->users.n : 0;
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0;
+}
+
+/* A YAML double-quoted string: the capture's name as given (its quotes and controls escaped) */
+static void quoted(struct pv_buf *b, const char *s)
+{
+	pv_buf_addstr(b, "\"");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			pv_buf_addf(b, "\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f)
+			pv_buf_addf(b, "\\x%02x", ch);
+		else
+			pv_buf_add(b, s, 1);
+	}
+	pv_buf_addstr(b, "\"");
+}
+
+static void times(struct pv_buf *b, const char *key, const struct pv_hist *h, const char *note)
+{
+	pv_buf_addf(b, "  %s: {median: %.6g, p95: %.6g, n: %llu}%s\n", key,
+		    pv_hist_quantile(h, 0.5), pv_hist_quantile(h, 0.95), (unsigned long long)h->n,
+		    note);
+}
+
+/* Sizes: the median's and the p95's power of two, and each power of two's share */
+static void sizes(struct pv_buf *b, const char *key, const struct pv_sizes *s)
+{
+	const char *sep = "";
+
+	pv_buf_addf(b, "  %s: {n: %llu, median_up_to: %llu, p95_up_to: %llu, buckets: {", key,
+		    (unsigned long long)s->n, (unsigned long long)pv_sizes_quantile(s, 0.5),
+		    (unsigned long long)pv_sizes_quantile(s, 0.95));
+	for (int k = 0; k < PV_SIZES_BINS; k++)
+		if (s->b[k]) {
+			pv_buf_addf(b, "%s%llu: %.2f", sep, k ? 1ull << k : 0ull,
+				    pct(s->b[k], s->n));
+			sep = ", ";
+		}
+	pv_buf_addstr(b, "}}\n");
+}
+
+static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
+{
+	const struct pv_kinds *k = &c->kinds;
+	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL, shown;
+	uint64_t rest = k->other, rest_req = k->other_requests;
+	char name[600];
+
+	if (k->n && !order) {
+		b->failed = true;
+		return;
+	}
+	if (order)
+		pv_kinds_order(k, order);
+	shown = k->n < PV_WORKLOAD_KINDS ? k->n : PV_WORKLOAD_KINDS;
+	pv_buf_addstr(b, "kinds: # an activity's commands, repeats folded (READ+), the most "
+			 "frequent first\n");
+	for (size_t i = 0; i < shown; i++) {
+		const struct pv_kind *kd = &k->k[order[i]];
+
+		pv_kind_name(&kd->shape, name, sizeof(name));
+		pv_buf_addf(b, "  - commands: %s\n", name);
+		pv_buf_addf(b,
+			    "    weight: %.4f # %% of the activities\n"
+			    "    per_user_hour: %.6g\n"
+			    "    requests: %.4g\n"
+			    "    seconds: %.6g\n",
+			    pct(kd->count, c->activities), pv_learn_per_user_hour(c, kd->count),
+			    (double)kd->requests / (double)kd->count,
+			    kd->seconds / (double)kd->count);
+	}
+	for (size_t i = shown; i < k->n; i++) {
+		rest += k->k[order[i]].count;
+		rest_req += k->k[order[i]].requests;
+	}
+	free(order);
+	if (rest)
+		pv_buf_addf(b,
+			    "other_kinds: {weight: %.4f, activities: %llu, requests: %llu} # past "
+			    "the %d written\n",
+			    pct(rest, c->activities), (unsigned long long)rest,
+			    (unsigned long long)rest_req, PV_WORKLOAD_KINDS);
+}
+
+int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const char *version,
+		      struct pv_buf *out)
+{
+	uint64_t reqs = 0;
+
+	for (int i = 0; i < PV_SMBT_NCMD; i++)
+		reqs += c->req[i];
+	pv_buf_addf(out,
+		    "# The workload provision %s learned from a capture (docs/learn.md): what its "
+		    "users did,\n"
+		    "# per user. No name, path or byte of the capture is in it: users are counted, "
+		    "never named,\n"
+		    "# and kinds are command sequences. Weights may be edited; replaying it at any "
+		    "number of\n"
+		    "# users (load.workload) is still to come.\n",
+		    version);
+	pv_buf_addstr(out, "source:\n  capture: ");
+	quoted(out, source);
+	pv_buf_addf(out,
+		    "\n  seconds: %.6g\n  users: %zu\n  requests: %llu\n  answered: %llu\n"
+		    "  not_read: {encrypted_frames: %llu, smb1_frames: %llu, lost_bytes: %llu}\n",
+		    c->frames ? c->t1 - c->t0 : 0.0, c->users.n, (unsigned long long)reqs,
+		    (unsigned long long)c->matched, (unsigned long long)c->enc_frames,
+		    (unsigned long long)c->smb1_frames, (unsigned long long)c->gap_bytes);
+	pv_buf_addf(out,
+		    "users: # each user's rates over the capture: the median and the p95 of the "
+		    "users\n"
+		    "  requests_per_hour: {median: %.6g, p95: %.6g}\n"
+		    "  logons_per_hour: {median: %.6g, p95: %.6g}\n",
+		    c->req_per_user_hour[0], c->req_per_user_hour[1], c->logons_per_user_hour[0],
+		    c->logons_per_user_hour[1]);
+	times(out, "session_seconds", &c->session_times, " # logon to logoff, sessions whole");
+	pv_buf_addf(out,
+		    "activity: # a user's requests more than gap seconds apart start another "
+		    "activity\n"
+		    "  gap: %.6g\n  gap_learned: %s\n  activities: %llu\n"
+		    "  within: {median: %.6g, p95: %.6g} # gaps between an activity's requests\n"
+		    "  think: {median: %.6g, p95: %.6g} # gaps between activities\n",
+		    c->activity_gap, c->gap_learned ? "true" : "false",
+		    (unsigned long long)c->activities, c->within[0], c->within[1], c->think[0],
+		    c->think[1]);
+	if (c->has_kinds)
+		kinds(out, c);
+	pv_buf_addstr(out, "mix: # % of the requests, by command\n");
+	for (uint16_t i = 0; i < PV_SMBT_NCMD; i++)
+		if (c->req[i])
+			pv_buf_addf(out, "  %s: %.4f\n", pv_smbt_cmd_name(i), pct(c->req[i], reqs));
+	pv_buf_addstr(out, "sizes: # bytes: reads asked, writes sent; bucket N (a power of two) holds "
+			   "those from N/2 up to below N, bucket 0 the empty ones, each as a % of "
+			   "them\n");
+	sizes(out, "read", &c->read_sizes);
+	sizes(out, "write", &c->write_sizes);
+	pv_buf_addf(out, "files:\n  still_open: %llu # when the capture ended\n",
+		    (unsigned long long)c->still_open);
+	times(out, "open_seconds", &c->open_times, " # CREATE's answer to the CLOSE");
+	if (pv_buf_failed(out))
+		return pv_error(PV_EIO, "out of memory while writing the learned workload");
+	return PV_OK;
+}

@@ -1,0 +1,26 @@
+/* learn/workload.h: what a capture's users did, written as a workload a person can read and
+ * edit (provision learn -o WORKLOAD.yaml, docs/learn.md): their rates, their activities and
+ * the kinds of them with a weight each, the command mix, the read and write sizes and how long
+ * files stay open. No name, path or byte of the capture is in it: users are counted, never
+ * named, and kinds are command sequences. Pure logic over what pv_learn_read counted. */
+#ifndef PV_LEARN_WORKLOAD_H
+#define PV_LEARN_WORKLOAD_H
+
+#include <stdint.h>
+
+#include "learn/learn.h"
+#include "util/buf.h"
+
+/* The kinds written, at most (the most frequent first; the rest as one share). */
+#define PV_WORKLOAD_KINDS 64
+
+/* Activities per user-hour over the capture's length and users (0 when it has neither). */
+double pv_learn_per_user_hour(const struct pv_learn_counts *c, uint64_t n);
+
+/* The workload learned into c as YAML, appended to out; source names the capture (its file
+ * name, as the user gave it) and version the provision that learned it. PV_OK, or PV_EIO when
+ * out of memory (out marked failed). */
+int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const char *version,
+		      struct pv_buf *out);
+
+#endif

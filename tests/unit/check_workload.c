@@ -1,0 +1,162 @@
+/* tests/unit/check_workload.c: the learned workload as YAML (learn/workload.c): every figure of
+ * the counts where it belongs, the kinds the most frequent first with their weights, what is
+ * past PV_WORKLOAD_KINDS as one share, the capture's name quoted whatever it holds, and no
+ * user's id anywhere in it. */
+#include <check.h>
+
+#include "tests/unit/unit.h"
+#include <stdio.h>
+#include <string.h>
+
+#include "learn/kind.h"
+#include "learn/learn.h"
+#include "learn/workload.h"
+#include "smb/smb2.h"
+#include "util/buf.h"
+#include "util/err.h"
+
+#define has(text, s) ck_assert_msg(strstr(text, s), "'%s' lacks '%s'", text, s)
+
+/* Counts of two users over an hour: 40 activities of two kinds, a READ mix, sizes, times. */
+static void counts(struct pv_learn_counts *c)
+{
+	struct pv_kind_shape a = {0}, b = {0};
+
+	memset(c, 0, sizeof(*c));
+	c->frames = 100;
+	c->t0 = 1000;
+	c->t1 = 1000 + 3600;
+	pv_learn_users_init(&c->users);
+	ck_assert_int_ge(pv_learn_users_get(&c->users, "ntlm:0123456789ab", PV_USER_NTLM), 0);
+	ck_assert_int_ge(pv_learn_users_get(&c->users, "198.18.0.31", PV_USER_ADDR), 0);
+	c->req[SMB2_CREATE] = 30;
+	c->req[SMB2_READ] = 50;
+	c->req[SMB2_CLOSE] = 20;
+	c->matched = 99;
+	c->req_per_user_hour[0] = 50;
+	c->req_per_user_hour[1] = 60;
+	c->logons_per_user_hour[0] = 2;
+	c->logons_per_user_hour[1] = 3;
+	c->activity_gap = 0.5;
+	c->gap_learned = true;
+	c->activities = 40;
+	c->within[0] = 0.001;
+	c->within[1] = 0.01;
+	c->think[0] = 2;
+	c->think[1] = 30;
+	pv_kinds_init(&c->kinds);
+	pv_kind_shape_add(&a, SMB2_CREATE);
+	pv_kind_shape_add(&a, SMB2_READ);
+	pv_kind_shape_add(&a, SMB2_READ);
+	pv_kind_shape_add(&a, SMB2_CLOSE);
+	pv_kind_shape_add(&b, SMB2_CREATE);
+	pv_kind_shape_add(&b, SMB2_CLOSE);
+	for (int i = 0; i < 30; i++)
+		pv_kinds_add(&c->kinds, &a, 4, 0.02);
+	for (int i = 0; i < 10; i++)
+		pv_kinds_add(&c->kinds, &b, 2, 0.001);
+	c->has_kinds = true;
+	pv_sizes_add(&c->read_sizes, 3000);
+	pv_sizes_add(&c->read_sizes, 3000);
+	pv_sizes_add(&c->read_sizes, 65536);
+	pv_sizes_add(&c->read_sizes, 0);
+	pv_hist_add(&c->open_times, 0.002);
+	c->still_open = 3;
+}
+
+START_TEST(yaml)
+{
+	struct pv_learn_counts c;
+	struct pv_buf b = PV_BUF_INIT;
+
+	counts(&c);
+	ck_assert_int_eq(pv_learn_workload(&c, "srv.pcap", "9.9.9", &b), PV_OK);
+	ck_assert_ptr_nonnull(b.data);
+	has(b.data, "# The workload provision 9.9.9 learned from a capture");
+	has(b.data, "source:\n  capture: \"srv.pcap\"\n  seconds: 3600\n  users: 2\n"
+		    "  requests: 100\n  answered: 99\n");
+	has(b.data, "  requests_per_hour: {median: 50, p95: 60}\n"
+		    "  logons_per_hour: {median: 2, p95: 3}\n");
+	has(b.data, "  gap: 0.5\n  gap_learned: true\n  activities: 40\n");
+	has(b.data, "  within: {median: 0.001, p95: 0.01}");
+	has(b.data, "  think: {median: 2, p95: 30}");
+	/* the kinds, the most frequent first: 30 of 40 activities, 30 an hour over 2 users =
+	 * 15 per user-hour */
+	has(b.data, "kinds:");
+	has(b.data, "  - commands: CREATE READ+ CLOSE\n    weight: 75.0000 # % of the activities\n"
+		    "    per_user_hour: 15\n    requests: 4\n    seconds: 0.02\n"
+		    "  - commands: CREATE CLOSE\n    weight: 25.0000");
+	ck_assert_ptr_null(strstr(b.data, "other_kinds"));
+	has(b.data, "mix: # % of the requests, by command\n  CREATE: 30.0000\n  CLOSE: 20.0000\n"
+		    "  READ: 50.0000\n");
+	/* 3000 twice in (2048, 4096], 65536 in (32768, 65536], 0 in bucket 0 */
+	has(b.data, "  read: {n: 4, median_up_to: 4096, p95_up_to: 131072, buckets: {0: 25.00, "
+		    "4096: 50.00, 131072: 25.00}}\n");
+	has(b.data, "  write: {n: 0, median_up_to: 0, p95_up_to: 0, buckets: {}}\n");
+	has(b.data, "files:\n  still_open: 3");
+	has(b.data, "  open_seconds: {median: ");
+	/* no user's id */
+	ck_assert_ptr_null(strstr(b.data, "0123456789ab"));
+	ck_assert_ptr_null(strstr(b.data, "198.18.0.31"));
+	pv_buf_release(&b, 0);
+
+	/* a name with a quote, a backslash and a newline stays one quoted scalar */
+	ck_assert_int_eq(pv_learn_workload(&c, "a\"b\\c\nd.pcap", "1", &b), PV_OK);
+	has(b.data, "  capture: \"a\\\"b\\\\c\\x0ad.pcap\"\n");
+	pv_buf_release(&b, 0);
+	pv_kinds_release(&c.kinds);
+	pv_learn_users_release(&c.users);
+}
+END_TEST
+
+/* More kinds than are written: the rest as one share, the written ones the most frequent. */
+START_TEST(many_kinds)
+{
+	struct pv_learn_counts c;
+	struct pv_buf b = PV_BUF_INIT;
+	const char *p;
+	int n = 0;
+
+	counts(&c);
+	pv_kinds_release(&c.kinds);
+	pv_kinds_init(&c.kinds);
+	c.activities = 0;
+	for (int k = 0; k < PV_WORKLOAD_KINDS + 6; k++) {
+		struct pv_kind_shape s = {0};
+
+		/* kind k: READ or WRITE by each of k's 7 bits, a CLOSE after each (nothing
+		 * folds: 14 steps), seen once, but the first six kinds 1000 times each */
+		for (int i = 0; i < 7; i++) {
+			pv_kind_shape_add(&s, (k >> i) & 1 ? SMB2_READ : SMB2_WRITE);
+			pv_kind_shape_add(&s, SMB2_CLOSE);
+		}
+		for (int i = 0; i < (k < 6 ? 1000 : 1); i++) {
+			pv_kinds_add(&c.kinds, &s, 2, 0.001);
+			c.activities++;
+		}
+	}
+	ck_assert_int_eq(pv_learn_workload(&c, "x.pcap", "1", &b), PV_OK);
+	for (p = b.data; (p = strstr(p, "  - commands: ")); p++)
+		n++;
+	ck_assert_int_eq(n, PV_WORKLOAD_KINDS);
+	/* 70 kinds: the 6 seen 1000 times and 58 of the rest written, 6 left: 6 of 6064 */
+	has(b.data, "other_kinds: {weight: 0.0989, activities: 6, requests: 12}");
+	for (p = b.data, n = 0; (p = strstr(p, "    weight: 16.4908 ")); p++)
+		n++;
+	ck_assert_int_eq(n, 6);
+	pv_buf_release(&b, 0);
+	pv_kinds_release(&c.kinds);
+	pv_learn_users_release(&c.users);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("workload");
+	TCase *tc = tcase_create("workload");
+
+	tcase_add_test(tc, yaml);
+	tcase_add_test(tc, many_kinds);
+	suite_add_tcase(s, tc);
+	return pv_unit_run(s);
+}
