@@ -150,9 +150,10 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 	for (uint16_t i = 0; i < PV_SMBT_NCMD; i++)
 		if (c->req[i])
 			pv_buf_addf(out, "  %s: %.4f\n", pv_smbt_cmd_name(i), pct(c->req[i], reqs));
-	pv_buf_addstr(out, "sizes: # bytes: reads asked, writes sent; bucket N (a power of two) holds "
-			   "those from N/2 up to below N, bucket 0 the empty ones, each as a % of "
-			   "them\n");
+	pv_buf_addstr(out,
+		      "sizes: # bytes: reads asked, writes sent; bucket N (a power of two) holds "
+		      "those from N/2 up to below N, bucket 0 the empty ones, each as a % of "
+		      "them\n");
 	sizes(out, "read", &c->read_sizes);
 	sizes(out, "write", &c->write_sizes);
 	pv_buf_addf(out, "files:\n  still_open: %llu # when the capture ended\n",

@@ -62,12 +62,11 @@ static enum pv_results_copy_bound judge(const struct pv_results_copy_facts *f, c
 {
 	char who[96], p1[48], p2[48], p3[48], busiest[160];
 	bool seen = f->smbd_known && isfinite(f->smbd_top);
-
-	snprintf(who, sizeof(who), "smbd %d%s", f->smbd_pid,
-		 f->smbd_ours ? " (it serves the copy's connection)" : "");
 	/* the quota is the group's: the other smbds in it use it too */
 	double group = f->group_cpu > f->smbd_cpu ? f->group_cpu : f->smbd_cpu;
 
+	snprintf(who, sizeof(who), "smbd %d%s", f->smbd_pid,
+		 f->smbd_ours ? " (it serves the copy's connection)" : "");
 	if (f->smbd_known && f->smbd_quota >= 0 &&
 	    group >= PV_RESULTS_COPY_AT_LIMIT / 100 * f->smbd_quota) {
 		char others[96] = "";
@@ -166,15 +165,13 @@ enum pv_results_copy_bound pv_results_copy_judge(const struct pv_results_copy_fa
 	if (f->smbd_known && f->dgram_qlen >= 0 && f->dgram_qlen < PV_RESULTS_COPY_QLEN && n < len)
 		snprintf(text + n, len - n,
 			 " The server's Unix sockets queue at most %d datagrams "
-			 "(net.unix.max_dgram_qlen; systemd sets %d, a new network namespace or "
-			 "container starts at 10): smbd tells smbd-notifyd of every change over "
-			 "such a "
-			 "socket, and when it is full the messages wait inside smbd, at a cost of "
-			 "its "
-			 "CPU per file that grows with the copy (on the lab, copies of 44,000 to "
-			 "88,000 files ran 1.4 to 7 times slower with 10 than with 512). Set it to "
-			 "%d "
-			 "(sysctl net.unix.max_dgram_qlen=%d) and restart Samba.",
+			 "(net.unix.max_dgram_qlen; systemd sets %d, a new network "
+			 "namespace or container starts at 10): smbd tells smbd-notifyd of "
+			 "every change over such a socket, and when it is full the messages "
+			 "wait inside smbd, at a cost of its CPU per file that grows with the "
+			 "copy (on the lab, copies of 44,000 to 88,000 files ran 1.4 to 7 "
+			 "times slower with 10 than with 512). Set it to %d (sysctl "
+			 "net.unix.max_dgram_qlen=%d) and restart Samba.",
 			 f->dgram_qlen, PV_RESULTS_COPY_QLEN, PV_RESULTS_COPY_QLEN,
 			 PV_RESULTS_COPY_QLEN);
 	return b;
