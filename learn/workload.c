@@ -7,6 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint64_t pv_learn_requests(const struct pv_learn_counts *c)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < PV_SMBT_NCMD; i++)
+		n += c->req[i];
+	return n;
+}
+
 double pv_learn_per_user_hour(const struct pv_learn_counts *c, uint64_t n)
 {
 	double hours = (c->t1 - c->t0) / 3600;
@@ -106,10 +115,8 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const char *version,
 		      struct pv_buf *out)
 {
-	uint64_t reqs = 0;
+	uint64_t reqs = pv_learn_requests(c);
 
-	for (int i = 0; i < PV_SMBT_NCMD; i++)
-		reqs += c->req[i];
 	pv_buf_addf(out,
 		    "# The workload provision %s learned from a capture (docs/learn.md): what its "
 		    "users did,\n"

@@ -14,6 +14,9 @@
 /* The kinds written, at most (the most frequent first; the rest as one share). */
 #define PV_WORKLOAD_KINDS 64
 
+/* Every SMB2 request the capture holds, all commands together. */
+uint64_t pv_learn_requests(const struct pv_learn_counts *c);
+
 /* Activities per user-hour over the capture's length and users (0 when it has neither). */
 double pv_learn_per_user_hour(const struct pv_learn_counts *c, uint64_t n);
 

@@ -24,15 +24,6 @@ struct learn_out {
 static const char *const dispositions[] = {"SUPERSEDE", "OPEN",	     "CREATE",
 					   "OPEN_IF",	"OVERWRITE", "OVERWRITE_IF"};
 
-static uint64_t sum(const uint64_t *v, size_t n)
-{
-	uint64_t s = 0;
-
-	for (size_t i = 0; i < n; i++)
-		s += v[i];
-	return s;
-}
-
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 0;
@@ -44,7 +35,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
 	const struct learn_out *o = result;
 	const struct pv_learn_counts *c = &o->c;
-	uint64_t reqs = sum(c->req, PV_SMBT_NCMD), tracked = reqs - c->req[12];
+	uint64_t reqs = pv_learn_requests(c), tracked = reqs - c->req[12];
 	uint64_t smb =
 		c->smb2_bytes + c->enc_bytes + c->comp_bytes + c->smb1_bytes + c->other_bytes;
 
