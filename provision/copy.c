@@ -180,12 +180,11 @@ static void facts(struct copy_out *o)
 		f->smbd_top = s->top_mean;
 		f->smbd_threads = s->threads;
 		f->smbd_quota = s->quota;
-		f->group_cpu = 0;
-		for (size_t k = 0; k < j->nsmbd && s->quota >= 0; k++)
-			if (j->smbd[k].quota == s->quota)
-				f->group_cpu += j->smbd[k].cpu_mean;
-		for (size_t k = 0; k < j->nsmbd; k++)
+		for (size_t k = 0; k < j->nsmbd; k++) {
 			f->smbd_busy += j->smbd[k].top_mean >= PV_RESULTS_COPY_AT_LIMIT;
+			if (s->quota >= 0 && j->smbd[k].quota == s->quota)
+				f->group_cpu += j->smbd[k].cpu_mean;
+		}
 	}
 	o->bound = pv_results_copy_judge(f, o->verdict, sizeof(o->verdict));
 }
