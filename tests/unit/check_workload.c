@@ -17,6 +17,16 @@
 
 #define has(text, s) ck_assert_msg(strstr(text, s), "'%s' lacks '%s'", text, s)
 
+/* How many times s stands in text. */
+static int count(const char *text, const char *s)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, s)); p++)
+		n++;
+	return n;
+}
+
 /* Counts of two users over an hour: 40 activities of two kinds, a READ mix, sizes, times. */
 static void counts(struct pv_learn_counts *c)
 {
@@ -114,8 +124,6 @@ START_TEST(many_kinds)
 {
 	struct pv_learn_counts c;
 	struct pv_buf b = PV_BUF_INIT;
-	const char *p;
-	int n = 0;
 
 	counts(&c);
 	pv_kinds_release(&c.kinds);
@@ -136,14 +144,10 @@ START_TEST(many_kinds)
 		}
 	}
 	ck_assert_int_eq(pv_learn_workload(&c, "x.pcap", "1", &b), PV_OK);
-	for (p = b.data; (p = strstr(p, "  - commands: ")); p++)
-		n++;
-	ck_assert_int_eq(n, PV_WORKLOAD_KINDS);
+	ck_assert_int_eq(count(b.data, "  - commands: "), PV_WORKLOAD_KINDS);
 	/* 70 kinds: the 6 seen 1000 times and 58 of the rest written, 6 left: 6 of 6064 */
 	has(b.data, "other_kinds: {weight: 0.0989, activities: 6, requests: 12}");
-	for (p = b.data, n = 0; (p = strstr(p, "    weight: 16.4908 ")); p++)
-		n++;
-	ck_assert_int_eq(n, 6);
+	ck_assert_int_eq(count(b.data, "    weight: 16.4908 "), 6);
 	pv_buf_release(&b, 0);
 	pv_kinds_release(&c.kinds);
 	pv_learn_users_release(&c.users);
