@@ -14,16 +14,16 @@
 #      99% at least of its requests answered in the capture; its 4 users by their logons
 #      (their names nowhere in the output), activities with the gap learned (and --gap), open
 #      times, read and write sizes;
+#   2b. -o: the learned workload is YAML another parser reads, its figures (users, requests,
+#      mix, activities, the gap, the kinds and their weights, sizes, open times) learn's
+#      JSON's, the weights adding up to 100, no user named in it even with --keep-names, and
+#      the file replaced whole;
 #   3. the same load encrypted (load.encryption: on): nothing decoded, the encrypted frames
 #      counted and said with their share of the SMB bytes, as tshark sees transform headers;
 #   4. the captures committed in tests/learn/captures (lab captures, their logon tokens zeroed
 #      by tests/learn/scrub.py, cut with editcap: the start of a load, its middle where every
 #      stream began before the capture, and one cut to 300 bytes a frame): the same equality,
 #      the streams begun midway found again, the cut frames' headers read and the rest said;
-#   2b. -o: the learned workload is YAML another parser reads, its figures (users, requests,
-#      mix, activities, the gap, the kinds and their weights, sizes, open times) learn's
-#      JSON's, the weights adding up to 100, no user named in it even with --keep-names, and
-#      the file replaced whole;
 #   5. bad input: no capture (3), not a capture (3), a link type not read (3), a capture cut
 #      in mid-record (3, what came before it still counted and shown; with -o no workload
 #      written), -o into a folder that does not exist (9), no operand or a bad --port (2).
@@ -178,7 +178,8 @@ jq_ok 'd["open_times"]["n"] > 50 and d["read_sizes"]["n"] > 10 and d["write_size
 jq_ok 'd["kinds"] and sum(k["count"] for k in d["kinds"]) + d["kinds_other"] == d["activities"] and abs(sum(k["share"] for k in d["kinds"]) - 1) < 1e-6' "builtin: the kinds add up to the activities"
 jq_ok 'any(k["commands"].startswith("CREATE QUERY_INFO") and k["commands"].endswith("CLOSE") for k in d["kinds"])' "builtin: an open-stat-close kind"
 grep -qi "pl-cli" "$T_TMP/learn.json" && fail "builtin: a user's name is in learn's JSON"
-pv learn "$T_TMP/builtin.pcap"
+pv learn -o "$T_TMP/w2.yaml" "$T_TMP/builtin.pcap"
+expect_out "^learn: the learned workload written to .*w2.yaml \(replaying it is still to come: docs/learn.md\)$"
 expect_out "^learn: 4 users: 4 accounts by NTLM logon \(kept as hashes\), 0 by client address \(no name seen: Kerberos, or a logon not captured whole\), 0 by session only \(logon not captured\)$"
 expect_out "^learn: activities: a user's requests more than [0-9.]+ (us|ms|s) apart \(learned: the split of the gaps' two modes\) start another: [0-9]+ activities"
 expect_out "^learn: [0-9]+ kinds? of activity \(their commands, repeats folded: READ\+\), the [0-9]+ most frequent:$"
@@ -186,17 +187,15 @@ expect_no_out "pl-cli"
 pv --json learn --gap 0.5 "$T_TMP/builtin.pcap"
 printf '%s\n' "$OUT" >"$T_TMP/learn.json"
 jq_ok 'd["activity_gap"] == 0.5 and not d["activity_gap_learned"]' "builtin: --gap 0.5"
-pv --json learn --keep-names "$T_TMP/builtin.pcap"
+# with -o, the learned workload from the same reading: read by another YAML parser (PyYAML),
+# its figures this JSON's, no user named in it (not even with --keep-names), the file
+# replaced whole
+printf 'old\n' >"$T_TMP/w.yaml"
+pv --json learn --keep-names -o "$T_TMP/w.yaml" "$T_TMP/builtin.pcap"
+expect_rc 0 "learn --keep-names -o"
 printf '%s\n' "$OUT" >"$T_TMP/learn.json"
 jq_ok 'sorted(u["id"] for u in d["users"]) == ["ntlm:lab\\pl-cli%d-u%d" % (c, u) for c in (1, 2) for u in (1, 2)]' "builtin: --keep-names, its users by name"
-# -o: the learned workload, read by another YAML parser (PyYAML), its figures learn's JSON's,
-# no user named in it (not even with --keep-names), the file replaced whole
-pv --json learn "$T_TMP/builtin.pcap"
-printf '%s\n' "$OUT" >"$T_TMP/learn.json"
-printf 'old\n' >"$T_TMP/w.yaml"
-pv learn --keep-names -o "$T_TMP/w.yaml" "$T_TMP/builtin.pcap"
-expect_rc 0 "learn -o"
-expect_out "^learn: the learned workload written to .*w.yaml "
+jq_ok "d['workload'] == '$T_TMP/w.yaml'" "builtin: the JSON names the workload written"
 python3 -c '
 import json, sys, yaml
 d = json.load(open(sys.argv[1])); w = yaml.safe_load(open(sys.argv[2]))
