@@ -103,6 +103,26 @@ static void write_more(struct user *u, const struct pv_smba_done *d)
 	u->off += n;
 }
 
+/* n bytes of the open file read from off (one request, n at most IO_CHUNK), then after. */
+void client_read_at(struct user *u, bool second, uint64_t off, uint32_t n, step_fn after)
+{
+	u->after = after;
+	u->off = off;
+	u->to = off + n;
+	u->on2 = second;
+	read_more(u, NULL);
+}
+
+/* n bytes written to the open file at off, then after. */
+void client_write_at(struct user *u, bool second, uint64_t off, uint32_t n, step_fn after)
+{
+	u->after = after;
+	u->off = off;
+	u->to = off + n;
+	u->on2 = second;
+	write_more(u, NULL);
+}
+
 /* size bytes written to the open file from its start, then after. */
 void client_write_all(struct user *u, uint64_t size, bool second, step_fn after)
 {
@@ -169,6 +189,8 @@ bool client_opened(struct user *u, const struct pv_smba_done *d, bool second)
 {
 	if (client_refused(u, d, 0))
 		return false;
+	u->fsize[second] = d->size;
+	u->at[second] = 0;
 	if (second) {
 		memcpy(u->fid2, d->fid, 16);
 		u->open2 = true;

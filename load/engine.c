@@ -70,6 +70,7 @@ static void engine_free(struct engine *e)
 		user_free(e->users[i]);
 	free(e->users);
 	free(e->w);
+	replay_free(e->replay);
 	pthread_mutex_destroy(&e->lock);
 	pthread_cond_destroy(&e->cond);
 	free(e);
@@ -112,8 +113,13 @@ static int engine_new(const struct pv_load_opts *o, struct engine **out)
 
 		memcpy(e->data + i, &v, 8);
 	}
+	if ((r = replay_new(o->cfg, &e->replay)) != PV_OK) {
+		free(e);
+		return r;
+	}
 	e->nw = threads_of(o);
 	if (!(e->w = calloc(e->nw, sizeof(*e->w)))) {
+		replay_free(e->replay);
 		free(e);
 		return pv_error(PV_EIO, "out of memory");
 	}

@@ -7,6 +7,7 @@
  *   learn.c     what a user knows of its home tree, and how it learns it at its logon
  *   client.c    the requests, as a Windows client makes them
  *   scenario.c  the scenarios, their start and their end
+ *   replay.c    load.workload's learned kinds, made into scenarios
  * Only load/engine*.c and the files above include it. */
 #ifndef PV_LOAD_ENGINE_INTERNAL_H
 #define PV_LOAD_ENGINE_INTERNAL_H
@@ -42,6 +43,8 @@ struct list {
 enum ustate { U_OFF, U_OPENING, U_LEARNING, U_IDLE, U_BUSY, U_FAILED };
 
 struct user;
+struct step;
+struct replay;
 typedef void (*step_fn)(struct user *u, const struct pv_smba_done *d);
 
 struct engine;
@@ -62,6 +65,7 @@ struct user {
 	enum pv_load_kind next;
 	/* the scenario (or the learning) under way */
 	enum pv_load_kind kind;
+	const struct step *steps; /* ... its steps (load/steps.h) */
 	double start;
 	bool late;
 	step_fn k;     /* what the answer to the request in flight goes to */
@@ -73,6 +77,8 @@ struct user {
 	uint64_t to;	    /* ... where it stops */
 	bool on2;	    /* ... whether it is on fid2 */
 	uint64_t listed;    /* the size of the file picked, as its listing said */
+	uint64_t fsize[2];  /* the open files' sizes (F1, F2), as their CREATE said */
+	uint64_t at[2];	    /* ... where a learned kind's next read or write goes */
 	size_t i;
 	char path[PATH_MAX_LOAD], path2[PATH_MAX_LOAD];
 	struct list names; /* what the listing under way found */
@@ -127,6 +133,7 @@ struct worker {
 struct engine {
 	const struct pv_load_opts *o;
 	const struct pv_fileset *fs; /* o->fileset's plan, or NULL */
+	struct replay *replay;	     /* load.workload's kinds made into scenarios, or NULL */
 	struct worker *w;
 	unsigned nw;
 	struct user **users; /* every user so far, in the caller's order */
@@ -200,6 +207,8 @@ void client_object_id(struct user *u, bool second, step_fn next);
 void client_watch(struct user *u, bool second);
 void client_rename(struct user *u, bool second, const char *path, bool replace, step_fn next);
 void client_stat(struct user *u, bool second, step_fn next);
+void client_read_at(struct user *u, bool second, uint64_t off, uint32_t n, step_fn after);
+void client_write_at(struct user *u, bool second, uint64_t off, uint32_t n, step_fn after);
 
 /* ---- scenario.c ---- */
 
@@ -207,5 +216,15 @@ void scenario_end(struct user *u, bool error);
 void ops_start(struct user *u, double t);
 void scenario_start(struct user *u, double t);
 void scenario_unserved(struct user *u);
+
+/* ---- replay.c ---- */
+
+/* c's learned kinds made into scenarios (*out NULL when it has none): PV_OK, or PV_EIO. */
+int replay_new(const struct pv_load_config *c, struct replay **out);
+void replay_free(struct replay *r);
+/* The steps of a learned kind drawn by weight for u's next scenario. */
+const struct step *replay_pick(struct user *u);
+/* A learned read's or write's size, drawn from the learned sizes: 1 byte to IO_CHUNK. */
+uint32_t replay_size(struct user *u, bool write);
 
 #endif

@@ -35,6 +35,22 @@ int pv_load_proto_config(const struct pv_load_config *c, struct pv_buf *out)
 	for (int k = 0; k < PV_LOAD_KINDS; k++)
 		pv_buf_addf(out, "%s%.17g", k ? "," : "", c->kind[k].limit);
 	pv_buf_addstr(out, "\n");
+	for (unsigned i = 0; i < c->learned.n; i++) {
+		const struct pv_load_learned_kind *k = &c->learned.kind[i];
+
+		pv_buf_addf(out, "learned %.17g %.17g ", k->weight, k->requests);
+		for (unsigned j = 0; j < k->n; j++)
+			pv_buf_addf(out, "%s%u", j ? "," : "", k->step[j]);
+		pv_buf_addstr(out, "\n");
+	}
+	for (int w = 0; c->learned.n && w < 2; w++) {
+		const double *b = w ? c->learned.write : c->learned.read;
+
+		pv_buf_addstr(out, w ? "sizes write " : "sizes read ");
+		for (int j = 0; j < PV_LOAD_SIZE_BINS; j++)
+			pv_buf_addf(out, "%s%.17g", j ? "," : "", b[j]);
+		pv_buf_addstr(out, "\n");
+	}
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
@@ -224,6 +240,47 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 	return 0;
 }
 
+/* "learned WEIGHT REQUESTS CODE,CODE,...": a learned kind (struct pv_load_learned_kind) */
+static int learned(struct pv_loadproto *p, const char *s, const char *end)
+{
+	struct pv_load_learned *l = &p->cfg.learned;
+	struct pv_load_learned_kind k = {0};
+	char w[3][256], *e;
+
+	if (!p->have_config || l->n == PV_LOAD_LEARNED_KINDS ||
+	    pv_load_proto_word(&s, end, w[0], sizeof(w[0])) ||
+	    pv_load_proto_word(&s, end, w[1], sizeof(w[1])) ||
+	    pv_load_proto_word(&s, end, w[2], sizeof(w[2])) || s != end ||
+	    numbers(w[0], &k.weight, 1) < 0 || numbers(w[1], &k.requests, 1) < 0 ||
+	    !(k.weight > 0) || k.requests > 1e9)
+		return -1;
+	for (const char *c = w[2]; *c; c = *e ? e + 1 : e) {
+		unsigned long code = strtoul(c, &e, 10);
+
+		if (e == c || (*e && *e != ',') || k.n == PV_LOAD_LEARNED_STEPS || code > 0xff ||
+		    !pv_load_learned_command((unsigned)code & ~PV_LOAD_LEARNED_REPEAT))
+			return -1;
+		k.step[k.n++] = (uint8_t)code;
+	}
+	if (!k.n)
+		return -1;
+	l->kind[l->n++] = k;
+	return 0;
+}
+
+/* "sizes read|write P0,...,P33": the learned sizes' buckets */
+static int sizes(struct pv_loadproto *p, const char *s, const char *end)
+{
+	char which[8], v[PV_LOAD_SIZE_BINS * 26];
+
+	if (!p->have_config || pv_load_proto_word(&s, end, which, sizeof(which)) ||
+	    pv_load_proto_word(&s, end, v, sizeof(v)) || s != end ||
+	    (strcmp(which, "read") && strcmp(which, "write")))
+		return -1;
+	return numbers(v, which[0] == 'r' ? p->cfg.learned.read : p->cfg.learned.write,
+		       PV_LOAD_SIZE_BINS);
+}
+
 static int user(struct pv_loadproto *p, const char *s, const char *end)
 {
 	char name[256], alias[256], share[256], num[16], *e;
@@ -300,6 +357,8 @@ static int start(struct pv_loadproto *p, const char *s, const char *end)
 		return pv_error(PV_EUSAGE, "'start' before a config line and a user");
 	if (p->cfg.auth == PV_LOAD_KERBEROS && !p->realm[0])
 		return pv_error(PV_EUSAGE, "auth=kerberos without a 'kerberos' line");
+	if (p->cfg.kind[PV_LOAD_LEARNED].weight > 0 && !p->cfg.learned.n)
+		return pv_error(PV_EUSAGE, "kind 'learned' weighed without a 'learned' line");
 	if (s == end) {
 		p->step = p->n;
 	} else {
@@ -350,6 +409,10 @@ int pv_load_proto_parse(struct pv_loadproto *p, const char *line, size_t len)
 		r = config(p, line + 7, end);
 	else if (len >= 5 && !strncmp(line, "user ", 5))
 		r = user(p, line + 5, end);
+	else if (len >= 8 && !strncmp(line, "learned ", 8) && !p->steps)
+		r = learned(p, line + 8, end);
+	else if (len >= 6 && !strncmp(line, "sizes ", 6) && !p->steps)
+		r = sizes(p, line + 6, end);
 	else if (len >= 9 && !strncmp(line, "kerberos ", 9) && !p->steps) {
 		const char *s = line + 9;
 

@@ -3,6 +3,7 @@
  * in order; its start (counted, late or not) and its end; the ops loop of the bench beside
  * smbtorture. */
 #include "load/engine_internal.h"
+#include "load/steps.h"
 
 #include "util/err.h"
 #include "util/progress.h"
@@ -39,66 +40,6 @@ void scenario_end(struct user *u, bool error)
 
 /* ---- steps ---- */
 
-/* What a step does. Each request's answer comes back to the runner, which takes it as the step
- * that asked says; READ, WRITE and LIST are whole: as many requests as the file or the
- * listing takes, the runner going on once the last is answered. */
-enum req {
-	OPEN,	 /* CREATE of path into file, as the mode arg says (modes[]) */
-	PROBE,	 /* CREATE of path, not to be found (Explorer's desktop.ini, Office's owner file, a
-		  * copy's target): "not found" is the answer it wants, what it finds is closed */
-	STAT,	 /* QUERY_INFO */
-	OBJECT,	 /* IOCTL FSCTL_CREATE_OR_GET_OBJECT_ID, as the shell's link tracking asks */
-	LOCK,	 /* an Office-style range lock */
-	UNLOCK,	 /* ... released */
-	READ,	 /* the whole file (u->size bytes, as its CREATE said) */
-	WRITE,	 /* arg bytes (0: u->size) */
-	LIST,	 /* the whole folder: its files into u->names (file F1, u->path only) */
-	NOTIFY,	 /* CHANGE_NOTIFY: nothing waits for its answer, the next step goes at once */
-	SETINFO, /* the information class arg (INFO_*) */
-	RENAME,	 /* to path, over what is there when arg */
-	FLUSH,
-	CLOSE,
-	AGAIN, /* on from step arg */
-	END,   /* the scenario ends well */
-};
-
-enum { F1, F2 }; /* the file a step acts on: u->fid, u->fid2 */
-enum { P1, P2 }; /* the path it names: u->path, u->path2 */
-
-/* What a step's before() says: go on with the step, end the scenario well or in an error, or
- * (n > 0) skip n steps, this one and the n - 1 after it. */
-enum { GO = 0, DONE = -1, FAIL = -2 };
-
-/* What a scenario works on, picked first from what its user knows of its tree into u->path
- * (its size as listed into u->listed). */
-enum pick { NONE, STATIC, VOLATILE, EITHER, FOLDER };
-
-/* A step: its request (enum req), the file (F1, F2) and the path (P1, P2) it acts on, its
- * argument (an enum mode, a length, an information class...); what is done before it: a file
- * picked (enum pick), then before() (a path named, a size: NULL, nothing). */
-struct step {
-	uint8_t req, file;
-	uint32_t arg;
-	uint8_t path, pick;
-	int (*before)(struct user *u);
-};
-
-/* How OPEN opens: access, disposition, options, and the lease asked (0: none; a document is
- * opened with one, as an SMB 3 client opens it). */
-enum mode {
-	DIR_LIST,  /* a folder to list */
-	DIR_NEW,   /* a folder made, to be deleted */
-	DIR_DEL,   /* a folder to delete */
-	DOC_READ,  /* a document to read */
-	DOC_EDIT,  /* ... to edit */
-	DOC_OVER,  /* ... to write over */
-	DOC_NEW,   /* ... made */
-	FILE_NEW,  /* a file made */
-	FILE_TEMP, /* a temporary file, made or written over */
-	FILE_MADE, /* a file made, to be deleted */
-	FILE_DEL,  /* a file to rename or delete */
-};
-
 static const struct open_mode {
 	uint32_t access, disposition, options, lease;
 } modes[] = {
@@ -113,6 +54,7 @@ static const struct open_mode {
 	[FILE_TEMP] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, 0},
 	[FILE_MADE] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_NONDIR, 0},
 	[FILE_DEL] = {PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR, 0},
+	[OWN] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OPEN_IF, PV_SMBA_NONDIR, 0},
 };
 
 /* ---- the scenarios (docs/load.md), each its steps and what they do first ---- */
@@ -445,7 +387,7 @@ static bool took(struct user *u, const struct pv_smba_done *d)
 
 	if (!d)
 		return true;
-	s = &scenarios[u->kind][u->step - 1];
+	s = &u->steps[u->step - 1];
 	if (s->req == PROBE)
 		return client_probed(u, d);
 	if (s->req == OPEN)
@@ -459,8 +401,35 @@ static void (*const on_file[])(struct user *u, bool second, step_fn next) = {
 	[FLUSH] = client_flush, [CLOSE] = client_close,
 };
 
-/* The request of step s; its answer comes to run(). */
-static void issue(struct user *u, const struct step *s)
+/* A learned read or write (LREAD, LWRITE) on file f: where the last one ended, from 0 again
+ * past the file's end (a read) or past 1 MiB (a write); false when there is nothing to read. */
+static bool learned_io(struct user *u, const struct step *s)
+{
+	bool f2 = s->file == F2, write = s->req == LWRITE;
+	uint64_t size = u->fsize[f2], *at = &u->at[f2];
+	uint32_t n = replay_size(u, write);
+
+	if (!write) {
+		if (!size)
+			return false;
+		if (n > size)
+			n = (uint32_t)size;
+		if (*at + n > size)
+			*at = 0;
+		client_read_at(u, f2, *at, n, run);
+	} else {
+		if (*at + n > (1u << 20))
+			*at = 0;
+		client_write_at(u, f2, *at, n, run);
+		if (*at + n > size)
+			u->fsize[f2] = *at + n;
+	}
+	*at += n;
+	return true;
+}
+
+/* The request of step s, its answer to come to run(): false when there is none to make. */
+static bool issue(struct user *u, const struct step *s)
 {
 	const char *path = s->path == P2 ? u->path2 : u->path;
 	bool f2 = s->file == F2;
@@ -495,9 +464,13 @@ static void issue(struct user *u, const struct step *s)
 	case RENAME:
 		client_rename(u, f2, path, s->arg, run);
 		break;
+	case LREAD:
+	case LWRITE:
+		return learned_io(u, s);
 	default:
 		on_file[s->req](u, f2, run);
 	}
+	return true;
 }
 
 /* The scenario's steps from u->step on, each answer coming back here: what the last asked
@@ -508,7 +481,7 @@ static void run(struct user *u, const struct pv_smba_done *d)
 	if (!took(u, d))
 		return;
 	for (;;) {
-		const struct step *s = &scenarios[u->kind][u->step++];
+		const struct step *s = &u->steps[u->step++];
 		int r = s->pick && !picked(u, s->pick) ? FAIL : s->before ? s->before(u) : GO;
 
 		if (r == DONE || r == FAIL) {
@@ -527,8 +500,7 @@ static void run(struct user *u, const struct pv_smba_done *d)
 			u->step = (int)s->arg;
 		} else if (s->req == NOTIFY) {
 			client_watch(u, s->file == F2);
-		} else {
-			issue(u, s);
+		} else if (issue(u, s)) {
 			return;
 		}
 	}
@@ -599,6 +571,7 @@ void scenario_start(struct user *u, double t)
 	double gap;
 
 	u->kind = u->next;
+	u->steps = u->kind == PV_LOAD_LEARNED ? replay_pick(u) : scenarios[u->kind];
 	u->start = t;
 	pthread_mutex_lock(&w->lock);
 	u->late = pv_load_count_start(&w->figs, u->e->o->cfg, u->kind, t - u->due);
@@ -613,6 +586,10 @@ void scenario_start(struct user *u, double t)
 	u->open1 = u->open2 = false;
 	u->step = 0;
 	u->i = 0;
+	if (!u->steps) { /* a learned kind without a workload: the protocol refuses it */
+		scenario_end(u, true);
+		return;
+	}
 	run(u, NULL);
 }
 

@@ -277,6 +277,7 @@ void pv_playbook_free(struct pv_playbook *pb)
 	free(pb->server.share_path);
 	free(pb->server.smb_encrypt);
 	free(pb->server.fileset);
+	free(pb->workload);
 	free(pb->server.service);
 	for (size_t i = 0; i < pb->nclients; i++)
 		pb_host_release(&pb->clients[i]);

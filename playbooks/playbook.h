@@ -176,6 +176,8 @@ struct pv_playbook {
 	struct pv_drain drain;
 	bool has_load;		    /* the section is there (load always holds the settings) */
 	struct pv_load_config load; /* the built-in driver's workload; defaults when absent */
+	char *workload;		    /* load.workload: the learned workload's file, resolved
+				     * (its kinds are in load.learned); NULL = none */
 };
 
 /* Parse and validate. overrides: NULL or a NULL-terminated array of "dotted.key=value"

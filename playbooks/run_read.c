@@ -6,8 +6,10 @@
 #include "playbooks/names.h"
 #include "playbooks/tree.h"
 #include "util/err.h"
+#include "util/file.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,9 +35,9 @@ static const char *const drivers[] = {"command", "fsct", "builtin", NULL};
 static const char *const drain_keys[] = {"probe",     "command",       "metric",
 					 "threshold", "interval",      "settle",
 					 "timeout",   "between_steps", NULL};
-static const char *const load_keys[] = {"rate",		  "scenarios", "late", "overload",
-					"interval",	  "seed",      "auth", "encryption",
-					"keep_logged_on", "threads",   NULL};
+static const char *const load_keys[] = {"rate",		  "scenarios", "late",	   "overload",
+					"interval",	  "seed",      "auth",	   "encryption",
+					"keep_logged_on", "threads",   "workload", NULL};
 static const char *const load_auths[] = {"ntlm", "kerberos", NULL};
 static const char *const scenario_keys[] = {"weight", "limit", NULL};
 static const char *const probes[] = {"command", "writeback", "inflight", "smb", NULL};
@@ -205,6 +207,37 @@ static int parse_scenarios(struct ctx *c, const struct pv_node *m)
 	return 0;
 }
 
+/* load.workload: the learned workload read, its kinds the only ones drawn (the built-in ones
+ * at weight 0 unless load.scenarios names them), at the capture's rate unless load.rate says
+ * another. */
+static int parse_workload(struct ctx *c, const struct pv_node *m)
+{
+	struct pv_load_config *l = &c->pb->load;
+	char *text = NULL;
+	size_t len;
+	int r;
+
+	if ((r = pv_schema_path(&c->sc, m, "load", "workload", &c->pb->workload)) ||
+	    !c->pb->workload)
+		return r;
+	if ((r = pv_file_read(c->pb->workload, "learned workload", 1u << 20, &text, &len, NULL)) ||
+	    (r = pv_load_learned_parse(c->pb->workload, text, len, &l->learned))) {
+		free(text);
+		return pv_error_prefix(PV_ECONFIG,
+				       "load.workload (write one with `provision learn CAPTURE "
+				       "-o FILE`)");
+	}
+	free(text);
+	for (int k = 0; k < PV_LOAD_KINDS; k++)
+		l->kind[k].weight = k == PV_LOAD_LEARNED;
+	if (!pv_tree_get(m, "rate")) {
+		double rate = l->learned.per_user_hour + 0.5;
+
+		l->rate = rate < 1 ? 1 : rate > 36000 ? 36000 : (unsigned)rate;
+	}
+	return 0;
+}
+
 int pb_parse_load(struct ctx *c, const struct pv_node *root)
 {
 	struct pv_load_config *l = &c->pb->load;
@@ -241,6 +274,15 @@ int pb_parse_load(struct ctx *c, const struct pv_node *root)
 		l->encryption = (enum pv_load_encryption)enc;
 	}
 	l->seed = (uint64_t)seed;
+	if ((r = parse_workload(c, m)))
+		return r;
 	sc = pv_tree_get(m, "scenarios");
-	return sc ? parse_scenarios(c, sc) : 0;
+	if (sc && (r = parse_scenarios(c, sc)))
+		return r;
+	if (l->kind[PV_LOAD_LEARNED].weight > 0 && !l->learned.n)
+		return pv_schema_fail(&c->sc, sc,
+				      "'load.scenarios.learned' has a weight, but there is no "
+				      "load.workload; expected load.workload: FILE, a workload "
+				      "that `provision learn CAPTURE -o FILE` wrote");
+	return 0;
 }

@@ -4,19 +4,13 @@
 #include <string.h>
 
 const char *const pv_load_names[PV_LOAD_KINDS + 1] = {
-	[PV_LOAD_UPLOAD] = "upload",
-	[PV_LOAD_BROWSE] = "browse",
-	[PV_LOAD_OPEN_READ] = "open_read",
-	[PV_LOAD_COPY_IN] = "copy_in",
-	[PV_LOAD_EDIT_SAVE] = "edit_save",
-	[PV_LOAD_OPEN_CLOSE] = "open_close",
-	[PV_LOAD_REWRITE] = "rewrite",
-	[PV_LOAD_DELETE_NEW] = "delete_new",
-	[PV_LOAD_LIST_NEW] = "list_new",
-	[PV_LOAD_RENAME] = "rename",
-	[PV_LOAD_MKDIR] = "mkdir",
-	[PV_LOAD_READ_FOLDER] = "read_folder",
-	[PV_LOAD_KINDS] = NULL,
+	[PV_LOAD_UPLOAD] = "upload",	   [PV_LOAD_BROWSE] = "browse",
+	[PV_LOAD_OPEN_READ] = "open_read", [PV_LOAD_COPY_IN] = "copy_in",
+	[PV_LOAD_EDIT_SAVE] = "edit_save", [PV_LOAD_OPEN_CLOSE] = "open_close",
+	[PV_LOAD_REWRITE] = "rewrite",	   [PV_LOAD_DELETE_NEW] = "delete_new",
+	[PV_LOAD_LIST_NEW] = "list_new",   [PV_LOAD_RENAME] = "rename",
+	[PV_LOAD_MKDIR] = "mkdir",	   [PV_LOAD_READ_FOLDER] = "read_folder",
+	[PV_LOAD_LEARNED] = "learned",	   [PV_LOAD_KINDS] = NULL,
 };
 
 const char *const pv_load_encryptions[] = {
@@ -35,6 +29,7 @@ static const struct pv_load_scenario defaults[PV_LOAD_KINDS] = {
 	[PV_LOAD_COPY_IN] = {7, 3},  [PV_LOAD_EDIT_SAVE] = {15, 3}, [PV_LOAD_OPEN_CLOSE] = {50, 1},
 	[PV_LOAD_REWRITE] = {15, 2}, [PV_LOAD_DELETE_NEW] = {5, 1}, [PV_LOAD_LIST_NEW] = {15, 1},
 	[PV_LOAD_RENAME] = {7, 1},   [PV_LOAD_MKDIR] = {7, 2},	    [PV_LOAD_READ_FOLDER] = {5, 5},
+	[PV_LOAD_LEARNED] = {0, 10}, /* only with load.workload */
 };
 
 void pv_load_defaults(struct pv_load_config *c)
@@ -54,4 +49,18 @@ int pv_load_kind_of(const char *name)
 		if (!strcmp(pv_load_names[k], name))
 			return k;
 	return -1;
+}
+
+const char *pv_load_learned_command(unsigned code)
+{
+	static const char *const names[] = {
+		[5] = "CREATE",		[6] = "CLOSE",
+		[7] = "FLUSH",		[8] = "READ",
+		[9] = "WRITE",		[10] = "LOCK",
+		[11] = "IOCTL",		[14] = "QUERY_DIRECTORY",
+		[15] = "CHANGE_NOTIFY", [16] = "QUERY_INFO",
+		[17] = "SET_INFO",
+	};
+
+	return code < sizeof(names) / sizeof(names[0]) ? names[code] : NULL;
 }

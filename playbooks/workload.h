@@ -6,6 +6,7 @@
 #define PV_PLAYBOOKS_WORKLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum pv_load_kind {
@@ -21,10 +22,11 @@ enum pv_load_kind {
 	PV_LOAD_RENAME,	     /* rename a volatile/ file and back */
 	PV_LOAD_MKDIR,	     /* make a folder in new/, a file in it, delete both */
 	PV_LOAD_READ_FOLDER, /* read every file of one static/ folder */
+	PV_LOAD_LEARNED,     /* one of load.workload's learned kinds (struct pv_load_learned) */
 	PV_LOAD_KINDS
 };
 
-/* "upload", "browse", ... as in docs/load.md and the playbook, then NULL. */
+/* "upload", "browse", ..., "learned" as in docs/load.md and the playbook, then NULL. */
 extern const char *const pv_load_names[PV_LOAD_KINDS + 1];
 
 /* FSCT's published weights: 15, 150, 40, 7, 15, 50, 15, 5, 15, 7, 7, 5 per user-hour, 331 in
@@ -38,6 +40,31 @@ extern const char *const pv_load_names[PV_LOAD_KINDS + 1];
 struct pv_load_scenario {
 	double weight; /* relative: the kind is drawn with probability weight / sum of weights */
 	double limit;  /* seconds: a scenario that takes longer is overloaded */
+};
+
+/* A workload learned from a capture (`provision learn -o`, docs/learn.md), as load.workload
+ * names it: its kinds of activity, each a sequence of SMB2 commands replayed in order, and the
+ * sizes of its reads and writes. Only the commands a user sends on an open session are kept
+ * (CREATE, CLOSE, FLUSH, READ, WRITE, LOCK, IOCTL, QUERY_DIRECTORY, CHANGE_NOTIFY, QUERY_INFO,
+ * SET_INFO); logons and tree connects are the driver's own. */
+#define PV_LOAD_LEARNED_KINDS  64   /* kinds kept, the most frequent first */
+#define PV_LOAD_LEARNED_STEPS  24   /* commands of a kind, at most (learn/kind.h's) */
+#define PV_LOAD_SIZE_BINS      34   /* size buckets: 0 (empty), then [2^(k-1), 2^k) */
+#define PV_LOAD_LEARNED_REPEAT 0x80 /* a step's flag: the command repeats (READ+) */
+
+struct pv_load_learned_kind {
+	uint8_t step[PV_LOAD_LEARNED_STEPS]; /* SMB2 command codes, | PV_LOAD_LEARNED_REPEAT */
+	uint8_t n;
+	double weight;	 /* relative */
+	double requests; /* an activity's requests on average, in the capture */
+};
+
+struct pv_load_learned {
+	unsigned n; /* kinds; 0: no workload learned */
+	struct pv_load_learned_kind kind[PV_LOAD_LEARNED_KINDS];
+	double per_user_hour;		 /* the kinds kept, each user, in the capture */
+	double read[PV_LOAD_SIZE_BINS];	 /* each size bucket's share of the reads, in % */
+	double write[PV_LOAD_SIZE_BINS]; /* ... of the writes */
 };
 
 /* The playbook's load: section (docs/playbook.md), defaults from pv_load_defaults. */
@@ -66,6 +93,7 @@ struct pv_load_config {
 		PV_LOAD_ENCRYPT_AES256_CCM,
 		PV_LOAD_ENCRYPT_AES256_GCM,
 	} encryption;
+	struct pv_load_learned learned; /* load.workload's kinds (kind PV_LOAD_LEARNED) */
 };
 
 /* "auto", "on", "aes-128-ccm", "aes-128-gcm", "aes-256-ccm", "aes-256-gcm", then NULL: the
@@ -75,5 +103,18 @@ extern const char *const pv_load_encryptions[];
 void pv_load_defaults(struct pv_load_config *c);
 /* The kind named name, or -1. */
 int pv_load_kind_of(const char *name);
+
+/* The SMB2 commands a learned kind may replay, by code (MS-SMB2 2.2.1): "CREATE", ...,
+ * "SET_INFO" as learn writes them; NULL for a code it does not replay (NEGOTIATE,
+ * SESSION_SETUP, LOGOFF, TREE_CONNECT, TREE_DISCONNECT, CANCEL, ECHO, OPLOCK_BREAK) or
+ * past 18. */
+const char *pv_load_learned_command(unsigned code);
+
+/* A learned workload's text (len bytes; name in messages) read into *out (zeroed first, and
+ * again on failure): PV_OK; PV_ECONFIG naming the place and what is expected (no kinds, none
+ * with a command to replay, an unknown command or key, a bad number or size bucket); PV_EIO
+ * out of memory. Implemented in playbooks/learned.c, over the playbook's YAML reader. */
+int pv_load_learned_parse(const char *name, const char *text, size_t len,
+			  struct pv_load_learned *out);
 
 #endif

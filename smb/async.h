@@ -161,6 +161,7 @@ bool pv_smba_signing(const struct pv_smba *c);
 #define PV_SMBA_PUT	  0x00100082u /* FILE_WRITE_DATA | READ_ATTRIBUTES | SYNCHRONIZE */
 #define PV_SMBA_OPEN	  1u	      /* FILE_OPEN */
 #define PV_SMBA_CREATE	  2u	      /* FILE_CREATE */
+#define PV_SMBA_OPEN_IF	  3u	      /* FILE_OPEN_IF */
 #define PV_SMBA_OVERWRITE 5u	      /* FILE_OVERWRITE_IF */
 #define PV_SMBA_DIR	  0x00000001u /* FILE_DIRECTORY_FILE */
 #define PV_SMBA_NONDIR	  0x00000040u /* FILE_NON_DIRECTORY_FILE */

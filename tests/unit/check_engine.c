@@ -429,6 +429,36 @@ static const char *differ(const char *got, const char *want, char *out, size_t c
 	return out;
 }
 
+/* load.workload's kinds for the run of kind learned: a file read (its repeat made 3 times),
+ * a folder listed and watched then a file of its own written (3 writes), its lock taken and
+ * released, and three CREATEs at once (the third looks for a name not there), and one that
+ * begins on a file not yet open; reads of 2-4 KiB, writes of 512 B-1 KiB. */
+static void learned(struct pv_load_learned *l)
+{
+	static const struct {
+		const char *cmds;
+		double weight, requests;
+	} kinds[] = {
+		{"5 16 11 136 6", 3, 7},
+		{"5 142 15 6 5 17 137 7 10 10 6 5 5 5 6 6", 2, 18},
+		{"8 16 6", 1, 3},
+	};
+
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		struct pv_load_learned_kind *k = &l->kind[l->n++];
+		const char *p = kinds[i].cmds;
+		char *e;
+
+		k->weight = kinds[i].weight;
+		k->requests = kinds[i].requests;
+		for (unsigned long c; (c = strtoul(p, &e, 10)), e != p; p = e)
+			k->step[k->n++] = (uint8_t)c;
+	}
+	l->read[12] = 100;
+	l->write[10] = 100;
+}
+
 /* Run k; what each user sent into recs. */
 static void run(int k, struct caller *c)
 {
@@ -467,6 +497,8 @@ static void run(int k, struct caller *c)
 			cfg.kind[j].weight = j == k ? 1 : 0;
 	for (int j = 0; j < PV_LOAD_KINDS; j++)
 		cfg.kind[j].limit = 100; /* ASan is slow: nothing is over its limit */
+	if (k == PV_LOAD_LEARNED)
+		learned(&cfg.learned);
 	cfg.late = 100;
 	if (k == PLAN) {
 		o.fileset = FILESET;

@@ -1,7 +1,8 @@
 /* tests/unit/check_engine_want.h: what each run of check_engine.c sent, as recorded
  * (PV_ENGINE_RECORD=<this file>) from the engine whose scenarios were switch statements
  * (commit 26e097f): the learning of the tree, listed or from the plan, and the first of each
- * user's requests from go on. */
+ * user's requests from go on. The learned kind's (load.workload) was recorded when it came,
+ * from the engine that first made it. */
 
 /* the learning: static/, volatile/ and new/ listed, then static/'s folders */
 #define LEARN_LISTED                                                                               \
@@ -671,6 +672,69 @@ static const struct want WANT[PLAN] = {
 		  "CLOSE h1 f=0\n"
 		  "CREATE u1/static/d02/d01/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
 		  "READ h1 0+33420\n"}},
+	[PV_LOAD_LEARNED] = {NULL,
+			     {/* user 0 */
+			      "CREATE u1/static/d02/d01 a=100081 s=7 d=1 o=1\n"
+			      "QDIR h1 c=1 f=1 '*' out=65536\n"
+			      "QDIR h1 c=1 f=0 '*' out=65536\n"
+			      "NOTIFY h1 f=0 out=4096 filter=17f\n"
+			      "CLOSE h1 f=0\n"
+			      "CREATE u1/new/pv-learned-u1-1.dat a=13019f s=7 d=3 o=40\n"
+			      "SETINFO h1 1.4 len=40\n"
+			      "WRITE h1 0+761\n"
+			      "WRITE h1 761+928\n"
+			      "FLUSH h1\n"
+			      "LOCK h1 n=1 7fffff00+1 f=12\n"
+			      "LOCK h1 n=1 7fffff00+1 f=4\n"
+			      "CLOSE h1 f=0\n"
+			      "CREATE u1/static/d01/d02/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
+			      "CREATE u1/static/d01/d01/f0002.txt a=120089 s=7 d=1 o=40 lease=3\n"
+			      "CREATE u1/new/pv-absent-u1-2 a=120089 s=7 d=1 o=40\n"
+			      "CLOSE h2 f=0\n"
+			      "CLOSE h1 f=0\n"
+			      "CREATE u1/static/d01/d01 a=100081 s=7 d=1 o=1\n"
+			      "QDIR h1 c=1 f=1 '*' out=65536\n"
+			      "QDIR h1 c=1 f=0 '*' out=65536\n"
+			      "NOTIFY h1 f=0 out=4096 filter=17f\n"
+			      "CLOSE h1 f=0\n"
+			      "CREATE u1/new/pv-learned-u1-3.dat a=13019f s=7 d=3 o=40\n"
+			      "SETINFO h1 1.4 len=40\n"
+			      "WRITE h1 0+513\n"
+			      "WRITE h1 513+551\n"
+			      "FLUSH h1\n"
+			      "LOCK h1 n=1 7fffff00+1 f=12\n"
+			      "LOCK h1 n=1 7fffff00+1 f=4\n"
+			      "CLOSE h1 f=0\n"
+			      "CREATE u1/static/d01/d02/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
+			      "CREATE u1/static/d01/d01/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
+			      "CREATE u1/new/pv-absent-u1-4 a=120089 s=7 d=1 o=40\n"
+			      "CLOSE h2 f=0\n"
+			      "CLOSE h1 f=0\n"
+			      "CREATE u1/static/d01/d02/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
+			      "QINFO h1 1.34 out=4096\n",
+			      /* user 1 */
+			      "CREATE u1/static/d02/d02/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
+			      "READ h1 0+2395\n"
+			      "QINFO h1 1.34 out=4096\n"
+			      "CLOSE h1 f=0\n"
+			      "CREATE u1/static/d02/d02/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
+			      "QINFO h1 1.34 out=4096\n"
+			      "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
+			      "READ h1 0+2828\n"
+			      "READ h1 2828+3745\n"
+			      "READ h1 6573+2961\n"
+			      "CLOSE h1 f=0\n"
+			      "CREATE u1/static/d01/d02/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
+			      "QINFO h1 1.34 out=4096\n"
+			      "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
+			      "READ h1 0+2247\n"
+			      "READ h1 2247+2066\n"
+			      "READ h1 4313+2084\n"
+			      "CLOSE h1 f=0\n"
+			      "CREATE u1/static/d02/d01/f0002.txt a=120089 s=7 d=1 o=40 lease=3\n"
+			      "READ h1 0+3802\n"
+			      "QINFO h1 1.34 out=4096\n"
+			      "CLOSE h1 f=0\n"}},
 	[MIXED] = {LEARN_LISTED,
 		   {/* user 0 */
 		    "CREATE u1/volatile/f0003.docx a=12019f s=7 d=1 o=40 lease=7\n"

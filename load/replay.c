@@ -1,0 +1,309 @@
+/* load/replay.c: load.workload's learned kinds (playbooks/workload.h) made into scenarios that
+ * load/scenario.c's runner goes through like its own.
+ *
+ * A kind is a sequence of SMB2 commands, "+" where one repeats. Each command becomes one
+ * request on the file the user has open, as the capture's user had one open:
+ *   - CREATE opens F1, or F2 when F1 is open, or (both open) looks for a name that is not
+ *     there. What it opens is what the commands up to its CLOSE do with it: a folder of
+ *     static/ when they list or watch it, a file of the user's own in new/ (one of four, kept
+ *     from run to run) when they write it, set its information or flush it, else a file of
+ *     static/ to read.
+ *   - CLOSE closes the last opened; one with nothing open is left out (the capture's activity
+ *     began with the file open). A command on a file with none open opens one first, and what
+ *     is still open at the end is closed, as after any scenario.
+ *   - READ and WRITE are one request each, of a size drawn from the capture's sizes (at most
+ *     64 KiB), where the last one ended; QUERY_DIRECTORY lists the folder whole; LOCK takes
+ *     the range, or releases it when taken; IOCTL asks the object id; QUERY_INFO, SET_INFO
+ *     (basic), FLUSH and CHANGE_NOTIFY as the built-in scenarios make them.
+ *   - A repeat is made as many times as the capture's requests for the kind say: what its
+ *     mean count has over one request a command, shared among its repeats (two at least).
+ * Commands that cannot be made on what is open (a listing of F2, a read of a folder) are left
+ * out. */
+#include "load/engine_internal.h"
+#include "load/steps.h"
+
+#include "util/err.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STEPS_MAX 256 /* a kind's steps, at most */
+#define OWN_FILES 4   /* the files of its own a user writes, by name */
+
+enum { C_CREATE = 5, C_CLOSE, C_FLUSH, C_READ, C_WRITE, C_LOCK, C_IOCTL };
+enum { C_QUERY_DIRECTORY = 14, C_CHANGE_NOTIFY, C_QUERY_INFO, C_SET_INFO };
+
+struct replay {
+	unsigned n;
+	struct step *steps[PV_LOAD_LEARNED_KINDS];
+	double cum[PV_LOAD_LEARNED_KINDS]; /* the kinds' weights, cumulative */
+	double rcum[PV_LOAD_SIZE_BINS], wcum[PV_LOAD_SIZE_BINS]; /* the sizes' buckets, ditto */
+};
+
+/* ---- what an open is for ---- */
+
+enum use { U_READ, U_DIR, U_OWN };
+
+/* What the commands from step from on do with a file opened at depth (0 or 1), up to its
+ * CLOSE: list or watch it (a folder), write it (one of the user's own), else read it. */
+static enum use use_of(const struct pv_load_learned_kind *k, unsigned from, int depth)
+{
+	bool dir = false, own = false;
+	int d = depth + 1;
+
+	for (unsigned j = from; j < k->n && d > depth; j++) {
+		unsigned c = k->step[j] & ~PV_LOAD_LEARNED_REPEAT;
+
+		if (c == C_CREATE)
+			d++;
+		else if (c == C_CLOSE)
+			d--;
+		else if (d == depth + 1 && (c == C_QUERY_DIRECTORY || c == C_CHANGE_NOTIFY))
+			dir = true;
+		else if (d == depth + 1 && (c == C_WRITE || c == C_SET_INFO || c == C_FLUSH))
+			own = true;
+	}
+	/* a folder is listed on F1 only (the runner lists u->path) */
+	return dir && depth == 0 ? U_DIR : own ? U_OWN : U_READ;
+}
+
+/* ---- what a step picks first ---- */
+
+static int own_name(struct user *u, char *dst)
+{
+	snprintf(dst, PATH_MAX_LOAD, "%s/new/pv-learned-%s-%u.dat", u->info.name, u->info.name,
+		 ++u->seq % OWN_FILES);
+	return GO;
+}
+
+static int own1(struct user *u)
+{
+	return own_name(u, u->path);
+}
+
+static int own2(struct user *u)
+{
+	return own_name(u, u->path2);
+}
+
+static int static2(struct user *u)
+{
+	const struct file *f = files_pick(u, &u->sfiles);
+
+	if (!f)
+		return FAIL;
+	snprintf(u->path2, sizeof(u->path2), "%s", f->path);
+	return GO;
+}
+
+static int absent(struct user *u)
+{
+	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-absent-%s-%u", u->info.name,
+		 u->info.name, ++u->seq);
+	return GO;
+}
+
+/* ---- a kind made into steps ---- */
+
+struct maker {
+	struct step *s;
+	unsigned n;
+	int depth;	   /* files open: F1, then F2 */
+	enum use use[2];   /* what each is for */
+	bool locked[2];	   /* its range lock taken */
+};
+
+static void put(struct maker *m, struct step st)
+{
+	if (m->n < STEPS_MAX - 1)
+		m->s[m->n++] = st;
+}
+
+static void open_for(struct maker *m, enum use use)
+{
+	int f = m->depth;
+
+	m->use[f] = use;
+	m->locked[f] = false;
+	if (use == U_DIR)
+		put(m, (struct step){OPEN, F1, DIR_LIST, P1, FOLDER, NULL});
+	else if (use == U_OWN)
+		put(m, (struct step){OPEN, (uint8_t)f, OWN, (uint8_t)f, NONE, f ? own2 : own1});
+	else if (f)
+		put(m, (struct step){OPEN, F2, DOC_READ, P2, NONE, static2});
+	else
+		put(m, (struct step){OPEN, F1, DOC_READ, P1, STATIC, NULL});
+	m->depth++;
+}
+
+/* A request on the file last opened (one opened first when none is): req with arg; those
+ * its file cannot take left out. */
+static void on_open(struct maker *m, const struct pv_load_learned_kind *k, unsigned i,
+		    unsigned c)
+{
+	int f;
+	enum use u;
+
+	if (!m->depth)
+		open_for(m, use_of(k, i, 0));
+	f = m->depth - 1;
+	u = m->use[f];
+	switch (c) {
+	case C_READ:
+		if (u != U_DIR)
+			put(m, (struct step){LREAD, (uint8_t)f});
+		break;
+	case C_WRITE:
+		if (u == U_OWN)
+			put(m, (struct step){LWRITE, (uint8_t)f});
+		break;
+	case C_FLUSH:
+		if (u == U_OWN)
+			put(m, (struct step){FLUSH, (uint8_t)f});
+		break;
+	case C_SET_INFO:
+		if (u == U_OWN)
+			put(m, (struct step){SETINFO, (uint8_t)f, INFO_BASIC});
+		break;
+	case C_LOCK:
+		if (u != U_DIR) {
+			put(m, (struct step){m->locked[f] ? UNLOCK : LOCK, (uint8_t)f});
+			m->locked[f] = !m->locked[f];
+		}
+		break;
+	case C_IOCTL:
+		put(m, (struct step){OBJECT, (uint8_t)f});
+		break;
+	case C_QUERY_INFO:
+		put(m, (struct step){STAT, (uint8_t)f});
+		break;
+	case C_QUERY_DIRECTORY:
+		if (u == U_DIR)
+			put(m, (struct step){LIST, F1});
+		break;
+	case C_CHANGE_NOTIFY:
+		if (u == U_DIR)
+			put(m, (struct step){NOTIFY, F1});
+		break;
+	}
+}
+
+/* How many times a repeated command is made: the kind's requests over one a command, shared
+ * among its repeats; two at least. */
+static unsigned repeats(const struct pv_load_learned_kind *k)
+{
+	unsigned plus = 0;
+	double extra;
+
+	for (unsigned i = 0; i < k->n; i++)
+		plus += !!(k->step[i] & PV_LOAD_LEARNED_REPEAT);
+	if (!plus)
+		return 1;
+	extra = (k->requests - k->n) / plus;
+	return extra < 1 ? 2 : extra > 63 ? 64 : (unsigned)(extra + 1.5);
+}
+
+static struct step *make(const struct pv_load_learned_kind *k)
+{
+	struct maker m = {.s = calloc(STEPS_MAX, sizeof(struct step))};
+	unsigned rep = repeats(k);
+
+	if (!m.s)
+		return NULL;
+	for (unsigned i = 0; i < k->n; i++) {
+		unsigned c = k->step[i] & ~PV_LOAD_LEARNED_REPEAT;
+		unsigned times = k->step[i] & PV_LOAD_LEARNED_REPEAT ? rep : 1;
+
+		/* a listing is made whole, however many requests it took */
+		if (c == C_QUERY_DIRECTORY || c == C_CHANGE_NOTIFY)
+			times = 1;
+		for (unsigned t = 0; t < times; t++) {
+			if (c == C_CREATE && m.depth < 2)
+				open_for(&m, use_of(k, i + 1, m.depth));
+			else if (c == C_CREATE)
+				put(&m, (struct step){PROBE, .path = P2, .before = absent});
+			else if (c == C_CLOSE && m.depth)
+				put(&m, (struct step){CLOSE, (uint8_t)--m.depth});
+			else if (c != C_CLOSE)
+				on_open(&m, k, i, c);
+		}
+	}
+	m.s[m.n] = (struct step){END};
+	return m.s;
+}
+
+/* ---- the replay ---- */
+
+static void cumulate(const double *v, double *cum, int n)
+{
+	double sum = 0;
+
+	for (int i = 0; i < n; i++)
+		cum[i] = sum += v[i] > 0 ? v[i] : 0;
+}
+
+int replay_new(const struct pv_load_config *c, struct replay **out)
+{
+	const struct pv_load_learned *l = &c->learned;
+	struct replay *r;
+
+	*out = NULL;
+	if (!l->n)
+		return PV_OK;
+	if (!(r = calloc(1, sizeof(*r))))
+		return pv_error(PV_EIO, "out of memory");
+	for (unsigned i = 0; i < l->n; i++) {
+		if (!(r->steps[i] = make(&l->kind[i]))) {
+			replay_free(r);
+			return pv_error(PV_EIO, "out of memory");
+		}
+		r->cum[i] = (i ? r->cum[i - 1] : 0) + l->kind[i].weight;
+		r->n++;
+	}
+	cumulate(l->read, r->rcum, PV_LOAD_SIZE_BINS);
+	cumulate(l->write, r->wcum, PV_LOAD_SIZE_BINS);
+	*out = r;
+	return PV_OK;
+}
+
+void replay_free(struct replay *r)
+{
+	if (!r)
+		return;
+	for (unsigned i = 0; i < r->n; i++)
+		free(r->steps[i]);
+	free(r);
+}
+
+const struct step *replay_pick(struct user *u)
+{
+	const struct replay *r = u->e->replay;
+	double x;
+	unsigned i = 0;
+
+	if (!r)
+		return NULL;
+	x = pv_load_rng_unit(&u->rng) * r->cum[r->n - 1];
+	while (i < r->n - 1 && !(x < r->cum[i]))
+		i++;
+	return r->steps[i];
+}
+
+uint32_t replay_size(struct user *u, bool write)
+{
+	const struct replay *r = u->e->replay;
+	const double *cum = write ? r->wcum : r->rcum;
+	double x, lo, v;
+	int k = 0;
+
+	if (!(cum[PV_LOAD_SIZE_BINS - 1] > 0))
+		return 4096; /* no sizes learned: a page */
+	x = pv_load_rng_unit(&u->rng) * cum[PV_LOAD_SIZE_BINS - 1];
+	while (k < PV_LOAD_SIZE_BINS - 1 && !(x < cum[k]))
+		k++;
+	/* bucket k: from 2^(k-1) up to below 2^k; 0 the empty ones, made 1 byte */
+	lo = k ? (double)(1ull << (k - 1)) : 1;
+	v = k ? lo + pv_load_rng_unit(&u->rng) * lo : 1;
+	return v > IO_CHUNK ? IO_CHUNK : v < 1 ? 1 : (uint32_t)v;
+}
