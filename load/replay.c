@@ -99,8 +99,8 @@ static int static2(struct user *u)
 
 static int absent(struct user *u)
 {
-	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-absent-%s-%u", u->info.name,
-		 u->info.name, ++u->seq);
+	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-absent-%s-%u", u->info.name, u->info.name,
+		 ++u->seq);
 	return GO;
 }
 
@@ -109,9 +109,9 @@ static int absent(struct user *u)
 struct maker {
 	struct step *s;
 	unsigned n;
-	int depth;	   /* files open: F1, then F2 */
-	enum use use[2];   /* what each is for */
-	bool locked[2];	   /* its range lock taken */
+	int depth;	 /* files open: F1, then F2 */
+	enum use use[2]; /* what each is for */
+	bool locked[2];	 /* its range lock taken */
 };
 
 static void put(struct maker *m, struct step st)
@@ -139,8 +139,7 @@ static void open_for(struct maker *m, enum use use)
 
 /* A request on the file last opened (one opened first when none is): req with arg; those
  * its file cannot take left out. */
-static void on_open(struct maker *m, const struct pv_load_learned_kind *k, unsigned i,
-		    unsigned c)
+static void on_open(struct maker *m, const struct pv_load_learned_kind *k, unsigned i, unsigned c)
 {
 	int f;
 	enum use u;

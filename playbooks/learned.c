@@ -16,8 +16,8 @@
 
 static const char *const top_keys[] = {"source", "users", "activity", "kinds", "other_kinds",
 				       "mix",	 "sizes", "files",    NULL};
-static const char *const kind_keys[] = {"commands", "weight", "per_user_hour", "requests",
-					"seconds",  NULL};
+static const char *const kind_keys[] = {"commands", "weight",  "per_user_hour",
+					"requests", "seconds", NULL};
 static const char *const size_keys[] = {"read", "write", NULL};
 static const char *const dist_keys[] = {"n", "median_up_to", "p95_up_to", "buckets", NULL};
 
@@ -81,14 +81,14 @@ static int commands(struct pv_schema *sc, const struct pv_node *v, const char *p
 		if (!strcmp(w, "...") && !repeat)
 			continue;
 		for (code = 0; code < 19; code++)
-			if (!strcmp(w, pv_load_learned_command(code)
-					       ? pv_load_learned_command(code)
-					       : ""))
+			if (!strcmp(w, pv_load_learned_command(code) ? pv_load_learned_command(code)
+								     : ""))
 				break;
 		if (code == 19) {
 			static const char *const others[] = {
-				"NEGOTIATE", "SESSION_SETUP",	"LOGOFF", "TREE_CONNECT",
-				"TREE_DISCONNECT", "CANCEL", "ECHO",	"OPLOCK_BREAK", NULL};
+				"NEGOTIATE",	"SESSION_SETUP",   "LOGOFF",
+				"TREE_CONNECT", "TREE_DISCONNECT", "CANCEL",
+				"ECHO",		"OPLOCK_BREAK",	   NULL};
 
 			if (pv_schema_known(w, others))
 				continue; /* the driver's own */

@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -214,13 +215,14 @@ static int parse_workload(struct ctx *c, const struct pv_node *m)
 {
 	struct pv_load_config *l = &c->pb->load;
 	char *text = NULL;
+	struct stat st;
 	size_t len;
 	int r;
 
 	if ((r = pv_schema_path(&c->sc, m, "load", "workload", &c->pb->workload)) ||
 	    !c->pb->workload)
 		return r;
-	if ((r = pv_file_read(c->pb->workload, "learned workload", 1u << 20, &text, &len, NULL)) ||
+	if ((r = pv_file_read(c->pb->workload, "learned workload", 1u << 20, &text, &len, &st)) ||
 	    (r = pv_load_learned_parse(c->pb->workload, text, len, &l->learned))) {
 		free(text);
 		return pv_error_prefix(PV_ECONFIG,

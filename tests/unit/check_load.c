@@ -1037,6 +1037,79 @@ START_TEST(proto)
 }
 END_TEST
 
+/* load.workload's kinds and sizes travel whole after the config line; a learned kind without
+ * them, or a line that is not one, is refused. */
+START_TEST(proto_learned)
+{
+	struct pv_loadproto p;
+	struct pv_load_config c;
+	struct pv_buf b = PV_BUF_INIT;
+	char *line, *save = NULL;
+
+	pv_load_defaults(&c);
+	c.kind[PV_LOAD_LEARNED].weight = 1;
+	c.learned.n = 2;
+	c.learned.kind[0] =
+		(struct pv_load_learned_kind){{5, 8 | PV_LOAD_LEARNED_REPEAT, 6}, 3, 62.5, 9.25};
+	c.learned.kind[1] = (struct pv_load_learned_kind){{16}, 1, 0.125, 1};
+	c.learned.read[12] = 70;
+	c.learned.read[0] = 30;
+	c.learned.write[33] = 1e-9;
+	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
+	ck_assert(
+		strstr(b.data, "\nlearned 62.5 9.25 5,136,6\nlearned 0.125 1 16\nsizes read 30,"));
+	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
+	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
+	memset(&p, 0, sizeof(p));
+	for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		ck_assert_msg(pv_load_proto_parse(&p, line, strlen(line)) == PV_OK, "%s: %s", line,
+			      pv_errmsg());
+	ck_assert_mem_eq(&p.cfg.learned, &c.learned, sizeof(c.learned));
+	ck_assert_double_eq(p.cfg.kind[PV_LOAD_LEARNED].weight, 1);
+	pv_load_proto_release(&p);
+
+	/* the kind weighed, its kinds not sent */
+	memset(&p, 0, sizeof(p));
+	pv_buf_reset(&b);
+	c.learned.n = 0;
+	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
+	ck_assert_ptr_null(strstr(b.data, "learned "));
+	ck_assert_ptr_null(strstr(b.data, "sizes "));
+	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
+	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
+	save = NULL;
+	for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strcmp(line, "start 1"))
+			ck_assert_int_eq(pv_load_proto_parse(&p, line, strlen(line)), PV_OK);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "start 1", 7), PV_EUSAGE);
+	ck_assert(strstr(pv_errmsg(), "kind 'learned' weighed without a 'learned' line"));
+	/* lines that are not one */
+	{
+		static const char *const bad[] = {
+			"learned 1 2",	     /* no commands */
+			"learned 0 2 5",     /* no weight */
+			"learned 1 2 5,,6",  /* an empty code */
+			"learned 1 2 5,3",   /* TREE_CONNECT: the driver's own */
+			"learned 1 2 5,19",  /* past the commands */
+			"learned 1 2 5,6 7", /* a word more */
+			"learned x 2 5",     /* not a number */
+			"sizes reed 1",	     /* neither */
+			"sizes read 1,2",    /* too few */
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			ck_assert_msg(pv_load_proto_parse(&p, bad[i], strlen(bad[i])) == PV_EUSAGE,
+				      "%s", bad[i]);
+	}
+	pv_load_proto_release(&p);
+	/* none before the config line */
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(pv_load_proto_parse(&p, "learned 1 2 5", 13), PV_EUSAGE);
+	pv_load_proto_release(&p);
+	pv_buf_release(&b, 1);
+}
+END_TEST
+
 /* The fileset lines: a description of several pieces, with every byte a YAML file holds,
  * joined again to the same text; refused where they would mix two or come too late. */
 START_TEST(proto_fileset)
@@ -2465,6 +2538,7 @@ int main(void)
 	tcase_add_test(tc, first_over);
 	tcase_add_test(tc, proto);
 	tcase_add_test(tc, proto_fileset);
+	tcase_add_test(tc, proto_learned);
 	tcase_add_test(tc, report_txt);
 	tcase_add_test(tc, answer_lines);
 	tcase_add_test(tc, answer_prose);

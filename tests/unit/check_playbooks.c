@@ -603,6 +603,57 @@ START_TEST(driver_and_drain)
 }
 END_TEST
 
+/* load.workload: the learned kinds read, the only ones drawn, at the capture's rate unless
+ * load.rate says another; a file that is not one refused, naming the key and how to make one. */
+START_TEST(load_workload)
+{
+	char dir[] = "/tmp/check_playbooks.XXXXXX", file[64], text[512];
+	struct pv_playbook *pb;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/w.yaml", dir);
+	ck_assert_ptr_nonnull(f = fopen(file, "w"));
+	fputs("kinds:\n"
+	      "  - {commands: CREATE READ+ CLOSE, weight: 75, per_user_hour: 150.2, requests: 4}\n"
+	      "  - {commands: TREE_CONNECT, weight: 20, per_user_hour: 40}\n"
+	      "  - {commands: CREATE CLOSE, weight: 5, per_user_hour: 10}\n",
+	      f);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(text, sizeof(text), BASE "load: {workload: %s}\n", file);
+	pb = ok(text, NULL);
+	ck_assert_str_eq(pb->workload, file);
+	ck_assert_uint_eq(pb->load.learned.n, 2);
+	ck_assert_uint_eq(pb->load.rate, 160); /* 150.2 + 10: the logons' kind is the driver's */
+	for (int k = 0; k < PV_LOAD_KINDS; k++)
+		ck_assert(pb->load.kind[k].weight == (k == PV_LOAD_LEARNED));
+	pv_playbook_free(pb);
+	/* a rate of its own; a built-in kind weighed beside them */
+	snprintf(text, sizeof(text),
+		 BASE "load: {workload: %s, rate: 50, scenarios: {browse: {weight: 2}}}\n", file);
+	pb = ok(text, NULL);
+	ck_assert_uint_eq(pb->load.rate, 50);
+	ck_assert(pb->load.kind[PV_LOAD_BROWSE].weight == 2);
+	ck_assert(pb->load.kind[PV_LOAD_LEARNED].weight == 1);
+	ck_assert(pb->load.kind[PV_LOAD_UPLOAD].weight == 0);
+	pv_playbook_free(pb);
+	/* no workload: the learned kind cannot be weighed */
+	bad(BASE "load: {scenarios: {learned: {weight: 1}}}\n",
+	    "t.yaml:7:19: 'load.scenarios.learned' has a weight, but there is no load.workload",
+	    NULL);
+	/* a file that is not one */
+	ck_assert_ptr_nonnull(f = fopen(file, "w"));
+	fputs("kinds:\n  - {commands: CREATE JUMP, weight: 5}\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(text, sizeof(text), BASE "load: {workload: %s}\n", file);
+	bad(text, "load.workload (write one with `provision learn CAPTURE -o FILE`): ", "'JUMP'");
+	unlink(file);
+	bad(text, "load.workload (write one with `provision learn CAPTURE -o FILE`): cannot open",
+	    NULL);
+	rmdir(dir);
+}
+END_TEST
+
 /* The built-in driver's load: section: defaults, values, overrides, and refusals where they
  * are written. */
 START_TEST(load_section)
@@ -1664,6 +1715,7 @@ static Suite *playbooks_suite(void)
 	tcase_add_test(tc, bad_ad_names);
 	tcase_add_test(tc, name_overflow);
 	tcase_add_test(tc, load_section);
+	tcase_add_test(tc, load_workload);
 	tcase_add_test(tc, server_smb_encrypt);
 	tcase_add_test(tc, overrides_valid);
 	tcase_add_test(tc, shell_safe_values);

@@ -1,7 +1,8 @@
 /* tests/unit/check_workload.c: the learned workload as YAML (learn/workload.c): every figure of
  * the counts where it belongs, the kinds the most frequent first with their weights, what is
  * past PV_WORKLOAD_KINDS as one share, the capture's name quoted whatever it holds, and no
- * user's id anywhere in it. */
+ * user's id anywhere in it; and read back for load.workload (playbooks/learned.c): what was
+ * written is what is read, and an edit that breaks it is refused where it is. */
 #include <check.h>
 
 #include "tests/unit/unit.h"
@@ -11,6 +12,7 @@
 #include "learn/kind.h"
 #include "learn/learn.h"
 #include "learn/workload.h"
+#include "playbooks/workload.h"
 #include "smb/smb2.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -154,6 +156,100 @@ START_TEST(many_kinds)
 }
 END_TEST
 
+/* What learn writes, load.workload reads: the kinds' commands (repeats marked), weights and
+ * requests, the rate of the kinds kept, each size bucket's share. */
+START_TEST(read_back)
+{
+	struct pv_learn_counts c;
+	struct pv_buf b = PV_BUF_INIT;
+	struct pv_load_learned l;
+	struct pv_kind_shape t = {0};
+
+	counts(&c);
+	/* a kind of logons only: written, not replayed */
+	pv_kind_shape_add(&t, SMB2_SESSION_SETUP);
+	pv_kind_shape_add(&t, SMB2_TREE_CONNECT);
+	pv_kinds_add(&c.kinds, &t, 2, 0.001);
+	c.activities++;
+	pv_sizes_add(&c.write_sizes, 700);
+	ck_assert_int_eq(pv_learn_workload(&c, "srv.pcap", "1", &b), PV_OK);
+	ck_assert_msg(pv_load_learned_parse("w.yaml", b.data, b.len, &l) == PV_OK, "%s",
+		      pv_errmsg());
+	ck_assert_uint_eq(l.n, 2);
+	ck_assert_uint_eq(l.kind[0].n, 3);
+	ck_assert_uint_eq(l.kind[0].step[0], SMB2_CREATE);
+	ck_assert_uint_eq(l.kind[0].step[1], SMB2_READ | PV_LOAD_LEARNED_REPEAT);
+	ck_assert_uint_eq(l.kind[0].step[2], SMB2_CLOSE);
+	ck_assert_double_eq_tol(l.kind[0].weight, 30.0 / 41 * 100, 1e-3);
+	ck_assert_double_eq(l.kind[0].requests, 4);
+	ck_assert_uint_eq(l.kind[1].n, 2);
+	ck_assert_uint_eq(l.kind[1].step[1], SMB2_CLOSE);
+	/* 30 and 10 activities an hour over 2 users; the logons' kind not counted */
+	ck_assert_double_eq_tol(l.per_user_hour, 20, 1e-9);
+	ck_assert_double_eq(l.read[0], 25);
+	ck_assert_double_eq(l.read[12], 50);
+	ck_assert_double_eq(l.read[17], 25);
+	ck_assert_double_eq(l.write[10], 100);
+	ck_assert_double_eq(l.read[11] + l.read[13] + l.write[9] + l.write[11], 0);
+	pv_buf_release(&b, 0);
+	pv_kinds_release(&c.kinds);
+	pv_learn_users_release(&c.users);
+}
+END_TEST
+
+/* The text fails to read with PV_ECONFIG and a message holding want; nothing is kept. */
+static void refused(const char *text, const char *want)
+{
+	struct pv_load_learned l;
+
+	memset(&l, 0xff, sizeof(l));
+	ck_assert_int_eq(pv_load_learned_parse("w.yaml", text, strlen(text), &l), PV_ECONFIG);
+	ck_assert_msg(strstr(pv_errmsg(), want), "'%s' lacks '%s'", pv_errmsg(), want);
+	ck_assert_uint_eq(l.n, 0);
+}
+
+START_TEST(read_refusals)
+{
+	char many[512] = "kinds:\n  - {weight: 1, commands: ";
+
+	refused("source: {}\n", "w.yaml:1:1: no 'kinds' in it; expected a workload that "
+				"`provision learn CAPTURE -o FILE` wrote");
+	refused("kinds:\n  - {commands: TREE_CONNECT, weight: 50}\n",
+		"'kinds' has no kind with a command to replay");
+	refused("kinds:\n  - {commands: CREATE CLOSE, weight: 0}\n",
+		"'kinds' has no kind with a command to replay");
+	refused("kinds:\n  - {commands: CREATE REED+ CLOSE, weight: 50}\n",
+		"w.yaml:2:16: 'kinds.0.commands' has 'REED', which is no SMB2 command");
+	refused("kinds:\n  - {commands: CREATE, weigth: 50}\n", "(did you mean 'weight'?)");
+	refused("kinds:\n  - {commands: CREATE}\n", "missing required key 'weight'");
+	refused("kinds:\n  - {commands: CREATE, weight: 101}\n",
+		"'kinds.0.weight' is '101'; expected a number from 0 to 100");
+	refused("kinds:\n  - {commands: CREATE, weight: lots}\n", "'kinds.0.weight' is 'lots'");
+	refused("kinds: CREATE\n", "'kinds' is a string; expected a list of kinds");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nsizes: {read: {buckets: {3000: 1}}}\n",
+		"'sizes.read.buckets' has the bucket '3000'; expected 0 or a power of two");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nsizes: {read: {buckets: {4096: x}}}\n",
+		"'sizes.read.buckets.4096' is 'x'");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nmixx: {}\n", "(did you mean 'mix'?)");
+	for (int i = 0; i < PV_LOAD_LEARNED_STEPS + 1; i++)
+		strcat(many, "READ ");
+	strcat(many, "}\n");
+	refused(many, "more than 24 commands to replay");
+	/* a cut kind's mark, and the commands the driver makes itself, are passed over */
+	{
+		struct pv_load_learned l;
+		const char *t =
+			"kinds:\n  - {commands: NEGOTIATE CREATE WRITE+ ..., weight: 1.5e1}\n";
+
+		ck_assert_int_eq(pv_load_learned_parse("w.yaml", t, strlen(t), &l), PV_OK);
+		ck_assert_uint_eq(l.n, 1);
+		ck_assert_uint_eq(l.kind[0].n, 2);
+		ck_assert_uint_eq(l.kind[0].step[1], SMB2_WRITE | PV_LOAD_LEARNED_REPEAT);
+		ck_assert_double_eq(l.kind[0].weight, 15);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("workload");
@@ -161,6 +257,8 @@ int main(void)
 
 	tcase_add_test(tc, yaml);
 	tcase_add_test(tc, many_kinds);
+	tcase_add_test(tc, read_back);
+	tcase_add_test(tc, read_refusals);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
