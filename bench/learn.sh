@@ -23,19 +23,10 @@ if [[ -z $CAP ]]; then
 		--set "users.per_client=$(((USERS + 1) / 2))" --set driver.name=builtin)
 	chmod 0755 "$BT"
 	on ctl "$PV" "${P[@]}" prepare >/dev/null
-	: >"$BT/td.err"
-	on srv tcpdump -i eth0 --immediate-mode -U -Z root -s 0 -w "$CAP" 'tcp port 445' 2>"$BT/td.err" &
-	bg=$!
-	until grep -q "listening on" "$BT/td.err"; do sleep 0.1; done
+	"$LAB_SH" capture srv start "$CAP"
 	on ctl "$PV" "${P[@]}" --set "load.rate=$RATE" run --id "pvbl-$$" --min-users "$USERS" \
 		--max-users "$USERS" --step 1 --duration "$DURATION" --warmup 1 --watch 0 >/dev/null
-	# tcpdump, below the lab's exec below the background job: ended with SIGINT (it then
-	# writes what it holds)
-	kids() { local c; for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do echo "$c"; kids "$c"; done; }
-	for c in $(kids "$bg"); do
-		[[ $(cat /proc/"$c"/comm 2>/dev/null) == tcpdump ]] && kill -INT "$c"
-	done
-	wait "$bg" || true
+	"$LAB_SH" capture srv stop
 	on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null
 fi
 MB=$(awk -v b="$(stat -c %s "$CAP")" 'BEGIN { printf "%.1f", b / 1048576 }')

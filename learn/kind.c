@@ -16,12 +16,15 @@ void pv_kind_shape_add(struct pv_kind_shape *s, uint16_t cmd)
 		return;
 	if (s->n && (s->step[s->n - 1] & 0x7f) == c) {
 		s->step[s->n - 1] |= 0x80; /* a repeat: folded */
+		if (s->reqs[s->n - 1] < UINT32_MAX)
+			s->reqs[s->n - 1]++;
 		return;
 	}
 	if (s->n == PV_KIND_STEPS) {
 		s->cut = true;
 		return;
 	}
+	s->reqs[s->n] = 1;
 	s->step[s->n++] = c;
 }
 
@@ -74,9 +77,12 @@ void pv_kinds_add(struct pv_kinds *t, const struct pv_kind_shape *s, uint64_t re
 	kd = &t->k[t->n++];
 	memset(kd, 0, sizeof(*kd));
 	kd->shape = *s;
+	memset(kd->shape.reqs, 0, sizeof(kd->shape.reqs)); /* an activity's, not the kind's */
 found:
 	kd->count++;
 	kd->requests += requests;
+	for (unsigned i = 0; i < s->n; i++)
+		kd->step_requests[i] += s->reqs[i];
 	kd->seconds += seconds;
 	return;
 other:

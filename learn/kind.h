@@ -15,16 +15,19 @@
 #define PV_KIND_STEPS 24   /* commands of a shape, at most (longer: cut, marked) */
 #define PV_KINDS_MAX  4096 /* kinds told apart */
 
-/* A shape: one byte a step (the command, 0x80 set when it repeats), a cut mark. */
+/* A shape: one byte a step (the command, 0x80 set when it repeats), a cut mark; and how many
+ * requests each step folded (not part of the shape: activities of one shape differ in it). */
 struct pv_kind_shape {
 	uint8_t step[PV_KIND_STEPS];
 	uint8_t n;
 	bool cut;
+	uint32_t reqs[PV_KIND_STEPS];
 };
 
 struct pv_kind {
 	struct pv_kind_shape shape;
 	uint64_t count, requests;
+	uint64_t step_requests[PV_KIND_STEPS]; /* each step's requests, its activities' summed */
 	double seconds; /* the activities' lengths, first request to last, summed */
 };
 

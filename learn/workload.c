@@ -98,6 +98,11 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 			    pct(kd->count, c->activities), pv_learn_per_user_hour(c, kd->count),
 			    (double)kd->requests / (double)kd->count,
 			    kd->seconds / (double)kd->count);
+		pv_buf_addstr(b, "    counts: [");
+		for (unsigned j = 0; j < kd->shape.n; j++)
+			pv_buf_addf(b, "%s%.4g", j ? ", " : "",
+				    (double)kd->step_requests[j] / (double)kd->count);
+		pv_buf_addstr(b, "] # each command's requests, on average\n");
 	}
 	for (size_t i = shown; i < k->n; i++) {
 		rest += k->k[order[i]].count;

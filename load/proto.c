@@ -41,6 +41,9 @@ int pv_load_proto_config(const struct pv_load_config *c, struct pv_buf *out)
 		pv_buf_addf(out, "learned %.17g %.17g ", k->weight, k->requests);
 		for (unsigned j = 0; j < k->n; j++)
 			pv_buf_addf(out, "%s%u", j ? "," : "", k->step[j]);
+		pv_buf_addstr(out, " ");
+		for (unsigned j = 0; j < k->n; j++)
+			pv_buf_addf(out, "%s%.17g", j ? "," : "", k->count[j]);
 		pv_buf_addstr(out, "\n");
 	}
 	for (int w = 0; c->learned.n && w < 2; w++) {
@@ -240,17 +243,19 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 	return 0;
 }
 
-/* "learned WEIGHT REQUESTS CODE,CODE,...": a learned kind (struct pv_load_learned_kind) */
+/* "learned WEIGHT REQUESTS CODE,CODE,... COUNT,COUNT,...": a learned kind (struct
+ * pv_load_learned_kind) */
 static int learned(struct pv_loadproto *p, const char *s, const char *end)
 {
 	struct pv_load_learned *l = &p->cfg.learned;
 	struct pv_load_learned_kind k = {0};
-	char w[3][256], *e;
+	char w[4][PV_LOAD_LEARNED_STEPS * 26], *e;
 
 	if (!p->have_config || l->n == PV_LOAD_LEARNED_KINDS ||
 	    pv_load_proto_word(&s, end, w[0], sizeof(w[0])) ||
 	    pv_load_proto_word(&s, end, w[1], sizeof(w[1])) ||
-	    pv_load_proto_word(&s, end, w[2], sizeof(w[2])) || s != end ||
+	    pv_load_proto_word(&s, end, w[2], sizeof(w[2])) ||
+	    pv_load_proto_word(&s, end, w[3], sizeof(w[3])) || s != end ||
 	    numbers(w[0], &k.weight, 1) < 0 || numbers(w[1], &k.requests, 1) < 0 ||
 	    !(k.weight > 0) || k.requests > 1e9)
 		return -1;
@@ -262,7 +267,7 @@ static int learned(struct pv_loadproto *p, const char *s, const char *end)
 			return -1;
 		k.step[k.n++] = (uint8_t)code;
 	}
-	if (!k.n)
+	if (!k.n || numbers(w[3], k.count, k.n) < 0)
 		return -1;
 	l->kind[l->n++] = k;
 	return 0;

@@ -15,8 +15,10 @@
  *     64 KiB), where the last one ended; QUERY_DIRECTORY lists the folder whole; LOCK takes
  *     the range, or releases it when taken; IOCTL asks the object id; QUERY_INFO, SET_INFO
  *     (basic), FLUSH and CHANGE_NOTIFY as the built-in scenarios make them.
- *   - A repeat is made as many times as the capture's requests for the kind say: what its
- *     mean count has over one request a command, shared among its repeats (two at least).
+ *   - A repeat is made as many times as the capture's made it on average: the whole count,
+ *     and one more with the chance of its fraction (a CREATE, a CLOSE or a LOCK: the nearest
+ *     whole count, as they pair). A workload that did not count them: what the kind's requests
+ *     have over one a command, shared among its repeats (two at least).
  * Commands that cannot be made on what is open (a listing of F2, a read of a folder) are left
  * out. */
 #include "load/engine_internal.h"
@@ -188,36 +190,48 @@ static void on_open(struct maker *m, const struct pv_load_learned_kind *k, unsig
 	}
 }
 
-/* How many times a repeated command is made: the kind's requests over one a command, shared
- * among its repeats; two at least. */
-static unsigned repeats(const struct pv_load_learned_kind *k)
+/* How many requests step i of a kind makes on average: 1, or a repeat's learned count (2 to
+ * 64); a workload without counts: the kind's requests over one a command, shared among its
+ * repeats. */
+static double repeats(const struct pv_load_learned_kind *k, unsigned i)
 {
 	unsigned plus = 0;
-	double extra;
+	double m = k->count[i];
 
-	for (unsigned i = 0; i < k->n; i++)
-		plus += !!(k->step[i] & PV_LOAD_LEARNED_REPEAT);
-	if (!plus)
+	if (!(k->step[i] & PV_LOAD_LEARNED_REPEAT))
 		return 1;
-	extra = (k->requests - k->n) / plus;
-	return extra < 1 ? 2 : extra > 63 ? 64 : (unsigned)(extra + 1.5);
+	if (!(m >= 2)) {
+		for (unsigned j = 0; j < k->n; j++)
+			plus += !!(k->step[j] & PV_LOAD_LEARNED_REPEAT);
+		m = 1 + (k->requests - k->n) / plus;
+	}
+	return m < 2 ? 2 : m > 64 ? 64 : m;
 }
 
 static struct step *make(const struct pv_load_learned_kind *k)
 {
 	struct maker m = {.s = calloc(STEPS_MAX, sizeof(struct step))};
-	unsigned rep = repeats(k);
 
 	if (!m.s)
 		return NULL;
 	for (unsigned i = 0; i < k->n; i++) {
 		unsigned c = k->step[i] & ~PV_LOAD_LEARNED_REPEAT;
-		unsigned times = k->step[i] & PV_LOAD_LEARNED_REPEAT ? rep : 1;
+		double rep = repeats(k, i);
+		unsigned times = (unsigned)rep;
+		uint16_t chance = (uint16_t)((rep - times) * 65536);
 
 		/* a listing is made whole, however many requests it took */
 		if (c == C_QUERY_DIRECTORY || c == C_CHANGE_NOTIFY)
-			times = 1;
-		for (unsigned t = 0; t < times; t++) {
+			times = 1, chance = 0;
+		/* opens and closes pair, and so do a lock and its release: the nearest whole count
+		 */
+		if (c == C_CREATE || c == C_CLOSE || c == C_LOCK)
+			times = (unsigned)(rep + 0.5), chance = 0;
+		for (unsigned t = 0; t <= times; t++) {
+			unsigned at = m.n;
+
+			if (t == times && !chance)
+				break;
 			if (c == C_CREATE && m.depth < 2)
 				open_for(&m, use_of(k, i + 1, m.depth));
 			else if (c == C_CREATE)
@@ -226,6 +240,9 @@ static struct step *make(const struct pv_load_learned_kind *k)
 				put(&m, (struct step){CLOSE, (uint8_t)--m.depth});
 			else if (c != C_CLOSE)
 				on_open(&m, k, i, c);
+			/* the fraction: the last request made (not an open it needed first) */
+			if (t == times && m.n > at)
+				m.s[m.n - 1].chance = chance;
 		}
 	}
 	m.s[m.n] = (struct step){END};

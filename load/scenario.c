@@ -482,7 +482,11 @@ static void run(struct user *u, const struct pv_smba_done *d)
 		return;
 	for (;;) {
 		const struct step *s = &u->steps[u->step++];
-		int r = s->pick && !picked(u, s->pick) ? FAIL : s->before ? s->before(u) : GO;
+		int r;
+
+		if (s->chance && (pv_load_rng_next(&u->rng) & 0xffff) >= s->chance)
+			continue;
+		r = s->pick && !picked(u, s->pick) ? FAIL : s->before ? s->before(u) : GO;
 
 		if (r == DONE || r == FAIL) {
 			scenario_end(u, r == FAIL);

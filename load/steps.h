@@ -47,12 +47,14 @@ enum pick { NONE, STATIC, VOLATILE, EITHER, FOLDER };
 
 /* A step: its request (enum req), the file (F1, F2) and the path (P1, P2) it acts on, its
  * argument (an enum mode, a length, an information class...); what is done before it: a file
- * picked (enum pick), then before() (a path named, a size: NULL, nothing). */
+ * picked (enum pick), then before() (a path named, a size: NULL, nothing); its chance. */
 struct step {
 	uint8_t req, file;
 	uint32_t arg;
 	uint8_t path, pick;
 	int (*before)(struct user *u);
+	uint16_t chance; /* taken only with this chance in 65536 (0: always); a learned repeat's
+			  * fraction of a request */
 };
 
 /* How OPEN opens: access, disposition, options, and the lease asked (0: none; a document is

@@ -16,8 +16,8 @@
 
 static const char *const top_keys[] = {"source", "users", "activity", "kinds", "other_kinds",
 				       "mix",	 "sizes", "files",    NULL};
-static const char *const kind_keys[] = {"commands", "weight",  "per_user_hour",
-					"requests", "seconds", NULL};
+static const char *const kind_keys[] = {
+	"commands", "weight", "per_user_hour", "requests", "seconds", "counts", NULL};
 static const char *const size_keys[] = {"read", "write", NULL};
 static const char *const dist_keys[] = {"n", "median_up_to", "p95_up_to", "buckets", NULL};
 
@@ -53,13 +53,15 @@ static int number(struct pv_schema *sc, const struct pv_node *map, const char *p
 }
 
 /* "CREATE QUERY_INFO READ+ CLOSE ..." into k: the commands replayed, "+" a repeat, the cut
- * mark "..." passed over; those the driver makes itself (logons, tree connects) left out. */
+ * mark "..." passed over; those the driver makes itself (logons, tree connects) left out.
+ * at[i]: the place in the text of the command kept as step i; *words: the commands read. */
 static int commands(struct pv_schema *sc, const struct pv_node *v, const char *path,
-		    struct pv_load_learned_kind *k)
+		    struct pv_load_learned_kind *k, unsigned *at, unsigned *words)
 {
 	const char *s, *p;
 	int r;
 
+	*words = 0;
 	if ((r = pv_schema_text_at(sc, v, path, "SMB2 commands such as CREATE READ+ CLOSE", &s)))
 		return r;
 	k->n = 0;
@@ -80,6 +82,7 @@ static int commands(struct pv_schema *sc, const struct pv_node *v, const char *p
 		p += strcspn(p, " ");
 		if (!strcmp(w, "...") && !repeat)
 			continue;
+		(*words)++;
 		for (code = 0; code < 19; code++)
 			if (!strcmp(w, pv_load_learned_command(code) ? pv_load_learned_command(code)
 								     : ""))
@@ -103,8 +106,39 @@ static int commands(struct pv_schema *sc, const struct pv_node *v, const char *p
 					      "'%s' has more than %d commands to replay; expected "
 					      "at most %d, as learn writes them",
 					      path, PV_LOAD_LEARNED_STEPS, PV_LOAD_LEARNED_STEPS);
+		at[k->n] = *words - 1;
 		k->step[k->n++] = (uint8_t)(code | (repeat ? PV_LOAD_LEARNED_REPEAT : 0));
 	}
+	return 0;
+}
+
+/* counts: [N, ...], one a command (words of them), each 1 (a command) or 2 and more (a
+ * repeat) on average; those of the steps kept into k->count. */
+static int counts(struct pv_schema *sc, const struct pv_node *v, const char *path,
+		  struct pv_load_learned_kind *k, const unsigned *at, unsigned words)
+{
+	double c[64];
+	int r;
+
+	if (words > sizeof(c) / sizeof(c[0]))
+		return pv_schema_fail(sc, v,
+				      "'%s' counts more than %zu commands; expected at most %d",
+				      path, sizeof(c) / sizeof(c[0]), PV_LOAD_LEARNED_STEPS);
+	if (v->kind != PV_NODE_SEQUENCE || v->n != words)
+		return pv_schema_fail(
+			sc, v, "'%s' is %s; expected a list of %u numbers, one a command", path,
+			v->kind == PV_NODE_SEQUENCE ? "a list of another length"
+						    : pv_schema_kind(v),
+			words);
+	for (size_t i = 0; i < v->n; i++) {
+		char p[96];
+
+		snprintf(p, sizeof(p), "%s.%zu", path, i);
+		if ((r = number_at(sc, v->items[i], p, 1, 1e9, &c[i])))
+			return r;
+	}
+	for (unsigned i = 0; i < k->n; i++)
+		k->count[i] = c[at[i]];
 	return 0;
 }
 
@@ -118,7 +152,9 @@ static int kinds(struct pv_schema *sc, const struct pv_node *seq, struct pv_load
 	for (size_t i = 0; i < seq->n; i++) {
 		const struct pv_node *m = seq->items[i];
 		struct pv_load_learned_kind k = {0};
+		const struct pv_node *cn;
 		double rate = 0, weight = 0;
+		unsigned at[PV_LOAD_LEARNED_STEPS], words;
 		char path[64];
 
 		snprintf(path, sizeof(path), "kinds.%zu", i);
@@ -128,7 +164,10 @@ static int kinds(struct pv_schema *sc, const struct pv_node *seq, struct pv_load
 		    (r = pv_schema_require(sc, m, path, "weight", "N (% of the activities)")))
 			return r;
 		snprintf(path, sizeof(path), "kinds.%zu.commands", i);
-		if ((r = commands(sc, pv_tree_get(m, "commands"), path, &k)))
+		if ((r = commands(sc, pv_tree_get(m, "commands"), path, &k, at, &words)))
+			return r;
+		snprintf(path, sizeof(path), "kinds.%zu.counts", i);
+		if ((cn = pv_tree_get(m, "counts")) && (r = counts(sc, cn, path, &k, at, words)))
 			return r;
 		snprintf(path, sizeof(path), "kinds.%zu", i);
 		if ((r = number(sc, m, path, "weight", 0, 100, &weight)) ||

@@ -57,6 +57,9 @@ struct pv_load_learned_kind {
 	uint8_t n;
 	double weight;	 /* relative */
 	double requests; /* an activity's requests on average, in the capture */
+	/* each step's requests on average (a repeat's: 2 or more); 0: not learned (a workload
+	 * written before learn counted them), the kind's requests tell */
+	double count[PV_LOAD_LEARNED_STEPS];
 };
 
 struct pv_load_learned {

@@ -34,10 +34,10 @@
 
 P=(-p "$PLAYBOOK" --set lab=pvlearn --set "users.name_template=pl-{client}-u{n}"
 	--set users.per_client=2 --set driver.name=builtin)
-TD=
+CAPTURING=
 cleanup() {
 	local f
-	[[ -n $TD ]] && kill -INT "$TD" 2>/dev/null
+	[[ -n $CAPTURING ]] && "$LAB_SH" capture srv stop >/dev/null 2>&1
 	if [[ -n ${LEARN_KEEP:-} ]]; then
 		for f in smbclient builtin; do
 			[[ -f $T_TMP/$f.pcap ]] && python3 "$TOP/tests/learn/scrub.py" "$T_TMP/$f.pcap" "$LEARN_KEEP/lab-$f.pcap"
@@ -49,28 +49,19 @@ cleanup() {
 trap cleanup EXIT
 chmod 0755 "$T_TMP"
 
-# capture_start FILE: tcpdump on srv's interface, port 445, into FILE; returns once it listens
+# capture_start FILE: tcpdump on srv's interface, port 445, into FILE (lab.sh capture: a
+# kernel buffer of 128 MiB, so that a burst of smbtorture's, 80,000 packets in 3 s once srv runs
+# at full speed, is not dropped before tcpdump writes it); returns once it listens
 capture_start() {
-	: >"$T_TMP/tcpdump.err"
-	# -B: a kernel buffer of 128 MiB, so that a burst of smbtorture's (80,000 packets in 3 s
-	# once srv runs at full speed) is not dropped before tcpdump writes it
-	on srv tcpdump -i eth0 --immediate-mode -U -B 131072 -Z root -s 0 -w "$1" 'tcp port 445' 2>"$T_TMP/tcpdump.err" &
-	CAP_BG=$!
-	wait_until 20 "tcpdump listening on srv" grep -q "listening on" "$T_TMP/tcpdump.err"
-	TD=$(child_named "$CAP_BG" tcpdump)
+	"$LAB_SH" capture srv start "$1" || fail "tcpdump on srv did not start"
+	CAPTURING=1
 }
-# capture_stop: tcpdump ended (SIGINT; --immediate-mode: every packet the filter took is written
-# by then, where its ring would hold the last second back), its count of packets said; a capture
-# that lost packets in the kernel fails the test (what learn says of a whole capture is what the
-# test asserts: a lossy one would only be skipped in part)
+# capture_stop: tcpdump ended, its count of packets said; a capture that lost packets in the
+# kernel fails the test (what learn says of a whole capture is what the test asserts: a lossy
+# one would only be skipped in part)
 capture_stop() {
-	local dropped
-	[[ -n $TD ]] && kill -INT "$TD"
-	wait "$CAP_BG"
-	TD=
-	grep -E "packets (captured|received|dropped)" "$T_TMP/tcpdump.err" | sed 's/^/    tcpdump: /' >&2
-	dropped=$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$T_TMP/tcpdump.err")
-	[[ $dropped == 0 ]] || fail "tcpdump dropped ${dropped:-an unknown number of} packets: the capture is not whole"
+	CAPTURING=
+	"$LAB_SH" capture srv stop 2> >(sed 's/^/    /' >&2) || fail "the capture is not whole (lab.sh capture srv stop)"
 }
 
 # tshark_counts FILE: "req CMD N" and "rsp CMD N" lines, by Wireshark's dissector

@@ -429,7 +429,8 @@ static const char *differ(const char *got, const char *want, char *out, size_t c
 	return out;
 }
 
-/* load.workload's kinds for the run of kind learned: a file read (its repeat made 3 times),
+/* load.workload's kinds for the run of kind learned: a file read (its repeat made 2.5 times on
+ * average: 2, and a third with a chance of one half),
  * a folder listed and watched then a file of its own written (3 writes), its lock taken and
  * released, and three CREATEs at once (the third looks for a name not there), and one that
  * begins on a file not yet open; reads of 2-4 KiB, writes of 512 B-1 KiB. */
@@ -455,6 +456,7 @@ static void learned(struct pv_load_learned *l)
 		for (unsigned long c; (c = strtoul(p, &e, 10)), e != p; p = e)
 			k->step[k->n++] = (uint8_t)c;
 	}
+	l->kind[0].count[3] = 2.5;
 	l->read[12] = 100;
 	l->write[10] = 100;
 }

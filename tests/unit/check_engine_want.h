@@ -704,14 +704,7 @@ static const struct want WANT[PLAN] = {
 			      "FLUSH h1\n"
 			      "LOCK h1 n=1 7fffff00+1 f=12\n"
 			      "LOCK h1 n=1 7fffff00+1 f=4\n"
-			      "CLOSE h1 f=0\n"
-			      "CREATE u1/static/d01/d02/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
-			      "CREATE u1/static/d01/d01/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
-			      "CREATE u1/new/pv-absent-u1-4 a=120089 s=7 d=1 o=40\n"
-			      "CLOSE h2 f=0\n"
-			      "CLOSE h1 f=0\n"
-			      "CREATE u1/static/d01/d02/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
-			      "QINFO h1 1.34 out=4096\n",
+			      "CLOSE h1 f=0\n",
 			      /* user 1 */
 			      "CREATE u1/static/d02/d02/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
 			      "READ h1 0+2395\n"
@@ -722,19 +715,13 @@ static const struct want WANT[PLAN] = {
 			      "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
 			      "READ h1 0+2828\n"
 			      "READ h1 2828+3745\n"
-			      "READ h1 6573+2961\n"
+			      "READ h1 6573+2129\n"
 			      "CLOSE h1 f=0\n"
-			      "CREATE u1/static/d01/d02/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
+			      "CREATE u1/static/d02/d02/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
 			      "QINFO h1 1.34 out=4096\n"
 			      "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
-			      "READ h1 0+2247\n"
-			      "READ h1 2247+2066\n"
-			      "READ h1 4313+2084\n"
-			      "CLOSE h1 f=0\n"
-			      "CREATE u1/static/d02/d01/f0002.txt a=120089 s=7 d=1 o=40 lease=3\n"
-			      "READ h1 0+3802\n"
-			      "QINFO h1 1.34 out=4096\n"
-			      "CLOSE h1 f=0\n"}},
+			      "READ h1 0+3794\n"
+			      "READ h1 3794+3815\n"}},
 	[MIXED] = {LEARN_LISTED,
 		   {/* user 0 */
 		    "CREATE u1/volatile/f0003.docx a=12019f s=7 d=1 o=40 lease=7\n"

@@ -1049,15 +1049,16 @@ START_TEST(proto_learned)
 	pv_load_defaults(&c);
 	c.kind[PV_LOAD_LEARNED].weight = 1;
 	c.learned.n = 2;
-	c.learned.kind[0] =
-		(struct pv_load_learned_kind){{5, 8 | PV_LOAD_LEARNED_REPEAT, 6}, 3, 62.5, 9.25};
-	c.learned.kind[1] = (struct pv_load_learned_kind){{16}, 1, 0.125, 1};
+	c.learned.kind[0] = (struct pv_load_learned_kind){
+		{5, 8 | PV_LOAD_LEARNED_REPEAT, 6}, 3, 62.5, 9.25, {1, 7.25, 1}};
+	c.learned.kind[1] = (struct pv_load_learned_kind){{16}, 1, 0.125, 1, {0}};
 	c.learned.read[12] = 70;
 	c.learned.read[0] = 30;
 	c.learned.write[33] = 1e-9;
 	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
-	ck_assert(
-		strstr(b.data, "\nlearned 62.5 9.25 5,136,6\nlearned 0.125 1 16\nsizes read 30,"));
+	ck_assert(strstr(
+		b.data,
+		"\nlearned 62.5 9.25 5,136,6 1,7.25,1\nlearned 0.125 1 16 0\nsizes read 30,"));
 	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
 	memset(&p, 0, sizeof(p));
@@ -1104,7 +1105,7 @@ START_TEST(proto_learned)
 	pv_load_proto_release(&p);
 	/* none before the config line */
 	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(pv_load_proto_parse(&p, "learned 1 2 5", 13), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "learned 1 2 5 1", 15), PV_EUSAGE);
 	pv_load_proto_release(&p);
 	pv_buf_release(&b, 1);
 }

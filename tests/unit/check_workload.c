@@ -97,6 +97,7 @@ START_TEST(yaml)
 	has(b.data, "kinds:");
 	has(b.data, "  - commands: CREATE READ+ CLOSE\n    weight: 75.0000 # % of the activities\n"
 		    "    per_user_hour: 15\n    requests: 4\n    seconds: 0.02\n"
+		    "    counts: [1, 2, 1] # each command's requests, on average\n"
 		    "  - commands: CREATE CLOSE\n    weight: 25.0000");
 	ck_assert_ptr_null(strstr(b.data, "other_kinds"));
 	has(b.data, "mix: # % of the requests, by command\n  CREATE: 30.0000\n  CLOSE: 20.0000\n"
@@ -180,6 +181,7 @@ START_TEST(read_back)
 	ck_assert_uint_eq(l.kind[0].step[0], SMB2_CREATE);
 	ck_assert_uint_eq(l.kind[0].step[1], SMB2_READ | PV_LOAD_LEARNED_REPEAT);
 	ck_assert_uint_eq(l.kind[0].step[2], SMB2_CLOSE);
+	ck_assert_double_eq(l.kind[0].count[1], 2); /* READ+: two READs each time */
 	ck_assert_double_eq_tol(l.kind[0].weight, 30.0 / 41 * 100, 1e-3);
 	ck_assert_double_eq(l.kind[0].requests, 4);
 	ck_assert_uint_eq(l.kind[1].n, 2);

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# bench/replay.sh: how closely a learned workload's replay (load.workload) matches the capture it
+# was learned from, as the server counts it, on the lab (lab 'pvrp': USERS users per client on
+# the office-sized fileset, prepared here and cleaned up at the end).
+#
+#   1. The capture: tcpdump in srv's namespace while SOURCE makes traffic: 'builtin' (the
+#      built-in driver's FSCT-like load, every user, DURATION s at RATE scenarios per
+#      user-hour) or 'smbclient' (each user's smbclient from its client, a session of
+#      listings, gets, puts and deletes, ROUNDS times).
+#   2. provision learn -o: the workload.
+#   3. The replay: `run` with load.workload set, every user, at the learned rate times SPEED.
+#      Samba's profile ('smbd profiling level = on', smbstatus --profile) counts what srv
+#      served; as in bench/mix.sh, a SHORT run's counts are taken from a LONG one's, so that
+#      what is left is the load alone, without the logons and the listing of the users' trees.
+#
+# The match is on the commands a user's file work sends (what a replay makes: CREATE, CLOSE,
+# READ, WRITE, QUERY_INFO, QUERY_DIRECTORY, SET_INFO, IOCTL, LOCK, FLUSH, CHANGE_NOTIFY), each
+# as a share of them: the capture's by learn's count, the replay's by the server's. The issue's
+# bounds: every command above 1% within 3 points, the total-variation distance at most 0.05.
+# Environment: SOURCE (builtin), USERS (5 per client), RATE (3310), DURATION (40), ROUNDS (20),
+# SPEED (1), SHORT (10), LONG (40), FILESET, KEEP (lab pvrp stays prepared).
+. "$(dirname "$0")/lib.sh"
+
+SOURCE=${SOURCE:-builtin}
+USERS=${USERS:-5}
+RATE=${RATE:-3310}
+DURATION=${DURATION:-40}
+ROUNDS=${ROUNDS:-20}
+SPEED=${SPEED:-1}
+SHORT=${SHORT:-10}
+LONG=${LONG:-40}
+FILESET=${FILESET:-$TOP/playbooks/filesets/homefolders.yaml}
+"$LAB_SH" status >/dev/null || { echo "bench: the lab is not up (make lab-up)" >&2; exit 1; }
+chmod 0755 "$BT"
+P=(-p "$PLAYBOOK" --set lab=pvrp --set "users.name_template=rp-{client}-u{n}"
+	--set "users.per_client=$USERS" --set "server.fileset=$FILESET" --set driver.name=builtin
+	--set "controller.results=$BT/results")
+N=$((2 * USERS))
+prepare_lab pvrp "$LAB_SH" srv-conf
+"$LAB_SH" srv-conf 'smbd profiling level=on' >/dev/null || { echo "bench: srv-conf failed" >&2; exit 1; }
+
+# ---- 1. the capture ----
+"$LAB_SH" capture srv start "$BT/cap.pcap"
+case $SOURCE in
+builtin)
+	on ctl "$PV" "${P[@]}" --set "load.rate=$RATE" run --id cap --min-users "$N" --max-users "$N" \
+		--step 1 --duration "$DURATION" --warmup 0 --watch 0 >"$BT/cap.out" 2>&1 ||
+		{ echo "bench: the captured run failed:" >&2; tail -5 "$BT/cap.out" >&2; exit 1; }
+	;;
+smbclient)
+	pwfile=$(sed -n 's/^ *password: *{file: *\(.*\)}.*/\1/p' "$PLAYBOOK" | head -1)
+	for c in cli1 cli2; do
+		for u in $(seq "$USERS"); do
+			(
+				user=rp-$c-u$u
+				for r in $(seq "$ROUNDS"); do
+					printf 'cd %s\nls\ncd static\nls\nprompt\nmget *.txt\ncd ../new\nput /etc/services s%s\nls\nallinfo s%s\ndel s%s\ncd ..\nls volatile\n' \
+						"$user" "$r" "$r" "$r"
+				done | on "$c" smbclient "//srv/fsroot1" -U "LAB/$user%$(cat "$pwfile")" -m SMB3 >/dev/null 2>&1
+			) &
+		done
+	done
+	wait
+	;;
+*) echo "bench: SOURCE is builtin or smbclient" >&2; exit 2 ;;
+esac
+"$LAB_SH" capture srv stop || { echo "bench: the capture is not whole" >&2; exit 1; }
+
+# ---- 2. learned ----
+"$PV" --json learn "$BT/cap.pcap" -o "$BT/w.yaml" >"$BT/learn.json" 2>"$BT/learn.err" ||
+	{ echo "bench: learn failed:" >&2; tail -3 "$BT/learn.err" >&2; exit 1; }
+rate=$(awk '/^  - commands:/ { k = 1 } k && /per_user_hour:/ { s += $2 } END { printf "%d", s * '"$SPEED"' + 0.5 }' "$BT/w.yaml")
+((rate > 36000)) && rate=36000
+((rate < 1)) && rate=1
+
+# ---- 3. the replay ----
+profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }
+one() {
+	profile >"$BT/$1.p0"
+	on ctl "$PV" "${P[@]}" --set "load.workload=$BT/w.yaml" --set "load.rate=$rate" --json run \
+		--id "$1" --min-users "$N" --max-users "$N" --step 1 --duration "$2" --warmup 0 \
+		--watch 0 >"$BT/$1.json" 2>"$BT/$1.err" ||
+		{ echo "bench: replay $1 failed:" >&2; tail -5 "$BT/$1.err" >&2; exit 1; }
+	profile >"$BT/$1.p1"
+}
+one short "$SHORT"
+one long "$LONG"
+
+python3 - "$BT" "$SOURCE" "$N" "$rate" <<'EOF'
+import json, sys
+bt, source, users, rate = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+# Samba's profile names (source3/smbd/smb2_server.c) and learn's
+names = [("create", "CREATE"), ("close", "CLOSE"), ("read", "READ"), ("write", "WRITE"),
+         ("getinfo", "QUERY_INFO"), ("find", "QUERY_DIRECTORY"), ("setinfo", "SET_INFO"),
+         ("ioctl", "IOCTL"), ("lock", "LOCK"), ("flush", "FLUSH"), ("notify", "CHANGE_NOTIFY")]
+def prof(f):
+    return {l.split()[0]: int(l.split()[1]) for l in open(f) if len(l.split()) == 2}
+def server(run):
+    a, b = prof("%s/%s.p0" % (bt, run)), prof("%s/%s.p1" % (bt, run))
+    return {k: b[k] - a.get(k, 0) for k in b}
+lg, sh = server("long"), server("short")
+rep = {s: max(lg.get(s, 0) - sh.get(s, 0), 0) for s, _ in names}
+cap = json.load(open(bt + "/learn.json"))["requests"]
+cap = {s: cap.get(l, 0) for s, l in names}
+ct, rt = sum(cap.values()), sum(rep.values())
+if not ct or not rt:
+    sys.exit("bench: no file commands counted (capture %d, replay %d)" % (ct, rt))
+run = json.load(open(bt + "/results/long/load.json"))["steps"][0]
+print("bench: %s's capture (%d file requests) learned and replayed by %d users at %d activities"
+      " per user-hour: %d file requests served in the long run less the short one" % (
+          source, ct, users, rate, rt))
+print("  the long run: %.2f activities/s (expected %.2f), overload %.2f%%, errors %d" % (
+    run["scen_per_s"], run["expected_per_s"], run["all"]["overload_pct"], run["all"]["errors"]))
+print("  %-16s %9s %9s %7s" % ("command", "capture%", "replay%", "diff"))
+tv, worst = 0.0, 0.0
+for s, l in names:
+    c, r = 100.0 * cap[s] / ct, 100.0 * rep[s] / rt
+    tv += abs(c - r) / 200
+    if c > 1 or r > 1:
+        worst = max(worst, abs(c - r))
+    if c or r:
+        print("  %-16s %9.2f %9.2f %+7.2f" % (l, c, r, r - c))
+print("  total-variation distance %.3f (bound 0.05); largest difference of a command above 1%%:"
+      " %.2f points (bound 3)" % (tv, worst))
+print("  verdict: %s" % ("match" if tv <= 0.05 and worst <= 3 else "no match"))
+EOF
