@@ -69,15 +69,18 @@ esac
 # ---- 2. learned ----
 "$PV" --json learn "$BT/cap.pcap" -o "$BT/w.yaml" >"$BT/learn.json" 2>"$BT/learn.err" ||
 	{ echo "bench: learn failed:" >&2; tail -3 "$BT/learn.err" >&2; exit 1; }
-rate=$(awk '/^  - commands:/ { k = 1 } k && /per_user_hour:/ { s += $2 } END { printf "%d", s * '"$SPEED"' + 0.5 }' "$BT/w.yaml")
-((rate > 36000)) && rate=36000
-((rate < 1)) && rate=1
+# at the capture's rate of the kinds replayed (what load.workload sets), or SPEED times it
+RATE_SET=()
+if [[ $SPEED != 1 ]]; then
+	r=$(awk '/^  - commands:/ { k = 1 } k && /per_user_hour:/ { s += $2 } END { printf "%d", s * '"$SPEED"' + 0.5 }' "$BT/w.yaml")
+	RATE_SET=(--set "load.rate=$(( r > 36000 ? 36000 : r < 1 ? 1 : r ))")
+fi
 
 # ---- 3. the replay ----
 profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }
 one() {
 	profile >"$BT/$1.p0"
-	on ctl "$PV" "${P[@]}" --set "load.workload=$BT/w.yaml" --set "load.rate=$rate" --json run \
+	on ctl "$PV" "${P[@]}" --set "load.workload=$BT/w.yaml" "${RATE_SET[@]}" --json run \
 		--id "$1" --min-users "$N" --max-users "$N" --step 1 --duration "$2" --warmup 0 \
 		--watch 0 >"$BT/$1.json" 2>"$BT/$1.err" ||
 		{ echo "bench: replay $1 failed:" >&2; tail -5 "$BT/$1.err" >&2; exit 1; }
@@ -86,9 +89,9 @@ one() {
 one short "$SHORT"
 one long "$LONG"
 
-python3 - "$BT" "$SOURCE" "$N" "$rate" <<'EOF'
+python3 - "$BT" "$SOURCE" "$N" <<'EOF'
 import json, sys
-bt, source, users, rate = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+bt, source, users = sys.argv[1], sys.argv[2], int(sys.argv[3])
 # Samba's profile names (source3/smbd/smb2_server.c) and learn's
 names = [("create", "CREATE"), ("close", "CLOSE"), ("read", "READ"), ("write", "WRITE"),
          ("getinfo", "QUERY_INFO"), ("find", "QUERY_DIRECTORY"), ("setinfo", "SET_INFO"),
@@ -105,7 +108,8 @@ cap = {s: cap.get(l, 0) for s, l in names}
 ct, rt = sum(cap.values()), sum(rep.values())
 if not ct or not rt:
     sys.exit("bench: no file commands counted (capture %d, replay %d)" % (ct, rt))
-run = json.load(open(bt + "/results/long/load.json"))["steps"][0]
+lj = json.load(open(bt + "/results/long/load.json"))
+run, rate = lj["steps"][0], lj["config"]["rate"]
 print("bench: %s's capture (%d file requests) learned and replayed by %d users at %d activities"
       " per user-hour: %d file requests served in the long run less the short one" % (
           source, ct, users, rate, rt))

@@ -127,9 +127,8 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 		    "users did,\n"
 		    "# per user. No name, path or byte of the capture is in it: users are counted, "
 		    "never named,\n"
-		    "# and kinds are command sequences. Weights may be edited; replaying it at any "
-		    "number of\n"
-		    "# users (load.workload) is still to come.\n",
+		    "# and kinds are command sequences. Weights may be edited; the playbook's\n"
+		    "# load.workload: FILE replays it at any number of users.\n",
 		    version);
 	pv_buf_addstr(out, "source:\n  capture: ");
 	quoted(out, source);

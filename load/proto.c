@@ -44,7 +44,7 @@ int pv_load_proto_config(const struct pv_load_config *c, struct pv_buf *out)
 		pv_buf_addstr(out, " ");
 		for (unsigned j = 0; j < k->n; j++)
 			pv_buf_addf(out, "%s%.17g", j ? "," : "", k->count[j]);
-		pv_buf_addstr(out, "\n");
+		pv_buf_addf(out, " %.17g\n", k->rest);
 	}
 	for (int w = 0; c->learned.n && w < 2; w++) {
 		const double *b = w ? c->learned.write : c->learned.read;
@@ -243,19 +243,20 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 	return 0;
 }
 
-/* "learned WEIGHT REQUESTS CODE,CODE,... COUNT,COUNT,...": a learned kind (struct
+/* "learned WEIGHT REQUESTS CODE,CODE,... COUNT,COUNT,... REST": a learned kind (struct
  * pv_load_learned_kind) */
 static int learned(struct pv_loadproto *p, const char *s, const char *end)
 {
 	struct pv_load_learned *l = &p->cfg.learned;
 	struct pv_load_learned_kind k = {0};
-	char w[4][PV_LOAD_LEARNED_STEPS * 26], *e;
+	char w[5][PV_LOAD_LEARNED_STEPS * 26], *e;
 
 	if (!p->have_config || l->n == PV_LOAD_LEARNED_KINDS ||
 	    pv_load_proto_word(&s, end, w[0], sizeof(w[0])) ||
 	    pv_load_proto_word(&s, end, w[1], sizeof(w[1])) ||
 	    pv_load_proto_word(&s, end, w[2], sizeof(w[2])) ||
-	    pv_load_proto_word(&s, end, w[3], sizeof(w[3])) || s != end ||
+	    pv_load_proto_word(&s, end, w[3], sizeof(w[3])) ||
+	    pv_load_proto_word(&s, end, w[4], sizeof(w[4])) || s != end ||
 	    numbers(w[0], &k.weight, 1) < 0 || numbers(w[1], &k.requests, 1) < 0 ||
 	    !(k.weight > 0) || k.requests > 1e9)
 		return -1;
@@ -267,7 +268,8 @@ static int learned(struct pv_loadproto *p, const char *s, const char *end)
 			return -1;
 		k.step[k.n++] = (uint8_t)code;
 	}
-	if (!k.n || numbers(w[3], k.count, k.n) < 0)
+	if (!k.n || numbers(w[3], k.count, k.n) < 0 || numbers(w[4], &k.rest, 1) < 0 ||
+	    k.rest > 1e9)
 		return -1;
 	l->kind[l->n++] = k;
 	return 0;

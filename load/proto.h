@@ -4,10 +4,11 @@
  *
  *   config rate=331 late=1 overload=1 interval=1 seed=1 auth=ntlm keep=0 threads=0
  *          weights=15,... limits=2,...
- *   learned 25 9 5,142,6 1,7,1                  (load.workload: a learned kind, its weight,
+ *   learned 25 9 5,142,6 1,7,1 0                (load.workload: a learned kind, its weight,
  *                                               its requests, its commands' codes, 0x80 set
  *                                               on a repeat, each one's requests on average
- *                                               (0: not learned); a line each, after config)
+ *                                               (0: not learned), its requests past a cut;
+ *                                               a line each, after config)
  *   sizes read 0,0,...                          (... the learned read sizes' buckets, %)
  *   kerberos LAB.TEST dc.lab.test lab.test      (auth=kerberos: realm, KDC, DNS domain)
  *   fileset homefolders name%3A%20homefolders%0A...   (the description the users' trees were

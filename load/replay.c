@@ -20,7 +20,9 @@
  *     whole count, as they pair). A workload that did not count them: what the kind's requests
  *     have over one a command, shared among its repeats (two at least).
  * Commands that cannot be made on what is open (a listing of F2, a read of a folder) are left
- * out. */
+ * out. A kind cut short (learn keeps 24 commands) has the requests past its cut made as its
+ * last whole cycle again (CREATE to the CLOSE that leaves nothing open), what is open closed
+ * first: a folder read file by file goes on as it began. */
 #include "load/engine_internal.h"
 #include "load/steps.h"
 
@@ -30,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STEPS_MAX 256 /* a kind's steps, at most */
-#define OWN_FILES 4   /* the files of its own a user writes, by name */
+#define STEPS_MAX 1024 /* a kind's steps, at most */
+#define OWN_FILES 4    /* the files of its own a user writes, by name */
 
 enum { C_CREATE = 5, C_CLOSE, C_FLUSH, C_READ, C_WRITE, C_LOCK, C_IOCTL };
 enum { C_QUERY_DIRECTORY = 14, C_CHANGE_NOTIFY, C_QUERY_INFO, C_SET_INFO };
@@ -208,13 +210,11 @@ static double repeats(const struct pv_load_learned_kind *k, unsigned i)
 	return m < 2 ? 2 : m > 64 ? 64 : m;
 }
 
-static struct step *make(const struct pv_load_learned_kind *k)
+/* Steps from..to of kind k made into m's steps. */
+static void make_span(struct maker *m, const struct pv_load_learned_kind *k, unsigned from,
+		      unsigned to)
 {
-	struct maker m = {.s = calloc(STEPS_MAX, sizeof(struct step))};
-
-	if (!m.s)
-		return NULL;
-	for (unsigned i = 0; i < k->n; i++) {
+	for (unsigned i = from; i < to; i++) {
 		unsigned c = k->step[i] & ~PV_LOAD_LEARNED_REPEAT;
 		double rep = repeats(k, i);
 		unsigned times = (unsigned)rep;
@@ -228,22 +228,72 @@ static struct step *make(const struct pv_load_learned_kind *k)
 		if (c == C_CREATE || c == C_CLOSE || c == C_LOCK)
 			times = (unsigned)(rep + 0.5), chance = 0;
 		for (unsigned t = 0; t <= times; t++) {
-			unsigned at = m.n;
+			unsigned at = m->n;
 
 			if (t == times && !chance)
 				break;
-			if (c == C_CREATE && m.depth < 2)
-				open_for(&m, use_of(k, i + 1, m.depth));
+			if (c == C_CREATE && m->depth < 2)
+				open_for(m, use_of(k, i + 1, m->depth));
 			else if (c == C_CREATE)
-				put(&m, (struct step){PROBE, .path = P2, .before = absent});
-			else if (c == C_CLOSE && m.depth)
-				put(&m, (struct step){CLOSE, (uint8_t)--m.depth});
+				put(m, (struct step){PROBE, .path = P2, .before = absent});
+			else if (c == C_CLOSE && m->depth)
+				put(m, (struct step){CLOSE, (uint8_t)--m->depth});
 			else if (c != C_CLOSE)
-				on_open(&m, k, i, c);
+				on_open(m, k, i, c);
 			/* the fraction: the last request made (not an open it needed first) */
-			if (t == times && m.n > at)
-				m.s[m.n - 1].chance = chance;
+			if (t == times && m->n > at)
+				m->s[m->n - 1].chance = chance;
 		}
+	}
+}
+
+/* The last whole cycle of a kind: the steps [*from, *to) from a CREATE with nothing open to
+ * the CLOSE that leaves nothing open again (false: none). */
+static bool last_cycle(const struct pv_load_learned_kind *k, unsigned *from, unsigned *to)
+{
+	int depth = 0;
+	unsigned start = 0;
+	bool found = false;
+
+	for (unsigned i = 0; i < k->n; i++) {
+		unsigned c = k->step[i] & ~PV_LOAD_LEARNED_REPEAT;
+		int times = (int)(repeats(k, i) + 0.5);
+
+		if (c == C_CREATE) {
+			if (!depth)
+				start = i;
+			depth += times;
+		} else if (c == C_CLOSE && depth) {
+			depth = depth > times ? depth - times : 0;
+			if (!depth) {
+				*from = start;
+				*to = i + 1;
+				found = true;
+			}
+		}
+	}
+	return found;
+}
+
+static struct step *make(const struct pv_load_learned_kind *k)
+{
+	struct maker m = {.s = calloc(STEPS_MAX, sizeof(struct step))};
+	unsigned from, to;
+
+	if (!m.s)
+		return NULL;
+	make_span(&m, k, 0, k->n);
+	/* a kind cut short: its rest made as its last whole cycle again (a folder read file by
+	 * file goes on as it began), what is open closed first */
+	if (k->rest > 0 && last_cycle(k, &from, &to)) {
+		double per = 0, cycles;
+
+		for (unsigned i = from; i < to; i++)
+			per += repeats(k, i);
+		while (m.depth)
+			put(&m, (struct step){CLOSE, (uint8_t)--m.depth});
+		for (cycles = k->rest / per; cycles >= 0.5 && m.n < STEPS_MAX - 1; cycles -= 1)
+			make_span(&m, k, from, to);
 	}
 	m.s[m.n] = (struct step){END};
 	return m.s;

@@ -53,15 +53,16 @@ static int number(struct pv_schema *sc, const struct pv_node *map, const char *p
 }
 
 /* "CREATE QUERY_INFO READ+ CLOSE ..." into k: the commands replayed, "+" a repeat, the cut
- * mark "..." passed over; those the driver makes itself (logons, tree connects) left out.
+ * mark "..." last (*cut); those the driver makes itself (logons, tree connects) left out.
  * at[i]: the place in the text of the command kept as step i; *words: the commands read. */
 static int commands(struct pv_schema *sc, const struct pv_node *v, const char *path,
-		    struct pv_load_learned_kind *k, unsigned *at, unsigned *words)
+		    struct pv_load_learned_kind *k, unsigned *at, unsigned *words, bool *cut)
 {
 	const char *s, *p;
 	int r;
 
 	*words = 0;
+	*cut = false;
 	if ((r = pv_schema_text_at(sc, v, path, "SMB2 commands such as CREATE READ+ CLOSE", &s)))
 		return r;
 	k->n = 0;
@@ -80,8 +81,10 @@ static int commands(struct pv_schema *sc, const struct pv_node *v, const char *p
 		memcpy(w, p, len - repeat);
 		w[len - repeat] = '\0';
 		p += strcspn(p, " ");
-		if (!strcmp(w, "...") && !repeat)
+		if (!strcmp(w, "...") && !repeat) {
+			*cut = true;
 			continue;
+		}
 		(*words)++;
 		for (code = 0; code < 19; code++)
 			if (!strcmp(w, pv_load_learned_command(code) ? pv_load_learned_command(code)
@@ -113,10 +116,12 @@ static int commands(struct pv_schema *sc, const struct pv_node *v, const char *p
 }
 
 /* counts: [N, ...], one a command (words of them), each 1 (a command) or 2 and more (a
- * repeat) on average; those of the steps kept into k->count. */
+ * repeat) on average; those of the steps kept into k->count, and a cut kind's requests past
+ * them into k->rest. */
 static int counts(struct pv_schema *sc, const struct pv_node *v, const char *path,
-		  struct pv_load_learned_kind *k, const unsigned *at, unsigned words)
+		  struct pv_load_learned_kind *k, const unsigned *at, unsigned words, bool cut)
 {
+	double sum = 0;
 	double c[64];
 	int r;
 
@@ -139,6 +144,10 @@ static int counts(struct pv_schema *sc, const struct pv_node *v, const char *pat
 	}
 	for (unsigned i = 0; i < k->n; i++)
 		k->count[i] = c[at[i]];
+	for (unsigned i = 0; i < words; i++)
+		sum += c[i];
+	if (cut && k->requests > sum)
+		k->rest = k->requests - sum;
 	return 0;
 }
 
@@ -155,6 +164,7 @@ static int kinds(struct pv_schema *sc, const struct pv_node *seq, struct pv_load
 		const struct pv_node *cn;
 		double rate = 0, weight = 0;
 		unsigned at[PV_LOAD_LEARNED_STEPS], words;
+		bool cut;
 		char path[64];
 
 		snprintf(path, sizeof(path), "kinds.%zu", i);
@@ -164,15 +174,16 @@ static int kinds(struct pv_schema *sc, const struct pv_node *seq, struct pv_load
 		    (r = pv_schema_require(sc, m, path, "weight", "N (% of the activities)")))
 			return r;
 		snprintf(path, sizeof(path), "kinds.%zu.commands", i);
-		if ((r = commands(sc, pv_tree_get(m, "commands"), path, &k, at, &words)))
-			return r;
-		snprintf(path, sizeof(path), "kinds.%zu.counts", i);
-		if ((cn = pv_tree_get(m, "counts")) && (r = counts(sc, cn, path, &k, at, words)))
+		if ((r = commands(sc, pv_tree_get(m, "commands"), path, &k, at, &words, &cut)))
 			return r;
 		snprintf(path, sizeof(path), "kinds.%zu", i);
 		if ((r = number(sc, m, path, "weight", 0, 100, &weight)) ||
 		    (r = number(sc, m, path, "per_user_hour", 0, 1e9, &rate)) ||
 		    (r = number(sc, m, path, "requests", 0, 1e9, &k.requests)))
+			return r;
+		snprintf(path, sizeof(path), "kinds.%zu.counts", i);
+		if ((cn = pv_tree_get(m, "counts")) &&
+		    (r = counts(sc, cn, path, &k, at, words, cut)))
 			return r;
 		if (!k.n || weight <= 0)
 			continue; /* nothing to replay: logons, tree connects */

@@ -60,6 +60,9 @@ struct pv_load_learned_kind {
 	/* each step's requests on average (a repeat's: 2 or more); 0: not learned (a workload
 	 * written before learn counted them), the kind's requests tell */
 	double count[PV_LOAD_LEARNED_STEPS];
+	/* a kind cut short (learn keeps PV_LOAD_LEARNED_STEPS commands): its requests past the
+	 * cut on average (its requests less its commands' counts); 0 otherwise */
+	double rest;
 };
 
 struct pv_load_learned {

@@ -462,7 +462,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "-o FILE writes what was learned as a workload a person can read and edit (YAML: the\n"
 	 "users' rates, the activity gap and think times, the kinds with a weight each, the\n"
 	 "command mix, sizes, open times; no name, path or byte of the capture), replacing FILE\n"
-	 "whole; replaying it is still to come (docs/learn.md).\n"
+	 "whole; the playbook's load.workload: FILE replays it (docs/learn.md).\n"
 	 "--json gives every count (docs/json.md). Needs no playbook. Exit status: 2 bad\n"
 	 "options; 3 a file that is not a capture provision reads, a link type it does not\n"
 	 "read, or one damaged part-way (what came before it is still shown; no workload is\n"

@@ -429,8 +429,9 @@ static const char *differ(const char *got, const char *want, char *out, size_t c
 	return out;
 }
 
-/* load.workload's kinds for the run of kind learned: a file read (its repeat made 2.5 times on
- * average: 2, and a third with a chance of one half),
+/* load.workload's kinds for the run of kind learned (and a fourth: a folder read file by file,
+ * cut short): a file read (its repeat made 2.5 times on average: 2, and a third with a chance
+ * of one half),
  * a folder listed and watched then a file of its own written (3 writes), its lock taken and
  * released, and three CREATEs at once (the third looks for a name not there), and one that
  * begins on a file not yet open; reads of 2-4 KiB, writes of 512 B-1 KiB. */
@@ -443,6 +444,7 @@ static void learned(struct pv_load_learned *l)
 		{"5 16 11 136 6", 3, 7},
 		{"5 142 15 6 5 17 137 7 10 10 6 5 5 5 6 6", 2, 18},
 		{"8 16 6", 1, 3},
+		{"5 142 6 5 8 6", 1, 13},
 	};
 
 	memset(l, 0, sizeof(*l));
@@ -457,6 +459,11 @@ static void learned(struct pv_load_learned *l)
 			k->step[k->n++] = (uint8_t)c;
 	}
 	l->kind[0].count[3] = 2.5;
+	/* a folder listed, then its files read one by one, cut after the first: 6 requests past
+	 * the cut, its last whole cycle (CREATE READ CLOSE) made twice more */
+	for (int i = 0; i < 6; i++)
+		l->kind[3].count[i] = i == 1 ? 2 : 1;
+	l->kind[3].rest = 6;
 	l->read[12] = 100;
 	l->write[10] = 100;
 }

@@ -1051,14 +1051,13 @@ START_TEST(proto_learned)
 	c.learned.n = 2;
 	c.learned.kind[0] = (struct pv_load_learned_kind){
 		{5, 8 | PV_LOAD_LEARNED_REPEAT, 6}, 3, 62.5, 9.25, {1, 7.25, 1}};
-	c.learned.kind[1] = (struct pv_load_learned_kind){{16}, 1, 0.125, 1, {0}};
+	c.learned.kind[1] = (struct pv_load_learned_kind){{16}, 1, 0.125, 1, {0}, 40.5};
 	c.learned.read[12] = 70;
 	c.learned.read[0] = 30;
 	c.learned.write[33] = 1e-9;
 	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
-	ck_assert(strstr(
-		b.data,
-		"\nlearned 62.5 9.25 5,136,6 1,7.25,1\nlearned 0.125 1 16 0\nsizes read 30,"));
+	ck_assert(strstr(b.data, "\nlearned 62.5 9.25 5,136,6 1,7.25,1 0\nlearned 0.125 1 16 0 "
+				 "40.5\nsizes read 30,"));
 	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
 	memset(&p, 0, sizeof(p));
@@ -1087,15 +1086,18 @@ START_TEST(proto_learned)
 	/* lines that are not one */
 	{
 		static const char *const bad[] = {
-			"learned 1 2",	     /* no commands */
-			"learned 0 2 5",     /* no weight */
-			"learned 1 2 5,,6",  /* an empty code */
-			"learned 1 2 5,3",   /* TREE_CONNECT: the driver's own */
-			"learned 1 2 5,19",  /* past the commands */
-			"learned 1 2 5,6 7", /* a word more */
-			"learned x 2 5",     /* not a number */
-			"sizes reed 1",	     /* neither */
-			"sizes read 1,2",    /* too few */
+			"learned 1 2",		    /* no commands */
+			"learned 1 2 5 1",	    /* no rest */
+			"learned 0 2 5 1 0",	    /* no weight */
+			"learned 1 2 5,,6 1,1,1 0", /* an empty code */
+			"learned 1 2 5,3 1,1 0",    /* TREE_CONNECT: the driver's own */
+			"learned 1 2 5,19 1,1 0",   /* past the commands */
+			"learned 1 2 5,6 1,1 0 7",  /* a word more */
+			"learned 1 2 5,6 1 0",	    /* a count short */
+			"learned x 2 5 1 0",	    /* not a number */
+			"learned 1 2 5 1 -3",	    /* a rest below 0 */
+			"sizes reed 1",		    /* neither */
+			"sizes read 1,2",	    /* too few */
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -1105,7 +1107,7 @@ START_TEST(proto_learned)
 	pv_load_proto_release(&p);
 	/* none before the config line */
 	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(pv_load_proto_parse(&p, "learned 1 2 5 1", 15), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "learned 1 2 5 1 0", 17), PV_EUSAGE);
 	pv_load_proto_release(&p);
 	pv_buf_release(&b, 1);
 }

@@ -237,17 +237,24 @@ START_TEST(read_refusals)
 		strcat(many, "READ ");
 	strcat(many, "}\n");
 	refused(many, "more than 24 commands to replay");
+	refused("kinds:\n  - {commands: CREATE READ+, weight: 5, counts: [1]}\n",
+		"'kinds.0.counts' is a list of another length; expected a list of 2 numbers");
+	refused("kinds:\n  - {commands: CREATE READ+, weight: 5, counts: [1, 0.5]}\n",
+		"'kinds.0.counts.1' is '0.5'; expected a number from 1 to");
 	/* a cut kind's mark, and the commands the driver makes itself, are passed over */
 	{
 		struct pv_load_learned l;
-		const char *t =
-			"kinds:\n  - {commands: NEGOTIATE CREATE WRITE+ ..., weight: 1.5e1}\n";
+		const char *t = "kinds:\n  - {commands: NEGOTIATE CREATE WRITE+ ..., weight: 1.5e1,"
+				" requests: 11, counts: [1, 1, 3]}\n";
 
 		ck_assert_int_eq(pv_load_learned_parse("w.yaml", t, strlen(t), &l), PV_OK);
 		ck_assert_uint_eq(l.n, 1);
 		ck_assert_uint_eq(l.kind[0].n, 2);
 		ck_assert_uint_eq(l.kind[0].step[1], SMB2_WRITE | PV_LOAD_LEARNED_REPEAT);
 		ck_assert_double_eq(l.kind[0].weight, 15);
+		ck_assert_double_eq(l.kind[0].count[1], 3);
+		/* cut: 11 requests, 5 of them in its commands, 6 past the cut */
+		ck_assert_double_eq(l.kind[0].rest, 6);
 	}
 }
 END_TEST
