@@ -21,8 +21,9 @@
  *     have over one a command, shared among its repeats (two at least).
  * Commands that cannot be made on what is open (a listing of F2, a read of a folder) are left
  * out. A kind cut short (learn keeps 24 commands) has the requests past its cut made as its
- * last whole cycle again (CREATE to the CLOSE that leaves nothing open), what is open closed
- * first: a folder read file by file goes on as it began. */
+ * whole cycles (CREATE to the CLOSE that leaves nothing open) like its last one again, in
+ * turn, what is open closed first: a folder read file by file goes on as it began, its files
+ * read as often as before. */
 #include "load/engine_internal.h"
 #include "load/steps.h"
 
@@ -247,13 +248,13 @@ static void make_span(struct maker *m, const struct pv_load_learned_kind *k, uns
 	}
 }
 
-/* The last whole cycle of a kind: the steps [*from, *to) from a CREATE with nothing open to
- * the CLOSE that leaves nothing open again (false: none). */
-static bool last_cycle(const struct pv_load_learned_kind *k, unsigned *from, unsigned *to)
+/* The whole cycles of a kind like its last one: each [from[i], to[i]) runs from a CREATE with
+ * nothing open to the CLOSE that leaves nothing open again, with the last one's commands (its
+ * repeats may differ: a file read once, another read three times). How many (0: none). */
+static unsigned cycles_of(const struct pv_load_learned_kind *k, unsigned *from, unsigned *to)
 {
+	unsigned n = 0, start = 0, keep = 0;
 	int depth = 0;
-	unsigned start = 0;
-	bool found = false;
 
 	for (unsigned i = 0; i < k->n; i++) {
 		unsigned c = k->step[i] & ~PV_LOAD_LEARNED_REPEAT;
@@ -266,34 +267,53 @@ static bool last_cycle(const struct pv_load_learned_kind *k, unsigned *from, uns
 		} else if (c == C_CLOSE && depth) {
 			depth = depth > times ? depth - times : 0;
 			if (!depth) {
-				*from = start;
-				*to = i + 1;
-				found = true;
+				from[n] = start;
+				to[n++] = i + 1;
 			}
 		}
 	}
-	return found;
+	/* those with the last one's commands, in order */
+	for (unsigned j = 0; n && j < n; j++) {
+		unsigned len = to[j] - from[j], last = n - 1;
+		bool same = len == to[last] - from[last];
+
+		for (unsigned i = 0; same && i < len; i++)
+			same = ((k->step[from[j] + i] ^ k->step[from[last] + i]) &
+				~PV_LOAD_LEARNED_REPEAT) == 0;
+		if (same) {
+			from[keep] = from[j];
+			to[keep++] = to[j];
+		}
+	}
+	return keep;
 }
 
 static struct step *make(const struct pv_load_learned_kind *k)
 {
 	struct maker m = {.s = calloc(STEPS_MAX, sizeof(struct step))};
-	unsigned from, to;
+	unsigned from[PV_LOAD_LEARNED_STEPS], to[PV_LOAD_LEARNED_STEPS], n;
 
 	if (!m.s)
 		return NULL;
 	make_span(&m, k, 0, k->n);
-	/* a kind cut short: its rest made as its last whole cycle again (a folder read file by
-	 * file goes on as it began), what is open closed first */
-	if (k->rest > 0 && last_cycle(k, &from, &to)) {
-		double per = 0, cycles;
+	/* a kind cut short: its rest made as its whole cycles like its last one again, in turn
+	 * (a folder read file by file goes on as it began, its files read as often as before),
+	 * what is open closed first */
+	if (k->rest > 0 && (n = cycles_of(k, from, to))) {
+		double left = k->rest;
 
-		for (unsigned i = from; i < to; i++)
-			per += repeats(k, i);
 		while (m.depth)
 			put(&m, (struct step){CLOSE, (uint8_t)--m.depth});
-		for (cycles = k->rest / per; cycles >= 0.5 && m.n < STEPS_MAX - 1; cycles -= 1)
-			make_span(&m, k, from, to);
+		for (unsigned c = 0; m.n < STEPS_MAX - 1; c = (c + 1) % n) {
+			double per = 0;
+
+			for (unsigned i = from[c]; i < to[c]; i++)
+				per += repeats(k, i);
+			if (left < per / 2)
+				break;
+			make_span(&m, k, from[c], to[c]);
+			left -= per;
+		}
 	}
 	m.s[m.n] = (struct step){END};
 	return m.s;
