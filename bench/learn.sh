@@ -23,7 +23,7 @@ if [[ -z $CAP ]]; then
 		--set "users.per_client=$(((USERS + 1) / 2))" --set driver.name=builtin)
 	chmod 0755 "$BT"
 	on ctl "$PV" "${P[@]}" prepare >/dev/null
-	"$LAB_SH" capture srv start "$CAP"
+	"$LAB_SH" capture srv start "$CAP" || exit 1
 	on ctl "$PV" "${P[@]}" --set "load.rate=$RATE" run --id "pvbl-$$" --min-users "$USERS" \
 		--max-users "$USERS" --step 1 --duration "$DURATION" --warmup 1 --watch 0 >/dev/null
 	"$LAB_SH" capture srv stop

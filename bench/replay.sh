@@ -40,7 +40,8 @@ prepare_lab pvrp "$LAB_SH" srv-conf
 "$LAB_SH" srv-conf 'smbd profiling level=on' >/dev/null || { echo "bench: srv-conf failed" >&2; exit 1; }
 
 # ---- 1. the capture ----
-"$LAB_SH" capture srv start "$BT/cap.pcap"
+"$LAB_SH" capture srv start "$BT/cap.pcap" || exit 1
+CAPTURING=srv
 case $SOURCE in
 builtin)
 	on ctl "$PV" "${P[@]}" --set "load.rate=$RATE" run --id cap --min-users "$N" --max-users "$N" \
@@ -48,22 +49,29 @@ builtin)
 		{ echo "bench: the captured run failed:" >&2; tail -5 "$BT/cap.out" >&2; exit 1; }
 	;;
 smbclient)
-	pwfile=$(sed -n 's/^ *password: *{file: *\(.*\)}.*/\1/p' "$PLAYBOOK" | head -1)
+	# each user's smbclient on its client: its password in an auth file (never on a command
+	# line), its home found on fsroot1 or fsroot2
 	for c in cli1 cli2; do
 		for u in $(seq "$USERS"); do
 			(
 				user=rp-$c-u$u
+				printf 'username = %s\npassword = %s\ndomain = LAB\n' "$user" "$(cat "$LAB/user.pass")" >"$BT/auth-$user"
+				share=fsroot1
+				on "$c" smbclient -N -A "$BT/auth-$user" //srv/fsroot1 -c "cd $user" 2>&1 | grep -q NT_STATUS && share=fsroot2
 				for r in $(seq "$ROUNDS"); do
-					printf 'cd %s\nls\ncd static\nls\nprompt\nmget *.txt\ncd ../new\nput /etc/services s%s\nls\nallinfo s%s\ndel s%s\ncd ..\nls volatile\n' \
-						"$user" "$r" "$r" "$r"
-				done | on "$c" smbclient "//srv/fsroot1" -U "LAB/$user%$(cat "$pwfile")" -m SMB3 >/dev/null 2>&1
+					printf 'cd %s\nls\ncd static/d%02d/d%02d\nls\nprompt\nmget f000*\ncd ../../../new\nput /etc/services s%s\nls\nallinfo s%s\ndel s%s\ncd ..\nls volatile/*\ncd ..\n' \
+						"$user" $((r % 6 + 1)) $((r % 4 + 1)) "$r" "$r" "$r"
+				done | on "$c" smbclient -N -A "$BT/auth-$user" "//srv/$share" >"$BT/smbc-$user.out" 2>&1
 			) &
 		done
 	done
 	wait
+	grep -l NT_STATUS_ "$BT"/smbc-*.out >/dev/null 2>&1 &&
+		echo "bench: smbclient said: $(grep -h NT_STATUS_ "$BT"/smbc-*.out | sort | uniq -c | sort -rn | head -3 | tr '\n' ' ')" >&2
 	;;
 *) echo "bench: SOURCE is builtin or smbclient" >&2; exit 2 ;;
 esac
+CAPTURING=
 "$LAB_SH" capture srv stop || { echo "bench: the capture is not whole" >&2; exit 1; }
 
 # ---- 2. learned ----
