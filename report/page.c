@@ -508,6 +508,18 @@ static void steps_table(struct pv_buf *b, const struct pv_results_run *run, cons
 }
 
 /* A table's heading cells of the steps, users rising (span columns each), and the head's end. */
+/* Whether kind k has a row: weighed, or started in some step (a run with load.workload draws
+ * only 'learned'; a run without it never does). */
+static bool kind_shown(const struct pv_results_run *run, int k)
+{
+	if (run->cfg.kind[k].weight > 0)
+		return true;
+	for (size_t i = 0; i < run->nsteps; i++)
+		if (run->steps[i].has_load && run->steps[i].load.kind[k].n.started)
+			return true;
+	return false;
+}
+
 static void step_heads(struct pv_buf *b, const struct pv_results_run *run, const size_t *ord,
 		       int span)
 {
@@ -624,6 +636,8 @@ static void kinds_tables(struct pv_buf *b, const struct pv_results_run *run, con
 		   "<th scope=\"col\" class=\"l\">kind</th><th scope=\"col\">limit s</th>");
 	step_heads(b, run, ord, 2);
 	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+		if (!kind_shown(run, k))
+			continue;
 		pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%g</td>", pv_load_names[k],
 			    run->cfg.kind[k].limit);
 		for (size_t i = 0; i < run->nsteps; i++) {
@@ -653,6 +667,8 @@ static void kinds_tables(struct pv_buf *b, const struct pv_results_run *run, con
 		for (int k = 0; k < PV_LOAD_KINDS; k++)
 			wsum += run->cfg.kind[k].weight;
 		for (int k = 0; k < PV_LOAD_KINDS; k++) {
+			if (!kind_shown(run, k))
+				continue;
 			pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%.1f</td>",
 				    pv_load_names[k],
 				    wsum > 0 ? 100 * run->cfg.kind[k].weight / wsum : 0);

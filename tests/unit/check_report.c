@@ -776,6 +776,63 @@ START_TEST(report_bidi)
 }
 END_TEST
 
+/* The kinds' tables of figures have a row for a kind weighed or started, no other: a built-in
+ * run shows no 'learned' row, a replay (load.workload: only 'learned' weighed) none of the
+ * built-in kinds but one it started; the settings' table lists every kind. */
+START_TEST(kind_rows)
+{
+	for (int replay = 0; replay < 2; replay++) {
+		struct mem m = {0};
+		struct pv_results_run *run;
+		struct pv_buf page = PV_BUF_INIT;
+
+		pv_buf_addstr(mem_file(&m, "manifest.json"),
+			      "{\"manifest_version\": 1, \"run_id\": \"r\", \"driver\": {\"name\": "
+			      "\"builtin\"}, \"steps\": [{\"step\": 1, \"users\": 10}]}");
+		load_json(mem_file(&m, "load.json"), 1,
+			  replay ? "\"rate\": 331, \"scenarios\": {\"learned\": {\"weight\": 1}, "
+				   "\"upload\": {\"weight\": 0}, \"browse\": {\"weight\": 0}, "
+				   "\"open_read\": {\"weight\": 0}, \"copy_in\": {\"weight\": 0}, "
+				   "\"edit_save\": {\"weight\": 0}, \"open_close\": {\"weight\": 0}, "
+				   "\"rewrite\": {\"weight\": 0}, \"delete_new\": {\"weight\": 0}, "
+				   "\"list_new\": {\"weight\": 0}, \"rename\": {\"weight\": 0}, "
+				   "\"mkdir\": {\"weight\": 0}, \"read_folder\": {\"weight\": 0}}"
+				 : "\"rate\": 331",
+			  "\"seconds\": 10, \"all\": {\"started\": 9, \"completed\": 9}, "
+			  "\"kinds\": {\"learned\": {\"started\": 5, \"completed\": 5}, "
+			  "\"mkdir\": {\"started\": 4, \"completed\": 4}}");
+		run = mem_load(&m);
+		ck_assert_int_eq(pv_report_page(run, &page), PV_OK);
+		/* two tables (latency per kind, the mix), and the settings' (every kind, always) */
+		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">learned</th>"), 3);
+		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">mkdir</th>"), 3);
+		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">browse</th>"), replay ? 1 : 3);
+		pv_buf_release(&page, 0);
+		pv_results_free(run);
+		mem_free(&m);
+	}
+	/* a built-in run that never started 'learned': no row */
+	{
+		struct mem m = {0};
+		struct pv_results_run *run;
+		struct pv_buf page = PV_BUF_INIT;
+
+		pv_buf_addstr(mem_file(&m, "manifest.json"),
+			      "{\"manifest_version\": 1, \"run_id\": \"r\", \"driver\": {\"name\": "
+			      "\"builtin\"}, \"steps\": [{\"step\": 1, \"users\": 10}]}");
+		load_json(mem_file(&m, "load.json"), 1, "\"rate\": 331",
+			  "\"seconds\": 10, \"all\": {\"started\": 5, \"completed\": 5}");
+		run = mem_load(&m);
+		ck_assert_int_eq(pv_report_page(run, &page), PV_OK);
+		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">learned</th>"), 1);
+		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">browse</th>"), 3);
+		pv_buf_release(&page, 0);
+		pv_results_free(run);
+		mem_free(&m);
+	}
+}
+END_TEST
+
 /* ---- the sweep's bar chart (pv_plot_bars) ---- */
 
 /* The part of svg from the bar labelled name (as escaped) to its end, in a buffer the next
@@ -999,6 +1056,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, compare_linear);
 	tcase_add_test(tc, number_casts);
 	tcase_add_test(tc, report_bidi);
+	tcase_add_test(tc, kind_rows);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bars");
 	tcase_add_test(tc, bars_drawn);
