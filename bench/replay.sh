@@ -18,7 +18,8 @@
 # as a share of them: the capture's by learn's count, the replay's by the server's. The issue's
 # bounds: every command above 1% within 3 points, the total-variation distance at most 0.05.
 # Environment: SOURCE (builtin), USERS (5 per client), RATE (3310), DURATION (40), ROUNDS (20),
-# SPEED (1), SHORT (10), LONG (40), FILESET, KEEP (lab pvrp stays prepared).
+# SPEED (1), SHORT (10), LONG (40), FILESET, KEEP (lab pvrp stays prepared), OUT (a folder the
+# capture, the workload and learn's JSON are copied to).
 . "$(dirname "$0")/lib.sh"
 
 SOURCE=${SOURCE:-builtin}
@@ -57,7 +58,8 @@ smbclient)
 				user=rp-$c-u$u
 				printf 'username = %s\npassword = %s\ndomain = LAB\n' "$user" "$(cat "$LAB/user.pass")" >"$BT/auth-$user"
 				share=fsroot1
-				on "$c" smbclient -N -A "$BT/auth-$user" //srv/fsroot1 -c "cd $user" 2>&1 | grep -q NT_STATUS && share=fsroot2
+				out=$(on "$c" smbclient -N -A "$BT/auth-$user" //srv/fsroot1 -c "cd $user" 2>&1 || true)
+				[[ $out != *NT_STATUS* ]] || share=fsroot2
 				for r in $(seq "$ROUNDS"); do
 					printf 'cd %s\nls\ncd static/d%02d/d%02d\nls\nprompt\nmget f000*\ncd ../../../new\nput /etc/services s%s\nls\nallinfo s%s\ndel s%s\ncd ..\nls volatile/*\ncd ..\n' \
 						"$user" $((r % 6 + 1)) $((r % 4 + 1)) "$r" "$r" "$r"
@@ -83,6 +85,8 @@ if [[ $SPEED != 1 ]]; then
 	r=$(awk '/^  - commands:/ { k = 1 } k && /per_user_hour:/ { s += $2 } END { printf "%d", s * '"$SPEED"' + 0.5 }' "$BT/w.yaml")
 	RATE_SET=(--set "load.rate=$(( r > 36000 ? 36000 : r < 1 ? 1 : r ))")
 fi
+
+[[ -z ${OUT:-} ]] || { mkdir -p "$OUT" && cp "$BT/cap.pcap" "$BT/w.yaml" "$BT/learn.json" "$OUT/"; }
 
 # ---- 3. the replay ----
 profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }

@@ -55,6 +55,7 @@ profile >"$T_TMP/p0"
 pv "${P[@]}" --set "load.workload=$T_TMP/w.yaml" --json run --id replay --min-users 4 --max-users 4 --step 1 --duration 12 --warmup 0 --watch 0
 expect_rc 0 "run with load.workload"
 profile >"$T_TMP/p1"
+rm -f "$T_TMP/info"
 python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the replay: $(tail -n 1 "$T_TMP/py")"
 import json, sys
 t = sys.argv[1]
@@ -78,11 +79,13 @@ assert k["learned"]["started"] >= 20, "only %d learned scenarios started" % k["l
 assert k["learned"]["errors"] == 0, "%d learned scenarios in error" % k["learned"]["errors"]
 others = {n: v["started"] for n, v in k.items() if n != "learned" and v["started"]}
 assert not others, "other kinds started: %s" % others
-print("    %d learned scenarios, none in error, at %d per user-hour" % (k["learned"]["started"], cfg["rate"]), file=sys.stderr)
+open(t + "/info", "w").write("    %d learned scenarios, none in error, at %d per user-hour\n" % (k["learned"]["started"], cfg["rate"]))
 EOF
+cat "$T_TMP/info" >&2 2>/dev/null
 
 # ---- 3. as the server counts it --------------------------------------------------------------
 echo "  3. the server's count of the replay against the capture's" >&2
+rm -f "$T_TMP/info"
 python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the server's mix: $(tail -n 1 "$T_TMP/py")"
 import json, sys
 t = sys.argv[1]
@@ -103,8 +106,9 @@ for s, l in names:
     if c > 1:
         assert srv[s] > 0, "%s is %.1f%% of the capture's, and the server served none" % (l, c)
         assert abs(c - r) <= 8, "%s: %.1f%% of the capture's file requests, %.1f%% of the server's" % (l, c, r)
-print("    capture/server %: " + ", ".join(rows), file=sys.stderr)
+open(t + "/info", "w").write("    capture/server %: " + ", ".join(rows) + "\n")
 EOF
+cat "$T_TMP/info" >&2 2>/dev/null
 
 # ---- 4. bad input -----------------------------------------------------------------------------
 echo "  4. bad input" >&2
@@ -117,7 +121,7 @@ bad() {
 	grep -qF -- "$want" <<<"$ERR" || { fail "$what: the error does not say '$want'"; show; }
 	[[ ! -e $T_TMP/results/bad ]] || fail "$what: a run folder was made"
 }
-bad "a workload with an unknown command" "load.workload (write one with \`provision learn CAPTURE -o FILE\`): $T_TMP/bad.yaml:2:5: 'kinds.0.commands' has 'JUMP', which is no SMB2 command" --set "load.workload=$T_TMP/bad.yaml"
+bad "a workload with an unknown command" "load.workload (write one with \`provision learn CAPTURE -o FILE\`): $T_TMP/bad.yaml:2:16: 'kinds.0.commands' has 'JUMP', which is no SMB2 command" --set "load.workload=$T_TMP/bad.yaml"
 bad "a workload that is not there" "load.workload (write one with \`provision learn CAPTURE -o FILE\`): cannot open learned workload '$T_TMP/none.yaml'" --set "load.workload=$T_TMP/none.yaml"
 bad "the learned kind without a workload" "'load.scenarios.learned' has a weight, but there is no load.workload" --set load.scenarios.learned.weight=1
 
