@@ -56,12 +56,14 @@ smbclient)
 		for u in $(seq "$USERS"); do
 			(
 				user=rp-$c-u$u
-				printf 'username = %s\npassword = %s\ndomain = LAB\n' "$user" "$(cat "$LAB/user.pass")" >"$BT/auth-$user"
+				(umask 077 && printf 'username = %s\npassword = %s\ndomain = LAB\n' "$user" "$(cat "$LAB/user.pass")" >"$BT/auth-$user")
 				share=fsroot1
+				mkdir -p "$BT/got-$user"
 				out=$(on "$c" smbclient -N -A "$BT/auth-$user" //srv/fsroot1 -c "cd $user" 2>&1 || true)
 				[[ $out != *NT_STATUS* ]] || share=fsroot2
 				for r in $(seq "$ROUNDS"); do
-					printf 'cd %s\nls\ncd static/d%02d/d%02d\nls\nprompt\nmget f000*\ncd ../../../new\nput /etc/services s%s\nls\nallinfo s%s\ndel s%s\ncd ..\nls volatile/*\ncd ..\n' \
+					printf 'lcd %s\ncd %s\nls\ncd static/d%02d/d%02d\nls\nprompt\nmget f000*\ncd ../../../new\nput /etc/services s%s\nls\nallinfo s%s\ndel s%s\ncd ..\nls volatile/*\ncd ..\n' \
+						"$BT/got-$user" \
 						"$user" $((r % 6 + 1)) $((r % 4 + 1)) "$r" "$r" "$r"
 				done | on "$c" smbclient -N -A "$BT/auth-$user" "//srv/$share" >"$BT/smbc-$user.out" 2>&1
 			) &

@@ -340,7 +340,7 @@ hosts_blocks() {
 }
 # smb_n USER TARGET SHARE CMD: smbclient as USER with NTLM (the shared password, domain LAB)
 smb_n() {
-	printf 'username = %s\npassword = %s\ndomain = LAB\n' "$1" "$(cat "$LAB/user.pass")" >"$T_TMP/auth"
+	(umask 077 && printf 'username = %s\npassword = %s\ndomain = LAB\n' "$1" "$(cat "$LAB/user.pass")" >"$T_TMP/auth")
 	on ctl smbclient -N -A "$T_TMP/auth" "//$2/$3" -I 198.18.0.20 -c "$4" 2>&1
 }
 
