@@ -200,15 +200,24 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 	if (m->session && m->cmd != 0 && m->cmd != 1 && (u = user_of(cn, m->session)) >= 0) {
 		struct pv_learn_user *us = &c->users.u[u];
 
-		/* its activity: a gap longer than the activity gap ends the one under way */
+		/* its activity: a gap longer than the activity gap ends the one under way, once
+		 * the user holds no file open (an activity works on what it opened, to its CLOSE),
+		 * or once the gap is PV_LEARN_HOLD times as long (at least PV_LEARN_HOLD_MIN) */
 		if (cn->l->gap > 0) {
-			if (us->cur_requests && t - us->last > cn->l->gap)
+			double idle = t - us->last, hold = PV_LEARN_HOLD * cn->l->gap;
+
+			if (us->cur_requests && idle > cn->l->gap &&
+			    (!us->open || idle > (hold > PV_LEARN_HOLD_MIN ? hold : PV_LEARN_HOLD_MIN)))
 				activity_end(c, us);
 			if (!us->cur_requests++)
 				us->cur_start = t;
 			pv_kind_shape_add(&us->cur, m->cmd);
 		}
 		pv_learn_user_request(us, t);
+		if (m->cmd == 5)
+			us->open++;
+		else if (m->cmd == 6 && us->open) /* a file opened before the capture: none */
+			us->open--;
 		us->trees += m->cmd == 3;
 		us->opens += m->cmd == 5;
 		us->listings += m->cmd == 14;
@@ -255,6 +264,14 @@ static void message(void *arg, const struct pv_smbt_msg *m)
 			c->matched++;
 		else
 			c->unmatched_ans++;
+		/* a CREATE refused opened nothing (its compound's CLOSE, refused too, was counted) */
+		if (m->cmd == 5 && asked && (m->status & 0xC0000000u) == 0xC0000000u &&
+		    !(e.v & CLOSED_IN_COMPOUND) && m->session) {
+			long u = user_of(cn, m->session);
+
+			if (u >= 0 && c->users.u[u].open)
+				c->users.u[u].open--;
+		}
 		/* the file opened, to time it until its CLOSE (unless its compound closed it) */
 		if (m->cmd == 5 && m->has_fid && !(asked && (e.v & CLOSED_IN_COMPOUND)) &&
 		    !pv_table_put(&cn->files, fid_key(m->fid), cn->l->now, 0))

@@ -29,7 +29,15 @@ struct pv_learn_user {
 	struct pv_kind_shape cur;
 	uint64_t cur_requests;
 	double cur_start;
+	/* the files it holds open now: its CREATEs less its CLOSEs and the CREATEs refused (an
+	 * activity does not end while one is open, unless idle for PV_LEARN_HOLD times the
+	 * activity gap, and at least PV_LEARN_HOLD_MIN seconds) */
+	uint32_t open;
 };
+
+/* A user idle this long ends its activity even with files open (a folder watched all day). */
+#define PV_LEARN_HOLD	  10
+#define PV_LEARN_HOLD_MIN 1.0
 
 struct pv_learn_users {
 	struct pv_learn_user *u;
