@@ -207,7 +207,8 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 			double idle = t - us->last, hold = PV_LEARN_HOLD * cn->l->gap;
 
 			if (us->cur_requests && idle > cn->l->gap &&
-			    (!us->open || idle > (hold > PV_LEARN_HOLD_MIN ? hold : PV_LEARN_HOLD_MIN)))
+			    (!us->open ||
+			     idle > (hold > PV_LEARN_HOLD_MIN ? hold : PV_LEARN_HOLD_MIN)))
 				activity_end(c, us);
 			if (!us->cur_requests++)
 				us->cur_start = t;
@@ -264,7 +265,8 @@ static void message(void *arg, const struct pv_smbt_msg *m)
 			c->matched++;
 		else
 			c->unmatched_ans++;
-		/* a CREATE refused opened nothing (its compound's CLOSE, refused too, was counted) */
+		/* a CREATE refused opened nothing (its compound's CLOSE, refused too, was counted)
+		 */
 		if (m->cmd == 5 && asked && (m->status & 0xC0000000u) == 0xC0000000u &&
 		    !(e.v & CLOSED_IN_COMPOUND) && m->session) {
 			long u = user_of(cn, m->session);

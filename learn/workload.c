@@ -148,7 +148,7 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 	times(out, "session_seconds", &c->session_times, " # logon to logoff, sessions whole");
 	pv_buf_addf(out,
 		    "activity: # a user's requests more than gap seconds apart start another "
-		    "activity\n"
+		    "activity, unless it holds a file open (up to 10 gaps, 1 s at least)\n"
 		    "  gap: %.6g\n  gap_learned: %s\n  activities: %llu\n"
 		    "  within: {median: %.6g, p95: %.6g} # gaps between an activity's requests\n"
 		    "  think: {median: %.6g, p95: %.6g} # gaps between activities\n",

@@ -91,8 +91,8 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		       "read\n",
 		       (unsigned long long)c->conns_refused, PV_LEARN_CONNS_MAX);
 	if (code == PV_OK && o->workload[0])
-		printf("learn: the learned workload written to %s (replaying it is still to "
-		       "come: docs/learn.md)\n",
+		printf("learn: the learned workload written to %s (the playbook's load.workload "
+		       "replays it: docs/learn.md)\n",
 		       o->workload);
 }
 
@@ -181,7 +181,8 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 	       (unsigned long long)c->session_times.n, (unsigned long long)c->still_on);
 	if (c->req_gaps.n) {
 		printf("learn: activities: a user's requests more than %s apart (%s) start "
-		       "another: %llu activities, %.1f requests each\n",
+		       "another, unless it holds a file open: %llu activities, %.1f requests "
+		       "each\n",
 		       dur(c->activity_gap, a, sizeof(a)),
 		       c->gap_learned ? "learned: the split of the gaps' two modes" : "--gap",
 		       (unsigned long long)c->activities, c->activity_requests);

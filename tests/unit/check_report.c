@@ -789,24 +789,26 @@ START_TEST(kind_rows)
 		pv_buf_addstr(mem_file(&m, "manifest.json"),
 			      "{\"manifest_version\": 1, \"run_id\": \"r\", \"driver\": {\"name\": "
 			      "\"builtin\"}, \"steps\": [{\"step\": 1, \"users\": 10}]}");
-		load_json(mem_file(&m, "load.json"), 1,
-			  replay ? "\"rate\": 331, \"scenarios\": {\"learned\": {\"weight\": 1}, "
-				   "\"upload\": {\"weight\": 0}, \"browse\": {\"weight\": 0}, "
-				   "\"open_read\": {\"weight\": 0}, \"copy_in\": {\"weight\": 0}, "
-				   "\"edit_save\": {\"weight\": 0}, \"open_close\": {\"weight\": 0}, "
-				   "\"rewrite\": {\"weight\": 0}, \"delete_new\": {\"weight\": 0}, "
-				   "\"list_new\": {\"weight\": 0}, \"rename\": {\"weight\": 0}, "
-				   "\"mkdir\": {\"weight\": 0}, \"read_folder\": {\"weight\": 0}}"
-				 : "\"rate\": 331",
-			  "\"seconds\": 10, \"all\": {\"started\": 9, \"completed\": 9}, "
-			  "\"kinds\": {\"learned\": {\"started\": 5, \"completed\": 5}, "
-			  "\"mkdir\": {\"started\": 4, \"completed\": 4}}");
+		load_json(
+			mem_file(&m, "load.json"), 1,
+			replay ? "\"rate\": 331, \"scenarios\": {\"learned\": {\"weight\": 1}, "
+				 "\"upload\": {\"weight\": 0}, \"browse\": {\"weight\": 0}, "
+				 "\"open_read\": {\"weight\": 0}, \"copy_in\": {\"weight\": 0}, "
+				 "\"edit_save\": {\"weight\": 0}, \"open_close\": {\"weight\": 0}, "
+				 "\"rewrite\": {\"weight\": 0}, \"delete_new\": {\"weight\": 0}, "
+				 "\"list_new\": {\"weight\": 0}, \"rename\": {\"weight\": 0}, "
+				 "\"mkdir\": {\"weight\": 0}, \"read_folder\": {\"weight\": 0}}"
+			       : "\"rate\": 331",
+			"\"seconds\": 10, \"all\": {\"started\": 9, \"completed\": 9}, "
+			"\"kinds\": {\"learned\": {\"started\": 5, \"completed\": 5}, "
+			"\"mkdir\": {\"started\": 4, \"completed\": 4}}");
 		run = mem_load(&m);
 		ck_assert_int_eq(pv_report_page(run, &page), PV_OK);
 		/* two tables (latency per kind, the mix), and the settings' (every kind, always) */
 		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">learned</th>"), 3);
 		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">mkdir</th>"), 3);
-		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">browse</th>"), replay ? 1 : 3);
+		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">browse</th>"),
+				  replay ? 1 : 3);
 		pv_buf_release(&page, 0);
 		pv_results_free(run);
 		mem_free(&m);
