@@ -19,7 +19,8 @@
 # bounds: every command above 1% within 3 points, the total-variation distance at most 0.05.
 # Environment: SOURCE (builtin), USERS (5 per client), RATE (3310), DURATION (40), ROUNDS (20),
 # SPEED (1), SHORT (10), LONG (40), FILESET, KEEP (lab pvrp stays prepared), OUT (a folder the
-# capture, the workload and learn's JSON are copied to).
+# capture, the workload and learn's JSON are copied to), CAPTURE (a capture made before, of
+# SOURCE: learned and replayed, none made).
 . "$(dirname "$0")/lib.sh"
 
 SOURCE=${SOURCE:-builtin}
@@ -41,42 +42,46 @@ prepare_lab pvrp "$LAB_SH" srv-conf
 "$LAB_SH" srv-conf 'smbd profiling level=on' >/dev/null || { echo "bench: srv-conf failed" >&2; exit 1; }
 
 # ---- 1. the capture ----
-"$LAB_SH" capture srv start "$BT/cap.pcap" || exit 1
-CAPTURING=srv
-case $SOURCE in
-builtin)
-	on ctl "$PV" "${P[@]}" --set "load.rate=$RATE" run --id cap --min-users "$N" --max-users "$N" \
-		--step 1 --duration "$DURATION" --warmup 0 --watch 0 >"$BT/cap.out" 2>&1 ||
-		{ echo "bench: the captured run failed:" >&2; tail -5 "$BT/cap.out" >&2; exit 1; }
-	;;
-smbclient)
-	# each user's smbclient on its client: its password in an auth file (never on a command
-	# line), its home found on fsroot1 or fsroot2
-	for c in cli1 cli2; do
-		for u in $(seq "$USERS"); do
-			(
-				user=rp-$c-u$u
-				(umask 077 && printf 'username = %s\npassword = %s\ndomain = LAB\n' "$user" "$(cat "$LAB/user.pass")" >"$BT/auth-$user")
-				share=fsroot1
-				mkdir -p "$BT/got-$user"
-				out=$(on "$c" smbclient -N -A "$BT/auth-$user" //srv/fsroot1 -c "cd $user" 2>&1 || true)
-				[[ $out != *NT_STATUS* ]] || share=fsroot2
-				for r in $(seq "$ROUNDS"); do
-					printf 'lcd %s\ncd %s\nls\ncd static/d%02d/d%02d\nls\nprompt\nmget f000*\ncd ../../../new\nput /etc/services s%s\nls\nallinfo s%s\ndel s%s\ncd ..\nls volatile/*\ncd ..\n' \
-						"$BT/got-$user" \
-						"$user" $((r % 6 + 1)) $((r % 4 + 1)) "$r" "$r" "$r"
-				done | on "$c" smbclient -N -A "$BT/auth-$user" "//srv/$share" >"$BT/smbc-$user.out" 2>&1
-			) &
+if [[ -n ${CAPTURE:-} ]]; then
+	cp "$CAPTURE" "$BT/cap.pcap"
+else
+	"$LAB_SH" capture srv start "$BT/cap.pcap" || exit 1
+	CAPTURING=srv
+	case $SOURCE in
+	builtin)
+		on ctl "$PV" "${P[@]}" --set "load.rate=$RATE" run --id cap --min-users "$N" --max-users "$N" \
+			--step 1 --duration "$DURATION" --warmup 0 --watch 0 >"$BT/cap.out" 2>&1 ||
+			{ echo "bench: the captured run failed:" >&2; tail -5 "$BT/cap.out" >&2; exit 1; }
+		;;
+	smbclient)
+		# each user's smbclient on its client: its password in an auth file (never on a command
+		# line), its home found on fsroot1 or fsroot2
+		for c in cli1 cli2; do
+			for u in $(seq "$USERS"); do
+				(
+					user=rp-$c-u$u
+					(umask 077 && printf 'username = %s\npassword = %s\ndomain = LAB\n' "$user" "$(cat "$LAB/user.pass")" >"$BT/auth-$user")
+					share=fsroot1
+					mkdir -p "$BT/got-$user"
+					out=$(on "$c" smbclient -N -A "$BT/auth-$user" //srv/fsroot1 -c "cd $user" 2>&1 || true)
+					[[ $out != *NT_STATUS* ]] || share=fsroot2
+					for r in $(seq "$ROUNDS"); do
+						printf 'lcd %s\ncd %s\nls\ncd static/d%02d/d%02d\nls\nprompt\nmget f000*\ncd ../../../new\nput /etc/services s%s\nls\nallinfo s%s\ndel s%s\ncd ..\nls volatile/*\ncd ..\n' \
+							"$BT/got-$user" \
+							"$user" $((r % 6 + 1)) $((r % 4 + 1)) "$r" "$r" "$r"
+					done | on "$c" smbclient -N -A "$BT/auth-$user" "//srv/$share" >"$BT/smbc-$user.out" 2>&1
+				) &
+			done
 		done
-	done
-	wait
-	grep -l NT_STATUS_ "$BT"/smbc-*.out >/dev/null 2>&1 &&
-		echo "bench: smbclient said: $(grep -h NT_STATUS_ "$BT"/smbc-*.out | sort | uniq -c | sort -rn | head -3 | tr '\n' ' ')" >&2
-	;;
-*) echo "bench: SOURCE is builtin or smbclient" >&2; exit 2 ;;
-esac
-CAPTURING=
-"$LAB_SH" capture srv stop || { echo "bench: the capture is not whole" >&2; exit 1; }
+		wait
+		grep -l NT_STATUS_ "$BT"/smbc-*.out >/dev/null 2>&1 &&
+			echo "bench: smbclient said: $(grep -h NT_STATUS_ "$BT"/smbc-*.out | sort | uniq -c | sort -rn | head -3 | tr '\n' ' ')" >&2
+		;;
+	*) echo "bench: SOURCE is builtin or smbclient" >&2; exit 2 ;;
+	esac
+	CAPTURING=
+	"$LAB_SH" capture srv stop || { echo "bench: the capture is not whole" >&2; exit 1; }
+fi
 
 # ---- 2. learned ----
 "$PV" --json learn "$BT/cap.pcap" -o "$BT/w.yaml" >"$BT/learn.json" 2>"$BT/learn.err" ||
