@@ -28,18 +28,28 @@ void pv_kind_shape_add(struct pv_kind_shape *s, uint16_t cmd)
 	s->step[s->n++] = c;
 }
 
-/* The steps, then the length and the cut as one more FNV-1a round on a whole word (a shape cut
- * short hashes apart from the same steps ended there). */
+/* The commands (a repeat or not: READ and READ+ are one kind, its counts say how often), then
+ * the length and the cut as one more FNV-1a round on a whole word (a shape cut short hashes
+ * apart from the same steps ended there). */
 static uint64_t shape_hash(const struct pv_kind_shape *s)
 {
-	uint64_t h = pv_hash_fnv64(PV_HASH_FNV64_INIT, s->step, s->n);
+	uint8_t cmds[PV_KIND_STEPS];
+	uint64_t h;
 
+	for (unsigned i = 0; i < s->n; i++)
+		cmds[i] = s->step[i] & 0x7f;
+	h = pv_hash_fnv64(PV_HASH_FNV64_INIT, cmds, s->n);
 	return (h ^ s->n ^ (uint64_t)s->cut << 8) * PV_HASH_FNV64_PRIME;
 }
 
 static bool same(const struct pv_kind_shape *a, const struct pv_kind_shape *b)
 {
-	return a->n == b->n && a->cut == b->cut && !memcmp(a->step, b->step, a->n);
+	if (a->n != b->n || a->cut != b->cut)
+		return false;
+	for (unsigned i = 0; i < a->n; i++)
+		if ((a->step[i] ^ b->step[i]) & 0x7f)
+			return false;
+	return true;
 }
 
 void pv_kinds_init(struct pv_kinds *t)
@@ -81,8 +91,10 @@ void pv_kinds_add(struct pv_kinds *t, const struct pv_kind_shape *s, uint64_t re
 found:
 	kd->count++;
 	kd->requests += requests;
-	for (unsigned i = 0; i < s->n; i++)
+	for (unsigned i = 0; i < s->n; i++) {
 		kd->step_requests[i] += s->reqs[i];
+		kd->shape.step[i] |= s->step[i] & 0x80; /* repeated by one of them: READ+ */
+	}
 	kd->seconds += seconds;
 	return;
 other:

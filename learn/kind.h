@@ -1,8 +1,9 @@
 /* learn/kind.h: the kinds of activity of a capture's users. An activity is a run of one
  * user's requests with no gap longer than the activity gap; its shape is the sequence of its
  * commands with repeats folded (READ READ READ is READ+), the first PV_KIND_STEPS of them.
- * Activities of one shape are one kind, counted with their requests and length; the kinds
- * past PV_KINDS_MAX are counted together as "other". Pure logic. */
+ * Activities of one shape, a command repeated or not (READ and READ+), are one kind, counted
+ * with their requests, each step's requests and their length, its READ+ when one of them
+ * repeated it; the kinds past PV_KINDS_MAX are counted together as "other". Pure logic. */
 #ifndef PV_LEARN_KIND_H
 #define PV_LEARN_KIND_H
 

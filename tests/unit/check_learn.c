@@ -592,11 +592,24 @@ START_TEST(kinds)
 	pv_kinds_add(&t, &d, 4, 0.25);
 	pv_kinds_add(&t, &a, 5, 1.0);
 	pv_kinds_add(&t, &(struct pv_kind_shape){0}, 0, 0); /* empty: nothing */
-	ck_assert_uint_eq(t.n, 3);
+	/* READ+ and READ: one kind, 4 activities, its READ+ read 3, 3, 3 and 1 times */
+	ck_assert_uint_eq(t.n, 2);
 	pv_kinds_order(&t, order);
-	ck_assert(t.k[order[0]].count == 3 && t.k[order[0]].requests == 19 &&
-		  t.k[order[0]].seconds == 3.0);
-	ck_assert(t.k[order[1]].count == 2 && t.k[order[2]].count == 1);
+	ck_assert(t.k[order[0]].count == 4 && t.k[order[0]].requests == 23 &&
+		  t.k[order[0]].seconds == 3.1);
+	ck_assert_uint_eq(t.k[order[0]].step_requests[2], 10);
+	ck_assert_uint_eq(t.k[order[0]].step_requests[0], 4);
+	pv_kind_name(&t.k[order[0]].shape, name, sizeof(name));
+	ck_assert_str_eq(name, "CREATE QUERY_INFO READ+ CLOSE");
+	ck_assert(t.k[order[1]].count == 2);
+	/* b first: the READ+ comes with a, still */
+	pv_kinds_release(&t);
+	pv_kinds_init(&t);
+	pv_kinds_add(&t, &b, 4, 0.1);
+	pv_kinds_add(&t, &a, 6, 0.5);
+	ck_assert_uint_eq(t.n, 1);
+	pv_kind_name(&t.k[0].shape, name, sizeof(name));
+	ck_assert_str_eq(name, "CREATE QUERY_INFO READ+ CLOSE");
 	pv_kinds_release(&t);
 }
 END_TEST
