@@ -2,7 +2,8 @@
 # load.workload: a workload learned from a lab capture, replayed by the built-in driver.
 #   1. the built-in driver's own load (2 users on each client, one step) captured on srv
 #      (lab.sh capture) and learned: `learn -o` writes the workload;
-#   2. `run` with load.workload set replays it: exit 0; the run's settings say the learned
+#   2. `run --dry-run` says it would replay the workload's kinds, at what rate; `run` with
+#      load.workload set replays it: exit 0; the run's settings say the learned
 #      kind is the only one drawn, at the capture's rate of the kinds replayed (the workload's
 #      per_user_hour, logons' kinds left out); its scenarios all of kind learned, none in
 #      error (every open finds what it opens, every request is taken), no other kind started;
@@ -49,6 +50,9 @@ printf '%s\n' "$OUT" >"$T_TMP/learn.json"
 
 # ---- 2. replayed ------------------------------------------------------------------------------
 echo "  2. replayed with load.workload" >&2
+pv "${P[@]}" --set "load.workload=$T_TMP/w.yaml" run --dry-run --id dry --min-users 4 --max-users 4 --step 1
+expect_rc 0 "run --dry-run with load.workload"
+expect_out "^run: would replay the [0-9]+ kinds of $T_TMP/w.yaml \(load.workload\) as the scenario 'learned', [0-9]+ activities a user-hour$"
 profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }
 profile >"$T_TMP/p0"
 [[ -s $T_TMP/p0 ]] || probe_failed "smbstatus --profile on srv printed no SMB2 count"
