@@ -48,7 +48,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 load_input() {
 	cat "$LAB/user.pass"
 	echo
-	echo "config rate=$2 late=1 overload=1 interval=1 seed=1 auth=ntlm encryption=${3:-auto} weights=15,150,40,7,15,50,15,5,15,7,7,5 limits=2,1,2,3,3,1,2,1,1,1,2,5"
+	echo "config rate=$2 late=1 overload=1 interval=1 seed=1 auth=ntlm encryption=${3:-auto} weights=15,150,40,7,15,50,15,5,15,7,7,5,0 limits=2,1,2,3,3,1,2,1,1,1,2,5,10"
 	for n in $(seq 1 "$1"); do echo "user bl-cli1-u$n srvu$n fsroot$(((n - 1) % 2 + 1)) $n"; done
 	echo start
 }

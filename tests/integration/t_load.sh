@@ -216,7 +216,7 @@ expect_rc 0 "server puts the SPNs back"
 {
 	cat "$LAB/user.pass"
 	echo
-	echo "config rate=3310 late=1 overload=1 interval=1 seed=1 auth=ntlm weights=15,150,40,7,15,50,15,5,15,7,7,5 limits=2,1,2,3,3,1,2,1,1,1,2,5"
+	echo "config rate=3310 late=1 overload=1 interval=1 seed=1 auth=ntlm weights=15,150,40,7,15,50,15,5,15,7,7,5,0 limits=2,1,2,3,3,1,2,1,1,1,2,5,10"
 	for n in $(seq 100); do echo "user pl-cli1-u$n srvu$n fsroot$(((n - 1) % 2 + 1)) $n"; done
 	echo start
 } >"$T_TMP/load.in"
