@@ -77,13 +77,19 @@ static void read_more(struct user *u, const struct pv_smba_done *d)
 			   client_done, u));
 }
 
+/* What a read or write under way covers: [off, off + len) of the open file, after once done. */
+static void range(struct user *u, bool second, uint64_t off, uint64_t len, step_fn after)
+{
+	u->after = after;
+	u->off = off;
+	u->to = off + len;
+	u->on2 = second;
+}
+
 /* The open file read whole (u->size bytes, as its CREATE said), then after. */
 void client_read_all(struct user *u, bool second, step_fn after)
 {
-	u->after = after;
-	u->off = 0;
-	u->to = u->size;
-	u->on2 = second;
+	range(u, second, 0, u->size, after);
 	read_more(u, NULL);
 }
 
@@ -106,30 +112,21 @@ static void write_more(struct user *u, const struct pv_smba_done *d)
 /* n bytes of the open file read from off (one request, n at most IO_CHUNK), then after. */
 void client_read_at(struct user *u, bool second, uint64_t off, uint32_t n, step_fn after)
 {
-	u->after = after;
-	u->off = off;
-	u->to = off + n;
-	u->on2 = second;
+	range(u, second, off, n, after);
 	read_more(u, NULL);
 }
 
 /* n bytes written to the open file at off, then after. */
 void client_write_at(struct user *u, bool second, uint64_t off, uint32_t n, step_fn after)
 {
-	u->after = after;
-	u->off = off;
-	u->to = off + n;
-	u->on2 = second;
+	range(u, second, off, n, after);
 	write_more(u, NULL);
 }
 
 /* size bytes written to the open file from its start, then after. */
 void client_write_all(struct user *u, uint64_t size, bool second, step_fn after)
 {
-	u->after = after;
-	u->off = 0;
-	u->to = size;
-	u->on2 = second;
+	range(u, second, 0, size, after);
 	write_more(u, NULL);
 }
 
