@@ -780,10 +780,11 @@ static void plan(struct run *R)
 				pb->clients[i].name,
 				pb->load.keep_logged_on ? "stay logged on" : "logged off");
 	if (pb->workload)
-		pv_env_plan_add(&R->res->plan,
-				"replay the %u kinds of %s (load.workload) as the scenario 'learned', "
-				"%u activities a user-hour",
-				pb->load.learned.n, pb->workload, pb->load.rate);
+		pv_env_plan_add(
+			&R->res->plan,
+			"replay the %u kinds of %s (load.workload) as the scenario 'learned', "
+			"%u activities a user-hour",
+			pb->load.learned.n, pb->workload, pb->load.rate);
 	for (size_t si = 0; si < R->ramp.n; si++)
 		for (size_t i = 0; i < pb->nclients; i++) {
 			unsigned n = pv_ramp_share(R->ramp.totals[si], pb->nclients, i);

@@ -781,7 +781,31 @@ END_TEST
  * built-in kinds but one it started; the settings' table lists every kind. */
 START_TEST(kind_rows)
 {
-	for (int replay = 0; replay < 2; replay++) {
+	static const char replay[] =
+		"\"rate\": 331, \"scenarios\": {\"learned\": {\"weight\": 1}, "
+		"\"upload\": {\"weight\": 0}, \"browse\": {\"weight\": 0}, "
+		"\"open_read\": {\"weight\": 0}, \"copy_in\": {\"weight\": 0}, "
+		"\"edit_save\": {\"weight\": 0}, \"open_close\": {\"weight\": 0}, "
+		"\"rewrite\": {\"weight\": 0}, \"delete_new\": {\"weight\": 0}, "
+		"\"list_new\": {\"weight\": 0}, \"rename\": {\"weight\": 0}, "
+		"\"mkdir\": {\"weight\": 0}, \"read_folder\": {\"weight\": 0}}";
+	static const char both[] = "\"seconds\": 10, \"all\": {\"started\": 9, \"completed\": 9}, "
+				   "\"kinds\": {\"learned\": {\"started\": 5, \"completed\": 5}, "
+				   "\"mkdir\": {\"started\": 4, \"completed\": 4}}";
+	/* the rows of learned, mkdir and browse: two tables (latency per kind, the mix), and
+	 * the settings' (every kind, always) */
+	static const struct {
+		const char *config, *step;
+		size_t learned, mkdir, browse;
+	} cases[] = {
+		{"\"rate\": 331", both, 3, 3, 3}, /* built-in, 'learned' started all the same */
+		{replay, both, 3, 3, 1},	  /* a replay, mkdir started though weight 0 */
+		/* a built-in run that never started 'learned': only its settings' row */
+		{"\"rate\": 331", "\"seconds\": 10, \"all\": {\"started\": 5, \"completed\": 5}", 1,
+		 3, 3}, /* mkdir: weighed by default */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct mem m = {0};
 		struct pv_results_run *run;
 		struct pv_buf page = PV_BUF_INIT;
@@ -789,45 +813,14 @@ START_TEST(kind_rows)
 		pv_buf_addstr(mem_file(&m, "manifest.json"),
 			      "{\"manifest_version\": 1, \"run_id\": \"r\", \"driver\": {\"name\": "
 			      "\"builtin\"}, \"steps\": [{\"step\": 1, \"users\": 10}]}");
-		load_json(
-			mem_file(&m, "load.json"), 1,
-			replay ? "\"rate\": 331, \"scenarios\": {\"learned\": {\"weight\": 1}, "
-				 "\"upload\": {\"weight\": 0}, \"browse\": {\"weight\": 0}, "
-				 "\"open_read\": {\"weight\": 0}, \"copy_in\": {\"weight\": 0}, "
-				 "\"edit_save\": {\"weight\": 0}, \"open_close\": {\"weight\": 0}, "
-				 "\"rewrite\": {\"weight\": 0}, \"delete_new\": {\"weight\": 0}, "
-				 "\"list_new\": {\"weight\": 0}, \"rename\": {\"weight\": 0}, "
-				 "\"mkdir\": {\"weight\": 0}, \"read_folder\": {\"weight\": 0}}"
-			       : "\"rate\": 331",
-			"\"seconds\": 10, \"all\": {\"started\": 9, \"completed\": 9}, "
-			"\"kinds\": {\"learned\": {\"started\": 5, \"completed\": 5}, "
-			"\"mkdir\": {\"started\": 4, \"completed\": 4}}");
+		load_json(mem_file(&m, "load.json"), 1, cases[i].config, cases[i].step);
 		run = mem_load(&m);
 		ck_assert_int_eq(pv_report_page(run, &page), PV_OK);
-		/* two tables (latency per kind, the mix), and the settings' (every kind, always) */
-		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">learned</th>"), 3);
-		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">mkdir</th>"), 3);
+		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">learned</th>"),
+				  cases[i].learned);
+		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">mkdir</th>"), cases[i].mkdir);
 		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">browse</th>"),
-				  replay ? 1 : 3);
-		pv_buf_release(&page, 0);
-		pv_results_free(run);
-		mem_free(&m);
-	}
-	/* a built-in run that never started 'learned': no row */
-	{
-		struct mem m = {0};
-		struct pv_results_run *run;
-		struct pv_buf page = PV_BUF_INIT;
-
-		pv_buf_addstr(mem_file(&m, "manifest.json"),
-			      "{\"manifest_version\": 1, \"run_id\": \"r\", \"driver\": {\"name\": "
-			      "\"builtin\"}, \"steps\": [{\"step\": 1, \"users\": 10}]}");
-		load_json(mem_file(&m, "load.json"), 1, "\"rate\": 331",
-			  "\"seconds\": 10, \"all\": {\"started\": 5, \"completed\": 5}");
-		run = mem_load(&m);
-		ck_assert_int_eq(pv_report_page(run, &page), PV_OK);
-		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">learned</th>"), 1);
-		ck_assert_uint_eq(count(page.data, "<th scope=\"row\">browse</th>"), 3);
+				  cases[i].browse);
 		pv_buf_release(&page, 0);
 		pv_results_free(run);
 		mem_free(&m);
