@@ -55,7 +55,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "registry shares and an idmap range), each missing one named with its fix\n"
 	 "(docs/your-servers.md), and SMB on the server. A server of server.kind windows or nas\n"
 	 "is reached over SSH only for a drain command, and its shares must be there already.\n"
-	 "Nothing is changed.\n"
+	 "One line per check: ok, warn or FAIL, with what, where and what to do. Nothing is\n"
+	 "changed.\n"
 	 "Exit status: 0 when every check passes, else the code of the first failure."},
 	{CMD_PREPARE, "prepare", pv_cmd_prepare, NULL, prepare_subs, false,
 	 OPTS(OPT_CA_FILE, OPT_ADMIN_PASSWORD_FILE, OPT_USERS, OPT_OU, OPT_NAME_TEMPLATE,
@@ -81,7 +82,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	      OPT_RESET_PASSWORDS),
 	 PBL,
 	 "dc [--users N] [--clients A,B] [--ou DN] [--name-template T] [--password-file F | "
-	 "--stdin-password] [--reset-passwords] [--verify] [--force]",
+	 "--stdin-password] [--reset-passwords] [--verify] [--force] [--ca-file FILE] "
+	 "[--admin-password-file FILE]",
 	 "create N domain users per client in the lab's OU",
 	 "Creates users.per_client users for every client (FSCT semantics: --users 200 with two\n"
 	 "clients makes 400), named from users.name_template ({client}-u{n}), each with\n"
@@ -111,7 +113,8 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 OPTS(OPT_ADMIN_PASSWORD_FILE, OPT_USERS, OPT_PASSWORD_FILE, OPT_STDIN_PASSWORD, OPT_VIA,
 	      OPT_PARALLEL),
 	 PBL,
-	 "server [--via smb|ssh] [--users N] [--parallel N] [--password-file F | --stdin-password]",
+	 "server [--via smb|ssh] [--users N] [--parallel N] [--password-file F | --stdin-password] "
+	 "[--admin-password-file FILE]",
 	 "create the fsrootN shares, alias SPNs and per-user home trees",
 	 "Needs a joined server (provision join). Makes the shares fsroot1..K (server.shares,\n"
 	 "server.share_template) as Samba registry shares ('net conf addshare') on folders under\n"
@@ -185,13 +188,15 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "{shares}\n"
 	 "{domain} and more into client_command and controller_command (docs/playbook.md); the\n"
 	 "users' password is only ever in {password_file} (0600, removed after the step). Driver\n"
-	 "'fsct' renders FSCT's commands for Windows hosts (see them with --dry-run). Driver\n"
-	 "'builtin' runs our own load from Linux clients: provision is copied there and\n"
+	 "'fsct' renders FSCT's commands for Windows hosts (see them with --dry-run; this\n"
+	 "version does not start them: status 12). Driver 'builtin' runs our own load from\n"
+	 "Linux clients: provision is copied there and\n"
 	 "'provision load' carries every user in one process (docs/load.md; the playbook's\n"
 	 "load: section; load.workload: FILE replays a workload 'provision learn -o' wrote, its\n"
 	 "kinds as the scenario 'learned'), and load.txt, load.csv, load.json and load.svg give\n"
-	 "the answer. With --refine N it then runs steps between the last step carried and the\n"
-	 "first over it, halving the gap until it is at most N users (driver.refine); with\n"
+	 "the answer: the most users the server carried without overload. With --refine N it\n"
+	 "then runs steps between the last step carried and the first over it, halving the gap\n"
+	 "until it is at most N users (driver.refine); with\n"
 	 "--over-steps N the ramp ends once N steps in a row were over the answer (overloaded by\n"
 	 "the server, not client-bound), the steps left not run (driver.over_steps).\n"
 	 "The server is watched all along (driver.watch, default every 2 s; --watch 0: not): one\n"
@@ -216,7 +221,7 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "step's end; 10 when a host was lost (the others are stopped, results kept) or some\n"
 	 "commands failed; 8 when every command failed; 14 after --timeout; 15 after Ctrl-C or\n"
 	 "SIGTERM (a second one ends provision at once; the hosts still stop their commands as\n"
-	 "their sessions end)."},
+	 "their sessions end); 12 with driver fsct, which this version does not start."},
 	{CMD_WAIT, "wait", pv_cmd_wait, NULL, NULL, false,
 	 OPTS(OPT_TIMEOUT, OPT_DRAIN, OPT_PROBE, OPT_PROBE_COMMAND, OPT_THRESHOLD, OPT_INTERVAL,
 	      OPT_SETTLE),
@@ -275,11 +280,11 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "cleanup [dc|join|server|client|controller] [--leave] [--backup DIR] [--clients A,B] "
 	 "[--ou DN] [--admin-password-file FILE]",
 	 "remove what the lab (or one phase) made, and nothing else",
-	 "Without a phase: every phase's cleanup in reverse order (controller, client, server,\n"
-	 "join, dc), with the controller's and the clients' at once beside the others. A failing\n"
-	 "phase does not stop those that do not depend on it: the run then ends partial (status\n"
-	 "10), naming what is left and why, and a re-run finishes what it can. --leave is passed\n"
-	 "on to join; results backups are kept.\n"
+	 "Without a phase: every phase's cleanup, in three lines at once: the controller's then\n"
+	 "the clients', the users' (dc), and the server's shares and trees (server) then its\n"
+	 "membership (join). A failing phase stops none of the others: the run then ends\n"
+	 "partial (status 10), naming what is left and why, and a re-run finishes what it can.\n"
+	 "--leave is passed on to join; results backups are kept.\n"
 	 "With a phase, it removes exactly the objects that phase made for this lab:\n"
 	 "cleanup dc: deletes every user tagged with this lab (pipelined, or the whole OU in one\n"
 	 "tree delete when it holds only the lab's users), then the lab's OU when this lab made "
@@ -357,14 +362,15 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "whether its difference from A's is real, and what differs between the runs (playbook\n"
 	 "values, the server's configuration at run time, versions). --html FILE writes the\n"
 	 "same with an overlay plot as a page that stands alone. Needs no playbook.\n"
-	 "Exit status: 0 when compared (whatever differs); 3 when the runs cannot be compared\n"
-	 "(another driver, no load figures, no step in common), naming why."},
+	 "Exit status: 0 when compared (whatever differs); 2 with fewer than two runs; 3 when\n"
+	 "the runs cannot be compared (another driver, no load figures, no step in common),\n"
+	 "naming why."},
 	{CMD_COPY, "copy", pv_cmd_copy, NULL, NULL, false,
 	 OPTS(OPT_FROM, OPT_FILESET, OPT_CLIENT, OPT_SHARE, OPT_TO, OPT_MT, OPT_CONNECTIONS,
 	      OPT_MIRROR, OPT_NO_PROFILE, OPT_INTERVAL, OPT_ID),
 	 PB | PV_CMD_STOPPABLE,
 	 "copy --from FOLDER|--fileset FILE [--client NAME] [--share S] [--to FOLDER] [--mt N] "
-	 "[--connections N] [--mirror] [--no-profile] [--id ID]",
+	 "[--connections N] [--mirror] [--no-profile] [--interval S] [--id ID]",
 	 "copy a tree of small files to the server as robocopy does, and say what bounds it",
 	 "Copies a tree from one client (--client, default the first) to a folder of a share\n"
 	 "over provision's own SMB client, as robocopy /MIR /COPY:DT /FFT /MT:n copies it, and\n"
@@ -470,7 +476,9 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "read, or one damaged part-way (what came before it is still shown; no workload is\n"
 	 "written then); 9 FILE cannot be written."},
 	{CMD_HELP, "help", NULL, NULL, NULL, false, NULL, 0, "help [command]",
-	 "show help for a command", "Shows the usage and options of a command."},
+	 "show help for a command",
+	 "Shows a command's usage, what it does, its options, the global options and the exit\n"
+	 "statuses; with no command, the list of commands (as --help)."},
 };
 
 const struct pv_option pv_options[] = {
