@@ -33,7 +33,7 @@ UNIT_SRC := $(wildcard tests/unit/check_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,build/unit/%,$(UNIT_SRC))
 
 .PHONY: all deps install uninstall unit integration check check-scale check-long demo lab-up lab-down \
-	lab-status format clean help bench lint layers size fuzz fuzz-replay fuzz-build docs-check
+	lab-status format clean help bench lint layers size fuzz fuzz-replay fuzz-build docs-check docs
 
 all: bin/provision
 
@@ -52,7 +52,8 @@ help:
 	@echo "make lint       shellcheck the scripts run on hosts (and the tests, lab), perl -c the Perl"
 	@echo "make integration  integration tests against a running lab"
 	@echo "make lab-up | lab-down | lab-status   the embedded lab (tests/lab)"
-	@echo "make docs-check  the man page against --help, make install into a staging folder, the bash completion"
+	@echo "make docs-check  the man page against --help, the help prose in docs/ up to date, make install into a staging folder, the bash completion"
+	@echo "make docs       write each command's help prose (provision/cli.c) into docs/*.md and docs/provision.1"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]   bin/provision, the man page, the bash completion"
 	@echo "make uninstall [PREFIX=...] [DESTDIR=]        remove what install put there"
 	@echo "make format     clang-format every C file"
@@ -136,7 +137,7 @@ lint:
 		perl -c "$$f" >/dev/null 2>&1 || exit 1; done
 	@shellcheck -s bash -S warning -e SC2034 tests/*.sh tests/lab/*.sh tests/integration/*.sh \
 		tests/integration/scale/*.sh tests/integration/long/*.sh tests/fuzz/*.sh tests/docs/*.sh bench/*.sh \
-		docs/provision.bash-completion
+		docs/provision.bash-completion docs/help-prose.sh
 	@echo "lint: $(words $(SCRIPTS_SH)) shell and $(words $(SCRIPTS_PL)) Perl scripts, the tests and the lab: clean"
 
 layers:
@@ -204,6 +205,11 @@ bench: bin/provision
 
 # The man page and the completion are checked against the binary's help (tests/docs), and the
 # install into a staging folder (DESTDIR) is tested there too. No lab.
+# Each command's help prose has one source, provision/cli.c: this writes it into the marked
+# blocks of docs/*.md and docs/provision.1 (tests/docs/t_prose.sh fails when they are stale).
+docs: bin/provision
+	@bash docs/help-prose.sh bin/provision docs
+
 docs-check: bin/provision
 	@fail=0; for t in tests/docs/t_*.sh; do \
 		if bash $$t; then echo "PASS $$(basename $$t .sh)"; else echo "FAIL $$(basename $$t .sh)"; fail=1; fi; \
