@@ -26,7 +26,7 @@ cmds=$(awk '/^Commands:$/ { on = 1; next } /^$/ { on = 0 } on { print $1 }' <<<"
 
 # the committed pages are what the generator writes now
 if ! bash "$GEN" "$PV" "$D" 2>"$T_TMP/gen.err"; then
-	fail "docs/help-prose.sh failed: $(head -n3 "$T_TMP/gen.err")"
+	fail "docs/help-prose.sh failed: $(head -n3 "$T_TMP/gen.err" | sed "s|$D/|docs/|g")"
 else
 	for f in "$D"/*.md "$D/provision.1"; do
 		name=docs/$(basename "$f")
