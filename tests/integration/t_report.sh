@@ -37,7 +37,7 @@
 #   (exit 2) a single run. A run of driver command gets its report: no load sections, said so,
 #   the server's plots drawn; one whose command fails (exit 8) gets its report too
 #   (docs/run.md: whatever the outcome), named in its --json.
-# Adds about 4 minutes to make check.
+# Adds about 3 minutes to make check.
 . "$(dirname "$0")/lib.sh"
 
 P=(-p "$PLAYBOOK" --set lab=pvrep --set "users.name_template=pr-{client}-u{n}"
