@@ -21,8 +21,9 @@
  *     have over one a command, shared among its repeats (two at least).
  * Commands that cannot be made on what is open (a listing of F2, a read of a folder) are left
  * out. A kind cut short (learn keeps 24 commands) has the requests past its cut made as its
- * whole cycles (CREATE to the CLOSE that leaves nothing open) like its last one again, in
- * turn, what is open closed first: a folder read file by file goes on as it began, its files
+ * whole cycles (a CREATE to the CLOSE that leaves open only what was open before it: a file
+ * opened and closed in a folder held open) like its last one again, in turn, what is open
+ * closed first: a folder read file by file goes on as it began, its files
  * read as often as before. */
 #include "load/engine_internal.h"
 #include "load/steps.h"
@@ -248,27 +249,34 @@ static void make_span(struct maker *m, const struct pv_load_learned_kind *k, uns
 	}
 }
 
-/* The whole cycles of a kind like its last one: each [from[i], to[i]) runs from a CREATE with
- * nothing open to the CLOSE that leaves nothing open again, with the last one's commands (its
+/* The whole cycles of a kind like its last one: each [from[i], to[i]) runs from a CREATE to the
+ * CLOSE that leaves open again only what was open before it (a file opened and closed in a
+ * folder held open, as a client's copy of a folder does it), with the last one's commands (its
  * repeats may differ: a file read once, another read three times). How many (0: none). */
 static unsigned cycles_of(const struct pv_load_learned_kind *k, unsigned *from, unsigned *to)
 {
-	unsigned n = 0, start = 0, keep = 0;
-	int depth = 0;
+	unsigned n = 0, keep = 0, start[PV_LOAD_LEARNED_STEPS];
+	int depth = 0, before[PV_LOAD_LEARNED_STEPS], open = 0;
 
 	for (unsigned i = 0; i < k->n; i++) {
 		unsigned c = k->step[i] & ~PV_LOAD_LEARNED_REPEAT;
 		int times = (int)(repeats(k, i) + 0.5);
 
 		if (c == C_CREATE) {
-			if (!depth)
-				start = i;
+			start[open] = i, before[open++] = depth;
 			depth += times;
 		} else if (c == C_CLOSE && depth) {
 			depth = depth > times ? depth - times : 0;
-			if (!depth) {
-				from[n] = start;
-				to[n++] = i + 1;
+			/* the spans this CLOSE ends: the innermost whole one is a cycle */
+			bool whole = false;
+
+			while (open && depth <= before[open - 1]) {
+				open--;
+				if (!whole && depth == before[open]) {
+					from[n] = start[open];
+					to[n++] = i + 1;
+					whole = true;
+				}
 			}
 		}
 	}
