@@ -194,9 +194,10 @@ static void on_open(struct maker *m, const struct pv_load_learned_kind *k, unsig
 	}
 }
 
-/* How many requests step i of a kind makes on average: 1, or a repeat's learned count (2 to
- * 64); a workload without counts: the kind's requests over one a command, shared among its
- * repeats. */
+/* How many requests step i of a kind makes on average: 1, or a repeat's learned count (1 to
+ * 64: under 2 when some of the kind's activities made it once, READ and READ+ being one kind);
+ * a workload without counts: the kind's requests over one a command, shared among its
+ * repeats (2 at least). */
 static double repeats(const struct pv_load_learned_kind *k, unsigned i)
 {
 	unsigned plus = 0;
@@ -204,11 +205,11 @@ static double repeats(const struct pv_load_learned_kind *k, unsigned i)
 
 	if (!(k->step[i] & PV_LOAD_LEARNED_REPEAT))
 		return 1;
-	if (!(m >= 2)) {
-		for (unsigned j = 0; j < k->n; j++)
-			plus += !!(k->step[j] & PV_LOAD_LEARNED_REPEAT);
-		m = 1 + (k->requests - k->n) / plus;
-	}
+	if (m > 0)
+		return m < 1 ? 1 : m > 64 ? 64 : m;
+	for (unsigned j = 0; j < k->n; j++)
+		plus += !!(k->step[j] & PV_LOAD_LEARNED_REPEAT);
+	m = 1 + (k->requests - k->n) / plus;
 	return m < 2 ? 2 : m > 64 ? 64 : m;
 }
 
