@@ -137,3 +137,21 @@ uint64_t pv_sizes_quantile(const struct pv_sizes *s, double q)
 	}
 	return (uint64_t)1 << (PV_SIZES_BINS - 1);
 }
+
+double pv_hist_ks(const struct pv_hist *a, const struct pv_hist *b)
+{
+	double ca, cb, d;
+
+	if (!a->n || !b->n)
+		return a->n || b->n ? 1 : 0;
+	ca = (double)a->under / (double)a->n;
+	cb = (double)b->under / (double)b->n;
+	d = fabs(ca - cb);
+	for (int i = 0; i < PV_HIST_BINS; i++) {
+		ca += (double)a->b[i] / (double)a->n;
+		cb += (double)b->b[i] / (double)b->n;
+		if (fabs(ca - cb) > d)
+			d = fabs(ca - cb);
+	}
+	return d;
+}

@@ -32,6 +32,9 @@ uint64_t pv_hist_above(const struct pv_hist *h, double t);
  * method: the split of the largest between-group variance), in seconds at a bin's edge; 0
  * when fewer than 2 values were added. */
 double pv_hist_split(const struct pv_hist *h);
+/* The Kolmogorov-Smirnov distance between two distributions, by bins: the largest difference
+ * of their cumulative shares at a bin's edge (0 to 1; 1 when only one holds anything). */
+double pv_hist_ks(const struct pv_hist *a, const struct pv_hist *b);
 
 /* Sizes in bytes by powers of two: bin 0 holds 0, bin k holds [2^(k-1), 2^k). */
 #define PV_SIZES_BINS 34

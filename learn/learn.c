@@ -149,6 +149,17 @@ static void activity_end(struct pv_learn_counts *c, struct pv_learn_user *us)
 	us->cur_requests = 0;
 }
 
+static void ioctl_count(struct pv_learn_counts *c, uint32_t ctl)
+{
+	for (size_t i = 0; i < PV_LEARN_IOCTLS; i++)
+		if (c->ioctl_code[i] == ctl || !c->ioctl_req[i]) {
+			c->ioctl_code[i] = ctl;
+			c->ioctl_req[i]++;
+			return;
+		}
+	c->ioctl_other++;
+}
+
 static void request(struct conn *cn, const struct pv_smbt_msg *m)
 {
 	struct pv_learn_counts *c = cn->l->c;
@@ -166,6 +177,9 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 		cn->last_create = m->mid;
 		if (m->disposition < 6)
 			c->disposition[m->disposition]++;
+		break;
+	case 11: /* IOCTL: by its control code */
+		ioctl_count(c, m->ctl);
 		break;
 	case 6: /* CLOSE: how long the file was open (a compound's own: no time) */
 		if (m->has_fid && m->fid_related && m->related) {
@@ -251,6 +265,9 @@ static void message(void *arg, const struct pv_smbt_msg *m)
 		return;
 	}
 	c->ans[m->cmd]++;
+	c->status_class[m->cmd][m->status >> 30]++;
+	/* STATUS_OBJECT_NAME_NOT_FOUND, STATUS_OBJECT_PATH_NOT_FOUND */
+	c->not_found[m->cmd] += m->status == 0xC0000034u || m->status == 0xC000003Au;
 	if ((m->status & 0xC0000000u) == 0xC0000000u)
 		c->errors++;
 	if (m->cmd == 8)

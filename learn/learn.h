@@ -31,6 +31,8 @@ struct pv_learn_opts {
 	bool keep_names; /* users by their account names ("ntlm:domain\\user"), not hashes */
 };
 
+#define PV_LEARN_IOCTLS 8
+
 struct pv_learn_counts {
 	/* frames of the capture */
 	uint64_t frames, tcp, not_tcp, fragments, bad_frames, cut_frames;
@@ -57,6 +59,13 @@ struct pv_learn_counts {
 	uint64_t untracked;	     /* requests past PV_LEARN_PENDING_MAX */
 	uint64_t errors;	     /* final answers with an error status */
 	uint64_t disposition[6];     /* CREATE's: SUPERSEDE .. OVERWRITE_IF */
+	/* IOCTL's control codes: the first PV_LEARN_IOCTLS seen, each counted, the rest together */
+	uint32_t ioctl_code[PV_LEARN_IOCTLS];
+	uint64_t ioctl_req[PV_LEARN_IOCTLS], ioctl_other;
+	/* final answers by command and by their status's severity (its top two bits: success,
+	 * information, warning, error); and those that did not find a name or path */
+	uint64_t status_class[PV_SMBT_NCMD][4];
+	uint64_t not_found[PV_SMBT_NCMD];
 	uint64_t read_asked, read_got, written; /* bytes */
 	/* what the users did (learn/user.h), their logons, sizes and how long files stay open */
 	struct pv_learn_users users;

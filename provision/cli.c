@@ -445,8 +445,9 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "configuration is not as it was after the sweep; 15 stopped; a job's own code when it\n"
 	 "failed (the settings put back all the same)."},
 	{CMD_LEARN, "learn", pv_cmd_learn, NULL, NULL, false,
-	 OPTS(OPT_PORT, OPT_GAP, OPT_KEEP_NAMES, OPT_OUTPUT), PV_CMD_OPERANDS,
-	 "learn CAPTURE [-o WORKLOAD.yaml] [--port N] [--gap SECONDS] [--keep-names]",
+	 OPTS(OPT_PORT, OPT_GAP, OPT_KEEP_NAMES, OPT_OUTPUT, OPT_CHECK_REPLAY), PV_CMD_OPERANDS,
+	 "learn CAPTURE [-o WORKLOAD.yaml] [--check REPLAY] [--port N] [--gap SECONDS] "
+	 "[--keep-names]",
 	 "what a capture of a file server's SMB traffic holds (docs/learn.md)",
 	 "Reads a pcap or pcapng capture (tcpdump -w on the server, or Wireshark on a client)\n"
 	 "of SMB2/3 over TCP (port 445, or --port N) in one streaming pass, in memory that does\n"
@@ -471,10 +472,18 @@ const struct pv_command pv_commands[CMD_COUNT] = {
 	 "users' rates, the activity gap and think times, the kinds with a weight each, the\n"
 	 "command mix, sizes, open times; no name, path or byte of the capture), replacing FILE\n"
 	 "whole; the playbook's load.workload: FILE replays it (docs/learn.md).\n"
-	 "--json gives every count (docs/json.md). Needs no playbook. Exit status: 2 bad\n"
-	 "options; 3 a file that is not a capture provision reads, a link type it does not\n"
-	 "read, or one damaged part-way (what came before it is still shown; no workload is\n"
-	 "written then); 9 FILE cannot be written."},
+	 "--check REPLAY reads REPLAY, a capture of that replay, with the same gap, and checks\n"
+	 "it against CAPTURE: each file command's share (CREATE by disposition, IOCTL by\n"
+	 "control code) within 3 points for those above 1%, a total variation of 0.05 at most;\n"
+	 "requests and logons per user-hour within 10%; a user's gaps between requests (p50\n"
+	 "and p95 within 20%, Kolmogorov-Smirnov 0.10 at most); read and write sizes (p50 and\n"
+	 "p95 within 20%, each power-of-two bucket within 3 points); answers of another status\n"
+	 "class 1% at most, names not found 0.5 points more at most; 99% of the requests of\n"
+	 "each matched to their answer. Prints each check, pass or FAIL.\n"
+	 "--json gives every count (docs/json.md). Needs no playbook. Exit status: 1 the replay\n"
+	 "fails a check; 2 bad options; 3 a file that is not a capture provision reads, a link\n"
+	 "type it does not read, or one damaged part-way (what came before it is still shown;\n"
+	 "no workload is written then); 9 FILE cannot be written."},
 	{CMD_HELP, "help", NULL, NULL, NULL, false, NULL, 0, "help [command]",
 	 "show help for a command",
 	 "Shows a command's usage, what it does, its options, the global options and the exit\n"
@@ -551,6 +560,9 @@ const struct pv_option pv_options[] = {
 	 "learn: write the learned workload (YAML) to FILE"},
 	{OPT_GAP, "gap", 0, "SECONDS", false,
 	 "learn: the idle time that ends a user's activity (default: learned from the capture)"},
+	{OPT_CHECK_REPLAY, "check", 0, "REPLAY", false,
+	 "learn: check a capture of the workload's replay against CAPTURE, with issue 29's "
+	 "bounds"},
 	{OPT_HTML, "html", 0, "FILE", false,
 	 "report: write the page here instead of RUN_DIR/report.html; compare: also write the "
 	 "comparison as a page here"},

@@ -3,6 +3,7 @@
  * by command with their share, how many were answered, and what could not be read. */
 #include "provision/provision.h"
 
+#include "learn/check.h"
 #include "learn/learn.h"
 #include "learn/workload.h"
 #include "util/buf.h"
@@ -19,6 +20,11 @@ struct learn_out {
 	char workload[1024]; /* -o: where the learned workload was written ("": not asked) */
 	struct pv_learn_counts c;
 	bool read, keep;
+	/* --check REPLAY: the replay's capture, its counts and the checks ("": not asked) */
+	char replay[1024];
+	struct pv_learn_counts rc;
+	struct pv_learn_check check;
+	bool checked;
 };
 
 static const char *const dispositions[] = {"SUPERSEDE", "OPEN",	     "CREATE",
@@ -30,6 +36,46 @@ static double pct(uint64_t a, uint64_t b)
 }
 
 static void text_users(const struct pv_learn_counts *c, bool keep);
+static const char *dur(double s, char *b, size_t n);
+static void json_check(struct pv_json *j, const struct learn_out *o);
+
+/* A check's value as it reads best: "29.81%", "1.3 ms", "65536 B", "5626/h", "0.048" */
+static void check_value(const struct pv_learn_check_row *r, double v, char *b, size_t n)
+{
+	if (!strcmp(r->unit, "s"))
+		dur(v, b, n);
+	else if (!strcmp(r->unit, "%"))
+		snprintf(b, n, "%.2f%%", v);
+	else if (*r->unit)
+		snprintf(b, n, "%.0f%s%s", v, *r->unit == 'B' ? " " : "", r->unit);
+	else
+		snprintf(b, n, "%.3f", v);
+}
+
+/* --check: each check, the capture's value, the replay's, its bound and the verdict */
+static void text_check(const struct learn_out *o)
+{
+	const struct pv_learn_check *k = &o->check;
+
+	printf("learn: the replay %s (%llu requests) against the capture (the gap %.3g s for "
+	       "both):\n",
+	       o->replay, (unsigned long long)pv_learn_requests(&o->rc), o->c.activity_gap);
+	printf("  %-36s %12s %12s  %-28s %s\n", "check", "capture", "replay", "bound", "");
+	for (unsigned i = 0; i < k->n; i++) {
+		const struct pv_learn_check_row *r = &k->row[i];
+		char a[32], b[32];
+
+		check_value(r, r->capture, a, sizeof(a));
+		check_value(r, r->replay, b, sizeof(b));
+		if (r->single)
+			a[0] = '\0';
+		printf("  %-36s %12s %12s  %-28s %s\n", r->what, a, b, r->rule,
+		       r->pass ? "pass" : "FAIL");
+	}
+	printf("learn: %s: %u of %u checks failed\n",
+	       k->failed ? "the replay does not match the capture" : "the replay matches the capture",
+	       k->failed, k->n);
+}
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
@@ -40,6 +86,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		c->smb2_bytes + c->enc_bytes + c->comp_bytes + c->smb1_bytes + c->other_bytes;
 
 	(void)ctx;
+	(void)code;
 	if (!o->read)
 		return;
 	printf("learn: %s: %llu frames over %.2f s, %llu TCP connection%s to the SMB port (%llu "
@@ -90,10 +137,12 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		printf("learn: %llu segments of connections past the %u followed at once were not "
 		       "read\n",
 		       (unsigned long long)c->conns_refused, PV_LEARN_CONNS_MAX);
-	if (code == PV_OK && o->workload[0])
+	if (o->workload[0])
 		printf("learn: the learned workload written to %s (the playbook's load.workload "
 		       "replays it: docs/learn.md)\n",
 		       o->workload);
+	if (o->checked)
+		text_check(o);
 }
 
 /* A time as it reads best: "340 us", "2.1 ms", "1.30 s" */
@@ -384,11 +433,60 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	INT(j, "read_got", c->read_got);
 	INT(j, "written", c->written);
 	json_users(j, c);
+	if (o->checked)
+		json_check(j, o);
+}
+
+static void json_check(struct pv_json *j, const struct learn_out *o)
+{
+	struct pv_json *c = pv_json_object(), *a = pv_json_array();
+
+	pv_json_str(c, "replay", o->replay);
+	INT(c, "replay_requests", pv_learn_requests(&o->rc));
+	cmds(c, "replay_requests_by_command", o->rc.req);
+	for (unsigned i = 0; i < o->check.n; i++) {
+		const struct pv_learn_check_row *r = &o->check.row[i];
+		struct pv_json *x = pv_json_object();
+
+		pv_json_str(x, "group", r->group);
+		pv_json_str(x, "check", r->what);
+		if (!r->single)
+			pv_json_real(x, "capture", r->capture);
+		pv_json_real(x, "replay", r->replay);
+		pv_json_str(x, "unit", r->unit);
+		pv_json_str(x, "bound", r->rule);
+		pv_json_bool(x, "pass", r->pass);
+		pv_json_append(a, x);
+	}
+	pv_json_set(c, "checks", a);
+	INT(c, "failed", o->check.failed);
+	pv_json_bool(c, "match", !o->check.failed);
+	pv_json_set(j, "check", c);
 }
 
 static void release(void *result)
 {
 	pv_learn_counts_release(&((struct learn_out *)result)->c);
+	pv_learn_counts_release(&((struct learn_out *)result)->rc);
+}
+
+/* --check REPLAY: REPLAY read with CAPTURE's gap, and checked against it */
+static int check_replay(struct learn_out *o, struct pv_learn_opts opts, const char *replay)
+{
+	int r;
+
+	snprintf(o->replay, sizeof(o->replay), "%s", replay);
+	opts.gap = o->c.activity_gap;
+	if ((r = pv_learn_read(replay, &opts, &o->rc)) != PV_OK)
+		return pv_error_prefix(r, "the replay's capture (--check %s)", replay);
+	pv_learn_check(&o->c, &o->rc, &o->check);
+	o->checked = true;
+	if (o->check.failed)
+		return pv_error(PV_EFAIL,
+				"the replay does not match the capture: %u of %u checks failed "
+				"(each is shown above; docs/learn.md says what each bound is for)",
+				o->check.failed, o->check.n);
+	return PV_OK;
 }
 
 /* -o FILE: the workload as YAML, FILE replaced whole (nothing half-written) */
@@ -442,5 +540,7 @@ int pv_cmd_learn(struct pv_ctx *ctx, struct pv_out *out)
 	o->read = o->c.frames > 0 || r == PV_OK;
 	if (r == PV_OK && ctx->cli.opt[OPT_OUTPUT])
 		r = write_workload(o, ctx->cli.opt[OPT_OUTPUT]);
+	if (r == PV_OK && ctx->cli.opt[OPT_CHECK_REPLAY])
+		r = check_replay(o, opts, ctx->cli.opt[OPT_CHECK_REPLAY]);
 	return r;
 }

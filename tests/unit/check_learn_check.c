@@ -1,0 +1,208 @@
+/* tests/unit/check_learn_check.c: provision learn --check (learn/check.c): a replay's counts
+ * against the capture's, each bound of issue 29 kept and broken: the file work's shares
+ * (CREATE by disposition and IOCTL by control code apart) and their total variation, the
+ * users' rates, the gaps between requests (quantiles and the Kolmogorov-Smirnov distance), the
+ * sizes, the status classes and names not found, and the requests answered. */
+#include <check.h>
+
+#include "tests/unit/unit.h"
+#include <math.h>
+#include <string.h>
+
+#include "learn/check.h"
+#include "learn/hist.h"
+#include "learn/learn.h"
+
+/* A capture's counts: times x (CREATE 30 opens, CLOSE 30, READ 30 of 4 KiB, QUERY_INFO 10,
+ * IOCTL 0x900c0 0..), every answer a success, gaps of 1 ms and 100 ms, a user at 3600
+ * requests and 2 logons an hour; session commands besides, which the mix leaves out. */
+static void counts(struct pv_learn_counts *c, uint64_t x)
+{
+	memset(c, 0, sizeof(*c));
+	c->req[0] = c->req[1] = c->req[3] = 50 * x; /* NEGOTIATE, SESSION_SETUP, TREE_CONNECT */
+	c->req[5] = c->disposition[1] = 30 * x;
+	c->req[6] = 30 * x;
+	c->req[8] = 30 * x;
+	c->req[16] = 10 * x;
+	for (uint64_t i = 0; i < 30 * x; i++)
+		pv_sizes_add(&c->read_sizes, 4096);
+	for (uint64_t i = 0; i < 50 * x; i++) {
+		pv_hist_add(&c->req_gaps, 0.001);
+		pv_hist_add(&c->req_gaps, 0.1);
+	}
+	c->req_per_user_hour[0] = 3600;
+	c->logons_per_user_hour[0] = 2;
+}
+
+/* Every request answered, with success. */
+static void answered(struct pv_learn_counts *c)
+{
+	c->matched = 0;
+	for (unsigned cmd = 0; cmd < PV_SMBT_NCMD; cmd++) {
+		c->ans[cmd] = c->status_class[cmd][0] = c->req[cmd];
+		c->matched += c->req[cmd];
+	}
+}
+
+static const struct pv_learn_check_row *find(const struct pv_learn_check *k, const char *what)
+{
+	for (unsigned i = 0; i < k->n; i++)
+		if (!strcmp(k->row[i].what, what))
+			return &k->row[i];
+	ck_abort_msg("no check '%s'", what);
+	return NULL;
+}
+
+/* the checks that failed, by name, one a line */
+static const char *failed(const struct pv_learn_check *k)
+{
+	static char out[2048];
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (unsigned i = 0; i < k->n; i++)
+		if (!k->row[i].pass)
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s\n", k->row[i].what);
+	return out;
+}
+
+static struct pv_learn_counts cap, rep;
+static struct pv_learn_check k;
+
+/* A replay twice the capture's length, alike in every share and distribution: every check
+ * kept, the file work only in the mix */
+START_TEST(alike)
+{
+	counts(&cap, 1);
+	counts(&rep, 2);
+	answered(&cap);
+	answered(&rep);
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_msg(k.failed == 0, "failed:\n%s", failed(&k));
+	ck_assert_double_eq_tol(find(&k, "CREATE (OPEN)")->capture, 30, 1e-9);
+	ck_assert_double_eq_tol(find(&k, "QUERY_INFO")->replay, 10, 1e-9);
+	ck_assert_double_eq_tol(find(&k, "total variation")->replay, 0, 1e-9);
+	ck_assert_double_eq_tol(find(&k, "a user's gaps, Kolmogorov-Smirnov")->replay, 0, 1e-9);
+	for (unsigned i = 0; i < k.n; i++)
+		ck_assert_msg(strncmp(k.row[i].what, "NEGOTIATE", 9) &&
+				      strncmp(k.row[i].what, "TREE_CONNECT", 12),
+			      "a session command in the mix: %s", k.row[i].what);
+}
+END_TEST
+
+/* Each bound broken once, the others kept */
+START_TEST(broken)
+{
+	const struct pv_learn_check_row *r;
+
+	/* READ: 34 of 104 against 30 of 100 (+2.69 points) is kept, 35 of 105 (+3.33) is not;
+	 * the total variation is 0.033 then (kept) */
+	counts(&cap, 1);
+	counts(&rep, 1);
+	rep.req[8] += 4;
+	answered(&cap);
+	answered(&rep);
+	pv_learn_check(&cap, &rep, &k);
+	r = find(&k, "READ");
+	ck_assert_msg(r->pass && fabs(r->replay - 3400.0 / 104) < 1e-9, "READ %g", r->replay);
+	ck_assert_str_eq(failed(&k), "");
+	rep.req[8]++;
+	answered(&rep);
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "READ\n");
+	ck_assert_double_eq_tol(find(&k, "total variation")->replay,
+				(3500.0 / 105 - 30) / 100, 1e-9);
+	/* 40 of 110: the total variation too (0.064) */
+	rep.req[8] += 5;
+	answered(&rep);
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "READ\ntotal variation\n");
+
+	/* IOCTL by its control code: the same share of another code is two rows, both off */
+	counts(&cap, 1);
+	counts(&rep, 1);
+	cap.req[11] = cap.ioctl_req[0] = 10, cap.ioctl_code[0] = 0x900c0;
+	rep.req[11] = rep.ioctl_req[0] = 10, rep.ioctl_code[0] = 0x140204;
+	answered(&cap);
+	answered(&rep);
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "IOCTL (0x900c0)\nIOCTL (0x140204)\ntotal variation\n");
+
+	/* CREATE by disposition: OPEN_IF in the replay where the capture opened */
+	counts(&cap, 1);
+	counts(&rep, 1);
+	answered(&cap);
+	answered(&rep);
+	rep.disposition[1] = 0, rep.disposition[3] = 30;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "CREATE (OPEN)\nCREATE (OPEN_IF)\ntotal variation\n");
+
+	/* rates: 10% off is kept, 11% is not */
+	counts(&cap, 1);
+	counts(&rep, 1);
+	answered(&cap);
+	answered(&rep);
+	rep.req_per_user_hour[0] = 3960;
+	rep.logons_per_user_hour[0] = 2.22;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "logons per user-hour (median)\n");
+
+	/* gaps: the replay's long gaps at 1 s, not 100 ms: p95 and the KS distance (0.5) */
+	counts(&cap, 1);
+	counts(&rep, 1);
+	answered(&cap);
+	answered(&rep);
+	memset(&rep.req_gaps, 0, sizeof(rep.req_gaps));
+	for (int i = 0; i < 50; i++) {
+		pv_hist_add(&rep.req_gaps, 0.001);
+		pv_hist_add(&rep.req_gaps, 1);
+	}
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "a user's gaps, p95\na user's gaps, Kolmogorov-Smirnov\n");
+	ck_assert_double_eq_tol(find(&k, "a user's gaps, Kolmogorov-Smirnov")->replay, 0.5, 1e-9);
+
+	/* sizes: one read in 30 at 64 KiB, one at 1 KiB: p50 and p95 kept, the 4 KiB bucket 6.7
+	 * points under */
+	counts(&cap, 1);
+	counts(&rep, 1);
+	answered(&cap);
+	answered(&rep);
+	memset(&rep.read_sizes, 0, sizeof(rep.read_sizes));
+	for (int i = 0; i < 30; i++)
+		pv_sizes_add(&rep.read_sizes, i == 0 ? 65536 : i == 1 ? 1024 : 4096);
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "read sizes, worst bucket (to 8192 B)\n");
+
+	/* status: 3 of the replay's 30 CREATEs refused, NAME_NOT_FOUND: 3 of its 100 file
+	 * answers in another class (3%), names not found 3 points more */
+	counts(&cap, 1);
+	counts(&rep, 1);
+	answered(&cap);
+	answered(&rep);
+	rep.status_class[5][0] = 27, rep.status_class[5][3] = 3;
+	rep.not_found[5] = 3;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "answers of another status class, %\nnames or paths not found\n");
+	ck_assert_double_eq_tol(find(&k, "answers of another status class, %")->replay, 3, 1e-9);
+
+	/* answers: the replay's matched under 99% */
+	counts(&cap, 1);
+	counts(&rep, 1);
+	answered(&cap);
+	answered(&rep);
+	rep.matched -= 3;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "requests matched to their answer\n");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("learn_check");
+	TCase *tc = tcase_create("learn_check");
+
+	tcase_add_test(tc, alike);
+	tcase_add_test(tc, broken);
+	suite_add_tcase(s, tc);
+	return pv_unit_run(s);
+}
