@@ -17,6 +17,8 @@
 # READ, WRITE, QUERY_INFO, QUERY_DIRECTORY, SET_INFO, IOCTL, LOCK, FLUSH, CHANGE_NOTIFY), each
 # as a share of them: the capture's by learn's count, the replay's by the server's. The issue's
 # bounds: every command above 1% within 3 points, the total-variation distance at most 0.05.
+# Then the same on the wire: the long replay is captured too, and provision learn --check reads
+# it against the capture with every bound of issue 29 (mix, rates, gaps, sizes, status).
 # Environment: SOURCE (builtin), USERS (5 per client), RATE (3310), DURATION (40), ROUNDS (20),
 # SPEED (1), SHORT (10), LONG (40), FILESET, KEEP (lab pvrp stays prepared), OUT (a folder the
 # capture, the workload and learn's JSON are copied to), CAPTURE (a capture made before, of
@@ -106,9 +108,15 @@ one() {
 	profile >"$BT/$1.p1"
 }
 one short "$SHORT"
+# the long run captured too: learn --check reads it against the capture, on the wire
+"$LAB_SH" capture srv start "$BT/replay.pcap" || exit 1
+CAPTURING=srv
 one long "$LONG"
+CAPTURING=
+"$LAB_SH" capture srv stop || { echo "bench: the replay's capture is not whole" >&2; exit 1; }
+[[ -z ${OUT:-} ]] || cp "$BT/replay.pcap" "$OUT/"
 
-python3 - "$BT" "$SOURCE" "$N" <<'EOF'
+python3 - "$BT" "$SOURCE" "$N" <<'EOF' || exit 1
 import json, sys
 bt, source, users = sys.argv[1], sys.argv[2], int(sys.argv[3])
 # Samba's profile names (source3/smbd/smb2_server.c) and learn's
@@ -147,3 +155,11 @@ print("  total-variation distance %.3f (bound 0.05); largest difference of a com
       " %.2f points (bound 3)" % (tv, worst))
 print("  verdict: %s" % ("match" if tv <= 0.05 and worst <= 3 else "no match"))
 EOF
+# on the wire: the replay's capture read as the capture was (learn --check; its status 1 is a
+# verdict, not a failure of the bench)
+echo "bench: on the wire, provision learn CAPTURE --check REPLAY (the long run's capture: the logons and the listing of the users' trees in it):"
+rc=0
+"$PV" learn "$BT/cap.pcap" --check "$BT/replay.pcap" >"$BT/check.out" 2>&1 || rc=$?
+[[ $rc == 0 || $rc == 1 ]] || { echo "bench: learn --check failed (exit $rc):" >&2; tail -3 "$BT/check.out" >&2; exit 1; }
+sed -n '/^learn: the replay /,$p' "$BT/check.out" | grep -v '^provision: error'
+exit 0

@@ -11,7 +11,12 @@
 #      file commands against the capture's (learn's count): every command above 1% of the
 #      capture's file requests is served, and its share is within 8 points of the capture's
 #      (bench/replay.sh measures the match to the issue's 3 points, with the logons taken out);
-#   4. bad input: a workload that is not one (an unknown command), a file that is not there,
+#   4. on the wire: the replay captured too, and `learn CAPTURE --check REPLAY --json` read
+#      against Wireshark's dissector: every mix row's share of the replay is tshark's count
+#      (CREATE by disposition, IOCTL by code), every part above 1% has a row, each row's
+#      verdict is its 3-point bound, the exit status is 1 exactly when a check failed; and
+#      --check on a file that is not a capture: exit 3, --check named;
+#   5. bad input: a workload that is not one (an unknown command), a file that is not there,
 #      and load.scenarios.learned weighed without a workload: exit 3, the key and the fix named,
 #      nothing run (no run folder made).
 # Everything it makes is in $T_TMP; lab 'pvreplay' is prepared and cleaned up, srv's smb.conf
@@ -56,9 +61,13 @@ expect_out "^run: would replay the [0-9]+ kinds of $T_TMP/w.yaml \(load.workload
 profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }
 profile >"$T_TMP/p0"
 [[ -s $T_TMP/p0 ]] || probe_failed "smbstatus --profile on srv printed no SMB2 count"
+"$LAB_SH" capture srv start "$T_TMP/replay.pcap" || fail "tcpdump on srv did not start"
+CAPTURING=1
 pv "${P[@]}" --set "load.workload=$T_TMP/w.yaml" --json run --id replay --min-users 4 --max-users 4 --step 1 --duration 12 --warmup 0 --watch 0
 expect_rc 0 "run with load.workload"
 profile >"$T_TMP/p1"
+CAPTURING=
+"$LAB_SH" capture srv stop 2>/dev/null || fail "the replay's capture is not whole (lab.sh capture srv stop)"
 rm -f "$T_TMP/info"
 python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the replay: $(tail -n 1 "$T_TMP/py")"
 import json, sys
@@ -114,8 +123,70 @@ open(t + "/info", "w").write("    capture/server %: " + ", ".join(rows) + "\n")
 EOF
 cat "$T_TMP/info" >&2 2>/dev/null
 
-# ---- 4. bad input -----------------------------------------------------------------------------
-echo "  4. bad input" >&2
+# ---- 4. on the wire: learn --check ------------------------------------------------------------
+echo "  4. learn --check: the replay's capture against the capture" >&2
+pv --json learn "$T_TMP/cap.pcap" --check "$T_TMP/replay.pcap"
+[[ $RC == 0 || $RC == 1 ]] || { fail "learn --check: exit $RC (0 or 1 expected)"; show; }
+printf '%s\n' "$OUT" >"$T_TMP/check.json"
+tshark -r "$T_TMP/replay.pcap" -Y smb2 -T fields -e smb2.cmd -e smb2.flags.response \
+	-e smb2.create.disposition -e smb2.ioctl.function >"$T_TMP/replay.tshark" 2>"$T_TMP/tshark.err" ||
+	probe_failed "tshark -r replay.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+rm -f "$T_TMP/info"
+python3 - "$T_TMP" "$RC" <<'EOF' 2>"$T_TMP/py" || fail "learn --check: $(tail -n 1 "$T_TMP/py")"
+import collections, json, sys
+t, rc = sys.argv[1], int(sys.argv[2])
+chk = json.load(open(t + "/check.json"))["check"]
+names = ["NEGOTIATE", "SESSION_SETUP", "LOGOFF", "TREE_CONNECT", "TREE_DISCONNECT", "CREATE",
+         "CLOSE", "FLUSH", "READ", "WRITE", "LOCK", "IOCTL", "CANCEL", "ECHO", "QUERY_DIRECTORY",
+         "CHANGE_NOTIFY", "QUERY_INFO", "SET_INFO", "OPLOCK_BREAK"]
+disp = ["SUPERSEDE", "OPEN", "CREATE", "OPEN_IF", "OVERWRITE", "OVERWRITE_IF"]
+# Wireshark's count of the replay's file requests, CREATE by disposition, IOCTL by code
+parts = collections.Counter()
+for line in open(t + "/replay.tshark"):
+    f = (line.rstrip("\n").split("\t") + ["", "", ""])[:4]
+    cmds, flags = f[0].split(","), f[1].split(",")
+    dl, il = [x for x in f[2].split(",") if x], [x for x in f[3].split(",") if x]
+    for cmd, fl in zip(cmds, flags):
+        if not cmd:
+            continue
+        cmd, rsp = int(cmd), fl in ("1", "True")
+        code = il.pop(0) if cmd == 11 and il else None
+        if rsp or cmd <= 4 or cmd in (12, 13):
+            continue
+        if cmd == 5:
+            d = int(dl.pop(0), 0) if dl else -1
+            parts["CREATE (%s)" % disp[d] if 0 <= d < 6 else "CREATE (others)"] += 1
+        elif cmd == 11:
+            parts["IOCTL (0x%x)" % int(code, 0) if code else "IOCTL (others)"] += 1
+        else:
+            parts[names[cmd]] += 1
+total = sum(parts.values())
+assert total > 100, "tshark saw %d file requests in the replay" % total
+mix = [r for r in chk["checks"] if r["group"] == "mix" and r["check"] != "total variation"]
+assert mix, "no mix rows: %s" % chk["checks"]
+for r in mix:
+    want = 100.0 * parts.get(r["check"], 0) / total
+    assert abs(r["replay"] - want) < 0.01, "%s: learn --check says %.3f%% of the replay, tshark %.3f%%" % (r["check"], r["replay"], want)
+    assert r["pass"] == (abs(r["replay"] - r["capture"]) <= 3), "%s: pass is %s at %.2f/%.2f" % (r["check"], r["pass"], r["capture"], r["replay"])
+    # the built-in load's capture and its replay: the same commands, none far off (the
+    # logons' listings are in both)
+    assert r["capture"] <= 1 or abs(r["replay"] - r["capture"]) <= 8, "%s: %.1f%% of the capture, %.1f%% of the replay" % (r["check"], r["capture"], r["replay"])
+for k, n in parts.items():
+    if 100.0 * n / total > 1:
+        assert any(r["check"] == k for r in mix), "%s is %.1f%% of the replay and not checked" % (k, 100.0 * n / total)
+failed = sum(1 for r in chk["checks"] if not r["pass"])
+assert failed == chk["failed"] and rc == (1 if failed else 0) and chk["match"] == (failed == 0), \
+    "%d checks failed, the JSON says %d, exit %d" % (failed, chk["failed"], rc)
+open(t + "/info", "w").write("    %d checks, %d failed (%s); %d mix rows equal tshark's count of %d file requests\n" % (
+    len(chk["checks"]), failed, ", ".join(r["check"] for r in chk["checks"] if not r["pass"]), len(mix), total))
+EOF
+cat "$T_TMP/info" >&2 2>/dev/null
+pv learn "$T_TMP/cap.pcap" --check "$T_TMP/w.yaml"
+expect_rc 3 "learn --check on a file that is not a capture"
+grep -qF -- "the replay's capture (--check $T_TMP/w.yaml)" <<<"$ERR" || { fail "learn --check on a YAML file: the error does not name --check"; show; }
+
+# ---- 5. bad input -----------------------------------------------------------------------------
+echo "  5. bad input" >&2
 printf 'kinds:\n  - {commands: CREATE JUMP CLOSE, weight: 50}\n' >"$T_TMP/bad.yaml"
 bad() {
 	local what=$1 want=$2
