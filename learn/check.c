@@ -74,21 +74,25 @@ static double share(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0;
 }
 
-static struct pv_learn_check_row *row(struct pv_learn_check *o, const char *group,
-				      const char *unit, double cap, double rep, bool pass)
+static struct pv_learn_check_row *row(struct pv_learn_check *o, const char *group, const char *unit,
+				      double cap, double rep, bool pass)
 {
 	struct pv_learn_check_row *r;
 
 	if (o->n == PV_LEARN_CHECK_ROWS)
 		return NULL;
 	r = &o->row[o->n++];
-	*r = (struct pv_learn_check_row){.group = group, .unit = unit, .capture = cap,
-					 .replay = rep, .pass = pass, .single = !*unit};
+	*r = (struct pv_learn_check_row){.group = group,
+					 .unit = unit,
+					 .capture = cap,
+					 .replay = rep,
+					 .pass = pass,
+					 .single = !*unit};
 	o->failed += !pass;
 	return r;
 }
 
-#define SAY(r, ...) (r ? (void)snprintf(r->what, sizeof(r->what), __VA_ARGS__) : (void)0)
+#define SAY(r, ...)  (r ? (void)snprintf(r->what, sizeof(r->what), __VA_ARGS__) : (void)0)
 #define RULE(r, ...) (r ? (void)snprintf(r->rule, sizeof(r->rule), __VA_ARGS__) : (void)0)
 
 /* within frac of cap (both 0: kept) */
@@ -179,7 +183,8 @@ static void sizes(const char *what, const struct pv_sizes *c, const struct pv_si
 	if (!c->n && !r->n)
 		return;
 	for (int i = 0; i < 2; i++) {
-		double a = (double)pv_sizes_quantile(c, q[i]), b = (double)pv_sizes_quantile(r, q[i]);
+		double a = (double)pv_sizes_quantile(c, q[i]),
+		       b = (double)pv_sizes_quantile(r, q[i]);
 
 		w = row(o, "sizes", "B", a, b, c->n && r->n && near(a, b, 0.20));
 		SAY(w, "%s sizes, p%.0f (up to)", what, q[i] * 100);
@@ -229,7 +234,8 @@ static void status(const struct pv_learn_counts *cap, const struct pv_learn_coun
 			continue;
 		for (int k = 0; k < 4; k++)
 			tv += a ? fabs(share(cap->status_class[cmd][k], a) -
-				       share(rep->status_class[cmd][k], b)) / 200
+				       share(rep->status_class[cmd][k], b)) /
+					      200
 				: 0.5;
 		off += tv * (double)b;
 	}

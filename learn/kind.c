@@ -1,6 +1,7 @@
 /* learn/kind.c: the kinds of activity (see learn/kind.h). */
 #include "learn/kind.h"
 
+#include "playbooks/workload.h"
 #include "smb/trace.h"
 #include "util/hash.h"
 
@@ -128,7 +129,9 @@ void pv_kind_name(const struct pv_kind_shape *s, char *out, size_t len)
 	out[0] = '\0';
 	for (size_t i = 0; i < s->n && o < len; i++)
 		o += (size_t)snprintf(out + o, len - o, "%s%s%s", i ? " " : "",
-				      pv_smbt_cmd_name(s->step[i] & 0x7f),
+				      pv_load_learned_command(s->step[i] & 0x7f)
+					      ? pv_load_learned_command(s->step[i] & 0x7f)
+					      : pv_smbt_cmd_name(s->step[i] & 0x7f),
 				      s->step[i] & 0x80 ? "+" : "");
 	if (s->cut && o < len)
 		snprintf(out + o, len - o, " ...");

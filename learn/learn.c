@@ -5,6 +5,7 @@
  * was not captured, or that lost bytes in mid-frame, is out of step: it is read again from the
  * next place where a frame header is followed by an SMB signature. */
 #include "learn/learn.h"
+#include "playbooks/workload.h"
 
 #include "learn/stream.h"
 #include "learn/table.h"
@@ -226,7 +227,9 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 				activity_end(c, us);
 			if (!us->cur_requests++)
 				us->cur_start = t;
-			pv_kind_shape_add(&us->cur, m->cmd);
+			pv_kind_shape_add(&us->cur, m->cmd == 5 ? 5 | pv_load_learned_disposition(
+									      m->disposition)
+								: m->cmd);
 		}
 		pv_learn_user_request(us, t);
 		if (m->cmd == 5)

@@ -59,7 +59,7 @@ static enum use use_of(const struct pv_load_learned_kind *k, unsigned from, int 
 	int d = depth + 1;
 
 	for (unsigned j = from; j < k->n && d > depth; j++) {
-		unsigned c = k->step[j] & ~PV_LOAD_LEARNED_REPEAT;
+		unsigned c = k->step[j] & PV_LOAD_LEARNED_CMD;
 
 		if (c == C_CREATE)
 			d++;
@@ -91,6 +91,35 @@ static int own1(struct user *u)
 static int own2(struct user *u)
 {
 	return own_name(u, u->path2);
+}
+
+/* a name not there, for CREATE(CREATE): deleted when closed (OWN_NEW) */
+static int new_name(struct user *u, char *dst)
+{
+	snprintf(dst, PATH_MAX_LOAD, "%s/new/pv-learned-%s-%s-n%u.dat", u->info.name, u->info.name,
+		 u->e->run, ++u->seq);
+	return GO;
+}
+
+static int new1(struct user *u)
+{
+	return new_name(u, u->path);
+}
+
+static int new2(struct user *u)
+{
+	return new_name(u, u->path2);
+}
+
+/* a volatile/ document, to be written as it is (CREATE's OPEN), as F2 */
+static int volatile2(struct user *u)
+{
+	const struct file *f = files_pick(u, &u->vfiles);
+
+	if (!f)
+		return FAIL;
+	snprintf(u->path2, sizeof(u->path2), "%s", f->path);
+	return GO;
 }
 
 static int static2(struct user *u)
@@ -126,16 +155,30 @@ static void put(struct maker *m, struct step st)
 		m->s[m->n++] = st;
 }
 
-static void open_for(struct maker *m, enum use use)
+/* The file opened at the next depth, for use, as CREATE's disposition bits say: a folder is
+ * opened as it is; what is written, or made whatever comes after (a disposition other than
+ * OPEN), is the user's: a volatile/ document written in place (OPEN), one of its own files
+ * (OPEN_IF; OVERWRITE_IF, its bytes replaced), a new name deleted when closed (CREATE); else a
+ * static/ file to read. */
+static void open_for(struct maker *m, enum use use, unsigned disp)
 {
 	int f = m->depth;
+	uint8_t p = (uint8_t)f;
 
+	if (use != U_DIR && disp)
+		use = U_OWN;
 	m->use[f] = use;
 	m->locked[f] = false;
 	if (use == U_DIR)
 		put(m, (struct step){OPEN, F1, DIR_LIST, P1, FOLDER, NULL});
+	else if (use == U_OWN && disp == 0)
+		put(m,
+		    (struct step){OPEN, p, DOC_EDIT, p, f ? NONE : VOLATILE, f ? volatile2 : NULL});
+	else if (use == U_OWN && disp == PV_LOAD_LEARNED_NEW)
+		put(m, (struct step){OPEN, p, OWN_NEW, p, NONE, f ? new2 : new1});
 	else if (use == U_OWN)
-		put(m, (struct step){OPEN, (uint8_t)f, OWN, (uint8_t)f, NONE, f ? own2 : own1});
+		put(m, (struct step){OPEN, p, disp == PV_LOAD_LEARNED_OPEN_IF ? OWN : OWN_OVER, p,
+				     NONE, f ? own2 : own1});
 	else if (f)
 		put(m, (struct step){OPEN, F2, DOC_READ, P2, NONE, static2});
 	else
@@ -150,8 +193,8 @@ static void on_open(struct maker *m, const struct pv_load_learned_kind *k, unsig
 	int f;
 	enum use u;
 
-	if (!m->depth)
-		open_for(m, use_of(k, i, 0));
+	if (!m->depth) /* opened first, as it is */
+		open_for(m, use_of(k, i, 0), 0);
 	f = m->depth - 1;
 	u = m->use[f];
 	switch (c) {
@@ -218,7 +261,7 @@ static void make_span(struct maker *m, const struct pv_load_learned_kind *k, uns
 		      unsigned to)
 {
 	for (unsigned i = from; i < to; i++) {
-		unsigned c = k->step[i] & ~PV_LOAD_LEARNED_REPEAT;
+		unsigned c = k->step[i] & PV_LOAD_LEARNED_CMD;
 		double rep = repeats(k, i);
 		unsigned times = (unsigned)rep;
 		uint16_t chance = (uint16_t)((rep - times) * 65536);
@@ -236,7 +279,8 @@ static void make_span(struct maker *m, const struct pv_load_learned_kind *k, uns
 			if (t == times && !chance)
 				break;
 			if (c == C_CREATE && m->depth < 2)
-				open_for(m, use_of(k, i + 1, m->depth));
+				open_for(m, use_of(k, i + 1, m->depth),
+					 k->step[i] & PV_LOAD_LEARNED_DISP);
 			else if (c == C_CREATE)
 				put(m, (struct step){PROBE, .path = P2, .before = absent});
 			else if (c == C_CLOSE && m->depth)
@@ -260,7 +304,7 @@ static unsigned cycles_of(const struct pv_load_learned_kind *k, unsigned *from, 
 	int depth = 0, before[PV_LOAD_LEARNED_STEPS], open = 0;
 
 	for (unsigned i = 0; i < k->n; i++) {
-		unsigned c = k->step[i] & ~PV_LOAD_LEARNED_REPEAT;
+		unsigned c = k->step[i] & PV_LOAD_LEARNED_CMD;
 		int times = (int)(repeats(k, i) + 0.5);
 
 		if (c == C_CREATE) {

@@ -55,6 +55,9 @@ static const struct open_mode {
 	[FILE_MADE] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_NONDIR, 0},
 	[FILE_DEL] = {PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR, 0},
 	[OWN] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OPEN_IF, PV_SMBA_NONDIR, 0},
+	[OWN_OVER] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, 0},
+	[OWN_NEW] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE,
+		     PV_SMBA_NONDIR | PV_SMBA_DELCLOSE, 0},
 };
 
 /* ---- the scenarios (docs/load.md), each its steps and what they do first ---- */

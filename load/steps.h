@@ -72,6 +72,8 @@ enum mode {
 	FILE_MADE, /* a file made, to be deleted */
 	FILE_DEL,  /* a file to rename or delete */
 	OWN,	   /* a file of its own, opened as it is or made: read, written, deleted */
+	OWN_OVER,  /* ... its bytes replaced, or made (a learned CREATE(OVERWRITE_IF)) */
+	OWN_NEW,   /* a file made, deleted when closed (a learned CREATE(CREATE)) */
 };
 
 #endif

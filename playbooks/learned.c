@@ -86,11 +86,11 @@ static int commands(struct pv_schema *sc, const struct pv_node *v, const char *p
 			continue;
 		}
 		(*words)++;
-		for (code = 0; code < 19; code++)
+		for (code = 0; code < 0x80; code++)
 			if (!strcmp(w, pv_load_learned_command(code) ? pv_load_learned_command(code)
 								     : ""))
 				break;
-		if (code == 19) {
+		if (code == 0x80) {
 			static const char *const others[] = {
 				"NEGOTIATE",	"SESSION_SETUP",   "LOGOFF",
 				"TREE_CONNECT", "TREE_DISCONNECT", "CANCEL",

@@ -54,13 +54,35 @@ int pv_load_kind_of(const char *name)
 const char *pv_load_learned_command(unsigned code)
 {
 	static const char *const names[] = {
-		[5] = "CREATE",		[6] = "CLOSE",
-		[7] = "FLUSH",		[8] = "READ",
-		[9] = "WRITE",		[10] = "LOCK",
-		[11] = "IOCTL",		[14] = "QUERY_DIRECTORY",
-		[15] = "CHANGE_NOTIFY", [16] = "QUERY_INFO",
+		[5] = "CREATE",
+		[6] = "CLOSE",
+		[7] = "FLUSH",
+		[8] = "READ",
+		[9] = "WRITE",
+		[10] = "LOCK",
+		[11] = "IOCTL",
+		[14] = "QUERY_DIRECTORY",
+		[15] = "CHANGE_NOTIFY",
+		[16] = "QUERY_INFO",
 		[17] = "SET_INFO",
+		[5 | PV_LOAD_LEARNED_OPEN_IF] = "CREATE(OPEN_IF)",
+		[5 | PV_LOAD_LEARNED_OVERWRITE_IF] = "CREATE(OVERWRITE_IF)",
+		[5 | PV_LOAD_LEARNED_NEW] = "CREATE(CREATE)",
 	};
 
 	return code < sizeof(names) / sizeof(names[0]) ? names[code] : NULL;
+}
+
+unsigned pv_load_learned_disposition(uint32_t disposition)
+{
+	switch (disposition) {
+	case 1: /* FILE_OPEN */
+		return 0;
+	case 2: /* FILE_CREATE */
+		return PV_LOAD_LEARNED_NEW;
+	case 3: /* FILE_OPEN_IF */
+		return PV_LOAD_LEARNED_OPEN_IF;
+	default: /* SUPERSEDE, OVERWRITE, OVERWRITE_IF; and what no client sends: replaced */
+		return PV_LOAD_LEARNED_OVERWRITE_IF;
+	}
 }

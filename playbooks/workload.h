@@ -51,6 +51,15 @@ struct pv_load_scenario {
 #define PV_LOAD_LEARNED_STEPS  24   /* commands of a kind, at most (learn/kind.h's) */
 #define PV_LOAD_SIZE_BINS      34   /* size buckets: 0 (empty), then [2^(k-1), 2^k) */
 #define PV_LOAD_LEARNED_REPEAT 0x80 /* a step's flag: the command repeats (READ+) */
+/* A CREATE step's disposition, in its bits 5 and 6: OPEN (0: what was there opened, as the
+ * workloads learned before dispositions were say), OPEN_IF, OVERWRITE_IF (OVERWRITE and
+ * SUPERSEDE with it: what was there replaced), CREATE (a name that was not there); "CREATE",
+ * "CREATE(OPEN_IF)", "CREATE(OVERWRITE_IF)", "CREATE(CREATE)" in a workload */
+#define PV_LOAD_LEARNED_DISP	     0x60
+#define PV_LOAD_LEARNED_OPEN_IF	     0x20
+#define PV_LOAD_LEARNED_OVERWRITE_IF 0x40
+#define PV_LOAD_LEARNED_NEW	     0x60
+#define PV_LOAD_LEARNED_CMD	     0x1f /* the SMB2 command */
 
 struct pv_load_learned_kind {
 	uint8_t step[PV_LOAD_LEARNED_STEPS]; /* SMB2 command codes, | PV_LOAD_LEARNED_REPEAT */
@@ -110,11 +119,15 @@ void pv_load_defaults(struct pv_load_config *c);
 /* The kind named name, or -1. */
 int pv_load_kind_of(const char *name);
 
-/* The SMB2 commands a learned kind may replay, by code (MS-SMB2 2.2.1): "CREATE", ...,
- * "SET_INFO" as learn writes them; NULL for a code it does not replay (NEGOTIATE,
- * SESSION_SETUP, LOGOFF, TREE_CONNECT, TREE_DISCONNECT, CANCEL, ECHO, OPLOCK_BREAK) or
- * past 18. */
+/* The SMB2 commands a learned kind may replay, by code (MS-SMB2 2.2.1, a CREATE's
+ * disposition bits with it): "CREATE", "CREATE(OPEN_IF)", ..., "SET_INFO" as learn writes
+ * them; NULL for a code it does not replay (NEGOTIATE, SESSION_SETUP, LOGOFF, TREE_CONNECT,
+ * TREE_DISCONNECT, CANCEL, ECHO, OPLOCK_BREAK, another command with disposition bits) or
+ * past 0x7f. */
 const char *pv_load_learned_command(unsigned code);
+/* A CREATE's CreateDisposition (MS-SMB2 2.2.13: 0 SUPERSEDE .. 5 OVERWRITE_IF) as a step's
+ * disposition bits (PV_LOAD_LEARNED_DISP). */
+unsigned pv_load_learned_disposition(uint32_t disposition);
 
 /* A learned workload's text (len bytes; name in messages) read into *out (zeroed first, and
  * again on failure): PV_OK; PV_ECONFIG naming the place and what is expected (no kinds, none

@@ -73,7 +73,8 @@ static void text_check(const struct learn_out *o)
 		       r->pass ? "pass" : "FAIL");
 	}
 	printf("learn: %s: %u of %u checks failed\n",
-	       k->failed ? "the replay does not match the capture" : "the replay matches the capture",
+	       k->failed ? "the replay does not match the capture"
+			 : "the replay matches the capture",
 	       k->failed, k->n);
 }
 

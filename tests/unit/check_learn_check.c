@@ -110,8 +110,8 @@ START_TEST(broken)
 	answered(&rep);
 	pv_learn_check(&cap, &rep, &k);
 	ck_assert_str_eq(failed(&k), "READ\n");
-	ck_assert_double_eq_tol(find(&k, "total variation")->replay,
-				(3500.0 / 105 - 30) / 100, 1e-9);
+	ck_assert_double_eq_tol(find(&k, "total variation")->replay, (3500.0 / 105 - 30) / 100,
+				1e-9);
 	/* 40 of 110: the total variation too (0.064) */
 	rep.req[8] += 5;
 	answered(&rep);
@@ -182,7 +182,8 @@ START_TEST(broken)
 	rep.status_class[5][0] = 27, rep.status_class[5][3] = 3;
 	rep.not_found[5] = 3;
 	pv_learn_check(&cap, &rep, &k);
-	ck_assert_str_eq(failed(&k), "answers of another status class, %\nnames or paths not found\n");
+	ck_assert_str_eq(failed(&k),
+			 "answers of another status class, %\nnames or paths not found\n");
 	ck_assert_double_eq_tol(find(&k, "answers of another status class, %")->replay, 3, 1e-9);
 
 	/* answers: the replay's matched under 99% */

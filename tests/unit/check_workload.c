@@ -61,7 +61,8 @@ static void counts(struct pv_learn_counts *c)
 	pv_kind_shape_add(&a, SMB2_READ);
 	pv_kind_shape_add(&a, SMB2_READ);
 	pv_kind_shape_add(&a, SMB2_CLOSE);
-	pv_kind_shape_add(&b, SMB2_CREATE);
+	/* its file replaced: learn gives CREATE with its disposition's bits */
+	pv_kind_shape_add(&b, SMB2_CREATE | pv_load_learned_disposition(5));
 	pv_kind_shape_add(&b, SMB2_CLOSE);
 	for (int i = 0; i < 30; i++)
 		pv_kinds_add(&c->kinds, &a, 4, 0.02);
@@ -98,7 +99,7 @@ START_TEST(yaml)
 	has(b.data, "  - commands: CREATE READ+ CLOSE\n    weight: 75.0000 # % of the activities\n"
 		    "    per_user_hour: 15\n    requests: 4\n    seconds: 0.02\n"
 		    "    counts: [1, 2, 1] # each command's requests, on average\n"
-		    "  - commands: CREATE CLOSE\n    weight: 25.0000");
+		    "  - commands: CREATE(OVERWRITE_IF) CLOSE\n    weight: 25.0000");
 	ck_assert_ptr_null(strstr(b.data, "other_kinds"));
 	has(b.data, "mix: # % of the requests, by command\n  CREATE: 30.0000\n  CLOSE: 20.0000\n"
 		    "  READ: 50.0000\n");
@@ -185,6 +186,7 @@ START_TEST(read_back)
 	ck_assert_double_eq_tol(l.kind[0].weight, 30.0 / 41 * 100, 1e-3);
 	ck_assert_double_eq(l.kind[0].requests, 4);
 	ck_assert_uint_eq(l.kind[1].n, 2);
+	ck_assert_uint_eq(l.kind[1].step[0], SMB2_CREATE | PV_LOAD_LEARNED_OVERWRITE_IF);
 	ck_assert_uint_eq(l.kind[1].step[1], SMB2_CLOSE);
 	/* 30 and 10 activities an hour over 2 users; the logons' kind not counted */
 	ck_assert_double_eq_tol(l.per_user_hour, 20, 1e-9);
@@ -196,6 +198,33 @@ START_TEST(read_back)
 	pv_buf_release(&b, 0);
 	pv_kinds_release(&c.kinds);
 	pv_learn_users_release(&c.users);
+}
+END_TEST
+
+/* CREATE's dispositions as a step's bits, each named as learn writes it and read back */
+START_TEST(dispositions)
+{
+	static const struct {
+		uint32_t disposition;
+		unsigned bits;
+		const char *name;
+	} want[] = {
+		{0, PV_LOAD_LEARNED_OVERWRITE_IF, "CREATE(OVERWRITE_IF)"}, /* SUPERSEDE */
+		{1, 0, "CREATE"},					   /* OPEN */
+		{2, PV_LOAD_LEARNED_NEW, "CREATE(CREATE)"},
+		{3, PV_LOAD_LEARNED_OPEN_IF, "CREATE(OPEN_IF)"},
+		{4, PV_LOAD_LEARNED_OVERWRITE_IF, "CREATE(OVERWRITE_IF)"}, /* OVERWRITE */
+		{5, PV_LOAD_LEARNED_OVERWRITE_IF, "CREATE(OVERWRITE_IF)"},
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		unsigned bits = pv_load_learned_disposition(want[i].disposition);
+
+		ck_assert_uint_eq(bits, want[i].bits);
+		ck_assert_str_eq(pv_load_learned_command(SMB2_CREATE | bits), want[i].name);
+	}
+	/* no other command takes them */
+	ck_assert_ptr_null(pv_load_learned_command(SMB2_READ | PV_LOAD_LEARNED_OPEN_IF));
 }
 END_TEST
 
@@ -223,6 +252,8 @@ START_TEST(read_refusals)
 	refused("kinds:\n  - {commands: CREATE REED+ CLOSE, weight: 50}\n",
 		"w.yaml:2:16: 'kinds.0.commands' has 'REED', which is no SMB2 command");
 	refused("kinds:\n  - {commands: CREATE, weigth: 50}\n", "(did you mean 'weight'?)");
+	refused("kinds:\n  - {commands: CREATE(OPEN_OR_NOT) CLOSE, weight: 50}\n",
+		"has 'CREATE(OPEN_OR_NOT)', which is no SMB2 command");
 	refused("kinds:\n  - {commands: CREATE}\n", "missing required key 'weight'");
 	refused("kinds:\n  - {commands: CREATE, weight: 101}\n",
 		"'kinds.0.weight' is '101'; expected a number from 0 to 100");
@@ -267,6 +298,7 @@ int main(void)
 	tcase_add_test(tc, yaml);
 	tcase_add_test(tc, many_kinds);
 	tcase_add_test(tc, read_back);
+	tcase_add_test(tc, dispositions);
 	tcase_add_test(tc, read_refusals);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
