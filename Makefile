@@ -83,7 +83,7 @@ build/unit/%: build/asan/tests/unit/%.o build/asan/tests/unit/alloc.o $(ASAN_LIB
 	@$(CC) $(SAN) -Wl,--wrap=realloc -o $@ $^ $(PKG_LIBS) $(UNIT_LIBS) -lpthread -lm
 
 # The suites of the two SMB2 clients, and the load engine's, share a fake server.
-build/unit/check_wire build/unit/check_async build/unit/check_engine: build/asan/tests/unit/fake_smb2.o
+build/unit/check_sync build/unit/check_async build/unit/check_engine: build/asan/tests/unit/fake_smb2.o
 
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do \

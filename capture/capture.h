@@ -27,9 +27,9 @@ struct pv_capture_seg {
 	size_t wire; /* the payload's bytes on the wire (more than len when the frame was cut) */
 	double t;    /* seconds since the epoch */
 };
-#define PV_TCP_FIN 0x01u
-#define PV_TCP_SYN 0x02u
-#define PV_TCP_RST 0x04u
+#define PV_CAPTURE_TCP_FIN 0x01u
+#define PV_CAPTURE_TCP_SYN 0x02u
+#define PV_CAPTURE_TCP_RST 0x04u
 
 enum pv_capture_what {
 	PV_CAPTURE_TCP,	    /* a TCP segment: seg filled */

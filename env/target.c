@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void pv_env_target_ssh(const struct pv_host *host, struct pv_remote_target *t)
+void pv_env_target_ssh(const struct pv_playbook_host *host, struct pv_remote_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = host->name;
@@ -17,7 +17,7 @@ void pv_env_target_ssh(const struct pv_host *host, struct pv_remote_target *t)
 	t->timeout = host->ssh.timeout;
 }
 
-int pv_env_host_connect(const struct pv_host *host, struct pv_remote **out)
+int pv_env_host_connect(const struct pv_playbook_host *host, struct pv_remote **out)
 {
 	struct pv_remote_target t;
 
@@ -25,7 +25,7 @@ int pv_env_host_connect(const struct pv_host *host, struct pv_remote **out)
 	return pv_remote_connect(&t, out);
 }
 
-void pv_env_target_krb(const struct pv_domain *d, struct pv_krb_target *t)
+void pv_env_target_krb(const struct pv_playbook_domain *d, struct pv_krb_target *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->realm = d->realm;
@@ -33,12 +33,12 @@ void pv_env_target_krb(const struct pv_domain *d, struct pv_krb_target *t)
 	t->dns_domain = d->dns_domain;
 }
 
-void pv_env_target_dir(const struct pv_domain *d, struct pv_dir_target *t)
+void pv_env_target_dir(const struct pv_playbook_domain *d, struct pv_ldap_target *t)
 {
-	static const enum pv_dir_transport transport[] = {
-		[PV_LDAP_LDAPS] = PV_DIR_LDAPS,
-		[PV_LDAP_STARTTLS] = PV_DIR_STARTTLS,
-		[PV_LDAP_GSSAPI] = PV_DIR_GSSAPI,
+	static const enum pv_ldap_transport transport[] = {
+		[PV_PLAYBOOK_LDAP_LDAPS] = PV_LDAP_LDAPS,
+		[PV_PLAYBOOK_LDAP_STARTTLS] = PV_LDAP_STARTTLS,
+		[PV_PLAYBOOK_LDAP_GSSAPI] = PV_LDAP_GSSAPI,
 	};
 
 	memset(t, 0, sizeof(*t));
@@ -51,16 +51,16 @@ void pv_env_target_dir(const struct pv_domain *d, struct pv_dir_target *t)
 	pv_env_target_krb(d, &t->krb);
 }
 
-int pv_env_domain_connect(const struct pv_domain *d, int transport, const struct pv_secret *admin,
-			  struct pv_dir **out)
+int pv_env_domain_connect(const struct pv_playbook_domain *d, int transport,
+			  const struct pv_secret *admin, struct pv_ldap **out)
 {
-	struct pv_dir_target t;
+	struct pv_ldap_target t;
 
 	pv_env_target_dir(d, &t);
-	return pv_dir_connect(&t, transport, admin, out);
+	return pv_ldap_connect(&t, transport, admin, out);
 }
 
-int pv_env_domain_kinit(const struct pv_domain *d, const char *principal,
+int pv_env_domain_kinit(const struct pv_playbook_domain *d, const char *principal,
 			const struct pv_secret *password, char **ccache_name)
 {
 	struct pv_krb_target t;
@@ -69,7 +69,7 @@ int pv_env_domain_kinit(const struct pv_domain *d, const char *principal,
 	return pv_krb_kinit(&t, principal, password, ccache_name);
 }
 
-void pv_env_admin_principal(const struct pv_domain *d, char out[512])
+void pv_env_admin_principal(const struct pv_playbook_domain *d, char out[512])
 {
 	if (strchr(d->admin, '@'))
 		snprintf(out, 512, "%s", d->admin);

@@ -25,7 +25,7 @@
 #define MAX_EXTS       64
 #define FILE_MAX_BYTES (1 << 20)
 
-static const char *const part_names[PV_PART_COUNT] = {"static", "new", "volatile"};
+static const char *const part_names[PV_FILESET_PART_COUNT] = {"static", "new", "volatile"};
 
 static uint64_t mix(uint64_t z)
 {
@@ -101,66 +101,70 @@ struct part_desc {
 };
 
 struct parser {
-	struct pv_schema sc; /* the file's name: messages are the playbook's (playbooks/schema.h) */
+	/* the file's name: messages are the playbook's (playbooks/schema.h) */
+	struct pv_playbook_schema sc;
 	struct pv_fileset *fs;
-	struct part_desc parts[PV_PART_COUNT];
+	struct part_desc parts[PV_FILESET_PART_COUNT];
 	uint64_t ordinal; /* files so far, across parts */
 };
 
 /* A whole number from lo to hi, through the playbook's integer getter. */
-static int whole(struct parser *p, const struct pv_node *v, const char *path, unsigned long lo,
-		 unsigned long hi, unsigned long *out)
+static int whole(struct parser *p, const struct pv_playbook_node *v, const char *path,
+		 unsigned long lo, unsigned long hi, unsigned long *out)
 {
 	long val;
 	int r;
 
-	if ((r = pv_schema_long_at(&p->sc, v, path, (long)lo, (long)hi, &val)) != PV_OK)
+	if ((r = pv_playbook_schema_long_at(&p->sc, v, path, (long)lo, (long)hi, &val)) != PV_OK)
 		return r;
 	*out = (unsigned long)val;
 	return PV_OK;
 }
 
-static int size_of(struct parser *p, const struct pv_node *v, const char *what, uint64_t *out)
+static int size_of(struct parser *p, const struct pv_playbook_node *v, const char *what,
+		   uint64_t *out)
 {
 	const char *expect = "a size such as 4096, 10KiB or 1.5MiB (at most 4GiB)", *s;
 	int r;
 
-	if ((r = pv_schema_text_at(&p->sc, v, what, expect, &s)) != PV_OK)
+	if ((r = pv_playbook_schema_text_at(&p->sc, v, what, expect, &s)) != PV_OK)
 		return r;
 	if (pv_fileset_size(s, out) != 0)
-		return pv_schema_fail(&p->sc, v, "'%s' is '%.64s', not a size; expected %s", what,
-				      s, expect);
+		return pv_playbook_schema_fail(
+			&p->sc, v, "'%s' is '%.64s', not a size; expected %s", what, s, expect);
 	return PV_OK;
 }
 
-static int parse_bucket(struct parser *p, struct part_desc *d, const struct pv_node *b,
+static int parse_bucket(struct parser *p, struct part_desc *d, const struct pv_playbook_node *b,
 			const char *part)
 {
 	static const char *const keys[] = {"size", "weight", NULL};
-	const struct pv_node *sz = pv_tree_get(b, "size"), *w = pv_tree_get(b, "weight");
+	const struct pv_playbook_node *sz = pv_playbook_tree_get(b, "size"),
+				      *w = pv_playbook_tree_get(b, "weight");
 	struct bucket *k = &d->buckets[d->nbuckets];
 	char what[64], item[80], sub[96];
 	int r;
 
 	snprintf(what, sizeof(what), "parts.%s.sizes", part);
 	snprintf(item, sizeof(item), "%s.%zu", what, d->nbuckets); /* the item's index */
-	if (b->kind != PV_NODE_MAPPING)
-		return pv_schema_fail(
+	if (b->kind != PV_PLAYBOOK_NODE_MAPPING)
+		return pv_playbook_schema_fail(
 			&p->sc, b,
 			"an item of '%s' is not a mapping; expected {size: 4KiB, weight: 10}"
 			" or {size: [8KiB, 64KiB], weight: 10}",
 			what);
-	if ((r = pv_schema_keys(&p->sc, b, item, keys, "size and weight")) != PV_OK)
+	if ((r = pv_playbook_schema_keys(&p->sc, b, item, keys, "size and weight")) != PV_OK)
 		return r;
 	if (d->nbuckets >= MAX_BUCKETS)
-		return pv_schema_fail(&p->sc, b, "'%s' has more than %d items", what, MAX_BUCKETS);
+		return pv_playbook_schema_fail(&p->sc, b, "'%s' has more than %d items", what,
+					       MAX_BUCKETS);
 	if (!sz)
-		return pv_schema_fail(
+		return pv_playbook_schema_fail(
 			&p->sc, b,
 			"an item of '%s' has no 'size'; expected {size: 4KiB, weight: 10}", what);
-	if (sz->kind == PV_NODE_SEQUENCE) {
+	if (sz->kind == PV_PLAYBOOK_NODE_SEQUENCE) {
 		if (sz->n != 2)
-			return pv_schema_fail(
+			return pv_playbook_schema_fail(
 				&p->sc, sz,
 				"a size range in '%s' has %zu values; expected two: [MIN, MAX]",
 				what, sz->n);
@@ -171,7 +175,7 @@ static int parse_bucket(struct parser *p, struct part_desc *d, const struct pv_n
 		if ((r = size_of(p, sz->items[1], sub, &k->max)) != PV_OK)
 			return r;
 		if (k->min > k->max)
-			return pv_schema_fail(
+			return pv_playbook_schema_fail(
 				&p->sc, sz,
 				"the size range in '%s' runs from %s down to %s; expected "
 				"[MIN, MAX] with MIN <= MAX",
@@ -191,39 +195,39 @@ static int parse_bucket(struct parser *p, struct part_desc *d, const struct pv_n
 	return PV_OK;
 }
 
-static int parse_part(struct parser *p, enum pv_fileset_part part, const struct pv_node *m)
+static int parse_part(struct parser *p, enum pv_fileset_part part, const struct pv_playbook_node *m)
 {
 	static const char *const keys[] = {"folders", "files", "sizes", "extensions", NULL};
 	struct part_desc *d = &p->parts[part];
 	const char *pn = part_names[part];
-	const struct pv_node *v;
+	const struct pv_playbook_node *v;
 	char what[64];
 	int r;
 
 	d->present = true;
-	if (pv_tree_is_null(m))
+	if (pv_playbook_tree_is_null(m))
 		return PV_OK; /* "new:" alone: just the part's folder */
-	if (m->kind != PV_NODE_MAPPING)
-		return pv_schema_fail(
+	if (m->kind != PV_PLAYBOOK_NODE_MAPPING)
+		return pv_playbook_schema_fail(
 			&p->sc, m,
 			"'parts.%s' is not a mapping; expected folders, files, sizes and "
 			"extensions",
 			pn);
 	snprintf(what, sizeof(what), "parts.%s", pn);
-	if ((r = pv_schema_keys(&p->sc, m, what, keys, "folders, files, sizes or extensions")) !=
-	    PV_OK)
+	if ((r = pv_playbook_schema_keys(&p->sc, m, what, keys,
+					 "folders, files, sizes or extensions")) != PV_OK)
 		return r;
-	if ((v = pv_tree_get(m, "folders")) && !pv_tree_is_null(v)) {
-		if (v->kind != PV_NODE_SEQUENCE)
-			return pv_schema_fail(
+	if ((v = pv_playbook_tree_get(m, "folders")) && !pv_playbook_tree_is_null(v)) {
+		if (v->kind != PV_PLAYBOOK_NODE_SEQUENCE)
+			return pv_playbook_schema_fail(
 				&p->sc, v,
 				"'parts.%s.folders' is not a list; expected the number of "
 				"folders at each level, e.g. [4, 3]",
 				pn);
 		if (v->n > PV_FILESET_LEVELS)
-			return pv_schema_fail(&p->sc, v,
-					      "'parts.%s.folders' has %zu levels; at most %d", pn,
-					      v->n, PV_FILESET_LEVELS);
+			return pv_playbook_schema_fail(
+				&p->sc, v, "'parts.%s.folders' has %zu levels; at most %d", pn,
+				v->n, PV_FILESET_LEVELS);
 		for (size_t i = 0; i < v->n; i++) {
 			unsigned long f;
 
@@ -233,14 +237,14 @@ static int parse_part(struct parser *p, enum pv_fileset_part part, const struct 
 			d->fanout[d->levels++] = (unsigned)f;
 		}
 	}
-	if ((v = pv_tree_get(m, "files"))) {
+	if ((v = pv_playbook_tree_get(m, "files"))) {
 		snprintf(what, sizeof(what), "parts.%s.files", pn);
 		if ((r = whole(p, v, what, 0, PV_FILESET_ENTRIES, &d->files)) != PV_OK)
 			return r;
 	}
-	if ((v = pv_tree_get(m, "sizes")) && !pv_tree_is_null(v)) {
-		if (v->kind != PV_NODE_SEQUENCE || v->n == 0)
-			return pv_schema_fail(
+	if ((v = pv_playbook_tree_get(m, "sizes")) && !pv_playbook_tree_is_null(v)) {
+		if (v->kind != PV_PLAYBOOK_NODE_SEQUENCE || v->n == 0)
+			return pv_playbook_schema_fail(
 				&p->sc, v,
 				"'parts.%s.sizes' is not a list of sizes; expected e.g. "
 				"[{size: 4KiB, weight: 60}, {size: [8KiB, 1MiB], weight: 40}]",
@@ -250,29 +254,30 @@ static int parse_part(struct parser *p, enum pv_fileset_part part, const struct 
 				return r;
 	}
 	if (d->files > 0 && d->nbuckets == 0)
-		return pv_schema_fail(&p->sc, m,
-				      "'parts.%s' has files but no 'sizes'; expected e.g. sizes: "
-				      "[{size: 4KiB, weight: 1}]",
-				      pn);
-	if ((v = pv_tree_get(m, "extensions")) && !pv_tree_is_null(v)) {
-		if (v->kind != PV_NODE_SEQUENCE || v->n == 0 || v->n > MAX_EXTS)
-			return pv_schema_fail(
+		return pv_playbook_schema_fail(
+			&p->sc, m,
+			"'parts.%s' has files but no 'sizes'; expected e.g. sizes: "
+			"[{size: 4KiB, weight: 1}]",
+			pn);
+	if ((v = pv_playbook_tree_get(m, "extensions")) && !pv_playbook_tree_is_null(v)) {
+		if (v->kind != PV_PLAYBOOK_NODE_SEQUENCE || v->n == 0 || v->n > MAX_EXTS)
+			return pv_playbook_schema_fail(
 				&p->sc, v,
 				"'parts.%s.extensions' is not a list of 1 to %d extensions; "
 				"expected e.g. [docx, xlsx, pdf]",
 				pn, MAX_EXTS);
 		for (size_t i = 0; i < v->n; i++) {
-			const struct pv_node *e = v->items[i];
+			const struct pv_playbook_node *e = v->items[i];
 			const char *s;
 
 			snprintf(what, sizeof(what), "parts.%s.extensions", pn);
-			if ((r = pv_schema_text_at(&p->sc, e, what, "an extension such as docx",
-						   &s)) != PV_OK)
+			if ((r = pv_playbook_schema_text_at(
+				     &p->sc, e, what, "an extension such as docx", &s)) != PV_OK)
 				return r;
 			if (strlen(s) > 16 || s[strspn(s, "abcdefghijklmnopqrstuvwxyz"
 							  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 							  "0123456789_-")])
-				return pv_schema_fail(
+				return pv_playbook_schema_fail(
 					&p->sc, e,
 					"extension '%.64s' in '%s' is not 1 to 16 letters, "
 					"digits, '_' or '-'",
@@ -382,7 +387,7 @@ static int bound(struct parser *p)
 {
 	unsigned long long total = 0;
 
-	for (int part = 0; part < PV_PART_COUNT; part++) {
+	for (int part = 0; part < PV_FILESET_PART_COUNT; part++) {
 		const struct part_desc *d = &p->parts[part];
 		unsigned long long folders = 1; /* at the level being counted */
 
@@ -396,7 +401,7 @@ static int bound(struct parser *p)
 		if (total <= PV_FILESET_ENTRIES)
 			total += folders * d->files;
 		if (total > PV_FILESET_ENTRIES)
-			return pv_schema_fail(
+			return pv_playbook_schema_fail(
 				&p->sc, NULL,
 				"part '%s' brings the fileset to more than %d entries (folders "
 				"and files) per user; lower folders or files",
@@ -412,7 +417,7 @@ static int build(struct parser *p)
 
 	if ((r = bound(p)) != PV_OK)
 		return r;
-	for (int part = 0; part < PV_PART_COUNT; part++) {
+	for (int part = 0; part < PV_FILESET_PART_COUNT; part++) {
 		const struct part_desc *d = &p->parts[part];
 
 		if (!d->present)
@@ -430,8 +435,8 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 	static const char *const part_keys[] = {"static", "new", "volatile", NULL};
 	static const char *const contents[] = {"shared", "unique", NULL}; /* enum's order */
 	struct parser p;
-	struct pv_node *root = NULL;
-	const struct pv_node *v, *parts;
+	struct pv_playbook_node *root = NULL;
+	const struct pv_playbook_node *v, *parts;
 	unsigned long seed = 1;
 	bool any = false;
 	const char *s;
@@ -440,22 +445,22 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 	memset(&p, 0, sizeof(p));
 	p.sc.name = name;
 	p.sc.doc = "the fileset";
-	if ((r = pv_tree_parse(name, text, len, &root)) != PV_OK)
+	if ((r = pv_playbook_tree_parse(name, text, len, &root)) != PV_OK)
 		return r;
 	if (!(p.fs = calloc(1, sizeof(*p.fs)))) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if (root->kind != PV_NODE_MAPPING) {
-		r = pv_schema_fail(
+	if (root->kind != PV_PLAYBOOK_NODE_MAPPING) {
+		r = pv_playbook_schema_fail(
 			&p.sc, root,
 			"a fileset is a mapping; expected name, seed, content and parts");
 		goto out;
 	}
-	if ((r = pv_schema_keys(&p.sc, root, "", top_keys, NULL)) != PV_OK)
+	if ((r = pv_playbook_schema_keys(&p.sc, root, "", top_keys, NULL)) != PV_OK)
 		goto out;
-	if ((v = pv_tree_get(root, "name"))) {
-		if ((r = pv_schema_text_at(&p.sc, v, "name", "a short name", &s)) != PV_OK)
+	if ((v = pv_playbook_tree_get(root, "name"))) {
+		if ((r = pv_playbook_schema_text_at(&p.sc, v, "name", "a short name", &s)) != PV_OK)
 			goto out;
 		p.fs->name = strdup(s);
 	} else {
@@ -467,39 +472,40 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((v = pv_tree_get(root, "seed")) &&
+	if ((v = pv_playbook_tree_get(root, "seed")) &&
 	    (r = whole(&p, v, "seed", 0, 4294967295UL, &seed)) != PV_OK)
 		goto out;
 	p.fs->seed = mix((uint64_t)seed);
-	if ((v = pv_tree_get(root, "content"))) {
-		if ((r = pv_schema_enum_at(&p.sc, v, "content", contents,
-					   "shared (the same bytes for every user) or unique "
-					   "(different bytes per user)",
-					   &content)) != PV_OK)
+	if ((v = pv_playbook_tree_get(root, "content"))) {
+		if ((r = pv_playbook_schema_enum_at(
+			     &p.sc, v, "content", contents,
+			     "shared (the same bytes for every user) or unique "
+			     "(different bytes per user)",
+			     &content)) != PV_OK)
 			goto out;
 		p.fs->content = (enum pv_fileset_content)content;
 	}
-	parts = pv_tree_get(root, "parts");
-	if (!parts || parts->kind != PV_NODE_MAPPING) {
-		r = pv_schema_fail(&p.sc, parts ? parts : root,
-				   "%s; expected a mapping with static, new and/or "
-				   "volatile",
-				   parts ? "'parts' is not a mapping" : "no 'parts'");
+	parts = pv_playbook_tree_get(root, "parts");
+	if (!parts || parts->kind != PV_PLAYBOOK_NODE_MAPPING) {
+		r = pv_playbook_schema_fail(&p.sc, parts ? parts : root,
+					    "%s; expected a mapping with static, new and/or "
+					    "volatile",
+					    parts ? "'parts' is not a mapping" : "no 'parts'");
 		goto out;
 	}
-	if ((r = pv_schema_keys(&p.sc, parts, "parts", part_keys, "static, new or volatile")) !=
-	    PV_OK)
+	if ((r = pv_playbook_schema_keys(&p.sc, parts, "parts", part_keys,
+					 "static, new or volatile")) != PV_OK)
 		goto out;
-	for (int i = 0; i < PV_PART_COUNT; i++) {
-		if (!(v = pv_tree_get(parts, part_names[i])))
+	for (int i = 0; i < PV_FILESET_PART_COUNT; i++) {
+		if (!(v = pv_playbook_tree_get(parts, part_names[i])))
 			continue;
 		any = true;
 		if ((r = parse_part(&p, (enum pv_fileset_part)i, v)) != PV_OK)
 			goto out;
 	}
 	if (!any) {
-		r = pv_schema_fail(&p.sc, parts,
-				   "'parts' is empty; expected static, new and/or volatile");
+		r = pv_playbook_schema_fail(
+			&p.sc, parts, "'parts' is empty; expected static, new and/or volatile");
 		goto out;
 	}
 	if ((r = build(&p)) != PV_OK)
@@ -507,15 +513,15 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 	*out = p.fs;
 	p.fs = NULL;
 out:
-	for (int i = 0; i < PV_PART_COUNT; i++)
+	for (int i = 0; i < PV_FILESET_PART_COUNT; i++)
 		for (size_t j = 0; j < p.parts[i].nexts; j++)
 			free(p.parts[i].exts[j]);
 	pv_fileset_free(p.fs);
-	pv_tree_free(root);
+	pv_playbook_tree_free(root);
 	return r;
 }
 
-int pv_fileset_load(const char *path, struct pv_fileset **out)
+int pv_fileset_read(const char *path, struct pv_fileset **out)
 {
 	struct pv_buf b = PV_BUF_INIT;
 	char chunk[8192];
@@ -562,7 +568,7 @@ void pv_fileset_free(struct pv_fileset *fs)
 uint64_t pv_fileset_seed(const struct pv_fileset *fs, const struct pv_fileset_entry *e,
 			 const char *user)
 {
-	if (fs->content == PV_CONTENT_SHARED || !user)
+	if (fs->content == PV_FILESET_CONTENT_SHARED || !user)
 		return e->seed;
 	return mix(e->seed ^ pv_hash_fnv64(PV_HASH_FNV64_INIT, user, strlen(user)));
 }

@@ -2,7 +2,7 @@
  * deterministic tree plan: the folders and files of one user's home tree, each file's size
  * and the seed of its content, and the content itself as a function of (seed, offset).
  *
- * Pure logic: no I/O besides reading the description file in pv_fileset_load(). The YAML is
+ * Pure logic: no I/O besides reading the description file in pv_fileset_read(). The YAML is
  * read through the playbook parser's node tree (playbooks/tree.h) and typed getters
  * (playbooks/schema.h), so libyaml stays in playbooks/ and errors read as the playbook's.
  *
@@ -23,8 +23,13 @@
 
 /* FSCT's three kinds of data: read by the load (static), created by it in folders made
  * beforehand (new), and rewritten, renamed and deleted by it (volatile). */
-enum pv_fileset_part { PV_PART_STATIC, PV_PART_NEW, PV_PART_VOLATILE, PV_PART_COUNT };
-enum pv_fileset_content { PV_CONTENT_SHARED, PV_CONTENT_UNIQUE };
+enum pv_fileset_part {
+	PV_FILESET_PART_STATIC,
+	PV_FILESET_PART_NEW,
+	PV_FILESET_PART_VOLATILE,
+	PV_FILESET_PART_COUNT
+};
+enum pv_fileset_content { PV_FILESET_CONTENT_SHARED, PV_FILESET_CONTENT_UNIQUE };
 
 struct pv_fileset_entry {
 	char *path; /* relative to the user's folder, '/'-separated, e.g. "static/d01/f0003.doc" */
@@ -50,7 +55,7 @@ struct pv_fileset {
  * free with pv_fileset_free(). */
 int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_fileset **out);
 /* Same from a file (at most 1 MiB). */
-int pv_fileset_load(const char *path, struct pv_fileset **out);
+int pv_fileset_read(const char *path, struct pv_fileset **out);
 void pv_fileset_free(struct pv_fileset *fs);
 
 /* The content seed of entry e for user (NULL or ignored with content 'shared'). */

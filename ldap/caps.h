@@ -4,7 +4,7 @@
 #ifndef PV_LDAP_CAPS_H
 #define PV_LDAP_CAPS_H
 
-/* values of one attribute read by pv_dir_read_values (all its ranged slices together): the
+/* values of one attribute read by pv_ldap_read_values (all its ranged slices together): the
  * alias SPNs of one computer account are 2 per user number, and AD itself stops near 1.3
  * million values of a linked attribute */
 #define PV_LDAP_VALUES_MAX 4000000

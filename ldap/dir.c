@@ -1,6 +1,6 @@
 /* ldap/dir.c: LDAP connections to the DC: TCP probe, rootDSE, encrypted authenticated bind.
  *
- * libldap's own errors are translated once, in pv_dir_fail(): a TLS verification failure and an
+ * libldap's own errors are translated once, in pv_ldap_fail(): a TLS verification failure and an
  * unreachable server both surface as LDAP_SERVER_DOWN/LDAP_CONNECT_ERROR, so we probe TCP
  * first and treat a failure after a successful TCP connect as a trust failure. */
 #include "krb/krb.h"
@@ -27,7 +27,7 @@
 
 #define SSF_SEALED 56 /* minimum SASL security strength that means "encrypted" */
 
-static int timeout_of(const struct pv_dir_target *d)
+static int timeout_of(const struct pv_ldap_target *d)
 {
 	return d->timeout > 0 ? d->timeout : 10;
 }
@@ -69,7 +69,7 @@ out:
 
 /* TCP to the DC's port: at domain.dc_address when the playbook gives one (a controller that
  * cannot resolve the DC's name, or should not), else at its name. fd as for tcp_try. */
-static int dc_connect(const struct pv_dir_target *d, int port, int *fd)
+static int dc_connect(const struct pv_ldap_target *d, int port, int *fd)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
 	struct addrinfo *res = NULL;
@@ -105,13 +105,13 @@ static int dc_connect(const struct pv_dir_target *d, int port, int *fd)
 					 : "; is the DC running and the port open?");
 }
 
-int pv_dir_probe(const struct pv_dir_target *d, int port)
+int pv_ldap_probe(const struct pv_ldap_target *d, int port)
 {
 	return dc_connect(d, port, NULL);
 }
 
 /* Translate a libldap failure: the one place LDAP result codes become our outcomes. */
-int pv_dir_fail(LDAP *ld, int rc, const char *what, const struct pv_dir_target *d)
+int pv_ldap_fail(LDAP *ld, int rc, const char *what, const struct pv_ldap_target *d)
 {
 	char *diag = NULL;
 	int code;
@@ -190,8 +190,8 @@ static int tls_options(LDAP *ld, const char *ca_file)
  * context that demands a certificate verified against ca_file (and matching the DC's name).
  * With domain.dc_address the TCP connection is ours, to that address, handed to libldap with
  * the name's URL: TLS and SASL still check and name the DC by its name (ldaps then needs
- * ldap_install_tls before the bind, see pv_dir_connect). */
-static int handle_new(const struct pv_dir_target *d, const char *scheme, int port, bool tls,
+ * ldap_install_tls before the bind, see pv_ldap_connect). */
+static int handle_new(const struct pv_ldap_target *d, const char *scheme, int port, bool tls,
 		      LDAP **out)
 {
 	struct timeval tv = {.tv_sec = timeout_of(d)};
@@ -241,7 +241,7 @@ static int handle_new(const struct pv_dir_target *d, const char *scheme, int por
 	return PV_OK;
 }
 
-int pv_dir_rootdse(const struct pv_dir_target *d, char **naming_context)
+int pv_ldap_rootdse(const struct pv_ldap_target *d, char **naming_context)
 {
 	char *attrs[] = {"defaultNamingContext", NULL};
 	struct timeval tv = {.tv_sec = timeout_of(d)};
@@ -250,14 +250,14 @@ int pv_dir_rootdse(const struct pv_dir_target *d, char **naming_context)
 	LDAP *ld = NULL;
 	int r, rc;
 
-	if ((r = pv_dir_probe(d, 389)) != PV_OK)
+	if ((r = pv_ldap_probe(d, 389)) != PV_OK)
 		return r;
 	if ((r = handle_new(d, "ldap", 389, false, &ld)) != PV_OK)
 		return r;
 	rc = ldap_search_ext_s(ld, "", LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL, NULL,
 			       &tv, 1, &res);
 	if (rc != LDAP_SUCCESS) {
-		r = pv_dir_fail(ld, rc, "rootDSE search", d);
+		r = pv_ldap_fail(ld, rc, "rootDSE search", d);
 		if (r == PV_ETRUST) /* no TLS here: the server dropped us */
 			r = pv_error(PV_EDIR, "rootDSE search on '%s': %s", d->dc_name,
 				     ldap_err2string(rc));
@@ -295,7 +295,7 @@ static int sasl_interact(LDAP *ld, unsigned flags, void *defaults, void *in)
 	return LDAP_SUCCESS;
 }
 
-static int bind_simple(struct pv_dir *dir, const struct pv_dir_target *d,
+static int bind_simple(struct pv_ldap *dir, const struct pv_ldap_target *d,
 		       const struct pv_secret *pw)
 {
 	struct berval cred = {.bv_val = pw->data, .bv_len = pw->len};
@@ -309,11 +309,11 @@ static int bind_simple(struct pv_dir *dir, const struct pv_dir_target *d,
 		snprintf(who, sizeof(who), "%s@%s", d->admin, d->krb.realm);
 	rc = ldap_sasl_bind_s(dir->ld, who, LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL);
 	if (rc != LDAP_SUCCESS)
-		return pv_dir_fail(dir->ld, rc, "LDAP bind", d);
+		return pv_ldap_fail(dir->ld, rc, "LDAP bind", d);
 	return PV_OK;
 }
 
-static int bind_gssapi(struct pv_dir *dir, const struct pv_dir_target *d,
+static int bind_gssapi(struct pv_ldap *dir, const struct pv_ldap_target *d,
 		       const struct pv_secret *pw)
 {
 	OM_uint32 minor;
@@ -329,7 +329,7 @@ static int bind_gssapi(struct pv_dir *dir, const struct pv_dir_target *d,
 	rc = ldap_sasl_interactive_bind_s(dir->ld, NULL, "GSSAPI", NULL, NULL, LDAP_SASL_QUIET,
 					  sasl_interact, NULL);
 	if (rc != LDAP_SUCCESS) {
-		r = pv_dir_fail(dir->ld, rc, "LDAP SASL/GSSAPI bind", d);
+		r = pv_ldap_fail(dir->ld, rc, "LDAP SASL/GSSAPI bind", d);
 		return r == PV_ETRUST ? PV_EDIR : r;
 	}
 	ldap_get_option(dir->ld, LDAP_OPT_X_SASL_SSF, &ssf);
@@ -343,30 +343,30 @@ static int bind_gssapi(struct pv_dir *dir, const struct pv_dir_target *d,
 	return PV_OK;
 }
 
-int pv_dir_connect(const struct pv_dir_target *d, int transport,
-		   const struct pv_secret *admin_password, struct pv_dir **out)
+int pv_ldap_connect(const struct pv_ldap_target *d, int transport,
+		    const struct pv_secret *admin_password, struct pv_ldap **out)
 {
-	struct pv_dir *dir = NULL;
+	struct pv_ldap *dir = NULL;
 	int t = transport >= 0 ? transport : (int)d->transport;
-	int port = t == PV_DIR_LDAPS ? 636 : 389;
+	int port = t == PV_LDAP_LDAPS ? 636 : 389;
 	int r, rc;
 
 	/* without dc_address libldap connects itself: a TCP probe first tells an unreachable DC
 	 * from a TLS failure (both are LDAP_SERVER_DOWN to libldap) */
-	if (!d->dc_address && (r = pv_dir_probe(d, port)) != PV_OK)
+	if (!d->dc_address && (r = pv_ldap_probe(d, port)) != PV_OK)
 		return r;
 	dir = calloc(1, sizeof(*dir));
 	if (!dir)
 		return pv_error(PV_EIO, "out of memory");
 	dir->target = *d;
-	if ((r = handle_new(d, t == PV_DIR_LDAPS ? "ldaps" : "ldap", port, t != PV_DIR_GSSAPI,
+	if ((r = handle_new(d, t == PV_LDAP_LDAPS ? "ldaps" : "ldap", port, t != PV_LDAP_GSSAPI,
 			    &dir->ld)) != PV_OK)
 		goto out;
 	switch (t) {
-	case PV_DIR_LDAPS:
+	case PV_LDAP_LDAPS:
 		/* our own socket (dc_address): TLS on it now, checked against the DC's name */
 		if (d->dc_address && (rc = ldap_install_tls(dir->ld)) != LDAP_SUCCESS) {
-			r = pv_dir_fail(dir->ld, rc, "LDAPS", d);
+			r = pv_ldap_fail(dir->ld, rc, "LDAPS", d);
 			goto out;
 		}
 		if ((r = bind_simple(dir, d, admin_password)) != PV_OK)
@@ -374,10 +374,10 @@ int pv_dir_connect(const struct pv_dir_target *d, int transport,
 		snprintf(dir->security, sizeof(dir->security), "LDAPS, CA verified");
 		dir->encrypted = true;
 		break;
-	case PV_DIR_STARTTLS:
+	case PV_LDAP_STARTTLS:
 		rc = ldap_start_tls_s(dir->ld, NULL, NULL);
 		if (rc != LDAP_SUCCESS) {
-			r = pv_dir_fail(dir->ld, rc, "StartTLS", d);
+			r = pv_ldap_fail(dir->ld, rc, "StartTLS", d);
 			goto out;
 		}
 		if ((r = bind_simple(dir, d, admin_password)) != PV_OK)
@@ -385,7 +385,7 @@ int pv_dir_connect(const struct pv_dir_target *d, int transport,
 		snprintf(dir->security, sizeof(dir->security), "StartTLS, CA verified");
 		dir->encrypted = true;
 		break;
-	case PV_DIR_GSSAPI:
+	case PV_LDAP_GSSAPI:
 		if ((r = bind_gssapi(dir, d, admin_password)) != PV_OK)
 			goto out;
 		break;
@@ -404,11 +404,11 @@ int pv_dir_connect(const struct pv_dir_target *d, int transport,
 	dir = NULL;
 	r = PV_OK;
 out:
-	pv_dir_free(dir);
+	pv_ldap_free(dir);
 	return r;
 }
 
-void pv_dir_free(struct pv_dir *dir)
+void pv_ldap_free(struct pv_ldap *dir)
 {
 	if (!dir)
 		return;
@@ -419,12 +419,12 @@ void pv_dir_free(struct pv_dir *dir)
 	free(dir);
 }
 
-const char *pv_dir_security(const struct pv_dir *dir)
+const char *pv_ldap_security(const struct pv_ldap *dir)
 {
 	return dir->security;
 }
 
-bool pv_dir_encrypted(const struct pv_dir *dir)
+bool pv_ldap_encrypted(const struct pv_ldap *dir)
 {
 	return dir->encrypted;
 }

@@ -19,20 +19,20 @@
 #include "util/buf.h"
 #include "util/secret.h"
 
-struct pv_dir; /* a bound LDAP connection */
+struct pv_ldap; /* a bound LDAP connection */
 
-enum pv_dir_transport {
-	PV_DIR_LDAPS = 0, /* ldaps://, CA checked against the DC name (default) */
-	PV_DIR_STARTTLS,  /* ldap:// + StartTLS, CA checked */
-	PV_DIR_GSSAPI,	  /* ldap:// + SASL GSSAPI, sealed (SSF >= 56) */
+enum pv_ldap_transport {
+	PV_LDAP_LDAPS = 0, /* ldaps://, CA checked against the DC name (default) */
+	PV_LDAP_STARTTLS,  /* ldap:// + StartTLS, CA checked */
+	PV_LDAP_GSSAPI,	   /* ldap:// + SASL GSSAPI, sealed (SSF >= 56) */
 };
 
 /* The DC and how to bind to it: filled from the playbook in one place (env/target.c). The
  * strings must outlive every connection made with it (the connection keeps a copy of this). */
-struct pv_dir_target {
+struct pv_ldap_target {
 	const char *dc_name;	/* as in the DC's certificate: dc.lab.test */
 	const char *dc_address; /* NULL: dc_name resolved; else TCP to it, TLS checked by name */
-	enum pv_dir_transport transport;
+	enum pv_ldap_transport transport;
 	const char *ca_file;	  /* the CA bundle (LDAPS, StartTLS) */
 	int timeout;		  /* seconds for connect and each operation; 0: 10 */
 	const char *admin;	  /* whom to bind as: Administrator, admin@REALM or a DN */
@@ -41,22 +41,22 @@ struct pv_dir_target {
 
 /* Try a TCP connection to the DC's port within the domain timeout: at domain.dc_address when
  * the playbook gives one, else at the DC's name. */
-int pv_dir_probe(const struct pv_dir_target *d, int port);
+int pv_ldap_probe(const struct pv_ldap_target *d, int port);
 
 /* Anonymous read of the rootDSE over plain ldap:// (no credentials are sent). On success
  * *naming_context (caller frees) is the defaultNamingContext. */
-int pv_dir_rootdse(const struct pv_dir_target *d, char **naming_context);
+int pv_ldap_rootdse(const struct pv_ldap_target *d, char **naming_context);
 
 /* Connect and bind as d->admin with d->transport.
  * admin_password: used for the simple bind (LDAPS/StartTLS) or for the kinit (GSSAPI).
  * transport overrides d->transport when >= 0. */
-int pv_dir_connect(const struct pv_dir_target *d, int transport,
-		   const struct pv_secret *admin_password, struct pv_dir **out);
-void pv_dir_free(struct pv_dir *dir);
+int pv_ldap_connect(const struct pv_ldap_target *d, int transport,
+		    const struct pv_secret *admin_password, struct pv_ldap **out);
+void pv_ldap_free(struct pv_ldap *dir);
 /* Description of the connection's protection, e.g. "LDAPS (TLS1.3)" or "GSSAPI sealed (SSF 256)".
  */
-const char *pv_dir_security(const struct pv_dir *dir);
+const char *pv_ldap_security(const struct pv_ldap *dir);
 /* Whether a password may be written over this connection (encrypted, verified). */
-bool pv_dir_encrypted(const struct pv_dir *dir);
+bool pv_ldap_encrypted(const struct pv_ldap *dir);
 
 #endif

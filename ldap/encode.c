@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-int pv_dn_escape(struct pv_buf *b, const char *v)
+int pv_ldap_dn_escape(struct pv_buf *b, const char *v)
 {
 	size_t n = strlen(v);
 
@@ -37,7 +37,7 @@ int pv_dn_escape(struct pv_buf *b, const char *v)
 	return 0;
 }
 
-int pv_filter_escape(struct pv_buf *b, const char *v)
+int pv_ldap_filter_escape(struct pv_buf *b, const char *v)
 {
 	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
 		int r;
@@ -54,7 +54,7 @@ int pv_filter_escape(struct pv_buf *b, const char *v)
 	return 0;
 }
 
-int pv_unicodepwd(struct pv_buf *out, const char *utf8, size_t len)
+int pv_ldap_unicodepwd(struct pv_buf *out, const char *utf8, size_t len)
 {
 	static const unsigned char quote[2] = {'"', 0};
 	int r;
@@ -81,7 +81,7 @@ static const char *range_number(const char *p, unsigned long *v)
 	return p > s ? p : NULL;
 }
 
-int pv_range_take(struct pv_range *r, const char *name, const char *attr, size_t nvals)
+int pv_ldap_range_take(struct pv_ldap_range *r, const char *name, const char *attr, size_t nvals)
 {
 	size_t len = strlen(attr);
 	unsigned long lo = 0, hi = 0;
@@ -132,12 +132,12 @@ int pv_range_take(struct pv_range *r, const char *name, const char *attr, size_t
 	return 1;
 }
 
-void pv_range_answer(struct pv_range *r)
+void pv_ldap_range_answer(struct pv_ldap_range *r)
 {
 	r->took = false;
 }
 
-int pv_range_next(struct pv_range *r, const char *attr, char *want, size_t len)
+int pv_ldap_range_next(struct pv_ldap_range *r, const char *attr, char *want, size_t len)
 {
 	if (r->done)
 		return 0;

@@ -7,15 +7,15 @@
 
 #include "ldap/dir.h"
 
-struct pv_dir {
+struct pv_ldap {
 	LDAP *ld;
-	struct pv_dir_target target; /* a copy of the caller's (its strings outlive us) */
+	struct pv_ldap_target target; /* a copy of the caller's (its strings outlive us) */
 	bool encrypted;
 	char security[96];
 	char *ccache; /* MEMORY ccache made for GSSAPI, destroyed with the connection */
 };
 
 /* Translate a libldap failure into our outcome and record the message (dir.c). */
-int pv_dir_fail(LDAP *ld, int rc, const char *what, const struct pv_dir_target *d);
+int pv_ldap_fail(LDAP *ld, int rc, const char *what, const struct pv_ldap_target *d);
 
 #endif

@@ -17,7 +17,7 @@
 #include <strings.h>
 #include <time.h>
 
-static int wait_seconds(const struct pv_dir *dir)
+static int wait_seconds(const struct pv_ldap *dir)
 {
 	int t = dir->target.timeout > 0 ? dir->target.timeout : 10;
 
@@ -39,7 +39,7 @@ static void mods_free(LDAPMod **mods)
 /* LDAPMod array for an add, pointing into attrs (values are not copied). Attributes with
  * no value are left out. Each mod's berval array is one allocation, owned by
  * mod_bvalues[0]. */
-static LDAPMod **mods_new(const struct pv_attr *attrs, size_t n, int op)
+static LDAPMod **mods_new(const struct pv_ldap_attr *attrs, size_t n, int op)
 {
 	LDAPMod **mods = calloc(n + 1, sizeof(*mods));
 	size_t k = 0;
@@ -78,15 +78,15 @@ static LDAPMod **mods_new(const struct pv_attr *attrs, size_t n, int op)
 }
 
 /* Classify a per-operation result code. */
-static enum pv_dir_result classify(int rc, bool del)
+static enum pv_ldap_result classify(int rc, bool del)
 {
 	switch (rc) {
 	case LDAP_SUCCESS:
-		return PV_DIR_DONE;
+		return PV_LDAP_DONE;
 	case LDAP_ALREADY_EXISTS:
-		return del ? PV_DIR_REJECTED : PV_DIR_EXISTS;
+		return del ? PV_LDAP_REJECTED : PV_LDAP_EXISTS;
 	case LDAP_NO_SUCH_OBJECT:
-		return del ? PV_DIR_NOSUCH : PV_DIR_REJECTED;
+		return del ? PV_LDAP_NOSUCH : PV_LDAP_REJECTED;
 	case LDAP_CONSTRAINT_VIOLATION:
 	case LDAP_OBJECT_CLASS_VIOLATION:
 	case LDAP_NAMING_VIOLATION:
@@ -95,22 +95,22 @@ static enum pv_dir_result classify(int rc, bool del)
 	case LDAP_NOT_ALLOWED_ON_NONLEAF:
 	case LDAP_TYPE_OR_VALUE_EXISTS:
 	case LDAP_INVALID_DN_SYNTAX:
-		return PV_DIR_REJECTED;
+		return PV_LDAP_REJECTED;
 	default: /* connection lost, access denied, unwilling to perform, busy...: stop */
-		return PV_DIR_FATAL;
+		return PV_LDAP_FATAL;
 	}
 }
 
 /* A failure on a connection that was up: the DC going away (killed, restarted, the network
  * gone) is named as such, with what to do; anything else as libldap says (dir.c). */
-static int lost(const struct pv_dir *dir, int rc, const char *what, const struct pv_dir_target *d)
+static int lost(const struct pv_ldap *dir, int rc, const char *what, const struct pv_ldap_target *d)
 {
 	if (rc == LDAP_SERVER_DOWN || rc == LDAP_CONNECT_ERROR)
 		return pv_error(PV_EUNREACH,
 				"the DC '%s' went away while %s (%s); run the same "
 				"command again once it is back",
 				d->dc_name, what, ldap_err2string(rc));
-	return pv_dir_fail(dir->ld, rc, what, d);
+	return pv_ldap_fail(dir->ld, rc, what, d);
 }
 
 static void result_message(char *buf, size_t len, const char *what, const char *dn, int rc,
@@ -120,7 +120,7 @@ static void result_message(char *buf, size_t len, const char *what, const char *
 		 diag && *diag ? ": " : "", diag ? diag : "");
 }
 
-int pv_dir_read(struct pv_dir *dir, const char *dn, const char *attr, int *found, char **value)
+int pv_ldap_read(struct pv_ldap *dir, const char *dn, const char *attr, int *found, char **value)
 {
 	char *attrs[] = {(char *)attr, NULL};
 	struct timeval tv = {.tv_sec = wait_seconds(dir)};
@@ -155,8 +155,8 @@ out:
 	return r;
 }
 
-int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
-		  const char *const *attrs, int page_size, pv_dir_entry_fn fn, void *ctx)
+int pv_ldap_search(struct pv_ldap *dir, const char *base, const char *filter,
+		   const char *const *attrs, int page_size, pv_ldap_entry_fn fn, void *ctx)
 {
 	struct timeval tv = {.tv_sec = wait_seconds(dir)};
 	struct berval *cookie = NULL;
@@ -249,7 +249,7 @@ int pv_dir_search(struct pv_dir *dir, const char *base, const char *filter,
 /* Wait up to seconds for the result of msgid, calling tick(arg) about once a second when tick
  * is set; returns the LDAP result code and the diagnostic (caller frees with ldap_memfree), or
  * -1 with a message recorded when the wait itself failed. */
-static int wait_result(struct pv_dir *dir, int msgid, int seconds, void (*tick)(void *), void *arg,
+static int wait_result(struct pv_ldap *dir, int msgid, int seconds, void (*tick)(void *), void *arg,
 		       char **diag)
 {
 	time_t deadline = time(NULL) + seconds;
@@ -283,33 +283,33 @@ static int wait_result(struct pv_dir *dir, int msgid, int seconds, void (*tick)(
 
 /* The DC refused this one request (rc): REJECTED, the message recorded, PV_OK returned. */
 static int reject_one(int rc, char *diag, const char *what, const char *dn,
-		      enum pv_dir_result *result)
+		      enum pv_ldap_result *result)
 {
 	char msg[1024];
 
 	result_message(msg, sizeof(msg), what, dn, rc, diag);
 	ldap_memfree(diag);
-	*result = PV_DIR_REJECTED;
+	*result = PV_LDAP_REJECTED;
 	pv_error(PV_OK, "%s", msg);
 	return PV_OK;
 }
 
 static int finish_one(int rc, char *diag, const char *what, const char *dn, bool del,
-		      enum pv_dir_result *result)
+		      enum pv_ldap_result *result)
 {
 	char msg[1024];
 
 	*result = classify(rc, del);
-	if (*result != PV_DIR_DONE) {
+	if (*result != PV_LDAP_DONE) {
 		result_message(msg, sizeof(msg), what, dn, rc, diag);
-		pv_error(*result == PV_DIR_FATAL ? PV_EDIR : PV_OK, "%s", msg);
+		pv_error(*result == PV_LDAP_FATAL ? PV_EDIR : PV_OK, "%s", msg);
 	}
 	ldap_memfree(diag);
-	return *result == PV_DIR_FATAL ? PV_EDIR : PV_OK;
+	return *result == PV_LDAP_FATAL ? PV_EDIR : PV_OK;
 }
 
-int pv_dir_add(struct pv_dir *dir, const char *dn, const struct pv_attr *attrs, size_t nattrs,
-	       enum pv_dir_result *result)
+int pv_ldap_add(struct pv_ldap *dir, const char *dn, const struct pv_ldap_attr *attrs,
+		size_t nattrs, enum pv_ldap_result *result)
 {
 	LDAPMod **mods = mods_new(attrs, nattrs, LDAP_MOD_ADD);
 	char *diag = NULL;
@@ -320,30 +320,30 @@ int pv_dir_add(struct pv_dir *dir, const char *dn, const struct pv_attr *attrs, 
 	rc = ldap_add_ext(dir->ld, dn, mods, NULL, NULL, &msgid);
 	mods_free(mods);
 	if (rc != LDAP_SUCCESS) {
-		*result = PV_DIR_FATAL;
+		*result = PV_LDAP_FATAL;
 		return pv_error_prefix(lost(dir, rc, "sending add", &dir->target), "'%s'", dn);
 	}
 	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
 	if (rc < 0) {
-		*result = PV_DIR_FATAL;
+		*result = PV_LDAP_FATAL;
 		return PV_EDIR;
 	}
 	return finish_one(rc, diag, "adding", dn, false, result);
 }
 
-int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result)
+int pv_ldap_delete(struct pv_ldap *dir, const char *dn, enum pv_ldap_result *result)
 {
 	char *diag = NULL;
 	int msgid, rc;
 
 	rc = ldap_delete_ext(dir->ld, dn, NULL, NULL, &msgid);
 	if (rc != LDAP_SUCCESS) {
-		*result = PV_DIR_FATAL;
+		*result = PV_LDAP_FATAL;
 		return pv_error_prefix(lost(dir, rc, "sending delete", &dir->target), "'%s'", dn);
 	}
 	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
 	if (rc < 0) {
-		*result = PV_DIR_FATAL;
+		*result = PV_LDAP_FATAL;
 		return PV_EDIR;
 	}
 	return finish_one(rc, diag, "deleting", dn, true, result);
@@ -351,8 +351,8 @@ int pv_dir_delete(struct pv_dir *dir, const char *dn, enum pv_dir_result *result
 
 #define TREE_DELETE_OID "1.2.840.113556.1.4.805"
 
-int pv_dir_delete_tree(struct pv_dir *dir, const char *dn, int budget, void (*tick)(void *),
-		       void *arg, enum pv_dir_result *result)
+int pv_ldap_delete_tree(struct pv_ldap *dir, const char *dn, int budget, void (*tick)(void *),
+			void *arg, enum pv_ldap_result *result)
 {
 	LDAPControl ctrl = {.ldctl_oid = (char *)TREE_DELETE_OID, .ldctl_iscritical = 1};
 	LDAPControl *ctrls[] = {&ctrl, NULL};
@@ -364,13 +364,13 @@ int pv_dir_delete_tree(struct pv_dir *dir, const char *dn, int budget, void (*ti
 
 		rc = ldap_delete_ext(dir->ld, dn, ctrls, NULL, &msgid);
 		if (rc != LDAP_SUCCESS) {
-			*result = PV_DIR_FATAL;
+			*result = PV_LDAP_FATAL;
 			return pv_error_prefix(lost(dir, rc, "sending tree delete", &dir->target),
 					       "'%s'", dn);
 		}
 		rc = wait_result(dir, msgid, left > 1 ? left : 1, tick, arg, &diag);
 		if (rc < 0) {
-			*result = PV_DIR_FATAL;
+			*result = PV_LDAP_FATAL;
 			return pv_error_prefix(PV_EDIR, "tree delete of '%s' (%d s)", dn, budget);
 		}
 		if (rc == LDAP_ADMINLIMIT_EXCEEDED) { /* AD deletes a part per request */
@@ -385,7 +385,7 @@ int pv_dir_delete_tree(struct pv_dir *dir, const char *dn, int budget, void (*ti
 
 /* ---- multi-valued attributes ---- */
 
-void pv_dir_values_free(char **values, size_t n)
+void pv_ldap_values_free(char **values, size_t n)
 {
 	if (!values)
 		return;
@@ -416,12 +416,12 @@ static int vlist_add(struct vlist *l, const struct berval *bv)
 	return 0;
 }
 
-int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int *found,
-		       char ***values, size_t *n)
+int pv_ldap_read_values(struct pv_ldap *dir, const char *dn, const char *attr, int *found,
+			char ***values, size_t *n)
 {
 	struct timeval tv = {.tv_sec = wait_seconds(dir)};
 	struct vlist l = {NULL, 0, 0};
-	struct pv_range rg = {0, 0, false, false};
+	struct pv_ldap_range rg = {0, 0, false, false};
 	char want[256];
 	int more = 1;
 	int r = PV_OK;
@@ -435,7 +435,7 @@ int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int
 		int rc;
 
 		more = 0;
-		pv_range_answer(&rg);
+		pv_ldap_range_answer(&rg);
 		rc = ldap_search_ext_s(dir->ld, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0,
 				       NULL, NULL, &tv, 1, &res);
 		if (rc == LDAP_NO_SUCH_OBJECT) {
@@ -460,7 +460,7 @@ int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int
 
 			while (bv && bv[nv])
 				nv++;
-			if ((t = pv_range_take(&rg, a, attr, nv)) < 0)
+			if ((t = pv_ldap_range_take(&rg, a, attr, nv)) < 0)
 				r = pv_error_prefix(PV_EDIR, "reading '%s' of '%s'", attr, dn);
 			for (size_t i = 0; t == 1 && i < nv && r == PV_OK; i++)
 				if (vlist_add(&l, bv[i]) < 0)
@@ -470,11 +470,11 @@ int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int
 		}
 		ber_free(ber, 0);
 		ldap_msgfree(res);
-		if (r == PV_OK && (more = pv_range_next(&rg, attr, want, sizeof(want))) < 0)
+		if (r == PV_OK && (more = pv_ldap_range_next(&rg, attr, want, sizeof(want))) < 0)
 			r = pv_error_prefix(PV_EDIR, "reading '%s' of '%s'", attr, dn);
 	}
 	if (r != PV_OK) {
-		pv_dir_values_free(l.v, l.n);
+		pv_ldap_values_free(l.v, l.n);
 		*found = 0;
 		return r;
 	}
@@ -483,17 +483,18 @@ int pv_dir_read_values(struct pv_dir *dir, const char *dn, const char *attr, int
 	return PV_OK;
 }
 
-int pv_dir_modify_values(struct pv_dir *dir, const char *dn, const char *attr, enum pv_dir_mod op,
-			 const char *const *values, size_t n, enum pv_dir_result *result)
+int pv_ldap_modify_values(struct pv_ldap *dir, const char *dn, const char *attr,
+			  enum pv_ldap_mod op, const char *const *values, size_t n,
+			  enum pv_ldap_result *result)
 {
 	static const int ops[] = {LDAP_MOD_ADD, LDAP_MOD_DELETE, LDAP_MOD_REPLACE};
-	struct pv_attr a = {attr, values, NULL, n};
+	struct pv_ldap_attr a = {attr, values, NULL, n};
 	LDAPMod *empty[2] = {NULL, NULL}, blank, **mods = NULL;
 	char *diag = NULL;
 	int msgid, rc;
 
-	if (n == 0 && op != PV_DIR_MOD_REPLACE) {
-		*result = PV_DIR_DONE;
+	if (n == 0 && op != PV_LDAP_MOD_REPLACE) {
+		*result = PV_LDAP_DONE;
 		return PV_OK;
 	}
 	if (n == 0) { /* replace with nothing: an LDAPMod with no values removes the attribute */
@@ -509,12 +510,12 @@ int pv_dir_modify_values(struct pv_dir *dir, const char *dn, const char *attr, e
 		mods_free(mods);
 	}
 	if (rc != LDAP_SUCCESS) {
-		*result = PV_DIR_FATAL;
+		*result = PV_LDAP_FATAL;
 		return pv_error_prefix(lost(dir, rc, "sending modify", &dir->target), "'%s'", dn);
 	}
 	rc = wait_result(dir, msgid, wait_seconds(dir), NULL, NULL, &diag);
 	if (rc < 0) {
-		*result = PV_DIR_FATAL;
+		*result = PV_LDAP_FATAL;
 		return PV_EDIR;
 	}
 	/* a value already present (add) or absent (delete) concerns this request only */
@@ -537,19 +538,19 @@ struct slot {
 	char *dn; /* for messages */
 };
 
-struct pv_dir_pipe {
-	struct pv_dir *dir;
+struct pv_ldap_pipe {
+	struct pv_ldap *dir;
 	struct slot *slots;
 	int window, outstanding;
-	pv_dir_done_fn done;
+	pv_ldap_done_fn done;
 	void *ctx;
 	int stopped; /* code that stopped the pipeline, PV_OK while running */
 };
 
-int pv_dir_pipe_new(struct pv_dir *dir, int window, pv_dir_done_fn done, void *ctx,
-		    struct pv_dir_pipe **out)
+int pv_ldap_pipe_new(struct pv_ldap *dir, int window, pv_ldap_done_fn done, void *ctx,
+		     struct pv_ldap_pipe **out)
 {
-	struct pv_dir_pipe *p = calloc(1, sizeof(*p));
+	struct pv_ldap_pipe *p = calloc(1, sizeof(*p));
 
 	if (window < 1)
 		window = 1;
@@ -566,11 +567,11 @@ int pv_dir_pipe_new(struct pv_dir *dir, int window, pv_dir_done_fn done, void *c
 }
 
 /* Collect one result (waiting up to the DC timeout) and report it. */
-static int collect_one(struct pv_dir_pipe *p)
+static int collect_one(struct pv_ldap_pipe *p)
 {
 	struct timeval tv = {.tv_sec = wait_seconds(p->dir)};
 	LDAPMessage *res = NULL;
-	enum pv_dir_result result;
+	enum pv_ldap_result result;
 	char *diag = NULL, msg[1024];
 	struct slot *s = NULL;
 	int rc, err = LDAP_OTHER, msgid;
@@ -598,7 +599,7 @@ static int collect_one(struct pv_dir_pipe *p)
 		err = rc;
 	result = classify(err, s->op == OP_DELETE);
 	msg[0] = '\0';
-	if (result != PV_DIR_DONE)
+	if (result != PV_LDAP_DONE)
 		result_message(msg, sizeof(msg), op_verb[s->op], s->dn, err, diag);
 	ldap_memfree(diag);
 	p->outstanding--;
@@ -606,14 +607,14 @@ static int collect_one(struct pv_dir_pipe *p)
 	free(s->dn);
 	s->dn = NULL;
 	if (p->done(s->tag, result, msg, p->ctx) != 0 && p->stopped == PV_OK)
-		p->stopped = result == PV_DIR_FATAL ? PV_EDIR : PV_EFAIL;
-	if (result == PV_DIR_FATAL && p->stopped == PV_OK)
+		p->stopped = result == PV_LDAP_FATAL ? PV_EDIR : PV_EFAIL;
+	if (result == PV_LDAP_FATAL && p->stopped == PV_OK)
 		p->stopped = pv_error(PV_EDIR, "%s", msg);
 	return p->stopped;
 }
 
-static int submit(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs, size_t nattrs,
-		  enum op op, void *tag)
+static int submit(struct pv_ldap_pipe *p, const char *dn, const struct pv_ldap_attr *attrs,
+		  size_t nattrs, enum op op, void *tag)
 {
 	struct slot *s = NULL;
 	LDAPMod **mods = NULL;
@@ -659,24 +660,24 @@ static int submit(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *a
 	return PV_OK;
 }
 
-int pv_dir_pipe_add(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs,
-		    size_t nattrs, void *tag)
+int pv_ldap_pipe_add(struct pv_ldap_pipe *p, const char *dn, const struct pv_ldap_attr *attrs,
+		     size_t nattrs, void *tag)
 {
 	return submit(p, dn, attrs, nattrs, OP_ADD, tag);
 }
 
-int pv_dir_pipe_replace(struct pv_dir_pipe *p, const char *dn, const struct pv_attr *attrs,
-			size_t nattrs, void *tag)
+int pv_ldap_pipe_replace(struct pv_ldap_pipe *p, const char *dn, const struct pv_ldap_attr *attrs,
+			 size_t nattrs, void *tag)
 {
 	return submit(p, dn, attrs, nattrs, OP_REPLACE, tag);
 }
 
-int pv_dir_pipe_delete(struct pv_dir_pipe *p, const char *dn, void *tag)
+int pv_ldap_pipe_delete(struct pv_ldap_pipe *p, const char *dn, void *tag)
 {
 	return submit(p, dn, NULL, 0, OP_DELETE, tag);
 }
 
-int pv_dir_pipe_drain(struct pv_dir_pipe *p)
+int pv_ldap_pipe_drain(struct pv_ldap_pipe *p)
 {
 	int r;
 
@@ -686,7 +687,7 @@ int pv_dir_pipe_drain(struct pv_dir_pipe *p)
 	return p->stopped;
 }
 
-void pv_dir_pipe_free(struct pv_dir_pipe *p)
+void pv_ldap_pipe_free(struct pv_ldap_pipe *p)
 {
 	if (!p)
 		return;

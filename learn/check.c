@@ -26,7 +26,7 @@ static const char *const disp_name[] = {"SUPERSEDE", "OPEN",	  "CREATE",
 
 bool pv_learn_file_work(unsigned cmd)
 {
-	return cmd < PV_SMBT_NCMD && cmd > 4 && cmd != 12 && cmd != 13;
+	return cmd < PV_SMB_TRACE_NCMD && cmd > 4 && cmd != 12 && cmd != 13;
 }
 
 static void part_add(struct parts *ps, unsigned cmd, long sub, int side, uint64_t n)
@@ -49,7 +49,7 @@ static void part_add(struct parts *ps, unsigned cmd, long sub, int side, uint64_
 
 static void parts_of(struct parts *ps, const struct pv_learn_counts *c, int side)
 {
-	for (unsigned cmd = 0; cmd < PV_SMBT_NCMD; cmd++) {
+	for (unsigned cmd = 0; cmd < PV_SMB_TRACE_NCMD; cmd++) {
 		uint64_t left = c->req[cmd];
 
 		if (!pv_learn_file_work(cmd))
@@ -115,7 +115,7 @@ static void mix(const struct pv_learn_counts *cap, const struct pv_learn_counts 
 		const struct part *p = &ps.p[i];
 		double c = share(p->n[0], ps.total[0]), r = share(p->n[1], ps.total[1]);
 		struct pv_learn_check_row *w;
-		const char *cmd = pv_smbt_cmd_name((uint16_t)p->cmd);
+		const char *cmd = pv_smb_trace_cmd_name((uint16_t)p->cmd);
 
 		tv += fabs(c - r) / 200;
 		if (c <= 1 && r <= 1)
@@ -157,11 +157,11 @@ static void gaps(const struct pv_learn_counts *cap, const struct pv_learn_counts
 {
 	static const double q[] = {0.5, 0.95};
 	struct pv_learn_check_row *w;
-	double ks = pv_hist_ks(&cap->req_gaps, &rep->req_gaps);
+	double ks = pv_learn_hist_ks(&cap->req_gaps, &rep->req_gaps);
 
 	for (int i = 0; i < 2; i++) {
-		double c = pv_hist_quantile(&cap->req_gaps, q[i]);
-		double r = pv_hist_quantile(&rep->req_gaps, q[i]);
+		double c = pv_learn_hist_quantile(&cap->req_gaps, q[i]);
+		double r = pv_learn_hist_quantile(&rep->req_gaps, q[i]);
 
 		w = row(o, "gaps", "s", c, r, near(c, r, 0.20));
 		SAY(w, "a user's gaps, p%.0f", q[i] * 100);
@@ -172,7 +172,7 @@ static void gaps(const struct pv_learn_counts *cap, const struct pv_learn_counts
 	RULE(w, "at most 0.10");
 }
 
-static void sizes(const char *what, const struct pv_sizes *c, const struct pv_sizes *r,
+static void sizes(const char *what, const struct pv_learn_sizes *c, const struct pv_learn_sizes *r,
 		  struct pv_learn_check *o)
 {
 	static const double q[] = {0.5, 0.95};
@@ -183,14 +183,14 @@ static void sizes(const char *what, const struct pv_sizes *c, const struct pv_si
 	if (!c->n && !r->n)
 		return;
 	for (int i = 0; i < 2; i++) {
-		double a = (double)pv_sizes_quantile(c, q[i]),
-		       b = (double)pv_sizes_quantile(r, q[i]);
+		double a = (double)pv_learn_sizes_quantile(c, q[i]),
+		       b = (double)pv_learn_sizes_quantile(r, q[i]);
 
 		w = row(o, "sizes", "B", a, b, c->n && r->n && near(a, b, 0.20));
 		SAY(w, "%s sizes, p%.0f (up to)", what, q[i] * 100);
 		RULE(w, "within 20%%");
 	}
-	for (int k = 0; k < PV_SIZES_BINS; k++) {
+	for (int k = 0; k < PV_LEARN_SIZES_BINS; k++) {
 		double d = fabs(share(c->b[k], c->n) - share(r->b[k], r->n));
 
 		if (d > worst)
@@ -217,12 +217,12 @@ static void status(const struct pv_learn_counts *cap, const struct pv_learn_coun
 	double off = 0;
 	struct pv_learn_check_row *w;
 
-	for (unsigned cmd = 0; cmd < PV_SMBT_NCMD; cmd++)
+	for (unsigned cmd = 0; cmd < PV_SMB_TRACE_NCMD; cmd++)
 		if (pv_learn_file_work(cmd)) {
 			ans[0] += cap->ans[cmd], ans[1] += rep->ans[cmd];
 			nf[0] += cap->not_found[cmd], nf[1] += rep->not_found[cmd];
 		}
-	for (unsigned cmd = 0; cmd < PV_SMBT_NCMD; cmd++) {
+	for (unsigned cmd = 0; cmd < PV_SMB_TRACE_NCMD; cmd++) {
 		uint64_t a = 0, b = 0;
 		double tv = 0;
 

@@ -7,10 +7,10 @@
 /* bin i covers [10^(-6 + i/20), 10^(-6 + (i+1)/20)) seconds */
 static double edge(int i)
 {
-	return pow(10.0, -6.0 + (double)i / PV_HIST_PER_DECADE);
+	return pow(10.0, -6.0 + (double)i / PV_LEARN_HIST_PER_DECADE);
 }
 
-void pv_hist_add(struct pv_hist *h, double s)
+void pv_learn_hist_add(struct pv_learn_hist *h, double s)
 {
 	double x;
 	int i;
@@ -20,8 +20,8 @@ void pv_hist_add(struct pv_hist *h, double s)
 		h->under++;
 		return;
 	}
-	x = (log10(s) + 6.0) * PV_HIST_PER_DECADE;
-	if (x >= PV_HIST_BINS) {
+	x = (log10(s) + 6.0) * PV_LEARN_HIST_PER_DECADE;
+	if (x >= PV_LEARN_HIST_BINS) {
 		h->over++;
 		return;
 	}
@@ -31,16 +31,16 @@ void pv_hist_add(struct pv_hist *h, double s)
 	h->b[i]++;
 }
 
-void pv_hist_merge(struct pv_hist *dst, const struct pv_hist *src)
+void pv_learn_hist_merge(struct pv_learn_hist *dst, const struct pv_learn_hist *src)
 {
 	dst->n += src->n;
 	dst->under += src->under;
 	dst->over += src->over;
-	for (int i = 0; i < PV_HIST_BINS; i++)
+	for (int i = 0; i < PV_LEARN_HIST_BINS; i++)
 		dst->b[i] += src->b[i];
 }
 
-double pv_hist_quantile(const struct pv_hist *h, double q)
+double pv_learn_hist_quantile(const struct pv_learn_hist *h, double q)
 {
 	uint64_t want, seen;
 
@@ -57,41 +57,41 @@ double pv_hist_quantile(const struct pv_hist *h, double q)
 	seen = h->under;
 	if (seen >= want)
 		return 0;
-	for (int i = 0; i < PV_HIST_BINS; i++) {
+	for (int i = 0; i < PV_LEARN_HIST_BINS; i++) {
 		seen += h->b[i];
 		if (seen >= want)
 			return sqrt(edge(i) * edge(i + 1));
 	}
-	return edge(PV_HIST_BINS);
+	return edge(PV_LEARN_HIST_BINS);
 }
 
-uint64_t pv_hist_above(const struct pv_hist *h, double t)
+uint64_t pv_learn_hist_above(const struct pv_learn_hist *h, double t)
 {
 	uint64_t n = h->over;
 
-	for (int i = PV_HIST_BINS - 1; i >= 0 && edge(i) >= t * (1 - 1e-9); i--)
+	for (int i = PV_LEARN_HIST_BINS - 1; i >= 0 && edge(i) >= t * (1 - 1e-9); i--)
 		n += h->b[i];
 	if (t < 1e-6)
 		n = h->n - h->under;
 	return n;
 }
 
-double pv_hist_split(const struct pv_hist *h)
+double pv_learn_hist_split(const struct pv_learn_hist *h)
 {
 	double total = 0, sum = 0, w0 = 0, sum0 = 0, best = -1;
 	int cut = -1;
 
 	/* the values under and over the range join the first and the last bin */
-	for (int i = 0; i < PV_HIST_BINS; i++) {
+	for (int i = 0; i < PV_LEARN_HIST_BINS; i++) {
 		double c = h->b[i] + (i == 0 ? (double)h->under : 0) +
-			   (i == PV_HIST_BINS - 1 ? (double)h->over : 0);
+			   (i == PV_LEARN_HIST_BINS - 1 ? (double)h->over : 0);
 
 		total += c;
 		sum += c * i;
 	}
 	if (total < 2)
 		return 0;
-	for (int i = 0; i < PV_HIST_BINS - 1; i++) {
+	for (int i = 0; i < PV_LEARN_HIST_BINS - 1; i++) {
 		double c = h->b[i] + (i == 0 ? (double)h->under : 0), w1, m0, m1, between;
 
 		w0 += c;
@@ -110,18 +110,18 @@ double pv_hist_split(const struct pv_hist *h)
 	return cut < 0 ? 0 : edge(cut + 1);
 }
 
-void pv_sizes_add(struct pv_sizes *s, uint64_t bytes)
+void pv_learn_sizes_add(struct pv_learn_sizes *s, uint64_t bytes)
 {
 	int k = 0;
 
 	s->n++;
 	s->total += bytes;
-	while (k < PV_SIZES_BINS - 1 && bytes >= ((uint64_t)1 << k))
+	while (k < PV_LEARN_SIZES_BINS - 1 && bytes >= ((uint64_t)1 << k))
 		k++;
 	s->b[k]++;
 }
 
-uint64_t pv_sizes_quantile(const struct pv_sizes *s, double q)
+uint64_t pv_learn_sizes_quantile(const struct pv_learn_sizes *s, double q)
 {
 	uint64_t want, seen = 0;
 
@@ -130,15 +130,15 @@ uint64_t pv_sizes_quantile(const struct pv_sizes *s, double q)
 	want = (uint64_t)ceil(q * (double)s->n);
 	if (want < 1)
 		want = 1;
-	for (int k = 0; k < PV_SIZES_BINS; k++) {
+	for (int k = 0; k < PV_LEARN_SIZES_BINS; k++) {
 		seen += s->b[k];
 		if (seen >= want)
 			return k ? (uint64_t)1 << k : 0;
 	}
-	return (uint64_t)1 << (PV_SIZES_BINS - 1);
+	return (uint64_t)1 << (PV_LEARN_SIZES_BINS - 1);
 }
 
-double pv_hist_ks(const struct pv_hist *a, const struct pv_hist *b)
+double pv_learn_hist_ks(const struct pv_learn_hist *a, const struct pv_learn_hist *b)
 {
 	double ca, cb, d;
 
@@ -147,7 +147,7 @@ double pv_hist_ks(const struct pv_hist *a, const struct pv_hist *b)
 	ca = (double)a->under / (double)a->n;
 	cb = (double)b->under / (double)b->n;
 	d = fabs(ca - cb);
-	for (int i = 0; i < PV_HIST_BINS; i++) {
+	for (int i = 0; i < PV_LEARN_HIST_BINS; i++) {
 		ca += (double)a->b[i] / (double)a->n;
 		cb += (double)b->b[i] / (double)b->n;
 		if (fabs(ca - cb) > d)

@@ -10,40 +10,40 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PV_HIST_PER_DECADE 20
-#define PV_HIST_DECADES	   10 /* 1e-6 .. 1e4 s */
-#define PV_HIST_BINS	   (PV_HIST_PER_DECADE * PV_HIST_DECADES)
+#define PV_LEARN_HIST_PER_DECADE 20
+#define PV_LEARN_HIST_DECADES	 10 /* 1e-6 .. 1e4 s */
+#define PV_LEARN_HIST_BINS	 (PV_LEARN_HIST_PER_DECADE * PV_LEARN_HIST_DECADES)
 
-struct pv_hist {
+struct pv_learn_hist {
 	uint64_t n;
 	uint64_t under, over; /* below 1 us, above 10^4 s */
-	uint32_t b[PV_HIST_BINS];
+	uint32_t b[PV_LEARN_HIST_BINS];
 };
 
-void pv_hist_add(struct pv_hist *h, double seconds);
+void pv_learn_hist_add(struct pv_learn_hist *h, double seconds);
 /* What src holds added to dst. */
-void pv_hist_merge(struct pv_hist *dst, const struct pv_hist *src);
+void pv_learn_hist_merge(struct pv_learn_hist *dst, const struct pv_learn_hist *src);
 /* The q-quantile (0..1) of what was added, in seconds; 0 when nothing was. */
-double pv_hist_quantile(const struct pv_hist *h, double q);
+double pv_learn_hist_quantile(const struct pv_learn_hist *h, double q);
 /* How many of what was added are above t seconds (by bins: those whose bin starts at t or
  * above). */
-uint64_t pv_hist_above(const struct pv_hist *h, double t);
+uint64_t pv_learn_hist_above(const struct pv_learn_hist *h, double t);
 /* The threshold that best splits what was added into two groups on the log scale (Otsu's
  * method: the split of the largest between-group variance), in seconds at a bin's edge; 0
  * when fewer than 2 values were added. */
-double pv_hist_split(const struct pv_hist *h);
+double pv_learn_hist_split(const struct pv_learn_hist *h);
 /* The Kolmogorov-Smirnov distance between two distributions, by bins: the largest difference
  * of their cumulative shares at a bin's edge (0 to 1; 1 when only one holds anything). */
-double pv_hist_ks(const struct pv_hist *a, const struct pv_hist *b);
+double pv_learn_hist_ks(const struct pv_learn_hist *a, const struct pv_learn_hist *b);
 
 /* Sizes in bytes by powers of two: bin 0 holds 0, bin k holds [2^(k-1), 2^k). */
-#define PV_SIZES_BINS 34
-struct pv_sizes {
+#define PV_LEARN_SIZES_BINS 34
+struct pv_learn_sizes {
 	uint64_t n, total;
-	uint64_t b[PV_SIZES_BINS];
+	uint64_t b[PV_LEARN_SIZES_BINS];
 };
-void pv_sizes_add(struct pv_sizes *s, uint64_t bytes);
+void pv_learn_sizes_add(struct pv_learn_sizes *s, uint64_t bytes);
 /* The q-quantile's bin as its upper bound in bytes (2^k), 0 for nothing or zeros. */
-uint64_t pv_sizes_quantile(const struct pv_sizes *s, double q);
+uint64_t pv_learn_sizes_quantile(const struct pv_learn_sizes *s, double q);
 
 #endif

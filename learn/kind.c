@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pv_kind_shape_add(struct pv_kind_shape *s, uint16_t cmd)
+void pv_learn_kind_shape_add(struct pv_learn_kind_shape *s, uint16_t cmd)
 {
 	uint8_t c = cmd < 0x7f ? (uint8_t)cmd : 0x7f;
 
@@ -21,7 +21,7 @@ void pv_kind_shape_add(struct pv_kind_shape *s, uint16_t cmd)
 			s->reqs[s->n - 1]++;
 		return;
 	}
-	if (s->n == PV_KIND_STEPS) {
+	if (s->n == PV_LEARN_KIND_STEPS) {
 		s->cut = true;
 		return;
 	}
@@ -32,9 +32,9 @@ void pv_kind_shape_add(struct pv_kind_shape *s, uint16_t cmd)
 /* The commands (a repeat or not: READ and READ+ are one kind, its counts say how often), then
  * the length and the cut as one more FNV-1a round on a whole word (a shape cut short hashes
  * apart from the same steps ended there). */
-static uint64_t shape_hash(const struct pv_kind_shape *s)
+static uint64_t shape_hash(const struct pv_learn_kind_shape *s)
 {
-	uint8_t cmds[PV_KIND_STEPS];
+	uint8_t cmds[PV_LEARN_KIND_STEPS];
 	uint64_t h;
 
 	for (unsigned i = 0; i < s->n; i++)
@@ -43,7 +43,7 @@ static uint64_t shape_hash(const struct pv_kind_shape *s)
 	return (h ^ s->n ^ (uint64_t)s->cut << 8) * PV_HASH_FNV64_PRIME;
 }
 
-static bool same(const struct pv_kind_shape *a, const struct pv_kind_shape *b)
+static bool same(const struct pv_learn_kind_shape *a, const struct pv_learn_kind_shape *b)
 {
 	if (a->n != b->n || a->cut != b->cut)
 		return false;
@@ -53,37 +53,38 @@ static bool same(const struct pv_kind_shape *a, const struct pv_kind_shape *b)
 	return true;
 }
 
-void pv_kinds_init(struct pv_kinds *t)
+void pv_learn_kinds_init(struct pv_learn_kinds *t)
 {
 	memset(t, 0, sizeof(*t));
-	pv_table_init(&t->index, PV_KINDS_MAX);
+	pv_learn_table_init(&t->index, PV_LEARN_KINDS_MAX);
 }
 
-void pv_kinds_add(struct pv_kinds *t, const struct pv_kind_shape *s, uint64_t requests,
-		  double seconds)
+void pv_learn_kinds_add(struct pv_learn_kinds *t, const struct pv_learn_kind_shape *s,
+			uint64_t requests, double seconds)
 {
 	uint64_t h = shape_hash(s), k;
-	struct pv_table_entry *e;
-	struct pv_kind *kd;
+	struct pv_learn_table_entry *e;
+	struct pv_learn_kind *kd;
 
 	if (!s->n)
 		return;
 	/* shapes that hash alike are told apart by a probe along the keys h, h+1, ... */
-	for (k = h; (e = pv_table_get(&t->index, k)); k++)
+	for (k = h; (e = pv_learn_table_get(&t->index, k)); k++)
 		if (same(&t->k[e->v].shape, s)) {
 			kd = &t->k[e->v];
 			goto found;
 		}
 	if (t->n == t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 32;
-		struct pv_kind *n = ncap <= PV_KINDS_MAX ? realloc(t->k, ncap * sizeof(*n)) : NULL;
+		struct pv_learn_kind *n =
+			ncap <= PV_LEARN_KINDS_MAX ? realloc(t->k, ncap * sizeof(*n)) : NULL;
 
 		if (!n)
 			goto other;
 		t->k = n;
 		t->cap = ncap;
 	}
-	if (!pv_table_put(&t->index, k, 0, (uint32_t)t->n))
+	if (!pv_learn_table_put(&t->index, k, 0, (uint32_t)t->n))
 		goto other;
 	kd = &t->k[t->n++];
 	memset(kd, 0, sizeof(*kd));
@@ -105,8 +106,8 @@ other:
 
 static int by_count(const void *a, const void *b, void *arg)
 {
-	const struct pv_kinds *t = arg;
-	const struct pv_kind *x = &t->k[*(const size_t *)a], *y = &t->k[*(const size_t *)b];
+	const struct pv_learn_kinds *t = arg;
+	const struct pv_learn_kind *x = &t->k[*(const size_t *)a], *y = &t->k[*(const size_t *)b];
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
@@ -115,31 +116,32 @@ static int by_count(const void *a, const void *b, void *arg)
 	return memcmp(x->shape.step, y->shape.step, x->shape.n);
 }
 
-void pv_kinds_order(const struct pv_kinds *t, size_t *order)
+void pv_learn_kinds_order(const struct pv_learn_kinds *t, size_t *order)
 {
 	for (size_t i = 0; i < t->n; i++)
 		order[i] = i;
 	qsort_r(order, t->n, sizeof(*order), by_count, (void *)t);
 }
 
-void pv_kind_name(const struct pv_kind_shape *s, char *out, size_t len)
+void pv_learn_kind_name(const struct pv_learn_kind_shape *s, char *out, size_t len)
 {
 	size_t o = 0;
 
 	out[0] = '\0';
 	for (size_t i = 0; i < s->n && o < len; i++)
-		o += (size_t)snprintf(out + o, len - o, "%s%s%s", i ? " " : "",
-				      pv_load_learned_command(s->step[i] & 0x7f)
-					      ? pv_load_learned_command(s->step[i] & 0x7f)
-					      : pv_smbt_cmd_name(s->step[i] & 0x7f),
-				      s->step[i] & 0x80 ? "+" : "");
+		o += (size_t)snprintf(
+			out + o, len - o, "%s%s%s", i ? " " : "",
+			pv_playbook_workload_learned_command(s->step[i] & 0x7f)
+				? pv_playbook_workload_learned_command(s->step[i] & 0x7f)
+				: pv_smb_trace_cmd_name(s->step[i] & 0x7f),
+			s->step[i] & 0x80 ? "+" : "");
 	if (s->cut && o < len)
 		snprintf(out + o, len - o, " ...");
 }
 
-void pv_kinds_release(struct pv_kinds *t)
+void pv_learn_kinds_release(struct pv_learn_kinds *t)
 {
 	free(t->k);
-	pv_table_release(&t->index);
+	pv_learn_table_release(&t->index);
 	memset(t, 0, sizeof(*t));
 }

@@ -1,9 +1,9 @@
 /* learn/kind.h: the kinds of activity of a capture's users. An activity is a run of one
  * user's requests with no gap longer than the activity gap; its shape is the sequence of its
- * commands with repeats folded (READ READ READ is READ+), the first PV_KIND_STEPS of them.
+ * commands with repeats folded (READ READ READ is READ+), the first PV_LEARN_KIND_STEPS of them.
  * Activities of one shape, a command repeated or not (READ and READ+), are one kind, counted
  * with their requests, each step's requests and their length, its READ+ when one of them
- * repeated it; the kinds past PV_KINDS_MAX are counted together as "other". Pure logic. */
+ * repeated it; the kinds past PV_LEARN_KINDS_MAX are counted together as "other". Pure logic. */
 #ifndef PV_LEARN_KIND_H
 #define PV_LEARN_KIND_H
 
@@ -13,42 +13,43 @@
 
 #include "learn/table.h"
 
-#define PV_KIND_STEPS 24   /* commands of a shape, at most (longer: cut, marked) */
-#define PV_KINDS_MAX  4096 /* kinds told apart */
+#define PV_LEARN_KIND_STEPS 24	 /* commands of a shape, at most (longer: cut, marked) */
+#define PV_LEARN_KINDS_MAX  4096 /* kinds told apart */
 
 /* A shape: one byte a step (the command, 0x80 set when it repeats), a cut mark; and how many
  * requests each step folded (not part of the shape: activities of one shape differ in it). */
-struct pv_kind_shape {
-	uint8_t step[PV_KIND_STEPS];
+struct pv_learn_kind_shape {
+	uint8_t step[PV_LEARN_KIND_STEPS];
 	uint8_t n;
 	bool cut;
-	uint32_t reqs[PV_KIND_STEPS];
+	uint32_t reqs[PV_LEARN_KIND_STEPS];
 };
 
-struct pv_kind {
-	struct pv_kind_shape shape;
+struct pv_learn_kind {
+	struct pv_learn_kind_shape shape;
 	uint64_t count, requests;
-	uint64_t step_requests[PV_KIND_STEPS]; /* each step's requests, its activities' summed */
+	uint64_t step_requests[PV_LEARN_KIND_STEPS]; /* each step's requests, its activities' summed
+						      */
 	double seconds; /* the activities' lengths, first request to last, summed */
 };
 
-struct pv_kinds {
-	struct pv_kind *k;
+struct pv_learn_kinds {
+	struct pv_learn_kind *k;
 	size_t n, cap;
-	struct pv_table index;
-	uint64_t other, other_requests; /* activities of kinds past PV_KINDS_MAX */
+	struct pv_learn_table index;
+	uint64_t other, other_requests; /* activities of kinds past PV_LEARN_KINDS_MAX */
 };
 
-void pv_kind_shape_add(struct pv_kind_shape *s, uint16_t cmd);
-void pv_kinds_init(struct pv_kinds *t);
+void pv_learn_kind_shape_add(struct pv_learn_kind_shape *s, uint16_t cmd);
+void pv_learn_kinds_init(struct pv_learn_kinds *t);
 /* An activity of shape s, of requests over seconds, counted. */
-void pv_kinds_add(struct pv_kinds *t, const struct pv_kind_shape *s, uint64_t requests,
-		  double seconds);
+void pv_learn_kinds_add(struct pv_learn_kinds *t, const struct pv_learn_kind_shape *s,
+			uint64_t requests, double seconds);
 /* The kinds' places in order of count (most first), n of them, into order (which holds t->n);
  * ties by shape. */
-void pv_kinds_order(const struct pv_kinds *t, size_t *order);
+void pv_learn_kinds_order(const struct pv_learn_kinds *t, size_t *order);
 /* The shape as words: "CREATE QUERY_INFO CLOSE", "READ+" for a repeat, " ..." when cut. */
-void pv_kind_name(const struct pv_kind_shape *s, char *out, size_t len);
-void pv_kinds_release(struct pv_kinds *t);
+void pv_learn_kind_name(const struct pv_learn_kind_shape *s, char *out, size_t len);
+void pv_learn_kinds_release(struct pv_learn_kinds *t);
 
 #endif

@@ -29,7 +29,7 @@ struct framer {
 	uint8_t *buf;	   /* its first bytes (PV_LEARN_KEEP at most) */
 	size_t cap, kept;
 	bool holed; /* bytes of it were lost: nothing past the hole is kept */
-	struct pv_stream s;
+	struct pv_learn_stream s;
 };
 
 struct conn {
@@ -37,11 +37,11 @@ struct conn {
 	uint8_t key[36];   /* client address and port, server address and port */
 	struct pv_learn *l;
 	struct framer to_srv, to_cli;
-	struct pv_table pend;	  /* requests awaiting their answer: message id -> command */
-	struct pv_table files;	  /* files open: file id (folded) -> when, the user */
-	struct pv_table sessions; /* session id -> its user's place */
-	char logon[80];		  /* the account of the NTLM logon under way ("" none) */
-	uint64_t last_create;	  /* the message id of the last CREATE asked */
+	struct pv_learn_table pend;	/* requests awaiting their answer: message id -> command */
+	struct pv_learn_table files;	/* files open: file id (folded) -> when, the user */
+	struct pv_learn_table sessions; /* session id -> its user's place */
+	char logon[80];			/* the account of the NTLM logon under way ("" none) */
+	uint64_t last_create;		/* the message id of the last CREATE asked */
 	bool fin_cli, fin_srv;
 };
 
@@ -78,7 +78,7 @@ static void client_addr(const struct conn *cn, char *out, size_t len)
  * does not hold) one of its own, by session id and address. -1 when there is no room. */
 static long user_of(struct conn *cn, uint64_t session)
 {
-	struct pv_table_entry *e = pv_table_get(&cn->sessions, session);
+	struct pv_learn_table_entry *e = pv_learn_table_get(&cn->sessions, session);
 	char addr[48], id[80];
 	long u;
 
@@ -86,8 +86,8 @@ static long user_of(struct conn *cn, uint64_t session)
 		return (long)e->v;
 	client_addr(cn, addr, sizeof(addr));
 	snprintf(id, sizeof(id), "session:%llx@%s", (unsigned long long)session, addr);
-	if ((u = pv_learn_users_get(&cn->l->c->users, id, PV_USER_SESSION)) >= 0)
-		pv_table_put(&cn->sessions, session, 0, (uint32_t)u);
+	if ((u = pv_learn_users_get(&cn->l->c->users, id, PV_LEARN_USER_SESSION)) >= 0)
+		pv_learn_table_put(&cn->sessions, session, 0, (uint32_t)u);
 	return u;
 }
 
@@ -100,11 +100,11 @@ static void logged_on(struct conn *cn, uint64_t session)
 	long u;
 
 	if (cn->logon[0]) {
-		u = pv_learn_users_get(&c->users, cn->logon, PV_USER_NTLM);
+		u = pv_learn_users_get(&c->users, cn->logon, PV_LEARN_USER_NTLM);
 	} else {
 		client_addr(cn, addr, sizeof(addr));
 		snprintf(id, sizeof(id), "addr:%s", addr);
-		u = pv_learn_users_get(&c->users, id, PV_USER_ADDR);
+		u = pv_learn_users_get(&c->users, id, PV_LEARN_USER_ADDR);
 	}
 	cn->logon[0] = '\0';
 	c->logons++;
@@ -113,18 +113,18 @@ static void logged_on(struct conn *cn, uint64_t session)
 	c->users.u[u].logons++;
 	/* the time of the logon, for the session's lifetime (a session seen without its logon
 	 * has none: its time is 0) */
-	pv_table_put(&cn->sessions, session, cn->l->now, (uint32_t)u);
+	pv_learn_table_put(&cn->sessions, session, cn->l->now, (uint32_t)u);
 }
 
 /* A LOGOFF: the session's lifetime, from its logon, when the capture holds both. */
 static void logged_off(struct conn *cn, uint64_t session)
 {
-	struct pv_table_entry e;
+	struct pv_learn_table_entry e;
 	struct pv_learn_counts *c = cn->l->c;
 
 	c->logoffs++;
-	if (pv_table_take(&cn->sessions, session, &e) && e.t > 0)
-		pv_hist_add(&c->session_times, cn->l->now - e.t);
+	if (pv_learn_table_take(&cn->sessions, session, &e) && e.t > 0)
+		pv_learn_hist_add(&c->session_times, cn->l->now - e.t);
 }
 
 /* A file id folded into a key (persistent and volatile halves) */
@@ -145,7 +145,7 @@ static void activity_end(struct pv_learn_counts *c, struct pv_learn_user *us)
 {
 	if (!us->cur_requests)
 		return;
-	pv_kinds_add(&c->kinds, &us->cur, us->cur_requests, us->last - us->cur_start);
+	pv_learn_kinds_add(&c->kinds, &us->cur, us->cur_requests, us->last - us->cur_start);
 	memset(&us->cur, 0, sizeof(us->cur));
 	us->cur_requests = 0;
 }
@@ -161,7 +161,7 @@ static void ioctl_count(struct pv_learn_counts *c, uint32_t ctl)
 	c->ioctl_other++;
 }
 
-static void request(struct conn *cn, const struct pv_smbt_msg *m)
+static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 {
 	struct pv_learn_counts *c = cn->l->c;
 	double t = cn->l->now;
@@ -184,32 +184,33 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 		break;
 	case 6: /* CLOSE: how long the file was open (a compound's own: no time) */
 		if (m->has_fid && m->fid_related && m->related) {
-			struct pv_table_entry *e = pv_table_get(&cn->pend, cn->last_create);
+			struct pv_learn_table_entry *e =
+				pv_learn_table_get(&cn->pend, cn->last_create);
 
 			/* the CREATE before it in the compound: its file id is not kept */
 			if (e && e->v == 5)
 				e->v |= CLOSED_IN_COMPOUND;
-			pv_hist_add(&c->open_times, 0);
+			pv_learn_hist_add(&c->open_times, 0);
 		} else if (m->has_fid) {
-			struct pv_table_entry e;
+			struct pv_learn_table_entry e;
 
-			if (pv_table_take(&cn->files, fid_key(m->fid), &e))
-				pv_hist_add(&c->open_times, t - e.t);
+			if (pv_learn_table_take(&cn->files, fid_key(m->fid), &e))
+				pv_learn_hist_add(&c->open_times, t - e.t);
 		}
 		break;
 	case 8: /* READ */
 		c->read_asked += m->length;
-		pv_sizes_add(&c->read_sizes, m->length);
+		pv_learn_sizes_add(&c->read_sizes, m->length);
 		break;
 	case 9: /* WRITE */
 		c->written += m->length;
-		pv_sizes_add(&c->write_sizes, m->length);
+		pv_learn_sizes_add(&c->write_sizes, m->length);
 		break;
 	default:
 		break;
 	}
 	/* a CANCEL names the request it cancels, and has no answer of its own */
-	if (m->cmd != 12 && !pv_table_put(&cn->pend, m->mid, t, m->cmd))
+	if (m->cmd != 12 && !pv_learn_table_put(&cn->pend, m->mid, t, m->cmd))
 		c->untracked++;
 	/* what the user did: NEGOTIATE and the logon's first leg have no session yet */
 	if (m->session && m->cmd != 0 && m->cmd != 1 && (u = user_of(cn, m->session)) >= 0) {
@@ -227,9 +228,11 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 				activity_end(c, us);
 			if (!us->cur_requests++)
 				us->cur_start = t;
-			pv_kind_shape_add(&us->cur, m->cmd == 5 ? 5 | pv_load_learned_disposition(
-									      m->disposition)
-								: m->cmd);
+			pv_learn_kind_shape_add(
+				&us->cur, m->cmd == 5
+						  ? 5 | pv_playbook_workload_learned_disposition(
+								m->disposition)
+						  : m->cmd);
 		}
 		pv_learn_user_request(us, t);
 		if (m->cmd == 5)
@@ -245,12 +248,12 @@ static void request(struct conn *cn, const struct pv_smbt_msg *m)
 		logged_off(cn, m->session);
 }
 
-static void message(void *arg, const struct pv_smbt_msg *m)
+static void message(void *arg, const struct pv_smb_trace_msg *m)
 {
 	struct conn *cn = arg;
 	struct pv_learn_counts *c = cn->l->c;
 
-	if (m->cmd >= PV_SMBT_NCMD) {
+	if (m->cmd >= PV_SMB_TRACE_NCMD) {
 		c->unknown_cmd++;
 		return;
 	}
@@ -278,8 +281,8 @@ static void message(void *arg, const struct pv_smbt_msg *m)
 	if (m->cmd == 1 && m->status == 0)
 		logged_on(cn, m->session);
 	{
-		struct pv_table_entry e = {0};
-		bool asked = pv_table_take(&cn->pend, m->mid, &e);
+		struct pv_learn_table_entry e = {0};
+		bool asked = pv_learn_table_take(&cn->pend, m->mid, &e);
 
 		if (asked)
 			c->matched++;
@@ -296,7 +299,7 @@ static void message(void *arg, const struct pv_smbt_msg *m)
 		}
 		/* the file opened, to time it until its CLOSE (unless its compound closed it) */
 		if (m->cmd == 5 && m->has_fid && !(asked && (e.v & CLOSED_IN_COMPOUND)) &&
-		    !pv_table_put(&cn->files, fid_key(m->fid), cn->l->now, 0))
+		    !pv_learn_table_put(&cn->files, fid_key(m->fid), cn->l->now, 0))
 			c->untracked++;
 	}
 }
@@ -311,26 +314,27 @@ static void frame_done(struct framer *f)
 	size_t n = f->kept;
 
 	c->nb_frames++;
-	switch (pv_smbt_kind(f->buf, n)) {
-	case PV_SMBT_SMB2:
+	switch (pv_smb_trace_kind(f->buf, n)) {
+	case PV_SMB_TRACE_SMB2:
 		c->smb2_frames++;
 		c->smb2_bytes += f->want;
-		if (pv_smbt_frame(f->buf, n, f->want, message, f->c, &cut, why, sizeof(why)) < 0) {
+		if (pv_smb_trace_frame(f->buf, n, f->want, message, f->c, &cut, why, sizeof(why)) <
+		    0) {
 			if (!c->malformed++)
 				snprintf(c->first_malformed, sizeof(c->first_malformed), "%s", why);
 		} else if (cut) {
 			c->cut_chains++;
 		}
 		break;
-	case PV_SMBT_ENCRYPTED:
+	case PV_SMB_TRACE_ENCRYPTED:
 		c->enc_frames++;
 		c->enc_bytes += f->want;
 		break;
-	case PV_SMBT_COMPRESSED:
+	case PV_SMB_TRACE_COMPRESSED:
 		c->comp_frames++;
 		c->comp_bytes += f->want;
 		break;
-	case PV_SMBT_SMB1:
+	case PV_SMB_TRACE_SMB1:
 		c->smb1_frames++;
 		c->smb1_bytes += f->want;
 		break;
@@ -467,17 +471,17 @@ static void framer_init(struct framer *f, struct conn *c)
 {
 	memset(f, 0, sizeof(*f));
 	f->c = c;
-	pv_stream_init(&f->s, on_data, on_gap, f);
+	pv_learn_stream_init(&f->s, on_data, on_gap, f);
 }
 
 static void framer_end(struct framer *f, struct pv_learn_counts *c)
 {
-	pv_stream_end(&f->s);
+	pv_learn_stream_end(&f->s);
 	c->bytes += f->s.bytes;
 	c->gap_bytes += f->s.gap_bytes;
 	c->gaps += f->s.gaps;
 	c->again_bytes += f->s.again_bytes;
-	pv_stream_release(&f->s);
+	pv_learn_stream_release(&f->s);
 	free(f->buf);
 	f->buf = NULL;
 }
@@ -490,9 +494,9 @@ static void conn_end(struct pv_learn *l, struct conn *c)
 	l->c->still_open += c->files.n;
 	for (size_t i = 0; i < c->sessions.slots; i++)
 		l->c->still_on += c->sessions.e[i].used && c->sessions.e[i].t > 0;
-	pv_table_release(&c->pend);
-	pv_table_release(&c->files);
-	pv_table_release(&c->sessions);
+	pv_learn_table_release(&c->pend);
+	pv_learn_table_release(&c->files);
+	pv_learn_table_release(&c->sessions);
 	free(c);
 	l->nconns--;
 }
@@ -545,9 +549,9 @@ static struct conn *conn_of(struct pv_learn *l, const uint8_t key[36], bool syn)
 	c->l = l;
 	framer_init(&c->to_srv, c);
 	framer_init(&c->to_cli, c);
-	pv_table_init(&c->pend, PV_LEARN_PENDING_MAX);
-	pv_table_init(&c->files, PV_LEARN_PENDING_MAX);
-	pv_table_init(&c->sessions, PV_LEARN_PENDING_MAX);
+	pv_learn_table_init(&c->pend, PV_LEARN_PENDING_MAX);
+	pv_learn_table_init(&c->files, PV_LEARN_PENDING_MAX);
+	pv_learn_table_init(&c->sessions, PV_LEARN_PENDING_MAX);
 	c->next = l->bucket[b];
 	l->bucket[b] = c;
 	l->nconns++;
@@ -561,7 +565,7 @@ struct pv_learn *pv_learn_begin(const struct pv_learn_opts *o, int link, struct 
 
 	memset(c, 0, sizeof(*c));
 	pv_learn_users_init(&c->users);
-	pv_kinds_init(&c->kinds);
+	pv_learn_kinds_init(&c->kinds);
 	if (!l)
 		return NULL;
 	l->c = c;
@@ -617,23 +621,25 @@ void pv_learn_frame(struct pv_learn *l, const uint8_t *p, size_t caplen, size_t 
 	memcpy(key + 18, to_srv ? s.dst : s.src, 16);
 	key[34] = (uint8_t)(l->port >> 8);
 	key[35] = (uint8_t)l->port;
-	if (!(cn = conn_of(l, key, to_srv && (s.flags & (PV_TCP_SYN | 0x10)) == PV_TCP_SYN))) {
+	if (!(cn = conn_of(l, key,
+			   to_srv && (s.flags & (PV_CAPTURE_TCP_SYN | 0x10)) ==
+					     PV_CAPTURE_TCP_SYN))) {
 		c->conns_refused++;
 		return;
 	}
 	f = to_srv ? &cn->to_srv : &cn->to_cli;
-	if (!f->s.synced && !(s.flags & PV_TCP_SYN) && s.wire) {
+	if (!f->s.synced && !(s.flags & PV_CAPTURE_TCP_SYN) && s.wire) {
 		f->st = F_RESYNC; /* its start was not captured: find a frame's start */
 		if (!cn->to_srv.s.began_midway && !cn->to_cli.s.began_midway)
 			c->conns_midway++;
 	}
-	pv_stream_seg(&f->s, s.seq, s.flags, s.data, s.len, s.wire);
+	pv_learn_stream_seg(&f->s, s.seq, s.flags, s.data, s.len, s.wire);
 	/* what this side acknowledged of the other's bytes: a hole there will not be filled */
 	if (s.flags & 0x10)
-		pv_stream_acked(to_srv ? &cn->to_cli.s : &cn->to_srv.s, s.ack);
-	if (s.flags & PV_TCP_RST) {
+		pv_learn_stream_acked(to_srv ? &cn->to_cli.s : &cn->to_srv.s, s.ack);
+	if (s.flags & PV_CAPTURE_TCP_RST) {
 		cn->fin_cli = cn->fin_srv = true;
-	} else if (s.flags & PV_TCP_FIN) {
+	} else if (s.flags & PV_CAPTURE_TCP_FIN) {
 		if (to_srv)
 			cn->fin_cli = true;
 		else
@@ -668,11 +674,11 @@ static void summarize(struct pv_learn *l)
 	uint64_t reqs = 0;
 
 	for (size_t i = 0; i < us->n; i++) {
-		pv_hist_merge(&c->req_gaps, &us->u[i].gaps);
+		pv_learn_hist_merge(&c->req_gaps, &us->u[i].gaps);
 		reqs += us->u[i].requests;
 	}
 	c->gap_learned = !(l->gap > 0);
-	c->activity_gap = c->gap_learned ? pv_hist_split(&c->req_gaps) : l->gap;
+	c->activity_gap = c->gap_learned ? pv_learn_hist_split(&c->req_gaps) : l->gap;
 	if (c->has_kinds) { /* counted exactly, as they ended */
 		c->activities = c->kinds.other;
 		for (size_t i = 0; i < c->kinds.n; i++)
@@ -680,26 +686,27 @@ static void summarize(struct pv_learn *l)
 	} else { /* from each user's gaps over the activity gap (by bins) */
 		for (size_t i = 0; i < us->n; i++)
 			if (us->u[i].requests)
-				c->activities +=
-					1 + (c->activity_gap > 0 ? pv_hist_above(&us->u[i].gaps,
-										 c->activity_gap)
-								 : 0);
+				c->activities += 1 + (c->activity_gap > 0
+							      ? pv_learn_hist_above(&us->u[i].gaps,
+										    c->activity_gap)
+							      : 0);
 	}
 	c->activity_requests = c->activities ? (double)reqs / (double)c->activities : 0;
 	if (c->req_gaps.n) {
 		double n = (double)c->req_gaps.n;
 		double above = c->activity_gap > 0
-				       ? (double)pv_hist_above(&c->req_gaps, c->activity_gap)
+				       ? (double)pv_learn_hist_above(&c->req_gaps, c->activity_gap)
 				       : 0;
 
 		if (n > above) {
-			c->within[0] = pv_hist_quantile(&c->req_gaps, 0.5 * (n - above) / n);
-			c->within[1] = pv_hist_quantile(&c->req_gaps, 0.95 * (n - above) / n);
+			c->within[0] = pv_learn_hist_quantile(&c->req_gaps, 0.5 * (n - above) / n);
+			c->within[1] = pv_learn_hist_quantile(&c->req_gaps, 0.95 * (n - above) / n);
 		}
 		if (above > 0) {
-			c->think[0] = pv_hist_quantile(&c->req_gaps, (n - above + 0.5 * above) / n);
-			c->think[1] =
-				pv_hist_quantile(&c->req_gaps, (n - above + 0.95 * above) / n);
+			c->think[0] =
+				pv_learn_hist_quantile(&c->req_gaps, (n - above + 0.5 * above) / n);
+			c->think[1] = pv_learn_hist_quantile(&c->req_gaps,
+							     (n - above + 0.95 * above) / n);
 		}
 	}
 	if (!(hours > 0) || !us->n || !(v = malloc(us->n * sizeof(*v))))
@@ -736,7 +743,7 @@ void pv_learn_end(struct pv_learn *l)
 void pv_learn_counts_release(struct pv_learn_counts *c)
 {
 	pv_learn_users_release(&c->users);
-	pv_kinds_release(&c->kinds);
+	pv_learn_kinds_release(&c->kinds);
 }
 
 static int one_pass(const char *path, const struct pv_learn_opts *o, struct pv_learn_counts *c)
@@ -774,9 +781,9 @@ int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_lea
 		return r;
 	o2.gap = c->activity_gap;
 	if (one_pass(path, &o2, &c2) == PV_OK) {
-		pv_kinds_release(&c->kinds);
+		pv_learn_kinds_release(&c->kinds);
 		c->kinds = c2.kinds;
-		pv_kinds_init(&c2.kinds);
+		pv_learn_kinds_init(&c2.kinds);
 		c->has_kinds = true;
 		c->activities = c2.activities;
 		c->activity_requests = c2.activity_requests;

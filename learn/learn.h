@@ -48,38 +48,38 @@ struct pv_learn_counts {
 	uint64_t malformed, cut_chains; /* chains refused (first_malformed), or kept in part */
 	char first_malformed[160];
 	/* SMB2 messages */
-	uint64_t req[PV_SMBT_NCMD], ans[PV_SMBT_NCMD]; /* final answers, by command */
-	uint64_t resp[PV_SMBT_NCMD]; /* every answer message by command: interim, breaks too */
-	uint64_t unknown_cmd;	     /* a command SMB2 has not */
-	uint64_t interim;	     /* STATUS_PENDING, the final answer to come */
-	uint64_t notifications;	     /* the server's own (lease and oplock breaks) */
-	uint64_t matched;	     /* final answers to a request seen */
-	uint64_t unmatched_ans;	     /* final answers to no request seen */
-	uint64_t unanswered;	     /* requests with no answer in the capture */
-	uint64_t untracked;	     /* requests past PV_LEARN_PENDING_MAX */
-	uint64_t errors;	     /* final answers with an error status */
-	uint64_t disposition[6];     /* CREATE's: SUPERSEDE .. OVERWRITE_IF */
+	uint64_t req[PV_SMB_TRACE_NCMD], ans[PV_SMB_TRACE_NCMD]; /* final answers, by command */
+	uint64_t resp[PV_SMB_TRACE_NCMD]; /* every answer message by command: interim, breaks too */
+	uint64_t unknown_cmd;		  /* a command SMB2 has not */
+	uint64_t interim;		  /* STATUS_PENDING, the final answer to come */
+	uint64_t notifications;		  /* the server's own (lease and oplock breaks) */
+	uint64_t matched;		  /* final answers to a request seen */
+	uint64_t unmatched_ans;		  /* final answers to no request seen */
+	uint64_t unanswered;		  /* requests with no answer in the capture */
+	uint64_t untracked;		  /* requests past PV_LEARN_PENDING_MAX */
+	uint64_t errors;		  /* final answers with an error status */
+	uint64_t disposition[6];	  /* CREATE's: SUPERSEDE .. OVERWRITE_IF */
 	/* IOCTL's control codes: the first PV_LEARN_IOCTLS seen, each counted, the rest together */
 	uint32_t ioctl_code[PV_LEARN_IOCTLS];
 	uint64_t ioctl_req[PV_LEARN_IOCTLS], ioctl_other;
 	/* final answers by command and by their status's severity (its top two bits: success,
 	 * information, warning, error); and those that did not find a name or path */
-	uint64_t status_class[PV_SMBT_NCMD][4];
-	uint64_t not_found[PV_SMBT_NCMD];
+	uint64_t status_class[PV_SMB_TRACE_NCMD][4];
+	uint64_t not_found[PV_SMB_TRACE_NCMD];
 	uint64_t read_asked, read_got, written; /* bytes */
 	/* what the users did (learn/user.h), their logons, sizes and how long files stay open */
 	struct pv_learn_users users;
 	uint64_t logons;
-	struct pv_sizes read_sizes, write_sizes; /* asked, written */
-	struct pv_hist open_times;		 /* CREATE's answer to CLOSE */
-	uint64_t still_open;			 /* files open when the capture ended */
+	struct pv_learn_sizes read_sizes, write_sizes; /* asked, written */
+	struct pv_learn_hist open_times;	       /* CREATE's answer to CLOSE */
+	uint64_t still_open;			       /* files open when the capture ended */
 	/* sessions: LOGOFFs, the lifetimes of those whose logon and logoff the capture holds,
 	 * and those logged on in the capture and still on at its end */
 	uint64_t logoffs, still_on;
-	struct pv_hist session_times;
+	struct pv_learn_hist session_times;
 	/* at the end: every user's gaps between requests together, the gap that ends an
 	 * activity (learned or set), the activities, and the users' rates per hour */
-	struct pv_hist req_gaps;
+	struct pv_learn_hist req_gaps;
 	double activity_gap;
 	bool gap_learned;
 	uint64_t activities;
@@ -88,7 +88,7 @@ struct pv_learn_counts {
 	double within[2], think[2]; /* gaps within an activity and between: median, p95 */
 	/* the kinds of activity (learn/kind.h): with the gap set, in the same pass; else in a
 	 * second pass over the file once the gap is learned (pv_learn_read) */
-	struct pv_kinds kinds;
+	struct pv_learn_kinds kinds;
 	bool has_kinds;
 };
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pv_stream_seg {
+struct pv_learn_stream_seg {
 	uint32_t seq;
 	size_t len, wire; /* bytes held, bytes on the wire (the rest cut by the snapshot) */
 	uint8_t *p;
@@ -18,8 +18,8 @@ static int32_t seq_diff(uint32_t a, uint32_t b)
 	return (int32_t)(a - b);
 }
 
-void pv_stream_init(struct pv_stream *s, void (*data)(void *, const uint8_t *, size_t),
-		    void (*gap)(void *, size_t), void *arg)
+void pv_learn_stream_init(struct pv_learn_stream *s, void (*data)(void *, const uint8_t *, size_t),
+			  void (*gap)(void *, size_t), void *arg)
 {
 	memset(s, 0, sizeof(*s));
 	s->data = data;
@@ -29,7 +29,7 @@ void pv_stream_init(struct pv_stream *s, void (*data)(void *, const uint8_t *, s
 
 /* The FIN, once every byte before it was given: it takes a sequence number of its own (the
  * peer acknowledges it), not a byte. */
-static void past_fin(struct pv_stream *s)
+static void past_fin(struct pv_learn_stream *s)
 {
 	if (s->has_fin && s->next == s->fin) {
 		s->next++;
@@ -37,7 +37,7 @@ static void past_fin(struct pv_stream *s)
 	}
 }
 
-static void give_gap(struct pv_stream *s, size_t n)
+static void give_gap(struct pv_learn_stream *s, size_t n)
 {
 	if (!n)
 		return;
@@ -49,7 +49,7 @@ static void give_gap(struct pv_stream *s, size_t n)
 
 /* The segment at seq (len bytes of its wire bytes) once nothing is missing before it: the
  * part already given is dropped, the rest given. */
-static void give(struct pv_stream *s, uint32_t seq, const uint8_t *p, size_t len, size_t wire)
+static void give(struct pv_learn_stream *s, uint32_t seq, const uint8_t *p, size_t len, size_t wire)
 {
 	int32_t d = seq_diff(seq, s->next);
 	size_t skip = d < 0 ? (size_t) - (int64_t)d : 0;
@@ -69,14 +69,14 @@ static void give(struct pv_stream *s, uint32_t seq, const uint8_t *p, size_t len
 }
 
 /* Give every held segment that nothing is missing before any more. */
-static void drain(struct pv_stream *s)
+static void drain(struct pv_learn_stream *s)
 {
 	bool more = true;
 
 	while (more) {
 		more = false;
 		for (size_t i = 0; i < s->nheld; i++) {
-			struct pv_stream_seg g = s->held[i];
+			struct pv_learn_stream_seg g = s->held[i];
 
 			if (seq_diff(g.seq, s->next) > 0)
 				continue;
@@ -92,7 +92,7 @@ static void drain(struct pv_stream *s)
 }
 
 /* Give up the bytes before the earliest held segment (a gap), then what follows it. */
-static void skip_hole(struct pv_stream *s)
+static void skip_hole(struct pv_learn_stream *s)
 {
 	size_t first = 0;
 
@@ -109,20 +109,20 @@ static void skip_hole(struct pv_stream *s)
 	past_fin(s);
 }
 
-static void hold(struct pv_stream *s, uint32_t seq, const uint8_t *p, size_t len, size_t wire)
+static void hold(struct pv_learn_stream *s, uint32_t seq, const uint8_t *p, size_t len, size_t wire)
 {
-	struct pv_stream_seg *h;
+	struct pv_learn_stream_seg *h;
 
-	while (s->nheld &&
-	       (s->nheld >= PV_STREAM_HOLD_SEGS || s->held_bytes + len > PV_STREAM_HOLD_MAX))
+	while (s->nheld && (s->nheld >= PV_LEARN_STREAM_HOLD_SEGS ||
+			    s->held_bytes + len > PV_LEARN_STREAM_HOLD_MAX))
 		skip_hole(s);
 	if (seq_diff(seq, s->next) <= 0) { /* the hole closed as it was given up */
 		give(s, seq, p, len, wire);
 		drain(s);
 		return;
 	}
-	if (len > PV_STREAM_HOLD_MAX)
-		len = PV_STREAM_HOLD_MAX; /* the rest: a gap when it is given */
+	if (len > PV_LEARN_STREAM_HOLD_MAX)
+		len = PV_LEARN_STREAM_HOLD_MAX; /* the rest: a gap when it is given */
 	if (!(s->nheld % 16)) {
 		h = realloc(s->held, (s->nheld + 16) * sizeof(*h));
 		if (!h) {
@@ -146,26 +146,26 @@ static void hold(struct pv_stream *s, uint32_t seq, const uint8_t *p, size_t len
 	s->held_bytes += len;
 }
 
-void pv_stream_seg(struct pv_stream *s, uint32_t seq, uint8_t flags, const uint8_t *p, size_t len,
-		   size_t wire)
+void pv_learn_stream_seg(struct pv_learn_stream *s, uint32_t seq, uint8_t flags, const uint8_t *p,
+			 size_t len, size_t wire)
 {
 	if (len > wire)
 		len = wire;
 	if (!s->synced) {
 		s->synced = true;
-		if (flags & PV_TCP_SYN) {
+		if (flags & PV_CAPTURE_TCP_SYN) {
 			s->next = seq + 1;
 			return;
 		}
 		s->began_midway = true;
 		s->next = seq;
 	}
-	if (flags & PV_TCP_SYN) { /* a SYN sent again, or one with data (TCP Fast Open) */
+	if (flags & PV_CAPTURE_TCP_SYN) { /* a SYN sent again, or one with data (TCP Fast Open) */
 		if (seq_diff(seq + 1, s->next) > 0 && !s->bytes)
 			s->next = seq + 1;
 		seq++;
 	}
-	if (flags & PV_TCP_FIN) {
+	if (flags & PV_CAPTURE_TCP_FIN) {
 		s->has_fin = true;
 		s->fin = seq + (uint32_t)wire;
 	}
@@ -180,7 +180,7 @@ void pv_stream_seg(struct pv_stream *s, uint32_t seq, uint8_t flags, const uint8
 	past_fin(s);
 }
 
-void pv_stream_acked(struct pv_stream *s, uint32_t ack)
+void pv_learn_stream_acked(struct pv_learn_stream *s, uint32_t ack)
 {
 	if (!s->synced)
 		return;
@@ -209,13 +209,13 @@ void pv_stream_acked(struct pv_stream *s, uint32_t ack)
 	}
 }
 
-void pv_stream_end(struct pv_stream *s)
+void pv_learn_stream_end(struct pv_learn_stream *s)
 {
 	while (s->nheld)
 		skip_hole(s);
 }
 
-void pv_stream_release(struct pv_stream *s)
+void pv_learn_stream_release(struct pv_learn_stream *s)
 {
 	for (size_t i = 0; i < s->nheld; i++)
 		free(s->held[i].p);

@@ -11,18 +11,18 @@
 #include <stdint.h>
 
 /* At most this many bytes, and segments, held out of order in one direction. */
-#define PV_STREAM_HOLD_MAX  (1u << 20)
-#define PV_STREAM_HOLD_SEGS 512u
+#define PV_LEARN_STREAM_HOLD_MAX  (1u << 20)
+#define PV_LEARN_STREAM_HOLD_SEGS 512u
 
-struct pv_stream_seg;
+struct pv_learn_stream_seg;
 
-struct pv_stream {
+struct pv_learn_stream {
 	bool synced;	   /* next is known (a SYN seen, or the first data) */
 	bool began_midway; /* its SYN was not captured: the first bytes are in mid-message */
 	uint32_t next;	   /* the sequence number of the next byte in order */
 	bool has_fin;	   /* a FIN seen: it takes the sequence number fin */
 	uint32_t fin;
-	struct pv_stream_seg *held;
+	struct pv_learn_stream_seg *held;
 	size_t nheld, held_bytes;
 	uint64_t bytes;		/* bytes given in order (gaps included) */
 	uint64_t gap_bytes;	/* of them never seen */
@@ -34,21 +34,21 @@ struct pv_stream {
 	void *arg;
 };
 
-void pv_stream_init(struct pv_stream *s, void (*data)(void *, const uint8_t *, size_t),
-		    void (*gap)(void *, size_t), void *arg);
+void pv_learn_stream_init(struct pv_learn_stream *s, void (*data)(void *, const uint8_t *, size_t),
+			  void (*gap)(void *, size_t), void *arg);
 /* A segment of this direction: its sequence number, TCP flags, the len bytes captured of its
  * wire bytes of payload (wire > len when the frame was cut by the snapshot length: the rest
  * is a gap). */
-void pv_stream_seg(struct pv_stream *s, uint32_t seq, uint8_t flags, const uint8_t *p, size_t len,
-		   size_t wire);
+void pv_learn_stream_seg(struct pv_learn_stream *s, uint32_t seq, uint8_t flags, const uint8_t *p,
+			 size_t len, size_t wire);
 /* The other direction acknowledged every byte of this one before ack (its ACK number): bytes
  * before it that the capture does not hold reached the peer and will never come again, so
  * they are given up as a gap at once and what was held after them given out, instead of
  * waiting for the buffer to fill (which would give a request out after its answer). */
-void pv_stream_acked(struct pv_stream *s, uint32_t ack);
+void pv_learn_stream_acked(struct pv_learn_stream *s, uint32_t ack);
 /* The end of the capture or of the connection: what is held is given out, the holes before
  * it as gaps. */
-void pv_stream_end(struct pv_stream *s);
-void pv_stream_release(struct pv_stream *s);
+void pv_learn_stream_end(struct pv_learn_stream *s);
+void pv_learn_stream_release(struct pv_learn_stream *s);
 
 #endif

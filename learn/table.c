@@ -9,16 +9,16 @@ static size_t slot(uint64_t key, size_t mask)
 	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
 }
 
-void pv_table_init(struct pv_table *t, size_t max)
+void pv_learn_table_init(struct pv_learn_table *t, size_t max)
 {
 	memset(t, 0, sizeof(*t));
 	t->max = max;
 }
 
-static bool grow(struct pv_table *t)
+static bool grow(struct pv_learn_table *t)
 {
 	size_t ncap = t->slots ? t->slots * 2 : 16;
-	struct pv_table_entry *n = calloc(ncap, sizeof(*n));
+	struct pv_learn_table_entry *n = calloc(ncap, sizeof(*n));
 
 	if (!n)
 		return false;
@@ -37,7 +37,7 @@ static bool grow(struct pv_table *t)
 	return true;
 }
 
-struct pv_table_entry *pv_table_get(const struct pv_table *t, uint64_t key)
+struct pv_learn_table_entry *pv_learn_table_get(const struct pv_learn_table *t, uint64_t key)
 {
 	size_t i;
 
@@ -49,9 +49,9 @@ struct pv_table_entry *pv_table_get(const struct pv_table *t, uint64_t key)
 	return NULL;
 }
 
-bool pv_table_put(struct pv_table *t, uint64_t key, double time, uint32_t v)
+bool pv_learn_table_put(struct pv_learn_table *t, uint64_t key, double time, uint32_t v)
 {
-	struct pv_table_entry *e = pv_table_get(t, key);
+	struct pv_learn_table_entry *e = pv_learn_table_get(t, key);
 	size_t i;
 
 	if (e) {
@@ -63,14 +63,14 @@ bool pv_table_put(struct pv_table *t, uint64_t key, double time, uint32_t v)
 		return false;
 	for (i = slot(key, t->slots - 1); t->e[i].used; i = (i + 1) & (t->slots - 1))
 		;
-	t->e[i] = (struct pv_table_entry){key, time, v, true};
+	t->e[i] = (struct pv_learn_table_entry){key, time, v, true};
 	t->n++;
 	return true;
 }
 
-bool pv_table_take(struct pv_table *t, uint64_t key, struct pv_table_entry *out)
+bool pv_learn_table_take(struct pv_learn_table *t, uint64_t key, struct pv_learn_table_entry *out)
 {
-	struct pv_table_entry *e = pv_table_get(t, key);
+	struct pv_learn_table_entry *e = pv_learn_table_get(t, key);
 	size_t mask = t->slots - 1, i, j;
 
 	if (!e)
@@ -96,7 +96,7 @@ bool pv_table_take(struct pv_table *t, uint64_t key, struct pv_table_entry *out)
 	return true;
 }
 
-void pv_table_release(struct pv_table *t)
+void pv_learn_table_release(struct pv_learn_table *t)
 {
 	free(t->e);
 	memset(t, 0, sizeof(*t));

@@ -8,26 +8,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct pv_table_entry {
+struct pv_learn_table_entry {
 	uint64_t key;
 	double t;
 	uint32_t v;
 	bool used;
 };
 
-struct pv_table {
-	struct pv_table_entry *e;
+struct pv_learn_table {
+	struct pv_learn_table_entry *e;
 	size_t n, slots, max; /* entries, slots (a power of 2, or 0), the bound on entries */
 };
 
-void pv_table_init(struct pv_table *t, size_t max);
+void pv_learn_table_init(struct pv_learn_table *t, size_t max);
 /* key's entry set to (t, v), added when not there: false when the table is at its bound or
  * out of memory (nothing added). */
-bool pv_table_put(struct pv_table *t, uint64_t key, double time, uint32_t v);
+bool pv_learn_table_put(struct pv_learn_table *t, uint64_t key, double time, uint32_t v);
 /* key's entry, or NULL. */
-struct pv_table_entry *pv_table_get(const struct pv_table *t, uint64_t key);
+struct pv_learn_table_entry *pv_learn_table_get(const struct pv_learn_table *t, uint64_t key);
 /* key's entry removed, *out (when not NULL) a copy of it: false when it was not there. */
-bool pv_table_take(struct pv_table *t, uint64_t key, struct pv_table_entry *out);
-void pv_table_release(struct pv_table *t);
+bool pv_learn_table_take(struct pv_learn_table *t, uint64_t key, struct pv_learn_table_entry *out);
+void pv_learn_table_release(struct pv_learn_table *t);
 
 #endif

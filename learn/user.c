@@ -12,17 +12,17 @@
 void pv_learn_users_init(struct pv_learn_users *t)
 {
 	memset(t, 0, sizeof(*t));
-	pv_table_init(&t->index, PV_LEARN_USERS_MAX);
+	pv_learn_table_init(&t->index, PV_LEARN_USERS_MAX);
 }
 
 long pv_learn_users_get(struct pv_learn_users *t, const char *id, enum pv_learn_user_kind kind)
 {
 	uint64_t h = pv_hash_fnv64(PV_HASH_FNV64_INIT, id, strlen(id));
-	struct pv_table_entry *e;
+	struct pv_learn_table_entry *e;
 
 	/* ids that hash alike are told apart by a probe along the keys h, h+1, ... */
 	for (uint64_t k = h;; k++) {
-		if (!(e = pv_table_get(&t->index, k)))
+		if (!(e = pv_learn_table_get(&t->index, k)))
 			break;
 		if (!strcmp(t->u[e->v].id, id))
 			return e->v;
@@ -43,8 +43,8 @@ long pv_learn_users_get(struct pv_learn_users *t, const char *id, enum pv_learn_
 		t->cap = ncap;
 	}
 	for (uint64_t k = h;; k++)
-		if (!pv_table_get(&t->index, k)) {
-			if (!pv_table_put(&t->index, k, 0, (uint32_t)t->n)) {
+		if (!pv_learn_table_get(&t->index, k)) {
+			if (!pv_learn_table_put(&t->index, k, 0, (uint32_t)t->n)) {
 				t->refused++;
 				return -1;
 			}
@@ -59,14 +59,14 @@ long pv_learn_users_get(struct pv_learn_users *t, const char *id, enum pv_learn_
 void pv_learn_users_release(struct pv_learn_users *t)
 {
 	free(t->u);
-	pv_table_release(&t->index);
+	pv_learn_table_release(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
 void pv_learn_user_request(struct pv_learn_user *u, double t)
 {
 	if (u->requests++)
-		pv_hist_add(&u->gaps, t - u->last);
+		pv_learn_hist_add(&u->gaps, t - u->last);
 	else
 		u->first = t;
 	u->last = t;

@@ -17,16 +17,16 @@
 /* At most this many users told apart (more: counted, not followed). */
 #define PV_LEARN_USERS_MAX 65536u
 
-enum pv_learn_user_kind { PV_USER_NTLM, PV_USER_ADDR, PV_USER_SESSION };
+enum pv_learn_user_kind { PV_LEARN_USER_NTLM, PV_LEARN_USER_ADDR, PV_LEARN_USER_SESSION };
 
 struct pv_learn_user {
 	char id[80];
 	enum pv_learn_user_kind kind;
 	uint64_t requests, logons, trees, opens, listings, notifies;
-	double first, last;  /* its first and last request's time */
-	struct pv_hist gaps; /* between its requests */
+	double first, last;	   /* its first and last request's time */
+	struct pv_learn_hist gaps; /* between its requests */
 	/* its activity under way, when the activity gap is known: its shape, requests, start */
-	struct pv_kind_shape cur;
+	struct pv_learn_kind_shape cur;
 	uint64_t cur_requests;
 	double cur_start;
 	/* the files it holds open now: its CREATEs less its CLOSEs and the CREATEs refused (an
@@ -42,8 +42,8 @@ struct pv_learn_user {
 struct pv_learn_users {
 	struct pv_learn_user *u;
 	size_t n, cap;
-	struct pv_table index; /* the id's hash -> its place in u */
-	uint64_t refused;      /* users past PV_LEARN_USERS_MAX */
+	struct pv_learn_table index; /* the id's hash -> its place in u */
+	uint64_t refused;	     /* users past PV_LEARN_USERS_MAX */
 };
 
 void pv_learn_users_init(struct pv_learn_users *t);

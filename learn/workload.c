@@ -11,7 +11,7 @@ uint64_t pv_learn_requests(const struct pv_learn_counts *c)
 {
 	uint64_t n = 0;
 
-	for (int i = 0; i < PV_SMBT_NCMD; i++)
+	for (int i = 0; i < PV_SMB_TRACE_NCMD; i++)
 		n += c->req[i];
 	return n;
 }
@@ -45,22 +45,23 @@ static void quoted(struct pv_buf *b, const char *s)
 	pv_buf_addstr(b, "\"");
 }
 
-static void times(struct pv_buf *b, const char *key, const struct pv_hist *h, const char *note)
+static void times(struct pv_buf *b, const char *key, const struct pv_learn_hist *h,
+		  const char *note)
 {
 	pv_buf_addf(b, "  %s: {median: %.6g, p95: %.6g, n: %llu}%s\n", key,
-		    pv_hist_quantile(h, 0.5), pv_hist_quantile(h, 0.95), (unsigned long long)h->n,
-		    note);
+		    pv_learn_hist_quantile(h, 0.5), pv_learn_hist_quantile(h, 0.95),
+		    (unsigned long long)h->n, note);
 }
 
 /* Sizes: the median's and the p95's power of two, and each power of two's share */
-static void sizes(struct pv_buf *b, const char *key, const struct pv_sizes *s)
+static void sizes(struct pv_buf *b, const char *key, const struct pv_learn_sizes *s)
 {
 	const char *sep = "";
 
 	pv_buf_addf(b, "  %s: {n: %llu, median_up_to: %llu, p95_up_to: %llu, buckets: {", key,
-		    (unsigned long long)s->n, (unsigned long long)pv_sizes_quantile(s, 0.5),
-		    (unsigned long long)pv_sizes_quantile(s, 0.95));
-	for (int k = 0; k < PV_SIZES_BINS; k++)
+		    (unsigned long long)s->n, (unsigned long long)pv_learn_sizes_quantile(s, 0.5),
+		    (unsigned long long)pv_learn_sizes_quantile(s, 0.95));
+	for (int k = 0; k < PV_LEARN_SIZES_BINS; k++)
 		if (s->b[k]) {
 			pv_buf_addf(b, "%s%llu: %.2f", sep, k ? 1ull << k : 0ull,
 				    pct(s->b[k], s->n));
@@ -71,7 +72,7 @@ static void sizes(struct pv_buf *b, const char *key, const struct pv_sizes *s)
 
 static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 {
-	const struct pv_kinds *k = &c->kinds;
+	const struct pv_learn_kinds *k = &c->kinds;
 	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL, shown;
 	uint64_t rest = k->other, rest_req = k->other_requests;
 	char name[600];
@@ -81,14 +82,14 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 		return;
 	}
 	if (order)
-		pv_kinds_order(k, order);
-	shown = k->n < PV_WORKLOAD_KINDS ? k->n : PV_WORKLOAD_KINDS;
+		pv_learn_kinds_order(k, order);
+	shown = k->n < PV_LEARN_WORKLOAD_KINDS ? k->n : PV_LEARN_WORKLOAD_KINDS;
 	pv_buf_addstr(b, "kinds: # an activity's commands, repeats folded (READ+), the most "
 			 "frequent first\n");
 	for (size_t i = 0; i < shown; i++) {
-		const struct pv_kind *kd = &k->k[order[i]];
+		const struct pv_learn_kind *kd = &k->k[order[i]];
 
-		pv_kind_name(&kd->shape, name, sizeof(name));
+		pv_learn_kind_name(&kd->shape, name, sizeof(name));
 		pv_buf_addf(b, "  - commands: %s\n", name);
 		pv_buf_addf(b,
 			    "    weight: %.4f # %% of the activities\n"
@@ -114,7 +115,7 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 			    "other_kinds: {weight: %.4f, activities: %llu, requests: %llu} # past "
 			    "the %d written\n",
 			    pct(rest, c->activities), (unsigned long long)rest,
-			    (unsigned long long)rest_req, PV_WORKLOAD_KINDS);
+			    (unsigned long long)rest_req, PV_LEARN_WORKLOAD_KINDS);
 }
 
 int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const char *version,
@@ -158,9 +159,10 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 	if (c->has_kinds)
 		kinds(out, c);
 	pv_buf_addstr(out, "mix: # % of the requests, by command\n");
-	for (uint16_t i = 0; i < PV_SMBT_NCMD; i++)
+	for (uint16_t i = 0; i < PV_SMB_TRACE_NCMD; i++)
 		if (c->req[i])
-			pv_buf_addf(out, "  %s: %.4f\n", pv_smbt_cmd_name(i), pct(c->req[i], reqs));
+			pv_buf_addf(out, "  %s: %.4f\n", pv_smb_trace_cmd_name(i),
+				    pct(c->req[i], reqs));
 	pv_buf_addstr(out,
 		      "sizes: # bytes: reads asked, writes sent; bucket N (a power of two) holds "
 		      "those from N/2 up to below N, bucket 0 the empty ones, each as a % of "

@@ -12,7 +12,7 @@
 #include "util/buf.h"
 
 /* The kinds written, at most (the most frequent first; the rest as one share). */
-#define PV_WORKLOAD_KINDS 64
+#define PV_LEARN_WORKLOAD_KINDS 64
 
 /* Every SMB2 request the capture holds, all commands together. */
 uint64_t pv_learn_requests(const struct pv_learn_counts *c);

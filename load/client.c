@@ -31,7 +31,7 @@ static uint8_t *fid_of(struct user *u, bool second)
 }
 
 /* Every answer comes here first: a lost connection or a refusal ends the scenario. */
-void client_done(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+void client_done(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 {
 	struct user *u = arg;
 
@@ -48,7 +48,7 @@ void client_done(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 	u->k(u, d);
 }
 
-bool client_refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2)
+bool client_refused(struct user *u, const struct pv_smb_done *d, uint32_t ok2)
 {
 	if (d->status == 0 || d->status == ok2)
 		return false;
@@ -61,7 +61,7 @@ bool client_refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2)
 
 /* ---- primitives: read a whole file, write one, list a folder ---- */
 
-static void read_more(struct user *u, const struct pv_smba_done *d)
+static void read_more(struct user *u, const struct pv_smb_done *d)
 {
 	if (d && client_refused(u, d, 0))
 		return;
@@ -72,9 +72,9 @@ static void read_more(struct user *u, const struct pv_smba_done *d)
 		return;
 	}
 	ISSUE(u, read_more, PV_LOAD_OP_READ,
-	      pv_smba_read(u->c, fid_of(u, u->on2), u->off,
-			   (uint32_t)(u->to - u->off < IO_CHUNK ? u->to - u->off : IO_CHUNK),
-			   client_done, u));
+	      pv_smb_read(u->c, fid_of(u, u->on2), u->off,
+			  (uint32_t)(u->to - u->off < IO_CHUNK ? u->to - u->off : IO_CHUNK),
+			  client_done, u));
 }
 
 /* What a read or write under way covers: [off, off + len) of the open file, after once done. */
@@ -93,7 +93,7 @@ void client_read_all(struct user *u, bool second, step_fn after)
 	read_more(u, NULL);
 }
 
-static void write_more(struct user *u, const struct pv_smba_done *d)
+static void write_more(struct user *u, const struct pv_smb_done *d)
 {
 	uint32_t n;
 
@@ -105,7 +105,7 @@ static void write_more(struct user *u, const struct pv_smba_done *d)
 	}
 	n = (uint32_t)(u->to - u->off < IO_CHUNK ? u->to - u->off : IO_CHUNK);
 	ISSUE(u, write_more, PV_LOAD_OP_WRITE,
-	      pv_smba_write(u->c, fid_of(u, u->on2), u->off, u->e->data, n, client_done, u));
+	      pv_smb_write(u->c, fid_of(u, u->on2), u->off, u->e->data, n, client_done, u));
 	u->off += n;
 }
 
@@ -144,7 +144,7 @@ static int entry(void *arg, const char *name, bool dir, uint64_t size)
 	return files_add(&u->names, path, size) < 0 ? pv_error(PV_EIO, "out of memory") : 0;
 }
 
-static void list_more(struct user *u, const struct pv_smba_done *d)
+static void list_more(struct user *u, const struct pv_smb_done *d)
 {
 	if (d->status == 0x80000006u) { /* STATUS_NO_MORE_FILES */
 		u->after(u, NULL);
@@ -152,7 +152,7 @@ static void list_more(struct user *u, const struct pv_smba_done *d)
 	}
 	if (client_refused(u, d, 0))
 		return;
-	if (pv_smba_entries(d->buf, d->buflen, entry, u) != PV_OK) {
+	if (pv_smb_entries(d->buf, d->buflen, entry, u) != PV_OK) {
 		if (u->st == U_BUSY)
 			scenario_end(u, true);
 		else
@@ -160,7 +160,7 @@ static void list_more(struct user *u, const struct pv_smba_done *d)
 		return;
 	}
 	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
-	      pv_smba_list(u->c, u->fid, false, client_done, u));
+	      pv_smb_list(u->c, u->fid, false, client_done, u));
 }
 
 /* List the open folder u->fid (u->path): files (want 0), folders (1) or both (2) into
@@ -171,7 +171,7 @@ void client_list_all(struct user *u, int want, step_fn after)
 	u->want = want;
 	files_clear(&u->names);
 	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
-	      pv_smba_list(u->c, u->fid, true, client_done, u));
+	      pv_smb_list(u->c, u->fid, true, client_done, u));
 }
 
 /* Open u->path into fid (or fid2 when second). */
@@ -179,10 +179,10 @@ void client_open(struct user *u, const char *path, uint32_t access, uint32_t dis
 		 step_fn next)
 {
 	ISSUE(u, next, PV_LOAD_OP_CREATE,
-	      pv_smba_create(u->c, path, access, disp, opts, client_done, u));
+	      pv_smb_create(u->c, path, access, disp, opts, client_done, u));
 }
 
-bool client_opened(struct user *u, const struct pv_smba_done *d, bool second)
+bool client_opened(struct user *u, const struct pv_smb_done *d, bool second)
 {
 	if (client_refused(u, d, 0))
 		return false;
@@ -206,7 +206,7 @@ void client_close(struct user *u, bool second, step_fn next)
 	else
 		u->open1 = false;
 	ISSUE(u, next, PV_LOAD_OP_CLOSE,
-	      pv_smba_closefile(u->c, second ? u->fid2 : u->fid, client_done, u));
+	      pv_smb_closefile(u->c, second ? u->fid2 : u->fid, client_done, u));
 }
 
 /* ---- the requests of a Windows client around the scenarios ---- */
@@ -240,17 +240,17 @@ void client_open_lease(struct user *u, const char *path, uint32_t access, uint32
 
 	lease_key(path, key);
 	ISSUE(u, next, PV_LOAD_OP_CREATE,
-	      pv_smba_create_lease(u->c, path, access, disp, opts, key, lease, client_done, u));
+	      pv_smb_create_lease(u->c, path, access, disp, opts, key, lease, client_done, u));
 }
 
 /* A CREATE of what is not there (Explorer's desktop.ini, Office's owner file, a copy's
  * target): the answer it expects is "not found" (client_probed). */
 void client_probe(struct user *u, const char *path, step_fn next)
 {
-	client_open(u, path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, next);
+	client_open(u, path, PV_SMB_READ, PV_SMB_OPEN, PV_SMB_NONDIR, next);
 }
 
-static void nothing(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+static void nothing(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 {
 	(void)c;
 	(void)arg;
@@ -259,12 +259,12 @@ static void nothing(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 
 /* The answer to a probe: false when it ended the scenario (a refusal); "not found" is the
  * answer it wanted, and what it found after all is closed. */
-bool client_probed(struct user *u, const struct pv_smba_done *d)
+bool client_probed(struct user *u, const struct pv_smb_done *d)
 {
 	if (d->status == ST_NOT_FOUND || d->status == ST_PATH_NOT_FOUND)
 		return true;
 	if (d->status == 0) {
-		if (pv_smba_closefile(u->c, d->fid, NULL, NULL) == PV_OK)
+		if (pv_smb_closefile(u->c, d->fid, NULL, NULL) == PV_OK)
 			user_count_op(u, PV_LOAD_OP_CLOSE);
 		return true;
 	}
@@ -290,43 +290,42 @@ void client_set_info(struct user *u, bool second, uint8_t cls, step_fn next)
 		len = 40;
 	}
 	ISSUE(u, next, PV_LOAD_OP_SET_INFO,
-	      pv_smba_setinfo(u->c, fid_of(u, second), cls, info, len, client_done, u));
+	      pv_smb_setinfo(u->c, fid_of(u, second), cls, info, len, client_done, u));
 }
 
 void client_flush(struct user *u, bool second, step_fn next)
 {
-	ISSUE(u, next, PV_LOAD_OP_FLUSH, pv_smba_flush(u->c, fid_of(u, second), client_done, u));
+	ISSUE(u, next, PV_LOAD_OP_FLUSH, pv_smb_flush(u->c, fid_of(u, second), client_done, u));
 }
 
 void client_lock(struct user *u, bool second, bool unlock, step_fn next)
 {
 	ISSUE(u, next, PV_LOAD_OP_LOCK,
-	      pv_smba_lock(u->c, fid_of(u, second), LOCK_AT, 1, true, unlock, client_done, u));
+	      pv_smb_lock(u->c, fid_of(u, second), LOCK_AT, 1, true, unlock, client_done, u));
 }
 
 void client_object_id(struct user *u, bool second, step_fn next)
 {
 	ISSUE(u, next, PV_LOAD_OP_IOCTL,
-	      pv_smba_fsctl(u->c, FSCTL_OBJECT_ID, fid_of(u, second), NULL, 0, 64, client_done, u));
+	      pv_smb_fsctl(u->c, FSCTL_OBJECT_ID, fid_of(u, second), NULL, 0, 64, client_done, u));
 }
 
 /* CHANGE_NOTIFY on the open folder, as Explorer watches the folder it shows: its answer comes
  * when the folder is closed (or something in it changes), and nothing waits for it. */
 void client_watch(struct user *u, bool second)
 {
-	if (pv_smba_notify(u->c, fid_of(u, second), NOTIFY_FILTER, nothing, NULL) == PV_OK)
+	if (pv_smb_notify(u->c, fid_of(u, second), NOTIFY_FILTER, nothing, NULL) == PV_OK)
 		user_count_op(u, PV_LOAD_OP_CHANGE_NOTIFY);
 }
 
 void client_stat(struct user *u, bool second, step_fn next)
 {
-	ISSUE(u, next, PV_LOAD_OP_QUERY_INFO,
-	      pv_smba_stat(u->c, fid_of(u, second), client_done, u));
+	ISSUE(u, next, PV_LOAD_OP_QUERY_INFO, pv_smb_stat(u->c, fid_of(u, second), client_done, u));
 }
 
 /* SET_INFO FileRenameInformation: the open file to path (over what is there when replace). */
 void client_rename(struct user *u, bool second, const char *path, bool replace, step_fn next)
 {
 	ISSUE(u, next, PV_LOAD_OP_SET_INFO,
-	      pv_smba_rename(u->c, fid_of(u, second), path, replace, client_done, u));
+	      pv_smb_rename(u->c, fid_of(u, second), path, replace, client_done, u));
 }

@@ -178,7 +178,7 @@ static int source_dir(struct source *s, const char *dir)
 	return walk(s, fd, "", 0);
 }
 
-static int source_fileset(struct source *s, const struct pv_copy_config *c)
+static int source_fileset(struct source *s, const struct pv_load_copy_config *c)
 {
 	int r = pv_fileset_parse(c->fileset_name, c->fileset, c->fileset_len, &s->fs);
 
@@ -213,7 +213,7 @@ struct agent;
 struct conn {
 	struct agent *a;
 	unsigned i;
-	struct pv_smb2 *c;
+	struct pv_smb_sync *c;
 	pthread_t t;
 	bool started;
 	int r;
@@ -228,12 +228,12 @@ struct conn {
 };
 
 struct agent {
-	const struct pv_copy_config *c;
+	const struct pv_load_copy_config *c;
 	const struct pv_secret *pw;
-	const struct pv_copy_io *io;
+	const struct pv_load_copy_io *io;
 	struct source src;
-	struct pv_smb2_plan *plan;
-	struct conn conns[PV_COPY_CONNECTIONS_MAX];
+	struct pv_smb_sync_plan *plan;
+	struct conn conns[PV_LOAD_COPY_CONNECTIONS_MAX];
 	unsigned nconns;
 	float *lat; /* per item: seconds, or -1 */
 	atomic_ulong files;
@@ -286,15 +286,15 @@ static int conn_open(struct agent *a, struct conn *k)
 	int r;
 
 	k->fd = -1;
-	if ((r = pv_smb2_connect(a->c->server, a->c->timeout, &k->c)) != PV_OK ||
-	    (r = pv_smb2_logon(k->c, a->c->workgroup, a->c->user, a->pw)) != PV_OK ||
-	    (r = pv_smb2_tree(k->c, a->c->share)) != PV_OK)
+	if ((r = pv_smb_sync_connect(a->c->server, a->c->timeout, &k->c)) != PV_OK ||
+	    (r = pv_smb_sync_logon(k->c, a->c->workgroup, a->c->user, a->pw)) != PV_OK ||
+	    (r = pv_smb_sync_tree(k->c, a->c->share)) != PV_OK)
 		return r;
 	{
 		struct pv_buf line = PV_BUF_INIT;
 
-		r = pv_copy_line_conn(k->i, pv_smb2_local_port(k->c), pv_smb2_describe(k->c),
-				      &line);
+		r = pv_load_copy_line_conn(k->i, pv_smb_sync_local_port(k->c),
+					   pv_smb_sync_describe(k->c), &line);
 		if (r == PV_OK)
 			r = a->io->emit(a->io->ctx, line.data, line.len);
 		pv_buf_release(&line, 0);
@@ -309,7 +309,7 @@ static void *put_main(void *arg)
 
 	struct timespec ts;
 
-	k->r = pv_smb2_plan_put(k->c, a->plan, k->i, a->nconns, fill, k, tick, k, &k->res);
+	k->r = pv_smb_sync_plan_put(k->c, a->plan, k->i, a->nconns, fill, k, tick, k, &k->res);
 	if (k->r != PV_OK)
 		snprintf(k->msg, sizeof(k->msg), "%s", pv_errmsg());
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
@@ -340,7 +340,8 @@ static double self_cpu(void)
 static int emit_tick(struct agent *a, double t0, double *last_t, double *last_cpu, double *last_th,
 		     double *cpu, double *top)
 {
-	struct pv_copy_tick t = {pv_now() - t0, atomic_load(&a->files), atomic_load(&a->bytes)};
+	struct pv_load_copy_tick t = {pv_now() - t0, atomic_load(&a->files),
+				      atomic_load(&a->bytes)};
 	double now = pv_now(), c = self_cpu(), dt = now - *last_t;
 	struct pv_buf line = PV_BUF_INIT;
 	int r;
@@ -361,7 +362,7 @@ static int emit_tick(struct agent *a, double t0, double *last_t, double *last_cp
 	*top = t.top;
 	*last_t = now;
 	*last_cpu = c;
-	r = pv_copy_line_tick(&t, &line);
+	r = pv_load_copy_line_tick(&t, &line);
 	if (r == PV_OK)
 		r = a->io->emit(a->io->ctx, line.data, line.len);
 	pv_buf_release(&line, 0);
@@ -383,13 +384,13 @@ static int class_of(uint64_t size)
 }
 
 /* Each size class's median and p95 (nearest rank) of the files written. */
-static int classes(struct agent *a, struct pv_copy_done *d)
+static int classes(struct agent *a, struct pv_load_copy_done *d)
 {
 	float *v = malloc((a->src.n ? a->src.n : 1) * sizeof(*v));
 
 	if (!v)
 		return pv_error(PV_EIO, "out of memory");
-	for (int c = 0; c < PV_COPY_CLASSES; c++) {
+	for (int c = 0; c < PV_LOAD_COPY_CLASSES; c++) {
 		size_t n = 0;
 
 		for (size_t i = 0; i < a->src.n; i++)
@@ -412,9 +413,9 @@ static int classes(struct agent *a, struct pv_copy_done *d)
 
 static int plan_line(struct agent *a)
 {
-	const struct pv_smb2_plan_counts *k = pv_smb2_plan_counts(a->plan);
-	struct pv_copy_plan p = {k->files_to_write, k->dirs_to_make, k->extras,
-				 k->files_ok,	    k->listed,	     a->src.skipped};
+	const struct pv_smb_sync_plan_counts *k = pv_smb_sync_plan_counts(a->plan);
+	struct pv_load_copy_plan p = {k->files_to_write, k->dirs_to_make, k->extras,
+				      k->files_ok,	 k->listed,	  a->src.skipped};
 	struct pv_buf line = PV_BUF_INIT;
 	int r;
 
@@ -424,7 +425,7 @@ static int plan_line(struct agent *a)
 	p.source_dirs = a->src.dirs;
 	p.list_s = k->list_seconds;
 	snprintf(p.first_skipped, sizeof(p.first_skipped), "%s", a->src.first_skipped);
-	r = pv_copy_line_plan(&p, &line);
+	r = pv_load_copy_line_plan(&p, &line);
 	if (r == PV_OK)
 		r = a->io->emit(a->io->ctx, line.data, line.len);
 	pv_buf_release(&line, 0);
@@ -432,10 +433,10 @@ static int plan_line(struct agent *a)
 }
 
 /* The writing, in a thread per connection; ticks from here meanwhile. */
-static int put_all(struct agent *a, struct pv_copy_done *d)
+static int put_all(struct agent *a, struct pv_load_copy_done *d)
 {
 	double t0 = pv_now(), last_t = t0, c0 = self_cpu(), last_cpu = c0, cpu, top;
-	double last_th[PV_COPY_CONNECTIONS_MAX] = {0};
+	double last_th[PV_LOAD_COPY_CONNECTIONS_MAX] = {0};
 	int r = PV_OK;
 
 	for (unsigned i = 0; i < a->nconns; i++) {
@@ -486,8 +487,8 @@ static int put_all(struct agent *a, struct pv_copy_done *d)
 	return r;
 }
 
-int pv_copy_agent_run(const struct pv_copy_config *c, const struct pv_secret *password,
-		      const struct pv_copy_io *io, struct pv_copy_done *done)
+int pv_load_copy_agent_run(const struct pv_load_copy_config *c, const struct pv_secret *password,
+			   const struct pv_load_copy_io *io, struct pv_load_copy_done *done)
 {
 	struct agent *a = calloc(1, sizeof(*a));
 	struct pv_smb_build_opts o = {0};
@@ -514,21 +515,22 @@ int pv_copy_agent_run(const struct pv_copy_config *c, const struct pv_secret *pa
 	}
 	/* connection 0 makes the base and the plan, removes the extras, makes the folders */
 	if (r == PV_OK && (r = conn_open(a, &a->conns[0])) == PV_OK &&
-	    (r = pv_smb2_mkdirs(a->conns[0].c, c->share, c->base)) == PV_OK) {
+	    (r = pv_smb_sync_mkdirs(a->conns[0].c, c->share, c->base)) == PV_OK) {
 		o.window = c->window;
 		o.mirror = c->mirror;
 		o.fft = c->fft;
 		o.on_file = on_file;
 		o.ctx = a;
-		snprintf(done->speaks, sizeof(done->speaks), "%s", pv_smb2_describe(a->conns[0].c));
-		r = pv_smb2_plan(a->conns[0].c, c->share, c->base, a->src.items, a->src.n, false,
-				 &o, &a->plan);
+		snprintf(done->speaks, sizeof(done->speaks), "%s",
+			 pv_smb_sync_describe(a->conns[0].c));
+		r = pv_smb_sync_plan(a->conns[0].c, c->share, c->base, a->src.items, a->src.n,
+				     false, &o, &a->plan);
 	}
 	if (r == PV_OK)
 		r = plan_line(a);
 	if (r == PV_OK) {
 		t = pv_now();
-		r = pv_smb2_plan_prune(a->conns[0].c, a->plan, &a->conns[0].res);
+		r = pv_smb_sync_plan_prune(a->conns[0].c, a->plan, &a->conns[0].res);
 		done->prune_s = pv_now() - t;
 	}
 	for (unsigned i = 1; i < a->nconns && r == PV_OK; i++)
@@ -544,15 +546,15 @@ int pv_copy_agent_run(const struct pv_copy_config *c, const struct pv_secret *pa
 		done->removed_files += k->res.files_removed;
 		done->removed_dirs += k->res.dirs_removed;
 		done->bytes += k->res.bytes;
-		if (k->c && !pv_smb2_lost(k->c) && r == PV_OK)
-			r = pv_smb2_logoff(k->c);
-		pv_smb2_free(k->c);
+		if (k->c && !pv_smb_sync_lost(k->c) && r == PV_OK)
+			r = pv_smb_sync_logoff(k->c);
+		pv_smb_sync_free(k->c);
 		if (k->fd >= 0)
 			close(k->fd);
 	}
 	if (a->plan) {
-		done->ok = pv_smb2_plan_counts(a->plan)->files_ok;
-		done->list_s = pv_smb2_plan_counts(a->plan)->list_seconds;
+		done->ok = pv_smb_sync_plan_counts(a->plan)->files_ok;
+		done->list_s = pv_smb_sync_plan_counts(a->plan)->list_seconds;
 	}
 	done->total_s = pv_now() - t0;
 	done->cpu_s = self_cpu() - c0;
@@ -561,12 +563,12 @@ int pv_copy_agent_run(const struct pv_copy_config *c, const struct pv_secret *pa
 	if (r == PV_OK) {
 		struct pv_buf line = PV_BUF_INIT;
 
-		r = pv_copy_line_done(done, &line);
+		r = pv_load_copy_line_done(done, &line);
 		if (r == PV_OK)
 			r = io->emit(io->ctx, line.data, line.len);
 		pv_buf_release(&line, 0);
 	}
-	pv_smb2_plan_free(a->plan);
+	pv_smb_sync_plan_free(a->plan);
 	free(a->lat);
 	source_release(&a->src);
 	free(a);

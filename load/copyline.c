@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const pv_copy_class_names[PV_COPY_CLASSES] = {
+const char *const pv_load_copy_class_names[PV_LOAD_COPY_CLASSES] = {
 	"under 4 KiB", "4-16 KiB", "16-64 KiB", "64 KiB-1 MiB", "1 MiB and over",
 };
 
@@ -23,7 +23,7 @@ static void kv(struct pv_buf *out, const char *k, const char *v)
 	pv_load_proto_encode(out, v);
 }
 
-int pv_copy_config_put(const struct pv_copy_config *c, struct pv_buf *out)
+int pv_load_copy_config_put(const struct pv_load_copy_config *c, struct pv_buf *out)
 {
 	pv_buf_addstr(out, "copy");
 	kv(out, "server", c->server);
@@ -64,7 +64,7 @@ static bool uint_in(const char *w, unsigned lo, unsigned hi, unsigned *out)
 	return true;
 }
 
-static int copy_line(struct pv_copy_config *c, const char *line, size_t len)
+static int copy_line(struct pv_load_copy_config *c, const char *line, size_t len)
 {
 	const char *s = line + 4, *end = line + len;
 	char w[1400];
@@ -101,10 +101,10 @@ static int copy_line(struct pv_copy_config *c, const char *line, size_t len)
 		TEXT("user", user)
 		TEXT("dir", dir)
 #undef TEXT
-		if (strcmp(w, "window") == 0 && uint_in(v, 1, PV_COPY_WINDOW_MAX, &c->window))
+		if (strcmp(w, "window") == 0 && uint_in(v, 1, PV_LOAD_COPY_WINDOW_MAX, &c->window))
 			continue;
 		if (strcmp(w, "connections") == 0 &&
-		    uint_in(v, 1, PV_COPY_CONNECTIONS_MAX, &c->connections))
+		    uint_in(v, 1, PV_LOAD_COPY_CONNECTIONS_MAX, &c->connections))
 			continue;
 		if (strcmp(w, "fft") == 0 && uint_in(v, 0, 3600, &c->fft))
 			continue;
@@ -129,8 +129,8 @@ static int copy_line(struct pv_copy_config *c, const char *line, size_t len)
 	return PV_OK;
 }
 
-int pv_copy_config_line(struct pv_copy_config *c, const char *line, size_t len, size_t *need,
-			bool *started)
+int pv_load_copy_config_line(struct pv_load_copy_config *c, const char *line, size_t len,
+			     size_t *need, bool *started)
 {
 	*need = 0;
 	/* a NUL would end the words read (load/proto.h's words, strtoul) before the line does */
@@ -152,7 +152,7 @@ int pv_copy_config_line(struct pv_copy_config *c, const char *line, size_t len, 
 		    pv_load_proto_word(&s, end, n, sizeof(n)) < 0 || s != end)
 			return bad("not 'fileset NAME LENGTH'", line, len);
 		v = strtoull(n, &e, 10);
-		if (*e || n[0] == '-' || v == 0 || v > PV_COPY_FILESET_MAX)
+		if (*e || n[0] == '-' || v == 0 || v > PV_LOAD_COPY_FILESET_MAX)
 			return bad("a fileset's length that is not 1 to 1 MiB", line, len);
 		*need = (size_t)v;
 		return PV_OK;
@@ -169,7 +169,7 @@ int pv_copy_config_line(struct pv_copy_config *c, const char *line, size_t len, 
 	return bad("an unknown line", line, len);
 }
 
-int pv_copy_config_text(struct pv_copy_config *c, const char *text, size_t len)
+int pv_load_copy_config_text(struct pv_load_copy_config *c, const char *text, size_t len)
 {
 	free(c->fileset);
 	if (!(c->fileset = malloc(len ? len : 1)))
@@ -179,7 +179,7 @@ int pv_copy_config_text(struct pv_copy_config *c, const char *text, size_t len)
 	return PV_OK;
 }
 
-void pv_copy_config_release(struct pv_copy_config *c)
+void pv_load_copy_config_release(struct pv_load_copy_config *c)
 {
 	free(c->fileset);
 	c->fileset = NULL;
@@ -188,7 +188,7 @@ void pv_copy_config_release(struct pv_copy_config *c)
 
 /* ---- the agent's lines ---- */
 
-int pv_copy_line_conn(unsigned n, int port, const char *desc, struct pv_buf *out)
+int pv_load_copy_line_conn(unsigned n, int port, const char *desc, struct pv_buf *out)
 {
 	pv_buf_addf(out, "copy-conn %u %d ", n, port);
 	pv_load_proto_encode(out, desc && *desc ? desc : "-");
@@ -196,7 +196,7 @@ int pv_copy_line_conn(unsigned n, int port, const char *desc, struct pv_buf *out
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
-int pv_copy_line_tick(const struct pv_copy_tick *t, struct pv_buf *out)
+int pv_load_copy_line_tick(const struct pv_load_copy_tick *t, struct pv_buf *out)
 {
 	pv_buf_addf(out, "copy-tick %.3f %lu %llu %.1f %.1f\n", t->t, t->files,
 		    (unsigned long long)t->bytes, t->cpu, t->top);
@@ -215,7 +215,7 @@ static int put_json(const char *tag, struct pv_json *o, struct pv_buf *out)
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
-int pv_copy_line_plan(const struct pv_copy_plan *p, struct pv_buf *out)
+int pv_load_copy_line_plan(const struct pv_load_copy_plan *p, struct pv_buf *out)
 {
 	struct pv_json *o = pv_json_object();
 
@@ -234,7 +234,7 @@ int pv_copy_line_plan(const struct pv_copy_plan *p, struct pv_buf *out)
 	return put_json("copy-plan", o, out);
 }
 
-int pv_copy_line_done(const struct pv_copy_done *d, struct pv_buf *out)
+int pv_load_copy_line_done(const struct pv_load_copy_done *d, struct pv_buf *out)
 {
 	struct pv_json *o = pv_json_object(), *cl = pv_json_array();
 
@@ -253,7 +253,7 @@ int pv_copy_line_done(const struct pv_copy_done *d, struct pv_buf *out)
 	pv_json_real(o, "put_cpu", d->put_cpu);
 	pv_json_real(o, "put_top", d->put_top);
 	pv_json_str(o, "speaks", d->speaks);
-	for (int i = 0; i < PV_COPY_CLASSES; i++) {
+	for (int i = 0; i < PV_LOAD_COPY_CLASSES; i++) {
 		struct pv_json *c = pv_json_object();
 
 		pv_json_int(c, "files", (long long)d->classes[i].files);
@@ -311,9 +311,9 @@ static bool text_of(const struct pv_json *o, const char *k, char *out, size_t le
 }
 
 #define DAY  86400.0
-#define CORE 100.0 * PV_COPY_CONNECTIONS_MAX * 64 /* % of a core, all cores of a big host */
+#define CORE 100.0 * PV_LOAD_COPY_CONNECTIONS_MAX * 64 /* % of a core, all cores of a big host */
 
-static bool plan_of(const struct pv_json *o, struct pv_copy_plan *p)
+static bool plan_of(const struct pv_json *o, struct pv_load_copy_plan *p)
 {
 	return count_of(o, "files", &p->files) && bytes_of(o, "bytes", &p->bytes) &&
 	       count_of(o, "dirs", &p->dirs) && count_of(o, "extras", &p->extras) &&
@@ -326,7 +326,7 @@ static bool plan_of(const struct pv_json *o, struct pv_copy_plan *p)
 	       text_of(o, "first_skipped", p->first_skipped, sizeof(p->first_skipped));
 }
 
-static bool done_of(const struct pv_json *o, struct pv_copy_done *d)
+static bool done_of(const struct pv_json *o, struct pv_load_copy_done *d)
 {
 	const struct pv_json *cl = pv_json_get(o, "classes");
 
@@ -339,9 +339,9 @@ static bool done_of(const struct pv_json *o, struct pv_copy_done *d)
 	      real_of(o, "put_cpu", CORE, &d->put_cpu) &&
 	      real_of(o, "put_top", CORE, &d->put_top) &&
 	      text_of(o, "speaks", d->speaks, sizeof(d->speaks)) && pv_json_is_array(cl) &&
-	      pv_json_size(cl) == PV_COPY_CLASSES))
+	      pv_json_size(cl) == PV_LOAD_COPY_CLASSES))
 		return false;
-	for (int i = 0; i < PV_COPY_CLASSES; i++) {
+	for (int i = 0; i < PV_LOAD_COPY_CLASSES; i++) {
 		const struct pv_json *c = pv_json_at(cl, (size_t)i);
 
 		if (!count_of(c, "files", &d->classes[i].files) ||
@@ -366,7 +366,7 @@ static int malformed(const char *line, size_t len, const char *why)
 			why, shown, len > n ? "..." : "");
 }
 
-int pv_copy_line_parse(const char *line, size_t len, struct pv_copy_line *l)
+int pv_load_copy_line_parse(const char *line, size_t len, struct pv_load_copy_line *l)
 {
 	memset(l, 0, sizeof(*l));
 	/* sscanf and the words stop at a NUL: what follows it would go unread */
@@ -387,8 +387,8 @@ int pv_copy_line_parse(const char *line, size_t len, struct pv_copy_line *l)
 		    !(b >= 0 && b <= COUNT_MAX && b == floor(b)) || !(cpu >= 0 && cpu <= CORE) ||
 		    !(top >= 0 && top <= CORE))
 			return malformed(line, len, "its tick");
-		l->kind = PV_COPY_TICK;
-		l->tick = (struct pv_copy_tick){t, (unsigned long)f, (uint64_t)b, cpu, top};
+		l->kind = PV_LOAD_COPY_TICK;
+		l->tick = (struct pv_load_copy_tick){t, (unsigned long)f, (uint64_t)b, cpu, top};
 		return PV_OK;
 	}
 	if (len > 10 && memcmp(line, "copy-conn ", 10) == 0) {
@@ -402,10 +402,10 @@ int pv_copy_line_parse(const char *line, size_t len, struct pv_copy_line *l)
 			return malformed(line, len, "not 'copy-conn N PORT DESC'");
 		nv = strtoul(n, &e1, 10);
 		pv = strtoul(p, &e2, 10);
-		if (*e1 || *e2 || n[0] == '-' || p[0] == '-' || nv >= PV_COPY_CONNECTIONS_MAX ||
-		    pv > 65535)
+		if (*e1 || *e2 || n[0] == '-' || p[0] == '-' ||
+		    nv >= PV_LOAD_COPY_CONNECTIONS_MAX || pv > 65535)
 			return malformed(line, len, "its connection or port");
-		l->kind = PV_COPY_CONN;
+		l->kind = PV_LOAD_COPY_CONN;
 		l->conn = (unsigned)nv;
 		l->port = (int)pv;
 		return PV_OK;
@@ -421,7 +421,7 @@ int pv_copy_line_parse(const char *line, size_t len, struct pv_copy_line *l)
 		pv_json_free(o);
 		if (!ok)
 			return malformed(line, len, plan ? "its plan" : "its figures");
-		l->kind = plan ? PV_COPY_PLAN : PV_COPY_DONE;
+		l->kind = plan ? PV_LOAD_COPY_PLAN : PV_LOAD_COPY_DONE;
 		return PV_OK;
 	}
 	return malformed(line, len, "no copy- word at its start");

@@ -22,7 +22,7 @@
 #include <time.h>
 
 #define DRAIN_SECS  10.0 /* at the end, how long scenarios in flight may take to finish */
-#define THREADS_MAX PV_LOAD_THREADS_MAX
+#define THREADS_MAX PV_PLAYBOOK_WORKLOAD_THREADS_MAX
 
 /* ---- the coordinator ---- */
 
@@ -61,7 +61,7 @@ static void engine_free(struct engine *e)
 		/* the users first: closing the loop answers their requests, to client_done */
 		for (size_t j = 0; j < w->n; j++)
 			w->users[j]->st = U_OFF;
-		pv_smba_loop_free(w->l);
+		pv_smb_loop_free(w->l);
 		free(w->users);
 		free(w->again);
 		pthread_mutex_destroy(&w->lock);
@@ -130,7 +130,7 @@ static int engine_new(const struct pv_load_opts *o, struct engine **out)
 	for (unsigned i = 0; i < e->nw && r == PV_OK; i++) {
 		struct worker *w = &e->w[i];
 
-		if ((r = pv_smba_loop_new(&w->l)) != PV_OK)
+		if ((r = pv_smb_loop_new(&w->l)) != PV_OK)
 			break;
 		if (pthread_create(&w->t, NULL, worker_main, w) != 0) {
 			r = pv_error(PV_EIO, "cannot start a thread for the load");
@@ -476,7 +476,7 @@ int pv_load(const struct pv_load_opts *o)
 	if (o->fileset && (r = pv_fileset_parse(o->fileset_name ? o->fileset_name : "fileset",
 						o->fileset, o->fileset_len, &fs)) != PV_OK)
 		return r;
-	if (o->cfg->auth == PV_LOAD_KERBEROS) {
+	if (o->cfg->auth == PV_PLAYBOOK_WORKLOAD_KERBEROS) {
 		struct pv_krb_target t = {o->realm, o->kdc, o->dns_domain};
 
 		if ((r = pv_krb_setup(&t)) != PV_OK) {

@@ -32,7 +32,7 @@ struct pv_load_user {
 };
 
 struct pv_load_opts {
-	const struct pv_load_config *cfg;
+	const struct pv_playbook_workload *cfg;
 	const char *client;	/* this client's name (schedules' seeds) */
 	const char *workgroup;	/* the users' domain (NetBIOS) */
 	const char *realm;	/* cfg->auth kerberos: the users' realm (LAB.TEST) */

@@ -45,7 +45,7 @@ enum ustate { U_OFF, U_OPENING, U_LEARNING, U_IDLE, U_BUSY, U_FAILED };
 struct user;
 struct step;
 struct replay;
-typedef void (*step_fn)(struct user *u, const struct pv_smba_done *d);
+typedef void (*step_fn)(struct user *u, const struct pv_smb_done *d);
 
 struct engine;
 struct worker;
@@ -55,16 +55,16 @@ struct user {
 	struct worker *w;
 	struct pv_load_user info; /* its own copies of the strings */
 	size_t index;		  /* its place in the caller's users */
-	struct pv_smba *c;
+	struct pv_smb_conn *c;
 	enum ustate st;
 	bool active; /* in this step */
 	struct pv_load_sched sched;
 	struct pv_load_rng rng; /* picks files */
 	double due;
 	double idle_since; /* when its last scenario ended (or it logged on) */
-	enum pv_load_kind next;
+	enum pv_playbook_workload_kind next;
 	/* the scenario (or the learning) under way */
-	enum pv_load_kind kind;
+	enum pv_playbook_workload_kind kind;
 	const struct step *steps; /* ... its steps (load/steps.h) */
 	double start;
 	bool late;
@@ -106,7 +106,7 @@ struct worker {
 	pthread_t t;
 	bool started;
 	clockid_t clock; /* its CPU time */
-	struct pv_smba_loop *l;
+	struct pv_smb_loop *l;
 	struct user **users; /* owned by the engine */
 	size_t n, cap;
 	/* the worker's own */
@@ -124,7 +124,7 @@ struct worker {
 	unsigned connected, failed; /* active users with a connection (learning or more), and
 				     * without one (failed, or never opened) */
 	char first_error[576];
-	char spoke[128];   /* what its first user's connection speaks (pv_smba_describe) */
+	char spoke[128];   /* what its first user's connection speaks (pv_smb_describe) */
 	unsigned done_gen; /* the phase generation it finished */
 	int err;	   /* its loop failed (set once, by the worker), with errmsg */
 	char errmsg[256];
@@ -187,19 +187,19 @@ void learn_tree(struct user *u);
 
 /* ---- client.c ---- */
 
-void client_done(struct pv_smba *c, void *arg, const struct pv_smba_done *d);
-bool client_refused(struct user *u, const struct pv_smba_done *d, uint32_t ok2);
+void client_done(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d);
+bool client_refused(struct user *u, const struct pv_smb_done *d, uint32_t ok2);
 void client_read_all(struct user *u, bool second, step_fn after);
 void client_write_all(struct user *u, uint64_t size, bool second, step_fn after);
 void client_list_all(struct user *u, int want, step_fn after);
 void client_open(struct user *u, const char *path, uint32_t access, uint32_t disp, uint32_t opts,
 		 step_fn next);
-bool client_opened(struct user *u, const struct pv_smba_done *d, bool second);
+bool client_opened(struct user *u, const struct pv_smb_done *d, bool second);
 void client_close(struct user *u, bool second, step_fn next);
 void client_open_lease(struct user *u, const char *path, uint32_t access, uint32_t disp,
 		       uint32_t opts, uint32_t lease, step_fn next);
 void client_probe(struct user *u, const char *path, step_fn next);
-bool client_probed(struct user *u, const struct pv_smba_done *d);
+bool client_probed(struct user *u, const struct pv_smb_done *d);
 void client_set_info(struct user *u, bool second, uint8_t cls, step_fn next);
 void client_flush(struct user *u, bool second, step_fn next);
 void client_lock(struct user *u, bool second, bool unlock, step_fn next);
@@ -220,7 +220,7 @@ void scenario_unserved(struct user *u);
 /* ---- replay.c ---- */
 
 /* c's learned kinds made into scenarios (*out NULL when it has none): PV_OK, or PV_EIO. */
-int replay_new(const struct pv_load_config *c, struct replay **out);
+int replay_new(const struct pv_playbook_workload *c, struct replay **out);
 void replay_free(struct replay *r);
 /* The steps of a learned kind drawn by weight for u's next scenario. */
 const struct step *replay_pick(struct user *u);

@@ -46,7 +46,7 @@ const struct file *files_pick(struct user *u, const struct list *l)
 #define LEARN_FOLDERS 4096
 enum part { P_STATIC, P_VOLATILE, P_NEW };
 
-static void learn_next(struct user *u, const struct pv_smba_done *d);
+static void learn_next(struct user *u, const struct pv_smb_done *d);
 
 static void learned(struct user *u)
 {
@@ -63,7 +63,7 @@ static int learn_add(struct user *u, const char *path, enum part part, unsigned 
 	return files_add(&u->todo, path, (uint64_t)part | (uint64_t)depth << 8);
 }
 
-static void learn_listed(struct user *u, const struct pv_smba_done *d)
+static void learn_listed(struct user *u, const struct pv_smb_done *d)
 {
 	uint64_t at = u->todo.f[u->i - 1].size;
 	enum part part = (enum part)(at & 0xff);
@@ -99,7 +99,7 @@ static void learn_listed(struct user *u, const struct pv_smba_done *d)
 	client_close(u, false, learn_next);
 }
 
-static void learn_opened(struct user *u, const struct pv_smba_done *d)
+static void learn_opened(struct user *u, const struct pv_smb_done *d)
 {
 	if (!client_opened(u, d, false))
 		return;
@@ -107,7 +107,7 @@ static void learn_opened(struct user *u, const struct pv_smba_done *d)
 }
 
 /* The next folder to list, until none is left. */
-static void learn_next(struct user *u, const struct pv_smba_done *d)
+static void learn_next(struct user *u, const struct pv_smb_done *d)
 {
 	if (d && client_refused(u, d, 0))
 		return;
@@ -116,7 +116,7 @@ static void learn_next(struct user *u, const struct pv_smba_done *d)
 		return;
 	}
 	snprintf(u->path, sizeof(u->path), "%s", u->todo.f[u->i++].path);
-	client_open(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, learn_opened);
+	client_open(u, u->path, PV_SMB_READ, PV_SMB_OPEN, PV_SMB_DIR, learn_opened);
 }
 
 /* static/ from the plan its tree was built from: the files and the folders holding them that
@@ -131,7 +131,7 @@ static int learn_plan(struct user *u, const struct pv_fileset *fs)
 		const struct pv_fileset_entry *x = &fs->entries[i];
 		unsigned depth = 0;
 
-		if (x->part != PV_PART_STATIC)
+		if (x->part != PV_FILESET_PART_STATIC)
 			continue;
 		for (const char *c = x->path; *c; c++)
 			depth += *c == '/';

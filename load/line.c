@@ -131,9 +131,9 @@ int pv_load_line_encode(const struct pv_load_figs *f, struct pv_buf *out)
 	pv_json_real(o, "host_cpu", f->host_cpu >= 0 ? f->host_cpu : NAN);
 	hist_json(&f->lag, lag);
 	pv_json_set(o, "lag", lag);
-	for (int k = 0; k < PV_LOAD_KINDS; k++)
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 		if (!empty(&f->kind[k]))
-			pv_json_set(kinds, pv_load_names[k], kind_json(&f->kind[k]));
+			pv_json_set(kinds, pv_playbook_workload_names[k], kind_json(&f->kind[k]));
 	pv_json_set(o, "kinds", kinds);
 	return finish(o, "", read_figs, out);
 }
@@ -366,7 +366,7 @@ static int one_kind(const char *key, const struct pv_json *v, void *arg)
 {
 	struct kinds *ks = arg;
 	char where[64];
-	int k = pv_load_kind_of(key);
+	int k = pv_playbook_workload_kind_of(key);
 
 	if (k < 0) {
 		nope(ks->c, "unknown scenario kind \"%.40s\"", key);

@@ -54,7 +54,7 @@ struct pv_load_ready {
 	unsigned connected, failed; /* users with a connection, and without one, now */
 	char first[640];	    /* the first failure, "" when none */
 	char spoke[128];	    /* what the first user's connection speaks ("SMB 3.1.1,
-				     * encrypted (AES-128-GCM)", pv_smba_describe), "" when none */
+				     * encrypted (AES-128-GCM)", pv_smb_describe), "" when none */
 	struct pv_load_logon logon; /* the logons of this step */
 };
 

@@ -66,25 +66,25 @@ static int kerberos(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *o
 /* ---- logons ---- */
 
 /* The playbook's load.encryption as the SMB engine takes it (the same list, in order). */
-static enum pv_smba_encrypt encrypt(const struct pv_load_config *c)
+static enum pv_smb_encrypt encrypt(const struct pv_playbook_workload *c)
 {
 	switch (c->encryption) {
-	case PV_LOAD_ENCRYPT_ON:
-		return PV_SMBA_ENCRYPT_ON;
-	case PV_LOAD_ENCRYPT_AES128_CCM:
-		return PV_SMBA_ENCRYPT_AES128_CCM;
-	case PV_LOAD_ENCRYPT_AES128_GCM:
-		return PV_SMBA_ENCRYPT_AES128_GCM;
-	case PV_LOAD_ENCRYPT_AES256_CCM:
-		return PV_SMBA_ENCRYPT_AES256_CCM;
-	case PV_LOAD_ENCRYPT_AES256_GCM:
-		return PV_SMBA_ENCRYPT_AES256_GCM;
+	case PV_PLAYBOOK_WORKLOAD_ENCRYPT_ON:
+		return PV_SMB_ENCRYPT_ON;
+	case PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES128_CCM:
+		return PV_SMB_ENCRYPT_AES128_CCM;
+	case PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES128_GCM:
+		return PV_SMB_ENCRYPT_AES128_GCM;
+	case PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES256_CCM:
+		return PV_SMB_ENCRYPT_AES256_CCM;
+	case PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES256_GCM:
+		return PV_SMB_ENCRYPT_AES256_GCM;
 	default:
-		return PV_SMBA_ENCRYPT_AUTO;
+		return PV_SMB_ENCRYPT_AUTO;
 	}
 }
 
-static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+static void on_ready(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 {
 	struct user *u = arg;
 	struct worker *w = u->w;
@@ -101,7 +101,7 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 			       "load: %s: logging on again failed (%s); next try in %.1f s",
 			       u->info.name, d->msg ? d->msg : "",
 			       wait < RELOG_MAX ? wait : RELOG_MAX);
-			pv_smba_close_conn(c);
+			pv_smb_close_conn(c);
 			u->c = NULL;
 			pv_krb_sec_free(u->krb);
 			u->krb = NULL;
@@ -128,7 +128,7 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 		 * reset: this user tries again once the others have had their turn */
 		pv_log(PV_LOG_DEBUG, "load: %s: %s; logging on again (try %u of %u)", u->info.name,
 		       d->msg ? d->msg : "the connection failed", u->tries + 1, LOGON_TRIES);
-		pv_smba_close_conn(c);
+		pv_smb_close_conn(c);
 		u->c = NULL;
 		pv_krb_sec_free(u->krb);
 		u->krb = NULL;
@@ -142,7 +142,7 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 	pthread_mutex_lock(&w->lock);
 	pv_load_hist_add(&w->logon.lat, pv_now() - u->logon_t0);
 	if (!w->spoke[0])
-		snprintf(w->spoke, sizeof(w->spoke), "%s", pv_smba_describe(c));
+		snprintf(w->spoke, sizeof(w->spoke), "%s", pv_smb_describe(c));
 	pthread_mutex_unlock(&w->lock);
 	learn_tree(u);
 }
@@ -150,12 +150,12 @@ static void on_ready(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 /* The user's connection, if any, closed: nothing of it is waited for. */
 void logon_disconnect(struct user *u)
 {
-	struct pv_smba *c = u->c;
+	struct pv_smb_conn *c = u->c;
 
 	user_set_state(u, U_OFF);
 	u->c = NULL;
 	u->open1 = u->open2 = false;
-	pv_smba_close_conn(c); /* its pending answers come to client_done, which drops them */
+	pv_smb_close_conn(c); /* its pending answers come to client_done, which drops them */
 	pv_krb_sec_free(u->krb);
 	u->krb = NULL;
 }
@@ -203,7 +203,7 @@ void logon_begin(struct worker *w, size_t step_n)
 				logon_disconnect(u);
 		} else if (u->st == U_FAILED || u->st == U_OFF ||
 			   (u->st == U_OPENING && u->relog) ||
-			   (u->st == U_IDLE && !pv_smba_usable(u->c))) {
+			   (u->st == U_IDLE && !pv_smb_usable(u->c))) {
 			/* no connection, or one lost between the steps (kept logged on), or one
 			 * being made again since it broke in the last step */
 			logon_disconnect(u);
@@ -218,15 +218,15 @@ void logon_begin(struct worker *w, size_t step_n)
 static int open_user(struct worker *w, struct user *u)
 {
 	const struct pv_load_opts *o = w->e->o;
-	struct pv_smba_opts so = {u->info.alias, u->info.alias,	 u->info.share, o->workgroup,
-				  u->info.name,	 o->password,	 o->timeout_ms, NULL,
-				  NULL,		 encrypt(o->cfg)};
+	struct pv_smb_open_opts so = {u->info.alias, u->info.alias,  u->info.share, o->workgroup,
+				      u->info.name,  o->password,    o->timeout_ms, NULL,
+				      NULL,	     encrypt(o->cfg)};
 
-	if (o->cfg->auth == PV_LOAD_KERBEROS) {
+	if (o->cfg->auth == PV_PLAYBOOK_WORKLOAD_KERBEROS) {
 		so.auth = kerberos;
 		so.auth_arg = u;
 	}
-	if (pv_smba_open(w->l, &so, on_ready, u, &u->c) != PV_OK) {
+	if (pv_smb_open(w->l, &so, on_ready, u, &u->c) != PV_OK) {
 		u->c = NULL;
 		return PV_EUNREACH;
 	}

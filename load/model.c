@@ -34,8 +34,8 @@ double pv_load_rng_unit(struct pv_load_rng *r)
 
 /* ---- schedules ---- */
 
-void pv_load_sched_init(struct pv_load_sched *s, const struct pv_load_config *c, const char *client,
-			unsigned user)
+void pv_load_sched_init(struct pv_load_sched *s, const struct pv_playbook_workload *c,
+			const char *client, unsigned user)
 {
 	uint8_t key[8], mac[32];
 	char msg[320];
@@ -54,25 +54,25 @@ void pv_load_sched_init(struct pv_load_sched *s, const struct pv_load_config *c,
 			s->rng.s[w] |= (uint64_t)mac[8 * w + i] << (8 * i);
 	if (!(s->rng.s[0] | s->rng.s[1] | s->rng.s[2] | s->rng.s[3]))
 		s->rng.s[0] = 1; /* the one state xoshiro cannot leave */
-	s->mean = 3600.0 / (c->rate ? c->rate : PV_LOAD_RATE);
-	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+	s->mean = 3600.0 / (c->rate ? c->rate : PV_PLAYBOOK_WORKLOAD_RATE);
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 		sum += c->kind[k].weight > 0 ? c->kind[k].weight : 0;
 		s->cum[k] = sum;
 	}
 }
 
-void pv_load_next(struct pv_load_sched *s, double *gap, enum pv_load_kind *kind)
+void pv_load_next(struct pv_load_sched *s, double *gap, enum pv_playbook_workload_kind *kind)
 {
 	double x;
 	int k;
 
 	/* inversion: 1 - u is in (0, 1], so the logarithm is finite and the gap >= 0 */
 	*gap = -s->mean * log1p(-pv_load_rng_unit(&s->rng));
-	x = pv_load_rng_unit(&s->rng) * s->cum[PV_LOAD_KINDS - 1];
-	for (k = 0; k < PV_LOAD_KINDS && !(x < s->cum[k]); k++)
+	x = pv_load_rng_unit(&s->rng) * s->cum[PV_PLAYBOOK_WORKLOAD_KINDS - 1];
+	for (k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS && !(x < s->cum[k]); k++)
 		;
 	/* x * total rounded up to total: the last kind with a weight */
-	while (k == PV_LOAD_KINDS || (k > 0 && s->cum[k] == s->cum[k - 1]))
+	while (k == PV_PLAYBOOK_WORKLOAD_KINDS || (k > 0 && s->cum[k] == s->cum[k - 1]))
 		k--;
-	*kind = (enum pv_load_kind)k;
+	*kind = (enum pv_playbook_workload_kind)k;
 }

@@ -24,18 +24,18 @@ double pv_load_rng_unit(struct pv_load_rng *r);
 /* One user's schedule. */
 struct pv_load_sched {
 	struct pv_load_rng rng;
-	double mean;		   /* seconds between starts on average: 3600 / rate */
-	double cum[PV_LOAD_KINDS]; /* cumulative weights */
+	double mean;				/* seconds between starts on average: 3600 / rate */
+	double cum[PV_PLAYBOOK_WORKLOAD_KINDS]; /* cumulative weights */
 };
 
 /* The schedule of user number user of client: its generator is seeded with HMAC-SHA256 (keyed
  * with c->seed) of the client's name and the user number, so the same (seed, client, user)
  * gives the same schedule on every run and host, and any two users differ. c must have
  * rate >= 1 and a weight above 0 (the playbook checks both). */
-void pv_load_sched_init(struct pv_load_sched *s, const struct pv_load_config *c, const char *client,
-			unsigned user);
+void pv_load_sched_init(struct pv_load_sched *s, const struct pv_playbook_workload *c,
+			const char *client, unsigned user);
 /* The next scenario: *gap seconds after the previous start (exponential, mean 3600 / rate),
  * of kind *kind (drawn by weight; a kind of weight 0 never comes). */
-void pv_load_next(struct pv_load_sched *s, double *gap, enum pv_load_kind *kind);
+void pv_load_next(struct pv_load_sched *s, double *gap, enum pv_playbook_workload_kind *kind);
 
 #endif

@@ -21,22 +21,23 @@ void pv_load_proto_encode(struct pv_buf *out, const char *s)
 	}
 }
 
-int pv_load_proto_config(const struct pv_load_config *c, struct pv_buf *out)
+int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *out)
 {
 	pv_buf_addf(out,
 		    "config rate=%u late=%.17g overload=%.17g interval=%u seed=%llu auth=%s "
 		    "encryption=%s keep=%d threads=%u weights=",
 		    c->rate, c->late, c->overload, c->interval, (unsigned long long)c->seed,
-		    c->auth == PV_LOAD_KERBEROS ? "kerberos" : "ntlm",
-		    pv_load_encryptions[c->encryption], c->keep_logged_on ? 1 : 0, c->threads);
-	for (int k = 0; k < PV_LOAD_KINDS; k++)
+		    c->auth == PV_PLAYBOOK_WORKLOAD_KERBEROS ? "kerberos" : "ntlm",
+		    pv_playbook_workload_encryptions[c->encryption], c->keep_logged_on ? 1 : 0,
+		    c->threads);
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 		pv_buf_addf(out, "%s%.17g", k ? "," : "", c->kind[k].weight);
 	pv_buf_addstr(out, " limits=");
-	for (int k = 0; k < PV_LOAD_KINDS; k++)
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 		pv_buf_addf(out, "%s%.17g", k ? "," : "", c->kind[k].limit);
 	pv_buf_addstr(out, "\n");
 	for (unsigned i = 0; i < c->learned.n; i++) {
-		const struct pv_load_learned_kind *k = &c->learned.kind[i];
+		const struct pv_playbook_workload_learned_kind *k = &c->learned.kind[i];
 
 		pv_buf_addf(out, "learned %.17g %.17g ", k->weight, k->requests);
 		for (unsigned j = 0; j < k->n; j++)
@@ -50,7 +51,7 @@ int pv_load_proto_config(const struct pv_load_config *c, struct pv_buf *out)
 		const double *b = w ? c->learned.write : c->learned.read;
 
 		pv_buf_addstr(out, w ? "sizes write " : "sizes read ");
-		for (int j = 0; j < PV_LOAD_SIZE_BINS; j++)
+		for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_SIZE_BINS; j++)
 			pv_buf_addf(out, "%s%.17g", j ? "," : "", b[j]);
 		pv_buf_addstr(out, "\n");
 	}
@@ -158,13 +159,13 @@ static int numbers(const char *v, double *out, int n)
 	return 0;
 }
 
-static int config(struct pv_loadproto *p, const char *s, const char *end)
+static int config(struct pv_load_proto *p, const char *s, const char *end)
 {
-	struct pv_load_config *c = &p->cfg;
+	struct pv_playbook_workload *c = &p->cfg;
 	char w[512];
-	double v[PV_LOAD_KINDS];
+	double v[PV_PLAYBOOK_WORKLOAD_KINDS];
 
-	pv_load_defaults(c);
+	pv_playbook_workload_defaults(c);
 	while (s < end && pv_load_proto_word(&s, end, w, sizeof(w)) == 0) {
 		char *eq = strchr(w, '='), *e;
 
@@ -198,27 +199,29 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 		} else if (!strcmp(w, "threads")) {
 			unsigned long r = strtoul(eq, &e, 10);
 
-			if (r > PV_LOAD_THREADS_MAX)
+			if (r > PV_PLAYBOOK_WORKLOAD_THREADS_MAX)
 				return -1;
 			c->threads = (unsigned)r;
 		} else if (!strcmp(w, "auth")) {
 			if (strcmp(eq, "ntlm") && strcmp(eq, "kerberos"))
 				return -1;
-			c->auth = eq[0] == 'k' ? PV_LOAD_KERBEROS : PV_LOAD_NTLM;
+			c->auth = eq[0] == 'k' ? PV_PLAYBOOK_WORKLOAD_KERBEROS
+					       : PV_PLAYBOOK_WORKLOAD_NTLM;
 			continue;
 		} else if (!strcmp(w, "encryption")) {
 			int k = 0;
 
-			while (pv_load_encryptions[k] && strcmp(eq, pv_load_encryptions[k]))
+			while (pv_playbook_workload_encryptions[k] &&
+			       strcmp(eq, pv_playbook_workload_encryptions[k]))
 				k++;
-			if (!pv_load_encryptions[k])
+			if (!pv_playbook_workload_encryptions[k])
 				return -1;
-			c->encryption = (enum pv_load_encryption)k;
+			c->encryption = (enum pv_playbook_workload_encryption)k;
 			continue;
 		} else if (!strcmp(w, "weights") || !strcmp(w, "limits")) {
-			if (numbers(eq, v, PV_LOAD_KINDS) < 0)
+			if (numbers(eq, v, PV_PLAYBOOK_WORKLOAD_KINDS) < 0)
 				return -1;
-			for (int k = 0; k < PV_LOAD_KINDS; k++) {
+			for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 				if (w[0] == 'w')
 					c->kind[k].weight = v[k];
 				else
@@ -234,7 +237,7 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 	{
 		double sum = 0;
 
-		for (int k = 0; k < PV_LOAD_KINDS; k++)
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 			sum += c->kind[k].weight;
 		if (sum <= 0)
 			return -1;
@@ -244,14 +247,14 @@ static int config(struct pv_loadproto *p, const char *s, const char *end)
 }
 
 /* "learned WEIGHT REQUESTS CODE,CODE,... COUNT,COUNT,... REST": a learned kind (struct
- * pv_load_learned_kind) */
-static int learned(struct pv_loadproto *p, const char *s, const char *end)
+ * pv_playbook_workload_learned_kind) */
+static int learned(struct pv_load_proto *p, const char *s, const char *end)
 {
-	struct pv_load_learned *l = &p->cfg.learned;
-	struct pv_load_learned_kind k = {0};
-	char w[5][PV_LOAD_LEARNED_STEPS * 26], *e;
+	struct pv_playbook_workload_learned *l = &p->cfg.learned;
+	struct pv_playbook_workload_learned_kind k = {0};
+	char w[5][PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS * 26], *e;
 
-	if (!p->have_config || l->n == PV_LOAD_LEARNED_KINDS ||
+	if (!p->have_config || l->n == PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS ||
 	    pv_load_proto_word(&s, end, w[0], sizeof(w[0])) ||
 	    pv_load_proto_word(&s, end, w[1], sizeof(w[1])) ||
 	    pv_load_proto_word(&s, end, w[2], sizeof(w[2])) ||
@@ -263,8 +266,10 @@ static int learned(struct pv_loadproto *p, const char *s, const char *end)
 	for (const char *c = w[2]; *c; c = *e ? e + 1 : e) {
 		unsigned long code = strtoul(c, &e, 10);
 
-		if (e == c || (*e && *e != ',') || k.n == PV_LOAD_LEARNED_STEPS || code > 0xff ||
-		    !pv_load_learned_command((unsigned)code & ~PV_LOAD_LEARNED_REPEAT))
+		if (e == c || (*e && *e != ',') || k.n == PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS ||
+		    code > 0xff ||
+		    !pv_playbook_workload_learned_command((unsigned)code &
+							  ~PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT))
 			return -1;
 		k.step[k.n++] = (uint8_t)code;
 	}
@@ -276,19 +281,19 @@ static int learned(struct pv_loadproto *p, const char *s, const char *end)
 }
 
 /* "sizes read|write P0,...,P33": the learned sizes' buckets */
-static int sizes(struct pv_loadproto *p, const char *s, const char *end)
+static int sizes(struct pv_load_proto *p, const char *s, const char *end)
 {
-	char which[8], v[PV_LOAD_SIZE_BINS * 26];
+	char which[8], v[PV_PLAYBOOK_WORKLOAD_SIZE_BINS * 26];
 
 	if (!p->have_config || pv_load_proto_word(&s, end, which, sizeof(which)) ||
 	    pv_load_proto_word(&s, end, v, sizeof(v)) || s != end ||
 	    (strcmp(which, "read") && strcmp(which, "write")))
 		return -1;
 	return numbers(v, which[0] == 'r' ? p->cfg.learned.read : p->cfg.learned.write,
-		       PV_LOAD_SIZE_BINS);
+		       PV_PLAYBOOK_WORKLOAD_SIZE_BINS);
 }
 
-static int user(struct pv_loadproto *p, const char *s, const char *end)
+static int user(struct pv_load_proto *p, const char *s, const char *end)
 {
 	char name[256], alias[256], share[256], num[16], *e;
 	struct pv_load_user *u;
@@ -329,7 +334,7 @@ static int user(struct pv_loadproto *p, const char *s, const char *end)
 }
 
 /* "fileset NAME PIECE": the piece joined to those before it */
-static int fileset(struct pv_loadproto *p, const char *s, const char *end)
+static int fileset(struct pv_load_proto *p, const char *s, const char *end)
 {
 	char name[64], piece[PV_LOAD_PROTO_PIECE + 1];
 	size_t n;
@@ -355,16 +360,16 @@ static int fileset(struct pv_loadproto *p, const char *s, const char *end)
 }
 
 /* "start" or "start N" */
-static int start(struct pv_loadproto *p, const char *s, const char *end)
+static int start(struct pv_load_proto *p, const char *s, const char *end)
 {
 	char num[24], *e;
 	unsigned long long n;
 
 	if (!p->have_config || !p->n)
 		return pv_error(PV_EUSAGE, "'start' before a config line and a user");
-	if (p->cfg.auth == PV_LOAD_KERBEROS && !p->realm[0])
+	if (p->cfg.auth == PV_PLAYBOOK_WORKLOAD_KERBEROS && !p->realm[0])
 		return pv_error(PV_EUSAGE, "auth=kerberos without a 'kerberos' line");
-	if (p->cfg.kind[PV_LOAD_LEARNED].weight > 0 && !p->cfg.learned.n)
+	if (p->cfg.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight > 0 && !p->cfg.learned.n)
 		return pv_error(PV_EUSAGE, "kind 'learned' weighed without a 'learned' line");
 	if (s == end) {
 		p->step = p->n;
@@ -401,7 +406,7 @@ int pv_load_proto_control(const char *line, size_t len, enum pv_load_proto_ctl *
 	return PV_OK;
 }
 
-int pv_load_proto_parse(struct pv_loadproto *p, const char *line, size_t len)
+int pv_load_proto_parse(struct pv_load_proto *p, const char *line, size_t len)
 {
 	const char *end = line + len;
 	int r;
@@ -448,7 +453,7 @@ int pv_load_proto_parse(struct pv_loadproto *p, const char *line, size_t len)
 	return PV_OK;
 }
 
-void pv_load_proto_release(struct pv_loadproto *p)
+void pv_load_proto_release(struct pv_load_proto *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		free((char *)p->users[i].name);

@@ -41,7 +41,7 @@
 void pv_load_proto_encode(struct pv_buf *out, const char *s);
 int pv_load_proto_word(const char **s, const char *end, char *w, size_t wlen);
 
-int pv_load_proto_config(const struct pv_load_config *c, struct pv_buf *out);
+int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *out);
 int pv_load_proto_kerberos(const char *realm, const char *kdc, const char *dns_domain,
 			   struct pv_buf *out);
 int pv_load_proto_user(const char *name, const char *alias, const char *share, unsigned number,
@@ -60,12 +60,12 @@ int pv_load_proto_control_line(enum pv_load_proto_ctl c, struct pv_buf *out);
 int pv_load_proto_control(const char *line, size_t len, enum pv_load_proto_ctl *c);
 
 /* What the lines said so far. */
-struct pv_loadproto {
+struct pv_load_proto {
 	bool have_config;
 	bool stop;	/* "stop" between steps: the end */
 	unsigned steps; /* "start" lines read */
 	size_t step;	/* the last "start"'s users, until the caller takes it (sets 0) */
-	struct pv_load_config cfg;
+	struct pv_playbook_workload cfg;
 	char realm[256], kdc[256], dns_domain[256]; /* the kerberos line ("" when none) */
 	char fileset_name[64];			    /* the fileset lines ("" when none) */
 	char *fileset;				    /* their pieces joined, fileset_len bytes */
@@ -78,7 +78,7 @@ struct pv_loadproto {
  * PV_OK; PV_EUSAGE naming the line's fault (a line while a step is pending, config, kerberos or
  * fileset after the first step, start before config and users, a fileset's pieces under two names
  * or past PV_LOAD_PROTO_FILESET_MAX). */
-int pv_load_proto_parse(struct pv_loadproto *p, const char *line, size_t len);
-void pv_load_proto_release(struct pv_loadproto *p);
+int pv_load_proto_parse(struct pv_load_proto *p, const char *line, size_t len);
+void pv_load_proto_release(struct pv_load_proto *p);
 
 #endif

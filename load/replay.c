@@ -42,9 +42,10 @@ enum { C_QUERY_DIRECTORY = 14, C_CHANGE_NOTIFY, C_QUERY_INFO, C_SET_INFO };
 
 struct replay {
 	unsigned n;
-	struct step *steps[PV_LOAD_LEARNED_KINDS];
-	double cum[PV_LOAD_LEARNED_KINDS]; /* the kinds' weights, cumulative */
-	double rcum[PV_LOAD_SIZE_BINS], wcum[PV_LOAD_SIZE_BINS]; /* the sizes' buckets, ditto */
+	struct step *steps[PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS];
+	double cum[PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS]; /* the kinds' weights, cumulative */
+	double rcum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS],
+		wcum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS]; /* the sizes' buckets, ditto */
 };
 
 /* ---- what an open is for ---- */
@@ -53,13 +54,13 @@ enum use { U_READ, U_DIR, U_OWN };
 
 /* What the commands from step from on do with a file opened at depth (0 or 1), up to its
  * CLOSE: list or watch it (a folder), write it (one of the user's own), else read it. */
-static enum use use_of(const struct pv_load_learned_kind *k, unsigned from, int depth)
+static enum use use_of(const struct pv_playbook_workload_learned_kind *k, unsigned from, int depth)
 {
 	bool dir = false, own = false;
 	int d = depth + 1;
 
 	for (unsigned j = from; j < k->n && d > depth; j++) {
-		unsigned c = k->step[j] & PV_LOAD_LEARNED_CMD;
+		unsigned c = k->step[j] & PV_PLAYBOOK_WORKLOAD_LEARNED_CMD;
 
 		if (c == C_CREATE)
 			d++;
@@ -174,11 +175,12 @@ static void open_for(struct maker *m, enum use use, unsigned disp)
 	else if (use == U_OWN && disp == 0)
 		put(m,
 		    (struct step){OPEN, p, DOC_EDIT, p, f ? NONE : VOLATILE, f ? volatile2 : NULL});
-	else if (use == U_OWN && disp == PV_LOAD_LEARNED_NEW)
+	else if (use == U_OWN && disp == PV_PLAYBOOK_WORKLOAD_LEARNED_NEW)
 		put(m, (struct step){OPEN, p, OWN_NEW, p, NONE, f ? new2 : new1});
 	else if (use == U_OWN)
-		put(m, (struct step){OPEN, p, disp == PV_LOAD_LEARNED_OPEN_IF ? OWN : OWN_OVER, p,
-				     NONE, f ? own2 : own1});
+		put(m, (struct step){OPEN, p,
+				     disp == PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF ? OWN : OWN_OVER,
+				     p, NONE, f ? own2 : own1});
 	else if (f)
 		put(m, (struct step){OPEN, F2, DOC_READ, P2, NONE, static2});
 	else
@@ -188,7 +190,8 @@ static void open_for(struct maker *m, enum use use, unsigned disp)
 
 /* A request on the file last opened (one opened first when none is): req with arg; those
  * its file cannot take left out. */
-static void on_open(struct maker *m, const struct pv_load_learned_kind *k, unsigned i, unsigned c)
+static void on_open(struct maker *m, const struct pv_playbook_workload_learned_kind *k, unsigned i,
+		    unsigned c)
 {
 	int f;
 	enum use u;
@@ -241,27 +244,27 @@ static void on_open(struct maker *m, const struct pv_load_learned_kind *k, unsig
  * 64: under 2 when some of the kind's activities made it once, READ and READ+ being one kind);
  * a workload without counts: the kind's requests over one a command, shared among its
  * repeats (2 at least). */
-static double repeats(const struct pv_load_learned_kind *k, unsigned i)
+static double repeats(const struct pv_playbook_workload_learned_kind *k, unsigned i)
 {
 	unsigned plus = 0;
 	double m = k->count[i];
 
-	if (!(k->step[i] & PV_LOAD_LEARNED_REPEAT))
+	if (!(k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT))
 		return 1;
 	if (m > 0)
 		return m < 1 ? 1 : m > 64 ? 64 : m;
 	for (unsigned j = 0; j < k->n; j++)
-		plus += !!(k->step[j] & PV_LOAD_LEARNED_REPEAT);
+		plus += !!(k->step[j] & PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT);
 	m = 1 + (k->requests - k->n) / plus;
 	return m < 2 ? 2 : m > 64 ? 64 : m;
 }
 
 /* Steps from..to of kind k made into m's steps. */
-static void make_span(struct maker *m, const struct pv_load_learned_kind *k, unsigned from,
-		      unsigned to)
+static void make_span(struct maker *m, const struct pv_playbook_workload_learned_kind *k,
+		      unsigned from, unsigned to)
 {
 	for (unsigned i = from; i < to; i++) {
-		unsigned c = k->step[i] & PV_LOAD_LEARNED_CMD;
+		unsigned c = k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_CMD;
 		double rep = repeats(k, i);
 		unsigned times = (unsigned)rep;
 		uint16_t chance = (uint16_t)((rep - times) * 65536);
@@ -280,7 +283,7 @@ static void make_span(struct maker *m, const struct pv_load_learned_kind *k, uns
 				break;
 			if (c == C_CREATE && m->depth < 2)
 				open_for(m, use_of(k, i + 1, m->depth),
-					 k->step[i] & PV_LOAD_LEARNED_DISP);
+					 k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP);
 			else if (c == C_CREATE)
 				put(m, (struct step){PROBE, .path = P2, .before = absent});
 			else if (c == C_CLOSE && m->depth)
@@ -298,13 +301,14 @@ static void make_span(struct maker *m, const struct pv_load_learned_kind *k, uns
  * CLOSE that leaves open again only what was open before it (a file opened and closed in a
  * folder held open, as a client's copy of a folder does it), with the last one's commands (its
  * repeats may differ: a file read once, another read three times). How many (0: none). */
-static unsigned cycles_of(const struct pv_load_learned_kind *k, unsigned *from, unsigned *to)
+static unsigned cycles_of(const struct pv_playbook_workload_learned_kind *k, unsigned *from,
+			  unsigned *to)
 {
-	unsigned n = 0, keep = 0, start[PV_LOAD_LEARNED_STEPS];
-	int depth = 0, before[PV_LOAD_LEARNED_STEPS], open = 0;
+	unsigned n = 0, keep = 0, start[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS];
+	int depth = 0, before[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS], open = 0;
 
 	for (unsigned i = 0; i < k->n; i++) {
-		unsigned c = k->step[i] & PV_LOAD_LEARNED_CMD;
+		unsigned c = k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_CMD;
 		int times = (int)(repeats(k, i) + 0.5);
 
 		if (c == C_CREATE) {
@@ -332,7 +336,7 @@ static unsigned cycles_of(const struct pv_load_learned_kind *k, unsigned *from, 
 
 		for (unsigned i = 0; same && i < len; i++)
 			same = ((k->step[from[j] + i] ^ k->step[from[last] + i]) &
-				~PV_LOAD_LEARNED_REPEAT) == 0;
+				~PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT) == 0;
 		if (same) {
 			from[keep] = from[j];
 			to[keep++] = to[j];
@@ -341,10 +345,11 @@ static unsigned cycles_of(const struct pv_load_learned_kind *k, unsigned *from, 
 	return keep;
 }
 
-static struct step *make(const struct pv_load_learned_kind *k)
+static struct step *make(const struct pv_playbook_workload_learned_kind *k)
 {
 	struct maker m = {.s = calloc(STEPS_MAX, sizeof(struct step))};
-	unsigned from[PV_LOAD_LEARNED_STEPS], to[PV_LOAD_LEARNED_STEPS], n;
+	unsigned from[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS], to[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS],
+		n;
 
 	if (!m.s)
 		return NULL;
@@ -382,9 +387,9 @@ static void cumulate(const double *v, double *cum, int n)
 		cum[i] = sum += v[i] > 0 ? v[i] : 0;
 }
 
-int replay_new(const struct pv_load_config *c, struct replay **out)
+int replay_new(const struct pv_playbook_workload *c, struct replay **out)
 {
-	const struct pv_load_learned *l = &c->learned;
+	const struct pv_playbook_workload_learned *l = &c->learned;
 	struct replay *r;
 
 	*out = NULL;
@@ -400,8 +405,8 @@ int replay_new(const struct pv_load_config *c, struct replay **out)
 		r->cum[i] = (i ? r->cum[i - 1] : 0) + l->kind[i].weight;
 		r->n++;
 	}
-	cumulate(l->read, r->rcum, PV_LOAD_SIZE_BINS);
-	cumulate(l->write, r->wcum, PV_LOAD_SIZE_BINS);
+	cumulate(l->read, r->rcum, PV_PLAYBOOK_WORKLOAD_SIZE_BINS);
+	cumulate(l->write, r->wcum, PV_PLAYBOOK_WORKLOAD_SIZE_BINS);
 	*out = r;
 	return PV_OK;
 }
@@ -436,10 +441,10 @@ uint32_t replay_size(struct user *u, bool write)
 	double x, lo, v;
 	int k = 0;
 
-	if (!(cum[PV_LOAD_SIZE_BINS - 1] > 0))
+	if (!(cum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1] > 0))
 		return 4096; /* no sizes learned: a page */
-	x = pv_load_rng_unit(&u->rng) * cum[PV_LOAD_SIZE_BINS - 1];
-	while (k < PV_LOAD_SIZE_BINS - 1 && !(x < cum[k]))
+	x = pv_load_rng_unit(&u->rng) * cum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1];
+	while (k < PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1 && !(x < cum[k]))
 		k++;
 	/* bucket k: from 2^(k-1) up to below 2^k; 0 the empty ones, made 1 byte */
 	lo = k ? (double)(1ull << (k - 1)) : 1;

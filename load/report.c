@@ -127,7 +127,7 @@ static void op_mix(const struct pv_load_results *r, struct pv_buf *out)
 
 int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 {
-	const struct pv_load_config *c = r->cfg;
+	const struct pv_playbook_workload *c = r->cfg;
 
 	pv_buf_addf(out,
 		    "provision load: %u scenarios per user-hour; a scenario is overloaded when it "
@@ -285,9 +285,9 @@ int pv_load_report_kinds_csv(const struct pv_load_results *r, struct pv_buf *out
 	csv_ops_header(out);
 	pv_buf_addstr(out, "\n");
 	for (size_t i = 0; i < r->n; i++)
-		for (int k = 0; k < PV_LOAD_KINDS; k++) {
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 			pv_buf_addf(out, "%zu,%u,%s,%g,%g,", i + 1, r->steps[i].users,
-				    pv_load_names[k], r->cfg->kind[k].weight,
+				    pv_playbook_workload_names[k], r->cfg->kind[k].weight,
 				    r->cfg->kind[k].limit);
 			csv_sum(out, &r->steps[i].kind[k]);
 			csv_ops(out, r->steps[i].kind[k].n.ops);
@@ -334,7 +334,7 @@ static struct pv_json *sum_json(const struct pv_load_kind_sum *k)
 	return o;
 }
 
-static struct pv_json *config_json(const struct pv_load_config *c)
+static struct pv_json *config_json(const struct pv_playbook_workload *c)
 {
 	struct pv_json *o = pv_json_object(), *sc = pv_json_object();
 
@@ -345,12 +345,12 @@ static struct pv_json *config_json(const struct pv_load_config *c)
 	pv_json_int(o, "seed", (long long)c->seed);
 	pv_json_bool(o, "keep_logged_on", c->keep_logged_on);
 	pv_json_int(o, "threads", c->threads);
-	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 		struct pv_json *s = pv_json_object();
 
 		pv_json_real(s, "weight", c->kind[k].weight);
 		pv_json_real(s, "limit", c->kind[k].limit);
-		pv_json_set(sc, pv_load_names[k], s);
+		pv_json_set(sc, pv_playbook_workload_names[k], s);
 	}
 	pv_json_set(o, "scenarios", sc);
 	return o;
@@ -404,8 +404,8 @@ static struct pv_json *step_json(const struct pv_load_summary *s, size_t i, doub
 	pv_json_set(o, "logon", lo);
 	pv_json_set(o, "ops", pv_load_ops_json(s->all.n.ops, true));
 	pv_json_set(o, "all", sum_json(&s->all));
-	for (int k = 0; k < PV_LOAD_KINDS; k++)
-		pv_json_set(kinds, pv_load_names[k], sum_json(&s->kind[k]));
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
+		pv_json_set(kinds, pv_playbook_workload_names[k], sum_json(&s->kind[k]));
 	pv_json_set(o, "kinds", kinds);
 	return o;
 }

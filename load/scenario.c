@@ -21,9 +21,9 @@ void scenario_end(struct user *u, bool error)
 	double t = pv_now();
 
 	/* files left open by a failure: closed, nobody waits for the answer */
-	if (u->open1 && pv_smba_closefile(u->c, u->fid, NULL, NULL) == PV_OK)
+	if (u->open1 && pv_smb_closefile(u->c, u->fid, NULL, NULL) == PV_OK)
 		user_count_op(u, PV_LOAD_OP_CLOSE);
-	if (u->open2 && pv_smba_closefile(u->c, u->fid2, NULL, NULL) == PV_OK)
+	if (u->open2 && pv_smb_closefile(u->c, u->fid2, NULL, NULL) == PV_OK)
 		user_count_op(u, PV_LOAD_OP_CLOSE);
 	u->open1 = u->open2 = false;
 	if (!u->e->o->ops_loop) {
@@ -32,7 +32,7 @@ void scenario_end(struct user *u, bool error)
 		pthread_mutex_unlock(&w->lock);
 	}
 	if (u->st == U_BUSY)
-		user_set_state(u, pv_smba_usable(u->c) ? U_IDLE : U_FAILED);
+		user_set_state(u, pv_smb_usable(u->c) ? U_IDLE : U_FAILED);
 	u->idle_since = t;
 	if (u->due < w->wake)
 		w->wake = u->due;
@@ -43,21 +43,21 @@ void scenario_end(struct user *u, bool error)
 static const struct open_mode {
 	uint32_t access, disposition, options, lease;
 } modes[] = {
-	[DIR_LIST] = {PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, 0},
-	[DIR_NEW] = {PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_DIR, 0},
-	[DIR_DEL] = {PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_DIR, 0},
-	[DOC_READ] = {PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RH},
-	[DOC_EDIT] = {PV_SMBA_WRITE, PV_SMBA_OPEN, PV_SMBA_NONDIR, LEASE_RWH},
-	[DOC_OVER] = {PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, LEASE_RWH},
-	[DOC_NEW] = {PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, LEASE_RWH},
-	[FILE_NEW] = {PV_SMBA_WRITE, PV_SMBA_CREATE, PV_SMBA_NONDIR, 0},
-	[FILE_TEMP] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, 0},
-	[FILE_MADE] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE, PV_SMBA_NONDIR, 0},
-	[FILE_DEL] = {PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR, 0},
-	[OWN] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OPEN_IF, PV_SMBA_NONDIR, 0},
-	[OWN_OVER] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR, 0},
-	[OWN_NEW] = {PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_CREATE,
-		     PV_SMBA_NONDIR | PV_SMBA_DELCLOSE, 0},
+	[DIR_LIST] = {PV_SMB_LIST, PV_SMB_OPEN, PV_SMB_DIR, 0},
+	[DIR_NEW] = {PV_SMB_READ | PV_SMB_DELETE, PV_SMB_CREATE, PV_SMB_DIR, 0},
+	[DIR_DEL] = {PV_SMB_READ | PV_SMB_DELETE, PV_SMB_OPEN, PV_SMB_DIR, 0},
+	[DOC_READ] = {PV_SMB_READ, PV_SMB_OPEN, PV_SMB_NONDIR, LEASE_RH},
+	[DOC_EDIT] = {PV_SMB_WRITE, PV_SMB_OPEN, PV_SMB_NONDIR, LEASE_RWH},
+	[DOC_OVER] = {PV_SMB_WRITE, PV_SMB_OVERWRITE, PV_SMB_NONDIR, LEASE_RWH},
+	[DOC_NEW] = {PV_SMB_WRITE, PV_SMB_CREATE, PV_SMB_NONDIR, LEASE_RWH},
+	[FILE_NEW] = {PV_SMB_WRITE, PV_SMB_CREATE, PV_SMB_NONDIR, 0},
+	[FILE_TEMP] = {PV_SMB_WRITE | PV_SMB_DELETE, PV_SMB_OVERWRITE, PV_SMB_NONDIR, 0},
+	[FILE_MADE] = {PV_SMB_WRITE | PV_SMB_DELETE, PV_SMB_CREATE, PV_SMB_NONDIR, 0},
+	[FILE_DEL] = {PV_SMB_READ | PV_SMB_DELETE, PV_SMB_OPEN, PV_SMB_NONDIR, 0},
+	[OWN] = {PV_SMB_WRITE | PV_SMB_DELETE, PV_SMB_OPEN_IF, PV_SMB_NONDIR, 0},
+	[OWN_OVER] = {PV_SMB_WRITE | PV_SMB_DELETE, PV_SMB_OVERWRITE, PV_SMB_NONDIR, 0},
+	[OWN_NEW] = {PV_SMB_WRITE | PV_SMB_DELETE, PV_SMB_CREATE, PV_SMB_NONDIR | PV_SMB_DELCLOSE,
+		     0},
 };
 
 /* ---- the scenarios (docs/load.md), each its steps and what they do first ---- */
@@ -351,13 +351,19 @@ static const struct step mkdir_del[] = {
 	{END},
 };
 
-static const struct step *const scenarios[PV_LOAD_KINDS] = {
-	[PV_LOAD_UPLOAD] = upload,	 [PV_LOAD_BROWSE] = browse,
-	[PV_LOAD_OPEN_READ] = open_read, [PV_LOAD_COPY_IN] = copy_in,
-	[PV_LOAD_EDIT_SAVE] = edit_save, [PV_LOAD_OPEN_CLOSE] = open_close,
-	[PV_LOAD_REWRITE] = rewrite,	 [PV_LOAD_DELETE_NEW] = delete_new,
-	[PV_LOAD_LIST_NEW] = list_new,	 [PV_LOAD_RENAME] = rename_back,
-	[PV_LOAD_MKDIR] = mkdir_del,	 [PV_LOAD_READ_FOLDER] = read_folder,
+static const struct step *const scenarios[PV_PLAYBOOK_WORKLOAD_KINDS] = {
+	[PV_PLAYBOOK_WORKLOAD_UPLOAD] = upload,
+	[PV_PLAYBOOK_WORKLOAD_BROWSE] = browse,
+	[PV_PLAYBOOK_WORKLOAD_OPEN_READ] = open_read,
+	[PV_PLAYBOOK_WORKLOAD_COPY_IN] = copy_in,
+	[PV_PLAYBOOK_WORKLOAD_EDIT_SAVE] = edit_save,
+	[PV_PLAYBOOK_WORKLOAD_OPEN_CLOSE] = open_close,
+	[PV_PLAYBOOK_WORKLOAD_REWRITE] = rewrite,
+	[PV_PLAYBOOK_WORKLOAD_DELETE_NEW] = delete_new,
+	[PV_PLAYBOOK_WORKLOAD_LIST_NEW] = list_new,
+	[PV_PLAYBOOK_WORKLOAD_RENAME] = rename_back,
+	[PV_PLAYBOOK_WORKLOAD_MKDIR] = mkdir_del,
+	[PV_PLAYBOOK_WORKLOAD_READ_FOLDER] = read_folder,
 };
 
 /* ---- the runner ---- */
@@ -379,12 +385,12 @@ static bool picked(struct user *u, int what)
 	return true;
 }
 
-static void run(struct user *u, const struct pv_smba_done *d);
+static void run(struct user *u, const struct pv_smb_done *d);
 
 /* The answer to the request of the step before, as that step takes it: false when it ended
  * the scenario (a refusal). d NULL: nothing to take (the start, a whole READ, WRITE or LIST
  * done). */
-static bool took(struct user *u, const struct pv_smba_done *d)
+static bool took(struct user *u, const struct pv_smb_done *d)
 {
 	const struct step *s;
 
@@ -479,7 +485,7 @@ static bool issue(struct user *u, const struct step *s)
 /* The scenario's steps from u->step on, each answer coming back here: what the last asked
  * taken, then the next steps until one makes a request that is answered later (or the
  * scenario ends). */
-static void run(struct user *u, const struct pv_smba_done *d)
+static void run(struct user *u, const struct pv_smb_done *d)
 {
 	if (!took(u, d))
 		return;
@@ -515,15 +521,15 @@ static void run(struct user *u, const struct pv_smba_done *d)
 
 /* ---- the ops loop (opts.ops_loop): open, write 4 KiB, close, again ---- */
 
-static void ops_next(struct user *u, const struct pv_smba_done *d);
+static void ops_next(struct user *u, const struct pv_smb_done *d);
 
-static void ops_written(struct user *u, const struct pv_smba_done *d)
+static void ops_written(struct user *u, const struct pv_smb_done *d)
 {
 	(void)d;
 	client_close(u, true, ops_next);
 }
 
-static void ops_opened(struct user *u, const struct pv_smba_done *d)
+static void ops_opened(struct user *u, const struct pv_smb_done *d)
 {
 	if (!client_opened(u, d, true))
 		return;
@@ -531,7 +537,7 @@ static void ops_opened(struct user *u, const struct pv_smba_done *d)
 	client_write_all(u, 4096, true, ops_written);
 }
 
-static void ops_dir(struct user *u, const struct pv_smba_done *d)
+static void ops_dir(struct user *u, const struct pv_smb_done *d)
 {
 	if (!client_opened(u, d, true))
 		return;
@@ -539,7 +545,7 @@ static void ops_dir(struct user *u, const struct pv_smba_done *d)
 	client_close(u, true, ops_next);
 }
 
-static void ops_next(struct user *u, const struct pv_smba_done *d)
+static void ops_next(struct user *u, const struct pv_smb_done *d)
 {
 	bool write = u->e->o->ops_loop == PV_LOAD_OPS_WRITE;
 
@@ -553,15 +559,14 @@ static void ops_next(struct user *u, const struct pv_smba_done *d)
 		return;
 	}
 	if (write)
-		client_open(u, u->path2, PV_SMBA_WRITE, PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
-			    ops_opened);
+		client_open(u, u->path2, PV_SMB_WRITE, PV_SMB_OVERWRITE, PV_SMB_NONDIR, ops_opened);
 	else
-		client_open(u, u->path, PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR, ops_dir);
+		client_open(u, u->path, PV_SMB_READ, PV_SMB_OPEN, PV_SMB_DIR, ops_dir);
 }
 
 void ops_start(struct user *u, double t)
 {
-	u->kind = PV_LOAD_REWRITE;
+	u->kind = PV_PLAYBOOK_WORKLOAD_REWRITE;
 	u->start = t;
 	u->late = false;
 	user_set_state(u, U_BUSY);
@@ -578,7 +583,7 @@ void scenario_start(struct user *u, double t)
 	double gap;
 
 	u->kind = u->next;
-	u->steps = u->kind == PV_LOAD_LEARNED ? replay_pick(u) : scenarios[u->kind];
+	u->steps = u->kind == PV_PLAYBOOK_WORKLOAD_LEARNED ? replay_pick(u) : scenarios[u->kind];
 	u->start = t;
 	pthread_mutex_lock(&w->lock);
 	u->late = pv_load_count_start(&w->figs, u->e->o->cfg, u->kind, t - u->due);

@@ -152,15 +152,15 @@ void pv_load_hist_ci(const struct pv_load_hist *h, double q, double alpha, doubl
 
 /* ---- counting ---- */
 
-bool pv_load_count_start(struct pv_load_figs *f, const struct pv_load_config *c,
-			 enum pv_load_kind k, double delay)
+bool pv_load_count_start(struct pv_load_figs *f, const struct pv_playbook_workload *c,
+			 enum pv_playbook_workload_kind k, double delay)
 {
 	f->kind[k].started++;
 	return delay > c->late;
 }
 
-void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c, enum pv_load_kind k,
-		       bool late, double secs, bool error)
+void pv_load_count_end(struct pv_load_figs *f, const struct pv_playbook_workload *c,
+		       enum pv_playbook_workload_kind k, bool late, double secs, bool error)
 {
 	struct pv_load_counts *n = &f->kind[k];
 	bool over = false;
@@ -180,7 +180,7 @@ void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c, e
 		n->overloaded++;
 }
 
-void pv_load_count_unserved(struct pv_load_figs *f, enum pv_load_kind k)
+void pv_load_count_unserved(struct pv_load_figs *f, enum pv_playbook_workload_kind k)
 {
 	struct pv_load_counts *n = &f->kind[k];
 
@@ -217,7 +217,7 @@ void pv_load_figs_merge(struct pv_load_figs *dst, const struct pv_load_figs *src
 	if (src->host_cpu > dst->host_cpu)
 		dst->host_cpu = src->host_cpu;
 	pv_load_hist_merge(&dst->lag, &src->lag);
-	for (int k = 0; k < PV_LOAD_KINDS; k++)
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 		pv_load_counts_merge(&dst->kind[k], &src->kind[k]);
 }
 
@@ -248,7 +248,7 @@ void pv_load_step_add(struct pv_load_step *s, const struct pv_load_figs *f)
 	s->drops += f->drops;
 	s->reconnects += f->reconnects;
 	pv_load_hist_merge(&s->lag, &f->lag);
-	for (int k = 0; k < PV_LOAD_KINDS; k++)
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 		pv_load_counts_merge(&s->kind[k], &f->kind[k]);
 }
 

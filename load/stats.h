@@ -121,18 +121,18 @@ struct pv_load_figs {
 	double cpu_top;		 /* its busiest loop's, % of one core */
 	double host_cpu;	 /* the host's, % of all its cores busy; < 0: not known */
 	struct pv_load_hist lag; /* loop lag: how late each scenario of an idle user started */
-	struct pv_load_counts kind[PV_LOAD_KINDS];
+	struct pv_load_counts kind[PV_PLAYBOOK_WORKLOAD_KINDS];
 };
 
 /* Counting, as the driver goes. A scenario of kind k started delay seconds after its time
  * (counted started): returns whether it is late (keep it for pv_load_count_end). */
-bool pv_load_count_start(struct pv_load_figs *f, const struct pv_load_config *c,
-			 enum pv_load_kind k, double delay);
+bool pv_load_count_start(struct pv_load_figs *f, const struct pv_playbook_workload *c,
+			 enum pv_playbook_workload_kind k, double delay);
 /* It ended, secs after its start, in an error or not; late as pv_load_count_start said. */
-void pv_load_count_end(struct pv_load_figs *f, const struct pv_load_config *c, enum pv_load_kind k,
-		       bool late, double secs, bool error);
+void pv_load_count_end(struct pv_load_figs *f, const struct pv_playbook_workload *c,
+		       enum pv_playbook_workload_kind k, bool late, double secs, bool error);
 /* A scenario of kind k was due while its user had no connection. */
-void pv_load_count_unserved(struct pv_load_figs *f, enum pv_load_kind k);
+void pv_load_count_unserved(struct pv_load_figs *f, enum pv_playbook_workload_kind k);
 
 void pv_load_counts_merge(struct pv_load_counts *dst, const struct pv_load_counts *src);
 /* The same interval of another client into dst: counts, users, threads and CPU add up (the
@@ -165,7 +165,7 @@ struct pv_load_step {
 	unsigned drops, reconnects; /* the intervals' added */
 	struct pv_load_logon logon; /* the step's logons (the caller merges them in) */
 	struct pv_load_hist lag;    /* every client's loop lag */
-	struct pv_load_counts kind[PV_LOAD_KINDS];
+	struct pv_load_counts kind[PV_PLAYBOOK_WORKLOAD_KINDS];
 };
 
 void pv_load_step_init(struct pv_load_step *s, unsigned users);

@@ -94,7 +94,7 @@ static void sum_of(const struct pv_load_counts *n, struct pv_load_kind_sum *out)
 	lat_of(&n->lat, &out->lat);
 }
 
-void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config *c,
+void pv_load_summarize(const struct pv_load_step *s, const struct pv_playbook_workload *c,
 		       struct pv_load_summary *out)
 {
 	struct pv_load_counts all;
@@ -111,7 +111,7 @@ void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config
 	out->cpu = s->cpu;
 	out->dc_cpu = s->dc_cpu;
 	out->dc_samba = s->dc_samba;
-	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 		sum_of(&s->kind[k], &out->kind[k]);
 		pv_load_counts_merge(&all, &s->kind[k]);
 	}

@@ -71,10 +71,10 @@ struct pv_load_summary {
 	bool client_bound;
 	double driver_cores;	     /* the drivers' CPU, all clients, in cores */
 	struct pv_load_kind_sum all; /* every kind together */
-	struct pv_load_kind_sum kind[PV_LOAD_KINDS];
+	struct pv_load_kind_sum kind[PV_PLAYBOOK_WORKLOAD_KINDS];
 };
 
-void pv_load_summarize(const struct pv_load_step *s, const struct pv_load_config *c,
+void pv_load_summarize(const struct pv_load_step *s, const struct pv_playbook_workload *c,
 		       struct pv_load_summary *out);
 /* The scenarios of k that ended: completed, in error or unserved (overload's denominator). */
 uint64_t pv_load_ended(const struct pv_load_kind_sum *k);
@@ -93,7 +93,7 @@ void pv_load_summary_clients(struct pv_load_summary *s, const struct pv_load_cli
 /* A ramp's steps and its settings: what load.txt, load.csv, load.json, load.svg and the answer
  * are made of. */
 struct pv_load_results {
-	const struct pv_load_config *cfg;
+	const struct pv_playbook_workload *cfg;
 	const struct pv_load_summary *steps; /* in the ramp's order, users rising */
 	size_t n;
 	const char *title; /* what was measured, e.g. "srv, run 20261130-121500"; NULL: none */

@@ -64,7 +64,7 @@ void user_fail(struct user *u, const char *msg)
 /* The worker's loop for up to ms: whether it went well (else w->err, w->errmsg say why). */
 bool worker_turn(struct worker *w, int ms)
 {
-	int r = pv_smba_loop_run(w->l, ms);
+	int r = pv_smb_loop_run(w->l, ms);
 
 	if (r == PV_OK)
 		return true;

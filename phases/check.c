@@ -24,18 +24,18 @@
 #include <strings.h>
 #include <sys/socket.h>
 
-#define checks pv_check_result
+#define checks pv_phases_check_result
 
-void pv_check_add(struct pv_check_result *c, const char *check, const char *target,
-		  const char *status, int code, const char *fmt, ...)
+void pv_phases_check_add(struct pv_phases_check_result *c, const char *check, const char *target,
+			 const char *status, int code, const char *fmt, ...)
 {
-	static struct pv_check_item oom = {"check", "", "fail", PV_EIO, "out of memory"};
-	struct pv_check_item *r;
+	static struct pv_phases_check_item oom = {"check", "", "fail", PV_EIO, "out of memory"};
+	struct pv_phases_check_item *r;
 	va_list ap;
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct pv_check_item *n = realloc(c->items, cap * sizeof(*n));
+		struct pv_phases_check_item *n = realloc(c->items, cap * sizeof(*n));
 
 		if (!n) {
 			if (c->on_item)
@@ -63,7 +63,7 @@ void pv_check_add(struct pv_check_result *c, const char *check, const char *targ
 		c->on_item(r, c->arg);
 }
 
-#define add pv_check_add
+#define add pv_phases_check_add
 
 static void failed(struct checks *c, const char *check, const char *target, int code)
 {
@@ -110,7 +110,7 @@ static void check_dns(struct checks *c, const struct pv_playbook *pb)
 		add(c, "dns", pb->domain.dc_name, "ok", PV_OK, "%s", addr);
 
 	for (size_t i = 0; i < pb->nclients + 1; i++) {
-		const struct pv_host *h = i == 0 ? &pb->server.host : &pb->clients[i - 1];
+		const struct pv_playbook_host *h = i == 0 ? &pb->server.host : &pb->clients[i - 1];
 
 		if (i == 0 && !pb->has_server)
 			continue;
@@ -166,14 +166,14 @@ static void check_ca(struct checks *c, const struct pv_playbook *pb)
 static void check_directory(struct checks *c, const struct pv_playbook *pb,
 			    const struct pv_secret *admin)
 {
-	const struct pv_domain *d = &pb->domain;
-	struct pv_dir_target t;
-	struct pv_dir *dir = NULL;
+	const struct pv_playbook_domain *d = &pb->domain;
+	struct pv_ldap_target t;
+	struct pv_ldap *dir = NULL;
 	char *nc = NULL, *cc = NULL;
 	int r;
 
 	pv_env_target_dir(d, &t);
-	r = pv_dir_rootdse(&t, &nc);
+	r = pv_ldap_rootdse(&t, &nc);
 	if (r != PV_OK)
 		failed(c, "ldap", d->dc_name, r);
 	else if (strcasecmp(nc, d->base_dn) != 0)
@@ -188,25 +188,26 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 
 	/* LDAPS with the CA whenever a CA is given; the configured transport when it differs. */
 	if (d->ca_file) {
-		r = admin ? pv_dir_connect(&t, PV_DIR_LDAPS, admin, &dir) : PV_ECONFIG;
+		r = admin ? pv_ldap_connect(&t, PV_LDAP_LDAPS, admin, &dir) : PV_ECONFIG;
 		if (r == PV_OK)
 			add(c, "ldaps", d->dc_name, "ok", PV_OK, "bound as %s (%s)", d->admin,
-			    pv_dir_security(dir));
+			    pv_ldap_security(dir));
 		else if (admin)
 			failed(c, "ldaps", d->dc_name, r);
-		pv_dir_free(dir);
+		pv_ldap_free(dir);
 		dir = NULL;
 	}
-	if (d->transport != PV_LDAP_LDAPS && admin) {
-		const char *name = d->transport == PV_LDAP_STARTTLS ? "starttls" : "gssapi";
+	if (d->transport != PV_PLAYBOOK_LDAP_LDAPS && admin) {
+		const char *name =
+			d->transport == PV_PLAYBOOK_LDAP_STARTTLS ? "starttls" : "gssapi";
 
-		r = pv_dir_connect(&t, -1, admin, &dir);
+		r = pv_ldap_connect(&t, -1, admin, &dir);
 		if (r == PV_OK)
 			add(c, name, d->dc_name, "ok", PV_OK, "bound as %s (%s)", d->admin,
-			    pv_dir_security(dir));
+			    pv_ldap_security(dir));
 		else
 			failed(c, name, d->dc_name, r);
-		pv_dir_free(dir);
+		pv_ldap_free(dir);
 		dir = NULL;
 	}
 	if (admin) {
@@ -228,28 +229,28 @@ static void check_directory(struct checks *c, const struct pv_playbook *pb,
 static void check_other_dcs(struct checks *c, const struct pv_playbook *pb,
 			    const struct pv_secret *admin)
 {
-	const struct pv_domain *d = &pb->domain;
+	const struct pv_playbook_domain *d = &pb->domain;
 
 	add(c, "dc", "controller", "ok", PV_OK,
 	    "writes to %s%s%s%s (domain.dc); %zu other DC%s named (domain.other_dcs)", d->dc_name,
 	    d->dc_address ? " at " : "", d->dc_address ? d->dc_address : "", "", d->nother_dcs,
 	    d->nother_dcs == 1 ? "" : "s");
 	for (size_t i = 0; i < d->nother_dcs; i++) {
-		struct pv_domain o = *d;
-		struct pv_dir_target t;
-		struct pv_dir *dir = NULL;
+		struct pv_playbook_domain o = *d;
+		struct pv_ldap_target t;
+		struct pv_ldap *dir = NULL;
 		int r;
 
 		o.dc_name = d->other_dcs[i].name;
 		o.dc_address = d->other_dcs[i].address;
 		pv_env_target_dir(&o, &t);
-		r = admin ? pv_dir_connect(&t, -1, admin, &dir) : PV_ECONFIG;
+		r = admin ? pv_ldap_connect(&t, -1, admin, &dir) : PV_ECONFIG;
 		if (r == PV_OK)
 			add(c, "ldap", o.dc_name, "ok", PV_OK, "another DC: bound as %s (%s)",
-			    d->admin, pv_dir_security(dir));
+			    d->admin, pv_ldap_security(dir));
 		else if (admin)
 			failed(c, "ldap", o.dc_name, r);
-		pv_dir_free(dir);
+		pv_ldap_free(dir);
 	}
 }
 
@@ -261,10 +262,10 @@ enum probe_kind {
 };
 
 struct probe {
-	struct pv_host host;
+	struct pv_playbook_host host;
 	enum probe_kind kind;
 	bool needs; /* needs.sh as role */
-	enum pv_needs_role role;
+	enum pv_phases_needs_role role;
 };
 
 struct ssh_probe {
@@ -280,7 +281,7 @@ static int probe_host(size_t i, void *arg)
 {
 	struct ssh_probe *p = arg;
 	const struct probe *pr = &p->probes[i];
-	const struct pv_host *h = &pr->host;
+	const struct pv_playbook_host *h = &pr->host;
 	struct pv_remote *rem = NULL;
 	struct pv_buf out = PV_BUF_INIT, err = PV_BUF_INIT;
 	struct pv_buf script = PV_BUF_INIT;
@@ -294,7 +295,7 @@ static int probe_host(size_t i, void *arg)
 		pv_buf_addstr(&script, pv_phases_which_dc_sh);
 		pv_buf_addstr(&script, "\n)\n");
 		if (pr->needs)
-			pv_needs_script(p->pb, pr->role, &script);
+			pv_phases_needs_script(p->pb, pr->role, &script);
 		if (pv_buf_failed(&script)) {
 			r = pv_error(PV_EIO, "out of memory");
 			goto out;
@@ -335,13 +336,13 @@ out:
 }
 
 /* Which DC a host uses: its winbindd's (a member server), and the KDCs its krb5.conf names. */
-static void check_uses(struct checks *c, const struct pv_playbook *pb, const struct pv_host *h,
-		       const char *text)
+static void check_uses(struct checks *c, const struct pv_playbook *pb,
+		       const struct pv_playbook_host *h, const char *text)
 {
 	char kdc[256], wb[256];
 
-	pv_needs_fact(text, "kdc", kdc, sizeof(kdc));
-	pv_needs_fact(text, "winbind", wb, sizeof(wb));
+	pv_phases_needs_fact(text, "kdc", kdc, sizeof(kdc));
+	pv_phases_needs_fact(text, "winbind", wb, sizeof(wb));
 	add(c, "dc", h->name, "ok", PV_OK, "%s%s%s%s%s", wb[0] ? "winbindd talks to " : "", wb,
 	    wb[0] ? "; " : "",
 	    kdc[0] ? "Kerberos KDC (krb5.conf): "
@@ -355,14 +356,14 @@ static void check_uses(struct checks *c, const struct pv_playbook *pb, const str
  * /proc over SSH, is said not to work there. */
 static bool server_probe(struct checks *c, const struct pv_playbook *pb, struct probe *pr)
 {
-	const struct pv_server *s = &pb->server;
+	const struct pv_playbook_server *s = &pb->server;
 
 	memset(pr, 0, sizeof(*pr));
 	pr->host = s->host;
-	if (s->kind == PV_SERVER_SAMBA) {
+	if (s->kind == PV_PLAYBOOK_SERVER_SAMBA) {
 		pr->kind = PROBE_LINUX;
 		pr->needs = true;
-		pr->role = PV_NEEDS_SERVER;
+		pr->role = PV_PHASES_NEEDS_SERVER;
 		return true;
 	}
 	if (pb->driver.watch > 0)
@@ -371,13 +372,14 @@ static bool server_probe(struct checks *c, const struct pv_playbook *pb, struct 
 		    "perl "
 		    "over SSH on the server, %s; set driver.watch: 0 to say so (run goes on "
 		    "unwatched either way)",
-		    pb->driver.watch, pv_server_kinds[s->kind],
-		    s->kind == PV_SERVER_WINDOWS ? "which a Windows server has not"
-						 : "which a NAS may not have");
+		    pb->driver.watch, pv_playbook_server_kinds[s->kind],
+		    s->kind == PV_PLAYBOOK_SERVER_WINDOWS ? "which a Windows server has not"
+							  : "which a NAS may not have");
 	if (!pb->has_drain)
 		return false; /* nothing of provision's runs there */
-	pr->kind = s->kind == PV_SERVER_WINDOWS ? PROBE_WINDOWS : PROBE_CONNECT;
-	pr->host.os = s->kind == PV_SERVER_WINDOWS ? PV_OS_WINDOWS : PV_OS_LINUX;
+	pr->kind = s->kind == PV_PLAYBOOK_SERVER_WINDOWS ? PROBE_WINDOWS : PROBE_CONNECT;
+	pr->host.os = s->kind == PV_PLAYBOOK_SERVER_WINDOWS ? PV_PLAYBOOK_OS_WINDOWS
+							    : PV_PLAYBOOK_OS_LINUX;
 	return true;
 }
 
@@ -396,18 +398,22 @@ static void check_ssh(struct checks *c, const struct pv_playbook *pb)
 		k++;
 	for (size_t i = 0; i < pb->nclients; i++, k++) {
 		probes[k].host = pb->clients[i];
-		probes[k].kind = pb->clients[i].os == PV_OS_WINDOWS ? PROBE_WINDOWS : PROBE_LINUX;
+		probes[k].kind =
+			pb->clients[i].os == PV_PLAYBOOK_OS_WINDOWS ? PROBE_WINDOWS : PROBE_LINUX;
 		probes[k].needs = true;
-		probes[k].role = PV_NEEDS_CLIENT;
+		probes[k].role = PV_PHASES_NEEDS_CLIENT;
 	}
 	if (pb->has_controller && pb->controller.host.name) {
 		probes[k].host = pb->controller.host;
 		/* FSCT's controller is a Windows host */
-		probes[k].kind = pb->driver.kind == PV_DRIVER_FSCT ? PROBE_WINDOWS : PROBE_LINUX;
-		probes[k].host.os = pb->driver.kind == PV_DRIVER_FSCT ? PV_OS_WINDOWS : PV_OS_LINUX;
-		probes[k].needs =
-			pb->driver.kind == PV_DRIVER_COMMAND && pb->driver.controller_command;
-		probes[k].role = PV_NEEDS_CONTROLLER;
+		probes[k].kind =
+			pb->driver.kind == PV_PLAYBOOK_DRIVER_FSCT ? PROBE_WINDOWS : PROBE_LINUX;
+		probes[k].host.os = pb->driver.kind == PV_PLAYBOOK_DRIVER_FSCT
+					    ? PV_PLAYBOOK_OS_WINDOWS
+					    : PV_PLAYBOOK_OS_LINUX;
+		probes[k].needs = pb->driver.kind == PV_PLAYBOOK_DRIVER_COMMAND &&
+				  pb->driver.controller_command;
+		probes[k].role = PV_PHASES_NEEDS_CONTROLLER;
 		k++;
 	}
 	if (k == 0)
@@ -424,8 +430,8 @@ static void check_ssh(struct checks *c, const struct pv_playbook *pb)
 			check_uses(c, pb, &probes[i].host, p.facts[i]);
 	for (size_t i = 0; i < k; i++)
 		if (res[i].code == PV_OK && probes[i].needs && probes[i].kind == PROBE_LINUX)
-			pv_needs_judge(c, pb, probes[i].host.name, probes[i].role,
-				       p.facts[i] ? p.facts[i] : "");
+			pv_phases_needs_judge(c, pb, probes[i].host.name, probes[i].role,
+					      p.facts[i] ? p.facts[i] : "");
 out:
 	for (size_t i = 0; p.facts && i < n; i++)
 		free(p.facts[i]);
@@ -441,25 +447,25 @@ out:
  * dialect, and what signing or encryption the server or the share requires). */
 static void check_smb(struct checks *c, const struct pv_playbook *pb, const struct pv_secret *admin)
 {
-	const struct pv_host *h = &pb->server.host;
-	struct pv_smb2 *s = NULL;
+	const struct pv_playbook_host *h = &pb->server.host;
+	struct pv_smb_sync *s = NULL;
 	struct pv_buf there = PV_BUF_INIT, missing = PV_BUF_INIT;
 	char spoke[128] = "";
 	int r;
 
-	r = pv_smb2_connect(h->address ? h->address : h->name, pb->domain.timeout, &s);
+	r = pv_smb_sync_connect(h->address ? h->address : h->name, pb->domain.timeout, &s);
 	if (r == PV_OK)
-		r = pv_smb2_logon(s, pb->domain.netbios, pb->domain.admin, admin);
+		r = pv_smb_sync_logon(s, pb->domain.netbios, pb->domain.admin, admin);
 	for (unsigned k = 1; r == PV_OK && k <= pb->server.shares; k++) {
-		char share[PV_NAME_MAX];
+		char share[PV_PLAYBOOK_NAME_MAX];
 		int tr;
 
-		if ((r = pv_share_name(pb, k, share)) != PV_OK)
+		if ((r = pv_playbook_share_name(pb, k, share)) != PV_OK)
 			break;
-		tr = pv_smb2_tree(s, share);
+		tr = pv_smb_sync_tree(s, share);
 		if (tr == PV_OK) {
 			pv_buf_addf(&there, "%s%s", there.len ? ", " : "", share);
-			snprintf(spoke, sizeof(spoke), "%s", pv_smb2_describe(s));
+			snprintf(spoke, sizeof(spoke), "%s", pv_smb_sync_describe(s));
 		} else if (tr == PV_ECONFIG) {
 			pv_buf_addf(&missing, "%s%s", missing.len ? ", " : "", share);
 		} else {
@@ -467,19 +473,19 @@ static void check_smb(struct checks *c, const struct pv_playbook *pb, const stru
 		}
 	}
 	if (r == PV_OK && !spoke[0])
-		snprintf(spoke, sizeof(spoke), "%s", pv_smb2_describe(s));
+		snprintf(spoke, sizeof(spoke), "%s", pv_smb_sync_describe(s));
 	if (r == PV_OK)
-		pv_smb2_logoff(s);
+		pv_smb_sync_logoff(s);
 	if (r == PV_OK && (pv_buf_failed(&there) || pv_buf_failed(&missing)))
 		r = pv_error(PV_EIO, "out of memory");
-	if (r == PV_OK && missing.len && pb->server.kind != PV_SERVER_SAMBA)
+	if (r == PV_OK && missing.len && pb->server.kind != PV_PLAYBOOK_SERVER_SAMBA)
 		/* nothing of provision's makes them: they must be there before anything runs */
 		add(c, "smb", h->name, "fail", PV_ECONFIG,
 		    "logged on as %s\\%s (%s), but the shares %s are not there: server.kind is %s, "
 		    "so provision does not make them; make them on the server, or set "
 		    "server.shares and server.share_template to the shares it has",
 		    pb->domain.netbios, pb->domain.admin, spoke, missing.data,
-		    pv_server_kinds[pb->server.kind]);
+		    pv_playbook_server_kinds[pb->server.kind]);
 	else if (r == PV_OK)
 		add(c, "smb", h->name, "ok", PV_OK,
 		    "logged on as %s\\%s with our SMB2 client (%s); %s%s%s%s%s", pb->domain.netbios,
@@ -487,18 +493,19 @@ static void check_smb(struct checks *c, const struct pv_playbook *pb, const stru
 		    there.len ? there.data : "", there.len && missing.len ? "; " : "",
 		    missing.len ? "not there yet (prepare makes them): " : "",
 		    missing.len ? missing.data : "");
-	else if (r == PV_EUNREACH && pb->server.kind == PV_SERVER_SAMBA)
+	else if (r == PV_EUNREACH && pb->server.kind == PV_PLAYBOOK_SERVER_SAMBA)
 		/* Before `provision join` starts smbd this is expected, so it is not a failure. */
 		add(c, "smb", h->name, "warn", PV_OK,
 		    "%s (expected before 'provision join' starts smbd)", pv_errmsg());
 	else
 		failed(c, "smb", h->name, r);
-	pv_smb2_free(s);
+	pv_smb_sync_free(s);
 	pv_buf_release(&there, 0);
 	pv_buf_release(&missing, 0);
 }
 
-int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_result *c)
+int pv_phases_check_run(const struct pv_env *env, const char *path,
+			struct pv_phases_check_result *c)
 {
 	const struct pv_playbook *pb = env->pb;
 	const struct pv_secret *admin = NULL, *users = NULL;
@@ -519,8 +526,8 @@ int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_res
 		    admin->len);
 	}
 	/* the users' password only when reading it asks nobody anything */
-	if (pb->users.password.source == PV_SECRET_FILE ||
-	    pb->users.password.source == PV_SECRET_ENV) {
+	if (pb->users.password.source == PV_PLAYBOOK_SECRET_FILE ||
+	    pb->users.password.source == PV_PLAYBOOK_SECRET_ENV) {
 		r = pv_env_secret(env, PV_ENV_CRED_USERS, &users);
 		if (r != PV_OK)
 			failed(c, "secret", "users", r);
@@ -538,7 +545,7 @@ int pv_check_run(const struct pv_env *env, const char *path, struct pv_check_res
 	return c->first_fail;
 }
 
-void pv_check_result_release(struct pv_check_result *c)
+void pv_phases_check_result_release(struct pv_phases_check_result *c)
 {
 	free(c->items);
 	c->items = NULL;

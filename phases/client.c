@@ -35,16 +35,17 @@ extern const char pv_phases_read_hosts_sh[], pv_phases_resolve_ps1[];
 struct client_run {
 	const struct pv_playbook *pb;
 	bool cleanup, dry;
-	struct pv_host *hosts; /* the selected clients (shallow copies) */
+	struct pv_playbook_host *hosts; /* the selected clients (shallow copies) */
 	size_t n;
-	struct pv_client_host *jobs;
+	struct pv_phases_client_host *jobs;
 	char **names; /* [0] the server's name, [1..nnames-1] its aliases */
 	size_t nnames;
 	struct pv_strset *set;
 };
 
 /* The clients this run is for, as shallow copies (the fan-out takes an array of hosts). */
-static int select_clients(struct client_run *run, const struct pv_host *const *sel, size_t n)
+static int select_clients(struct client_run *run, const struct pv_playbook_host *const *sel,
+			  size_t n)
 {
 	if (!sel)
 		n = run->pb->nclients;
@@ -61,9 +62,9 @@ static int select_clients(struct client_run *run, const struct pv_host *const *s
 /* The server's name and its N aliases, every alias checked against the NetBIOS rule. */
 static int make_names(struct client_run *run)
 {
-	const struct pv_server *s = &run->pb->server;
+	const struct pv_playbook_server *s = &run->pb->server;
 	unsigned long n = run->pb->users.per_client;
-	char name[PV_NAME_MAX];
+	char name[PV_PLAYBOOK_NAME_MAX];
 	int r;
 
 	if (!(run->names = calloc(n + 1, sizeof(*run->names))) || !(run->set = pv_strset_new()) ||
@@ -73,7 +74,7 @@ static int make_names(struct client_run *run)
 	if (pv_strset_add(run->set, s->host.name) < 0)
 		return pv_error(PV_EIO, "out of memory");
 	for (unsigned long i = 1; i <= n; i++) {
-		if ((r = pv_alias_name(run->pb, i, name)) != PV_OK)
+		if ((r = pv_playbook_alias_name(run->pb, i, name)) != PV_OK)
 			return r;
 		if (!(run->names[run->nnames] = strdup(name)))
 			return pv_error(PV_EIO, "out of memory");
@@ -140,8 +141,8 @@ static size_t verify_names(const struct client_run *run, const char *v[2])
 
 /* The getent lines (between "pv-getent-output" and "pv-getent <status>"): status 0 and every
  * address the server's. */
-static int check_getent(const struct client_run *run, const struct pv_host *h, const char *out,
-			const char *const *verify, size_t nv)
+static int check_getent(const struct client_run *run, const struct pv_playbook_host *h,
+			const char *out, const char *const *verify, size_t nv)
 {
 	const char *addr = run->pb->server.host.address, *p, *status;
 	size_t len, lines = 0;
@@ -175,17 +176,17 @@ static int check_getent(const struct client_run *run, const struct pv_host *h, c
 	return PV_OK;
 }
 
-static void backup_path(const struct client_run *run, const struct pv_host *h, const char *file,
-			struct pv_client_host *j)
+static void backup_path(const struct client_run *run, const struct pv_playbook_host *h,
+			const char *file, struct pv_phases_client_host *j)
 {
 	snprintf(j->backup_path, sizeof(j->backup_path), "%s.provision-%s-%s.orig", file,
 		 run->pb->lab, h->name);
 }
 
 /* Linux and other POSIX clients: one command does the write, the backup and the check. */
-static int apply_posix(struct client_run *run, const struct pv_host *h, struct pv_remote *rem,
-		       const struct pv_buf *old, const struct pv_buf *new, bool changed, bool ours,
-		       struct pv_client_host *j)
+static int apply_posix(struct client_run *run, const struct pv_playbook_host *h,
+		       struct pv_remote *rem, const struct pv_buf *old, const struct pv_buf *new,
+		       bool changed, bool ours, struct pv_phases_client_host *j)
 {
 	char olds[32], news[32];
 	const char *verify[2];
@@ -266,7 +267,7 @@ static bool same(const struct pv_buf *a, const struct pv_buf *b)
 }
 
 /* cmd.exe is OpenSSH for Windows' default shell (client.h). */
-int pv_client_win_del(const char *path, struct pv_buf *cmd)
+int pv_phases_client_win_del(const char *path, struct pv_buf *cmd)
 {
 	struct pv_buf win = PV_BUF_INIT;
 	int r;
@@ -284,7 +285,7 @@ int pv_client_win_del(const char *path, struct pv_buf *cmd)
 	return r;
 }
 
-int pv_client_win_resolve(const char *first, const char *last, struct pv_buf *cmd)
+int pv_phases_client_win_resolve(const char *first, const char *last, struct pv_buf *cmd)
 {
 	struct pv_buf ps = PV_BUF_INIT;
 	int r;
@@ -315,8 +316,8 @@ out:
  * mismatch the previous content is written back. Not tested here (no Windows host). */
 /* Windows: write new in place after checking the file is still old, and read it back; a
  * mismatch writes old back. */
-static int win_write(const struct pv_host *h, struct pv_remote *rem, const struct pv_buf *old,
-		     const struct pv_buf *new)
+static int win_write(const struct pv_playbook_host *h, struct pv_remote *rem,
+		     const struct pv_buf *old, const struct pv_buf *new)
 {
 	struct pv_buf cur = PV_BUF_INIT;
 	int r;
@@ -347,8 +348,8 @@ out:
 }
 
 /* Windows, cleanup: the backup removed when the file is as it was before the first run. */
-static int win_drop_backup(const struct pv_host *h, struct pv_remote *rem, const struct pv_buf *new,
-			   struct pv_client_host *j)
+static int win_drop_backup(const struct pv_playbook_host *h, struct pv_remote *rem,
+			   const struct pv_buf *new, struct pv_phases_client_host *j)
 {
 	struct pv_buf cur = PV_BUF_INIT, cmd = PV_BUF_INIT;
 	int status = 0, r = PV_OK;
@@ -358,7 +359,7 @@ static int win_drop_backup(const struct pv_host *h, struct pv_remote *rem, const
 	j->backup = "kept";
 	if (!same(&cur, new))
 		goto out;
-	if ((r = pv_client_win_del(j->backup_path, &cmd)) != PV_OK) {
+	if ((r = pv_phases_client_win_del(j->backup_path, &cmd)) != PV_OK) {
 		r = pv_error_prefix(r, "'%s': backup %s", h->name, j->backup_path);
 		goto out;
 	}
@@ -371,7 +372,8 @@ out:
 }
 
 /* Windows: the first and last alias resolve to the server's address there. */
-static int win_verify(const struct client_run *run, const struct pv_host *h, struct pv_remote *rem)
+static int win_verify(const struct client_run *run, const struct pv_playbook_host *h,
+		      struct pv_remote *rem)
 {
 	const char *first = run->names[run->nnames > 1 ? 1 : 0];
 	const char *last = run->names[run->nnames - 1];
@@ -380,7 +382,7 @@ static int win_verify(const struct client_run *run, const struct pv_host *h, str
 	int status = 0, r;
 	size_t len;
 
-	if ((r = pv_client_win_resolve(first, last, &cmd)) != PV_OK) {
+	if ((r = pv_phases_client_win_resolve(first, last, &cmd)) != PV_OK) {
 		r = pv_error_prefix(r, "'%s': the check of the aliases", h->name);
 		goto out;
 	}
@@ -411,9 +413,9 @@ out:
 	return r;
 }
 
-static int apply_windows(struct client_run *run, const struct pv_host *h, struct pv_remote *rem,
-			 const struct pv_buf *old, const struct pv_buf *new, bool changed,
-			 bool ours, struct pv_client_host *j)
+static int apply_windows(struct client_run *run, const struct pv_playbook_host *h,
+			 struct pv_remote *rem, const struct pv_buf *old, const struct pv_buf *new,
+			 bool changed, bool ours, struct pv_phases_client_host *j)
 {
 	struct pv_buf cur = PV_BUF_INIT;
 	int r = PV_OK;
@@ -442,8 +444,8 @@ static int apply_windows(struct client_run *run, const struct pv_host *h, struct
 
 /* cat the file; for `client`, getent's view of the aliases rides along on stderr, so a run that
  * has nothing to write is checked without a second round trip. */
-static int read_posix(const struct client_run *run, const struct pv_host *h, struct pv_remote *rem,
-		      struct pv_buf *content, struct pv_buf *err)
+static int read_posix(const struct client_run *run, const struct pv_playbook_host *h,
+		      struct pv_remote *rem, struct pv_buf *content, struct pv_buf *err)
 {
 	struct pv_buf cmd = PV_BUF_INIT;
 	const char *v[2];
@@ -471,9 +473,10 @@ oom:
 
 /* The new content of the client's hosts file: old with the lab's block merged in (or taken
  * out, for cleanup), after checking that no line outside it holds one of our names. */
-static int compose(struct client_run *run, const struct pv_host *h, const char *file,
+static int compose(struct client_run *run, const struct pv_playbook_host *h, const char *file,
 		   const struct pv_buf *old, struct pv_hosts_layout *lay,
-		   const struct pv_hosts_style *st, struct pv_buf *new, struct pv_client_host *j)
+		   const struct pv_hosts_style *st, struct pv_buf *new,
+		   struct pv_phases_client_host *j)
 {
 	struct pv_hosts_group g[2];
 	int r;
@@ -499,8 +502,8 @@ static int compose(struct client_run *run, const struct pv_host *h, const char *
 }
 
 /* What was done, on stderr; a backup left because the file changed outside the block. */
-static void say_done(const struct client_run *run, const struct pv_host *h, const char *file,
-		     bool changed, const struct pv_client_host *j)
+static void say_done(const struct client_run *run, const struct pv_playbook_host *h,
+		     const char *file, bool changed, const struct pv_phases_client_host *j)
 {
 	bool made = j->backup && strcmp(j->backup, "made") == 0;
 
@@ -518,9 +521,9 @@ static void say_done(const struct client_run *run, const struct pv_host *h, cons
 static int one_client(size_t i, void *arg)
 {
 	struct client_run *run = arg;
-	const struct pv_host *h = &run->hosts[i];
-	struct pv_client_host *j = &run->jobs[i];
-	bool win = h->os == PV_OS_WINDOWS, changed;
+	const struct pv_playbook_host *h = &run->hosts[i];
+	struct pv_phases_client_host *j = &run->jobs[i];
+	bool win = h->os == PV_PLAYBOOK_OS_WINDOWS, changed;
 	const char *file = win ? WINDOWS_HOSTS : LINUX_HOSTS;
 	struct pv_remote *rem = NULL;
 	struct pv_buf old = PV_BUF_INIT, new = PV_BUF_INIT, early = PV_BUF_INIT;
@@ -608,8 +611,8 @@ static int outcome(const struct client_run *run, const struct pv_fanout_result *
 	return r;
 }
 
-int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
-		    struct pv_client_result *res)
+int pv_phases_client_apply(const struct pv_env *env, const struct pv_phases_client_opts *o,
+			   struct pv_phases_client_result *res)
 {
 	struct client_run run = {.pb = env->pb, .cleanup = o->cleanup, .dry = env->dry_run};
 	struct pv_fanout_result *fr = NULL;
@@ -636,7 +639,7 @@ int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
 		res->hosts[i].name = pv_playbook_client(run.pb, run.hosts[i].name)->name;
 	pv_fanout_run(run.n, run.pb->fanout, one_client, &run, fr);
 	for (size_t i = 0; i < run.n; i++) {
-		struct pv_client_host *j = &res->hosts[i];
+		struct pv_phases_client_host *j = &res->hosts[i];
 		bool ch;
 
 		j->code = fr[i].code;
@@ -671,7 +674,7 @@ out:
 	return r;
 }
 
-void pv_client_result_release(struct pv_client_result *res)
+void pv_phases_client_result_release(struct pv_phases_client_result *res)
 {
 	free(res->hosts);
 	res->hosts = NULL;
@@ -682,16 +685,16 @@ void pv_client_result_release(struct pv_client_result *res)
 
 struct status_run {
 	struct client_run run;
-	struct pv_client_status *st;
+	struct pv_phases_client_status *st;
 };
 
 static int status_one(size_t i, void *arg)
 {
 	struct status_run *sr = arg;
 	struct client_run *run = &sr->run;
-	const struct pv_host *h = &run->hosts[i];
-	struct pv_client_status_host *sh = &sr->st->hosts[i];
-	bool win = h->os == PV_OS_WINDOWS;
+	const struct pv_playbook_host *h = &run->hosts[i];
+	struct pv_phases_client_status_host *sh = &sr->st->hosts[i];
+	bool win = h->os == PV_PLAYBOOK_OS_WINDOWS;
 	const char *file = win ? WINDOWS_HOSTS : LINUX_HOSTS;
 	struct pv_remote *rem = NULL;
 	struct pv_buf text = PV_BUF_INIT, err = PV_BUF_INIT, want = PV_BUF_INIT;
@@ -742,7 +745,7 @@ out:
 	return r;
 }
 
-int pv_client_status(const struct pv_env *env, struct pv_client_status *st)
+int pv_phases_client_status(const struct pv_env *env, struct pv_phases_client_status *st)
 {
 	struct status_run sr = {.run = {.pb = env->pb}, .st = st};
 	struct pv_fanout_result *fr = NULL;
@@ -778,7 +781,7 @@ out:
 	return r;
 }
 
-void pv_client_status_release(struct pv_client_status *st)
+void pv_phases_client_status_release(struct pv_phases_client_status *st)
 {
 	free(st->hosts);
 	st->hosts = NULL;

@@ -8,14 +8,14 @@
 #include "phases/phase.h"
 #include "util/buf.h"
 
-struct pv_client_opts {
+struct pv_phases_client_opts {
 	bool cleanup;
-	const struct pv_host *const *clients; /* which clients; all of them when NULL */
+	const struct pv_playbook_host *const *clients; /* which clients; all of them when NULL */
 	size_t nclients;
 };
 
 /* What happened on one client. */
-struct pv_client_host {
+struct pv_phases_client_host {
 	const char *name;
 	int code; /* PV_OK, or why this client failed (msg) */
 	char msg[1024];
@@ -30,8 +30,8 @@ struct pv_client_host {
 	char other[33];
 };
 
-struct pv_client_result {
-	struct pv_client_host *hosts;
+struct pv_phases_client_result {
+	struct pv_phases_client_host *hosts;
 	size_t n;
 	size_t changed, unchanged, failed;
 	size_t names; /* the server's name and its aliases in the block (not for cleanup) */
@@ -41,30 +41,31 @@ struct pv_client_result {
 
 /* PV_OK when every client is done, PV_EPARTIAL when some failed (each named with its cause in
  * the message and in its host entry), else the code of the one or all failures. */
-int pv_client_apply(const struct pv_env *env, const struct pv_client_opts *o,
-		    struct pv_client_result *res);
-void pv_client_result_release(struct pv_client_result *res);
+int pv_phases_client_apply(const struct pv_env *env, const struct pv_phases_client_opts *o,
+			   struct pv_phases_client_result *res);
+void pv_phases_client_result_release(struct pv_phases_client_result *res);
 
-struct pv_client_status_host {
+struct pv_phases_client_status_host {
 	const char *name;
 	int code;
 	char msg[512];
 	const char *block; /* "in place", "differs" (another N or edited), "absent" */
 };
-struct pv_client_status {
-	struct pv_client_status_host *hosts;
+struct pv_phases_client_status {
+	struct pv_phases_client_status_host *hosts;
 	size_t n;
 };
-int pv_client_status(const struct pv_env *env, struct pv_client_status *st);
-void pv_client_status_release(struct pv_client_status *st);
+int pv_phases_client_status(const struct pv_env *env, struct pv_phases_client_status *st);
+void pv_phases_client_status_release(struct pv_phases_client_status *st);
 
 /* The two commands sent to a Windows client, built without I/O (unit-tested): cmd is reset,
  * then holds the command. PV_ECONFIG (recorded) when a value cannot be quoted safely
  * (remote/quote.h), PV_EIO when out of memory.
- * pv_client_win_del: 'del /q "<path, '/' made '\'>"' for cmd.exe.
- * pv_client_win_resolve: powershell -Command "<script>" printing "pv-host <address>" for each
- * address the two names resolve to; the names quoted for PowerShell, the script for cmd.exe. */
-int pv_client_win_del(const char *path, struct pv_buf *cmd);
-int pv_client_win_resolve(const char *first, const char *last, struct pv_buf *cmd);
+ * pv_phases_client_win_del: 'del /q "<path, '/' made '\'>"' for cmd.exe.
+ * pv_phases_client_win_resolve: powershell -Command "<script>" printing "pv-host <address>" for
+ * each address the two names resolve to; the names quoted for PowerShell, the script for cmd.exe.
+ */
+int pv_phases_client_win_del(const char *path, struct pv_buf *cmd);
+int pv_phases_client_win_resolve(const char *first, const char *last, struct pv_buf *cmd);
 
 #endif

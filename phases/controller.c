@@ -28,7 +28,7 @@ struct ctl {
 	const char *bdir;
 	char parent[PATH_MAX];
 	char stamp[32];
-	struct pv_controller_result *res;
+	struct pv_phases_controller_result *res;
 };
 
 /* "/a/b//" -> "/a/b"; parent "/a" (or "/" or "." for a bare name). */
@@ -169,7 +169,7 @@ static int local_base(struct ctl *c, char *base, size_t len, const struct stat *
 /* The results folder moved to <base>.<stamp>[-N] (the first free name), for real or not. */
 static int local_move(struct ctl *c, const char *base)
 {
-	struct pv_controller_result *res = c->res;
+	struct pv_phases_controller_result *res = c->res;
 
 	for (int i = 1; i < 1000; i++) {
 		int n = i == 1 ? snprintf(res->backup, sizeof(res->backup), "%s.%s", base, c->stamp)
@@ -200,7 +200,7 @@ static int local_move(struct ctl *c, const char *base)
  * when it cannot be made. */
 static int local_anew(struct ctl *c, const struct stat *st)
 {
-	struct pv_controller_result *res = c->res;
+	struct pv_phases_controller_result *res = c->res;
 
 	if (mkdir(res->results, st->st_mode & 07777) != 0) {
 		int e = errno;
@@ -226,7 +226,7 @@ static int local_anew(struct ctl *c, const struct stat *st)
 
 static int local_reset(struct ctl *c)
 {
-	struct pv_controller_result *res = c->res;
+	struct pv_phases_controller_result *res = c->res;
 	char base[PATH_MAX];
 	struct stat st;
 	int r;
@@ -277,9 +277,9 @@ static int local_reset(struct ctl *c)
 
 /* ---- over SSH ---- */
 
-static int remote_reset(struct ctl *c, const struct pv_host *h)
+static int remote_reset(struct ctl *c, const struct pv_playbook_host *h)
 {
-	struct pv_controller_result *res = c->res;
+	struct pv_phases_controller_result *res = c->res;
 	struct pv_remote *rem = NULL;
 	struct pv_buf s = PV_BUF_INIT, out = PV_BUF_INIT;
 	int status = 0, r;
@@ -309,7 +309,7 @@ static int remote_reset(struct ctl *c, const struct pv_host *h)
 			     *pv_errmsg() ? pv_errmsg() : "the reset command failed");
 		goto out;
 	}
-	if ((r = pv_controller_parse_reset(out.data, res)) != PV_OK) {
+	if ((r = pv_phases_controller_parse_reset(out.data, res)) != PV_OK) {
 		r = pv_error_prefix(r, "on '%s'", h->name);
 		goto out;
 	}
@@ -334,8 +334,8 @@ static int setup(const struct pv_env *env, char *results, size_t len, char *pare
 	return split(pb->controller.results, results, len, parent, plen);
 }
 
-int pv_controller_reset(const struct pv_env *env, const struct pv_controller_opts *o,
-			struct pv_controller_result *res)
+int pv_phases_controller_reset(const struct pv_env *env, const struct pv_phases_controller_opts *o,
+			       struct pv_phases_controller_result *res)
 {
 	const struct pv_playbook *pb = env->pb;
 	struct ctl c;
@@ -354,7 +354,8 @@ int pv_controller_reset(const struct pv_env *env, const struct pv_controller_opt
 		return pv_error(PV_EUSAGE, "--backup needs a folder");
 	/* on a controller host the folder reaches a shell script: absolute and normalized, as
 	 * controller.results is (playbooks/names.h); here only system calls see it */
-	if (c.bdir && pv_names_check_path("--backup", c.bdir, pb->controller.host.name != NULL))
+	if (c.bdir &&
+	    pv_playbook_names_check_path("--backup", c.bdir, pb->controller.host.name != NULL))
 		return pv_error(PV_EUSAGE, "%s; expected %s", pv_errmsg(),
 				pb->controller.host.name
 					? "an absolute, normalized folder on the controller host"
@@ -380,14 +381,14 @@ int pv_controller_reset(const struct pv_env *env, const struct pv_controller_opt
 	return r;
 }
 
-void pv_controller_result_release(struct pv_controller_result *res)
+void pv_phases_controller_result_release(struct pv_phases_controller_result *res)
 {
 	pv_env_plan_release(&res->plan);
 }
 
 /* ---- status ---- */
 
-static int local_status(struct pv_controller_status *st, const char *parent)
+static int local_status(struct pv_phases_controller_status *st, const char *parent)
 {
 	struct stat s;
 	DIR *d;
@@ -414,7 +415,7 @@ static int local_status(struct pv_controller_status *st, const char *parent)
 	return PV_OK;
 }
 
-int pv_controller_status(const struct pv_env *env, struct pv_controller_status *st)
+int pv_phases_controller_status(const struct pv_env *env, struct pv_phases_controller_status *st)
 {
 	const struct pv_playbook *pb = env->pb;
 	struct pv_remote *rem = NULL;
@@ -439,7 +440,7 @@ int pv_controller_status(const struct pv_env *env, struct pv_controller_status *
 	    (r = pv_remote_sh(rem, "looking at the results folder", &s, NULL, 0, &out, &status,
 			      0)) != PV_OK)
 		goto out;
-	if (status != 0 || pv_controller_parse_status(out.data, st) != PV_OK) {
+	if (status != 0 || pv_phases_controller_parse_status(out.data, st) != PV_OK) {
 		r = pv_error(PV_EREMOTE, "on '%s': cannot look at %s", st->host, st->results);
 		goto out;
 	}

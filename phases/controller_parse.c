@@ -42,7 +42,7 @@ static int unclear(const char *what)
 	return pv_error(PV_EREMOTE, "the %s script's answer is not one it gives", what);
 }
 
-int pv_controller_parse_reset(const char *out, struct pv_controller_result *res)
+int pv_phases_controller_parse_reset(const char *out, struct pv_phases_controller_result *res)
 {
 	static const struct {
 		const char *word, *state;
@@ -80,7 +80,7 @@ int pv_controller_parse_reset(const char *out, struct pv_controller_result *res)
 	return PV_OK;
 }
 
-int pv_controller_parse_status(const char *out, struct pv_controller_status *st)
+int pv_phases_controller_parse_status(const char *out, struct pv_phases_controller_status *st)
 {
 	static const struct {
 		const char *word, *kind;

@@ -36,23 +36,23 @@
 
 struct dc_run {
 	const struct pv_env *env;
-	const struct pv_dc_opts *o;
+	const struct pv_phases_dc_opts *o;
 	const struct pv_playbook *pb;
-	const struct pv_host *const *clients;
+	const struct pv_playbook_host *const *clients;
 	size_t nclients;
 	unsigned long per_client;
 	char tag[PV_ENV_TAG_MAX];
 	struct pv_buf unipwd;
-	struct pv_dir *dir;
+	struct pv_ldap *dir;
 	struct pv_strset *ours; /* sAMAccountNames carrying this lab's tag */
-	struct pv_dc_result *res;
+	struct pv_phases_dc_result *res;
 	int first_code;
 	struct pv_progress prog;
 };
 
 /* PROVISION_LDAP_WINDOW overrides (bench/ldap-window.sh); else 1, or 2 when a round trip to
  * the DC (the best of three base reads of the naming context) exceeds RTT_FOR_TWO. */
-static int window(struct pv_dir *dir, const char *base)
+static int window(struct pv_ldap *dir, const char *base)
 {
 	const char *v = getenv("PROVISION_LDAP_WINDOW");
 	double rtt = 1e9;
@@ -65,7 +65,7 @@ static int window(struct pv_dir *dir, const char *base)
 		char *val = NULL;
 		int found = 0;
 
-		if (pv_dir_read(dir, base, "objectClass", &found, &val) != PV_OK)
+		if (pv_ldap_read(dir, base, "objectClass", &found, &val) != PV_OK)
 			return 1;
 		free(val);
 		if (pv_now() - t0 < rtt)
@@ -88,15 +88,15 @@ static void record_failure(struct dc_run *run, int code, const char *msg)
 }
 
 static int user_name(const struct dc_run *run, size_t client, unsigned long n,
-		     char out[PV_NAME_MAX])
+		     char out[PV_PLAYBOOK_NAME_MAX])
 {
-	return pv_user_name(run->pb, run->clients[client], n, out);
+	return pv_playbook_user_name(run->pb, run->clients[client], n, out);
 }
 
 static int user_dn(const struct dc_run *run, const char *name, struct pv_buf *dn)
 {
 	pv_buf_reset(dn);
-	if (pv_buf_addstr(dn, "CN=") < 0 || pv_dn_escape(dn, name) < 0 ||
+	if (pv_buf_addstr(dn, "CN=") < 0 || pv_ldap_dn_escape(dn, name) < 0 ||
 	    pv_buf_addf(dn, ",%s", run->pb->users.ou) < 0)
 		return pv_error(PV_EIO, "out of memory");
 	return PV_OK;
@@ -116,12 +116,13 @@ static int collect_ours(const char *dn, const char *const *vals, void *arg)
 static int ensure_ou(struct dc_run *run)
 {
 	const char *oc[] = {"top", "organizationalUnit"}, *desc[] = {run->tag};
-	struct pv_attr attrs[] = {{"objectClass", oc, NULL, 2}, {"description", desc, NULL, 1}};
-	enum pv_dir_result res;
+	struct pv_ldap_attr attrs[] = {{"objectClass", oc, NULL, 2},
+				       {"description", desc, NULL, 1}};
+	enum pv_ldap_result res;
 	char *value = NULL;
 	int found = 0, r;
 
-	if ((r = pv_dir_read(run->dir, run->pb->users.ou, "description", &found, &value)) != PV_OK)
+	if ((r = pv_ldap_read(run->dir, run->pb->users.ou, "description", &found, &value)) != PV_OK)
 		return r;
 	free(value);
 	if (found)
@@ -131,12 +132,12 @@ static int ensure_ou(struct dc_run *run)
 		pv_env_plan_add(&run->res->plan, "create OU '%s'", run->pb->users.ou);
 		return PV_OK;
 	}
-	r = pv_dir_add(run->dir, run->pb->users.ou, attrs, 2, &res);
+	r = pv_ldap_add(run->dir, run->pb->users.ou, attrs, 2, &res);
 	if (r != PV_OK)
 		return r;
-	if (res == PV_DIR_REJECTED)
+	if (res == PV_LDAP_REJECTED)
 		return pv_error_prefix(PV_EDIR, "cannot create the lab's OU (check users.ou)");
-	if (res == PV_DIR_DONE)
+	if (res == PV_LDAP_DONE)
 		pv_log(PV_LOG_INFO, "created OU '%s'", run->pb->users.ou);
 	else
 		run->res->ou_created = false; /* made meanwhile by another run */
@@ -147,7 +148,7 @@ struct user_attrs {
 	const char *oc[4], *cn[1], *upn[1], *desc[1], *uac[1], *pwd[1];
 	size_t pwdlen[1];
 	char upnbuf[300];
-	struct pv_attr a[8];
+	struct pv_ldap_attr a[8];
 };
 
 static void fill_attrs(struct user_attrs *u, const struct dc_run *run, const char *name)
@@ -163,34 +164,34 @@ static void fill_attrs(struct user_attrs *u, const struct dc_run *run, const cha
 	u->uac[0] = UAC;
 	u->pwd[0] = run->unipwd.data;
 	u->pwdlen[0] = run->unipwd.len;
-	u->a[0] = (struct pv_attr){"objectClass", u->oc, NULL, 4};
-	u->a[1] = (struct pv_attr){"cn", u->cn, NULL, 1};
-	u->a[2] = (struct pv_attr){"sAMAccountName", u->cn, NULL, 1};
-	u->a[3] = (struct pv_attr){"userPrincipalName", u->upn, NULL, 1};
-	u->a[4] = (struct pv_attr){"displayName", u->cn, NULL, 1};
-	u->a[5] = (struct pv_attr){"description", u->desc, NULL, 1};
-	u->a[6] = (struct pv_attr){"userAccountControl", u->uac, NULL, 1};
-	u->a[7] = (struct pv_attr){"unicodePwd", u->pwd, u->pwdlen, 1};
+	u->a[0] = (struct pv_ldap_attr){"objectClass", u->oc, NULL, 4};
+	u->a[1] = (struct pv_ldap_attr){"cn", u->cn, NULL, 1};
+	u->a[2] = (struct pv_ldap_attr){"sAMAccountName", u->cn, NULL, 1};
+	u->a[3] = (struct pv_ldap_attr){"userPrincipalName", u->upn, NULL, 1};
+	u->a[4] = (struct pv_ldap_attr){"displayName", u->cn, NULL, 1};
+	u->a[5] = (struct pv_ldap_attr){"description", u->desc, NULL, 1};
+	u->a[6] = (struct pv_ldap_attr){"userAccountControl", u->uac, NULL, 1};
+	u->a[7] = (struct pv_ldap_attr){"unicodePwd", u->pwd, u->pwdlen, 1};
 }
 
 /* Pipeline callback; tag is the operation kind (0 add, 1 password reset). */
-static int user_done(void *tag, enum pv_dir_result result, const char *msg, void *arg)
+static int user_done(void *tag, enum pv_ldap_result result, const char *msg, void *arg)
 {
 	struct dc_run *run = arg;
 	bool reset = tag != NULL;
 
 	switch (result) {
-	case PV_DIR_DONE:
+	case PV_LDAP_DONE:
 		if (reset)
 			run->res->reset++;
 		else
 			run->res->created++;
 		break;
-	case PV_DIR_EXISTS:
+	case PV_LDAP_EXISTS:
 		/* not in our tagged set, so someone else's object holds the name */
 		record_failure(run, PV_ECONFLICT, msg);
 		break;
-	case PV_DIR_FATAL:
+	case PV_LDAP_FATAL:
 		record_failure(run, PV_EDIR, msg);
 		return 1;
 	default:
@@ -204,17 +205,17 @@ static int user_done(void *tag, enum pv_dir_result result, const char *msg, void
  * common to every user, stops the run after one attempt instead of N. */
 static int first_add(struct dc_run *run, const char *dn, struct user_attrs *u)
 {
-	enum pv_dir_result res;
+	enum pv_ldap_result res;
 	int r;
 
-	r = pv_dir_add(run->dir, dn, u->a, 8, &res);
+	r = pv_ldap_add(run->dir, dn, u->a, 8, &res);
 	if (r != PV_OK)
 		return r;
 	switch (res) {
-	case PV_DIR_DONE:
+	case PV_LDAP_DONE:
 		run->res->created++;
 		return PV_OK;
-	case PV_DIR_EXISTS:
+	case PV_LDAP_EXISTS:
 		record_failure(run, PV_ECONFLICT, pv_errmsg());
 		return PV_OK;
 	default:
@@ -230,19 +231,19 @@ static int first_add(struct dc_run *run, const char *dn, struct user_attrs *u)
 
 static int create_users(struct dc_run *run, unsigned long *missing)
 {
-	struct pv_dir_pipe *pipe = NULL;
+	struct pv_ldap_pipe *pipe = NULL;
 	struct pv_buf dn = PV_BUF_INIT;
 	struct user_attrs u;
-	const struct pv_attr *pwd_attr = &u.a[7];
+	const struct pv_ldap_attr *pwd_attr = &u.a[7];
 	bool dry = run->env->dry_run;
 	bool reset = run->o->reset_passwords;
 	bool first = true;
-	char name[PV_NAME_MAX];
+	char name[PV_PLAYBOOK_NAME_MAX];
 	int r = PV_OK;
 
 	*missing = 0;
-	if (!dry && (r = pv_dir_pipe_new(run->dir, window(run->dir, run->pb->domain.base_dn),
-					 user_done, run, &pipe)) != PV_OK)
+	if (!dry && (r = pv_ldap_pipe_new(run->dir, window(run->dir, run->pb->domain.base_dn),
+					  user_done, run, &pipe)) != PV_OK)
 		return r;
 	for (size_t c = 0; c < run->nclients && r == PV_OK; c++) {
 		for (unsigned long n = 1; n <= run->per_client && r == PV_OK; n++) {
@@ -260,23 +261,23 @@ static int create_users(struct dc_run *run, unsigned long *missing)
 				break;
 			fill_attrs(&u, run, name);
 			if (have)
-				r = pv_dir_pipe_replace(pipe, dn.data, pwd_attr, 1, (void *)1);
+				r = pv_ldap_pipe_replace(pipe, dn.data, pwd_attr, 1, (void *)1);
 			else if (first)
 				r = first_add(run, dn.data, &u);
 			else
-				r = pv_dir_pipe_add(pipe, dn.data, u.a, 8, NULL);
+				r = pv_ldap_pipe_add(pipe, dn.data, u.a, 8, NULL);
 			first = first && have;
 			pv_progress_update(&run->prog, run->res->created + run->res->present +
 							       run->res->failed);
 		}
 	}
 	if (pipe) {
-		int d = pv_dir_pipe_drain(pipe);
+		int d = pv_ldap_pipe_drain(pipe);
 
 		if (r == PV_OK)
 			r = d;
 	}
-	pv_dir_pipe_free(pipe);
+	pv_ldap_pipe_free(pipe);
 	pv_buf_release(&dn, 0);
 	/* a stop requested by the callback carries the first failure */
 	if (r == PV_EFAIL || (r != PV_OK && run->first_code != PV_OK && r == run->first_code))
@@ -288,7 +289,7 @@ static int create_users(struct dc_run *run, unsigned long *missing)
 static int verify(struct dc_run *run, const struct pv_secret *pw)
 {
 	unsigned long total = run->per_client * run->nclients, pick[3];
-	char name[PV_NAME_MAX];
+	char name[PV_PLAYBOOK_NAME_MAX];
 	int r;
 
 	srand((unsigned)time(NULL));
@@ -313,7 +314,7 @@ static int verify(struct dc_run *run, const struct pv_secret *pw)
 }
 
 /* Connect as the admin, over a connection a password may be written on when pw is true. */
-static int connect_dc(const struct pv_env *env, bool pw, struct pv_dir **dir)
+static int connect_dc(const struct pv_env *env, bool pw, struct pv_ldap **dir)
 {
 	const struct pv_secret *admin;
 	int r;
@@ -323,20 +324,21 @@ static int connect_dc(const struct pv_env *env, bool pw, struct pv_dir **dir)
 		return r;
 	/* Refuse before anything is sent: Samba would accept a password over a plain
 	 * connection when so configured; we never count on the server to catch it. */
-	if (pw && !pv_dir_encrypted(*dir))
+	if (pw && !pv_ldap_encrypted(*dir))
 		return pv_error(PV_ECONFIG,
 				"the LDAP connection to '%s' is not encrypted; passwords "
 				"are only sent over LDAPS, StartTLS or sealed GSSAPI",
 				env->pb->domain.dc_name);
-	pv_log(PV_LOG_DEBUG, "LDAP: %s", pv_dir_security(*dir));
+	pv_log(PV_LOG_DEBUG, "LDAP: %s", pv_ldap_security(*dir));
 	return PV_OK;
 }
 
-int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct pv_dc_result *res)
+int pv_phases_dc_prepare(const struct pv_env *env, const struct pv_phases_dc_opts *o,
+			 struct pv_phases_dc_result *res)
 {
 	struct dc_run run = {.env = env, .o = o, .pb = env->pb, .unipwd = PV_BUF_INIT, .res = res};
 	const struct pv_secret *pw = NULL;
-	const struct pv_host **all = NULL;
+	const struct pv_playbook_host **all = NULL;
 	struct pv_buf filter = PV_BUF_INIT;
 	const char *attrs[] = {"sAMAccountName", NULL};
 	double t0;
@@ -346,11 +348,11 @@ int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct p
 	run.clients = o->clients;
 	run.nclients = o->clients ? o->nclients : env->pb->nclients;
 	res->planned = run.per_client * run.nclients;
-	if (run.per_client > PV_DC_USERS_MAX && !o->force)
+	if (run.per_client > PV_PHASES_DC_USERS_MAX && !o->force)
 		return pv_error(PV_EUSAGE,
 				"%lu users per client is more than %lu; pass --force if "
 				"you mean it",
-				run.per_client, PV_DC_USERS_MAX);
+				run.per_client, PV_PHASES_DC_USERS_MAX);
 	if (run.nclients == 0)
 		return pv_error(PV_ECONFIG,
 				"the playbook has no clients (add a clients: list): users "
@@ -367,7 +369,7 @@ int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct p
 	pv_buf_secret(&run.unipwd); /* the password in UTF-16: no copy left behind as it grows */
 	if ((r = pv_env_secret(env, PV_ENV_CRED_USERS, &pw)) != PV_OK)
 		goto out;
-	switch (pv_unicodepwd(&run.unipwd, pw->data, pw->len)) {
+	switch (pv_ldap_unicodepwd(&run.unipwd, pw->data, pw->len)) {
 	case 0:
 		break;
 	case -2:
@@ -386,10 +388,10 @@ int pv_dc_prepare(const struct pv_env *env, const struct pv_dc_opts *o, struct p
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_users_filter(&filter, run.tag)) != PV_OK)
+	if ((r = pv_phases_users_filter(&filter, run.tag)) != PV_OK)
 		goto out;
-	r = pv_dir_search(run.dir, env->pb->domain.base_dn, filter.data, attrs, PAGE, collect_ours,
-			  &run);
+	r = pv_ldap_search(run.dir, env->pb->domain.base_dn, filter.data, attrs, PAGE, collect_ours,
+			   &run);
 	if (r != PV_OK)
 		goto out;
 	pv_log(PV_LOG_DEBUG, "%zu users of lab '%s' found", pv_strset_count(run.ours),
@@ -413,12 +415,12 @@ out:
 	pv_buf_release(&filter, 0);
 	pv_buf_release(&run.unipwd, 1);
 	pv_strset_free(run.ours);
-	pv_dir_free(run.dir);
+	pv_ldap_free(run.dir);
 	free(all);
 	return r;
 }
 
-void pv_dc_result_release(struct pv_dc_result *res)
+void pv_phases_dc_result_release(struct pv_phases_dc_result *res)
 {
 	pv_env_plan_release(&res->plan);
 }
@@ -456,14 +458,14 @@ struct del_run {
 	char first[1024];
 };
 
-static int del_done(void *tag, enum pv_dir_result result, const char *msg, void *arg)
+static int del_done(void *tag, enum pv_ldap_result result, const char *msg, void *arg)
 {
 	struct del_run *d = arg;
 
 	(void)tag;
-	if (result == PV_DIR_DONE)
+	if (result == PV_LDAP_DONE)
 		d->deleted++;
-	else if (result == PV_DIR_NOSUCH)
+	else if (result == PV_LDAP_NOSUCH)
 		d->gone++;
 	else {
 		if (!d->failed++)
@@ -471,7 +473,7 @@ static int del_done(void *tag, enum pv_dir_result result, const char *msg, void 
 		pv_log(PV_LOG_WARN, "%s", msg);
 	}
 	pv_progress_update(&d->prog, d->deleted + d->gone + d->failed);
-	return result == PV_DIR_FATAL;
+	return result == PV_LDAP_FATAL;
 }
 
 /* Is dn an entry below the DN ou? (Case-insensitive, as the DC returns DNs in its own case; a
@@ -511,7 +513,7 @@ static int count_foreign(const char *dn, const char *const *vals, void *arg)
  * lab made (one subtree search for anything else) and there are at most TREE_MAX of them.
  * PROVISION_TREE_DELETE=0 never, =1 at any size (for bench/cleanup-dc.sh). What someone adds
  * to our OU between this search and the delete (milliseconds) would go with it. */
-static int only_ours(struct pv_dir *dir, const char *ou, const char *tag, unsigned long inside,
+static int only_ours(struct pv_ldap *dir, const char *ou, const char *tag, unsigned long inside,
 		     bool *tree)
 {
 	const char *attrs[] = {"objectClass", NULL}, *env = getenv("PROVISION_TREE_DELETE");
@@ -524,9 +526,9 @@ static int only_ours(struct pv_dir *dir, const char *ou, const char *tag, unsign
 		return PV_OK;
 	if (pv_buf_addstr(&filter, "(!(&(objectClass=user)(!(objectClass=computer))(description=") <
 		    0 ||
-	    pv_filter_escape(&filter, tag) < 0 || pv_buf_addstr(&filter, ")))") < 0)
+	    pv_ldap_filter_escape(&filter, tag) < 0 || pv_buf_addstr(&filter, ")))") < 0)
 		return pv_error(PV_EIO, "out of memory");
-	r = pv_dir_search(dir, ou, filter.data, attrs, PAGE, count_foreign, &f);
+	r = pv_ldap_search(dir, ou, filter.data, attrs, PAGE, count_foreign, &f);
 	pv_buf_release(&filter, 0);
 	if (r != PV_OK)
 		return r;
@@ -556,21 +558,21 @@ static void tick(void *arg)
 /* Delete l's entries below ou (below == true) or all the others, pipelined, and wait. Newest
  * first, as ldapdelete of a creation-ordered list would: the paged search returns entries in
  * creation order. */
-static int delete_each(struct pv_dir_pipe *pipe, const struct dn_list *l, const char *ou,
+static int delete_each(struct pv_ldap_pipe *pipe, const struct dn_list *l, const char *ou,
 		       bool inside)
 {
 	int r = PV_OK;
 
 	for (size_t i = l->n; i > 0 && r == PV_OK; i--)
 		if (below(l->dns[i - 1], ou) == inside)
-			r = pv_dir_pipe_delete(pipe, l->dns[i - 1], NULL);
-	return r == PV_OK ? pv_dir_pipe_drain(pipe) : r;
+			r = pv_ldap_pipe_delete(pipe, l->dns[i - 1], NULL);
+	return r == PV_OK ? pv_ldap_pipe_drain(pipe) : r;
 }
 
 /* One cleanup of this lab's users on one DC. */
 struct cleanup {
 	const struct pv_env *env;
-	struct pv_dir *dir;
+	struct pv_ldap *dir;
 	struct dn_list l;
 	struct del_run d;
 	char tag[PV_ENV_TAG_MAX];
@@ -582,7 +584,7 @@ static void cleanup_release(struct cleanup *c)
 	for (size_t i = 0; i < c->l.n; i++)
 		free(c->l.dns[i]);
 	free(c->l.dns);
-	pv_dir_free(c->dir);
+	pv_ldap_free(c->dir);
 }
 
 /* The lab's users on c->dir, and whether the OU is ours. */
@@ -595,10 +597,10 @@ static int cleanup_find(struct cleanup *c)
 	int found = 0, r;
 
 	pv_env_tag_lab(pb, c->tag);
-	if ((r = pv_users_filter(&filter, c->tag)) == PV_OK &&
-	    (r = pv_dir_search(c->dir, pb->domain.base_dn, filter.data, attrs, PAGE, collect_dn,
-			       &c->l)) == PV_OK)
-		r = pv_dir_read(c->dir, pb->users.ou, "description", &found, &desc);
+	if ((r = pv_phases_users_filter(&filter, c->tag)) == PV_OK &&
+	    (r = pv_ldap_search(c->dir, pb->domain.base_dn, filter.data, attrs, PAGE, collect_dn,
+				&c->l)) == PV_OK)
+		r = pv_ldap_read(c->dir, pb->users.ou, "description", &found, &desc);
 	c->ou_ours = r == PV_OK && found && desc && strcmp(desc, c->tag) == 0;
 	free(desc);
 	pv_buf_release(&filter, 0);
@@ -609,16 +611,16 @@ static int cleanup_find(struct cleanup *c)
 static int tree_delete(struct cleanup *c, unsigned long inside, bool *done)
 {
 	const char *ou = c->env->pb->users.ou;
-	enum pv_dir_result dres;
+	enum pv_ldap_result dres;
 	int r;
 
 	pv_log(PV_LOG_INFO, "deleting OU '%s' and its %lu users in one request (tree delete)", ou,
 	       inside);
 	pv_progress_end(&c->d.prog);
 	pv_progress_start(&c->d.prog, "cleanup dc", "users", inside);
-	r = pv_dir_delete_tree(c->dir, ou, tree_budget(c->env->pb, inside), tick, &c->d.prog,
-			       &dres);
-	*done = r == PV_OK && (dres == PV_DIR_DONE || dres == PV_DIR_NOSUCH);
+	r = pv_ldap_delete_tree(c->dir, ou, tree_budget(c->env->pb, inside), tick, &c->d.prog,
+				&dres);
+	*done = r == PV_OK && (dres == PV_LDAP_DONE || dres == PV_LDAP_NOSUCH);
 	if (*done) {
 		c->d.deleted += inside;
 		c->ou_deleted = true;
@@ -633,7 +635,7 @@ static int tree_delete(struct cleanup *c, unsigned long inside, bool *done)
 static int cleanup_users(struct cleanup *c)
 {
 	const char *ou = c->env->pb->users.ou;
-	struct pv_dir_pipe *pipe = NULL;
+	struct pv_ldap_pipe *pipe = NULL;
 	unsigned long inside = 0;
 	bool done = false;
 	int r;
@@ -641,8 +643,8 @@ static int cleanup_users(struct cleanup *c)
 	for (size_t i = 0; i < c->l.n; i++)
 		inside += below(c->l.dns[i], ou);
 	pv_progress_start(&c->d.prog, "cleanup dc", "users", c->l.n);
-	r = pv_dir_pipe_new(c->dir, window(c->dir, c->env->pb->domain.base_dn), del_done, &c->d,
-			    &pipe);
+	r = pv_ldap_pipe_new(c->dir, window(c->dir, c->env->pb->domain.base_dn), del_done, &c->d,
+			     &pipe);
 	if (r == PV_OK)
 		r = delete_each(pipe, &c->l, ou, false);
 	if (r == PV_OK && c->tree)
@@ -650,7 +652,7 @@ static int cleanup_users(struct cleanup *c)
 	if (r == PV_OK && !done)
 		r = delete_each(pipe, &c->l, ou, true);
 	pv_progress_end(&c->d.prog);
-	pv_dir_pipe_free(pipe);
+	pv_ldap_pipe_free(pipe);
 	return r;
 }
 
@@ -658,14 +660,14 @@ static int cleanup_users(struct cleanup *c)
 static int cleanup_ou(struct cleanup *c)
 {
 	const char *ou = c->env->pb->users.ou;
-	enum pv_dir_result dres;
+	enum pv_ldap_result dres;
 	int r;
 
 	if (!c->ou_ours || c->ou_deleted)
 		return PV_OK;
-	if ((r = pv_dir_delete(c->dir, ou, &dres)) != PV_OK)
+	if ((r = pv_ldap_delete(c->dir, ou, &dres)) != PV_OK)
 		return r;
-	c->ou_deleted = dres == PV_DIR_DONE || dres == PV_DIR_NOSUCH;
+	c->ou_deleted = dres == PV_LDAP_DONE || dres == PV_LDAP_NOSUCH;
 	if (!c->ou_deleted)
 		pv_log(PV_LOG_WARN,
 		       "OU '%s' left in place: it holds objects this lab did not make (%s)", ou,
@@ -677,20 +679,20 @@ static int cleanup_ou(struct cleanup *c)
 
 /* Another DC: nothing of the lab's once replication has brought it the deletes; what is left
  * when it does not catch up in time is deleted there, so the cleanup is exact on every DC. */
-static int cleanup_other(const struct pv_env *env, const char *name, struct pv_dc_other *o)
+static int cleanup_other(const struct pv_env *env, const char *name, struct pv_phases_dc_other *o)
 {
 	struct cleanup c = {.env = env};
-	struct pv_replica_wait w;
+	struct pv_phases_replica_wait w;
 	int r;
 
 	snprintf(o->name, sizeof(o->name), "%s", name);
-	r = pv_replica_wait_gone(env, name, "cleanup dc", &w);
+	r = pv_phases_replica_wait_gone(env, name, "cleanup dc", &w);
 	o->waited = w.behind ? w.seconds : 0;
 	if (r != PV_ETIMEOUT)
 		return r;
 	pv_log(PV_LOG_INFO, "%s: deleting there the %lu users replication has not (yet)", name,
 	       w.there);
-	if ((r = pv_replica_connect(env, name, &c.dir)) == PV_OK &&
+	if ((r = pv_phases_replica_connect(env, name, &c.dir)) == PV_OK &&
 	    (r = cleanup_find(&c)) == PV_OK && (r = cleanup_users(&c)) == PV_OK)
 		r = cleanup_ou(&c);
 	o->deleted_there = c.d.deleted;
@@ -701,9 +703,9 @@ static int cleanup_other(const struct pv_env *env, const char *name, struct pv_d
 	return r;
 }
 
-static int cleanup_others(const struct pv_env *env, struct pv_dc_cleanup_result *res)
+static int cleanup_others(const struct pv_env *env, struct pv_phases_dc_cleanup_result *res)
 {
-	const struct pv_domain *d = &env->pb->domain;
+	const struct pv_playbook_domain *d = &env->pb->domain;
 	int r = PV_OK;
 
 	if (!d->nother_dcs || env->dry_run)
@@ -715,7 +717,7 @@ static int cleanup_others(const struct pv_env *env, struct pv_dc_cleanup_result 
 	return r;
 }
 
-static void cleanup_plan(const struct cleanup *c, struct pv_dc_cleanup_result *res)
+static void cleanup_plan(const struct cleanup *c, struct pv_phases_dc_cleanup_result *res)
 {
 	const struct pv_playbook *pb = c->env->pb;
 
@@ -731,7 +733,7 @@ static void cleanup_plan(const struct cleanup *c, struct pv_dc_cleanup_result *r
 				pb->domain.other_dcs[i].name);
 }
 
-int pv_dc_cleanup(const struct pv_env *env, struct pv_dc_cleanup_result *res)
+int pv_phases_dc_cleanup(const struct pv_env *env, struct pv_phases_dc_cleanup_result *res)
 {
 	struct cleanup c = {.env = env};
 	double t0;
@@ -770,7 +772,7 @@ out:
 	return r;
 }
 
-void pv_dc_cleanup_result_release(struct pv_dc_cleanup_result *res)
+void pv_phases_dc_cleanup_result_release(struct pv_phases_dc_cleanup_result *res)
 {
 	free(res->others);
 	res->others = NULL;
@@ -794,24 +796,24 @@ static int count_one(const char *dn, const char *const *vals, void *arg)
 	return PV_OK;
 }
 
-int pv_dc_status(const struct pv_env *env, struct pv_dc_status *st)
+int pv_phases_dc_status(const struct pv_env *env, struct pv_phases_dc_status *st)
 {
 	const struct pv_playbook *pb = env->pb;
 	struct count_ours c = {NULL, 0, 0};
-	struct pv_dir *dir = NULL;
+	struct pv_ldap *dir = NULL;
 	struct pv_buf filter = PV_BUF_INIT;
 	const char *attrs[] = {"sAMAccountName", NULL};
-	char tag[PV_ENV_TAG_MAX], name[PV_NAME_MAX], *desc = NULL;
+	char tag[PV_ENV_TAG_MAX], name[PV_PLAYBOOK_NAME_MAX], *desc = NULL;
 	int found = 0, r;
 
 	memset(st, 0, sizeof(*st));
-	st->planned = pv_users_planned(pb);
+	st->planned = pv_playbook_users_planned(pb);
 	pv_env_tag_lab(pb, tag);
 	if (!(c.planned = pv_strset_new()))
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t i = 0; i < pb->nclients; i++)
 		for (unsigned long n = 1; n <= pb->users.per_client; n++) {
-			if ((r = pv_user_name(pb, &pb->clients[i], n, name)) != PV_OK)
+			if ((r = pv_playbook_user_name(pb, &pb->clients[i], n, name)) != PV_OK)
 				goto out;
 			if (pv_strset_add(c.planned, name) < 0) {
 				r = pv_error(PV_EIO, "out of memory");
@@ -819,10 +821,10 @@ int pv_dc_status(const struct pv_env *env, struct pv_dc_status *st)
 			}
 		}
 	if ((r = connect_dc(env, false, &dir)) != PV_OK ||
-	    (r = pv_users_filter(&filter, tag)) != PV_OK ||
-	    (r = pv_dir_search(dir, pb->domain.base_dn, filter.data, attrs, PAGE, count_one, &c)) !=
-		    PV_OK ||
-	    (r = pv_dir_read(dir, pb->users.ou, "description", &found, &desc)) != PV_OK)
+	    (r = pv_phases_users_filter(&filter, tag)) != PV_OK ||
+	    (r = pv_ldap_search(dir, pb->domain.base_dn, filter.data, attrs, PAGE, count_one,
+				&c)) != PV_OK ||
+	    (r = pv_ldap_read(dir, pb->users.ou, "description", &found, &desc)) != PV_OK)
 		goto out;
 	st->present = c.present;
 	st->tagged = c.tagged;
@@ -832,6 +834,6 @@ out:
 	free(desc);
 	pv_buf_release(&filter, 0);
 	pv_strset_free(c.planned);
-	pv_dir_free(dir);
+	pv_ldap_free(dir);
 	return r;
 }

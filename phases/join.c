@@ -19,9 +19,9 @@
 #define SKEW_WARN 60  /* seconds */
 #define SKEW_MAX  300 /* Kerberos' default tolerance (krb5.conf clockskew, MS-KILE 3.1.1) */
 
-extern const char pv_samba_verify_join_sh[];
-extern const char pv_samba_leave_sh[];
-extern const char pv_samba_join_sh[];
+extern const char pv_phases_samba_verify_join_sh[];
+extern const char pv_phases_samba_leave_sh[];
+extern const char pv_phases_samba_join_sh[];
 
 /* Map the failure of a script run as the admin (samba/scripts/as-admin.sh). */
 static int admin_failed(const char *host, const char *what, const char *tail, int status)
@@ -64,8 +64,9 @@ static int check_skew(const struct pv_samba_facts *f, const char *host, const ch
 }
 
 /* kinit, net ads join, and the keytab when smb.conf's kerberos method uses one. */
-static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struct pv_samba_facts *f,
-		   const struct pv_secret *admin, bool join, const char *mark)
+static int do_join(struct pv_remote *rem, const struct pv_playbook_domain *d,
+		   const struct pv_samba_facts *f, const struct pv_secret *admin, bool join,
+		   const char *mark)
 {
 	struct pv_buf s = PV_BUF_INIT;
 	const char *what = join ? "net ads join" : "net ads keytab create";
@@ -76,7 +77,7 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 	pv_remote_var(&s, "stale", f->keytab[0] == '/' ? f->keytab : "");
 	pv_remote_var(&s, "keytab", f->needs_keytab ? "1" : "0");
 	pv_remote_var(&s, "mark", mark);
-	pv_buf_addstr(&s, pv_samba_join_sh);
+	pv_buf_addstr(&s, pv_phases_samba_join_sh);
 	pv_env_admin_principal(d, princ);
 	r = pv_samba_as_admin(rem, princ, admin, what, &s, &st, 120);
 	snprintf(tail, sizeof(tail), "%s", pv_errmsg());
@@ -88,7 +89,8 @@ static int do_join(struct pv_remote *rem, const struct pv_domain *d, const struc
 	return PV_OK;
 }
 
-static int start_services(struct pv_remote *rem, const struct pv_server *s, const char *action)
+static int start_services(struct pv_remote *rem, const struct pv_playbook_server *s,
+			  const char *action)
 {
 	int r;
 
@@ -98,11 +100,11 @@ static int start_services(struct pv_remote *rem, const struct pv_server *s, cons
 }
 
 /* Tag the computer account as this lab's (only when it carries no other description). */
-static int tag_account(struct pv_dir *dir, const struct pv_domain *d, const char *netbios,
+static int tag_account(struct pv_ldap *dir, const struct pv_playbook_domain *d, const char *netbios,
 		       const char *tag)
 {
 	const char *vals[] = {tag};
-	enum pv_dir_result res;
+	enum pv_ldap_result res;
 	char *dn = NULL, *desc = NULL;
 	int r;
 
@@ -122,8 +124,9 @@ static int tag_account(struct pv_dir *dir, const struct pv_domain *d, const char
 		goto out;
 	}
 	if (!desc) {
-		r = pv_dir_modify_values(dir, dn, "description", PV_DIR_MOD_REPLACE, vals, 1, &res);
-		if (r == PV_OK && res != PV_DIR_DONE)
+		r = pv_ldap_modify_values(dir, dn, "description", PV_LDAP_MOD_REPLACE, vals, 1,
+					  &res);
+		if (r == PV_OK && res != PV_LDAP_DONE)
 			r = pv_error_prefix(PV_EDIR, "tagging the computer account");
 	}
 out:
@@ -133,9 +136,10 @@ out:
 }
 
 /* What join and cleanup join start with: the admin secret, one SSH session to the server and
- * its facts (PV_PROBE_CLOCK: also its clock). */
-static int open_server(const struct pv_env *env, enum pv_probe how, const struct pv_secret **admin,
-		       struct pv_remote **rem, struct pv_samba_facts *f)
+ * its facts (PV_SAMBA_PROBE_CLOCK: also its clock). */
+static int open_server(const struct pv_env *env, enum pv_samba_probe_how how,
+		       const struct pv_secret **admin, struct pv_remote **rem,
+		       struct pv_samba_facts *f)
 {
 	int r;
 
@@ -152,10 +156,10 @@ static int open_server(const struct pv_env *env, enum pv_probe how, const struct
 struct joining {
 	const struct pv_env *env;
 	const struct pv_playbook *pb;
-	struct pv_join_result *res;
+	struct pv_phases_join_result *res;
 	const struct pv_secret *admin;
 	struct pv_remote *rem;
-	struct pv_dir *dir;
+	struct pv_ldap *dir;
 	struct pv_samba_facts f;
 	const char *host;
 	char tag[PV_ENV_TAG_MAX], mark[600];
@@ -217,7 +221,7 @@ static int verify(struct joining *j)
 
 	pv_remote_var(&v, "mark",
 		      j->f.join_mark || strcmp(j->res->state, "joined") == 0 ? j->mark : "");
-	pv_buf_addstr(&v, pv_samba_verify_join_sh);
+	pv_buf_addstr(&v, pv_phases_samba_verify_join_sh);
 	r = pv_remote_sh(j->rem, "wbinfo -t", &v, NULL, 0, NULL, &st, 60);
 	pv_buf_release(&v, 0);
 	if (r != PV_OK)
@@ -230,7 +234,7 @@ static int verify(struct joining *j)
 	return PV_OK;
 }
 
-int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
+int pv_phases_join_prepare(const struct pv_env *env, struct pv_phases_join_result *res)
 {
 	const struct pv_playbook *pb = env->pb;
 	struct joining j = {.env = env, .pb = pb, .res = res};
@@ -240,7 +244,7 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 
 	res->server = j.host = pb->has_server ? pb->server.host.name : "";
 	pv_env_tag_join(pb, j.tag);
-	if ((r = open_server(env, PV_PROBE_CLOCK, &j.admin, &j.rem, f)) != PV_OK)
+	if ((r = open_server(env, PV_SAMBA_PROBE_CLOCK, &j.admin, &j.rem, f)) != PV_OK)
 		goto out;
 	snprintf(res->account, sizeof(res->account), "%s$", f->netbios);
 	snprintf(j.mark, sizeof(j.mark), "%s/.provision-join.%s", f->state_dir, pb->lab);
@@ -270,15 +274,15 @@ int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res)
 out:
 	res->seconds = pv_now() - t0;
 	pv_samba_facts_release(f);
-	pv_dir_free(j.dir);
+	pv_ldap_free(j.dir);
 	pv_remote_free(j.rem);
 	return r;
 }
 
 /* ---- cleanup join ---- */
 
-static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct pv_samba_facts *f,
-		 const struct pv_secret *admin, const char *lab)
+static int leave(struct pv_remote *rem, const struct pv_playbook_domain *d,
+		 const struct pv_samba_facts *f, const struct pv_secret *admin, const char *lab)
 {
 	struct pv_buf s = PV_BUF_INIT, mark = PV_BUF_INIT;
 	char tail[1024], princ[512];
@@ -289,7 +293,7 @@ static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct 
 	pv_buf_release(&mark, 0);
 	pv_remote_var(&s, "admin", d->admin);
 	pv_remote_var(&s, "flush", f->needs_keytab ? "1" : "0");
-	pv_buf_addstr(&s, pv_samba_leave_sh);
+	pv_buf_addstr(&s, pv_phases_samba_leave_sh);
 	pv_env_admin_principal(d, princ);
 	r = pv_samba_as_admin(rem, princ, admin, "net ads leave", &s, &st, 120);
 	snprintf(tail, sizeof(tail), "%s", pv_errmsg());
@@ -299,12 +303,13 @@ static int leave(struct pv_remote *rem, const struct pv_domain *d, const struct 
 	return r;
 }
 
-int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cleanup_result *res)
+int pv_phases_join_cleanup(const struct pv_env *env, bool want_leave,
+			   struct pv_phases_join_cleanup_result *res)
 {
 	const struct pv_playbook *pb = env->pb;
 	const struct pv_secret *admin = NULL;
 	struct pv_remote *rem = NULL;
-	struct pv_dir *dir = NULL;
+	struct pv_ldap *dir = NULL;
 	struct pv_samba_facts f;
 	char tag[PV_ENV_TAG_MAX], *dn = NULL, *desc = NULL;
 	const char *host;
@@ -314,7 +319,7 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 	memset(&f, 0, sizeof(f));
 	res->server = host = pb->has_server ? pb->server.host.name : "";
 	pv_env_tag_join(pb, tag);
-	if ((r = open_server(env, PV_PROBE_PLAIN, &admin, &rem, &f)) != PV_OK)
+	if ((r = open_server(env, PV_SAMBA_PROBE_PLAIN, &admin, &rem, &f)) != PV_OK)
 		goto out;
 	snprintf(res->account, sizeof(res->account), "%s$", f.netbios);
 	res->was_joined = f.joined;
@@ -360,11 +365,11 @@ int pv_join_cleanup(const struct pv_env *env, bool want_leave, struct pv_join_cl
 		if ((r = pv_samba_account(dir, pb->domain.base_dn, f.netbios, &dn, &desc)) != PV_OK)
 			goto out;
 		if (dn && desc && strcmp(desc, tag) == 0) {
-			enum pv_dir_result dres;
+			enum pv_ldap_result dres;
 
-			if ((r = pv_dir_delete(dir, dn, &dres)) != PV_OK)
+			if ((r = pv_ldap_delete(dir, dn, &dres)) != PV_OK)
 				goto out;
-			if (dres != PV_DIR_DONE && dres != PV_DIR_NOSUCH) {
+			if (dres != PV_LDAP_DONE && dres != PV_LDAP_NOSUCH) {
 				r = pv_error_prefix(PV_EDIR, "deleting the computer account");
 				goto out;
 			}
@@ -376,17 +381,17 @@ out:
 	free(dn);
 	free(desc);
 	pv_samba_facts_release(&f);
-	pv_dir_free(dir);
+	pv_ldap_free(dir);
 	pv_remote_free(rem);
 	return r;
 }
 
-void pv_join_result_release(struct pv_join_result *res)
+void pv_phases_join_result_release(struct pv_phases_join_result *res)
 {
 	pv_env_plan_release(&res->plan);
 }
 
-void pv_join_cleanup_result_release(struct pv_join_cleanup_result *res)
+void pv_phases_join_cleanup_result_release(struct pv_phases_join_cleanup_result *res)
 {
 	pv_env_plan_release(&res->plan);
 }

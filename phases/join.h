@@ -8,7 +8,7 @@
 
 #include "phases/phase.h"
 
-struct pv_join_result {
+struct pv_phases_join_result {
 	const char *server;
 	char account[80]; /* <NETBIOS>$ */
 	/* "joined", "repaired" (keytab made anew), "present" (nothing changed), "started" (a
@@ -18,9 +18,9 @@ struct pv_join_result {
 	struct pv_env_plan plan;
 	double seconds;
 };
-int pv_join_prepare(const struct pv_env *env, struct pv_join_result *res);
+int pv_phases_join_prepare(const struct pv_env *env, struct pv_phases_join_result *res);
 
-struct pv_join_cleanup_result {
+struct pv_phases_join_cleanup_result {
 	const char *server;
 	char account[80];
 	bool ours; /* this lab joined the server */
@@ -30,8 +30,9 @@ struct pv_join_cleanup_result {
 	struct pv_env_plan plan;
 	double seconds;
 };
-int pv_join_cleanup(const struct pv_env *env, bool leave, struct pv_join_cleanup_result *res);
-void pv_join_result_release(struct pv_join_result *res);
-void pv_join_cleanup_result_release(struct pv_join_cleanup_result *res);
+int pv_phases_join_cleanup(const struct pv_env *env, bool leave,
+			   struct pv_phases_join_cleanup_result *res);
+void pv_phases_join_result_release(struct pv_phases_join_result *res);
+void pv_phases_join_cleanup_result_release(struct pv_phases_join_cleanup_result *res);
 
 #endif

@@ -12,7 +12,7 @@
 
 extern const char pv_phases_needs_sh[];
 
-void pv_needs_fact(const char *text, const char *key, char *out, size_t len)
+void pv_phases_needs_fact(const char *text, const char *key, char *out, size_t len)
 {
 	size_t kl = strlen(key);
 
@@ -24,12 +24,13 @@ void pv_needs_fact(const char *text, const char *key, char *out, size_t len)
 		}
 }
 
-void pv_needs_script(const struct pv_playbook *pb, enum pv_needs_role role, struct pv_buf *out)
+void pv_phases_needs_script(const struct pv_playbook *pb, enum pv_phases_needs_role role,
+			    struct pv_buf *out)
 {
 	static const char *const roles[] = {"server", "client", "controller"};
 	char svc[256] = "";
 
-	if (role == PV_NEEDS_SERVER && pb->server.service)
+	if (role == PV_PHASES_NEEDS_SERVER && pb->server.service)
 		snprintf(svc, sizeof(svc), "%.*s", (int)strcspn(pb->server.service, " \t"),
 			 pb->server.service);
 	pv_remote_var(out, "role", roles[role]);
@@ -39,7 +40,7 @@ void pv_needs_script(const struct pv_playbook *pb, enum pv_needs_role role, stru
 }
 
 /* One fact, by its key without the "n_" */
-#define FACT(name, buf) pv_needs_fact(facts, "n_" name, buf, sizeof(buf))
+#define FACT(name, buf) pv_phases_needs_fact(facts, "n_" name, buf, sizeof(buf))
 
 static bool has_word(const char *list, const char *word)
 {
@@ -52,7 +53,7 @@ static bool has_word(const char *list, const char *word)
 }
 
 struct judge {
-	struct pv_check_result *c;
+	struct pv_phases_check_result *c;
 	const char *host;
 	unsigned missing;
 };
@@ -68,8 +69,8 @@ static void need(struct judge *j, const char *status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	pv_check_add(j->c, "needs", j->host, status, strcmp(status, "fail") ? PV_OK : PV_ECONFIG,
-		     "%s", msg);
+	pv_phases_check_add(j->c, "needs", j->host, status,
+			    strcmp(status, "fail") ? PV_OK : PV_ECONFIG, "%s", msg);
 	j->missing++;
 }
 
@@ -97,7 +98,7 @@ static void samba(struct judge *j, const struct pv_playbook *pb, const char *fac
 		char key[32];
 
 		snprintf(key, sizeof(key), "n_%s", tools[i]);
-		pv_needs_fact(facts, key, v, sizeof(v));
+		pv_phases_needs_fact(facts, key, v, sizeof(v));
 		if (!v[0] && o < sizeof(missing))
 			o += (size_t)snprintf(missing + o, sizeof(missing) - o, "%s%s",
 					      o ? ", " : "", tools[i]);
@@ -191,15 +192,15 @@ static void samba(struct judge *j, const struct pv_playbook *pb, const char *fac
 	}
 }
 
-void pv_needs_judge(struct pv_check_result *c, const struct pv_playbook *pb, const char *host,
-		    enum pv_needs_role role, const char *facts)
+void pv_phases_needs_judge(struct pv_phases_check_result *c, const struct pv_playbook *pb,
+			   const char *host, enum pv_phases_needs_role role, const char *facts)
 {
 	struct judge j = {c, host, 0};
 	char perl[256];
 
 	FACT("perl", perl);
 	switch (role) {
-	case PV_NEEDS_SERVER:
+	case PV_PHASES_NEEDS_SERVER:
 		root(&j, facts,
 		     "join and server run net, change Samba's registry and give the users "
 		     "their folders");
@@ -211,7 +212,7 @@ void pv_needs_judge(struct pv_check_result *c, const struct pv_playbook *pb, con
 			     "install perl (Debian: perl-base)");
 		samba(&j, pb, facts);
 		break;
-	case PV_NEEDS_CLIENT:
+	case PV_PHASES_NEEDS_CLIENT:
 		root(&j, facts, "client writes the aliases into /etc/hosts");
 		if (!perl[0])
 			need(&j, "fail",
@@ -219,7 +220,7 @@ void pv_needs_judge(struct pv_check_result *c, const struct pv_playbook *pb, con
 			     "under its wrapper (run/scripts/run-client.pl), and refuses a client "
 			     "without perl; install perl (Debian: perl-base)");
 		break;
-	case PV_NEEDS_CONTROLLER: /* asked only when it runs driver.controller_command */
+	case PV_PHASES_NEEDS_CONTROLLER: /* asked only when it runs driver.controller_command */
 		if (!perl[0])
 			need(&j, "fail",
 			     "perl is not installed: run starts driver.controller_command there "
@@ -228,11 +229,12 @@ void pv_needs_judge(struct pv_check_result *c, const struct pv_playbook *pb, con
 		break;
 	}
 	if (!j.missing)
-		pv_check_add(c, "needs", host, "ok", PV_OK, "%s",
-			     role == PV_NEEDS_SERVER
-				     ? "root, perl, Samba's tools, server.service's command, "
-				       "winbind in nsswitch.conf; smb.conf: security = ads, the "
-				       "realm, registry shares, an idmap range"
-			     : role == PV_NEEDS_CLIENT ? "root, perl"
-						       : "perl (driver.controller_command)");
+		pv_phases_check_add(
+			c, "needs", host, "ok", PV_OK, "%s",
+			role == PV_PHASES_NEEDS_SERVER
+				? "root, perl, Samba's tools, server.service's command, "
+				  "winbind in nsswitch.conf; smb.conf: security = ads, the "
+				  "realm, registry shares, an idmap range"
+			: role == PV_PHASES_NEEDS_CLIENT ? "root, perl"
+							 : "perl (driver.controller_command)");
 }

@@ -8,19 +8,20 @@
 #include "phases/check.h"
 #include "util/buf.h"
 
-enum pv_needs_role {
-	PV_NEEDS_SERVER,     /* a Samba server provision joins and fills (server.kind samba) */
-	PV_NEEDS_CLIENT,     /* a Linux client */
-	PV_NEEDS_CONTROLLER, /* a remote controller (controller.host) running
-			      * driver.controller_command */
+enum pv_phases_needs_role {
+	PV_PHASES_NEEDS_SERVER, /* a Samba server provision joins and fills (server.kind samba) */
+	PV_PHASES_NEEDS_CLIENT, /* a Linux client */
+	PV_PHASES_NEEDS_CONTROLLER, /* a remote controller (controller.host) running
+				     * driver.controller_command */
 };
 
 /* The script for a host of that role: its variables, then needs.sh, appended to out. */
-void pv_needs_script(const struct pv_playbook *pb, enum pv_needs_role role, struct pv_buf *out);
+void pv_phases_needs_script(const struct pv_playbook *pb, enum pv_phases_needs_role role,
+			    struct pv_buf *out);
 /* Items into c for host, from facts (the script's "n_KEY=VALUE" lines, anywhere in the text). */
-void pv_needs_judge(struct pv_check_result *c, const struct pv_playbook *pb, const char *host,
-		    enum pv_needs_role role, const char *facts);
+void pv_phases_needs_judge(struct pv_phases_check_result *c, const struct pv_playbook *pb,
+			   const char *host, enum pv_phases_needs_role role, const char *facts);
 /* The value of "key=" in text ("" when absent), into out. */
-void pv_needs_fact(const char *text, const char *key, char *out, size_t len);
+void pv_phases_needs_fact(const char *text, const char *key, char *out, size_t len);
 
 #endif

@@ -17,6 +17,6 @@
 /* The LDAP filter of this lab's users into f: its tag on a user that is not a computer (a
  * computer is a user too, MS-ADSC; join tags the server's account with another tag). */
 struct pv_buf;
-int pv_users_filter(struct pv_buf *f, const char *tag);
+int pv_phases_users_filter(struct pv_buf *f, const char *tag);
 
 #endif

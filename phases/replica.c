@@ -2,7 +2,7 @@
  * for one to catch up with domain.dc (see replica.h).
  *
  * Waiting is one paged search of this lab's users on that DC per look (about 1 s for 20,000
- * users on the lab's DC), every PV_REPLICA_POLL seconds, so a DC replicating 20,000 users is
+ * users on the lab's DC), every PV_PHASES_REPLICA_POLL seconds, so a DC replicating 20,000 users is
  * asked a few dozen times, not once per user. */
 #include "env/target.h"
 #include "phases/replica.h"
@@ -28,12 +28,12 @@ static bool same_dc(const char *dc, const char *name)
 	return !strcasecmp(dc, name) || (strlen(name) == l && !strncasecmp(dc, name, l));
 }
 
-bool pv_replica_is_main(const struct pv_domain *d, const char *name)
+bool pv_phases_replica_is_main(const struct pv_playbook_domain *d, const char *name)
 {
 	return name && same_dc(d->dc_name, name);
 }
 
-static const struct pv_dc_ref *other(const struct pv_domain *d, const char *name)
+static const struct pv_playbook_dc_ref *other(const struct pv_playbook_domain *d, const char *name)
 {
 	for (size_t i = 0; name && i < d->nother_dcs; i++)
 		if (same_dc(d->other_dcs[i].name, name))
@@ -41,32 +41,32 @@ static const struct pv_dc_ref *other(const struct pv_domain *d, const char *name
 	return NULL;
 }
 
-const char *pv_replica_address(const struct pv_domain *d, const char *name)
+const char *pv_phases_replica_address(const struct pv_playbook_domain *d, const char *name)
 {
-	const struct pv_dc_ref *o = other(d, name);
+	const struct pv_playbook_dc_ref *o = other(d, name);
 
-	if (pv_replica_is_main(d, name))
+	if (pv_phases_replica_is_main(d, name))
 		return d->dc_address;
 	return o ? o->address : NULL;
 }
 
-const char *pv_replica_name(const struct pv_domain *d, const char *name)
+const char *pv_phases_replica_name(const struct pv_playbook_domain *d, const char *name)
 {
-	const struct pv_dc_ref *o = other(d, name);
+	const struct pv_playbook_dc_ref *o = other(d, name);
 
-	if (pv_replica_is_main(d, name))
+	if (pv_phases_replica_is_main(d, name))
 		return d->dc_name;
 	return o ? o->name : name;
 }
 
-int pv_replica_connect(const struct pv_env *env, const char *name, struct pv_dir **out)
+int pv_phases_replica_connect(const struct pv_env *env, const char *name, struct pv_ldap **out)
 {
-	struct pv_domain d = env->pb->domain;
+	struct pv_playbook_domain d = env->pb->domain;
 	const struct pv_secret *admin;
 	int r;
 
-	d.dc_name = (char *)pv_replica_name(&env->pb->domain, name);
-	d.dc_address = (char *)pv_replica_address(&env->pb->domain, name);
+	d.dc_name = (char *)pv_phases_replica_name(&env->pb->domain, name);
+	d.dc_address = (char *)pv_phases_replica_address(&env->pb->domain, name);
 	if ((r = pv_env_secret(env, PV_ENV_CRED_ADMIN, &admin)) != PV_OK)
 		return r;
 	return pv_env_domain_connect(&d, -1, admin, out);
@@ -93,7 +93,7 @@ static int collect(const char *dn, const char *const *vals, void *arg)
 	return PV_OK;
 }
 
-static int count(struct pv_dir *dir, const struct pv_playbook *pb, struct collect *c)
+static int count(struct pv_ldap *dir, const struct pv_playbook *pb, struct collect *c)
 {
 	const char *attrs[] = {"sAMAccountName", NULL};
 	struct pv_buf filter = PV_BUF_INIT;
@@ -101,14 +101,14 @@ static int count(struct pv_dir *dir, const struct pv_playbook *pb, struct collec
 	int r;
 
 	pv_env_tag_lab(pb, tag);
-	if ((r = pv_users_filter(&filter, tag)) == PV_OK)
-		r = pv_dir_search(dir, pb->domain.base_dn, filter.data, attrs, PAGE, collect, c);
+	if ((r = pv_phases_users_filter(&filter, tag)) == PV_OK)
+		r = pv_ldap_search(dir, pb->domain.base_dn, filter.data, attrs, PAGE, collect, c);
 	pv_buf_release(&filter, 0);
 	return r;
 }
 
-int pv_replica_users(struct pv_dir *dir, const struct pv_playbook *pb, struct pv_strset *set,
-		     unsigned long *n)
+int pv_phases_replica_users(struct pv_ldap *dir, const struct pv_playbook *pb,
+			    struct pv_strset *set, unsigned long *n)
 {
 	struct collect c = {set, NULL, 0};
 	int r = count(dir, pb, &c);
@@ -120,7 +120,7 @@ int pv_replica_users(struct pv_dir *dir, const struct pv_playbook *pb, struct pv
 /* Look at the DC until done(): want users there (gone false) or none of the lab's (gone
  * true); every look reconnects, so a DC restarted meanwhile is no failure. */
 static int wait_for(const struct pv_env *env, const char *name, const struct pv_strset *want,
-		    bool gone, const char *what, struct pv_replica_wait *w)
+		    bool gone, const char *what, struct pv_phases_replica_wait *w)
 {
 	int limit = env->pb->domain.replication_timeout, r;
 	double t0 = pv_now();
@@ -129,11 +129,11 @@ static int wait_for(const struct pv_env *env, const char *name, const struct pv_
 
 	for (;;) {
 		struct collect c = {NULL, want, 0};
-		struct pv_dir *dir = NULL;
+		struct pv_ldap *dir = NULL;
 
-		if ((r = pv_replica_connect(env, name, &dir)) == PV_OK)
+		if ((r = pv_phases_replica_connect(env, name, &dir)) == PV_OK)
 			r = count(dir, env->pb, &c);
-		pv_dir_free(dir);
+		pv_ldap_free(dir);
 		if (r != PV_OK)
 			break;
 		w->there = c.n;
@@ -164,7 +164,7 @@ static int wait_for(const struct pv_env *env, const char *name, const struct pv_
 		else
 			pv_progress_detail(&prog, "%s: %lu of %lu users there, %.0f of %d s", name,
 					   c.n, w->want, pv_now() - t0, limit);
-		sleep(PV_REPLICA_POLL);
+		sleep(PV_PHASES_REPLICA_POLL);
 	}
 	if (started)
 		pv_progress_end(&prog);
@@ -185,16 +185,17 @@ static int wait_for(const struct pv_env *env, const char *name, const struct pv_
 	return r;
 }
 
-int pv_replica_wait_users(const struct pv_env *env, const char *name, const struct pv_strset *want,
-			  unsigned long nwant, const char *what, struct pv_replica_wait *w)
+int pv_phases_replica_wait_users(const struct pv_env *env, const char *name,
+				 const struct pv_strset *want, unsigned long nwant,
+				 const char *what, struct pv_phases_replica_wait *w)
 {
 	memset(w, 0, sizeof(*w));
 	w->want = nwant;
 	return wait_for(env, name, want, false, what, w);
 }
 
-int pv_replica_wait_gone(const struct pv_env *env, const char *name, const char *what,
-			 struct pv_replica_wait *w)
+int pv_phases_replica_wait_gone(const struct pv_env *env, const char *name, const char *what,
+				struct pv_phases_replica_wait *w)
 {
 	memset(w, 0, sizeof(*w));
 	return wait_for(env, name, NULL, true, what, w);

@@ -11,26 +11,26 @@
 #include "util/strset.h"
 
 /* Seconds between two looks at a DC that is behind. */
-#define PV_REPLICA_POLL 2
+#define PV_PHASES_REPLICA_POLL 2
 
 /* Whether name is domain.dc: the same name (any case), or its first label. */
-bool pv_replica_is_main(const struct pv_domain *d, const char *name);
+bool pv_phases_replica_is_main(const struct pv_playbook_domain *d, const char *name);
 /* The playbook's address for the DC called name (domain.dc or one of domain.other_dcs,
  * matched as above); NULL when it gives none (the name is resolved). */
-const char *pv_replica_address(const struct pv_domain *d, const char *name);
+const char *pv_phases_replica_address(const struct pv_playbook_domain *d, const char *name);
 /* The DC called name as the playbook spells it (a short name from a host becomes the name of
  * domain.dc or of domain.other_dcs it matches); name itself when the playbook has none. */
-const char *pv_replica_name(const struct pv_domain *d, const char *name);
+const char *pv_phases_replica_name(const struct pv_playbook_domain *d, const char *name);
 
 /* Connect as the admin to the DC called name, over domain.transport, TLS checked against that
  * name with domain.ca_file (which must hold its CA too). */
-int pv_replica_connect(const struct pv_env *env, const char *name, struct pv_dir **out);
+int pv_phases_replica_connect(const struct pv_env *env, const char *name, struct pv_ldap **out);
 
 /* This lab's users at dir: with set non-NULL their names are added to it; *n the count. */
-int pv_replica_users(struct pv_dir *dir, const struct pv_playbook *pb, struct pv_strset *set,
-		     unsigned long *n);
+int pv_phases_replica_users(struct pv_ldap *dir, const struct pv_playbook *pb,
+			    struct pv_strset *set, unsigned long *n);
 
-struct pv_replica_wait {
+struct pv_phases_replica_wait {
 	unsigned long want;  /* users it must hold (wait_users), 0 (wait_gone) */
 	unsigned long there; /* of those (wait_users), or of the lab's (wait_gone), at the last
 			      * look */
@@ -39,12 +39,13 @@ struct pv_replica_wait {
 };
 
 /* Wait until the DC name holds every user named in want (nwant of them), looking every
- * PV_REPLICA_POLL seconds, with a progress line called what; PV_ETIMEOUT after
+ * PV_PHASES_REPLICA_POLL seconds, with a progress line called what; PV_ETIMEOUT after
  * domain.replication_timeout (0: one look), the message giving the counts and what to do. */
-int pv_replica_wait_users(const struct pv_env *env, const char *name, const struct pv_strset *want,
-			  unsigned long nwant, const char *what, struct pv_replica_wait *w);
+int pv_phases_replica_wait_users(const struct pv_env *env, const char *name,
+				 const struct pv_strset *want, unsigned long nwant,
+				 const char *what, struct pv_phases_replica_wait *w);
 /* Wait until the DC name holds none of this lab's users: as above. */
-int pv_replica_wait_gone(const struct pv_env *env, const char *name, const char *what,
-			 struct pv_replica_wait *w);
+int pv_phases_replica_wait_gone(const struct pv_env *env, const char *name, const char *what,
+				struct pv_phases_replica_wait *w);
 
 #endif

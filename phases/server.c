@@ -40,21 +40,21 @@
 #define SPN_MAX_SAMBA 100000
 #define KT_CHUNK      200 /* principals per 'net ads keytab add' */
 
-extern const char pv_samba_shares_sh[];
-extern const char pv_samba_unshare_sh[];
-extern const char pv_samba_keytab_list_sh[];
-extern const char pv_samba_keytab_remove_sh[];
-extern const char pv_samba_keytab_add_sh[];
-extern const char pv_samba_keytab_pl[];
-extern const char pv_samba_trust_sh[];
-extern const char pv_samba_keytab_net_sh[];
+extern const char pv_phases_samba_shares_sh[];
+extern const char pv_phases_samba_unshare_sh[];
+extern const char pv_phases_samba_keytab_list_sh[];
+extern const char pv_phases_samba_keytab_remove_sh[];
+extern const char pv_phases_samba_keytab_add_sh[];
+extern const char pv_phases_samba_keytab_pl[];
+extern const char pv_phases_samba_trust_sh[];
+extern const char pv_phases_samba_keytab_net_sh[];
 extern const char pv_phases_spn_record_sh[];
 
 struct srv_run {
 	const struct pv_env *env;
 	const struct pv_playbook *pb;
 	struct pv_remote *rem;
-	struct pv_dir *dir;
+	struct pv_ldap *dir;
 	const struct pv_secret *admin;
 	struct pv_samba_facts f;
 	char tag[PV_ENV_TAG_MAX];
@@ -66,7 +66,7 @@ struct srv_run {
 	/* cleanup */
 	size_t spn_removed, spn_left, kt_removed;
 	/* the server's own DC, when it is not domain.dc */
-	struct pv_replica_wait repl;
+	struct pv_phases_replica_wait repl;
 };
 
 /* ---- shares ---- */
@@ -74,12 +74,12 @@ struct srv_run {
 /* Whether the probe saw every share made already: ours (the tag) and its folder there. */
 static bool shares_all_there(struct srv_run *run)
 {
-	char name[PV_NAME_MAX];
+	char name[PV_PLAYBOOK_NAME_MAX];
 
 	for (unsigned k = 1; k <= run->pb->server.shares; k++) {
 		const struct pv_samba_share *sh;
 
-		if (pv_share_name(run->pb, k, name) != PV_OK ||
+		if (pv_playbook_share_name(run->pb, k, name) != PV_OK ||
 		    !(sh = pv_samba_share(&run->f, name)) || strcmp(sh->comment, run->tag) != 0 ||
 		    !sh->dir_exists)
 			return false;
@@ -91,9 +91,9 @@ static bool shares_all_there(struct srv_run *run)
  * the probe saw them all. */
 static int ensure_shares(struct srv_run *run)
 {
-	const struct pv_server *s = &run->pb->server;
+	const struct pv_playbook_server *s = &run->pb->server;
 	struct pv_buf sc = PV_BUF_INIT, out = PV_BUF_INIT;
-	char name[PV_NAME_MAX];
+	char name[PV_PLAYBOOK_NAME_MAX];
 	int r = PV_OK;
 
 	/* server.smb_encrypt: each share's value is looked at by the script, every time */
@@ -108,13 +108,13 @@ static int ensure_shares(struct srv_run *run)
 	pv_remote_var(&sc, "base", s->share_path);
 	pv_buf_addstr(&sc, "set --");
 	for (unsigned k = 1; k <= s->shares; k++) {
-		if ((r = pv_share_name(run->pb, k, name)) != PV_OK)
+		if ((r = pv_playbook_share_name(run->pb, k, name)) != PV_OK)
 			goto out;
 		pv_buf_addstr(&sc, " ");
 		pv_remote_quote(&sc, name);
 	}
 	pv_buf_addstr(&sc, "\n");
-	pv_buf_addstr(&sc, pv_samba_shares_sh);
+	pv_buf_addstr(&sc, pv_phases_samba_shares_sh);
 	if ((r = pv_remote_sh(run->rem, "making the shares", &sc, NULL, 0, &out, NULL, 120)) !=
 	    PV_OK)
 		goto out;
@@ -204,11 +204,11 @@ static void spn_release(struct spn_list *l)
  * client asks for the name as typed (MIT with dns_canonicalize_hostname = false), so both. */
 static int wanted_spns(const struct srv_run *run, struct spn_list *l)
 {
-	char alias[PV_NAME_MAX], spn[600];
+	char alias[PV_PLAYBOOK_NAME_MAX], spn[600];
 	int r;
 
 	for (unsigned long n = 1; n <= run->pb->users.per_client; n++) {
-		if ((r = pv_alias_name(run->pb, n, alias)) != PV_OK)
+		if ((r = pv_playbook_alias_name(run->pb, n, alias)) != PV_OK)
 			return r;
 		snprintf(spn, sizeof(spn), "cifs/%s", alias);
 		if ((r = spn_push(l, spn)) != PV_OK)
@@ -241,33 +241,33 @@ static int account_spns(struct srv_run *run, const char *dn, struct pv_strset **
 	size_t n = 0;
 	int found = 0, r;
 
-	if ((r = pv_dir_read_values(run->dir, dn, "servicePrincipalName", &found, &vals, &n)))
+	if ((r = pv_ldap_read_values(run->dir, dn, "servicePrincipalName", &found, &vals, &n)))
 		return r;
 	if (!(*out = pv_strset_new()))
 		r = pv_error(PV_EIO, "out of memory");
 	for (size_t i = 0; r == PV_OK && i < n; i++)
 		if (pv_strset_add(*out, vals[i]) < 0)
 			r = pv_error(PV_EIO, "out of memory");
-	pv_dir_values_free(vals, n);
+	pv_ldap_values_free(vals, n);
 	return r;
 }
 
 /* Modify in chunks; a DC refusing one (e.g. an SPN another account holds: SPNs are unique in
  * a forest, MS-ADTS 3.1.1.5.3.1.1.4) stops with its message. */
-static int spn_modify(struct srv_run *run, const char *dn, enum pv_dir_mod op, char **v, size_t n)
+static int spn_modify(struct srv_run *run, const char *dn, enum pv_ldap_mod op, char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i += SPN_CHUNK) {
 		size_t m = n - i < SPN_CHUNK ? n - i : SPN_CHUNK;
-		enum pv_dir_result res;
-		int r = pv_dir_modify_values(run->dir, dn, "servicePrincipalName", op,
-					     (const char *const *)v + i, m, &res);
+		enum pv_ldap_result res;
+		int r = pv_ldap_modify_values(run->dir, dn, "servicePrincipalName", op,
+					      (const char *const *)v + i, m, &res);
 
 		if (r != PV_OK)
 			return r;
-		if (res != PV_DIR_DONE)
-			return pv_error_prefix(op == PV_DIR_MOD_ADD ? PV_ECONFLICT : PV_EDIR,
+		if (res != PV_LDAP_DONE)
+			return pv_error_prefix(op == PV_LDAP_MOD_ADD ? PV_ECONFLICT : PV_EDIR,
 					       "%s the alias SPNs",
-					       op == PV_DIR_MOD_ADD ? "adding" : "removing");
+					       op == PV_LDAP_MOD_ADD ? "adding" : "removing");
 	}
 	return PV_OK;
 }
@@ -278,8 +278,8 @@ static int keytab_principals(struct srv_run *run, struct pv_strset *set, struct 
 	struct pv_buf out = PV_BUF_INIT;
 	int r;
 
-	r = pv_samba_run_text(run->rem, "listing the keytab", pv_samba_keytab_list_sh, NULL, 0,
-			      &out, NULL, 60);
+	r = pv_samba_run_text(run->rem, "listing the keytab", pv_phases_samba_keytab_list_sh, NULL,
+			      0, &out, NULL, 60);
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		char *at;
 
@@ -379,8 +379,8 @@ static int clone_keys(struct srv_run *run, const struct pv_buf *names)
 	int st = 0, r;
 
 	pv_remote_var(&sc, "kt", run->f.keytab);
-	pv_remote_var(&sc, "prog", pv_samba_keytab_pl);
-	pv_buf_addstr(&sc, pv_samba_keytab_add_sh);
+	pv_remote_var(&sc, "prog", pv_phases_samba_keytab_pl);
+	pv_buf_addstr(&sc, pv_phases_samba_keytab_add_sh);
 	r = pv_buf_failed(names)
 		    ? pv_error(PV_EIO, "out of memory")
 		    : pv_remote_sh(run->rem, "adding the alias principals to the keytab", &sc,
@@ -412,7 +412,7 @@ static bool samba_dc(struct srv_run *run)
 	int found = 0;
 	bool samba;
 
-	if (pv_dir_read(run->dir, "", "vendorName", &found, &vendor) != PV_OK)
+	if (pv_ldap_read(run->dir, "", "vendorName", &found, &vendor) != PV_OK)
 		return false;
 	samba = vendor && strstr(vendor, "Samba");
 	free(vendor);
@@ -484,7 +484,7 @@ static int ensure_spns(struct srv_run *run)
 	}
 	if (add.n && (r = record_spns(run, &add)) != PV_OK)
 		goto out;
-	if ((r = spn_modify(run, dn, PV_DIR_MOD_ADD, add.v, add.n)) != PV_OK)
+	if ((r = spn_modify(run, dn, PV_LDAP_MOD_ADD, add.v, add.n)) != PV_OK)
 		goto out;
 	run->spn_added = add.n;
 	if (add.n)
@@ -513,7 +513,7 @@ static int ensure_spns(struct srv_run *run)
 			snprintf(chunk, sizeof(chunk), "%d", KT_CHUNK);
 			pv_buf_addstr(&body, "\n");
 			pv_remote_var(&body, "chunk", chunk);
-			pv_buf_addstr(&body, pv_samba_keytab_net_sh);
+			pv_buf_addstr(&body, pv_phases_samba_keytab_net_sh);
 			r = run_as_admin(run, "net ads keytab add", &body);
 		}
 		if (r != PV_OK)
@@ -541,15 +541,15 @@ static int made_users(struct srv_run *run, struct pv_strset *made, unsigned long
 {
 	struct pv_strset *there = pv_strset_new();
 	const struct pv_playbook *pb = run->pb;
-	char name[PV_NAME_MAX];
+	char name[PV_PLAYBOOK_NAME_MAX];
 	unsigned long found = 0;
-	int r = there ? pv_replica_users(run->dir, pb, there, &found)
+	int r = there ? pv_phases_replica_users(run->dir, pb, there, &found)
 		      : pv_error(PV_EIO, "out of memory");
 
 	*n = 0;
 	for (size_t c = 0; r == PV_OK && c < pb->nclients; c++)
 		for (unsigned long u = 1; r == PV_OK && u <= pb->users.per_client; u++) {
-			if ((r = pv_user_name(pb, &pb->clients[c], u, name)) != PV_OK ||
+			if ((r = pv_playbook_user_name(pb, &pb->clients[c], u, name)) != PV_OK ||
 			    !pv_strset_has(there, name))
 				continue;
 			if (pv_strset_add(made, name) < 0)
@@ -568,13 +568,15 @@ static int wait_own_dc(struct srv_run *run, const char *what)
 	unsigned long n = 0;
 	int r;
 
-	if (!run->f.dc[0] || pv_replica_is_main(&run->pb->domain, run->f.dc) || run->env->dry_run)
+	if (!run->f.dc[0] || pv_phases_replica_is_main(&run->pb->domain, run->f.dc) ||
+	    run->env->dry_run)
 		return PV_OK;
 	if (!(made = pv_strset_new()))
 		return pv_error(PV_EIO, "out of memory");
 	if ((r = made_users(run, made, &n)) == PV_OK && n)
-		r = pv_replica_wait_users(run->env, pv_replica_name(&run->pb->domain, run->f.dc),
-					  made, n, what, &run->repl);
+		r = pv_phases_replica_wait_users(
+			run->env, pv_phases_replica_name(&run->pb->domain, run->f.dc), made, n,
+			what, &run->repl);
 	pv_strset_free(made);
 	if (r != PV_OK)
 		return pv_error_prefix(r, "'%s' uses the DC %s", run->pb->server.host.name,
@@ -597,7 +599,7 @@ static int connect_all(struct srv_run *run, bool need_joined)
 	if ((r = pv_env_host_connect(&run->pb->server.host, &run->rem)) != PV_OK)
 		return r;
 	t0 = pv_now();
-	if ((r = pv_samba_probe(run->rem, PV_PROBE_QUICK, run->pb->lab, &run->f)) != PV_OK)
+	if ((r = pv_samba_probe(run->rem, PV_SAMBA_PROBE_QUICK, run->pb->lab, &run->f)) != PV_OK)
 		return r;
 	pv_log(PV_LOG_DEBUG, "srv: probed in %.3f s", pv_now() - t0);
 	if (need_joined && !run->f.joined)
@@ -614,15 +616,15 @@ static int connect_all(struct srv_run *run, bool need_joined)
 static void release(struct srv_run *run)
 {
 	pv_samba_facts_release(&run->f);
-	pv_dir_free(run->dir);
+	pv_ldap_free(run->dir);
 	pv_remote_free(run->rem);
 }
 
-int pv_server_prepare(const struct pv_env *env, const struct pv_trees_opts *o,
-		      struct pv_server_result *res)
+int pv_phases_server_prepare(const struct pv_env *env, const struct pv_phases_trees_opts *o,
+			     struct pv_phases_server_result *res)
 {
 	struct srv_run run = {.env = env, .pb = env->pb, .dry = env->dry_run, .plan = &res->plan};
-	struct pv_trees *trees = NULL;
+	struct pv_phases_trees *trees = NULL;
 	double t0 = pv_now();
 	int r;
 
@@ -631,13 +633,13 @@ int pv_server_prepare(const struct pv_env *env, const struct pv_trees_opts *o,
 		goto out;
 	if ((r = wait_own_dc(&run, "server")) != PV_OK)
 		goto out;
-	if ((r = pv_trees_prepare(env, run.rem, &run.f, o, &res->trees, &trees)) != PV_OK)
+	if ((r = pv_phases_trees_prepare(env, run.rem, &run.f, o, &res->trees, &trees)) != PV_OK)
 		goto out;
 	if ((r = ensure_shares(&run)) != PV_OK)
 		goto out;
 	if (env->pb->server.alias_spns && (r = ensure_spns(&run)) != PV_OK)
 		goto out;
-	r = pv_trees_build(trees, &res->plan);
+	r = pv_phases_trees_build(trees, &res->plan);
 out:
 	res->shares_made = run.shares_made;
 	res->shares_present = run.shares_there;
@@ -650,12 +652,12 @@ out:
 	res->dc_users = run.repl.there;
 	res->dc_wait = run.repl.behind ? run.repl.seconds : 0;
 	res->seconds = pv_now() - t0;
-	pv_trees_free(trees);
+	pv_phases_trees_free(trees);
 	release(&run);
 	return r;
 }
 
-void pv_server_result_release(struct pv_server_result *res)
+void pv_phases_server_result_release(struct pv_phases_server_result *res)
 {
 	pv_env_plan_release(&res->plan);
 }
@@ -676,10 +678,10 @@ static bool alias_spn(const struct pv_playbook *pb, const char *spn)
 	if (hl > dl + 1 && host[hl - dl - 1] == '.' &&
 	    strcasecmp(host + hl - dl, pb->domain.dns_domain) == 0)
 		host[hl -= dl + 1] = '\0';
-	if (pv_names_expand(pb->server.alias_template, NULL, pb->server.host.name, 1, 0, a1,
-			    sizeof(a1)) ||
-	    pv_names_expand(pb->server.alias_template, NULL, pb->server.host.name, 22, 0, a2,
-			    sizeof(a2)))
+	if (pv_playbook_names_expand(pb->server.alias_template, NULL, pb->server.host.name, 1, 0,
+				     a1, sizeof(a1)) ||
+	    pv_playbook_names_expand(pb->server.alias_template, NULL, pb->server.host.name, 22, 0,
+				     a2, sizeof(a2)))
 		return false;
 	l1 = strlen(a1);
 	l2 = strlen(a2);
@@ -726,8 +728,8 @@ static int remove_keytab_entries(struct srv_run *run, const struct pv_strset *re
 		goto out;
 	}
 	pv_remote_var(&sc, "kt", run->f.keytab);
-	pv_remote_var(&sc, "prog", pv_samba_keytab_pl);
-	pv_buf_addstr(&sc, pv_samba_keytab_remove_sh);
+	pv_remote_var(&sc, "prog", pv_phases_samba_keytab_pl);
+	pv_buf_addstr(&sc, pv_phases_samba_keytab_remove_sh);
 	r = pv_buf_failed(&in)
 		    ? pv_error(PV_EIO, "out of memory")
 		    : pv_remote_sh(run->rem, "taking the alias principals out of the keytab", &sc,
@@ -769,8 +771,8 @@ static int remove_spns(struct srv_run *run)
 	if ((r = pv_samba_account(run->dir, run->pb->domain.base_dn, run->f.netbios, &dn, &desc)) !=
 	    PV_OK)
 		goto keytab;
-	if (dn && (r = pv_dir_read_values(run->dir, dn, "servicePrincipalName", &found, &vals,
-					  &nvals)) != PV_OK)
+	if (dn && (r = pv_ldap_read_values(run->dir, dn, "servicePrincipalName", &found, &vals,
+					   &nvals)) != PV_OK)
 		goto keytab;
 	for (size_t i = 0; i < nvals; i++)
 		if (pv_strset_has(rec, vals[i]) && (r = spn_push(&del, vals[i])) != PV_OK)
@@ -786,7 +788,7 @@ static int remove_spns(struct srv_run *run)
 	if (run->dry) {
 		if (del.n)
 			pv_env_plan_add(run->plan, "remove %zu alias SPNs from %s", del.n, dn);
-	} else if ((r = spn_modify(run, dn, PV_DIR_MOD_DELETE, del.v, del.n)) == PV_OK) {
+	} else if ((r = spn_modify(run, dn, PV_LDAP_MOD_DELETE, del.v, del.n)) == PV_OK) {
 		run->spn_removed = del.n;
 	}
 keytab:
@@ -805,7 +807,7 @@ out:
 	if (r == PV_OK && !run->dry && pv_strset_count(rec))
 		r = spn_record(run, "remove", NULL, NULL);
 	pv_strset_free(rec);
-	pv_dir_values_free(vals, nvals);
+	pv_ldap_values_free(vals, nvals);
 	spn_release(&del);
 	free(dn);
 	free(desc);
@@ -823,7 +825,7 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 	pv_remote_var(&sc, "tag", run->tag);
 	pv_remote_var(&sc, "dry", run->dry ? "1" : "0");
 	pv_remote_var(&sc, "base", run->pb->server.share_path);
-	pv_buf_addstr(&sc, pv_samba_unshare_sh);
+	pv_buf_addstr(&sc, pv_phases_samba_unshare_sh);
 	r = pv_remote_sh(run->rem, "removing the shares", &sc, NULL, 0, &out, NULL, 3600);
 	for (char *line = out.data, *nl; r == PV_OK && line && *line; line = nl ? nl + 1 : NULL) {
 		if ((nl = strchr(line, '\n')))
@@ -846,7 +848,7 @@ static int remove_shares(struct srv_run *run, unsigned *removed)
 	return r;
 }
 
-int pv_server_cleanup(const struct pv_env *env, struct pv_server_cleanup_result *res)
+int pv_phases_server_cleanup(const struct pv_env *env, struct pv_phases_server_cleanup_result *res)
 {
 	struct srv_run run = {.env = env, .pb = env->pb, .dry = env->dry_run, .plan = &res->plan};
 	char first[1024] = "";
@@ -878,19 +880,19 @@ out:
 	return r;
 }
 
-void pv_server_cleanup_result_release(struct pv_server_cleanup_result *res)
+void pv_phases_server_cleanup_result_release(struct pv_phases_server_cleanup_result *res)
 {
 	pv_env_plan_release(&res->plan);
 }
 
 /* ---- status ---- */
 
-int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
+int pv_phases_server_status(const struct pv_env *env, struct pv_phases_server_status *st)
 {
 	struct srv_run run = {.env = env, .pb = env->pb, .dry = true};
 	struct spn_list want = {0};
 	struct pv_strset *have = NULL;
-	char *dn = NULL, *desc = NULL, name[PV_NAME_MAX], tag[PV_ENV_TAG_MAX];
+	char *dn = NULL, *desc = NULL, name[PV_PLAYBOOK_NAME_MAX], tag[PV_ENV_TAG_MAX];
 	int st_trust = 1, r;
 
 	memset(st, 0, sizeof(*st));
@@ -911,7 +913,7 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 	st->smbd = run.f.smbd_running;
 	st->winbindd = run.f.winbindd_running;
 	if (st->joined && st->winbindd &&
-	    (r = pv_samba_run_text(run.rem, "wbinfo -t", pv_samba_trust_sh, NULL, 0, NULL,
+	    (r = pv_samba_run_text(run.rem, "wbinfo -t", pv_phases_samba_trust_sh, NULL, 0, NULL,
 				   &st_trust, 60)) != PV_OK)
 		goto out;
 	st->trust = st_trust == 0;
@@ -919,7 +921,7 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 	for (unsigned k = 1; k <= env->pb->server.shares; k++) {
 		const struct pv_samba_share *sh;
 
-		if ((r = pv_share_name(env->pb, k, name)) != PV_OK)
+		if ((r = pv_playbook_share_name(env->pb, k, name)) != PV_OK)
 			goto out;
 		sh = pv_samba_share(&run.f, name);
 		st->shares_present += sh && strcmp(sh->comment, run.tag) == 0 && sh->dir_exists;
@@ -937,8 +939,8 @@ int pv_server_status(const struct pv_env *env, struct pv_server_status *st)
 		for (size_t i = 0; i < want.n; i++)
 			st->spns_present += pv_strset_has(have, want.v[i]);
 	}
-	r = pv_trees_status(env, run.rem, &run.f, &st->trees_skipped, &st->trees_planned,
-			    &st->trees_complete);
+	r = pv_phases_trees_status(env, run.rem, &run.f, &st->trees_skipped, &st->trees_planned,
+				   &st->trees_complete);
 out:
 	pv_strset_free(have);
 	spn_release(&want);

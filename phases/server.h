@@ -8,31 +8,31 @@
 #include "phases/phase.h"
 #include "phases/trees.h"
 
-struct pv_server_result {
+struct pv_phases_server_result {
 	unsigned shares_made, shares_present, shares_missing;
 	size_t spns_added, spns_present, spns_missing, keytab_added;
-	struct pv_tree_stats trees;
+	struct pv_phases_trees_stats trees;
 	char dc[256];		/* the DC the server's winbindd uses ("" unknown) */
 	unsigned long dc_users; /* when it is not domain.dc: the lab's users it held at last */
 	double dc_wait;		/* seconds waited for it to catch up (0: it had them) */
 	struct pv_env_plan plan;
 	double seconds;
 };
-int pv_server_prepare(const struct pv_env *env, const struct pv_trees_opts *o,
-		      struct pv_server_result *res);
-void pv_server_result_release(struct pv_server_result *res);
+int pv_phases_server_prepare(const struct pv_env *env, const struct pv_phases_trees_opts *o,
+			     struct pv_phases_server_result *res);
+void pv_phases_server_result_release(struct pv_phases_server_result *res);
 
-struct pv_server_cleanup_result {
+struct pv_phases_server_cleanup_result {
 	unsigned shares_removed;
 	size_t spns_removed, spns_left; /* left: alias SPNs this lab did not add */
 	size_t keytab_removed;		/* keytab entries (principal, kvno, enctype) taken out */
 	struct pv_env_plan plan;
 	double seconds;
 };
-int pv_server_cleanup(const struct pv_env *env, struct pv_server_cleanup_result *res);
-void pv_server_cleanup_result_release(struct pv_server_cleanup_result *res);
+int pv_phases_server_cleanup(const struct pv_env *env, struct pv_phases_server_cleanup_result *res);
+void pv_phases_server_cleanup_result_release(struct pv_phases_server_cleanup_result *res);
 
-struct pv_server_status {
+struct pv_phases_server_status {
 	char account[80];    /* <NETBIOS>$ */
 	bool joined;	     /* net ads testjoin (or winbindd's link to the DC) */
 	bool trust;	     /* wbinfo -t */
@@ -48,6 +48,6 @@ struct pv_server_status {
 	bool trees_skipped; /* no fileset */
 	unsigned long trees_planned, trees_complete;
 };
-int pv_server_status(const struct pv_env *env, struct pv_server_status *st);
+int pv_phases_server_status(const struct pv_env *env, struct pv_phases_server_status *st);
 
 #endif

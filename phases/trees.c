@@ -27,7 +27,7 @@ extern const char pv_phases_rm_foreign_sh[];
 
 /* ---- users ---- */
 
-static int list_users(struct pv_trees *t)
+static int list_users(struct pv_phases_trees *t)
 {
 	const struct pv_playbook *pb = t->pb;
 	unsigned long per = pb->users.per_client;
@@ -42,9 +42,9 @@ static int list_users(struct pv_trees *t)
 		return pv_error(PV_EIO, "out of memory");
 	for (size_t c = 0; c < pb->nclients; c++)
 		for (unsigned long n = 1; n <= per; n++, i++) {
-			struct pv_roster_user u;
+			struct pv_playbook_roster_user u;
 
-			if ((r = pv_roster_user(pb, c, n, &u)) != PV_OK)
+			if ((r = pv_playbook_roster_user(pb, c, n, &u)) != PV_OK)
 				return r;
 			memcpy(t->users[i].name, u.name, sizeof(u.name));
 			t->users[i].share = u.share;
@@ -53,11 +53,11 @@ static int list_users(struct pv_trees *t)
 }
 
 /* uid and gid of every user through the server's NSS (winbind), in batches. */
-static int map_users(struct pv_trees *t)
+static int map_users(struct pv_phases_trees *t)
 {
 	struct pv_buf sc = PV_BUF_INIT, out = PV_BUF_INIT;
 	size_t missing = 0;
-	char first[PV_NAME_MAX] = "";
+	char first[PV_PLAYBOOK_NAME_MAX] = "";
 	int r = PV_OK;
 
 	for (size_t b = 0; b < t->nusers && r == PV_OK; b += GETENT_BATCH) {
@@ -82,14 +82,14 @@ static int map_users(struct pv_trees *t)
 		for (size_t i = b; i < e; i++)
 			t->users[i].uid = (unsigned long)-1;
 		for (char *line = out.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-			char name[PV_NAME_MAX];
+			char name[PV_PLAYBOOK_NAME_MAX];
 			unsigned long uid, gid;
 			int got;
 
 			if ((nl = strchr(line, '\n')))
 				*nl = '\0';
-			got = pv_trees_getent_line(line, t->pb->domain.netbios, name, sizeof(name),
-						   &uid, &gid);
+			got = pv_phases_trees_getent_line(line, t->pb->domain.netbios, name,
+							  sizeof(name), &uid, &gid);
 			if (got < 0) {
 				r = pv_error_prefix(PV_EREMOTE, "'%s'", t->pb->server.host.name);
 				break;
@@ -143,7 +143,7 @@ static size_t lower_bound(const struct have *hv, size_t nh, const char *path)
  * A folder holding anything of another uid is foreign: an earlier account of the same name
  * (cleanup dc, then dc again) made it, and the user could not write there. The owners are
  * checked once the users are mapped to their uids (server; status does not look them up). */
-static int survey(struct pv_trees *t)
+static int survey(struct pv_phases_trees *t)
 {
 	struct pv_buf listing = PV_BUF_INIT;
 	struct have *hv = NULL;
@@ -151,13 +151,13 @@ static int survey(struct pv_trees *t)
 	char path[1024];
 	int r;
 
-	if ((r = pv_trees_listing(t, 0, t->nusers, true, &listing, &hv, &nh)) != PV_OK)
+	if ((r = pv_phases_trees_listing(t, 0, t->nusers, true, &listing, &hv, &nh)) != PV_OK)
 		goto out;
 	for (size_t i = 0; i < t->nusers; i++) {
 		struct tuser *u = &t->users[i];
 		size_t at;
 
-		if ((r = pv_trees_user_path(t, u, "", path, sizeof(path))) != PV_OK)
+		if ((r = pv_phases_trees_user_path(t, u, "", path, sizeof(path))) != PV_OK)
 			goto out;
 		at = lower_bound(hv, nh, path); /* "<share>/<user>/": the first thing inside */
 		u->nonempty = at < nh && strncmp(hv[at].path, path, strlen(path)) == 0;
@@ -170,9 +170,10 @@ static int survey(struct pv_trees *t)
 			const struct pv_fileset_entry *en = &t->fs->entries[j];
 			struct have *h;
 
-			if ((r = pv_trees_user_path(t, u, en->path, path, sizeof(path))) != PV_OK)
+			if ((r = pv_phases_trees_user_path(t, u, en->path, path, sizeof(path))) !=
+			    PV_OK)
 				goto out;
-			h = pv_trees_find(hv, nh, path);
+			h = pv_phases_trees_find(hv, nh, path);
 			u->complete = h && !h->other && h->dir == en->dir &&
 				      (en->dir || h->size == en->size);
 		}
@@ -184,7 +185,7 @@ out:
 }
 
 /* Every user's folder, owned by the user, mode 0700 (made where missing, as one tar). */
-static int make_user_dirs(struct pv_trees *t)
+static int make_user_dirs(struct pv_phases_trees *t)
 {
 	struct pv_buf tar = PV_BUF_INIT;
 	long long now = (long long)time(NULL);
@@ -195,18 +196,18 @@ static int make_user_dirs(struct pv_trees *t)
 		struct tuser *u = &t->users[i];
 		struct pv_tar_entry e = {path, true, 0, u->uid, u->gid, 0700, now};
 
-		if ((r = pv_trees_user_path(t, u, NULL, path, sizeof(path))) == PV_OK)
+		if ((r = pv_phases_trees_user_path(t, u, NULL, path, sizeof(path))) == PV_OK)
 			r = pv_tar_add(&tar, &e, NULL);
 	}
 	if (r == PV_OK)
-		r = pv_trees_extract(t, &tar, "making the users' folders", true);
+		r = pv_phases_trees_extract(t, &tar, "making the users' folders", true);
 	pv_buf_release(&tar, 0);
 	return r;
 }
 
 /* The folders of the users whose tree is foreign, removed (as root, with rm -rf, which never
  * follows a link inside; the share folders above are root's): they are built anew. */
-static int remove_foreign(struct pv_trees *t, unsigned long n)
+static int remove_foreign(struct pv_phases_trees *t, unsigned long n)
 {
 	struct pv_buf sc = PV_BUF_INIT;
 	char path[1024];
@@ -217,7 +218,8 @@ static int remove_foreign(struct pv_trees *t, unsigned long n)
 	for (size_t i = 0; i < t->nusers && r == PV_OK; i++) {
 		if (!t->users[i].foreign)
 			continue;
-		if ((r = pv_trees_user_path(t, &t->users[i], NULL, path, sizeof(path))) != PV_OK)
+		if ((r = pv_phases_trees_user_path(t, &t->users[i], NULL, path, sizeof(path))) !=
+		    PV_OK)
 			break;
 		pv_buf_addstr(&sc, " ./");
 		pv_remote_quote(&sc, path);
@@ -243,7 +245,7 @@ static int remove_foreign(struct pv_trees *t, unsigned long n)
 
 /* ---- entry points ---- */
 
-void pv_trees_free(struct pv_trees *t)
+void pv_phases_trees_free(struct pv_phases_trees *t)
 {
 	if (!t)
 		return;
@@ -256,23 +258,23 @@ void pv_trees_free(struct pv_trees *t)
 
 /* The fileset, the users and the shares' names: what the build and the status share. */
 static int trees_new(const struct pv_env *env, struct pv_remote *rem,
-		     const struct pv_samba_facts *f, struct pv_tree_stats *st,
-		     struct pv_trees **out)
+		     const struct pv_samba_facts *f, struct pv_phases_trees_stats *st,
+		     struct pv_phases_trees **out)
 {
 	const struct pv_playbook *pb = env->pb;
-	struct pv_trees *t = calloc(1, sizeof(*t));
+	struct pv_phases_trees *t = calloc(1, sizeof(*t));
 	int r;
 
 	*out = NULL;
 	if (!t)
 		return pv_error(PV_EIO, "out of memory");
-	*t = (struct pv_trees){.env = env, .pb = pb, .rem = rem, .st = st, .sep = f->sep};
+	*t = (struct pv_phases_trees){.env = env, .pb = pb, .rem = rem, .st = st, .sep = f->sep};
 	if (!pb->server.fileset) {
 		st->skipped = true;
 		*out = t;
 		return PV_OK;
 	}
-	if ((r = pv_fileset_load(pb->server.fileset, &t->fs)) != PV_OK)
+	if ((r = pv_fileset_read(pb->server.fileset, &t->fs)) != PV_OK)
 		goto fail;
 	snprintf(st->fileset, sizeof(st->fileset), "%s", t->fs->name);
 	st->files_per_user = t->fs->nfiles;
@@ -286,7 +288,7 @@ static int trees_new(const struct pv_env *env, struct pv_remote *rem,
 		goto fail;
 	}
 	for (unsigned k = 1; k <= pb->server.shares; k++)
-		if ((r = pv_share_name(pb, k, t->shares[k - 1])) != PV_OK)
+		if ((r = pv_playbook_share_name(pb, k, t->shares[k - 1])) != PV_OK)
 			goto fail;
 	for (size_t i = 0; i < t->fs->n; i++)
 		t->items[i] = (struct pv_smb_item){t->fs->entries[i].path, t->fs->entries[i].dir,
@@ -294,13 +296,13 @@ static int trees_new(const struct pv_env *env, struct pv_remote *rem,
 	*out = t;
 	return PV_OK;
 fail:
-	pv_trees_free(t);
+	pv_phases_trees_free(t);
 	return r;
 }
 
-int pv_trees_prepare(const struct pv_env *env, struct pv_remote *rem,
-		     const struct pv_samba_facts *f, const struct pv_trees_opts *o,
-		     struct pv_tree_stats *st, struct pv_trees **out)
+int pv_phases_trees_prepare(const struct pv_env *env, struct pv_remote *rem,
+			    const struct pv_samba_facts *f, const struct pv_phases_trees_opts *o,
+			    struct pv_phases_trees_stats *st, struct pv_phases_trees **out)
 {
 	const char *via = o->via ? o->via : "smb";
 	/* one SMB session per server core (at least 2, so that a round trip is always hidden):
@@ -308,7 +310,7 @@ int pv_trees_prepare(const struct pv_env *env, struct pv_remote *rem,
 	 * files, interleaved: 2 sessions 2.05 s and 2.9 s of smbd CPU, 8 sessions 2.36 s and 3.3 s)
 	 */
 	unsigned long workers = f->cores > WORKERS_MIN ? f->cores : WORKERS_MIN;
-	struct pv_trees *t = NULL;
+	struct pv_phases_trees *t = NULL;
 	int r;
 
 	memset(st, 0, sizeof(*st));
@@ -338,16 +340,16 @@ int pv_trees_prepare(const struct pv_env *env, struct pv_remote *rem,
 	r = map_users(t);
 out:
 	if (r != PV_OK) {
-		pv_trees_free(t);
+		pv_phases_trees_free(t);
 		return r;
 	}
 	*out = t;
 	return PV_OK;
 }
 
-int pv_trees_build(struct pv_trees *t, struct pv_env_plan *plan)
+int pv_phases_trees_build(struct pv_phases_trees *t, struct pv_env_plan *plan)
 {
-	struct pv_tree_stats *st = t->st;
+	struct pv_phases_trees_stats *st = t->st;
 	unsigned long todo = 0, foreign = 0;
 	double t0 = pv_now();
 	int r;
@@ -393,19 +395,20 @@ int pv_trees_build(struct pv_trees *t, struct pv_env_plan *plan)
 		goto done;
 	pv_progress_start(&t->prog, t->ssh ? "trees (ssh)" : "trees (smb)", "files",
 			  (unsigned long)(t->nusers * t->fs->nfiles));
-	pv_trees_progress(t);
-	r = t->ssh ? pv_trees_build_ssh(t) : pv_trees_build_smb(t);
+	pv_phases_trees_progress(t);
+	r = t->ssh ? pv_phases_trees_build_ssh(t) : pv_phases_trees_build_smb(t);
 	pv_progress_end(&t->prog);
 done:
 	st->seconds = pv_now() - t0;
 	return r;
 }
 
-int pv_trees_status(const struct pv_env *env, struct pv_remote *rem, const struct pv_samba_facts *f,
-		    bool *skipped, unsigned long *planned, unsigned long *complete)
+int pv_phases_trees_status(const struct pv_env *env, struct pv_remote *rem,
+			   const struct pv_samba_facts *f, bool *skipped, unsigned long *planned,
+			   unsigned long *complete)
 {
-	struct pv_tree_stats st;
-	struct pv_trees *t = NULL;
+	struct pv_phases_trees_stats st;
+	struct pv_phases_trees *t = NULL;
 	int r;
 
 	memset(&st, 0, sizeof(st));
@@ -418,6 +421,6 @@ int pv_trees_status(const struct pv_env *env, struct pv_remote *rem, const struc
 		for (size_t i = 0; i < t->nusers; i++)
 			*complete += t->users[i].complete;
 	}
-	pv_trees_free(t);
+	pv_phases_trees_free(t);
 	return r;
 }

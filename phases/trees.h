@@ -12,7 +12,7 @@
 struct pv_remote;
 struct pv_samba_facts;
 
-struct pv_tree_stats {
+struct pv_phases_trees_stats {
 	bool skipped;	 /* no fileset in the playbook */
 	const char *via; /* "smb" or "ssh" */
 	char fileset[64];
@@ -25,25 +25,26 @@ struct pv_tree_stats {
 	double seconds;
 };
 
-struct pv_trees_opts {
+struct pv_phases_trees_opts {
 	const char *via;   /* "smb" (NULL) or "ssh" */
 	unsigned parallel; /* SMB connections at once; 0: one per server core, at least 2 */
 };
 
-struct pv_trees;
+struct pv_phases_trees;
 /* Check what can be checked before anything is made: the options, the fileset, and every user
  * in the domain (through the server's winbind; the users' password is asked for over SMB).
- * *out is freed with pv_trees_free (NULL is fine); st->skipped when there is no fileset. */
-int pv_trees_prepare(const struct pv_env *env, struct pv_remote *rem,
-		     const struct pv_samba_facts *f, const struct pv_trees_opts *o,
-		     struct pv_tree_stats *st, struct pv_trees **out);
+ * *out is freed with pv_phases_trees_free (NULL is fine); st->skipped when there is no fileset. */
+int pv_phases_trees_prepare(const struct pv_env *env, struct pv_remote *rem,
+			    const struct pv_samba_facts *f, const struct pv_phases_trees_opts *o,
+			    struct pv_phases_trees_stats *st, struct pv_phases_trees **out);
 /* The users' folders and trees (the shares must exist); the stats are filled. A dry run plans
  * and changes nothing. */
-int pv_trees_build(struct pv_trees *t, struct pv_env_plan *plan);
-void pv_trees_free(struct pv_trees *t);
+int pv_phases_trees_build(struct pv_phases_trees *t, struct pv_env_plan *plan);
+void pv_phases_trees_free(struct pv_phases_trees *t);
 
 /* status: of the users the playbook plans, how many have a complete tree (one listing). */
-int pv_trees_status(const struct pv_env *env, struct pv_remote *rem, const struct pv_samba_facts *f,
-		    bool *skipped, unsigned long *planned, unsigned long *complete);
+int pv_phases_trees_status(const struct pv_env *env, struct pv_remote *rem,
+			   const struct pv_samba_facts *f, bool *skipped, unsigned long *planned,
+			   unsigned long *complete);
 
 #endif

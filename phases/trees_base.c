@@ -12,8 +12,8 @@
 
 extern const char pv_phases_list_trees_sh[];
 
-int pv_trees_user_path(const struct pv_trees *t, const struct tuser *u, const char *rel, char *out,
-		       size_t len)
+int pv_phases_trees_user_path(const struct pv_phases_trees *t, const struct tuser *u,
+			      const char *rel, char *out, size_t len)
 {
 	int n = snprintf(out, len, "%s/%s%s%s", t->shares[u->share - 1], u->name, rel ? "/" : "",
 			 rel ? rel : "");
@@ -21,13 +21,13 @@ int pv_trees_user_path(const struct pv_trees *t, const struct tuser *u, const ch
 	return n < 0 || (size_t)n >= len ? pv_error(PV_ECONFIG, "path too long: %s", out) : PV_OK;
 }
 
-void pv_trees_progress(struct pv_trees *t)
+void pv_phases_trees_progress(struct pv_phases_trees *t)
 {
 	pv_progress_bytes(&t->prog, t->st->files_made + t->st->files_fixed + t->st->files_ok,
 			  t->st->bytes_written);
 }
 
-int pv_trees_disk_full(const struct pv_trees *t, int r)
+int pv_phases_trees_disk_full(const struct pv_phases_trees *t, int r)
 {
 	if (r == PV_OK || !strstr(pv_errmsg(), "No space left"))
 		return r;
@@ -35,8 +35,8 @@ int pv_trees_disk_full(const struct pv_trees *t, int r)
 			t->pb->server.host.name, t->pb->server.share_path, pv_errmsg());
 }
 
-int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv_buf *out,
-		     struct have **hv, size_t *nh)
+int pv_phases_trees_listing(struct pv_phases_trees *t, size_t b, size_t e, bool all,
+			    struct pv_buf *out, struct have **hv, size_t *nh)
 {
 	struct pv_buf sc = PV_BUF_INIT;
 	size_t dirs = 0;
@@ -57,7 +57,7 @@ int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv
 		for (size_t i = b; i < e; i++) {
 			if (!t->users[i].nonempty)
 				continue;
-			pv_trees_user_path(t, &t->users[i], NULL, path, sizeof(path));
+			pv_phases_trees_user_path(t, &t->users[i], NULL, path, sizeof(path));
 			pv_buf_addstr(&sc, " ");
 			pv_remote_quote(&sc, path);
 			dirs++;
@@ -71,5 +71,5 @@ int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv
 	}
 	r = pv_remote_sh(t->rem, "listing the users' trees", &sc, NULL, 0, out, NULL, 600);
 	pv_buf_release(&sc, 0);
-	return r == PV_OK ? pv_trees_parse_listing(out, hv, nh) : r;
+	return r == PV_OK ? pv_phases_trees_parse_listing(out, hv, nh) : r;
 }

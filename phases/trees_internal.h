@@ -12,7 +12,7 @@
 #include "util/progress.h"
 
 struct tuser {
-	char name[PV_NAME_MAX];
+	char name[PV_PLAYBOOK_NAME_MAX];
 	unsigned share; /* 1..K */
 	unsigned long uid, gid;
 	bool nonempty; /* its folder holds something already */
@@ -30,7 +30,7 @@ struct have {
 	unsigned long uid; /* its owner */
 };
 
-struct pv_trees {
+struct pv_phases_trees {
 	const struct pv_env *env;
 	const struct pv_playbook *pb;
 	struct pv_remote *rem;
@@ -38,8 +38,8 @@ struct pv_trees {
 	struct pv_smb_item *items;
 	struct tuser *users;
 	size_t nusers;
-	char (*shares)[PV_NAME_MAX];
-	struct pv_tree_stats *st;
+	char (*shares)[PV_PLAYBOOK_NAME_MAX];
+	struct pv_phases_trees_stats *st;
 	const struct pv_secret *pw; /* the users' password, for SMB */
 	const char *sep;	    /* winbind separator from the probe ("" when unknown) */
 	unsigned workers;
@@ -49,39 +49,40 @@ struct pv_trees {
 };
 
 /* <share>/<user>[/<rel>] relative to share_path. */
-int pv_trees_user_path(const struct pv_trees *t, const struct tuser *u, const char *rel, char *out,
-		       size_t len);
+int pv_phases_trees_user_path(const struct pv_phases_trees *t, const struct tuser *u,
+			      const char *rel, char *out, size_t len);
 /* List what the folders of users[b..e) hold (only the non-empty ones unless all), sorted by
  * path: *hv points into out; the caller frees *hv and releases out. */
-int pv_trees_listing(struct pv_trees *t, size_t b, size_t e, bool all, struct pv_buf *out,
-		     struct have **hv, size_t *nh);
+int pv_phases_trees_listing(struct pv_phases_trees *t, size_t b, size_t e, bool all,
+			    struct pv_buf *out, struct have **hv, size_t *nh);
 /* The lowest uid and gid a load user may have on the server: below are root and the system
  * accounts and groups (Debian's SYS_UID_MAX is 999; winbind's idmap ranges start far above). */
-#define PV_TREES_ID_MIN 1000
+#define PV_PHASES_TREES_ID_MIN 1000
 
 /* trees_parse.c: one line of getent.sh ("name:uid:gid"): 1 with the name (without any
  * "DOMAIN<sep>" before it; len bytes at name), uid and gid set; 0 when the line is no such
  * line (not plain digits, a field too many); -1 (recorded, PV_EREMOTE) when the uid or the
- * gid is below PV_TREES_ID_MIN. */
-int pv_trees_getent_line(const char *line, const char *domain, char *name, size_t len,
-			 unsigned long *uid, unsigned long *gid);
+ * gid is below PV_PHASES_TREES_ID_MIN. */
+int pv_phases_trees_getent_line(const char *line, const char *domain, char *name, size_t len,
+				unsigned long *uid, unsigned long *gid);
 /* trees_parse.c: the records of list-trees.sh in out (NUL-ended "TYPE SIZE ./PATH"), sorted
  * by path: *hv points into out; the caller frees *hv. */
-int pv_trees_parse_listing(struct pv_buf *out, struct have **hv, size_t *nh);
+int pv_phases_trees_parse_listing(struct pv_buf *out, struct have **hv, size_t *nh);
 /* The entry at path in a sorted listing, or NULL. */
-struct have *pv_trees_find(struct have *hv, size_t nh, const char *path);
+struct have *pv_phases_trees_find(struct have *hv, size_t nh, const char *path);
 /* r from a command on the server: when it failed for want of space, say so and where. */
-int pv_trees_disk_full(const struct pv_trees *t, int r);
+int pv_phases_trees_disk_full(const struct pv_phases_trees *t, int r);
 /* Report progress from the stats. */
-void pv_trees_progress(struct pv_trees *t);
+void pv_phases_trees_progress(struct pv_phases_trees *t);
 
 /* Write what b holds (a tar stream of users' folders and trees, ended here) on the server:
  * phases/scripts/trees.pl, as the users, never as root inside their folders. folders: the
  * stream holds only the users' own folders (tar may make those where there is no perl). */
-int pv_trees_extract(struct pv_trees *t, struct pv_buf *b, const char *what, bool folders);
-int pv_trees_build_ssh(struct pv_trees *t);
-int pv_trees_build_smb(struct pv_trees *t);
+int pv_phases_trees_extract(struct pv_phases_trees *t, struct pv_buf *b, const char *what,
+			    bool folders);
+int pv_phases_trees_build_ssh(struct pv_phases_trees *t);
+int pv_phases_trees_build_smb(struct pv_phases_trees *t);
 /* Whether PROVISION_SMB_CLIENT=libsmbclient asks for libsmbclient (a connection per user). */
-bool pv_trees_want_libsmbclient(void);
+bool pv_phases_trees_want_libsmbclient(void);
 
 #endif

@@ -25,8 +25,8 @@ static const char *id_of(const char *p, unsigned long *v)
 	return p > s ? p : NULL;
 }
 
-int pv_trees_getent_line(const char *line, const char *domain, char *name, size_t len,
-			 unsigned long *uid, unsigned long *gid)
+int pv_phases_trees_getent_line(const char *line, const char *domain, char *name, size_t len,
+				unsigned long *uid, unsigned long *gid)
 {
 	size_t dlen = strlen(domain), nlen = strcspn(line, ":");
 	const char *p = line + nlen;
@@ -44,12 +44,12 @@ int pv_trees_getent_line(const char *line, const char *domain, char *name, size_
 	/* root, a system account or a system group: trees.pl works on the server as the uid and
 	 * gid given here, so a server (or a domain) that maps a load user to one of them would
 	 * have provision write as that account */
-	if (u < PV_TREES_ID_MIN || g < PV_TREES_ID_MIN) {
+	if (u < PV_PHASES_TREES_ID_MIN || g < PV_PHASES_TREES_ID_MIN) {
 		pv_error(PV_EREMOTE,
 			 "getent gives '%.*s' as uid %lu, group %lu: provision never works as root "
 			 "or a system account or group (ids below %d); check the server's idmap "
 			 "ranges",
-			 (int)nlen, line, u, g, PV_TREES_ID_MIN);
+			 (int)nlen, line, u, g, PV_PHASES_TREES_ID_MIN);
 		return -1;
 	}
 	if (prefixed) {
@@ -68,14 +68,14 @@ static int by_path(const void *a, const void *b)
 	return strcmp(((const struct have *)a)->path, ((const struct have *)b)->path);
 }
 
-struct have *pv_trees_find(struct have *hv, size_t nh, const char *path)
+struct have *pv_phases_trees_find(struct have *hv, size_t nh, const char *path)
 {
 	struct have key = {(char *)path, false, false, 0, 0};
 
 	return nh ? bsearch(&key, hv, nh, sizeof(*hv), by_path) : NULL;
 }
 
-int pv_trees_parse_listing(struct pv_buf *out, struct have **hv, size_t *nh)
+int pv_phases_trees_parse_listing(struct pv_buf *out, struct have **hv, size_t *nh)
 {
 	size_t n = 0, cap = 0;
 	int r = PV_OK;

@@ -1,5 +1,5 @@
 /* phases/trees_smb.c: the trees of `server` over SMB, as each user: worker processes, each
- * with one connection of our own SMB2 client (smb/wire.c: SMB 2.0.2 to 3.1.1, signed and
+ * with one connection of our own SMB2 client (smb/sync.c: SMB 2.0.2 to 3.1.1, signed and
  * encrypted as the server or the share requires) that carries its users' sessions in turn; or,
  * when PROVISION_SMB_CLIENT=libsmbclient asks for it and only then, libsmbclient, a connection
  * per user (it keeps process-wide state: hence processes). Workers report through a pipe; the
@@ -100,45 +100,45 @@ static int tick(void *arg, unsigned long files, uint64_t bytes)
 	return stopping;
 }
 
-/* Which SMB client builds the trees: our own (smb/wire.c: one connection per worker for all
+/* Which SMB client builds the trees: our own (smb/sync.c: one connection per worker for all
  * its users, a compound request per file), unless PROVISION_SMB_CLIENT=libsmbclient asks for a
  * libsmbclient session per user. Nothing falls back to libsmbclient: a server our client
  * cannot serve is an error that says why. */
-bool pv_trees_want_libsmbclient(void)
+bool pv_phases_trees_want_libsmbclient(void)
 {
 	const char *e = getenv("PROVISION_SMB_CLIENT");
 
 	return e && strcmp(e, "libsmbclient") == 0;
 }
 
-static int build_one(struct pv_trees *t, struct pv_smb2 **conn, bool lib, const char *server,
-		     struct tuser *u, const struct pv_secret *pw, struct wctx *w,
-		     struct pv_smb_tree_result *res)
+static int build_one(struct pv_phases_trees *t, struct pv_smb_sync **conn, bool lib,
+		     const char *server, struct tuser *u, const struct pv_secret *pw,
+		     struct wctx *w, struct pv_smb_tree_result *res)
 {
 	const char *share = t->shares[u->share - 1];
-	struct pv_smb *s = NULL;
+	struct pv_smb_lib *s = NULL;
 	int r;
 
 	if (lib) {
-		r = pv_smb_session(server, t->pb->domain.netbios, u->name, pw,
-				   t->pb->domain.timeout, &s);
+		r = pv_smb_lib_session(server, t->pb->domain.netbios, u->name, pw,
+				       t->pb->domain.timeout, &s);
 		if (r == PV_OK)
-			r = pv_smb_tree_build(s, share, u->name, t->items, t->fs->n, !u->nonempty,
-					      fill, w, tick, w, res);
-		pv_smb_free(s);
+			r = pv_smb_lib_tree_build(s, share, u->name, t->items, t->fs->n,
+						  !u->nonempty, fill, w, tick, w, res);
+		pv_smb_lib_free(s);
 		return r;
 	}
 	memset(res, 0, sizeof(*res));
 	for (int attempt = 0;; attempt++) {
 		struct pv_smb_tree_result part;
 
-		r = *conn ? PV_OK : pv_smb2_connect(server, t->pb->domain.timeout, conn);
+		r = *conn ? PV_OK : pv_smb_sync_connect(server, t->pb->domain.timeout, conn);
 		if (r == PV_OK) {
 			/* a second attempt lists what the first one wrote */
-			r = pv_smb2_tree_build(*conn, t->pb->domain.netbios, u->name, pw, share,
-					       u->name, t->items, t->fs->n,
-					       !u->nonempty && attempt == 0, NULL, fill, w, tick, w,
-					       &part);
+			r = pv_smb_sync_tree_build(*conn, t->pb->domain.netbios, u->name, pw, share,
+						   u->name, t->items, t->fs->n,
+						   !u->nonempty && attempt == 0, NULL, fill, w,
+						   tick, w, &part);
 			/* the second listing also finds what the first attempt wrote */
 			res->files_ok +=
 				attempt == 0 ? part.files_ok
@@ -152,22 +152,22 @@ static int build_one(struct pv_trees *t, struct pv_smb2 **conn, bool lib, const 
 			return r;
 		/* the connection was lost (smbd restarted, a network blip): once more on a new
 		 * one; every file written is whole, and the listing finds them */
-		if (attempt > 0 || !pv_smb2_lost(*conn) || stopping || r == PV_EREMOTE)
+		if (attempt > 0 || !pv_smb_sync_lost(*conn) || stopping || r == PV_EREMOTE)
 			return r;
 		pv_log(PV_LOG_WARN, "trees: %s; connecting again for %s", pv_errmsg(), u->name);
-		pv_smb2_free(*conn);
+		pv_smb_sync_free(*conn);
 		*conn = NULL;
 		sleep(1);
 	}
 }
 
-static void worker(struct pv_trees *t, int fd, const size_t *todo, size_t ntodo, size_t first,
-		   size_t step, const struct pv_secret *pw)
+static void worker(struct pv_phases_trees *t, int fd, const size_t *todo, size_t ntodo,
+		   size_t first, size_t step, const struct pv_secret *pw)
 {
 	const char *server =
 		t->pb->server.host.address ? t->pb->server.host.address : t->pb->server.host.name;
-	struct pv_smb2 *conn = NULL;
-	bool lib = pv_trees_want_libsmbclient(), said = first != 0;
+	struct pv_smb_sync *conn = NULL;
+	bool lib = pv_phases_trees_want_libsmbclient(), said = first != 0;
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -188,15 +188,15 @@ static void worker(struct pv_trees *t, int fd, const size_t *todo, size_t ntodo,
 		r = build_one(t, &conn, lib, server, u, pw, &w, &rc.res);
 		if (!said && r == PV_OK && !lib) {
 			pv_log(PV_LOG_INFO, "trees: our SMB2 client speaks %s to '%s'%s",
-			       pv_smb2_describe(conn), server,
-			       pv_smb2_encrypting(conn)
+			       pv_smb_sync_describe(conn), server,
+			       pv_smb_sync_encrypting(conn)
 				       ? " (the server or the share requires "
 					 "encryption: every request encrypted, every "
 					 "answer opened and checked)"
-			       : pv_smb2_signing(conn) ? " (the server requires signing: every "
-							 "request signed, every "
-							 "answer checked)"
-						       : "");
+			       : pv_smb_sync_signing(conn) ? " (the server requires signing: every "
+							     "request signed, every "
+							     "answer checked)"
+							   : "");
 			said = true;
 		}
 		rc.files = w.files;
@@ -209,7 +209,7 @@ static void worker(struct pv_trees *t, int fd, const size_t *todo, size_t ntodo,
 		if (r != PV_OK)
 			break;
 	}
-	pv_smb2_free(conn);
+	pv_smb_sync_free(conn);
 }
 
 /* Set in the parent by SIGINT (Ctrl-C) or SIGTERM during an SMB build: the workers are told
@@ -232,7 +232,7 @@ static void tell_workers(const pid_t *pids, unsigned n, bool *told)
 	*told = true;
 }
 
-static int build_smb(struct pv_trees *t, const struct pv_secret *pw, const size_t *todo,
+static int build_smb(struct pv_phases_trees *t, const struct pv_secret *pw, const size_t *todo,
 		     size_t ntodo, unsigned nworkers)
 {
 	unsigned long files = t->st->files_ok;
@@ -338,7 +338,7 @@ static int build_smb(struct pv_trees *t, const struct pv_secret *pw, const size_
 	return r;
 }
 
-int pv_trees_build_smb(struct pv_trees *t)
+int pv_phases_trees_build_smb(struct pv_phases_trees *t)
 {
 	size_t *todo = calloc(t->nusers ? t->nusers : 1, sizeof(*todo)), n = 0;
 	unsigned workers;
@@ -350,7 +350,7 @@ int pv_trees_build_smb(struct pv_trees *t)
 		if (!t->users[i].complete)
 			todo[n++] = i;
 	workers = t->workers < n ? t->workers : (unsigned)n;
-	if (pv_trees_want_libsmbclient())
+	if (pv_phases_trees_want_libsmbclient())
 		pv_log(PV_LOG_INFO,
 		       "trees: %u SMB sessions at once (libsmbclient: a connection per "
 		       "user)",

@@ -51,7 +51,8 @@ static int add_file(struct pv_buf *b, const char *path, uint64_t seed, uint64_t 
 	return r;
 }
 
-int pv_trees_extract(struct pv_trees *t, struct pv_buf *b, const char *what, bool folders)
+int pv_phases_trees_extract(struct pv_phases_trees *t, struct pv_buf *b, const char *what,
+			    bool folders)
 {
 	struct pv_buf sc = PV_BUF_INIT;
 	double t0 = pv_now();
@@ -69,7 +70,7 @@ int pv_trees_extract(struct pv_trees *t, struct pv_buf *b, const char *what, boo
 	pv_log(PV_LOG_DEBUG, "trees: %zu bytes of tar written in %.3f s", b->len, pv_now() - t0);
 	pv_buf_reset(b);
 	/* a failed write removed its file (trees.pl): the trees hold whole files only */
-	return pv_trees_disk_full(t, r);
+	return pv_phases_trees_disk_full(t, r);
 }
 
 /* Content 'shared' gives every user the same bytes, so for users whose folder is empty the
@@ -77,7 +78,7 @@ int pv_trees_extract(struct pv_trees *t, struct pv_buf *b, const char *what, boo
  * copies it into each folder: SSH carries one tree, not one per user, and the disk does the
  * rest at its own speed. */
 /* The template tpl copied into the empty folders of users b..e-1, as each user (trees.pl). */
-static int copy_template(struct pv_trees *t, const char *tpl, size_t b, size_t e)
+static int copy_template(struct pv_phases_trees *t, const char *tpl, size_t b, size_t e)
 {
 	struct pv_buf sc = PV_BUF_INIT, in = PV_BUF_INIT;
 	char path[1024];
@@ -94,7 +95,7 @@ static int copy_template(struct pv_trees *t, const char *tpl, size_t b, size_t e
 
 		if (u->nonempty)
 			continue;
-		if ((r = pv_trees_user_path(t, u, NULL, path, sizeof(path))) != PV_OK)
+		if ((r = pv_phases_trees_user_path(t, u, NULL, path, sizeof(path))) != PV_OK)
 			break;
 		pv_buf_addf(&in, "%lu %lu %s\n", u->uid, u->gid, path);
 		n++;
@@ -102,10 +103,11 @@ static int copy_template(struct pv_trees *t, const char *tpl, size_t b, size_t e
 	if (r == PV_OK && n && pv_buf_failed(&in))
 		r = pv_error(PV_EIO, "out of memory");
 	else if (r == PV_OK && n)
-		r = pv_trees_disk_full(t, pv_remote_sh(t->rem,
-						       "copying the template into the "
-						       "users' folders",
-						       &sc, in.data, in.len, NULL, NULL, 3600));
+		r = pv_phases_trees_disk_full(t,
+					      pv_remote_sh(t->rem,
+							   "copying the template into the "
+							   "users' folders",
+							   &sc, in.data, in.len, NULL, NULL, 3600));
 	for (size_t i = b; i < e && r == PV_OK && n; i++) {
 		if (t->users[i].nonempty)
 			continue;
@@ -115,13 +117,13 @@ static int copy_template(struct pv_trees *t, const char *tpl, size_t b, size_t e
 		t->st->bytes_written += t->fs->bytes;
 	}
 	if (n)
-		pv_trees_progress(t);
+		pv_phases_trees_progress(t);
 	pv_buf_release(&sc, 0);
 	pv_buf_release(&in, 0);
 	return r;
 }
 
-static int ssh_template(struct pv_trees *t)
+static int ssh_template(struct pv_phases_trees *t)
 {
 	struct pv_buf tar = PV_BUF_INIT, sc = PV_BUF_INIT, out = PV_BUF_INIT;
 	long long now = (long long)time(NULL);
@@ -143,7 +145,7 @@ static int ssh_template(struct pv_trees *t)
 	if (r == PV_OK)
 		r = pv_remote_sh(t->rem, "sending the template tree", &sc, tar.data, tar.len, &out,
 				 NULL, 3600);
-	r = pv_trees_disk_full(t, r);
+	r = pv_phases_trees_disk_full(t, r);
 	if (r == PV_OK) {
 		snprintf(tpl, sizeof(tpl), "%s", out.data ? out.data : "");
 		tpl[strcspn(tpl, "\n")] = '\0';
@@ -174,7 +176,7 @@ static int ssh_template(struct pv_trees *t)
 
 /* What user u's tree lacks (against hv, the listing of what it holds) into the tar stream, as
  * its own (its uid and gid), flushed to the server when large. */
-static int user_entries(struct pv_trees *t, struct tuser *u, struct have *hv, size_t nh,
+static int user_entries(struct pv_phases_trees *t, struct tuser *u, struct have *hv, size_t nh,
 			struct pv_buf *tar, long long now)
 {
 	char path[1024];
@@ -184,9 +186,9 @@ static int user_entries(struct pv_trees *t, struct tuser *u, struct have *hv, si
 		const struct pv_fileset_entry *en = &t->fs->entries[j];
 		struct have *h;
 
-		if ((r = pv_trees_user_path(t, u, en->path, path, sizeof(path))) != PV_OK)
+		if ((r = pv_phases_trees_user_path(t, u, en->path, path, sizeof(path))) != PV_OK)
 			break;
-		h = pv_trees_find(hv, nh, path);
+		h = pv_phases_trees_find(hv, nh, path);
 		if (h && h->other)
 			h = NULL; /* a link, say: trees.pl removes it (as the user) */
 		if (h && h->dir != en->dir)
@@ -215,14 +217,14 @@ static int user_entries(struct pv_trees *t, struct tuser *u, struct have *hv, si
 			t->st->files_made++;
 		t->st->bytes_written += en->size;
 		if (tar->len >= TAR_FLUSH) {
-			r = pv_trees_extract(t, tar, "writing the trees", false);
-			pv_trees_progress(t);
+			r = pv_phases_trees_extract(t, tar, "writing the trees", false);
+			pv_phases_trees_progress(t);
 		}
 	}
 	return r;
 }
 
-int pv_trees_build_ssh(struct pv_trees *t)
+int pv_phases_trees_build_ssh(struct pv_phases_trees *t)
 {
 	struct pv_buf tar = PV_BUF_INIT, listing = PV_BUF_INIT;
 	long long now = (long long)time(NULL);
@@ -231,7 +233,7 @@ int pv_trees_build_ssh(struct pv_trees *t)
 
 	for (size_t i = 0; i < t->nusers; i++)
 		fresh += !t->users[i].nonempty;
-	if (t->fs->content == PV_CONTENT_SHARED && fresh >= TEMPLATE_MIN_USERS &&
+	if (t->fs->content == PV_FILESET_CONTENT_SHARED && fresh >= TEMPLATE_MIN_USERS &&
 	    (r = ssh_template(t)) != PV_OK)
 		return r;
 	for (size_t b = 0; b < t->nusers && r == PV_OK; b += SSH_USERS_BATCH) {
@@ -248,13 +250,13 @@ int pv_trees_build_ssh(struct pv_trees *t)
 		for (size_t i = b; i < e; i++)
 			if (t->users[i].complete)
 				t->users[i].nonempty = false; /* not listed again */
-		r = pv_trees_listing(t, b, e, false, &listing, &hv, &nh);
+		r = pv_phases_trees_listing(t, b, e, false, &listing, &hv, &nh);
 		for (size_t i = b; i < e && r == PV_OK; i++)
 			r = user_entries(t, &t->users[i], hv, nh, &tar, now);
 		free(hv);
 		if (r == PV_OK && tar.len)
-			r = pv_trees_extract(t, &tar, "writing the trees", false);
-		pv_trees_progress(t);
+			r = pv_phases_trees_extract(t, &tar, "writing the trees", false);
+		pv_phases_trees_progress(t);
 	}
 	pv_buf_release(&tar, 0);
 	pv_buf_release(&listing, 0);

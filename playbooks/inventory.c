@@ -154,9 +154,9 @@ int inv_host_of(struct inv *v, const char *name, size_t gi, int line, int col, s
 	if ((added = pv_strset_put(v->ht, name, out)) < 0)
 		return inv_oom();
 	if (added) {
-		if (pv_strset_count(v->ht) > PV_INVENTORY_HOSTS_MAX)
+		if (pv_strset_count(v->ht) > PV_PLAYBOOK_INVENTORY_HOSTS_MAX)
 			return inv_fail(v, line, col, "more than %d hosts; expected fewer",
-					PV_INVENTORY_HOSTS_MAX);
+					PV_PLAYBOOK_INVENTORY_HOSTS_MAX);
 		if ((r = grow((void **)&v->h, &v->hcap, *out + 1, sizeof(*v->h))) != PV_OK)
 			return r;
 		v->h[*out].line = line;
@@ -328,7 +328,7 @@ static const char *value(const struct inv *v, size_t hi, const size_t *direct, s
 }
 
 static int fill_host(struct inv *v, size_t hi, const size_t *direct, size_t nd,
-		     struct pv_inventory_host *out)
+		     struct pv_playbook_inventory_host *out)
 {
 	const char *val[NV];
 	int line[NV] = {0}, col[NV] = {0};
@@ -370,7 +370,7 @@ static int fill_host(struct inv *v, size_t hi, const size_t *direct, size_t nd,
 	return PV_OK;
 }
 
-static int select_hosts(struct inv *v, const char *group, struct pv_inventory *inv)
+static int select_hosts(struct inv *v, const char *group, struct pv_playbook_inventory *inv)
 {
 	bool *seen_g = calloc(pv_strset_count(v->gt), sizeof(bool)),
 	     *want = calloc(pv_strset_count(v->ht) + 1, sizeof(bool));
@@ -442,11 +442,11 @@ static void inv_release(struct inv *v)
 	pv_strset_free(v->gt);
 }
 
-int pv_inventory_parse(const char *name, const char *text, size_t len, const char *group,
-		       struct pv_inventory **out)
+int pv_playbook_inventory_parse(const char *name, const char *text, size_t len, const char *group,
+				struct pv_playbook_inventory **out)
 {
 	struct inv v;
-	struct pv_inventory *inv = calloc(1, sizeof(*inv));
+	struct pv_playbook_inventory *inv = calloc(1, sizeof(*inv));
 	int r;
 
 	memset(&v, 0, sizeof(v));
@@ -468,19 +468,20 @@ int pv_inventory_parse(const char *name, const char *text, size_t len, const cha
 		r = select_hosts(&v, group ? group : "all", inv);
 	inv_release(&v);
 	if (r != PV_OK) {
-		pv_inventory_free(inv);
+		pv_playbook_inventory_free(inv);
 		return r;
 	}
 	*out = inv;
 	return PV_OK;
 }
 
-int pv_inventory_load(const char *path, const char *group, struct pv_inventory **out)
+int pv_playbook_inventory_read(const char *path, const char *group,
+			       struct pv_playbook_inventory **out)
 {
 	struct stat st;
 	char *text = NULL;
 	size_t len = 0;
-	int r = pv_file_read(path, "inventory", PV_INVENTORY_BYTES_MAX, &text, &len, &st);
+	int r = pv_file_read(path, "inventory", PV_PLAYBOOK_INVENTORY_BYTES_MAX, &text, &len, &st);
 
 	if (S_ISDIR(st.st_mode))
 		return pv_error(
@@ -496,12 +497,12 @@ int pv_inventory_load(const char *path, const char *group, struct pv_inventory *
 			     "name that file (or chmod -x it if it is a static file)",
 			     path, path);
 	if (r == PV_OK)
-		r = pv_inventory_parse(path, text, len, group, out);
+		r = pv_playbook_inventory_parse(path, text, len, group, out);
 	free(text);
 	return r;
 }
 
-void pv_inventory_free(struct pv_inventory *inv)
+void pv_playbook_inventory_free(struct pv_playbook_inventory *inv)
 {
 	if (!inv)
 		return;

@@ -13,19 +13,19 @@
  * executable file, a script's `#!` line, an inventory plugin's `plugin:` file, a folder),
  * Jinja in a name or a value (`{{ ... }}`, `{% ... %}`: provision does not template), an
  * ansible_connection other than ssh, and anything malformed. The pure parser takes text; only
- * pv_inventory_load reads a file. */
+ * pv_playbook_inventory_read reads a file. */
 #ifndef PV_PLAYBOOKS_INVENTORY_H
 #define PV_PLAYBOOKS_INVENTORY_H
 
 #include <stddef.h>
 
 /* Most hosts an inventory may give (a range such as [1:99999999] is refused above it). */
-#define PV_INVENTORY_HOSTS_MAX 100000
+#define PV_PLAYBOOK_INVENTORY_HOSTS_MAX 100000
 /* Largest inventory file read. */
-#define PV_INVENTORY_BYTES_MAX (16u << 20)
+#define PV_PLAYBOOK_INVENTORY_BYTES_MAX (16u << 20)
 
 /* One host of the group asked for, its variables merged. */
-struct pv_inventory_host {
+struct pv_playbook_inventory_host {
 	char *name;	/* the inventory's host name */
 	char *address;	/* ansible_host; NULL when not given (the name is used) */
 	int port;	/* ansible_port or NAME:PORT; 0 when not given */
@@ -34,8 +34,8 @@ struct pv_inventory_host {
 	int line;	/* where the host is first named */
 };
 
-struct pv_inventory {
-	struct pv_inventory_host *hosts; /* in the order the inventory first names them */
+struct pv_playbook_inventory {
+	struct pv_playbook_inventory_host *hosts; /* in the order the inventory first names them */
 	size_t n;
 	const char *format; /* "INI" or "YAML" */
 };
@@ -43,13 +43,14 @@ struct pv_inventory {
 /* Parse text (len bytes) as an inventory called name: YAML when name ends in .yml, .yaml or
  * .json (as Ansible's yaml plugin decides), else INI. group: the group whose hosts are wanted
  * (its children's too); NULL means "all". On success *out holds at least one host (free with
- * pv_inventory_free). PV_ECONFIG with "NAME:LINE: ..." (recorded) otherwise; a missing group
- * is "NAME: no group 'x' ...; its groups: ...". */
-int pv_inventory_parse(const char *name, const char *text, size_t len, const char *group,
-		       struct pv_inventory **out);
-/* Read the file at path (a regular file, not executable, at most PV_INVENTORY_BYTES_MAX) and
- * parse it. PV_EIO when it cannot be read; PV_ECONFIG as above. */
-int pv_inventory_load(const char *path, const char *group, struct pv_inventory **out);
-void pv_inventory_free(struct pv_inventory *inv);
+ * pv_playbook_inventory_free). PV_ECONFIG with "NAME:LINE: ..." (recorded) otherwise; a missing
+ * group is "NAME: no group 'x' ...; its groups: ...". */
+int pv_playbook_inventory_parse(const char *name, const char *text, size_t len, const char *group,
+				struct pv_playbook_inventory **out);
+/* Read the file at path (a regular file, not executable, at most PV_PLAYBOOK_INVENTORY_BYTES_MAX)
+ * and parse it. PV_EIO when it cannot be read; PV_ECONFIG as above. */
+int pv_playbook_inventory_read(const char *path, const char *group,
+			       struct pv_playbook_inventory **out);
+void pv_playbook_inventory_free(struct pv_playbook_inventory *inv);
 
 #endif

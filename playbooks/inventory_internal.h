@@ -48,7 +48,7 @@ struct inv {
 	struct igroup *g;
 	size_t hcap, gcap; /* entries allocated in h and g */
 	size_t all;
-	struct pv_schema sc; /* YAML: the file, for the playbook's messages (schema.h) */
+	struct pv_playbook_schema sc; /* YAML: the file, for the playbook's messages (schema.h) */
 };
 
 /* inventory.c: the model. Each failure is recorded and returned (PV_ECONFIG naming the file,

@@ -133,7 +133,7 @@ static unsigned long pattern_count(struct inv *v, const char *pat, int line, int
 		if ((*r = range_of(v, pat, from, line, &rg)) != PV_OK)
 			return 0;
 		total *= (rg.end - rg.beg) / rg.step + 1;
-		if (total > PV_INVENTORY_HOSTS_MAX)
+		if (total > PV_PLAYBOOK_INVENTORY_HOSTS_MAX)
 			return total;
 		from = pat + rg.tail;
 	}
@@ -201,10 +201,10 @@ static int host_pattern(struct inv *v, char *pat, struct host_line *hl)
 	n = pattern_count(v, pat, hl->line, &r);
 	if (r != PV_OK)
 		return r;
-	if (n > PV_INVENTORY_HOSTS_MAX - pv_strset_count(v->ht))
+	if (n > PV_PLAYBOOK_INVENTORY_HOSTS_MAX - pv_strset_count(v->ht))
 		return inv_fail(v, hl->line, hl->col,
 				"'%.64s' gives %lu hosts; expected at most %d in all", pat, n,
-				PV_INVENTORY_HOSTS_MAX);
+				PV_PLAYBOOK_INVENTORY_HOSTS_MAX);
 	return expand(v, pat, hl);
 }
 
@@ -447,27 +447,27 @@ int inv_parse_ini(struct inv *v, const char *text, size_t len)
 
 /* ---- YAML: through the playbook's getters (schema.h), so refusals read as the playbook's --- */
 
-static int y_group(struct inv *v, size_t gi, const struct pv_node *body, int depth);
+static int y_group(struct inv *v, size_t gi, const struct pv_playbook_node *body, int depth);
 
 /* vars of a host or a group: the ones we keep must be plain values. */
-static int y_vars(struct inv *v, struct vals *x, const struct pv_node *m)
+static int y_vars(struct inv *v, struct vals *x, const struct pv_playbook_node *m)
 {
 	int r;
 
-	if (m->kind != PV_NODE_MAPPING) {
-		if (m->kind == PV_NODE_SCALAR && pv_tree_is_null(m))
+	if (m->kind != PV_PLAYBOOK_NODE_MAPPING) {
+		if (m->kind == PV_PLAYBOOK_NODE_SCALAR && pv_playbook_tree_is_null(m))
 			return PV_OK;
-		return pv_schema_fail(&v->sc, m,
-				      "variables are %s; expected a mapping of NAME: VALUE",
-				      pv_schema_kind(m));
+		return pv_playbook_schema_fail(
+			&v->sc, m, "variables are %s; expected a mapping of NAME: VALUE",
+			pv_playbook_schema_kind(m));
 	}
 	for (size_t i = 0; i < m->n; i++) {
-		const struct pv_node *val = m->items[i];
+		const struct pv_playbook_node *val = m->items[i];
 
 		if (!inv_kept_var(m->keys[i]->text))
 			continue;
-		if (val->kind != PV_NODE_SCALAR || pv_tree_is_null(val))
-			return pv_schema_fail(
+		if (val->kind != PV_PLAYBOOK_NODE_SCALAR || pv_playbook_tree_is_null(val))
+			return pv_playbook_schema_fail(
 				&v->sc, val, "'%s' has no plain value; expected a string or number",
 				m->keys[i]->text);
 		if ((r = inv_set_val(x, m->keys[i]->text, val->text, val->line, val->col)))
@@ -476,17 +476,18 @@ static int y_vars(struct inv *v, struct vals *x, const struct pv_node *m)
 	return PV_OK;
 }
 
-static int y_hosts(struct inv *v, size_t gi, const struct pv_node *m)
+static int y_hosts(struct inv *v, size_t gi, const struct pv_playbook_node *m)
 {
 	static const char *const canon[NV] = {"ansible_host", "ansible_port", "ansible_user",
 					      "ansible_ssh_private_key_file", "ansible_connection"};
 	int r = PV_OK;
 
-	if (m->kind == PV_NODE_SCALAR && pv_tree_is_null(m))
+	if (m->kind == PV_PLAYBOOK_NODE_SCALAR && pv_playbook_tree_is_null(m))
 		return PV_OK;
-	if (m->kind != PV_NODE_MAPPING)
-		return pv_schema_fail(&v->sc, m, "'hosts' is %s; expected HOST: {VARIABLES} lines",
-				      pv_schema_kind(m));
+	if (m->kind != PV_PLAYBOOK_NODE_MAPPING)
+		return pv_playbook_schema_fail(&v->sc, m,
+					       "'hosts' is %s; expected HOST: {VARIABLES} lines",
+					       pv_playbook_schema_kind(m));
 	for (size_t i = 0; i < m->n && r == PV_OK; i++) {
 		struct host_line hl = {
 			.group = gi, .line = m->keys[i]->line, .col = m->keys[i]->col};
@@ -514,22 +515,24 @@ static int y_hosts(struct inv *v, size_t gi, const struct pv_node *m)
 	return r;
 }
 
-static int y_children(struct inv *v, size_t gi, const struct pv_node *m, int depth)
+static int y_children(struct inv *v, size_t gi, const struct pv_playbook_node *m, int depth)
 {
 	size_t kid;
 	int r;
 
-	if (m->kind == PV_NODE_SCALAR && pv_tree_is_null(m))
+	if (m->kind == PV_PLAYBOOK_NODE_SCALAR && pv_playbook_tree_is_null(m))
 		return PV_OK;
-	if (m->kind != PV_NODE_MAPPING)
-		return pv_schema_fail(&v->sc, m, "'children' is %s; expected GROUP: {hosts: ...}",
-				      pv_schema_kind(m));
+	if (m->kind != PV_PLAYBOOK_NODE_MAPPING)
+		return pv_playbook_schema_fail(&v->sc, m,
+					       "'children' is %s; expected GROUP: {hosts: ...}",
+					       pv_playbook_schema_kind(m));
 	for (size_t i = 0; i < m->n; i++) {
 		if ((r = inv_group_of(v, m->keys[i]->text, m->keys[i]->line, m->keys[i]->col,
 				      &kid)))
 			return r;
 		if (kid == v->all)
-			return pv_schema_fail(&v->sc, m->keys[i], "'all' cannot be a child group");
+			return pv_playbook_schema_fail(&v->sc, m->keys[i],
+						       "'all' cannot be a child group");
 		if ((r = inv_child_of(v, gi, kid)) != PV_OK ||
 		    (r = y_group(v, kid, m->items[i], depth + 1)) != PV_OK)
 			return r;
@@ -537,21 +540,22 @@ static int y_children(struct inv *v, size_t gi, const struct pv_node *m, int dep
 	return PV_OK;
 }
 
-static int y_group(struct inv *v, size_t gi, const struct pv_node *body, int depth)
+static int y_group(struct inv *v, size_t gi, const struct pv_playbook_node *body, int depth)
 {
 	static const char *const keys[] = {"hosts", "vars", "children", NULL};
 	char in[320];
 	int r;
 
-	if (body->kind == PV_NODE_SCALAR && pv_tree_is_null(body))
+	if (body->kind == PV_PLAYBOOK_NODE_SCALAR && pv_playbook_tree_is_null(body))
 		return PV_OK;
-	if (body->kind != PV_NODE_MAPPING)
-		return pv_schema_fail(&v->sc, body,
-				      "group '%s' is %s; expected a mapping of hosts:, vars: or "
-				      "children:",
-				      pv_strset_at(v->gt, gi), pv_schema_kind(body));
+	if (body->kind != PV_PLAYBOOK_NODE_MAPPING)
+		return pv_playbook_schema_fail(
+			&v->sc, body,
+			"group '%s' is %s; expected a mapping of hosts:, vars: or "
+			"children:",
+			pv_strset_at(v->gt, gi), pv_playbook_schema_kind(body));
 	for (size_t i = 0; i < body->n; i++) {
-		const struct pv_node *k = body->keys[i], *val = body->items[i];
+		const struct pv_playbook_node *k = body->keys[i], *val = body->items[i];
 
 		if (!strcmp(k->text, keys[0]))
 			r = y_hosts(v, gi, val);
@@ -561,7 +565,7 @@ static int y_group(struct inv *v, size_t gi, const struct pv_node *body, int dep
 			r = y_children(v, gi, val, depth);
 		else {
 			snprintf(in, sizeof(in), "in group '%.256s'", pv_strset_at(v->gt, gi));
-			r = pv_schema_unknown(&v->sc, k, in, keys);
+			r = pv_playbook_schema_unknown(&v->sc, k, in, keys);
 		}
 		if (r != PV_OK)
 			return r;
@@ -571,22 +575,23 @@ static int y_group(struct inv *v, size_t gi, const struct pv_node *body, int dep
 
 int inv_parse_yaml(struct inv *v, const char *text, size_t len)
 {
-	const struct pv_node *plugin;
-	struct pv_node *root = NULL;
+	const struct pv_playbook_node *plugin;
+	struct pv_playbook_node *root = NULL;
 	size_t gi;
 	int r;
 
-	v->sc = (struct pv_schema){.name = v->file, .doc = "the inventory"};
-	if ((r = pv_tree_parse(v->file, text, len, &root)) != PV_OK)
+	v->sc = (struct pv_playbook_schema){.name = v->file, .doc = "the inventory"};
+	if ((r = pv_playbook_tree_parse(v->file, text, len, &root)) != PV_OK)
 		return r;
-	if (root->kind != PV_NODE_MAPPING) {
-		r = pv_schema_fail(&v->sc, root,
-				   "the inventory is not a mapping; expected groups such as "
-				   "'all: {children: ...}'");
+	if (root->kind != PV_PLAYBOOK_NODE_MAPPING) {
+		r = pv_playbook_schema_fail(
+			&v->sc, root,
+			"the inventory is not a mapping; expected groups such as "
+			"'all: {children: ...}'");
 		goto out;
 	}
-	if ((plugin = pv_tree_get(root, "plugin"))) {
-		r = pv_schema_fail(
+	if ((plugin = pv_playbook_tree_get(root, "plugin"))) {
+		r = pv_playbook_schema_fail(
 			&v->sc, plugin,
 			"names an inventory plugin ('%.64s'): a dynamic inventory; "
 			"provision reads static inventories only: save its hosts with "
@@ -602,6 +607,6 @@ int inv_parse_yaml(struct inv *v, const char *text, size_t len)
 		r = y_group(v, gi, root->items[i], 0);
 	}
 out:
-	pv_tree_free(root);
+	pv_playbook_tree_free(root);
 	return r;
 }

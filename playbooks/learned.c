@@ -22,8 +22,8 @@ static const char *const size_keys[] = {"read", "write", NULL};
 static const char *const dist_keys[] = {"n", "median_up_to", "p95_up_to", "buckets", NULL};
 
 /* A number as learn writes it (%g: 0.25, 136961, 1.2e+06) from lo to hi. */
-static int number_at(struct pv_schema *sc, const struct pv_node *v, const char *path, double lo,
-		     double hi, double *dst)
+static int number_at(struct pv_playbook_schema *sc, const struct pv_playbook_node *v,
+		     const char *path, double lo, double hi, double *dst)
 {
 	char expect[96];
 	const char *s;
@@ -31,39 +31,41 @@ static int number_at(struct pv_schema *sc, const struct pv_node *v, const char *
 	int r;
 
 	snprintf(expect, sizeof(expect), "a number from %g to %g", lo, hi);
-	if ((r = pv_schema_text_at(sc, v, path, expect, &s)))
+	if ((r = pv_playbook_schema_text_at(sc, v, path, expect, &s)))
 		return r;
 	errno = 0;
 	*dst = strtod(s, &end);
 	if (end == s || *end || errno || !isfinite(*dst) || *dst < lo || *dst > hi)
-		return pv_schema_fail(sc, v, "'%s' is '%s'; expected %s", path, s, expect);
+		return pv_playbook_schema_fail(sc, v, "'%s' is '%s'; expected %s", path, s, expect);
 	return 0;
 }
 
-static int number(struct pv_schema *sc, const struct pv_node *map, const char *path,
-		  const char *key, double lo, double hi, double *dst)
+static int number(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+		  const char *path, const char *key, double lo, double hi, double *dst)
 {
-	const struct pv_node *v = pv_tree_get(map, key);
+	const struct pv_playbook_node *v = pv_playbook_tree_get(map, key);
 	char p[128];
 
 	if (!v)
 		return 0;
-	pv_schema_key_path(p, sizeof(p), path, key);
+	pv_playbook_schema_key_path(p, sizeof(p), path, key);
 	return number_at(sc, v, p, lo, hi, dst);
 }
 
 /* "CREATE QUERY_INFO READ+ CLOSE ..." into k: the commands replayed, "+" a repeat, the cut
  * mark "..." last (*cut); those the driver makes itself (logons, tree connects) left out.
  * at[i]: the place in the text of the command kept as step i; *words: the commands read. */
-static int commands(struct pv_schema *sc, const struct pv_node *v, const char *path,
-		    struct pv_load_learned_kind *k, unsigned *at, unsigned *words, bool *cut)
+static int commands(struct pv_playbook_schema *sc, const struct pv_playbook_node *v,
+		    const char *path, struct pv_playbook_workload_learned_kind *k, unsigned *at,
+		    unsigned *words, bool *cut)
 {
 	const char *s, *p;
 	int r;
 
 	*words = 0;
 	*cut = false;
-	if ((r = pv_schema_text_at(sc, v, path, "SMB2 commands such as CREATE READ+ CLOSE", &s)))
+	if ((r = pv_playbook_schema_text_at(sc, v, path, "SMB2 commands such as CREATE READ+ CLOSE",
+					    &s)))
 		return r;
 	k->n = 0;
 	for (p = s; *p;) {
@@ -87,8 +89,9 @@ static int commands(struct pv_schema *sc, const struct pv_node *v, const char *p
 		}
 		(*words)++;
 		for (code = 0; code < 0x80; code++)
-			if (!strcmp(w, pv_load_learned_command(code) ? pv_load_learned_command(code)
-								     : ""))
+			if (!strcmp(w, pv_playbook_workload_learned_command(code)
+					       ? pv_playbook_workload_learned_command(code)
+					       : ""))
 				break;
 		if (code == 0x80) {
 			static const char *const others[] = {
@@ -96,21 +99,25 @@ static int commands(struct pv_schema *sc, const struct pv_node *v, const char *p
 				"TREE_CONNECT", "TREE_DISCONNECT", "CANCEL",
 				"ECHO",		"OPLOCK_BREAK",	   NULL};
 
-			if (pv_schema_known(w, others))
+			if (pv_playbook_schema_known(w, others))
 				continue; /* the driver's own */
-			return pv_schema_fail(sc, v,
-					      "'%s' has '%s', which is no SMB2 command; expected "
-					      "command names as learn writes them (CREATE, READ+, "
-					      "QUERY_DIRECTORY, ...)",
-					      path, w);
+			return pv_playbook_schema_fail(
+				sc, v,
+				"'%s' has '%s', which is no SMB2 command; expected "
+				"command names as learn writes them (CREATE, READ+, "
+				"QUERY_DIRECTORY, ...)",
+				path, w);
 		}
-		if (k->n == PV_LOAD_LEARNED_STEPS)
-			return pv_schema_fail(sc, v,
-					      "'%s' has more than %d commands to replay; expected "
-					      "at most %d, as learn writes them",
-					      path, PV_LOAD_LEARNED_STEPS, PV_LOAD_LEARNED_STEPS);
+		if (k->n == PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS)
+			return pv_playbook_schema_fail(
+				sc, v,
+				"'%s' has more than %d commands to replay; expected "
+				"at most %d, as learn writes them",
+				path, PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS,
+				PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS);
 		at[k->n] = *words - 1;
-		k->step[k->n++] = (uint8_t)(code | (repeat ? PV_LOAD_LEARNED_REPEAT : 0));
+		k->step[k->n++] =
+			(uint8_t)(code | (repeat ? PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT : 0));
 	}
 	return 0;
 }
@@ -118,22 +125,23 @@ static int commands(struct pv_schema *sc, const struct pv_node *v, const char *p
 /* counts: [N, ...], one a command (words of them), each 1 (a command) or 2 and more (a
  * repeat) on average; those of the steps kept into k->count, and a cut kind's requests past
  * them into k->rest. */
-static int counts(struct pv_schema *sc, const struct pv_node *v, const char *path,
-		  struct pv_load_learned_kind *k, const unsigned *at, unsigned words, bool cut)
+static int counts(struct pv_playbook_schema *sc, const struct pv_playbook_node *v, const char *path,
+		  struct pv_playbook_workload_learned_kind *k, const unsigned *at, unsigned words,
+		  bool cut)
 {
 	double sum = 0;
 	double c[64];
 	int r;
 
 	if (words > sizeof(c) / sizeof(c[0]))
-		return pv_schema_fail(sc, v,
-				      "'%s' counts more than %zu commands; expected at most %d",
-				      path, sizeof(c) / sizeof(c[0]), PV_LOAD_LEARNED_STEPS);
-	if (v->kind != PV_NODE_SEQUENCE || v->n != words)
-		return pv_schema_fail(
+		return pv_playbook_schema_fail(
+			sc, v, "'%s' counts more than %zu commands; expected at most %d", path,
+			sizeof(c) / sizeof(c[0]), PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS);
+	if (v->kind != PV_PLAYBOOK_NODE_SEQUENCE || v->n != words)
+		return pv_playbook_schema_fail(
 			sc, v, "'%s' is %s; expected a list of %u numbers, one a command", path,
-			v->kind == PV_NODE_SEQUENCE ? "a list of another length"
-						    : pv_schema_kind(v),
+			v->kind == PV_PLAYBOOK_NODE_SEQUENCE ? "a list of another length"
+							     : pv_playbook_schema_kind(v),
 			words);
 	for (size_t i = 0; i < v->n; i++) {
 		char p[96];
@@ -151,30 +159,35 @@ static int counts(struct pv_schema *sc, const struct pv_node *v, const char *pat
 	return 0;
 }
 
-static int kinds(struct pv_schema *sc, const struct pv_node *seq, struct pv_load_learned *l)
+static int kinds(struct pv_playbook_schema *sc, const struct pv_playbook_node *seq,
+		 struct pv_playbook_workload_learned *l)
 {
 	int r;
 
-	if (seq->kind != PV_NODE_SEQUENCE)
-		return pv_schema_fail(sc, seq, "'kinds' is %s; expected a list of kinds",
-				      pv_schema_kind(seq));
+	if (seq->kind != PV_PLAYBOOK_NODE_SEQUENCE)
+		return pv_playbook_schema_fail(sc, seq, "'kinds' is %s; expected a list of kinds",
+					       pv_playbook_schema_kind(seq));
 	for (size_t i = 0; i < seq->n; i++) {
-		const struct pv_node *m = seq->items[i];
-		struct pv_load_learned_kind k = {0};
-		const struct pv_node *cn;
+		const struct pv_playbook_node *m = seq->items[i];
+		struct pv_playbook_workload_learned_kind k = {0};
+		const struct pv_playbook_node *cn;
 		double rate = 0, weight = 0;
-		unsigned at[PV_LOAD_LEARNED_STEPS], words;
+		unsigned at[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS], words;
 		bool cut;
 		char path[64];
 
 		snprintf(path, sizeof(path), "kinds.%zu", i);
-		if ((r = pv_schema_keys(sc, m, path, kind_keys,
-					"a mapping {commands, weight, per_user_hour, ...}")) ||
-		    (r = pv_schema_require(sc, m, path, "commands", "CREATE READ+ CLOSE")) ||
-		    (r = pv_schema_require(sc, m, path, "weight", "N (% of the activities)")))
+		if ((r = pv_playbook_schema_keys(
+			     sc, m, path, kind_keys,
+			     "a mapping {commands, weight, per_user_hour, ...}")) ||
+		    (r = pv_playbook_schema_require(sc, m, path, "commands",
+						    "CREATE READ+ CLOSE")) ||
+		    (r = pv_playbook_schema_require(sc, m, path, "weight",
+						    "N (% of the activities)")))
 			return r;
 		snprintf(path, sizeof(path), "kinds.%zu.commands", i);
-		if ((r = commands(sc, pv_tree_get(m, "commands"), path, &k, at, &words, &cut)))
+		if ((r = commands(sc, pv_playbook_tree_get(m, "commands"), path, &k, at, &words,
+				  &cut)))
 			return r;
 		snprintf(path, sizeof(path), "kinds.%zu", i);
 		if ((r = number(sc, m, path, "weight", 0, 100, &weight)) ||
@@ -182,45 +195,50 @@ static int kinds(struct pv_schema *sc, const struct pv_node *seq, struct pv_load
 		    (r = number(sc, m, path, "requests", 0, 1e9, &k.requests)))
 			return r;
 		snprintf(path, sizeof(path), "kinds.%zu.counts", i);
-		if ((cn = pv_tree_get(m, "counts")) &&
+		if ((cn = pv_playbook_tree_get(m, "counts")) &&
 		    (r = counts(sc, cn, path, &k, at, words, cut)))
 			return r;
 		if (!k.n || weight <= 0)
 			continue; /* nothing to replay: logons, tree connects */
-		if (l->n == PV_LOAD_LEARNED_KINDS)
-			return pv_schema_fail(sc, m,
-					      "'kinds' has more than %d kinds to replay; expected "
-					      "at most %d (learn writes the most frequent %d)",
-					      PV_LOAD_LEARNED_KINDS, PV_LOAD_LEARNED_KINDS,
-					      PV_LOAD_LEARNED_KINDS);
+		if (l->n == PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS)
+			return pv_playbook_schema_fail(
+				sc, m,
+				"'kinds' has more than %d kinds to replay; expected "
+				"at most %d (learn writes the most frequent %d)",
+				PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS,
+				PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS,
+				PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS);
 		k.weight = weight;
 		l->kind[l->n++] = k;
 		l->per_user_hour += rate;
 	}
 	if (!l->n)
-		return pv_schema_fail(sc, seq,
-				      "'kinds' has no kind with a command to replay (only logons "
-				      "and tree connects, or every weight 0); expected a workload "
-				      "learned from a capture of file traffic");
+		return pv_playbook_schema_fail(
+			sc, seq,
+			"'kinds' has no kind with a command to replay (only logons "
+			"and tree connects, or every weight 0); expected a workload "
+			"learned from a capture of file traffic");
 	return 0;
 }
 
 /* sizes.read or sizes.write: each power-of-two bucket's share (the key N holds sizes from N/2
  * up to below N, 0 the empty ones) into pct[]. */
-static int dist(struct pv_schema *sc, const struct pv_node *m, const char *path, double *pct)
+static int dist(struct pv_playbook_schema *sc, const struct pv_playbook_node *m, const char *path,
+		double *pct)
 {
-	const struct pv_node *b;
+	const struct pv_playbook_node *b;
 	char p[64];
 	int r;
 
-	if ((r = pv_schema_keys(sc, m, path, dist_keys, "a mapping {n, buckets, ...}")))
+	if ((r = pv_playbook_schema_keys(sc, m, path, dist_keys, "a mapping {n, buckets, ...}")))
 		return r;
-	if (!(b = pv_tree_get(m, "buckets")))
+	if (!(b = pv_playbook_tree_get(m, "buckets")))
 		return 0;
 	snprintf(p, sizeof(p), "%s.buckets", path);
-	if (b->kind != PV_NODE_MAPPING)
-		return pv_schema_fail(sc, b, "'%s' is %s; expected a mapping {SIZE: PERCENT}", p,
-				      pv_schema_kind(b));
+	if (b->kind != PV_PLAYBOOK_NODE_MAPPING)
+		return pv_playbook_schema_fail(sc, b,
+					       "'%s' is %s; expected a mapping {SIZE: PERCENT}", p,
+					       pv_playbook_schema_kind(b));
 	for (size_t i = 0; i < b->n; i++) {
 		char *end, kp[96];
 		unsigned long long n;
@@ -228,14 +246,15 @@ static int dist(struct pv_schema *sc, const struct pv_node *m, const char *path,
 
 		errno = 0;
 		n = strtoull(b->keys[i]->text, &end, 10);
-		while (k < PV_LOAD_SIZE_BINS && n > (k ? 1ull << k : 0ull))
+		while (k < PV_PLAYBOOK_WORKLOAD_SIZE_BINS && n > (k ? 1ull << k : 0ull))
 			k++;
-		if (end == b->keys[i]->text || *end || errno || k == PV_LOAD_SIZE_BINS ||
-		    n != (k ? 1ull << k : 0ull))
-			return pv_schema_fail(sc, b->keys[i],
-					      "'%s' has the bucket '%s'; expected 0 or a power of "
-					      "two from 2 to %llu",
-					      p, b->keys[i]->text, 1ull << (PV_LOAD_SIZE_BINS - 1));
+		if (end == b->keys[i]->text || *end || errno ||
+		    k == PV_PLAYBOOK_WORKLOAD_SIZE_BINS || n != (k ? 1ull << k : 0ull))
+			return pv_playbook_schema_fail(
+				sc, b->keys[i],
+				"'%s' has the bucket '%s'; expected 0 or a power of "
+				"two from 2 to %llu",
+				p, b->keys[i]->text, 1ull << (PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1));
 		snprintf(kp, sizeof(kp), "%s.%s", p, b->keys[i]->text);
 		if ((r = number_at(sc, b->items[i], kp, 0, 100, &pct[k])))
 			return r;
@@ -243,38 +262,41 @@ static int dist(struct pv_schema *sc, const struct pv_node *m, const char *path,
 	return 0;
 }
 
-int pv_load_learned_parse(const char *name, const char *text, size_t len,
-			  struct pv_load_learned *out)
+int pv_playbook_workload_learned_parse(const char *name, const char *text, size_t len,
+				       struct pv_playbook_workload_learned *out)
 {
-	struct pv_schema sc = {.name = name, .doc = "the learned workload"};
-	const struct pv_node *k, *s;
-	struct pv_node *root = NULL;
+	struct pv_playbook_schema sc = {.name = name, .doc = "the learned workload"};
+	const struct pv_playbook_node *k, *s;
+	struct pv_playbook_node *root = NULL;
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if ((r = pv_tree_parse(name, text, len, &root)))
+	if ((r = pv_playbook_tree_parse(name, text, len, &root)))
 		return r;
-	if ((r = pv_schema_keys(&sc, root, "", top_keys,
-				"a workload as `provision learn -o` writes it")))
+	if ((r = pv_playbook_schema_keys(&sc, root, "", top_keys,
+					 "a workload as `provision learn -o` writes it")))
 		goto out;
-	if (!(k = pv_tree_get(root, "kinds"))) {
-		r = pv_schema_fail(&sc, root,
-				   "no 'kinds' in it; expected a workload that `provision learn "
-				   "CAPTURE -o FILE` wrote from a capture of SMB2 file traffic");
+	if (!(k = pv_playbook_tree_get(root, "kinds"))) {
+		r = pv_playbook_schema_fail(
+			&sc, root,
+			"no 'kinds' in it; expected a workload that `provision learn "
+			"CAPTURE -o FILE` wrote from a capture of SMB2 file traffic");
 		goto out;
 	}
 	if ((r = kinds(&sc, k, out)))
 		goto out;
-	if ((s = pv_tree_get(root, "sizes"))) {
-		const struct pv_node *rd = pv_tree_get(s, "read"), *wr = pv_tree_get(s, "write");
+	if ((s = pv_playbook_tree_get(root, "sizes"))) {
+		const struct pv_playbook_node *rd = pv_playbook_tree_get(s, "read"),
+					      *wr = pv_playbook_tree_get(s, "write");
 
-		if ((r = pv_schema_keys(&sc, s, "sizes", size_keys, "a mapping {read, write}")) ||
+		if ((r = pv_playbook_schema_keys(&sc, s, "sizes", size_keys,
+						 "a mapping {read, write}")) ||
 		    (rd && (r = dist(&sc, rd, "sizes.read", out->read))) ||
 		    (wr && (r = dist(&sc, wr, "sizes.write", out->write))))
 			goto out;
 	}
 out:
-	pv_tree_free(root);
+	pv_playbook_tree_free(root);
 	if (r)
 		memset(out, 0, sizeof(*out));
 	return r;

@@ -11,10 +11,10 @@ static const struct {
 	const char *name; /* without braces */
 	unsigned bit;
 } placeholders[] = {
-	{"client", PV_NAMES_CLIENT},
-	{"server", PV_NAMES_SERVER},
-	{"n", PV_NAMES_N},
-	{"k", PV_NAMES_K},
+	{"client", PV_PLAYBOOK_NAMES_CLIENT},
+	{"server", PV_PLAYBOOK_NAMES_SERVER},
+	{"n", PV_PLAYBOOK_NAMES_N},
+	{"k", PV_PLAYBOOK_NAMES_K},
 };
 
 #define NPLACEHOLDERS (sizeof(placeholders) / sizeof(placeholders[0]))
@@ -50,7 +50,7 @@ static unsigned placeholder_at(const char *tmpl, const char *p, size_t *len)
 	return 0;
 }
 
-int pv_names_placeholders(const char *tmpl, unsigned *mask)
+int pv_playbook_names_placeholders(const char *tmpl, unsigned *mask)
 {
 	unsigned m = 0, bit;
 	size_t len;
@@ -86,7 +86,7 @@ static void list_bits(unsigned bits, char *out, size_t outsz)
 	}
 }
 
-int pv_names_check_template(const char *tmpl, unsigned allowed, unsigned required)
+int pv_playbook_names_check_template(const char *tmpl, unsigned allowed, unsigned required)
 {
 	char list[64];
 	unsigned mask;
@@ -94,7 +94,7 @@ int pv_names_check_template(const char *tmpl, unsigned allowed, unsigned require
 	list_bits(allowed, list, sizeof(list));
 	if (!*tmpl)
 		return pv_error(PV_ECONFIG, "template is empty; expected text using %s", list);
-	if (pv_names_placeholders(tmpl, &mask))
+	if (pv_playbook_names_placeholders(tmpl, &mask))
 		return PV_ECONFIG;
 	for (size_t i = 0; i < NPLACEHOLDERS; i++) {
 		unsigned bit = placeholders[i].bit;
@@ -113,8 +113,8 @@ int pv_names_check_template(const char *tmpl, unsigned allowed, unsigned require
 	return 0;
 }
 
-int pv_names_expand(const char *tmpl, const char *client, const char *server, unsigned long n,
-		    unsigned long k, char *out, size_t outsz)
+int pv_playbook_names_expand(const char *tmpl, const char *client, const char *server,
+			     unsigned long n, unsigned long k, char *out, size_t outsz)
 {
 	char num[24];
 	const char *val;
@@ -132,20 +132,22 @@ int pv_names_expand(const char *tmpl, const char *client, const char *server, un
 			if (!bit)
 				return PV_ECONFIG;
 			p += len - 1;
-			if (bit == PV_NAMES_CLIENT)
+			if (bit == PV_PLAYBOOK_NAMES_CLIENT)
 				val = client;
-			else if (bit == PV_NAMES_SERVER)
+			else if (bit == PV_PLAYBOOK_NAMES_SERVER)
 				val = server;
 			else {
-				snprintf(num, sizeof(num), "%lu", bit == PV_NAMES_N ? n : k);
+				snprintf(num, sizeof(num), "%lu",
+					 bit == PV_PLAYBOOK_NAMES_N ? n : k);
 				val = num;
 			}
 			if (!val)
-				return pv_error(PV_ECONFIG,
-						"template '%s' uses {%s} but no %s name "
-						"is known",
-						tmpl, bit == PV_NAMES_CLIENT ? "client" : "server",
-						bit == PV_NAMES_CLIENT ? "client" : "server");
+				return pv_error(
+					PV_ECONFIG,
+					"template '%s' uses {%s} but no %s name "
+					"is known",
+					tmpl, bit == PV_PLAYBOOK_NAMES_CLIENT ? "client" : "server",
+					bit == PV_PLAYBOOK_NAMES_CLIENT ? "client" : "server");
 			vl = strlen(val);
 		}
 		if (vl >= outsz - used)
@@ -160,7 +162,7 @@ int pv_names_expand(const char *tmpl, const char *client, const char *server, un
 	return 0;
 }
 
-size_t pv_names_length(const char *name)
+size_t pv_playbook_names_length(const char *name)
 {
 	size_t n = 0;
 
@@ -171,18 +173,18 @@ size_t pv_names_length(const char *name)
 	return n;
 }
 
-int pv_names_check_sam(const char *what, const char *name)
+int pv_playbook_names_check_sam(const char *what, const char *name)
 {
-	size_t len = pv_names_length(name);
+	size_t len = pv_playbook_names_length(name);
 
 	if (!len)
 		return pv_error(PV_ECONFIG, "%s is empty; expected 1 to %d characters", what,
-				PV_NAMES_SAM_MAX);
-	if (len > PV_NAMES_SAM_MAX)
+				PV_PLAYBOOK_NAMES_SAM_MAX);
+	if (len > PV_PLAYBOOK_NAMES_SAM_MAX)
 		return pv_error(PV_ECONFIG,
 				"%s '%s' is %zu characters; sAMAccountName allows at "
 				"most %d",
-				what, name, len, PV_NAMES_SAM_MAX);
+				what, name, len, PV_PLAYBOOK_NAMES_SAM_MAX);
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
 		if (*p < 0x20 || *p == 0x7f)
 			return pv_error(PV_ECONFIG,
@@ -218,7 +220,7 @@ static unsigned char control_in(const char *s)
 	return 0;
 }
 
-int pv_names_check_client(const char *what, const char *name)
+int pv_playbook_names_check_client(const char *what, const char *name)
 {
 	/* what run/step.c puts in a step's folder besides the clients' folders */
 	static const char *const step_entries[] = {"controller",   "watch.csv",	    "watch.json",
@@ -241,16 +243,16 @@ int pv_names_check_client(const char *what, const char *name)
  * brackets of an smb.conf section. */
 static const char share_forbidden[] = "%<>*?|+=;:\",[]";
 
-int pv_names_check_share(const char *what, const char *name)
+int pv_playbook_names_check_share(const char *what, const char *name)
 {
 	static const char *const reserved[] = {"global", "homes", "printers", "ipc$", NULL};
-	size_t len = pv_names_length(name), bytes = strlen(name);
+	size_t len = pv_playbook_names_length(name), bytes = strlen(name);
 	unsigned char ctl;
 	const char *p;
 
 	if (!len)
 		return pv_error(PV_ECONFIG, "%s is empty; expected 1 to %d characters", what,
-				PV_NAMES_SHARE_MAX);
+				PV_PLAYBOOK_NAMES_SHARE_MAX);
 	if ((ctl = control_in(name)))
 		return pv_error(PV_ECONFIG,
 				"%s contains the control character 0x%02x; share names cannot "
@@ -265,10 +267,10 @@ int pv_names_check_share(const char *what, const char *name)
 		return pv_error(PV_ECONFIG,
 				"%s '%s' contains '%c'; share names cannot hold any of %s", what,
 				name, *p, share_forbidden);
-	if (len > PV_NAMES_SHARE_MAX)
+	if (len > PV_PLAYBOOK_NAMES_SHARE_MAX)
 		return pv_error(PV_ECONFIG,
 				"%s '%.64s...' is %zu characters; share names allow at most %d",
-				what, name, len, PV_NAMES_SHARE_MAX);
+				what, name, len, PV_PLAYBOOK_NAMES_SHARE_MAX);
 	if (name[0] == '-')
 		return pv_error(PV_ECONFIG,
 				"%s '%s' starts with '-', which net and the file tools would "
@@ -292,7 +294,7 @@ int pv_names_check_share(const char *what, const char *name)
 	return 0;
 }
 
-int pv_names_check_path(const char *what, const char *path, int absolute)
+int pv_playbook_names_check_path(const char *what, const char *path, int absolute)
 {
 	unsigned char ctl;
 	size_t len = strlen(path);
@@ -324,7 +326,7 @@ int pv_names_check_path(const char *what, const char *path, int absolute)
 	return 0;
 }
 
-int pv_names_check_account(const char *what, const char *name)
+int pv_playbook_names_check_account(const char *what, const char *name)
 {
 	unsigned char ctl;
 
@@ -345,13 +347,13 @@ int pv_names_check_account(const char *what, const char *name)
 	return 0;
 }
 
-int pv_names_check_host(const char *what, const char *name)
+int pv_playbook_names_check_host(const char *what, const char *name)
 {
 	size_t len = strlen(name);
 
 	if (!len)
 		return pv_error(PV_ECONFIG, "%s is empty; expected 1 to %d letters, digits or '-'",
-				what, PV_NAMES_HOST_MAX);
+				what, PV_PLAYBOOK_NAMES_HOST_MAX);
 	for (const char *p = name; *p; p++) {
 		char ch = *p;
 
@@ -368,11 +370,11 @@ int pv_names_check_host(const char *what, const char *name)
 					what, name, ch);
 		}
 	}
-	if (len > PV_NAMES_HOST_MAX)
+	if (len > PV_PLAYBOOK_NAMES_HOST_MAX)
 		return pv_error(PV_ECONFIG,
 				"%s '%s' is %zu characters; NetBIOS names allow at "
 				"most %d",
-				what, name, len, PV_NAMES_HOST_MAX);
+				what, name, len, PV_PLAYBOOK_NAMES_HOST_MAX);
 	if (name[0] == '-' || name[len - 1] == '-')
 		return pv_error(PV_ECONFIG,
 				"%s '%s' %s with '-'; expected a letter or digit "
@@ -381,9 +383,10 @@ int pv_names_check_host(const char *what, const char *name)
 	return 0;
 }
 
-int pv_names_check_safe(const char *what, const char *value, int path)
+int pv_playbook_names_check_safe(const char *what, const char *value, int path)
 {
-	const char *p = value + strspn(value, path ? PV_NAMES_SAFE_CHARS "/" : PV_NAMES_SAFE_CHARS);
+	const char *p = value + strspn(value, path ? PV_PLAYBOOK_NAMES_SAFE_CHARS "/"
+						   : PV_PLAYBOOK_NAMES_SAFE_CHARS);
 
 	if (!*p)
 		return 0;
@@ -401,34 +404,34 @@ int pv_names_check_safe(const char *what, const char *value, int path)
 /* ---- the command driver's placeholders ---- */
 
 static const char *const driver_placeholders[] = {
-	[PV_PH_CLIENT] = "client",
-	[PV_PH_USERS] = "users",
-	[PV_PH_USERS_TOTAL] = "users_total",
-	[PV_PH_STEP] = "step",
-	[PV_PH_STEPS] = "steps",
-	[PV_PH_DURATION] = "duration",
-	[PV_PH_WARMUP] = "warmup",
-	[PV_PH_RESULTS] = "results",
-	[PV_PH_PASSWORD_FILE] = "password_file",
-	[PV_PH_CLIENTS] = "clients",
-	[PV_PH_SERVER] = "server",
-	[PV_PH_SERVER_ADDRESS] = "server_address",
-	[PV_PH_ALIAS_TEMPLATE] = "alias_template",
-	[PV_PH_USER_TEMPLATE] = "user_template",
-	[PV_PH_FIRST_USER] = "first_user",
-	[PV_PH_LAST_USER] = "last_user",
-	[PV_PH_SHARE] = "share",
-	[PV_PH_SHARES] = "shares",
-	[PV_PH_DOMAIN] = "domain",
-	[PV_PH_REALM] = "realm",
-	[PV_PH_DNS_DOMAIN] = "dns_domain",
-	[PV_PH_LAB] = "lab",
-	[PV_PH_N] = "n",
+	[PV_PLAYBOOK_PH_CLIENT] = "client",
+	[PV_PLAYBOOK_PH_USERS] = "users",
+	[PV_PLAYBOOK_PH_USERS_TOTAL] = "users_total",
+	[PV_PLAYBOOK_PH_STEP] = "step",
+	[PV_PLAYBOOK_PH_STEPS] = "steps",
+	[PV_PLAYBOOK_PH_DURATION] = "duration",
+	[PV_PLAYBOOK_PH_WARMUP] = "warmup",
+	[PV_PLAYBOOK_PH_RESULTS] = "results",
+	[PV_PLAYBOOK_PH_PASSWORD_FILE] = "password_file",
+	[PV_PLAYBOOK_PH_CLIENTS] = "clients",
+	[PV_PLAYBOOK_PH_SERVER] = "server",
+	[PV_PLAYBOOK_PH_SERVER_ADDRESS] = "server_address",
+	[PV_PLAYBOOK_PH_ALIAS_TEMPLATE] = "alias_template",
+	[PV_PLAYBOOK_PH_USER_TEMPLATE] = "user_template",
+	[PV_PLAYBOOK_PH_FIRST_USER] = "first_user",
+	[PV_PLAYBOOK_PH_LAST_USER] = "last_user",
+	[PV_PLAYBOOK_PH_SHARE] = "share",
+	[PV_PLAYBOOK_PH_SHARES] = "shares",
+	[PV_PLAYBOOK_PH_DOMAIN] = "domain",
+	[PV_PLAYBOOK_PH_REALM] = "realm",
+	[PV_PLAYBOOK_PH_DNS_DOMAIN] = "dns_domain",
+	[PV_PLAYBOOK_PH_LAB] = "lab",
+	[PV_PLAYBOOK_PH_N] = "n",
 };
 
 #define NDRIVER (sizeof(driver_placeholders) / sizeof(driver_placeholders[0]))
 
-size_t pv_placeholder_len(const char *p)
+size_t pv_playbook_placeholder_len(const char *p)
 {
 	size_t n;
 
@@ -438,7 +441,7 @@ size_t pv_placeholder_len(const char *p)
 	return n && p[1 + n] == '}' ? n + 2 : 0;
 }
 
-int pv_placeholder_of(const char *p, size_t len)
+int pv_playbook_placeholder_of(const char *p, size_t len)
 {
 	for (size_t i = 0; len > 2 && i < NDRIVER; i++)
 		if (strlen(driver_placeholders[i]) == len - 2 &&
@@ -447,24 +450,24 @@ int pv_placeholder_of(const char *p, size_t len)
 	return -1;
 }
 
-void pv_placeholder_list(char *buf, size_t len)
+void pv_playbook_placeholder_list(char *buf, size_t len)
 {
 	size_t used = 0;
 
 	buf[0] = '\0';
 	/* every one but {n}, which is left for the command's own loop */
 	for (size_t i = 0; i < NDRIVER && used < len; i++)
-		if (i != PV_PH_N)
+		if (i != PV_PLAYBOOK_PH_N)
 			used += (size_t)snprintf(buf + used, len - used, "%s{%s}", i ? " " : "",
 						 driver_placeholders[i]);
 }
 
-long pv_placeholder_unknown(const char *cmd, size_t *len)
+long pv_playbook_placeholder_unknown(const char *cmd, size_t *len)
 {
 	for (const char *p = cmd; *p; p++) {
-		size_t n = pv_placeholder_len(p);
+		size_t n = pv_playbook_placeholder_len(p);
 
-		if (n && pv_placeholder_of(p, n) < 0) {
+		if (n && pv_playbook_placeholder_of(p, n) < 0) {
 			*len = n;
 			return (long)(p - cmd);
 		}

@@ -38,87 +38,94 @@ static int check_names(struct ctx *c)
 	char name[512];
 	unsigned mask = 0;
 
-	pv_names_placeholders(pb->users.name_template, &mask); /* checked already */
-	if (pb->nclients > 1 && !(mask & PV_NAMES_CLIENT))
-		return pv_schema_fail(
+	pv_playbook_names_placeholders(pb->users.name_template, &mask); /* checked already */
+	if (pb->nclients > 1 && !(mask & PV_PLAYBOOK_NAMES_CLIENT))
+		return pv_playbook_schema_fail(
 			&c->sc, c->name_template,
 			"'users.name_template' is '%s', which has no "
 			"{client} but there are %zu clients; expected a template with {client} "
 			"so that user names differ between clients",
 			pb->users.name_template, pb->nclients);
 	for (size_t i = 0; i < pb->nclients; i++) {
-		const struct pv_node *at = c->name_template ? c->name_template : c->client_at[i];
+		const struct pv_playbook_node *at =
+			c->name_template ? c->name_template : c->client_at[i];
 
-		if (pv_names_check_client("client name", pb->clients[i].name))
-			return pv_schema_fail_recorded(&c->sc, c->client_at[i], NULL, NULL);
-		if (pv_names_expand(pb->users.name_template, pb->clients[i].name,
-				    pb->has_server ? pb->server.host.name : NULL,
-				    pb->users.per_client, 1, name, sizeof(name)))
-			return pv_schema_fail_recorded(&c->sc, at, NULL, NULL);
-		if (pv_names_check_sam("user name", name))
-			return pv_schema_fail_recorded(
+		if (pv_playbook_names_check_client("client name", pb->clients[i].name))
+			return pv_playbook_schema_fail_recorded(&c->sc, c->client_at[i], NULL,
+								NULL);
+		if (pv_playbook_names_expand(pb->users.name_template, pb->clients[i].name,
+					     pb->has_server ? pb->server.host.name : NULL,
+					     pb->users.per_client, 1, name, sizeof(name)))
+			return pv_playbook_schema_fail_recorded(&c->sc, at, NULL, NULL);
+		if (pv_playbook_names_check_sam("user name", name))
+			return pv_playbook_schema_fail_recorded(
 				&c->sc, at, NULL, ": shorten the client name or name_template");
-		if (pv_names_check_safe("user name", name, 0))
-			return pv_schema_fail_recorded(&c->sc, at, "users.name_template", NULL);
+		if (pv_playbook_names_check_safe("user name", name, 0))
+			return pv_playbook_schema_fail_recorded(&c->sc, at, "users.name_template",
+								NULL);
 	}
 	if (pb->has_server) {
-		const struct pv_node *at = c->alias_template ? c->alias_template : c->server_name;
+		const struct pv_playbook_node *at =
+			c->alias_template ? c->alias_template : c->server_name;
 
-		if (pv_names_expand(pb->server.alias_template, NULL, pb->server.host.name,
-				    pb->users.per_client, 1, name, sizeof(name)))
-			return pv_schema_fail_recorded(&c->sc, at, NULL, NULL);
-		if (pv_names_check_host("alias", name))
-			return pv_schema_fail_recorded(
+		if (pv_playbook_names_expand(pb->server.alias_template, NULL, pb->server.host.name,
+					     pb->users.per_client, 1, name, sizeof(name)))
+			return pv_playbook_schema_fail_recorded(&c->sc, at, NULL, NULL);
+		if (pv_playbook_names_check_host("alias", name))
+			return pv_playbook_schema_fail_recorded(
 				&c->sc, at, NULL, ": shorten the server name or alias_template");
 		/* every share name: {k} and {server} can change what a name starts with */
 		at = c->share_template ? c->share_template : c->server_name;
 		for (unsigned k = 1; k <= pb->server.shares; k++) {
-			if (pv_names_expand(pb->server.share_template, NULL, pb->server.host.name,
-					    0, k, name, sizeof(name)))
-				return pv_schema_fail_recorded(&c->sc, at, NULL, NULL);
-			if (pv_names_check_share("share name", name) ||
-			    pv_names_check_safe("share name", name, 0))
-				return pv_schema_fail_recorded(&c->sc, at, "server.share_template",
-							       NULL);
+			if (pv_playbook_names_expand(pb->server.share_template, NULL,
+						     pb->server.host.name, 0, k, name,
+						     sizeof(name)))
+				return pv_playbook_schema_fail_recorded(&c->sc, at, NULL, NULL);
+			if (pv_playbook_names_check_share("share name", name) ||
+			    pv_playbook_names_check_safe("share name", name, 0))
+				return pv_playbook_schema_fail_recorded(
+					&c->sc, at, "server.share_template", NULL);
 		}
 	}
 	return 0;
 }
 
-static int parse_lab(struct ctx *c, const struct pv_node *root)
+static int parse_lab(struct ctx *c, const struct pv_playbook_node *root)
 {
 	const char *expect = "1 to 32 letters, digits, '_' or '-'", *s;
-	const struct pv_node *v;
+	const struct pv_playbook_node *v;
 	size_t len;
 	int r;
 
-	if ((r = pv_schema_set(&c->pb->lab, DEFAULT_LAB)) ||
-	    (r = pv_schema_text(&c->sc, root, "", "lab", expect, &s, &v)) || !s)
+	if ((r = pv_playbook_schema_set(&c->pb->lab, DEFAULT_LAB)) ||
+	    (r = pv_playbook_schema_text(&c->sc, root, "", "lab", expect, &s, &v)) || !s)
 		return r;
 	len = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
 	if (s[len])
-		return pv_schema_fail(&c->sc, v,
-				      "'lab' is '%.64s', which contains '%c'; expected %s", s,
-				      s[len], expect);
+		return pv_playbook_schema_fail(&c->sc, v,
+					       "'lab' is '%.64s', which contains '%c'; expected %s",
+					       s, s[len], expect);
 	if (len > 32)
-		return pv_schema_fail(&c->sc, v, "'lab' is %zu characters long; expected %s", len,
-				      expect);
+		return pv_playbook_schema_fail(
+			&c->sc, v, "'lab' is %zu characters long; expected %s", len, expect);
 	/* it names the OU and tags what is made on the hosts */
 	if (s[0] == '-')
-		return pv_schema_fail(&c->sc, v,
-				      "'lab' is '%s', which starts with '-'; expected %s, starting "
-				      "with a letter, digit or '_'",
-				      s, expect);
-	return pv_schema_set(&c->pb->lab, s);
+		return pv_playbook_schema_fail(
+			&c->sc, v,
+			"'lab' is '%s', which starts with '-'; expected %s, starting "
+			"with a letter, digit or '_'",
+			s, expect);
+	return pv_playbook_schema_set(&c->pb->lab, s);
 }
 
-static int validate(struct ctx *c, const struct pv_node *root)
+static int validate(struct ctx *c, const struct pv_playbook_node *root)
 {
 	int r;
 
 	c->pb->fanout = 16;
-	if ((r = pv_schema_keys(&c->sc, root, "", top_keys, NULL)) || (r = parse_lab(c, root)) ||
-	    (r = pv_schema_int(&c->sc, root, "", "fanout", 1, 256, &c->pb->fanout)) ||
+	if ((r = pv_playbook_schema_keys(&c->sc, root, "", top_keys, NULL)) ||
+	    (r = parse_lab(c, root)) ||
+	    (r = pv_playbook_schema_int(&c->sc, root, "", "fanout", 1, 256, &c->pb->fanout)) ||
 	    (r = pb_ssh_defaults(&c->ssh)) || (r = pb_parse_ssh(c, root, "", &c->ssh)) ||
 	    (r = pb_parse_domain(c, root)) || (r = pb_parse_users(c, root)) ||
 	    (r = pb_parse_server(c, root)) || (r = pb_parse_clients(c, root)) ||
@@ -146,7 +153,7 @@ static bool secret_path(const char *path, size_t len)
 	return false;
 }
 
-static int apply_overrides(struct pv_node *root, const char *const *ovr)
+static int apply_overrides(struct pv_playbook_node *root, const char *const *ovr)
 {
 	char *path;
 	const char *eq;
@@ -160,14 +167,14 @@ static int apply_overrides(struct pv_node *root, const char *const *ovr)
 					"KEY.PATH=VALUE such as users.per_client=20",
 					ovr[i], eq ? "key" : "'='");
 		if (!(path = strndup(ovr[i], (size_t)(eq - ovr[i]))))
-			return pv_schema_oom();
+			return pv_playbook_schema_oom();
 		/* switching a secret's source replaces the whole reference */
-		r = pv_tree_set(root, path, eq + 1, i, secret_path(path, strlen(path)));
+		r = pv_playbook_tree_set(root, path, eq + 1, i, secret_path(path, strlen(path)));
 		free(path);
 		if (r) {
 			char loc[512];
 
-			pv_schema_option(ovr[i], false, loc, sizeof(loc));
+			pv_playbook_schema_option(ovr[i], false, loc, sizeof(loc));
 			return pv_error_prefix(r, "%s", loc);
 		}
 	}
@@ -196,18 +203,18 @@ static int parse(const char *name, const char *path, const char *text, size_t le
 		 const char *const *overrides, struct pv_playbook **out)
 {
 	struct ctx c = {.sc = {.name = name, .doc = "the playbook", .ovr = overrides}};
-	struct pv_node *root = NULL;
+	struct pv_playbook_node *root = NULL;
 	int r;
 
 	if (!(c.pb = calloc(1, sizeof(*c.pb))) || !(c.pb->path = strdup(path)))
-		r = pv_schema_oom();
+		r = pv_playbook_schema_oom();
 	else if (!(c.sc.dir = c.pb->dir = pb_dir_of(*path ? path : NULL)))
 		r = pv_error(PV_EIO, "cannot find the current folder: %s", strerror(errno));
-	else if (!(r = pv_tree_parse(name, text, len, &root)) &&
-		 !(r = pv_schema_keys(&c.sc, root, "", top_keys, NULL)) &&
+	else if (!(r = pv_playbook_tree_parse(name, text, len, &root)) &&
+		 !(r = pv_playbook_schema_keys(&c.sc, root, "", top_keys, NULL)) &&
 		 !(r = apply_overrides(root, overrides)))
 		r = validate(&c, root);
-	pv_tree_free(root);
+	pv_playbook_tree_free(root);
 	pb_ssh_release(&c.ssh);
 	free(c.client_at);
 	if (r) {
@@ -224,7 +231,7 @@ int pv_playbook_parse(const char *name, const char *text, size_t len, const char
 	return parse(name ? name : "playbook", "", text, len, overrides, out);
 }
 
-int pv_playbook_load(const char *path, const char *const *overrides, struct pv_playbook **out)
+int pv_playbook_read(const char *path, const char *const *overrides, struct pv_playbook **out)
 {
 	struct stat st;
 	char *text = NULL;
@@ -238,7 +245,7 @@ int pv_playbook_load(const char *path, const char *const *overrides, struct pv_p
 	return r;
 }
 
-static void secret_release(struct pv_secret_ref *s)
+static void secret_release(struct pv_playbook_secret_ref *s)
 {
 	free(s->value);
 	free(s->where);
@@ -294,7 +301,7 @@ void pv_playbook_free(struct pv_playbook *pb)
 	free(pb);
 }
 
-const struct pv_host *pv_playbook_client(const struct pv_playbook *pb, const char *name)
+const struct pv_playbook_host *pv_playbook_client(const struct pv_playbook *pb, const char *name)
 {
 	if (!pb || !name)
 		return NULL;

@@ -21,13 +21,13 @@
 
 /* ---- messages ---------------------------------------------------------------------------- */
 
-int pv_schema_oom(void)
+int pv_playbook_schema_oom(void)
 {
 	return pv_error(PV_EIO, "out of memory");
 }
 
 /* "command line: option 'K=V'", the value hidden when it may be a password. */
-void pv_schema_option(const char *o, bool redact, char *buf, size_t sz)
+void pv_playbook_schema_option(const char *o, bool redact, char *buf, size_t sz)
 {
 	const char *eq = strchr(o, '=');
 	size_t kl = eq ? (size_t)(eq - o) : strlen(o);
@@ -39,17 +39,19 @@ void pv_schema_option(const char *o, bool redact, char *buf, size_t sz)
 }
 
 /* Where a node came from: "FILE:LINE:COL" or the override that made it. */
-void pv_schema_where(const struct pv_schema *sc, const struct pv_node *at, char *buf, size_t sz)
+void pv_playbook_schema_where(const struct pv_playbook_schema *sc,
+			      const struct pv_playbook_node *at, char *buf, size_t sz)
 {
 	if (!at)
 		snprintf(buf, sz, "%s", sc->name);
 	else if (at->origin < 0)
 		snprintf(buf, sz, "%s:%d:%d", sc->name, at->line, at->col);
 	else
-		pv_schema_option(sc->ovr[at->origin], sc->redact, buf, sz);
+		pv_playbook_schema_option(sc->ovr[at->origin], sc->redact, buf, sz);
 }
 
-int pv_schema_fail(struct pv_schema *sc, const struct pv_node *at, const char *fmt, ...)
+int pv_playbook_schema_fail(struct pv_playbook_schema *sc, const struct pv_playbook_node *at,
+			    const char *fmt, ...)
 {
 	char loc[512], msg[1024];
 	va_list ap;
@@ -57,30 +59,31 @@ int pv_schema_fail(struct pv_schema *sc, const struct pv_node *at, const char *f
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	pv_schema_where(sc, at, loc, sizeof(loc));
+	pv_playbook_schema_where(sc, at, loc, sizeof(loc));
 	return pv_error(PV_ECONFIG, "%s: %s", loc, msg);
 }
 
 /* Put the location (and the key path, when given) in front of the message a helper
  * (names.c) just recorded, and a hint after it. */
-int pv_schema_fail_recorded(struct pv_schema *sc, const struct pv_node *at, const char *path,
-			    const char *hint)
+int pv_playbook_schema_fail_recorded(struct pv_playbook_schema *sc,
+				     const struct pv_playbook_node *at, const char *path,
+				     const char *hint)
 {
 	char loc[512], msg[1024];
 
-	pv_schema_where(sc, at, loc, sizeof(loc));
+	pv_playbook_schema_where(sc, at, loc, sizeof(loc));
 	snprintf(msg, sizeof(msg), "%s", pv_errmsg());
 	return pv_error(PV_ECONFIG, "%s: %s%s%s%s%s", loc, path ? "'" : "", path ? path : "",
 			path ? "': " : "", msg, hint ? hint : "");
 }
 
-const char *pv_schema_kind(const struct pv_node *n)
+const char *pv_playbook_schema_kind(const struct pv_playbook_node *n)
 {
-	if (n->kind == PV_NODE_MAPPING)
+	if (n->kind == PV_PLAYBOOK_NODE_MAPPING)
 		return "a mapping";
-	if (n->kind == PV_NODE_SEQUENCE)
+	if (n->kind == PV_PLAYBOOK_NODE_SEQUENCE)
 		return "a sequence";
-	return pv_tree_is_null(n) ? "empty" : "a string";
+	return pv_playbook_tree_is_null(n) ? "empty" : "a string";
 }
 
 /* Optimal string alignment distance (edits and adjacent swaps), capped for short keys. */
@@ -112,7 +115,7 @@ static size_t distance(const char *a, const char *b)
 }
 
 /* " (did you mean 'x'?)" for the closest word within 2 edits, else "". */
-void pv_schema_suggest(const char *word, const char *const *words, char *buf, size_t sz)
+void pv_playbook_schema_suggest(const char *word, const char *const *words, char *buf, size_t sz)
 {
 	size_t best = 3, d;
 	const char *pick = NULL;
@@ -130,7 +133,7 @@ void pv_schema_suggest(const char *word, const char *const *words, char *buf, si
 		buf[0] = '\0';
 }
 
-void pv_schema_join(const char *const *words, char *buf, size_t sz)
+void pv_playbook_schema_join(const char *const *words, char *buf, size_t sz)
 {
 	size_t used = 0;
 
@@ -144,7 +147,7 @@ void pv_schema_join(const char *const *words, char *buf, size_t sz)
 	}
 }
 
-void pv_schema_key_path(char *buf, size_t sz, const char *parent, const char *key)
+void pv_playbook_schema_key_path(char *buf, size_t sz, const char *parent, const char *key)
 {
 	if (parent && *parent)
 		snprintf(buf, sz, "%s.%s", parent, key);
@@ -154,18 +157,18 @@ void pv_schema_key_path(char *buf, size_t sz, const char *parent, const char *ke
 
 /* ---- typed getters ------------------------------------------------------------------------ */
 
-int pv_schema_unknown(struct pv_schema *sc, const struct pv_node *key, const char *in,
-		      const char *const *keys)
+int pv_playbook_schema_unknown(struct pv_playbook_schema *sc, const struct pv_playbook_node *key,
+			       const char *in, const char *const *keys)
 {
 	char list[256], hint[64];
 
-	pv_schema_suggest(key->text, keys, hint, sizeof(hint));
-	pv_schema_join(keys, list, sizeof(list));
-	return pv_schema_fail(sc, key, "unknown key '%s' %s%s; expected one of: %s", key->text, in,
-			      hint, list);
+	pv_playbook_schema_suggest(key->text, keys, hint, sizeof(hint));
+	pv_playbook_schema_join(keys, list, sizeof(list));
+	return pv_playbook_schema_fail(sc, key, "unknown key '%s' %s%s; expected one of: %s",
+				       key->text, in, hint, list);
 }
 
-bool pv_schema_known(const char *key, const char *const *keys)
+bool pv_playbook_schema_known(const char *key, const char *const *keys)
 {
 	for (size_t j = 0; keys[j]; j++)
 		if (!strcmp(keys[j], key))
@@ -173,64 +176,67 @@ bool pv_schema_known(const char *key, const char *const *keys)
 	return false;
 }
 
-int pv_schema_keys(struct pv_schema *sc, const struct pv_node *map, const char *path,
-		   const char *const *keys, const char *expect)
+int pv_playbook_schema_keys(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			    const char *path, const char *const *keys, const char *expect)
 {
 	char in[160];
 
-	if (map->kind != PV_NODE_MAPPING) {
+	if (map->kind != PV_PLAYBOOK_NODE_MAPPING) {
 		if (!*path)
-			return pv_schema_fail(sc, map, "%s is %s; expected a mapping of settings",
-					      sc->doc ? sc->doc : "the document",
-					      pv_schema_kind(map));
-		return pv_schema_fail(sc, map, "'%s' is %s; expected %s", path, pv_schema_kind(map),
-				      expect);
+			return pv_playbook_schema_fail(
+				sc, map, "%s is %s; expected a mapping of settings",
+				sc->doc ? sc->doc : "the document", pv_playbook_schema_kind(map));
+		return pv_playbook_schema_fail(sc, map, "'%s' is %s; expected %s", path,
+					       pv_playbook_schema_kind(map), expect);
 	}
 	if (*path)
 		snprintf(in, sizeof(in), "in '%s'", path);
 	else
 		snprintf(in, sizeof(in), "at top level");
 	for (size_t i = 0; i < map->n; i++) {
-		const struct pv_node *k = map->keys[i];
+		const struct pv_playbook_node *k = map->keys[i];
 
-		if (!pv_schema_known(k->text, keys))
-			return pv_schema_unknown(sc, k, in, keys);
+		if (!pv_playbook_schema_known(k->text, keys))
+			return pv_playbook_schema_unknown(sc, k, in, keys);
 		for (size_t j = 0; j < i; j++) {
 			if (strcmp(map->keys[j]->text, k->text))
 				continue;
 			if (map->keys[j]->origin < 0)
-				return pv_schema_fail(sc, k,
-						      "duplicate key '%s' %s (first at line %d); "
-						      "expected each key once",
-						      k->text, in, map->keys[j]->line);
-			return pv_schema_fail(sc, k,
-					      "duplicate key '%s' %s; expected each key once",
-					      k->text, in);
+				return pv_playbook_schema_fail(
+					sc, k,
+					"duplicate key '%s' %s (first at line %d); "
+					"expected each key once",
+					k->text, in, map->keys[j]->line);
+			return pv_playbook_schema_fail(
+				sc, k, "duplicate key '%s' %s; expected each key once", k->text,
+				in);
 		}
 	}
 	return 0;
 }
 
 /* The text of a scalar with a value; anything else is an error naming path and expect. */
-int pv_schema_text_at(struct pv_schema *sc, const struct pv_node *v, const char *path,
-		      const char *expect, const char **out)
+int pv_playbook_schema_text_at(struct pv_playbook_schema *sc, const struct pv_playbook_node *v,
+			       const char *path, const char *expect, const char **out)
 {
-	if (v->kind != PV_NODE_SCALAR)
-		return pv_schema_fail(sc, v, "'%s' is %s; expected %s", path, pv_schema_kind(v),
-				      expect);
-	if (pv_tree_is_null(v))
-		return pv_schema_fail(sc, v, "'%s' has no value; expected %s", path, expect);
+	if (v->kind != PV_PLAYBOOK_NODE_SCALAR)
+		return pv_playbook_schema_fail(sc, v, "'%s' is %s; expected %s", path,
+					       pv_playbook_schema_kind(v), expect);
+	if (pv_playbook_tree_is_null(v))
+		return pv_playbook_schema_fail(sc, v, "'%s' has no value; expected %s", path,
+					       expect);
 	if (!v->text[0])
-		return pv_schema_fail(sc, v, "'%s' is empty; expected %s", path, expect);
+		return pv_playbook_schema_fail(sc, v, "'%s' is empty; expected %s", path, expect);
 	*out = v->text;
 	return 0;
 }
 
 /* A present key as text: *out NULL when absent. */
-int pv_schema_text(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		   const char *key, const char *expect, const char **out, const struct pv_node **at)
+int pv_playbook_schema_text(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			    const char *parent, const char *key, const char *expect,
+			    const char **out, const struct pv_playbook_node **at)
 {
-	const struct pv_node *v = pv_tree_get(map, key);
+	const struct pv_playbook_node *v = pv_playbook_tree_get(map, key);
 	char path[256];
 
 	*out = NULL;
@@ -238,35 +244,36 @@ int pv_schema_text(struct pv_schema *sc, const struct pv_node *map, const char *
 		*at = v;
 	if (!v)
 		return 0;
-	pv_schema_key_path(path, sizeof(path), parent, key);
-	return pv_schema_text_at(sc, v, path, expect, out);
+	pv_playbook_schema_key_path(path, sizeof(path), parent, key);
+	return pv_playbook_schema_text_at(sc, v, path, expect, out);
 }
 
-int pv_schema_set(char **dst, const char *s)
+int pv_playbook_schema_set(char **dst, const char *s)
 {
 	char *d = strdup(s);
 
 	if (!d)
-		return pv_schema_oom();
+		return pv_playbook_schema_oom();
 	free(*dst);
 	*dst = d;
 	return 0;
 }
 
 /* A string key: *dst replaced when present, kept (a default or NULL) when absent. */
-int pv_schema_str(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		  const char *key, const char *expect, char **dst, const struct pv_node **at)
+int pv_playbook_schema_str(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			   const char *parent, const char *key, const char *expect, char **dst,
+			   const struct pv_playbook_node **at)
 {
 	const char *s;
 	int r;
 
-	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, at)) || !s)
+	if ((r = pv_playbook_schema_text(sc, map, parent, key, expect, &s, at)) || !s)
 		return r;
-	return pv_schema_set(dst, s);
+	return pv_playbook_schema_set(dst, s);
 }
 
-int pv_schema_long_at(struct pv_schema *sc, const struct pv_node *v, const char *path, long lo,
-		      long hi, long *dst)
+int pv_playbook_schema_long_at(struct pv_playbook_schema *sc, const struct pv_playbook_node *v,
+			       const char *path, long lo, long hi, long *dst)
 {
 	char expect[64], *end;
 	const char *s;
@@ -274,51 +281,52 @@ int pv_schema_long_at(struct pv_schema *sc, const struct pv_node *v, const char 
 	int r;
 
 	snprintf(expect, sizeof(expect), "an integer from %ld to %ld", lo, hi);
-	if ((r = pv_schema_text_at(sc, v, path, expect, &s)))
+	if ((r = pv_playbook_schema_text_at(sc, v, path, expect, &s)))
 		return r;
 	errno = 0;
 	val = strtol(s, &end, 10);
 	if (*end || end == s || isspace((unsigned char)*s))
-		return pv_schema_fail(sc, v, "'%s' is '%.64s', not an integer; expected %s", path,
-				      s, expect);
+		return pv_playbook_schema_fail(
+			sc, v, "'%s' is '%.64s', not an integer; expected %s", path, s, expect);
 	if (errno == ERANGE || val < lo || val > hi)
-		return pv_schema_fail(sc, v, "'%s' is %.64s, out of range; expected %s", path, s,
-				      expect);
+		return pv_playbook_schema_fail(sc, v, "'%s' is %.64s, out of range; expected %s",
+					       path, s, expect);
 	*dst = val;
 	return 0;
 }
 
-int pv_schema_long(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		   const char *key, long lo, long hi, long *dst, const struct pv_node **at)
+int pv_playbook_schema_long(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			    const char *parent, const char *key, long lo, long hi, long *dst,
+			    const struct pv_playbook_node **at)
 {
-	const struct pv_node *v = pv_tree_get(map, key);
+	const struct pv_playbook_node *v = pv_playbook_tree_get(map, key);
 	char path[256];
 
 	if (!v)
 		return 0;
 	if (at)
 		*at = v;
-	pv_schema_key_path(path, sizeof(path), parent, key);
-	return pv_schema_long_at(sc, v, path, lo, hi, dst);
+	pv_playbook_schema_key_path(path, sizeof(path), parent, key);
+	return pv_playbook_schema_long_at(sc, v, path, lo, hi, dst);
 }
 
-int pv_schema_int(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		  const char *key, int lo, int hi, int *dst)
+int pv_playbook_schema_int(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			   const char *parent, const char *key, int lo, int hi, int *dst)
 {
 	long v = *dst;
-	int r = pv_schema_long(sc, map, parent, key, lo, hi, &v, NULL);
+	int r = pv_playbook_schema_long(sc, map, parent, key, lo, hi, &v, NULL);
 
 	if (!r)
 		*dst = (int)v;
 	return r;
 }
 
-int pv_schema_uint(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		   const char *key, unsigned lo, unsigned hi, unsigned *dst,
-		   const struct pv_node **at)
+int pv_playbook_schema_uint(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			    const char *parent, const char *key, unsigned lo, unsigned hi,
+			    unsigned *dst, const struct pv_playbook_node **at)
 {
 	long v = *dst;
-	int r = pv_schema_long(sc, map, parent, key, lo, hi, &v, at);
+	int r = pv_playbook_schema_long(sc, map, parent, key, lo, hi, &v, at);
 
 	if (!r)
 		*dst = (unsigned)v;
@@ -326,10 +334,11 @@ int pv_schema_uint(struct pv_schema *sc, const struct pv_node *map, const char *
 }
 
 /* A number: decimal digits with at most one '.' (0.5, 2, 1.25; no sign, exponent or hex). */
-int pv_schema_number(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		     const char *key, double lo, double hi, double *dst)
+int pv_playbook_schema_number(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			      const char *parent, const char *key, double lo, double hi,
+			      double *dst)
 {
-	const struct pv_node *v;
+	const struct pv_playbook_node *v;
 	char expect[96], path[256];
 	const char *s;
 	size_t digits, dots;
@@ -337,25 +346,25 @@ int pv_schema_number(struct pv_schema *sc, const struct pv_node *map, const char
 	int r;
 
 	snprintf(expect, sizeof(expect), "a number from %g to %g such as 1.5", lo, hi);
-	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
+	if ((r = pv_playbook_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
 		return r;
-	pv_schema_key_path(path, sizeof(path), parent, key);
+	pv_playbook_schema_key_path(path, sizeof(path), parent, key);
 	digits = strspn(s, "0123456789.");
 	dots = 0;
 	for (const char *p = s; *p; p++)
 		dots += *p == '.';
 	if (s[digits] || dots > 1 || !strpbrk(s, "0123456789"))
-		return pv_schema_fail(sc, v, "'%s' is '%.64s', not a number; expected %s", path, s,
-				      expect);
+		return pv_playbook_schema_fail(sc, v, "'%s' is '%.64s', not a number; expected %s",
+					       path, s, expect);
 	val = strtod(s, NULL);
 	if (!(val >= lo && val <= hi))
-		return pv_schema_fail(sc, v, "'%s' is %.64s, out of range; expected %s", path, s,
-				      expect);
+		return pv_playbook_schema_fail(sc, v, "'%s' is %.64s, out of range; expected %s",
+					       path, s, expect);
 	*dst = val;
 	return 0;
 }
 
-int pv_schema_parse_bool(const char *s, bool *out)
+int pv_playbook_schema_parse_bool(const char *s, bool *out)
 {
 	if (!strcasecmp(s, "true") || !strcasecmp(s, "yes"))
 		*out = true;
@@ -366,24 +375,26 @@ int pv_schema_parse_bool(const char *s, bool *out)
 	return 0;
 }
 
-int pv_schema_bool(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		   const char *key, bool *dst)
+int pv_playbook_schema_bool(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			    const char *parent, const char *key, bool *dst)
 {
-	const struct pv_node *v;
+	const struct pv_playbook_node *v;
 	const char *expect = "true or false (yes or no)", *s;
 	char path[256];
 	int r;
 
-	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
+	if ((r = pv_playbook_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
 		return r;
-	pv_schema_key_path(path, sizeof(path), parent, key);
-	if (pv_schema_parse_bool(s, dst))
-		return pv_schema_fail(sc, v, "'%s' is '%.64s'; expected %s", path, s, expect);
+	pv_playbook_schema_key_path(path, sizeof(path), parent, key);
+	if (pv_playbook_schema_parse_bool(s, dst))
+		return pv_playbook_schema_fail(sc, v, "'%s' is '%.64s'; expected %s", path, s,
+					       expect);
 	return 0;
 }
 
-int pv_schema_enum_at(struct pv_schema *sc, const struct pv_node *v, const char *path,
-		      const char *const *names, const char *expect, int *dst)
+int pv_playbook_schema_enum_at(struct pv_playbook_schema *sc, const struct pv_playbook_node *v,
+			       const char *path, const char *const *names, const char *expect,
+			       int *dst)
 {
 	char list[128], hint[64];
 	const char *s;
@@ -391,10 +402,10 @@ int pv_schema_enum_at(struct pv_schema *sc, const struct pv_node *v, const char 
 
 	if (!expect) {
 		snprintf(list, sizeof(list), "one of: ");
-		pv_schema_join(names, list + strlen(list), sizeof(list) - strlen(list));
+		pv_playbook_schema_join(names, list + strlen(list), sizeof(list) - strlen(list));
 		expect = list;
 	}
-	if ((r = pv_schema_text_at(sc, v, path, expect, &s)))
+	if ((r = pv_playbook_schema_text_at(sc, v, path, expect, &s)))
 		return r;
 	for (int i = 0; names[i]; i++) {
 		if (!strcmp(names[i], s)) {
@@ -402,37 +413,39 @@ int pv_schema_enum_at(struct pv_schema *sc, const struct pv_node *v, const char 
 			return 0;
 		}
 	}
-	pv_schema_suggest(s, names, hint, sizeof(hint));
-	return pv_schema_fail(sc, v, "'%s' is '%.64s'%s; expected %s", path, s, hint, expect);
+	pv_playbook_schema_suggest(s, names, hint, sizeof(hint));
+	return pv_playbook_schema_fail(sc, v, "'%s' is '%.64s'%s; expected %s", path, s, hint,
+				       expect);
 }
 
-int pv_schema_enum(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		   const char *key, const char *const *names, int *dst)
+int pv_playbook_schema_enum(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			    const char *parent, const char *key, const char *const *names, int *dst)
 {
-	const struct pv_node *v = pv_tree_get(map, key);
+	const struct pv_playbook_node *v = pv_playbook_tree_get(map, key);
 	char path[256];
 
 	if (!v)
 		return 0;
-	pv_schema_key_path(path, sizeof(path), parent, key);
-	return pv_schema_enum_at(sc, v, path, names, NULL, dst);
+	pv_playbook_schema_key_path(path, sizeof(path), parent, key);
+	return pv_playbook_schema_enum_at(sc, v, path, names, NULL, dst);
 }
 
-int pv_schema_require(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		      const char *key, const char *form)
+int pv_playbook_schema_require(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			       const char *parent, const char *key, const char *form)
 {
-	if (pv_tree_get(map, key))
+	if (pv_playbook_tree_get(map, key))
 		return 0;
 	if (*parent)
-		return pv_schema_fail(sc, map, "missing required key '%s' in '%s'; expected %s: %s",
-				      key, parent, key, form);
-	return pv_schema_fail(sc, map, "missing required key '%s' at top level; expected %s: %s",
-			      key, key, form);
+		return pv_playbook_schema_fail(sc, map,
+					       "missing required key '%s' in '%s'; expected %s: %s",
+					       key, parent, key, form);
+	return pv_playbook_schema_fail(
+		sc, map, "missing required key '%s' at top level; expected %s: %s", key, key, form);
 }
 
 /* ---- paths -------------------------------------------------------------------------------- */
 
-const char *pv_schema_home(void)
+const char *pv_playbook_schema_home(void)
 {
 	const char *h = getenv("HOME");
 	const struct passwd *pw;
@@ -444,34 +457,34 @@ const char *pv_schema_home(void)
 }
 
 /* p made absolute: "~/x" under $HOME, a relative path under the playbook's folder. */
-char *pv_schema_resolve(const char *dir, const char *p)
+char *pv_playbook_schema_resolve(const char *dir, const char *p)
 {
 	char *out;
 
 	if (p[0] == '/')
 		return strdup(p);
 	if (p[0] == '~' && (p[1] == '/' || !p[1]))
-		return asprintf(&out, "%s%s", pv_schema_home(), p + 1) < 0 ? NULL : out;
+		return asprintf(&out, "%s%s", pv_playbook_schema_home(), p + 1) < 0 ? NULL : out;
 	while (p[0] == '.' && p[1] == '/')
 		p += 2;
 	return asprintf(&out, "%s/%s", dir, p) < 0 ? NULL : out;
 }
 
-int pv_schema_path(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		   const char *key, char **dst)
+int pv_playbook_schema_path(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			    const char *parent, const char *key, char **dst)
 {
-	const struct pv_node *v;
+	const struct pv_playbook_node *v;
 	const char *s;
 	char *abs, cwd[PATH_MAX] = "";
 	int r;
 
-	if ((r = pv_schema_text(sc, map, parent, key, "a file path", &s, &v)) || !s)
+	if ((r = pv_playbook_schema_text(sc, map, parent, key, "a file path", &s, &v)) || !s)
 		return r;
 	/* a path typed on the command line means what it means in the shell it was typed in */
 	if (v->origin >= 0 && s[0] != '/' && s[0] != '~' && !getcwd(cwd, sizeof(cwd)))
 		return pv_error(PV_EIO, "cannot find the current folder: %s", strerror(errno));
-	if (!(abs = pv_schema_resolve(v->origin >= 0 ? cwd : sc->dir, s)))
-		return pv_schema_oom();
+	if (!(abs = pv_playbook_schema_resolve(v->origin >= 0 ? cwd : sc->dir, s)))
+		return pv_playbook_schema_oom();
 	free(*dst);
 	*dst = abs;
 	return 0;
@@ -479,33 +492,33 @@ int pv_schema_path(struct pv_schema *sc, const struct pv_node *map, const char *
 
 /* ---- value checks ------------------------------------------------------------------------- */
 
-bool pv_schema_is_ip(const char *s)
+bool pv_playbook_schema_is_ip(const char *s)
 {
 	unsigned char buf[sizeof(struct in6_addr)];
 
 	return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1;
 }
 
-int pv_schema_ip(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		 const char *key, char **dst)
+int pv_playbook_schema_ip(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			  const char *parent, const char *key, char **dst)
 {
 	const char *expect = "an IPv4 or IPv6 address such as 198.18.0.20", *s;
-	const struct pv_node *v;
+	const struct pv_playbook_node *v;
 	char path[256];
 	int r;
 
-	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
+	if ((r = pv_playbook_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
 		return r;
-	pv_schema_key_path(path, sizeof(path), parent, key);
-	if (!pv_schema_is_ip(s))
-		return pv_schema_fail(sc, v, "'%s' is '%.64s', not an IP address; expected %s",
-				      path, s, expect);
-	return pv_schema_set(dst, s);
+	pv_playbook_schema_key_path(path, sizeof(path), parent, key);
+	if (!pv_playbook_schema_is_ip(s))
+		return pv_playbook_schema_fail(
+			sc, v, "'%s' is '%.64s', not an IP address; expected %s", path, s, expect);
+	return pv_playbook_schema_set(dst, s);
 }
 
 /* DNS-style name: dot-separated labels of letters, digits, '-' and (for hosts) '_'.
  * Returns NULL when fine, else what is wrong. */
-const char *pv_schema_bad_dns(const char *s, bool underscore)
+const char *pv_playbook_schema_bad_dns(const char *s, bool underscore)
 {
 	size_t label = 0;
 
@@ -532,41 +545,41 @@ const char *pv_schema_bad_dns(const char *s, bool underscore)
 	}
 }
 
-int pv_schema_dns(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		  const char *key, bool underscore, const char *expect, char **dst,
-		  const struct pv_node **at)
+int pv_playbook_schema_dns(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			   const char *parent, const char *key, bool underscore, const char *expect,
+			   char **dst, const struct pv_playbook_node **at)
 {
-	const struct pv_node *v;
+	const struct pv_playbook_node *v;
 	const char *s, *why;
 	char path[256];
 	int r;
 
-	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
+	if ((r = pv_playbook_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
 		return r;
 	if (at)
 		*at = v;
-	pv_schema_key_path(path, sizeof(path), parent, key);
-	if ((why = pv_schema_bad_dns(s, underscore)))
-		return pv_schema_fail(sc, v, "'%s' value '%.64s' %s; expected %s", path, s, why,
-				      expect);
-	return pv_schema_set(dst, s);
+	pv_playbook_schema_key_path(path, sizeof(path), parent, key);
+	if ((why = pv_playbook_schema_bad_dns(s, underscore)))
+		return pv_playbook_schema_fail(sc, v, "'%s' value '%.64s' %s; expected %s", path, s,
+					       why, expect);
+	return pv_playbook_schema_set(dst, s);
 }
 
 /* A distinguished name, checked loosely: every comma-separated part is ATTR=VALUE. */
-int pv_schema_dn(struct pv_schema *sc, const struct pv_node *map, const char *parent,
-		 const char *key, char **dst)
+int pv_playbook_schema_dn(struct pv_playbook_schema *sc, const struct pv_playbook_node *map,
+			  const char *parent, const char *key, char **dst)
 {
 	const char *expect = "a DN such as OU=provision,DC=lab,DC=test", *s;
-	const struct pv_node *v;
+	const struct pv_playbook_node *v;
 	char path[256];
 	int r;
 
-	if ((r = pv_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
+	if ((r = pv_playbook_schema_text(sc, map, parent, key, expect, &s, &v)) || !s)
 		return r;
-	pv_schema_key_path(path, sizeof(path), parent, key);
+	pv_playbook_schema_key_path(path, sizeof(path), parent, key);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
-			return pv_schema_fail(
+			return pv_playbook_schema_fail(
 				sc, v, "'%s' contains the control character 0x%02x; expected %s",
 				path, *p, expect);
 	for (const char *p = s; *p;) {
@@ -574,19 +587,19 @@ int pv_schema_dn(struct pv_schema *sc, const struct pv_node *map, const char *pa
 		const char *eq = memchr(p, '=', len);
 
 		if (!eq || eq == p || eq == p + len - 1)
-			return pv_schema_fail(sc, v, "'%s' is '%.64s', not a DN; expected %s", path,
-					      s, expect);
+			return pv_playbook_schema_fail(
+				sc, v, "'%s' is '%.64s', not a DN; expected %s", path, s, expect);
 		/* the OU's name reaches the hosts in the lab's tags and messages */
 		if (eq[1] == '-')
-			return pv_schema_fail(
+			return pv_playbook_schema_fail(
 				sc, v,
 				"'%s' is '%.64s', in which '%.*s' starts with '-'; expected "
 				"names starting with a letter or digit",
 				path, s, (int)(p + len - eq - 1), eq + 1);
 		p += len;
 		if (*p == ',' && !*++p)
-			return pv_schema_fail(sc, v, "'%s' ends with ','; expected %s", path,
-					      expect);
+			return pv_playbook_schema_fail(sc, v, "'%s' ends with ','; expected %s",
+						       path, expect);
 	}
-	return pv_schema_set(dst, s);
+	return pv_playbook_schema_set(dst, s);
 }

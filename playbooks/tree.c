@@ -88,9 +88,10 @@ static int next(struct builder *b, yaml_event_t *ev)
 	return 0;
 }
 
-static struct pv_node *node_new(enum pv_node_kind kind, int line, int col, int origin)
+static struct pv_playbook_node *node_new(enum pv_playbook_node_kind kind, int line, int col,
+					 int origin)
 {
-	struct pv_node *n = calloc(1, sizeof(*n));
+	struct pv_playbook_node *n = calloc(1, sizeof(*n));
 
 	if (!n)
 		return NULL;
@@ -101,10 +102,10 @@ static struct pv_node *node_new(enum pv_node_kind kind, int line, int col, int o
 	return n;
 }
 
-static struct pv_node *scalar_new(const char *text, size_t len, bool plain, int line, int col,
-				  int origin)
+static struct pv_playbook_node *scalar_new(const char *text, size_t len, bool plain, int line,
+					   int col, int origin)
 {
-	struct pv_node *n = node_new(PV_NODE_SCALAR, line, col, origin);
+	struct pv_playbook_node *n = node_new(PV_PLAYBOOK_NODE_SCALAR, line, col, origin);
 
 	if (!n)
 		return NULL;
@@ -119,14 +120,14 @@ static struct pv_node *scalar_new(const char *text, size_t len, bool plain, int 
 	return n;
 }
 
-void pv_tree_free(struct pv_node *node)
+void pv_playbook_tree_free(struct pv_playbook_node *node)
 {
 	if (!node)
 		return;
 	for (size_t i = 0; i < node->n; i++) {
 		if (node->keys)
-			pv_tree_free(node->keys[i]);
-		pv_tree_free(node->items[i]);
+			pv_playbook_tree_free(node->keys[i]);
+		pv_playbook_tree_free(node->items[i]);
 	}
 	free(node->keys);
 	free(node->items);
@@ -135,17 +136,18 @@ void pv_tree_free(struct pv_node *node)
 }
 
 /* Append key (NULL for a sequence) and value; on failure nothing is taken. */
-static int append(struct pv_node *parent, struct pv_node *key, struct pv_node *value)
+static int append(struct pv_playbook_node *parent, struct pv_playbook_node *key,
+		  struct pv_playbook_node *value)
 {
 	if (parent->n == parent->cap) {
 		size_t cap = parent->cap ? parent->cap * 2 : 8;
-		struct pv_node **items = realloc(parent->items, cap * sizeof(*items));
+		struct pv_playbook_node **items = realloc(parent->items, cap * sizeof(*items));
 
 		if (!items)
 			return oom();
 		parent->items = items;
-		if (parent->kind == PV_NODE_MAPPING) {
-			struct pv_node **keys = realloc(parent->keys, cap * sizeof(*keys));
+		if (parent->kind == PV_PLAYBOOK_NODE_MAPPING) {
+			struct pv_playbook_node **keys = realloc(parent->keys, cap * sizeof(*keys));
 
 			if (!keys)
 				return oom();
@@ -153,19 +155,19 @@ static int append(struct pv_node *parent, struct pv_node *key, struct pv_node *v
 		}
 		parent->cap = cap;
 	}
-	if (parent->kind == PV_NODE_MAPPING)
+	if (parent->kind == PV_PLAYBOOK_NODE_MAPPING)
 		parent->keys[parent->n] = key;
 	parent->items[parent->n++] = value;
 	return 0;
 }
 
-static int build(struct builder *b, yaml_event_t *ev, struct pv_node **out);
+static int build(struct builder *b, yaml_event_t *ev, struct pv_playbook_node **out);
 
 /* Children of a mapping or sequence up to its end event. */
-static int build_children(struct builder *b, struct pv_node *parent, yaml_event_type_t end)
+static int build_children(struct builder *b, struct pv_playbook_node *parent, yaml_event_type_t end)
 {
 	yaml_event_t ev;
-	struct pv_node *key = NULL, *value = NULL;
+	struct pv_playbook_node *key = NULL, *value = NULL;
 	int r;
 
 	for (;;) {
@@ -175,15 +177,17 @@ static int build_children(struct builder *b, struct pv_node *parent, yaml_event_
 			yaml_event_delete(&ev);
 			return 0;
 		}
-		r = build(b, &ev, parent->kind == PV_NODE_MAPPING ? &key : &value);
-		if (!r && parent->kind == PV_NODE_MAPPING && key->kind != PV_NODE_SCALAR)
+		r = build(b, &ev, parent->kind == PV_PLAYBOOK_NODE_MAPPING ? &key : &value);
+		if (!r && parent->kind == PV_PLAYBOOK_NODE_MAPPING &&
+		    key->kind != PV_PLAYBOOK_NODE_SCALAR)
 			r = pv_error(PV_ECONFIG,
 				     "%s:%d:%d: a %s is used as a mapping key; expected a "
 				     "plain key name",
 				     b->name, key->line, key->col,
-				     key->kind == PV_NODE_MAPPING ? "mapping" : "sequence");
+				     key->kind == PV_PLAYBOOK_NODE_MAPPING ? "mapping"
+									   : "sequence");
 		yaml_event_delete(&ev);
-		if (!r && parent->kind == PV_NODE_MAPPING) {
+		if (!r && parent->kind == PV_PLAYBOOK_NODE_MAPPING) {
 			if (!(r = next(b, &ev))) {
 				r = build(b, &ev, &value);
 				yaml_event_delete(&ev);
@@ -192,19 +196,19 @@ static int build_children(struct builder *b, struct pv_node *parent, yaml_event_
 		if (!r)
 			r = append(parent, key, value);
 		if (r) {
-			pv_tree_free(key);
-			pv_tree_free(value);
+			pv_playbook_tree_free(key);
+			pv_playbook_tree_free(value);
 			return r;
 		}
 		key = value = NULL;
 	}
 }
 
-static int build(struct builder *b, yaml_event_t *ev, struct pv_node **out)
+static int build(struct builder *b, yaml_event_t *ev, struct pv_playbook_node **out)
 {
 	const yaml_char_t *anchor = NULL, *tag = NULL;
 	int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
-	struct pv_node *n;
+	struct pv_playbook_node *n;
 	int r;
 
 	switch (ev->type) {
@@ -261,7 +265,8 @@ static int build(struct builder *b, yaml_event_t *ev, struct pv_node **out)
 				"%s:%d:%d: nesting deeper than %d levels; expected a "
 				"shallower document",
 				b->name, line, col, MAX_DEPTH);
-	n = node_new(ev->type == YAML_MAPPING_START_EVENT ? PV_NODE_MAPPING : PV_NODE_SEQUENCE,
+	n = node_new(ev->type == YAML_MAPPING_START_EVENT ? PV_PLAYBOOK_NODE_MAPPING
+							  : PV_PLAYBOOK_NODE_SEQUENCE,
 		     line, col, -1);
 	if (!n)
 		return oom();
@@ -271,7 +276,7 @@ static int build(struct builder *b, yaml_event_t *ev, struct pv_node **out)
 								: YAML_SEQUENCE_END_EVENT);
 	b->depth--;
 	if (r) {
-		pv_tree_free(n);
+		pv_playbook_tree_free(n);
 		return r;
 	}
 	*out = n;
@@ -286,10 +291,11 @@ static int empty(struct builder *b, yaml_mark_t mark)
 			b->name, mark.line + 1, mark.column + 1);
 }
 
-int pv_tree_parse(const char *name, const char *text, size_t len, struct pv_node **out)
+int pv_playbook_tree_parse(const char *name, const char *text, size_t len,
+			   struct pv_playbook_node **out)
 {
 	struct builder b = {.name = name, .text = text, .len = len};
-	struct pv_node *root = NULL;
+	struct pv_playbook_node *root = NULL;
 	yaml_event_t ev;
 	int r;
 
@@ -311,7 +317,7 @@ int pv_tree_parse(const char *name, const char *text, size_t len, struct pv_node
 	if ((r = next(&b, &ev)))
 		goto out;
 	r = build(&b, &ev, &root);
-	if (!r && pv_tree_is_null(root))
+	if (!r && pv_playbook_tree_is_null(root))
 		r = empty(&b, ev.start_mark);
 	yaml_event_delete(&ev);
 	if (r)
@@ -330,18 +336,18 @@ int pv_tree_parse(const char *name, const char *text, size_t len, struct pv_node
 out:
 	yaml_parser_delete(&b.parser);
 	if (r) {
-		pv_tree_free(root);
+		pv_playbook_tree_free(root);
 		return r;
 	}
 	*out = root;
 	return 0;
 }
 
-bool pv_tree_is_null(const struct pv_node *node)
+bool pv_playbook_tree_is_null(const struct pv_playbook_node *node)
 {
 	static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
 
-	if (!node || node->kind != PV_NODE_SCALAR || !node->plain)
+	if (!node || node->kind != PV_PLAYBOOK_NODE_SCALAR || !node->plain)
 		return false;
 	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
 		if (!strcmp(node->text, nulls[i]))
@@ -349,9 +355,9 @@ bool pv_tree_is_null(const struct pv_node *node)
 	return false;
 }
 
-struct pv_node *pv_tree_get(const struct pv_node *map, const char *key)
+struct pv_playbook_node *pv_playbook_tree_get(const struct pv_playbook_node *map, const char *key)
 {
-	if (!map || map->kind != PV_NODE_MAPPING)
+	if (!map || map->kind != PV_PLAYBOOK_NODE_MAPPING)
 		return NULL;
 	for (size_t i = 0; i < map->n; i++)
 		if (!strcmp(map->keys[i]->text, key))
@@ -376,30 +382,30 @@ static bool index_of(const char *seg, size_t len, size_t *idx)
 }
 
 /* The node that goes at a new place: the scalar when last, else an empty container. */
-static struct pv_node *fresh(const char *after, const char *value, int origin)
+static struct pv_playbook_node *fresh(const char *after, const char *value, int origin)
 {
 	size_t idx;
 
 	if (!after)
 		return scalar_new(value, strlen(value), true, 0, 0, origin);
-	return node_new(index_of(after, strcspn(after, "."), &idx) ? PV_NODE_SEQUENCE
-								   : PV_NODE_MAPPING,
+	return node_new(index_of(after, strcspn(after, "."), &idx) ? PV_PLAYBOOK_NODE_SEQUENCE
+								   : PV_PLAYBOOK_NODE_MAPPING,
 			0, 0, origin);
 }
 
-static void clear(struct pv_node *map)
+static void clear(struct pv_playbook_node *map)
 {
 	for (size_t i = 0; i < map->n; i++) {
-		pv_tree_free(map->keys[i]);
-		pv_tree_free(map->items[i]);
+		pv_playbook_tree_free(map->keys[i]);
+		pv_playbook_tree_free(map->items[i]);
 	}
 	map->n = 0;
 }
 
-int pv_tree_set(struct pv_node *root, const char *path, const char *value, int origin,
-		bool clear_parent)
+int pv_playbook_tree_set(struct pv_playbook_node *root, const char *path, const char *value,
+			 int origin, bool clear_parent)
 {
-	struct pv_node *cur = root, **slot, *made, *key;
+	struct pv_playbook_node *cur = root, **slot, *made, *key;
 	const char *seg = path, *dot, *after;
 	size_t len, idx;
 
@@ -411,7 +417,7 @@ int pv_tree_set(struct pv_node *root, const char *path, const char *value, int o
 			return pv_error(PV_ECONFIG, "empty key in '%s'; expected KEY.KEY...=VALUE",
 					path);
 		slot = NULL;
-		if (cur->kind == PV_NODE_MAPPING) {
+		if (cur->kind == PV_PLAYBOOK_NODE_MAPPING) {
 			if (!after && clear_parent)
 				clear(cur);
 			for (size_t i = 0; i < cur->n && !slot; i++)
@@ -422,15 +428,15 @@ int pv_tree_set(struct pv_node *root, const char *path, const char *value, int o
 				key = scalar_new(seg, len, true, 0, 0, origin);
 				made = fresh(after, value, origin);
 				if (!key || !made || append(cur, key, made)) {
-					pv_tree_free(key);
-					pv_tree_free(made);
+					pv_playbook_tree_free(key);
+					pv_playbook_tree_free(made);
 					return oom();
 				}
 				slot = &cur->items[cur->n - 1];
 				if (!after)
 					return 0;
 			}
-		} else if (cur->kind == PV_NODE_SEQUENCE) {
+		} else if (cur->kind == PV_PLAYBOOK_NODE_SEQUENCE) {
 			if (!index_of(seg, len, &idx))
 				return pv_error(PV_ECONFIG,
 						"'%.*s' in '%s' is not a list index; "
@@ -444,7 +450,7 @@ int pv_tree_set(struct pv_node *root, const char *path, const char *value, int o
 			if (idx == cur->n) {
 				made = fresh(after, value, origin);
 				if (!made || append(cur, NULL, made)) {
-					pv_tree_free(made);
+					pv_playbook_tree_free(made);
 					return oom();
 				}
 				if (!after)
@@ -457,12 +463,12 @@ int pv_tree_set(struct pv_node *root, const char *path, const char *value, int o
 			made = fresh(NULL, value, origin);
 			if (!made)
 				return oom();
-			pv_tree_free(*slot);
+			pv_playbook_tree_free(*slot);
 			*slot = made;
 			return 0;
 		}
-		if ((*slot)->kind == PV_NODE_SCALAR) {
-			if (!pv_tree_is_null(*slot))
+		if ((*slot)->kind == PV_PLAYBOOK_NODE_SCALAR) {
+			if (!pv_playbook_tree_is_null(*slot))
 				return pv_error(PV_ECONFIG,
 						"'%.*s' is a value, not a section; "
 						"expected a path to a setting",
@@ -471,7 +477,7 @@ int pv_tree_set(struct pv_node *root, const char *path, const char *value, int o
 			made = fresh(after, value, origin);
 			if (!made)
 				return oom();
-			pv_tree_free(*slot);
+			pv_playbook_tree_free(*slot);
 			*slot = made;
 		}
 		cur = *slot;

@@ -3,39 +3,48 @@
 
 #include <string.h>
 
-const char *const pv_load_names[PV_LOAD_KINDS + 1] = {
-	[PV_LOAD_UPLOAD] = "upload",	   [PV_LOAD_BROWSE] = "browse",
-	[PV_LOAD_OPEN_READ] = "open_read", [PV_LOAD_COPY_IN] = "copy_in",
-	[PV_LOAD_EDIT_SAVE] = "edit_save", [PV_LOAD_OPEN_CLOSE] = "open_close",
-	[PV_LOAD_REWRITE] = "rewrite",	   [PV_LOAD_DELETE_NEW] = "delete_new",
-	[PV_LOAD_LIST_NEW] = "list_new",   [PV_LOAD_RENAME] = "rename",
-	[PV_LOAD_MKDIR] = "mkdir",	   [PV_LOAD_READ_FOLDER] = "read_folder",
-	[PV_LOAD_LEARNED] = "learned",	   [PV_LOAD_KINDS] = NULL,
+const char *const pv_playbook_workload_names[PV_PLAYBOOK_WORKLOAD_KINDS + 1] = {
+	[PV_PLAYBOOK_WORKLOAD_UPLOAD] = "upload",
+	[PV_PLAYBOOK_WORKLOAD_BROWSE] = "browse",
+	[PV_PLAYBOOK_WORKLOAD_OPEN_READ] = "open_read",
+	[PV_PLAYBOOK_WORKLOAD_COPY_IN] = "copy_in",
+	[PV_PLAYBOOK_WORKLOAD_EDIT_SAVE] = "edit_save",
+	[PV_PLAYBOOK_WORKLOAD_OPEN_CLOSE] = "open_close",
+	[PV_PLAYBOOK_WORKLOAD_REWRITE] = "rewrite",
+	[PV_PLAYBOOK_WORKLOAD_DELETE_NEW] = "delete_new",
+	[PV_PLAYBOOK_WORKLOAD_LIST_NEW] = "list_new",
+	[PV_PLAYBOOK_WORKLOAD_RENAME] = "rename",
+	[PV_PLAYBOOK_WORKLOAD_MKDIR] = "mkdir",
+	[PV_PLAYBOOK_WORKLOAD_READ_FOLDER] = "read_folder",
+	[PV_PLAYBOOK_WORKLOAD_LEARNED] = "learned",
+	[PV_PLAYBOOK_WORKLOAD_KINDS] = NULL,
 };
 
-const char *const pv_load_encryptions[] = {
-	[PV_LOAD_ENCRYPT_AUTO] = "auto",
-	[PV_LOAD_ENCRYPT_ON] = "on",
-	[PV_LOAD_ENCRYPT_AES128_CCM] = "aes-128-ccm",
-	[PV_LOAD_ENCRYPT_AES128_GCM] = "aes-128-gcm",
-	[PV_LOAD_ENCRYPT_AES256_CCM] = "aes-256-ccm",
-	[PV_LOAD_ENCRYPT_AES256_GCM] = "aes-256-gcm",
+const char *const pv_playbook_workload_encryptions[] = {
+	[PV_PLAYBOOK_WORKLOAD_ENCRYPT_AUTO] = "auto",
+	[PV_PLAYBOOK_WORKLOAD_ENCRYPT_ON] = "on",
+	[PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES128_CCM] = "aes-128-ccm",
+	[PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES128_GCM] = "aes-128-gcm",
+	[PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES256_CCM] = "aes-256-ccm",
+	[PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES256_GCM] = "aes-256-gcm",
 	NULL,
 };
 
 /* docs/load.md's table: FSCT's weights (they sum to 331) and our latency limits */
-static const struct pv_load_scenario defaults[PV_LOAD_KINDS] = {
-	[PV_LOAD_UPLOAD] = {15, 2},  [PV_LOAD_BROWSE] = {150, 1},   [PV_LOAD_OPEN_READ] = {40, 2},
-	[PV_LOAD_COPY_IN] = {7, 3},  [PV_LOAD_EDIT_SAVE] = {15, 3}, [PV_LOAD_OPEN_CLOSE] = {50, 1},
-	[PV_LOAD_REWRITE] = {15, 2}, [PV_LOAD_DELETE_NEW] = {5, 1}, [PV_LOAD_LIST_NEW] = {15, 1},
-	[PV_LOAD_RENAME] = {7, 1},   [PV_LOAD_MKDIR] = {7, 2},	    [PV_LOAD_READ_FOLDER] = {5, 5},
-	[PV_LOAD_LEARNED] = {0, 10}, /* only with load.workload */
+static const struct pv_playbook_workload_scenario defaults[PV_PLAYBOOK_WORKLOAD_KINDS] = {
+	[PV_PLAYBOOK_WORKLOAD_UPLOAD] = {15, 2},    [PV_PLAYBOOK_WORKLOAD_BROWSE] = {150, 1},
+	[PV_PLAYBOOK_WORKLOAD_OPEN_READ] = {40, 2}, [PV_PLAYBOOK_WORKLOAD_COPY_IN] = {7, 3},
+	[PV_PLAYBOOK_WORKLOAD_EDIT_SAVE] = {15, 3}, [PV_PLAYBOOK_WORKLOAD_OPEN_CLOSE] = {50, 1},
+	[PV_PLAYBOOK_WORKLOAD_REWRITE] = {15, 2},   [PV_PLAYBOOK_WORKLOAD_DELETE_NEW] = {5, 1},
+	[PV_PLAYBOOK_WORKLOAD_LIST_NEW] = {15, 1},  [PV_PLAYBOOK_WORKLOAD_RENAME] = {7, 1},
+	[PV_PLAYBOOK_WORKLOAD_MKDIR] = {7, 2},	    [PV_PLAYBOOK_WORKLOAD_READ_FOLDER] = {5, 5},
+	[PV_PLAYBOOK_WORKLOAD_LEARNED] = {0, 10}, /* only with load.workload */
 };
 
-void pv_load_defaults(struct pv_load_config *c)
+void pv_playbook_workload_defaults(struct pv_playbook_workload *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->rate = PV_LOAD_RATE;
+	c->rate = PV_PLAYBOOK_WORKLOAD_RATE;
 	memcpy(c->kind, defaults, sizeof(defaults));
 	c->late = 1;
 	c->overload = 1;
@@ -43,15 +52,15 @@ void pv_load_defaults(struct pv_load_config *c)
 	c->seed = 1;
 }
 
-int pv_load_kind_of(const char *name)
+int pv_playbook_workload_kind_of(const char *name)
 {
-	for (int k = 0; k < PV_LOAD_KINDS; k++)
-		if (!strcmp(pv_load_names[k], name))
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
+		if (!strcmp(pv_playbook_workload_names[k], name))
 			return k;
 	return -1;
 }
 
-const char *pv_load_learned_command(unsigned code)
+const char *pv_playbook_workload_learned_command(unsigned code)
 {
 	static const char *const names[] = {
 		[5] = "CREATE",
@@ -65,24 +74,24 @@ const char *pv_load_learned_command(unsigned code)
 		[15] = "CHANGE_NOTIFY",
 		[16] = "QUERY_INFO",
 		[17] = "SET_INFO",
-		[5 | PV_LOAD_LEARNED_OPEN_IF] = "CREATE(OPEN_IF)",
-		[5 | PV_LOAD_LEARNED_OVERWRITE_IF] = "CREATE(OVERWRITE_IF)",
-		[5 | PV_LOAD_LEARNED_NEW] = "CREATE(CREATE)",
+		[5 | PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF] = "CREATE(OPEN_IF)",
+		[5 | PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF] = "CREATE(OVERWRITE_IF)",
+		[5 | PV_PLAYBOOK_WORKLOAD_LEARNED_NEW] = "CREATE(CREATE)",
 	};
 
 	return code < sizeof(names) / sizeof(names[0]) ? names[code] : NULL;
 }
 
-unsigned pv_load_learned_disposition(uint32_t disposition)
+unsigned pv_playbook_workload_learned_disposition(uint32_t disposition)
 {
 	switch (disposition) {
 	case 1: /* FILE_OPEN */
 		return 0;
 	case 2: /* FILE_CREATE */
-		return PV_LOAD_LEARNED_NEW;
+		return PV_PLAYBOOK_WORKLOAD_LEARNED_NEW;
 	case 3: /* FILE_OPEN_IF */
-		return PV_LOAD_LEARNED_OPEN_IF;
+		return PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF;
 	default: /* SUPERSEDE, OVERWRITE, OVERWRITE_IF; and what no client sends: replaced */
-		return PV_LOAD_LEARNED_OVERWRITE_IF;
+		return PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF;
 	}
 }

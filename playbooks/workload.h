@@ -9,35 +9,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum pv_load_kind {
-	PV_LOAD_UPLOAD,	     /* create a file in new/ and write 4-64 KiB to it */
-	PV_LOAD_BROWSE,	     /* list a static/ folder, look at three of its files */
-	PV_LOAD_OPEN_READ,   /* open a static/ document and read it whole */
-	PV_LOAD_COPY_IN,     /* copy a static/ file into new/ */
-	PV_LOAD_EDIT_SAVE,   /* read a volatile/ document, save it as an editor does */
-	PV_LOAD_OPEN_CLOSE,  /* open a document, read its attributes, close it */
-	PV_LOAD_REWRITE,     /* rewrite a volatile/ file in place */
-	PV_LOAD_DELETE_NEW,  /* delete the oldest file this user made in new/ */
-	PV_LOAD_LIST_NEW,    /* list new/ */
-	PV_LOAD_RENAME,	     /* rename a volatile/ file and back */
-	PV_LOAD_MKDIR,	     /* make a folder in new/, a file in it, delete both */
-	PV_LOAD_READ_FOLDER, /* read every file of one static/ folder */
-	PV_LOAD_LEARNED,     /* one of load.workload's learned kinds (struct pv_load_learned) */
-	PV_LOAD_KINDS
+enum pv_playbook_workload_kind {
+	PV_PLAYBOOK_WORKLOAD_UPLOAD,	  /* create a file in new/ and write 4-64 KiB to it */
+	PV_PLAYBOOK_WORKLOAD_BROWSE,	  /* list a static/ folder, look at three of its files */
+	PV_PLAYBOOK_WORKLOAD_OPEN_READ,	  /* open a static/ document and read it whole */
+	PV_PLAYBOOK_WORKLOAD_COPY_IN,	  /* copy a static/ file into new/ */
+	PV_PLAYBOOK_WORKLOAD_EDIT_SAVE,	  /* read a volatile/ document, save it as an editor does */
+	PV_PLAYBOOK_WORKLOAD_OPEN_CLOSE,  /* open a document, read its attributes, close it */
+	PV_PLAYBOOK_WORKLOAD_REWRITE,	  /* rewrite a volatile/ file in place */
+	PV_PLAYBOOK_WORKLOAD_DELETE_NEW,  /* delete the oldest file this user made in new/ */
+	PV_PLAYBOOK_WORKLOAD_LIST_NEW,	  /* list new/ */
+	PV_PLAYBOOK_WORKLOAD_RENAME,	  /* rename a volatile/ file and back */
+	PV_PLAYBOOK_WORKLOAD_MKDIR,	  /* make a folder in new/, a file in it, delete both */
+	PV_PLAYBOOK_WORKLOAD_READ_FOLDER, /* read every file of one static/ folder */
+	PV_PLAYBOOK_WORKLOAD_LEARNED,	  /* one of load.workload's learned kinds (struct
+					     pv_playbook_workload_learned) */
+	PV_PLAYBOOK_WORKLOAD_KINDS
 };
 
 /* "upload", "browse", ..., "learned" as in docs/load.md and the playbook, then NULL. */
-extern const char *const pv_load_names[PV_LOAD_KINDS + 1];
+extern const char *const pv_playbook_workload_names[PV_PLAYBOOK_WORKLOAD_KINDS + 1];
 
 /* FSCT's published weights: 15, 150, 40, 7, 15, 50, 15, 5, 15, 7, 7, 5 per user-hour, 331 in
  * all. */
-#define PV_LOAD_RATE 331
+#define PV_PLAYBOOK_WORKLOAD_RATE 331
 
 /* The most event loops (a thread each) one client's driver runs: load.threads above it is
  * refused where the playbook is read, and a client with more cores runs this many. */
-#define PV_LOAD_THREADS_MAX 64
+#define PV_PLAYBOOK_WORKLOAD_THREADS_MAX 64
 
-struct pv_load_scenario {
+struct pv_playbook_workload_scenario {
 	double weight; /* relative: the kind is drawn with probability weight / sum of weights */
 	double limit;  /* seconds: a scenario that takes longer is overloaded */
 };
@@ -47,93 +48,99 @@ struct pv_load_scenario {
  * sizes of its reads and writes. Only the commands a user sends on an open session are kept
  * (CREATE, CLOSE, FLUSH, READ, WRITE, LOCK, IOCTL, QUERY_DIRECTORY, CHANGE_NOTIFY, QUERY_INFO,
  * SET_INFO); logons and tree connects are the driver's own. */
-#define PV_LOAD_LEARNED_KINDS  64   /* kinds kept, the most frequent first */
-#define PV_LOAD_LEARNED_STEPS  24   /* commands of a kind, at most (learn/kind.h's) */
-#define PV_LOAD_SIZE_BINS      34   /* size buckets: 0 (empty), then [2^(k-1), 2^k) */
-#define PV_LOAD_LEARNED_REPEAT 0x80 /* a step's flag: the command repeats (READ+) */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS  64	 /* kinds kept, the most frequent first */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS  24	 /* commands of a kind, at most (learn/kind.h's) */
+#define PV_PLAYBOOK_WORKLOAD_SIZE_BINS	    34	 /* size buckets: 0 (empty), then [2^(k-1), 2^k) */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT 0x80 /* a step's flag: the command repeats (READ+) */
 /* A CREATE step's disposition, in its bits 5 and 6: OPEN (0: what was there opened, as the
  * workloads learned before dispositions were say), OPEN_IF, OVERWRITE_IF (OVERWRITE and
  * SUPERSEDE with it: what was there replaced), CREATE (a name that was not there); "CREATE",
  * "CREATE(OPEN_IF)", "CREATE(OVERWRITE_IF)", "CREATE(CREATE)" in a workload */
-#define PV_LOAD_LEARNED_DISP	     0x60
-#define PV_LOAD_LEARNED_OPEN_IF	     0x20
-#define PV_LOAD_LEARNED_OVERWRITE_IF 0x40
-#define PV_LOAD_LEARNED_NEW	     0x60
-#define PV_LOAD_LEARNED_CMD	     0x1f /* the SMB2 command */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_DISP	  0x60
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF	  0x20
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF 0x40
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_NEW	  0x60
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_CMD	  0x1f /* the SMB2 command */
 
-struct pv_load_learned_kind {
-	uint8_t step[PV_LOAD_LEARNED_STEPS]; /* SMB2 command codes, | PV_LOAD_LEARNED_REPEAT */
+struct pv_playbook_workload_learned_kind {
+	uint8_t step[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS]; /* SMB2 command codes, |
+							     PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT */
 	uint8_t n;
 	double weight;	 /* relative */
 	double requests; /* an activity's requests on average, in the capture */
 	/* each step's requests on average (a repeat's: 2 or more); 0: not learned (a workload
 	 * written before learn counted them), the kind's requests tell */
-	double count[PV_LOAD_LEARNED_STEPS];
-	/* a kind cut short (learn keeps PV_LOAD_LEARNED_STEPS commands): its requests past the
-	 * cut on average (its requests less its commands' counts); 0 otherwise */
+	double count[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS];
+	/* a kind cut short (learn keeps PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS commands): its requests
+	 * past the cut on average (its requests less its commands' counts); 0 otherwise */
 	double rest;
 };
 
-struct pv_load_learned {
+struct pv_playbook_workload_learned {
 	unsigned n; /* kinds; 0: no workload learned */
-	struct pv_load_learned_kind kind[PV_LOAD_LEARNED_KINDS];
-	double per_user_hour;		 /* the kinds kept, each user, in the capture */
-	double read[PV_LOAD_SIZE_BINS];	 /* each size bucket's share of the reads, in % */
-	double write[PV_LOAD_SIZE_BINS]; /* ... of the writes */
+	struct pv_playbook_workload_learned_kind kind[PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS];
+	double per_user_hour;			     /* the kinds kept, each user, in the capture */
+	double read[PV_PLAYBOOK_WORKLOAD_SIZE_BINS]; /* each size bucket's share of the reads, in %
+						      */
+	double write[PV_PLAYBOOK_WORKLOAD_SIZE_BINS]; /* ... of the writes */
 };
 
-/* The playbook's load: section (docs/playbook.md), defaults from pv_load_defaults. */
-struct pv_load_config {
+/* The playbook's load: section (docs/playbook.md), defaults from pv_playbook_workload_defaults. */
+struct pv_playbook_workload {
 	unsigned rate; /* scenarios per user-hour, 1..36000; default 331 */
-	struct pv_load_scenario kind[PV_LOAD_KINDS];
+	struct pv_playbook_workload_scenario kind[PV_PLAYBOOK_WORKLOAD_KINDS];
 	double late;	   /* seconds after its time a start is late; default 1 */
 	double overload;   /* percent: the most overload a step may have to count; default 1 */
 	unsigned interval; /* seconds between figure lines; default 1 */
 	uint64_t seed;	   /* default 1 */
-	enum pv_load_auth { PV_LOAD_NTLM = 0, PV_LOAD_KERBEROS } auth; /* how users log on */
+	enum pv_playbook_workload_auth {
+		PV_PLAYBOOK_WORKLOAD_NTLM = 0,
+		PV_PLAYBOOK_WORKLOAD_KERBEROS
+	} auth; /* how users log on */
 	/* a step's users stay logged on into the next step, where only the new ones log on;
 	 * default false: every step logs all its users on anew, as FSCT's steps do */
 	bool keep_logged_on;
 	unsigned threads; /* event loops (threads) of each client's driver, at most
-			   * PV_LOAD_THREADS_MAX; 0 (default): one per core the client lets it
-			   * run on, at most PV_LOAD_THREADS_MAX */
+			   * PV_PLAYBOOK_WORKLOAD_THREADS_MAX; 0 (default): one per core the client
+			   * lets it run on, at most PV_PLAYBOOK_WORKLOAD_THREADS_MAX */
 	/* whether users' sessions encrypt: only where the server or the share requires it
 	 * (auto), always with the cipher the server picks (on), or always with this cipher, the
 	 * only one offered (what encryption costs the server, cipher by cipher) */
-	enum pv_load_encryption {
-		PV_LOAD_ENCRYPT_AUTO = 0,
-		PV_LOAD_ENCRYPT_ON,
-		PV_LOAD_ENCRYPT_AES128_CCM,
-		PV_LOAD_ENCRYPT_AES128_GCM,
-		PV_LOAD_ENCRYPT_AES256_CCM,
-		PV_LOAD_ENCRYPT_AES256_GCM,
+	enum pv_playbook_workload_encryption {
+		PV_PLAYBOOK_WORKLOAD_ENCRYPT_AUTO = 0,
+		PV_PLAYBOOK_WORKLOAD_ENCRYPT_ON,
+		PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES128_CCM,
+		PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES128_GCM,
+		PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES256_CCM,
+		PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES256_GCM,
 	} encryption;
-	struct pv_load_learned learned; /* load.workload's kinds (kind PV_LOAD_LEARNED) */
+	/* load.workload's kinds (kind PV_PLAYBOOK_WORKLOAD_LEARNED) */
+	struct pv_playbook_workload_learned learned;
 };
 
 /* "auto", "on", "aes-128-ccm", "aes-128-gcm", "aes-256-ccm", "aes-256-gcm", then NULL: the
  * playbook's words for load.encryption, in the enum's order. */
-extern const char *const pv_load_encryptions[];
+extern const char *const pv_playbook_workload_encryptions[];
 
-void pv_load_defaults(struct pv_load_config *c);
+void pv_playbook_workload_defaults(struct pv_playbook_workload *c);
 /* The kind named name, or -1. */
-int pv_load_kind_of(const char *name);
+int pv_playbook_workload_kind_of(const char *name);
 
 /* The SMB2 commands a learned kind may replay, by code (MS-SMB2 2.2.1, a CREATE's
  * disposition bits with it): "CREATE", "CREATE(OPEN_IF)", ..., "SET_INFO" as learn writes
  * them; NULL for a code it does not replay (NEGOTIATE, SESSION_SETUP, LOGOFF, TREE_CONNECT,
  * TREE_DISCONNECT, CANCEL, ECHO, OPLOCK_BREAK, another command with disposition bits) or
  * past 0x7f. */
-const char *pv_load_learned_command(unsigned code);
+const char *pv_playbook_workload_learned_command(unsigned code);
 /* A CREATE's CreateDisposition (MS-SMB2 2.2.13: 0 SUPERSEDE .. 5 OVERWRITE_IF) as a step's
- * disposition bits (PV_LOAD_LEARNED_DISP). */
-unsigned pv_load_learned_disposition(uint32_t disposition);
+ * disposition bits (PV_PLAYBOOK_WORKLOAD_LEARNED_DISP). */
+unsigned pv_playbook_workload_learned_disposition(uint32_t disposition);
 
 /* A learned workload's text (len bytes; name in messages) read into *out (zeroed first, and
  * again on failure): PV_OK; PV_ECONFIG naming the place and what is expected (no kinds, none
  * with a command to replay, an unknown command or key, a bad number or size bucket); PV_EIO
  * out of memory. Implemented in playbooks/learned.c, over the playbook's YAML reader. */
-int pv_load_learned_parse(const char *name, const char *text, size_t len,
-			  struct pv_load_learned *out);
+int pv_playbook_workload_learned_parse(const char *name, const char *text, size_t len,
+				       struct pv_playbook_workload_learned *out);
 
 #endif

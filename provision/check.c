@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_item(const struct pv_check_item *it, void *arg)
+static void print_item(const struct pv_phases_check_item *it, void *arg)
 {
 	const struct pv_ctx *ctx = arg;
 	const char *st = strcmp(it->status, "fail") == 0 ? "FAIL" : it->status;
@@ -23,7 +23,7 @@ static void print_item(const struct pv_check_item *it, void *arg)
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_check_result *c = result;
+	const struct pv_phases_check_result *c = result;
 
 	(void)code;
 	if (ctx->cli.verbosity >= 0 || c->failed)
@@ -33,13 +33,13 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_check_result *c = result;
+	const struct pv_phases_check_result *c = result;
 	struct pv_json *a = pv_json_array();
 
 	(void)ctx;
 	(void)code;
 	for (size_t i = 0; i < c->n; i++) {
-		const struct pv_check_item *it = &c->items[i];
+		const struct pv_phases_check_item *it = &c->items[i];
 		struct pv_json *e = pv_json_object();
 
 		pv_json_str(e, "check", it->check);
@@ -58,12 +58,13 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 
 static void release(void *result)
 {
-	pv_check_result_release(result);
+	pv_phases_check_result_release(result);
 }
 
 int pv_cmd_check(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_check_result *c = pv_out_result(out, "check", sizeof(*c), text, json, release);
+	struct pv_phases_check_result *c =
+		pv_out_result(out, "check", sizeof(*c), text, json, release);
 	const char *path = ctx->cli.opt[OPT_PLAYBOOK] ? ctx->cli.opt[OPT_PLAYBOOK] : "playbook";
 	int r;
 
@@ -72,10 +73,11 @@ int pv_cmd_check(struct pv_ctx *ctx, struct pv_out *out)
 	c->on_item = print_item;
 	c->arg = ctx;
 	if (ctx->load_code != PV_OK) {
-		pv_check_add(c, "playbook", path, "fail", ctx->load_code, "%s", ctx->load_msg);
+		pv_phases_check_add(c, "playbook", path, "fail", ctx->load_code, "%s",
+				    ctx->load_msg);
 		r = ctx->load_code;
 	} else {
-		r = pv_check_run(&ctx->env, path, c);
+		r = pv_phases_check_run(&ctx->env, path, c);
 	}
 	if (r != PV_OK)
 		return pv_error(r, "check failed with status %d (%s): see the FAIL lines above", r,

@@ -22,7 +22,7 @@ static const char *method_text(const char *m)
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_client_result *res = result;
+	const struct pv_phases_client_result *res = result;
 	bool cleanup = ctx->cli.cmd->id == CMD_CLEANUP, dry = ctx->env.dry_run;
 	const char *lab = ctx->pb->lab;
 
@@ -30,7 +30,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 	if (!res->n)
 		return;
 	for (size_t i = 0; i < res->n; i++) {
-		const struct pv_client_host *j = &res->hosts[i];
+		const struct pv_phases_client_host *j = &res->hosts[i];
 
 		if (j->code != PV_OK) {
 			printf("%s: FAILED (%s, %d): %s\n", j->name, pv_status_name(j->code),
@@ -63,7 +63,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_client_result *res = result;
+	const struct pv_phases_client_result *res = result;
 	struct pv_json *a = pv_json_array();
 
 	(void)code;
@@ -75,7 +75,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	pv_json_int(o, "failed", (long long)res->failed);
 	pv_json_secs(o, "seconds", res->seconds);
 	for (size_t i = 0; i < res->n; i++) {
-		const struct pv_client_host *j = &res->hosts[i];
+		const struct pv_phases_client_host *j = &res->hosts[i];
 		struct pv_json *h = pv_json_object();
 
 		pv_json_str(h, "name", j->name);
@@ -101,15 +101,15 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 
 static void release(void *result)
 {
-	pv_client_result_release(result);
+	pv_phases_client_result_release(result);
 }
 
 static int run(struct pv_ctx *ctx, struct pv_out *out, bool cleanup)
 {
-	struct pv_client_opts o = {cleanup, NULL, 0};
-	struct pv_client_result *res = pv_out_result(out, cleanup ? "cleanup client" : "client",
-						     sizeof(*res), text, json, release);
-	const struct pv_host **sel = NULL;
+	struct pv_phases_client_opts o = {cleanup, NULL, 0};
+	struct pv_phases_client_result *res = pv_out_result(
+		out, cleanup ? "cleanup client" : "client", sizeof(*res), text, json, release);
+	const struct pv_playbook_host **sel = NULL;
 	int r;
 
 	if (!res)
@@ -123,7 +123,7 @@ static int run(struct pv_ctx *ctx, struct pv_out *out, bool cleanup)
 	if ((r = pv_ctx_clients(ctx, &sel, &o.nclients)) != PV_OK)
 		return r;
 	o.clients = sel;
-	r = pv_client_apply(&ctx->env, &o, res);
+	r = pv_phases_client_apply(&ctx->env, &o, res);
 	free(sel);
 	return r;
 }

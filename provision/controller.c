@@ -11,7 +11,7 @@
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_controller_result *c = result;
+	const struct pv_phases_controller_result *c = result;
 	const char *cmd = ctx->cli.cmd->id == CMD_CLEANUP ? "cleanup controller" : "controller";
 	const char *st = c->state, *where = c->host;
 
@@ -35,7 +35,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_controller_result *c = result;
+	const struct pv_phases_controller_result *c = result;
 
 	(void)ctx;
 	(void)code;
@@ -50,13 +50,13 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 
 static void release(void *result)
 {
-	pv_controller_result_release(result);
+	pv_phases_controller_result_release(result);
 }
 
 static int run(struct pv_ctx *ctx, struct pv_out *out, bool cleanup)
 {
-	struct pv_controller_opts o = {cleanup, ctx->cli.opt[OPT_BACKUP]};
-	struct pv_controller_result *res =
+	struct pv_phases_controller_opts o = {cleanup, ctx->cli.opt[OPT_BACKUP]};
+	struct pv_phases_controller_result *res =
 		pv_out_result(out, cleanup ? "cleanup controller" : "controller", sizeof(*res),
 			      text, json, release);
 
@@ -66,7 +66,7 @@ static int run(struct pv_ctx *ctx, struct pv_out *out, bool cleanup)
 		return pv_error(PV_EUSAGE, "--clients does not apply to '%s'", out->command);
 	if (cleanup && ctx->cli.opt[OPT_LEAVE])
 		return pv_error(PV_EUSAGE, "--leave belongs to 'cleanup join'");
-	return pv_controller_reset(&ctx->env, &o, res);
+	return pv_phases_controller_reset(&ctx->env, &o, res);
 }
 
 int pv_cmd_controller(struct pv_ctx *ctx, struct pv_out *out)

@@ -97,11 +97,11 @@ static int read_exact(char *buf, size_t len)
 
 int pv_cmd_copy_agent(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_copy_config c;
+	struct pv_load_copy_config c;
 	struct pv_secret *pw = NULL;
 	struct agent_io io = {ctx->env.stop, false};
-	struct pv_copy_io ops = {agent_emit, agent_stop, &io};
-	struct pv_copy_done done;
+	struct pv_load_copy_io ops = {agent_emit, agent_stop, &io};
+	struct pv_load_copy_done done;
 	char line[4096];
 	bool started = false;
 	int r;
@@ -121,20 +121,20 @@ int pv_cmd_copy_agent(struct pv_ctx *ctx, struct pv_out *out)
 				     sizeof(line) - 1);
 			break;
 		}
-		r = pv_copy_config_line(&c, line, (size_t)n, &need, &started);
+		r = pv_load_copy_config_line(&c, line, (size_t)n, &need, &started);
 		if (r == PV_OK && need) {
 			char *text = malloc(need);
 
 			if (!text)
 				r = pv_error(PV_EIO, "out of memory");
 			else if ((r = read_exact(text, need)) == PV_OK)
-				r = pv_copy_config_text(&c, text, need);
+				r = pv_load_copy_config_text(&c, text, need);
 			free(text);
 		}
 	}
 	if (r == PV_OK)
-		r = pv_copy_agent_run(&c, pw, &ops, &done);
-	pv_copy_config_release(&c);
+		r = pv_load_copy_agent_run(&c, pw, &ops, &done);
+	pv_load_copy_config_release(&c);
 	pv_secret_free(pw);
 	return r;
 }
@@ -151,7 +151,7 @@ static double mb(uint64_t b)
 /* What the job gathered, as the verdict takes it. */
 static void facts(struct copy_out *o)
 {
-	const struct pv_copy_job *j = &o->job;
+	const struct pv_run_copy_job *j = &o->job;
 	struct pv_results_copy_facts *f = &o->facts;
 	double cpu = 0, io = 0;
 
@@ -164,14 +164,14 @@ static void facts(struct copy_out *o)
 	f->dgram_qlen = j->dgram_qlen;
 	if (j->nsamples) {
 		for (size_t i = 0; i < j->nsamples; i++) {
-			cpu += j->samples[i].v[PV_W_CPU];
-			io += j->samples[i].v[PV_W_IOWAIT];
+			cpu += j->samples[i].v[PV_RUN_W_CPU];
+			io += j->samples[i].v[PV_RUN_W_IOWAIT];
 		}
 		f->server_cpu = cpu / (double)j->nsamples;
 		f->server_iowait = io / (double)j->nsamples;
 	}
 	if (j->nsmbd) {
-		const struct pv_copy_smbd *s = &j->smbd[0];
+		const struct pv_run_copy_smbd *s = &j->smbd[0];
 
 		f->smbd_known = true;
 		f->smbd_pid = s->pid;
@@ -191,7 +191,7 @@ static void facts(struct copy_out *o)
 
 static void rate(struct copy_out *o)
 {
-	const struct pv_copy_job *j = &o->job;
+	const struct pv_run_copy_job *j = &o->job;
 	double *t = malloc((j->nticks + 1) * sizeof(*t)), *c = malloc((j->nticks + 1) * sizeof(*c));
 
 	o->rate = o->lo = o->hi = NAN;
@@ -220,9 +220,9 @@ static int by_time(const void *a, const void *b)
 /* The whole text (stdout and copy.txt). */
 void pv_copy_text(const struct pv_copy_view *o, struct pv_buf *b)
 {
-	const struct pv_copy_job *j = &o->job;
-	const struct pv_copy_done *d = &j->figs;
-	const struct pv_copy_plan *p = &j->plan;
+	const struct pv_run_copy_job *j = &o->job;
+	const struct pv_load_copy_done *d = &j->figs;
+	const struct pv_load_copy_plan *p = &j->plan;
 	double secs = d->put_s > 0 ? d->put_s : NAN;
 
 	pv_buf_addf(b, "copy %s: %s -> %s, from %s as %s\n", j->id, j->source, j->target, j->client,
@@ -270,11 +270,11 @@ void pv_copy_text(const struct pv_copy_view *o, struct pv_buf *b)
 	if (d->files + d->fixed) {
 		pv_buf_addstr(
 			b, "latency per file (its compound sent to its last answer), by size:\n");
-		for (int c = 0; c < PV_COPY_CLASSES; c++)
+		for (int c = 0; c < PV_LOAD_COPY_CLASSES; c++)
 			if (d->classes[c].files)
 				pv_buf_addf(b,
 					    "  %-16s %9lu files  median %7.2f ms  p95 %7.2f ms\n",
-					    pv_copy_class_names[c], d->classes[c].files,
+					    pv_load_copy_class_names[c], d->classes[c].files,
 					    d->classes[c].p50 * 1000, d->classes[c].p95 * 1000);
 	}
 	pv_buf_addf(b,
@@ -288,7 +288,7 @@ void pv_copy_text(const struct pv_copy_view *o, struct pv_buf *b)
 			    "samples)\n",
 			    o->facts.server_cpu, o->facts.server_iowait, j->nsamples);
 	for (size_t k = 0; k < j->nsmbd && k < 4; k++) {
-		const struct pv_copy_smbd *s = &j->smbd[k];
+		const struct pv_run_copy_smbd *s = &j->smbd[k];
 		char q[64];
 
 		if (s->quota >= 0)
@@ -354,8 +354,8 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *obj)
 {
 	const struct copy_out *o = result;
-	const struct pv_copy_job *j = &o->job;
-	const struct pv_copy_done *d = &j->figs;
+	const struct pv_run_copy_job *j = &o->job;
+	const struct pv_load_copy_done *d = &j->figs;
 	struct pv_json *cl = pv_json_array(), *sm = pv_json_array(), *sc = pv_json_array();
 
 	(void)code;
@@ -393,10 +393,10 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	pv_json_real(obj, "client_cpu", d->put_cpu);
 	pv_json_real(obj, "client_top_thread", d->put_top);
 	pv_json_bool(obj, "client_bound", d->put_top >= PV_LOAD_BOUND_CPU);
-	for (int c = 0; c < PV_COPY_CLASSES; c++) {
+	for (int c = 0; c < PV_LOAD_COPY_CLASSES; c++) {
 		struct pv_json *x = pv_json_object();
 
-		pv_json_str(x, "size", pv_copy_class_names[c]);
+		pv_json_str(x, "size", pv_load_copy_class_names[c]);
 		pv_json_int(x, "files", (long long)d->classes[c].files);
 		pv_json_real(x, "median_ms", d->classes[c].p50 * 1000);
 		pv_json_real(x, "p95_ms", d->classes[c].p95 * 1000);
@@ -442,7 +442,7 @@ static void release(void *result)
 {
 	struct copy_out *o = result;
 
-	pv_copy_job_release(&o->job);
+	pv_run_copy_job_release(&o->job);
 }
 
 static int count_opt(struct pv_ctx *ctx, enum pv_opt_id id, const char *name, unsigned long max,
@@ -461,7 +461,7 @@ static int count_opt(struct pv_ctx *ctx, enum pv_opt_id id, const char *name, un
 	return PV_OK;
 }
 
-int pv_copy_options(struct pv_ctx *ctx, struct pv_copy_opts *o)
+int pv_copy_options(struct pv_ctx *ctx, struct pv_run_copy_opts *o)
 {
 	unsigned interval = 1;
 	int r;
@@ -476,8 +476,8 @@ int pv_copy_options(struct pv_ctx *ctx, struct pv_copy_opts *o)
 	o->fft = 2;
 	o->no_profile = ctx->cli.opt[OPT_NO_PROFILE] != NULL;
 	o->id = ctx->cli.opt[OPT_ID];
-	if ((r = count_opt(ctx, OPT_MT, "--mt", PV_COPY_WINDOW_MAX, &o->window)) != PV_OK ||
-	    (r = count_opt(ctx, OPT_CONNECTIONS, "--connections", PV_COPY_CONNECTIONS_MAX,
+	if ((r = count_opt(ctx, OPT_MT, "--mt", PV_LOAD_COPY_WINDOW_MAX, &o->window)) != PV_OK ||
+	    (r = count_opt(ctx, OPT_CONNECTIONS, "--connections", PV_LOAD_COPY_CONNECTIONS_MAX,
 			   &o->connections)) != PV_OK ||
 	    (r = count_opt(ctx, OPT_INTERVAL, "--interval", 60, &interval)) != PV_OK)
 		return r;
@@ -496,11 +496,12 @@ int pv_copy_finish(struct pv_ctx *ctx, struct pv_copy_view *o, int r)
 	if (o->job.folder[0]) {
 		if (pv_report_copy_page(&o->job, o->verdict, o->rate, o->lo, o->hi, &page) ==
 			    PV_OK &&
-		    pv_copy_write(&ctx->env, &o->job, "report.html", page.data, page.len) == PV_OK)
+		    pv_run_copy_write(&ctx->env, &o->job, "report.html", page.data, page.len) ==
+			    PV_OK)
 			snprintf(o->report, sizeof(o->report), "%s/report.html", o->job.folder);
 		pv_copy_text(o, &txt);
 		if (!pv_buf_failed(&txt))
-			pv_copy_write(&ctx->env, &o->job, "copy.txt", txt.data, txt.len);
+			pv_run_copy_write(&ctx->env, &o->job, "copy.txt", txt.data, txt.len);
 	}
 	pv_buf_release(&page, 0);
 	pv_buf_release(&txt, 0);
@@ -510,14 +511,14 @@ int pv_copy_finish(struct pv_ctx *ctx, struct pv_copy_view *o, int r)
 int pv_cmd_copy(struct pv_ctx *ctx, struct pv_out *out)
 {
 	struct copy_out *o;
-	struct pv_copy_opts opts;
+	struct pv_run_copy_opts opts;
 	int r;
 
 	if ((r = pv_copy_options(ctx, &opts)) != PV_OK)
 		return r;
 	if (!(o = pv_out_result(out, "copy", sizeof(*o), text, json, release)))
 		return PV_EIO;
-	r = pv_copy_run(&ctx->env, &opts, &o->job);
+	r = pv_run_copy_run(&ctx->env, &opts, &o->job);
 	if (ctx->env.dry_run)
 		return r;
 	return pv_copy_finish(ctx, o, r);

@@ -10,7 +10,7 @@
 struct pv_ctx;
 
 struct pv_copy_view {
-	struct pv_copy_job job;
+	struct pv_run_copy_job job;
 	struct pv_results_copy_facts facts;
 	enum pv_results_copy_bound bound;
 	char verdict[1024];
@@ -19,7 +19,7 @@ struct pv_copy_view {
 };
 
 /* The options of `copy` (and of `sweep copy`) into o. */
-int pv_copy_options(struct pv_ctx *ctx, struct pv_copy_opts *o);
+int pv_copy_options(struct pv_ctx *ctx, struct pv_run_copy_opts *o);
 /* After the job (its outcome r): the figures and verdict, copy.txt and report.html written
  * into its folder; r again. */
 int pv_copy_finish(struct pv_ctx *ctx, struct pv_copy_view *v, int r);

@@ -10,7 +10,7 @@
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_dc_result *r = result;
+	const struct pv_phases_dc_result *r = result;
 	double rate = r->seconds > 0 ? (double)r->created / r->seconds : 0;
 
 	if (code != PV_OK && code != PV_EPARTIAL && !r->created)
@@ -29,7 +29,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_dc_result *r = result;
+	const struct pv_phases_dc_result *r = result;
 
 	(void)code;
 	pv_json_str(o, "ou", ctx->pb->users.ou);
@@ -50,15 +50,17 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 
 static void release(void *result)
 {
-	pv_dc_result_release(result);
+	pv_phases_dc_result_release(result);
 }
 
 int pv_cmd_dc(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_dc_opts o = {NULL, 0, ctx->cli.opt[OPT_RESET_PASSWORDS] != NULL,
-			       ctx->cli.opt[OPT_VERIFY] != NULL, ctx->cli.opt[OPT_FORCE] != NULL};
-	struct pv_dc_result *res = pv_out_result(out, "dc", sizeof(*res), text, json, release);
-	const struct pv_host **sel = NULL;
+	struct pv_phases_dc_opts o = {NULL, 0, ctx->cli.opt[OPT_RESET_PASSWORDS] != NULL,
+				      ctx->cli.opt[OPT_VERIFY] != NULL,
+				      ctx->cli.opt[OPT_FORCE] != NULL};
+	struct pv_phases_dc_result *res =
+		pv_out_result(out, "dc", sizeof(*res), text, json, release);
+	const struct pv_playbook_host **sel = NULL;
 	int r;
 
 	if (!res)
@@ -66,14 +68,14 @@ int pv_cmd_dc(struct pv_ctx *ctx, struct pv_out *out)
 	if ((r = pv_ctx_clients(ctx, &sel, &o.nclients)) != PV_OK)
 		return r;
 	o.clients = sel;
-	r = pv_dc_prepare(&ctx->env, &o, res);
+	r = pv_phases_dc_prepare(&ctx->env, &o, res);
 	free(sel);
 	return r;
 }
 
 static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_dc_cleanup_result *r = result;
+	const struct pv_phases_dc_cleanup_result *r = result;
 
 	if (r->nothing) {
 		printf("cleanup dc: nothing to do: no user or OU of lab '%s' under %s\n",
@@ -94,7 +96,7 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 		       r->deleted, r->ou_deleted ? " and the lab's OU" : "", r->failed, r->seconds,
 		       r->seconds > 0 ? (double)r->deleted / r->seconds : 0);
 	for (size_t i = 0; i < r->nothers; i++) {
-		const struct pv_dc_other *o = &r->others[i];
+		const struct pv_phases_dc_other *o = &r->others[i];
 
 		if (o->deleted_there)
 			printf("cleanup dc: %s: replication was behind: %lu users deleted there\n",
@@ -107,7 +109,7 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 
 static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_dc_cleanup_result *r = result;
+	const struct pv_phases_dc_cleanup_result *r = result;
 
 	(void)ctx;
 	(void)code;
@@ -139,12 +141,12 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 
 static void cleanup_release(void *result)
 {
-	pv_dc_cleanup_result_release(result);
+	pv_phases_dc_cleanup_result_release(result);
 }
 
 int pv_cmd_cleanup_dc(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_dc_cleanup_result *res = pv_out_result(
+	struct pv_phases_dc_cleanup_result *res = pv_out_result(
 		out, "cleanup dc", sizeof(*res), cleanup_text, cleanup_json, cleanup_release);
 
 	if (!res)
@@ -158,7 +160,7 @@ int pv_cmd_cleanup_dc(struct pv_ctx *ctx, struct pv_out *out)
 		return pv_error(PV_EUSAGE, "--%s belongs to 'cleanup %s'",
 				ctx->cli.opt[OPT_BACKUP] ? "backup" : "leave",
 				ctx->cli.opt[OPT_BACKUP] ? "controller" : "join");
-	return pv_dc_cleanup(&ctx->env, res);
+	return pv_phases_dc_cleanup(&ctx->env, res);
 }
 
 const struct pv_render pv_render_dc = {text, json};

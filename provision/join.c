@@ -12,7 +12,7 @@
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_join_result *j = result;
+	const struct pv_phases_join_result *j = result;
 	const char *realm = ctx->pb->domain.realm, *st = j->state;
 
 	if (code != PV_OK || !st)
@@ -43,7 +43,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_join_result *j = result;
+	const struct pv_phases_join_result *j = result;
 
 	(void)code;
 	pv_json_str(o, "server", j->server);
@@ -57,24 +57,25 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 
 static void release(void *result)
 {
-	pv_join_result_release(result);
+	pv_phases_join_result_release(result);
 }
 
 int pv_cmd_join(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_join_result *res = pv_out_result(out, "join", sizeof(*res), text, json, release);
+	struct pv_phases_join_result *res =
+		pv_out_result(out, "join", sizeof(*res), text, json, release);
 	int r;
 
 	if (!res)
 		return PV_EIO;
-	if ((r = pv_lab_server_phase(ctx->pb, "join")) != PV_OK)
+	if ((r = pv_phases_lab_server_phase(ctx->pb, "join")) != PV_OK)
 		return r;
-	return pv_join_prepare(&ctx->env, res);
+	return pv_phases_join_prepare(&ctx->env, res);
 }
 
 static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_join_cleanup_result *j = result;
+	const struct pv_phases_join_cleanup_result *j = result;
 	const char *realm = ctx->pb->domain.realm;
 
 	if (code != PV_OK)
@@ -98,7 +99,7 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 
 static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_join_cleanup_result *j = result;
+	const struct pv_phases_join_cleanup_result *j = result;
 
 	(void)ctx;
 	(void)code;
@@ -116,23 +117,23 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 
 static void cleanup_release(void *result)
 {
-	pv_join_cleanup_result_release(result);
+	pv_phases_join_cleanup_result_release(result);
 }
 
 int pv_cmd_cleanup_join(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_join_cleanup_result *res = pv_out_result(
+	struct pv_phases_join_cleanup_result *res = pv_out_result(
 		out, "cleanup join", sizeof(*res), cleanup_text, cleanup_json, cleanup_release);
 	int r;
 
 	if (!res)
 		return PV_EIO;
-	if ((r = pv_lab_server_phase(ctx->pb, "cleanup join")) != PV_OK)
+	if ((r = pv_phases_lab_server_phase(ctx->pb, "cleanup join")) != PV_OK)
 		return r;
 	if (ctx->cli.opt[OPT_BACKUP] || ctx->cli.opt[OPT_CLIENTS])
 		return pv_error(PV_EUSAGE, "--%s does not apply to 'cleanup join'",
 				ctx->cli.opt[OPT_BACKUP] ? "backup" : "clients");
-	return pv_join_cleanup(&ctx->env, ctx->cli.opt[OPT_LEAVE] != NULL, res);
+	return pv_phases_join_cleanup(&ctx->env, ctx->cli.opt[OPT_LEAVE] != NULL, res);
 }
 
 const struct pv_render pv_render_join = {text, json};

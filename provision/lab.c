@@ -15,7 +15,7 @@
 
 /* ---- one line per phase ---- */
 
-static void step_line(const char *cmd, const struct pv_lab_step *s, const char *what)
+static void step_line(const char *cmd, const struct pv_phases_lab_step *s, const char *what)
 {
 	if (!s->state)
 		return;
@@ -26,41 +26,42 @@ static void step_line(const char *cmd, const struct pv_lab_step *s, const char *
 
 static void prepare_text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_lab_prepare_result *r = result;
-	const struct pv_tree_stats *t = &r->server.trees;
-	char w[PV_LAB_PHASES][2 * PATH_MAX + 64];
+	const struct pv_phases_lab_prepare_result *r = result;
+	const struct pv_phases_trees_stats *t = &r->server.trees;
+	char w[PV_PHASES_LAB_PHASES][2 * PATH_MAX + 64];
 
 	(void)code;
-	snprintf(w[PV_LAB_DC], sizeof(w[0]), "%lu users: %lu created, %lu present%s%s",
+	snprintf(w[PV_PHASES_LAB_DC], sizeof(w[0]), "%lu users: %lu created, %lu present%s%s",
 		 r->dc.planned, r->dc.created, r->dc.present, r->dc.failed ? ", failed " : "",
 		 r->dc.failed ? "some" : "");
 	if (ctx->env.dry_run)
-		snprintf(w[PV_LAB_DC], sizeof(w[0]), "%lu users: %lu present, %lu would be created",
-			 r->dc.planned, r->dc.present, r->dc.missing);
-	snprintf(w[PV_LAB_JOIN], sizeof(w[0]), "%s %s (%s), trust %s", r->join.server,
+		snprintf(w[PV_PHASES_LAB_DC], sizeof(w[0]),
+			 "%lu users: %lu present, %lu would be created", r->dc.planned,
+			 r->dc.present, r->dc.missing);
+	snprintf(w[PV_PHASES_LAB_JOIN], sizeof(w[0]), "%s %s (%s), trust %s", r->join.server,
 		 r->join.state ? r->join.state : "?", r->join.account,
 		 r->join.trust_verified ? "verified" : "not checked");
-	snprintf(w[PV_LAB_SERVER], sizeof(w[0]),
+	snprintf(w[PV_PHASES_LAB_SERVER], sizeof(w[0]),
 		 "shares %u made, %u present; alias SPNs %zu added, %zu present; trees: %lu of %lu "
 		 "complete before, %lu files written",
 		 r->server.shares_made, r->server.shares_present, r->server.spns_added,
 		 r->server.spns_present, t->complete, t->users, t->files_made + t->files_fixed);
 	if (t->replaced)
-		snprintf(w[PV_LAB_SERVER] + strlen(w[PV_LAB_SERVER]),
-			 sizeof(w[0]) - strlen(w[PV_LAB_SERVER]),
+		snprintf(w[PV_PHASES_LAB_SERVER] + strlen(w[PV_PHASES_LAB_SERVER]),
+			 sizeof(w[0]) - strlen(w[PV_PHASES_LAB_SERVER]),
 			 "; %lu trees of earlier accounts of the same names built anew",
 			 t->replaced);
 	if (r->server.dc_wait > 0)
-		snprintf(w[PV_LAB_SERVER] + strlen(w[PV_LAB_SERVER]),
-			 sizeof(w[0]) - strlen(w[PV_LAB_SERVER]),
+		snprintf(w[PV_PHASES_LAB_SERVER] + strlen(w[PV_PHASES_LAB_SERVER]),
+			 sizeof(w[0]) - strlen(w[PV_PHASES_LAB_SERVER]),
 			 "; waited %.1f s for %s (its DC) to replicate the users",
 			 r->server.dc_wait, r->server.dc);
-	snprintf(w[PV_LAB_CLIENT], sizeof(w[0]),
+	snprintf(w[PV_PHASES_LAB_CLIENT], sizeof(w[0]),
 		 "%zu clients: %zu written, %zu unchanged, %zu failed", r->client.n,
 		 r->client.changed, r->client.unchanged, r->client.failed);
-	snprintf(w[PV_LAB_CONTROLLER], sizeof(w[0]), "%s:%s %s", r->controller.host,
+	snprintf(w[PV_PHASES_LAB_CONTROLLER], sizeof(w[0]), "%s:%s %s", r->controller.host,
 		 r->controller.results, r->controller.state ? r->controller.state : "?");
-	for (int i = 0; i < PV_LAB_PHASES; i++)
+	for (int i = 0; i < PV_PHASES_LAB_PHASES; i++)
 		step_line("prepare", &r->steps[i], w[i]);
 	if (ctx->env.dry_run) {
 		pv_text_plan("prepare", &r->dc.plan);
@@ -75,28 +76,28 @@ static void prepare_text(const struct pv_ctx *ctx, const void *result, int code)
 
 static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_lab_cleanup_result *r = result;
-	char w[PV_LAB_PHASES][2 * PATH_MAX + 64];
-	static const int order[] = {PV_LAB_CONTROLLER, PV_LAB_CLIENT, PV_LAB_SERVER, PV_LAB_JOIN,
-				    PV_LAB_DC};
+	const struct pv_phases_lab_cleanup_result *r = result;
+	char w[PV_PHASES_LAB_PHASES][2 * PATH_MAX + 64];
+	static const int order[] = {PV_PHASES_LAB_CONTROLLER, PV_PHASES_LAB_CLIENT,
+				    PV_PHASES_LAB_SERVER, PV_PHASES_LAB_JOIN, PV_PHASES_LAB_DC};
 
 	(void)ctx;
-	snprintf(w[PV_LAB_DC], sizeof(w[0]), "%lu users deleted%s", r->dc.deleted,
+	snprintf(w[PV_PHASES_LAB_DC], sizeof(w[0]), "%lu users deleted%s", r->dc.deleted,
 		 r->dc.ou_deleted ? " and the OU" : "");
-	snprintf(w[PV_LAB_JOIN], sizeof(w[0]), "%s%s%s",
+	snprintf(w[PV_PHASES_LAB_JOIN], sizeof(w[0]), "%s%s%s",
 		 r->join.nothing   ? "nothing of this lab's"
 		 : r->join.stopped ? "smbd and winbindd stopped"
 				   : "",
 		 r->join.left ? ", left the domain" : "",
 		 r->join.account_deleted ? ", account deleted" : "");
-	snprintf(w[PV_LAB_SERVER], sizeof(w[0]),
+	snprintf(w[PV_PHASES_LAB_SERVER], sizeof(w[0]),
 		 "%u shares (with their trees) and %zu alias SPNs "
 		 "removed",
 		 r->server.shares_removed, r->server.spns_removed);
-	snprintf(w[PV_LAB_CLIENT], sizeof(w[0]),
+	snprintf(w[PV_PHASES_LAB_CLIENT], sizeof(w[0]),
 		 "%zu clients: %zu cleaned, %zu had none, %zu failed", r->client.n,
 		 r->client.changed, r->client.unchanged, r->client.failed);
-	snprintf(w[PV_LAB_CONTROLLER], sizeof(w[0]), "%s:%s %s%s%s", r->controller.host,
+	snprintf(w[PV_PHASES_LAB_CONTROLLER], sizeof(w[0]), "%s:%s %s%s%s", r->controller.host,
 		 r->controller.results, r->controller.state ? r->controller.state : "?",
 		 r->controller.backup[0] ? ", kept in " : "", r->controller.backup);
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
@@ -113,7 +114,7 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 
 /* {"phase": .., "state": .., "ok": .., "exit": .., "outcome": .., "message": .., "seconds": ..,
  *  "result": {the phase's own fields}} */
-static struct pv_json *step_json(const struct pv_ctx *ctx, const struct pv_lab_step *s,
+static struct pv_json *step_json(const struct pv_ctx *ctx, const struct pv_phases_lab_step *s,
 				 const struct pv_render *rd, const void *result)
 {
 	struct pv_json *o = pv_json_object(), *in = pv_json_object();
@@ -133,14 +134,15 @@ static struct pv_json *step_json(const struct pv_ctx *ctx, const struct pv_lab_s
 
 static void prepare_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_lab_prepare_result *r = result;
+	const struct pv_phases_lab_prepare_result *r = result;
 	struct pv_json *a = pv_json_array();
-	const void *res[PV_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client, &r->controller};
+	const void *res[PV_PHASES_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client,
+						 &r->controller};
 	/* prepare's subcommands are the phases in this order, with their renderers */
 	const struct pv_sub *rd = pv_commands[CMD_PREPARE].subs;
 
 	(void)code;
-	for (int i = 0; i < PV_LAB_PHASES; i++)
+	for (int i = 0; i < PV_PHASES_LAB_PHASES; i++)
 		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i].render, res[i]));
 	pv_json_set(o, "phases", a);
 	pv_json_secs(o, "seconds", r->seconds);
@@ -148,13 +150,14 @@ static void prepare_json(const struct pv_ctx *ctx, const void *result, int code,
 
 static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_lab_cleanup_result *r = result;
+	const struct pv_phases_lab_cleanup_result *r = result;
 	struct pv_json *a = pv_json_array();
-	const void *res[PV_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client, &r->controller};
+	const void *res[PV_PHASES_LAB_PHASES] = {&r->dc, &r->join, &r->server, &r->client,
+						 &r->controller};
 	const struct pv_sub *rd = pv_commands[CMD_CLEANUP].subs;
 
 	(void)code;
-	for (int i = PV_LAB_PHASES - 1; i >= 0; i--)
+	for (int i = PV_PHASES_LAB_PHASES - 1; i >= 0; i--)
 		pv_json_append(a, step_json(ctx, &r->steps[i], rd[i].render, res[i]));
 	pv_json_set(o, "phases", a);
 	pv_json_secs(o, "seconds", r->seconds);
@@ -162,18 +165,18 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 
 static void prepare_release(void *result)
 {
-	pv_lab_prepare_result_release(result);
+	pv_phases_lab_prepare_result_release(result);
 }
 
 static void cleanup_release(void *result)
 {
-	pv_lab_cleanup_result_release(result);
+	pv_phases_lab_cleanup_result_release(result);
 }
 
 int pv_cmd_prepare(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_lab_prepare_opts o;
-	struct pv_lab_prepare_result *res = pv_out_result(
+	struct pv_phases_lab_prepare_opts o;
+	struct pv_phases_lab_prepare_result *res = pv_out_result(
 		out, "prepare", sizeof(*res), prepare_text, prepare_json, prepare_release);
 	unsigned long n;
 	int r;
@@ -191,12 +194,12 @@ int pv_cmd_prepare(struct pv_ctx *ctx, struct pv_out *out)
 			return r;
 		o.trees.parallel = (unsigned)n;
 	}
-	return pv_lab_prepare(&ctx->env, &o, res);
+	return pv_phases_lab_prepare(&ctx->env, &o, res);
 }
 
 int pv_cmd_cleanup(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_lab_cleanup_result *res = pv_out_result(
+	struct pv_phases_lab_cleanup_result *res = pv_out_result(
 		out, "cleanup", sizeof(*res), cleanup_text, cleanup_json, cleanup_release);
 
 	if (!res)
@@ -204,8 +207,8 @@ int pv_cmd_cleanup(struct pv_ctx *ctx, struct pv_out *out)
 	if (ctx->cli.opt[OPT_CLIENTS])
 		return pv_error(PV_EUSAGE, "cleanup of the whole lab takes every client; --clients "
 					   "belongs to 'cleanup client'");
-	return pv_lab_cleanup(&ctx->env, ctx->cli.opt[OPT_LEAVE] != NULL, ctx->cli.opt[OPT_BACKUP],
-			      res);
+	return pv_phases_lab_cleanup(&ctx->env, ctx->cli.opt[OPT_LEAVE] != NULL,
+				     ctx->cli.opt[OPT_BACKUP], res);
 }
 
 /* ---- status ---- */
@@ -217,10 +220,10 @@ static const char *mark(bool ok)
 
 static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_lab_status *st = result;
-	const struct pv_dc_status *d = &st->dc.st;
-	const struct pv_server_status *s = &st->server.st;
-	const struct pv_controller_status *k = &st->controller.st;
+	const struct pv_phases_lab_status *st = result;
+	const struct pv_phases_dc_status *d = &st->dc.st;
+	const struct pv_phases_server_status *s = &st->server.st;
+	const struct pv_phases_controller_status *k = &st->controller.st;
 	const struct pv_playbook *pb = ctx->pb;
 
 	printf("lab '%s' (realm %s), as the hosts say:\n", pb->lab, pb->domain.realm);
@@ -237,7 +240,8 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 	if (st->server.not_ours) {
 		printf("  %-11s %-9s %s: server.kind is %s: its shares and home trees are not "
 		       "provision's, not asked\n",
-		       "server", "-", pb->server.host.name, pv_server_kinds[pb->server.kind]);
+		       "server", "-", pb->server.host.name,
+		       pv_playbook_server_kinds[pb->server.kind]);
 	} else if (st->server.code != PV_OK) {
 		printf("  %-11s FAILED    %s\n", "server", st->server.msg);
 	} else {
@@ -274,7 +278,7 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 	if (st->clients.code != PV_OK)
 		printf("  %-11s FAILED    %s\n", "clients", st->clients.msg);
 	for (size_t i = 0; i < st->clients.st.n; i++) {
-		const struct pv_client_status_host *h = &st->clients.st.hosts[i];
+		const struct pv_phases_client_status_host *h = &st->clients.st.hosts[i];
 
 		if (h->code != PV_OK)
 			printf("  %-11s FAILED    %s\n", "client", h->msg);
@@ -301,10 +305,10 @@ static void status_text(const struct pv_ctx *ctx, const void *result, int code)
 
 static void status_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_lab_status *st = result;
-	const struct pv_dc_status *d = &st->dc.st;
-	const struct pv_server_status *s = &st->server.st;
-	const struct pv_controller_status *k = &st->controller.st;
+	const struct pv_phases_lab_status *st = result;
+	const struct pv_phases_dc_status *d = &st->dc.st;
+	const struct pv_phases_server_status *s = &st->server.st;
+	const struct pv_phases_controller_status *k = &st->controller.st;
 	struct pv_json *dc = pv_json_object(), *srv = pv_json_object(), *cl = pv_json_array(),
 		       *ctl = pv_json_object();
 
@@ -326,7 +330,7 @@ static void status_json(const struct pv_ctx *ctx, const void *result, int code, 
 	pv_json_str(srv, "error", st->server.code == PV_OK ? NULL : st->server.msg);
 	pv_json_str(srv, "name", ctx->pb->has_server ? ctx->pb->server.host.name : NULL);
 	pv_json_str(srv, "kind",
-		    ctx->pb->has_server ? pv_server_kinds[ctx->pb->server.kind] : NULL);
+		    ctx->pb->has_server ? pv_playbook_server_kinds[ctx->pb->server.kind] : NULL);
 	pv_json_bool(srv, "asked", !st->server.not_ours);
 	pv_json_str(srv, "account", s->account[0] ? s->account : NULL);
 	pv_json_bool(srv, "joined", s->joined);
@@ -347,7 +351,7 @@ static void status_json(const struct pv_ctx *ctx, const void *result, int code, 
 	pv_json_int(srv, "trees_complete", (long long)s->trees_complete);
 	pv_json_set(o, "server", srv);
 	for (size_t i = 0; i < st->clients.st.n; i++) {
-		const struct pv_client_status_host *h = &st->clients.st.hosts[i];
+		const struct pv_phases_client_status_host *h = &st->clients.st.hosts[i];
 		struct pv_json *e = pv_json_object();
 
 		pv_json_str(e, "name", h->name);
@@ -369,18 +373,18 @@ static void status_json(const struct pv_ctx *ctx, const void *result, int code, 
 
 static void status_release(void *result)
 {
-	pv_lab_status_release(result);
+	pv_phases_lab_status_release(result);
 }
 
 int pv_cmd_status(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_lab_status *st =
+	struct pv_phases_lab_status *st =
 		pv_out_result(out, "status", sizeof(*st), status_text, status_json, status_release);
 	int r;
 
 	if (!st)
 		return PV_EIO;
-	if ((r = pv_lab_status(&ctx->env, st)) != PV_OK)
+	if ((r = pv_phases_lab_status(&ctx->env, st)) != PV_OK)
 		return r;
 	if (st->complete)
 		return PV_OK;

@@ -101,9 +101,9 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 	       (unsigned long long)c->errors);
 	if (reqs) {
 		printf("  %-16s %10s %7s\n", "command", "requests", "%");
-		for (uint16_t i = 0; i < PV_SMBT_NCMD; i++)
+		for (uint16_t i = 0; i < PV_SMB_TRACE_NCMD; i++)
 			if (c->req[i])
-				printf("  %-16s %10llu %7.2f\n", pv_smbt_cmd_name(i),
+				printf("  %-16s %10llu %7.2f\n", pv_smb_trace_cmd_name(i),
 				       (unsigned long long)c->req[i], pct(c->req[i], reqs));
 	}
 	text_users(c, o->keep);
@@ -174,13 +174,13 @@ static const char *size(uint64_t v, char *b, size_t n)
 #define KINDS_SHOWN 12
 static void text_kinds(const struct pv_learn_counts *c)
 {
-	const struct pv_kinds *k = &c->kinds;
+	const struct pv_learn_kinds *k = &c->kinds;
 	size_t *order, shown;
 	char name[600], a[32];
 
 	if (!c->has_kinds || !k->n || !(order = malloc(k->n * sizeof(*order))))
 		return;
-	pv_kinds_order(k, order);
+	pv_learn_kinds_order(k, order);
 	shown = k->n < KINDS_SHOWN ? k->n : KINDS_SHOWN;
 	printf("learn: %zu kind%s of activity (their commands, repeats folded: READ+), the %zu "
 	       "most frequent:\n",
@@ -188,9 +188,9 @@ static void text_kinds(const struct pv_learn_counts *c)
 	printf("  %6s %14s %9s %9s  %s\n", "share", "per user-hour", "requests", "length",
 	       "commands");
 	for (size_t i = 0; i < shown; i++) {
-		const struct pv_kind *kd = &k->k[order[i]];
+		const struct pv_learn_kind *kd = &k->k[order[i]];
 
-		pv_kind_name(&kd->shape, name, sizeof(name));
+		pv_learn_kind_name(&kd->shape, name, sizeof(name));
 		printf("  %5.1f%% %14.1f %9.1f %9s  %s\n",
 		       100.0 * (double)kd->count / (double)c->activities,
 		       pv_learn_per_user_hour(c, kd->count),
@@ -215,9 +215,9 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 	       "address (no name seen: Kerberos, or a logon not captured whole), %zu by session "
 	       "only "
 	       "(logon not captured)%s\n",
-	       us->n, us->n == 1 ? "" : "s", kinds[PV_USER_NTLM],
-	       kinds[PV_USER_NTLM] == 1 ? "" : "s", keep ? "by name" : "kept as hashes",
-	       kinds[PV_USER_ADDR], kinds[PV_USER_SESSION],
+	       us->n, us->n == 1 ? "" : "s", kinds[PV_LEARN_USER_NTLM],
+	       kinds[PV_LEARN_USER_NTLM] == 1 ? "" : "s", keep ? "by name" : "kept as hashes",
+	       kinds[PV_LEARN_USER_ADDR], kinds[PV_LEARN_USER_SESSION],
 	       us->refused ? "; more not followed" : "");
 	printf("learn: per user-hour: %.0f requests (median; p95 %.0f), %.1f logons (p95 %.1f)\n",
 	       c->req_per_user_hour[0], c->req_per_user_hour[1], c->logons_per_user_hour[0],
@@ -226,8 +226,8 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 	       "%llu whose logon and logoff the capture holds; %llu still on at its end\n",
 	       (unsigned long long)c->logons, c->logons == 1 ? "" : "s",
 	       (unsigned long long)c->logoffs, c->logoffs == 1 ? "" : "s",
-	       dur(pv_hist_quantile(&c->session_times, 0.5), a, sizeof(a)),
-	       dur(pv_hist_quantile(&c->session_times, 0.95), b, sizeof(b)),
+	       dur(pv_learn_hist_quantile(&c->session_times, 0.5), a, sizeof(a)),
+	       dur(pv_learn_hist_quantile(&c->session_times, 0.95), b, sizeof(b)),
 	       (unsigned long long)c->session_times.n, (unsigned long long)c->still_on);
 	if (c->req_gaps.n) {
 		printf("learn: activities: a user's requests more than %s apart (%s) start "
@@ -245,14 +245,14 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 	if (c->read_sizes.n || c->write_sizes.n)
 		printf("learn: reads asked up to %s (median; p95 %s), writes up to %s (median; p95 "
 		       "%s)\n",
-		       size(pv_sizes_quantile(&c->read_sizes, 0.5), a, sizeof(a)),
-		       size(pv_sizes_quantile(&c->read_sizes, 0.95), b, sizeof(b)),
-		       size(pv_sizes_quantile(&c->write_sizes, 0.5), d, sizeof(d)),
-		       size(pv_sizes_quantile(&c->write_sizes, 0.95), e, sizeof(e)));
+		       size(pv_learn_sizes_quantile(&c->read_sizes, 0.5), a, sizeof(a)),
+		       size(pv_learn_sizes_quantile(&c->read_sizes, 0.95), b, sizeof(b)),
+		       size(pv_learn_sizes_quantile(&c->write_sizes, 0.5), d, sizeof(d)),
+		       size(pv_learn_sizes_quantile(&c->write_sizes, 0.95), e, sizeof(e)));
 	if (c->open_times.n)
 		printf("learn: files open %s (median; p95 %s), %llu closes\n",
-		       dur(pv_hist_quantile(&c->open_times, 0.5), a, sizeof(a)),
-		       dur(pv_hist_quantile(&c->open_times, 0.95), b, sizeof(b)),
+		       dur(pv_learn_hist_quantile(&c->open_times, 0.5), a, sizeof(a)),
+		       dur(pv_learn_hist_quantile(&c->open_times, 0.95), b, sizeof(b)),
 		       (unsigned long long)c->open_times.n);
 }
 
@@ -260,9 +260,9 @@ static void cmds(struct pv_json *o, const char *key, const uint64_t *v)
 {
 	struct pv_json *m = pv_json_object();
 
-	for (uint16_t i = 0; i < PV_SMBT_NCMD; i++)
+	for (uint16_t i = 0; i < PV_SMB_TRACE_NCMD; i++)
 		if (v[i])
-			pv_json_int(m, pv_smbt_cmd_name(i), (long long)v[i]);
+			pv_json_int(m, pv_smb_trace_cmd_name(i), (long long)v[i]);
 	pv_json_set(o, key, m);
 }
 
@@ -280,18 +280,18 @@ static struct pv_json *pair(double a, double b)
 /* Every kind of activity, the most frequent first. */
 static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 {
-	const struct pv_kinds *k = &c->kinds;
+	const struct pv_learn_kinds *k = &c->kinds;
 	struct pv_json *a = pv_json_array();
 	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL;
 	char name[600];
 
 	if (order)
-		pv_kinds_order(k, order);
+		pv_learn_kinds_order(k, order);
 	for (size_t i = 0; order && i < k->n; i++) {
-		const struct pv_kind *kd = &k->k[order[i]];
+		const struct pv_learn_kind *kd = &k->k[order[i]];
 		struct pv_json *o = pv_json_object();
 
-		pv_kind_name(&kd->shape, name, sizeof(name));
+		pv_learn_kind_name(&kd->shape, name, sizeof(name));
 		pv_json_str(o, "commands", name);
 		INT(o, "count", kd->count);
 		pv_json_real(o, "share", (double)kd->count / (double)c->activities);
@@ -311,22 +311,22 @@ static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 }
 
 /* A time distribution: {median, p95, n} */
-static struct pv_json *hist_json(const struct pv_hist *h)
+static struct pv_json *hist_json(const struct pv_learn_hist *h)
 {
-	struct pv_json *o = pair(pv_hist_quantile(h, 0.5), pv_hist_quantile(h, 0.95));
+	struct pv_json *o = pair(pv_learn_hist_quantile(h, 0.5), pv_learn_hist_quantile(h, 0.95));
 
 	INT(o, "n", h->n);
 	return o;
 }
 
 /* A size distribution: {n, median_up_to, p95_up_to} */
-static struct pv_json *sizes_json(const struct pv_sizes *s)
+static struct pv_json *sizes_json(const struct pv_learn_sizes *s)
 {
 	struct pv_json *o = pv_json_object();
 
 	INT(o, "n", s->n);
-	INT(o, "median_up_to", pv_sizes_quantile(s, 0.5));
-	INT(o, "p95_up_to", pv_sizes_quantile(s, 0.95));
+	INT(o, "median_up_to", pv_learn_sizes_quantile(s, 0.5));
+	INT(o, "p95_up_to", pv_learn_sizes_quantile(s, 0.95));
 	return o;
 }
 

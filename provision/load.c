@@ -88,7 +88,7 @@ static int control(struct input *in, const char *l, size_t len)
 
 struct run {
 	struct input in; /* first: the line callbacks get it */
-	struct pv_loadproto proto;
+	struct pv_load_proto proto;
 	struct pv_buf line;
 	int err;
 };

@@ -74,7 +74,7 @@ static int setup(struct pv_ctx *ctx)
 
 	if (!(flags & (PV_CMD_PLAYBOOK | PV_CMD_PLAYBOOK_SOFT)))
 		return PV_OK;
-	r = pv_ctx_load(ctx);
+	r = pv_ctx_read(ctx);
 	if (r != PV_OK && (flags & PV_CMD_PLAYBOOK_SOFT)) {
 		ctx->load_code = r;
 		snprintf(ctx->load_msg, sizeof(ctx->load_msg), "%s", pv_errmsg());

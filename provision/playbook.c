@@ -38,7 +38,7 @@ static const struct {
 };
 #define NKEYS (sizeof(option_keys) / sizeof(option_keys[0]))
 
-int pv_ctx_load(struct pv_ctx *ctx)
+int pv_ctx_read(struct pv_ctx *ctx)
 {
 	const char *path = ctx->cli.opt[OPT_PLAYBOOK];
 	char *owned[NKEYS] = {NULL};
@@ -93,10 +93,10 @@ int pv_ctx_load(struct pv_ctx *ctx)
 	if (ctx->cli.cmd->id == CMD_WAIT && ctx->cli.opt[OPT_PROBE_COMMAND] &&
 	    !ctx->cli.opt[OPT_PROBE])
 		sets[n++] = "drain.probe=command";
-	r = pv_playbook_load(path, sets, &ctx->pb);
+	r = pv_playbook_read(path, sets, &ctx->pb);
 	if (r == PV_OK && ctx->cli.opt[OPT_ADMIN_PASSWORD_FILE]) {
 		/* A secret reference is replaced whole, not merged key by key. */
-		struct pv_secret_ref *ref = &ctx->pb->domain.admin_password;
+		struct pv_playbook_secret_ref *ref = &ctx->pb->domain.admin_password;
 		char *v = strdup(ctx->cli.opt[OPT_ADMIN_PASSWORD_FILE]);
 		char *w = strdup("--admin-password-file"); /* what messages name, not the path */
 
@@ -110,7 +110,7 @@ int pv_ctx_load(struct pv_ctx *ctx)
 		free(ref->where);
 		ref->value = v;
 		ref->where = w;
-		ref->source = PV_SECRET_FILE;
+		ref->source = PV_PLAYBOOK_SECRET_FILE;
 		ref->line = ref->col = 0;
 	}
 out:
@@ -120,11 +120,11 @@ out:
 	return r;
 }
 
-int pv_ctx_clients(struct pv_ctx *ctx, const struct pv_host ***out, size_t *n)
+int pv_ctx_clients(struct pv_ctx *ctx, const struct pv_playbook_host ***out, size_t *n)
 {
 	const struct pv_playbook *pb = ctx->pb;
 	const char *list = ctx->cli.opt[OPT_CLIENTS];
-	const struct pv_host **sel = NULL;
+	const struct pv_playbook_host **sel = NULL;
 	char *copy = NULL, *save = NULL;
 	size_t k = 0;
 	int r = PV_OK;
@@ -143,7 +143,7 @@ int pv_ctx_clients(struct pv_ctx *ctx, const struct pv_host ***out, size_t *n)
 		goto out;
 	}
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		const struct pv_host *h = pv_playbook_client(pb, t);
+		const struct pv_playbook_host *h = pv_playbook_client(pb, t);
 		bool dup = false;
 
 		if (!h) {

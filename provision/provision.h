@@ -59,10 +59,10 @@ extern const struct pv_render pv_render_dc, pv_render_cleanup_dc, pv_render_join
 
 /* load.c: the playbook named by -p (or $PROVISION_PLAYBOOK, or ./provision.yaml) with --set and
  * the command options that stand for playbook values; and the clients of --clients. */
-int pv_ctx_load(struct pv_ctx *ctx);
+int pv_ctx_read(struct pv_ctx *ctx);
 /* Those of --clients A,B in that order without repeats (PV_ECONFIG naming an unknown one),
  * else all. *out points into ctx->pb; the caller frees the array only. */
-int pv_ctx_clients(struct pv_ctx *ctx, const struct pv_host ***out, size_t *n);
+int pv_ctx_clients(struct pv_ctx *ctx, const struct pv_playbook_host ***out, size_t *n);
 
 /* lock.c: lab (its id) locked for this process on this controller: PV_OK; PV_EBUSY naming the
  * holder's pid when another provision holds it; PV_EIO when the lock file cannot be used. */

@@ -127,12 +127,12 @@ static void text_one(const struct pv_ctx *ctx, const void *result, int code)
 		states(s, hosts, sizeof(hosts));
 		if (s->samples)
 			snprintf(cpu, sizeof(cpu), "%.1f/%.1f/%.1f, %.1f, %.0f",
-				 s->watch[PV_W_CPU].mean, s->watch[PV_W_CPU].p95,
-				 s->watch[PV_W_CPU].max, s->watch[PV_W_SMBD].mean,
-				 s->watch[PV_W_MEM_USED].mean);
+				 s->watch[PV_RUN_W_CPU].mean, s->watch[PV_RUN_W_CPU].p95,
+				 s->watch[PV_RUN_W_CPU].max, s->watch[PV_RUN_W_SMBD].mean,
+				 s->watch[PV_RUN_W_MEM_USED].mean);
 		if (s->dc_samples)
-			snprintf(dc, sizeof(dc), "%.1f/%.1f, %.1f", s->dc_watch[PV_W_CPU].mean,
-				 s->dc_watch[PV_W_CPU].max, s->dc_watch[PV_W_SAMBA].mean);
+			snprintf(dc, sizeof(dc), "%.1f/%.1f, %.1f", s->dc_watch[PV_RUN_W_CPU].mean,
+				 s->dc_watch[PV_RUN_W_CPU].max, s->dc_watch[PV_RUN_W_SAMBA].mean);
 		printf("%4u %6u %-22s %7.1f %-15s %-26s %-40s %s\n", s->n, s->users, per,
 		       s->end - s->start, s->ended ? s->ended : "-", hosts, cpu, dc);
 		if (s->drained)
@@ -306,7 +306,7 @@ static void repeats_folder(struct pv_ctx *ctx, struct repeats *R)
 {
 	const struct pv_playbook *pb = ctx->pb;
 	struct pv_remote *ctl = NULL;
-	struct pv_sink k = {0};
+	struct pv_run_sink k = {0};
 	struct pv_buf t = PV_BUF_INIT;
 	char name[64];
 
@@ -315,12 +315,12 @@ static void repeats_folder(struct pv_ctx *ctx, struct repeats *R)
 	if (pv_buf_failed(&t) || !t.len ||
 	    (pb->controller.host.name &&
 	     pv_env_host_connect(&pb->controller.host, &ctl) != PV_OK) ||
-	    pv_sink_open(&k, ctl, pb->controller.results, R->id, true, name) != PV_OK ||
-	    pv_sink_write(&k, "", "repeats.txt", t.data, t.len, false) != PV_OK)
+	    pv_run_sink_open(&k, ctl, pb->controller.results, R->id, true, name) != PV_OK ||
+	    pv_run_sink_write(&k, "", "repeats.txt", t.data, t.len, false) != PV_OK)
 		snprintf(R->note, sizeof(R->note), "no folder naming them: %s", pv_errmsg());
 	else
 		snprintf(R->folder, sizeof(R->folder), "%s", k.path);
-	pv_sink_close(&k);
+	pv_run_sink_close(&k);
 	pv_remote_free(ctl);
 	pv_buf_release(&t, 0);
 }

@@ -91,8 +91,8 @@ struct pv_creds {
 };
 
 /* "the <kind> given at <place in the playbook or --set>", or "given by <option>". */
-static void source_name(const struct pv_secret_ref *ref, const char *kind, const char *option,
-			char *buf, size_t sz)
+static void source_name(const struct pv_playbook_secret_ref *ref, const char *kind,
+			const char *option, char *buf, size_t sz)
 {
 	const char *w = ref->where ? ref->where : option ? option : "the command line";
 
@@ -101,16 +101,17 @@ static void source_name(const struct pv_secret_ref *ref, const char *kind, const
 
 /* Take the variable of an {env: NAME} reference out of the environment now. other: the other
  * secret's reference, taken already, which may name the same variable. */
-static void take_env(struct pv_creds *c, enum pv_env_cred which, const struct pv_secret_ref *ref,
-		     const struct pv_secret_ref *other)
+static void take_env(struct pv_creds *c, enum pv_env_cred which,
+		     const struct pv_playbook_secret_ref *ref,
+		     const struct pv_playbook_secret_ref *other)
 {
 	char src[600];
 
-	if (ref->source != PV_SECRET_ENV || !ref->value)
+	if (ref->source != PV_PLAYBOOK_SECRET_ENV || !ref->value)
 		return;
 	source_name(ref, "environment variable", NULL, src, sizeof(src));
 	c->env[which].taken = true;
-	if (other && other->source == PV_SECRET_ENV && other->value &&
+	if (other && other->source == PV_PLAYBOOK_SECRET_ENV && other->value &&
 	    !strcmp(other->value, ref->value)) {
 		const struct outcome *o = &c->env[!which].o;
 
@@ -128,18 +129,19 @@ static void take_env(struct pv_creds *c, enum pv_env_cred which, const struct pv
 		snprintf(c->env[which].o.msg, sizeof(c->env[which].o.msg), "%s", pv_errmsg());
 }
 
-static int resolve(struct pv_creds *c, enum pv_env_cred which, const struct pv_secret_ref *ref,
-		   const char *option, const char *what, struct pv_secret **out)
+static int resolve(struct pv_creds *c, enum pv_env_cred which,
+		   const struct pv_playbook_secret_ref *ref, const char *option, const char *what,
+		   struct pv_secret **out)
 {
 	char src[600];
 	int r;
 
 	switch (ref->source) {
-	case PV_SECRET_FILE:
+	case PV_PLAYBOOK_SECRET_FILE:
 		source_name(ref, "file", option, src, sizeof(src));
 		r = pv_secret_from_file(ref->value, src, out);
 		break;
-	case PV_SECRET_ENV:
+	case PV_PLAYBOOK_SECRET_ENV:
 		if (!c->env[which].taken)
 			return pv_error(PV_EBUG,
 					"%s: the environment variable was not taken at "
@@ -153,7 +155,7 @@ static int resolve(struct pv_creds *c, enum pv_env_cred which, const struct pv_s
 			pv_error(r, "%s", c->env[which].o.msg);
 		}
 		break;
-	case PV_SECRET_STDIN:
+	case PV_PLAYBOOK_SECRET_STDIN:
 		if (c->stdin_taken)
 			return pv_error(PV_ECONFIG,
 					"%s: stdin already gave another secret; only one "
@@ -162,7 +164,7 @@ static int resolve(struct pv_creds *c, enum pv_env_cred which, const struct pv_s
 		c->stdin_taken = true;
 		r = pv_secret_from_fd(STDIN_FILENO, "stdin", out);
 		break;
-	case PV_SECRET_PROMPT:
+	case PV_PLAYBOOK_SECRET_PROMPT:
 		r = prompt(what, out);
 		break;
 	default:
@@ -180,22 +182,22 @@ static int resolve(struct pv_creds *c, enum pv_env_cred which, const struct pv_s
 static int users_password(struct pv_creds *c, struct pv_secret **out)
 {
 	const struct pv_cli *cli = &c->ctx->cli;
-	struct pv_secret_ref ref = c->ctx->pb->users.password;
+	struct pv_playbook_secret_ref ref = c->ctx->pb->users.password;
 	const char *option = NULL;
 
 	if (cli->opt[OPT_PASSWORD_FILE] && cli->opt[OPT_STDIN_PASSWORD])
 		return pv_error(PV_EUSAGE, "give --password-file or --stdin-password, not both");
 	if (cli->opt[OPT_PASSWORD_FILE]) {
-		ref.source = PV_SECRET_FILE;
+		ref.source = PV_PLAYBOOK_SECRET_FILE;
 		ref.value = (char *)cli->opt[OPT_PASSWORD_FILE];
 		ref.where = NULL;
 		option = "--password-file";
 	} else if (cli->opt[OPT_STDIN_PASSWORD]) {
-		ref.source = PV_SECRET_STDIN;
+		ref.source = PV_PLAYBOOK_SECRET_STDIN;
 		ref.value = NULL;
 		ref.where = NULL;
 	}
-	if (ref.source == PV_SECRET_UNSET)
+	if (ref.source == PV_PLAYBOOK_SECRET_UNSET)
 		return pv_error(PV_ECONFIG,
 				"no password for the users: set users.password in the "
 				"playbook (e.g. {file: PATH}), or pass --password-file or "

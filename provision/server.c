@@ -11,7 +11,7 @@
 
 #define PARALLEL_MAX 64
 
-static void trees_text(const struct pv_tree_stats *st)
+static void trees_text(const struct pv_phases_trees_stats *st)
 {
 	unsigned long written = st->files_made + st->files_fixed;
 
@@ -37,7 +37,7 @@ static void trees_text(const struct pv_tree_stats *st)
 
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_server_result *r = result;
+	const struct pv_phases_server_result *r = result;
 
 	if (ctx->env.dry_run) {
 		if (code != PV_OK)
@@ -61,8 +61,8 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_server_result *r = result;
-	const struct pv_tree_stats *st = &r->trees;
+	const struct pv_phases_server_result *r = result;
+	const struct pv_phases_trees_stats *st = &r->trees;
 	struct pv_json *t = pv_json_object();
 	unsigned long written = st->files_made + st->files_fixed;
 
@@ -104,32 +104,32 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 
 static void release(void *result)
 {
-	pv_server_result_release(result);
+	pv_phases_server_result_release(result);
 }
 
 int pv_cmd_server(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_trees_opts o = {ctx->cli.opt[OPT_VIA], 0};
-	struct pv_server_result *res =
+	struct pv_phases_trees_opts o = {ctx->cli.opt[OPT_VIA], 0};
+	struct pv_phases_server_result *res =
 		pv_out_result(out, "server", sizeof(*res), text, json, release);
 	unsigned long n;
 	int r;
 
 	if (!res)
 		return PV_EIO;
-	if ((r = pv_lab_server_phase(ctx->pb, "server")) != PV_OK)
+	if ((r = pv_phases_lab_server_phase(ctx->pb, "server")) != PV_OK)
 		return r;
 	if (ctx->cli.opt[OPT_PARALLEL]) {
 		if ((r = pv_cli_count("--parallel", ctx->cli.opt[OPT_PARALLEL], PARALLEL_MAX, &n)))
 			return r;
 		o.parallel = (unsigned)n;
 	}
-	return pv_server_prepare(&ctx->env, &o, res);
+	return pv_phases_server_prepare(&ctx->env, &o, res);
 }
 
 static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 {
-	const struct pv_server_cleanup_result *r = result;
+	const struct pv_phases_server_cleanup_result *r = result;
 
 	if (ctx->env.dry_run) {
 		if (code == PV_OK && r->plan.n == 0)
@@ -153,7 +153,7 @@ static void cleanup_text(const struct pv_ctx *ctx, const void *result, int code)
 
 static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
-	const struct pv_server_cleanup_result *r = result;
+	const struct pv_phases_server_cleanup_result *r = result;
 
 	(void)ctx;
 	(void)code;
@@ -167,25 +167,25 @@ static void cleanup_json(const struct pv_ctx *ctx, const void *result, int code,
 
 static void cleanup_release(void *result)
 {
-	pv_server_cleanup_result_release(result);
+	pv_phases_server_cleanup_result_release(result);
 }
 
 int pv_cmd_cleanup_server(struct pv_ctx *ctx, struct pv_out *out)
 {
-	struct pv_server_cleanup_result *res = pv_out_result(
+	struct pv_phases_server_cleanup_result *res = pv_out_result(
 		out, "cleanup server", sizeof(*res), cleanup_text, cleanup_json, cleanup_release);
 	int r;
 
 	if (!res)
 		return PV_EIO;
-	if ((r = pv_lab_server_phase(ctx->pb, "cleanup server")) != PV_OK)
+	if ((r = pv_phases_lab_server_phase(ctx->pb, "cleanup server")) != PV_OK)
 		return r;
 	if (ctx->cli.opt[OPT_BACKUP] || ctx->cli.opt[OPT_CLIENTS] || ctx->cli.opt[OPT_LEAVE])
 		return pv_error(PV_EUSAGE, "--%s does not apply to 'cleanup server'",
 				ctx->cli.opt[OPT_BACKUP]    ? "backup"
 				: ctx->cli.opt[OPT_CLIENTS] ? "clients"
 							    : "leave");
-	return pv_server_cleanup(&ctx->env, res);
+	return pv_phases_server_cleanup(&ctx->env, res);
 }
 
 const struct pv_render pv_render_server = {text, json};

@@ -167,7 +167,7 @@ static void release(void *result)
 }
 
 /* After each copy job: its copy.txt and report.html, as `copy` writes them. */
-static void copy_done(void *ctx, struct pv_copy_job *job, int code)
+static void copy_done(void *ctx, struct pv_run_copy_job *job, int code)
 {
 	struct sweep_out *o = ctx;
 	struct pv_copy_view *v = calloc(1, sizeof(*v));

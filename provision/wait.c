@@ -11,8 +11,9 @@
 #include <string.h>
 
 struct wait_out {
-	struct pv_drain_result r;
-	struct pv_drain d;  /* the settings waited with (strings borrowed from the playbook) */
+	struct pv_run_drain_result r;
+	/* the settings waited with (strings borrowed from the playbook) */
+	struct pv_playbook_drain d;
 	const char *server; /* NULL when the playbook has none */
 	struct pv_env_plan plan;
 };
@@ -20,7 +21,7 @@ struct wait_out {
 static void text(const struct pv_ctx *ctx, const void *result, int code)
 {
 	const struct wait_out *w = result;
-	const struct pv_drain_result *r = &w->r;
+	const struct pv_run_drain_result *r = &w->r;
 
 	(void)ctx;
 	if (w->plan.n) {
@@ -51,12 +52,12 @@ static void depth(struct pv_json *o, const char *key, bool seen, long v)
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *o)
 {
 	const struct wait_out *w = result;
-	const struct pv_drain_result *r = &w->r;
+	const struct pv_run_drain_result *r = &w->r;
 
 	(void)ctx;
 	(void)code;
 	pv_json_str(o, "server", w->server);
-	pv_json_str(o, "probe", pv_drain_probe_name(w->d.probe));
+	pv_json_str(o, "probe", pv_run_drain_probe_name(w->d.probe));
 	pv_json_str(o, "metric", r->metric[0] ? r->metric : NULL);
 	pv_json_int(o, "threshold", w->d.threshold);
 	pv_json_int(o, "interval", w->d.interval);
@@ -89,9 +90,9 @@ int pv_cmd_wait(struct pv_ctx *ctx, struct pv_out *out)
 	/* --drain is what wait does (the one kind of wait there is); it is taken, not needed */
 	w->d = pb->drain;
 	w->server = pb->has_server ? pb->server.host.name : NULL;
-	r = pv_drain_wait(&ctx->env, &w->d, &w->r);
+	r = pv_run_drain_wait(&ctx->env, &w->d, &w->r);
 	if (r == PV_OK && ctx->env.dry_run) {
-		pv_drain_plan(pb, &w->d, &w->plan);
+		pv_run_drain_plan(pb, &w->d, &w->plan);
 		if (w->plan.n == 0)
 			return pv_error(PV_EIO, "out of memory");
 	}

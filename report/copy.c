@@ -26,7 +26,7 @@ static void row(struct pv_buf *b, const char *k, const char *v)
 
 /* files/s per interval between ticks, and the busiest smbd's share of a core (with its
  * busiest thread, and its quota as a line) over the same time. */
-static void plots(struct pv_buf *b, const struct pv_copy_job *j)
+static void plots(struct pv_buf *b, const struct pv_run_copy_job *j)
 {
 	size_t n = j->nticks, m = j->nsamples;
 	double *tx = calloc(n + 1, sizeof(double)), *ty = calloc(n + 1, sizeof(double));
@@ -47,7 +47,7 @@ static void plots(struct pv_buf *b, const struct pv_copy_job *j)
 	for (size_t i = 0; i < m; i++) {
 		sx[i] = j->samples[i].t - j->start;
 		sc[i] = st[i] = NAN;
-		sall[i] = j->samples[i].v[PV_W_SMBD];
+		sall[i] = j->samples[i].v[PV_RUN_W_SMBD];
 		for (unsigned p = 0; p < j->samples[i].nprocs; p++)
 			if (j->samples[i].procs[p].pid == pid) {
 				sc[i] = j->samples[i].procs[p].cpu;
@@ -117,10 +117,10 @@ static int by_time(const void *a, const void *b)
 	return (x->usec < y->usec) - (x->usec > y->usec);
 }
 
-int pv_report_copy_page(const struct pv_copy_job *j, const char *verdict, double rate, double lo,
-			double hi, struct pv_buf *b)
+int pv_report_copy_page(const struct pv_run_copy_job *j, const char *verdict, double rate,
+			double lo, double hi, struct pv_buf *b)
 {
-	const struct pv_copy_done *d = &j->figs;
+	const struct pv_load_copy_done *d = &j->figs;
 	char t[1200], title[160];
 
 	snprintf(title, sizeof(title), "provision copy %s", j->id);
@@ -176,12 +176,12 @@ int pv_report_copy_page(const struct pv_copy_job *j, const char *verdict, double
 	pv_buf_addstr(b,
 		      "<h2>Latency per file, by size</h2>\n<table><tr><th>size</th><th>files</th>"
 		      "<th>median ms</th><th>p95 ms</th></tr>\n");
-	for (int c = 0; c < PV_COPY_CLASSES; c++) {
+	for (int c = 0; c < PV_LOAD_COPY_CLASSES; c++) {
 		if (!d->classes[c].files)
 			continue;
 		snprintf(t, sizeof(t),
 			 "<tr><td>%s</td><td>%lu</td><td>%.2f</td><td>%.2f</td></tr>\n",
-			 pv_copy_class_names[c], d->classes[c].files, d->classes[c].p50 * 1000,
+			 pv_load_copy_class_names[c], d->classes[c].files, d->classes[c].p50 * 1000,
 			 d->classes[c].p95 * 1000);
 		pv_buf_addstr(b, t);
 	}
@@ -189,7 +189,7 @@ int pv_report_copy_page(const struct pv_copy_job *j, const char *verdict, double
 			 "<th>serves</th><th>CPU %</th><th>peak %</th><th>busiest thread %</th>"
 			 "<th>threads</th><th>quota %</th></tr>\n");
 	for (size_t k = 0; k < j->nsmbd; k++) {
-		const struct pv_copy_smbd *s = &j->smbd[k];
+		const struct pv_run_copy_smbd *s = &j->smbd[k];
 		char q[32] = "none";
 
 		if (s->quota >= 0)

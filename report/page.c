@@ -635,11 +635,11 @@ static void kinds_tables(struct pv_buf *b, const struct pv_results_run *run, con
 		   "scenario kind</caption>\n<thead><tr>"
 		   "<th scope=\"col\" class=\"l\">kind</th><th scope=\"col\">limit s</th>");
 	step_heads(b, run, ord, 2);
-	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 		if (!kind_shown(run, k))
 			continue;
-		pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%g</td>", pv_load_names[k],
-			    run->cfg.kind[k].limit);
+		pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%g</td>",
+			    pv_playbook_workload_names[k], run->cfg.kind[k].limit);
 		for (size_t i = 0; i < run->nsteps; i++) {
 			const struct pv_load_kind_sum *kd = &run->steps[ord[i]].load.kind[k];
 
@@ -664,13 +664,13 @@ static void kinds_tables(struct pv_buf *b, const struct pv_results_run *run, con
 	{
 		double wsum = 0;
 
-		for (int k = 0; k < PV_LOAD_KINDS; k++)
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 			wsum += run->cfg.kind[k].weight;
-		for (int k = 0; k < PV_LOAD_KINDS; k++) {
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 			if (!kind_shown(run, k))
 				continue;
 			pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%.1f</td>",
-				    pv_load_names[k],
+				    pv_playbook_workload_names[k],
 				    wsum > 0 ? 100 * run->cfg.kind[k].weight / wsum : 0);
 			for (size_t i = 0; i < run->nsteps; i++) {
 				const struct pv_results_step *st = &run->steps[ord[i]];

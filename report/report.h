@@ -26,9 +26,9 @@ int pv_report_write(const char *dir, const char *path, char *written, size_t cap
 
 /* A copy job's report.html (run/copy.h): what bounds it (verdict, the face's words) and its
  * files/s with their interval beside its figures. PV_EIO when out of memory. */
-struct pv_copy_job;
-int pv_report_copy_page(const struct pv_copy_job *j, const char *verdict, double rate, double lo,
-			double hi, struct pv_buf *out);
+struct pv_run_copy_job;
+int pv_report_copy_page(const struct pv_run_copy_job *j, const char *verdict, double rate,
+			double lo, double hi, struct pv_buf *out);
 
 /* sweep's report.html: a bar per condition (labels, v, whiskers lo to hi, filled: beyond the
  * noise against the first; util/plot.h's pv_plot_bars) under chart's title in unit, then the

@@ -129,9 +129,9 @@ void pv_report_settings(struct pv_buf *b, const struct pv_results_run *run)
 			"<div class=\"tw\"><table>\n<caption>Scenarios</caption>\n<thead><tr><th "
 			"scope=\"col\" class=\"l\">kind</th><th scope=\"col\">weight</th>"
 			"<th scope=\"col\">limit s</th></tr></thead>\n<tbody>\n");
-		for (int k = 0; k < PV_LOAD_KINDS; k++)
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 			pv_buf_addf(b, "<tr><th scope=\"row\">%s</th><td>%g</td><td>%g</td></tr>\n",
-				    pv_load_names[k], run->cfg.kind[k].weight,
+				    pv_playbook_workload_names[k], run->cfg.kind[k].weight,
 				    run->cfg.kind[k].limit);
 		pv_buf_addstr(b, "</tbody>\n</table></div>\n");
 	}
@@ -180,10 +180,10 @@ void pv_report_errors(struct pv_buf *b, const struct pv_results_run *run)
 					    "<tr><th scope=\"row\">%u</th><td>%llu</td><td "
 					    "class=\"l\">",
 					    st->users, (unsigned long long)st->load.all.n.errors);
-				for (int k = 0; k < PV_LOAD_KINDS; k++)
+				for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 					if (st->load.kind[k].n.errors) {
 						pv_buf_addf(b, "%s%s %llu", first ? "" : ", ",
-							    pv_load_names[k],
+							    pv_playbook_workload_names[k],
 							    (unsigned long long)st->load.kind[k]
 								    .n.errors);
 						first = false;

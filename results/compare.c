@@ -440,8 +440,9 @@ static void run_kvs(const struct pv_results_run *r, struct kvs *l)
 		kv_add(l, "load.seed", "%llu", (unsigned long long)r->cfg.seed);
 		kv_add(l, "load.keep_logged_on", "%s", r->cfg.keep_logged_on ? "true" : "false");
 		kv_add(l, "load.threads", "%u", r->cfg.threads);
-		for (int k = 0; k < PV_LOAD_KINDS; k++) {
-			snprintf(key, sizeof(key), "load.scenarios.%s", pv_load_names[k]);
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
+			snprintf(key, sizeof(key), "load.scenarios.%s",
+				 pv_playbook_workload_names[k]);
 			kv_add(l, key, "weight %g, limit %g s", r->cfg.kind[k].weight,
 			       r->cfg.kind[k].limit);
 		}

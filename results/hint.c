@@ -130,7 +130,7 @@ static void moved(struct events *ev, size_t rank, const char *fmt, ...)
 }
 
 enum {
-	EV_CPU = PV_LOAD_KINDS,
+	EV_CPU = PV_PLAYBOOK_WORKLOAD_KINDS,
 	EV_IOWAIT,
 	EV_INFLIGHT,
 	EV_MEM,
@@ -164,7 +164,7 @@ static void first_moves(const struct pv_results_run *run, const size_t *ord, siz
 		const struct pv_results_step *st = &run->steps[ord[i]];
 		double used, avail;
 
-		for (int k = 0; k < PV_LOAD_KINDS && st->has_load; k++) {
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS && st->has_load; k++) {
 			double base = s0->load.kind[k].lat.p95, now = st->load.kind[k].lat.p95,
 			       limit = run->cfg.kind[k].limit;
 
@@ -182,12 +182,12 @@ static void first_moves(const struct pv_results_run *run, const size_t *ord, siz
 			}
 			if (now > limit) {
 				moved(ev, i, "%s's p95 went over its %g s limit (%.0f ms)",
-				      pv_load_names[k], limit, 1000 * now);
+				      pv_playbook_workload_names[k], limit, 1000 * now);
 				done[k] = true;
 			} else if (i && !isnan(base) && now > SLOWER * base &&
 				   now > base + SLOWER_MS) {
 				moved(ev, i, "%s's p95 rose from %.0f ms to %.0f ms",
-				      pv_load_names[k], 1000 * base, 1000 * now);
+				      pv_playbook_workload_names[k], 1000 * base, 1000 * now);
 				done[k] = true;
 			}
 		}

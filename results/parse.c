@@ -503,14 +503,14 @@ static int setting(const struct pv_json *c, const char *key, long long lo, long 
 
 /* The settings (the driver's own bounds, load/proto.c: rate 1..36000 scenarios per user-hour,
  * figures every 1..3600 s; the seed as the writer casts it, a long long) */
-static int config_of(const struct pv_json *c, struct pv_load_config *cfg)
+static int config_of(const struct pv_json *c, struct pv_playbook_workload *cfg)
 {
 	const struct pv_json *sc = pv_json_get(c, "scenarios");
 	long long rate, interval, seed;
 	double v;
 	int r;
 
-	pv_load_defaults(cfg);
+	pv_playbook_workload_defaults(cfg);
 	if (!c)
 		return PV_OK;
 	rate = cfg->rate;
@@ -529,8 +529,8 @@ static int config_of(const struct pv_json *c, struct pv_load_config *cfg)
 		cfg->overload = v;
 	cfg->keep_logged_on = pv_json_is_true(pv_json_get(c, "keep_logged_on"));
 	cfg->threads = uint_of(c, "threads");
-	for (int k = 0; k < PV_LOAD_KINDS; k++) {
-		const struct pv_json *s = pv_json_get(sc, pv_load_names[k]);
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
+		const struct pv_json *s = pv_json_get(sc, pv_playbook_workload_names[k]);
 
 		if (!isnan(v = num_of(s, "weight")))
 			cfg->kind[k].weight = v;
@@ -565,9 +565,9 @@ static int step_of(struct pv_results_step *st, const struct pv_json *s, int vers
 	l->lag.p95 = num_of(s, "lag_ms_p95") / 1000;
 	if ((r = kind_of(pv_json_get(s, "all"), &l->all, st->n, "")) != PV_OK)
 		return r;
-	for (int k = 0; k < PV_LOAD_KINDS; k++)
-		if ((r = kind_of(pv_json_get(kinds, pv_load_names[k]), &l->kind[k], st->n,
-				 pv_load_names[k])) != PV_OK)
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
+		if ((r = kind_of(pv_json_get(kinds, pv_playbook_workload_names[k]), &l->kind[k],
+				 st->n, pv_playbook_workload_names[k])) != PV_OK)
 			return r;
 	if (l->secs > 0) {
 		/* the throughput's interval as the run computes it (load/summary.c) */
@@ -752,7 +752,7 @@ void pv_results_by_users(const struct pv_results_run *run, size_t *idx)
 
 int pv_results_parse_jsonl(struct pv_results_step *st, const char *text, size_t len, unsigned skip)
 {
-	struct pv_load_hist *h = calloc(PV_LOAD_KINDS, sizeof(*h));
+	struct pv_load_hist *h = calloc(PV_PLAYBOOK_WORKLOAD_KINDS, sizeof(*h));
 	struct pv_load_figs *f = malloc(sizeof(*f));
 	char ready[PV_RESULTS_TEXT] = "";
 	const char *line;
@@ -784,11 +784,11 @@ int pv_results_parse_jsonl(struct pv_results_step *st, const char *text, size_t 
 		if (f->seq <= skip)
 			continue;
 		intervals++;
-		for (int k = 0; k < PV_LOAD_KINDS; k++)
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 			pv_load_hist_merge(&h[k], &f->kind[k].lat);
 	}
 	if (r == PV_OK) {
-		for (int k = 0; k < PV_LOAD_KINDS; k++) {
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 			pv_load_hist_merge(&st->load.kind[k].n.lat, &h[k]);
 			pv_load_hist_merge(&st->load.all.n.lat, &h[k]);
 		}

@@ -142,7 +142,7 @@ int pv_results_read(const char *dir, struct pv_results_run **out)
 				"%s: %s (give a run's folder: <controller.results>/<run-id>)", dir,
 				strerror(errno));
 	files.arg = &fd;
-	r = pv_results_load(&files, dir, out);
+	r = pv_results_parse_files(&files, dir, out);
 	close(fd);
 	return r;
 }
@@ -354,7 +354,7 @@ static void read_step(struct reader *rd, struct pv_results_step *st)
 	if (!st->has_hist)
 		return;
 	/* the histograms must hold exactly the scenarios load.json counts completed */
-	for (int k = 0; k < PV_LOAD_KINDS && every && any; k++)
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS && every && any; k++)
 		if (pv_load_hist_count(&st->load.kind[k].n.lat) != st->load.kind[k].lat.n)
 			every = false;
 	if (!every || !any) {
@@ -364,13 +364,13 @@ static void read_step(struct reader *rd, struct pv_results_step *st)
 		     st->n);
 		st->has_hist = false;
 		memset(&st->load.all.n.lat, 0, sizeof(st->load.all.n.lat));
-		for (int k = 0; k < PV_LOAD_KINDS; k++)
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 			memset(&st->load.kind[k].n.lat, 0, sizeof(st->load.kind[k].n.lat));
 	}
 }
 
-int pv_results_load(const struct pv_results_files *files, const char *dir,
-		    struct pv_results_run **out)
+int pv_results_parse_files(const struct pv_results_files *files, const char *dir,
+			   struct pv_results_run **out)
 {
 	struct reader rd = {files, NULL, 0, 0, 0, false, false};
 	char *text = NULL;

@@ -131,7 +131,7 @@ struct pv_results_run {
 	size_t nsteps;
 	/* driver builtin: load.json */
 	bool has_load;
-	struct pv_load_config cfg;
+	struct pv_playbook_workload cfg;
 	long answer_step; /* index into steps, -1 when no step counts */
 	unsigned answer_users;
 	/* the step that bounds the answer from above (load.json's answer.first_over, or the
@@ -169,8 +169,8 @@ struct pv_results_files {
 };
 /* The run of the folder files give (dir: the name kept in run->dir and messages), as
  * pv_results_read reads one: every file it reads, and the caps, the same. */
-int pv_results_load(const struct pv_results_files *files, const char *dir,
-		    struct pv_results_run **out);
+int pv_results_parse_files(const struct pv_results_files *files, const char *dir,
+			   struct pv_results_run **out);
 void pv_results_free(struct pv_results_run *run);
 /* A folder of repeats (`run --repeat N`): the names of its runs' folders (siblings of dir),
  * from its repeats.txt (one a line; at most max, 4 KiB, names of letters, digits, '.', '_',

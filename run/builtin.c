@@ -50,9 +50,9 @@ struct session {
 
 /* The driver's state for the whole run (R->drv_state). */
 struct builtin {
-	struct pv_self self;
+	struct pv_run_self self;
 	char (*bin)[128]; /* per client: provision's path there */
-	struct pv_load_config cfg;
+	struct pv_playbook_workload cfg;
 	struct session *sess;	      /* per client */
 	struct pv_load_summary *sums; /* per step run (their clients borrowed from the steps) */
 	size_t nsums;
@@ -113,8 +113,8 @@ static void *install_one(void *arg)
 
 	struct builtin *B = state(R);
 
-	in->code = pv_install_self(R->rems[in->i], &B->self, B->bin[in->i], sizeof(B->bin[0]),
-				   &in->copied);
+	in->code = pv_run_install_self(R->rems[in->i], &B->self, B->bin[in->i], sizeof(B->bin[0]),
+				       &in->copied);
 	if (in->code != PV_OK)
 		snprintf(in->msg, sizeof(in->msg), "%s", pv_errmsg());
 	return NULL;
@@ -128,7 +128,7 @@ static int check(struct run *R)
 		return pv_error(PV_ECONFIG, "driver 'builtin' loads the playbook's server: add a "
 					    "'server:' section");
 	for (size_t i = 0; i < pb->nclients; i++)
-		if (pb->clients[i].os != PV_OS_LINUX)
+		if (pb->clients[i].os != PV_PLAYBOOK_OS_LINUX)
 			return pv_error(PV_ECONFIG,
 					"driver 'builtin' runs on Linux clients; '%s' is "
 					"os: windows (use driver 'fsct' there)",
@@ -157,7 +157,7 @@ static int prepare(struct run *R)
 		B->sess[i].ci = i;
 		pthread_mutex_init(&B->sess[i].lock, NULL);
 	}
-	if ((r = pv_self_read(&B->self)) != PV_OK) {
+	if ((r = pv_run_self_read(&B->self)) != PV_OK) {
 		free(in);
 		return r;
 	}
@@ -208,7 +208,7 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 {
 	const struct pv_playbook *pb = R->pb;
 	struct builtin *B = state(R);
-	const struct pv_host *client = x->host;
+	const struct pv_playbook_host *client = x->host;
 	size_t ci = (size_t)(client - pb->clients);
 	double secs = R->pb->driver.warmup + R->pb->driver.duration;
 	int timeout = client->ssh.timeout > 0 ? client->ssh.timeout : 10;
@@ -249,7 +249,7 @@ static int step_input(struct run *R, struct session *s, unsigned users, bool fre
 		pv_buf_addstr(in, "\n");
 		if ((r = pv_load_proto_config(&B->cfg, in)) != PV_OK)
 			return r;
-		if (B->cfg.auth == PV_LOAD_KERBEROS &&
+		if (B->cfg.auth == PV_PLAYBOOK_WORKLOAD_KERBEROS &&
 		    (r = pv_load_proto_kerberos(pb->domain.realm,
 						pb->domain.dc_address ? pb->domain.dc_address
 								      : pb->domain.dc_name,
@@ -260,9 +260,9 @@ static int step_input(struct run *R, struct session *s, unsigned users, bool fre
 			return r;
 	}
 	for (unsigned n = s->sent + 1; n <= users; n++) {
-		struct pv_roster_user u; /* where `server` built its tree */
+		struct pv_playbook_roster_user u; /* where `server` built its tree */
 
-		if ((r = pv_roster_user(pb, s->ci, n, &u)) != PV_OK ||
+		if ((r = pv_playbook_roster_user(pb, s->ci, n, &u)) != PV_OK ||
 		    (r = pv_load_proto_user(u.name, u.alias, u.share_name, n, in)) != PV_OK)
 			return r;
 	}
@@ -283,11 +283,13 @@ static int flush_lines(struct hostrun *x, const char *rel)
 
 	if (pv_buf_failed(&b->c.lines))
 		return pv_error(PV_EIO, "out of memory");
-	if (!b->jsonl && (r = pv_sink_mkdir(&R->sink, rel)) != PV_OK)
+	if (!b->jsonl && (r = pv_run_sink_mkdir(&R->sink, rel)) != PV_OK)
 		return r;
-	r = b->jsonl ? pv_sink_append(&R->sink, rel, "load.jsonl", b->c.lines.data, b->c.lines.len)
-		     : pv_sink_write(&R->sink, rel, "load.jsonl",
-				     b->c.lines.data ? b->c.lines.data : "", b->c.lines.len, false);
+	r = b->jsonl ? pv_run_sink_append(&R->sink, rel, "load.jsonl", b->c.lines.data,
+					  b->c.lines.len)
+		     : pv_run_sink_write(&R->sink, rel, "load.jsonl",
+					 b->c.lines.data ? b->c.lines.data : "", b->c.lines.len,
+					 false);
 	b->jsonl = true;
 	pv_buf_reset(&b->c.lines);
 	return r;
@@ -507,8 +509,8 @@ static void keep_lines(struct hostrun *x, struct session *s)
 	snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
 	if ((b->c.lines.len || b->jsonl || s->err.len > from) && flush_lines(x, rel) == PV_OK) {
 		if (s->err.len > from)
-			pv_sink_write(&R->sink, rel, "stderr", s->err.data + from,
-				      s->err.len - from, false);
+			pv_run_sink_write(&R->sink, rel, "stderr", s->err.data + from,
+					  s->err.len - from, false);
 	}
 	s->err_kept = s->err.len;
 	pthread_mutex_unlock(&s->lock);
@@ -652,9 +654,9 @@ static void step_end(struct run *R, struct steprun *st)
 			}
 			pv_load_step_init(ls, step->users);
 			merge(st, ls, step->clients);
-			ls->cpu = step->samples ? step->watch[PV_W_CPU].mean : NAN;
-			ls->dc_cpu = step->dc_samples ? step->dc_watch[PV_W_CPU].mean : NAN;
-			ls->dc_samba = step->dc_samples ? step->dc_watch[PV_W_SAMBA].mean : NAN;
+			ls->cpu = step->samples ? step->watch[PV_RUN_W_CPU].mean : NAN;
+			ls->dc_cpu = step->dc_samples ? step->dc_watch[PV_RUN_W_CPU].mean : NAN;
+			ls->dc_samba = step->dc_samples ? step->dc_watch[PV_RUN_W_SAMBA].mean : NAN;
 			pv_load_summarize(ls, &B->cfg, &step->load);
 			pv_load_summary_clients(&step->load, step->clients, R->pb->nclients);
 			step->has_load = true;
@@ -727,8 +729,8 @@ static int report(struct run *R)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && r == PV_OK; i++) {
 		pv_buf_reset(&b);
 		if ((r = files[i].fn(&res, &b)) == PV_OK)
-			r = pv_sink_write(&R->sink, "", files[i].name, b.data ? b.data : "", b.len,
-					  true);
+			r = pv_run_sink_write(&R->sink, "", files[i].name, b.data ? b.data : "",
+					      b.len, true);
 	}
 	pv_buf_reset(&b);
 	if (pv_load_answer_line(&res, &b) == PV_OK && b.data)
@@ -753,7 +755,7 @@ static void release(struct run *R)
 		pv_buf_release(&B->sess[i].err, 0);
 		pthread_mutex_destroy(&B->sess[i].lock);
 	}
-	pv_self_release(&B->self);
+	pv_run_self_release(&B->self);
 	free(B->fileset);
 	free(B->sess);
 	free(B->bin);
@@ -787,11 +789,11 @@ static void plan(struct run *R)
 			pb->load.learned.n, pb->workload, pb->load.rate);
 	for (size_t si = 0; si < R->ramp.n; si++)
 		for (size_t i = 0; i < pb->nclients; i++) {
-			unsigned n = pv_ramp_share(R->ramp.totals[si], pb->nclients, i);
-			char first[PV_NAME_MAX] = "", last[PV_NAME_MAX] = "";
+			unsigned n = pv_run_ramp_share(R->ramp.totals[si], pb->nclients, i);
+			char first[PV_PLAYBOOK_NAME_MAX] = "", last[PV_PLAYBOOK_NAME_MAX] = "";
 
-			pv_user_name(pb, &pb->clients[i], 1, first);
-			pv_user_name(pb, &pb->clients[i], n, last);
+			pv_playbook_user_name(pb, &pb->clients[i], 1, first);
+			pv_playbook_user_name(pb, &pb->clients[i], n, last);
 			pv_env_plan_add(
 				&R->res->plan,
 				"step %zu/%zu on %s (%u users): %s..%s, each through its own "

@@ -48,10 +48,10 @@ static int host_line(void *arg, const char *line, size_t len)
 	pv_run_wrap_line(line, len, &w);
 	pthread_mutex_lock(&x->st->lock);
 	x->last_seen = pv_now();
-	if (w.kind == PV_WRAP_STARTED) {
+	if (w.kind == PV_RUN_WRAP_STARTED) {
 		x->running = true;
 		pthread_cond_broadcast(&x->st->cond);
-	} else if (w.kind == PV_WRAP_EXIT && !x->final) {
+	} else if (w.kind == PV_RUN_WRAP_EXIT && !x->final) {
 		x->final = true;
 		h->exit = w.status;
 		if (h->exit == 0)
@@ -61,15 +61,15 @@ static int host_line(void *arg, const char *line, size_t len)
 					 "the command ended with status %d before the step's end "
 					 "(see %s/%s/stderr)",
 					 h->exit, x->st->rel, h->name);
-	} else if (w.kind == PV_WRAP_STOPPED && !x->final) {
+	} else if (w.kind == PV_RUN_WRAP_STOPPED && !x->final) {
 		x->final = true;
 		h->exit = w.status;
 		h->state = PV_RUN_STOPPED;
-	} else if (w.kind == PV_WRAP_ERROR && !x->final) {
+	} else if (w.kind == PV_RUN_WRAP_ERROR && !x->final) {
 		x->final = true;
 		pv_run_host_fail(h, PV_RUN_NOT_STARTED, PV_EREMOTE, "%.*s", (int)w.textlen, w.text);
 		pthread_cond_broadcast(&x->st->cond);
-	} else if (w.kind == PV_WRAP_OTHER) {
+	} else if (w.kind == PV_RUN_WRAP_OTHER) {
 		pv_log(PV_LOG_DEBUG, "run: %s: %.200s", h->name, line);
 	}
 	pthread_mutex_unlock(&x->st->lock);
@@ -117,7 +117,8 @@ static void gather(struct hostrun *x)
 		r = pv_error(PV_EREMOTE, "more than %u MiB of results in %s",
 			     PV_RUN_GATHER_MAX >> 20, x->dir);
 	if (r == PV_OK)
-		r = pv_sink_tar(&R->sink, rel, &out, &x->h->files, &x->h->bytes, &x->h->skipped);
+		r = pv_run_sink_tar(&R->sink, rel, &out, &x->h->files, &x->h->bytes,
+				    &x->h->skipped);
 	if (r != PV_OK && x->h->code == PV_OK) {
 		x->h->code = r;
 		snprintf(x->h->msg, sizeof(x->h->msg), "its results were not gathered: %s",
@@ -195,7 +196,7 @@ static int spawn_local(struct hostrun *x, pid_t *pid)
 	int dir, out = -1, err = -1, r;
 
 	snprintf(rel, sizeof(rel), "%s/%s", x->st->rel, x->h->name);
-	if ((r = pv_sink_dir(&R->sink, rel, true, &dir)) != PV_OK)
+	if ((r = pv_run_sink_dir(&R->sink, rel, true, &dir)) != PV_OK)
 		return r;
 	out = openat(dir, "stdout", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	err = openat(dir, "stderr", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -325,7 +326,7 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 	const struct pv_playbook *pb = R->pb;
 	struct pv_buf clients = PV_BUF_INIT;
 	char results[1100], pwfile[1100];
-	struct pv_driver_vars v;
+	struct pv_run_driver_vars v;
 	int r;
 
 	for (size_t i = 0; i < pb->nclients; i++)
@@ -348,10 +349,10 @@ static int render(struct run *R, struct steprun *st, struct hostrun *x)
 	v.clients = clients.data ? clients.data : "";
 	r = pv_buf_failed(&clients)
 		    ? pv_error(PV_EIO, "out of memory")
-		    : pv_driver_render(pb,
-				       x->h->controller ? pb->driver.controller_command
-							: pb->driver.client_command,
-				       &v, &x->cmd, &x->password);
+		    : pv_run_driver_render(pb,
+					   x->h->controller ? pb->driver.controller_command
+							    : pb->driver.client_command,
+					   &v, &x->cmd, &x->password);
 	if (r == PV_OK && pv_buf_failed(&x->cmd))
 		r = pv_error(PV_EIO, "out of memory");
 	pv_buf_release(&clients, 0);
@@ -395,7 +396,7 @@ static void plan(struct run *R)
 		for (size_t i = 0; i <= pb->nclients; i++) {
 			struct pv_run_host h;
 			struct hostrun x;
-			char who[PV_NAME_MAX + 32];
+			char who[PV_PLAYBOOK_NAME_MAX + 32];
 
 			if (i == pb->nclients && !pb->driver.controller_command)
 				break;
@@ -432,7 +433,7 @@ const struct pv_run_driver pv_run_driver_command = {
 
 static int fsct_check(struct run *R)
 {
-	return pv_fsct_check(R->pb);
+	return pv_run_fsct_check(R->pb);
 }
 
 /* FSCT runs the whole ramp itself: its clients wait for its controller (fsct_check made sure
@@ -445,7 +446,7 @@ static void fsct_plan(struct run *R)
 
 	for (size_t i = 0; i < pb->nclients; i++) {
 		pv_buf_reset(&ps);
-		if (pv_fsct_client(pb, ctl, &ps) == PV_OK)
+		if (pv_run_fsct_client(pb, ctl, &ps) == PV_OK)
 			pv_env_plan_add(&R->res->plan,
 					"run on %s (Windows, OpenSSH; the password on stdin): %s",
 					pb->clients[i].name, ps.data);
@@ -454,7 +455,7 @@ static void fsct_plan(struct run *R)
 					pb->clients[i].name, pv_errmsg());
 	}
 	pv_buf_reset(&ps);
-	if (pv_fsct_controller(pb, &ps) == PV_OK)
+	if (pv_run_fsct_controller(pb, &ps) == PV_OK)
 		pv_env_plan_add(&R->res->plan,
 				"then run on the controller %s (the password on stdin): %s", ctl,
 				ps.data);

@@ -26,7 +26,7 @@ extern const char pv_run_copy_sh[];
 /* What the agent's stream does meanwhile. */
 struct stream {
 	const struct pv_env *env;
-	struct pv_copy_job *job;
+	struct pv_run_copy_job *job;
 	struct pv_remote *srv; /* the server's commands (smbstatus): NULL when not Samba */
 	struct pv_progress prog;
 	int bad; /* the first malformed line's code (its message kept) */
@@ -34,13 +34,13 @@ struct stream {
 	double last_conns; /* when smbstatus was asked last */
 };
 
-static int keep_tick(struct pv_copy_job *j, const struct pv_copy_tick *t)
+static int keep_tick(struct pv_run_copy_job *j, const struct pv_load_copy_tick *t)
 {
 	if (j->nticks >= TICKS_MAX)
 		return PV_OK; /* a day's worth: the rest is not kept */
 	if ((j->nticks & (j->nticks - 1)) == 0 || j->nticks == 0) {
 		size_t cap = j->nticks ? 2 * j->nticks : 64;
-		struct pv_copy_tick *v = realloc(j->ticks, cap * sizeof(*v));
+		struct pv_load_copy_tick *v = realloc(j->ticks, cap * sizeof(*v));
 
 		if (!v)
 			return pv_error(PV_EIO, "out of memory");
@@ -68,9 +68,9 @@ static void tie_conns(struct stream *S)
 static int on_line(void *arg, const char *line, size_t len)
 {
 	struct stream *S = arg;
-	struct pv_copy_job *j = S->job;
-	struct pv_copy_line l;
-	int r = pv_copy_line_parse(line, len, &l);
+	struct pv_run_copy_job *j = S->job;
+	struct pv_load_copy_line l;
+	int r = pv_load_copy_line_parse(line, len, &l);
 
 	if (r != PV_OK) {
 		if (S->bad == PV_OK) {
@@ -80,8 +80,8 @@ static int on_line(void *arg, const char *line, size_t len)
 		return r;
 	}
 	switch (l.kind) {
-	case PV_COPY_CONN:
-		if (l.conn < PV_COPY_CONNECTIONS_MAX) {
+	case PV_LOAD_COPY_CONN:
+		if (l.conn < PV_LOAD_COPY_CONNECTIONS_MAX) {
 			j->conns[l.conn].port = l.port;
 			snprintf(j->conns[l.conn].desc, sizeof(j->conns[0].desc), "%s", l.desc);
 			if (l.conn + 1 > j->nconns)
@@ -89,7 +89,7 @@ static int on_line(void *arg, const char *line, size_t len)
 			tie_conns(S);
 		}
 		break;
-	case PV_COPY_PLAN:
+	case PV_LOAD_COPY_PLAN:
 		j->plan = l.plan;
 		j->planned = true;
 		pv_progress_start(&S->prog, "copy", "files", l.plan.files);
@@ -100,11 +100,11 @@ static int on_line(void *arg, const char *line, size_t len)
 		       l.plan.files, (double)l.plan.bytes / 1e6, l.plan.dirs, l.plan.extras,
 		       l.plan.ok, l.plan.listed, l.plan.list_s);
 		break;
-	case PV_COPY_TICK:
+	case PV_LOAD_COPY_TICK:
 		pv_progress_bytes(&S->prog, l.tick.files, l.tick.bytes);
 		r = keep_tick(j, &l.tick);
 		break;
-	case PV_COPY_DONE:
+	case PV_LOAD_COPY_DONE:
 		j->figs = l.done;
 		j->done = true;
 		break;
@@ -120,11 +120,11 @@ static bool should_stop(void *arg)
 }
 
 /* The source and target as the agent gets them. */
-static int config(const struct pv_env *env, const struct pv_copy_opts *o,
-		  const struct pv_roster_user *u, struct pv_copy_job *j)
+static int config(const struct pv_env *env, const struct pv_run_copy_opts *o,
+		  const struct pv_playbook_roster_user *u, struct pv_run_copy_job *j)
 {
 	const struct pv_playbook *pb = env->pb;
-	struct pv_copy_config *c = &j->cfg;
+	struct pv_load_copy_config *c = &j->cfg;
 
 	snprintf(c->server, sizeof(c->server), "%s",
 		 pb->server.host.address ? pb->server.host.address : pb->server.host.name);
@@ -141,11 +141,11 @@ static int config(const struct pv_env *env, const struct pv_copy_opts *o,
 	c->fft = o->fft;
 	c->timeout = pb->server.host.ssh.timeout > 0 ? pb->server.host.ssh.timeout : 10;
 	/* the copy's own ticks; --interval is the server's samples */
-	c->interval = PV_COPY_TICK_SECS;
-	if (c->window > PV_COPY_WINDOW_MAX || c->connections > PV_COPY_CONNECTIONS_MAX)
+	c->interval = PV_LOAD_COPY_TICK_SECS;
+	if (c->window > PV_LOAD_COPY_WINDOW_MAX || c->connections > PV_LOAD_COPY_CONNECTIONS_MAX)
 		return pv_error(PV_EUSAGE,
 				"--mt is 1 to %d requests in flight, --connections 1 to %d",
-				PV_COPY_WINDOW_MAX, PV_COPY_CONNECTIONS_MAX);
+				PV_LOAD_COPY_WINDOW_MAX, PV_LOAD_COPY_CONNECTIONS_MAX);
 	if (c->base[0] == '/' || strstr(c->base, "..") || strchr(c->base, '\\') ||
 	    c->base[strlen(c->base) - 1] == '/')
 		return pv_error(PV_EUSAGE,
@@ -177,7 +177,7 @@ static int config(const struct pv_env *env, const struct pv_copy_opts *o,
 		if (!f)
 			return pv_error(PV_ECONFIG, "--fileset '%s': cannot read it", o->fileset);
 		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 &&
-		       t.len + n <= PV_COPY_FILESET_MAX)
+		       t.len + n <= PV_LOAD_COPY_FILESET_MAX)
 			pv_buf_add(&t, chunk, n);
 		fclose(f);
 		if (n > 0 || !t.len || pv_buf_failed(&t)) {
@@ -196,19 +196,19 @@ static int config(const struct pv_env *env, const struct pv_copy_opts *o,
 
 /* The smbds over the copy: each one's mean and peak, its busiest thread, its quota; the
  * copy's connection it serves. The busiest first. */
-static void smbds(struct pv_copy_job *j)
+static void smbds(struct pv_run_copy_job *j)
 {
 	for (size_t s = 0; s < j->nsamples; s++)
 		for (unsigned p = 0; p < j->samples[s].nprocs; p++) {
-			const struct pv_watch_proc *w = &j->samples[s].procs[p];
+			const struct pv_run_watch_proc *w = &j->samples[s].procs[p];
 			size_t k;
 
 			for (k = 0; k < j->nsmbd && j->smbd[k].pid != w->pid; k++)
 				;
 			if (k == j->nsmbd) {
-				if (j->nsmbd == PV_WATCH_PROCS)
+				if (j->nsmbd == PV_RUN_WATCH_PROCS)
 					continue;
-				j->smbd[j->nsmbd++] = (struct pv_copy_smbd){w->pid, -1};
+				j->smbd[j->nsmbd++] = (struct pv_run_copy_smbd){w->pid, -1};
 			}
 			j->smbd[k].cpu_mean += w->cpu / (double)j->nsamples;
 			j->smbd[k].top_mean += w->top / (double)j->nsamples;
@@ -224,7 +224,7 @@ static void smbds(struct pv_copy_job *j)
 				j->smbd[k].conn = (int)c;
 	for (size_t a = 1; a < j->nsmbd; a++)
 		for (size_t b = a; b > 0 && j->smbd[b].cpu_mean > j->smbd[b - 1].cpu_mean; b--) {
-			struct pv_copy_smbd t = j->smbd[b];
+			struct pv_run_copy_smbd t = j->smbd[b];
 
 			j->smbd[b] = j->smbd[b - 1];
 			j->smbd[b - 1] = t;
@@ -233,7 +233,7 @@ static void smbds(struct pv_copy_job *j)
 
 /* ---- the files ---- */
 
-static char *job_json(const struct pv_copy_job *j)
+static char *job_json(const struct pv_run_copy_job *j)
 {
 	struct pv_json *o = pv_json_object(), *a = pv_json_array(), *s = pv_json_array(),
 		       *c = pv_json_array();
@@ -299,7 +299,7 @@ static char *job_json(const struct pv_copy_job *j)
 	return text;
 }
 
-static int write_files(struct pv_sink *k, const struct pv_copy_job *j)
+static int write_files(struct pv_run_sink *k, const struct pv_run_copy_job *j)
 {
 	struct pv_buf t = PV_BUF_INIT, w = PV_BUF_INIT, p = PV_BUF_INIT;
 	char *json = job_json(j);
@@ -310,11 +310,11 @@ static int write_files(struct pv_sink *k, const struct pv_copy_job *j)
 		pv_buf_addf(&t, "%.3f,%lu,%llu,%.1f,%.1f\n", j->ticks[i].t, j->ticks[i].files,
 			    (unsigned long long)j->ticks[i].bytes, j->ticks[i].cpu,
 			    j->ticks[i].top);
-	pv_watch_csv(j->samples, j->nsamples, j->start, j->start, &w);
+	pv_run_watch_csv(j->samples, j->nsamples, j->start, j->start, &w);
 	pv_buf_addstr(&p, "seconds,pid,cpu,threads,busiest_thread,quota\n");
 	for (size_t i = 0; i < j->nsamples; i++)
 		for (unsigned q = 0; q < j->samples[i].nprocs; q++) {
-			const struct pv_watch_proc *x = &j->samples[i].procs[q];
+			const struct pv_run_watch_proc *x = &j->samples[i].procs[q];
 
 			pv_buf_addf(&p, "%.1f,%d,%.1f,%u,%.1f,", j->samples[i].t - j->start, x->pid,
 				    x->cpu, x->threads, x->top);
@@ -324,10 +324,10 @@ static int write_files(struct pv_sink *k, const struct pv_copy_job *j)
 		}
 	if (!json || pv_buf_failed(&t) || pv_buf_failed(&w) || pv_buf_failed(&p))
 		r = pv_error(PV_EIO, "out of memory");
-	else if ((r = pv_sink_write(k, "", "copy.json", json, strlen(json), true)) == PV_OK &&
-		 (r = pv_sink_write(k, "", "ticks.csv", t.data, t.len, true)) == PV_OK &&
-		 (r = pv_sink_write(k, "", "watch.csv", w.data, w.len, true)) == PV_OK)
-		r = pv_sink_write(k, "", "smbd.csv", p.data, p.len, true);
+	else if ((r = pv_run_sink_write(k, "", "copy.json", json, strlen(json), true)) == PV_OK &&
+		 (r = pv_run_sink_write(k, "", "ticks.csv", t.data, t.len, true)) == PV_OK &&
+		 (r = pv_run_sink_write(k, "", "watch.csv", w.data, w.len, true)) == PV_OK)
+		r = pv_run_sink_write(k, "", "smbd.csv", p.data, p.len, true);
 	free(json);
 	pv_buf_release(&t, 0);
 	pv_buf_release(&w, 0);
@@ -339,13 +339,13 @@ static int write_files(struct pv_sink *k, const struct pv_copy_job *j)
 
 struct hosts {
 	struct pv_remote *cli, *srv, *ctl;
-	struct pv_watch *watch;
-	struct pv_sink *sink;	     /* handed to the job at the end */
+	struct pv_run_watch *watch;
+	struct pv_run_sink *sink;    /* handed to the job at the end */
 	enum pv_samba_profile level; /* the server's before the copy */
 	bool level_set;		     /* changed: to be put back */
 };
 
-static void put_back(struct hosts *h, struct pv_copy_job *j)
+static void put_back(struct hosts *h, struct pv_run_copy_job *j)
 {
 	if (!h->level_set)
 		return;
@@ -363,7 +363,8 @@ static void put_back(struct hosts *h, struct pv_copy_job *j)
 	}
 }
 
-static int agent(const struct pv_env *env, struct hosts *h, const char *bin, struct pv_copy_job *j)
+static int agent(const struct pv_env *env, struct hosts *h, const char *bin,
+		 struct pv_run_copy_job *j)
 {
 	const struct pv_secret *pw = NULL;
 	struct pv_buf cmd = PV_BUF_INIT, in = PV_BUF_INIT, err = PV_BUF_INIT;
@@ -376,7 +377,7 @@ static int agent(const struct pv_env *env, struct hosts *h, const char *bin, str
 	pv_buf_secret(&in);
 	pv_buf_add(&in, pw->data, pw->len);
 	pv_buf_addstr(&in, "\n");
-	if ((r = pv_copy_config_put(&j->cfg, &in)) != PV_OK) {
+	if ((r = pv_load_copy_config_put(&j->cfg, &in)) != PV_OK) {
 		pv_buf_release(&in, 1);
 		return r;
 	}
@@ -410,13 +411,14 @@ static int agent(const struct pv_env *env, struct hosts *h, const char *bin, str
 	return r;
 }
 
-int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct pv_copy_job *j)
+int pv_run_copy_run(const struct pv_env *env, const struct pv_run_copy_opts *o,
+		    struct pv_run_copy_job *j)
 {
 	const struct pv_playbook *pb = env->pb;
-	const struct pv_host *client = NULL;
+	const struct pv_playbook_host *client = NULL;
 	struct hosts h = {0};
-	struct pv_roster_user u;
-	struct pv_self self = {0};
+	struct pv_playbook_roster_user u;
+	struct pv_run_self self = {0};
 	char bin[128], name[64], id[64], why[1024];
 	bool copied = false;
 	size_t ci = 0;
@@ -437,14 +439,14 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 		return pv_error(PV_ECONFIG, "--client '%s' is not one of the playbook's clients",
 				o->client);
 	client = &pb->clients[ci];
-	if (client->os == PV_OS_WINDOWS)
+	if (client->os == PV_PLAYBOOK_OS_WINDOWS)
 		return pv_error(PV_ECONFIG,
 				"--client '%s' is a Windows client: the copy agent "
 				"runs on Linux clients (robocopy is Windows' own)",
 				client->name);
 	snprintf(j->client, sizeof(j->client), "%s", client->name);
 	snprintf(j->server, sizeof(j->server), "%s", pb->server.host.name);
-	if ((r = pv_roster_user(pb, ci, o->user ? o->user : 1, &u)) != PV_OK ||
+	if ((r = pv_playbook_roster_user(pb, ci, o->user ? o->user : 1, &u)) != PV_OK ||
 	    (r = config(env, o, &u, j)) != PV_OK)
 		return r;
 	j->interval = o->interval > 0 ? o->interval : 1;
@@ -483,9 +485,9 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 		return PV_OK;
 	}
 	/* the hosts: the client (its binary), the server (commands, and the watch's own) */
-	if ((r = pv_self_read(&self)) != PV_OK ||
+	if ((r = pv_run_self_read(&self)) != PV_OK ||
 	    (r = pv_env_host_connect(client, &h.cli)) != PV_OK ||
-	    (r = pv_install_self(h.cli, &self, bin, sizeof(bin), &copied)) != PV_OK ||
+	    (r = pv_run_install_self(h.cli, &self, bin, sizeof(bin), &copied)) != PV_OK ||
 	    (r = pv_env_host_connect(&pb->server.host, &h.srv)) != PV_OK)
 		goto out;
 	if (copied)
@@ -502,8 +504,8 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_sink_open(h.sink, h.ctl, pb->controller.results, id, o->id != NULL, name)) !=
-	    PV_OK) {
+	if ((r = pv_run_sink_open(h.sink, h.ctl, pb->controller.results, id, o->id != NULL,
+				  name)) != PV_OK) {
 		free(h.sink);
 		h.sink = NULL;
 		goto out;
@@ -537,8 +539,8 @@ int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct p
 		struct pv_remote *wr = NULL;
 
 		if ((r = pv_env_host_connect(&pb->server.host, &wr)) != PV_OK ||
-		    (r = pv_watch_start(&pb->server.host, wr, "server", j->interval, true,
-					&h.watch)) != PV_OK)
+		    (r = pv_run_watch_start(&pb->server.host, wr, "server", j->interval, true,
+					    &h.watch)) != PV_OK)
 			goto out;
 	}
 	{
@@ -562,49 +564,50 @@ out:
 	if (h.srv)
 		put_back(&h, j);
 	if (h.watch) {
-		r2 = pv_watch_window(h.watch, j->start, j->end + 0.5, &j->samples, &j->nsamples);
+		r2 = pv_run_watch_window(h.watch, j->start, j->end + 0.5, &j->samples,
+					 &j->nsamples);
 		if (r == PV_OK && r2 != PV_OK)
 			r = r2;
-		pv_watch_stop(h.watch);
+		pv_run_watch_stop(h.watch);
 		smbds(j);
 	}
 	if (h.sink) {
 		r2 = write_files(h.sink, j);
 		if (r == PV_OK && r2 != PV_OK)
 			r = r2;
-		j->sink = h.sink; /* kept for pv_copy_write, with its connection */
+		j->sink = h.sink; /* kept for pv_run_copy_write, with its connection */
 		j->ctl = h.ctl;
 		h.ctl = NULL;
 	}
 	pv_remote_free(h.cli);
 	pv_remote_free(h.srv);
 	pv_remote_free(h.ctl);
-	pv_self_release(&self);
+	pv_run_self_release(&self);
 	if (r != PV_OK && why[0])
 		return pv_error(r, "%s", why);
 	return r;
 }
 
-int pv_copy_write(const struct pv_env *env, const struct pv_copy_job *j, const char *name,
-		  const void *data, size_t len)
+int pv_run_copy_write(const struct pv_env *env, const struct pv_run_copy_job *j, const char *name,
+		      const void *data, size_t len)
 {
 	(void)env;
 	if (!j->sink)
 		return pv_error(PV_EBUG, "copy: no results folder to write %s into", name);
-	return pv_sink_write(j->sink, "", name, data, len, true);
+	return pv_run_sink_write(j->sink, "", name, data, len, true);
 }
 
-void pv_copy_job_release(struct pv_copy_job *j)
+void pv_run_copy_job_release(struct pv_run_copy_job *j)
 {
 	if (j->sink) {
-		pv_sink_close(j->sink);
+		pv_run_sink_close(j->sink);
 		free(j->sink);
 	}
 	pv_remote_free(j->ctl);
 	free(j->ticks);
 	free(j->samples);
 	pv_samba_counters_release(&j->counters);
-	pv_copy_config_release(&j->cfg);
+	pv_load_copy_config_release(&j->cfg);
 	pv_env_plan_release(&j->dry);
 	memset(j, 0, sizeof(*j));
 }

@@ -20,10 +20,10 @@
 #include "run/watch.h"
 #include "samba/samba.h"
 
-struct pv_sink;
+struct pv_run_sink;
 struct pv_remote;
 
-struct pv_copy_opts {
+struct pv_run_copy_opts {
 	const char *client;   /* a client's name; NULL: the playbook's first */
 	const char *from;     /* the source: a folder on the client ... */
 	const char *fileset;  /* ... or a fileset file here (the same tree and bytes anywhere) */
@@ -40,7 +40,7 @@ struct pv_copy_opts {
 };
 
 /* One smbd that served the copy, over it. */
-struct pv_copy_smbd {
+struct pv_run_copy_smbd {
 	int pid;
 	int conn; /* the copy's connection it serves (-1: none of them) */
 	double cpu_mean, cpu_max, top_mean, top_max; /* % of a core */
@@ -48,44 +48,45 @@ struct pv_copy_smbd {
 	double quota;				     /* % of a core; < 0: none */
 };
 
-struct pv_copy_job {
+struct pv_run_copy_job {
 	char id[64], folder[1100]; /* the results folder */
 	char client[256], server[256], share[256], target[1600], user[300], source[1400];
 	char samba[128]; /* the server's Samba version ("" when not Samba) */
 	int dgram_qlen;	 /* its net.unix.max_dgram_qlen when Samba; -1: not read */
-	struct pv_copy_config cfg;
+	struct pv_load_copy_config cfg;
 	bool planned, done; /* the agent said its plan, its figures */
-	struct pv_copy_plan plan;
-	struct pv_copy_done figs;
-	struct pv_copy_tick *ticks;
+	struct pv_load_copy_plan plan;
+	struct pv_load_copy_done figs;
+	struct pv_load_copy_tick *ticks;
 	size_t nticks;
 	double start, end; /* pv_now() of the agent's start and end */
 	/* connections: their ports and the smbd serving each */
 	struct {
 		int port, pid;
 		char desc[96];
-	} conns[PV_COPY_CONNECTIONS_MAX];
+	} conns[PV_LOAD_COPY_CONNECTIONS_MAX];
 	unsigned nconns;
 	/* the server watch over the copy */
-	struct pv_watch_sample *samples;
+	struct pv_run_watch_sample *samples;
 	size_t nsamples;
 	int interval;
-	struct pv_copy_smbd smbd[PV_WATCH_PROCS];
+	struct pv_run_copy_smbd smbd[PV_RUN_WATCH_PROCS];
 	size_t nsmbd;
 	/* Samba's counters over the copy (the system calls and SMB2 commands that moved) */
 	bool profiled;
 	char profile_note[256]; /* why there are none, or what was put back */
 	struct pv_samba_counters counters;
-	char err[1024];		/* the agent's stderr, its last line */
-	struct pv_env_plan dry; /* a dry run: what it would do */
-	struct pv_sink *sink;	/* the results folder, for pv_copy_write */
-	struct pv_remote *ctl;	/* and the controller's host it is on (NULL: here) */
+	char err[1024];		  /* the agent's stderr, its last line */
+	struct pv_env_plan dry;	  /* a dry run: what it would do */
+	struct pv_run_sink *sink; /* the results folder, for pv_run_copy_write */
+	struct pv_remote *ctl;	  /* and the controller's host it is on (NULL: here) */
 };
 
-int pv_copy_run(const struct pv_env *env, const struct pv_copy_opts *o, struct pv_copy_job *job);
+int pv_run_copy_run(const struct pv_env *env, const struct pv_run_copy_opts *o,
+		    struct pv_run_copy_job *job);
 /* A file more into the job's results folder (the face's copy.txt, report.html). */
-int pv_copy_write(const struct pv_env *env, const struct pv_copy_job *job, const char *name,
-		  const void *data, size_t len);
-void pv_copy_job_release(struct pv_copy_job *job);
+int pv_run_copy_write(const struct pv_env *env, const struct pv_run_copy_job *job, const char *name,
+		      const void *data, size_t len);
+void pv_run_copy_job_release(struct pv_run_copy_job *job);
 
 #endif

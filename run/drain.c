@@ -30,14 +30,14 @@ extern const char pv_run_drain_sh[];
 
 static const char *const probe_names[] = {"command", "writeback", "inflight", "smb"};
 
-const char *pv_drain_probe_name(enum pv_probe_kind k)
+const char *pv_run_drain_probe_name(enum pv_playbook_probe_kind k)
 {
 	return (unsigned)k < sizeof(probe_names) / sizeof(probe_names[0]) ? probe_names[k] : "?";
 }
 
 /* ---- messages ---------------------------------------------------------------------------- */
 
-void pv_drain_quote(const char *text, size_t len, size_t max, char *out, size_t outlen)
+void pv_run_drain_quote(const char *text, size_t len, size_t max, char *out, size_t outlen)
 {
 	size_t o = 0, kept = 0;
 
@@ -84,7 +84,7 @@ static int bad_output(const char *text, size_t len, const char *what)
 {
 	char q[QUOTE_MAX * 4 + 8];
 
-	pv_drain_quote(text, len, QUOTE_MAX, q, sizeof(q));
+	pv_run_drain_quote(text, len, QUOTE_MAX, q, sizeof(q));
 	if (!q[0])
 		return pv_error(PV_EREMOTE, "printed nothing; expected %s", what);
 	return pv_error(PV_EREMOTE, "printed '%s', which is not %s", q, what);
@@ -123,7 +123,7 @@ static bool number_at(const char *p, const char *lim, long *v, const char **end)
 	return true;
 }
 
-int pv_drain_parse_number(const char *text, size_t len, long *depth)
+int pv_run_drain_parse_number(const char *text, size_t len, long *depth)
 {
 	const char *p = text, *lim = text + len, *end;
 	long v;
@@ -165,7 +165,7 @@ static const char *skip_blank(const char *p, const char *lim)
 	return p;
 }
 
-int pv_drain_parse_writeback(const char *text, size_t len, long *kb)
+int pv_run_drain_parse_writeback(const char *text, size_t len, long *kb)
 {
 	static const char *const keys[] = {"Dirty:", "Writeback:"};
 	const char *p = text, *lim = text + len, *ls, *le, *end;
@@ -198,7 +198,7 @@ int pv_drain_parse_writeback(const char *text, size_t len, long *kb)
 	return PV_OK;
 }
 
-int pv_drain_parse_inflight(const char *text, size_t len, long *n)
+int pv_run_drain_parse_inflight(const char *text, size_t len, long *n)
 {
 	const char *p = text, *lim = text + len, *ls, *le, *q;
 	long sum = 0, a, b;
@@ -274,7 +274,7 @@ static bool match_from(const char *t, const char *s, const char *client, const c
 	return *s == '\0';
 }
 
-bool pv_drain_lab_user(const struct pv_playbook *pb, const char *username)
+bool pv_run_drain_lab_user(const struct pv_playbook *pb, const char *username)
 {
 	const char *name = username, *tmpl = pb->users.name_template;
 	const char *server = pb->has_server ? pb->server.host.name : NULL;
@@ -294,10 +294,10 @@ bool pv_drain_lab_user(const struct pv_playbook *pb, const char *username)
 
 static bool lab_user(void *arg, const char *user)
 {
-	return pv_drain_lab_user(arg, user);
+	return pv_run_drain_lab_user(arg, user);
 }
 
-int pv_drain_parse_smb(const struct pv_playbook *pb, const char *text, size_t len, long *n)
+int pv_run_drain_parse_smb(const struct pv_playbook *pb, const char *text, size_t len, long *n)
 {
 	switch (pv_samba_status_count(text, len, lab_user, (void *)pb, n)) {
 	case PV_SAMBA_STATUS_OK:
@@ -311,26 +311,26 @@ int pv_drain_parse_smb(const struct pv_playbook *pb, const char *text, size_t le
 	}
 }
 
-int pv_drain_parse(const struct pv_playbook *pb, enum pv_probe_kind k, const char *text, size_t len,
-		   long *depth)
+int pv_run_drain_parse(const struct pv_playbook *pb, enum pv_playbook_probe_kind k,
+		       const char *text, size_t len, long *depth)
 {
 	switch (k) {
-	case PV_PROBE_WRITEBACK:
-		return pv_drain_parse_writeback(text, len, depth);
-	case PV_PROBE_INFLIGHT:
-		return pv_drain_parse_inflight(text, len, depth);
-	case PV_PROBE_SMB:
-		return pv_drain_parse_smb(pb, text, len, depth);
-	case PV_PROBE_COMMAND:
-		return pv_drain_parse_number(text, len, depth);
+	case PV_PLAYBOOK_PROBE_WRITEBACK:
+		return pv_run_drain_parse_writeback(text, len, depth);
+	case PV_PLAYBOOK_PROBE_INFLIGHT:
+		return pv_run_drain_parse_inflight(text, len, depth);
+	case PV_PLAYBOOK_PROBE_SMB:
+		return pv_run_drain_parse_smb(pb, text, len, depth);
+	case PV_PLAYBOOK_PROBE_COMMAND:
+		return pv_run_drain_parse_number(text, len, depth);
 	}
 	return pv_error(PV_EBUG, "unknown drain probe %d", (int)k);
 }
 
 /* ---- timing ------------------------------------------------------------------------------ */
 
-double pv_drain_backoff(int interval, double cur, bool have_prev, long prev, long depth,
-			long threshold)
+double pv_run_drain_backoff(int interval, double cur, bool have_prev, long prev, long depth,
+			    long threshold)
 {
 	double base = interval > 0 ? interval : 1, next;
 
@@ -340,7 +340,7 @@ double pv_drain_backoff(int interval, double cur, bool have_prev, long prev, lon
 	return next < base * BACKOFF_MAX ? next : base * BACKOFF_MAX;
 }
 
-void pv_drain_rate_add(struct pv_drain_rate *r, double t, long depth)
+void pv_run_drain_rate_add(struct pv_run_drain_rate *r, double t, long depth)
 {
 	if (r->n > 0 && t > r->t) {
 		double inst = ((double)r->depth - (double)depth) / (t - r->t);
@@ -354,7 +354,7 @@ void pv_drain_rate_add(struct pv_drain_rate *r, double t, long depth)
 	}
 }
 
-double pv_drain_eta(const struct pv_drain_rate *r, long depth, long threshold)
+double pv_run_drain_eta(const struct pv_run_drain_rate *r, long depth, long threshold)
 {
 	if (depth <= threshold)
 		return 0;
@@ -380,8 +380,8 @@ static void secs_text(char *out, size_t len, double s)
 		snprintf(out, len, "%.0f h %02.0f min", floor(s / 3600), fmod(floor(s / 60), 60));
 }
 
-void pv_drain_detail(char *out, size_t len, const char *metric, long depth, long threshold,
-		     const struct pv_drain_rate *r, double settled, int settle, double next)
+void pv_run_drain_detail(char *out, size_t len, const char *metric, long depth, long threshold,
+			 const struct pv_run_drain_rate *r, double settled, int settle, double next)
 {
 	char rt[32], eta[32];
 	double e;
@@ -396,7 +396,7 @@ void pv_drain_detail(char *out, size_t len, const char *metric, long depth, long
 	}
 	if (r->n >= 2 && r->rate > 0) {
 		rate_text(rt, sizeof(rt), r->rate);
-		e = pv_drain_eta(r, depth, threshold);
+		e = pv_run_drain_eta(r, depth, threshold);
 		secs_text(eta, sizeof(eta), e);
 		snprintf(out, len, "%s %ld, draining %s/s, ETA %s", metric, depth, rt, eta);
 	} else if (r->n >= 2 && r->rate < 0) {
@@ -411,24 +411,24 @@ void pv_drain_detail(char *out, size_t len, const char *metric, long depth, long
 
 /* ---- configuration ------------------------------------------------------------------------- */
 
-int pv_drain_check(const struct pv_playbook *pb, const struct pv_drain *d)
+int pv_run_drain_check(const struct pv_playbook *pb, const struct pv_playbook_drain *d)
 {
 	if (!pb->has_server)
 		return pv_error(PV_ECONFIG,
 				"the playbook has no server: wait polls the file server; add a "
 				"server: section (name, address)");
-	if ((unsigned)d->probe > PV_PROBE_SMB)
+	if ((unsigned)d->probe > PV_PLAYBOOK_PROBE_SMB)
 		return pv_error(PV_ECONFIG,
 				"unknown drain probe %d; expected drain.probe (--probe) command, "
 				"writeback, inflight or smb",
 				(int)d->probe);
-	if (d->probe == PV_PROBE_COMMAND && (!d->command || !d->command[0]))
+	if (d->probe == PV_PLAYBOOK_PROBE_COMMAND && (!d->command || !d->command[0]))
 		return pv_error(
 			PV_ECONFIG,
 			"no drain probe configured: pass --probe writeback, inflight or smb, "
 			"or --probe-command CMD (a command printing the queue depth), or set "
 			"drain.probe or drain.command in the playbook");
-	if (d->probe == PV_PROBE_SMB && pb->nclients == 0)
+	if (d->probe == PV_PLAYBOOK_PROBE_SMB && pb->nclients == 0)
 		return pv_error(
 			PV_ECONFIG,
 			"the smb probe counts the sessions of this lab's users, named from "
@@ -454,14 +454,14 @@ int pv_drain_check(const struct pv_playbook *pb, const struct pv_drain *d)
 	return PV_OK;
 }
 
-static const char *metric_of(const struct pv_drain *d)
+static const char *metric_of(const struct pv_playbook_drain *d)
 {
 	static const char *const defaults[] = {"req_queue", "dirty+writeback kB", "I/O in flight",
 					       "SMB opens and sessions"};
 
 	if (d->metric && d->metric[0])
 		return d->metric;
-	return (unsigned)d->probe <= PV_PROBE_SMB ? defaults[d->probe] : "depth";
+	return (unsigned)d->probe <= PV_PLAYBOOK_PROBE_SMB ? defaults[d->probe] : "depth";
 }
 
 /* The command's first word (with "..." when more follows): a probe command may carry a
@@ -476,18 +476,18 @@ static void command_word(const char *cmd, char *out, size_t len)
 	snprintf(out, len, "%.*s%s", (int)(n > 64 ? 64 : n), cmd, cmd[n] ? " ..." : "");
 }
 
-static void probe_text(const struct pv_drain *d, char *out, size_t len)
+static void probe_text(const struct pv_playbook_drain *d, char *out, size_t len)
 {
 	char w[80];
 
 	switch (d->probe) {
-	case PV_PROBE_WRITEBACK:
+	case PV_PLAYBOOK_PROBE_WRITEBACK:
 		snprintf(out, len, "Dirty + Writeback of /proc/meminfo");
 		break;
-	case PV_PROBE_INFLIGHT:
+	case PV_PLAYBOOK_PROBE_INFLIGHT:
 		snprintf(out, len, "the reads and writes in flight of /sys/block/*/inflight");
 		break;
-	case PV_PROBE_SMB:
+	case PV_PLAYBOOK_PROBE_SMB:
 		snprintf(out, len,
 			 "this lab's users' sessions and open files in 'smbstatus --json'");
 		break;
@@ -498,7 +498,8 @@ static void probe_text(const struct pv_drain *d, char *out, size_t len)
 	}
 }
 
-void pv_drain_plan(const struct pv_playbook *pb, const struct pv_drain *d, struct pv_env_plan *plan)
+void pv_run_drain_plan(const struct pv_playbook *pb, const struct pv_playbook_drain *d,
+		       struct pv_env_plan *plan)
 {
 	char what[160];
 
@@ -516,8 +517,8 @@ void pv_drain_plan(const struct pv_playbook *pb, const struct pv_drain *d, struc
 
 struct waiter {
 	const struct pv_env *env;
-	const struct pv_drain *d;
-	struct pv_drain_result *res;
+	const struct pv_playbook_drain *d;
+	struct pv_run_drain_result *res;
 	const char *host;
 	struct pv_remote *rem;
 	struct pv_buf cmd;
@@ -547,7 +548,7 @@ static int nap(const struct waiter *w, double secs)
 
 static int stopped(const struct waiter *w)
 {
-	const struct pv_drain_result *res = w->res;
+	const struct pv_run_drain_result *res = w->res;
 
 	if (res->polls == 0)
 		return pv_error(PV_ESTOPPED,
@@ -563,8 +564,8 @@ static int stopped(const struct waiter *w)
 
 static int timed_out(const struct waiter *w, double settled, bool no_answer)
 {
-	const struct pv_drain_result *res = w->res;
-	const struct pv_drain *d = w->d;
+	const struct pv_run_drain_result *res = w->res;
+	const struct pv_playbook_drain *d = w->d;
 	char how[256] = "";
 
 	if (no_answer)
@@ -596,24 +597,25 @@ static int timed_out(const struct waiter *w, double settled, bool no_answer)
 /* The remote command of one poll. */
 static int build_command(struct waiter *w)
 {
-	const struct pv_drain *d = w->d;
+	const struct pv_playbook_drain *d = w->d;
 	char word[80];
 
-	if (d->probe == PV_PROBE_COMMAND) {
+	if (d->probe == PV_PLAYBOOK_PROBE_COMMAND) {
 		pv_buf_addstr(&w->cmd, d->command);
 		command_word(d->command, word, sizeof(word));
 		snprintf(w->probe, sizeof(w->probe), "drain.command '%s'", word);
 	} else {
 		struct pv_buf script = PV_BUF_INIT;
 
-		pv_remote_var(&script, "probe", pv_drain_probe_name(d->probe));
+		pv_remote_var(&script, "probe", pv_run_drain_probe_name(d->probe));
 		pv_buf_addstr(&script, pv_run_drain_sh);
 		if (pv_buf_failed(&script) || pv_remote_sh_line(&w->cmd, script.data) < 0) {
 			pv_buf_release(&script, 0);
 			return pv_error(PV_EIO, "out of memory");
 		}
 		pv_buf_release(&script, 0);
-		snprintf(w->probe, sizeof(w->probe), "the %s probe", pv_drain_probe_name(d->probe));
+		snprintf(w->probe, sizeof(w->probe), "the %s probe",
+			 pv_run_drain_probe_name(d->probe));
 	}
 	if (pv_buf_failed(&w->cmd))
 		return pv_error(PV_EIO, "out of memory");
@@ -637,8 +639,8 @@ static int probe_failed(const struct waiter *w, int status, const struct pv_buf 
 			start = i;
 			break;
 		}
-	pv_drain_quote(b->data ? b->data + start : NULL, end - start, QUOTE_MAX, q, sizeof(q));
-	if (w->d->probe == PV_PROBE_SMB)
+	pv_run_drain_quote(b->data ? b->data + start : NULL, end - start, QUOTE_MAX, q, sizeof(q));
+	if (w->d->probe == PV_PLAYBOOK_PROBE_SMB)
 		hint = status == 127 ? "; the smb probe needs Samba's smbstatus on the server"
 				     : "; the smb probe needs 'smbstatus --json' (Samba 4.17 or "
 				       "later) and the right to read Samba's state (root)";
@@ -685,13 +687,13 @@ static int poll_once(struct waiter *w, long *depth)
 		r = probe_failed(w, status, &out, &err);
 		goto out;
 	}
-	r = pv_drain_parse(w->env->pb, w->d->probe, out.data ? out.data : "", out.len, depth);
+	r = pv_run_drain_parse(w->env->pb, w->d->probe, out.data ? out.data : "", out.len, depth);
 	if (r != PV_OK) {
 		char msg[1024];
 
 		snprintf(msg, sizeof(msg), "%s", pv_errmsg());
 		r = pv_error(r, "%s on %s %s%s", w->probe, w->host, msg,
-			     w->d->probe == PV_PROBE_COMMAND
+			     w->d->probe == PV_PLAYBOOK_PROBE_COMMAND
 				     ? "; fix drain.command (--probe-command) so that it prints "
 				       "the depth alone"
 				     : "");
@@ -702,7 +704,7 @@ out:
 	return r;
 }
 
-static void note(struct pv_drain_result *res, long depth, double t)
+static void note(struct pv_run_drain_result *res, long depth, double t)
 {
 	if (res->polls == 0)
 		res->first = res->peak = depth;
@@ -715,9 +717,9 @@ static void note(struct pv_drain_result *res, long depth, double t)
 
 static int loop(struct waiter *w)
 {
-	const struct pv_drain *d = w->d;
-	struct pv_drain_result *res = w->res;
-	struct pv_drain_rate rate;
+	const struct pv_playbook_drain *d = w->d;
+	struct pv_run_drain_result *res = w->res;
+	struct pv_run_drain_rate rate;
 	struct pv_progress p;
 	double wait_s = 0, below_since = -1, settled = 0;
 	long depth = 0, prev = 0;
@@ -757,9 +759,9 @@ static int loop(struct waiter *w)
 		}
 		failed = false;
 		note(res, depth, now - w->t0);
-		pv_drain_rate_add(&rate, now, depth);
-		wait_s = pv_drain_backoff(d->interval, wait_s, res->polls > 1, prev, depth,
-					  d->threshold);
+		pv_run_drain_rate_add(&rate, now, depth);
+		wait_s = pv_run_drain_backoff(d->interval, wait_s, res->polls > 1, prev, depth,
+					      d->threshold);
 		prev = depth;
 		if (depth <= d->threshold) {
 			if (below_since < 0)
@@ -786,8 +788,8 @@ static int loop(struct waiter *w)
 		{
 			char line[sizeof(p.detail)];
 
-			pv_drain_detail(line, sizeof(line), res->metric, depth, d->threshold, &rate,
-					settled, d->settle, wait_s);
+			pv_run_drain_detail(line, sizeof(line), res->metric, depth, d->threshold,
+					    &rate, settled, d->settle, wait_s);
 			pv_progress_detail(&p, "%s", line);
 		}
 		/* the last poll is at the timeout */
@@ -803,7 +805,8 @@ static int loop(struct waiter *w)
 	return r;
 }
 
-int pv_drain_wait(const struct pv_env *env, const struct pv_drain *d, struct pv_drain_result *res)
+int pv_run_drain_wait(const struct pv_env *env, const struct pv_playbook_drain *d,
+		      struct pv_run_drain_result *res)
 {
 	const struct pv_playbook *pb = env->pb;
 	struct waiter w;
@@ -812,7 +815,7 @@ int pv_drain_wait(const struct pv_env *env, const struct pv_drain *d, struct pv_
 	memset(res, 0, sizeof(*res));
 	memset(&w, 0, sizeof(w));
 	snprintf(res->metric, sizeof(res->metric), "%s", metric_of(d));
-	if ((r = pv_drain_check(pb, d)) != PV_OK)
+	if ((r = pv_run_drain_check(pb, d)) != PV_OK)
 		return r;
 	w.env = env;
 	w.d = d;

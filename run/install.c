@@ -17,7 +17,7 @@
 
 extern const char pv_run_install_sh[];
 
-int pv_self_read(struct pv_self *self)
+int pv_run_self_read(struct pv_run_self *self)
 {
 	struct pv_buf b = PV_BUF_INIT;
 	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
@@ -42,7 +42,7 @@ int pv_self_read(struct pv_self *self)
 	return PV_OK;
 }
 
-void pv_self_release(struct pv_self *self)
+void pv_run_self_release(struct pv_run_self *self)
 {
 	free(self->data);
 	memset(self, 0, sizeof(*self));
@@ -72,8 +72,8 @@ static int script(struct pv_remote *rem, const char *dir, const char *digest, co
 	return r;
 }
 
-int pv_install_self(struct pv_remote *rem, const struct pv_self *self, char *path, size_t len,
-		    bool *copied)
+int pv_run_install_self(struct pv_remote *rem, const struct pv_run_self *self, char *path,
+			size_t len, bool *copied)
 {
 	struct pv_buf out = PV_BUF_INIT;
 	char dir[64], tmp[160], name[80];

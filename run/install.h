@@ -16,17 +16,17 @@
 #include "util/digest.h"
 
 /* The running binary: its bytes and digest (read once from /proc/self/exe). */
-struct pv_self {
+struct pv_run_self {
 	char *data;
 	size_t len;
 	char digest[PV_SHA256_HEX];
 };
-int pv_self_read(struct pv_self *self);
-void pv_self_release(struct pv_self *self);
+int pv_run_self_read(struct pv_run_self *self);
+void pv_run_self_release(struct pv_run_self *self);
 
 /* The binary's path on the host into path; *copied tells whether it was sent. PV_EREMOTE with
  * the missing libraries named, PV_ECONFIG when the folder is not one root can trust. */
-int pv_install_self(struct pv_remote *rem, const struct pv_self *self, char *path, size_t len,
-		    bool *copied);
+int pv_run_install_self(struct pv_remote *rem, const struct pv_run_self *self, char *path,
+			size_t len, bool *copied);
 
 #endif

@@ -59,7 +59,7 @@ extern const struct pv_run_driver pv_run_driver_command, pv_run_driver_fsct, pv_
 struct hostrun {
 	struct steprun *st;
 	struct pv_run_host *h;
-	const struct pv_host *host; /* NULL: the local controller */
+	const struct pv_playbook_host *host; /* NULL: the local controller */
 	struct pv_remote *rem;
 	struct pv_buf cmd;   /* the command as rendered */
 	struct pv_buf input; /* its stdin (secret: it may carry the password) */
@@ -93,8 +93,8 @@ struct run {
 	const struct pv_run_driver *drv;
 	void *drv_state; /* the driver's, for the whole run */
 	struct pv_run_result *res;
-	struct pv_ramp ramp;
-	struct pv_sink sink;
+	struct pv_run_ramp ramp;
+	struct pv_run_sink sink;
 	struct pv_remote **rems;   /* one per client */
 	struct pv_remote *ctl_rem; /* the controller's host, when it has one */
 	struct pv_remote *srv_rem; /* the server's, from connect_all until its watch takes it */
@@ -105,7 +105,7 @@ struct run {
 	char base[200];	   /* on the hosts: /tmp/provision-run-<lab>-<id>, then -<host> (hosts may
 			    * share a file system, as the lab's do) */
 	char local_pw[64]; /* a private folder for the local controller's password file */
-	struct pv_watch *watch, *dc_watch;
+	struct pv_run_watch *watch, *dc_watch;
 	double lost_after, deadline;
 	double wall0;
 };

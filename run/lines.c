@@ -36,15 +36,15 @@ void pv_run_wrap_line(const char *line, size_t len, struct pv_run_wrap_line *out
 	static const struct {
 		const char *word;
 		enum pv_run_wrap kind;
-	} words[] = {{"pv-started ", PV_WRAP_STARTED},
-		     {"pv-exit ", PV_WRAP_EXIT},
-		     {"pv-stopped ", PV_WRAP_STOPPED},
-		     {"pv-error ", PV_WRAP_ERROR}};
+	} words[] = {{"pv-started ", PV_RUN_WRAP_STARTED},
+		     {"pv-exit ", PV_RUN_WRAP_EXIT},
+		     {"pv-stopped ", PV_RUN_WRAP_STOPPED},
+		     {"pv-error ", PV_RUN_WRAP_ERROR}};
 	const char *end = line + len;
 
 	memset(out, 0, sizeof(*out));
 	if (len == 8 && !memcmp(line, "pv-alive", 8)) {
-		out->kind = PV_WRAP_ALIVE;
+		out->kind = PV_RUN_WRAP_ALIVE;
 		return;
 	}
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
@@ -54,12 +54,12 @@ void pv_run_wrap_line(const char *line, size_t len, struct pv_run_wrap_line *out
 		if (len < wl || memcmp(line, words[i].word, wl))
 			continue;
 		switch (words[i].kind) {
-		case PV_WRAP_EXIT:
-		case PV_WRAP_STOPPED:
+		case PV_RUN_WRAP_EXIT:
+		case PV_RUN_WRAP_STOPPED:
 			if (!status_of(v, end, &out->status))
 				return;
 			break;
-		case PV_WRAP_ERROR:
+		case PV_RUN_WRAP_ERROR:
 			out->text = v;
 			out->textlen = (size_t)(end - v) < PV_RUN_WRAP_TEXT_MAX
 					       ? (size_t)(end - v)
@@ -154,7 +154,7 @@ static int figures(struct pv_run_client *c, const struct pv_load_figs *f)
 		c->sum.drops += f->drops;
 		c->sum.reconnects += f->reconnects;
 		pv_load_hist_merge(&c->sum.lag, &f->lag);
-		for (int k = 0; k < PV_LOAD_KINDS; k++)
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 			pv_load_counts_merge(&c->sum.kind[k], &f->kind[k]);
 		pv_load_client_add(&c->own, f);
 	}
@@ -257,7 +257,7 @@ void pv_run_clients_merge(const struct pv_run_client *const *c, size_t n, struct
 		ls->drops += c[i]->sum.drops;
 		ls->reconnects += c[i]->sum.reconnects;
 		pv_load_hist_merge(&ls->lag, &c[i]->sum.lag);
-		for (int k = 0; k < PV_LOAD_KINDS; k++)
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 			pv_load_counts_merge(&ls->kind[k], &c[i]->sum.kind[k]);
 	}
 }

@@ -21,24 +21,24 @@
 #include "util/buf.h"
 
 /* A line of the command driver's wrapper: "pv-started PGID", "pv-alive", "pv-exit RC",
- * "pv-stopped RC", "pv-error TEXT"; anything else is PV_WRAP_OTHER (logged, never obeyed). */
+ * "pv-stopped RC", "pv-error TEXT"; anything else is PV_RUN_WRAP_OTHER (logged, never obeyed). */
 enum pv_run_wrap {
-	PV_WRAP_OTHER,
-	PV_WRAP_STARTED,
-	PV_WRAP_ALIVE,
-	PV_WRAP_EXIT,
-	PV_WRAP_STOPPED,
-	PV_WRAP_ERROR
+	PV_RUN_WRAP_OTHER,
+	PV_RUN_WRAP_STARTED,
+	PV_RUN_WRAP_ALIVE,
+	PV_RUN_WRAP_EXIT,
+	PV_RUN_WRAP_STOPPED,
+	PV_RUN_WRAP_ERROR
 };
 struct pv_run_wrap_line {
 	enum pv_run_wrap kind;
-	int status;	  /* PV_WRAP_EXIT, PV_WRAP_STOPPED: -1..65535 (-1: unknown) */
-	const char *text; /* PV_WRAP_ERROR: into the line, at most PV_RUN_WRAP_TEXT_MAX bytes */
+	int status;	  /* PV_RUN_WRAP_EXIT, PV_RUN_WRAP_STOPPED: -1..65535 (-1: unknown) */
+	const char *text; /* PV_RUN_WRAP_ERROR: into the line, at most PV_RUN_WRAP_TEXT_MAX bytes */
 	size_t textlen;
 };
 #define PV_RUN_WRAP_TEXT_MAX 400
 /* The line (len bytes, no '\n') into *out. A status that is not a number of that range makes
- * the line PV_WRAP_OTHER. */
+ * the line PV_RUN_WRAP_OTHER. */
 void pv_run_wrap_line(const char *line, size_t len, struct pv_run_wrap_line *out);
 
 /* The answer of run/scripts/install.sh (run/install.h) in mode check ("present" or "absent")

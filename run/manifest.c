@@ -37,18 +37,19 @@ static void time_field(struct pv_json *o, const char *key, double t)
 }
 
 /* A watch's summary of a step: {samples} and, with samples, {mean, p95, max} per metric. */
-static struct pv_json *watch_json(size_t samples, const struct pv_watch_stat stat[PV_W_COUNT])
+static struct pv_json *watch_json(size_t samples,
+				  const struct pv_run_watch_stat stat[PV_RUN_W_COUNT])
 {
 	struct pv_json *w = pv_json_object();
 
 	pv_json_int(w, "samples", (long long)samples);
-	for (int k = 0; k < PV_W_COUNT && samples; k++) {
+	for (int k = 0; k < PV_RUN_W_COUNT && samples; k++) {
 		struct pv_json *o = pv_json_object();
 
 		pv_json_real(o, "mean", stat[k].mean);
 		pv_json_real(o, "p95", stat[k].p95);
 		pv_json_real(o, "max", stat[k].max);
-		pv_json_set(w, pv_watch_names[k], o);
+		pv_json_set(w, pv_run_watch_names[k], o);
 	}
 	return w;
 }
@@ -237,7 +238,7 @@ int pv_run_manifest_write(struct run *R, const char *status, int code, const cha
 	char *text = pv_json_pretty(m);
 	int r;
 
-	r = text ? pv_sink_write(&R->sink, "", "manifest.json", text, strlen(text), true)
+	r = text ? pv_run_sink_write(&R->sink, "", "manifest.json", text, strlen(text), true)
 		 : pv_error(PV_EIO, "out of memory");
 	free(text);
 	pv_json_free(m);

@@ -11,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-unsigned pv_ramp_share(unsigned total, size_t n, size_t i)
+unsigned pv_run_ramp_share(unsigned total, size_t n, size_t i)
 {
 	return n ? (unsigned)(total / n + (i < total % n ? 1 : 0)) : 0;
 }
 
-int pv_ramp_plan(const struct pv_playbook *pb, struct pv_ramp *out)
+int pv_run_ramp_plan(const struct pv_playbook *pb, struct pv_run_ramp *out)
 {
-	const struct pv_driver *d = &pb->driver;
+	const struct pv_playbook_driver *d = &pb->driver;
 	unsigned long most = (unsigned long)pb->users.per_client * pb->nclients;
 	size_t n = 0;
 
@@ -57,7 +57,7 @@ int pv_ramp_plan(const struct pv_playbook *pb, struct pv_ramp *out)
 	return PV_OK;
 }
 
-void pv_ramp_release(struct pv_ramp *r)
+void pv_run_ramp_release(struct pv_run_ramp *r)
 {
 	free(r->totals);
 	r->totals = NULL;
@@ -234,15 +234,15 @@ static void put_quoted(struct pv_buf *out, const struct shell *sh, const char *v
 /* What the template's names stand for, worked out once per rendering. */
 struct names {
 	const struct pv_playbook *pb;
-	const struct pv_driver_vars *v;
-	char a[PV_NAME_MAX], u[PV_NAME_MAX], first[PV_NAME_MAX], last[PV_NAME_MAX],
-		share[PV_NAME_MAX];
+	const struct pv_run_driver_vars *v;
+	char a[PV_PLAYBOOK_NAME_MAX], u[PV_PLAYBOOK_NAME_MAX], first[PV_PLAYBOOK_NAME_MAX],
+		last[PV_PLAYBOOK_NAME_MAX], share[PV_PLAYBOOK_NAME_MAX];
 };
 
 static int names_init(struct names *nm, const struct pv_playbook *pb,
-		      const struct pv_driver_vars *v)
+		      const struct pv_run_driver_vars *v)
 {
-	const struct pv_host *client =
+	const struct pv_playbook_host *client =
 		v->client && *v->client ? pv_playbook_client(pb, v->client) : NULL;
 
 	memset(nm, 0, sizeof(*nm));
@@ -253,10 +253,11 @@ static int names_init(struct names *nm, const struct pv_playbook *pb,
 	    keep_n(pb, pb->users.name_template, v->client, nm->u, sizeof(nm->u)) < 0)
 		return pv_error(PV_ECONFIG, "a name template is too long");
 	if (client && v->users &&
-	    (pv_user_name(pb, client, 1, nm->first) != PV_OK ||
-	     pv_user_name(pb, client, v->users, nm->last) != PV_OK))
+	    (pv_playbook_user_name(pb, client, 1, nm->first) != PV_OK ||
+	     pv_playbook_user_name(pb, client, v->users, nm->last) != PV_OK))
 		return PV_ECONFIG;
-	if (pb->has_server && pb->server.shares && pv_share_name(pb, 1, nm->share) != PV_OK)
+	if (pb->has_server && pb->server.shares &&
+	    pv_playbook_share_name(pb, 1, nm->share) != PV_OK)
 		return PV_ECONFIG;
 	return PV_OK;
 }
@@ -272,38 +273,38 @@ static const char *number_of(long long x, char num[32])
 static const char *text_of(const struct names *nm, int ph)
 {
 	const struct pv_playbook *pb = nm->pb;
-	const struct pv_driver_vars *v = nm->v;
+	const struct pv_run_driver_vars *v = nm->v;
 
 	switch (ph) {
-	case PV_PH_CLIENT:
+	case PV_PLAYBOOK_PH_CLIENT:
 		return v->client ? v->client : "";
-	case PV_PH_RESULTS:
+	case PV_PLAYBOOK_PH_RESULTS:
 		return v->results ? v->results : "";
-	case PV_PH_PASSWORD_FILE:
+	case PV_PLAYBOOK_PH_PASSWORD_FILE:
 		return v->password_file ? v->password_file : "";
-	case PV_PH_CLIENTS:
+	case PV_PLAYBOOK_PH_CLIENTS:
 		return v->clients ? v->clients : "";
-	case PV_PH_SERVER:
+	case PV_PLAYBOOK_PH_SERVER:
 		return pb->has_server ? pb->server.host.name : "";
-	case PV_PH_SERVER_ADDRESS:
+	case PV_PLAYBOOK_PH_SERVER_ADDRESS:
 		return pb->has_server && pb->server.host.address ? pb->server.host.address : "";
-	case PV_PH_ALIAS_TEMPLATE:
+	case PV_PLAYBOOK_PH_ALIAS_TEMPLATE:
 		return nm->a;
-	case PV_PH_USER_TEMPLATE:
+	case PV_PLAYBOOK_PH_USER_TEMPLATE:
 		return nm->u;
-	case PV_PH_FIRST_USER:
+	case PV_PLAYBOOK_PH_FIRST_USER:
 		return nm->first;
-	case PV_PH_LAST_USER:
+	case PV_PLAYBOOK_PH_LAST_USER:
 		return nm->last;
-	case PV_PH_SHARE:
+	case PV_PLAYBOOK_PH_SHARE:
 		return nm->share;
-	case PV_PH_DOMAIN:
+	case PV_PLAYBOOK_PH_DOMAIN:
 		return pb->domain.netbios;
-	case PV_PH_REALM:
+	case PV_PLAYBOOK_PH_REALM:
 		return pb->domain.realm;
-	case PV_PH_DNS_DOMAIN:
+	case PV_PLAYBOOK_PH_DNS_DOMAIN:
 		return pb->domain.dns_domain;
-	case PV_PH_LAB:
+	case PV_PLAYBOOK_PH_LAB:
 		return pb->lab;
 	default:
 		return NULL;
@@ -314,32 +315,33 @@ static const char *text_of(const struct names *nm, int ph)
  * is: a user number for the command's own loop. */
 static const char *num_of(const struct names *nm, int ph, char num[32])
 {
-	const struct pv_driver_vars *v = nm->v;
+	const struct pv_run_driver_vars *v = nm->v;
 
 	switch (ph) {
-	case PV_PH_USERS:
+	case PV_PLAYBOOK_PH_USERS:
 		return number_of(v->users, num);
-	case PV_PH_USERS_TOTAL:
+	case PV_PLAYBOOK_PH_USERS_TOTAL:
 		return number_of(v->users_total, num);
-	case PV_PH_STEP:
+	case PV_PLAYBOOK_PH_STEP:
 		return number_of(v->step, num);
-	case PV_PH_STEPS:
+	case PV_PLAYBOOK_PH_STEPS:
 		return number_of(v->steps, num);
-	case PV_PH_DURATION:
+	case PV_PLAYBOOK_PH_DURATION:
 		return number_of(v->duration, num);
-	case PV_PH_WARMUP:
+	case PV_PLAYBOOK_PH_WARMUP:
 		return number_of(v->warmup, num);
-	case PV_PH_SHARES:
+	case PV_PLAYBOOK_PH_SHARES:
 		return number_of(nm->pb->has_server ? nm->pb->server.shares : 0, num);
-	case PV_PH_N:
+	case PV_PLAYBOOK_PH_N:
 		return "{n}";
 	default:
 		return NULL;
 	}
 }
 
-int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struct pv_driver_vars *v,
-		     struct pv_buf *out, bool *uses_password)
+int pv_run_driver_render(const struct pv_playbook *pb, const char *tmpl,
+			 const struct pv_run_driver_vars *v, struct pv_buf *out,
+			 bool *uses_password)
 {
 	struct shell sh = {.depth = 0};
 	struct names nm;
@@ -351,7 +353,7 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struc
 	if ((r = names_init(&nm, pb, v)) != PV_OK)
 		return r;
 	for (const char *p = tmpl; *p;) {
-		size_t len = pv_placeholder_len(p);
+		size_t len = pv_playbook_placeholder_len(p);
 		const char *val, *next;
 		int ph;
 
@@ -361,8 +363,8 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struc
 			p = next;
 			continue;
 		}
-		ph = pv_placeholder_of(p, len);
-		if (ph == PV_PH_PASSWORD_FILE && uses_password)
+		ph = pv_playbook_placeholder_of(p, len);
+		if (ph == PV_PLAYBOOK_PH_PASSWORD_FILE && uses_password)
 			*uses_password = true;
 		if ((val = num_of(&nm, ph, num)) != NULL) {
 			pv_buf_addstr(out, val);
@@ -371,7 +373,7 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struc
 		} else { /* the playbook check refuses these: a playbook made another way */
 			char known[512];
 
-			pv_placeholder_list(known, sizeof(known));
+			pv_playbook_placeholder_list(known, sizeof(known));
 			return pv_error(
 				PV_ECONFIG,
 				"driver template '%s': '%.*s' is not a placeholder; known: %s",
@@ -382,7 +384,7 @@ int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struc
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
-int pv_fsct_check(const struct pv_playbook *pb)
+int pv_run_fsct_check(const struct pv_playbook *pb)
 {
 	if (!pb->has_server)
 		return pv_error(PV_ECONFIG, "driver 'fsct' runs FSCT against the playbook's server "
@@ -398,7 +400,7 @@ int pv_fsct_check(const struct pv_playbook *pb)
 			"(as the clients resolve it), with controller.host.address and "
 			"controller.host.ssh for its OpenSSH for Windows");
 	for (size_t i = 0; i < pb->nclients; i++)
-		if (pb->clients[i].os != PV_OS_WINDOWS)
+		if (pb->clients[i].os != PV_PLAYBOOK_OS_WINDOWS)
 			return pv_error(PV_ECONFIG,
 					"driver 'fsct' runs FSCT's client, a Windows program, on "
 					"every client; '%s' is os: linux: set its os: windows "
@@ -430,7 +432,7 @@ static int ps_arg(struct pv_buf *out, const char *flag, const char *value)
 	return PV_OK;
 }
 
-int pv_fsct_client(const struct pv_playbook *pb, const char *controller, struct pv_buf *out)
+int pv_run_fsct_client(const struct pv_playbook *pb, const char *controller, struct pv_buf *out)
 {
 	int r;
 
@@ -443,16 +445,16 @@ int pv_fsct_client(const struct pv_playbook *pb, const char *controller, struct 
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
 }
 
-int pv_fsct_controller(const struct pv_playbook *pb, struct pv_buf *out)
+int pv_run_fsct_controller(const struct pv_playbook *pb, struct pv_buf *out)
 {
-	const struct pv_driver *d = &pb->driver;
+	const struct pv_playbook_driver *d = &pb->driver;
 	struct pv_buf list = PV_BUF_INIT, vol = PV_BUF_INIT;
-	char share[PV_NAME_MAX];
+	char share[PV_PLAYBOOK_NAME_MAX];
 	int r;
 
 	for (size_t i = 0; i < pb->nclients; i++)
 		pv_buf_addf(&list, "%s%s", i ? "," : "", pb->clients[i].name);
-	if ((r = pv_share_name(pb, 1, share)) != PV_OK)
+	if ((r = pv_playbook_share_name(pb, 1, share)) != PV_OK)
 		goto out;
 	/* a third-party server's volume is its share, in UNC form (FSCT's /volumes) */
 	pv_buf_addf(&vol, "\\\\%s\\%s", pb->server.host.name, share);

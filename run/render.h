@@ -10,14 +10,14 @@
 
 /* The steps of a ramp: user totals across the clients, min_users to max_users by step (the
  * last step is max_users even when step does not reach it exactly, as FSCT does). */
-struct pv_ramp {
+struct pv_run_ramp {
 	unsigned *totals;
 	size_t n;
 };
 /* PV_ECONFIG naming driver.* when the ramp is not given or impossible: a total beyond what the
  * playbook's users make (users.per_client on every client), or fewer users than clients. */
-int pv_ramp_plan(const struct pv_playbook *pb, struct pv_ramp *out);
-void pv_ramp_release(struct pv_ramp *r);
+int pv_run_ramp_plan(const struct pv_playbook *pb, struct pv_run_ramp *out);
+void pv_run_ramp_release(struct pv_run_ramp *r);
 /* The builtin driver's --refine (driver.refine): after a ramp whose steps are given, the users
  * of the next step, bisecting between the last step carried and the first over it, or 0 when
  * they are at most resolution users apart or there is nothing to refine (no step over the
@@ -31,10 +31,10 @@ unsigned pv_run_refine_next(const struct pv_load_summary *steps, size_t n, doubl
  * than k steps ran. */
 bool pv_run_ramp_over(const struct pv_load_summary *steps, size_t n, double threshold, unsigned k);
 /* Client i's share of total users over n clients: as even as can be, the first ones one more. */
-unsigned pv_ramp_share(unsigned total, size_t n, size_t i);
+unsigned pv_run_ramp_share(unsigned total, size_t n, size_t i);
 
 /* What the command driver's templates may use, {name} in the text. */
-struct pv_driver_vars {
+struct pv_run_driver_vars {
 	const char *client;	   /* {client}: this client's name ("" on the controller) */
 	unsigned users;		   /* {users}: this client's users in the step */
 	unsigned users_total;	   /* {users_total} */
@@ -53,18 +53,19 @@ struct pv_driver_vars {
  * of lower-case letters and '_' that is none of these is PV_ECONFIG naming it; other braces
  * (the shell's ${X}, { a; }) are left as they are. *uses_password tells whether
  * {password_file} occurs. */
-int pv_driver_render(const struct pv_playbook *pb, const char *tmpl, const struct pv_driver_vars *v,
-		     struct pv_buf *out, bool *uses_password);
+int pv_run_driver_render(const struct pv_playbook *pb, const char *tmpl,
+			 const struct pv_run_driver_vars *v, struct pv_buf *out,
+			 bool *uses_password);
 
 /* Whether FSCT can run as the playbook says: a server, a controller host (FSCT's controller is
  * a Windows host its clients reach by name: never this machine, never 'localhost'), and
  * Windows clients. PV_ECONFIG naming what to set. */
-int pv_fsct_check(const struct pv_playbook *pb);
+int pv_run_fsct_check(const struct pv_playbook *pb);
 /* FSCT's command lines for Windows hosts over OpenSSH for Windows, as PowerShell: the users'
  * password is read from the session's stdin (never on the SSH command line; FSCT itself takes
  * it only as /password on fsct.exe's command line, which is how FSCT works: anyone who can
  * list that Windows host's processes sees it). Not run here: unit-tested only. */
-int pv_fsct_client(const struct pv_playbook *pb, const char *controller, struct pv_buf *out);
-int pv_fsct_controller(const struct pv_playbook *pb, struct pv_buf *out);
+int pv_run_fsct_client(const struct pv_playbook *pb, const char *controller, struct pv_buf *out);
+int pv_run_fsct_controller(const struct pv_playbook *pb, struct pv_buf *out);
 
 #endif

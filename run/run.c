@@ -25,12 +25,12 @@ extern const char pv_run_client_facts_sh[], pv_run_cleanup_sh[];
 
 #define HEARTBEAT 2 /* run-client.pl's pv-alive period */
 
-static const struct pv_run_driver *driver_of(enum pv_driver_kind k)
+static const struct pv_run_driver *driver_of(enum pv_playbook_driver_kind k)
 {
 	switch (k) {
-	case PV_DRIVER_FSCT:
+	case PV_PLAYBOOK_DRIVER_FSCT:
 		return &pv_run_driver_fsct;
-	case PV_DRIVER_BUILTIN:
+	case PV_PLAYBOOK_DRIVER_BUILTIN:
 		return &pv_run_driver_builtin;
 	default:
 		return &pv_run_driver_command;
@@ -42,8 +42,8 @@ static const struct pv_run_driver *driver_of(enum pv_driver_kind k)
 static int drain_between(struct run *R, size_t si)
 {
 	struct pv_run_step *step = &R->res->steps[si];
-	struct pv_drain d = R->pb->drain;
-	struct pv_drain_result dr;
+	struct pv_playbook_drain d = R->pb->drain;
+	struct pv_run_drain_result dr;
 	int r;
 
 	if (R->deadline) {
@@ -55,9 +55,9 @@ static int drain_between(struct run *R, size_t si)
 			d.timeout = (int)left;
 	}
 	pv_log(PV_LOG_INFO, "run: waiting for the server to drain after step %u (%s probe)",
-	       step->n, pv_drain_probe_name(d.probe));
+	       step->n, pv_run_drain_probe_name(d.probe));
 	memset(&dr, 0, sizeof(dr));
-	r = pv_drain_wait(R->env, &d, &dr);
+	r = pv_run_drain_wait(R->env, &d, &dr);
 	step->drained = dr.polls > 0;
 	step->drain_seconds = dr.seconds;
 	step->drain_first = dr.first;
@@ -90,7 +90,7 @@ struct connect_ctx {
 static int connect_client(size_t i, void *arg)
 {
 	struct run *R = ((struct connect_ctx *)arg)->R;
-	const struct pv_host *host = &R->pb->clients[i];
+	const struct pv_playbook_host *host = &R->pb->clients[i];
 	struct pv_buf out = PV_BUF_INIT;
 	int status = 0, r;
 
@@ -150,7 +150,7 @@ static int connect_all(struct run *R)
 		r = unreached(pb, fr);
 	free(fr);
 	/* a server provision did not set up (server.kind windows or nas) has no Samba to ask */
-	if (r == PV_OK && pb->has_server && pb->server.kind == PV_SERVER_SAMBA) {
+	if (r == PV_OK && pb->has_server && pb->server.kind == PV_PLAYBOOK_SERVER_SAMBA) {
 		struct pv_remote *srv = NULL;
 
 		/* only for the manifest: a server that cannot say is not an error here. Tried
@@ -222,7 +222,7 @@ static void dry_run(struct run *R)
 		struct pv_env_plan d;
 
 		memset(&d, 0, sizeof(d));
-		pv_drain_plan(pb, &pb->drain, &d);
+		pv_run_drain_plan(pb, &pb->drain, &d);
 		for (size_t i = 0; i < d.n; i++)
 			pv_env_plan_add(&R->res->plan, "%s (between steps)", d.items[i]);
 		pv_env_plan_release(&d);
@@ -236,7 +236,7 @@ static int check(struct run *R, const struct pv_run_opts *o, char id[64])
 	const struct pv_playbook *pb = R->pb;
 	int r;
 
-	if ((r = pv_ramp_plan(pb, &R->ramp)) != PV_OK)
+	if ((r = pv_run_ramp_plan(pb, &R->ramp)) != PV_OK)
 		return r;
 	R->res->planned = R->ramp.n;
 	/* before the driver's own checks: what this version cannot run is said first, and the
@@ -250,7 +250,7 @@ static int check(struct run *R, const struct pv_run_opts *o, char id[64])
 	if (R->drv->check && (r = R->drv->check(R)) != PV_OK)
 		return r;
 	if (pb->has_drain && pb->drain.between_steps &&
-	    (r = pv_drain_check(pb, &pb->drain)) != PV_OK)
+	    (r = pv_run_drain_check(pb, &pb->drain)) != PV_OK)
 		return pv_error_prefix(r, "drain.between_steps is set, but");
 	if (!pb->has_controller || !pb->controller.results)
 		return pv_error(PV_ECONFIG,
@@ -293,7 +293,7 @@ static void digest(const struct pv_playbook *pb, char out[PV_SHA256_HEX])
 /* Whether a command of the run reads the users' password. */
 static bool wants_password(const struct run *R)
 {
-	const struct pv_driver *d = &R->pb->driver;
+	const struct pv_playbook_driver *d = &R->pb->driver;
 
 	return R->drv == &pv_run_driver_builtin ||
 	       (d->client_command && strstr(d->client_command, "{password_file}")) ||
@@ -305,7 +305,7 @@ static bool wants_password(const struct run *R)
 static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 {
 	const struct pv_playbook *pb = R->pb;
-	const struct pv_driver *d = &pb->driver;
+	const struct pv_playbook_driver *d = &pb->driver;
 	char name[64];
 	int r;
 
@@ -322,8 +322,8 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 	if (pb->controller.host.name &&
 	    (r = pv_env_host_connect(&pb->controller.host, &R->ctl_rem)) != PV_OK)
 		return r;
-	if ((r = pv_sink_open(&R->sink, R->ctl_rem, pb->controller.results, id, o && o->id,
-			      name)) != PV_OK)
+	if ((r = pv_run_sink_open(&R->sink, R->ctl_rem, pb->controller.results, id, o && o->id,
+				  name)) != PV_OK)
 		return r;
 	snprintf(R->res->id, sizeof(R->res->id), "%s", name);
 	snprintf(R->res->folder, sizeof(R->res->folder), "%s", R->sink.path);
@@ -337,7 +337,7 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 		}
 	}
 	R->wall0 = pv_run_wall();
-	if (d->watch > 0 && pb->has_server && pb->server.kind == PV_SERVER_WINDOWS) {
+	if (d->watch > 0 && pb->has_server && pb->server.kind == PV_PLAYBOOK_SERVER_WINDOWS) {
 		snprintf(R->res->watch_error, sizeof(R->res->watch_error),
 			 "server.kind is windows: the watch reads /proc over SSH, which a Windows "
 			 "server has not (driver.watch: 0 says so up front)");
@@ -347,8 +347,8 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 		struct pv_remote *srv = R->srv_rem;
 
 		R->srv_rem = NULL;
-		if (pv_watch_start(&pb->server.host, srv, "server", d->watch, false, &R->watch) !=
-		    PV_OK) {
+		if (pv_run_watch_start(&pb->server.host, srv, "server", d->watch, false,
+				       &R->watch) != PV_OK) {
 			snprintf(R->res->watch_error, sizeof(R->res->watch_error), "%s",
 				 pv_errmsg());
 			pv_log(PV_LOG_WARN, "run: the server is not watched: %s",
@@ -357,7 +357,8 @@ static int start(struct run *R, const struct pv_run_opts *o, const char *id)
 	}
 	/* the DC too, when it can be reached: a slow DC must not look like a slow server */
 	if (d->watch > 0 && pb->domain.has_host &&
-	    pv_watch_start(&pb->domain.host, NULL, "DC", d->watch, false, &R->dc_watch) != PV_OK) {
+	    pv_run_watch_start(&pb->domain.host, NULL, "DC", d->watch, false, &R->dc_watch) !=
+		    PV_OK) {
 		snprintf(R->res->dc_watch_error, sizeof(R->res->dc_watch_error), "%s", pv_errmsg());
 		pv_log(PV_LOG_WARN, "run: the DC is not watched: %s", R->res->dc_watch_error);
 	}
@@ -472,7 +473,7 @@ static int finish(struct run *R, int r, char *msg, size_t msglen)
 	int wr;
 
 	if (R->watch) {
-		int w = pv_watch_stop(R->watch);
+		int w = pv_run_watch_stop(R->watch);
 
 		if (w != PV_OK && !R->res->watch_error[0])
 			snprintf(R->res->watch_error, sizeof(R->res->watch_error), "%s",
@@ -480,7 +481,7 @@ static int finish(struct run *R, int r, char *msg, size_t msglen)
 		R->watch = NULL;
 	}
 	if (R->dc_watch) {
-		int w = pv_watch_stop(R->dc_watch);
+		int w = pv_run_watch_stop(R->dc_watch);
 
 		if (w != PV_OK && !R->res->dc_watch_error[0])
 			snprintf(R->res->dc_watch_error, sizeof(R->res->dc_watch_error), "%s",
@@ -540,8 +541,8 @@ int pv_run(const struct pv_env *env, const struct pv_run_opts *o, struct pv_run_
 	free(R.server_config);
 	pv_remote_free(R.ctl_rem);
 	pv_remote_free(R.srv_rem);
-	pv_sink_close(&R.sink);
-	pv_ramp_release(&R.ramp);
+	pv_run_sink_close(&R.sink);
+	pv_run_ramp_release(&R.ramp);
 	if (R.drv->release)
 		R.drv->release(&R);
 	res->seconds = pv_now() - t0;

@@ -57,9 +57,9 @@ struct pv_run_step {
 	struct pv_run_host *hosts;
 	size_t nhosts;
 	size_t samples; /* the server watch's samples measured (after the warm-up) */
-	struct pv_watch_stat watch[PV_W_COUNT];
+	struct pv_run_watch_stat watch[PV_RUN_W_COUNT];
 	size_t dc_samples; /* the DC watch's (domain.ssh), the same way */
-	struct pv_watch_stat dc_watch[PV_W_COUNT];
+	struct pv_run_watch_stat dc_watch[PV_RUN_W_COUNT];
 	bool refine;			/* a step --refine added after the ramp */
 	bool has_load;			/* driver builtin: the step's figures */
 	struct pv_load_summary load;	/* load.clients points at clients below */

@@ -19,7 +19,7 @@
 
 extern const char pv_run_sink_open_sh[];
 
-int pv_sink_dir(struct pv_sink *k, const char *rel, bool mk, int *out)
+int pv_run_sink_dir(struct pv_run_sink *k, const char *rel, bool mk, int *out)
 {
 	char part[1024];
 	int fd = dup(k->fd);
@@ -60,7 +60,7 @@ static int local_write(int dir, const char *where, const char *name, const void 
 }
 
 /* The first failure kept (its words), for the run to stop on; r again. */
-static int remember(struct pv_sink *k, int r)
+static int remember(struct pv_run_sink *k, int r)
 {
 	if (r == PV_OK || !k->locked)
 		return r;
@@ -73,14 +73,14 @@ static int remember(struct pv_sink *k, int r)
 	return r;
 }
 
-int pv_sink_mkdir(struct pv_sink *k, const char *rel)
+int pv_run_sink_mkdir(struct pv_run_sink *k, const char *rel)
 {
 	char full[2048];
 	size_t pl = strlen(k->path);
 	int fd, r = PV_OK;
 
 	if (!k->rem) {
-		if ((r = pv_sink_dir(k, rel, true, &fd)) == PV_OK)
+		if ((r = pv_run_sink_dir(k, rel, true, &fd)) == PV_OK)
 			close(fd);
 		return remember(k, r);
 	}
@@ -99,15 +99,15 @@ int pv_sink_mkdir(struct pv_sink *k, const char *rel)
 	return r;
 }
 
-int pv_sink_write(struct pv_sink *k, const char *rel, const char *name, const void *data,
-		  size_t len, bool replace)
+int pv_run_sink_write(struct pv_run_sink *k, const char *rel, const char *name, const void *data,
+		      size_t len, bool replace)
 {
 	char full[2048];
 	int fd, r;
 
 	snprintf(full, sizeof(full), "%s%s%s/%s", k->path, *rel ? "/" : "", rel, name);
 	if (!k->rem) {
-		if ((r = pv_sink_dir(k, rel, false, &fd)) != PV_OK)
+		if ((r = pv_run_sink_dir(k, rel, false, &fd)) != PV_OK)
 			return remember(k, r);
 		r = local_write(fd, k->path, name, data, len, replace);
 		close(fd);
@@ -119,8 +119,8 @@ int pv_sink_write(struct pv_sink *k, const char *rel, const char *name, const vo
 	return remember(k, r);
 }
 
-int pv_sink_append(struct pv_sink *k, const char *rel, const char *name, const void *data,
-		   size_t len)
+int pv_run_sink_append(struct pv_run_sink *k, const char *rel, const char *name, const void *data,
+		       size_t len)
 {
 	char full[2048];
 	int dfd, fd, r = PV_OK;
@@ -132,7 +132,7 @@ int pv_sink_append(struct pv_sink *k, const char *rel, const char *name, const v
 		pthread_mutex_unlock(&k->lock);
 		return remember(k, r);
 	}
-	if ((r = pv_sink_dir(k, rel, false, &dfd)) != PV_OK)
+	if ((r = pv_run_sink_dir(k, rel, false, &dfd)) != PV_OK)
 		return remember(k, r);
 	fd = openat(dfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	close(dfd);
@@ -155,13 +155,13 @@ int pv_sink_append(struct pv_sink *k, const char *rel, const char *name, const v
 	return remember(k, r);
 }
 
-/* Writing a ustar stream out (pv_sink_tar): provision's own reader (util/tar.h) takes it apart,
+/* Writing a ustar stream out (pv_run_sink_tar): provision's own reader (util/tar.h) takes it apart,
  * so only folders and regular files with clean paths ever reach the results; each is written
  * by provision, here with openat(O_NOFOLLOW) and O_EXCL, on the controller's host over SFTP
  * (mkdir, and open with O_EXCL, which never goes through a name that is there). Never by tar:
  * a client's links, device nodes and FIFOs are not made anywhere. */
 struct untar {
-	struct pv_sink *k;
+	struct pv_run_sink *k;
 	char top[1200];	 /* the folder the stream goes into: rel (local) or its full path */
 	char made[2048]; /* remote: the last folder made (its parents were made before it) */
 	int fd;		 /* local: that folder */
@@ -172,18 +172,18 @@ struct untar {
 static int untar_local(struct untar *u, const struct pv_tar_entry *e, const char *content)
 {
 	const char *slash = strrchr(e->path, '/');
-	struct pv_sink sub = *u->k;
+	struct pv_run_sink sub = *u->k;
 	char dir[1024];
 	int fd = -1, r;
 
 	sub.fd = u->fd;
 	if (e->dir) {
-		if ((r = pv_sink_dir(&sub, e->path, true, &fd)) == PV_OK)
+		if ((r = pv_run_sink_dir(&sub, e->path, true, &fd)) == PV_OK)
 			close(fd);
 		return r;
 	}
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - e->path) : 0, e->path);
-	if ((r = pv_sink_dir(&sub, dir, true, &fd)) != PV_OK)
+	if ((r = pv_run_sink_dir(&sub, dir, true, &fd)) != PV_OK)
 		return r;
 	r = local_write(fd, u->k->path, slash ? slash + 1 : e->path, content, (size_t)e->size,
 			false);
@@ -249,8 +249,8 @@ static int untar_count(void *arg, const struct pv_tar_entry *e, const char *cont
 	return 0;
 }
 
-int pv_sink_tar(struct pv_sink *k, const char *rel, const struct pv_buf *tar, unsigned long *files,
-		unsigned long long *bytes, unsigned long *skipped)
+int pv_run_sink_tar(struct pv_run_sink *k, const char *rel, const struct pv_buf *tar,
+		    unsigned long *files, unsigned long long *bytes, unsigned long *skipped)
 {
 	struct untar u = {.k = k, .fd = -1};
 	int r;
@@ -263,11 +263,11 @@ int pv_sink_tar(struct pv_sink *k, const char *rel, const struct pv_buf *tar, un
 	/* the whole stream checked first: clean, and within the cap */
 	if ((r = pv_tar_each(tar->data, tar->len, untar_count, &u, skipped)) != PV_OK)
 		return r;
-	if ((r = pv_sink_mkdir(k, rel)) != PV_OK)
+	if ((r = pv_run_sink_mkdir(k, rel)) != PV_OK)
 		return r;
 	if (k->rem)
 		snprintf(u.top, sizeof(u.top), "%s/%s", k->path, rel);
-	else if ((r = pv_sink_dir(k, rel, false, &u.fd)) != PV_OK)
+	else if ((r = pv_run_sink_dir(k, rel, false, &u.fd)) != PV_OK)
 		return r;
 	pthread_mutex_lock(&k->lock);
 	r = pv_tar_each(tar->data, tar->len, untar_entry, &u, skipped);
@@ -280,7 +280,7 @@ int pv_sink_tar(struct pv_sink *k, const char *rel, const struct pv_buf *tar, un
 }
 
 /* Make <results>/<name> on this machine: PV_OK, -EEXIST, or an error recorded. */
-static int open_local(struct pv_sink *k, const char *results, const char *name)
+static int open_local(struct pv_run_sink *k, const char *results, const char *name)
 {
 	int top = open(results, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
 
@@ -303,7 +303,7 @@ static int open_local(struct pv_sink *k, const char *results, const char *name)
 }
 
 /* The same on the controller's host. */
-static int open_remote(struct pv_sink *k, const char *results, const char *name)
+static int open_remote(struct pv_run_sink *k, const char *results, const char *name)
 {
 	struct pv_buf sc = PV_BUF_INIT, err = PV_BUF_INIT;
 	int status = 0, r;
@@ -323,8 +323,8 @@ static int open_remote(struct pv_sink *k, const char *results, const char *name)
 	return r;
 }
 
-int pv_sink_open(struct pv_sink *k, struct pv_remote *rem, const char *results, const char *id,
-		 bool given, char name[64])
+int pv_run_sink_open(struct pv_run_sink *k, struct pv_remote *rem, const char *results,
+		     const char *id, bool given, char name[64])
 {
 	int r;
 
@@ -346,7 +346,7 @@ int pv_sink_open(struct pv_sink *k, struct pv_remote *rem, const char *results, 
 	return pv_error(PV_EIO, "%s/%s already exists, and so do the next 8 names", results, id);
 }
 
-void pv_sink_close(struct pv_sink *k)
+void pv_run_sink_close(struct pv_run_sink *k)
 {
 	if (k->fd >= 0)
 		close(k->fd);

@@ -54,7 +54,7 @@ void pv_run_host_init(struct run *R, struct steprun *st, struct hostrun *x, size
 	h->exit = -1;
 	if (i < pb->nclients) {
 		h->name = pb->clients[i].name;
-		h->users = pv_ramp_share(st->step->users, pb->nclients, i);
+		h->users = pv_run_ramp_share(st->step->users, pb->nclients, i);
 		x->host = &pb->clients[i];
 		x->rem = R->rems ? R->rems[i] : NULL;
 	} else {
@@ -91,7 +91,7 @@ static int step_hosts(struct run *R, struct steprun *st)
 		if ((r = R->drv->render(R, st, x)) != PV_OK)
 			return r;
 	}
-	return pv_sink_mkdir(&R->sink, st->rel);
+	return pv_run_sink_mkdir(&R->sink, st->rel);
 }
 
 /* Clients first, all at once; the controller once they run. */
@@ -195,12 +195,12 @@ static const char *step_over(struct run *R, struct steprun *st, double end, int 
 /* The server's CPU now, for the progress line: -1 when unknown. */
 static double server_cpu(struct run *R, double now)
 {
-	struct pv_watch_sample *s = NULL;
+	struct pv_run_watch_sample *s = NULL;
 	size_t n = 0;
 	double cpu;
 
-	pv_watch_window(R->watch, now - 3.0 * R->pb->driver.watch, now, &s, &n);
-	cpu = n ? s[n - 1].v[PV_W_CPU] : -1;
+	pv_run_watch_window(R->watch, now - 3.0 * R->pb->driver.watch, now, &s, &n);
+	cpu = n ? s[n - 1].v[PV_RUN_W_CPU] : -1;
 	free(s);
 	return cpu;
 }
@@ -208,7 +208,7 @@ static double server_cpu(struct run *R, double now)
 /* Hold the step until it is over (step->ended says why); the code of a stop or a timeout. */
 static int step_follow(struct run *R, struct steprun *st, double t0)
 {
-	const struct pv_driver *d = &R->pb->driver;
+	const struct pv_playbook_driver *d = &R->pb->driver;
 	struct pv_run_step *step = st->step;
 	double end = t0 + d->warmup + d->duration + R->drv->grace, cpu_at = 0, cpu = -1;
 	struct pv_progress prog;
@@ -248,12 +248,12 @@ static int step_follow(struct run *R, struct steprun *st, double t0)
 
 /* A watch's samples of the step: its summary (*samples, stat), <name>.csv and <name>.json;
  * error keeps the first failure of the watch. */
-static void one_watch(struct run *R, struct steprun *st, struct pv_watch *w, const char *name,
-		      double t0, double t1, size_t *samples, struct pv_watch_stat stat[PV_W_COUNT],
-		      char *error, size_t errlen)
+static void one_watch(struct run *R, struct steprun *st, struct pv_run_watch *w, const char *name,
+		      double t0, double t1, size_t *samples,
+		      struct pv_run_watch_stat stat[PV_RUN_W_COUNT], char *error, size_t errlen)
 {
-	const struct pv_driver *d = &R->pb->driver;
-	struct pv_watch_sample *s = NULL;
+	const struct pv_playbook_driver *d = &R->pb->driver;
+	struct pv_run_watch_sample *s = NULL;
 	struct pv_buf csv = PV_BUF_INIT;
 	size_t n = 0, from = 0;
 	char *json = NULL, file[32];
@@ -261,19 +261,19 @@ static void one_watch(struct run *R, struct steprun *st, struct pv_watch *w, con
 
 	if (!w)
 		return;
-	r = pv_watch_window(w, t0, t1, &s, &n);
+	r = pv_run_watch_window(w, t0, t1, &s, &n);
 	if (r != PV_OK && !error[0])
 		snprintf(error, errlen, "%s", pv_errmsg());
 	while (from < n && s[from].t < t0 + d->warmup)
 		from++;
 	*samples = n - from;
-	pv_watch_summarize(s + from, n - from, stat);
+	pv_run_watch_summarize(s + from, n - from, stat);
 	snprintf(file, sizeof(file), "%s.csv", name);
-	if (pv_watch_csv(s, n, t0, t0 + d->warmup, &csv) == PV_OK)
-		pv_sink_write(&R->sink, st->rel, file, csv.data, csv.len, false);
+	if (pv_run_watch_csv(s, n, t0, t0 + d->warmup, &csv) == PV_OK)
+		pv_run_sink_write(&R->sink, st->rel, file, csv.data, csv.len, false);
 	snprintf(file, sizeof(file), "%s.json", name);
-	if (pv_watch_json(s + from, n - from, d->watch, stat, &json) == PV_OK)
-		pv_sink_write(&R->sink, st->rel, file, json, strlen(json), false);
+	if (pv_run_watch_json(s + from, n - from, d->watch, stat, &json) == PV_OK)
+		pv_run_sink_write(&R->sink, st->rel, file, json, strlen(json), false);
 	free(json);
 	pv_buf_release(&csv, 0);
 	free(s);

@@ -17,23 +17,23 @@
 
 extern const char pv_run_watch_pl[], pv_run_watch_sh[];
 
-const char *const pv_watch_names[PV_W_COUNT] = {
-	[PV_W_CPU] = "cpu",
-	[PV_W_USR] = "usr",
-	[PV_W_SYS] = "sys",
-	[PV_W_IOWAIT] = "iowait",
-	[PV_W_SMBD] = "smbd",
-	[PV_W_WINBINDD] = "winbindd",
-	[PV_W_SAMBA] = "samba",
-	[PV_W_SELF] = "self",
-	[PV_W_MEM_USED] = "mem_used",
-	[PV_W_MEM_AVAIL] = "mem_avail",
-	[PV_W_DIRTY] = "dirty",
-	[PV_W_RD] = "rd",
-	[PV_W_WR] = "wr",
-	[PV_W_INFLIGHT] = "inflight",
-	[PV_W_NET_RX] = "net_rx",
-	[PV_W_NET_TX] = "net_tx",
+const char *const pv_run_watch_names[PV_RUN_W_COUNT] = {
+	[PV_RUN_W_CPU] = "cpu",
+	[PV_RUN_W_USR] = "usr",
+	[PV_RUN_W_SYS] = "sys",
+	[PV_RUN_W_IOWAIT] = "iowait",
+	[PV_RUN_W_SMBD] = "smbd",
+	[PV_RUN_W_WINBINDD] = "winbindd",
+	[PV_RUN_W_SAMBA] = "samba",
+	[PV_RUN_W_SELF] = "self",
+	[PV_RUN_W_MEM_USED] = "mem_used",
+	[PV_RUN_W_MEM_AVAIL] = "mem_avail",
+	[PV_RUN_W_DIRTY] = "dirty",
+	[PV_RUN_W_RD] = "rd",
+	[PV_RUN_W_WR] = "wr",
+	[PV_RUN_W_INFLIGHT] = "inflight",
+	[PV_RUN_W_NET_RX] = "net_rx",
+	[PV_RUN_W_NET_TX] = "net_tx",
 };
 
 /* ---- parsing (pure) ---- */
@@ -64,10 +64,10 @@ static bool number(const char *s, size_t len, double *out)
 	return *end == '\0' && isfinite(*out);
 }
 
-/* "IF:RX:TX,IF:RX:TX" or "-": the sums, and each interface (the first PV_WATCH_IFS) */
-static bool net(const char *s, size_t len, struct pv_watch_sample *out)
+/* "IF:RX:TX,IF:RX:TX" or "-": the sums, and each interface (the first PV_RUN_WATCH_IFS) */
+static bool net(const char *s, size_t len, struct pv_run_watch_sample *out)
 {
-	out->v[PV_W_NET_RX] = out->v[PV_W_NET_TX] = 0;
+	out->v[PV_RUN_W_NET_RX] = out->v[PV_RUN_W_NET_TX] = 0;
 	out->nifs = 0;
 	if (len == 1 && s[0] == '-')
 		return true;
@@ -82,10 +82,10 @@ static bool net(const char *s, size_t len, struct pv_watch_sample *out)
 		if (!c1 || !c2 || c1 == s || !number(c1 + 1, (size_t)(c2 - c1 - 1), &a) ||
 		    !number(c2 + 1, n - (size_t)(c2 + 1 - s), &b))
 			return false;
-		out->v[PV_W_NET_RX] += a;
-		out->v[PV_W_NET_TX] += b;
-		if (out->nifs < PV_WATCH_IFS && (size_t)(c1 - s) < sizeof(out->ifs[0].name)) {
-			struct pv_watch_if *f = &out->ifs[out->nifs++];
+		out->v[PV_RUN_W_NET_RX] += a;
+		out->v[PV_RUN_W_NET_TX] += b;
+		if (out->nifs < PV_RUN_WATCH_IFS && (size_t)(c1 - s) < sizeof(out->ifs[0].name)) {
+			struct pv_run_watch_if *f = &out->ifs[out->nifs++];
 
 			memcpy(f->name, s, (size_t)(c1 - s));
 			f->name[c1 - s] = '\0';
@@ -102,8 +102,8 @@ static bool net(const char *s, size_t len, struct pv_watch_sample *out)
 	return true;
 }
 
-/* "PID:CPU:THREADS:TOP:QUOTA,..." or "-": the smbds (the first PV_WATCH_PROCS) */
-static bool procs(const char *s, size_t len, struct pv_watch_sample *out)
+/* "PID:CPU:THREADS:TOP:QUOTA,..." or "-": the smbds (the first PV_RUN_WATCH_PROCS) */
+static bool procs(const char *s, size_t len, struct pv_run_watch_sample *out)
 {
 	out->nprocs = 0;
 	if (len == 1 && s[0] == '-')
@@ -124,8 +124,8 @@ static bool procs(const char *s, size_t len, struct pv_watch_sample *out)
 		if (f[0] < 1 || f[0] > 4194304 || f[0] != floor(f[0]) || f[1] < 0 || f[2] < 1 ||
 		    f[2] > 65536 || f[3] < 0 || f[3] > f[1] + 100)
 			return false;
-		if (out->nprocs < PV_WATCH_PROCS)
-			out->procs[out->nprocs++] = (struct pv_watch_proc){
+		if (out->nprocs < PV_RUN_WATCH_PROCS)
+			out->procs[out->nprocs++] = (struct pv_run_watch_proc){
 				(int)f[0], f[1], (unsigned)f[2], f[3], f[4] < 0 ? -1 : f[4]};
 		if (!comma)
 			break;
@@ -137,10 +137,10 @@ static bool procs(const char *s, size_t len, struct pv_watch_sample *out)
 	return true;
 }
 
-int pv_watch_parse(const char *line, size_t len, struct pv_watch_sample *s)
+int pv_run_watch_parse(const char *line, size_t len, struct pv_run_watch_sample *s)
 {
 	static const char tag[] = "pv-watch ";
-	bool seen[PV_W_COUNT] = {false};
+	bool seen[PV_RUN_W_COUNT] = {false};
 	size_t i = sizeof(tag) - 1;
 
 	if (len >= 14 && memcmp(line, "pv-watch-start", 14) == 0)
@@ -170,7 +170,7 @@ int pv_watch_parse(const char *line, size_t len, struct pv_watch_sample *s)
 		if (klen == 3 && memcmp(key, "net", 3) == 0) {
 			if (!net(val, vlen, s))
 				return malformed(line, len, "its net field");
-			seen[PV_W_NET_RX] = seen[PV_W_NET_TX] = true;
+			seen[PV_RUN_W_NET_RX] = seen[PV_RUN_W_NET_TX] = true;
 			continue;
 		}
 		if (klen == 5 && memcmp(key, "procs", 5) == 0) {
@@ -178,21 +178,21 @@ int pv_watch_parse(const char *line, size_t len, struct pv_watch_sample *s)
 				return malformed(line, len, "its procs field");
 			continue;
 		}
-		for (m = 0; m < PV_W_COUNT; m++)
-			if (strlen(pv_watch_names[m]) == klen &&
-			    memcmp(pv_watch_names[m], key, klen) == 0)
+		for (m = 0; m < PV_RUN_W_COUNT; m++)
+			if (strlen(pv_run_watch_names[m]) == klen &&
+			    memcmp(pv_run_watch_names[m], key, klen) == 0)
 				break;
-		if (m == PV_W_COUNT)
+		if (m == PV_RUN_W_COUNT)
 			continue; /* a field a newer sampler added */
 		if (!number(val, vlen, &s->v[m]))
 			return malformed(line, len, "a value that is not a number");
 		seen[m] = true;
 	}
-	for (int m = 0; m < PV_W_COUNT; m++)
+	for (int m = 0; m < PV_RUN_W_COUNT; m++)
 		if (!seen[m]) {
 			char why[64];
 
-			snprintf(why, sizeof(why), "no %s field", pv_watch_names[m]);
+			snprintf(why, sizeof(why), "no %s field", pv_run_watch_names[m]);
 			return malformed(line, len, why);
 		}
 	return PV_OK;
@@ -207,17 +207,17 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int pv_watch_summarize(const struct pv_watch_sample *s, size_t n,
-		       struct pv_watch_stat out[PV_W_COUNT])
+int pv_run_watch_summarize(const struct pv_run_watch_sample *s, size_t n,
+			   struct pv_run_watch_stat out[PV_RUN_W_COUNT])
 {
 	double *v;
 
-	memset(out, 0, sizeof(*out) * PV_W_COUNT);
+	memset(out, 0, sizeof(*out) * PV_RUN_W_COUNT);
 	if (n == 0)
 		return PV_OK;
 	if ((v = malloc(n * sizeof(*v))) == NULL)
 		return pv_error(PV_EIO, "out of memory");
-	for (int m = 0; m < PV_W_COUNT; m++) {
+	for (int m = 0; m < PV_RUN_W_COUNT; m++) {
 		double sum = 0;
 
 		for (size_t i = 0; i < n; i++) {
@@ -234,10 +234,10 @@ int pv_watch_summarize(const struct pv_watch_sample *s, size_t n,
 	return PV_OK;
 }
 
-int pv_watch_csv(const struct pv_watch_sample *s, size_t n, double t0, double measure_from,
-		 struct pv_buf *out)
+int pv_run_watch_csv(const struct pv_run_watch_sample *s, size_t n, double t0, double measure_from,
+		     struct pv_buf *out)
 {
-	char ifs[PV_WATCH_IFS][16];
+	char ifs[PV_RUN_WATCH_IFS][16];
 	unsigned nifs = 0;
 
 	/* the interfaces, in the order first seen */
@@ -247,20 +247,20 @@ int pv_watch_csv(const struct pv_watch_sample *s, size_t n, double t0, double me
 
 			while (k < nifs && strcmp(ifs[k], s[i].ifs[j].name) != 0)
 				k++;
-			if (k == nifs && nifs < PV_WATCH_IFS)
+			if (k == nifs && nifs < PV_RUN_WATCH_IFS)
 				memcpy(ifs[nifs++], s[i].ifs[j].name, sizeof(ifs[0]));
 		}
 	pv_buf_addstr(out, "seconds,phase");
-	for (int m = 0; m < PV_W_COUNT; m++)
-		pv_buf_addf(out, ",%s", pv_watch_names[m]);
+	for (int m = 0; m < PV_RUN_W_COUNT; m++)
+		pv_buf_addf(out, ",%s", pv_run_watch_names[m]);
 	for (unsigned k = 0; k < nifs; k++)
 		pv_buf_addf(out, ",rx_%s,tx_%s", ifs[k], ifs[k]);
 	pv_buf_addstr(out, "\n");
 	for (size_t i = 0; i < n; i++) {
 		pv_buf_addf(out, "%.1f,%s", s[i].t - t0,
 			    s[i].t < measure_from ? "warmup" : "measure");
-		for (int m = 0; m < PV_W_COUNT; m++)
-			pv_buf_addf(out, m == PV_W_SELF ? ",%.2f" : ",%.1f", s[i].v[m]);
+		for (int m = 0; m < PV_RUN_W_COUNT; m++)
+			pv_buf_addf(out, m == PV_RUN_W_SELF ? ",%.2f" : ",%.1f", s[i].v[m]);
 		for (unsigned k = 0; k < nifs; k++) {
 			unsigned j = 0;
 
@@ -277,7 +277,7 @@ int pv_watch_csv(const struct pv_watch_sample *s, size_t n, double t0, double me
 }
 
 /* One interface's mean and max rates over the samples that have it. */
-static struct pv_json *if_json(const struct pv_watch_sample *s, size_t n, const char *name)
+static struct pv_json *if_json(const struct pv_run_watch_sample *s, size_t n, const char *name)
 {
 	struct pv_json *f = pv_json_object();
 	double rx = 0, tx = 0, rxm = 0, txm = 0;
@@ -286,7 +286,7 @@ static struct pv_json *if_json(const struct pv_watch_sample *s, size_t n, const 
 	for (size_t i = 0; i < n; i++)
 		for (unsigned j = 0; j < s[i].nifs; j++)
 			if (strcmp(s[i].ifs[j].name, name) == 0) {
-				const struct pv_watch_if *w = &s[i].ifs[j];
+				const struct pv_run_watch_if *w = &s[i].ifs[j];
 
 				rx += w->rx;
 				tx += w->tx;
@@ -301,19 +301,19 @@ static struct pv_json *if_json(const struct pv_watch_sample *s, size_t n, const 
 	return f;
 }
 
-int pv_watch_json(const struct pv_watch_sample *s, size_t n, int interval,
-		  const struct pv_watch_stat stat[PV_W_COUNT], char **out)
+int pv_run_watch_json(const struct pv_run_watch_sample *s, size_t n, int interval,
+		      const struct pv_run_watch_stat stat[PV_RUN_W_COUNT], char **out)
 {
 	struct pv_json *o = pv_json_object(), *m;
 
 	pv_json_int(o, "samples", (long long)n);
 	pv_json_int(o, "interval", interval);
-	for (int i = 0; i < PV_W_COUNT; i++) {
+	for (int i = 0; i < PV_RUN_W_COUNT; i++) {
 		m = pv_json_object();
 		pv_json_real(m, "mean", stat[i].mean);
 		pv_json_real(m, "p95", stat[i].p95);
 		pv_json_real(m, "max", stat[i].max);
-		pv_json_set(o, pv_watch_names[i], m);
+		pv_json_set(o, pv_run_watch_names[i], m);
 	}
 	m = pv_json_object();
 	for (size_t i = 0; i < n; i++)
@@ -329,7 +329,7 @@ int pv_watch_json(const struct pv_watch_sample *s, size_t n, int interval,
 
 /* ---- the running watch ---- */
 
-struct pv_watch {
+struct pv_run_watch {
 	struct pv_remote *rem;
 	char *cmd;
 	int interval;
@@ -337,14 +337,14 @@ struct pv_watch {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool started, ended, stopping;
-	struct pv_watch_sample *s;
+	struct pv_run_watch_sample *s;
 	size_t n, cap;
 	int code; /* a failure while it ran */
 	char msg[512];
 	char what[16]; /* "server", "DC" */
 };
 
-static void failed(struct pv_watch *w, int code)
+static void failed(struct pv_run_watch *w, int code)
 {
 	if (w->code == PV_OK) {
 		w->code = code;
@@ -352,10 +352,10 @@ static void failed(struct pv_watch *w, int code)
 	}
 }
 
-static int grow(struct pv_watch *w)
+static int grow(struct pv_run_watch *w)
 {
 	size_t cap = w->cap ? 2 * w->cap : 256;
-	struct pv_watch_sample *s;
+	struct pv_run_watch_sample *s;
 
 	if (cap > (size_t)1 << 24 || (s = realloc(w->s, cap * sizeof(*s))) == NULL)
 		return -1;
@@ -366,13 +366,13 @@ static int grow(struct pv_watch *w)
 
 static int on_line(void *arg, const char *line, size_t len)
 {
-	struct pv_watch *w = arg;
-	struct pv_watch_sample s;
+	struct pv_run_watch *w = arg;
+	struct pv_run_watch_sample s;
 	int r;
 
 	memset(&s, 0, sizeof(s));
 	s.t = pv_now();
-	r = pv_watch_parse(line, len, &s);
+	r = pv_run_watch_parse(line, len, &s);
 	pthread_mutex_lock(&w->lock);
 	if (r == 1) {
 		w->started = true;
@@ -390,7 +390,7 @@ static int on_line(void *arg, const char *line, size_t len)
 
 static bool should_stop(void *arg)
 {
-	struct pv_watch *w = arg;
+	struct pv_run_watch *w = arg;
 	bool stop;
 
 	pthread_mutex_lock(&w->lock);
@@ -401,7 +401,7 @@ static bool should_stop(void *arg)
 
 static void *run(void *arg)
 {
-	struct pv_watch *w = arg;
+	struct pv_run_watch *w = arg;
 	struct pv_remote_stream_ops ops = {on_line, should_stop, w};
 	struct pv_buf err = PV_BUF_INIT;
 	int status = 0, r;
@@ -420,7 +420,7 @@ static void *run(void *arg)
 	return NULL;
 }
 
-static void release(struct pv_watch *w)
+static void release(struct pv_run_watch *w)
 {
 	pv_remote_free(w->rem);
 	free(w->cmd);
@@ -430,10 +430,10 @@ static void release(struct pv_watch *w)
 	free(w);
 }
 
-int pv_watch_start(const struct pv_host *host, struct pv_remote *rem, const char *what,
-		   int interval, bool procs, struct pv_watch **out)
+int pv_run_watch_start(const struct pv_playbook_host *host, struct pv_remote *rem, const char *what,
+		       int interval, bool procs, struct pv_run_watch **out)
 {
-	struct pv_watch *w;
+	struct pv_run_watch *w;
 	struct pv_buf cmd = PV_BUF_INIT;
 	struct timespec until;
 	int r, wait = host->ssh.timeout > 0 ? 3 * host->ssh.timeout : 30;
@@ -496,8 +496,8 @@ int pv_watch_start(const struct pv_host *host, struct pv_remote *rem, const char
 	return PV_OK;
 }
 
-int pv_watch_window(struct pv_watch *w, double from, double to, struct pv_watch_sample **s,
-		    size_t *n)
+int pv_run_watch_window(struct pv_run_watch *w, double from, double to,
+			struct pv_run_watch_sample **s, size_t *n)
 {
 	size_t a, b;
 	int r;
@@ -520,7 +520,7 @@ int pv_watch_window(struct pv_watch *w, double from, double to, struct pv_watch_
 	return r;
 }
 
-int pv_watch_stop(struct pv_watch *w)
+int pv_run_watch_stop(struct pv_run_watch *w)
 {
 	int r;
 

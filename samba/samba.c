@@ -159,22 +159,22 @@ static void copy(char *out, size_t outlen, const char *v, size_t vlen)
 	snprintf(out, outlen, "%.*s", (int)vlen, v);
 }
 
-static enum pv_kmethod kmethod(const char *v, size_t len)
+static enum pv_samba_kmethod kmethod(const char *v, size_t len)
 {
 	static const struct {
 		const char *name;
-		enum pv_kmethod m;
+		enum pv_samba_kmethod m;
 	} names[] = {
-		{"secrets only", PV_KMETHOD_SECRETS_ONLY},
-		{"system keytab", PV_KMETHOD_SYSTEM_KEYTAB},
-		{"dedicated keytab", PV_KMETHOD_DEDICATED_KEYTAB},
-		{"secrets and keytab", PV_KMETHOD_SECRETS_AND_KEYTAB},
+		{"secrets only", PV_SAMBA_KMETHOD_SECRETS_ONLY},
+		{"system keytab", PV_SAMBA_KMETHOD_SYSTEM_KEYTAB},
+		{"dedicated keytab", PV_SAMBA_KMETHOD_DEDICATED_KEYTAB},
+		{"secrets and keytab", PV_SAMBA_KMETHOD_SECRETS_AND_KEYTAB},
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strlen(names[i].name) == len && strncasecmp(v, names[i].name, len) == 0)
 			return names[i].m;
-	return PV_KMETHOD_SECRETS_ONLY; /* Samba's default ('default' is secrets only) */
+	return PV_SAMBA_KMETHOD_SECRETS_ONLY; /* Samba's default ('default' is secrets only) */
 }
 
 int pv_samba_parse_facts(const char *text, struct pv_samba_facts *f)
@@ -247,8 +247,8 @@ int pv_samba_parse_facts(const char *text, struct pv_samba_facts *f)
 	next:
 		p = nl ? nl + 1 : NULL;
 	}
-	f->needs_keytab = f->kmethod != PV_KMETHOD_SECRETS_ONLY;
-	if (f->kmethod == PV_KMETHOD_DEDICATED_KEYTAB)
+	f->needs_keytab = f->kmethod != PV_SAMBA_KMETHOD_SECRETS_ONLY;
+	if (f->kmethod == PV_SAMBA_KMETHOD_DEDICATED_KEYTAB)
 		snprintf(f->keytab, sizeof(f->keytab), "%s", ktfile);
 	if (f->keytab_listed && !f->principals && !(f->principals = pv_strset_new()))
 		return pv_error(PV_EIO, "out of memory");
@@ -257,14 +257,15 @@ int pv_samba_parse_facts(const char *text, struct pv_samba_facts *f)
 	return PV_OK;
 }
 
-int pv_samba_probe(struct pv_remote *rem, enum pv_probe how, const char *lab,
+int pv_samba_probe(struct pv_remote *rem, enum pv_samba_probe_how how, const char *lab,
 		   struct pv_samba_facts *f)
 {
 	struct pv_buf out = PV_BUF_INIT, sc = PV_BUF_INIT;
 	int r;
 
 	memset(f, 0, sizeof(*f));
-	pv_buf_addf(&sc, "full=%d\nquick=%d\n", how == PV_PROBE_CLOCK, how == PV_PROBE_QUICK);
+	pv_buf_addf(&sc, "full=%d\nquick=%d\n", how == PV_SAMBA_PROBE_CLOCK,
+		    how == PV_SAMBA_PROBE_QUICK);
 	pv_remote_var(&sc, "lab", lab);
 	pv_buf_addstr(&sc, pv_samba_probe_sh);
 	r = pv_remote_sh(rem, "probing Samba", &sc, NULL, 0, &out, NULL, 60);
@@ -371,7 +372,7 @@ char *pv_samba_config(struct pv_remote *rem)
 	return out;
 }
 
-int pv_samba_account(struct pv_dir *dir, const char *base_dn, const char *netbios, char **dn,
+int pv_samba_account(struct pv_ldap *dir, const char *base_dn, const char *netbios, char **dn,
 		     char **desc)
 {
 	struct pv_buf filter = PV_BUF_INIT, sam = PV_BUF_INIT;
@@ -382,12 +383,12 @@ int pv_samba_account(struct pv_dir *dir, const char *base_dn, const char *netbio
 	*dn = *desc = NULL;
 	pv_buf_addf(&sam, "%s$", netbios);
 	pv_buf_addstr(&filter, "(&(objectClass=computer)(sAMAccountName=");
-	if (pv_buf_failed(&sam) || pv_filter_escape(&filter, sam.data) < 0 ||
+	if (pv_buf_failed(&sam) || pv_ldap_filter_escape(&filter, sam.data) < 0 ||
 	    pv_buf_addstr(&filter, "))") < 0) {
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	r = pv_dir_search(dir, base_dn, filter.data, attrs, 100, take_account, &a);
+	r = pv_ldap_search(dir, base_dn, filter.data, attrs, 100, take_account, &a);
 	if (r == PV_OK) {
 		*dn = a.dn;
 		*desc = a.desc;

@@ -16,15 +16,15 @@
 #include "util/secret.h"
 
 struct pv_remote;
-struct pv_dir;
+struct pv_ldap;
 struct pv_strset;
 
 /* smb.conf's 'kerberos method' (Samba's smb.conf(5)). */
-enum pv_kmethod {
-	PV_KMETHOD_SECRETS_ONLY = 0,
-	PV_KMETHOD_SYSTEM_KEYTAB,
-	PV_KMETHOD_DEDICATED_KEYTAB,
-	PV_KMETHOD_SECRETS_AND_KEYTAB,
+enum pv_samba_kmethod {
+	PV_SAMBA_KMETHOD_SECRETS_ONLY = 0,
+	PV_SAMBA_KMETHOD_SYSTEM_KEYTAB,
+	PV_SAMBA_KMETHOD_DEDICATED_KEYTAB,
+	PV_SAMBA_KMETHOD_SECRETS_AND_KEYTAB,
 };
 
 struct pv_samba_share {
@@ -35,41 +35,41 @@ struct pv_samba_share {
 struct pv_samba_facts {
 	char netbios[64]; /* upper-case, from smb.conf */
 	char realm[128], security[32];
-	enum pv_kmethod kmethod;
+	enum pv_samba_kmethod kmethod;
 	bool needs_keytab; /* the kerberos method uses a keytab */
 	char keytab[512];  /* the dedicated keytab file ('dedicated keytab'), else "" */
 	char sep[8];	   /* winbind separator */
-	bool joined;	   /* 'net ads testjoin' (PV_PROBE_QUICK: or 'wbinfo -P') succeeds */
-	char dc[256];	   /* PV_PROBE_QUICK: the DC winbindd talks to ('wbinfo -P'), else "" */
+	bool joined;	   /* 'net ads testjoin' (PV_SAMBA_PROBE_QUICK: or 'wbinfo -P') succeeds */
+	char dc[256]; /* PV_SAMBA_PROBE_QUICK: the DC winbindd talks to ('wbinfo -P'), else "" */
 	bool smbd_running, winbindd_running; /* by their pid files */
 	unsigned cores;			     /* online CPUs; 0 when unknown */
 	char state_dir[512];		     /* Samba's state directory */
 	/* a join of this lab's was started there and its account may be untagged yet: the mark
 	 * <state_dir>/.provision-join.<lab> (samba/scripts/join.sh) is present */
 	bool join_mark;
-	/* PV_PROBE_CLOCK */
+	/* PV_SAMBA_PROBE_CLOCK */
 	bool has_offset; /* the DC answered 'net ads info' */
 	long offset;	 /* the DC's clock minus the server's, seconds */
 	char info[256];	 /* last line of 'net ads info' (its error when the DC is unreachable) */
-	/* not PV_PROBE_QUICK */
+	/* not PV_SAMBA_PROBE_QUICK */
 	long keytab_entries;
-	/* PV_PROBE_QUICK: Samba's shares, and the keytab's principals (without the realm) when
-	 * the kerberos method uses a keytab (keytab_listed) */
+	/* PV_SAMBA_PROBE_QUICK: Samba's shares, and the keytab's principals (without the realm)
+	 * when the kerberos method uses a keytab (keytab_listed) */
 	struct pv_samba_share *shares;
 	size_t nshares;
 	bool keytab_listed;
 	struct pv_strset *principals;
 };
 
-/* How much pv_samba_probe asks: PV_PROBE_CLOCK also the clock offset to the DC ('net ads
- * info'); PV_PROBE_QUICK takes winbindd's link to the DC ('wbinfo -P') as proof of membership
+/* How much pv_samba_probe asks: PV_SAMBA_PROBE_CLOCK also the clock offset to the DC ('net ads
+ * info'); PV_SAMBA_PROBE_QUICK takes winbindd's link to the DC ('wbinfo -P') as proof of membership
  * before 'net ads testjoin', does not count keytab entries, and lists the shares and the
  * keytab's principals. */
-enum pv_probe { PV_PROBE_PLAIN, PV_PROBE_CLOCK, PV_PROBE_QUICK };
+enum pv_samba_probe_how { PV_SAMBA_PROBE_PLAIN, PV_SAMBA_PROBE_CLOCK, PV_SAMBA_PROBE_QUICK };
 
 /* One round trip: Samba's view of the server (PV_EREMOTE when Samba is missing). f is safe
  * to release after any outcome. */
-int pv_samba_probe(struct pv_remote *rem, enum pv_probe how, const char *lab,
+int pv_samba_probe(struct pv_remote *rem, enum pv_samba_probe_how how, const char *lab,
 		   struct pv_samba_facts *f);
 void pv_samba_facts_release(struct pv_samba_facts *f);
 /* The share named name (case-insensitive, as Samba's names are), or NULL. */
@@ -181,7 +181,7 @@ int pv_samba_status_count(const char *text, size_t len, bool (*mine)(void *arg, 
 
 /* The computer account <netbios>$ in the directory: *dn (NULL when absent) and *desc (NULL
  * when none); the caller frees both. */
-int pv_samba_account(struct pv_dir *dir, const char *base_dn, const char *netbios, char **dn,
+int pv_samba_account(struct pv_ldap *dir, const char *base_dn, const char *netbios, char **dn,
 		     char **desc);
 
 #endif

@@ -1,7 +1,7 @@
 /* smb/build.c: the tree builder of our own SMB2 client (see smb.h): what a tree on the server
  * holds (listed with compounds in flight), what to make, rewrite and remove given the items
  * (a plan), and that work as compounds in flight on the synchronous client's connection
- * (smb/wire.c). `server` builds home trees with it; `copy` mirrors a tree as robocopy /MIR
+ * (smb/sync.c). `server` builds home trees with it; `copy` mirrors a tree as robocopy /MIR
  * does, over one connection or several.
  *
  * Each file is ONE compound request (CREATE + WRITEs + [SET_INFO] + CLOSE, related, MS-SMB2
@@ -68,20 +68,20 @@ struct cut {
 	uint8_t fid[16];
 };
 
-struct pv_smb2_plan {
+struct pv_smb_sync_plan {
 	char *share, *base;
 	const struct pv_smb_item *items;
 	size_t n;
 	unsigned char *act; /* per item: enum plan (PLAN_MISMATCH in a mirror: made anew) */
 	struct listing l;
 	struct pv_smb_build_opts o;
-	struct pv_smb2_plan_counts k;
+	struct pv_smb_sync_plan_counts k;
 };
 
 /* One call's work on a connection. */
 struct build {
-	struct pv_smb2 *s;
-	struct pv_smb2_plan *plan;
+	struct pv_smb_sync *s;
+	struct pv_smb_sync_plan *plan;
 	const struct pv_smb_item *items;
 	struct pv_smb_tree_result *res;
 	pv_smb_tick_fn tick;
@@ -112,9 +112,9 @@ static void fail(struct build *b, int code)
 	snprintf(b->errmsg, sizeof(b->errmsg), "%s", pv_errmsg());
 }
 
-/* The deadline of units times T, unless a caller's (pv_smb2_tree_build's) is armed; whether
+/* The deadline of units times T, unless a caller's (pv_smb_sync_tree_build's) is armed; whether
  * this call armed it (and so disarms it at its end). */
-static bool arm(struct pv_smb2 *s, int64_t units)
+static bool arm(struct pv_smb_sync *s, int64_t units)
 {
 	const int64_t cap = INT64_MAX / 4;
 
@@ -137,7 +137,7 @@ static int64_t units_of(const struct pv_smb_item *items, size_t n, const unsigne
 	return units;
 }
 
-static void begin(struct build *b, struct pv_smb2 *s, struct pv_smb2_plan *plan)
+static void begin(struct build *b, struct pv_smb_sync *s, struct pv_smb_sync_plan *plan)
 {
 	memset(b, 0, sizeof(*b));
 	b->s = s;
@@ -229,7 +229,7 @@ static void complete(struct build *b, struct pend *p)
 		if (p->status == ST_OK)
 			listed(b, p);
 		else
-			fail(b, wire_path_fail(b->s, p->status, "listing", path));
+			fail(b, sync_path_fail(b->s, p->status, "listing", path));
 		return;
 	}
 	if (p->kind == P_REMOVE) {
@@ -238,18 +238,18 @@ static void complete(struct build *b, struct pend *p)
 		if (p->status == ST_OK || p->status == ST_NOT_FOUND)
 			(*(dir ? &b->res->dirs_removed : &b->res->files_removed))++;
 		else
-			fail(b, wire_path_fail(b->s, p->status, "removing", path));
+			fail(b, sync_path_fail(b->s, p->status, "removing", path));
 		return;
 	}
 	if (p->kind == P_DIR) {
 		if (p->status == ST_OK)
 			b->res->dirs_made++;
 		else if (p->status != ST_OBJECT_NAME_COLLISION)
-			fail(b, wire_path_fail(b->s, p->status, "making folder", path));
+			fail(b, sync_path_fail(b->s, p->status, "making folder", path));
 		return;
 	}
 	if (p->status != ST_OK) {
-		fail(b, wire_path_fail(b->s, p->status,
+		fail(b, sync_path_fail(b->s, p->status,
 				       p->fail_cmd == SMB2_CREATE     ? "creating"
 				       : p->fail_cmd == SMB2_WRITE    ? "writing"
 				       : p->fail_cmd == SMB2_SET_INFO ? "setting the time of"
@@ -270,9 +270,9 @@ static void complete(struct build *b, struct pend *p)
 
 /* The entries of a listing's QUERY_DIRECTORY answer, into the folder's own listing; a
  * malformed one loses the connection (nothing after it could be trusted either). */
-static void take_entries(struct build *b, struct pend *p, const struct pv_smba_done *d)
+static void take_entries(struct build *b, struct pend *p, const struct pv_smb_done *d)
 {
-	struct pv_smb2 *s = b->s;
+	struct pv_smb_sync *s = b->s;
 	struct smb2_rd r;
 	struct smb2_dir_it it;
 	struct smb2_dirent e;
@@ -286,8 +286,8 @@ static void take_entries(struct build *b, struct pend *p, const struct pv_smba_d
 		err = listing_entry(&p->ents, where, s->base, p->rel, e.name, e.dir, e.size,
 				    e.mtime);
 	if (n < 0) {
-		pv_smba_abort(s->c, PV_EREMOTE, "SMB to '%s': a malformed listing of %s%s%s: %s",
-			      s->server, where, *p->rel ? "/" : "", p->rel, it.r.why);
+		pv_smb_abort(s->c, PV_EREMOTE, "SMB to '%s': a malformed listing of %s%s%s: %s",
+			     s->server, where, *p->rel ? "/" : "", p->rel, it.r.why);
 		return;
 	}
 	if (err != PV_OK) {
@@ -297,7 +297,7 @@ static void take_entries(struct build *b, struct pend *p, const struct pv_smba_d
 }
 
 /* The answer to one message of a compound in flight. */
-static void on_part(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+static void on_part(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 {
 	struct part *pt = arg;
 	struct pend *p = pt->p;
@@ -332,7 +332,7 @@ static void on_part(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 		listing_release(&p->ents);
 		p->used = false;
 		b->npend--;
-		pv_smba_yield(c); /* a slot free: the next compound goes before more is read */
+		pv_smb_yield(c); /* a slot free: the next compound goes before more is read */
 	}
 }
 
@@ -340,12 +340,12 @@ static void on_part(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
  * NULL when the connection is gone. */
 static struct pend *slot(struct build *b, enum kind kind, size_t item, bool fix)
 {
-	struct pv_smb2 *s = b->s;
+	struct pv_smb_sync *s = b->s;
 
-	while (b->npend >= b->window && !pv_smba_lost(s->c))
-		if (!wire_turn(s))
+	while (b->npend >= b->window && !pv_smb_lost(s->c))
+		if (!sync_turn(s))
 			break;
-	if (b->npend >= b->window || pv_smba_lost(s->c))
+	if (b->npend >= b->window || pv_smb_lost(s->c))
 		return NULL;
 	for (unsigned i = 0; i < WINDOW_MAX; i++)
 		if (!b->pend[i].used) {
@@ -388,10 +388,10 @@ static int sent(struct build *b, struct pend *p, int r)
 	return r;
 }
 
-/* A compound made since pv_smba_chain: sent (or freed when it cannot go, with the reason). */
+/* A compound made since pv_smb_chain: sent (or freed when it cannot go, with the reason). */
 static int send_chain(struct build *b, struct pend *p, int r)
 {
-	int sr = pv_smba_send(b->s->c);
+	int sr = pv_smb_send(b->s->c);
 
 	if (r == PV_OK)
 		r = sr;
@@ -403,14 +403,14 @@ static int send_chain(struct build *b, struct pend *p, int r)
 /* Wait until every compound in flight has its answers. */
 static int drain(struct build *b)
 {
-	while (b->npend > 0 && !pv_smba_lost(b->s->c))
-		if (!wire_turn(b->s))
+	while (b->npend > 0 && !pv_smb_lost(b->s->c))
+		if (!sync_turn(b->s))
 			break;
 	/* a lost connection completed everything with its failure */
 	return b->npend > 0 ? PV_EUNREACH : PV_OK;
 }
 
-/* WRITEs of [from, to) of item into p, with fid (PV_SMBA_RELATED inside a compound). */
+/* WRITEs of [from, to) of item into p, with fid (PV_SMB_RELATED inside a compound). */
 static int writes(struct build *b, struct pend *p, const uint8_t fid[16], uint64_t from,
 		  uint64_t to, size_t item)
 {
@@ -419,8 +419,8 @@ static int writes(struct build *b, struct pend *p, const uint8_t fid[16], uint64
 		int r;
 
 		b->fill(b->fill_ctx, item, off, b->wbuf, n);
-		if ((r = pv_smba_write(b->s->c, fid, off, b->wbuf, n, on_part,
-				       part(p, SMB2_WRITE))) != PV_OK)
+		if ((r = pv_smb_write(b->s->c, fid, off, b->wbuf, n, on_part,
+				      part(p, SMB2_WRITE))) != PV_OK)
 			return r;
 		p->n++;
 		off += n;
@@ -438,42 +438,42 @@ static int set_time(struct build *b, struct pend *p, const uint8_t fid[16], size
 	if (!b->items[item].mtime)
 		return PV_OK;
 	smb2_put64(basic + 16, b->items[item].mtime);
-	if ((r = pv_smba_setinfo(b->s->c, fid, INFO_BASIC, basic, sizeof(basic), on_part,
-				 part(p, SMB2_SET_INFO))) == PV_OK)
+	if ((r = pv_smb_setinfo(b->s->c, fid, INFO_BASIC, basic, sizeof(basic), on_part,
+				part(p, SMB2_SET_INFO))) == PV_OK)
 		p->n++;
 	return r;
 }
 
 static uint32_t file_access(const struct pv_smb_item *it)
 {
-	return PV_SMBA_PUT | (it->mtime ? ACCESS_TIMES : 0);
+	return PV_SMB_PUT | (it->mtime ? ACCESS_TIMES : 0);
 }
 
 /* A file (up to COMPOUND_DATA bytes) or a folder as one compound: CREATE, WRITEs, CLOSE. */
 static int compound(struct build *b, size_t item, bool fix)
 {
 	const struct pv_smb_item *it = &b->items[item];
-	struct pv_smba *c = b->s->c;
+	struct pv_smb_conn *c = b->s->c;
 	char full[PATH_LIMIT + 1];
 	struct pend *p;
 	int r;
 
-	if ((r = wire_name(b->s, it->path, full)) != PV_OK)
+	if ((r = sync_name(b->s, it->path, full)) != PV_OK)
 		return r;
 	if (!(p = slot(b, it->dir ? P_DIR : P_FILE, item, fix)))
 		return PV_EUNREACH;
-	pv_smba_chain(c);
-	r = it->dir ? pv_smba_create(c, full, PV_SMBA_LIST, PV_SMBA_CREATE, PV_SMBA_DIR, on_part,
-				     part(p, SMB2_CREATE))
-		    : pv_smba_create(c, full, file_access(it), PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
-				     on_part, part(p, SMB2_CREATE));
+	pv_smb_chain(c);
+	r = it->dir ? pv_smb_create(c, full, PV_SMB_LIST, PV_SMB_CREATE, PV_SMB_DIR, on_part,
+				    part(p, SMB2_CREATE))
+		    : pv_smb_create(c, full, file_access(it), PV_SMB_OVERWRITE, PV_SMB_NONDIR,
+				    on_part, part(p, SMB2_CREATE));
 	if (r == PV_OK) {
 		p->n++;
-		if (!it->dir && (r = writes(b, p, PV_SMBA_RELATED, 0, it->size, item)) == PV_OK)
-			r = set_time(b, p, PV_SMBA_RELATED, item);
+		if (!it->dir && (r = writes(b, p, PV_SMB_RELATED, 0, it->size, item)) == PV_OK)
+			r = set_time(b, p, PV_SMB_RELATED, item);
 	}
 	if (r == PV_OK &&
-	    (r = pv_smba_closefile(c, PV_SMBA_RELATED, on_part, part(p, SMB2_CLOSE))) == PV_OK)
+	    (r = pv_smb_closefile(c, PV_SMB_RELATED, on_part, part(p, SMB2_CLOSE))) == PV_OK)
 		p->n++;
 	return send_chain(b, p, r);
 }
@@ -483,8 +483,8 @@ static int compound(struct build *b, size_t item, bool fix)
 static int big_file(struct build *b, size_t item, bool fix)
 {
 	const struct pv_smb_item *it = &b->items[item];
-	struct pv_smb2 *s = b->s;
-	struct wire_call k = {s};
+	struct pv_smb_sync *s = b->s;
+	struct sync_call k = {s};
 	struct pend *p;
 	uint8_t fid[16];
 	double t0 = pv_now();
@@ -492,7 +492,7 @@ static int big_file(struct build *b, size_t item, bool fix)
 
 	if ((r = drain(b)) != PV_OK || b->err != PV_OK)
 		return r != PV_OK ? r : b->err;
-	if ((r = wire_open(s, it->path, file_access(it), PV_SMBA_OVERWRITE, PV_SMBA_NONDIR,
+	if ((r = sync_open(s, it->path, file_access(it), PV_SMB_OVERWRITE, PV_SMB_NONDIR,
 			   "creating", fid)) != PV_OK) {
 		fail(b, r);
 		return r;
@@ -514,10 +514,10 @@ static int big_file(struct build *b, size_t item, bool fix)
 	}
 	if ((r = drain(b)) != PV_OK)
 		return r;
-	if ((r = wire_wait(s, &k, pv_smba_closefile(s->c, fid, wire_on_call, &k))) != PV_OK)
+	if ((r = sync_wait(s, &k, pv_smb_closefile(s->c, fid, sync_on_call, &k))) != PV_OK)
 		return r;
 	if (k.status != ST_OK)
-		fail(b, wire_path_fail(s, k.status, "closing", it->path));
+		fail(b, sync_path_fail(s, k.status, "closing", it->path));
 	if (b->err != PV_OK) {
 		if (b->ncuts < WINDOW_MAX)
 			b->cuts[b->ncuts++] = (struct cut){item, false, {0}};
@@ -531,29 +531,29 @@ static int big_file(struct build *b, size_t item, bool fix)
  * (cb's pend) or, for the clean-up of a failure, waited for (p NULL). */
 static int remove_one(struct build *b, struct pend *p, const char *path, bool dir)
 {
-	struct pv_smba *c = b->s->c;
+	struct pv_smb_conn *c = b->s->c;
 	char full[PATH_LIMIT + 1];
-	struct wire_call k1 = {b->s}, k2 = {b->s};
+	struct sync_call k1 = {b->s}, k2 = {b->s};
 	int r;
 
-	if ((r = wire_name(b->s, path, full)) != PV_OK)
+	if ((r = sync_name(b->s, path, full)) != PV_OK)
 		return p ? sent(b, p, r) : r;
-	pv_smba_chain(c);
-	r = pv_smba_create(c, full, PV_SMBA_DELETE | 0x80u, PV_SMBA_OPEN,
-			   (dir ? PV_SMBA_DIR : PV_SMBA_NONDIR) | PV_SMBA_DELCLOSE,
-			   p ? on_part : wire_on_call, p ? (void *)part(p, SMB2_CREATE) : &k1);
+	pv_smb_chain(c);
+	r = pv_smb_create(c, full, PV_SMB_DELETE | 0x80u, PV_SMB_OPEN,
+			  (dir ? PV_SMB_DIR : PV_SMB_NONDIR) | PV_SMB_DELCLOSE,
+			  p ? on_part : sync_on_call, p ? (void *)part(p, SMB2_CREATE) : &k1);
 	if (r == PV_OK && p)
 		p->n++;
 	if (r == PV_OK &&
-	    (r = pv_smba_closefile(c, PV_SMBA_RELATED, p ? on_part : wire_on_call,
-				   p ? (void *)part(p, SMB2_CLOSE) : &k2)) == PV_OK &&
+	    (r = pv_smb_closefile(c, PV_SMB_RELATED, p ? on_part : sync_on_call,
+				  p ? (void *)part(p, SMB2_CLOSE) : &k2)) == PV_OK &&
 	    p)
 		p->n++;
 	if (p)
 		return send_chain(b, p, r);
-	if (r == PV_OK && (r = pv_smba_send(c)) == PV_OK) {
-		wire_run_until(b->s, &k1.done);
-		wire_run_until(b->s, &k2.done);
+	if (r == PV_OK && (r = pv_smb_send(c)) == PV_OK) {
+		sync_run_until(b->s, &k1.done);
+		sync_run_until(b->s, &k2.done);
 	}
 	return r;
 }
@@ -561,9 +561,9 @@ static int remove_one(struct build *b, struct pend *p, const char *path, bool di
 /* Remove the files a failure cut short: close what is still open, delete on close. */
 static void remove_cuts(struct build *b)
 {
-	for (unsigned i = 0; i < b->ncuts && !pv_smba_lost(b->s->c); i++) {
+	for (unsigned i = 0; i < b->ncuts && !pv_smb_lost(b->s->c); i++) {
 		if (b->cuts[i].open)
-			wire_close(b->s, b->cuts[i].fid);
+			sync_close(b->s, b->cuts[i].fid);
 		remove_one(b, NULL, b->items[b->cuts[i].item].path, false);
 	}
 	b->ncuts = 0;
@@ -574,30 +574,30 @@ static void remove_cuts(struct build *b)
 /* Folder rel listed as one compound in flight. */
 static int list_compound(struct build *b, const char *rel)
 {
-	struct pv_smba *c = b->s->c;
+	struct pv_smb_conn *c = b->s->c;
 	char full[PATH_LIMIT + 1];
 	struct pend *p;
 	struct part *pt;
 	int r;
 
-	if ((r = wire_name(b->s, rel, full)) != PV_OK)
+	if ((r = sync_name(b->s, rel, full)) != PV_OK)
 		return r;
 	if (!(p = slot(b, P_LIST, 0, false)))
 		return PV_EUNREACH;
 	if (!(p->rel = strdup(rel)))
 		return sent(b, p, pv_error(PV_EIO, "out of memory"));
-	pv_smba_chain(c);
-	r = pv_smba_create(c, full, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, on_part,
-			   part(p, SMB2_CREATE));
+	pv_smb_chain(c);
+	r = pv_smb_create(c, full, PV_SMB_LIST, PV_SMB_OPEN, PV_SMB_DIR, on_part,
+			  part(p, SMB2_CREATE));
 	for (int i = 0; i < 2 && r == PV_OK; i++) {
 		p->n++;
 		pt = part(p, SMB2_QUERY_DIRECTORY);
 		pt->second = i == 1;
-		r = pv_smba_list(c, PV_SMBA_RELATED, i == 0, on_part, pt);
+		r = pv_smb_list(c, PV_SMB_RELATED, i == 0, on_part, pt);
 	}
 	if (r == PV_OK) {
 		p->n++;
-		if ((r = pv_smba_closefile(c, PV_SMBA_RELATED, on_part, part(p, SMB2_CLOSE))) ==
+		if ((r = pv_smb_closefile(c, PV_SMB_RELATED, on_part, part(p, SMB2_CLOSE))) ==
 		    PV_OK)
 			p->n++;
 	}
@@ -605,17 +605,17 @@ static int list_compound(struct build *b, const char *rel)
 }
 
 /* The entries of a QUERY_DIRECTORY answer waited for, into the tree's listing. */
-static void on_listed(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+static void on_listed(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 {
-	struct wire_call *k = arg;
-	struct pv_smb2 *s = k->s;
+	struct sync_call *k = arg;
+	struct pv_smb_sync *s = k->s;
 	struct smb2_rd r;
 	struct smb2_dir_it it;
 	struct smb2_dirent e;
 	char where[600];
 	int n;
 
-	wire_on_call(c, arg, d);
+	sync_on_call(c, arg, d);
 	if (d->code != PV_OK || d->status != ST_OK)
 		return;
 	snprintf(where, sizeof(where), "//%s/%s/%s", s->server, s->share, s->base);
@@ -625,30 +625,28 @@ static void on_listed(struct pv_smba *c, void *arg, const struct pv_smba_done *d
 		k->err =
 			listing_entry(k->l, where, s->base, k->rel, e.name, e.dir, e.size, e.mtime);
 	if (n < 0) {
-		pv_smba_abort(c, PV_EREMOTE, "SMB to '%s': a malformed listing of %s%s%s: %s",
-			      s->server, where, *k->rel ? "/" : "", k->rel, it.r.why);
+		pv_smb_abort(c, PV_EREMOTE, "SMB to '%s': a malformed listing of %s%s%s: %s",
+			     s->server, where, *k->rel ? "/" : "", k->rel, it.r.why);
 		k->code = PV_EREMOTE;
-		snprintf(k->msg, sizeof(k->msg), "%s", pv_smba_error(c));
+		snprintf(k->msg, sizeof(k->msg), "%s", pv_smb_error(c));
 	}
 }
 
 /* Folder rel listed on its own (a folder larger than one answer): request after request. */
 static int list_alone(struct build *b, const char *rel)
 {
-	struct pv_smb2 *s = b->s;
+	struct pv_smb_sync *s = b->s;
 	uint8_t fid[16] = {0};
 	int r;
 
-	if ((r = wire_open(s, rel, PV_SMBA_LIST, PV_SMBA_OPEN, PV_SMBA_DIR, "listing", fid)) !=
-	    PV_OK)
+	if ((r = sync_open(s, rel, PV_SMB_LIST, PV_SMB_OPEN, PV_SMB_DIR, "listing", fid)) != PV_OK)
 		return r;
 	for (bool restart = true; r == PV_OK; restart = false) {
-		struct wire_call k = {s};
+		struct sync_call k = {s};
 
 		k.l = &b->plan->l;
 		k.rel = rel;
-		if ((r = wire_wait(s, &k, pv_smba_list(s->c, fid, restart, on_listed, &k))) !=
-		    PV_OK)
+		if ((r = sync_wait(s, &k, pv_smb_list(s->c, fid, restart, on_listed, &k))) != PV_OK)
 			break;
 		if (k.err != PV_OK) {
 			r = k.err;
@@ -657,9 +655,9 @@ static int list_alone(struct build *b, const char *rel)
 		if (k.status == ST_NO_MORE_FILES)
 			break;
 		if (k.status != ST_OK)
-			r = wire_path_fail(s, k.status, "listing", rel);
+			r = sync_path_fail(s, k.status, "listing", rel);
 	}
-	wire_close(s, fid);
+	sync_close(s, fid);
 	return r;
 }
 
@@ -694,7 +692,7 @@ static int list_tree(struct build *b)
 		if (b->npend == 0 && b->nredo == 0)
 			break;
 		if (b->npend > 0) {
-			if (!wire_turn(b->s))
+			if (!sync_turn(b->s))
 				break;
 			continue;
 		}
@@ -709,8 +707,8 @@ static int list_tree(struct build *b)
 	if (r != PV_OK)
 		fail(b, r);
 	drain(b);
-	if (b->err == PV_OK && pv_smba_lost(b->s->c))
-		fail(b, pv_error(PV_EUNREACH, "%s", pv_smba_error(b->s->c)));
+	if (b->err == PV_OK && pv_smb_lost(b->s->c))
+		fail(b, pv_error(PV_EUNREACH, "%s", pv_smb_error(b->s->c)));
 	if (b->err == PV_OK && l->n)
 		qsort(l->v, l->n, sizeof(*l->v), by_path);
 	return b->err;
@@ -718,7 +716,7 @@ static int list_tree(struct build *b)
 
 /* ---- the plan ---- */
 
-void pv_smb2_plan_free(struct pv_smb2_plan *p)
+void pv_smb_sync_plan_free(struct pv_smb_sync_plan *p)
 {
 	if (!p)
 		return;
@@ -729,16 +727,16 @@ void pv_smb2_plan_free(struct pv_smb2_plan *p)
 	free(p);
 }
 
-const struct pv_smb2_plan_counts *pv_smb2_plan_counts(const struct pv_smb2_plan *p)
+const struct pv_smb_sync_plan_counts *pv_smb_sync_plan_counts(const struct pv_smb_sync_plan *p)
 {
 	return &p->k;
 }
 
-int pv_smb2_plan(struct pv_smb2 *s, const char *share, const char *base,
-		 const struct pv_smb_item *items, size_t n, bool fresh,
-		 const struct pv_smb_build_opts *o, struct pv_smb2_plan **out)
+int pv_smb_sync_plan(struct pv_smb_sync *s, const char *share, const char *base,
+		     const struct pv_smb_item *items, size_t n, bool fresh,
+		     const struct pv_smb_build_opts *o, struct pv_smb_sync_plan **out)
 {
-	struct pv_smb2_plan *p = calloc(1, sizeof(*p));
+	struct pv_smb_sync_plan *p = calloc(1, sizeof(*p));
 	struct pv_smb_tree_result unused;
 	struct build b;
 	bool armed;
@@ -748,15 +746,15 @@ int pv_smb2_plan(struct pv_smb2 *s, const char *share, const char *base,
 	*out = NULL;
 	if (!p || !(p->share = strdup(share)) || !(p->base = strdup(base)) ||
 	    !(p->act = calloc(n ? n : 1, 1))) {
-		pv_smb2_plan_free(p);
+		pv_smb_sync_plan_free(p);
 		return pv_error(PV_EIO, "out of memory");
 	}
 	p->items = items;
 	p->n = n;
 	if (o)
 		p->o = *o;
-	if (pv_smba_lost(s->c)) {
-		pv_smb2_plan_free(p);
+	if (pv_smb_lost(s->c)) {
+		pv_smb_sync_plan_free(p);
 		return pv_error(PV_EREMOTE, "SMB to '%s': the connection is gone", s->server);
 	}
 	begin(&b, s, p);
@@ -764,7 +762,7 @@ int pv_smb2_plan(struct pv_smb2 *s, const char *share, const char *base,
 	armed = arm(s, BUILD_T + (int64_t)n);
 	if (!fresh && (r = list_tree(&b)) != PV_OK) {
 		end(&b, armed);
-		pv_smb2_plan_free(p);
+		pv_smb_sync_plan_free(p);
 		return r;
 	}
 	for (size_t i = 0; i < n && b.err == PV_OK; i++) {
@@ -796,7 +794,7 @@ int pv_smb2_plan(struct pv_smb2 *s, const char *share, const char *base,
 	p->k.list_seconds = fresh ? 0 : pv_now() - t0;
 	p->k.listed = p->l.n;
 	if ((r = end(&b, armed)) != PV_OK) {
-		pv_smb2_plan_free(p);
+		pv_smb_sync_plan_free(p);
 		return r;
 	}
 	*out = p;
@@ -848,13 +846,14 @@ static int prune(struct build *b)
 	return drain(b);
 }
 
-int pv_smb2_plan_prune(struct pv_smb2 *s, struct pv_smb2_plan *plan, struct pv_smb_tree_result *res)
+int pv_smb_sync_plan_prune(struct pv_smb_sync *s, struct pv_smb_sync_plan *plan,
+			   struct pv_smb_tree_result *res)
 {
 	struct build b;
 	bool armed;
 	int r = PV_OK;
 
-	if (pv_smba_lost(s->c))
+	if (pv_smb_lost(s->c))
 		return pv_error(PV_EREMOTE, "SMB to '%s': the connection is gone", s->server);
 	begin(&b, s, plan);
 	b.res = res;
@@ -870,16 +869,16 @@ int pv_smb2_plan_prune(struct pv_smb2 *s, struct pv_smb2_plan *plan, struct pv_s
 	return end(&b, armed);
 }
 
-int pv_smb2_plan_put(struct pv_smb2 *s, struct pv_smb2_plan *plan, unsigned part_no, unsigned parts,
-		     pv_smb_fill_fn fill, void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
-		     struct pv_smb_tree_result *res)
+int pv_smb_sync_plan_put(struct pv_smb_sync *s, struct pv_smb_sync_plan *plan, unsigned part_no,
+			 unsigned parts, pv_smb_fill_fn fill, void *fill_ctx, pv_smb_tick_fn tick,
+			 void *tick_ctx, struct pv_smb_tree_result *res)
 {
 	struct build b;
 	size_t j = 0;
 	bool armed;
 	int r = PV_OK;
 
-	if (pv_smba_lost(s->c))
+	if (pv_smb_lost(s->c))
 		return pv_error(PV_EREMOTE, "SMB to '%s': the connection is gone", s->server);
 	begin(&b, s, plan);
 	b.res = res;
@@ -907,7 +906,7 @@ int pv_smb2_plan_put(struct pv_smb2 *s, struct pv_smb2_plan *plan, unsigned part
 	return end(&b, armed);
 }
 
-int pv_smb2_mkdirs(struct pv_smb2 *s, const char *share, const char *path)
+int pv_smb_sync_mkdirs(struct pv_smb_sync *s, const char *share, const char *path)
 {
 	char part[PATH_LIMIT + 1], st[32];
 	size_t len = strlen(path);
@@ -919,15 +918,15 @@ int pv_smb2_mkdirs(struct pv_smb2 *s, const char *share, const char *path)
 				"than %d",
 				s->server, share, path, len, PATH_LIMIT);
 	for (size_t i = 1; i <= len; i++) {
-		struct wire_call k = {s};
+		struct sync_call k = {s};
 
 		if (path[i] != '/' && path[i] != '\0')
 			continue;
 		memcpy(part, path, i);
 		part[i] = '\0';
-		if ((r = wire_wait(s, &k,
-				   pv_smba_create(s->c, part, PV_SMBA_LIST, 3 /* FILE_OPEN_IF */,
-						  PV_SMBA_DIR, wire_on_call, &k))) != PV_OK)
+		if ((r = sync_wait(s, &k,
+				   pv_smb_create(s->c, part, PV_SMB_LIST, 3 /* FILE_OPEN_IF */,
+						 PV_SMB_DIR, sync_on_call, &k))) != PV_OK)
 			return r;
 		if (k.status != ST_OK) {
 			snprintf(st, sizeof(st), "NT status 0x%08x", k.status);
@@ -936,7 +935,7 @@ int pv_smb2_mkdirs(struct pv_smb2 *s, const char *share, const char *path)
 					smb2_status_name(k.status) ? smb2_status_name(k.status)
 								   : st);
 		}
-		wire_close(s, k.fid);
+		sync_close(s, k.fid);
 	}
 	return PV_OK;
 }
@@ -946,42 +945,42 @@ int pv_smb2_mkdirs(struct pv_smb2 *s, const char *share, const char *path)
 /* The session's end: LOGOFF, its answer checked with the session's keys. A LOGOFF that
  * failed its signature or decryption (PV_EREMOTE) is a failure; a connection that was lost
  * then is not one of the build's (every file was written). */
-static int logoff(struct pv_smb2 *s)
+static int logoff(struct pv_smb_sync *s)
 {
 	int r;
 
-	if (pv_smba_lost(s->c))
+	if (pv_smb_lost(s->c))
 		return PV_OK;
-	r = pv_smb2_logoff(s); /* also after a refused TREE_CONNECT: the session goes */
+	r = pv_smb_sync_logoff(s); /* also after a refused TREE_CONNECT: the session goes */
 	return r == PV_EREMOTE ? r : PV_OK;
 }
 
-int pv_smb2_tree_build(struct pv_smb2 *s, const char *workgroup, const char *user,
-		       const struct pv_secret *password, const char *share, const char *base,
-		       const struct pv_smb_item *items, size_t n, bool fresh,
-		       const struct pv_smb_build_opts *o, pv_smb_fill_fn fill, void *fill_ctx,
-		       pv_smb_tick_fn tick, void *tick_ctx, struct pv_smb_tree_result *res)
+int pv_smb_sync_tree_build(struct pv_smb_sync *s, const char *workgroup, const char *user,
+			   const struct pv_secret *password, const char *share, const char *base,
+			   const struct pv_smb_item *items, size_t n, bool fresh,
+			   const struct pv_smb_build_opts *o, pv_smb_fill_fn fill, void *fill_ctx,
+			   pv_smb_tick_fn tick, void *tick_ctx, struct pv_smb_tree_result *res)
 {
-	struct pv_smb2_plan *plan = NULL;
+	struct pv_smb_sync_plan *plan = NULL;
 	bool logged_on = false;
 	int r, lr;
 	char msg[1024] = "";
 
 	memset(res, 0, sizeof(*res));
-	if (pv_smba_lost(s->c))
+	if (pv_smb_lost(s->c))
 		return pv_error(PV_EREMOTE, "SMB to '%s': the connection is gone", s->server);
 	s->user = user;
 	s->share = share;
 	s->base = base;
 	arm(s, units_of(items, n, NULL));
-	if ((r = pv_smb2_logon(s, workgroup, user, password)) == PV_OK) {
+	if ((r = pv_smb_sync_logon(s, workgroup, user, password)) == PV_OK) {
 		logged_on = true;
-		if ((r = pv_smb2_tree(s, share)) == PV_OK &&
-		    (r = pv_smb2_plan(s, share, base, items, n, fresh, o, &plan)) == PV_OK) {
+		if ((r = pv_smb_sync_tree(s, share)) == PV_OK &&
+		    (r = pv_smb_sync_plan(s, share, base, items, n, fresh, o, &plan)) == PV_OK) {
 			res->files_ok = plan->k.files_ok;
-			if ((r = pv_smb2_plan_prune(s, plan, res)) == PV_OK)
-				r = pv_smb2_plan_put(s, plan, 0, 1, fill, fill_ctx, tick, tick_ctx,
-						     res);
+			if ((r = pv_smb_sync_plan_prune(s, plan, res)) == PV_OK)
+				r = pv_smb_sync_plan_put(s, plan, 0, 1, fill, fill_ctx, tick,
+							 tick_ctx, res);
 		}
 	}
 	if (r != PV_OK)
@@ -991,7 +990,7 @@ int pv_smb2_tree_build(struct pv_smb2 *s, const char *workgroup, const char *use
 		snprintf(msg, sizeof(msg), "%s", pv_errmsg());
 	}
 	s->build_due = 0;
-	pv_smb2_plan_free(plan);
+	pv_smb_sync_plan_free(plan);
 	if (r != PV_OK) /* what the clean-up above recorded must not replace the message */
 		return pv_error(r, "%s", msg);
 	return PV_OK;

@@ -29,14 +29,14 @@
 #define SWEEP_SECS 0.05 /* deadlines are looked at every 50 ms at most */
 
 /* Whether c's input holds frames for the loop's next turn. */
-static void held(struct pv_smba *c, bool on)
+static void held(struct pv_smb_conn *c, bool on)
 {
 	if (on != c->is_held)
 		c->l->nheld += on ? 1 : (size_t)-1;
 	c->is_held = on;
 }
 
-void pv_smba_yield(struct pv_smba *c)
+void pv_smb_yield(struct pv_smb_conn *c)
 {
 	if (c)
 		c->yield = true;
@@ -56,13 +56,13 @@ static const char *span(double secs, char *buf, size_t len)
 
 /* ---- failure ---- */
 
-static void epoll_update(struct pv_smba *c);
+static void epoll_update(struct pv_smb_conn *c);
 
 /* The connection is lost: every request completes with the failure, a logon under way and
  * ready too. */
-static void vlose(struct pv_smba *c, int code, const char *fmt, va_list ap)
+static void vlose(struct pv_smb_conn *c, int code, const char *fmt, va_list ap)
 {
-	struct pv_smba_done d;
+	struct pv_smb_done d;
 	struct req *lists[2];
 
 	if (c->st == CS_DEAD)
@@ -82,7 +82,7 @@ static void vlose(struct pv_smba *c, int code, const char *fmt, va_list ap)
 	lists[0] = c->pend;
 	lists[1] = c->backlog;
 	c->pend = c->backlog = c->backlog_tail = NULL;
-	/* a compound being made goes without its callbacks: pv_smba_send says it failed */
+	/* a compound being made goes without its callbacks: pv_smb_send says it failed */
 	while (c->chain) {
 		struct req *q = c->chain;
 
@@ -106,7 +106,7 @@ static void vlose(struct pv_smba *c, int code, const char *fmt, va_list ap)
 				smba_req_free(q);
 		}
 	if (c->lg.active) {
-		pv_smba_cb cb = c->lg.cb;
+		pv_smb_cb cb = c->lg.cb;
 		void *arg = c->lg.arg;
 
 		smba_logon_clear(&c->lg);
@@ -116,7 +116,7 @@ static void vlose(struct pv_smba *c, int code, const char *fmt, va_list ap)
 	smba_logon_clear(&c->want);
 	smba_session_end(c);
 	if (c->ready) {
-		pv_smba_cb ready = c->ready;
+		pv_smb_cb ready = c->ready;
 
 		c->ready = NULL;
 		c->opening = false;
@@ -124,7 +124,7 @@ static void vlose(struct pv_smba *c, int code, const char *fmt, va_list ap)
 	}
 }
 
-void smba_lose(struct pv_smba *c, int code, const char *fmt, ...)
+void smba_lose(struct pv_smb_conn *c, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -133,7 +133,7 @@ void smba_lose(struct pv_smba *c, int code, const char *fmt, ...)
 	va_end(ap);
 }
 
-void pv_smba_abort(struct pv_smba *c, int code, const char *fmt, ...)
+void pv_smb_abort(struct pv_smb_conn *c, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -146,7 +146,7 @@ void pv_smba_abort(struct pv_smba *c, int code, const char *fmt, ...)
 
 /* ---- the socket ---- */
 
-static void epoll_update(struct pv_smba *c)
+static void epoll_update(struct pv_smb_conn *c)
 {
 	bool want = c->st == CS_CONNECTING || c->osent < c->olen;
 	struct epoll_event ev;
@@ -162,10 +162,10 @@ static void epoll_update(struct pv_smba *c)
 
 /* Send what is queued. A failure loses the connection only when may_lose: when the loop
  * found the socket writable (or broken), after it read what came. Not from a request
- * function (pv_smba_read...), whose callers are told that callbacks come from the loop
+ * function (pv_smb_read...), whose callers are told that callbacks come from the loop
  * only, nor after a read (a server that answered and closed: its close is what to say):
  * there the bytes stay queued, and the loop's next turn reads the close or fails the send. */
-void smba_flush(struct pv_smba *c, bool may_lose)
+void smba_flush(struct pv_smb_conn *c, bool may_lose)
 {
 	while (c->osent < c->olen && c->st != CS_CONNECTING && c->st != CS_DEAD) {
 		ssize_t w = send(c->fd, c->out + c->osent, c->olen - c->osent, MSG_NOSIGNAL);
@@ -190,9 +190,9 @@ void smba_flush(struct pv_smba *c, bool may_lose)
 
 /* The whole frames in c's input (MS-SMB2 2.1 Direct TCP: a zero byte and a 24-bit length;
  * session keep-alives, type 0x85, skipped), answer after answer, until a callback yields
- * (pv_smba_yield): the rest then waits in the buffer for the loop's next turn. Then the
+ * (pv_smb_yield): the rest then waits in the buffer for the loop's next turn. Then the
  * close, when the server closed and every answer that came before it was taken. */
-static void take(struct pv_smba *c)
+static void take(struct pv_smb_conn *c)
 {
 	size_t at = 0;
 
@@ -250,7 +250,7 @@ static void take(struct pv_smba *c)
 /* One read, then the frames it completed (take). One read a turn: epoll wakes the loop again
  * for what is left, so a server that sends without pause neither holds the loop (and its
  * deadlines) nor grows the buffer past a frame. */
-static void readable(struct pv_smba *c)
+static void readable(struct pv_smb_conn *c)
 {
 	ssize_t got;
 
@@ -278,7 +278,7 @@ static void readable(struct pv_smba *c)
 		take(c);
 }
 
-static void writable(struct pv_smba *c)
+static void writable(struct pv_smb_conn *c)
 {
 	if (c->st == CS_CONNECTING) {
 		int err = 0;
@@ -300,9 +300,9 @@ static void writable(struct pv_smba *c)
 
 /* ---- the loop ---- */
 
-int pv_smba_loop_new(struct pv_smba_loop **out)
+int pv_smb_loop_new(struct pv_smb_loop **out)
 {
-	struct pv_smba_loop *l = calloc(1, sizeof(*l));
+	struct pv_smb_loop *l = calloc(1, sizeof(*l));
 
 	*out = NULL;
 	if (!l)
@@ -315,7 +315,7 @@ int pv_smba_loop_new(struct pv_smba_loop **out)
 	return PV_OK;
 }
 
-static void release(struct pv_smba *c)
+static void release(struct pv_smb_conn *c)
 {
 	smba_session_end(c);
 	smba_logon_clear(&c->lg);
@@ -329,19 +329,19 @@ static void release(struct pv_smba *c)
 	free(c);
 }
 
-static void reap(struct pv_smba_loop *l)
+static void reap(struct pv_smb_loop *l)
 {
 	while (l->dead) {
-		struct pv_smba *c = l->dead;
+		struct pv_smb_conn *c = l->dead;
 
 		l->dead = c->next;
 		release(c);
 	}
 }
 
-void pv_smba_close_conn(struct pv_smba *c)
+void pv_smb_close_conn(struct pv_smb_conn *c)
 {
-	struct pv_smba_loop *l;
+	struct pv_smb_loop *l;
 
 	if (!c || c->freed)
 		return;
@@ -359,18 +359,18 @@ void pv_smba_close_conn(struct pv_smba *c)
 	l->dead = c;
 }
 
-void pv_smba_loop_free(struct pv_smba_loop *l)
+void pv_smb_loop_free(struct pv_smb_loop *l)
 {
 	if (!l)
 		return;
 	while (l->conns)
-		pv_smba_close_conn(l->conns);
+		pv_smb_close_conn(l->conns);
 	reap(l);
 	close(l->ep);
 	free(l);
 }
 
-size_t pv_smba_loop_count(const struct pv_smba_loop *l)
+size_t pv_smb_loop_count(const struct pv_smb_loop *l)
 {
 	return l->n;
 }
@@ -378,7 +378,7 @@ size_t pv_smba_loop_count(const struct pv_smba_loop *l)
 /* The deadlines of c at t: the opening's, every request's answer, and requests that wait for
  * credits with none in flight to bring any: MS-SMB2 3.3.1.2 has the server never leave the
  * client without a credit, and one that does would keep them waiting for ever. */
-static void deadlines(struct pv_smba *c, double t)
+static void deadlines(struct pv_smb_conn *c, double t)
 {
 	char a[32];
 	unsigned waiting = 0;
@@ -413,7 +413,7 @@ static void deadlines(struct pv_smba *c, double t)
 		  c->host, waiting, waiting == 1 ? "" : "s");
 }
 
-int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
+int pv_smb_loop_run(struct pv_smb_loop *l, int timeout_ms)
 {
 	struct epoll_event ev[64];
 	int n;
@@ -421,7 +421,7 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 
 	/* what callbacks left in the input comes first, and then nothing is waited for */
 	if (l->nheld) {
-		for (struct pv_smba *c = l->conns, *next; c; c = next) {
+		for (struct pv_smb_conn *c = l->conns, *next; c; c = next) {
 			next = c->next;
 			if (c->is_held && c->st != CS_DEAD)
 				take(c);
@@ -433,7 +433,7 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 	if (n < 0 && errno != EINTR)
 		return pv_error(PV_EIO, "epoll_wait: %s", strerror(errno));
 	for (int i = 0; i < n; i++) {
-		struct pv_smba *c = ev[i].data.ptr;
+		struct pv_smb_conn *c = ev[i].data.ptr;
 		bool rd = ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP),
 		     wr = ev[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP);
 
@@ -454,7 +454,7 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 	/* every connection and request is looked at, so not at every turn: with thousands of
 	 * connections the look cost more than the turn's work (a deadline is seconds) */
 	t = pv_now();
-	for (struct pv_smba *c = t >= l->sweep_at ? l->conns : NULL, *next; c; c = next) {
+	for (struct pv_smb_conn *c = t >= l->sweep_at ? l->conns : NULL, *next; c; c = next) {
 		/* taken first: a callback of smba_lose() may close c (load/logon.c logs a user on
 		 * again so), which moves it to the dead list */
 		next = c->next;
@@ -471,10 +471,10 @@ int pv_smba_loop_run(struct pv_smba_loop *l, int timeout_ms)
 
 /* A connection for o, not yet in the loop: the strings copied, the deadline of its opening
  * set. NULL when out of memory. */
-static struct pv_smba *conn_new(struct pv_smba_loop *l, const struct pv_smba_opts *o,
-				pv_smba_cb ready, void *arg)
+static struct pv_smb_conn *conn_new(struct pv_smb_loop *l, const struct pv_smb_open_opts *o,
+				    pv_smb_cb ready, void *arg)
 {
-	struct pv_smba *c = calloc(1, sizeof(*c));
+	struct pv_smb_conn *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
@@ -489,7 +489,7 @@ static struct pv_smba *conn_new(struct pv_smba_loop *l, const struct pv_smba_opt
 	c->ready_arg = arg;
 	c->pipelined = o->pipelined;
 	c->credits = 1;
-	if (o->encrypt > PV_SMBA_ENCRYPT_ON) { /* that cipher alone */
+	if (o->encrypt > PV_SMB_ENCRYPT_ON) { /* that cipher alone */
 		c->offer_ciphers[0] = (uint16_t)(o->encrypt - 1);
 		c->noffer_ciphers = 1;
 	} else {
@@ -518,9 +518,9 @@ static struct pv_smba *conn_new(struct pv_smba_loop *l, const struct pv_smba_opt
 
 /* Put c, with its socket fd (connecting or connected: the opening starts when it is
  * writable), into the loop. On failure c is released, fd closed. */
-static int conn_add(struct pv_smba *c, int fd, struct pv_smba **out)
+static int conn_add(struct pv_smb_conn *c, int fd, struct pv_smb_conn **out)
 {
-	struct pv_smba_loop *l = c->l;
+	struct pv_smb_loop *l = c->l;
 	struct epoll_event ev;
 
 	c->fd = fd;
@@ -545,11 +545,11 @@ static int conn_add(struct pv_smba *c, int fd, struct pv_smba **out)
 	return PV_OK;
 }
 
-int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_cb ready, void *arg,
-		 struct pv_smba **out)
+int pv_smb_open(struct pv_smb_loop *l, const struct pv_smb_open_opts *o, pv_smb_cb ready, void *arg,
+		struct pv_smb_conn **out)
 {
 	struct addrinfo hints, *ai = NULL;
-	struct pv_smba *c;
+	struct pv_smb_conn *c;
 	int gr, fd, one = 1;
 
 	*out = NULL;
@@ -578,10 +578,10 @@ int pv_smba_open(struct pv_smba_loop *l, const struct pv_smba_opts *o, pv_smba_c
 	return conn_add(c, fd, out);
 }
 
-int smba_open_fd(struct pv_smba_loop *l, int fd, const struct pv_smba_opts *o, pv_smba_cb ready,
-		 void *arg, struct pv_smba **out)
+int smba_open_fd(struct pv_smb_loop *l, int fd, const struct pv_smb_open_opts *o, pv_smb_cb ready,
+		 void *arg, struct pv_smb_conn **out)
 {
-	struct pv_smba *c;
+	struct pv_smb_conn *c;
 	int fl;
 
 	*out = NULL;
@@ -599,28 +599,28 @@ int smba_open_fd(struct pv_smba_loop *l, int fd, const struct pv_smba_opts *o, p
 	return conn_add(c, fd, out);
 }
 
-bool pv_smba_usable(const struct pv_smba *c)
+bool pv_smb_usable(const struct pv_smb_conn *c)
 {
 	return c && c->st == CS_OPEN && !c->opening && c->keyed && c->tid && !c->lg.active &&
 	       !c->validating;
 }
 
-bool pv_smba_lost(const struct pv_smba *c)
+bool pv_smb_lost(const struct pv_smb_conn *c)
 {
 	return !c || c->st == CS_DEAD;
 }
 
-const char *pv_smba_error(const struct pv_smba *c)
+const char *pv_smb_error(const struct pv_smb_conn *c)
 {
 	return c ? c->err : "";
 }
 
-const char *pv_smba_describe(const struct pv_smba *c)
+const char *pv_smb_describe(const struct pv_smb_conn *c)
 {
 	return c ? c->desc : "";
 }
 
-int pv_smba_local_port(const struct pv_smba *c)
+int pv_smb_local_port(const struct pv_smb_conn *c)
 {
 	struct sockaddr_storage a;
 	socklen_t len = sizeof(a);
@@ -634,17 +634,17 @@ int pv_smba_local_port(const struct pv_smba *c)
 	return 0;
 }
 
-uint16_t pv_smba_dialect(const struct pv_smba *c)
+uint16_t pv_smb_dialect(const struct pv_smb_conn *c)
 {
 	return c && c->negotiated ? c->sec.dialect : 0;
 }
 
-bool pv_smba_encrypting(const struct pv_smba *c)
+bool pv_smb_encrypting(const struct pv_smb_conn *c)
 {
 	return c && c->keyed && (c->sess_encrypt || c->tree_encrypt);
 }
 
-bool pv_smba_signing(const struct pv_smba *c)
+bool pv_smb_signing(const struct pv_smb_conn *c)
 {
 	return c && c->keyed && c->sess_sign;
 }

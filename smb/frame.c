@@ -23,7 +23,7 @@ void smba_req_free(struct req *q)
 	free(q);
 }
 
-void smba_complete(struct pv_smba *c, struct req *q, const struct pv_smba_done *d)
+void smba_complete(struct pv_smb_conn *c, struct req *q, const struct pv_smb_done *d)
 {
 	if (q->cb)
 		q->cb(c, q->arg, d);
@@ -34,7 +34,7 @@ void smba_complete(struct pv_smba *c, struct req *q, const struct pv_smba_done *
 
 /* Whether a request of cmd goes encrypted: every one of a session that encrypts, and those
  * on a share that requires it (MS-SMB2 3.2.4.1.8); never the logon's. */
-static bool encrypts(const struct pv_smba *c, uint16_t cmd)
+static bool encrypts(const struct pv_smb_conn *c, uint16_t cmd)
 {
 	if (!c->keyed || cmd == SMB2_NEGOTIATE || cmd == SMB2_SESSION_SETUP)
 		return false;
@@ -45,7 +45,7 @@ static bool encrypts(const struct pv_smba *c, uint16_t cmd)
 /* Whether a request of cmd that goes in clear is signed (MS-SMB2 3.2.4.1.1): after the logon
  * when the session signs, and 3.1.1's TREE_CONNECT always (3.3.5.7 has the server refuse it
  * otherwise). */
-static bool signs(const struct pv_smba *c, uint16_t cmd)
+static bool signs(const struct pv_smb_conn *c, uint16_t cmd)
 {
 	if (!c->keyed || cmd == SMB2_NEGOTIATE || cmd == SMB2_SESSION_SETUP)
 		return false;
@@ -55,7 +55,7 @@ static bool signs(const struct pv_smba *c, uint16_t cmd)
 /* Frame the n requests from q on (a compound when n > 1: each message 8-byte aligned, its
  * NextCommand pointing at the next, each after the first related), sign or encrypt them, and
  * queue the frame to be sent; they go in flight. */
-static void emit(struct pv_smba *c, struct req *q, unsigned n)
+static void emit(struct pv_smb_conn *c, struct req *q, unsigned n)
 {
 	bool enc = encrypts(c, q->cmd), sign = !enc && (signs(c, q->cmd) || q->sign);
 	size_t total = 0, tf = enc ? SMB2_TF : 0, at;
@@ -149,7 +149,7 @@ static void emit(struct pv_smba *c, struct req *q, unsigned n)
 }
 
 /* Send what waited for credits, in order, while credits allow. */
-void smba_unblock(struct pv_smba *c)
+void smba_unblock(struct pv_smb_conn *c)
 {
 	while (c->backlog && c->credits >= c->backlog->group && c->st != CS_DEAD) {
 		struct req *q = c->backlog, *last = q;
@@ -170,7 +170,7 @@ void smba_unblock(struct pv_smba *c)
 /* Queue the n requests from q (linked) as one frame: now when credits allow and nothing waits
  * before them, else behind what waits (requests go in the order they were made, even when a
  * credit comes in the middle of a batch of answers whose callbacks make more). */
-void smba_submit(struct pv_smba *c, struct req *q, unsigned n)
+void smba_submit(struct pv_smb_conn *c, struct req *q, unsigned n)
 {
 	struct req *last = q;
 
@@ -190,7 +190,7 @@ void smba_submit(struct pv_smba *c, struct req *q, unsigned n)
 	smba_flush(c, false);
 }
 
-struct req *smba_req_new(pv_smba_cb cb, void *arg, uint16_t cmd, enum kind kind)
+struct req *smba_req_new(pv_smb_cb cb, void *arg, uint16_t cmd, enum kind kind)
 {
 	struct req *q = calloc(1, sizeof(*q));
 
@@ -205,7 +205,7 @@ struct req *smba_req_new(pv_smba_cb cb, void *arg, uint16_t cmd, enum kind kind)
 
 /* A request whose body was encoded into q->body (enc is the encoder's result): into the
  * compound being made, or queued. PV_OK, or the failure (q freed, no callback). */
-int smba_send_req(struct pv_smba *c, struct req *q, int enc, const char *what)
+int smba_send_req(struct pv_smb_conn *c, struct req *q, int enc, const char *what)
 {
 	if (enc < 0 || pv_buf_failed(&q->body)) {
 		smba_req_free(q);
@@ -229,14 +229,14 @@ int smba_send_req(struct pv_smba *c, struct req *q, int enc, const char *what)
 	return PV_OK;
 }
 
-void pv_smba_chain(struct pv_smba *c)
+void pv_smb_chain(struct pv_smb_conn *c)
 {
 	c->chaining = true;
 	c->nchain = 0;
 	c->chain_err = PV_OK;
 }
 
-int pv_smba_send(struct pv_smba *c)
+int pv_smb_send(struct pv_smb_conn *c)
 {
 	struct req *q = c->chain;
 	unsigned n = c->nchain;
@@ -268,8 +268,8 @@ int pv_smba_send(struct pv_smba *c)
  * every final answer from the logon's end on must come signed (a SESSION_SETUP that failed,
  * or made a guest's session, has no key to be signed with), and 3.1.1 signs the end of every
  * logon. A failure loses the connection: nothing after it could be trusted either. */
-static int check_signature(struct pv_smba *c, const struct smb2_hdr *h, uint8_t *msg, size_t mlen,
-			   bool decrypted, bool keyless_setup)
+static int check_signature(struct pv_smb_conn *c, const struct smb2_hdr *h, uint8_t *msg,
+			   size_t mlen, bool decrypted, bool keyless_setup)
 {
 	bool final_logon = h->command == SMB2_SESSION_SETUP && h->status == ST_OK;
 	const char *why, *st;
@@ -314,11 +314,11 @@ static int check_signature(struct pv_smba *c, const struct smb2_hdr *h, uint8_t 
  * signature, the body), what it does to the connection done, its callback called. The
  * request stays in flight until its answer is found sound: a malformed one loses the
  * connection, and with it completes the request with the failure. */
-static void answer(struct pv_smba *c, const struct smb2_hdr *h, uint8_t *msg, size_t mlen,
+static void answer(struct pv_smb_conn *c, const struct smb2_hdr *h, uint8_t *msg, size_t mlen,
 		   bool decrypted)
 {
 	struct req **pp = &c->pend, *q;
-	struct pv_smba_done d;
+	struct pv_smb_done d;
 	struct smb2_rd m;
 	struct smb2_session_setup_rsp setup = {0};
 	struct smb2_tree_connect_rsp tree = {0};
@@ -415,7 +415,7 @@ static void answer(struct pv_smba *c, const struct smb2_hdr *h, uint8_t *msg, si
  * acknowledged at once with the state it breaks to (this client keeps no cached data a break
  * would have it write back first), so no open of another waits for the lease's timeout. An
  * oplock break (24 bytes: no oplock is ever asked) or a malformed one is left alone. */
-static void lease_break(struct pv_smba *c, uint8_t *msg, size_t mlen)
+static void lease_break(struct pv_smb_conn *c, uint8_t *msg, size_t mlen)
 {
 	struct smb2_lease_break lb;
 	struct smb2_rd m;
@@ -432,7 +432,7 @@ static void lease_break(struct pv_smba *c, uint8_t *msg, size_t mlen)
 /* An encrypted frame (MS-SMB2 3.2.5.1.1): its transform header checked, for our session,
  * opened in place under the session's key. The messages inside, or NULL when the
  * connection was lost. */
-static uint8_t *decrypt(struct pv_smba *c, uint8_t *f, size_t *len)
+static uint8_t *decrypt(struct pv_smb_conn *c, uint8_t *f, size_t *len)
 {
 	struct smb2_rd r;
 	struct smb2_tf t;
@@ -469,7 +469,7 @@ static uint8_t *decrypt(struct pv_smba *c, uint8_t *f, size_t *len)
 	return f + SMB2_TF;
 }
 
-void smba_frame(struct pv_smba *c, uint8_t *f, size_t len)
+void smba_frame(struct pv_smb_conn *c, uint8_t *f, size_t len)
 {
 	bool decrypted = false;
 

@@ -4,7 +4,7 @@
 
 #include <libsmbclient.h>
 
-/* lib.c: libsmbclient's functions, loaded at the first pv_smbc_load() (dlopen): call them as
+/* lib.c: libsmbclient's functions, loaded at the first pv_smb_lib_open() (dlopen): call them as
  * SMBC(smbc_new_context)(). */
 #define SMBC_FUNCS(X)                                                                              \
 	X(smbc_new_context)                                                                        \
@@ -37,10 +37,10 @@ struct smbc_api {
 #undef SMBC_MEMBER
 };
 
-extern const struct smbc_api *pv_smbc;
+extern const struct smbc_api *pv_smb_lib_api;
 /* Load libsmbclient once; PV_EIO (recorded) when it cannot be. */
-int pv_smbc_load(void);
-#define SMBC(fn) (pv_smbc->fn)
+int pv_smb_lib_open(void);
+#define SMBC(fn) (pv_smb_lib_api->fn)
 
 #include "smb/async.h"
 #include "smb/smb.h"
@@ -51,7 +51,7 @@ struct logon {
 	const struct pv_secret *password; /* NULL: Kerberos */
 };
 
-struct pv_smb {
+struct pv_smb_lib {
 	SMBCCTX *ctx;
 	struct logon l; /* points into the copies below; the auth callback reads it */
 	char *server, *workgroup, *user;
@@ -61,39 +61,39 @@ struct pv_smb {
 	bool reached; /* an operation has succeeded: a later EACCES is not a logon failure */
 };
 
-/* wire.c: pv_smb2_connect over fd, a stream socket already connected to an SMB2 server
+/* sync.c: pv_smb_sync_connect over fd, a stream socket already connected to an SMB2 server
  * (server only names it in messages), with a timeout in milliseconds that plays the part of
- * pv_smb2_connect's seconds, deadlines included. The connection owns fd from the call on,
- * success or not (pv_smb2_free closes it). For the tests and the fuzz target: a scripted
+ * pv_smb_sync_connect's seconds, deadlines included. The connection owns fd from the call on,
+ * success or not (pv_smb_sync_free closes it). For the tests and the fuzz target: a scripted
  * server on the other end of a socketpair(2). */
-int smb2_connect_fd(int fd, const char *server, int timeout_ms, struct pv_smb2 **out);
+int smb2_connect_fd(int fd, const char *server, int timeout_ms, struct pv_smb_sync **out);
 
-/* ---- wire.c, for build.c: the synchronous client's connection, and waiting on it ---- */
+/* ---- sync.c, for build.c: the synchronous client's connection, and waiting on it ---- */
 
 /* Deadlines, in units of the timeout T (smb.h says the rule): a final answer within ANSWER_T,
  * a tree build within T times (BUILD_T + items + MiB written). */
 #define ANSWER_T 3
 #define BUILD_T	 8
 
-struct pv_smb2 {
-	struct pv_smba_loop *l;
-	struct pv_smba *c;
+struct pv_smb_sync {
+	struct pv_smb_loop *l;
+	struct pv_smb_conn *c;
 	char *server;
 	int64_t tmo;	  /* T, the timeout, in ms */
 	double build_due; /* the tree build must end by then (pv_now() seconds); 0: no build */
 	int64_t build_ms; /* how long that build was given */
 	bool lost_by_us;  /* the build's deadline closed it */
-	char desc[96];	  /* what the last session spoke on its share (pv_smb2_describe) */
+	char desc[96];	  /* what the last session spoke on its share (pv_smb_sync_describe) */
 	bool enc, sign;
-	char *who;			 /* the user logged on (pv_smb2_logon), for messages */
+	char *who;			 /* the user logged on (pv_smb_sync_logon), for messages */
 	const char *user, *share, *base; /* the build's, for messages and names */
 };
 
 struct listing;
 
 /* One request waited for. */
-struct wire_call {
-	struct pv_smb2 *s;
+struct sync_call {
+	struct pv_smb_sync *s;
 	bool done;
 	int code; /* the connection's failure, or the call's own (a logon refused) */
 	uint32_t status;
@@ -106,33 +106,33 @@ struct wire_call {
 };
 
 /* The callback of a request waited for (k its arg): k filled, done. */
-void wire_on_call(struct pv_smba *c, void *arg, const struct pv_smba_done *d);
+void sync_on_call(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d);
 /* Wait for k, whose request was queued with r (PV_OK, or the failure recorded); its code. */
-int wire_wait(struct pv_smb2 *s, struct wire_call *k, int r);
+int sync_wait(struct pv_smb_sync *s, struct sync_call *k, int r);
 /* Run the loop until *done, the build's deadline aside. */
-void wire_run_until(struct pv_smb2 *s, const bool *done);
+void sync_run_until(struct pv_smb_sync *s, const bool *done);
 /* One turn of the loop (100 ms at most), the build's deadline kept; false when the loop
  * failed (the connection is lost then). */
-bool wire_turn(struct pv_smb2 *s);
+bool sync_turn(struct pv_smb_sync *s);
 /* A failure of `what` on base/rel with an NT status, recorded (PV_EREMOTE; "the disk of ..
  * is full" for ENOSPC). */
-int wire_path_fail(struct pv_smb2 *s, uint32_t status, const char *what, const char *rel);
+int sync_path_fail(struct pv_smb_sync *s, uint32_t status, const char *what, const char *rel);
 /* The share-relative name of base/rel ("" rel: base itself) into full; PV_ECONFIG past
  * PATH_LIMIT. */
-int wire_name(const struct pv_smb2 *s, const char *rel, char full[1024]);
+int sync_name(const struct pv_smb_sync *s, const char *rel, char full[1024]);
 /* Open base/rel with one CREATE and wait for its id; a refusal is reported as `what` failed. */
-int wire_open(struct pv_smb2 *s, const char *rel, uint32_t access, uint32_t disposition,
+int sync_open(struct pv_smb_sync *s, const char *rel, uint32_t access, uint32_t disposition,
 	      uint32_t options, const char *what, uint8_t fid[16]);
 /* CLOSE fid and wait (its outcome does not matter: the caller is done with the file). */
-void wire_close(struct pv_smb2 *s, const uint8_t fid[16]);
+void sync_close(struct pv_smb_sync *s, const uint8_t fid[16]);
 
-/* conn.c: pv_smba_open over fd, a stream socket already connected to an SMB2 server (made
+/* conn.c: pv_smb_open over fd, a stream socket already connected to an SMB2 server (made
  * non-blocking here), o->host only naming it in messages; from there on the same path as a
- * connection pv_smba_open made: the opening starts when the loop finds fd writable. The
+ * connection pv_smb_open made: the opening starts when the loop finds fd writable. The
  * connection owns fd from the call on, success or not. For the tests and the fuzz target: a
  * scripted server on the other end of a socketpair(2). */
-int smba_open_fd(struct pv_smba_loop *l, int fd, const struct pv_smba_opts *o, pv_smba_cb ready,
-		 void *arg, struct pv_smba **out);
+int smba_open_fd(struct pv_smb_loop *l, int fd, const struct pv_smb_open_opts *o, pv_smb_cb ready,
+		 void *arg, struct pv_smb_conn **out);
 /* logon.c: for the same tests and fuzz targets, every connection opened from here on (until
  * turned off) uses fixed bytes where it would use random ones: its client GUID, its 3.1.1
  * preauth salt, its NTLMv2 client challenge and its nonces. The session keys, and with them

@@ -14,9 +14,9 @@
 
 #define SONAME "libsmbclient.so.0"
 
-const struct smbc_api *pv_smbc;
+const struct smbc_api *pv_smb_lib_api;
 
-int pv_smbc_load(void)
+int pv_smb_lib_open(void)
 {
 	static struct smbc_api api;
 	static const struct {
@@ -29,7 +29,7 @@ int pv_smbc_load(void)
 	};
 	void *h;
 
-	if (pv_smbc)
+	if (pv_smb_lib_api)
 		return PV_OK;
 	if (!(h = dlopen(SONAME, RTLD_NOW | RTLD_LOCAL)))
 		return pv_error(PV_EIO, "cannot load %s (%s); install the libsmbclient package",
@@ -42,6 +42,6 @@ int pv_smbc_load(void)
 					SONAME, syms[i].name);
 		*(void **)((char *)&api + syms[i].off) = f;
 	}
-	pv_smbc = &api;
+	pv_smb_lib_api = &api;
 	return PV_OK;
 }

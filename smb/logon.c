@@ -57,7 +57,7 @@ void smba_logon_clear(struct signon *g)
 }
 
 /* The session ends, or never began: its keys go. */
-void smba_session_end(struct pv_smba *c)
+void smba_session_end(struct pv_smb_conn *c)
 {
 	c->sid = 0;
 	c->keyed = false;
@@ -71,7 +71,7 @@ void smba_session_end(struct pv_smba *c)
 
 /* ---- describing ---- */
 
-void smba_describe(struct pv_smba *c)
+void smba_describe(struct pv_smb_conn *c)
 {
 	const char *d = smb2_dialect_name(c->sec.dialect);
 
@@ -89,7 +89,7 @@ void smba_describe(struct pv_smba *c)
 
 /* Why this connection cannot encrypt, for a message: "SMB 2.1 cannot encrypt", "the server
  * accepts none of the ciphers offered (...)". */
-static const char *no_cipher(const struct pv_smba *c, char *buf, size_t len)
+static const char *no_cipher(const struct pv_smb_conn *c, char *buf, size_t len)
 {
 	if (c->sec.dialect < SMB2_300)
 		snprintf(buf, len,
@@ -110,10 +110,10 @@ static const char *no_cipher(const struct pv_smba *c, char *buf, size_t len)
 
 /* ---- the opening ---- */
 
-static void opened(struct pv_smba *c)
+static void opened(struct pv_smb_conn *c)
 {
-	struct pv_smba_done d;
-	pv_smba_cb ready = c->ready;
+	struct pv_smb_done d;
+	pv_smb_cb ready = c->ready;
 
 	memset(&d, 0, sizeof(d));
 	c->opening = false;
@@ -123,7 +123,7 @@ static void opened(struct pv_smba *c)
 		ready(c, c->ready_arg, &d);
 }
 
-static void on_open_tree(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+static void on_open_tree(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 {
 	char st[96];
 
@@ -141,7 +141,7 @@ static void on_open_tree(struct pv_smba *c, void *arg, const struct pv_smba_done
 	opened(c);
 }
 
-static void on_open_logon(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+static void on_open_logon(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 {
 	(void)arg;
 	if (d->code != PV_OK) {
@@ -152,14 +152,14 @@ static void on_open_logon(struct pv_smba *c, void *arg, const struct pv_smba_don
 		opened(c);
 		return;
 	}
-	if (pv_smba_tree(c, c->open_share, on_open_tree, NULL) != PV_OK)
+	if (pv_smb_tree(c, c->open_share, on_open_tree, NULL) != PV_OK)
 		smba_lose(c, PV_EIO, "%s", pv_errmsg());
 }
 
-static int logon_start(struct pv_smba *c, struct signon *g);
+static int logon_start(struct pv_smb_conn *c, struct signon *g);
 
 /* NEGOTIATE answered and checked: the opening goes on with its logon, or ends. */
-void smba_negotiated(struct pv_smba *c)
+void smba_negotiated(struct pv_smb_conn *c)
 {
 	struct signon g;
 	int r;
@@ -181,7 +181,7 @@ void smba_negotiated(struct pv_smba *c)
 /* What this client offers (MS-SMB2 3.2.4.2.2): every dialect, signing enabled (it signs when
  * the server requires it), multi-credit requests, encryption, and for 3.1.1 its ciphers (the
  * caller's one when a cipher was asked for) and signing algorithms. */
-static void offer(const struct pv_smba *c, struct smb2_negotiate_req *q)
+static void offer(const struct pv_smb_conn *c, struct smb2_negotiate_req *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->dialects = smb2_dialects;
@@ -194,7 +194,7 @@ static void offer(const struct pv_smba *c, struct smb2_negotiate_req *q)
 	q->nsigns = sizeof(smb2_signs) / sizeof(smb2_signs[0]);
 }
 
-void smba_negotiate(struct pv_smba *c)
+void smba_negotiate(struct pv_smb_conn *c)
 {
 	struct smb2_negotiate_req q;
 	struct req *r = smba_req_new(NULL, NULL, SMB2_NEGOTIATE, K_NEGOTIATE);
@@ -217,7 +217,7 @@ void smba_negotiate(struct pv_smba *c)
 }
 
 /* The NEGOTIATE answer m (a success's: checked, then what it settled taken). */
-void smba_negotiate_answer(struct pv_smba *c, const struct smb2_hdr *h, struct smb2_rd *m)
+void smba_negotiate_answer(struct pv_smb_conn *c, const struct smb2_hdr *h, struct smb2_rd *m)
 {
 	struct smb2_negotiate_req q;
 	struct smb2_negotiate_rsp a;
@@ -252,7 +252,7 @@ void smba_negotiate_answer(struct pv_smba *c, const struct smb2_hdr *h, struct s
 
 /* ---- the logon ---- */
 
-static void session_send(struct pv_smba *c, const struct pv_buf *tok)
+static void session_send(struct pv_smb_conn *c, const struct pv_buf *tok)
 {
 	struct req *r = smba_req_new(NULL, NULL, SMB2_SESSION_SETUP, K_SESSION);
 
@@ -270,13 +270,13 @@ static void session_send(struct pv_smba *c, const struct pv_buf *tok)
 
 /* The logon ended: its caller told (code PV_OK, or the failure with msg), its secrets gone;
  * a failed one leaves no session. */
-static void logon_done(struct pv_smba *c, int code, const char *fmt, ...)
+static void logon_done(struct pv_smb_conn *c, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void logon_done(struct pv_smba *c, int code, const char *fmt, ...)
+static void logon_done(struct pv_smb_conn *c, int code, const char *fmt, ...)
 {
-	struct pv_smba_done d;
-	pv_smba_cb cb = c->lg.cb;
+	struct pv_smb_done d;
+	pv_smb_cb cb = c->lg.cb;
 	void *arg = c->lg.arg;
 	char msg[512] = "";
 
@@ -299,7 +299,7 @@ static void logon_done(struct pv_smba *c, int code, const char *fmt, ...)
 }
 
 /* The logon's name for messages: "LAB\u1", or "u1" with Kerberos. */
-static const char *who(const struct pv_smba *c, char *buf, size_t len)
+static const char *who(const struct pv_smb_conn *c, char *buf, size_t len)
 {
 	if (c->lg.auth || !c->lg.wg)
 		snprintf(buf, len, "%s", c->lg.user ? c->lg.user : "");
@@ -308,7 +308,7 @@ static const char *who(const struct pv_smba *c, char *buf, size_t len)
 	return buf;
 }
 
-static int logon_start(struct pv_smba *c, struct signon *g)
+static int logon_start(struct pv_smb_conn *c, struct signon *g)
 {
 	struct pv_buf tok = PV_BUF_INIT;
 	char why[256], w[300];
@@ -328,8 +328,8 @@ static int logon_start(struct pv_smba *c, struct signon *g)
 	c->lg.step = 1;
 	who(c, w, sizeof(w));
 	/* encryption asked for by the caller: this connection must be able to */
-	if (c->lg.encrypt != PV_SMBA_ENCRYPT_AUTO &&
-	    (!c->sec.cipher || (c->lg.encrypt > PV_SMBA_ENCRYPT_ON &&
+	if (c->lg.encrypt != PV_SMB_ENCRYPT_AUTO &&
+	    (!c->sec.cipher || (c->lg.encrypt > PV_SMB_ENCRYPT_ON &&
 				c->sec.cipher != (uint16_t)(c->lg.encrypt - 1)))) {
 		if (c->sec.cipher)
 			snprintf(why, sizeof(why), "the server chose %s",
@@ -340,8 +340,8 @@ static int logon_start(struct pv_smba *c, struct signon *g)
 			PV_EREMOTE,
 			"SMB logon as %s on '%s': encryption%s%s was asked for (the playbook's "
 			"load.encryption), but %s",
-			w, c->host, c->lg.encrypt > PV_SMBA_ENCRYPT_ON ? " with " : "",
-			c->lg.encrypt > PV_SMBA_ENCRYPT_ON
+			w, c->host, c->lg.encrypt > PV_SMB_ENCRYPT_ON ? " with " : "",
+			c->lg.encrypt > PV_SMB_ENCRYPT_ON
 				? smb2_cipher_name((uint16_t)(c->lg.encrypt - 1))
 				: "",
 			why);
@@ -361,7 +361,7 @@ static int logon_start(struct pv_smba *c, struct signon *g)
 			return r;
 		}
 		c->lg.auth_done = done;
-	} else if (pv_ntlm_negotiate(&tok, c->lg.ntlm_neg, &c->lg.ntlm_neglen) < 0) {
+	} else if (pv_smb_ntlm_negotiate(&tok, c->lg.ntlm_neg, &c->lg.ntlm_neglen) < 0) {
 		smba_logon_clear(&c->lg);
 		return pv_error(PV_EIO, "out of memory");
 	}
@@ -370,9 +370,9 @@ static int logon_start(struct pv_smba *c, struct signon *g)
 	return PV_OK;
 }
 
-int pv_smba_logon(struct pv_smba *c, const char *workgroup, const char *user,
-		  const struct pv_secret *password, pv_smba_auth_fn auth, void *auth_arg,
-		  enum pv_smba_encrypt encrypt, pv_smba_cb cb, void *arg)
+int pv_smb_logon(struct pv_smb_conn *c, const char *workgroup, const char *user,
+		 const struct pv_secret *password, pv_smb_auth_fn auth, void *auth_arg,
+		 enum pv_smb_encrypt encrypt, pv_smb_cb cb, void *arg)
 {
 	struct signon g = {0};
 
@@ -396,18 +396,18 @@ int pv_smba_logon(struct pv_smba *c, const char *workgroup, const char *user,
  * AUTHENTICATE, whose session key is the session's. Its MsvAvTargetName names the server as
  * the caller addressed it (the alias), and its MIC covers the NEGOTIATE kept since the logon
  * began and the CHALLENGE as it came, so a server that got other messages refuses it. */
-static void ntlm_step(struct pv_smba *c, const struct smb2_rd *tok)
+static void ntlm_step(struct pv_smb_conn *c, const struct smb2_rd *tok)
 {
 	struct pv_buf out = PV_BUF_INIT, spn = PV_BUF_INIT;
-	struct pv_ntlm_challenge ch;
-	struct pv_ntlm_logon nl;
+	struct pv_smb_ntlm_challenge ch;
+	struct pv_smb_ntlm_logon nl;
 	uint8_t cchal[8];
 	uint64_t t = ((uint64_t)time(NULL) + 11644473600ull) * 10000000ull;
 	char w[300];
 	int nr;
 
 	who(c, w, sizeof(w));
-	if (tok->len == 0 || pv_ntlm_parse_challenge(tok->p, tok->len, &ch) < 0) {
+	if (tok->len == 0 || pv_smb_ntlm_parse_challenge(tok->p, tok->len, &ch) < 0) {
 		logon_done(c, PV_EREMOTE, "SMB logon as %s on '%s': the server did not offer NTLM",
 			   w, c->host);
 		return;
@@ -423,9 +423,10 @@ static void ntlm_step(struct pv_smba *c, const struct smb2_rd *tok)
 	nl.now = t;
 	nl.cchal = cchal;
 	nl.spn = pv_buf_addf(&spn, "cifs/%s", c->server) < 0 ? NULL : spn.data;
-	nr = !nl.spn				? -1
-	     : random_bytes(cchal, 8, 0x5e) < 0 ? -3
-						: pv_ntlm_authenticate(&ch, &nl, &out, c->lg.skey);
+	nr = !nl.spn ? -1
+	     : random_bytes(cchal, 8, 0x5e) < 0
+		     ? -3
+		     : pv_smb_ntlm_authenticate(&ch, &nl, &out, c->lg.skey);
 	c->lg.sklen = 16;
 	explicit_bzero(c->lg.ntlm_neg, sizeof(c->lg.ntlm_neg));
 	c->lg.ntlm_neglen = 0;
@@ -444,8 +445,8 @@ static void ntlm_step(struct pv_smba *c, const struct smb2_rd *tok)
 			   "SMB logon as %s: the name or the password is not valid UTF-8", w);
 	else {
 		c->lg.step = 2;
-		if ((c->lg.ntlm_srv_mic_due = pv_ntlm_signs(&ch)))
-			pv_ntlm_mech_list_mic(c->lg.skey, true, c->lg.ntlm_srv_mic);
+		if ((c->lg.ntlm_srv_mic_due = pv_smb_ntlm_signs(&ch)))
+			pv_smb_ntlm_mech_list_mic(c->lg.skey, true, c->lg.ntlm_srv_mic);
 		session_send(c, &out);
 	}
 	pv_buf_release(&out, 1);
@@ -456,10 +457,10 @@ static void ntlm_step(struct pv_smba *c, const struct smb2_rd *tok)
  * when its token has one, must be the one its key makes (RFC 4178 5). -1 when the connection
  * was lost over it. A server that sends none is taken: the session key it proves by SMB
  * signing is the same. */
-int smba_ntlm_final(struct pv_smba *c, const struct smb2_rd *tok)
+int smba_ntlm_final(struct pv_smb_conn *c, const struct smb2_rd *tok)
 {
 	char w[300];
-	int r = pv_ntlm_final_mic(tok->p, tok->len, c->lg.ntlm_srv_mic);
+	int r = pv_smb_ntlm_final_mic(tok->p, tok->len, c->lg.ntlm_srv_mic);
 
 	if (r == 0)
 		return 0;
@@ -480,7 +481,7 @@ int smba_ntlm_final(struct pv_smba *c, const struct smb2_rd *tok)
 
 /* What the server's refusal of a logon means, for the message: a protocol setting where the
  * status says one, else the status. */
-static void refusal(struct pv_smba *c, uint32_t status, int *code, char *buf, size_t len)
+static void refusal(struct pv_smb_conn *c, uint32_t status, int *code, char *buf, size_t len)
 {
 	char st[96], nc[256];
 
@@ -532,7 +533,7 @@ static void refusal(struct pv_smba *c, uint32_t status, int *code, char *buf, si
  * the mechanism with the server's own token (its AP-REP: mutual authentication) and a session
  * key. Anything else is a server claiming a logon that never happened: with no key, signing
  * and encryption would run under keys anyone can compute. -1 (the connection lost) then. */
-static int unauthenticated(struct pv_smba *c, char *w, size_t wlen)
+static int unauthenticated(struct pv_smb_conn *c, char *w, size_t wlen)
 {
 	const char *why = NULL;
 	bool zero = true;
@@ -563,7 +564,7 @@ static int unauthenticated(struct pv_smba *c, char *w, size_t wlen)
  * 3.2.5.3): the session id from the first; a MORE_PROCESSING one into the preauth hash; the
  * final one's keys made (the Kerberos token it carries taken first: it may change the key),
  * since that answer is the first signed with them. -1 when the connection was lost. */
-int smba_session_pre(struct pv_smba *c, const struct smb2_hdr *h, struct smb2_rd *m,
+int smba_session_pre(struct pv_smb_conn *c, const struct smb2_hdr *h, struct smb2_rd *m,
 		     struct smb2_session_setup_rsp *a)
 {
 	char w[300];
@@ -615,7 +616,7 @@ int smba_session_pre(struct pv_smba *c, const struct smb2_hdr *h, struct smb2_rd
 }
 
 /* A SESSION_SETUP answer, checked: the logon's next step, or its end. */
-void smba_session_answer(struct pv_smba *c, const struct smb2_hdr *h,
+void smba_session_answer(struct pv_smb_conn *c, const struct smb2_hdr *h,
 			 const struct smb2_session_setup_rsp *a)
 {
 	struct pv_buf tok = PV_BUF_INIT;
@@ -676,7 +677,7 @@ void smba_session_answer(struct pv_smba *c, const struct smb2_hdr *h,
 
 /* ---- trees, logoff ---- */
 
-int pv_smba_tree(struct pv_smba *c, const char *share, pv_smba_cb cb, void *arg)
+int pv_smb_tree(struct pv_smb_conn *c, const char *share, pv_smb_cb cb, void *arg)
 {
 	struct req *q;
 	char *s;
@@ -696,8 +697,8 @@ int pv_smba_tree(struct pv_smba *c, const char *share, pv_smba_cb cb, void *arg)
 }
 
 /* A TREE_CONNECT answer (a success's decoded into a): the tree taken, or why it cannot be. */
-int smba_tree_answer(struct pv_smba *c, const struct smb2_hdr *h,
-		     const struct smb2_tree_connect_rsp *a, struct pv_smba_done *d)
+int smba_tree_answer(struct pv_smb_conn *c, const struct smb2_hdr *h,
+		     const struct smb2_tree_connect_rsp *a, struct pv_smb_done *d)
 {
 	static char msg[512];
 	char nc[256];
@@ -719,7 +720,7 @@ int smba_tree_answer(struct pv_smba *c, const struct smb2_hdr *h,
 	return 0;
 }
 
-int pv_smba_logoff(struct pv_smba *c, pv_smba_cb cb, void *arg)
+int pv_smb_logoff(struct pv_smb_conn *c, pv_smb_cb cb, void *arg)
 {
 	struct req *q;
 
@@ -741,7 +742,7 @@ int pv_smba_logoff(struct pv_smba *c, pv_smba_cb cb, void *arg)
 
 /* The tree connect tq was answered and taken: its FSCTL_VALIDATE_NEGOTIATE_INFO goes, with
  * tq's callback, which comes once the answer is checked (tq is freed). */
-void smba_validate_start(struct pv_smba *c, struct req *tq)
+void smba_validate_start(struct pv_smb_conn *c, struct req *tq)
 {
 	static const uint8_t none[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 					 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -777,7 +778,7 @@ void smba_validate_start(struct pv_smba *c, struct req *tq)
  * not do the check says so signed (NOT_SUPPORTED; older Windows and Samba FILE_CLOSED, Samba's
  * NTVFS server INVALID_DEVICE_REQUEST or FS_DRIVER_REQUIRED): taken, as Windows and Samba's
  * client take it. */
-int smba_validate_answer(struct pv_smba *c, const struct smb2_hdr *h, struct smb2_rd *m,
+int smba_validate_answer(struct pv_smb_conn *c, const struct smb2_hdr *h, struct smb2_rd *m,
 			 bool decrypted)
 {
 	struct smb2_ioctl_rsp a;

@@ -22,8 +22,8 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
-int pv_ntowfv2(const char *password, size_t plen, const char *user, const char *domain,
-	       uint8_t out[16])
+int pv_smb_ntowfv2(const char *password, size_t plen, const char *user, const char *domain,
+		   uint8_t out[16])
 {
 	struct pv_buf pw = PV_BUF_INIT, ud = PV_BUF_INIT;
 	uint8_t nt[16];
@@ -131,7 +131,7 @@ static const uint8_t OID_NTLMSSP[] = {0x06, 0x0a, 0x2b, 0x06, 0x01, 0x04,
 #define AV_CHANNEL_BINDINGS 10
 #define AVFLAG_MIC	    0x2u /* MsvAvFlags: the AUTHENTICATE carries a MIC */
 
-int pv_ntlm_negotiate(struct pv_buf *out, uint8_t *msg_out, size_t *mlen)
+int pv_smb_ntlm_negotiate(struct pv_buf *out, uint8_t *msg_out, size_t *mlen)
 {
 	uint8_t msg[32] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0, 1};
 	size_t mech = sizeof(OID_NTLMSSP), tok = sizeof(msg);
@@ -197,7 +197,7 @@ static int spnego_token(const uint8_t *tok, size_t len, const uint8_t **out, siz
 	return spnego_field(tok, len, 0xa2, out, olen) == 0 ? 0 : -1;
 }
 
-int pv_ntlm_parse_challenge(const uint8_t *tok, size_t len, struct pv_ntlm_challenge *c)
+int pv_smb_ntlm_parse_challenge(const uint8_t *tok, size_t len, struct pv_smb_ntlm_challenge *c)
 {
 	const uint8_t *m = tok;
 	size_t n = len;
@@ -241,8 +241,9 @@ int pv_ntlm_parse_challenge(const uint8_t *tok, size_t len, struct pv_ntlm_chall
 	return 0;
 }
 
-int pv_ntlmv2_response(const uint8_t key[16], const uint8_t schal[8], uint64_t time,
-		       const uint8_t cchal[8], const uint8_t *info, size_t ilen, struct pv_buf *out)
+int pv_smb_ntlmv2_response(const uint8_t key[16], const uint8_t schal[8], uint64_t time,
+			   const uint8_t cchal[8], const uint8_t *info, size_t ilen,
+			   struct pv_buf *out)
 {
 	struct pv_buf t = PV_BUF_INIT;
 	uint8_t head[28] = {1, 1}, proof[16];
@@ -262,7 +263,7 @@ int pv_ntlmv2_response(const uint8_t key[16], const uint8_t schal[8], uint64_t t
 	return r;
 }
 
-void pv_ntlmv2_session_key(const uint8_t key[16], const uint8_t proof[16], uint8_t out[16])
+void pv_smb_ntlmv2_session_key(const uint8_t key[16], const uint8_t proof[16], uint8_t out[16])
 {
 	pv_hmac_md5(key, 16, proof, 16, out);
 }
@@ -280,14 +281,14 @@ static int field(uint8_t *p, size_t len, size_t off)
 	return 0;
 }
 
-bool pv_ntlm_signs(const struct pv_ntlm_challenge *c)
+bool pv_smb_ntlm_signs(const struct pv_smb_ntlm_challenge *c)
 {
 	uint32_t both = NTLMSSP_NEGOTIATE_SIGN | NTLMSSP_NEGOTIATE_EXTENDED;
 
 	return c->has_timestamp && (NEG_FLAGS & c->flags & both) == both;
 }
 
-void pv_ntlm_mech_list_mic(const uint8_t session_key[16], bool server, uint8_t out[16])
+void pv_smb_ntlm_mech_list_mic(const uint8_t session_key[16], bool server, uint8_t out[16])
 {
 	/* MS-NLMP 3.4.5.2: the magic constants, their NUL included */
 	static const char cli[] = "session key to client-to-server signing key magic constant";
@@ -312,7 +313,7 @@ void pv_ntlm_mech_list_mic(const uint8_t session_key[16], bool server, uint8_t o
 	explicit_bzero(key, sizeof(key));
 }
 
-int pv_ntlm_final_mic(const uint8_t *tok, size_t len, const uint8_t want[16])
+int pv_smb_ntlm_final_mic(const uint8_t *tok, size_t len, const uint8_t want[16])
 {
 	const uint8_t *mic;
 	size_t ml;
@@ -340,7 +341,8 @@ static int av_add(struct pv_buf *b, uint16_t id, const void *v, size_t len)
 	return 0;
 }
 
-int pv_ntlm_target_info(const struct pv_ntlm_challenge *c, const char *spn, struct pv_buf *out)
+int pv_smb_ntlm_target_info(const struct pv_smb_ntlm_challenge *c, const char *spn,
+			    struct pv_buf *out)
 {
 	static const uint8_t no_bindings[16]; /* MS-NLMP 2.2.2.1: all zero, none */
 	struct pv_buf name = PV_BUF_INIT;
@@ -354,7 +356,7 @@ int pv_ntlm_target_info(const struct pv_ntlm_challenge *c, const char *spn, stru
 		r = -2;
 		goto out;
 	}
-	/* the server's pairs up to MsvAvEOL (pv_ntlm_parse_challenge found it inside), as they
+	/* the server's pairs up to MsvAvEOL (pv_smb_ntlm_parse_challenge found it inside), as they
 	 * came: the server compares its own with them (Samba does, pair by pair) */
 	for (size_t i = 0; ilen - i >= 4;) {
 		uint16_t id = (uint16_t)(ti[i] | ti[i + 1] << 8);
@@ -393,8 +395,9 @@ out:
 	return r;
 }
 
-int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const struct pv_ntlm_logon *l,
-			 struct pv_buf *out, uint8_t session_key[16])
+int pv_smb_ntlm_authenticate(const struct pv_smb_ntlm_challenge *c,
+			     const struct pv_smb_ntlm_logon *l, struct pv_buf *out,
+			     uint8_t session_key[16])
 {
 	struct pv_buf lm = PV_BUF_INIT, nt = PV_BUF_INIT, dom = PV_BUF_INIT, usr = PV_BUF_INIT;
 	struct pv_buf msg = PV_BUF_INIT, info = PV_BUF_INIT, all = PV_BUF_INIT;
@@ -404,19 +407,19 @@ int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const struct pv_ntlm
 	uint8_t head[88] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0, 3};
 	int r = -1, ti;
 
-	if (pv_ntowfv2(l->password, l->plen, l->user, l->domain, key) < 0)
+	if (pv_smb_ntowfv2(l->password, l->plen, l->user, l->domain, key) < 0)
 		goto out;
-	if ((ti = pv_ntlm_target_info(c, l->spn, &info)) < 0) {
+	if ((ti = pv_smb_ntlm_target_info(c, l->spn, &info)) < 0) {
 		r = ti;
 		goto out;
 	}
-	if (pv_ntlmv2_response(key, c->challenge, c->has_timestamp ? c->timestamp : l->now,
-			       l->cchal, (const uint8_t *)info.data, info.len, &nt) < 0)
+	if (pv_smb_ntlmv2_response(key, c->challenge, c->has_timestamp ? c->timestamp : l->now,
+				   l->cchal, (const uint8_t *)info.data, info.len, &nt) < 0)
 		goto out;
 	/* nt starts with NTProofStr; without KEY_EXCH (NEG_FLAGS lacks it, and the flags sent
 	 * below are NEG_FLAGS and the server's) ExportedSessionKey = KeyExchangeKey =
 	 * SessionBaseKey for NTLMv2 (MS-NLMP 3.1.5.1.2, 3.4.5.1) */
-	pv_ntlmv2_session_key(key, (const uint8_t *)nt.data, skey);
+	pv_smb_ntlmv2_session_key(key, (const uint8_t *)nt.data, skey);
 	if (c->has_timestamp) { /* MS-NLMP 3.1.5.1.2: then LmChallengeResponse is Z(24) */
 		static const uint8_t z[24];
 
@@ -461,16 +464,16 @@ int pv_ntlm_authenticate(const struct pv_ntlm_challenge *c, const struct pv_ntlm
 	    pv_buf_add(&all, msg.data, msg.len) < 0)
 		goto out;
 	pv_hmac_md5(skey, 16, all.data, all.len, mic);
-	memcpy(msg.data + PV_NTLM_MIC_AT, mic, 16);
+	memcpy(msg.data + PV_SMB_NTLM_MIC_AT, mic, 16);
 	/* NegTokenResp ::= [1] SEQUENCE { responseToken [2] OCTET STRING, mechListMIC [3]
 	 * OCTET STRING }: the mechListMIC when the MIC says a MIC is there, for the server's
 	 * SPNEGO then wants one (RFC 4178 5; Samba answers a third leg otherwise) */
 	{
-		bool sig = pv_ntlm_signs(c);
+		bool sig = pv_smb_ntlm_signs(c);
 		size_t resp = der_size(der_size(msg.len)), list = sig ? der_size(der_size(16)) : 0;
 
 		if (sig)
-			pv_ntlm_mech_list_mic(skey, false, list_mic);
+			pv_smb_ntlm_mech_list_mic(skey, false, list_mic);
 		pv_buf_reset(out);
 		if (der_head(out, 0xa1, der_size(resp + list)) < 0 ||
 		    der_head(out, 0x30, resp + list) < 0 ||

@@ -14,14 +14,14 @@
 #define IO_MAX	   65536u
 #define LIST_BYTES 65536u /* a QUERY_DIRECTORY answer's buffer, at most */
 
-const uint8_t PV_SMBA_RELATED[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-				     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+const uint8_t PV_SMB_RELATED[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
 /* ---- answers ---- */
 
 /* The answer of a user's request (a success's body, or a failure's error response) decoded
  * into d. -1 (m->why) when malformed. */
-int smba_decode(uint16_t cmd, uint32_t status, struct smb2_rd *m, struct pv_smba_done *d)
+int smba_decode(uint16_t cmd, uint32_t status, struct smb2_rd *m, struct pv_smb_done *d)
 {
 	struct smb2_rd buf = {0};
 	int r = 0;
@@ -82,7 +82,7 @@ int smba_decode(uint16_t cmd, uint32_t status, struct smb2_rd *m, struct pv_smba
 /* ---- requests ---- */
 
 /* A request of the caller's: the connection must be open with a session and a tree. */
-int smba_ready_for(struct pv_smba *c, uint16_t cmd, pv_smba_cb cb, void *arg, struct req **q)
+int smba_ready_for(struct pv_smb_conn *c, uint16_t cmd, pv_smb_cb cb, void *arg, struct req **q)
 {
 	*q = NULL;
 	if (c->st == CS_DEAD)
@@ -96,7 +96,7 @@ int smba_ready_for(struct pv_smba *c, uint16_t cmd, pv_smba_cb cb, void *arg, st
 }
 
 /* The end of a request function inside a compound: a refused request breaks it. */
-static int chained(struct pv_smba *c, int r)
+static int chained(struct pv_smb_conn *c, int r)
 {
 	if (r != PV_OK && c->chaining && c->chain_err == PV_OK)
 		c->chain_err = r;
@@ -104,7 +104,7 @@ static int chained(struct pv_smba *c, int r)
 }
 
 /* A CREATE of cr, named by its path in what goes wrong. */
-static int send_create(struct pv_smba *c, const struct smb2_create_req *cr, pv_smba_cb cb,
+static int send_create(struct pv_smb_conn *c, const struct smb2_create_req *cr, pv_smb_cb cb,
 		       void *arg)
 {
 	struct req *q;
@@ -119,8 +119,8 @@ static int send_create(struct pv_smba *c, const struct smb2_create_req *cr, pv_s
 	return chained(c, r);
 }
 
-int pv_smba_create(struct pv_smba *c, const char *path, uint32_t access, uint32_t disposition,
-		   uint32_t options, pv_smba_cb cb, void *arg)
+int pv_smb_create(struct pv_smb_conn *c, const char *path, uint32_t access, uint32_t disposition,
+		  uint32_t options, pv_smb_cb cb, void *arg)
 {
 	struct smb2_create_req cr = {
 		path, access, 0, 7 /* share read, write, delete */, disposition, options,
@@ -129,7 +129,7 @@ int pv_smba_create(struct pv_smba *c, const char *path, uint32_t access, uint32_
 	return send_create(c, &cr, cb, arg);
 }
 
-int pv_smba_closefile(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *arg)
+int pv_smb_closefile(struct pv_smb_conn *c, const uint8_t fid[16], pv_smb_cb cb, void *arg)
 {
 	struct req *q;
 	int r = smba_ready_for(c, SMB2_CLOSE, cb, arg, &q);
@@ -139,8 +139,8 @@ int pv_smba_closefile(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, v
 	return chained(c, r);
 }
 
-int pv_smba_read(struct pv_smba *c, const uint8_t fid[16], uint64_t off, uint32_t len,
-		 pv_smba_cb cb, void *arg)
+int pv_smb_read(struct pv_smb_conn *c, const uint8_t fid[16], uint64_t off, uint32_t len,
+		pv_smb_cb cb, void *arg)
 {
 	struct req *q;
 	int r;
@@ -153,8 +153,8 @@ int pv_smba_read(struct pv_smba *c, const uint8_t fid[16], uint64_t off, uint32_
 	return chained(c, r);
 }
 
-int pv_smba_write(struct pv_smba *c, const uint8_t fid[16], uint64_t off, const void *data,
-		  uint32_t len, pv_smba_cb cb, void *arg)
+int pv_smb_write(struct pv_smb_conn *c, const uint8_t fid[16], uint64_t off, const void *data,
+		 uint32_t len, pv_smb_cb cb, void *arg)
 {
 	struct req *q;
 	int r;
@@ -167,7 +167,7 @@ int pv_smba_write(struct pv_smba *c, const uint8_t fid[16], uint64_t off, const 
 	return chained(c, r);
 }
 
-int pv_smba_list(struct pv_smba *c, const uint8_t fid[16], bool restart, pv_smba_cb cb, void *arg)
+int pv_smb_list(struct pv_smb_conn *c, const uint8_t fid[16], bool restart, pv_smb_cb cb, void *arg)
 {
 	struct req *q;
 	int r = smba_ready_for(c, SMB2_QUERY_DIRECTORY, cb, arg, &q);
@@ -181,7 +181,7 @@ int pv_smba_list(struct pv_smba *c, const uint8_t fid[16], bool restart, pv_smba
 	return chained(c, r);
 }
 
-int pv_smba_stat(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *arg)
+int pv_smb_stat(struct pv_smb_conn *c, const uint8_t fid[16], pv_smb_cb cb, void *arg)
 {
 	struct req *q;
 	int r = smba_ready_for(c, SMB2_QUERY_INFO, cb, arg, &q);
@@ -193,8 +193,8 @@ int pv_smba_stat(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *
 	return chained(c, r);
 }
 
-int pv_smba_rename(struct pv_smba *c, const uint8_t fid[16], const char *path, bool replace,
-		   pv_smba_cb cb, void *arg)
+int pv_smb_rename(struct pv_smb_conn *c, const uint8_t fid[16], const char *path, bool replace,
+		  pv_smb_cb cb, void *arg)
 {
 	struct pv_buf info = PV_BUF_INIT;
 	struct req *q;
@@ -218,8 +218,8 @@ int pv_smba_rename(struct pv_smba *c, const uint8_t fid[16], const char *path, b
 	return chained(c, r);
 }
 
-int pv_smba_setinfo(struct pv_smba *c, const uint8_t fid[16], uint8_t info_class, const void *data,
-		    uint32_t len, pv_smba_cb cb, void *arg)
+int pv_smb_setinfo(struct pv_smb_conn *c, const uint8_t fid[16], uint8_t info_class,
+		   const void *data, uint32_t len, pv_smb_cb cb, void *arg)
 {
 	struct req *q;
 	int r = smba_ready_for(c, SMB2_SET_INFO, cb, arg, &q);
@@ -230,26 +230,26 @@ int pv_smba_setinfo(struct pv_smba *c, const uint8_t fid[16], uint8_t info_class
 	return chained(c, r);
 }
 
-int pv_smba_create_lease(struct pv_smba *c, const char *path, uint32_t access, uint32_t disposition,
-			 uint32_t options, const uint8_t key[16], uint32_t state, pv_smba_cb cb,
-			 void *arg)
+int pv_smb_create_lease(struct pv_smb_conn *c, const char *path, uint32_t access,
+			uint32_t disposition, uint32_t options, const uint8_t key[16],
+			uint32_t state, pv_smb_cb cb, void *arg)
 {
 	uint8_t lease[52];
 	struct smb2_cctx ctx = {"RqLs", lease, 0};
 	struct smb2_create_req cr = {
 		path, access, 0, 7 /* share read, write, delete */, disposition, options,
 		0,    &ctx,   1};
-	uint16_t dialect = pv_smba_dialect(c);
+	uint16_t dialect = pv_smb_dialect(c);
 
 	/* leases from 2.1 on, the v2 context from 3.0 (MS-SMB2 3.2.4.3.8) */
 	if (dialect < SMB2_210)
-		return pv_smba_create(c, path, access, disposition, options, cb, arg);
+		return pv_smb_create(c, path, access, disposition, options, cb, arg);
 	ctx.len = (size_t)smb2_lease_ctx(lease, sizeof(lease), key, state, dialect >= SMB2_300);
 	cr.oplock = SMB2_OPLOCK_LEASE;
 	return send_create(c, &cr, cb, arg);
 }
 
-int pv_smba_flush(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void *arg)
+int pv_smb_flush(struct pv_smb_conn *c, const uint8_t fid[16], pv_smb_cb cb, void *arg)
 {
 	struct req *q;
 	int r = smba_ready_for(c, SMB2_FLUSH, cb, arg, &q);
@@ -259,8 +259,8 @@ int pv_smba_flush(struct pv_smba *c, const uint8_t fid[16], pv_smba_cb cb, void 
 	return chained(c, r);
 }
 
-int pv_smba_lock(struct pv_smba *c, const uint8_t fid[16], uint64_t off, uint64_t len, bool excl,
-		 bool unlock, pv_smba_cb cb, void *arg)
+int pv_smb_lock(struct pv_smb_conn *c, const uint8_t fid[16], uint64_t off, uint64_t len, bool excl,
+		bool unlock, pv_smb_cb cb, void *arg)
 {
 	/* SMB2_LOCKFLAG_SHARED_LOCK 1, EXCLUSIVE_LOCK 2, UNLOCK 4, FAIL_IMMEDIATELY 0x10 */
 	struct smb2_lock lk = {off, len, unlock ? 4u : (excl ? 2u : 1u) | 0x10u};
@@ -272,8 +272,8 @@ int pv_smba_lock(struct pv_smba *c, const uint8_t fid[16], uint64_t off, uint64_
 	return chained(c, r);
 }
 
-int pv_smba_fsctl(struct pv_smba *c, uint32_t ctl, const uint8_t fid[16], const void *in,
-		  uint32_t inlen, uint32_t max_out, pv_smba_cb cb, void *arg)
+int pv_smb_fsctl(struct pv_smb_conn *c, uint32_t ctl, const uint8_t fid[16], const void *in,
+		 uint32_t inlen, uint32_t max_out, pv_smb_cb cb, void *arg)
 {
 	struct req *q;
 	int r;
@@ -287,8 +287,8 @@ int pv_smba_fsctl(struct pv_smba *c, uint32_t ctl, const uint8_t fid[16], const 
 	return chained(c, r);
 }
 
-int pv_smba_notify(struct pv_smba *c, const uint8_t fid[16], uint32_t filter, pv_smba_cb cb,
-		   void *arg)
+int pv_smb_notify(struct pv_smb_conn *c, const uint8_t fid[16], uint32_t filter, pv_smb_cb cb,
+		  void *arg)
 {
 	struct req *q;
 	int r = smba_ready_for(c, SMB2_CHANGE_NOTIFY, cb, arg, &q);
@@ -299,8 +299,8 @@ int pv_smba_notify(struct pv_smba *c, const uint8_t fid[16], uint32_t filter, pv
 	return chained(c, r);
 }
 
-int pv_smba_entries(const uint8_t *buf, size_t len,
-		    int (*fn)(void *arg, const char *name, bool dir, uint64_t size), void *arg)
+int pv_smb_entries(const uint8_t *buf, size_t len,
+		   int (*fn)(void *arg, const char *name, bool dir, uint64_t size), void *arg)
 {
 	struct smb2_rd r;
 	struct smb2_dir_it it;

@@ -9,32 +9,32 @@
 #include <stdio.h>
 #include <string.h>
 
-enum pv_smbt_kind pv_smbt_kind(const uint8_t *p, size_t len)
+enum pv_smb_trace_kind pv_smb_trace_kind(const uint8_t *p, size_t len)
 {
 	if (len < 4 || memcmp(p + 1, "SMB", 3) != 0)
-		return PV_SMBT_OTHER;
+		return PV_SMB_TRACE_OTHER;
 	switch (p[0]) {
 	case 0xfe:
-		return PV_SMBT_SMB2;
+		return PV_SMB_TRACE_SMB2;
 	case 0xfd:
-		return PV_SMBT_ENCRYPTED;
+		return PV_SMB_TRACE_ENCRYPTED;
 	case 0xfc:
-		return PV_SMBT_COMPRESSED;
+		return PV_SMB_TRACE_COMPRESSED;
 	case 0xff:
-		return PV_SMBT_SMB1;
+		return PV_SMB_TRACE_SMB1;
 	default:
-		return PV_SMBT_OTHER;
+		return PV_SMB_TRACE_OTHER;
 	}
 }
 
-const char *pv_smbt_cmd_name(uint16_t cmd)
+const char *pv_smb_trace_cmd_name(uint16_t cmd)
 {
 	return smb2_cmd_name(cmd);
 }
 
 /* The fields of a body (b: the bytes after the header that are in the frame; hdr: the
  * message from its header on, for the offsets that count from there). */
-static void body(struct pv_smbt_msg *m, struct smb2_rd *b, struct smb2_rd *hdr)
+static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *hdr)
 {
 	struct smb2_rd r = *b;
 
@@ -116,8 +116,8 @@ static void body(struct pv_smbt_msg *m, struct smb2_rd *b, struct smb2_rd *hdr)
 	}
 }
 
-int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, void *arg, bool *cut,
-		  char *why, size_t whylen)
+int pv_smb_trace_frame(const uint8_t *p, size_t len, size_t total, pv_smb_trace_fn fn, void *arg,
+		       bool *cut, char *why, size_t whylen)
 {
 	size_t at = 0;
 	int n = 0;
@@ -127,7 +127,7 @@ int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, voi
 	if (len > total)
 		len = total;
 	for (;;) {
-		struct pv_smbt_msg m;
+		struct pv_smb_trace_msg m;
 		struct smb2_rd r, b;
 		size_t end;
 

@@ -10,20 +10,20 @@
 #include <stdint.h>
 
 /* The commands of SMB2 (MS-SMB2 2.2.1): 0 NEGOTIATE .. 18 OPLOCK_BREAK. */
-#define PV_SMBT_NCMD 19
+#define PV_SMB_TRACE_NCMD 19
 
 /* What a NetBIOS frame of port 445 carries, from its first bytes. */
-enum pv_smbt_kind {
-	PV_SMBT_SMB2,	    /* 0xFE 'SMB': one message or a compound chain */
-	PV_SMBT_ENCRYPTED,  /* 0xFD 'SMB': a transform header, encrypted (MS-SMB2 2.2.41) */
-	PV_SMBT_COMPRESSED, /* 0xFC 'SMB': compressed (MS-SMB2 2.2.42) */
-	PV_SMBT_SMB1,	    /* 0xFF 'SMB': SMB1, which provision does not read */
-	PV_SMBT_OTHER,	    /* none of these: a stream out of step, or not SMB */
+enum pv_smb_trace_kind {
+	PV_SMB_TRACE_SMB2,	 /* 0xFE 'SMB': one message or a compound chain */
+	PV_SMB_TRACE_ENCRYPTED,	 /* 0xFD 'SMB': a transform header, encrypted (MS-SMB2 2.2.41) */
+	PV_SMB_TRACE_COMPRESSED, /* 0xFC 'SMB': compressed (MS-SMB2 2.2.42) */
+	PV_SMB_TRACE_SMB1,	 /* 0xFF 'SMB': SMB1, which provision does not read */
+	PV_SMB_TRACE_OTHER,	 /* none of these: a stream out of step, or not SMB */
 };
 
 /* One message of a frame. */
-struct pv_smbt_msg {
-	uint16_t cmd;	 /* the command; PV_SMBT_NCMD or more: not one SMB2 has */
+struct pv_smb_trace_msg {
+	uint16_t cmd;	 /* the command; PV_SMB_TRACE_NCMD or more: not one SMB2 has */
 	bool response;	 /* SMB2_FLAGS_SERVER_TO_REDIR */
 	bool async;	 /* an async header: async_id, no tree */
 	bool related;	 /* a compound's related request */
@@ -50,7 +50,7 @@ struct pv_smbt_msg {
 };
 
 /* The kind of a frame from its first bytes (len of them). */
-enum pv_smbt_kind pv_smbt_kind(const uint8_t *p, size_t len);
+enum pv_smb_trace_kind pv_smb_trace_kind(const uint8_t *p, size_t len);
 
 /* The messages of one SMB2 frame of total bytes, of which the first len are in p (a frame may
  * be kept only in part): fn is called for each message whose 64-byte header is inside p, in
@@ -58,11 +58,11 @@ enum pv_smbt_kind pv_smbt_kind(const uint8_t *p, size_t len);
  * fault given) when the chain is malformed: a header that is not SMB2's, a NextCommand that
  * is not a multiple of 8 or points past the frame. A chain that goes on past the bytes kept
  * ends there without a fault; *cut (when not NULL) then says so. */
-typedef void (*pv_smbt_fn)(void *arg, const struct pv_smbt_msg *m);
-int pv_smbt_frame(const uint8_t *p, size_t len, size_t total, pv_smbt_fn fn, void *arg, bool *cut,
-		  char *why, size_t whylen);
+typedef void (*pv_smb_trace_fn)(void *arg, const struct pv_smb_trace_msg *m);
+int pv_smb_trace_frame(const uint8_t *p, size_t len, size_t total, pv_smb_trace_fn fn, void *arg,
+		       bool *cut, char *why, size_t whylen);
 
 /* "CREATE", "an unknown command" past OPLOCK_BREAK. */
-const char *pv_smbt_cmd_name(uint16_t cmd);
+const char *pv_smb_trace_cmd_name(uint16_t cmd);
 
 #endif

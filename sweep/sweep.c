@@ -33,7 +33,7 @@ struct sweep {
 	struct pv_sweep_result *res;
 	struct pv_remote *srv;
 	struct pv_remote *ctl;
-	struct pv_sink *sink;
+	struct pv_run_sink *sink;
 	char user[600], home[256], share_path[1024]; /* LAB\u1, u1 (its folder), the share's */
 };
 
@@ -138,9 +138,9 @@ static int check(struct sweep *S)
 			     k++) {
 				char share[128];
 
-				if ((r = pv_names_expand(pb->server.share_template, NULL,
-							 pb->server.host.name, 0, k, share,
-							 sizeof(share))) != PV_OK)
+				if ((r = pv_playbook_names_expand(pb->server.share_template, NULL,
+								  pb->server.host.name, 0, k, share,
+								  sizeof(share))) != PV_OK)
 					return r;
 				snprintf(s->prev[s->nsec++].section, sizeof(s->prev[0].section),
 					 "%s", share);
@@ -285,8 +285,8 @@ static int remove_target(struct sweep *S, const char *folder)
 
 static int one_copy(struct sweep *S, struct pv_sweep_job *jb)
 {
-	struct pv_copy_opts co = S->o->copy;
-	struct pv_copy_job *cj = calloc(1, sizeof(*cj));
+	struct pv_run_copy_opts co = S->o->copy;
+	struct pv_run_copy_job *cj = calloc(1, sizeof(*cj));
 	char folder[512];
 	int r, rr;
 
@@ -296,7 +296,7 @@ static int one_copy(struct sweep *S, struct pv_sweep_job *jb)
 	co.folder = folder;
 	co.id = jb->id;
 	co.mirror = false;
-	r = pv_copy_run(S->env, &co, cj);
+	r = pv_run_copy_run(S->env, &co, cj);
 	if (r == PV_OK) {
 		double smbd = 0;
 		unsigned long files = cj->figs.files + cj->figs.fixed;
@@ -321,14 +321,14 @@ static int one_copy(struct sweep *S, struct pv_sweep_job *jb)
 			free(c);
 		}
 		for (size_t i = 0; i < cj->nsamples; i++)
-			smbd += cj->samples[i].v[PV_W_SMBD] / 100 * cj->interval;
+			smbd += cj->samples[i].v[PV_RUN_W_SMBD] / 100 * cj->interval;
 		jb->cpu_per_file = files && cj->nsamples ? 1000 * smbd / (double)files : NAN;
 	}
 	if (r != PV_OK)
 		snprintf(jb->msg, sizeof(jb->msg), "%s", pv_errmsg());
 	if (S->o->copy_done)
 		S->o->copy_done(S->o->ctx, cj, r);
-	pv_copy_job_release(cj);
+	pv_run_copy_job_release(cj);
 	free(cj);
 	rr = remove_target(S, folder);
 	if (r != PV_OK) /* the words of the copy's failure, not of what came after it */
@@ -488,7 +488,7 @@ static int write_json(struct sweep *S)
 	if (!(text = pv_json_pretty(o)))
 		r = pv_error(PV_EIO, "out of memory");
 	else
-		r = pv_sink_write(S->sink, "", "sweep.json", text, strlen(text), true);
+		r = pv_run_sink_write(S->sink, "", "sweep.json", text, strlen(text), true);
 	free(text);
 	pv_json_free(o);
 	return r;
@@ -500,7 +500,7 @@ int pv_sweep_write(const struct pv_env *env, const struct pv_sweep_result *res, 
 	(void)env;
 	if (!res->sink)
 		return pv_error(PV_EBUG, "sweep: no results folder to write %s into", name);
-	return pv_sink_write(res->sink, "", name, data, len, true);
+	return pv_run_sink_write(res->sink, "", name, data, len, true);
 }
 
 /* ---- the sweep ---- */
@@ -601,7 +601,7 @@ static int setup(struct sweep *S, unsigned *rounds)
 	const struct pv_playbook *pb = S->env->pb;
 	const struct pv_sweep_opts *o = S->o;
 	struct pv_sweep_result *res = S->res;
-	struct pv_roster_user u;
+	struct pv_playbook_roster_user u;
 	size_t ci = 0;
 	int r;
 
@@ -625,7 +625,7 @@ static int setup(struct sweep *S, unsigned *rounds)
 	if (ci == pb->nclients)
 		return pv_error(PV_ECONFIG, "--client '%s' is not one of the playbook's clients",
 				o->copy.client);
-	if ((r = pv_roster_user(pb, ci, o->copy.user ? o->copy.user : 1, &u)) != PV_OK)
+	if ((r = pv_playbook_roster_user(pb, ci, o->copy.user ? o->copy.user : 1, &u)) != PV_OK)
 		return r;
 	snprintf(S->user, sizeof(S->user), "%s\\%s", pb->domain.netbios, u.name);
 	snprintf(S->home, sizeof(S->home), "%s", u.name);
@@ -689,8 +689,8 @@ int pv_sweep(const struct pv_env *env, const struct pv_sweep_opts *o, struct pv_
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((r = pv_sink_open(S.sink, S.ctl, env->pb->controller.results, res->id, o->id != NULL,
-			      name)) != PV_OK) {
+	if ((r = pv_run_sink_open(S.sink, S.ctl, env->pb->controller.results, res->id,
+				  o->id != NULL, name)) != PV_OK) {
 		free(S.sink);
 		S.sink = NULL;
 		goto out;
@@ -702,7 +702,7 @@ int pv_sweep(const struct pv_env *env, const struct pv_sweep_opts *o, struct pv_
 	for (size_t i = 0; i < res->nsettings; i++)
 		undo_text(&res->settings[i], &undo);
 	if (pv_buf_failed(&undo) ||
-	    (r = pv_sink_write(S.sink, "", "revert.txt", undo.data, undo.len, true)) != PV_OK) {
+	    (r = pv_run_sink_write(S.sink, "", "revert.txt", undo.data, undo.len, true)) != PV_OK) {
 		r = r != PV_OK ? r : pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
@@ -794,7 +794,7 @@ out:
 void pv_sweep_release(struct pv_sweep_result *res)
 {
 	if (res->sink) {
-		pv_sink_close(res->sink);
+		pv_run_sink_close(res->sink);
 		free(res->sink);
 	}
 	pv_remote_free(res->ctl);

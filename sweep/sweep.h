@@ -26,7 +26,7 @@
 #include "run/copy.h"
 #include "samba/samba.h"
 
-struct pv_sink;
+struct pv_run_sink;
 struct pv_remote;
 
 #define PV_SWEEP_SETTINGS   16
@@ -87,21 +87,21 @@ struct pv_sweep_result {
 	char put_back[2048];	      /* what was put back when the sweep was cut short */
 	double apply_max, revert_max; /* seconds, the slowest */
 	struct pv_env_plan dry;	      /* a dry run: what it would do */
-	struct pv_sink *sink;	      /* the sweep's folder, for pv_sweep_write */
+	struct pv_run_sink *sink;     /* the sweep's folder, for pv_sweep_write */
 	struct pv_remote *ctl;	      /* and the controller's host it is on (NULL: here) */
 };
 
 struct pv_sweep_opts {
-	bool run;		     /* sweep run; else sweep copy */
-	struct pv_copy_opts copy;    /* the copy's options (client, source, ...) */
-	const char *const *settings; /* "PARAM=VALUE" */
+	bool run;		      /* sweep run; else sweep copy */
+	struct pv_run_copy_opts copy; /* the copy's options (client, source, ...) */
+	const char *const *settings;  /* "PARAM=VALUE" */
 	size_t nsettings;
 	const char *const *commands; /* "APPLY ;; REVERT" */
 	size_t ncommands;
 	unsigned repeat; /* rounds; 0: 3 */
 	const char *id;	 /* NULL: sweep-<UTC time> */
 	/* after each copy job, its outcome (the face writes its pages) */
-	void (*copy_done)(void *ctx, struct pv_copy_job *job, int code);
+	void (*copy_done)(void *ctx, struct pv_run_copy_job *job, int code);
 	void *ctx;
 };
 

@@ -35,13 +35,13 @@ struct async_plan;
 
 struct async_req {
 	struct async_plan *p;
-	void (*next)(struct async_req *q, const struct pv_smba_done *d);
+	void (*next)(struct async_req *q, const struct pv_smb_done *d);
 	int calls;
 };
 
 struct async_plan {
-	struct pv_smba_loop *l;
-	struct pv_smba *c;
+	struct pv_smb_loop *l;
+	struct pv_smb_conn *c;
 	struct async_req ready;
 	struct async_req q[ASYNC_PLAN_REQS];
 	unsigned n;
@@ -61,7 +61,7 @@ static inline void async_plan_fail(struct async_plan *p, const char *msg)
 	p->failed = true;
 }
 
-static inline void async_plan_cb(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+static inline void async_plan_cb(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 {
 	struct async_req *q = arg;
 
@@ -74,7 +74,7 @@ static inline void async_plan_cb(struct pv_smba *c, void *arg, const struct pv_s
 		q->next(q, d);
 }
 
-/* Queue a request: call is the pv_smba_* call made with async_plan_cb and the new request
+/* Queue a request: call is the pv_smb_* call made with async_plan_cb and the new request
  * *qp; a refusal is a failure (no callback comes for it). */
 #define ASYNC_PLAN_ISSUE(p, nextfn, qp, call)                                                      \
 	do {                                                                                       \
@@ -99,31 +99,31 @@ static inline int async_plan_entry(void *arg, const char *name, bool dir, uint64
 	return 0;
 }
 
-static inline void async_plan_closed(struct async_req *q, const struct pv_smba_done *d)
+static inline void async_plan_closed(struct async_req *q, const struct pv_smb_done *d)
 {
 	if (d->status == 0)
 		q->p->closes++;
 }
 
-static inline void async_plan_listed(struct async_req *q, const struct pv_smba_done *d)
+static inline void async_plan_listed(struct async_req *q, const struct pv_smb_done *d)
 {
 	struct async_plan *p = q->p;
 
-	if (d->status == 0 && pv_smba_entries(d->buf, d->buflen, async_plan_entry, p) != PV_OK)
+	if (d->status == 0 && pv_smb_entries(d->buf, d->buflen, async_plan_entry, p) != PV_OK)
 		async_plan_fail(p, pv_errmsg());
 	if (d->status == 0 && !p->failed) {
 		p->lists++;
 		ASYNC_PLAN_ISSUE(p, async_plan_listed, q,
-				 pv_smba_list(p->c, p->fid_d, false, async_plan_cb, q));
+				 pv_smb_list(p->c, p->fid_d, false, async_plan_cb, q));
 		return;
 	}
 	if (d->status != 0x80000006u) /* STATUS_NO_MORE_FILES */
 		async_plan_fail(p, "the listing was refused");
 	ASYNC_PLAN_ISSUE(p, async_plan_closed, q,
-			 pv_smba_closefile(p->c, p->fid_d, async_plan_cb, q));
+			 pv_smb_closefile(p->c, p->fid_d, async_plan_cb, q));
 }
 
-static inline void async_plan_dir(struct async_req *q, const struct pv_smba_done *d)
+static inline void async_plan_dir(struct async_req *q, const struct pv_smb_done *d)
 {
 	struct async_plan *p = q->p;
 
@@ -133,10 +133,10 @@ static inline void async_plan_dir(struct async_req *q, const struct pv_smba_done
 	}
 	memcpy(p->fid_d, d->fid, 16);
 	ASYNC_PLAN_ISSUE(p, async_plan_listed, q,
-			 pv_smba_list(p->c, p->fid_d, true, async_plan_cb, q));
+			 pv_smb_list(p->c, p->fid_d, true, async_plan_cb, q));
 }
 
-static inline void async_plan_got(struct async_req *q, const struct pv_smba_done *d)
+static inline void async_plan_got(struct async_req *q, const struct pv_smb_done *d)
 {
 	if (d->status == 0)
 		q->p->read += d->buflen;
@@ -144,7 +144,7 @@ static inline void async_plan_got(struct async_req *q, const struct pv_smba_done
 		async_plan_fail(q->p, "a READ was refused");
 }
 
-static inline void async_plan_file(struct async_req *q, const struct pv_smba_done *d)
+static inline void async_plan_file(struct async_req *q, const struct pv_smb_done *d)
 {
 	struct async_plan *p = q->p;
 
@@ -158,23 +158,23 @@ static inline void async_plan_file(struct async_req *q, const struct pv_smba_don
 	     off += ASYNC_PLAN_CHUNK) {
 		ASYNC_PLAN_ISSUE(
 			p, async_plan_got, q,
-			pv_smba_read(p->c, p->fid_f, off, ASYNC_PLAN_CHUNK, async_plan_cb, q));
+			pv_smb_read(p->c, p->fid_f, off, ASYNC_PLAN_CHUNK, async_plan_cb, q));
 	}
 	ASYNC_PLAN_ISSUE(p, async_plan_closed, q,
-			 pv_smba_closefile(p->c, p->fid_f, async_plan_cb, q));
+			 pv_smb_closefile(p->c, p->fid_f, async_plan_cb, q));
 }
 
-static inline void async_plan_ready(struct async_req *q, const struct pv_smba_done *d)
+static inline void async_plan_ready(struct async_req *q, const struct pv_smb_done *d)
 {
 	struct async_plan *p = q->p;
 
 	(void)d;
 	ASYNC_PLAN_ISSUE(p, async_plan_dir, q,
-			 pv_smba_create(p->c, "u1/d", PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_DIR,
-					async_plan_cb, q));
+			 pv_smb_create(p->c, "u1/d", PV_SMB_READ, PV_SMB_OPEN, PV_SMB_DIR,
+				       async_plan_cb, q));
 	ASYNC_PLAN_ISSUE(p, async_plan_file, q,
-			 pv_smba_create(p->c, "u1/f", PV_SMBA_READ, PV_SMBA_OPEN, PV_SMBA_NONDIR,
-					async_plan_cb, q));
+			 pv_smb_create(p->c, "u1/f", PV_SMB_READ, PV_SMB_OPEN, PV_SMB_NONDIR,
+				       async_plan_cb, q));
 }
 
 static inline bool async_plan_settled(const struct async_plan *p)
@@ -192,12 +192,12 @@ static inline bool async_plan_settled(const struct async_plan *p)
 static inline void async_plan_run(struct async_plan *p, int fd, int timeout_ms)
 {
 	struct pv_secret *pw = pv_secret_new(ASYNC_PLAN_PASSWORD, strlen(ASYNC_PLAN_PASSWORD));
-	struct pv_smba_opts o = {"fake", "fake", "fsroot1", "LAB", "u1", pw, timeout_ms};
+	struct pv_smb_open_opts o = {"fake", "fake", "fsroot1", "LAB", "u1", pw, timeout_ms};
 	double end = pv_now() + 30;
 
 	memset(p, 0, sizeof(*p));
 	p->ready = (struct async_req){p, async_plan_ready, 0};
-	if (!pw || pv_smba_loop_new(&p->l) != PV_OK) {
+	if (!pw || pv_smb_loop_new(&p->l) != PV_OK) {
 		close(fd);
 		pv_secret_free(pw);
 		snprintf(p->msg, sizeof(p->msg), "out of memory");
@@ -210,13 +210,13 @@ static inline void async_plan_run(struct async_plan *p, int fd, int timeout_ms)
 	}
 	pv_secret_free(pw);
 	while (!async_plan_settled(p) && pv_now() < end)
-		if (pv_smba_loop_run(p->l, 50) != PV_OK)
+		if (pv_smb_loop_run(p->l, 50) != PV_OK)
 			break;
 	if (!async_plan_settled(p)) {
 		fprintf(stderr, "async plan: not every callback came\n");
 		abort();
 	}
-	pv_smba_loop_free(p->l);
+	pv_smb_loop_free(p->l);
 	if (p->ready.calls != 1) {
 		fprintf(stderr, "async plan: ready called %d times\n", p->ready.calls);
 		abort();

@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_copyline.c: libFuzzer target for the copy job's lines (load/copy.h), both
  * ways. An input is read twice: as one line a client's copy agent printed, as the controller
- * reads it (pv_copy_line_parse), and as what the controller sends the agent after the password
- * (lines for pv_copy_config_line, a "fileset" line's bytes for pv_copy_config_text, until
+ * reads it (pv_load_copy_line_parse), and as what the controller sends the agent after the password
+ * (lines for pv_load_copy_config_line, a "fileset" line's bytes for pv_load_copy_config_text, until
  * "start"), as provision/copy.c's agent reads its stdin. Invariants, each aborting when
  * broken:
  *   - an agent line refused is PV_EREMOTE, its message quoting at most 119 printable bytes;
@@ -16,7 +16,7 @@
  *     line asks for 1 byte to 1 MiB;
  *   - a setup that starts came from one "copy" line and at most one "fileset" line, and has
  *     a server, share, base and user, a share-relative base, every number in its range, and
- *     exactly one source; pv_copy_config_put writes it, and the lines written start again
+ *     exactly one source; pv_load_copy_config_put writes it, and the lines written start again
  *     with the very same setup (every field, the fileset's bytes). */
 #include "load/copy.h"
 #include "util/buf.h"
@@ -63,16 +63,16 @@ static void span(double v, double max)
 		broken("a time or a share of a core out of its range read");
 }
 
-static void check_line(const struct pv_copy_line *l)
+static void check_line(const struct pv_load_copy_line *l)
 {
 	switch (l->kind) {
-	case PV_COPY_CONN:
+	case PV_LOAD_COPY_CONN:
 		ends(l->desc, sizeof(l->desc));
-		if (l->conn >= PV_COPY_CONNECTIONS_MAX || l->port < 0 || l->port > 65535 ||
+		if (l->conn >= PV_LOAD_COPY_CONNECTIONS_MAX || l->port < 0 || l->port > 65535 ||
 		    !l->desc[0])
 			broken("a connection, port or description out of range read");
 		break;
-	case PV_COPY_TICK:
+	case PV_LOAD_COPY_TICK:
 		count(l->tick.files);
 		bytes(l->tick.bytes);
 		if (isnan(l->tick.t) || isnan(l->tick.cpu) || isnan(l->tick.top))
@@ -81,7 +81,7 @@ static void check_line(const struct pv_copy_line *l)
 		span(l->tick.cpu, CORE_MAX);
 		span(l->tick.top, CORE_MAX);
 		break;
-	case PV_COPY_PLAN:
+	case PV_LOAD_COPY_PLAN:
 		count(l->plan.files);
 		count(l->plan.dirs);
 		count(l->plan.extras);
@@ -95,7 +95,7 @@ static void check_line(const struct pv_copy_line *l)
 		span(l->plan.list_s, DAY);
 		ends(l->plan.first_skipped, sizeof(l->plan.first_skipped));
 		break;
-	case PV_COPY_DONE:
+	case PV_LOAD_COPY_DONE:
 		count(l->done.files);
 		count(l->done.fixed);
 		count(l->done.dirs);
@@ -111,7 +111,7 @@ static void check_line(const struct pv_copy_line *l)
 		span(l->done.put_cpu, CORE_MAX);
 		span(l->done.put_top, CORE_MAX);
 		ends(l->done.speaks, sizeof(l->done.speaks));
-		for (int i = 0; i < PV_COPY_CLASSES; i++) {
+		for (int i = 0; i < PV_LOAD_COPY_CLASSES; i++) {
 			count(l->done.classes[i].files);
 			span(l->done.classes[i].p50, DAY);
 			span(l->done.classes[i].p95, DAY);
@@ -122,31 +122,31 @@ static void check_line(const struct pv_copy_line *l)
 	}
 }
 
-static int write_line(const struct pv_copy_line *l, struct pv_buf *out)
+static int write_line(const struct pv_load_copy_line *l, struct pv_buf *out)
 {
 	switch (l->kind) {
-	case PV_COPY_CONN:
-		return pv_copy_line_conn(l->conn, l->port, l->desc, out);
-	case PV_COPY_TICK:
-		return pv_copy_line_tick(&l->tick, out);
-	case PV_COPY_PLAN:
-		return pv_copy_line_plan(&l->plan, out);
+	case PV_LOAD_COPY_CONN:
+		return pv_load_copy_line_conn(l->conn, l->port, l->desc, out);
+	case PV_LOAD_COPY_TICK:
+		return pv_load_copy_line_tick(&l->tick, out);
+	case PV_LOAD_COPY_PLAN:
+		return pv_load_copy_line_plan(&l->plan, out);
 	default:
-		return pv_copy_line_done(&l->done, out);
+		return pv_load_copy_line_done(&l->done, out);
 	}
 }
 
 /* what a writing keeps exactly: the kind, the counts and the texts */
-static bool same_counts(const struct pv_copy_line *a, const struct pv_copy_line *b)
+static bool same_counts(const struct pv_load_copy_line *a, const struct pv_load_copy_line *b)
 {
 	if (a->kind != b->kind)
 		return false;
 	switch (a->kind) {
-	case PV_COPY_CONN:
+	case PV_LOAD_COPY_CONN:
 		return a->conn == b->conn && a->port == b->port && !strcmp(a->desc, b->desc);
-	case PV_COPY_TICK:
+	case PV_LOAD_COPY_TICK:
 		return a->tick.files == b->tick.files && a->tick.bytes == b->tick.bytes;
-	case PV_COPY_PLAN:
+	case PV_LOAD_COPY_PLAN:
 		return a->plan.files == b->plan.files && a->plan.bytes == b->plan.bytes &&
 		       a->plan.dirs == b->plan.dirs && a->plan.extras == b->plan.extras &&
 		       a->plan.ok == b->plan.ok && a->plan.listed == b->plan.listed &&
@@ -157,7 +157,7 @@ static bool same_counts(const struct pv_copy_line *a, const struct pv_copy_line 
 		       isnan(a->plan.list_s) == isnan(b->plan.list_s) &&
 		       !strcmp(a->plan.first_skipped, b->plan.first_skipped);
 	default:
-		for (int i = 0; i < PV_COPY_CLASSES; i++)
+		for (int i = 0; i < PV_LOAD_COPY_CLASSES; i++)
 			if (a->done.classes[i].files != b->done.classes[i].files ||
 			    isnan(a->done.classes[i].p95) != isnan(b->done.classes[i].p95))
 				return false;
@@ -173,9 +173,9 @@ static bool same_counts(const struct pv_copy_line *a, const struct pv_copy_line 
 
 static void agent_line(const char *data, size_t size)
 {
-	static struct pv_copy_line l, back, again;
+	static struct pv_load_copy_line l, back, again;
 	struct pv_buf a = PV_BUF_INIT, b = PV_BUF_INIT;
-	int r = pv_copy_line_parse(data, size, &l);
+	int r = pv_load_copy_line_parse(data, size, &l);
 	size_t n;
 
 	if (r != PV_OK) {
@@ -196,14 +196,15 @@ static void agent_line(const char *data, size_t size)
 		broken("a line read cannot be written");
 	if (!a.len || a.data[a.len - 1] != '\n' || memchr(a.data, '\n', a.len - 1))
 		broken("a line written is not one line");
-	if (pv_copy_line_parse(a.data, a.len - 1, &back) != PV_OK)
+	if (pv_load_copy_line_parse(a.data, a.len - 1, &back) != PV_OK)
 		broken("a line written does not read back");
 	check_line(&back);
 	if (!same_counts(&l, &back))
 		broken("a line's kind, counts or text changed on the way");
 	if (write_line(&back, &b) != PV_OK || a.len != b.len || memcmp(a.data, b.data, a.len))
 		broken("writing what was read back changed the line");
-	if (pv_copy_line_parse(b.data, b.len - 1, &again) != PV_OK || !same_counts(&back, &again))
+	if (pv_load_copy_line_parse(b.data, b.len - 1, &again) != PV_OK ||
+	    !same_counts(&back, &again))
 		broken("the second writing does not read back the same");
 	pv_buf_release(&a, 0);
 	pv_buf_release(&b, 0);
@@ -212,7 +213,7 @@ static void agent_line(const char *data, size_t size)
 
 /* The setup lines in [p, end) as the agent reads them: PV_OK and *started, or the first
  * refusal (PV_OK and not *started: the text ended first, or a line was too long). */
-static int setup(struct pv_copy_config *c, const char *p, const char *end, bool *started)
+static int setup(struct pv_load_copy_config *c, const char *p, const char *end, bool *started)
 {
 	unsigned copies = 0, filesets = 0;
 
@@ -226,7 +227,7 @@ static int setup(struct pv_copy_config *c, const char *p, const char *end, bool 
 		if (!nl || nl - p > AGENT_LINE)
 			return PV_OK; /* stdin ended before 'start', or a line too long */
 		len = (size_t)(nl - p);
-		r = pv_copy_config_line(c, p, len, &need, started);
+		r = pv_load_copy_config_line(c, p, len, &need, started);
 		if (r != PV_OK) {
 			if ((r != PV_EUSAGE && r != PV_EIO) || !pv_errmsg()[0] || need)
 				broken("a setup line refused without PV_EUSAGE, a message, or with "
@@ -239,11 +240,11 @@ static int setup(struct pv_copy_config *c, const char *p, const char *end, bool 
 			broken("a setup started from two 'copy' lines or two filesets");
 		p = nl + 1;
 		if (need) {
-			if (need > PV_COPY_FILESET_MAX || *started)
+			if (need > PV_LOAD_COPY_FILESET_MAX || *started)
 				broken("a fileset line asking for 0 or over 1 MiB, or starting");
 			if (need > (size_t)(end - p))
 				return PV_OK; /* stdin ended inside the fileset */
-			if ((r = pv_copy_config_text(c, p, need)) != PV_OK)
+			if ((r = pv_load_copy_config_text(c, p, need)) != PV_OK)
 				return r;
 			p += need;
 		}
@@ -251,7 +252,7 @@ static int setup(struct pv_copy_config *c, const char *p, const char *end, bool 
 	return PV_OK;
 }
 
-static void check_config(const struct pv_copy_config *c)
+static void check_config(const struct pv_load_copy_config *c)
 {
 	size_t n = strlen(c->base);
 
@@ -267,27 +268,27 @@ static void check_config(const struct pv_copy_config *c)
 	if (c->base[0] == '/' || c->base[n - 1] == '/' || strstr(c->base, "//") ||
 	    strchr(c->base, '\\'))
 		broken("a setup started with a base that is not share-relative");
-	if (c->window < 1 || c->window > PV_COPY_WINDOW_MAX || c->connections < 1 ||
-	    c->connections > PV_COPY_CONNECTIONS_MAX || c->fft > 3600 || c->timeout < 1 ||
+	if (c->window < 1 || c->window > PV_LOAD_COPY_WINDOW_MAX || c->connections < 1 ||
+	    c->connections > PV_LOAD_COPY_CONNECTIONS_MAX || c->fft > 3600 || c->timeout < 1 ||
 	    c->timeout > 3600 || !(c->interval >= 0.05 && c->interval <= 60))
 		broken("a setup started with a number out of its range");
 	if (!c->dir[0] == !c->fileset)
 		broken("a setup started with no source or two");
-	if (c->fileset &&
-	    (c->fileset_len < 1 || c->fileset_len > PV_COPY_FILESET_MAX || !c->fileset_name[0]))
+	if (c->fileset && (c->fileset_len < 1 || c->fileset_len > PV_LOAD_COPY_FILESET_MAX ||
+			   !c->fileset_name[0]))
 		broken("a setup started with a fileset of no bytes, too many, or no name");
 }
 
 static void controller_lines(const char *data, size_t size)
 {
-	static struct pv_copy_config c, back;
+	static struct pv_load_copy_config c, back;
 	struct pv_buf out = PV_BUF_INIT;
 	bool started;
 
 	if (setup(&c, data, data + size, &started) != PV_OK || !started)
 		goto out;
 	check_config(&c);
-	if (pv_copy_config_put(&c, &out) != PV_OK)
+	if (pv_load_copy_config_put(&c, &out) != PV_OK)
 		broken("a setup read cannot be written");
 	if (setup(&back, out.data, out.data + out.len, &started) != PV_OK || !started)
 		broken("a setup written does not start again");
@@ -301,9 +302,9 @@ static void controller_lines(const char *data, size_t size)
 	    (c.fileset_len != back.fileset_len || memcmp(c.fileset, back.fileset, c.fileset_len) ||
 	     strcmp(c.fileset_name, back.fileset_name)))
 		broken("a fileset changed on the way");
-	pv_copy_config_release(&back);
+	pv_load_copy_config_release(&back);
 out:
-	pv_copy_config_release(&c);
+	pv_load_copy_config_release(&c);
 	pv_buf_release(&out, 0);
 	pv_error_clear();
 }

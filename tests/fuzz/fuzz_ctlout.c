@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_ctlout.c: libFuzzer target for what the remote controller's scripts and the
- * built-in driver's install script answer (phases/controller.h: pv_controller_parse_reset,
- * pv_controller_parse_status; run/lines.h: pv_run_install_answer), read from a host's stdout.
- * An input is the whole stdout, given to each. Invariants, each aborting when broken:
+ * built-in driver's install script answer (phases/controller.h: pv_phases_controller_parse_reset,
+ * pv_phases_controller_parse_status; run/lines.h: pv_run_install_answer), read from a host's
+ * stdout. An input is the whole stdout, given to each. Invariants, each aborting when broken:
  *   - the install answer is "present", "absent" or "installed", exactly, or refused with a
  *     message;
  *   - a refusal is PV_EREMOTE with a message, and leaves the result as it was;
@@ -27,8 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct pv_controller_result res, again;
-	struct pv_controller_status st, st2;
+	static struct pv_phases_controller_result res, again;
+	struct pv_phases_controller_status st, st2;
 	char *text = malloc(size + 1);
 	int r;
 
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	memset(&res, 0, sizeof(res));
 	memset(&again, 0, sizeof(again));
-	r = pv_controller_parse_reset(text, &res);
+	r = pv_phases_controller_parse_reset(text, &res);
 	if (r != PV_OK) {
 		if (r != PV_EREMOTE || !pv_errmsg()[0])
 			broken("a refusal that is not PV_EREMOTE with a message");
@@ -58,20 +58,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       "break");
 		if (!!strstr(res.state, "move") != (res.backup[0] == '/'))
 			broken("a move without an absolute backup, or a backup without a move");
-		if (pv_controller_parse_reset(text, &again) != PV_OK || again.state != res.state ||
-		    again.entries != res.entries || strcmp(again.backup, res.backup))
+		if (pv_phases_controller_parse_reset(text, &again) != PV_OK ||
+		    again.state != res.state || again.entries != res.entries ||
+		    strcmp(again.backup, res.backup))
 			broken("the same text read twice gives two answers");
 	}
 	memset(&st, 0, sizeof(st));
 	memset(&st2, 0, sizeof(st2));
-	r = pv_controller_parse_status(text, &st);
+	r = pv_phases_controller_parse_status(text, &st);
 	if (r != PV_OK) {
 		if (r != PV_EREMOTE || !pv_errmsg()[0] || st.kind || st.entries || st.backups)
 			broken("a status refusal without a message, or that changed the status");
 	} else if (!st.kind ||
 		   (strcmp(st.kind, "folder") && strcmp(st.kind, "absent") &&
 		    strcmp(st.kind, "other")) ||
-		   pv_controller_parse_status(text, &st2) != PV_OK || st2.kind != st.kind ||
+		   pv_phases_controller_parse_status(text, &st2) != PV_OK || st2.kind != st.kind ||
 		   st2.entries != st.entries || st2.backups != st.backups) {
 		broken("an unknown kind, or two readings of the same status");
 	}

@@ -54,14 +54,15 @@ static void broken(const char *what, const char *detail)
 	abort();
 }
 
-static const char *const part_names[PV_PART_COUNT] = {"static", "new", "volatile"};
+static const char *const part_names[PV_FILESET_PART_COUNT] = {"static", "new", "volatile"};
 
 static void check_path(const struct pv_fileset_entry *e)
 {
 	const char *p = e->path, *part = part_names[e->part];
 	size_t plen = strlen(part), len = strlen(p);
 
-	if (e->part >= PV_PART_COUNT || strncmp(p, part, plen) || (p[plen] && p[plen] != '/'))
+	if (e->part >= PV_FILESET_PART_COUNT || strncmp(p, part, plen) ||
+	    (p[plen] && p[plen] != '/'))
 		broken("an entry outside its part's folder", p);
 	if (len >= 512 || strstr(p, "//") || p[len - 1] == '/' || strstr(p, "/..") ||
 	    p[strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/")])
@@ -105,7 +106,7 @@ static void check_plan(const struct pv_fileset *fs, const uint8_t *data, size_t 
 	const struct pv_fileset_entry *first = NULL;
 
 	if (!fs->name || fs->n != fs->nfiles + fs->ndirs || fs->n > PV_FILESET_ENTRIES ||
-	    (fs->n && !fs->entries) || fs->content > PV_CONTENT_UNIQUE)
+	    (fs->n && !fs->entries) || fs->content > PV_FILESET_CONTENT_UNIQUE)
 		broken("plan counts", fs->name);
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct pv_fileset_entry *e = &fs->entries[i];
@@ -135,7 +136,7 @@ static void check_plan(const struct pv_fileset *fs, const uint8_t *data, size_t 
 		size_t cut = size ? data[0] % sizeof(whole) : 0;
 		uint64_t off = size > 1 ? data[1] : 0;
 
-		if (fs->content == PV_CONTENT_SHARED && seed != first->seed)
+		if (fs->content == PV_FILESET_CONTENT_SHARED && seed != first->seed)
 			broken("shared content depends on the user", first->path);
 		if (seed != pv_fileset_seed(fs, first, "cli1-u1"))
 			broken("a content seed that changes between calls", first->path);

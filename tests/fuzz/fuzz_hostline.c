@@ -27,20 +27,20 @@ static void one(const char *line, size_t len)
 
 	pv_run_wrap_line(line, len, &w);
 	switch (w.kind) {
-	case PV_WRAP_ALIVE:
+	case PV_RUN_WRAP_ALIVE:
 		if (len != 8 || memcmp(line, "pv-alive", 8))
 			broken("alive, but not 'pv-alive'", line, len);
 		break;
-	case PV_WRAP_STARTED:
+	case PV_RUN_WRAP_STARTED:
 		if (len < 11 || memcmp(line, "pv-started ", 11))
 			broken("started, but not 'pv-started '", line, len);
 		break;
-	case PV_WRAP_EXIT:
-	case PV_WRAP_STOPPED: {
-		size_t wl = w.kind == PV_WRAP_EXIT ? 8 : 11;
+	case PV_RUN_WRAP_EXIT:
+	case PV_RUN_WRAP_STOPPED: {
+		size_t wl = w.kind == PV_RUN_WRAP_EXIT ? 8 : 11;
 
 		if (len < wl ||
-		    memcmp(line, w.kind == PV_WRAP_EXIT ? "pv-exit " : "pv-stopped ", wl))
+		    memcmp(line, w.kind == PV_RUN_WRAP_EXIT ? "pv-exit " : "pv-stopped ", wl))
 			broken("a status line without its word", line, len);
 		if (w.status < -1 || w.status > 65535)
 			broken("a status out of range", line, len);
@@ -49,12 +49,12 @@ static void one(const char *line, size_t len)
 			broken("a status that is not the line's number", line, len);
 		break;
 	}
-	case PV_WRAP_ERROR:
+	case PV_RUN_WRAP_ERROR:
 		if (len < 9 || memcmp(line, "pv-error ", 9) || w.text != line + 9 ||
 		    w.textlen > PV_RUN_WRAP_TEXT_MAX || w.textlen > len - 9)
 			broken("an error's text outside the line or past its cap", line, len);
 		break;
-	case PV_WRAP_OTHER:
+	case PV_RUN_WRAP_OTHER:
 		break;
 	}
 }

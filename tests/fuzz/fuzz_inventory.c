@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_inventory.c: libFuzzer target for the Ansible inventory reader,
- * pv_inventory_parse() (playbooks/inventory.h): a file a user gives, read on the controller.
- * An input is a few directive lines, then the inventory:
+ * pv_playbook_inventory_parse() (playbooks/inventory.h): a file a user gives, read on the
+ * controller. An input is a few directive lines, then the inventory:
  *
  *     @yaml          read it as YAML (the name ends in .yml), else as INI
  *     @group NAME    the group asked for (else 'all')
@@ -31,12 +31,12 @@ static bool jinja(const char *s)
 	return s && (strstr(s, "{{") || strstr(s, "{%"));
 }
 
-static void check(const struct pv_inventory *inv)
+static void check(const struct pv_playbook_inventory *inv)
 {
-	if (inv->n < 1 || inv->n > PV_INVENTORY_HOSTS_MAX || !inv->hosts || !inv->format)
+	if (inv->n < 1 || inv->n > PV_PLAYBOOK_INVENTORY_HOSTS_MAX || !inv->hosts || !inv->format)
 		broken("host count out of range", NULL);
 	for (size_t i = 0; i < inv->n; i++) {
-		const struct pv_inventory_host *h = &inv->hosts[i];
+		const struct pv_playbook_inventory_host *h = &inv->hosts[i];
 
 		if (!h->name || !h->name[0] || h->line < 1)
 			broken("a host without a name or a line", NULL);
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data, *end = text + size, *name = "fuzz.ini";
 	char *group = NULL;
-	struct pv_inventory *inv = NULL;
+	struct pv_playbook_inventory *inv = NULL;
 	int r;
 
 	while (text < end && *text == '@') {
@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* the text is the tail of libFuzzer's buffer, which ends exactly there: any read past
 	 * its length is caught by ASan */
-	r = pv_inventory_parse(name, text, (size_t)(end - text), group, &inv);
+	r = pv_playbook_inventory_parse(name, text, (size_t)(end - text), group, &inv);
 	if (r == PV_OK) {
 		if (!inv)
 			broken("success without an inventory", NULL);
@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strncmp(pv_errmsg(), name, strlen(name)) != 0 && r == PV_ECONFIG)
 			broken("a message that does not start with the file's name", NULL);
 	}
-	pv_inventory_free(inv);
+	pv_playbook_inventory_free(inv);
 	free(group);
 	pv_error_clear();
 	return 0;

@@ -34,7 +34,7 @@ static void check_lat(const struct pv_load_lat *l)
 
 static void check_figs(const struct pv_load_figs *f)
 {
-	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 		const struct pv_load_counts *n = &f->kind[k];
 		uint64_t sum = 0;
 
@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct pv_load_ready rd, rd2;
 	static struct pv_load_client_acc acc;
 	struct pv_load_client cl;
-	struct pv_load_config c;
+	struct pv_playbook_workload c;
 	struct pv_buf a = PV_BUF_INIT, b = PV_BUF_INIT;
 	int r;
 
@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (g.seq != f.seq || g.connected != f.connected || g.failed != f.failed ||
 	    g.threads != f.threads || memcmp(g.lag.n, f.lag.n, sizeof(f.lag.n)))
 		broken("the interval, its users or the driver's figures changed on the way");
-	for (int k = 0; k < PV_LOAD_KINDS; k++)
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 		if (memcmp(g.kind[k].lat.n, f.kind[k].lat.n, sizeof(f.kind[k].lat.n)) ||
 		    g.kind[k].started != f.kind[k].started ||
 		    g.kind[k].overloaded != f.kind[k].overloaded ||
@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	two = f;
 	pv_load_figs_merge(&two, &g);
 	check_figs(&two);
-	pv_load_defaults(&c);
+	pv_playbook_workload_defaults(&c);
 	pv_load_step_init(&st, two.connected);
 	pv_load_step_add(&st, &two);
 	pv_load_step_add(&st, &f);
@@ -133,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_lat(&sum.all.lat);
 	check_bounds(&sum.all.lat);
 	check_lat(&sum.lag);
-	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 		check_lat(&sum.kind[k].lat);
 		check_bounds(&sum.kind[k].lat);
 	}

@@ -2,8 +2,8 @@
  * input is the server's token, as the SESSION_SETUP response carries it: a SPNEGO NegTokenResp
  * holding the NTLMSSP CHALLENGE, or the bare CHALLENGE.
  *
- * pv_ntlm_parse_challenge() must refuse with -1 or describe a CHALLENGE that lies inside the
- * token; what it accepts, pv_ntlm_authenticate() must turn into a well-formed AUTHENTICATE
+ * pv_smb_ntlm_parse_challenge() must refuse with -1 or describe a CHALLENGE that lies inside the
+ * token; what it accepts, pv_smb_ntlm_authenticate() must turn into a well-formed AUTHENTICATE
  * (MS-NLMP 2.2.1.3, with Version and MIC) in a well-formed NegTokenResp: every DER length and
  * security buffer consistent; the client's AV pairs the server's, as they came, with
  * MsvAvFlags' MIC bit when the server sent a timestamp, zero channel bindings, the target name
@@ -27,7 +27,7 @@
 static const uint8_t CCHAL[8] = {0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa};
 static const uint64_t NOW = 0x01d9000000000000ull;
 static const char SPN[] = "cifs/srv"; /* MsvAvTargetName: 16 bytes of UTF-16 */
-static uint8_t NEGO[PV_NTLM_NEGOTIATE_MAX];
+static uint8_t NEGO[PV_SMB_NTLM_NEGOTIATE_MAX];
 static size_t NEGO_LEN;
 
 static void broken(const char *what)
@@ -53,7 +53,7 @@ static size_t le16(const uint8_t *p)
 
 /* The client's AV pairs at p (n bytes) checked against the server's in c, pair by pair;
  * with p NULL, only how long they must be. */
-static size_t client_pairs(const struct pv_ntlm_challenge *c, const uint8_t *p, size_t n)
+static size_t client_pairs(const struct pv_smb_ntlm_challenge *c, const uint8_t *p, size_t n)
 {
 	const uint8_t *s = c->target_info;
 	size_t at = 0, sl = c->target_info_len;
@@ -179,7 +179,7 @@ static const uint8_t *buffer(const uint8_t *m, size_t mlen, size_t at, size_t *o
 	return m + o;
 }
 
-static void check_authenticate(const struct pv_ntlm_challenge *c, const struct pv_buf *tok,
+static void check_authenticate(const struct pv_smb_ntlm_challenge *c, const struct pv_buf *tok,
 			       const uint8_t skey[16])
 {
 	const uint8_t *p = (const uint8_t *)tok->data, *end = p + tok->len, *m, *lm, *nt, *dom,
@@ -225,9 +225,9 @@ static void check_authenticate(const struct pv_ntlm_challenge *c, const struct p
 	if (ntl < 48 + 4 || memcmp(nt + ntl - 4, "\0\0\0\0", 4))
 		broken("AUTHENTICATE: an NTLMv2 response too short for its blob");
 	client_pairs(c, nt + 44, ntl - 48);
-	if (pv_ntowfv2("Password", 8, "User", "Domain", key) < 0 ||
-	    pv_ntlmv2_response(key, c->challenge, c->has_timestamp ? c->timestamp : NOW, CCHAL,
-			       nt + 44, ntl - 48, &want) < 0)
+	if (pv_smb_ntowfv2("Password", 8, "User", "Domain", key) < 0 ||
+	    pv_smb_ntlmv2_response(key, c->challenge, c->has_timestamp ? c->timestamp : NOW, CCHAL,
+				   nt + 44, ntl - 48, &want) < 0)
 		abort();
 	if (ntl != want.len || memcmp(nt, want.data, ntl))
 		broken("AUTHENTICATE: the NTLMv2 response is not MS-NLMP's for this challenge");
@@ -237,7 +237,7 @@ static void check_authenticate(const struct pv_ntlm_challenge *c, const struct p
 					   : memcmp(lm + 16, CCHAL, 8) != 0))
 		broken("AUTHENTICATE: the LM response (Z(24) when the server sent a time)");
 	/* no KEY_EXCH: the session key is SessionBaseKey (MS-NLMP 3.3.2, 3.1.5.1.2) */
-	pv_ntlmv2_session_key(key, (const uint8_t *)want.data, base);
+	pv_smb_ntlmv2_session_key(key, (const uint8_t *)want.data, base);
 	if (memcmp(skey, base, 16) || (flags & 0x40000000u))
 		broken("AUTHENTICATE: the session key is not SessionBaseKey, or KEY_EXCH was sent");
 	/* the MIC: HMAC_MD5(ExportedSessionKey, NEGOTIATE || CHALLENGE || AUTHENTICATE, its MIC
@@ -284,11 +284,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pv_ntlm_challenge c, w;
+	struct pv_smb_ntlm_challenge c, w;
 	struct pv_buf out = PV_BUF_INIT;
-	struct pv_ntlm_logon l = {"User", "Domain", "Password", 8, SPN, NEGO, 0, NOW, CCHAL};
+	struct pv_smb_ntlm_logon l = {"User", "Domain", "Password", 8, SPN, NEGO, 0, NOW, CCHAL};
 	uint8_t skey[16];
-	int r = pv_ntlm_parse_challenge(data, size, &c);
+	int r = pv_smb_ntlm_parse_challenge(data, size, &c);
 
 	if (r != 0) {
 		if (r != -1)
@@ -303,10 +303,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    c.target_info_len > (size_t)(c.msg + c.msg_len - c.target_info))
 		broken("parse: the CHALLENGE message outside the token, or its target info outside "
 		       "it");
-	if (!NEGO_LEN && pv_ntlm_negotiate(&out, NEGO, &NEGO_LEN) < 0)
+	if (!NEGO_LEN && pv_smb_ntlm_negotiate(&out, NEGO, &NEGO_LEN) < 0)
 		abort();
 	l.neglen = NEGO_LEN;
-	if (pv_ntlm_authenticate(&c, &l, &out, skey) == 0)
+	if (pv_smb_ntlm_authenticate(&c, &l, &out, skey) == 0)
 		check_authenticate(&c, &out, skey);
 	else if (client_pairs(&c, NULL, 0) + 48 <= 0xffff)
 		broken("authenticate refused a challenge it can answer");
@@ -316,7 +316,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!t)
 			abort();
-		if (pv_ntlm_parse_challenge(t, wrap(data, size, t), &w) != 0 ||
+		if (pv_smb_ntlm_parse_challenge(t, wrap(data, size, t), &w) != 0 ||
 		    w.flags != c.flags || memcmp(w.challenge, c.challenge, 8) ||
 		    w.target_info_len != c.target_info_len ||
 		    memcmp(w.target_info, c.target_info, c.target_info_len) ||

@@ -35,7 +35,7 @@ static void broken(const char *what, const char *detail)
 	abort();
 }
 
-static void check_ssh(const struct pv_ssh *s, const char *host)
+static void check_ssh(const struct pv_playbook_ssh *s, const char *host)
 {
 	if (!s->user || !s->known_hosts)
 		broken("an ssh setting without its default", host);
@@ -51,9 +51,9 @@ static bool has(const char *s, int (*cls)(int))
 	return false;
 }
 
-static void check_secret(const struct pv_secret_ref *s, const char *what)
+static void check_secret(const struct pv_playbook_secret_ref *s, const char *what)
 {
-	bool valued = s->source == PV_SECRET_FILE || s->source == PV_SECRET_ENV;
+	bool valued = s->source == PV_PLAYBOOK_SECRET_FILE || s->source == PV_PLAYBOOK_SECRET_ENV;
 
 	if (valued != (s->value != NULL))
 		broken("a secret reference's value does not match its source", what);
@@ -69,20 +69,21 @@ static void check_names(const struct pv_playbook *pb)
 	char name[512];
 
 	for (size_t i = 0; i < pb->nclients; i++) {
-		if (pv_names_expand(pb->users.name_template, pb->clients[i].name, server,
-				    pb->users.per_client, 1, name, sizeof(name)) ||
-		    pv_names_check_sam("user name", name))
+		if (pv_playbook_names_expand(pb->users.name_template, pb->clients[i].name, server,
+					     pb->users.per_client, 1, name, sizeof(name)) ||
+		    pv_playbook_names_check_sam("user name", name))
 			broken("a user name the playbook accepted is not valid", name);
 	}
-	if (pb->has_server && (pv_names_expand(pb->server.alias_template, NULL, server,
-					       pb->users.per_client, 1, name, sizeof(name)) ||
-			       pv_names_check_host("alias", name)))
+	if (pb->has_server &&
+	    (pv_playbook_names_expand(pb->server.alias_template, NULL, server, pb->users.per_client,
+				      1, name, sizeof(name)) ||
+	     pv_playbook_names_check_host("alias", name)))
 		broken("an alias the playbook accepted is not valid", name);
 }
 
 static void check_playbook(const struct pv_playbook *pb)
 {
-	const struct pv_domain *d = &pb->domain;
+	const struct pv_playbook_domain *d = &pb->domain;
 	size_t lab = pb->lab ? strlen(pb->lab) : 0;
 
 	if (!pb->path || !pb->dir)
@@ -96,13 +97,13 @@ static void check_playbook(const struct pv_playbook *pb)
 	if (has(d->realm, islower) || has(d->netbios, islower) || has(d->dns_domain, isupper))
 		broken("realm or NetBIOS name not upper-cased, or DNS domain not lower-cased",
 		       d->realm);
-	if (pv_names_check_host("NetBIOS domain name", d->netbios))
+	if (pv_playbook_names_check_host("NetBIOS domain name", d->netbios))
 		broken("NetBIOS domain name not valid", d->netbios);
-	if (d->transport != PV_LDAP_GSSAPI && !d->ca_file)
+	if (d->transport != PV_PLAYBOOK_LDAP_GSSAPI && !d->ca_file)
 		broken("no CA file for a TLS transport", NULL);
 	if (d->timeout < 1 || d->timeout > 3600)
 		broken("domain timeout out of range", NULL);
-	if (d->admin_password.source == PV_SECRET_UNSET)
+	if (d->admin_password.source == PV_PLAYBOOK_SECRET_UNSET)
 		broken("admin_password is required", NULL);
 	check_secret(&d->admin_password, "domain.admin_password");
 	check_secret(&pb->users.password, "users.password");
@@ -110,7 +111,7 @@ static void check_playbook(const struct pv_playbook *pb)
 	    !pb->users.name_template || !pb->users.ou)
 		broken("users section out of range", NULL);
 	if (pb->has_server) {
-		const struct pv_server *s = &pb->server;
+		const struct pv_playbook_server *s = &pb->server;
 
 		if (!s->host.name || !s->host.address || !s->alias_template || !s->share_template ||
 		    !s->share_path || !s->service)
@@ -121,7 +122,7 @@ static void check_playbook(const struct pv_playbook *pb)
 		check_ssh(&s->host.ssh, "server");
 	}
 	for (size_t i = 0; i < pb->nclients; i++) {
-		const struct pv_host *h = &pb->clients[i];
+		const struct pv_playbook_host *h = &pb->clients[i];
 
 		if (!h->name || (!h->address && !pb->inventory))
 			broken("a client without name or address", NULL);
@@ -149,14 +150,14 @@ static void check_playbook(const struct pv_playbook *pb)
 			      pb->drain.interval < 1 || pb->drain.timeout < 1))
 		broken("drain settings", NULL);
 	{
-		const struct pv_load_config *l = &pb->load;
+		const struct pv_playbook_workload *l = &pb->load;
 		double total = 0;
 
-		for (int k = 0; k < PV_LOAD_KINDS; k++) {
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 			if (!(l->kind[k].weight >= 0 && l->kind[k].weight <= 36000) ||
 			    !(l->kind[k].limit >= 0.001 && l->kind[k].limit <= 3600))
 				broken("a scenario's weight or limit out of range",
-				       pv_load_names[k]);
+				       pv_playbook_workload_names[k]);
 			total += l->kind[k].weight;
 		}
 		if (!(total > 0) || l->rate < 1 || l->rate > 36000 || l->interval < 1 ||

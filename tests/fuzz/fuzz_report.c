@@ -9,8 +9,8 @@
  *     ...
  *
  * (an input that does not start so is manifest.json whole). The run is read through the same
- * walker and parsers as pv_results_read (pv_results_load over the files in memory), its page drawn,
- * and, when it has load figures, compared with itself and that page drawn. Invariants, each
+ * walker and parsers as pv_results_read (pv_results_parse_files over the files in memory), its page
+ * drawn, and, when it has load figures, compared with itself and that page drawn. Invariants, each
  * aborting when broken:
  *   - a folder refused is PV_ECONFIG or PV_EIO with a message; one read draws a page, PV_OK;
  *   - a page starts as one, holds its Content-Security-Policy and no script, and is valid
@@ -161,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int r;
 
 	split((const char *)data, size, &f);
-	r = pv_results_load(&files, "fuzz", &run);
+	r = pv_results_parse_files(&files, "fuzz", &run);
 	if (r != PV_OK) {
 		if ((r != PV_ECONFIG && r != PV_EIO) || !pv_errmsg()[0])
 			broken("a refusal that is not PV_ECONFIG or PV_EIO with a message", NULL);

@@ -146,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{
 			uint64_t all = 0;
 
-			for (int k = 0; k < PV_LOAD_KINDS; k++)
+			for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 				all += pv_load_hist_count(&run->steps[0].load.kind[k].n.lat);
 			if (all != pv_load_hist_count(&run->steps[0].load.all.n.lat))
 				broken("the kinds' histograms do not add up to all's");

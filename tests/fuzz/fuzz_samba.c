@@ -61,9 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (const char *c = f.netbios; *c; c++)
 		if (islower((unsigned char)*c))
 			broken("a NetBIOS name not upper-case");
-	if (f.needs_keytab != (f.kmethod != PV_KMETHOD_SECRETS_ONLY))
+	if (f.needs_keytab != (f.kmethod != PV_SAMBA_KMETHOD_SECRETS_ONLY))
 		broken("needs_keytab does not follow the kerberos method");
-	if (f.keytab[0] && f.kmethod != PV_KMETHOD_DEDICATED_KEYTAB)
+	if (f.keytab[0] && f.kmethod != PV_SAMBA_KMETHOD_DEDICATED_KEYTAB)
 		broken("a keytab file for a method without a dedicated keytab");
 	if (f.keytab_listed && !f.principals)
 		broken("a keytab listed without its set of principals");

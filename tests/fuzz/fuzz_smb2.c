@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_smb2.c: libFuzzer target for our SMB2 client's synchronous side and tree
- * builder (smb/wire.c over the engine of smb/async.h, the codec of smb/smb2.c, the security
+ * builder (smb/sync.c over the engine of smb/async.h, the codec of smb/smb2.c, the security
  * of smb/sec.c, smb/ntlm.c, smb/listing.c). The input is the server's side of a whole
  * conversation, its replies one after another exactly as they go on the wire (NetBIOS header,
  * SMB2 messages or transform headers); a scripted server on the other end of a socketpair(2)
@@ -9,8 +9,8 @@
  * crash, a hang or a leak.
  *
  * The server (tests/fuzz/stream.h) writes the whole input at once and then closes its
- * sending side (the client takes an answer only once it sent its request: smb/wire.c yields
- * after each). The seeds (tests/fuzz/corpus/smb2) are what tests/unit/check_wire.c's fake
+ * sending side (the client takes an answer only once it sent its request: smb/sync.c yields
+ * after each). The seeds (tests/fuzz/corpus/smb2) are what tests/unit/check_sync.c's fake
  * server sent for the same plan, valid and with faults, signed and encrypted (with the
  * plan's fixed randomness their keys hold); message ids line up.
  *

@@ -13,12 +13,12 @@
 
 #define INPUT_MAX (1u << 18)
 
-static void seen(void *arg, const struct pv_smbt_msg *m)
+static void seen(void *arg, const struct pv_smb_trace_msg *m)
 {
 	size_t *n = arg;
 
 	(*n)++;
-	if (m->cmd < PV_SMBT_NCMD && !m->response && m->length > 0x7fffffffu)
+	if (m->cmd < PV_SMB_TRACE_NCMD && !m->response && m->length > 0x7fffffffu)
 		(*n)++; /* read the fields: a length is any 32-bit value */
 }
 
@@ -31,14 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > INPUT_MAX)
 		return 0;
-	(void)pv_smbt_kind(data, size);
+	(void)pv_smb_trace_kind(data, size);
 	/* an exact copy on the heap, so that ASan sees any read past its end */
 	if (!(copy = malloc(size ? size : 1)))
 		return 0;
 	memcpy(copy, data, size);
-	(void)pv_smbt_frame(copy, size, size, seen, &n, &cut, why, sizeof(why));
+	(void)pv_smb_trace_frame(copy, size, size, seen, &n, &cut, why, sizeof(why));
 	/* the same frame kept only in part: its first half, of a frame twice as long */
-	(void)pv_smbt_frame(copy, size / 2, size * 2, seen, &n, &cut, why, sizeof(why));
+	(void)pv_smb_trace_frame(copy, size / 2, size * 2, seen, &n, &cut, why, sizeof(why));
 	free(copy);
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* tests/fuzz/smb2_plan.h: the conversation that tests/fuzz/fuzz_smb2.c drives and that
- * tests/unit/check_wire.c records the seed corpus from (tests/fuzz/corpus/smb2): over a
+ * tests/unit/check_sync.c records the seed corpus from (tests/fuzz/corpus/smb2): over a
  * connected fd, negotiate, log on as LAB\u1, connect to fsroot1, list the tree u1 (not
  * fresh: a QUERY_DIRECTORY per folder) and build a few items there, then log off. The same
  * plan on both sides keeps the message ids of the recorded answers those the client sends,
@@ -35,7 +35,7 @@ static void smb2_plan_fill(void *ctx, size_t item, uint64_t offset, void *buf, s
 static inline int smb2_plan_run(int fd, int timeout_ms, struct pv_smb_tree_result *res)
 {
 	struct pv_secret *pw = pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
-	struct pv_smb2 *c = NULL;
+	struct pv_smb_sync *c = NULL;
 	int r;
 
 	smba_test_fixed(true); /* the recorded conversation's keys */
@@ -44,10 +44,10 @@ static inline int smb2_plan_run(int fd, int timeout_ms, struct pv_smb_tree_resul
 	if (r == PV_OK && !pw)
 		r = pv_error(PV_EIO, "out of memory");
 	if (r == PV_OK)
-		r = pv_smb2_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", smb2_plan_items,
-				       sizeof(smb2_plan_items) / sizeof(smb2_plan_items[0]), false,
-				       NULL, smb2_plan_fill, NULL, NULL, NULL, res);
-	pv_smb2_free(c);
+		r = pv_smb_sync_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", smb2_plan_items,
+					   sizeof(smb2_plan_items) / sizeof(smb2_plan_items[0]),
+					   false, NULL, smb2_plan_fill, NULL, NULL, NULL, res);
+	pv_smb_sync_free(c);
 	pv_secret_free(pw);
 	return r;
 }

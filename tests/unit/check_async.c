@@ -1,6 +1,6 @@
 /* tests/unit/check_async.c: smb/async.h, the event-driven SMB2 client of the load driver,
  * against the fake server of tests/unit/fake_smb2.h, over socketpairs (smba_open_fd), the
- * loop driven by pv_smba_loop_run as load/worker.c drives it.
+ * loop driven by pv_smb_loop_run as load/worker.c drives it.
  *
  * A flow (below) is what a user of the driver does, with several requests in flight at once:
  * open (negotiate, NTLMv2 logon checked by the fake, tree connect), then a file read in
@@ -49,7 +49,7 @@ struct flow;
 struct call {
 	struct flow *fl;
 	const char *what;
-	void (*next)(struct call *k, const struct pv_smba_done *d);
+	void (*next)(struct call *k, const struct pv_smb_done *d);
 	int calls, code;
 	unsigned seq; /* when its callback came (of every callback in the process) */
 	bool refused; /* the request was not queued: no callback may come */
@@ -60,7 +60,7 @@ struct call {
 
 struct flow {
 	struct fake f;
-	struct pv_smba *c;
+	struct pv_smb_conn *c;
 	struct call ready;
 	struct call k[64];
 	unsigned n;
@@ -69,17 +69,17 @@ struct flow {
 	bool read_bad, list_bad;
 	uint64_t read, stat_size, opened_size;
 	bool open_only; /* only the opening */
-	char desc[96];	/* what the connection spoke once open (pv_smba_describe) */
+	char desc[96];	/* what the connection spoke once open (pv_smb_describe) */
 	bool stop;	/* issue nothing more */
 };
 
 static uint8_t WDATA[WRITE1 + WRITE2];
 static unsigned callbacks; /* callbacks so far */
-/* Inside pv_smba_loop_run, pv_smba_close_conn or pv_smba_loop_free: the only places async.h
+/* Inside pv_smb_loop_run, pv_smb_close_conn or pv_smb_loop_free: the only places async.h
  * lets a callback come from (never from inside a request function). */
 static bool in_loop;
 
-static void on_call(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+static void on_call(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 {
 	struct call *k = arg;
 
@@ -96,7 +96,7 @@ static void on_call(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 }
 
 static struct call *issue(struct flow *fl, const char *what,
-			  void (*next)(struct call *k, const struct pv_smba_done *d))
+			  void (*next)(struct call *k, const struct pv_smb_done *d))
 {
 	struct call *k;
 
@@ -110,7 +110,7 @@ static struct call *issue(struct flow *fl, const char *what,
 }
 
 /* Make a request: a new call k for it (what it is, where its answer goes), then the
- * pv_smba_* function fn with the arguments given and on_call, k. */
+ * pv_smb_* function fn with the arguments given and on_call, k. */
 #define REQ(fl, what, next, fn, ...)                                                               \
 	(k = issue((fl), (what), (next)), sent(k, fn(__VA_ARGS__, on_call, k)))
 
@@ -124,7 +124,7 @@ static struct call *sent(struct call *k, int r)
 	return k;
 }
 
-static void f_read(struct call *k, const struct pv_smba_done *d)
+static void f_read(struct call *k, const struct pv_smb_done *d)
 {
 	for (size_t i = 0; i < d->buflen; i++)
 		if (d->buf[i] != fake_byte(k->off + i))
@@ -132,7 +132,7 @@ static void f_read(struct call *k, const struct pv_smba_done *d)
 	k->fl->read += d->buflen;
 }
 
-static void f_stat(struct call *k, const struct pv_smba_done *d)
+static void f_stat(struct call *k, const struct pv_smb_done *d)
 {
 	if (d->status == ST_OK && d->buflen >= 56)
 		k->fl->stat_size = smb2_get64(d->buf + 40);
@@ -140,7 +140,7 @@ static void f_stat(struct call *k, const struct pv_smba_done *d)
 
 /* The CREATE that k asked for answered d: its file id into fid (the flow's), the flow; NULL
  * when it was refused. */
-static struct flow *opened(struct call *k, const struct pv_smba_done *d, uint8_t fid[16])
+static struct flow *opened(struct call *k, const struct pv_smb_done *d, uint8_t fid[16])
 {
 	if (d->status != ST_OK)
 		return NULL;
@@ -148,7 +148,7 @@ static struct flow *opened(struct call *k, const struct pv_smba_done *d, uint8_t
 	return k->fl;
 }
 
-static void f_opened(struct call *k, const struct pv_smba_done *d)
+static void f_opened(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = opened(k, d, k->fl->fid_f);
 
@@ -156,10 +156,10 @@ static void f_opened(struct call *k, const struct pv_smba_done *d)
 		return;
 	fl->opened_size = d->size;
 	for (uint64_t off = 0; off < FSIZE; off += 65536) { /* 3 READs in flight */
-		REQ(fl, "READ", f_read, pv_smba_read, fl->c, fl->fid_f, off, 65536)->off = off;
+		REQ(fl, "READ", f_read, pv_smb_read, fl->c, fl->fid_f, off, 65536)->off = off;
 	}
-	REQ(fl, "QUERY_INFO", f_stat, pv_smba_stat, fl->c, fl->fid_f);
-	REQ(fl, "CLOSE f", NULL, pv_smba_closefile, fl->c, fl->fid_f);
+	REQ(fl, "QUERY_INFO", f_stat, pv_smb_stat, fl->c, fl->fid_f);
+	REQ(fl, "CLOSE f", NULL, pv_smb_closefile, fl->c, fl->fid_f);
 }
 
 static int count_entry(void *arg, const char *name, bool dir, uint64_t size)
@@ -174,66 +174,66 @@ static int count_entry(void *arg, const char *name, bool dir, uint64_t size)
 	return 0;
 }
 
-static void d_listed(struct call *k, const struct pv_smba_done *d)
+static void d_listed(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = k->fl;
 
 	if (d->status == ST_OK) {
 		fl->pages++;
-		if (pv_smba_entries(d->buf, d->buflen, count_entry, fl) != PV_OK)
+		if (pv_smb_entries(d->buf, d->buflen, count_entry, fl) != PV_OK)
 			fl->list_bad = true;
-		REQ(fl, "QUERY_DIRECTORY", d_listed, pv_smba_list, fl->c, fl->fid_d, false);
+		REQ(fl, "QUERY_DIRECTORY", d_listed, pv_smb_list, fl->c, fl->fid_d, false);
 		return;
 	}
-	REQ(fl, "CLOSE d", NULL, pv_smba_closefile, fl->c, fl->fid_d);
+	REQ(fl, "CLOSE d", NULL, pv_smb_closefile, fl->c, fl->fid_d);
 }
 
-static void d_opened(struct call *k, const struct pv_smba_done *d)
+static void d_opened(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = opened(k, d, k->fl->fid_d);
 
 	if (!fl)
 		return;
-	REQ(fl, "QUERY_DIRECTORY", d_listed, pv_smba_list, fl->c, fl->fid_d, true);
+	REQ(fl, "QUERY_DIRECTORY", d_listed, pv_smb_list, fl->c, fl->fid_d, true);
 }
 
-static void w_opened(struct call *k, const struct pv_smba_done *d)
+static void w_opened(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = opened(k, d, k->fl->fid_w);
 
 	if (!fl)
 		return;
-	REQ(fl, "WRITE", NULL, pv_smba_write, fl->c, fl->fid_w, 0, WDATA, WRITE1);
-	REQ(fl, "WRITE", NULL, pv_smba_write, fl->c, fl->fid_w, WRITE1, WDATA + WRITE1, WRITE2);
-	REQ(fl, "SET_INFO", NULL, pv_smba_rename, fl->c, fl->fid_w, "u1/w2", true);
-	REQ(fl, "CLOSE w", NULL, pv_smba_closefile, fl->c, fl->fid_w);
+	REQ(fl, "WRITE", NULL, pv_smb_write, fl->c, fl->fid_w, 0, WDATA, WRITE1);
+	REQ(fl, "WRITE", NULL, pv_smb_write, fl->c, fl->fid_w, WRITE1, WDATA + WRITE1, WRITE2);
+	REQ(fl, "SET_INFO", NULL, pv_smb_rename, fl->c, fl->fid_w, "u1/w2", true);
+	REQ(fl, "CLOSE w", NULL, pv_smb_closefile, fl->c, fl->fid_w);
 }
 
-static void g_opened(struct call *k, const struct pv_smba_done *d)
+static void g_opened(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = opened(k, d, k->fl->fid_g);
 
 	if (!fl)
 		return;
-	REQ(fl, "CLOSE g", NULL, pv_smba_closefile, fl->c, fl->fid_g);
+	REQ(fl, "CLOSE g", NULL, pv_smb_closefile, fl->c, fl->fid_g);
 }
 
-static void ready(struct call *k, const struct pv_smba_done *d)
+static void ready(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = k->fl;
 
 	(void)d;
-	snprintf(fl->desc, sizeof(fl->desc), "%s", pv_smba_describe(fl->c));
+	snprintf(fl->desc, sizeof(fl->desc), "%s", pv_smb_describe(fl->c));
 	if (fl->open_only)
 		return;
-	REQ(fl, "CREATE f", f_opened, pv_smba_create, fl->c, "u1/f", PV_SMBA_READ, PV_SMBA_OPEN,
-	    PV_SMBA_NONDIR);
-	REQ(fl, "CREATE d", d_opened, pv_smba_create, fl->c, "u1/d", PV_SMBA_READ, PV_SMBA_OPEN,
-	    PV_SMBA_DIR);
-	REQ(fl, "CREATE w", w_opened, pv_smba_create, fl->c, "u1/w", PV_SMBA_WRITE,
-	    PV_SMBA_OVERWRITE, PV_SMBA_NONDIR);
-	REQ(fl, "CREATE g", g_opened, pv_smba_create, fl->c, "u1/gone",
-	    PV_SMBA_READ | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR | PV_SMBA_DELCLOSE);
+	REQ(fl, "CREATE f", f_opened, pv_smb_create, fl->c, "u1/f", PV_SMB_READ, PV_SMB_OPEN,
+	    PV_SMB_NONDIR);
+	REQ(fl, "CREATE d", d_opened, pv_smb_create, fl->c, "u1/d", PV_SMB_READ, PV_SMB_OPEN,
+	    PV_SMB_DIR);
+	REQ(fl, "CREATE w", w_opened, pv_smb_create, fl->c, "u1/w", PV_SMB_WRITE, PV_SMB_OVERWRITE,
+	    PV_SMB_NONDIR);
+	REQ(fl, "CREATE g", g_opened, pv_smb_create, fl->c, "u1/gone", PV_SMB_READ | PV_SMB_DELETE,
+	    PV_SMB_OPEN, PV_SMB_NONDIR | PV_SMB_DELCLOSE);
 }
 
 /* The fake's tree for a flow: u1/f, u1/d with NDIR files and a folder, u1/gone. */
@@ -267,7 +267,7 @@ static struct {
 	uint16_t plain_cmd;
 	uint32_t validate_status;
 	void (*in_hook)(struct fake *f, uint8_t *m, size_t len);
-	enum pv_smba_encrypt encrypt;
+	enum pv_smb_encrypt encrypt;
 	const char *server;
 } sec;
 
@@ -296,11 +296,10 @@ static int fake_krb(void *arg, const uint8_t *in, size_t inlen, struct pv_buf *o
 }
 
 /* Open the flow's connection over fd on l as LAB\u1 with password, the timeout tmo ms. */
-static void flow_open(struct flow *fl, struct pv_smba_loop *l, int fd, const char *password,
-		      int tmo)
+static void flow_open(struct flow *fl, struct pv_smb_loop *l, int fd, const char *password, int tmo)
 {
 	struct pv_secret *pw = pv_secret_new(password, strlen(password));
-	struct pv_smba_opts o = {"fake", "fake", "fsroot1", "LAB", "u1", pw, tmo};
+	struct pv_smb_open_opts o = {"fake", "fake", "fsroot1", "LAB", "u1", pw, tmo};
 
 	o.encrypt = sec.encrypt;
 	if (sec.server)
@@ -339,28 +338,28 @@ static bool settled(const struct flow *fl)
 
 /* Run l until every flow has settled, 10 s at most, then a few turns more (a second call
  * would come then). */
-static void run_flows(struct pv_smba_loop *l, struct flow **fls, size_t n)
+static void run_flows(struct pv_smb_loop *l, struct flow **fls, size_t n)
 {
 	double end = pv_now() + 10;
 	bool all;
 
 	in_loop = true;
 	do {
-		ck_assert_int_eq(pv_smba_loop_run(l, 10), PV_OK);
+		ck_assert_int_eq(pv_smb_loop_run(l, 10), PV_OK);
 		all = true;
 		for (size_t i = 0; i < n; i++)
 			all = all && settled(fls[i]);
 	} while (!all && pv_now() < end);
 	ck_assert_msg(all, "the flows did not settle in 10 s");
 	for (int i = 0; i < 3; i++)
-		ck_assert_int_eq(pv_smba_loop_run(l, 5), PV_OK);
+		ck_assert_int_eq(pv_smb_loop_run(l, 5), PV_OK);
 	in_loop = false;
 }
 
-static void loop_free(struct pv_smba_loop *l)
+static void loop_free(struct pv_smb_loop *l)
 {
 	in_loop = true;
-	pv_smba_loop_free(l);
+	pv_smb_loop_free(l);
 	in_loop = false;
 }
 
@@ -379,14 +378,14 @@ static void ck_once(const struct flow *fl)
 static void flow_run(struct flow *fl, fake_hook hook, long arg, int signing, uint16_t dialect,
 		     int credits, const char *password, int tmo)
 {
-	struct pv_smba_loop *l = NULL;
+	struct pv_smb_loop *l = NULL;
 	struct flow *one = fl;
 	int fd = flow_start(fl, hook, arg);
 
 	fl->f.signing = signing;
 	fl->f.dialect = dialect;
 	fl->f.credits = credits;
-	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
 	flow_open(fl, l, fd, password ? password : FAKE_PASSWORD, tmo);
 	run_flows(l, &one, 1);
 	loop_free(l);
@@ -595,9 +594,9 @@ START_TEST(test_many_connections)
 	enum { N = 50 };
 	static struct flow fls[N];
 	struct flow *p[N];
-	struct pv_smba_loop *l = NULL;
+	struct pv_smb_loop *l = NULL;
 
-	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
 	for (int i = 0; i < N; i++) {
 		int fd = flow_start(&fls[i], NULL, 0);
 
@@ -606,11 +605,11 @@ START_TEST(test_many_connections)
 		flow_open(&fls[i], l, fd, FAKE_PASSWORD, T_OK);
 		p[i] = &fls[i];
 	}
-	ck_assert_uint_eq(pv_smba_loop_count(l), N);
+	ck_assert_uint_eq(pv_smb_loop_count(l), N);
 	run_flows(l, p, N);
-	ck_assert_uint_eq(pv_smba_loop_count(l), N);
+	ck_assert_uint_eq(pv_smb_loop_count(l), N);
 	for (int i = 0; i < N; i++)
-		ck_assert(pv_smba_usable(fls[i].c));
+		ck_assert(pv_smb_usable(fls[i].c));
 	loop_free(l);
 	for (int i = 0; i < N; i++) {
 		char how[32];
@@ -682,7 +681,7 @@ START_TEST(test_smb3)
 		uint16_t dialect, cipher, sign_alg;
 		int signing;
 		bool enc_session, enc_share;
-		enum pv_smba_encrypt encrypt;
+		enum pv_smb_encrypt encrypt;
 		const char *desc;
 	} cases[] = {
 		{0x0311, 0, 0, SIGN_NONE, false, false, 0, "SMB 3.1.1"},
@@ -694,9 +693,9 @@ START_TEST(test_smb3)
 		{0x0311, 4, 0, SIGN_NONE, true, false, 0, "SMB 3.1.1, encrypted (AES-256-GCM)"},
 		{0x0311, 2, 0, SIGN_NONE, false, true, 0,
 		 "SMB 3.1.1, encrypted (AES-128-GCM) on this share"},
-		{0x0311, 4, 0, SIGN_NONE, false, false, PV_SMBA_ENCRYPT_AES256_GCM,
+		{0x0311, 4, 0, SIGN_NONE, false, false, PV_SMB_ENCRYPT_AES256_GCM,
 		 "SMB 3.1.1, encrypted (AES-256-GCM)"},
-		{0x0311, 2, 0, SIGN_REQUIRED, false, false, PV_SMBA_ENCRYPT_ON,
+		{0x0311, 2, 0, SIGN_REQUIRED, false, false, PV_SMB_ENCRYPT_ON,
 		 "SMB 3.1.1, encrypted (AES-128-GCM)"},
 		{0x0302, 1, 0, SIGN_NONE, true, false, 0, "SMB 3.0.2, encrypted (AES-128-CCM)"},
 		{0x0300, 1, 0, SIGN_REQUIRED, false, true, 0,
@@ -744,7 +743,7 @@ START_TEST(test_smb3_no_cipher)
 	static struct flow fl;
 
 	memset(&sec, 0, sizeof(sec));
-	sec.encrypt = PV_SMBA_ENCRYPT_ON;
+	sec.encrypt = PV_SMB_ENCRYPT_ON;
 	flow_run(&fl, NULL, 0, SIGN_NONE, 0x0311, 0, NULL, T_MS);
 	ck_failed(&fl, PV_EREMOTE,
 		  "SMB logon as LAB\\u1 on 'fake': encryption was asked for (the playbook's "
@@ -752,7 +751,7 @@ START_TEST(test_smb3_no_cipher)
 		  "no cipher");
 	ck_assert_uint_eq(fl.f.cmds[SMB2_SESSION_SETUP], 0);
 	fake_stop(&fl.f);
-	sec.encrypt = PV_SMBA_ENCRYPT_AES256_CCM;
+	sec.encrypt = PV_SMB_ENCRYPT_AES256_CCM;
 	sec.cipher = 3;
 	flow_run(&fl, NULL, 0, SIGN_NONE, 0x0210, 0, NULL, T_MS);
 	ck_failed(&fl, PV_EREMOTE,
@@ -771,13 +770,13 @@ static uint32_t other_status, notify_len, fsctl_len;
 static uint8_t fsctl_byte;
 static uint8_t fid_a[16], fid_b[16];
 
-static void x_notified(struct call *k, const struct pv_smba_done *d)
+static void x_notified(struct call *k, const struct pv_smb_done *d)
 {
 	(void)k;
 	notify_len = (uint32_t)d->buflen;
 }
 
-static void x_fsctl(struct call *k, const struct pv_smba_done *d)
+static void x_fsctl(struct call *k, const struct pv_smb_done *d)
 {
 	(void)k;
 	fsctl_len = (uint32_t)d->buflen;
@@ -785,41 +784,41 @@ static void x_fsctl(struct call *k, const struct pv_smba_done *d)
 		fsctl_byte = d->buf[63];
 }
 
-static void x_locked2(struct call *k, const struct pv_smba_done *d)
+static void x_locked2(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = k->fl;
 
 	other_status = d->status;
-	REQ(fl, "UNLOCK", NULL, pv_smba_lock, fl->c, fid_a, 0, 100, true, true);
-	REQ(fl, "FLUSH", NULL, pv_smba_flush, fl->c, fid_a);
+	REQ(fl, "UNLOCK", NULL, pv_smb_lock, fl->c, fid_a, 0, 100, true, true);
+	REQ(fl, "FLUSH", NULL, pv_smb_flush, fl->c, fid_a);
 	/* FSCTL_CREATE_OR_GET_OBJECT_ID (MS-FSCC 2.3.8), as Explorer asks it */
-	REQ(fl, "FSCTL", x_fsctl, pv_smba_fsctl, fl->c, 0x000900c0u, fid_a, NULL, 0, 64);
-	REQ(fl, "NOTIFY", x_notified, pv_smba_notify, fl->c, fid_b, 1u);
+	REQ(fl, "FSCTL", x_fsctl, pv_smb_fsctl, fl->c, 0x000900c0u, fid_a, NULL, 0, 64);
+	REQ(fl, "NOTIFY", x_notified, pv_smb_notify, fl->c, fid_b, 1u);
 }
 
-static void x_locked(struct call *k, const struct pv_smba_done *d)
+static void x_locked(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = k->fl;
 
 	(void)d;
-	REQ(fl, "LOCK 2", x_locked2, pv_smba_lock, fl->c, fid_b, 50, 10, false, false);
+	REQ(fl, "LOCK 2", x_locked2, pv_smb_lock, fl->c, fid_b, 50, 10, false, false);
 }
 
-static void x_opened_b(struct call *k, const struct pv_smba_done *d)
+static void x_opened_b(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = k->fl;
 
 	memcpy(fid_b, d->fid, 16);
-	REQ(fl, "LOCK", x_locked, pv_smba_lock, fl->c, fid_a, 0, 100, true, false);
+	REQ(fl, "LOCK", x_locked, pv_smb_lock, fl->c, fid_a, 0, 100, true, false);
 }
 
-static void x_opened_a(struct call *k, const struct pv_smba_done *d)
+static void x_opened_a(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = k->fl;
 
 	memcpy(fid_a, d->fid, 16);
-	REQ(fl, "CREATE d", x_opened_b, pv_smba_create, fl->c, "u1/d", PV_SMBA_READ, PV_SMBA_OPEN,
-	    PV_SMBA_DIR);
+	REQ(fl, "CREATE d", x_opened_b, pv_smb_create, fl->c, "u1/d", PV_SMB_READ, PV_SMB_OPEN,
+	    PV_SMB_DIR);
 }
 
 /* A slow server: every answer of the opening sent 150 ms late, against a timeout of 250 ms.
@@ -838,13 +837,13 @@ static enum fake_act slow_open(struct fake *f, const struct fake_req *q, struct 
 START_TEST(test_slow_opening)
 {
 	static struct flow fl;
-	struct pv_smba_loop *l = NULL;
+	struct pv_smb_loop *l = NULL;
 	struct flow *one = &fl;
 	int fd = flow_start(&fl, slow_open, 0);
 	double t0 = pv_now();
 
 	memset(&sec, 0, sizeof(sec));
-	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
 	fl.open_only = true;
 	flow_open(&fl, l, fd, FAKE_PASSWORD, 250);
 	run_flows(l, &one, 1);
@@ -859,7 +858,7 @@ END_TEST
 START_TEST(test_other_requests)
 {
 	static struct flow fl;
-	struct pv_smba_loop *l = NULL;
+	struct pv_smb_loop *l = NULL;
 	struct flow *one = &fl;
 	struct call *k;
 	int fd = flow_start(&fl, NULL, 0);
@@ -867,14 +866,14 @@ START_TEST(test_other_requests)
 	memset(&sec, 0, sizeof(sec));
 	sec.cipher = 2;
 	sec.enc_session = true;
-	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
 	fl.open_only = true;
 	fl.f.dialect = 0x0311;
 	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
 	run_flows(l, &one, 1);
 	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
-	REQ(&fl, "CREATE f", x_opened_a, pv_smba_create, fl.c, "u1/f", PV_SMBA_WRITE, PV_SMBA_OPEN,
-	    PV_SMBA_NONDIR);
+	REQ(&fl, "CREATE f", x_opened_a, pv_smb_create, fl.c, "u1/f", PV_SMB_WRITE, PV_SMB_OPEN,
+	    PV_SMB_NONDIR);
 	run_flows(l, &one, 1);
 	for (unsigned i = 0; i < fl.n; i++)
 		ck_assert_msg(fl.k[i].code == PV_OK, "%s: %s", fl.k[i].what, fl.k[i].msg);
@@ -902,18 +901,18 @@ END_TEST
 static const uint8_t lease_key[16] = "lease-key-0123!";
 static uint64_t lease_eof;
 
-static void l_set(struct call *k, const struct pv_smba_done *d)
+static void l_set(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = k->fl;
 	static const uint8_t del = 1;
 
 	if (d->buflen >= 56)
 		fl->stat_size = smb2_get64(d->buf + 40);
-	REQ(fl, "SET_INFO delete", NULL, pv_smba_setinfo, fl->c, fl->fid_f, 13, &del, 1);
-	REQ(fl, "CLOSE", NULL, pv_smba_closefile, fl->c, fl->fid_f);
+	REQ(fl, "SET_INFO delete", NULL, pv_smb_setinfo, fl->c, fl->fid_f, 13, &del, 1);
+	REQ(fl, "CLOSE", NULL, pv_smb_closefile, fl->c, fl->fid_f);
 }
 
-static void l_opened(struct call *k, const struct pv_smba_done *d)
+static void l_opened(struct call *k, const struct pv_smb_done *d)
 {
 	struct flow *fl = opened(k, d, k->fl->fid_f);
 	static uint8_t basic[40], eof[8];
@@ -921,9 +920,9 @@ static void l_opened(struct call *k, const struct pv_smba_done *d)
 	if (!fl)
 		return;
 	smb2_put64(eof, lease_eof);
-	REQ(fl, "SET_INFO eof", NULL, pv_smba_setinfo, fl->c, fl->fid_f, 20, eof, 8);
-	REQ(fl, "SET_INFO basic", NULL, pv_smba_setinfo, fl->c, fl->fid_f, 4, basic, 40);
-	REQ(fl, "QUERY_INFO", l_set, pv_smba_stat, fl->c, fl->fid_f);
+	REQ(fl, "SET_INFO eof", NULL, pv_smb_setinfo, fl->c, fl->fid_f, 20, eof, 8);
+	REQ(fl, "SET_INFO basic", NULL, pv_smb_setinfo, fl->c, fl->fid_f, 4, basic, 40);
+	REQ(fl, "QUERY_INFO", l_set, pv_smb_stat, fl->c, fl->fid_f);
 }
 
 START_TEST(test_lease_setinfo)
@@ -935,7 +934,7 @@ START_TEST(test_lease_setinfo)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		static struct flow fl;
-		struct pv_smba_loop *l = NULL;
+		struct pv_smb_loop *l = NULL;
 		struct flow *one = &fl;
 		struct call *k;
 		int fd = flow_start(&fl, fake_lease_break, SMB2_LEASE_READ);
@@ -943,13 +942,13 @@ START_TEST(test_lease_setinfo)
 		memset(&sec, 0, sizeof(sec));
 		lease_eof = 5000 + i;
 		fl.f.dialect = cases[i].dialect;
-		ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+		ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
 		fl.open_only = true;
 		flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
 		run_flows(l, &one, 1);
 		ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
-		REQ(&fl, "CREATE lease", l_opened, pv_smba_create_lease, fl.c, "u1/f",
-		    PV_SMBA_READ | PV_SMBA_WRITE | PV_SMBA_DELETE, PV_SMBA_OPEN, PV_SMBA_NONDIR,
+		REQ(&fl, "CREATE lease", l_opened, pv_smb_create_lease, fl.c, "u1/f",
+		    PV_SMB_READ | PV_SMB_WRITE | PV_SMB_DELETE, PV_SMB_OPEN, PV_SMB_NONDIR,
 		    lease_key, SMB2_LEASE_READ | SMB2_LEASE_WRITE | SMB2_LEASE_HANDLE);
 		run_flows(l, &one, 1);
 		for (unsigned j = 0; j < fl.n; j++)
@@ -1506,32 +1505,32 @@ END_TEST
 START_TEST(test_refused_and_closed)
 {
 	static struct flow fl;
-	struct pv_smba_loop *l = NULL;
+	struct pv_smb_loop *l = NULL;
 	struct flow *one = &fl;
 	struct call *k;
 	int fd = flow_start(&fl, NULL, 0);
 
-	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
 	fl.open_only = true;
 	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
-	REQ(&fl, "READ", NULL, pv_smba_read, fl.c, fl.fid_f, 0, 10);
+	REQ(&fl, "READ", NULL, pv_smb_read, fl.c, fl.fid_f, 0, 10);
 	ck_assert(k->refused);
 	ck_assert_str_eq(k->msg, "SMB: the connection is not open");
 	run_flows(l, &one, 1);
 	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
-	REQ(&fl, "READ", NULL, pv_smba_read, fl.c, fl.fid_f, 0, 65537);
+	REQ(&fl, "READ", NULL, pv_smb_read, fl.c, fl.fid_f, 0, 65537);
 	ck_assert(k->refused);
 	/* a request in flight, then closed by the caller */
-	REQ(&fl, "CREATE", NULL, pv_smba_create, fl.c, "u1/f", PV_SMBA_READ, PV_SMBA_OPEN, 0);
+	REQ(&fl, "CREATE", NULL, pv_smb_create, fl.c, "u1/f", PV_SMB_READ, PV_SMB_OPEN, 0);
 	ck_assert(!k->refused);
 	in_loop = true;
-	pv_smba_close_conn(fl.c);
+	pv_smb_close_conn(fl.c);
 	in_loop = false;
 	ck_assert_int_eq(k->calls, 1);
 	ck_assert_int_eq(k->code, PV_EUNREACH);
 	ck_assert_str_eq(k->msg, "SMB to 'fake': closed");
-	ck_assert_uint_eq(pv_smba_loop_count(l), 0);
-	REQ(&fl, "CLOSE", NULL, pv_smba_closefile, fl.c, fl.fid_f);
+	ck_assert_uint_eq(pv_smb_loop_count(l), 0);
+	REQ(&fl, "CLOSE", NULL, pv_smb_closefile, fl.c, fl.fid_f);
 	ck_assert(k->refused);
 	run_flows(l, &one, 1);
 	loop_free(l);
@@ -1539,17 +1538,17 @@ START_TEST(test_refused_and_closed)
 	ck_once(&fl);
 	ck_assert_int_eq(fl.ready.code, PV_OK);
 
-	/* the server gone before a request is made: the send fails in pv_smba_read, and the
+	/* the server gone before a request is made: the send fails in pv_smb_read, and the
 	 * callback still comes from the loop (on_call checks), with the close */
 	fd = flow_start(&fl, NULL, 0);
-	ck_assert_int_eq(pv_smba_loop_new(&l), PV_OK);
+	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
 	fl.open_only = true;
 	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
 	run_flows(l, &one, 1);
 	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
 	shutdown(fl.f.fd, SHUT_RDWR);
 	fake_join(&fl.f);
-	REQ(&fl, "READ", NULL, pv_smba_read, fl.c, fl.fid_f, 0, 10);
+	REQ(&fl, "READ", NULL, pv_smb_read, fl.c, fl.fid_f, 0, 10);
 	ck_assert(!k->refused);
 	ck_assert_int_eq(k->calls, 0);
 	run_flows(l, &one, 1);
@@ -1561,7 +1560,7 @@ START_TEST(test_refused_and_closed)
 }
 END_TEST
 
-/* ---- listings, given to pv_smba_entries directly ---- */
+/* ---- listings, given to pv_smb_entries directly ---- */
 
 struct seen {
 	unsigned n;
@@ -1636,22 +1635,22 @@ START_TEST(test_entries)
 	end = put_entry(b, 0, 72, dot, 2, 2);
 	end = put_entry(b, 72, 72, ab, 4, 4);
 	end = put_entry(b, 144, 0, ab, 2, 2);
-	ck_assert_int_eq(pv_smba_entries(b, end, seen_entry, &s), PV_OK);
+	ck_assert_int_eq(pv_smb_entries(b, end, seen_entry, &s), PV_OK);
 	ck_assert_uint_eq(s.n, 2);
 	ck_assert_str_eq(s.last, "a");
-	ck_assert_int_eq(pv_smba_entries(b, 0, seen_entry, &s), PV_OK); /* nothing listed */
-	ck_assert_int_eq(pv_smba_entries(NULL, 0, seen_entry, &s), PV_OK);
+	ck_assert_int_eq(pv_smb_entries(b, 0, seen_entry, &s), PV_OK); /* nothing listed */
+	ck_assert_int_eq(pv_smb_entries(NULL, 0, seen_entry, &s), PV_OK);
 	pv_error_clear();
-	ck_assert_int_eq(pv_smba_entries(b, 63, seen_entry, &s), PV_EREMOTE);
+	ck_assert_int_eq(pv_smb_entries(b, 63, seen_entry, &s), PV_EREMOTE);
 	ck_assert_str_eq(
 		pv_errmsg(),
 		"a malformed listing: an entry of 63 bytes, shorter than its 64 fixed ones");
-	ck_assert_int_eq(pv_smba_entries(b, 72 + 40, seen_entry, &s), PV_EREMOTE); /* cut */
+	ck_assert_int_eq(pv_smb_entries(b, 72 + 40, seen_entry, &s), PV_EREMOTE); /* cut */
 	ck_assert_str_eq(pv_errmsg(), "a malformed listing: an entry of 40 bytes, shorter than its "
 				      "64 fixed ones");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		put_entry(b, 0, bad[i].next, bad[i].name, bad[i].copied, bad[i].nl);
-		ck_assert_msg(pv_smba_entries(b, bad[i].len, seen_entry, &s) == PV_EREMOTE,
+		ck_assert_msg(pv_smb_entries(b, bad[i].len, seen_entry, &s) == PV_EREMOTE,
 			      "case %zu taken", i);
 		ck_assert_msg(strncmp(pv_errmsg(), "a malformed listing: ", 21) == 0 &&
 				      strstr(pv_errmsg(), bad[i].want),

@@ -307,7 +307,7 @@ static int fake_for(int fd, unsigned user)
 }
 
 /* connect(2) for the whole test binary: 127.0.0.<n>:445 is user n-1's fake (smb/async.c's
- * pv_smba_open resolves the alias and connects; this is where the fake comes in), anything
+ * pv_smb_open resolves the alias and connects; this is where the fake comes in), anything
  * else the system's. */
 int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 {
@@ -391,7 +391,7 @@ static int c_done(void *arg)
 /* The runs: each kind alone, every kind at its weight, the ops loops, and every kind again with
  * static/ learnt from the fileset's plan (PLAN: the same files known, so the same requests as
  * MIXED's once learnt). */
-enum { MIXED = PV_LOAD_KINDS, OPS_WRITE, OPS_OPEN, PLAN, RUNS };
+enum { MIXED = PV_PLAYBOOK_WORKLOAD_KINDS, OPS_WRITE, OPS_OPEN, PLAN, RUNS };
 
 struct want {
 	const char *learn;	/* the requests before go (NULL: not held) */
@@ -400,11 +400,11 @@ struct want {
 
 static const char *run_name(int k)
 {
-	return k < PV_LOAD_KINDS ? pv_load_names[k]
-	       : k == MIXED	 ? "mixed"
-	       : k == OPS_WRITE	 ? "ops-write"
-	       : k == OPS_OPEN	 ? "ops-open"
-				 : "mixed, the plan taken";
+	return k < PV_PLAYBOOK_WORKLOAD_KINDS ? pv_playbook_workload_names[k]
+	       : k == MIXED		      ? "mixed"
+	       : k == OPS_WRITE		      ? "ops-write"
+	       : k == OPS_OPEN		      ? "ops-open"
+					      : "mixed, the plan taken";
 }
 
 #include "tests/unit/check_engine_want.h"
@@ -439,7 +439,7 @@ static const char *differ(const char *got, const char *want, char *out, size_t c
  * dispositions: the second kind's written file is replaced (OVERWRITE_IF: one of the user's
  * own), the fifth's first made (CREATE: a new name, deleted when closed), its second opened as
  * it is to be written (OPEN: a volatile/ document). */
-static void learned(struct pv_load_learned *l)
+static void learned(struct pv_playbook_workload_learned *l)
 {
 	static const struct {
 		const char *cmds;
@@ -452,7 +452,7 @@ static void learned(struct pv_load_learned *l)
 
 	memset(l, 0, sizeof(*l));
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		struct pv_load_learned_kind *k = &l->kind[l->n++];
+		struct pv_playbook_workload_learned_kind *k = &l->kind[l->n++];
 		const char *p = kinds[i].cmds;
 		char *e;
 
@@ -477,7 +477,7 @@ static void learned(struct pv_load_learned *l)
 /* Run k; what each user sent into recs. */
 static void run(int k, struct caller *c)
 {
-	struct pv_load_config cfg;
+	struct pv_playbook_workload cfg;
 	struct pv_secret *pw = pv_secret_new(FAKE_PASSWORD, strlen(FAKE_PASSWORD));
 	struct pv_load_opts o = {
 		.cfg = &cfg,
@@ -505,14 +505,14 @@ static void run(int k, struct caller *c)
 	for (unsigned i = 0; i < USERS; i++)
 		pthread_mutex_init(&recs[i].lock, NULL);
 	ck_assert_int_eq(pv_fileset_parse("t", FILESET, strlen(FILESET), &plan), PV_OK);
-	pv_load_defaults(&cfg);
+	pv_playbook_workload_defaults(&cfg);
 	cfg.rate = 36000; /* 10 scenarios a second per user */
-	if (k < PV_LOAD_KINDS)
-		for (int j = 0; j < PV_LOAD_KINDS; j++)
+	if (k < PV_PLAYBOOK_WORKLOAD_KINDS)
+		for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
 			cfg.kind[j].weight = j == k ? 1 : 0;
-	for (int j = 0; j < PV_LOAD_KINDS; j++)
+	for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
 		cfg.kind[j].limit = 100; /* ASan is slow: nothing is over its limit */
-	if (k == PV_LOAD_LEARNED)
+	if (k == PV_PLAYBOOK_WORKLOAD_LEARNED)
 		learned(&cfg.learned);
 	cfg.late = 100;
 	if (k == PLAN) {
@@ -602,8 +602,9 @@ static void record_want(int k)
 		return;
 	}
 	{
-		if (k < PV_LOAD_KINDS) {
-			snprintf(name, sizeof(name), "PV_LOAD_%s", pv_load_names[k]);
+		if (k < PV_PLAYBOOK_WORKLOAD_KINDS) {
+			snprintf(name, sizeof(name), "PV_PLAYBOOK_WORKLOAD_%s",
+				 pv_playbook_workload_names[k]);
 			for (char *p = name; *p; p++)
 				*p = (char)toupper((unsigned char)*p);
 		} else {
@@ -613,7 +614,7 @@ static void record_want(int k)
 						  : "OPS_OPEN");
 		}
 		fprintf(f, "[%s] = {%s, {\n", name,
-			k == PV_LOAD_UPLOAD || k == MIXED ? "LEARN_LISTED" : "NULL");
+			k == PV_PLAYBOOK_WORKLOAD_UPLOAD || k == MIXED ? "LEARN_LISTED" : "NULL");
 	}
 	for (unsigned i = 0; i < USERS; i++) {
 		fprintf(f, "/* user %u */\n", i);
@@ -634,7 +635,7 @@ static void check(int k, const struct caller *c)
 	uint64_t ops = 0, errors = 0, started = 0;
 	char msg[2600];
 
-	for (int j = 0; j < PV_LOAD_KINDS; j++) {
+	for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++) {
 		for (int op = 0; op < PV_LOAD_OPS; op++)
 			ops += c->sum.kind[j].ops[op];
 		errors += c->sum.kind[j].errors;

@@ -52,7 +52,7 @@ START_TEST(plan_shape)
 	uint64_t bytes = 0;
 
 	ck_assert_str_eq(fs->name, "basic");
-	ck_assert_int_eq(fs->content, PV_CONTENT_SHARED);
+	ck_assert_int_eq(fs->content, PV_FILESET_CONTENT_SHARED);
 	/* static: 1 + 2 + 6 folders, 6 * 4 files; new: 1 folder; volatile: 1 folder, 2 files */
 	ck_assert_uint_eq(fs->ndirs, 11);
 	ck_assert_uint_eq(fs->nfiles, 26);
@@ -80,7 +80,7 @@ START_TEST(plan_shape)
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = fs->entries[j].dir && strcmp(fs->entries[j].path, parent) == 0;
 		ck_assert_msg(seen, "%s comes before its folder", e->path);
-		if (e->part == PV_PART_STATIC)
+		if (e->part == PV_FILESET_PART_STATIC)
 			ck_assert_msg(e->size == 1024 || (e->size >= 10 && e->size <= 20),
 				      "%s: %llu", e->path, (unsigned long long)e->size);
 		else
@@ -130,7 +130,7 @@ START_TEST(content_modes)
 
 	snprintf(u_text, sizeof(basic) + 32, "content: unique\n%s", basic);
 	u = parse(u_text);
-	ck_assert_int_eq(u->content, PV_CONTENT_UNIQUE);
+	ck_assert_int_eq(u->content, PV_FILESET_CONTENT_UNIQUE);
 	ck_assert_uint_eq(pv_fileset_seed(s, e, "cli1-u1"), pv_fileset_seed(s, e, "cli2-u9"));
 	ck_assert_uint_eq(pv_fileset_seed(s, e, "cli1-u1"), e->seed);
 	ck_assert_uint_ne(pv_fileset_seed(u, e, "cli1-u1"), pv_fileset_seed(u, e, "cli2-u9"));
@@ -235,7 +235,7 @@ static void shipped(const char *path, double mb_lo, double mb_hi, size_t files_l
 	struct pv_fileset *fs = NULL;
 	double mb;
 
-	ck_assert_msg(pv_fileset_load(path, &fs) == 0, "%s", pv_errmsg());
+	ck_assert_msg(pv_fileset_read(path, &fs) == 0, "%s", pv_errmsg());
 	mb = (double)fs->bytes / 1e6;
 	ck_assert_msg(mb >= mb_lo && mb <= mb_hi, "%s: %.2f MB per user", path, mb);
 	ck_assert_msg(fs->nfiles >= files_lo && fs->nfiles <= files_hi, "%s: %zu files", path,
@@ -249,7 +249,7 @@ START_TEST(shipped_filesets)
 
 	shipped("playbooks/filesets/small.yaml", 0.8, 1.3, 60, 100);
 	shipped("playbooks/filesets/homefolders.yaml", 75, 90, 400, 600);
-	ck_assert_int_eq(pv_fileset_load("playbooks/filesets/none.yaml", &fs), PV_EIO);
+	ck_assert_int_eq(pv_fileset_read("playbooks/filesets/none.yaml", &fs), PV_EIO);
 	ck_assert_msg_has("cannot read fileset 'playbooks/filesets/none.yaml'");
 }
 END_TEST

@@ -13,7 +13,7 @@ static char *dn(const char *v)
 {
 	struct pv_buf b = PV_BUF_INIT;
 
-	ck_assert_int_eq(pv_dn_escape(&b, v), 0);
+	ck_assert_int_eq(pv_ldap_dn_escape(&b, v), 0);
 	return pv_buf_detach(&b);
 }
 
@@ -21,7 +21,7 @@ static char *filt(const char *v)
 {
 	struct pv_buf b = PV_BUF_INIT;
 
-	ck_assert_int_eq(pv_filter_escape(&b, v), 0);
+	ck_assert_int_eq(pv_ldap_filter_escape(&b, v), 0);
 	return pv_buf_detach(&b);
 }
 
@@ -34,21 +34,21 @@ static char *filt(const char *v)
 
 /* A DC answering slices, as the reader in ldap/ops.c asks: the names it answers, one per
  * request (values each), for as long as the reader asks; how many requests the reader made
- * (at most max) and how it ended (pv_range_next's last answer). */
+ * (at most max) and how it ended (pv_ldap_range_next's last answer). */
 static int ranged(const char *const *answers, size_t n, size_t values, size_t max, size_t *requests,
-		  struct pv_range *rg)
+		  struct pv_ldap_range *rg)
 {
 	char want[64];
 	int r = 0;
 
-	*rg = (struct pv_range){0, 0, false, false};
+	*rg = (struct pv_ldap_range){0, 0, false, false};
 	for (*requests = 1; *requests <= max; (*requests)++) {
 		const char *name = answers[*requests - 1 < n ? *requests - 1 : n - 1];
 
-		pv_range_answer(rg);
-		if ((r = pv_range_take(rg, name, "member", values)) < 0)
+		pv_ldap_range_answer(rg);
+		if ((r = pv_ldap_range_take(rg, name, "member", values)) < 0)
 			return r;
-		if ((r = pv_range_next(rg, "member", want, sizeof(want))) <= 0)
+		if ((r = pv_ldap_range_next(rg, "member", want, sizeof(want))) <= 0)
 			return r;
 	}
 	return 1;
@@ -61,7 +61,7 @@ START_TEST(test_range)
 	const char *const stuck[] = {"member;range=0-0"};
 	const char *const back[] = {"member;range=0-9", "member;range=5-14"};
 	const char *const other[] = {"member;range=0-9", "description"};
-	struct pv_range rg;
+	struct pv_ldap_range rg;
 	size_t req;
 
 	/* the whole attribute at once; slices to the last one */
@@ -131,7 +131,7 @@ START_TEST(test_unicodepwd_ascii)
 	struct pv_buf b = PV_BUF_INIT;
 	const unsigned char want[] = {'"', 0, 'p', 0, 'w', 0, '"', 0};
 
-	ck_assert_int_eq(pv_unicodepwd(&b, "pw", 2), 0);
+	ck_assert_int_eq(pv_ldap_unicodepwd(&b, "pw", 2), 0);
 	ck_assert_uint_eq(b.len, sizeof(want));
 	ck_assert_int_eq(memcmp(b.data, want, sizeof(want)), 0);
 	pv_buf_release(&b, 1);
@@ -146,7 +146,7 @@ START_TEST(test_unicodepwd_non_ascii)
 	const unsigned char want[] = {'"',  0,	  0xe9, 0x00, 0xac, 0x20,
 				      0x3d, 0xd8, 0x00, 0xde, '"',  0};
 
-	ck_assert_int_eq(pv_unicodepwd(&b, pw, strlen(pw)), 0);
+	ck_assert_int_eq(pv_ldap_unicodepwd(&b, pw, strlen(pw)), 0);
 	ck_assert_uint_eq(b.len, sizeof(want));
 	ck_assert_int_eq(memcmp(b.data, want, sizeof(want)), 0);
 	pv_buf_release(&b, 1);
@@ -157,13 +157,13 @@ START_TEST(test_unicodepwd_invalid)
 {
 	struct pv_buf b = PV_BUF_INIT;
 
-	ck_assert_int_eq(pv_unicodepwd(&b, "\xc3", 1), -2); /* truncated */
+	ck_assert_int_eq(pv_ldap_unicodepwd(&b, "\xc3", 1), -2); /* truncated */
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_unicodepwd(&b, "\xc0\xaf", 2), -2); /* overlong '/' */
+	ck_assert_int_eq(pv_ldap_unicodepwd(&b, "\xc0\xaf", 2), -2); /* overlong '/' */
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_unicodepwd(&b, "\xed\xa0\x80", 3), -2); /* surrogate */
+	ck_assert_int_eq(pv_ldap_unicodepwd(&b, "\xed\xa0\x80", 3), -2); /* surrogate */
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_unicodepwd(&b, "\xff", 1), -2);
+	ck_assert_int_eq(pv_ldap_unicodepwd(&b, "\xff", 1), -2);
 	pv_buf_release(&b, 1);
 }
 END_TEST

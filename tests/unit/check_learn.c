@@ -54,31 +54,31 @@ static void sink_gap(void *arg, size_t len)
 static const uint8_t TEXT[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 /* segment i of 6-byte segments of TEXT, sequence numbers from isn + 1 */
-static void seg(struct pv_stream *s, uint32_t isn, int i)
+static void seg(struct pv_learn_stream *s, uint32_t isn, int i)
 {
-	pv_stream_seg(s, isn + 1 + (uint32_t)i * 6, 0, TEXT + i * 6, 6, 6);
+	pv_learn_stream_seg(s, isn + 1 + (uint32_t)i * 6, 0, TEXT + i * 6, 6, 6);
 }
 
 START_TEST(stream_order)
 {
-	struct pv_stream s;
+	struct pv_learn_stream s;
 	struct sink k = {0};
 
 	/* in order after the SYN */
-	pv_stream_init(&s, sink_data, sink_gap, &k);
-	pv_stream_seg(&s, 1000, PV_TCP_SYN, NULL, 0, 0);
+	pv_learn_stream_init(&s, sink_data, sink_gap, &k);
+	pv_learn_stream_seg(&s, 1000, PV_CAPTURE_TCP_SYN, NULL, 0, 0);
 	for (int i = 0; i < 6; i++)
 		seg(&s, 1000, i);
-	pv_stream_end(&s);
+	pv_learn_stream_end(&s);
 	ck_assert_uint_eq(k.n, 36);
 	ck_assert(!memcmp(k.data, TEXT, 36));
 	ck_assert(!s.began_midway && s.gap_bytes == 0 && s.again_bytes == 0);
-	pv_stream_release(&s);
+	pv_learn_stream_release(&s);
 
 	/* reordered: 0 2 1 5 4 3, and 1 and 4 sent again */
 	memset(&k, 0, sizeof(k));
-	pv_stream_init(&s, sink_data, sink_gap, &k);
-	pv_stream_seg(&s, 1000, PV_TCP_SYN, NULL, 0, 0);
+	pv_learn_stream_init(&s, sink_data, sink_gap, &k);
+	pv_learn_stream_seg(&s, 1000, PV_CAPTURE_TCP_SYN, NULL, 0, 0);
 	seg(&s, 1000, 0);
 	seg(&s, 1000, 2);
 	ck_assert_uint_eq(k.n, 6); /* 2 held until 1 comes */
@@ -89,40 +89,40 @@ START_TEST(stream_order)
 	seg(&s, 1000, 4);
 	seg(&s, 1000, 3);
 	seg(&s, 1000, 4);
-	pv_stream_end(&s);
+	pv_learn_stream_end(&s);
 	ck_assert_uint_eq(k.n, 36);
 	ck_assert(!memcmp(k.data, TEXT, 36));
 	ck_assert_uint_eq(s.again_bytes, 12);
 	ck_assert_uint_eq(k.ngaps, 0);
-	pv_stream_release(&s);
+	pv_learn_stream_release(&s);
 
 	/* overlapping: bytes 0..9, then 4..15 (4..9 again), then 12..35 */
 	memset(&k, 0, sizeof(k));
-	pv_stream_init(&s, sink_data, sink_gap, &k);
-	pv_stream_seg(&s, 7, PV_TCP_SYN, NULL, 0, 0);
-	pv_stream_seg(&s, 8, 0, TEXT, 10, 10);
-	pv_stream_seg(&s, 12, 0, TEXT + 4, 12, 12);
-	pv_stream_seg(&s, 20, 0, TEXT + 12, 24, 24);
+	pv_learn_stream_init(&s, sink_data, sink_gap, &k);
+	pv_learn_stream_seg(&s, 7, PV_CAPTURE_TCP_SYN, NULL, 0, 0);
+	pv_learn_stream_seg(&s, 8, 0, TEXT, 10, 10);
+	pv_learn_stream_seg(&s, 12, 0, TEXT + 4, 12, 12);
+	pv_learn_stream_seg(&s, 20, 0, TEXT + 12, 24, 24);
 	ck_assert_uint_eq(k.n, 36);
 	ck_assert(!memcmp(k.data, TEXT, 36));
 	ck_assert_uint_eq(s.again_bytes, 6 + 4);
-	pv_stream_release(&s);
+	pv_learn_stream_release(&s);
 }
 END_TEST
 
 START_TEST(stream_holes)
 {
-	struct pv_stream s;
+	struct pv_learn_stream s;
 	struct sink k = {0};
 
 	/* segment 2 never captured: 0 1 then 3 4 5 held; at the end, a gap of 6, then the rest */
-	pv_stream_init(&s, sink_data, sink_gap, &k);
-	pv_stream_seg(&s, 50, PV_TCP_SYN, NULL, 0, 0);
+	pv_learn_stream_init(&s, sink_data, sink_gap, &k);
+	pv_learn_stream_seg(&s, 50, PV_CAPTURE_TCP_SYN, NULL, 0, 0);
 	for (int i = 0; i < 6; i++)
 		if (i != 2)
 			seg(&s, 50, i);
 	ck_assert_uint_eq(k.n, 12);
-	pv_stream_end(&s);
+	pv_learn_stream_end(&s);
 	ck_assert_uint_eq(k.ngaps, 1);
 	ck_assert_uint_eq(k.gaps[0], 6);
 	ck_assert_uint_eq(k.n, 36);
@@ -130,69 +130,69 @@ START_TEST(stream_holes)
 		  !memcmp(k.data + 18, TEXT + 18, 18));
 	ck_assert_uint_eq(s.gap_bytes, 6);
 	ck_assert_uint_eq(s.gaps, 1);
-	pv_stream_release(&s);
+	pv_learn_stream_release(&s);
 
 	/* the same hole, but the peer acknowledged past it: given up at once, not at the end */
 	memset(&k, 0, sizeof(k));
-	pv_stream_init(&s, sink_data, sink_gap, &k);
-	pv_stream_seg(&s, 50, PV_TCP_SYN, NULL, 0, 0);
+	pv_learn_stream_init(&s, sink_data, sink_gap, &k);
+	pv_learn_stream_seg(&s, 50, PV_CAPTURE_TCP_SYN, NULL, 0, 0);
 	for (int i = 0; i < 6; i++)
 		if (i != 2)
 			seg(&s, 50, i);
-	pv_stream_acked(&s, 51 + 12); /* acked up to the hole only: nothing to give up */
+	pv_learn_stream_acked(&s, 51 + 12); /* acked up to the hole only: nothing to give up */
 	ck_assert_uint_eq(k.n, 12);
-	pv_stream_acked(&s, 51 + 24);
+	pv_learn_stream_acked(&s, 51 + 24);
 	ck_assert_uint_eq(k.n, 36);
 	ck_assert(k.ngaps == 1 && k.gaps[0] == 6 && s.nheld == 0);
 	/* acked past everything seen and held: the rest is a gap too */
-	pv_stream_acked(&s, 51 + 40);
+	pv_learn_stream_acked(&s, 51 + 40);
 	ck_assert(k.ngaps == 2 && k.gaps[1] == 4 && s.next == 51 + 40);
-	pv_stream_release(&s);
+	pv_learn_stream_release(&s);
 
 	/* a FIN takes a sequence number, not a byte: its acknowledgement is no hole */
 	memset(&k, 0, sizeof(k));
-	pv_stream_init(&s, sink_data, sink_gap, &k);
-	pv_stream_seg(&s, 50, PV_TCP_SYN, NULL, 0, 0);
-	pv_stream_seg(&s, 51, PV_TCP_FIN, TEXT, 6, 6);
-	pv_stream_acked(&s, 51 + 6 + 1);
+	pv_learn_stream_init(&s, sink_data, sink_gap, &k);
+	pv_learn_stream_seg(&s, 50, PV_CAPTURE_TCP_SYN, NULL, 0, 0);
+	pv_learn_stream_seg(&s, 51, PV_CAPTURE_TCP_FIN, TEXT, 6, 6);
+	pv_learn_stream_acked(&s, 51 + 6 + 1);
 	ck_assert(k.n == 6 && k.ngaps == 0 && s.gap_bytes == 0);
-	pv_stream_release(&s);
+	pv_learn_stream_release(&s);
 
 	/* a frame cut by the snapshot length: 4 of its 6 bytes captured, the 2 others a gap */
 	memset(&k, 0, sizeof(k));
-	pv_stream_init(&s, sink_data, sink_gap, &k);
-	pv_stream_seg(&s, 50, PV_TCP_SYN, NULL, 0, 0);
-	pv_stream_seg(&s, 51, 0, TEXT, 4, 6);
+	pv_learn_stream_init(&s, sink_data, sink_gap, &k);
+	pv_learn_stream_seg(&s, 50, PV_CAPTURE_TCP_SYN, NULL, 0, 0);
+	pv_learn_stream_seg(&s, 51, 0, TEXT, 4, 6);
 	seg(&s, 50, 1);
 	ck_assert_uint_eq(k.n, 12);
 	ck_assert_uint_eq(k.ngaps, 1);
 	ck_assert_uint_eq(k.gaps[0], 2);
 	ck_assert(!memcmp(k.data + 6, TEXT + 6, 6));
-	pv_stream_release(&s);
+	pv_learn_stream_release(&s);
 
 	/* no SYN captured: the first segment seen is where it starts, said so */
 	memset(&k, 0, sizeof(k));
-	pv_stream_init(&s, sink_data, sink_gap, &k);
+	pv_learn_stream_init(&s, sink_data, sink_gap, &k);
 	seg(&s, 50, 3);
 	seg(&s, 50, 4);
 	ck_assert(s.began_midway);
 	ck_assert_uint_eq(k.n, 12);
 	ck_assert(!memcmp(k.data, TEXT + 18, 12));
-	pv_stream_release(&s);
+	pv_learn_stream_release(&s);
 
 	/* across the wrap of sequence numbers: the ISN 10 bytes before 2^32 */
 	memset(&k, 0, sizeof(k));
-	pv_stream_init(&s, sink_data, sink_gap, &k);
-	pv_stream_seg(&s, 0xfffffff5u, PV_TCP_SYN, NULL, 0, 0);
+	pv_learn_stream_init(&s, sink_data, sink_gap, &k);
+	pv_learn_stream_seg(&s, 0xfffffff5u, PV_CAPTURE_TCP_SYN, NULL, 0, 0);
 	seg(&s, 0xfffffff5u, 1);
 	seg(&s, 0xfffffff5u, 3);
 	seg(&s, 0xfffffff5u, 2);
 	seg(&s, 0xfffffff5u, 0);
-	pv_stream_end(&s);
+	pv_learn_stream_end(&s);
 	ck_assert_uint_eq(k.n, 24);
 	ck_assert(!memcmp(k.data, TEXT, 24));
 	ck_assert_uint_eq(k.ngaps, 0);
-	pv_stream_release(&s);
+	pv_learn_stream_release(&s);
 }
 END_TEST
 
@@ -212,22 +212,22 @@ static void null_gap(void *arg, size_t len)
 START_TEST(stream_bounds)
 {
 	static uint8_t big[4096];
-	struct pv_stream s;
+	struct pv_learn_stream s;
 	size_t got = 0;
 
-	pv_stream_init(&s, null_data, null_gap, &got);
-	pv_stream_seg(&s, 0, PV_TCP_SYN, NULL, 0, 0);
+	pv_learn_stream_init(&s, null_data, null_gap, &got);
+	pv_learn_stream_seg(&s, 0, PV_CAPTURE_TCP_SYN, NULL, 0, 0);
 	/* byte 1 never comes; segments from 1001 on, each 4096 bytes, far more than the bound */
-	for (uint32_t i = 0; i < 2 * PV_STREAM_HOLD_SEGS; i++) {
-		pv_stream_seg(&s, 1001 + i * 4096, 0, big, sizeof(big), sizeof(big));
-		ck_assert_uint_le(s.nheld, PV_STREAM_HOLD_SEGS);
-		ck_assert_uint_le(s.held_bytes, PV_STREAM_HOLD_MAX);
+	for (uint32_t i = 0; i < 2 * PV_LEARN_STREAM_HOLD_SEGS; i++) {
+		pv_learn_stream_seg(&s, 1001 + i * 4096, 0, big, sizeof(big), sizeof(big));
+		ck_assert_uint_le(s.nheld, PV_LEARN_STREAM_HOLD_SEGS);
+		ck_assert_uint_le(s.held_bytes, PV_LEARN_STREAM_HOLD_MAX);
 	}
 	ck_assert_uint_ge(s.gaps, 1);
 	ck_assert_uint_eq(s.gap_bytes, 1000);
-	pv_stream_end(&s);
-	ck_assert_uint_eq(got, 2 * PV_STREAM_HOLD_SEGS * sizeof(big));
-	pv_stream_release(&s);
+	pv_learn_stream_end(&s);
+	ck_assert_uint_eq(got, 2 * PV_LEARN_STREAM_HOLD_SEGS * sizeof(big));
+	pv_learn_stream_release(&s);
 }
 END_TEST
 
@@ -261,11 +261,11 @@ static void msg(struct pv_buf *b, uint16_t cmd, uint64_t mid, uint32_t flags, ui
 }
 
 struct seen {
-	struct pv_smbt_msg m[8];
+	struct pv_smb_trace_msg m[8];
 	size_t n;
 };
 
-static void see(void *arg, const struct pv_smbt_msg *m)
+static void see(void *arg, const struct pv_smb_trace_msg *m)
 {
 	struct seen *s = arg;
 
@@ -305,8 +305,8 @@ START_TEST(trace_frames)
 
 	compound(&b);
 	p = (uint8_t *)b.data;
-	ck_assert_int_eq(pv_smbt_kind(p, b.len), PV_SMBT_SMB2);
-	ck_assert_int_eq(pv_smbt_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), 3);
+	ck_assert_int_eq(pv_smb_trace_kind(p, b.len), PV_SMB_TRACE_SMB2);
+	ck_assert_int_eq(pv_smb_trace_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), 3);
 	ck_assert(!cut);
 	ck_assert(s.m[0].cmd == SMB2_CREATE && s.m[0].disposition == 3 && !s.m[0].related &&
 		  s.m[0].mid == 10 && s.m[0].tree == 7 && s.m[0].session == 0x1234);
@@ -316,21 +316,21 @@ START_TEST(trace_frames)
 
 	/* kept only in part: the first 110 bytes of it, the CREATE's header and fields in them */
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(pv_smbt_frame(p, 110, b.len, see, &s, &cut, why, sizeof(why)), 1);
+	ck_assert_int_eq(pv_smb_trace_frame(p, 110, b.len, see, &s, &cut, why, sizeof(why)), 1);
 	ck_assert(cut && s.m[0].disposition == 3 && s.m[0].body_cut);
 	/* ... its first 80: the header in, CreateDisposition (at 64 + 36) not */
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(pv_smbt_frame(p, 80, b.len, see, &s, &cut, why, sizeof(why)), 1);
+	ck_assert_int_eq(pv_smb_trace_frame(p, 80, b.len, see, &s, &cut, why, sizeof(why)), 1);
 	ck_assert(s.m[0].disposition == 0 && s.m[0].body_cut);
 
 	/* a NextCommand that is not a multiple of 8, or points past the frame: refused, said */
 	smb2_put32(p + 20, 0x41);
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(pv_smbt_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), -1);
+	ck_assert_int_eq(pv_smb_trace_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), -1);
 	ck_assert_ptr_nonnull(strstr(why, "not a multiple of 8"));
 	ck_assert_uint_eq(s.n, 0);
 	smb2_put32(p + 20, (uint32_t)b.len + 8);
-	ck_assert_int_eq(pv_smbt_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), -1);
+	ck_assert_int_eq(pv_smb_trace_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), -1);
 	ck_assert_ptr_nonnull(strstr(why, "says the next is"));
 	/* a chain whose next message is not SMB2 */
 	pv_buf_reset(&b);
@@ -338,31 +338,32 @@ START_TEST(trace_frames)
 	p = (uint8_t *)b.data;
 	p[smb2_get32(p + 20)] = 0xfd;
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(pv_smbt_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), -1);
+	ck_assert_int_eq(pv_smb_trace_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), -1);
 	ck_assert_uint_eq(s.n, 1);
 	ck_assert_ptr_nonnull(strstr(why, "is not SMB2"));
 	/* too short for a header */
-	ck_assert_int_eq(pv_smbt_frame(p, 40, 40, see, &s, &cut, why, sizeof(why)), -1);
+	ck_assert_int_eq(pv_smb_trace_frame(p, 40, 40, see, &s, &cut, why, sizeof(why)), -1);
 
 	/* answers: a READ's bytes, an error READ's none */
 	pv_buf_reset(&b);
 	pv_buf_add(&body, "\x11\x00\x50\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00x", 17);
 	msg(&b, SMB2_READ, 4, SMB2_FLAGS_RESPONSE, 0, &body, true);
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(
-		pv_smbt_frame((uint8_t *)b.data, b.len, b.len, see, &s, &cut, why, sizeof(why)), 1);
+	ck_assert_int_eq(pv_smb_trace_frame((uint8_t *)b.data, b.len, b.len, see, &s, &cut, why,
+					    sizeof(why)),
+			 1);
 	ck_assert(s.m[0].response && s.m[0].got == 4096);
 	pv_buf_reset(&b);
 	msg(&b, SMB2_READ, 4, SMB2_FLAGS_RESPONSE, 0xC0000011u, &body, true);
 	memset(&s, 0, sizeof(s));
-	pv_smbt_frame((uint8_t *)b.data, b.len, b.len, see, &s, &cut, why, sizeof(why));
+	pv_smb_trace_frame((uint8_t *)b.data, b.len, b.len, see, &s, &cut, why, sizeof(why));
 	ck_assert(s.m[0].got == 0 && s.m[0].status == 0xC0000011u);
 
-	ck_assert_int_eq(pv_smbt_kind((const uint8_t *)"\xfdSMB", 4), PV_SMBT_ENCRYPTED);
-	ck_assert_int_eq(pv_smbt_kind((const uint8_t *)"\xffSMB", 4), PV_SMBT_SMB1);
-	ck_assert_int_eq(pv_smbt_kind((const uint8_t *)"\xfcSMB", 4), PV_SMBT_COMPRESSED);
-	ck_assert_int_eq(pv_smbt_kind((const uint8_t *)"GET ", 4), PV_SMBT_OTHER);
-	ck_assert_int_eq(pv_smbt_kind((const uint8_t *)"\xfeSM", 3), PV_SMBT_OTHER);
+	ck_assert_int_eq(pv_smb_trace_kind((const uint8_t *)"\xfdSMB", 4), PV_SMB_TRACE_ENCRYPTED);
+	ck_assert_int_eq(pv_smb_trace_kind((const uint8_t *)"\xffSMB", 4), PV_SMB_TRACE_SMB1);
+	ck_assert_int_eq(pv_smb_trace_kind((const uint8_t *)"\xfcSMB", 4), PV_SMB_TRACE_COMPRESSED);
+	ck_assert_int_eq(pv_smb_trace_kind((const uint8_t *)"GET ", 4), PV_SMB_TRACE_OTHER);
+	ck_assert_int_eq(pv_smb_trace_kind((const uint8_t *)"\xfeSM", 3), PV_SMB_TRACE_OTHER);
 	pv_buf_release(&b, 0);
 	pv_buf_release(&body, 0);
 }
@@ -494,69 +495,70 @@ END_TEST
 
 START_TEST(hists)
 {
-	struct pv_hist h = {0};
-	struct pv_sizes z = {0};
+	struct pv_learn_hist h = {0};
+	struct pv_learn_sizes z = {0};
 	double split;
 
 	/* two modes: 900 gaps of about 200 us (within activities), 100 of about 2 s (between) */
 	for (int i = 0; i < 900; i++)
-		pv_hist_add(&h, 150e-6 + (double)(i % 10) * 10e-6);
+		pv_learn_hist_add(&h, 150e-6 + (double)(i % 10) * 10e-6);
 	for (int i = 0; i < 100; i++)
-		pv_hist_add(&h, 1.5 + (double)(i % 10) * 0.1);
-	split = pv_hist_split(&h);
+		pv_learn_hist_add(&h, 1.5 + (double)(i % 10) * 0.1);
+	split = pv_learn_hist_split(&h);
 	ck_assert_msg(split > 250e-6 && split < 1.5, "split %g", split);
-	ck_assert_uint_eq(pv_hist_above(&h, split), 100);
+	ck_assert_uint_eq(pv_learn_hist_above(&h, split), 100);
 	/* quantiles within a bin's 12% */
-	ck_assert_double_eq_tol(pv_hist_quantile(&h, 0.5), 195e-6, 195e-6 * 0.13);
-	ck_assert_double_eq_tol(pv_hist_quantile(&h, 0.95), 1.95, 1.95 * 0.13);
-	ck_assert_double_eq(pv_hist_quantile(&(struct pv_hist){0}, 0.5), 0);
-	ck_assert_double_eq(pv_hist_split(&(struct pv_hist){0}), 0);
-	pv_hist_add(&h, 0);   /* below the range */
-	pv_hist_add(&h, 1e9); /* above it */
+	ck_assert_double_eq_tol(pv_learn_hist_quantile(&h, 0.5), 195e-6, 195e-6 * 0.13);
+	ck_assert_double_eq_tol(pv_learn_hist_quantile(&h, 0.95), 1.95, 1.95 * 0.13);
+	ck_assert_double_eq(pv_learn_hist_quantile(&(struct pv_learn_hist){0}, 0.5), 0);
+	ck_assert_double_eq(pv_learn_hist_split(&(struct pv_learn_hist){0}), 0);
+	pv_learn_hist_add(&h, 0);   /* below the range */
+	pv_learn_hist_add(&h, 1e9); /* above it */
 	ck_assert(h.under == 1 && h.over == 1 && h.n == 1002);
 
 	/* sizes: bins of powers of two, the quantile's upper bound */
 	for (int i = 0; i < 10; i++)
-		pv_sizes_add(&z, 4096);
-	pv_sizes_add(&z, 1 << 20);
-	pv_sizes_add(&z, 0);
-	ck_assert_uint_eq(pv_sizes_quantile(&z, 0.5), 8192);
-	ck_assert_uint_eq(pv_sizes_quantile(&z, 0.99), 2u << 20);
-	ck_assert_uint_eq(pv_sizes_quantile(&z, 0.01), 0);
+		pv_learn_sizes_add(&z, 4096);
+	pv_learn_sizes_add(&z, 1 << 20);
+	pv_learn_sizes_add(&z, 0);
+	ck_assert_uint_eq(pv_learn_sizes_quantile(&z, 0.5), 8192);
+	ck_assert_uint_eq(pv_learn_sizes_quantile(&z, 0.99), 2u << 20);
+	ck_assert_uint_eq(pv_learn_sizes_quantile(&z, 0.01), 0);
 	ck_assert_uint_eq(z.total, 10 * 4096 + (1 << 20));
 }
 END_TEST
 
 START_TEST(table)
 {
-	struct pv_table t;
-	struct pv_table_entry e;
+	struct pv_learn_table t;
+	struct pv_learn_table_entry e;
 
-	pv_table_init(&t, 1000);
+	pv_learn_table_init(&t, 1000);
 	/* keys that crowd the same slots, put, found, taken in another order */
 	for (uint64_t k = 0; k < 1000; k++)
-		ck_assert(pv_table_put(&t, k << 32, (double)k, (uint32_t)k));
-	ck_assert(!pv_table_put(&t, 5000ull << 32, 0, 0)); /* at its bound */
+		ck_assert(pv_learn_table_put(&t, k << 32, (double)k, (uint32_t)k));
+	ck_assert(!pv_learn_table_put(&t, 5000ull << 32, 0, 0)); /* at its bound */
 	ck_assert_uint_eq(t.n, 1000);
 	for (uint64_t k = 0; k < 1000; k += 2)
-		ck_assert(pv_table_take(&t, k << 32, &e) && e.v == k && e.t == (double)k);
+		ck_assert(pv_learn_table_take(&t, k << 32, &e) && e.v == k && e.t == (double)k);
 	for (uint64_t k = 0; k < 1000; k++)
-		ck_assert((pv_table_get(&t, k << 32) != NULL) == (k % 2 == 1));
-	ck_assert(!pv_table_take(&t, 0, NULL));
-	ck_assert(pv_table_put(&t, 1ull << 32, 9, 9) && pv_table_get(&t, 1ull << 32)->v == 9);
+		ck_assert((pv_learn_table_get(&t, k << 32) != NULL) == (k % 2 == 1));
+	ck_assert(!pv_learn_table_take(&t, 0, NULL));
+	ck_assert(pv_learn_table_put(&t, 1ull << 32, 9, 9) &&
+		  pv_learn_table_get(&t, 1ull << 32)->v == 9);
 	ck_assert_uint_eq(t.n, 500);
-	pv_table_release(&t);
+	pv_learn_table_release(&t);
 }
 END_TEST
 
 /* ---- learn/kind.c ---- */
 
-static struct pv_kind_shape shape(const uint16_t *cmds, size_t n)
+static struct pv_learn_kind_shape shape(const uint16_t *cmds, size_t n)
 {
-	struct pv_kind_shape s = {0};
+	struct pv_learn_kind_shape s = {0};
 
 	for (size_t i = 0; i < n; i++)
-		pv_kind_shape_add(&s, cmds[i]);
+		pv_learn_kind_shape_add(&s, cmds[i]);
 	return s;
 }
 
@@ -565,52 +567,52 @@ START_TEST(kinds)
 	static const uint16_t open_read[] = {5, 16, 8, 8, 8, 6}, open_read2[] = {5, 16, 8, 6},
 			      listing[] = {5, 14, 14, 6};
 	uint16_t longer[40];
-	struct pv_kind_shape a = shape(open_read, 6), b = shape(open_read2, 4), c, d;
-	struct pv_kinds t;
+	struct pv_learn_kind_shape a = shape(open_read, 6), b = shape(open_read2, 4), c, d;
+	struct pv_learn_kinds t;
 	size_t order[3];
 	char name[600];
 
 	/* repeats folded: READ READ READ and READ are one shape's READ+ and READ */
-	pv_kind_name(&a, name, sizeof(name));
+	pv_learn_kind_name(&a, name, sizeof(name));
 	ck_assert_str_eq(name, "CREATE QUERY_INFO READ+ CLOSE");
-	pv_kind_name(&b, name, sizeof(name));
+	pv_learn_kind_name(&b, name, sizeof(name));
 	ck_assert_str_eq(name, "CREATE QUERY_INFO READ CLOSE");
-	/* cut after PV_KIND_STEPS, marked */
+	/* cut after PV_LEARN_KIND_STEPS, marked */
 	for (size_t i = 0; i < 40; i++)
 		longer[i] = (uint16_t)(i % 2 ? 8 : 9);
 	c = shape(longer, 40);
-	ck_assert(c.n == PV_KIND_STEPS && c.cut);
-	pv_kind_name(&c, name, sizeof(name));
+	ck_assert(c.n == PV_LEARN_KIND_STEPS && c.cut);
+	pv_learn_kind_name(&c, name, sizeof(name));
 	ck_assert_msg(strstr(name, "WRITE READ ...") != NULL, "%s", name);
 	d = shape(listing, 4);
 
-	pv_kinds_init(&t);
-	pv_kinds_add(&t, &a, 6, 0.5);
-	pv_kinds_add(&t, &d, 4, 0.25);
-	pv_kinds_add(&t, &a, 8, 1.5);
-	pv_kinds_add(&t, &b, 4, 0.1);
-	pv_kinds_add(&t, &d, 4, 0.25);
-	pv_kinds_add(&t, &a, 5, 1.0);
-	pv_kinds_add(&t, &(struct pv_kind_shape){0}, 0, 0); /* empty: nothing */
+	pv_learn_kinds_init(&t);
+	pv_learn_kinds_add(&t, &a, 6, 0.5);
+	pv_learn_kinds_add(&t, &d, 4, 0.25);
+	pv_learn_kinds_add(&t, &a, 8, 1.5);
+	pv_learn_kinds_add(&t, &b, 4, 0.1);
+	pv_learn_kinds_add(&t, &d, 4, 0.25);
+	pv_learn_kinds_add(&t, &a, 5, 1.0);
+	pv_learn_kinds_add(&t, &(struct pv_learn_kind_shape){0}, 0, 0); /* empty: nothing */
 	/* READ+ and READ: one kind, 4 activities, its READ+ read 3, 3, 3 and 1 times */
 	ck_assert_uint_eq(t.n, 2);
-	pv_kinds_order(&t, order);
+	pv_learn_kinds_order(&t, order);
 	ck_assert(t.k[order[0]].count == 4 && t.k[order[0]].requests == 23 &&
 		  t.k[order[0]].seconds == 3.1);
 	ck_assert_uint_eq(t.k[order[0]].step_requests[2], 10);
 	ck_assert_uint_eq(t.k[order[0]].step_requests[0], 4);
-	pv_kind_name(&t.k[order[0]].shape, name, sizeof(name));
+	pv_learn_kind_name(&t.k[order[0]].shape, name, sizeof(name));
 	ck_assert_str_eq(name, "CREATE QUERY_INFO READ+ CLOSE");
 	ck_assert(t.k[order[1]].count == 2);
 	/* b first: the READ+ comes with a, still */
-	pv_kinds_release(&t);
-	pv_kinds_init(&t);
-	pv_kinds_add(&t, &b, 4, 0.1);
-	pv_kinds_add(&t, &a, 6, 0.5);
+	pv_learn_kinds_release(&t);
+	pv_learn_kinds_init(&t);
+	pv_learn_kinds_add(&t, &b, 4, 0.1);
+	pv_learn_kinds_add(&t, &a, 6, 0.5);
 	ck_assert_uint_eq(t.n, 1);
-	pv_kind_name(&t.k[0].shape, name, sizeof(name));
+	pv_learn_kind_name(&t.k[0].shape, name, sizeof(name));
 	ck_assert_str_eq(name, "CREATE QUERY_INFO READ+ CLOSE");
-	pv_kinds_release(&t);
+	pv_learn_kinds_release(&t);
 }
 END_TEST
 
@@ -677,10 +679,10 @@ START_TEST(users)
 		0);
 
 	pv_learn_users_init(&t);
-	u = pv_learn_users_get(&t, "addr:198.18.0.31", PV_USER_ADDR);
+	u = pv_learn_users_get(&t, "addr:198.18.0.31", PV_LEARN_USER_ADDR);
 	ck_assert_int_eq(u, 0);
-	ck_assert_int_eq(pv_learn_users_get(&t, "ntlm:0123456789ab", PV_USER_NTLM), 1);
-	ck_assert_int_eq(pv_learn_users_get(&t, "addr:198.18.0.31", PV_USER_ADDR), 0);
+	ck_assert_int_eq(pv_learn_users_get(&t, "ntlm:0123456789ab", PV_LEARN_USER_NTLM), 1);
+	ck_assert_int_eq(pv_learn_users_get(&t, "addr:198.18.0.31", PV_LEARN_USER_ADDR), 0);
 	pv_learn_user_request(&t.u[0], 10.0);
 	pv_learn_user_request(&t.u[0], 10.5);
 	pv_learn_user_request(&t.u[0], 12.5);
@@ -690,7 +692,7 @@ START_TEST(users)
 		char k[32];
 
 		snprintf(k, sizeof(k), "session:%x@x", i);
-		ck_assert_int_eq(pv_learn_users_get(&t, k, PV_USER_SESSION), i + 2);
+		ck_assert_int_eq(pv_learn_users_get(&t, k, PV_LEARN_USER_SESSION), i + 2);
 	}
 	ck_assert_uint_eq(t.n, 3002);
 	pv_learn_users_release(&t);
@@ -728,8 +730,8 @@ static void send_stream(struct pv_learn *l, bool to_srv, uint32_t seq0, const st
 static void syn(struct pv_learn *l, bool to_srv, uint32_t isn)
 {
 	uint8_t f[128];
-	size_t n = eth4(f, false, to_srv ? 40000 : 445, to_srv ? 445 : 40000, isn, PV_TCP_SYN, NULL,
-			0);
+	size_t n = eth4(f, false, to_srv ? 40000 : 445, to_srv ? 445 : 40000, isn,
+			PV_CAPTURE_TCP_SYN, NULL, 0);
 
 	pv_learn_frame(l, f, n, n, 0.5);
 }
@@ -831,7 +833,7 @@ START_TEST(conversation)
 	/* no logon captured: one user, by session and address, with its 6 requests */
 	ck_assert_uint_eq(c.users.n, 1);
 	ck_assert_str_eq(c.users.u[0].id, "session:1234@198.18.0.31");
-	ck_assert(c.users.u[0].kind == PV_USER_SESSION && c.users.u[0].requests == 6 &&
+	ck_assert(c.users.u[0].kind == PV_LEARN_USER_SESSION && c.users.u[0].requests == 6 &&
 		  c.users.u[0].opens == 1 && c.users.u[0].logons == 0);
 	ck_assert_uint_eq(c.read_sizes.n, 1);
 	ck_assert_uint_eq(c.write_sizes.n, 1);
@@ -976,12 +978,12 @@ START_TEST(logon)
 	n = ntlm_auth(tok, 0, "lab", "CAROL", false);
 	ck_assert_int_eq(pv_learn_ntlm_user(tok, n, false, id, sizeof(id)), 1);
 	ck_assert_str_eq(c.users.u[0].id, id);
-	ck_assert(c.users.u[0].kind == PV_USER_NTLM && c.users.u[0].logons == 1 &&
+	ck_assert(c.users.u[0].kind == PV_LEARN_USER_NTLM && c.users.u[0].logons == 1 &&
 		  c.users.u[0].requests == 5 && c.users.u[0].opens == 2);
 	ck_assert(c.logoffs == 1 && c.still_on == 0 && c.session_times.n == 1);
-	ck_assert_double_eq_tol(pv_hist_quantile(&c.session_times, 0.5), 15.0, 15.0 * 0.13);
+	ck_assert_double_eq_tol(pv_learn_hist_quantile(&c.session_times, 0.5), 15.0, 15.0 * 0.13);
 	ck_assert_uint_eq(c.open_times.n, 1);
-	ck_assert_double_eq_tol(pv_hist_quantile(&c.open_times, 0.5), 2.0, 2.0 * 0.13);
+	ck_assert_double_eq_tol(pv_learn_hist_quantile(&c.open_times, 0.5), 2.0, 2.0 * 0.13);
 	ck_assert_uint_eq(c.still_open, 0);
 	/* gaps 2.0, 0.9, 7.0 and 5.0 s, three over the 1 s set; but the file opened at 10.1 is
 	 * open until its CLOSE 2 s later, under the 10 s an open file holds an activity
@@ -994,7 +996,7 @@ START_TEST(logon)
 	for (size_t i = 0; i < 3; i++) {
 		char name[64];
 
-		pv_kind_name(&c.kinds.k[i].shape, name, sizeof(name));
+		pv_learn_kind_name(&c.kinds.k[i].shape, name, sizeof(name));
 		static const char *const want[] = {"CREATE CLOSE CREATE", "ECHO", "LOGOFF"};
 
 		ck_assert_str_eq(name, want[i]);
@@ -1063,8 +1065,8 @@ START_TEST(ports_again)
 	nb(&st, &one);
 	for (uint32_t isn = 0; isn < 2; isn++) {
 		syn(l, true, isn * 5000000u);
-		n = eth4(f, false, 40000, 445, isn * 5000000u + 1, 0x18 | (isn ? 0 : PV_TCP_FIN),
-			 st.data, st.len);
+		n = eth4(f, false, 40000, 445, isn * 5000000u + 1,
+			 0x18 | (isn ? 0 : PV_CAPTURE_TCP_FIN), st.data, st.len);
 		pv_learn_frame(l, f, n, n, 2.0 + isn);
 	}
 	pv_learn_end(l);

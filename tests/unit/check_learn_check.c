@@ -25,10 +25,10 @@ static void counts(struct pv_learn_counts *c, uint64_t x)
 	c->req[8] = 30 * x;
 	c->req[16] = 10 * x;
 	for (uint64_t i = 0; i < 30 * x; i++)
-		pv_sizes_add(&c->read_sizes, 4096);
+		pv_learn_sizes_add(&c->read_sizes, 4096);
 	for (uint64_t i = 0; i < 50 * x; i++) {
-		pv_hist_add(&c->req_gaps, 0.001);
-		pv_hist_add(&c->req_gaps, 0.1);
+		pv_learn_hist_add(&c->req_gaps, 0.001);
+		pv_learn_hist_add(&c->req_gaps, 0.1);
 	}
 	c->req_per_user_hour[0] = 3600;
 	c->logons_per_user_hour[0] = 2;
@@ -38,7 +38,7 @@ static void counts(struct pv_learn_counts *c, uint64_t x)
 static void answered(struct pv_learn_counts *c)
 {
 	c->matched = 0;
-	for (unsigned cmd = 0; cmd < PV_SMBT_NCMD; cmd++) {
+	for (unsigned cmd = 0; cmd < PV_SMB_TRACE_NCMD; cmd++) {
 		c->ans[cmd] = c->status_class[cmd][0] = c->req[cmd];
 		c->matched += c->req[cmd];
 	}
@@ -154,8 +154,8 @@ START_TEST(broken)
 	answered(&rep);
 	memset(&rep.req_gaps, 0, sizeof(rep.req_gaps));
 	for (int i = 0; i < 50; i++) {
-		pv_hist_add(&rep.req_gaps, 0.001);
-		pv_hist_add(&rep.req_gaps, 1);
+		pv_learn_hist_add(&rep.req_gaps, 0.001);
+		pv_learn_hist_add(&rep.req_gaps, 1);
 	}
 	pv_learn_check(&cap, &rep, &k);
 	ck_assert_str_eq(failed(&k), "a user's gaps, p95\na user's gaps, Kolmogorov-Smirnov\n");
@@ -169,7 +169,7 @@ START_TEST(broken)
 	answered(&rep);
 	memset(&rep.read_sizes, 0, sizeof(rep.read_sizes));
 	for (int i = 0; i < 30; i++)
-		pv_sizes_add(&rep.read_sizes, i == 0 ? 65536 : i == 1 ? 1024 : 4096);
+		pv_learn_sizes_add(&rep.read_sizes, i == 0 ? 65536 : i == 1 ? 1024 : 4096);
 	pv_learn_check(&cap, &rep, &k);
 	ck_assert_str_eq(failed(&k), "read sizes, worst bucket (to 8192 B)\n");
 

@@ -29,26 +29,27 @@
 
 START_TEST(table)
 {
-	struct pv_load_config c;
+	struct pv_playbook_workload c;
 	static const double weights[] = {15, 150, 40, 7, 15, 50, 15, 5, 15, 7, 7, 5, 0};
 	static const double limits[] = {2, 1, 2, 3, 3, 1, 2, 1, 1, 1, 2, 5, 10};
 	double sum = 0;
 
-	pv_load_defaults(&c);
+	pv_playbook_workload_defaults(&c);
 	ck_assert_uint_eq(c.rate, 331);
 	ck_assert(c.late == 1 && c.overload == 1 && c.interval == 1 && c.seed == 1);
-	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 		ck_assert(c.kind[k].weight == weights[k]);
 		ck_assert(c.kind[k].limit == limits[k]);
-		ck_assert_int_eq(pv_load_kind_of(pv_load_names[k]), k);
+		ck_assert_int_eq(pv_playbook_workload_kind_of(pv_playbook_workload_names[k]), k);
 		sum += c.kind[k].weight;
 	}
 	ck_assert(sum == 331); /* FSCT's weights are per user-hour at its rate */
-	ck_assert_ptr_null(pv_load_names[PV_LOAD_KINDS]);
-	ck_assert_str_eq(pv_load_names[PV_LOAD_BROWSE], "browse");
-	ck_assert_str_eq(pv_load_names[PV_LOAD_READ_FOLDER], "read_folder");
-	ck_assert_int_eq(pv_load_kind_of("Browse"), -1);
-	ck_assert_int_eq(pv_load_kind_of(""), -1);
+	ck_assert_ptr_null(pv_playbook_workload_names[PV_PLAYBOOK_WORKLOAD_KINDS]);
+	ck_assert_str_eq(pv_playbook_workload_names[PV_PLAYBOOK_WORKLOAD_BROWSE], "browse");
+	ck_assert_str_eq(pv_playbook_workload_names[PV_PLAYBOOK_WORKLOAD_READ_FOLDER],
+			 "read_folder");
+	ck_assert_int_eq(pv_playbook_workload_kind_of("Browse"), -1);
+	ck_assert_int_eq(pv_playbook_workload_kind_of(""), -1);
 }
 END_TEST
 
@@ -78,10 +79,10 @@ END_TEST
  * (the expected state computed apart, in Python). */
 START_TEST(sched_seed)
 {
-	struct pv_load_config c;
+	struct pv_playbook_workload c;
 	struct pv_load_sched s;
 
-	pv_load_defaults(&c);
+	pv_playbook_workload_defaults(&c);
 	pv_load_sched_init(&s, &c, "cli1", 1);
 	ck_assert_uint_eq(s.rng.s[0], 0x87e30bc64bf9dd78u);
 	ck_assert_uint_eq(s.rng.s[1], 0x7a08af9b21f3fddau);
@@ -97,23 +98,23 @@ END_TEST
 START_TEST(sched_shares)
 {
 	enum { N = 200000 };
-	struct pv_load_config c;
+	struct pv_playbook_workload c;
 	struct pv_load_sched s;
-	unsigned long count[PV_LOAD_KINDS] = {0};
+	unsigned long count[PV_PLAYBOOK_WORKLOAD_KINDS] = {0};
 	double total = 0, gap;
-	enum pv_load_kind k;
+	enum pv_playbook_workload_kind k;
 
-	pv_load_defaults(&c);
+	pv_playbook_workload_defaults(&c);
 	pv_load_sched_init(&s, &c, "cli1", 1);
 	for (int i = 0; i < N; i++) {
 		pv_load_next(&s, &gap, &k);
 		ck_assert(gap >= 0 && isfinite(gap));
-		ck_assert_int_lt(k, PV_LOAD_KINDS);
+		ck_assert_int_lt(k, PV_PLAYBOOK_WORKLOAD_KINDS);
 		total += gap;
 		count[k]++;
 	}
 	ck_assert_msg(fabs(total / N / (3600.0 / 331) - 1) < 0.01, "mean gap %.4f s", total / N);
-	for (int j = 0; j < PV_LOAD_KINDS; j++) {
+	for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++) {
 		double want = c.kind[j].weight / 331 * N;
 
 		if (!want) { /* learned: only with load.workload */
@@ -121,7 +122,7 @@ START_TEST(sched_shares)
 			continue;
 		}
 		ck_assert_msg(fabs(count[j] / want - 1) < 0.05, "%s: %lu of %d, expected %.0f",
-			      pv_load_names[j], count[j], N, want);
+			      pv_playbook_workload_names[j], count[j], N, want);
 	}
 }
 END_TEST
@@ -129,11 +130,11 @@ END_TEST
 /* The same user gets the same schedule; another user, client or seed another one. */
 START_TEST(sched_users)
 {
-	struct pv_load_config c, c2;
+	struct pv_playbook_workload c, c2;
 	struct pv_load_sched a, b, d, e, f;
 	int same_bd = 0, same_be = 0, same_bf = 0;
 
-	pv_load_defaults(&c);
+	pv_playbook_workload_defaults(&c);
 	c2 = c;
 	c2.seed = 2;
 	pv_load_sched_init(&a, &c, "cli1", 7);
@@ -143,7 +144,7 @@ START_TEST(sched_users)
 	pv_load_sched_init(&f, &c2, "cli1", 7);
 	for (int i = 0; i < 100; i++) {
 		double ga, gb, gd, ge, gf;
-		enum pv_load_kind ka, kb, kd, ke, kf;
+		enum pv_playbook_workload_kind ka, kb, kd, ke, kf;
 
 		pv_load_next(&a, &ga, &ka);
 		pv_load_next(&b, &gb, &kb);
@@ -168,17 +169,17 @@ END_TEST
 /* Weights are relative and a weight of 0 never comes; the rate sets the mean gap. */
 START_TEST(sched_weights)
 {
-	struct pv_load_config c;
+	struct pv_playbook_workload c;
 	struct pv_load_sched s;
-	unsigned long count[PV_LOAD_KINDS] = {0};
+	unsigned long count[PV_PLAYBOOK_WORKLOAD_KINDS] = {0};
 	double gap, total = 0;
-	enum pv_load_kind k;
+	enum pv_playbook_workload_kind k;
 
-	pv_load_defaults(&c);
-	for (int j = 0; j < PV_LOAD_KINDS; j++)
+	pv_playbook_workload_defaults(&c);
+	for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
 		c.kind[j].weight = 0;
-	c.kind[PV_LOAD_MKDIR].weight = 1;
-	c.kind[PV_LOAD_READ_FOLDER].weight =
+	c.kind[PV_PLAYBOOK_WORKLOAD_MKDIR].weight = 1;
+	c.kind[PV_PLAYBOOK_WORKLOAD_READ_FOLDER].weight =
 		3; /* the last kind: x * total rounding up lands here */
 	c.rate = 3600;
 	pv_load_sched_init(&s, &c, "x", 0);
@@ -187,8 +188,9 @@ START_TEST(sched_weights)
 		count[k]++;
 		total += gap;
 	}
-	ck_assert_uint_eq(count[PV_LOAD_MKDIR] + count[PV_LOAD_READ_FOLDER], 40000);
-	ck_assert(fabs(count[PV_LOAD_READ_FOLDER] / 30000.0 - 1) < 0.05);
+	ck_assert_uint_eq(
+		count[PV_PLAYBOOK_WORKLOAD_MKDIR] + count[PV_PLAYBOOK_WORKLOAD_READ_FOLDER], 40000);
+	ck_assert(fabs(count[PV_PLAYBOOK_WORKLOAD_READ_FOLDER] / 30000.0 - 1) < 0.05);
 	ck_assert(fabs(total / 40000 - 1) < 0.02);
 }
 END_TEST
@@ -269,26 +271,30 @@ END_TEST
 START_TEST(counting)
 {
 	static struct pv_load_figs f;
-	struct pv_load_config c;
-	const struct pv_load_counts *n = &f.kind[PV_LOAD_BROWSE];
+	struct pv_playbook_workload c;
+	const struct pv_load_counts *n = &f.kind[PV_PLAYBOOK_WORKLOAD_BROWSE];
 	bool late;
 
-	pv_load_defaults(&c);
+	pv_playbook_workload_defaults(&c);
 	memset(&f, 0, sizeof(f));
-	ck_assert(!pv_load_count_start(&f, &c, PV_LOAD_BROWSE, 1.0)); /* 1 s is not late */
-	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, false, 1.0, false); /* nor is 1 s over 1 s */
-	late = pv_load_count_start(&f, &c, PV_LOAD_BROWSE, 1.01);
+	ck_assert(!pv_load_count_start(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE,
+				       1.0)); /* 1 s is not late */
+	pv_load_count_end(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE, false, 1.0,
+			  false); /* nor is 1 s over 1 s */
+	late = pv_load_count_start(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE, 1.01);
 	ck_assert(late);
-	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, late, 1.5, false); /* late and over: once */
-	ck_assert(!pv_load_count_start(&f, &c, PV_LOAD_BROWSE, 0));
-	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, false, 1.2, false); /* over only */
-	ck_assert(!pv_load_count_start(&f, &c, PV_LOAD_BROWSE, 0));
-	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, false, 9, true); /* an error: no latency, over */
+	pv_load_count_end(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE, late, 1.5,
+			  false); /* late and over: once */
+	ck_assert(!pv_load_count_start(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE, 0));
+	pv_load_count_end(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE, false, 1.2, false); /* over only */
+	ck_assert(!pv_load_count_start(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE, 0));
+	pv_load_count_end(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE, false, 9,
+			  true); /* an error: no latency, over */
 	/* late and in error: overloaded once, at its end */
-	late = pv_load_count_start(&f, &c, PV_LOAD_BROWSE, 3);
-	pv_load_count_end(&f, &c, PV_LOAD_BROWSE, late, 9, true);
+	late = pv_load_count_start(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE, 3);
+	pv_load_count_end(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE, late, 9, true);
 	/* due while its user had no connection: started, unserved, overloaded */
-	pv_load_count_unserved(&f, PV_LOAD_BROWSE);
+	pv_load_count_unserved(&f, PV_PLAYBOOK_WORKLOAD_BROWSE);
 	ck_assert_uint_eq(n->started, 6);
 	ck_assert_uint_eq(pv_load_hist_count(&n->lat), 3);
 	ck_assert_uint_eq(n->errors, 2);
@@ -299,14 +305,14 @@ START_TEST(counting)
 	ck_assert_uint_eq(n->overloaded, 5);
 	ck_assert(n->lat.max == 1.5);
 	/* the limit is the kind's */
-	pv_load_count_end(&f, &c, PV_LOAD_READ_FOLDER, false, 4.9, false);
-	ck_assert_uint_eq(f.kind[PV_LOAD_READ_FOLDER].over_limit, 0);
+	pv_load_count_end(&f, &c, PV_PLAYBOOK_WORKLOAD_READ_FOLDER, false, 4.9, false);
+	ck_assert_uint_eq(f.kind[PV_PLAYBOOK_WORKLOAD_READ_FOLDER].over_limit, 0);
 }
 END_TEST
 
 /* n scenarios of kind k taking secs each, the first nlate of them late, into f. */
-static void run(struct pv_load_figs *f, const struct pv_load_config *c, enum pv_load_kind k,
-		unsigned n, unsigned nlate, double secs)
+static void run(struct pv_load_figs *f, const struct pv_playbook_workload *c,
+		enum pv_playbook_workload_kind k, unsigned n, unsigned nlate, double secs)
 {
 	for (unsigned i = 0; i < n; i++) {
 		bool late = pv_load_count_start(f, c, k, i < nlate ? 2.0 : 0.1);
@@ -314,12 +320,12 @@ static void run(struct pv_load_figs *f, const struct pv_load_config *c, enum pv_
 
 		pv_load_count_end(f, c, k, late, secs, false);
 		/* what the engine's scenarios of these kinds send */
-		if (k == PV_LOAD_BROWSE) {
+		if (k == PV_PLAYBOOK_WORKLOAD_BROWSE) {
 			ops[PV_LOAD_OP_CREATE] += 4;
 			ops[PV_LOAD_OP_CLOSE] += 4;
 			ops[PV_LOAD_OP_QUERY_DIRECTORY] += 2;
 			ops[PV_LOAD_OP_QUERY_INFO] += 3;
-		} else if (k == PV_LOAD_OPEN_READ) {
+		} else if (k == PV_PLAYBOOK_WORKLOAD_OPEN_READ) {
 			ops[PV_LOAD_OP_CREATE]++;
 			ops[PV_LOAD_OP_CLOSE]++;
 			ops[PV_LOAD_OP_READ] += 2;
@@ -327,8 +333,8 @@ static void run(struct pv_load_figs *f, const struct pv_load_config *c, enum pv_
 	}
 }
 
-static void errors(struct pv_load_figs *f, const struct pv_load_config *c, enum pv_load_kind k,
-		   unsigned n)
+static void errors(struct pv_load_figs *f, const struct pv_playbook_workload *c,
+		   enum pv_playbook_workload_kind k, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		pv_load_count_start(f, c, k, 0);
@@ -341,7 +347,7 @@ static void errors(struct pv_load_figs *f, const struct pv_load_config *c, enum 
  * clients; 40 users is the answer, 60 overloads (and has errors). The clients' own figures:
  * cli1 the busier (its loop at 10, 20, 30 % of a core), neither the limit; the logons: 20 then
  * 20 new users at 50 and 80 ms, at 60 users one failed after 2 retries. */
-static struct pv_load_config cfg;
+static struct pv_playbook_workload cfg;
 static struct pv_load_summary sums[3];
 static struct pv_load_client clients[3][2];
 
@@ -351,7 +357,7 @@ static void fixture(void)
 	static struct pv_load_step st;
 	static struct pv_load_client_acc acc[2];
 
-	pv_load_defaults(&cfg);
+	pv_playbook_workload_defaults(&cfg);
 	for (int s = 0; s < 3; s++) {
 		unsigned users = 20 * (s + 1);
 
@@ -384,20 +390,21 @@ static void fixture(void)
 			pv_load_hist_add(&a.lag, 0.05);
 			pv_load_hist_add(&b.lag, 0.002);
 			if (s == 0) {
-				run(&a, &cfg, PV_LOAD_BROWSE, 38, 0, 0.010);
-				run(&b, &cfg, PV_LOAD_OPEN_READ, 8, 0, 0.030);
-				run(&b, &cfg, PV_LOAD_BROWSE, 46, 0, 0.012);
+				run(&a, &cfg, PV_PLAYBOOK_WORKLOAD_BROWSE, 38, 0, 0.010);
+				run(&b, &cfg, PV_PLAYBOOK_WORKLOAD_OPEN_READ, 8, 0, 0.030);
+				run(&b, &cfg, PV_PLAYBOOK_WORKLOAD_BROWSE, 46, 0, 0.012);
 			} else if (s == 1) {
-				run(&a, &cfg, PV_LOAD_BROWSE, 75, i == 1, 0.012);
-				run(&a, &cfg, PV_LOAD_OPEN_READ, 17, 0, 0.040);
-				run(&b, &cfg, PV_LOAD_BROWSE, 75, 0, 0.020);
-				run(&b, &cfg, PV_LOAD_OPEN_READ, 17, 0, 0.045);
+				run(&a, &cfg, PV_PLAYBOOK_WORKLOAD_BROWSE, 75, i == 1, 0.012);
+				run(&a, &cfg, PV_PLAYBOOK_WORKLOAD_OPEN_READ, 17, 0, 0.040);
+				run(&b, &cfg, PV_PLAYBOOK_WORKLOAD_BROWSE, 75, 0, 0.020);
+				run(&b, &cfg, PV_PLAYBOOK_WORKLOAD_OPEN_READ, 17, 0, 0.045);
 			} else {
-				run(&a, &cfg, PV_LOAD_BROWSE, 90, 0, 0.600);
-				run(&a, &cfg, PV_LOAD_BROWSE, 10, 0, 1.500);
-				run(&b, &cfg, PV_LOAD_OPEN_READ, 24, 0, 0.500);
-				run(&b, &cfg, PV_LOAD_BROWSE, 100, i == 2 ? 10 : 0, 0.700);
-				errors(&b, &cfg, PV_LOAD_UPLOAD, 1);
+				run(&a, &cfg, PV_PLAYBOOK_WORKLOAD_BROWSE, 90, 0, 0.600);
+				run(&a, &cfg, PV_PLAYBOOK_WORKLOAD_BROWSE, 10, 0, 1.500);
+				run(&b, &cfg, PV_PLAYBOOK_WORKLOAD_OPEN_READ, 24, 0, 0.500);
+				run(&b, &cfg, PV_PLAYBOOK_WORKLOAD_BROWSE, 100, i == 2 ? 10 : 0,
+				    0.700);
+				errors(&b, &cfg, PV_PLAYBOOK_WORKLOAD_UPLOAD, 1);
 				if (i == 2) /* a user's connection was lost */
 					b.connected--, b.failed++;
 			}
@@ -436,10 +443,10 @@ START_TEST(summary)
 	ck_assert(fabs(sums[0].rate - 184 / 100.004) < 1e-9);
 	ck_assert(fabs(sums[0].expected - 20 * 331 / 3600.0) < 1e-12);
 	ck_assert(sums[0].all.overload == 0);
-	ck_assert_uint_eq(sums[0].kind[PV_LOAD_BROWSE].n.started, 168);
+	ck_assert_uint_eq(sums[0].kind[PV_PLAYBOOK_WORKLOAD_BROWSE].n.started, 168);
 	ck_assert_uint_eq(sums[1].all.n.overloaded, 1);
 	ck_assert(fabs(sums[1].all.overload - 100.0 / 368) < 1e-12);
-	ck_assert(fabs(sums[1].kind[PV_LOAD_BROWSE].overload - 100.0 / 300) < 1e-12);
+	ck_assert(fabs(sums[1].kind[PV_PLAYBOOK_WORKLOAD_BROWSE].overload - 100.0 / 300) < 1e-12);
 	ck_assert_uint_eq(sums[2].connected, 59); /* the fewest at any interval's end */
 	ck_assert_uint_eq(sums[2].failed, 1);
 	ck_assert_uint_eq(sums[2].all.n.errors, 2);
@@ -459,7 +466,7 @@ START_TEST(summary)
 	 * upload error x 1) */
 	ck_assert_uint_eq(sums[2].all.n.ops[PV_LOAD_OP_CREATE], 2 * (200 * 4 + 24 + 1));
 	ck_assert_uint_eq(sums[2].all.n.ops[PV_LOAD_OP_READ], 2 * 24 * 2);
-	ck_assert_uint_eq(sums[2].kind[PV_LOAD_UPLOAD].n.ops[PV_LOAD_OP_CREATE], 2);
+	ck_assert_uint_eq(sums[2].kind[PV_PLAYBOOK_WORKLOAD_UPLOAD].n.ops[PV_LOAD_OP_CREATE], 2);
 	/* the logons */
 	ck_assert_uint_eq(sums[0].logon.n, 20);
 	ck_assert(fabs(sums[0].logon.median / 0.05 - 1) < 0.0492);
@@ -525,10 +532,10 @@ END_TEST
 START_TEST(line_round_trip)
 {
 	static struct pv_load_figs f, back;
-	struct pv_load_config c;
+	struct pv_playbook_workload c;
 	struct pv_buf b = PV_BUF_INIT;
 
-	pv_load_defaults(&c);
+	pv_playbook_workload_defaults(&c);
 	memset(&f, 0, sizeof(f));
 	f.seq = 3;
 	f.secs = 1.0625;
@@ -541,13 +548,14 @@ START_TEST(line_round_trip)
 	f.cpu_top = 7.25;
 	f.host_cpu = -1; /* not known: null */
 	pv_load_hist_add(&f.lag, 0.0125);
-	run(&f, &c, PV_LOAD_BROWSE, 3, 1, 0.0071);
-	run(&f, &c, PV_LOAD_BROWSE, 2, 0, 1.25);
-	run(&f, &c, PV_LOAD_READ_FOLDER, 1, 0, 1500);
-	run(&f, &c, PV_LOAD_MKDIR, 1, 0, 0);
-	errors(&f, &c, PV_LOAD_UPLOAD, 2);
-	pv_load_count_unserved(&f, PV_LOAD_UPLOAD);
-	pv_load_count_end(&f, &c, PV_LOAD_RENAME, false, 0.5, false); /* started before */
+	run(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE, 3, 1, 0.0071);
+	run(&f, &c, PV_PLAYBOOK_WORKLOAD_BROWSE, 2, 0, 1.25);
+	run(&f, &c, PV_PLAYBOOK_WORKLOAD_READ_FOLDER, 1, 0, 1500);
+	run(&f, &c, PV_PLAYBOOK_WORKLOAD_MKDIR, 1, 0, 0);
+	errors(&f, &c, PV_PLAYBOOK_WORKLOAD_UPLOAD, 2);
+	pv_load_count_unserved(&f, PV_PLAYBOOK_WORKLOAD_UPLOAD);
+	pv_load_count_end(&f, &c, PV_PLAYBOOK_WORKLOAD_RENAME, false, 0.5,
+			  false); /* started before */
 	ck_assert_int_eq(pv_load_line_encode(&f, &b), PV_OK);
 	ck_assert_uint_eq(b.data[b.len - 1], '\n');
 	ck_assert_ptr_null(memchr(b.data, '\n', b.len - 1));
@@ -952,12 +960,12 @@ END_TEST
 
 START_TEST(proto)
 {
-	struct pv_loadproto p;
-	struct pv_load_config c;
+	struct pv_load_proto p;
+	struct pv_playbook_workload c;
 	struct pv_buf b = PV_BUF_INIT;
 	char *line, *save = NULL;
 
-	pv_load_defaults(&c);
+	pv_playbook_workload_defaults(&c);
 	c.keep_logged_on = true;
 	c.threads = 4;
 	c.seed = 7;
@@ -1031,7 +1039,7 @@ START_TEST(proto)
 	/* the most loops a driver runs is a setting it takes */
 	memset(&p, 0, sizeof(p));
 	ck_assert_int_eq(pv_load_proto_parse(&p, "config threads=64", 17), PV_OK);
-	ck_assert_uint_eq(p.cfg.threads, PV_LOAD_THREADS_MAX);
+	ck_assert_uint_eq(p.cfg.threads, PV_PLAYBOOK_WORKLOAD_THREADS_MAX);
 	pv_load_proto_release(&p);
 	pv_buf_release(&b, 1);
 }
@@ -1041,17 +1049,18 @@ END_TEST
  * them, or a line that is not one, is refused. */
 START_TEST(proto_learned)
 {
-	struct pv_loadproto p;
-	struct pv_load_config c;
+	struct pv_load_proto p;
+	struct pv_playbook_workload c;
 	struct pv_buf b = PV_BUF_INIT;
 	char *line, *save = NULL;
 
-	pv_load_defaults(&c);
-	c.kind[PV_LOAD_LEARNED].weight = 1;
+	pv_playbook_workload_defaults(&c);
+	c.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight = 1;
 	c.learned.n = 2;
-	c.learned.kind[0] = (struct pv_load_learned_kind){
-		{5, 8 | PV_LOAD_LEARNED_REPEAT, 6}, 3, 62.5, 9.25, {1, 7.25, 1}};
-	c.learned.kind[1] = (struct pv_load_learned_kind){{16}, 1, 0.125, 1, {0}, 40.5};
+	c.learned.kind[0] = (struct pv_playbook_workload_learned_kind){
+		{5, 8 | PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT, 6}, 3, 62.5, 9.25, {1, 7.25, 1}};
+	c.learned.kind[1] =
+		(struct pv_playbook_workload_learned_kind){{16}, 1, 0.125, 1, {0}, 40.5};
 	c.learned.read[12] = 70;
 	c.learned.read[0] = 30;
 	c.learned.write[33] = 1e-9;
@@ -1065,7 +1074,7 @@ START_TEST(proto_learned)
 		ck_assert_msg(pv_load_proto_parse(&p, line, strlen(line)) == PV_OK, "%s: %s", line,
 			      pv_errmsg());
 	ck_assert_mem_eq(&p.cfg.learned, &c.learned, sizeof(c.learned));
-	ck_assert_double_eq(p.cfg.kind[PV_LOAD_LEARNED].weight, 1);
+	ck_assert_double_eq(p.cfg.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight, 1);
 	pv_load_proto_release(&p);
 
 	/* the kind weighed, its kinds not sent */
@@ -1117,8 +1126,8 @@ END_TEST
  * joined again to the same text; refused where they would mix two or come too late. */
 START_TEST(proto_fileset)
 {
-	struct pv_loadproto p;
-	struct pv_load_config c;
+	struct pv_load_proto p;
+	struct pv_playbook_workload c;
 	struct pv_buf b = PV_BUF_INIT, big = PV_BUF_INIT;
 	char *line, *save = NULL;
 	char text[2 * PV_LOAD_PROTO_PIECE + 300];
@@ -1127,7 +1136,7 @@ START_TEST(proto_fileset)
 	for (size_t i = 0; i < sizeof(text) - 1; i++)
 		text[i] = "name: x\n  - {size: [1KiB, 16%]} # \"a\" 'b'\t"[i % 40];
 	text[sizeof(text) - 1] = '\0';
-	pv_load_defaults(&c);
+	pv_playbook_workload_defaults(&c);
 	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_fileset("home folders.yaml", text, strlen(text), &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
@@ -1431,7 +1440,7 @@ START_TEST(report_csv)
 
 		for (size_t i = 0; i < b.len; i++)
 			lines += b.data[i] == '\n';
-		ck_assert_uint_eq(lines, 1 + 3 * PV_LOAD_KINDS);
+		ck_assert_uint_eq(lines, 1 + 3 * PV_PLAYBOOK_WORKLOAD_KINDS);
 	}
 	pv_buf_release(&b, 0);
 }
@@ -1773,10 +1782,10 @@ END_TEST
 /* ---- the copy job's lines (load/copy.h) ---- */
 
 /* The controller's lines as the agent reads them (provision/copy.c): each line without its
- * newline to pv_copy_config_line, and the fileset's bytes a "fileset" line asks for to
- * pv_copy_config_text, until "start". The first refusal's code, or PV_OK; c is left for the
+ * newline to pv_load_copy_config_line, and the fileset's bytes a "fileset" line asks for to
+ * pv_load_copy_config_text, until "start". The first refusal's code, or PV_OK; c is left for the
  * caller to release. */
-static int copy_feed(struct pv_copy_config *c, const char *text, bool *started)
+static int copy_feed(struct pv_load_copy_config *c, const char *text, bool *started)
 {
 	const char *p = text, *end = text + strlen(text);
 
@@ -1789,13 +1798,13 @@ static int copy_feed(struct pv_copy_config *c, const char *text, bool *started)
 
 		if (!nl)
 			nl = end;
-		r = pv_copy_config_line(c, p, (size_t)(nl - p), &need, started);
+		r = pv_load_copy_config_line(c, p, (size_t)(nl - p), &need, started);
 		if (r != PV_OK)
 			return r;
 		p = nl < end ? nl + 1 : end;
 		if (need) {
 			ck_assert_uint_le(need, (size_t)(end - p));
-			if ((r = pv_copy_config_text(c, p, need)) != PV_OK)
+			if ((r = pv_load_copy_config_text(c, p, need)) != PV_OK)
 				return r;
 			p += need;
 		}
@@ -1806,7 +1815,7 @@ static int copy_feed(struct pv_copy_config *c, const char *text, bool *started)
 /* text is refused with PV_EUSAGE, a message holding want, and no start */
 static void copy_refused(const char *text, const char *want)
 {
-	struct pv_copy_config c;
+	struct pv_load_copy_config c;
 	bool started = true;
 
 	ck_assert_msg(copy_feed(&c, text, &started) == PV_EUSAGE, "'%s' not refused", text);
@@ -1814,11 +1823,11 @@ static void copy_refused(const char *text, const char *want)
 		      want);
 	ck_assert(strstr(pv_errmsg(), "copy-agent: "));
 	ck_assert(!started);
-	pv_copy_config_release(&c);
+	pv_load_copy_config_release(&c);
 }
 
 /* text is taken and starts; the config into *c (the caller releases it) */
-static void copy_taken(const char *text, struct pv_copy_config *c)
+static void copy_taken(const char *text, struct pv_load_copy_config *c)
 {
 	bool started = false;
 
@@ -1833,7 +1842,7 @@ static void copy_taken(const char *text, struct pv_copy_config *c)
  * fileset's text holding lines of its own ("start" among them) taken as text. */
 START_TEST(copy_config_round_trip)
 {
-	struct pv_copy_config a, b;
+	struct pv_load_copy_config a, b;
 	struct pv_buf out = PV_BUF_INIT;
 	char want[128];
 	static const char yaml[] = "name: small\nstart\nfiles: 10 % =\n\xc3\xa9t\xc3\xa9\n";
@@ -1851,7 +1860,7 @@ START_TEST(copy_config_round_trip)
 	a.fft = 3600;
 	a.timeout = 3600;
 	a.interval = 0.25;
-	ck_assert_int_eq(pv_copy_config_put(&a, &out), PV_OK);
+	ck_assert_int_eq(pv_load_copy_config_put(&a, &out), PV_OK);
 	ck_assert_msg(!strcmp(out.data, "copy server=srv%20u1%25%3D%C3%A9 share=fs%20root%20100%25 "
 					"base=cli1%20u1%2Fa%3Db%2F%2541%2F%E2%82%AC "
 					"workgroup=LAB user=cli1-u1%20x window=64 connections=16 "
@@ -1868,7 +1877,7 @@ START_TEST(copy_config_round_trip)
 	ck_assert(b.window == 64 && b.connections == 16 && b.mirror && b.fft == 3600 &&
 		  b.timeout == 3600 && b.interval == 0.25);
 	ck_assert_ptr_null(b.fileset);
-	pv_copy_config_release(&b);
+	pv_load_copy_config_release(&b);
 
 	/* the other ends of the ranges, no workgroup, and a fileset for the source */
 	pv_buf_reset(&out);
@@ -1882,7 +1891,7 @@ START_TEST(copy_config_round_trip)
 	snprintf(a.fileset_name, sizeof(a.fileset_name), "small set %%");
 	a.fileset = (char *)yaml;
 	a.fileset_len = sizeof(yaml) - 1;
-	ck_assert_int_eq(pv_copy_config_put(&a, &out), PV_OK);
+	ck_assert_int_eq(pv_load_copy_config_put(&a, &out), PV_OK);
 	ck_assert(strstr(out.data, " workgroup= user="));
 	snprintf(want, sizeof(want), "interval=60\nfileset small%%20set%%20%%25 %zu\nname: small\n",
 		 sizeof(yaml) - 1);
@@ -1898,14 +1907,14 @@ START_TEST(copy_config_round_trip)
 	ck_assert_str_eq(b.fileset_name, "small set %");
 	ck_assert_uint_eq(b.fileset_len, sizeof(yaml) - 1);
 	ck_assert(!memcmp(b.fileset, yaml, sizeof(yaml) - 1));
-	pv_copy_config_release(&b);
+	pv_load_copy_config_release(&b);
 	ck_assert_ptr_null(b.fileset);
 	ck_assert_uint_eq(b.fileset_len, 0);
 
 	/* a fileset without a name goes as "fileset" */
 	pv_buf_reset(&out);
 	a.fileset_name[0] = '\0';
-	ck_assert_int_eq(pv_copy_config_put(&a, &out), PV_OK);
+	ck_assert_int_eq(pv_load_copy_config_put(&a, &out), PV_OK);
 	snprintf(want, sizeof(want), "\nfileset fileset %zu\n", sizeof(yaml) - 1);
 	ck_assert(strstr(out.data, want));
 	pv_buf_release(&out, 0);
@@ -1913,17 +1922,17 @@ START_TEST(copy_config_round_trip)
 	/* an interval of any digits comes back the very same double */
 	pv_buf_reset(&out);
 	a.interval = 1.0 / 3;
-	ck_assert_int_eq(pv_copy_config_put(&a, &out), PV_OK);
+	ck_assert_int_eq(pv_load_copy_config_put(&a, &out), PV_OK);
 	copy_taken(out.data, &b);
 	ck_assert_msg(b.interval == 1.0 / 3, "%.17g from '%s'", b.interval, out.data);
-	pv_copy_config_release(&b);
+	pv_load_copy_config_release(&b);
 	pv_buf_release(&out, 0);
 
 	/* what the agent takes when the controller leaves a key out: the defaults */
 	copy_taken(COPY0 " dir=/x\nstart", &b);
 	ck_assert(b.window == 8 && b.connections == 1 && !b.mirror && b.fft == 2 &&
 		  b.timeout == 10 && b.interval == 1 && b.workgroup[0] == '\0');
-	pv_copy_config_release(&b);
+	pv_load_copy_config_release(&b);
 	/* the longest values that fit */
 	{
 		char line[4096], base[1024];
@@ -1934,7 +1943,7 @@ START_TEST(copy_config_round_trip)
 			 base);
 		copy_taken(line, &b);
 		ck_assert_uint_eq(strlen(b.base), sizeof(b.base) - 1);
-		pv_copy_config_release(&b);
+		pv_load_copy_config_release(&b);
 		snprintf(line, sizeof(line), "copy server=s share=f base=%sb user=u dir=/x\nstart",
 			 base);
 		copy_refused(line, "a value too long for base");
@@ -1946,7 +1955,7 @@ END_TEST
  * taken (so a refusal just past them is the range's, not something else's). */
 START_TEST(copy_config_refused)
 {
-	struct pv_copy_config c;
+	struct pv_load_copy_config c;
 	char line[2048];
 	static const struct {
 		const char *kv;
@@ -1977,16 +1986,16 @@ START_TEST(copy_config_refused)
 		snprintf(line, sizeof(line), COPY0 " %s dir=/x\nstart", edges[i].kv);
 		if (edges[i].ok) {
 			copy_taken(line, &c);
-			pv_copy_config_release(&c);
+			pv_load_copy_config_release(&c);
 		} else {
 			copy_refused(line, "an unknown key or a value out of range");
 		}
 	}
 	/* the base: share-relative, no empty part, no backslash */
 	copy_taken(COPY0 " dir=/x\nstart", &c);
-	pv_copy_config_release(&c);
+	pv_load_copy_config_release(&c);
 	copy_taken("copy server=s share=f base=top user=u dir=/x\nstart", &c);
-	pv_copy_config_release(&c);
+	pv_load_copy_config_release(&c);
 	copy_refused("copy server=s share=f base=/a user=u dir=/x", "a base that is not a share-");
 	copy_refused("copy server=s share=f base=%2Fa user=u dir=/x", "a base that is not");
 	copy_refused("copy server=s share=f base=a%5Cb user=u dir=/x", "a base that is not");
@@ -2011,17 +2020,17 @@ START_TEST(copy_config_refused)
 		     "a source that is neither one folder nor one fileset");
 	copy_taken(COPY0 "\nfileset f 3\nab\nstart", &c);
 	ck_assert_uint_eq(c.fileset_len, 3);
-	pv_copy_config_release(&c);
+	pv_load_copy_config_release(&c);
 	copy_refused(COPY0 "\nfileset f 3\nab\nfileset g 3\ncd\nstart", "a second fileset");
 	copy_refused(COPY0 " dir=/x\ncopy server=t share=g base=c user=v dir=/y\nstart",
 		     "a second 'copy' line");
 	copy_refused(COPY0 " window=4 dir=/x\ncopy mirror=1\nstart", "a second 'copy' line");
 	copy_taken("fileset f 3\nab\n" COPY0 "\nstart", &c); /* the fileset first: one of each */
 	ck_assert(c.fileset_len == 3 && !strcmp(c.server, "srv"));
-	pv_copy_config_release(&c);
+	pv_load_copy_config_release(&c);
 	copy_taken(COPY0 "\nfileset f 2\nabstart", &c); /* text need not end a line */
 	ck_assert(c.fileset_len == 2 && !memcmp(c.fileset, "ab", 2));
-	pv_copy_config_release(&c);
+	pv_load_copy_config_release(&c);
 	/* a fileset's length: 1 byte to 1 MiB */
 	copy_refused(COPY0 "\nfileset f 0\nstart", "a fileset's length that is not 1 to 1 MiB");
 	copy_refused(COPY0 "\nfileset f 1048577\n", "a fileset's length that is not 1 to 1 MiB");
@@ -2034,14 +2043,15 @@ START_TEST(copy_config_refused)
 		bool started = false;
 
 		memset(&c, 0, sizeof(c));
-		ck_assert_int_eq(pv_copy_config_line(&c, "fileset f 1048576", 17, &need, &started),
-				 PV_OK);
-		ck_assert_uint_eq(need, PV_COPY_FILESET_MAX);
+		ck_assert_int_eq(
+			pv_load_copy_config_line(&c, "fileset f 1048576", 17, &need, &started),
+			PV_OK);
+		ck_assert_uint_eq(need, PV_LOAD_COPY_FILESET_MAX);
 		ck_assert_str_eq(c.fileset_name, "f");
 		ck_assert(!started);
 		/* and a refused line asks for no text */
 		need = 7;
-		ck_assert_int_eq(pv_copy_config_line(&c, "fileset f 0", 11, &need, &started),
+		ck_assert_int_eq(pv_load_copy_config_line(&c, "fileset f 0", 11, &need, &started),
 				 PV_EUSAGE);
 		ck_assert_uint_eq(need, 0);
 	}
@@ -2061,7 +2071,7 @@ START_TEST(copy_config_refused)
 		bool started = false;
 
 		memset(&c, 0, sizeof(c));
-		ck_assert_int_eq(pv_copy_config_line(&c, "", 0, &need, &started), PV_EUSAGE);
+		ck_assert_int_eq(pv_load_copy_config_line(&c, "", 0, &need, &started), PV_EUSAGE);
 		ck_assert(strstr(pv_errmsg(), "an unknown line in the line ''"));
 		ck_assert(need == 0 && !started);
 	}
@@ -2077,13 +2087,13 @@ START_TEST(copy_config_refused)
 		bool started = false;
 
 		memset(&c, 0, sizeof(c));
-		ck_assert_int_eq(pv_copy_config_line(&c, COPY0 " dir=/x", strlen(COPY0 " dir=/x"),
-						     &need, &started),
+		ck_assert_int_eq(pv_load_copy_config_line(&c, COPY0 " dir=/x",
+							  strlen(COPY0 " dir=/x"), &need, &started),
 				 PV_OK);
 		for (size_t i = 0; i < sizeof(nul) / sizeof(nul[0]); i++) {
 			size_t len = strlen(nul[i]) + 1 + strlen(nul[i] + strlen(nul[i]) + 1);
 
-			ck_assert_msg(pv_copy_config_line(&c, nul[i], len, &need, &started) ==
+			ck_assert_msg(pv_load_copy_config_line(&c, nul[i], len, &need, &started) ==
 					      PV_EUSAGE,
 				      "'%s' with its NUL taken", nul[i]);
 			ck_assert(strstr(pv_errmsg(), "copy-agent: a NUL byte in the line"));
@@ -2112,51 +2122,51 @@ END_TEST
 START_TEST(copy_agent_round_trip)
 {
 	struct pv_buf b = PV_BUF_INIT;
-	struct pv_copy_line l;
-	struct pv_copy_plan p = {7,
-				 3,
-				 2,
-				 11,
-				 14,
-				 1,
-				 1000000000000000ull,
-				 20,
-				 123456789,
-				 4,
-				 0.125,
-				 "a \"b\"\\c \xc3\xa9\n\x01"};
-	struct pv_copy_done d;
-	struct pv_copy_tick t = {12.345, 1000, 123456789012ull, 95.5, 88.5};
+	struct pv_load_copy_line l;
+	struct pv_load_copy_plan p = {7,
+				      3,
+				      2,
+				      11,
+				      14,
+				      1,
+				      1000000000000000ull,
+				      20,
+				      123456789,
+				      4,
+				      0.125,
+				      "a \"b\"\\c \xc3\xa9\n\x01"};
+	struct pv_load_copy_done d;
+	struct pv_load_copy_tick t = {12.345, 1000, 123456789012ull, 95.5, 88.5};
 
-	ck_assert_int_eq(pv_copy_line_conn(15, 65535, "SMB 3.1.1, encrypted (AES-128-GCM)", &b),
-			 PV_OK);
+	ck_assert_int_eq(
+		pv_load_copy_line_conn(15, 65535, "SMB 3.1.1, encrypted (AES-128-GCM)", &b), PV_OK);
 	ck_assert_str_eq(b.data,
 			 "copy-conn 15 65535 SMB%203.1.1%2C%20encrypted%20%28AES-128-GCM%29\n");
-	ck_assert_int_eq(pv_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
-	ck_assert_int_eq(l.kind, PV_COPY_CONN);
+	ck_assert_int_eq(pv_load_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
+	ck_assert_int_eq(l.kind, PV_LOAD_COPY_CONN);
 	ck_assert(l.conn == 15 && l.port == 65535);
 	ck_assert_str_eq(l.desc, "SMB 3.1.1, encrypted (AES-128-GCM)");
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_copy_line_conn(0, 0, "", &b), PV_OK);
+	ck_assert_int_eq(pv_load_copy_line_conn(0, 0, "", &b), PV_OK);
 	ck_assert_str_eq(b.data, "copy-conn 0 0 -\n");
-	ck_assert_int_eq(pv_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
-	ck_assert(l.kind == PV_COPY_CONN && l.conn == 0 && l.port == 0);
+	ck_assert_int_eq(pv_load_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
+	ck_assert(l.kind == PV_LOAD_COPY_CONN && l.conn == 0 && l.port == 0);
 	ck_assert_str_eq(l.desc, "-");
 
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_copy_line_tick(&t, &b), PV_OK);
+	ck_assert_int_eq(pv_load_copy_line_tick(&t, &b), PV_OK);
 	ck_assert_str_eq(b.data, "copy-tick 12.345 1000 123456789012 95.5 88.5\n");
-	ck_assert_int_eq(pv_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
-	ck_assert_int_eq(l.kind, PV_COPY_TICK);
+	ck_assert_int_eq(pv_load_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
+	ck_assert_int_eq(l.kind, PV_LOAD_COPY_TICK);
 	ck_assert(l.tick.t == 12.345 && l.tick.files == 1000 && l.tick.bytes == 123456789012ull &&
 		  l.tick.cpu == 95.5 && l.tick.top == 88.5);
 
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_copy_line_plan(&p, &b), PV_OK);
+	ck_assert_int_eq(pv_load_copy_line_plan(&p, &b), PV_OK);
 	ck_assert(b.len && b.data[b.len - 1] == '\n' && !memchr(b.data, '\n', b.len - 1));
 	ck_assert(!strncmp(b.data, "copy-plan {\"files\":7,\"bytes\":1000000000000000,", 46));
-	ck_assert_int_eq(pv_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
-	ck_assert_int_eq(l.kind, PV_COPY_PLAN);
+	ck_assert_int_eq(pv_load_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
+	ck_assert_int_eq(l.kind, PV_LOAD_COPY_PLAN);
 	ck_assert(l.plan.files == 7 && l.plan.dirs == 3 && l.plan.extras == 2 && l.plan.ok == 11 &&
 		  l.plan.listed == 14 && l.plan.skipped == 1 &&
 		  l.plan.bytes == 1000000000000000ull && l.plan.source_files == 20 &&
@@ -2180,18 +2190,18 @@ START_TEST(copy_agent_round_trip)
 	d.put_cpu = 102400;
 	d.put_top = NAN; /* not measured: null on the line */
 	snprintf(d.speaks, sizeof(d.speaks), "SMB 3.1.1, encrypted (AES-128-GCM)");
-	for (int i = 0; i < PV_COPY_CLASSES; i++) {
+	for (int i = 0; i < PV_LOAD_COPY_CLASSES; i++) {
 		d.classes[i].files = 10 * (unsigned long)i + 1;
 		d.classes[i].p50 = 0.001 * (i + 1);
 		d.classes[i].p95 = 0.002 * (i + 1);
 	}
 	d.classes[4].p95 = NAN;
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_copy_line_done(&d, &b), PV_OK);
+	ck_assert_int_eq(pv_load_copy_line_done(&d, &b), PV_OK);
 	ck_assert(b.len && b.data[b.len - 1] == '\n' && !memchr(b.data, '\n', b.len - 1));
 	ck_assert(strstr(b.data, "\"put_top\":null"));
-	ck_assert_int_eq(pv_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
-	ck_assert_int_eq(l.kind, PV_COPY_DONE);
+	ck_assert_int_eq(pv_load_copy_line_parse(b.data, b.len - 1, &l), PV_OK);
+	ck_assert_int_eq(l.kind, PV_LOAD_COPY_DONE);
 	ck_assert(l.done.files == 100 && l.done.fixed == 2 && l.done.dirs == 9 &&
 		  l.done.removed_files == 3 && l.done.removed_dirs == 1 && l.done.ok == 40 &&
 		  l.done.bytes == 987654321);
@@ -2199,14 +2209,14 @@ START_TEST(copy_agent_round_trip)
 		  l.done.total_s == 86400 && l.done.cpu_s == 3.5 && l.done.put_cpu == 102400);
 	ck_assert(isnan(l.done.put_top));
 	ck_assert_str_eq(l.done.speaks, d.speaks);
-	for (int i = 0; i < PV_COPY_CLASSES; i++) {
+	for (int i = 0; i < PV_LOAD_COPY_CLASSES; i++) {
 		ck_assert_uint_eq(l.done.classes[i].files, d.classes[i].files);
 		ck_assert(l.done.classes[i].p50 == d.classes[i].p50);
 		ck_assert(i == 4 ? isnan(l.done.classes[i].p95)
 				 : l.done.classes[i].p95 == d.classes[i].p95);
 	}
-	ck_assert_str_eq(pv_copy_class_names[0], "under 4 KiB");
-	ck_assert_str_eq(pv_copy_class_names[4], "1 MiB and over");
+	ck_assert_str_eq(pv_load_copy_class_names[0], "under 4 KiB");
+	ck_assert_str_eq(pv_load_copy_class_names[4], "1 MiB and over");
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -2214,20 +2224,20 @@ END_TEST
 /* line (a C string) from a hostile agent: PV_EREMOTE, naming why and quoting the line */
 static void agent_refused(const char *line, size_t len, const char *why)
 {
-	struct pv_copy_line l;
+	struct pv_load_copy_line l;
 
-	ck_assert_msg(pv_copy_line_parse(line, len, &l) == PV_EREMOTE, "'%.*s' taken", (int)len,
-		      line);
+	ck_assert_msg(pv_load_copy_line_parse(line, len, &l) == PV_EREMOTE, "'%.*s' taken",
+		      (int)len, line);
 	ck_assert_msg(strstr(pv_errmsg(), why), "'%.*s': message '%s' lacks '%s'", (int)len, line,
 		      pv_errmsg(), why);
 	ck_assert(strstr(pv_errmsg(), "the copy agent printed a line that is not one of its own"));
 }
 #define AGENT_REFUSED(line, why) agent_refused(line, strlen(line), why)
 
-static void agent_taken(const char *line, struct pv_copy_line *l)
+static void agent_taken(const char *line, struct pv_load_copy_line *l)
 {
-	ck_assert_msg(pv_copy_line_parse(line, strlen(line), l) == PV_OK, "'%s' refused: %s", line,
-		      pv_errmsg());
+	ck_assert_msg(pv_load_copy_line_parse(line, strlen(line), l) == PV_OK, "'%s' refused: %s",
+		      line, pv_errmsg());
 }
 
 /* s with its first from replaced by to (from must be there), in a static buffer */
@@ -2244,10 +2254,10 @@ static const char *subst(const char *s, const char *from, const char *to)
 /* What a hostile or broken agent may print, each refused, and the edges of each range taken. */
 START_TEST(copy_agent_refused)
 {
-	struct pv_copy_line l;
+	struct pv_load_copy_line l;
 	struct pv_buf pb = PV_BUF_INIT, db = PV_BUF_INIT;
-	struct pv_copy_plan p = {7, 3, 2, 11, 14, 1, 4096, 20, 8192, 4, 0.125, ""};
-	struct pv_copy_done d;
+	struct pv_load_copy_plan p = {7, 3, 2, 11, 14, 1, 4096, 20, 8192, 4, 0.125, ""};
+	struct pv_load_copy_done d;
 	char plan[1024], done[2048], big[512];
 
 	/* ticks: T FILES BYTES CPU TOP */
@@ -2323,7 +2333,7 @@ START_TEST(copy_agent_refused)
 
 	/* the plan and the figures: JSON objects with every key, counts whole from 0 to 1e15,
 	 * times from 0 to a day (or null), text that fits */
-	ck_assert_int_eq(pv_copy_line_plan(&p, &pb), PV_OK);
+	ck_assert_int_eq(pv_load_copy_line_plan(&p, &pb), PV_OK);
 	snprintf(plan, sizeof(plan), "%.*s", (int)pb.len - 1, pb.data);
 	agent_taken(plan, &l);
 	ck_assert(strstr(plan, "\"files\":7,"));
@@ -2376,9 +2386,9 @@ START_TEST(copy_agent_refused)
 	d.put_cpu = 50;
 	d.put_top = 40;
 	snprintf(d.speaks, sizeof(d.speaks), "SMB 3.1.1");
-	for (int i = 0; i < PV_COPY_CLASSES; i++)
+	for (int i = 0; i < PV_LOAD_COPY_CLASSES; i++)
 		d.classes[i].p50 = d.classes[i].p95 = 0.5;
-	ck_assert_int_eq(pv_copy_line_done(&d, &db), PV_OK);
+	ck_assert_int_eq(pv_load_copy_line_done(&d, &db), PV_OK);
 	snprintf(done, sizeof(done), "%.*s", (int)db.len - 1, db.data);
 	agent_taken(done, &l);
 	ck_assert(strstr(done, "\"put_cpu\":50.0,"));
@@ -2460,9 +2470,9 @@ END_TEST
 /* Out of memory while writing a line: PV_EIO, at each realloc the writer makes. */
 START_TEST(copy_oom)
 {
-	struct pv_copy_config c;
-	struct pv_copy_done d;
-	struct pv_copy_tick t = {1, 2, 3, 4, 5};
+	struct pv_load_copy_config c;
+	struct pv_load_copy_done d;
+	struct pv_load_copy_tick t = {1, 2, 3, 4, 5};
 
 	memset(&c, 0, sizeof(c));
 	snprintf(c.server, sizeof(c.server), "srv");
@@ -2473,10 +2483,10 @@ START_TEST(copy_oom)
 		int rc;
 
 		pv_test_alloc_fail_at(1);
-		rc = w == 0   ? pv_copy_config_put(&c, &b)
-		     : w == 1 ? pv_copy_line_conn(1, 445, "x", &b)
-		     : w == 2 ? pv_copy_line_tick(&t, &b)
-			      : pv_copy_line_done(&d, &b);
+		rc = w == 0   ? pv_load_copy_config_put(&c, &b)
+		     : w == 1 ? pv_load_copy_line_conn(1, 445, "x", &b)
+		     : w == 2 ? pv_load_copy_line_tick(&t, &b)
+			      : pv_load_copy_line_done(&d, &b);
 		pv_test_alloc_ok();
 		ck_assert_int_gt(pv_test_alloc_refused(), 0);
 		ck_assert_msg(rc == PV_EIO && strstr(pv_errmsg(), "out of memory"),

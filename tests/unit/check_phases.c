@@ -48,53 +48,54 @@ static struct pv_playbook *load(const char *const *ovr)
 START_TEST(ramp)
 {
 	struct pv_playbook *pb = load(NULL);
-	struct pv_ramp r;
+	struct pv_run_ramp r;
 	const char *too_many[] = {"driver.max_users=21", NULL};
 	const char *too_few[] = {"driver.min_users=1", NULL};
 
-	ck_assert_int_eq(pv_ramp_plan(pb, &r), PV_OK);
+	ck_assert_int_eq(pv_run_ramp_plan(pb, &r), PV_OK);
 	ck_assert_uint_eq(r.n, 4); /* 4, 9, 14, and max_users 15 last */
-	pv_ramp_release(&r);
+	pv_run_ramp_release(&r);
 	pv_playbook_free(pb);
 	/* FSCT's iterations: min, min+step, ... and max_users last */
 	{
 		const char *o[] = {"driver.min_users=4", "driver.max_users=14", NULL};
 
 		pb = load(o);
-		ck_assert_int_eq(pv_ramp_plan(pb, &r), PV_OK);
+		ck_assert_int_eq(pv_run_ramp_plan(pb, &r), PV_OK);
 		ck_assert_uint_eq(r.n, 3);
 		ck_assert_uint_eq(r.totals[0], 4);
 		ck_assert_uint_eq(r.totals[1], 9);
 		ck_assert_uint_eq(r.totals[2], 14);
-		pv_ramp_release(&r);
+		pv_run_ramp_release(&r);
 		pv_playbook_free(pb);
 	}
 	pb = load(too_many);
-	ck_assert_int_eq(pv_ramp_plan(pb, &r), PV_ECONFIG);
+	ck_assert_int_eq(pv_run_ramp_plan(pb, &r), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "prepare makes 20 users"));
 	pv_playbook_free(pb);
 	pb = load(too_few);
-	ck_assert_int_eq(pv_ramp_plan(pb, &r), PV_ECONFIG);
+	ck_assert_int_eq(pv_run_ramp_plan(pb, &r), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "fewer than the 2 clients"));
 	pv_playbook_free(pb);
 	/* shares over the clients: even, the first ones one more, summing to the total */
-	ck_assert_uint_eq(pv_ramp_share(9, 2, 0), 5);
-	ck_assert_uint_eq(pv_ramp_share(9, 2, 1), 4);
-	ck_assert_uint_eq(
-		pv_ramp_share(10, 3, 0) + pv_ramp_share(10, 3, 1) + pv_ramp_share(10, 3, 2), 10);
+	ck_assert_uint_eq(pv_run_ramp_share(9, 2, 0), 5);
+	ck_assert_uint_eq(pv_run_ramp_share(9, 2, 1), 4);
+	ck_assert_uint_eq(pv_run_ramp_share(10, 3, 0) + pv_run_ramp_share(10, 3, 1) +
+				  pv_run_ramp_share(10, 3, 2),
+			  10);
 }
 END_TEST
 
 START_TEST(ramp_last_step)
 {
 	struct pv_playbook *pb = load(NULL);
-	struct pv_ramp r;
+	struct pv_run_ramp r;
 
 	/* 4 9 14, and max_users 15 as the last step even though the step does not reach it */
-	ck_assert_int_eq(pv_ramp_plan(pb, &r), PV_OK);
+	ck_assert_int_eq(pv_run_ramp_plan(pb, &r), PV_OK);
 	ck_assert_uint_eq(r.totals[r.n - 1], 15);
 	ck_assert_uint_eq(r.totals[0], 4);
-	pv_ramp_release(&r);
+	pv_run_ramp_release(&r);
 	pv_playbook_free(pb);
 }
 END_TEST
@@ -176,19 +177,19 @@ END_TEST
 START_TEST(render)
 {
 	struct pv_playbook *pb = load(NULL);
-	struct pv_driver_vars v = {"cli2",	   3,	       7, 2, 4, 30, 2, "/tmp/r/2",
-				   "/tmp/r/2/.pw", "cli1,cli2"};
+	struct pv_run_driver_vars v = {"cli2",	       3,	   7, 2, 4, 30, 2, "/tmp/r/2",
+				       "/tmp/r/2/.pw", "cli1,cli2"};
 	struct pv_buf b = PV_BUF_INIT;
 	bool pw = false;
 
 	ck_assert_int_eq(
-		pv_driver_render(pb,
-				 "load --users {users}/{users_total} --step {step}/{steps}"
-				 " --for {duration}s+{warmup} -o {results} "
-				 "{first_user}..{last_user} via {alias_template} on "
-				 "//{server}/{share} ({shares}) as {domain}\\\\{user_template}"
-				 " in {realm} {dns_domain} {lab} {clients} {server_address}",
-				 &v, &b, &pw),
+		pv_run_driver_render(pb,
+				     "load --users {users}/{users_total} --step {step}/{steps}"
+				     " --for {duration}s+{warmup} -o {results} "
+				     "{first_user}..{last_user} via {alias_template} on "
+				     "//{server}/{share} ({shares}) as {domain}\\\\{user_template}"
+				     " in {realm} {dns_domain} {lab} {clients} {server_address}",
+				     &v, &b, &pw),
 		PV_OK);
 	/* names and paths single-quoted where they land unquoted; numbers as they are */
 	ck_assert_str_eq(b.data, "load --users 3/7 --step 2/4 --for 30s+2 -o '/tmp/r/2' "
@@ -197,15 +198,15 @@ START_TEST(render)
 				 "'cli1,cli2' '198.18.0.20'");
 	ck_assert(!pw);
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_driver_render(pb, "x -A {password_file}", &v, &b, &pw), PV_OK);
+	ck_assert_int_eq(pv_run_driver_render(pb, "x -A {password_file}", &v, &b, &pw), PV_OK);
 	ck_assert(pw);
 	ck_assert_str_eq(b.data, "x -A '/tmp/r/2/.pw'");
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_driver_render(pb, "x {userz}", &v, &b, &pw), PV_ECONFIG);
+	ck_assert_int_eq(pv_run_driver_render(pb, "x {userz}", &v, &b, &pw), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'{userz}' is not a placeholder"));
 	pv_buf_reset(&b);
 	/* braces that are not a placeholder stay: the shell's, a lone '{', a {N} or {a-b} */
-	ck_assert_int_eq(pv_driver_render(pb, "a { b; } ${X:-1} ${HOME} {N} {", &v, &b, &pw),
+	ck_assert_int_eq(pv_run_driver_render(pb, "a { b; } ${X:-1} ${HOME} {N} {", &v, &b, &pw),
 			 PV_OK);
 	ck_assert_str_eq(b.data, "a { b; } ${X:-1} ${HOME} {N} {");
 	pv_buf_release(&b, 0);
@@ -244,14 +245,14 @@ START_TEST(render_quoted)
 	};
 	const char *val = "/tmp/a b/$(touch /tmp/pv-PWNED)/`id`/it's \"q\" \\ & ; |";
 	struct pv_playbook *pb = load(NULL);
-	struct pv_driver_vars v = {"cli2", 3, 7, 2, 4, 30, 2, val, "/p", "cli1,cli2"};
+	struct pv_run_driver_vars v = {"cli2", 3, 7, 2, 4, 30, 2, val, "/p", "cli1,cli2"};
 	struct pv_buf b = PV_BUF_INIT;
 	char got[512], want[512];
 
 	unlink("/tmp/pv-PWNED");
 	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
 		pv_buf_reset(&b);
-		ck_assert_int_eq(pv_driver_render(pb, where[i], &v, &b, NULL), PV_OK);
+		ck_assert_int_eq(pv_run_driver_render(pb, where[i], &v, &b, NULL), PV_OK);
 		sh_out(b.data, got, sizeof(got));
 		snprintf(want, sizeof(want), "%s|", i == 3 ? "" : val);
 		if (i == 3)
@@ -262,9 +263,9 @@ START_TEST(render_quoted)
 	ck_assert_int_ne(access("/tmp/pv-PWNED", F_OK), 0);
 	/* numbers stay bare (arithmetic takes them); a backslash keeps a brace as text */
 	pv_buf_reset(&b);
-	ck_assert_int_eq(
-		pv_driver_render(pb, "echo $(( {users} * {duration} )) \\{results}", &v, &b, NULL),
-		PV_OK);
+	ck_assert_int_eq(pv_run_driver_render(pb, "echo $(( {users} * {duration} )) \\{results}",
+					      &v, &b, NULL),
+			 PV_OK);
 	sh_out(b.data, got, sizeof(got));
 	ck_assert_str_eq(got, "90 {results}\n");
 	pv_buf_release(&b, 0);
@@ -286,80 +287,81 @@ START_TEST(listing_owners)
 	size_t nh = 0;
 
 	ck_assert_int_eq(pv_buf_add(&out, L, sizeof(L) - 1), 0);
-	ck_assert_int_eq(pv_trees_parse_listing(&out, &hv, &nh), PV_OK);
+	ck_assert_int_eq(pv_phases_trees_parse_listing(&out, &hv, &nh), PV_OK);
 	ck_assert_uint_eq(nh, 3);
-	ck_assert_ptr_nonnull(h = pv_trees_find(hv, nh, "fsroot1/u1/static/a.txt"));
+	ck_assert_ptr_nonnull(h = pv_phases_trees_find(hv, nh, "fsroot1/u1/static/a.txt"));
 	ck_assert(!h->dir && !h->other && h->size == 1024 && h->uid == 11117);
-	ck_assert_ptr_nonnull(h = pv_trees_find(hv, nh, "fsroot1/u1/static"));
+	ck_assert_ptr_nonnull(h = pv_phases_trees_find(hv, nh, "fsroot1/u1/static"));
 	ck_assert(h->dir && h->size == 0 && h->uid == 11114);
-	ck_assert_ptr_nonnull(h = pv_trees_find(hv, nh, "fsroot1/u1/link"));
+	ck_assert_ptr_nonnull(h = pv_phases_trees_find(hv, nh, "fsroot1/u1/link"));
 	ck_assert(h->other && h->uid == 11117);
-	ck_assert_ptr_null(pv_trees_find(hv, nh, "fsroot1/u1/old-format"));
+	ck_assert_ptr_null(pv_phases_trees_find(hv, nh, "fsroot1/u1/old-format"));
 	free(hv);
 	pv_buf_release(&out, 0);
 }
 END_TEST
 
 /* getent's lines: a user's uid and gid, the domain dropped; root, a system account or its
- * group (below PV_TREES_ID_MIN) are refused: trees.pl would act as that account on the
+ * group (below PV_PHASES_TREES_ID_MIN) are refused: trees.pl would act as that account on the
  * server; anything not plain digits is no line of getent.sh. */
 START_TEST(getent_lines)
 {
-	char name[PV_NAME_MAX];
+	char name[PV_PLAYBOOK_NAME_MAX];
 	unsigned long uid = 1, gid = 1;
 
-	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:13156:10513", "LAB", name, sizeof(name),
-					      &uid, &gid),
+	ck_assert_int_eq(pv_phases_trees_getent_line("LAB\\cli1-u1:13156:10513", "LAB", name,
+						     sizeof(name), &uid, &gid),
 			 1);
 	ck_assert_str_eq(name, "cli1-u1");
 	ck_assert_uint_eq(uid, 13156);
 	ck_assert_uint_eq(gid, 10513);
-	ck_assert_int_eq(
-		pv_trees_getent_line("cli1-u2:20000:20000", "LAB", name, sizeof(name), &uid, &gid),
-		1);
+	ck_assert_int_eq(pv_phases_trees_getent_line("cli1-u2:20000:20000", "LAB", name,
+						     sizeof(name), &uid, &gid),
+			 1);
 	ck_assert_str_eq(name, "cli1-u2");
 	/* a name that starts like the domain is not cut; "LAB+" alone is no name */
-	ck_assert_int_eq(
-		pv_trees_getent_line("LABu1:20000:20000", "LAB", name, sizeof(name), &uid, &gid),
-		1);
+	ck_assert_int_eq(pv_phases_trees_getent_line("LABu1:20000:20000", "LAB", name, sizeof(name),
+						     &uid, &gid),
+			 1);
 	ck_assert_str_eq(name, "LABu1");
-	ck_assert_int_eq(
-		pv_trees_getent_line("lab+u1:20000:20000", "LAB", name, sizeof(name), &uid, &gid),
-		1);
+	ck_assert_int_eq(pv_phases_trees_getent_line("lab+u1:20000:20000", "LAB", name,
+						     sizeof(name), &uid, &gid),
+			 1);
 	ck_assert_str_eq(name, "u1");
-	ck_assert_int_eq(
-		pv_trees_getent_line("LAB+:20000:20000", "LAB", name, sizeof(name), &uid, &gid), 0);
+	ck_assert_int_eq(pv_phases_trees_getent_line("LAB+:20000:20000", "LAB", name, sizeof(name),
+						     &uid, &gid),
+			 0);
 	/* root, a system uid, root's group, a system group: refused */
-	ck_assert_int_eq(
-		pv_trees_getent_line("LAB\\cli1-u1:0:10513", "LAB", name, sizeof(name), &uid, &gid),
-		-1);
-	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'LAB\\cli1-u1' as uid 0"));
-	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:999:10513", "LAB", name, sizeof(name),
-					      &uid, &gid),
+	ck_assert_int_eq(pv_phases_trees_getent_line("LAB\\cli1-u1:0:10513", "LAB", name,
+						     sizeof(name), &uid, &gid),
 			 -1);
-	ck_assert_int_eq(
-		pv_trees_getent_line("LAB\\cli1-u1:13156:0", "LAB", name, sizeof(name), &uid, &gid),
-		-1);
+	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "'LAB\\cli1-u1' as uid 0"));
+	ck_assert_int_eq(pv_phases_trees_getent_line("LAB\\cli1-u1:999:10513", "LAB", name,
+						     sizeof(name), &uid, &gid),
+			 -1);
+	ck_assert_int_eq(pv_phases_trees_getent_line("LAB\\cli1-u1:13156:0", "LAB", name,
+						     sizeof(name), &uid, &gid),
+			 -1);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "group 0"));
-	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:13156:27", "LAB", name, sizeof(name),
-					      &uid, &gid),
+	ck_assert_int_eq(pv_phases_trees_getent_line("LAB\\cli1-u1:13156:27", "LAB", name,
+						     sizeof(name), &uid, &gid),
 			 -1);
 	/* not a line of getent.sh: skipped (the user is then missing, which is an error too):
 	 * (uid_t)-1, a sign, a space, a field too many, a number past 32 bits */
-	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:4294967295:10513", "LAB", name,
-					      sizeof(name), &uid, &gid),
+	ck_assert_int_eq(pv_phases_trees_getent_line("LAB\\cli1-u1:4294967295:10513", "LAB", name,
+						     sizeof(name), &uid, &gid),
 			 0);
-	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:-1:10513", "LAB", name, sizeof(name),
-					      &uid, &gid),
+	ck_assert_int_eq(pv_phases_trees_getent_line("LAB\\cli1-u1:-1:10513", "LAB", name,
+						     sizeof(name), &uid, &gid),
 			 0);
-	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1: 13156:10513", "LAB", name,
-					      sizeof(name), &uid, &gid),
+	ck_assert_int_eq(pv_phases_trees_getent_line("LAB\\cli1-u1: 13156:10513", "LAB", name,
+						     sizeof(name), &uid, &gid),
 			 0);
-	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:13156:10513:x", "LAB", name,
-					      sizeof(name), &uid, &gid),
+	ck_assert_int_eq(pv_phases_trees_getent_line("LAB\\cli1-u1:13156:10513:x", "LAB", name,
+						     sizeof(name), &uid, &gid),
 			 0);
-	ck_assert_int_eq(pv_trees_getent_line("LAB\\cli1-u1:99999999999999999999999:10513", "LAB",
-					      name, sizeof(name), &uid, &gid),
+	ck_assert_int_eq(pv_phases_trees_getent_line("LAB\\cli1-u1:99999999999999999999999:10513",
+						     "LAB", name, sizeof(name), &uid, &gid),
 			 0);
 }
 END_TEST
@@ -373,27 +375,27 @@ START_TEST(wrap_lines)
 
 #define WRAP(s) pv_run_wrap_line(s, strlen(s), &w)
 	WRAP("pv-started 4242");
-	ck_assert_int_eq(w.kind, PV_WRAP_STARTED);
+	ck_assert_int_eq(w.kind, PV_RUN_WRAP_STARTED);
 	WRAP("pv-alive");
-	ck_assert_int_eq(w.kind, PV_WRAP_ALIVE);
+	ck_assert_int_eq(w.kind, PV_RUN_WRAP_ALIVE);
 	WRAP("pv-exit 143");
-	ck_assert_int_eq(w.kind, PV_WRAP_EXIT);
+	ck_assert_int_eq(w.kind, PV_RUN_WRAP_EXIT);
 	ck_assert_int_eq(w.status, 143);
 	WRAP("pv-stopped -1");
-	ck_assert_int_eq(w.kind, PV_WRAP_STOPPED);
+	ck_assert_int_eq(w.kind, PV_RUN_WRAP_STOPPED);
 	ck_assert_int_eq(w.status, -1);
 	WRAP("pv-exit 99999999999999999999");
-	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	ck_assert_int_eq(w.kind, PV_RUN_WRAP_OTHER);
 	WRAP("pv-exit 1x");
-	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	ck_assert_int_eq(w.kind, PV_RUN_WRAP_OTHER);
 	WRAP("pv-stopped -2");
-	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	ck_assert_int_eq(w.kind, PV_RUN_WRAP_OTHER);
 	WRAP("pv-alive!");
-	ck_assert_int_eq(w.kind, PV_WRAP_OTHER);
+	ck_assert_int_eq(w.kind, PV_RUN_WRAP_OTHER);
 	memset(big, 'x', sizeof(big));
 	memcpy(big, "pv-error ", 9);
 	pv_run_wrap_line(big, sizeof(big), &w);
-	ck_assert_int_eq(w.kind, PV_WRAP_ERROR);
+	ck_assert_int_eq(w.kind, PV_RUN_WRAP_ERROR);
 	ck_assert_uint_eq(w.textlen, PV_RUN_WRAP_TEXT_MAX);
 #undef WRAP
 }
@@ -514,7 +516,7 @@ static void some_figs(uint64_t seq, unsigned client, struct pv_load_figs *f)
 	f->reconnects = (unsigned)(client % 2);
 	f->threads = 2;
 	f->host_cpu = -1;
-	for (int k = 0; k < PV_LOAD_KINDS; k++) {
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++) {
 		f->kind[k].started = seq * 100 + client * 10 + (uint64_t)k;
 		unsigned bk = (unsigned)((seq + client + (uint64_t)k) % 20);
 
@@ -637,12 +639,12 @@ START_TEST(fsct)
 	struct pv_playbook *pb = load(NULL);
 	struct pv_buf b = PV_BUF_INIT;
 
-	ck_assert_int_eq(pv_fsct_client(pb, "CTL", &b), PV_OK);
+	ck_assert_int_eq(pv_run_fsct_client(pb, "CTL", &b), PV_OK);
 	ck_assert_str_eq(b.data,
 			 "$pw = [Console]::In.ReadLine(); & 'fsct.exe' run client /controller "
 			 "'CTL' /server 'srv' /password $pw /domain 'lab.test'");
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_fsct_controller(pb, &b), PV_OK);
+	ck_assert_int_eq(pv_run_fsct_controller(pb, &b), PV_OK);
 	ck_assert_str_eq(b.data,
 			 "$pw = [Console]::In.ReadLine(); & 'fsct.exe' run controller /server "
 			 "'srv' /password $pw /volumes '\\\\srv\\fsroot1' /clients "
@@ -674,7 +676,7 @@ START_TEST(fsct_refusals)
 	struct pv_playbook *pb = load(no_host);
 	struct pv_buf b = PV_BUF_INIT;
 
-	ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+	ck_assert_int_eq(pv_run_fsct_check(pb), PV_ECONFIG);
 	ck_assert_msg(strstr(pv_errmsg(), "set controller.host.name to that host's name"), "%s",
 		      pv_errmsg());
 	ck_assert(strstr(pv_errmsg(), "'fsct run client /controller NAME'"));
@@ -684,18 +686,18 @@ START_TEST(fsct_refusals)
 		const char *none[] = {"driver.name=fsct", NULL};
 
 		pb = load(none);
-		ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+		ck_assert_int_eq(pv_run_fsct_check(pb), PV_ECONFIG);
 		ck_assert(strstr(pv_errmsg(), "controller.host.name"));
 		pv_playbook_free(pb);
 	}
 	pb = load(linux_cli);
-	ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+	ck_assert_int_eq(pv_run_fsct_check(pb), PV_ECONFIG);
 	ck_assert_msg(strstr(pv_errmsg(), "'cli2' is os: linux: set its os: windows"), "%s",
 		      pv_errmsg());
 	pv_playbook_free(pb);
 	pb = load(good);
-	ck_assert_int_eq(pv_fsct_check(pb), PV_OK);
-	ck_assert_int_eq(pv_fsct_client(pb, pb->controller.host.name, &b), PV_OK);
+	ck_assert_int_eq(pv_run_fsct_check(pb), PV_OK);
+	ck_assert_int_eq(pv_run_fsct_client(pb, pb->controller.host.name, &b), PV_OK);
 	ck_assert(strstr(b.data, "/controller 'ctl' /server 'srv'"));
 	ck_assert(!strstr(b.data, "localhost"));
 	pv_buf_release(&b, 0);
@@ -711,7 +713,7 @@ START_TEST(fsct_refusals)
 
 		ck_assert_int_eq(pv_playbook_parse("t.yaml", noserver, strlen(noserver), NULL, &pb),
 				 PV_OK);
-		ck_assert_int_eq(pv_fsct_check(pb), PV_ECONFIG);
+		ck_assert_int_eq(pv_run_fsct_check(pb), PV_ECONFIG);
 		ck_assert(strstr(pv_errmsg(), "add a 'server:' section"));
 		pv_playbook_free(pb);
 	}
@@ -732,14 +734,14 @@ static const char SRV_FACTS[] = "Linux srv\nkdc=dc.lab.test\nwinbind=dc.lab.test
 				"n_idmap_dom_range=10000-999999\n";
 
 /* The items judge gave, each "status: message", one a line, into out. */
-static void judged(const struct pv_playbook *pb, enum pv_needs_role role, const char *facts,
+static void judged(const struct pv_playbook *pb, enum pv_phases_needs_role role, const char *facts,
 		   char *out, size_t len, size_t *fails)
 {
-	struct pv_check_result c;
+	struct pv_phases_check_result c;
 	size_t o = 0;
 
 	memset(&c, 0, sizeof(c));
-	pv_needs_judge(&c, pb, "h", role, facts);
+	pv_phases_needs_judge(&c, pb, "h", role, facts);
 	out[0] = '\0';
 	for (size_t i = 0; i < c.n && o < len; i++) {
 		ck_assert_str_eq(c.items[i].check, "needs");
@@ -750,7 +752,7 @@ static void judged(const struct pv_playbook *pb, enum pv_needs_role role, const 
 	*fails = c.failed;
 	if (c.failed)
 		ck_assert_int_eq(c.first_fail, PV_ECONFIG);
-	pv_check_result_release(&c);
+	pv_phases_check_result_release(&c);
 }
 
 /* The facts of in with the line of KEY made KEY=VALUE (VALUE NULL: the line gone), into out. */
@@ -775,7 +777,7 @@ START_TEST(needs)
 	size_t fails;
 
 	/* everything there: one ok line */
-	judged(pb, PV_NEEDS_SERVER, SRV_FACTS, got, sizeof(got), &fails);
+	judged(pb, PV_PHASES_NEEDS_SERVER, SRV_FACTS, got, sizeof(got), &fails);
 	ck_assert_uint_eq(fails, 0);
 	ck_assert_msg(!strncmp(got, "ok: root, perl, Samba's tools", 29), "%s", got);
 	ck_assert_str_eq(strchr(got, '\n'), "\n"); /* and nothing else */
@@ -817,7 +819,7 @@ START_TEST(needs)
 			char want[512];
 
 			facts_with(cases[i].key, cases[i].value, f, sizeof(f));
-			judged(pb, PV_NEEDS_SERVER, f, got, sizeof(got), &fails);
+			judged(pb, PV_PHASES_NEEDS_SERVER, f, got, sizeof(got), &fails);
 			snprintf(want, sizeof(want), "%s: ", cases[i].status);
 			ck_assert_msg(!strncmp(got, want, strlen(want)) &&
 					      strstr(got, cases[i].want),
@@ -829,10 +831,10 @@ START_TEST(needs)
 	}
 	/* registry shares through include = registry or config backend = registry count */
 	facts_with("n_registry_shares", "No\nn_include_registry=1", f, sizeof(f));
-	judged(pb, PV_NEEDS_SERVER, f, got, sizeof(got), &fails);
+	judged(pb, PV_PHASES_NEEDS_SERVER, f, got, sizeof(got), &fails);
 	ck_assert_uint_eq(fails, 0);
 	facts_with("n_config_backend", "registry\nn_registry_shares=No", f, sizeof(f));
-	judged(pb, PV_NEEDS_SERVER, f, got, sizeof(got), &fails);
+	judged(pb, PV_PHASES_NEEDS_SERVER, f, got, sizeof(got), &fails);
 	ck_assert_uint_eq(fails, 0);
 	/* no idmap range at all: the whole fix, with the domain's name */
 	{
@@ -840,7 +842,7 @@ START_TEST(needs)
 
 		facts_with("n_idmap_star_range", NULL, g, sizeof(g));
 		fact_set(g, "n_idmap_dom_range", NULL, f, sizeof(f));
-		judged(pb, PV_NEEDS_SERVER, f, got, sizeof(got), &fails);
+		judged(pb, PV_PHASES_NEEDS_SERVER, f, got, sizeof(got), &fails);
 		ck_assert_uint_eq(fails, 1);
 		ck_assert_msg(strstr(got, "smb.conf: no idmap range: winbindd gives the domain's "
 					  "users no uid") &&
@@ -848,14 +850,14 @@ START_TEST(needs)
 			      "%s", got);
 	}
 	/* testparm there but smb.conf does not load; no testparm at all */
-	judged(pb, PV_NEEDS_SERVER,
+	judged(pb, PV_PHASES_NEEDS_SERVER,
 	       "n_uid=0\nn_perl=/p\nn_net=/n\nn_testparm=/t\nn_wbinfo=/w\n"
 	       "n_smbd=/s\nn_winbindd=/w\nn_svc=/s\nn_nss_passwd=winbind\n"
 	       "n_nss_group=winbind\nn_testparm_failed=1\n",
 	       got, sizeof(got), &fails);
 	ck_assert_uint_eq(fails, 1);
 	ck_assert(strstr(got, "'testparm -sv' printed nothing"));
-	judged(pb, PV_NEEDS_SERVER,
+	judged(pb, PV_PHASES_NEEDS_SERVER,
 	       "n_uid=0\nn_perl=/p\nn_svc=/s\nn_nss_passwd=files winbind\n"
 	       "n_nss_group=files winbind\n",
 	       got, sizeof(got), &fails);
@@ -863,13 +865,13 @@ START_TEST(needs)
 	ck_assert_msg(strstr(got, "Samba: net, testparm, wbinfo, smbd, winbindd not found"), "%s",
 		      got);
 	/* clients: root and perl */
-	judged(pb, PV_NEEDS_CLIENT, "Linux cli1\nn_uid=0\nn_perl=/usr/bin/perl\n", got, sizeof(got),
-	       &fails);
+	judged(pb, PV_PHASES_NEEDS_CLIENT, "Linux cli1\nn_uid=0\nn_perl=/usr/bin/perl\n", got,
+	       sizeof(got), &fails);
 	ck_assert_str_eq(got, "ok: root, perl\n");
-	judged(pb, PV_NEEDS_CLIENT, "n_uid=0\nn_perl=\n", got, sizeof(got), &fails);
+	judged(pb, PV_PHASES_NEEDS_CLIENT, "n_uid=0\nn_perl=\n", got, sizeof(got), &fails);
 	ck_assert_uint_eq(fails, 1);
 	ck_assert(strstr(got, "fail: perl is not installed: run starts every driver's work"));
-	judged(pb, PV_NEEDS_CLIENT, "n_uid=1001\nn_perl=/p\n", got, sizeof(got), &fails);
+	judged(pb, PV_PHASES_NEEDS_CLIENT, "n_uid=1001\nn_perl=/p\n", got, sizeof(got), &fails);
 	ck_assert(strstr(got, "fail: root: the SSH user has uid 1001; client writes the aliases "
 			      "into /etc/hosts as root"));
 	pv_playbook_free(pb);
@@ -882,20 +884,20 @@ START_TEST(server_kinds)
 	struct pv_playbook *pb = load(NULL);
 	const char *nas[] = {"server.kind=nas", NULL}, *win[] = {"server.kind=windows", NULL};
 
-	ck_assert_int_eq(pb->server.kind, PV_SERVER_SAMBA);
-	ck_assert_int_eq(pv_lab_server_phase(pb, "join"), PV_OK);
+	ck_assert_int_eq(pb->server.kind, PV_PLAYBOOK_SERVER_SAMBA);
+	ck_assert_int_eq(pv_phases_lab_server_phase(pb, "join"), PV_OK);
 	pv_playbook_free(pb);
 	pb = load(nas);
-	ck_assert_int_eq(pb->server.kind, PV_SERVER_NAS);
-	ck_assert_int_eq(pv_lab_server_phase(pb, "cleanup server"), PV_ECONFIG);
+	ck_assert_int_eq(pb->server.kind, PV_PLAYBOOK_SERVER_NAS);
+	ck_assert_int_eq(pv_phases_lab_server_phase(pb, "cleanup server"), PV_ECONFIG);
 	ck_assert_msg(strstr(pv_errmsg(), "'cleanup server' does not apply to this server: "
 					  "server.kind is nas") &&
 			      strstr(pv_errmsg(), "its phases are dc, client and controller"),
 		      "%s", pv_errmsg());
 	pv_playbook_free(pb);
 	pb = load(win);
-	ck_assert_int_eq(pb->server.kind, PV_SERVER_WINDOWS);
-	ck_assert_int_eq(pv_lab_server_phase(pb, "join"), PV_ECONFIG);
+	ck_assert_int_eq(pb->server.kind, PV_PLAYBOOK_SERVER_WINDOWS);
+	ck_assert_int_eq(pv_phases_lab_server_phase(pb, "join"), PV_ECONFIG);
 	ck_assert(strstr(pv_errmsg(), "FSCT's 'prepare server' on Windows"));
 	pv_playbook_free(pb);
 	{
@@ -916,49 +918,50 @@ static const char LINE[] = "pv-watch cpu=12.5 usr=8.0 sys=4.5 iowait=0.0 smbd=20
 
 START_TEST(watch_parse)
 {
-	struct pv_watch_sample s;
+	struct pv_run_watch_sample s;
 	char bad[256];
 
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(pv_watch_parse(LINE, strlen(LINE), &s), PV_OK);
-	ck_assert(s.v[PV_W_CPU] == 12.5 && s.v[PV_W_SMBD] == 20.1 && s.v[PV_W_SELF] == 0.31);
-	ck_assert(s.v[PV_W_MEM_AVAIL] == 1024.5 && s.v[PV_W_INFLIGHT] == 2);
-	ck_assert(s.v[PV_W_NET_RX] == 12.0 &&
-		  s.v[PV_W_NET_TX] == 22.0); /* summed over interfaces */
-	ck_assert_uint_eq(s.nifs, 2);	     /* and each kept */
+	ck_assert_int_eq(pv_run_watch_parse(LINE, strlen(LINE), &s), PV_OK);
+	ck_assert(s.v[PV_RUN_W_CPU] == 12.5 && s.v[PV_RUN_W_SMBD] == 20.1 &&
+		  s.v[PV_RUN_W_SELF] == 0.31);
+	ck_assert(s.v[PV_RUN_W_MEM_AVAIL] == 1024.5 && s.v[PV_RUN_W_INFLIGHT] == 2);
+	ck_assert(s.v[PV_RUN_W_NET_RX] == 12.0 &&
+		  s.v[PV_RUN_W_NET_TX] == 22.0); /* summed over interfaces */
+	ck_assert_uint_eq(s.nifs, 2);		 /* and each kept */
 	ck_assert_str_eq(s.ifs[1].name, "veth1");
 	ck_assert(s.ifs[1].rx == 1.5 && s.ifs[1].tx == 2.0);
-	ck_assert_int_eq(pv_watch_parse("pv-watch-start interval=2 hz=100", 32, &s), 1);
+	ck_assert_int_eq(pv_run_watch_parse("pv-watch-start interval=2 hz=100", 32, &s), 1);
 	/* no interface but lo */
 	snprintf(bad, sizeof(bad), "%.*snet=-", (int)(strstr(LINE, "net=") - LINE), LINE);
-	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_OK);
-	ck_assert(s.v[PV_W_NET_RX] == 0 && s.v[PV_W_NET_TX] == 0);
+	ck_assert_int_eq(pv_run_watch_parse(bad, strlen(bad), &s), PV_OK);
+	ck_assert(s.v[PV_RUN_W_NET_RX] == 0 && s.v[PV_RUN_W_NET_TX] == 0);
 	/* a field a newer sampler adds is let through */
 	snprintf(bad, sizeof(bad), "%s gpu=3", LINE);
-	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_OK);
+	ck_assert_int_eq(pv_run_watch_parse(bad, strlen(bad), &s), PV_OK);
 	/* malformed: quoted in the message */
-	ck_assert_int_eq(pv_watch_parse("perl: not found", 15, &s), PV_EREMOTE);
+	ck_assert_int_eq(pv_run_watch_parse("perl: not found", 15, &s), PV_EREMOTE);
 	ck_assert(strstr(pv_errmsg(), "'perl: not found'"));
 	snprintf(bad, sizeof(bad), "%s", LINE);
 	memcpy(strstr(bad, "cpu=12.5"), "cpu=1x.5", 8);
-	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_EREMOTE);
+	ck_assert_int_eq(pv_run_watch_parse(bad, strlen(bad), &s), PV_EREMOTE);
 	ck_assert(strstr(pv_errmsg(), "not a number"));
 	snprintf(bad, sizeof(bad), "%.*s", (int)(strstr(LINE, " net=") - LINE), LINE);
-	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_EREMOTE);
+	ck_assert_int_eq(pv_run_watch_parse(bad, strlen(bad), &s), PV_EREMOTE);
 	ck_assert(strstr(pv_errmsg(), "no net_rx field"));
-	ck_assert_int_eq(pv_watch_parse("pv-watch cpu=nan", 16, &s), PV_EREMOTE);
-	ck_assert_int_eq(pv_watch_parse("pv-watch cpu=1 net=eth0:1", 25, &s), PV_EREMOTE);
+	ck_assert_int_eq(pv_run_watch_parse("pv-watch cpu=nan", 16, &s), PV_EREMOTE);
+	ck_assert_int_eq(pv_run_watch_parse("pv-watch cpu=1 net=eth0:1", 25, &s), PV_EREMOTE);
 	ck_assert(strstr(pv_errmsg(), "net field"));
-	ck_assert_int_eq(pv_watch_parse("pv-watch cpu=1 net=eth0:1:2,", 28, &s), PV_EREMOTE);
+	ck_assert_int_eq(pv_run_watch_parse("pv-watch cpu=1 net=eth0:1:2,", 28, &s), PV_EREMOTE);
 	/* procs: each smbd's CPU, threads, busiest thread and quota (-1: none) */
 	snprintf(bad, sizeof(bad), "%s procs=4242:97.5:3:93.0:20.0,77:1.0:1:1.0:-1.0", LINE);
-	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_OK);
+	ck_assert_int_eq(pv_run_watch_parse(bad, strlen(bad), &s), PV_OK);
 	ck_assert_uint_eq(s.nprocs, 2);
 	ck_assert_int_eq(s.procs[0].pid, 4242);
 	ck_assert(s.procs[0].cpu == 97.5 && s.procs[0].threads == 3 && s.procs[0].top == 93.0);
 	ck_assert(s.procs[0].quota == 20.0 && s.procs[1].quota < 0);
 	snprintf(bad, sizeof(bad), "%s procs=-", LINE);
-	ck_assert_int_eq(pv_watch_parse(bad, strlen(bad), &s), PV_OK);
+	ck_assert_int_eq(pv_run_watch_parse(bad, strlen(bad), &s), PV_OK);
 	ck_assert_uint_eq(s.nprocs, 0);
 	{
 		static const char *const wrong[] = {
@@ -973,7 +976,7 @@ START_TEST(watch_parse)
 
 		for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
 			snprintf(bad, sizeof(bad), "%s %s", LINE, wrong[i]);
-			ck_assert_msg(pv_watch_parse(bad, strlen(bad), &s) == PV_EREMOTE, "%s",
+			ck_assert_msg(pv_run_watch_parse(bad, strlen(bad), &s) == PV_EREMOTE, "%s",
 				      wrong[i]);
 			ck_assert(strstr(pv_errmsg(), "procs field"));
 		}
@@ -983,27 +986,27 @@ END_TEST
 
 START_TEST(watch_summary)
 {
-	struct pv_watch_sample s[20];
-	struct pv_watch_stat st[PV_W_COUNT];
+	struct pv_run_watch_sample s[20];
+	struct pv_run_watch_stat st[PV_RUN_W_COUNT];
 	struct pv_buf b = PV_BUF_INIT;
 
 	memset(s, 0, sizeof(s));
 	for (int i = 0; i < 20; i++) {
 		s[i].t = 100 + 2 * i;
-		s[i].v[PV_W_CPU] = 20 - i; /* 20, 19, ... 1: unsorted on purpose */
-		s[i].v[PV_W_SMBD] = 5;
+		s[i].v[PV_RUN_W_CPU] = 20 - i; /* 20, 19, ... 1: unsorted on purpose */
+		s[i].v[PV_RUN_W_SMBD] = 5;
 	}
-	ck_assert_int_eq(pv_watch_summarize(s, 20, st), PV_OK);
-	ck_assert(st[PV_W_CPU].mean == 10.5);
-	ck_assert(st[PV_W_CPU].p95 == 19); /* rank ceil(0.95 * 20) = 19 of 1..20 */
-	ck_assert(st[PV_W_CPU].max == 20);
-	ck_assert(st[PV_W_SMBD].mean == 5 && st[PV_W_SMBD].p95 == 5);
-	ck_assert_int_eq(pv_watch_summarize(s, 1, st), PV_OK);
-	ck_assert(st[PV_W_CPU].p95 == 20 && st[PV_W_CPU].mean == 20);
-	ck_assert_int_eq(pv_watch_summarize(s, 0, st), PV_OK);
-	ck_assert(st[PV_W_CPU].max == 0);
+	ck_assert_int_eq(pv_run_watch_summarize(s, 20, st), PV_OK);
+	ck_assert(st[PV_RUN_W_CPU].mean == 10.5);
+	ck_assert(st[PV_RUN_W_CPU].p95 == 19); /* rank ceil(0.95 * 20) = 19 of 1..20 */
+	ck_assert(st[PV_RUN_W_CPU].max == 20);
+	ck_assert(st[PV_RUN_W_SMBD].mean == 5 && st[PV_RUN_W_SMBD].p95 == 5);
+	ck_assert_int_eq(pv_run_watch_summarize(s, 1, st), PV_OK);
+	ck_assert(st[PV_RUN_W_CPU].p95 == 20 && st[PV_RUN_W_CPU].mean == 20);
+	ck_assert_int_eq(pv_run_watch_summarize(s, 0, st), PV_OK);
+	ck_assert(st[PV_RUN_W_CPU].max == 0);
 
-	ck_assert_int_eq(pv_watch_csv(s, 3, 99, 101.5, &b), PV_OK);
+	ck_assert_int_eq(pv_run_watch_csv(s, 3, 99, 101.5, &b), PV_OK);
 	ck_assert_uint_eq(s[0].nifs, 0);
 	ck_assert_str_eq(
 		b.data,
@@ -1018,7 +1021,7 @@ END_TEST
 
 START_TEST(watch_csv_interfaces)
 {
-	struct pv_watch_sample s[2];
+	struct pv_run_watch_sample s[2];
 	struct pv_buf b = PV_BUF_INIT;
 	static const char a[] =
 		"pv-watch cpu=1 usr=0 sys=0 iowait=0 smbd=0 winbindd=0 samba=0 self=0 "
@@ -1028,11 +1031,11 @@ START_TEST(watch_csv_interfaces)
 		"mem_used=0 mem_avail=0 dirty=0 rd=0 wr=0 inflight=0 "
 		"net=eth1:5:6,eth0:3:4";
 
-	ck_assert_int_eq(pv_watch_parse(a, strlen(a), &s[0]), PV_OK);
-	ck_assert_int_eq(pv_watch_parse(c, strlen(c), &s[1]), PV_OK);
+	ck_assert_int_eq(pv_run_watch_parse(a, strlen(a), &s[0]), PV_OK);
+	ck_assert_int_eq(pv_run_watch_parse(c, strlen(c), &s[1]), PV_OK);
 	s[0].t = 10;
 	s[1].t = 12;
-	ck_assert_int_eq(pv_watch_csv(s, 2, 10, 0, &b), PV_OK);
+	ck_assert_int_eq(pv_run_watch_csv(s, 2, 10, 0, &b), PV_OK);
 	/* one pair of columns per interface, in the order first seen; empty where absent */
 	ck_assert(strstr(b.data, ",net_rx,net_tx,rx_eth0,tx_eth0,rx_eth1,tx_eth1\n"));
 	ck_assert(strstr(b.data, ",1.0,2.0,1.0,2.0,,\n"));
@@ -1049,27 +1052,27 @@ START_TEST(replica_names)
 			     "domain.other_dcs.0.address=198.18.0.11",
 			     "domain.other_dcs.1.name=dc3.lab.test", NULL};
 	struct pv_playbook *pb = load(ovr);
-	const struct pv_domain *d = &pb->domain;
+	const struct pv_playbook_domain *d = &pb->domain;
 
-	ck_assert(pv_replica_is_main(d, "dc.lab.test"));
-	ck_assert(pv_replica_is_main(d, "DC.LAB.TEST"));
-	ck_assert(pv_replica_is_main(d, "dc"));
-	ck_assert(!pv_replica_is_main(d, "dc2.lab.test"));
-	ck_assert(!pv_replica_is_main(d, "d"));
-	ck_assert(!pv_replica_is_main(d, NULL));
-	ck_assert_str_eq(pv_replica_address(d, "DC"), "198.18.0.10");
-	ck_assert_str_eq(pv_replica_address(d, "DC2"), "198.18.0.11");
-	ck_assert_ptr_null(pv_replica_address(d, "dc3.lab.test"));
-	ck_assert_ptr_null(pv_replica_address(d, "dc9.lab.test"));
-	ck_assert_str_eq(pv_replica_name(d, "DC2"), "dc2.lab.test");
-	ck_assert_str_eq(pv_replica_name(d, "dc"), "dc.lab.test");
-	ck_assert_str_eq(pv_replica_name(d, "dc9.lab.test"), "dc9.lab.test");
+	ck_assert(pv_phases_replica_is_main(d, "dc.lab.test"));
+	ck_assert(pv_phases_replica_is_main(d, "DC.LAB.TEST"));
+	ck_assert(pv_phases_replica_is_main(d, "dc"));
+	ck_assert(!pv_phases_replica_is_main(d, "dc2.lab.test"));
+	ck_assert(!pv_phases_replica_is_main(d, "d"));
+	ck_assert(!pv_phases_replica_is_main(d, NULL));
+	ck_assert_str_eq(pv_phases_replica_address(d, "DC"), "198.18.0.10");
+	ck_assert_str_eq(pv_phases_replica_address(d, "DC2"), "198.18.0.11");
+	ck_assert_ptr_null(pv_phases_replica_address(d, "dc3.lab.test"));
+	ck_assert_ptr_null(pv_phases_replica_address(d, "dc9.lab.test"));
+	ck_assert_str_eq(pv_phases_replica_name(d, "DC2"), "dc2.lab.test");
+	ck_assert_str_eq(pv_phases_replica_name(d, "dc"), "dc.lab.test");
+	ck_assert_str_eq(pv_phases_replica_name(d, "dc9.lab.test"), "dc9.lab.test");
 	pv_playbook_free(pb);
 }
 END_TEST
 
 /* ---- the gather's caps: at most 256 MiB and 20,000 entries a host and step (docs/run.md) ----
- * A host's step folder comes back as a ustar stream that pv_sink_tar takes apart into the run's
+ * A host's step folder comes back as a ustar stream that pv_run_sink_tar takes apart into the run's
  * folder; a stream past a cap is refused before anything is written (the host's folder not even
  * made). */
 
@@ -1112,21 +1115,21 @@ static bool exists(const char *dir, const char *rel)
 START_TEST(gather_caps)
 {
 	char dir[] = "/tmp/pv-gather.XXXXXX", name[64], cmd[128];
-	struct pv_sink k;
+	struct pv_run_sink k;
 	struct pv_buf b = PV_BUF_INIT, big = PV_BUF_INIT;
 	unsigned long files = 9, skipped = 9;
 	unsigned long long bytes = 9;
 	unsigned want;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(pv_sink_open(&k, NULL, dir, "run", true, name), PV_OK);
+	ck_assert_int_eq(pv_run_sink_open(&k, NULL, dir, "run", true, name), PV_OK);
 	ck_assert_str_eq(name, "run");
 	ck_assert_int_eq(PV_RUN_GATHER_ENTRIES_MAX, 20000);
 	ck_assert_uint_eq(PV_RUN_GATHER_MAX, 256u << 20);
 
 	/* exactly the cap of entries: written whole */
 	gather_stream(&b, PV_RUN_GATHER_ENTRIES_MAX, &want);
-	ck_assert_int_eq(pv_sink_tar(&k, "step-01/cli1", &b, &files, &bytes, &skipped), PV_OK);
+	ck_assert_int_eq(pv_run_sink_tar(&k, "step-01/cli1", &b, &files, &bytes, &skipped), PV_OK);
 	ck_assert_uint_eq(files, want);
 	ck_assert_uint_eq(bytes, want);
 	ck_assert_uint_eq(skipped, 0);
@@ -1139,7 +1142,8 @@ START_TEST(gather_caps)
 	pv_buf_reset(&b);
 	gather_stream(&b, PV_RUN_GATHER_ENTRIES_MAX + 1, &want);
 	files = 9;
-	ck_assert_int_eq(pv_sink_tar(&k, "step-01/cli2", &b, &files, &bytes, &skipped), PV_EREMOTE);
+	ck_assert_int_eq(pv_run_sink_tar(&k, "step-01/cli2", &b, &files, &bytes, &skipped),
+			 PV_EREMOTE);
 	ck_assert_msg(strstr(pv_errmsg(), "the results hold more than 20000 files and folders: "
 					  "refused, none written"),
 		      "%s", pv_errmsg());
@@ -1151,14 +1155,14 @@ START_TEST(gather_caps)
 	big.data = calloc(1, (size_t)PV_RUN_GATHER_MAX + 1);
 	ck_assert_ptr_nonnull(big.data);
 	big.len = big.cap = (size_t)PV_RUN_GATHER_MAX + 1;
-	ck_assert_int_eq(pv_sink_tar(&k, "step-02/cli1", &big, &files, &bytes, &skipped),
+	ck_assert_int_eq(pv_run_sink_tar(&k, "step-02/cli1", &big, &files, &bytes, &skipped),
 			 PV_EREMOTE);
 	ck_assert_msg(strstr(pv_errmsg(), "the results are more than 256 MiB: refused"), "%s",
 		      pv_errmsg());
 	ck_assert(!exists(dir, "step-02"));
 	free(big.data);
 
-	pv_sink_close(&k);
+	pv_run_sink_close(&k);
 	pv_buf_release(&b, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ck_assert_int_eq(system(cmd), 0);

@@ -130,7 +130,7 @@ START_TEST(full_playbook)
 	struct pv_playbook *pb = ok(full, NULL);
 	char *identity = cwd_path("keys/id"), *ca = cwd_path("certs/ca.pem");
 	char *fileset = cwd_path("sets/big.yaml");
-	const struct pv_host *c1, *c2;
+	const struct pv_playbook_host *c1, *c2;
 
 	ck_assert_str_eq(pb->path, "");
 	ck_assert_str_eq(pb->lab, "bench_1");
@@ -140,11 +140,11 @@ START_TEST(full_playbook)
 	ck_assert_str_eq(pb->domain.base_dn, "DC=corp,DC=example,DC=com");
 	ck_assert_str_eq(pb->domain.dc_name, "dc1.corp.example.com");
 	ck_assert_str_eq(pb->domain.dc_address, "2001:db8::10");
-	ck_assert_int_eq(pb->domain.transport, PV_LDAP_STARTTLS);
+	ck_assert_int_eq(pb->domain.transport, PV_PLAYBOOK_LDAP_STARTTLS);
 	ck_assert_str_eq(pb->domain.ca_file, ca);
 	ck_assert_int_eq(pb->domain.timeout, 20);
 	ck_assert_str_eq(pb->domain.admin, "root-admin");
-	ck_assert_int_eq(pb->domain.admin_password.source, PV_SECRET_ENV);
+	ck_assert_int_eq(pb->domain.admin_password.source, PV_PLAYBOOK_SECRET_ENV);
 	ck_assert_str_eq(pb->domain.admin_password.value, "ADMIN_PW");
 	ck_assert_int_eq(pb->domain.admin_password.line, 20);
 	ck_assert_int_eq(pb->domain.admin_password.col, 19);
@@ -152,7 +152,7 @@ START_TEST(full_playbook)
 	ck_assert_uint_eq(pb->users.per_client, 25);
 	ck_assert_str_eq(pb->users.name_template, "{client}x{n}");
 	ck_assert_str_eq(pb->users.ou, "OU=load,DC=corp,DC=example,DC=com");
-	ck_assert_int_eq(pb->users.password.source, PV_SECRET_STDIN);
+	ck_assert_int_eq(pb->users.password.source, PV_PLAYBOOK_SECRET_STDIN);
 	ck_assert_ptr_null(pb->users.password.value);
 
 	ck_assert(pb->has_server);
@@ -178,13 +178,13 @@ START_TEST(full_playbook)
 	ck_assert_ptr_eq(c2, &pb->clients[1]);
 	ck_assert_ptr_null(pv_playbook_client(pb, "c3"));
 	ck_assert_str_eq(c1->address, "10.0.0.31");
-	ck_assert_int_eq(c1->os, PV_OS_WINDOWS);
+	ck_assert_int_eq(c1->os, PV_PLAYBOOK_OS_WINDOWS);
 	ck_assert_int_eq(c1->line, 37);
 	ck_assert_int_eq(c1->col, 5);
 	ck_assert_str_eq(c1->ssh.user, "Administrator");
 	ck_assert_int_eq(c1->ssh.port, 2222);
 	ck_assert(!c1->ssh.accept_new);
-	ck_assert_int_eq(c2->os, PV_OS_LINUX);
+	ck_assert_int_eq(c2->os, PV_PLAYBOOK_OS_LINUX);
 	ck_assert_str_eq(c2->ssh.user, "admin");
 	ck_assert_int_eq(c2->ssh.port, 2200);
 
@@ -227,15 +227,15 @@ START_TEST(defaults)
 	ck_assert_str_eq(pb->domain.dns_domain, "lab.test");
 	ck_assert_str_eq(pb->domain.base_dn, "DC=lab,DC=test");
 	ck_assert_ptr_null(pb->domain.dc_address);
-	ck_assert_int_eq(pb->domain.transport, PV_LDAP_LDAPS);
+	ck_assert_int_eq(pb->domain.transport, PV_PLAYBOOK_LDAP_LDAPS);
 	ck_assert_int_eq(pb->domain.timeout, 10);
 	ck_assert_str_eq(pb->domain.admin, "Administrator");
-	ck_assert_int_eq(pb->domain.admin_password.source, PV_SECRET_FILE);
+	ck_assert_int_eq(pb->domain.admin_password.source, PV_PLAYBOOK_SECRET_FILE);
 	ck_assert_str_eq(pb->domain.admin_password.value, "/etc/admin.pass");
 	ck_assert_uint_eq(pb->users.per_client, 1);
 	ck_assert_str_eq(pb->users.name_template, "{client}-u{n}");
 	ck_assert_str_eq(pb->users.ou, "OU=provision,DC=lab,DC=test");
-	ck_assert_int_eq(pb->users.password.source, PV_SECRET_UNSET);
+	ck_assert_int_eq(pb->users.password.source, PV_PLAYBOOK_SECRET_UNSET);
 	ck_assert_int_eq(pb->users.password.line, 0);
 	ck_assert(!pb->has_server);
 	ck_assert_uint_eq(pb->nclients, 0);
@@ -265,7 +265,7 @@ START_TEST(defaults)
 	ck_assert_str_eq(pb->server.host.ssh.known_hosts, "/home/tester/.ssh/known_hosts");
 	ck_assert(!pb->server.host.ssh.accept_new);
 	ck_assert_int_eq(pb->server.host.ssh.timeout, 10);
-	ck_assert_int_eq(pb->clients[0].os, PV_OS_LINUX);
+	ck_assert_int_eq(pb->clients[0].os, PV_PLAYBOOK_OS_LINUX);
 	ck_assert_ptr_null(pb->controller.host.name);
 	ck_assert_str_eq(pb->drain.metric, "req_queue");
 	ck_assert_int_eq(pb->drain.threshold, 0);
@@ -286,9 +286,9 @@ START_TEST(gssapi_needs_no_ca)
 				    "  admin_password: {prompt: true}\n",
 				    NULL);
 
-	ck_assert_int_eq(pb->domain.transport, PV_LDAP_GSSAPI);
+	ck_assert_int_eq(pb->domain.transport, PV_PLAYBOOK_LDAP_GSSAPI);
 	ck_assert_ptr_null(pb->domain.ca_file);
-	ck_assert_int_eq(pb->domain.admin_password.source, PV_SECRET_PROMPT);
+	ck_assert_int_eq(pb->domain.admin_password.source, PV_PLAYBOOK_SECRET_PROMPT);
 	pv_playbook_free(pb);
 }
 END_TEST
@@ -298,7 +298,7 @@ START_TEST(lab_yaml)
 	struct pv_playbook *pb = NULL;
 	char *fileset = cwd_path("playbooks/filesets/small.yaml"), *dir = cwd_path("playbooks");
 
-	ck_assert_msg(pv_playbook_load("playbooks/lab.yaml", NULL, &pb) == 0, "%s", pv_errmsg());
+	ck_assert_msg(pv_playbook_read("playbooks/lab.yaml", NULL, &pb) == 0, "%s", pv_errmsg());
 	ck_assert_str_eq(pb->path, "playbooks/lab.yaml");
 	ck_assert_str_eq(pb->dir, dir);
 	ck_assert_str_eq(pb->lab, "provision");
@@ -306,10 +306,10 @@ START_TEST(lab_yaml)
 	ck_assert_str_eq(pb->domain.netbios, "LAB");
 	ck_assert_str_eq(pb->domain.dc_name, "dc.lab.test");
 	ck_assert_ptr_null(pb->domain.dc_address); /* the lab's controller resolves the DC */
-	ck_assert_int_eq(pb->domain.transport, PV_LDAP_LDAPS);
+	ck_assert_int_eq(pb->domain.transport, PV_PLAYBOOK_LDAP_LDAPS);
 	ck_assert_str_eq(pb->domain.ca_file, "/var/lib/provision-lab/ca.pem");
 	ck_assert_str_eq(pb->domain.admin, "Administrator");
-	ck_assert_int_eq(pb->domain.admin_password.source, PV_SECRET_FILE);
+	ck_assert_int_eq(pb->domain.admin_password.source, PV_PLAYBOOK_SECRET_FILE);
 	ck_assert_str_eq(pb->domain.admin_password.value, "/var/lib/provision-lab/admin.pass");
 	ck_assert_uint_eq(pb->users.per_client, 10);
 	ck_assert_str_eq(pb->users.password.value, "/var/lib/provision-lab/user.pass");
@@ -343,7 +343,7 @@ START_TEST(lab_yaml_load_example)
 {
 	struct pv_playbook *pb = NULL;
 	struct pv_buf text = PV_BUF_INIT;
-	struct pv_load_config def;
+	struct pv_playbook_workload def;
 	char line[512];
 	bool in = false;
 	FILE *f = fopen("playbooks/lab.yaml", "r");
@@ -358,7 +358,7 @@ START_TEST(lab_yaml_load_example)
 	ck_assert_msg(pv_playbook_parse("lab.yaml", text.data, text.len, NULL, &pb) == 0, "%s",
 		      pv_errmsg());
 	ck_assert(pb->has_load);
-	pv_load_defaults(&def);
+	pv_playbook_workload_defaults(&def);
 	ck_assert(memcmp(&pb->load, &def, sizeof(def)) == 0);
 	pv_playbook_free(pb);
 	pv_buf_release(&text, 0);
@@ -369,10 +369,10 @@ START_TEST(load_errors)
 {
 	struct pv_playbook *pb = NULL;
 
-	ck_assert_int_eq(pv_playbook_load("tests/unit/no-such-playbook.yaml", NULL, &pb), PV_EIO);
+	ck_assert_int_eq(pv_playbook_read("tests/unit/no-such-playbook.yaml", NULL, &pb), PV_EIO);
 	ck_assert_ptr_null(pb);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "no-such-playbook.yaml"));
-	ck_assert_int_eq(pv_playbook_load("playbooks", NULL, &pb), PV_EIO);
+	ck_assert_int_eq(pv_playbook_read("playbooks", NULL, &pb), PV_EIO);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "folder"));
 	ck_assert_ptr_null(pb);
 	pv_playbook_free(NULL);
@@ -403,14 +403,14 @@ START_TEST(path_resolution)
 	      f);
 	ck_assert_int_eq(fclose(f), 0);
 	setenv("HOME", "/home/tester", 1);
-	ck_assert_msg(pv_playbook_load(file, NULL, &pb) == 0, "%s", pv_errmsg());
+	ck_assert_msg(pv_playbook_read(file, NULL, &pb) == 0, "%s", pv_errmsg());
 	/* a relative path given on the command line follows the current folder instead */
 	{
 		const char *ovr[] = {"domain.ca_file=certs/ca.pem", "server.fileset=/f.yaml", NULL};
 		struct pv_playbook *pb2 = NULL;
 		char *ca = cwd_path("certs/ca.pem");
 
-		ck_assert_msg(pv_playbook_load(file, ovr, &pb2) == 0, "%s", pv_errmsg());
+		ck_assert_msg(pv_playbook_read(file, ovr, &pb2) == 0, "%s", pv_errmsg());
 		ck_assert_str_eq(pb2->domain.ca_file, ca);
 		ck_assert_str_eq(pb2->server.fileset, "/f.yaml");
 		free(ca);
@@ -580,7 +580,7 @@ START_TEST(driver_and_drain)
 			      "drain: {probe: writeback, threshold: 100, between_steps: yes}\n";
 
 	ck_assert_int_eq(pv_playbook_parse("t.yaml", ok, strlen(ok), NULL, &pb), PV_OK);
-	ck_assert_int_eq(pb->driver.kind, PV_DRIVER_COMMAND);
+	ck_assert_int_eq(pb->driver.kind, PV_PLAYBOOK_DRIVER_COMMAND);
 	ck_assert_uint_eq(pb->driver.min_users, 10);
 	ck_assert_uint_eq(pb->driver.max_users, 40);
 	ck_assert_uint_eq(pb->driver.step, 10);
@@ -588,7 +588,7 @@ START_TEST(driver_and_drain)
 	ck_assert_int_eq(pb->driver.warmup, 5);
 	ck_assert_int_eq(pb->driver.watch, 1);
 	ck_assert_str_eq(pb->driver.fsct_path, "fsct.exe");
-	ck_assert_int_eq(pb->drain.probe, PV_PROBE_WRITEBACK);
+	ck_assert_int_eq(pb->drain.probe, PV_PLAYBOOK_PROBE_WRITEBACK);
 	ck_assert_str_eq(pb->drain.metric, "dirty+writeback kB");
 	ck_assert(pb->drain.between_steps);
 	ck_assert_int_eq(pb->drain.settle, 4);
@@ -625,17 +625,17 @@ START_TEST(load_workload)
 	ck_assert_str_eq(pb->workload, file);
 	ck_assert_uint_eq(pb->load.learned.n, 2);
 	ck_assert_uint_eq(pb->load.rate, 160); /* 150.2 + 10: the logons' kind is the driver's */
-	for (int k = 0; k < PV_LOAD_KINDS; k++)
-		ck_assert(pb->load.kind[k].weight == (k == PV_LOAD_LEARNED));
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
+		ck_assert(pb->load.kind[k].weight == (k == PV_PLAYBOOK_WORKLOAD_LEARNED));
 	pv_playbook_free(pb);
 	/* a rate of its own; a built-in kind weighed beside them */
 	snprintf(text, sizeof(text),
 		 BASE "load: {workload: %s, rate: 50, scenarios: {browse: {weight: 2}}}\n", file);
 	pb = ok(text, NULL);
 	ck_assert_uint_eq(pb->load.rate, 50);
-	ck_assert(pb->load.kind[PV_LOAD_BROWSE].weight == 2);
-	ck_assert(pb->load.kind[PV_LOAD_LEARNED].weight == 1);
-	ck_assert(pb->load.kind[PV_LOAD_UPLOAD].weight == 0);
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].weight == 2);
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight == 1);
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_UPLOAD].weight == 0);
 	pv_playbook_free(pb);
 	/* no workload: the learned kind cannot be weighed */
 	bad(BASE "load: {scenarios: {learned: {weight: 1}}}\n",
@@ -675,8 +675,8 @@ START_TEST(load_section)
 	pb = ok(BASE, NULL);
 	ck_assert(!pb->has_load);
 	ck_assert_uint_eq(pb->load.rate, 331);
-	ck_assert(pb->load.kind[PV_LOAD_BROWSE].weight == 150);
-	ck_assert(pb->load.kind[PV_LOAD_READ_FOLDER].limit == 5);
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].weight == 150);
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_READ_FOLDER].limit == 5);
 	ck_assert(pb->load.late == 1 && pb->load.overload == 1);
 	ck_assert_uint_eq(pb->load.interval, 1);
 	ck_assert_uint_eq(pb->load.seed, 1);
@@ -688,17 +688,18 @@ START_TEST(load_section)
 	ck_assert(pb->load.late == 0.5 && pb->load.overload == 2.5);
 	ck_assert_uint_eq(pb->load.interval, 5);
 	ck_assert_uint_eq(pb->load.seed, 42);
-	ck_assert(pb->load.kind[PV_LOAD_BROWSE].weight == 75);
-	ck_assert(pb->load.kind[PV_LOAD_BROWSE].limit == 0.75);
-	ck_assert(pb->load.kind[PV_LOAD_READ_FOLDER].weight == 0);
-	ck_assert(pb->load.kind[PV_LOAD_READ_FOLDER].limit == 5); /* a key left out: default */
-	ck_assert(pb->load.kind[PV_LOAD_UPLOAD].weight == 15);
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].weight == 75);
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].limit == 0.75);
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_READ_FOLDER].weight == 0);
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_READ_FOLDER].limit ==
+		  5); /* a key left out: default */
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_UPLOAD].weight == 15);
 	pv_playbook_free(pb);
 
 	/* --set, with or without the section in the file */
 	pb = ok(text, set_rate);
 	ck_assert_uint_eq(pb->load.rate, 200);
-	ck_assert(pb->load.kind[PV_LOAD_UPLOAD].limit == 4);
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_UPLOAD].limit == 4);
 	pv_playbook_free(pb);
 	pb = ok(BASE, set_rate);
 	ck_assert(pb->has_load);
@@ -743,8 +744,8 @@ START_TEST(load_section)
 		struct pv_buf all = PV_BUF_INIT;
 
 		pv_buf_addstr(&all, BASE "load:\n  scenarios:\n");
-		for (int k = 0; k < PV_LOAD_KINDS; k++)
-			pv_buf_addf(&all, "    %s: {weight: 0}\n", pv_load_names[k]);
+		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
+			pv_buf_addf(&all, "    %s: {weight: 0}\n", pv_playbook_workload_names[k]);
 		bad(all.data,
 		    "t.yaml:9:5: every scenario's weight in 'load.scenarios' is 0; expected at "
 		    "least "
@@ -780,30 +781,32 @@ START_TEST(load_section)
 		pv_playbook_free(pb);
 	}
 	bad(BASE "  ssh: {prot: 22}\n", "t.yaml:7:9: unknown key 'prot' in 'domain.ssh'", NULL);
-	/* a client's driver runs at most PV_LOAD_THREADS_MAX loops: more is refused, not cut */
+	/* a client's driver runs at most PV_PLAYBOOK_WORKLOAD_THREADS_MAX loops: more is refused,
+	 * not cut */
 	bad(BASE "load: {threads: 65}\n", "t.yaml:7:17: 'load.threads' is 65, out of range",
 	    "expected an integer from 0 to 64");
 	pb = ok(BASE "load: {threads: 64}\n", NULL);
-	ck_assert_uint_eq(pb->load.threads, PV_LOAD_THREADS_MAX);
+	ck_assert_uint_eq(pb->load.threads, PV_PLAYBOOK_WORKLOAD_THREADS_MAX);
 	pv_playbook_free(pb);
 	bad(BASE "load: {keep_logged_on: 2}\n",
 	    "t.yaml:7:24: 'load.keep_logged_on' is '2'; expected true or false", NULL);
 	pb = ok(BASE, zero); /* the others still weigh */
-	ck_assert(pb->load.kind[PV_LOAD_BROWSE].weight == 0);
+	ck_assert(pb->load.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].weight == 0);
 	pv_playbook_free(pb);
 	/* encryption: auto unless asked, on, or one cipher */
 	pb = ok(BASE, NULL);
-	ck_assert_int_eq(pb->load.encryption, PV_LOAD_ENCRYPT_AUTO);
+	ck_assert_int_eq(pb->load.encryption, PV_PLAYBOOK_WORKLOAD_ENCRYPT_AUTO);
 	pv_playbook_free(pb);
 	pb = ok(BASE "load: {encryption: on}\n", NULL);
-	ck_assert_int_eq(pb->load.encryption, PV_LOAD_ENCRYPT_ON);
+	ck_assert_int_eq(pb->load.encryption, PV_PLAYBOOK_WORKLOAD_ENCRYPT_ON);
 	pv_playbook_free(pb);
 	{
 		const char *aes[] = {"load.encryption=aes-256-gcm", NULL};
 
 		pb = ok(BASE, aes);
-		ck_assert_int_eq(pb->load.encryption, PV_LOAD_ENCRYPT_AES256_GCM);
-		ck_assert_str_eq(pv_load_encryptions[pb->load.encryption], "aes-256-gcm");
+		ck_assert_int_eq(pb->load.encryption, PV_PLAYBOOK_WORKLOAD_ENCRYPT_AES256_GCM);
+		ck_assert_str_eq(pv_playbook_workload_encryptions[pb->load.encryption],
+				 "aes-256-gcm");
 		pv_playbook_free(pb);
 	}
 	bad(BASE "load: {encryption: yes}\n",
@@ -1295,7 +1298,7 @@ START_TEST(overrides_valid)
 	ck_assert_int_eq(pb->clients[2].line, 0);
 	ck_assert_int_eq(pb->server.host.ssh.port, 2222);
 	/* switching a secret's source replaces the whole reference */
-	ck_assert_int_eq(pb->domain.admin_password.source, PV_SECRET_ENV);
+	ck_assert_int_eq(pb->domain.admin_password.source, PV_PLAYBOOK_SECRET_ENV);
 	ck_assert_str_eq(pb->domain.admin_password.value, "ADMIN_PW");
 	ck_assert(pb->has_drain);
 	ck_assert_str_eq(pb->drain.command, "depth");
@@ -1419,7 +1422,7 @@ static const char inv_yaml[] =
 	"      hosts:\n"
 	"        x1: {ansible_host: \"{{ lookup('env', 'X') }}\"}\n";
 
-static void same_lab(const struct pv_inventory *inv)
+static void same_lab(const struct pv_playbook_inventory *inv)
 {
 	static const struct {
 		const char *name, *address, *user, *identity;
@@ -1433,7 +1436,7 @@ static void same_lab(const struct pv_inventory *inv)
 
 	ck_assert_uint_eq(inv->n, 4);
 	for (size_t i = 0; i < 4; i++) {
-		const struct pv_inventory_host *h = &inv->hosts[i];
+		const struct pv_playbook_inventory_host *h = &inv->hosts[i];
 
 		ck_assert_str_eq(h->name, want[i].name);
 		if (want[i].address)
@@ -1448,37 +1451,39 @@ static void same_lab(const struct pv_inventory *inv)
 
 START_TEST(inventory_both_formats)
 {
-	struct pv_inventory *inv = NULL;
+	struct pv_playbook_inventory *inv = NULL;
 
-	ck_assert_msg(!pv_inventory_parse("inv.ini", inv_ini, strlen(inv_ini), "clients", &inv),
-		      "%s", pv_errmsg());
+	ck_assert_msg(
+		!pv_playbook_inventory_parse("inv.ini", inv_ini, strlen(inv_ini), "clients", &inv),
+		"%s", pv_errmsg());
 	ck_assert_str_eq(inv->format, "INI");
 	same_lab(inv);
 	ck_assert_int_eq(inv->hosts[0].line, 3);
-	pv_inventory_free(inv);
-	ck_assert_msg(!pv_inventory_parse("inv.yml", inv_yaml, strlen(inv_yaml), "clients", &inv),
+	pv_playbook_inventory_free(inv);
+	ck_assert_msg(!pv_playbook_inventory_parse("inv.yml", inv_yaml, strlen(inv_yaml), "clients",
+						   &inv),
 		      "%s", pv_errmsg());
 	ck_assert_str_eq(inv->format, "YAML");
 	same_lab(inv);
-	pv_inventory_free(inv);
+	pv_playbook_inventory_free(inv);
 	/* a child group alone; an alphabetic range with a step */
-	ck_assert(!pv_inventory_parse("inv.ini", inv_ini, strlen(inv_ini), "fast", &inv));
+	ck_assert(!pv_playbook_inventory_parse("inv.ini", inv_ini, strlen(inv_ini), "fast", &inv));
 	ck_assert_uint_eq(inv->n, 1);
 	ck_assert_str_eq(inv->hosts[0].name, "cli02");
-	pv_inventory_free(inv);
-	ck_assert(!pv_inventory_parse("i", "w[a:e:2]\n", 9, NULL, &inv));
+	pv_playbook_inventory_free(inv);
+	ck_assert(!pv_playbook_inventory_parse("i", "w[a:e:2]\n", 9, NULL, &inv));
 	ck_assert_uint_eq(inv->n, 3);
 	ck_assert_str_eq(inv->hosts[2].name, "we");
-	pv_inventory_free(inv);
-	pv_inventory_free(NULL);
+	pv_playbook_inventory_free(inv);
+	pv_playbook_inventory_free(NULL);
 }
 END_TEST
 
 static void inv_bad(const char *name, const char *text, const char *group, const char *want1,
 		    const char *want2)
 {
-	struct pv_inventory *inv = NULL;
-	int r = pv_inventory_parse(name, text, strlen(text), group, &inv);
+	struct pv_playbook_inventory *inv = NULL;
+	int r = pv_playbook_inventory_parse(name, text, strlen(text), group, &inv);
 
 	ck_assert_msg(r == PV_ECONFIG, "expected a config error (%s), got %d: %s", want1, r,
 		      pv_errmsg());
@@ -1540,7 +1545,7 @@ END_TEST
 START_TEST(inventory_files)
 {
 	char dir[] = "/tmp/check_inventory.XXXXXX", file[96];
-	struct pv_inventory *inv = NULL;
+	struct pv_playbook_inventory *inv = NULL;
 	FILE *f;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -1548,16 +1553,16 @@ START_TEST(inventory_files)
 	ck_assert_ptr_nonnull(f = fopen(file, "w"));
 	fputs("cli1 ansible_host=198.18.0.31\n", f);
 	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_msg(!pv_inventory_load(file, NULL, &inv), "%s", pv_errmsg());
+	ck_assert_msg(!pv_playbook_inventory_read(file, NULL, &inv), "%s", pv_errmsg());
 	ck_assert_str_eq(inv->hosts[0].address, "198.18.0.31");
-	pv_inventory_free(inv);
+	pv_playbook_inventory_free(inv);
 	inv = NULL;
 	ck_assert_int_eq(chmod(file, 0755), 0);
-	ck_assert_int_eq(pv_inventory_load(file, NULL, &inv), PV_ECONFIG);
+	ck_assert_int_eq(pv_playbook_inventory_read(file, NULL, &inv), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "is executable"));
-	ck_assert_int_eq(pv_inventory_load(dir, NULL, &inv), PV_ECONFIG);
+	ck_assert_int_eq(pv_playbook_inventory_read(dir, NULL, &inv), PV_ECONFIG);
 	ck_assert_ptr_nonnull(strstr(pv_errmsg(), "is a folder"));
-	ck_assert_int_eq(pv_inventory_load("/nonexistent/inv", NULL, &inv), PV_EIO);
+	ck_assert_int_eq(pv_playbook_inventory_read("/nonexistent/inv", NULL, &inv), PV_EIO);
 	ck_assert_ptr_null(inv);
 	unlink(file);
 	rmdir(dir);
@@ -1589,7 +1594,7 @@ START_TEST(playbook_inventory)
 		   "    cli9: {address: 198.18.0.49}\n",
 	      f);
 	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_msg(!pv_playbook_load(file, NULL, &pb), "%s", pv_errmsg());
+	ck_assert_msg(!pv_playbook_read(file, NULL, &pb), "%s", pv_errmsg());
 	ck_assert_uint_eq(pb->nclients, 4);
 	ck_assert_str_eq(pb->inventory, inv);
 	ck_assert_str_eq(pb->inventory_group, "clients");
@@ -1602,7 +1607,7 @@ START_TEST(playbook_inventory)
 	ck_assert_str_eq(pb->clients[0].ssh.identity, want);
 	free(want);
 	ck_assert_str_eq(pb->clients[2].ssh.user, "Administrator"); /* the playbook wins */
-	ck_assert_int_eq(pb->clients[2].os, PV_OS_WINDOWS);
+	ck_assert_int_eq(pb->clients[2].os, PV_PLAYBOOK_OS_WINDOWS);
 	ck_assert_str_eq(pb->clients[3].address, "198.18.0.49");
 	ck_assert_int_eq(pb->clients[3].ssh.port, 2200);
 	pv_playbook_free(pb);
@@ -1612,7 +1617,7 @@ START_TEST(playbook_inventory)
 		const char *ovr[] = {"clients.hosts.cli01.ssh.port=2201", "clients.group=fast",
 				     NULL};
 
-		ck_assert_int_eq(pv_playbook_load(file, ovr, &pb), PV_ECONFIG);
+		ck_assert_int_eq(pv_playbook_read(file, ovr, &pb), PV_ECONFIG);
 		ck_assert_msg(strstr(pv_errmsg(), "'clients.hosts' names 'cli03', which is not a "
 						  "host of group 'fast'"),
 			      "%s", pv_errmsg());

@@ -199,30 +199,31 @@ START_TEST(windows_commands)
 {
 	struct pv_buf cmd = PV_BUF_INIT;
 
-	ck_assert_int_eq(pv_client_win_del("C:/Windows/System32/drivers/etc/hosts.provision-lab-c1"
-					   ".orig",
-					   &cmd),
-			 0);
+	ck_assert_int_eq(
+		pv_phases_client_win_del("C:/Windows/System32/drivers/etc/hosts.provision-lab-c1"
+					 ".orig",
+					 &cmd),
+		0);
 	ck_assert_str_eq(cmd.data, "del /q \"C:\\Windows\\System32\\drivers\\etc\\hosts.provision-"
 				   "lab-c1.orig\"");
-	ck_assert_int_eq(pv_client_win_del("C:/x/hosts.provision-%PATH%-c1.orig", &cmd),
+	ck_assert_int_eq(pv_phases_client_win_del("C:/x/hosts.provision-%PATH%-c1.orig", &cmd),
 			 PV_ECONFIG);
 	ck_assert_msg_has("holds '%'");
 
-	ck_assert_int_eq(pv_client_win_resolve("srvu1", "srvu10", &cmd), 0);
+	ck_assert_int_eq(pv_phases_client_win_resolve("srvu1", "srvu10", &cmd), 0);
 	ck_assert_str_eq(cmd.data,
 			 "powershell -NoProfile -NonInteractive -Command \"$names = "
 			 "'srvu1','srvu10'; foreach ($n in $names) { "
 			 "[System.Net.Dns]::GetHostAddresses($n) | ForEach-Object { 'pv-host ' + "
 			 "$_.IPAddressToString } }\"");
 	/* a quote in a name stays inside its PowerShell string */
-	ck_assert_int_eq(pv_client_win_resolve("a'); calc; ('", "b", &cmd), 0);
+	ck_assert_int_eq(pv_phases_client_win_resolve("a'); calc; ('", "b", &cmd), 0);
 	ck_assert_ptr_nonnull(strstr(cmd.data, "'a''); calc; (''','b'"));
 	/* what cmd.exe would expand is refused before anything is sent */
-	ck_assert_int_eq(pv_client_win_resolve("a%COMSPEC%", "b", &cmd), PV_ECONFIG);
+	ck_assert_int_eq(pv_phases_client_win_resolve("a%COMSPEC%", "b", &cmd), PV_ECONFIG);
 	ck_assert_msg_has("holds '%'");
-	ck_assert_int_eq(pv_client_win_resolve("a", "b\"&calc&\"", &cmd), PV_ECONFIG);
-	ck_assert_int_eq(pv_client_win_resolve("a", "b\n", &cmd), PV_ECONFIG);
+	ck_assert_int_eq(pv_phases_client_win_resolve("a", "b\"&calc&\"", &cmd), PV_ECONFIG);
+	ck_assert_int_eq(pv_phases_client_win_resolve("a", "b\n", &cmd), PV_ECONFIG);
 	pv_buf_release(&cmd, 0);
 }
 END_TEST

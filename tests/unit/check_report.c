@@ -78,7 +78,7 @@ static struct pv_results_run *mem_load(struct mem *m)
 
 	for (size_t i = 0; i < m->n; i++)
 		ck_assert(!pv_buf_failed(&m->text[i]));
-	ck_assert_msg(pv_results_load(&files, "mem", &run) == PV_OK, "%s", pv_errmsg());
+	ck_assert_msg(pv_results_parse_files(&files, "mem", &run) == PV_OK, "%s", pv_errmsg());
 	return run;
 }
 

@@ -115,11 +115,12 @@ static void line(struct pv_buf *b, unsigned i)
 	f.secs = 1;
 	f.connected = 10;
 	f.threads = 1;
-	f.kind[PV_LOAD_BROWSE].started = 3; /* completed: the histogram's 3 */
-	f.kind[PV_LOAD_BROWSE].over_limit = f.kind[PV_LOAD_BROWSE].overloaded = 1;
-	pv_load_hist_add(&f.kind[PV_LOAD_BROWSE].lat, 0.002);
-	pv_load_hist_add(&f.kind[PV_LOAD_BROWSE].lat, 0.004);
-	pv_load_hist_add(&f.kind[PV_LOAD_BROWSE].lat, 1);
+	f.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].started = 3; /* completed: the histogram's 3 */
+	f.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].over_limit =
+		f.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].overloaded = 1;
+	pv_load_hist_add(&f.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].lat, 0.002);
+	pv_load_hist_add(&f.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].lat, 0.004);
+	pv_load_hist_add(&f.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].lat, 1);
 	ck_assert_int_eq(pv_load_line_encode(&f, b), PV_OK);
 }
 
@@ -190,8 +191,8 @@ START_TEST(read_run)
 	/* load.json */
 	ck_assert(run->has_load);
 	ck_assert_uint_eq(run->cfg.rate, 3310);
-	ck_assert(run->cfg.kind[PV_LOAD_BROWSE].limit == 0.5);
-	ck_assert(run->cfg.kind[PV_LOAD_UPLOAD].limit == 2); /* the default */
+	ck_assert(run->cfg.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].limit == 0.5);
+	ck_assert(run->cfg.kind[PV_PLAYBOOK_WORKLOAD_UPLOAD].limit == 2); /* the default */
 	ck_assert_int_eq(run->answer_step, 0);
 	ck_assert_uint_eq(run->answer_users, 10);
 	ck_assert(s1->carried && !s2->carried);
@@ -205,9 +206,11 @@ START_TEST(read_run)
 	ck_assert(!s2->has_ops);
 	ck_assert_ptr_null(s2->load.clients);
 	/* the clients' lines: 4 measured intervals of 3, matching load.json's 12 */
-	ck_assert(s1->has_hist && pv_load_hist_count(&s1->load.kind[PV_LOAD_BROWSE].n.lat));
+	ck_assert(s1->has_hist &&
+		  pv_load_hist_count(&s1->load.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].n.lat));
 	ck_assert_uint_eq(s1->intervals, 4);
-	ck_assert_uint_eq(pv_load_hist_count(&s1->load.kind[PV_LOAD_BROWSE].n.lat), 12);
+	ck_assert_uint_eq(pv_load_hist_count(&s1->load.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].n.lat),
+			  12);
 	ck_assert_uint_eq(pv_load_hist_count(&s1->load.all.n.lat), 12);
 	near(s1->load.all.n.lat.max, 1, 0);
 	ck_assert_str_eq(s1->ready_error, "cli1-u3: refused");
@@ -380,7 +383,7 @@ static const char *const cap_clients[] = {"cli1", "cli2"};
 /* Step c as `run` summarizes it: 10 intervals of 1 s, each with users / 5 browse scenarios
  * completed in 20 ms (late ones counted overloaded) and one unserved per user without a
  * connection; the logons; the two clients' own figures. */
-static void cap_step(const struct cap *c, const struct pv_load_config *cfg,
+static void cap_step(const struct cap *c, const struct pv_playbook_workload *cfg,
 		     struct pv_load_summary *out, struct pv_load_client *cl)
 {
 	struct pv_load_step ps;
@@ -393,7 +396,7 @@ static void cap_step(const struct cap *c, const struct pv_load_config *cfg,
 	memset(acc, 0, sizeof(acc));
 	for (unsigned i = 1; i <= 10; i++) {
 		struct pv_load_figs f;
-		struct pv_load_counts *b = &f.kind[PV_LOAD_BROWSE];
+		struct pv_load_counts *b = &f.kind[PV_PLAYBOOK_WORKLOAD_BROWSE];
 		unsigned done = c->users / 5, late = (unsigned)llround(c->late * done);
 
 		memset(&f, 0, sizeof(f));
@@ -436,14 +439,14 @@ static void cap_step(const struct cap *c, const struct pv_load_config *cfg,
  * client done) and load.json as the built-in driver writes it. */
 static void cap_run(const struct cap *caps, size_t n)
 {
-	struct pv_load_config cfg;
+	struct pv_playbook_workload cfg;
 	struct pv_load_summary sums[8];
 	struct pv_load_client cl[8][2];
 	struct pv_load_results res;
 	struct pv_buf b = PV_BUF_INIT;
 
 	ck_assert_uint_le(n, 8);
-	pv_load_defaults(&cfg);
+	pv_playbook_workload_defaults(&cfg);
 	cfg.rate = 3310;
 	for (size_t i = 0; i < n; i++)
 		cap_step(&caps[i], &cfg, &sums[i], cl[i]);
@@ -558,7 +561,7 @@ START_TEST(read_capacity)
 	near(s3->load.logon.p95, 0.9, 0.9 * 0.05); /* the bucket's middle */
 	ck_assert(s3->load.logon.p95_lo <= 0.9 && s3->load.logon.p95_hi >= 0.9);
 	ck_assert_uint_eq(s3->load.all.n.unserved, 30);
-	ck_assert_uint_eq(s3->load.kind[PV_LOAD_BROWSE].n.unserved, 30);
+	ck_assert_uint_eq(s3->load.kind[PV_PLAYBOOK_WORKLOAD_BROWSE].n.unserved, 30);
 	ck_assert_uint_eq(s3->load.failed, 3);
 	near(s3->load.all.overload, 100.0 * 30 / (120 + 30), 1e-9);
 	near(s3->load.dc_cpu, 85, 1e-9);
@@ -731,7 +734,7 @@ static struct pv_results_run *mem_run(const char *id, size_t n, const unsigned *
 	snprintf(r->id, sizeof(r->id), "%s", id);
 	snprintf(r->dir, sizeof(r->dir), "/runs/%s", id);
 	snprintf(r->driver, sizeof(r->driver), "builtin");
-	pv_load_defaults(&r->cfg);
+	pv_playbook_workload_defaults(&r->cfg);
 	r->has_load = true;
 	r->steps = calloc(n, sizeof(*r->steps));
 	r->nsteps = n;
@@ -1091,7 +1094,7 @@ START_TEST(hint)
 	/* browse slows at 300 users (twice the first step's p95 and 10 ms more), the CPU
 	 * reaches 85% at 400, where the step is overloaded */
 	for (size_t i = 0; i < 4; i++) {
-		struct pv_load_kind_sum *k = &r->steps[i].load.kind[PV_LOAD_BROWSE];
+		struct pv_load_kind_sum *k = &r->steps[i].load.kind[PV_PLAYBOOK_WORKLOAD_BROWSE];
 
 		k->lat.n = 100;
 		k->lat.p95 = i < 2 ? 0.03 : 0.09;

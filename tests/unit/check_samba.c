@@ -35,7 +35,7 @@ START_TEST(test_facts)
 	ck_assert_int_eq(pv_samba_parse_facts(out, &f), PV_OK);
 	ck_assert_str_eq(f.netbios, "SRV"); /* upper-cased */
 	ck_assert_str_eq(f.realm, "LAB.TEST");
-	ck_assert_int_eq(f.kmethod, PV_KMETHOD_DEDICATED_KEYTAB);
+	ck_assert_int_eq(f.kmethod, PV_SAMBA_KMETHOD_DEDICATED_KEYTAB);
 	ck_assert(f.needs_keytab);
 	ck_assert_str_eq(f.keytab, "/var/lib/x/krb5.keytab");
 	ck_assert_str_eq(f.sep, "\\");
@@ -58,7 +58,7 @@ START_TEST(test_facts)
 	memset(&f, 0, sizeof(f));
 	ck_assert_int_eq(pv_samba_parse_facts("kmethod=secrets and keytab\nktfile=/x\n", &f),
 			 PV_OK);
-	ck_assert_int_eq(f.kmethod, PV_KMETHOD_SECRETS_AND_KEYTAB);
+	ck_assert_int_eq(f.kmethod, PV_SAMBA_KMETHOD_SECRETS_AND_KEYTAB);
 	ck_assert(f.needs_keytab);
 	ck_assert_str_eq(f.keytab, "");
 	pv_samba_facts_release(&f);

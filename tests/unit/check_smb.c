@@ -22,20 +22,20 @@ static const uint8_t CCHAL[8] = {0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa}
 
 /* The AUTHENTICATE of User/Domain/Password for c, as the engine makes it: after our own
  * NEGOTIATE (*nego, *nlen), for the service spn. The bare message's start in *m. */
-static uint8_t NEGO[PV_NTLM_NEGOTIATE_MAX];
+static uint8_t NEGO[PV_SMB_NTLM_NEGOTIATE_MAX];
 static size_t NEGO_LEN;
 
-static int authenticate(const struct pv_ntlm_challenge *c, const char *spn, struct pv_buf *b,
+static int authenticate(const struct pv_smb_ntlm_challenge *c, const char *spn, struct pv_buf *b,
 			uint8_t skey[16], const uint8_t **m)
 {
 	struct pv_buf t = PV_BUF_INIT;
-	struct pv_ntlm_logon l = {"User", "Domain", "Password", 8, spn, NEGO, 0, 0, CCHAL};
+	struct pv_smb_ntlm_logon l = {"User", "Domain", "Password", 8, spn, NEGO, 0, 0, CCHAL};
 	int r;
 
-	ck_assert_int_eq(pv_ntlm_negotiate(&t, NEGO, &NEGO_LEN), 0);
+	ck_assert_int_eq(pv_smb_ntlm_negotiate(&t, NEGO, &NEGO_LEN), 0);
 	pv_buf_release(&t, 0);
 	l.neglen = NEGO_LEN;
-	r = pv_ntlm_authenticate(c, &l, b, skey);
+	r = pv_smb_ntlm_authenticate(c, &l, b, skey);
 	if (r == 0 && m)
 		ck_assert_ptr_nonnull(*m = memmem(b->data, b->len, "NTLMSSP", 8));
 	return r;
@@ -73,18 +73,18 @@ START_TEST(test_ntlmv2_vectors)
 	ck_assert_int_eq(pv_utf16le(&b, "Password", 8, 0), 0);
 	pv_md4(b.data, b.len, nt);
 	ck_assert_str_eq(pv_unit_hex(nt, 16), "a4f49c406510bdcab6824ee7c30fd852");
-	ck_assert_int_eq(pv_ntowfv2("Password", 8, "User", "Domain", key), 0);
+	ck_assert_int_eq(pv_smb_ntowfv2("Password", 8, "User", "Domain", key), 0);
 	ck_assert_str_eq(pv_unit_hex(key, 16), "0c868a403bfd7a93a3001ef22ef02e3f");
 	/* the user name is upper-cased, the domain is not */
-	ck_assert_int_eq(pv_ntowfv2("Password", 8, "user", "Domain", nt), 0);
+	ck_assert_int_eq(pv_smb_ntowfv2("Password", 8, "user", "Domain", nt), 0);
 	ck_assert_mem_eq(nt, key, 16);
-	ck_assert_int_eq(pv_ntowfv2("Password", 8, "User", "DOMAIN", nt), 0);
+	ck_assert_int_eq(pv_smb_ntowfv2("Password", 8, "User", "DOMAIN", nt), 0);
 	ck_assert(memcmp(nt, key, 16) != 0);
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_ntlmv2_response(key, SCHAL, 0, CCHAL, INFO, sizeof(INFO), &b), 0);
+	ck_assert_int_eq(pv_smb_ntlmv2_response(key, SCHAL, 0, CCHAL, INFO, sizeof(INFO), &b), 0);
 	ck_assert_str_eq(pv_unit_hex((uint8_t *)b.data, 16), "68cd0ab851e51c96aabc927bebef6a1c");
 	ck_assert_uint_eq(b.len, 16 + 28 + sizeof(INFO) + 4);
-	ck_assert_int_eq(pv_ntowfv2("Pass\xff", 5, "User", "Domain", nt), -1);
+	ck_assert_int_eq(pv_smb_ntowfv2("Pass\xff", 5, "User", "Domain", nt), -1);
 	pv_buf_release(&b, 0);
 }
 END_TEST
@@ -109,15 +109,15 @@ static const char BLOG_INFO[] =
 START_TEST(test_ntlm_session_key)
 {
 	struct pv_buf b = PV_BUF_INIT;
-	struct pv_ntlm_challenge c = {0};
+	struct pv_smb_ntlm_challenge c = {0};
 	uint8_t key[16], skey[16], info[256], schal[8], cchal[8];
 	size_t ilen;
 	const uint8_t *m;
 
 	/* MS-NLMP 4.2.4: ResponseKeyNT and NTProofStr as in test_ntlmv2_vectors */
-	ck_assert_int_eq(pv_ntowfv2("Password", 8, "User", "Domain", key), 0);
-	ck_assert_int_eq(pv_ntlmv2_response(key, SCHAL, 0, CCHAL, INFO, sizeof(INFO), &b), 0);
-	pv_ntlmv2_session_key(key, (const uint8_t *)b.data, skey);
+	ck_assert_int_eq(pv_smb_ntowfv2("Password", 8, "User", "Domain", key), 0);
+	ck_assert_int_eq(pv_smb_ntlmv2_response(key, SCHAL, 0, CCHAL, INFO, sizeof(INFO), &b), 0);
+	pv_smb_ntlmv2_session_key(key, (const uint8_t *)b.data, skey);
 	ck_assert_str_eq(pv_unit_hex(skey, 16), "8de40ccadbc14a82f15cb0ad0de95ca3");
 	/* the same out of the AUTHENTICATE made for 4.2.4's challenge (no timestamp: time 0),
 	 * whose flags offer KEY_EXCH: not taken, EncryptedRandomSessionKey stays empty */
@@ -140,18 +140,19 @@ START_TEST(test_ntlm_session_key)
 	ck_assert_uint_eq(smb2_get32(m + 60) & 0x10u, 0x10u);	/* SIGN */
 
 	/* the blog's Windows logon */
-	ck_assert_int_eq(pv_ntowfv2("Password01!", 11, "administrator", "SUT311", key), 0);
+	ck_assert_int_eq(pv_smb_ntowfv2("Password01!", 11, "administrator", "SUT311", key), 0);
 	ck_assert_str_eq(pv_unit_hex(key, 16), "aee3959b44a815f1eb28c9511b4f533b");
 	ck_assert_uint_eq(pv_unit_unhex("0D1D8BA31179D008", schal, 8), 8);
 	ck_assert_uint_eq(pv_unit_unhex("BC4AD05F223CC90F", cchal, 8), 8);
 	ck_assert_uint_ne(ilen = pv_unit_unhex(BLOG_INFO, info, sizeof(info)), 0);
 	pv_buf_reset(&b);
 	ck_assert_int_eq(
-		pv_ntlmv2_response(key, schal, 0x01d0aecbadf5a1a1ull, cchal, info, ilen, &b), 0);
+		pv_smb_ntlmv2_response(key, schal, 0x01d0aecbadf5a1a1ull, cchal, info, ilen, &b),
+		0);
 	ck_assert_uint_eq(b.len, 238); /* the NtChallengeResponse's length on the wire */
 	ck_assert_str_eq(pv_unit_hex((const uint8_t *)b.data, 16),
 			 "63078eb639fe03e20a231c3ae3bf2308");
-	pv_ntlmv2_session_key(key, (const uint8_t *)b.data, skey);
+	pv_smb_ntlmv2_session_key(key, (const uint8_t *)b.data, skey);
 	ck_assert_str_eq(pv_unit_hex(skey, 16), "b4cf22566926b1c069acd80e4d73c814");
 	pv_buf_release(&b, 0);
 }
@@ -190,12 +191,12 @@ START_TEST(test_ntlm_messages)
 {
 	uint8_t skey[16];
 	struct pv_buf b = PV_BUF_INIT;
-	struct pv_ntlm_challenge c;
+	struct pv_smb_ntlm_challenge c;
 	uint8_t tok[256];
 	size_t n;
 	const char *ntlm;
 
-	ck_assert_int_eq(pv_ntlm_negotiate(&b, NEGO, &NEGO_LEN), 0);
+	ck_assert_int_eq(pv_smb_ntlm_negotiate(&b, NEGO, &NEGO_LEN), 0);
 	ck_assert_uint_eq((uint8_t)b.data[0], 0x60);
 	ck_assert_uint_eq((uint8_t)b.data[1], b.len - 2);
 	ntlm = memmem(b.data, b.len, "NTLMSSP", 8);
@@ -205,11 +206,11 @@ START_TEST(test_ntlm_messages)
 	/* the message itself, for the MIC: the token's last 32 bytes */
 	ck_assert_uint_eq(NEGO_LEN, 32);
 	ck_assert_mem_eq(NEGO, ntlm, 32);
-	ck_assert_int_eq(pv_ntlm_negotiate(&b, NULL, NULL), 0);
+	ck_assert_int_eq(pv_smb_ntlm_negotiate(&b, NULL, NULL), 0);
 
 	for (int spnego = 0; spnego <= 1; spnego++) {
 		n = challenge_token(tok, spnego);
-		ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
+		ck_assert_int_eq(pv_smb_ntlm_parse_challenge(tok, n, &c), 0);
 		ck_assert_mem_eq(c.challenge, SCHAL, 8);
 		ck_assert_int_eq(c.has_timestamp, 1);
 		ck_assert_uint_eq(c.timestamp, 0x0807060504030201ull);
@@ -219,14 +220,14 @@ START_TEST(test_ntlm_messages)
 		ck_assert_ptr_eq(c.msg, tok + n - c.msg_len);
 		/* cut anywhere: refused, never read past the end */
 		for (size_t cut = 0; cut < n; cut++)
-			ck_assert_int_eq(pv_ntlm_parse_challenge(tok, cut, &c), -1);
+			ck_assert_int_eq(pv_smb_ntlm_parse_challenge(tok, cut, &c), -1);
 	}
 	n = challenge_token(tok, 1);
 	tok[n - 14] ^= 0xff; /* the timestamp pair's length now runs past the end */
-	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), -1);
+	ck_assert_int_eq(pv_smb_ntlm_parse_challenge(tok, n, &c), -1);
 
 	n = challenge_token(tok, 1);
-	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
+	ck_assert_int_eq(pv_smb_ntlm_parse_challenge(tok, n, &c), 0);
 	ck_assert_int_eq(authenticate(&c, "cifs/srvu1", &b, skey, NULL), 0);
 	ck_assert_uint_eq((uint8_t)b.data[0], 0xa1);
 	ntlm = memmem(b.data, b.len, "NTLMSSP", 8);
@@ -287,18 +288,18 @@ START_TEST(test_ntlm_long_target_info)
 	enum { ADDED = 20 + 4 + 22 };
 	uint8_t skey[16];
 	struct pv_buf b = PV_BUF_INIT;
-	struct pv_ntlm_challenge c;
+	struct pv_smb_ntlm_challenge c;
 	size_t n;
 	uint8_t *m = long_challenge(0xffff - 48 - ADDED, &n);
 	const uint8_t *a;
 
-	ck_assert_int_eq(pv_ntlm_parse_challenge(m, n, &c), 0);
+	ck_assert_int_eq(pv_smb_ntlm_parse_challenge(m, n, &c), 0);
 	ck_assert_uint_eq(c.target_info_len, 0xffff - 48 - ADDED);
 	ck_assert_int_eq(authenticate(&c, "cifs/Server", &b, skey, &a), 0);
 	ck_assert_uint_eq(a[20] | a[21] << 8, 0xffff); /* NtChallengeResponse: just fits */
 	free(m);
 	m = long_challenge(0xffff - 47 - ADDED, &n);
-	ck_assert_int_eq(pv_ntlm_parse_challenge(m, n, &c), 0);
+	ck_assert_int_eq(pv_smb_ntlm_parse_challenge(m, n, &c), 0);
 	ck_assert_int_eq(authenticate(&c, "cifs/Server", &b, skey, NULL),
 			 -2); /* refused, not sent with its length cut */
 	free(m);
@@ -319,7 +320,7 @@ START_TEST(test_ntlm_av_pairs)
 {
 	uint8_t win[256], server[256], want[256];
 	size_t wl, sl = 0, vl;
-	struct pv_ntlm_challenge c = {0};
+	struct pv_smb_ntlm_challenge c = {0};
 	struct pv_buf b = PV_BUF_INIT;
 	const uint8_t *v;
 	unsigned count;
@@ -335,14 +336,14 @@ START_TEST(test_ntlm_av_pairs)
 	c.target_info = server;
 	c.target_info_len = sl;
 	c.has_timestamp = 1;
-	ck_assert_int_eq(pv_ntlm_target_info(&c, "cifs/SUT311", &b), 0);
+	ck_assert_int_eq(pv_smb_ntlm_target_info(&c, "cifs/SUT311", &b), 0);
 	ck_assert_uint_eq(b.len, 186 - 52);
 	ck_assert_mem_eq(b.data, want, b.len);
 
 	/* no timestamp: no MsvAvFlags, the rest as before */
 	c.has_timestamp = 0;
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_ntlm_target_info(&c, "cifs/SUT311", &b), 0);
+	ck_assert_int_eq(pv_smb_ntlm_target_info(&c, "cifs/SUT311", &b), 0);
 	ck_assert_ptr_null(av_pair((uint8_t *)b.data, b.len, 6, &vl, &count));
 	ck_assert_ptr_nonnull(v = av_pair((uint8_t *)b.data, b.len, 10, &vl, &count));
 	ck_assert_uint_eq(vl, 16);
@@ -361,7 +362,7 @@ START_TEST(test_ntlm_av_pairs)
 	c.target_info_len = sl + 8 + 8 + 20;
 	c.has_timestamp = 1;
 	pv_buf_reset(&b);
-	ck_assert_int_eq(pv_ntlm_target_info(&c, "cifs/SUT311", &b), 0);
+	ck_assert_int_eq(pv_smb_ntlm_target_info(&c, "cifs/SUT311", &b), 0);
 	ck_assert_ptr_nonnull(v = av_pair((uint8_t *)b.data, b.len, 6, &vl, &count));
 	ck_assert_uint_eq(count, 1);
 	ck_assert_uint_eq(smb2_get32(v), 3);
@@ -387,12 +388,12 @@ START_TEST(test_ntlm_mic)
 {
 	uint8_t tok[256], skey[16], mic[16], other[16];
 	struct pv_buf b = PV_BUF_INIT, all = PV_BUF_INIT;
-	struct pv_ntlm_challenge c;
+	struct pv_smb_ntlm_challenge c;
 	const uint8_t *m, *v;
 	size_t n = challenge_token(tok, 1), mlen, vl;
 	unsigned count;
 
-	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
+	ck_assert_int_eq(pv_smb_ntlm_parse_challenge(tok, n, &c), 0);
 	ck_assert_int_eq(authenticate(&c, "cifs/srvu1", &b, skey, &m), 0);
 	mlen = smb2_get32(m + 40) + smb2_get16(m + 36); /* UserName, the last buffer, ends it */
 	ck_assert_ptr_nonnull(v = av_pair(m + smb2_get32(m + 24) + 16 + 28,
@@ -401,13 +402,13 @@ START_TEST(test_ntlm_mic)
 	pv_buf_add(&all, NEGO, NEGO_LEN);
 	pv_buf_add(&all, c.msg, c.msg_len);
 	pv_buf_add(&all, m, mlen);
-	memset(all.data + NEGO_LEN + c.msg_len + PV_NTLM_MIC_AT, 0, 16);
+	memset(all.data + NEGO_LEN + c.msg_len + PV_SMB_NTLM_MIC_AT, 0, 16);
 	pv_hmac_md5(skey, 16, all.data, all.len, mic);
-	ck_assert_mem_eq(m + PV_NTLM_MIC_AT, mic, 16);
+	ck_assert_mem_eq(m + PV_SMB_NTLM_MIC_AT, mic, 16);
 	/* a byte of each message changed: another MIC */
 	for (size_t at = 0; at < all.len; at += all.len / 7) {
-		if (at >= NEGO_LEN + c.msg_len + PV_NTLM_MIC_AT &&
-		    at < NEGO_LEN + c.msg_len + PV_NTLM_MIC_AT + 16)
+		if (at >= NEGO_LEN + c.msg_len + PV_SMB_NTLM_MIC_AT &&
+		    at < NEGO_LEN + c.msg_len + PV_SMB_NTLM_MIC_AT + 16)
 			continue;
 		all.data[at] ^= 1;
 		pv_hmac_md5(skey, 16, all.data, all.len, other);
@@ -450,48 +451,48 @@ START_TEST(test_ntlm_mech_list_mic)
 	static const char srv[] = "session key to server-to-client signing key magic constant";
 	uint8_t tok[256], skey[16], want[16], got[16], fin[29];
 	struct pv_buf b = PV_BUF_INIT;
-	struct pv_ntlm_challenge c;
+	struct pv_smb_ntlm_challenge c;
 	size_t n = challenge_token(tok, 1);
 
 	/* the mechTypes signed are those our NegTokenInit offers */
-	ck_assert_int_eq(pv_ntlm_negotiate(&b, NULL, NULL), 0);
+	ck_assert_int_eq(pv_smb_ntlm_negotiate(&b, NULL, NULL), 0);
 	ck_assert_ptr_nonnull(memmem(
 		b.data, b.len, "\x30\x0c\x06\x0a\x2b\x06\x01\x04\x01\x82\x37\x02\x02\x0a", 14));
-	ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
-	ck_assert(pv_ntlm_signs(&c));
+	ck_assert_int_eq(pv_smb_ntlm_parse_challenge(tok, n, &c), 0);
+	ck_assert(pv_smb_ntlm_signs(&c));
 	ck_assert_int_eq(authenticate(&c, "cifs/srvu1", &b, skey, NULL), 0);
 	signature(skey, cli, want);
 	ck_assert_uint_ge(b.len, 20);
 	ck_assert_mem_eq(b.data + b.len - 20, "\xa3\x12\x04\x10", 4);
 	ck_assert_mem_eq(b.data + b.len - 16, want, 16);
-	pv_ntlm_mech_list_mic(skey, false, got);
+	pv_smb_ntlm_mech_list_mic(skey, false, got);
 	ck_assert_mem_eq(got, want, 16);
 	/* the server's, in its final NegTokenResp { accept-completed, mechListMIC } */
 	signature(skey, srv, want);
-	pv_ntlm_mech_list_mic(skey, true, got);
+	pv_smb_ntlm_mech_list_mic(skey, true, got);
 	ck_assert_mem_eq(got, want, 16);
 	memcpy(fin, "\xa1\x1b\x30\x19\xa0\x03\x0a\x01\x00\xa3\x12\x04\x10", 13);
 	memcpy(fin + 13, want, 16);
-	ck_assert_int_eq(pv_ntlm_final_mic(fin, sizeof(fin), want), 0);
+	ck_assert_int_eq(pv_smb_ntlm_final_mic(fin, sizeof(fin), want), 0);
 	fin[28] ^= 1;
-	ck_assert_int_eq(pv_ntlm_final_mic(fin, sizeof(fin), want), -1);
-	ck_assert_int_eq(pv_ntlm_final_mic(fin, 0, want), 0);  /* none */
-	ck_assert_int_eq(pv_ntlm_final_mic(fin, 9, want), -2); /* cut */
-	ck_assert_int_eq(
-		pv_ntlm_final_mic((const uint8_t *)"\xa1\x07\x30\x05\xa0\x03\x0a\x01\x00", 9, want),
-		0);
-	ck_assert_int_eq(pv_ntlm_final_mic((const uint8_t *)"\x05\x00", 2, want), -2);
+	ck_assert_int_eq(pv_smb_ntlm_final_mic(fin, sizeof(fin), want), -1);
+	ck_assert_int_eq(pv_smb_ntlm_final_mic(fin, 0, want), 0);  /* none */
+	ck_assert_int_eq(pv_smb_ntlm_final_mic(fin, 9, want), -2); /* cut */
+	ck_assert_int_eq(pv_smb_ntlm_final_mic(
+				 (const uint8_t *)"\xa1\x07\x30\x05\xa0\x03\x0a\x01\x00", 9, want),
+			 0);
+	ck_assert_int_eq(pv_smb_ntlm_final_mic((const uint8_t *)"\x05\x00", 2, want), -2);
 
 	/* no timestamp, or no NTLM signing: no MIC, no mechListMIC */
 	for (int k = 0; k < 2; k++) {
-		ck_assert_int_eq(pv_ntlm_parse_challenge(tok, n, &c), 0);
+		ck_assert_int_eq(pv_smb_ntlm_parse_challenge(tok, n, &c), 0);
 		if (k == 0)
 			c.has_timestamp = 0;
 		else
 			c.flags &= ~0x10u;
-		ck_assert(!pv_ntlm_signs(&c));
+		ck_assert(!pv_smb_ntlm_signs(&c));
 		ck_assert_int_eq(authenticate(&c, "cifs/srvu1", &b, skey, NULL), 0);
-		ck_assert_int_eq(pv_ntlm_final_mic((const uint8_t *)b.data, b.len, want), 0);
+		ck_assert_int_eq(pv_smb_ntlm_final_mic((const uint8_t *)b.data, b.len, want), 0);
 		ck_assert_ptr_null(memmem(b.data, b.len, "\xa3\x12\x04\x10", 4));
 	}
 	pv_buf_release(&b, 0);

@@ -1,6 +1,6 @@
 /* tests/unit/check_workload.c: the learned workload as YAML (learn/workload.c): every figure of
  * the counts where it belongs, the kinds the most frequent first with their weights, what is
- * past PV_WORKLOAD_KINDS as one share, the capture's name quoted whatever it holds, and no
+ * past PV_LEARN_WORKLOAD_KINDS as one share, the capture's name quoted whatever it holds, and no
  * user's id anywhere in it; and read back for load.workload (playbooks/learned.c): what was
  * written is what is read, and an edit that breaks it is refused where it is. */
 #include <check.h>
@@ -32,15 +32,15 @@ static int count(const char *text, const char *s)
 /* Counts of two users over an hour: 40 activities of two kinds, a READ mix, sizes, times. */
 static void counts(struct pv_learn_counts *c)
 {
-	struct pv_kind_shape a = {0}, b = {0};
+	struct pv_learn_kind_shape a = {0}, b = {0};
 
 	memset(c, 0, sizeof(*c));
 	c->frames = 100;
 	c->t0 = 1000;
 	c->t1 = 1000 + 3600;
 	pv_learn_users_init(&c->users);
-	ck_assert_int_ge(pv_learn_users_get(&c->users, "ntlm:0123456789ab", PV_USER_NTLM), 0);
-	ck_assert_int_ge(pv_learn_users_get(&c->users, "198.18.0.31", PV_USER_ADDR), 0);
+	ck_assert_int_ge(pv_learn_users_get(&c->users, "ntlm:0123456789ab", PV_LEARN_USER_NTLM), 0);
+	ck_assert_int_ge(pv_learn_users_get(&c->users, "198.18.0.31", PV_LEARN_USER_ADDR), 0);
 	c->req[SMB2_CREATE] = 30;
 	c->req[SMB2_READ] = 50;
 	c->req[SMB2_CLOSE] = 20;
@@ -56,24 +56,24 @@ static void counts(struct pv_learn_counts *c)
 	c->within[1] = 0.01;
 	c->think[0] = 2;
 	c->think[1] = 30;
-	pv_kinds_init(&c->kinds);
-	pv_kind_shape_add(&a, SMB2_CREATE);
-	pv_kind_shape_add(&a, SMB2_READ);
-	pv_kind_shape_add(&a, SMB2_READ);
-	pv_kind_shape_add(&a, SMB2_CLOSE);
+	pv_learn_kinds_init(&c->kinds);
+	pv_learn_kind_shape_add(&a, SMB2_CREATE);
+	pv_learn_kind_shape_add(&a, SMB2_READ);
+	pv_learn_kind_shape_add(&a, SMB2_READ);
+	pv_learn_kind_shape_add(&a, SMB2_CLOSE);
 	/* its file replaced: learn gives CREATE with its disposition's bits */
-	pv_kind_shape_add(&b, SMB2_CREATE | pv_load_learned_disposition(5));
-	pv_kind_shape_add(&b, SMB2_CLOSE);
+	pv_learn_kind_shape_add(&b, SMB2_CREATE | pv_playbook_workload_learned_disposition(5));
+	pv_learn_kind_shape_add(&b, SMB2_CLOSE);
 	for (int i = 0; i < 30; i++)
-		pv_kinds_add(&c->kinds, &a, 4, 0.02);
+		pv_learn_kinds_add(&c->kinds, &a, 4, 0.02);
 	for (int i = 0; i < 10; i++)
-		pv_kinds_add(&c->kinds, &b, 2, 0.001);
+		pv_learn_kinds_add(&c->kinds, &b, 2, 0.001);
 	c->has_kinds = true;
-	pv_sizes_add(&c->read_sizes, 3000);
-	pv_sizes_add(&c->read_sizes, 3000);
-	pv_sizes_add(&c->read_sizes, 65536);
-	pv_sizes_add(&c->read_sizes, 0);
-	pv_hist_add(&c->open_times, 0.002);
+	pv_learn_sizes_add(&c->read_sizes, 3000);
+	pv_learn_sizes_add(&c->read_sizes, 3000);
+	pv_learn_sizes_add(&c->read_sizes, 65536);
+	pv_learn_sizes_add(&c->read_sizes, 0);
+	pv_learn_hist_add(&c->open_times, 0.002);
 	c->still_open = 3;
 }
 
@@ -118,7 +118,7 @@ START_TEST(yaml)
 	ck_assert_int_eq(pv_learn_workload(&c, "a\"b\\c\nd.pcap", "1", &b), PV_OK);
 	has(b.data, "  capture: \"a\\\"b\\\\c\\x0ad.pcap\"\n");
 	pv_buf_release(&b, 0);
-	pv_kinds_release(&c.kinds);
+	pv_learn_kinds_release(&c.kinds);
 	pv_learn_users_release(&c.users);
 }
 END_TEST
@@ -130,30 +130,30 @@ START_TEST(many_kinds)
 	struct pv_buf b = PV_BUF_INIT;
 
 	counts(&c);
-	pv_kinds_release(&c.kinds);
-	pv_kinds_init(&c.kinds);
+	pv_learn_kinds_release(&c.kinds);
+	pv_learn_kinds_init(&c.kinds);
 	c.activities = 0;
-	for (int k = 0; k < PV_WORKLOAD_KINDS + 6; k++) {
-		struct pv_kind_shape s = {0};
+	for (int k = 0; k < PV_LEARN_WORKLOAD_KINDS + 6; k++) {
+		struct pv_learn_kind_shape s = {0};
 
 		/* kind k: READ or WRITE by each of k's 7 bits, a CLOSE after each (nothing
 		 * folds: 14 steps), seen once, but the first six kinds 1000 times each */
 		for (int i = 0; i < 7; i++) {
-			pv_kind_shape_add(&s, (k >> i) & 1 ? SMB2_READ : SMB2_WRITE);
-			pv_kind_shape_add(&s, SMB2_CLOSE);
+			pv_learn_kind_shape_add(&s, (k >> i) & 1 ? SMB2_READ : SMB2_WRITE);
+			pv_learn_kind_shape_add(&s, SMB2_CLOSE);
 		}
 		for (int i = 0; i < (k < 6 ? 1000 : 1); i++) {
-			pv_kinds_add(&c.kinds, &s, 2, 0.001);
+			pv_learn_kinds_add(&c.kinds, &s, 2, 0.001);
 			c.activities++;
 		}
 	}
 	ck_assert_int_eq(pv_learn_workload(&c, "x.pcap", "1", &b), PV_OK);
-	ck_assert_int_eq(count(b.data, "  - commands: "), PV_WORKLOAD_KINDS);
+	ck_assert_int_eq(count(b.data, "  - commands: "), PV_LEARN_WORKLOAD_KINDS);
 	/* 70 kinds: the 6 seen 1000 times and 58 of the rest written, 6 left: 6 of 6064 */
 	has(b.data, "other_kinds: {weight: 0.0989, activities: 6, requests: 12}");
 	ck_assert_int_eq(count(b.data, "    weight: 16.4908 "), 6);
 	pv_buf_release(&b, 0);
-	pv_kinds_release(&c.kinds);
+	pv_learn_kinds_release(&c.kinds);
 	pv_learn_users_release(&c.users);
 }
 END_TEST
@@ -164,29 +164,30 @@ START_TEST(read_back)
 {
 	struct pv_learn_counts c;
 	struct pv_buf b = PV_BUF_INIT;
-	struct pv_load_learned l;
-	struct pv_kind_shape t = {0};
+	struct pv_playbook_workload_learned l;
+	struct pv_learn_kind_shape t = {0};
 
 	counts(&c);
 	/* a kind of logons only: written, not replayed */
-	pv_kind_shape_add(&t, SMB2_SESSION_SETUP);
-	pv_kind_shape_add(&t, SMB2_TREE_CONNECT);
-	pv_kinds_add(&c.kinds, &t, 2, 0.001);
+	pv_learn_kind_shape_add(&t, SMB2_SESSION_SETUP);
+	pv_learn_kind_shape_add(&t, SMB2_TREE_CONNECT);
+	pv_learn_kinds_add(&c.kinds, &t, 2, 0.001);
 	c.activities++;
-	pv_sizes_add(&c.write_sizes, 700);
+	pv_learn_sizes_add(&c.write_sizes, 700);
 	ck_assert_int_eq(pv_learn_workload(&c, "srv.pcap", "1", &b), PV_OK);
-	ck_assert_msg(pv_load_learned_parse("w.yaml", b.data, b.len, &l) == PV_OK, "%s",
-		      pv_errmsg());
+	ck_assert_msg(pv_playbook_workload_learned_parse("w.yaml", b.data, b.len, &l) == PV_OK,
+		      "%s", pv_errmsg());
 	ck_assert_uint_eq(l.n, 2);
 	ck_assert_uint_eq(l.kind[0].n, 3);
 	ck_assert_uint_eq(l.kind[0].step[0], SMB2_CREATE);
-	ck_assert_uint_eq(l.kind[0].step[1], SMB2_READ | PV_LOAD_LEARNED_REPEAT);
+	ck_assert_uint_eq(l.kind[0].step[1], SMB2_READ | PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT);
 	ck_assert_uint_eq(l.kind[0].step[2], SMB2_CLOSE);
 	ck_assert_double_eq(l.kind[0].count[1], 2); /* READ+: two READs each time */
 	ck_assert_double_eq_tol(l.kind[0].weight, 30.0 / 41 * 100, 1e-3);
 	ck_assert_double_eq(l.kind[0].requests, 4);
 	ck_assert_uint_eq(l.kind[1].n, 2);
-	ck_assert_uint_eq(l.kind[1].step[0], SMB2_CREATE | PV_LOAD_LEARNED_OVERWRITE_IF);
+	ck_assert_uint_eq(l.kind[1].step[0],
+			  SMB2_CREATE | PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF);
 	ck_assert_uint_eq(l.kind[1].step[1], SMB2_CLOSE);
 	/* 30 and 10 activities an hour over 2 users; the logons' kind not counted */
 	ck_assert_double_eq_tol(l.per_user_hour, 20, 1e-9);
@@ -196,7 +197,7 @@ START_TEST(read_back)
 	ck_assert_double_eq(l.write[10], 100);
 	ck_assert_double_eq(l.read[11] + l.read[13] + l.write[9] + l.write[11], 0);
 	pv_buf_release(&b, 0);
-	pv_kinds_release(&c.kinds);
+	pv_learn_kinds_release(&c.kinds);
 	pv_learn_users_release(&c.users);
 }
 END_TEST
@@ -209,32 +210,37 @@ START_TEST(dispositions)
 		unsigned bits;
 		const char *name;
 	} want[] = {
-		{0, PV_LOAD_LEARNED_OVERWRITE_IF, "CREATE(OVERWRITE_IF)"}, /* SUPERSEDE */
-		{1, 0, "CREATE"},					   /* OPEN */
-		{2, PV_LOAD_LEARNED_NEW, "CREATE(CREATE)"},
-		{3, PV_LOAD_LEARNED_OPEN_IF, "CREATE(OPEN_IF)"},
-		{4, PV_LOAD_LEARNED_OVERWRITE_IF, "CREATE(OVERWRITE_IF)"}, /* OVERWRITE */
-		{5, PV_LOAD_LEARNED_OVERWRITE_IF, "CREATE(OVERWRITE_IF)"},
+		{0, PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF,
+		 "CREATE(OVERWRITE_IF)"}, /* SUPERSEDE */
+		{1, 0, "CREATE"},	  /* OPEN */
+		{2, PV_PLAYBOOK_WORKLOAD_LEARNED_NEW, "CREATE(CREATE)"},
+		{3, PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF, "CREATE(OPEN_IF)"},
+		{4, PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF,
+		 "CREATE(OVERWRITE_IF)"}, /* OVERWRITE */
+		{5, PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF, "CREATE(OVERWRITE_IF)"},
 	};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		unsigned bits = pv_load_learned_disposition(want[i].disposition);
+		unsigned bits = pv_playbook_workload_learned_disposition(want[i].disposition);
 
 		ck_assert_uint_eq(bits, want[i].bits);
-		ck_assert_str_eq(pv_load_learned_command(SMB2_CREATE | bits), want[i].name);
+		ck_assert_str_eq(pv_playbook_workload_learned_command(SMB2_CREATE | bits),
+				 want[i].name);
 	}
 	/* no other command takes them */
-	ck_assert_ptr_null(pv_load_learned_command(SMB2_READ | PV_LOAD_LEARNED_OPEN_IF));
+	ck_assert_ptr_null(pv_playbook_workload_learned_command(
+		SMB2_READ | PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF));
 }
 END_TEST
 
 /* The text fails to read with PV_ECONFIG and a message holding want; nothing is kept. */
 static void refused(const char *text, const char *want)
 {
-	struct pv_load_learned l;
+	struct pv_playbook_workload_learned l;
 
 	memset(&l, 0xff, sizeof(l));
-	ck_assert_int_eq(pv_load_learned_parse("w.yaml", text, strlen(text), &l), PV_ECONFIG);
+	ck_assert_int_eq(pv_playbook_workload_learned_parse("w.yaml", text, strlen(text), &l),
+			 PV_ECONFIG);
 	ck_assert_msg(strstr(pv_errmsg(), want), "'%s' lacks '%s'", pv_errmsg(), want);
 	ck_assert_uint_eq(l.n, 0);
 }
@@ -264,7 +270,7 @@ START_TEST(read_refusals)
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nsizes: {read: {buckets: {4096: x}}}\n",
 		"'sizes.read.buckets.4096' is 'x'");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nmixx: {}\n", "(did you mean 'mix'?)");
-	for (int i = 0; i < PV_LOAD_LEARNED_STEPS + 1; i++)
+	for (int i = 0; i < PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS + 1; i++)
 		strcat(many, "READ ");
 	strcat(many, "}\n");
 	refused(many, "more than 24 commands to replay");
@@ -274,14 +280,16 @@ START_TEST(read_refusals)
 		"'kinds.0.counts.1' is '0.5'; expected a number from 1 to");
 	/* a cut kind's mark, and the commands the driver makes itself, are passed over */
 	{
-		struct pv_load_learned l;
+		struct pv_playbook_workload_learned l;
 		const char *t = "kinds:\n  - {commands: NEGOTIATE CREATE WRITE+ ..., weight: 1.5e1,"
 				" requests: 11, counts: [1, 1, 3]}\n";
 
-		ck_assert_int_eq(pv_load_learned_parse("w.yaml", t, strlen(t), &l), PV_OK);
+		ck_assert_int_eq(pv_playbook_workload_learned_parse("w.yaml", t, strlen(t), &l),
+				 PV_OK);
 		ck_assert_uint_eq(l.n, 1);
 		ck_assert_uint_eq(l.kind[0].n, 2);
-		ck_assert_uint_eq(l.kind[0].step[1], SMB2_WRITE | PV_LOAD_LEARNED_REPEAT);
+		ck_assert_uint_eq(l.kind[0].step[1],
+				  SMB2_WRITE | PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT);
 		ck_assert_double_eq(l.kind[0].weight, 15);
 		ck_assert_double_eq(l.kind[0].count[1], 3);
 		/* cut: 11 requests, 5 of them in its commands, 6 past the cut */

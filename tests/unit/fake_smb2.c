@@ -1,4 +1,4 @@
-/* tests/unit/fake_smb2.c: the fake SMB2 server of tests/unit/check_wire.c and
+/* tests/unit/fake_smb2.c: the fake SMB2 server of tests/unit/check_sync.c and
  * tests/unit/check_async.c (see fake_smb2.h). */
 #include "tests/unit/fake_smb2.h"
 

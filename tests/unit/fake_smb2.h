@@ -1,5 +1,5 @@
 /* tests/unit/fake_smb2.h: a fake SMB2 server for the tests of our two SMB2 clients
- * (tests/unit/check_wire.c for smb/wire.c, tests/unit/check_async.c for smb/async.h): a
+ * (tests/unit/check_sync.c for smb/sync.c, tests/unit/check_async.c for smb/async.h): a
  * thread on the other end of a socketpair(2) that reads the client's requests and answers
  * them from a small file system of its own (MS-SMB2 answers, an NTLMv2 check of the logon),
  * unless a test's hook changes, cuts, delays or replaces the answer.

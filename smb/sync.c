@@ -1,4 +1,4 @@
-/* smb/wire.c: our SMB2 client's synchronous calls (see smb.h): each call runs the
+/* smb/sync.c: our SMB2 client's synchronous calls (see smb.h): each call runs the
  * connection's own engine loop (smb/async.h) until its answers come, as Samba's libcli/smb
  * wraps its asynchronous calls. The engine does every message, signature and encryption; this
  * file keeps the waiting and the deadlines; the tree builder on it is smb/build.c.
@@ -27,29 +27,29 @@
 #include <string.h>
 #include <unistd.h>
 
-bool pv_smb2_lost(const struct pv_smb2 *c)
+bool pv_smb_sync_lost(const struct pv_smb_sync *c)
 {
-	return !c || pv_smba_lost(c->c);
+	return !c || pv_smb_lost(c->c);
 }
 
-const char *pv_smb2_describe(const struct pv_smb2 *c)
+const char *pv_smb_sync_describe(const struct pv_smb_sync *c)
 {
 	if (!c || !c->c)
 		return "";
-	return c->desc[0] ? c->desc : pv_smba_describe(c->c);
+	return c->desc[0] ? c->desc : pv_smb_describe(c->c);
 }
 
-int pv_smb2_local_port(const struct pv_smb2 *c)
+int pv_smb_sync_local_port(const struct pv_smb_sync *c)
 {
-	return c ? pv_smba_local_port(c->c) : 0;
+	return c ? pv_smb_local_port(c->c) : 0;
 }
 
-bool pv_smb2_signing(const struct pv_smb2 *c)
+bool pv_smb_sync_signing(const struct pv_smb_sync *c)
 {
 	return c && c->sign;
 }
 
-bool pv_smb2_encrypting(const struct pv_smb2 *c)
+bool pv_smb_sync_encrypting(const struct pv_smb_sync *c)
 {
 	return c && c->enc;
 }
@@ -81,54 +81,54 @@ static const char *status_text(uint32_t st, char *buf, size_t len)
 
 /* The build's deadline passed: the connection goes (answers may still be on their way, and
  * nothing could tell them from new ones). */
-static void late(struct pv_smb2 *s)
+static void late(struct pv_smb_sync *s)
 {
 	char a[32], b[32];
 
 	s->lost_by_us = true;
-	pv_smba_abort(s->c, PV_EUNREACH,
-		      "SMB to '%s': the tree build as %s passed its deadline of %s (the timeout %s "
-		      "times %d + items + MiB written)",
-		      s->server, s->user, span(s->build_ms, a, sizeof(a)),
-		      span(s->tmo, b, sizeof(b)), BUILD_T);
+	pv_smb_abort(s->c, PV_EUNREACH,
+		     "SMB to '%s': the tree build as %s passed its deadline of %s (the timeout %s "
+		     "times %d + items + MiB written)",
+		     s->server, s->user, span(s->build_ms, a, sizeof(a)),
+		     span(s->tmo, b, sizeof(b)), BUILD_T);
 }
 
 /* Run the loop until done is true (a callback sets it), the build's deadline aside. */
-void wire_run_until(struct pv_smb2 *s, const bool *done)
+void sync_run_until(struct pv_smb_sync *s, const bool *done)
 {
 	while (!*done) {
 		double t = pv_now();
 		int wait = 100;
 
-		if (s->build_due && t >= s->build_due && !pv_smba_lost(s->c)) {
+		if (s->build_due && t >= s->build_due && !pv_smb_lost(s->c)) {
 			late(s);
 			continue; /* the callbacks came with the failure */
 		}
 		if (s->build_due && (s->build_due - t) * 1000 < wait)
 			wait = (int)((s->build_due - t) * 1000) + 1;
-		if (pv_smba_loop_run(s->l, wait) != PV_OK) {
-			pv_smba_abort(s->c, PV_EIO, "%s", pv_errmsg());
+		if (pv_smb_loop_run(s->l, wait) != PV_OK) {
+			pv_smb_abort(s->c, PV_EIO, "%s", pv_errmsg());
 			break;
 		}
 	}
 }
 
-bool wire_turn(struct pv_smb2 *s)
+bool sync_turn(struct pv_smb_sync *s)
 {
-	if (pv_smba_loop_run(s->l, 100) != PV_OK) {
-		pv_smba_abort(s->c, PV_EIO, "%s", pv_errmsg());
+	if (pv_smb_loop_run(s->l, 100) != PV_OK) {
+		pv_smb_abort(s->c, PV_EIO, "%s", pv_errmsg());
 		return false;
 	}
-	if (s->build_due && pv_now() >= s->build_due && !pv_smba_lost(s->c))
+	if (s->build_due && pv_now() >= s->build_due && !pv_smb_lost(s->c))
 		late(s);
 	return true;
 }
 
-void wire_on_call(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+void sync_on_call(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 {
-	struct wire_call *k = arg;
+	struct sync_call *k = arg;
 
-	pv_smba_yield(c); /* the next request goes after the loop returns: its answer after it */
+	pv_smb_yield(c); /* the next request goes after the loop returns: its answer after it */
 	k->done = true;
 	k->code = d->code;
 	k->status = d->status;
@@ -137,11 +137,11 @@ void wire_on_call(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
 }
 
 /* Wait for k (whose request was queued with r: PV_OK, or the failure recorded); its code. */
-int wire_wait(struct pv_smb2 *s, struct wire_call *k, int r)
+int sync_wait(struct pv_smb_sync *s, struct sync_call *k, int r)
 {
 	if (r != PV_OK)
 		return r;
-	wire_run_until(s, &k->done);
+	sync_run_until(s, &k->done);
 	if (k->code != PV_OK)
 		return pv_error(k->code, "%s", k->msg);
 	return PV_OK;
@@ -149,18 +149,18 @@ int wire_wait(struct pv_smb2 *s, struct wire_call *k, int r)
 
 /* ---- connection ---- */
 
-static void on_open(struct pv_smba *c, void *arg, const struct pv_smba_done *d)
+static void on_open(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 {
-	wire_on_call(c, arg, d);
+	sync_on_call(c, arg, d);
 }
 
-/* A connection on its own loop; *out is set even on failure (pv_smb2_connect's contract).
+/* A connection on its own loop; *out is set even on failure (pv_smb_sync_connect's contract).
  * fd >= 0: over that socket (the tests'), else to server's port 445. */
-static int connect_to(const char *server, int fd, int64_t timeout_ms, struct pv_smb2 **out)
+static int connect_to(const char *server, int fd, int64_t timeout_ms, struct pv_smb_sync **out)
 {
-	struct pv_smb2 *s = calloc(1, sizeof(*s));
-	struct pv_smba_opts o = {0};
-	struct wire_call k = {0};
+	struct pv_smb_sync *s = calloc(1, sizeof(*s));
+	struct pv_smb_open_opts o = {0};
+	struct sync_call k = {0};
 	int r;
 
 	*out = s;
@@ -170,7 +170,7 @@ static int connect_to(const char *server, int fd, int64_t timeout_ms, struct pv_
 		return pv_error(PV_EIO, "out of memory");
 	}
 	s->tmo = timeout_ms > 0 ? timeout_ms : 10000;
-	if ((r = pv_smba_loop_new(&s->l)) != PV_OK) {
+	if ((r = pv_smb_loop_new(&s->l)) != PV_OK) {
 		if (fd >= 0)
 			close(fd);
 		return r;
@@ -181,59 +181,59 @@ static int connect_to(const char *server, int fd, int64_t timeout_ms, struct pv_
 	o.pipelined = true;
 	k.s = s;
 	r = fd >= 0 ? smba_open_fd(s->l, fd, &o, on_open, &k, &s->c)
-		    : pv_smba_open(s->l, &o, on_open, &k, &s->c);
-	return wire_wait(s, &k, r);
+		    : pv_smb_open(s->l, &o, on_open, &k, &s->c);
+	return sync_wait(s, &k, r);
 }
 
-int pv_smb2_connect(const char *server, int timeout, struct pv_smb2 **out)
+int pv_smb_sync_connect(const char *server, int timeout, struct pv_smb_sync **out)
 {
 	return connect_to(server, -1, (int64_t)(timeout > 0 ? timeout : 10) * 1000, out);
 }
 
-int smb2_connect_fd(int fd, const char *server, int timeout_ms, struct pv_smb2 **out)
+int smb2_connect_fd(int fd, const char *server, int timeout_ms, struct pv_smb_sync **out)
 {
 	return connect_to(server, fd, timeout_ms, out);
 }
 
-void pv_smb2_free(struct pv_smb2 *s)
+void pv_smb_sync_free(struct pv_smb_sync *s)
 {
 	if (!s)
 		return;
-	pv_smba_loop_free(s->l); /* closes c */
+	pv_smb_loop_free(s->l); /* closes c */
 	free(s->server);
 	free(s->who);
 	free(s);
 }
 
-int pv_smb2_logon(struct pv_smb2 *s, const char *workgroup, const char *user,
-		  const struct pv_secret *password)
+int pv_smb_sync_logon(struct pv_smb_sync *s, const char *workgroup, const char *user,
+		      const struct pv_secret *password)
 {
-	struct wire_call k = {s};
+	struct sync_call k = {s};
 	char *who = strdup(user);
 
 	if (!who)
 		return pv_error(PV_EIO, "out of memory");
 	free(s->who);
 	s->who = who;
-	if (pv_smba_lost(s->c))
+	if (pv_smb_lost(s->c))
 		return pv_error(PV_EREMOTE, "SMB to '%s': the connection is gone", s->server);
-	return wire_wait(s, &k,
-			 pv_smba_logon(s->c, workgroup, user, password, NULL, NULL,
-				       PV_SMBA_ENCRYPT_AUTO, wire_on_call, &k));
+	return sync_wait(s, &k,
+			 pv_smb_logon(s->c, workgroup, user, password, NULL, NULL,
+				      PV_SMB_ENCRYPT_AUTO, sync_on_call, &k));
 }
 
-int pv_smb2_tree(struct pv_smb2 *s, const char *share)
+int pv_smb_sync_tree(struct pv_smb_sync *s, const char *share)
 {
-	struct wire_call k = {s};
+	struct sync_call k = {s};
 	char st[96];
 	int r;
 
-	if ((r = wire_wait(s, &k, pv_smba_tree(s->c, share, wire_on_call, &k))) != PV_OK)
+	if ((r = sync_wait(s, &k, pv_smb_tree(s->c, share, sync_on_call, &k))) != PV_OK)
 		return r;
 	if (k.status == ST_OK) {
-		snprintf(s->desc, sizeof(s->desc), "%s", pv_smba_describe(s->c));
-		s->enc = pv_smba_encrypting(s->c);
-		s->sign = pv_smba_signing(s->c);
+		snprintf(s->desc, sizeof(s->desc), "%s", pv_smb_describe(s->c));
+		s->enc = pv_smb_encrypting(s->c);
+		s->sign = pv_smb_signing(s->c);
 		return PV_OK;
 	}
 	return pv_error(k.status == ST_BAD_NETWORK_NAME ? PV_ECONFIG
@@ -244,16 +244,16 @@ int pv_smb2_tree(struct pv_smb2 *s, const char *share)
 			k.status == ST_BAD_NETWORK_NAME ? " (no such share)" : "");
 }
 
-int pv_smb2_logoff(struct pv_smb2 *s)
+int pv_smb_sync_logoff(struct pv_smb_sync *s)
 {
-	struct wire_call k = {s};
+	struct sync_call k = {s};
 
-	return wire_wait(s, &k, pv_smba_logoff(s->c, wire_on_call, &k));
+	return sync_wait(s, &k, pv_smb_logoff(s->c, sync_on_call, &k));
 }
 
 /* ---- failures on a path ---- */
 
-int wire_path_fail(struct pv_smb2 *s, uint32_t status, const char *what, const char *rel)
+int sync_path_fail(struct pv_smb_sync *s, uint32_t status, const char *what, const char *rel)
 {
 	char st[96], path[1024];
 
@@ -269,7 +269,7 @@ int wire_path_fail(struct pv_smb2 *s, uint32_t status, const char *what, const c
 
 /* The share-relative name of base/rel ("" rel: base itself) into full. rel comes from the
  * fileset or from a listing, which keeps to PATH_LIMIT already. */
-int wire_name(const struct pv_smb2 *s, const char *rel, char full[PATH_LIMIT + 1])
+int sync_name(const struct pv_smb_sync *s, const char *rel, char full[PATH_LIMIT + 1])
 {
 	size_t bl = strlen(s->base), rl = strlen(rel), len = bl + (rl ? 1 + rl : 0);
 
@@ -285,29 +285,29 @@ int wire_name(const struct pv_smb2 *s, const char *rel, char full[PATH_LIMIT + 1
 }
 
 /* Open base/rel with one CREATE and wait for its id; a refusal is reported as `what` failed. */
-int wire_open(struct pv_smb2 *s, const char *rel, uint32_t access, uint32_t disposition,
+int sync_open(struct pv_smb_sync *s, const char *rel, uint32_t access, uint32_t disposition,
 	      uint32_t options, const char *what, uint8_t fid[16])
 {
 	char full[PATH_LIMIT + 1];
-	struct wire_call k = {s};
+	struct sync_call k = {s};
 	int r;
 
-	if ((r = wire_name(s, rel, full)) != PV_OK ||
-	    (r = wire_wait(s, &k,
-			   pv_smba_create(s->c, full, access, disposition, options, wire_on_call,
-					  &k))) != PV_OK)
+	if ((r = sync_name(s, rel, full)) != PV_OK ||
+	    (r = sync_wait(s, &k,
+			   pv_smb_create(s->c, full, access, disposition, options, sync_on_call,
+					 &k))) != PV_OK)
 		return r;
 	if (k.status != ST_OK)
-		return wire_path_fail(s, k.status, what, rel);
+		return sync_path_fail(s, k.status, what, rel);
 	memcpy(fid, k.fid, 16);
 	return PV_OK;
 }
 
 /* CLOSE fid and wait (its outcome does not matter: the caller is done with the file). */
-void wire_close(struct pv_smb2 *s, const uint8_t fid[16])
+void sync_close(struct pv_smb_sync *s, const uint8_t fid[16])
 {
-	struct wire_call k = {s};
+	struct sync_call k = {s};
 
-	if (!pv_smba_lost(s->c))
-		wire_wait(s, &k, pv_smba_closefile(s->c, fid, wire_on_call, &k));
+	if (!pv_smb_lost(s->c))
+		sync_wait(s, &k, pv_smb_closefile(s->c, fid, sync_on_call, &k));
 }

@@ -1,4 +1,4 @@
-/* tests/unit/check_wire.c: smb/wire.c, our blocking SMB2 client, against the fake server of
+/* tests/unit/check_sync.c: smb/sync.c, our blocking SMB2 client, against the fake server of
  * tests/unit/fake_smb2.h (a thread on the other end of a socketpair(2), hooks to change its
  * answers). The valid flows build and list trees; the malformed ones (short frames, bad
  * NetBIOS lengths, offsets outside the frame, cut compounds, endless keep-alives and
@@ -54,17 +54,17 @@ struct run {
 static struct run build(int fd, const struct pv_smb_item *items, size_t n, bool fresh)
 {
 	struct pv_secret *pw = pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
-	struct pv_smb2 *c = NULL;
+	struct pv_smb_sync *c = NULL;
 	struct run out = {0};
 
 	pv_error_clear();
 	out.r = smb2_connect_fd(fd, "fake", T_MS, &c);
 	if (out.r == PV_OK)
-		out.r = pv_smb2_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", items, n, fresh,
-					   NULL, fill, NULL, NULL, NULL, &out.res);
+		out.r = pv_smb_sync_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", items, n, fresh,
+					       NULL, fill, NULL, NULL, NULL, &out.res);
 	snprintf(out.msg, sizeof(out.msg), "%s", pv_errmsg());
-	out.lost = pv_smb2_lost(c);
-	pv_smb2_free(c);
+	out.lost = pv_smb_sync_lost(c);
+	pv_smb_sync_free(c);
 	pv_secret_free(pw);
 	return out;
 }
@@ -129,7 +129,7 @@ static void on_file(void *ctx, size_t item, double seconds)
 	t->seconds += seconds;
 }
 
-static struct pv_smb_tree_result mirror(struct pv_smb2 *c, bool mirror_opt, struct timed *t)
+static struct pv_smb_tree_result mirror(struct pv_smb_sync *c, bool mirror_opt, struct timed *t)
 {
 	struct pv_secret *pw = pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
 	struct pv_smb_build_opts o = {4, mirror_opt, 2, on_file, t};
@@ -137,8 +137,8 @@ static struct pv_smb_tree_result mirror(struct pv_smb2 *c, bool mirror_opt, stru
 	int r;
 
 	memset(t, 0, sizeof(*t));
-	r = pv_smb2_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", MIRROR, NMIRROR, false, &o,
-			       fill, NULL, NULL, NULL, &res);
+	r = pv_smb_sync_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", MIRROR, NMIRROR, false, &o,
+				   fill, NULL, NULL, NULL, &res);
 	ck_assert_msg(r == PV_OK, "%s", pv_errmsg());
 	pv_secret_free(pw);
 	return res;
@@ -148,7 +148,7 @@ START_TEST(test_mirror)
 {
 	struct fake f;
 	int fd = fake_start(&f, NULL, 0);
-	struct pv_smb2 *conn = NULL;
+	struct pv_smb_sync *conn = NULL;
 	struct pv_smb_tree_result r;
 	struct timed t;
 	unsigned writes, setinfo;
@@ -220,8 +220,8 @@ START_TEST(test_mirror)
 	ck_assert_uint_eq(r.files_made, 1);
 	ck_assert(!fake_lookup(&f, "u1/e")->dir);
 	ck_assert_uint_eq(fake_lookup(&f, "u1/e")->mtime, M1 + 20000000);
-	ck_assert(!pv_smb2_lost(conn));
-	pv_smb2_free(conn);
+	ck_assert(!pv_smb_sync_lost(conn));
+	pv_smb_sync_free(conn);
 	fake_stop(&f);
 }
 END_TEST
@@ -232,12 +232,12 @@ START_TEST(test_plan_parts)
 {
 	struct fake f;
 	int fd = fake_start(&f, NULL, 0);
-	struct pv_smb2 *conn = NULL;
+	struct pv_smb_sync *conn = NULL;
 	struct pv_secret *pw = pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
-	struct pv_smb2_plan *plan = NULL;
+	struct pv_smb_sync_plan *plan = NULL;
 	struct pv_smb_tree_result r0 = {0}, r1 = {0}, rp = {0};
 	struct pv_smb_build_opts o = {8, true, 2, on_file, NULL};
-	const struct pv_smb2_plan_counts *k;
+	const struct pv_smb_sync_plan_counts *k;
 	struct timed t = {0};
 
 	o.ctx = &t;
@@ -245,40 +245,42 @@ START_TEST(test_plan_parts)
 	fake_mknode(&f, "u1/old", false, 9);
 	fake_run(&f);
 	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
-	ck_assert_int_eq(pv_smb2_logon(conn, "LAB", "u1", pw), PV_OK);
-	ck_assert_int_eq(pv_smb2_tree(conn, "fsroot1"), PV_OK);
-	ck_assert_int_eq(pv_smb2_plan(conn, "fsroot1", "u1", MIRROR, NMIRROR, false, &o, &plan),
+	ck_assert_int_eq(pv_smb_sync_logon(conn, "LAB", "u1", pw), PV_OK);
+	ck_assert_int_eq(pv_smb_sync_tree(conn, "fsroot1"), PV_OK);
+	ck_assert_int_eq(pv_smb_sync_plan(conn, "fsroot1", "u1", MIRROR, NMIRROR, false, &o, &plan),
 			 PV_OK);
-	k = pv_smb2_plan_counts(plan);
+	k = pv_smb_sync_plan_counts(plan);
 	ck_assert_uint_eq(k->files_to_write, 4);
 	ck_assert_uint_eq(k->bytes_to_write, 100 + 70000 + 300000);
 	ck_assert_uint_eq(k->dirs_to_make, 1);
 	ck_assert_uint_eq(k->extras, 1);
 	ck_assert_uint_eq(k->listed, 1);
-	ck_assert_int_eq(pv_smb2_plan_prune(conn, plan, &rp), PV_OK);
+	ck_assert_int_eq(pv_smb_sync_plan_prune(conn, plan, &rp), PV_OK);
 	ck_assert_uint_eq(rp.files_removed, 1);
 	ck_assert_uint_eq(rp.dirs_made, 1);
 	ck_assert_ptr_null(fake_lookup(&f, "u1/old"));
-	ck_assert_int_eq(pv_smb2_plan_put(conn, plan, 1, 2, fill, NULL, NULL, NULL, &r1), PV_OK);
+	ck_assert_int_eq(pv_smb_sync_plan_put(conn, plan, 1, 2, fill, NULL, NULL, NULL, &r1),
+			 PV_OK);
 	ck_assert_uint_eq(r1.files_made, 2);
 	ck_assert_ptr_null(fake_lookup(&f, "u1/d/a")); /* the first file is part 0's */
 	ck_assert_ptr_nonnull(fake_lookup(&f, "u1/b"));
-	ck_assert_int_eq(pv_smb2_plan_put(conn, plan, 0, 2, fill, NULL, NULL, NULL, &r0), PV_OK);
+	ck_assert_int_eq(pv_smb_sync_plan_put(conn, plan, 0, 2, fill, NULL, NULL, NULL, &r0),
+			 PV_OK);
 	ck_assert_uint_eq(r0.files_made, 2);
 	ck_assert_uint_eq(t.files, 4);
 	for (size_t i = 0; i < NMIRROR; i++)
 		ck_assert(MIRROR[i].dir || t.seen[i]);
-	pv_smb2_plan_free(plan);
+	pv_smb_sync_plan_free(plan);
 	/* listed again with two entries an answer: all found, nothing to do */
-	ck_assert_int_eq(pv_smb2_plan(conn, "fsroot1", "u1", MIRROR, NMIRROR, false, &o, &plan),
+	ck_assert_int_eq(pv_smb_sync_plan(conn, "fsroot1", "u1", MIRROR, NMIRROR, false, &o, &plan),
 			 PV_OK);
-	k = pv_smb2_plan_counts(plan);
+	k = pv_smb_sync_plan_counts(plan);
 	ck_assert_uint_eq(k->files_ok, 4);
 	ck_assert_uint_eq(k->files_to_write + k->dirs_to_make + k->extras, 0);
 	ck_assert_uint_eq(k->listed, NMIRROR);
-	pv_smb2_plan_free(plan);
-	ck_assert_int_eq(pv_smb2_logoff(conn), PV_OK);
-	pv_smb2_free(conn);
+	pv_smb_sync_plan_free(plan);
+	ck_assert_int_eq(pv_smb_sync_logoff(conn), PV_OK);
+	pv_smb_sync_free(conn);
 	pv_secret_free(pw);
 	fake_stop(&f);
 }
@@ -289,14 +291,14 @@ START_TEST(test_build_and_list)
 	struct fake f;
 	int fd = fake_start(&f, NULL, 0);
 	struct run a, b, c;
-	struct pv_smb2 *conn = NULL;
+	struct pv_smb_sync *conn = NULL;
 	struct pv_secret *pw = pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
 
 	fake_run(&f);
 	/* three builds over one connection: fresh, listed (all there), listed (one fixed) */
 	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
-	a.r = pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, true, NULL,
-				 fill, NULL, NULL, NULL, &a.res);
+	a.r = pv_smb_sync_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, true,
+				     NULL, fill, NULL, NULL, NULL, &a.res);
 	ck_assert_msg(a.r == PV_OK, "%s", pv_errmsg());
 	ck_assert_uint_eq(a.res.dirs_made, 1);
 	ck_assert_uint_eq(a.res.files_made, 4);
@@ -306,15 +308,15 @@ START_TEST(test_build_and_list)
 	ck_assert_uint_eq(fake_lookup(&f, "u1/b")->size, 70000);
 	ck_assert_uint_eq(fake_lookup(&f, "u1/big")->size, 300000);
 	ck_assert_uint_eq(fake_lookup(&f, "u1/e")->size, 0);
-	b.r = pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, false, NULL,
-				 fill, NULL, NULL, NULL, &b.res);
+	b.r = pv_smb_sync_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, false,
+				     NULL, fill, NULL, NULL, NULL, &b.res);
 	ck_assert_msg(b.r == PV_OK, "%s", pv_errmsg());
 	ck_assert_uint_eq(b.res.files_ok, 4);
 	ck_assert_uint_eq(b.res.files_made + b.res.dirs_made, 0);
 	ck_assert_uint_eq(f.cmds[SMB2_QUERY_DIRECTORY], 4); /* u1 and u1/d, each to the end */
 	fake_lookup(&f, "u1/b")->size = 5;
-	c.r = pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, false, NULL,
-				 fill, NULL, NULL, NULL, &c.res);
+	c.r = pv_smb_sync_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, false,
+				     NULL, fill, NULL, NULL, NULL, &c.res);
 	ck_assert_msg(c.r == PV_OK, "%s", pv_errmsg());
 	ck_assert_uint_eq(c.res.files_fixed, 1);
 	ck_assert_uint_eq(fake_lookup(&f, "u1/b")->size, 70000);
@@ -326,8 +328,8 @@ START_TEST(test_build_and_list)
 	ck_assert_str_eq(f.target_name, "cifs/fake");
 	ck_assert_uint_eq(f.validated, 3);
 	ck_assert_uint_eq(f.cmds[SMB2_IOCTL], 3);
-	ck_assert(!pv_smb2_lost(conn));
-	pv_smb2_free(conn);
+	ck_assert(!pv_smb_sync_lost(conn));
+	pv_smb_sync_free(conn);
 	pv_secret_free(pw);
 	fake_stop(&f);
 }
@@ -412,19 +414,19 @@ START_TEST(test_logon_refused)
 	struct fake f;
 	int fd = fake_start(&f, NULL, 0);
 	struct pv_secret *pw = pv_secret_new("wrong", 5);
-	struct pv_smb2 *c = NULL;
+	struct pv_smb_sync *c = NULL;
 	struct pv_smb_tree_result res;
 
 	fake_run(&f);
 	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &c), PV_OK);
-	ck_assert_int_eq(pv_smb2_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS,
-					    true, NULL, fill, NULL, NULL, NULL, &res),
+	ck_assert_int_eq(pv_smb_sync_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS,
+						true, NULL, fill, NULL, NULL, NULL, &res),
 			 PV_ECRED);
 	ck_assert_str_eq(pv_errmsg(), "SMB logon as LAB\\u1 on 'fake' refused "
 				      "(NT_STATUS_LOGON_FAILURE)");
-	ck_assert(!pv_smb2_lost(c));
+	ck_assert(!pv_smb_sync_lost(c));
 	ck_assert_uint_eq(f.logons_bad, 1);
-	pv_smb2_free(c);
+	pv_smb_sync_free(c);
 	pv_secret_free(pw);
 	fake_stop(&f);
 }
@@ -451,22 +453,22 @@ START_TEST(test_share_refused)
 	struct fake f;
 	int fd = fake_start(&f, no_share_once, 0);
 	struct pv_secret *pw = pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
-	struct pv_smb2 *c = NULL;
+	struct pv_smb_sync *c = NULL;
 	struct pv_smb_tree_result res;
 
 	fake_run(&f);
 	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &c), PV_OK);
-	ck_assert_int_eq(pv_smb2_tree_build(c, "LAB", "u1", pw, "nope", "u1", ITEMS, NITEMS, true,
-					    NULL, fill, NULL, NULL, NULL, &res),
+	ck_assert_int_eq(pv_smb_sync_tree_build(c, "LAB", "u1", pw, "nope", "u1", ITEMS, NITEMS,
+						true, NULL, fill, NULL, NULL, NULL, &res),
 			 PV_ECONFIG);
 	ck_assert_str_eq(pv_errmsg(), "SMB tree connect to //fake/nope as u1: "
 				      "NT_STATUS_BAD_NETWORK_NAME (no such share)");
 	ck_assert_uint_eq(f.cmds[SMB2_LOGOFF], 1);
-	ck_assert_msg(pv_smb2_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS, true,
-					 NULL, fill, NULL, NULL, NULL, &res) == PV_OK,
+	ck_assert_msg(pv_smb_sync_tree_build(c, "LAB", "u1", pw, "fsroot1", "u1", ITEMS, NITEMS,
+					     true, NULL, fill, NULL, NULL, NULL, &res) == PV_OK,
 		      "%s", pv_errmsg());
 	ck_assert_uint_eq(res.files_made, 4);
-	pv_smb2_free(c);
+	pv_smb_sync_free(c);
 	pv_secret_free(pw);
 	fake_stop(&f);
 }
@@ -499,15 +501,15 @@ static unsigned after_logon(const struct fake *f)
 
 /* Three builds over conn against f (fresh, listed, listed with b of another size): each must
  * succeed (how names the case); their counts into res, the files checked. */
-static void three_builds(struct fake *f, struct pv_smb2 *conn, const struct pv_secret *pw,
+static void three_builds(struct fake *f, struct pv_smb_sync *conn, const struct pv_secret *pw,
 			 const char *how, struct pv_smb_tree_result res[3])
 {
 	for (int k = 0; k < 3; k++) {
 		if (k == 2)
 			fake_lookup(f, "u1/b")->size = 5;
-		ck_assert_msg(pv_smb2_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS,
-						 NITEMS, k == 0, NULL, fill, NULL, NULL, NULL,
-						 &res[k]) == PV_OK,
+		ck_assert_msg(pv_smb_sync_tree_build(conn, "LAB", "u1", pw, "fsroot1", "u1", ITEMS,
+						     NITEMS, k == 0, NULL, fill, NULL, NULL, NULL,
+						     &res[k]) == PV_OK,
 			      "%s, build %d: %s", how, k, pv_errmsg());
 	}
 	ck_assert_uint_eq(res[0].files_made, 4);
@@ -517,7 +519,7 @@ static void three_builds(struct fake *f, struct pv_smb2 *conn, const struct pv_s
 	ck_assert_uint_eq(fake_lookup(f, "u1/b")->size, 70000);
 	ck_assert_uint_eq(f->logons_ok, 3);
 	ck_assert_uint_eq(f->cmds[SMB2_LOGOFF], 3);
-	ck_assert(!pv_smb2_lost(conn));
+	ck_assert(!pv_smb_sync_lost(conn));
 }
 
 /* Over every dialect offered, with signing required: three builds on one connection (fresh,
@@ -541,22 +543,22 @@ START_TEST(test_signed_builds)
 		int fd = fake_start(&f, i % 2 ? pending_signed : NULL, 0);
 		struct pv_secret *pw =
 			pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
-		struct pv_smb2 *conn = NULL;
+		struct pv_smb_sync *conn = NULL;
 		struct pv_smb_tree_result res[3];
 
 		f.signing = SIGN_REQUIRED;
 		f.dialect = d[i].dialect;
 		fake_run(&f);
 		ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
-		ck_assert(!pv_smb2_signing(conn)); /* no session yet */
+		ck_assert(!pv_smb_sync_signing(conn)); /* no session yet */
 		three_builds(&f, conn, pw, d[i].how, res);
-		ck_assert_str_eq(pv_smb2_describe(conn), d[i].how);
-		ck_assert(pv_smb2_signing(conn) && !pv_smb2_encrypting(conn));
+		ck_assert_str_eq(pv_smb_sync_describe(conn), d[i].how);
+		ck_assert(pv_smb_sync_signing(conn) && !pv_smb_sync_encrypting(conn));
 		ck_assert_uint_eq(f.sig_bad + f.unsigned_reqs, 0);
 		ck_assert_uint_eq(f.signed_ok, after_logon(&f));
 		ck_assert_uint_gt(f.signed_ok, 20);
-		ck_assert(!pv_smb2_lost(conn));
-		pv_smb2_free(conn);
+		ck_assert(!pv_smb_sync_lost(conn));
+		pv_smb_sync_free(conn);
 		pv_secret_free(pw);
 		fake_stop(&f);
 	}
@@ -651,13 +653,13 @@ START_TEST(test_signing_not_required)
 	struct fake f;
 	struct run r;
 	int fd = fake_start(&f, NULL, 0);
-	struct pv_smb2 *conn = NULL;
+	struct pv_smb_sync *conn = NULL;
 
 	f.signing = SIGN_SETUP;
 	fake_run(&f);
 	ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
-	ck_assert(!pv_smb2_signing(conn));
-	pv_smb2_free(conn);
+	ck_assert(!pv_smb_sync_signing(conn));
+	pv_smb_sync_free(conn);
 	fake_stop(&f);
 	for (uint16_t dialect = 0x0202; dialect; dialect = dialect == 0x0202 ? 0x0302 : 0) {
 		r = with_signing(NULL, 0, true, SIGN_SETUP, dialect, &f);
@@ -697,7 +699,7 @@ START_TEST(test_encrypted_builds)
 		int fd = fake_start(&f, NULL, 0);
 		struct pv_secret *pw =
 			pv_secret_new(SMB2_PLAN_PASSWORD, strlen(SMB2_PLAN_PASSWORD));
-		struct pv_smb2 *conn = NULL;
+		struct pv_smb_sync *conn = NULL;
 		struct pv_smb_tree_result res[3];
 
 		f.dialect = d[i].dialect;
@@ -707,8 +709,8 @@ START_TEST(test_encrypted_builds)
 		fake_run(&f);
 		ck_assert_int_eq(smb2_connect_fd(fd, "fake", T_MS, &conn), PV_OK);
 		three_builds(&f, conn, pw, d[i].how, res);
-		ck_assert_str_eq(pv_smb2_describe(conn), d[i].how);
-		ck_assert(pv_smb2_encrypting(conn));
+		ck_assert_str_eq(pv_smb_sync_describe(conn), d[i].how);
+		ck_assert(pv_smb_sync_encrypting(conn));
 		ck_assert_uint_eq(f.enc_bad + f.clear_refused, 0);
 		/* a frame per compound: fewer frames than requests after the logons, and at least
 		 * one per compound on the tree: the fresh build's folder, 3 files and the big
@@ -716,8 +718,8 @@ START_TEST(test_encrypted_builds)
 		 * build after it, and the file fixed in the third */
 		ck_assert_uint_ge(f.enc_ok, 1 + 3 + 7 + 2 + 2 + 1);
 		ck_assert_uint_lt(f.enc_ok, after_logon(&f));
-		ck_assert(!pv_smb2_lost(conn));
-		pv_smb2_free(conn);
+		ck_assert(!pv_smb_sync_lost(conn));
+		pv_smb_sync_free(conn);
 		pv_secret_free(pw);
 		fake_stop(&f);
 	}
@@ -1016,7 +1018,7 @@ START_TEST(test_target_info_64k)
 }
 END_TEST
 
-/* pv_ntlm_authenticate itself: fields over 16 bits are refused (-2), not cut. The server's
+/* pv_smb_ntlm_authenticate itself: fields over 16 bits are refused (-2), not cut. The server's
  * target info is one long AV pair and MsvAvEOL; the client adds its channel bindings (20
  * bytes) and "cifs/fake" (4 + 18) to it, and the NTLMv2 response is 48 bytes more. */
 START_TEST(test_ntlm_field_limits)
@@ -1025,8 +1027,8 @@ START_TEST(test_ntlm_field_limits)
 	static uint8_t info[65535];
 	static const size_t lens[] = {65535 - 48 - ADDED, 65535 - 47 - ADDED, 65535};
 	uint8_t skey[16];
-	struct pv_ntlm_challenge c = {0};
-	struct pv_ntlm_logon l = {
+	struct pv_smb_ntlm_challenge c = {0};
+	struct pv_smb_ntlm_logon l = {
 		"u1", "LAB", "pw", 2, "cifs/fake", NULL, 0, 0, (const uint8_t *)"12345678"};
 	struct pv_buf b = PV_BUF_INIT;
 
@@ -1037,7 +1039,7 @@ START_TEST(test_ntlm_field_limits)
 		c.target_info = info;
 		c.target_info_len = lens[i];
 		/* NtChallengeResponse: 65535 bytes, then one more */
-		ck_assert_int_eq(pv_ntlm_authenticate(&c, &l, &b, skey), i == 0 ? 0 : -2);
+		ck_assert_int_eq(pv_smb_ntlm_authenticate(&c, &l, &b, skey), i == 0 ? 0 : -2);
 	}
 	pv_buf_release(&b, 0);
 }
@@ -1317,7 +1319,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("wire");
+	Suite *s = suite_create("sync");
 	TCase *tc = tcase_create("valid");
 
 	tcase_set_timeout(tc, 60);

@@ -1,6 +1,6 @@
-/* smb/smb.c: libsmbclient contexts, one per logon (PROVISION_SMB_CLIENT=libsmbclient, and the
- * benchmarks' reference). Sessions (struct pv_smb) are made here; tree.c works on them and
- * translates libsmbclient's errno. */
+/* smb/lib_session.c: libsmbclient contexts, one per logon (PROVISION_SMB_CLIENT=libsmbclient, and
+ * the benchmarks' reference). Sessions (struct pv_smb_lib) are made here; lib_tree.c works on them
+ * and translates libsmbclient's errno. */
 #include "smb/smb.h"
 
 #include "smb/internal.h"
@@ -23,13 +23,13 @@ static void auth_fn(SMBCCTX *ctx, const char *srv, const char *shr, char *wg, in
 	snprintf(pw, (size_t)pwlen, "%s", l->password ? l->password->data : "");
 }
 
-int pv_smb_session(const char *server, const char *workgroup, const char *user,
-		   const struct pv_secret *password, int timeout, struct pv_smb **out)
+int pv_smb_lib_session(const char *server, const char *workgroup, const char *user,
+		       const struct pv_secret *password, int timeout, struct pv_smb_lib **out)
 {
-	struct pv_smb *s;
+	struct pv_smb_lib *s;
 	int r;
 
-	if ((r = pv_smbc_load()) != PV_OK)
+	if ((r = pv_smb_lib_open()) != PV_OK)
 		return r;
 	if (!(s = calloc(1, sizeof(*s))))
 		return pv_error(PV_EIO, "out of memory");
@@ -73,11 +73,11 @@ int pv_smb_session(const char *server, const char *workgroup, const char *user,
 	*out = s;
 	return PV_OK;
 fail:
-	pv_smb_free(s);
+	pv_smb_lib_free(s);
 	return r;
 }
 
-void pv_smb_free(struct pv_smb *s)
+void pv_smb_lib_free(struct pv_smb_lib *s)
 {
 	if (!s)
 		return;

@@ -1,4 +1,4 @@
-/* smb/tree.c: building, checking and removing a folder tree over one SMB session.
+/* smb/lib_tree.c: building, checking and removing a folder tree over one SMB session.
  *
  * Lean on purpose: smbd spends 2-3 ms of CPU per file it creates (extended attributes, ACL
  * inheritance), so the server is the limit and every request we save is a request smbd does
@@ -21,7 +21,7 @@
 
 /* "smb://server/share/base[/path]", every component percent-encoded (RFC 3986 unreserved
  * characters and '/' kept) because libsmbclient decodes what it is given. */
-static int url(struct pv_buf *b, const struct pv_smb *s, const char *share, const char *base,
+static int url(struct pv_buf *b, const struct pv_smb_lib *s, const char *share, const char *base,
 	       const char *path)
 {
 	const char *parts[3] = {share, base, path};
@@ -48,8 +48,8 @@ static int url(struct pv_buf *b, const struct pv_smb *s, const char *share, cons
 }
 
 /* Translate errno from libsmbclient for an operation on base/path (path may be NULL). */
-static int fail(struct pv_smb *s, int err, const char *what, const char *share, const char *base,
-		const char *rel)
+static int fail(struct pv_smb_lib *s, int err, const char *what, const char *share,
+		const char *base, const char *rel)
 {
 	char path[1024];
 
@@ -86,7 +86,7 @@ static int fail(struct pv_smb *s, int err, const char *what, const char *share, 
 /* ---- listing ---- */
 
 struct walk {
-	struct pv_smb *s;
+	struct pv_smb_lib *s;
 	const char *share, *base;
 	struct pv_buf u;
 };
@@ -95,7 +95,7 @@ struct walk {
 static int list_dir(void *arg, const char *rel, struct listing *l)
 {
 	struct walk *w = arg;
-	struct pv_smb *s = w->s;
+	struct pv_smb_lib *s = w->s;
 	const struct libsmb_file_info *fi;
 	SMBCFILE *dir;
 	int r = PV_OK;
@@ -117,7 +117,7 @@ static int list_dir(void *arg, const char *rel, struct listing *l)
 	return r;
 }
 
-static int scan_sorted(struct pv_smb *s, const char *share, const char *base, struct listing *l)
+static int scan_sorted(struct pv_smb_lib *s, const char *share, const char *base, struct listing *l)
 {
 	struct walk w = {s, share, base, PV_BUF_INIT};
 	int r = listing_walk(l, list_dir, &w);
@@ -128,7 +128,7 @@ static int scan_sorted(struct pv_smb *s, const char *share, const char *base, st
 
 /* ---- building ---- */
 
-static int write_file(struct pv_smb *s, const char *share, const char *base,
+static int write_file(struct pv_smb_lib *s, const char *share, const char *base,
 		      const struct pv_smb_item *it, size_t index, pv_smb_fill_fn fill, void *ctx,
 		      struct pv_buf *u)
 {
@@ -168,10 +168,10 @@ static int write_file(struct pv_smb *s, const char *share, const char *base,
 	return r;
 }
 
-int pv_smb_tree_build(struct pv_smb *s, const char *share, const char *base,
-		      const struct pv_smb_item *items, size_t n, bool fresh, pv_smb_fill_fn fill,
-		      void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
-		      struct pv_smb_tree_result *res)
+int pv_smb_lib_tree_build(struct pv_smb_lib *s, const char *share, const char *base,
+			  const struct pv_smb_item *items, size_t n, bool fresh,
+			  pv_smb_fill_fn fill, void *fill_ctx, pv_smb_tick_fn tick, void *tick_ctx,
+			  struct pv_smb_tree_result *res)
 {
 	struct listing l = {0};
 	struct pv_buf u = PV_BUF_INIT;
