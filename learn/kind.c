@@ -29,6 +29,13 @@ void pv_learn_kind_shape_add(struct pv_learn_kind_shape *s, uint16_t cmd)
 	s->step[s->n++] = c;
 }
 
+void pv_learn_kind_shape_refused(struct pv_learn_kind_shape *s)
+{
+	if (s->n && !s->cut && (s->step[s->n - 1] & PV_PLAYBOOK_WORKLOAD_LEARNED_CMD) == 5 &&
+	    s->reqs[s->n - 1] == 1)
+		s->step[s->n - 1] = PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED;
+}
+
 /* The commands (a repeat or not: READ and READ+ are one kind, its counts say how often), then
  * the length and the cut as one more FNV-1a round on a whole word (a shape cut short hashes
  * apart from the same steps ended there). */

@@ -296,6 +296,9 @@ static void message(void *arg, const struct pv_smb_trace_msg *m)
 
 			if (u >= 0 && c->users.u[u].open)
 				c->users.u[u].open--;
+			/* the user's last step, when it is this CREATE: a refused one */
+			if (u >= 0 && m->mid == cn->last_create && !m->related)
+				pv_learn_kind_shape_refused(&c->users.u[u].cur);
 		}
 		/* the file opened, to time it until its CLOSE (unless its compound closed it) */
 		if (m->cmd == 5 && m->has_fid && !(asked && (e.v & CLOSED_IN_COMPOUND)) &&

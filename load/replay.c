@@ -4,10 +4,13 @@
  * A kind is a sequence of SMB2 commands, "+" where one repeats. Each command becomes one
  * request on the file the user has open, as the capture's user had one open:
  *   - CREATE opens F1, or F2 when F1 is open, or (both open) looks for a name that is not
- *     there. What it opens is what the commands up to its CLOSE do with it: a folder of
- *     static/ when they list or watch it, a file of the user's own in new/ (one of four, kept
- *     from run to run) when they write it, set its information or flush it, else a file of
- *     static/ to read.
+ *     there, as CREATE(REFUSED) does (one the server refused in the capture). What it opens
+ *     is what the commands up to its CLOSE do with it, and its disposition: a folder of
+ *     static/ when they list or watch it; when they write it, set its information or flush
+ *     it, or its disposition is not OPEN, the user's: a volatile/ document written in place
+ *     (OPEN), a file of its own in new/ (one of four, kept from run to run: OPEN_IF, or
+ *     OVERWRITE_IF), a new name deleted when closed (CREATE); else a file of static/ to
+ *     read.
  *   - CLOSE closes the last opened; one with nothing open is left out (the capture's activity
  *     began with the file open). A command on a file with none open opens one first, and what
  *     is still open at the end is closed, as after any scenario.
@@ -284,7 +287,7 @@ static void make_span(struct maker *m, const struct pv_playbook_workload_learned
 			if (c == C_CREATE && m->depth < 2)
 				open_for(m, use_of(k, i + 1, m->depth),
 					 k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP);
-			else if (c == C_CREATE)
+			else if (c == C_CREATE || c == PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED)
 				put(m, (struct step){PROBE, .path = P2, .before = absent});
 			else if (c == C_CLOSE && m->depth)
 				put(m, (struct step){CLOSE, (uint8_t)--m->depth});

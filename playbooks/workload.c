@@ -77,6 +77,7 @@ const char *pv_playbook_workload_learned_command(unsigned code)
 		[5 | PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF] = "CREATE(OPEN_IF)",
 		[5 | PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF] = "CREATE(OVERWRITE_IF)",
 		[5 | PV_PLAYBOOK_WORKLOAD_LEARNED_NEW] = "CREATE(CREATE)",
+		[PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED] = "CREATE(REFUSED)",
 	};
 
 	return code < sizeof(names) / sizeof(names[0]) ? names[code] : NULL;

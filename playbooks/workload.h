@@ -61,6 +61,9 @@ struct pv_playbook_workload_scenario {
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF 0x40
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_NEW	  0x60
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_CMD	  0x1f /* the SMB2 command */
+/* A CREATE the server refused (a name not found, access denied), as its step's command:
+ * "CREATE(REFUSED)", replayed as a look for a name that is not there */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED 19
 
 struct pv_playbook_workload_learned_kind {
 	uint8_t step[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS]; /* SMB2 command codes, |

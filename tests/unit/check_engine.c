@@ -438,16 +438,17 @@ static const char *differ(const char *got, const char *want, char *out, size_t c
  * its folder open while it reads a file in it, as a client's copy of a folder does. CREATE's
  * dispositions: the second kind's written file is replaced (OVERWRITE_IF: one of the user's
  * own), the fifth's first made (CREATE: a new name, deleted when closed), its second opened as
- * it is to be written (OPEN: a volatile/ document). */
+ * it is to be written (OPEN: a volatile/ document), then one refused (CREATE(REFUSED): a
+ * name not there looked for). */
 static void learned(struct pv_playbook_workload_learned *l)
 {
 	static const struct {
 		const char *cmds;
 		double weight, requests;
 	} kinds[] = {
-		{"5 16 11 136 6", 3, 7}, {"5 142 15 6 69 17 137 7 10 10 6 5 5 5 6 6", 4, 18},
-		{"8 16 6", 1, 3},	 {"133 142 5 8 6", 1, 12},
-		{"101 9 6 5 9 6", 2, 6},
+		{"5 16 11 136 6", 3, 7},    {"5 142 15 6 69 17 137 7 10 10 6 5 5 5 6 6", 4, 18},
+		{"8 16 6", 1, 3},	    {"133 142 5 8 6", 1, 12},
+		{"101 9 6 5 9 6 19", 2, 7},
 	};
 
 	memset(l, 0, sizeof(*l));

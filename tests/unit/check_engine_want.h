@@ -723,12 +723,14 @@ static const struct want WANT[PLAN] = {
 		  "CREATE u1/volatile/f0001.docx a=12019f s=7 d=1 o=40 lease=7\n"
 		  "WRITE h1 0+911\n"
 		  "CLOSE h1 f=0\n"
-		  "CREATE u1/new/pv-learned-u1-R-n2.dat a=13019f s=7 d=2 o=1040\n"
+		  "CREATE u1/new/pv-absent-u1-2 a=120089 s=7 d=1 o=40\n"
+		  "CREATE u1/new/pv-learned-u1-R-n3.dat a=13019f s=7 d=2 o=1040\n"
 		  "WRITE h1 0+751\n"
 		  "CLOSE h1 f=0\n"
 		  "CREATE u1/volatile/f0003.docx a=12019f s=7 d=1 o=40 lease=7\n"
 		  "WRITE h1 0+740\n"
 		  "CLOSE h1 f=0\n"
+		  "CREATE u1/new/pv-absent-u1-4 a=120089 s=7 d=1 o=40\n"
 		  "CREATE u1/static/d01/d02/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
 		  "QINFO h1 1.34 out=4096\n"
 		  "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
@@ -738,8 +740,7 @@ static const struct want WANT[PLAN] = {
 		  "CLOSE h1 f=0\n"
 		  "CREATE u1/static/d02/d02 a=100081 s=7 d=1 o=1\n"
 		  "QDIR h1 c=1 f=1 '*' out=65536\n"
-		  "QDIR h1 c=1 f=0 '*' out=65536\n"
-		  "NOTIFY h1 f=0 out=4096 filter=17f\n"}},
+		  "QDIR h1 c=1 f=0 '*' out=65536\n"}},
 	[MIXED] = {LEARN_LISTED,
 		   {/* user 0 */
 		    "CREATE u1/volatile/f0003.docx a=12019f s=7 d=1 o=40 lease=7\n"

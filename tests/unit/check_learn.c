@@ -987,7 +987,8 @@ START_TEST(logon)
 	ck_assert_uint_eq(c.still_open, 0);
 	/* gaps 2.0, 0.9, 7.0 and 5.0 s, three over the 1 s set; but the file opened at 10.1 is
 	 * open until its CLOSE 2 s later, under the 10 s an open file holds an activity
-	 * together, and the CREATE refused at 13.0 holds nothing open: three activities */
+	 * together, and the CREATE refused at 13.0 holds nothing open: three activities; the
+	 * refused CREATE is a kind's CREATE(REFUSED) */
 	ck_assert(!c.gap_learned && c.activity_gap == 1.0);
 	ck_assert_uint_eq(c.activities, 3);
 	ck_assert_double_eq_tol(c.think[1], 7.0, 7.0 * 0.13);
@@ -997,7 +998,8 @@ START_TEST(logon)
 		char name[64];
 
 		pv_learn_kind_name(&c.kinds.k[i].shape, name, sizeof(name));
-		static const char *const want[] = {"CREATE CLOSE CREATE", "ECHO", "LOGOFF"};
+		static const char *const want[] = {"CREATE CLOSE CREATE(REFUSED)", "ECHO",
+						   "LOGOFF"};
 
 		ck_assert_str_eq(name, want[i]);
 		ck_assert(c.kinds.k[i].count == 1 && c.kinds.k[i].requests == (i ? 1 : 3));
