@@ -63,11 +63,15 @@ bool client_refused(struct user *u, const struct pv_smb_done *d, uint32_t ok2)
 
 static void read_more(struct user *u, const struct pv_smb_done *d)
 {
+	bool end = false; /* an answer shorter than asked: the file's end */
+
 	if (d && client_refused(u, d, 0))
 		return;
-	if (d)
+	if (d) {
+		end = d->buflen < (u->to - u->off < IO_CHUNK ? u->to - u->off : IO_CHUNK);
 		u->off += d->buflen;
-	if (u->off >= u->to || (d && d->buflen == 0)) {
+	}
+	if (u->off >= u->to || end) {
 		u->after(u, NULL);
 		return;
 	}

@@ -419,11 +419,11 @@ static bool learned_io(struct user *u, const struct step *s)
 	uint32_t n = replay_size(u, write);
 
 	if (!write) {
+		/* asked as the capture's client asked, whatever is left before the file's end (the
+		 * answer then shorter): from its start again once at its end */
 		if (!size)
 			return false;
-		if (n > size)
-			n = (uint32_t)size;
-		if (*at + n > size)
+		if (*at >= size)
 			*at = 0;
 		client_read_at(u, f2, *at, n, run);
 	} else {

@@ -434,8 +434,8 @@ static const char *differ(const char *got, const char *want, char *out, size_t c
  * of one half),
  * a folder listed and watched then a file of its own written (3 writes), its lock taken and
  * released, and three CREATEs at once (the third looks for a name not there), and one that
- * begins on a file not yet open; reads of 2-4 KiB, writes of 512 B-1 KiB. The fourth holds
- * its folder open while it reads a file in it, as a client's copy of a folder does. CREATE's
+ * begins on a file not yet open; reads of 2-4 KiB and of 64 KiB, writes of 512 B-1 KiB. The fourth
+ * holds its folder open while it reads a file in it, as a client's copy of a folder does. CREATE's
  * dispositions: the second kind's written file is replaced (OVERWRITE_IF: one of the user's
  * own), the fifth's first made (CREATE: a new name, deleted when closed), its second opened as
  * it is to be written (OPEN: a volatile/ document), then one refused (CREATE(REFUSED): a
@@ -471,7 +471,8 @@ static void learned(struct pv_playbook_workload_learned *l)
 		l->kind[3].count[i] = i == 1 ? 2 : 1;
 	l->kind[3].count[0] = 1.2;
 	l->kind[3].rest = 6;
-	l->read[12] = 100;
+	l->read[12] = 50;
+	l->read[17] = 50; /* half of them 64 KiB, asked whole past a smaller file's end */
 	l->write[10] = 100;
 }
 
