@@ -107,7 +107,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 {
 	const struct sweep_out *o = result;
 	const struct pv_sweep_result *r = &o->res;
-	struct pv_json *conds, *jobs;
+	struct pv_json *jobs;
 
 	(void)code;
 	pv_json_str(obj, "id", r->id);
@@ -116,27 +116,10 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 		pv_json_plan(obj, &r->dry);
 		return;
 	}
-	conds = pv_json_array();
 	jobs = pv_json_array();
 	pv_json_str(obj, "folder", r->folder);
 	pv_json_str(obj, "unit", unit(r));
-	for (size_t c = 0; c < r->nconds; c++) {
-		const struct pv_sweep_cond *k = &r->conds[c];
-		struct pv_json *x = pv_json_object();
-
-		pv_json_str(x, "label", k->label);
-		pv_json_int(x, "n", k->n);
-		pv_json_real(x, "median", k->median);
-		pv_json_real(x, "lo", k->lo);
-		pv_json_real(x, "hi", k->hi);
-		pv_json_real(x, "diff", k->diff);
-		pv_json_real(x, "diff_lo", k->dlo);
-		pv_json_real(x, "diff_hi", k->dhi);
-		pv_json_bool(x, "beyond_noise", k->beyond);
-		pv_json_real(x, "cpu_ms_per_file", k->cpu_per_file);
-		pv_json_append(conds, x);
-	}
-	pv_json_set(obj, "conditions", conds);
+	pv_json_set(obj, "conditions", pv_sweep_conditions_json(r));
 	for (size_t i = 0; i < r->njobs; i++) {
 		const struct pv_sweep_job *j = &r->jobs[i];
 		struct pv_json *x = pv_json_object();

@@ -441,10 +441,33 @@ void pv_sweep_judge(struct pv_sweep_result *res)
 
 /* ---- the files ---- */
 
+struct pv_json *pv_sweep_conditions_json(const struct pv_sweep_result *res)
+{
+	struct pv_json *conds = pv_json_array();
+
+	for (size_t c = 0; c < res->nconds; c++) {
+		const struct pv_sweep_cond *k = &res->conds[c];
+		struct pv_json *x = pv_json_object();
+
+		pv_json_str(x, "label", k->label);
+		pv_json_int(x, "n", k->n);
+		pv_json_real(x, "median", k->median);
+		pv_json_real(x, "lo", k->lo);
+		pv_json_real(x, "hi", k->hi);
+		pv_json_real(x, "diff", k->diff);
+		pv_json_real(x, "diff_lo", k->dlo);
+		pv_json_real(x, "diff_hi", k->dhi);
+		pv_json_bool(x, "beyond_noise", k->beyond);
+		pv_json_real(x, "cpu_ms_per_file", k->cpu_per_file);
+		pv_json_append(conds, x);
+	}
+	return conds;
+}
+
 static int write_json(struct sweep *S)
 {
 	const struct pv_sweep_result *res = S->res;
-	struct pv_json *o = pv_json_object(), *jobs = pv_json_array(), *conds = pv_json_array();
+	struct pv_json *o = pv_json_object(), *jobs = pv_json_array();
 	char *text;
 	int r;
 
@@ -468,23 +491,7 @@ static int write_json(struct sweep *S)
 		pv_json_append(jobs, x);
 	}
 	pv_json_set(o, "jobs", jobs);
-	for (size_t c = 0; c < res->nconds; c++) {
-		const struct pv_sweep_cond *k = &res->conds[c];
-		struct pv_json *x = pv_json_object();
-
-		pv_json_str(x, "label", k->label);
-		pv_json_int(x, "n", k->n);
-		pv_json_real(x, "median", k->median);
-		pv_json_real(x, "lo", k->lo);
-		pv_json_real(x, "hi", k->hi);
-		pv_json_real(x, "diff", k->diff);
-		pv_json_real(x, "diff_lo", k->dlo);
-		pv_json_real(x, "diff_hi", k->dhi);
-		pv_json_bool(x, "beyond_noise", k->beyond);
-		pv_json_real(x, "cpu_ms_per_file", k->cpu_per_file);
-		pv_json_append(conds, x);
-	}
-	pv_json_set(o, "conditions", conds);
+	pv_json_set(o, "conditions", pv_sweep_conditions_json(res));
 	if (!(text = pv_json_pretty(o)))
 		r = pv_error(PV_EIO, "out of memory");
 	else

@@ -107,6 +107,9 @@ struct pv_sweep_opts {
 
 int pv_sweep(const struct pv_env *env, const struct pv_sweep_opts *o, struct pv_sweep_result *res);
 /* A file more into the sweep's folder (the face's report.html). */
+/* The conditions' figures (label, n, median and interval, the difference from the base and
+ * its interval, beyond_noise, cpu_ms_per_file) as a JSON array: sweep.json's and --json's. */
+struct pv_json *pv_sweep_conditions_json(const struct pv_sweep_result *res);
 int pv_sweep_write(const struct pv_env *env, const struct pv_sweep_result *res, const char *name,
 		   const void *data, size_t len);
 void pv_sweep_release(struct pv_sweep_result *res);
