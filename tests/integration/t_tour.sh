@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The README's tour, run as it is written, so that it cannot fall behind the program: every
+# "$ provision ..." line of its fenced blocks is run on the lab from the top of the tree, as
+# the README says it was (tests/lab/lab.sh exec ctl, playbooks/lab.yaml, the default lab), in
+# the README's order; before `compare`, the second run of the same settings it compares with
+# (id tour2, not shown there). Each command's output has the shape the README shows:
+#   - every line the README shows is a line of the command's output, in the README's order
+#     (stdout's and stderr's apart: the README's `provision:` lines are stderr's), where a
+#     line's shape is its words with every number as N (times, counts and figures differ
+#     from run to run; "1 poll" and "3 polls" are one shape), and spaces collapsed;
+#   - a README line "..." stands for lines left out; the README may show some of the lines
+#     (prepare shows four of its nine stderr lines), never one the output lacks;
+#   - each command exits 0; and what the README says of them in words: `prepare` again
+#     changes nothing (every phase 'already'), `status` after `cleanup` says the lab holds
+#     nothing and exits 13.
+# What it makes is the tour's own: the default lab, prepared and cleaned up by the tour's
+# commands (cleaned up here too when the test stops part way), and the results folder's backup
+# that cleanup keeps, removed at the end.
+. "$(dirname "$0")/lib.sh"
+
+cd "$TOP" || exit 1
+P=(-p "$PLAYBOOK")
+RESULTS=$LAB/results
+BEFORE=()
+cleanup() {
+	on ctl "${PVT[@]}" "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1
+	# the backups of the results folder this test's cleanups made
+	for b in "$RESULTS".*; do
+		[[ -e $b && " ${BEFORE[*]} " != *" $b "* ]] && rm -rf "$b"
+	done
+	rm -rf "$T_TMP"
+}
+trap cleanup EXIT
+# a lab left prepared is cleaned first (its results kept aside, as cleanup does); the backups
+# from here on are the tour's
+pv "${P[@]}" cleanup --leave >/dev/null
+for b in "$RESULTS".*; do [[ -e $b ]] && BEFORE+=("$b"); done
+
+# The README's blocks: "cmd N <command line>" then "out N <line>" for each line it shows
+python3 - "$TOP/README.md" >"$T_TMP/tour" <<'EOF' || { fail "README.md could not be read"; finish; exit; }
+import sys
+fence, n, cmd = False, 0, None
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if line.startswith("```"):
+        fence, cmd = not fence, None
+        continue
+    if not fence:
+        continue
+    if line.startswith("$ provision "):
+        n += 1
+        cmd = n
+        print("cmd %d %s" % (n, line[2:]))
+    elif cmd is not None:
+        print("out %d %s" % (cmd, line))
+EOF
+grep -q '^cmd ' "$T_TMP/tour" || fail "no \"\$ provision\" line in README.md's blocks"
+
+# shape: a line's words, every number N, plurals after a number one, spaces collapsed
+shape() {
+	sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/(N [a-z]+)s\b/\1/g; s/[[:space:]]+/ /g; s/^ //; s/ $//'
+}
+
+# same CMD N STREAM WANT GOT: WANT's lines (the README's) are GOT's, in order, shape for shape
+same() {
+	python3 - "$@" <<'EOF'
+import sys
+cmd, n, stream, want, got = sys.argv[1:6]
+want = [l for l in open(want).read().split("\n") if l and l != "..."]
+got = [l for l in open(got).read().split("\n") if l]
+i = 0
+for w in want:
+    while i < len(got) and got[i] != w:
+        i += 1
+    if i == len(got):
+        print("'%s' (README block %s, %s): the README's line\n      %s\n    is not in the output's (after the lines matched before it):\n      %s" % (
+            cmd, n, stream, w, "\n      ".join(got) or "(nothing)"))
+        sys.exit(1)
+    i += 1
+EOF
+}
+
+ran=0
+while read -r _ n cmdline; do
+	read -ra args <<<"${cmdline#provision }"
+	# the second run that compare compares the tour with: the same settings, not shown
+	if [[ ${args[0]} == compare ]]; then
+		tour=("${TOUR_RUN[@]}")
+		tour[-1]=tour2
+		pv "${tour[@]}"
+		expect_rc 0 "the second run (tour2) for compare"
+	fi
+	[[ ${args[*]} == *" run "*"--id tour" ]] && TOUR_RUN=("${args[@]}")
+	pv "${args[@]}"
+	ran=$((ran + 1))
+	expect_rc 0 "$cmdline"
+	sed -n "s/^out $n //p" "$T_TMP/tour" >"$T_TMP/doc"
+	grep '^provision:' "$T_TMP/doc" | shape >"$T_TMP/doc.err"
+	grep -v '^provision:' "$T_TMP/doc" | shape >"$T_TMP/doc.out"
+	printf '%s\n' "$OUT" | shape >"$T_TMP/got.out"
+	printf '%s\n' "$ERR" | shape >"$T_TMP/got.err"
+	why=$(same "$cmdline" "$n" stdout "$T_TMP/doc.out" "$T_TMP/got.out") || { fail "$why"; continue; }
+	why=$(same "$cmdline" "$n" stderr "$T_TMP/doc.err" "$T_TMP/got.err") || fail "$why"
+	echo "    $cmdline: $(grep -c . "$T_TMP/doc") lines shown, their shapes in the output" >&2
+	# what the README says in words after its blocks
+	if [[ ${args[*]} == *" prepare" ]]; then
+		pv "${args[@]}"
+		expect_rc 0 "prepare again"
+		grep -q '^prepare: the lab is prepared in ' <<<"$OUT" || fail "prepare again: no 'the lab is prepared in'"
+		grep '^prepare: [a-z]' <<<"$OUT" | grep -v '^prepare: the lab ' | grep -vE '^prepare: [a-z]+ +already ' &&
+			fail "prepare again: a phase that is not 'already' (the README: every phase says already)"
+	fi
+	if [[ ${args[*]} == *" cleanup --leave" ]]; then
+		pv "${P[@]}" status
+		expect_rc 13 "status after cleanup"
+		grep -q 'the lab holds nothing' <<<"$OUT" || { fail "status after cleanup does not say 'the lab holds nothing'"; show; }
+	fi
+done < <(grep '^cmd ' "$T_TMP/tour")
+((ran >= 6)) || fail "only $ran of the README's commands ran"
+
+finish
