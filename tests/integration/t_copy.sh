@@ -62,11 +62,15 @@ for n in range(5000):
 os.symlink("/etc/shadow", os.path.join(root, "link"))
 os.mkfifo(os.path.join(root, "fifo"))
 PY
-listing() { # ROOT: "path size mtime(us)" of every file, sorted (find on the host itself)
-	find "$1" -type f -printf '%P %s %T@\n' | awk '{ printf "%s %s %.6f\n", $1, $2, $3 }' | sort
+# TIMES: "path size mtime" with the mtime cut to SMB's 100 ns as text, never through a float
+# (a double holds a time of 2020 to about 0.24 us: a microsecond rounded from it came out one
+# off now and then)
+cut_times() { awk '{ split($3, t, "."); printf "%s %s %s.%s\n", $1, $2, t[1], substr(t[2] "0000000", 1, 7) }'; }
+listing() { # ROOT: "path size mtime(100 ns)" of every file, sorted (find on the host itself)
+	find "$1" -type f -printf '%P %s %T@\n' | cut_times | sort
 }
 on_srv_listing() {
-	on srv sh -c "find '$DST' -type f -printf '%P %s %T@\n'" | awk '{ printf "%s %s %.6f\n", $1, $2, $3 }' | sort
+	on srv sh -c "find '$DST' -type f -printf '%P %s %T@\n'" | cut_times | sort
 }
 
 # 1. the copy
