@@ -83,7 +83,7 @@ file_cmds = {"CREATE", "CLOSE", "FLUSH", "READ", "WRITE", "LOCK", "IOCTL", "QUER
 rate, kinds = 0.0, []
 for line in open(t + "/w.yaml"):
     if line.startswith("  - commands: "):
-        kinds.append(set(w.rstrip("+") for w in line.split()[2:]))
+        kinds.append(set(w.rstrip("+").split("(")[0] for w in line.split()[2:]))  # CREATE(OPEN_IF): CREATE
     elif line.startswith("    per_user_hour: ") and kinds[-1] & file_cmds:
         rate += float(line.split()[1])
 assert cfg["rate"] == max(1, min(36000, int(rate + 0.5))), "rate %s, the workload's %.1f" % (cfg["rate"], rate)
