@@ -720,6 +720,12 @@ static void summarize(struct pv_learn *l)
 	for (size_t i = 0; i < us->n; i++)
 		v[i] = (double)us->u[i].logons / hours;
 	med_p95(v, us->n, c->logons_per_user_hour);
+	for (size_t i = 0; i < us->n; i++)
+		v[i] = (double)us->u[i].listings / hours;
+	med_p95(v, us->n, c->listings_per_user_hour);
+	for (size_t i = 0; i < us->n; i++)
+		v[i] = (double)us->u[i].notifies / hours;
+	med_p95(v, us->n, c->notifies_per_user_hour);
 	free(v);
 }
 

@@ -143,9 +143,13 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 		    "users: # each user's rates over the capture: the median and the p95 of the "
 		    "users\n"
 		    "  requests_per_hour: {median: %.6g, p95: %.6g}\n"
-		    "  logons_per_hour: {median: %.6g, p95: %.6g}\n",
+		    "  logons_per_hour: {median: %.6g, p95: %.6g}\n"
+		    "  listings_per_hour: {median: %.6g, p95: %.6g} # QUERY_DIRECTORY requests\n"
+		    "  notifies_per_hour: {median: %.6g, p95: %.6g} # CHANGE_NOTIFY requests\n",
 		    c->req_per_user_hour[0], c->req_per_user_hour[1], c->logons_per_user_hour[0],
-		    c->logons_per_user_hour[1]);
+		    c->logons_per_user_hour[1], c->listings_per_user_hour[0],
+		    c->listings_per_user_hour[1], c->notifies_per_user_hour[0],
+		    c->notifies_per_user_hour[1]);
 	times(out, "session_seconds", &c->session_times, " # logon to logoff, sessions whole");
 	pv_buf_addf(out,
 		    "activity: # a user's requests more than gap seconds apart start another "

@@ -219,9 +219,12 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 	       kinds[PV_LEARN_USER_NTLM] == 1 ? "" : "s", keep ? "by name" : "kept as hashes",
 	       kinds[PV_LEARN_USER_ADDR], kinds[PV_LEARN_USER_SESSION],
 	       us->refused ? "; more not followed" : "");
-	printf("learn: per user-hour: %.0f requests (median; p95 %.0f), %.1f logons (p95 %.1f)\n",
+	printf("learn: per user-hour: %.0f requests (median; p95 %.0f), %.1f logons (p95 %.1f), "
+	       "%.0f QUERY_DIRECTORY (p95 %.0f), %.0f CHANGE_NOTIFY (p95 %.0f)\n",
 	       c->req_per_user_hour[0], c->req_per_user_hour[1], c->logons_per_user_hour[0],
-	       c->logons_per_user_hour[1]);
+	       c->logons_per_user_hour[1], c->listings_per_user_hour[0],
+	       c->listings_per_user_hour[1], c->notifies_per_user_hour[0],
+	       c->notifies_per_user_hour[1]);
 	printf("learn: sessions: %llu logon%s, %llu logoff%s; lifetimes %s (median; p95 %s) of the "
 	       "%llu whose logon and logoff the capture holds; %llu still on at its end\n",
 	       (unsigned long long)c->logons, c->logons == 1 ? "" : "s",
@@ -364,6 +367,10 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 		    pair(c->req_per_user_hour[0], c->req_per_user_hour[1]));
 	pv_json_set(j, "logons_per_user_hour",
 		    pair(c->logons_per_user_hour[0], c->logons_per_user_hour[1]));
+	pv_json_set(j, "listings_per_user_hour",
+		    pair(c->listings_per_user_hour[0], c->listings_per_user_hour[1]));
+	pv_json_set(j, "notifies_per_user_hour",
+		    pair(c->notifies_per_user_hour[0], c->notifies_per_user_hour[1]));
 	pv_json_real(j, "activity_gap", c->activity_gap);
 	pv_json_bool(j, "activity_gap_learned", c->gap_learned);
 	INT(j, "activities", c->activities);

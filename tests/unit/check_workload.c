@@ -49,6 +49,9 @@ static void counts(struct pv_learn_counts *c)
 	c->req_per_user_hour[1] = 60;
 	c->logons_per_user_hour[0] = 2;
 	c->logons_per_user_hour[1] = 3;
+	c->listings_per_user_hour[0] = 12;
+	c->listings_per_user_hour[1] = 14.5;
+	c->notifies_per_user_hour[1] = 1;
 	c->activity_gap = 0.5;
 	c->gap_learned = true;
 	c->activities = 40;
@@ -89,7 +92,9 @@ START_TEST(yaml)
 	has(b.data, "source:\n  capture: \"srv.pcap\"\n  seconds: 3600\n  users: 2\n"
 		    "  requests: 100\n  answered: 99\n");
 	has(b.data, "  requests_per_hour: {median: 50, p95: 60}\n"
-		    "  logons_per_hour: {median: 2, p95: 3}\n");
+		    "  logons_per_hour: {median: 2, p95: 3}\n"
+		    "  listings_per_hour: {median: 12, p95: 14.5} # QUERY_DIRECTORY requests\n"
+		    "  notifies_per_hour: {median: 0, p95: 1} # CHANGE_NOTIFY requests\n");
 	has(b.data, "  gap: 0.5\n  gap_learned: true\n  activities: 40\n");
 	has(b.data, "  within: {median: 0.001, p95: 0.01}");
 	has(b.data, "  think: {median: 2, p95: 30}");
