@@ -21,8 +21,8 @@ struct parts {
 	uint64_t total[2];
 };
 
-static const char *const disp_name[] = {"SUPERSEDE", "OPEN",	  "CREATE",
-					"OPEN_IF",   "OVERWRITE", "OVERWRITE_IF"};
+const char *const pv_learn_dispositions[6] = {"SUPERSEDE", "OPEN",	"CREATE",
+					      "OPEN_IF",   "OVERWRITE", "OVERWRITE_IF"};
 
 bool pv_learn_file_work(unsigned cmd)
 {
@@ -127,7 +127,7 @@ static void mix(const struct pv_learn_counts *cap, const struct pv_learn_counts 
 		else if (p->sub == -2)
 			SAY(w, "%s (others)", cmd);
 		else if (p->cmd == 5)
-			SAY(w, "%s (%s)", cmd, disp_name[p->sub]);
+			SAY(w, "%s (%s)", cmd, pv_learn_dispositions[p->sub]);
 		else
 			SAY(w, "%s (0x%lx)", cmd, (unsigned long)p->sub);
 	}

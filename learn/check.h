@@ -12,6 +12,9 @@
 
 #define PV_LEARN_CHECK_ROWS 96
 
+/* CREATE's dispositions by value (MS-SMB2 2.2.13): "SUPERSEDE" .. "OVERWRITE_IF" */
+extern const char *const pv_learn_dispositions[6];
+
 /* One check: what it compares, the capture's and the replay's value, its bound and whether
  * the replay keeps it. */
 struct pv_learn_check_row {

@@ -86,7 +86,7 @@ struct pv_learn_counts {
 	double req_per_user_hour[2], logons_per_user_hour[2]; /* median, p95 over users */
 	/* directory behaviour: QUERY_DIRECTORY and CHANGE_NOTIFY requests per user-hour */
 	double listings_per_user_hour[2], notifies_per_user_hour[2];
-	double activity_requests;			      /* per activity, the mean */
+	double activity_requests;   /* per activity, the mean */
 	double within[2], think[2]; /* gaps within an activity and between: median, p95 */
 	/* the kinds of activity (learn/kind.h): with the gap set, in the same pass; else in a
 	 * second pass over the file once the gap is learned (pv_learn_read) */

@@ -27,9 +27,6 @@ struct learn_out {
 	bool checked;
 };
 
-static const char *const dispositions[] = {"SUPERSEDE", "OPEN",	     "CREATE",
-					   "OPEN_IF",	"OVERWRITE", "OVERWRITE_IF"};
-
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 0;
@@ -435,7 +432,7 @@ static void json(const struct pv_ctx *ctx, const void *result, int code, struct 
 	pv_json_str(j, "first_malformed", c->first_malformed[0] ? c->first_malformed : NULL);
 	INT(j, "cut_chains", c->cut_chains);
 	for (size_t i = 0; i < 6; i++)
-		INT(d, dispositions[i], c->disposition[i]);
+		INT(d, pv_learn_dispositions[i], c->disposition[i]);
 	pv_json_set(j, "create_dispositions", d);
 	INT(j, "read_asked", c->read_asked);
 	INT(j, "read_got", c->read_got);
