@@ -3,7 +3,11 @@
  * s: far finer than Samba traffic_replay's buckets, about 2.7x wide) and sizes by powers of
  * two. Quantiles are read back from the bins (the bin's geometric middle), and a threshold
  * between the two modes of a time distribution (the gaps within an activity and those between
- * activities) is found by Otsu's method on the log scale. Pure logic. */
+ * activities) is found by Otsu's method on the log scale. Pure logic.
+ * It is not load/stats.h's latency histogram, on purpose: that one's buckets (24 a decade from
+ * 100 us to 1000 s) are a format, written in the figures lines the clients send and in
+ * load.json, which report/ and results/ read back; these reach down to 1 us (the gaps between
+ * a pipelining client's requests) and up to 10^4 s (think times), and are never sent. */
 #ifndef PV_LEARN_HIST_H
 #define PV_LEARN_HIST_H
 
