@@ -235,6 +235,11 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 						  : m->cmd);
 		}
 		pv_learn_user_request(us, t);
+		if (m->cmd != 12) { /* a CANCEL has no answer of its own */
+			if (!us->waiting && us->answered > 0)
+				pv_learn_hist_add(&c->client_delays, t - us->answered);
+			us->waiting++;
+		}
 		if (m->cmd == 5)
 			us->open++;
 		else if (m->cmd == 6 && us->open) /* a file opened before the capture: none */
@@ -271,6 +276,17 @@ static void message(void *arg, const struct pv_smb_trace_msg *m)
 		return;
 	}
 	c->ans[m->cmd]++;
+	/* the user's answer: when it came (a session not followed yet is no user's) */
+	if (m->session && m->cmd > 1) {
+		struct pv_learn_table_entry *se = pv_learn_table_get(&cn->sessions, m->session);
+
+		if (se && se->v < c->users.n) {
+			struct pv_learn_user *us = &c->users.u[se->v];
+
+			us->waiting -= us->waiting > 0;
+			us->answered = cn->l->now;
+		}
+	}
 	c->status_class[m->cmd][m->status >> 30]++;
 	/* STATUS_OBJECT_NAME_NOT_FOUND, STATUS_OBJECT_PATH_NOT_FOUND */
 	c->not_found[m->cmd] += m->status == 0xC0000034u || m->status == 0xC000003Au;
@@ -704,6 +720,20 @@ static void summarize(struct pv_learn *l)
 		if (n > above) {
 			c->within[0] = pv_learn_hist_quantile(&c->req_gaps, 0.5 * (n - above) / n);
 			c->within[1] = pv_learn_hist_quantile(&c->req_gaps, 0.95 * (n - above) / n);
+		}
+		if (c->client_delays.n) {
+			double dn = (double)c->client_delays.n,
+			       da = c->activity_gap > 0
+					    ? (double)pv_learn_hist_above(&c->client_delays,
+									  c->activity_gap)
+					    : 0;
+
+			if (dn > da) {
+				c->client[0] = pv_learn_hist_quantile(&c->client_delays,
+								      0.5 * (dn - da) / dn);
+				c->client[1] = pv_learn_hist_quantile(&c->client_delays,
+								      0.95 * (dn - da) / dn);
+			}
 		}
 		if (above > 0) {
 			c->think[0] =

@@ -88,6 +88,11 @@ struct pv_learn_counts {
 	double listings_per_user_hour[2], notifies_per_user_hour[2];
 	double activity_requests;   /* per activity, the mean */
 	double within[2], think[2]; /* gaps within an activity and between: median, p95 */
+	/* the client's own time: from an answer to the user's next request, with none of its
+	 * requests waiting for an answer (the gaps less the server's time); those within an
+	 * activity (under its gap): median, p95 */
+	struct pv_learn_hist client_delays;
+	double client[2];
 	/* the kinds of activity (learn/kind.h): with the gap set, in the same pass; else in a
 	 * second pass over the file once the gap is learned (pv_learn_read) */
 	struct pv_learn_kinds kinds;

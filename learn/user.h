@@ -33,6 +33,10 @@ struct pv_learn_user {
 	 * activity does not end while one is open, unless idle for PV_LEARN_HOLD times the
 	 * activity gap, and at least PV_LEARN_HOLD_MIN seconds) */
 	uint32_t open;
+	/* its requests not answered yet, and when its last answer came: the client's own time is
+	 * from an answer to its next request, when it waited for nothing else */
+	uint32_t waiting;
+	double answered;
 };
 
 /* A user idle this long ends its activity even with files open (a folder watched all day). */

@@ -156,10 +156,12 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 		    "activity, unless it holds a file open (up to 10 gaps, 1 s at least)\n"
 		    "  gap: %.6g\n  gap_learned: %s\n  activities: %llu\n"
 		    "  within: {median: %.6g, p95: %.6g} # gaps between an activity's requests\n"
-		    "  think: {median: %.6g, p95: %.6g} # gaps between activities\n",
+		    "  think: {median: %.6g, p95: %.6g} # gaps between activities\n"
+		    "  client: {median: %.6g, p95: %.6g} # within one, an answer to the next "
+		    "request: the client's own time\n",
 		    c->activity_gap, c->gap_learned ? "true" : "false",
 		    (unsigned long long)c->activities, c->within[0], c->within[1], c->think[0],
-		    c->think[1]);
+		    c->think[1], c->client[0], c->client[1]);
 	if (c->has_kinds)
 		kinds(out, c);
 	pv_buf_addstr(out, "mix: # % of the requests, by command\n");

@@ -240,6 +240,9 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 		       "them %s (median; p95 %s)\n",
 		       dur(c->within[0], a, sizeof(a)), dur(c->within[1], b, sizeof(b)),
 		       dur(c->think[0], d, sizeof(d)), dur(c->think[1], e, sizeof(e)));
+		printf("learn: within an activity, the client's own time from an answer to its next "
+		       "request %s (median; p95 %s): the gaps less the server's\n",
+		       dur(c->client[0], a, sizeof(a)), dur(c->client[1], b, sizeof(b)));
 	}
 	text_kinds(c);
 	if (c->read_sizes.n || c->write_sizes.n)
@@ -373,6 +376,7 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	INT(j, "activities", c->activities);
 	pv_json_real(j, "requests_per_activity", c->activity_requests);
 	pv_json_set(j, "gaps_within", pair(c->within[0], c->within[1]));
+	pv_json_set(j, "client_times", pair(c->client[0], c->client[1]));
 	pv_json_set(j, "think_times", pair(c->think[0], c->think[1]));
 	pv_json_set(j, "read_sizes", sizes_json(&c->read_sizes));
 	pv_json_set(j, "write_sizes", sizes_json(&c->write_sizes));

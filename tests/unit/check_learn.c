@@ -991,6 +991,12 @@ START_TEST(logon)
 	 * refused CREATE is a kind's CREATE(REFUSED) */
 	ck_assert(!c.gap_learned && c.activity_gap == 1.0);
 	ck_assert_uint_eq(c.activities, 3);
+	/* the client's own time: the CREATE's answer at 10.102 to the CLOSE at 12.102 (2 s, over
+	 * the gap: none within an activity); the CREATE at 13.0, the ECHO and the LOGOFF came with
+	 * the CLOSE unanswered, so none of them is timed */
+	ck_assert_uint_eq(c.client_delays.n, 1);
+	ck_assert_double_eq_tol(pv_learn_hist_quantile(&c.client_delays, 0.5), 2.0, 2.0 * 0.13);
+	ck_assert(c.client[0] == 0 && c.client[1] == 0);
 	ck_assert_double_eq_tol(c.think[1], 7.0, 7.0 * 0.13);
 	/* the gap set: the kinds in the same pass, one activity of each */
 	ck_assert(c.has_kinds && c.kinds.n == 3 && c.kinds.other == 0);

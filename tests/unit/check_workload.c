@@ -59,6 +59,8 @@ static void counts(struct pv_learn_counts *c)
 	c->within[1] = 0.01;
 	c->think[0] = 2;
 	c->think[1] = 30;
+	c->client[0] = 0.0002;
+	c->client[1] = 0.004;
 	pv_learn_kinds_init(&c->kinds);
 	pv_learn_kind_shape_add(&a, SMB2_CREATE);
 	pv_learn_kind_shape_add(&a, SMB2_READ);
@@ -97,7 +99,9 @@ START_TEST(yaml)
 		    "  notifies_per_hour: {median: 0, p95: 1} # CHANGE_NOTIFY requests\n");
 	has(b.data, "  gap: 0.5\n  gap_learned: true\n  activities: 40\n");
 	has(b.data, "  within: {median: 0.001, p95: 0.01}");
-	has(b.data, "  think: {median: 2, p95: 30}");
+	has(b.data, "  think: {median: 2, p95: 30} # gaps between activities\n"
+		    "  client: {median: 0.0002, p95: 0.004} # within one, an answer to the next "
+		    "request: the client's own time\n");
 	/* the kinds, the most frequent first: 30 of 40 activities, 30 an hour over 2 users =
 	 * 15 per user-hour */
 	has(b.data, "kinds:");
