@@ -240,7 +240,8 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 		       "them %s (median; p95 %s)\n",
 		       dur(c->within[0], a, sizeof(a)), dur(c->within[1], b, sizeof(b)),
 		       dur(c->think[0], d, sizeof(d)), dur(c->think[1], e, sizeof(e)));
-		printf("learn: within an activity, the client's own time from an answer to its next "
+		printf("learn: within an activity, the client's own time from an answer to its "
+		       "next "
 		       "request %s (median; p95 %s): the gaps less the server's\n",
 		       dur(c->client[0], a, sizeof(a)), dur(c->client[1], b, sizeof(b)));
 	}

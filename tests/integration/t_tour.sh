@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The README's tour, run as it is written, so that it cannot fall behind the program: every
+# The README's tour, and docs/wait.md's examples, run as they are written, so that they cannot
+# fall behind the program (the other pages' examples are measured on labs of thousands of files,
+# copy and sweep, or on captures, learn, and are not run here): every
 # "$ provision ..." line of its fenced blocks is run on the lab from the top of the tree, as
 # the README says it was (tests/lab/lab.sh exec ctl, playbooks/lab.yaml, the default lab), in
 # the README's order; before `compare`, the second run of the same settings it compares with
@@ -36,8 +38,10 @@ trap cleanup EXIT
 pv "${P[@]}" cleanup --leave >/dev/null
 for b in "$RESULTS".*; do [[ -e $b ]] && BEFORE+=("$b"); done
 
-# The README's blocks: "cmd N <command line>" then "out N <line>" for each line it shows
-python3 - "$TOP/README.md" >"$T_TMP/tour" <<'EOF' || { fail "README.md could not be read"; finish; exit; }
+# blocks FILE: FILE's fenced blocks as "cmd N <command line>", then "out N <line>" for each
+# line it shows after it
+blocks() {
+	python3 - "$1" <<'EOF'
 import sys
 fence, n, cmd = False, 0, None
 for line in open(sys.argv[1]):
@@ -54,18 +58,19 @@ for line in open(sys.argv[1]):
     elif cmd is not None:
         print("out %d %s" % (cmd, line))
 EOF
-grep -q '^cmd ' "$T_TMP/tour" || fail "no \"\$ provision\" line in README.md's blocks"
+}
 
 # shape: a line's words, every number N, plurals after a number one, spaces collapsed
 shape() {
 	sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/(N [a-z]+)s\b/\1/g; s/[[:space:]]+/ /g; s/^ //; s/ $//'
 }
 
-# same CMD N STREAM WANT GOT: WANT's lines (the README's) are GOT's, in order, shape for shape
+# same PAGE CMD N STREAM WANT GOT: WANT's lines (the page's) are GOT's, in order, shape for
+# shape
 same() {
 	python3 - "$@" <<'EOF'
 import sys
-cmd, n, stream, want, got = sys.argv[1:6]
+page, cmd, n, stream, want, got = sys.argv[1:7]
 want = [l for l in open(want).read().split("\n") if l and l != "..."]
 got = [l for l in open(got).read().split("\n") if l]
 i = 0
@@ -73,49 +78,66 @@ for w in want:
     while i < len(got) and got[i] != w:
         i += 1
     if i == len(got):
-        print("'%s' (README block %s, %s): the README's line\n      %s\n    is not in the output's (after the lines matched before it):\n      %s" % (
-            cmd, n, stream, w, "\n      ".join(got) or "(nothing)"))
+        print("'%s' (%s, block %s, %s): the page's line\n      %s\n    is not in the output's (after the lines matched before it):\n      %s" % (
+            cmd, page, n, stream, w, "\n      ".join(got) or "(nothing)"))
         sys.exit(1)
     i += 1
 EOF
 }
 
-ran=0
-while read -r _ n cmdline; do
-	read -ra args <<<"${cmdline#provision }"
-	# the second run that compare compares the tour with: the same settings, not shown
-	if [[ ${args[0]} == compare ]]; then
-		tour=("${TOUR_RUN[@]}")
-		tour[-1]=tour2
-		pv "${tour[@]}"
-		expect_rc 0 "the second run (tour2) for compare"
-	fi
-	[[ ${args[*]} == *" run "*"--id tour" ]] && TOUR_RUN=("${args[@]}")
-	pv "${args[@]}"
-	ran=$((ran + 1))
-	expect_rc 0 "$cmdline"
-	sed -n "s/^out $n //p" "$T_TMP/tour" >"$T_TMP/doc"
-	grep '^provision:' "$T_TMP/doc" | shape >"$T_TMP/doc.err"
-	grep -v '^provision:' "$T_TMP/doc" | shape >"$T_TMP/doc.out"
-	printf '%s\n' "$OUT" | shape >"$T_TMP/got.out"
-	printf '%s\n' "$ERR" | shape >"$T_TMP/got.err"
-	why=$(same "$cmdline" "$n" stdout "$T_TMP/doc.out" "$T_TMP/got.out") || { fail "$why"; continue; }
-	why=$(same "$cmdline" "$n" stderr "$T_TMP/doc.err" "$T_TMP/got.err") || fail "$why"
-	echo "    $cmdline: $(grep -c . "$T_TMP/doc") lines shown, their shapes in the output" >&2
-	# what the README says in words after its blocks
-	if [[ ${args[*]} == *" prepare" ]]; then
+# run_page PAGE: each command of PAGE's blocks run, its output against the page's
+run_page() {
+	local page=$1 n cmdline args tour why
+	blocks "$TOP/$page" >"$T_TMP/page" || { fail "$page could not be read"; return; }
+	grep -q '^cmd ' "$T_TMP/page" || fail "no \"\$ provision\" line in $page's blocks"
+	# the commands read from fd 3: what they run never reads the list
+	while read -r _ n cmdline <&3; do
+		read -ra args <<<"${cmdline#provision }"
+		# the second run that compare compares the tour with: the same settings, not shown
+		if [[ ${args[0]} == compare ]]; then
+			tour=("${TOUR_RUN[@]}")
+			tour[-1]=tour2
+			pv "${tour[@]}"
+			expect_rc 0 "the second run (tour2) for compare"
+		fi
+		[[ ${args[*]} == *" run "*"--id tour" ]] && TOUR_RUN=("${args[@]}")
 		pv "${args[@]}"
-		expect_rc 0 "prepare again"
-		grep -q '^prepare: the lab is prepared in ' <<<"$OUT" || fail "prepare again: no 'the lab is prepared in'"
-		grep '^prepare: [a-z]' <<<"$OUT" | grep -v '^prepare: the lab ' | grep -vE '^prepare: [a-z]+ +already ' &&
-			fail "prepare again: a phase that is not 'already' (the README: every phase says already)"
-	fi
-	if [[ ${args[*]} == *" cleanup --leave" ]]; then
-		pv "${P[@]}" status
-		expect_rc 13 "status after cleanup"
-		grep -q 'the lab holds nothing' <<<"$OUT" || { fail "status after cleanup does not say 'the lab holds nothing'"; show; }
-	fi
-done < <(grep '^cmd ' "$T_TMP/tour")
+		ran=$((ran + 1))
+		expect_rc 0 "$cmdline"
+		sed -n "s/^out $n //p" "$T_TMP/page" >"$T_TMP/doc"
+		grep '^provision:' "$T_TMP/doc" | shape >"$T_TMP/doc.err"
+		grep -v '^provision:' "$T_TMP/doc" | shape >"$T_TMP/doc.out"
+		printf '%s\n' "$OUT" | shape >"$T_TMP/got.out"
+		printf '%s\n' "$ERR" | shape >"$T_TMP/got.err"
+		why=$(same "$page" "$cmdline" "$n" stdout "$T_TMP/doc.out" "$T_TMP/got.out") || { fail "$why"; continue; }
+		why=$(same "$page" "$cmdline" "$n" stderr "$T_TMP/doc.err" "$T_TMP/got.err") || fail "$why"
+		echo "    $cmdline: $(grep -c . "$T_TMP/doc") lines shown, their shapes in the output" >&2
+		# what the README says in words after its blocks
+		if [[ ${args[*]} == *" prepare" ]]; then
+			pv "${args[@]}"
+			expect_rc 0 "prepare again"
+			grep -q '^prepare: the lab is prepared in ' <<<"$OUT" || fail "prepare again: no 'the lab is prepared in'"
+			grep '^prepare: [a-z]' <<<"$OUT" | grep -v '^prepare: the lab ' | grep -vE '^prepare: [a-z]+ +already ' &&
+				fail "prepare again: a phase that is not 'already' (the README: every phase says already)"
+		fi
+		if [[ ${args[*]} == *" cleanup --leave" ]]; then
+			pv "${P[@]}" status
+			expect_rc 13 "status after cleanup"
+			grep -q 'the lab holds nothing' <<<"$OUT" || { fail "status after cleanup does not say 'the lab holds nothing'"; show; }
+		fi
+	done 3< <(grep '^cmd ' "$T_TMP/page")
+}
+
+ran=0
+run_page README.md
 ((ran >= 6)) || fail "only $ran of the README's commands ran"
+# docs/wait.md's, on a lab prepared for them (the other pages' blocks are measured on labs of
+# thousands of files: copy, sweep; or on captures: learn)
+pv "${P[@]}" prepare
+expect_rc 0 "prepare for docs/wait.md"
+run_page docs/wait.md
+pv "${P[@]}" cleanup --leave
+expect_rc 0 "cleanup after docs/wait.md"
+((ran >= 8)) || fail "only $ran of the pages' commands ran"
 
 finish
