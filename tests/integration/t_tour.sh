@@ -26,6 +26,7 @@ RESULTS=$LAB/results
 BEFORE=()
 cleanup() {
 	on ctl "${PVT[@]}" "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1
+	rmdir "$RESULTS" 2>/dev/null
 	# the backups of the results folder this test's cleanups made
 	for b in "$RESULTS".*; do
 		[[ -e $b && " ${BEFORE[*]} " != *" $b "* ]] && rm -rf "$b"
@@ -36,6 +37,9 @@ trap cleanup EXIT
 # a lab left prepared is cleaned first (its results kept aside, as cleanup does); the backups
 # from here on are the tour's
 pv "${P[@]}" cleanup --leave >/dev/null
+# an empty results folder is left by cleanup as it is ("already: empty"); the tour's prepare
+# makes it (as the README shows: created)
+rmdir "$RESULTS" 2>/dev/null
 for b in "$RESULTS".*; do [[ -e $b ]] && BEFORE+=("$b"); done
 
 # blocks FILE: FILE's fenced blocks as "cmd N <command line>", then "out N <line>" for each
