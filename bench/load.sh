@@ -76,7 +76,13 @@ run_load() {
 ((SECS > 0)) && echo "bench: (1) client CPU per simulated user, $USERS users on cli1, ${SECS} s"
 for rate in $( ((SECS > 0)) && echo 331 3310); do
 	cpu=$(run_load "$USERS" "$rate" "$SECS")
-	scen=$(grep -o '"completed":[0-9]*' "$BT/in.out" | awk -F: '{ s += $2 } END { print s + 0 }')
+	# scenarios completed: the counts of the kinds' latency histograms, every interval's
+	scen=$(python3 -c 'import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    if line.startswith("{"):
+        n += sum(c for k in json.loads(line).get("kinds", {}).values() for _, c in k.get("hist", []))
+print(n)' "$BT/in.out")
 	awk -v c="$cpu" -v s="$scen" -v u="$USERS" -v t="$SECS" -v r="$rate" -v rd="$(cat "$BT/in.ready")" 'BEGIN {
 		per_user = c / t / u          # CPU seconds per second per user, at this rate
 		per_scen = s ? c / s : 0
