@@ -82,12 +82,8 @@ static struct pv_learn_check_row *row(struct pv_learn_check *o, const char *grou
 	if (o->n == PV_LEARN_CHECK_ROWS)
 		return NULL;
 	r = &o->row[o->n++];
-	*r = (struct pv_learn_check_row){.group = group,
-					 .unit = unit,
-					 .capture = cap,
-					 .replay = rep,
-					 .pass = pass,
-					 .single = !*unit};
+	*r = (struct pv_learn_check_row){
+		.group = group, .unit = unit, .capture = cap, .replay = rep, .pass = pass};
 	o->failed += !pass;
 	return r;
 }

@@ -20,10 +20,10 @@ extern const char *const pv_learn_dispositions[6];
 struct pv_learn_check_row {
 	const char *group; /* "mix", "rates", "gaps", "sizes", "status", "answers" */
 	char what[48];	   /* "CREATE (OPEN)", "total variation", "p95", ... */
-	const char *unit;  /* "%", "s", "B", "/h", "" */
+	const char *unit;  /* "%", "s", "B", "/h"; "": a distance between the two, one value
+			    * (the replay's) */
 	double capture, replay;
 	char rule[32]; /* the bound as said: "within 3 points", "at most 0.05" */
-	bool single;   /* a distance between the two: one value (replay), no unit */
 	bool pass;
 };
 

@@ -64,7 +64,7 @@ static void text_check(const struct learn_out *o)
 
 		check_value(r, r->capture, a, sizeof(a));
 		check_value(r, r->replay, b, sizeof(b));
-		if (r->single)
+		if (!*r->unit) /* a distance: the replay's value alone */
 			a[0] = '\0';
 		printf("  %-36s %12s %12s  %-28s %s\n", r->what, a, b, r->rule,
 		       r->pass ? "pass" : "FAIL");
@@ -460,7 +460,7 @@ static void json_check(struct pv_json *j, const struct learn_out *o)
 
 		pv_json_str(x, "group", r->group);
 		pv_json_str(x, "check", r->what);
-		if (!r->single)
+		if (*r->unit)
 			pv_json_real(x, "capture", r->capture);
 		pv_json_real(x, "replay", r->replay);
 		pv_json_str(x, "unit", r->unit);
