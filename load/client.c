@@ -68,7 +68,7 @@ static void read_more(struct user *u, const struct pv_smb_done *d)
 	if (d && client_refused(u, d, 0))
 		return;
 	if (d) {
-		end = d->buflen < (u->to - u->off < IO_CHUNK ? u->to - u->off : IO_CHUNK);
+		end = d->buflen < (u->to - u->off < u->chunk ? u->to - u->off : u->chunk);
 		u->off += d->buflen;
 	}
 	if (u->off >= u->to || end) {
@@ -77,7 +77,7 @@ static void read_more(struct user *u, const struct pv_smb_done *d)
 	}
 	ISSUE(u, read_more, PV_LOAD_OP_READ,
 	      pv_smb_read(u->c, fid_of(u, u->on2), u->off,
-			  (uint32_t)(u->to - u->off < IO_CHUNK ? u->to - u->off : IO_CHUNK),
+			  (uint32_t)(u->to - u->off < u->chunk ? u->to - u->off : u->chunk),
 			  client_done, u));
 }
 
@@ -88,6 +88,7 @@ static void range(struct user *u, bool second, uint64_t off, uint64_t len, step_
 	u->off = off;
 	u->to = off + len;
 	u->on2 = second;
+	u->chunk = IO_CHUNK;
 }
 
 /* The open file read whole (u->size bytes, as its CREATE said), then after. */
@@ -113,10 +114,12 @@ static void write_more(struct user *u, const struct pv_smb_done *d)
 	u->off += n;
 }
 
-/* n bytes of the open file read from off (one request, n at most IO_CHUNK), then after. */
+/* n bytes of the open file read from off in one request (n at most what the connection takes:
+ * pv_smb_max_read), then after. */
 void client_read_at(struct user *u, bool second, uint64_t off, uint32_t n, step_fn after)
 {
 	range(u, second, off, n, after);
+	u->chunk = n;
 	read_more(u, NULL);
 }
 

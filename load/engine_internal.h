@@ -76,6 +76,7 @@ struct user {
 	uint64_t off, size; /* where the read or write under way is; the file's size */
 	uint64_t to;	    /* ... where it stops */
 	bool on2;	    /* ... whether it is on fid2 */
+	uint32_t chunk;	    /* ... its requests' size: IO_CHUNK, or a learned read's one */
 	uint64_t listed;    /* the size of the file picked, as its listing said */
 	uint64_t fsize[2];  /* the open files' sizes (F1, F2), as their CREATE said */
 	uint64_t at[2];	    /* ... where a learned kind's next read or write goes */
@@ -224,7 +225,8 @@ int replay_new(const struct pv_playbook_workload *c, struct replay **out);
 void replay_free(struct replay *r);
 /* The steps of a learned kind drawn by weight for u's next scenario. */
 const struct step *replay_pick(struct user *u);
-/* A learned read's or write's size, drawn from the learned sizes: 1 byte to IO_CHUNK. */
+/* A learned read's or write's size, drawn from the learned sizes: 1 byte to PV_SMB_READ_MAX
+ * (a read: the caller holds it to what the connection takes) or IO_CHUNK (a write). */
 uint32_t replay_size(struct user *u, bool write);
 
 #endif

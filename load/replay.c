@@ -452,5 +452,7 @@ uint32_t replay_size(struct user *u, bool write)
 	/* bucket k: from 2^(k-1) up to below 2^k; 0 the empty ones, made 1 byte */
 	lo = k ? (double)(1ull << (k - 1)) : 1;
 	v = k ? lo + pv_load_rng_unit(&u->rng) * lo : 1;
-	return v > IO_CHUNK ? IO_CHUNK : v < 1 ? 1 : (uint32_t)v;
+	if (v > (write ? IO_CHUNK : PV_SMB_READ_MAX))
+		return write ? IO_CHUNK : PV_SMB_READ_MAX;
+	return v < 1 ? 1 : (uint32_t)v;
 }

@@ -419,6 +419,8 @@ static bool learned_io(struct user *u, const struct step *s)
 	uint32_t n = replay_size(u, write);
 
 	if (!write) {
+		if (n > pv_smb_max_read(u->c)) /* a server without large MTU: 64 KiB */
+			n = pv_smb_max_read(u->c);
 		/* asked as the capture's client asked, whatever is left before the file's end (the
 		 * answer then shorter): from its start again once at its end */
 		if (!size)

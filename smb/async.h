@@ -148,6 +148,9 @@ const char *pv_smb_describe(const struct pv_smb_conn *c);
 /* The connection's own TCP port (how the server's smbstatus names it); 0 when not known. */
 int pv_smb_local_port(const struct pv_smb_conn *c);
 uint16_t pv_smb_dialect(const struct pv_smb_conn *c);
+/* The largest READ c takes: 64 KiB, or with large MTU (multi-credit, 2.1 on) the server's
+ * MaxReadSize up to PV_SMB_READ_MAX; 0 before the negotiate. */
+uint32_t pv_smb_max_read(const struct pv_smb_conn *c);
 bool pv_smb_encrypting(const struct pv_smb_conn *c);
 bool pv_smb_signing(const struct pv_smb_conn *c);
 
@@ -169,7 +172,8 @@ bool pv_smb_signing(const struct pv_smb_conn *c);
 int pv_smb_create(struct pv_smb_conn *c, const char *path, uint32_t access, uint32_t disposition,
 		  uint32_t options, pv_smb_cb cb, void *arg);
 int pv_smb_closefile(struct pv_smb_conn *c, const uint8_t fid[16], pv_smb_cb cb, void *arg);
-/* At most 65536 bytes per READ or WRITE. */
+/* A READ of at most pv_smb_max_read(c) bytes, a WRITE of at most 65536. */
+#define PV_SMB_READ_MAX (1u << 20)
 int pv_smb_read(struct pv_smb_conn *c, const uint8_t fid[16], uint64_t off, uint32_t len,
 		pv_smb_cb cb, void *arg);
 int pv_smb_write(struct pv_smb_conn *c, const uint8_t fid[16], uint64_t off, const void *data,

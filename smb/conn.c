@@ -22,10 +22,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* The largest answer taken: none we ask for holds more than 64 KiB of data (READ, a listing,
- * an IOCTL's output) with its header, or a 64 KiB security buffer (16-bit length), encrypted
- * or not. */
-#define FRAME_MAX  (1u << 20)
+/* The largest answer taken: a READ of PV_SMB_READ_MAX with its headers (none of the others
+ * holds more than 64 KiB: a listing, an IOCTL's output, a security buffer), encrypted or
+ * not. */
+#define FRAME_MAX  (PV_SMB_READ_MAX + 4096u)
 #define SWEEP_SECS 0.05 /* deadlines are looked at every 50 ms at most */
 
 /* Whether c's input holds frames for the loop's next turn. */
@@ -404,7 +404,8 @@ static void deadlines(struct pv_smb_conn *c, double t)
 			  c->host, smb2_cmd_name(late->cmd), span(c->tmo, a, sizeof(a)));
 		return;
 	}
-	if (c->pend || !c->backlog || c->credits >= c->backlog->group || c->st != CS_OPEN)
+	if (c->pend || !c->backlog || c->credits >= smba_charges(c->backlog, c->backlog->group) ||
+	    c->st != CS_OPEN)
 		return;
 	for (struct req *q = c->backlog; q; q = q->next)
 		waiting++;
@@ -637,6 +638,15 @@ int pv_smb_local_port(const struct pv_smb_conn *c)
 uint16_t pv_smb_dialect(const struct pv_smb_conn *c)
 {
 	return c && c->negotiated ? c->sec.dialect : 0;
+}
+
+uint32_t pv_smb_max_read(const struct pv_smb_conn *c)
+{
+	if (!c || !c->negotiated)
+		return 0;
+	if (!c->sec.multi_credit || c->sec.max_read <= 65536u)
+		return 65536u;
+	return c->sec.max_read < PV_SMB_READ_MAX ? c->sec.max_read : PV_SMB_READ_MAX;
 }
 
 bool pv_smb_encrypting(const struct pv_smb_conn *c)

@@ -35,6 +35,8 @@ struct req {
 	bool sign;	    /* signed even where the session does not sign (K_VALIDATE) */
 	double since;	    /* K_VALIDATE: when its tree connect was sent */
 	unsigned group;	    /* waiting for credits: the messages of its compound (on the first) */
+	uint16_t charge;    /* the credits (and message ids) it takes: 1, or a READ's over 64 KiB
+			     * (MS-SMB2 3.2.4.1.5: one per 64 KiB, with large MTU) */
 	struct req *next;
 };
 
@@ -141,6 +143,8 @@ void smba_flush(struct pv_smb_conn *c, bool may_lose);
 /* ---- frame.c ---- */
 
 struct req *smba_req_new(pv_smb_cb cb, void *arg, uint16_t cmd, enum kind kind);
+/* The credits the n linked requests from q take (a READ over 64 KiB more than one). */
+unsigned smba_charges(const struct req *q, unsigned n);
 void smba_req_free(struct req *q);
 /* q's callback with d, then q freed. */
 void smba_complete(struct pv_smb_conn *c, struct req *q, const struct pv_smb_done *d);

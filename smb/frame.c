@@ -52,6 +52,21 @@ static bool signs(const struct pv_smb_conn *c, uint16_t cmd)
 	return c->sess_sign || (c->sec.dialect == SMB2_311 && cmd == SMB2_TREE_CONNECT);
 }
 
+/* The credits a request takes (a large READ more than one). */
+static unsigned charge_of(const struct req *q)
+{
+	return q->charge ? q->charge : 1;
+}
+
+unsigned smba_charges(const struct req *q, unsigned n)
+{
+	unsigned sum = 0;
+
+	for (unsigned i = 0; i < n && q; i++, q = q->next)
+		sum += charge_of(q);
+	return sum;
+}
+
 /* Frame the n requests from q on (a compound when n > 1: each message 8-byte aligned, its
  * NextCommand pointing at the next, each after the first related), sign or encrypt them, and
  * queue the frame to be sent; they go in flight. */
@@ -101,12 +116,13 @@ static void emit(struct pv_smb_conn *c, struct req *q, unsigned n)
 			r = r->next;
 		len = SMB2_HDR + r->body.len;
 		m = f + at;
-		h.credit_charge = c->sec.multi_credit ? 1 : 0;
+		h.credit_charge = c->sec.multi_credit ? charge_of(r) : 0;
 		h.command = r->cmd;
 		h.credits = CREDITS_ASK;
 		h.flags = i ? SMB2_FLAGS_RELATED : 0;
 		h.next = i + 1 < n ? (uint32_t)((len + 7) & ~(size_t)7) : 0;
-		h.mid = r->mid = c->mid++;
+		h.mid = r->mid = c->mid;
+		c->mid += charge_of(r);
 		h.session = r->cmd == SMB2_NEGOTIATE ? 0 : c->sid;
 		h.tree = r->cmd == SMB2_NEGOTIATE || r->cmd == SMB2_SESSION_SETUP ||
 					 r->cmd == SMB2_TREE_CONNECT
@@ -129,7 +145,7 @@ static void emit(struct pv_smb_conn *c, struct req *q, unsigned n)
 		r->encrypted = enc;
 		r->sent = t;
 		r->due = t + c->tmo;
-		c->credits--;
+		c->credits -= charge_of(r);
 	}
 	if (enc) {
 		uint8_t nonce[16];
@@ -151,7 +167,8 @@ static void emit(struct pv_smb_conn *c, struct req *q, unsigned n)
 /* Send what waited for credits, in order, while credits allow. */
 void smba_unblock(struct pv_smb_conn *c)
 {
-	while (c->backlog && c->credits >= c->backlog->group && c->st != CS_DEAD) {
+	while (c->backlog && c->credits >= smba_charges(c->backlog, c->backlog->group) &&
+	       c->st != CS_DEAD) {
 		struct req *q = c->backlog, *last = q;
 		unsigned n = q->group;
 
@@ -177,7 +194,7 @@ void smba_submit(struct pv_smb_conn *c, struct req *q, unsigned n)
 	for (unsigned i = 1; i < n; i++)
 		last = last->next;
 	last->next = NULL;
-	if (c->credits < n || c->backlog) {
+	if (c->credits < smba_charges(q, n) || c->backlog) {
 		q->group = n;
 		if (c->backlog_tail)
 			c->backlog_tail->next = q;

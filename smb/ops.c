@@ -145,11 +145,13 @@ int pv_smb_read(struct pv_smb_conn *c, const uint8_t fid[16], uint64_t off, uint
 	struct req *q;
 	int r;
 
-	if (len > IO_MAX)
-		return chained(
-			c, pv_error(PV_EBUG, "SMB: a READ of %u bytes (at most %u)", len, IO_MAX));
-	if ((r = smba_ready_for(c, SMB2_READ, cb, arg, &q)) == PV_OK)
+	if (pv_smb_max_read(c) && len > pv_smb_max_read(c)) /* 0: not open (ready_for says) */
+		return chained(c, pv_error(PV_EBUG, "SMB: a READ of %u bytes (at most %u)", len,
+					   pv_smb_max_read(c)));
+	if ((r = smba_ready_for(c, SMB2_READ, cb, arg, &q)) == PV_OK) {
+		q->charge = (uint16_t)((len + IO_MAX - 1) / IO_MAX); /* 64 KiB a credit */
 		r = smba_send_req(c, q, smb2_read_enc(&q->body, fid, off, len), "READ");
+	}
 	return chained(c, r);
 }
 

@@ -50,6 +50,7 @@ int smb2_negotiated(const struct smb2_negotiate_req *q, const struct smb2_negoti
 	c->server_mode = a->security_mode;
 	c->sign_required = (a->security_mode & SMB2_SIGNING_REQUIRED) != 0;
 	c->multi_credit = d >= SMB2_210 && (a->caps & SMB2_CAP_LARGE_MTU);
+	c->max_read = a->max_read;
 	c->sign_alg = d < SMB2_300 ? SMB2_HMAC_SHA256 : SMB2_AES_CMAC;
 	c->cipher = SMB2_NO_CIPHER;
 	if (d == SMB2_300 || d == SMB2_302) {

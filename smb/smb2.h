@@ -347,6 +347,7 @@ struct smb2_conn {
 	uint16_t sign_alg; /* enum smb2_sign_alg */
 	bool sign_required;
 	bool multi_credit;
+	uint32_t max_read;   /* the server's MaxReadSize */
 	uint8_t preauth[64]; /* 3.1.1: Connection.PreauthIntegrityHashValue */
 	/* the answer as it came, for FSCTL_VALIDATE_NEGOTIATE_INFO (3.0, 3.0.2) to hold against:
 	 * Connection.ServerCapabilities, ServerGuid, ServerSecurityMode */

@@ -1126,10 +1126,10 @@ static const struct fault {
 	{"keep-alive with a length", fake_bad_netbios, 1, 0, 0, NULL, PV_EREMOTE,
 	 "not an SMB2 answer (a NetBIOS message of type 0x85, 4 bytes)"},
 	{"frame over the limit", fake_bad_netbios, 2, 0, 0, NULL, PV_EREMOTE,
-	 "a malformed answer: a frame of 1048577 bytes, more than the 1048576 this client "
+	 "a malformed answer: a frame of 1052673 bytes, more than the 1052672 this client "
 	 "takes"},
 	{"frame of 16 MiB", fake_bad_netbios, 3, 0, 0, NULL, PV_EREMOTE,
-	 "a frame of 16777215 bytes, more than the 1048576"},
+	 "a frame of 16777215 bytes, more than the 1052672"},
 	{"frame cut, closed", fake_cut_frame, SMB2_SESSION_SETUP, 0, 0, NULL, PV_EUNREACH,
 	 "SMB to 'fake': the connection was closed in the middle of an answer"},
 	{"frame cut, silence", fake_cut_frame, -SMB2_READ, 0, 0, NULL, PV_EUNREACH,
@@ -1518,8 +1518,9 @@ START_TEST(test_refused_and_closed)
 	ck_assert_str_eq(k->msg, "SMB: the connection is not open");
 	run_flows(l, &one, 1);
 	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
-	REQ(&fl, "READ", NULL, pv_smb_read, fl.c, fl.fid_f, 0, 65537);
+	REQ(&fl, "READ", NULL, pv_smb_read, fl.c, fl.fid_f, 0, PV_SMB_READ_MAX + 1);
 	ck_assert(k->refused);
+	ck_assert_str_eq(k->msg, "SMB: a READ of 1048577 bytes (at most 1048576)");
 	/* a request in flight, then closed by the caller */
 	REQ(&fl, "CREATE", NULL, pv_smb_create, fl.c, "u1/f", PV_SMB_READ, PV_SMB_OPEN, 0);
 	ck_assert(!k->refused);
@@ -1557,6 +1558,56 @@ START_TEST(test_refused_and_closed)
 	loop_free(l);
 	fake_stop(&fl.f);
 	ck_once(&fl);
+}
+END_TEST
+
+/* READs over 64 KiB (large MTU): each one request charged a credit per 64 KiB and taking as
+ * many message ids (the fake refuses an id used before, and a READ charged less), three in
+ * flight at once, every byte as the file holds it; the largest one the connection takes is
+ * the server's MaxReadSize up to PV_SMB_READ_MAX (the fake says 8 MiB). */
+static void lr_opened(struct call *k, const struct pv_smb_done *d)
+{
+	static const uint32_t off[] = {0, 50000, 0}, len[] = {131072, 100000, 10};
+	struct flow *fl = opened(k, d, k->fl->fid_f);
+
+	if (!fl)
+		return;
+	for (int i = 0; i < 3; i++)
+		REQ(fl, "READ", f_read, pv_smb_read, fl->c, fl->fid_f, off[i], len[i])->off =
+			off[i];
+	REQ(fl, "CLOSE f", NULL, pv_smb_closefile, fl->c, fl->fid_f);
+}
+
+START_TEST(test_large_reads)
+{
+	static struct flow fl;
+	struct pv_smb_loop *l = NULL;
+	struct flow *one = &fl;
+	struct call *k;
+	int fd = flow_start(&fl, NULL, 0);
+
+	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
+	fl.open_only = true;
+	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
+	run_flows(l, &one, 1);
+	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
+	ck_assert_uint_eq(pv_smb_max_read(fl.c), PV_SMB_READ_MAX);
+	REQ(&fl, "CREATE f", lr_opened, pv_smb_create, fl.c, "u1/f", PV_SMB_READ, PV_SMB_OPEN,
+	    PV_SMB_NONDIR);
+	run_flows(l, &one, 1);
+	for (unsigned i = 0; i < fl.n; i++)
+		ck_assert_msg(fl.k[i].calls == 1 && fl.k[i].code == PV_OK && fl.k[i].status == 0,
+			      "%s: %d calls, code %d, status 0x%08x: %s", fl.k[i].what,
+			      fl.k[i].calls, fl.k[i].code, fl.k[i].status, fl.k[i].msg);
+	ck_assert_uint_eq(fl.n, 5);
+	ck_assert_uint_eq(fl.f.bad_mids, 0);
+	ck_assert_uint_eq(fl.f.bad_charge, 0);
+	ck_assert_uint_eq(fl.f.large_reads, 2);
+	ck_assert_uint_eq(fl.f.overdrawn, 0);
+	ck_assert(!fl.read_bad);
+	ck_assert_uint_eq(fl.read, 131072 + 100000 + 10);
+	loop_free(l);
+	fake_stop(&fl.f);
 }
 END_TEST
 
@@ -1833,6 +1884,7 @@ int main(void)
 	tcase_add_test(tc, test_interim_answers);
 	tcase_add_test(tc, test_few_credits);
 	tcase_add_test(tc, test_refused_and_closed);
+	tcase_add_test(tc, test_large_reads);
 	tcase_add_test(tc, test_smb3);
 	tcase_add_test(tc, test_smb3_no_cipher);
 	tcase_add_test(tc, test_other_requests);

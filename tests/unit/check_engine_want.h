@@ -699,7 +699,7 @@ static const struct want WANT[PLAN] = {
 		  "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
 		  "READ h1 0+2985\n"
 		  "READ h1 2985+2434\n"
-		  "READ h1 5419+65536\n"
+		  "READ h1 5419+101672\n"
 		  "CLOSE h1 f=0\n"
 		  "CREATE u1/static/d01/d01 a=100081 s=7 d=1 o=1\n"
 		  "QDIR h1 c=1 f=1 '*' out=65536\n"
@@ -734,13 +734,13 @@ static const struct want WANT[PLAN] = {
 		  "CREATE u1/static/d01/d02/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
 		  "QINFO h1 1.34 out=4096\n"
 		  "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
-		  "READ h1 0+131072 x2\n"
+		  "READ h1 0+71907\n"
+		  "READ h1 71907+66137\n"
 		  "READ h1 0+3758\n"
 		  "CLOSE h1 f=0\n"
 		  "CREATE u1/static/d02/d02 a=100081 s=7 d=1 o=1\n"
 		  "QDIR h1 c=1 f=1 '*' out=65536\n"
-		  "QDIR h1 c=1 f=0 '*' out=65536\n"
-		  "NOTIFY h1 f=0 out=4096 filter=17f\n"}},
+		  "QDIR h1 c=1 f=0 '*' out=65536\n"}},
 	[MIXED] = {LEARN_LISTED,
 		   {/* user 0 */
 		    "CREATE u1/volatile/f0003.docx a=12019f s=7 d=1 o=40 lease=7\n"

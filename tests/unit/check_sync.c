@@ -814,8 +814,8 @@ START_TEST(test_bad_netbios)
 	static const char *want[] = {
 		"not an SMB2 answer (a NetBIOS message of type 0x82, 0 bytes)",
 		"not an SMB2 answer (a NetBIOS message of type 0x85, 4 bytes)",
-		"a frame of 1048577 bytes, more than the 1048576 this client takes",
-		"a frame of 16777215 bytes, more than the 1048576 this client takes",
+		"a frame of 1052673 bytes, more than the 1052672 this client takes",
+		"a frame of 16777215 bytes, more than the 1052672 this client takes",
 	};
 
 	for (long i = 0; i < 4; i++) {

@@ -1291,6 +1291,26 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 	rel = h.flags & SMB2_FLAGS_RELATED;
 	if (h.command < 32)
 		f->cmds[h.command]++;
+	/* MS-SMB2 3.3.5.2.3: a message id is used once, and a request takes as many as its
+	 * CreditCharge (one at least); 3.3.5.12: a READ charged one per 64 KiB it asks */
+	if (h.command != SMB2_CANCEL) {
+		uint16_t charge = h.credit_charge ? h.credit_charge : 1;
+		uint32_t len = h.command == SMB2_READ && qlen >= SMB2_HDR + 8
+				       ? smb2_get32(q + SMB2_HDR + 4)
+				       : 0;
+		bool reused = h.mid < f->next_mid;
+
+		if (!reused)
+			f->next_mid = h.mid + charge;
+		if (reused || len > 65536u * charge) {
+			f->bad_mids += reused;
+			f->bad_charge += !reused;
+			msg(out, h.command, h.mid, 0xC000000Du, 7); /* INVALID_PARAMETER */
+			error_body(out);
+			return;
+		}
+		f->large_reads += len > 65536u;
+	}
 	if (rel && *rstatus != ST_OK) {
 		msg(out, h.command, h.mid, *rstatus, 7);
 		error_body(out);
@@ -1862,7 +1882,7 @@ enum fake_act fake_bad_netbios(struct fake *f, const struct fake_req *q, struct 
 	static const uint8_t heads[][4] = {
 		{0x82, 0, 0, 0},	  /* positive session response: not on a session */
 		{0x85, 0, 0, 4},	  /* a keep-alive with a length */
-		{0x00, 0x10, 0, 1},	  /* 1 MiB + 1 */
+		{0x00, 0x10, 0x10, 1},	  /* 1 MiB + 4 KiB + 1: a READ of 1 MiB's frame + 1 */
 		{0x00, 0xff, 0xff, 0xff}, /* 16 MiB - 1 */
 	};
 

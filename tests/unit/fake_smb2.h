@@ -171,7 +171,11 @@ struct fake {
 	long balance;  /* ... the client's credits, as the fake counts them */
 	bool balance_set;
 	unsigned long granted;
-	unsigned overdrawn; /* requests that came without a credit */
+	unsigned overdrawn;	   /* requests that came without a credit */
+	uint64_t next_mid;	   /* the lowest message id not used yet */
+	unsigned bad_mids;	   /* requests whose message id was used before (refused) */
+	unsigned bad_charge;	   /* READs over 64 KiB a credit (refused) */
+	unsigned long large_reads; /* READs over 64 KiB, charged as they must be */
 	struct {
 		int h; /* the handle that holds it */
 		uint64_t off, len;
