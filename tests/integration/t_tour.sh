@@ -79,7 +79,7 @@ shape() {
 # expression) is matched by any line of that shape, and one of an "optional" shape may be
 # absent (a line that comes or not from run to run: a second smbd, a verdict)
 same() {
-	python3 - "$@" "$RULES" <<'EOF'
+	python3 - "$@" "${RULES:-}" <<'EOF'
 import re, sys
 page, cmd, n, stream, want, got, rules = sys.argv[1:8]
 want = [l for l in open(want).read().split("\n") if l and l != "..."]
