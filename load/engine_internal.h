@@ -96,6 +96,12 @@ struct user {
 	double retry_at;  /* the next try */
 	unsigned relogs;  /* tries so far, for the backoff */
 	double logon_t0;  /* its first try */
+	/* a learned workload's logons (pv_playbook_workload_logons): when it next logs off and on
+	 * again on a new connection (HUGE_VAL: never), whether the logon under way is that one
+	 * (its due scenarios wait for it), and the draws of its times */
+	double relogon_at;
+	bool relogon;
+	struct pv_load_rng lrng;
 	unsigned seq;
 	size_t learn;
 };
@@ -176,6 +182,8 @@ void logon_lost(struct user *u);
 void logon_disconnect(struct user *u);
 void logon_begin(struct worker *w, size_t step_n);
 void logon_relog(struct worker *w, struct user *u);
+double logon_next(struct user *u, double t);
+void logon_again(struct worker *w, struct user *u);
 bool logon_turn(struct worker *w);
 
 /* ---- learn.c ---- */

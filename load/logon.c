@@ -9,6 +9,7 @@
 #include "util/log.h"
 #include "util/progress.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,14 +17,12 @@
 #define RELOG_FIRST 0.5 /* seconds before a user whose connection broke logs on again */
 #define RELOG_MAX   5.0 /* ... and at most between its tries */
 
-/* A connection that worked broke while the step runs: counted, and the user logs on again
- * (run_turn) after RELOG_FIRST seconds, backing off. */
-void logon_lost(struct user *u)
+/* u's connection is lost (it broke, or the logon of its learned rate failed): counted, and
+ * it logs on again (run_turn) after RELOG_FIRST seconds, backing off. */
+static void lost_logon(struct user *u)
 {
 	struct worker *w = u->w;
 
-	if (u->lost || !u->active || !worker_running(w) || u->e->o->ops_loop)
-		return;
 	u->lost = true;
 	u->relogs = 0;
 	u->retry_at = pv_now() + RELOG_FIRST;
@@ -32,6 +31,50 @@ void logon_lost(struct user *u)
 	pthread_mutex_lock(&w->lock);
 	w->figs.drops++;
 	pthread_mutex_unlock(&w->lock);
+}
+
+/* A connection that worked broke while the step runs (lost_logon). */
+void logon_lost(struct user *u)
+{
+	if (u->lost || !u->active || !worker_running(u->w) || u->e->o->ops_loop)
+		return;
+	lost_logon(u);
+}
+
+/* When u next logs off and on again after t, at its learned workload's rate
+ * (pv_playbook_workload_logons: exponential times, as independent users' logons come);
+ * HUGE_VAL when the workload has none. */
+double logon_next(struct user *u, double t)
+{
+	double rate = pv_playbook_workload_logons(u->e->o->cfg);
+
+	if (!(rate > 0))
+		return HUGE_VAL;
+	return t - log(1 - pv_load_rng_unit(&u->lrng)) * 3600 / rate;
+}
+
+static void open_again(struct worker *w, struct user *u);
+
+static void logged_off(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
+{
+	struct user *u = arg;
+
+	(void)c;
+	(void)d; /* refused or lost, the user logs on anew all the same */
+	if (u->st != U_OPENING || !u->relogon) /* closed by us meanwhile */
+		return;
+	open_again(u->w, u);
+}
+
+/* u, idle, logs off (LOGOFF, then its connection closed) and on again on a new connection
+ * (on_ready goes on from there), as the users of the capture its learned workload came from
+ * did; the scenarios that fall due meanwhile wait for it. */
+void logon_again(struct worker *w, struct user *u)
+{
+	user_set_state(u, U_OPENING);
+	u->relog = u->relogon = true;
+	if (pv_smb_logoff(u->c, logged_off, u) != PV_OK)
+		open_again(w, u);
 }
 
 /* ---- Kerberos logons ---- */
@@ -92,8 +135,23 @@ static void on_ready(struct pv_smb_conn *c, void *arg, const struct pv_smb_done 
 	w->opening--;
 	if (u->st != U_OPENING) /* closed by us meanwhile */
 		return;
-	if (u->relog) { /* a connection that broke, made again: no tree to learn */
-		u->relog = false;
+	if (u->relog) { /* a connection that broke, or a learned rate's logon: no tree to learn */
+		bool planned = u->relogon;
+
+		u->relog = u->relogon = false;
+		if (d->code != PV_OK && planned) { /* as a connection lost */
+			pv_log(PV_LOG_DEBUG,
+			       "load: %s: logging on again (the workload's rate) "
+			       "failed (%s)",
+			       u->info.name, d->msg ? d->msg : "");
+			pv_smb_close_conn(c);
+			u->c = NULL;
+			pv_krb_sec_free(u->krb);
+			u->krb = NULL;
+			user_set_state(u, U_FAILED);
+			lost_logon(u);
+			return;
+		}
 		if (d->code != PV_OK) {
 			double wait = RELOG_FIRST * (double)(1u << (u->relogs < 4 ? u->relogs : 4));
 
@@ -117,10 +175,16 @@ static void on_ready(struct pv_smb_conn *c, void *arg, const struct pv_smb_done 
 		if (u->due < w->wake)
 			w->wake = u->due;
 		pthread_mutex_lock(&w->lock);
-		w->figs.reconnects++;
+		if (planned)
+			w->figs.relogons++;
+		else
+			w->figs.reconnects++;
 		pthread_mutex_unlock(&w->lock);
-		pv_log(PV_LOG_DEBUG, "load: %s: logged on again after %u tr%s", u->info.name,
-		       u->relogs, u->relogs == 1 ? "y" : "ies");
+		if (planned)
+			u->relogon_at = logon_next(u, pv_now());
+		else
+			pv_log(PV_LOG_DEBUG, "load: %s: logged on again after %u tr%s",
+			       u->info.name, u->relogs, u->relogs == 1 ? "y" : "ies");
 		return;
 	}
 	if (d->code == PV_EUNREACH && u->tries < LOGON_TRIES) {
@@ -207,7 +271,7 @@ void logon_begin(struct worker *w, size_t step_n)
 			/* no connection, or one lost between the steps (kept logged on), or one
 			 * being made again since it broke in the last step */
 			logon_disconnect(u);
-			u->relog = false;
+			u->relog = u->relogon = false;
 			user_set_state(u, U_OPENING);
 			w->pending++;
 		}
@@ -232,6 +296,20 @@ static int open_user(struct worker *w, struct user *u)
 	}
 	w->opening++;
 	return PV_OK;
+}
+
+/* The logon of a learned workload's rate (logon_again): on a new connection; one that cannot
+ * be opened is a connection lost, tried again as such. */
+static void open_again(struct worker *w, struct user *u)
+{
+	logon_disconnect(u);
+	user_set_state(u, U_OPENING);
+	u->relog = u->relogon = true;
+	if (open_user(w, u) != PV_OK) {
+		u->relog = u->relogon = false;
+		user_set_state(u, U_FAILED);
+		lost_logon(u);
+	}
 }
 
 /* A user whose connection broke in the step logs on again (its tree is still what it

@@ -47,6 +47,8 @@ int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *ou
 			pv_buf_addf(out, "%s%.17g", j ? "," : "", k->count[j]);
 		pv_buf_addf(out, " %.17g\n", k->rest);
 	}
+	if (pv_playbook_workload_logons(c) > 0)
+		pv_buf_addf(out, "logons %.17g\n", pv_playbook_workload_logons(c));
 	for (int w = 0; c->learned.n && w < 2; w++) {
 		const double *b = w ? c->learned.write : c->learned.read;
 
@@ -280,6 +282,20 @@ static int learned(struct pv_load_proto *p, const char *s, const char *end)
 	return 0;
 }
 
+/* "logons RATE": a learned workload's logons a user-hour (0 < RATE <=
+ * PV_PLAYBOOK_WORKLOAD_LOGONS_MAX) */
+static int logons(struct pv_load_proto *p, const char *s, const char *end)
+{
+	char v[32];
+	double rate;
+
+	if (!p->have_config || pv_load_proto_word(&s, end, v, sizeof(v)) || s != end ||
+	    numbers(v, &rate, 1) < 0 || !(rate > 0) || rate > PV_PLAYBOOK_WORKLOAD_LOGONS_MAX)
+		return -1;
+	p->cfg.learned.logons_per_user_hour = rate;
+	return 0;
+}
+
 /* "sizes read|write P0,...,P33": the learned sizes' buckets */
 static int sizes(struct pv_load_proto *p, const char *s, const char *end)
 {
@@ -425,6 +441,8 @@ int pv_load_proto_parse(struct pv_load_proto *p, const char *line, size_t len)
 		r = learned(p, line + 8, end);
 	else if (len >= 6 && !strncmp(line, "sizes ", 6) && !p->steps)
 		r = sizes(p, line + 6, end);
+	else if (len >= 7 && !strncmp(line, "logons ", 7) && !p->steps)
+		r = logons(p, line + 7, end);
 	else if (len >= 9 && !strncmp(line, "kerberos ", 9) && !p->steps) {
 		const char *s = line + 9;
 

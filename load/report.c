@@ -384,6 +384,7 @@ static struct pv_json *step_json(const struct pv_load_summary *s, size_t i, doub
 	pv_json_int(o, "clients_lost", s->lost);
 	pv_json_int(o, "connections_dropped", s->drops);
 	pv_json_int(o, "reconnected", s->reconnects);
+	pv_json_int(o, "logons_again", s->relogons);
 	pv_json_real(o, "scen_per_s", s->rate);
 	pv_json_set(o, "scen_per_s_interval", pair_json(s->rate_lo, s->rate_hi));
 	pv_json_real(o, "expected_per_s", s->expected);

@@ -107,6 +107,7 @@ void pv_load_summarize(const struct pv_load_step *s, const struct pv_playbook_wo
 	out->lost = s->lost;
 	out->drops = s->drops;
 	out->reconnects = s->reconnects;
+	out->relogons = s->relogons;
 	out->secs = s->secs;
 	out->cpu = s->cpu;
 	out->dc_cpu = s->dc_cpu;

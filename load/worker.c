@@ -101,6 +101,9 @@ static void run_begin(struct worker *w, double t0)
 		u->rng.s[3] ^= 0x5bd1e995u; /* picks: another stream than the schedule's */
 		pv_load_next(&u->sched, &gap, &u->next);
 		u->due = t0 + gap;
+		u->lrng = u->sched.rng;
+		u->lrng.s[2] ^= 0x27d4eb2fu; /* logons: a third stream */
+		u->relogon_at = logon_next(u, t0);
 		if (o->ops_loop && u->st == U_IDLE)
 			ops_start(u, t0);
 	}
@@ -123,13 +126,20 @@ static void run_turn(struct worker *w)
 			if (u->due <= t && u->st == U_IDLE)
 				scenario_start(u, t);
 			else
-				while (u->due <= t && (u->st == U_FAILED || u->st == U_OFF ||
-						       (u->st == U_OPENING && u->relog)))
+				/* a connection lost: what falls due goes unserved (the logon of a
+				 * learned workload's rate is waited for: those start late) */
+				while (u->due <= t &&
+				       (u->st == U_FAILED || u->st == U_OFF ||
+					(u->st == U_OPENING && u->relog && !u->relogon)))
 					scenario_unserved(u);
+			if (u->st == U_IDLE && u->relogon_at <= t)
+				logon_again(w, u);
 			if (u->st == U_FAILED && u->lost && u->retry_at <= t)
 				logon_relog(w, u);
 			if (u->st != U_BUSY && u->due < w->wake)
 				w->wake = u->due;
+			if (u->st == U_IDLE && u->relogon_at < w->wake)
+				w->wake = u->relogon_at;
 			if (u->st == U_FAILED && u->lost && u->retry_at < w->wake)
 				w->wake = u->retry_at;
 		}

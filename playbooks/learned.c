@@ -1,7 +1,8 @@
 /* playbooks/learned.c: a learned workload (`provision learn -o`, learn/workload.c writes it)
- * read for load.workload: its kinds and its read and write sizes (see workload.h). What the
- * replay does not use (source, users, activity, mix, files) is passed over, and a person's
- * edits are checked as the playbook's are: where, what, and what is expected. */
+ * read for load.workload: its kinds, its read and write sizes and its users' logons an hour
+ * (see workload.h). What the replay does not use (source, activity, mix, files, the users'
+ * other rates) is passed over, and a person's edits are checked as the playbook's are: where,
+ * what, and what is expected. */
 #include "playbooks/workload.h"
 
 #include "playbooks/schema.h"
@@ -19,6 +20,7 @@ static const char *const top_keys[] = {"source", "users", "activity", "kinds", "
 static const char *const kind_keys[] = {
 	"commands", "weight", "per_user_hour", "requests", "seconds", "counts", NULL};
 static const char *const size_keys[] = {"read", "write", NULL};
+static const char *const rate_keys[] = {"median", "p95", NULL};
 static const char *const dist_keys[] = {"n", "median_up_to", "p95_up_to", "buckets", NULL};
 
 /* A number as learn writes it (%g: 0.25, 136961, 1.2e+06) from lo to hi. */
@@ -284,6 +286,13 @@ int pv_playbook_workload_learned_parse(const char *name, const char *text, size_
 		goto out;
 	}
 	if ((r = kinds(&sc, k, out)))
+		goto out;
+	if ((s = pv_playbook_tree_get(root, "users")) &&
+	    (s = pv_playbook_tree_get(s, "logons_per_hour")) &&
+	    ((r = pv_playbook_schema_keys(&sc, s, "users.logons_per_hour", rate_keys,
+					  "a mapping {median, p95}")) ||
+	     (r = number(&sc, s, "users.logons_per_hour", "median", 0, 1e9,
+			 &out->logons_per_user_hour))))
 		goto out;
 	if ((s = pv_playbook_tree_get(root, "sizes"))) {
 		const struct pv_playbook_node *rd = pv_playbook_tree_get(s, "read"),

@@ -60,6 +60,15 @@ int pv_playbook_workload_kind_of(const char *name)
 	return -1;
 }
 
+double pv_playbook_workload_logons(const struct pv_playbook_workload *c)
+{
+	double r = c->learned.logons_per_user_hour;
+
+	if (!c->learned.n || !(c->kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight > 0) || !(r > 0))
+		return 0;
+	return r < PV_PLAYBOOK_WORKLOAD_LOGONS_MAX ? r : PV_PLAYBOOK_WORKLOAD_LOGONS_MAX;
+}
+
 const char *pv_playbook_workload_learned_command(unsigned code)
 {
 	static const char *const names[] = {

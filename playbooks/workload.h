@@ -64,6 +64,9 @@ struct pv_playbook_workload_scenario {
 /* A CREATE the server refused (a name not found, access denied), as its step's command:
  * "CREATE(REFUSED)", replayed as a look for a name that is not there */
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED 19
+/* the logons a user-hour replayed at most: one every 0.1 s (a capture of a few seconds can
+ * say far more: one logon in 30 ms is 120,000 an hour) */
+#define PV_PLAYBOOK_WORKLOAD_LOGONS_MAX 36000
 
 struct pv_playbook_workload_learned_kind {
 	uint8_t step[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS]; /* SMB2 command codes, |
@@ -86,6 +89,10 @@ struct pv_playbook_workload_learned {
 	double read[PV_PLAYBOOK_WORKLOAD_SIZE_BINS]; /* each size bucket's share of the reads, in %
 						      */
 	double write[PV_PLAYBOOK_WORKLOAD_SIZE_BINS]; /* ... of the writes */
+	/* users.logons_per_hour's median: how often each user logs off and on again, as the
+	 * capture's users did (replayed at most PV_PLAYBOOK_WORKLOAD_LOGONS_MAX); 0 (or none
+	 * learned): once a step, as the built-in load */
+	double logons_per_user_hour;
 };
 
 /* The playbook's load: section (docs/playbook.md), defaults from pv_playbook_workload_defaults. */
@@ -128,6 +135,10 @@ extern const char *const pv_playbook_workload_encryptions[];
 void pv_playbook_workload_defaults(struct pv_playbook_workload *c);
 /* The kind named name, or -1. */
 int pv_playbook_workload_kind_of(const char *name);
+/* The logons a user-hour a replay of c's learned workload makes: its users' (at most
+ * PV_PLAYBOOK_WORKLOAD_LOGONS_MAX); 0 when the learned kind is not weighed, or no workload
+ * or no rate was learned (each user logs on once a step). */
+double pv_playbook_workload_logons(const struct pv_playbook_workload *c);
 
 /* The SMB2 commands a learned kind may replay, by code (MS-SMB2 2.2.1, a CREATE's
  * disposition bits with it): "CREATE", "CREATE(OPEN_IF)", ..., "SET_INFO" as learn writes

@@ -781,7 +781,15 @@ static void plan(struct run *R)
 				"steps)",
 				pb->clients[i].name,
 				pb->load.keep_logged_on ? "stay logged on" : "logged off");
-	if (pb->workload)
+	if (pb->workload && pv_playbook_workload_logons(&pb->load) > 0)
+		pv_env_plan_add(
+			&R->res->plan,
+			"replay the %u kinds of %s (load.workload) as the scenario 'learned', "
+			"%u activities a user-hour, each user logging off and on again %.6g times "
+			"an hour",
+			pb->load.learned.n, pb->workload, pb->load.rate,
+			pv_playbook_workload_logons(&pb->load));
+	else if (pb->workload)
 		pv_env_plan_add(
 			&R->res->plan,
 			"replay the %u kinds of %s (load.workload) as the scenario 'learned', "

@@ -7,6 +7,9 @@
 #      kind is the only one drawn, at the capture's rate of the kinds replayed (the workload's
 #      per_user_hour, logons' kinds left out); its scenarios all of kind learned, none in
 #      error (every open finds what it opens, every request is taken), no other kind started;
+#   2b. the workload's users.logons_per_hour (made 3600): the dry run says it; the users log
+#      off and on again at that rate, counted in load.json (logons_again, not as drops), and
+#      Samba's profile counts a LOGOFF and the SESSION_SETUPs for each;
 #   3. the server's own count (Samba's profile, smbstatus --profile on srv) of the replay's
 #      file commands against the capture's (learn's count): every command above 1% of the
 #      capture's file requests is served, and its share is within 8 points of the capture's
@@ -57,7 +60,7 @@ printf '%s\n' "$OUT" >"$T_TMP/learn.json"
 echo "  2. replayed with load.workload" >&2
 pv "${P[@]}" --set "load.workload=$T_TMP/w.yaml" run --dry-run --id dry --min-users 4 --max-users 4 --step 1
 expect_rc 0 "run --dry-run with load.workload"
-expect_out "^run: would replay the [0-9]+ kinds of $T_TMP/w.yaml \(load.workload\) as the scenario 'learned', [0-9]+ activities a user-hour$"
+expect_out "^run: would replay the [0-9]+ kinds of $T_TMP/w.yaml \(load.workload\) as the scenario 'learned', [0-9]+ activities a user-hour(, each user logging off and on again [0-9.e+]+ times an hour)?$"
 profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }
 profile >"$T_TMP/p0"
 [[ -s $T_TMP/p0 ]] || probe_failed "smbstatus --profile on srv printed no SMB2 count"
@@ -93,6 +96,39 @@ assert k["learned"]["errors"] == 0, "%d learned scenarios in error" % k["learned
 others = {n: v["started"] for n, v in k.items() if n != "learned" and v["started"]}
 assert not others, "other kinds started: %s" % others
 open(t + "/info", "w").write("    %d learned scenarios, none in error, at %d per user-hour\n" % (k["learned"]["started"], cfg["rate"]))
+EOF
+cat "$T_TMP/info" >&2 2>/dev/null
+
+# ---- 2b. the users' logons, at the workload's rate --------------------------------------------
+# the workload's users.logons_per_hour made 3600 (as a person edits it): 4 users for 8 s log
+# off and on again about 32 times; the step counts them, and Samba's profile counts a LOGOFF
+# and a logon's SESSION_SETUPs (NTLM: two) for each
+echo "  2b. the users' logons at the workload's rate" >&2
+sed -E '/^  logons_per_hour:/s/median: [^,]+,/median: 3600,/' "$T_TMP/w.yaml" >"$T_TMP/w2.yaml"
+grep -q '^  logons_per_hour: {median: 3600,' "$T_TMP/w2.yaml" || fail "w2.yaml: the logons' median not set"
+pv "${P[@]}" --set "load.workload=$T_TMP/w2.yaml" run --dry-run --id dry2 --min-users 4 --max-users 4 --step 1
+expect_rc 0 "run --dry-run with logons_per_hour 3600"
+expect_out "^run: would replay .*, each user logging off and on again 3600 times an hour$"
+profile >"$T_TMP/p2"
+pv "${P[@]}" --set "load.workload=$T_TMP/w2.yaml" run --id relog --min-users 4 --max-users 4 --step 1 --duration 8 --warmup 0 --watch 0
+expect_rc 0 "run with logons_per_hour 3600"
+profile >"$T_TMP/p3"
+rm -f "$T_TMP/info"
+python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the logons: $(tail -n 1 "$T_TMP/py")"
+import json, sys
+t = sys.argv[1]
+step = json.load(open(t + "/results/relog/load.json"))["steps"][0]
+prof = lambda f: {l.split()[0]: int(l.split()[1]) for l in open(f) if len(l.split()) == 2}
+a, b = prof(t + "/p2"), prof(t + "/p3")
+d = {k: b.get(k, 0) - a.get(k, 0) for k in ("sesssetup", "logoff")}
+n = step["logons_again"]
+# 4 users x 8 s at one a second: 32 on average (a user busy when one falls due waits for it)
+assert 10 <= n <= 60, "%d logons again in the step, 32 expected" % n
+assert step["connections_dropped"] == 0 and step["reconnected"] == 0, \
+    "a logon of the workload's rate counted as a drop: %s" % step
+assert d["logoff"] >= n, "Samba counted %d LOGOFFs, the step %d logons again" % (d["logoff"], n)
+assert d["sesssetup"] >= 2 * (n + 4), "Samba counted %d SESSION_SETUPs for %d logons (NTLM: two each)" % (d["sesssetup"], n + 4)
+open(t + "/info", "w").write("    %d logons again in 8 s of 4 users; Samba: %d LOGOFF, %d SESSION_SETUP\n" % (n, d["logoff"], d["sesssetup"]))
 EOF
 cat "$T_TMP/info" >&2 2>/dev/null
 

@@ -543,6 +543,7 @@ START_TEST(line_round_trip)
 	f.failed = 2;
 	f.drops = 3;
 	f.reconnects = 1;
+	f.relogons = 4;
 	f.threads = 2;
 	f.cpu = 12.5;
 	f.cpu_top = 7.25;
@@ -560,8 +561,9 @@ START_TEST(line_round_trip)
 	ck_assert_uint_eq(b.data[b.len - 1], '\n');
 	ck_assert_ptr_null(memchr(b.data, '\n', b.len - 1));
 	ck_assert_msg(strstr(b.data,
-			     "{\"load\":4,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
-			     "\"drops\":3,\"reconnects\":1,\"threads\":2,\"cpu\":12.5,\"cpu_top\":"
+			     "{\"load\":5,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
+			     "\"drops\":3,\"reconnects\":1,\"relogons\":4,\"threads\":2,\"cpu\":12."
+			     "5,\"cpu_top\":"
 			     "7.25,\"host_cpu\":null,"
 			     "\"lag\":{\"max\":0.0125,\"hist\":[[51,1]]},\"kinds\":{\"upload\":"
 			     "{\"started\":3,\"errors\":2,\"late\":0,\"over_limit\":0,"
@@ -700,10 +702,10 @@ START_TEST(line_refused)
 	refused(HEAD "{}, \"x\":1}", "unknown key \"x\"");
 	refused(HEAD "{}, \"load\":3}", "duplicate object key");
 	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}}",
-		"format 2, not 4: the client runs another version of provision");
+		"format 2, not 5: the client runs another version of provision");
 	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":1," DRV
 		"\"kinds\":{}}",
-		"format 2, not 4: the client runs another version of provision");
+		"format 2, not 5: the client runs another version of provision");
 	/* format 3 (no drops, reconnects) is still read; 4 must have them, 3 must not */
 	ck_assert_int_eq(pv_load_line_decode(OK1, strlen(OK1), &f), PV_OK);
 	ck_assert(f.drops == 0 && f.reconnects == 0);
@@ -713,6 +715,22 @@ START_TEST(line_refused)
 	refused("{\"load\":3,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":1,"
 		"\"reconnects\":0,\"threads\":1," DRV "\"kinds\":{}}",
 		"unknown key \"drops\"");
+	/* format 4 (no relogons) is still read; 5 must have them, 4 must not */
+	ck_assert_int_eq(pv_load_line_decode("{\"load\":4,\"i\":1,\"secs\":1,\"users\":2,"
+					     "\"failed\":0,\"drops\":1,\"reconnects\":1,"
+					     "\"threads\":1," DRV "\"kinds\":{}}",
+					     strlen("{\"load\":4,\"i\":1,\"secs\":1,\"users\":2,"
+						    "\"failed\":0,\"drops\":1,\"reconnects\":1,"
+						    "\"threads\":1," DRV "\"kinds\":{}}"),
+					     &f),
+			 PV_OK);
+	ck_assert(f.drops == 1 && f.reconnects == 1 && f.relogons == 0);
+	refused("{\"load\":5,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":0,"
+		"\"reconnects\":0,\"threads\":1," DRV "\"kinds\":{}}",
+		"no \"relogons\"");
+	refused("{\"load\":4,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":0,"
+		"\"reconnects\":0,\"relogons\":1,\"threads\":1," DRV "\"kinds\":{}}",
+		"unknown key \"relogons\"");
 	refused("{\"load\":4,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":-1,"
 		"\"reconnects\":0,\"threads\":1," DRV "\"kinds\":{}}",
 		"\"drops\" is not an integer");
@@ -1064,9 +1082,10 @@ START_TEST(proto_learned)
 	c.learned.read[12] = 70;
 	c.learned.read[0] = 30;
 	c.learned.write[33] = 1e-9;
+	c.learned.logons_per_user_hour = 89.25;
 	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
 	ck_assert(strstr(b.data, "\nlearned 62.5 9.25 5,136,6 1,7.25,1 0\nlearned 0.125 1 16 0 "
-				 "40.5\nsizes read 30,"));
+				 "40.5\nlogons 89.25\nsizes read 30,"));
 	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
 	memset(&p, 0, sizeof(p));
@@ -1076,6 +1095,16 @@ START_TEST(proto_learned)
 	ck_assert_mem_eq(&p.cfg.learned, &c.learned, sizeof(c.learned));
 	ck_assert_double_eq(p.cfg.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight, 1);
 	pv_load_proto_release(&p);
+
+	/* the logons: at most PV_PLAYBOOK_WORKLOAD_LOGONS_MAX; none when the kind is not weighed */
+	c.learned.logons_per_user_hour = 120000;
+	ck_assert_double_eq(pv_playbook_workload_logons(&c), PV_PLAYBOOK_WORKLOAD_LOGONS_MAX);
+	c.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight = 0;
+	ck_assert_double_eq(pv_playbook_workload_logons(&c), 0);
+	pv_buf_reset(&b);
+	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
+	ck_assert_ptr_null(strstr(b.data, "logons "));
+	c.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight = 1;
 
 	/* the kind weighed, its kinds not sent */
 	memset(&p, 0, sizeof(p));
@@ -1108,6 +1137,9 @@ START_TEST(proto_learned)
 			"learned 1 2 5 1 -3",	    /* a rest below 0 */
 			"sizes reed 1",		    /* neither */
 			"sizes read 1,2",	    /* too few */
+			"logons 0",		    /* none: the line is left out */
+			"logons 36001",		    /* over PV_PLAYBOOK_WORKLOAD_LOGONS_MAX */
+			"logons 5 6",		    /* a word more */
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)

@@ -200,6 +200,9 @@ START_TEST(read_back)
 	ck_assert_uint_eq(l.kind[1].step[1], SMB2_CLOSE);
 	/* 30 and 10 activities an hour over 2 users; the logons' kind not counted */
 	ck_assert_double_eq_tol(l.per_user_hour, 20, 1e-9);
+	/* the users' logons an hour: their median */
+	ck_assert_double_eq_tol(l.logons_per_user_hour, c.logons_per_user_hour[0], 1e-6);
+	ck_assert(l.logons_per_user_hour > 0);
 	ck_assert_double_eq(l.read[0], 25);
 	ck_assert_double_eq(l.read[12], 50);
 	ck_assert_double_eq(l.read[17], 25);
@@ -279,6 +282,11 @@ START_TEST(read_refusals)
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nsizes: {read: {buckets: {4096: x}}}\n",
 		"'sizes.read.buckets.4096' is 'x'");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nmixx: {}\n", "(did you mean 'mix'?)");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nusers: {logons_per_hour: {median: "
+		"-1}}\n",
+		"'users.logons_per_hour.median' is '-1'; expected a number from 0 to");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nusers: {logons_per_hour: {mean: 1}}\n",
+		"(did you mean 'median'?)");
 	for (int i = 0; i < PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS + 1; i++)
 		strcat(many, "READ ");
 	strcat(many, "}\n");
