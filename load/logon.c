@@ -180,9 +180,11 @@ static void on_ready(struct pv_smb_conn *c, void *arg, const struct pv_smb_done 
 		else
 			w->figs.reconnects++;
 		pthread_mutex_unlock(&w->lock);
-		if (planned)
+		if (planned) {
 			u->relogon_at = logon_next(u, pv_now());
-		else
+			if (u->relogon_at < w->wake)
+				w->wake = u->relogon_at;
+		} else
 			pv_log(PV_LOG_DEBUG, "load: %s: logged on again after %u tr%s",
 			       u->info.name, u->relogs, u->relogs == 1 ? "y" : "ies");
 		return;

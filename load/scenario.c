@@ -36,6 +36,8 @@ void scenario_end(struct user *u, bool error)
 	u->idle_since = t;
 	if (u->due < w->wake)
 		w->wake = u->due;
+	if (u->relogon_at < w->wake) /* a learned workload's logon, due between two activities */
+		w->wake = u->relogon_at;
 }
 
 /* ---- steps ---- */

@@ -123,6 +123,9 @@ static void run_turn(struct worker *w)
 
 			if (!u->active)
 				continue;
+			/* a learned workload's logon comes first: the activity due waits for it */
+			if (u->st == U_IDLE && u->relogon_at <= t)
+				logon_again(w, u);
 			if (u->due <= t && u->st == U_IDLE)
 				scenario_start(u, t);
 			else
@@ -132,11 +135,10 @@ static void run_turn(struct worker *w)
 				       (u->st == U_FAILED || u->st == U_OFF ||
 					(u->st == U_OPENING && u->relog && !u->relogon)))
 					scenario_unserved(u);
-			if (u->st == U_IDLE && u->relogon_at <= t)
-				logon_again(w, u);
 			if (u->st == U_FAILED && u->lost && u->retry_at <= t)
 				logon_relog(w, u);
-			if (u->st != U_BUSY && u->due < w->wake)
+			/* (a user logging on at the workload's rate wakes the loop when it is on) */
+			if (u->st != U_BUSY && !u->relogon && u->due < w->wake)
 				w->wake = u->due;
 			if (u->st == U_IDLE && u->relogon_at < w->wake)
 				w->wake = u->relogon_at;
