@@ -142,9 +142,11 @@ static void rates(const struct pv_learn_counts *cap, const struct pv_learn_count
 		near(cap->req_per_user_hour[0], rep->req_per_user_hour[0], 0.10));
 	SAY(w, "requests per user-hour (median)");
 	RULE(w, "within 10%%");
-	w = row(o, "rates", "/h", cap->logons_per_user_hour[0], rep->logons_per_user_hour[0],
-		near(cap->logons_per_user_hour[0], rep->logons_per_user_hour[0], 0.10));
-	SAY(w, "logons per user-hour (median)");
+	/* the logons again, one to the next: what a replay makes (the logons per user-hour
+	 * depend on the capture's length: one logon in 40 s is 90 an hour) */
+	w = row(o, "rates", "/h", cap->relogons_per_user_hour, rep->relogons_per_user_hour,
+		near(cap->relogons_per_user_hour, rep->relogons_per_user_hour, 0.10));
+	SAY(w, "logons again per user-hour (median)");
 	RULE(w, "within 10%%");
 }
 

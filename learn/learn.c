@@ -110,7 +110,7 @@ static void logged_on(struct conn *cn, uint64_t session)
 	c->logons++;
 	if (u < 0)
 		return;
-	c->users.u[u].logons++;
+	pv_learn_user_logon(&c->users.u[u], cn->l->now);
 	/* the time of the logon, for the session's lifetime (a session seen without its logon
 	 * has none: its time is 0) */
 	pv_learn_table_put(&cn->sessions, session, cn->l->now, (uint32_t)u);
@@ -750,6 +750,13 @@ static void summarize(struct pv_learn *l)
 	for (size_t i = 0; i < us->n; i++)
 		v[i] = (double)us->u[i].logons / hours;
 	med_p95(v, us->n, c->logons_per_user_hour);
+	c->relogons_per_user_hour = 0;
+	if ((c->relogon_users = pv_learn_users_relogon_rates(us, v))) {
+		double mp[2];
+
+		med_p95(v, c->relogon_users, mp);
+		c->relogons_per_user_hour = mp[0];
+	}
 	for (size_t i = 0; i < us->n; i++)
 		v[i] = (double)us->u[i].listings / hours;
 	med_p95(v, us->n, c->listings_per_user_hour);

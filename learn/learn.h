@@ -84,6 +84,13 @@ struct pv_learn_counts {
 	bool gap_learned;
 	uint64_t activities;
 	double req_per_user_hour[2], logons_per_user_hour[2]; /* median, p95 over users */
+	/* logons again: a user's rate from one logon to the next ((logons - 1) over the time
+	 * from its first to its last), the median of the users with two or more (how many:
+	 * relogon_users); 0 when none has two. Unlike logons_per_user_hour it does not depend on
+	 * the capture's length: a user that logged on once in it logs on once, whatever the
+	 * length, where logons_per_user_hour says 90 an hour of a capture of 40 s. */
+	double relogons_per_user_hour;
+	size_t relogon_users;
 	/* directory behaviour: QUERY_DIRECTORY and CHANGE_NOTIFY requests per user-hour */
 	double listings_per_user_hour[2], notifies_per_user_hour[2];
 	double activity_requests;   /* per activity, the mean */

@@ -72,6 +72,26 @@ void pv_learn_user_request(struct pv_learn_user *u, double t)
 	u->last = t;
 }
 
+void pv_learn_user_logon(struct pv_learn_user *u, double t)
+{
+	if (!u->logons++)
+		u->logon_first = t;
+	u->logon_last = t;
+}
+
+size_t pv_learn_users_relogon_rates(const struct pv_learn_users *t, double *v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct pv_learn_user *x = &t->u[i];
+
+		if (x->logons >= 2 && x->logon_last > x->logon_first)
+			v[n++] = (double)(x->logons - 1) * 3600 / (x->logon_last - x->logon_first);
+	}
+	return n;
+}
+
 static uint16_t le16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);

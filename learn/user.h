@@ -23,8 +23,9 @@ struct pv_learn_user {
 	char id[80];
 	enum pv_learn_user_kind kind;
 	uint64_t requests, logons, trees, opens, listings, notifies;
-	double first, last;	   /* its first and last request's time */
-	struct pv_learn_hist gaps; /* between its requests */
+	double first, last;		/* its first and last request's time */
+	double logon_first, logon_last; /* its first and last logon's time */
+	struct pv_learn_hist gaps;	/* between its requests */
 	/* its activity under way, when the activity gap is known: its shape, requests, start */
 	struct pv_learn_kind_shape cur;
 	uint64_t cur_requests;
@@ -56,6 +57,12 @@ long pv_learn_users_get(struct pv_learn_users *t, const char *id, enum pv_learn_
 void pv_learn_users_release(struct pv_learn_users *t);
 /* A request of user i at time t (seconds): counted, its gap since the user's last one kept. */
 void pv_learn_user_request(struct pv_learn_user *u, double t);
+/* A logon of u at time t: counted, its time kept as the first or the last. */
+void pv_learn_user_logon(struct pv_learn_user *u, double t);
+/* The rate of each user's logons again, an hour: (logons - 1) over the time from its first
+ * logon to its last, of the users with two or more at different times, into v (room for
+ * t->n); how many. */
+size_t pv_learn_users_relogon_rates(const struct pv_learn_users *t, double *v);
 
 /* The account an NTLM AUTHENTICATE message names (MS-NLMP 2.2.1.3), found in a SESSION_SETUP's
  * security buffer (bare, or inside SPNEGO's DER: the NTLMSSP signature is looked for): 1 and

@@ -145,11 +145,13 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 		    "  requests_per_hour: {median: %.6g, p95: %.6g}\n"
 		    "  logons_per_hour: {median: %.6g, p95: %.6g}\n"
 		    "  listings_per_hour: {median: %.6g, p95: %.6g} # QUERY_DIRECTORY requests\n"
-		    "  notifies_per_hour: {median: %.6g, p95: %.6g} # CHANGE_NOTIFY requests\n",
+		    "  notifies_per_hour: {median: %.6g, p95: %.6g} # CHANGE_NOTIFY requests\n"
+		    "  logons_again_per_hour: {median: %.6g, users: %zu} # from a user's logon to "
+		    "its next, of the users with two or more: what a replay makes\n",
 		    c->req_per_user_hour[0], c->req_per_user_hour[1], c->logons_per_user_hour[0],
 		    c->logons_per_user_hour[1], c->listings_per_user_hour[0],
 		    c->listings_per_user_hour[1], c->notifies_per_user_hour[0],
-		    c->notifies_per_user_hour[1]);
+		    c->notifies_per_user_hour[1], c->relogons_per_user_hour, c->relogon_users);
 	times(out, "session_seconds", &c->session_times, " # logon to logoff, sessions whole");
 	pv_buf_addf(out,
 		    "activity: # a user's requests more than gap seconds apart start another "

@@ -20,7 +20,7 @@ static const char *const top_keys[] = {"source", "users", "activity", "kinds", "
 static const char *const kind_keys[] = {
 	"commands", "weight", "per_user_hour", "requests", "seconds", "counts", NULL};
 static const char *const size_keys[] = {"read", "write", NULL};
-static const char *const rate_keys[] = {"median", "p95", NULL};
+static const char *const again_keys[] = {"median", "users", NULL};
 static const char *const dist_keys[] = {"n", "median_up_to", "p95_up_to", "buckets", NULL};
 
 /* A number as learn writes it (%g: 0.25, 136961, 1.2e+06) from lo to hi. */
@@ -288,10 +288,10 @@ int pv_playbook_workload_learned_parse(const char *name, const char *text, size_
 	if ((r = kinds(&sc, k, out)))
 		goto out;
 	if ((s = pv_playbook_tree_get(root, "users")) &&
-	    (s = pv_playbook_tree_get(s, "logons_per_hour")) &&
-	    ((r = pv_playbook_schema_keys(&sc, s, "users.logons_per_hour", rate_keys,
-					  "a mapping {median, p95}")) ||
-	     (r = number(&sc, s, "users.logons_per_hour", "median", 0, 1e9,
+	    (s = pv_playbook_tree_get(s, "logons_again_per_hour")) &&
+	    ((r = pv_playbook_schema_keys(&sc, s, "users.logons_again_per_hour", again_keys,
+					  "a mapping {median, users}")) ||
+	     (r = number(&sc, s, "users.logons_again_per_hour", "median", 0, 1e9,
 			 &out->logons_per_user_hour))))
 		goto out;
 	if ((s = pv_playbook_tree_get(root, "sizes"))) {

@@ -89,9 +89,10 @@ struct pv_playbook_workload_learned {
 	double read[PV_PLAYBOOK_WORKLOAD_SIZE_BINS]; /* each size bucket's share of the reads, in %
 						      */
 	double write[PV_PLAYBOOK_WORKLOAD_SIZE_BINS]; /* ... of the writes */
-	/* users.logons_per_hour's median: how often each user logs off and on again, as the
-	 * capture's users did (replayed at most PV_PLAYBOOK_WORKLOAD_LOGONS_MAX); 0 (or none
-	 * learned): once a step, as the built-in load */
+	/* users.logons_again_per_hour's median: how often each user logs off and on again, as
+	 * the capture's users did from one logon to the next (replayed at most
+	 * PV_PLAYBOOK_WORKLOAD_LOGONS_MAX); 0 (none learned: no user logged on twice): once a
+	 * step, as the built-in load */
 	double logons_per_user_hour;
 };
 

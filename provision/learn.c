@@ -229,6 +229,14 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 	       dur(pv_learn_hist_quantile(&c->session_times, 0.5), a, sizeof(a)),
 	       dur(pv_learn_hist_quantile(&c->session_times, 0.95), b, sizeof(b)),
 	       (unsigned long long)c->session_times.n, (unsigned long long)c->still_on);
+	if (c->relogon_users)
+		printf("learn: logons again: %.1f per user-hour from a logon to the next (median "
+		       "of the %zu user%s with two or more): what a replay makes\n",
+		       c->relogons_per_user_hour, c->relogon_users,
+		       c->relogon_users == 1 ? "" : "s");
+	else
+		printf("learn: logons again: none (no user logged on twice): a replay logs each "
+		       "user on once a step\n");
 	if (c->req_gaps.n) {
 		printf("learn: activities: a user's requests more than %s apart (%s) start "
 		       "another, unless it holds a file open: %llu activities, %.1f requests "
@@ -368,6 +376,8 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 		    pair(c->req_per_user_hour[0], c->req_per_user_hour[1]));
 	pv_json_set(j, "logons_per_user_hour",
 		    pair(c->logons_per_user_hour[0], c->logons_per_user_hour[1]));
+	pv_json_real(j, "logons_again_per_user_hour", c->relogons_per_user_hour);
+	pv_json_int(j, "logons_again_users", (long long)c->relogon_users);
 	pv_json_set(j, "listings_per_user_hour",
 		    pair(c->listings_per_user_hour[0], c->listings_per_user_hour[1]));
 	pv_json_set(j, "notifies_per_user_hour",

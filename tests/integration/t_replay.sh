@@ -7,7 +7,8 @@
 #      kind is the only one drawn, at the capture's rate of the kinds replayed (the workload's
 #      per_user_hour, logons' kinds left out); its scenarios all of kind learned, none in
 #      error (every open finds what it opens, every request is taken), no other kind started;
-#   2b. the workload's users.logons_per_hour (made 3600): the dry run says it; the users log
+#   2b. none learned again of the driver's capture (each user logged on once), none replayed;
+#      the workload's users.logons_again_per_hour (made 3600): the dry run says it; the users log
 #      off and on again at that rate, counted in load.json (logons_again, not as drops), and
 #      Samba's profile counts a LOGOFF and the SESSION_SETUPs for each;
 #   3. the server's own count (Samba's profile, smbstatus --profile on srv) of the replay's
@@ -100,12 +101,17 @@ EOF
 cat "$T_TMP/info" >&2 2>/dev/null
 
 # ---- 2b. the users' logons, at the workload's rate --------------------------------------------
-# the workload's users.logons_per_hour made 3600 (as a person edits it): 4 users for 8 s log
-# off and on again about 32 times; the step counts them, and Samba's profile counts a LOGOFF
-# and a logon's SESSION_SETUPs (NTLM: two) for each
+# the captured driver logs each user on once: none again learned (the median 0, no user with
+# two), so the replay makes none; the workload's users.logons_again_per_hour made 3600 (as a
+# person edits it): 4 users for 8 s log off and on again about 32 times; the step counts them,
+# and Samba's profile counts a LOGOFF and a logon's SESSION_SETUPs (NTLM: two) for each
 echo "  2b. the users' logons at the workload's rate" >&2
-sed -E '/^  logons_per_hour:/s/median: [^,]+,/median: 3600,/' "$T_TMP/w.yaml" >"$T_TMP/w2.yaml"
-grep -q '^  logons_per_hour: {median: 3600,' "$T_TMP/w2.yaml" || fail "w2.yaml: the logons' median not set"
+grep -q '^  logons_again_per_hour: {median: 0, users: 0}' "$T_TMP/w.yaml" ||
+	fail "w.yaml: logons again learned of a capture whose users logged on once: $(grep logons_again "$T_TMP/w.yaml")"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["steps"][0]; sys.exit(s["logons_again"] != 0)' \
+	"$T_TMP/results/replay/load.json" || fail "the replay of w.yaml logged users on again"
+sed -E '/^  logons_again_per_hour:/s/median: [^,]+,/median: 3600,/' "$T_TMP/w.yaml" >"$T_TMP/w2.yaml"
+grep -q '^  logons_again_per_hour: {median: 3600,' "$T_TMP/w2.yaml" || fail "w2.yaml: the logons' median not set"
 pv "${P[@]}" --set "load.workload=$T_TMP/w2.yaml" run --dry-run --id dry2 --min-users 4 --max-users 4 --step 1
 expect_rc 0 "run --dry-run with logons_per_hour 3600"
 expect_out "^run: would replay .*, each user logging off and on again 3600 times an hour$"

@@ -688,6 +688,23 @@ START_TEST(users)
 	pv_learn_user_request(&t.u[0], 12.5);
 	ck_assert(t.u[0].requests == 3 && t.u[0].first == 10.0 && t.u[0].last == 12.5 &&
 		  t.u[0].gaps.n == 2);
+	/* logons again: user 0 logged on at 10, 40 and 70 s (two again in a minute: 120 an
+	 * hour), user 1 once (none: left out, whatever the capture's length) */
+	pv_learn_user_logon(&t.u[0], 10.0);
+	pv_learn_user_logon(&t.u[0], 40.0);
+	pv_learn_user_logon(&t.u[0], 70.0);
+	pv_learn_user_logon(&t.u[1], 5.0);
+	{
+		double v[2];
+
+		ck_assert_uint_eq(pv_learn_users_relogon_rates(&t, v), 1);
+		ck_assert_double_eq_tol(v[0], 120.0, 1e-9);
+		pv_learn_user_logon(&t.u[1], 5.0); /* two at the same time: no span */
+		ck_assert_uint_eq(pv_learn_users_relogon_rates(&t, v), 1);
+		pv_learn_user_logon(&t.u[1], 3605.0);
+		ck_assert_uint_eq(pv_learn_users_relogon_rates(&t, v), 2);
+		ck_assert_double_eq_tol(v[1], 2.0, 1e-9); /* two more in an hour */
+	}
 	for (int i = 0; i < 3000; i++) {
 		char k[32];
 

@@ -49,6 +49,8 @@ static void counts(struct pv_learn_counts *c)
 	c->req_per_user_hour[1] = 60;
 	c->logons_per_user_hour[0] = 2;
 	c->logons_per_user_hour[1] = 3;
+	c->relogons_per_user_hour = 1.5;
+	c->relogon_users = 1;
 	c->listings_per_user_hour[0] = 12;
 	c->listings_per_user_hour[1] = 14.5;
 	c->notifies_per_user_hour[1] = 1;
@@ -96,7 +98,9 @@ START_TEST(yaml)
 	has(b.data, "  requests_per_hour: {median: 50, p95: 60}\n"
 		    "  logons_per_hour: {median: 2, p95: 3}\n"
 		    "  listings_per_hour: {median: 12, p95: 14.5} # QUERY_DIRECTORY requests\n"
-		    "  notifies_per_hour: {median: 0, p95: 1} # CHANGE_NOTIFY requests\n");
+		    "  notifies_per_hour: {median: 0, p95: 1} # CHANGE_NOTIFY requests\n"
+		    "  logons_again_per_hour: {median: 1.5, users: 1} # from a user's logon to its "
+		    "next, of the users with two or more: what a replay makes\n");
 	has(b.data, "  gap: 0.5\n  gap_learned: true\n  activities: 40\n");
 	has(b.data, "  within: {median: 0.001, p95: 0.01}");
 	has(b.data, "  think: {median: 2, p95: 30} # gaps between activities\n"
@@ -200,9 +204,8 @@ START_TEST(read_back)
 	ck_assert_uint_eq(l.kind[1].step[1], SMB2_CLOSE);
 	/* 30 and 10 activities an hour over 2 users; the logons' kind not counted */
 	ck_assert_double_eq_tol(l.per_user_hour, 20, 1e-9);
-	/* the users' logons an hour: their median */
-	ck_assert_double_eq_tol(l.logons_per_user_hour, c.logons_per_user_hour[0], 1e-6);
-	ck_assert(l.logons_per_user_hour > 0);
+	/* the users' logons again an hour (not their logons an hour: those count the first) */
+	ck_assert_double_eq_tol(l.logons_per_user_hour, c.relogons_per_user_hour, 1e-6);
 	ck_assert_double_eq(l.read[0], 25);
 	ck_assert_double_eq(l.read[12], 50);
 	ck_assert_double_eq(l.read[17], 25);
@@ -282,10 +285,12 @@ START_TEST(read_refusals)
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nsizes: {read: {buckets: {4096: x}}}\n",
 		"'sizes.read.buckets.4096' is 'x'");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nmixx: {}\n", "(did you mean 'mix'?)");
-	refused("kinds:\n  - {commands: CREATE, weight: 5}\nusers: {logons_per_hour: {median: "
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nusers: {logons_again_per_hour: "
+		"{median: "
 		"-1}}\n",
-		"'users.logons_per_hour.median' is '-1'; expected a number from 0 to");
-	refused("kinds:\n  - {commands: CREATE, weight: 5}\nusers: {logons_per_hour: {mean: 1}}\n",
+		"'users.logons_again_per_hour.median' is '-1'; expected a number from 0 to");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nusers: {logons_again_per_hour: {mean: "
+		"1}}\n",
 		"(did you mean 'median'?)");
 	for (int i = 0; i < PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS + 1; i++)
 		strcat(many, "READ ");
