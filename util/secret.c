@@ -109,7 +109,10 @@ int pv_secret_from_env(const char *name, const char *what, struct pv_secret **ou
 	size_t len;
 
 	if (!v)
-		return pv_error(PV_ECONFIG, "%s is unset", what);
+		return pv_error(PV_ECONFIG,
+				"%s is unset: export it in the shell that runs provision, or give "
+				"the secret as {file: F}, {stdin: true} or {prompt: true}",
+				what);
 	len = strlen(v);
 	sec = len ? pv_secret_new(v, len) : NULL;
 	/* Out of the environment, and out of memory: unsetenv only drops the pointer, and the

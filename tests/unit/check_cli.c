@@ -326,7 +326,9 @@ START_TEST(test_creds_messages_name_the_place)
 				"users: {password: {file: \"/nonexistent/Sup3r-Secret!\"}}\n");
 	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_ENV_CRED_ADMIN, &sec), PV_ECONFIG);
 	ck_assert_str_eq(pv_errmsg(),
-			 "admin password: the environment variable given at t.yaml:6:25 is unset");
+			 "admin password: the environment variable given at t.yaml:6:25 is unset: "
+			 "export it in the shell that runs provision, or give the secret as {file: "
+			 "F}, {stdin: true} or {prompt: true}");
 	/* asked again: the same failure, nothing read twice */
 	ck_assert_int_eq(pv_env_secret(&ctx.env, PV_ENV_CRED_ADMIN, &sec), PV_ECONFIG);
 	ck_assert_ptr_null(strstr(pv_errmsg(), "Sup3r"));

@@ -682,7 +682,9 @@ START_TEST(test_secret_env)
 	ck_assert_int_eq(
 		pv_secret_from_env("PV_TEST_SECRET", "the variable given at t.yaml:6:25", &s),
 		PV_ECONFIG);
-	ck_assert_str_eq(pv_errmsg(), "the variable given at t.yaml:6:25 is unset");
+	ck_assert_str_eq(pv_errmsg(), "the variable given at t.yaml:6:25 is unset: export it in "
+				      "the shell that runs provision, or give the secret as {file: "
+				      "F}, {stdin: true} or {prompt: true}");
 	setenv("PV_TEST_SECRET", "", 1);
 	ck_assert_int_eq(pv_secret_from_env("PV_TEST_SECRET", "the variable", &s), PV_ECONFIG);
 	ck_assert_str_eq(pv_errmsg(), "the variable is empty");
