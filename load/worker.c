@@ -137,8 +137,7 @@ static void run_turn(struct worker *w)
 					scenario_unserved(u);
 			if (u->st == U_FAILED && u->lost && u->retry_at <= t)
 				logon_relog(w, u);
-			/* (a user logging on at the workload's rate wakes the loop when it is on)
-			 */
+			/* (one logging on at the workload's rate: on_ready wakes the loop) */
 			if (u->st != U_BUSY && !u->relogon && u->due < w->wake)
 				w->wake = u->due;
 			if (u->st == U_IDLE && u->relogon_at < w->wake)
