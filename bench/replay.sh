@@ -19,10 +19,16 @@
 # bounds: every command above 1% within 3 points, the total-variation distance at most 0.05.
 # Then the same on the wire: the long replay is captured too, and provision learn --check reads
 # it against the capture with every bound of issue 29 (mix, rates, gaps, sizes, status).
+#   4. With SCALES (default "1"; "1 10 100": the issue's table), the replay of 3 made by that
+#      many times the captured users, each the same way (a short run taken from a long one),
+#      and a table: the users, the activities a second against those expected, the overload,
+#      the mix's total variation and largest difference, the file requests a user-hour the
+#      server served against the capture's, and where the server stops carrying the load (the
+#      knee: overload over 1%). The lab is prepared for the largest scale.
 # Environment: SOURCE (builtin), USERS (5 per client), RATE (3310), DURATION (40), ROUNDS (20),
-# SPEED (1), SHORT (10), LONG (40), FILESET, KEEP (lab pvrp stays prepared), OUT (a folder the
-# capture, the workload and learn's JSON are copied to), CAPTURE (a capture made before, of
-# SOURCE: learned and replayed, none made).
+# SPEED (1), SHORT (10), LONG (40), SCALES (1), FILESET, KEEP (lab pvrp stays prepared), OUT (a
+# folder the capture, the workload and learn's JSON are copied to), CAPTURE (a capture made
+# before, of SOURCE: learned and replayed, none made).
 . "$(dirname "$0")/lib.sh"
 
 SOURCE=${SOURCE:-builtin}
@@ -33,11 +39,13 @@ ROUNDS=${ROUNDS:-20}
 SPEED=${SPEED:-1}
 SHORT=${SHORT:-10}
 LONG=${LONG:-40}
+SCALES=${SCALES:-1}
+MAXS=$(printf '%s\n' $SCALES | sort -n | tail -1)
 FILESET=${FILESET:-$TOP/playbooks/filesets/homefolders.yaml}
 "$LAB_SH" status >/dev/null || { echo "bench: the lab is not up (make lab-up)" >&2; exit 1; }
 chmod 0755 "$BT"
 P=(-p "$PLAYBOOK" --set lab=pvrp --set "users.name_template=rp-{client}-u{n}"
-	--set "users.per_client=$USERS" --set "server.fileset=$FILESET" --set driver.name=builtin
+	--set "users.per_client=$((USERS * MAXS))" --set "server.fileset=$FILESET" --set driver.name=builtin
 	--set "controller.results=$BT/results")
 N=$((2 * USERS))
 prepare_lab pvrp "$LAB_SH" srv-conf
@@ -99,26 +107,33 @@ fi
 
 # ---- 3. the replay ----
 profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }
+# one ID SECONDS USERS: a replay by USERS users, Samba's counts before and after
 one() {
 	profile >"$BT/$1.p0"
 	on ctl "$PV" "${P[@]}" --set "load.workload=$BT/w.yaml" "${RATE_SET[@]}" --json run \
-		--id "$1" --min-users "$N" --max-users "$N" --step 1 --duration "$2" --warmup 0 \
+		--id "$1" --min-users "$3" --max-users "$3" --step 1 --duration "$2" --warmup 0 \
 		--watch 0 >"$BT/$1.json" 2>"$BT/$1.err" ||
 		{ echo "bench: replay $1 failed:" >&2; tail -5 "$BT/$1.err" >&2; exit 1; }
 	profile >"$BT/$1.p1"
 }
-one short "$SHORT"
-# the long run captured too: learn --check reads it against the capture, on the wire
-"$LAB_SH" capture srv start "$BT/replay.pcap" || exit 1
-CAPTURING=srv
-one long "$LONG"
-CAPTURING=
-"$LAB_SH" capture srv stop || { echo "bench: the replay's capture is not whole" >&2; exit 1; }
-[[ -z ${OUT:-} ]] || cp "$BT/replay.pcap" "$OUT/"
-
-python3 - "$BT" "$SOURCE" "$N" <<'EOF' || exit 1
+for s in $SCALES; do
+	[[ $s == "${SCALES%% *}" ]] || rm -rf "$BT/results/short" "$BT/results/long"
+	one short "$SHORT" $((N * s))
+	# the first scale's long run captured too: learn --check reads it against the capture
+	if [[ $s == "${SCALES%% *}" ]]; then
+		"$LAB_SH" capture srv start "$BT/replay.pcap" || exit 1
+		CAPTURING=srv
+	fi
+	one long "$LONG" $((N * s))
+	if [[ $s == "${SCALES%% *}" ]]; then
+		CAPTURING=
+		"$LAB_SH" capture srv stop || { echo "bench: the replay's capture is not whole" >&2; exit 1; }
+		[[ -z ${OUT:-} ]] || cp "$BT/replay.pcap" "$OUT/"
+	fi
+	python3 - "$BT" "$SOURCE" $((N * s)) "$s" "$N" "$((LONG - SHORT))" <<'EOF' || exit 1
 import json, sys
-bt, source, users = sys.argv[1], sys.argv[2], int(sys.argv[3])
+bt, source, users, scale, cap_users, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), \
+    int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
 # Samba's profile names (source3/smbd/smb2_server.c) and learn's
 names = [("create", "CREATE"), ("close", "CLOSE"), ("read", "READ"), ("write", "WRITE"),
          ("getinfo", "QUERY_INFO"), ("find", "QUERY_DIRECTORY"), ("setinfo", "SET_INFO"),
@@ -154,7 +169,25 @@ for s, l in names:
 print("  total-variation distance %.3f (bound 0.05); largest difference of a command above 1%%:"
       " %.2f points (bound 3)" % (tv, worst))
 print("  verdict: %s" % ("match" if tv <= 0.05 and worst <= 3 else "no match"))
+# the scale's row: file requests a user-hour, the server's (the long run less the short one)
+# against the capture's
+lj_all = json.load(open(bt + "/learn.json"))
+cap_secs = lj_all.get("seconds") or 0
+cap_uh = ct / cap_users / cap_secs * 3600 if cap_secs else 0
+rep_uh = rt / users / secs * 3600 if secs else 0
+ov = run["all"]["overload_pct"]
+open(bt + "/table", "a").write("  %5dx %6d %9.2f %9.2f %9.2f %7.3f %7.2f %10.0f %10.0f  %s, %s\n" % (
+    scale, users, run["scen_per_s"], run["expected_per_s"], ov, tv, worst, cap_uh, rep_uh,
+    "mix match" if tv <= 0.05 and worst <= 3 else "mix off",
+    "carried" if ov <= 1 else "overloaded: past the knee"))
 EOF
+done
+if [[ $SCALES != 1 ]]; then
+	echo "bench: the match at $(echo $SCALES | sed 's/ /, /g') times the captured users ($N):"
+	printf '  %6s %6s %9s %9s %9s %7s %7s %10s %10s  %s\n' scale users "act/s" expected \
+		"overload%" TV worst "cap req/uh" "srv req/uh" verdict
+	cat "$BT/table"
+fi
 # on the wire: the replay's capture read as the capture was (learn --check; its status 1 is a
 # verdict, not a failure of the bench)
 echo "bench: on the wire, provision learn CAPTURE --check REPLAY (the long run's capture: the logons and the listing of the users' trees in it):"
