@@ -282,7 +282,7 @@ static int learned(struct pv_load_proto *p, const char *s, const char *end)
 	return 0;
 }
 
-/* "logons RATE": a learned workload's logons a user-hour (0 < RATE <=
+/* "logons RATE": a learned workload's logons again a user-hour (0 < RATE <=
  * PV_PLAYBOOK_WORKLOAD_LOGONS_MAX) */
 static int logons(struct pv_load_proto *p, const char *s, const char *end)
 {
@@ -292,7 +292,7 @@ static int logons(struct pv_load_proto *p, const char *s, const char *end)
 	if (!p->have_config || pv_load_proto_word(&s, end, v, sizeof(v)) || s != end ||
 	    numbers(v, &rate, 1) < 0 || !(rate > 0) || rate > PV_PLAYBOOK_WORKLOAD_LOGONS_MAX)
 		return -1;
-	p->cfg.learned.logons_per_user_hour = rate;
+	p->cfg.learned.relogons_per_user_hour = rate;
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /* playbooks/learned.c: a learned workload (`provision learn -o`, learn/workload.c writes it)
- * read for load.workload: its kinds, its read and write sizes and its users' logons an hour
- * (see workload.h). What the replay does not use (source, activity, mix, files, the users'
+ * read for load.workload: its kinds, its read and write sizes and its users' logons again an
+ * hour (see workload.h). What the replay does not use (source, activity, mix, files, the users'
  * other rates) is passed over, and a person's edits are checked as the playbook's are: where,
  * what, and what is expected. */
 #include "playbooks/workload.h"
@@ -292,7 +292,7 @@ int pv_playbook_workload_learned_parse(const char *name, const char *text, size_
 	    ((r = pv_playbook_schema_keys(&sc, s, "users.logons_again_per_hour", again_keys,
 					  "a mapping {median, users}")) ||
 	     (r = number(&sc, s, "users.logons_again_per_hour", "median", 0, 1e9,
-			 &out->logons_per_user_hour))))
+			 &out->relogons_per_user_hour))))
 		goto out;
 	if ((s = pv_playbook_tree_get(root, "sizes"))) {
 		const struct pv_playbook_node *rd = pv_playbook_tree_get(s, "read"),

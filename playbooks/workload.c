@@ -62,7 +62,7 @@ int pv_playbook_workload_kind_of(const char *name)
 
 double pv_playbook_workload_logons(const struct pv_playbook_workload *c)
 {
-	double r = c->learned.logons_per_user_hour;
+	double r = c->learned.relogons_per_user_hour;
 
 	if (!c->learned.n || !(c->kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight > 0) || !(r > 0))
 		return 0;

@@ -93,7 +93,7 @@ struct pv_playbook_workload_learned {
 	 * the capture's users did from one logon to the next (replayed at most
 	 * PV_PLAYBOOK_WORKLOAD_LOGONS_MAX); 0 (none learned: no user logged on twice): once a
 	 * step, as the built-in load */
-	double logons_per_user_hour;
+	double relogons_per_user_hour;
 };
 
 /* The playbook's load: section (docs/playbook.md), defaults from pv_playbook_workload_defaults. */
@@ -136,7 +136,7 @@ extern const char *const pv_playbook_workload_encryptions[];
 void pv_playbook_workload_defaults(struct pv_playbook_workload *c);
 /* The kind named name, or -1. */
 int pv_playbook_workload_kind_of(const char *name);
-/* The logons a user-hour a replay of c's learned workload makes: its users' (at most
+/* The logons again a user-hour a replay of c's learned workload makes: its users' (at most
  * PV_PLAYBOOK_WORKLOAD_LOGONS_MAX); 0 when the learned kind is not weighed, or no workload
  * or no rate was learned (each user logs on once a step). */
 double pv_playbook_workload_logons(const struct pv_playbook_workload *c);

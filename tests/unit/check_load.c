@@ -1082,7 +1082,7 @@ START_TEST(proto_learned)
 	c.learned.read[12] = 70;
 	c.learned.read[0] = 30;
 	c.learned.write[33] = 1e-9;
-	c.learned.logons_per_user_hour = 89.25;
+	c.learned.relogons_per_user_hour = 89.25;
 	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
 	ck_assert(strstr(b.data, "\nlearned 62.5 9.25 5,136,6 1,7.25,1 0\nlearned 0.125 1 16 0 "
 				 "40.5\nlogons 89.25\nsizes read 30,"));
@@ -1097,7 +1097,7 @@ START_TEST(proto_learned)
 	pv_load_proto_release(&p);
 
 	/* the logons: at most PV_PLAYBOOK_WORKLOAD_LOGONS_MAX; none when the kind is not weighed */
-	c.learned.logons_per_user_hour = 120000;
+	c.learned.relogons_per_user_hour = 120000;
 	ck_assert_double_eq(pv_playbook_workload_logons(&c), PV_PLAYBOOK_WORKLOAD_LOGONS_MAX);
 	c.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight = 0;
 	ck_assert_double_eq(pv_playbook_workload_logons(&c), 0);

@@ -205,7 +205,7 @@ START_TEST(read_back)
 	/* 30 and 10 activities an hour over 2 users; the logons' kind not counted */
 	ck_assert_double_eq_tol(l.per_user_hour, 20, 1e-9);
 	/* the users' logons again an hour (not their logons an hour: those count the first) */
-	ck_assert_double_eq_tol(l.logons_per_user_hour, c.relogons_per_user_hour, 1e-6);
+	ck_assert_double_eq_tol(l.relogons_per_user_hour, c.relogons_per_user_hour, 1e-6);
 	ck_assert_double_eq(l.read[0], 25);
 	ck_assert_double_eq(l.read[12], 50);
 	ck_assert_double_eq(l.read[17], 25);
