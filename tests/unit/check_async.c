@@ -1500,19 +1500,28 @@ START_TEST(test_validate_negotiate)
 }
 END_TEST
 
+/* fl's connection to a fake of its own being opened alone (no requests after it), in a loop
+ * of its own: the loop. */
+static struct pv_smb_loop *open_alone(struct flow *fl)
+{
+	struct pv_smb_loop *l = NULL;
+	int fd = flow_start(fl, NULL, 0);
+
+	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
+	fl->open_only = true;
+	flow_open(fl, l, fd, FAKE_PASSWORD, T_OK);
+	return l;
+}
+
 /* A request on a connection that is not usable is refused at once, its callback never
  * called; closing a connection completes what is pending, with "closed". */
 START_TEST(test_refused_and_closed)
 {
 	static struct flow fl;
-	struct pv_smb_loop *l = NULL;
+	struct pv_smb_loop *l = open_alone(&fl);
 	struct flow *one = &fl;
 	struct call *k;
-	int fd = flow_start(&fl, NULL, 0);
 
-	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
-	fl.open_only = true;
-	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
 	REQ(&fl, "READ", NULL, pv_smb_read, fl.c, fl.fid_f, 0, 10);
 	ck_assert(k->refused);
 	ck_assert_str_eq(k->msg, "SMB: the connection is not open");
@@ -1541,10 +1550,7 @@ START_TEST(test_refused_and_closed)
 
 	/* the server gone before a request is made: the send fails in pv_smb_read, and the
 	 * callback still comes from the loop (on_call checks), with the close */
-	fd = flow_start(&fl, NULL, 0);
-	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
-	fl.open_only = true;
-	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
+	l = open_alone(&fl);
 	run_flows(l, &one, 1);
 	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
 	shutdown(fl.f.fd, SHUT_RDWR);
@@ -1581,14 +1587,10 @@ static void lr_opened(struct call *k, const struct pv_smb_done *d)
 START_TEST(test_large_reads)
 {
 	static struct flow fl;
-	struct pv_smb_loop *l = NULL;
+	struct pv_smb_loop *l = open_alone(&fl);
 	struct flow *one = &fl;
 	struct call *k;
-	int fd = flow_start(&fl, NULL, 0);
 
-	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
-	fl.open_only = true;
-	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
 	run_flows(l, &one, 1);
 	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
 	ck_assert_uint_eq(pv_smb_max_read(fl.c), PV_SMB_READ_MAX);
