@@ -781,20 +781,18 @@ static void plan(struct run *R)
 				"steps)",
 				pb->clients[i].name,
 				pb->load.keep_logged_on ? "stay logged on" : "logged off");
-	if (pb->workload && pv_playbook_workload_logons(&pb->load) > 0)
-		pv_env_plan_add(
-			&R->res->plan,
-			"replay the %u kinds of %s (load.workload) as the scenario 'learned', "
-			"%u activities a user-hour, each user logging off and on again %.6g times "
-			"an hour",
-			pb->load.learned.n, pb->workload, pb->load.rate,
-			pv_playbook_workload_logons(&pb->load));
-	else if (pb->workload)
-		pv_env_plan_add(
-			&R->res->plan,
-			"replay the %u kinds of %s (load.workload) as the scenario 'learned', "
-			"%u activities a user-hour",
-			pb->load.learned.n, pb->workload, pb->load.rate);
+	if (pb->workload) {
+		double again = pv_playbook_workload_logons(&pb->load);
+		char logons[80] = "";
+
+		if (again > 0)
+			snprintf(logons, sizeof(logons),
+				 ", each user logging off and on again %.6g times an hour", again);
+		pv_env_plan_add(&R->res->plan,
+				"replay the %u kinds of %s (load.workload) as the scenario "
+				"'learned', %u activities a user-hour%s",
+				pb->load.learned.n, pb->workload, pb->load.rate, logons);
+	}
 	for (size_t si = 0; si < R->ramp.n; si++)
 		for (size_t i = 0; i < pb->nclients; i++) {
 			unsigned n = pv_run_ramp_share(R->ramp.totals[si], pb->nclients, i);
