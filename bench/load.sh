@@ -4,7 +4,8 @@
 #   (1) the client's CPU per simulated user: `provision load` with USERS users at FSCT's rate
 #       (331 scenarios per user-hour) for SECS seconds, and at 10x that rate (more scenarios to
 #       measure): users one client core carries before the driver is the limit;
-#   (2) operations per second at CONNS connections, side by side, ROUNDS rounds alternating:
+#   (2) operations per second at CONNS connections, side by side, ROUNDS rounds alternating,
+#       after a warm-up round that is shown and not counted (as bench/signing.sh does):
 #       (a) `provision load --ops open-close`: every user over its own connection opens and
 #           closes its share's root (one path for the users of a share), as fast as it can;
 #       (b) `smbtorture smb2.bench.path-contention-shared` with nprocs=CONNS: CONNS connections
@@ -100,7 +101,7 @@ for enc in $ENCRYPT; do
 		"$CONNS" "$ROUNDS" "$([[ $enc == on ]] && echo "on both sides (ours: load.encryption on; smbtorture: --client-protection=encrypt)" || echo "as the server asks (none on the lab's base srv)")"
 	for n in $CONNS; do
 		: >"$BT/a" && : >"$BT/b" && : >"$BT/c" && : >"$BT/acpu" && : >"$BT/bcpu"
-		for ((r = 1; r <= ROUNDS; r++)); do
+		for ((r = 0; r <= ROUNDS; r++)); do # round 0: a warm-up, shown, not counted
 			for side in a b c; do
 				case $side in
 				a | c)
@@ -129,10 +130,13 @@ for enc in $ENCRYPT; do
 				awk -v o="$ops" -v s="$secs" 'BEGIN { printf "%.1f\n", o / s }' >>"$BT/$side"
 				[[ $side == c ]] || awk -v c="$cpu" -v o="$ops" 'BEGIN { printf "%.2f\n", c / o * 1e6 }' >>"$BT/${side}cpu"
 			done
-			printf '  %3d conns, round %d: a %8.0f ops/s (%.1f us CPU/op, %s)   b %8.0f ops/s (%.1f us/op)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
+			((r == 0)) && printf '  %3d conns, warm-up (not counted):' "$n"
+			((r == 0)) || printf '  %3d conns, round %d:' "$n" "$r"
+			printf ' a %8.0f ops/s (%.1f us CPU/op, %s)   b %8.0f ops/s (%.1f us/op)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
 				"$n" "$r" "$(tail -1 "$BT/a")" "$(tail -1 "$BT/acpu")" "$(cat "$BT/a.spoke")" "$(tail -1 "$BT/b")" \
 				"$(tail -1 "$BT/bcpu")" "$(awk -v a="$(tail -1 "$BT/a")" -v b="$(tail -1 "$BT/b")" 'BEGIN { print a / b }')" \
 				"$(awk -v a="$(tail -1 "$BT/acpu")" -v b="$(tail -1 "$BT/bcpu")" 'BEGIN { print a / b }')" "$(tail -1 "$BT/c")"
+			((r == 0)) && for f in a b c acpu bcpu; do : >"$BT/$f"; done
 		done
 		ma=$(median <"$BT/a") mb=$(median <"$BT/b") mc=$(median <"$BT/c")
 		mac=$(median <"$BT/acpu") mbc=$(median <"$BT/bcpu")
