@@ -133,7 +133,7 @@ for enc in $ENCRYPT; do
 			((r == 0)) && printf '  %3d conns, warm-up (not counted):' "$n"
 			((r == 0)) || printf '  %3d conns, round %d:' "$n" "$r"
 			printf ' a %8.0f ops/s (%.1f us CPU/op, %s)   b %8.0f ops/s (%.1f us/op)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
-				"$n" "$r" "$(tail -1 "$BT/a")" "$(tail -1 "$BT/acpu")" "$(cat "$BT/a.spoke")" "$(tail -1 "$BT/b")" \
+				"$(tail -1 "$BT/a")" "$(tail -1 "$BT/acpu")" "$(cat "$BT/a.spoke")" "$(tail -1 "$BT/b")" \
 				"$(tail -1 "$BT/bcpu")" "$(awk -v a="$(tail -1 "$BT/a")" -v b="$(tail -1 "$BT/b")" 'BEGIN { print a / b }')" \
 				"$(awk -v a="$(tail -1 "$BT/acpu")" -v b="$(tail -1 "$BT/bcpu")" 'BEGIN { print a / b }')" "$(tail -1 "$BT/c")"
 			((r == 0)) && for f in a b c acpu bcpu; do : >"$BT/$f"; done
