@@ -39,6 +39,8 @@ void client_done(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 	if (u->st == U_OFF) /* closed by us between steps: nothing waits for it */
 		return;
 	if (d->code != PV_OK) {
+		if (u->st == U_BUSY && scenario_held(u))
+			return; /* it goes on once logged on again */
 		if (u->st == U_BUSY)
 			scenario_end(u, true);
 		if (u->st != U_FAILED)
@@ -195,6 +197,8 @@ bool client_opened(struct user *u, const struct pv_smb_done *d, bool second)
 		return false;
 	u->fsize[second] = d->size;
 	u->at[second] = 0;
+	if (!d->durable) /* (only an open with a lease asks: client_open_lease) */
+		memset(u->dh[second].guid, 0, 16);
 	if (second) {
 		memcpy(u->fid2, d->fid, 16);
 		u->open2 = true;
@@ -238,16 +242,32 @@ static void lease_key(const char *path, uint8_t key[16])
 	}
 }
 
-/* CREATE with a lease, as an SMB 3 client opens a document: read-handle caching to read it
- * (LEASE_RH), read-write-handle to edit it (LEASE_RWH). */
-void client_open_lease(struct user *u, const char *path, uint32_t access, uint32_t disp,
-		       uint32_t opts, uint32_t lease, step_fn next)
+/* CREATE with a lease into fid (fid2 when second), as an SMB 3 client opens a document:
+ * read-handle caching to read it (LEASE_RH), read-write-handle to edit it (LEASE_RWH); and
+ * durable (3.0 on) under a CreateGuid of its own: the run's name, the user, a count. */
+void client_open_lease(struct user *u, bool second, const char *path, uint32_t access,
+		       uint32_t disp, uint32_t opts, uint32_t lease, step_fn next)
 {
-	uint8_t key[16];
+	struct pv_smb_lease *ls = &u->dh[second];
+	uint64_t run = pv_hash_fnv64(PV_HASH_FNV64_INIT, u->e->run, strlen(u->e->run));
+	uint32_t who = (uint32_t)u->index, seq = ++u->dh_seq;
 
-	lease_key(path, key);
+	lease_key(path, ls->key);
+	ls->state = lease;
+	memcpy(ls->guid, &run, 8);
+	memcpy(ls->guid + 8, &who, 4);
+	memcpy(ls->guid + 12, &seq, 4);
+	snprintf(u->dh_path[second], sizeof(u->dh_path[second]), "%s", path);
 	ISSUE(u, next, PV_LOAD_OP_CREATE,
-	      pv_smb_create_lease(u->c, path, access, disp, opts, key, lease, client_done, u));
+	      pv_smb_create_lease(u->c, path, access, disp, opts, ls, client_done, u));
+}
+
+/* The durable open file (fid2 when second) claimed again on the user's new connection. */
+void client_reopen(struct user *u, bool second, step_fn next)
+{
+	ISSUE(u, next, PV_LOAD_OP_CREATE,
+	      pv_smb_reopen(u->c, u->dh_path[second], fid_of(u, second), &u->dh[second],
+			    client_done, u));
 }
 
 /* A CREATE of what is not there (Explorer's desktop.ini, Office's owner file, a copy's

@@ -93,9 +93,20 @@ struct user {
 	/* its connection broke in the middle of a step (a server restarted): it logs on again,
 	 * as a Windows client does, while its due scenarios go unserved */
 	bool lost, relog; /* ... and the logon under way is that one */
-	double retry_at;  /* the next try */
-	unsigned relogs;  /* tries so far, for the backoff */
-	double logon_t0;  /* its first try */
+	/* durable handles (SMB 3): each open file's lease and CreateGuid (dh[F1], dh[F2]: a
+	 * guid of zeros when the server did not make it durable) and the path it was opened by;
+	 * resume: its connection broke in a scenario whose open files are all durable, which
+	 * waits for the logon again, claims them again and asks its step's request again, as a
+	 * Windows client goes on (scenario_resume); reclaim: the next file to claim */
+	struct pv_smb_lease dh[2];
+	char dh_path[2][PATH_MAX_LOAD];
+	uint32_t dh_seq;
+	uint64_t prev_sid; /* the session of the connection that broke (PreviousSessionId) */
+	bool resume;
+	int reclaim;
+	double retry_at; /* the next try */
+	unsigned relogs; /* tries so far, for the backoff */
+	double logon_t0; /* its first try */
 	/* a learned workload's logons (pv_playbook_workload_logons): when it next logs off and on
 	 * again on a new connection (HUGE_VAL: never), whether the logon under way is that one
 	 * (its due scenarios wait for it), and the draws of its times */
@@ -205,8 +216,9 @@ void client_open(struct user *u, const char *path, uint32_t access, uint32_t dis
 		 step_fn next);
 bool client_opened(struct user *u, const struct pv_smb_done *d, bool second);
 void client_close(struct user *u, bool second, step_fn next);
-void client_open_lease(struct user *u, const char *path, uint32_t access, uint32_t disp,
-		       uint32_t opts, uint32_t lease, step_fn next);
+void client_open_lease(struct user *u, bool second, const char *path, uint32_t access,
+		       uint32_t disp, uint32_t opts, uint32_t lease, step_fn next);
+void client_reopen(struct user *u, bool second, step_fn next);
 void client_probe(struct user *u, const char *path, step_fn next);
 bool client_probed(struct user *u, const struct pv_smb_done *d);
 void client_set_info(struct user *u, bool second, uint8_t cls, step_fn next);
@@ -225,6 +237,9 @@ void scenario_end(struct user *u, bool error);
 void ops_start(struct user *u, double t);
 void scenario_start(struct user *u, double t);
 void scenario_unserved(struct user *u);
+bool scenario_held(struct user *u);
+void scenario_resume(struct user *u);
+void scenario_drop(struct user *u);
 
 /* ---- replay.c ---- */
 

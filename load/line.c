@@ -10,13 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VERSION 5    /* 5: relogons; 4: drops, reconnects; 3 and 4 are still read (without them) */
+#define VERSION 6 /* 6: reclaimed; 5: relogons; 4: drops, reconnects; 3 to 5 still read (without)  \
+		   */
 #define SLACK	1e-9 /* relative: a maximum printed with 12 digits may cross its bucket's edge */
 #define CPU_MAX 1e6  /* % of one core: 10,000 cores */
 
-static const char *const top_keys[] = {"load",	  "i",		"secs",	    "users",   "failed",
-				       "drops",	  "reconnects", "relogons", "threads", "cpu",
-				       "cpu_top", "host_cpu",	"lag",	    "kinds",   NULL};
+static const char *const top_keys[] = {
+	"load",	     "i",	"secs", "users",   "failed",   "drops", "reconnects", "relogons",
+	"reclaimed", "threads", "cpu",	"cpu_top", "host_cpu", "lag",	"kinds",      NULL};
+static const char *const top_keys_5[] = {"load",    "i",	  "secs",     "users",	 "failed",
+					 "drops",   "reconnects", "relogons", "threads", "cpu",
+					 "cpu_top", "host_cpu",	  "lag",      "kinds",	 NULL};
 static const char *const top_keys_4[] = {"load",     "i",	   "secs",    "users", "failed",
 					 "drops",    "reconnects", "threads", "cpu",   "cpu_top",
 					 "host_cpu", "lag",	   "kinds",   NULL};
@@ -129,6 +133,7 @@ int pv_load_line_encode(const struct pv_load_figs *f, struct pv_buf *out)
 	pv_json_int(o, "drops", f->drops);
 	pv_json_int(o, "reconnects", f->reconnects);
 	pv_json_int(o, "relogons", f->relogons);
+	pv_json_int(o, "reclaimed", f->reclaimed);
 	pv_json_int(o, "threads", f->threads);
 	pv_json_real(o, "cpu", f->cpu);
 	pv_json_real(o, "cpu_top", f->cpu_top);
@@ -401,27 +406,31 @@ static bool hist_object(struct ctx *c, const struct pv_json *o, const char *key,
 
 static bool figs(struct ctx *c, const struct pv_json *o, struct pv_load_figs *f)
 {
-	uint64_t version, users, failed, threads, drops = 0, reconnects = 0, relogons = 0;
+	uint64_t version, users, failed, threads, drops = 0, reconnects = 0, relogons = 0,
+						  reclaimed = 0;
 	struct kinds ks = {c, f};
 
 	if (!pv_json_is_object(o))
 		return nope(c, "not an object");
 	if (!integer(c, o, "load", 0, 1LL << 53, &version))
 		return false;
-	if (version != VERSION && version != 3 && version != 4)
+	if (version != VERSION && (version < 3 || version > 5))
 		return nope(c, "format %llu, not %d: the client runs another version of provision",
 			    (unsigned long long)version, VERSION);
 	if (!exactly(c, o,
 		     version == 3   ? top_keys_3
 		     : version == 4 ? top_keys_4
+		     : version == 5 ? top_keys_5
 				    : top_keys) ||
 	    (version > 3 && (!integer(c, o, "drops", 0, PV_LOAD_USERS_MAX, &drops) ||
 			     !integer(c, o, "reconnects", 0, PV_LOAD_USERS_MAX, &reconnects))) ||
-	    (version > 4 && !integer(c, o, "relogons", 0, 1LL << 40, &relogons)))
+	    (version > 4 && !integer(c, o, "relogons", 0, 1LL << 40, &relogons)) ||
+	    (version > 5 && !integer(c, o, "reclaimed", 0, 1LL << 40, &reclaimed)))
 		return false;
 	f->drops = (unsigned)drops;
 	f->reconnects = (unsigned)reconnects;
 	f->relogons = (unsigned)relogons;
+	f->reclaimed = (unsigned)reclaimed;
 	if (!integer(c, o, "i", 1, 1LL << 53, &f->seq) ||
 	    !number(c, o, "secs", 1e-9, 86400, &f->secs) ||
 	    !integer(c, o, "users", 0, PV_LOAD_USERS_MAX, &users) ||

@@ -6,6 +6,7 @@
 
 #include "krb/krb.h"
 #include "util/err.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/progress.h"
 
@@ -170,16 +171,21 @@ static void on_ready(struct pv_smb_conn *c, void *arg, const struct pv_smb_done 
 			return;
 		}
 		u->lost = false;
-		user_set_state(u, U_IDLE);
-		u->idle_since = pv_now();
-		if (u->due < w->wake)
-			w->wake = u->due;
 		pthread_mutex_lock(&w->lock);
 		if (planned)
 			w->figs.relogons++;
 		else
 			w->figs.reconnects++;
 		pthread_mutex_unlock(&w->lock);
+		if (u->resume && worker_running(w)) { /* its scenario held goes on */
+			scenario_resume(u);
+			return;
+		}
+		scenario_drop(u);
+		user_set_state(u, U_IDLE);
+		u->idle_since = pv_now();
+		if (u->due < w->wake)
+			w->wake = u->due;
 		if (planned) {
 			u->relogon_at = logon_next(u, pv_now());
 			if (u->relogon_at < w->wake)
@@ -220,7 +226,8 @@ void logon_disconnect(struct user *u)
 
 	user_set_state(u, U_OFF);
 	u->c = NULL;
-	u->open1 = u->open2 = false;
+	if (!u->resume) /* (a scenario held keeps its durable files: scenario_resume) */
+		u->open1 = u->open2 = false;
 	pv_smb_close_conn(c); /* its pending answers come to client_done, which drops them */
 	pv_krb_sec_free(u->krb);
 	u->krb = NULL;
@@ -260,6 +267,7 @@ void logon_begin(struct worker *w, size_t step_n)
 	for (size_t i = 0; i < w->n; i++) {
 		struct user *u = w->users[i];
 
+		scenario_drop(u); /* held through the last step's end */
 		set_active(u, u->index < step_n);
 		u->tries = 0;
 		u->lost = false; /* a new step: a broken connection is made again at its logon */
@@ -287,7 +295,16 @@ static int open_user(struct worker *w, struct user *u)
 	struct pv_smb_open_opts so = {u->info.alias, u->info.alias,  u->info.share, o->workgroup,
 				      u->info.name,  o->password,    o->timeout_ms, NULL,
 				      NULL,	     encrypt(o->cfg)};
+	/* one ClientGuid for the user's every connection (the run's name, the user), which a
+	 * durable open's claim again needs; the session a broken connection had */
+	uint64_t run = pv_hash_fnv64(PV_HASH_FNV64_INIT, w->e->run, strlen(w->e->run));
+	uint64_t who = (uint64_t)u->index ^ 0x434c4e5400000000ull; /* "CLNT" */
+	uint8_t guid[16];
 
+	memcpy(guid, &run, 8);
+	memcpy(guid + 8, &who, 8);
+	so.client_guid = guid;
+	so.prev_session = u->relog && !u->relogon ? u->prev_sid : 0;
 	if (o->cfg->auth == PV_PLAYBOOK_WORKLOAD_KERBEROS) {
 		so.auth = kerberos;
 		so.auth_arg = u;
@@ -318,6 +335,8 @@ static void open_again(struct worker *w, struct user *u)
  * learnt: no listing). */
 void logon_relog(struct worker *w, struct user *u)
 {
+	if (pv_smb_session(u->c)) /* (none when its last try failed: the one before stays) */
+		u->prev_sid = pv_smb_session(u->c);
 	logon_disconnect(u);
 	user_set_state(u, U_OPENING);
 	u->relog = true;

@@ -186,6 +186,9 @@ int pv_load_report_txt(const struct pv_load_results *r, struct pv_buf *out)
 			pv_buf_addf(out, "%s%u connection%s dropped, %u logged on again",
 				    out->len > mark ? ", " : "  ", s->drops,
 				    s->drops == 1 ? "" : "s", s->reconnects);
+		if (s->drops && s->reclaimed)
+			pv_buf_addf(out, " (%u durable file%s claimed again)", s->reclaimed,
+				    s->reclaimed == 1 ? "" : "s");
 		pv_buf_addstr(out, "\n");
 	}
 	op_mix(r, out);
@@ -385,6 +388,7 @@ static struct pv_json *step_json(const struct pv_load_summary *s, size_t i, doub
 	pv_json_int(o, "connections_dropped", s->drops);
 	pv_json_int(o, "reconnected", s->reconnects);
 	pv_json_int(o, "logons_again", s->relogons);
+	pv_json_int(o, "durable_reclaimed", s->reclaimed);
 	pv_json_real(o, "scen_per_s", s->rate);
 	pv_json_set(o, "scen_per_s_interval", pair_json(s->rate_lo, s->rate_hi));
 	pv_json_real(o, "expected_per_s", s->expected);

@@ -6,6 +6,7 @@
 #include "load/steps.h"
 
 #include "util/err.h"
+#include "util/log.h"
 #include "util/progress.h"
 
 #include <math.h>
@@ -452,8 +453,8 @@ static bool issue(struct user *u, const struct step *s)
 		const struct open_mode *m = &modes[s->arg];
 
 		if (m->lease)
-			client_open_lease(u, path, m->access, m->disposition, m->options, m->lease,
-					  run);
+			client_open_lease(u, f2, path, m->access, m->disposition, m->options,
+					  m->lease, run);
 		else
 			client_open(u, path, m->access, m->disposition, m->options, run);
 		break;
@@ -621,4 +622,76 @@ void scenario_unserved(struct user *u)
 	pthread_mutex_unlock(&w->lock);
 	pv_load_next(&u->sched, &gap, &u->next);
 	u->due += gap;
+}
+
+/* ---- a scenario through a broken connection ---- */
+
+/* u's connection broke under its scenario (client_done): whether the scenario is held to go on
+ * once u has logged on again, as a Windows client goes on with its durable handles: when each
+ * file it has open is durable, and the step is running (it logs on again: logon_lost). Else
+ * the scenario ends in an error, as before durable handles. */
+bool scenario_held(struct user *u)
+{
+	static const uint8_t none[16];
+
+	if (u->e->o->ops_loop || !u->active || !worker_running(u->w) || pv_smb_usable(u->c) ||
+	    (u->open1 && !memcmp(u->dh[0].guid, none, 16)) ||
+	    (u->open2 && !memcmp(u->dh[1].guid, none, 16)))
+		return false;
+	u->resume = true;
+	user_set_state(u, U_FAILED); /* it logs on again: logon_lost */
+	return true;
+}
+
+/* The answer to a claim of a durable file (none: the first), then the next file claimed, then
+ * the step's request asked again (from its start: a whole read or listing anew). */
+static void reclaimed(struct user *u, const struct pv_smb_done *d)
+{
+	if (d && d->status) { /* the server no longer has it (a restart: its state is gone) */
+		pv_log(PV_LOG_DEBUG,
+		       "load: %s: the durable open of %s was not claimed again (0x%08x)",
+		       u->info.name, u->dh_path[u->reclaim - 1], d->status);
+		if (u->reclaim <= 1) /* neither is open on this connection */
+			u->open1 = false;
+		u->open2 = false;
+		client_refused(u, d, 0);
+		return;
+	}
+	if (d) {
+		memcpy(u->reclaim == 1 ? u->fid : u->fid2, d->fid, 16);
+		pthread_mutex_lock(&u->w->lock);
+		u->w->figs.reclaimed++;
+		pthread_mutex_unlock(&u->w->lock);
+	}
+	while (u->reclaim < 2) {
+		bool second = u->reclaim++ == 1;
+
+		if (second ? u->open2 : u->open1) {
+			client_reopen(u, second, reclaimed);
+			return;
+		}
+	}
+	if (!issue(u, &u->steps[u->step - 1]))
+		run(u, NULL);
+}
+
+/* u logged on again with its scenario held (scenario_held): it goes on. */
+void scenario_resume(struct user *u)
+{
+	u->resume = false;
+	user_set_state(u, U_BUSY);
+	u->reclaim = 0;
+	pv_log(PV_LOG_DEBUG, "load: %s: its scenario goes on after its logon again", u->info.name);
+	reclaimed(u, NULL);
+}
+
+/* A scenario held that will not go on (the step drains, or a new one begins): it ends in an
+ * error. */
+void scenario_drop(struct user *u)
+{
+	if (!u->resume)
+		return;
+	u->resume = false;
+	u->open1 = u->open2 = false; /* with the connection they were on */
+	scenario_end(u, true);
 }

@@ -211,6 +211,7 @@ void pv_load_figs_merge(struct pv_load_figs *dst, const struct pv_load_figs *src
 	dst->drops += src->drops;
 	dst->reconnects += src->reconnects;
 	dst->relogons += src->relogons;
+	dst->reclaimed += src->reclaimed;
 	dst->threads += src->threads;
 	dst->cpu += src->cpu;
 	if (src->cpu_top > dst->cpu_top)
@@ -249,6 +250,7 @@ void pv_load_step_add(struct pv_load_step *s, const struct pv_load_figs *f)
 	s->drops += f->drops;
 	s->reconnects += f->reconnects;
 	s->relogons += f->relogons;
+	s->reclaimed += f->reclaimed;
 	pv_load_hist_merge(&s->lag, &f->lag);
 	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 		pv_load_counts_merge(&s->kind[k], &f->kind[k]);

@@ -116,6 +116,7 @@ struct pv_load_figs {
 	unsigned drops;	     /* connections that broke during the interval (a server restart) */
 	unsigned reconnects; /* users who logged on again during it, as a Windows client does */
 	unsigned relogons;   /* users who logged off and on again, at a learned workload's rate */
+	unsigned reclaimed;  /* durable open files claimed again after their connection broke */
 	/* the driver itself (load/engine.h): was it the limit? */
 	unsigned threads;	 /* its event loops, a thread each */
 	double cpu;		 /* the driver process's CPU over the interval, % of one core */
@@ -163,9 +164,9 @@ struct pv_load_step {
 	double secs;	    /* their lengths added */
 	unsigned connected; /* the fewest users connected at the end of any interval */
 	unsigned failed;    /* the most users without a connection at the end of any interval */
-	unsigned drops, reconnects, relogons; /* the intervals' added */
-	struct pv_load_logon logon;	      /* the step's logons (the caller merges them in) */
-	struct pv_load_hist lag;	      /* every client's loop lag */
+	unsigned drops, reconnects, relogons, reclaimed; /* the intervals' added */
+	struct pv_load_logon logon; /* the step's logons (the caller merges them in) */
+	struct pv_load_hist lag;    /* every client's loop lag */
 	struct pv_load_counts kind[PV_PLAYBOOK_WORKLOAD_KINDS];
 };
 

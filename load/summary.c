@@ -108,6 +108,7 @@ void pv_load_summarize(const struct pv_load_step *s, const struct pv_playbook_wo
 	out->drops = s->drops;
 	out->reconnects = s->reconnects;
 	out->relogons = s->relogons;
+	out->reclaimed = s->reclaimed;
 	out->secs = s->secs;
 	out->cpu = s->cpu;
 	out->dc_cpu = s->dc_cpu;

@@ -52,7 +52,8 @@ struct pv_load_kind_sum {
 struct pv_load_summary {
 	unsigned users, connected, failed, lost; /* as in struct pv_load_step */
 	unsigned drops, reconnects;		 /* connections broken, users logged on again */
-	unsigned relogons; /* logons made again at a learned workload's rate */
+	unsigned relogons;  /* logons made again at a learned workload's rate */
+	unsigned reclaimed; /* durable open files claimed again on a new connection */
 	double secs;
 	double rate;		 /* scenarios completed per second */
 	double rate_lo, rate_hi; /* its 95% interval: the count's (Poisson, exact, util/stats.h)

@@ -155,6 +155,8 @@ static void run_turn(struct worker *w)
 static bool drain_turn(struct worker *w)
 {
 	for (size_t i = 0; i < w->n; i++)
+		scenario_drop(w->users[i]); /* held for a logon again: not to go on now */
+	for (size_t i = 0; i < w->n; i++)
 		if (w->users[i]->st == U_BUSY) {
 			worker_turn(w, TURN_MS);
 			return false;

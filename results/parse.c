@@ -558,6 +558,7 @@ static int step_of(struct pv_results_step *st, const struct pv_json *s, int vers
 	l->drops = uint_of(s, "connections_dropped");
 	l->reconnects = uint_of(s, "reconnected");
 	l->relogons = uint_of(s, "logons_again");
+	l->reclaimed = uint_of(s, "durable_reclaimed");
 	st->carried = pv_json_is_true(pv_json_get(s, "carried"));
 	l->driver_cores = num_of(s, "driver_cores");
 	l->cpu = num_of(s, "server_cpu_pct");

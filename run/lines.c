@@ -154,6 +154,7 @@ static int figures(struct pv_run_client *c, const struct pv_load_figs *f)
 		c->sum.drops += f->drops;
 		c->sum.reconnects += f->reconnects;
 		c->sum.relogons += f->relogons;
+		c->sum.reclaimed += f->reclaimed;
 		pv_load_hist_merge(&c->sum.lag, &f->lag);
 		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 			pv_load_counts_merge(&c->sum.kind[k], &f->kind[k]);
@@ -258,6 +259,7 @@ void pv_run_clients_merge(const struct pv_run_client *const *c, size_t n, struct
 		ls->drops += c[i]->sum.drops;
 		ls->reconnects += c[i]->sum.reconnects;
 		ls->relogons += c[i]->sum.relogons;
+		ls->reclaimed += c[i]->sum.reclaimed;
 		pv_load_hist_merge(&ls->lag, &c[i]->sum.lag);
 		for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 			pv_load_counts_merge(&ls->kind[k], &c[i]->sum.kind[k]);

@@ -76,6 +76,7 @@ static struct pv_json *load_json(const struct pv_load_summary *l)
 	pv_json_int(o, "connections_dropped", l->drops);
 	pv_json_int(o, "reconnected", l->reconnects);
 	pv_json_int(o, "logons_again", l->relogons);
+	pv_json_int(o, "durable_reclaimed", l->reclaimed);
 	pv_json_int(o, "logon_ok", (long long)l->logon.n);
 	pv_json_int(o, "logon_failed", (long long)l->logon_n.failed);
 	pv_json_int(o, "logon_retries", (long long)l->logon_n.retries);

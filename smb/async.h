@@ -54,6 +54,7 @@ struct pv_smb_done {
 			     * or IOCTL's output, a change notification) when present */
 	size_t buflen;
 	uint8_t fid[16]; /* CREATE: the file id */
+	bool durable;	 /* CREATE: the server made the open durable (a "DH2Q" answered) */
 	uint64_t size;	 /* CREATE, CLOSE: EndOfFile; WRITE: bytes written */
 	double seconds;	 /* from sending to the answer */
 };
@@ -104,6 +105,12 @@ struct pv_smb_open_opts {
 	 * final answer, not from its sending alone: for a pipeline whose requests queue at the
 	 * server (the tree builder's), the timeout bounds the time between answers. */
 	bool pipelined;
+	/* A broken connection's user logging on again, as a Windows client does (MS-SMB2
+	 * 3.2.4.2.3): its ClientGuid the same on every connection (NULL: a random one), and the
+	 * session it had (PreviousSessionId: the server ends that one first; 0: none), so that
+	 * the server hands its durable opens back (pv_smb_reopen). */
+	const uint8_t *client_guid;
+	uint64_t prev_session;
 };
 
 /* Start opening a connection; ready is called once when it is usable (d->code PV_OK) or has
@@ -152,6 +159,8 @@ uint16_t pv_smb_dialect(const struct pv_smb_conn *c);
  * MaxReadSize up to PV_SMB_READ_MAX; 0 before the negotiate. */
 uint32_t pv_smb_max_read(const struct pv_smb_conn *c);
 bool pv_smb_encrypting(const struct pv_smb_conn *c);
+/* The connection's session id (0: none yet), for a logon again's prev_session. */
+uint64_t pv_smb_session(const struct pv_smb_conn *c);
 bool pv_smb_signing(const struct pv_smb_conn *c);
 
 /* Requests (MS-SMB2 2.2.13-2.2.39), on the session and tree. path: relative to the share,
@@ -194,9 +203,22 @@ int pv_smb_setinfo(struct pv_smb_conn *c, const uint8_t fid[16], uint8_t info_cl
  * below 2.1): key names the file's lease for this client (every open of the file the same
  * key), state the caching asked (SMB2_LEASE_READ 1, HANDLE 2, WRITE 4). A lease break the
  * server waits for is acknowledged by the connection itself. */
+struct pv_smb_lease {
+	uint8_t key[16];
+	uint32_t state;
+	/* from 3.0, non-zero: the open is asked to be durable ("DH2Q", MS-SMB2 3.2.4.3.5) under
+	 * this CreateGuid, so that it outlives a broken connection (d->durable: granted) */
+	uint8_t guid[16];
+};
 int pv_smb_create_lease(struct pv_smb_conn *c, const char *path, uint32_t access,
-			uint32_t disposition, uint32_t options, const uint8_t key[16],
-			uint32_t state, pv_smb_cb cb, void *arg);
+			uint32_t disposition, uint32_t options, const struct pv_smb_lease *ls,
+			pv_smb_cb cb, void *arg);
+/* A durable open claimed again on a new connection after its old one broke (MS-SMB2 3.2.4.4:
+ * a CREATE of the same path with a "DH2C" naming the old file id and the CreateGuid, and the
+ * same lease): d->fid is its file id now. A server that no longer has it (it restarted, or
+ * the open's timeout passed) answers OBJECT_NAME_NOT_FOUND. */
+int pv_smb_reopen(struct pv_smb_conn *c, const char *path, const uint8_t fid[16],
+		  const struct pv_smb_lease *ls, pv_smb_cb cb, void *arg);
 int pv_smb_flush(struct pv_smb_conn *c, const uint8_t fid[16], pv_smb_cb cb, void *arg);
 /* A byte-range lock (exclusive when excl), or its unlock; never waits for a conflicting one
  * (FAIL_IMMEDIATELY: a conflict is a status). */

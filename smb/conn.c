@@ -489,6 +489,9 @@ static struct pv_smb_conn *conn_new(struct pv_smb_loop *l, const struct pv_smb_o
 	c->ready = ready;
 	c->ready_arg = arg;
 	c->pipelined = o->pipelined;
+	if ((c->fixed_guid = o->client_guid != NULL))
+		memcpy(c->client_guid, o->client_guid, 16);
+	c->prev_sid = o->prev_session;
 	c->credits = 1;
 	if (o->encrypt > PV_SMB_ENCRYPT_ON) { /* that cipher alone */
 		c->offer_ciphers[0] = (uint16_t)(o->encrypt - 1);
@@ -604,6 +607,11 @@ bool pv_smb_usable(const struct pv_smb_conn *c)
 {
 	return c && c->st == CS_OPEN && !c->opening && c->keyed && c->tid && !c->lg.active &&
 	       !c->validating;
+}
+
+uint64_t pv_smb_session(const struct pv_smb_conn *c)
+{
+	return c ? c->sid : 0;
 }
 
 bool pv_smb_lost(const struct pv_smb_conn *c)

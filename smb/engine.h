@@ -97,6 +97,8 @@ struct pv_smb_conn {
 	size_t noffer_ciphers;
 	uint8_t neg_hash[64];	 /* SHA-512(0^64 || the NEGOTIATE request) */
 	uint8_t client_guid[16]; /* the NEGOTIATE request's ClientGuid */
+	bool fixed_guid;	 /* ... the caller's, not a random one */
+	uint64_t prev_sid;	 /* the session the logon replaces (PreviousSessionId) */
 	struct smb2_conn sec;
 	bool negotiated;
 	/* the session */

@@ -206,7 +206,10 @@ void smba_negotiate(struct pv_smb_conn *c)
 		smba_lose(c, PV_EIO, "out of memory");
 		return;
 	}
-	if (random_bytes(q.guid, 16, 0x61) < 0 || random_bytes(q.salt, 32, 0x73) < 0) {
+	if (c->fixed_guid)
+		memcpy(q.guid, c->client_guid, 16);
+	if ((!c->fixed_guid && random_bytes(q.guid, 16, 0x61) < 0) ||
+	    random_bytes(q.salt, 32, 0x73) < 0) {
 		smba_req_free(r);
 		smba_lose(c, PV_EIO, "getrandom: %s", strerror(errno));
 		return;
@@ -261,10 +264,10 @@ static void session_send(struct pv_smb_conn *c, const struct pv_buf *tok)
 		return;
 	}
 	pv_buf_secret(&r->body);
-	if (smba_send_req(
-		    c, r,
-		    smb2_session_setup_enc(&r->body, SMB2_SIGNING_ENABLED, tok->data, tok->len),
-		    "SESSION_SETUP") != PV_OK)
+	if (smba_send_req(c, r,
+			  smb2_session_setup_enc(&r->body, SMB2_SIGNING_ENABLED, tok->data,
+						 tok->len, c->prev_sid),
+			  "SESSION_SETUP") != PV_OK)
 		smba_lose(c, PV_EIO, "out of memory");
 }
 

@@ -36,8 +36,16 @@ int smba_decode(uint16_t cmd, uint32_t status, struct smb2_rd *m, struct pv_smb_
 		struct smb2_create_rsp a;
 
 		if ((r = smb2_create_dec(m, &a)) == 0) {
+			struct smb2_rd dh;
+			int f = smb2_create_ctx_find(&a.ctx, "DH2Q", &dh);
+
 			memcpy(d->fid, a.fid, 16);
 			d->size = a.eof;
+			d->durable = f == 1;
+			if (f < 0) {
+				snprintf(m->why, sizeof(m->why), "%s", a.ctx.why);
+				r = -1;
+			}
 		}
 		break;
 	}
@@ -232,23 +240,58 @@ int pv_smb_setinfo(struct pv_smb_conn *c, const uint8_t fid[16], uint8_t info_cl
 	return chained(c, r);
 }
 
-int pv_smb_create_lease(struct pv_smb_conn *c, const char *path, uint32_t access,
-			uint32_t disposition, uint32_t options, const uint8_t key[16],
-			uint32_t state, pv_smb_cb cb, void *arg)
+static const uint8_t no_guid[16];
+
+/* A CREATE with a lease (and, from 3.0, dh: a durable request or reconnect context). */
+static int create_leased(struct pv_smb_conn *c, struct smb2_create_req *cr,
+			 const struct pv_smb_lease *ls, const struct smb2_cctx *dh, pv_smb_cb cb,
+			 void *arg)
 {
 	uint8_t lease[52];
-	struct smb2_cctx ctx = {"RqLs", lease, 0};
-	struct smb2_create_req cr = {
-		path, access, 0, 7 /* share read, write, delete */, disposition, options,
-		0,    &ctx,   1};
+	struct smb2_cctx ctx[2] = {{"RqLs", lease, 0}};
 	uint16_t dialect = pv_smb_dialect(c);
 
-	/* leases from 2.1 on, the v2 context from 3.0 (MS-SMB2 3.2.4.3.8) */
-	if (dialect < SMB2_210)
+	ctx[0].len = (size_t)smb2_lease_ctx(lease, sizeof(lease), ls->key, ls->state,
+					    dialect >= SMB2_300);
+	cr->oplock = SMB2_OPLOCK_LEASE;
+	cr->ctx = ctx;
+	cr->nctx = 1;
+	if (dh && dialect >= SMB2_300) {
+		ctx[1] = *dh;
+		cr->nctx = 2;
+	}
+	return send_create(c, cr, cb, arg);
+}
+
+int pv_smb_create_lease(struct pv_smb_conn *c, const char *path, uint32_t access,
+			uint32_t disposition, uint32_t options, const struct pv_smb_lease *ls,
+			pv_smb_cb cb, void *arg)
+{
+	uint8_t durable[SMB2_DURABLE_CTX_LEN];
+	struct smb2_cctx dh = {"DH2Q", durable, 0};
+	struct smb2_create_req cr = {
+		path, access, 0, 7 /* share read, write, delete */, disposition, options,
+		0,    NULL,   0};
+
+	/* leases from 2.1 on, the v2 context and durable handles v2 from 3.0 (MS-SMB2
+	 * 3.2.4.3.8, 3.2.4.3.5) */
+	if (pv_smb_dialect(c) < SMB2_210)
 		return pv_smb_create(c, path, access, disposition, options, cb, arg);
-	ctx.len = (size_t)smb2_lease_ctx(lease, sizeof(lease), key, state, dialect >= SMB2_300);
-	cr.oplock = SMB2_OPLOCK_LEASE;
-	return send_create(c, &cr, cb, arg);
+	dh.len = (size_t)smb2_durable_ctx(durable, ls->guid);
+	return create_leased(c, &cr, ls, memcmp(ls->guid, no_guid, 16) ? &dh : NULL, cb, arg);
+}
+
+int pv_smb_reopen(struct pv_smb_conn *c, const char *path, const uint8_t fid[16],
+		  const struct pv_smb_lease *ls, pv_smb_cb cb, void *arg)
+{
+	uint8_t again[SMB2_RECONNECT_CTX_LEN];
+	struct smb2_cctx dh = {"DH2C", again, 0};
+	struct smb2_create_req cr = {path, PV_SMB_READ, 0, 7, PV_SMB_OPEN, 0, 0, NULL, 0};
+
+	if (pv_smb_dialect(c) < SMB2_300 || !memcmp(ls->guid, no_guid, 16))
+		return pv_error(PV_EBUG, "SMB: a durable open is claimed again from 3.0 only");
+	dh.len = (size_t)smb2_reconnect_ctx(again, fid, ls->guid);
+	return create_leased(c, &cr, ls, &dh, cb, arg);
 }
 
 int pv_smb_flush(struct pv_smb_conn *c, const uint8_t fid[16], pv_smb_cb cb, void *arg)

@@ -305,13 +305,15 @@ static uint8_t *with_buffer(struct pv_buf *b, size_t fixed, size_t off_at, const
 	return (uint8_t *)b->data + base;
 }
 
-int smb2_session_setup_enc(struct pv_buf *b, uint8_t security_mode, const void *tok, size_t len)
+int smb2_session_setup_enc(struct pv_buf *b, uint8_t security_mode, const void *tok, size_t len,
+			   uint64_t prev)
 {
 	uint8_t *f = with_buffer(b, 24, 12, tok, len);
 
 	if (!f)
 		return -1;
 	f[3] = security_mode;
+	smb2_put64(f + 16, prev); /* PreviousSessionId */
 	return 0;
 }
 
@@ -431,6 +433,22 @@ int smb2_lease_ctx(uint8_t *out, size_t outlen, const uint8_t key[16], uint32_t 
 	memcpy(out, key, 16); /* LeaseKey */
 	smb2_put32(out + 16, state);
 	return (int)n; /* flags, duration, a v2's parent key and epoch: 0 */
+}
+
+int smb2_durable_ctx(uint8_t out[SMB2_DURABLE_CTX_LEN], const uint8_t guid[16])
+{
+	memset(out, 0, SMB2_DURABLE_CTX_LEN); /* Timeout, Flags, Reserved */
+	memcpy(out + 16, guid, 16);
+	return SMB2_DURABLE_CTX_LEN;
+}
+
+int smb2_reconnect_ctx(uint8_t out[SMB2_RECONNECT_CTX_LEN], const uint8_t fid[16],
+		       const uint8_t guid[16])
+{
+	memcpy(out, fid, 16);
+	memcpy(out + 16, guid, 16);
+	memset(out + 32, 0, 4); /* Flags: not persistent */
+	return SMB2_RECONNECT_CTX_LEN;
 }
 
 int smb2_lease_break_ack_enc(struct pv_buf *b, const uint8_t key[16], uint32_t state)
@@ -749,6 +767,40 @@ int smb2_create_dec(struct smb2_rd *m, struct smb2_create_rsp *o)
 	coff = smb2_rd_u32(m);
 	clen = smb2_rd_u32(m);
 	return span(m, coff, clen, "CREATE's create contexts", &o->ctx);
+}
+
+int smb2_create_ctx_find(struct smb2_rd *ctx, const char *name, struct smb2_rd *data)
+{
+	size_t at = 0;
+
+	if (!ctx->len)
+		return 0;
+	for (;;) {
+		struct smb2_rd c, nm;
+		uint32_t next, dlen;
+		uint16_t noff, nlen, doff;
+
+		if (smb2_rd_span(ctx, at, 16, "a create context", &c) < 0)
+			return -1;
+		next = smb2_rd_u32(&c);
+		noff = smb2_rd_u16(&c);
+		nlen = smb2_rd_u16(&c);
+		smb2_rd_skip(&c, 2);
+		doff = smb2_rd_u16(&c);
+		dlen = smb2_rd_u32(&c);
+		if (smb2_rd_span(ctx, at + noff, nlen, "a create context's name", &nm) < 0)
+			return -1;
+		if (nlen == 4 && memcmp(smb2_rd_bytes(&nm, 4), name, 4) == 0)
+			return smb2_rd_span(ctx, at + doff, dlen, "a create context's data", data) <
+					       0
+				       ? -1
+				       : 1;
+		if (!next)
+			return 0;
+		if (next < 16 || next > ctx->len - at)
+			return smb2_rd_fail(ctx, "a create context's Next of %u at %zu", next, at);
+		at += next;
+	}
 }
 
 int smb2_lease_break_dec(struct smb2_rd *m, struct smb2_lease_break *o)

@@ -192,7 +192,9 @@ struct smb2_negotiate_req {
 	size_t nsigns;
 };
 int smb2_negotiate_enc(struct pv_buf *b, const struct smb2_negotiate_req *q);
-int smb2_session_setup_enc(struct pv_buf *b, uint8_t security_mode, const void *tok, size_t len);
+/* SESSION_SETUP (2.2.5): prev, the PreviousSessionId (0: none). */
+int smb2_session_setup_enc(struct pv_buf *b, uint8_t security_mode, const void *tok, size_t len,
+			   uint64_t prev);
 int smb2_logoff_enc(struct pv_buf *b);
 /* TREE_CONNECT to \\server\share. */
 int smb2_tree_connect_enc(struct pv_buf *b, const char *server, const char *share);
@@ -248,6 +250,16 @@ int smb2_rename_info(struct pv_buf *b, const char *path, bool replace);
 #define SMB2_LEASE_WRITE  0x4u
 #define SMB2_OPLOCK_LEASE 0xffu /* CREATE's RequestedOplockLevel with a lease context */
 int smb2_lease_ctx(uint8_t *out, size_t outlen, const uint8_t key[16], uint32_t state, bool v2);
+/* Durable handles, v2 (3.0 on): the data of a create context "DH2Q" (2.2.13.2.11
+ * SMB2_CREATE_DURABLE_HANDLE_REQUEST_V2, 32 bytes: Timeout 0, the server's; Flags 0, not
+ * persistent; the open's CreateGuid) and of a "DH2C" (2.2.13.2.12 ..._RECONNECT_V2, 36 bytes:
+ * the FileId the open had, its CreateGuid, Flags 0), which claims the open again on a new
+ * connection after the old one broke. Each returns its length. */
+#define SMB2_DURABLE_CTX_LEN   32
+#define SMB2_RECONNECT_CTX_LEN 36
+int smb2_durable_ctx(uint8_t out[SMB2_DURABLE_CTX_LEN], const uint8_t guid[16]);
+int smb2_reconnect_ctx(uint8_t out[SMB2_RECONNECT_CTX_LEN], const uint8_t fid[16],
+		       const uint8_t guid[16]);
 /* LEASE_BREAK_ACK (2.2.24.2): the key, the state the break left. */
 int smb2_lease_break_ack_enc(struct pv_buf *b, const uint8_t key[16], uint32_t state);
 
@@ -285,6 +297,11 @@ struct smb2_create_rsp {
 	struct smb2_rd ctx; /* the create contexts, as they came */
 };
 int smb2_create_dec(struct smb2_rd *m, struct smb2_create_rsp *o);
+/* Among a CREATE answer's contexts (o->ctx; 2.2.14.2: Next, NameOffset, NameLength, DataOffset,
+ * DataLength, each offset from its context's start), the data of the one named name (4
+ * characters): 1 and *data; 0 when there is none; -1 (ctx->why) when one does not fit or the
+ * chain does not move on. */
+int smb2_create_ctx_find(struct smb2_rd *ctx, const char *name, struct smb2_rd *data);
 int smb2_close_dec(struct smb2_rd *m, uint64_t *eof);
 /* A lease break notification (2.2.23.2, an OPLOCK_BREAK with MessageId 0xFFFFFFFFFFFFFFFF and
  * a body of 44 bytes): its key, the state it breaks to, whether the server waits for an ack. */

@@ -53,6 +53,7 @@ struct call {
 	int calls, code;
 	unsigned seq; /* when its callback came (of every callback in the process) */
 	bool refused; /* the request was not queued: no callback may come */
+	bool durable; /* a CREATE's answer made the open durable */
 	uint32_t status;
 	char msg[512];
 	uint64_t off;
@@ -90,6 +91,7 @@ static void on_call(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *
 	k->seq = ++callbacks;
 	k->code = d->code;
 	k->status = d->status;
+	k->durable = d->durable;
 	snprintf(k->msg, sizeof(k->msg), "%s", d->msg ? d->msg : "");
 	if (d->code == PV_OK && k->next && !k->fl->stop)
 		k->next(k, d);
@@ -899,6 +901,7 @@ END_TEST
  * its times (FileBasicInformation), and its deletion by FileDispositionInformation at the
  * close. */
 static const uint8_t lease_key[16] = "lease-key-0123!";
+static struct pv_smb_lease lease_ls; /* lease_key, no durable handle asked */
 static uint64_t lease_eof;
 
 static void l_set(struct call *k, const struct pv_smb_done *d)
@@ -941,6 +944,8 @@ START_TEST(test_lease_setinfo)
 
 		memset(&sec, 0, sizeof(sec));
 		lease_eof = 5000 + i;
+		memcpy(lease_ls.key, lease_key, 16);
+		lease_ls.state = SMB2_LEASE_READ | SMB2_LEASE_WRITE | SMB2_LEASE_HANDLE;
 		fl.f.dialect = cases[i].dialect;
 		ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
 		fl.open_only = true;
@@ -949,7 +954,7 @@ START_TEST(test_lease_setinfo)
 		ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
 		REQ(&fl, "CREATE lease", l_opened, pv_smb_create_lease, fl.c, "u1/f",
 		    PV_SMB_READ | PV_SMB_WRITE | PV_SMB_DELETE, PV_SMB_OPEN, PV_SMB_NONDIR,
-		    lease_key, SMB2_LEASE_READ | SMB2_LEASE_WRITE | SMB2_LEASE_HANDLE);
+		    &lease_ls);
 		run_flows(l, &one, 1);
 		for (unsigned j = 0; j < fl.n; j++)
 			ck_assert_msg(fl.k[j].code == PV_OK && fl.k[j].status == ST_OK,
@@ -973,6 +978,83 @@ START_TEST(test_lease_setinfo)
 		ck_assert_uint_eq(fl.f.setinfo[13], 1);
 		ck_assert_uint_eq(fl.f.setinfo[20], 1);
 		ck_assert_ptr_null(fake_lookup(&fl.f, "u1/f")); /* deleted at the close */
+		fake_stop(&fl.f);
+	}
+}
+END_TEST
+
+static const struct pv_smb_lease durable_ls = {
+	{0x11, 0x22, 0x33, 0x44, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+	SMB2_LEASE_READ | SMB2_LEASE_HANDLE,
+	{0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf,
+	 1}};
+static struct pv_smb_lease durable_as;
+
+static void durable_opened(struct call *k, const struct pv_smb_done *d)
+{
+	struct flow *fl = opened(k, d, k->fl->fid_f);
+
+	if (fl)
+		REQ(fl, "CREATE DH2C", NULL, pv_smb_reopen, fl->c, "u1/f", fl->fid_f, &durable_as);
+}
+
+/* Durable handles v2: a lease open asks for one (DH2Q, its CreateGuid) from 3.0 only and
+ * only with a CreateGuid; the answer's DH2Q says granted (d->durable); a claim again (DH2C)
+ * names the open's FileId and CreateGuid, and is refused below 3.0 or without a guid. */
+START_TEST(test_durable)
+{
+	static const struct {
+		uint16_t dialect;
+		bool grant, guid;
+		unsigned asked; /* DH2Qs the fake saw */
+		bool durable;	/* d->durable */
+		unsigned reclaims;
+	} cases[] = {
+		{0x0311, true, true, 1, true, 1},   {0x0300, true, true, 1, true, 1},
+		{0x0302, false, true, 1, false, 1}, {0x0311, true, false, 0, false, 0},
+		{0x0210, true, true, 0, false, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		static struct flow fl;
+		struct pv_smb_loop *l = NULL;
+		struct flow *one = &fl;
+		struct call *k;
+		int fd = flow_start(&fl, NULL, 0);
+
+		memset(&sec, 0, sizeof(sec));
+		durable_as = durable_ls;
+		if (!cases[i].guid)
+			memset(durable_as.guid, 0, 16);
+		fl.f.dialect = cases[i].dialect;
+		fl.f.grant_durable = cases[i].grant;
+		ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
+		fl.open_only = true;
+		flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
+		run_flows(l, &one, 1);
+		ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
+		ck_assert_ptr_nonnull(fake_mknode(&fl.f, "u1/f", false, 10));
+		REQ(&fl, "CREATE DH2Q", durable_opened, pv_smb_create_lease, fl.c, "u1/f",
+		    PV_SMB_READ, PV_SMB_OPEN, PV_SMB_NONDIR, &durable_as);
+		run_flows(l, &one, 1);
+		loop_free(l);
+		fake_join(&fl.f);
+		ck_assert_msg(fl.k[0].code == PV_OK && fl.k[0].status == ST_OK, "%04x: %s (0x%08x)",
+			      cases[i].dialect, fl.k[0].msg, fl.k[0].status);
+		ck_assert_uint_eq(fl.f.durables, cases[i].asked);
+		ck_assert_int_eq(fl.k[0].durable, cases[i].durable);
+		if (cases[i].asked)
+			ck_assert_mem_eq(fl.f.durable_guid, durable_ls.guid, 16);
+		ck_assert_uint_eq(fl.n, 2);
+		ck_assert_uint_eq(fl.f.reclaims, cases[i].reclaims);
+		ck_assert_int_eq(fl.k[1].refused, !cases[i].reclaims);
+		if (cases[i].reclaims) {
+			ck_assert_msg(fl.k[1].code == PV_OK && fl.k[1].status == ST_OK, "DH2C: %s",
+				      fl.k[1].msg);
+			ck_assert_mem_eq(fl.f.reclaim_fid, fl.fid_f, 16);
+			ck_assert_mem_eq(fl.f.reclaim_guid, durable_ls.guid, 16);
+			ck_assert_mem_eq(fl.f.lease_key, durable_ls.key, 16); /* the same lease */
+		}
 		fake_stop(&fl.f);
 	}
 }
@@ -1892,6 +1974,7 @@ int main(void)
 	tcase_add_test(tc, test_other_requests);
 	tcase_add_test(tc, test_slow_opening);
 	tcase_add_test(tc, test_lease_setinfo);
+	tcase_add_test(tc, test_durable);
 	tcase_add_test(tc, test_ntlm_logon);
 	tcase_add_test(tc, test_validate_negotiate);
 	suite_add_tcase(s, tc);

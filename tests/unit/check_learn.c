@@ -933,7 +933,7 @@ START_TEST(logon)
 	/* SESSION_SETUP with LAB\carol's AUTHENTICATE, in session 0x77 (its second leg) */
 	session_id = 0x77;
 	n = ntlm_auth(tok, 20, "LAB", "carol", true);
-	ck_assert_int_eq(smb2_session_setup_enc(&body, 1, tok, n), 0);
+	ck_assert_int_eq(smb2_session_setup_enc(&body, 1, tok, n, 0), 0);
 	pv_buf_reset(&one);
 	msg(&one, SMB2_SESSION_SETUP, 2, 0, 0, &body, true);
 	SEND(true, 10.0);

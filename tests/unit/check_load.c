@@ -544,6 +544,7 @@ START_TEST(line_round_trip)
 	f.drops = 3;
 	f.reconnects = 1;
 	f.relogons = 4;
+	f.reclaimed = 6;
 	f.threads = 2;
 	f.cpu = 12.5;
 	f.cpu_top = 7.25;
@@ -561,8 +562,9 @@ START_TEST(line_round_trip)
 	ck_assert_uint_eq(b.data[b.len - 1], '\n');
 	ck_assert_ptr_null(memchr(b.data, '\n', b.len - 1));
 	ck_assert_msg(strstr(b.data,
-			     "{\"load\":5,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
-			     "\"drops\":3,\"reconnects\":1,\"relogons\":4,\"threads\":2,\"cpu\":12."
+			     "{\"load\":6,\"i\":3,\"secs\":1.0625,\"users\":50,\"failed\":2,"
+			     "\"drops\":3,\"reconnects\":1,\"relogons\":4,\"reclaimed\":6,"
+			     "\"threads\":2,\"cpu\":12."
 			     "5,\"cpu_top\":"
 			     "7.25,\"host_cpu\":null,"
 			     "\"lag\":{\"max\":0.0125,\"hist\":[[51,1]]},\"kinds\":{\"upload\":"
@@ -702,10 +704,10 @@ START_TEST(line_refused)
 	refused(HEAD "{}, \"x\":1}", "unknown key \"x\"");
 	refused(HEAD "{}, \"load\":3}", "duplicate object key");
 	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"kinds\":{}}",
-		"format 2, not 5: the client runs another version of provision");
+		"format 2, not 6: the client runs another version of provision");
 	refused("{\"load\":2,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"threads\":1," DRV
 		"\"kinds\":{}}",
-		"format 2, not 5: the client runs another version of provision");
+		"format 2, not 6: the client runs another version of provision");
 	/* format 3 (no drops, reconnects) is still read; 4 must have them, 3 must not */
 	ck_assert_int_eq(pv_load_line_decode(OK1, strlen(OK1), &f), PV_OK);
 	ck_assert(f.drops == 0 && f.reconnects == 0);
@@ -731,6 +733,24 @@ START_TEST(line_refused)
 	refused("{\"load\":4,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":0,"
 		"\"reconnects\":0,\"relogons\":1,\"threads\":1," DRV "\"kinds\":{}}",
 		"unknown key \"relogons\"");
+	/* format 5 (no reclaimed) is still read; 6 must have them, 5 must not */
+	ck_assert_int_eq(
+		pv_load_line_decode("{\"load\":5,\"i\":1,\"secs\":1,\"users\":2,"
+				    "\"failed\":0,\"drops\":1,\"reconnects\":1,"
+				    "\"relogons\":2,\"threads\":1," DRV "\"kinds\":{}}",
+				    strlen("{\"load\":5,\"i\":1,\"secs\":1,\"users\":2,"
+					   "\"failed\":0,\"drops\":1,\"reconnects\":1,"
+					   "\"relogons\":2,\"threads\":1," DRV "\"kinds\":{}}"),
+				    &f),
+		PV_OK);
+	ck_assert(f.relogons == 2 && f.reclaimed == 0);
+	refused("{\"load\":6,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":0,"
+		"\"reconnects\":0,\"relogons\":0,\"threads\":1," DRV "\"kinds\":{}}",
+		"no \"reclaimed\"");
+	refused("{\"load\":5,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":0,"
+		"\"reconnects\":0,\"relogons\":0,\"reclaimed\":1,\"threads\":1," DRV
+		"\"kinds\":{}}",
+		"unknown key \"reclaimed\"");
 	refused("{\"load\":4,\"i\":1,\"secs\":1,\"users\":2,\"failed\":0,\"drops\":-1,"
 		"\"reconnects\":0,\"threads\":1," DRV "\"kinds\":{}}",
 		"\"drops\" is not an integer");

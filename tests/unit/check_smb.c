@@ -528,6 +528,57 @@ START_TEST(test_smb2_header)
 }
 END_TEST
 
+/* A CREATE answer's contexts (2.2.14.2) searched by name: found in the chain, missing, and
+ * each way a context can fall outside; DH2Q's and DH2C's data as MS-SMB2 lays them out. */
+START_TEST(test_smb2_create_ctx)
+{
+	uint8_t b[64] = {0}, guid[16], fid[16], out[SMB2_RECONNECT_CTX_LEN];
+	struct smb2_rd r, d;
+
+	/* "MxAc" with 8 bytes of data, then "DH2Q" with 8 (Timeout 60000, Flags 0) */
+	smb2_put32(b, 32);
+	smb2_put16(b + 4, 16), smb2_put16(b + 6, 4), memcpy(b + 16, "MxAc", 4);
+	smb2_put16(b + 10, 24), smb2_put32(b + 12, 8);
+	smb2_put16(b + 32 + 4, 16), smb2_put16(b + 32 + 6, 4), memcpy(b + 48, "DH2Q", 4);
+	smb2_put16(b + 32 + 10, 24), smb2_put32(b + 32 + 12, 8), smb2_put32(b + 56, 60000);
+	smb2_rd_init(&r, b, 64);
+	ck_assert_int_eq(smb2_create_ctx_find(&r, "DH2Q", &d), 1);
+	ck_assert_uint_eq(d.len, 8);
+	ck_assert_uint_eq(smb2_rd_u32(&d), 60000);
+	ck_assert_int_eq(smb2_create_ctx_find(&r, "MxAc", &d), 1);
+	ck_assert_int_eq(smb2_create_ctx_find(&r, "RqLs", &d), 0);
+	smb2_rd_init(&r, b, 0); /* no contexts */
+	ck_assert_int_eq(smb2_create_ctx_find(&r, "DH2Q", &d), 0);
+	smb2_put32(b, 8); /* a Next that does not move past the header */
+	smb2_rd_init(&r, b, 64);
+	ck_assert_int_eq(smb2_create_ctx_find(&r, "DH2Q", &d), -1);
+	ck_assert_msg(strstr(r.why, "Next of 8"), "%s", r.why);
+	smb2_put32(b, 64); /* a Next past the end */
+	smb2_rd_init(&r, b, 64);
+	ck_assert_int_eq(smb2_create_ctx_find(&r, "DH2Q", &d), -1);
+	smb2_put32(b, 32);
+	smb2_put32(b + 32 + 12, 9); /* data past the end */
+	smb2_rd_init(&r, b, 64);
+	ck_assert_int_eq(smb2_create_ctx_find(&r, "DH2Q", &d), -1);
+	smb2_put32(b + 32 + 12, 8);
+	smb2_put16(b + 32 + 4, 60); /* a name past the end */
+	smb2_rd_init(&r, b, 64);
+	ck_assert_int_eq(smb2_create_ctx_find(&r, "DH2Q", &d), -1);
+	smb2_rd_init(&r, b, 40); /* the second context's header cut */
+	ck_assert_int_eq(smb2_create_ctx_find(&r, "DH2Q", &d), -1);
+
+	for (int i = 0; i < 16; i++)
+		guid[i] = (uint8_t)(0xa0 + i), fid[i] = (uint8_t)i;
+	ck_assert_int_eq(smb2_durable_ctx(out, guid), 32);
+	ck_assert_mem_eq(out, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16);
+	ck_assert_mem_eq(out + 16, guid, 16);
+	ck_assert_int_eq(smb2_reconnect_ctx(out, fid, guid), 36);
+	ck_assert_mem_eq(out, fid, 16);
+	ck_assert_mem_eq(out + 16, guid, 16);
+	ck_assert_uint_eq(smb2_get32(out + 32), 0);
+}
+END_TEST
+
 START_TEST(test_smb2_names)
 {
 	struct pv_buf b = PV_BUF_INIT;
@@ -1094,6 +1145,7 @@ int main(void)
 	tc = tcase_create("smb2");
 	tcase_add_test(tc, test_smb2_header);
 	tcase_add_test(tc, test_smb2_names);
+	tcase_add_test(tc, test_smb2_create_ctx);
 	tcase_add_test(tc, test_smb2_signing);
 	tcase_add_test(tc, test_smb2_gmac);
 	tcase_add_test(tc, test_smb311_preauth);

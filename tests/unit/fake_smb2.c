@@ -723,6 +723,18 @@ static void lease_asked(struct fake *f, const uint8_t *q, size_t qlen)
 		ck_assert_msg(c + 16 <= at + len && c + no + nl <= at + len &&
 				      c + dof + dl <= at + len,
 			      "a create context outside the contexts");
+		if (nl == 4 && memcmp(q + c + no, "DH2Q", 4) == 0) {
+			ck_assert_uint_eq(dl, 32);
+			f->durables++;
+			f->dh_now = true;
+			memcpy(f->durable_guid, q + c + dof + 16, 16);
+		}
+		if (nl == 4 && memcmp(q + c + no, "DH2C", 4) == 0) {
+			ck_assert_uint_eq(dl, 36);
+			f->reclaims++;
+			memcpy(f->reclaim_fid, q + c + dof, 16);
+			memcpy(f->reclaim_guid, q + c + dof + 16, 16);
+		}
 		if (nl == 4 && memcmp(q + c + no, "RqLs", 4) == 0) {
 			ck_assert_msg(dl == 32 || dl == 52, "a lease context of %zu bytes", dl);
 			f->leases++;
@@ -1346,8 +1358,19 @@ static void answer(struct fake *f, const uint8_t *q, size_t qlen, int *related, 
 			return;
 		}
 		*related = hid;
-		b = grow(out, 88 + 1);
+		b = grow(out, f->dh_now && f->grant_durable ? 88 + 32 : 88 + 1);
 		put16(b, 89);
+		if (f->dh_now && f->grant_durable) { /* a DH2Q answered (2.2.14.2.12): granted */
+			put32(b + 80, SMB2_HDR + 88);
+			put32(b + 84, 32);
+			put16(b + 88 + 4, 16); /* NameOffset */
+			put16(b + 88 + 6, 4);
+			memcpy(b + 88 + 16, "DH2Q", 4);
+			put16(b + 88 + 10, 24); /* DataOffset */
+			put32(b + 88 + 12, 8);
+			put32(b + 88 + 24, 60000); /* Timeout */
+		}
+		f->dh_now = false;
 		smb2_put64(b + 48, f->fs[f->h[hid].node].size);
 		put32(b + 56, f->fs[f->h[hid].node].dir ? 0x10 : 0x80);
 		smb2_put64(b + 64, (uint64_t)hid + 1);

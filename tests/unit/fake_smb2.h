@@ -190,6 +190,12 @@ struct fake {
 	size_t lease_len;
 	uint8_t lease_key[16], ack_key[16];
 	uint32_t lease_state, ack_state;
+	/* durable handles v2: CREATEs with a "DH2Q" (the last one's CreateGuid; granted, a DH2Q
+	 * answered, when grant_durable) and with a "DH2C" (the last one's FileId and CreateGuid,
+	 * answered as an open of its path) */
+	bool grant_durable, dh_now;
+	unsigned durables, reclaims;
+	uint8_t durable_guid[16], reclaim_fid[16], reclaim_guid[16];
 	unsigned setinfo[64]; /* SET_INFO requests, by information class */
 	bool joined;
 };
