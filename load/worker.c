@@ -116,7 +116,11 @@ static void run_turn(struct worker *w)
 {
 	double t = pv_now(), wait;
 
-	if (!w->e->o->ops_loop && t >= w->wake) {
+	if (w->e->o->ops_loop) { /* each user goes on from its answers: nothing falls due */
+		worker_turn(w, TURN_MS);
+		return;
+	}
+	if (t >= w->wake) {
 		w->wake = HUGE_VAL;
 		for (size_t i = 0; i < w->n; i++) {
 			struct user *u = w->users[i];
