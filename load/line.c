@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VERSION 6 /* 6: reclaimed; 5: relogons; 4: drops, reconnects; 3 to 5 still read (without)  \
-		   */
+#define VERSION 6    /* 6: reclaimed; 5: relogons; 4: drops, reconnects (3 to 5 still read) */
 #define SLACK	1e-9 /* relative: a maximum printed with 12 digits may cross its bucket's edge */
 #define CPU_MAX 1e6  /* % of one core: 10,000 cores */
 

@@ -633,8 +633,14 @@ void scenario_unserved(struct user *u)
 bool scenario_held(struct user *u)
 {
 	static const uint8_t none[16];
+	const struct step *s;
 
-	if (u->e->o->ops_loop || !u->active || !worker_running(u->w) || pv_smb_usable(u->c) ||
+	if (u->e->o->ops_loop || !u->steps) /* (the ops loop has no steps) */
+		return false;
+	s = &u->steps[u->step - 1];
+	if (s->req == CLOSE) /* its answer lost: the file is open still, for all u knows */
+		*(s->file == F2 ? &u->open2 : &u->open1) = true;
+	if (!u->active || !worker_running(u->w) || pv_smb_usable(u->c) ||
 	    (u->open1 && !memcmp(u->dh[0].guid, none, 16)) ||
 	    (u->open2 && !memcmp(u->dh[1].guid, none, 16)))
 		return false;
