@@ -74,6 +74,8 @@ prepare_lab() {
 bench_cleanup() {
 	# a capture left running (CAPTURING: the host) is ended
 	[[ -z ${CAPTURING:-} ]] || "$LAB_SH" capture "$CAPTURING" stop >/dev/null 2>&1
+	# a CPU limit put on srv (SRV_LIMITED) is taken off
+	[[ -z ${SRV_LIMITED:-} ]] || "$LAB_SH" srv-limit off >/dev/null 2>&1
 	"${BENCH_RESET[@]}" >/dev/null 2>&1
 	if [[ -n ${KEEP:-} ]]; then
 		echo "bench: lab $BENCH_LAB left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2

@@ -26,7 +26,8 @@
 #      server served against the capture's, and where the server stops carrying the load (the
 #      knee: overload over 1%). The lab is prepared for the largest scale.
 # Environment: SOURCE (builtin), USERS (5 per client), RATE (3310), DURATION (40), ROUNDS (20),
-# SPEED (1), SHORT (10), LONG (40), SCALES (1), FILESET, KEEP (lab pvrp stays prepared), OUT (a
+# SPEED (1), SHORT (10), LONG (40), SCALES (1), FILESET, SRV_LIMIT (srv's Samba held to that % of
+# one CPU for the replays: a knee within the scales), KEEP (lab pvrp stays prepared), OUT (a
 # folder the capture, the workload and learn's JSON are copied to), CAPTURE (a capture made
 # before, of SOURCE: learned and replayed, none made).
 . "$(dirname "$0")/lib.sh"
@@ -104,6 +105,12 @@ if [[ $SPEED != 1 ]]; then
 fi
 
 [[ -z ${OUT:-} ]] || { mkdir -p "$OUT" && cp "$BT/cap.pcap" "$BT/w.yaml" "$BT/learn.json" "$OUT/"; }
+# SRV_LIMIT: srv's Samba held to that % of one CPU for the replays (lab.sh srv-limit), so that
+# the scales reach the knee on a lab whose server would carry them all
+if [[ -n ${SRV_LIMIT:-} ]]; then
+	"$LAB_SH" srv-limit "$SRV_LIMIT" >/dev/null || { echo "bench: srv-limit $SRV_LIMIT failed" >&2; exit 1; }
+	SRV_LIMITED=1
+fi
 
 # ---- 3. the replay ----
 profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }
@@ -187,6 +194,12 @@ if [[ $SCALES != 1 ]]; then
 	printf '  %6s %6s %9s %9s %9s %7s %7s %10s %10s  %s\n' scale users "act/s" expected \
 		"overload%" TV worst "cap req/uh" "srv req/uh" verdict
 	cat "$BT/table"
+	# the knee: the first scale whose step was overloaded (over 1%), after the last carried
+	awk '{ s = $1; sub(/x$/, "", s) } /carried$/ { last = s "x (" $2 " users, " $3 " activities/s)"; next }
+		!knee { knee = s "x (" $2 " users, " $3 " of " $4 " activities/s, overload " $5 "%)" }
+		END { if (knee) printf "bench: the knee: %s carried, %s not%s\n", (last ? last : "no scale"), knee, srv
+			else printf "bench: no knee: every scale carried%s\n", srv }' \
+		srv="${SRV_LIMIT:+ (srv held to $SRV_LIMIT% of one CPU)}" "$BT/table"
 fi
 # on the wire: the replay's capture read as the capture was (learn --check; its status 1 is a
 # verdict, not a failure of the bench)
