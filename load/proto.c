@@ -178,7 +178,7 @@ static int config(struct pv_load_proto *p, const char *s, const char *end)
 		if (!strcmp(w, "rate")) {
 			unsigned long r = strtoul(eq, &e, 10);
 
-			if (*e || errno || r < 1 || r > 36000)
+			if (*e || errno || r < 1 || r > PV_PLAYBOOK_WORKLOAD_RATE_MAX)
 				return -1;
 			c->rate = (unsigned)r;
 		} else if (!strcmp(w, "late")) {

@@ -242,7 +242,9 @@ static int parse_workload(struct ctx *c, const struct pv_playbook_node *m)
 	if (!pv_playbook_tree_get(m, "rate")) {
 		double rate = l->learned.per_user_hour + 0.5;
 
-		l->rate = rate < 1 ? 1 : rate > 36000 ? 36000 : (unsigned)rate;
+		l->rate = rate < 1				 ? 1
+			  : rate > PV_PLAYBOOK_WORKLOAD_RATE_MAX ? PV_PLAYBOOK_WORKLOAD_RATE_MAX
+								 : (unsigned)rate;
 	}
 	return 0;
 }
@@ -262,7 +264,8 @@ int pb_parse_load(struct ctx *c, const struct pv_playbook_node *root)
 	if ((r = pv_playbook_schema_keys(
 		     &c->sc, m, "load", load_keys,
 		     "a mapping of load settings (rate, scenarios, late, ...)")) ||
-	    (r = pv_playbook_schema_uint(&c->sc, m, "load", "rate", 1, 36000, &l->rate, NULL)) ||
+	    (r = pv_playbook_schema_uint(&c->sc, m, "load", "rate", 1,
+					 PV_PLAYBOOK_WORKLOAD_RATE_MAX, &l->rate, NULL)) ||
 	    (r = pv_playbook_schema_number(&c->sc, m, "load", "late", 0, 3600, &l->late)) ||
 	    (r = pv_playbook_schema_number(&c->sc, m, "load", "overload", 0, 100, &l->overload)) ||
 	    (r = pv_playbook_schema_uint(&c->sc, m, "load", "interval", 1, 3600, &l->interval,

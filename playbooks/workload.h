@@ -67,6 +67,9 @@ struct pv_playbook_workload_scenario {
 /* the logons a user-hour replayed at most: one every 0.1 s (a capture of a few seconds can
  * say far more: one logon in 30 ms is 120,000 an hour) */
 #define PV_PLAYBOOK_WORKLOAD_LOGONS_MAX 36000
+/* load.rate's most: scenarios (or learned activities) a user starts an hour, 1,000 a second (a
+ * script's rate, as a learned capture of one may have) */
+#define PV_PLAYBOOK_WORKLOAD_RATE_MAX 3600000
 
 struct pv_playbook_workload_learned_kind {
 	uint8_t step[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS]; /* SMB2 command codes, |
@@ -98,7 +101,7 @@ struct pv_playbook_workload_learned {
 
 /* The playbook's load: section (docs/playbook.md), defaults from pv_playbook_workload_defaults. */
 struct pv_playbook_workload {
-	unsigned rate; /* scenarios per user-hour, 1..36000; default 331 */
+	unsigned rate; /* scenarios per user-hour, 1..PV_PLAYBOOK_WORKLOAD_RATE_MAX; default 331 */
 	struct pv_playbook_workload_scenario kind[PV_PLAYBOOK_WORKLOAD_KINDS];
 	double late;	   /* seconds after its time a start is late; default 1 */
 	double overload;   /* percent: the most overload a step may have to count; default 1 */

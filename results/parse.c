@@ -501,8 +501,8 @@ static int setting(const struct pv_json *c, const char *key, long long lo, long 
 			key, lo, hi);
 }
 
-/* The settings (the driver's own bounds, load/proto.c: rate 1..36000 scenarios per user-hour,
- * figures every 1..3600 s; the seed as the writer casts it, a long long) */
+/* The settings (the driver's own bounds, load/proto.c: rate 1..PV_PLAYBOOK_WORKLOAD_RATE_MAX a
+ * user-hour, figures every 1..3600 s; the seed as the writer casts it, a long long) */
 static int config_of(const struct pv_json *c, struct pv_playbook_workload *cfg)
 {
 	const struct pv_json *sc = pv_json_get(c, "scenarios");
@@ -516,7 +516,7 @@ static int config_of(const struct pv_json *c, struct pv_playbook_workload *cfg)
 	rate = cfg->rate;
 	interval = cfg->interval;
 	seed = (long long)cfg->seed;
-	if ((r = setting(c, "rate", 1, 36000, &rate)) != PV_OK ||
+	if ((r = setting(c, "rate", 1, PV_PLAYBOOK_WORKLOAD_RATE_MAX, &rate)) != PV_OK ||
 	    (r = setting(c, "interval", 1, 3600, &interval)) != PV_OK ||
 	    (r = setting(c, "seed", LLONG_MIN, LLONG_MAX, &seed)) != PV_OK)
 		return r;

@@ -160,8 +160,8 @@ static void check_playbook(const struct pv_playbook *pb)
 				       pv_playbook_workload_names[k]);
 			total += l->kind[k].weight;
 		}
-		if (!(total > 0) || l->rate < 1 || l->rate > 36000 || l->interval < 1 ||
-		    l->interval > 3600 || !(l->late >= 0 && l->late <= 3600) ||
+		if (!(total > 0) || l->rate < 1 || l->rate > PV_PLAYBOOK_WORKLOAD_RATE_MAX ||
+		    l->interval < 1 || l->interval > 3600 || !(l->late >= 0 && l->late <= 3600) ||
 		    !(l->overload >= 0 && l->overload <= 100))
 			broken("load settings out of range", NULL);
 	}

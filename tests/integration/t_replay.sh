@@ -90,7 +90,7 @@ for line in open(t + "/w.yaml"):
         kinds.append(set(w.rstrip("+").split("(")[0] for w in line.split()[2:]))  # CREATE(OPEN_IF): CREATE
     elif line.startswith("    per_user_hour: ") and kinds[-1] & file_cmds:
         rate += float(line.split()[1])
-assert cfg["rate"] == max(1, min(36000, int(rate + 0.5))), "rate %s, the workload's %.1f" % (cfg["rate"], rate)
+assert cfg["rate"] == max(1, min(3600000, int(rate + 0.5))), "rate %s, the workload's %.1f" % (cfg["rate"], rate)
 k = step["kinds"]
 assert k["learned"]["started"] >= 20, "only %d learned scenarios started" % k["learned"]["started"]
 assert k["learned"]["errors"] == 0, "%d learned scenarios in error" % k["learned"]["errors"]

@@ -1050,6 +1050,14 @@ START_TEST(proto)
 	ck_assert_int_eq(pv_load_proto_parse(&p, "stop", 4), PV_EUSAGE);
 	ck_assert(!p.stop);
 	pv_load_proto_release(&p);
+	/* the rate's bounds: 1 to PV_PLAYBOOK_WORKLOAD_RATE_MAX (a script's, 1,000 a second) */
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(pv_load_proto_parse(&p, "config rate=3600000", 19), PV_OK);
+	ck_assert_uint_eq(p.cfg.rate, 3600000);
+	pv_load_proto_release(&p);
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(pv_load_proto_parse(&p, "config rate=3600001", 19), PV_EUSAGE);
+	pv_load_proto_release(&p);
 	/* a step's lines, as the controller writes them and the client reads them */
 	{
 		enum pv_load_proto_ctl ctl = 0;
