@@ -102,6 +102,11 @@ struct user {
 	char dh_path[2][PATH_MAX_LOAD];
 	uint32_t dh_seq;
 	uint64_t prev_sid; /* the session of the connection that broke (PreviousSessionId) */
+	/* a learned activity's client time (activity.client) being waited before its next
+	 * request: until pause_at (0: none); resumed: the wait is over, the step goes */
+	double pause_at;
+	bool resumed;
+	struct pv_load_rng crng; /* ... the draws of its times (a stream of their own) */
 	bool resume;
 	int reclaim;
 	double retry_at; /* the next try */
@@ -184,6 +189,7 @@ void user_set_state(struct user *u, enum ustate st);
 void user_count_op(struct user *u, enum pv_load_op op);
 void user_fail(struct user *u, const char *msg);
 bool worker_turn(struct worker *w, int ms);
+bool worker_wait(struct worker *w, double seconds);
 bool worker_running(const struct worker *w);
 void *worker_main(void *arg);
 
@@ -240,6 +246,7 @@ void scenario_unserved(struct user *u);
 bool scenario_held(struct user *u);
 void scenario_resume(struct user *u);
 void scenario_drop(struct user *u);
+void scenario_go_on(struct user *u, double t);
 
 /* ---- replay.c ---- */
 

@@ -49,6 +49,9 @@ int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *ou
 	}
 	if (pv_playbook_workload_logons(c) > 0)
 		pv_buf_addf(out, "logons %.17g\n", pv_playbook_workload_logons(c));
+	if (c->learned.n && c->learned.client[0] > 0)
+		pv_buf_addf(out, "client %.17g %.17g\n", c->learned.client[0],
+			    c->learned.client[1]);
 	for (int w = 0; c->learned.n && w < 2; w++) {
 		const double *b = w ? c->learned.write : c->learned.read;
 
@@ -296,6 +299,23 @@ static int logons(struct pv_load_proto *p, const char *s, const char *end)
 	return 0;
 }
 
+/* "client MEDIAN P95": a learned workload's client time within an activity, seconds (0 < MEDIAN
+ * <= 60, MEDIAN <= P95 <= 3600) */
+static int client_time(struct pv_load_proto *p, const char *s, const char *end)
+{
+	char v[2][32];
+	double t[2];
+
+	if (!p->have_config || pv_load_proto_word(&s, end, v[0], sizeof(v[0])) ||
+	    pv_load_proto_word(&s, end, v[1], sizeof(v[1])) || s != end ||
+	    numbers(v[0], &t[0], 1) < 0 || numbers(v[1], &t[1], 1) < 0 || !(t[0] > 0) ||
+	    t[0] > 60 || !(t[1] >= t[0]) || t[1] > 3600)
+		return -1;
+	p->cfg.learned.client[0] = t[0];
+	p->cfg.learned.client[1] = t[1];
+	return 0;
+}
+
 /* "sizes read|write P0,...,P33": the learned sizes' buckets */
 static int sizes(struct pv_load_proto *p, const char *s, const char *end)
 {
@@ -443,6 +463,8 @@ int pv_load_proto_parse(struct pv_load_proto *p, const char *line, size_t len)
 		r = sizes(p, line + 6, end);
 	else if (len >= 7 && !strncmp(line, "logons ", 7) && !p->steps)
 		r = logons(p, line + 7, end);
+	else if (len >= 7 && !strncmp(line, "client ", 7) && !p->steps)
+		r = client_time(p, line + 7, end);
 	else if (len >= 9 && !strncmp(line, "kerberos ", 9) && !p->steps) {
 		const char *s = line + 9;
 

@@ -390,6 +390,40 @@ static bool picked(struct user *u, int what)
 
 static void run(struct user *u, const struct pv_smb_done *d);
 
+/* A learned activity's client time (activity.client: a log-normal draw of its median and p95)
+ * waited before its next request, as the capture's client took it: whether u now waits
+ * (scenario_go_on goes on). None below PV_PLAYBOOK_WORKLOAD_CLIENT_MIN: a loop's turn. */
+static bool paused(struct user *u)
+{
+	const double *c = u->e->o->cfg->learned.client;
+	double sigma, z, g;
+
+	if (u->kind != PV_PLAYBOOK_WORKLOAD_LEARNED || !(c[0] > 0))
+		return false;
+	sigma = c[1] > c[0] ? log(c[1] / c[0]) / 1.6448536 : 0;
+	z = sqrt(-2 * log(1 - pv_load_rng_unit(&u->crng))) *
+	    cos(2 * M_PI * pv_load_rng_unit(&u->crng)); /* Box-Muller */
+	if ((g = c[0] * exp(sigma * z)) < PV_PLAYBOOK_WORKLOAD_CLIENT_MIN)
+		return false;
+	u->pause_at = pv_now() + g;
+	if (u->pause_at < u->w->wake)
+		u->w->wake = u->pause_at;
+	return true;
+}
+
+/* u's learned client time waited (paused): at t past it, its scenario goes on. */
+void scenario_go_on(struct user *u, double t)
+{
+	if (u->pause_at > t) {
+		if (u->pause_at < u->w->wake)
+			u->w->wake = u->pause_at;
+		return;
+	}
+	u->pause_at = 0;
+	u->resumed = true;
+	run(u, NULL);
+}
+
 /* The answer to the request of the step before, as that step takes it: false when it ended
  * the scenario (a refusal). d NULL: nothing to take (the start, a whole READ, WRITE or LIST
  * done). */
@@ -492,8 +526,9 @@ static bool issue(struct user *u, const struct step *s)
  * scenario ends). */
 static void run(struct user *u, const struct pv_smb_done *d)
 {
-	if (!took(u, d))
+	if (!took(u, d) || (u->step > 0 && !u->resumed && paused(u)))
 		return;
+	u->resumed = false;
 	for (;;) {
 		const struct step *s = &u->steps[u->step++];
 		int r;
@@ -601,6 +636,8 @@ void scenario_start(struct user *u, double t)
 	u->due += gap;
 	user_set_state(u, U_BUSY);
 	u->open1 = u->open2 = false;
+	u->pause_at = 0;
+	u->resumed = false;
 	u->step = 0;
 	u->i = 0;
 	if (!u->steps) { /* a learned kind without a workload: the protocol refuses it */

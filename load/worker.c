@@ -64,7 +64,13 @@ void user_fail(struct user *u, const char *msg)
 /* The worker's loop for up to ms: whether it went well (else w->err, w->errmsg say why). */
 bool worker_turn(struct worker *w, int ms)
 {
-	int r = pv_smb_loop_run(w->l, ms);
+	return worker_wait(w, ms / 1000.0);
+}
+
+/* ... for up to seconds, to the microsecond (a learned client time's wait). */
+bool worker_wait(struct worker *w, double seconds)
+{
+	int r = pv_smb_loop_wait(w->l, seconds);
 
 	if (r == PV_OK)
 		return true;
@@ -103,6 +109,8 @@ static void run_begin(struct worker *w, double t0)
 		u->due = t0 + gap;
 		u->lrng = u->sched.rng;
 		u->lrng.s[2] ^= 0x27d4eb2fu; /* logons: a third stream */
+		u->crng = u->sched.rng;
+		u->crng.s[1] ^= 0x85ebca6bu; /* learned client times: a fourth */
 		u->relogon_at = logon_next(u, t0);
 		if (o->ops_loop && u->st == U_IDLE)
 			ops_start(u, t0);
@@ -132,6 +140,8 @@ static void run_turn(struct worker *w)
 
 			if (!u->active)
 				continue;
+			if (u->st == U_BUSY && u->pause_at > 0) /* a learned client time */
+				scenario_go_on(u, t);
 			/* a learned workload's logon comes first: the activity due waits for it */
 			if (u->st == U_IDLE && u->relogon_at <= t)
 				logon_again(w, u);
@@ -157,14 +167,19 @@ static void run_turn(struct worker *w)
 	}
 	t = pv_now();
 	wait = w->wake - t;
-	worker_turn(w, wait <= 0 ? 0 : wait * 1000 >= TURN_MS ? TURN_MS : (int)(wait * 1000) + 1);
+	worker_wait(w, wait <= 0 ? 0 : wait < TURN_MS / 1000.0 ? wait : TURN_MS / 1000.0);
 }
 
 /* One turn of PH_DRAIN: no new scenario; whether none is under way any more. */
 static bool drain_turn(struct worker *w)
 {
-	for (size_t i = 0; i < w->n; i++)
+	double t = pv_now();
+
+	for (size_t i = 0; i < w->n; i++) {
 		scenario_drop(w->users[i]); /* held for a logon again: not to go on now */
+		if (w->users[i]->st == U_BUSY && w->users[i]->pause_at > 0)
+			scenario_go_on(w->users[i], t); /* a learned client time's wait over */
+	}
 	for (size_t i = 0; i < w->n; i++)
 		if (w->users[i]->st == U_BUSY) {
 			worker_turn(w, TURN_MS);

@@ -21,6 +21,9 @@ static const char *const kind_keys[] = {
 	"commands", "weight", "per_user_hour", "requests", "seconds", "counts", NULL};
 static const char *const size_keys[] = {"read", "write", NULL};
 static const char *const again_keys[] = {"median", "users", NULL};
+static const char *const activity_keys[] = {"gap",   "gap_learned", "activities", "within",
+					    "think", "client",	    NULL};
+static const char *const time_keys[] = {"median", "p95", NULL};
 static const char *const dist_keys[] = {"n", "median_up_to", "p95_up_to", "buckets", NULL};
 
 /* A number as learn writes it (%g: 0.25, 136961, 1.2e+06) from lo to hi. */
@@ -293,6 +296,16 @@ int pv_playbook_workload_learned_parse(const char *name, const char *text, size_
 					  "a mapping {median, users}")) ||
 	     (r = number(&sc, s, "users.logons_again_per_hour", "median", 0, 1e9,
 			 &out->relogons_per_user_hour))))
+		goto out;
+	if ((s = pv_playbook_tree_get(root, "activity")) &&
+	    ((r = pv_playbook_schema_keys(&sc, s, "activity", activity_keys,
+					  "a mapping {gap, within, think, client, ...}")) ||
+	     ((s = pv_playbook_tree_get(s, "client")) &&
+	      ((r = pv_playbook_schema_keys(&sc, s, "activity.client", time_keys,
+					    "a mapping {median, p95}")) ||
+	       (r = number(&sc, s, "activity.client", "median", 0, 60, &out->client[0])) ||
+	       (r = number(&sc, s, "activity.client", "p95", out->client[0], 3600,
+			   &out->client[1]))))))
 		goto out;
 	if ((s = pv_playbook_tree_get(root, "sizes"))) {
 		const struct pv_playbook_node *rd = pv_playbook_tree_get(s, "read"),

@@ -70,6 +70,8 @@ struct pv_playbook_workload_scenario {
 /* load.rate's most: scenarios (or learned activities) a user starts an hour, 1,000 a second (a
  * script's rate, as a learned capture of one may have) */
 #define PV_PLAYBOOK_WORKLOAD_RATE_MAX 3600000
+/* a learned client time shorter than this is not waited (a loop's turn takes as long): 100 us */
+#define PV_PLAYBOOK_WORKLOAD_CLIENT_MIN 1e-4
 
 struct pv_playbook_workload_learned_kind {
 	uint8_t step[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS]; /* SMB2 command codes, |
@@ -97,6 +99,11 @@ struct pv_playbook_workload_learned {
 	 * PV_PLAYBOOK_WORKLOAD_LOGONS_MAX); 0 (none learned: no user logged on twice): once a
 	 * step, as the built-in load */
 	double relogons_per_user_hour;
+	/* activity.client: seconds from an answer to the activity's next request, the capture's
+	 * client's own time (median, p95), waited between a replayed activity's requests where
+	 * at least PV_PLAYBOOK_WORKLOAD_CLIENT_MIN; 0: none learned, each request on the last
+	 * one's answer */
+	double client[2];
 };
 
 /* The playbook's load: section (docs/playbook.md), defaults from pv_playbook_workload_defaults. */

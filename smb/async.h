@@ -68,6 +68,8 @@ void pv_smb_loop_free(struct pv_smb_loop *l);
  * are looked at every 50 ms at most: a timeout is seen up to 50 ms late). PV_OK, or PV_EIO
  * when epoll fails. */
 int pv_smb_loop_run(struct pv_smb_loop *l, int timeout_ms);
+/* The same, waiting up to seconds (to the microsecond where the kernel can: epoll_pwait2). */
+int pv_smb_loop_wait(struct pv_smb_loop *l, double seconds);
 /* Connections open or opening. */
 size_t pv_smb_loop_count(const struct pv_smb_loop *l);
 

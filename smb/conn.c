@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The largest answer taken: a READ of PV_SMB_READ_MAX with its headers (none of the others
@@ -414,7 +415,32 @@ static void deadlines(struct pv_smb_conn *c, double t)
 		  c->host, waiting, waiting == 1 ? "" : "s");
 }
 
+/* epoll_wait for up to seconds (negative: without end), to the microsecond: epoll_pwait2 where
+ * the kernel has it (5.11 on), else whole milliseconds, rounded up. */
+static int wait_events(struct pv_smb_loop *l, struct epoll_event *ev, int max, double seconds)
+{
+	static bool no_pwait2;
+	struct timespec ts;
+	int n;
+
+	if (seconds < 0)
+		return epoll_wait(l->ep, ev, max, -1);
+	if (!no_pwait2) {
+		ts.tv_sec = (time_t)seconds;
+		ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+		if ((n = epoll_pwait2(l->ep, ev, max, &ts, NULL)) >= 0 || errno != ENOSYS)
+			return n;
+		no_pwait2 = true;
+	}
+	return epoll_wait(l->ep, ev, max, (int)(seconds * 1000 + 0.999));
+}
+
 int pv_smb_loop_run(struct pv_smb_loop *l, int timeout_ms)
+{
+	return pv_smb_loop_wait(l, timeout_ms < 0 ? -1.0 : timeout_ms / 1000.0);
+}
+
+int pv_smb_loop_wait(struct pv_smb_loop *l, double seconds)
 {
 	struct epoll_event ev[64];
 	int n;
@@ -427,9 +453,9 @@ int pv_smb_loop_run(struct pv_smb_loop *l, int timeout_ms)
 			if (c->is_held && c->st != CS_DEAD)
 				take(c);
 		}
-		timeout_ms = 0;
+		seconds = 0;
 	}
-	n = epoll_wait(l->ep, ev, 64, timeout_ms);
+	n = wait_events(l, ev, 64, seconds);
 
 	if (n < 0 && errno != EINTR)
 		return pv_error(PV_EIO, "epoll_wait: %s", strerror(errno));

@@ -391,7 +391,9 @@ static int c_done(void *arg)
 /* The runs: each kind alone, every kind at its weight, the ops loops, and every kind again with
  * static/ learnt from the fileset's plan (PLAN: the same files known, so the same requests as
  * MIXED's once learnt). */
-enum { MIXED = PV_PLAYBOOK_WORKLOAD_KINDS, OPS_WRITE, OPS_OPEN, PLAN, RUNS };
+/* the runs past the kinds: PLAN is MIXED with the plan taken, CLIENT the learned kinds with a
+ * client time waited between an activity's requests (the same requests as LEARNED's) */
+enum { MIXED = PV_PLAYBOOK_WORKLOAD_KINDS, OPS_WRITE, OPS_OPEN, PLAN, CLIENT, RUNS };
 
 struct want {
 	const char *learn;	/* the requests before go (NULL: not held) */
@@ -404,7 +406,8 @@ static const char *run_name(int k)
 	       : k == MIXED		      ? "mixed"
 	       : k == OPS_WRITE		      ? "ops-write"
 	       : k == OPS_OPEN		      ? "ops-open"
-					      : "mixed, the plan taken";
+	       : k == PLAN		      ? "mixed, the plan taken"
+					      : "learned, a client time waited";
 }
 
 #include "tests/unit/check_engine_want.h"
@@ -509,13 +512,15 @@ static void run(int k, struct caller *c)
 	ck_assert_int_eq(pv_fileset_parse("t", FILESET, strlen(FILESET), &plan), PV_OK);
 	pv_playbook_workload_defaults(&cfg);
 	cfg.rate = 36000; /* 10 scenarios a second per user */
-	if (k < PV_PLAYBOOK_WORKLOAD_KINDS)
+	if (k < PV_PLAYBOOK_WORKLOAD_KINDS || k == CLIENT)
 		for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
-			cfg.kind[j].weight = j == k ? 1 : 0;
+			cfg.kind[j].weight = j == (k == CLIENT ? PV_PLAYBOOK_WORKLOAD_LEARNED : k);
 	for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
 		cfg.kind[j].limit = 100; /* ASan is slow: nothing is over its limit */
-	if (k == PV_PLAYBOOK_WORKLOAD_LEARNED)
+	if (k == PV_PLAYBOOK_WORKLOAD_LEARNED || k == CLIENT)
 		learned(&cfg.learned);
+	if (k == CLIENT) /* 0.05 s after each answer, always (no spread) */
+		cfg.learned.client[0] = cfg.learned.client[1] = 0.05;
 	cfg.late = 100;
 	if (k == PLAN) {
 		o.fileset = FILESET;
@@ -628,11 +633,22 @@ static void record_want(int k)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
+static unsigned lines_in(const char *s)
+{
+	unsigned n = 0;
+
+	while ((s = strchr(s, '\n')))
+		n++, s++;
+	return n;
+}
+
 /* The lines of each user from go on begin with those wanted; the engine counted what the
  * fakes read. */
 static void check(int k, const struct caller *c)
 {
-	const struct want *w = &WANT[k == PLAN ? MIXED : k];
+	const struct want *w = &WANT[k == PLAN	   ? MIXED
+				     : k == CLIENT ? PV_PLAYBOOK_WORKLOAD_LEARNED
+						   : k];
 	const char *learn = k == PLAN ? LEARN_PLAN : w->learn;
 	uint64_t ops = 0, errors = 0, started = 0;
 	char msg[2600];
@@ -645,6 +661,16 @@ static void check(int k, const struct caller *c)
 	}
 	ck_assert_msg(!errors, "%s: %llu scenarios in error", run_name(k),
 		      (unsigned long long)errors);
+	if (k == CLIENT) { /* every activity waited after each of its (3 or more) answers */
+		const struct pv_load_hist *h = &c->sum.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].lat;
+		double lo, hi;
+
+		ck_assert_uint_gt(pv_load_hist_count(h), 0);
+		pv_load_hist_bounds(h, 0, &lo, &hi);
+		ck_assert_msg(hi >= 0.15,
+			      "%s: an activity done in under %.3f s, its 3 waits 0.15 s",
+			      run_name(k), hi);
+	}
 	if (k != OPS_WRITE && k != OPS_OPEN) {
 		ck_assert_msg(started >= 4, "%s: %llu scenarios", run_name(k),
 			      (unsigned long long)started);
@@ -662,8 +688,15 @@ static void check(int k, const struct caller *c)
 				      "%s: the learning: %s", run_name(k),
 				      differ(got, learn, msg, sizeof(msg)));
 		got += recs[i].at_go;
-		ck_assert_msg(strncmp(got, w->run[i], strlen(w->run[i])) == 0, "%s, user %u: %s",
-			      run_name(k), i, differ(got, w->run[i], msg, sizeof(msg)));
+		/* CLIENT's waits leave it fewer requests in its second: those it made are
+		 * LEARNED's first ones, 8 at least */
+		ck_assert_msg(strncmp(got, w->run[i],
+				      k == CLIENT && strlen(got) < strlen(w->run[i])
+					      ? strlen(got)
+					      : strlen(w->run[i])) == 0 &&
+				      (k != CLIENT || lines_in(got) >= 8),
+			      "%s, user %u: %s", run_name(k), i,
+			      differ(got, w->run[i], msg, sizeof(msg)));
 	}
 }
 

@@ -1111,9 +1111,12 @@ START_TEST(proto_learned)
 	c.learned.read[0] = 30;
 	c.learned.write[33] = 1e-9;
 	c.learned.relogons_per_user_hour = 89.25;
+	c.learned.client[0] = 0.00048828125; /* 2^-11, 2^-9: printed as they are */
+	c.learned.client[1] = 0.001953125;
 	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
-	ck_assert(strstr(b.data, "\nlearned 62.5 9.25 5,136,6 1,7.25,1 0\nlearned 0.125 1 16 0 "
-				 "40.5\nlogons 89.25\nsizes read 30,"));
+	ck_assert(strstr(b.data,
+			 "\nlearned 62.5 9.25 5,136,6 1,7.25,1 0\nlearned 0.125 1 16 0 "
+			 "40.5\nlogons 89.25\nclient 0.00048828125 0.001953125\nsizes read 30,"));
 	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
 	memset(&p, 0, sizeof(p));
@@ -1168,6 +1171,11 @@ START_TEST(proto_learned)
 			"logons 0",		    /* none: the line is left out */
 			"logons 36001",		    /* over PV_PLAYBOOK_WORKLOAD_LOGONS_MAX */
 			"logons 5 6",		    /* a word more */
+			"client 0 1",		    /* none: the line is left out */
+			"client 61 61",		    /* over a minute */
+			"client 0.5 0.25",	    /* a p95 under the median */
+			"client 0.5",		    /* a word short */
+			"client 0.5 1 2",	    /* a word more */
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)

@@ -722,7 +722,8 @@ START_TEST(load_section)
 	bad(BASE "load: {rate: 0}\n",
 	    "t.yaml:7:14: 'load.rate' is 0, out of range; expected an integer from 1 to 3600000",
 	    NULL);
-	bad(BASE "load: {rate: 3600001}\n", "t.yaml:7:14: 'load.rate' is 3600001, out of range", NULL);
+	bad(BASE "load: {rate: 3600001}\n", "t.yaml:7:14: 'load.rate' is 3600001, out of range",
+	    NULL);
 	bad(BASE "load: {late: -1}\n",
 	    "t.yaml:7:14: 'load.late' is '-1', not a number; expected a number from 0 to 3600",
 	    NULL);

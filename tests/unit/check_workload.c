@@ -206,6 +206,9 @@ START_TEST(read_back)
 	ck_assert_double_eq_tol(l.per_user_hour, 20, 1e-9);
 	/* the users' logons again an hour (not their logons an hour: those count the first) */
 	ck_assert_double_eq_tol(l.relogons_per_user_hour, c.relogons_per_user_hour, 1e-6);
+	/* activity.client: what a replay waits between an activity's requests */
+	ck_assert_double_eq_tol(l.client[0], 0.0002, 1e-12);
+	ck_assert_double_eq_tol(l.client[1], 0.004, 1e-12);
 	ck_assert_double_eq(l.read[0], 25);
 	ck_assert_double_eq(l.read[12], 50);
 	ck_assert_double_eq(l.read[17], 25);
@@ -289,6 +292,13 @@ START_TEST(read_refusals)
 		"{median: "
 		"-1}}\n",
 		"'users.logons_again_per_hour.median' is '-1'; expected a number from 0 to");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nactivity: {client: {median: 0.5, p95: "
+		"0.1}}\n",
+		"'activity.client.p95' is '0.1'; expected a number from 0.5 to 3600");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nactivity: {client: {median: 61}}\n",
+		"'activity.client.median' is '61'; expected a number from 0 to 60");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nactivity: {clients: {}}\n",
+		"(did you mean 'client'?)");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nusers: {logons_again_per_hour: {mean: "
 		"1}}\n",
 		"(did you mean 'median'?)");
