@@ -202,8 +202,8 @@ int pv_smb_rename(struct pv_smb_conn *c, const uint8_t fid[16], const char *path
 int pv_smb_setinfo(struct pv_smb_conn *c, const uint8_t fid[16], uint8_t info_class,
 		   const void *data, uint32_t len, pv_smb_cb cb, void *arg);
 /* CREATE asking for a lease on the file (a create context "RqLs", v2 from 3.0; a plain CREATE
- * below 2.1): key names the file's lease for this client (every open of the file the same
- * key), state the caching asked (SMB2_LEASE_READ 1, HANDLE 2, WRITE 4). A lease break the
+ * below 2.1): ls->key names the file's lease for this client (every open of the file the same
+ * key), ls->state the caching asked (SMB2_LEASE_READ 1, HANDLE 2, WRITE 4). A lease break the
  * server waits for is acknowledged by the connection itself. */
 struct pv_smb_lease {
 	uint8_t key[16];
