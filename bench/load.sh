@@ -20,7 +20,10 @@
 # Environment: USERS (default 100), SECS (default 60; 0: no (1)), CONNS (default "16 64"; ""
 # for (1) alone), ROUNDS (3), ENCRYPT (default "auto": (2) as the server asks, unencrypted on
 # the lab's base srv; "on", or "auto on" for both), KEEP (set: lab pvbl stays prepared, and a
-# next run finds it so).
+# next run finds it so), PIN (default 1 on 2 CPUs or more: both tools' client processes on CPU
+# 0 and srv's Samba on the others, as a load client and its server are on machines of their
+# own; on one CPU each send hands it to the smbd it wakes, which both tools then pay for; 0:
+# every process anywhere).
 . "$(dirname "$0")/lib.sh"
 
 USERS=${USERS:-100}
@@ -28,6 +31,19 @@ SECS=${SECS:-60}
 CONNS=${CONNS-"16 64"} # "" for (1) alone
 ROUNDS=${ROUNDS:-3}
 ENCRYPT=${ENCRYPT:-auto}
+PIN=${PIN-$(($(nproc) >= 2 ? 1 : 0))}
+NCPU=$(nproc)
+# pin_srv CPUS: every process in srv's namespace (smbd, which forks one a connection: those
+# inherit it) on CPUS
+pin_srv() {
+	local p
+	for p in $(ip netns pids pvlab-srv); do taskset -a -p -c "$1" "$p" >/dev/null 2>&1 || true; done
+}
+ON_CPU=()
+if ((PIN)); then
+	pin_srv "1-$((NCPU - 1))"
+	ON_CPU=(taskset -c 0)
+fi
 "$LAB_SH" status >/dev/null || { echo "bench: the lab is not up (make lab-up)" >&2; exit 1; }
 command -v smbtorture >/dev/null ||
 	{ echo "bench: smbtorture is missing: make deps installs it (package samba-testsuite)" >&2; exit 1; }
@@ -35,9 +51,9 @@ PER=$((USERS > 100 ? USERS : 100)) # users prepared per client
 P=(-p "$PLAYBOOK" --set lab=pvbl --set "users.name_template=bl-{client}-u{n}"
 	--set "users.per_client=$PER" --set "controller.results=$BT/results")
 if [[ -n ${KEEP:-} ]]; then # KEEP=1: the lab stays prepared for the next run (or by hand)
-	trap 'echo "bench: lab pvbl left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2; rm -rf "$BT"' EXIT
+	trap 'pin_srv "0-$((NCPU - 1))"; echo "bench: lab pvbl left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2; rm -rf "$BT"' EXIT
 else
-	trap 'on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT
+	trap 'pin_srv "0-$((NCPU - 1))"; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT
 fi
 on ctl "$PV" "${P[@]}" prepare >"$BT/prepare.out" 2>&1 ||
 	{ echo "bench: prepare failed:" >&2; tail -5 "$BT/prepare.out" >&2; exit 1; }
@@ -69,7 +85,7 @@ t0=$(date +%s%N)
 SH
 run_load() {
 	load_input "$1" "$2" "${5:-auto}" >"$BT/in"
-	on cli1 bash "$BT/load.sh" "$BT/in" "$3" "$PV" load --client cli1 --workgroup LAB \
+	on cli1 "${ON_CPU[@]}" bash "$BT/load.sh" "$BT/in" "$3" "$PV" load --client cli1 --workgroup LAB \
 		--duration "$3" ${4:+--ops "$4"} || { echo "bench: provision load failed" >&2; exit 1; }
 	awk '{ print $1 + $2 }' "$BT/in.time"
 }
@@ -97,8 +113,9 @@ done
 printf 'username = bl-cli1-u1\npassword = %s\ndomain = LAB\n' "$(cat "$LAB/user.pass")" >"$BT/st.auth"
 chmod 600 "$BT/st.auth"
 for enc in $ENCRYPT; do
-	[[ -n $CONNS ]] && printf '\nbench: (2) operations per second, %s connections, %s rounds, encryption %s\n' \
-		"$CONNS" "$ROUNDS" "$([[ $enc == on ]] && echo "on both sides (ours: load.encryption on; smbtorture: --client-protection=encrypt)" || echo "as the server asks (none on the lab's base srv)")"
+	[[ -n $CONNS ]] && printf '\nbench: (2) operations per second, %s connections, %s rounds, encryption %s%s\n' \
+		"$CONNS" "$ROUNDS" "$([[ $enc == on ]] && echo "on both sides (ours: load.encryption on; smbtorture: --client-protection=encrypt)" || echo "as the server asks (none on the lab's base srv)")" \
+		"$( ((PIN)) && echo "; the clients on CPU 0, srv on CPUs 1-$((NCPU - 1)) (PIN)")"
 	for n in $CONNS; do
 		: >"$BT/a" && : >"$BT/b" && : >"$BT/c" && : >"$BT/acpu" && : >"$BT/bcpu"
 		for ((r = 0; r <= ROUNDS; r++)); do # round 0: a warm-up, shown, not counted
@@ -114,7 +131,7 @@ for enc in $ENCRYPT; do
 				b)
 					prot=()
 					[[ $enc == on ]] && prot=(--client-protection=encrypt)
-					on cli1 /usr/bin/time -f '%U %S' -o "$BT/st.time" smbtorture //srvu1/fsroot1 \
+					on cli1 "${ON_CPU[@]}" /usr/bin/time -f '%U %S' -o "$BT/st.time" smbtorture //srvu1/fsroot1 \
 						-A "$BT/st.auth" smb2.bench.path-contention-shared \
 						"${prot[@]}" \
 						--option=torture:nprocs="$n" --option=torture:timelimit=10 \
