@@ -125,12 +125,12 @@ static void run_turn(struct worker *w)
 	double t = pv_now(), wait;
 
 	if (w->e->o->ops_loop) {
-		/* each user goes on from its answers, as fast as it can: the loop polls (waits 0
-		 * ms) and never sleeps. Sleeping until an answer came cost more CPU per operation,
-		 * not less (bench/load.sh, 2026-12-03: 0.51x and 0.49x smbtorture's against 0.46x
-		 * and 0.43x polling, and 26% fewer operations): each sleep is a wakeup, a context
-		 * switch, for about one answer. */
-		worker_turn(w, 0);
+		/* each user goes on from its answers: the loop sleeps until one comes. Polling
+		 * instead (a 0 ms wait) looked cheaper only with the server on the same CPUs, where
+		 * a sleep hands the CPU to the smbd just woken; with the server on a CPU of its own,
+		 * as on machines of their own, the polling burned the client's CPU: 35.6 us a
+		 * request against smbtorture's 17.9 (bench/load.sh PIN, 2026-12-03). */
+		worker_turn(w, TURN_MS);
 		return;
 	}
 	if (t >= w->wake) {
