@@ -123,7 +123,13 @@ print(a["users"] or 0, o["users"] if o else 0, over["all"]["overload_pct"] if ov
 	[[ $ANSWER -ge $min && $OVER -gt $ANSWER && $BOUND -eq 0 && $ANYBOUND -eq 0 ]] ||
 		fail "$id at $cap%: no overload found that is the server's (answer $ANSWER, first over $OVER, client-bound $BOUND, any step client-bound $ANYBOUND)"
 	python3 -c "import sys; assert float(sys.argv[1]) > 1" "$OVERLOAD" ||
-		fail "$id: the step over the answer is not overloaded: $OVERLOAD%"
+		fail "$id: the step over the answer is not overloaded: $OVERLOAD% (what put it over: $(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = d["answer"]["first_over"]
+s = d["steps"][o["step"] - 1] if o else {}
+print("errors %s, not connected %s, clients lost %s, client-bound %s" % (s.get("all", {}).get("errors"),
+      s.get("not_connected"), s.get("clients_lost"), s.get("client_bound")))' "$RES/$id/load.json" 2>&1))"
 }
 
 # every ramp: 10..210 by 20, ended 2 steps over its answer (--over-steps 2), refined to 5 users.
