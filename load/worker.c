@@ -127,8 +127,8 @@ static void run_turn(struct worker *w)
 	if (w->e->o->ops_loop) {
 		/* each user goes on from its answers: the loop sleeps until one comes. Polling
 		 * instead (a 0 ms wait) looked cheaper only with the server on the same CPUs, where
-		 * a sleep hands the CPU to the smbd just woken; with the server on a CPU of its own,
-		 * as on machines of their own, the polling burned the client's CPU: 35.6 us a
+		 * a sleep hands the CPU to the smbd just woken; with the server on a CPU of its
+		 * own, as on machines of their own, the polling burned the client's CPU: 35.6 us a
 		 * request against smbtorture's 17.9 (bench/load.sh PIN, 2026-12-03). */
 		worker_turn(w, TURN_MS);
 		return;

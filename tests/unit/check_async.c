@@ -857,21 +857,33 @@ START_TEST(test_slow_opening)
 }
 END_TEST
 
+/* fl's connection to a fake of its own (speaking dialect, or 0: the fake's default) being
+ * opened alone (no requests after it), in a loop
+ * of its own: the loop. */
+static struct pv_smb_loop *open_alone(struct flow *fl, uint16_t dialect)
+{
+	struct pv_smb_loop *l = NULL;
+	int fd = flow_start(fl, NULL, 0);
+
+	if (dialect) /* else the fake's own */
+		fl->f.dialect = dialect;
+	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
+	fl->open_only = true;
+	flow_open(fl, l, fd, FAKE_PASSWORD, T_OK);
+	return l;
+}
+
 START_TEST(test_other_requests)
 {
 	static struct flow fl;
-	struct pv_smb_loop *l = NULL;
+	struct pv_smb_loop *l;
 	struct flow *one = &fl;
 	struct call *k;
-	int fd = flow_start(&fl, NULL, 0);
 
 	memset(&sec, 0, sizeof(sec));
 	sec.cipher = 2;
 	sec.enc_session = true;
-	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
-	fl.open_only = true;
-	fl.f.dialect = 0x0311;
-	flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
+	l = open_alone(&fl, 0x0311);
 	run_flows(l, &one, 1);
 	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
 	REQ(&fl, "CREATE f", x_opened_a, pv_smb_create, fl.c, "u1/f", PV_SMB_WRITE, PV_SMB_OPEN,
@@ -1017,20 +1029,16 @@ START_TEST(test_durable)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		static struct flow fl;
-		struct pv_smb_loop *l = NULL;
+		struct pv_smb_loop *l;
 		struct flow *one = &fl;
 		struct call *k;
-		int fd = flow_start(&fl, NULL, 0);
 
 		memset(&sec, 0, sizeof(sec));
 		durable_as = durable_ls;
 		if (!cases[i].guid)
 			memset(durable_as.guid, 0, 16);
-		fl.f.dialect = cases[i].dialect;
-		fl.f.grant_durable = cases[i].grant;
-		ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
-		fl.open_only = true;
-		flow_open(&fl, l, fd, FAKE_PASSWORD, T_OK);
+		l = open_alone(&fl, cases[i].dialect);
+		fl.f.grant_durable = cases[i].grant; /* read at a CREATE, after the logon */
 		run_flows(l, &one, 1);
 		ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
 		ck_assert_ptr_nonnull(fake_mknode(&fl.f, "u1/f", false, 10));
@@ -1582,25 +1590,12 @@ START_TEST(test_validate_negotiate)
 }
 END_TEST
 
-/* fl's connection to a fake of its own being opened alone (no requests after it), in a loop
- * of its own: the loop. */
-static struct pv_smb_loop *open_alone(struct flow *fl)
-{
-	struct pv_smb_loop *l = NULL;
-	int fd = flow_start(fl, NULL, 0);
-
-	ck_assert_int_eq(pv_smb_loop_new(&l), PV_OK);
-	fl->open_only = true;
-	flow_open(fl, l, fd, FAKE_PASSWORD, T_OK);
-	return l;
-}
-
 /* A request on a connection that is not usable is refused at once, its callback never
  * called; closing a connection completes what is pending, with "closed". */
 START_TEST(test_refused_and_closed)
 {
 	static struct flow fl;
-	struct pv_smb_loop *l = open_alone(&fl);
+	struct pv_smb_loop *l = open_alone(&fl, 0);
 	struct flow *one = &fl;
 	struct call *k;
 
@@ -1632,7 +1627,7 @@ START_TEST(test_refused_and_closed)
 
 	/* the server gone before a request is made: the send fails in pv_smb_read, and the
 	 * callback still comes from the loop (on_call checks), with the close */
-	l = open_alone(&fl);
+	l = open_alone(&fl, 0);
 	run_flows(l, &one, 1);
 	ck_assert_msg(fl.ready.code == PV_OK, "%s", fl.ready.msg);
 	shutdown(fl.f.fd, SHUT_RDWR);
@@ -1669,7 +1664,7 @@ static void lr_opened(struct call *k, const struct pv_smb_done *d)
 START_TEST(test_large_reads)
 {
 	static struct flow fl;
-	struct pv_smb_loop *l = open_alone(&fl);
+	struct pv_smb_loop *l = open_alone(&fl, 0);
 	struct flow *one = &fl;
 	struct call *k;
 
