@@ -858,8 +858,7 @@ START_TEST(test_slow_opening)
 END_TEST
 
 /* fl's connection to a fake of its own (speaking dialect, or 0: the fake's default) being
- * opened alone (no requests after it), in a loop
- * of its own: the loop. */
+ * opened alone (no requests after it), in a loop of its own: the loop. */
 static struct pv_smb_loop *open_alone(struct flow *fl, uint16_t dialect)
 {
 	struct pv_smb_loop *l = NULL;
