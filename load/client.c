@@ -249,12 +249,11 @@ void client_open_lease(struct user *u, bool second, const char *path, uint32_t a
 		       uint32_t disp, uint32_t opts, uint32_t lease, step_fn next)
 {
 	struct pv_smb_lease *ls = &u->dh[second];
-	uint64_t run = pv_hash_fnv64(PV_HASH_FNV64_INIT, u->e->run, strlen(u->e->run));
 	uint32_t who = (uint32_t)u->index, seq = ++u->dh_seq;
 
 	lease_key(path, ls->key);
 	ls->state = lease;
-	memcpy(ls->guid, &run, 8);
+	memcpy(ls->guid, &u->e->run_id, 8);
 	memcpy(ls->guid + 8, &who, 4);
 	memcpy(ls->guid + 12, &seq, 4);
 	snprintf(u->dh_path[second], sizeof(u->dh_path[second]), "%s", path);

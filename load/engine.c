@@ -11,6 +11,7 @@
 #include "fileset/fileset.h"
 #include "krb/krb.h"
 #include "util/err.h"
+#include "util/hash.h"
 #include "util/progress.h"
 
 #include <math.h>
@@ -103,6 +104,7 @@ static int engine_new(const struct pv_load_opts *o, struct engine **out)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(e->run, sizeof(e->run), "%lx%04lx", (long)ts.tv_sec,
 		 (long)(ts.tv_nsec / 100000) & 0xffff);
+	e->run_id = pv_hash_fnv64(PV_HASH_FNV64_INIT, e->run, strlen(e->run));
 	/* what writes write: bytes that do not compress, the same on every run */
 	fill.s[0] = 0x9e3779b97f4a7c15ull;
 	fill.s[1] = 0xbf58476d1ce4e5b9ull;

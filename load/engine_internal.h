@@ -165,9 +165,10 @@ struct engine {
 	pthread_cond_t cond;
 	enum phase phase; /* under lock, with gen: what the workers are to do */
 	unsigned gen;
-	double t0;     /* PH_RUN: when the schedules start */
-	size_t step_n; /* PH_LOGON: the step's users, the first of e->users */
-	char run[24];  /* in the names of what this run makes: another run's never collide */
+	double t0;	 /* PH_RUN: when the schedules start */
+	size_t step_n;	 /* PH_LOGON: the step's users, the first of e->users */
+	char run[24];	 /* in the names of what this run makes: another run's never collide */
+	uint64_t run_id; /* ... hashed, in the GUIDs it makes (a user's ClientGuid, a CreateGuid) */
 	uint8_t data[IO_CHUNK];
 };
 

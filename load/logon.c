@@ -6,7 +6,6 @@
 
 #include "krb/krb.h"
 #include "util/err.h"
-#include "util/hash.h"
 #include "util/log.h"
 #include "util/progress.h"
 
@@ -297,11 +296,10 @@ static int open_user(struct worker *w, struct user *u)
 				      NULL,	     encrypt(o->cfg)};
 	/* one ClientGuid for the user's every connection (the run's name, the user), which a
 	 * durable open's claim again needs; the session a broken connection had */
-	uint64_t run = pv_hash_fnv64(PV_HASH_FNV64_INIT, w->e->run, strlen(w->e->run));
 	uint64_t who = (uint64_t)u->index ^ 0x434c4e5400000000ull; /* "CLNT" */
 	uint8_t guid[16];
 
-	memcpy(guid, &run, 8);
+	memcpy(guid, &w->e->run_id, 8);
 	memcpy(guid + 8, &who, 8);
 	so.client_guid = guid;
 	so.prev_session = u->relog && !u->relogon ? u->prev_sid : 0;
