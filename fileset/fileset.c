@@ -436,7 +436,7 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 	static const char *const contents[] = {"shared", "unique", NULL}; /* enum's order */
 	struct parser p;
 	struct pv_playbook_node *root = NULL;
-	const struct pv_playbook_node *v, *parts;
+	const struct pv_playbook_node *v, *parts, *top;
 	unsigned long seed = 1;
 	bool any = false;
 	const char *s;
@@ -451,15 +451,29 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if (root->kind != PV_PLAYBOOK_NODE_MAPPING) {
+	top = root;
+	/* a learned workload (provision learn -o): its fileset: section */
+	if (root->kind == PV_PLAYBOOK_NODE_MAPPING && pv_playbook_tree_get(root, "kinds")) {
+		if (!(top = pv_playbook_tree_get(root, "fileset"))) {
+			r = pv_playbook_schema_fail(
+				&p.sc, root,
+				"this learned workload has no fileset: (the capture's answers "
+				"showed "
+				"no file in a user's home); name a fileset such as "
+				"playbooks/filesets/small.yaml in server.fileset");
+			goto out;
+		}
+		p.sc.doc = "the learned workload's fileset";
+	}
+	if (top->kind != PV_PLAYBOOK_NODE_MAPPING) {
 		r = pv_playbook_schema_fail(
-			&p.sc, root,
+			&p.sc, top,
 			"a fileset is a mapping; expected name, seed, content and parts");
 		goto out;
 	}
-	if ((r = pv_playbook_schema_keys(&p.sc, root, "", top_keys, NULL)) != PV_OK)
+	if ((r = pv_playbook_schema_keys(&p.sc, top, "", top_keys, NULL)) != PV_OK)
 		goto out;
-	if ((v = pv_playbook_tree_get(root, "name"))) {
+	if ((v = pv_playbook_tree_get(top, "name"))) {
 		if ((r = pv_playbook_schema_text_at(&p.sc, v, "name", "a short name", &s)) != PV_OK)
 			goto out;
 		p.fs->name = strdup(s);
@@ -472,11 +486,11 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 		r = pv_error(PV_EIO, "out of memory");
 		goto out;
 	}
-	if ((v = pv_playbook_tree_get(root, "seed")) &&
+	if ((v = pv_playbook_tree_get(top, "seed")) &&
 	    (r = whole(&p, v, "seed", 0, 4294967295UL, &seed)) != PV_OK)
 		goto out;
 	p.fs->seed = mix((uint64_t)seed);
-	if ((v = pv_playbook_tree_get(root, "content"))) {
+	if ((v = pv_playbook_tree_get(top, "content"))) {
 		if ((r = pv_playbook_schema_enum_at(
 			     &p.sc, v, "content", contents,
 			     "shared (the same bytes for every user) or unique "
@@ -485,9 +499,9 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 			goto out;
 		p.fs->content = (enum pv_fileset_content)content;
 	}
-	parts = pv_playbook_tree_get(root, "parts");
+	parts = pv_playbook_tree_get(top, "parts");
 	if (!parts || parts->kind != PV_PLAYBOOK_NODE_MAPPING) {
-		r = pv_playbook_schema_fail(&p.sc, parts ? parts : root,
+		r = pv_playbook_schema_fail(&p.sc, parts ? parts : top,
 					    "%s; expected a mapping with static, new and/or "
 					    "volatile",
 					    parts ? "'parts' is not a mapping" : "no 'parts'");

@@ -40,8 +40,13 @@ struct conn {
 	struct pv_learn_table pend;	/* requests awaiting their answer: message id -> command */
 	struct pv_learn_table files;	/* files open: file id (folded) -> when, the user */
 	struct pv_learn_table sessions; /* session id -> its user's place */
-	char logon[80];			/* the account of the NTLM logon under way ("" none) */
-	uint64_t last_create;		/* the message id of the last CREATE asked */
+	/* the namespace: tree id -> its share's node + 1; a TREE_CONNECT's, a CREATE's and a
+	 * QUERY_DIRECTORY's message id -> the node it names + 1 (t: a listing's class); the
+	 * node of the last CREATE asked (a compound's requests after it work on it) */
+	struct pv_learn_table trees, named;
+	long last_node;
+	char logon[80];	      /* the account of the NTLM logon under way ("" none) */
+	uint64_t last_create; /* the message id of the last CREATE asked */
 	bool fin_cli, fin_srv;
 };
 
@@ -56,6 +61,7 @@ struct pv_learn {
 	double now;	 /* the time of the frame being read */
 	double gap;	 /* the activity gap set, 0: learned */
 	bool keep_names; /* users by their names, not hashes */
+	struct pv_learn_ns ns;
 };
 
 /* ---- messages ---- */
@@ -150,6 +156,107 @@ static void activity_end(struct pv_learn_counts *c, struct pv_learn_user *us)
 	us->cur_requests = 0;
 }
 
+/* ---- the namespace ---- */
+
+/* The message mid names node (-1: none): kept for its answer, with a listing's class. */
+static void named(struct conn *cn, uint64_t mid, long node, uint8_t info_class)
+{
+	if (node >= 0 && !pv_learn_table_put(&cn->named, mid, info_class, (uint32_t)node + 1))
+		cn->l->c->untracked++;
+}
+
+/* The node the answer to mid names, -1 none (*info_class: a listing's). */
+static long named_take(struct conn *cn, uint64_t mid, uint8_t *info_class)
+{
+	struct pv_learn_table_entry e;
+
+	if (!pv_learn_table_take(&cn->named, mid, &e) || !e.v)
+		return -1;
+	if (info_class)
+		*info_class = (uint8_t)e.t;
+	return (long)e.v - 1;
+}
+
+/* The share of a tree: the one its TREE_CONNECT named, else (the connect not captured) one of
+ * its own, by connection and tree id. */
+static long share_of(struct conn *cn, uint32_t tree)
+{
+	struct pv_learn_table_entry *e = pv_learn_table_get(&cn->trees, tree);
+	uint64_t tag;
+	long s;
+
+	if (e)
+		return (long)e->v - 1;
+	tag = pv_hash_fnv64(pv_hash_fnv64(PV_HASH_FNV64_INIT, cn->key, sizeof(cn->key)), &tree,
+			    sizeof(tree));
+	if ((s = pv_learn_ns_share(&cn->l->ns, NULL, 0, tag)) >= 0)
+		pv_learn_table_put(&cn->trees, tree, 0, (uint32_t)s + 1);
+	return s;
+}
+
+/* The node of the file a request works on: the one its file id was opened as, or a compound's
+ * CREATE before it. */
+static long node_of(struct conn *cn, const struct pv_smb_trace_msg *m)
+{
+	struct pv_learn_table_entry *e;
+
+	if (!m->has_fid)
+		return -1;
+	if (m->fid_related)
+		return m->related ? cn->last_node : -1;
+	e = pv_learn_table_get(&cn->files, fid_key(m->fid));
+	return e && e->v ? (long)e->v - 1 : -1;
+}
+
+struct listing {
+	struct pv_learn_ns *ns;
+	long dir;
+};
+
+static void listed(void *arg, const uint8_t *name, size_t namelen, uint32_t attrs, uint64_t eof)
+{
+	struct listing *li = arg;
+
+	/* "." and ".." are the folder and its parent, not what it holds */
+	if ((namelen == 2 && name[0] == '.' && !name[1]) ||
+	    (namelen == 4 && name[0] == '.' && !name[1] && name[2] == '.' && !name[3]))
+		return;
+	pv_learn_ns_seen(li->ns, pv_learn_ns_path(li->ns, li->dir, name, namelen),
+			 attrs & 0x10 /* FILE_ATTRIBUTE_DIRECTORY */, eof, false);
+}
+
+/* A final answer's news of the namespace: a tree's share, what a CREATE opened (and the
+ * user's home), what a listing holds. */
+static void ns_answer(struct conn *cn, const struct pv_smb_trace_msg *m, long u)
+{
+	struct pv_learn_ns *ns = &cn->l->ns;
+	uint8_t cls = 0;
+	long n;
+
+	if (m->cmd != 3 && m->cmd != 5 && m->cmd != 14)
+		return;
+	n = named_take(cn, m->mid, &cls);
+	if (n < 0 || m->status != 0)
+		return;
+	if (m->cmd == 3) {
+		pv_learn_table_put(&cn->trees, m->tree, 0, (uint32_t)n + 1);
+	} else if (m->cmd == 5 && m->has_attrs) {
+		struct pv_learn_user *us = u >= 0 ? &cn->l->c->users.u[u] : NULL;
+
+		/* FILE_CREATED: not there before the capture's CREATE */
+		pv_learn_ns_seen(ns, n, m->attrs & 0x10, m->eof, m->action == 2);
+		if (us && !(ns->n[n].flags & PV_LEARN_NS_DIR)) {
+			long h = pv_learn_ns_home(ns, us->home ? (long)us->home - 1 : -1, n);
+
+			us->home = h >= 0 ? (uint32_t)h + 1 : us->home;
+		}
+	} else if (m->cmd == 14 && m->out) {
+		struct listing li = {ns, n};
+
+		pv_smb_trace_dir(m->out, m->outlen, cls, listed, &li);
+	}
+}
+
 static void ioctl_count(struct pv_learn_counts *c, uint32_t ctl)
 {
 	for (size_t i = 0; i < PV_LEARN_IOCTLS; i++)
@@ -174,10 +281,21 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 						 sizeof(cn->logon)) < 0)
 			cn->logon[0] = '\0';
 		break;
+	case 3: /* TREE_CONNECT: its share, for its answer's tree id */
+		if (m->name)
+			named(cn, m->mid, pv_learn_ns_share(&cn->l->ns, m->name, m->namelen, 0), 0);
+		break;
 	case 5: /* CREATE */
 		cn->last_create = m->mid;
 		if (m->disposition < 6)
 			c->disposition[m->disposition]++;
+		cn->last_node = m->name ? pv_learn_ns_path(&cn->l->ns, share_of(cn, m->tree),
+							   m->name, m->namelen)
+					: -1;
+		named(cn, m->mid, cn->last_node, 0);
+		break;
+	case 14: /* QUERY_DIRECTORY: the folder listed, for its answer */
+		named(cn, m->mid, node_of(cn, m), m->info_class);
 		break;
 	case 11: /* IOCTL: by its control code */
 		ioctl_count(c, m->ctl);
@@ -205,6 +323,10 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 	case 9: /* WRITE */
 		c->written += m->length;
 		pv_learn_sizes_add(&c->write_sizes, m->length);
+		pv_learn_ns_written(&cn->l->ns, node_of(cn, m));
+		break;
+	case 17: /* SET_INFO: the file changed in place too */
+		pv_learn_ns_written(&cn->l->ns, node_of(cn, m));
 		break;
 	default:
 		break;
@@ -316,10 +438,23 @@ static void message(void *arg, const struct pv_smb_trace_msg *m)
 			if (u >= 0 && m->mid == cn->last_create && !m->related)
 				pv_learn_kind_shape_refused(&c->users.u[u].cur);
 		}
-		/* the file opened, to time it until its CLOSE (unless its compound closed it) */
-		if (m->cmd == 5 && m->has_fid && !(asked && (e.v & CLOSED_IN_COMPOUND)) &&
-		    !pv_learn_table_put(&cn->files, fid_key(m->fid), cn->l->now, 0))
-			c->untracked++;
+		/* the file opened, to time it until its CLOSE (unless its compound closed it), and
+		 * its node, for what is done with it */
+		{
+			long node = -1;
+
+			if (m->cmd == 5 || m->cmd == 3 || m->cmd == 14) {
+				struct pv_learn_table_entry *ne =
+					pv_learn_table_get(&cn->named, m->mid);
+
+				node = ne && ne->v ? (long)ne->v - 1 : -1;
+				ns_answer(cn, m, m->session ? user_of(cn, m->session) : -1);
+			}
+			if (m->cmd == 5 && m->has_fid && !(asked && (e.v & CLOSED_IN_COMPOUND)) &&
+			    !pv_learn_table_put(&cn->files, fid_key(m->fid), cn->l->now,
+						(uint32_t)(node + 1)))
+				c->untracked++;
+		}
 	}
 }
 
@@ -516,6 +651,8 @@ static void conn_end(struct pv_learn *l, struct conn *c)
 	pv_learn_table_release(&c->pend);
 	pv_learn_table_release(&c->files);
 	pv_learn_table_release(&c->sessions);
+	pv_learn_table_release(&c->trees);
+	pv_learn_table_release(&c->named);
 	free(c);
 	l->nconns--;
 }
@@ -571,6 +708,9 @@ static struct conn *conn_of(struct pv_learn *l, const uint8_t key[36], bool syn)
 	pv_learn_table_init(&c->pend, PV_LEARN_PENDING_MAX);
 	pv_learn_table_init(&c->files, PV_LEARN_PENDING_MAX);
 	pv_learn_table_init(&c->sessions, PV_LEARN_PENDING_MAX);
+	pv_learn_table_init(&c->trees, PV_LEARN_PENDING_MAX);
+	pv_learn_table_init(&c->named, PV_LEARN_PENDING_MAX);
+	c->last_node = -1;
 	c->next = l->bucket[b];
 	l->bucket[b] = c;
 	l->nconns++;
@@ -592,6 +732,7 @@ struct pv_learn *pv_learn_begin(const struct pv_learn_opts *o, int link, struct 
 	l->keep_names = o && o->keep_names;
 	l->port = o && o->port ? o->port : 445;
 	l->link = link;
+	pv_learn_ns_init(&l->ns);
 	return l;
 }
 
@@ -766,6 +907,23 @@ static void summarize(struct pv_learn *l)
 	free(v);
 }
 
+/* At the end: the shape of a home, over the users' homes. */
+static void namespace_shape(struct pv_learn *l)
+{
+	struct pv_learn_counts *c = l->c;
+	long *homes = c->users.n ? malloc(c->users.n * sizeof(*homes)) : NULL;
+	size_t n = 0;
+
+	c->ns_nodes = l->ns.count;
+	c->ns_refused = l->ns.refused;
+	for (size_t i = 0; homes && i < c->users.n; i++)
+		if (c->users.u[i].home)
+			homes[n++] = (long)c->users.u[i].home - 1;
+	if (pv_learn_ns_shape(&l->ns, homes, n, &c->shape) < 0)
+		memset(&c->shape, 0, sizeof(c->shape));
+	free(homes);
+}
+
 void pv_learn_end(struct pv_learn *l)
 {
 	if (!l)
@@ -783,6 +941,8 @@ void pv_learn_end(struct pv_learn *l)
 		l->c->has_kinds = true;
 	}
 	summarize(l);
+	namespace_shape(l);
+	pv_learn_ns_release(&l->ns);
 	free(l);
 }
 

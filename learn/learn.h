@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "learn/hist.h"
+#include "learn/namespace.h"
 #include "learn/user.h"
 #include "smb/trace.h"
 
@@ -104,6 +105,10 @@ struct pv_learn_counts {
 	 * second pass over the file once the gap is learned (pv_learn_read) */
 	struct pv_learn_kinds kinds;
 	bool has_kinds;
+	/* the namespace (learn/namespace.h): the folders and files the answers showed, those
+	 * not followed (past its bound), and the shape of a user's home in it */
+	uint64_t ns_nodes, ns_refused;
+	struct pv_learn_ns_shape shape;
 };
 
 /* What pv_learn_read or pv_learn_begin put in c, released (c's counts stay). */

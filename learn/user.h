@@ -38,6 +38,8 @@ struct pv_learn_user {
 	 * from an answer to its next request, when it waited for nothing else */
 	uint32_t waiting;
 	double answered;
+	/* its home in the namespace (learn/namespace.h): the node's place + 1, 0 none yet */
+	uint32_t home;
 };
 
 /* A user idle this long ends its activity even with files open (a folder watched all day). */

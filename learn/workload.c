@@ -4,8 +4,87 @@
 #include "learn/kind.h"
 #include "util/err.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* a fileset's bounds (fileset/fileset.h, above learn/): bytes a file, entries a user */
+#define PV_LEARN_FILESET_FILE_MAX (1ULL << 32)
+#define PV_LEARN_FILESET_ENTRIES  1000000ULL
+
+/* A fileset's sizes (docs/fileset.md) from sizes by powers of two: each bucket a range,
+ * weighed by its share (in hundredths of a point, 1 at least). */
+static void fileset_sizes(struct pv_buf *b, const struct pv_learn_sizes *s)
+{
+	pv_buf_addstr(b, "      sizes: # by powers of two, as the files seen\n");
+	for (unsigned k = 0; k < PV_LEARN_SIZES_BINS; k++) {
+		unsigned long long lo = k ? 1ULL << (k - 1) : 0, hi = k ? (1ULL << k) - 1 : 0;
+		double share = s->n ? 100.0 * (double)s->b[k] / (double)s->n : 0;
+		long w = lround(share * 100);
+
+		if (!s->b[k])
+			continue;
+		if (lo > PV_LEARN_FILESET_FILE_MAX)
+			lo = PV_LEARN_FILESET_FILE_MAX;
+		if (hi > PV_LEARN_FILESET_FILE_MAX)
+			hi = PV_LEARN_FILESET_FILE_MAX;
+		if (lo == hi)
+			pv_buf_addf(b, "        - {size: %llu, weight: %ld} # %.2f%%\n", lo,
+				    w < 1 ? 1 : w, share);
+		else
+			pv_buf_addf(b, "        - {size: [%llu, %llu], weight: %ld} # %.2f%%\n", lo,
+				    hi, w < 1 ? 1 : w, share);
+	}
+}
+
+/* The namespace the answers showed, as the fileset of a user's home that `prepare` builds. */
+static void fileset(struct pv_buf *b, const struct pv_learn_counts *c)
+{
+	const struct pv_learn_ns_shape *sh = &c->shape;
+	unsigned long long files = sh->files_per, prod = 1;
+
+	if (!sh->files) {
+		pv_buf_addf(
+			b,
+			"# fileset: none: the capture's answers showed no file in a user's home "
+			"(%llu folders and files seen); the playbook's server.fileset is "
+			"built\n",
+			(unsigned long long)c->ns_nodes);
+		return;
+	}
+	pv_buf_addf(b,
+		    "fileset: # the namespace the capture's CREATE and QUERY_DIRECTORY answers "
+		    "showed, as a user's home: the median of %zu homes (%llu files and %llu "
+		    "folders seen in them, not those the capture made%s); `prepare` builds it in "
+		    "every user's home unless the playbook names another server.fileset\n"
+		    "  name: learned\n  seed: 1\n  parts:\n"
+		    "    static: # a home as the capture showed it: %.6g files, to read and list\n",
+		    sh->homes, (unsigned long long)sh->files, (unsigned long long)sh->folders,
+		    c->ns_refused ? "; the namespace was larger than learn follows" : "",
+		    sh->files_median);
+	if (sh->levels) {
+		pv_buf_addstr(b, "      folders: [");
+		for (unsigned l = 0; l < sh->levels; l++) {
+			unsigned f = sh->per[l] > 1000 ? 1000 : sh->per[l];
+
+			pv_buf_addf(b, "%s%u", l ? ", " : "", f);
+			prod *= f;
+		}
+		pv_buf_addstr(b, "]\n");
+	}
+	/* a fileset holds at most PV_LEARN_FILESET_ENTRIES entries */
+	if (prod * (files + 1) > PV_LEARN_FILESET_ENTRIES)
+		files = PV_LEARN_FILESET_ENTRIES / prod > 1 ? PV_LEARN_FILESET_ENTRIES / prod - 1
+							    : 0;
+	pv_buf_addf(b, "      files: %llu # in each folder of the last level\n", files);
+	fileset_sizes(b, &sh->sizes);
+	pv_buf_addf(b,
+		    "    volatile: # files written in place: %u a home (the median), 1 at "
+		    "least\n      files: %u\n",
+		    sh->written, sh->written ? sh->written : 1);
+	fileset_sizes(b, sh->written_sizes.n ? &sh->written_sizes : &sh->sizes);
+	pv_buf_addstr(b, "    new: # where the replay makes files of its own\n");
+}
 
 uint64_t pv_learn_requests(const struct pv_learn_counts *c)
 {
@@ -180,6 +259,7 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 	pv_buf_addf(out, "files:\n  still_open: %llu # when the capture ended\n",
 		    (unsigned long long)c->still_open);
 	times(out, "open_seconds", &c->open_times, " # CREATE's answer to the CLOSE");
+	fileset(out, c);
 	if (pv_buf_failed(out))
 		return pv_error(PV_EIO, "out of memory while writing the learned workload");
 	return PV_OK;

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const top_keys[] = {"source", "users", "activity", "kinds", "other_kinds",
-				       "mix",	 "sizes", "files",    NULL};
+static const char *const top_keys[] = {"source", "users", "activity", "kinds",	 "other_kinds",
+				       "mix",	 "sizes", "files",    "fileset", NULL};
 static const char *const kind_keys[] = {
 	"commands", "weight", "per_user_hour", "requests", "seconds", "counts", NULL};
 static const char *const size_keys[] = {"read", "write", NULL};
@@ -290,6 +290,8 @@ int pv_playbook_workload_learned_parse(const char *name, const char *text, size_
 	}
 	if ((r = kinds(&sc, k, out)))
 		goto out;
+	/* its fileset is read as a fileset's (fileset/), where server.fileset names this file */
+	out->fileset = pv_playbook_tree_get(root, "fileset") != NULL;
 	if ((s = pv_playbook_tree_get(root, "users")) &&
 	    (s = pv_playbook_tree_get(s, "logons_again_per_hour")) &&
 	    ((r = pv_playbook_schema_keys(&sc, s, "users.logons_again_per_hour", again_keys,

@@ -237,6 +237,10 @@ static int parse_workload(struct ctx *c, const struct pv_playbook_node *m)
 				       "-o FILE`)");
 	}
 	free(text);
+	/* the learned namespace is the tree `prepare` builds, unless the playbook names another */
+	if (l->learned.fileset && !c->pb->server.fileset &&
+	    !(c->pb->server.fileset = strdup(c->pb->workload)))
+		return pv_playbook_schema_oom();
 	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
 		l->kind[k].weight = k == PV_PLAYBOOK_WORKLOAD_LEARNED;
 	if (!pv_playbook_tree_get(m, "rate")) {

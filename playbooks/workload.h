@@ -104,6 +104,9 @@ struct pv_playbook_workload_learned {
 	 * at least PV_PLAYBOOK_WORKLOAD_CLIENT_MIN; 0: none learned, each request on the last
 	 * one's answer */
 	double client[2];
+	/* it has a fileset: (the namespace learned, a user's home): server.fileset when the
+	 * playbook names none */
+	bool fileset;
 };
 
 /* The playbook's load: section (docs/playbook.md), defaults from pv_playbook_workload_defaults. */

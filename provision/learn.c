@@ -143,6 +143,26 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 		text_check(o);
 }
 
+/* The namespace the answers showed: the homes, and the shape of one (the fileset -o writes) */
+static void text_namespace(const struct pv_learn_counts *c)
+{
+	const struct pv_learn_ns_shape *sh = &c->shape;
+
+	if (!sh->files) {
+		printf("learn: the namespace: no file seen in a user's home (%llu folders and files "
+		       "seen)\n",
+		       (unsigned long long)c->ns_nodes);
+		return;
+	}
+	printf("learn: the namespace: %zu homes, %llu files and %llu folders seen in them; a "
+	       "home: ",
+	       sh->homes, (unsigned long long)sh->files, (unsigned long long)sh->folders);
+	for (unsigned l = 0; l < sh->levels; l++)
+		printf("%u folders of ", sh->per[l]);
+	printf("%u files (%g, the median)%s\n", sh->files_per, sh->files_median,
+	       c->ns_refused ? "; larger than learn follows, the rest not read" : "");
+}
+
 /* A time as it reads best: "340 us", "2.1 ms", "1.30 s" */
 static const char *dur(double s, char *b, size_t n)
 {
@@ -266,6 +286,7 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 		       dur(pv_learn_hist_quantile(&c->open_times, 0.5), a, sizeof(a)),
 		       dur(pv_learn_hist_quantile(&c->open_times, 0.95), b, sizeof(b)),
 		       (unsigned long long)c->open_times.n);
+	text_namespace(c);
 }
 
 static void cmds(struct pv_json *o, const char *key, const uint64_t *v)
@@ -395,6 +416,23 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	o = hist_json(&c->open_times);
 	INT(o, "still_open", c->still_open);
 	pv_json_set(j, "open_times", o);
+	o = pv_json_object();
+	INT(o, "seen", c->ns_nodes);
+	INT(o, "not_followed", c->ns_refused);
+	INT(o, "homes", c->shape.homes);
+	INT(o, "files", c->shape.files);
+	INT(o, "folders", c->shape.folders);
+	pv_json_real(o, "home_files_median", c->shape.files_median);
+	{
+		struct pv_json *per = pv_json_array();
+
+		for (unsigned l = 0; l < c->shape.levels; l++)
+			pv_json_append_int(per, c->shape.per[l]);
+		pv_json_set(o, "folders_per_level", per);
+	}
+	INT(o, "files_per_folder", c->shape.files_per);
+	INT(o, "written_in_place", c->shape.written);
+	pv_json_set(j, "namespace", o);
 }
 
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *j)

@@ -63,19 +63,44 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 		if (m->cmd == SMB2_CREATE && m->status == ST_OK) {
 			const uint8_t *f;
 
+			smb2_rd_seek(&r, 4);
+			m->action = smb2_rd_u32(&r);
+			smb2_rd_seek(&r, 48);
+			m->eof = smb2_rd_u64(&r);
+			m->attrs = smb2_rd_u32(&r);
+			m->has_attrs = !r.bad;
 			smb2_rd_seek(&r, 64);
 			if ((f = smb2_rd_bytes(&r, 16))) {
 				memcpy(m->fid, f, 16);
 				m->has_fid = true;
 			}
 		}
+		if (m->cmd == SMB2_QUERY_DIRECTORY && m->status == ST_OK) {
+			struct smb2_rd ob;
+			uint16_t off;
+			uint32_t olen;
+
+			smb2_rd_seek(&r, 2);
+			off = smb2_rd_u16(&r);
+			olen = smb2_rd_u32(&r);
+			/* a buffer kept in part is read up to the cut */
+			if (!r.bad && off >= SMB2_HDR && off < hdr->len) {
+				size_t have = hdr->len - off < olen ? hdr->len - off : olen;
+
+				if (smb2_rd_span(hdr, off, have, "the listing", &ob) == 0) {
+					m->out = ob.p;
+					m->outlen = ob.len;
+				}
+			}
+		}
 		m->body_cut = r.bad;
 		return;
 	}
-	if (m->cmd == SMB2_CLOSE) {
+	if (m->cmd == SMB2_CLOSE || m->cmd == SMB2_QUERY_DIRECTORY || m->cmd == SMB2_WRITE ||
+	    m->cmd == SMB2_SET_INFO) {
 		const uint8_t *f;
 
-		smb2_rd_seek(&r, 8);
+		smb2_rd_seek(&r, m->cmd == SMB2_WRITE || m->cmd == SMB2_SET_INFO ? 16 : 8);
 		if ((f = smb2_rd_bytes(&r, 16))) {
 			memcpy(m->fid, f, 16);
 			m->has_fid = true;
@@ -84,9 +109,34 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 	}
 	switch (m->cmd) {
 	case SMB2_CREATE:
-		smb2_rd_seek(&r, 36);
-		m->disposition = smb2_rd_u32(&r);
+	case SMB2_TREE_CONNECT: {
+		struct smb2_rd n, nb;
+		uint16_t off, len;
+
+		if (m->cmd == SMB2_CREATE) {
+			smb2_rd_seek(&r, 36);
+			m->disposition = smb2_rd_u32(&r);
+		}
+		/* the options and the name on a reader of their own: not all kept, they are
+		 * left out (0, NULL), the disposition kept */
+		n = r;
+		if (m->cmd == SMB2_CREATE)
+			m->create_options = smb2_rd_u32(&n);
+		else
+			smb2_rd_seek(&n, 4);
+		off = smb2_rd_u16(&n);
+		len = smb2_rd_u16(&n);
+		/* the name counts from the header */
+		if (!n.bad && off >= SMB2_HDR && !(len & 1) &&
+		    smb2_rd_span(hdr, off, len, "the name", &nb) == 0) {
+			m->name = nb.p;
+			m->namelen = nb.len;
+		}
+		if (n.bad)
+			m->create_options = 0;
+		m->body_cut = n.bad || (!m->name && len);
 		break;
+	}
 	case SMB2_IOCTL:
 	case SMB2_READ:
 	case SMB2_WRITE:
@@ -110,7 +160,9 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 		break;
 	}
 	if (r.bad) { /* a field past the bytes kept: none of them */
-		m->disposition = m->ctl = m->length = 0;
+		m->disposition = m->ctl = m->length = m->create_options = 0;
+		m->name = NULL;
+		m->namelen = 0;
 		m->info_type = m->info_class = 0;
 		m->body_cut = true;
 	}
@@ -193,4 +245,63 @@ int pv_smb_trace_frame(const uint8_t *p, size_t len, size_t total, pv_smb_trace_
 			return n;
 		at = end;
 	}
+}
+
+int pv_smb_trace_dir(const uint8_t *p, size_t len, uint8_t info_class, pv_smb_trace_dir_fn fn,
+		     void *arg)
+{
+	size_t name_at, at = 0;
+	int n = 0;
+
+	switch (info_class) { /* where FileNameLength and FileName are (MS-FSCC 2.4) */
+	case 1:
+		name_at = 64;
+		break;
+	case 2:
+		name_at = 68;
+		break;
+	case 3:
+		name_at = 94;
+		break;
+	case 12:
+		name_at = 12;
+		break;
+	case 37:
+		name_at = 104;
+		break;
+	case 38:
+		name_at = 80;
+		break;
+	default:
+		return -1;
+	}
+	while (at < len) {
+		struct smb2_rd r, e, nm;
+		uint32_t next, nlen, attrs = 0;
+		uint64_t eof = 0;
+
+		smb2_rd_init(&r, p + at, len - at);
+		next = smb2_rd_u32(&r);
+		if (info_class == 12) {
+			smb2_rd_seek(&r, 8);
+		} else {
+			smb2_rd_seek(&r, 40);
+			eof = smb2_rd_u64(&r);
+			smb2_rd_skip(&r, 8);
+			attrs = smb2_rd_u32(&r);
+		}
+		nlen = smb2_rd_u32(&r);
+		if (r.bad || nlen > len - at || (nlen & 1))
+			return n;
+		/* the entry: up to its next, or to the end for the last one */
+		if (smb2_rd_span(&r, 0, next ? next : len - at, "the entry", &e) < 0 ||
+		    smb2_rd_span(&e, name_at, nlen, "the name", &nm) < 0)
+			return n;
+		fn(arg, nm.p, nm.len, attrs, eof);
+		n++;
+		if (!next || next % 8)
+			return n;
+		at += next;
+	}
+	return n;
 }

@@ -40,10 +40,25 @@ struct pv_smb_trace_msg {
 	 * when it is not all there) */
 	const uint8_t *sec;
 	size_t seclen;
-	/* CREATE's answer, and CLOSE's request: the file id (has_fid) */
+	/* CREATE's answer, and the request of CLOSE, QUERY_DIRECTORY, WRITE and SET_INFO: the
+	 * file id (has_fid) */
 	uint8_t fid[16];
 	bool has_fid;
 	bool fid_related; /* the file id is a compound's "the file opened before" (all ones) */
+	/* CREATE's request: its name (UTF-16LE, relative to the share, NULL when not all in the
+	 * bytes given) and CreateOptions; TREE_CONNECT's request: its path (\\server\share) */
+	const uint8_t *name;
+	size_t namelen;
+	uint32_t create_options;
+	/* CREATE's answer: CreateAction (1 opened, 2 created, 3 overwritten), FileAttributes
+	 * and EndOfFile (has_attrs) */
+	uint32_t action, attrs;
+	uint64_t eof;
+	bool has_attrs;
+	/* QUERY_DIRECTORY's answer: its output buffer, inside the bytes given (NULL when not all
+	 * there: a listing kept only in part is read by pv_smb_trace_dir up to the cut) */
+	const uint8_t *out;
+	size_t outlen;
 	/* from an answer's body: READ, the bytes read */
 	uint32_t got;
 	bool body_cut; /* the body was not all in the bytes given (a frame kept only in part) */
@@ -61,6 +76,17 @@ enum pv_smb_trace_kind pv_smb_trace_kind(const uint8_t *p, size_t len);
 typedef void (*pv_smb_trace_fn)(void *arg, const struct pv_smb_trace_msg *m);
 int pv_smb_trace_frame(const uint8_t *p, size_t len, size_t total, pv_smb_trace_fn fn, void *arg,
 		       bool *cut, char *why, size_t whylen);
+
+/* The entries of a QUERY_DIRECTORY answer's output buffer (len bytes of it given) in the
+ * information class its request asked (FileDirectoryInformation 1, FileFullDirectory 2,
+ * FileBothDirectory 3, FileNames 12, FileIdBothDirectory 37, FileIdFullDirectory 38): fn with
+ * each entry's name (UTF-16LE), FileAttributes and EndOfFile (both 0 for FileNames), in order,
+ * up to the first that is not all in the bytes given or whose NextEntryOffset does not move
+ * on. Returns how many; -1 for a class it does not read. */
+typedef void (*pv_smb_trace_dir_fn)(void *arg, const uint8_t *name, size_t namelen, uint32_t attrs,
+				    uint64_t eof);
+int pv_smb_trace_dir(const uint8_t *p, size_t len, uint8_t info_class, pv_smb_trace_dir_fn fn,
+		     void *arg);
 
 /* "CREATE", "an unknown command" past OPLOCK_BREAK. */
 const char *pv_smb_trace_cmd_name(uint16_t cmd);

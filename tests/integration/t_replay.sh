@@ -23,6 +23,10 @@
 #   5. bad input: a workload that is not one (an unknown command), a file that is not there,
 #      and load.scenarios.learned weighed without a workload: exit 3, the key and the fix named,
 #      nothing run (no run folder made).
+#   6. the namespace learned: w.yaml's fileset against the captured users' homes (find on
+#      srv: no more files than they hold, each size bucket one of theirs); a playbook with no
+#      server.fileset prepares it (find on srv: its shape), and the replay on it finds what it
+#      opens (no scenario in error, --check's names-not-found row passes).
 # Everything it makes is in $T_TMP; lab 'pvreplay' is prepared and cleaned up, srv's smb.conf
 # put back (lab.sh srv-conf).
 . "$(dirname "$0")/lib.sh"
@@ -226,6 +230,88 @@ cat "$T_TMP/info" >&2 2>/dev/null
 pv learn "$T_TMP/cap.pcap" --check "$T_TMP/w.yaml"
 expect_rc 3 "learn --check on a file that is not a capture"
 grep -qF -- "the replay's capture (--check $T_TMP/w.yaml)" <<<"$ERR" || { fail "learn --check on a YAML file: the error does not name --check"; show; }
+
+# ---- 6. the namespace learned, built by prepare, replayed on -----------------------------------
+# w.yaml's fileset against the homes the captured users had (small.yaml's, read with find on
+# srv): no more files a home than they hold, every learned size bucket one their files are in;
+# a playbook with no server.fileset and load.workload: w.yaml prepares the learned home (find
+# on srv: the shape the fileset says), and the replay on it finds what it opens: no scenario in
+# error, and --check's names-not-found row passes (0.5 points at most over the capture's)
+echo "  6. the namespace learned: built by prepare, replayed on" >&2
+on srv sh -c 'find /srv/provision -path "*/rp-cli[12]-u[12]/*" -type f -printf "%s\n"' >"$T_TMP/sizes" ||
+	probe_failed "find on srv"
+grep -v '^ *fileset: .*filesets/' "$PLAYBOOK" >"$T_TMP/pb.yaml"
+sed -i 's|^\(  fileset:.*\)$|# \1|' "$T_TMP/pb.yaml"
+grep -q '^  fileset:' "$T_TMP/pb.yaml" && fail "the playbook copy still names a fileset"
+rm -f "$T_TMP/info"
+python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the learned fileset: $(tail -n 1 "$T_TMP/py")"
+import re, sys
+t = sys.argv[1]
+real = [int(x) for x in open(t + "/sizes")]
+assert len(real) >= 4 * 70, "srv holds %d files for the 4 users, 280 expected" % len(real)
+w = open(t + "/w.yaml").read()
+m = re.search(r"^fileset: # .* the median of (\d+) homes \((\d+) files and (\d+) folders seen", w, re.M)
+assert m, "w.yaml has no fileset: section"
+homes, seen = int(m.group(1)), int(m.group(2))
+assert homes == 4, "%d homes learned, the capture's 4 users had one each" % homes
+assert 0 < seen <= len(real), "%d files seen in the homes; they hold %d" % (seen, len(real))
+static = w[w.index("    static:"):w.index("    volatile:")]
+bucket = lambda n: n.bit_length()  # learn's: [2^(k-1), 2^k) is k, 0 is 0
+have = {bucket(n) for n in real}
+for lo, hi in re.findall(r"size: \[(\d+), (\d+)\]", static):
+    assert bucket(int(lo)) == bucket(int(hi)) and bucket(int(lo)) in have, \
+        "a learned size bucket %s..%s that no file of the homes is in (theirs: %s)" % (lo, hi, sorted(have))
+files = int(re.search(r"^      files: (\d+)", static, re.M).group(1))
+folders = [int(x) for x in re.search(r"folders: \[([\d, ]+)\]", static).group(1).split(",")] if "folders:" in static else []
+per_home = files
+for f in folders:
+    per_home *= f
+assert per_home <= 70, "the learned home holds %d files in static/, the real one 70" % per_home
+open(t + "/shape", "w").write("%d %s\n" % (files, " ".join(map(str, folders))))
+open(t + "/info", "w").write("    learned: %d homes, %d files seen (srv: %d), static/ %s x %d files\n" % (homes, seen, len(real), folders, files))
+EOF
+cat "$T_TMP/info" >&2 2>/dev/null
+mkdir -p "$TOP/build/test-output/t_replay" && cp "$T_TMP/w.yaml" "$TOP/build/test-output/t_replay/w.yaml"
+N=(-p "$T_TMP/pb.yaml" --set lab=pvreplay --set "users.name_template=rp-{client}-u{n}"
+	--set users.per_client=2 --set driver.name=builtin --set "controller.results=$T_TMP/results"
+	--set "load.workload=$T_TMP/w.yaml")
+pv "${P[@]}" cleanup --leave >/dev/null
+pv "${N[@]}" --json prepare
+expect_rc 0 "prepare with the learned fileset (no server.fileset)"
+grep -q '"fileset": *"learned"' <<<"$OUT" || { fail "prepare's JSON does not name the fileset 'learned'"; show; }
+read -r files folders <"$T_TMP/shape"
+for u in rp-cli1-u1 rp-cli2-u2; do
+	got=$(on srv sh -c "find /srv/provision/*/$u/static -type f | wc -l")
+	want=$files
+	for f in $folders; do want=$((want * f)); done
+	[[ $got == "$want" ]] || fail "$u: static/ holds $got files on srv, the learned fileset $want"
+	on srv test -d "/srv/provision/fsroot1/$u/new" -o -d "/srv/provision/fsroot2/$u/new" || fail "$u: no new/ on srv"
+	[[ $(on srv sh -c "ls /srv/provision/*/$u/volatile | wc -l") -ge 1 ]] || fail "$u: no volatile/ file on srv"
+done
+"$LAB_SH" capture srv start "$T_TMP/ns.pcap" || fail "tcpdump on srv did not start"
+CAPTURING=1
+pv "${N[@]}" --json run --id ns --min-users 4 --max-users 4 --step 1 --duration 8 --warmup 0 --watch 0
+expect_rc 0 "the replay on the learned home"
+CAPTURING=
+"$LAB_SH" capture srv stop 2>/dev/null || fail "the capture of the replay on the learned home is not whole"
+pv --json learn "$T_TMP/cap.pcap" --check "$T_TMP/ns.pcap"
+[[ $RC == 0 || $RC == 1 ]] || { fail "learn --check of the replay on the learned home: exit $RC"; show; }
+printf '%s\n' "$OUT" >"$T_TMP/nscheck.json"
+rm -f "$T_TMP/info"
+python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the replay on the learned home: $(tail -n 1 "$T_TMP/py")"
+import json, sys
+t = sys.argv[1]
+k = json.load(open(t + "/results/ns/load.json"))["steps"][0]["kinds"]["learned"]
+assert k["started"] >= 10 and k["errors"] == 0, "learned scenarios: %d started, %d in error" % (k["started"], k["errors"])
+rows = [r for r in json.load(open(t + "/nscheck.json"))["check"]["checks"] if "not found" in r["check"]]
+assert rows, "learn --check has no names-not-found row"
+for r in rows:
+    assert r["pass"], "learn --check: %s: capture %s, replay %s" % (r["check"], r["capture"], r["replay"])
+open(t + "/info", "w").write("    on the learned home: %d learned scenarios, none in error; %s\n" % (
+    k["started"], "; ".join("%s %.2f/%.2f" % (r["check"], r["capture"], r["replay"]) for r in rows)))
+EOF
+cat "$T_TMP/info" >&2 2>/dev/null
+pv "${N[@]}" cleanup --leave >/dev/null
 
 # ---- 5. bad input -----------------------------------------------------------------------------
 echo "  5. bad input" >&2
