@@ -175,8 +175,7 @@ void pv_learn_ns_seen(struct pv_learn_ns *ns, long i, bool dir, uint64_t size, b
 	 * (listed, then overwritten) was there */
 	if (made && !(before & (PV_LEARN_NS_DIR | PV_LEARN_NS_FILE)))
 		x->flags |= PV_LEARN_NS_MADE;
-	for (long p = x->parent; p >= 0 && !(ns->n[p].flags & PV_LEARN_NS_DIR);
-	     p = ns->n[p].parent)
+	for (long p = x->parent; p >= 0 && !(ns->n[p].flags & PV_LEARN_NS_DIR); p = ns->n[p].parent)
 		ns->n[p].flags |= PV_LEARN_NS_DIR;
 }
 
@@ -265,7 +264,7 @@ int pv_learn_ns_shape(const struct pv_learn_ns *ns, const long *homes, size_t nh
 		while (a >= 0 && hidx[a] < 0)
 			a = ns->n[a].parent;
 		if (a < 0)
-			continue; /* in no home */
+			continue;			     /* in no home */
 		rel = (unsigned)(x->depth - ns->n[a].depth); /* 1: in the home itself */
 		if (x->flags & PV_LEARN_NS_DIR) {
 			out->folders++;

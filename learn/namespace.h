@@ -68,9 +68,9 @@ long pv_learn_ns_home(const struct pv_learn_ns *ns, long home, long i);
  * counted once; what a home holds counted under the nearest home above it). */
 struct pv_learn_ns_shape {
 	size_t homes;
-	uint64_t files, folders;    /* seen in the homes, in all (made by the capture: not) */
-	double files_median;	    /* a home's files, the median over the homes */
-	unsigned levels;	    /* folder levels down to the files, the most files' */
+	uint64_t files, folders;	  /* seen in the homes, in all (made by the capture: not) */
+	double files_median;		  /* a home's files, the median over the homes */
+	unsigned levels;		  /* folder levels down to the files, the most files' */
 	unsigned per[PV_LEARN_NS_LEVELS]; /* folders per level (each at least 1) */
 	unsigned files_per;		  /* files in each folder of the last level */
 	struct pv_learn_sizes sizes;	  /* the files' sizes, those known */

@@ -78,6 +78,19 @@ struct pv_load_opts {
  * non-zero return is returned. */
 int pv_load(const struct pv_load_opts *o);
 
+/* What load.workload's learned kinds open of a user's tree (those of a weight above 0), as
+ * the replay makes them: files of static/ to read, its folders to list, volatile/ documents
+ * written in place (PV_LOAD_NEEDS_*); 0 for none, or no workload. */
+#define PV_LOAD_NEEDS_STATIC   1u
+#define PV_LOAD_NEEDS_FOLDER   2u
+#define PV_LOAD_NEEDS_VOLATILE 4u
+unsigned pv_load_replay_needs(const struct pv_playbook_workload *c);
+/* ... against the fileset (a file: fileset/'s description, or a learned workload with a
+ * fileset:) the users' trees are built from: PV_OK when it has what they open; PV_ECONFIG
+ * naming what it lacks and the fix (workload: the workload's file, for the message). */
+int pv_load_replay_check(const struct pv_playbook_workload *c, const char *workload,
+			 const char *fileset);
+
 /* The host's CPU counters from /proc/stat: busy and all ticks since boot (false when they
  * cannot be read). */
 bool pv_load_host_ticks(uint64_t *busy, uint64_t *total);

@@ -31,6 +31,7 @@
 #include "load/engine_internal.h"
 #include "load/steps.h"
 
+#include "fileset/fileset.h"
 #include "util/err.h"
 
 #include <stdio.h>
@@ -412,6 +413,73 @@ int replay_new(const struct pv_playbook_workload *c, struct replay **out)
 	cumulate(l->write, r->wcum, PV_PLAYBOOK_WORKLOAD_SIZE_BINS);
 	*out = r;
 	return PV_OK;
+}
+
+unsigned pv_load_replay_needs(const struct pv_playbook_workload *c)
+{
+	unsigned needs = 0;
+
+	for (unsigned i = 0; i < c->learned.n; i++) {
+		struct step *s;
+
+		if (!(c->learned.kind[i].weight > 0) || !(s = make(&c->learned.kind[i])))
+			continue;
+		for (const struct step *t = s; t->req != END; t++) {
+			if (t->pick == STATIC || t->before == static2)
+				needs |= PV_LOAD_NEEDS_STATIC;
+			else if (t->pick == FOLDER)
+				needs |= PV_LOAD_NEEDS_FOLDER;
+			else if (t->pick == VOLATILE || t->before == volatile2)
+				needs |= PV_LOAD_NEEDS_VOLATILE;
+		}
+		free(s);
+	}
+	return needs;
+}
+
+int pv_load_replay_check(const struct pv_playbook_workload *c, const char *workload,
+			 const char *fileset)
+{
+	unsigned needs = pv_load_replay_needs(c), lacks;
+	size_t files[PV_FILESET_PART_COUNT] = {0}, folders = 0;
+	struct pv_fileset *fs;
+	char what[160];
+	int r;
+
+	if (!needs)
+		return PV_OK;
+	if ((r = pv_fileset_read(fileset, &fs)) != PV_OK)
+		return pv_error_prefix(r, "server.fileset");
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct pv_fileset_entry *e = &fs->entries[i];
+
+		if (e->dir)
+			continue;
+		files[e->part]++;
+		/* a folder of static/ holding files: the plan lists it just before its first */
+		if (e->part == PV_FILESET_PART_STATIC && i && fs->entries[i - 1].dir)
+			folders++;
+	}
+	pv_fileset_free(fs);
+	lacks = (needs & PV_LOAD_NEEDS_STATIC && !files[PV_FILESET_PART_STATIC]
+			 ? PV_LOAD_NEEDS_STATIC
+			 : 0) |
+		(needs & PV_LOAD_NEEDS_FOLDER && !folders ? PV_LOAD_NEEDS_FOLDER : 0) |
+		(needs & PV_LOAD_NEEDS_VOLATILE && !files[PV_FILESET_PART_VOLATILE]
+			 ? PV_LOAD_NEEDS_VOLATILE
+			 : 0);
+	if (!lacks)
+		return PV_OK;
+	snprintf(what, sizeof(what), "%s%s%s",
+		 lacks & PV_LOAD_NEEDS_STATIC ? ", files in static/ to read" : "",
+		 lacks & PV_LOAD_NEEDS_FOLDER ? ", folders in static/ with files to list" : "",
+		 lacks & PV_LOAD_NEEDS_VOLATILE ? ", files in volatile/ to write in place" : "");
+	return pv_error(PV_ECONFIG,
+			"load.workload %s opens what the users' trees lack (server.fileset %s has "
+			"no%s): prepare them with a fileset that has it (leave server.fileset "
+			"unset to build the workload's own fileset:, or name one such as "
+			"playbooks/filesets/small.yaml) and run `provision prepare` again",
+			workload, fileset, what + 1);
 }
 
 void replay_free(struct replay *r)

@@ -149,7 +149,8 @@ static void text_namespace(const struct pv_learn_counts *c)
 	const struct pv_learn_ns_shape *sh = &c->shape;
 
 	if (!sh->files) {
-		printf("learn: the namespace: no file seen in a user's home (%llu folders and files "
+		printf("learn: the namespace: no file seen in a user's home (%llu folders and "
+		       "files "
 		       "seen)\n",
 		       (unsigned long long)c->ns_nodes);
 		return;

@@ -12,6 +12,7 @@
 #include "run/caps.h"
 #include "run/lines.h"
 
+#include "load/engine.h"
 #include "load/line.h"
 #include "load/proto.h"
 #include "load/report.h"
@@ -123,7 +124,12 @@ static void *install_one(void *arg)
 static int check(struct run *R)
 {
 	const struct pv_playbook *pb = R->pb;
+	int r;
 
+	/* what load.workload's kinds open, against the fileset the users' trees are built from */
+	if (pb->workload && pb->server.fileset &&
+	    (r = pv_load_replay_check(&pb->load, pb->workload, pb->server.fileset)) != PV_OK)
+		return r;
 	if (!pb->has_server)
 		return pv_error(PV_ECONFIG, "driver 'builtin' loads the playbook's server: add a "
 					    "'server:' section");

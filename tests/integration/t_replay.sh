@@ -21,8 +21,9 @@
 #      verdict is its 3-point bound, the exit status is 1 exactly when a check failed; and
 #      --check on a file that is not a capture: exit 3, --check named;
 #   5. bad input: a workload that is not one (an unknown command), a file that is not there,
-#      and load.scenarios.learned weighed without a workload: exit 3, the key and the fix named,
-#      nothing run (no run folder made).
+#      load.scenarios.learned weighed without a workload, and a workload whose kinds read and
+#      list static/ with a fileset that has none: exit 3, the key and the fix named, nothing
+#      run (no run folder made).
 #   6. the namespace learned: w.yaml's fileset against the captured users' homes (find on
 #      srv: no more files than they hold, each size bucket one of theirs); a playbook with no
 #      server.fileset prepares it (find on srv: its shape), and the replay on it finds what it
@@ -327,5 +328,8 @@ bad() {
 bad "a workload with an unknown command" "load.workload (write one with \`provision learn CAPTURE -o FILE\`): $T_TMP/bad.yaml:2:16: 'kinds.0.commands' has 'JUMP', which is no SMB2 command" --set "load.workload=$T_TMP/bad.yaml"
 bad "a workload that is not there" "load.workload (write one with \`provision learn CAPTURE -o FILE\`): cannot open learned workload '$T_TMP/none.yaml'" --set "load.workload=$T_TMP/none.yaml"
 bad "the learned kind without a workload" "'load.scenarios.learned' has a weight, but there is no load.workload" --set load.scenarios.learned.weight=1
+printf 'name: newonly\nparts:\n  new:\n    folders: [2]\n' >"$T_TMP/newonly.yaml"
+bad "a workload that opens what the users' trees lack" "load.workload $T_TMP/w.yaml opens what the users' trees lack (server.fileset $T_TMP/newonly.yaml has no files in static/ to read" \
+	--set "load.workload=$T_TMP/w.yaml" --set "server.fileset=$T_TMP/newonly.yaml"
 
 finish

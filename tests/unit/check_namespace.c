@@ -64,7 +64,8 @@ START_TEST(paths)
 	ck_assert_int_eq(ns.n[b].flags, 0);
 	pv_learn_ns_seen(&ns, a, false, 1234, false);
 	ck_assert(ns.n[a].flags == (PV_LEARN_NS_FILE | PV_LEARN_NS_SIZED) && ns.n[a].size == 1234);
-	ck_assert(ns.n[b].flags == PV_LEARN_NS_DIR && ns.n[ns.n[b].parent].flags == PV_LEARN_NS_DIR);
+	ck_assert(ns.n[b].flags == PV_LEARN_NS_DIR &&
+		  ns.n[ns.n[b].parent].flags == PV_LEARN_NS_DIR);
 	ck_assert_int_eq(ns.n[s].flags, PV_LEARN_NS_DIR);
 	/* its size as first seen (the capture's own writes do not change the namespace), and a
 	 * file seen before a CREATE said it made it was there before */

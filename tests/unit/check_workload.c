@@ -7,11 +7,14 @@
 
 #include "tests/unit/unit.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "learn/kind.h"
 #include "learn/learn.h"
 #include "learn/workload.h"
+#include "load/engine.h"
 #include "playbooks/workload.h"
 #include "smb/smb2.h"
 #include "util/buf.h"
@@ -330,6 +333,70 @@ START_TEST(read_refusals)
 }
 END_TEST
 
+/* What the replay opens of a user's tree, by kind, and the run's check of it against a fileset
+ * (load/replay.c) */
+static unsigned needs(const char *commands)
+{
+	struct pv_playbook_workload w;
+	char text[256];
+
+	memset(&w, 0, sizeof(w));
+	snprintf(text, sizeof(text), "kinds:\n  - {weight: 1, commands: %s}\n", commands);
+	ck_assert_int_eq(
+		pv_playbook_workload_learned_parse("w.yaml", text, strlen(text), &w.learned),
+		PV_OK);
+	return pv_load_replay_needs(&w);
+}
+
+static int check_against(const char *fileset)
+{
+	struct pv_playbook_workload w;
+	const char *text = "kinds:\n  - {weight: 1, commands: CREATE READ CLOSE}\n"
+			   "  - {weight: 1, commands: CREATE QUERY_DIRECTORY CLOSE}\n";
+	char path[] = "/tmp/pv-check-fileset.XXXXXX";
+	int fd = mkstemp(path), r;
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
+	fputs(fileset, f);
+	fclose(f);
+	memset(&w, 0, sizeof(w));
+	ck_assert_int_eq(
+		pv_playbook_workload_learned_parse("w.yaml", text, strlen(text), &w.learned),
+		PV_OK);
+	r = pv_load_replay_check(&w, "w.yaml", path);
+	unlink(path);
+	return r;
+}
+
+START_TEST(replay_needs)
+{
+	ck_assert_uint_eq(needs("CREATE READ CLOSE"), PV_LOAD_NEEDS_STATIC);
+	ck_assert_uint_eq(needs("CREATE QUERY_DIRECTORY+ CLOSE"), PV_LOAD_NEEDS_FOLDER);
+	ck_assert_uint_eq(needs("CREATE WRITE CLOSE"), PV_LOAD_NEEDS_VOLATILE);
+	ck_assert_uint_eq(needs("CREATE(OPEN_IF) WRITE CLOSE"), 0); /* a file of its own */
+	ck_assert_uint_eq(needs("CREATE QUERY_DIRECTORY CREATE READ CLOSE CLOSE"),
+			  PV_LOAD_NEEDS_FOLDER | PV_LOAD_NEEDS_STATIC);
+	/* a fileset with static/ files in folders: the run goes; none there: refused, what is
+	 * lacking and the fix named */
+	ck_assert_int_eq(check_against("parts:\n  static:\n    folders: [2]\n    files: 3\n"
+				       "    sizes: [{size: 10}]\n"),
+			 PV_OK);
+	ck_assert_int_eq(check_against("parts:\n  new:\n    folders: [2]\n"), PV_ECONFIG);
+	ck_assert_msg(strstr(pv_errmsg(), "has no files in static/ to read, folders in static/ "
+					  "with files to list): prepare them"),
+		      "%s", pv_errmsg());
+	/* files in static/ itself: it is the folder listed; folders and no file: neither */
+	ck_assert_int_eq(check_against("parts:\n  static:\n    files: 3\n"
+				       "    sizes: [{size: 10}]\n"),
+			 PV_OK);
+	ck_assert_int_eq(check_against("parts:\n  static:\n    folders: [2]\n"), PV_ECONFIG);
+	ck_assert_msg(strstr(pv_errmsg(), "server.fileset /tmp/pv-check-fileset."), "%s",
+		      pv_errmsg());
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("workload");
@@ -340,6 +407,7 @@ int main(void)
 	tcase_add_test(tc, read_back);
 	tcase_add_test(tc, dispositions);
 	tcase_add_test(tc, read_refusals);
+	tcase_add_test(tc, replay_needs);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);
 }
