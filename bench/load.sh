@@ -7,13 +7,21 @@
 #   (2) operations per second at CONNS connections, side by side, ROUNDS rounds alternating,
 #       after a warm-up round that is shown and not counted (as bench/signing.sh does):
 #       (a) `provision load --ops open-close`: every user over its own connection opens and
-#           closes its share's root (one path for the users of a share), as fast as it can;
+#           closes its share's root (one path for the users of a share), as fast as it can,
+#           with smbtorture's open (FILE_READ_ATTRIBUTES alone, FILE_OPEN_REPARSE_POINT: a
+#           stat open), so that the server does the same work for both;
 #       (b) `smbtorture smb2.bench.path-contention-shared` with nprocs=CONNS: CONNS connections
 #           of one user opening and closing the share's root;
 #       (c) `provision load --ops open-write-close`: open, write 4 KiB, close each user's own
 #           file (a heavier operation mix; shown, not compared);
-#       ops/s and client CPU per operation (user+sys of the client process, /usr/bin/time), the
-#       ratios a/b of each round, the medians and their ratios;
+#       both tools counted by the same referee, the server: Samba's profile (smbstatus
+#       --profile, CREATE and CLOSE counts, profiling on for the bench): ops/s over a window
+#       of SAMPLE seconds (default 5) taken 2 s after the tool's operations began, and client
+#       CPU per operation (user+sys of the client process, /usr/bin/time) over every operation
+#       the server counted while the tool ran; smbtorture's own count is shown beside it (it
+#       runs past its time limit: on this lab its 10 s took 20 s of the server's answers, and
+#       its own figure was 1.5x to 2.5x the server's count), the ratios a/b of each round,
+#       the medians and their ratios;
 #   with ENCRYPT="auto on", (2) again with every session encrypted on both sides: a and c with
 #       load.encryption on (the cipher Samba picks: AES-128-GCM), b with smbtorture's
 #       --client-protection=encrypt: what encryption costs each client, side by side.
@@ -32,6 +40,7 @@ CONNS=${CONNS-"16 64"} # "" for (1) alone
 ROUNDS=${ROUNDS:-3}
 ENCRYPT=${ENCRYPT:-auto}
 PIN=${PIN-$(($(nproc) >= 2 ? 1 : 0))}
+SAMPLE=${SAMPLE:-5}
 NCPU=$(nproc)
 # pin_srv CPUS: every process in srv's namespace (smbd, which forks one a connection: those
 # inherit it) on CPUS
@@ -50,10 +59,15 @@ command -v smbtorture >/dev/null ||
 PER=$((USERS > 100 ? USERS : 100)) # users prepared per client
 P=(-p "$PLAYBOOK" --set lab=pvbl --set "users.name_template=bl-{client}-u{n}"
 	--set "users.per_client=$PER" --set "controller.results=$BT/results")
+# the referee: Samba's profile of srv (its CREATE and CLOSE counts); the base smb.conf put
+# back at the end
+"$LAB_SH" srv-conf 'smbd profiling level=on' >/dev/null || { echo "bench: srv-conf: profiling on failed" >&2; exit 1; }
+((PIN)) && pin_srv "1-$((NCPU - 1))" # (srv-conf started the daemons anew)
+srv_ops() { on srv smbstatus --profile 2>/dev/null | awk '/^smb2_(create|close)_count:/ { n += $2 } END { print n + 0 }'; }
 if [[ -n ${KEEP:-} ]]; then # KEEP=1: the lab stays prepared for the next run (or by hand)
-	trap 'pin_srv "0-$((NCPU - 1))"; echo "bench: lab pvbl left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2; rm -rf "$BT"' EXIT
+	trap '"$LAB_SH" srv-conf >/dev/null 2>&1; pin_srv "0-$((NCPU - 1))"; echo "bench: lab pvbl left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2; rm -rf "$BT"' EXIT
 else
-	trap 'pin_srv "0-$((NCPU - 1))"; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT
+	trap '"$LAB_SH" srv-conf >/dev/null 2>&1; pin_srv "0-$((NCPU - 1))"; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT
 fi
 on ctl "$PV" "${P[@]}" prepare >"$BT/prepare.out" 2>&1 ||
 	{ echo "bench: prepare failed:" >&2; tail -5 "$BT/prepare.out" >&2; exit 1; }
@@ -90,6 +104,18 @@ run_load() {
 	awk '{ print $1 + $2 }' "$BT/in.time"
 }
 
+# window MARKER: once the file MARKER exists (the tool's operations began), SAMPLE seconds of
+# the server's count, 2 s on: ops/s into $BT/window
+window() {
+	local c1 c2 t1 t2
+	until [[ -e $1 ]]; do sleep 0.05; done
+	sleep 2
+	t1=$(date +%s%N) c1=$(srv_ops)
+	sleep "$SAMPLE"
+	t2=$(date +%s%N) c2=$(srv_ops)
+	awk -v c="$((c2 - c1))" -v t="$((t2 - t1))" 'BEGIN { printf "%.1f\n", c / t * 1e9 }' >"$BT/window"
+}
+
 ((SECS > 0)) && echo "bench: (1) client CPU per simulated user, $USERS users on cli1, ${SECS} s"
 for rate in $( ((SECS > 0)) && echo 331 3310); do
 	cpu=$(run_load "$USERS" "$rate" "$SECS")
@@ -120,38 +146,44 @@ for enc in $ENCRYPT; do
 		: >"$BT/a" && : >"$BT/b" && : >"$BT/c" && : >"$BT/acpu" && : >"$BT/bcpu"
 		for ((r = 0; r <= ROUNDS; r++)); do # round 0: a warm-up, shown, not counted
 			for side in a b c; do
+				rm -f "$BT/in.ready" "$BT/window"
+				c0=$(srv_ops)
 				case $side in
 				a | c)
+					window "$BT/in.ready" &
 					cpu=$(run_load "$n" 331 10 "$([[ $side == a ]] && echo open-close || echo open-write-close)" "$enc")
-					ops=$(sed -n 's/^ops {"ops":\([0-9]*\).*/\1/p' "$BT/in.out")
 					grep -q '"spoke":"SMB [0-9.]*, encrypted' "$BT/in.out" && spoke=encrypted || spoke=clear
 					[[ $side == a ]] && echo "$spoke" >"$BT/a.spoke"
-					secs=10
 					;;
 				b)
 					prot=()
 					[[ $enc == on ]] && prot=(--client-protection=encrypt)
+					: >"$BT/st.out"
+					(until grep -q '^Running for' "$BT/st.out" 2>/dev/null; do sleep 0.05; done; : >"$BT/in.ready") &
+					window "$BT/in.ready" &
 					on cli1 "${ON_CPU[@]}" /usr/bin/time -f '%U %S' -o "$BT/st.time" smbtorture //srvu1/fsroot1 \
 						-A "$BT/st.auth" smb2.bench.path-contention-shared \
 						"${prot[@]}" \
 						--option=torture:nprocs="$n" --option=torture:timelimit=10 \
 						>"$BT/st.out" 2>&1 || { echo "bench: smbtorture failed" >&2; tail -5 "$BT/st.out" >&2; exit 1; }
 					cpu=$(awk '{ print $1 + $2 }' "$BT/st.time")
-					# its last line: open[num/s=...] close[num/s=...] over the whole run
-					ops=$(tr '\r' '\n' <"$BT/st.out" | grep -E '^[0-9.]+ second: open' | tail -1 |
+					# its own count, shown beside the server's: its last line, open[num/s=...]
+					# close[num/s=...] over its time limit
+					tr '\r' '\n' <"$BT/st.out" | grep -E '^[0-9.]+ second: open' | tail -1 |
 						sed -n 's/.*open\[num\/s=\([0-9]*\).*close\[num\/s=\([0-9]*\).*/\1 \2/p' |
-						awk '{ print ($1 + $2) * 10 }')
-					secs=10
+						awk '{ print $1 + $2 }' >"$BT/b.own"
 					;;
 				esac
-				awk -v o="$ops" -v s="$secs" 'BEGIN { printf "%.1f\n", o / s }' >>"$BT/$side"
+				wait # the window
+				ops=$(($(srv_ops) - c0)) # every operation the server counted while the tool ran
+				cat "$BT/window" >>"$BT/$side"
 				[[ $side == c ]] || awk -v c="$cpu" -v o="$ops" 'BEGIN { printf "%.2f\n", c / o * 1e6 }' >>"$BT/${side}cpu"
 			done
 			((r == 0)) && printf '  %3d conns, warm-up (not counted):' "$n"
 			((r == 0)) || printf '  %3d conns, round %d:' "$n" "$r"
-			printf ' a %8.0f ops/s (%.1f us CPU/op, %s)   b %8.0f ops/s (%.1f us/op)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
+			printf ' a %8.0f ops/s (%.1f us CPU/op, %s)   b %8.0f ops/s (%.1f us/op; its own count %s/s)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
 				"$(tail -1 "$BT/a")" "$(tail -1 "$BT/acpu")" "$(cat "$BT/a.spoke")" "$(tail -1 "$BT/b")" \
-				"$(tail -1 "$BT/bcpu")" "$(awk -v a="$(tail -1 "$BT/a")" -v b="$(tail -1 "$BT/b")" 'BEGIN { print a / b }')" \
+				"$(tail -1 "$BT/bcpu")" "$(cat "$BT/b.own")" "$(awk -v a="$(tail -1 "$BT/a")" -v b="$(tail -1 "$BT/b")" 'BEGIN { print a / b }')" \
 				"$(awk -v a="$(tail -1 "$BT/acpu")" -v b="$(tail -1 "$BT/bcpu")" 'BEGIN { print a / b }')" "$(tail -1 "$BT/c")"
 			((r == 0)) && for f in a b c acpu bcpu; do : >"$BT/$f"; done
 		done

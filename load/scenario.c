@@ -600,8 +600,9 @@ static void ops_next(struct user *u, const struct pv_smb_done *d)
 	}
 	if (write)
 		client_open(u, u->path2, PV_SMB_WRITE, PV_SMB_OVERWRITE, PV_SMB_NONDIR, ops_opened);
-	else
-		client_open(u, u->path, PV_SMB_READ, PV_SMB_OPEN, PV_SMB_DIR, ops_dir);
+	else /* smbtorture's open (bench/load.sh): attributes only, a link not followed, so that
+	      * the server does the same work for both */
+		client_open(u, u->path, PV_SMB_ATTRS, PV_SMB_OPEN, PV_SMB_REPARSE, ops_dir);
 }
 
 void ops_start(struct user *u, double t)

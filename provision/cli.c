@@ -553,7 +553,8 @@ const struct pv_option pv_options[] = {
 	{OPT_WORKGROUP, "workgroup", 0, "NAME", false, "load: the users' domain (NetBIOS)"},
 	{OPT_OPS, "ops", 0, "KIND", false,
 	 "load: no schedules: each user opens, writes 4 KiB to and closes its own file "
-	 "(open-write-close), or opens and closes its share's root (open-close), as fast as it can "
+	 "(open-write-close), or opens its share's root for its attributes (a stat open, as "
+	 "smbtorture's bench does) and closes it (open-close), as fast as it can "
 	 "(bench/load.sh); prints 'ops {...}' at the end"},
 	{OPT_PORT, "port", 0, "N", false, "learn: the SMB port of the capture (default 445)"},
 	{OPT_KEEP_NAMES, "keep-names", 0, NULL, false,

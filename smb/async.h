@@ -173,6 +173,7 @@ bool pv_smb_signing(const struct pv_smb_conn *c);
 #define PV_SMB_DELETE	 0x00010000u
 #define PV_SMB_LIST	 0x00100081u /* FILE_LIST_DIRECTORY | READ_ATTRIBUTES | SYNCHRONIZE */
 #define PV_SMB_PUT	 0x00100082u /* FILE_WRITE_DATA | READ_ATTRIBUTES | SYNCHRONIZE */
+#define PV_SMB_ATTRS	 0x00000080u /* FILE_READ_ATTRIBUTES alone: a stat open, no ACL read */
 #define PV_SMB_OPEN	 1u	     /* FILE_OPEN */
 #define PV_SMB_CREATE	 2u	     /* FILE_CREATE */
 #define PV_SMB_OPEN_IF	 3u	     /* FILE_OPEN_IF */
@@ -180,6 +181,7 @@ bool pv_smb_signing(const struct pv_smb_conn *c);
 #define PV_SMB_DIR	 0x00000001u /* FILE_DIRECTORY_FILE */
 #define PV_SMB_NONDIR	 0x00000040u /* FILE_NON_DIRECTORY_FILE */
 #define PV_SMB_DELCLOSE	 0x00001000u /* FILE_DELETE_ON_CLOSE */
+#define PV_SMB_REPARSE	 0x00200000u /* FILE_OPEN_REPARSE_POINT: the link itself, not followed */
 int pv_smb_create(struct pv_smb_conn *c, const char *path, uint32_t access, uint32_t disposition,
 		  uint32_t options, pv_smb_cb cb, void *arg);
 int pv_smb_closefile(struct pv_smb_conn *c, const uint8_t fid[16], pv_smb_cb cb, void *arg);
