@@ -447,8 +447,13 @@ static void message(void *arg, const struct pv_smb_trace_msg *m)
 				struct pv_learn_table_entry *ne =
 					pv_learn_table_get(&cn->named, m->mid);
 
+				/* the user of a session already followed (an answer makes none) */
+				struct pv_learn_table_entry *se =
+					m->session ? pv_learn_table_get(&cn->sessions, m->session)
+						   : NULL;
+
 				node = ne && ne->v ? (long)ne->v - 1 : -1;
-				ns_answer(cn, m, m->session ? user_of(cn, m->session) : -1);
+				ns_answer(cn, m, se && se->v < c->users.n ? (long)se->v : -1);
 			}
 			if (m->cmd == 5 && m->has_fid && !(asked && (e.v & CLOSED_IN_COMPOUND)) &&
 			    !pv_learn_table_put(&cn->files, fid_key(m->fid), cn->l->now,
