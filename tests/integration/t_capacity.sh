@@ -8,7 +8,8 @@
 # answers, a bound a broken build would cross); how linear and how repeatable the answers are
 # is statistical, measured by bench/capacity.sh (medians over rounds), not asserted here.
 #   1. the ramp finds overload at a cap (10% of a CPU, 20x FSCT's rate): an answer, a first step
-#      over it that is overloaded (over 1%) and not client-bound, no step up to it client-bound,
+#      over it that is overloaded (over 1%) or has scenarios in error (the server failed them:
+#      such a step is not carried either) and not client-bound, no step up to it client-bound,
 #      and the answer line naming both steps; the DC's CPU in run's step table and in load.txt,
 #      watch-dc.csv with watch.csv's columns; a kept step logs on its new users only, and srv's
 #      smbstatus shows it: at each step's start the server holds a session per user of the
@@ -96,8 +97,8 @@ sample_steps() {
 # at each step: sample_steps); ANSWER the users it carried (0: none), OVER the users of the
 # first step over it (0: none), its overload % in OVERLOAD and whether it was client-bound in
 # BOUND, whether any step up to it was in ANYBOUND. Then what one ramp must show, whatever the
-# noise: an answer, and a first step over it that is overloaded and not client-bound, no step
-# up to it client-bound (the answer is the server's).
+# noise: an answer, and a first step over it that is overloaded or in error and not
+# client-bound, no step up to it client-bound (the answer is the server's).
 ramp() {
 	local id=$1 cap=$2 rate=$3 min=$4 max=$5 step=$6
 	shift 6
@@ -109,21 +110,24 @@ ramp() {
 	sample_steps "$id"
 	pv_bg_wait
 	expect_rc 0 "run $id"
-	ANSWER=0 OVER=0 OVERLOAD=0 BOUND=1 ANYBOUND=1
-	read -r ANSWER OVER OVERLOAD BOUND ANYBOUND < <(python3 -c '
+	ANSWER=0 OVER=0 OVERLOAD=0 BOUND=1 ANYBOUND=1 ERRORS=0
+	read -r ANSWER OVER OVERLOAD BOUND ANYBOUND ERRORS < <(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 a, o = d["answer"], d["answer"]["first_over"]
 over = d["steps"][o["step"] - 1] if o else None
 print(a["users"] or 0, o["users"] if o else 0, over["all"]["overload_pct"] if over else 0,
       int(bool(o and o["client_bound"])),
-      int(any(s["client_bound"] for s in d["steps"] if o and s["users"] <= o["users"])))' "$RES/$id/load.json") ||
+      int(any(s["client_bound"] for s in d["steps"] if o and s["users"] <= o["users"])),
+      over["all"]["errors"] if over else 0)' "$RES/$id/load.json") ||
 		fail "$id: no load.json"
-	echo "    answer $ANSWER, first over it $OVER (overload $OVERLOAD%, client-bound $BOUND)" >&2
+	echo "    answer $ANSWER, first over it $OVER (overload $OVERLOAD%, scenarios in error $ERRORS, client-bound $BOUND)" >&2
 	[[ $ANSWER -ge $min && $OVER -gt $ANSWER && $BOUND -eq 0 && $ANYBOUND -eq 0 ]] ||
 		fail "$id at $cap%: no overload found that is the server's (answer $ANSWER, first over $OVER, client-bound $BOUND, any step client-bound $ANYBOUND)"
-	python3 -c "import sys; assert float(sys.argv[1]) > 1" "$OVERLOAD" ||
-		fail "$id: the step over the answer is not overloaded: $OVERLOAD% (what put it over: $(python3 -c '
+	# over the answer: overloaded, or the server failed scenarios there (a step with an error
+	# is not carried: CI once met 0.21% and 2 errors at 20% of a CPU and twice the rate)
+	python3 -c "import sys; assert float(sys.argv[1]) > 1 or int(sys.argv[2]) > 0" "$OVERLOAD" "$ERRORS" ||
+		fail "$id: the step over the answer is neither overloaded nor in error: $OVERLOAD% (what put it over: $(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 o = d["answer"]["first_over"]
