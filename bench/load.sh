@@ -20,7 +20,7 @@
 #       CPU per operation (user+sys of the client process, /usr/bin/time) over every operation
 #       the server counted while the tool ran; smbtorture's own count is shown beside it (it
 #       runs past its time limit: on this lab its 10 s took 20 s of the server's answers, and
-#       its own figure was 1.5x to 2.5x the server's count), the ratios a/b of each round,
+#       its own figure was up to 1.9x the server's count), the ratios a/b of each round,
 #       the medians and their ratios;
 #   with ENCRYPT="auto on", (2) again with every session encrypted on both sides: a and c with
 #       load.encryption on (the cipher Samba picks: AES-128-GCM), b with smbtorture's
