@@ -111,6 +111,10 @@ struct pv_learn_counts {
 	struct pv_learn_ns_shape shape;
 };
 
+/* At a capture's end (pv_learn_end): every user's gaps together, the activity gap (gap, or
+ * learned when 0), the activities, the gaps within and between them, the users' rates. */
+void pv_learn_summarize(struct pv_learn_counts *c, double gap);
+
 /* What pv_learn_read or pv_learn_begin put in c, released (c's counts stay). */
 void pv_learn_counts_release(struct pv_learn_counts *c);
 

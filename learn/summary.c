@@ -1,0 +1,103 @@
+/* learn/summary.c: what a capture's users did, summed up once it is read (see
+ * pv_learn_summarize in learn/learn.h). Pure logic. */
+#include "learn/learn.h"
+
+#include <stdlib.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median and p95 of v (n of them, sorted here) into out[2]. */
+static void med_p95(double *v, size_t n, double out[2])
+{
+	out[0] = out[1] = 0;
+	if (!n)
+		return;
+	qsort(v, n, sizeof(*v), cmp_double);
+	out[0] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	out[1] = v[(size_t)((double)(n - 1) * 0.95 + 0.5)];
+}
+
+void pv_learn_summarize(struct pv_learn_counts *c, double gap)
+{
+	struct pv_learn_users *us = &c->users;
+	double hours = (c->t1 - c->t0) / 3600, *v;
+	uint64_t reqs = 0;
+
+	for (size_t i = 0; i < us->n; i++) {
+		pv_learn_hist_merge(&c->req_gaps, &us->u[i].gaps);
+		reqs += us->u[i].requests;
+	}
+	c->gap_learned = !(gap > 0);
+	c->activity_gap = c->gap_learned ? pv_learn_hist_split(&c->req_gaps) : gap;
+	if (c->has_kinds) { /* counted exactly, as they ended */
+		c->activities = c->kinds.other;
+		for (size_t i = 0; i < c->kinds.n; i++)
+			c->activities += c->kinds.k[i].count;
+	} else { /* from each user's gaps over the activity gap (by bins) */
+		for (size_t i = 0; i < us->n; i++)
+			if (us->u[i].requests)
+				c->activities += 1 + (c->activity_gap > 0
+							      ? pv_learn_hist_above(&us->u[i].gaps,
+										    c->activity_gap)
+							      : 0);
+	}
+	c->activity_requests = c->activities ? (double)reqs / (double)c->activities : 0;
+	if (c->req_gaps.n) {
+		double n = (double)c->req_gaps.n;
+		double above = c->activity_gap > 0
+				       ? (double)pv_learn_hist_above(&c->req_gaps, c->activity_gap)
+				       : 0;
+
+		if (n > above) {
+			c->within[0] = pv_learn_hist_quantile(&c->req_gaps, 0.5 * (n - above) / n);
+			c->within[1] = pv_learn_hist_quantile(&c->req_gaps, 0.95 * (n - above) / n);
+		}
+		if (c->client_delays.n) {
+			double dn = (double)c->client_delays.n,
+			       da = c->activity_gap > 0
+					    ? (double)pv_learn_hist_above(&c->client_delays,
+									  c->activity_gap)
+					    : 0;
+
+			if (dn > da) {
+				c->client[0] = pv_learn_hist_quantile(&c->client_delays,
+								      0.5 * (dn - da) / dn);
+				c->client[1] = pv_learn_hist_quantile(&c->client_delays,
+								      0.95 * (dn - da) / dn);
+			}
+		}
+		if (above > 0) {
+			c->think[0] =
+				pv_learn_hist_quantile(&c->req_gaps, (n - above + 0.5 * above) / n);
+			c->think[1] = pv_learn_hist_quantile(&c->req_gaps,
+							     (n - above + 0.95 * above) / n);
+		}
+	}
+	if (!(hours > 0) || !us->n || !(v = malloc(us->n * sizeof(*v))))
+		return;
+	for (size_t i = 0; i < us->n; i++)
+		v[i] = (double)us->u[i].requests / hours;
+	med_p95(v, us->n, c->req_per_user_hour);
+	for (size_t i = 0; i < us->n; i++)
+		v[i] = (double)us->u[i].logons / hours;
+	med_p95(v, us->n, c->logons_per_user_hour);
+	c->relogons_per_user_hour = 0;
+	if ((c->relogon_users = pv_learn_users_relogon_rates(us, v))) {
+		double mp[2];
+
+		med_p95(v, c->relogon_users, mp);
+		c->relogons_per_user_hour = mp[0];
+	}
+	for (size_t i = 0; i < us->n; i++)
+		v[i] = (double)us->u[i].listings / hours;
+	med_p95(v, us->n, c->listings_per_user_hour);
+	for (size_t i = 0; i < us->n; i++)
+		v[i] = (double)us->u[i].notifies / hours;
+	med_p95(v, us->n, c->notifies_per_user_hour);
+	free(v);
+}
