@@ -12,6 +12,7 @@
 #include "capture/capture.h"
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/utf16.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,10 +41,10 @@ struct conn {
 	struct pv_learn_table pend;	/* requests awaiting their answer: message id -> command */
 	struct pv_learn_table files;	/* files open: file id (folded) -> when, the user */
 	struct pv_learn_table sessions; /* session id -> its user's place */
-	/* the namespace: tree id -> its share's node + 1; a TREE_CONNECT's, a CREATE's and a
-	 * QUERY_DIRECTORY's message id -> the node it names + 1 (t: a listing's class); the
-	 * node of the last CREATE asked (a compound's requests after it work on it) */
-	struct pv_learn_table trees, named;
+	/* the namespace: tree id -> its share's node + 1 (a request's own node waits in pend,
+	 * w: the node + 1, v: the command and a listing's class << 8); the node of the last
+	 * CREATE asked (a compound's requests after it work on it) */
+	struct pv_learn_table trees;
 	long last_node;
 	char logon[80];	      /* the account of the NTLM logon under way ("" none) */
 	uint64_t last_create; /* the message id of the last CREATE asked */
@@ -143,6 +144,9 @@ static uint64_t fid_key(const uint8_t f[16])
 	return a ^ (b * 0x9E3779B97F4A7C15ull);
 }
 
+/* A request's name in UTF-8 at most (a longer one is followed as no folder or file) */
+#define NAME_UTF8 4096
+
 /* A CREATE's pending entry whose compound closes the file: its answer's file id not kept */
 #define CLOSED_IN_COMPOUND 0x10000u
 
@@ -158,23 +162,11 @@ static void activity_end(struct pv_learn_counts *c, struct pv_learn_user *us)
 
 /* ---- the namespace ---- */
 
-/* The message mid names node (-1: none): kept for its answer, with a listing's class. */
-static void named(struct conn *cn, uint64_t mid, long node, uint8_t info_class)
+/* A request's name (a CREATE's, a TREE_CONNECT's path) in UTF-8, into out: false when it has
+ * none, it is not UTF-16 or it is longer than out. */
+static bool name_of(const struct pv_smb_trace_msg *m, char *out, size_t cap)
 {
-	if (node >= 0 && !pv_learn_table_put(&cn->named, mid, info_class, (uint32_t)node + 1))
-		cn->l->c->untracked++;
-}
-
-/* The node the answer to mid names, -1 none (*info_class: a listing's). */
-static long named_take(struct conn *cn, uint64_t mid, uint8_t *info_class)
-{
-	struct pv_learn_table_entry e;
-
-	if (!pv_learn_table_take(&cn->named, mid, &e) || !e.v)
-		return -1;
-	if (info_class)
-		*info_class = (uint8_t)e.t;
-	return (long)e.v - 1;
+	return m->name && pv_utf16le_to_utf8(m->name, m->namelen, out, cap) == 0;
 }
 
 /* The share of a tree: the one its TREE_CONNECT named, else (the connect not captured) one of
@@ -189,7 +181,7 @@ static long share_of(struct conn *cn, uint32_t tree)
 		return (long)e->v - 1;
 	tag = pv_hash_fnv64(pv_hash_fnv64(PV_HASH_FNV64_INIT, cn->key, sizeof(cn->key)), &tree,
 			    sizeof(tree));
-	if ((s = pv_learn_ns_share(&cn->l->ns, NULL, 0, tag)) >= 0)
+	if ((s = pv_learn_ns_share(&cn->l->ns, NULL, tag)) >= 0)
 		pv_learn_table_put(&cn->trees, tree, 0, (uint32_t)s + 1);
 	return s;
 }
@@ -213,29 +205,22 @@ struct listing {
 	long dir;
 };
 
-static void listed(void *arg, const uint8_t *name, size_t namelen, uint32_t attrs, uint64_t eof)
+static void listed(void *arg, const char *name, bool dir, uint64_t eof)
 {
 	struct listing *li = arg;
 
 	/* "." and ".." are the folder and its parent, not what it holds */
-	if ((namelen == 2 && name[0] == '.' && !name[1]) ||
-	    (namelen == 4 && name[0] == '.' && !name[1] && name[2] == '.' && !name[3]))
-		return;
-	pv_learn_ns_seen(li->ns, pv_learn_ns_path(li->ns, li->dir, name, namelen),
-			 attrs & 0x10 /* FILE_ATTRIBUTE_DIRECTORY */, eof, false);
+	if (strcmp(name, ".") && strcmp(name, ".."))
+		pv_learn_ns_seen(li->ns, pv_learn_ns_path(li->ns, li->dir, name), dir, eof, false);
 }
 
-/* A final answer's news of the namespace: a tree's share, what a CREATE opened (and the
- * user's home), what a listing holds. */
-static void ns_answer(struct conn *cn, const struct pv_smb_trace_msg *m, long u)
+/* A final answer's news of the node n its request named (with a listing's class): a tree's
+ * share, what a CREATE opened (and the home of its user u), what a listing holds. */
+static void ns_answer(struct conn *cn, const struct pv_smb_trace_msg *m, long n, uint8_t cls,
+		      long u)
 {
 	struct pv_learn_ns *ns = &cn->l->ns;
-	uint8_t cls = 0;
-	long n;
 
-	if (m->cmd != 3 && m->cmd != 5 && m->cmd != 14)
-		return;
-	n = named_take(cn, m->mid, &cls);
 	if (n < 0 || m->status != 0)
 		return;
 	if (m->cmd == 3) {
@@ -272,7 +257,8 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 {
 	struct pv_learn_counts *c = cn->l->c;
 	double t = cn->l->now;
-	long u;
+	char name[NAME_UTF8]; /* the name it names */
+	long u, node = -1;
 
 	c->req[m->cmd]++;
 	switch (m->cmd) {
@@ -282,20 +268,20 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 			cn->logon[0] = '\0';
 		break;
 	case 3: /* TREE_CONNECT: its share, for its answer's tree id */
-		if (m->name)
-			named(cn, m->mid, pv_learn_ns_share(&cn->l->ns, m->name, m->namelen, 0), 0);
+		if (name_of(m, name, sizeof(name)))
+			node = pv_learn_ns_share(&cn->l->ns, name, 0);
 		break;
 	case 5: /* CREATE */
 		cn->last_create = m->mid;
 		if (m->disposition < 6)
 			c->disposition[m->disposition]++;
-		cn->last_node = m->name ? pv_learn_ns_path(&cn->l->ns, share_of(cn, m->tree),
-							   m->name, m->namelen)
-					: -1;
-		named(cn, m->mid, cn->last_node, 0);
+		node = cn->last_node =
+			name_of(m, name, sizeof(name))
+				? pv_learn_ns_path(&cn->l->ns, share_of(cn, m->tree), name)
+				: -1;
 		break;
 	case 14: /* QUERY_DIRECTORY: the folder listed, for its answer */
-		named(cn, m->mid, node_of(cn, m), m->info_class);
+		node = node_of(cn, m);
 		break;
 	case 11: /* IOCTL: by its control code */
 		ioctl_count(c, m->ctl);
@@ -331,9 +317,18 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 	default:
 		break;
 	}
-	/* a CANCEL names the request it cancels, and has no answer of its own */
-	if (m->cmd != 12 && !pv_learn_table_put(&cn->pend, m->mid, t, m->cmd))
-		c->untracked++;
+	/* a CANCEL names the request it cancels, and has no answer of its own; the node a
+	 * request names (and a listing's class) wait for its answer with it */
+	if (m->cmd != 12) {
+		struct pv_learn_table_entry *pe = pv_learn_table_put(
+			&cn->pend, m->mid, t,
+			m->cmd | (m->cmd == 14 ? (uint32_t)m->info_class << 8 : 0u));
+
+		if (!pe)
+			c->untracked++;
+		else
+			pe->w = (uint32_t)(node + 1);
+	}
 	/* what the user did: NEGOTIATE and the logon's first leg have no session yet */
 	if (m->session && m->cmd != 0 && m->cmd != 1 && (u = user_of(cn, m->session)) >= 0) {
 		struct pv_learn_user *us = &c->users.u[u];
@@ -379,6 +374,7 @@ static void message(void *arg, const struct pv_smb_trace_msg *m)
 {
 	struct conn *cn = arg;
 	struct pv_learn_counts *c = cn->l->c;
+	long au = -1; /* the answer's user */
 
 	if (m->cmd >= PV_SMB_TRACE_NCMD) {
 		c->unknown_cmd++;
@@ -398,7 +394,8 @@ static void message(void *arg, const struct pv_smb_trace_msg *m)
 		return;
 	}
 	c->ans[m->cmd]++;
-	/* the user's answer: when it came (a session not followed yet is no user's) */
+	/* the user's answer: when it came (a session not followed yet is no user's: an answer
+	 * makes none) */
 	if (m->session && m->cmd > 1) {
 		struct pv_learn_table_entry *se = pv_learn_table_get(&cn->sessions, m->session);
 
@@ -407,6 +404,7 @@ static void message(void *arg, const struct pv_smb_trace_msg *m)
 
 			us->waiting -= us->waiting > 0;
 			us->answered = cn->l->now;
+			au = (long)se->v;
 		}
 	}
 	c->status_class[m->cmd][m->status >> 30]++;
@@ -438,28 +436,13 @@ static void message(void *arg, const struct pv_smb_trace_msg *m)
 			if (u >= 0 && m->mid == cn->last_create && !m->related)
 				pv_learn_kind_shape_refused(&c->users.u[u].cur);
 		}
-		/* the file opened, to time it until its CLOSE (unless its compound closed it), and
-		 * its node, for what is done with it */
-		{
-			long node = -1;
-
-			if (m->cmd == 5 || m->cmd == 3 || m->cmd == 14) {
-				struct pv_learn_table_entry *ne =
-					pv_learn_table_get(&cn->named, m->mid);
-
-				/* the user of a session already followed (an answer makes none) */
-				struct pv_learn_table_entry *se =
-					m->session ? pv_learn_table_get(&cn->sessions, m->session)
-						   : NULL;
-
-				node = ne && ne->v ? (long)ne->v - 1 : -1;
-				ns_answer(cn, m, se && se->v < c->users.n ? (long)se->v : -1);
-			}
-			if (m->cmd == 5 && m->has_fid && !(asked && (e.v & CLOSED_IN_COMPOUND)) &&
-			    !pv_learn_table_put(&cn->files, fid_key(m->fid), cn->l->now,
-						(uint32_t)(node + 1)))
-				c->untracked++;
-		}
+		/* what the request named (e.w: its node + 1) as the answer showed it; the file
+		 * opened, to time it until its CLOSE (unless its compound closed it), with its
+		 * node, for what is done with it */
+		ns_answer(cn, m, (long)e.w - 1, (uint8_t)(e.v >> 8), au);
+		if (m->cmd == 5 && m->has_fid && !(asked && (e.v & CLOSED_IN_COMPOUND)) &&
+		    !pv_learn_table_put(&cn->files, fid_key(m->fid), cn->l->now, e.w))
+			c->untracked++;
 	}
 }
 
@@ -657,7 +640,6 @@ static void conn_end(struct pv_learn *l, struct conn *c)
 	pv_learn_table_release(&c->files);
 	pv_learn_table_release(&c->sessions);
 	pv_learn_table_release(&c->trees);
-	pv_learn_table_release(&c->named);
 	free(c);
 	l->nconns--;
 }
@@ -714,7 +696,6 @@ static struct conn *conn_of(struct pv_learn *l, const uint8_t key[36], bool syn)
 	pv_learn_table_init(&c->files, PV_LEARN_PENDING_MAX);
 	pv_learn_table_init(&c->sessions, PV_LEARN_PENDING_MAX);
 	pv_learn_table_init(&c->trees, PV_LEARN_PENDING_MAX);
-	pv_learn_table_init(&c->named, PV_LEARN_PENDING_MAX);
 	c->last_node = -1;
 	c->next = l->bucket[b];
 	l->bucket[b] = c;

@@ -87,38 +87,23 @@ refused:
 	return -1;
 }
 
-/* A name's UTF-16LE code units hashed into h, ASCII letters in lower case (Windows compares
- * names without case). */
-static uint64_t hash_units(uint64_t h, const uint8_t *p, size_t units)
+static bool is_sep(char c)
 {
-	for (size_t i = 0; i < units; i++) {
-		uint8_t lo = p[2 * i], hi = p[2 * i + 1];
-
-		if (!hi && lo >= 'A' && lo <= 'Z')
-			lo = (uint8_t)(lo - 'A' + 'a');
-		h = (h ^ lo) * PV_HASH_FNV64_PRIME;
-		h = (h ^ hi) * PV_HASH_FNV64_PRIME;
-	}
-	return h;
+	return c == '\\' || c == '/';
 }
 
-static bool is_sep(const uint8_t *p)
-{
-	return !p[1] && (p[0] == '\\' || p[0] == '/');
-}
-
-long pv_learn_ns_share(struct pv_learn_ns *ns, const uint8_t *path, size_t len, uint64_t tag)
+long pv_learn_ns_share(struct pv_learn_ns *ns, const char *path, uint64_t tag)
 {
 	uint64_t key;
 
 	if (path) {
-		size_t units = len / 2, from = 0;
+		const char *last = path;
 
-		for (size_t i = 0; i < units; i++)
-			if (is_sep(path + 2 * i))
-				from = i + 1;
-		key = hash_units(pv_hash_fnv64(PV_HASH_FNV64_INIT, "share:", 6), path + 2 * from,
-				 units - from);
+		for (const char *c = path; *c; c++)
+			if (is_sep(*c))
+				last = c + 1;
+		key = pv_hash_fnv64_lower(pv_hash_fnv64(PV_HASH_FNV64_INIT, "share:", 6), last,
+					  strlen(last));
 	} else {
 		key = pv_hash_fnv64(pv_hash_fnv64(PV_HASH_FNV64_INIT, "tree:", 5), &tag,
 				    sizeof(tag));
@@ -126,29 +111,30 @@ long pv_learn_ns_share(struct pv_learn_ns *ns, const uint8_t *path, size_t len, 
 	return node(ns, key, -1);
 }
 
-long pv_learn_ns_path(struct pv_learn_ns *ns, long at, const uint8_t *name, size_t len)
+long pv_learn_ns_path(struct pv_learn_ns *ns, long at, const char *name)
 {
-	size_t units = len / 2, i = 0;
+	const char *p = name;
 
 	if (at < 0)
 		return -1;
-	while (i < units) {
-		size_t j = i;
+	while (*p) {
+		size_t n = 0;
 
-		while (j < units && !is_sep(name + 2 * j))
-			j++;
-		if (j - i == 2 && !name[2 * i + 1] && name[2 * i] == '.' && !name[2 * i + 3] &&
-		    name[2 * i + 2] == '.') {
+		while (p[n] && !is_sep(p[n]))
+			n++;
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
 			if (ns->n[at].parent >= 0) /* "..": up, not past the share */
 				at = ns->n[at].parent;
-		} else if (j > i && !(j - i == 1 && !name[2 * i + 1] && name[2 * i] == '.')) {
+		} else if (n && !(n == 1 && p[0] == '.')) {
 			if (ns->n[at].depth >= PV_LEARN_NS_DEPTH)
 				return -1;
-			at = node(ns, hash_units(ns->n[at].key, name + 2 * i, j - i), at);
+			/* Windows compares names without case: ASCII letters hashed in lower case
+			 */
+			at = node(ns, pv_hash_fnv64_lower(ns->n[at].key, p, n), at);
 			if (at < 0)
 				return -1;
 		}
-		i = j + 1;
+		p += n + (p[n] != '\0');
 	}
 	return at;
 }

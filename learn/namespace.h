@@ -49,13 +49,13 @@ struct pv_learn_ns {
 void pv_learn_ns_init(struct pv_learn_ns *ns);
 void pv_learn_ns_release(struct pv_learn_ns *ns);
 
-/* The node of a share: by the last part of a TREE_CONNECT's path (UTF-16LE, len bytes:
- * "\\srv\fsroot1" is "fsroot1" in any case), or, when the tree's connect was not captured, by
- * tag (path NULL: the connection and the tree id, hashed by the caller). -1 when out of room. */
-long pv_learn_ns_share(struct pv_learn_ns *ns, const uint8_t *path, size_t len, uint64_t tag);
-/* The node of the path (UTF-16LE, len bytes, parts split by '\' or '/') under node at: the
- * folders on its way added when new. The empty path is at itself. -1 when out of room. */
-long pv_learn_ns_path(struct pv_learn_ns *ns, long at, const uint8_t *name, size_t len);
+/* The node of a share: by the last part of a TREE_CONNECT's path (UTF-8: "\\srv\fsroot1" is
+ * "fsroot1" in any case), or, when the tree's connect was not captured, by tag (path NULL:
+ * the connection and the tree id, hashed by the caller). -1 when out of room. */
+long pv_learn_ns_share(struct pv_learn_ns *ns, const char *path, uint64_t tag);
+/* The node of the path (UTF-8, parts split by '\' or '/') under node at: the folders on its
+ * way added when new. The empty path is at itself. -1 when out of room. */
+long pv_learn_ns_path(struct pv_learn_ns *ns, long at, const char *name);
 /* What an answer showed of node i: a folder or a file of size bytes, made by the capture (a
  * CREATE's action FILE_CREATED); every folder above it is then one. */
 void pv_learn_ns_seen(struct pv_learn_ns *ns, long i, bool dir, uint64_t size, bool made);

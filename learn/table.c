@@ -49,7 +49,8 @@ struct pv_learn_table_entry *pv_learn_table_get(const struct pv_learn_table *t, 
 	return NULL;
 }
 
-bool pv_learn_table_put(struct pv_learn_table *t, uint64_t key, double time, uint32_t v)
+struct pv_learn_table_entry *pv_learn_table_put(struct pv_learn_table *t, uint64_t key, double time,
+						uint32_t v)
 {
 	struct pv_learn_table_entry *e = pv_learn_table_get(t, key);
 	size_t i;
@@ -57,15 +58,16 @@ bool pv_learn_table_put(struct pv_learn_table *t, uint64_t key, double time, uin
 	if (e) {
 		e->t = time;
 		e->v = v;
-		return true;
+		e->w = 0;
+		return e;
 	}
 	if (t->n >= t->max || ((t->n + 1) * 2 > t->slots && !grow(t)))
-		return false;
+		return NULL;
 	for (i = slot(key, t->slots - 1); t->e[i].used; i = (i + 1) & (t->slots - 1))
 		;
-	t->e[i] = (struct pv_learn_table_entry){key, time, v, true};
+	t->e[i] = (struct pv_learn_table_entry){.key = key, .t = time, .v = v, .used = true};
 	t->n++;
-	return true;
+	return &t->e[i];
 }
 
 bool pv_learn_table_take(struct pv_learn_table *t, uint64_t key, struct pv_learn_table_entry *out)

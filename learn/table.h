@@ -12,6 +12,7 @@ struct pv_learn_table_entry {
 	uint64_t key;
 	double t;
 	uint32_t v;
+	uint32_t w; /* a second value, set by the caller (0 when put) */
 	bool used;
 };
 
@@ -21,9 +22,10 @@ struct pv_learn_table {
 };
 
 void pv_learn_table_init(struct pv_learn_table *t, size_t max);
-/* key's entry set to (t, v), added when not there: false when the table is at its bound or
- * out of memory (nothing added). */
-bool pv_learn_table_put(struct pv_learn_table *t, uint64_t key, double time, uint32_t v);
+/* key's entry set to (t, v, w 0), added when not there: the entry (valid until the next put or
+ * take), or NULL when the table is at its bound or out of memory (nothing added). */
+struct pv_learn_table_entry *pv_learn_table_put(struct pv_learn_table *t, uint64_t key, double time,
+						uint32_t v);
 /* key's entry, or NULL. */
 struct pv_learn_table_entry *pv_learn_table_get(const struct pv_learn_table *t, uint64_t key);
 /* key's entry removed, *out (when not NULL) a copy of it: false when it was not there. */

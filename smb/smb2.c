@@ -914,38 +914,55 @@ int smb2_empty_dec(struct smb2_rd *m, uint16_t cmd)
 
 void smb2_dir_init(struct smb2_dir_it *it, const struct smb2_rd *buf)
 {
+	smb2_dir_init_class(it, buf, 1);
+}
+
+int smb2_dir_init_class(struct smb2_dir_it *it, const struct smb2_rd *buf, uint8_t info_class)
+{
+	/* each class's fixed part, where its FileName begins (MS-FSCC 2.4) */
+	static const uint8_t name_at[39] = {
+		[1] = 64, [2] = 68, [3] = 94, [12] = 12, [37] = 104, [38] = 80};
+
 	it->r = *buf;
 	it->r.at = 0;
 	it->end = buf->len == 0;
+	it->name_at = info_class < sizeof(name_at) ? name_at[info_class] : 0;
+	return it->name_at ? 0 : -1;
 }
 
 int smb2_dir_next(struct smb2_dir_it *it, struct smb2_dirent *e)
 {
 	struct smb2_rd *r = &it->r;
-	size_t left = smb2_rd_left(r), at = r->at;
-	uint32_t next, nl, attrs;
+	size_t left = smb2_rd_left(r), at = r->at, fixed = it->name_at;
+	uint32_t next, nl, attrs = 0;
 
 	if (r->bad)
 		return -1;
 	if (it->end)
 		return 0;
-	if (left < 64)
-		return smb2_rd_fail(r, "an entry of %zu bytes, shorter than its 64 fixed ones",
-				    left);
+	if (left < fixed)
+		return smb2_rd_fail(r, "an entry of %zu bytes, shorter than its %zu fixed ones",
+				    left, fixed);
 	next = smb2_rd_u32(r);
-	smb2_rd_skip(r, 20); /* FileIndex, CreationTime, LastAccessTime */
-	e->mtime = smb2_rd_u64(r);
-	smb2_rd_skip(r, 8); /* ChangeTime */
-	e->size = smb2_rd_u64(r);
-	smb2_rd_skip(r, 8); /* AllocationSize */
-	attrs = smb2_rd_u32(r);
+	e->mtime = e->size = 0;
+	if (fixed == 12) { /* FileNamesInformation: FileIndex, the name's length */
+		smb2_rd_skip(r, 4);
+	} else {
+		smb2_rd_skip(r, 20); /* FileIndex, CreationTime, LastAccessTime */
+		e->mtime = smb2_rd_u64(r);
+		smb2_rd_skip(r, 8); /* ChangeTime */
+		e->size = smb2_rd_u64(r);
+		smb2_rd_skip(r, 8); /* AllocationSize */
+		attrs = smb2_rd_u32(r);
+	}
 	nl = smb2_rd_u32(r);
 	/* MS-FSCC 2.1.5.2: a name is at most 255 characters */
-	if (nl > left - 64 || nl > 510 || (next && next < 64 + nl) || next > left)
+	if (nl > left - fixed || nl > 510 || (next && next < fixed + nl) || next > left)
 		return smb2_rd_fail(r,
 				    "an entry whose name (%u bytes) or NextEntryOffset (%u) does "
 				    "not fit the %zu bytes left",
 				    nl, next, left);
+	smb2_rd_seek(r, at + fixed);
 	if (pv_utf16le_to_utf8(smb2_rd_bytes(r, nl), nl, e->name, sizeof(e->name)) < 0)
 		return smb2_rd_fail(r, "a name that is not UTF-16");
 	/* as listing_entry (smb/listing.c) refuses them: a name that is empty, holds a

@@ -331,7 +331,9 @@ int smb2_empty_dec(struct smb2_rd *m, uint16_t cmd);
  * each entry checked against the buffer (its name inside it, NextEntryOffset past it and
  * inside the buffer, a name of at most 255 characters, MS-FSCC 2.1.5.2) and its name turned
  * into UTF-8 and refused when it is not a name (empty, a separator or a NUL in it: it would
- * name another file than the one listed). */
+ * name another file than the one listed). smb2_dir_init_class reads the other classes a
+ * capture holds (learn): FileFullDirectory (2), FileBothDirectory (3), FileNames (12: a name
+ * alone, no size nor attributes), FileIdBothDirectory (37), FileIdFullDirectory (38). */
 struct smb2_dirent {
 	char name[768]; /* 255 UTF-16 units: at most 765 bytes of UTF-8 */
 	bool dir;
@@ -341,8 +343,11 @@ struct smb2_dirent {
 struct smb2_dir_it {
 	struct smb2_rd r;
 	bool end;
+	uint8_t name_at; /* where an entry's name is: its class's fixed part */
 };
 void smb2_dir_init(struct smb2_dir_it *it, const struct smb2_rd *buf);
+/* -1 for a class it does not read. */
+int smb2_dir_init_class(struct smb2_dir_it *it, const struct smb2_rd *buf, uint8_t info_class);
 /* 1 and *e the next entry, 0 at the end, -1 when malformed (it->r.why says why). "." and ".."
  * are given like any other. */
 int smb2_dir_next(struct smb2_dir_it *it, struct smb2_dirent *e);

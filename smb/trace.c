@@ -250,58 +250,17 @@ int pv_smb_trace_frame(const uint8_t *p, size_t len, size_t total, pv_smb_trace_
 int pv_smb_trace_dir(const uint8_t *p, size_t len, uint8_t info_class, pv_smb_trace_dir_fn fn,
 		     void *arg)
 {
-	size_t name_at, at = 0;
+	struct smb2_dir_it it;
+	struct smb2_dirent e;
+	struct smb2_rd buf;
 	int n = 0;
 
-	switch (info_class) { /* where FileNameLength and FileName are (MS-FSCC 2.4) */
-	case 1:
-		name_at = 64;
-		break;
-	case 2:
-		name_at = 68;
-		break;
-	case 3:
-		name_at = 94;
-		break;
-	case 12:
-		name_at = 12;
-		break;
-	case 37:
-		name_at = 104;
-		break;
-	case 38:
-		name_at = 80;
-		break;
-	default:
+	smb2_rd_init(&buf, p, len);
+	if (smb2_dir_init_class(&it, &buf, info_class) < 0)
 		return -1;
-	}
-	while (at < len) {
-		struct smb2_rd r, e, nm;
-		uint32_t next, nlen, attrs = 0;
-		uint64_t eof = 0;
-
-		smb2_rd_init(&r, p + at, len - at);
-		next = smb2_rd_u32(&r);
-		if (info_class == 12) {
-			smb2_rd_seek(&r, 8);
-		} else {
-			smb2_rd_seek(&r, 40);
-			eof = smb2_rd_u64(&r);
-			smb2_rd_skip(&r, 8);
-			attrs = smb2_rd_u32(&r);
-		}
-		nlen = smb2_rd_u32(&r);
-		if (r.bad || nlen > len - at || (nlen & 1))
-			return n;
-		/* the entry: up to its next, or to the end for the last one */
-		if (smb2_rd_span(&r, 0, next ? next : len - at, "the entry", &e) < 0 ||
-		    smb2_rd_span(&e, name_at, nlen, "the name", &nm) < 0)
-			return n;
-		fn(arg, nm.p, nm.len, attrs, eof);
+	while (smb2_dir_next(&it, &e) == 1) {
+		fn(arg, e.name, e.dir, e.size);
 		n++;
-		if (!next || next % 8)
-			return n;
-		at += next;
 	}
 	return n;
 }

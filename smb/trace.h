@@ -78,13 +78,11 @@ int pv_smb_trace_frame(const uint8_t *p, size_t len, size_t total, pv_smb_trace_
 		       bool *cut, char *why, size_t whylen);
 
 /* The entries of a QUERY_DIRECTORY answer's output buffer (len bytes of it given) in the
- * information class its request asked (FileDirectoryInformation 1, FileFullDirectory 2,
- * FileBothDirectory 3, FileNames 12, FileIdBothDirectory 37, FileIdFullDirectory 38): fn with
- * each entry's name (UTF-16LE), FileAttributes and EndOfFile (both 0 for FileNames), in order,
- * up to the first that is not all in the bytes given or whose NextEntryOffset does not move
- * on. Returns how many; -1 for a class it does not read. */
-typedef void (*pv_smb_trace_dir_fn)(void *arg, const uint8_t *name, size_t namelen, uint32_t attrs,
-				    uint64_t eof);
+ * information class its request asked, read by the codec's reader (smb2_dir_init_class: 1,
+ * 2, 3, 12, 37, 38): fn with each entry's name (UTF-8), whether it is a folder and its
+ * EndOfFile (0 for FileNames), in order, up to the first that is not all in the bytes given
+ * or is malformed. Returns how many; -1 for a class it does not read. */
+typedef void (*pv_smb_trace_dir_fn)(void *arg, const char *name, bool dir, uint64_t eof);
 int pv_smb_trace_dir(const uint8_t *p, size_t len, uint8_t info_class, pv_smb_trace_dir_fn fn,
 		     void *arg);
 

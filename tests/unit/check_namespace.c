@@ -6,6 +6,7 @@
 #include <check.h>
 
 #include "tests/unit/unit.h"
+#include <stdio.h>
 #include <string.h>
 
 #include "learn/namespace.h"
@@ -13,7 +14,7 @@
 #include "smb/trace.h"
 #include "util/buf.h"
 
-/* a path as a CREATE carries it: UTF-16LE, no conversion of its separators */
+/* a name as SMB2 carries it: UTF-16LE */
 static size_t u16(const char *s, uint8_t *out)
 {
 	size_t n = 0;
@@ -27,16 +28,12 @@ static size_t u16(const char *s, uint8_t *out)
 
 static long path(struct pv_learn_ns *ns, long at, const char *p)
 {
-	uint8_t b[512];
-
-	return pv_learn_ns_path(ns, at, b, u16(p, b));
+	return pv_learn_ns_path(ns, at, p);
 }
 
 static long share(struct pv_learn_ns *ns, const char *p)
 {
-	uint8_t b[512];
-
-	return pv_learn_ns_share(ns, b, u16(p, b), 0);
+	return pv_learn_ns_share(ns, p, 0);
 }
 
 START_TEST(paths)
@@ -48,9 +45,9 @@ START_TEST(paths)
 	s = share(&ns, "\\\\srv\\FSROOT1");
 	ck_assert_int_ge(s, 0);
 	ck_assert_int_eq(share(&ns, "fsroot1"), s); /* the share's name alone, in any case */
-	t = pv_learn_ns_share(&ns, NULL, 0, 42);    /* a tree whose connect was not captured */
+	t = pv_learn_ns_share(&ns, NULL, 42);	    /* a tree whose connect was not captured */
 	ck_assert(t >= 0 && t != s);
-	ck_assert_int_eq(pv_learn_ns_share(&ns, NULL, 0, 42), t);
+	ck_assert_int_eq(pv_learn_ns_share(&ns, NULL, 42), t);
 	a = path(&ns, s, "U1\\Static\\A.docx");
 	ck_assert_int_ge(a, 0);
 	ck_assert_int_eq(ns.n[a].depth, 3);
@@ -171,20 +168,19 @@ static void entry(struct pv_buf *b, uint8_t cls, const char *name, uint32_t attr
 
 struct listed {
 	char names[8][32];
-	uint32_t attrs[8];
+	bool dir[8];
 	uint64_t eof[8];
 	int n;
 };
 
-static void on_entry(void *arg, const uint8_t *name, size_t len, uint32_t attrs, uint64_t eof)
+static void on_entry(void *arg, const char *name, bool dir, uint64_t eof)
 {
 	struct listed *l = arg;
 
 	if (l->n >= 8)
 		return;
-	for (size_t i = 0; i < len / 2 && i < 31; i++)
-		l->names[l->n][i] = (char)name[2 * i];
-	l->attrs[l->n] = attrs;
+	snprintf(l->names[l->n], sizeof(l->names[l->n]), "%s", name);
+	l->dir[l->n] = dir;
 	l->eof[l->n++] = eof;
 }
 
@@ -200,8 +196,8 @@ START_TEST(listing)
 	memset(&l, 0, sizeof(l));
 	ck_assert_int_eq(pv_smb_trace_dir((uint8_t *)b.data, b.len, 37, on_entry, &l), 3);
 	ck_assert_str_eq(l.names[1], "a.txt");
-	ck_assert(l.attrs[1] == 0x20 && l.eof[1] == 123);
-	ck_assert(!strcmp(l.names[2], "sub") && l.attrs[2] == 0x10);
+	ck_assert(!l.dir[1] && l.eof[1] == 123);
+	ck_assert(!strcmp(l.names[2], "sub") && l.dir[2]);
 	/* cut inside the last entry's name: the two before it */
 	memset(&l, 0, sizeof(l));
 	ck_assert_int_eq(pv_smb_trace_dir((uint8_t *)b.data, b.len - 8, 37, on_entry, &l), 2);
