@@ -62,6 +62,7 @@ struct pv_learn {
 	double now;	 /* the time of the frame being read */
 	double gap;	 /* the activity gap set, 0: learned */
 	bool keep_names; /* users by their names, not hashes */
+	bool kinds_only; /* pv_learn_read's second pass: the kinds, not the namespace again */
 	struct pv_learn_ns ns;
 };
 
@@ -163,10 +164,12 @@ static void activity_end(struct pv_learn_counts *c, struct pv_learn_user *us)
 /* ---- the namespace ---- */
 
 /* A request's name (a CREATE's, a TREE_CONNECT's path) in UTF-8, into out: false when it has
- * none, it is not UTF-16 or it is longer than out. */
-static bool name_of(const struct pv_smb_trace_msg *m, char *out, size_t cap)
+ * none, it is not UTF-16 or it is longer than out, or the pass reads only the kinds (no name
+ * followed: no node, so nothing of the namespace is made again). */
+static bool name_of(const struct conn *cn, const struct pv_smb_trace_msg *m, char *out, size_t cap)
 {
-	return m->name && pv_utf16le_to_utf8(m->name, m->namelen, out, cap) == 0;
+	return !cn->l->kinds_only && m->name &&
+	       pv_utf16le_to_utf8(m->name, m->namelen, out, cap) == 0;
 }
 
 /* The share of a tree: the one its TREE_CONNECT named, else (the connect not captured) one of
@@ -268,7 +271,7 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 			cn->logon[0] = '\0';
 		break;
 	case 3: /* TREE_CONNECT: its share, for its answer's tree id */
-		if (name_of(m, name, sizeof(name)))
+		if (name_of(cn, m, name, sizeof(name)))
 			node = pv_learn_ns_share(&cn->l->ns, name, 0);
 		break;
 	case 5: /* CREATE */
@@ -276,7 +279,7 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 		if (m->disposition < 6)
 			c->disposition[m->disposition]++;
 		node = cn->last_node =
-			name_of(m, name, sizeof(name))
+			name_of(cn, m, name, sizeof(name))
 				? pv_learn_ns_path(&cn->l->ns, share_of(cn, m->tree), name)
 				: -1;
 		break;
@@ -838,7 +841,8 @@ void pv_learn_counts_release(struct pv_learn_counts *c)
 	pv_learn_kinds_release(&c->kinds);
 }
 
-static int one_pass(const char *path, const struct pv_learn_opts *o, struct pv_learn_counts *c)
+static int one_pass(const char *path, const struct pv_learn_opts *o, bool kinds_only,
+		    struct pv_learn_counts *c)
 {
 	struct pv_capture *cap;
 	struct pv_learn *l;
@@ -854,6 +858,7 @@ static int one_pass(const char *path, const struct pv_learn_opts *o, struct pv_l
 		pv_capture_close(cap);
 		return pv_error(PV_EIO, "out of memory");
 	}
+	l->kinds_only = kinds_only;
 	while ((n = pv_capture_next(cap, &p, &caplen, &wirelen, &t)) > 0)
 		pv_learn_frame(l, p, caplen, wirelen, t);
 	pv_learn_end(l);
@@ -865,14 +870,14 @@ int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_lea
 {
 	struct pv_learn_opts o2 = o ? *o : (struct pv_learn_opts){0};
 	struct pv_learn_counts c2;
-	int r = one_pass(path, o, c);
+	int r = one_pass(path, o, false, c);
 
 	/* the gap learned: the kinds of activity from a second pass with it (the file is read
-	 * again, at a fraction of a second per hundred MB) */
+	 * again, at a fraction of a second per hundred MB; the namespace is the first pass's) */
 	if (r != PV_OK || c->has_kinds || !(c->activity_gap > 0))
 		return r;
 	o2.gap = c->activity_gap;
-	if (one_pass(path, &o2, &c2) == PV_OK) {
+	if (one_pass(path, &o2, true, &c2) == PV_OK) {
 		pv_learn_kinds_release(&c->kinds);
 		c->kinds = c2.kinds;
 		pv_learn_kinds_init(&c2.kinds);
