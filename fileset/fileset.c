@@ -232,7 +232,7 @@ static int parse_part(struct parser *p, enum pv_fileset_part part, const struct 
 			unsigned long f;
 
 			snprintf(what, sizeof(what), "parts.%s.folders.%zu", pn, i);
-			if ((r = whole(p, v->items[i], what, 1, 1000, &f)) != PV_OK)
+			if ((r = whole(p, v->items[i], what, 1, PV_FILESET_FANOUT, &f)) != PV_OK)
 				return r;
 			d->fanout[d->levels++] = (unsigned)f;
 		}

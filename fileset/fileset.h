@@ -20,6 +20,7 @@
 #define PV_FILESET_LEVELS   8		 /* folder levels under a part at most */
 #define PV_FILESET_ENTRIES  1000000	 /* folders + files per user at most */
 #define PV_FILESET_FILE_MAX (1ULL << 32) /* bytes per file at most (4 GiB) */
+#define PV_FILESET_FANOUT   1000	 /* folders at a level under each of the level above */
 
 /* FSCT's three kinds of data: read by the load (static), created by it in folders made
  * beforehand (new), and rewritten, renamed and deleted by it (volatile). */

@@ -16,11 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fileset/fileset.h"
 #include "learn/hist.h"
 
-#define PV_LEARN_NS_MAX	   (1u << 20) /* folders and files followed at most */
-#define PV_LEARN_NS_DEPTH  64	      /* a path's levels followed at most */
-#define PV_LEARN_NS_LEVELS 8	      /* a home's levels in the shape, as a fileset's */
+#define PV_LEARN_NS_MAX	   (1u << 20)	     /* folders and files followed at most */
+#define PV_LEARN_NS_DEPTH  64		     /* a path's levels followed at most */
+#define PV_LEARN_NS_LEVELS PV_FILESET_LEVELS /* a home's levels in the shape, a fileset's */
 
 struct pv_learn_ns_node {
 	uint64_t key;

@@ -1,16 +1,13 @@
 /* learn/workload.c: the learned workload as YAML (see workload.h). */
 #include "learn/workload.h"
 
+#include "fileset/fileset.h"
 #include "learn/kind.h"
 #include "util/err.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* a fileset's bounds (fileset/fileset.h, above learn/): bytes a file, entries a user */
-#define PV_LEARN_FILESET_FILE_MAX (1ULL << 32)
-#define PV_LEARN_FILESET_ENTRIES  1000000ULL
 
 /* A fileset's sizes (docs/fileset.md) from sizes by powers of two: each bucket a range,
  * weighed by its share (in hundredths of a point, 1 at least). */
@@ -24,10 +21,10 @@ static void fileset_sizes(struct pv_buf *b, const struct pv_learn_sizes *s)
 
 		if (!s->b[k])
 			continue;
-		if (lo > PV_LEARN_FILESET_FILE_MAX)
-			lo = PV_LEARN_FILESET_FILE_MAX;
-		if (hi > PV_LEARN_FILESET_FILE_MAX)
-			hi = PV_LEARN_FILESET_FILE_MAX;
+		if (lo > PV_FILESET_FILE_MAX)
+			lo = PV_FILESET_FILE_MAX;
+		if (hi > PV_FILESET_FILE_MAX)
+			hi = PV_FILESET_FILE_MAX;
 		if (lo == hi)
 			pv_buf_addf(b, "        - {size: %llu, weight: %ld} # %.2f%%\n", lo,
 				    w < 1 ? 1 : w, share);
@@ -65,17 +62,17 @@ static void fileset(struct pv_buf *b, const struct pv_learn_counts *c)
 	if (sh->levels) {
 		pv_buf_addstr(b, "      folders: [");
 		for (unsigned l = 0; l < sh->levels; l++) {
-			unsigned f = sh->per[l] > 1000 ? 1000 : sh->per[l];
+			unsigned f =
+				sh->per[l] > PV_FILESET_FANOUT ? PV_FILESET_FANOUT : sh->per[l];
 
 			pv_buf_addf(b, "%s%u", l ? ", " : "", f);
 			prod *= f;
 		}
 		pv_buf_addstr(b, "]\n");
 	}
-	/* a fileset holds at most PV_LEARN_FILESET_ENTRIES entries */
-	if (prod * (files + 1) > PV_LEARN_FILESET_ENTRIES)
-		files = PV_LEARN_FILESET_ENTRIES / prod > 1 ? PV_LEARN_FILESET_ENTRIES / prod - 1
-							    : 0;
+	/* a fileset holds at most PV_FILESET_ENTRIES entries */
+	if (prod * (files + 1) > PV_FILESET_ENTRIES)
+		files = PV_FILESET_ENTRIES / prod > 1 ? PV_FILESET_ENTRIES / prod - 1 : 0;
 	pv_buf_addf(b, "      files: %llu # in each folder of the last level\n", files);
 	fileset_sizes(b, &sh->sizes);
 	pv_buf_addf(b,
