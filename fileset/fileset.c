@@ -458,8 +458,7 @@ int pv_fileset_parse(const char *name, const char *text, size_t len, struct pv_f
 			r = pv_playbook_schema_fail(
 				&p.sc, root,
 				"this learned workload has no fileset: (the capture's answers "
-				"showed "
-				"no file in a user's home); name a fileset such as "
+				"showed no file in a user's home); name a fileset such as "
 				"playbooks/filesets/small.yaml in server.fileset");
 			goto out;
 		}

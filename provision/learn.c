@@ -150,8 +150,7 @@ static void text_namespace(const struct pv_learn_counts *c)
 
 	if (!sh->files) {
 		printf("learn: the namespace: no file seen in a user's home (%llu folders and "
-		       "files "
-		       "seen)\n",
+		       "files seen)\n",
 		       (unsigned long long)c->ns_nodes);
 		return;
 	}
