@@ -335,6 +335,7 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 	/* what the user did: NEGOTIATE and the logon's first leg have no session yet */
 	if (m->session && m->cmd != 0 && m->cmd != 1 && (u = user_of(cn, m->session)) >= 0) {
 		struct pv_learn_user *us = &c->users.u[u];
+		bool starts = false; /* it begins an activity (the kinds' pass) */
 
 		/* its activity: a gap longer than the activity gap ends the one under way, once
 		 * the user holds no file open (an activity works on what it opened, to its CLOSE),
@@ -344,10 +345,15 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 
 			if (us->cur_requests && idle > cn->l->gap &&
 			    (!us->open ||
-			     idle > (hold > PV_LEARN_HOLD_MIN ? hold : PV_LEARN_HOLD_MIN)))
+			     idle > (hold > PV_LEARN_HOLD_MIN ? hold : PV_LEARN_HOLD_MIN))) {
 				activity_end(c, us);
-			if (!us->cur_requests++)
+				/* the think time: from its last request to this one */
+				pv_learn_hist_add(&c->think_gaps, idle);
+			}
+			if (!us->cur_requests++) {
 				us->cur_start = t;
+				starts = true;
+			}
 			pv_learn_kind_shape_add(
 				&us->cur, m->cmd == 5
 						  ? 5 | pv_playbook_workload_learned_disposition(
@@ -356,8 +362,12 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 		}
 		pv_learn_user_request(us, t);
 		if (m->cmd != 12) { /* a CANCEL has no answer of its own */
-			if (!us->waiting && us->answered > 0)
+			if (!us->waiting && us->answered > 0) {
 				pv_learn_hist_add(&c->client_delays, t - us->answered);
+				if (cn->l->gap > 0 &&
+				    !starts) /* within an activity, however long */
+					pv_learn_hist_add(&c->act_client, t - us->answered);
+			}
 			us->waiting++;
 		}
 		if (m->cmd == 5)
@@ -884,6 +894,16 @@ int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_lea
 		c->has_kinds = true;
 		c->activities = c2.activities;
 		c->activity_requests = c2.activity_requests;
+		if (c2.think_gaps.n) { /* the think times themselves, from the kinds' pass */
+			c->think_gaps = c2.think_gaps;
+			memcpy(c->think, c2.think, sizeof(c->think));
+			memcpy(c->think_q, c2.think_q, sizeof(c->think_q));
+		}
+		if (c2.act_client.n) { /* the client's time within an activity, likewise */
+			c->act_client = c2.act_client;
+			memcpy(c->client, c2.client, sizeof(c->client));
+			memcpy(c->client_q, c2.client_q, sizeof(c->client_q));
+		}
 	}
 	pv_learn_counts_release(&c2);
 	return r;

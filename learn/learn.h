@@ -32,6 +32,12 @@ struct pv_learn_opts {
 	bool keep_names; /* users by their account names ("ntlm:domain\\user"), not hashes */
 };
 
+/* The levels (percent) at which the think times' quantiles are kept and written (the replay
+ * draws from them): finer in the tail, where a few long ones (a program started again, a
+ * person away) carry much of the mean. */
+#define PV_LEARN_THINK_LEVELS 17
+extern const double pv_learn_think_levels[PV_LEARN_THINK_LEVELS];
+
 #define PV_LEARN_IOCTLS 8
 
 struct pv_learn_counts {
@@ -84,7 +90,11 @@ struct pv_learn_counts {
 	double activity_gap;
 	bool gap_learned;
 	uint64_t activities;
-	double req_per_user_hour[2], logons_per_user_hour[2]; /* median, p95 over users */
+	/* the user-hours the capture holds: each user's from its first request to its last (the
+	 * capture's length each where none was seen longer than a moment) */
+	double user_hours;
+	/* median, p95 over the users seen longer than a moment, each over its own hours */
+	double req_per_user_hour[2], logons_per_user_hour[2];
 	/* logons again: a user's rate from one logon to the next ((logons - 1) over the time
 	 * from its first to its last), the median of the users with two or more (how many:
 	 * relogon_users); 0 when none has two. Unlike logons_per_user_hour it does not depend on
@@ -96,11 +106,22 @@ struct pv_learn_counts {
 	double listings_per_user_hour[2], notifies_per_user_hour[2];
 	double activity_requests;   /* per activity, the mean */
 	double within[2], think[2]; /* gaps within an activity and between: median, p95 */
+	/* the think times: from an activity's last request to the next one's first, the user's
+	 * (the kinds' pass), and their quantile at each of pv_learn_think_levels, seconds, the
+	 * shape a replay draws them from (all 0 when none: no user had two activities) */
+	struct pv_learn_hist think_gaps;
+	double think_q[PV_LEARN_THINK_LEVELS];
 	/* the client's own time: from an answer to the user's next request, with none of its
 	 * requests waiting for an answer (the gaps less the server's time); those within an
 	 * activity (under its gap): median, p95 */
 	struct pv_learn_hist client_delays;
 	double client[2];
+	/* the same within an activity, where the kinds' pass knows where one begins (a file held
+	 * open, the gap between two of its requests may be longer than the activity gap: a copy
+	 * that writes each file it read), and their quantiles at pv_learn_think_levels, the
+	 * shape a replay draws them from (all 0 when none) */
+	struct pv_learn_hist act_client;
+	double client_q[PV_LEARN_THINK_LEVELS];
 	/* the kinds of activity (learn/kind.h): with the gap set, in the same pass; else in a
 	 * second pass over the file once the gap is learned (pv_learn_read) */
 	struct pv_learn_kinds kinds;

@@ -4,6 +4,9 @@
 
 #include <stdlib.h>
 
+const double pv_learn_think_levels[PV_LEARN_THINK_LEVELS] = {0,	 5,  10, 20, 30, 40,   50,   60, 70,
+							     80, 90, 95, 98, 99, 99.5, 99.9, 100};
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -20,6 +23,35 @@ static void med_p95(double *v, size_t n, double out[2])
 	qsort(v, n, sizeof(*v), cmp_double);
 	out[0] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	out[1] = v[(size_t)((double)(n - 1) * 0.95 + 0.5)];
+}
+
+enum what { REQUESTS, LOGONS, LISTINGS, NOTIFIES };
+
+/* Each user's count of what an hour of its own (its first request to its last; the capture's
+ * length where no user was seen longer than a moment), the median and the p95 over the users
+ * seen longer than a moment, into out; v has room for every user. */
+static void rates(const struct pv_learn_counts *c, double *v, enum what w, double out[2])
+{
+	const struct pv_learn_users *us = &c->users;
+	double whole = (c->t1 - c->t0) / 3600;
+	size_t n = 0;
+	bool spans = false;
+
+	for (size_t i = 0; i < us->n && !spans; i++)
+		spans = us->u[i].last > us->u[i].first;
+	for (size_t i = 0; i < us->n; i++) {
+		const struct pv_learn_user *u = &us->u[i];
+		double h = spans ? (u->last - u->first) / 3600 : whole;
+		uint64_t x = w == REQUESTS   ? u->requests
+			     : w == LOGONS   ? u->logons
+			     : w == LISTINGS ? u->listings
+					     : u->notifies;
+
+		if (h > 0)
+			v[n++] = (double)x / h;
+	}
+	if (n)
+		med_p95(v, n, out);
 }
 
 void pv_learn_summarize(struct pv_learn_counts *c, double gap)
@@ -78,14 +110,33 @@ void pv_learn_summarize(struct pv_learn_counts *c, double gap)
 							     (n - above + 0.95 * above) / n);
 		}
 	}
+	if (c->act_client.n) { /* the client's time, where the kinds' pass made it */
+		c->client[0] = pv_learn_hist_quantile(&c->act_client, 0.5);
+		c->client[1] = pv_learn_hist_quantile(&c->act_client, 0.95);
+		for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++)
+			c->client_q[i] = pv_learn_hist_quantile(&c->act_client,
+								pv_learn_think_levels[i] / 100);
+	}
+	if (c->think_gaps.n) { /* the think times themselves, where the kinds' pass made them */
+		c->think[0] = pv_learn_hist_quantile(&c->think_gaps, 0.5);
+		c->think[1] = pv_learn_hist_quantile(&c->think_gaps, 0.95);
+		for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++)
+			c->think_q[i] = pv_learn_hist_quantile(&c->think_gaps,
+							       pv_learn_think_levels[i] / 100);
+	}
+	/* a user's hours: those it was seen at work, from its first request to its last, not the
+	 * capture's (a capture begun before a user's first request, or a user gone before its
+	 * end, would say a slower user than it was); a user seen at one moment alone is left out
+	 * of the rates, and with none seen longer, the capture's length is every user's */
+	c->user_hours = 0;
+	for (size_t i = 0; i < us->n; i++)
+		c->user_hours += (us->u[i].last - us->u[i].first) / 3600;
+	if (!(c->user_hours > 0))
+		c->user_hours = hours * (double)us->n;
 	if (!(hours > 0) || !us->n || !(v = malloc(us->n * sizeof(*v))))
 		return;
-	for (size_t i = 0; i < us->n; i++)
-		v[i] = (double)us->u[i].requests / hours;
-	med_p95(v, us->n, c->req_per_user_hour);
-	for (size_t i = 0; i < us->n; i++)
-		v[i] = (double)us->u[i].logons / hours;
-	med_p95(v, us->n, c->logons_per_user_hour);
+	rates(c, v, REQUESTS, c->req_per_user_hour);
+	rates(c, v, LOGONS, c->logons_per_user_hour);
 	c->relogons_per_user_hour = 0;
 	if ((c->relogon_users = pv_learn_users_relogon_rates(us, v))) {
 		double mp[2];
@@ -93,11 +144,7 @@ void pv_learn_summarize(struct pv_learn_counts *c, double gap)
 		med_p95(v, c->relogon_users, mp);
 		c->relogons_per_user_hour = mp[0];
 	}
-	for (size_t i = 0; i < us->n; i++)
-		v[i] = (double)us->u[i].listings / hours;
-	med_p95(v, us->n, c->listings_per_user_hour);
-	for (size_t i = 0; i < us->n; i++)
-		v[i] = (double)us->u[i].notifies / hours;
-	med_p95(v, us->n, c->notifies_per_user_hour);
+	rates(c, v, LISTINGS, c->listings_per_user_hour);
+	rates(c, v, NOTIFIES, c->notifies_per_user_hour);
 	free(v);
 }

@@ -92,11 +92,28 @@ uint64_t pv_learn_requests(const struct pv_learn_counts *c)
 	return n;
 }
 
+/* "  WHAT: {median: M, p95: P, quantiles: {PERCENT: SECONDS, ...}} # COMMENT", the quantiles
+ * (what a replay draws from) where learned. */
+static void quantiles(struct pv_buf *out, const char *what, const double mp[2],
+		      const double q[PV_LEARN_THINK_LEVELS], const char *comment)
+{
+	bool learned = q[PV_LEARN_THINK_LEVELS - 1] > 0;
+
+	pv_buf_addf(out, "  %s: {median: %.6g, p95: %.6g", what, mp[0], mp[1]);
+	if (learned) {
+		pv_buf_addstr(out, ", quantiles: {");
+		for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++)
+			pv_buf_addf(out, "%s%g: %.6g", i ? ", " : "", pv_learn_think_levels[i],
+				    q[i]);
+		pv_buf_addstr(out, "}");
+	}
+	pv_buf_addf(out, "} # %s%s\n", comment,
+		    learned ? " (quantiles: at each percent, what a replay draws from)" : "");
+}
+
 double pv_learn_per_user_hour(const struct pv_learn_counts *c, uint64_t n)
 {
-	double hours = (c->t1 - c->t0) / 3600;
-
-	return hours > 0 && c->users.n ? (double)n / hours / (double)c->users.n : 0;
+	return c->user_hours > 0 ? (double)n / c->user_hours : 0;
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -216,8 +233,8 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 		    (unsigned long long)c->matched, (unsigned long long)c->enc_frames,
 		    (unsigned long long)c->smb1_frames, (unsigned long long)c->gap_bytes);
 	pv_buf_addf(out,
-		    "users: # each user's rates over the capture: the median and the p95 of the "
-		    "users\n"
+		    "users: # each user's rates over its own hours (its first request to its "
+		    "last): the median and the p95 of the users\n"
 		    "  requests_per_hour: {median: %.6g, p95: %.6g}\n"
 		    "  logons_per_hour: {median: %.6g, p95: %.6g}\n"
 		    "  listings_per_hour: {median: %.6g, p95: %.6g} # QUERY_DIRECTORY requests\n"
@@ -233,13 +250,13 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 		    "activity: # a user's requests more than gap seconds apart start another "
 		    "activity, unless it holds a file open (up to 10 gaps, 1 s at least)\n"
 		    "  gap: %.6g\n  gap_learned: %s\n  activities: %llu\n"
-		    "  within: {median: %.6g, p95: %.6g} # gaps between an activity's requests\n"
-		    "  think: {median: %.6g, p95: %.6g} # gaps between activities\n"
-		    "  client: {median: %.6g, p95: %.6g} # within one, an answer to the next "
-		    "request: the client's own time\n",
+		    "  within: {median: %.6g, p95: %.6g} # gaps between an activity's requests\n",
 		    c->activity_gap, c->gap_learned ? "true" : "false",
-		    (unsigned long long)c->activities, c->within[0], c->within[1], c->think[0],
-		    c->think[1], c->client[0], c->client[1]);
+		    (unsigned long long)c->activities, c->within[0], c->within[1]);
+	quantiles(out, "think", c->think, c->think_q,
+		  "gaps between activities, from one's last request to the next one's first");
+	quantiles(out, "client", c->client, c->client_q,
+		  "within one, an answer to the next request: the client's own time");
 	if (c->has_kinds)
 		kinds(out, c);
 	pv_buf_addstr(out, "mix: # % of the requests, by command\n");

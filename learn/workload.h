@@ -12,12 +12,12 @@
 #include "util/buf.h"
 
 /* The kinds written, at most (the most frequent first; the rest as one share). */
-#define PV_LEARN_WORKLOAD_KINDS 64
+#define PV_LEARN_WORKLOAD_KINDS 256
 
 /* Every SMB2 request the capture holds, all commands together. */
 uint64_t pv_learn_requests(const struct pv_learn_counts *c);
 
-/* Activities per user-hour over the capture's length and users (0 when it has neither). */
+/* n a user-hour: over the user-hours the capture holds (c->user_hours; 0 when none). */
 double pv_learn_per_user_hour(const struct pv_learn_counts *c, uint64_t n);
 
 /* The workload learned into c as YAML, appended to out; source names the capture (its file

@@ -254,8 +254,9 @@ void scenario_go_on(struct user *u, double t);
 /* c's learned kinds made into scenarios (*out NULL when it has none): PV_OK, or PV_EIO. */
 int replay_new(const struct pv_playbook_workload *c, struct replay **out);
 void replay_free(struct replay *r);
-/* The steps of a learned kind drawn by weight for u's next scenario. */
-const struct step *replay_pick(struct user *u);
+/* The steps of a learned kind drawn by weight for u's next scenario, its index in *kind (-1:
+ * none, no workload). */
+const struct step *replay_pick(struct user *u, int *kind);
 /* A learned read's or write's size, drawn from the learned sizes: 1 byte to PV_SMB_READ_MAX
  * (a read: the caller holds it to what the connection takes) or IO_CHUNK (a write). */
 uint32_t replay_size(struct user *u, bool write);

@@ -59,15 +59,67 @@ void pv_load_sched_init(struct pv_load_sched *s, const struct pv_playbook_worklo
 		sum += c->kind[k].weight > 0 ? c->kind[k].weight : 0;
 		s->cum[k] = sum;
 	}
+	s->learned = &c->learned;
+	if (c->learned.n && c->learned.think.n >= 2 && sum > 0 &&
+	    c->kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight >= sum) {
+		double w = 0, secs = 0, mean;
+
+		for (unsigned k = 0; k < c->learned.n; k++) {
+			w += c->learned.kind[k].weight;
+			secs += c->learned.kind[k].weight * c->learned.kind[k].seconds;
+		}
+		mean = (w > 0 ? secs / w : 0) + pv_load_quantiles_mean(&c->learned.think);
+		if (mean > 0)
+			s->pace = s->mean / mean;
+	}
+}
+
+double pv_load_quantiles_draw(const struct pv_playbook_workload_quantiles *l, double u)
+{
+	double p = u * 100, a, b, t;
+	unsigned i = 0;
+
+	if (l->n < 2)
+		return 0;
+	while (i + 2 < l->n && !(p < l->level[i + 1]))
+		i++;
+	a = l->q[i];
+	b = l->q[i + 1];
+	t = (p - l->level[i]) / (l->level[i + 1] - l->level[i]);
+	t = t < 0 ? 0 : t > 1 ? 1 : t;
+	return a > 0 && b > a ? a * pow(b / a, t) : a + (b - a) * t;
+}
+
+double pv_load_quantiles_mean(const struct pv_playbook_workload_quantiles *l)
+{
+	double m = 0;
+
+	for (unsigned i = 0; i + 1 < l->n; i++) {
+		double a = l->q[i], b = l->q[i + 1], p = (l->level[i + 1] - l->level[i]) / 100;
+
+		/* a log-uniform stretch's mean: (b - a) / ln(b / a); a linear one's the middle */
+		m += p * (a > 0 && b > a * (1 + 1e-9) ? (b - a) / log(b / a) : (a + b) / 2);
+	}
+	return m;
 }
 
 void pv_load_next(struct pv_load_sched *s, double *gap, enum pv_playbook_workload_kind *kind)
 {
+	pv_load_next_after(s, -1, gap, kind);
+}
+
+void pv_load_next_after(struct pv_load_sched *s, int lk, double *gap,
+			enum pv_playbook_workload_kind *kind)
+{
 	double x;
 	int k;
 
-	/* inversion: 1 - u is in (0, 1], so the logarithm is finite and the gap >= 0 */
-	*gap = -s->mean * log1p(-pv_load_rng_unit(&s->rng));
+	if (s->pace > 0 && lk >= 0 && (unsigned)lk < s->learned->n)
+		*gap = s->pace *
+		       (s->learned->kind[lk].seconds +
+			pv_load_quantiles_draw(&s->learned->think, pv_load_rng_unit(&s->rng)));
+	else /* inversion: 1 - u is in (0, 1], so the logarithm is finite and the gap >= 0 */
+		*gap = -s->mean * log1p(-pv_load_rng_unit(&s->rng));
 	x = pv_load_rng_unit(&s->rng) * s->cum[PV_PLAYBOOK_WORKLOAD_KINDS - 1];
 	for (k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS && !(x < s->cum[k]); k++)
 		;

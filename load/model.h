@@ -1,7 +1,8 @@
 /* load/model.h: the built-in load driver's schedules (docs/load.md): from the workload's
  * settings (playbooks/workload.h: the scenario kinds, weights, limits, rate), each user's
- * schedule: scenario starts at exponentially distributed gaps, the kind drawn by
- * weight, from a seeded generator so that a run can be repeated and users differ.
+ * schedule: scenario starts at exponentially distributed gaps (a learned workload's at its
+ * capture's), the kind drawn by weight, from a seeded generator so that a run can be repeated
+ * and users differ.
  *
  * Pure: no I/O, no clock, no global state. */
 #ifndef PV_LOAD_MODEL_H
@@ -26,6 +27,11 @@ struct pv_load_sched {
 	struct pv_load_rng rng;
 	double mean;				/* seconds between starts on average: 3600 / rate */
 	double cum[PV_PLAYBOOK_WORKLOAD_KINDS]; /* cumulative weights */
+	/* a learned workload's pace (pv_load_next_after): the scale of the learned time from a
+	 * start to the next (the kind's length and a think time) that makes its mean 3600 /
+	 * rate; 0: exponential gaps */
+	double pace;
+	const struct pv_playbook_workload_learned *learned;
 };
 
 /* The schedule of user number user of client: its generator is seeded with HMAC-SHA256 (keyed
@@ -37,5 +43,16 @@ void pv_load_sched_init(struct pv_load_sched *s, const struct pv_playbook_worklo
 /* The next scenario: *gap seconds after the previous start (exponential, mean 3600 / rate),
  * of kind *kind (drawn by weight; a kind of weight 0 never comes). */
 void pv_load_next(struct pv_load_sched *s, double *gap, enum pv_playbook_workload_kind *kind);
+/* The same after the learned kind lk (of s's workload; -1: none) was started: with the
+ * think times learned (activity.think's quantiles) and only the learned kind weighed, *gap
+ * is the capture's: lk's length and a think time drawn from the quantiles, both scaled by
+ * s->pace, so that a script's activities follow each other as closely as in the capture and
+ * a person's have its pauses, at the rate on average; else as pv_load_next. */
+void pv_load_next_after(struct pv_load_sched *s, int lk, double *gap,
+			enum pv_playbook_workload_kind *kind);
+/* A time drawn from learned quantiles for u in [0, 1): log-linear between two levels (linear
+ * from 0 s); and their mean, in seconds (0 with none learned). */
+double pv_load_quantiles_draw(const struct pv_playbook_workload_quantiles *l, double u);
+double pv_load_quantiles_mean(const struct pv_playbook_workload_quantiles *l);
 
 #endif

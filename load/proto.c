@@ -21,6 +21,15 @@ void pv_load_proto_encode(struct pv_buf *out, const char *s)
 	}
 }
 
+/* "WHAT LEVEL:SECONDS,...": learned quantiles, none when q has none */
+static void quantiles(struct pv_buf *out, const char *what,
+		      const struct pv_playbook_workload_quantiles *q)
+{
+	for (unsigned i = 0; i < q->n; i++)
+		pv_buf_addf(out, "%s%s%.17g:%.17g%s", i ? "," : what, i ? "" : " ", q->level[i],
+			    q->q[i], i + 1 == q->n ? "\n" : "");
+}
+
 int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *out)
 {
 	pv_buf_addf(out,
@@ -45,7 +54,11 @@ int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *ou
 		pv_buf_addstr(out, " ");
 		for (unsigned j = 0; j < k->n; j++)
 			pv_buf_addf(out, "%s%.17g", j ? "," : "", k->count[j]);
-		pv_buf_addf(out, " %.17g\n", k->rest);
+		pv_buf_addf(out, " %.17g %.17g\n", k->rest, k->seconds);
+	}
+	if (c->learned.n) {
+		quantiles(out, "think", &c->learned.think);
+		quantiles(out, "client-times", &c->learned.client_q);
 	}
 	if (pv_playbook_workload_logons(c) > 0)
 		pv_buf_addf(out, "logons %.17g\n", pv_playbook_workload_logons(c));
@@ -251,20 +264,21 @@ static int config(struct pv_load_proto *p, const char *s, const char *end)
 	return 0;
 }
 
-/* "learned WEIGHT REQUESTS CODE,CODE,... COUNT,COUNT,... REST": a learned kind (struct
+/* "learned WEIGHT REQUESTS CODE,CODE,... COUNT,COUNT,... REST SECONDS": a learned kind (struct
  * pv_playbook_workload_learned_kind) */
 static int learned(struct pv_load_proto *p, const char *s, const char *end)
 {
 	struct pv_playbook_workload_learned *l = &p->cfg.learned;
 	struct pv_playbook_workload_learned_kind k = {0};
-	char w[5][PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS * 26], *e;
+	char w[6][PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS * 26], *e;
 
 	if (!p->have_config || l->n == PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS ||
 	    pv_load_proto_word(&s, end, w[0], sizeof(w[0])) ||
 	    pv_load_proto_word(&s, end, w[1], sizeof(w[1])) ||
 	    pv_load_proto_word(&s, end, w[2], sizeof(w[2])) ||
 	    pv_load_proto_word(&s, end, w[3], sizeof(w[3])) ||
-	    pv_load_proto_word(&s, end, w[4], sizeof(w[4])) || s != end ||
+	    pv_load_proto_word(&s, end, w[4], sizeof(w[4])) ||
+	    pv_load_proto_word(&s, end, w[5], sizeof(w[5])) || s != end ||
 	    numbers(w[0], &k.weight, 1) < 0 || numbers(w[1], &k.requests, 1) < 0 ||
 	    !(k.weight > 0) || k.requests > 1e9)
 		return -1;
@@ -279,7 +293,7 @@ static int learned(struct pv_load_proto *p, const char *s, const char *end)
 		k.step[k.n++] = (uint8_t)code;
 	}
 	if (!k.n || numbers(w[3], k.count, k.n) < 0 || numbers(w[4], &k.rest, 1) < 0 ||
-	    k.rest > 1e9)
+	    k.rest > 1e9 || numbers(w[5], &k.seconds, 1) < 0 || k.seconds > 1e4)
 		return -1;
 	l->kind[l->n++] = k;
 	return 0;
@@ -296,6 +310,44 @@ static int logons(struct pv_load_proto *p, const char *s, const char *end)
 	    numbers(v, &rate, 1) < 0 || !(rate > 0) || rate > PV_PLAYBOOK_WORKLOAD_LOGONS_MAX)
 		return -1;
 	p->cfg.learned.relogons_per_user_hour = rate;
+	return 0;
+}
+
+/* "think|client-times LEVEL:SECONDS,...": a learned workload's think time or client time, its
+ * quantiles (2 to PV_PLAYBOOK_WORKLOAD_QUANTILES, from 0 to 100 percent, each level over the
+ * last, the seconds never fewer, at most 10^4, the last over 0), into *l */
+static int quantiles_line(struct pv_load_proto *p, const char *s, const char *end,
+			  struct pv_playbook_workload_quantiles *l)
+{
+	char v[PV_PLAYBOOK_WORKLOAD_QUANTILES * 52];
+	const char *c;
+	unsigned n = 0;
+
+	if (!p->have_config || pv_load_proto_word(&s, end, v, sizeof(v)) || s != end)
+		return -1;
+	for (c = v; *c; n++) {
+		char *e;
+		double lv, q;
+
+		if (n == PV_PLAYBOOK_WORKLOAD_QUANTILES)
+			return -1;
+		errno = 0;
+		lv = strtod(c, &e);
+		if (e == c || *e != ':' || errno)
+			return -1;
+		c = e + 1;
+		q = strtod(c, &e);
+		if (e == c || (*e && *e != ',') || errno || !(lv >= 0 && lv <= 100) ||
+		    (n ? !(lv > l->level[n - 1]) : lv != 0) ||
+		    !(q >= (n ? l->q[n - 1] : 0) && q <= 1e4))
+			return -1;
+		l->level[n] = lv;
+		l->q[n] = q;
+		c = *e ? e + 1 : e;
+	}
+	if (n < 2 || l->level[n - 1] != 100 || !(l->q[n - 1] > 0))
+		return -1;
+	l->n = n;
 	return 0;
 }
 
@@ -465,6 +517,10 @@ int pv_load_proto_parse(struct pv_load_proto *p, const char *line, size_t len)
 		r = logons(p, line + 7, end);
 	else if (len >= 7 && !strncmp(line, "client ", 7) && !p->steps)
 		r = client_time(p, line + 7, end);
+	else if (len >= 6 && !strncmp(line, "think ", 6) && !p->steps)
+		r = quantiles_line(p, line + 6, end, &p->cfg.learned.think);
+	else if (len >= 13 && !strncmp(line, "client-times ", 13) && !p->steps)
+		r = quantiles_line(p, line + 13, end, &p->cfg.learned.client_q);
 	else if (len >= 9 && !strncmp(line, "kerberos ", 9) && !p->steps) {
 		const char *s = line + 9;
 

@@ -491,17 +491,19 @@ void replay_free(struct replay *r)
 	free(r);
 }
 
-const struct step *replay_pick(struct user *u)
+const struct step *replay_pick(struct user *u, int *kind)
 {
 	const struct replay *r = u->e->replay;
 	double x;
 	unsigned i = 0;
 
+	*kind = -1;
 	if (!r)
 		return NULL;
 	x = pv_load_rng_unit(&u->rng) * r->cum[r->n - 1];
 	while (i < r->n - 1 && !(x < r->cum[i]))
 		i++;
+	*kind = (int)i;
 	return r->steps[i];
 }
 

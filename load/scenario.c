@@ -390,20 +390,27 @@ static bool picked(struct user *u, int what)
 
 static void run(struct user *u, const struct pv_smb_done *d);
 
-/* A learned activity's client time (activity.client: a log-normal draw of its median and p95)
- * waited before its next request, as the capture's client took it: whether u now waits
- * (scenario_go_on goes on). None below PV_PLAYBOOK_WORKLOAD_CLIENT_MIN: a loop's turn. */
+/* A learned activity's client time (activity.client: drawn from its quantiles, else a
+ * log-normal draw of its median and p95) waited before its next request, as the capture's
+ * client took it: whether u now waits (scenario_go_on goes on). None below
+ * PV_PLAYBOOK_WORKLOAD_CLIENT_MIN: a loop's turn. */
 static bool paused(struct user *u)
 {
-	const double *c = u->e->o->cfg->learned.client;
+	const struct pv_playbook_workload_learned *l = &u->e->o->cfg->learned;
+	const double *c = l->client;
 	double sigma, z, g;
 
-	if (u->kind != PV_PLAYBOOK_WORKLOAD_LEARNED || !(c[0] > 0))
+	if (u->kind != PV_PLAYBOOK_WORKLOAD_LEARNED || !(c[0] > 0 || l->client_q.n >= 2))
 		return false;
-	sigma = c[1] > c[0] ? log(c[1] / c[0]) / 1.6448536 : 0;
-	z = sqrt(-2 * log(1 - pv_load_rng_unit(&u->crng))) *
-	    cos(2 * M_PI * pv_load_rng_unit(&u->crng)); /* Box-Muller */
-	if ((g = c[0] * exp(sigma * z)) < PV_PLAYBOOK_WORKLOAD_CLIENT_MIN)
+	if (l->client_q.n >= 2) {
+		g = pv_load_quantiles_draw(&l->client_q, pv_load_rng_unit(&u->crng));
+	} else {
+		sigma = c[1] > c[0] ? log(c[1] / c[0]) / 1.6448536 : 0;
+		z = sqrt(-2 * log(1 - pv_load_rng_unit(&u->crng))) *
+		    cos(2 * M_PI * pv_load_rng_unit(&u->crng)); /* Box-Muller */
+		g = c[0] * exp(sigma * z);
+	}
+	if (g < PV_PLAYBOOK_WORKLOAD_CLIENT_MIN)
 		return false;
 	u->pause_at = pv_now() + g;
 	if (u->pause_at < u->w->wake)
@@ -622,9 +629,11 @@ void scenario_start(struct user *u, double t)
 {
 	struct worker *w = u->w;
 	double gap;
+	int lk = -1;
 
 	u->kind = u->next;
-	u->steps = u->kind == PV_PLAYBOOK_WORKLOAD_LEARNED ? replay_pick(u) : scenarios[u->kind];
+	u->steps =
+		u->kind == PV_PLAYBOOK_WORKLOAD_LEARNED ? replay_pick(u, &lk) : scenarios[u->kind];
 	u->start = t;
 	pthread_mutex_lock(&w->lock);
 	u->late = pv_load_count_start(&w->figs, u->e->o->cfg, u->kind, t - u->due);
@@ -633,7 +642,7 @@ void scenario_start(struct user *u, double t)
 	if (u->idle_since <= u->due)
 		pv_load_hist_add(&w->figs.lag, t - u->due);
 	pthread_mutex_unlock(&w->lock);
-	pv_load_next(&u->sched, &gap, &u->next);
+	pv_load_next_after(&u->sched, lk, &gap, &u->next); /* a learned kind's: its pace */
 	u->due += gap;
 	user_set_state(u, U_BUSY);
 	u->open1 = u->open2 = false;

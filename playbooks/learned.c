@@ -23,7 +23,7 @@ static const char *const size_keys[] = {"read", "write", NULL};
 static const char *const again_keys[] = {"median", "users", NULL};
 static const char *const activity_keys[] = {"gap",   "gap_learned", "activities", "within",
 					    "think", "client",	    NULL};
-static const char *const time_keys[] = {"median", "p95", NULL};
+static const char *const times_keys[] = {"median", "p95", "quantiles", NULL};
 static const char *const dist_keys[] = {"n", "median_up_to", "p95_up_to", "buckets", NULL};
 
 /* A number as learn writes it (%g: 0.25, 136961, 1.2e+06) from lo to hi. */
@@ -197,7 +197,8 @@ static int kinds(struct pv_playbook_schema *sc, const struct pv_playbook_node *s
 		snprintf(path, sizeof(path), "kinds.%zu", i);
 		if ((r = number(sc, m, path, "weight", 0, 100, &weight)) ||
 		    (r = number(sc, m, path, "per_user_hour", 0, 1e9, &rate)) ||
-		    (r = number(sc, m, path, "requests", 0, 1e9, &k.requests)))
+		    (r = number(sc, m, path, "requests", 0, 1e9, &k.requests)) ||
+		    (r = number(sc, m, path, "seconds", 0, 1e4, &k.seconds)))
 			return r;
 		snprintf(path, sizeof(path), "kinds.%zu.counts", i);
 		if ((cn = pv_playbook_tree_get(m, "counts")) &&
@@ -267,6 +268,61 @@ static int dist(struct pv_playbook_schema *sc, const struct pv_playbook_node *m,
 	return 0;
 }
 
+/* activity.think or activity.client (what): its median and p95 (client's into l->client) and
+ * its quantiles ({PERCENT: SECONDS}, from 0 to 100 percent, each after the last, the seconds
+ * never fewer) into *out; none: left unlearned. */
+static int times(struct pv_playbook_schema *sc, const struct pv_playbook_node *m, const char *what,
+		 struct pv_playbook_workload_learned *l, struct pv_playbook_workload_quantiles *out)
+{
+	const struct pv_playbook_node *q;
+	char path[48];
+	int r;
+
+	snprintf(path, sizeof(path), "activity.%s", what);
+	if ((r = pv_playbook_schema_keys(sc, m, path, times_keys,
+					 "a mapping {median, p95, quantiles}")))
+		return r;
+	if (!strcmp(what, "client") &&
+	    ((r = number(sc, m, path, "median", 0, 60, &l->client[0])) ||
+	     (r = number(sc, m, path, "p95", l->client[0], 3600, &l->client[1]))))
+		return r;
+	if (!(q = pv_playbook_tree_get(m, "quantiles")))
+		return 0;
+	snprintf(path, sizeof(path), "activity.%s.quantiles", what);
+	if (q->kind != PV_PLAYBOOK_NODE_MAPPING || q->n < 2 ||
+	    q->n > PV_PLAYBOOK_WORKLOAD_QUANTILES)
+		return pv_playbook_schema_fail(
+			sc, q,
+			"'%s' is %s; expected a mapping {PERCENT: SECONDS} of 2 to %d, from 0 to "
+			"100",
+			path,
+			q->kind == PV_PLAYBOOK_NODE_MAPPING ? "a mapping of another size"
+							    : pv_playbook_schema_kind(q),
+			PV_PLAYBOOK_WORKLOAD_QUANTILES);
+	for (size_t i = 0; i < q->n; i++) {
+		double lo = i ? out->level[i - 1] : 0, at;
+		char kp[96];
+
+		if ((r = number_at(sc, q->keys[i], path, lo, 100, &at)))
+			return r;
+		if ((i && !(at > lo)) || (i == 0 && at != 0) || (i == q->n - 1 && at != 100))
+			return pv_playbook_schema_fail(
+				sc, q->keys[i],
+				"'%s' has the level %s after %g; expected the percents in order, "
+				"from 0 to 100",
+				path, q->keys[i]->text, lo);
+		out->level[i] = at;
+		snprintf(kp, sizeof(kp), "%s.%s", path, q->keys[i]->text);
+		if ((r = number_at(sc, q->items[i], kp, i ? out->q[i - 1] : 0, 1e4, &out->q[i])))
+			return r;
+	}
+	if (!(out->q[q->n - 1] > 0))
+		return pv_playbook_schema_fail(
+			sc, q, "'%s' has no time over 0; expected the times learn wrote", path);
+	out->n = (unsigned)q->n;
+	return 0;
+}
+
 int pv_playbook_workload_learned_parse(const char *name, const char *text, size_t len,
 				       struct pv_playbook_workload_learned *out)
 {
@@ -302,12 +358,10 @@ int pv_playbook_workload_learned_parse(const char *name, const char *text, size_
 	if ((s = pv_playbook_tree_get(root, "activity")) &&
 	    ((r = pv_playbook_schema_keys(&sc, s, "activity", activity_keys,
 					  "a mapping {gap, within, think, client, ...}")) ||
-	     ((s = pv_playbook_tree_get(s, "client")) &&
-	      ((r = pv_playbook_schema_keys(&sc, s, "activity.client", time_keys,
-					    "a mapping {median, p95}")) ||
-	       (r = number(&sc, s, "activity.client", "median", 0, 60, &out->client[0])) ||
-	       (r = number(&sc, s, "activity.client", "p95", out->client[0], 3600,
-			   &out->client[1]))))))
+	     (pv_playbook_tree_get(s, "think") &&
+	      (r = times(&sc, pv_playbook_tree_get(s, "think"), "think", out, &out->think))) ||
+	     (pv_playbook_tree_get(s, "client") &&
+	      (r = times(&sc, pv_playbook_tree_get(s, "client"), "client", out, &out->client_q)))))
 		goto out;
 	if ((s = pv_playbook_tree_get(root, "sizes"))) {
 		const struct pv_playbook_node *rd = pv_playbook_tree_get(s, "read"),

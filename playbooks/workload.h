@@ -48,7 +48,7 @@ struct pv_playbook_workload_scenario {
  * sizes of its reads and writes. Only the commands a user sends on an open session are kept
  * (CREATE, CLOSE, FLUSH, READ, WRITE, LOCK, IOCTL, QUERY_DIRECTORY, CHANGE_NOTIFY, QUERY_INFO,
  * SET_INFO); logons and tree connects are the driver's own. */
-#define PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS  64	 /* kinds kept, the most frequent first */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS  256	 /* kinds kept, the most frequent first */
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS  24	 /* commands of a kind, at most (learn/kind.h's) */
 #define PV_PLAYBOOK_WORKLOAD_SIZE_BINS	    34	 /* size buckets: 0 (empty), then [2^(k-1), 2^k) */
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT 0x80 /* a step's flag: the command repeats (READ+) */
@@ -70,8 +70,18 @@ struct pv_playbook_workload_scenario {
 /* load.rate's most: scenarios (or learned activities) a user starts an hour, 1,000 a second (a
  * script's rate, as a learned capture of one may have) */
 #define PV_PLAYBOOK_WORKLOAD_RATE_MAX 3600000
+/* a learned time's quantiles read from a workload at most */
+#define PV_PLAYBOOK_WORKLOAD_QUANTILES 32
 /* a learned client time shorter than this is not waited (a loop's turn takes as long): 100 us */
 #define PV_PLAYBOOK_WORKLOAD_CLIENT_MIN 1e-4
+
+/* A learned time's distribution by its quantiles: q[i] seconds at level[i] percent, from 0
+ * (the first) to 100 (the last), the levels ascending, the seconds never fewer; n 0: none. */
+struct pv_playbook_workload_quantiles {
+	unsigned n;
+	double level[PV_PLAYBOOK_WORKLOAD_QUANTILES];
+	double q[PV_PLAYBOOK_WORKLOAD_QUANTILES];
+};
 
 struct pv_playbook_workload_learned_kind {
 	uint8_t step[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS]; /* SMB2 command codes, |
@@ -85,6 +95,7 @@ struct pv_playbook_workload_learned_kind {
 	/* a kind cut short (learn keeps PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS commands): its requests
 	 * past the cut on average (its requests less its commands' counts); 0 otherwise */
 	double rest;
+	double seconds; /* an activity's length on average, in the capture (0: not learned) */
 };
 
 struct pv_playbook_workload_learned {
@@ -104,6 +115,13 @@ struct pv_playbook_workload_learned {
 	 * at least PV_PLAYBOOK_WORKLOAD_CLIENT_MIN; 0: none learned, each request on the last
 	 * one's answer */
 	double client[2];
+	/* activity.client.quantiles: the client's time drawn from them, not from the median and
+	 * p95 (n 0: none learned) */
+	struct pv_playbook_workload_quantiles client_q;
+	/* activity.think.quantiles: the time between activities (from one's last request to the
+	 * next one's first); n 0: none learned, the activities start at exponential times at
+	 * the rate */
+	struct pv_playbook_workload_quantiles think;
 	/* it has a fileset: (the namespace learned, a user's home): server.fileset when the
 	 * playbook names none */
 	bool fileset;

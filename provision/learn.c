@@ -310,6 +310,25 @@ static struct pv_json *pair(double a, double b)
 	return o;
 }
 
+/* {median, p95, quantiles: {PERCENT: SECONDS}}: the quantiles where learned (what a replay
+ * draws from). */
+static struct pv_json *times(const double mp[2], const double q[PV_LEARN_THINK_LEVELS])
+{
+	struct pv_json *o = pair(mp[0], mp[1]), *qo;
+
+	if (!(q[PV_LEARN_THINK_LEVELS - 1] > 0))
+		return o;
+	qo = pv_json_object();
+	for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "%g", pv_learn_think_levels[i]);
+		pv_json_real(qo, k, q[i]);
+	}
+	pv_json_set(o, "quantiles", qo);
+	return o;
+}
+
 /* Every kind of activity, the most frequent first. */
 static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 {
@@ -408,8 +427,8 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	INT(j, "activities", c->activities);
 	pv_json_real(j, "requests_per_activity", c->activity_requests);
 	pv_json_set(j, "gaps_within", pair(c->within[0], c->within[1]));
-	pv_json_set(j, "client_times", pair(c->client[0], c->client[1]));
-	pv_json_set(j, "think_times", pair(c->think[0], c->think[1]));
+	pv_json_set(j, "client_times", times(c->client, c->client_q));
+	pv_json_set(j, "think_times", times(c->think, c->think_q));
 	pv_json_set(j, "read_sizes", sizes_json(&c->read_sizes));
 	pv_json_set(j, "write_sizes", sizes_json(&c->write_sizes));
 	json_kinds(j, c);

@@ -998,6 +998,13 @@ START_TEST(logon)
 	ck_assert(c.users.u[0].kind == PV_LEARN_USER_NTLM && c.users.u[0].logons == 1 &&
 		  c.users.u[0].requests == 5 && c.users.u[0].opens == 2);
 	ck_assert(c.logoffs == 1 && c.still_on == 0 && c.session_times.n == 1);
+	/* its rates over its own hours, from its first request to its last, not the capture's
+	 * (which began before it) */
+	ck_assert(c.users.u[0].first > c.t0 && c.users.u[0].last > c.users.u[0].first);
+	ck_assert_double_eq_tol(c.user_hours, (c.users.u[0].last - c.users.u[0].first) / 3600,
+				1e-12);
+	ck_assert_double_eq_tol(c.req_per_user_hour[0], 5 / c.user_hours, 1e-6);
+	ck_assert_double_eq_tol(c.logons_per_user_hour[0], 1 / c.user_hours, 1e-6);
 	ck_assert_double_eq_tol(pv_learn_hist_quantile(&c.session_times, 0.5), 15.0, 15.0 * 0.13);
 	ck_assert_uint_eq(c.open_times.n, 1);
 	ck_assert_double_eq_tol(pv_learn_hist_quantile(&c.open_times, 0.5), 2.0, 2.0 * 0.13);
@@ -1009,11 +1016,20 @@ START_TEST(logon)
 	ck_assert(!c.gap_learned && c.activity_gap == 1.0);
 	ck_assert_uint_eq(c.activities, 3);
 	/* the client's own time: the CREATE's answer at 10.102 to the CLOSE at 12.102 (2 s, over
-	 * the gap: none within an activity); the CREATE at 13.0, the ECHO and the LOGOFF came with
-	 * the CLOSE unanswered, so none of them is timed */
+	 * the gap, but within an activity: its file held open; what a replay waits there); the
+	 * CREATE at 13.0, the ECHO and the LOGOFF came with the CLOSE unanswered, so none of them
+	 * is timed */
 	ck_assert_uint_eq(c.client_delays.n, 1);
 	ck_assert_double_eq_tol(pv_learn_hist_quantile(&c.client_delays, 0.5), 2.0, 2.0 * 0.13);
-	ck_assert(c.client[0] == 0 && c.client[1] == 0);
+	ck_assert_uint_eq(c.act_client.n, 1);
+	ck_assert_double_eq_tol(c.client[0], 2.0, 2.0 * 0.13);
+	ck_assert_double_eq_tol(c.client_q[0], 2.0, 2.0 * 0.13);
+	ck_assert_double_eq(c.client_q[PV_LEARN_THINK_LEVELS - 1], c.client_q[0]);
+	/* the think times: from an activity's last request to the next one's first, 0.9 s (12.102
+	 * to 13.0) left out as under the gap, 7.0 s to the ECHO and 5.0 s to the LOGOFF */
+	ck_assert_uint_eq(c.think_gaps.n, 2);
+	ck_assert_double_eq_tol(c.think_q[0], 5.0, 5.0 * 0.13);
+	ck_assert_double_eq_tol(c.think_q[PV_LEARN_THINK_LEVELS - 1], 7.0, 7.0 * 0.13);
 	ck_assert_double_eq_tol(c.think[1], 7.0, 7.0 * 0.13);
 	/* the gap set: the kinds in the same pass, one activity of each */
 	ck_assert(c.has_kinds && c.kinds.n == 3 && c.kinds.other == 0);

@@ -127,6 +127,92 @@ START_TEST(sched_shares)
 }
 END_TEST
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A learned workload with its think times: after a learned kind, the gap is the kind's length
+ * and a think time drawn from the quantiles, scaled so that the mean gap is 3600 / rate; the
+ * think times' shape is the quantiles' (the median at the 50% level), drawn log-linearly
+ * between two levels. Without them, or with a built-in kind weighed beside, the gaps are
+ * exponential as ever (a p95 over 2.5 times the mean). */
+START_TEST(sched_learned_pace)
+{
+	enum { N = 100000 };
+	struct pv_playbook_workload c;
+	struct pv_load_sched s;
+	enum pv_playbook_workload_kind k;
+	double total = 0, gap, *g = malloc(N * sizeof(*g)), think[N / 10];
+
+	ck_assert_ptr_nonnull(g);
+	pv_playbook_workload_defaults(&c);
+	for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
+		c.kind[j].weight = 0;
+	c.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight = 100;
+	c.rate = 3600; /* one a second */
+	c.learned.n = 2;
+	c.learned.kind[0].weight = 3;
+	c.learned.kind[0].seconds = 0.2;
+	c.learned.kind[1].weight = 1;
+	c.learned.kind[1].seconds = 0.6;
+	/* think times: 10 ms to 100 ms (half of them), 100 ms to 1 s, then a long tail to 100 s */
+	c.learned.think.n = 4;
+	c.learned.think.level[1] = 50;
+	c.learned.think.level[2] = 99;
+	c.learned.think.level[3] = 100;
+	c.learned.think.q[0] = 0.01;
+	c.learned.think.q[1] = 0.1;
+	c.learned.think.q[2] = 1;
+	c.learned.think.q[3] = 100;
+	/* log-uniform stretches: 0.5 * 0.09 / ln 10 + 0.49 * 0.9 / ln 10 + 0.01 * 99 / ln 100 */
+	ck_assert_double_eq_tol(pv_load_quantiles_mean(&c.learned.think),
+				(0.5 * 0.09 + 0.49 * 0.9) / log(10) + 0.01 * 99 / log(100), 1e-12);
+	ck_assert_double_eq_tol(pv_load_quantiles_draw(&c.learned.think, 0), 0.01, 1e-12);
+	ck_assert_double_eq_tol(pv_load_quantiles_draw(&c.learned.think, 0.25), sqrt(0.001), 1e-12);
+	ck_assert_double_eq_tol(pv_load_quantiles_draw(&c.learned.think, 0.5), 0.1, 1e-12);
+	ck_assert_double_eq_tol(pv_load_quantiles_draw(&c.learned.think, 0.995), 10, 1e-9);
+	pv_load_sched_init(&s, &c, "cli1", 1);
+	/* the kinds' length on average 0.3 s, the think time's ~0.43 s: paced to 1 s */
+	ck_assert_double_eq_tol(s.pace, 1 / (0.3 + pv_load_quantiles_mean(&c.learned.think)),
+				1e-12);
+	for (int i = 0; i < N; i++) {
+		int lk = i % 4 == 3 ? 1 : 0; /* the kinds by their weights */
+
+		pv_load_next_after(&s, lk, &gap, &k);
+		ck_assert_int_eq(k, PV_PLAYBOOK_WORKLOAD_LEARNED);
+		ck_assert(gap >= s.pace * (c.learned.kind[lk].seconds + 0.01) * (1 - 1e-12));
+		ck_assert(gap <= s.pace * (c.learned.kind[lk].seconds + 100) * (1 + 1e-12));
+		if (i < N / 10 * 4 && i % 4 == 0)
+			think[i / 4] = gap / s.pace - 0.2;
+		g[i] = gap;
+		total += gap;
+	}
+	ck_assert_msg(fabs(total / N - 1) < 0.05, "mean gap %.4f s", total / N);
+	qsort(think, N / 10, sizeof(double), cmp_double);
+	ck_assert_msg(fabs(think[N / 20] / 0.1 - 1) < 0.05, "median think %.4f s", think[N / 20]);
+	ck_assert_msg(think[N / 10 * 98 / 100] < 1, "p98 think %.4f s", think[N / 10 * 98 / 100]);
+	/* a built-in kind weighed beside: exponential gaps, no pace */
+	c.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight = 90;
+	c.kind[0].weight = 10;
+	pv_load_sched_init(&s, &c, "cli1", 1);
+	ck_assert_double_eq(s.pace, 0);
+	/* no think times learned: no pace */
+	c.kind[0].weight = 0;
+	c.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight = 100;
+	c.learned.think.n = 0;
+	pv_load_sched_init(&s, &c, "cli1", 1);
+	ck_assert_double_eq(s.pace, 0);
+	for (int i = 0; i < N; i++)
+		pv_load_next_after(&s, 0, &g[i], &k);
+	qsort(g, N, sizeof(double), cmp_double);
+	ck_assert_msg(g[N * 95 / 100] > 2.5, "p95 gap %.3f s", g[N * 95 / 100]);
+	free(g);
+}
+END_TEST
+
 /* The same user gets the same schedule; another user, client or seed another one. */
 START_TEST(sched_users)
 {
@@ -1106,7 +1192,17 @@ START_TEST(proto_learned)
 	c.learned.kind[0] = (struct pv_playbook_workload_learned_kind){
 		{5, 8 | PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT, 6}, 3, 62.5, 9.25, {1, 7.25, 1}};
 	c.learned.kind[1] =
-		(struct pv_playbook_workload_learned_kind){{16}, 1, 0.125, 1, {0}, 40.5};
+		(struct pv_playbook_workload_learned_kind){{16}, 1, 0.125, 1, {0}, 40.5, 0.25};
+	c.learned.think.n = 3;
+	c.learned.think.level[1] = 50;
+	c.learned.think.level[2] = 100;
+	c.learned.think.q[0] = 0.001;
+	c.learned.think.q[1] = 0.5;
+	c.learned.think.q[2] = 2;
+	c.learned.client_q.n = 2;
+	c.learned.client_q.level[1] = 100;
+	c.learned.client_q.q[0] = 0.0001;
+	c.learned.client_q.q[1] = 0.25;
 	c.learned.read[12] = 70;
 	c.learned.read[0] = 30;
 	c.learned.write[33] = 1e-9;
@@ -1115,8 +1211,9 @@ START_TEST(proto_learned)
 	c.learned.client[1] = 0.001953125;
 	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
 	ck_assert(strstr(b.data,
-			 "\nlearned 62.5 9.25 5,136,6 1,7.25,1 0\nlearned 0.125 1 16 0 "
-			 "40.5\nlogons 89.25\nclient 0.00048828125 0.001953125\nsizes read 30,"));
+			 "\nlearned 62.5 9.25 5,136,6 1,7.25,1 0 0\nlearned 0.125 1 16 0 40.5 "
+			 "0.25\nthink 0:0.001,50:0.5,100:2\nclient-times 0:0.0001,100:0.25\nlogons "
+			 "89.25\nclient 0.00048828125 0.001953125\nsizes read 30,"));
 	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
 	memset(&p, 0, sizeof(p));
@@ -1155,27 +1252,40 @@ START_TEST(proto_learned)
 	/* lines that are not one */
 	{
 		static const char *const bad[] = {
-			"learned 1 2",		    /* no commands */
-			"learned 1 2 5 1",	    /* no rest */
-			"learned 0 2 5 1 0",	    /* no weight */
-			"learned 1 2 5,,6 1,1,1 0", /* an empty code */
-			"learned 1 2 5,3 1,1 0",    /* TREE_CONNECT: the driver's own */
-			"learned 1 2 5,20 1,1 0",   /* past the commands (19: CREATE(REFUSED)) */
-			"learned 1 2 5,40 1,1 0",   /* a disposition on another than CREATE */
-			"learned 1 2 5,6 1,1 0 7",  /* a word more */
-			"learned 1 2 5,6 1 0",	    /* a count short */
-			"learned x 2 5 1 0",	    /* not a number */
-			"learned 1 2 5 1 -3",	    /* a rest below 0 */
-			"sizes reed 1",		    /* neither */
-			"sizes read 1,2",	    /* too few */
-			"logons 0",		    /* none: the line is left out */
-			"logons 36001",		    /* over PV_PLAYBOOK_WORKLOAD_LOGONS_MAX */
-			"logons 5 6",		    /* a word more */
-			"client 0 1",		    /* none: the line is left out */
-			"client 61 61",		    /* over a minute */
-			"client 0.5 0.25",	    /* a p95 under the median */
-			"client 0.5",		    /* a word short */
-			"client 0.5 1 2",	    /* a word more */
+			"learned 1 2",		      /* no commands */
+			"learned 1 2 5 1 0",	      /* no length */
+			"learned 0 2 5 1 0 0",	      /* no weight */
+			"learned 1 2 5,,6 1,1,1 0 0", /* an empty code */
+			"learned 1 2 5,3 1,1 0 0",    /* TREE_CONNECT: the driver's own */
+			"learned 1 2 5,20 1,1 0 0",   /* past the commands (19: CREATE(REFUSED)) */
+			"learned 1 2 5,40 1,1 0 0",   /* a disposition on another than CREATE */
+			"learned 1 2 5,6 1,1 0 7 1",  /* a word more */
+			"learned 1 2 5,6 1 0 0",      /* a count short */
+			"learned x 2 5 1 0 0",	      /* not a number */
+			"learned 1 2 5 1 -3 0",	      /* a rest below 0 */
+			"learned 1 2 5 1 0 -1",	      /* a length below 0 */
+			"learned 1 2 5 1 0 1e5",      /* over 10^4 s */
+			"sizes reed 1",		      /* neither */
+			"sizes read 1,2",	      /* too few */
+			"logons 0",		      /* none: the line is left out */
+			"logons 36001",		      /* over PV_PLAYBOOK_WORKLOAD_LOGONS_MAX */
+			"logons 5 6",		      /* a word more */
+			"client 0 1",		      /* none: the line is left out */
+			"client 61 61",		      /* over a minute */
+			"client 0.5 0.25",	      /* a p95 under the median */
+			"client 0.5",		      /* a word short */
+			"client 0.5 1 2",	      /* a word more */
+			"think 0:0.1",		      /* one level */
+			"think 0:0.1,90:0.2",	      /* not to 100 */
+			"think 5:0.1,100:0.2",	      /* not from 0 */
+			"think 0:0.1,50:0.2,50:0.3,100:1", /* a level not over the last */
+			"think 0:0.3,100:0.2",		   /* fewer seconds */
+			"think 0:0,100:0",		   /* no time */
+			"think 0:0.1,100:2e4",		   /* over 10^4 s */
+			"think 0:0.1;100:2",		   /* not a list */
+			"think 0:0.1,100:2 x",		   /* a word more */
+			"client-times 0:0.1",		   /* one level */
+			"client-times 0:0.2,100:0.1",	   /* fewer seconds */
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -1185,7 +1295,7 @@ START_TEST(proto_learned)
 	pv_load_proto_release(&p);
 	/* none before the config line */
 	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(pv_load_proto_parse(&p, "learned 1 2 5 1 0", 17), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "learned 1 2 5 1 0 0", 19), PV_EUSAGE);
 	pv_load_proto_release(&p);
 	pv_buf_release(&b, 1);
 }
@@ -2605,6 +2715,7 @@ int main(void)
 	tcase_add_test(tc, rng_vectors);
 	tcase_add_test(tc, sched_seed);
 	tcase_add_test(tc, sched_shares);
+	tcase_add_test(tc, sched_learned_pace);
 	tcase_add_test(tc, sched_users);
 	tcase_add_test(tc, sched_weights);
 	tcase_add_test(tc, hist_buckets);

@@ -64,6 +64,11 @@ static void counts(struct pv_learn_counts *c)
 	c->within[1] = 0.01;
 	c->think[0] = 2;
 	c->think[1] = 30;
+	for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++) { /* 0.5 s to 20.5 s, steps of 1.25 s */
+		c->think_q[i] = 0.5 + 1.25 * i;
+		c->client_q[i] = 0.0001 * (i + 1);
+	}
+	c->user_hours = 2; /* the two users, each at work for the hour */
 	c->client[0] = 0.0002;
 	c->client[1] = 0.004;
 	pv_learn_kinds_init(&c->kinds);
@@ -106,9 +111,17 @@ START_TEST(yaml)
 		    "next, of the users with two or more: what a replay makes\n");
 	has(b.data, "  gap: 0.5\n  gap_learned: true\n  activities: 40\n");
 	has(b.data, "  within: {median: 0.001, p95: 0.01}");
-	has(b.data, "  think: {median: 2, p95: 30} # gaps between activities\n"
-		    "  client: {median: 0.0002, p95: 0.004} # within one, an answer to the next "
-		    "request: the client's own time\n");
+	has(b.data, "  think: {median: 2, p95: 30, quantiles: {0: 0.5, 5: 1.75, 10: 3, 20: 4.25, "
+		    "30: 5.5, 40: 6.75, 50: 8, 60: 9.25, 70: 10.5, 80: 11.75, 90: 13, 95: 14.25, "
+		    "98: 15.5, 99: 16.75, 99.5: 18, 99.9: 19.25, 100: 20.5}} # gaps between "
+		    "activities, from one's last request to the next one's first (quantiles: at "
+		    "each percent, what a replay draws from)\n"
+		    "  client: {median: 0.0002, p95: 0.004, quantiles: {0: 0.0001, 5: 0.0002, 10: "
+		    "0.0003, 20: 0.0004, 30: 0.0005, 40: 0.0006, 50: 0.0007, 60: 0.0008, 70: "
+		    "0.0009, 80: 0.001, 90: 0.0011, 95: 0.0012, 98: 0.0013, 99: 0.0014, 99.5: "
+		    "0.0015, 99.9: 0.0016, 100: 0.0017}} # within one, an answer to the next "
+		    "request: the client's own time (quantiles: at each percent, what a replay "
+		    "draws from)\n");
 	/* the kinds, the most frequent first: 30 of 40 activities, 30 an hour over 2 users =
 	 * 15 per user-hour */
 	has(b.data, "kinds:");
@@ -152,9 +165,9 @@ START_TEST(many_kinds)
 	for (int k = 0; k < PV_LEARN_WORKLOAD_KINDS + 6; k++) {
 		struct pv_learn_kind_shape s = {0};
 
-		/* kind k: READ or WRITE by each of k's 7 bits, a CLOSE after each (nothing
-		 * folds: 14 steps), seen once, but the first six kinds 1000 times each */
-		for (int i = 0; i < 7; i++) {
+		/* kind k: READ or WRITE by each of k's 9 bits, a CLOSE after each (nothing
+		 * folds: 18 steps), seen once, but the first six kinds 1000 times each */
+		for (int i = 0; i < 9; i++) {
 			pv_learn_kind_shape_add(&s, (k >> i) & 1 ? SMB2_READ : SMB2_WRITE);
 			pv_learn_kind_shape_add(&s, SMB2_CLOSE);
 		}
@@ -165,9 +178,9 @@ START_TEST(many_kinds)
 	}
 	ck_assert_int_eq(pv_learn_workload(&c, "x.pcap", "1", &b), PV_OK);
 	ck_assert_int_eq(count(b.data, "  - commands: "), PV_LEARN_WORKLOAD_KINDS);
-	/* 70 kinds: the 6 seen 1000 times and 58 of the rest written, 6 left: 6 of 6064 */
-	has(b.data, "other_kinds: {weight: 0.0989, activities: 6, requests: 12}");
-	ck_assert_int_eq(count(b.data, "    weight: 16.4908 "), 6);
+	/* 262 kinds: the 6 seen 1000 times and 250 of the rest written, 6 left: 6 of 6256 */
+	has(b.data, "other_kinds: {weight: 0.0959, activities: 6, requests: 12}");
+	ck_assert_int_eq(count(b.data, "    weight: 15.9847 "), 6);
 	pv_buf_release(&b, 0);
 	pv_learn_kinds_release(&c.kinds);
 	pv_learn_users_release(&c.users);
@@ -212,6 +225,16 @@ START_TEST(read_back)
 	/* activity.client: what a replay waits between an activity's requests */
 	ck_assert_double_eq_tol(l.client[0], 0.0002, 1e-12);
 	ck_assert_double_eq_tol(l.client[1], 0.004, 1e-12);
+	/* activity.think: the quantiles a replay draws the time between activities from */
+	ck_assert_uint_eq(l.think.n, PV_LEARN_THINK_LEVELS);
+	ck_assert_uint_eq(l.client_q.n, PV_LEARN_THINK_LEVELS);
+	for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++) {
+		ck_assert_double_eq(l.think.level[i], pv_learn_think_levels[i]);
+		ck_assert_double_eq_tol(l.think.q[i], c.think_q[i], 1e-9);
+		ck_assert_double_eq(l.client_q.level[i], pv_learn_think_levels[i]);
+		ck_assert_double_eq_tol(l.client_q.q[i], c.client_q[i], 1e-12);
+	}
+	ck_assert_double_eq_tol(l.kind[0].seconds, 0.02, 1e-12);
 	ck_assert_double_eq(l.read[0], 25);
 	ck_assert_double_eq(l.read[12], 50);
 	ck_assert_double_eq(l.read[17], 25);
