@@ -355,10 +355,11 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 				starts = true;
 			}
 			pv_learn_kind_shape_add(
-				&us->cur, m->cmd == 5
-						  ? 5 | pv_playbook_workload_learned_disposition(
-								m->disposition)
-						  : m->cmd);
+				&us->cur,
+				m->cmd == 5 ? 5 | pv_playbook_workload_learned_disposition(
+							  m->disposition)
+				: m->cmd == 11 ? 11 | pv_playbook_workload_learned_fsctl(m->ctl)
+					       : m->cmd);
 		}
 		pv_learn_user_request(us, t);
 		if (m->cmd != 12) { /* a CANCEL has no answer of its own */

@@ -6,6 +6,7 @@
 
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/utf16.h"
 #include "util/progress.h"
 
 #include <stdio.h>
@@ -334,6 +335,33 @@ void client_object_id(struct user *u, bool second, step_fn next)
 {
 	ISSUE(u, next, PV_LOAD_OP_IOCTL,
 	      pv_smb_fsctl(u->c, FSCTL_OBJECT_ID, fid_of(u, second), NULL, 0, 64, client_done, u));
+}
+
+void client_fsctl(struct user *u, bool second, uint32_t ctl, step_fn next)
+{
+	static const uint8_t none[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	struct pv_buf in = PV_BUF_INIT;
+	char path[600];
+	int len, r;
+
+	if (ctl != PV_PLAYBOOK_FSCTL_REFERRAL) {
+		ISSUE(u, next, PV_LOAD_OP_IOCTL,
+		      pv_smb_fsctl(u->c, ctl, fid_of(u, second), NULL, 0, 1024, client_done, u));
+		return;
+	}
+	/* REQ_GET_DFS_REFERRAL (MS-DFSC 2.2.2) of the share, as a client asks before it opens a
+	 * path in it: MaxReferralLevel 3, then the name, NUL-terminated, on no file */
+	len = snprintf(path, sizeof(path), "\\%s\\%s", u->info.alias, u->info.share);
+	if (len < 0 || (size_t)len >= sizeof(path) || pv_buf_add(&in, "\x03\x00", 2) != 0 ||
+	    pv_utf16le(&in, path, (size_t)len, 0) != 0 || pv_buf_add(&in, "\0\0", 2) != 0) {
+		pv_buf_release(&in, 0);
+		scenario_end(u, true);
+		return;
+	}
+	r = pv_smb_fsctl(u->c, ctl, none, in.data, in.len, 4096, client_done, u);
+	pv_buf_release(&in, 0);
+	ISSUE(u, next, PV_LOAD_OP_IOCTL, r);
 }
 
 /* CHANGE_NOTIFY on the open folder, as Explorer watches the folder it shows: its answer comes

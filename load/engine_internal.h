@@ -232,6 +232,9 @@ void client_set_info(struct user *u, bool second, uint8_t cls, step_fn next);
 void client_flush(struct user *u, bool second, step_fn next);
 void client_lock(struct user *u, bool second, bool unlock, step_fn next);
 void client_object_id(struct user *u, bool second, step_fn next);
+/* An IOCTL of the control code ctl on the file (second: fid2), or on none for
+ * FSCTL_DFS_GET_REFERRALS: the referral of u's share (\\alias\\share). */
+void client_fsctl(struct user *u, bool second, uint32_t ctl, step_fn next);
 void client_watch(struct user *u, bool second);
 void client_rename(struct user *u, bool second, const char *path, bool replace, step_fn next);
 void client_stat(struct user *u, bool second, step_fn next);

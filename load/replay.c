@@ -16,7 +16,8 @@
  *     is still open at the end is closed, as after any scenario.
  *   - READ and WRITE are one request each, of a size drawn from the capture's sizes (at most
  *     64 KiB), where the last one ended; QUERY_DIRECTORY lists the folder whole; LOCK takes
- *     the range, or releases it when taken; IOCTL asks the object id; QUERY_INFO, SET_INFO
+ *     the range, or releases it when taken; IOCTL asks the object id, or the code learned
+ *     (the snapshots of the file open, the referral of the share on none); QUERY_INFO, SET_INFO
  *     (basic), FLUSH and CHANGE_NOTIFY as the built-in scenarios make them.
  *   - A repeat is made as many times as the capture's made it on average: the whole count,
  *     and one more with the chance of its fraction (a CREATE, a CLOSE or a LOCK: the nearest
@@ -227,8 +228,12 @@ static void on_open(struct maker *m, const struct pv_playbook_workload_learned_k
 			m->locked[f] = !m->locked[f];
 		}
 		break;
-	case C_IOCTL:
-		put(m, (struct step){OBJECT, (uint8_t)f});
+	case C_IOCTL: /* the object id (the built-in scenarios' request), or a code learned */
+		if (!(k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP))
+			put(m, (struct step){OBJECT, (uint8_t)f});
+		else
+			put(m, (struct step){FSCTL, (uint8_t)f,
+					     pv_playbook_workload_learned_fsctl_code(k->step[i])});
 		break;
 	case C_QUERY_INFO:
 		put(m, (struct step){STAT, (uint8_t)f});
@@ -292,6 +297,10 @@ static void make_span(struct maker *m, const struct pv_playbook_workload_learned
 				put(m, (struct step){PROBE, .path = P2, .before = absent});
 			else if (c == C_CLOSE && m->depth)
 				put(m, (struct step){CLOSE, (uint8_t)--m->depth});
+			else if (c == C_IOCTL && (k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP) ==
+							 PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL)
+				put(m, (struct step){FSCTL, F1,
+						     PV_PLAYBOOK_FSCTL_REFERRAL}); /* no file */
 			else if (c != C_CLOSE)
 				on_open(m, k, i, c);
 			/* the fraction: the last request made (not an open it needed first) */

@@ -445,6 +445,8 @@ static bool took(struct user *u, const struct pv_smb_done *d)
 		return client_probed(u, d);
 	if (s->req == OPEN)
 		return client_opened(u, d, s->file == F2);
+	if (s->req == FSCTL) /* refused in the capture too, as the server may */
+		return true;
 	return !client_refused(u, d, 0);
 }
 
@@ -518,6 +520,9 @@ static bool issue(struct user *u, const struct step *s)
 		break;
 	case RENAME:
 		client_rename(u, f2, path, s->arg, run);
+		break;
+	case FSCTL:
+		client_fsctl(u, f2, s->arg, run);
 		break;
 	case LREAD:
 	case LWRITE:

@@ -17,6 +17,9 @@ enum req {
 		  * copy's target): "not found" is the answer it wants, what it finds is closed */
 	STAT,	 /* QUERY_INFO */
 	OBJECT,	 /* IOCTL FSCTL_CREATE_OR_GET_OBJECT_ID, as the shell's link tracking asks */
+	FSCTL,	 /* IOCTL of the control code arg (a learned one), on the file, or on none for
+		  * FSCTL_DFS_GET_REFERRALS; its answer taken whatever its status, as a refusal in
+		  * the capture was */
 	LOCK,	 /* an Office-style range lock */
 	UNLOCK,	 /* ... released */
 	READ,	 /* the whole file (u->size bytes, as its CREATE said) */

@@ -87,9 +87,36 @@ const char *pv_playbook_workload_learned_command(unsigned code)
 		[5 | PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF] = "CREATE(OVERWRITE_IF)",
 		[5 | PV_PLAYBOOK_WORKLOAD_LEARNED_NEW] = "CREATE(CREATE)",
 		[PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED] = "CREATE(REFUSED)",
+		[11 | PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS] = "IOCTL(SNAPSHOTS)",
+		[11 | PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL] = "IOCTL(REFERRAL)",
 	};
 
 	return code < sizeof(names) / sizeof(names[0]) ? names[code] : NULL;
+}
+
+unsigned pv_playbook_workload_learned_fsctl(uint32_t code)
+{
+	switch (code) {
+	case PV_PLAYBOOK_FSCTL_SNAPSHOTS:
+		return PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS;
+	case PV_PLAYBOOK_FSCTL_REFERRAL:
+	case PV_PLAYBOOK_FSCTL_REFERRAL_EX:
+		return PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL;
+	default: /* the object id, and what has no name here */
+		return 0;
+	}
+}
+
+uint32_t pv_playbook_workload_learned_fsctl_code(unsigned bits)
+{
+	switch (bits & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP) {
+	case PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS:
+		return PV_PLAYBOOK_FSCTL_SNAPSHOTS;
+	case PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL:
+		return PV_PLAYBOOK_FSCTL_REFERRAL;
+	default:
+		return PV_PLAYBOOK_FSCTL_OBJECT_ID;
+	}
 }
 
 unsigned pv_playbook_workload_learned_disposition(uint32_t disposition)

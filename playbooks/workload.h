@@ -61,6 +61,18 @@ struct pv_playbook_workload_scenario {
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF 0x40
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_NEW	  0x60
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_CMD	  0x1f /* the SMB2 command */
+/* An IOCTL step's control code, in the same bits: FSCTL_CREATE_OR_GET_OBJECT_ID (0: as the
+ * workloads learned before the codes were say, and every code not named here), or one a
+ * client sends that the server may well refuse, as it did in the capture:
+ * FSCTL_SRV_ENUMERATE_SNAPSHOTS (Explorer's Previous Versions, smbclient's allinfo) on the
+ * file open, FSCTL_DFS_GET_REFERRALS (its _EX too) on no file; "IOCTL", "IOCTL(SNAPSHOTS)",
+ * "IOCTL(REFERRAL)" in a workload */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS 0x20
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL  0x40
+#define PV_PLAYBOOK_FSCTL_OBJECT_ID	       0x000900C0u
+#define PV_PLAYBOOK_FSCTL_SNAPSHOTS	       0x00144064u
+#define PV_PLAYBOOK_FSCTL_REFERRAL	       0x00060194u
+#define PV_PLAYBOOK_FSCTL_REFERRAL_EX	       0x000601B0u
 /* A CREATE the server refused (a name not found, access denied), as its step's command:
  * "CREATE(REFUSED)", replayed as a look for a name that is not there */
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED 19
@@ -181,6 +193,10 @@ const char *pv_playbook_workload_learned_command(unsigned code);
 /* A CREATE's CreateDisposition (MS-SMB2 2.2.13: 0 SUPERSEDE .. 5 OVERWRITE_IF) as a step's
  * disposition bits (PV_PLAYBOOK_WORKLOAD_LEARNED_DISP). */
 unsigned pv_playbook_workload_learned_disposition(uint32_t disposition);
+/* An IOCTL's control code as its step's bits (PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS...), and
+ * back: the code a step's bits send. */
+unsigned pv_playbook_workload_learned_fsctl(uint32_t code);
+uint32_t pv_playbook_workload_learned_fsctl_code(unsigned bits);
 
 /* A learned workload's text (len bytes; name in messages) read into *out (zeroed first, and
  * again on failure): PV_OK; PV_ECONFIG naming the place and what is expected (no kinds, none

@@ -442,14 +442,17 @@ static const char *differ(const char *got, const char *want, char *out, size_t c
  * dispositions: the second kind's written file is replaced (OVERWRITE_IF: one of the user's
  * own), the fifth's first made (CREATE: a new name, deleted when closed), its second opened as
  * it is to be written (OPEN: a volatile/ document), then one refused (CREATE(REFUSED): a
- * name not there looked for). */
+ * name not there looked for). The first's IOCTLs send the codes learned: the snapshots of its
+ * file (43: IOCTL(SNAPSHOTS)), and once it is closed the referral of the share on no file (75:
+ * IOCTL(REFERRAL)), both refused by the fake (NOT_SUPPORTED), as a server may: the kind goes
+ * on. */
 static void learned(struct pv_playbook_workload_learned *l)
 {
 	static const struct {
 		const char *cmds;
 		double weight, requests;
 	} kinds[] = {
-		{"5 16 11 136 6", 3, 7},    {"5 142 15 6 69 17 137 7 10 10 6 5 5 5 6 6", 4, 18},
+		{"5 16 43 136 6 75", 3, 8}, {"5 142 15 6 69 17 137 7 10 10 6 5 5 5 6 6", 4, 18},
 		{"8 16 6", 1, 3},	    {"133 142 5 8 6", 1, 12},
 		{"101 9 6 5 9 6 19", 2, 7},
 	};

@@ -2,7 +2,7 @@
  * (PV_ENGINE_RECORD=<this file>) from the engine whose scenarios were switch statements
  * (commit 26e097f): the learning of the tree, listed or from the plan, and the first of each
  * user's requests from go on. The learned kind's (load.workload) was recorded when it came,
- * from the engine that first made it. */
+ * from the engine that first made it, and its IOCTLs when their learned codes came. */
 
 /* the learning: static/, volatile/ and new/ listed, then static/'s folders */
 #define LEARN_LISTED                                                                               \
@@ -696,11 +696,12 @@ static const struct want WANT[PLAN] = {
 		  "CLOSE h1 f=0\n"
 		  "CREATE u1/static/d01/d01/f0002.txt a=120089 s=7 d=1 o=40 lease=3\n"
 		  "QINFO h1 1.34 out=4096\n"
-		  "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
+		  "IOCTL h1 ctl=144064 in=0 out=1024 f=1\n"
 		  "READ h1 0+2985\n"
 		  "READ h1 2985+2434\n"
 		  "READ h1 5419+101672\n"
 		  "CLOSE h1 f=0\n"
+		  "IOCTL h18446744073709551615 ctl=60194 in=40 out=4096 f=1\n"
 		  "CREATE u1/static/d01/d01 a=100081 s=7 d=1 o=1\n"
 		  "QDIR h1 c=1 f=1 '*' out=65536\n"
 		  "QDIR h1 c=1 f=0 '*' out=65536\n"
@@ -733,14 +734,14 @@ static const struct want WANT[PLAN] = {
 		  "CREATE u1/new/pv-absent-u1-4 a=120089 s=7 d=1 o=40\n"
 		  "CREATE u1/static/d01/d02/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
 		  "QINFO h1 1.34 out=4096\n"
-		  "IOCTL h1 ctl=900c0 in=0 out=64 f=1\n"
+		  "IOCTL h1 ctl=144064 in=0 out=1024 f=1\n"
 		  "READ h1 0+71907\n"
 		  "READ h1 71907+66137\n"
 		  "READ h1 0+3758\n"
 		  "CLOSE h1 f=0\n"
+		  "IOCTL h18446744073709551615 ctl=60194 in=40 out=4096 f=1\n"
 		  "CREATE u1/static/d02/d02 a=100081 s=7 d=1 o=1\n"
-		  "QDIR h1 c=1 f=1 '*' out=65536\n"
-		  "QDIR h1 c=1 f=0 '*' out=65536\n"}},
+		  "QDIR h1 c=1 f=1 '*' out=65536\n"}},
 	[MIXED] = {LEARN_LISTED,
 		   {/* user 0 */
 		    "CREATE u1/volatile/f0003.docx a=12019f s=7 d=1 o=40 lease=7\n"

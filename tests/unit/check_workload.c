@@ -274,6 +274,45 @@ START_TEST(dispositions)
 	/* no other command takes them */
 	ck_assert_ptr_null(pv_playbook_workload_learned_command(
 		SMB2_READ | PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF));
+	/* but IOCTL its control codes': the snapshots, the referrals (and their _EX), the rest the
+	 * object id, each named as learn writes it and the code a replay sends */
+	ck_assert_uint_eq(pv_playbook_workload_learned_fsctl(0x00144064),
+			  PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS);
+	ck_assert_uint_eq(pv_playbook_workload_learned_fsctl(0x00060194),
+			  PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL);
+	ck_assert_uint_eq(pv_playbook_workload_learned_fsctl(0x000601B0),
+			  PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL);
+	ck_assert_uint_eq(pv_playbook_workload_learned_fsctl(0x00140204), 0); /* VALIDATE */
+	ck_assert_uint_eq(pv_playbook_workload_learned_fsctl(0x000900C0), 0);
+	ck_assert_str_eq(pv_playbook_workload_learned_command(
+				 SMB2_IOCTL | PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS),
+			 "IOCTL(SNAPSHOTS)");
+	ck_assert_str_eq(pv_playbook_workload_learned_command(
+				 SMB2_IOCTL | PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL),
+			 "IOCTL(REFERRAL)");
+	ck_assert_ptr_null(pv_playbook_workload_learned_command(SMB2_IOCTL | 0x60));
+	ck_assert_uint_eq(pv_playbook_workload_learned_fsctl_code(
+				  SMB2_IOCTL | PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS),
+			  0x00144064);
+	ck_assert_uint_eq(pv_playbook_workload_learned_fsctl_code(
+				  SMB2_IOCTL | PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL),
+			  0x00060194);
+	ck_assert_uint_eq(pv_playbook_workload_learned_fsctl_code(SMB2_IOCTL), 0x000900C0);
+	{ /* read back from a workload */
+		static const char text[] =
+			"kinds:\n  - {weight: 1, commands: CREATE IOCTL(SNAPSHOTS) CLOSE "
+			"IOCTL(REFERRAL)}\n";
+		struct pv_playbook_workload_learned l;
+
+		ck_assert_int_eq(
+			pv_playbook_workload_learned_parse("w.yaml", text, strlen(text), &l),
+			PV_OK);
+		ck_assert_uint_eq(l.kind[0].n, 4);
+		ck_assert_uint_eq(l.kind[0].step[1],
+				  SMB2_IOCTL | PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS);
+		ck_assert_uint_eq(l.kind[0].step[3],
+				  SMB2_IOCTL | PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL);
+	}
 }
 END_TEST
 
