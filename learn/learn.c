@@ -353,6 +353,8 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 			if (!us->cur_requests++) {
 				us->cur_start = t;
 				starts = true;
+			} else { /* a gap within the activity, however long */
+				pv_learn_hist_add(&c->act_within, idle);
 			}
 			pv_learn_kind_shape_add(
 				&us->cur,
@@ -899,6 +901,11 @@ int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_lea
 			c->think_gaps = c2.think_gaps;
 			memcpy(c->think, c2.think, sizeof(c->think));
 			memcpy(c->think_q, c2.think_q, sizeof(c->think_q));
+		}
+		if (c2.act_within.n) { /* the gaps within an activity, likewise */
+			c->act_within = c2.act_within;
+			memcpy(c->within, c2.within, sizeof(c->within));
+			memcpy(c->within_q, c2.within_q, sizeof(c->within_q));
 		}
 		if (c2.act_client.n) { /* the client's time within an activity, likewise */
 			c->act_client = c2.act_client;

@@ -106,6 +106,11 @@ struct pv_learn_counts {
 	double listings_per_user_hour[2], notifies_per_user_hour[2];
 	double activity_requests;   /* per activity, the mean */
 	double within[2], think[2]; /* gaps within an activity and between: median, p95 */
+	/* the gaps within an activity, where the kinds' pass knows where one begins (however
+	 * long: a file held open), and their quantiles at pv_learn_think_levels, the shape a
+	 * replay draws them from (all 0 when none) */
+	struct pv_learn_hist act_within;
+	double within_q[PV_LEARN_THINK_LEVELS];
 	/* the think times: from an activity's last request to the next one's first, the user's
 	 * (the kinds' pass), and their quantile at each of pv_learn_think_levels, seconds, the
 	 * shape a replay draws them from (all 0 when none: no user had two activities) */

@@ -110,6 +110,13 @@ void pv_learn_summarize(struct pv_learn_counts *c, double gap)
 							     (n - above + 0.95 * above) / n);
 		}
 	}
+	if (c->act_within.n) { /* the gaps within an activity, where the kinds' pass made them */
+		c->within[0] = pv_learn_hist_quantile(&c->act_within, 0.5);
+		c->within[1] = pv_learn_hist_quantile(&c->act_within, 0.95);
+		for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++)
+			c->within_q[i] = pv_learn_hist_quantile(&c->act_within,
+								pv_learn_think_levels[i] / 100);
+	}
 	if (c->act_client.n) { /* the client's time, where the kinds' pass made it */
 		c->client[0] = pv_learn_hist_quantile(&c->act_client, 0.5);
 		c->client[1] = pv_learn_hist_quantile(&c->act_client, 0.95);

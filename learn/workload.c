@@ -249,10 +249,11 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 	pv_buf_addf(out,
 		    "activity: # a user's requests more than gap seconds apart start another "
 		    "activity, unless it holds a file open (up to 10 gaps, 1 s at least)\n"
-		    "  gap: %.6g\n  gap_learned: %s\n  activities: %llu\n"
-		    "  within: {median: %.6g, p95: %.6g} # gaps between an activity's requests\n",
+		    "  gap: %.6g\n  gap_learned: %s\n  activities: %llu\n",
 		    c->activity_gap, c->gap_learned ? "true" : "false",
-		    (unsigned long long)c->activities, c->within[0], c->within[1]);
+		    (unsigned long long)c->activities);
+	quantiles(out, "within", c->within, c->within_q,
+		  "gaps between an activity's requests, from one to the next");
 	quantiles(out, "think", c->think, c->think_q,
 		  "gaps between activities, from one's last request to the next one's first");
 	quantiles(out, "client", c->client, c->client_q,

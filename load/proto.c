@@ -59,6 +59,7 @@ int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *ou
 	if (c->learned.n) {
 		quantiles(out, "think", &c->learned.think);
 		quantiles(out, "client-times", &c->learned.client_q);
+		quantiles(out, "within-times", &c->learned.within);
 	}
 	if (pv_playbook_workload_logons(c) > 0)
 		pv_buf_addf(out, "logons %.17g\n", pv_playbook_workload_logons(c));
@@ -521,6 +522,8 @@ int pv_load_proto_parse(struct pv_load_proto *p, const char *line, size_t len)
 		r = quantiles_line(p, line + 6, end, &p->cfg.learned.think);
 	else if (len >= 13 && !strncmp(line, "client-times ", 13) && !p->steps)
 		r = quantiles_line(p, line + 13, end, &p->cfg.learned.client_q);
+	else if (len >= 13 && !strncmp(line, "within-times ", 13) && !p->steps)
+		r = quantiles_line(p, line + 13, end, &p->cfg.learned.within);
 	else if (len >= 9 && !strncmp(line, "kerberos ", 9) && !p->steps) {
 		const char *s = line + 9;
 

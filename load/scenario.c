@@ -390,19 +390,25 @@ static bool picked(struct user *u, int what)
 
 static void run(struct user *u, const struct pv_smb_done *d);
 
-/* A learned activity's client time (activity.client: drawn from its quantiles, else a
- * log-normal draw of its median and p95) waited before its next request, as the capture's
- * client took it: whether u now waits (scenario_go_on goes on). None below
+/* What a learned activity waits before its next request, as the capture's user did: a gap from
+ * its last request (activity.within's quantiles) less what its answer took (d, the request's
+ * answer; none: a step of several requests, the whole gap), or else the client's time after
+ * the answer (activity.client: drawn from its quantiles, else a log-normal draw of its median
+ * and p95). Whether u now waits (scenario_go_on goes on); none below
  * PV_PLAYBOOK_WORKLOAD_CLIENT_MIN: a loop's turn. */
-static bool paused(struct user *u)
+static bool paused(struct user *u, const struct pv_smb_done *d)
 {
 	const struct pv_playbook_workload_learned *l = &u->e->o->cfg->learned;
 	const double *c = l->client;
 	double sigma, z, g;
 
-	if (u->kind != PV_PLAYBOOK_WORKLOAD_LEARNED || !(c[0] > 0 || l->client_q.n >= 2))
+	if (u->kind != PV_PLAYBOOK_WORKLOAD_LEARNED ||
+	    !(c[0] > 0 || l->client_q.n >= 2 || l->within.n >= 2))
 		return false;
-	if (l->client_q.n >= 2) {
+	if (l->within.n >= 2) {
+		g = pv_load_quantiles_draw(&l->within, pv_load_rng_unit(&u->crng)) -
+		    (d ? d->seconds : 0);
+	} else if (l->client_q.n >= 2) {
 		g = pv_load_quantiles_draw(&l->client_q, pv_load_rng_unit(&u->crng));
 	} else {
 		sigma = c[1] > c[0] ? log(c[1] / c[0]) / 1.6448536 : 0;
@@ -538,7 +544,7 @@ static bool issue(struct user *u, const struct step *s)
  * scenario ends). */
 static void run(struct user *u, const struct pv_smb_done *d)
 {
-	if (!took(u, d) || (u->step > 0 && !u->resumed && paused(u)))
+	if (!took(u, d) || (u->step > 0 && !u->resumed && paused(u, d)))
 		return;
 	u->resumed = false;
 	for (;;) {

@@ -360,6 +360,8 @@ int pv_playbook_workload_learned_parse(const char *name, const char *text, size_
 					  "a mapping {gap, within, think, client, ...}")) ||
 	     (pv_playbook_tree_get(s, "think") &&
 	      (r = times(&sc, pv_playbook_tree_get(s, "think"), "think", out, &out->think))) ||
+	     (pv_playbook_tree_get(s, "within") &&
+	      (r = times(&sc, pv_playbook_tree_get(s, "within"), "within", out, &out->within))) ||
 	     (pv_playbook_tree_get(s, "client") &&
 	      (r = times(&sc, pv_playbook_tree_get(s, "client"), "client", out, &out->client_q)))))
 		goto out;

@@ -130,6 +130,10 @@ struct pv_playbook_workload_learned {
 	/* activity.client.quantiles: the client's time drawn from them, not from the median and
 	 * p95 (n 0: none learned) */
 	struct pv_playbook_workload_quantiles client_q;
+	/* activity.within.quantiles: the time from an activity's request to its next, drawn
+	 * from them and waited from the request (the answer and the client's time in it), in
+	 * place of the client's time after the answer (n 0: none learned) */
+	struct pv_playbook_workload_quantiles within;
 	/* activity.think.quantiles: the time between activities (from one's last request to the
 	 * next one's first); n 0: none learned, the activities start at exponential times at
 	 * the rate */

@@ -426,7 +426,7 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	pv_json_bool(j, "activity_gap_learned", c->gap_learned);
 	INT(j, "activities", c->activities);
 	pv_json_real(j, "requests_per_activity", c->activity_requests);
-	pv_json_set(j, "gaps_within", pair(c->within[0], c->within[1]));
+	pv_json_set(j, "gaps_within", times(c->within, c->within_q));
 	pv_json_set(j, "client_times", times(c->client, c->client_q));
 	pv_json_set(j, "think_times", times(c->think, c->think_q));
 	pv_json_set(j, "read_sizes", sizes_json(&c->read_sizes));

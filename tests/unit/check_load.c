@@ -1203,6 +1203,10 @@ START_TEST(proto_learned)
 	c.learned.client_q.level[1] = 100;
 	c.learned.client_q.q[0] = 0.0001;
 	c.learned.client_q.q[1] = 0.25;
+	c.learned.within.n = 2;
+	c.learned.within.level[1] = 100;
+	c.learned.within.q[0] = 0.0005;
+	c.learned.within.q[1] = 0.5;
 	c.learned.read[12] = 70;
 	c.learned.read[0] = 30;
 	c.learned.write[33] = 1e-9;
@@ -1210,10 +1214,12 @@ START_TEST(proto_learned)
 	c.learned.client[0] = 0.00048828125; /* 2^-11, 2^-9: printed as they are */
 	c.learned.client[1] = 0.001953125;
 	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
-	ck_assert(strstr(b.data,
-			 "\nlearned 62.5 9.25 5,136,6 1,7.25,1 0 0\nlearned 0.125 1 16 0 40.5 "
-			 "0.25\nthink 0:0.001,50:0.5,100:2\nclient-times 0:0.0001,100:0.25\nlogons "
-			 "89.25\nclient 0.00048828125 0.001953125\nsizes read 30,"));
+	ck_assert(strstr(
+		b.data,
+		"\nlearned 62.5 9.25 5,136,6 1,7.25,1 0 0\nlearned 0.125 1 16 0 40.5 "
+		"0.25\nthink 0:0.001,50:0.5,100:2\nclient-times 0:0.0001,100:0.25\nwithin-times "
+		"0:0.00050000000000000001,100:0.5\nlogons "
+		"89.25\nclient 0.00048828125 0.001953125\nsizes read 30,"));
 	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
 	memset(&p, 0, sizeof(p));
@@ -1286,6 +1292,7 @@ START_TEST(proto_learned)
 			"think 0:0.1,100:2 x",		   /* a word more */
 			"client-times 0:0.1",		   /* one level */
 			"client-times 0:0.2,100:0.1",	   /* fewer seconds */
+			"within-times 0:0.1",		   /* one level */
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)

@@ -67,6 +67,7 @@ static void counts(struct pv_learn_counts *c)
 	for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++) { /* 0.5 s to 20.5 s, steps of 1.25 s */
 		c->think_q[i] = 0.5 + 1.25 * i;
 		c->client_q[i] = 0.0001 * (i + 1);
+		c->within_q[i] = 0.001 * (i + 1);
 	}
 	c->user_hours = 2; /* the two users, each at work for the hour */
 	c->client[0] = 0.0002;
@@ -110,7 +111,11 @@ START_TEST(yaml)
 		    "  logons_again_per_hour: {median: 1.5, users: 1} # from a user's logon to its "
 		    "next, of the users with two or more: what a replay makes\n");
 	has(b.data, "  gap: 0.5\n  gap_learned: true\n  activities: 40\n");
-	has(b.data, "  within: {median: 0.001, p95: 0.01}");
+	has(b.data, "  within: {median: 0.001, p95: 0.01, quantiles: {0: 0.001, 5: 0.002, 10: "
+		    "0.003, 20: 0.004, 30: 0.005, 40: 0.006, 50: 0.007, 60: 0.008, 70: 0.009, 80: "
+		    "0.01, 90: 0.011, 95: 0.012, 98: 0.013, 99: 0.014, 99.5: 0.015, 99.9: 0.016, "
+		    "100: 0.017}} # gaps between an activity's requests, from one to the next "
+		    "(quantiles: at each percent, what a replay draws from)\n");
 	has(b.data, "  think: {median: 2, p95: 30, quantiles: {0: 0.5, 5: 1.75, 10: 3, 20: 4.25, "
 		    "30: 5.5, 40: 6.75, 50: 8, 60: 9.25, 70: 10.5, 80: 11.75, 90: 13, 95: 14.25, "
 		    "98: 15.5, 99: 16.75, 99.5: 18, 99.9: 19.25, 100: 20.5}} # gaps between "
@@ -228,6 +233,8 @@ START_TEST(read_back)
 	/* activity.think: the quantiles a replay draws the time between activities from */
 	ck_assert_uint_eq(l.think.n, PV_LEARN_THINK_LEVELS);
 	ck_assert_uint_eq(l.client_q.n, PV_LEARN_THINK_LEVELS);
+	ck_assert_uint_eq(l.within.n, PV_LEARN_THINK_LEVELS);
+	ck_assert_double_eq_tol(l.within.q[PV_LEARN_THINK_LEVELS - 1], 0.017, 1e-12);
 	for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++) {
 		ck_assert_double_eq(l.think.level[i], pv_learn_think_levels[i]);
 		ck_assert_double_eq_tol(l.think.q[i], c.think_q[i], 1e-9);
