@@ -140,6 +140,7 @@ struct worker {
 	double t0;		   /* PH_RUN: when the schedules start */
 	uint64_t ops;		   /* the ops loop's answers */
 	enum phase phase;	   /* the engine's, as the worker saw it last */
+	struct pv_load_gaps gaps;  /* a learned workload's answers' times: its gaps (model.h) */
 	/* under lock: what the coordinator reads */
 	pthread_mutex_t lock;
 	struct pv_load_figs figs;   /* counts since the coordinator last took them */

@@ -60,8 +60,7 @@ void pv_load_sched_init(struct pv_load_sched *s, const struct pv_playbook_worklo
 		s->cum[k] = sum;
 	}
 	s->learned = &c->learned;
-	if (c->learned.n && c->learned.think.n >= 2 && sum > 0 &&
-	    c->kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight >= sum) {
+	if (pv_playbook_workload_paced(c)) {
 		double w = 0, secs = 0, mean;
 
 		for (unsigned k = 0; k < c->learned.n; k++) {
@@ -101,6 +100,80 @@ double pv_load_quantiles_mean(const struct pv_playbook_workload_quantiles *l)
 		m += p * (a > 0 && b > a * (1 + 1e-9) ? (b - a) / log(b / a) : (a + b) / 2);
 	}
 	return m;
+}
+
+double pv_load_quantiles_cdf(const struct pv_playbook_workload_quantiles *g, double x)
+{
+	unsigned i = 0;
+	double a, b, t;
+
+	if (g->n < 2 || x < g->q[0])
+		return 0;
+	if (x >= g->q[g->n - 1])
+		return 1;
+	while (i + 2 < g->n && !(x < g->q[i + 1]))
+		i++;
+	a = g->q[i];
+	b = g->q[i + 1];
+	if (!(b > a))
+		return g->level[i + 1] / 100;
+	t = a > 0 ? log(x / a) / log(b / a) : (x - a) / (b - a);
+	return (g->level[i] + t * (g->level[i + 1] - g->level[i])) / 100;
+}
+
+static double gaps_edge(int i) /* bin i's lower edge: 10 us * 10^(i / 16) */
+{
+	return 1e-5 * pow(10, i / 16.0);
+}
+
+static void gaps_table(struct pv_load_gaps *s, const struct pv_playbook_workload_quantiles *g)
+{
+	uint64_t seen = s->b[0];
+	double top = 0;
+
+	for (int i = 0; i <= PV_LOAD_GAPS_BINS; i++) {
+		double fe = (double)seen / (double)s->n, fg = pv_load_quantiles_cdf(g, gaps_edge(i)),
+		       r = fe > 0 ? fg / fe : 0;
+
+		/* F_G' = F_G / F_E at most 1, made to rise: a CDF */
+		top = r > 1 ? 1 : r > top ? r : top;
+		s->r[i] = top;
+		if (i < PV_LOAD_GAPS_BINS)
+			seen += s->b[i + 1];
+	}
+	s->at = s->n;
+}
+
+void pv_load_gaps_add(struct pv_load_gaps *s, const struct pv_playbook_workload_quantiles *g,
+		      double seconds)
+{
+	int i = seconds < 1e-5 ? 0
+		: seconds >= 10 ? PV_LOAD_GAPS_BINS + 1
+				: 1 + (int)(16 * log10(seconds / 1e-5));
+
+	s->b[i]++;
+	s->n++;
+	if (s->n >= PV_LOAD_GAPS_MIN && s->n - s->at >= (s->at ? PV_LOAD_GAPS_EVERY : 0))
+		gaps_table(s, g);
+}
+
+double pv_load_gaps_draw(const struct pv_load_gaps *s, const struct pv_playbook_workload_quantiles *g,
+			 double u)
+{
+	int i = 0;
+	double lo, t;
+
+	if (!s->at || g->n < 2)
+		return pv_load_quantiles_draw(g, u);
+	while (i <= PV_LOAD_GAPS_BINS && s->r[i] <= u)
+		i++;
+	if (i > PV_LOAD_GAPS_BINS) /* past 10 s: the capture's own tail */
+		return pv_load_quantiles_draw(g, u);
+	if (i == 0)
+		return gaps_edge(0) * u / (s->r[0] > 0 ? s->r[0] : 1);
+	lo = s->r[i - 1];
+	t = s->r[i] > lo ? (u - lo) / (s->r[i] - lo) : 0;
+	return gaps_edge(i - 1) * pow(10, t / 16.0);
 }
 
 void pv_load_next(struct pv_load_sched *s, double *gap, enum pv_playbook_workload_kind *kind)

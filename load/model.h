@@ -55,4 +55,29 @@ void pv_load_next_after(struct pv_load_sched *s, int lk, double *gap,
 double pv_load_quantiles_draw(const struct pv_playbook_workload_quantiles *l, double u);
 double pv_load_quantiles_mean(const struct pv_playbook_workload_quantiles *l);
 
+/* The gaps within a learned activity as this replay's server answers (pv_load_gaps_*): a
+ * gap of the capture is its server's time and its client's; the replay waits a gap drawn from
+ * them from each request, or at least until its answer came, so with its answers' times E the
+ * replay's gap is max(G', E). G' is drawn so that the gap follows the capture's distribution G
+ * wherever this server answers faster than the capture's gaps (F_G' = F_G / F_E, made to
+ * rise), not max(G, E), longer than G. The answers' times are kept on a log scale (16 bins a
+ * decade, 10 us to 10 s) and the table is made again every PV_LOAD_GAPS_EVERY answers. */
+#define PV_LOAD_GAPS_BINS  96
+#define PV_LOAD_GAPS_EVERY 256
+#define PV_LOAD_GAPS_MIN   64 /* answers before the table is used: the capture's gaps alone */
+struct pv_load_gaps {
+	uint64_t n, at; /* answers kept; n when the table was made */
+	uint32_t b[PV_LOAD_GAPS_BINS + 2]; /* below 10 us, the bins, 10 s and more */
+	double r[PV_LOAD_GAPS_BINS + 1];   /* at each bin's lower edge and the last's upper: F_G' */
+};
+/* An answer that took seconds, kept (the table made again when due, of g). */
+void pv_load_gaps_add(struct pv_load_gaps *s, const struct pv_playbook_workload_quantiles *g,
+		      double seconds);
+/* A gap G' for u in [0, 1): of the table once PV_LOAD_GAPS_MIN answers were kept, else of g's
+ * quantiles (pv_load_quantiles_draw). */
+double pv_load_gaps_draw(const struct pv_load_gaps *s, const struct pv_playbook_workload_quantiles *g,
+			 double u);
+/* The learned quantiles' share at or under x seconds (0 to 1; log-linear between two levels). */
+double pv_load_quantiles_cdf(const struct pv_playbook_workload_quantiles *g, double x);
+
 #endif

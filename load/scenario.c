@@ -391,8 +391,9 @@ static bool picked(struct user *u, int what)
 static void run(struct user *u, const struct pv_smb_done *d);
 
 /* What a learned activity waits before its next request, as the capture's user did: a gap from
- * its last request (activity.within's quantiles) less what its answer took (d, the request's
- * answer; none: a step of several requests, the whole gap), or else the client's time after
+ * its last request (activity.within's quantiles, drawn as this server answers: model.h's
+ * pv_load_gaps) less what its answer took (d, the request's answer; none: a step of several
+ * requests, the whole gap), or else the client's time after
  * the answer (activity.client: drawn from its quantiles, else a log-normal draw of its median
  * and p95). Whether u now waits (scenario_go_on goes on); none below
  * PV_PLAYBOOK_WORKLOAD_CLIENT_MIN: a loop's turn. */
@@ -406,7 +407,9 @@ static bool paused(struct user *u, const struct pv_smb_done *d)
 	    !(c[0] > 0 || l->client_q.n >= 2 || l->within.n >= 2))
 		return false;
 	if (l->within.n >= 2) {
-		g = pv_load_quantiles_draw(&l->within, pv_load_rng_unit(&u->crng)) -
+		if (d)
+			pv_load_gaps_add(&u->w->gaps, &l->within, d->seconds);
+		g = pv_load_gaps_draw(&u->w->gaps, &l->within, pv_load_rng_unit(&u->crng)) -
 		    (d ? d->seconds : 0);
 	} else if (l->client_q.n >= 2) {
 		g = pv_load_quantiles_draw(&l->client_q, pv_load_rng_unit(&u->crng));

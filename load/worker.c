@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 /* Every change of a user's state goes here: the worker's counts of its active users follow. */
 void user_set_state(struct user *u, enum ustate st)
@@ -195,6 +196,10 @@ void *worker_main(void *arg)
 	unsigned seen = 0;
 	bool done = true;
 
+	/* a learned workload's waits (its gaps, to the microsecond) wake when they are due, not
+	 * up to the 50 us a thread's timers may otherwise slip to be merged with others */
+	if (e->o->cfg->learned.n)
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 	for (;;) {
 		enum phase ph;
 		unsigned gen;

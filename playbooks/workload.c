@@ -94,6 +94,17 @@ const char *pv_playbook_workload_learned_command(unsigned code)
 	return code < sizeof(names) / sizeof(names[0]) ? names[code] : NULL;
 }
 
+bool pv_playbook_workload_paced(const struct pv_playbook_workload *c)
+{
+	if (!c->learned.n || c->learned.think.n < 2 ||
+	    !(c->kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight > 0))
+		return false;
+	for (int k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS; k++)
+		if (k != PV_PLAYBOOK_WORKLOAD_LEARNED && c->kind[k].weight > 0)
+			return false;
+	return true;
+}
+
 unsigned pv_playbook_workload_learned_fsctl(uint32_t code)
 {
 	switch (code) {

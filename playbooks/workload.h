@@ -200,6 +200,10 @@ unsigned pv_playbook_workload_learned_disposition(uint32_t disposition);
 /* An IOCTL's control code as its step's bits (PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS...), and
  * back: the code a step's bits send. */
 unsigned pv_playbook_workload_learned_fsctl(uint32_t code);
+/* Whether c's learned activities follow the capture's pace (load/model.h's
+ * pv_load_next_after): its think times learned (activity.think.quantiles) and the learned kind
+ * the only one weighed; else they start at exponential times at the rate. */
+bool pv_playbook_workload_paced(const struct pv_playbook_workload *c);
 uint32_t pv_playbook_workload_learned_fsctl_code(unsigned bits);
 
 /* A learned workload's text (len bytes; name in messages) read into *out (zeroed first, and

@@ -28,6 +28,10 @@
 #      srv: no more files than they hold, each size bucket one of theirs); a playbook with no
 #      server.fileset prepares it (find on srv: its shape), and the replay on it finds what it
 #      opens (no scenario in error, --check's names-not-found row passes).
+#   7. an IOCTL's code: the committed smbclient capture's referral (IOCTL(REFERRAL)) replayed
+#      alone sends FSCTL_DFS_GET_REFERRALS (tshark on srv), every one answered, none in error.
+# In 2, w.yaml's think times and gaps within an activity have their quantiles, and the dry run
+# says the activities are paced as the capture's.
 # Everything it makes is in $T_TMP; lab 'pvreplay' is prepared and cleaned up, srv's smb.conf
 # put back (lab.sh srv-conf).
 . "$(dirname "$0")/lib.sh"
@@ -67,6 +71,12 @@ echo "  2. replayed with load.workload" >&2
 pv "${P[@]}" --set "load.workload=$T_TMP/w.yaml" run --dry-run --id dry --min-users 4 --max-users 4 --step 1
 expect_rc 0 "run --dry-run with load.workload"
 expect_out "^run: would replay the [0-9]+ kinds of $T_TMP/w.yaml \(load.workload\) as the scenario 'learned', [0-9]+ activities a user-hour(, each user logging off and on again [0-9.e+]+ times an hour)?$"
+# paced as the capture: its think times' quantiles and its gaps within an activity written
+for k in think within; do
+	grep -Eq "^  $k: \{median: [0-9.e+-]+, p95: [0-9.e+-]+, quantiles: \{0: [0-9.e+-]+, 5: .*, 100: [0-9.e+-]+\}\}" "$T_TMP/w.yaml" ||
+		fail "w.yaml: activity.$k has no quantiles: $(grep "^  $k:" "$T_TMP/w.yaml")"
+done
+expect_out "^run: would pace the learned activities as the capture's: each due its kind's length and a think time \(from [0-9.e+-]+ s to [0-9.e+-]+ s, the capture's\) after the last began, scaled to the rate$"
 profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }
 profile >"$T_TMP/p0"
 [[ -s $T_TMP/p0 ]] || probe_failed "smbstatus --profile on srv printed no SMB2 count"
@@ -313,6 +323,59 @@ open(t + "/info", "w").write("    on the learned home: %d learned scenarios, non
 EOF
 cat "$T_TMP/info" >&2 2>/dev/null
 pv "${N[@]}" cleanup --leave >/dev/null
+
+# ---- 7. an IOCTL's code, learned and sent again ----------------------------------------------
+# the committed smbclient session (tests/learn/captures/lab-smbclient.pcap): its referral on
+# connect (FSCTL_DFS_GET_REFERRALS) is a kind of its own, IOCTL(REFERRAL); replayed alone (its
+# weight the only one), the replay's capture holds that code's requests (tshark), every one
+# answered, and no scenario ends in error though the server may refuse them, as it did in the
+# capture
+echo "  7. an IOCTL's code learned (smbclient's referral) and sent again" >&2
+pv learn "$TOP/tests/learn/captures/lab-smbclient.pcap" -o "$T_TMP/s.yaml"
+expect_rc 0 "learn -o of lab-smbclient.pcap"
+grep -q '^  - commands: IOCTL(REFERRAL)$' "$T_TMP/s.yaml" || fail "s.yaml: no kind IOCTL(REFERRAL): $(grep -c 'commands:' "$T_TMP/s.yaml") kinds"
+python3 - "$T_TMP/s.yaml" "$T_TMP/s1.yaml" <<'EOF' 2>"$T_TMP/py" || fail "s1.yaml: $(tail -n 1 "$T_TMP/py")"
+import sys
+out, kind = [], None
+for line in open(sys.argv[1]):
+    if line.startswith("  - commands: "):
+        kind = line.split(": ", 1)[1].strip()
+    elif line.startswith("    weight: ") and kind is not None:
+        line = "    weight: %s\n" % ("100" if kind == "IOCTL(REFERRAL)" else "0")
+    elif not line.startswith(" "):
+        kind = None
+    out.append(line)
+open(sys.argv[2], "w").write("".join(out))
+EOF
+"$LAB_SH" capture srv start "$T_TMP/ioctl.pcap" || fail "tcpdump on srv did not start"
+CAPTURING=1
+pv "${P[@]}" --set "load.workload=$T_TMP/s1.yaml" --set load.rate=7200 --json run --id ioctl --min-users 4 --max-users 4 --step 1 --duration 5 --warmup 0 --watch 0
+expect_rc 0 "run with IOCTL(REFERRAL) alone"
+CAPTURING=
+"$LAB_SH" capture srv stop 2>/dev/null || fail "the IOCTL replay's capture is not whole"
+tshark -r "$T_TMP/ioctl.pcap" -Y 'smb2.cmd == 11' -T fields -e smb2.flags.response -e smb2.ioctl.function \
+	-e smb2.nt_status >"$T_TMP/ioctl.tshark" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r ioctl.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+rm -f "$T_TMP/info"
+python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the IOCTL replay: $(tail -n 1 "$T_TMP/py")"
+import collections, json, sys
+t = sys.argv[1]
+k = json.load(open(t + "/results/ioctl/load.json"))["steps"][0]["kinds"]["learned"]
+req, ans = collections.Counter(), collections.Counter()
+for line in open(t + "/ioctl.tshark"):
+    f = (line.rstrip("\n").split("\t") + ["", ""])[:3]
+    if f[0] in ("0", "False"):
+        req[int(f[1], 0) if f[1] else -1] += 1
+    else:
+        ans[f[2]] += 1
+assert k["started"] >= 10, "only %d scenarios of IOCTL(REFERRAL)" % k["started"]
+assert k["errors"] == 0, "%d scenarios in error" % k["errors"]
+assert req[0x60194] >= k["started"] * 9 // 10, "tshark saw %d FSCTL_DFS_GET_REFERRALS for %d scenarios: %s" % (req[0x60194], k["started"], dict(req))
+assert set(req) == {0x60194}, "other IOCTL codes sent: %s" % dict(req)
+assert sum(ans.values()) >= req[0x60194], "%d answers to %d requests" % (sum(ans.values()), req[0x60194])
+open(t + "/info", "w").write("    %d scenarios, none in error: %d FSCTL_DFS_GET_REFERRALS sent, answered %s\n" % (
+    k["started"], req[0x60194], ", ".join("%s x%d" % (s, n) for s, n in ans.most_common())))
+EOF
+cat "$T_TMP/info" >&2 2>/dev/null
 
 # ---- 5. bad input -----------------------------------------------------------------------------
 echo "  5. bad input" >&2

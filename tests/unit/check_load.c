@@ -213,6 +213,44 @@ START_TEST(sched_learned_pace)
 }
 END_TEST
 
+/* The gaps within a learned activity as a server faster than the capture's answers: the
+ * capture's gaps G log-uniform from 100 us to 10 ms; this server's answers E log-uniform from
+ * 50 us to 2 ms. The replay's gap max(G', E) has G's median and p90 once the table is made;
+ * max(G, E) (the capture's gaps drawn as they are) would not: its median is 20% over G's. */
+START_TEST(gaps_as_answered)
+{
+	enum { N = 40000 };
+	struct pv_playbook_workload_quantiles g = {2, {0, 100}, {1e-4, 1e-2}};
+	struct pv_load_gaps *s = calloc(1, sizeof(*s));
+	struct pv_load_rng r = {{1, 2, 3, 4}};
+	double *got = malloc(N * sizeof(double)), *plain = malloc(N * sizeof(double));
+
+	ck_assert(s && got && plain);
+	ck_assert_double_eq_tol(pv_load_quantiles_cdf(&g, 1e-3), 0.5, 1e-12);
+	ck_assert_double_eq(pv_load_quantiles_cdf(&g, 5e-5), 0);
+	ck_assert_double_eq(pv_load_quantiles_cdf(&g, 1), 1);
+	/* before PV_LOAD_GAPS_MIN answers: the capture's own */
+	ck_assert_double_eq_tol(pv_load_gaps_draw(s, &g, 0.5), 1e-3, 1e-12);
+	for (int i = 0; i < N; i++) {
+		double e = 5e-5 * pow(40, pv_load_rng_unit(&r));
+
+		pv_load_gaps_add(s, &g, e);
+		got[i] = fmax(pv_load_gaps_draw(s, &g, pv_load_rng_unit(&r)), e);
+		plain[i] = fmax(pv_load_quantiles_draw(&g, pv_load_rng_unit(&r)), e);
+	}
+	ck_assert_uint_eq(s->n, N);
+	qsort(got, N, sizeof(double), cmp_double);
+	qsort(plain, N, sizeof(double), cmp_double);
+	ck_assert_msg(fabs(got[N / 2] / 1e-3 - 1) < 0.05, "median %.0f us, 1000 wanted", got[N / 2] * 1e6);
+	ck_assert_msg(fabs(got[N * 9 / 10] / 6.31e-3 - 1) < 0.05, "p90 %.0f us, 6310 wanted",
+		      got[N * 9 / 10] * 1e6);
+	ck_assert_msg(plain[N / 2] / 1e-3 > 1.15, "max(G, E)'s median %.0f us", plain[N / 2] * 1e6);
+	free(s);
+	free(got);
+	free(plain);
+}
+END_TEST
+
 /* The same user gets the same schedule; another user, client or seed another one. */
 START_TEST(sched_users)
 {
@@ -2723,6 +2761,7 @@ int main(void)
 	tcase_add_test(tc, sched_seed);
 	tcase_add_test(tc, sched_shares);
 	tcase_add_test(tc, sched_learned_pace);
+	tcase_add_test(tc, gaps_as_answered);
 	tcase_add_test(tc, sched_users);
 	tcase_add_test(tc, sched_weights);
 	tcase_add_test(tc, hist_buckets);
