@@ -186,7 +186,9 @@ static void on_ready(struct pv_smb_conn *c, void *arg, const struct pv_smb_done 
 		if (u->due < w->wake)
 			w->wake = u->due;
 		if (planned) {
-			u->relogon_at = logon_next(u, pv_now());
+			/* from when this one was due, not from now: one that waited for an
+			 * activity to end (or took long) does not slow the rate down */
+			u->relogon_at = logon_next(u, u->relogon_at);
 			if (u->relogon_at < w->wake)
 				w->wake = u->relogon_at;
 		} else

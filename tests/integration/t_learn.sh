@@ -195,7 +195,13 @@ assert w["source"]["users"] == len(d["users"]) == 4 and w["source"]["requests"] 
 assert w["source"]["answered"] == d["matched"], w["source"]
 assert all(abs(w["mix"][c] - 100.0 * n / reqs) < 1e-3 for c, n in d["requests"].items()) and set(w["mix"]) == set(d["requests"]), w["mix"]
 assert w["activity"]["activities"] == d["activities"] and abs(w["activity"]["gap"] - d["activity_gap"]) <= 1e-5 * d["activity_gap"], w["activity"]
-assert [k["commands"] for k in w["kinds"]] == [k["commands"] for k in d["kinds"][:64]], "the kinds differ"
+assert [k["commands"] for k in w["kinds"]] == [k["commands"] for k in d["kinds"][:256]], "the kinds differ"
+# the times a replay draws from: the same quantiles, at the same levels
+for y, j in (("think", "think_times"), ("within", "gaps_within"), ("client", "client_times")):
+    q, jq = w["activity"][y]["quantiles"], d[j]["quantiles"]
+    assert sorted(float(k) for k in q) == sorted(float(k) for k in jq) and len(q) == 17, (y, q, jq)
+    assert all(abs(q[k] - jq[("%g" % k)]) <= 1e-5 * jq[("%g" % k)] for k in q), (y, q, jq)
+    assert list(q.values()) == sorted(q.values()), (y, "not rising", q)
 assert all(abs(k["weight"] - 100 * j["share"]) < 1e-3 for k, j in zip(w["kinds"], d["kinds"])), "the weights differ"
 assert abs(sum(k["weight"] for k in w["kinds"]) + w.get("other_kinds", {}).get("weight", 0) - 100) < 0.01, "the weights do not add up to 100"
 assert w["sizes"]["read"]["n"] == d["read_sizes"]["n"] and w["sizes"]["read"]["p95_up_to"] == d["read_sizes"]["p95_up_to"], w["sizes"]
