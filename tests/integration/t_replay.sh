@@ -242,6 +242,59 @@ pv learn "$T_TMP/cap.pcap" --check "$T_TMP/w.yaml"
 expect_rc 3 "learn --check on a file that is not a capture"
 grep -qF -- "the replay's capture (--check $T_TMP/w.yaml)" <<<"$ERR" || { fail "learn --check on a YAML file: the error does not name --check"; show; }
 
+# ---- 7. an IOCTL's code, learned and sent again ----------------------------------------------
+# the committed smbclient session (tests/learn/captures/lab-smbclient.pcap): its referral on
+# connect (FSCTL_DFS_GET_REFERRALS) is a kind of its own, IOCTL(REFERRAL); replayed alone (its
+# weight the only one), the replay's capture holds that code's requests (tshark), every one
+# answered, and no scenario ends in error though the server may refuse them, as it did in the
+# capture
+echo "  7. an IOCTL's code learned (smbclient's referral) and sent again" >&2
+pv learn "$TOP/tests/learn/captures/lab-smbclient.pcap" -o "$T_TMP/s.yaml"
+expect_rc 0 "learn -o of lab-smbclient.pcap"
+grep -q '^  - commands: IOCTL(REFERRAL)$' "$T_TMP/s.yaml" || fail "s.yaml: no kind IOCTL(REFERRAL): $(grep -c 'commands:' "$T_TMP/s.yaml") kinds"
+python3 - "$T_TMP/s.yaml" "$T_TMP/s1.yaml" <<'EOF' 2>"$T_TMP/py" || fail "s1.yaml: $(tail -n 1 "$T_TMP/py")"
+import sys
+out, kind = [], None
+for line in open(sys.argv[1]):
+    if line.startswith("  - commands: "):
+        kind = line.split(": ", 1)[1].strip()
+    elif line.startswith("    weight: ") and kind is not None:
+        line = "    weight: %s\n" % ("100" if kind == "IOCTL(REFERRAL)" else "0")
+    elif not line.startswith(" "):
+        kind = None
+    out.append(line)
+open(sys.argv[2], "w").write("".join(out))
+EOF
+"$LAB_SH" capture srv start "$T_TMP/ioctl.pcap" || fail "tcpdump on srv did not start"
+CAPTURING=1
+pv "${P[@]}" --set "load.workload=$T_TMP/s1.yaml" --set load.rate=7200 --json run --id ioctl --min-users 4 --max-users 4 --step 1 --duration 5 --warmup 0 --watch 0
+expect_rc 0 "run with IOCTL(REFERRAL) alone"
+CAPTURING=
+"$LAB_SH" capture srv stop 2>/dev/null || fail "the IOCTL replay's capture is not whole"
+tshark -r "$T_TMP/ioctl.pcap" -Y 'smb2.cmd == 11' -T fields -e smb2.flags.response -e smb2.ioctl.function \
+	-e smb2.nt_status >"$T_TMP/ioctl.tshark" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r ioctl.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+rm -f "$T_TMP/info"
+python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the IOCTL replay: $(tail -n 1 "$T_TMP/py")"
+import collections, json, sys
+t = sys.argv[1]
+k = json.load(open(t + "/results/ioctl/load.json"))["steps"][0]["kinds"]["learned"]
+req, ans = collections.Counter(), collections.Counter()
+for line in open(t + "/ioctl.tshark"):
+    f = (line.rstrip("\n").split("\t") + ["", ""])[:3]
+    if f[0] in ("0", "False"):
+        req[int(f[1], 0) if f[1] else -1] += 1
+    else:
+        ans[f[2]] += 1
+assert k["started"] >= 10, "only %d scenarios of IOCTL(REFERRAL)" % k["started"]
+assert k["errors"] == 0, "%d scenarios in error" % k["errors"]
+assert req[0x60194] >= k["started"] * 9 // 10, "tshark saw %d FSCTL_DFS_GET_REFERRALS for %d scenarios: %s" % (req[0x60194], k["started"], dict(req))
+assert set(req) == {0x60194}, "other IOCTL codes sent: %s" % dict(req)
+assert sum(ans.values()) >= req[0x60194], "%d answers to %d requests" % (sum(ans.values()), req[0x60194])
+open(t + "/info", "w").write("    %d scenarios, none in error: %d FSCTL_DFS_GET_REFERRALS sent, answered %s\n" % (
+    k["started"], req[0x60194], ", ".join("%s x%d" % (s, n) for s, n in ans.most_common())))
+EOF
+cat "$T_TMP/info" >&2 2>/dev/null
+
 # ---- 6. the namespace learned, built by prepare, replayed on -----------------------------------
 # w.yaml's fileset against the homes the captured users had (small.yaml's, read with find on
 # srv): no more files a home than they hold, every learned size bucket one their files are in;
@@ -323,59 +376,6 @@ open(t + "/info", "w").write("    on the learned home: %d learned scenarios, non
 EOF
 cat "$T_TMP/info" >&2 2>/dev/null
 pv "${N[@]}" cleanup --leave >/dev/null
-
-# ---- 7. an IOCTL's code, learned and sent again ----------------------------------------------
-# the committed smbclient session (tests/learn/captures/lab-smbclient.pcap): its referral on
-# connect (FSCTL_DFS_GET_REFERRALS) is a kind of its own, IOCTL(REFERRAL); replayed alone (its
-# weight the only one), the replay's capture holds that code's requests (tshark), every one
-# answered, and no scenario ends in error though the server may refuse them, as it did in the
-# capture
-echo "  7. an IOCTL's code learned (smbclient's referral) and sent again" >&2
-pv learn "$TOP/tests/learn/captures/lab-smbclient.pcap" -o "$T_TMP/s.yaml"
-expect_rc 0 "learn -o of lab-smbclient.pcap"
-grep -q '^  - commands: IOCTL(REFERRAL)$' "$T_TMP/s.yaml" || fail "s.yaml: no kind IOCTL(REFERRAL): $(grep -c 'commands:' "$T_TMP/s.yaml") kinds"
-python3 - "$T_TMP/s.yaml" "$T_TMP/s1.yaml" <<'EOF' 2>"$T_TMP/py" || fail "s1.yaml: $(tail -n 1 "$T_TMP/py")"
-import sys
-out, kind = [], None
-for line in open(sys.argv[1]):
-    if line.startswith("  - commands: "):
-        kind = line.split(": ", 1)[1].strip()
-    elif line.startswith("    weight: ") and kind is not None:
-        line = "    weight: %s\n" % ("100" if kind == "IOCTL(REFERRAL)" else "0")
-    elif not line.startswith(" "):
-        kind = None
-    out.append(line)
-open(sys.argv[2], "w").write("".join(out))
-EOF
-"$LAB_SH" capture srv start "$T_TMP/ioctl.pcap" || fail "tcpdump on srv did not start"
-CAPTURING=1
-pv "${P[@]}" --set "load.workload=$T_TMP/s1.yaml" --set load.rate=7200 --json run --id ioctl --min-users 4 --max-users 4 --step 1 --duration 5 --warmup 0 --watch 0
-expect_rc 0 "run with IOCTL(REFERRAL) alone"
-CAPTURING=
-"$LAB_SH" capture srv stop 2>/dev/null || fail "the IOCTL replay's capture is not whole"
-tshark -r "$T_TMP/ioctl.pcap" -Y 'smb2.cmd == 11' -T fields -e smb2.flags.response -e smb2.ioctl.function \
-	-e smb2.nt_status >"$T_TMP/ioctl.tshark" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r ioctl.pcap: $(head -n 1 "$T_TMP/tshark.err")"
-rm -f "$T_TMP/info"
-python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the IOCTL replay: $(tail -n 1 "$T_TMP/py")"
-import collections, json, sys
-t = sys.argv[1]
-k = json.load(open(t + "/results/ioctl/load.json"))["steps"][0]["kinds"]["learned"]
-req, ans = collections.Counter(), collections.Counter()
-for line in open(t + "/ioctl.tshark"):
-    f = (line.rstrip("\n").split("\t") + ["", ""])[:3]
-    if f[0] in ("0", "False"):
-        req[int(f[1], 0) if f[1] else -1] += 1
-    else:
-        ans[f[2]] += 1
-assert k["started"] >= 10, "only %d scenarios of IOCTL(REFERRAL)" % k["started"]
-assert k["errors"] == 0, "%d scenarios in error" % k["errors"]
-assert req[0x60194] >= k["started"] * 9 // 10, "tshark saw %d FSCTL_DFS_GET_REFERRALS for %d scenarios: %s" % (req[0x60194], k["started"], dict(req))
-assert set(req) == {0x60194}, "other IOCTL codes sent: %s" % dict(req)
-assert sum(ans.values()) >= req[0x60194], "%d answers to %d requests" % (sum(ans.values()), req[0x60194])
-open(t + "/info", "w").write("    %d scenarios, none in error: %d FSCTL_DFS_GET_REFERRALS sent, answered %s\n" % (
-    k["started"], req[0x60194], ", ".join("%s x%d" % (s, n) for s, n in ans.most_common())))
-EOF
-cat "$T_TMP/info" >&2 2>/dev/null
 
 # ---- 5. bad input -----------------------------------------------------------------------------
 echo "  5. bad input" >&2
