@@ -132,8 +132,8 @@ static void gaps_table(struct pv_load_gaps *s, const struct pv_playbook_workload
 	double top = 0;
 
 	for (int i = 0; i <= PV_LOAD_GAPS_BINS; i++) {
-		double fe = (double)seen / (double)s->n, fg = pv_load_quantiles_cdf(g, gaps_edge(i)),
-		       r = fe > 0 ? fg / fe : 0;
+		double fe = (double)seen / (double)s->n,
+		       fg = pv_load_quantiles_cdf(g, gaps_edge(i)), r = fe > 0 ? fg / fe : 0;
 
 		/* F_G' = F_G / F_E at most 1, made to rise: a CDF */
 		top = r > 1 ? 1 : r > top ? r : top;
@@ -147,7 +147,7 @@ static void gaps_table(struct pv_load_gaps *s, const struct pv_playbook_workload
 void pv_load_gaps_add(struct pv_load_gaps *s, const struct pv_playbook_workload_quantiles *g,
 		      double seconds)
 {
-	int i = seconds < 1e-5 ? 0
+	int i = seconds < 1e-5	? 0
 		: seconds >= 10 ? PV_LOAD_GAPS_BINS + 1
 				: 1 + (int)(16 * log10(seconds / 1e-5));
 
@@ -157,8 +157,8 @@ void pv_load_gaps_add(struct pv_load_gaps *s, const struct pv_playbook_workload_
 		gaps_table(s, g);
 }
 
-double pv_load_gaps_draw(const struct pv_load_gaps *s, const struct pv_playbook_workload_quantiles *g,
-			 double u)
+double pv_load_gaps_draw(const struct pv_load_gaps *s,
+			 const struct pv_playbook_workload_quantiles *g, double u)
 {
 	int i = 0;
 	double lo, t;

@@ -66,7 +66,7 @@ double pv_load_quantiles_mean(const struct pv_playbook_workload_quantiles *l);
 #define PV_LOAD_GAPS_EVERY 256
 #define PV_LOAD_GAPS_MIN   64 /* answers before the table is used: the capture's gaps alone */
 struct pv_load_gaps {
-	uint64_t n, at; /* answers kept; n when the table was made */
+	uint64_t n, at;			   /* answers kept; n when the table was made */
 	uint32_t b[PV_LOAD_GAPS_BINS + 2]; /* below 10 us, the bins, 10 s and more */
 	double r[PV_LOAD_GAPS_BINS + 1];   /* at each bin's lower edge and the last's upper: F_G' */
 };
@@ -75,8 +75,8 @@ void pv_load_gaps_add(struct pv_load_gaps *s, const struct pv_playbook_workload_
 		      double seconds);
 /* A gap G' for u in [0, 1): of the table once PV_LOAD_GAPS_MIN answers were kept, else of g's
  * quantiles (pv_load_quantiles_draw). */
-double pv_load_gaps_draw(const struct pv_load_gaps *s, const struct pv_playbook_workload_quantiles *g,
-			 double u);
+double pv_load_gaps_draw(const struct pv_load_gaps *s,
+			 const struct pv_playbook_workload_quantiles *g, double u);
 /* The learned quantiles' share at or under x seconds (0 to 1; log-linear between two levels). */
 double pv_load_quantiles_cdf(const struct pv_playbook_workload_quantiles *g, double x);
 

@@ -241,7 +241,8 @@ START_TEST(gaps_as_answered)
 	ck_assert_uint_eq(s->n, N);
 	qsort(got, N, sizeof(double), cmp_double);
 	qsort(plain, N, sizeof(double), cmp_double);
-	ck_assert_msg(fabs(got[N / 2] / 1e-3 - 1) < 0.05, "median %.0f us, 1000 wanted", got[N / 2] * 1e6);
+	ck_assert_msg(fabs(got[N / 2] / 1e-3 - 1) < 0.05, "median %.0f us, 1000 wanted",
+		      got[N / 2] * 1e6);
 	ck_assert_msg(fabs(got[N * 9 / 10] / 6.31e-3 - 1) < 0.05, "p90 %.0f us, 6310 wanted",
 		      got[N * 9 / 10] * 1e6);
 	ck_assert_msg(plain[N / 2] / 1e-3 > 1.15, "max(G, E)'s median %.0f us", plain[N / 2] * 1e6);
