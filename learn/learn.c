@@ -283,8 +283,20 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 				? pv_learn_ns_path(&cn->l->ns, share_of(cn, m->tree), name)
 				: -1;
 		break;
-	case 14: /* QUERY_DIRECTORY: the folder listed, for its answer */
+	case 14: /* QUERY_DIRECTORY: the folder listed, for its answer; a listing of it when it
+		  * is the first on this open (a compound's, on the open just made) */
 		node = node_of(cn, m);
+		if (node >= 0 && m->fid_related) {
+			pv_learn_ns_listed(&cn->l->ns, node);
+		} else if (node >= 0) {
+			struct pv_learn_table_entry *fe =
+				pv_learn_table_get(&cn->files, fid_key(m->fid));
+
+			if (fe && !fe->w) {
+				fe->w = 1;
+				pv_learn_ns_listed(&cn->l->ns, node);
+			}
+		}
 		break;
 	case 11: /* IOCTL: by its control code */
 		ioctl_count(c, m->ctl);
@@ -823,6 +835,7 @@ static void namespace_shape(struct pv_learn *l)
 			homes[n++] = (long)c->users.u[i].home - 1;
 	if (pv_learn_ns_shape(&l->ns, homes, n, &c->shape) < 0)
 		memset(&c->shape, 0, sizeof(c->shape));
+	pv_learn_ns_listings(&l->ns, c->listings_per_folder, &c->folders_listed);
 	free(homes);
 }
 

@@ -134,6 +134,10 @@ struct pv_learn_counts {
 	/* the namespace (learn/namespace.h): the folders and files the answers showed, those
 	 * not followed (past its bound), and the shape of a user's home in it */
 	uint64_t ns_nodes, ns_refused;
+	/* directory behaviour: the folders listed, and how often each was (an open of it and its
+	 * QUERY_DIRECTORYs one listing): the median and the p95 over them */
+	uint64_t folders_listed;
+	double listings_per_folder[2];
 	struct pv_learn_ns_shape shape;
 };
 

@@ -171,6 +171,42 @@ void pv_learn_ns_written(struct pv_learn_ns *ns, long i)
 		ns->n[i].flags |= PV_LEARN_NS_WRITTEN;
 }
 
+void pv_learn_ns_listed(struct pv_learn_ns *ns, long i)
+{
+	if (i >= 0 && ns->n[i].listings < UINT32_MAX)
+		ns->n[i].listings++;
+}
+
+/* the listings counted by how many: up to LISTED_MAX, the rest with it */
+#define LISTED_MAX 4096
+
+void pv_learn_ns_listings(const struct pv_learn_ns *ns, double out[2], uint64_t *folders)
+{
+	static const double q[2] = {0.5, 0.95};
+	uint64_t *by = calloc(LISTED_MAX + 1, sizeof(*by)), n = 0;
+
+	out[0] = out[1] = 0;
+	*folders = 0;
+	if (!by)
+		return;
+	for (size_t i = 0; i < ns->count; i++)
+		if (ns->n[i].listings) {
+			by[ns->n[i].listings < LISTED_MAX ? ns->n[i].listings : LISTED_MAX]++;
+			n++;
+		}
+	for (int k = 0; k < 2 && n; k++) {
+		/* the rank of the quantile, 1-based: the ceiling of q n */
+		uint64_t want = (uint64_t)ceil(q[k] * (double)n), seen = 0;
+		unsigned v = 1;
+
+		while (v < LISTED_MAX && (seen += by[v]) < want)
+			v++;
+		out[k] = v;
+	}
+	*folders = n;
+	free(by);
+}
+
 long pv_learn_ns_home(const struct pv_learn_ns *ns, long home, long i)
 {
 	long f;

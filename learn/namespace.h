@@ -25,10 +25,11 @@
 
 struct pv_learn_ns_node {
 	uint64_t key;
-	uint64_t size;	/* a file's EndOfFile, when sized */
-	int32_t parent; /* -1 for a share */
-	uint16_t depth; /* 0 for a share */
-	uint8_t flags;	/* PV_LEARN_NS_* */
+	uint64_t size;	   /* a file's EndOfFile, when sized */
+	int32_t parent;	   /* -1 for a share */
+	uint32_t listings; /* a folder: its opens listed (QUERY_DIRECTORY), each counted once */
+	uint16_t depth;	   /* 0 for a share */
+	uint8_t flags;	   /* PV_LEARN_NS_* */
 };
 
 enum {
@@ -61,6 +62,11 @@ long pv_learn_ns_path(struct pv_learn_ns *ns, long at, const char *name);
  * CREATE's action FILE_CREATED); every folder above it is then one. */
 void pv_learn_ns_seen(struct pv_learn_ns *ns, long i, bool dir, uint64_t size, bool made);
 void pv_learn_ns_written(struct pv_learn_ns *ns, long i);
+/* Node i (a folder) listed once more: an open of it whose first QUERY_DIRECTORY came. */
+void pv_learn_ns_listed(struct pv_learn_ns *ns, long i);
+/* How often each folder listed was listed: the median and the p95 over those folders into
+ * out, their count into *folders (0: none listed, out left 0). */
+void pv_learn_ns_listings(const struct pv_learn_ns *ns, double out[2], uint64_t *folders);
 /* A user's home after it opened node i (a file): the deepest folder holding both home (-1:
  * none yet) and i's folder. */
 long pv_learn_ns_home(const struct pv_learn_ns *ns, long home, long i);

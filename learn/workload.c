@@ -274,6 +274,11 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 	pv_buf_addf(out, "files:\n  still_open: %llu # when the capture ended\n",
 		    (unsigned long long)c->still_open);
 	times(out, "open_seconds", &c->open_times, " # CREATE's answer to the CLOSE");
+	pv_buf_addf(out,
+		    "  listings_per_folder: {median: %g, p95: %g, folders: %llu} # how often each "
+		    "folder listed was: an open of it and its QUERY_DIRECTORYs a listing\n",
+		    c->listings_per_folder[0], c->listings_per_folder[1],
+		    (unsigned long long)c->folders_listed);
 	fileset(out, c);
 	if (pv_buf_failed(out))
 		return pv_error(PV_EIO, "out of memory while writing the learned workload");

@@ -161,6 +161,12 @@ static void text_namespace(const struct pv_learn_counts *c)
 		printf("%u folders of ", sh->per[l]);
 	printf("%u files (%g, the median)%s\n", sh->files_per, sh->files_median,
 	       c->ns_refused ? "; larger than learn follows, the rest not read" : "");
+	if (c->folders_listed)
+		printf("learn: listings: %llu folder%s listed, each %g time%s (median; p95 %g), an "
+		       "open of it and its QUERY_DIRECTORYs a listing\n",
+		       (unsigned long long)c->folders_listed, c->folders_listed == 1 ? "" : "s",
+		       c->listings_per_folder[0], c->listings_per_folder[0] == 1 ? "" : "s",
+		       c->listings_per_folder[1]);
 }
 
 /* A time as it reads best: "340 us", "2.1 ms", "1.30 s" */
@@ -451,6 +457,9 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	}
 	INT(o, "files_per_folder", c->shape.files_per);
 	INT(o, "written_in_place", c->shape.written);
+	INT(o, "folders_listed", c->folders_listed);
+	pv_json_set(o, "listings_per_folder",
+		    pair(c->listings_per_folder[0], c->listings_per_folder[1]));
 	pv_json_set(j, "namespace", o);
 }
 

@@ -206,6 +206,10 @@ assert all(abs(k["weight"] - 100 * j["share"]) < 1e-3 for k, j in zip(w["kinds"]
 assert abs(sum(k["weight"] for k in w["kinds"]) + w.get("other_kinds", {}).get("weight", 0) - 100) < 0.01, "the weights do not add up to 100"
 assert w["sizes"]["read"]["n"] == d["read_sizes"]["n"] and w["sizes"]["read"]["p95_up_to"] == d["read_sizes"]["p95_up_to"], w["sizes"]
 assert w["files"]["open_seconds"]["n"] == d["open_times"]["n"], w["files"]
+# the folders listed: the load lists the trees of its users at logon, its scenarios list again
+lp, ns = w["files"]["listings_per_folder"], d["namespace"]
+assert lp["folders"] == ns["folders_listed"] > 0 and lp["median"] == ns["listings_per_folder"]["median"] >= 1, (lp, ns)
+assert lp["p95"] == ns["listings_per_folder"]["p95"] >= lp["median"], (lp, ns)
 ' "$T_TMP/learn.json" "$T_TMP/w.yaml" || fail "learn -o: the workload is not learn's: $(head -c 600 "$T_TMP/w.yaml")"
 grep -qiE "pl-cli|ntlm:" "$T_TMP/w.yaml" && fail "learn -o: a user is named in the workload"
 
@@ -229,7 +233,12 @@ for f in "$TOP"/tests/learn/captures/*.pcap; do
 	same_as_tshark "$(basename "$f")" "$f"
 	case $f in
 	*midway*) jq_ok 'd["connections_midway"] == d["connections"] > 0 and d["netbios_frames"]["resyncs"] >= d["connections"] and all(u["by"] == "session" for u in d["users"])' "$(basename "$f"): streams begun before the capture, found again, their users by session" ;;
-	*start*) jq_ok 'len(d["users"]) == 4 and all(u["by"] == "ntlm" for u in d["users"])' "$(basename "$f"): its 4 users by their NTLM logons" ;;
+	*start*)
+		jq_ok 'len(d["users"]) == 4 and all(u["by"] == "ntlm" for u in d["users"])' "$(basename "$f"): its 4 users by their NTLM logons"
+		# the logons' first listings: 10 folders opened and listed once each, each listing two
+		# QUERY_DIRECTORYs (the entries, then STATUS_NO_MORE_FILES): one listing, not two
+		jq_ok 'd["namespace"]["folders_listed"] == 10 and d["namespace"]["listings_per_folder"] == {"median": 1, "p95": 1} and d["requests"]["QUERY_DIRECTORY"] == 20' "$(basename "$f"): 10 folders listed once each, in 20 QUERY_DIRECTORYs"
+		;;
 	*snap300*) jq_ok 'd["cut_frames"] > 0 and d["lost_bytes"] > 0 and d["holes"] == 0' "$(basename "$f"): frames cut by the snapshot, their headers read" ;;
 	esac
 done

@@ -240,6 +240,38 @@ static void frame(struct pv_buf *b, uint16_t cmd, uint32_t flags, const struct p
 	pv_buf_add(b, body->data, body->len);
 }
 
+/* Listings per folder: each folder's opens listed, the median and the p95 over the folders
+ * listed: 20 folders, the first 18 listed 3 times, one 10 times, one 50 (p95 of 20: the 19th). */
+START_TEST(listings)
+{
+	struct pv_learn_ns ns;
+	double out[2] = {-1, -1};
+	uint64_t folders = 7;
+	long s;
+
+	pv_learn_ns_init(&ns);
+	s = share(&ns, "fsroot1");
+	pv_learn_ns_listings(&ns, out, &folders);
+	ck_assert(folders == 0 && out[0] == 0 && out[1] == 0); /* none listed */
+	for (int i = 0; i < 20; i++) {
+		char name[16];
+		long d;
+
+		snprintf(name, sizeof(name), "u1\\d%02d", i);
+		d = path(&ns, s, name);
+		ck_assert_int_ge(d, 0);
+		for (int k = 0; k < (i < 18 ? 3 : i == 18 ? 10 : 50); k++)
+			pv_learn_ns_listed(&ns, d);
+	}
+	pv_learn_ns_listed(&ns, -1); /* no node: nothing */
+	pv_learn_ns_listings(&ns, out, &folders);
+	ck_assert_uint_eq(folders, 20);
+	ck_assert_double_eq(out[0], 3);
+	ck_assert_double_eq(out[1], 10);
+	pv_learn_ns_release(&ns);
+}
+END_TEST
+
 START_TEST(trace_fields)
 {
 	struct pv_buf b = PV_BUF_INIT, body = PV_BUF_INIT;
@@ -325,6 +357,7 @@ int main(void)
 	tcase_add_test(tc, paths);
 	tcase_add_test(tc, shape);
 	tcase_add_test(tc, listing);
+	tcase_add_test(tc, listings);
 	tcase_add_test(tc, trace_fields);
 	suite_add_tcase(s, tc);
 	return pv_unit_run(s);

@@ -70,6 +70,9 @@ static void counts(struct pv_learn_counts *c)
 		c->within_q[i] = 0.001 * (i + 1);
 	}
 	c->user_hours = 2; /* the two users, each at work for the hour */
+	c->folders_listed = 12;
+	c->listings_per_folder[0] = 2;
+	c->listings_per_folder[1] = 7;
 	c->client[0] = 0.0002;
 	c->client[1] = 0.004;
 	pv_learn_kinds_init(&c->kinds);
@@ -141,6 +144,9 @@ START_TEST(yaml)
 	has(b.data, "  read: {n: 4, median_up_to: 4096, p95_up_to: 131072, buckets: {0: 25.00, "
 		    "4096: 50.00, 131072: 25.00}}\n");
 	has(b.data, "  write: {n: 0, median_up_to: 0, p95_up_to: 0, buckets: {}}\n");
+	has(b.data,
+	    "  listings_per_folder: {median: 2, p95: 7, folders: 12} # how often each folder "
+	    "listed was: an open of it and its QUERY_DIRECTORYs a listing\n");
 	has(b.data, "files:\n  still_open: 3");
 	has(b.data, "  open_seconds: {median: ");
 	/* no user's id */
