@@ -393,10 +393,9 @@ static void run(struct user *u, const struct pv_smb_done *d);
 /* What a learned activity waits before its next request, as the capture's user did: a gap from
  * its last request (activity.within's quantiles, drawn as this server answers: model.h's
  * pv_load_gaps) less what its answer took (d, the request's answer; none: a step of several
- * requests, the whole gap), or else the client's time after
- * the answer (activity.client: drawn from its quantiles, else a log-normal draw of its median
- * and p95). Whether u now waits (scenario_go_on goes on); none below
- * PV_PLAYBOOK_WORKLOAD_CLIENT_MIN: a loop's turn. */
+ * requests, the whole gap), or else the client's time after the answer (activity.client:
+ * drawn from its quantiles, else a log-normal draw of its median and p95). Whether u now
+ * waits (scenario_go_on goes on); none below PV_PLAYBOOK_WORKLOAD_CLIENT_MIN: a loop's turn. */
 static bool paused(struct user *u, const struct pv_smb_done *d)
 {
 	const struct pv_playbook_workload_learned *l = &u->e->o->cfg->learned;
