@@ -910,21 +910,11 @@ int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_lea
 		c->has_kinds = true;
 		c->activities = c2.activities;
 		c->activity_requests = c2.activity_requests;
-		if (c2.think_gaps.n) { /* the think times themselves, from the kinds' pass */
-			c->think_gaps = c2.think_gaps;
-			memcpy(c->think, c2.think, sizeof(c->think));
-			memcpy(c->think_q, c2.think_q, sizeof(c->think_q));
-		}
-		if (c2.act_within.n) { /* the gaps within an activity, likewise */
-			c->act_within = c2.act_within;
-			memcpy(c->within, c2.within, sizeof(c->within));
-			memcpy(c->within_q, c2.within_q, sizeof(c->within_q));
-		}
-		if (c2.act_client.n) { /* the client's time within an activity, likewise */
-			c->act_client = c2.act_client;
-			memcpy(c->client, c2.client, sizeof(c->client));
-			memcpy(c->client_q, c2.client_q, sizeof(c->client_q));
-		}
+		/* the times the kinds' pass measured (where an activity begins): its own */
+		c->think_gaps = c2.think_gaps;
+		c->act_within = c2.act_within;
+		c->act_client = c2.act_client;
+		pv_learn_times(c);
 	}
 	pv_learn_counts_release(&c2);
 	return r;

@@ -144,6 +144,10 @@ struct pv_learn_counts {
 /* At a capture's end (pv_learn_end): every user's gaps together, the activity gap (gap, or
  * learned when 0), the activities, the gaps within and between them, the users' rates. */
 void pv_learn_summarize(struct pv_learn_counts *c, double gap);
+/* The times the kinds' pass measured (the gaps within an activity, the client's time in one,
+ * the think times between) summed up from their histograms: median, p95 and quantiles; those
+ * with none measured left as they are. Part of pv_learn_summarize. */
+void pv_learn_times(struct pv_learn_counts *c);
 
 /* What pv_learn_read or pv_learn_begin put in c, released (c's counts stay). */
 void pv_learn_counts_release(struct pv_learn_counts *c);

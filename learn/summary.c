@@ -54,6 +54,25 @@ static void rates(const struct pv_learn_counts *c, double *v, enum what w, doubl
 		med_p95(v, n, out);
 }
 
+/* A time's median and p95, and its quantiles at pv_learn_think_levels, from h (left as they
+ * are when h holds nothing). */
+static void times_of(const struct pv_learn_hist *h, double mp[2], double q[PV_LEARN_THINK_LEVELS])
+{
+	if (!h->n)
+		return;
+	mp[0] = pv_learn_hist_quantile(h, 0.5);
+	mp[1] = pv_learn_hist_quantile(h, 0.95);
+	for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++)
+		q[i] = pv_learn_hist_quantile(h, pv_learn_think_levels[i] / 100);
+}
+
+void pv_learn_times(struct pv_learn_counts *c)
+{
+	times_of(&c->act_within, c->within, c->within_q);
+	times_of(&c->act_client, c->client, c->client_q);
+	times_of(&c->think_gaps, c->think, c->think_q);
+}
+
 void pv_learn_summarize(struct pv_learn_counts *c, double gap)
 {
 	struct pv_learn_users *us = &c->users;
@@ -110,27 +129,7 @@ void pv_learn_summarize(struct pv_learn_counts *c, double gap)
 							     (n - above + 0.95 * above) / n);
 		}
 	}
-	if (c->act_within.n) { /* the gaps within an activity, where the kinds' pass made them */
-		c->within[0] = pv_learn_hist_quantile(&c->act_within, 0.5);
-		c->within[1] = pv_learn_hist_quantile(&c->act_within, 0.95);
-		for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++)
-			c->within_q[i] = pv_learn_hist_quantile(&c->act_within,
-								pv_learn_think_levels[i] / 100);
-	}
-	if (c->act_client.n) { /* the client's time, where the kinds' pass made it */
-		c->client[0] = pv_learn_hist_quantile(&c->act_client, 0.5);
-		c->client[1] = pv_learn_hist_quantile(&c->act_client, 0.95);
-		for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++)
-			c->client_q[i] = pv_learn_hist_quantile(&c->act_client,
-								pv_learn_think_levels[i] / 100);
-	}
-	if (c->think_gaps.n) { /* the think times themselves, where the kinds' pass made them */
-		c->think[0] = pv_learn_hist_quantile(&c->think_gaps, 0.5);
-		c->think[1] = pv_learn_hist_quantile(&c->think_gaps, 0.95);
-		for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++)
-			c->think_q[i] = pv_learn_hist_quantile(&c->think_gaps,
-							       pv_learn_think_levels[i] / 100);
-	}
+	pv_learn_times(c);
 	/* a user's hours: those it was seen at work, from its first request to its last, not the
 	 * capture's (a capture begun before a user's first request, or a user gone before its
 	 * end, would say a slower user than it was); a user seen at one moment alone is left out
