@@ -247,6 +247,29 @@ static void status(const struct pv_learn_counts *cap, const struct pv_learn_coun
 	RULE(w, "at most 0.5 points more");
 }
 
+/* Change notify: what each watch was answered with (learn/learn.h), as a share of those
+ * answered, within 3 points each (none when the capture holds no answered watch). */
+static void notify(const struct pv_learn_counts *cap, const struct pv_learn_counts *rep,
+		   struct pv_learn_check *o)
+{
+	uint64_t n[2] = {0, 0};
+
+	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
+		n[0] += cap->notify.ended[i], n[1] += rep->notify.ended[i];
+	if (!n[0])
+		return;
+	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++) {
+		double c = share(cap->notify.ended[i], n[0]), r = share(rep->notify.ended[i], n[1]);
+		struct pv_learn_check_row *w;
+
+		if (c == 0 && r == 0)
+			continue;
+		w = row(o, "notify", "%", c, r, n[1] && fabs(c - r) <= 3);
+		SAY(w, "CHANGE_NOTIFY answered: %s", pv_learn_notify_ends[i]);
+		RULE(w, "within 3 points");
+	}
+}
+
 static void answers(const struct pv_learn_counts *cap, const struct pv_learn_counts *rep,
 		    struct pv_learn_check *o)
 {
@@ -270,5 +293,6 @@ void pv_learn_check(const struct pv_learn_counts *cap, const struct pv_learn_cou
 	sizes("read", &cap->read_sizes, &rep->read_sizes, out);
 	sizes("write", &cap->write_sizes, &rep->write_sizes, out);
 	status(cap, rep, out);
+	notify(cap, rep, out);
 	answers(cap, rep, out);
 }

@@ -2,7 +2,8 @@
  * (provision learn CAPTURE --check REPLAY, docs/learn.md), with the bounds issue 29 sets: the
  * file work's command shares (CREATE by disposition and IOCTL by control code apart), the
  * users' rates, the gaps between their requests, the read and write sizes, the answers' status
- * classes and how many requests were answered. Pure logic over what pv_learn_read counted. */
+ * classes, what the watches (CHANGE_NOTIFY) were answered with and how many requests were
+ * answered. Pure logic over what pv_learn_read counted. */
 #ifndef PV_LEARN_CHECK_H
 #define PV_LEARN_CHECK_H
 
@@ -18,7 +19,7 @@ extern const char *const pv_learn_dispositions[6];
 /* One check: what it compares, the capture's and the replay's value, its bound and whether
  * the replay keeps it. */
 struct pv_learn_check_row {
-	const char *group; /* "mix", "rates", "gaps", "sizes", "status", "answers" */
+	const char *group; /* "mix", "rates", "gaps", "sizes", "status", "notify", "answers" */
 	char what[48];	   /* "CREATE (OPEN)", "total variation", "p95", ... */
 	const char *unit;  /* "%", "s", "B", "/h"; "": a distance between the two, one value
 			    * (the replay's) */

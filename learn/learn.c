@@ -298,6 +298,10 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 			}
 		}
 		break;
+	case 15: /* CHANGE_NOTIFY: a watch, timed to its answer */
+		c->notify.watches++;
+		c->notify.tree += m->flags & 1u;
+		break;
 	case 11: /* IOCTL: by its control code */
 		ioctl_count(c, m->ctl);
 		break;
@@ -452,6 +456,8 @@ static void message(void *arg, const struct pv_smb_trace_msg *m)
 			c->matched++;
 		else
 			c->unmatched_ans++;
+		if (asked && m->cmd == 15 && e.v == 15)
+			pv_learn_notify_ended(&c->notify, cn->l->now - e.t, m->status);
 		/* a CREATE refused opened nothing (its compound's CLOSE, refused too, was counted)
 		 */
 		if (m->cmd == 5 && asked && (m->status & 0xC0000000u) == 0xC0000000u &&
@@ -661,6 +667,8 @@ static void conn_end(struct pv_learn *l, struct conn *c)
 	framer_end(&c->to_srv, l->c);
 	framer_end(&c->to_cli, l->c);
 	l->c->unanswered += c->pend.n;
+	for (size_t i = 0; i < c->pend.slots; i++) /* the watches still on */
+		l->c->notify.open += c->pend.e[i].used && c->pend.e[i].v == 15;
 	l->c->still_open += c->files.n;
 	for (size_t i = 0; i < c->sessions.slots; i++)
 		l->c->still_on += c->sessions.e[i].used && c->sessions.e[i].t > 0;

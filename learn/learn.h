@@ -40,6 +40,33 @@ extern const double pv_learn_think_levels[PV_LEARN_THINK_LEVELS];
 
 #define PV_LEARN_IOCTLS 8
 
+/* What a watch (a CHANGE_NOTIFY) was answered with: changes (STATUS_SUCCESS, the changes or,
+ * with none listed, too many to list), NOTIFY_ENUM_DIR (too many: list the folder again),
+ * NOTIFY_CLEANUP (the folder closed while it watched), CANCELLED (the client's CANCEL), another
+ * error. */
+enum pv_learn_notify_end {
+	PV_LEARN_NOTIFY_CHANGED,
+	PV_LEARN_NOTIFY_ENUM_DIR,
+	PV_LEARN_NOTIFY_CLOSED,
+	PV_LEARN_NOTIFY_CANCELLED,
+	PV_LEARN_NOTIFY_ERROR,
+	PV_LEARN_NOTIFY_ENDS
+};
+/* "changed", "enum_dir", "closed", "cancelled", "error" */
+extern const char *const pv_learn_notify_ends[PV_LEARN_NOTIFY_ENDS];
+
+/* Change notify, as a figure of its own: the watches, how long each stayed (its request to its
+ * final answer) and what ended it; those still watching when the capture ended. */
+struct pv_learn_notify {
+	uint64_t watches, tree; /* CHANGE_NOTIFY requests; of them, of the whole subtree */
+	uint64_t ended[PV_LEARN_NOTIFY_ENDS];
+	uint64_t open; /* unanswered when the capture ended */
+	struct pv_learn_hist held;
+	double seconds[2]; /* held: median, p95 (at the end) */
+};
+/* A watch's final answer, status, held seconds after its request. */
+void pv_learn_notify_ended(struct pv_learn_notify *n, double held, uint32_t status);
+
 struct pv_learn_counts {
 	/* frames of the capture */
 	uint64_t frames, tcp, not_tcp, fragments, bad_frames, cut_frames;
@@ -102,8 +129,10 @@ struct pv_learn_counts {
 	 * length, where logons_per_user_hour says 90 an hour of a capture of 40 s. */
 	double relogons_per_user_hour;
 	size_t relogon_users;
-	/* directory behaviour: QUERY_DIRECTORY and CHANGE_NOTIFY requests per user-hour */
+	/* directory behaviour: QUERY_DIRECTORY and CHANGE_NOTIFY requests per user-hour; the
+	 * watches, how long each stayed and what ended it */
 	double listings_per_user_hour[2], notifies_per_user_hour[2];
+	struct pv_learn_notify notify;
 	double activity_requests;   /* per activity, the mean */
 	double within[2], think[2]; /* gaps within an activity and between: median, p95 */
 	/* the gaps within an activity, where the kinds' pass knows where one begins (however

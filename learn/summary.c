@@ -7,6 +7,21 @@
 const double pv_learn_think_levels[PV_LEARN_THINK_LEVELS] = {0,	 5,  10, 20, 30, 40,   50,   60, 70,
 							     80, 90, 95, 98, 99, 99.5, 99.9, 100};
 
+const char *const pv_learn_notify_ends[PV_LEARN_NOTIFY_ENDS] = {"changed", "enum_dir", "closed",
+								"cancelled", "error"};
+
+void pv_learn_notify_ended(struct pv_learn_notify *n, double held, uint32_t status)
+{
+	enum pv_learn_notify_end e = status == 0x00000000u   ? PV_LEARN_NOTIFY_CHANGED
+				     : status == 0x0000010Cu ? PV_LEARN_NOTIFY_ENUM_DIR
+				     : status == 0x0000010Bu ? PV_LEARN_NOTIFY_CLOSED
+				     : status == 0xC0000120u ? PV_LEARN_NOTIFY_CANCELLED
+							     : PV_LEARN_NOTIFY_ERROR;
+
+	n->ended[e]++;
+	pv_learn_hist_add(&n->held, held);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -130,6 +145,10 @@ void pv_learn_summarize(struct pv_learn_counts *c, double gap)
 		}
 	}
 	pv_learn_times(c);
+	if (c->notify.held.n) {
+		c->notify.seconds[0] = pv_learn_hist_quantile(&c->notify.held, 0.5);
+		c->notify.seconds[1] = pv_learn_hist_quantile(&c->notify.held, 0.95);
+	}
 	/* a user's hours: those it was seen at work, from its first request to its last, not the
 	 * capture's (a capture begun before a user's first request, or a user gone before its
 	 * end, would say a slower user than it was); a user seen at one moment alone is left out

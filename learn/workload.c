@@ -211,6 +211,28 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 			    (unsigned long long)rest_req, PV_LEARN_WORKLOAD_KINDS);
 }
 
+/* Change notify: the watches, how long each stayed and what ended it. */
+static void notify(struct pv_buf *out, const struct pv_learn_notify *n)
+{
+	uint64_t ended = 0;
+
+	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
+		ended += n->ended[i];
+	pv_buf_addf(out,
+		    "  change_notify: # the watches (CHANGE_NOTIFY requests), how long each "
+		    "stayed (its request to its answer) and what ended it, as a %% of those "
+		    "answered\n"
+		    "    watches: %llu\n    whole_subtree: %llu\n"
+		    "    held_seconds: {median: %.6g, p95: %.6g}\n    answered: {",
+		    (unsigned long long)n->watches, (unsigned long long)n->tree, n->seconds[0],
+		    n->seconds[1]);
+	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
+		pv_buf_addf(out, "%s%s: %.4f", i ? ", " : "", pv_learn_notify_ends[i],
+			    pct(n->ended[i], ended));
+	pv_buf_addf(out, "}\n    still_watching: %llu # when the capture ended\n",
+		    (unsigned long long)n->open);
+}
+
 int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const char *version,
 		      struct pv_buf *out)
 {
@@ -279,6 +301,7 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 		    "folder listed was: an open of it and its QUERY_DIRECTORYs a listing\n",
 		    c->listings_per_folder[0], c->listings_per_folder[1],
 		    (unsigned long long)c->folders_listed);
+	notify(out, &c->notify);
 	fileset(out, c);
 	if (pv_buf_failed(out))
 		return pv_error(PV_EIO, "out of memory while writing the learned workload");

@@ -169,6 +169,30 @@ static void text_namespace(const struct pv_learn_counts *c)
 		       c->listings_per_folder[1]);
 }
 
+static const char *dur(double s, char *b, size_t n);
+
+/* Change notify: the watches, how long they stayed, what ended them. */
+static void text_notify(const struct pv_learn_counts *c)
+{
+	const struct pv_learn_notify *n = &c->notify;
+	uint64_t ended = 0;
+	char a[32], b[32];
+
+	if (!n->watches)
+		return;
+	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
+		ended += n->ended[i];
+	printf("learn: change notify: %llu watch%s (%llu of a whole subtree), held %s (median; "
+	       "p95 %s) to their answer: ",
+	       (unsigned long long)n->watches, n->watches == 1 ? "" : "es",
+	       (unsigned long long)n->tree, dur(n->seconds[0], a, sizeof(a)),
+	       dur(n->seconds[1], b, sizeof(b)));
+	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
+		printf("%s%s %.1f%%", i ? ", " : "", pv_learn_notify_ends[i],
+		       pct(n->ended[i], ended));
+	printf("; %llu still watching at the end\n", (unsigned long long)n->open);
+}
+
 /* A time as it reads best: "340 us", "2.1 ms", "1.30 s" */
 static const char *dur(double s, char *b, size_t n)
 {
@@ -293,6 +317,7 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 		       dur(pv_learn_hist_quantile(&c->open_times, 0.95), b, sizeof(b)),
 		       (unsigned long long)c->open_times.n);
 	text_namespace(c);
+	text_notify(c);
 }
 
 static void cmds(struct pv_json *o, const char *key, const uint64_t *v)
@@ -461,6 +486,18 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	pv_json_set(o, "listings_per_folder",
 		    pair(c->listings_per_folder[0], c->listings_per_folder[1]));
 	pv_json_set(j, "namespace", o);
+	o = hist_json(&c->notify.held);
+	INT(o, "watches", c->notify.watches);
+	INT(o, "tree", c->notify.tree);
+	INT(o, "still_watching", c->notify.open);
+	{
+		struct pv_json *e = pv_json_object();
+
+		for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
+			INT(e, pv_learn_notify_ends[i], c->notify.ended[i]);
+		pv_json_set(o, "answered", e);
+	}
+	pv_json_set(j, "change_notify", o);
 }
 
 static void json(const struct pv_ctx *ctx, const void *result, int code, struct pv_json *j)

@@ -1,7 +1,7 @@
 /* smb/trace.c: SMB2 frames as a capture holds them, decoded through the codec's reader (see
  * smb/trace.h). Offsets of the bodies are those of MS-SMB2 2.2.13 (CREATE), 2.2.19-2.2.21
- * (READ, WRITE), 2.2.31 (IOCTL), 2.2.33 (QUERY_DIRECTORY), 2.2.37 and 2.2.39 (QUERY_INFO,
- * SET_INFO). */
+ * (READ, WRITE), 2.2.31 (IOCTL), 2.2.33 (QUERY_DIRECTORY), 2.2.35 (CHANGE_NOTIFY), 2.2.37 and
+ * 2.2.39 (QUERY_INFO, SET_INFO). */
 #include "smb/trace.h"
 
 #include "smb/smb2.h"
@@ -97,7 +97,7 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 		return;
 	}
 	if (m->cmd == SMB2_CLOSE || m->cmd == SMB2_QUERY_DIRECTORY || m->cmd == SMB2_WRITE ||
-	    m->cmd == SMB2_SET_INFO) {
+	    m->cmd == SMB2_SET_INFO || m->cmd == SMB2_CHANGE_NOTIFY) {
 		const uint8_t *f;
 
 		smb2_rd_seek(&r, m->cmd == SMB2_WRITE || m->cmd == SMB2_SET_INFO ? 16 : 8);
@@ -156,6 +156,10 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 		smb2_rd_seek(&r, 2);
 		m->info_class = smb2_rd_u8(&r);
 		break;
+	case SMB2_CHANGE_NOTIFY:
+		smb2_rd_seek(&r, 2);
+		m->flags = smb2_rd_u16(&r);
+		break;
 	default:
 		break;
 	}
@@ -164,6 +168,7 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 		m->name = NULL;
 		m->namelen = 0;
 		m->info_type = m->info_class = 0;
+		m->flags = 0;
 		m->body_cut = true;
 	}
 }

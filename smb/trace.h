@@ -36,12 +36,13 @@ struct pv_smb_trace_msg {
 	uint32_t length;      /* READ: the bytes asked; WRITE: the bytes written */
 	uint8_t info_type;    /* QUERY_INFO, SET_INFO: InfoType */
 	uint8_t info_class;   /* QUERY_INFO, SET_INFO, QUERY_DIRECTORY: FileInformationClass */
+	uint16_t flags;	      /* CHANGE_NOTIFY: Flags (1: SMB2_WATCH_TREE, the whole subtree) */
 	/* SESSION_SETUP (request or answer): its security buffer, inside the bytes given (NULL
 	 * when it is not all there) */
 	const uint8_t *sec;
 	size_t seclen;
-	/* CREATE's answer, and the request of CLOSE, QUERY_DIRECTORY, WRITE and SET_INFO: the
-	 * file id (has_fid) */
+	/* CREATE's answer, and the request of CLOSE, QUERY_DIRECTORY, CHANGE_NOTIFY, WRITE and
+	 * SET_INFO: the file id (has_fid) */
 	uint8_t fid[16];
 	bool has_fid;
 	bool fid_related; /* the file id is a compound's "the file opened before" (all ones) */

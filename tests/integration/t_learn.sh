@@ -8,6 +8,9 @@
 #   1b. smbtorture's smb2.bench.path-contention-shared (another client we did not write, 4
 #      connections): the same equality, 99% of its requests answered, no hole read in the
 #      capture, its user by its logon;
+#   1c. smbtorture's smb2.notify.* (watches answered with changes, cancelled, closed, refused):
+#      the watches, those of a whole subtree, each one's answer by its status, those still on,
+#      and their median time, as tshark reads them;
 #   every lab capture is whole: tcpdump's own count of packets the kernel dropped is 0, or the
 #      test fails;
 #   2. the built-in driver's own load (2 users on each client, one step): the same equality,
@@ -16,7 +19,7 @@
 #      times, read and write sizes;
 #   2b. -o: the learned workload is YAML another parser reads, its figures (users, requests,
 #      mix, activities, the gap, the kinds and their weights, sizes, open times) learn's
-#      JSON's, the weights adding up to 100, no user named in it even with --keep-names, and
+#      JSON's, the watches (change notify) too, the weights adding up to 100, no user named in it even with --keep-names, and
 #      the file replaced whole;
 #   3. the same load encrypted (load.encryption: on): nothing decoded, the encrypted frames
 #      counted and said with their share of the SMB bytes, as tshark sees transform headers;
@@ -146,6 +149,60 @@ jq_ok 'd["connections"] >= 4 and d["malformed"] == 0 and d["requests"]["CREATE"]
 jq_ok 'd["matched"] >= 0.99 * (sum(d["requests"].values()) - d["requests"].get("CANCEL", 0)) and d["unmatched_answers"] <= 0.01 * d["matched"]' "smbtorture: 99% of its requests answered, answers after their requests"
 jq_ok "{u['id'] for u in d['users'] if u['by'] == 'ntlm'} == {'$ID'}" "smbtorture: its user, LAB\\pl-cli1-u1 hashed"
 
+# ---- 1c. change notify -----------------------------------------------------------------------
+echo "  1c. smbtorture smb2.notify.*: watches answered with changes, cancelled, closed, refused" >&2
+# smbtorture makes its folder at the share's root: the user may, for this test (an ACL entry on
+# srv, taken out after, with the folder)
+ROOT1=$(on srv net conf getparm fsroot1 path) && on srv test -d "$ROOT1" || fail "fsroot1's path on srv: $ROOT1"
+UID1=$(on srv getent passwd 'LAB\pl-cli1-u1' | cut -d: -f3)
+[[ $UID1 =~ ^[0-9]+$ ]] || fail "pl-cli1-u1 is not a user on srv (getent): $UID1"
+on srv setfacl -m "u:$UID1:rwx" "$ROOT1" || fail "setfacl on srv's $ROOT1"
+capture_start "$T_TMP/notify.pcap"
+# smbtorture's own verdict is not this test's: its watches, whatever they find, are
+on ctl smbtorture //198.18.0.20/fsroot1 -A "$T_TMP/auth" smb2.notify.dir smb2.notify.close \
+	smb2.notify.tree smb2.notify.valid-req >"$T_TMP/notify.out" 2>&1 ||
+	tail -n 4 "$T_TMP/notify.out" | sed 's/^/    smbtorture: /' >&2
+capture_stop
+on srv setfacl -x "u:$UID1" "$ROOT1"
+on srv rm -rf "$ROOT1/test_notify"
+same_as_tshark notify "$T_TMP/notify.pcap"
+# each watch's final answer by its status, and the time from its request to it, as Wireshark
+# reads them (each message's command, direction, id and status; a request paired with its final
+# answer by connection and message id); learn's figure the same
+tshark -r "$T_TMP/notify.pcap" -Y smb2 -T fields -e frame.time_epoch -e tcp.stream -e smb2.cmd \
+	-e smb2.flags.response -e smb2.msg_id -e smb2.nt_status >"$T_TMP/notify.ts" 2>"$T_TMP/tshark.err" ||
+	fail "tshark -r notify.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+TREE=$(tshark -r "$T_TMP/notify.pcap" -Y smb2.notify.watch_tree -T fields -e smb2.notify.watch_tree 2>/dev/null | tr ',' '\n' | grep -cE '^(1|True)$')
+python3 - "$T_TMP/learn.json" "$T_TMP/notify.ts" "$TREE" <<'PY' || fail "notify: learn's change_notify is not what tshark reads"
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))["change_notify"]
+ends = {0: "changed", 0x10C: "enum_dir", 0x10B: "closed", 0xC0000120: "cancelled"}
+want = dict.fromkeys(["changed", "enum_dir", "closed", "cancelled", "error"], 0)
+asked, held, watches = {}, [], 0
+for line in open(sys.argv[2]):
+    t, stream, cmds, resp, mids, sts = (line.rstrip("\n").split("\t") + [""] * 6)[:6]
+    for cmd, r, mid, st in zip(cmds.split(","), resp.split(","), mids.split(","), sts.split(",")):
+        if cmd != "15":
+            continue
+        key = (stream, mid)
+        if r not in ("1", "True"):
+            watches += 1
+            asked[key] = float(t)
+        elif int(st, 16) != 0x103 and key in asked:
+            want[ends.get(int(st, 16), "error")] += 1
+            held.append(float(t) - asked.pop(key))
+print("    notify: %d watches; learn's answers %s, tshark's %s; held median %.6f s, tshark's %.6f s" % (d["watches"], d["answered"], want, d["median"], statistics.median(held)), file=sys.stderr)
+assert d["watches"] == watches and d["answered"] == want and d["n"] == len(held), "the counts differ"
+assert sum(1 for v in want.values() if v) >= 3, "fewer than 3 kinds of answer: the capture does not test the figure"
+assert d["still_watching"] == len(asked), "still watching"
+assert d["tree"] == int(sys.argv[3]) and d["tree"] > 0, ("whole subtree", d["tree"], sys.argv[3])
+# a median by learn's bins (12% wide) against tshark's own
+m = statistics.median(held)
+assert abs(d["median"] / m - 1) <= 0.13, (d["median"], m)
+PY
+pv learn "$T_TMP/notify.pcap"
+expect_out "^learn: change notify: [0-9]+ watch(es)? \([0-9]+ of a whole subtree\), held [0-9.]+ [mu]?s \(median; p95 [0-9.]+ [mu]?s\) to their answer: changed [0-9.]+%, enum_dir [0-9.]+%, closed [0-9.]+%, cancelled [0-9.]+%, error [0-9.]+%; [0-9]+ still watching at the end$"
+
 # ---- 2. the built-in driver's load -----------------------------------------------------------
 echo "  2. the built-in driver's load" >&2
 capture_start "$T_TMP/builtin.pcap"
@@ -210,6 +267,12 @@ assert w["files"]["open_seconds"]["n"] == d["open_times"]["n"], w["files"]
 lp, ns = w["files"]["listings_per_folder"], d["namespace"]
 assert lp["folders"] == ns["folders_listed"] > 0 and lp["median"] == ns["listings_per_folder"]["median"] >= 1, (lp, ns)
 assert lp["p95"] == ns["listings_per_folder"]["p95"] >= lp["median"], (lp, ns)
+# the watches, as the JSON says them
+cn, jn = w["files"]["change_notify"], d["change_notify"]
+assert cn["watches"] == jn["watches"] > 0 and cn["whole_subtree"] == jn["tree"] and cn["still_watching"] == jn["still_watching"], (cn, jn)
+assert abs(cn["held_seconds"]["median"] - jn["median"]) <= 1e-5 * jn["median"], (cn, jn)
+ans = sum(jn["answered"].values())
+assert ans > 0 and all(abs(cn["answered"][k] - 100.0 * v / ans) < 1e-3 for k, v in jn["answered"].items()), (cn, jn)
 ' "$T_TMP/learn.json" "$T_TMP/w.yaml" || fail "learn -o: the workload is not learn's: $(head -c 600 "$T_TMP/w.yaml")"
 grep -qiE "pl-cli|ntlm:" "$T_TMP/w.yaml" && fail "learn -o: a user is named in the workload"
 

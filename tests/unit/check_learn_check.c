@@ -2,7 +2,8 @@
  * against the capture's, each bound of issue 29 kept and broken: the file work's shares
  * (CREATE by disposition and IOCTL by control code apart) and their total variation, the
  * users' rates, the gaps between requests (quantiles and the Kolmogorov-Smirnov distance), the
- * sizes, the status classes and names not found, and the requests answered. */
+ * sizes, the status classes and names not found, what the watches were answered with, and the
+ * requests answered. */
 #include <check.h>
 
 #include "tests/unit/unit.h"
@@ -195,6 +196,33 @@ START_TEST(broken)
 	ck_assert_str_eq(failed(&k),
 			 "answers of another status class, %\nnames or paths not found\n");
 	ck_assert_double_eq_tol(find(&k, "answers of another status class, %")->replay, 3, 1e-9);
+
+	/* change notify: 20 watches closed with their folder in the capture; the replay's
+	 * 19 of 20 (5 points off: both rows), then 20 of 21 (4.76 points: both), then 39 of 40
+	 * (2.5 points: kept); a capture with no watch answered has no row */
+	counts(&cap, 1);
+	counts(&rep, 1);
+	answered(&cap);
+	answered(&rep);
+	cap.notify.ended[PV_LEARN_NOTIFY_CLOSED] = 20;
+	rep.notify.ended[PV_LEARN_NOTIFY_CLOSED] = 19;
+	rep.notify.ended[PV_LEARN_NOTIFY_CANCELLED] = 1;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "CHANGE_NOTIFY answered: closed\nCHANGE_NOTIFY answered: "
+				     "cancelled\n");
+	ck_assert_double_eq_tol(find(&k, "CHANGE_NOTIFY answered: closed")->replay, 95, 1e-9);
+	rep.notify.ended[PV_LEARN_NOTIFY_CLOSED] = 39;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "");
+	memset(&rep.notify, 0, sizeof(rep.notify)); /* the replay watched nothing */
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "CHANGE_NOTIFY answered: closed\n");
+	memset(&cap.notify, 0, sizeof(cap.notify));
+	rep.notify.ended[PV_LEARN_NOTIFY_ERROR] = 5;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "");
+	for (unsigned i = 0; i < k.n; i++)
+		ck_assert_msg(strcmp(k.row[i].group, "notify"), "a notify row: %s", k.row[i].what);
 
 	/* answers: the replay's matched under 99% */
 	counts(&cap, 1);
