@@ -201,3 +201,14 @@ void pv_load_next_after(struct pv_load_sched *s, int lk, double *gap,
 		k--;
 	*kind = (enum pv_playbook_workload_kind)k;
 }
+
+unsigned pv_load_ops_batch_us(size_t users, size_t ready)
+{
+	size_t us = users * PV_LOAD_OPS_BATCH_US_USER;
+
+	if (users < PV_LOAD_OPS_BATCH_USERS || !ready || ready >= PV_LOAD_OPS_BATCH)
+		return 0;
+	return us < PV_LOAD_OPS_BATCH_US_MIN   ? PV_LOAD_OPS_BATCH_US_MIN
+	       : us > PV_LOAD_OPS_BATCH_US_MAX ? PV_LOAD_OPS_BATCH_US_MAX
+					       : (unsigned)us;
+}

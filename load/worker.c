@@ -7,9 +7,11 @@
 #include "util/log.h"
 #include "util/progress.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
 
 /* Every change of a user's state goes here: the worker's counts of its active users follow. */
@@ -130,7 +132,19 @@ static void run_turn(struct worker *w)
 		 * instead (a 0 ms wait) looked cheaper only with the server on the same CPUs, where
 		 * a sleep hands the CPU to the smbd just woken; with the server on a CPU of its
 		 * own, as on machines of their own, the polling burned the client's CPU: 35.6 us a
-		 * request against smbtorture's 17.9 (bench/load.sh PIN, 2026-12-03). */
+		 * request against smbtorture's 17.9 (bench/load.sh PIN, 2026-12-03).
+		 * Its answers are taken in batches (pv_load_ops_batch_us): the ops loop measures
+		 * operations, not their latency. */
+		unsigned us = pv_load_ops_batch_us(w->n, pv_smb_loop_ready(w->l));
+
+		if (us) {
+			struct timespec ts = {0, (long)us * 1000L};
+
+			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+				;
+			worker_wait(w, 0);
+			return;
+		}
 		worker_turn(w, TURN_MS);
 		return;
 	}

@@ -72,6 +72,8 @@ int pv_smb_loop_run(struct pv_smb_loop *l, int timeout_ms);
 int pv_smb_loop_wait(struct pv_smb_loop *l, double seconds);
 /* Connections open or opening. */
 size_t pv_smb_loop_count(const struct pv_smb_loop *l);
+/* How many connections the last wait found ready (0: it timed out, or failed). */
+size_t pv_smb_loop_ready(const struct pv_smb_loop *l);
 
 /* Kerberos (SPNEGO) instead of NTLMv2: called with the server's token (NULL for the first),
  * it appends the next token to out; *done and the session key (all of it, *keylen bytes, at

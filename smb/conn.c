@@ -376,6 +376,11 @@ size_t pv_smb_loop_count(const struct pv_smb_loop *l)
 	return l->n;
 }
 
+size_t pv_smb_loop_ready(const struct pv_smb_loop *l)
+{
+	return l->ready;
+}
+
 /* The deadlines of c at t: the opening's, every request's answer, and requests that wait for
  * credits with none in flight to bring any: MS-SMB2 3.3.1.2 has the server never leave the
  * client without a credit, and one that does would keep them waiting for ever. */
@@ -456,7 +461,7 @@ int pv_smb_loop_wait(struct pv_smb_loop *l, double seconds)
 		seconds = 0;
 	}
 	n = wait_events(l, ev, 64, seconds);
-
+	l->ready = n > 0 ? (size_t)n : 0;
 	if (n < 0 && errno != EINTR)
 		return pv_error(PV_EIO, "epoll_wait: %s", strerror(errno));
 	for (int i = 0; i < n; i++) {

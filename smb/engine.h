@@ -131,6 +131,7 @@ struct pv_smb_loop {
 	struct pv_smb_conn *dead; /* closed during a turn: freed at its end */
 	double sweep_at;	  /* the next look at every connection's deadlines */
 	size_t nheld;		  /* connections whose input holds frames a callback left */
+	size_t ready;		  /* connections the last wait found ready */
 };
 
 /* ---- conn.c ---- */

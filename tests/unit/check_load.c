@@ -134,6 +134,22 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The ops loop's batches: a loop of 16 users or more waits after a turn of fewer than 4
+ * answers, 4 us a user from 100 to 250 us; not after none (a timeout) nor with fewer users
+ * (they would idle the server) */
+START_TEST(ops_batch)
+{
+	ck_assert_uint_eq(pv_load_ops_batch_us(16, 3), 100);
+	ck_assert_uint_eq(pv_load_ops_batch_us(40, 1), 160);
+	ck_assert_uint_eq(pv_load_ops_batch_us(64, 1), 250);
+	ck_assert_uint_eq(pv_load_ops_batch_us(5000, 2), 250);
+	ck_assert_uint_eq(pv_load_ops_batch_us(16, 4), 0);
+	ck_assert_uint_eq(pv_load_ops_batch_us(64, 0), 0);
+	ck_assert_uint_eq(pv_load_ops_batch_us(15, 1), 0);
+	ck_assert_uint_eq(pv_load_ops_batch_us(1, 1), 0);
+}
+END_TEST
+
 /* A learned workload with its think times: after a learned kind, the gap is the kind's length
  * and a think time drawn from the quantiles, scaled so that the mean gap is 3600 / rate; the
  * think times' shape is the quantiles' (the median at the 50% level), drawn log-linearly
@@ -2761,6 +2777,7 @@ int main(void)
 	tcase_add_test(tc, rng_vectors);
 	tcase_add_test(tc, sched_seed);
 	tcase_add_test(tc, sched_shares);
+	tcase_add_test(tc, ops_batch);
 	tcase_add_test(tc, sched_learned_pace);
 	tcase_add_test(tc, gaps_as_answered);
 	tcase_add_test(tc, sched_users);
