@@ -66,7 +66,7 @@ void pv_learn_kinds_init(struct pv_learn_kinds *t)
 	pv_learn_table_init(&t->index, PV_LEARN_KINDS_MAX);
 }
 
-void pv_learn_kinds_add(struct pv_learn_kinds *t, const struct pv_learn_kind_shape *s,
+long pv_learn_kinds_add(struct pv_learn_kinds *t, const struct pv_learn_kind_shape *s,
 			uint64_t requests, double seconds)
 {
 	uint64_t h = shape_hash(s), k;
@@ -74,7 +74,7 @@ void pv_learn_kinds_add(struct pv_learn_kinds *t, const struct pv_learn_kind_sha
 	struct pv_learn_kind *kd;
 
 	if (!s->n)
-		return;
+		return -1;
 	/* shapes that hash alike are told apart by a probe along the keys h, h+1, ... */
 	for (k = h; (e = pv_learn_table_get(&t->index, k)); k++)
 		if (same(&t->k[e->v].shape, s)) {
@@ -105,10 +105,11 @@ found:
 		kd->shape.step[i] |= s->step[i] & 0x80; /* repeated by one of them: READ+ */
 	}
 	kd->seconds += seconds;
-	return;
+	return kd - t->k;
 other:
 	t->other++;
 	t->other_requests += requests;
+	return -1;
 }
 
 static int by_count(const void *a, const void *b, void *arg)

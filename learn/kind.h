@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "learn/hist.h"
 #include "learn/table.h"
 
 #define PV_LEARN_KIND_STEPS 24	 /* commands of a shape, at most (longer: cut, marked) */
@@ -31,6 +32,9 @@ struct pv_learn_kind {
 	uint64_t step_requests[PV_LEARN_KIND_STEPS]; /* each step's requests, its activities' summed
 						      */
 	double seconds; /* the activities' lengths, first request to last, summed */
+	/* the think times after its activities: from one's last request to the user's next
+	 * activity's first (none after a user's last) */
+	struct pv_learn_hist think;
 };
 
 struct pv_learn_kinds {
@@ -46,8 +50,9 @@ void pv_learn_kind_shape_add(struct pv_learn_kind_shape *s, uint16_t cmd);
  * request before its answer, stays as it is). */
 void pv_learn_kind_shape_refused(struct pv_learn_kind_shape *s);
 void pv_learn_kinds_init(struct pv_learn_kinds *t);
-/* An activity of shape s, of requests over seconds, counted. */
-void pv_learn_kinds_add(struct pv_learn_kinds *t, const struct pv_learn_kind_shape *s,
+/* An activity of shape s, of requests over seconds, counted: its kind's place in t->k, or -1
+ * (no shape, or counted with the other kinds). */
+long pv_learn_kinds_add(struct pv_learn_kinds *t, const struct pv_learn_kind_shape *s,
 			uint64_t requests, double seconds);
 /* The kinds' places in order of count (most first), n of them, into order (which holds t->n);
  * ties by shape. */

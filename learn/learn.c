@@ -151,14 +151,17 @@ static uint64_t fid_key(const uint8_t f[16])
 /* A CREATE's pending entry whose compound closes the file: its answer's file id not kept */
 #define CLOSED_IN_COMPOUND 0x10000u
 
-/* The activity under way of user us ended: its kind counted. */
-static void activity_end(struct pv_learn_counts *c, struct pv_learn_user *us)
+/* The activity under way of user us ended: its kind counted (its place in c->kinds, or -1). */
+static long activity_end(struct pv_learn_counts *c, struct pv_learn_user *us)
 {
+	long k;
+
 	if (!us->cur_requests)
-		return;
-	pv_learn_kinds_add(&c->kinds, &us->cur, us->cur_requests, us->last - us->cur_start);
+		return -1;
+	k = pv_learn_kinds_add(&c->kinds, &us->cur, us->cur_requests, us->last - us->cur_start);
 	memset(&us->cur, 0, sizeof(us->cur));
 	us->cur_requests = 0;
+	return k;
 }
 
 /* ---- the namespace ---- */
@@ -362,9 +365,13 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 			if (us->cur_requests && idle > cn->l->gap &&
 			    (!us->open ||
 			     idle > (hold > PV_LEARN_HOLD_MIN ? hold : PV_LEARN_HOLD_MIN))) {
-				activity_end(c, us);
-				/* the think time: from its last request to this one */
+				long k = activity_end(c, us);
+
+				/* the think time: from its last request to this one (and after
+				 * its kind) */
 				pv_learn_hist_add(&c->think_gaps, idle);
+				if (k >= 0)
+					pv_learn_hist_add(&c->kinds.k[k].think, idle);
 			}
 			if (!us->cur_requests++) {
 				us->cur_start = t;

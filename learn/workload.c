@@ -197,6 +197,12 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 			pv_buf_addf(b, "%s%.4g", j ? ", " : "",
 				    (double)kd->step_requests[j] / (double)kd->count);
 		pv_buf_addstr(b, "] # each command's requests, on average\n");
+		if (kd->think.n)
+			pv_buf_addf(b,
+				    "    think: %.6g # seconds from its last request to the user's "
+				    "next activity, the median of %llu\n",
+				    pv_learn_hist_quantile(&kd->think, 0.5),
+				    (unsigned long long)kd->think.n);
 	}
 	for (size_t i = shown; i < k->n; i++) {
 		rest += k->k[order[i]].count;

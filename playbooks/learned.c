@@ -17,8 +17,8 @@
 
 static const char *const top_keys[] = {"source", "users", "activity", "kinds",	 "other_kinds",
 				       "mix",	 "sizes", "files",    "fileset", NULL};
-static const char *const kind_keys[] = {
-	"commands", "weight", "per_user_hour", "requests", "seconds", "counts", NULL};
+static const char *const kind_keys[] = {"commands", "weight", "per_user_hour", "requests",
+					"seconds",  "counts", "think",	       NULL};
 static const char *const size_keys[] = {"read", "write", NULL};
 static const char *const again_keys[] = {"median", "users", NULL};
 static const char *const activity_keys[] = {"gap",   "gap_learned", "activities", "within",
@@ -198,7 +198,8 @@ static int kinds(struct pv_playbook_schema *sc, const struct pv_playbook_node *s
 		if ((r = number(sc, m, path, "weight", 0, 100, &weight)) ||
 		    (r = number(sc, m, path, "per_user_hour", 0, 1e9, &rate)) ||
 		    (r = number(sc, m, path, "requests", 0, 1e9, &k.requests)) ||
-		    (r = number(sc, m, path, "seconds", 0, 1e4, &k.seconds)))
+		    (r = number(sc, m, path, "seconds", 0, 1e4, &k.seconds)) ||
+		    (r = number(sc, m, path, "think", 0, 1e4, &k.think)))
 			return r;
 		snprintf(path, sizeof(path), "kinds.%zu.counts", i);
 		if ((cn = pv_playbook_tree_get(m, "counts")) &&

@@ -361,6 +361,8 @@ static struct pv_json *times(const double mp[2], const double q[PV_LEARN_THINK_L
 }
 
 /* Every kind of activity, the most frequent first. */
+static struct pv_json *hist_json(const struct pv_learn_hist *h);
+
 static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 {
 	const struct pv_learn_kinds *k = &c->kinds;
@@ -381,6 +383,7 @@ static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 		pv_json_real(o, "per_user_hour", pv_learn_per_user_hour(c, kd->count));
 		pv_json_real(o, "requests", (double)kd->requests / (double)kd->count);
 		pv_json_real(o, "seconds", kd->seconds / (double)kd->count);
+		pv_json_set(o, "think", hist_json(&kd->think));
 		pv_json_append(a, o);
 	}
 	free(order);

@@ -19,7 +19,7 @@
 #      times, read and write sizes;
 #   2b. -o: the learned workload is YAML another parser reads, its figures (users, requests,
 #      mix, activities, the gap, the kinds and their weights, sizes, open times) learn's
-#      JSON's, the watches (change notify) too, the weights adding up to 100, no user named in it even with --keep-names, and
+#      JSON's, each kind's think time and the watches (change notify) too, the weights adding up to 100, no user named in it even with --keep-names, and
 #      the file replaced whole;
 #   3. the same load encrypted (load.encryption: on): nothing decoded, the encrypted frames
 #      counted and said with their share of the SMB bytes, as tshark sees transform headers;
@@ -267,6 +267,13 @@ assert w["files"]["open_seconds"]["n"] == d["open_times"]["n"], w["files"]
 lp, ns = w["files"]["listings_per_folder"], d["namespace"]
 assert lp["folders"] == ns["folders_listed"] > 0 and lp["median"] == ns["listings_per_folder"]["median"] >= 1, (lp, ns)
 assert lp["p95"] == ns["listings_per_folder"]["p95"] >= lp["median"], (lp, ns)
+# each kind: its own think time, the median of those after it, as the JSON says it
+for k, j in zip(w["kinds"], d["kinds"]):
+    if j["think"]["n"]:
+        assert abs(k["think"] - j["think"]["median"]) <= 1e-5 * j["think"]["median"], (k, j["think"])
+    else:
+        assert "think" not in k, k
+assert any("think" in k for k in w["kinds"]), "no kind has a think time"
 # the watches, as the JSON says them
 cn, jn = w["files"]["change_notify"], d["change_notify"]
 assert cn["watches"] == jn["watches"] > 0 and cn["whole_subtree"] == jn["tree"] and cn["still_watching"] == jn["still_watching"], (cn, jn)

@@ -1043,6 +1043,13 @@ START_TEST(logon)
 		ck_assert_str_eq(name, want[i]);
 		ck_assert(c.kinds.k[i].count == 1 && c.kinds.k[i].requests == (i ? 1 : 3));
 	}
+	/* each kind's think time, after it: 7.0 s after the first (to the ECHO), 5.0 s after
+	 * the ECHO (to the LOGOFF), none after the user's last */
+	ck_assert_uint_eq(c.kinds.k[0].think.n, 1);
+	ck_assert_double_eq_tol(pv_learn_hist_quantile(&c.kinds.k[0].think, 0.5), 7.0, 7.0 * 0.13);
+	ck_assert_uint_eq(c.kinds.k[1].think.n, 1);
+	ck_assert_double_eq_tol(pv_learn_hist_quantile(&c.kinds.k[1].think, 0.5), 5.0, 5.0 * 0.13);
+	ck_assert_uint_eq(c.kinds.k[2].think.n, 0);
 	pv_learn_counts_release(&c);
 	pv_buf_release(&body, 0);
 	pv_buf_release(&one, 0);

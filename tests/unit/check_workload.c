@@ -87,6 +87,9 @@ static void counts(struct pv_learn_counts *c)
 		pv_learn_kinds_add(&c->kinds, &a, 4, 0.02);
 	for (int i = 0; i < 10; i++)
 		pv_learn_kinds_add(&c->kinds, &b, 2, 0.001);
+	/* think times after the first kind, none after the second */
+	for (int i = 0; i < 3; i++)
+		pv_learn_hist_add(&c->kinds.k[0].think, 1.5);
 	c->has_kinds = true;
 	pv_learn_sizes_add(&c->read_sizes, 3000);
 	pv_learn_sizes_add(&c->read_sizes, 3000);
@@ -136,7 +139,11 @@ START_TEST(yaml)
 	has(b.data, "  - commands: CREATE READ+ CLOSE\n    weight: 75.0000 # % of the activities\n"
 		    "    per_user_hour: 15\n    requests: 4\n    seconds: 0.02\n"
 		    "    counts: [1, 2, 1] # each command's requests, on average\n"
+		    "    think: 1.49624 # seconds from its last request to the user's next "
+		    "activity, the median of 3\n"
 		    "  - commands: CREATE(OVERWRITE_IF) CLOSE\n    weight: 25.0000");
+	/* none after the second kind: no think time written for it */
+	ck_assert_ptr_null(strstr(strstr(b.data, "CREATE(OVERWRITE_IF) CLOSE"), "    think:"));
 	ck_assert_ptr_null(strstr(b.data, "other_kinds"));
 	has(b.data, "mix: # % of the requests, by command\n  CREATE: 30.0000\n  CLOSE: 20.0000\n"
 		    "  READ: 50.0000\n");
@@ -248,6 +255,9 @@ START_TEST(read_back)
 		ck_assert_double_eq_tol(l.client_q.q[i], c.client_q[i], 1e-12);
 	}
 	ck_assert_double_eq_tol(l.kind[0].seconds, 0.02, 1e-12);
+	/* the kinds' own think times: the first's median, none for the second */
+	ck_assert_double_eq_tol(l.kind[0].think, 1.49624, 1e-9);
+	ck_assert_double_eq(l.kind[1].think, 0);
 	ck_assert_double_eq(l.read[0], 25);
 	ck_assert_double_eq(l.read[12], 50);
 	ck_assert_double_eq(l.read[17], 25);
