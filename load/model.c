@@ -32,14 +32,6 @@ double pv_load_rng_unit(struct pv_load_rng *r)
 	return (double)(pv_load_rng_next(r) >> 11) * 0x1.0p-53;
 }
 
-/* What the think times drawn after a learned kind are scaled by: its own median over the
- * workload's (1 where either is not learned). */
-static double think_scale(const struct pv_load_sched *s,
-			  const struct pv_playbook_workload_learned_kind *k)
-{
-	return k->think > 0 && s->think_median > 0 ? k->think / s->think_median : 1;
-}
-
 /* ---- schedules ---- */
 
 void pv_load_sched_init(struct pv_load_sched *s, const struct pv_playbook_workload *c,
@@ -69,16 +61,13 @@ void pv_load_sched_init(struct pv_load_sched *s, const struct pv_playbook_worklo
 	}
 	s->learned = &c->learned;
 	if (pv_playbook_workload_paced(c)) {
-		double w = 0, secs = 0, think = pv_load_quantiles_mean(&c->learned.think), mean;
+		double w = 0, secs = 0, mean;
 
-		s->think_median = pv_load_quantiles_draw(&c->learned.think, 0.5);
 		for (unsigned k = 0; k < c->learned.n; k++) {
-			const struct pv_playbook_workload_learned_kind *kd = &c->learned.kind[k];
-
-			w += kd->weight;
-			secs += kd->weight * (kd->seconds + think_scale(s, kd) * think);
+			w += c->learned.kind[k].weight;
+			secs += c->learned.kind[k].weight * c->learned.kind[k].seconds;
 		}
-		mean = w > 0 ? secs / w : 0;
+		mean = (w > 0 ? secs / w : 0) + pv_load_quantiles_mean(&c->learned.think);
 		if (mean > 0)
 			s->pace = s->mean / mean;
 	}
@@ -199,10 +188,9 @@ void pv_load_next_after(struct pv_load_sched *s, int lk, double *gap,
 	int k;
 
 	if (s->pace > 0 && lk >= 0 && (unsigned)lk < s->learned->n)
-		*gap = s->pace * (s->learned->kind[lk].seconds +
-				  think_scale(s, &s->learned->kind[lk]) *
-					  pv_load_quantiles_draw(&s->learned->think,
-								 pv_load_rng_unit(&s->rng)));
+		*gap = s->pace *
+		       (s->learned->kind[lk].seconds +
+			pv_load_quantiles_draw(&s->learned->think, pv_load_rng_unit(&s->rng)));
 	else /* inversion: 1 - u is in (0, 1], so the logarithm is finite and the gap >= 0 */
 		*gap = -s->mean * log1p(-pv_load_rng_unit(&s->rng));
 	x = pv_load_rng_unit(&s->rng) * s->cum[PV_PLAYBOOK_WORKLOAD_KINDS - 1];

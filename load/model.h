@@ -32,9 +32,6 @@ struct pv_load_sched {
 	 * start to the next (the kind's length and a think time) that makes its mean 3600 /
 	 * rate; 0: exponential gaps */
 	double pace;
-	/* the think times' median: a kind's own median (its think) over it scales the think
-	 * times drawn after that kind; 0: none scaled */
-	double think_median;
 	const struct pv_playbook_workload_learned *learned;
 };
 

@@ -54,7 +54,7 @@ int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *ou
 		pv_buf_addstr(out, " ");
 		for (unsigned j = 0; j < k->n; j++)
 			pv_buf_addf(out, "%s%.17g", j ? "," : "", k->count[j]);
-		pv_buf_addf(out, " %.17g %.17g %.17g\n", k->rest, k->seconds, k->think);
+		pv_buf_addf(out, " %.17g %.17g\n", k->rest, k->seconds);
 	}
 	if (c->learned.n) {
 		quantiles(out, "think", &c->learned.think);
@@ -265,13 +265,13 @@ static int config(struct pv_load_proto *p, const char *s, const char *end)
 	return 0;
 }
 
-/* "learned WEIGHT REQUESTS CODE,CODE,... COUNT,COUNT,... REST SECONDS THINK": a learned kind
- * (struct pv_playbook_workload_learned_kind) */
+/* "learned WEIGHT REQUESTS CODE,CODE,... COUNT,COUNT,... REST SECONDS": a learned kind (struct
+ * pv_playbook_workload_learned_kind) */
 static int learned(struct pv_load_proto *p, const char *s, const char *end)
 {
 	struct pv_playbook_workload_learned *l = &p->cfg.learned;
 	struct pv_playbook_workload_learned_kind k = {0};
-	char w[7][PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS * 26], *e;
+	char w[6][PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS * 26], *e;
 
 	if (!p->have_config || l->n == PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS ||
 	    pv_load_proto_word(&s, end, w[0], sizeof(w[0])) ||
@@ -279,8 +279,7 @@ static int learned(struct pv_load_proto *p, const char *s, const char *end)
 	    pv_load_proto_word(&s, end, w[2], sizeof(w[2])) ||
 	    pv_load_proto_word(&s, end, w[3], sizeof(w[3])) ||
 	    pv_load_proto_word(&s, end, w[4], sizeof(w[4])) ||
-	    pv_load_proto_word(&s, end, w[5], sizeof(w[5])) ||
-	    pv_load_proto_word(&s, end, w[6], sizeof(w[6])) || s != end ||
+	    pv_load_proto_word(&s, end, w[5], sizeof(w[5])) || s != end ||
 	    numbers(w[0], &k.weight, 1) < 0 || numbers(w[1], &k.requests, 1) < 0 ||
 	    !(k.weight > 0) || k.requests > 1e9)
 		return -1;
@@ -295,8 +294,7 @@ static int learned(struct pv_load_proto *p, const char *s, const char *end)
 		k.step[k.n++] = (uint8_t)code;
 	}
 	if (!k.n || numbers(w[3], k.count, k.n) < 0 || numbers(w[4], &k.rest, 1) < 0 ||
-	    k.rest > 1e9 || numbers(w[5], &k.seconds, 1) < 0 || k.seconds > 1e4 ||
-	    numbers(w[6], &k.think, 1) < 0 || k.think > 1e4)
+	    k.rest > 1e9 || numbers(w[5], &k.seconds, 1) < 0 || k.seconds > 1e4)
 		return -1;
 	l->kind[l->n++] = k;
 	return 0;

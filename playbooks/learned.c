@@ -176,7 +176,7 @@ static int kinds(struct pv_playbook_schema *sc, const struct pv_playbook_node *s
 		const struct pv_playbook_node *m = seq->items[i];
 		struct pv_playbook_workload_learned_kind k = {0};
 		const struct pv_playbook_node *cn;
-		double rate = 0, weight = 0;
+		double rate = 0, weight = 0, think = 0;
 		unsigned at[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS], words;
 		bool cut;
 		char path[64];
@@ -199,7 +199,8 @@ static int kinds(struct pv_playbook_schema *sc, const struct pv_playbook_node *s
 		    (r = number(sc, m, path, "per_user_hour", 0, 1e9, &rate)) ||
 		    (r = number(sc, m, path, "requests", 0, 1e9, &k.requests)) ||
 		    (r = number(sc, m, path, "seconds", 0, 1e4, &k.seconds)) ||
-		    (r = number(sc, m, path, "think", 0, 1e4, &k.think)))
+		    /* its own think time: checked, not replayed (docs/learn.md) */
+		    (r = number(sc, m, path, "think", 0, 1e4, &think)))
 			return r;
 		snprintf(path, sizeof(path), "kinds.%zu.counts", i);
 		if ((cn = pv_playbook_tree_get(m, "counts")) &&

@@ -108,9 +108,6 @@ struct pv_playbook_workload_learned_kind {
 	 * past the cut on average (its requests less its commands' counts); 0 otherwise */
 	double rest;
 	double seconds; /* an activity's length on average, in the capture (0: not learned) */
-	/* the median think time after its activities, in the capture, seconds (0: not learned:
-	 * the workload's think times, whatever the kind) */
-	double think;
 };
 
 struct pv_playbook_workload_learned {

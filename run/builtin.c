@@ -798,21 +798,14 @@ static void plan(struct run *R)
 				"replay the %u kinds of %s (load.workload) as the scenario "
 				"'learned', %u activities a user-hour%s",
 				pb->load.learned.n, pb->workload, pb->load.rate, logons);
-		if (pv_playbook_workload_paced(&pb->load)) {
-			unsigned own = 0;
-
-			for (unsigned k = 0; k < pb->load.learned.n; k++)
-				own += pb->load.learned.kind[k].think > 0;
+		if (pv_playbook_workload_paced(&pb->load))
 			pv_env_plan_add(
 				&R->res->plan,
 				"pace the learned activities as the capture's: each due "
 				"its kind's length and a think time (from %.3g s to %.3g "
-				"s, the capture's; after %u of the %u kinds, scaled to the "
-				"kind's own median) after the last began, scaled to the rate",
+				"s, the capture's) after the last began, scaled to the rate",
 				pb->load.learned.think.q[0],
-				pb->load.learned.think.q[pb->load.learned.think.n - 1], own,
-				pb->load.learned.n);
-		}
+				pb->load.learned.think.q[pb->load.learned.think.n - 1]);
 	}
 	for (size_t si = 0; si < R->ramp.n; si++)
 		for (size_t i = 0; i < pb->nclients; i++) {

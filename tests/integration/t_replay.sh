@@ -77,7 +77,7 @@ for k in think within; do
 	grep -Eq "^  $k: \{median: [0-9.e+-]+, p95: [0-9.e+-]+, quantiles: \{0: [0-9.e+-]+, 5: .*, 100: [0-9.e+-]+\}\}" "$T_TMP/w.yaml" ||
 		fail "w.yaml: activity.$k has no quantiles: $(grep "^  $k:" "$T_TMP/w.yaml")"
 done
-expect_out "^run: would pace the learned activities as the capture's: each due its kind's length and a think time \(from [0-9.e+-]+ s to [0-9.e+-]+ s, the capture's; after [1-9][0-9]* of the [0-9]+ kinds, scaled to the kind's own median\) after the last began, scaled to the rate$"
+expect_out "^run: would pace the learned activities as the capture's: each due its kind's length and a think time \(from [0-9.e+-]+ s to [0-9.e+-]+ s, the capture's\) after the last began, scaled to the rate$"
 profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }
 profile >"$T_TMP/p0"
 [[ -s $T_TMP/p0 ]] || probe_failed "smbstatus --profile on srv printed no SMB2 count"

@@ -210,34 +210,6 @@ START_TEST(sched_learned_pace)
 	qsort(think, N / 10, sizeof(double), cmp_double);
 	ck_assert_msg(fabs(think[N / 20] / 0.1 - 1) < 0.05, "median think %.4f s", think[N / 20]);
 	ck_assert_msg(think[N / 10 * 98 / 100] < 1, "p98 think %.4f s", think[N / 10 * 98 / 100]);
-	/* a kind's own think time: the second kind's median 0.4 s, 4 times the workload's: its
-	 * think times drawn 4 times as long, the first kind's as they were, the pace over both */
-	c.learned.kind[1].think = 0.4;
-	pv_load_sched_init(&s, &c, "cli1", 1);
-	{
-		double m = pv_load_quantiles_mean(&c.learned.think), after[2][N / 10];
-
-		ck_assert_double_eq_tol(s.think_median, 0.1, 1e-12);
-		ck_assert_double_eq_tol(s.pace, 1 / (0.75 * (0.2 + m) + 0.25 * (0.6 + 4 * m)),
-					1e-12);
-		total = 0;
-		for (int i = 0; i < N; i++) {
-			int lk = i % 4 == 3 ? 1 : 0;
-
-			pv_load_next_after(&s, lk, &gap, &k);
-			total += gap;
-			if (i < N / 10 * 4 && (i % 4 == 0 || i % 4 == 3))
-				after[lk][i / 4] = gap / s.pace - c.learned.kind[lk].seconds;
-		}
-		ck_assert_msg(fabs(total / N - 1) < 0.05, "mean gap %.4f s", total / N);
-		for (int lk = 0; lk < 2; lk++)
-			qsort(after[lk], N / 10, sizeof(double), cmp_double);
-		ck_assert_msg(fabs(after[0][N / 20] / 0.1 - 1) < 0.05, "median think %.4f s",
-			      after[0][N / 20]);
-		ck_assert_msg(fabs(after[1][N / 20] / 0.4 - 1) < 0.05, "median think %.4f s",
-			      after[1][N / 20]);
-	}
-	c.learned.kind[1].think = 0;
 	/* a built-in kind weighed beside: exponential gaps, no pace */
 	c.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight = 90;
 	c.kind[0].weight = 10;
@@ -1275,7 +1247,7 @@ START_TEST(proto_learned)
 	c.learned.kind[0] = (struct pv_playbook_workload_learned_kind){
 		{5, 8 | PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT, 6}, 3, 62.5, 9.25, {1, 7.25, 1}};
 	c.learned.kind[1] =
-		(struct pv_playbook_workload_learned_kind){{16}, 1, 0.125, 1, {0}, 40.5, 0.25, 1.5};
+		(struct pv_playbook_workload_learned_kind){{16}, 1, 0.125, 1, {0}, 40.5, 0.25};
 	c.learned.think.n = 3;
 	c.learned.think.level[1] = 50;
 	c.learned.think.level[2] = 100;
@@ -1297,12 +1269,12 @@ START_TEST(proto_learned)
 	c.learned.client[0] = 0.00048828125; /* 2^-11, 2^-9: printed as they are */
 	c.learned.client[1] = 0.001953125;
 	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
-	ck_assert(strstr(b.data,
-			 "\nlearned 62.5 9.25 5,136,6 1,7.25,1 0 0 0\nlearned 0.125 1 16 0 40.5 "
-			 "0.25 1.5\nthink 0:0.001,50:0.5,100:2\nclient-times "
-			 "0:0.0001,100:0.25\nwithin-times "
-			 "0:0.00050000000000000001,100:0.5\nlogons "
-			 "89.25\nclient 0.00048828125 0.001953125\nsizes read 30,"));
+	ck_assert(strstr(
+		b.data,
+		"\nlearned 62.5 9.25 5,136,6 1,7.25,1 0 0\nlearned 0.125 1 16 0 40.5 "
+		"0.25\nthink 0:0.001,50:0.5,100:2\nclient-times 0:0.0001,100:0.25\nwithin-times "
+		"0:0.00050000000000000001,100:0.5\nlogons "
+		"89.25\nclient 0.00048828125 0.001953125\nsizes read 30,"));
 	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
 	memset(&p, 0, sizeof(p));
@@ -1341,34 +1313,32 @@ START_TEST(proto_learned)
 	/* lines that are not one */
 	{
 		static const char *const bad[] = {
-			"learned 1 2",			/* no commands */
-			"learned 1 2 5 1 0 0",		/* no think time */
-			"learned 0 2 5 1 0 0 0",	/* no weight */
-			"learned 1 2 5,,6 1,1,1 0 0 0", /* an empty code */
-			"learned 1 2 5,3 1,1 0 0 0",	/* TREE_CONNECT: the driver's own */
-			"learned 1 2 5,20 1,1 0 0 0",  /* past the commands (19: CREATE(REFUSED)) */
-			"learned 1 2 5,40 1,1 0 0 0",  /* a disposition on another than CREATE */
-			"learned 1 2 5,6 1,1 0 7 1 1", /* a word more */
-			"learned 1 2 5,6 1 0 0 0",     /* a count short */
-			"learned x 2 5 1 0 0 0",       /* not a number */
-			"learned 1 2 5 1 -3 0 0",      /* a rest below 0 */
-			"learned 1 2 5 1 0 -1 0",      /* a length below 0 */
-			"learned 1 2 5 1 0 1e5 0",     /* over 10^4 s */
-			"learned 1 2 5 1 0 1 -1",      /* a think time below 0 */
-			"learned 1 2 5 1 0 1 2e4",     /* a think time over 10^4 s */
-			"sizes reed 1",		       /* neither */
-			"sizes read 1,2",	       /* too few */
-			"logons 0",		       /* none: the line is left out */
-			"logons 36001",		       /* over PV_PLAYBOOK_WORKLOAD_LOGONS_MAX */
-			"logons 5 6",		       /* a word more */
-			"client 0 1",		       /* none: the line is left out */
-			"client 61 61",		       /* over a minute */
-			"client 0.5 0.25",	       /* a p95 under the median */
-			"client 0.5",		       /* a word short */
-			"client 0.5 1 2",	       /* a word more */
-			"think 0:0.1",		       /* one level */
-			"think 0:0.1,90:0.2",	       /* not to 100 */
-			"think 5:0.1,100:0.2",	       /* not from 0 */
+			"learned 1 2",		      /* no commands */
+			"learned 1 2 5 1 0",	      /* no length */
+			"learned 0 2 5 1 0 0",	      /* no weight */
+			"learned 1 2 5,,6 1,1,1 0 0", /* an empty code */
+			"learned 1 2 5,3 1,1 0 0",    /* TREE_CONNECT: the driver's own */
+			"learned 1 2 5,20 1,1 0 0",   /* past the commands (19: CREATE(REFUSED)) */
+			"learned 1 2 5,40 1,1 0 0",   /* a disposition on another than CREATE */
+			"learned 1 2 5,6 1,1 0 7 1",  /* a word more */
+			"learned 1 2 5,6 1 0 0",      /* a count short */
+			"learned x 2 5 1 0 0",	      /* not a number */
+			"learned 1 2 5 1 -3 0",	      /* a rest below 0 */
+			"learned 1 2 5 1 0 -1",	      /* a length below 0 */
+			"learned 1 2 5 1 0 1e5",      /* over 10^4 s */
+			"sizes reed 1",		      /* neither */
+			"sizes read 1,2",	      /* too few */
+			"logons 0",		      /* none: the line is left out */
+			"logons 36001",		      /* over PV_PLAYBOOK_WORKLOAD_LOGONS_MAX */
+			"logons 5 6",		      /* a word more */
+			"client 0 1",		      /* none: the line is left out */
+			"client 61 61",		      /* over a minute */
+			"client 0.5 0.25",	      /* a p95 under the median */
+			"client 0.5",		      /* a word short */
+			"client 0.5 1 2",	      /* a word more */
+			"think 0:0.1",		      /* one level */
+			"think 0:0.1,90:0.2",	      /* not to 100 */
+			"think 5:0.1,100:0.2",	      /* not from 0 */
 			"think 0:0.1,50:0.2,50:0.3,100:1", /* a level not over the last */
 			"think 0:0.3,100:0.2",		   /* fewer seconds */
 			"think 0:0,100:0",		   /* no time */
