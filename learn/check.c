@@ -252,10 +252,8 @@ static void status(const struct pv_learn_counts *cap, const struct pv_learn_coun
 static void notify(const struct pv_learn_counts *cap, const struct pv_learn_counts *rep,
 		   struct pv_learn_check *o)
 {
-	uint64_t n[2] = {0, 0};
+	uint64_t n[2] = {cap->notify.held.n, rep->notify.held.n}; /* the watches answered */
 
-	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
-		n[0] += cap->notify.ended[i], n[1] += rep->notify.ended[i];
 	if (!n[0])
 		return;
 	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++) {

@@ -301,8 +301,7 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 			}
 		}
 		break;
-	case 15: /* CHANGE_NOTIFY: a watch, timed to its answer */
-		c->notify.watches++;
+	case 15: /* CHANGE_NOTIFY: a watch (of a whole subtree?), timed to its answer */
 		c->notify.tree += m->flags & 1u;
 		break;
 	case 11: /* IOCTL: by its control code */

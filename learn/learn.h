@@ -58,11 +58,10 @@ extern const char *const pv_learn_notify_ends[PV_LEARN_NOTIFY_ENDS];
 /* Change notify, as a figure of its own: the watches, how long each stayed (its request to its
  * final answer) and what ended it; those still watching when the capture ended. */
 struct pv_learn_notify {
-	uint64_t watches, tree; /* CHANGE_NOTIFY requests; of them, of the whole subtree */
-	uint64_t ended[PV_LEARN_NOTIFY_ENDS];
-	uint64_t open; /* unanswered when the capture ended */
+	uint64_t tree;			      /* the watches (req[15]) of a whole subtree */
+	uint64_t ended[PV_LEARN_NOTIFY_ENDS]; /* adding up to held.n: those answered */
+	uint64_t open;			      /* unanswered when the capture ended */
 	struct pv_learn_hist held;
-	double seconds[2]; /* held: median, p95 (at the end) */
 };
 /* A watch's final answer, status, held seconds after its request. */
 void pv_learn_notify_ended(struct pv_learn_notify *n, double held, uint32_t status);

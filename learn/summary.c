@@ -145,10 +145,6 @@ void pv_learn_summarize(struct pv_learn_counts *c, double gap)
 		}
 	}
 	pv_learn_times(c);
-	if (c->notify.held.n) {
-		c->notify.seconds[0] = pv_learn_hist_quantile(&c->notify.held, 0.5);
-		c->notify.seconds[1] = pv_learn_hist_quantile(&c->notify.held, 0.95);
-	}
 	/* a user's hours: those it was seen at work, from its first request to its last, not the
 	 * capture's (a capture begun before a user's first request, or a user gone before its
 	 * end, would say a slower user than it was); a user seen at one moment alone is left out

@@ -218,23 +218,21 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 }
 
 /* Change notify: the watches, how long each stayed and what ended it. */
-static void notify(struct pv_buf *out, const struct pv_learn_notify *n)
+static void notify(struct pv_buf *out, const struct pv_learn_counts *c)
 {
-	uint64_t ended = 0;
+	const struct pv_learn_notify *n = &c->notify;
 
-	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
-		ended += n->ended[i];
 	pv_buf_addf(out,
 		    "  change_notify: # the watches (CHANGE_NOTIFY requests), how long each "
 		    "stayed (its request to its answer) and what ended it, as a %% of those "
 		    "answered\n"
 		    "    watches: %llu\n    whole_subtree: %llu\n"
 		    "    held_seconds: {median: %.6g, p95: %.6g}\n    answered: {",
-		    (unsigned long long)n->watches, (unsigned long long)n->tree, n->seconds[0],
-		    n->seconds[1]);
+		    (unsigned long long)c->req[15], (unsigned long long)n->tree,
+		    pv_learn_hist_quantile(&n->held, 0.5), pv_learn_hist_quantile(&n->held, 0.95));
 	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
 		pv_buf_addf(out, "%s%s: %.4f", i ? ", " : "", pv_learn_notify_ends[i],
-			    pct(n->ended[i], ended));
+			    pct(n->ended[i], n->held.n));
 	pv_buf_addf(out, "}\n    still_watching: %llu # when the capture ended\n",
 		    (unsigned long long)n->open);
 }
@@ -307,7 +305,7 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 		    "folder listed was: an open of it and its QUERY_DIRECTORYs a listing\n",
 		    c->listings_per_folder[0], c->listings_per_folder[1],
 		    (unsigned long long)c->folders_listed);
-	notify(out, &c->notify);
+	notify(out, c);
 	fileset(out, c);
 	if (pv_buf_failed(out))
 		return pv_error(PV_EIO, "out of memory while writing the learned workload");

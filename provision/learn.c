@@ -169,30 +169,6 @@ static void text_namespace(const struct pv_learn_counts *c)
 		       c->listings_per_folder[1]);
 }
 
-static const char *dur(double s, char *b, size_t n);
-
-/* Change notify: the watches, how long they stayed, what ended them. */
-static void text_notify(const struct pv_learn_counts *c)
-{
-	const struct pv_learn_notify *n = &c->notify;
-	uint64_t ended = 0;
-	char a[32], b[32];
-
-	if (!n->watches)
-		return;
-	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
-		ended += n->ended[i];
-	printf("learn: change notify: %llu watch%s (%llu of a whole subtree), held %s (median; "
-	       "p95 %s) to their answer: ",
-	       (unsigned long long)n->watches, n->watches == 1 ? "" : "es",
-	       (unsigned long long)n->tree, dur(n->seconds[0], a, sizeof(a)),
-	       dur(n->seconds[1], b, sizeof(b)));
-	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
-		printf("%s%s %.1f%%", i ? ", " : "", pv_learn_notify_ends[i],
-		       pct(n->ended[i], ended));
-	printf("; %llu still watching at the end\n", (unsigned long long)n->open);
-}
-
 /* A time as it reads best: "340 us", "2.1 ms", "1.30 s" */
 static const char *dur(double s, char *b, size_t n)
 {
@@ -203,6 +179,26 @@ static const char *dur(double s, char *b, size_t n)
 	else
 		snprintf(b, n, "%.2f s", s);
 	return b;
+}
+
+/* Change notify: the watches, how long they stayed, what ended them. */
+static void text_notify(const struct pv_learn_counts *c)
+{
+	const struct pv_learn_notify *n = &c->notify;
+	char a[32], b[32];
+
+	if (!c->req[15])
+		return;
+	printf("learn: change notify: %llu watch%s (%llu of a whole subtree), held %s (median; "
+	       "p95 %s) to their answer: ",
+	       (unsigned long long)c->req[15], c->req[15] == 1 ? "" : "es",
+	       (unsigned long long)n->tree,
+	       dur(pv_learn_hist_quantile(&n->held, 0.5), a, sizeof(a)),
+	       dur(pv_learn_hist_quantile(&n->held, 0.95), b, sizeof(b)));
+	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
+		printf("%s%s %.1f%%", i ? ", " : "", pv_learn_notify_ends[i],
+		       pct(n->ended[i], n->held.n));
+	printf("; %llu still watching at the end\n", (unsigned long long)n->open);
 }
 
 /* A size as it reads best: "512 B", "64 KiB", "1 MiB" */
@@ -360,9 +356,16 @@ static struct pv_json *times(const double mp[2], const double q[PV_LEARN_THINK_L
 	return o;
 }
 
-/* Every kind of activity, the most frequent first. */
-static struct pv_json *hist_json(const struct pv_learn_hist *h);
+/* A time distribution: {median, p95, n} */
+static struct pv_json *hist_json(const struct pv_learn_hist *h)
+{
+	struct pv_json *o = pair(pv_learn_hist_quantile(h, 0.5), pv_learn_hist_quantile(h, 0.95));
 
+	INT(o, "n", h->n);
+	return o;
+}
+
+/* Every kind of activity, the most frequent first. */
 static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 {
 	const struct pv_learn_kinds *k = &c->kinds;
@@ -394,15 +397,6 @@ static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 		pv_json_str(j, "kinds", NULL);
 	}
 	INT(j, "kinds_other", k->other);
-}
-
-/* A time distribution: {median, p95, n} */
-static struct pv_json *hist_json(const struct pv_learn_hist *h)
-{
-	struct pv_json *o = pair(pv_learn_hist_quantile(h, 0.5), pv_learn_hist_quantile(h, 0.95));
-
-	INT(o, "n", h->n);
-	return o;
 }
 
 /* A size distribution: {n, median_up_to, p95_up_to} */
@@ -490,7 +484,7 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 		    pair(c->listings_per_folder[0], c->listings_per_folder[1]));
 	pv_json_set(j, "namespace", o);
 	o = hist_json(&c->notify.held);
-	INT(o, "watches", c->notify.watches);
+	INT(o, "watches", c->req[15]);
 	INT(o, "tree", c->notify.tree);
 	INT(o, "still_watching", c->notify.open);
 	{

@@ -69,6 +69,13 @@ static const char *failed(const struct pv_learn_check *k)
 }
 
 static struct pv_learn_counts cap, rep;
+
+/* n watches answered with status, each held 1 ms */
+static void watches(struct pv_learn_notify *w, int n, uint32_t status)
+{
+	for (int i = 0; i < n; i++)
+		pv_learn_notify_ended(w, 0.001, status);
+}
 static struct pv_learn_check k;
 
 /* A replay twice the capture's length, alike in every share and distribution: every check
@@ -204,21 +211,21 @@ START_TEST(broken)
 	counts(&rep, 1);
 	answered(&cap);
 	answered(&rep);
-	cap.notify.ended[PV_LEARN_NOTIFY_CLOSED] = 20;
-	rep.notify.ended[PV_LEARN_NOTIFY_CLOSED] = 19;
-	rep.notify.ended[PV_LEARN_NOTIFY_CANCELLED] = 1;
+	watches(&cap.notify, 20, 0x0000010Bu); /* NOTIFY_CLEANUP */
+	watches(&rep.notify, 19, 0x0000010Bu);
+	watches(&rep.notify, 1, 0xC0000120u); /* CANCELLED */
 	pv_learn_check(&cap, &rep, &k);
 	ck_assert_str_eq(failed(&k), "CHANGE_NOTIFY answered: closed\nCHANGE_NOTIFY answered: "
 				     "cancelled\n");
 	ck_assert_double_eq_tol(find(&k, "CHANGE_NOTIFY answered: closed")->replay, 95, 1e-9);
-	rep.notify.ended[PV_LEARN_NOTIFY_CLOSED] = 39;
+	watches(&rep.notify, 20, 0x0000010Bu); /* 39 of 40 */
 	pv_learn_check(&cap, &rep, &k);
 	ck_assert_str_eq(failed(&k), "");
 	memset(&rep.notify, 0, sizeof(rep.notify)); /* the replay watched nothing */
 	pv_learn_check(&cap, &rep, &k);
 	ck_assert_str_eq(failed(&k), "CHANGE_NOTIFY answered: closed\n");
 	memset(&cap.notify, 0, sizeof(cap.notify));
-	rep.notify.ended[PV_LEARN_NOTIFY_ERROR] = 5;
+	watches(&rep.notify, 5, 0xC0000034u); /* OBJECT_NAME_NOT_FOUND: an error */
 	pv_learn_check(&cap, &rep, &k);
 	ck_assert_str_eq(failed(&k), "");
 	for (unsigned i = 0; i < k.n; i++)
