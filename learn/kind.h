@@ -14,8 +14,11 @@
 #include "learn/hist.h"
 #include "learn/table.h"
 
-#define PV_LEARN_KIND_STEPS 24	 /* commands of a shape, at most (longer: cut, marked) */
+#define PV_LEARN_KIND_STEPS 128	 /* commands of a shape, at most (longer: cut, marked) */
 #define PV_LEARN_KINDS_MAX  4096 /* kinds told apart */
+/* a shape's words (pv_learn_kind_name) and their NUL, at most: 22 bytes a step
+ * ("CREATE(OVERWRITE_IF)+ "), then " ..." */
+#define PV_LEARN_KIND_NAME_MAX (PV_LEARN_KIND_STEPS * 22 + 8)
 
 /* A shape: one byte a step (the command, 0x80 set when it repeats), a cut mark; and how many
  * requests each step folded (not part of the shape: activities of one shape differ in it). */

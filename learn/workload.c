@@ -168,7 +168,7 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 	const struct pv_learn_kinds *k = &c->kinds;
 	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL, shown;
 	uint64_t rest = k->other, rest_req = k->other_requests;
-	char name[600];
+	char name[PV_LEARN_KIND_NAME_MAX];
 
 	if (k->n && !order) {
 		b->failed = true;

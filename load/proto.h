@@ -35,6 +35,11 @@
 #include "load/engine.h"
 #include "util/buf.h"
 
+/* A line of the protocol, at most, its '\n' with it: a learned kind of
+ * PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS commands and counts, each count written whole (%.17g),
+ * takes about 3.5 KiB */
+#define PV_LOAD_PROTO_LINE_MAX 8192
+
 /* A name percent-encoded onto out; the next space-separated word of [*s, end) decoded into w
  * (wlen bytes with its NUL; *s moves past it): 0, or -1 when there is none, it does not fit,
  * or it holds a bad or a NUL escape. The copy job's lines (load/copy.h) use them too. */

@@ -24,7 +24,7 @@
  *     whole count, as they pair). A workload that did not count them: what the kind's requests
  *     have over one a command, shared among its repeats (two at least).
  * Commands that cannot be made on what is open (a listing of F2, a read of a folder) are left
- * out. A kind cut short (learn keeps 24 commands) has the requests past its cut made as its
+ * out. A kind cut short (learn keeps 128 commands) has the requests past its cut made as its
  * whole cycles (a CREATE to the CLOSE that leaves open only what was open before it: a file
  * opened and closed in a folder held open) like its last one again, in turn, what is open
  * closed first: a folder read file by file goes on as it began, its files

@@ -135,13 +135,13 @@ static int counts(struct pv_playbook_schema *sc, const struct pv_playbook_node *
 		  bool cut)
 {
 	double sum = 0;
-	double c[64];
+	double c[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS];
 	int r;
 
 	if (words > sizeof(c) / sizeof(c[0]))
 		return pv_playbook_schema_fail(
-			sc, v, "'%s' counts more than %zu commands; expected at most %d", path,
-			sizeof(c) / sizeof(c[0]), PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS);
+			sc, v, "'%s' counts more than %d commands, the most a kind has", path,
+			PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS);
 	if (v->kind != PV_PLAYBOOK_NODE_SEQUENCE || v->n != words)
 		return pv_playbook_schema_fail(
 			sc, v, "'%s' is %s; expected a list of %u numbers, one a command", path,

@@ -49,7 +49,7 @@ struct pv_playbook_workload_scenario {
  * (CREATE, CLOSE, FLUSH, READ, WRITE, LOCK, IOCTL, QUERY_DIRECTORY, CHANGE_NOTIFY, QUERY_INFO,
  * SET_INFO); logons and tree connects are the driver's own. */
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS  256	 /* kinds kept, the most frequent first */
-#define PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS  24	 /* commands of a kind, at most (learn/kind.h's) */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS  128	 /* commands of a kind, at most (learn/kind.h's) */
 #define PV_PLAYBOOK_WORKLOAD_SIZE_BINS	    34	 /* size buckets: 0 (empty), then [2^(k-1), 2^k) */
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT 0x80 /* a step's flag: the command repeats (READ+) */
 /* A CREATE step's disposition, in its bits 5 and 6: OPEN (0: what was there opened, as the

@@ -219,7 +219,7 @@ static void text_kinds(const struct pv_learn_counts *c)
 {
 	const struct pv_learn_kinds *k = &c->kinds;
 	size_t *order, shown;
-	char name[600], a[32];
+	char name[PV_LEARN_KIND_NAME_MAX], a[32];
 
 	if (!c->has_kinds || !k->n || !(order = malloc(k->n * sizeof(*order))))
 		return;
@@ -371,7 +371,7 @@ static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 	const struct pv_learn_kinds *k = &c->kinds;
 	struct pv_json *a = pv_json_array();
 	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL;
-	char name[600];
+	char name[PV_LEARN_KIND_NAME_MAX];
 
 	if (order)
 		pv_learn_kinds_order(k, order);

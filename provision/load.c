@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 struct input {
-	char buf[4096];
+	char buf[PV_LOAD_PROTO_LINE_MAX];
 	size_t len;
 	bool eof, go, stop;
 	const volatile sig_atomic_t *signal;

@@ -566,11 +566,11 @@ START_TEST(kinds)
 {
 	static const uint16_t open_read[] = {5, 16, 8, 8, 8, 6}, open_read2[] = {5, 16, 8, 6},
 			      listing[] = {5, 14, 14, 6};
-	uint16_t longer[40];
+	uint16_t longer[PV_LEARN_KIND_STEPS + 16];
 	struct pv_learn_kind_shape a = shape(open_read, 6), b = shape(open_read2, 4), c, d;
 	struct pv_learn_kinds t;
 	size_t order[3];
-	char name[600];
+	char name[PV_LEARN_KIND_NAME_MAX];
 
 	/* repeats folded: READ READ READ and READ are one shape's READ+ and READ */
 	pv_learn_kind_name(&a, name, sizeof(name));
@@ -578,9 +578,9 @@ START_TEST(kinds)
 	pv_learn_kind_name(&b, name, sizeof(name));
 	ck_assert_str_eq(name, "CREATE QUERY_INFO READ CLOSE");
 	/* cut after PV_LEARN_KIND_STEPS, marked */
-	for (size_t i = 0; i < 40; i++)
+	for (size_t i = 0; i < PV_LEARN_KIND_STEPS + 16; i++)
 		longer[i] = (uint16_t)(i % 2 ? 8 : 9);
-	c = shape(longer, 40);
+	c = shape(longer, PV_LEARN_KIND_STEPS + 16);
 	ck_assert(c.n == PV_LEARN_KIND_STEPS && c.cut);
 	pv_learn_kind_name(&c, name, sizeof(name));
 	ck_assert_msg(strstr(name, "WRITE READ ...") != NULL, "%s", name);

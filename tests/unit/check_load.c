@@ -1285,6 +1285,42 @@ START_TEST(proto_learned)
 	ck_assert_double_eq(p.cfg.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight, 1);
 	pv_load_proto_release(&p);
 
+	/* the longest kind learn keeps, its codes and counts at their widest: one line, within
+	 * what the load reads of a line, read back whole */
+	{
+		struct pv_playbook_workload_learned_kind *k = &c.learned.kind[2];
+		size_t longest = 0;
+
+		*k = (struct pv_playbook_workload_learned_kind){.weight = 1.0 / 3,
+								.requests = 1e9 / 7};
+		for (unsigned i = 0; i < PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS; i++) {
+			k->step[k->n++] = i % 2 ? 6 | PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT
+						: 5 | PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF |
+							  PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT;
+			k->count[i] = 1e8 / 3 + i;
+		}
+		k->rest = 1e9 / 3;
+		k->seconds = 1e4 / 3;
+		c.learned.n = 3;
+		pv_buf_reset(&b);
+		ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
+		ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
+		ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
+		memset(&p, 0, sizeof(p));
+		save = NULL;
+		for (line = strtok_r(b.data, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			longest = strlen(line) > longest ? strlen(line) : longest;
+			ck_assert_msg(pv_load_proto_parse(&p, line, strlen(line)) == PV_OK,
+				      "%s: %s", line, pv_errmsg());
+		}
+		ck_assert_uint_gt(longest, PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS * 20);
+		ck_assert_uint_lt(longest + 1, PV_LOAD_PROTO_LINE_MAX);
+		ck_assert_mem_eq(&p.cfg.learned, &c.learned, sizeof(c.learned));
+		pv_load_proto_release(&p);
+		c.learned.n = 2;
+	}
+
 	/* the logons: at most PV_PLAYBOOK_WORKLOAD_LOGONS_MAX; none when the kind is not weighed */
 	c.learned.relogons_per_user_hour = 120000;
 	ck_assert_double_eq(pv_playbook_workload_logons(&c), PV_PLAYBOOK_WORKLOAD_LOGONS_MAX);

@@ -267,6 +267,57 @@ START_TEST(read_back)
 }
 END_TEST
 
+/* The longest kind learn keeps (PV_LEARN_KIND_STEPS commands, in the widest words: a replaced
+ * file's CREATE repeated, a listing repeated) is written whole and read back whole, with each
+ * command's count: a session of a script is replayed as it went, not cut after its first
+ * commands; one command more is cut, and marked so. */
+START_TEST(long_kind)
+{
+	struct pv_learn_counts c;
+	struct pv_buf b = PV_BUF_INIT;
+	struct pv_playbook_workload_learned l;
+	struct pv_learn_kind_shape s = {0}, more;
+	const char *at;
+
+	counts(&c);
+	for (unsigned i = 0; i < PV_LEARN_KIND_STEPS; i++)
+		for (int twice = 0; twice < 2; twice++)
+			pv_learn_kind_shape_add(
+				&s,
+				i % 2 ? SMB2_QUERY_DIRECTORY
+				      : SMB2_CREATE | pv_playbook_workload_learned_disposition(5));
+	ck_assert(s.n == PV_LEARN_KIND_STEPS && !s.cut);
+	more = s;
+	pv_learn_kind_shape_add(&more, SMB2_CLOSE);
+	ck_assert(more.cut);
+	for (int i = 0; i < 50; i++) /* the most frequent kind: first */
+		pv_learn_kinds_add(&c.kinds, &s, 2 * PV_LEARN_KIND_STEPS, 0.5);
+	pv_learn_kinds_add(&c.kinds, &more, 2 * PV_LEARN_KIND_STEPS + 1, 0.5);
+	c.activities += 51;
+	ck_assert_int_eq(pv_learn_workload(&c, "srv.pcap", "1", &b), PV_OK);
+	ck_assert_ptr_nonnull(at = strstr(b.data, "  - commands: CREATE(OVERWRITE_IF)+ "));
+	ck_assert_int_eq(count(at, "CREATE(OVERWRITE_IF)+ QUERY_DIRECTORY+") -
+				 count(strstr(at + 1, "  - commands: "),
+				       "CREATE(OVERWRITE_IF)+ QUERY_DIRECTORY+"),
+			 PV_LEARN_KIND_STEPS / 2);
+	ck_assert_msg(pv_playbook_workload_learned_parse("w.yaml", b.data, b.len, &l) == PV_OK,
+		      "%s", pv_errmsg());
+	ck_assert_uint_eq(l.kind[0].n, PV_LEARN_KIND_STEPS);
+	ck_assert_double_eq(l.kind[0].rest, 0);
+	for (unsigned i = 0; i < PV_LEARN_KIND_STEPS; i++) {
+		ck_assert_uint_eq(
+			l.kind[0].step[i],
+			(i % 2 ? SMB2_QUERY_DIRECTORY
+			       : SMB2_CREATE | PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF) |
+				PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT);
+		ck_assert_double_eq(l.kind[0].count[i], 2);
+	}
+	pv_buf_release(&b, 0);
+	pv_learn_kinds_release(&c.kinds);
+	pv_learn_users_release(&c.users);
+}
+END_TEST
+
 /* CREATE's dispositions as a step's bits, each named as learn writes it and read back */
 START_TEST(dispositions)
 {
@@ -351,7 +402,9 @@ static void refused(const char *text, const char *want)
 
 START_TEST(read_refusals)
 {
-	char many[512] = "kinds:\n  - {weight: 1, commands: ";
+	char many[64 + (PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS + 1) * 5] =
+		"kinds:\n  - {weight: 1, commands: ",
+								  more[64];
 
 	refused("source: {}\n", "w.yaml:1:1: no 'kinds' in it; expected a workload that "
 				"`provision learn CAPTURE -o FILE` wrote");
@@ -391,7 +444,9 @@ START_TEST(read_refusals)
 	for (int i = 0; i < PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS + 1; i++)
 		strcat(many, "READ ");
 	strcat(many, "}\n");
-	refused(many, "more than 24 commands to replay");
+	snprintf(more, sizeof(more), "more than %d commands to replay",
+		 PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS);
+	refused(many, more);
 	refused("kinds:\n  - {commands: CREATE READ+, weight: 5, counts: [1]}\n",
 		"'kinds.0.counts' is a list of another length; expected a list of 2 numbers");
 	refused("kinds:\n  - {commands: CREATE READ+, weight: 5, counts: [1, 0.5]}\n",
@@ -488,6 +543,7 @@ int main(void)
 	tcase_add_test(tc, yaml);
 	tcase_add_test(tc, many_kinds);
 	tcase_add_test(tc, read_back);
+	tcase_add_test(tc, long_kind);
 	tcase_add_test(tc, dispositions);
 	tcase_add_test(tc, read_refusals);
 	tcase_add_test(tc, replay_needs);
