@@ -5,6 +5,7 @@
 #include "smb/trace.h"
 #include "util/hash.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,77 @@ void pv_learn_kinds_order(const struct pv_learn_kinds *t, size_t *order)
 	for (size_t i = 0; i < t->n; i++)
 		order[i] = i;
 	qsort_r(order, t->n, sizeof(*order), by_count, (void *)t);
+}
+
+/* Kind kd's share of its requests each command of cmd[0..ncmd) took, into p (the steps kept:
+ * a cut kind's requests past them are not known); its requests an activity into *len. */
+static void shares(const struct pv_learn_kind *kd, const uint8_t *slot, unsigned ncmd, double *p,
+		   double *len)
+{
+	double sum = 0;
+
+	memset(p, 0, ncmd * sizeof(*p));
+	for (unsigned i = 0; i < kd->shape.n; i++) {
+		p[slot[kd->shape.step[i] & 0x7f]] += (double)kd->step_requests[i];
+		sum += (double)kd->step_requests[i];
+	}
+	for (unsigned c = 0; c < ncmd && sum > 0; c++)
+		p[c] /= sum;
+	*len = kd->count ? (double)kd->requests / (double)kd->count : 0;
+}
+
+double pv_learn_kinds_nearest(const struct pv_learn_kinds *t, const size_t *order, size_t kept,
+			      size_t *near)
+{
+	uint8_t slot[128] = {0}, seen[128] = {0};
+	unsigned ncmd = 0;
+	double *p = NULL, *len = NULL, moved = 0, all = 0;
+
+	if (kept >= t->n || !kept) {
+		for (size_t i = kept; i < t->n; i++)
+			near[i] = 0;
+		return 0;
+	}
+	/* the commands the kinds hold, each a slot of its own */
+	for (size_t i = 0; i < t->n; i++)
+		for (unsigned j = 0; j < t->k[i].shape.n; j++)
+			if (!seen[t->k[i].shape.step[j] & 0x7f]++)
+				slot[t->k[i].shape.step[j] & 0x7f] = (uint8_t)ncmd++;
+	if (!(p = malloc((kept + 1) * ncmd * sizeof(*p))) ||
+	    !(len = malloc((kept + 1) * sizeof(*len)))) {
+		free(p);
+		return -1;
+	}
+	for (size_t k = 0; k < kept; k++)
+		shares(&t->k[order[k]], slot, ncmd, p + k * ncmd, &len[k]);
+	for (size_t i = kept; i < t->n; i++) {
+		const struct pv_learn_kind *kd = &t->k[order[i]];
+		double *q = p + kept * ncmd, best = HUGE_VAL, best_l1 = 0;
+
+		shares(kd, slot, ncmd, q, &len[kept]);
+		near[i] = 0;
+		for (size_t k = 0; k < kept; k++) {
+			double l1 = 0, d;
+
+			for (unsigned c = 0; c < ncmd; c++)
+				l1 += fabs(q[c] - p[k * ncmd + c]);
+			d = l1 +
+			    (len[k] > 0 && len[kept] > 0
+				     ? PV_LEARN_KIND_NEAR_LENGTH * fabs(log(len[kept] / len[k]))
+				     : 0);
+			if (d < best) {
+				best = d;
+				best_l1 = l1;
+				near[i] = k;
+			}
+		}
+		moved += (double)kd->requests * best_l1 / 2;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		all += (double)t->k[i].requests;
+	free(p);
+	free(len);
+	return all > 0 ? moved / all : 0;
 }
 
 void pv_learn_kind_name(const struct pv_learn_kind_shape *s, char *out, size_t len)

@@ -60,6 +60,17 @@ long pv_learn_kinds_add(struct pv_learn_kinds *t, const struct pv_learn_kind_sha
 /* The kinds' places in order of count (most first), n of them, into order (which holds t->n);
  * ties by shape. */
 void pv_learn_kinds_order(const struct pv_learn_kinds *t, size_t *order);
+/* The kinds past the first `kept` of order (pv_learn_kinds_order's) each to the kept kind
+ * nearest it, into near[i] for kept <= i < t->n (a place in order): the one whose commands
+ * take the closest shares of its requests (the L1 distance between the two kinds' shares of
+ * each command, a CREATE's disposition and an IOCTL's code apart, over the steps kept), plus
+ * PV_LEARN_KIND_NEAR_LENGTH times |ln| of their requests an activity over each other's.
+ * Returns the share of all the kinds' requests made as another command when each kind past
+ * them is replayed as its nearest (the sum of its requests times half the L1 distance), 0 to
+ * 1; 0 when none is past them or none is kept; -1 when out of memory. */
+#define PV_LEARN_KIND_NEAR_LENGTH 0.1
+double pv_learn_kinds_nearest(const struct pv_learn_kinds *t, const size_t *order, size_t kept,
+			      size_t *near);
 /* The shape as words: "CREATE QUERY_INFO CLOSE", "READ+" for a repeat, " ..." when cut. */
 void pv_learn_kind_name(const struct pv_learn_kind_shape *s, char *out, size_t len);
 void pv_learn_kinds_release(struct pv_learn_kinds *t);

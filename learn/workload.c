@@ -163,20 +163,58 @@ static void sizes(struct pv_buf *b, const char *key, const struct pv_learn_sizes
 	pv_buf_addstr(b, "}}\n");
 }
 
+/* What kind i of order (one written) stands for: the kinds past the written ones nearest it
+ * (near), their activities and requests, and the weight and rate a replay adds to the kind's
+ * own to make their requests: as many of its activities as their requests make. */
+static void stands_for(struct pv_buf *b, const struct pv_learn_counts *c,
+		       const struct pv_learn_kind *kd, const size_t *order, const size_t *near,
+		       size_t i, size_t shown)
+{
+	const struct pv_learn_kinds *k = &c->kinds;
+	uint64_t acts = 0, reqs = 0;
+	double as_many;
+
+	for (size_t j = shown; j < k->n; j++)
+		if (near[j] == i) {
+			acts += k->k[order[j]].count;
+			reqs += k->k[order[j]].requests;
+		}
+	if (!acts || !kd->requests)
+		return;
+	as_many = (double)reqs * (double)kd->count / (double)kd->requests;
+	pv_buf_addf(b,
+		    "    stands_for: {activities: %llu, requests: %llu, weight: %.4f, "
+		    "per_user_hour: %.6g} # kinds not written, nearest this one: replayed as it\n",
+		    (unsigned long long)acts, (unsigned long long)reqs,
+		    c->activities ? 100.0 * as_many / (double)c->activities : 0,
+		    c->user_hours > 0 ? as_many / c->user_hours : 0);
+}
+
 static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 {
 	const struct pv_learn_kinds *k = &c->kinds;
-	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL, shown;
-	uint64_t rest = k->other, rest_req = k->other_requests;
+	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL,
+	       *near = k->n ? malloc(k->n * sizeof(*near)) : NULL, shown;
+	uint64_t rest = k->other, rest_req = k->other_requests, near_acts = 0;
+	double moved = 0;
 	char name[PV_LEARN_KIND_NAME_MAX];
 
-	if (k->n && !order) {
+	if (k->n && (!order || !near)) {
+		free(order);
+		free(near);
 		b->failed = true;
 		return;
 	}
-	if (order)
-		pv_learn_kinds_order(k, order);
 	shown = k->n < PV_LEARN_WORKLOAD_KINDS ? k->n : PV_LEARN_WORKLOAD_KINDS;
+	if (order) {
+		pv_learn_kinds_order(k, order);
+		if ((moved = pv_learn_kinds_nearest(k, order, shown, near)) < 0) {
+			free(order);
+			free(near);
+			b->failed = true;
+			return;
+		}
+	}
 	pv_buf_addstr(b, "kinds: # an activity's commands, repeats folded (READ+), the most "
 			 "frequent first\n");
 	for (size_t i = 0; i < shown; i++) {
@@ -203,18 +241,27 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 				    "next activity, the median of %llu\n",
 				    pv_learn_hist_quantile(&kd->think, 0.5),
 				    (unsigned long long)kd->think.n);
+		stands_for(b, c, kd, order, near, i, shown);
 	}
 	for (size_t i = shown; i < k->n; i++) {
-		rest += k->k[order[i]].count;
+		near_acts += k->k[order[i]].count;
 		rest_req += k->k[order[i]].requests;
 	}
+	rest += near_acts;
 	free(order);
+	free(near);
 	if (rest)
-		pv_buf_addf(b,
-			    "other_kinds: {weight: %.4f, activities: %llu, requests: %llu} # past "
-			    "the %d written\n",
-			    pct(rest, c->activities), (unsigned long long)rest,
-			    (unsigned long long)rest_req, PV_LEARN_WORKLOAD_KINDS);
+		pv_buf_addf(
+			b,
+			"other_kinds: {weight: %.4f, activities: %llu, requests: %llu, "
+			"stood_in_for: %llu, made_as_another_command: %.4f} # past the %d "
+			"written: each of those told apart replayed as the kind written nearest "
+			"its commands (that kind's stands_for: its weight and rate added, as many "
+			"of its activities as their requests make), the %% of all requests made "
+			"as another command so; those past the %d told apart not replayed\n",
+			pct(rest, c->activities), (unsigned long long)rest,
+			(unsigned long long)rest_req, (unsigned long long)near_acts, 100 * moved,
+			PV_LEARN_WORKLOAD_KINDS, PV_LEARN_KINDS_MAX);
 }
 
 /* Change notify: the watches, how long each stayed and what ended it. */

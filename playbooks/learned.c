@@ -17,8 +17,11 @@
 
 static const char *const top_keys[] = {"source", "users", "activity", "kinds",	 "other_kinds",
 				       "mix",	 "sizes", "files",    "fileset", NULL};
-static const char *const kind_keys[] = {"commands", "weight", "per_user_hour", "requests",
-					"seconds",  "counts", "think",	       NULL};
+static const char *const kind_keys[] = {"commands", "weight",	  "per_user_hour",
+					"requests", "seconds",	  "counts",
+					"think",    "stands_for", NULL};
+static const char *const stands_keys[] = {"activities", "requests", "weight", "per_user_hour",
+					  NULL};
 static const char *const size_keys[] = {"read", "write", NULL};
 static const char *const again_keys[] = {"median", "users", NULL};
 static const char *const activity_keys[] = {"gap",   "gap_learned", "activities", "within",
@@ -206,6 +209,20 @@ static int kinds(struct pv_playbook_schema *sc, const struct pv_playbook_node *s
 		if ((cn = pv_playbook_tree_get(m, "counts")) &&
 		    (r = counts(sc, cn, path, &k, at, words, cut)))
 			return r;
+		/* the kinds not written that this one stands for: replayed as it */
+		if ((cn = pv_playbook_tree_get(m, "stands_for"))) {
+			double more = 0, more_rate = 0;
+
+			snprintf(path, sizeof(path), "kinds.%zu.stands_for", i);
+			if ((r = pv_playbook_schema_keys(
+				     sc, cn, path, stands_keys,
+				     "a mapping {weight, per_user_hour, ...}")) ||
+			    (r = number(sc, cn, path, "weight", 0, 1e9, &more)) ||
+			    (r = number(sc, cn, path, "per_user_hour", 0, 1e9, &more_rate)))
+				return r;
+			weight += more;
+			rate += more_rate;
+		}
 		if (!k.n || weight <= 0)
 			continue; /* nothing to replay: logons, tree connects */
 		if (l->n == PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS)

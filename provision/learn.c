@@ -218,7 +218,7 @@ static const char *size(uint64_t v, char *b, size_t n)
 static void text_kinds(const struct pv_learn_counts *c)
 {
 	const struct pv_learn_kinds *k = &c->kinds;
-	size_t *order, shown;
+	size_t *order, *near, shown;
 	char name[PV_LEARN_KIND_NAME_MAX], a[32];
 
 	if (!c->has_kinds || !k->n || !(order = malloc(k->n * sizeof(*order))))
@@ -240,6 +240,32 @@ static void text_kinds(const struct pv_learn_counts *c)
 		       (double)kd->requests / (double)kd->count,
 		       dur(kd->seconds / (double)kd->count, a, sizeof(a)), name);
 	}
+	if (k->n > PV_LEARN_WORKLOAD_KINDS && (near = malloc(k->n * sizeof(*near)))) {
+		uint64_t acts = 0, reqs = 0, all = 0;
+		double moved = pv_learn_kinds_nearest(k, order, PV_LEARN_WORKLOAD_KINDS, near);
+
+		for (size_t i = 0; i < k->n; i++) {
+			all += k->k[i].requests;
+			if (i >= PV_LEARN_WORKLOAD_KINDS) {
+				acts += k->k[order[i]].count;
+				reqs += k->k[order[i]].requests;
+			}
+		}
+		if (moved >= 0)
+			printf("learn: %zu kinds past the %d a workload holds (%llu activities, "
+			       "%.1f%% of the kinds' requests): each replayed as the kind written "
+			       "nearest its commands, %.2f%% of the requests so made as another "
+			       "command\n",
+			       k->n - PV_LEARN_WORKLOAD_KINDS, PV_LEARN_WORKLOAD_KINDS,
+			       (unsigned long long)acts,
+			       all ? 100.0 * (double)reqs / (double)all : 0, 100 * moved);
+		free(near);
+	}
+	if (k->other)
+		printf("learn: %llu activities (%llu requests) of kinds past the %d told apart: "
+		       "not replayed\n",
+		       (unsigned long long)k->other, (unsigned long long)k->other_requests,
+		       PV_LEARN_KINDS_MAX);
 	free(order);
 }
 
@@ -370,11 +396,19 @@ static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 {
 	const struct pv_learn_kinds *k = &c->kinds;
 	struct pv_json *a = pv_json_array();
-	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL;
+	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL,
+	       *near = k->n > PV_LEARN_WORKLOAD_KINDS ? malloc(k->n * sizeof(*near)) : NULL;
+	double moved = 0;
 	char name[PV_LEARN_KIND_NAME_MAX];
 
 	if (order)
 		pv_learn_kinds_order(k, order);
+	if (order && near &&
+	    (moved = pv_learn_kinds_nearest(k, order, PV_LEARN_WORKLOAD_KINDS, near)) < 0) {
+		free(near);
+		near = NULL;
+		moved = 0;
+	}
 	for (size_t i = 0; order && i < k->n; i++) {
 		const struct pv_learn_kind *kd = &k->k[order[i]];
 		struct pv_json *o = pv_json_object();
@@ -387,9 +421,14 @@ static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 		pv_json_real(o, "requests", (double)kd->requests / (double)kd->count);
 		pv_json_real(o, "seconds", kd->seconds / (double)kd->count);
 		pv_json_set(o, "think", hist_json(&kd->think));
+		/* past those a workload holds: the place of the kind replayed for it */
+		if (near && i >= PV_LEARN_WORKLOAD_KINDS)
+			INT(o, "replayed_as", near[i]);
 		pv_json_append(a, o);
 	}
 	free(order);
+	free(near);
+	pv_json_real(j, "kinds_made_as_another_command", moved);
 	if (c->has_kinds) {
 		pv_json_set(j, "kinds", a);
 	} else {

@@ -225,6 +225,8 @@ jq_ok 'd["open_times"]["n"] > 50 and d["read_sizes"]["n"] > 10 and d["write_size
 # its kinds of activity: every activity one of them, the driver's open-stat-close among them
 jq_ok 'd["kinds"] and sum(k["count"] for k in d["kinds"]) + d["kinds_other"] == d["activities"] and abs(sum(k["share"] for k in d["kinds"]) - 1) < 1e-6' "builtin: the kinds add up to the activities"
 jq_ok 'any(k["commands"].startswith("CREATE QUERY_INFO") and k["commands"].endswith("CLOSE") for k in d["kinds"])' "builtin: an open-stat-close kind"
+# fewer kinds than a workload holds: each written, none replayed as another
+jq_ok 'len(d["kinds"]) <= 256 and d["kinds_made_as_another_command"] == 0 and not any("replayed_as" in k for k in d["kinds"])' "builtin: every kind written, none stood in for"
 grep -qi "pl-cli" "$T_TMP/learn.json" && fail "builtin: a user's name is in learn's JSON"
 pv learn -o "$T_TMP/w2.yaml" "$T_TMP/builtin.pcap"
 expect_out "^learn: the learned workload written to .*w2.yaml \(the playbook's load.workload replays it: docs/learn.md\)$"

@@ -616,6 +616,52 @@ START_TEST(kinds)
 }
 END_TEST
 
+/* The kinds past those written, each to the written kind nearest it: by their commands'
+ * shares of their requests, then by their requests an activity; and the share of all requests
+ * that then become another command. */
+START_TEST(kinds_nearest)
+{
+	static const uint16_t rd[] = {5, 8, 6}, rd2[] = {5, 8, 6, 5, 8, 6}, ls[] = {5, 14, 6},
+			      ls2[] = {5, 14, 6, 14, 6},
+			      rd4[] = {5, 8, 6, 5, 8, 6, 5, 8, 6, 5, 8, 6};
+	struct pv_learn_kind_shape a = shape(rd, 3), a2 = shape(rd2, 6), b = shape(ls, 3),
+				   c = shape(ls2, 5), e = shape(rd4, 12);
+	struct pv_learn_kinds t;
+	size_t order[5], near[5], at[5];
+	double moved;
+
+	pv_learn_kinds_init(&t);
+	for (int i = 0; i < 10; i++) {
+		pv_learn_kinds_add(&t, &a, 3, 0.1);
+		pv_learn_kinds_add(&t, &b, 3, 0.1);
+	}
+	for (int i = 0; i < 5; i++)
+		pv_learn_kinds_add(&t, &a2, 6, 0.2);
+	/* past the three kept: c (a folder opened, listed, closed, listed and closed again: b's
+	 * commands, in other shares), e (a's shares, at 12 requests an activity: nearer a2's 6
+	 * than a's 3) */
+	pv_learn_kinds_add(&t, &c, 5, 0.1);
+	pv_learn_kinds_add(&t, &c, 5, 0.1);
+	pv_learn_kinds_add(&t, &e, 12, 0.3);
+	ck_assert_uint_eq(t.n, 5);
+	pv_learn_kinds_order(&t, order);
+	for (size_t i = 0; i < 5; i++)
+		at[i] = t.k[order[i]].shape.n;
+	/* a, b (10 each, a first by its shape), a2 (5), c (2), e (1) */
+	ck_assert(at[0] == 3 && at[2] == 6 && at[3] == 5 && at[4] == 12);
+	moved = pv_learn_kinds_nearest(&t, order, 3, near);
+	ck_assert_uint_eq(t.k[order[near[3]]].shape.step[1], 14); /* c as b */
+	ck_assert_uint_eq(near[4], 2);				  /* e as a2 */
+	/* c's shares 1/5, 2/5, 2/5 against b's thirds: L1 4/15, half of that of its 10 requests
+	 * moved; of 30 + 30 + 30 + 10 + 12 */
+	ck_assert_double_eq_tol(moved, 10 * (4.0 / 15) / 2 / 112, 1e-9);
+	/* none past, or none kept: nothing moved */
+	ck_assert_double_eq(pv_learn_kinds_nearest(&t, order, 5, near), 0);
+	ck_assert_double_eq(pv_learn_kinds_nearest(&t, order, 0, near), 0);
+	pv_learn_kinds_release(&t);
+}
+END_TEST
+
 /* ---- learn/user.c ---- */
 
 /* An NTLM AUTHENTICATE message (MS-NLMP 2.2.1.3) for DOMAIN\user, after pre bytes of SPNEGO */
@@ -1186,6 +1232,7 @@ int main(void)
 	tcase_add_test(tc, table);
 	tcase_add_test(tc, users);
 	tcase_add_test(tc, kinds);
+	tcase_add_test(tc, kinds_nearest);
 	tcase_add_test(tc, conversation);
 	tcase_add_test(tc, lost_segment);
 	tcase_add_test(tc, logon);

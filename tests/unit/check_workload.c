@@ -175,6 +175,8 @@ START_TEST(many_kinds)
 {
 	struct pv_learn_counts c;
 	struct pv_buf b = PV_BUF_INIT;
+	struct pv_playbook_workload_learned l;
+	double weights = 0;
 
 	counts(&c);
 	pv_learn_kinds_release(&c.kinds);
@@ -196,9 +198,24 @@ START_TEST(many_kinds)
 	}
 	ck_assert_int_eq(pv_learn_workload(&c, "x.pcap", "1", &b), PV_OK);
 	ck_assert_int_eq(count(b.data, "  - commands: "), PV_LEARN_WORKLOAD_KINDS);
-	/* 262 kinds: the 6 seen 1000 times and 250 of the rest written, 6 left: 6 of 6256 */
-	has(b.data, "other_kinds: {weight: 0.0959, activities: 6, requests: 12}");
+	/* 262 kinds: the 6 seen 1000 times and 250 of the rest written, 6 left: 6 of 6256, each
+	 * replayed as a kind written (every kind's commands in the same shares: none made as
+	 * another command) */
+	has(b.data, "other_kinds: {weight: 0.0959, activities: 6, requests: 12, stood_in_for: 6, "
+		    "made_as_another_command: 0.0000}");
 	ck_assert_int_eq(count(b.data, "    weight: 15.9847 "), 6);
+	/* (the 6 past, the last by their shapes: WRITEs first, each READ once or twice of its 9:
+	 * the first kinds written that read as often stand in) */
+	ck_assert_int_eq(count(b.data, "    stands_for: {activities: "), 2);
+	/* read back: the kinds past the written ones at their rate too, 6256 activities an hour
+	 * over 2 users (6250 without them) */
+	ck_assert_msg(pv_playbook_workload_learned_parse("w.yaml", b.data, b.len, &l) == PV_OK,
+		      "%s", pv_errmsg());
+	ck_assert_uint_eq(l.n, PV_LEARN_WORKLOAD_KINDS);
+	ck_assert_double_eq_tol(l.per_user_hour, 6256 / 2.0, 1e-6);
+	for (unsigned i = 0; i < l.n; i++)
+		weights += l.kind[i].weight;
+	ck_assert_double_eq_tol(weights, 100, 0.02); /* each written to 4 decimals */
 	pv_buf_release(&b, 0);
 	pv_learn_kinds_release(&c.kinds);
 	pv_learn_users_release(&c.users);
