@@ -217,6 +217,7 @@ void client_close(struct user *u, bool second, step_fn next)
 		u->open2 = false;
 	else
 		u->open1 = false;
+	u->ahead[second] = false; /* its reads' sizes drawn ahead, if they were: done */
 	ISSUE(u, next, PV_LOAD_OP_CLOSE,
 	      pv_smb_closefile(u->c, second ? u->fid2 : u->fid, client_done, u));
 }

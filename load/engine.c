@@ -35,6 +35,7 @@ static void user_free(struct user *u)
 	files_free(&u->names);
 	files_free(&u->dirs);
 	files_free(&u->sfiles);
+	free(u->by_size);
 	files_free(&u->vfiles);
 	files_free(&u->made);
 	files_free(&u->todo);

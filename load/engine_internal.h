@@ -87,6 +87,9 @@ struct user {
 	/* the tree, learned at the logon: static/'s folders that hold files (dirs) and their
 	 * files, volatile/'s files, ours in new/; todo: the folders still to list */
 	struct list dirs, sfiles, vfiles, made, todo;
+	/* sfiles' places in order of size, for a learned workload's reads (files_pick_min); the
+	 * built-in scenarios pick from sfiles in its own order */
+	uint32_t *by_size;
 	size_t made_head;
 	struct pv_krb_sec *krb; /* auth kerberos: the logon under way */
 	unsigned tries;		/* this step's logon tries */
@@ -107,6 +110,11 @@ struct user {
 	double pause_at;
 	bool resumed;
 	struct pv_load_rng crng; /* ... the draws of its times (a stream of their own) */
+	/* a learned kind's static/ file opened to read (F1, F2): its reads' sizes, drawn from
+	 * rsz[f] (a stream begun at its open, whose draws also chose a file that holds them
+	 * all); ahead[f] whether they are */
+	struct pv_load_rng rsz[2];
+	bool ahead[2];
 	bool resume;
 	int reclaim;
 	double retry_at; /* the next try */
@@ -211,6 +219,9 @@ int files_add(struct list *l, const char *path, uint64_t size);
 void files_clear(struct list *l);
 void files_free(struct list *l);
 const struct file *files_pick(struct user *u, const struct list *l);
+/* A static/ file at random among those of need bytes or more (u->by_size); the largest when
+ * none is; NULL when there is none. */
+const struct file *files_pick_min(struct user *u, uint64_t need);
 void learn_tree(struct user *u);
 
 /* ---- client.c ---- */
@@ -264,5 +275,8 @@ const struct step *replay_pick(struct user *u, int *kind);
 /* A learned read's or write's size, drawn from the learned sizes: 1 byte to PV_SMB_READ_MAX
  * (a read: the caller holds it to what the connection takes) or IO_CHUNK (a write). */
 uint32_t replay_size(struct user *u, bool write);
+/* A learned read's size on file f (F1, F2), as the connection takes it: from the stream its
+ * open began when it was opened to read (replay.c's reads_ahead), else drawn anew. */
+uint32_t replay_read_size(struct user *u, int f);
 
 #endif

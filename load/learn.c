@@ -38,6 +38,47 @@ const struct file *files_pick(struct user *u, const struct list *l)
 	return l->n ? &l->f[(size_t)(pv_load_rng_unit(&u->rng) * (double)l->n)] : NULL;
 }
 
+const struct file *files_pick_min(struct user *u, uint64_t need)
+{
+	const struct list *l = &u->sfiles;
+	size_t lo = 0, hi = l->n;
+
+	if (!l->n || !u->by_size)
+		return files_pick(u, l);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->f[u->by_size[mid]].size < need)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == l->n)
+		return &l->f[u->by_size[l->n - 1]];
+	return &l->f[u->by_size[lo + (size_t)(pv_load_rng_unit(&u->rng) * (double)(l->n - lo))]];
+}
+
+static int by_size(const void *a, const void *b, void *arg)
+{
+	const struct list *l = arg;
+	const struct file *x = &l->f[*(const uint32_t *)a], *y = &l->f[*(const uint32_t *)b];
+
+	return x->size < y->size ? -1 : x->size > y->size ? 1 : strcmp(x->path, y->path);
+}
+
+/* sfiles' places in order of size into u->by_size (none when out of memory: a read then picks
+ * any file, as the built-in scenarios do) */
+static void order_by_size(struct user *u)
+{
+	free(u->by_size);
+	u->by_size = NULL;
+	if (!u->sfiles.n || !(u->by_size = malloc(u->sfiles.n * sizeof(*u->by_size))))
+		return;
+	for (uint32_t i = 0; i < u->sfiles.n; i++)
+		u->by_size[i] = i;
+	qsort_r(u->by_size, u->sfiles.n, sizeof(*u->by_size), by_size, &u->sfiles);
+}
+
 /* ---- learning the tree: static/, volatile/, new/ ---- */
 
 /* The folders of a part are listed down to LEARN_DEPTH below it, LEARN_FOLDERS at most in
@@ -50,6 +91,9 @@ static void learn_next(struct user *u, const struct pv_smb_done *d);
 
 static void learned(struct user *u)
 {
+	/* static/ in order of size: a learned read picks a file that holds it (files_pick_min) */
+	if (u->e->replay)
+		order_by_size(u);
 	files_clear(&u->names);
 	files_clear(&u->todo);
 	user_set_state(u, U_IDLE);
@@ -165,6 +209,8 @@ void learn_tree(struct user *u)
 	/* what an earlier logon learnt may have changed since */
 	files_clear(&u->dirs);
 	files_clear(&u->sfiles);
+	free(u->by_size);
+	u->by_size = NULL;
 	files_clear(&u->vfiles);
 	files_clear(&u->made);
 	files_clear(&u->todo);

@@ -14,8 +14,9 @@
  *   - CLOSE closes the last opened; one with nothing open is left out (the capture's activity
  *     began with the file open). A command on a file with none open opens one first, and what
  *     is still open at the end is closed, as after any scenario.
- *   - READ and WRITE are one request each, of a size drawn from the capture's sizes (at most
- *     64 KiB), where the last one ended; QUERY_DIRECTORY lists the folder whole; LOCK takes
+ *   - READ and WRITE are one request each, of a size drawn from the capture's sizes (a read
+ *     at most 1 MiB, a write 64 KiB), where the last one ended, a static/ file read one that
+ *     holds all its reads (reads_ahead); QUERY_DIRECTORY lists the folder whole; LOCK takes
  *     the range, or releases it when taken; IOCTL asks the object id, or the code learned
  *     (the snapshots of the file open, the referral of the share on none); QUERY_INFO, SET_INFO
  *     (basic), FLUSH and CHANGE_NOTIFY as the built-in scenarios make them.
@@ -80,6 +81,27 @@ static enum use use_of(const struct pv_playbook_workload_learned_kind *k, unsign
 	return dir && depth == 0 ? U_DIR : own ? U_OWN : U_READ;
 }
 
+/* A learned read's or write's size, drawn from g (see replay_size). */
+static uint32_t replay_size_from(struct user *u, struct pv_load_rng *g, bool write)
+{
+	const struct replay *r = u->e->replay;
+	const double *cum = write ? r->wcum : r->rcum;
+	double x, lo, v;
+	int k = 0;
+
+	if (!(cum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1] > 0))
+		return 4096; /* no sizes learned: a page */
+	x = pv_load_rng_unit(g) * cum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1];
+	while (k < PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1 && !(x < cum[k]))
+		k++;
+	/* bucket k: from 2^(k-1) up to below 2^k; 0 the empty ones, made 1 byte */
+	lo = k ? (double)(1ull << (k - 1)) : 1;
+	v = k ? lo + pv_load_rng_unit(g) * lo : 1;
+	if (v > (write ? IO_CHUNK : PV_SMB_READ_MAX))
+		return write ? IO_CHUNK : PV_SMB_READ_MAX;
+	return v < 1 ? 1 : (uint32_t)v;
+}
+
 /* ---- what a step picks first ---- */
 
 static int own_name(struct user *u, char *dst)
@@ -128,14 +150,48 @@ static int volatile2(struct user *u)
 	return GO;
 }
 
+/* A static/ file to read as F1 or F2 (file): one that holds every read the kind makes on it
+ * to its CLOSE, their sizes drawn now from a stream of their own (u->rsz[file], drawn again
+ * from its start as the reads are made: replay_read_size), so that none is cut by the file's
+ * end as none was in the capture (the largest file when none holds them). */
+static int reads_ahead(struct user *u, int file, char *dst, uint64_t *size)
+{
+	struct pv_load_rng g;
+	const struct file *f;
+	uint64_t need = 0;
+
+	u->rsz[file] = u->rng;
+	u->rsz[file].s[0] ^= 0x9e3779b9u + (uint32_t)file; /* another stream than the picks' */
+	pv_load_rng_next(&u->rng);
+	g = u->rsz[file];
+	for (int j = u->step; u->steps[j].req != END; j++) {
+		const struct step *s = &u->steps[j];
+
+		if (s->file == file && s->req == CLOSE)
+			break;
+		if (s->file == file && s->req == LREAD) {
+			uint32_t n = replay_size_from(u, &g, false);
+
+			need += n < pv_smb_max_read(u->c) ? n : pv_smb_max_read(u->c);
+		}
+	}
+	if (!(f = files_pick_min(u, need)))
+		return FAIL;
+	snprintf(dst, PATH_MAX_LOAD, "%s", f->path);
+	if (size)
+		*size = f->size;
+	u->ahead[file] = true;
+	return GO;
+}
+
+static int read1(struct user *u)
+{
+	return reads_ahead(u, F1, u->path, &u->listed);
+}
+
 static int static2(struct user *u)
 {
-	const struct file *f = files_pick(u, &u->sfiles);
-
-	if (!f)
-		return FAIL;
-	snprintf(u->path2, sizeof(u->path2), "%s", f->path);
-	return GO;
+	return reads_ahead(u, F2, u->path2, NULL);
 }
 
 static int absent(struct user *u)
@@ -189,7 +245,7 @@ static void open_for(struct maker *m, enum use use, unsigned disp)
 	else if (f)
 		put(m, (struct step){OPEN, F2, DOC_READ, P2, NONE, static2});
 	else
-		put(m, (struct step){OPEN, F1, DOC_READ, P1, STATIC, NULL});
+		put(m, (struct step){OPEN, F1, DOC_READ, P1, NONE, read1});
 	m->depth++;
 }
 
@@ -434,7 +490,7 @@ unsigned pv_load_replay_needs(const struct pv_playbook_workload *c)
 		if (!(c->learned.kind[i].weight > 0) || !(s = make(&c->learned.kind[i])))
 			continue;
 		for (const struct step *t = s; t->req != END; t++) {
-			if (t->pick == STATIC || t->before == static2)
+			if (t->pick == STATIC || t->before == read1 || t->before == static2)
 				needs |= PV_LOAD_NEEDS_STATIC;
 			else if (t->pick == FOLDER)
 				needs |= PV_LOAD_NEEDS_FOLDER;
@@ -518,20 +574,12 @@ const struct step *replay_pick(struct user *u, int *kind)
 
 uint32_t replay_size(struct user *u, bool write)
 {
-	const struct replay *r = u->e->replay;
-	const double *cum = write ? r->wcum : r->rcum;
-	double x, lo, v;
-	int k = 0;
+	return replay_size_from(u, &u->rng, write);
+}
 
-	if (!(cum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1] > 0))
-		return 4096; /* no sizes learned: a page */
-	x = pv_load_rng_unit(&u->rng) * cum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1];
-	while (k < PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1 && !(x < cum[k]))
-		k++;
-	/* bucket k: from 2^(k-1) up to below 2^k; 0 the empty ones, made 1 byte */
-	lo = k ? (double)(1ull << (k - 1)) : 1;
-	v = k ? lo + pv_load_rng_unit(&u->rng) * lo : 1;
-	if (v > (write ? IO_CHUNK : PV_SMB_READ_MAX))
-		return write ? IO_CHUNK : PV_SMB_READ_MAX;
-	return v < 1 ? 1 : (uint32_t)v;
+uint32_t replay_read_size(struct user *u, int f)
+{
+	uint32_t n = u->ahead[f] ? replay_size_from(u, &u->rsz[f], false) : replay_size(u, false);
+
+	return n < pv_smb_max_read(u->c) ? n : pv_smb_max_read(u->c);
 }

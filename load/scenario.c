@@ -470,13 +470,13 @@ static bool learned_io(struct user *u, const struct step *s)
 {
 	bool f2 = s->file == F2, write = s->req == LWRITE;
 	uint64_t size = u->fsize[f2], *at = &u->at[f2];
-	uint32_t n = replay_size(u, write);
+	/* a read at most what the connection takes (a server without large MTU: 64 KiB) */
+	uint32_t n = write ? replay_size(u, true) : replay_read_size(u, f2);
 
 	if (!write) {
-		if (n > pv_smb_max_read(u->c)) /* a server without large MTU: 64 KiB */
-			n = pv_smb_max_read(u->c);
-		/* asked as the capture's client asked, whatever is left before the file's end (the
-		 * answer then shorter): from its start again once at its end */
+		/* asked as the capture's client asked: the file was picked to hold its reads
+		 * (replay.c's reads_ahead); the largest, when none did, read from its start again
+		 * once at its end */
 		if (!size)
 			return false;
 		if (*at >= size)
@@ -647,6 +647,7 @@ void scenario_start(struct user *u, double t)
 	u->kind = u->next;
 	u->steps =
 		u->kind == PV_PLAYBOOK_WORKLOAD_LEARNED ? replay_pick(u, &lk) : scenarios[u->kind];
+	u->ahead[F1] = u->ahead[F2] = false;
 	u->start = t;
 	pthread_mutex_lock(&w->lock);
 	u->late = pv_load_count_start(&w->figs, u->e->o->cfg, u->kind, t - u->due);

@@ -88,6 +88,10 @@ struct rec {
 	uint64_t run_h, run_off, run_first;
 	unsigned run_n;
 	size_t run_at;
+	/* READs past the end of a static/ file smaller than the largest, and the first (a
+	 * learned kind's reads are made on a file that holds them, or on the largest) */
+	unsigned past_end;
+	char first_past[160];
 };
 
 static struct rec recs[USERS];
@@ -178,6 +182,23 @@ static void record(struct fake *f, uint8_t *m, size_t len)
 	if ((cmd == SMB2_READ || cmd == SMB2_WRITE) && len >= B + 32) {
 		uint32_t n = smb2_get32(m + B + 4);
 		uint64_t off = smb2_get64(m + B + 8), h = smb2_get64(m + B + 16);
+		const struct fake_node *nd = h >= 1 && h <= FAKE_HANDLES && f->h[h - 1].node >= 0
+						     ? &f->fs[f->h[h - 1].node]
+						     : NULL;
+
+		uint64_t largest = 0;
+
+		for (int j = 0; nd && j < FAKE_NODES; j++)
+			if (f->fs[j].path && !f->fs[j].dir && strstr(f->fs[j].path, "/static/") &&
+			    f->fs[j].size > largest)
+				largest = f->fs[j].size;
+		/* past the end of a file smaller than the largest (which is read when none holds
+		 * all the reads of an open) */
+		if (cmd == SMB2_READ && r->went && nd && strstr(nd->path, "/static/") &&
+		    off + n > nd->size && nd->size < largest && !r->past_end++)
+			snprintf(r->first_past, sizeof(r->first_past),
+				 "%s (%llu bytes) read at %llu+%u", nd->path,
+				 (unsigned long long)nd->size, (unsigned long long)off, n);
 
 		/* the next chunk of a run of whole chunks: the run's line again, longer */
 		if (r->run_n && r->run_cmd == cmd && r->run_h == h && r->run_off == off &&
@@ -685,6 +706,13 @@ static void check(int k, const struct caller *c)
 		const char *got = (const char *)recs[i].log.data;
 
 		ck_assert_ptr_nonnull(got);
+		/* a learned read is made on a static/ file that holds it (and the rest of the
+		 * reads of that open), as the capture's was, or on the largest when none does:
+		 * none asks past the end of a smaller one */
+		if (k == PV_PLAYBOOK_WORKLOAD_LEARNED || k == CLIENT)
+			ck_assert_msg(!recs[i].past_end,
+				      "%s, user %u: %u reads past a file's end: %s", run_name(k), i,
+				      recs[i].past_end, recs[i].first_past);
 		if (learn && !i)
 			ck_assert_msg(recs[i].at_go == strlen(learn) &&
 					      strncmp(got, learn, recs[i].at_go) == 0,

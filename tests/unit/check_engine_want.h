@@ -2,7 +2,8 @@
  * (PV_ENGINE_RECORD=<this file>) from the engine whose scenarios were switch statements
  * (commit 26e097f): the learning of the tree, listed or from the plan, and the first of each
  * user's requests from go on. The learned kind's (load.workload) was recorded when it came,
- * from the engine that first made it, and its IOCTLs when their learned codes came. */
+ * from the engine that first made it, its IOCTLs when their learned codes came, and again
+ * when its reads were made on a file that holds them. */
 
 /* the learning: static/, volatile/ and new/ listed, then static/'s folders */
 #define LEARN_LISTED                                                                               \
@@ -684,22 +685,34 @@ static const struct want WANT[PLAN] = {
 		  "CREATE u1/static/d02/d01 a=100081 s=7 d=1 o=1\n"
 		  "QDIR h1 c=1 f=1 '*' out=65536\n"
 		  "QDIR h1 c=1 f=0 '*' out=65536\n"
-		  "CREATE u1/static/d01/d02/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
-		  "READ h2 0+3532\n"
+		  "CREATE u1/static/d02/d02/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
+		  "READ h2 0+3044\n"
 		  "CLOSE h2 f=0\n"
 		  "CLOSE h1 f=0\n"
-		  "CREATE u1/static/d02/d02/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
+		  "CREATE u1/static/d01/d01/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
+		  "READ h1 0+118857\n"
+		  "CLOSE h1 f=0\n"
+		  "CREATE u1/static/d02/d01/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
 		  "READ h1 0+2385\n"
 		  "CLOSE h1 f=0\n"
-		  "CREATE u1/static/d02/d01/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
-		  "READ h1 0+2082\n"
+		  "CREATE u1/static/d01/d01 a=100081 s=7 d=1 o=1\n"
+		  "QDIR h1 c=1 f=1 '*' out=65536\n"
+		  "QDIR h1 c=1 f=0 '*' out=65536\n"
+		  "CREATE u1/static/d02/d02/f0002.txt a=120089 s=7 d=1 o=40 lease=3\n"
+		  "READ h2 0+2053\n"
+		  "CLOSE h2 f=0\n"
 		  "CLOSE h1 f=0\n"
-		  "CREATE u1/static/d01/d01/f0002.txt a=120089 s=7 d=1 o=40 lease=3\n"
+		  "CREATE u1/static/d02/d02/f0002.txt a=120089 s=7 d=1 o=40 lease=3\n"
+		  "READ h1 0+2207\n"
+		  "CLOSE h1 f=0\n"
+		  "CREATE u1/static/d02/d02/f0002.txt a=120089 s=7 d=1 o=40 lease=3\n"
+		  "READ h1 0+2053\n"
+		  "CLOSE h1 f=0\n"
+		  "CREATE u1/static/d01/d01/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
 		  "QINFO h1 1.34 out=4096\n"
 		  "IOCTL h1 ctl=144064 in=0 out=1024 f=1\n"
-		  "READ h1 0+2985\n"
-		  "READ h1 2985+2434\n"
-		  "READ h1 5419+101672\n"
+		  "READ h1 0+3837\n"
+		  "READ h1 3837+109528\n"
 		  "CLOSE h1 f=0\n"
 		  "IOCTL h18446744073709551615 ctl=60194 in=40 out=4096 f=1\n"
 		  "CREATE u1/static/d01/d01 a=100081 s=7 d=1 o=1\n"
@@ -713,10 +726,7 @@ static const struct want WANT[PLAN] = {
 		  "WRITE h1 568+986\n"
 		  "FLUSH h1\n"
 		  "LOCK h1 n=1 7fffff00+1 f=12\n"
-		  "LOCK h1 n=1 7fffff00+1 f=4\n"
-		  "CLOSE h1 f=0\n"
-		  "CREATE u1/static/d02/d01/f0001.docx a=120089 s=7 d=1 o=40 lease=3\n"
-		  "CREATE u1/static/d01/d02/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n",
+		  "LOCK h1 n=1 7fffff00+1 f=4\n",
 		  /* user 1 */
 		  "CREATE u1/new/pv-learned-u1-R-n1.dat a=13019f s=7 d=2 o=1040\n"
 		  "WRITE h1 0+789\n"
@@ -732,16 +742,21 @@ static const struct want WANT[PLAN] = {
 		  "WRITE h1 0+740\n"
 		  "CLOSE h1 f=0\n"
 		  "CREATE u1/new/pv-absent-u1-4 a=120089 s=7 d=1 o=40\n"
-		  "CREATE u1/static/d01/d02/f0003.docx a=120089 s=7 d=1 o=40 lease=3\n"
+		  "CREATE u1/static/d02/d01/f0002.txt a=120089 s=7 d=1 o=40 lease=3\n"
 		  "QINFO h1 1.34 out=4096\n"
 		  "IOCTL h1 ctl=144064 in=0 out=1024 f=1\n"
-		  "READ h1 0+71907\n"
-		  "READ h1 71907+66137\n"
-		  "READ h1 0+3758\n"
+		  "READ h1 0+3634\n"
+		  "READ h1 3634+4016\n"
+		  "READ h1 7650+2364\n"
 		  "CLOSE h1 f=0\n"
 		  "IOCTL h18446744073709551615 ctl=60194 in=40 out=4096 f=1\n"
-		  "CREATE u1/static/d02/d02 a=100081 s=7 d=1 o=1\n"
-		  "QDIR h1 c=1 f=1 '*' out=65536\n"}},
+		  "CREATE u1/new/pv-learned-u1-R-n5.dat a=13019f s=7 d=2 o=1040\n"
+		  "WRITE h1 0+953\n"
+		  "CLOSE h1 f=0\n"
+		  "CREATE u1/volatile/f0001.docx a=12019f s=7 d=1 o=40 lease=7\n"
+		  "WRITE h1 0+816\n"
+		  "CLOSE h1 f=0\n"
+		  "CREATE u1/new/pv-absent-u1-6 a=120089 s=7 d=1 o=40\n"}},
 	[MIXED] = {LEARN_LISTED,
 		   {/* user 0 */
 		    "CREATE u1/volatile/f0003.docx a=12019f s=7 d=1 o=40 lease=7\n"
