@@ -119,6 +119,7 @@ void pv_learn_sizes_add(struct pv_learn_sizes *s, uint64_t bytes)
 	while (k < PV_LEARN_SIZES_BINS - 1 && bytes >= ((uint64_t)1 << k))
 		k++;
 	s->b[k]++;
+	s->bytes[k] += bytes;
 }
 
 uint64_t pv_learn_sizes_quantile(const struct pv_learn_sizes *s, double q)

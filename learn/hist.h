@@ -45,6 +45,7 @@ double pv_learn_hist_ks(const struct pv_learn_hist *a, const struct pv_learn_his
 struct pv_learn_sizes {
 	uint64_t n, total;
 	uint64_t b[PV_LEARN_SIZES_BINS];
+	uint64_t bytes[PV_LEARN_SIZES_BINS]; /* each bucket's, summed: its mean */
 };
 void pv_learn_sizes_add(struct pv_learn_sizes *s, uint64_t bytes);
 /* The q-quantile's bin as its upper bound in bytes (2^k), 0 for nothing or zeros. */

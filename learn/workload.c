@@ -160,6 +160,14 @@ static void sizes(struct pv_buf *b, const char *key, const struct pv_learn_sizes
 				    pct(s->b[k], s->n));
 			sep = ", ";
 		}
+	pv_buf_addstr(b, "}, means: {");
+	sep = "";
+	for (int k = 0; k < PV_LEARN_SIZES_BINS; k++)
+		if (s->b[k]) {
+			pv_buf_addf(b, "%s%llu: %.1f", sep, k ? 1ull << k : 0ull,
+				    (double)s->bytes[k] / (double)s->b[k]);
+			sep = ", ";
+		}
 	pv_buf_addstr(b, "}}\n");
 }
 
@@ -341,7 +349,7 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 	pv_buf_addstr(out,
 		      "sizes: # bytes: reads asked, writes sent; bucket N (a power of two) holds "
 		      "those from N/2 up to below N, bucket 0 the empty ones, each as a % of "
-		      "them\n");
+		      "them, and their mean size (means: what a replay asks on average)\n");
 	sizes(out, "read", &c->read_sizes);
 	sizes(out, "write", &c->write_sizes);
 	pv_buf_addf(out, "files:\n  still_open: %llu # when the capture ended\n",

@@ -202,6 +202,26 @@ void pv_load_next_after(struct pv_load_sched *s, int lk, double *gap,
 	*kind = (enum pv_playbook_workload_kind)k;
 }
 
+uint32_t pv_load_size_draw(const double *cum, const double *mean, uint32_t max,
+			   struct pv_load_rng *g)
+{
+	double x = pv_load_rng_unit(g) * cum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1], lo, v, p = 0;
+	int k = 0;
+
+	while (k < PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1 && !(x < cum[k]))
+		k++;
+	if (!k)
+		return 1; /* the empty ones, made 1 byte */
+	lo = (double)(1ull << (k - 1));
+	if (mean && mean[k] > 0)
+		p = 3 - 2 * mean[k] / lo;
+	p = p < 0 ? 0 : p > 1 ? 1 : p;
+	v = p > 0 && pv_load_rng_unit(g) < p ? lo : lo + pv_load_rng_unit(g) * lo;
+	if (v > max)
+		return max;
+	return v < 1 ? 1 : (uint32_t)v;
+}
+
 unsigned pv_load_ops_batch_us(size_t users, size_t ready)
 {
 	size_t us = users * PV_LOAD_OPS_BATCH_US_USER;

@@ -54,6 +54,15 @@ void pv_load_next_after(struct pv_load_sched *s, int lk, double *gap,
 /* A time drawn from learned quantiles for u in [0, 1): log-linear between two levels (linear
  * from 0 s); and their mean, in seconds (0 with none learned). */
 double pv_load_quantiles_draw(const struct pv_playbook_workload_quantiles *l, double u);
+
+/* A learned read's or write's size from g, at most max: its power-of-two bucket k drawn by the
+ * buckets' cumulated shares cum (PV_PLAYBOOK_WORKLOAD_SIZE_BINS of them, the last > 0), then
+ * within it (from lo = 2^(k-1) up to below 2^k; 1 byte for the empty ones) to the bucket's
+ * mean (mean[k]; 0: not learned, drawn evenly): lo itself with the chance p, else evenly, p
+ * making the mean (3 - 2 mean / lo, 0 to 1), as a client's reads of 64 KiB exactly sit at
+ * the bottom of their bucket. */
+uint32_t pv_load_size_draw(const double *cum, const double *mean, uint32_t max,
+			   struct pv_load_rng *g);
 double pv_load_quantiles_mean(const struct pv_playbook_workload_quantiles *l);
 
 /* The gaps within a learned activity as this replay's server answers (pv_load_gaps_*): a

@@ -69,9 +69,14 @@ int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *ou
 	for (int w = 0; c->learned.n && w < 2; w++) {
 		const double *b = w ? c->learned.write : c->learned.read;
 
+		const double *mb = w ? c->learned.write_mean : c->learned.read_mean;
+
 		pv_buf_addstr(out, w ? "sizes write " : "sizes read ");
 		for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_SIZE_BINS; j++)
 			pv_buf_addf(out, "%s%.17g", j ? "," : "", b[j]);
+		pv_buf_addstr(out, " ");
+		for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_SIZE_BINS; j++)
+			pv_buf_addf(out, "%s%.17g", j ? "," : "", mb[j]);
 		pv_buf_addstr(out, "\n");
 	}
 	return pv_buf_failed(out) ? pv_error(PV_EIO, "out of memory") : PV_OK;
@@ -370,17 +375,25 @@ static int client_time(struct pv_load_proto *p, const char *s, const char *end)
 	return 0;
 }
 
-/* "sizes read|write P0,...,P33": the learned sizes' buckets */
+/* "sizes read|write P0,...,P33 M0,...,M33": the learned sizes' buckets and their means */
 static int sizes(struct pv_load_proto *p, const char *s, const char *end)
 {
-	char which[8], v[PV_PLAYBOOK_WORKLOAD_SIZE_BINS * 26];
+	char which[8], v[PV_PLAYBOOK_WORKLOAD_SIZE_BINS * 26],
+		m[PV_PLAYBOOK_WORKLOAD_SIZE_BINS * 26];
+	bool r;
 
 	if (!p->have_config || pv_load_proto_word(&s, end, which, sizeof(which)) ||
-	    pv_load_proto_word(&s, end, v, sizeof(v)) || s != end ||
+	    pv_load_proto_word(&s, end, v, sizeof(v)) ||
+	    pv_load_proto_word(&s, end, m, sizeof(m)) || s != end ||
 	    (strcmp(which, "read") && strcmp(which, "write")))
 		return -1;
-	return numbers(v, which[0] == 'r' ? p->cfg.learned.read : p->cfg.learned.write,
-		       PV_PLAYBOOK_WORKLOAD_SIZE_BINS);
+	r = which[0] == 'r';
+	return numbers(v, r ? p->cfg.learned.read : p->cfg.learned.write,
+		       PV_PLAYBOOK_WORKLOAD_SIZE_BINS) < 0 ||
+			       numbers(m, r ? p->cfg.learned.read_mean : p->cfg.learned.write_mean,
+				       PV_PLAYBOOK_WORKLOAD_SIZE_BINS) < 0
+		       ? -1
+		       : 0;
 }
 
 static int user(struct pv_load_proto *p, const char *s, const char *end)

@@ -52,6 +52,8 @@ struct replay {
 	double cum[PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS]; /* the kinds' weights, cumulative */
 	double rcum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS],
 		wcum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS]; /* the sizes' buckets, ditto */
+	double rmean[PV_PLAYBOOK_WORKLOAD_SIZE_BINS],
+		wmean[PV_PLAYBOOK_WORKLOAD_SIZE_BINS]; /* ... their mean sizes (0: not learned) */
 };
 
 /* ---- what an open is for ---- */
@@ -86,20 +88,11 @@ static uint32_t replay_size_from(struct user *u, struct pv_load_rng *g, bool wri
 {
 	const struct replay *r = u->e->replay;
 	const double *cum = write ? r->wcum : r->rcum;
-	double x, lo, v;
-	int k = 0;
 
 	if (!(cum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1] > 0))
 		return 4096; /* no sizes learned: a page */
-	x = pv_load_rng_unit(g) * cum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1];
-	while (k < PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1 && !(x < cum[k]))
-		k++;
-	/* bucket k: from 2^(k-1) up to below 2^k; 0 the empty ones, made 1 byte */
-	lo = k ? (double)(1ull << (k - 1)) : 1;
-	v = k ? lo + pv_load_rng_unit(g) * lo : 1;
-	if (v > (write ? IO_CHUNK : PV_SMB_READ_MAX))
-		return write ? IO_CHUNK : PV_SMB_READ_MAX;
-	return v < 1 ? 1 : (uint32_t)v;
+	return pv_load_size_draw(cum, write ? r->wmean : r->rmean,
+				 write ? IO_CHUNK : PV_SMB_READ_MAX, g);
 }
 
 /* ---- what a step picks first ---- */
@@ -476,6 +469,8 @@ int replay_new(const struct pv_playbook_workload *c, struct replay **out)
 	}
 	cumulate(l->read, r->rcum, PV_PLAYBOOK_WORKLOAD_SIZE_BINS);
 	cumulate(l->write, r->wcum, PV_PLAYBOOK_WORKLOAD_SIZE_BINS);
+	memcpy(r->rmean, l->read_mean, sizeof(r->rmean));
+	memcpy(r->wmean, l->write_mean, sizeof(r->wmean));
 	*out = r;
 	return PV_OK;
 }

@@ -27,7 +27,7 @@ static const char *const again_keys[] = {"median", "users", NULL};
 static const char *const activity_keys[] = {"gap",   "gap_learned", "activities", "within",
 					    "think", "client",	    NULL};
 static const char *const times_keys[] = {"median", "p95", "quantiles", NULL};
-static const char *const dist_keys[] = {"n", "median_up_to", "p95_up_to", "buckets", NULL};
+static const char *const dist_keys[] = {"n", "median_up_to", "p95_up_to", "buckets", "means", NULL};
 
 /* A number as learn writes it (%g: 0.25, 136961, 1.2e+06) from lo to hi. */
 static int number_at(struct pv_playbook_schema *sc, const struct pv_playbook_node *v,
@@ -248,22 +248,22 @@ static int kinds(struct pv_playbook_schema *sc, const struct pv_playbook_node *s
 
 /* sizes.read or sizes.write: each power-of-two bucket's share (the key N holds sizes from N/2
  * up to below N, 0 the empty ones) into pct[]. */
-static int dist(struct pv_playbook_schema *sc, const struct pv_playbook_node *m, const char *path,
-		double *pct)
+/* sizes.X.KEY: a mapping {SIZE: V} (the key N for the sizes from N/2 up to below N, 0 for the
+ * empty ones), each V from lo to hi into v[its bucket]. */
+static int by_bucket(struct pv_playbook_schema *sc, const struct pv_playbook_node *m,
+		     const char *path, const char *key, double lo, double hi, const char *what,
+		     double *v)
 {
-	const struct pv_playbook_node *b;
+	const struct pv_playbook_node *b = pv_playbook_tree_get(m, key);
 	char p[64];
 	int r;
 
-	if ((r = pv_playbook_schema_keys(sc, m, path, dist_keys, "a mapping {n, buckets, ...}")))
-		return r;
-	if (!(b = pv_playbook_tree_get(m, "buckets")))
+	if (!b)
 		return 0;
-	snprintf(p, sizeof(p), "%s.buckets", path);
+	snprintf(p, sizeof(p), "%s.%s", path, key);
 	if (b->kind != PV_PLAYBOOK_NODE_MAPPING)
-		return pv_playbook_schema_fail(sc, b,
-					       "'%s' is %s; expected a mapping {SIZE: PERCENT}", p,
-					       pv_playbook_schema_kind(b));
+		return pv_playbook_schema_fail(sc, b, "'%s' is %s; expected a mapping {SIZE: %s}",
+					       p, pv_playbook_schema_kind(b), what);
 	for (size_t i = 0; i < b->n; i++) {
 		char *end, kp[96];
 		unsigned long long n;
@@ -281,9 +281,35 @@ static int dist(struct pv_playbook_schema *sc, const struct pv_playbook_node *m,
 				"two from 2 to %llu",
 				p, b->keys[i]->text, 1ull << (PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1));
 		snprintf(kp, sizeof(kp), "%s.%s", p, b->keys[i]->text);
-		if ((r = number_at(sc, b->items[i], kp, 0, 100, &pct[k])))
+		if ((r = number_at(sc, b->items[i], kp, lo, hi, &v[k])))
 			return r;
 	}
+	return 0;
+}
+
+/* sizes.read or sizes.write: each power-of-two bucket's share (buckets) and mean size (means) */
+static int dist(struct pv_playbook_schema *sc, const struct pv_playbook_node *m, const char *path,
+		double *pct, double *mean)
+{
+	int r;
+
+	if ((r = pv_playbook_schema_keys(sc, m, path, dist_keys, "a mapping {n, buckets, ...}")) ||
+	    (r = by_bucket(sc, m, path, "buckets", 0, 100, "PERCENT", pct)))
+		return r;
+	if ((r = by_bucket(sc, m, path, "means", 0, 1e12, "BYTES", mean)))
+		return r;
+	/* a mean within its bucket: from N/2 up to N (the empty ones' 0) */
+	for (int k = 1; k < PV_PLAYBOOK_WORKLOAD_SIZE_BINS; k++)
+		if (mean[k] > 0 &&
+		    (mean[k] < (double)(1ull << (k - 1)) || mean[k] > (double)(1ull << k))) {
+			char p[96];
+
+			snprintf(p, sizeof(p), "%s.means.%llu", path, 1ull << k);
+			return pv_playbook_schema_fail(
+				sc, pv_playbook_tree_get(m, "means"),
+				"'%s' is %g; expected a size from %llu to %llu, within its bucket",
+				p, mean[k], 1ull << (k - 1), 1ull << k);
+		}
 	return 0;
 }
 
@@ -390,8 +416,8 @@ int pv_playbook_workload_learned_parse(const char *name, const char *text, size_
 
 		if ((r = pv_playbook_schema_keys(&sc, s, "sizes", size_keys,
 						 "a mapping {read, write}")) ||
-		    (rd && (r = dist(&sc, rd, "sizes.read", out->read))) ||
-		    (wr && (r = dist(&sc, wr, "sizes.write", out->write))))
+		    (rd && (r = dist(&sc, rd, "sizes.read", out->read, out->read_mean))) ||
+		    (wr && (r = dist(&sc, wr, "sizes.write", out->write, out->write_mean))))
 			goto out;
 	}
 out:

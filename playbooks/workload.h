@@ -117,6 +117,10 @@ struct pv_playbook_workload_learned {
 	double read[PV_PLAYBOOK_WORKLOAD_SIZE_BINS]; /* each size bucket's share of the reads, in %
 						      */
 	double write[PV_PLAYBOOK_WORKLOAD_SIZE_BINS]; /* ... of the writes */
+	/* each bucket's mean size in bytes (sizes.read.means, sizes.write.means); 0: not learned
+	 * (a workload written before learn kept them): a size drawn evenly within its bucket */
+	double read_mean[PV_PLAYBOOK_WORKLOAD_SIZE_BINS],
+		write_mean[PV_PLAYBOOK_WORKLOAD_SIZE_BINS];
 	/* users.logons_again_per_hour's median: how often each user logs off and on again, as
 	 * the capture's users did from one logon to the next (replayed at most
 	 * PV_PLAYBOOK_WORKLOAD_LOGONS_MAX); 0 (none learned: no user logged on twice): once a

@@ -137,6 +137,39 @@ static int cmp_double(const void *a, const void *b)
 /* The ops loop's batches: a loop of 16 users or more waits after a turn of fewer than 4
  * answers, 4 us a user from 100 to 250 us; not after none (a timeout) nor with fewer users
  * (they would idle the server) */
+/* A learned size drawn to its bucket's mean: a bucket whose sizes were all 64 KiB gives 64 KiB
+ * each time; without a mean, evenly within the bucket (its mean 1.5 times its bottom); a mean
+ * between, kept; none over the most the caller takes. */
+START_TEST(size_draw)
+{
+	double cum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS] = {0},
+	       mean[PV_PLAYBOOK_WORKLOAD_SIZE_BINS] = {0};
+	struct pv_load_rng g;
+	double sum;
+
+	for (int k = 17; k < PV_PLAYBOOK_WORKLOAD_SIZE_BINS; k++)
+		cum[k] = 100; /* every size in [64 KiB, 128 KiB) */
+	for (int m = 0; m < 3; m++) {
+		mean[17] = m == 0 ? 65536 : m == 1 ? 0 : 80000;
+		g = (struct pv_load_rng){{1, 2, 3, 7}};
+		sum = 0;
+		for (int i = 0; i < 20000; i++) {
+			uint32_t v = pv_load_size_draw(cum, mean, 1u << 20, &g);
+
+			ck_assert(v >= 65536 && v < 131072);
+			if (m == 0)
+				ck_assert_uint_eq(v, 65536);
+			sum += v;
+		}
+		ck_assert_double_eq_tol(sum / 20000, m == 1 ? 98304 : mean[17],
+					(m == 1 ? 98304 : mean[17]) * 0.01);
+	}
+	g = (struct pv_load_rng){{1, 2, 3, 7}};
+	for (int i = 0; i < 1000; i++)
+		ck_assert_uint_le(pv_load_size_draw(cum, NULL, 70000, &g), 70000);
+}
+END_TEST
+
 START_TEST(ops_batch)
 {
 	ck_assert_uint_eq(pv_load_ops_batch_us(16, 3), 100);
@@ -1264,6 +1297,8 @@ START_TEST(proto_learned)
 	c.learned.within.q[1] = 0.5;
 	c.learned.read[12] = 70;
 	c.learned.read[0] = 30;
+	c.learned.read_mean[12] = 3000.5;
+	c.learned.write_mean[33] = 5e9;
 	c.learned.write[33] = 1e-9;
 	c.learned.relogons_per_user_hour = 89.25;
 	c.learned.client[0] = 0.00048828125; /* 2^-11, 2^-9: printed as they are */
@@ -2814,6 +2849,7 @@ int main(void)
 	tcase_add_test(tc, sched_seed);
 	tcase_add_test(tc, sched_shares);
 	tcase_add_test(tc, ops_batch);
+	tcase_add_test(tc, size_draw);
 	tcase_add_test(tc, sched_learned_pace);
 	tcase_add_test(tc, gaps_as_answered);
 	tcase_add_test(tc, sched_users);

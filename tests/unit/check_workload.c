@@ -147,10 +147,12 @@ START_TEST(yaml)
 	ck_assert_ptr_null(strstr(b.data, "other_kinds"));
 	has(b.data, "mix: # % of the requests, by command\n  CREATE: 30.0000\n  CLOSE: 20.0000\n"
 		    "  READ: 50.0000\n");
-	/* 3000 twice in (2048, 4096], 65536 in (32768, 65536], 0 in bucket 0 */
+	/* 3000 twice in [2048, 4096), 65536 in [65536, 131072), 0 in bucket 0; each bucket's
+	 * mean */
 	has(b.data, "  read: {n: 4, median_up_to: 4096, p95_up_to: 131072, buckets: {0: 25.00, "
-		    "4096: 50.00, 131072: 25.00}}\n");
-	has(b.data, "  write: {n: 0, median_up_to: 0, p95_up_to: 0, buckets: {}}\n");
+		    "4096: 50.00, 131072: 25.00}, means: {0: 0.0, 4096: 3000.0, 131072: "
+		    "65536.0}}\n");
+	has(b.data, "  write: {n: 0, median_up_to: 0, p95_up_to: 0, buckets: {}, means: {}}\n");
 	has(b.data,
 	    "  listings_per_folder: {median: 2, p95: 7, folders: 12} # how often each folder "
 	    "listed was: an open of it and its QUERY_DIRECTORYs a listing\n");
@@ -276,6 +278,10 @@ START_TEST(read_back)
 	ck_assert_double_eq(l.read[0], 25);
 	ck_assert_double_eq(l.read[12], 50);
 	ck_assert_double_eq(l.read[17], 25);
+	/* each bucket's mean size: what a replay asks on average */
+	ck_assert_double_eq(l.read_mean[12], 3000);
+	ck_assert_double_eq(l.read_mean[17], 65536);
+	ck_assert_double_eq(l.write_mean[10], 700);
 	ck_assert_double_eq(l.write[10], 100);
 	ck_assert_double_eq(l.read[11] + l.read[13] + l.write[9] + l.write[11], 0);
 	pv_buf_release(&b, 0);
@@ -443,6 +449,9 @@ START_TEST(read_refusals)
 		"'sizes.read.buckets' has the bucket '3000'; expected 0 or a power of two");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nsizes: {read: {buckets: {4096: x}}}\n",
 		"'sizes.read.buckets.4096' is 'x'");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nsizes: {read: {means: {4096: 5000}}}\n",
+		"'sizes.read.means.4096' is 5000; expected a size from 2048 to 4096, within its "
+		"bucket");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nmixx: {}\n", "(did you mean 'mix'?)");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nusers: {logons_again_per_hour: "
 		"{median: "
