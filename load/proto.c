@@ -67,9 +67,8 @@ int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *ou
 		pv_buf_addf(out, "client %.17g %.17g\n", c->learned.client[0],
 			    c->learned.client[1]);
 	for (int w = 0; c->learned.n && w < 2; w++) {
-		const double *b = w ? c->learned.write : c->learned.read;
-
-		const double *mb = w ? c->learned.write_mean : c->learned.read_mean;
+		const double *b = w ? c->learned.write : c->learned.read,
+			     *mb = w ? c->learned.write_mean : c->learned.read_mean;
 
 		pv_buf_addstr(out, w ? "sizes write " : "sizes read ");
 		for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_SIZE_BINS; j++)

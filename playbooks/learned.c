@@ -246,8 +246,6 @@ static int kinds(struct pv_playbook_schema *sc, const struct pv_playbook_node *s
 	return 0;
 }
 
-/* sizes.read or sizes.write: each power-of-two bucket's share (the key N holds sizes from N/2
- * up to below N, 0 the empty ones) into pct[]. */
 /* sizes.X.KEY: a mapping {SIZE: V} (the key N for the sizes from N/2 up to below N, 0 for the
  * empty ones), each V from lo to hi into v[its bucket]. */
 static int by_bucket(struct pv_playbook_schema *sc, const struct pv_playbook_node *m,
