@@ -203,6 +203,40 @@ double pv_learn_kinds_nearest(const struct pv_learn_kinds *t, const size_t *orde
 	return all > 0 ? moved / all : 0;
 }
 
+static void written_release(struct pv_learn_kinds_written *w)
+{
+	free(w->order);
+	free(w->near);
+	memset(w, 0, sizeof(*w));
+}
+
+int pv_learn_kinds_settle(struct pv_learn_kinds *t)
+{
+	struct pv_learn_kinds_written *w = &t->w;
+
+	written_release(w);
+	if (!t->n)
+		return 0;
+	if (!(w->order = malloc(t->n * sizeof(*w->order))) ||
+	    !(w->near = malloc(t->n * sizeof(*w->near))))
+		goto oom;
+	pv_learn_kinds_order(t, w->order);
+	w->kept = t->n < PV_LEARN_KINDS_WRITTEN ? t->n : PV_LEARN_KINDS_WRITTEN;
+	if ((w->moved = pv_learn_kinds_nearest(t, w->order, w->kept, w->near)) < 0)
+		goto oom;
+	for (size_t i = 0; i < t->n; i++) {
+		w->requests += t->k[i].requests;
+		if (i >= w->kept) {
+			w->past_activities += t->k[w->order[i]].count;
+			w->past_requests += t->k[w->order[i]].requests;
+		}
+	}
+	return 0;
+oom:
+	written_release(w);
+	return -1;
+}
+
 void pv_learn_kind_name(const struct pv_learn_kind_shape *s, char *out, size_t len)
 {
 	size_t o = 0;
@@ -223,5 +257,6 @@ void pv_learn_kinds_release(struct pv_learn_kinds *t)
 {
 	free(t->k);
 	pv_learn_table_release(&t->index);
+	written_release(&t->w);
 	memset(t, 0, sizeof(*t));
 }

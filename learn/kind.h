@@ -40,11 +40,27 @@ struct pv_learn_kind {
 	struct pv_learn_hist think;
 };
 
+/* The kinds a workload writes, at most (the most frequent first; each past them replayed as
+ * the written kind nearest it). */
+#define PV_LEARN_KINDS_WRITTEN 256
+
+/* The kinds as a workload writes them, settled once counted (pv_learn_kinds_settle): their
+ * places in order of count, each past the first `kept` (PV_LEARN_KINDS_WRITTEN at most)
+ * replayed as the written kind near[i] (a place in order), the share of all the kinds'
+ * requests so made as another command, and what the kinds past `kept` held. */
+struct pv_learn_kinds_written {
+	size_t *order, *near; /* NULL until settled (or when none is counted) */
+	size_t kept;
+	double moved;
+	uint64_t past_activities, past_requests, requests; /* requests: every kind's */
+};
+
 struct pv_learn_kinds {
 	struct pv_learn_kind *k;
 	size_t n, cap;
 	struct pv_learn_table index;
 	uint64_t other, other_requests; /* activities of kinds past PV_LEARN_KINDS_MAX */
+	struct pv_learn_kinds_written w;
 };
 
 void pv_learn_kind_shape_add(struct pv_learn_kind_shape *s, uint16_t cmd);
@@ -71,6 +87,9 @@ void pv_learn_kinds_order(const struct pv_learn_kinds *t, size_t *order);
 #define PV_LEARN_KIND_NEAR_LENGTH 0.1
 double pv_learn_kinds_nearest(const struct pv_learn_kinds *t, const size_t *order, size_t kept,
 			      size_t *near);
+/* The kinds counted, settled as a workload writes them (t->w; again if settled before):
+ * 0, or -1 when out of memory (t->w then empty). */
+int pv_learn_kinds_settle(struct pv_learn_kinds *t);
 /* The shape as words: "CREATE QUERY_INFO CLOSE", "READ+" for a repeat, " ..." when cut. */
 void pv_learn_kind_name(const struct pv_learn_kind_shape *s, char *out, size_t len);
 void pv_learn_kinds_release(struct pv_learn_kinds *t);

@@ -145,6 +145,9 @@ void pv_learn_summarize(struct pv_learn_counts *c, double gap)
 		}
 	}
 	pv_learn_times(c);
+	if (c->has_kinds)
+		(void)pv_learn_kinds_settle(&c->kinds); /* out of memory: left unsettled, and the
+							   workload's writer says so */
 	/* a user's hours: those it was seen at work, from its first request to its last, not the
 	 * capture's (a capture begun before a user's first request, or a user gone before its
 	 * end, would say a slower user than it was); a user seen at one moment alone is left out

@@ -171,21 +171,21 @@ static void sizes(struct pv_buf *b, const char *key, const struct pv_learn_sizes
 	pv_buf_addstr(b, "}}\n");
 }
 
-/* What kind i of order (one written) stands for: the kinds past the written ones nearest it
- * (near), their activities and requests, and the weight and rate a replay adds to the kind's
- * own to make their requests: as many of its activities as their requests make. */
+/* What the written kind i (a place in w->order) stands for: the kinds past the written ones
+ * nearest it, their activities and requests, and the weight and rate a replay adds to the
+ * kind's own to make their requests: as many of its activities as their requests make. */
 static void stands_for(struct pv_buf *b, const struct pv_learn_counts *c,
-		       const struct pv_learn_kind *kd, const size_t *order, const size_t *near,
-		       size_t i, size_t shown)
+		       const struct pv_learn_kind *kd, size_t i)
 {
 	const struct pv_learn_kinds *k = &c->kinds;
+	const struct pv_learn_kinds_written *w = &k->w;
 	uint64_t acts = 0, reqs = 0;
 	double as_many;
 
-	for (size_t j = shown; j < k->n; j++)
-		if (near[j] == i) {
-			acts += k->k[order[j]].count;
-			reqs += k->k[order[j]].requests;
+	for (size_t j = w->kept; j < k->n; j++)
+		if (w->near[j] == i) {
+			acts += k->k[w->order[j]].count;
+			reqs += k->k[w->order[j]].requests;
 		}
 	if (!acts || !kd->requests)
 		return;
@@ -201,32 +201,18 @@ static void stands_for(struct pv_buf *b, const struct pv_learn_counts *c,
 static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 {
 	const struct pv_learn_kinds *k = &c->kinds;
-	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL,
-	       *near = k->n ? malloc(k->n * sizeof(*near)) : NULL, shown;
-	uint64_t rest = k->other, rest_req = k->other_requests, near_acts = 0;
-	double moved = 0;
+	const struct pv_learn_kinds_written *w = &k->w;
+	uint64_t rest = k->other + w->past_activities;
 	char name[PV_LEARN_KIND_NAME_MAX];
 
-	if (k->n && (!order || !near)) {
-		free(order);
-		free(near);
+	if (k->n && !w->order) { /* not settled: out of memory */
 		b->failed = true;
 		return;
 	}
-	shown = k->n < PV_LEARN_WORKLOAD_KINDS ? k->n : PV_LEARN_WORKLOAD_KINDS;
-	if (order) {
-		pv_learn_kinds_order(k, order);
-		if ((moved = pv_learn_kinds_nearest(k, order, shown, near)) < 0) {
-			free(order);
-			free(near);
-			b->failed = true;
-			return;
-		}
-	}
 	pv_buf_addstr(b, "kinds: # an activity's commands, repeats folded (READ+), the most "
 			 "frequent first\n");
-	for (size_t i = 0; i < shown; i++) {
-		const struct pv_learn_kind *kd = &k->k[order[i]];
+	for (size_t i = 0; i < w->kept; i++) {
+		const struct pv_learn_kind *kd = &k->k[w->order[i]];
 
 		pv_learn_kind_name(&kd->shape, name, sizeof(name));
 		pv_buf_addf(b, "  - commands: %s\n", name);
@@ -249,15 +235,8 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 				    "next activity, the median of %llu\n",
 				    pv_learn_hist_quantile(&kd->think, 0.5),
 				    (unsigned long long)kd->think.n);
-		stands_for(b, c, kd, order, near, i, shown);
+		stands_for(b, c, kd, i);
 	}
-	for (size_t i = shown; i < k->n; i++) {
-		near_acts += k->k[order[i]].count;
-		rest_req += k->k[order[i]].requests;
-	}
-	rest += near_acts;
-	free(order);
-	free(near);
 	if (rest)
 		pv_buf_addf(
 			b,
@@ -268,8 +247,9 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 			"of its activities as their requests make), the %% of all requests made "
 			"as another command so; those past the %d told apart not replayed\n",
 			pct(rest, c->activities), (unsigned long long)rest,
-			(unsigned long long)rest_req, (unsigned long long)near_acts, 100 * moved,
-			PV_LEARN_WORKLOAD_KINDS, PV_LEARN_KINDS_MAX);
+			(unsigned long long)(k->other_requests + w->past_requests),
+			(unsigned long long)w->past_activities, 100 * w->moved,
+			PV_LEARN_KINDS_WRITTEN, PV_LEARN_KINDS_MAX);
 }
 
 /* Change notify: the watches, how long each stayed and what ended it. */

@@ -11,17 +11,15 @@
 #include "learn/learn.h"
 #include "util/buf.h"
 
-/* The kinds written, at most (the most frequent first; the rest as one share). */
-#define PV_LEARN_WORKLOAD_KINDS 256
-
 /* Every SMB2 request the capture holds, all commands together. */
 uint64_t pv_learn_requests(const struct pv_learn_counts *c);
 
 /* n a user-hour: over the user-hours the capture holds (c->user_hours; 0 when none). */
 double pv_learn_per_user_hour(const struct pv_learn_counts *c, uint64_t n);
 
-/* The workload learned into c as YAML, appended to out; source names the capture (its file
- * name, as the user gave it) and version the provision that learned it. PV_OK, or PV_EIO when
+/* The workload learned into c as YAML (its kinds as c->kinds.w settled them: at most
+ * PV_LEARN_KINDS_WRITTEN, the most frequent first), appended to out; source names the capture (its
+ * file name, as the user gave it) and version the provision that learned it. PV_OK, or PV_EIO when
  * out of memory (out marked failed). */
 int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const char *version,
 		      struct pv_buf *out);

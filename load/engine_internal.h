@@ -272,11 +272,9 @@ void replay_free(struct replay *r);
 /* The steps of a learned kind drawn by weight for u's next scenario, its index in *kind (-1:
  * none, no workload). */
 const struct step *replay_pick(struct user *u, int *kind);
-/* A learned read's or write's size, drawn from the learned sizes: 1 byte to PV_SMB_READ_MAX
- * (a read: the caller holds it to what the connection takes) or IO_CHUNK (a write). */
-uint32_t replay_size(struct user *u, bool write);
-/* A learned read's size on file f (F1, F2), as the connection takes it: from the stream its
- * open began when it was opened to read (replay.c's reads_ahead), else drawn anew. */
-uint32_t replay_read_size(struct user *u, int f);
+/* A learned read's or write's size on file f (F1, F2), drawn from the learned sizes: a write
+ * 1 byte to IO_CHUNK; a read as the connection takes it, from the stream its open began when
+ * it was opened to read (replay.c's reads_ahead), else drawn anew. */
+uint32_t replay_io_size(struct user *u, int f, bool write);
 
 #endif

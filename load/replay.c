@@ -83,16 +83,20 @@ static enum use use_of(const struct pv_playbook_workload_learned_kind *k, unsign
 	return dir && depth == 0 ? U_DIR : own ? U_OWN : U_READ;
 }
 
-/* A learned read's or write's size, drawn from g (see replay_size). */
+/* A learned read's or write's size, drawn from g: 1 byte to IO_CHUNK (a write), or to what
+ * the connection takes (a read: PV_SMB_READ_MAX at most, 64 KiB from a server without large
+ * MTU); a page when no sizes were learned. */
 static uint32_t replay_size_from(struct user *u, struct pv_load_rng *g, bool write)
 {
 	const struct replay *r = u->e->replay;
 	const double *cum = write ? r->wcum : r->rcum;
+	uint32_t n;
 
 	if (!(cum[PV_PLAYBOOK_WORKLOAD_SIZE_BINS - 1] > 0))
-		return 4096; /* no sizes learned: a page */
-	return pv_load_size_draw(cum, write ? r->wmean : r->rmean,
-				 write ? IO_CHUNK : PV_SMB_READ_MAX, g);
+		return 4096;
+	n = pv_load_size_draw(cum, write ? r->wmean : r->rmean, write ? IO_CHUNK : PV_SMB_READ_MAX,
+			      g);
+	return write || n < pv_smb_max_read(u->c) ? n : pv_smb_max_read(u->c);
 }
 
 /* ---- what a step picks first ---- */
@@ -145,7 +149,7 @@ static int volatile2(struct user *u)
 
 /* A static/ file to read as F1 or F2 (file): one that holds every read the kind makes on it
  * to its CLOSE, their sizes drawn now from a stream of their own (u->rsz[file], drawn again
- * from its start as the reads are made: replay_read_size), so that none is cut by the file's
+ * from its start as the reads are made: replay_io_size), so that none is cut by the file's
  * end as none was in the capture (the largest file when none holds them). */
 static int reads_ahead(struct user *u, int file, char *dst, uint64_t *size)
 {
@@ -163,9 +167,7 @@ static int reads_ahead(struct user *u, int file, char *dst, uint64_t *size)
 		if (s->file == file && s->req == CLOSE)
 			break;
 		if (s->file == file && s->req == LREAD) {
-			uint32_t n = replay_size_from(u, &g, false);
-
-			need += n < pv_smb_max_read(u->c) ? n : pv_smb_max_read(u->c);
+			need += replay_size_from(u, &g, false);
 		}
 	}
 	if (!(f = files_pick_min(u, need)))
@@ -567,14 +569,7 @@ const struct step *replay_pick(struct user *u, int *kind)
 	return r->steps[i];
 }
 
-uint32_t replay_size(struct user *u, bool write)
+uint32_t replay_io_size(struct user *u, int f, bool write)
 {
-	return replay_size_from(u, &u->rng, write);
-}
-
-uint32_t replay_read_size(struct user *u, int f)
-{
-	uint32_t n = u->ahead[f] ? replay_size_from(u, &u->rsz[f], false) : replay_size(u, false);
-
-	return n < pv_smb_max_read(u->c) ? n : pv_smb_max_read(u->c);
+	return replay_size_from(u, !write && u->ahead[f] ? &u->rsz[f] : &u->rng, write);
 }

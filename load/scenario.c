@@ -470,8 +470,7 @@ static bool learned_io(struct user *u, const struct step *s)
 {
 	bool f2 = s->file == F2, write = s->req == LWRITE;
 	uint64_t size = u->fsize[f2], *at = &u->at[f2];
-	/* a read at most what the connection takes (a server without large MTU: 64 KiB) */
-	uint32_t n = write ? replay_size(u, true) : replay_read_size(u, f2);
+	uint32_t n = replay_io_size(u, f2, write);
 
 	if (!write) {
 		/* asked as the capture's client asked: the file was picked to hold its reads

@@ -218,12 +218,13 @@ static const char *size(uint64_t v, char *b, size_t n)
 static void text_kinds(const struct pv_learn_counts *c)
 {
 	const struct pv_learn_kinds *k = &c->kinds;
-	size_t *order, *near, shown;
+	const struct pv_learn_kinds_written *w = &k->w;
+	const size_t *order = w->order;
+	size_t shown;
 	char name[PV_LEARN_KIND_NAME_MAX], a[32];
 
-	if (!c->has_kinds || !k->n || !(order = malloc(k->n * sizeof(*order))))
+	if (!c->has_kinds || !k->n || !order)
 		return;
-	pv_learn_kinds_order(k, order);
 	shown = k->n < KINDS_SHOWN ? k->n : KINDS_SHOWN;
 	printf("learn: %zu kind%s of activity (their commands, repeats folded: READ+), the %zu "
 	       "most frequent:\n",
@@ -240,33 +241,18 @@ static void text_kinds(const struct pv_learn_counts *c)
 		       (double)kd->requests / (double)kd->count,
 		       dur(kd->seconds / (double)kd->count, a, sizeof(a)), name);
 	}
-	if (k->n > PV_LEARN_WORKLOAD_KINDS && (near = malloc(k->n * sizeof(*near)))) {
-		uint64_t acts = 0, reqs = 0, all = 0;
-		double moved = pv_learn_kinds_nearest(k, order, PV_LEARN_WORKLOAD_KINDS, near);
-
-		for (size_t i = 0; i < k->n; i++) {
-			all += k->k[i].requests;
-			if (i >= PV_LEARN_WORKLOAD_KINDS) {
-				acts += k->k[order[i]].count;
-				reqs += k->k[order[i]].requests;
-			}
-		}
-		if (moved >= 0)
-			printf("learn: %zu kinds past the %d a workload holds (%llu activities, "
-			       "%.1f%% of the kinds' requests): each replayed as the kind written "
-			       "nearest its commands, %.2f%% of the requests so made as another "
-			       "command\n",
-			       k->n - PV_LEARN_WORKLOAD_KINDS, PV_LEARN_WORKLOAD_KINDS,
-			       (unsigned long long)acts,
-			       all ? 100.0 * (double)reqs / (double)all : 0, 100 * moved);
-		free(near);
-	}
+	if (k->n > w->kept)
+		printf("learn: %zu kinds past the %zu a workload holds (%llu activities, %.1f%% of "
+		       "the kinds' requests): each replayed as the kind written nearest its "
+		       "commands, %.2f%% of the requests so made as another command\n",
+		       k->n - w->kept, w->kept, (unsigned long long)w->past_activities,
+		       w->requests ? 100.0 * (double)w->past_requests / (double)w->requests : 0,
+		       100 * w->moved);
 	if (k->other)
 		printf("learn: %llu activities (%llu requests) of kinds past the %d told apart: "
 		       "not replayed\n",
 		       (unsigned long long)k->other, (unsigned long long)k->other_requests,
 		       PV_LEARN_KINDS_MAX);
-	free(order);
 }
 
 /* What the users did: who they are, their rates, their activities, sizes, open times. */
@@ -395,20 +381,11 @@ static struct pv_json *hist_json(const struct pv_learn_hist *h)
 static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 {
 	const struct pv_learn_kinds *k = &c->kinds;
+	const struct pv_learn_kinds_written *w = &k->w;
+	const size_t *order = w->order;
 	struct pv_json *a = pv_json_array();
-	size_t *order = k->n ? malloc(k->n * sizeof(*order)) : NULL,
-	       *near = k->n > PV_LEARN_WORKLOAD_KINDS ? malloc(k->n * sizeof(*near)) : NULL;
-	double moved = 0;
 	char name[PV_LEARN_KIND_NAME_MAX];
 
-	if (order)
-		pv_learn_kinds_order(k, order);
-	if (order && near &&
-	    (moved = pv_learn_kinds_nearest(k, order, PV_LEARN_WORKLOAD_KINDS, near)) < 0) {
-		free(near);
-		near = NULL;
-		moved = 0;
-	}
 	for (size_t i = 0; order && i < k->n; i++) {
 		const struct pv_learn_kind *kd = &k->k[order[i]];
 		struct pv_json *o = pv_json_object();
@@ -422,13 +399,11 @@ static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 		pv_json_real(o, "seconds", kd->seconds / (double)kd->count);
 		pv_json_set(o, "think", hist_json(&kd->think));
 		/* past those a workload holds: the place of the kind replayed for it */
-		if (near && i >= PV_LEARN_WORKLOAD_KINDS)
-			INT(o, "replayed_as", near[i]);
+		if (i >= w->kept)
+			INT(o, "replayed_as", w->near[i]);
 		pv_json_append(a, o);
 	}
-	free(order);
-	free(near);
-	pv_json_real(j, "kinds_made_as_another_command", moved);
+	pv_json_real(j, "kinds_made_as_another_command", w->moved);
 	if (c->has_kinds) {
 		pv_json_set(j, "kinds", a);
 	} else {

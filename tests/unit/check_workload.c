@@ -1,6 +1,6 @@
 /* tests/unit/check_workload.c: the learned workload as YAML (learn/workload.c): every figure of
  * the counts where it belongs, the kinds the most frequent first with their weights, what is
- * past PV_LEARN_WORKLOAD_KINDS as one share, the capture's name quoted whatever it holds, and no
+ * past PV_LEARN_KINDS_WRITTEN as one share, the capture's name quoted whatever it holds, and no
  * user's id anywhere in it; and read back for load.workload (playbooks/learned.c): what was
  * written is what is read, and an edit that breaks it is refused where it is. */
 #include <check.h>
@@ -91,6 +91,7 @@ static void counts(struct pv_learn_counts *c)
 	for (int i = 0; i < 3; i++)
 		pv_learn_hist_add(&c->kinds.k[0].think, 1.5);
 	c->has_kinds = true;
+	ck_assert_int_eq(pv_learn_kinds_settle(&c->kinds), 0);
 	pv_learn_sizes_add(&c->read_sizes, 3000);
 	pv_learn_sizes_add(&c->read_sizes, 3000);
 	pv_learn_sizes_add(&c->read_sizes, 65536);
@@ -184,7 +185,7 @@ START_TEST(many_kinds)
 	pv_learn_kinds_release(&c.kinds);
 	pv_learn_kinds_init(&c.kinds);
 	c.activities = 0;
-	for (int k = 0; k < PV_LEARN_WORKLOAD_KINDS + 6; k++) {
+	for (int k = 0; k < PV_LEARN_KINDS_WRITTEN + 6; k++) {
 		struct pv_learn_kind_shape s = {0};
 
 		/* kind k: READ or WRITE by each of k's 9 bits, a CLOSE after each (nothing
@@ -198,8 +199,9 @@ START_TEST(many_kinds)
 			c.activities++;
 		}
 	}
+	ck_assert_int_eq(pv_learn_kinds_settle(&c.kinds), 0);
 	ck_assert_int_eq(pv_learn_workload(&c, "x.pcap", "1", &b), PV_OK);
-	ck_assert_int_eq(count(b.data, "  - commands: "), PV_LEARN_WORKLOAD_KINDS);
+	ck_assert_int_eq(count(b.data, "  - commands: "), PV_LEARN_KINDS_WRITTEN);
 	/* 262 kinds: the 6 seen 1000 times and 250 of the rest written, 6 left: 6 of 6256, each
 	 * replayed as a kind written (every kind's commands in the same shares: none made as
 	 * another command) */
@@ -213,7 +215,7 @@ START_TEST(many_kinds)
 	 * over 2 users (6250 without them) */
 	ck_assert_msg(pv_playbook_workload_learned_parse("w.yaml", b.data, b.len, &l) == PV_OK,
 		      "%s", pv_errmsg());
-	ck_assert_uint_eq(l.n, PV_LEARN_WORKLOAD_KINDS);
+	ck_assert_uint_eq(l.n, PV_LEARN_KINDS_WRITTEN);
 	ck_assert_double_eq_tol(l.per_user_hour, 6256 / 2.0, 1e-6);
 	for (unsigned i = 0; i < l.n; i++)
 		weights += l.kind[i].weight;
@@ -239,6 +241,7 @@ START_TEST(read_back)
 	pv_learn_kind_shape_add(&t, SMB2_TREE_CONNECT);
 	pv_learn_kinds_add(&c.kinds, &t, 2, 0.001);
 	c.activities++;
+	ck_assert_int_eq(pv_learn_kinds_settle(&c.kinds), 0);
 	pv_learn_sizes_add(&c.write_sizes, 700);
 	ck_assert_int_eq(pv_learn_workload(&c, "srv.pcap", "1", &b), PV_OK);
 	ck_assert_msg(pv_playbook_workload_learned_parse("w.yaml", b.data, b.len, &l) == PV_OK,
@@ -317,6 +320,7 @@ START_TEST(long_kind)
 		pv_learn_kinds_add(&c.kinds, &s, 2 * PV_LEARN_KIND_STEPS, 0.5);
 	pv_learn_kinds_add(&c.kinds, &more, 2 * PV_LEARN_KIND_STEPS + 1, 0.5);
 	c.activities += 51;
+	ck_assert_int_eq(pv_learn_kinds_settle(&c.kinds), 0);
 	ck_assert_int_eq(pv_learn_workload(&c, "srv.pcap", "1", &b), PV_OK);
 	ck_assert_ptr_nonnull(at = strstr(b.data, "  - commands: CREATE(OVERWRITE_IF)+ "));
 	ck_assert_int_eq(count(at, "CREATE(OVERWRITE_IF)+ QUERY_DIRECTORY+") -
