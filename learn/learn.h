@@ -121,8 +121,8 @@ struct pv_learn_counts {
 	double user_hours;
 	/* median, p95 over the users seen longer than a moment, each over its own hours */
 	double req_per_user_hour[2], logons_per_user_hour[2];
-	/* logons again: a user's rate from one logon to the next ((logons - 1) over the time
-	 * from its first to its last), the median of the users with two or more (how many:
+	/* logons again: a user's rate ((logons - 1) over its time at work, its first logon or
+	 * request to its last), the median of the users with two or more (how many:
 	 * relogon_users); 0 when none has two. Unlike logons_per_user_hour it does not depend on
 	 * the capture's length: a user that logged on once in it logs on once, whatever the
 	 * length, where logons_per_user_hour says 90 an hour of a capture of 40 s. */

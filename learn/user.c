@@ -85,9 +85,14 @@ size_t pv_learn_users_relogon_rates(const struct pv_learn_users *t, double *v)
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct pv_learn_user *x = &t->u[i];
+		double t0 = x->logon_first, t1 = x->logon_last;
 
-		if (x->logons >= 2 && x->logon_last > x->logon_first)
-			v[n++] = (double)(x->logons - 1) * 3600 / (x->logon_last - x->logon_first);
+		if (x->requests) { /* its time at work: its first logon or request to its last */
+			t0 = x->first < t0 ? x->first : t0;
+			t1 = x->last > t1 ? x->last : t1;
+		}
+		if (x->logons >= 2 && t1 > t0)
+			v[n++] = (double)(x->logons - 1) * 3600 / (t1 - t0);
 	}
 	return n;
 }

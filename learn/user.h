@@ -61,9 +61,10 @@ void pv_learn_users_release(struct pv_learn_users *t);
 void pv_learn_user_request(struct pv_learn_user *u, double t);
 /* A logon of u at time t: counted, its time kept as the first or the last. */
 void pv_learn_user_logon(struct pv_learn_user *u, double t);
-/* The rate of each user's logons again, an hour: (logons - 1) over the time from its first
- * logon to its last, of the users with two or more at different times, into v (room for
- * t->n); how many. */
+/* The rate of each user's logons again, an hour: (logons - 1) over its time at work (from its
+ * first logon or request to its last: two logons a moment apart at the start of a long
+ * session are one again in all that time, not one a moment), of the users with two or more
+ * and a time at work, into v (room for t->n); how many. */
 size_t pv_learn_users_relogon_rates(const struct pv_learn_users *t, double *v);
 
 /* The account an NTLM AUTHENTICATE message names (MS-NLMP 2.2.1.3), found in a SESSION_SETUP's

@@ -741,7 +741,7 @@ START_TEST(users)
 	pv_learn_user_logon(&t.u[0], 70.0);
 	pv_learn_user_logon(&t.u[1], 5.0);
 	{
-		double v[2];
+		double v[3];
 
 		ck_assert_uint_eq(pv_learn_users_relogon_rates(&t, v), 1);
 		ck_assert_double_eq_tol(v[0], 120.0, 1e-9);
@@ -750,14 +750,24 @@ START_TEST(users)
 		pv_learn_user_logon(&t.u[1], 3605.0);
 		ck_assert_uint_eq(pv_learn_users_relogon_rates(&t, v), 2);
 		ck_assert_double_eq_tol(v[1], 2.0, 1e-9); /* two more in an hour */
+		/* two logons a second apart at the start of an hour's work: one again an hour,
+		 * not 3,600 (smbclient's first connection, then its session) */
+		ck_assert_int_eq(pv_learn_users_get(&t, "ntlm:0123456789ac", PV_LEARN_USER_NTLM),
+				 2);
+		pv_learn_user_logon(&t.u[2], 100.0);
+		pv_learn_user_request(&t.u[2], 100.0);
+		pv_learn_user_logon(&t.u[2], 101.0);
+		pv_learn_user_request(&t.u[2], 3700.0);
+		ck_assert_uint_eq(pv_learn_users_relogon_rates(&t, v), 3);
+		ck_assert_double_eq_tol(v[2], 1.0, 1e-9);
 	}
 	for (int i = 0; i < 3000; i++) {
 		char k[32];
 
 		snprintf(k, sizeof(k), "session:%x@x", i);
-		ck_assert_int_eq(pv_learn_users_get(&t, k, PV_LEARN_USER_SESSION), i + 2);
+		ck_assert_int_eq(pv_learn_users_get(&t, k, PV_LEARN_USER_SESSION), i + 3);
 	}
-	ck_assert_uint_eq(t.n, 3002);
+	ck_assert_uint_eq(t.n, 3003);
 	pv_learn_users_release(&t);
 }
 END_TEST
