@@ -169,19 +169,29 @@ static void list_more(struct user *u, const struct pv_smb_done *d)
 			user_fail(u, pv_errmsg());
 		return;
 	}
+	if (u->list_page) {
+		u->after(u, NULL);
+		return;
+	}
 	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
 	      pv_smb_list(u->c, u->fid, false, client_done, u));
 }
 
 /* List the open folder u->fid (u->path): files (want 0), folders (1) or both (2) into
  * u->names. */
-void client_list_all(struct user *u, int want, step_fn after)
+void client_list(struct user *u, int want, unsigned how, step_fn after)
 {
 	u->after = after;
 	u->want = want;
+	u->list_page = how & LIST_PAGE;
 	files_clear(&u->names);
 	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
-	      pv_smb_list(u->c, u->fid, true, client_done, u));
+	      pv_smb_list(u->c, u->fid, !(how & LIST_GO_ON), client_done, u));
+}
+
+void client_list_all(struct user *u, int want, step_fn after)
+{
+	client_list(u, want, 0, after);
 }
 
 /* Open u->path into fid (or fid2 when second). */

@@ -84,6 +84,7 @@ struct user {
 	char path[PATH_MAX_LOAD], path2[PATH_MAX_LOAD];
 	struct list names; /* what the listing under way found */
 	int want;	   /* ... files (0), folders (1) or both (2: folders' sizes DIR) */
+	bool list_page;	   /* ... one answer's entries alone (client_list's LIST_PAGE) */
 	/* the tree, learned at the logon: static/'s folders that hold files (dirs) and their
 	 * files, volatile/'s files, ours in new/; todo: the folders still to list */
 	struct list dirs, sfiles, vfiles, made, todo;
@@ -231,6 +232,11 @@ bool client_refused(struct user *u, const struct pv_smb_done *d, uint32_t ok2);
 void client_read_all(struct user *u, bool second, step_fn after);
 void client_write_all(struct user *u, uint64_t size, bool second, step_fn after);
 void client_list_all(struct user *u, int want, step_fn after);
+/* The same in parts, as how says (steps.h's LIST takes it as its arg): 0 the whole folder
+ * from its start; LIST_PAGE one answer's entries alone (a later listing of the open goes on);
+ * LIST_GO_ON from where the last one ended, not from the start (both: one answer, going on). */
+enum { LIST_PAGE = 1, LIST_GO_ON = 2 };
+void client_list(struct user *u, int want, unsigned how, step_fn after);
 void client_open(struct user *u, const char *path, uint32_t access, uint32_t disp, uint32_t opts,
 		 step_fn next);
 bool client_opened(struct user *u, const struct pv_smb_done *d, bool second);

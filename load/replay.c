@@ -16,7 +16,8 @@
  *     is still open at the end is closed, as after any scenario.
  *   - READ and WRITE are one request each, of a size drawn from the capture's sizes (a read
  *     at most 1 MiB, a write 64 KiB), where the last one ended, a static/ file read one that
- *     holds all its reads (reads_ahead); QUERY_DIRECTORY lists the folder whole; LOCK takes
+ *     holds all its reads (reads_ahead); QUERY_DIRECTORY lists the folder whole (in parts
+ *     when its open lists again before its CLOSE: one answer, then on from there); LOCK takes
  *     the range, or releases it when taken; IOCTL asks the object id, or the code learned
  *     (the snapshots of the file open, the referral of the share on none); QUERY_INFO, SET_INFO
  *     (basic), FLUSH and CHANGE_NOTIFY as the built-in scenarios make them.
@@ -97,6 +98,24 @@ static uint32_t replay_size_from(struct user *u, struct pv_load_rng *g, bool wri
 	n = pv_load_size_draw(cum, write ? r->wmean : r->rmean, write ? IO_CHUNK : PV_SMB_READ_MAX,
 			      g);
 	return write || n < pv_smb_max_read(u->c) ? n : pv_smb_max_read(u->c);
+}
+
+/* Whether the open that step i lists (a QUERY_DIRECTORY) lists again before its CLOSE. */
+static bool lists_again(const struct pv_playbook_workload_learned_kind *k, unsigned i)
+{
+	int d = 0;
+
+	for (unsigned j = i + 1; j < k->n && d >= 0; j++) {
+		unsigned c = k->step[j] & PV_PLAYBOOK_WORKLOAD_LEARNED_CMD;
+
+		if (c == C_CREATE)
+			d++;
+		else if (c == C_CLOSE)
+			d--;
+		else if (!d && c == C_QUERY_DIRECTORY)
+			return true;
+	}
+	return false;
 }
 
 /* ---- what a step picks first ---- */
@@ -204,6 +223,7 @@ struct maker {
 	int depth;	 /* files open: F1, then F2 */
 	enum use use[2]; /* what each is for */
 	bool locked[2];	 /* its range lock taken */
+	bool listed;	 /* F1 listed since it was opened */
 };
 
 static void put(struct maker *m, struct step st)
@@ -226,6 +246,7 @@ static void open_for(struct maker *m, enum use use, unsigned disp)
 		use = U_OWN;
 	m->use[f] = use;
 	m->locked[f] = false;
+	m->listed = f ? m->listed : false;
 	if (use == U_DIR)
 		put(m, (struct step){OPEN, F1, DIR_LIST, P1, FOLDER, NULL});
 	else if (use == U_OWN && disp == 0)
@@ -289,9 +310,13 @@ static void on_open(struct maker *m, const struct pv_playbook_workload_learned_k
 	case C_QUERY_INFO:
 		put(m, (struct step){STAT, (uint8_t)f});
 		break;
-	case C_QUERY_DIRECTORY:
+	case C_QUERY_DIRECTORY: /* in parts when the open lists again later (smbclient's mget:
+				   a page, the files read, then the rest) */
 		if (u == U_DIR)
-			put(m, (struct step){LIST, F1});
+			put(m, (struct step){LIST, F1,
+					     (m->listed ? LIST_GO_ON : 0) |
+						     (lists_again(k, i) ? LIST_PAGE : 0)});
+		m->listed = m->listed || u == U_DIR;
 		break;
 	case C_CHANGE_NOTIFY:
 		if (u == U_DIR)

@@ -520,7 +520,7 @@ static bool issue(struct user *u, const struct step *s)
 		client_write_all(u, s->arg ? s->arg : u->size, f2, run);
 		break;
 	case LIST:
-		client_list_all(u, 0, run);
+		client_list(u, 0, s->arg, run);
 		break;
 	case SETINFO:
 		client_set_info(u, f2, (uint8_t)s->arg, run);

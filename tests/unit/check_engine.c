@@ -456,7 +456,9 @@ static const char *differ(const char *got, const char *want, char *out, size_t c
 /* load.workload's kinds for the run of kind learned (and a fourth: a folder read file by file,
  * cut short): a file read (its repeat made 2.5 times on average: 2, and a third with a chance
  * of one half),
- * a folder listed and watched then a file of its own written (3 writes), its lock taken and
+ * a folder listed in two parts, watched between them (one answer's page, from the start;
+ * then on from there, not from the start again), then a file of its own written (3 writes),
+ * its lock taken and
  * released, and three CREATEs at once (the third looks for a name not there), and one that
  * begins on a file not yet open; reads of 2-4 KiB and of 64 KiB, writes of 512 B-1 KiB. The fourth
  * holds its folder open while it reads a file in it, as a client's copy of a folder does. CREATE's
@@ -473,7 +475,7 @@ static void learned(struct pv_playbook_workload_learned *l)
 		const char *cmds;
 		double weight, requests;
 	} kinds[] = {
-		{"5 16 43 136 6 75", 3, 8}, {"5 142 15 6 69 17 137 7 10 10 6 5 5 5 6 6", 4, 18},
+		{"5 16 43 136 6 75", 3, 8}, {"5 142 15 14 6 69 17 137 7 10 10 6 5 5 5 6 6", 4, 19},
 		{"8 16 6", 1, 3},	    {"133 142 5 8 6", 1, 12},
 		{"101 9 6 5 9 6 19", 2, 7},
 	};

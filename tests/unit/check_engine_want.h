@@ -2,8 +2,9 @@
  * (PV_ENGINE_RECORD=<this file>) from the engine whose scenarios were switch statements
  * (commit 26e097f): the learning of the tree, listed or from the plan, and the first of each
  * user's requests from go on. The learned kind's (load.workload) was recorded when it came,
- * from the engine that first made it, its IOCTLs when their learned codes came, and again
- * when its reads were made on a file that holds them. */
+ * from the engine that first made it, its IOCTLs when their learned codes came, again
+ * when its reads were made on a file that holds them, and when a folder listed twice on one
+ * open was listed in parts (its first listing one answer, its second on from there). */
 
 /* the learning: static/, volatile/ and new/ listed, then static/'s folders */
 #define LEARN_LISTED                                                                               \
@@ -717,8 +718,8 @@ static const struct want WANT[PLAN] = {
 		  "IOCTL h18446744073709551615 ctl=60194 in=40 out=4096 f=1\n"
 		  "CREATE u1/static/d01/d01 a=100081 s=7 d=1 o=1\n"
 		  "QDIR h1 c=1 f=1 '*' out=65536\n"
-		  "QDIR h1 c=1 f=0 '*' out=65536\n"
 		  "NOTIFY h1 f=0 out=4096 filter=17f\n"
+		  "QDIR h1 c=1 f=0 '*' out=65536\n"
 		  "CLOSE h1 f=0\n"
 		  "CREATE u1/new/pv-learned-u1-1.dat a=13019f s=7 d=5 o=40\n"
 		  "SETINFO h1 1.4 len=40\n"
