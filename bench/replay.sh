@@ -6,7 +6,12 @@
 #   1. The capture: tcpdump in srv's namespace while SOURCE makes traffic: 'builtin' (the
 #      built-in driver's FSCT-like load, every user, DURATION s at RATE scenarios per
 #      user-hour) or 'smbclient' (each user's smbclient from its client, a session of
-#      listings, gets, puts and deletes, ROUNDS times).
+#      listings, gets, puts and deletes, ROUNDS times, PAUSE seconds apart: a script's
+#      user with no pause drives the server as fast as it answers, and its replay at the
+#      captured rate is then at the server's knee), or 'smbtorture' (`smbtorture
+#      smb2.bench.path-contention-shared` from ctl, once as rp-cli1-u1 and once as rp-cli2-u1 at
+#      the same time, each one connection opening and closing the share's root for DURATION s:
+#      a client we did not write, replayed by two users, one a client).
 #   2. provision learn -o: the workload.
 #   3. The replay: `run` with load.workload set, every user, at the learned rate times SPEED.
 #      Samba's profile ('smbd profiling level = on', smbstatus --profile) counts what srv
@@ -26,7 +31,7 @@
 #      server served against the capture's, and where the server stops carrying the load (the
 #      knee: overload over 1%). The lab is prepared for the largest scale.
 # Environment: SOURCE (builtin), USERS (5 per client), RATE (3310), DURATION (40), ROUNDS (20),
-# SPEED (1), SHORT (10), LONG (40), SCALES (1), FILESET, SRV_LIMIT (srv's Samba held to that % of
+# PAUSE (0), SPEED (1), SHORT (10), LONG (40), SCALES (1), FILESET, SRV_LIMIT (srv's Samba held to that % of
 # one CPU for the replays: a knee within the scales), KEEP (lab pvrp stays prepared), OUT (a
 # folder the capture, the workload and learn's JSON are copied to), CAPTURE (a capture made
 # before, of SOURCE: learned and replayed, none made).
@@ -37,6 +42,7 @@ USERS=${USERS:-5}
 RATE=${RATE:-3310}
 DURATION=${DURATION:-40}
 ROUNDS=${ROUNDS:-20}
+PAUSE=${PAUSE:-0}
 SPEED=${SPEED:-1}
 SHORT=${SHORT:-10}
 LONG=${LONG:-40}
@@ -49,6 +55,7 @@ P=(-p "$PLAYBOOK" --set lab=pvrp --set "users.name_template=rp-{client}-u{n}"
 	--set "users.per_client=$((USERS * MAXS))" --set "server.fileset=$FILESET" --set driver.name=builtin
 	--set "controller.results=$BT/results")
 N=$((2 * USERS))
+[[ $SOURCE != smbtorture ]] || N=2 # its two accounts
 prepare_lab pvrp "$LAB_SH" srv-conf
 "$LAB_SH" srv-conf 'smbd profiling level=on' >/dev/null || { echo "bench: srv-conf failed" >&2; exit 1; }
 
@@ -77,6 +84,7 @@ else
 					out=$(on "$c" smbclient -N -A "$BT/auth-$user" //srv/fsroot1 -c "cd $user" 2>&1 || true)
 					[[ $out != *NT_STATUS* ]] || share=fsroot2
 					for r in $(seq "$ROUNDS"); do
+						[[ $PAUSE == 0 || $r == 1 ]] || printf '!sleep %s\n' "$PAUSE"
 						printf 'lcd %s\ncd %s\nls\ncd static/d%02d/d%02d\nls\nprompt\nmget f000*\ncd ../../../new\nput /etc/services s%s\nls\nallinfo s%s\ndel s%s\ncd ..\nls volatile/*\ncd ..\n' \
 							"$BT/got-$user" \
 							"$user" $((r % 6 + 1)) $((r % 4 + 1)) "$r" "$r" "$r"
@@ -88,7 +96,16 @@ else
 		grep -l NT_STATUS_ "$BT"/smbc-*.out >/dev/null 2>&1 &&
 			echo "bench: smbclient said: $(grep -h NT_STATUS_ "$BT"/smbc-*.out | sort | uniq -c | sort -rn | head -3 | tr '\n' ' ')" >&2
 		;;
-	*) echo "bench: SOURCE is builtin or smbclient" >&2; exit 2 ;;
+	smbtorture)
+		# each user's password in an auth file, never on a command line
+		for user in rp-cli1-u1 rp-cli2-u1; do
+			(umask 077 && printf 'username = %s\npassword = %s\ndomain = LAB\n' "$user" "$(cat "$LAB/user.pass")" >"$BT/auth-$user")
+			on ctl smbtorture //198.18.0.20/fsroot1 -A "$BT/auth-$user" smb2.bench.path-contention-shared \
+				--option=torture:nprocs=1 --option=torture:timelimit="$DURATION" >"$BT/torture-$user.out" 2>&1 &
+		done
+		wait -n && wait -n || { echo "bench: smbtorture failed:" >&2; tail -3 "$BT"/torture-*.out >&2; exit 1; }
+		;;
+	*) echo "bench: SOURCE is builtin, smbclient or smbtorture" >&2; exit 2 ;;
 	esac
 	CAPTURING=
 	"$LAB_SH" capture srv stop || { echo "bench: the capture is not whole" >&2; exit 1; }
