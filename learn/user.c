@@ -79,22 +79,48 @@ void pv_learn_user_logon(struct pv_learn_user *u, double t)
 	u->logon_last = t;
 }
 
+/* x's time at work, seconds: its first logon or request to its last (0: none, or a moment) */
+static double at_work(const struct pv_learn_user *x)
+{
+	double t0 = x->logon_first, t1 = x->logon_last;
+
+	if (!x->logons)
+		return 0;
+	if (x->requests) {
+		t0 = x->first < t0 ? x->first : t0;
+		t1 = x->last > t1 ? x->last : t1;
+	}
+	return t1 > t0 ? t1 - t0 : 0;
+}
+
 size_t pv_learn_users_relogon_rates(const struct pv_learn_users *t, double *v)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct pv_learn_user *x = &t->u[i];
-		double t0 = x->logon_first, t1 = x->logon_last;
+		double w = at_work(x);
 
-		if (x->requests) { /* its time at work: its first logon or request to its last */
-			t0 = x->first < t0 ? x->first : t0;
-			t1 = x->last > t1 ? x->last : t1;
-		}
-		if (x->logons >= 2 && t1 > t0)
-			v[n++] = (double)(x->logons - 1) * 3600 / (t1 - t0);
+		if (x->logons >= 2 && w > 0)
+			v[n++] = (double)(x->logons - 1) * 3600 / w;
 	}
 	return n;
+}
+
+uint64_t pv_learn_users_relogons(const struct pv_learn_users *t, double *hours)
+{
+	uint64_t k = 0;
+
+	*hours = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		double w = at_work(&t->u[i]);
+
+		if (w > 0) {
+			k += t->u[i].logons - 1;
+			*hours += w / 3600;
+		}
+	}
+	return k;
 }
 
 static uint16_t le16(const uint8_t *p)

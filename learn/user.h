@@ -66,6 +66,9 @@ void pv_learn_user_logon(struct pv_learn_user *u, double t);
  * session are one again in all that time, not one a moment), of the users with two or more
  * and a time at work, into v (room for t->n); how many. */
 size_t pv_learn_users_relogon_rates(const struct pv_learn_users *t, double *v);
+/* The users' logons again all together: how many, and their hours at work into *hours (of
+ * the users that logged on and were at work longer than a moment). */
+uint64_t pv_learn_users_relogons(const struct pv_learn_users *t, double *hours);
 
 /* The account an NTLM AUTHENTICATE message names (MS-NLMP 2.2.1.3), found in a SESSION_SETUP's
  * security buffer (bare, or inside SPNEGO's DER: the NTLMSSP signature is looked for): 1 and

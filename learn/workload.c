@@ -300,8 +300,8 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 		    "  logons_per_hour: {median: %.6g, p95: %.6g}\n"
 		    "  listings_per_hour: {median: %.6g, p95: %.6g} # QUERY_DIRECTORY requests\n"
 		    "  notifies_per_hour: {median: %.6g, p95: %.6g} # CHANGE_NOTIFY requests\n"
-		    "  logons_again_per_hour: {median: %.6g, users: %zu} # from a user's logon to "
-		    "its next, of the users with two or more: what a replay makes\n",
+		    "  logons_again_per_hour: {median: %.6g, users: %zu} # over a user's time at "
+		    "work, of the users with two or more: what a replay makes\n",
 		    c->req_per_user_hour[0], c->req_per_user_hour[1], c->logons_per_user_hour[0],
 		    c->logons_per_user_hour[1], c->listings_per_user_hour[0],
 		    c->listings_per_user_hour[1], c->notifies_per_user_hour[0],

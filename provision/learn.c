@@ -288,8 +288,8 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 	       dur(pv_learn_hist_quantile(&c->session_times, 0.95), b, sizeof(b)),
 	       (unsigned long long)c->session_times.n, (unsigned long long)c->still_on);
 	if (c->relogon_users)
-		printf("learn: logons again: %.1f per user-hour from a logon to the next (median "
-		       "of the %zu user%s with two or more): what a replay makes\n",
+		printf("learn: logons again: %.1f per user-hour over each user's time at work "
+		       "(median of the %zu user%s with two or more): what a replay makes\n",
 		       c->relogons_per_user_hour, c->relogon_users,
 		       c->relogon_users == 1 ? "" : "s");
 	else

@@ -36,6 +36,26 @@ static void counts(struct pv_learn_counts *c, uint64_t x)
 	c->relogons_per_user_hour = 2;
 }
 
+/* c's users made again: 10, each at work secs seconds (a request at its start and its end),
+ * logged on at its start and again `again` times */
+static void logged(struct pv_learn_counts *c, unsigned again, double secs)
+{
+	pv_learn_users_release(&c->users);
+	pv_learn_users_init(&c->users);
+	for (unsigned i = 0; i < 10; i++) {
+		char id[32];
+		long u;
+
+		snprintf(id, sizeof(id), "ntlm:%012x", i);
+		u = pv_learn_users_get(&c->users, id, PV_LEARN_USER_NTLM);
+		ck_assert_int_ge(u, 0);
+		pv_learn_user_request(&c->users.u[u], 0);
+		pv_learn_user_request(&c->users.u[u], secs);
+		for (unsigned j = 0; j <= again; j++)
+			pv_learn_user_logon(&c->users.u[u], secs * j / (again + 1));
+	}
+}
+
 /* Every request answered, with success. */
 static void answered(struct pv_learn_counts *c)
 {
@@ -164,6 +184,29 @@ START_TEST(broken)
 	rep.relogons_per_user_hour = 1;
 	pv_learn_check(&cap, &rep, &k);
 	ck_assert_str_eq(failed(&k), "logons again per user-hour (median)\n");
+	/* logons again too few in the capture to tell 10% (10 users at work 23 s each, one
+	 * again each: 156.5 an hour): a replay's 80 in 1,500 s (192 an hour, 23% more) are
+	 * chance; its 300 (720 an hour) are not; nor are 23% more where the capture holds 1,000 */
+	logged(&cap, 1, 23);
+	logged(&rep, 8, 150);
+	cap.relogons_per_user_hour = 156.5;
+	rep.relogons_per_user_hour = 192;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "");
+	ck_assert_str_eq(find(&k, "logons again per user-hour (median)")->rule,
+			 "chance: 10 in the capture");
+	logged(&rep, 30, 150);
+	rep.relogons_per_user_hour = 720;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "logons again per user-hour (median)\n");
+	logged(&cap, 100, 2300);
+	logged(&rep, 8, 150);
+	rep.relogons_per_user_hour = 192;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "logons again per user-hour (median)\n");
+	ck_assert_str_eq(find(&k, "logons again per user-hour (median)")->rule, "within 10%");
+	pv_learn_users_release(&cap.users);
+	pv_learn_users_release(&rep.users);
 
 	/* gaps: the replay's long gaps at 1 s, not 100 ms: p95 and the KS distance (0.5) */
 	counts(&cap, 1);

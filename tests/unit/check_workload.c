@@ -111,12 +111,13 @@ START_TEST(yaml)
 	has(b.data, "# The workload provision 9.9.9 learned from a capture");
 	has(b.data, "source:\n  capture: \"srv.pcap\"\n  seconds: 3600\n  users: 2\n"
 		    "  requests: 100\n  answered: 99\n");
-	has(b.data, "  requests_per_hour: {median: 50, p95: 60}\n"
-		    "  logons_per_hour: {median: 2, p95: 3}\n"
-		    "  listings_per_hour: {median: 12, p95: 14.5} # QUERY_DIRECTORY requests\n"
-		    "  notifies_per_hour: {median: 0, p95: 1} # CHANGE_NOTIFY requests\n"
-		    "  logons_again_per_hour: {median: 1.5, users: 1} # from a user's logon to its "
-		    "next, of the users with two or more: what a replay makes\n");
+	has(b.data,
+	    "  requests_per_hour: {median: 50, p95: 60}\n"
+	    "  logons_per_hour: {median: 2, p95: 3}\n"
+	    "  listings_per_hour: {median: 12, p95: 14.5} # QUERY_DIRECTORY requests\n"
+	    "  notifies_per_hour: {median: 0, p95: 1} # CHANGE_NOTIFY requests\n"
+	    "  logons_again_per_hour: {median: 1.5, users: 1} # over a user's time at work, "
+	    "of the users with two or more: what a replay makes\n");
 	has(b.data, "  gap: 0.5\n  gap_learned: true\n  activities: 40\n");
 	has(b.data, "  within: {median: 0.001, p95: 0.01, quantiles: {0: 0.001, 5: 0.002, 10: "
 		    "0.003, 20: 0.004, 30: 0.005, 40: 0.006, 50: 0.007, 60: 0.008, 70: 0.009, 80: "
