@@ -189,11 +189,6 @@ void client_list(struct user *u, int want, unsigned how, step_fn after)
 	      pv_smb_list(u->c, u->fid, !(how & LIST_GO_ON), client_done, u));
 }
 
-void client_list_all(struct user *u, int want, step_fn after)
-{
-	client_list(u, want, 0, after);
-}
-
 /* Open u->path into fid (or fid2 when second). */
 void client_open(struct user *u, const char *path, uint32_t access, uint32_t disp, uint32_t opts,
 		 step_fn next)

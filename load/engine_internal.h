@@ -231,10 +231,10 @@ void client_done(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d);
 bool client_refused(struct user *u, const struct pv_smb_done *d, uint32_t ok2);
 void client_read_all(struct user *u, bool second, step_fn after);
 void client_write_all(struct user *u, uint64_t size, bool second, step_fn after);
-void client_list_all(struct user *u, int want, step_fn after);
-/* The same in parts, as how says (steps.h's LIST takes it as its arg): 0 the whole folder
- * from its start; LIST_PAGE one answer's entries alone (a later listing of the open goes on);
- * LIST_GO_ON from where the last one ended, not from the start (both: one answer, going on). */
+/* List the open folder u->fid as how says (steps.h's LIST takes it as its arg), its files
+ * (want 0), folders (1) or both (2) into u->names: 0 the whole folder from its start; LIST_PAGE one
+ * answer's entries alone (a later listing of the open goes on); LIST_GO_ON from where the last one
+ * ended, not from the start (both: one answer, going on). */
 enum { LIST_PAGE = 1, LIST_GO_ON = 2 };
 void client_list(struct user *u, int want, unsigned how, step_fn after);
 void client_open(struct user *u, const char *path, uint32_t access, uint32_t disp, uint32_t opts,

@@ -147,7 +147,7 @@ static void learn_opened(struct user *u, const struct pv_smb_done *d)
 {
 	if (!client_opened(u, d, false))
 		return;
-	client_list_all(u, 2, learn_listed);
+	client_list(u, 2, 0, learn_listed);
 }
 
 /* The next folder to list, until none is left. */

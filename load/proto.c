@@ -387,12 +387,11 @@ static int sizes(struct pv_load_proto *p, const char *s, const char *end)
 	    (strcmp(which, "read") && strcmp(which, "write")))
 		return -1;
 	r = which[0] == 'r';
-	return numbers(v, r ? p->cfg.learned.read : p->cfg.learned.write,
-		       PV_PLAYBOOK_WORKLOAD_SIZE_BINS) < 0 ||
-			       numbers(m, r ? p->cfg.learned.read_mean : p->cfg.learned.write_mean,
-				       PV_PLAYBOOK_WORKLOAD_SIZE_BINS) < 0
-		       ? -1
-		       : 0;
+	if (numbers(v, r ? p->cfg.learned.read : p->cfg.learned.write,
+		    PV_PLAYBOOK_WORKLOAD_SIZE_BINS) < 0)
+		return -1;
+	return numbers(m, r ? p->cfg.learned.read_mean : p->cfg.learned.write_mean,
+		       PV_PLAYBOOK_WORKLOAD_SIZE_BINS);
 }
 
 static int user(struct pv_load_proto *p, const char *s, const char *end)

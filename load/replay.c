@@ -246,7 +246,8 @@ static void open_for(struct maker *m, enum use use, unsigned disp)
 		use = U_OWN;
 	m->use[f] = use;
 	m->locked[f] = false;
-	m->listed = f ? m->listed : false;
+	if (!f)
+		m->listed = false;
 	if (use == U_DIR)
 		put(m, (struct step){OPEN, F1, DIR_LIST, P1, FOLDER, NULL});
 	else if (use == U_OWN && disp == 0)

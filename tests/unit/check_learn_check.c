@@ -88,6 +88,16 @@ static const char *failed(const struct pv_learn_check *k)
 	return out;
 }
 
+/* The checks that fail with the capture's logons again at c an hour and the replay's at r. */
+static const char *again(struct pv_learn_counts *cap, struct pv_learn_counts *rep, double c,
+			 double r, struct pv_learn_check *k)
+{
+	cap->relogons_per_user_hour = c;
+	rep->relogons_per_user_hour = r;
+	pv_learn_check(cap, rep, k);
+	return failed(k);
+}
+
 static struct pv_learn_counts cap, rep;
 
 /* n watches answered with status, each held 1 ms */
@@ -172,38 +182,26 @@ START_TEST(broken)
 	answered(&cap);
 	answered(&rep);
 	rep.req_per_user_hour[0] = 3960;
-	rep.relogons_per_user_hour = 2.22;
 	rep.logons_per_user_hour[0] = 30; /* not checked: it depends on the capture's length */
-	pv_learn_check(&cap, &rep, &k);
-	ck_assert_str_eq(failed(&k), "logons again per user-hour (median)\n");
+	ck_assert_str_eq(again(&cap, &rep, 2, 2.22, &k), "logons again per user-hour (median)\n");
 	/* none again in the capture: none in the replay either */
-	cap.relogons_per_user_hour = 0;
-	rep.relogons_per_user_hour = 0;
-	pv_learn_check(&cap, &rep, &k);
-	ck_assert_str_eq(failed(&k), "");
-	rep.relogons_per_user_hour = 1;
-	pv_learn_check(&cap, &rep, &k);
-	ck_assert_str_eq(failed(&k), "logons again per user-hour (median)\n");
+	ck_assert_str_eq(again(&cap, &rep, 0, 0, &k), "");
+	ck_assert_str_eq(again(&cap, &rep, 0, 1, &k), "logons again per user-hour (median)\n");
 	/* logons again too few in the capture to tell 10% (10 users at work 23 s each, one
 	 * again each: 156.5 an hour): a replay's 80 in 1,500 s (192 an hour, 23% more) are
 	 * chance; its 300 (720 an hour) are not; nor are 23% more where the capture holds 1,000 */
 	logged(&cap, 1, 23);
 	logged(&rep, 8, 150);
-	cap.relogons_per_user_hour = 156.5;
-	rep.relogons_per_user_hour = 192;
-	pv_learn_check(&cap, &rep, &k);
-	ck_assert_str_eq(failed(&k), "");
+	ck_assert_str_eq(again(&cap, &rep, 156.5, 192, &k), "");
 	ck_assert_str_eq(find(&k, "logons again per user-hour (median)")->rule,
 			 "chance: 10 in the capture");
 	logged(&rep, 30, 150);
-	rep.relogons_per_user_hour = 720;
-	pv_learn_check(&cap, &rep, &k);
-	ck_assert_str_eq(failed(&k), "logons again per user-hour (median)\n");
+	ck_assert_str_eq(again(&cap, &rep, 156.5, 720, &k),
+			 "logons again per user-hour (median)\n");
 	logged(&cap, 100, 2300);
 	logged(&rep, 8, 150);
-	rep.relogons_per_user_hour = 192;
-	pv_learn_check(&cap, &rep, &k);
-	ck_assert_str_eq(failed(&k), "logons again per user-hour (median)\n");
+	ck_assert_str_eq(again(&cap, &rep, 156.5, 192, &k),
+			 "logons again per user-hour (median)\n");
 	ck_assert_str_eq(find(&k, "logons again per user-hour (median)")->rule, "within 10%");
 	pv_learn_users_release(&cap.users);
 	pv_learn_users_release(&rep.users);
