@@ -236,6 +236,8 @@ import json, sys
 for s in json.load(open(sys.argv[1]))["steps"]:
     assert s["logon"]["failed"] == 0 and s["logon"]["ok"] == 20, (s["users"], s["logon"])
     assert s["not_connected"] == 0 and s["clients_lost"] == 0 and s["connected"] == s["users"], s
+print("    run B: overload %s" % ", ".join("%.2f%% at %d users" % (s["all"]["overload_pct"], s["users"])
+                                        for s in json.load(open(sys.argv[1]))["steps"]), file=sys.stderr)
 EOF
 "$LAB_SH" srv-conf >/dev/null || fail "srv-conf back to the base"
 "$LAB_SH" srv-limit off >/dev/null || fail "srv-limit off"
