@@ -32,7 +32,9 @@ void pv_learn_kind_shape_add(struct pv_learn_kind_shape *s, uint16_t cmd)
 
 void pv_learn_kind_shape_refused(struct pv_learn_kind_shape *s)
 {
-	if (s->n && !s->cut && (s->step[s->n - 1] & PV_PLAYBOOK_WORKLOAD_LEARNED_CMD) == 5 &&
+	if (s->n && !s->cut &&
+	    PV_PLAYBOOK_WORKLOAD_LEARNED_OPENS(s->step[s->n - 1] &
+					       PV_PLAYBOOK_WORKLOAD_LEARNED_CMD) &&
 	    s->reqs[s->n - 1] == 1)
 		s->step[s->n - 1] = PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED;
 }

@@ -380,8 +380,8 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 			}
 			pv_learn_kind_shape_add(
 				&us->cur,
-				m->cmd == 5 ? 5 | pv_playbook_workload_learned_disposition(
-							  m->disposition)
+				m->cmd == 5    ? pv_playbook_workload_learned_create(m->disposition,
+										     m->access)
 				: m->cmd == 11 ? 11 | pv_playbook_workload_learned_fsctl(m->ctl)
 					       : m->cmd);
 		}

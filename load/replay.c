@@ -10,7 +10,8 @@
  *     it, or its disposition is not OPEN, the user's: a volatile/ document written in place
  *     (OPEN), a file of its own in new/ (one of four, kept from run to run: OPEN_IF, or
  *     OVERWRITE_IF), a new name deleted when closed (CREATE); else a file of static/ to
- *     read.
+ *     read, or, opened by CREATE(STAT), to look at: its attributes alone asked, no lease (a
+ *     read or lock on it left out, as its access would refuse them).
  *   - CLOSE closes the last opened; one with nothing open is left out (the capture's activity
  *     began with the file open). A command on a file with none open opens one first, and what
  *     is still open at the end is closed, as after any scenario.
@@ -46,6 +47,7 @@
 
 enum { C_CREATE = 5, C_CLOSE, C_FLUSH, C_READ, C_WRITE, C_LOCK, C_IOCTL };
 enum { C_QUERY_DIRECTORY = 14, C_CHANGE_NOTIFY, C_QUERY_INFO, C_SET_INFO };
+#define OPENS PV_PLAYBOOK_WORKLOAD_LEARNED_OPENS /* CREATE, CREATE(STAT) */
 
 struct replay {
 	unsigned n;
@@ -59,7 +61,7 @@ struct replay {
 
 /* ---- what an open is for ---- */
 
-enum use { U_READ, U_DIR, U_OWN };
+enum use { U_READ, U_DIR, U_OWN, U_STAT /* a CREATE(STAT) of what would be read */ };
 
 /* What the commands from step from on do with a file opened at depth (0 or 1), up to its
  * CLOSE: list or watch it (a folder), write it (one of the user's own), else read it. */
@@ -71,7 +73,7 @@ static enum use use_of(const struct pv_playbook_workload_learned_kind *k, unsign
 	for (unsigned j = from; j < k->n && d > depth; j++) {
 		unsigned c = k->step[j] & PV_PLAYBOOK_WORKLOAD_LEARNED_CMD;
 
-		if (c == C_CREATE)
+		if (OPENS(c))
 			d++;
 		else if (c == C_CLOSE)
 			d--;
@@ -108,7 +110,7 @@ static bool lists_again(const struct pv_playbook_workload_learned_kind *k, unsig
 	for (unsigned j = i + 1; j < k->n && d >= 0; j++) {
 		unsigned c = k->step[j] & PV_PLAYBOOK_WORKLOAD_LEARNED_CMD;
 
-		if (c == C_CREATE)
+		if (OPENS(c))
 			d++;
 		else if (c == C_CLOSE)
 			d--;
@@ -232,16 +234,19 @@ static void put(struct maker *m, struct step st)
 		m->s[m->n++] = st;
 }
 
-/* The file opened at the next depth, for use, as CREATE's disposition bits say: a folder is
- * opened as it is; what is written, or made whatever comes after (a disposition other than
- * OPEN), is the user's: a volatile/ document written in place (OPEN), one of its own files
- * (OPEN_IF; OVERWRITE_IF, its bytes replaced), a new name deleted when closed (CREATE); else a
- * static/ file to read. */
+/* The file opened at the next depth, for use, as CREATE's disposition bits say (disp), or
+ * CREATE(STAT) (disp PV_PLAYBOOK_WORKLOAD_LEARNED_STAT): a folder is opened as it is; what is
+ * written, or made whatever comes after (a disposition other than OPEN), is the user's: a
+ * volatile/ document written in place (OPEN), one of its own files (OPEN_IF; OVERWRITE_IF, its
+ * bytes replaced), a new name deleted when closed (CREATE); else a static/ file to read, or
+ * (CREATE(STAT)) to look at, its attributes alone asked, with no lease. */
 static void open_for(struct maker *m, enum use use, unsigned disp)
 {
 	int f = m->depth;
 	uint8_t p = (uint8_t)f;
 
+	if (disp == PV_PLAYBOOK_WORKLOAD_LEARNED_STAT)
+		use = use == U_READ ? U_STAT : use, disp = 0;
 	if (use != U_DIR && disp)
 		use = U_OWN;
 	m->use[f] = use;
@@ -259,10 +264,9 @@ static void open_for(struct maker *m, enum use use, unsigned disp)
 		put(m, (struct step){OPEN, p,
 				     disp == PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF ? OWN : OWN_OVER,
 				     p, NONE, f ? own2 : own1});
-	else if (f)
-		put(m, (struct step){OPEN, F2, DOC_READ, P2, NONE, static2});
 	else
-		put(m, (struct step){OPEN, F1, DOC_READ, P1, NONE, read1});
+		put(m, (struct step){OPEN, p, use == U_STAT ? ATTRS : DOC_READ, p, NONE,
+				     f ? static2 : read1});
 	m->depth++;
 }
 
@@ -280,7 +284,7 @@ static void on_open(struct maker *m, const struct pv_playbook_workload_learned_k
 	u = m->use[f];
 	switch (c) {
 	case C_READ:
-		if (u != U_DIR)
+		if (u == U_READ || u == U_OWN)
 			put(m, (struct step){LREAD, (uint8_t)f});
 		break;
 	case C_WRITE:
@@ -296,7 +300,7 @@ static void on_open(struct maker *m, const struct pv_playbook_workload_learned_k
 			put(m, (struct step){SETINFO, (uint8_t)f, INFO_BASIC});
 		break;
 	case C_LOCK:
-		if (u != U_DIR) {
+		if (u == U_READ || u == U_OWN) {
 			put(m, (struct step){m->locked[f] ? UNLOCK : LOCK, (uint8_t)f});
 			m->locked[f] = !m->locked[f];
 		}
@@ -360,17 +364,19 @@ static void make_span(struct maker *m, const struct pv_playbook_workload_learned
 			times = 1, chance = 0;
 		/* opens and closes pair, and so do a lock and its release: the nearest whole count
 		 */
-		if (c == C_CREATE || c == C_CLOSE || c == C_LOCK)
+		if (OPENS(c) || c == C_CLOSE || c == C_LOCK)
 			times = (unsigned)(rep + 0.5), chance = 0;
 		for (unsigned t = 0; t <= times; t++) {
 			unsigned at = m->n;
 
 			if (t == times && !chance)
 				break;
-			if (c == C_CREATE && m->depth < 2)
+			if (OPENS(c) && m->depth < 2)
 				open_for(m, use_of(k, i + 1, m->depth),
-					 k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP);
-			else if (c == C_CREATE || c == PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED)
+					 c == C_CREATE
+						 ? k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP
+						 : PV_PLAYBOOK_WORKLOAD_LEARNED_STAT);
+			else if (OPENS(c) || c == PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED)
 				put(m, (struct step){PROBE, .path = P2, .before = absent});
 			else if (c == C_CLOSE && m->depth)
 				put(m, (struct step){CLOSE, (uint8_t)--m->depth});
@@ -401,7 +407,7 @@ static unsigned cycles_of(const struct pv_playbook_workload_learned_kind *k, uns
 		unsigned c = k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_CMD;
 		int times = (int)(repeats(k, i) + 0.5);
 
-		if (c == C_CREATE) {
+		if (OPENS(c)) {
 			start[open] = i, before[open++] = depth;
 			depth += times;
 		} else if (c == C_CLOSE && depth) {

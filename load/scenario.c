@@ -61,6 +61,7 @@ static const struct open_mode {
 	[OWN_OVER] = {PV_SMB_WRITE | PV_SMB_DELETE, PV_SMB_OVERWRITE, PV_SMB_NONDIR, 0},
 	[OWN_NEW] = {PV_SMB_WRITE | PV_SMB_DELETE, PV_SMB_CREATE, PV_SMB_NONDIR | PV_SMB_DELCLOSE,
 		     0},
+	[ATTRS] = {PV_SMB_ATTRS, PV_SMB_OPEN, 0, 0},
 };
 
 /* ---- the scenarios (docs/load.md), each its steps and what they do first ---- */

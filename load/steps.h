@@ -78,6 +78,7 @@ enum mode {
 	OWN,	   /* a file of its own, opened as it is or made: read, written, deleted */
 	OWN_OVER,  /* ... its bytes replaced, or made (a learned CREATE(OVERWRITE_IF)) */
 	OWN_NEW,   /* a file made, deleted when closed (a learned CREATE(CREATE)) */
+	ATTRS,	   /* a file looked at: its attributes alone, no lease (a learned CREATE(STAT)) */
 };
 
 #endif

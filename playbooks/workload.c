@@ -87,6 +87,7 @@ const char *pv_playbook_workload_learned_command(unsigned code)
 		[5 | PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF] = "CREATE(OVERWRITE_IF)",
 		[5 | PV_PLAYBOOK_WORKLOAD_LEARNED_NEW] = "CREATE(CREATE)",
 		[PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED] = "CREATE(REFUSED)",
+		[PV_PLAYBOOK_WORKLOAD_LEARNED_STAT] = "CREATE(STAT)",
 		[11 | PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS] = "IOCTL(SNAPSHOTS)",
 		[11 | PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL] = "IOCTL(REFERRAL)",
 	};
@@ -142,4 +143,15 @@ unsigned pv_playbook_workload_learned_disposition(uint32_t disposition)
 	default: /* SUPERSEDE, OVERWRITE, OVERWRITE_IF; and what no client sends: replaced */
 		return PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF;
 	}
+}
+
+unsigned pv_playbook_workload_learned_create(uint32_t disposition, uint32_t access)
+{
+	/* FILE_READ_ATTRIBUTES, FILE_WRITE_ATTRIBUTES, READ_CONTROL, SYNCHRONIZE (MS-SMB2
+	 * 2.2.13.1): Samba's stat open, its lease's too */
+	const uint32_t stat = 0x00000080u | 0x00000100u | 0x00020000u | 0x00100000u;
+
+	if (disposition == 1 && access && !(access & ~stat))
+		return PV_PLAYBOOK_WORKLOAD_LEARNED_STAT;
+	return 5 | pv_playbook_workload_learned_disposition(disposition);
 }

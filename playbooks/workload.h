@@ -76,6 +76,14 @@ struct pv_playbook_workload_scenario {
 /* A CREATE the server refused (a name not found, access denied), as its step's command:
  * "CREATE(REFUSED)", replayed as a look for a name that is not there */
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED 19
+/* A CREATE of what is there that asks no access to its data (FILE_OPEN, DesiredAccess within
+ * FILE_READ_ATTRIBUTES, FILE_WRITE_ATTRIBUTES, READ_CONTROL and SYNCHRONIZE: what Explorer
+ * and smbtorture's bench open to look at a name, and a server answers without a share mode or
+ * lease), as its step's command: "CREATE(STAT)", replayed as such an open */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_STAT 20
+/* Whether a step's command (its bits PV_PLAYBOOK_WORKLOAD_LEARNED_CMD) opens a file:
+ * CREATE, CREATE(STAT) */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_OPENS(c) ((c) == 5 || (c) == PV_PLAYBOOK_WORKLOAD_LEARNED_STAT)
 /* the logons a user-hour replayed at most: one every 0.1 s (a capture of a few seconds can
  * say far more: one logon in 30 ms is 120,000 an hour) */
 #define PV_PLAYBOOK_WORKLOAD_LOGONS_MAX 36000
@@ -201,6 +209,9 @@ const char *pv_playbook_workload_learned_command(unsigned code);
 /* A CREATE's CreateDisposition (MS-SMB2 2.2.13: 0 SUPERSEDE .. 5 OVERWRITE_IF) as a step's
  * disposition bits (PV_PLAYBOOK_WORKLOAD_LEARNED_DISP). */
 unsigned pv_playbook_workload_learned_disposition(uint32_t disposition);
+/* A CREATE request's step command, from its CreateDisposition and DesiredAccess: CREATE(STAT)
+ * (PV_PLAYBOOK_WORKLOAD_LEARNED_STAT), else CREATE with its disposition bits. */
+unsigned pv_playbook_workload_learned_create(uint32_t disposition, uint32_t access);
 /* An IOCTL's control code as its step's bits (PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS...), and
  * back: the code a step's bits send. */
 unsigned pv_playbook_workload_learned_fsctl(uint32_t code);

@@ -32,6 +32,7 @@ struct pv_smb_trace_msg {
 	uint32_t tree;
 	/* from a request's body, where its command has the field (0 otherwise) */
 	uint32_t disposition; /* CREATE: CreateDisposition */
+	uint32_t access;      /* CREATE: DesiredAccess */
 	uint32_t ctl;	      /* IOCTL: CtlCode */
 	uint32_t length;      /* READ: the bytes asked; WRITE: the bytes written */
 	uint8_t info_type;    /* QUERY_INFO, SET_INFO: InfoType */

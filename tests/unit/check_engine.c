@@ -413,8 +413,9 @@ static int c_done(void *arg)
  * static/ learnt from the fileset's plan (PLAN: the same files known, so the same requests as
  * MIXED's once learnt). */
 /* the runs past the kinds: PLAN is MIXED with the plan taken, CLIENT the learned kinds with a
- * client time waited between an activity's requests (the same requests as LEARNED's) */
-enum { MIXED = PV_PLAYBOOK_WORKLOAD_KINDS, OPS_WRITE, OPS_OPEN, PLAN, CLIENT, RUNS };
+ * client time waited between an activity's requests (the same requests as LEARNED's), STATS
+ * a learned kind of stat opens (stat_kinds) */
+enum { MIXED = PV_PLAYBOOK_WORKLOAD_KINDS, OPS_WRITE, OPS_OPEN, PLAN, CLIENT, STATS, RUNS };
 
 struct want {
 	const char *learn;	/* the requests before go (NULL: not held) */
@@ -428,7 +429,8 @@ static const char *run_name(int k)
 	       : k == OPS_WRITE		      ? "ops-write"
 	       : k == OPS_OPEN		      ? "ops-open"
 	       : k == PLAN		      ? "mixed, the plan taken"
-					      : "learned, a client time waited";
+	       : k == CLIENT		      ? "learned, a client time waited"
+					      : "learned, stat opens";
 }
 
 #include "tests/unit/check_engine_want.h"
@@ -505,6 +507,28 @@ static void learned(struct pv_playbook_workload_learned *l)
 	l->write[10] = 100;
 }
 
+/* load.workload's kind for the run STATS: CREATE(STAT) QUERY_INFO READ CLOSE, as a client
+ * opens a file to look at it (and a read it could not make on such an open, as the server
+ * would refuse it), then a folder looked at so and listed (its access then a listing's). */
+static void stat_kinds(struct pv_playbook_workload_learned *l)
+{
+	static const uint8_t steps[][4] = {
+		{PV_PLAYBOOK_WORKLOAD_LEARNED_STAT, 16, 8, 6},
+		{PV_PLAYBOOK_WORKLOAD_LEARNED_STAT, 14, 6, 0},
+	};
+
+	memset(l, 0, sizeof(*l));
+	for (unsigned i = 0; i < 2; i++) {
+		struct pv_playbook_workload_learned_kind *k = &l->kind[l->n++];
+
+		k->weight = 1;
+		k->requests = 4 - i;
+		for (k->n = 0; k->n < 4 && steps[i][k->n]; k->n++)
+			k->step[k->n] = steps[i][k->n];
+	}
+	l->read[12] = 100;
+}
+
 /* Run k; what each user sent into recs. */
 static void run(int k, struct caller *c)
 {
@@ -538,13 +562,16 @@ static void run(int k, struct caller *c)
 	ck_assert_int_eq(pv_fileset_parse("t", FILESET, strlen(FILESET), &plan), PV_OK);
 	pv_playbook_workload_defaults(&cfg);
 	cfg.rate = 36000; /* 10 scenarios a second per user */
-	if (k < PV_PLAYBOOK_WORKLOAD_KINDS || k == CLIENT)
+	if (k < PV_PLAYBOOK_WORKLOAD_KINDS || k == CLIENT || k == STATS)
 		for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
-			cfg.kind[j].weight = j == (k == CLIENT ? PV_PLAYBOOK_WORKLOAD_LEARNED : k);
+			cfg.kind[j].weight =
+				j == (k == CLIENT || k == STATS ? PV_PLAYBOOK_WORKLOAD_LEARNED : k);
 	for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
 		cfg.kind[j].limit = 100; /* ASan is slow: nothing is over its limit */
 	if (k == PV_PLAYBOOK_WORKLOAD_LEARNED || k == CLIENT)
 		learned(&cfg.learned);
+	if (k == STATS)
+		stat_kinds(&cfg.learned);
 	if (k == CLIENT) /* 0.05 s after each answer, always (no spread) */
 		cfg.learned.client[0] = cfg.learned.client[1] = 0.05;
 	cfg.late = 100;
@@ -611,9 +638,12 @@ static unsigned held(int k, const struct rec *r)
  * file, PLAN's learning ends it (`make format` then lays it out). */
 static void record_want(int k)
 {
-	FILE *f = fopen(getenv("PV_ENGINE_RECORD"), k ? "a" : "w");
+	FILE *f;
 	char name[32];
 
+	if (k > PLAN) /* not recorded: checked on their own */
+		return;
+	f = fopen(getenv("PV_ENGINE_RECORD"), k ? "a" : "w");
 	ck_assert_ptr_nonnull(f);
 	if (!k) {
 		fprintf(f,
@@ -666,6 +696,45 @@ static unsigned lines_in(const char *s)
 	while ((s = strchr(s, '\n')))
 		n++, s++;
 	return n;
+}
+
+/* STATS: each file looked at is opened with its attributes alone asked (FILE_READ_ATTRIBUTES),
+ * no lease, as it is (FILE_OPEN, neither a folder nor a file asked); its attributes asked and
+ * nothing read; the folder looked at is opened to be listed, and listed. */
+static void check_stats(const struct caller *c)
+{
+	uint64_t errors = c->sum.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].errors,
+		 started = c->sum.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].started;
+
+	ck_assert_msg(!errors && started >= 4, "stat opens: %llu of %llu in error",
+		      (unsigned long long)errors, (unsigned long long)started);
+	for (unsigned i = 0; i < USERS; i++) {
+		const char *p = (const char *)recs[i].log.data + recs[i].at_go;
+		unsigned looked = 0, listed = 0, asked = 0;
+
+		for (; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n')) {
+			int len = (int)strcspn(p, "\n");
+			const char *a = strstr(p, " a=");
+
+			ck_assert_msg(strncmp(p, "READ ", 5) != 0,
+				      "user %u read on a stat open: %.*s", i, len, p);
+			if (!strncmp(p, "QINFO ", 6))
+				asked++;
+			if (!strncmp(p, "QDIR ", 5))
+				listed++;
+			if (strncmp(p, "CREATE ", 7) || !a || a - p > len)
+				continue;
+			if (!strncmp(a, " a=100081 ", 10)) /* the folder, to be listed */
+				continue;
+			ck_assert_msg(!strncmp(a, " a=80 s=7 d=1 o=0", 17) &&
+					      !memmem(p, (size_t)len, "lease=", 6),
+				      "user %u: not a stat open: %.*s", i, len, p);
+			looked++;
+		}
+		ck_assert_msg(looked >= 1 && asked >= looked && listed >= 1,
+			      "user %u: %u stat opens, %u QUERY_INFO, %u listings", i, looked,
+			      asked, listed);
+	}
 }
 
 /* The lines of each user from go on begin with those wanted; the engine counted what the
@@ -740,6 +809,8 @@ START_TEST(scenario)
 	run(_i, &c);
 	if (getenv("PV_ENGINE_RECORD"))
 		record_want(_i);
+	else if (_i == STATS)
+		check_stats(&c);
 	else
 		check(_i, &c);
 	release();

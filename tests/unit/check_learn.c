@@ -309,7 +309,8 @@ START_TEST(trace_frames)
 	ck_assert_int_eq(pv_smb_trace_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), 3);
 	ck_assert(!cut);
 	ck_assert(s.m[0].cmd == SMB2_CREATE && s.m[0].disposition == 3 && !s.m[0].related &&
-		  s.m[0].mid == 10 && s.m[0].tree == 7 && s.m[0].session == 0x1234);
+		  s.m[0].access == 0x120089 && s.m[0].mid == 10 && s.m[0].tree == 7 &&
+		  s.m[0].session == 0x1234);
 	ck_assert(s.m[1].cmd == SMB2_QUERY_INFO && s.m[1].related && s.m[1].info_type == 1 &&
 		  s.m[1].info_class == 5);
 	ck_assert(s.m[2].cmd == SMB2_CLOSE && s.m[2].mid == 12 && !s.m[2].response);
@@ -321,7 +322,7 @@ START_TEST(trace_frames)
 	/* ... its first 80: the header in, CreateDisposition (at 64 + 36) not */
 	memset(&s, 0, sizeof(s));
 	ck_assert_int_eq(pv_smb_trace_frame(p, 80, b.len, see, &s, &cut, why, sizeof(why)), 1);
-	ck_assert(s.m[0].disposition == 0 && s.m[0].body_cut);
+	ck_assert(s.m[0].disposition == 0 && s.m[0].access == 0 && s.m[0].body_cut);
 
 	/* a NextCommand that is not a multiple of 8, or points past the frame: refused, said */
 	smb2_put32(p + 20, 0x41);
@@ -999,11 +1000,13 @@ START_TEST(logon)
 	msg(&one, SMB2_SESSION_SETUP, 2, 1, 0, &body, true);
 	SEND(false, 10.001);
 	/* a CREATE at 10.1 answered with file id 42.., the CLOSE at 12.1: open 2 s; an ECHO
-	 * at 20.0, a new activity (gap 1 s) */
+	 * at 20.0, a new activity (gap 1 s). It asks to read the attributes alone (and
+	 * SYNCHRONIZE): a stat open, CREATE(STAT) */
 	pv_buf_reset(&body);
-	ck_assert_int_eq(
-		smb2_create_enc(&body, &(struct smb2_create_req){.path = "f", .disposition = 1}),
-		0);
+	ck_assert_int_eq(smb2_create_enc(&body, &(struct smb2_create_req){.path = "f",
+									  .access = 0x00100080u,
+									  .disposition = 1}),
+			 0);
 	pv_buf_reset(&one);
 	msg(&one, SMB2_CREATE, 10, 0, 0, &body, true);
 	SEND(true, 10.1);
@@ -1019,11 +1022,13 @@ START_TEST(logon)
 	pv_buf_reset(&one);
 	msg(&one, SMB2_CLOSE, 11, 0, 0, &body, true);
 	SEND(true, 12.102);
-	/* a CREATE at 13.0 refused (not found): it opened nothing */
+	/* a CREATE at 13.0 refused (not found): it opened nothing (a stat open too: refused all
+	 * the same) */
 	pv_buf_reset(&body);
-	ck_assert_int_eq(
-		smb2_create_enc(&body, &(struct smb2_create_req){.path = "g", .disposition = 1}),
-		0);
+	ck_assert_int_eq(smb2_create_enc(&body, &(struct smb2_create_req){.path = "g",
+									  .access = 0x80u,
+									  .disposition = 1}),
+			 0);
 	pv_buf_reset(&one);
 	msg(&one, SMB2_CREATE, 20, 0, 0, &body, true);
 	SEND(true, 13.0);
@@ -1093,7 +1098,7 @@ START_TEST(logon)
 		char name[64];
 
 		pv_learn_kind_name(&c.kinds.k[i].shape, name, sizeof(name));
-		static const char *const want[] = {"CREATE CLOSE CREATE(REFUSED)", "ECHO",
+		static const char *const want[] = {"CREATE(STAT) CLOSE CREATE(REFUSED)", "ECHO",
 						   "LOGOFF"};
 
 		ck_assert_str_eq(name, want[i]);

@@ -1389,7 +1389,7 @@ START_TEST(proto_learned)
 			"learned 0 2 5 1 0 0",	      /* no weight */
 			"learned 1 2 5,,6 1,1,1 0 0", /* an empty code */
 			"learned 1 2 5,3 1,1 0 0",    /* TREE_CONNECT: the driver's own */
-			"learned 1 2 5,20 1,1 0 0",   /* past the commands (19: CREATE(REFUSED)) */
+			"learned 1 2 5,21 1,1 0 0",   /* past the commands (20: CREATE(STAT)) */
 			"learned 1 2 5,40 1,1 0 0",   /* a disposition on another than CREATE */
 			"learned 1 2 5,6 1,1 0 7 1",  /* a word more */
 			"learned 1 2 5,6 1 0 0",      /* a count short */

@@ -374,6 +374,22 @@ START_TEST(dispositions)
 	/* no other command takes them */
 	ck_assert_ptr_null(pv_playbook_workload_learned_command(
 		SMB2_READ | PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF));
+	/* a CREATE of what is there asking no access to its data is a stat open: the
+	 * attributes (read, written), READ_CONTROL, SYNCHRONIZE; not with its data read, with
+	 * DELETE, with no access asked, nor one that may make the file */
+	ck_assert_uint_eq(pv_playbook_workload_learned_create(1, 0x00100080),
+			  PV_PLAYBOOK_WORKLOAD_LEARNED_STAT);
+	ck_assert_uint_eq(pv_playbook_workload_learned_create(1, 0x00120180),
+			  PV_PLAYBOOK_WORKLOAD_LEARNED_STAT);
+	ck_assert_str_eq(pv_playbook_workload_learned_command(PV_PLAYBOOK_WORKLOAD_LEARNED_STAT),
+			 "CREATE(STAT)");
+	ck_assert_uint_eq(pv_playbook_workload_learned_create(1, 0x00120089), SMB2_CREATE);
+	ck_assert_uint_eq(pv_playbook_workload_learned_create(1, 0x00010080), SMB2_CREATE);
+	ck_assert_uint_eq(pv_playbook_workload_learned_create(1, 0), SMB2_CREATE);
+	ck_assert_uint_eq(pv_playbook_workload_learned_create(3, 0x00100080),
+			  SMB2_CREATE | PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF);
+	ck_assert_ptr_null(pv_playbook_workload_learned_command(
+		PV_PLAYBOOK_WORKLOAD_LEARNED_STAT | PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF));
 	/* but IOCTL its control codes': the snapshots, the referrals (and their _EX), the rest the
 	 * object id, each named as learn writes it and the code a replay sends */
 	ck_assert_uint_eq(pv_playbook_workload_learned_fsctl(0x00144064),
@@ -401,13 +417,15 @@ START_TEST(dispositions)
 	{ /* read back from a workload */
 		static const char text[] =
 			"kinds:\n  - {weight: 1, commands: CREATE IOCTL(SNAPSHOTS) CLOSE "
-			"IOCTL(REFERRAL)}\n";
+			"IOCTL(REFERRAL) CREATE(STAT)+ CLOSE}\n";
 		struct pv_playbook_workload_learned l;
 
 		ck_assert_int_eq(
 			pv_playbook_workload_learned_parse("w.yaml", text, strlen(text), &l),
 			PV_OK);
-		ck_assert_uint_eq(l.kind[0].n, 4);
+		ck_assert_uint_eq(l.kind[0].n, 6);
+		ck_assert_uint_eq(l.kind[0].step[4], PV_PLAYBOOK_WORKLOAD_LEARNED_STAT |
+							     PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT);
 		ck_assert_uint_eq(l.kind[0].step[1],
 				  SMB2_IOCTL | PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS);
 		ck_assert_uint_eq(l.kind[0].step[3],
