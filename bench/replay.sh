@@ -118,7 +118,7 @@ fi
 RATE_SET=()
 if [[ $SPEED != 1 ]]; then
 	r=$(awk '/^  - commands:/ { k = 1 } k && /per_user_hour:/ { s += $2 } END { printf "%d", s * '"$SPEED"' + 0.5 }' "$BT/w.yaml")
-	RATE_SET=(--set "load.rate=$(( r > 3600000 ? 3600000 : r < 1 ? 1 : r ))")
+	RATE_SET=(--set "load.rate=$(( r > 36000000 ? 36000000 : r < 1 ? 1 : r ))")
 fi
 
 [[ -z ${OUT:-} ]] || { mkdir -p "$OUT" && cp "$BT/cap.pcap" "$BT/w.yaml" "$BT/learn.json" "$OUT/"; }

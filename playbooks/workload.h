@@ -87,9 +87,10 @@ struct pv_playbook_workload_scenario {
 /* the logons a user-hour replayed at most: one every 0.1 s (a capture of a few seconds can
  * say far more: one logon in 30 ms is 120,000 an hour) */
 #define PV_PLAYBOOK_WORKLOAD_LOGONS_MAX 36000
-/* load.rate's most: scenarios (or learned activities) a user starts an hour, 1,000 a second (a
- * script's rate, as a learned capture of one may have) */
-#define PV_PLAYBOOK_WORKLOAD_RATE_MAX 3600000
+/* load.rate's most: scenarios (or learned activities) a user starts an hour, 10,000 a second (a
+ * script's or a benchmark's rate, as a learned capture of one may have: smbtorture's
+ * smb2.bench.path-contention-shared, 4,600 a second on the lab) */
+#define PV_PLAYBOOK_WORKLOAD_RATE_MAX 36000000
 /* a learned time's quantiles read from a workload at most */
 #define PV_PLAYBOOK_WORKLOAD_QUANTILES 32
 /* a learned client time shorter than this is not waited (a loop's turn takes as long): 100 us */

@@ -148,6 +148,15 @@ jq_ok 'd["holes"] == 0 and d["lost_bytes"] == 0' "smbtorture: a whole capture re
 jq_ok 'd["connections"] >= 4 and d["malformed"] == 0 and d["requests"]["CREATE"] > 100' "smbtorture: its connections, its opens"
 jq_ok 'd["matched"] >= 0.99 * (sum(d["requests"].values()) - d["requests"].get("CANCEL", 0)) and d["unmatched_answers"] <= 0.01 * d["matched"]' "smbtorture: 99% of its requests answered, answers after their requests"
 jq_ok "{u['id'] for u in d['users'] if u['by'] == 'ntlm'} == {'$ID'}" "smbtorture: its user, LAB\\pl-cli1-u1 hashed"
+# its opens are stat opens (tshark: FILE_READ_ATTRIBUTES alone, FILE_OPEN), learned as such:
+# its most frequent kind opens with CREATE(STAT) and closes, nothing else
+tshark -r "$T_TMP/torture.pcap" -Y 'smb2.cmd == 5 && smb2.flags.response == 0' -T fields \
+	-e smb.access_mask -e smb2.create.disposition >"$T_TMP/torture.access" 2>"$T_TMP/tshark.err" ||
+	probe_failed "tshark -r torture.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+STATS=$(awk '$1 == "0x00000080" && $2 == 1 { s++ } END { printf "%d of %d", s, NR }' "$T_TMP/torture.access")
+[[ $STATS =~ ^([0-9]+)\ of\ ([0-9]+)$ ]] && ((BASH_REMATCH[1] * 10 >= BASH_REMATCH[2] * 9 && BASH_REMATCH[2] > 100)) ||
+	fail "smbtorture: tshark finds $STATS of its CREATEs stat opens"
+jq_ok 'set(w.rstrip("+") for w in d["kinds"][0]["commands"].split()) == {"CREATE(STAT)", "CLOSE"}' "smbtorture: its stat opens ($STATS by tshark) learned as CREATE(STAT)"
 
 # ---- 1c. change notify -----------------------------------------------------------------------
 echo "  1c. smbtorture smb2.notify.*: watches answered with changes, cancelled, closed, refused" >&2

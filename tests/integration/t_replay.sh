@@ -31,6 +31,9 @@
 #      opens (no scenario in error, --check's names-not-found row passes).
 #   7. an IOCTL's code: the committed smbclient capture's referral (IOCTL(REFERRAL)) replayed
 #      alone sends FSCTL_DFS_GET_REFERRALS (tshark on srv), every one answered, none in error.
+#   8. a stat open: the same capture's (FILE_READ_ATTRIBUTES alone, by tshark) learned as
+#      CREATE(STAT); its kind replayed alone sends them so (tshark on srv: no lease, no open to
+#      read), every CREATE answered STATUS_SUCCESS, none in error.
 # In 2, w.yaml's think times and gaps within an activity have their quantiles, and the dry run
 # says the activities are paced as the capture's.
 # Everything it makes is in $T_TMP; lab 'pvreplay' is prepared and cleaned up, srv's smb.conf
@@ -106,7 +109,7 @@ for line in open(t + "/w.yaml"):
         kinds.append(set(w.rstrip("+").split("(")[0] for w in line.split()[2:]))  # CREATE(OPEN_IF): CREATE
     elif line.startswith("    per_user_hour: ") and kinds[-1] & file_cmds:
         rate += float(line.split()[1])
-assert cfg["rate"] == max(1, min(3600000, int(rate + 0.5))), "rate %s, the workload's %.1f" % (cfg["rate"], rate)
+assert cfg["rate"] == max(1, min(36000000, int(rate + 0.5))), "rate %s, the workload's %.1f" % (cfg["rate"], rate)
 k = step["kinds"]
 assert k["learned"]["started"] >= 20, "only %d learned scenarios started" % k["learned"]["started"]
 assert k["learned"]["errors"] == 0, "%d learned scenarios in error" % k["learned"]["errors"]
@@ -299,6 +302,66 @@ assert set(req) == {0x60194}, "other IOCTL codes sent: %s" % dict(req)
 assert sum(ans.values()) >= req[0x60194], "%d answers to %d requests" % (sum(ans.values()), req[0x60194])
 open(t + "/info", "w").write("    %d scenarios, none in error: %d FSCTL_DFS_GET_REFERRALS sent, answered %s\n" % (
     k["started"], req[0x60194], ", ".join("%s x%d" % (s, n) for s, n in ans.most_common())))
+EOF
+cat "$T_TMP/info" >&2 2>/dev/null
+
+# ---- 8. a stat open, learned and made as one ---------------------------------------------------
+# the committed smbclient session's stat opens (FILE_READ_ATTRIBUTES alone, by tshark on the
+# capture) are learned as CREATE(STAT); its kind of two listings, each with a stat open of the
+# folder after it, replayed alone: tshark on srv sees each open of the replay that is not of a
+# folder (FILE_DIRECTORY_FILE: the listings, and the users' trees learned at logon) ask
+# FILE_READ_ATTRIBUTES alone with no oplock or lease, none open to read, every CREATE answered
+# STATUS_SUCCESS, no scenario in error
+echo "  8. a stat open learned (smbclient's) and made as one" >&2
+tshark -r "$TOP/tests/learn/captures/lab-smbclient.pcap" -Y 'smb2.cmd == 5 && smb2.flags.response == 0' \
+	-T fields -e smb.access_mask >"$T_TMP/stat.tshark" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r lab-smbclient.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+grep -qx '0x00000080' "$T_TMP/stat.tshark" || fail "lab-smbclient.pcap: tshark sees no stat open: $(sort "$T_TMP/stat.tshark" | uniq -c | tr '\n' ' ')"
+STAT_KIND='CREATE QUERY_DIRECTORY+ CLOSE CREATE(STAT) QUERY_INFO CLOSE CREATE QUERY_DIRECTORY+ CLOSE CREATE(STAT) QUERY_INFO CLOSE TREE_DISCONNECT'
+grep -qxF "  - commands: $STAT_KIND" "$T_TMP/s.yaml" || fail "s.yaml: no kind '$STAT_KIND': $(grep 'commands:' "$T_TMP/s.yaml")"
+python3 - "$T_TMP/s.yaml" "$T_TMP/s2.yaml" "$STAT_KIND" <<'EOF' 2>"$T_TMP/py" || fail "s2.yaml: $(tail -n 1 "$T_TMP/py")"
+import sys
+out, kind = [], None
+for line in open(sys.argv[1]):
+    if line.startswith("  - commands: "):
+        kind = line.split(": ", 1)[1].strip()
+    elif line.startswith("    weight: ") and kind is not None:
+        line = "    weight: %s\n" % ("100" if kind == sys.argv[3] else "0")
+    elif not line.startswith(" "):
+        kind = None
+    out.append(line)
+open(sys.argv[2], "w").write("".join(out))
+EOF
+"$LAB_SH" capture srv start "$T_TMP/stat.pcap" || fail "tcpdump on srv did not start"
+CAPTURING=1
+pv "${P[@]}" --set "load.workload=$T_TMP/s2.yaml" --set load.rate=3600 --json run --id stat --min-users 4 --max-users 4 --step 1 --duration 5 --warmup 0 --watch 0
+expect_rc 0 "run with the stat opens' kind alone"
+CAPTURING=
+"$LAB_SH" capture srv stop 2>/dev/null || fail "the stat opens' replay capture is not whole"
+tshark -r "$T_TMP/stat.pcap" -Y 'smb2.cmd == 5' -T fields -e smb2.flags.response -e smb.access_mask \
+	-e smb2.create.oplock -e smb2.nt_status -e smb.nt.create_options.directory >"$T_TMP/stat.tshark" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r stat.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+rm -f "$T_TMP/info"
+python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the stat opens' replay: $(tail -n 1 "$T_TMP/py")"
+import collections, json, sys
+t = sys.argv[1]
+k = json.load(open(t + "/results/stat/load.json"))["steps"][0]["kinds"]["learned"]
+req, ans, folders = collections.Counter(), collections.Counter(), 0
+for line in open(t + "/stat.tshark"):
+    f = (line.rstrip("\n").split("\t") + ["", "", "", ""])[:5]
+    if f[0] in ("0", "False") and f[4] in ("1", "True"):
+        folders += 1
+    elif f[0] in ("0", "False"):
+        req[(int(f[1], 0) if f[1] else -1, int(f[2], 0) if f[2] else -1)] += 1
+    else:
+        ans[int(f[3], 0) if f[3] else -1] += 1
+assert k["started"] >= 10, "only %d scenarios of the stat opens' kind" % k["started"]
+assert k["errors"] == 0, "%d scenarios in error" % k["errors"]
+stat = req[(0x80, 0)]
+# each scenario: two folders listed, two stat opens; every other open is a folder's
+assert stat >= 2 * k["started"] * 9 // 10, "tshark saw %d stat opens for %d scenarios: %s" % (stat, k["started"], dict(req))
+assert set(req) == {(0x80, 0)}, "opens of a file other than a stat open with no lease (access, oplock): %s" % dict(req)
+assert set(ans) == {0}, "CREATEs answered other than STATUS_SUCCESS: %s" % dict(ans)
+open(t + "/info", "w").write("    %d scenarios, none in error: %d stat opens (FILE_READ_ATTRIBUTES, no lease), %d opens of folders, every CREATE answered STATUS_SUCCESS\n" % (
+    k["started"], stat, folders))
 EOF
 cat "$T_TMP/info" >&2 2>/dev/null
 

@@ -1224,13 +1224,13 @@ START_TEST(proto)
 	ck_assert_int_eq(pv_load_proto_parse(&p, "stop", 4), PV_EUSAGE);
 	ck_assert(!p.stop);
 	pv_load_proto_release(&p);
-	/* the rate's bounds: 1 to PV_PLAYBOOK_WORKLOAD_RATE_MAX (a script's, 1,000 a second) */
+	/* the rate's bounds: 1 to PV_PLAYBOOK_WORKLOAD_RATE_MAX (a benchmark's, 10,000 a second) */
 	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(pv_load_proto_parse(&p, "config rate=3600000", 19), PV_OK);
-	ck_assert_uint_eq(p.cfg.rate, 3600000);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "config rate=36000000", 20), PV_OK);
+	ck_assert_uint_eq(p.cfg.rate, 36000000);
 	pv_load_proto_release(&p);
 	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(pv_load_proto_parse(&p, "config rate=3600001", 19), PV_EUSAGE);
+	ck_assert_int_eq(pv_load_proto_parse(&p, "config rate=36000001", 20), PV_EUSAGE);
 	pv_load_proto_release(&p);
 	/* a step's lines, as the controller writes them and the client reads them */
 	{

@@ -720,9 +720,9 @@ START_TEST(load_section)
 	bad(BASE "load: {rat: 3}\n",
 	    "t.yaml:7:8: unknown key 'rat' in 'load' (did you mean 'rate'?)", NULL);
 	bad(BASE "load: {rate: 0}\n",
-	    "t.yaml:7:14: 'load.rate' is 0, out of range; expected an integer from 1 to 3600000",
+	    "t.yaml:7:14: 'load.rate' is 0, out of range; expected an integer from 1 to 36000000",
 	    NULL);
-	bad(BASE "load: {rate: 3600001}\n", "t.yaml:7:14: 'load.rate' is 3600001, out of range",
+	bad(BASE "load: {rate: 36000001}\n", "t.yaml:7:14: 'load.rate' is 36000001, out of range",
 	    NULL);
 	bad(BASE "load: {late: -1}\n",
 	    "t.yaml:7:14: 'load.late' is '-1', not a number; expected a number from 0 to 3600",

@@ -662,7 +662,7 @@ START_TEST(number_casts)
 	static const struct {
 		const char *config, *why;
 	} bad[] = {
-		{"\"rate\": 1e300", "config.rate is not a whole number from 1 to 3600000"},
+		{"\"rate\": 1e300", "config.rate is not a whole number from 1 to 36000000"},
 		{"\"rate\": -1e300", "config.rate is not"},
 		{"\"rate\": 18446744073709551616.0", "config.rate is not"},
 		{"\"rate\": 2.5", "config.rate is not"},
