@@ -69,9 +69,10 @@ double pv_load_quantiles_mean(const struct pv_playbook_workload_quantiles *l);
  * gap of the capture is its server's time and its client's; the replay waits a gap drawn from
  * them from each request, or at least until its answer came, so with its answers' times E the
  * replay's gap is max(G', E). G' is drawn so that the gap follows the capture's distribution G
- * wherever this server answers faster than the capture's gaps (F_G' = F_G / F_E, made to
- * rise), not max(G, E), longer than G. The answers' times are kept on a log scale (16 bins a
- * decade, 10 us to 10 s) and the table is made again every PV_LOAD_GAPS_EVERY answers. */
+ * wherever this server answers faster than the capture's gaps (F_G' = F_G / F_E, made a CDF
+ * by a weighted isotonic fit: model.c's gaps_table), not max(G, E), longer than G. The answers'
+ * times are kept on a log scale (16 bins a decade, 10 us to 10 s) and the table is made again every
+ * PV_LOAD_GAPS_EVERY answers. */
 #define PV_LOAD_GAPS_BINS  96
 #define PV_LOAD_GAPS_EVERY 256
 #define PV_LOAD_GAPS_MIN   64 /* answers before the table is used: the capture's gaps alone */

@@ -301,6 +301,37 @@ START_TEST(gaps_as_answered)
 }
 END_TEST
 
+/* The same where a few of this server's answers are faster than most of the capture's gaps:
+ * G log-uniform from 20 us to 2 ms (median 200 us); E log-uniform from 40 to 400 us, but one
+ * answer in a hundred at 11 us. F_G / F_E is over 1 just above 11 us (F_E 0.01, F_G 0.02 at
+ * 21 us); a table made to rise from below kept that, drew nearly every gap under 22 us,
+ * and the replay's gaps were its answers' (median 126 us). The median and p90 are G's. */
+START_TEST(gaps_thin_tail)
+{
+	enum { N = 40000 };
+	struct pv_playbook_workload_quantiles g = {2, {0, 100}, {2e-5, 2e-3}};
+	struct pv_load_gaps *s = calloc(1, sizeof(*s));
+	struct pv_load_rng r = {{5, 6, 7, 8}};
+	double *got = malloc(N * sizeof(double));
+
+	ck_assert(s && got);
+	for (int i = 0; i < N; i++) {
+		double e =
+			pv_load_rng_unit(&r) < 0.01 ? 1.1e-5 : 4e-5 * pow(10, pv_load_rng_unit(&r));
+
+		pv_load_gaps_add(s, &g, e);
+		got[i] = fmax(pv_load_gaps_draw(s, &g, pv_load_rng_unit(&r)), e);
+	}
+	qsort(got, N, sizeof(double), cmp_double);
+	ck_assert_msg(fabs(got[N / 2] / 2e-4 - 1) < 0.05, "median %.0f us, 200 wanted",
+		      got[N / 2] * 1e6);
+	ck_assert_msg(fabs(got[N * 9 / 10] / 1.262e-3 - 1) < 0.05, "p90 %.0f us, 1262 wanted",
+		      got[N * 9 / 10] * 1e6);
+	free(s);
+	free(got);
+}
+END_TEST
+
 /* The same user gets the same schedule; another user, client or seed another one. */
 START_TEST(sched_users)
 {
@@ -2852,6 +2883,7 @@ int main(void)
 	tcase_add_test(tc, size_draw);
 	tcase_add_test(tc, sched_learned_pace);
 	tcase_add_test(tc, gaps_as_answered);
+	tcase_add_test(tc, gaps_thin_tail);
 	tcase_add_test(tc, sched_users);
 	tcase_add_test(tc, sched_weights);
 	tcase_add_test(tc, hist_buckets);
