@@ -64,7 +64,7 @@ struct pv_learn_kinds {
 };
 
 void pv_learn_kind_shape_add(struct pv_learn_kind_shape *s, uint16_t cmd);
-/* The shape's last step, a CREATE made once, refused by the server: it becomes
+/* The shape's last step, a CREATE (or CREATE(STAT)) made once, refused by the server: it becomes
  * PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED (a CREATE folded into a repeat, or followed by another
  * request before its answer, stays as it is). */
 void pv_learn_kind_shape_refused(struct pv_learn_kind_shape *s);
