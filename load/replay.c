@@ -63,9 +63,11 @@ struct replay {
 
 enum use { U_READ, U_DIR, U_OWN, U_STAT /* a CREATE(STAT) of what would be read */ };
 
-/* What the commands from step from on do with a file opened at depth (0 or 1), up to its
- * CLOSE: list or watch it (a folder), write it (one of the user's own), else read it. */
-static enum use use_of(const struct pv_playbook_workload_learned_kind *k, unsigned from, int depth)
+/* What the commands from step from on do with a file opened at depth (0 or 1) by command
+ * open, up to its CLOSE: list or watch it (a folder), write it (one of the user's own), else
+ * read it, or look at it when open is CREATE(STAT). */
+static enum use use_of(const struct pv_playbook_workload_learned_kind *k, unsigned from, int depth,
+		       unsigned open)
 {
 	bool dir = false, own = false;
 	int d = depth + 1;
@@ -83,7 +85,10 @@ static enum use use_of(const struct pv_playbook_workload_learned_kind *k, unsign
 			own = true;
 	}
 	/* a folder is listed on F1 only (the runner lists u->path) */
-	return dir && depth == 0 ? U_DIR : own ? U_OWN : U_READ;
+	return dir && depth == 0			   ? U_DIR
+	       : own					   ? U_OWN
+	       : open == PV_PLAYBOOK_WORKLOAD_LEARNED_STAT ? U_STAT
+							   : U_READ;
 }
 
 /* A learned read's or write's size, drawn from g: 1 byte to IO_CHUNK (a write), or to what
@@ -234,19 +239,16 @@ static void put(struct maker *m, struct step st)
 		m->s[m->n++] = st;
 }
 
-/* The file opened at the next depth, for use, as CREATE's disposition bits say (disp), or
- * CREATE(STAT) (disp PV_PLAYBOOK_WORKLOAD_LEARNED_STAT): a folder is opened as it is; what is
- * written, or made whatever comes after (a disposition other than OPEN), is the user's: a
- * volatile/ document written in place (OPEN), one of its own files (OPEN_IF; OVERWRITE_IF, its
- * bytes replaced), a new name deleted when closed (CREATE); else a static/ file to read, or
- * (CREATE(STAT)) to look at, its attributes alone asked, with no lease. */
+/* The file opened at the next depth, for use, as CREATE's disposition bits say: a folder is
+ * opened as it is; what is written, or made whatever comes after (a disposition other than
+ * OPEN), is the user's: a volatile/ document written in place (OPEN), one of its own files
+ * (OPEN_IF; OVERWRITE_IF, its bytes replaced), a new name deleted when closed (CREATE); else a
+ * static/ file to read, or (U_STAT) to look at, its attributes alone asked, with no lease. */
 static void open_for(struct maker *m, enum use use, unsigned disp)
 {
 	int f = m->depth;
 	uint8_t p = (uint8_t)f;
 
-	if (disp == PV_PLAYBOOK_WORKLOAD_LEARNED_STAT)
-		use = use == U_READ ? U_STAT : use, disp = 0;
 	if (use != U_DIR && disp)
 		use = U_OWN;
 	m->use[f] = use;
@@ -279,7 +281,7 @@ static void on_open(struct maker *m, const struct pv_playbook_workload_learned_k
 	enum use u;
 
 	if (!m->depth) /* opened first, as it is */
-		open_for(m, use_of(k, i, 0), 0);
+		open_for(m, use_of(k, i, 0, C_CREATE), 0);
 	f = m->depth - 1;
 	u = m->use[f];
 	switch (c) {
@@ -372,10 +374,8 @@ static void make_span(struct maker *m, const struct pv_playbook_workload_learned
 			if (t == times && !chance)
 				break;
 			if (OPENS(c) && m->depth < 2)
-				open_for(m, use_of(k, i + 1, m->depth),
-					 c == C_CREATE
-						 ? k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP
-						 : PV_PLAYBOOK_WORKLOAD_LEARNED_STAT);
+				open_for(m, use_of(k, i + 1, m->depth, c),
+					 k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP);
 			else if (OPENS(c) || c == PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED)
 				put(m, (struct step){PROBE, .path = P2, .before = absent});
 			else if (c == C_CLOSE && m->depth)

@@ -51,6 +51,32 @@ cleanup() {
 }
 trap cleanup EXIT
 chmod 0755 "$T_TMP"
+# alone SRC DST KIND: the workload SRC with KIND's weight 100 and every other kind's 0, as DST
+alone() {
+	python3 - "$@" <<'EOF' 2>"$T_TMP/py" || fail "$2: $(tail -n 1 "$T_TMP/py")"
+import sys
+out, kind = [], None
+for line in open(sys.argv[1]):
+    if line.startswith("  - commands: "):
+        kind = line.split(": ", 1)[1].strip()
+    elif line.startswith("    weight: ") and kind is not None:
+        line = "    weight: %s\n" % ("100" if kind == sys.argv[3] else "0")
+    elif not line.startswith(" "):
+        kind = None
+    out.append(line)
+open(sys.argv[2], "w").write("".join(out))
+EOF
+}
+# captured ID WORKLOAD RATE WHAT: WORKLOAD run by 4 users for 5 s as run ID, captured on srv
+# into $T_TMP/ID.pcap, whole
+captured() {
+	"$LAB_SH" capture srv start "$T_TMP/$1.pcap" || fail "tcpdump on srv did not start"
+	CAPTURING=1
+	pv "${P[@]}" --set "load.workload=$2" --set "load.rate=$3" --json run --id "$1" --min-users 4 --max-users 4 --step 1 --duration 5 --warmup 0 --watch 0
+	expect_rc 0 "run with $4"
+	CAPTURING=
+	"$LAB_SH" capture srv stop 2>/dev/null || fail "the capture of the run with $4 is not whole"
+}
 
 pv "${P[@]}" cleanup --leave >/dev/null
 pv "${P[@]}" prepare
@@ -262,25 +288,8 @@ echo "  7. an IOCTL's code learned (smbclient's referral) and sent again" >&2
 pv learn "$TOP/tests/learn/captures/lab-smbclient.pcap" -o "$T_TMP/s.yaml"
 expect_rc 0 "learn -o of lab-smbclient.pcap"
 grep -q '^  - commands: IOCTL(REFERRAL)$' "$T_TMP/s.yaml" || fail "s.yaml: no kind IOCTL(REFERRAL): $(grep -c 'commands:' "$T_TMP/s.yaml") kinds"
-python3 - "$T_TMP/s.yaml" "$T_TMP/s1.yaml" <<'EOF' 2>"$T_TMP/py" || fail "s1.yaml: $(tail -n 1 "$T_TMP/py")"
-import sys
-out, kind = [], None
-for line in open(sys.argv[1]):
-    if line.startswith("  - commands: "):
-        kind = line.split(": ", 1)[1].strip()
-    elif line.startswith("    weight: ") and kind is not None:
-        line = "    weight: %s\n" % ("100" if kind == "IOCTL(REFERRAL)" else "0")
-    elif not line.startswith(" "):
-        kind = None
-    out.append(line)
-open(sys.argv[2], "w").write("".join(out))
-EOF
-"$LAB_SH" capture srv start "$T_TMP/ioctl.pcap" || fail "tcpdump on srv did not start"
-CAPTURING=1
-pv "${P[@]}" --set "load.workload=$T_TMP/s1.yaml" --set load.rate=7200 --json run --id ioctl --min-users 4 --max-users 4 --step 1 --duration 5 --warmup 0 --watch 0
-expect_rc 0 "run with IOCTL(REFERRAL) alone"
-CAPTURING=
-"$LAB_SH" capture srv stop 2>/dev/null || fail "the IOCTL replay's capture is not whole"
+alone "$T_TMP/s.yaml" "$T_TMP/s1.yaml" 'IOCTL(REFERRAL)'
+captured ioctl "$T_TMP/s1.yaml" 7200 "IOCTL(REFERRAL) alone"
 tshark -r "$T_TMP/ioctl.pcap" -Y 'smb2.cmd == 11' -T fields -e smb2.flags.response -e smb2.ioctl.function \
 	-e smb2.nt_status >"$T_TMP/ioctl.tshark" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r ioctl.pcap: $(head -n 1 "$T_TMP/tshark.err")"
 rm -f "$T_TMP/info"
@@ -318,25 +327,8 @@ tshark -r "$TOP/tests/learn/captures/lab-smbclient.pcap" -Y 'smb2.cmd == 5 && sm
 grep -qx '0x00000080' "$T_TMP/stat.tshark" || fail "lab-smbclient.pcap: tshark sees no stat open: $(sort "$T_TMP/stat.tshark" | uniq -c | tr '\n' ' ')"
 STAT_KIND='CREATE QUERY_DIRECTORY+ CLOSE CREATE(STAT) QUERY_INFO CLOSE CREATE QUERY_DIRECTORY+ CLOSE CREATE(STAT) QUERY_INFO CLOSE TREE_DISCONNECT'
 grep -qxF "  - commands: $STAT_KIND" "$T_TMP/s.yaml" || fail "s.yaml: no kind '$STAT_KIND': $(grep 'commands:' "$T_TMP/s.yaml")"
-python3 - "$T_TMP/s.yaml" "$T_TMP/s2.yaml" "$STAT_KIND" <<'EOF' 2>"$T_TMP/py" || fail "s2.yaml: $(tail -n 1 "$T_TMP/py")"
-import sys
-out, kind = [], None
-for line in open(sys.argv[1]):
-    if line.startswith("  - commands: "):
-        kind = line.split(": ", 1)[1].strip()
-    elif line.startswith("    weight: ") and kind is not None:
-        line = "    weight: %s\n" % ("100" if kind == sys.argv[3] else "0")
-    elif not line.startswith(" "):
-        kind = None
-    out.append(line)
-open(sys.argv[2], "w").write("".join(out))
-EOF
-"$LAB_SH" capture srv start "$T_TMP/stat.pcap" || fail "tcpdump on srv did not start"
-CAPTURING=1
-pv "${P[@]}" --set "load.workload=$T_TMP/s2.yaml" --set load.rate=3600 --json run --id stat --min-users 4 --max-users 4 --step 1 --duration 5 --warmup 0 --watch 0
-expect_rc 0 "run with the stat opens' kind alone"
-CAPTURING=
-"$LAB_SH" capture srv stop 2>/dev/null || fail "the stat opens' replay capture is not whole"
+alone "$T_TMP/s.yaml" "$T_TMP/s2.yaml" "$STAT_KIND"
+captured stat "$T_TMP/s2.yaml" 3600 "the stat opens' kind alone"
 tshark -r "$T_TMP/stat.pcap" -Y 'smb2.cmd == 5' -T fields -e smb2.flags.response -e smb.access_mask \
 	-e smb2.create.oplock -e smb2.nt_status -e smb.nt.create_options.directory >"$T_TMP/stat.tshark" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r stat.pcap: $(head -n 1 "$T_TMP/tshark.err")"
 rm -f "$T_TMP/info"

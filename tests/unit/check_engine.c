@@ -712,9 +712,10 @@ static void check_stats(const struct caller *c)
 		const char *p = (const char *)recs[i].log.data + recs[i].at_go;
 		unsigned looked = 0, listed = 0, asked = 0;
 
-		for (; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n')) {
-			int len = (int)strcspn(p, "\n");
+		for (int len; *p; p += len + (p[len] == '\n')) {
 			const char *a = strstr(p, " a=");
+
+			len = (int)strcspn(p, "\n");
 
 			ck_assert_msg(strncmp(p, "READ ", 5) != 0,
 				      "user %u read on a stat open: %.*s", i, len, p);
