@@ -31,7 +31,11 @@
 # next run finds it so), PIN (default 1 on 2 CPUs or more: both tools' client processes on CPU
 # 0 and srv's Samba on the others, as a load client and its server are on machines of their
 # own; on one CPU each send hands it to the smbd it wakes, which both tools then pay for; 0:
-# every process anywhere).
+# every process anywhere). With PIN, each host's network receive is also steered to its own
+# CPUs (RPS on the eth0 of srv and cli1, put back at the end): between namespaces a sender's
+# CPU otherwise does the receiver's TCP work (its softirq, and the wake of the process it
+# wakes), so each tool paid for the server's receive of its requests, and the server for the
+# tool's receive of its answers, which on machines of their own each host does itself.
 . "$(dirname "$0")/lib.sh"
 
 USERS=${USERS:-100}
@@ -48,12 +52,19 @@ pin_srv() {
 	local p
 	for p in $(ip netns pids pvlab-srv); do taskset -a -p -c "$1" "$p" >/dev/null 2>&1 || true; done
 }
+# steer HOST MASK: HOST's received packets processed on the CPUs of the hex MASK (0: where
+# they arrive, the kernel's default)
+steer() { ip netns exec "pvlab-$1" sh -c "echo $2 >/sys/class/net/eth0/queues/rx-0/rps_cpus" 2>/dev/null || true; }
 ON_CPU=()
 if ((PIN)); then
 	pin_srv "1-$((NCPU - 1))"
 	ON_CPU=(taskset -c 0)
 fi
 "$LAB_SH" status >/dev/null || { echo "bench: the lab is not up (make lab-up)" >&2; exit 1; }
+if ((PIN)); then
+	steer srv "$(printf '%x' $(((1 << NCPU) - 2)))"
+	steer cli1 1
+fi
 command -v smbtorture >/dev/null ||
 	{ echo "bench: smbtorture is missing: make deps installs it (package samba-testsuite)" >&2; exit 1; }
 PER=$((USERS > 100 ? USERS : 100)) # users prepared per client
@@ -65,9 +76,9 @@ P=(-p "$PLAYBOOK" --set lab=pvbl --set "users.name_template=bl-{client}-u{n}"
 ((PIN)) && pin_srv "1-$((NCPU - 1))" # (srv-conf started the daemons anew)
 srv_ops() { on srv smbstatus --profile 2>/dev/null | awk '/^smb2_(create|close)_count:/ { n += $2 } END { print n + 0 }'; }
 if [[ -n ${KEEP:-} ]]; then # KEEP=1: the lab stays prepared for the next run (or by hand)
-	trap '"$LAB_SH" srv-conf >/dev/null 2>&1; pin_srv "0-$((NCPU - 1))"; echo "bench: lab pvbl left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2; rm -rf "$BT"' EXIT
+	trap '"$LAB_SH" srv-conf >/dev/null 2>&1; pin_srv "0-$((NCPU - 1))"; steer srv 0; steer cli1 0; echo "bench: lab pvbl left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2; rm -rf "$BT"' EXIT
 else
-	trap '"$LAB_SH" srv-conf >/dev/null 2>&1; pin_srv "0-$((NCPU - 1))"; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT
+	trap '"$LAB_SH" srv-conf >/dev/null 2>&1; pin_srv "0-$((NCPU - 1))"; steer srv 0; steer cli1 0; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT
 fi
 on ctl "$PV" "${P[@]}" prepare >"$BT/prepare.out" 2>&1 ||
 	{ echo "bench: prepare failed:" >&2; tail -5 "$BT/prepare.out" >&2; exit 1; }
@@ -141,7 +152,7 @@ chmod 600 "$BT/st.auth"
 for enc in $ENCRYPT; do
 	[[ -n $CONNS ]] && printf '\nbench: (2) operations per second, %s connections, %s rounds, encryption %s%s\n' \
 		"$CONNS" "$ROUNDS" "$([[ $enc == on ]] && echo "on both sides (ours: load.encryption on; smbtorture: --client-protection=encrypt)" || echo "as the server asks (none on the lab's base srv)")" \
-		"$( ((PIN)) && echo "; the clients on CPU 0, srv on CPUs 1-$((NCPU - 1)) (PIN)")"
+		"$( ((PIN)) && echo "; the clients on CPU 0, srv on CPUs 1-$((NCPU - 1)), each host's receive on its own CPUs (PIN)")"
 	for n in $CONNS; do
 		: >"$BT/a" && : >"$BT/b" && : >"$BT/c" && : >"$BT/acpu" && : >"$BT/bcpu"
 		for ((r = 0; r <= ROUNDS; r++)); do # round 0: a warm-up, shown, not counted
