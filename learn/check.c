@@ -304,6 +304,22 @@ static void notify(const struct pv_learn_counts *cap, const struct pv_learn_coun
 	}
 }
 
+/* the opens of a file to read or edit in place that ask a lease or an oplock: the server's
+ * work for one differs (where the capture has such opens) */
+static void leases(const struct pv_learn_counts *cap, const struct pv_learn_counts *rep,
+		   struct pv_learn_check *o)
+{
+	double a = share(cap->file_opens_leased, cap->file_opens),
+	       b = share(rep->file_opens_leased, rep->file_opens);
+	struct pv_learn_check_row *w;
+
+	if (!cap->file_opens)
+		return;
+	w = row(o, "opens", "%", a, b, rep->file_opens && fabs(a - b) <= 3);
+	SAY(w, "file opens asking a lease or an oplock");
+	RULE(w, "within 3 points");
+}
+
 static void answers(const struct pv_learn_counts *cap, const struct pv_learn_counts *rep,
 		    struct pv_learn_check *o)
 {
@@ -328,5 +344,6 @@ void pv_learn_check(const struct pv_learn_counts *cap, const struct pv_learn_cou
 	sizes("write", &cap->write_sizes, &rep->write_sizes, out);
 	status(cap, rep, out);
 	notify(cap, rep, out);
+	leases(cap, rep, out);
 	answers(cap, rep, out);
 }

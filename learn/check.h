@@ -19,7 +19,8 @@ extern const char *const pv_learn_dispositions[6];
 /* One check: what it compares, the capture's and the replay's value, its bound and whether
  * the replay keeps it. */
 struct pv_learn_check_row {
-	const char *group; /* "mix", "rates", "gaps", "sizes", "status", "notify", "answers" */
+	const char *group; /* "mix", "rates", "gaps", "sizes", "status", "notify", "opens",
+			    * "answers" */
 	char what[48];	   /* "CREATE (OPEN)", "total variation", "p95", ... */
 	const char *unit;  /* "%", "s", "B", "/h"; "": a distance between the two, one value
 			    * (the replay's) */

@@ -150,6 +150,10 @@ static uint64_t fid_key(const uint8_t f[16])
 
 /* A CREATE's pending entry whose compound closes the file: its answer's file id not kept */
 #define CLOSED_IN_COMPOUND 0x10000u
+/* A CREATE's pending entry that opens a file to read or to edit in place (OPEN, not a stat open,
+ * FILE_DIRECTORY_FILE not set), and asks a lease or an oplock: counted when it is granted */
+#define FILE_OPEN	 0x20000u
+#define FILE_OPEN_LEASED 0x40000u
 
 /* The activity under way of user us ended: its kind counted (its place in c->kinds, or -1). */
 static long activity_end(struct pv_learn_counts *c, struct pv_learn_user *us)
@@ -313,7 +317,7 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 				pv_learn_table_get(&cn->pend, cn->last_create);
 
 			/* the CREATE before it in the compound: its file id is not kept */
-			if (e && e->v == 5)
+			if (e && (e->v & 0xffffu) == 5) /* (the flags of a file open aside) */
 				e->v |= CLOSED_IN_COMPOUND;
 			pv_learn_hist_add(&c->open_times, 0);
 		} else if (m->has_fid) {
@@ -341,9 +345,14 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 	/* a CANCEL names the request it cancels, and has no answer of its own; the node a
 	 * request names (and a listing's class) wait for its answer with it */
 	if (m->cmd != 12) {
+		bool file = m->cmd == 5 && m->disposition == 1 && !(m->create_options & 1) &&
+			    pv_playbook_workload_learned_create(1, m->access) !=
+				    PV_PLAYBOOK_WORKLOAD_LEARNED_STAT;
 		struct pv_learn_table_entry *pe = pv_learn_table_put(
 			&cn->pend, m->mid, t,
-			m->cmd | (m->cmd == 14 ? (uint32_t)m->info_class << 8 : 0u));
+			m->cmd | (m->cmd == 14 ? (uint32_t)m->info_class << 8 : 0u) |
+				(file ? FILE_OPEN : 0u) |
+				(file && m->oplock ? FILE_OPEN_LEASED : 0u));
 
 		if (!pe)
 			c->untracked++;
@@ -464,6 +473,10 @@ static void message(void *arg, const struct pv_smb_trace_msg *m)
 			c->unmatched_ans++;
 		if (asked && m->cmd == 15 && e.v == 15)
 			pv_learn_notify_ended(&c->notify, cn->l->now - e.t, m->status);
+		if (asked && m->cmd == 5 && (e.v & FILE_OPEN) && !(m->status & 0xC0000000u)) {
+			c->file_opens++;
+			c->file_opens_leased += !!(e.v & FILE_OPEN_LEASED);
+		}
 		/* a CREATE refused opened nothing (its compound's CLOSE, refused too, was counted)
 		 */
 		if (m->cmd == 5 && asked && (m->status & 0xC0000000u) == 0xC0000000u &&

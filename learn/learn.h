@@ -92,6 +92,10 @@ struct pv_learn_counts {
 	uint64_t untracked;		  /* requests past PV_LEARN_PENDING_MAX */
 	uint64_t errors;		  /* final answers with an error status */
 	uint64_t disposition[6];	  /* CREATE's: SUPERSEDE .. OVERWRITE_IF */
+	/* CREATE's opens of a file to read or to edit in place (disposition OPEN, not a stat
+	 * open, FILE_DIRECTORY_FILE not set) that the server granted (an answer not an error),
+	 * and those of them that asked a lease or an oplock */
+	uint64_t file_opens, file_opens_leased;
 	/* IOCTL's control codes: the first PV_LEARN_IOCTLS seen, each counted, the rest together */
 	uint32_t ioctl_code[PV_LEARN_IOCTLS];
 	uint64_t ioctl_req[PV_LEARN_IOCTLS], ioctl_other;

@@ -334,6 +334,14 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 	sizes(out, "write", &c->write_sizes);
 	pv_buf_addf(out, "files:\n  still_open: %llu # when the capture ended\n",
 		    (unsigned long long)c->still_open);
+	if (c->file_opens)
+		pv_buf_addf(
+			out,
+			"  opens: {of: %llu, leased: %.6g} # opens of a file to read or to edit "
+			"in place (OPEN, not a stat open nor a folder) granted: how many, and the "
+			"%% of them that asked a lease or an oplock, as many as a replay asks\n",
+			(unsigned long long)c->file_opens,
+			pct(c->file_opens_leased, c->file_opens));
 	times(out, "open_seconds", &c->open_times, " # CREATE's answer to the CLOSE");
 	pv_buf_addf(out,
 		    "  listings_per_folder: {median: %g, p95: %g, folders: %llu} # how often each "

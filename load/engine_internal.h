@@ -127,6 +127,8 @@ struct user {
 	double relogon_at;
 	bool relogon;
 	struct pv_load_rng lrng;
+	/* a learned workload's opens made without a lease, owed (replay_leased) */
+	double unleased;
 	unsigned seq;
 	size_t learn;
 };
@@ -282,5 +284,9 @@ const struct step *replay_pick(struct user *u, int *kind);
  * 1 byte to IO_CHUNK; a read as the connection takes it, from the stream its open began when
  * it was opened to read (replay.c's reads_ahead), else drawn anew. */
 uint32_t replay_io_size(struct user *u, int f, bool write);
+/* Whether u's open of a file to read or to edit in place asks the lease its mode has: in a
+ * learned run, the workload's unleased share of them (pv_playbook_workload_learned.unleased)
+ * asks none, one in every 100 / unleased, evenly. */
+bool replay_leased(struct user *u);
 
 #endif

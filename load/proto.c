@@ -63,6 +63,8 @@ int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *ou
 	}
 	if (pv_playbook_workload_logons(c) > 0)
 		pv_buf_addf(out, "logons %.17g\n", pv_playbook_workload_logons(c));
+	if (c->learned.n && c->learned.unleased > 0)
+		pv_buf_addf(out, "unleased %.17g\n", c->learned.unleased);
 	if (c->learned.n && c->learned.client[0] > 0)
 		pv_buf_addf(out, "client %.17g %.17g\n", c->learned.client[0],
 			    c->learned.client[1]);
@@ -318,6 +320,20 @@ static int logons(struct pv_load_proto *p, const char *s, const char *end)
 	return 0;
 }
 
+/* "unleased SHARE": a learned workload's opens of a file to read or edit in place made without
+ * a lease, in % (0 < SHARE <= 100) */
+static int unleased(struct pv_load_proto *p, const char *s, const char *end)
+{
+	char v[32];
+	double share;
+
+	if (!p->have_config || pv_load_proto_word(&s, end, v, sizeof(v)) || s != end ||
+	    numbers(v, &share, 1) < 0 || !(share > 0) || share > 100)
+		return -1;
+	p->cfg.learned.unleased = share;
+	return 0;
+}
+
 /* "think|client-times|within-times LEVEL:SECONDS,...": a learned workload's think time, client
  * time or gaps within an activity, its quantiles (2 to PV_PLAYBOOK_WORKLOAD_QUANTILES, from 0
  * to 100 percent, each level over the last, the seconds never fewer, at most 10^4, the last
@@ -528,6 +544,8 @@ int pv_load_proto_parse(struct pv_load_proto *p, const char *line, size_t len)
 		r = sizes(p, line + 6, end);
 	else if (len >= 7 && !strncmp(line, "logons ", 7) && !p->steps)
 		r = logons(p, line + 7, end);
+	else if (len >= 9 && !strncmp(line, "unleased ", 9) && !p->steps)
+		r = unleased(p, line + 9, end);
 	else if (len >= 7 && !strncmp(line, "client ", 7) && !p->steps)
 		r = client_time(p, line + 7, end);
 	else if (len >= 6 && !strncmp(line, "think ", 6) && !p->steps)

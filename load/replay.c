@@ -601,6 +601,19 @@ const struct step *replay_pick(struct user *u, int *kind)
 	return r->steps[i];
 }
 
+bool replay_leased(struct user *u)
+{
+	double share = u->e->o->cfg->learned.unleased;
+
+	if (u->kind != PV_PLAYBOOK_WORKLOAD_LEARNED || !(share > 0))
+		return true;
+	u->unleased += share / 100;
+	if (u->unleased < 1 - 1e-9)
+		return true;
+	u->unleased -= 1;
+	return false;
+}
+
 uint32_t replay_io_size(struct user *u, int f, bool write)
 {
 	return replay_size_from(u, !write && u->ahead[f] ? &u->rsz[f] : &u->rng, write);

@@ -503,7 +503,7 @@ static bool issue(struct user *u, const struct step *s)
 	case OPEN: {
 		const struct open_mode *m = &modes[s->arg];
 
-		if (m->lease)
+		if (m->lease && replay_leased(u))
 			client_open_lease(u, f2, path, m->access, m->disposition, m->options,
 					  m->lease, run);
 		else

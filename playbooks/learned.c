@@ -24,6 +24,7 @@ static const char *const stands_keys[] = {"activities", "requests", "weight", "p
 					  NULL};
 static const char *const size_keys[] = {"read", "write", NULL};
 static const char *const again_keys[] = {"median", "users", NULL};
+static const char *const opens_keys[] = {"of", "leased", NULL};
 static const char *const activity_keys[] = {"gap",   "gap_learned", "activities", "within",
 					    "think", "client",	    NULL};
 static const char *const times_keys[] = {"median", "p95", "quantiles", NULL};
@@ -398,6 +399,15 @@ int pv_playbook_workload_learned_parse(const char *name, const char *text, size_
 	     (r = number(&sc, s, "users.logons_again_per_hour", "median", 0, 1e9,
 			 &out->relogons_per_user_hour))))
 		goto out;
+	if ((s = pv_playbook_tree_get(root, "files")) && (s = pv_playbook_tree_get(s, "opens"))) {
+		double leased = 100;
+
+		if ((r = pv_playbook_schema_keys(&sc, s, "files.opens", opens_keys,
+						 "a mapping {of, leased}")) ||
+		    (r = number(&sc, s, "files.opens", "leased", 0, 100, &leased)))
+			goto out;
+		out->unleased = 100 - leased;
+	}
 	if ((s = pv_playbook_tree_get(root, "activity")) &&
 	    ((r = pv_playbook_schema_keys(&sc, s, "activity", activity_keys,
 					  "a mapping {gap, within, think, client, ...}")) ||

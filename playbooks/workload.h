@@ -135,6 +135,11 @@ struct pv_playbook_workload_learned {
 	 * PV_PLAYBOOK_WORKLOAD_LOGONS_MAX); 0 (none learned: no user logged on twice): once a
 	 * step, as the built-in load */
 	double relogons_per_user_hour;
+	/* 100 less opens.leased: the share (%) of the opens of a file to read or to edit in
+	 * place (disposition OPEN, not a stat open nor a folder) that asked no lease and no
+	 * oplock in the capture, and that the replay makes without one; 0 (not learned too):
+	 * each asks a lease, as the built-in load's */
+	double unleased;
 	/* activity.client: seconds from an answer to the activity's next request, the capture's
 	 * client's own time (median, p95), waited between a replayed activity's requests where
 	 * at least PV_PLAYBOOK_WORKLOAD_CLIENT_MIN; 0: none learned, each request on the last

@@ -478,6 +478,10 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	INT(o, "still_open", c->still_open);
 	pv_json_set(j, "open_times", o);
 	o = pv_json_object();
+	INT(o, "n", c->file_opens);
+	INT(o, "leased", c->file_opens_leased);
+	pv_json_set(j, "file_opens", o);
+	o = pv_json_object();
 	INT(o, "seen", c->ns_nodes);
 	INT(o, "not_followed", c->ns_refused);
 	INT(o, "homes", c->shape.homes);

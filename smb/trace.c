@@ -114,6 +114,8 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 		uint16_t off, len;
 
 		if (m->cmd == SMB2_CREATE) {
+			smb2_rd_seek(&r, 3);
+			m->oplock = smb2_rd_u8(&r);
 			smb2_rd_seek(&r, 24);
 			m->access = smb2_rd_u32(&r);
 			smb2_rd_seek(&r, 36);
@@ -167,6 +169,7 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 	}
 	if (r.bad) { /* a field past the bytes kept: none of them */
 		m->disposition = m->ctl = m->length = m->create_options = m->access = 0;
+		m->oplock = 0;
 		m->name = NULL;
 		m->namelen = 0;
 		m->info_type = m->info_class = 0;

@@ -33,11 +33,12 @@ struct pv_smb_trace_msg {
 	/* from a request's body, where its command has the field (0 otherwise) */
 	uint32_t disposition; /* CREATE: CreateDisposition */
 	uint32_t access;      /* CREATE: DesiredAccess */
-	uint32_t ctl;	      /* IOCTL: CtlCode */
-	uint32_t length;      /* READ: the bytes asked; WRITE: the bytes written */
-	uint8_t info_type;    /* QUERY_INFO, SET_INFO: InfoType */
-	uint8_t info_class;   /* QUERY_INFO, SET_INFO, QUERY_DIRECTORY: FileInformationClass */
-	uint16_t flags;	      /* CHANGE_NOTIFY: Flags (1: SMB2_WATCH_TREE, the whole subtree) */
+	uint8_t oplock;	    /* CREATE: RequestedOplockLevel (0xFF: a lease, its context follows) */
+	uint32_t ctl;	    /* IOCTL: CtlCode */
+	uint32_t length;    /* READ: the bytes asked; WRITE: the bytes written */
+	uint8_t info_type;  /* QUERY_INFO, SET_INFO: InfoType */
+	uint8_t info_class; /* QUERY_INFO, SET_INFO, QUERY_DIRECTORY: FileInformationClass */
+	uint16_t flags;	    /* CHANGE_NOTIFY: Flags (1: SMB2_WATCH_TREE, the whole subtree) */
 	/* SESSION_SETUP (request or answer): its security buffer, inside the bytes given (NULL
 	 * when it is not all there) */
 	const uint8_t *sec;

@@ -273,6 +273,9 @@ assert all(abs(k["weight"] - 100 * j["share"]) < 1e-3 for k, j in zip(w["kinds"]
 assert abs(sum(k["weight"] for k in w["kinds"]) + w.get("other_kinds", {}).get("weight", 0) - 100) < 0.01, "the weights do not add up to 100"
 assert w["sizes"]["read"]["n"] == d["read_sizes"]["n"] and w["sizes"]["read"]["p95_up_to"] == d["read_sizes"]["p95_up_to"], w["sizes"]
 assert w["files"]["open_seconds"]["n"] == d["open_times"]["n"], w["files"]
+# the opens of a file to read or edit granted, and the share of them that asked a lease
+fo = d["file_opens"]
+assert w["files"]["opens"]["of"] == fo["n"] > 0 and abs(w["files"]["opens"]["leased"] - 100.0 * fo["leased"] / fo["n"]) < 1e-3, (w["files"], fo)
 # the folders listed: the load lists the trees of its users at logon, its scenarios list again
 lp, ns = w["files"]["listings_per_folder"], d["namespace"]
 assert lp["folders"] == ns["folders_listed"] > 0 and lp["median"] == ns["listings_per_folder"]["median"] >= 1, (lp, ns)

@@ -19,8 +19,9 @@
 #      against Wireshark's dissector: every mix row's share of the replay is tshark's count
 #      (CREATE by disposition, IOCTL by code), every part above 1% has a row, each row's
 #      verdict is its 3-point bound, the watches answered in the replay as in the capture,
-#      the exit status is 1 exactly when a check
-#      failed; and --check on a file that is not a capture: exit 3, --check named;
+#      the opens of a file to read or edit asking a lease or an oplock as many in the replay as
+#      in the capture (a part of them; both shares tshark's), the exit status is 1 exactly when
+#      a check failed; and --check on a file that is not a capture: exit 3, --check named;
 #   5. bad input: a workload that is not one (an unknown command), a file that is not there,
 #      load.scenarios.learned weighed without a workload, and a workload whose kinds read and
 #      list static/ with a fileset that has none: exit 3, the key and the fix named, nothing
@@ -218,6 +219,12 @@ printf '%s\n' "$OUT" >"$T_TMP/check.json"
 tshark -r "$T_TMP/replay.pcap" -Y smb2 -T fields -e smb2.cmd -e smb2.flags.response \
 	-e smb2.create.disposition -e smb2.ioctl.function >"$T_TMP/replay.tshark" 2>"$T_TMP/tshark.err" ||
 	probe_failed "tshark -r replay.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+for x in cap replay; do
+	tshark -r "$T_TMP/$x.pcap" -Y 'smb2.cmd == 5' -T fields -e tcp.stream -e smb2.cmd -e smb2.flags.response \
+		-e smb2.msg_id -e smb2.nt_status -e smb2.create.disposition -e smb2.create.oplock -e smb.access_mask \
+		-e smb.create_options >"$T_TMP/$x.opens" 2>"$T_TMP/tshark.err" ||
+		probe_failed "tshark -r $x.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+done
 rm -f "$T_TMP/info"
 python3 - "$T_TMP" "$RC" <<'EOF' 2>"$T_TMP/py" || fail "learn --check: $(tail -n 1 "$T_TMP/py")"
 import collections, json, sys
@@ -267,11 +274,40 @@ for k, n in parts.items():
 notify = [r for r in chk["checks"] if r["group"] == "notify"]
 assert notify and max(r["capture"] for r in notify) > 50 and all(r["pass"] for r in notify), "notify: %s" % notify
 assert all(r["pass"] == (abs(r["replay"] - r["capture"]) <= 3) for r in notify), "notify: %s" % notify
+# the opens of a file to read or to edit in place (OPEN, not a stat open nor a folder) that the
+# server granted, and those of them that asked a lease or an oplock: each side's share is
+# tshark's, the capture's a part of them (the built-in load leases its documents, not the files
+# it deletes), and the replay asks as many
+def leased(x):
+    asked, granted = {}, set()
+    for line in open(t + "/" + x + ".opens"):
+        f = [[w for w in v.split(",") if w] for v in (line.rstrip("\n").split("\t") + [""] * 9)[:9]]
+        stream, cmds, rsps, mids, sts, ds, os, acs, cos = f
+        for cmd, rsp, mid in zip(cmds, rsps, mids):
+            key = (stream[0], mid)
+            if rsp in ("1", "True"):
+                st = int(sts.pop(0), 0)
+                if cmd == "5":  # (an answer's oplock, which an error has not, is left: a frame of answers has no request)
+                    if st != 0x103 and not st & 0xC0000000:
+                        granted.add(key)
+            elif cmd == "5":
+                d, o, a, c = int(ds.pop(0), 0), int(os.pop(0), 0), int(acs.pop(0), 0), int(cos.pop(0), 0)
+                if d == 1 and not c & 1 and not (a and not a & ~0x120180):
+                    asked[key] = o != 0
+    n = [k for k in asked if k in granted]
+    return len(n), 100.0 * sum(asked[k] for k in n) / len(n) if n else 0
+opens = [r for r in chk["checks"] if r["group"] == "opens"]
+(nc, lc), (nr, lr) = leased("cap"), leased("replay")
+assert len(opens) == 1 and nc >= 10 and nr >= 10, "the opens row: %s; tshark: %d opens in the capture, %d in the replay" % (opens, nc, nr)
+o = opens[0]
+assert abs(o["capture"] - lc) < 0.01 and abs(o["replay"] - lr) < 0.01, "opens asking a lease: learn --check says %.2f%% and %.2f%%, tshark %.2f%% of %d and %.2f%% of %d" % (o["capture"], o["replay"], lc, nc, lr, nr)
+assert 10 < lc < 90, "the capture's opens asking a lease: %.1f%% of %d (a part expected)" % (lc, nc)
+assert o["pass"] and abs(lr - lc) <= 3, "opens asking a lease: %.2f%% of the capture's %d, %.2f%% of the replay's %d" % (lc, nc, lr, nr)
 failed = sum(1 for r in chk["checks"] if not r["pass"])
 assert failed == chk["failed"] and rc == (1 if failed else 0) and chk["match"] == (failed == 0), \
     "%d checks failed, the JSON says %d, exit %d" % (failed, chk["failed"], rc)
-open(t + "/info", "w").write("    %d checks, %d failed (%s); %d mix rows equal tshark's count of %d file requests\n" % (
-    len(chk["checks"]), failed, ", ".join(r["check"] for r in chk["checks"] if not r["pass"]), len(mix), total))
+open(t + "/info", "w").write("    %d checks, %d failed (%s); %d mix rows equal tshark's count of %d file requests; opens asking a lease %.1f%% of %d, replayed %.1f%% of %d\n" % (
+    len(chk["checks"]), failed, ", ".join(r["check"] for r in chk["checks"] if not r["pass"]), len(mix), total, lc, nc, lr, nr))
 EOF
 cat "$T_TMP/info" >&2 2>/dev/null
 pv learn "$T_TMP/cap.pcap" --check "$T_TMP/w.yaml"

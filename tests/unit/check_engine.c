@@ -414,8 +414,18 @@ static int c_done(void *arg)
  * MIXED's once learnt). */
 /* the runs past the kinds: PLAN is MIXED with the plan taken, CLIENT the learned kinds with a
  * client time waited between an activity's requests (the same requests as LEARNED's), STATS
- * a learned kind of stat opens (stat_kinds) */
-enum { MIXED = PV_PLAYBOOK_WORKLOAD_KINDS, OPS_WRITE, OPS_OPEN, PLAN, CLIENT, STATS, RUNS };
+ * a learned kind of stat opens (stat_kinds), UNLEASED the learned kinds with 75% of their opens
+ * to read or edit asked no lease in the capture */
+enum {
+	MIXED = PV_PLAYBOOK_WORKLOAD_KINDS,
+	OPS_WRITE,
+	OPS_OPEN,
+	PLAN,
+	CLIENT,
+	STATS,
+	UNLEASED,
+	RUNS
+};
 
 struct want {
 	const char *learn;	/* the requests before go (NULL: not held) */
@@ -430,7 +440,8 @@ static const char *run_name(int k)
 	       : k == OPS_OPEN		      ? "ops-open"
 	       : k == PLAN		      ? "mixed, the plan taken"
 	       : k == CLIENT		      ? "learned, a client time waited"
-					      : "learned, stat opens";
+	       : k == STATS		      ? "learned, stat opens"
+					      : "learned, 75% of its opens without a lease";
 }
 
 #include "tests/unit/check_engine_want.h"
@@ -562,14 +573,17 @@ static void run(int k, struct caller *c)
 	ck_assert_int_eq(pv_fileset_parse("t", FILESET, strlen(FILESET), &plan), PV_OK);
 	pv_playbook_workload_defaults(&cfg);
 	cfg.rate = 36000; /* 10 scenarios a second per user */
-	if (k < PV_PLAYBOOK_WORKLOAD_KINDS || k == CLIENT || k == STATS)
+	if (k < PV_PLAYBOOK_WORKLOAD_KINDS || k == CLIENT || k == STATS || k == UNLEASED)
 		for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
-			cfg.kind[j].weight =
-				j == (k == CLIENT || k == STATS ? PV_PLAYBOOK_WORKLOAD_LEARNED : k);
+			cfg.kind[j].weight = j == (k == CLIENT || k == STATS || k == UNLEASED
+							   ? PV_PLAYBOOK_WORKLOAD_LEARNED
+							   : k);
 	for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
 		cfg.kind[j].limit = 100; /* ASan is slow: nothing is over its limit */
-	if (k == PV_PLAYBOOK_WORKLOAD_LEARNED || k == CLIENT)
+	if (k == PV_PLAYBOOK_WORKLOAD_LEARNED || k == CLIENT || k == UNLEASED)
 		learned(&cfg.learned);
+	if (k == UNLEASED)
+		cfg.learned.unleased = 75;
 	if (k == STATS)
 		stat_kinds(&cfg.learned);
 	if (k == CLIENT) /* 0.05 s after each answer, always (no spread) */
@@ -738,6 +752,41 @@ static void check_stats(const struct caller *c)
 	}
 }
 
+/* UNLEASED: of each user's opens of a file to read or to edit (FILE_OPEN, not a folder, not a
+ * stat open), three in four ask no lease, evenly: after n of them, 3n/4 without one (rounded
+ * down); and the learned run's requests otherwise (its opens' leases aside) */
+static void check_unleased(const struct caller *c)
+{
+	uint64_t errors = c->sum.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].errors;
+
+	ck_assert_msg(!errors, "unleased: %llu scenarios in error", (unsigned long long)errors);
+	for (unsigned i = 0; i < USERS; i++) {
+		const char *p = (const char *)recs[i].log.data + recs[i].at_go;
+		unsigned opens = 0, plain = 0;
+
+		for (int len; *p; p += len + (p[len] == '\n')) {
+			const char *a = strstr(p, " a=");
+			unsigned acc, d, o;
+
+			len = (int)strcspn(p, "\n");
+			/* (a name looked for and not there, CREATE(REFUSED)'s, asks none) */
+			if (strncmp(p, "CREATE ", 7) || !a || a - p > len ||
+			    memmem(p, (size_t)(a - p), "/pv-absent-", 11) ||
+			    sscanf(a, " a=%x s=%*x d=%u o=%x", &acc, &d, &o) != 3 || d != 1 ||
+			    !(o & 0x40) ||
+			    acc == 0x80) /* FILE_NON_DIRECTORY_FILE; FILE_READ_ATTRIBUTES alone */
+				continue;
+			opens++;
+			plain += !memmem(p, (size_t)len, "lease=", 6);
+			ck_assert_msg(plain == opens * 3 / 4,
+				      "user %u: %u of its first %u opens to read or edit without a "
+				      "lease (%u wanted): %.*s",
+				      i, plain, opens, opens * 3 / 4, len, p);
+		}
+		ck_assert_msg(opens >= 4, "user %u: %u opens to read or edit", i, opens);
+	}
+}
+
 /* The lines of each user from go on begin with those wanted; the engine counted what the
  * fakes read. */
 static void check(int k, const struct caller *c)
@@ -812,6 +861,8 @@ START_TEST(scenario)
 		record_want(_i);
 	else if (_i == STATS)
 		check_stats(&c);
+	else if (_i == UNLEASED)
+		check_unleased(&c);
 	else
 		check(_i, &c);
 	release();

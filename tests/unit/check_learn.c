@@ -282,7 +282,8 @@ static void compound(struct pv_buf *b)
 				    .access = 0x120089,
 				    .share = 7,
 				    .disposition = 3,
-				    .options = 0x40};
+				    .options = 0x40,
+				    .oplock = 0xff};
 
 	ck_assert_int_eq(smb2_create_enc(&body, &q), 0);
 	msg(b, SMB2_CREATE, 10, 0, 0, &body, false);
@@ -309,8 +310,8 @@ START_TEST(trace_frames)
 	ck_assert_int_eq(pv_smb_trace_frame(p, b.len, b.len, see, &s, &cut, why, sizeof(why)), 3);
 	ck_assert(!cut);
 	ck_assert(s.m[0].cmd == SMB2_CREATE && s.m[0].disposition == 3 && !s.m[0].related &&
-		  s.m[0].access == 0x120089 && s.m[0].mid == 10 && s.m[0].tree == 7 &&
-		  s.m[0].session == 0x1234);
+		  s.m[0].access == 0x120089 && s.m[0].oplock == 0xff && s.m[0].mid == 10 &&
+		  s.m[0].tree == 7 && s.m[0].session == 0x1234);
 	ck_assert(s.m[1].cmd == SMB2_QUERY_INFO && s.m[1].related && s.m[1].info_type == 1 &&
 		  s.m[1].info_class == 5);
 	ck_assert(s.m[2].cmd == SMB2_CLOSE && s.m[2].mid == 12 && !s.m[2].response);
@@ -318,11 +319,12 @@ START_TEST(trace_frames)
 	/* kept only in part: the first 110 bytes of it, the CREATE's header and fields in them */
 	memset(&s, 0, sizeof(s));
 	ck_assert_int_eq(pv_smb_trace_frame(p, 110, b.len, see, &s, &cut, why, sizeof(why)), 1);
-	ck_assert(cut && s.m[0].disposition == 3 && s.m[0].body_cut);
+	ck_assert(cut && s.m[0].disposition == 3 && s.m[0].oplock == 0xff && s.m[0].body_cut);
 	/* ... its first 80: the header in, CreateDisposition (at 64 + 36) not */
 	memset(&s, 0, sizeof(s));
 	ck_assert_int_eq(pv_smb_trace_frame(p, 80, b.len, see, &s, &cut, why, sizeof(why)), 1);
-	ck_assert(s.m[0].disposition == 0 && s.m[0].access == 0 && s.m[0].body_cut);
+	ck_assert(s.m[0].disposition == 0 && s.m[0].access == 0 && s.m[0].oplock == 0 &&
+		  s.m[0].body_cut);
 
 	/* a NextCommand that is not a multiple of 8, or points past the frame: refused, said */
 	smb2_put32(p + 20, 0x41);

@@ -280,6 +280,32 @@ START_TEST(broken)
 	rep.matched -= 3;
 	pv_learn_check(&cap, &rep, &k);
 	ck_assert_str_eq(failed(&k), "requests matched to their answer\n");
+
+	/* opens to read or edit asking a lease: within 3 points of the capture's share; none
+	 * in the replay fails; none in the capture, no row */
+	counts(&cap, 1);
+	counts(&rep, 1);
+	answered(&cap);
+	answered(&rep);
+	cap.file_opens = 8, cap.file_opens_leased = 2; /* 25% */
+	rep.file_opens = 100, rep.file_opens_leased = 28;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "");
+	ck_assert_double_eq_tol(find(&k, "file opens asking a lease or an oplock")->capture, 25,
+				1e-9);
+	ck_assert_double_eq_tol(find(&k, "file opens asking a lease or an oplock")->replay, 28,
+				1e-9);
+	rep.file_opens_leased = 29;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "file opens asking a lease or an oplock\n");
+	rep.file_opens = rep.file_opens_leased = 0;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "file opens asking a lease or an oplock\n");
+	cap.file_opens = cap.file_opens_leased = 0;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "");
+	for (unsigned i = 0; i < k.n; i++)
+		ck_assert_msg(strcmp(k.row[i].group, "opens"), "an opens row: %s", k.row[i].what);
 }
 END_TEST
 

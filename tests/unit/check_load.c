@@ -1332,6 +1332,7 @@ START_TEST(proto_learned)
 	c.learned.write_mean[33] = 5e9;
 	c.learned.write[33] = 1e-9;
 	c.learned.relogons_per_user_hour = 89.25;
+	c.learned.unleased = 37.5;
 	c.learned.client[0] = 0.00048828125; /* 2^-11, 2^-9: printed as they are */
 	c.learned.client[1] = 0.001953125;
 	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
@@ -1340,7 +1341,7 @@ START_TEST(proto_learned)
 		"\nlearned 62.5 9.25 5,136,6 1,7.25,1 0 0\nlearned 0.125 1 16 0 40.5 "
 		"0.25\nthink 0:0.001,50:0.5,100:2\nclient-times 0:0.0001,100:0.25\nwithin-times "
 		"0:0.00050000000000000001,100:0.5\nlogons "
-		"89.25\nclient 0.00048828125 0.001953125\nsizes read 30,"));
+		"89.25\nunleased 37.5\nclient 0.00048828125 0.001953125\nsizes read 30,"));
 	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
 	memset(&p, 0, sizeof(p));
@@ -1433,6 +1434,9 @@ START_TEST(proto_learned)
 			"logons 0",		      /* none: the line is left out */
 			"logons 36001",		      /* over PV_PLAYBOOK_WORKLOAD_LOGONS_MAX */
 			"logons 5 6",		      /* a word more */
+			"unleased 0",		      /* none: the line is left out */
+			"unleased 100.5",	      /* over 100% */
+			"unleased 5 6",		      /* a word more */
 			"client 0 1",		      /* none: the line is left out */
 			"client 61 61",		      /* over a minute */
 			"client 0.5 0.25",	      /* a p95 under the median */

@@ -98,6 +98,8 @@ static void counts(struct pv_learn_counts *c)
 	pv_learn_sizes_add(&c->read_sizes, 0);
 	pv_learn_hist_add(&c->open_times, 0.002);
 	c->still_open = 3;
+	c->file_opens = 8; /* to read or edit in place: 2 asked a lease */
+	c->file_opens_leased = 2;
 }
 
 START_TEST(yaml)
@@ -159,6 +161,7 @@ START_TEST(yaml)
 	    "  listings_per_folder: {median: 2, p95: 7, folders: 12} # how often each folder "
 	    "listed was: an open of it and its QUERY_DIRECTORYs a listing\n");
 	has(b.data, "files:\n  still_open: 3");
+	has(b.data, "\n  opens: {of: 8, leased: 25} # opens of a file to read or to edit in place");
 	has(b.data, "  open_seconds: {median: ");
 	/* no user's id */
 	ck_assert_ptr_null(strstr(b.data, "0123456789ab"));
@@ -263,6 +266,8 @@ START_TEST(read_back)
 	ck_assert_double_eq_tol(l.per_user_hour, 20, 1e-9);
 	/* the users' logons again an hour (not their logons an hour: those count the first) */
 	ck_assert_double_eq_tol(l.relogons_per_user_hour, c.relogons_per_user_hour, 1e-6);
+	/* files.opens: 25% asked a lease, so 75% of the replay's opens ask none */
+	ck_assert_double_eq_tol(l.unleased, 75, 1e-9);
 	/* activity.client: what a replay waits between an activity's requests */
 	ck_assert_double_eq_tol(l.client[0], 0.0002, 1e-12);
 	ck_assert_double_eq_tol(l.client[1], 0.004, 1e-12);
@@ -485,6 +490,10 @@ START_TEST(read_refusals)
 		"'activity.client.p95' is '0.1'; expected a number from 0.5 to 3600");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nactivity: {client: {median: 61}}\n",
 		"'activity.client.median' is '61'; expected a number from 0 to 60");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nfiles: {opens: {of: 4, leased: 101}}\n",
+		"'files.opens.leased' is '101'; expected a number from 0 to 100");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nfiles: {opens: {leases: 50}}\n",
+		"(did you mean 'leased'?)");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nactivity: {clients: {}}\n",
 		"(did you mean 'client'?)");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nusers: {logons_again_per_hour: {mean: "
