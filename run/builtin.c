@@ -798,6 +798,11 @@ static void plan(struct run *R)
 				"replay the %u kinds of %s (load.workload) as the scenario "
 				"'learned', %u activities a user-hour%s",
 				pb->load.learned.n, pb->workload, pb->load.rate, logons);
+		if (pb->load.learned.unleased > 0)
+			pv_env_plan_add(&R->res->plan,
+					"open %.3g%% of the documents it reads or edits without a "
+					"lease, as the capture's client did (files.opens)",
+					pb->load.learned.unleased);
 		if (pv_playbook_workload_paced(&pb->load))
 			pv_env_plan_add(
 				&R->res->plan,

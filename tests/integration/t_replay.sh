@@ -2,7 +2,8 @@
 # load.workload: a workload learned from a lab capture, replayed by the built-in driver.
 #   1. the built-in driver's own load (2 users on each client, one step) captured on srv
 #      (lab.sh capture) and learned: `learn -o` writes the workload;
-#   2. `run --dry-run` says it would replay the workload's kinds, at what rate; `run` with
+#   2. `run --dry-run` says it would replay the workload's kinds, at what rate, and how many of
+#      its documents it opens without a lease (files.opens: the capture's share); `run` with
 #      load.workload set replays it: exit 0; the run's settings say the learned
 #      kind is the only one drawn, at the capture's rate of the kinds replayed (the workload's
 #      per_user_hour, logons' kinds left out); its scenarios all of kind learned, none in
@@ -107,6 +108,10 @@ for k in think within; do
 	grep -Eq "^  $k: \{median: [0-9.e+-]+, p95: [0-9.e+-]+, quantiles: \{0: [0-9.e+-]+, 5: .*, 100: [0-9.e+-]+\}\}" "$T_TMP/w.yaml" ||
 		fail "w.yaml: activity.$k has no quantiles: $(grep "^  $k:" "$T_TMP/w.yaml")"
 done
+# the capture's opens to read or edit with a lease (w.yaml's files.opens): the rest made without
+leased=$(sed -n 's/^  opens: {of: [0-9]*, leased: \([0-9.e+-]*\)}.*/\1/p' "$T_TMP/w.yaml")
+[[ -n $leased ]] || fail "w.yaml: no files.opens: $(grep -A3 '^files:' "$T_TMP/w.yaml")"
+expect_out "^run: would open $(awk -v l="$leased" 'BEGIN { printf "%.3g", 100 - l }')% of the documents it reads or edits without a lease, as the capture's client did \(files.opens\)$"
 expect_out "^run: would pace the learned activities as the capture's: each due its kind's length and a think time \(from [0-9.e+-]+ s to [0-9.e+-]+ s, the capture's\) after the last began, scaled to the rate$"
 profile() { on srv smbstatus --profile 2>/dev/null | sed -n 's/^smb2_\([a-z_]*\)_count: *\([0-9]*\)$/\1 \2/p'; }
 profile >"$T_TMP/p0"
