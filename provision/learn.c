@@ -296,9 +296,8 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 		printf("learn: logons again: none (no user logged on twice): a replay logs each "
 		       "user on once a step\n");
 	if (c->file_opens)
-		printf("learn: opens to read or edit a file, granted: %llu, %.1f%% of them asking "
-		       "a "
-		       "lease or an oplock (a replay asks as many)\n",
+		printf("learn: opens to read or edit a file, granted: %llu, %.1f%% of them "
+		       "asking a lease or an oplock (a replay asks as many)\n",
 		       (unsigned long long)c->file_opens,
 		       100.0 * (double)c->file_opens_leased / (double)c->file_opens);
 	if (c->req_gaps.n) {
