@@ -19,6 +19,8 @@ CPPFLAGS += -I. -D_GNU_SOURCE -DPV_VERSION='"$(VERSION)"'
 CFLAGS ?= -O2 -g
 # float-cast-overflow: a double out of an integer's range converted is undefined behaviour, and
 # gcc leaves it out of "undefined" (clang, the fuzzers' compiler, has it there)
+# CPUs for the parallel parts of check: the builds (make -j) and the unit binaries' runs
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 SAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
@@ -85,10 +87,9 @@ build/unit/%: build/asan/tests/unit/%.o build/asan/tests/unit/alloc.o $(ASAN_LIB
 # The suites of the two SMB2 clients, and the load engine's, share a fake server.
 build/unit/check_sync build/unit/check_async build/unit/check_engine: build/asan/tests/unit/fake_smb2.o
 
+# The binaries run JOBS at a time (tests/unit/run.sh), each one's output printed whole.
 unit: $(UNIT_BIN)
-	@fail=0; for t in $(UNIT_BIN); do \
-		CK_FORK=yes ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || fail=1; \
-	done; exit $$fail
+	@tests/unit/run.sh $(JOBS) $(UNIT_BIN)
 
 # Fuzzing (tests/fuzz): every tests/fuzz/fuzz_<name>.c is a libFuzzer target, found by the
 # wildcard so a new file needs no edit here. clang builds the modules again into build/fuzz/
@@ -177,12 +178,12 @@ lab-status:
 	@tests/lab/lab.sh status
 
 check: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory layers
 	@$(MAKE) --no-print-directory size
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory fuzz-replay
+	@$(MAKE) --no-print-directory -j$(JOBS) unit
+	@$(MAKE) --no-print-directory -j$(JOBS) fuzz-replay
 	@$(MAKE) --no-print-directory docs-check
 	@tests/integration/run.sh --with-lab
 
