@@ -36,6 +36,14 @@
 # CPU otherwise does the receiver's TCP work (its softirq, and the wake of the process it
 # wakes), so each tool paid for the server's receive of its requests, and the server for the
 # tool's receive of its answers, which on machines of their own each host does itself.
+# Each round also shows how busy srv's CPUs were in each tool's window (/proc/stat: the CPUs
+# srv has with PIN, all of them without): at 100% for both, the server is the limit and the ops
+# ratio is its noise, not the tools' (both send the same requests: tshark on srv, 174.5 bytes a
+# request and 208 an answer on average for either tool, no signing, no bare ACKs), yet one
+# round at 100% for both measured 0.76x (2026-12-05): docs/bench.md.
+# CLIENT_CPU (a percent of one CPU; default none): both tools' client processes held to it (the
+# lab's cli-limit group on cli1, removed at the end), so that the client, not srv, is the
+# limit: the ops ratio then measures the tools (what one client CPU drives).
 . "$(dirname "$0")/lib.sh"
 
 USERS=${USERS:-100}
@@ -46,6 +54,7 @@ ENCRYPT=${ENCRYPT:-auto}
 PIN=${PIN-$(($(nproc) >= 2 ? 1 : 0))}
 SAMPLE=${SAMPLE:-5}
 NCPU=$(nproc)
+CLIENT_CPU=${CLIENT_CPU:-}
 # pin_srv CPUS: every process in srv's namespace (smbd, which forks one a connection: those
 # inherit it) on CPUS
 pin_srv() {
@@ -55,6 +64,10 @@ pin_srv() {
 # steer HOST MASK: HOST's received packets processed on the CPUs of the hex MASK (0: where
 # they arrive, the kernel's default)
 steer() { ip netns exec "pvlab-$1" sh -c "echo $2 >/sys/class/net/eth0/queues/rx-0/rps_cpus" 2>/dev/null || true; }
+# cpu_ticks: the busy and the idle ticks of srv's CPUs (1.. with PIN, all without), /proc/stat
+cpu_ticks() {
+	awk -v pin="$PIN" '/^cpu[0-9]+ / && (!pin || $1 != "cpu0") { b += $2 + $3 + $4 + $7 + $8 + $9; i += $5 + $6 } END { print b, i }' /proc/stat
+}
 ON_CPU=()
 if ((PIN)); then
 	pin_srv "1-$((NCPU - 1))"
@@ -76,12 +89,32 @@ P=(-p "$PLAYBOOK" --set lab=pvbl --set "users.name_template=bl-{client}-u{n}"
 ((PIN)) && pin_srv "1-$((NCPU - 1))" # (srv-conf started the daemons anew)
 srv_ops() { on srv smbstatus --profile 2>/dev/null | awk '/^smb2_(create|close)_count:/ { n += $2 } END { print n + 0 }'; }
 if [[ -n ${KEEP:-} ]]; then # KEEP=1: the lab stays prepared for the next run (or by hand)
-	trap '"$LAB_SH" srv-conf >/dev/null 2>&1; pin_srv "0-$((NCPU - 1))"; steer srv 0; steer cli1 0; echo "bench: lab pvbl left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2; rm -rf "$BT"' EXIT
+	trap '"$LAB_SH" srv-conf >/dev/null 2>&1; [[ -z $CLIENT_CPU ]] || "$LAB_SH" cli-limit cli1 off >/dev/null 2>&1; pin_srv "0-$((NCPU - 1))"; steer srv 0; steer cli1 0; echo "bench: lab pvbl left prepared (KEEP); to clean it: provision ${P[*]} cleanup --leave" >&2; rm -rf "$BT"' EXIT
 else
-	trap '"$LAB_SH" srv-conf >/dev/null 2>&1; pin_srv "0-$((NCPU - 1))"; steer srv 0; steer cli1 0; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT
+	trap '"$LAB_SH" srv-conf >/dev/null 2>&1; [[ -z $CLIENT_CPU ]] || "$LAB_SH" cli-limit cli1 off >/dev/null 2>&1; pin_srv "0-$((NCPU - 1))"; steer srv 0; steer cli1 0; on ctl "$PV" "${P[@]}" cleanup --leave >/dev/null 2>&1; rm -rf "$BT"' EXIT
 fi
 on ctl "$PV" "${P[@]}" prepare >"$BT/prepare.out" 2>&1 ||
 	{ echo "bench: prepare failed:" >&2; tail -5 "$BT/prepare.out" >&2; exit 1; }
+# CLIENT_CPU: the group cli1's sshd is held in (after prepare, which reaches cli1 over SSH);
+# each tool's process joins it before it starts, as a process its sessions start would: inside
+# the namespace /sys is its own, so the process (IN_CG) writes its PID to $BT/cg.pid and waits,
+# and cg_join, here, moves it in
+IN_CG=()
+cg_join() { :; }
+if [[ -n $CLIENT_CPU ]]; then
+	"$LAB_SH" cli-limit cli1 "$CLIENT_CPU" >/dev/null || { echo "bench: cli-limit cli1 $CLIENT_CPU failed" >&2; exit 1; }
+	CG_DIR=$(cut -d' ' -f3 "$LAB/cli1/cpu-limit")
+	IN_CG=(sh -c 'echo $$ >"$0.new" && mv "$0.new" "$0" && until grep -q pvlab-cli1 /proc/$$/cgroup; do sleep 0.01; done && exec "$@"' "$BT/cg.pid")
+	cg_join() {
+		rm -f "$BT/cg.pid"
+		(
+			for ((i = 0; i < 3000; i++)); do
+				[[ -s $BT/cg.pid ]] && { cat "$BT/cg.pid" >"$CG_DIR/cgroup.procs"; exit; }
+				sleep 0.01
+			done
+		) >/dev/null 2>&1 &
+	}
+fi
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -110,7 +143,8 @@ t0=$(date +%s%N)
 SH
 run_load() {
 	load_input "$1" "$2" "${5:-auto}" >"$BT/in"
-	on cli1 "${ON_CPU[@]}" bash "$BT/load.sh" "$BT/in" "$3" "$PV" load --client cli1 --workgroup LAB \
+	cg_join
+	on cli1 "${ON_CPU[@]}" bash "$BT/load.sh" "$BT/in" "$3" "${IN_CG[@]}" "$PV" load --client cli1 --workgroup LAB \
 		--duration "$3" ${4:+--ops "$4"} || { echo "bench: provision load failed" >&2; exit 1; }
 	awk '{ print $1 + $2 }' "$BT/in.time"
 }
@@ -118,13 +152,14 @@ run_load() {
 # window MARKER: once the file MARKER exists (the tool's operations began), SAMPLE seconds of
 # the server's count, 2 s on: ops/s into $BT/window
 window() {
-	local c1 c2 t1 t2
+	local c1 c2 t1 t2 k1 k2
 	until [[ -e $1 ]]; do sleep 0.05; done
 	sleep 2
-	t1=$(date +%s%N) c1=$(srv_ops)
+	t1=$(date +%s%N) c1=$(srv_ops) k1=$(cpu_ticks)
 	sleep "$SAMPLE"
-	t2=$(date +%s%N) c2=$(srv_ops)
+	t2=$(date +%s%N) c2=$(srv_ops) k2=$(cpu_ticks)
 	awk -v c="$((c2 - c1))" -v t="$((t2 - t1))" 'BEGIN { printf "%.1f\n", c / t * 1e9 }' >"$BT/window"
+	echo "$k1 $k2" | awk '{ b = $3 - $1; i = $4 - $2; printf "%.0f\n", (b + i > 0 ? 100 * b / (b + i) : 0) }' >"$BT/busy"
 }
 
 ((SECS > 0)) && echo "bench: (1) client CPU per simulated user, $USERS users on cli1, ${SECS} s"
@@ -172,7 +207,8 @@ for enc in $ENCRYPT; do
 					: >"$BT/st.out"
 					(until grep -q '^Running for' "$BT/st.out" 2>/dev/null; do sleep 0.05; done; : >"$BT/in.ready") &
 					window "$BT/in.ready" &
-					on cli1 "${ON_CPU[@]}" /usr/bin/time -f '%U %S' -o "$BT/st.time" smbtorture //srvu1/fsroot1 \
+					cg_join
+					on cli1 "${ON_CPU[@]}" /usr/bin/time -f '%U %S' -o "$BT/st.time" "${IN_CG[@]}" smbtorture //srvu1/fsroot1 \
 						-A "$BT/st.auth" smb2.bench.path-contention-shared \
 						"${prot[@]}" \
 						--option=torture:nprocs="$n" --option=torture:timelimit=10 \
@@ -188,13 +224,14 @@ for enc in $ENCRYPT; do
 				wait # the window
 				ops=$(($(srv_ops) - c0)) # every operation the server counted while the tool ran
 				cat "$BT/window" >>"$BT/$side"
+				cat "$BT/busy" >"$BT/$side.busy"
 				[[ $side == c ]] || awk -v c="$cpu" -v o="$ops" 'BEGIN { printf "%.2f\n", c / o * 1e6 }' >>"$BT/${side}cpu"
 			done
 			((r == 0)) && printf '  %3d conns, warm-up (not counted):' "$n"
 			((r == 0)) || printf '  %3d conns, round %d:' "$n" "$r"
-			printf ' a %8.0f ops/s (%.1f us CPU/op, %s)   b %8.0f ops/s (%.1f us/op; its own count %s/s)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
-				"$(tail -1 "$BT/a")" "$(tail -1 "$BT/acpu")" "$(cat "$BT/a.spoke")" "$(tail -1 "$BT/b")" \
-				"$(tail -1 "$BT/bcpu")" "$(cat "$BT/b.own")" "$(awk -v a="$(tail -1 "$BT/a")" -v b="$(tail -1 "$BT/b")" 'BEGIN { print a / b }')" \
+			printf ' a %8.0f ops/s (%.1f us CPU/op, %s, srv %s%% busy)   b %8.0f ops/s (%.1f us/op; its own count %s/s; srv %s%% busy)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
+				"$(tail -1 "$BT/a")" "$(tail -1 "$BT/acpu")" "$(cat "$BT/a.spoke")" "$(cat "$BT/a.busy")" "$(tail -1 "$BT/b")" \
+				"$(tail -1 "$BT/bcpu")" "$(cat "$BT/b.own")" "$(cat "$BT/b.busy")" "$(awk -v a="$(tail -1 "$BT/a")" -v b="$(tail -1 "$BT/b")" 'BEGIN { print a / b }')" \
 				"$(awk -v a="$(tail -1 "$BT/acpu")" -v b="$(tail -1 "$BT/bcpu")" 'BEGIN { print a / b }')" "$(tail -1 "$BT/c")"
 			((r == 0)) && for f in a b c acpu bcpu; do : >"$BT/$f"; done
 		done
