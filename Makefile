@@ -17,10 +17,10 @@ UNIT_LIBS = $(CHECK_LIBS)
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers
 CPPFLAGS += -I. -D_GNU_SOURCE -DPV_VERSION='"$(VERSION)"'
 CFLAGS ?= -O2 -g
-# float-cast-overflow: a double out of an integer's range converted is undefined behaviour, and
-# gcc leaves it out of "undefined" (clang, the fuzzers' compiler, has it there)
 # CPUs for the parallel parts of check: the builds (make -j) and the unit binaries' runs
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+# float-cast-overflow: a double out of an integer's range converted is undefined behaviour, and
+# gcc leaves it out of "undefined" (clang, the fuzzers' compiler, has it there)
 SAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
