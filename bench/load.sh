@@ -36,11 +36,12 @@
 # CPU otherwise does the receiver's TCP work (its softirq, and the wake of the process it
 # wakes), so each tool paid for the server's receive of its requests, and the server for the
 # tool's receive of its answers, which on machines of their own each host does itself.
-# Each round also shows how busy srv's CPUs were in each tool's window (/proc/stat: the CPUs
-# srv has with PIN, all of them without): at 100% for both, the server is the limit and the ops
-# ratio is its noise, not the tools' (both send the same requests: tshark on srv, 174.5 bytes a
-# request and 208 an answer on average for either tool, no signing, no bare ACKs), yet one
-# round at 100% for both measured 0.76x (2026-12-05): docs/bench.md.
+# Each round also shows how busy srv's CPUs were in each tool's window, and how much of their
+# time the hypervisor took (stolen) (/proc/stat: the CPUs srv has with PIN, all of them
+# without): at 100% for both, the server is the limit and the ops ratio is its noise, not the
+# tools' (both send the same requests: tshark on srv, 174.5 bytes a request and 208 an answer
+# on average for either tool, no signing, no bare ACKs; on srv's CPU the same context
+# switches, receive softirqs and interrupts an operation), and stolen time moves it further.
 # CLIENT_CPU (a percent of one CPU; default none): both tools' client processes held to it (the
 # lab's cli-limit group on cli1, removed at the end), so that the client, not srv, is the
 # limit: the ops ratio then measures the tools (what one client CPU drives).
@@ -64,9 +65,10 @@ pin_srv() {
 # steer HOST MASK: HOST's received packets processed on the CPUs of the hex MASK (0: where
 # they arrive, the kernel's default)
 steer() { ip netns exec "pvlab-$1" sh -c "echo $2 >/sys/class/net/eth0/queues/rx-0/rps_cpus" 2>/dev/null || true; }
-# cpu_ticks: the busy and the idle ticks of srv's CPUs (1.. with PIN, all without), /proc/stat
+# cpu_ticks: the busy, idle and stolen ticks of srv's CPUs (1.. with PIN, all without),
+# /proc/stat; stolen: the hypervisor ran something else (this VM's noise)
 cpu_ticks() {
-	awk -v pin="$PIN" '/^cpu[0-9]+ / && (!pin || $1 != "cpu0") { b += $2 + $3 + $4 + $7 + $8 + $9; i += $5 + $6 } END { print b, i }' /proc/stat
+	awk -v pin="$PIN" '/^cpu[0-9]+ / && (!pin || $1 != "cpu0") { b += $2 + $3 + $4 + $7 + $8; i += $5 + $6; s += $9 } END { print b, i, s }' /proc/stat
 }
 ON_CPU=()
 if ((PIN)); then
@@ -159,7 +161,7 @@ window() {
 	sleep "$SAMPLE"
 	t2=$(date +%s%N) c2=$(srv_ops) k2=$(cpu_ticks)
 	awk -v c="$((c2 - c1))" -v t="$((t2 - t1))" 'BEGIN { printf "%.1f\n", c / t * 1e9 }' >"$BT/window"
-	echo "$k1 $k2" | awk '{ b = $3 - $1; i = $4 - $2; printf "%.0f\n", (b + i > 0 ? 100 * b / (b + i) : 0) }' >"$BT/busy"
+	echo "$k1 $k2" | awk '{ b = $4 - $1; i = $5 - $2; s = $6 - $3; t = b + i + s; printf "%.0f%% busy, %.0f%% stolen\n", (t > 0 ? 100 * b / t : 0), (t > 0 ? 100 * s / t : 0) }' >"$BT/busy"
 }
 
 ((SECS > 0)) && echo "bench: (1) client CPU per simulated user, $USERS users on cli1, ${SECS} s"
@@ -225,16 +227,20 @@ for enc in $ENCRYPT; do
 				ops=$(($(srv_ops) - c0)) # every operation the server counted while the tool ran
 				cat "$BT/window" >>"$BT/$side"
 				cat "$BT/busy" >"$BT/$side.busy"
+				sed -n 's/.*busy, \([0-9]*\)% stolen/\1/p' "$BT/busy" >>"$BT/stolen"
 				[[ $side == c ]] || awk -v c="$cpu" -v o="$ops" 'BEGIN { printf "%.2f\n", c / o * 1e6 }' >>"$BT/${side}cpu"
 			done
 			((r == 0)) && printf '  %3d conns, warm-up (not counted):' "$n"
 			((r == 0)) || printf '  %3d conns, round %d:' "$n" "$r"
-			printf ' a %8.0f ops/s (%.1f us CPU/op, %s, srv %s%% busy)   b %8.0f ops/s (%.1f us/op; its own count %s/s; srv %s%% busy)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
+			printf ' a %8.0f ops/s (%.1f us CPU/op, %s; srv %s)   b %8.0f ops/s (%.1f us/op; its own count %s/s; srv %s)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
 				"$(tail -1 "$BT/a")" "$(tail -1 "$BT/acpu")" "$(cat "$BT/a.spoke")" "$(cat "$BT/a.busy")" "$(tail -1 "$BT/b")" \
 				"$(tail -1 "$BT/bcpu")" "$(cat "$BT/b.own")" "$(cat "$BT/b.busy")" "$(awk -v a="$(tail -1 "$BT/a")" -v b="$(tail -1 "$BT/b")" 'BEGIN { print a / b }')" \
 				"$(awk -v a="$(tail -1 "$BT/acpu")" -v b="$(tail -1 "$BT/bcpu")" 'BEGIN { print a / b }')" "$(tail -1 "$BT/c")"
 			((r == 0)) && for f in a b c acpu bcpu; do : >"$BT/$f"; done
 		done
+		st=$(sort -n "$BT/stolen" 2>/dev/null | tail -1)
+		((${st:-0} < 10)) || echo "  (srv's CPUs lost up to $st% of a window to the hypervisor (stolen): those windows' ops and CPU times say more about this machine than about the tools; run again when it is quiet)"
+		: >"$BT/stolen"
 		ma=$(median <"$BT/a") mb=$(median <"$BT/b") mc=$(median <"$BT/c")
 		mac=$(median <"$BT/acpu") mbc=$(median <"$BT/bcpu")
 		awk -v a="$ma" -v b="$mb" -v c="$mc" -v ac="$mac" -v bc="$mbc" -v n="$n" 'BEGIN {
