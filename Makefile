@@ -137,7 +137,7 @@ lint:
 	@for f in $(SCRIPTS_PL); do perl -c "$$f" 2>&1 | grep -v 'syntax OK$$' || true; \
 		perl -c "$$f" >/dev/null 2>&1 || exit 1; done
 	@shellcheck -s bash -S warning -e SC2034 tests/*.sh tests/lab/*.sh tests/integration/*.sh \
-		tests/integration/scale/*.sh tests/integration/long/*.sh tests/fuzz/*.sh tests/docs/*.sh bench/*.sh \
+		tests/integration/scale/*.sh tests/integration/long/*.sh tests/unit/*.sh tests/fuzz/*.sh tests/docs/*.sh bench/*.sh \
 		docs/provision.bash-completion docs/help-prose.sh
 	@echo "lint: $(words $(SCRIPTS_SH)) shell and $(words $(SCRIPTS_PL)) Perl scripts, the tests and the lab: clean"
 
