@@ -97,25 +97,14 @@ else
 fi
 on ctl "$PV" "${P[@]}" prepare >"$BT/prepare.out" 2>&1 ||
 	{ echo "bench: prepare failed:" >&2; tail -5 "$BT/prepare.out" >&2; exit 1; }
-# CLIENT_CPU: the group cli1's sshd is held in (after prepare, which reaches cli1 over SSH);
-# each tool's process joins it before it starts, as a process its sessions start would: inside
-# the namespace /sys is its own, so the process (IN_CG) writes its PID to $BT/cg.pid and waits,
-# and cg_join, here, moves it in
-IN_CG=()
-cg_join() { :; }
+# on_cli1 COMMAND...: COMMAND on cli1; with CLIENT_CPU, over SSH from ctl, so that it is born
+# under cli1's sshd, in the group the lab's cli-limit holds to CLIENT_CPU (as `run`'s sessions
+# are); after prepare, which reaches cli1 over SSH too
 if [[ -n $CLIENT_CPU ]]; then
 	"$LAB_SH" cli-limit cli1 "$CLIENT_CPU" >/dev/null || { echo "bench: cli-limit cli1 $CLIENT_CPU failed" >&2; exit 1; }
-	CG_DIR=$(cut -d' ' -f3 "$LAB/cli1/cpu-limit")
-	IN_CG=(sh -c 'echo $$ >"$0.new" && mv "$0.new" "$0" && until grep -q pvlab-cli1 /proc/$$/cgroup; do sleep 0.01; done && exec "$@"' "$BT/cg.pid")
-	cg_join() {
-		rm -f "$BT/cg.pid"
-		(
-			for ((i = 0; i < 3000; i++)); do
-				[[ -s $BT/cg.pid ]] && { cat "$BT/cg.pid" >"$CG_DIR/cgroup.procs"; exit; }
-				sleep 0.01
-			done
-		) >/dev/null 2>&1 &
-	}
+	on_cli1() { on ctl ssh -F "$LAB/ssh/ssh_config" cli1 "$(printf '%q ' "$@")"; }
+else
+	on_cli1() { on cli1 "$@"; }
 fi
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -145,8 +134,7 @@ t0=$(date +%s%N)
 SH
 run_load() {
 	load_input "$1" "$2" "${5:-auto}" >"$BT/in"
-	cg_join
-	on cli1 "${ON_CPU[@]}" bash "$BT/load.sh" "$BT/in" "$3" "${IN_CG[@]}" "$PV" load --client cli1 --workgroup LAB \
+	on_cli1 "${ON_CPU[@]}" bash "$BT/load.sh" "$BT/in" "$3" "$PV" load --client cli1 --workgroup LAB \
 		--duration "$3" ${4:+--ops "$4"} || { echo "bench: provision load failed" >&2; exit 1; }
 	awk '{ print $1 + $2 }' "$BT/in.time"
 }
@@ -161,7 +149,8 @@ window() {
 	sleep "$SAMPLE"
 	t2=$(date +%s%N) c2=$(srv_ops) k2=$(cpu_ticks)
 	awk -v c="$((c2 - c1))" -v t="$((t2 - t1))" 'BEGIN { printf "%.1f\n", c / t * 1e9 }' >"$BT/window"
-	echo "$k1 $k2" | awk '{ b = $4 - $1; i = $5 - $2; s = $6 - $3; t = b + i + s; printf "%.0f%% busy, %.0f%% stolen\n", (t > 0 ? 100 * b / t : 0), (t > 0 ? 100 * s / t : 0) }' >"$BT/busy"
+	# srv's busy and stolen shares of the window, in %
+	echo "$k1 $k2" | awk '{ b = $4 - $1; i = $5 - $2; s = $6 - $3; t = b + i + s; printf "%.0f %.0f\n", (t > 0 ? 100 * b / t : 0), (t > 0 ? 100 * s / t : 0) }' >"$BT/busy"
 }
 
 ((SECS > 0)) && echo "bench: (1) client CPU per simulated user, $USERS users on cli1, ${SECS} s"
@@ -209,8 +198,7 @@ for enc in $ENCRYPT; do
 					: >"$BT/st.out"
 					(until grep -q '^Running for' "$BT/st.out" 2>/dev/null; do sleep 0.05; done; : >"$BT/in.ready") &
 					window "$BT/in.ready" &
-					cg_join
-					on cli1 "${ON_CPU[@]}" /usr/bin/time -f '%U %S' -o "$BT/st.time" "${IN_CG[@]}" smbtorture //srvu1/fsroot1 \
+					on_cli1 "${ON_CPU[@]}" /usr/bin/time -f '%U %S' -o "$BT/st.time" smbtorture //srvu1/fsroot1 \
 						-A "$BT/st.auth" smb2.bench.path-contention-shared \
 						"${prot[@]}" \
 						--option=torture:nprocs="$n" --option=torture:timelimit=10 \
@@ -226,13 +214,14 @@ for enc in $ENCRYPT; do
 				wait # the window
 				ops=$(($(srv_ops) - c0)) # every operation the server counted while the tool ran
 				cat "$BT/window" >>"$BT/$side"
-				cat "$BT/busy" >"$BT/$side.busy"
-				sed -n 's/.*busy, \([0-9]*\)% stolen/\1/p' "$BT/busy" >>"$BT/stolen"
+				read -r busy stolen <"$BT/busy"
+				echo "srv $busy% busy, $stolen% stolen" >"$BT/$side.busy"
+				echo "$stolen" >>"$BT/stolen"
 				[[ $side == c ]] || awk -v c="$cpu" -v o="$ops" 'BEGIN { printf "%.2f\n", c / o * 1e6 }' >>"$BT/${side}cpu"
 			done
 			((r == 0)) && printf '  %3d conns, warm-up (not counted):' "$n"
 			((r == 0)) || printf '  %3d conns, round %d:' "$n" "$r"
-			printf ' a %8.0f ops/s (%.1f us CPU/op, %s; srv %s)   b %8.0f ops/s (%.1f us/op; its own count %s/s; srv %s)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
+			printf ' a %8.0f ops/s (%.1f us CPU/op, %s; %s)   b %8.0f ops/s (%.1f us/op; its own count %s/s; %s)   a/b %.2fx ops, %.2fx CPU/op   c %8.0f ops/s\n' \
 				"$(tail -1 "$BT/a")" "$(tail -1 "$BT/acpu")" "$(cat "$BT/a.spoke")" "$(cat "$BT/a.busy")" "$(tail -1 "$BT/b")" \
 				"$(tail -1 "$BT/bcpu")" "$(cat "$BT/b.own")" "$(cat "$BT/b.busy")" "$(awk -v a="$(tail -1 "$BT/a")" -v b="$(tail -1 "$BT/b")" 'BEGIN { print a / b }')" \
 				"$(awk -v a="$(tail -1 "$BT/acpu")" -v b="$(tail -1 "$BT/bcpu")" 'BEGIN { print a / b }')" "$(tail -1 "$BT/c")"
