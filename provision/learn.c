@@ -246,8 +246,7 @@ static void text_kinds(const struct pv_learn_counts *c)
 		       "the kinds' requests): each replayed as the kind written nearest its "
 		       "commands, %.2f%% of the requests so made as another command\n",
 		       k->n - w->kept, w->kept, (unsigned long long)w->past_activities,
-		       w->requests ? 100.0 * (double)w->past_requests / (double)w->requests : 0,
-		       100 * w->moved);
+		       pct(w->past_requests, w->requests), 100 * w->moved);
 	if (k->other)
 		printf("learn: %llu activities (%llu requests) of kinds past the %d told apart: "
 		       "not replayed\n",
@@ -298,8 +297,7 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 	if (c->file_opens)
 		printf("learn: opens to read or edit a file, granted: %llu, %.1f%% of them "
 		       "asking a lease or an oplock (a replay asks as many)\n",
-		       (unsigned long long)c->file_opens,
-		       100.0 * (double)c->file_opens_leased / (double)c->file_opens);
+		       (unsigned long long)c->file_opens, pct(c->file_opens_leased, c->file_opens));
 	if (c->req_gaps.n) {
 		printf("learn: activities: a user's requests more than %s apart (%s) start "
 		       "another, unless it holds a file open: %llu activities, %.1f requests "
