@@ -386,6 +386,8 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 				starts = true;
 			} else { /* a gap within the activity, however long */
 				pv_learn_hist_add(&c->act_within, idle);
+				if (us->last_cmd < PV_SMB_TRACE_NCMD)
+					pv_learn_hist_add(&c->act_within_after[us->last_cmd], idle);
 			}
 			pv_learn_kind_shape_add(
 				&us->cur,
@@ -408,6 +410,7 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 			us->open++;
 		else if (m->cmd == 6 && us->open) /* a file opened before the capture: none */
 			us->open--;
+		us->last_cmd = (uint8_t)(m->cmd < PV_SMB_TRACE_NCMD ? m->cmd : UINT8_MAX);
 		us->trees += m->cmd == 3;
 		us->opens += m->cmd == 5;
 		us->listings += m->cmd == 14;
@@ -940,6 +943,7 @@ int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_lea
 		/* the times the kinds' pass measured (where an activity begins): its own */
 		c->think_gaps = c2.think_gaps;
 		c->act_within = c2.act_within;
+		memcpy(c->act_within_after, c2.act_within_after, sizeof(c->act_within_after));
 		c->act_client = c2.act_client;
 		pv_learn_times(c);
 	}

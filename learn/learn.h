@@ -66,6 +66,10 @@ struct pv_learn_notify {
 /* A watch's final answer, status, held seconds after its request. */
 void pv_learn_notify_ended(struct pv_learn_notify *n, double held, uint32_t status);
 
+/* The gaps within an activity after one command a capture must hold for a replay to draw them
+ * apart from the others (activity.within_after). */
+#define PV_LEARN_WITHIN_MIN 50
+
 struct pv_learn_counts {
 	/* frames of the capture */
 	uint64_t frames, tcp, not_tcp, fragments, bad_frames, cut_frames;
@@ -143,6 +147,14 @@ struct pv_learn_counts {
 	 * replay draws them from (all 0 when none) */
 	struct pv_learn_hist act_within;
 	double within_q[PV_LEARN_THINK_LEVELS];
+	/* the same gaps by the command of the request each follows (its answer's time, then the
+	 * client's), their median and p95, and their quantiles: what a replay draws from after
+	 * its own request of that command, where the capture holds PV_LEARN_WITHIN_MIN of them
+	 * (a gap after a CLOSE drawn from all of them may be one the capture never had there,
+	 * one that ends the activity on the wire, and one after a slow answer is cut to it) */
+	struct pv_learn_hist act_within_after[PV_SMB_TRACE_NCMD];
+	double within_after[PV_SMB_TRACE_NCMD][2],
+		within_after_q[PV_SMB_TRACE_NCMD][PV_LEARN_THINK_LEVELS];
 	/* the think times: from an activity's last request to the next one's first, the user's
 	 * (the kinds' pass), and their quantile at each of pv_learn_think_levels, seconds, the
 	 * shape a replay draws them from (all 0 when none: no user had two activities) */

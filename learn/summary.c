@@ -84,6 +84,8 @@ static void times_of(const struct pv_learn_hist *h, double mp[2], double q[PV_LE
 void pv_learn_times(struct pv_learn_counts *c)
 {
 	times_of(&c->act_within, c->within, c->within_q);
+	for (int i = 0; i < PV_SMB_TRACE_NCMD; i++)
+		times_of(&c->act_within_after[i], c->within_after[i], c->within_after_q[i]);
 	times_of(&c->act_client, c->client, c->client_q);
 	times_of(&c->think_gaps, c->think, c->think_q);
 }

@@ -53,6 +53,7 @@ long pv_learn_users_get(struct pv_learn_users *t, const char *id, enum pv_learn_
 	memset(&t->u[t->n], 0, sizeof(t->u[0]));
 	snprintf(t->u[t->n].id, sizeof(t->u[0].id), "%s", id);
 	t->u[t->n].kind = kind;
+	t->u[t->n].last_cmd = UINT8_MAX;
 	return (long)t->n++;
 }
 

@@ -34,6 +34,8 @@ struct pv_learn_user {
 	 * activity does not end while one is open, unless idle for PV_LEARN_HOLD times the
 	 * activity gap, and at least PV_LEARN_HOLD_MIN seconds) */
 	uint32_t open;
+	/* the command of its last request (UINT8_MAX: none yet, or not one SMB2 has) */
+	uint8_t last_cmd;
 	/* its requests not answered yet, and when its last answer came: the client's own time is
 	 * from an answer to its next request, when it waited for nothing else */
 	uint32_t waiting;

@@ -3,9 +3,11 @@
 
 #include "fileset/fileset.h"
 #include "learn/kind.h"
+#include "playbooks/workload.h"
 #include "util/err.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,7 +95,7 @@ uint64_t pv_learn_requests(const struct pv_learn_counts *c)
 }
 
 /* "  WHAT: {median: M, p95: P, quantiles: {PERCENT: SECONDS, ...}} # COMMENT", the quantiles
- * (what a replay draws from) where learned. */
+ * (what a replay draws from) where learned; comment NULL: none (within_after's, said above). */
 static void quantiles(struct pv_buf *out, const char *what, const double mp[2],
 		      const double q[PV_LEARN_THINK_LEVELS], const char *comment)
 {
@@ -107,8 +109,36 @@ static void quantiles(struct pv_buf *out, const char *what, const double mp[2],
 				    q[i]);
 		pv_buf_addstr(out, "}");
 	}
+	if (!comment) {
+		pv_buf_addstr(out, "}\n");
+		return;
+	}
 	pv_buf_addf(out, "} # %s%s\n", comment,
 		    learned ? " (quantiles: at each percent, what a replay draws from)" : "");
+}
+
+/* activity.within_after: the gaps within an activity by the command of the request each follows,
+ * of the commands a replay makes that the capture holds PV_LEARN_WITHIN_MIN of. */
+static void within_after(struct pv_buf *out, const struct pv_learn_counts *c)
+{
+	bool any = false;
+
+	for (uint16_t i = 0; i < PV_SMB_TRACE_NCMD; i++) {
+		char what[48];
+
+		if (c->act_within_after[i].n < PV_LEARN_WITHIN_MIN ||
+		    !pv_playbook_workload_learned_command(i))
+			continue;
+		if (!any)
+			pv_buf_addf(out,
+				    "  within_after: # of those, by the command of the request "
+				    "each follows (its answer, then the client's time), where %d "
+				    "or more: what a replay draws from after its own\n",
+				    PV_LEARN_WITHIN_MIN);
+		any = true;
+		snprintf(what, sizeof(what), "  %s", pv_smb_trace_cmd_name(i));
+		quantiles(out, what, c->within_after[i], c->within_after_q[i], NULL);
+	}
 }
 
 double pv_learn_per_user_hour(const struct pv_learn_counts *c, uint64_t n)
@@ -315,6 +345,7 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 		    (unsigned long long)c->activities);
 	quantiles(out, "within", c->within, c->within_q,
 		  "gaps between an activity's requests, from one to the next");
+	within_after(out, c);
 	quantiles(out, "think", c->think, c->think_q,
 		  "gaps between activities, from one's last request to the next one's first");
 	quantiles(out, "client", c->client, c->client_q,

@@ -16,6 +16,7 @@
 #define ISSUE(u, next, op, call)                                                                   \
 	do {                                                                                       \
 		(u)->k = (next);                                                                   \
+		(u)->last_op = (op);                                                               \
 		if ((call) != PV_OK) {                                                             \
 			if ((u)->st == U_BUSY)                                                     \
 				scenario_end((u), true);                                           \
@@ -48,6 +49,7 @@ void client_done(struct pv_smb_conn *c, void *arg, const struct pv_smb_done *d)
 			user_fail(u, d->msg ? d->msg : "the connection was lost");
 		return;
 	}
+	u->answered_in = d->seconds;
 	u->k(u, d);
 }
 

@@ -60,8 +60,14 @@ struct user {
 	bool active; /* in this step */
 	struct pv_load_sched sched;
 	struct pv_load_rng rng; /* picks files */
-	double due;
-	double idle_since; /* when its last scenario ended (or it logged on) */
+	/* when its next scenario may start (due) and when the schedule has it (planned: the
+	 * rate's, from which a start is late; due is planned, or near it after a learned
+	 * activity: pv_load_start_at), the
+	 * think time after the learned activity under way (-1: none), and the seconds the last
+	 * answer to it took (its think time is from its last request, as learn measures it) */
+	double due, planned, think, answered_in;
+	enum pv_load_op last_op; /* the command of its last request (a learned gap's: paused) */
+	double idle_since;	 /* when its last scenario ended (or it logged on) */
 	enum pv_playbook_workload_kind next;
 	/* the scenario (or the learning) under way */
 	enum pv_playbook_workload_kind kind;
@@ -151,7 +157,9 @@ struct worker {
 	double t0;		   /* PH_RUN: when the schedules start */
 	uint64_t ops;		   /* the ops loop's answers */
 	enum phase phase;	   /* the engine's, as the worker saw it last */
-	struct pv_load_gaps gaps;  /* a learned workload's answers' times: its gaps (model.h) */
+	/* a learned workload's answers' times: its gaps (model.h), by the answer's command
+	 * (activity.within_after's), and of all the others ([PV_LOAD_OPS]: activity.within) */
+	struct pv_load_gaps gaps[PV_LOAD_OPS + 1];
 	/* under lock: what the coordinator reads */
 	pthread_mutex_t lock;
 	struct pv_load_figs figs;   /* counts since the coordinator last took them */

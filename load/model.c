@@ -196,21 +196,24 @@ double pv_load_gaps_draw(const struct pv_load_gaps *s,
 
 void pv_load_next(struct pv_load_sched *s, double *gap, enum pv_playbook_workload_kind *kind)
 {
-	pv_load_next_after(s, -1, gap, kind);
+	pv_load_next_after(s, -1, gap, kind, NULL);
 }
 
 void pv_load_next_after(struct pv_load_sched *s, int lk, double *gap,
-			enum pv_playbook_workload_kind *kind)
+			enum pv_playbook_workload_kind *kind, double *think)
 {
-	double x;
+	double x, th = -1;
 	int k;
 
-	if (s->pace > 0 && lk >= 0 && (unsigned)lk < s->learned->n)
-		*gap = s->pace *
-		       (s->learned->kind[lk].seconds +
-			pv_load_quantiles_draw(&s->learned->think, pv_load_rng_unit(&s->rng)));
-	else /* inversion: 1 - u is in (0, 1], so the logarithm is finite and the gap >= 0 */
+	if (s->pace > 0 && lk >= 0 && (unsigned)lk < s->learned->n) {
+		th = s->pace *
+		     pv_load_quantiles_draw(&s->learned->think, pv_load_rng_unit(&s->rng));
+		*gap = s->pace * s->learned->kind[lk].seconds + th;
+	} else { /* inversion: 1 - u is in (0, 1], so the logarithm is finite and the gap >= 0 */
 		*gap = -s->mean * log1p(-pv_load_rng_unit(&s->rng));
+	}
+	if (think)
+		*think = th;
 	x = pv_load_rng_unit(&s->rng) * s->cum[PV_PLAYBOOK_WORKLOAD_KINDS - 1];
 	for (k = 0; k < PV_PLAYBOOK_WORKLOAD_KINDS && !(x < s->cum[k]); k++)
 		;
@@ -218,6 +221,15 @@ void pv_load_next_after(struct pv_load_sched *s, int lk, double *gap,
 	while (k == PV_PLAYBOOK_WORKLOAD_KINDS || (k > 0 && s->cum[k] == s->cum[k - 1]))
 		k--;
 	*kind = (enum pv_playbook_workload_kind)k;
+}
+
+double pv_load_start_at(double planned, double end, double think, double slack)
+{
+	double at = end + think;
+
+	if (!(think >= 0))
+		return planned;
+	return at < planned - slack ? planned - slack : at > planned + slack ? planned + slack : at;
 }
 
 uint32_t pv_load_size_draw(const double *cum, const double *mean, uint32_t max,

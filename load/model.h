@@ -48,9 +48,22 @@ void pv_load_next(struct pv_load_sched *s, double *gap, enum pv_playbook_workloa
  * think times learned (activity.think's quantiles) and only the learned kind weighed, *gap
  * is the capture's: lk's length and a think time drawn from the quantiles, both scaled by
  * s->pace, so that a script's activities follow each other as closely as in the capture and
- * a person's have its pauses, at the rate on average; else as pv_load_next. */
+ * a person's have its pauses, at the rate on average, and *think (when not NULL) is that
+ * think time, scaled; else as pv_load_next, *think -1. */
 void pv_load_next_after(struct pv_load_sched *s, int lk, double *gap,
-			enum pv_playbook_workload_kind *kind);
+			enum pv_playbook_workload_kind *kind, double *think);
+/* When the next activity may start, of a learned activity whose last request was sent at end,
+ * with the think time think after it (pv_load_next_after; -1: none; learn measures it from
+ * that request to the next), the schedule's next start planned: end + think, the capture's
+ * think time itself, while that is within slack seconds of planned (the workload's late / 2:
+ * never late by itself), else planned - slack or planned + slack. An activity longer or
+ * shorter than its kind's mean then moves the user on its schedule, not the think time after
+ * it; the user's lead or lag, a random walk of those differences, stays within slack, so the
+ * rate holds and a start late by more than `late` is the server's. Started at planned (or at
+ * once when behind it), each think time was widened or cut by how far the activity's length
+ * was from its kind's mean: a script's 0.6 ms think times, p50, replayed as 1.9 ms, and its
+ * 50 ms pauses cut to 3 to 40 ms. With think -1: planned. */
+double pv_load_start_at(double planned, double end, double think, double slack);
 /* A time drawn from learned quantiles for u in [0, 1): log-linear between two levels (linear
  * from 0 s); and their mean, in seconds (0 with none learned). */
 double pv_load_quantiles_draw(const struct pv_playbook_workload_quantiles *l, double u);

@@ -60,6 +60,13 @@ int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *ou
 		quantiles(out, "think", &c->learned.think);
 		quantiles(out, "client-times", &c->learned.client_q);
 		quantiles(out, "within-times", &c->learned.within);
+		for (unsigned i = 0; i < PV_PLAYBOOK_WORKLOAD_CMDS; i++)
+			if (c->learned.within_after[i].n) {
+				char what[32];
+
+				snprintf(what, sizeof(what), "within-after-times %u", i);
+				quantiles(out, what, &c->learned.within_after[i]);
+			}
 	}
 	if (pv_playbook_workload_logons(c) > 0)
 		pv_buf_addf(out, "logons %.17g\n", pv_playbook_workload_logons(c));
@@ -335,8 +342,8 @@ static int unleased(struct pv_load_proto *p, const char *s, const char *end)
 }
 
 /* "think|client-times|within-times LEVEL:SECONDS,...": a learned workload's think time, client
- * time or gaps within an activity, its quantiles (2 to PV_PLAYBOOK_WORKLOAD_QUANTILES, from 0
- * to 100 percent, each level over the last, the seconds never fewer, at most 10^4, the last
+ * time or gaps within an activity, its quantiles (2 to PV_PLAYBOOK_WORKLOAD_QUANTILES,
+ * from 0 to 100 percent, each level over the last, the seconds never fewer, at most 10^4, the last
  * over 0), into *l */
 static int quantiles_line(struct pv_load_proto *p, const char *s, const char *end,
 			  struct pv_playbook_workload_quantiles *l)
@@ -371,6 +378,24 @@ static int quantiles_line(struct pv_load_proto *p, const char *s, const char *en
 		return -1;
 	l->n = n;
 	return 0;
+}
+
+/* "within-after-times CODE LEVEL:SECONDS,...": the gaps within an activity after a request of
+ * command CODE (a command a learned kind replays, once), as quantiles_line's */
+static int within_after_line(struct pv_load_proto *p, const char *s, const char *end)
+{
+	char v[8], *e;
+	unsigned long code;
+
+	if (!p->have_config || pv_load_proto_word(&s, end, v, sizeof(v)) || s == end)
+		return -1;
+	errno = 0;
+	code = strtoul(v, &e, 10);
+	if (e == v || *e || errno || code >= PV_PLAYBOOK_WORKLOAD_CMDS ||
+	    !pv_playbook_workload_learned_command((unsigned)code) ||
+	    p->cfg.learned.within_after[code].n)
+		return -1;
+	return quantiles_line(p, s, end, &p->cfg.learned.within_after[code]);
 }
 
 /* "client MEDIAN P95": a learned workload's client time within an activity, seconds (0 < MEDIAN
@@ -554,6 +579,8 @@ int pv_load_proto_parse(struct pv_load_proto *p, const char *line, size_t len)
 		r = quantiles_line(p, line + 13, end, &p->cfg.learned.client_q);
 	else if (len >= 13 && !strncmp(line, "within-times ", 13) && !p->steps)
 		r = quantiles_line(p, line + 13, end, &p->cfg.learned.within);
+	else if (len >= 19 && !strncmp(line, "within-after-times ", 19) && !p->steps)
+		r = within_after_line(p, line + 19, end);
 	else if (len >= 9 && !strncmp(line, "kerberos ", 9) && !p->steps) {
 		const char *s = line + 9;
 

@@ -35,6 +35,7 @@ void scenario_end(struct user *u, bool error)
 	if (u->st == U_BUSY)
 		user_set_state(u, pv_smb_usable(u->c) ? U_IDLE : U_FAILED);
 	u->idle_since = t;
+	u->due = pv_load_start_at(u->planned, t - u->answered_in, u->think, u->e->o->cfg->late / 2);
 	if (u->due < w->wake)
 		w->wake = u->due;
 	if (u->relogon_at < w->wake) /* a learned workload's logon, due between two activities */
@@ -392,12 +393,15 @@ static bool picked(struct user *u, int what)
 static void run(struct user *u, const struct pv_smb_done *d);
 
 /* What a learned activity waits before its next request, as the capture's user did: a gap from
- * its last request (activity.within's quantiles, drawn as this server answers: model.h's
- * pv_load_gaps) less what its answer took (d, the request's answer; none: a step of several
- * requests, the whole gap), or else the client's time after the answer (activity.client:
- * drawn from its quantiles, else a log-normal draw of its median and p95). Whether u now
- * waits (scenario_go_on goes on); none below PV_PLAYBOOK_WORKLOAD_CLIENT_MIN: a loop's turn. */
-static bool paused(struct user *u, const struct pv_smb_done *d)
+ * its last request (activity.within's quantiles, or within_after's of that request's command,
+ * drawn as this server answers: model.h's pv_load_gaps) less what its answer took
+ * (u->answered_in: of the step's last request, when it made several: a whole READ, WRITE or
+ * listing; drawing the whole gap after it, as before 2026-12-05, doubled the answer's time in
+ * it: the gaps after a READ were 422 us at the median against the capture's 237), or else
+ * the client's time after the answer (activity.client: drawn from its quantiles, else a log-normal
+ * draw of its median and p95). Whether u now waits (scenario_go_on goes on); none below
+ * PV_PLAYBOOK_WORKLOAD_CLIENT_MIN: a loop's turn. */
+static bool paused(struct user *u)
 {
 	const struct pv_playbook_workload_learned *l = &u->e->o->cfg->learned;
 	const double *c = l->client;
@@ -407,10 +411,15 @@ static bool paused(struct user *u, const struct pv_smb_done *d)
 	    !(c[0] > 0 || l->client_q.n >= 2 || l->within.n >= 2))
 		return false;
 	if (l->within.n >= 2) {
-		if (d)
-			pv_load_gaps_add(&u->w->gaps, &l->within, d->seconds);
-		g = pv_load_gaps_draw(&u->w->gaps, &l->within, pv_load_rng_unit(&u->crng)) -
-		    (d ? d->seconds : 0);
+		const struct pv_playbook_workload_quantiles *q = &l->within;
+		struct pv_load_gaps *gs = &u->w->gaps[PV_LOAD_OPS];
+
+		if (u->last_op < PV_LOAD_OPS && l->within_after[u->last_op].n >= 2) {
+			q = &l->within_after[u->last_op];
+			gs = &u->w->gaps[u->last_op];
+		}
+		pv_load_gaps_add(gs, q, u->answered_in);
+		g = pv_load_gaps_draw(gs, q, pv_load_rng_unit(&u->crng)) - u->answered_in;
 	} else if (l->client_q.n >= 2) {
 		g = pv_load_quantiles_draw(&l->client_q, pv_load_rng_unit(&u->crng));
 	} else {
@@ -546,7 +555,7 @@ static bool issue(struct user *u, const struct step *s)
  * scenario ends). */
 static void run(struct user *u, const struct pv_smb_done *d)
 {
-	if (!took(u, d) || (u->step > 0 && !u->resumed && paused(u, d)))
+	if (!took(u, d) || (u->step > 0 && !u->resumed && paused(u)))
 		return;
 	u->resumed = false;
 	for (;;) {
@@ -650,17 +659,19 @@ void scenario_start(struct user *u, double t)
 	u->ahead[F1] = u->ahead[F2] = false;
 	u->start = t;
 	pthread_mutex_lock(&w->lock);
-	u->late = pv_load_count_start(&w->figs, u->e->o->cfg, u->kind, t - u->due);
+	u->late = pv_load_count_start(&w->figs, u->e->o->cfg, u->kind, t - u->planned);
 	/* the loop's lag: how late it started a scenario whose user was idle when it was due
 	 * (a user still busy then is late because of the server, not of the loop) */
 	if (u->idle_since <= u->due)
 		pv_load_hist_add(&w->figs.lag, t - u->due);
 	pthread_mutex_unlock(&w->lock);
-	pv_load_next_after(&u->sched, lk, &gap, &u->next); /* a learned kind's: its pace */
-	u->due += gap;
+	/* a learned kind's: its pace */
+	pv_load_next_after(&u->sched, lk, &gap, &u->next, &u->think);
+	u->due = u->planned += gap;
 	user_set_state(u, U_BUSY);
 	u->open1 = u->open2 = false;
 	u->pause_at = 0;
+	u->answered_in = 0;
 	u->resumed = false;
 	u->step = 0;
 	u->i = 0;
@@ -682,7 +693,8 @@ void scenario_unserved(struct user *u)
 	pv_load_count_unserved(&w->figs, u->next);
 	pthread_mutex_unlock(&w->lock);
 	pv_load_next(&u->sched, &gap, &u->next);
-	u->due += gap;
+	u->due = u->planned += gap;
+	u->think = -1;
 }
 
 /* ---- a scenario through a broken connection ---- */

@@ -109,7 +109,8 @@ static void run_begin(struct worker *w, double t0)
 		u->rng = u->sched.rng;
 		u->rng.s[3] ^= 0x5bd1e995u; /* picks: another stream than the schedule's */
 		pv_load_next(&u->sched, &gap, &u->next);
-		u->due = t0 + gap;
+		u->due = u->planned = t0 + gap;
+		u->think = -1;
 		u->lrng = u->sched.rng;
 		u->lrng.s[2] ^= 0x27d4eb2fu; /* logons: a third stream */
 		u->crng = u->sched.rng;

@@ -25,8 +25,8 @@ static const char *const stands_keys[] = {"activities", "requests", "weight", "p
 static const char *const size_keys[] = {"read", "write", NULL};
 static const char *const again_keys[] = {"median", "users", NULL};
 static const char *const opens_keys[] = {"of", "leased", NULL};
-static const char *const activity_keys[] = {"gap",   "gap_learned", "activities", "within",
-					    "think", "client",	    NULL};
+static const char *const activity_keys[] = {"gap",	    "gap_learned", "activities", "within",
+					    "within_after", "think",	   "client",	 NULL};
 static const char *const times_keys[] = {"median", "p95", "quantiles", NULL};
 static const char *const dist_keys[] = {"n", "median_up_to", "p95_up_to", "buckets", "means", NULL};
 
@@ -319,7 +319,7 @@ static int times(struct pv_playbook_schema *sc, const struct pv_playbook_node *m
 		 struct pv_playbook_workload_learned *l, struct pv_playbook_workload_quantiles *out)
 {
 	const struct pv_playbook_node *q;
-	char path[48];
+	char path[64];
 	int r;
 
 	snprintf(path, sizeof(path), "activity.%s", what);
@@ -367,6 +367,52 @@ static int times(struct pv_playbook_schema *sc, const struct pv_playbook_node *m
 	return 0;
 }
 
+/* activity.within_after: {COMMAND: {median, p95, quantiles}, ...}, each command one a learned
+ * kind replays (CREATE, READ, ...), each once, into l->within_after by its code. */
+static int within_after(struct pv_playbook_schema *sc, const struct pv_playbook_node *m,
+			struct pv_playbook_workload_learned *l)
+{
+	if (m->kind != PV_PLAYBOOK_NODE_MAPPING)
+		return pv_playbook_schema_fail(
+			sc, m,
+			"'activity.within_after' is %s; expected a mapping {COMMAND: {median, "
+			"p95, quantiles}}",
+			pv_playbook_schema_kind(m));
+	for (size_t i = 0; i < m->n; i++) {
+		const char *name = m->keys[i]->text;
+		unsigned code;
+		char what[48];
+		int r;
+
+		for (code = 0; code < PV_PLAYBOOK_WORKLOAD_CMDS; code++)
+			if (pv_playbook_workload_learned_command(code) &&
+			    !strcmp(name, pv_playbook_workload_learned_command(code)))
+				break;
+		if (code == PV_PLAYBOOK_WORKLOAD_CMDS)
+			return pv_playbook_schema_fail(
+				sc, m->keys[i],
+				"'activity.within_after' has '%s', which is no SMB2 command a kind "
+				"replays; expected command names as learn writes them (CREATE, "
+				"READ, "
+				"QUERY_DIRECTORY, ...)",
+				name);
+		if (l->within_after[code].n)
+			return pv_playbook_schema_fail(
+				sc, m->keys[i],
+				"'activity.within_after' has '%s' twice; expected it once", name);
+		snprintf(what, sizeof(what), "within_after.%s", name);
+		if ((r = times(sc, m->items[i], what, l, &l->within_after[code])))
+			return r;
+		if (!l->within_after[code].n)
+			return pv_playbook_schema_fail(
+				sc, m->items[i],
+				"'activity.%s' has no quantiles; expected them, as learn "
+				"writes them",
+				what);
+	}
+	return 0;
+}
+
 int pv_playbook_workload_learned_parse(const char *name, const char *text, size_t len,
 				       struct pv_playbook_workload_learned *out)
 {
@@ -409,12 +455,15 @@ int pv_playbook_workload_learned_parse(const char *name, const char *text, size_
 		out->unleased = 100 - leased;
 	}
 	if ((s = pv_playbook_tree_get(root, "activity")) &&
-	    ((r = pv_playbook_schema_keys(&sc, s, "activity", activity_keys,
-					  "a mapping {gap, within, think, client, ...}")) ||
+	    ((r = pv_playbook_schema_keys(
+		      &sc, s, "activity", activity_keys,
+		      "a mapping {gap, within, within_after, think, client, ...}")) ||
 	     (pv_playbook_tree_get(s, "think") &&
 	      (r = times(&sc, pv_playbook_tree_get(s, "think"), "think", out, &out->think))) ||
 	     (pv_playbook_tree_get(s, "within") &&
 	      (r = times(&sc, pv_playbook_tree_get(s, "within"), "within", out, &out->within))) ||
+	     (pv_playbook_tree_get(s, "within_after") &&
+	      (r = within_after(&sc, pv_playbook_tree_get(s, "within_after"), out))) ||
 	     (pv_playbook_tree_get(s, "client") &&
 	      (r = times(&sc, pv_playbook_tree_get(s, "client"), "client", out, &out->client_q)))))
 		goto out;

@@ -119,6 +119,9 @@ struct pv_playbook_workload_learned_kind {
 	double seconds; /* an activity's length on average, in the capture (0: not learned) */
 };
 
+/* The SMB2 commands, by code (MS-SMB2 2.2.1: NEGOTIATE 0 to OPLOCK_BREAK 18). */
+#define PV_PLAYBOOK_WORKLOAD_CMDS 19
+
 struct pv_playbook_workload_learned {
 	unsigned n; /* kinds; 0: no workload learned */
 	struct pv_playbook_workload_learned_kind kind[PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS];
@@ -152,6 +155,10 @@ struct pv_playbook_workload_learned {
 	 * from them and waited from the request (the answer and the client's time in it), in
 	 * place of the client's time after the answer (n 0: none learned) */
 	struct pv_playbook_workload_quantiles within;
+	/* activity.within_after: the same gaps by the command of the request each follows (its
+	 * code, MS-SMB2 2.2.1); one with n 2 or more is drawn from after the replay's own request
+	 * of that command, in place of within */
+	struct pv_playbook_workload_quantiles within_after[PV_PLAYBOOK_WORKLOAD_CMDS];
 	/* activity.think.quantiles: the time between activities (from one's last request to the
 	 * next one's first); n 0: none learned, the activities start at exponential times at
 	 * the rate */

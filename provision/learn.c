@@ -472,6 +472,15 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	INT(j, "activities", c->activities);
 	pv_json_real(j, "requests_per_activity", c->activity_requests);
 	pv_json_set(j, "gaps_within", times(c->within, c->within_q));
+	o = pv_json_object();
+	for (int i = 0; i < PV_SMB_TRACE_NCMD; i++)
+		if (c->act_within_after[i].n) {
+			struct pv_json *t = times(c->within_after[i], c->within_after_q[i]);
+
+			INT(t, "n", c->act_within_after[i].n);
+			pv_json_set(o, pv_smb_trace_cmd_name((uint16_t)i), t);
+		}
+	pv_json_set(j, "gaps_within_after", o);
 	pv_json_set(j, "client_times", times(c->client, c->client_q));
 	pv_json_set(j, "think_times", times(c->think, c->think_q));
 	pv_json_set(j, "read_sizes", sizes_json(&c->read_sizes));

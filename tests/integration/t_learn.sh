@@ -264,8 +264,11 @@ assert all(abs(w["mix"][c] - 100.0 * n / reqs) < 1e-3 for c, n in d["requests"].
 assert w["activity"]["activities"] == d["activities"] and abs(w["activity"]["gap"] - d["activity_gap"]) <= 1e-5 * d["activity_gap"], w["activity"]
 assert [k["commands"] for k in w["kinds"]] == [k["commands"] for k in d["kinds"][:256]], "the kinds differ"
 # the times a replay draws from: the same quantiles, at the same levels
-for y, j in (("think", "think_times"), ("within", "gaps_within"), ("client", "client_times")):
-    q, jq = w["activity"][y]["quantiles"], d[j]["quantiles"]
+# (and the gaps after each command that learn writes: those of 50 or more, one a kind replays)
+wa, ja = w["activity"]["within_after"], d["gaps_within_after"]
+assert set(wa) == {c for c in ja if ja[c]["n"] >= 50 and c not in ("NEGOTIATE", "SESSION_SETUP", "LOGOFF", "TREE_CONNECT", "TREE_DISCONNECT", "CANCEL", "ECHO", "OPLOCK_BREAK")} and "CLOSE" in wa, (wa.keys(), ja)
+for y, q, jq in [(y, w["activity"][y]["quantiles"], d[j]["quantiles"]) for y, j in (("think", "think_times"), ("within", "gaps_within"), ("client", "client_times"))] + \
+        [("after " + c, wa[c]["quantiles"], ja[c]["quantiles"]) for c in wa]:
     assert sorted(float(k) for k in q) == sorted(float(k) for k in jq) and len(q) == 17, (y, q, jq)
     assert all(abs(q[k] - jq[("%g" % k)]) <= 1e-5 * jq[("%g" % k)] for k in q), (y, q, jq)
     assert list(q.values()) == sorted(q.values()), (y, "not rising", q)

@@ -1078,6 +1078,13 @@ START_TEST(logon)
 	 * refused CREATE is a kind's CREATE(REFUSED) */
 	ck_assert(!c.gap_learned && c.activity_gap == 1.0);
 	ck_assert_uint_eq(c.activities, 3);
+	/* the gaps within the first activity, by the command of the request each follows: 2.0 s
+	 * after the CREATE, 0.9 s after the CLOSE */
+	ck_assert(c.act_within.n == 2 && c.act_within_after[5].n == 1 &&
+		  c.act_within_after[6].n == 1);
+	ck_assert_double_eq_tol(c.within_after[5][0], 2.0, 2.0 * 0.13);
+	ck_assert_double_eq_tol(c.within_after[6][0], 0.9, 0.9 * 0.13);
+	ck_assert_double_eq_tol(c.within_after_q[6][PV_LEARN_THINK_LEVELS - 1], 0.9, 0.9 * 0.13);
 	/* the client's own time: the CREATE's answer at 10.102 to the CLOSE at 12.102 (2 s, over
 	 * the gap, but within an activity: its file held open; what a replay waits there); the
 	 * CREATE at 13.0, the ECHO and the LOGOFF came with the CLOSE unanswered, so none of them

@@ -183,6 +183,27 @@ START_TEST(ops_batch)
 }
 END_TEST
 
+/* q: n levels (percent) and their seconds. */
+static void quantiles_set(struct pv_playbook_workload_quantiles *q, unsigned n, const double *level,
+			  const double *v)
+{
+	q->n = n;
+	for (unsigned i = 0; i < n; i++) {
+		q->level[i] = level[i];
+		q->q[i] = v[i];
+	}
+}
+
+/* c: the defaults, the learned kind alone weighed (n kinds learned), at rate an hour. */
+static void learned_only(struct pv_playbook_workload *c, unsigned rate, unsigned n)
+{
+	pv_playbook_workload_defaults(c);
+	for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
+		c->kind[j].weight = 0;
+	c->kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight = 100;
+	c->rate = rate;
+	c->learned.n = n;
+}
 /* A learned workload with its think times: after a learned kind, the gap is the kind's length
  * and a think time drawn from the quantiles, scaled so that the mean gap is 3600 / rate; the
  * think times' shape is the quantiles' (the median at the 50% level), drawn log-linearly
@@ -197,25 +218,14 @@ START_TEST(sched_learned_pace)
 	double total = 0, gap, *g = malloc(N * sizeof(*g)), think[N / 10];
 
 	ck_assert_ptr_nonnull(g);
-	pv_playbook_workload_defaults(&c);
-	for (int j = 0; j < PV_PLAYBOOK_WORKLOAD_KINDS; j++)
-		c.kind[j].weight = 0;
-	c.kind[PV_PLAYBOOK_WORKLOAD_LEARNED].weight = 100;
-	c.rate = 3600; /* one a second */
-	c.learned.n = 2;
+	learned_only(&c, 3600, 2); /* one a second */
 	c.learned.kind[0].weight = 3;
 	c.learned.kind[0].seconds = 0.2;
 	c.learned.kind[1].weight = 1;
 	c.learned.kind[1].seconds = 0.6;
 	/* think times: 10 ms to 100 ms (half of them), 100 ms to 1 s, then a long tail to 100 s */
-	c.learned.think.n = 4;
-	c.learned.think.level[1] = 50;
-	c.learned.think.level[2] = 99;
-	c.learned.think.level[3] = 100;
-	c.learned.think.q[0] = 0.01;
-	c.learned.think.q[1] = 0.1;
-	c.learned.think.q[2] = 1;
-	c.learned.think.q[3] = 100;
+	quantiles_set(&c.learned.think, 4, (const double[]){0, 50, 99, 100},
+		      (const double[]){0.01, 0.1, 1, 100});
 	/* log-uniform stretches: 0.5 * 0.09 / ln 10 + 0.49 * 0.9 / ln 10 + 0.01 * 99 / ln 100 */
 	ck_assert_double_eq_tol(pv_load_quantiles_mean(&c.learned.think),
 				(0.5 * 0.09 + 0.49 * 0.9) / log(10) + 0.01 * 99 / log(100), 1e-12);
@@ -230,7 +240,7 @@ START_TEST(sched_learned_pace)
 	for (int i = 0; i < N; i++) {
 		int lk = i % 4 == 3 ? 1 : 0; /* the kinds by their weights */
 
-		pv_load_next_after(&s, lk, &gap, &k);
+		pv_load_next_after(&s, lk, &gap, &k, NULL);
 		ck_assert_int_eq(k, PV_PLAYBOOK_WORKLOAD_LEARNED);
 		ck_assert(gap >= s.pace * (c.learned.kind[lk].seconds + 0.01) * (1 - 1e-12));
 		ck_assert(gap <= s.pace * (c.learned.kind[lk].seconds + 100) * (1 + 1e-12));
@@ -255,7 +265,7 @@ START_TEST(sched_learned_pace)
 	pv_load_sched_init(&s, &c, "cli1", 1);
 	ck_assert_double_eq(s.pace, 0);
 	for (int i = 0; i < N; i++)
-		pv_load_next_after(&s, 0, &g[i], &k);
+		pv_load_next_after(&s, 0, &g[i], &k, NULL);
 	qsort(g, N, sizeof(double), cmp_double);
 	ck_assert_msg(g[N * 95 / 100] > 2.5, "p95 gap %.3f s", g[N * 95 / 100]);
 	free(g);
@@ -266,6 +276,60 @@ END_TEST
  * capture's gaps G log-uniform from 100 us to 10 ms; this server's answers E log-uniform from
  * 50 us to 2 ms. The replay's gap max(G', E) has G's median and p90 once the table is made;
  * max(G, E) (the capture's gaps drawn as they are) would not: its median is 20% over G's. */
+/* A learned activity's next start (pv_load_start_at): its think time after the activity's
+ * last request, whatever the activity's length, while the user's lead or lag on its schedule
+ * stays within the slack. Over many activities of lengths spread around their kind's mean,
+ * the think times waited are the ones drawn, both ways, and the rate is the schedule's. */
+START_TEST(start_at_think)
+{
+	enum { N = 20000 };
+	const double slack = 0.5;
+	struct pv_playbook_workload c;
+	struct pv_load_sched s;
+	struct pv_load_rng g = {{1, 2, 3, 4}};
+	enum pv_playbook_workload_kind k;
+	double planned = 0, due = 0, end = 0, start = 0, gap, think, lead = 0, lag = 0;
+	int exact = 0;
+
+	/* the rule itself: no think (a built-in kind's), ahead, behind, far either way */
+	ck_assert_double_eq(pv_load_start_at(10, 9, -1, slack), 10);
+	ck_assert_double_eq_tol(pv_load_start_at(10, 9.5, 0.2, slack), 9.7, 1e-12);
+	ck_assert_double_eq_tol(pv_load_start_at(10, 9.5, 0.7, slack), 10.2, 1e-12);
+	ck_assert_double_eq(pv_load_start_at(10, 5, 0.2, slack), 10 - slack);
+	ck_assert_double_eq(pv_load_start_at(10, 12, 0.2, slack), 10 + slack);
+
+	learned_only(&c, 360000, 1); /* a hundred a second */
+	c.learned.kind[0].weight = 1;
+	c.learned.kind[0].seconds = 0.003;
+	/* a script's think times: 0.3 ms to 1 ms, half of them, up to 60 ms */
+	quantiles_set(&c.learned.think, 3, (const double[]){0, 50, 100},
+		      (const double[]){0.0003, 0.001, 0.06});
+	pv_load_sched_init(&s, &c, "cli1", 1);
+	ck_assert(s.pace > 0);
+	for (int i = 0; i < N; i++) {
+		start = due > end ? due : end;
+		pv_load_next_after(&s, 0, &gap, &k, &think);
+		ck_assert_double_eq_tol(gap - think, s.pace * 0.003, 1e-12);
+		planned += gap;
+		/* its length: the kind's mean, give or take 60% */
+		end = start + s.pace * 0.003 * (0.4 + 1.2 * pv_load_rng_unit(&g));
+		due = pv_load_start_at(planned, end, think, slack);
+		ck_assert(due >= planned - slack && due <= planned + slack);
+		/* the think time waited: from the end to the next start */
+		exact += fabs((due > end ? due : end) - end - think) < 1e-9;
+		lead = planned - due > lead ? planned - due : lead;
+		lag = due - planned > lag ? due - planned : lag;
+	}
+	/* the think times drawn, waited */
+	ck_assert_msg(exact > N * 99 / 100, "%d of %d think times as drawn", exact, N);
+	/* the rate: the last start within the slack of the schedule's */
+	ck_assert_msg(fabs(start - (planned - gap)) <= slack + 1e-9, "%.3f s against %.3f", start,
+		      planned - gap);
+	/* the user went ahead of its schedule and behind it, each within the slack */
+	ck_assert(lead > 0 && lag > 0);
+}
+END_TEST
+
 START_TEST(gaps_as_answered)
 {
 	enum { N = 40000 };
@@ -1326,6 +1390,16 @@ START_TEST(proto_learned)
 	c.learned.within.level[1] = 100;
 	c.learned.within.q[0] = 0.0005;
 	c.learned.within.q[1] = 0.5;
+	c.learned.within_after[6].n = 2; /* after a CLOSE */
+	c.learned.within_after[6].level[1] = 100;
+	c.learned.within_after[6].q[0] = 0.00025;
+	c.learned.within_after[6].q[1] = 0.001;
+	c.learned.within_after[14].n = 3; /* after a QUERY_DIRECTORY */
+	c.learned.within_after[14].level[1] = 50;
+	c.learned.within_after[14].level[2] = 100;
+	c.learned.within_after[14].q[0] = 0.0005;
+	c.learned.within_after[14].q[1] = 0.25;
+	c.learned.within_after[14].q[2] = 1.5;
 	c.learned.read[12] = 70;
 	c.learned.read[0] = 30;
 	c.learned.read_mean[12] = 3000.5;
@@ -1340,7 +1414,9 @@ START_TEST(proto_learned)
 		b.data,
 		"\nlearned 62.5 9.25 5,136,6 1,7.25,1 0 0\nlearned 0.125 1 16 0 40.5 "
 		"0.25\nthink 0:0.001,50:0.5,100:2\nclient-times 0:0.0001,100:0.25\nwithin-times "
-		"0:0.00050000000000000001,100:0.5\nlogons "
+		"0:0.00050000000000000001,100:0.5\nwithin-after-times 6 "
+		"0:0.00025000000000000001,100:0.001\nwithin-after-times 14 "
+		"0:0.00050000000000000001,50:0.25,100:1.5\nlogons "
 		"89.25\nunleased 37.5\nclient 0.00048828125 0.001953125\nsizes read 30,"));
 	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
@@ -1445,15 +1521,20 @@ START_TEST(proto_learned)
 			"think 0:0.1",		      /* one level */
 			"think 0:0.1,90:0.2",	      /* not to 100 */
 			"think 5:0.1,100:0.2",	      /* not from 0 */
-			"think 0:0.1,50:0.2,50:0.3,100:1", /* a level not over the last */
-			"think 0:0.3,100:0.2",		   /* fewer seconds */
-			"think 0:0,100:0",		   /* no time */
-			"think 0:0.1,100:2e4",		   /* over 10^4 s */
-			"think 0:0.1;100:2",		   /* not a list */
-			"think 0:0.1,100:2 x",		   /* a word more */
-			"client-times 0:0.1",		   /* one level */
-			"client-times 0:0.2,100:0.1",	   /* fewer seconds */
-			"within-times 0:0.1",		   /* one level */
+			"think 0:0.1,50:0.2,50:0.3,100:1",     /* a level not over the last */
+			"think 0:0.3,100:0.2",		       /* fewer seconds */
+			"think 0:0,100:0",		       /* no time */
+			"think 0:0.1,100:2e4",		       /* over 10^4 s */
+			"think 0:0.1;100:2",		       /* not a list */
+			"think 0:0.1,100:2 x",		       /* a word more */
+			"client-times 0:0.1",		       /* one level */
+			"client-times 0:0.2,100:0.1",	       /* fewer seconds */
+			"within-times 0:0.1",		       /* one level */
+			"within-after-times 6 0:0.1",	       /* one level */
+			"within-after-times 19 0:0.1,100:0.2", /* no command */
+			"within-after-times 13 0:0.1,100:0.2", /* ECHO: not replayed */
+			"within-after-times x 0:0.1,100:0.2",  /* not a number */
+			"within-after-times 6",		       /* no quantiles */
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -2886,6 +2967,7 @@ int main(void)
 	tcase_add_test(tc, ops_batch);
 	tcase_add_test(tc, size_draw);
 	tcase_add_test(tc, sched_learned_pace);
+	tcase_add_test(tc, start_at_think);
 	tcase_add_test(tc, gaps_as_answered);
 	tcase_add_test(tc, gaps_thin_tail);
 	tcase_add_test(tc, sched_users);

@@ -68,6 +68,19 @@ static void counts(struct pv_learn_counts *c)
 		c->think_q[i] = 0.5 + 1.25 * i;
 		c->client_q[i] = 0.0001 * (i + 1);
 		c->within_q[i] = 0.001 * (i + 1);
+		c->within_after_q[SMB2_CLOSE][i] = 0.0001 * (i + 1);
+		c->within_after_q[SMB2_READ][i] = 0.002 * (i + 1);
+		c->within_after_q[SMB2_ECHO][i] = 0.002 * (i + 1);
+	}
+	c->within_after[SMB2_CLOSE][0] = 0.0005;
+	c->within_after[SMB2_CLOSE][1] = 0.0012;
+	/* gaps within an activity after a CLOSE, enough of them to be written; after a READ, one
+	 * too few; after an ECHO, which no kind replays */
+	for (int i = 0; i < PV_LEARN_WITHIN_MIN; i++) {
+		pv_learn_hist_add(&c->act_within_after[SMB2_CLOSE], 0.0005);
+		pv_learn_hist_add(&c->act_within_after[SMB2_ECHO], 0.0005);
+		if (i)
+			pv_learn_hist_add(&c->act_within_after[SMB2_READ], 0.01);
 	}
 	c->user_hours = 2; /* the two users, each at work for the hour */
 	c->folders_listed = 12;
@@ -121,11 +134,19 @@ START_TEST(yaml)
 	    "  logons_again_per_hour: {median: 1.5, users: 1} # over a user's time at work, "
 	    "of the users with two or more: what a replay makes\n");
 	has(b.data, "  gap: 0.5\n  gap_learned: true\n  activities: 40\n");
-	has(b.data, "  within: {median: 0.001, p95: 0.01, quantiles: {0: 0.001, 5: 0.002, 10: "
-		    "0.003, 20: 0.004, 30: 0.005, 40: 0.006, 50: 0.007, 60: 0.008, 70: 0.009, 80: "
-		    "0.01, 90: 0.011, 95: 0.012, 98: 0.013, 99: 0.014, 99.5: 0.015, 99.9: 0.016, "
-		    "100: 0.017}} # gaps between an activity's requests, from one to the next "
-		    "(quantiles: at each percent, what a replay draws from)\n");
+	has(b.data,
+	    "  within: {median: 0.001, p95: 0.01, quantiles: {0: 0.001, 5: 0.002, 10: "
+	    "0.003, 20: 0.004, 30: 0.005, 40: 0.006, 50: 0.007, 60: 0.008, 70: 0.009, 80: "
+	    "0.01, 90: 0.011, 95: 0.012, 98: 0.013, 99: 0.014, 99.5: 0.015, 99.9: 0.016, "
+	    "100: 0.017}} # gaps between an activity's requests, from one to the next "
+	    "(quantiles: at each percent, what a replay draws from)\n"
+	    "  within_after: # of those, by the command of the request each follows (its "
+	    "answer, then the client's time), where 50 or more: what a replay draws from "
+	    "after its own\n"
+	    "    CLOSE: {median: 0.0005, p95: 0.0012, quantiles: {0: 0.0001, 5: 0.0002, 10: "
+	    "0.0003, 20: 0.0004, 30: 0.0005, 40: 0.0006, 50: 0.0007, 60: 0.0008, 70: 0.0009, "
+	    "80: 0.001, 90: 0.0011, 95: 0.0012, 98: 0.0013, 99: 0.0014, 99.5: 0.0015, 99.9: "
+	    "0.0016, 100: 0.0017}}\n  think: ");
 	has(b.data, "  think: {median: 2, p95: 30, quantiles: {0: 0.5, 5: 1.75, 10: 3, 20: 4.25, "
 		    "30: 5.5, 40: 6.75, 50: 8, 60: 9.25, 70: 10.5, 80: 11.75, 90: 13, 95: 14.25, "
 		    "98: 15.5, 99: 16.75, 99.5: 18, 99.9: 19.25, 100: 20.5}} # gaps between "
@@ -276,6 +297,12 @@ START_TEST(read_back)
 	ck_assert_uint_eq(l.client_q.n, PV_LEARN_THINK_LEVELS);
 	ck_assert_uint_eq(l.within.n, PV_LEARN_THINK_LEVELS);
 	ck_assert_double_eq_tol(l.within.q[PV_LEARN_THINK_LEVELS - 1], 0.017, 1e-12);
+	/* activity.within_after: drawn after a CLOSE, none after a READ (too few learned) */
+	ck_assert_uint_eq(l.within_after[SMB2_CLOSE].n, PV_LEARN_THINK_LEVELS);
+	ck_assert_double_eq_tol(l.within_after[SMB2_CLOSE].q[PV_LEARN_THINK_LEVELS - 1], 0.0017,
+				1e-12);
+	for (int i = 0; i < PV_PLAYBOOK_WORKLOAD_CMDS; i++)
+		ck_assert(i == SMB2_CLOSE || !l.within_after[i].n);
 	for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++) {
 		ck_assert_double_eq(l.think.level[i], pv_learn_think_levels[i]);
 		ck_assert_double_eq_tol(l.think.q[i], c.think_q[i], 1e-9);
