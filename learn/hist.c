@@ -31,6 +31,44 @@ void pv_learn_hist_add(struct pv_learn_hist *h, double s)
 	h->b[i]++;
 }
 
+/* the empty bins a hole spans */
+static int hole_bins(const struct pv_learn_hole *o)
+{
+	return (int)lround(log10(o->hi / o->lo) * PV_LEARN_HIST_PER_DECADE) - 1;
+}
+
+size_t pv_learn_hist_holes(const struct pv_learn_hist *h, int min_bins, struct pv_learn_hole *out,
+			   size_t max)
+{
+	uint64_t seen = h->under;
+	size_t k = 0;
+	int last = -1; /* the last bin that holds times */
+
+	for (int i = 0; i < PV_LEARN_HIST_BINS; i++) {
+		int w = i - last - 1;
+		size_t at = k;
+
+		if (!h->b[i])
+			continue;
+		if (last >= 0 && w >= min_bins) {
+			/* kept the widest first (insertion: max is small); one no wider than the
+			 * narrowest of max kept is not */
+			for (; at > 0 && hole_bins(&out[at - 1]) < w; at--)
+				if (at < max)
+					out[at] = out[at - 1];
+			if (at < max) {
+				out[at] = (struct pv_learn_hole){(double)seen / (double)h->n,
+								 sqrt(edge(last) * edge(last + 1)),
+								 sqrt(edge(i) * edge(i + 1))};
+				k += k < max;
+			}
+		}
+		seen += h->b[i];
+		last = i;
+	}
+	return k;
+}
+
 void pv_learn_hist_merge(struct pv_learn_hist *dst, const struct pv_learn_hist *src)
 {
 	dst->n += src->n;

@@ -25,6 +25,16 @@ struct pv_learn_hist {
 };
 
 void pv_learn_hist_add(struct pv_learn_hist *h, double seconds);
+/* A hole of a time histogram: a run of empty bins between two that hold times; share is the
+ * part of the histogram at or under the bin below it (0 to 1), lo and hi the middles of the
+ * bins below and above it, seconds (as pv_learn_hist_quantile reads a bin). */
+struct pv_learn_hole {
+	double share, lo, hi;
+};
+/* h's holes of min_bins empty bins or more, the widest first (of two as wide, the lower), at
+ * most max of them into out; how many. */
+size_t pv_learn_hist_holes(const struct pv_learn_hist *h, int min_bins, struct pv_learn_hole *out,
+			   size_t max);
 /* What src holds added to dst. */
 void pv_learn_hist_merge(struct pv_learn_hist *dst, const struct pv_learn_hist *src);
 /* The q-quantile (0..1) of what was added, in seconds; 0 when nothing was. */

@@ -97,16 +97,13 @@ uint64_t pv_learn_requests(const struct pv_learn_counts *c)
 /* "  WHAT: {median: M, p95: P, quantiles: {PERCENT: SECONDS, ...}} # COMMENT", the quantiles
  * (what a replay draws from) where learned; comment NULL: none (within_after's, said above). */
 static void quantiles(struct pv_buf *out, const char *what, const double mp[2],
-		      const double q[PV_LEARN_THINK_LEVELS], const char *comment)
+		      const struct pv_learn_levels *l, const char *comment)
 {
-	bool learned = q[PV_LEARN_THINK_LEVELS - 1] > 0;
-
 	pv_buf_addf(out, "  %s: {median: %.6g, p95: %.6g", what, mp[0], mp[1]);
-	if (learned) {
+	if (l->n) {
 		pv_buf_addstr(out, ", quantiles: {");
-		for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++)
-			pv_buf_addf(out, "%s%g: %.6g", i ? ", " : "", pv_learn_think_levels[i],
-				    q[i]);
+		for (unsigned i = 0; i < l->n; i++)
+			pv_buf_addf(out, "%s%g: %.6g", i ? ", " : "", l->level[i], l->q[i]);
 		pv_buf_addstr(out, "}");
 	}
 	if (!comment) {
@@ -114,7 +111,7 @@ static void quantiles(struct pv_buf *out, const char *what, const double mp[2],
 		return;
 	}
 	pv_buf_addf(out, "} # %s%s\n", comment,
-		    learned ? " (quantiles: at each percent, what a replay draws from)" : "");
+		    l->n ? " (quantiles: at each percent, what a replay draws from)" : "");
 }
 
 /* activity.within_after: the gaps within an activity by the command of the request each follows,
@@ -137,7 +134,7 @@ static void within_after(struct pv_buf *out, const struct pv_learn_counts *c)
 				    PV_LEARN_WITHIN_MIN);
 		any = true;
 		snprintf(what, sizeof(what), "  %s", pv_smb_trace_cmd_name(i));
-		quantiles(out, what, c->within_after[i], c->within_after_q[i], NULL);
+		quantiles(out, what, c->within_after[i], &c->within_after_q[i], NULL);
 	}
 }
 
@@ -343,12 +340,12 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 		    "  gap: %.6g\n  gap_learned: %s\n  activities: %llu\n",
 		    c->activity_gap, c->gap_learned ? "true" : "false",
 		    (unsigned long long)c->activities);
-	quantiles(out, "within", c->within, c->within_q,
+	quantiles(out, "within", c->within, &c->within_q,
 		  "gaps between an activity's requests, from one to the next");
 	within_after(out, c);
-	quantiles(out, "think", c->think, c->think_q,
+	quantiles(out, "think", c->think, &c->think_q,
 		  "gaps between activities, from one's last request to the next one's first");
-	quantiles(out, "client", c->client, c->client_q,
+	quantiles(out, "client", c->client, &c->client_q,
 		  "within one, an answer to the next request: the client's own time");
 	if (c->has_kinds)
 		kinds(out, c);

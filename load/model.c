@@ -194,6 +194,17 @@ double pv_load_gaps_draw(const struct pv_load_gaps *s,
 	return gaps_edge(i - 1) * pow(10, t / 16.0);
 }
 
+double pv_load_gaps_draw_under(const struct pv_load_gaps *s,
+			       const struct pv_playbook_workload_quantiles *g, double max,
+			       struct pv_load_rng *r)
+{
+	double x = pv_load_gaps_draw(s, g, pv_load_rng_unit(r));
+
+	for (int i = 0; max > 0 && x > max; i++)
+		x = i < PV_LOAD_GAP_TRIES ? pv_load_gaps_draw(s, g, pv_load_rng_unit(r)) : max;
+	return x;
+}
+
 void pv_load_next(struct pv_load_sched *s, double *gap, enum pv_playbook_workload_kind *kind)
 {
 	pv_load_next_after(s, -1, gap, kind, NULL);

@@ -101,6 +101,15 @@ void pv_load_gaps_add(struct pv_load_gaps *s, const struct pv_playbook_workload_
  * quantiles (pv_load_quantiles_draw). */
 double pv_load_gaps_draw(const struct pv_load_gaps *s,
 			 const struct pv_playbook_workload_quantiles *g, double u);
+/* The same, drawn with r, and under max when max > 0: drawn again up to PV_LOAD_GAP_TRIES
+ * times, then max (a replay holding no file open: a capture's activity ended at a gap over
+ * activity.gap with none open, so its gaps within one never were; drawn from all of them, a
+ * pause after the last CLOSE ended the activity on the wire: smbclient's 16.9 requests an
+ * activity were 11.6). */
+#define PV_LOAD_GAP_TRIES 16
+double pv_load_gaps_draw_under(const struct pv_load_gaps *s,
+			       const struct pv_playbook_workload_quantiles *g, double max,
+			       struct pv_load_rng *r);
 /* The learned quantiles' share at or under x seconds (0 to 1; log-linear between two levels). */
 double pv_load_quantiles_cdf(const struct pv_playbook_workload_quantiles *g, double x);
 

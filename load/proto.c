@@ -68,6 +68,8 @@ int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *ou
 				quantiles(out, what, &c->learned.within_after[i]);
 			}
 	}
+	if (c->learned.n && c->learned.gap > 0)
+		pv_buf_addf(out, "activity-gap %.17g\n", c->learned.gap);
 	if (pv_playbook_workload_logons(c) > 0)
 		pv_buf_addf(out, "logons %.17g\n", pv_playbook_workload_logons(c));
 	if (c->learned.n && c->learned.unleased > 0)
@@ -313,31 +315,20 @@ static int learned(struct pv_load_proto *p, const char *s, const char *end)
 	return 0;
 }
 
-/* "logons RATE": a learned workload's logons again a user-hour (0 < RATE <=
- * PV_PLAYBOOK_WORKLOAD_LOGONS_MAX) */
-static int logons(struct pv_load_proto *p, const char *s, const char *end)
+/* "logons RATE", "unleased SHARE", "activity-gap SECONDS": a learned workload's number, over 0
+ * and at most max, into *dst: its logons again a user-hour (PV_PLAYBOOK_WORKLOAD_LOGONS_MAX),
+ * its opens of a file to read or edit in place made without a lease (%, 100), its activity
+ * gap (seconds, 10^4) */
+static int learned_number(struct pv_load_proto *p, const char *s, const char *end, double max,
+			  double *dst)
 {
 	char v[32];
-	double rate;
+	double x;
 
 	if (!p->have_config || pv_load_proto_word(&s, end, v, sizeof(v)) || s != end ||
-	    numbers(v, &rate, 1) < 0 || !(rate > 0) || rate > PV_PLAYBOOK_WORKLOAD_LOGONS_MAX)
+	    numbers(v, &x, 1) < 0 || !(x > 0) || x > max)
 		return -1;
-	p->cfg.learned.relogons_per_user_hour = rate;
-	return 0;
-}
-
-/* "unleased SHARE": a learned workload's opens of a file to read or edit in place made without
- * a lease, in % (0 < SHARE <= 100) */
-static int unleased(struct pv_load_proto *p, const char *s, const char *end)
-{
-	char v[32];
-	double share;
-
-	if (!p->have_config || pv_load_proto_word(&s, end, v, sizeof(v)) || s != end ||
-	    numbers(v, &share, 1) < 0 || !(share > 0) || share > 100)
-		return -1;
-	p->cfg.learned.unleased = share;
+	*dst = x;
 	return 0;
 }
 
@@ -568,9 +559,10 @@ int pv_load_proto_parse(struct pv_load_proto *p, const char *line, size_t len)
 	else if (len >= 6 && !strncmp(line, "sizes ", 6) && !p->steps)
 		r = sizes(p, line + 6, end);
 	else if (len >= 7 && !strncmp(line, "logons ", 7) && !p->steps)
-		r = logons(p, line + 7, end);
+		r = learned_number(p, line + 7, end, PV_PLAYBOOK_WORKLOAD_LOGONS_MAX,
+				   &p->cfg.learned.relogons_per_user_hour);
 	else if (len >= 9 && !strncmp(line, "unleased ", 9) && !p->steps)
-		r = unleased(p, line + 9, end);
+		r = learned_number(p, line + 9, end, 100, &p->cfg.learned.unleased);
 	else if (len >= 7 && !strncmp(line, "client ", 7) && !p->steps)
 		r = client_time(p, line + 7, end);
 	else if (len >= 6 && !strncmp(line, "think ", 6) && !p->steps)
@@ -579,6 +571,8 @@ int pv_load_proto_parse(struct pv_load_proto *p, const char *line, size_t len)
 		r = quantiles_line(p, line + 13, end, &p->cfg.learned.client_q);
 	else if (len >= 13 && !strncmp(line, "within-times ", 13) && !p->steps)
 		r = quantiles_line(p, line + 13, end, &p->cfg.learned.within);
+	else if (len >= 13 && !strncmp(line, "activity-gap ", 13) && !p->steps)
+		r = learned_number(p, line + 13, end, 1e4, &p->cfg.learned.gap);
 	else if (len >= 19 && !strncmp(line, "within-after-times ", 19) && !p->steps)
 		r = within_after_line(p, line + 19, end);
 	else if (len >= 9 && !strncmp(line, "kerberos ", 9) && !p->steps) {

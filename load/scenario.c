@@ -419,7 +419,9 @@ static bool paused(struct user *u)
 			gs = &u->w->gaps[u->last_op];
 		}
 		pv_load_gaps_add(gs, q, u->answered_in);
-		g = pv_load_gaps_draw(gs, q, pv_load_rng_unit(&u->crng)) - u->answered_in;
+		/* nothing open: under the activity gap, as in the capture */
+		g = pv_load_gaps_draw_under(gs, q, u->open1 || u->open2 ? 0 : l->gap, &u->crng) -
+		    u->answered_in;
 	} else if (l->client_q.n >= 2) {
 		g = pv_load_quantiles_draw(&l->client_q, pv_load_rng_unit(&u->crng));
 	} else {

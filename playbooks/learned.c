@@ -458,6 +458,7 @@ int pv_playbook_workload_learned_parse(const char *name, const char *text, size_
 	    ((r = pv_playbook_schema_keys(
 		      &sc, s, "activity", activity_keys,
 		      "a mapping {gap, within, within_after, think, client, ...}")) ||
+	     (r = number(&sc, s, "activity", "gap", 0, 1e4, &out->gap)) ||
 	     (pv_playbook_tree_get(s, "think") &&
 	      (r = times(&sc, pv_playbook_tree_get(s, "think"), "think", out, &out->think))) ||
 	     (pv_playbook_tree_get(s, "within") &&

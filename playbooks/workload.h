@@ -143,6 +143,10 @@ struct pv_playbook_workload_learned {
 	 * oplock in the capture, and that the replay makes without one; 0 (not learned too):
 	 * each asks a lease, as the built-in load's */
 	double unleased;
+	/* activity.gap: the idle that ended a capture's activity when its user held no file open
+	 * (seconds; 0: not learned): a replay with nothing open never waits one within an
+	 * activity (paused in load/scenario.c), as the capture's users never did */
+	double gap;
 	/* activity.client: seconds from an answer to the activity's next request, the capture's
 	 * client's own time (median, p95), waited between a replayed activity's requests where
 	 * at least PV_PLAYBOOK_WORKLOAD_CLIENT_MIN; 0: none learned, each request on the last

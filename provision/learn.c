@@ -354,18 +354,18 @@ static struct pv_json *pair(double a, double b)
 
 /* {median, p95, quantiles: {PERCENT: SECONDS}}: the quantiles where learned (what a replay
  * draws from). */
-static struct pv_json *times(const double mp[2], const double q[PV_LEARN_THINK_LEVELS])
+static struct pv_json *times(const double mp[2], const struct pv_learn_levels *l)
 {
 	struct pv_json *o = pair(mp[0], mp[1]), *qo;
 
-	if (!(q[PV_LEARN_THINK_LEVELS - 1] > 0))
+	if (!l->n)
 		return o;
 	qo = pv_json_object();
-	for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++) {
-		char k[16];
+	for (unsigned i = 0; i < l->n; i++) {
+		char k[24];
 
-		snprintf(k, sizeof(k), "%g", pv_learn_think_levels[i]);
-		pv_json_real(qo, k, q[i]);
+		snprintf(k, sizeof(k), "%g", l->level[i]);
+		pv_json_real(qo, k, l->q[i]);
 	}
 	pv_json_set(o, "quantiles", qo);
 	return o;
@@ -471,18 +471,18 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	pv_json_bool(j, "activity_gap_learned", c->gap_learned);
 	INT(j, "activities", c->activities);
 	pv_json_real(j, "requests_per_activity", c->activity_requests);
-	pv_json_set(j, "gaps_within", times(c->within, c->within_q));
+	pv_json_set(j, "gaps_within", times(c->within, &c->within_q));
 	o = pv_json_object();
 	for (int i = 0; i < PV_SMB_TRACE_NCMD; i++)
 		if (c->act_within_after[i].n) {
-			struct pv_json *t = times(c->within_after[i], c->within_after_q[i]);
+			struct pv_json *t = times(c->within_after[i], &c->within_after_q[i]);
 
 			INT(t, "n", c->act_within_after[i].n);
 			pv_json_set(o, pv_smb_trace_cmd_name((uint16_t)i), t);
 		}
 	pv_json_set(j, "gaps_within_after", o);
-	pv_json_set(j, "client_times", times(c->client, c->client_q));
-	pv_json_set(j, "think_times", times(c->think, c->think_q));
+	pv_json_set(j, "client_times", times(c->client, &c->client_q));
+	pv_json_set(j, "think_times", times(c->think, &c->think_q));
 	pv_json_set(j, "read_sizes", sizes_json(&c->read_sizes));
 	pv_json_set(j, "write_sizes", sizes_json(&c->write_sizes));
 	json_kinds(j, c);

@@ -166,9 +166,12 @@ UID1=$(on srv getent passwd 'LAB\pl-cli1-u1' | cut -d: -f3)
 [[ $UID1 =~ ^[0-9]+$ ]] || fail "pl-cli1-u1 is not a user on srv (getent): $UID1"
 on srv setfacl -m "u:$UID1:rwx" "$ROOT1" || fail "setfacl on srv's $ROOT1"
 capture_start "$T_TMP/notify.pcap"
-# smbtorture's own verdict is not this test's: its watches, whatever they find, are
+# smbtorture's own verdict is not this test's: its watches, whatever they find, are (dir's
+# recursive ones are of a whole subtree; not smb2.notify.tree: until this Samba's counts are
+# the ones it expects, it asks and cancels 20 watches in a loop for 20 s, 650,000 requests
+# that tshark then took minutes to read)
 on ctl smbtorture //198.18.0.20/fsroot1 -A "$T_TMP/auth" smb2.notify.dir smb2.notify.close \
-	smb2.notify.tree smb2.notify.valid-req >"$T_TMP/notify.out" 2>&1 ||
+	smb2.notify.valid-req >"$T_TMP/notify.out" 2>&1 ||
 	tail -n 4 "$T_TMP/notify.out" | sed 's/^/    smbtorture: /' >&2
 capture_stop
 on srv setfacl -x "u:$UID1" "$ROOT1"
@@ -199,13 +202,14 @@ for line in open(sys.argv[2]):
         elif int(st, 16) != 0x103 and key in asked:
             want[ends.get(int(st, 16), "error")] += 1
             held.append(float(t) - asked.pop(key))
-print("    notify: %d watches; learn's answers %s, tshark's %s; held median %.6f s, tshark's %.6f s" % (d["watches"], d["answered"], want, d["median"], statistics.median(held)), file=sys.stderr)
+print("    notify: %d watches; learn's answers %s, tshark's %s; held median %.6f s, tshark's %.6f s" % (d["watches"], d["answered"], want, d["median"], statistics.median_low(held)), file=sys.stderr)
 assert d["watches"] == watches and d["answered"] == want and d["n"] == len(held), "the counts differ"
 assert sum(1 for v in want.values() if v) >= 3, "fewer than 3 kinds of answer: the capture does not test the figure"
 assert d["still_watching"] == len(asked), "still watching"
 assert d["tree"] == int(sys.argv[3]) and d["tree"] > 0, ("whole subtree", d["tree"], sys.argv[3])
-# a median by learn's bins (12% wide) against tshark's own
-m = statistics.median(held)
+# a median by learn's bins (12% wide) against tshark's own (of an even count, the lower of the
+# two middle ones, as learn takes the rank ceil(n / 2))
+m = statistics.median_low(held)
 assert abs(d["median"] / m - 1) <= 0.13, (d["median"], m)
 PY
 pv learn "$T_TMP/notify.pcap"
@@ -269,7 +273,7 @@ wa, ja = w["activity"]["within_after"], d["gaps_within_after"]
 assert set(wa) == {c for c in ja if ja[c]["n"] >= 50 and c not in ("NEGOTIATE", "SESSION_SETUP", "LOGOFF", "TREE_CONNECT", "TREE_DISCONNECT", "CANCEL", "ECHO", "OPLOCK_BREAK")} and "CLOSE" in wa, (wa.keys(), ja)
 for y, q, jq in [(y, w["activity"][y]["quantiles"], d[j]["quantiles"]) for y, j in (("think", "think_times"), ("within", "gaps_within"), ("client", "client_times"))] + \
         [("after " + c, wa[c]["quantiles"], ja[c]["quantiles"]) for c in wa]:
-    assert sorted(float(k) for k in q) == sorted(float(k) for k in jq) and len(q) == 17, (y, q, jq)
+    assert sorted(float(k) for k in q) == sorted(float(k) for k in jq) and 17 <= len(q) <= 31, (y, q, jq)
     assert all(abs(q[k] - jq[("%g" % k)]) <= 1e-5 * jq[("%g" % k)] for k in q), (y, q, jq)
     assert list(q.values()) == sorted(q.values()), (y, "not rising", q)
 assert all(abs(k["weight"] - 100 * j["share"]) < 1e-3 for k, j in zip(w["kinds"], d["kinds"])), "the weights differ"

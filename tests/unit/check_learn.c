@@ -496,10 +496,31 @@ END_TEST
 
 /* ---- learn/hist.c, learn/table.c ---- */
 
+/* The share, percent, that a replay's draws from l (log-linear between two levels) put between
+ * a and b seconds. */
+static double levels_between(const struct pv_learn_levels *l, double a, double b)
+{
+	double f[2], x[2] = {a, b};
+
+	for (int k = 0; k < 2; k++) {
+		f[k] = x[k] <= l->q[0] ? 0 : 100;
+		for (unsigned i = 1; i < l->n; i++)
+			if (x[k] >= l->q[i - 1] && x[k] < l->q[i]) {
+				f[k] = l->level[i - 1] + (l->level[i] - l->level[i - 1]) *
+								 log(x[k] / l->q[i - 1]) /
+								 log(l->q[i] / l->q[i - 1]);
+				break;
+			}
+	}
+	return f[1] - f[0];
+}
+
 START_TEST(hists)
 {
 	struct pv_learn_hist h = {0};
 	struct pv_learn_sizes z = {0};
+	struct pv_learn_hole holes[4];
+	struct pv_learn_counts *c;
 	double split;
 
 	/* two modes: 900 gaps of about 200 us (within activities), 100 of about 2 s (between) */
@@ -515,6 +536,41 @@ START_TEST(hists)
 	ck_assert_double_eq_tol(pv_learn_hist_quantile(&h, 0.95), 1.95, 1.95 * 0.13);
 	ck_assert_double_eq(pv_learn_hist_quantile(&(struct pv_learn_hist){0}, 0.5), 0);
 	ck_assert_double_eq(pv_learn_hist_split(&(struct pv_learn_hist){0}), 0);
+	/* its one hole, from about 250 us to 1.5 s, 90% of the times under it */
+	ck_assert_uint_eq(pv_learn_hist_holes(&h, PV_LEARN_HOLE_BINS, holes, 4), 1);
+	ck_assert_double_eq_tol(holes[0].share, 0.9, 1e-12);
+	ck_assert(holes[0].lo > 220e-6 && holes[0].lo < 260e-6 && holes[0].hi > 1.4 &&
+		  holes[0].hi < 1.6);
+	/* the quantiles a replay draws from put nothing in it (log-linear between two levels):
+	 * at 90% and 90.001%, its edges; at 90% and 95% alone, 5% of the draws fell in it */
+	c = calloc(1, sizeof(*c));
+	ck_assert_ptr_nonnull(c);
+	c->think_gaps = h;
+	pv_learn_times(c);
+	ck_assert_msg(levels_between(&c->think_q, 300e-6, 1.3) < 0.002, "%.4f%% in the hole",
+		      levels_between(&c->think_q, 300e-6, 1.3));
+	ck_assert_double_eq_tol(levels_between(&c->think_q, 100e-6, 300e-6), 90, 0.01);
+	ck_assert(c->think_q.n > PV_LEARN_THINK_LEVELS && c->think_q.level[0] == 0 &&
+		  c->think_q.level[c->think_q.n - 1] == 100);
+	for (unsigned i = 1; i < c->think_q.n; i++)
+		ck_assert(c->think_q.level[i] > c->think_q.level[i - 1] &&
+			  c->think_q.q[i] >= c->think_q.q[i - 1]);
+	free(c);
+	/* holes the widest first, at most as many as asked: 10 us, 100 us (19 empty bins
+	 * between), 140 us (2: not one), 300 us (5) */
+	{
+		struct pv_learn_hist g = {0};
+
+		pv_learn_hist_add(&g, 10e-6);
+		pv_learn_hist_add(&g, 100e-6);
+		pv_learn_hist_add(&g, 140e-6);
+		pv_learn_hist_add(&g, 300e-6);
+		ck_assert_uint_eq(pv_learn_hist_holes(&g, 3, holes, 4), 2);
+		ck_assert(holes[0].share == 0.25 && holes[1].share == 0.75);
+		ck_assert_uint_eq(pv_learn_hist_holes(&g, 3, holes, 1), 1);
+		ck_assert(holes[0].share == 0.25);
+		ck_assert_uint_eq(pv_learn_hist_holes(&g, 20, holes, 4), 0);
+	}
 	pv_learn_hist_add(&h, 0);   /* below the range */
 	pv_learn_hist_add(&h, 1e9); /* above it */
 	ck_assert(h.under == 1 && h.over == 1 && h.n == 1002);
@@ -1084,7 +1140,7 @@ START_TEST(logon)
 		  c.act_within_after[6].n == 1);
 	ck_assert_double_eq_tol(c.within_after[5][0], 2.0, 2.0 * 0.13);
 	ck_assert_double_eq_tol(c.within_after[6][0], 0.9, 0.9 * 0.13);
-	ck_assert_double_eq_tol(c.within_after_q[6][PV_LEARN_THINK_LEVELS - 1], 0.9, 0.9 * 0.13);
+	ck_assert_double_eq_tol(c.within_after_q[6].q[c.within_after_q[6].n - 1], 0.9, 0.9 * 0.13);
 	/* the client's own time: the CREATE's answer at 10.102 to the CLOSE at 12.102 (2 s, over
 	 * the gap, but within an activity: its file held open; what a replay waits there); the
 	 * CREATE at 13.0, the ECHO and the LOGOFF came with the CLOSE unanswered, so none of them
@@ -1093,13 +1149,14 @@ START_TEST(logon)
 	ck_assert_double_eq_tol(pv_learn_hist_quantile(&c.client_delays, 0.5), 2.0, 2.0 * 0.13);
 	ck_assert_uint_eq(c.act_client.n, 1);
 	ck_assert_double_eq_tol(c.client[0], 2.0, 2.0 * 0.13);
-	ck_assert_double_eq_tol(c.client_q[0], 2.0, 2.0 * 0.13);
-	ck_assert_double_eq(c.client_q[PV_LEARN_THINK_LEVELS - 1], c.client_q[0]);
+	ck_assert_uint_eq(c.client_q.n, PV_LEARN_THINK_LEVELS); /* one gap: no hole */
+	ck_assert_double_eq_tol(c.client_q.q[0], 2.0, 2.0 * 0.13);
+	ck_assert_double_eq(c.client_q.q[PV_LEARN_THINK_LEVELS - 1], c.client_q.q[0]);
 	/* the think times: from an activity's last request to the next one's first, 0.9 s (12.102
 	 * to 13.0) left out as under the gap, 7.0 s to the ECHO and 5.0 s to the LOGOFF */
 	ck_assert_uint_eq(c.think_gaps.n, 2);
-	ck_assert_double_eq_tol(c.think_q[0], 5.0, 5.0 * 0.13);
-	ck_assert_double_eq_tol(c.think_q[PV_LEARN_THINK_LEVELS - 1], 7.0, 7.0 * 0.13);
+	ck_assert_double_eq_tol(c.think_q.q[0], 5.0, 5.0 * 0.13);
+	ck_assert_double_eq_tol(c.think_q.q[c.think_q.n - 1], 7.0, 7.0 * 0.13);
 	ck_assert_double_eq_tol(c.think[1], 7.0, 7.0 * 0.13);
 	/* the gap set: the kinds in the same pass, one activity of each */
 	ck_assert(c.has_kinds && c.kinds.n == 3 && c.kinds.other == 0);

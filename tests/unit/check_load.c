@@ -397,6 +397,37 @@ START_TEST(gaps_thin_tail)
 END_TEST
 
 /* The same user gets the same schedule; another user, client or seed another one. */
+/* A gap drawn under a bound (a replay holding no file open: under the activity gap): never
+ * over it, and as the quantiles say under it (their share under 5 ms over that under 10 ms). */
+START_TEST(gaps_under)
+{
+	enum { N = 20000 };
+	struct pv_playbook_workload_quantiles g = {0};
+	struct pv_load_gaps s = {0};
+	struct pv_load_rng r = {{5, 6, 7, 8}};
+	int under5 = 0, over = 0;
+
+	quantiles_set(&g, 3, (const double[]){0, 50, 100}, (const double[]){0.001, 0.01, 1});
+	for (int i = 0; i < N; i++) {
+		double x = pv_load_gaps_draw_under(&s, &g, 0.01, &r);
+
+		over += x > 0.01;
+		under5 += x <= 0.005;
+	}
+	ck_assert_int_eq(over, 0);
+	/* log-linear: half the draws under 10 ms, log(5)/log(10) of those under 5 ms */
+	ck_assert_msg(fabs((double)under5 / N - log(5) / log(10)) < 0.02, "%d of %d under 5 ms",
+		      under5, N);
+	/* no bound: draws over it, about half */
+	over = 0;
+	for (int i = 0; i < N; i++)
+		over += pv_load_gaps_draw_under(&s, &g, 0, &r) > 0.01;
+	ck_assert_msg(fabs((double)over / N - 0.5) < 0.02, "%d of %d over 10 ms", over, N);
+	/* a bound under every time: the bound itself */
+	ck_assert_double_eq(pv_load_gaps_draw_under(&s, &g, 0.0001, &r), 0.0001);
+}
+END_TEST
+
 START_TEST(sched_users)
 {
 	struct pv_playbook_workload c, c2;
@@ -1390,6 +1421,7 @@ START_TEST(proto_learned)
 	c.learned.within.level[1] = 100;
 	c.learned.within.q[0] = 0.0005;
 	c.learned.within.q[1] = 0.5;
+	c.learned.gap = 0.25;
 	c.learned.within_after[6].n = 2; /* after a CLOSE */
 	c.learned.within_after[6].level[1] = 100;
 	c.learned.within_after[6].q[0] = 0.00025;
@@ -1416,7 +1448,7 @@ START_TEST(proto_learned)
 		"0.25\nthink 0:0.001,50:0.5,100:2\nclient-times 0:0.0001,100:0.25\nwithin-times "
 		"0:0.00050000000000000001,100:0.5\nwithin-after-times 6 "
 		"0:0.00025000000000000001,100:0.001\nwithin-after-times 14 "
-		"0:0.00050000000000000001,50:0.25,100:1.5\nlogons "
+		"0:0.00050000000000000001,50:0.25,100:1.5\nactivity-gap 0.25\nlogons "
 		"89.25\nunleased 37.5\nclient 0.00048828125 0.001953125\nsizes read 30,"));
 	ck_assert_int_eq(pv_load_proto_user("cli1-u1", "srvu1", "fsroot1", 1, &b), PV_OK);
 	ck_assert_int_eq(pv_load_proto_start(1, &b), PV_OK);
@@ -1535,6 +1567,9 @@ START_TEST(proto_learned)
 			"within-after-times 13 0:0.1,100:0.2", /* ECHO: not replayed */
 			"within-after-times x 0:0.1,100:0.2",  /* not a number */
 			"within-after-times 6",		       /* no quantiles */
+			"activity-gap 0",		       /* none */
+			"activity-gap 2e4",		       /* over 10^4 s */
+			"activity-gap 0.5 1",		       /* a word more */
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -2970,6 +3005,7 @@ int main(void)
 	tcase_add_test(tc, start_at_think);
 	tcase_add_test(tc, gaps_as_answered);
 	tcase_add_test(tc, gaps_thin_tail);
+	tcase_add_test(tc, gaps_under);
 	tcase_add_test(tc, sched_users);
 	tcase_add_test(tc, sched_weights);
 	tcase_add_test(tc, hist_buckets);

@@ -65,12 +65,20 @@ static void counts(struct pv_learn_counts *c)
 	c->think[0] = 2;
 	c->think[1] = 30;
 	for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++) { /* 0.5 s to 20.5 s, steps of 1.25 s */
-		c->think_q[i] = 0.5 + 1.25 * i;
-		c->client_q[i] = 0.0001 * (i + 1);
-		c->within_q[i] = 0.001 * (i + 1);
-		c->within_after_q[SMB2_CLOSE][i] = 0.0001 * (i + 1);
-		c->within_after_q[SMB2_READ][i] = 0.002 * (i + 1);
-		c->within_after_q[SMB2_ECHO][i] = 0.002 * (i + 1);
+		struct pv_learn_levels *l[] = {&c->think_q,
+					       &c->client_q,
+					       &c->within_q,
+					       &c->within_after_q[SMB2_CLOSE],
+					       &c->within_after_q[SMB2_READ],
+					       &c->within_after_q[SMB2_ECHO]};
+		const double v[] = {0.5 + 1.25 * i,   0.0001 * (i + 1), 0.001 * (i + 1),
+				    0.0001 * (i + 1), 0.002 * (i + 1),	0.002 * (i + 1)};
+
+		for (size_t j = 0; j < sizeof(l) / sizeof(l[0]); j++) {
+			l[j]->level[i] = pv_learn_think_levels[i];
+			l[j]->q[i] = v[j];
+			l[j]->n = PV_LEARN_THINK_LEVELS;
+		}
 	}
 	c->within_after[SMB2_CLOSE][0] = 0.0005;
 	c->within_after[SMB2_CLOSE][1] = 0.0012;
@@ -297,6 +305,8 @@ START_TEST(read_back)
 	ck_assert_uint_eq(l.client_q.n, PV_LEARN_THINK_LEVELS);
 	ck_assert_uint_eq(l.within.n, PV_LEARN_THINK_LEVELS);
 	ck_assert_double_eq_tol(l.within.q[PV_LEARN_THINK_LEVELS - 1], 0.017, 1e-12);
+	/* activity.gap: under it, a replay holding nothing open */
+	ck_assert_double_eq_tol(l.gap, 0.5, 1e-12);
 	/* activity.within_after: drawn after a CLOSE, none after a READ (too few learned) */
 	ck_assert_uint_eq(l.within_after[SMB2_CLOSE].n, PV_LEARN_THINK_LEVELS);
 	ck_assert_double_eq_tol(l.within_after[SMB2_CLOSE].q[PV_LEARN_THINK_LEVELS - 1], 0.0017,
@@ -305,9 +315,9 @@ START_TEST(read_back)
 		ck_assert(i == SMB2_CLOSE || !l.within_after[i].n);
 	for (int i = 0; i < PV_LEARN_THINK_LEVELS; i++) {
 		ck_assert_double_eq(l.think.level[i], pv_learn_think_levels[i]);
-		ck_assert_double_eq_tol(l.think.q[i], c.think_q[i], 1e-9);
+		ck_assert_double_eq_tol(l.think.q[i], c.think_q.q[i], 1e-9);
 		ck_assert_double_eq(l.client_q.level[i], pv_learn_think_levels[i]);
-		ck_assert_double_eq_tol(l.client_q.q[i], c.client_q[i], 1e-12);
+		ck_assert_double_eq_tol(l.client_q.q[i], c.client_q.q[i], 1e-12);
 	}
 	ck_assert_double_eq_tol(l.kind[0].seconds, 0.02, 1e-12);
 
