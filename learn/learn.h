@@ -43,9 +43,9 @@ extern const double pv_learn_think_levels[PV_LEARN_THINK_LEVELS];
  * where the capture had none: smbclient's think times, 2.1 ms at 70% and 53 ms at 80%, are
  * under 2.4 ms or over 47 ms, and a draw between the two levels alone fell in the hole, 3 to
  * 40 ms. Each hole adds the time of the bin under it at its share (percent, to 10^-4, rounded
- * down) and that of the bin over it 10^-3 percent further; a point not above the one before is left
- * out. The levels left go where the time rises the fastest (summary.c's refine). n 0: none learned.
- */
+ * down) and that of the bin over it 10^-3 percent further; a point not above the one before
+ * is left out. The levels left go where the time rises the fastest (summary.c's refine). n 0:
+ * none learned. */
 #define PV_LEARN_HOLES	   7
 #define PV_LEARN_HOLE_BINS 3
 #define PV_LEARN_REFINE	   1.5

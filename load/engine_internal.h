@@ -62,9 +62,9 @@ struct user {
 	struct pv_load_rng rng; /* picks files */
 	/* when its next scenario may start (due) and when the schedule has it (planned: the
 	 * rate's, from which a start is late; due is planned, or near it after a learned
-	 * activity: pv_load_start_at), the
-	 * think time after the learned activity under way (-1: none), and the seconds the last
-	 * answer to it took (its think time is from its last request, as learn measures it) */
+	 * activity: pv_load_start_at), the think time after the learned activity under way
+	 * (-1: none), and the seconds the last answer took (a learned gap and think time are
+	 * from the last request, as learn measures them) */
 	double due, planned, think, answered_in;
 	enum pv_load_op last_op; /* the command of its last request (a learned gap's: paused) */
 	double idle_since;	 /* when its last scenario ended (or it logged on) */

@@ -333,8 +333,8 @@ static int learned_number(struct pv_load_proto *p, const char *s, const char *en
 }
 
 /* "think|client-times|within-times LEVEL:SECONDS,...": a learned workload's think time, client
- * time or gaps within an activity, its quantiles (2 to PV_PLAYBOOK_WORKLOAD_QUANTILES,
- * from 0 to 100 percent, each level over the last, the seconds never fewer, at most 10^4, the last
+ * time or gaps within an activity, its quantiles (2 to PV_PLAYBOOK_WORKLOAD_QUANTILES, from 0
+ * to 100 percent, each level over the last, the seconds never fewer, at most 10^4, the last
  * over 0), into *l */
 static int quantiles_line(struct pv_load_proto *p, const char *s, const char *end,
 			  struct pv_playbook_workload_quantiles *l)

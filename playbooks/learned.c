@@ -404,11 +404,10 @@ static int within_after(struct pv_playbook_schema *sc, const struct pv_playbook_
 		if ((r = times(sc, m->items[i], what, l, &l->within_after[code])))
 			return r;
 		if (!l->within_after[code].n)
-			return pv_playbook_schema_fail(
-				sc, m->items[i],
-				"'activity.%s' has no quantiles; expected them, as learn "
-				"writes them",
-				what);
+			return pv_playbook_schema_fail(sc, m->items[i],
+						       "'activity.%s' has no quantiles; expected "
+						       "them, as learn writes them",
+						       what);
 	}
 	return 0;
 }

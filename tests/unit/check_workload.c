@@ -533,6 +533,20 @@ START_TEST(read_refusals)
 		"(did you mean 'leased'?)");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nactivity: {clients: {}}\n",
 		"(did you mean 'client'?)");
+	/* activity.gap and within_after */
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nactivity: {gap: -1}\n",
+		"'activity.gap' is '-1'; expected a number from 0 to 10000");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nactivity: {within_after: [1]}\n",
+		"'activity.within_after' is a sequence; expected a mapping {COMMAND:");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nactivity: {within_after: {ECHO: "
+		"{median: 1}}}\n",
+		"'activity.within_after' has 'ECHO', which is no SMB2 command a kind replays");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nactivity: {within_after: {CLOSE: "
+		"{median: 1}}}\n",
+		"'activity.within_after.CLOSE' has no quantiles");
+	refused("kinds:\n  - {commands: CREATE, weight: 5}\nactivity: {within_after: {CLOSE: "
+		"{quantiles: {0: 1, 100: 2}}, CLOSE: {quantiles: {0: 1, 100: 2}}}}\n",
+		"'activity.within_after' has 'CLOSE' twice");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nusers: {logons_again_per_hour: {mean: "
 		"1}}\n",
 		"(did you mean 'median'?)");
