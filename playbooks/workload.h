@@ -93,8 +93,10 @@ struct pv_playbook_workload_scenario {
 #define PV_PLAYBOOK_WORKLOAD_RATE_MAX 36000000
 /* a learned time's quantiles read from a workload at most */
 #define PV_PLAYBOOK_WORKLOAD_QUANTILES 32
-/* a learned client time shorter than this is not waited (a loop's turn takes as long): 100 us */
-#define PV_PLAYBOOK_WORKLOAD_CLIENT_MIN 1e-4
+/* a learned wait shorter than this is not waited (a loop's turn takes about as long): 20 us
+ * (100 us until 2026-12-05: the gaps after a CLOSE were replayed 67 us at the median, the
+ * capture's 119; docs/learn.md) */
+#define PV_PLAYBOOK_WORKLOAD_CLIENT_MIN 2e-5
 
 /* A learned time's distribution by its quantiles: q[i] seconds at level[i] percent, from 0
  * (the first) to 100 (the last), the levels ascending, the seconds never fewer; n 0: none. */
