@@ -70,11 +70,6 @@ static void parts_of(struct parts *ps, const struct pv_learn_counts *c, int side
 	}
 }
 
-static double share(uint64_t a, uint64_t b)
-{
-	return b ? 100.0 * (double)a / (double)b : 0;
-}
-
 static struct pv_learn_check_row *row(struct pv_learn_check *o, const char *group, const char *unit,
 				      double cap, double rep, bool pass)
 {
@@ -110,7 +105,8 @@ static void mix(const struct pv_learn_counts *cap, const struct pv_learn_counts 
 	parts_of(&ps, rep, 1);
 	for (unsigned i = 0; i < ps.n; i++) {
 		const struct part *p = &ps.p[i];
-		double c = share(p->n[0], ps.total[0]), r = share(p->n[1], ps.total[1]);
+		double c = pv_learn_pct(p->n[0], ps.total[0]),
+		       r = pv_learn_pct(p->n[1], ps.total[1]);
 		struct pv_learn_check_row *w;
 		const char *cmd = pv_smb_trace_cmd_name((uint16_t)p->cmd);
 
@@ -225,12 +221,12 @@ static void sizes(const char *what, const struct pv_learn_sizes *c, const struct
 		RULE(w, "within 20%%");
 	}
 	for (int k = 0; k < PV_LEARN_SIZES_BINS; k++) {
-		double d = fabs(share(c->b[k], c->n) - share(r->b[k], r->n));
+		double d = fabs(pv_learn_pct(c->b[k], c->n) - pv_learn_pct(r->b[k], r->n));
 
 		if (d > worst)
 			worst = d, at = k;
 	}
-	w = row(o, "sizes", "%", share(c->b[at], c->n), share(r->b[at], r->n),
+	w = row(o, "sizes", "%", pv_learn_pct(c->b[at], c->n), pv_learn_pct(r->b[at], r->n),
 		c->n && r->n && worst <= 3);
 	if (worst > 0)
 		SAY(w, "%s sizes, worst bucket (to %llu B)", what,
@@ -267,8 +263,8 @@ static void status(const struct pv_learn_counts *cap, const struct pv_learn_coun
 		if (!b)
 			continue;
 		for (int k = 0; k < 4; k++)
-			tv += a ? fabs(share(cap->status_class[cmd][k], a) -
-				       share(rep->status_class[cmd][k], b)) /
+			tv += a ? fabs(pv_learn_pct(cap->status_class[cmd][k], a) -
+				       pv_learn_pct(rep->status_class[cmd][k], b)) /
 					      200
 				: 0.5;
 		off += tv * (double)b;
@@ -277,8 +273,8 @@ static void status(const struct pv_learn_counts *cap, const struct pv_learn_coun
 	w = row(o, "status", "", 0, off, off <= 1);
 	SAY(w, "answers of another status class, %%");
 	RULE(w, "at most 1%%");
-	w = row(o, "status", "%", share(nf[0], ans[0]), share(nf[1], ans[1]),
-		share(nf[1], ans[1]) - share(nf[0], ans[0]) <= 0.5);
+	w = row(o, "status", "%", pv_learn_pct(nf[0], ans[0]), pv_learn_pct(nf[1], ans[1]),
+		pv_learn_pct(nf[1], ans[1]) - pv_learn_pct(nf[0], ans[0]) <= 0.5);
 	SAY(w, "names or paths not found");
 	RULE(w, "at most 0.5 points more");
 }
@@ -293,7 +289,8 @@ static void notify(const struct pv_learn_counts *cap, const struct pv_learn_coun
 	if (!n[0])
 		return;
 	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++) {
-		double c = share(cap->notify.ended[i], n[0]), r = share(rep->notify.ended[i], n[1]);
+		double c = pv_learn_pct(cap->notify.ended[i], n[0]),
+		       r = pv_learn_pct(rep->notify.ended[i], n[1]);
 		struct pv_learn_check_row *w;
 
 		if (c == 0 && r == 0)
@@ -309,8 +306,8 @@ static void notify(const struct pv_learn_counts *cap, const struct pv_learn_coun
 static void leases(const struct pv_learn_counts *cap, const struct pv_learn_counts *rep,
 		   struct pv_learn_check *o)
 {
-	double a = share(cap->file_opens_leased, cap->file_opens),
-	       b = share(rep->file_opens_leased, rep->file_opens);
+	double a = pv_learn_pct(cap->file_opens_leased, cap->file_opens),
+	       b = pv_learn_pct(rep->file_opens_leased, rep->file_opens);
 	struct pv_learn_check_row *w;
 
 	if (!cap->file_opens)
@@ -325,7 +322,7 @@ static void answers(const struct pv_learn_counts *cap, const struct pv_learn_cou
 {
 	uint64_t asked[2] = {pv_learn_requests(cap) - cap->req[12],
 			     pv_learn_requests(rep) - rep->req[12]};
-	double a = share(cap->matched, asked[0]), b = share(rep->matched, asked[1]);
+	double a = pv_learn_pct(cap->matched, asked[0]), b = pv_learn_pct(rep->matched, asked[1]);
 	struct pv_learn_check_row *w =
 		row(o, "answers", "%", a, b, asked[0] && asked[1] && a >= 99 && b >= 99);
 

@@ -31,12 +31,6 @@ void pv_learn_hist_add(struct pv_learn_hist *h, double s)
 	h->b[i]++;
 }
 
-/* the empty bins a hole spans */
-static int hole_bins(const struct pv_learn_hole *o)
-{
-	return (int)lround(log10(o->hi / o->lo) * PV_LEARN_HIST_PER_DECADE) - 1;
-}
-
 size_t pv_learn_hist_holes(const struct pv_learn_hist *h, int min_bins, struct pv_learn_hole *out,
 			   size_t max)
 {
@@ -53,13 +47,13 @@ size_t pv_learn_hist_holes(const struct pv_learn_hist *h, int min_bins, struct p
 		if (last >= 0 && w >= min_bins) {
 			/* kept the widest first (insertion: max is small); one no wider than the
 			 * narrowest of max kept is not */
-			for (; at > 0 && hole_bins(&out[at - 1]) < w; at--)
+			for (; at > 0 && out[at - 1].bins < w; at--)
 				if (at < max)
 					out[at] = out[at - 1];
 			if (at < max) {
 				out[at] = (struct pv_learn_hole){(double)seen / (double)h->n,
 								 sqrt(edge(last) * edge(last + 1)),
-								 sqrt(edge(i) * edge(i + 1))};
+								 sqrt(edge(i) * edge(i + 1)), w};
 				k += k < max;
 			}
 		}

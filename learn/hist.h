@@ -27,9 +27,11 @@ struct pv_learn_hist {
 void pv_learn_hist_add(struct pv_learn_hist *h, double seconds);
 /* A hole of a time histogram: a run of empty bins between two that hold times; share is the
  * part of the histogram at or under the bin below it (0 to 1), lo and hi the middles of the
- * bins below and above it, seconds (as pv_learn_hist_quantile reads a bin). */
+ * bins below and above it, seconds (as pv_learn_hist_quantile reads a bin), bins the empty
+ * bins it spans. */
 struct pv_learn_hole {
 	double share, lo, hi;
+	int bins;
 };
 /* h's holes of min_bins empty bins or more, the widest first (of two as wide, the lower), at
  * most max of them into out; how many. */

@@ -138,14 +138,14 @@ static void within_after(struct pv_buf *out, const struct pv_learn_counts *c)
 	}
 }
 
+double pv_learn_pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0;
+}
+
 double pv_learn_per_user_hour(const struct pv_learn_counts *c, uint64_t n)
 {
 	return c->user_hours > 0 ? (double)n / c->user_hours : 0;
-}
-
-static double pct(uint64_t a, uint64_t b)
-{
-	return b ? 100.0 * (double)a / (double)b : 0;
 }
 
 /* A YAML double-quoted string: the capture's name as given (its quotes and controls escaped) */
@@ -184,7 +184,7 @@ static void sizes(struct pv_buf *b, const char *key, const struct pv_learn_sizes
 	for (int k = 0; k < PV_LEARN_SIZES_BINS; k++)
 		if (s->b[k]) {
 			pv_buf_addf(b, "%s%llu: %.2f", sep, k ? 1ull << k : 0ull,
-				    pct(s->b[k], s->n));
+				    pv_learn_pct(s->b[k], s->n));
 			sep = ", ";
 		}
 	pv_buf_addstr(b, "}, means: {");
@@ -248,7 +248,8 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 			    "    per_user_hour: %.6g\n"
 			    "    requests: %.4g\n"
 			    "    seconds: %.6g\n",
-			    pct(kd->count, c->activities), pv_learn_per_user_hour(c, kd->count),
+			    pv_learn_pct(kd->count, c->activities),
+			    pv_learn_per_user_hour(c, kd->count),
 			    (double)kd->requests / (double)kd->count,
 			    kd->seconds / (double)kd->count);
 		pv_buf_addstr(b, "    counts: [");
@@ -273,7 +274,7 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 			"its commands (that kind's stands_for: its weight and rate added, as many "
 			"of its activities as their requests make), the %% of all requests made "
 			"as another command so; those past the %d told apart not replayed\n",
-			pct(rest, c->activities), (unsigned long long)rest,
+			pv_learn_pct(rest, c->activities), (unsigned long long)rest,
 			(unsigned long long)(k->other_requests + w->past_requests),
 			(unsigned long long)w->past_activities, 100 * w->moved,
 			PV_LEARN_KINDS_WRITTEN, PV_LEARN_KINDS_MAX);
@@ -294,7 +295,7 @@ static void notify(struct pv_buf *out, const struct pv_learn_counts *c)
 		    pv_learn_hist_quantile(&n->held, 0.5), pv_learn_hist_quantile(&n->held, 0.95));
 	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
 		pv_buf_addf(out, "%s%s: %.4f", i ? ", " : "", pv_learn_notify_ends[i],
-			    pct(n->ended[i], n->held.n));
+			    pv_learn_pct(n->ended[i], n->held.n));
 	pv_buf_addf(out, "}\n    still_watching: %llu # when the capture ended\n",
 		    (unsigned long long)n->open);
 }
@@ -353,7 +354,7 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 	for (uint16_t i = 0; i < PV_SMB_TRACE_NCMD; i++)
 		if (c->req[i])
 			pv_buf_addf(out, "  %s: %.4f\n", pv_smb_trace_cmd_name(i),
-				    pct(c->req[i], reqs));
+				    pv_learn_pct(c->req[i], reqs));
 	pv_buf_addstr(out,
 		      "sizes: # bytes: reads asked, writes sent; bucket N (a power of two) holds "
 		      "those from N/2 up to below N, bucket 0 the empty ones, each as a % of "
@@ -369,7 +370,7 @@ int pv_learn_workload(const struct pv_learn_counts *c, const char *source, const
 			"in place (OPEN, not a stat open nor a folder) granted: how many, and the "
 			"%% of them that asked a lease or an oplock, as many as a replay asks\n",
 			(unsigned long long)c->file_opens,
-			pct(c->file_opens_leased, c->file_opens));
+			pv_learn_pct(c->file_opens_leased, c->file_opens));
 	times(out, "open_seconds", &c->open_times, " # CREATE's answer to the CLOSE");
 	pv_buf_addf(out,
 		    "  listings_per_folder: {median: %g, p95: %g, folders: %llu} # how often each "

@@ -14,6 +14,8 @@
 /* Every SMB2 request the capture holds, all commands together. */
 uint64_t pv_learn_requests(const struct pv_learn_counts *c);
 
+/* a as a percent of b (0 when b is 0). */
+double pv_learn_pct(uint64_t a, uint64_t b);
 /* n a user-hour: over the user-hours the capture holds (c->user_hours; 0 when none). */
 double pv_learn_per_user_hour(const struct pv_learn_counts *c, uint64_t n);
 

@@ -61,6 +61,19 @@ static int number(struct pv_playbook_schema *sc, const struct pv_playbook_node *
 	return number_at(sc, v, p, lo, hi, dst);
 }
 
+/* The code under below of the command a learned kind replays named w (as learn writes it:
+ * pv_playbook_workload_learned_command), else below. */
+static unsigned command_code(const char *w, unsigned below)
+{
+	unsigned code;
+
+	for (code = 0; code < below; code++)
+		if (pv_playbook_workload_learned_command(code) &&
+		    !strcmp(w, pv_playbook_workload_learned_command(code)))
+			break;
+	return code;
+}
+
 /* "CREATE QUERY_INFO READ+ CLOSE ..." into k: the commands replayed, "+" a repeat, the cut
  * mark "..." last (*cut); those the driver makes itself (logons, tree connects) left out.
  * at[i]: the place in the text of the command kept as step i; *words: the commands read. */
@@ -97,12 +110,7 @@ static int commands(struct pv_playbook_schema *sc, const struct pv_playbook_node
 			continue;
 		}
 		(*words)++;
-		for (code = 0; code < 0x80; code++)
-			if (!strcmp(w, pv_playbook_workload_learned_command(code)
-					       ? pv_playbook_workload_learned_command(code)
-					       : ""))
-				break;
-		if (code == 0x80) {
+		if ((code = command_code(w, 0x80)) == 0x80) {
 			static const char *const others[] = {
 				"NEGOTIATE",	"SESSION_SETUP",   "LOGOFF",
 				"TREE_CONNECT", "TREE_DISCONNECT", "CANCEL",
@@ -384,11 +392,8 @@ static int within_after(struct pv_playbook_schema *sc, const struct pv_playbook_
 		char what[48];
 		int r;
 
-		for (code = 0; code < PV_PLAYBOOK_WORKLOAD_CMDS; code++)
-			if (pv_playbook_workload_learned_command(code) &&
-			    !strcmp(name, pv_playbook_workload_learned_command(code)))
-				break;
-		if (code == PV_PLAYBOOK_WORKLOAD_CMDS)
+		if ((code = command_code(name, PV_PLAYBOOK_WORKLOAD_CMDS)) ==
+		    PV_PLAYBOOK_WORKLOAD_CMDS)
 			return pv_playbook_schema_fail(
 				sc, m->keys[i],
 				"'activity.within_after' has '%s', which is no SMB2 command a kind "

@@ -27,11 +27,6 @@ struct learn_out {
 	bool checked;
 };
 
-static double pct(uint64_t a, uint64_t b)
-{
-	return b ? 100.0 * (double)a / (double)b : 0;
-}
-
 static void text_users(const struct pv_learn_counts *c, bool keep);
 static const char *dur(double s, char *b, size_t n);
 static void json_check(struct pv_json *j, const struct learn_out *o);
@@ -94,27 +89,28 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 	       (unsigned long long)c->conns_midway);
 	printf("learn: %llu SMB2 requests, %llu answered in the capture (%.1f%%), %llu with an "
 	       "error status\n",
-	       (unsigned long long)reqs, (unsigned long long)c->matched, pct(c->matched, tracked),
-	       (unsigned long long)c->errors);
+	       (unsigned long long)reqs, (unsigned long long)c->matched,
+	       pv_learn_pct(c->matched, tracked), (unsigned long long)c->errors);
 	if (reqs) {
 		printf("  %-16s %10s %7s\n", "command", "requests", "%");
 		for (uint16_t i = 0; i < PV_SMB_TRACE_NCMD; i++)
 			if (c->req[i])
 				printf("  %-16s %10llu %7.2f\n", pv_smb_trace_cmd_name(i),
-				       (unsigned long long)c->req[i], pct(c->req[i], reqs));
+				       (unsigned long long)c->req[i],
+				       pv_learn_pct(c->req[i], reqs));
 	}
 	text_users(c, o->keep);
 	if (c->enc_frames)
 		printf("learn: not read: %llu encrypted frames (%.1f%% of the SMB bytes); capture "
 		       "with encryption off (smb encrypt = off on a lab server) to learn from "
 		       "them\n",
-		       (unsigned long long)c->enc_frames, pct(c->enc_bytes, smb));
+		       (unsigned long long)c->enc_frames, pv_learn_pct(c->enc_bytes, smb));
 	if (c->comp_frames)
 		printf("learn: not read: %llu compressed frames (%.1f%% of the SMB bytes)\n",
-		       (unsigned long long)c->comp_frames, pct(c->comp_bytes, smb));
+		       (unsigned long long)c->comp_frames, pv_learn_pct(c->comp_bytes, smb));
 	if (c->smb1_frames)
 		printf("learn: not read: %llu SMB1 frames (%.1f%% of the SMB bytes)\n",
-		       (unsigned long long)c->smb1_frames, pct(c->smb1_bytes, smb));
+		       (unsigned long long)c->smb1_frames, pv_learn_pct(c->smb1_bytes, smb));
 	if (c->gap_bytes)
 		printf("learn: not read: %llu bytes the capture did not keep (%llu frames cut by "
 		       "its "
@@ -124,7 +120,7 @@ static void text(const struct pv_ctx *ctx, const void *result, int code)
 	if (c->other_frames)
 		printf("learn: not read: %llu NetBIOS frames that were not SMB (%.1f%% of the "
 		       "bytes)\n",
-		       (unsigned long long)c->other_frames, pct(c->other_bytes, smb));
+		       (unsigned long long)c->other_frames, pv_learn_pct(c->other_bytes, smb));
 	if (c->malformed)
 		printf("learn: %llu malformed SMB2 frames, the first: %s\n",
 		       (unsigned long long)c->malformed, c->first_malformed);
@@ -197,7 +193,7 @@ static void text_notify(const struct pv_learn_counts *c)
 	       dur(pv_learn_hist_quantile(&n->held, 0.95), b, sizeof(b)));
 	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++)
 		printf("%s%s %.1f%%", i ? ", " : "", pv_learn_notify_ends[i],
-		       pct(n->ended[i], n->held.n));
+		       pv_learn_pct(n->ended[i], n->held.n));
 	printf("; %llu still watching at the end\n", (unsigned long long)n->open);
 }
 
@@ -246,7 +242,7 @@ static void text_kinds(const struct pv_learn_counts *c)
 		       "the kinds' requests): each replayed as the kind written nearest its "
 		       "commands, %.2f%% of the requests so made as another command\n",
 		       k->n - w->kept, w->kept, (unsigned long long)w->past_activities,
-		       pct(w->past_requests, w->requests), 100 * w->moved);
+		       pv_learn_pct(w->past_requests, w->requests), 100 * w->moved);
 	if (k->other)
 		printf("learn: %llu activities (%llu requests) of kinds past the %d told apart: "
 		       "not replayed\n",
@@ -297,7 +293,8 @@ static void text_users(const struct pv_learn_counts *c, bool keep)
 	if (c->file_opens)
 		printf("learn: opens to read or edit a file, granted: %llu, %.1f%% of them "
 		       "asking a lease or an oplock (a replay asks as many)\n",
-		       (unsigned long long)c->file_opens, pct(c->file_opens_leased, c->file_opens));
+		       (unsigned long long)c->file_opens,
+		       pv_learn_pct(c->file_opens_leased, c->file_opens));
 	if (c->req_gaps.n) {
 		printf("learn: activities: a user's requests more than %s apart (%s) start "
 		       "another, unless it holds a file open: %llu activities, %.1f requests "
