@@ -213,11 +213,10 @@ static void sizes(const char *what, const struct pv_learn_sizes *c, const struct
 	if (!c->n && !r->n)
 		return;
 	for (int i = 0; i < 2; i++) {
-		double a = (double)pv_learn_sizes_quantile(c, q[i]),
-		       b = (double)pv_learn_sizes_quantile(r, q[i]);
+		double a = pv_learn_sizes_value(c, q[i]), b = pv_learn_sizes_value(r, q[i]);
 
 		w = row(o, "sizes", "B", a, b, c->n && r->n && near(a, b, 0.20));
-		SAY(w, "%s sizes, p%.0f (up to)", what, q[i] * 100);
+		SAY(w, "%s sizes, p%.0f", what, q[i] * 100);
 		RULE(w, "within 20%%");
 	}
 	for (int k = 0; k < PV_LEARN_SIZES_BINS; k++) {

@@ -1,6 +1,7 @@
 /* learn/hist.c: log-scale time histograms and power-of-two size histograms (see
  * learn/hist.h). */
 #include "learn/hist.h"
+#include "util/stats.h"
 
 #include <math.h>
 
@@ -169,6 +170,24 @@ uint64_t pv_learn_sizes_quantile(const struct pv_learn_sizes *s, double q)
 			return k ? (uint64_t)1 << k : 0;
 	}
 	return (uint64_t)1 << (PV_LEARN_SIZES_BINS - 1);
+}
+
+double pv_learn_sizes_value(const struct pv_learn_sizes *s, double q)
+{
+	double want = q * (double)s->n, seen = 0, f, p, lo;
+	int k = 0;
+
+	if (!s->n)
+		return 0;
+	while (k < PV_LEARN_SIZES_BINS - 1 && (!s->b[k] || seen + (double)s->b[k] < want))
+		seen += (double)s->b[k++];
+	if (!k || !s->b[k])
+		return k ? (double)((uint64_t)1 << (k - 1)) : 0;
+	f = (want - seen) / (double)s->b[k];
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	lo = (double)((uint64_t)1 << (k - 1));
+	p = pv_stat_octave_low_share((double)s->bytes[k] / (double)s->b[k], lo);
+	return f <= p ? lo : lo + lo * (f - p) / (1 - p);
 }
 
 double pv_learn_hist_ks(const struct pv_learn_hist *a, const struct pv_learn_hist *b)

@@ -62,5 +62,9 @@ struct pv_learn_sizes {
 void pv_learn_sizes_add(struct pv_learn_sizes *s, uint64_t bytes);
 /* The q-quantile's bin as its upper bound in bytes (2^k), 0 for nothing or zeros. */
 uint64_t pv_learn_sizes_quantile(const struct pv_learn_sizes *s, double q);
+/* The q-quantile in bytes, within its bin as a replay draws from it: the bin's share at its
+ * low edge that its mean calls for, the rest spread evenly (pv_stat_octave_low_share). Unlike
+ * the bin's bound, it moves little when a share crosses a bin's edge (0 for nothing). */
+double pv_learn_sizes_value(const struct pv_learn_sizes *s, double q);
 
 #endif

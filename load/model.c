@@ -2,6 +2,7 @@
 #include "load/model.h"
 
 #include "util/digest.h"
+#include "util/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -254,9 +255,8 @@ uint32_t pv_load_size_draw(const double *cum, const double *mean, uint32_t max,
 	if (!k)
 		return 1; /* the empty ones, made 1 byte */
 	lo = (double)(1ull << (k - 1));
-	if (mean && mean[k] > 0)
-		p = 3 - 2 * mean[k] / lo;
-	p = p < 0 ? 0 : p > 1 ? 1 : p;
+	if (mean)
+		p = pv_stat_octave_low_share(mean[k], lo);
 	v = p > 0 && pv_load_rng_unit(g) < p ? lo : lo + pv_load_rng_unit(g) * lo;
 	if (v > max)
 		return max;

@@ -340,3 +340,10 @@ void pv_stat_diff(struct pv_stat_est a, struct pv_stat_est b, double alpha, doub
 	*lo = *d - t * sqrt(v);
 	*hi = *d + t * sqrt(v);
 }
+
+double pv_stat_octave_low_share(double mean, double lo)
+{
+	double p = lo > 0 && mean > 0 ? 3 - 2 * mean / lo : 0;
+
+	return p < 0 ? 0 : p > 1 ? 1 : p;
+}

@@ -60,4 +60,9 @@ struct pv_stat_est pv_stat_repeats(const double *x, size_t k, double floor);
 void pv_stat_diff(struct pv_stat_est a, struct pv_stat_est b, double alpha, double *d, double *lo,
 		  double *hi);
 
+/* A power-of-two bucket [lo, 2 lo) known only by its mean, as learn keeps a size and a replay
+ * draws one: the share of its values at lo, the rest spread evenly over the bucket (the one
+ * shape of those two parts with that mean: 3 - 2 mean / lo, within [0, 1]). */
+double pv_stat_octave_low_share(double mean, double lo);
+
 #endif

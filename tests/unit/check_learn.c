@@ -587,6 +587,36 @@ START_TEST(hists)
 }
 END_TEST
 
+/* The quantile within its bin: as the replay draws (a share at the low edge, the rest even) */
+START_TEST(sizes_value)
+{
+	struct pv_learn_sizes a = {0}, b = {0}, e = {0}, u = {0};
+
+	ck_assert(pv_learn_sizes_value(&e, 0.5) == 0);
+	/* all at one size, a power of two: that size, not its bin's bound */
+	for (int i = 0; i < 100; i++)
+		pv_learn_sizes_add(&e, 65536);
+	ck_assert(pv_learn_sizes_value(&e, 0.5) == 65536);
+	ck_assert(pv_learn_sizes_value(&e, 0.95) == 65536);
+	/* a bin's mean at 1.5 times its edge: spread evenly, its middle at the mean */
+	for (int i = 0; i < 100; i++)
+		pv_learn_sizes_add(&u, 4096 + (uint64_t)i * 4096 / 100);
+	ck_assert_double_eq_tol(pv_learn_sizes_value(&u, 0.5), 6103, 25);
+	/* half the reads either side of 32 KiB, a few more on one side, then the other: the
+	 * bins' bounds are 32 and 64 KiB apart; the values are within 1% */
+	for (int i = 0; i < 1000; i++) {
+		pv_learn_sizes_add(&a, i < 498 ? 20000 : 40000);
+		pv_learn_sizes_add(&b, i < 503 ? 20000 : 40000);
+	}
+	ck_assert_uint_eq(pv_learn_sizes_quantile(&a, 0.5), 65536);
+	ck_assert_uint_eq(pv_learn_sizes_quantile(&b, 0.5), 32768);
+	ck_assert(pv_learn_sizes_value(&a, 0.5) == 32768);
+	ck_assert_double_eq_tol(pv_learn_sizes_value(&b, 0.5), 32543, 20);
+	ck_assert_double_eq_tol(pv_learn_sizes_value(&a, 0.95),
+				32768 + 32768 * (0.9 - 0.559) / 0.441, 300);
+}
+END_TEST
+
 START_TEST(table)
 {
 	struct pv_learn_table t;
@@ -1310,6 +1340,7 @@ int main(void)
 	tcase_add_test(tc, trace_frames);
 	tcase_add_test(tc, frames);
 	tcase_add_test(tc, hists);
+	tcase_add_test(tc, sizes_value);
 	tcase_add_test(tc, table);
 	tcase_add_test(tc, users);
 	tcase_add_test(tc, kinds);
