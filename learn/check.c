@@ -8,7 +8,8 @@
 #include "learn/workload.h"
 #include "util/stats.h"
 
-/* The mix's parts: a command, CREATE by disposition, IOCTL by control code. */
+/* The mix's parts: a command, CREATE by disposition, IOCTL by control code, QUERY_DIRECTORY
+ * by its pattern's shape. */
 #define PARTS 64
 struct part {
 	unsigned cmd;
@@ -21,6 +22,8 @@ struct parts {
 	struct part p[PARTS];
 	uint64_t total[2];
 };
+
+static const char *const listings[3] = {"*", "PATTERN", "NAME"};
 
 const char *const pv_learn_dispositions[6] = {"SUPERSEDE", "OPEN",	"CREATE",
 					      "OPEN_IF",   "OVERWRITE", "OVERWRITE_IF"};
@@ -40,7 +43,7 @@ static void part_add(struct parts *ps, unsigned cmd, long sub, int side, uint64_
 		if (ps->p[i].cmd == cmd && ps->p[i].sub == sub)
 			break;
 	if (i == ps->n) {
-		if (ps->n == PARTS) /* cannot be: 19 commands, 7 dispositions, 18 codes */
+		if (ps->n == PARTS) /* cannot be: 19 commands, 7 dispositions, 18 codes, 4 listings */
 			return;
 		ps->p[ps->n++] = (struct part){cmd, sub, {0, 0}};
 	}
@@ -66,7 +69,12 @@ static void parts_of(struct parts *ps, const struct pv_learn_counts *c, int side
 				left -= c->ioctl_req[i] < left ? c->ioctl_req[i] : left;
 			}
 		}
-		part_add(ps, cmd, cmd == 5 || cmd == 11 ? -2 : -1, side, left);
+		if (cmd == 14)
+			for (long k = 0; k < 3; k++) {
+				part_add(ps, cmd, k, side, c->listing[k]);
+				left -= c->listing[k] < left ? c->listing[k] : left;
+			}
+		part_add(ps, cmd, cmd == 5 || cmd == 11 || cmd == 14 ? -2 : -1, side, left);
 	}
 }
 
@@ -121,6 +129,8 @@ static void mix(const struct pv_learn_counts *cap, const struct pv_learn_counts 
 			SAY(w, "%s (others)", cmd);
 		else if (p->cmd == 5)
 			SAY(w, "%s (%s)", cmd, pv_learn_dispositions[p->sub]);
+		else if (p->cmd == 14)
+			SAY(w, "%s (%s)", cmd, listings[p->sub]);
 		else
 			SAY(w, "%s (0x%lx)", cmd, (unsigned long)p->sub);
 	}

@@ -292,6 +292,7 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 		break;
 	case 14: /* QUERY_DIRECTORY: the folder listed, for its answer; a listing of it when it
 		  * is the first on this open (a compound's, on the open just made) */
+		c->listing[pv_playbook_workload_learned_listing(m->name, m->namelen) >> 5]++;
 		node = node_of(cn, m);
 		if (node >= 0 && m->fid_related) {
 			pv_learn_ns_listed(&cn->l->ns, node);
@@ -394,7 +395,9 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 				m->cmd == 5    ? pv_playbook_workload_learned_create(m->disposition,
 										     m->access)
 				: m->cmd == 11 ? 11 | pv_playbook_workload_learned_fsctl(m->ctl)
-					       : m->cmd);
+				: m->cmd == 14
+					? 14 | pv_playbook_workload_learned_listing(m->name, m->namelen)
+					: m->cmd);
 		}
 		pv_learn_user_request(us, t);
 		if (m->cmd != 12) { /* a CANCEL has no answer of its own */

@@ -113,6 +113,7 @@ struct pv_learn_counts {
 	uint64_t untracked;		  /* requests past PV_LEARN_PENDING_MAX */
 	uint64_t errors;		  /* final answers with an error status */
 	uint64_t disposition[6];	  /* CREATE's: SUPERSEDE .. OVERWRITE_IF */
+	uint64_t listing[3]; /* QUERY_DIRECTORY's by pattern: every name, part (PATTERN), NAME */
 	/* CREATE's opens of a file to read or to edit in place (disposition OPEN, not a stat
 	 * open, FILE_DIRECTORY_FILE not set) that the server granted (an answer not an error),
 	 * and those of them that asked a lease or an oplock */

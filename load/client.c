@@ -156,8 +156,31 @@ static int entry(void *arg, const char *name, bool dir, uint64_t size)
 	return files_add(&u->names, path, size) < 0 ? pv_error(PV_EIO, "out of memory") : 0;
 }
 
+/* The pattern of u's listing (client_list's LIST_PATTERN, LIST_NAME) into buf: NULL for every
+ * name, or when the folder's files are not known. */
+static const char *list_pattern(const struct user *u, char *buf, size_t len)
+{
+	const char *name, *dot;
+	size_t stem;
+
+	if (!u->list_match || !u->dir_file || u->dir_file > u->sfiles.n)
+		return NULL;
+	name = u->sfiles.f[u->dir_file - 1].path;
+	name = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	if (u->list_match & LIST_NAME) {
+		snprintf(buf, len, "%s", name);
+		return buf;
+	}
+	dot = strrchr(name, '.');
+	stem = dot && dot > name ? (size_t)(dot - name) : strlen(name);
+	snprintf(buf, len, "%.*s*", (int)(stem > 1 ? stem - 1 : stem), name);
+	return buf;
+}
+
 static void list_more(struct user *u, const struct pv_smb_done *d)
 {
+	char pattern[PATH_MAX_LOAD];
+
 	if (d->status == 0x80000006u) { /* STATUS_NO_MORE_FILES */
 		u->after(u, NULL);
 		return;
@@ -176,19 +199,24 @@ static void list_more(struct user *u, const struct pv_smb_done *d)
 		return;
 	}
 	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
-	      pv_smb_list(u->c, u->fid, false, client_done, u));
+	      pv_smb_list_match(u->c, u->fid, false, list_pattern(u, pattern, sizeof(pattern)),
+				client_done, u));
 }
 
 /* List the open folder u->fid (u->path): files (want 0), folders (1) or both (2) into
  * u->names. */
 void client_list(struct user *u, int want, unsigned how, step_fn after)
 {
+	char pattern[PATH_MAX_LOAD];
+
 	u->after = after;
 	u->want = want;
 	u->list_page = how & LIST_PAGE;
+	u->list_match = (uint8_t)(how & (LIST_PATTERN | LIST_NAME));
 	files_clear(&u->names);
 	ISSUE(u, list_more, PV_LOAD_OP_QUERY_DIRECTORY,
-	      pv_smb_list(u->c, u->fid, !(how & LIST_GO_ON), client_done, u));
+	      pv_smb_list_match(u->c, u->fid, !(how & LIST_GO_ON),
+				list_pattern(u, pattern, sizeof(pattern)), client_done, u));
 }
 
 /* Open u->path into fid (or fid2 when second). */

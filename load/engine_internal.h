@@ -91,9 +91,12 @@ struct user {
 	struct list names; /* what the listing under way found */
 	int want;	   /* ... files (0), folders (1) or both (2: folders' sizes DIR) */
 	bool list_page;	   /* ... one answer's entries alone (client_list's LIST_PAGE) */
+	uint8_t list_match; /* ... of part of it, or of one name (LIST_PATTERN, LIST_NAME) */
 	/* the tree, learned at the logon: static/'s folders that hold files (dirs) and their
 	 * files, volatile/'s files, ours in new/; todo: the folders still to list */
 	struct list dirs, sfiles, vfiles, made, todo;
+	size_t dir_file; /* the folder picked from dirs (a dir's size): its first file's place in
+			  * sfiles, from 1 (0: none known) */
 	/* sfiles' places in order of size, for a learned workload's reads (files_pick_min); the
 	 * built-in scenarios pick from sfiles in its own order */
 	uint32_t *by_size;
@@ -244,8 +247,11 @@ void client_write_all(struct user *u, uint64_t size, bool second, step_fn after)
 /* List the open folder u->fid as how says (steps.h's LIST takes it as its arg), its files
  * (want 0), folders (1) or both (2) into u->names: 0 the whole folder from its start; LIST_PAGE one
  * answer's entries alone (a later listing of the open goes on); LIST_GO_ON from where the last one
- * ended, not from the start (both: one answer, going on). */
-enum { LIST_PAGE = 1, LIST_GO_ON = 2 };
+ * ended, not from the start (both: one answer, going on). LIST_PATTERN lists part of the
+ * folder, the names that share its first file's but for their last letter before the
+ * extension ("f000*" for f0001.txt), LIST_NAME the first file's name alone, as a learned
+ * listing of a pattern or of a name asked (the folder picked by FOLDER: u->dir_file). */
+enum { LIST_PAGE = 1, LIST_GO_ON = 2, LIST_PATTERN = 4, LIST_NAME = 8 };
 void client_list(struct user *u, int want, unsigned how, step_fn after);
 void client_open(struct user *u, const char *path, uint32_t access, uint32_t disp, uint32_t opts,
 		 step_fn next);

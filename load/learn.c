@@ -113,6 +113,7 @@ static void learn_listed(struct user *u, const struct pv_smb_done *d)
 	enum part part = (enum part)(at & 0xff);
 	unsigned depth = (unsigned)(at >> 8);
 	bool files = false;
+	size_t first = u->sfiles.n + 1; /* its first file's place in sfiles, from 1 */
 
 	(void)d;
 	/* files go where their part says, folders to the list of those to list */
@@ -136,7 +137,7 @@ static void learn_listed(struct user *u, const struct pv_smb_done *d)
 			return;
 		}
 	}
-	if (files && files_add(&u->dirs, u->path, 0) < 0) { /* a folder browse can show */
+	if (files && files_add(&u->dirs, u->path, first) < 0) { /* a folder browse can show */
 		user_fail(u, "out of memory");
 		return;
 	}
@@ -192,9 +193,9 @@ static int learn_plan(struct user *u, const struct pv_fileset *fs)
 		if (files_add(&u->sfiles, path, x->size) < 0)
 			return -1;
 		*strrchr(path, '/') = '\0';
-		if (strcmp(path, dir) != 0) { /* a folder browse can show */
+		if (strcmp(path, dir) != 0) { /* a folder browse can show, its first file */
 			snprintf(dir, sizeof(dir), "%s", path);
-			if (files_add(&u->dirs, dir, 0) < 0)
+			if (files_add(&u->dirs, dir, u->sfiles.n) < 0)
 				return -1;
 		}
 	}

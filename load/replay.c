@@ -18,7 +18,9 @@
  *   - READ and WRITE are one request each, of a size drawn from the capture's sizes (a read
  *     at most 1 MiB, a write 64 KiB), where the last one ended, a static/ file read one that
  *     holds all its reads (reads_ahead); QUERY_DIRECTORY lists the folder whole (in parts
- *     when its open lists again before its CLOSE: one answer, then on from there); LOCK takes
+ *     when its open lists again before its CLOSE: one answer, then on from there), or, as
+ *     learned, part of it (PATTERN: the names like its first file's, "f000*") or one name
+ *     (NAME: its first file's); LOCK takes
  *     the range, or releases it when taken; IOCTL asks the object id, or the code learned
  *     (the snapshots of the file open, the referral of the share on none); QUERY_INFO, SET_INFO
  *     (basic), FLUSH and CHANGE_NOTIFY as the built-in scenarios make them.
@@ -105,6 +107,19 @@ static uint32_t replay_size_from(struct user *u, struct pv_load_rng *g, bool wri
 	n = pv_load_size_draw(cum, write ? r->wmean : r->rmean, write ? IO_CHUNK : PV_SMB_READ_MAX,
 			      g);
 	return write || n < pv_smb_max_read(u->c) ? n : pv_smb_max_read(u->c);
+}
+
+/* A listing step's pattern as client_list's how: every name, part of the folder, one name */
+static unsigned listing_match(uint8_t step)
+{
+	switch (step & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP) {
+	case PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN:
+		return LIST_PATTERN;
+	case PV_PLAYBOOK_WORKLOAD_LEARNED_NAME:
+		return LIST_NAME;
+	default:
+		return 0;
+	}
 }
 
 /* Whether the open that step i lists (a QUERY_DIRECTORY) lists again before its CLOSE. */
@@ -322,7 +337,8 @@ static void on_open(struct maker *m, const struct pv_playbook_workload_learned_k
 		if (u == U_DIR)
 			put(m, (struct step){LIST, F1,
 					     (m->listed ? LIST_GO_ON : 0) |
-						     (lists_again(k, i) ? LIST_PAGE : 0)});
+						     (lists_again(k, i) ? LIST_PAGE : 0) |
+						     listing_match(k->step[i])});
 		m->listed = m->listed || u == U_DIR;
 		break;
 	case C_CHANGE_NOTIFY:

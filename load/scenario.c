@@ -386,7 +386,8 @@ static bool picked(struct user *u, int what)
 	if (!(f = files_pick(u, l)))
 		return false;
 	snprintf(u->path, sizeof(u->path), "%s", f->path);
-	u->listed = f->size;
+	u->listed = what == FOLDER ? 0 : f->size;
+	u->dir_file = what == FOLDER ? (size_t)f->size : 0;
 	return true;
 }
 

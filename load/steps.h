@@ -25,7 +25,8 @@ enum req {
 	READ,	 /* the whole file (u->size bytes, as its CREATE said) */
 	WRITE,	 /* arg bytes (0: u->size) */
 	LIST,	 /* the whole folder: its files into u->names (file F1, u->path only); arg
-		  * engine_internal.h's LIST_PAGE, LIST_GO_ON: a learned listing in parts */
+		  * engine_internal.h's LIST_PAGE, LIST_GO_ON: a learned listing in parts;
+		  * LIST_PATTERN, LIST_NAME: of part of it, of one name */
 	NOTIFY,	 /* CHANGE_NOTIFY: nothing waits for its answer, the next step goes at once */
 	SETINFO, /* the information class arg (INFO_*) */
 	RENAME,	 /* to path, over what is there when arg */

@@ -90,6 +90,8 @@ const char *pv_playbook_workload_learned_command(unsigned code)
 		[PV_PLAYBOOK_WORKLOAD_LEARNED_STAT] = "CREATE(STAT)",
 		[11 | PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS] = "IOCTL(SNAPSHOTS)",
 		[11 | PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL] = "IOCTL(REFERRAL)",
+		[14 | PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN] = "QUERY_DIRECTORY(PATTERN)",
+		[14 | PV_PLAYBOOK_WORKLOAD_LEARNED_NAME] = "QUERY_DIRECTORY(NAME)",
 	};
 
 	return code < sizeof(names) / sizeof(names[0]) ? names[code] : NULL;
@@ -117,6 +119,24 @@ unsigned pv_playbook_workload_learned_fsctl(uint32_t code)
 	default: /* the object id, and what has no name here */
 		return 0;
 	}
+}
+
+unsigned pv_playbook_workload_learned_listing(const uint8_t *pattern, size_t len)
+{
+	bool wild = false, all = true;
+	size_t n = len / 2;
+
+	if (!pattern || !n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned ch = (unsigned)pattern[2 * i] | (unsigned)pattern[2 * i + 1] << 8;
+
+		wild = wild || ch == '*' || ch == '?' || ch == '<' || ch == '>' || ch == '"';
+		all = all && (ch == '*' || (ch == '.' && i > 0 && i + 1 < n));
+	}
+	if (all && pattern[0] == '*' && !pattern[1])
+		return 0;
+	return wild ? PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN : PV_PLAYBOOK_WORKLOAD_LEARNED_NAME;
 }
 
 uint32_t pv_playbook_workload_learned_fsctl_code(unsigned bits)

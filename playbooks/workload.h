@@ -69,6 +69,12 @@ struct pv_playbook_workload_scenario {
  * "IOCTL(REFERRAL)" in a workload */
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_SNAPSHOTS 0x20
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_REFERRAL  0x40
+/* A QUERY_DIRECTORY step's pattern, in the same bits: every name ("*", or none: 0), part of
+ * the folder (a wildcard with letters: smbclient's mget f000*), or one name (no wildcard:
+ * smbclient's del, a client that looks whether a name is there); "QUERY_DIRECTORY",
+ * "QUERY_DIRECTORY(PATTERN)", "QUERY_DIRECTORY(NAME)" in a workload */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN   0x20
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_NAME      0x40
 #define PV_PLAYBOOK_FSCTL_OBJECT_ID	       0x000900C0u
 #define PV_PLAYBOOK_FSCTL_SNAPSHOTS	       0x00144064u
 #define PV_PLAYBOOK_FSCTL_REFERRAL	       0x00060194u
@@ -239,6 +245,11 @@ unsigned pv_playbook_workload_learned_fsctl(uint32_t code);
  * the only one weighed; else they start at exponential times at the rate. */
 bool pv_playbook_workload_paced(const struct pv_playbook_workload *c);
 uint32_t pv_playbook_workload_learned_fsctl_code(unsigned bits);
+/* A QUERY_DIRECTORY's pattern (UTF-16LE, len bytes; NULL: not kept) as its step's bits: 0 for
+ * every name (none, "*", "*.*", or not kept), PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN for one with
+ * a wildcard (* ? and the DOS ones < > ") and more, PV_PLAYBOOK_WORKLOAD_LEARNED_NAME for one
+ * without. */
+unsigned pv_playbook_workload_learned_listing(const uint8_t *pattern, size_t len);
 
 /* A learned workload's text (len bytes; name in messages) read into *out (zeroed first, and
  * again on failure): PV_OK; PV_ECONFIG naming the place and what is expected (no kinds, none

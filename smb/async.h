@@ -196,6 +196,10 @@ int pv_smb_write(struct pv_smb_conn *c, const uint8_t fid[16], uint64_t off, con
 /* FileDirectoryInformation entries; restart for the first call. */
 int pv_smb_list(struct pv_smb_conn *c, const uint8_t fid[16], bool restart, pv_smb_cb cb,
 		void *arg);
+/* ... of the names pattern matches (a server's wildcards: *, ?; NULL: "*", every name), as a
+ * client that looks for part of a folder or for one name asks. */
+int pv_smb_list_match(struct pv_smb_conn *c, const uint8_t fid[16], bool restart,
+		      const char *pattern, pv_smb_cb cb, void *arg);
 /* FileNetworkOpenInformation (MS-FSCC 2.4.29: EndOfFile at 40 of the buffer). */
 int pv_smb_stat(struct pv_smb_conn *c, const uint8_t fid[16], pv_smb_cb cb, void *arg);
 /* FileRenameInformation: the open file to path (replacing what is there when replace). */

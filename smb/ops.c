@@ -177,18 +177,24 @@ int pv_smb_write(struct pv_smb_conn *c, const uint8_t fid[16], uint64_t off, con
 	return chained(c, r);
 }
 
-int pv_smb_list(struct pv_smb_conn *c, const uint8_t fid[16], bool restart, pv_smb_cb cb, void *arg)
+int pv_smb_list_match(struct pv_smb_conn *c, const uint8_t fid[16], bool restart,
+		      const char *pattern, pv_smb_cb cb, void *arg)
 {
 	struct req *q;
 	int r = smba_ready_for(c, SMB2_QUERY_DIRECTORY, cb, arg, &q);
 
 	/* FileDirectoryInformation, SMB2_RESTART_SCANS for the first */
 	if (r == PV_OK)
-		r = smba_send_req(
-			c, q,
-			smb2_query_dir_enc(&q->body, fid, 1, restart ? 1 : 0, "*", LIST_BYTES),
-			"QUERY_DIRECTORY");
+		r = smba_send_req(c, q,
+				  smb2_query_dir_enc(&q->body, fid, 1, restart ? 1 : 0,
+						     pattern ? pattern : "*", LIST_BYTES),
+				  "QUERY_DIRECTORY");
 	return chained(c, r);
+}
+
+int pv_smb_list(struct pv_smb_conn *c, const uint8_t fid[16], bool restart, pv_smb_cb cb, void *arg)
+{
+	return pv_smb_list_match(c, fid, restart, NULL, cb, arg);
 }
 
 int pv_smb_stat(struct pv_smb_conn *c, const uint8_t fid[16], pv_smb_cb cb, void *arg)

@@ -156,10 +156,24 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 		m->info_type = smb2_rd_u8(&r);
 		m->info_class = smb2_rd_u8(&r);
 		break;
-	case SMB2_QUERY_DIRECTORY:
+	case SMB2_QUERY_DIRECTORY: {
+		struct smb2_rd n, nb;
+		uint16_t off, len;
+
 		smb2_rd_seek(&r, 2);
 		m->info_class = smb2_rd_u8(&r);
+		/* its pattern, on a reader of its own: not all kept, it is left out (NULL) */
+		n = r;
+		smb2_rd_seek(&n, 24);
+		off = smb2_rd_u16(&n);
+		len = smb2_rd_u16(&n);
+		if (!n.bad && off >= SMB2_HDR && !(len & 1) &&
+		    smb2_rd_span(hdr, off, len, "the pattern", &nb) == 0) {
+			m->name = nb.p;
+			m->namelen = nb.len;
+		}
 		break;
+	}
 	case SMB2_CHANGE_NOTIFY:
 		smb2_rd_seek(&r, 2);
 		m->flags = smb2_rd_u16(&r);

@@ -49,7 +49,8 @@ struct pv_smb_trace_msg {
 	bool has_fid;
 	bool fid_related; /* the file id is a compound's "the file opened before" (all ones) */
 	/* CREATE's request: its name (UTF-16LE, relative to the share, NULL when not all in the
-	 * bytes given) and CreateOptions; TREE_CONNECT's request: its path (\\server\share) */
+	 * bytes given) and CreateOptions; TREE_CONNECT's request: its path (\\server\share);
+	 * QUERY_DIRECTORY's request: its pattern (FileName: "*", "f000*", a name) */
 	const uint8_t *name;
 	size_t namelen;
 	uint32_t create_options;

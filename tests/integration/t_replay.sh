@@ -18,8 +18,8 @@
 #      (bench/replay.sh measures the match to the issue's 3 points, with the logons taken out);
 #   4. on the wire: the replay captured too, and `learn CAPTURE --check REPLAY --json` read
 #      against Wireshark's dissector: every mix row's share of the replay is tshark's count
-#      (CREATE by disposition, IOCTL by code), every part above 1% has a row, each row's
-#      verdict is its 3-point bound, the watches answered in the replay as in the capture,
+#      (CREATE by disposition, IOCTL by code, QUERY_DIRECTORY by pattern), every part above
+#      1% has a row, each row's verdict is its 3-point bound, the watches answered in the replay as in the capture,
 #      the opens of a file to read or edit asking a lease or an oplock as many in the replay as
 #      in the capture (a part of them; both shares tshark's), the exit status is 1 exactly when
 #      a check failed; and --check on a file that is not a capture: exit 3, --check named;
@@ -36,6 +36,10 @@
 #   8. a stat open: the same capture's (FILE_READ_ATTRIBUTES alone, by tshark) learned as
 #      CREATE(STAT); its kind replayed alone sends them so (tshark on srv: no lease, no open to
 #      read), every CREATE answered STATUS_SUCCESS, none in error.
+#   9. a listing's pattern: the same capture's del (one name, by tshark) learned as
+#      QUERY_DIRECTORY(NAME); a kind that lists part of a folder and then one name replayed
+#      alone asks them so (tshark on srv: a pattern with a wildcard, a name without), none
+#      answered not found, a name's listing answered with that name, none in error.
 # In 2, w.yaml's think times and gaps within an activity have their quantiles, and the dry run
 # says the activities are paced as the capture's.
 # Everything it makes is in $T_TMP; lab 'pvreplay' is prepared and cleaned up, srv's smb.conf
@@ -222,7 +226,7 @@ pv --json learn "$T_TMP/cap.pcap" --check "$T_TMP/replay.pcap"
 [[ $RC == 0 || $RC == 1 ]] || { fail "learn --check: exit $RC (0 or 1 expected)"; show; }
 printf '%s\n' "$OUT" >"$T_TMP/check.json"
 tshark -r "$T_TMP/replay.pcap" -Y smb2 -T fields -e smb2.cmd -e smb2.flags.response \
-	-e smb2.create.disposition -e smb2.ioctl.function >"$T_TMP/replay.tshark" 2>"$T_TMP/tshark.err" ||
+	-e smb2.create.disposition -e smb2.ioctl.function -e smb2.find.pattern >"$T_TMP/replay.tshark" 2>"$T_TMP/tshark.err" ||
 	probe_failed "tshark -r replay.pcap: $(head -n 1 "$T_TMP/tshark.err")"
 for x in cap replay; do
 	tshark -r "$T_TMP/$x.pcap" -Y 'smb2.cmd == 5' -T fields -e tcp.stream -e smb2.cmd -e smb2.flags.response \
@@ -239,12 +243,14 @@ names = ["NEGOTIATE", "SESSION_SETUP", "LOGOFF", "TREE_CONNECT", "TREE_DISCONNEC
          "CLOSE", "FLUSH", "READ", "WRITE", "LOCK", "IOCTL", "CANCEL", "ECHO", "QUERY_DIRECTORY",
          "CHANGE_NOTIFY", "QUERY_INFO", "SET_INFO", "OPLOCK_BREAK"]
 disp = ["SUPERSEDE", "OPEN", "CREATE", "OPEN_IF", "OVERWRITE", "OVERWRITE_IF"]
-# Wireshark's count of the replay's file requests, CREATE by disposition, IOCTL by code
+# Wireshark's count of the replay's file requests, CREATE by disposition, IOCTL by code,
+# QUERY_DIRECTORY by its pattern (every name, a wildcard with letters, one name)
 parts = collections.Counter()
 for line in open(t + "/replay.tshark"):
-    f = (line.rstrip("\n").split("\t") + ["", "", ""])[:4]
+    f = (line.rstrip("\n").split("\t") + ["", "", "", ""])[:5]
     cmds, flags = f[0].split(","), f[1].split(",")
     dl, il = [x for x in f[2].split(",") if x], [x for x in f[3].split(",") if x]
+    pl = f[4].split(",") if f[4] else []
     for cmd, fl in zip(cmds, flags):
         if not cmd:
             continue
@@ -257,6 +263,9 @@ for line in open(t + "/replay.tshark"):
             parts["CREATE (%s)" % disp[d] if 0 <= d < 6 else "CREATE (others)"] += 1
         elif cmd == 11:
             parts["IOCTL (0x%x)" % int(code, 0) if code else "IOCTL (others)"] += 1
+        elif cmd == 14:
+            p = pl.pop(0) if pl else ""
+            parts["QUERY_DIRECTORY (%s)" % ("*" if p in ("", "*", "*.*") else "PATTERN" if any(c in p for c in "*?<>\"") else "NAME")] += 1
         else:
             parts[names[cmd]] += 1
 total = sum(parts.values())
@@ -395,6 +404,68 @@ assert set(req) == {(0x80, 0)}, "opens of a file other than a stat open with no 
 assert set(ans) == {0}, "CREATEs answered other than STATUS_SUCCESS: %s" % dict(ans)
 open(t + "/info", "w").write("    %d scenarios, none in error: %d stat opens (FILE_READ_ATTRIBUTES, no lease), %d opens of folders, every CREATE answered STATUS_SUCCESS\n" % (
     k["started"], stat, folders))
+EOF
+cat "$T_TMP/info" >&2 2>/dev/null
+
+# ---- 9. a listing's pattern, learned and asked again -------------------------------------------
+# the committed smbclient session's del lists one name (tshark: "s2"), learned as
+# QUERY_DIRECTORY(NAME); a kind that lists part of a folder, then one name of it, replayed
+# alone: tshark on srv sees each scenario's listings ask a pattern with a wildcard and letters
+# ("f000*": the names like the folder's first file's) and one name with no wildcard, every
+# listing but the users' trees learned at logon ("*") one of these, none answered with a name
+# not found, and each name's listing answered with that one name
+echo "  9. a listing's pattern learned (smbclient's del: one name) and asked again" >&2
+grep -q '^  - commands: .*QUERY_DIRECTORY(NAME)' "$T_TMP/s.yaml" || fail "s.yaml: no kind lists one name (QUERY_DIRECTORY(NAME)): $(grep -o 'QUERY_DIRECTORY[^ ]*' "$T_TMP/s.yaml" | sort | uniq -c | tr '\n' ' ')"
+LIST_KIND='CREATE QUERY_DIRECTORY(PATTERN)+ CLOSE CREATE QUERY_DIRECTORY(NAME)+ CLOSE'
+python3 - "$T_TMP/s.yaml" "$T_TMP/s3.yaml" "$STAT_KIND" "$LIST_KIND" <<'EOF' 2>"$T_TMP/py" || fail "s3.yaml: $(tail -n 1 "$T_TMP/py")"
+import sys
+out, kind = [], None
+for line in open(sys.argv[1]):
+    if line.startswith("  - commands: "):
+        kind = line.split(": ", 1)[1].strip()
+        if kind == sys.argv[3]:
+            line = "  - commands: %s\n" % sys.argv[4]
+    elif line.startswith("    weight: ") and kind is not None:
+        line = "    weight: %s\n" % ("100" if kind == sys.argv[3] else "0")
+    elif line.startswith("    counts: ") and kind == sys.argv[3]:
+        line = "    counts: [1, 2, 1, 1, 2, 1]\n"
+    elif not line.startswith(" "):
+        kind = None
+    out.append(line)
+assert any(sys.argv[4] in l for l in out), "no kind %s made" % sys.argv[3]
+open(sys.argv[2], "w").write("".join(out))
+EOF
+captured list "$T_TMP/s3.yaml" 3600 "the listings' kind alone"
+tshark -r "$T_TMP/list.pcap" -Y 'smb2.cmd == 14' -T fields -e smb2.flags.response -e smb2.msg_id -e tcp.stream \
+	-e smb2.find.pattern -e smb2.nt_status -e smb2.filename >"$T_TMP/list.tshark" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r list.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+rm -f "$T_TMP/info"
+python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the listings' replay: $(tail -n 1 "$T_TMP/py")"
+import collections, json, sys
+t = sys.argv[1]
+k = json.load(open(t + "/results/list/load.json"))["steps"][0]["kinds"]["learned"]
+asked, shapes, status, names = {}, collections.Counter(), collections.Counter(), {}
+wild = lambda p: any(c in p for c in "*?<>\"")
+for line in open(t + "/list.tshark"):
+    f = (line.rstrip("\n").split("\t") + [""] * 6)[:6]
+    f = [f[0], f[1] + "/" + f[2]] + f[3:]  # a request by its stream and message id
+    if f[0] in ("0", "False"):
+        asked[f[1]] = f[2]
+        shapes["every name" if f[2] in ("*", "") else "pattern" if wild(f[2]) else "name"] += 1
+    else:
+        status[int(f[3], 0) if f[3] else -1] += 1
+        names[f[1]] = [x for x in f[4].split(",") if x]
+assert k["started"] >= 10, "only %d scenarios of the listings' kind" % k["started"]
+assert k["errors"] == 0, "%d scenarios in error" % k["errors"]
+pat = [p for p in asked.values() if p not in ("*", "") and wild(p) and len(p) > 1]
+one = {m: p for m, p in asked.items() if p and not wild(p)}
+assert len(pat) >= k["started"] * 9 // 10, "%d listings of a pattern for %d scenarios: %s" % (len(pat), k["started"], dict(shapes))
+assert len(one) >= k["started"] * 9 // 10, "%d listings of one name for %d scenarios: %s" % (len(one), k["started"], dict(shapes))
+assert 0xC000000F not in status and 0xC0000034 not in status, "listings answered name not found: %s" % dict(status)
+seen = [(p, names[m]) for m, p in one.items() if names.get(m)]
+assert seen and all(n == [p] for p, n in seen), "a name's listing answered with other names: %s" % [x for x in seen if x[1] != [x[0]]][:3]
+open(t + "/info", "w").write("    %d scenarios, none in error: listings %s (e.g. %s, %s), answered %s\n" % (
+    k["started"], dict(shapes), pat[0], next(iter(one.values())),
+    ", ".join("0x%08x x%d" % (s, n) for s, n in status.most_common())))
 EOF
 cat "$T_TMP/info" >&2 2>/dev/null
 

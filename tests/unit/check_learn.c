@@ -19,6 +19,7 @@
 #include "learn/stream.h"
 #include "learn/table.h"
 #include "learn/user.h"
+#include "playbooks/workload.h"
 #include "smb/smb2.h"
 #include "smb/trace.h"
 #include "util/buf.h"
@@ -315,6 +316,32 @@ START_TEST(trace_frames)
 	ck_assert(s.m[1].cmd == SMB2_QUERY_INFO && s.m[1].related && s.m[1].info_type == 1 &&
 		  s.m[1].info_class == 5);
 	ck_assert(s.m[2].cmd == SMB2_CLOSE && s.m[2].mid == 12 && !s.m[2].response);
+
+	/* a QUERY_DIRECTORY's pattern, as its name: "f000*", UTF-16LE */
+	{
+		static const uint8_t want[] = {'f', 0, '0', 0, '0', 0, '0', 0, '*', 0};
+		struct pv_buf q = PV_BUF_INIT;
+		struct seen d = {0};
+
+		ck_assert_int_eq(smb2_query_dir_enc(&body, SMB2_RELATED_FID, 1, 0, "f000*", 65536),
+				 0);
+		msg(&q, SMB2_QUERY_DIRECTORY, 13, 0, 0, &body, true);
+		pv_buf_reset(&body);
+		ck_assert_int_eq(pv_smb_trace_frame((uint8_t *)q.data, q.len, q.len, see, &d, &cut,
+						    why, sizeof(why)),
+				 1);
+		ck_assert(d.m[0].cmd == SMB2_QUERY_DIRECTORY && d.m[0].info_class == 1 &&
+			  d.m[0].namelen == 10 && !memcmp(d.m[0].name, want, 10));
+		ck_assert_uint_eq(pv_playbook_workload_learned_listing(d.m[0].name, d.m[0].namelen),
+				  PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN);
+		/* cut before its pattern: none */
+		memset(&d, 0, sizeof(d));
+		ck_assert_int_eq(pv_smb_trace_frame((uint8_t *)q.data, q.len - 4, q.len, see, &d,
+						    &cut, why, sizeof(why)),
+				 1);
+		ck_assert(d.m[0].name == NULL && d.m[0].namelen == 0);
+		pv_buf_release(&q, 0);
+	}
 
 	/* kept only in part: the first 110 bytes of it, the CREATE's header and fields in them */
 	memset(&s, 0, sizeof(s));

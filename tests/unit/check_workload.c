@@ -432,6 +432,38 @@ START_TEST(dispositions)
 			  SMB2_CREATE | PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF);
 	ck_assert_ptr_null(pv_playbook_workload_learned_command(
 		PV_PLAYBOOK_WORKLOAD_LEARNED_STAT | PV_PLAYBOOK_WORKLOAD_LEARNED_OPEN_IF));
+	/* QUERY_DIRECTORY its pattern's: every name, part of the folder, one name */
+	{
+		static const struct {
+			const char *pattern;
+			unsigned bits;
+		} pat[] = {{"", 0},
+			   {"*", 0},
+			   {"*.*", 0},
+			   {"f000*", PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN},
+			   {"*.txt", PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN},
+			   {"a?c", PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN},
+			   {"<.TXT", PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN},
+			   {"s2", PV_PLAYBOOK_WORKLOAD_LEARNED_NAME},
+			   {"desktop.ini", PV_PLAYBOOK_WORKLOAD_LEARNED_NAME}};
+
+		for (size_t i = 0; i < sizeof(pat) / sizeof(pat[0]); i++) {
+			uint8_t u16[32] = {0};
+			size_t n = strlen(pat[i].pattern);
+
+			for (size_t j = 0; j < n; j++)
+				u16[2 * j] = (uint8_t)pat[i].pattern[j];
+			ck_assert_msg(pv_playbook_workload_learned_listing(u16, 2 * n) == pat[i].bits,
+				      "%s", pat[i].pattern);
+		}
+		ck_assert_uint_eq(pv_playbook_workload_learned_listing(NULL, 4), 0);
+		ck_assert_str_eq(pv_playbook_workload_learned_command(
+					 14 | PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN),
+				 "QUERY_DIRECTORY(PATTERN)");
+		ck_assert_str_eq(
+			pv_playbook_workload_learned_command(14 | PV_PLAYBOOK_WORKLOAD_LEARNED_NAME),
+			"QUERY_DIRECTORY(NAME)");
+	}
 	/* but IOCTL its control codes': the snapshots, the referrals (and their _EX), the rest the
 	 * object id, each named as learn writes it and the code a replay sends */
 	ck_assert_uint_eq(pv_playbook_workload_learned_fsctl(0x00144064),
