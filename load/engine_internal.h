@@ -88,9 +88,9 @@ struct user {
 	uint64_t at[2];	    /* ... where a learned kind's next read or write goes */
 	size_t i;
 	char path[PATH_MAX_LOAD], path2[PATH_MAX_LOAD];
-	struct list names; /* what the listing under way found */
-	int want;	   /* ... files (0), folders (1) or both (2: folders' sizes DIR) */
-	bool list_page;	   /* ... one answer's entries alone (client_list's LIST_PAGE) */
+	struct list names;  /* what the listing under way found */
+	int want;	    /* ... files (0), folders (1) or both (2: folders' sizes DIR) */
+	bool list_page;	    /* ... one answer's entries alone (client_list's LIST_PAGE) */
 	uint8_t list_match; /* ... of part of it, or of one name (LIST_PATTERN, LIST_NAME) */
 	/* the tree, learned at the logon: static/'s folders that hold files (dirs) and their
 	 * files, volatile/'s files, ours in new/; todo: the folders still to list */

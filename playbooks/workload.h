@@ -73,12 +73,12 @@ struct pv_playbook_workload_scenario {
  * the folder (a wildcard with letters: smbclient's mget f000*), or one name (no wildcard:
  * smbclient's del, a client that looks whether a name is there); "QUERY_DIRECTORY",
  * "QUERY_DIRECTORY(PATTERN)", "QUERY_DIRECTORY(NAME)" in a workload */
-#define PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN   0x20
-#define PV_PLAYBOOK_WORKLOAD_LEARNED_NAME      0x40
-#define PV_PLAYBOOK_FSCTL_OBJECT_ID	       0x000900C0u
-#define PV_PLAYBOOK_FSCTL_SNAPSHOTS	       0x00144064u
-#define PV_PLAYBOOK_FSCTL_REFERRAL	       0x00060194u
-#define PV_PLAYBOOK_FSCTL_REFERRAL_EX	       0x000601B0u
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN 0x20
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_NAME    0x40
+#define PV_PLAYBOOK_FSCTL_OBJECT_ID	     0x000900C0u
+#define PV_PLAYBOOK_FSCTL_SNAPSHOTS	     0x00144064u
+#define PV_PLAYBOOK_FSCTL_REFERRAL	     0x00060194u
+#define PV_PLAYBOOK_FSCTL_REFERRAL_EX	     0x000601B0u
 /* A CREATE the server refused (a name not found, access denied), as its step's command:
  * "CREATE(REFUSED)", replayed as a look for a name that is not there */
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED 19

@@ -15,6 +15,15 @@ T_FAILS=0
 T_SKIPS=0
 T_TMP=$(mktemp -d /tmp/pv-it.XXXXXX)
 trap 'rm -rf "$T_TMP"' EXIT
+# T_TRACE=FILE: every line the test runs appended to FILE with the time it began (bash's
+# xtrace) and the line of the test it runs for (the call's, in a function), for
+# tests/integration/times.py to say where a test's time goes
+if [[ -n ${T_TRACE:-} ]]; then
+	exec {T_TRACE_FD}>>"$T_TRACE"
+	BASH_XTRACEFD=$T_TRACE_FD
+	PS4='+${EPOCHREALTIME} ${BASH_SOURCE[-1]##*/}:${BASH_LINENO[@]: -2:1}:${LINENO} '
+	set -x
+fi
 
 # Every provision call runs under a timeout, so that one that hangs fails its test instead of
 # holding the suite (and the shared lab) forever: PVT goes right before "$PV", inside `on`, so

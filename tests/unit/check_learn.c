@@ -1242,6 +1242,74 @@ START_TEST(logon)
 }
 END_TEST
 
+/* A listing in two QUERY_DIRECTORYs: the gap between them is not one after a listing (a replay
+ * makes a listing whole, and waits after its last request) */
+START_TEST(listing_gaps)
+{
+	struct pv_buf body = PV_BUF_INIT, one = PV_BUF_INIT, st = PV_BUF_INIT;
+	struct pv_learn_counts c;
+	struct pv_learn_opts o = {.gap = 1.0};
+	struct pv_learn *l = pv_learn_begin(&o, PV_CAPTURE_LINK_ETHERNET, &c);
+	uint8_t f[2048], fid[16];
+	uint32_t cseq = 1, sseq = 1;
+	size_t n;
+	static const uint16_t cmds[] = {SMB2_CREATE, SMB2_QUERY_DIRECTORY, SMB2_QUERY_DIRECTORY,
+					SMB2_CLOSE};
+
+	ck_assert_ptr_nonnull(l);
+	memset(fid, 42, sizeof(fid));
+	syn(l, true, 0);
+	syn(l, false, 0);
+	/* requests at 10.0, 10.2, 10.3 and 10.6 s, each answered 1 ms after it */
+	for (unsigned i = 0; i < 4; i++) {
+		double t = 10.0 + (i == 1 ? 0.2 : i == 2 ? 0.3 : i == 3 ? 0.6 : 0);
+
+		pv_buf_reset(&body);
+		if (cmds[i] == SMB2_CREATE)
+			ck_assert_int_eq(
+				smb2_create_enc(&body, &(struct smb2_create_req){.path = "d",
+										 .access = 0x1u,
+										 .disposition = 1}),
+				0);
+		else if (cmds[i] == SMB2_CLOSE)
+			ck_assert_int_eq(smb2_close_enc(&body, fid, 0), 0);
+		else
+			ck_assert_int_eq(smb2_query_dir_enc(&body, fid, 1, 0, "*", 65536), 0);
+		pv_buf_reset(&one);
+		msg(&one, cmds[i], 10 + i, 0, 0, &body, true);
+		pv_buf_reset(&st);
+		nb(&st, &one);
+		n = eth4(f, false, 40000, 445, cseq, 0x18, st.data, st.len);
+		cseq += (uint32_t)st.len;
+		pv_learn_frame(l, f, n, n, t);
+		pv_buf_reset(&body);
+		pv_buf_add(&body, "\x09\x00\x00\x00\x48\x00\x00\x00", 8);
+		pv_buf_reset(&one);
+		msg(&one, cmds[i], 10 + i, 1, i == 2 ? 0x80000006u : 0, &body, true);
+		pv_buf_reset(&st);
+		nb(&st, &one);
+		n = eth4(f, false, 445, 40000, sseq, 0x18, st.data, st.len);
+		sseq += (uint32_t)st.len;
+		pv_learn_frame(l, f, n, n, t + 0.001);
+	}
+	pv_learn_end(l);
+	ck_assert_uint_eq(c.req[SMB2_QUERY_DIRECTORY], 2);
+	/* three gaps within the activity: 0.2 s after the CREATE, 0.3 s after the second
+	 * QUERY_DIRECTORY, and the 0.1 s from the first to the second, left out by command */
+	ck_assert_uint_eq(c.activities, 1);
+	ck_assert_uint_eq(c.act_within.n, 3);
+	ck_assert_uint_eq(c.act_within_after[SMB2_CREATE].n, 1);
+	ck_assert_uint_eq(c.act_within_after[SMB2_QUERY_DIRECTORY].n, 1);
+	ck_assert_double_eq_tol(
+		pv_learn_hist_quantile(&c.act_within_after[SMB2_QUERY_DIRECTORY], 0.5), 0.3,
+		0.3 * 0.13);
+	pv_learn_counts_release(&c);
+	pv_buf_release(&body, 0);
+	pv_buf_release(&one, 0);
+	pv_buf_release(&st, 0);
+}
+END_TEST
+
 /* Sessions without end on one connection: users and sessions stop at their bounds, counted */
 START_TEST(many_sessions)
 {
@@ -1375,6 +1443,7 @@ int main(void)
 	tcase_add_test(tc, conversation);
 	tcase_add_test(tc, lost_segment);
 	tcase_add_test(tc, logon);
+	tcase_add_test(tc, listing_gaps);
 	tcase_add_test(tc, many_sessions);
 	tcase_add_test(tc, ports_again);
 	tcase_add_test(tc, compound_close);

@@ -453,16 +453,17 @@ START_TEST(dispositions)
 
 			for (size_t j = 0; j < n; j++)
 				u16[2 * j] = (uint8_t)pat[i].pattern[j];
-			ck_assert_msg(pv_playbook_workload_learned_listing(u16, 2 * n) == pat[i].bits,
+			ck_assert_msg(pv_playbook_workload_learned_listing(u16, 2 * n) ==
+					      pat[i].bits,
 				      "%s", pat[i].pattern);
 		}
 		ck_assert_uint_eq(pv_playbook_workload_learned_listing(NULL, 4), 0);
 		ck_assert_str_eq(pv_playbook_workload_learned_command(
 					 14 | PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN),
 				 "QUERY_DIRECTORY(PATTERN)");
-		ck_assert_str_eq(
-			pv_playbook_workload_learned_command(14 | PV_PLAYBOOK_WORKLOAD_LEARNED_NAME),
-			"QUERY_DIRECTORY(NAME)");
+		ck_assert_str_eq(pv_playbook_workload_learned_command(
+					 14 | PV_PLAYBOOK_WORKLOAD_LEARNED_NAME),
+				 "QUERY_DIRECTORY(NAME)");
 	}
 	/* but IOCTL its control codes': the snapshots, the referrals (and their _EX), the rest the
 	 * object id, each named as learn writes it and the code a replay sends */
