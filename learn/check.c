@@ -43,8 +43,8 @@ static void part_add(struct parts *ps, unsigned cmd, long sub, int side, uint64_
 		if (ps->p[i].cmd == cmd && ps->p[i].sub == sub)
 			break;
 	if (i == ps->n) {
-		if (ps->n ==
-		    PARTS) /* cannot be: 19 commands, 7 dispositions, 18 codes, 4 listings */
+		/* cannot be: 19 commands, 7 dispositions, 18 codes, 4 listings */
+		if (ps->n == PARTS)
 			return;
 		ps->p[ps->n++] = (struct part){cmd, sub, {0, 0}};
 	}

@@ -20,10 +20,10 @@
  *     holds all its reads (reads_ahead); QUERY_DIRECTORY lists the folder whole (in parts
  *     when its open lists again before its CLOSE: one answer, then on from there), or, as
  *     learned, part of it (PATTERN: the names like its first file's, "f000*") or one name
- *     (NAME: its first file's); LOCK takes
- *     the range, or releases it when taken; IOCTL asks the object id, or the code learned
- *     (the snapshots of the file open, the referral of the share on none); QUERY_INFO, SET_INFO
- *     (basic), FLUSH and CHANGE_NOTIFY as the built-in scenarios make them.
+ *     (NAME: its first file's); LOCK takes the range, or releases it when taken; IOCTL asks
+ *     the object id, or the code learned (the snapshots of the file open, the referral of
+ *     the share on none); QUERY_INFO, SET_INFO (basic), FLUSH and CHANGE_NOTIFY as the
+ *     built-in scenarios make them.
  *   - A repeat is made as many times as the capture's made it on average: the whole count,
  *     and one more with the chance of its fraction (a CREATE, a CLOSE or a LOCK: the nearest
  *     whole count, as they pair). A workload that did not count them: what the kind's requests

@@ -134,7 +134,7 @@ unsigned pv_playbook_workload_learned_listing(const uint8_t *pattern, size_t len
 		wild = wild || ch == '*' || ch == '?' || ch == '<' || ch == '>' || ch == '"';
 		all = all && (ch == '*' || (ch == '.' && i > 0 && i + 1 < n));
 	}
-	if (all && pattern[0] == '*' && !pattern[1])
+	if (all) /* "*", "*.*" */
 		return 0;
 	return wild ? PV_PLAYBOOK_WORKLOAD_LEARNED_PATTERN : PV_PLAYBOOK_WORKLOAD_LEARNED_NAME;
 }

@@ -294,8 +294,8 @@ expect_out '^ready \{"users":20,"connected":20,"failed":0' "every user logged on
 expect_err "not open: no answer within 1 s; logging on again \(try 2 of 3\)" "the first tries timed out and were made again"
 
 # ---- 7. run --repeat: the answer with its range; compare of repeats as groups -------------
-pv "${P[@]}" --set load.rate=3310 --json run --id lt-rep --min-users 20 --max-users 40 --step 20 \
-	--duration 3 --warmup 1 --repeat 2
+pv "${P[@]}" --set load.rate=3310 --json run --id lt-rep --min-users 4 --max-users 8 --step 4 \
+	--duration 2 --warmup 0 --repeat 2
 expect_rc 0 "run --repeat 2"
 python3 - "$OUT" "$RES" <<'EOF' || { fail "run --repeat 2: its JSON or its folders"; show; }
 import json, os, sys
@@ -308,7 +308,7 @@ assert open(os.path.join(res, "lt-rep", "repeats.txt")).read() == "lt-rep-r1\nlt
 for r in ("lt-rep-r1", "lt-rep-r2"):
     assert os.path.isfile(os.path.join(res, r, "manifest.json")) and os.path.isfile(os.path.join(res, r, "report.html")), r
 EOF
-pv "${P[@]}" run --id lt-rep2 --min-users 20 --max-users 40 --step 20 --duration 3 --warmup 1 --repeat 2
+pv "${P[@]}" run --id lt-rep2 --min-users 4 --max-users 8 --step 4 --duration 2 --warmup 0 --repeat 2
 expect_out "^the server carried [0-9]+ users \([0-9]+-[0-9]+ over 2 repeats\)$" "the answer line with its range"
 pv --json compare "$RES/lt-rep" "$RES/lt-rep2"
 expect_rc 0 "compare of two folders of repeats"
@@ -323,7 +323,7 @@ import json, sys
 d = json.load(sys.stdin)
 g = [[r["id"] for r in x["runs"]] for x in d["groups"]]
 assert g == [["lt-rep-r1", "lt-rep-r2"], ["lt-rep2-r2", "lt-rep2-r1"]], g
-assert [s["users"] for s in d["steps"]] == [20, 40], d["steps"]
+assert [s["users"] for s in d["steps"]] == [4, 8], d["steps"]
 assert all(len(s["groups"]) == 2 for s in d["steps"]), d["steps"]
 ' <<<"$OUT" || fail "compare A1,A2 B2,B1 did not make the two groups given: $OUT"
 pv compare "$RES/lt-rep-r1,$RES/lt-rep-r2" "$RES/lt-rep2-r1"

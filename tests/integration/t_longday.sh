@@ -66,7 +66,7 @@ expect_out " 20 connections dropped, 20 logged on again" "step 1 says its connec
 	fail "step 2 did not run with its 40 users connected"
 
 # 2. cli2's provision load killed in the middle of step 1 (of 2)
-pv_bg "${P[@]}" run --id day-kill --min-users 20 --max-users 40 --step 20 --duration 12 --warmup 0
+pv_bg "${P[@]}" run --id day-kill --min-users 20 --max-users 40 --step 20 --duration 8 --warmup 0
 pv_when 'run: step 1: the load goes' 120
 pid=
 for _ in $(seq 100); do
@@ -103,7 +103,7 @@ assert len(other) > len(lines), (len(other), len(lines))
 EOF
 
 # 3. the DC stopped while step 2's new users log on; back for step 3
-pv_bg "${P[@]}" run --id day-dc --min-users 20 --max-users 40 --step 10 --duration 10 --warmup 0
+pv_bg "${P[@]}" run --id day-dc --min-users 20 --max-users 40 --step 10 --duration 6 --warmup 0
 pv_when 'run: step 1: the load goes' 120
 "$LAB_SH" dc crash >/dev/null || fail "dc crash"
 pv_when 'run: step 2: the load goes' 120

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/integration/t_report.sh: report.html and `provision compare` on real runs of the lab
-# (lab 'pvrep': 30 users per client, driver builtin at 10x FSCT's rate so that 8-second steps
+# (lab 'pvrep': 30 users per client, driver builtin at 10x FSCT's rate so that 5-second steps
 # count; a ramp of 20, 40 and 60 users, kept logged on between steps: at 5% of a CPU srv logs
 # on about 2 users a second, each logon costing it 25 ms of a core). Claims, each asserted:
 #
@@ -43,7 +43,7 @@
 P=(-p "$PLAYBOOK" --set lab=pvrep --set "users.name_template=pr-{client}-u{n}"
 	--set users.per_client=30 --set driver.name=builtin --set load.rate=3310
 	--set load.keep_logged_on=true)
-RAMP=(--min-users 20 --max-users 60 --step 20 --duration 8 --warmup 2)
+RAMP=(--min-users 20 --max-users 60 --step 20 --duration 5 --warmup 1)
 RES=$LAB/results
 CAP=5
 OUTDIR=$TOP/build/test-output/t_report
