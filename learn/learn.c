@@ -269,6 +269,7 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 	double t = cn->l->now;
 	char name[NAME_UTF8]; /* the name it names */
 	long u, node = -1;
+	unsigned listing = 0; /* a QUERY_DIRECTORY's pattern, as its step's bits */
 
 	c->req[m->cmd]++;
 	switch (m->cmd) {
@@ -292,7 +293,8 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 		break;
 	case 14: /* QUERY_DIRECTORY: the folder listed, for its answer; a listing of it when it
 		  * is the first on this open (a compound's, on the open just made) */
-		c->listing[pv_playbook_workload_learned_listing(m->name, m->namelen) >> 5]++;
+		listing = pv_playbook_workload_learned_listing(m->name, m->namelen);
+		c->listing[listing >> 5]++;
 		node = node_of(cn, m);
 		if (node >= 0 && m->fid_related) {
 			pv_learn_ns_listed(&cn->l->ns, node);
@@ -401,8 +403,7 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 				m->cmd == 5    ? pv_playbook_workload_learned_create(m->disposition,
 										     m->access)
 				: m->cmd == 11 ? 11 | pv_playbook_workload_learned_fsctl(m->ctl)
-				: m->cmd == 14 ? 14 | pv_playbook_workload_learned_listing(
-							      m->name, m->namelen)
+				: m->cmd == 14 ? 14 | listing
 					       : m->cmd);
 		}
 		pv_learn_user_request(us, t);

@@ -34,6 +34,22 @@ const char *pv_smb_trace_cmd_name(uint16_t cmd)
 
 /* The fields of a body (b: the bytes after the header that are in the frame; hdr: the
  * message from its header on, for the offsets that count from there). */
+/* A request's name (CREATE's, TREE_CONNECT's path, QUERY_DIRECTORY's pattern) from its
+ * offset (from the header) and length at n's place into m->name, where it is whole in the
+ * bytes kept and UTF-16 long; its length as the request says it. */
+static uint16_t name_at(struct pv_smb_trace_msg *m, struct smb2_rd *n, struct smb2_rd *hdr)
+{
+	struct smb2_rd nb;
+	uint16_t off = smb2_rd_u16(n), len = smb2_rd_u16(n);
+
+	if (!n->bad && off >= SMB2_HDR && !(len & 1) &&
+	    smb2_rd_span(hdr, off, len, "the name", &nb) == 0) {
+		m->name = nb.p;
+		m->namelen = nb.len;
+	}
+	return len;
+}
+
 static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *hdr)
 {
 	struct smb2_rd r = *b;
@@ -110,8 +126,8 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 	switch (m->cmd) {
 	case SMB2_CREATE:
 	case SMB2_TREE_CONNECT: {
-		struct smb2_rd n, nb;
-		uint16_t off, len;
+		struct smb2_rd n;
+		uint16_t len;
 
 		if (m->cmd == SMB2_CREATE) {
 			smb2_rd_seek(&r, 3);
@@ -128,14 +144,7 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 			m->create_options = smb2_rd_u32(&n);
 		else
 			smb2_rd_seek(&n, 4);
-		off = smb2_rd_u16(&n);
-		len = smb2_rd_u16(&n);
-		/* the name counts from the header */
-		if (!n.bad && off >= SMB2_HDR && !(len & 1) &&
-		    smb2_rd_span(hdr, off, len, "the name", &nb) == 0) {
-			m->name = nb.p;
-			m->namelen = nb.len;
-		}
+		len = name_at(m, &n, hdr);
 		if (n.bad)
 			m->create_options = 0;
 		m->body_cut = n.bad || (!m->name && len);
@@ -157,21 +166,14 @@ static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *
 		m->info_class = smb2_rd_u8(&r);
 		break;
 	case SMB2_QUERY_DIRECTORY: {
-		struct smb2_rd n, nb;
-		uint16_t off, len;
+		struct smb2_rd n;
 
 		smb2_rd_seek(&r, 2);
 		m->info_class = smb2_rd_u8(&r);
 		/* its pattern, on a reader of its own: not all kept, it is left out (NULL) */
 		n = r;
 		smb2_rd_seek(&n, 24);
-		off = smb2_rd_u16(&n);
-		len = smb2_rd_u16(&n);
-		if (!n.bad && off >= SMB2_HDR && !(len & 1) &&
-		    smb2_rd_span(hdr, off, len, "the pattern", &nb) == 0) {
-			m->name = nb.p;
-			m->namelen = nb.len;
-		}
+		name_at(m, &n, hdr);
 		break;
 	}
 	case SMB2_CHANGE_NOTIFY:
