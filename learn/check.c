@@ -327,6 +327,32 @@ static void leases(const struct pv_learn_counts *cap, const struct pv_learn_coun
 	RULE(w, "within 3 points");
 }
 
+/* the shapes of the paths: where each QUERY_DIRECTORY's folder is, the user's home, below it,
+ * or outside it (or not known), each within 3 points (where the capture lists) */
+static void places(const struct pv_learn_counts *cap, const struct pv_learn_counts *rep,
+		   struct pv_learn_check *o)
+{
+	static const char *const at[3] = {"the home", "below the home",
+					  "outside the home or not known"};
+	uint64_t n[2] = {0, 0};
+
+	for (int i = 0; i < 3; i++)
+		n[0] += cap->listing_at[i], n[1] += rep->listing_at[i];
+	if (!n[0])
+		return;
+	for (int i = 0; i < 3; i++) {
+		double a = pv_learn_pct(cap->listing_at[i], n[0]),
+		       b = pv_learn_pct(rep->listing_at[i], n[1]);
+		struct pv_learn_check_row *w;
+
+		if (a == 0 && b == 0)
+			continue;
+		w = row(o, "places", "%", a, b, n[1] && fabs(a - b) <= 3);
+		SAY(w, "QUERY_DIRECTORY of a folder at %s", at[i]);
+		RULE(w, "within 3 points");
+	}
+}
+
 static void answers(const struct pv_learn_counts *cap, const struct pv_learn_counts *rep,
 		    struct pv_learn_check *o)
 {
@@ -352,5 +378,6 @@ void pv_learn_check(const struct pv_learn_counts *cap, const struct pv_learn_cou
 	status(cap, rep, out);
 	notify(cap, rep, out);
 	leases(cap, rep, out);
+	places(cap, rep, out);
 	answers(cap, rep, out);
 }

@@ -1,6 +1,7 @@
 /* learn/kind.c: the kinds of activity (see learn/kind.h). */
 #include "learn/kind.h"
 
+#include "learn/namespace.h"
 #include "playbooks/workload.h"
 #include "smb/trace.h"
 #include "util/hash.h"
@@ -27,7 +28,18 @@ void pv_learn_kind_shape_add(struct pv_learn_kind_shape *s, uint16_t cmd)
 		return;
 	}
 	s->reqs[s->n] = 1;
+	s->depth[s->n] = PV_PLAYBOOK_WORKLOAD_LEARNED_NAMES(c & PV_PLAYBOOK_WORKLOAD_LEARNED_CMD)
+				 ? PV_LEARN_NS_UNKNOWN
+				 : 0;
 	s->step[s->n++] = c;
+}
+
+void pv_learn_kind_shape_depth(struct pv_learn_kind_shape *s, int depth)
+{
+	if (s->n && !s->cut && s->reqs[s->n - 1] == 1 &&
+	    PV_PLAYBOOK_WORKLOAD_LEARNED_NAMES(s->step[s->n - 1] &
+					       PV_PLAYBOOK_WORKLOAD_LEARNED_CMD))
+		s->depth[s->n - 1] = (int8_t)depth;
 }
 
 void pv_learn_kind_shape_refused(struct pv_learn_kind_shape *s)
@@ -39,9 +51,9 @@ void pv_learn_kind_shape_refused(struct pv_learn_kind_shape *s)
 		s->step[s->n - 1] = PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED;
 }
 
-/* The commands (a repeat or not: READ and READ+ are one kind, its counts say how often), then
- * the length and the cut as one more FNV-1a round on a whole word (a shape cut short hashes
- * apart from the same steps ended there). */
+/* The commands (a repeat or not: READ and READ+ are one kind, its counts say how often) and
+ * their depths, then the length and the cut as one more FNV-1a round on a whole word (a shape
+ * cut short hashes apart from the same steps ended there). */
 static uint64_t shape_hash(const struct pv_learn_kind_shape *s)
 {
 	uint8_t cmds[PV_LEARN_KIND_STEPS];
@@ -50,6 +62,7 @@ static uint64_t shape_hash(const struct pv_learn_kind_shape *s)
 	for (unsigned i = 0; i < s->n; i++)
 		cmds[i] = s->step[i] & 0x7f;
 	h = pv_hash_fnv64(PV_HASH_FNV64_INIT, cmds, s->n);
+	h = pv_hash_fnv64(h, s->depth, s->n);
 	return (h ^ s->n ^ (uint64_t)s->cut << 8) * PV_HASH_FNV64_PRIME;
 }
 
@@ -58,7 +71,7 @@ static bool same(const struct pv_learn_kind_shape *a, const struct pv_learn_kind
 	if (a->n != b->n || a->cut != b->cut)
 		return false;
 	for (unsigned i = 0; i < a->n; i++)
-		if ((a->step[i] ^ b->step[i]) & 0x7f)
+		if ((a->step[i] ^ b->step[i]) & 0x7f || a->depth[i] != b->depth[i])
 			return false;
 	return true;
 }
@@ -124,7 +137,9 @@ static int by_count(const void *a, const void *b, void *arg)
 		return x->count > y->count ? -1 : 1;
 	if (x->shape.n != y->shape.n)
 		return x->shape.n < y->shape.n ? -1 : 1;
-	return memcmp(x->shape.step, y->shape.step, x->shape.n);
+	if (memcmp(x->shape.step, y->shape.step, x->shape.n))
+		return memcmp(x->shape.step, y->shape.step, x->shape.n);
+	return memcmp(x->shape.depth, y->shape.depth, x->shape.n);
 }
 
 void pv_learn_kinds_order(const struct pv_learn_kinds *t, size_t *order)
@@ -253,6 +268,20 @@ void pv_learn_kind_name(const struct pv_learn_kind_shape *s, char *out, size_t l
 			s->step[i] & 0x80 ? "+" : "");
 	if (s->cut && o < len)
 		snprintf(out + o, len - o, " ...");
+}
+
+unsigned pv_learn_kind_depths(const struct pv_learn_kind_shape *s, int *out)
+{
+	unsigned n = 0;
+
+	for (unsigned j = 0; j < s->n; j++)
+		if (PV_PLAYBOOK_WORKLOAD_LEARNED_NAMES(s->step[j] &
+						       PV_PLAYBOOK_WORKLOAD_LEARNED_CMD))
+			out[n++] = s->depth[j] < 0 ? PV_PLAYBOOK_WORKLOAD_OUT
+				   : s->depth[j] < PV_PLAYBOOK_WORKLOAD_DEEP
+					   ? s->depth[j]
+					   : PV_PLAYBOOK_WORKLOAD_DEEP;
+	return n;
 }
 
 void pv_learn_kinds_release(struct pv_learn_kinds *t)

@@ -20,10 +20,14 @@
  * ("CREATE(OVERWRITE_IF)+ "), then " ..." */
 #define PV_LEARN_KIND_NAME_MAX (PV_LEARN_KIND_STEPS * 22 + 8)
 
-/* A shape: one byte a step (the command, 0x80 set when it repeats), a cut mark; and how many
- * requests each step folded (not part of the shape: activities of one shape differ in it). */
+/* A shape: one byte a step (the command, 0x80 set when it repeats), and of a step that names a
+ * path (a CREATE) the depth of what it names below the user's home (learn/namespace.h's
+ * pv_learn_ns_depth: PV_LEARN_NS_UNKNOWN until told; 0 for the other steps), a cut mark; and
+ * how many requests each step folded (not part of the shape: activities of one shape differ
+ * in it). */
 struct pv_learn_kind_shape {
 	uint8_t step[PV_LEARN_KIND_STEPS];
+	int8_t depth[PV_LEARN_KIND_STEPS];
 	uint8_t n;
 	bool cut;
 	uint32_t reqs[PV_LEARN_KIND_STEPS];
@@ -64,6 +68,9 @@ struct pv_learn_kinds {
 };
 
 void pv_learn_kind_shape_add(struct pv_learn_kind_shape *s, uint16_t cmd);
+/* The depth of what the shape's last step names (pv_learn_ns_depth), when it is one that names
+ * a path and was just added (a step folded into a repeat keeps its first's). */
+void pv_learn_kind_shape_depth(struct pv_learn_kind_shape *s, int depth);
 /* The shape's last step, a CREATE (or CREATE(STAT)) made once, refused by the server: it becomes
  * PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED (a CREATE folded into a repeat, or followed by another
  * request before its answer, stays as it is). */
@@ -90,8 +97,13 @@ double pv_learn_kinds_nearest(const struct pv_learn_kinds *t, const size_t *orde
 /* The kinds counted, settled as a workload writes them (t->w; again if settled before):
  * 0, or -1 when out of memory (t->w then empty). */
 int pv_learn_kinds_settle(struct pv_learn_kinds *t);
-/* The shape as words: "CREATE QUERY_INFO CLOSE", "READ+" for a repeat, " ..." when cut. */
+/* The shape as words: "CREATE QUERY_INFO CLOSE", "READ+" for a repeat, " ..." when cut (its
+ * depths are not in them: learn/workload.c writes them apart). */
 void pv_learn_kind_name(const struct pv_learn_kind_shape *s, char *out, size_t len);
+/* The depths of the shape's steps that name a path (a CREATE), in order, as a workload writes
+ * them (PV_PLAYBOOK_WORKLOAD_OUT for one outside the home or not known, at most
+ * PV_PLAYBOOK_WORKLOAD_DEEP), into out (room for PV_LEARN_KIND_STEPS): how many. */
+unsigned pv_learn_kind_depths(const struct pv_learn_kind_shape *s, int *out);
 void pv_learn_kinds_release(struct pv_learn_kinds *t);
 
 #endif

@@ -62,7 +62,9 @@ struct pv_learn {
 	double now;	 /* the time of the frame being read */
 	double gap;	 /* the activity gap set, 0: learned */
 	bool keep_names; /* users by their names, not hashes */
-	bool kinds_only; /* pv_learn_read's second pass: the kinds, not the namespace again */
+	/* pv_learn_read's second pass: the first's counts, its users' homes as they were at the
+	 * capture's end (the depths of the kinds' steps are from them) */
+	const struct pv_learn_counts *known;
 	struct pv_learn_ns ns;
 };
 
@@ -171,12 +173,24 @@ static long activity_end(struct pv_learn_counts *c, struct pv_learn_user *us)
 /* ---- the namespace ---- */
 
 /* A request's name (a CREATE's, a TREE_CONNECT's path) in UTF-8, into out: false when it has
- * none, it is not UTF-16 or it is longer than out, or the pass reads only the kinds (no name
- * followed: no node, so nothing of the namespace is made again). */
-static bool name_of(const struct conn *cn, const struct pv_smb_trace_msg *m, char *out, size_t cap)
+ * none, it is not UTF-16 or it is longer than out. */
+static bool name_of(const struct pv_smb_trace_msg *m, char *out, size_t cap)
 {
-	return !cn->l->kinds_only && m->name &&
-	       pv_utf16le_to_utf8(m->name, m->namelen, out, cap) == 0;
+	return m->name && pv_utf16le_to_utf8(m->name, m->namelen, out, cap) == 0;
+}
+
+/* The depth of node n below user u's home (pv_learn_ns_depth): the home the first pass found
+ * by the capture's end, in the second; else the one found so far. */
+static int depth_of(const struct conn *cn, long u, long n)
+{
+	const struct pv_learn *l = cn->l;
+	const struct pv_learn_user *us = &l->c->users.u[u];
+	uint32_t home = us->home;
+
+	/* the same capture read again: the same users, in the same order */
+	if (l->known && (size_t)u < l->known->users.n && !strcmp(l->known->users.u[u].id, us->id))
+		home = l->known->users.u[u].home;
+	return pv_learn_ns_depth(&l->ns, (long)home - 1, n);
 }
 
 /* The share of a tree: the one its TREE_CONNECT named, else (the connect not captured) one of
@@ -240,7 +254,7 @@ static void ns_answer(struct conn *cn, const struct pv_smb_trace_msg *m, long n,
 
 		/* FILE_CREATED: not there before the capture's CREATE */
 		pv_learn_ns_seen(ns, n, m->attrs & 0x10, m->eof, m->action == 2);
-		if (us && !(ns->n[n].flags & PV_LEARN_NS_DIR)) {
+		if (us && ns->n[n].parent >= 0) { /* a file, or a folder not a share's root */
 			long h = pv_learn_ns_home(ns, us->home ? (long)us->home - 1 : -1, n);
 
 			us->home = h >= 0 ? (uint32_t)h + 1 : us->home;
@@ -279,7 +293,7 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 			cn->logon[0] = '\0';
 		break;
 	case 3: /* TREE_CONNECT: its share, for its answer's tree id */
-		if (name_of(cn, m, name, sizeof(name)))
+		if (name_of(m, name, sizeof(name)))
 			node = pv_learn_ns_share(&cn->l->ns, name, 0);
 		break;
 	case 5: /* CREATE */
@@ -287,7 +301,7 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 		if (m->disposition < 6)
 			c->disposition[m->disposition]++;
 		node = cn->last_node =
-			name_of(cn, m, name, sizeof(name))
+			name_of(m, name, sizeof(name))
 				? pv_learn_ns_path(&cn->l->ns, share_of(cn, m->tree), name)
 				: -1;
 		break;
@@ -405,6 +419,13 @@ static void request(struct conn *cn, const struct pv_smb_trace_msg *m)
 				: m->cmd == 11 ? 11 | pv_playbook_workload_learned_fsctl(m->ctl)
 				: m->cmd == 14 ? 14 | listing
 					       : m->cmd);
+			if (m->cmd == 5)
+				pv_learn_kind_shape_depth(&us->cur, depth_of(cn, u, node));
+		}
+		if (m->cmd == 14) { /* where the folder listed is: the home, below it, else */
+			int d = depth_of(cn, u, node);
+
+			c->listing_at[d == 0 ? 0 : d > 0 ? 1 : 2]++;
 		}
 		pv_learn_user_request(us, t);
 		if (m->cmd != 12) { /* a CANCEL has no answer of its own */
@@ -907,8 +928,8 @@ void pv_learn_counts_release(struct pv_learn_counts *c)
 	pv_learn_kinds_release(&c->kinds);
 }
 
-static int one_pass(const char *path, const struct pv_learn_opts *o, bool kinds_only,
-		    struct pv_learn_counts *c)
+static int one_pass(const char *path, const struct pv_learn_opts *o,
+		    const struct pv_learn_counts *known, struct pv_learn_counts *c)
 {
 	struct pv_capture *cap;
 	struct pv_learn *l;
@@ -924,7 +945,7 @@ static int one_pass(const char *path, const struct pv_learn_opts *o, bool kinds_
 		pv_capture_close(cap);
 		return pv_error(PV_EIO, "out of memory");
 	}
-	l->kinds_only = kinds_only;
+	l->known = known;
 	while ((n = pv_capture_next(cap, &p, &caplen, &wirelen, &t)) > 0)
 		pv_learn_frame(l, p, caplen, wirelen, t);
 	pv_learn_end(l);
@@ -936,14 +957,15 @@ int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_lea
 {
 	struct pv_learn_opts o2 = o ? *o : (struct pv_learn_opts){0};
 	struct pv_learn_counts c2;
-	int r = one_pass(path, o, false, c);
+	int r = one_pass(path, o, NULL, c);
 
-	/* the gap learned: the kinds of activity from a second pass with it (the file is read
-	 * again, at a fraction of a second per hundred MB; the namespace is the first pass's) */
-	if (r != PV_OK || c->has_kinds || !(c->activity_gap > 0))
+	/* the kinds of activity from a second pass with the gap (learned, or set), the file read
+	 * again (at a fraction of a second per hundred MB): the depths of their steps below the
+	 * users' homes as the first pass found the homes by the capture's end */
+	if (r != PV_OK || !(c->activity_gap > 0))
 		return r;
 	o2.gap = c->activity_gap;
-	if (one_pass(path, &o2, true, &c2) == PV_OK) {
+	if (one_pass(path, &o2, c, &c2) == PV_OK) {
 		pv_learn_kinds_release(&c->kinds);
 		c->kinds = c2.kinds;
 		pv_learn_kinds_init(&c2.kinds);
@@ -955,6 +977,7 @@ int pv_learn_read(const char *path, const struct pv_learn_opts *o, struct pv_lea
 		c->act_within = c2.act_within;
 		memcpy(c->act_within_after, c2.act_within_after, sizeof(c->act_within_after));
 		c->act_client = c2.act_client;
+		memcpy(c->listing_at, c2.listing_at, sizeof(c->listing_at));
 		pv_learn_times(c);
 	}
 	pv_learn_counts_release(&c2);

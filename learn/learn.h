@@ -114,6 +114,8 @@ struct pv_learn_counts {
 	uint64_t errors;		  /* final answers with an error status */
 	uint64_t disposition[6];	  /* CREATE's: SUPERSEDE .. OVERWRITE_IF */
 	uint64_t listing[3]; /* QUERY_DIRECTORY's by pattern: every name, part (PATTERN), NAME */
+	/* ... by where the folder is (a user's): its home, below it, outside it or not known */
+	uint64_t listing_at[3];
 	/* CREATE's opens of a file to read or to edit in place (disposition OPEN, not a stat
 	 * open, FILE_DIRECTORY_FILE not set) that the server granted (an answer not an error),
 	 * and those of them that asked a lease or an oplock */

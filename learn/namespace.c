@@ -227,6 +227,23 @@ long pv_learn_ns_home(const struct pv_learn_ns *ns, long home, long i)
 	return home; /* -1: two shares, no folder holds both */
 }
 
+int pv_learn_ns_depth(const struct pv_learn_ns *ns, long home, long i)
+{
+	long f = i;
+	int d;
+
+	if (home < 0 || i < 0)
+		return PV_LEARN_NS_UNKNOWN;
+	if (ns->n[i].depth < ns->n[home].depth)
+		return PV_LEARN_NS_OUT;
+	d = ns->n[i].depth - ns->n[home].depth;
+	for (int k = 0; k < d && f >= 0; k++)
+		f = ns->n[f].parent;
+	if (f != home)
+		return PV_LEARN_NS_OUT;
+	return d < PV_LEARN_NS_DEEP ? d : PV_LEARN_NS_DEEP;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

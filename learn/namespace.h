@@ -71,6 +71,15 @@ void pv_learn_ns_listings(const struct pv_learn_ns *ns, double out[2], uint64_t 
  * none yet) and i's folder. */
 long pv_learn_ns_home(const struct pv_learn_ns *ns, long home, long i);
 
+/* Where node i is from home (a user's): its depth below it, 0 for the home itself, at most
+ * PV_LEARN_NS_DEEP (that deep or deeper); PV_LEARN_NS_OUT when it is not in the home (above
+ * it: a share's root; or beside it: another's); PV_LEARN_NS_UNKNOWN when either is not known
+ * (-1). The depth of what a CREATE opens, a part of its kind's shape (learn/kind.h). */
+#define PV_LEARN_NS_DEEP    7
+#define PV_LEARN_NS_OUT	    (-1)
+#define PV_LEARN_NS_UNKNOWN (-2)
+int pv_learn_ns_depth(const struct pv_learn_ns *ns, long home, long i);
+
 /* The shape of a home, over the homes given (each node's place; a home held by several users
  * counted once; what a home holds counted under the nearest home above it). */
 struct pv_learn_ns_shape {

@@ -225,6 +225,24 @@ static void stands_for(struct pv_buf *b, const struct pv_learn_counts *c,
 		    c->user_hours > 0 ? as_many / c->user_hours : 0);
 }
 
+/* Where each of a kind's steps that names a path (a CREATE) works: its depth below the user's
+ * home, -1 outside it or not known (none: a kind that names no path). */
+static void depths(struct pv_buf *b, const struct pv_learn_kind_shape *s)
+{
+	int d[PV_LEARN_KIND_STEPS];
+	unsigned n = pv_learn_kind_depths(s, d);
+
+	if (!n)
+		return;
+	pv_buf_addstr(b, "    depths: [");
+	for (unsigned j = 0; j < n; j++)
+		pv_buf_addf(b, "%s%d", j ? ", " : "", d[j]);
+	pv_buf_addf(b,
+		    "] # each CREATE's depth below the user's home: 0 the home, %d that deep or "
+		    "deeper, -1 outside it or not known\n",
+		    PV_PLAYBOOK_WORKLOAD_DEEP);
+}
+
 static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 {
 	const struct pv_learn_kinds *k = &c->kinds;
@@ -257,6 +275,7 @@ static void kinds(struct pv_buf *b, const struct pv_learn_counts *c)
 			pv_buf_addf(b, "%s%.4g", j ? ", " : "",
 				    (double)kd->step_requests[j] / (double)kd->count);
 		pv_buf_addstr(b, "] # each command's requests, on average\n");
+		depths(b, &kd->shape);
 		if (kd->think.n)
 			pv_buf_addf(b,
 				    "    think: %.6g # seconds from its last request to the user's "

@@ -156,16 +156,17 @@ static int entry(void *arg, const char *name, bool dir, uint64_t size)
 	return files_add(&u->names, path, size) < 0 ? pv_error(PV_EIO, "out of memory") : 0;
 }
 
-/* The pattern of u's listing (client_list's LIST_PATTERN, LIST_NAME) into buf: NULL for every
- * name, or when the folder's files are not known. */
+/* The pattern of u's listing (client_list's LIST_PATTERN, LIST_NAME) into buf, of the name of
+ * the folder's first file, or of the one under it on the way to the folder picked (u->child,
+ * a learned listing of a folder above it): NULL for every name, or when neither is known. */
 static const char *list_pattern(const struct user *u, char *buf, size_t len)
 {
 	const char *name, *dot;
 	size_t stem;
 
-	if (!u->list_match || !u->dir_file || u->dir_file > u->sfiles.n)
+	if (!u->list_match || ((!u->dir_file || u->dir_file > u->sfiles.n) && !u->child[0]))
 		return NULL;
-	name = u->sfiles.f[u->dir_file - 1].path;
+	name = u->child[0] ? u->child : u->sfiles.f[u->dir_file - 1].path;
 	name = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 	if (u->list_match & LIST_NAME) {
 		snprintf(buf, len, "%s", name);

@@ -97,6 +97,9 @@ struct user {
 	struct list dirs, sfiles, vfiles, made, todo;
 	size_t dir_file; /* the folder picked from dirs (a dir's size): its first file's place in
 			  * sfiles, from 1 (0: none known) */
+	/* a learned listing of a folder above the one picked from dirs (load/replay.c's
+	 * folder_at): the name under it on the way there, for a pattern or a name ("" none) */
+	char child[256];
 	/* sfiles' places in order of size, for a learned workload's reads (files_pick_min); the
 	 * built-in scenarios pick from sfiles in its own order */
 	uint32_t *by_size;

@@ -46,6 +46,7 @@
 
 #define STEPS_MAX 1024 /* a kind's steps, at most */
 #define OWN_FILES 4    /* the files of its own a user writes, by name */
+#define NO_DEPTH  (-2) /* a step's depth not learned */
 
 enum { C_CREATE = 5, C_CLOSE, C_FLUSH, C_READ, C_WRITE, C_LOCK, C_IOCTL };
 enum { C_QUERY_DIRECTORY = 14, C_CHANGE_NOTIFY, C_QUERY_INFO, C_SET_INFO };
@@ -230,6 +231,33 @@ static int static2(struct user *u)
 	return reads_ahead(u, F2, u->path2, NULL);
 }
 
+/* The folder a learned listing is of, where the capture's was (its step's at): the user's home
+ * (depth 0), a folder of static/ that many levels down on the way to the one picked (the
+ * learned fileset's levels are static/'s; the one picked when it is not that deep), or the
+ * share's root (outside the home). The name under it on that way into u->child, for a
+ * listing of a pattern or of one name. */
+static int folder_at(struct user *u)
+{
+	int depth = u->steps[u->step - 1].at - 2;
+	char *p = u->path, *cut;
+	size_t keep;
+
+	if (depth == PV_PLAYBOOK_WORKLOAD_OUT) { /* the share's root, above the user's home */
+		cut = p;
+	} else { /* the home is its first part, static/ its second */
+		keep = depth ? (size_t)depth + 2 : 1;
+		for (cut = p; cut && keep; keep--)
+			cut = strchr(cut + (cut != p), '/');
+		if (!cut) /* the one picked is not that deep */
+			return GO;
+	}
+	snprintf(u->child, sizeof(u->child), "%.*s", (int)strcspn(cut + (*cut == '/'), "/"),
+		 cut + (*cut == '/'));
+	*cut = '\0';
+	u->dir_file = 0;
+	return GO;
+}
+
 static int absent(struct user *u)
 {
 	snprintf(u->path2, sizeof(u->path2), "%s/new/pv-absent-%s-%u", u->info.name, u->info.name,
@@ -259,7 +287,7 @@ static void put(struct maker *m, struct step st)
  * OPEN), is the user's: a volatile/ document written in place (OPEN), one of its own files
  * (OPEN_IF; OVERWRITE_IF, its bytes replaced), a new name deleted when closed (CREATE); else a
  * static/ file to read, or (U_STAT) to look at, its attributes alone asked, with no lease. */
-static void open_for(struct maker *m, enum use use, unsigned disp)
+static void open_for(struct maker *m, enum use use, unsigned disp, int depth)
 {
 	int f = m->depth;
 	uint8_t p = (uint8_t)f;
@@ -270,7 +298,10 @@ static void open_for(struct maker *m, enum use use, unsigned disp)
 	m->locked[f] = false;
 	if (!f)
 		m->listed = false;
-	if (use == U_DIR)
+	if (use == U_DIR && depth != NO_DEPTH) /* where the capture's folder was */
+		put(m, (struct step){OPEN, F1, DIR_LIST, P1, FOLDER, folder_at,
+				     .at = (int8_t)(depth + 2)});
+	else if (use == U_DIR)
 		put(m, (struct step){OPEN, F1, DIR_LIST, P1, FOLDER, NULL});
 	else if (use == U_OWN && disp == 0)
 		put(m,
@@ -296,7 +327,7 @@ static void on_open(struct maker *m, const struct pv_playbook_workload_learned_k
 	enum use u;
 
 	if (!m->depth) /* opened first, as it is */
-		open_for(m, use_of(k, i, 0, C_CREATE), 0);
+		open_for(m, use_of(k, i, 0, C_CREATE), 0, NO_DEPTH);
 	f = m->depth - 1;
 	u = m->use[f];
 	switch (c) {
@@ -391,7 +422,8 @@ static void make_span(struct maker *m, const struct pv_playbook_workload_learned
 				break;
 			if (OPENS(c) && m->depth < 2)
 				open_for(m, use_of(k, i + 1, m->depth, c),
-					 k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP);
+					 k->step[i] & PV_PLAYBOOK_WORKLOAD_LEARNED_DISP,
+					 k->depths ? k->depth[i] : NO_DEPTH);
 			else if (OPENS(c) || c == PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED)
 				put(m, (struct step){PROBE, .path = P2, .before = absent});
 			else if (c == C_CLOSE && m->depth)

@@ -388,6 +388,7 @@ static bool picked(struct user *u, int what)
 	snprintf(u->path, sizeof(u->path), "%s", f->path);
 	u->listed = what == FOLDER ? 0 : f->size;
 	u->dir_file = what == FOLDER ? (size_t)f->size : 0;
+	u->child[0] = '\0';
 	return true;
 }
 

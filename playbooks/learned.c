@@ -17,9 +17,9 @@
 
 static const char *const top_keys[] = {"source", "users", "activity", "kinds",	 "other_kinds",
 				       "mix",	 "sizes", "files",    "fileset", NULL};
-static const char *const kind_keys[] = {"commands", "weight",	  "per_user_hour",
-					"requests", "seconds",	  "counts",
-					"think",    "stands_for", NULL};
+static const char *const kind_keys[] = {"commands", "weight", "per_user_hour", "requests",
+					"seconds",  "counts", "think",	       "stands_for",
+					"depths",   NULL};
 static const char *const stands_keys[] = {"activities", "requests", "weight", "per_user_hour",
 					  NULL};
 static const char *const size_keys[] = {"read", "write", NULL};
@@ -176,6 +176,47 @@ static int counts(struct pv_playbook_schema *sc, const struct pv_playbook_node *
 	return 0;
 }
 
+/* depths: [D, ...], one a step that names a path (a CREATE), each from -1 (outside the home)
+ * to PV_PLAYBOOK_WORKLOAD_DEEP, into k->depth. */
+static int depths(struct pv_playbook_schema *sc, const struct pv_playbook_node *v, const char *path,
+		  struct pv_playbook_workload_learned_kind *k)
+{
+	unsigned names = 0, at = 0;
+	int r;
+
+	for (unsigned i = 0; i < k->n; i++)
+		names += PV_PLAYBOOK_WORKLOAD_LEARNED_NAMES(k->step[i] &
+							    PV_PLAYBOOK_WORKLOAD_LEARNED_CMD);
+	if (v->kind != PV_PLAYBOOK_NODE_SEQUENCE || v->n != names)
+		return pv_playbook_schema_fail(
+			sc, v,
+			"'%s' is %s; expected a list of %u depths, one a CREATE (from -1, "
+			"outside the home, to %d)",
+			path,
+			v->kind == PV_PLAYBOOK_NODE_SEQUENCE ? "a list of another length"
+							     : pv_playbook_schema_kind(v),
+			names, PV_PLAYBOOK_WORKLOAD_DEEP);
+	for (unsigned i = 0; i < k->n; i++) {
+		char p[96];
+		double d;
+
+		if (!PV_PLAYBOOK_WORKLOAD_LEARNED_NAMES(k->step[i] &
+							PV_PLAYBOOK_WORKLOAD_LEARNED_CMD))
+			continue;
+		snprintf(p, sizeof(p), "%s.%u", path, at);
+		if ((r = number_at(sc, v->items[at], p, PV_PLAYBOOK_WORKLOAD_OUT,
+				   PV_PLAYBOOK_WORKLOAD_DEEP, &d)))
+			return r;
+		if (d != floor(d))
+			return pv_playbook_schema_fail(sc, v->items[at],
+						       "'%s' is %g; expected a whole depth", p, d);
+		k->depth[i] = (int8_t)d;
+		at++;
+	}
+	k->depths = true;
+	return 0;
+}
+
 static int kinds(struct pv_playbook_schema *sc, const struct pv_playbook_node *seq,
 		 struct pv_playbook_workload_learned *l)
 {
@@ -217,6 +258,9 @@ static int kinds(struct pv_playbook_schema *sc, const struct pv_playbook_node *s
 		snprintf(path, sizeof(path), "kinds.%zu.counts", i);
 		if ((cn = pv_playbook_tree_get(m, "counts")) &&
 		    (r = counts(sc, cn, path, &k, at, words, cut)))
+			return r;
+		snprintf(path, sizeof(path), "kinds.%zu.depths", i);
+		if ((cn = pv_playbook_tree_get(m, "depths")) && (r = depths(sc, cn, path, &k)))
 			return r;
 		/* the kinds not written that this one stands for: replayed as it */
 		if ((cn = pv_playbook_tree_get(m, "stands_for"))) {

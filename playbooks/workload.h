@@ -90,6 +90,14 @@ struct pv_playbook_workload_scenario {
 /* Whether a step's command (its bits PV_PLAYBOOK_WORKLOAD_LEARNED_CMD) opens a file:
  * CREATE, CREATE(STAT) */
 #define PV_PLAYBOOK_WORKLOAD_LEARNED_OPENS(c) ((c) == 5 || (c) == PV_PLAYBOOK_WORKLOAD_LEARNED_STAT)
+/* ... or names a path: those and CREATE(REFUSED), each with its depth (a kind's `depths`) */
+#define PV_PLAYBOOK_WORKLOAD_LEARNED_NAMES(c)                                                      \
+	(PV_PLAYBOOK_WORKLOAD_LEARNED_OPENS(c) || (c) == PV_PLAYBOOK_WORKLOAD_LEARNED_REFUSED)
+/* A step's depth below the user's home (a kind's `depths`): 0 the home itself, up to
+ * PV_PLAYBOOK_WORKLOAD_DEEP (that deep or deeper); PV_PLAYBOOK_WORKLOAD_OUT outside the home
+ * or not known (learn/namespace.h's depths, the two it cannot place made one) */
+#define PV_PLAYBOOK_WORKLOAD_DEEP 7
+#define PV_PLAYBOOK_WORKLOAD_OUT  (-1)
 /* the logons a user-hour replayed at most: one every 0.1 s (a capture of a few seconds can
  * say far more: one logon in 30 ms is 120,000 an hour) */
 #define PV_PLAYBOOK_WORKLOAD_LOGONS_MAX 36000
@@ -125,6 +133,11 @@ struct pv_playbook_workload_learned_kind {
 	 * past the cut on average (its requests less its commands' counts); 0 otherwise */
 	double rest;
 	double seconds; /* an activity's length on average, in the capture (0: not learned) */
+	/* of each step that names a path (PV_PLAYBOOK_WORKLOAD_LEARNED_NAMES), its depth below
+	 * the user's home (PV_PLAYBOOK_WORKLOAD_DEEP, PV_PLAYBOOK_WORKLOAD_OUT); depths: whether
+	 * learned (a workload written before learn kept them has none) */
+	int8_t depth[PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS];
+	bool depths;
 };
 
 /* The SMB2 commands, by code (MS-SMB2 2.2.1: NEGOTIATE 0 to OPLOCK_BREAK 18). */

@@ -165,6 +165,22 @@ static void text_namespace(const struct pv_learn_counts *c)
 		       c->listings_per_folder[1]);
 }
 
+/* After a kind's commands, the depths below the home of what its CREATEs name ("; depths 0 2",
+ * "-" for one outside it or not known), as room in name allows. */
+static void depths_text(const struct pv_learn_kind_shape *s, char *name, size_t len)
+{
+	int d[PV_LEARN_KIND_STEPS];
+	unsigned n = pv_learn_kind_depths(s, d);
+	size_t o = strlen(name);
+
+	for (unsigned j = 0; j < n && o + 8 < len; j++) {
+		int w = d[j] < 0 ? snprintf(name + o, len - o, "%s-", j ? " " : "; depths ")
+				 : snprintf(name + o, len - o, "%s%d", j ? " " : "; depths ", d[j]);
+
+		o += w > 0 ? (size_t)w : 0;
+	}
+}
+
 /* A time as it reads best: "340 us", "2.1 ms", "1.30 s" */
 static const char *dur(double s, char *b, size_t n)
 {
@@ -231,6 +247,7 @@ static void text_kinds(const struct pv_learn_counts *c)
 		const struct pv_learn_kind *kd = &k->k[order[i]];
 
 		pv_learn_kind_name(&kd->shape, name, sizeof(name));
+		depths_text(&kd->shape, name, sizeof(name));
 		printf("  %5.1f%% %14.1f %9.1f %9s  %s\n",
 		       100.0 * (double)kd->count / (double)c->activities,
 		       pv_learn_per_user_hour(c, kd->count),
@@ -398,6 +415,15 @@ static void json_kinds(struct pv_json *j, const struct pv_learn_counts *c)
 		pv_json_real(o, "requests", (double)kd->requests / (double)kd->count);
 		pv_json_real(o, "seconds", kd->seconds / (double)kd->count);
 		pv_json_set(o, "think", hist_json(&kd->think));
+		{
+			int d[PV_LEARN_KIND_STEPS];
+			unsigned nd = pv_learn_kind_depths(&kd->shape, d);
+			struct pv_json *da = pv_json_array();
+
+			for (unsigned x = 0; x < nd; x++)
+				pv_json_append_int(da, d[x]);
+			pv_json_set(o, "depths", da);
+		}
 		/* past those a workload holds: the place of the kind replayed for it */
 		if (i >= w->kept)
 			INT(o, "replayed_as", w->near[i]);
@@ -509,6 +535,14 @@ static void json_users(struct pv_json *j, const struct pv_learn_counts *c)
 	INT(o, "folders_listed", c->folders_listed);
 	pv_json_set(o, "listings_per_folder",
 		    pair(c->listings_per_folder[0], c->listings_per_folder[1]));
+	{ /* QUERY_DIRECTORYs by where their folder is */
+		struct pv_json *at = pv_json_object();
+
+		INT(at, "home", c->listing_at[0]);
+		INT(at, "below", c->listing_at[1]);
+		INT(at, "outside", c->listing_at[2]);
+		pv_json_set(o, "listings_at", at);
+	}
 	pv_json_set(j, "namespace", o);
 	o = hist_json(&c->notify.held);
 	INT(o, "watches", c->req[15]);

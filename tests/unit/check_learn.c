@@ -732,6 +732,59 @@ START_TEST(kinds)
 }
 END_TEST
 
+/* The shapes of the paths: a listing of the home and one of a folder below it are two kinds of
+ * the same commands; a CREATE's depth is its own (one folded into a repeat keeps the first's),
+ * a step that names no path has none, and the depths come out in the order of the CREATEs. */
+START_TEST(kinds_depths)
+{
+	static const uint16_t listing[] = {5, 14, 14, 6};
+	struct pv_learn_kind_shape home = {0}, below = {0}, two = {0};
+	struct pv_learn_kinds t;
+	int d[PV_LEARN_KIND_STEPS];
+
+	for (size_t i = 0; i < 4; i++) {
+		pv_learn_kind_shape_add(&home, listing[i]);
+		pv_learn_kind_shape_add(&below, listing[i]);
+		if (listing[i] == 5) {
+			pv_learn_kind_shape_depth(&home, 0);
+			pv_learn_kind_shape_depth(&below, 2);
+		}
+	}
+	pv_learn_kind_shape_depth(&home, 4); /* on a CLOSE: no depth */
+	ck_assert_int_eq(home.depth[3], 0);
+	pv_learn_kinds_init(&t);
+	pv_learn_kinds_add(&t, &home, 4, 0.1);
+	pv_learn_kinds_add(&t, &below, 4, 0.1);
+	pv_learn_kinds_add(&t, &home, 4, 0.1);
+	ck_assert_uint_eq(t.n, 2);
+	ck_assert_uint_eq(t.k[0].count, 2);
+	ck_assert_int_eq(pv_learn_kind_depths(&t.k[0].shape, d), 1);
+	ck_assert_int_eq(d[0], 0);
+	ck_assert_int_eq(pv_learn_kind_depths(&t.k[1].shape, d), 1);
+	ck_assert_int_eq(d[0], 2);
+	pv_learn_kinds_release(&t);
+	/* CREATE CREATE (a repeat: the first's depth), CREATE(REFUSED) deep, not known, outside */
+	pv_learn_kind_shape_add(&two, 5);
+	pv_learn_kind_shape_depth(&two, 1);
+	pv_learn_kind_shape_add(&two, 5);
+	pv_learn_kind_shape_depth(&two, 3);
+	pv_learn_kind_shape_add(&two, 6);
+	pv_learn_kind_shape_add(&two, 5);
+	pv_learn_kind_shape_depth(&two, 12);
+	pv_learn_kind_shape_refused(&two);
+	pv_learn_kind_shape_add(&two, 6);
+	pv_learn_kind_shape_add(&two, 5);
+	pv_learn_kind_shape_add(&two, 6);
+	pv_learn_kind_shape_add(&two, 5);
+	pv_learn_kind_shape_depth(&two, PV_LEARN_NS_OUT);
+	ck_assert_int_eq(pv_learn_kind_depths(&two, d), 4);
+	ck_assert_int_eq(d[0], 1);
+	ck_assert_int_eq(d[1], PV_PLAYBOOK_WORKLOAD_DEEP);
+	ck_assert_int_eq(d[2], PV_PLAYBOOK_WORKLOAD_OUT);
+	ck_assert_int_eq(d[3], PV_PLAYBOOK_WORKLOAD_OUT);
+}
+END_TEST
+
 /* The kinds past those written, each to the written kind nearest it: by their commands'
  * shares of their requests, then by their requests an activity; and the share of all requests
  * that then become another command. */
@@ -1439,6 +1492,7 @@ int main(void)
 	tcase_add_test(tc, table);
 	tcase_add_test(tc, users);
 	tcase_add_test(tc, kinds);
+	tcase_add_test(tc, kinds_depths);
 	tcase_add_test(tc, kinds_nearest);
 	tcase_add_test(tc, conversation);
 	tcase_add_test(tc, lost_segment);

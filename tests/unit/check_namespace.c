@@ -80,6 +80,19 @@ START_TEST(paths)
 	pv_learn_ns_seen(&ns, b, false, 1, false);
 	ck_assert_int_eq(pv_learn_ns_home(&ns, ns.n[a].parent, b), path(&ns, s, "u1"));
 	ck_assert_int_eq(pv_learn_ns_home(&ns, path(&ns, t, "u1"), b), -1); /* two shares */
+	/* where a path is from a home: its depth below it, outside it, or not known */
+	b = path(&ns, s, "u1");
+	ck_assert_int_eq(pv_learn_ns_depth(&ns, b, b), 0);
+	ck_assert_int_eq(pv_learn_ns_depth(&ns, b, path(&ns, s, "u1\\volatile")), 1);
+	ck_assert_int_eq(pv_learn_ns_depth(&ns, b, a), 2);
+	ck_assert_int_eq(pv_learn_ns_depth(&ns, b, path(&ns, s, "u1\\a\\b\\c\\d\\e\\f\\g\\h")),
+			 PV_LEARN_NS_DEEP);
+	ck_assert_int_eq(pv_learn_ns_depth(&ns, b, s), PV_LEARN_NS_OUT); /* above */
+	ck_assert_int_eq(pv_learn_ns_depth(&ns, b, path(&ns, s, "u2\\x")),
+			 PV_LEARN_NS_OUT); /* beside */
+	ck_assert_int_eq(pv_learn_ns_depth(&ns, b, path(&ns, t, "u1\\x")), PV_LEARN_NS_OUT);
+	ck_assert_int_eq(pv_learn_ns_depth(&ns, -1, a), PV_LEARN_NS_UNKNOWN);
+	ck_assert_int_eq(pv_learn_ns_depth(&ns, b, -1), PV_LEARN_NS_UNKNOWN);
 	ck_assert_int_eq(ns.refused, 0);
 	pv_learn_ns_release(&ns);
 }

@@ -98,6 +98,7 @@ static void counts(struct pv_learn_counts *c)
 	c->client[1] = 0.004;
 	pv_learn_kinds_init(&c->kinds);
 	pv_learn_kind_shape_add(&a, SMB2_CREATE);
+	pv_learn_kind_shape_depth(&a, 2); /* a file two levels down in the home */
 	pv_learn_kind_shape_add(&a, SMB2_READ);
 	pv_learn_kind_shape_add(&a, SMB2_READ);
 	pv_learn_kind_shape_add(&a, SMB2_CLOSE);
@@ -172,9 +173,16 @@ START_TEST(yaml)
 	has(b.data, "  - commands: CREATE READ+ CLOSE\n    weight: 75.0000 # % of the activities\n"
 		    "    per_user_hour: 15\n    requests: 4\n    seconds: 0.02\n"
 		    "    counts: [1, 2, 1] # each command's requests, on average\n"
+		    "    depths: [2] # each CREATE's depth below the user's home: 0 the home, 7 "
+		    "that deep or deeper, -1 outside it or not known\n"
 		    "    think: 1.49624 # seconds from its last request to the user's next "
 		    "activity, the median of 3\n"
 		    "  - commands: CREATE(OVERWRITE_IF) CLOSE\n    weight: 25.0000");
+	/* the second kind's CREATE: its depth not known */
+	has(b.data, "CREATE(OVERWRITE_IF) CLOSE\n    weight: 25.0000 # % of the activities\n"
+		    "    per_user_hour: 5\n    requests: 2\n    seconds: 0.001\n"
+		    "    counts: [1, 1] # each command's requests, on average\n"
+		    "    depths: [-1] #");
 	/* none after the second kind: no think time written for it */
 	ck_assert_ptr_null(strstr(strstr(b.data, "CREATE(OVERWRITE_IF) CLOSE"), "    think:"));
 	ck_assert_ptr_null(strstr(b.data, "other_kinds"));
@@ -285,6 +293,10 @@ START_TEST(read_back)
 	ck_assert_uint_eq(l.kind[0].step[1], SMB2_READ | PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT);
 	ck_assert_uint_eq(l.kind[0].step[2], SMB2_CLOSE);
 	ck_assert_double_eq(l.kind[0].count[1], 2); /* READ+: two READs each time */
+	/* its CREATE's depth below the home: 2; the second kind's not known (-1) */
+	ck_assert(l.kind[0].depths && l.kind[1].depths);
+	ck_assert_int_eq(l.kind[0].depth[0], 2);
+	ck_assert_int_eq(l.kind[1].depth[0], PV_PLAYBOOK_WORKLOAD_OUT);
 	ck_assert_double_eq_tol(l.kind[0].weight, 30.0 / 41 * 100, 1e-3);
 	ck_assert_double_eq(l.kind[0].requests, 4);
 	ck_assert_uint_eq(l.kind[1].n, 2);
@@ -543,6 +555,14 @@ START_TEST(read_refusals)
 		"'kinds.0.weight' is '101'; expected a number from 0 to 100");
 	refused("kinds:\n  - {commands: CREATE, weight: lots}\n", "'kinds.0.weight' is 'lots'");
 	refused("kinds: CREATE\n", "'kinds' is a string; expected a list of kinds");
+	/* depths: one a CREATE, each a whole depth from -1 to 7 */
+	refused("kinds:\n  - {commands: CREATE READ CREATE(STAT) CLOSE, weight: 5, depths: [1]}\n",
+		"'kinds.0.depths' is a list of another length; expected a list of 2 depths, one a "
+		"CREATE (from -1, outside the home, to 7)");
+	refused("kinds:\n  - {commands: CREATE CLOSE, weight: 5, depths: [8]}\n",
+		"'kinds.0.depths.0' is '8'; expected a number from -1 to 7");
+	refused("kinds:\n  - {commands: CREATE CLOSE, weight: 5, depths: [1.5]}\n",
+		"'kinds.0.depths.0' is 1.5; expected a whole depth");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nsizes: {read: {buckets: {3000: 1}}}\n",
 		"'sizes.read.buckets' has the bucket '3000'; expected 0 or a power of two");
 	refused("kinds:\n  - {commands: CREATE, weight: 5}\nsizes: {read: {buckets: {4096: x}}}\n",
