@@ -54,7 +54,10 @@ int pv_load_proto_config(const struct pv_playbook_workload *c, struct pv_buf *ou
 		pv_buf_addstr(out, " ");
 		for (unsigned j = 0; j < k->n; j++)
 			pv_buf_addf(out, "%s%.17g", j ? "," : "", k->count[j]);
-		pv_buf_addf(out, " %.17g %.17g\n", k->rest, k->seconds);
+		pv_buf_addf(out, " %.17g %.17g", k->rest, k->seconds);
+		for (unsigned j = 0; k->depths && j < k->n; j++)
+			pv_buf_addf(out, "%s%d", j ? "," : " ", k->depth[j]);
+		pv_buf_addstr(out, "\n");
 	}
 	if (c->learned.n) {
 		quantiles(out, "think", &c->learned.think);
@@ -280,13 +283,15 @@ static int config(struct pv_load_proto *p, const char *s, const char *end)
 	return 0;
 }
 
-/* "learned WEIGHT REQUESTS CODE,CODE,... COUNT,COUNT,... REST SECONDS": a learned kind (struct
- * pv_playbook_workload_learned_kind) */
+/* "learned WEIGHT REQUESTS CODE,CODE,... COUNT,COUNT,... REST SECONDS [DEPTH,DEPTH,...]": a
+ * learned kind (struct pv_playbook_workload_learned_kind), its steps' depths when learned */
 static int learned(struct pv_load_proto *p, const char *s, const char *end)
 {
 	struct pv_playbook_workload_learned *l = &p->cfg.learned;
 	struct pv_playbook_workload_learned_kind k = {0};
-	char w[6][PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS * 26], *e;
+	char w[7][PV_PLAYBOOK_WORKLOAD_LEARNED_STEPS * 26], *e;
+
+	w[6][0] = '\0';
 
 	if (!p->have_config || l->n == PV_PLAYBOOK_WORKLOAD_LEARNED_KINDS ||
 	    pv_load_proto_word(&s, end, w[0], sizeof(w[0])) ||
@@ -294,7 +299,8 @@ static int learned(struct pv_load_proto *p, const char *s, const char *end)
 	    pv_load_proto_word(&s, end, w[2], sizeof(w[2])) ||
 	    pv_load_proto_word(&s, end, w[3], sizeof(w[3])) ||
 	    pv_load_proto_word(&s, end, w[4], sizeof(w[4])) ||
-	    pv_load_proto_word(&s, end, w[5], sizeof(w[5])) || s != end ||
+	    pv_load_proto_word(&s, end, w[5], sizeof(w[5])) ||
+	    (s != end && pv_load_proto_word(&s, end, w[6], sizeof(w[6]))) || s != end ||
 	    numbers(w[0], &k.weight, 1) < 0 || numbers(w[1], &k.requests, 1) < 0 ||
 	    !(k.weight > 0) || k.requests > 1e9)
 		return -1;
@@ -311,6 +317,21 @@ static int learned(struct pv_load_proto *p, const char *s, const char *end)
 	if (!k.n || numbers(w[3], k.count, k.n) < 0 || numbers(w[4], &k.rest, 1) < 0 ||
 	    k.rest > 1e9 || numbers(w[5], &k.seconds, 1) < 0 || k.seconds > 1e4)
 		return -1;
+	if (w[6][0]) { /* the depths, one a step */
+		unsigned j = 0;
+
+		for (const char *c = w[6]; *c; c = *e ? e + 1 : e) {
+			long d = strtol(c, &e, 10);
+
+			if (e == c || (*e && *e != ',') || j == k.n ||
+			    d < PV_PLAYBOOK_WORKLOAD_OUT || d > PV_PLAYBOOK_WORKLOAD_DEEP)
+				return -1;
+			k.depth[j++] = (int8_t)d;
+		}
+		if (j != k.n)
+			return -1;
+		k.depths = true;
+	}
 	l->kind[l->n++] = k;
 	return 0;
 }

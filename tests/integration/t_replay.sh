@@ -39,7 +39,9 @@
 #   9. a listing's pattern: the same capture's del (one name, by tshark) learned as
 #      QUERY_DIRECTORY(NAME); a kind that lists part of a folder and then one name replayed
 #      alone asks them so (tshark on srv: a pattern with a wildcard, a name without), none
-#      answered not found, a name's listing answered with that name, none in error.
+#      answered not found, a name's listing answered with that name, none in error; and where
+#      (the kind's depths: [0, 1]): the pattern's listing of the user's home, the name's of a
+#      folder one level into static/ (tshark: the CREATE of each listing's file id).
 # In 2, w.yaml's think times and gaps within an activity have their quantiles, and the dry run
 # says the activities are paced as the capture's.
 # Everything it makes is in $T_TMP; lab 'pvreplay' is prepared and cleaned up, srv's smb.conf
@@ -428,7 +430,9 @@ for line in open(sys.argv[1]):
     elif line.startswith("    weight: ") and kind is not None:
         line = "    weight: %s\n" % ("100" if kind == sys.argv[3] else "0")
     elif line.startswith("    counts: ") and kind == sys.argv[3]:
-        line = "    counts: [1, 2, 1, 1, 2, 1]\n"
+        line = "    counts: [1, 2, 1, 1, 2, 1]\n    depths: [0, 1]\n"
+    elif line.startswith("    depths: ") and kind == sys.argv[3]:
+        continue
     elif not line.startswith(" "):
         kind = None
     out.append(line)
@@ -438,6 +442,10 @@ EOF
 captured list "$T_TMP/s3.yaml" 3600 "the listings' kind alone"
 tshark -r "$T_TMP/list.pcap" -Y 'smb2.cmd == 14' -T fields -e smb2.flags.response -e smb2.msg_id -e tcp.stream \
 	-e smb2.find.pattern -e smb2.nt_status -e smb2.filename >"$T_TMP/list.tshark" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r list.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+tshark -r "$T_TMP/list.pcap" -Y 'smb2.cmd == 5' -T fields -e smb2.flags.response -e smb2.msg_id -e tcp.stream \
+	-e smb2.filename -e smb2.fid >"$T_TMP/list.creates" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r list.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+tshark -r "$T_TMP/list.pcap" -Y 'smb2.cmd == 14 && smb2.flags.response == 0' -T fields -e tcp.stream \
+	-e smb2.find.pattern -e smb2.fid >"$T_TMP/list.fids" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r list.pcap: $(head -n 1 "$T_TMP/tshark.err")"
 rm -f "$T_TMP/info"
 python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the listings' replay: $(tail -n 1 "$T_TMP/py")"
 import collections, json, sys
@@ -463,9 +471,30 @@ assert len(one) >= k["started"] * 9 // 10, "%d listings of one name for %d scena
 assert 0xC000000F not in status and 0xC0000034 not in status, "listings answered name not found: %s" % dict(status)
 seen = [(p, names[m]) for m, p in one.items() if names.get(m)]
 assert seen and all(n == [p] for p, n in seen), "a name's listing answered with other names: %s" % [x for x in seen if x[1] != [x[0]]][:3]
-open(t + "/info", "w").write("    %d scenarios, none in error: listings %s (e.g. %s, %s), answered %s\n" % (
+# the folder each listing is of (its file id's CREATE, by tshark): the pattern's the user's
+# home (depths [0, 1]: its first CREATE at depth 0), the name's a folder of static/ one level
+# down (a name of two parts below the home)
+named, fids, at = {}, {}, collections.Counter()
+for line in open(t + "/list.creates"):
+    r, mid, stream, name, fid = (line.rstrip("\n").split("\t") + [""] * 5)[:5]
+    if r in ("0", "False"):
+        named[stream + "/" + mid] = name
+    elif fid and stream + "/" + mid in named:
+        fids[stream + "/" + fid] = named[stream + "/" + mid]
+for line in open(t + "/list.fids"):
+    stream, p, fid = (line.rstrip("\n").split("\t") + [""] * 3)[:3]
+    if p in ("*", ""):
+        continue  # the trees learned at logon
+    folder = fids.get(stream + "/" + fid)
+    assert folder is not None, "a listing of %s on a file id no CREATE answered: %s" % (p, fid)
+    parts = [x for x in folder.split("\\") if x]
+    shape = "pattern" if wild(p) else "name"
+    at[(shape, len(parts) - 1, parts[1] if len(parts) > 1 else "")] += 1
+assert set(at) == {("pattern", 0, ""), ("name", 2, "static")}, \
+    "the folders listed by depth (shape, parts below the home, the first): %s" % dict(at)
+open(t + "/info", "w").write("    %d scenarios, none in error: listings %s (e.g. %s, %s), answered %s; by depth %s\n" % (
     k["started"], dict(shapes), pat[0], next(iter(one.values())),
-    ", ".join("0x%08x x%d" % (s, n) for s, n in status.most_common())))
+    ", ".join("0x%08x x%d" % (s, n) for s, n in status.most_common()), dict(at)))
 EOF
 cat "$T_TMP/info" >&2 2>/dev/null
 

@@ -1407,6 +1407,8 @@ START_TEST(proto_learned)
 		{5, 8 | PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT, 6}, 3, 62.5, 9.25, {1, 7.25, 1}};
 	c.learned.kind[1] =
 		(struct pv_playbook_workload_learned_kind){{16}, 1, 0.125, 1, {0}, 40.5, 0.25};
+	c.learned.kind[0].depth[0] = PV_PLAYBOOK_WORKLOAD_OUT; /* its CREATE's: the share's root */
+	c.learned.kind[0].depths = true;
 	c.learned.think.n = 3;
 	c.learned.think.level[1] = 50;
 	c.learned.think.level[2] = 100;
@@ -1444,7 +1446,7 @@ START_TEST(proto_learned)
 	ck_assert_int_eq(pv_load_proto_config(&c, &b), PV_OK);
 	ck_assert(strstr(
 		b.data,
-		"\nlearned 62.5 9.25 5,136,6 1,7.25,1 0 0\nlearned 0.125 1 16 0 40.5 "
+		"\nlearned 62.5 9.25 5,136,6 1,7.25,1 0 0 -1,0,0\nlearned 0.125 1 16 0 40.5 "
 		"0.25\nthink 0:0.001,50:0.5,100:2\nclient-times 0:0.0001,100:0.25\nwithin-times "
 		"0:0.00050000000000000001,100:0.5\nwithin-after-times 6 "
 		"0:0.00025000000000000001,100:0.001\nwithin-after-times 14 "
@@ -1473,7 +1475,9 @@ START_TEST(proto_learned)
 						: 5 | PV_PLAYBOOK_WORKLOAD_LEARNED_OVERWRITE_IF |
 							  PV_PLAYBOOK_WORKLOAD_LEARNED_REPEAT;
 			k->count[i] = 1e8 / 3 + i;
+			k->depth[i] = i % 2 ? 0 : PV_PLAYBOOK_WORKLOAD_OUT; /* the widest */
 		}
+		k->depths = true;
 		k->rest = 1e9 / 3;
 		k->seconds = 1e4 / 3;
 		c.learned.n = 3;
@@ -1524,35 +1528,40 @@ START_TEST(proto_learned)
 	/* lines that are not one */
 	{
 		static const char *const bad[] = {
-			"learned 1 2",		      /* no commands */
-			"learned 1 2 5 1 0",	      /* no length */
-			"learned 0 2 5 1 0 0",	      /* no weight */
-			"learned 1 2 5,,6 1,1,1 0 0", /* an empty code */
-			"learned 1 2 5,3 1,1 0 0",    /* TREE_CONNECT: the driver's own */
-			"learned 1 2 5,21 1,1 0 0",   /* past the commands (20: CREATE(STAT)) */
-			"learned 1 2 5,40 1,1 0 0",   /* a disposition on another than CREATE */
-			"learned 1 2 5,6 1,1 0 7 1",  /* a word more */
-			"learned 1 2 5,6 1 0 0",      /* a count short */
-			"learned x 2 5 1 0 0",	      /* not a number */
-			"learned 1 2 5 1 -3 0",	      /* a rest below 0 */
-			"learned 1 2 5 1 0 -1",	      /* a length below 0 */
-			"learned 1 2 5 1 0 1e5",      /* over 10^4 s */
-			"sizes reed 1",		      /* neither */
-			"sizes read 1,2",	      /* too few */
-			"logons 0",		      /* none: the line is left out */
-			"logons 36001",		      /* over PV_PLAYBOOK_WORKLOAD_LOGONS_MAX */
-			"logons 5 6",		      /* a word more */
-			"unleased 0",		      /* none: the line is left out */
-			"unleased 100.5",	      /* over 100% */
-			"unleased 5 6",		      /* a word more */
-			"client 0 1",		      /* none: the line is left out */
-			"client 61 61",		      /* over a minute */
-			"client 0.5 0.25",	      /* a p95 under the median */
-			"client 0.5",		      /* a word short */
-			"client 0.5 1 2",	      /* a word more */
-			"think 0:0.1",		      /* one level */
-			"think 0:0.1,90:0.2",	      /* not to 100 */
-			"think 5:0.1,100:0.2",	      /* not from 0 */
+			"learned 1 2",			 /* no commands */
+			"learned 1 2 5 1 0",		 /* no length */
+			"learned 0 2 5 1 0 0",		 /* no weight */
+			"learned 1 2 5,,6 1,1,1 0 0",	 /* an empty code */
+			"learned 1 2 5,3 1,1 0 0",	 /* TREE_CONNECT: the driver's own */
+			"learned 1 2 5,21 1,1 0 0",	 /* past the commands (20: CREATE(STAT)) */
+			"learned 1 2 5,40 1,1 0 0",	 /* a disposition on another than CREATE */
+			"learned 1 2 5,6 1,1 0 7 1",	 /* a word more */
+			"learned 1 2 5,6 1 0 0",	 /* a count short */
+			"learned 1 2 5,6 1,1 0 0 1",	 /* a depth short */
+			"learned 1 2 5,6 1,1 0 0 1,0,0", /* a depth more */
+			"learned 1 2 5,6 1,1 0 0 8,0",	 /* deeper than PV_PLAYBOOK_WORKLOAD_DEEP */
+			"learned 1 2 5,6 1,1 0 0 -2,0",	 /* above PV_PLAYBOOK_WORKLOAD_OUT */
+			"learned 1 2 5,6 1,1 0 0 1,x",	 /* not a number */
+			"learned x 2 5 1 0 0",		 /* not a number */
+			"learned 1 2 5 1 -3 0",		 /* a rest below 0 */
+			"learned 1 2 5 1 0 -1",		 /* a length below 0 */
+			"learned 1 2 5 1 0 1e5",	 /* over 10^4 s */
+			"sizes reed 1",			 /* neither */
+			"sizes read 1,2",		 /* too few */
+			"logons 0",			 /* none: the line is left out */
+			"logons 36001",			 /* over PV_PLAYBOOK_WORKLOAD_LOGONS_MAX */
+			"logons 5 6",			 /* a word more */
+			"unleased 0",			 /* none: the line is left out */
+			"unleased 100.5",		 /* over 100% */
+			"unleased 5 6",			 /* a word more */
+			"client 0 1",			 /* none: the line is left out */
+			"client 61 61",			 /* over a minute */
+			"client 0.5 0.25",		 /* a p95 under the median */
+			"client 0.5",			 /* a word short */
+			"client 0.5 1 2",		 /* a word more */
+			"think 0:0.1",			 /* one level */
+			"think 0:0.1,90:0.2",		 /* not to 100 */
+			"think 5:0.1,100:0.2",		 /* not from 0 */
 			"think 0:0.1,50:0.2,50:0.3,100:1",     /* a level not over the last */
 			"think 0:0.3,100:0.2",		       /* fewer seconds */
 			"think 0:0,100:0",		       /* no time */
