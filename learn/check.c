@@ -332,8 +332,7 @@ static void leases(const struct pv_learn_counts *cap, const struct pv_learn_coun
 static void places(const struct pv_learn_counts *cap, const struct pv_learn_counts *rep,
 		   struct pv_learn_check *o)
 {
-	static const char *const at[3] = {"the home", "below the home",
-					  "outside the home or not known"};
+	static const char *const at[3] = {"at the home", "below the home", "outside the home"};
 	uint64_t n[2] = {0, 0};
 
 	for (int i = 0; i < 3; i++)
@@ -348,7 +347,7 @@ static void places(const struct pv_learn_counts *cap, const struct pv_learn_coun
 		if (a == 0 && b == 0)
 			continue;
 		w = row(o, "places", "%", a, b, n[1] && fabs(a - b) <= 3);
-		SAY(w, "QUERY_DIRECTORY of a folder at %s", at[i]);
+		SAY(w, "QUERY_DIRECTORY: %s", at[i]);
 		RULE(w, "within 3 points");
 	}
 }
