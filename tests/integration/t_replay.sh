@@ -41,7 +41,8 @@
 #      alone asks them so (tshark on srv: a pattern with a wildcard, a name without), none
 #      answered not found, a name's listing answered with that name, none in error; and where
 #      (the kind's depths: [0, 1]): the pattern's listing of the user's home, the name's of a
-#      folder one level into static/ (tshark: the CREATE of each listing's file id).
+#      folder one level into static/ (tshark: the CREATE of each listing's file id); learn's
+#      count of that capture's listings by place (the home, below it, outside) is tshark's.
 # In 2, w.yaml's think times and gaps within an activity have their quantiles, and the dry run
 # says the activities are paced as the capture's.
 # Everything it makes is in $T_TMP; lab 'pvreplay' is prepared and cleaned up, srv's smb.conf
@@ -446,6 +447,9 @@ tshark -r "$T_TMP/list.pcap" -Y 'smb2.cmd == 5' -T fields -e smb2.flags.response
 	-e smb2.filename -e smb2.fid >"$T_TMP/list.creates" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r list.pcap: $(head -n 1 "$T_TMP/tshark.err")"
 tshark -r "$T_TMP/list.pcap" -Y 'smb2.cmd == 14 && smb2.flags.response == 0' -T fields -e tcp.stream \
 	-e smb2.find.pattern -e smb2.fid >"$T_TMP/list.fids" 2>"$T_TMP/tshark.err" || probe_failed "tshark -r list.pcap: $(head -n 1 "$T_TMP/tshark.err")"
+pv --json learn "$T_TMP/list.pcap"
+expect_rc 0 "learn list.pcap"
+printf '%s\n' "$OUT" >"$T_TMP/list.json"
 rm -f "$T_TMP/info"
 python3 - "$T_TMP" <<'EOF' 2>"$T_TMP/py" || fail "the listings' replay: $(tail -n 1 "$T_TMP/py")"
 import collections, json, sys
@@ -492,9 +496,21 @@ for line in open(t + "/list.fids"):
     at[(shape, len(parts) - 1, parts[1] if len(parts) > 1 else "")] += 1
 assert set(at) == {("pattern", 0, ""), ("name", 2, "static")}, \
     "the folders listed by depth (shape, parts below the home, the first): %s" % dict(at)
-open(t + "/info", "w").write("    %d scenarios, none in error: listings %s (e.g. %s, %s), answered %s; by depth %s\n" % (
+# learn's count of the listings by where their folder is (its users' homes: their folders
+# rp-cliN-uM, each the deepest holding what its user opened) is tshark's: every
+# QUERY_DIRECTORY request's folder, the user's own, or below it
+where = collections.Counter()
+for line in open(t + "/list.fids"):
+    stream, p, fid = (line.rstrip("\n").split("\t") + [""] * 3)[:3]
+    parts = [x for x in fids.get(stream + "/" + fid, "?").split("\\") if x]
+    where["home" if len(parts) == 1 and parts[0].startswith("rp-") else
+          "below" if len(parts) > 1 and parts[0].startswith("rp-") else "outside"] += 1
+learned = json.load(open(t + "/list.json"))["namespace"]["listings_at"]
+assert learned == {k: where[k] for k in ("home", "below", "outside")}, \
+    "learn's listings by place %s, tshark's %s" % (learned, dict(where))
+open(t + "/info", "w").write("    %d scenarios, none in error: listings %s (e.g. %s, %s), answered %s; by depth %s; learn's by place %s\n" % (
     k["started"], dict(shapes), pat[0], next(iter(one.values())),
-    ", ".join("0x%08x x%d" % (s, n) for s, n in status.most_common()), dict(at)))
+    ", ".join("0x%08x x%d" % (s, n) for s, n in status.most_common()), dict(at), learned))
 EOF
 cat "$T_TMP/info" >&2 2>/dev/null
 
