@@ -6,10 +6,11 @@
  *   - CREATE opens F1, or F2 when F1 is open, or (both open) looks for a name that is not
  *     there, as CREATE(REFUSED) does (one the server refused in the capture). What it opens
  *     is what the commands up to its CLOSE do with it, and its disposition: a folder of
- *     static/ when they list or watch it (where the kind's depths say: folder_at); when they write
- * it, set its information or flush it, or its disposition is not OPEN, the user's: a volatile/
- * document written in place (OPEN), a file of its own in new/ (one of four, kept from run to run:
- * OPEN_IF, or OVERWRITE_IF), a new name deleted when closed (CREATE); else a file of static/ to
+ *     static/ when they list or watch it (where the kind's depths say: folder_at); when
+ *     they write it, set its information or flush it, or its disposition is not OPEN, the
+ *     user's: a volatile/ document written in place (OPEN), a file of its own in new/ (one
+ *     of four, kept from run to run: OPEN_IF, or OVERWRITE_IF), a new name deleted when
+ *     closed (CREATE); else a file of static/ to
  *     read, or, opened by CREATE(STAT), to look at: its attributes alone asked, no lease (a
  *     read or lock on it left out, as its access would refuse them).
  *   - CLOSE closes the last opened; one with nothing open is left out (the capture's activity
