@@ -190,8 +190,10 @@ struct pv_learn_counts {
 	 * from */
 	struct pv_learn_hist act_client;
 	struct pv_learn_levels client_q;
-	/* the kinds of activity (learn/kind.h): with the gap set, in the same pass; else in a
-	 * second pass over the file once the gap is learned (pv_learn_read) */
+	/* the kinds of activity (learn/kind.h): pv_learn_read's from a second pass over the file,
+	 * with the gap (learned or set) and the users' homes as the first found them by the
+	 * capture's end; over frames given (pv_learn_begin), with the gap set, in that one pass,
+	 * the homes as found so far */
 	struct pv_learn_kinds kinds;
 	bool has_kinds;
 	/* the namespace (learn/namespace.h): the folders and files the answers showed, those
