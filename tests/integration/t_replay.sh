@@ -40,9 +40,10 @@
 #      QUERY_DIRECTORY(NAME); a kind that lists part of a folder and then one name replayed
 #      alone asks them so (tshark on srv: a pattern with a wildcard, a name without), none
 #      answered not found, a name's listing answered with that name, none in error; and where
-#      (the kind's depths: [0, 1]): the pattern's listing of the user's home, the name's of a
-#      folder one level into static/ (tshark: the CREATE of each listing's file id); learn's
-#      count of that capture's listings by place (the home, below it, outside) is tshark's.
+#      (the kind's depths: [0, 1, -1]): the pattern's listing of the user's home, the name's of
+#      a folder one level into static/, a third of the share's root (tshark: the CREATE of
+#      each listing's file id); learn's count of that capture's listings by place (the home,
+#      below it, outside) is tshark's.
 # In 2, w.yaml's think times and gaps within an activity have their quantiles, and the dry run
 # says the activities are paced as the capture's.
 # Everything it makes is in $T_TMP; lab 'pvreplay' is prepared and cleaned up, srv's smb.conf
@@ -419,7 +420,7 @@ cat "$T_TMP/info" >&2 2>/dev/null
 # not found, and each name's listing answered with that one name
 echo "  9. a listing's pattern learned (smbclient's del: one name) and asked again" >&2
 grep -q '^  - commands: .*QUERY_DIRECTORY(NAME)' "$T_TMP/s.yaml" || fail "s.yaml: no kind lists one name (QUERY_DIRECTORY(NAME)): $(grep -o 'QUERY_DIRECTORY[^ ]*' "$T_TMP/s.yaml" | sort | uniq -c | tr '\n' ' ')"
-LIST_KIND='CREATE QUERY_DIRECTORY(PATTERN)+ CLOSE CREATE QUERY_DIRECTORY(NAME)+ CLOSE'
+LIST_KIND='CREATE QUERY_DIRECTORY(PATTERN)+ CLOSE CREATE QUERY_DIRECTORY(NAME)+ CLOSE CREATE QUERY_DIRECTORY CLOSE'
 python3 - "$T_TMP/s.yaml" "$T_TMP/s3.yaml" "$STAT_KIND" "$LIST_KIND" <<'EOF' 2>"$T_TMP/py" || fail "s3.yaml: $(tail -n 1 "$T_TMP/py")"
 import sys
 out, kind = [], None
@@ -431,7 +432,7 @@ for line in open(sys.argv[1]):
     elif line.startswith("    weight: ") and kind is not None:
         line = "    weight: %s\n" % ("100" if kind == sys.argv[3] else "0")
     elif line.startswith("    counts: ") and kind == sys.argv[3]:
-        line = "    counts: [1, 2, 1, 1, 2, 1]\n    depths: [0, 1]\n"
+        line = "    counts: [1, 2, 1, 1, 2, 1, 1, 1, 1]\n    depths: [0, 1, -1]\n"
     elif line.startswith("    depths: ") and kind == sys.argv[3]:
         continue
     elif not line.startswith(" "):
@@ -476,8 +477,8 @@ assert 0xC000000F not in status and 0xC0000034 not in status, "listings answered
 seen = [(p, names[m]) for m, p in one.items() if names.get(m)]
 assert seen and all(n == [p] for p, n in seen), "a name's listing answered with other names: %s" % [x for x in seen if x[1] != [x[0]]][:3]
 # the folder each listing is of (its file id's CREATE, by tshark): the pattern's the user's
-# home (depths [0, 1]: its first CREATE at depth 0), the name's a folder of static/ one level
-# down (a name of two parts below the home)
+# home (depths [0, 1, -1]: its first CREATE at depth 0), the name's a folder of static/ one
+# level down (a name of two parts below the home), the third's (every name) the share's root
 named, fids, at = {}, {}, collections.Counter()
 for line in open(t + "/list.creates"):
     r, mid, stream, name, fid = (line.rstrip("\n").split("\t") + [""] * 5)[:5]
@@ -505,6 +506,8 @@ for line in open(t + "/list.fids"):
     parts = [x for x in fids.get(stream + "/" + fid, "?").split("\\") if x]
     where["home" if len(parts) == 1 and parts[0].startswith("rp-") else
           "below" if len(parts) > 1 and parts[0].startswith("rp-") else "outside"] += 1
+assert where["outside"] >= k["started"] * 9 // 10, \
+    "%d listings outside the users' homes (the share's root: depth -1) for %d scenarios" % (where["outside"], k["started"])
 learned = json.load(open(t + "/list.json"))["namespace"]["listings_at"]
 assert learned == {k: where[k] for k in ("home", "below", "outside")}, \
     "learn's listings by place %s, tshark's %s" % (learned, dict(where))
