@@ -289,26 +289,34 @@ static void status(const struct pv_learn_counts *cap, const struct pv_learn_coun
 	RULE(w, "at most 0.5 points more");
 }
 
+/* Each of k parts' share of its side's whole (the capture's c[i] of nc, the replay's r[i] of
+ * nr) within 3 points: a row each in group, said as prefix and the part's name (none for a
+ * part neither side has). */
+static void share_rows(struct pv_learn_check *o, const char *group, const char *prefix,
+		       const char *const *name, int k, const uint64_t *c, uint64_t nc,
+		       const uint64_t *r, uint64_t nr)
+{
+	for (int i = 0; i < k; i++) {
+		double a = pv_learn_pct(c[i], nc), b = pv_learn_pct(r[i], nr);
+		struct pv_learn_check_row *w;
+
+		if (a == 0 && b == 0)
+			continue;
+		w = row(o, group, "%", a, b, nr && fabs(a - b) <= 3);
+		SAY(w, "%s%s", prefix, name[i]);
+		RULE(w, "within 3 points");
+	}
+}
+
 /* Change notify: what each watch was answered with (learn/learn.h), as a share of those
  * answered, within 3 points each (none when the capture holds no answered watch). */
 static void notify(const struct pv_learn_counts *cap, const struct pv_learn_counts *rep,
 		   struct pv_learn_check *o)
 {
-	uint64_t n[2] = {cap->notify.held.n, rep->notify.held.n}; /* the watches answered */
-
-	if (!n[0])
-		return;
-	for (int i = 0; i < PV_LEARN_NOTIFY_ENDS; i++) {
-		double c = pv_learn_pct(cap->notify.ended[i], n[0]),
-		       r = pv_learn_pct(rep->notify.ended[i], n[1]);
-		struct pv_learn_check_row *w;
-
-		if (c == 0 && r == 0)
-			continue;
-		w = row(o, "notify", "%", c, r, n[1] && fabs(c - r) <= 3);
-		SAY(w, "CHANGE_NOTIFY answered: %s", pv_learn_notify_ends[i]);
-		RULE(w, "within 3 points");
-	}
+	if (cap->notify.held.n)
+		share_rows(o, "notify", "CHANGE_NOTIFY answered: ", pv_learn_notify_ends,
+			   PV_LEARN_NOTIFY_ENDS, cap->notify.ended, cap->notify.held.n,
+			   rep->notify.ended, rep->notify.held.n);
 }
 
 /* the opens of a file to read or edit in place that ask a lease or an oplock: the server's
@@ -337,19 +345,9 @@ static void places(const struct pv_learn_counts *cap, const struct pv_learn_coun
 
 	for (int i = 0; i < 3; i++)
 		n[0] += cap->listing_at[i], n[1] += rep->listing_at[i];
-	if (!n[0])
-		return;
-	for (int i = 0; i < 3; i++) {
-		double a = pv_learn_pct(cap->listing_at[i], n[0]),
-		       b = pv_learn_pct(rep->listing_at[i], n[1]);
-		struct pv_learn_check_row *w;
-
-		if (a == 0 && b == 0)
-			continue;
-		w = row(o, "places", "%", a, b, n[1] && fabs(a - b) <= 3);
-		SAY(w, "QUERY_DIRECTORY: %s", at[i]);
-		RULE(w, "within 3 points");
-	}
+	if (n[0])
+		share_rows(o, "places", "QUERY_DIRECTORY: ", at, 3, cap->listing_at, n[0],
+			   rep->listing_at, n[1]);
 }
 
 static void answers(const struct pv_learn_counts *cap, const struct pv_learn_counts *rep,

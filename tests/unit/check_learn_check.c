@@ -272,6 +272,28 @@ START_TEST(broken)
 	for (unsigned i = 0; i < k.n; i++)
 		ck_assert_msg(strcmp(k.row[i].group, "notify"), "a notify row: %s", k.row[i].what);
 
+	/* the places: the listings of the home, below it and outside it, each within 3 points;
+	 * the replay's 20 of 100 at the home against 10 (both rows off); 12 of 100 kept; a
+	 * capture that lists nothing has no row */
+	counts(&cap, 1);
+	counts(&rep, 1);
+	answered(&cap);
+	answered(&rep);
+	cap.listing_at[0] = 10, cap.listing_at[1] = 90;
+	rep.listing_at[0] = 20, rep.listing_at[1] = 80;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k),
+			 "QUERY_DIRECTORY: at the home\nQUERY_DIRECTORY: below the home\n");
+	ck_assert_double_eq_tol(find(&k, "QUERY_DIRECTORY: at the home")->replay, 20, 1e-9);
+	rep.listing_at[0] = 12, rep.listing_at[1] = 88;
+	pv_learn_check(&cap, &rep, &k);
+	ck_assert_str_eq(failed(&k), "");
+	ck_assert_ptr_nonnull(find(&k, "QUERY_DIRECTORY: below the home"));
+	memset(cap.listing_at, 0, sizeof(cap.listing_at));
+	pv_learn_check(&cap, &rep, &k);
+	for (unsigned i = 0; i < k.n; i++)
+		ck_assert_msg(strcmp(k.row[i].group, "places"), "a places row: %s", k.row[i].what);
+
 	/* answers: the replay's matched under 99% */
 	counts(&cap, 1);
 	counts(&rep, 1);
