@@ -164,9 +164,14 @@ static const char *list_pattern(const struct user *u, char *buf, size_t len)
 	const char *name, *dot;
 	size_t stem;
 
-	if (!u->list_match || ((!u->dir_file || u->dir_file > u->sfiles.n) && !u->child[0]))
+	if (!u->list_match)
 		return NULL;
-	name = u->child[0] ? u->child : u->sfiles.f[u->dir_file - 1].path;
+	if (u->child[0])
+		name = u->child;
+	else if (u->dir_file && u->dir_file <= u->sfiles.n)
+		name = u->sfiles.f[u->dir_file - 1].path;
+	else
+		return NULL;
 	name = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 	if (u->list_match & LIST_NAME) {
 		snprintf(buf, len, "%s", name);

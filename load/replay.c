@@ -239,7 +239,7 @@ static int static2(struct user *u)
  * listing of a pattern or of one name. */
 static int folder_at(struct user *u)
 {
-	int depth = u->steps[u->step - 1].at - 2;
+	int depth = u->steps[u->step - 1].at + NO_DEPTH;
 	char *p = u->path, *cut;
 	size_t keep;
 
@@ -299,11 +299,10 @@ static void open_for(struct maker *m, enum use use, unsigned disp, int depth)
 	m->locked[f] = false;
 	if (!f)
 		m->listed = false;
-	if (use == U_DIR && depth != NO_DEPTH) /* where the capture's folder was */
-		put(m, (struct step){OPEN, F1, DIR_LIST, P1, FOLDER, folder_at,
-				     .at = (int8_t)(depth + 2)});
-	else if (use == U_DIR)
-		put(m, (struct step){OPEN, F1, DIR_LIST, P1, FOLDER, NULL});
+	if (use == U_DIR) /* where the capture's folder was, when learned */
+		put(m, (struct step){OPEN, F1, DIR_LIST, P1, FOLDER,
+				     depth == NO_DEPTH ? NULL : folder_at,
+				     .at = (int8_t)(depth - NO_DEPTH)});
 	else if (use == U_OWN && disp == 0)
 		put(m,
 		    (struct step){OPEN, p, DOC_EDIT, p, f ? NONE : VOLATILE, f ? volatile2 : NULL});

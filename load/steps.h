@@ -61,7 +61,8 @@ struct step {
 	uint16_t chance; /* taken only with this chance in 65536 (0: always); a learned repeat's
 			  * fraction of a request */
 	int8_t at; /* a learned folder's depth below the user's home (load/replay.c's folder_at:
-		    * PV_PLAYBOOK_WORKLOAD_OUT the share's root), + 2; 0: not learned */
+		    * PV_PLAYBOOK_WORKLOAD_OUT the share's root) less its NO_DEPTH; 0: not learned
+		    */
 };
 
 /* How OPEN opens: access, disposition, options, and the lease asked (0: none; a document is
