@@ -132,14 +132,14 @@ static int by_count(const void *a, const void *b, void *arg)
 {
 	const struct pv_learn_kinds *t = arg;
 	const struct pv_learn_kind *x = &t->k[*(const size_t *)a], *y = &t->k[*(const size_t *)b];
+	int d;
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	if (x->shape.n != y->shape.n)
 		return x->shape.n < y->shape.n ? -1 : 1;
-	if (memcmp(x->shape.step, y->shape.step, x->shape.n))
-		return memcmp(x->shape.step, y->shape.step, x->shape.n);
-	return memcmp(x->shape.depth, y->shape.depth, x->shape.n);
+	d = memcmp(x->shape.step, y->shape.step, x->shape.n);
+	return d ? d : memcmp(x->shape.depth, y->shape.depth, x->shape.n);
 }
 
 void pv_learn_kinds_order(const struct pv_learn_kinds *t, size_t *order)

@@ -32,8 +32,6 @@ const char *pv_smb_trace_cmd_name(uint16_t cmd)
 	return smb2_cmd_name(cmd);
 }
 
-/* The fields of a body (b: the bytes after the header that are in the frame; hdr: the
- * message from its header on, for the offsets that count from there). */
 /* A request's name (CREATE's, TREE_CONNECT's path, QUERY_DIRECTORY's pattern) from its
  * offset (from the header) and length at n's place into m->name, where it is whole in the
  * bytes kept and UTF-16 long; its length as the request says it. */
@@ -50,6 +48,8 @@ static uint16_t name_at(struct pv_smb_trace_msg *m, struct smb2_rd *n, struct sm
 	return len;
 }
 
+/* The fields of a body (b: the bytes after the header that are in the frame; hdr: the
+ * message from its header on, for the offsets that count from there). */
 static void body(struct pv_smb_trace_msg *m, struct smb2_rd *b, struct smb2_rd *hdr)
 {
 	struct smb2_rd r = *b;
